@@ -1,0 +1,41 @@
+// Storage: a block of memory on a device, shared by every view of it.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "core/device.h"
+
+namespace ts {
+
+struct Storage {
+  // Owned allocation from the device allocator.
+  Storage(int64_t nbytes, Device device);
+  // Borrowed memory (NumPy, DLPack, ...): `release` runs exactly once when the last view dies.
+  Storage(void* data, int64_t nbytes, Device device, std::function<void()> release);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data = nullptr;
+  int64_t nbytes = 0;
+  Device device;
+  bool readonly = false;
+  // Bumped by every in-place write through any view (autograd checks saved tensors against it).
+  std::atomic<uint64_t> version{0};
+
+ private:
+  std::function<void()> release_;
+  bool owned_ = false;
+  // Tiny tensors (scalars, 4-element vectors) live inline: no second allocation.
+  alignas(16) unsigned char inline_[32];
+};
+
+using StoragePtr = std::shared_ptr<Storage>;
+
+// CPU allocator: 64-byte aligned; never returns null (throws MemoryError-like RuntimeError).
+void* cpu_alloc(int64_t nbytes);
+void cpu_free(void* p, int64_t nbytes);
+
+}  // namespace ts

@@ -1,0 +1,43 @@
+// The only place that touches OpenMP. Work below `grain` elements stays on the calling thread.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace ts {
+
+constexpr int64_t kGrainSize = 32768;
+
+int get_num_threads();
+void set_num_threads(int n);  // also sets the BLAS thread count
+bool openmp_enabled();
+
+// Calls f(begin, end) on contiguous chunks of [begin, end); chunk boundaries depend only on
+// the thread count, and callers must not let results depend on them (elementwise ops don't).
+template <class F>
+void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
+  const int64_t n = end - begin;
+  if (n <= 0) return;
+#ifdef _OPENMP
+  if (n > grain && !omp_in_parallel() && omp_get_max_threads() > 1) {
+    const int64_t max_chunks = std::max<int64_t>(1, n / std::max<int64_t>(grain, 1));
+    const int nt = static_cast<int>(std::min<int64_t>(omp_get_max_threads(), max_chunks));
+    if (nt > 1) {
+#pragma omp parallel num_threads(nt)
+      {
+        const int t = omp_get_thread_num();
+        const int64_t chunk = (n + nt - 1) / nt;
+        const int64_t b = begin + t * chunk, e = std::min(end, b + chunk);
+        if (b < e) f(b, e);
+      }
+      return;
+    }
+  }
+#endif
+  f(begin, end);
+}
+
+}  // namespace ts

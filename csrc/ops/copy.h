@@ -1,0 +1,29 @@
+// Copies and dtype casts: the one strided, broadcasting, converting copy everything builds on.
+#pragma once
+#include "core/scalar.h"
+#include "core/tensor.h"
+#include "dispatch/dispatch.h"
+#include "iter/tensor_iter.h"
+
+namespace ts {
+
+using CopyKernel = void (*)(const ElementwiseIter&, DType dst, DType src);
+using FillKernel = void (*)(const Tensor& dst, const Scalar& value);
+TS_DECLARE_STUB(CopyKernel, copy_stub);
+TS_DECLARE_STUB(FillKernel, fill_stub);
+
+// dst[...] = src broadcast to dst's shape, converted to dst's dtype. Respects dst's strides
+// (writes through views) and handles src overlapping dst.
+void copy_(const Tensor& dst, const Tensor& src);
+void fill_(const Tensor& dst, const Scalar& value);
+Tensor astype(const Tensor& x, DType dtype, bool copy = true);
+Tensor contiguous(const Tensor& x);  // x itself when already contiguous
+Tensor clone(const Tensor& x);       // always a fresh contiguous copy
+
+// A Python number as a 0-d tensor that is weak in promotion (Note [Type promotion]).
+Tensor wrap_scalar(const Scalar& s);
+// A 0-d tensor of `dtype` holding `s` (not weak).
+Tensor scalar_tensor(const Scalar& s, DType dtype);
+Scalar item(const Tensor& x);
+
+}  // namespace ts

@@ -1,0 +1,87 @@
+#include "ops/elementwise.h"
+
+#include "ops/copy.h"
+
+namespace ts {
+
+DType result_type(const Tensor& a, const Tensor& b) {
+  const bool wa = a.is_wrapped_number(), wb = b.is_wrapped_number();
+  if (wa && !wb) return promote_with_scalar(b.dtype(), scalar_kind(a.dtype()));
+  if (wb && !wa) return promote_with_scalar(a.dtype(), scalar_kind(b.dtype()));
+  if (wa && wb) {
+    const auto k = std::max(scalar_kind(a.dtype()), scalar_kind(b.dtype()));
+    return default_dtype_for(k);
+  }
+  return promote_types(a.dtype(), b.dtype());
+}
+
+DType compute_dtype(const ElementwiseDef& def, DType promoted, DType a, DType b) {
+  DType c = promoted;
+  if (def.in == InRule::IntToFloat && !is_inexact(c)) c = kDefaultFloat;
+  if (!in_set(c, def.allowed)) {
+    if (a == b)
+      throw TypeError(str(def.name, ": not supported for dtype ", dtype_name(a), " (expected ",
+                          def.allowed_desc, " input)"));
+    throw TypeError(str(def.name, ": not supported for dtypes ", dtype_name(a), " and ",
+                        dtype_name(b), " (promoted to ", dtype_name(promoted), "; expected ",
+                        def.allowed_desc, " inputs)"));
+  }
+  return c;
+}
+
+DType output_dtype(const ElementwiseDef& def, DType compute) {
+  switch (def.out) {
+    case OutRule::Bool: return DType::Bool;
+    case OutRule::Real: return to_real(compute);
+    default: return compute;
+  }
+}
+
+void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
+  if (a.device() == b.device()) return;
+  // Python scalars and 0-d CPU tensors mix freely with any device (PyTorch's rule).
+  if ((a.ndim() == 0 && a.device().is_cpu()) || (b.ndim() == 0 && b.device().is_cpu())) return;
+  throw RuntimeError(str(op, ": expected all tensors on the same device, got ", a.device().str(),
+                         " and ", b.device().str()));
+}
+
+Tensor unary_op(const ElementwiseDef& def, const Tensor& x) {
+  const DType c = compute_dtype(def, x.dtype(), x.dtype(), x.dtype());
+  const Tensor xc = astype(x, c, /*copy=*/false);
+  Tensor out = Tensor::empty(x.shape(), output_dtype(def, c), x.device());
+  if (out.numel() == 0) return out;
+  auto it = ElementwiseIter::make(out, {&xc}, def.name);
+  def.stub->get(x.device())(it, c);
+  return out;
+}
+
+Tensor binary_op(const ElementwiseDef& def, const Tensor& a, const Tensor& b) {
+  check_same_device(def.name, a, b);
+  const DType c = compute_dtype(def, result_type(a, b), a.dtype(), b.dtype());
+  const Shape shape =
+      a.shape() == b.shape() ? a.shape() : broadcast_shapes(a.shape(), b.shape(), def.name);
+  const Tensor ac = astype(a, c, false), bc = astype(b, c, false);
+  const Device dev = a.ndim() == 0 && a.device().is_cpu() ? b.device() : a.device();
+  Tensor out = Tensor::empty(shape, output_dtype(def, c), dev);
+  if (out.numel() == 0) return out;
+  auto it = ElementwiseIter::make(out, {&ac, &bc}, def.name);
+  def.stub->get(dev)(it, c);
+  return out;
+}
+
+void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b) {
+  Tensor r = binary_op(def, a, b);
+  if (r.shape() != a.shape())
+    throw ValueError(str(def.name, " (in-place): the result of shape ", shape_str(r.shape()),
+                         " does not fit the output of shape ", shape_str(a.shape())));
+  const DType rd = r.dtype(), ad = a.dtype();
+  const bool ok = rd == ad || (is_complex(ad)) || (is_floating(ad) && !is_complex(rd)) ||
+                  (is_integral(ad) && (is_integral(rd) || is_bool(rd))) || is_bool(rd);
+  if (!ok)
+    throw TypeError(str(def.name, " (in-place): result type ", dtype_name(rd),
+                        " can't be cast to the output's dtype ", dtype_name(ad),
+                        "; hint: use an out-of-place op (x = x ", "op y) or cast x first"));
+  copy_(a, r);
+}
+
+}  // namespace ts

@@ -1,0 +1,268 @@
+#include "ops/views.h"
+
+#include <algorithm>
+
+#include "ops/copy.h"
+
+namespace ts {
+
+Shape infer_shape(const Shape& shape, int64_t numel, const char* op, const Shape& from) {
+  Shape out = shape;
+  int64_t known = 1, infer = -1;
+  for (int64_t i = 0; i < out.size(); ++i) {
+    if (out[i] == -1) {
+      TS_CHECK(infer < 0, ValueError, op, ": can only specify one unknown dimension (-1), got ",
+               shape_str(shape));
+      infer = i;
+    } else {
+      TS_CHECK(out[i] >= 0, ValueError, op, ": negative dimension ", out[i], " in shape ",
+               shape_str(shape));
+      known *= out[i];
+    }
+  }
+  if (infer >= 0) {
+    TS_CHECK(known != 0 && numel % known == 0, ValueError, op, ": cannot reshape a tensor of shape ",
+             shape_str(from), " (", numel, " elements) into shape ", shape_str(shape));
+    out[infer] = numel / known;
+  } else {
+    TS_CHECK(known == numel, ValueError, op, ": cannot reshape a tensor of shape ", shape_str(from),
+             " (", numel, " elements) into shape ", shape_str(shape), " (", known, " elements)");
+  }
+  return out;
+}
+
+// Walks both shapes in chunks of equal element count; each old chunk must be one
+// stride-consistent block for the new dims of that chunk to be expressible.
+bool view_strides(const Shape& old_shape, const Strides& old_strides, const Shape& shape,
+                  Strides& out) {
+  const int64_t numel = numel_of(old_shape);
+  out.resize(shape.size(), 0);
+  if (numel == 0) {
+    out = contiguous_strides(shape);
+    return true;
+  }
+  int64_t view_d = shape.size() - 1;
+  int64_t chunk_base = old_strides.size() ? old_strides.back() : 1;
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = old_shape.size() - 1; d >= 0; --d) {
+    tensor_numel *= old_shape[d];
+    if (d == 0 || (old_shape[d - 1] != 1 && old_strides[d - 1] != tensor_numel * chunk_base)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
+        out[view_d] = view_numel * chunk_base;
+        view_numel *= shape[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return false;
+      if (d > 0) {
+        chunk_base = old_strides[d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) {
+    for (; view_d >= 0; --view_d) {
+      if (shape[view_d] != 1) return false;
+      out[view_d] = 1;
+    }
+  }
+  return true;
+}
+
+Tensor reshape(const Tensor& x, Shape shape, int copy) {
+  shape = infer_shape(shape, x.numel(), "reshape", x.shape());
+  if (copy != 1) {
+    Strides st;
+    if (view_strides(x.shape(), x.strides(), shape, st)) return x.as_strided(shape, st, x.offset());
+    TS_CHECK(copy != 0, ValueError, "reshape: copy=False but a tensor of shape ",
+             shape_str(x.shape()), " with these strides cannot be viewed as ", shape_str(shape));
+  }
+  Tensor c = clone(x);
+  return c.as_strided(shape, contiguous_strides(shape), 0);
+}
+
+Tensor permute_dims(const Tensor& x, const Shape& axes) {
+  const int64_t nd = x.ndim();
+  TS_CHECK(axes.size() == nd, ValueError, "permute_dims: axes ", shape_str(axes),
+           " do not match a tensor of dimension ", nd);
+  Shape shape(nd);
+  Strides st(nd);
+  SmallVec<bool, 8> seen(nd, false);
+  for (int64_t i = 0; i < nd; ++i) {
+    const int64_t a = normalize_axis(axes[i], nd, "permute_dims");
+    TS_CHECK(!seen[a], ValueError, "permute_dims: repeated axis ", axes[i], " in ", shape_str(axes));
+    seen[a] = true;
+    shape[i] = x.dim(a);
+    st[i] = x.strides()[a];
+  }
+  return x.as_strided(shape, st, x.offset());
+}
+
+Tensor matrix_transpose(const Tensor& x) {
+  TS_CHECK(x.ndim() >= 2, ValueError, "matrix_transpose: expected a tensor with at least 2 ",
+           "dimensions, got shape ", shape_str(x.shape()));
+  Shape s = x.shape();
+  Strides st = x.strides();
+  std::swap(s[s.size() - 1], s[s.size() - 2]);
+  std::swap(st[st.size() - 1], st[st.size() - 2]);
+  return x.as_strided(s, st, x.offset());
+}
+
+Tensor transpose_all(const Tensor& x) {
+  Shape s(x.shape().begin(), x.shape().end());
+  Strides st(x.strides().begin(), x.strides().end());
+  std::reverse(s.begin(), s.end());
+  std::reverse(st.begin(), st.end());
+  return x.as_strided(s, st, x.offset());
+}
+
+Tensor expand_dims(const Tensor& x, int64_t axis) {
+  const int64_t nd = x.ndim() + 1;
+  TS_CHECK(axis >= -nd && axis < nd, IndexError, "expand_dims: axis ", axis,
+           " is out of bounds for the result of dimension ", nd);
+  if (axis < 0) axis += nd;
+  Shape s = x.shape();
+  Strides st = x.strides();
+  const int64_t stride = axis < x.ndim() ? x.strides()[axis] * x.dim(axis) : 1;
+  s.insert(axis, 1);
+  st.insert(axis, stride);
+  return x.as_strided(s, st, x.offset());
+}
+
+Tensor squeeze(const Tensor& x, const Shape& axes) {
+  SmallVec<bool, 8> drop(x.ndim(), false);
+  for (int64_t a : axes) {
+    const int64_t ax = normalize_axis(a, x.ndim(), "squeeze");
+    TS_CHECK(x.dim(ax) == 1, ValueError, "squeeze: cannot squeeze axis ", a, " of size ", x.dim(ax),
+             " (shape ", shape_str(x.shape()), "); only size-1 axes can be removed");
+    TS_CHECK(!drop[ax], ValueError, "squeeze: repeated axis ", a);
+    drop[ax] = true;
+  }
+  Shape s;
+  Strides st;
+  for (int64_t d = 0; d < x.ndim(); ++d)
+    if (!drop[d]) {
+      s.push_back(x.dim(d));
+      st.push_back(x.strides()[d]);
+    }
+  return x.as_strided(s, st, x.offset());
+}
+
+Tensor broadcast_to(const Tensor& x, const Shape& shape) {
+  const int64_t nd = shape.size(), lead = nd - x.ndim();
+  auto fail = [&]() {
+    throw ValueError(str("broadcast_to: cannot broadcast a tensor of shape ", shape_str(x.shape()),
+                         " to shape ", shape_str(shape)));
+  };
+  if (lead < 0) fail();
+  Strides st(nd, 0);
+  for (int64_t d = 0; d < nd; ++d) {
+    TS_CHECK(shape[d] >= 0, ValueError, "broadcast_to: negative dimension in ", shape_str(shape));
+    if (d < lead) continue;
+    const int64_t s = x.dim(d - lead);
+    if (s == shape[d]) st[d] = s == 1 ? 0 : x.strides()[d - lead];
+    else if (s == 1) st[d] = 0;
+    else fail();
+  }
+  return x.as_strided(shape, st, x.offset());
+}
+
+Tensor flip(const Tensor& x, const Shape& axes) {
+  Strides st = x.strides();
+  int64_t off = x.offset();
+  SmallVec<bool, 8> seen(x.ndim(), false);
+  for (int64_t a : axes) {
+    const int64_t ax = normalize_axis(a, x.ndim(), "flip");
+    TS_CHECK(!seen[ax], ValueError, "flip: repeated axis ", a);
+    seen[ax] = true;
+    if (x.dim(ax) > 0) off += (x.dim(ax) - 1) * st[ax];
+    st[ax] = -st[ax];
+  }
+  return x.as_strided(x.shape(), st, off);
+}
+
+Tensor flip_all(const Tensor& x) {
+  Shape axes;
+  for (int64_t d = 0; d < x.ndim(); ++d) axes.push_back(d);
+  return flip(x, axes);
+}
+
+Tensor moveaxis(const Tensor& x, const Shape& source, const Shape& destination) {
+  const int64_t nd = x.ndim();
+  TS_CHECK(source.size() == destination.size(), ValueError, "moveaxis: source ",
+           shape_str(source), " and destination ", shape_str(destination),
+           " must have the same number of elements");
+  Shape src, dst;
+  SmallVec<bool, 8> used_s(nd, false), used_d(nd, false);
+  for (int64_t i = 0; i < source.size(); ++i) {
+    const int64_t s = normalize_axis(source[i], nd, "moveaxis");
+    const int64_t d = normalize_axis(destination[i], nd, "moveaxis");
+    TS_CHECK(!used_s[s] && !used_d[d], ValueError, "moveaxis: repeated axis");
+    used_s[s] = used_d[d] = true;
+    src.push_back(s);
+    dst.push_back(d);
+  }
+  Shape order(nd, -1);
+  for (int64_t i = 0; i < src.size(); ++i) order[dst[i]] = src[i];
+  int64_t next = 0;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (order[d] >= 0) continue;
+    while (used_s[next]) ++next;
+    order[d] = next++;
+  }
+  return permute_dims(x, order);
+}
+
+Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop, int64_t step) {
+  TS_CHECK(step != 0, ValueError, "slice: step cannot be zero");
+  int64_t len = 0;
+  if (step > 0 && stop > start) len = (stop - start + step - 1) / step;
+  if (step < 0 && start > stop) len = (start - stop - step - 1) / (-step);
+  Shape s = x.shape();
+  Strides st = x.strides();
+  const int64_t off = x.offset() + (len > 0 ? start * st[axis] : 0);
+  s[axis] = len;
+  st[axis] *= step;
+  return x.as_strided(s, st, off);
+}
+
+Tensor select(const Tensor& x, int64_t axis, int64_t index) {
+  const int64_t size = x.dim(axis);
+  TS_CHECK(index >= -size && index < size, IndexError, "index ", index,
+           " is out of bounds for axis ", axis, " with size ", size);
+  if (index < 0) index += size;
+  Shape s = x.shape();
+  Strides st = x.strides();
+  const int64_t off = x.offset() + index * st[axis];
+  s.erase(axis);
+  st.erase(axis);
+  return x.as_strided(s, st, off);
+}
+
+Tensor diagonal(const Tensor& x, int64_t offset, int64_t axis1, int64_t axis2) {
+  const int64_t nd = x.ndim();
+  TS_CHECK(nd >= 2, ValueError, "diagonal: expected at least 2 dimensions, got shape ",
+           shape_str(x.shape()));
+  const int64_t a1 = normalize_axis(axis1, nd, "diagonal"), a2 = normalize_axis(axis2, nd, "diagonal");
+  TS_CHECK(a1 != a2, ValueError, "diagonal: axis1 and axis2 must differ");
+  int64_t off = x.offset(), len;
+  if (offset >= 0) {
+    len = std::max<int64_t>(0, std::min(x.dim(a1), x.dim(a2) - offset));
+    if (len > 0) off += offset * x.strides()[a2];
+  } else {
+    len = std::max<int64_t>(0, std::min(x.dim(a1) + offset, x.dim(a2)));
+    if (len > 0) off -= offset * x.strides()[a1];
+  }
+  Shape s;
+  Strides st;
+  for (int64_t d = 0; d < nd; ++d)
+    if (d != a1 && d != a2) {
+      s.push_back(x.dim(d));
+      st.push_back(x.strides()[d]);
+    }
+  s.push_back(len);
+  st.push_back(x.strides()[a1] + x.strides()[a2]);
+  return x.as_strided(s, st, off);
+}
+
+}  // namespace ts

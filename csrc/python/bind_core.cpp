@@ -1,0 +1,89 @@
+// Creation primitives, copies/casts, NumPy exchange, views and the linalg core.
+#include "ops/copy.h"
+#include "ops/linalg.h"
+#include "ops/views.h"
+#include "python/convert.h"
+
+namespace ts::python {
+
+void init_core(py::module_& m) {
+  // ---- creation primitives (ts.empty/zeros/ones/full in Python parse the arguments)
+  m.def("_empty", [](py::handle shape, py::handle dtype, py::handle device) {
+    return Tensor::empty(to_shape(shape, "empty"), to_dtype(dtype), to_device(device));
+  });
+  m.def("_full", [](py::handle shape, py::handle value, py::handle dtype, py::handle device) {
+    Scalar s;
+    if (!to_scalar(value, s))
+      throw py::type_error("full: fill_value must be a Python bool, int, float or complex, got " +
+                           py::repr(value).cast<std::string>());
+    Tensor t = Tensor::empty(to_shape(shape, "full"), to_dtype(dtype), to_device(device));
+    fill_(t, s);
+    return t;
+  });
+  m.def("_scalar_tensor", [](py::handle value, py::handle dtype) {
+    Scalar s;
+    if (!to_scalar(value, s)) throw py::type_error("expected a Python scalar");
+    return scalar_tensor(s, to_dtype(dtype));
+  });
+  m.def("_wrap_scalar", [](py::handle value) {
+    Scalar s;
+    if (!to_scalar(value, s)) throw py::type_error("expected a Python scalar");
+    return wrap_scalar(s);
+  });
+
+  // ---- NumPy exchange
+  m.def("_from_numpy", [](py::array a, int copy) { return from_numpy(a, copy); },
+        py::arg("array"), py::arg("copy"));
+  m.def("_to_numpy", [](py::object self) { return to_numpy(self, self.cast<const Tensor&>()); });
+
+  // ---- copies and casts
+  m.def("_astype", [](const Tensor& x, py::handle dtype, bool copy) {
+    return astype(x, to_dtype(dtype), copy);
+  });
+  m.def("_copy_", [](const Tensor& dst, const Tensor& src) { copy_(dst, src); });
+  m.def("_fill_", [](const Tensor& dst, py::handle value) {
+    Scalar s;
+    if (!to_scalar(value, s)) throw py::type_error("fill_: expected a Python number");
+    fill_(dst, s);
+  });
+  m.def("_clone", &clone);
+  m.def("_contiguous", &contiguous);
+
+  // ---- views
+  m.def("_reshape", [](const Tensor& x, py::handle shape, int copy) {
+    return reshape(x, to_shape(shape, "reshape"), copy);
+  });
+  m.def("_permute_dims", [](const Tensor& x, py::handle axes) {
+    return permute_dims(x, to_shape(axes, "permute_dims"));
+  });
+  m.def("_matrix_transpose", &matrix_transpose);
+  m.def("_expand_dims", &expand_dims);
+  m.def("_squeeze", [](const Tensor& x, py::handle axes) { return squeeze(x, to_shape(axes, "squeeze")); });
+  m.def("_broadcast_to", [](const Tensor& x, py::handle shape) {
+    return broadcast_to(x, to_shape(shape, "broadcast_to"));
+  });
+  m.def("_flip", [](const Tensor& x, py::handle axes) {
+    return axes.is_none() ? flip_all(x) : flip(x, to_shape(axes, "flip"));
+  });
+  m.def("_moveaxis", [](const Tensor& x, py::handle s, py::handle d) {
+    return moveaxis(x, to_shape(s, "moveaxis"), to_shape(d, "moveaxis"));
+  });
+  m.def("_diagonal", &diagonal);
+  m.def("_as_strided", [](const Tensor& x, py::handle shape, py::handle strides, int64_t offset) {
+    return x.as_strided(to_shape(shape, "as_strided"), to_shape(strides, "as_strided"), offset);
+  });
+
+  // ---- linalg core
+  m.def("matmul", [](py::handle a, py::handle b) {
+    return matmul(operand_or_throw(a, "matmul"), operand_or_throw(b, "matmul"));
+  }, py::arg("x1"), py::arg("x2"), py::pos_only(),
+        "Matrix product with NumPy's rules for 1-D operands and broadcast batch dims.\n"
+        "(..., m, k) @ (..., k, n) -> (..., m, n).");
+  m.def("_tensordot_axes", [](const Tensor& a, const Tensor& b, py::handle xa, py::handle xb) {
+    return tensordot(a, b, to_shape(xa, "tensordot"), to_shape(xb, "tensordot"));
+  });
+  m.def("_tensordot_n", [](const Tensor& a, const Tensor& b, int64_t n) { return tensordot(a, b, n); });
+  m.def("_vecdot", &vecdot);
+}
+
+}  // namespace ts::python

@@ -1,0 +1,164 @@
+// tessera.Tensor: attributes, conversions to Python numbers, and the core operators.
+// Methods with flexible signatures (sum(axis=..., dim=...), reshape(*shape), repr) are added in
+// python/tessera/_tensor.py over these.
+#include "ops/arithmetic.h"
+#include "ops/copy.h"
+#include "ops/linalg.h"
+#include "ops/views.h"
+#include "python/convert.h"
+#include "python/elementwise_binding.h"
+
+namespace ts::python {
+
+namespace {
+py::tuple shape_tuple(const Shape& s) {
+  py::tuple t(s.size());
+  for (int64_t i = 0; i < s.size(); ++i) t[i] = py::int_(s[i]);
+  return t;
+}
+
+py::object scalar_to_py(const Scalar& s) {
+  switch (s.kind) {
+    case ScalarKind::Bool: return py::bool_(s.i != 0);
+    case ScalarKind::Int: return s.is_u64 ? py::int_(s.u) : py::int_(s.i);
+    case ScalarKind::Float: return py::float_(s.d);
+    default: return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(s.c.real(), s.c.imag()));
+  }
+}
+
+Scalar one_element(const Tensor& t, const char* what) {
+  if (t.numel() != 1)
+    throw py::type_error(std::string(what) + ": only tensors with one element can be converted, " +
+                         "got shape " + shape_str(t.shape()));
+  return item(t);
+}
+}  // namespace
+
+py::object tensor_item(const Tensor& t) { return scalar_to_py(item(t)); }
+
+void init_device(py::module_& m) {
+  py::class_<Device>(m, "Device", "Where a tensor lives: Device('cpu'), Device('cuda:0').")
+      .def(py::init([](py::handle h) { return to_device(h); }), py::arg("device"))
+      .def(py::init([](const std::string& type, int index) {
+             Device d = parse_device(type);
+             d.index = static_cast<int16_t>(index);
+             return d;
+           }), py::arg("type"), py::arg("index"))
+      .def_property_readonly("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
+      .def_property_readonly("index", [](const Device& d) -> py::object {
+        return d.is_cpu() ? py::none() : py::object(py::int_(d.index));
+      })
+      .def("__eq__", [](const Device& d, py::handle o) {
+        if (py::isinstance<Device>(o)) return d == o.cast<Device>();
+        if (py::isinstance<py::str>(o)) {
+          try { return d == parse_device(o.cast<std::string>()); } catch (...) { return false; }
+        }
+        return false;
+      })
+      .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000 + d.index; })
+      .def("__repr__", [](const Device& d) {
+        return d.is_cpu() ? std::string("device(type='cpu')")
+                          : "device(type='cuda', index=" + std::to_string(d.index) + ")";
+      })
+      .def("__str__", &Device::str);
+}
+
+void init_tensor(py::module_& m) {
+  py::class_<Tensor> cls(m, "Tensor", py::dynamic_attr(),
+                         "An n-dimensional array on a device (the array API's array object).");
+  cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape()); })
+      .def_property_readonly("ndim", &Tensor::ndim)
+      .def_property_readonly("size", &Tensor::numel, "Number of elements (the array API's size).")
+      .def("numel", &Tensor::numel)
+      .def("dim", &Tensor::ndim)
+      .def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
+      .def_property_readonly("device", &Tensor::device)
+      .def_property_readonly("itemsize", &Tensor::itemsize)
+      .def_property_readonly("nbytes", &Tensor::nbytes)
+      .def_property_readonly("strides", [](const Tensor& t) {
+        Shape s;
+        for (int64_t v : t.strides()) s.push_back(v * t.itemsize());
+        return shape_tuple(s);
+      }, "Strides in bytes, like NumPy's.")
+      .def("stride", [](const Tensor& t) { return shape_tuple(t.strides()); },
+           "Strides in elements, like PyTorch's.")
+      .def("is_contiguous", &Tensor::is_contiguous)
+      .def("contiguous", [](const Tensor& t) { return contiguous(t); })
+      .def("clone", [](const Tensor& t) { return clone(t); })
+      .def("item", &tensor_item)
+      .def_property_readonly("T", [](const Tensor& t) {
+        if (t.ndim() != 2 && t.ndim() != 0 && t.ndim() != 1)
+          throw py::value_error("T: expected a tensor of at most 2 dimensions, got shape " +
+                                shape_str(t.shape()) + "; hint: use x.mT or permute_dims");
+        return transpose_all(t);
+      })
+      .def_property_readonly("mT", &matrix_transpose)
+      .def_property_readonly("_version", &Tensor::version)
+      .def_property_readonly("_offset", &Tensor::offset)
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def("_storage_ptr", [](const Tensor& t) {
+        return reinterpret_cast<uintptr_t>(t.storage()->data);
+      })
+      .def("_is_readonly", [](const Tensor& t) { return t.storage()->readonly; })
+      .def("__len__", [](const Tensor& t) {
+        if (t.ndim() == 0) throw py::type_error("len() of a 0-d tensor");
+        return t.dim(0);
+      })
+      .def("__bool__", [](const Tensor& t) {
+        if (t.numel() != 1)
+          throw py::value_error("The truth value of a tensor with " + std::to_string(t.numel()) +
+                                " elements is ambiguous; hint: use any() or all()");
+        Scalar s = item(t);
+        return s.to<bool>();
+      })
+      .def("__int__", [](const Tensor& t) -> py::object {
+        Scalar s = one_element(t, "int()");
+        if (s.kind == ScalarKind::Complex) throw py::type_error("int(): the tensor is complex");
+        return py::int_(scalar_to_py(s));
+      })
+      .def("__float__", [](const Tensor& t) {
+        Scalar s = one_element(t, "float()");
+        if (s.kind == ScalarKind::Complex) throw py::type_error("float(): the tensor is complex");
+        return py::float_(scalar_to_py(s));
+      })
+      .def("__complex__", [](const Tensor& t) {
+        Scalar s = one_element(t, "complex()");
+        return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(
+            s.kind == ScalarKind::Complex ? s.c.real() : s.to<double>(),
+            s.kind == ScalarKind::Complex ? s.c.imag() : 0.0));
+      })
+      .def("__index__", [](const Tensor& t) {
+        if (!is_integral(t.dtype()) && !is_bool(t.dtype()))
+          throw py::type_error(std::string("__index__: only integer tensors can be used as an index, got ") +
+                               dtype_name(t.dtype()));
+        return py::int_(scalar_to_py(one_element(t, "__index__")));
+      })
+      .def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()) >> 4; });
+
+  def_binary_operator(cls, "__add__", "__radd__", "__iadd__", kAdd);
+  def_binary_operator(cls, "__sub__", "__rsub__", "__isub__", kSubtract);
+  def_binary_operator(cls, "__mul__", "__rmul__", "__imul__", kMultiply);
+  def_binary_operator(cls, "__truediv__", "__rtruediv__", "__itruediv__", kDivide);
+  def_unary_operator(cls, "__neg__", kNegative);
+  cls.def("__pos__", [](const Tensor& t) { return t; });
+  cls.def("__matmul__", [](const Tensor& a, py::handle b) -> py::object {
+    Tensor o;
+    if (!to_operand(b, o)) return not_implemented();
+    return py::cast(matmul(a, o));
+  });
+  cls.def("__rmatmul__", [](const Tensor& a, py::handle b) -> py::object {
+    Tensor o;
+    if (!to_operand(b, o)) return not_implemented();
+    return py::cast(matmul(o, a));
+  });
+  cls.def("__imatmul__", [](py::object self, py::handle b) -> py::object {
+    const Tensor& a = self.cast<const Tensor&>();
+    Tensor r = matmul(a, operand_or_throw(b, "matmul"));
+    TS_CHECK(r.shape() == a.shape(), ValueError, "matmul (in-place): the result of shape ",
+             shape_str(r.shape()), " does not fit the output of shape ", shape_str(a.shape()));
+    copy_(a, r);
+    return self;
+  });
+}
+
+}  // namespace ts::python

@@ -1,0 +1,200 @@
+#include "python/convert.h"
+
+#include <climits>
+
+#include "ops/copy.h"
+
+namespace ts::python {
+
+bool to_scalar(py::handle h, Scalar& out) {
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o)) {
+    out = Scalar::from_bool(o == Py_True);
+    return true;
+  }
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow == 0) {
+      out = Scalar::from_int(v);
+      return true;
+    }
+    if (overflow > 0) {
+      const unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (!PyErr_Occurred()) {
+        out = Scalar::from_uint(u);
+        return true;
+      }
+      PyErr_Clear();
+    }
+    throw py::type_error("Python int " + py::repr(h).cast<std::string>() +
+                         " is out of the int64/uint64 range");
+  }
+  if (PyFloat_Check(o)) {
+    out = Scalar::from_double(PyFloat_AS_DOUBLE(o));
+    return true;
+  }
+  if (PyComplex_Check(o)) {
+    out = Scalar::from_complex({PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)});
+    return true;
+  }
+  return false;
+}
+
+bool to_operand(py::handle h, Tensor& out) {
+  if (py::isinstance<Tensor>(h)) {
+    out = h.cast<const Tensor&>();
+    return true;
+  }
+  Scalar s;
+  if (to_scalar(h, s)) {
+    out = wrap_scalar(s);
+    return true;
+  }
+  if (py::isinstance<py::array>(h) || PyList_Check(h.ptr()) || PyTuple_Check(h.ptr()) ||
+      py::hasattr(h, "__array__")) {
+    py::object asarray = py::module_::import("tessera").attr("asarray");
+    out = asarray(h).cast<Tensor>();
+    return true;
+  }
+  return false;
+}
+
+Tensor operand_or_throw(py::handle h, const char* op) {
+  Tensor t;
+  if (!to_operand(h, t))
+    throw py::type_error(std::string(op) + ": expected a tensor or a Python number, got " +
+                         py::str(py::type::handle_of(h).attr("__name__")).cast<std::string>());
+  return t;
+}
+
+Shape to_shape(py::handle h, const char* what) {
+  Shape s;
+  if (PyLong_Check(h.ptr()) || py::hasattr(h, "__index__")) {
+    if (!py::isinstance<py::sequence>(h)) {
+      s.push_back(py::cast<int64_t>(h));
+      return s;
+    }
+  }
+  if (!py::isinstance<py::sequence>(h) || py::isinstance<py::str>(h))
+    throw py::type_error(std::string(what) + ": expected an int or a sequence of ints, got " +
+                         py::str(py::type::handle_of(h).attr("__name__")).cast<std::string>());
+  for (py::handle e : h) {
+    if (!PyLong_Check(e.ptr()) && !py::hasattr(e, "__index__"))
+      throw py::type_error(std::string(what) + ": expected ints, got " +
+                           py::repr(h).cast<std::string>());
+    s.push_back(py::cast<int64_t>(e.attr("__index__")()));
+  }
+  return s;
+}
+
+Device to_device(py::handle h) {
+  if (h.is_none()) return Device{};
+  if (py::isinstance<Device>(h)) return h.cast<Device>();
+  if (py::isinstance<py::str>(h)) return parse_device(h.cast<std::string>());
+  if (py::hasattr(h, "type") && py::hasattr(h, "index")) {  // e.g. a torch.device
+    const std::string t = py::str(h.attr("type"));
+    py::object idx = h.attr("index");
+    return parse_device(idx.is_none() ? t : t + ":" + py::str(idx).cast<std::string>());
+  }
+  throw py::type_error("device: expected 'cpu', 'cuda', 'cuda:N' or a tessera.Device, got " +
+                       py::repr(h).cast<std::string>());
+}
+
+py::dtype numpy_dtype(DType d) {
+  static py::object cache[kNumDTypes];
+  py::object& c = cache[static_cast<int>(d)];
+  if (!c) {
+    if (d == DType::BFloat16) {
+      py::object mld;
+      try {
+        mld = py::module_::import("ml_dtypes");
+      } catch (py::error_already_set&) {
+        throw py::type_error(
+            "bfloat16 has no NumPy dtype without the ml_dtypes package: pip install ml_dtypes, "
+            "or convert first with astype(x, tessera.float32)");
+      }
+      c = py::dtype::from_args(mld.attr("bfloat16"));
+    } else {
+      c = py::dtype(dtype_name(d));
+    }
+    c.inc_ref();  // lives for the interpreter's lifetime
+  }
+  return py::reinterpret_borrow<py::dtype>(c);
+}
+
+DType from_numpy_dtype(const py::dtype& dt) {
+  const char kind = dt.kind();
+  const auto size = dt.itemsize();
+  switch (kind) {
+    case 'b': return DType::Bool;
+    case 'i':
+      return size == 1 ? DType::Int8 : size == 2 ? DType::Int16 : size == 4 ? DType::Int32 : DType::Int64;
+    case 'u':
+      return size == 1 ? DType::UInt8 : size == 2 ? DType::UInt16 : size == 4 ? DType::UInt32 : DType::UInt64;
+    case 'f':
+      if (size == 2) return DType::Float16;
+      if (size == 4) return DType::Float32;
+      if (size == 8) return DType::Float64;
+      break;
+    case 'c':
+      if (size == 8) return DType::Complex64;
+      if (size == 16) return DType::Complex128;
+      break;
+    case 'V':
+      if (py::str(dt.attr("name")).cast<std::string>() == "bfloat16") return DType::BFloat16;
+      break;
+    default: break;
+  }
+  throw py::type_error("asarray: NumPy dtype " + py::str(dt).cast<std::string>() +
+                       " has no tessera equivalent");
+}
+
+Tensor from_numpy(py::array arr, int copy) {
+  const DType dt = from_numpy_dtype(arr.dtype());
+  const int64_t isz = itemsize(dt);
+  Shape shape;
+  Strides strides;
+  bool aligned = (reinterpret_cast<uintptr_t>(arr.data()) % isz) == 0;
+  for (py::ssize_t d = 0; d < arr.ndim(); ++d) {
+    shape.push_back(arr.shape(d));
+    const int64_t sb = arr.strides(d);
+    if (sb % isz != 0) aligned = false;
+    strides.push_back(sb / isz);
+  }
+  const bool native = arr.dtype().attr("byteorder").cast<std::string>() != ">";
+  if (copy != 1 && aligned && native) {
+    // Zero-copy: the storage keeps the array alive; the release runs under the GIL.
+    PyObject* ref = arr.ptr();
+    Py_INCREF(ref);
+    auto storage = std::make_shared<Storage>(const_cast<void*>(arr.data()), arr.nbytes(), Device{},
+                                             [ref]() {
+                                               py::gil_scoped_acquire g;
+                                               Py_DECREF(ref);
+                                             });
+    storage->readonly = !arr.writeable();
+    return Tensor::view_of(storage, shape, strides, 0, dt);
+  }
+  TS_CHECK(copy != 0, ValueError, "asarray: copy=False but this array (",
+           native ? "misaligned" : "non-native byte order", ") can only be imported by copying");
+  py::array c = arr;
+  if (!native)
+    c = py::array(arr.attr("astype")(arr.dtype().attr("newbyteorder")("=")));
+  c = py::array::ensure(c, py::array::c_style);
+  Tensor out = Tensor::empty(shape, dt);
+  if (out.nbytes()) std::memcpy(out.data_ptr(), c.data(), out.nbytes());
+  return out;
+}
+
+py::array to_numpy(py::handle self_obj, const Tensor& t) {
+  TS_CHECK(t.device().is_cpu(), TypeError, "numpy: the tensor is on ", t.device().str(),
+           "; copy it to the host first with x.to('cpu')");
+  std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end()), strides;
+  for (int64_t s : t.strides()) strides.push_back(s * t.itemsize());
+  py::array a(numpy_dtype(t.dtype()), shape, strides, t.data_ptr(), self_obj);
+  if (t.storage()->readonly)
+    py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return a;
+}
+
+}  // namespace ts::python

@@ -1,0 +1,32 @@
+// Python <-> C++ conversions shared by every bindings file.
+#pragma once
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include "core/scalar.h"
+#include "core/tensor.h"
+
+namespace py = pybind11;
+
+namespace ts::python {
+
+// A Python int/float/complex/bool as a Scalar; false when `h` is none of these.
+bool to_scalar(py::handle h, Scalar& out);
+// An operand of an elementwise op: a Tensor, or a Python number (wrapped, weak), or anything
+// asarray accepts (NumPy arrays, nested lists). Returns false when `h` cannot be an operand.
+bool to_operand(py::handle h, Tensor& out);
+Tensor operand_or_throw(py::handle h, const char* op);
+
+Shape to_shape(py::handle h, const char* what);  // int or sequence of ints
+DType to_dtype(py::handle h);                    // a tessera dtype, NumPy dtype, or a name
+py::object dtype_object(DType d);                // the singleton Python dtype object
+Device to_device(py::handle h);                  // None/"cpu"/"cuda:N"/Device
+
+// NumPy interop (zero-copy where possible).
+// copy: 1 always, 0 never (ValueError when impossible), -1 when needed.
+Tensor from_numpy(py::array arr, int copy);
+py::array to_numpy(py::handle self_obj, const Tensor& t);
+py::dtype numpy_dtype(DType d);
+DType from_numpy_dtype(const py::dtype& dt);
+
+}  // namespace ts::python

@@ -1,0 +1,53 @@
+// The _C extension module: registers error translation, then each area's bindings.
+#include "python/convert.h"
+
+namespace ts::python {
+void init_dtype(py::module_& m);
+void init_device(py::module_& m);
+void init_tensor(py::module_& m);
+void init_config(py::module_& m);
+void init_core(py::module_& m);
+void init_elementwise(py::module_& m);
+// Areas filled in by their own bindings files; each defines its init_* (see below).
+void init_reduction(py::module_& m);
+void init_manipulation(py::module_& m);
+void init_indexing(py::module_& m);
+void init_interop(py::module_& m);
+}  // namespace ts::python
+
+namespace {
+void register_errors() {
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const ts::TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const ts::ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const ts::IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const ts::NotImplementedError& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const ts::RuntimeError& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const std::bad_alloc&) {
+      PyErr_SetString(PyExc_MemoryError, "out of memory while allocating a tensor");
+    }
+  });
+}
+}  // namespace
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "tessera's C++ core";
+  register_errors();
+  ts::python::init_dtype(m);
+  ts::python::init_device(m);
+  ts::python::init_tensor(m);
+  ts::python::init_config(m);
+  ts::python::init_core(m);
+  ts::python::init_elementwise(m);
+  ts::python::init_reduction(m);
+  ts::python::init_manipulation(m);
+  ts::python::init_indexing(m);
+  ts::python::init_interop(m);
+}

@@ -1,0 +1,48 @@
+"""tessera: a tensor library with a C++ core, the Python array API namespace, and
+PyTorch-style conveniences.
+
+    >>> import tessera as ts
+    >>> x = ts.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> (x @ x.T + 1).shape
+    (2, 2)
+"""
+from __future__ import annotations
+
+from ._loader import preload_blas as _preload_blas
+
+_preload_blas()
+
+from . import _C  # noqa: E402
+from ._C import Tensor, Device, dtype, __version__  # noqa: E402
+from ._C import set_num_threads, get_num_threads  # noqa: E402
+from ._dtypes import *  # noqa: E402,F401,F403
+from ._dtypes import (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,  # noqa: E402,A004
+                      float16, bfloat16, float32, float64, complex64, complex128,
+                      result_type, can_cast, finfo, iinfo, isdtype, _dtype_by_name)
+from ._creation import *  # noqa: E402,F401,F403
+from ._functions import *  # noqa: E402,F401,F403
+from . import _tensor  # noqa: E402
+
+_tensor._install()
+
+__array_api_version__ = "2024.12"
+
+import math as _math  # noqa: E402
+
+e = _math.e
+pi = _math.pi
+inf = _math.inf
+nan = _math.nan
+newaxis = None
+
+
+def __array_namespace_info__():
+    from ._info import Info
+    return Info()
+
+
+def build_config() -> dict:
+    """How this tessera was built: version, BLAS, OpenMP, CUDA, compiler."""
+    cfg = dict(_C._build_config())
+    cfg["num_threads"] = get_num_threads()
+    return cfg

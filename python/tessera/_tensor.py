@@ -1,0 +1,156 @@
+"""Python-level Tensor methods: printing, conversions, and the torch-style conveniences that
+take flexible arguments. The hot operators are bound in C++ (csrc/python/bind_tensor.cpp)."""
+from __future__ import annotations
+
+import builtins
+from typing import Any, Optional
+
+import numpy as np
+
+from . import _C
+from ._C import Tensor
+from ._dtypes import _as_dtype, bfloat16, float32
+
+_API_VERSION = "2024.12"
+
+
+def _numpy_for_print(t: Tensor) -> np.ndarray:
+    a = t.numpy()
+    if t.dtype == bfloat16:
+        a = a.astype(np.float32)
+    return a
+
+
+def _repr(self: Tensor) -> str:
+    a = _numpy_for_print(self)
+    body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3)
+    extra = ""
+    if self.dtype not in (float32, _C.int64, _C.bool) or self.size == 0:
+        extra = f", dtype={self.dtype.name}"
+    if not self.device == "cpu":
+        extra += f", device='{self.device}'"
+    return f"tensor({body}{extra})"
+
+
+def _str(self: Tensor) -> str:
+    return np.array2string(_numpy_for_print(self), threshold=1000, edgeitems=3)
+
+
+def _numpy(self: Tensor) -> np.ndarray:
+    """A NumPy array sharing this tensor's memory (CPU only)."""
+    return _C._to_numpy(self)
+
+
+def _array(self: Tensor, dtype: Any = None, copy: Optional[builtins.bool] = None) -> np.ndarray:
+    a = _C._to_numpy(self)
+    if dtype is not None and np.dtype(dtype) != a.dtype:
+        if copy is False:
+            raise ValueError("__array__: copy=False but a dtype conversion needs a copy")
+        return a.astype(dtype)
+    return a.copy() if copy else a
+
+
+def _tolist(self: Tensor) -> Any:
+    a = _numpy_for_print(self) if self.dtype == bfloat16 else self.numpy()
+    return a.tolist()
+
+
+def _iter(self: Tensor):
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    for i in range(self.shape[0]):
+        yield self[i]
+
+
+def _array_namespace(self: Tensor, /, *, api_version: Optional[str] = None):
+    if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12", "2024.12"):
+        raise ValueError(f"__array_namespace__: unsupported api_version {api_version!r}")
+    import tessera
+    return tessera
+
+
+def _to_device(self: Tensor, device: Any, /, *, stream: Any = None) -> Tensor:
+    d = _C.Device(device)
+    if d == self.device:
+        return self
+    raise RuntimeError(f"to_device: device {d} is not available in this build (CUDA backend not built)")
+
+
+def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """x.to(dtype), x.to(device), x.to(device, dtype), x.to(other) like PyTorch."""
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"to: unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, _C.dtype):
+            dtype = a
+        elif isinstance(a, (str, _C.Device)):
+            device = a
+        else:
+            dtype = _as_dtype(a)
+    out = self
+    if device is not None:
+        out = _to_device(out, device)
+    if dtype is not None and _as_dtype(dtype) != out.dtype:
+        return _C._astype(out, _as_dtype(dtype), True)
+    return _C._clone(out) if copy and out is self else out
+
+
+def _astype_method(self: Tensor, dtype: Any, /, *, copy: builtins.bool = True) -> Tensor:
+    return _C._astype(self, _as_dtype(dtype), copy)
+
+
+def _shape_args(shape: tuple) -> Any:
+    return shape[0] if len(shape) == 1 and not isinstance(shape[0], (builtins.int, np.integer)) else shape
+
+
+def _reshape(self: Tensor, *shape: Any) -> Tensor:
+    return _C._reshape(self, _shape_args(shape), -1)
+
+
+def _view(self: Tensor, *shape: Any) -> Tensor:
+    if len(shape) == 1 and isinstance(shape[0], _C.dtype):
+        raise TypeError("view(dtype) is not supported; use astype")
+    return _C._reshape(self, _shape_args(shape), 0)
+
+
+def _permute(self: Tensor, *dims: Any) -> Tensor:
+    return _C._permute_dims(self, _shape_args(dims))
+
+
+def _transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    perm = list(range(self.ndim))
+    d0, d1 = dim0 % builtins.max(self.ndim, 1), dim1 % builtins.max(self.ndim, 1)
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return _C._permute_dims(self, perm)
+
+
+def _install() -> None:
+    methods = {
+        "__repr__": _repr,
+        "__str__": _str,
+        "numpy": _numpy,
+        "__array__": _array,
+        "tolist": _tolist,
+        "__iter__": _iter,
+        "__array_namespace__": _array_namespace,
+        "to_device": _to_device,
+        "to": _to,
+        "astype": _astype_method,
+        "reshape": _reshape,
+        "view": _view,
+        "permute": _permute,
+        "transpose": _transpose,
+        "cpu": lambda self: _to_device(self, "cpu"),
+        "type": None,
+    }
+    for name, fn in methods.items():
+        if fn is not None:
+            setattr(Tensor, name, fn)
+    Tensor.__module__ = "tessera"
+    Tensor.__array_priority__ = 1000  # NumPy defers binary operators to us
