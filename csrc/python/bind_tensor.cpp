@@ -64,7 +64,7 @@ void init_device(py::module_& m) {
 }
 
 void init_tensor(py::module_& m) {
-  py::class_<Tensor> cls(m, "Tensor", py::dynamic_attr(),
+  py::class_<Tensor> cls(m, "Tensor", py::dynamic_attr(), py::buffer_protocol(),
                          "An n-dimensional array on a device (the array API's array object).");
   cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape()); })
       .def_property_readonly("ndim", &Tensor::ndim)

@@ -1,7 +1,9 @@
-"""Re-exports of the functions bound in C++ and the thin Python wrappers around the rest of
-the array API namespace. One module per family lives beside this file; this one gathers them."""
+"""Gathers the namespace's functions: those bound in C++ and one Python module per family."""
 from __future__ import annotations
 
 from ._C import add, subtract, multiply, divide, negative, conj, matmul  # noqa: F401
-from ._linalg_core import *  # noqa: F401,F403
+from ._elementwise import *  # noqa: F401,F403
+from ._statistical import *  # noqa: F401,F403
 from ._manipulation import *  # noqa: F401,F403
+from ._linalg_core import *  # noqa: F401,F403
+from ._interop import *  # noqa: F401,F403
