@@ -10,6 +10,11 @@ from . import _C
 from ._C import (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,  # noqa: A004
                  float16, bfloat16, float32, float64, complex64, complex128, dtype, Tensor)
 
+__all__ = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+           "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "dtype",
+           "half", "double", "cfloat", "cdouble", "short", "long",
+           "result_type", "can_cast", "finfo", "iinfo", "isdtype", "astype"]
+
 _ALL = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16,
         float32, float64, complex64, complex128)
 _BY_NAME = {d.name: d for d in _ALL}
@@ -127,3 +132,19 @@ def isdtype(dtype: dtype, kind: Any) -> builtins.bool:  # noqa: A002
             raise ValueError(f"isdtype: unknown kind {kind!r}; expected one of {sorted(_KINDS)}")
         return dtype in _KINDS[kind]
     raise TypeError(f"isdtype: kind must be a dtype, a string or a tuple, got {kind!r}")
+
+
+def astype(x: Tensor, dtype: Any, /, *, copy: builtins.bool = True, device: Any = None) -> Tensor:
+    """x converted to `dtype` (C-style casts; complex -> real keeps the real part).
+
+    copy=False returns x itself when no conversion is needed.
+    """
+    if not isinstance(x, Tensor):
+        raise TypeError(f"astype: expected a tessera Tensor, got {type(x).__name__}")
+    target = _as_dtype(dtype)
+    if not copy and target == x.dtype and device is None:
+        return x
+    out = _C._astype(x, target, copy)
+    if device is not None:
+        out = out.to_device(device)
+    return out

@@ -13,7 +13,9 @@ class Info:
     __module__ = "tessera"
 
     def capabilities(self) -> Dict[str, Any]:
-        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
+        # Boolean-mask indexing and data-dependent output shapes (nonzero, unique) arrive with
+        # advanced indexing; until then they are reported as unsupported.
+        return {"boolean indexing": False, "data-dependent shapes": False, "max dimensions": 64}
 
     def default_device(self) -> _C.Device:
         return _C.Device("cpu")
