@@ -95,3 +95,15 @@ def test_matmul(dt, m, k, n, ta, tb):
 def test_matmul_shapes(sa, sb):
     rng = np.random.default_rng(0)
     check(lambda m, x, y: m.matmul(x, y), rng.standard_normal(sa), rng.standard_normal(sb))
+
+
+def test_large_blocks_are_cached_and_reused():
+    ts._C._cpu_empty_cache()
+    x = ts.ones(1 << 20)  # 4 MiB
+    ptr = x.data_ptr()
+    del x
+    assert ts._C._cpu_cached_bytes() >= 4 << 20
+    y = ts.zeros(1 << 20)
+    assert y.data_ptr() == ptr and float(y.numpy().max()) == 0.0  # reused and re-initialized
+    ts._C._cpu_empty_cache()
+    assert ts._C._cpu_cached_bytes() == 0

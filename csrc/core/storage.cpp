@@ -3,19 +3,10 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/cpu_allocator.h"
 #include "core/error.h"
 
 namespace ts {
-
-void* cpu_alloc(int64_t nbytes) {
-  void* p = nullptr;
-  if (nbytes == 0) nbytes = 1;
-  if (posix_memalign(&p, 64, static_cast<size_t>(nbytes)) != 0 || p == nullptr)
-    throw std::bad_alloc();
-  return p;
-}
-
-void cpu_free(void* p, int64_t) { std::free(p); }
 
 Storage::Storage(int64_t n, Device d) : nbytes(n), device(d) {
   TS_CHECK(d.is_cpu(), RuntimeError, "storage: device ", d.str(),

@@ -34,8 +34,5 @@ struct Storage {
 
 using StoragePtr = std::shared_ptr<Storage>;
 
-// CPU allocator: 64-byte aligned; never returns null (throws MemoryError-like RuntimeError).
-void* cpu_alloc(int64_t nbytes);
-void cpu_free(void* p, int64_t nbytes);
 
 }  // namespace ts

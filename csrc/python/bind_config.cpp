@@ -1,4 +1,5 @@
 // Build configuration and threading controls.
+#include "core/cpu_allocator.h"
 #include "cpu/blas.h"
 #include "cpu/parallel.h"
 #include "python/convert.h"
@@ -22,6 +23,8 @@ void init_config(py::module_& m) {
   }, py::arg("n"), "Threads used by tessera's CPU kernels and its BLAS.");
   m.def("get_num_threads", &get_num_threads);
   m.def("_blas_num_threads", &blas_get_num_threads);
+  m.def("_cpu_cached_bytes", &cpu_cached_bytes, "Bytes of freed large CPU blocks kept for reuse.");
+  m.def("_cpu_empty_cache", &cpu_empty_cache, "Returns cached CPU blocks to the system.");
 }
 
 }  // namespace ts::python

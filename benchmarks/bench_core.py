@@ -1,0 +1,102 @@
+"""Foundation benchmarks: per-op overhead, bandwidth-bound elementwise ops and reductions,
+a transposed operand, column sums, matmul. Ratios > 1 mean tessera is faster.
+
+    python benchmarks/bench_core.py [--threads N] [--quick] [--markdown docs/benchmarks.md]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable, Dict, List, Optional
+
+import numpy as np
+import torch
+
+import tessera as ts
+from common import machine, table, timeit
+
+
+def run_case(name: str, fns: Dict[str, Optional[Callable]], min_time: float) -> Dict[str, object]:
+    row: Dict[str, object] = {"case": name}
+    for lib in ("ts", "np", "torch"):
+        fn = fns.get(lib)
+        try:
+            row[lib] = timeit(fn, min_time) if fn else None
+        except (AttributeError, NotImplementedError, TypeError) as e:  # op not available yet
+            print(f"  {lib}: {name}: {e}", file=sys.stderr)
+            row[lib] = None
+    print(f"{name}: " + ", ".join(f"{k}={row[k]}" for k in ("ts", "np", "torch")), file=sys.stderr)
+    return row
+
+
+def cases(quick: bool) -> List[tuple]:
+    out = []
+    # ---- per-op overhead
+    a_np = np.ones(4, np.float32)
+    a_ts, b_ts = ts.asarray(a_np.copy()), ts.asarray(a_np.copy())
+    a_t, b_t = torch.ones(4), torch.ones(4)
+    b_np = a_np.copy()
+    out.append(("overhead: add, 4 float32", {"ts": lambda: a_ts + b_ts, "np": lambda: a_np + b_np,
+                                             "torch": lambda: a_t + b_t}))
+    out.append(("overhead: tensor + 1.0, 4 float32", {"ts": lambda: a_ts + 1.0, "np": lambda: a_np + 1.0,
+                                                       "torch": lambda: a_t + 1.0}))
+    out.append(("overhead: sum, 4 float32", {"ts": lambda: ts.sum(a_ts), "np": lambda: np.sum(a_np),
+                                             "torch": lambda: torch.sum(a_t)}))
+    # ---- bandwidth-bound ops
+    sizes = [20] if quick else [20, 24]
+    rng = np.random.default_rng(0)
+    for p in sizes:
+        x_np = rng.standard_normal(2 ** p).astype(np.float32)
+        y_np = rng.standard_normal(2 ** p).astype(np.float32)
+        x_ts, y_ts = ts.asarray(x_np), ts.asarray(y_np)
+        x_t, y_t = torch.from_numpy(x_np), torch.from_numpy(y_np)
+        out += [
+            (f"add 2^{p} float32", {"ts": lambda: x_ts + y_ts, "np": lambda: x_np + y_np, "torch": lambda: x_t + y_t}),
+            (f"mul 2^{p} float32", {"ts": lambda: x_ts * y_ts, "np": lambda: x_np * y_np, "torch": lambda: x_t * y_t}),
+            (f"exp 2^{p} float32", {"ts": lambda: ts.exp(x_ts), "np": lambda: np.exp(x_np), "torch": lambda: torch.exp(x_t)}),
+            (f"tanh 2^{p} float32", {"ts": lambda: ts.tanh(x_ts), "np": lambda: np.tanh(x_np), "torch": lambda: torch.tanh(x_t)}),
+            (f"sum 2^{p} float32", {"ts": lambda: ts.sum(x_ts), "np": lambda: np.sum(x_np), "torch": lambda: torch.sum(x_t)}),
+            (f"max 2^{p} float32", {"ts": lambda: ts.max(x_ts), "np": lambda: np.max(x_np), "torch": lambda: torch.max(x_t)}),
+        ]
+    # ---- layout
+    m_np = rng.standard_normal((2048, 2048)).astype(np.float32)
+    m_ts, m_t = ts.asarray(m_np), torch.from_numpy(m_np)
+    out.append(("add 2048² contiguous", {"ts": lambda: m_ts + m_ts, "np": lambda: m_np + m_np, "torch": lambda: m_t + m_t}))
+    out.append(("add 2048² + its transpose", {"ts": lambda: m_ts + m_ts.T, "np": lambda: m_np + m_np.T,
+                                              "torch": lambda: m_t + m_t.T}))
+    out.append(("column sums 2048²", {"ts": lambda: ts.sum(m_ts, axis=0), "np": lambda: m_np.sum(axis=0),
+                                      "torch": lambda: m_t.sum(dim=0)}))
+    # ---- matmul
+    for n in (256, 1024):
+        p_np = rng.standard_normal((n, n)).astype(np.float32)
+        q_np = rng.standard_normal((n, n)).astype(np.float32)
+        p_ts, q_ts = ts.asarray(p_np), ts.asarray(q_np)
+        p_t, q_t = torch.from_numpy(p_np), torch.from_numpy(q_np)
+        out.append((f"matmul {n}² float32", {"ts": lambda: p_ts @ q_ts, "np": lambda: p_np @ q_np,
+                                             "torch": lambda: p_t @ q_t}))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--min-time", type=float, default=0.3)
+    ap.add_argument("--markdown", default=None, help="write the table to this file")
+    args = ap.parse_args()
+    threads = args.threads or ts.get_num_threads()
+    ts.set_num_threads(threads)
+    torch.set_num_threads(threads)
+    rows = [run_case(name, fns, args.min_time) for name, fns in cases(args.quick)]
+    head = (f"Machine: {machine()}; threads: {threads}; tessera {ts.__version__}, NumPy {np.__version__}, "
+            f"PyTorch {torch.__version__}. Ratios > 1 mean tessera is faster.")
+    md = head + "\n\n" + table(rows)
+    print(md)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(md + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

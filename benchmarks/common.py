@@ -1,0 +1,64 @@
+"""Shared timing helpers: every case runs the same work in tessera, NumPy and PyTorch in one
+process with the same thread count, and reports medians and ratios."""
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import time
+from typing import Callable, Dict, List, Optional
+
+
+def timeit(fn: Callable[[], object], min_time: float = 0.2, repeats: int = 7) -> float:
+    """Median seconds per call over `repeats` batches, each lasting at least ~min_time/repeats."""
+    fn()
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        dt = time.perf_counter() - t0
+        if dt > min_time / repeats or n > 1_000_000:
+            break
+        n *= 4
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        samples.append((time.perf_counter() - t0) / n)
+    return statistics.median(samples)
+
+
+def fmt_time(s: Optional[float]) -> str:
+    if s is None:
+        return "n/a"
+    if s < 1e-3:
+        return f"{s * 1e6:.2f} µs"
+    if s < 1:
+        return f"{s * 1e3:.2f} ms"
+    return f"{s:.2f} s"
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def table(rows: List[Dict[str, object]]) -> str:
+    out = ["| case | tessera | NumPy | PyTorch | NumPy/tessera | PyTorch/tessera |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        t, n, p = r["ts"], r["np"], r["torch"]
+        rn = f"{n / t:.2f}×" if t and n else "n/a"
+        rp = f"{p / t:.2f}×" if t and p else "n/a"
+        out.append(f"| {r['case']} | {fmt_time(t)} | {fmt_time(n)} | {fmt_time(p)} | {rn} | {rp} |")
+    return "\n".join(out)

@@ -1,0 +1,94 @@
+#include "core/cpu_allocator.h"
+
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+#include <vector>
+
+namespace ts {
+
+// Note [CPU block cache]: glibc serves allocations above its mmap threshold (at most 32 MiB)
+// with fresh mmaps, so every large op output pays page faults on first touch. We keep freed
+// blocks of >= 1 MiB, rounded to a quarter of their power of two (at most 25% slack), and hand
+// them back for the same rounded size. The cache is capped; beyond the cap blocks are freed.
+namespace {
+
+constexpr int64_t kMinCached = int64_t(1) << 20;
+constexpr int64_t kMaxCachedTotal = int64_t(1) << 30;
+
+int64_t round_size(int64_t n) {
+  int64_t p = 1;
+  while (p * 2 <= n) p *= 2;
+  const int64_t q = p / 4;
+  return (n + q - 1) / q * q;
+}
+
+struct BlockCache {
+  std::mutex mu;
+  std::unordered_map<int64_t, std::vector<void*>> free_blocks;
+  int64_t cached = 0;
+
+  void* take(int64_t size) {
+    std::lock_guard<std::mutex> g(mu);
+    auto it = free_blocks.find(size);
+    if (it == free_blocks.end() || it->second.empty()) return nullptr;
+    void* p = it->second.back();
+    it->second.pop_back();
+    cached -= size;
+    return p;
+  }
+  bool give(void* p, int64_t size) {
+    std::lock_guard<std::mutex> g(mu);
+    if (cached + size > kMaxCachedTotal) return false;
+    free_blocks[size].push_back(p);
+    cached += size;
+    return true;
+  }
+  void clear() {
+    std::lock_guard<std::mutex> g(mu);
+    for (auto& kv : free_blocks)
+      for (void* p : kv.second) std::free(p);
+    free_blocks.clear();
+    cached = 0;
+  }
+};
+
+BlockCache& cache() {
+  static BlockCache* c = new BlockCache();  // never destroyed: tensors may outlive statics
+  return *c;
+}
+
+void* raw_alloc(int64_t nbytes) {
+  void* p = nullptr;
+  if (posix_memalign(&p, 64, static_cast<size_t>(nbytes)) != 0 || p == nullptr)
+    throw std::bad_alloc();
+  return p;
+}
+
+}  // namespace
+
+void* cpu_alloc(int64_t nbytes) {
+  if (nbytes < kMinCached) return raw_alloc(nbytes == 0 ? 1 : nbytes);
+  const int64_t size = round_size(nbytes);
+  if (void* p = cache().take(size)) return p;
+  void* p = raw_alloc(size);
+  madvise(p, static_cast<size_t>(size), MADV_HUGEPAGE);  // fewer faults on first touch
+  return p;
+}
+
+void cpu_free(void* p, int64_t nbytes) {
+  if (nbytes >= kMinCached && cache().give(p, round_size(nbytes))) return;
+  std::free(p);
+}
+
+int64_t cpu_cached_bytes() {
+  std::lock_guard<std::mutex> g(cache().mu);
+  return cache().cached;
+}
+
+void cpu_empty_cache() { cache().clear(); }
+
+}  // namespace ts
