@@ -8,6 +8,10 @@
 
 namespace ts {
 
+namespace autograd {
+struct AutogradMeta;
+}
+
 struct TensorImpl {
   StoragePtr storage;
   Shape shape;
@@ -18,6 +22,8 @@ struct TensorImpl {
   bool contiguous = true;
   // A Python scalar wrapped as a 0-d tensor: weak in type promotion (Note [Type promotion]).
   bool wrapped_number = false;
+  // requires_grad, grad, grad_fn, hooks: null for the (common) tensors autograd never saw.
+  std::shared_ptr<autograd::AutogradMeta> autograd;
 
   void refresh() {  // recompute cached numel / contiguity after shape or strides change
     numel = numel_of(shape);

@@ -13,6 +13,7 @@ void init_reduction(py::module_& m);
 void init_manipulation(py::module_& m);
 void init_indexing(py::module_& m);
 void init_interop(py::module_& m);
+void init_autograd(py::module_& m);
 }  // namespace ts::python
 
 namespace {
@@ -50,4 +51,5 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_manipulation(m);
   ts::python::init_indexing(m);
   ts::python::init_interop(m);
+  ts::python::init_autograd(m);
 }

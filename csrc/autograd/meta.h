@@ -1,0 +1,32 @@
+// Per-tensor autograd state, and the functions ops and bindings use to read and set it.
+#pragma once
+#include <memory>
+
+#include "autograd/node.h"
+
+namespace ts::autograd {
+
+struct AutogradMeta {
+  bool requires_grad = false;        // set on leaves by the user
+  Tensor grad;                       // .grad
+  std::shared_ptr<Node> grad_fn;     // set on op outputs
+  uint32_t output_nr = 0;
+  std::weak_ptr<Node> grad_accumulator;  // leaves: their AccumulateGrad, created on demand
+  bool retains_grad = false;
+  std::vector<std::shared_ptr<GradHook>> leaf_hooks;  // hooks on a leaf's gradient
+};
+
+AutogradMeta* get_meta(const Tensor& t);        // null when the tensor has none
+AutogradMeta& ensure_meta(const Tensor& t);
+
+bool requires_grad(const Tensor& t);  // leaf flag or has a grad_fn
+bool is_leaf(const Tensor& t);
+void set_requires_grad(const Tensor& t, bool value);
+const std::shared_ptr<Node>& grad_fn(const Tensor& t);
+// Where a gradient w.r.t. t flows: its grad_fn and output number, or its AccumulateGrad.
+Edge gradient_edge(const Tensor& t);
+// A new TensorImpl over the same storage and geometry, without autograd state.
+Tensor detach(const Tensor& t);
+void set_history(const Tensor& out, const std::shared_ptr<Node>& fn, uint32_t output_nr);
+
+}  // namespace ts::autograd

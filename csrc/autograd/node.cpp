@@ -1,0 +1,78 @@
+#include "autograd/node.h"
+
+#include <atomic>
+
+#include "autograd/grad_mode.h"
+#include "autograd/meta.h"
+#include "ops/arithmetic.h"
+#include "ops/copy.h"
+
+namespace ts::autograd {
+
+uint64_t next_sequence_nr() {
+  static std::atomic<uint64_t> counter{0};
+  return counter.fetch_add(1, std::memory_order_relaxed);
+}
+
+SavedTensor::SavedTensor(const Tensor& t, bool is_output)
+    : version_(t.version()), is_output_(is_output), requires_grad_(requires_grad(t)) {
+  if (!is_output) {
+    data_ = t;
+    return;
+  }
+  data_ = detach(t);
+  if (const AutogradMeta* m = get_meta(t)) output_nr_ = m->output_nr;
+}
+
+Tensor SavedTensor::unpack(const char* op, const std::shared_ptr<Node>& owner) const {
+  if (released_)
+    throw RuntimeError(str(
+        "backward: trying to backward through the graph a second time (or to use saved tensors ",
+        "after they were freed); the saved values of ", op,
+        " were released by the first backward. Hint: pass retain_graph=True to the first "
+        "backward() or autograd.grad() call"));
+  if (!data_.defined()) return data_;
+  if (data_.version() != version_)
+    throw RuntimeError(str("backward: one of the tensors needed for the gradient of ", op,
+                           " has been modified by an in-place operation: a ",
+                           dtype_name(data_.dtype()), " tensor of shape ",
+                           shape_str(data_.shape()), " is at version ", data_.version(),
+                           "; expected version ", version_,
+                           ". Hint: use an out-of-place op or clone() the tensor before changing it"));
+  if (is_output_ && requires_grad_ && owner) {
+    // Re-attach the output to its node so double backward sees its history.
+    Tensor t = detach(data_);
+    set_history(t, owner, output_nr_);
+    return t;
+  }
+  return data_;
+}
+
+AccumulateGrad::AccumulateGrad(Tensor v) : variable(std::move(v)) {
+  out_meta.push_back({variable.shape(), variable.dtype(), variable.device()});
+}
+
+variable_list AccumulateGrad::apply(variable_list&& grads) {
+  Tensor g = grads.empty() ? Tensor() : grads[0];
+  AutogradMeta& m = ensure_meta(variable);
+  for (const auto& hook : m.leaf_hooks) {
+    if (!g.defined()) break;
+    Tensor r = (*hook)(g);
+    if (r.defined()) g = r;
+  }
+  if (!g.defined()) return {};
+  if (!m.grad.defined()) {
+    // Keep the incoming tensor when nobody else holds it and no graph is being built;
+    // else store a copy so later in-place accumulation cannot change someone else's tensor.
+    const bool stealable = !grad_enabled() && g.impl_ptr().use_count() <= 2 &&
+                           g.storage().use_count() == 1 && g.is_contiguous();
+    m.grad = grad_enabled() ? g : (stealable ? g : clone(g));
+  } else if (grad_enabled() || requires_grad(m.grad)) {
+    m.grad = add(m.grad, g);  // out of place: the sum joins the graph (create_graph=True)
+  } else {
+    binary_op_(kAdd, m.grad, g);  // in place, like PyTorch: views of .grad see the update
+  }
+  return {};
+}
+
+}  // namespace ts::autograd

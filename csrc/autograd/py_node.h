@@ -1,0 +1,32 @@
+// A node whose backward is Python code (tessera.autograd.Function subclasses).
+#pragma once
+#include <pybind11/pybind11.h>
+
+#include "autograd/function.h"
+
+namespace ts::autograd {
+
+// Holds a Python object and drops it under the GIL (nodes die on any thread).
+struct PyRef {
+  explicit PyRef(pybind11::object o) : obj(std::move(o)) {}
+  ~PyRef() {
+    pybind11::gil_scoped_acquire g;
+    obj = pybind11::object();
+  }
+  pybind11::object obj;
+};
+
+struct PyFunctionNode : Node {
+  std::string cls_name;
+  std::shared_ptr<PyRef> backward;  // callable(ctx, saved_tuple, *grads) -> tuple of grads
+  std::shared_ptr<PyRef> ctx;
+  std::vector<SavedTensor> saved;
+  std::vector<InputMeta> inputs;
+  bool released = false;
+
+  std::string name() const override { return cls_name + "Backward"; }
+  variable_list apply(variable_list&& grads) override;
+  void release_variables() override;
+};
+
+}  // namespace ts::autograd

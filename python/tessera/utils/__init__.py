@@ -1,0 +1,2 @@
+"""tessera.utils: checkpoint (and data, with the training issue)."""
+from . import checkpoint  # noqa: F401
