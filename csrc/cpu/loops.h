@@ -50,15 +50,20 @@ void binary_loop(char** p, const int64_t* s, int64_t n, const Op& op) {
                           static_cast<A>(*reinterpret_cast<const T*>(p[2] + i * s[2]))));
 }
 
-// Runs an op over every dtype of `Set`. The output type is bool when the op returns bool
-// (comparisons, predicates), else the input type. Ops whose output type differs otherwise
-// (abs of complex -> real) write their own loop.
+// The output element type of an op on T whose result (on acc_t<T>) has type Res: bool for
+// predicates and comparisons, the real type for complex -> real ops (abs, real, imag), else T.
+template <class T, class Res>
+using out_elem_t =
+    std::conditional_t<std::is_same_v<Res, bool>, bool,
+                       std::conditional_t<is_complex_v<T> && !is_complex_v<Res>, Res, T>>;
+
+// Runs an op over every dtype of `Set`; the output type follows out_elem_t.
 
 template <uint32_t Set, class Op>
 void run_unary(const ElementwiseIter& it, DType dt, const char* name, const Op& op) {
   visit_dtype<Set>(dt, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using R = std::conditional_t<std::is_same_v<decltype(op(acc_t<T>())), bool>, bool, T>;
+    using R = out_elem_t<T, decltype(op(acc_t<T>()))>;
     it.for_each([&](char** p, const int64_t* s, int64_t n) { unary_loop<T, R>(p, s, n, op); });
   });
 }
@@ -67,7 +72,7 @@ template <uint32_t Set, class Op>
 void run_binary(const ElementwiseIter& it, DType dt, const char* name, const Op& op) {
   visit_dtype<Set>(dt, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using R = std::conditional_t<std::is_same_v<decltype(op(acc_t<T>(), acc_t<T>())), bool>, bool, T>;
+    using R = out_elem_t<T, decltype(op(acc_t<T>(), acc_t<T>()))>;
     it.for_each([&](char** p, const int64_t* s, int64_t n) { binary_loop<T, R>(p, s, n, op); });
   });
 }

@@ -1,8 +1,201 @@
-// The elementwise functions of the array API namespace.
+// The elementwise functions of the array API namespace, and the torch-style Tensor methods
+// that call them (x.exp(), x.clamp(...)). Operators (x + y, x ** y, ...) are in bind_tensor.cpp.
 #include "ops/arithmetic.h"
+#include "ops/bitwise.h"
+#include "ops/compare.h"
+#include "ops/math.h"
+#include "ops/rounding.h"
 #include "python/elementwise_binding.h"
 
 namespace ts::python {
+
+namespace {
+
+std::optional<Tensor> optional_operand(py::handle h, const char* op) {
+  if (h.is_none()) return std::nullopt;
+  return operand_or_throw(h, op);
+}
+
+Tensor clip_py(py::handle x, py::handle lo, py::handle hi) {
+  return clip(operand_or_throw(x, "clip"), optional_operand(lo, "clip"),
+              optional_operand(hi, "clip"));
+}
+
+void def_unary_functions(py::module_& m) {
+  struct U {
+    const ElementwiseDef* def;
+    const char* doc;
+  };
+  const U unary[] = {
+      {&abs_def,
+       "|x|; abs of a complex tensor is real (float32 for complex64). abs(INT_MIN) wraps."},
+      {&acos_def, "Inverse cosine. Integer and boolean inputs compute in float32."},
+      {&acosh_def, "Inverse hyperbolic cosine."},
+      {&asin_def, "Inverse sine."},
+      {&asinh_def, "Inverse hyperbolic sine."},
+      {&atan_def, "Inverse tangent."},
+      {&atanh_def, "Inverse hyperbolic tangent."},
+      {&cos_def, "Cosine."},
+      {&cosh_def, "Hyperbolic cosine."},
+      {&sin_def, "Sine."},
+      {&sinh_def, "Hyperbolic sine."},
+      {&tan_def, "Tangent."},
+      {&tanh_def, "Hyperbolic tangent (float32: a vectorized polynomial within 2 ulp)."},
+      {&exp_def, "e ** x (float32: a vectorized polynomial within 1 ulp)."},
+      {&expm1_def, "exp(x) - 1, accurate for small x."},
+      {&log_def, "Natural logarithm."},
+      {&log1p_def, "log(1 + x), accurate for small x."},
+      {&log2_def, "Base-2 logarithm."},
+      {&log10_def, "Base-10 logarithm."},
+      {&sqrt_def, "Square root (principal branch for complex)."},
+      {&reciprocal_def, "1 / x (integers compute in float32)."},
+      {&sign_def, "-1, 0 or 1 (keeping +-0 and NaN); z / |z| for complex."},
+      {&square_def, "x * x (integers wrap)."},
+      {&positive_def, "+x (a copy)."},
+      {&isfinite_def, "True where x is finite (both parts for complex)."},
+      {&isinf_def, "True where x is +-inf (either part for complex)."},
+      {&isnan_def, "True where x is NaN (either part for complex)."},
+      {&signbit_def, "True where the sign bit of x is set (also for -0.0 and -NaN)."},
+      {&bitwise_invert_def, "~x for integers; logical not for booleans."},
+      {&logical_not_def, "not x, by truthiness (nonzero is true)."},
+      {&ceil_def, "Smallest integer >= x (integers are returned unchanged)."},
+      {&floor_def, "Largest integer <= x (integers are returned unchanged)."},
+      {&trunc_def, "x rounded toward zero (integers are returned unchanged)."},
+      {&round_def, "x rounded to the nearest integer, ties to even (both parts for complex)."},
+  };
+  for (const U& u : unary) def_unary_function(m, *u.def, u.doc);
+  m.def(
+      "real", [](py::handle x) { return real(operand_or_throw(x, "real")); }, py::arg("x"),
+      py::pos_only(), "Real part (float32 for complex64); a real tensor is returned as is.");
+  m.def(
+      "imag", [](py::handle x) { return imag(operand_or_throw(x, "imag")); }, py::arg("x"),
+      py::pos_only(), "Imaginary part (float32 for complex64); zeros for a real tensor.");
+}
+
+void def_binary_functions(py::module_& m) {
+  struct B {
+    const ElementwiseDef* def;
+    const char* doc;
+  };
+  const B binary[] = {
+      {&atan2_def, "Angle of the point (x2, x1), quadrant-aware."},
+      {&hypot_def, "sqrt(x1**2 + x2**2) without undue overflow."},
+      {&logaddexp_def, "log(exp(x1) + exp(x2)) without overflow."},
+      {&copysign_def, "|x1| with the sign of x2."},
+      {&nextafter_def, "The next representable value after x1 toward x2 (in x1's dtype)."},
+      {&equal_def, "x1 == x2."},
+      {&not_equal_def, "x1 != x2."},
+      {&less_def, "x1 < x2."},
+      {&less_equal_def, "x1 <= x2."},
+      {&greater_def, "x1 > x2."},
+      {&greater_equal_def, "x1 >= x2."},
+      {&maximum_def, "Elementwise maximum; NaN propagates."},
+      {&minimum_def, "Elementwise minimum; NaN propagates."},
+      {&bitwise_and_def, "x1 & x2 (integers, booleans)."},
+      {&bitwise_or_def, "x1 | x2 (integers, booleans)."},
+      {&bitwise_xor_def, "x1 ^ x2 (integers, booleans)."},
+      {&bitwise_left_shift_def, "x1 << x2; shifting by >= the bit width gives 0."},
+      {&bitwise_right_shift_def,
+       "x1 >> x2 (arithmetic); by >= the bit width gives 0, or -1 for negative x1."},
+      {&logical_and_def, "x1 and x2, by truthiness."},
+      {&logical_or_def, "x1 or x2, by truthiness."},
+      {&logical_xor_def, "x1 xor x2, by truthiness."},
+      {&floor_divide_def,
+       "x1 // x2 rounded toward -inf (Python's rule); integer division by zero gives 0."},
+      {&remainder_def,
+       "x1 % x2 with the sign of x2 (Python's rule); integer remainder by zero gives 0."},
+  };
+  for (const B& b : binary) def_binary_function(m, *b.def, b.doc);
+  m.def(
+      "pow",
+      [](py::handle a, py::handle b) {
+        auto [ta, tb] = binary_operands(a, b, "pow");
+        return pow(ta, tb);
+      },
+      py::arg("x1"), py::arg("x2"), py::pos_only(),
+      "x1 ** x2; integers wrap, and integers to negative integer powers raise ValueError.");
+  m.def("clip", &clip_py, py::arg("x"), py::pos_only(), py::arg("min") = py::none(),
+        py::arg("max") = py::none(),
+        "x clamped to [min, max] (scalars or tensors broadcasting to x), in x's dtype.\n"
+        "Where min > max the result is max (NumPy); NaN in x or a bound gives NaN.");
+}
+
+// Torch-style methods: x.exp(), x.add(y), x.clamp(min, max), ... (names the standard's array
+// object doesn't use, so nothing clashes).
+void def_tensor_methods(py::module_& m) {
+  auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
+  struct U {
+    const char* name;
+    const ElementwiseDef* def;
+  };
+  const U unary[] = {
+      {"abs", &abs_def},         {"exp", &exp_def},        {"expm1", &expm1_def},
+      {"log", &log_def},         {"log1p", &log1p_def},    {"log2", &log2_def},
+      {"log10", &log10_def},     {"sqrt", &sqrt_def},      {"sin", &sin_def},
+      {"cos", &cos_def},         {"tan", &tan_def},        {"tanh", &tanh_def},
+      {"sinh", &sinh_def},       {"cosh", &cosh_def},      {"asin", &asin_def},
+      {"acos", &acos_def},       {"atan", &atan_def},      {"floor", &floor_def},
+      {"ceil", &ceil_def},       {"trunc", &trunc_def},    {"round", &round_def},
+      {"sign", &sign_def},       {"square", &square_def},  {"reciprocal", &reciprocal_def},
+      {"isnan", &isnan_def},     {"isinf", &isinf_def},    {"isfinite", &isfinite_def},
+      {"neg", &kNegative},       {"negative", &kNegative}, {"logical_not", &logical_not_def},
+      {"signbit", &signbit_def},
+  };
+  for (const U& u : unary) {
+    const ElementwiseDef* d = u.def;
+    cls.def(u.name, [d](const Tensor& t) { return unary_op(*d, t); });
+  }
+  struct B {
+    const char* name;
+    const ElementwiseDef* def;
+  };
+  const B binary[] = {
+      {"add", &kAdd},
+      {"sub", &kSubtract},
+      {"mul", &kMultiply},
+      {"div", &kDivide},
+      {"maximum", &maximum_def},
+      {"minimum", &minimum_def},
+      {"atan2", &atan2_def},
+      {"remainder", &remainder_def},
+      {"floor_divide", &floor_divide_def},
+      {"eq", &equal_def},
+      {"ne", &not_equal_def},
+      {"lt", &less_def},
+      {"le", &less_equal_def},
+      {"gt", &greater_def},
+      {"ge", &greater_equal_def},
+      {"logical_and", &logical_and_def},
+      {"logical_or", &logical_or_def},
+      {"logical_xor", &logical_xor_def},
+      {"bitwise_and", &bitwise_and_def},
+      {"bitwise_or", &bitwise_or_def},
+      {"bitwise_xor", &bitwise_xor_def},
+  };
+  for (const B& b : binary) {
+    const ElementwiseDef* d = b.def;
+    cls.def(b.name, [d](const Tensor& t, py::handle o) {
+      return binary_op(*d, t, operand_or_throw(o, d->name));
+    });
+  }
+  const B inplace[] = {
+      {"add_", &kAdd}, {"sub_", &kSubtract}, {"mul_", &kMultiply}, {"div_", &kDivide}};
+  for (const B& b : inplace) {
+    const ElementwiseDef* d = b.def;
+    cls.def(b.name, [d](py::object self, py::handle o) {
+      binary_op_(*d, self.cast<const Tensor&>(), operand_or_throw(o, d->name));
+      return self;
+    });
+  }
+  cls.def("pow", [](const Tensor& t, py::handle o) { return pow(t, operand_or_throw(o, "pow")); });
+  for (const char* name : {"clip", "clamp"})
+    cls.def(
+        name, [](py::handle self, py::handle lo, py::handle hi) { return clip_py(self, lo, hi); },
+        py::arg("min") = py::none(), py::arg("max") = py::none());
+  cls.def("conj", [](const Tensor& t) { return conj(t); });
+}
+
+}  // namespace
 
 void init_elementwise(py::module_& m) {
   def_binary_function(m, kAdd, "x1 + x2, broadcasting; Python scalars are weak.");
@@ -10,8 +203,13 @@ void init_elementwise(py::module_& m) {
   def_binary_function(m, kMultiply, "x1 * x2, broadcasting.");
   def_binary_function(m, kDivide, "x1 / x2 (true division; integers divide in float32).");
   def_unary_function(m, kNegative, "-x.");
-  m.def("conj", [](py::handle x) { return conj(operand_or_throw(x, "conj")); }, py::arg("x"),
-        py::pos_only(), "Complex conjugate (real inputs are returned unchanged).");
+  m.def(
+      "conj", [](py::handle x) { return conj(operand_or_throw(x, "conj")); }, py::arg("x"),
+      py::pos_only(), "Complex conjugate (real inputs are returned unchanged).");
+  def_unary_functions(m);
+  def_binary_functions(m);
+  m.attr("clamp") = m.attr("clip");
+  def_tensor_methods(m);
 }
 
 }  // namespace ts::python

@@ -2,6 +2,10 @@
 // Methods with flexible signatures (sum(axis=..., dim=...), reshape(*shape), repr) are added in
 // python/tessera/_tensor.py over these.
 #include "ops/arithmetic.h"
+#include "ops/bitwise.h"
+#include "ops/compare.h"
+#include "ops/math.h"
+#include "ops/rounding.h"
 #include "ops/copy.h"
 #include "ops/linalg.h"
 #include "ops/views.h"
@@ -139,8 +143,25 @@ void init_tensor(py::module_& m) {
   def_binary_operator(cls, "__sub__", "__rsub__", "__isub__", kSubtract);
   def_binary_operator(cls, "__mul__", "__rmul__", "__imul__", kMultiply);
   def_binary_operator(cls, "__truediv__", "__rtruediv__", "__itruediv__", kDivide);
+  def_binary_operator(cls, "__floordiv__", "__rfloordiv__", "__ifloordiv__", floor_divide_def);
+  def_binary_operator(cls, "__mod__", "__rmod__", "__imod__", remainder_def);
+  def_binary_operator_with(cls, "__pow__", "__rpow__", "__ipow__", &pow, &pow_);
+  def_binary_operator(cls, "__and__", "__rand__", "__iand__", bitwise_and_def);
+  def_binary_operator(cls, "__or__", "__ror__", "__ior__", bitwise_or_def);
+  def_binary_operator(cls, "__xor__", "__rxor__", "__ixor__", bitwise_xor_def);
+  def_binary_operator(cls, "__lshift__", "__rlshift__", "__ilshift__", bitwise_left_shift_def);
+  def_binary_operator(cls, "__rshift__", "__rrshift__", "__irshift__", bitwise_right_shift_def);
+  // Comparisons have no reflected forms: Python swaps x < y into y > x itself.
+  def_binary_operator(cls, "__eq__", nullptr, nullptr, equal_def);
+  def_binary_operator(cls, "__ne__", nullptr, nullptr, not_equal_def);
+  def_binary_operator(cls, "__lt__", nullptr, nullptr, less_def);
+  def_binary_operator(cls, "__le__", nullptr, nullptr, less_equal_def);
+  def_binary_operator(cls, "__gt__", nullptr, nullptr, greater_def);
+  def_binary_operator(cls, "__ge__", nullptr, nullptr, greater_equal_def);
   def_unary_operator(cls, "__neg__", kNegative);
-  cls.def("__pos__", [](const Tensor& t) { return t; });
+  def_unary_operator(cls, "__pos__", positive_def);
+  def_unary_operator(cls, "__abs__", abs_def);
+  def_unary_operator(cls, "__invert__", bitwise_invert_def);
   cls.def("__matmul__", [](const Tensor& a, py::handle b) -> py::object {
     Tensor o;
     if (!to_operand(b, o)) return not_implemented();

@@ -5,45 +5,76 @@
 
 namespace ts::python {
 
-inline py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
+inline py::object not_implemented() {
+  return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+}
+
+using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
+using InplaceFn = void (*)(const Tensor&, const Tensor&);
+
+// Both operands of a namespace function; the standard wants at least one to be an array.
+inline std::pair<Tensor, Tensor> binary_operands(py::handle a, py::handle b, const char* op) {
+  Tensor ta = operand_or_throw(a, op), tb = operand_or_throw(b, op);
+  if (ta.is_wrapped_number() && tb.is_wrapped_number())
+    throw py::type_error(std::string(op) +
+                         ": expected at least one tensor operand, got two Python numbers");
+  return {std::move(ta), std::move(tb)};
+}
 
 // ts.name(x1, x2): both may be tensors or Python numbers (at least one a tensor).
 inline void def_binary_function(py::module_& m, const ElementwiseDef& def, const char* doc) {
   const ElementwiseDef* d = &def;
-  m.def(def.name, [d](py::handle a, py::handle b) {
-    return binary_op(*d, operand_or_throw(a, d->name), operand_or_throw(b, d->name));
-  }, py::arg("x1"), py::arg("x2"), py::pos_only(), doc);
+  m.def(
+      def.name,
+      [d](py::handle a, py::handle b) {
+        auto [ta, tb] = binary_operands(a, b, d->name);
+        return binary_op(*d, ta, tb);
+      },
+      py::arg("x1"), py::arg("x2"), py::pos_only(), doc);
 }
 
 inline void def_unary_function(py::module_& m, const ElementwiseDef& def, const char* doc) {
   const ElementwiseDef* d = &def;
-  m.def(def.name, [d](py::handle x) { return unary_op(*d, operand_or_throw(x, d->name)); },
-        py::arg("x"), py::pos_only(), doc);
+  m.def(
+      def.name, [d](py::handle x) { return unary_op(*d, operand_or_throw(x, d->name)); },
+      py::arg("x"), py::pos_only(), doc);
 }
 
-// Tensor.__op__, __rop__ and (when `iname` is given) __iop__.
+// Tensor.__op__, __rop__ and __iop__ (each optional) through plain functions; an operand
+// that can't be one gives NotImplemented so Python tries the other side.
+template <class Cls, class Fn, class IFn>
+void def_binary_operator_with(Cls& cls, const char* name, const char* rname, const char* iname,
+                              Fn fn, IFn ifn) {
+  if (name)
+    cls.def(name, [fn](const Tensor& self, py::handle other) -> py::object {
+      Tensor o;
+      if (!to_operand(other, o)) return not_implemented();
+      return py::cast(fn(self, o));
+    });
+  if (rname)
+    cls.def(rname, [fn](const Tensor& self, py::handle other) -> py::object {
+      Tensor o;
+      if (!to_operand(other, o)) return not_implemented();
+      return py::cast(fn(o, self));
+    });
+  if (iname)
+    cls.def(iname, [ifn](py::object self, py::handle other) -> py::object {
+      Tensor o;
+      if (!to_operand(other, o)) return not_implemented();
+      ifn(self.cast<const Tensor&>(), o);
+      return self;
+    });
+}
+
+// Tensor.__op__, __rop__ and (when `iname` is given) __iop__ of an elementwise op.
 template <class Cls>
 void def_binary_operator(Cls& cls, const char* name, const char* rname, const char* iname,
                          const ElementwiseDef& def) {
   const ElementwiseDef* d = &def;
-  cls.def(name, [d](const Tensor& self, py::handle other) -> py::object {
-    Tensor o;
-    if (!to_operand(other, o)) return not_implemented();
-    return py::cast(binary_op(*d, self, o));
-  });
-  if (rname)
-    cls.def(rname, [d](const Tensor& self, py::handle other) -> py::object {
-      Tensor o;
-      if (!to_operand(other, o)) return not_implemented();
-      return py::cast(binary_op(*d, o, self));
-    });
-  if (iname)
-    cls.def(iname, [d](py::object self, py::handle other) -> py::object {
-      Tensor o;
-      if (!to_operand(other, o)) return not_implemented();
-      binary_op_(*d, self.cast<const Tensor&>(), o);
-      return self;
-    });
+  def_binary_operator_with(
+      cls, name, rname, iname,
+      [d](const Tensor& a, const Tensor& b) { return binary_op(*d, a, b); },
+      [d](const Tensor& a, const Tensor& b) { binary_op_(*d, a, b); });
 }
 
 template <class Cls>

@@ -1,0 +1,191 @@
+// Scalar helpers for the elementwise kernels: NumPy-compatible floored division, integer
+// powers and shifts that never trap (no SIGFPE, no signed-overflow UB), complex helpers.
+#pragma once
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "cpu/loops.h"
+
+namespace ts::scalar {
+
+// The sign bit through the bits: GCC 12 hits an internal compiler error when it vectorizes
+// std::signbit under LTO.
+inline bool sign_bit(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u >> 31;
+}
+inline bool sign_bit(double f) {
+  uint64_t u;
+  std::memcpy(&u, &f, 8);
+  return u >> 63;
+}
+
+// Integer ops wrap like NumPy/PyTorch: compute in an unsigned type of at least 32 bits, where
+// overflow is defined (uint16 * uint16 would promote to a signed int and overflow).
+template <class T>
+using wide_unsigned_t = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
+template <class T>
+T wrap_mul(T a, T b) {
+  using U = wide_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+}
+template <class T>
+T wrap_neg(T a) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(U(0) - static_cast<U>(a)));
+}
+
+// Python's a // b for integers (rounds toward -inf). b == 0 gives 0 (NumPy, with no trap);
+// MIN // -1 wraps to MIN.
+template <class T>
+T int_floor_divide(T a, T b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return wrap_neg(a);
+    const T q = static_cast<T>(a / b);
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+  } else {
+    return static_cast<T>(a / b);
+  }
+}
+
+// Python's a % b for integers (the sign of b). b == 0 gives 0; MIN % -1 is 0.
+template <class T>
+T int_remainder(T a, T b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return 0;
+    const T r = static_cast<T>(a % b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;
+  } else {
+    return static_cast<T>(a % b);
+  }
+}
+
+// NumPy's npy_divmod for floats: floor division and the remainder with the divisor's sign,
+// including its special cases (x // 0 -> +-inf/nan, x % 0 -> nan, 5 % inf -> 5, -5 % inf -> inf).
+template <class F>
+F float_floor_divide(F a, F b) {
+  if (b == 0) return a / b;
+  const F mod = std::fmod(a, b);
+  F div = (a - mod) / b;
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) div -= F(1);
+  }
+  if (div != 0) {
+    F fl = std::floor(div);
+    if (div - fl > F(0.5)) fl += F(1);
+    return fl;
+  }
+  return std::copysign(F(0), a / b);
+}
+template <class F>
+F float_remainder(F a, F b) {
+  F mod = std::fmod(a, b);
+  if (b == 0) return mod;
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) mod += b;
+  } else {
+    mod = std::copysign(F(0), b);
+  }
+  return mod;
+}
+
+// a ** b for integers by repeated squaring, wrapping; b >= 0 (the op rejects negatives).
+template <class T>
+T int_pow(T a, T b) {
+  using U = wide_unsigned_t<T>;
+  if constexpr (std::is_signed_v<T>) {
+    if (b < 0) return 0;
+  }
+  U base = static_cast<U>(a), r = 1;
+  for (auto e = static_cast<std::make_unsigned_t<T>>(b); e; e >>= 1) {
+    if (e & 1u) r = static_cast<U>(r * base);
+    base = static_cast<U>(base * base);
+  }
+  return static_cast<T>(r);
+}
+
+// NumPy's complex power: exact repeated multiplication for small integral real exponents.
+template <class V>
+std::complex<V> complex_pow(std::complex<V> a, std::complex<V> b) {
+  using C = std::complex<V>;
+  if (b == C(0)) return C(1);
+  if (a == C(0)) {
+    if (b.real() > 0 && b.imag() == 0) return C(0);
+    const V nan = std::numeric_limits<V>::quiet_NaN();
+    return C(nan, nan);
+  }
+  if (b.imag() == 0 && b.real() > -100 && b.real() < 100 && b.real() == std::trunc(b.real())) {
+    const long n = static_cast<long>(b.real());
+    if (n == 1) return a;
+    if (n == 2) return a * a;
+    if (n == 3) return a * a * a;
+    C r(1), base = a;
+    for (long m = n < 0 ? -n : n; m; m >>= 1) {
+      if (m & 1) r *= base;
+      base *= base;
+    }
+    return n < 0 ? C(1) / r : r;
+  }
+  return std::pow(a, b);
+}
+
+// Shifts like NumPy: by >= the bit width (or a negative amount) give 0, or -1 for a right
+// shift of a negative value.
+template <class T>
+T shift_left(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  if (static_cast<uint64_t>(b) >= sizeof(T) * 8) return 0;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) << b));
+}
+template <class T>
+T shift_right(T a, T b) {
+  if (static_cast<uint64_t>(b) >= sizeof(T) * 8) {
+    if constexpr (std::is_signed_v<T>) return a < 0 ? T(-1) : T(0);
+    return 0;
+  }
+  return static_cast<T>(a >> b);
+}
+
+// NumPy's logaddexp: exact for equal arguments (including infinities of one sign).
+template <class F>
+F logaddexp(F x, F y) {
+  if (x == y) return x + F(0.693147180559945309417232121458176568);
+  const F d = x - y;
+  if (d > 0) return x + std::log1p(std::exp(-d));
+  if (d <= 0) return y + std::log1p(std::exp(d));
+  return d;  // NaN
+}
+
+// Complex functions the standard library lacks, written as NumPy does.
+template <class V>
+std::complex<V> complex_expm1(std::complex<V> z) {
+  const V s = std::sin(z.imag() / 2);
+  return {std::expm1(z.real()) * std::cos(z.imag()) - 2 * s * s,
+          std::exp(z.real()) * std::sin(z.imag())};
+}
+template <class V>
+std::complex<V> complex_log1p(std::complex<V> z) {
+  return {std::log(std::hypot(z.real() + 1, z.imag())), std::atan2(z.imag(), z.real() + 1)};
+}
+template <class V>
+std::complex<V> complex_log2(std::complex<V> z) {
+  const std::complex<V> l = std::log(z);
+  const V k = V(1.442695040888963407359924681001892137);
+  return {l.real() * k, l.imag() * k};
+}
+
+// sign of a complex number: z / |z| (0 for 0).
+template <class V>
+std::complex<V> complex_sign(std::complex<V> z) {
+  if (z == std::complex<V>(0)) return z;
+  const V m = std::abs(z);
+  return {z.real() / m, z.imag() / m};
+}
+
+}  // namespace ts::scalar

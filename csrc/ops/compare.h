@@ -1,0 +1,23 @@
+// Comparisons, maximum/minimum and clip.
+#pragma once
+#include <optional>
+
+#include "ops/elementwise_defs.h"
+
+namespace ts {
+
+TS_DECLARE_ELEMENTWISE(equal);
+TS_DECLARE_ELEMENTWISE(not_equal);
+TS_DECLARE_ELEMENTWISE(less);
+TS_DECLARE_ELEMENTWISE(less_equal);
+TS_DECLARE_ELEMENTWISE(greater);
+TS_DECLARE_ELEMENTWISE(greater_equal);
+TS_DECLARE_ELEMENTWISE(maximum);
+TS_DECLARE_ELEMENTWISE(minimum);
+
+// Note [clip]: clip(x, lo, hi) = minimum(maximum(x, lo), hi) in x's dtype, like NumPy: where
+// lo > hi the result is hi, and NaN in x or in a bound gives NaN. Bounds broadcast against x
+// but may not grow its shape.
+Tensor clip(const Tensor& x, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi);
+
+}  // namespace ts
