@@ -52,6 +52,10 @@ ReducePlan ReducePlan::make(const Tensor& in, const SmallVec<bool, 8>& reduce, c
     st.push_back(d.in);
     if (!d.red) p.kept_out.push_back(d.out);
   }
+  if (p.n_red == 0) {  // an empty reduction: every output is the op's identity
+    p.red_sizes = Shape{0};
+    p.red_strides = Strides{0};
+  }
   if (p.red_sizes.empty()) {  // nothing to reduce (0-d input or size-1 axes): runs of one
     p.red_sizes.push_back(1);
     p.red_strides.push_back(0);

@@ -91,13 +91,17 @@ void plan_and_run(const Tensor& x, const SmallVec<bool, 8>& mask, const Tensor& 
 
 // The shared path of the accumulating reductions: x already in the kernel's input dtype.
 Tensor reduce(const ReduceDef& def, const Tensor& x, const Axes& axes, bool keepdims,
-              DType out_dtype, bool divide_by_count = false) {
-  check_dtype(def.name, x.dtype(), def.allowed, def.allowed_desc);
-  const auto mask = axes_mask(axes, x.ndim(), def.name);
+              DType out_dtype, bool divide_by_count = false, const char* op = nullptr) {
+  if (!op) op = def.name;
+  check_dtype(op, x.dtype(), def.allowed, def.allowed_desc);
+  const auto mask = axes_mask(axes, x.ndim(), op);
   const Shape oshape = keepdims_shape(x.shape(), mask);
   Tensor out = Tensor::empty(oshape, out_dtype, x.device());
-  const int64_t n_red = out.numel() == 0 ? 0 : x.numel() / out.numel();
-  if (def.no_identity && x.numel() == 0 && out.numel() != 0)
+  int64_t n_red = 1;
+  for (int64_t d = 0; d < x.ndim(); ++d)
+    if (mask[d]) n_red *= x.dim(d);
+  // NumPy raises whenever the reduced axes hold no elements, even for an empty result.
+  if (def.no_identity && n_red == 0)
     throw ValueError(str(def.name, ": zero-size array to reduction operation ", def.no_identity,
                          " which has no identity (input shape ", shape_str(x.shape()),
                          "); hint: reduce over non-empty axes"));
@@ -139,11 +143,15 @@ Tensor prod(const Tensor& x, const Axes& axes, bool keepdims, std::optional<DTyp
 
 Tensor mean(const Tensor& x, const Axes& axes, bool keepdims) {
   const Tensor xf = to_inexact(x, "mean", true);
-  return reduce(kSumDef, xf, axes, keepdims, xf.dtype(), /*divide_by_count=*/true);
+  return reduce(kSumDef, xf, axes, keepdims, xf.dtype(), /*divide_by_count=*/true, "mean");
 }
 
-Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdims) {
-  const Tensor xf = to_inexact(x, "var", false);
+namespace {
+
+Tensor var_impl(const Tensor& x, const Axes& axes, double correction, bool keepdims,
+                const char* op) {
+  const Tensor xf = to_inexact(x, op, false);
+  axes_mask(axes, x.ndim(), op);  // validates axes under this op's name
   // Two passes in at least float32: sum((x - mean)^2) / max(N - correction, 0).
   const DType wide =
       is_floating(xf.dtype()) && itemsize(xf.dtype()) < 4 ? DType::Float32 : xf.dtype();
@@ -157,8 +165,14 @@ Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdims) 
   return astype(r, xf.dtype(), false);
 }
 
+}  // namespace
+
+Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdims) {
+  return var_impl(x, axes, correction, keepdims, "var");
+}
+
 Tensor std(const Tensor& x, const Axes& axes, double correction, bool keepdims) {
-  Tensor v = var(x, axes, correction, keepdims);
+  Tensor v = var_impl(x, axes, correction, keepdims, "std");
   v = contiguous(v);  // var's result is always fresh; contiguous() returns it as is
   if (v.numel() != 0) sqrt_stub.get(v.device())(v);
   return v;
@@ -190,7 +204,7 @@ Tensor arg_reduce(const char* op, KernelStub<ArgReduceKernel>& stub, const Tenso
   SmallVec<bool, 8> mask(xs.ndim(), false);
   mask[ax] = true;
   Tensor out = Tensor::empty(keepdims_shape(xs.shape(), mask), DType::Int64, x.device());
-  TS_CHECK(out.numel() == 0 || xs.dim(ax) != 0, ValueError, op, ": attempt to get ", op,
+  TS_CHECK(xs.dim(ax) != 0, ValueError, op, ": attempt to get ", op,
            " of an empty sequence (input shape ", shape_str(x.shape()), ")");
   if (out.numel() != 0)
     stub.get(x.device())(ReducePlan::make(xs, mask, out, /*keep_reduced_order=*/true), x.dtype());
