@@ -95,6 +95,7 @@ Tensor diff(const Tensor& x, int64_t axis, int64_t n, const Tensor* prepend, con
            "got a 0-d tensor");
   TS_CHECK(n >= 0, ValueError, "diff: order n must be non-negative, got ", n);
   const int64_t ax = normalize_axis(axis, x.ndim(), "diff");
+  if (n == 0) return x;  // NumPy ignores prepend/append then
   Tensor r = prepend || append ? with_ends(x, ax, prepend, append) : x;
   for (int64_t k = 0; k < n && r.dim(ax) > 0; ++k) {
     const int64_t len = r.dim(ax);

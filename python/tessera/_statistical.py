@@ -146,7 +146,9 @@ def diff(x: Tensor, /, *, axis: int = -1, n: int = 1, prepend: Any = None,
          append: Any = None) -> Tensor:
     """n-th forward difference x[i+1] - x[i] along `axis`, after joining `prepend` and
     `append` (tensors matching x outside `axis`, or scalars) to x along it. The result is
-    n shorter along `axis`; booleans give x[i+1] != x[i] (NumPy)."""
+    n shorter along `axis`; booleans give x[i+1] != x[i] (NumPy). Python numbers as
+    prepend/append are weak (they take x's dtype kind), unlike NumPy's int64/float64.
+    n=0 returns x unchanged (prepend/append ignored, like NumPy)."""
     return _C._diff(x, axis, n, prepend, append)
 
 
