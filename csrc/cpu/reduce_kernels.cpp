@@ -1,0 +1,64 @@
+// CPU kernels for sum (and mean), prod, and the sqrt step of std.
+#include "cpu/reduce_loops.h"
+#include "ops/reduce.h"
+
+namespace ts {
+namespace {
+
+using namespace reduce_detail;
+
+template <class Acc>
+struct SumOp {
+  using A = Acc;
+  static A init() { return A(0); }
+  template <class T>
+  static A load(T v) {
+    return convert<A, T>(v);
+  }
+  static A combine(A a, A b) { return a + b; }
+};
+
+template <class Acc>
+struct ProdOp {
+  using A = Acc;
+  static A init() { return A(1); }
+  template <class T>
+  static A load(T v) {
+    return convert<A, T>(v);
+  }
+  static A combine(A a, A b) { return a * b; }
+};
+
+template <template <class> class Op>
+void accumulate_kernel(const ReducePlan& p, DType in, DType, double div, const char* name) {
+  visit_dtype<kAllSet>(in, name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using R = sum_t<T>;
+    run_reduce<Op<acc_t<R>>, T, R>(p, div);
+  });
+}
+
+void sum_kernel(const ReducePlan& p, DType in, DType out, double div) {
+  accumulate_kernel<SumOp>(p, in, out, div, "sum");
+}
+void prod_kernel(const ReducePlan& p, DType in, DType out, double div) {
+  accumulate_kernel<ProdOp>(p, in, out, div, "prod");
+}
+
+void sqrt_kernel(const Tensor& t) {
+  visit_dtype<kFloatSet>(t.dtype(), "std", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* v = t.data<T>();
+    parallel_for(0, t.numel(), kGrainSize, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) v[i] = T(std::sqrt(static_cast<acc_t<T>>(v[i])));
+    });
+  });
+}
+
+}  // namespace
+
+TS_REGISTER_KERNEL(sum_stub, CPU, &sum_kernel);
+TS_REGISTER_KERNEL(prod_stub, CPU, &prod_kernel);
+TS_REGISTER_KERNEL(sqrt_stub, CPU, &sqrt_kernel);
+
+}  // namespace ts

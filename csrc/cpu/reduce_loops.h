@@ -1,0 +1,188 @@
+// The CPU reduction driver: given a ReducePlan (Note [Reduction plan]) and an Op, reduces each
+// output's elements. Ops are structs { using A; static A init(); template <class T> static A
+// load(T); static A combine(A, A); }.
+//
+// Note [Deterministic pairwise reduction]: a run of n elements is cut into fixed chunks of
+// kChunk (reduced in parallel when the run is long), each chunk reduced pairwise down to
+// leaves of kLeaf elements, and a leaf by kLanes independent accumulators (a loop the compiler
+// vectorizes). Chunk partials are then combined pairwise in index order. Every cut depends on n
+// alone, so the result is bit-identical for any thread count; float rounding error grows like
+// O(log n) rather than O(n).
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "cpu/convert.h"
+#include "cpu/parallel.h"
+#include "iter/reduce_iter.h"
+
+namespace ts::reduce_detail {
+
+constexpr int kLanes = 16;
+constexpr int64_t kLeaf = 256;
+constexpr int64_t kChunk = int64_t(1) << 15;
+
+// The output type of sum/prod over T (the array API standard's defaults).
+template <class T>
+struct sum_type {
+  using type = T;
+};
+#define TS_SUM_TYPE(T, R) \
+  template <>             \
+  struct sum_type<T> {    \
+    using type = R;       \
+  };
+TS_SUM_TYPE(bool, int64_t)
+TS_SUM_TYPE(int8_t, int64_t) TS_SUM_TYPE(int16_t, int64_t) TS_SUM_TYPE(int32_t, int64_t)
+    TS_SUM_TYPE(uint8_t, uint64_t) TS_SUM_TYPE(uint16_t, uint64_t) TS_SUM_TYPE(uint32_t, uint64_t)
+#undef TS_SUM_TYPE
+        template <class T>
+        using sum_t = typename sum_type<T>::type;
+
+template <class T>
+inline T load_at(const char* p, int64_t i, int64_t s) {
+  return *reinterpret_cast<const T*>(p + i * s);
+}
+
+template <class Op, class T>
+typename Op::A leaf(const char* p, int64_t n, int64_t s) {
+  using A = typename Op::A;
+  A acc[kLanes];
+  for (int j = 0; j < kLanes; ++j) acc[j] = Op::init();
+  int64_t i = 0;
+  if (s == sizeof(T)) {
+    const T* q = reinterpret_cast<const T*>(p);
+    for (; i + kLanes <= n; i += kLanes)
+      for (int j = 0; j < kLanes; ++j) acc[j] = Op::combine(acc[j], Op::load(q[i + j]));
+  } else {
+    for (; i + kLanes <= n; i += kLanes)
+      for (int j = 0; j < kLanes; ++j)
+        acc[j] = Op::combine(acc[j], Op::load(load_at<T>(p, i + j, s)));
+  }
+  for (int w = kLanes / 2; w > 0; w /= 2)
+    for (int j = 0; j < w; ++j) acc[j] = Op::combine(acc[j], acc[j + w]);
+  A r = acc[0];
+  for (; i < n; ++i) r = Op::combine(r, Op::load(load_at<T>(p, i, s)));
+  return r;
+}
+
+template <class Op, class T>
+typename Op::A pairwise(const char* p, int64_t n, int64_t s) {
+  if (n <= kLeaf) return leaf<Op, T>(p, n, s);
+  const int64_t h = (n / 2) / kLanes * kLanes;
+  return Op::combine(pairwise<Op, T>(p, h, s), pairwise<Op, T>(p + h * s, n - h, s));
+}
+
+template <class Op>
+typename Op::A combine_all(const typename Op::A* a, int64_t n) {
+  if (n == 1) return a[0];
+  const int64_t h = n / 2;
+  return Op::combine(combine_all<Op>(a, h), combine_all<Op>(a + h, n - h));
+}
+
+// One strided run (Note [Deterministic pairwise reduction]).
+template <class Op, class T>
+typename Op::A reduce_run(const char* p, int64_t n, int64_t s) {
+  if (n <= kChunk) return pairwise<Op, T>(p, n, s);
+  using A = typename Op::A;
+  const int64_t nc = (n + kChunk - 1) / kChunk;
+  std::unique_ptr<A[]> part(new A[nc]);
+  parallel_for(0, nc, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c)
+      part[c] = pairwise<Op, T>(p + c * kChunk * s, std::min(kChunk, n - c * kChunk), s);
+  });
+  return combine_all<Op>(part.get(), nc);
+}
+
+// Rounds an accumulator to the output type, dividing by `div` first (mean).
+template <class R, class A>
+inline void store(char* o, A a, double div) {
+  if constexpr (std::is_floating_point_v<A>) {
+    if (div != 1.0) a = a / static_cast<A>(div);
+  } else if constexpr (is_complex_v<A>) {
+    if (div != 1.0) a = a / static_cast<typename A::value_type>(div);
+  }
+  *reinterpret_cast<R*>(o) = convert<R, A>(a);
+}
+
+// Each output reduces one strided run; outputs in parallel, or chunks of a long run.
+template <class Op, class T, class R>
+void run_inner(const ReducePlan& p, double div) {
+  const int64_t n = p.red_sizes[0], s = p.red_strides[0];
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1));
+  parallel_for(0, p.n_out, grain, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      int64_t io, oo;
+      p.kept_offsets(k, 0, io, oo);
+      store<R>(p.out + oo, reduce_run<Op, T>(p.in + io, n, s), div);
+    }
+  });
+}
+
+// The innermost dim is kept: accumulate rows of the reduced dim into a block of kCols
+// outputs (vectorized across the kept dim), kRows rows at a time into a block partial that
+// is then folded into the total, which bounds float error growth.
+template <class Op, class T, class R>
+void run_outer(const ReducePlan& p, double div) {
+  using A = typename Op::A;
+  constexpr int64_t kCols = 512, kRows = 64;
+  const int64_t m0 = p.kept_sizes[0], s0 = p.kept_in[0], o0 = p.kept_out[0];
+  const int64_t n = p.red_sizes[0], sr = p.red_strides[0];
+  const int64_t ncb = (m0 + kCols - 1) / kCols;
+  const int64_t ntask = (p.n_out / m0) * ncb;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(kCols * n, 1));
+  parallel_for(0, ntask, grain, [&](int64_t b, int64_t e) {
+    A tot[kCols], blk[kCols];
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t c0 = (t % ncb) * kCols, w = std::min(kCols, m0 - c0);
+      int64_t io, oo;
+      p.kept_offsets(t / ncb, 1, io, oo);
+      const char* base = p.in + io + c0 * s0;
+      for (int64_t c = 0; c < w; ++c) tot[c] = Op::init();
+      for (int64_t r0 = 0; r0 < n; r0 += kRows) {
+        for (int64_t c = 0; c < w; ++c) blk[c] = Op::init();
+        for (int64_t r = r0; r < std::min(n, r0 + kRows); ++r) {
+          const char* row = base + r * sr;
+          if (s0 == sizeof(T)) {
+            const T* q = reinterpret_cast<const T*>(row);
+            for (int64_t c = 0; c < w; ++c) blk[c] = Op::combine(blk[c], Op::load(q[c]));
+          } else {
+            for (int64_t c = 0; c < w; ++c)
+              blk[c] = Op::combine(blk[c], Op::load(load_at<T>(row, c, s0)));
+          }
+        }
+        for (int64_t c = 0; c < w; ++c) tot[c] = Op::combine(tot[c], blk[c]);
+      }
+      char* o = p.out + oo + c0 * o0;
+      for (int64_t c = 0; c < w; ++c) store<R>(o + c * o0, tot[c], div);
+    }
+  });
+}
+
+template <class Op, class T, class R>
+void run_reduce(const ReducePlan& p, double div) {
+  // Few kept columns walk better as strided runs (pairwise, parallel over chunks).
+  if (p.is_outer() && p.kept_sizes[0] >= 16)
+    run_outer<Op, T, R>(p, div);
+  else
+    run_inner<Op, T, R>(p, div);
+}
+
+template <class T>
+constexpr T lowest() {
+  if constexpr (std::is_floating_point_v<T>)
+    return -std::numeric_limits<T>::infinity();
+  else
+    return std::numeric_limits<T>::lowest();
+}
+template <class T>
+constexpr T highest() {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::numeric_limits<T>::infinity();
+  else
+    return std::numeric_limits<T>::max();
+}
+
+}  // namespace ts::reduce_detail

@@ -1,0 +1,227 @@
+#include "ops/reduce.h"
+
+#include "ops/arithmetic.h"
+#include "ops/copy.h"
+#include "ops/views.h"
+
+namespace ts {
+
+TS_DEFINE_STUB(ReduceKernel, sum_stub, "sum");
+TS_DEFINE_STUB(ReduceKernel, prod_stub, "prod");
+TS_DEFINE_STUB(ReduceKernel, max_stub, "max");
+TS_DEFINE_STUB(ReduceKernel, min_stub, "min");
+TS_DEFINE_STUB(ReduceKernel, all_stub, "all");
+TS_DEFINE_STUB(ReduceKernel, any_stub, "any");
+TS_DEFINE_STUB(ReduceKernel, count_nonzero_stub, "count_nonzero");
+TS_DEFINE_STUB(ArgReduceKernel, argmax_stub, "argmax");
+TS_DEFINE_STUB(ArgReduceKernel, argmin_stub, "argmin");
+TS_DEFINE_STUB(SqrtKernel, sqrt_stub, "std");
+
+DType sum_dtype(DType in) {
+  if (is_bool(in) || is_signed_int(in)) return DType::Int64;
+  if (is_unsigned_int(in)) return DType::UInt64;
+  return in;
+}
+
+SmallVec<bool, 8> axes_mask(const Axes& axes, int64_t ndim, const char* op) {
+  SmallVec<bool, 8> mask(ndim, !axes.has_value());
+  if (!axes) return mask;
+  for (int64_t a : *axes) {
+    const int64_t d = normalize_axis(a, ndim, op);
+    TS_CHECK(!mask[d], ValueError, op, ": duplicate axis ", a, " in axes ", shape_str(*axes));
+    mask[d] = true;
+  }
+  return mask;
+}
+
+namespace {
+
+struct ReduceDef {
+  const char* name;
+  KernelStub<ReduceKernel>* stub;
+  uint32_t allowed;
+  const char* allowed_desc;
+  const char* no_identity;  // NumPy's name of the op for the empty-reduction error, or null
+};
+
+const ReduceDef kSumDef{"sum", &sum_stub, kAllSet, "numeric", nullptr};
+const ReduceDef kProdDef{"prod", &prod_stub, kAllSet, "numeric", nullptr};
+const ReduceDef kMaxDef{"max", &max_stub, kRealSet | kBoolSet, "real-valued", "maximum"};
+const ReduceDef kMinDef{"min", &min_stub, kRealSet | kBoolSet, "real-valued", "minimum"};
+const ReduceDef kAllDef{"all", &all_stub, kAllSet, "any", nullptr};
+const ReduceDef kAnyDef{"any", &any_stub, kAllSet, "any", nullptr};
+const ReduceDef kCountDef{"count_nonzero", &count_nonzero_stub, kAllSet, "any", nullptr};
+
+void check_dtype(const char* op, DType d, uint32_t allowed, const char* desc) {
+  TS_CHECK(in_set(d, allowed), TypeError, op, ": not supported for dtype ", dtype_name(d),
+           " (expected ", desc, " input)");
+}
+
+Shape keepdims_shape(const Shape& s, const SmallVec<bool, 8>& mask) {
+  Shape r = s;
+  for (int64_t d = 0; d < r.size(); ++d)
+    if (mask[d]) r[d] = 1;
+  return r;
+}
+
+Tensor drop_reduced(const Tensor& out, const SmallVec<bool, 8>& mask, bool keepdims) {
+  if (keepdims) return out;
+  Shape s;
+  for (int64_t d = 0; d < out.ndim(); ++d)
+    if (!mask[d]) s.push_back(out.dim(d));
+  return out.as_strided(s, contiguous_strides(s), out.offset());
+}
+
+// Plans x -> out; when several reduced dims cannot walk as one, reduces a copy of x laid out
+// as (kept dims..., reduced dims...) instead (Note [Reduction plan]).
+template <class Run>
+void plan_and_run(const Tensor& x, const SmallVec<bool, 8>& mask, const Tensor& out,
+                  const Run& run) {
+  ReducePlan p = ReducePlan::make(x, mask, out);
+  if (p.red_sizes.size() <= 1 || p.n_out == 0) return run(p);
+  Shape perm;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int64_t d = 0; d < x.ndim(); ++d)
+      if (mask[d] == (pass == 1)) perm.push_back(d);
+  SmallVec<bool, 8> mask2(x.ndim(), false);
+  for (int64_t d = x.ndim() - 1; d >= 0 && mask[perm[d]]; --d) mask2[d] = true;
+  const Tensor x2 = contiguous(permute_dims(x, perm));
+  run(ReducePlan::make(x2, mask2, permute_dims(out, perm)));
+}
+
+// The shared path of the accumulating reductions: x already in the kernel's input dtype.
+Tensor reduce(const ReduceDef& def, const Tensor& x, const Axes& axes, bool keepdims,
+              DType out_dtype, bool divide_by_count = false, const char* op = nullptr) {
+  if (!op) op = def.name;
+  check_dtype(op, x.dtype(), def.allowed, def.allowed_desc);
+  const auto mask = axes_mask(axes, x.ndim(), op);
+  const Shape oshape = keepdims_shape(x.shape(), mask);
+  Tensor out = Tensor::empty(oshape, out_dtype, x.device());
+  int64_t n_red = 1;
+  for (int64_t d = 0; d < x.ndim(); ++d)
+    if (mask[d]) n_red *= x.dim(d);
+  // NumPy raises whenever the reduced axes hold no elements, even for an empty result.
+  if (def.no_identity && n_red == 0)
+    throw ValueError(str(def.name, ": zero-size array to reduction operation ", def.no_identity,
+                         " which has no identity (input shape ", shape_str(x.shape()),
+                         "); hint: reduce over non-empty axes"));
+  if (out.numel() != 0) {
+    const double divisor = divide_by_count ? static_cast<double>(n_red) : 1.0;
+    const auto kernel = def.stub->get(x.device());
+    plan_and_run(x, mask, out,
+                 [&](const ReducePlan& p) { kernel(p, x.dtype(), out_dtype, divisor); });
+  }
+  return drop_reduced(out, mask, keepdims);
+}
+
+// sum/prod: the standard's default dtypes; an explicit dtype casts the input first.
+Tensor sum_like(const ReduceDef& def, const Tensor& x, const Axes& axes, bool keepdims,
+                std::optional<DType> dtype) {
+  if (!dtype || *dtype == sum_dtype(x.dtype()))
+    return reduce(def, x, axes, keepdims, sum_dtype(x.dtype()));
+  Tensor r = reduce(def, astype(x, *dtype, false), axes, keepdims, sum_dtype(*dtype));
+  return astype(r, *dtype, false);
+}
+
+// Integers and bool compute mean/var/std in the default float dtype (float32).
+Tensor to_inexact(const Tensor& x, const char* op, bool allow_complex) {
+  const DType d = x.dtype();
+  if (is_integral(d) || is_bool(d)) return astype(x, kDefaultFloat, false);
+  TS_CHECK(allow_complex || !is_complex(d), TypeError, op, ": not supported for dtype ",
+           dtype_name(d), " (expected real-valued input)");
+  return x;
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  return sum_like(kSumDef, x, axes, keepdims, dtype);
+}
+Tensor prod(const Tensor& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  return sum_like(kProdDef, x, axes, keepdims, dtype);
+}
+
+Tensor mean(const Tensor& x, const Axes& axes, bool keepdims) {
+  const Tensor xf = to_inexact(x, "mean", true);
+  return reduce(kSumDef, xf, axes, keepdims, xf.dtype(), /*divide_by_count=*/true, "mean");
+}
+
+namespace {
+
+Tensor var_impl(const Tensor& x, const Axes& axes, double correction, bool keepdims,
+                const char* op) {
+  const Tensor xf = to_inexact(x, op, false);
+  axes_mask(axes, x.ndim(), op);  // validates axes under this op's name
+  // Two passes in at least float32: sum((x - mean)^2) / max(N - correction, 0).
+  const DType wide =
+      is_floating(xf.dtype()) && itemsize(xf.dtype()) < 4 ? DType::Float32 : xf.dtype();
+  const Tensor xw = astype(xf, wide, false);
+  const Tensor m = mean(xw, axes, true);
+  const Tensor d = subtract(xw, m);
+  const Tensor ss = sum(multiply(d, d), axes, keepdims, std::nullopt);
+  const int64_t count = ss.numel() == 0 ? 0 : x.numel() / ss.numel();
+  const double dof = std::max(static_cast<double>(count) - correction, 0.0);
+  Tensor r = divide(ss, wrap_scalar(Scalar::from_double(dof)));
+  return astype(r, xf.dtype(), false);
+}
+
+}  // namespace
+
+Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdims) {
+  return var_impl(x, axes, correction, keepdims, "var");
+}
+
+Tensor std(const Tensor& x, const Axes& axes, double correction, bool keepdims) {
+  Tensor v = var_impl(x, axes, correction, keepdims, "std");
+  v = contiguous(v);  // var's result is always fresh; contiguous() returns it as is
+  if (v.numel() != 0) sqrt_stub.get(v.device())(v);
+  return v;
+}
+
+Tensor max(const Tensor& x, const Axes& axes, bool keepdims) {
+  return reduce(kMaxDef, x, axes, keepdims, x.dtype());
+}
+Tensor min(const Tensor& x, const Axes& axes, bool keepdims) {
+  return reduce(kMinDef, x, axes, keepdims, x.dtype());
+}
+Tensor all(const Tensor& x, const Axes& axes, bool keepdims) {
+  return reduce(kAllDef, x, axes, keepdims, DType::Bool);
+}
+Tensor any(const Tensor& x, const Axes& axes, bool keepdims) {
+  return reduce(kAnyDef, x, axes, keepdims, DType::Bool);
+}
+Tensor count_nonzero(const Tensor& x, const Axes& axes, bool keepdims) {
+  return reduce(kCountDef, x, axes, keepdims, DType::Int64);
+}
+
+namespace {
+
+Tensor arg_reduce(const char* op, KernelStub<ArgReduceKernel>& stub, const Tensor& x,
+                  std::optional<int64_t> axis, bool keepdims) {
+  check_dtype(op, x.dtype(), kRealSet | kBoolSet, "real-valued");
+  const Tensor xs = axis ? x : reshape(x, Shape{x.numel()});
+  const int64_t ax = axis ? normalize_axis(*axis, x.ndim(), op) : 0;
+  SmallVec<bool, 8> mask(xs.ndim(), false);
+  mask[ax] = true;
+  Tensor out = Tensor::empty(keepdims_shape(xs.shape(), mask), DType::Int64, x.device());
+  TS_CHECK(xs.dim(ax) != 0, ValueError, op, ": attempt to get ", op,
+           " of an empty sequence (input shape ", shape_str(x.shape()), ")");
+  if (out.numel() != 0)
+    stub.get(x.device())(ReducePlan::make(xs, mask, out, /*keep_reduced_order=*/true), x.dtype());
+  if (!axis) {
+    Shape s = keepdims ? Shape(x.ndim(), 1) : Shape{};
+    return out.as_strided(s, contiguous_strides(s), 0);
+  }
+  return drop_reduced(out, mask, keepdims);
+}
+
+}  // namespace
+
+Tensor argmax(const Tensor& x, std::optional<int64_t> axis, bool keepdims) {
+  return arg_reduce("argmax", argmax_stub, x, axis, keepdims);
+}
+Tensor argmin(const Tensor& x, std::optional<int64_t> axis, bool keepdims) {
+  return arg_reduce("argmin", argmin_stub, x, axis, keepdims);
+}
+
+}  // namespace ts
