@@ -28,6 +28,8 @@ def _dt(dtype: Any, default: Any) -> Any:
 
 
 def _scalar_default_dtype(obj: Any):
+    if isinstance(obj, np.generic):  # np.float64 subclasses float but keeps its own dtype
+        return None
     if isinstance(obj, builtins.bool):
         return bool_
     if isinstance(obj, builtins.int):
@@ -104,6 +106,8 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optiona
                 raise ValueError(f"asarray: copy=False but converting {t.dtype} to {target} needs a copy")
             t = _C._astype(t, target, True)
         return t
+    if isinstance(obj, np.generic):  # a fresh writable 0-d array, not a read-only scalar view
+        obj = np.array(obj)
     if not isinstance(obj, np.ndarray):
         try:
             obj = np.asarray(memoryview(obj)) if _has_buffer(obj) else np.asarray(obj)

@@ -126,9 +126,10 @@ def _flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     s, e = s % self.ndim, e % self.ndim
     if s > e:
         raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
-    shape = self.shape[:s] + (-1 if all(self.shape) else 0,) + self.shape[e + 1:]
-    if shape[s] == 0:
-        shape = self.shape[:s] + (0,) + self.shape[e + 1:]
+    merged = 1
+    for n in self.shape[s:e + 1]:
+        merged *= n
+    shape = self.shape[:s] + (merged,) + self.shape[e + 1:]
     return _C._reshape(self, shape, -1)
 
 
