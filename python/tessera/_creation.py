@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
@@ -18,9 +19,14 @@ ShapeLike = Union[int, Sequence[int]]
 
 
 def _shape(shape: Any) -> tuple:
-    if isinstance(shape, (builtins.int, np.integer)):
-        return (builtins.int(shape),)
-    return tuple(builtins.int(s) for s in shape)
+    if hasattr(shape, "__index__") and not isinstance(shape, Tensor):
+        return (operator.index(shape),)
+    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
+        raise TypeError(f"shape must be an int or a sequence of ints, got {type(shape).__name__}")
+    try:
+        return tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
 
 
 def _dt(dtype: Any, default: Any) -> Any:
