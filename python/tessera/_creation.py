@@ -214,6 +214,8 @@ def arange(start: Union[int, float], /, stop: Optional[Union[int, float]] = None
     """Evenly spaced values in the half-open interval [start, stop): shape (n,) with
     n = max(0, ceil((stop - start) / step)) (NumPy's rule).
 
+    Values are start + i * step computed in double precision, then cast (NumPy instead steps by
+    (start + step) - start, which can drift by an ulp or so over long float ranges).
     One argument means arange(0, start). The dtype defaults to int64 when every argument is an
     int and float32 when any is a float.
     """
