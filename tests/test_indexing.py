@@ -144,6 +144,7 @@ def test_int_like_keys():
     assert_same(x[np.int64(1), np.int32(-1)], a[1, -1])
     assert_same(x[ts.asarray(1), ts.asarray(2, dtype=ts.uint8)], a[1, 2])
     assert_same(x[1:np.int16(3)], a[1:3])
+    assert_same(x[np.array(1), np.array(2, np.uint8)], a[np.array(1), np.array(2, np.uint8)])
 
     class Idx:
         def __index__(self):

@@ -166,6 +166,24 @@ def test_repeat_errors():
     with pytest.raises(TypeError):
         ts.repeat(x, 1.5)
     assert ts.repeat(x, ts.asarray([3]), axis=0).shape == (6, 3)
+    a = np.arange(6).reshape(2, 3)
+    assert_same(ts.repeat(ts.asarray(a), [1, 0, 2], axis=1), np.repeat(a, [1, 0, 2], axis=1))
+    assert_same(ts.repeat(ts.asarray(a), np.array([2, 1]), axis=0), np.repeat(a, [2, 1], axis=0))
+    assert_same(ts.repeat(ts.asarray(a), np.int8(2)), np.repeat(a, 2))
+    with pytest.raises(TypeError):
+        ts.repeat(x, True)
+
+
+def test_dim_aliases():
+    a = np.arange(6).reshape(2, 3, 1)
+    x = ts.asarray(a)
+    assert_same(ts.flip(x, dims=(0, 1)), np.flip(a, axis=(0, 1)))
+    assert_same(ts.expand_dims(x, dim=-1), np.expand_dims(a, -1))
+    assert_same(ts.squeeze(x, dim=2), np.squeeze(a, 2))
+    with pytest.raises(TypeError, match="axis"):
+        ts.squeeze(x)
+    with pytest.raises(ValueError, match="size-1"):
+        ts.squeeze(x, axis=0)
 
 
 @given(array_and_axis(max_dims=3), st.lists(st.integers(0, 3), max_size=4))

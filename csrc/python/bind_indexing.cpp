@@ -59,13 +59,15 @@ IndexItem parse_item(PyObject* o) {
     it.start = int_index(o);
     return it;
   }
-  // NumPy integer scalars and other __index__ implementers (not arrays, not bool scalars).
-  if (PyIndex_Check(o) && !PySequence_Check(o) &&
-      !py::isinstance(h, py::module_::import("numpy").attr("bool_"))) {
+  // NumPy integer scalars, 0-d integer arrays and other __index__ implementers; anything
+  // whose __index__ refuses (arrays with elements, bool scalars) is an unsupported key.
+  if (PyIndex_Check(o)) {
     py::object v = py::reinterpret_steal<py::object>(PyNumber_Index(o));
-    if (!v) throw py::error_already_set();
-    it.start = int_index(v.ptr());
-    return it;
+    if (v) {
+      it.start = int_index(v.ptr());
+      return it;
+    }
+    PyErr_Clear();
   }
   unsupported_key(o);
 }

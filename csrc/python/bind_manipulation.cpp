@@ -40,11 +40,14 @@ void init_manipulation(py::module_& m) {
   m.def("_repeat", [](const Tensor& x, py::handle repeats, py::handle axis) {
     const bool flat = axis.is_none();
     const int64_t ax = flat ? 0 : axis.cast<int64_t>();
-    if (py::isinstance<Tensor>(repeats)) return repeat(x, repeats.cast<const Tensor&>(), ax, flat);
-    if (PyBool_Check(repeats.ptr()) || !PyIndex_Check(repeats.ptr()))
+    if (PyLong_Check(repeats.ptr()) && !PyBool_Check(repeats.ptr()))
+      return repeat(x, repeats.cast<int64_t>(), ax, flat);
+    // Tensors, NumPy arrays/scalars and lists: repeat() checks the integer dtype and shape.
+    Tensor r;
+    if (PyBool_Check(repeats.ptr()) || !to_operand(repeats, r))
       throw py::type_error("repeat: repeats must be an int or a 1-D integer tensor, got " +
                            py::type::handle_of(repeats).attr("__name__").cast<std::string>());
-    return repeat(x, repeats.cast<int64_t>(), ax, flat);
+    return repeat(x, r, ax, flat);
   });
   m.def("_tile", [](const Tensor& x, py::handle reps) { return tile(x, to_shape(reps, "tile")); });
 }

@@ -21,13 +21,19 @@ def permute_dims(x: Tensor, /, axes: Tuple[int, ...]) -> Tensor:
     return _C._permute_dims(x, axes)
 
 
-def expand_dims(x: Tensor, /, axis: int = 0) -> Tensor:
-    """A view with a new size-1 axis at `axis` (in the result's numbering)."""
-    return _C._expand_dims(x, axis)
+def expand_dims(x: Tensor, /, axis: int = 0, *, dim: Optional[int] = None) -> Tensor:
+    """A view with a new size-1 axis at `axis` (in the result's numbering); `dim=` is
+    PyTorch's name for it."""
+    return _C._expand_dims(x, axis if dim is None else dim)
 
 
-def squeeze(x: Tensor, /, axis: Union[int, Tuple[int, ...]]) -> Tensor:
-    """A view without the named size-1 axes."""
+def squeeze(x: Tensor, /, axis: Union[int, Tuple[int, ...]] = None, *,
+            dim: Union[int, Tuple[int, ...], None] = None) -> Tensor:
+    """A view without the named size-1 axes (ValueError when a named axis is not size 1)."""
+    axis = axis if dim is None else dim
+    if axis is None:
+        raise TypeError("squeeze: the axis to remove must be given (axis=...); hint: the method "
+                        "x.squeeze() removes every size-1 axis like PyTorch")
     return _C._squeeze(x, axis)
 
 
@@ -36,23 +42,16 @@ def broadcast_to(x: Tensor, /, shape: Tuple[int, ...]) -> Tensor:
     return _C._broadcast_to(x, shape)
 
 
-def flip(x: Tensor, /, *, axis: Optional[Union[int, Tuple[int, ...]]] = None) -> Tensor:
-    """A view with the order of elements reversed along `axis` (all axes when None)."""
-    return _C._flip(x, axis)
+def flip(x: Tensor, /, *, axis: Optional[Union[int, Tuple[int, ...]]] = None,
+         dims: Optional[Union[int, Tuple[int, ...]]] = None) -> Tensor:
+    """A view with the order of elements reversed along `axis` (all axes when None); `dims=`
+    is PyTorch's name for it."""
+    return _C._flip(x, axis if dims is None else dims)
 
 
 def moveaxis(x: Tensor, source: Union[int, Sequence[int]], destination: Union[int, Sequence[int]], /) -> Tensor:
     """A view with axes moved from `source` to `destination`."""
     return _C._moveaxis(x, source, destination)
-
-
-def _axis(axis: Any, dim: Any, default: Any, op: str) -> Any:
-    """The standard's axis=, or PyTorch's dim= (not both)."""
-    if dim is not None:
-        if axis is not None and axis is not default:
-            raise TypeError(f"{op}: pass axis= or dim=, not both")
-        return dim
-    return default if axis is None else axis
 
 
 def broadcast_arrays(*arrays: Tensor) -> List[Tensor]:
