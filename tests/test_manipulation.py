@@ -112,13 +112,18 @@ def test_broadcast_arrays(shs, dt):
 @st.composite
 def roll_cases(draw):
     a, _ = draw(array_and_axis())
-    if a.ndim == 0 or draw(st.booleans()):
-        return a, draw(st.integers(-7, 7)), None
-    k = draw(st.integers(1, a.ndim))
-    axes = tuple(draw(st.integers(-a.ndim, a.ndim - 1)) for _ in range(k))
+    k = draw(st.integers(1, max(a.ndim, 1)))
     shift = tuple(draw(st.integers(-7, 7)) for _ in range(k))
-    if k == 1 and draw(st.booleans()):
-        axes, shift = axes[0], shift[0]
+    if a.ndim == 0 or draw(st.booleans()):
+        return a, shift[0] if draw(st.booleans()) else shift, None
+    axes = tuple(draw(st.integers(-a.ndim, a.ndim - 1)) for _ in range(k))
+    form = draw(st.sampled_from(["tuples", "ints", "one_axis", "one_shift"]))
+    if form == "ints" or (form == "one_axis" and k == 1):
+        return a, shift[0], axes[0]
+    if form == "one_axis":
+        return a, shift, axes[0]
+    if form == "one_shift":
+        return a, shift[0], axes
     return a, shift, axes
 
 

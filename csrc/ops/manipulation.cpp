@@ -89,17 +89,17 @@ std::vector<Tensor> broadcast_arrays(const std::vector<Tensor>& xs) {
 }
 
 Tensor roll(const Tensor& x, const Shape& shifts, const Shape& axes, bool flat) {
-  if (flat) {
-    TS_CHECK(shifts.size() == 1, ValueError,
-             "roll: with axis=None, shift must be a single int, got ", shape_str(shifts));
-    return reshape(roll(flatten_view(x), shifts, Shape{0}, false), x.shape());
-  }
-  TS_CHECK(shifts.size() == axes.size() || shifts.size() == 1, ValueError, "roll: shift ",
-           shape_str(shifts), " and axis ", shape_str(axes), " must have the same length");
+  if (flat) return reshape(roll(flatten_view(x), shifts, Shape{0}, false), x.shape());
+  // shifts and axes broadcast against each other (NumPy): equal lengths, or one of length 1.
+  const int64_t n = std::max(shifts.size(), axes.size());
+  TS_CHECK((shifts.size() == n || shifts.size() == 1) && (axes.size() == n || axes.size() == 1),
+           ValueError, "roll: shift ", shape_str(shifts), " and axis ", shape_str(axes),
+           " must have the same length (or one of them a single int)");
   // Net shift per axis (repeated axes add up, like NumPy).
   Shape net(x.ndim(), 0);
-  for (int64_t i = 0; i < axes.size(); ++i)
-    net[normalize_axis(axes[i], x.ndim(), "roll")] += shifts[shifts.size() == 1 ? 0 : i];
+  for (int64_t i = 0; i < n; ++i)
+    net[normalize_axis(axes[axes.size() == 1 ? 0 : i], x.ndim(), "roll")] +=
+        shifts[shifts.size() == 1 ? 0 : i];
   // Each output block [s:] / [:s] per axis is one strided copy: 2^k copies for k rolled axes.
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
   std::vector<std::pair<Tensor, Tensor>> parts{{out, x}};
