@@ -209,6 +209,11 @@ def test_expand_dims(case):
     check(lambda m, x: m.expand_dims(x, axis=axis), a)
 
 
+@given(arrays("uint8", shapes(max_dims=3)), st.lists(st.integers(-6, 5), min_size=1, max_size=3))
+def test_expand_dims_tuple(a, axes):
+    check(lambda m, x: m.expand_dims(x, axis=tuple(axes)), a)
+
+
 @given(array_and_axis())
 def test_flip_and_moveaxis(case):
     a, axis = case

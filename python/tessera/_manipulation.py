@@ -21,10 +21,28 @@ def permute_dims(x: Tensor, /, axes: Tuple[int, ...]) -> Tensor:
     return _C._permute_dims(x, axes)
 
 
-def expand_dims(x: Tensor, /, axis: int = 0, *, dim: Optional[int] = None) -> Tensor:
+def expand_dims(x: Tensor, /, axis: Union[int, Tuple[int, ...]] = 0, *,
+                dim: Optional[int] = None) -> Tensor:
     """A view with a new size-1 axis at `axis` (in the result's numbering); `dim=` is
-    PyTorch's name for it."""
-    return _C._expand_dims(x, axis if dim is None else dim)
+    PyTorch's name for it.
+
+    A tuple of axes (the standard's next revision, and NumPy) inserts len(axis) axes; each
+    position is in [-M, M) with M = x.ndim + len(axis) and must be unique.
+    """
+    axis = axis if dim is None else dim
+    if not isinstance(axis, (tuple, list)):
+        return _C._expand_dims(x, axis)
+    m = x.ndim + len(axis)
+    pos = []
+    for a in axis:
+        if not -m <= a < m:
+            raise IndexError(f"expand_dims: axis {a} is out of bounds for the result of dimension {m}")
+        pos.append(a % m)
+    if len(set(pos)) != len(pos):
+        raise ValueError(f"expand_dims: repeated axis in {tuple(axis)}")
+    for p in sorted(pos):  # ascending: each insertion lands at its final position
+        x = _C._expand_dims(x, p)
+    return x
 
 
 def squeeze(x: Tensor, /, axis: Union[int, Tuple[int, ...]] = None, *,
