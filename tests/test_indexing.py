@@ -126,6 +126,23 @@ def test_setitem_through_transposed_view_writes_base():
     assert_same(base, want)
 
 
+def test_setitem_value_aliasing_the_target():
+    a = np.arange(10.0)
+    x = ts.asarray(a.copy())
+    x[1:] = x[:-1]
+    want = a.copy()
+    want[1:] = want[:-1]
+    assert_same(x, want)
+    # The same bytes through a NumPy view (a different storage object); strided, so the copy
+    # runs element by element and would cascade without the overlap check.
+    b = np.arange(20.0)
+    y = ts.asarray(b.copy())
+    y[2::2] = y.numpy()[:-2:2]
+    want = b.copy()
+    want[2::2] = want[:-2:2].copy()
+    assert_same(y, want)
+
+
 def test_setitem_broadcast_error_and_readonly():
     x = ts.zeros((2, 3))
     with pytest.raises(ValueError):
