@@ -183,3 +183,14 @@ def test_default_dtypes_and_errors():
         ts.full((2,), "a")
     with pytest.raises(TypeError):
         ts.zeros("ab")
+
+
+@pytest.mark.parametrize("make", [lambda d: ts.asarray([1.0], device=d), lambda d: ts.zeros(2, device=d),
+                                  lambda d: ts.arange(3, device=d), lambda d: ts.linspace(0, 1, 3, device=d),
+                                  lambda d: ts.eye(2, device=d), lambda d: ts.tensor([1], device=d)])
+def test_device_argument(make):
+    assert make("cpu").device == "cpu"
+    assert make(None).device == "cpu"
+    if not ts.build_config()["cuda"]:
+        with pytest.raises(RuntimeError, match="cuda"):
+            make("cuda")

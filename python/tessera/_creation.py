@@ -70,8 +70,19 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optiona
     `obj` may be a tensor, a Python scalar, a nested sequence, a NumPy array, any object with
     the buffer protocol, or a DLPack producer. copy=None copies only when needed, copy=False
     never copies (ValueError when it would have to), copy=True always copies.
-    Python floats become float32 and ints int64 (the default dtypes).
+    Python floats become float32 and ints int64 (the default dtypes); NumPy scalars keep their
+    dtype. `device` places the result (RuntimeError for a device this build cannot use).
     """
+    out = _asarray_host(obj, dtype=dtype, copy=copy)
+    if device is not None and _C.Device(device) != out.device:
+        if copy is False:
+            raise ValueError(f"asarray: copy=False but moving to {device} needs a copy")
+        out = out.to_device(device)
+    return out
+
+
+def _asarray_host(obj: Any, *, dtype: Any, copy: Optional[builtins.bool]) -> Tensor:
+    """asarray without the device step (the object stays where it is)."""
     target = None if dtype is None else _as_dtype(dtype)
     if isinstance(obj, Tensor):
         out = obj
