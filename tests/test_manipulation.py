@@ -286,3 +286,23 @@ def test_expand_vs_torch():
         ts.asarray(a).squeeze(2)
     with pytest.raises(IndexError):
         ts.asarray(a).flatten(3)
+
+
+def test_bfloat16_paths():
+    import ml_dtypes as ml
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = ts.asarray(a).astype(ts.bfloat16)
+    assert ts.concat([x, x], axis=1).dtype == ts.bfloat16
+    assert ts.concat([x, ts.asarray(a)]).dtype == ts.float32
+    assert_same(ts.stack([x, x], axis=1).astype(ts.float32), np.stack([a, a], axis=1))
+    assert_same(ts.roll(x, 1, axis=0).astype(ts.float32), np.roll(a, 1, axis=0))
+    assert_same(ts.tile(x, (2,)).astype(ts.float32), np.tile(a, (2,)))
+    assert_same(ts.tril(x).astype(ts.float32), np.tril(a))
+    assert_same(x[1:, ::-2].astype(ts.float32), a[1:, ::-2])
+    x[0] = 1.5
+    a[0] = 1.5
+    assert_same(x.astype(ts.float32), a)
+    assert x.numpy().dtype == ml.bfloat16
+    assert_same(ts.arange(4, dtype=ts.bfloat16).astype(ts.float32), np.arange(4, dtype=np.float32))
+    assert_same(ts.eye(2, dtype=ts.bfloat16).astype(ts.float32), np.eye(2, dtype=np.float32))
+    assert_same(ts.linspace(0, 1, 3, dtype=ts.bfloat16).astype(ts.float32), np.linspace(0, 1, 3, dtype=np.float32))
