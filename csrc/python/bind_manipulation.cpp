@@ -1,8 +1,55 @@
-// Bindings for the manipulation area (see csrc/ops).
+// Bindings for the manipulation area (concat, stack, roll, repeat, tile, ...); the Python
+// wrappers in python/tessera/_manipulation.py handle keyword names and defaults.
+#include "ops/manipulation.h"
 #include "python/convert.h"
 
 namespace ts::python {
 
-void init_manipulation(py::module_& m) {}
+namespace {
+std::vector<Tensor> tensor_list(py::handle seq, const char* op) {
+  if (py::isinstance<Tensor>(seq) || !py::isinstance<py::sequence>(seq))
+    throw py::type_error(std::string(op) + ": expected a sequence of tensors, got " +
+                         py::type::handle_of(seq).attr("__name__").cast<std::string>());
+  std::vector<Tensor> out;
+  for (py::handle h : seq) out.push_back(operand_or_throw(h, op));
+  return out;
+}
+
+py::tuple to_tuple(const std::vector<Tensor>& ts) {
+  py::tuple t(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) t[i] = py::cast(ts[i]);
+  return t;
+}
+}  // namespace
+
+void init_manipulation(py::module_& m) {
+  m.def("_concat", [](py::handle xs, py::handle axis) {
+    return axis.is_none() ? concat(tensor_list(xs, "concat"), 0, true)
+                          : concat(tensor_list(xs, "concat"), axis.cast<int64_t>());
+  });
+  m.def("_stack",
+        [](py::handle xs, int64_t axis) { return stack(tensor_list(xs, "stack"), axis); });
+  m.def("_unstack", [](const Tensor& x, int64_t axis) { return to_tuple(unstack(x, axis)); });
+  m.def("_broadcast_arrays", [](py::handle xs) {
+    return py::list(to_tuple(broadcast_arrays(tensor_list(xs, "broadcast_arrays"))));
+  });
+  m.def("_roll", [](const Tensor& x, py::handle shift, py::handle axis) {
+    return axis.is_none() ? roll(x, to_shape(shift, "roll"), Shape{}, true)
+                          : roll(x, to_shape(shift, "roll"), to_shape(axis, "roll"), false);
+  });
+  m.def("_repeat", [](const Tensor& x, py::handle repeats, py::handle axis) {
+    const bool flat = axis.is_none();
+    const int64_t ax = flat ? 0 : axis.cast<int64_t>();
+    if (PyLong_Check(repeats.ptr()) && !PyBool_Check(repeats.ptr()))
+      return repeat(x, repeats.cast<int64_t>(), ax, flat);
+    // Tensors, NumPy arrays/scalars and lists: repeat() checks the integer dtype and shape.
+    Tensor r;
+    if (PyBool_Check(repeats.ptr()) || !to_operand(repeats, r))
+      throw py::type_error("repeat: repeats must be an int or a 1-D integer tensor, got " +
+                           py::type::handle_of(repeats).attr("__name__").cast<std::string>());
+    return repeat(x, r, ax, flat);
+  });
+  m.def("_tile", [](const Tensor& x, py::handle reps) { return tile(x, to_shape(reps, "tile")); });
+}
 
 }  // namespace ts::python

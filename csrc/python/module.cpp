@@ -10,6 +10,7 @@ void init_core(py::module_& m);
 void init_elementwise(py::module_& m);
 // Areas filled in by their own bindings files; each defines its init_* (see below).
 void init_reduction(py::module_& m);
+void init_creation(py::module_& m);
 void init_manipulation(py::module_& m);
 void init_indexing(py::module_& m);
 void init_interop(py::module_& m);
@@ -48,6 +49,7 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_core(m);
   ts::python::init_elementwise(m);
   ts::python::init_reduction(m);
+  ts::python::init_creation(m);
   ts::python::init_manipulation(m);
   ts::python::init_indexing(m);
   ts::python::init_interop(m);

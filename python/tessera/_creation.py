@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
@@ -11,13 +12,21 @@ from . import _C
 from ._C import Tensor
 from ._dtypes import _as_dtype, float32, float64, complex64, complex128, int64, bool as bool_
 
+__all__ = ["asarray", "tensor", "empty", "zeros", "ones", "full", "empty_like", "zeros_like",
+           "ones_like", "full_like", "arange", "linspace", "eye", "tril", "triu", "meshgrid"]
+
 ShapeLike = Union[int, Sequence[int]]
 
 
 def _shape(shape: Any) -> tuple:
-    if isinstance(shape, (builtins.int, np.integer)):
-        return (builtins.int(shape),)
-    return tuple(builtins.int(s) for s in shape)
+    if hasattr(shape, "__index__") and not isinstance(shape, Tensor):
+        return (operator.index(shape),)
+    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
+        raise TypeError(f"shape must be an int or a sequence of ints, got {type(shape).__name__}")
+    try:
+        return tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
 
 
 def _dt(dtype: Any, default: Any) -> Any:
@@ -25,6 +34,8 @@ def _dt(dtype: Any, default: Any) -> Any:
 
 
 def _scalar_default_dtype(obj: Any):
+    if isinstance(obj, np.generic):  # np.float64 subclasses float but keeps its own dtype
+        return None
     if isinstance(obj, builtins.bool):
         return bool_
     if isinstance(obj, builtins.int):
@@ -59,8 +70,19 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optiona
     `obj` may be a tensor, a Python scalar, a nested sequence, a NumPy array, any object with
     the buffer protocol, or a DLPack producer. copy=None copies only when needed, copy=False
     never copies (ValueError when it would have to), copy=True always copies.
-    Python floats become float32 and ints int64 (the default dtypes).
+    Python floats become float32 and ints int64 (the default dtypes); NumPy scalars keep their
+    dtype. `device` places the result (RuntimeError for a device this build cannot use).
     """
+    out = _asarray_host(obj, dtype=dtype, copy=copy)
+    if device is not None and _C.Device(device) != out.device:
+        if copy is False:
+            raise ValueError(f"asarray: copy=False but moving to {device} needs a copy")
+        out = out.to_device(device)
+    return out
+
+
+def _asarray_host(obj: Any, *, dtype: Any, copy: Optional[builtins.bool]) -> Tensor:
+    """asarray without the device step (the object stays where it is)."""
     target = None if dtype is None else _as_dtype(dtype)
     if isinstance(obj, Tensor):
         out = obj
@@ -101,6 +123,8 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optiona
                 raise ValueError(f"asarray: copy=False but converting {t.dtype} to {target} needs a copy")
             t = _C._astype(t, target, True)
         return t
+    if isinstance(obj, np.generic):  # a fresh writable 0-d array, not a read-only scalar view
+        obj = np.array(obj)
     if not isinstance(obj, np.ndarray):
         try:
             obj = np.asarray(memoryview(obj)) if _has_buffer(obj) else np.asarray(obj)
@@ -171,3 +195,118 @@ def ones_like(x: Tensor, /, *, dtype: Any = None, device: Any = None) -> Tensor:
 def full_like(x: Tensor, /, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
     d, dev = _like(x, dtype, device)
     return _C._full(x.shape, fill_value, d, dev)
+
+
+def tensor(data: Any, *, dtype: Any = None, device: Any = None,
+           requires_grad: builtins.bool = False) -> Tensor:
+    """torch.tensor-style constructor: always copies `data` (asarray with copy=True)."""
+    return asarray(data, dtype=dtype, device=device, copy=True, requires_grad=requires_grad)
+
+
+def _number(v: Any, op: str, name: str) -> Any:
+    """A Python number from an int/float/complex, a NumPy scalar or a one-element tensor."""
+    if isinstance(v, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
+        return v
+    if isinstance(v, Tensor):
+        if v.ndim != 0:
+            raise TypeError(f"{op}: {name} must be a number or a 0-d tensor, got shape {v.shape}")
+        return v.item()
+    if isinstance(v, np.generic):
+        return v.item()
+    if hasattr(v, "__index__"):
+        return v.__index__()
+    if hasattr(v, "__float__"):
+        return builtins.float(v)
+    raise TypeError(f"{op}: {name} must be a number, got {type(v).__name__}")
+
+
+def arange(start: Union[int, float], /, stop: Optional[Union[int, float]] = None,
+           step: Union[int, float] = 1, *, dtype: Any = None, device: Any = None) -> Tensor:
+    """Evenly spaced values in the half-open interval [start, stop): shape (n,) with
+    n = max(0, ceil((stop - start) / step)) (NumPy's rule).
+
+    Values are start + i * step computed in double precision, then cast (NumPy instead steps by
+    (start + step) - start, which can drift by an ulp or so over long float ranges).
+    One argument means arange(0, start). The dtype defaults to int64 when every argument is an
+    int and float32 when any is a float.
+    """
+    start = _number(start, "arange", "start")
+    if stop is None:
+        start, stop = 0, start
+    stop = _number(stop, "arange", "stop")
+    step = _number(step, "arange", "step")
+    args = (start, stop, step)
+    if any(isinstance(a, builtins.complex) for a in args):
+        raise TypeError("arange: start, stop and step must be real numbers")
+    if dtype is None:
+        dtype = float32 if any(isinstance(a, builtins.float) for a in args) else int64
+    return _C._arange(start, stop, step, _as_dtype(dtype), device)
+
+
+def linspace(start: Union[int, float, complex], stop: Union[int, float, complex], /, num: int, *,
+             dtype: Any = None, device: Any = None, endpoint: builtins.bool = True) -> Tensor:
+    """`num` evenly spaced values from start to stop (stop included when endpoint): shape (num,).
+
+    Computed in double precision as start + i * (stop - start) / div (div = num - 1 with the
+    endpoint, else num), and the last element is exactly stop when endpoint; then cast.
+    The dtype defaults to float32, or complex64 when start or stop is complex.
+    """
+    start = _number(start, "linspace", "start")
+    stop = _number(stop, "linspace", "stop")
+    if isinstance(num, (builtins.bool, builtins.float)) or not hasattr(num, "__index__"):
+        raise TypeError(f"linspace: num must be an int, got {type(num).__name__}")
+    if dtype is None:
+        dtype = complex64 if isinstance(start, builtins.complex) or isinstance(stop, builtins.complex) else float32
+    return _C._linspace(start, stop, num.__index__(), _as_dtype(dtype), builtins.bool(endpoint), device)
+
+
+def eye(n_rows: int, n_cols: Optional[int] = None, /, *, k: int = 0, dtype: Any = None,
+        device: Any = None) -> Tensor:
+    """A (n_rows, n_cols) tensor with ones on the k-th diagonal (k > 0 above the main one)."""
+    return _C._eye(n_rows, n_rows if n_cols is None else n_cols, k, _dt(dtype, float32), device)
+
+
+def _band(op: str, x: Tensor, k: int, diagonal: Optional[int]) -> int:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}: expected a tensor, got {type(x).__name__}")
+    return k if diagonal is None else diagonal
+
+
+def tril(x: Tensor, /, *, k: int = 0, diagonal: Optional[int] = None) -> Tensor:
+    """The lower triangle of each matrix in x (..., M, N): elements with col - row <= k are kept,
+    the rest are zero. `diagonal=` is PyTorch's name for k."""
+    return _C._tril(x, _band("tril", x, k, diagonal))
+
+
+def triu(x: Tensor, /, *, k: int = 0, diagonal: Optional[int] = None) -> Tensor:
+    """The upper triangle of each matrix in x (..., M, N): elements with col - row >= k are kept,
+    the rest are zero. `diagonal=` is PyTorch's name for k."""
+    return _C._triu(x, _band("triu", x, k, diagonal))
+
+
+def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list:
+    """Coordinate grids from 1-D tensors x1 (N1,), x2 (N2,), ...: with indexing='xy' each
+    result has shape (N2, N1, N3, ...), with 'ij' (N1, N2, N3, ...). The results are broadcast
+    views of the inputs (read-only in spirit: writing to one writes to many elements)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
+        arrays = tuple(arrays[0])
+    for i, a in enumerate(arrays):
+        if not isinstance(a, Tensor):
+            raise TypeError(f"meshgrid: argument {i} must be a tensor, got {type(a).__name__}")
+        if a.ndim != 1:
+            raise ValueError(f"meshgrid: argument {i} must be 1-D, got shape {a.shape}")
+    n = len(arrays)
+    pos = list(range(n))
+    if indexing == "xy" and n >= 2:
+        pos[0], pos[1] = 1, 0
+    shape = [0] * n
+    for i, a in enumerate(arrays):
+        shape[pos[i]] = a.shape[0]
+    out = []
+    for i, a in enumerate(arrays):
+        view = [1] * n
+        view[pos[i]] = a.shape[0]
+        out.append(_C._broadcast_to(_C._reshape(a, tuple(view), -1), tuple(shape)))
+    return out

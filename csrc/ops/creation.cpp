@@ -1,0 +1,99 @@
+#include "ops/creation.h"
+
+#include <cmath>
+#include <limits>
+
+#include "ops/copy.h"
+#include "ops/views.h"
+
+namespace ts {
+
+TS_DEFINE_STUB(ArangeKernel, arange_stub, "arange");
+TS_DEFINE_STUB(LinspaceKernel, linspace_stub, "linspace");
+TS_DEFINE_STUB(TriZeroKernel, tri_zero_stub, "tril/triu");
+
+namespace {
+bool is_real_number(const Scalar& s) { return s.kind != ScalarKind::Complex; }
+double as_double(const Scalar& s) {
+  return s.is_u64 ? double(s.u) : s.kind == ScalarKind::Float ? s.d : double(s.i);
+}
+
+// ceil(a / b) for b != 0 without overflow in the intermediate sum.
+int64_t ceil_div(int64_t a, int64_t b) {
+  const int64_t q = a / b, r = a % b;
+  return (r != 0 && ((r > 0) == (b > 0))) ? q + 1 : q;
+}
+
+int64_t arange_length(const Scalar& start, const Scalar& stop, const Scalar& step) {
+  const bool ints = start.kind != ScalarKind::Float && stop.kind != ScalarKind::Float &&
+                    step.kind != ScalarKind::Float && !start.is_u64 && !stop.is_u64 && !step.is_u64;
+  if (ints) {
+    TS_CHECK(step.i != 0, ValueError, "arange: step must not be zero");
+    // The difference may overflow int64 only when the result could not be allocated anyway.
+    __int128 diff = static_cast<__int128>(stop.i) - start.i;
+    TS_CHECK(
+        diff <= std::numeric_limits<int64_t>::max() && diff >= std::numeric_limits<int64_t>::min(),
+        ValueError, "arange: the range [", start.i, ", ", stop.i, ") is too large");
+    return std::max<int64_t>(0, ceil_div(static_cast<int64_t>(diff), step.i));
+  }
+  const double a = as_double(start), b = as_double(stop), s = as_double(step);
+  TS_CHECK(s != 0, ValueError, "arange: step must not be zero");
+  TS_CHECK(std::isfinite(a) && std::isfinite(b) && std::isfinite(s), ValueError,
+           "arange: start, stop and step must be finite, got ", a, ", ", b, ", ", s);
+  const double len = std::ceil((b - a) / s);
+  TS_CHECK(len < 9.0e18, ValueError, "arange: the range has too many elements (", len, ")");
+  return len > 0 ? static_cast<int64_t>(len) : 0;
+}
+}  // namespace
+
+Tensor arange(const Scalar& start, const Scalar& stop, const Scalar& step, DType dtype,
+              Device device) {
+  TS_CHECK(is_real_number(start) && is_real_number(stop) && is_real_number(step), TypeError,
+           "arange: start, stop and step must be real numbers");
+  TS_CHECK(in_set(dtype, kRealSet), TypeError, "arange: dtype ", dtype_name(dtype),
+           " is not supported; use an integer or real floating-point dtype");
+  Tensor out = Tensor::empty(Shape{arange_length(start, stop, step)}, dtype, device);
+  if (out.numel() > 0) arange_stub.get(device)(out, start, step);
+  return out;
+}
+
+Tensor linspace(std::complex<double> start, std::complex<double> stop, int64_t num, DType dtype,
+                bool endpoint, Device device) {
+  TS_CHECK(num >= 0, ValueError, "linspace: num must be non-negative, got ", num);
+  TS_CHECK(is_inexact(dtype), TypeError, "linspace: dtype ", dtype_name(dtype),
+           " is not supported; use a real floating-point or complex dtype");
+  TS_CHECK(is_complex(dtype) || (start.imag() == 0 && stop.imag() == 0), TypeError,
+           "linspace: complex start/stop need a complex dtype, got ", dtype_name(dtype));
+  Tensor out = Tensor::empty(Shape{num}, dtype, device);
+  if (num == 0) return out;
+  // NumPy's formula: step = (stop - start) / div, y[i] = start + i * step, y[-1] = stop.
+  const int64_t div = endpoint ? num - 1 : num;
+  const std::complex<double> step = div > 0 ? (stop - start) / double(div) : 0.0;
+  linspace_stub.get(device)(out, start, step, stop, endpoint && num > 1);
+  return out;
+}
+
+Tensor eye(int64_t n_rows, int64_t n_cols, int64_t k, DType dtype, Device device) {
+  TS_CHECK(n_rows >= 0 && n_cols >= 0, ValueError,
+           "eye: n_rows and n_cols must be non-negative, got ", n_rows, " and ", n_cols);
+  Tensor out = Tensor::empty(Shape{n_rows, n_cols}, dtype, device);
+  fill_(out, Scalar::from_int(0));
+  // The k-th diagonal is a strided view: one fill writes all the ones.
+  fill_(diagonal(out, k, 0, 1), Scalar::from_int(1));
+  return out;
+}
+
+namespace {
+Tensor tri(const Tensor& x, int64_t k, bool upper, const char* op) {
+  TS_CHECK(x.ndim() >= 2, ValueError, op,
+           ": expected a tensor with at least 2 dimensions, got shape ", shape_str(x.shape()));
+  Tensor out = clone(x);
+  if (out.numel() > 0) tri_zero_stub.get(x.device())(out, k, upper);
+  return out;
+}
+}  // namespace
+
+Tensor tril(const Tensor& x, int64_t k) { return tri(x, k, false, "tril"); }
+Tensor triu(const Tensor& x, int64_t k) { return tri(x, k, true, "triu"); }
+
+}  // namespace ts

@@ -1,0 +1,33 @@
+// Creation ops with computed contents: arange, linspace, eye, tril/triu.
+#pragma once
+#include <complex>
+
+#include "core/scalar.h"
+#include "core/tensor.h"
+#include "dispatch/dispatch.h"
+
+namespace ts {
+
+// out[i] = start + i * step (integers exactly in int64, floats in double).
+using ArangeKernel = void (*)(const Tensor& out, const Scalar& start, const Scalar& step);
+// out[i] = start + i * step in double precision; out[n-1] = stop when `last_is_stop`.
+using LinspaceKernel = void (*)(const Tensor& out, std::complex<double> start,
+                                std::complex<double> step, std::complex<double> stop,
+                                bool last_is_stop);
+// Zeroes, in a contiguous (batch, rows, cols) tensor, the elements outside the band kept by
+// tril (col - row <= k) or triu (col - row >= k).
+using TriZeroKernel = void (*)(const Tensor& out, int64_t k, bool upper);
+TS_DECLARE_STUB(ArangeKernel, arange_stub);
+TS_DECLARE_STUB(LinspaceKernel, linspace_stub);
+TS_DECLARE_STUB(TriZeroKernel, tri_zero_stub);
+
+// NumPy's length rule: ceil((stop - start) / step), at least 0. Ints stay exact.
+Tensor arange(const Scalar& start, const Scalar& stop, const Scalar& step, DType dtype,
+              Device device = {});
+Tensor linspace(std::complex<double> start, std::complex<double> stop, int64_t num, DType dtype,
+                bool endpoint, Device device = {});
+Tensor eye(int64_t n_rows, int64_t n_cols, int64_t k, DType dtype, Device device = {});
+Tensor tril(const Tensor& x, int64_t k);
+Tensor triu(const Tensor& x, int64_t k);
+
+}  // namespace ts

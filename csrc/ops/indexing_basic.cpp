@@ -1,0 +1,121 @@
+#include "ops/indexing_basic.h"
+
+#include "ops/copy.h"
+
+namespace ts {
+
+namespace {
+// Clamps one unpacked slice bound to [0, len] (or [-1, len-1] going backwards), like
+// PySlice_AdjustIndices and NumPy.
+int64_t clamp_bound(int64_t v, int64_t len, int64_t step) {
+  if (v < 0) {
+    v = v < -len ? -1 : v + len;  // written to avoid overflowing INT64_MIN + len
+    if (v < 0) v = step < 0 ? -1 : 0;
+  } else if (v >= len) {
+    v = step < 0 ? len - 1 : len;
+  }
+  return v;
+}
+}  // namespace
+
+Tensor index_basic(const Tensor& x, const IndexKey& key) {
+  int64_t consumed = 0;
+  bool has_ellipsis = false;
+  for (const IndexItem& it : key) {
+    if (it.kind == IndexItem::Int || it.kind == IndexItem::Slice) ++consumed;
+    if (it.kind == IndexItem::Ellipsis) {
+      if (has_ellipsis) throw IndexError("an index can only have a single ellipsis ('...')");
+      has_ellipsis = true;
+    }
+  }
+  TS_CHECK(consumed <= x.ndim(), IndexError, "too many indices for tensor: tensor is ", x.ndim(),
+           "-dimensional, but ", consumed, " were indexed");
+  Shape shape;
+  Strides strides;
+  int64_t offset = x.offset(), d = 0;
+  for (const IndexItem& it : key) {
+    switch (it.kind) {
+      case IndexItem::NewAxis:
+        shape.push_back(1);
+        strides.push_back(d < x.ndim() ? x.strides()[d] * x.dim(d) : 1);
+        break;
+      case IndexItem::Ellipsis:
+        for (int64_t e = x.ndim() - consumed; e > 0; --e, ++d) {
+          shape.push_back(x.dim(d));
+          strides.push_back(x.strides()[d]);
+        }
+        break;
+      case IndexItem::Int: {
+        const int64_t size = x.dim(d);
+        int64_t i = it.start;
+        TS_CHECK(i >= -size && i < size, IndexError, "index ", i, " is out of bounds for axis ", d,
+                 " with size ", size);
+        if (i < 0) i += size;
+        offset += i * x.strides()[d];
+        ++d;
+        break;
+      }
+      case IndexItem::Slice: {
+        TS_CHECK(it.step != 0, ValueError, "slice step cannot be zero");
+        const int64_t len = x.dim(d), step = it.step;
+        const int64_t start = clamp_bound(it.start, len, step),
+                      stop = clamp_bound(it.stop, len, step);
+        int64_t n = 0;
+        if (step > 0 && stop > start) n = (stop - start - 1) / step + 1;
+        if (step < 0 && start > stop) n = (start - stop - 1) / (-step) + 1;
+        if (n > 0) offset += start * x.strides()[d];
+        shape.push_back(n);
+        strides.push_back(x.strides()[d] * step);
+        ++d;
+        break;
+      }
+    }
+  }
+  for (; d < x.ndim(); ++d) {  // trailing axes not named by the key are kept whole
+    shape.push_back(x.dim(d));
+    strides.push_back(x.strides()[d]);
+  }
+  return x.as_strided(shape, strides, offset);
+}
+
+namespace {
+// Byte range [lo, hi] that a tensor's elements span in memory.
+void byte_span(const Tensor& t, uintptr_t& lo, uintptr_t& hi) {
+  int64_t a = 0, b = 0;
+  for (int64_t d = 0; d < t.ndim(); ++d) {
+    const int64_t ext = (t.dim(d) - 1) * t.strides()[d];
+    (ext < 0 ? a : b) += ext;
+  }
+  const uintptr_t base = reinterpret_cast<uintptr_t>(t.data_ptr());
+  lo = base + a * t.itemsize();
+  hi = base + b * t.itemsize() + t.itemsize() - 1;
+}
+
+// copy_ detects overlap between tensors of one Storage; a value imported zero-copy from a
+// NumPy view of x (x[1:] = x.numpy()[:-1]) has its own Storage over the same bytes.
+bool aliases_other_storage(const Tensor& dst, const Tensor& v) {
+  if (dst.storage() == v.storage() || dst.numel() == 0 || v.numel() == 0) return false;
+  uintptr_t dl, dh, vl, vh;
+  byte_span(dst, dl, dh);
+  byte_span(v, vl, vh);
+  return dl <= vh && vl <= dh;
+}
+}  // namespace
+
+void index_put_basic(const Tensor& x, const IndexKey& key, const Tensor& value) {
+  Tensor dst = index_basic(x, key);
+  Tensor v = value;
+  // NumPy accepts a value with extra leading size-1 dims (a[0] = b[None]); drop them.
+  if (v.ndim() > dst.ndim()) {
+    const int64_t extra = v.ndim() - dst.ndim();
+    for (int64_t i = 0; i < extra; ++i)
+      TS_CHECK(v.dim(i) == 1, ValueError, "setitem: could not broadcast a value of shape ",
+               shape_str(value.shape()), " into a selection of shape ", shape_str(dst.shape()));
+    Shape s(v.shape().begin() + extra, v.shape().end());
+    Strides st(v.strides().begin() + extra, v.strides().end());
+    v = v.as_strided(s, st, v.offset());
+  }
+  copy_(dst, aliases_other_storage(dst, v) ? clone(v) : v);
+}
+
+}  // namespace ts

@@ -1,0 +1,190 @@
+#include "ops/manipulation.h"
+
+#include "ops/copy.h"
+#include "ops/views.h"
+
+namespace ts {
+
+namespace {
+Tensor flatten_view(const Tensor& x) { return reshape(x, Shape{x.numel()}); }
+
+DType common_dtype(const std::vector<Tensor>& xs) {
+  DType d = xs[0].dtype();
+  for (size_t i = 1; i < xs.size(); ++i) d = promote_types(d, xs[i].dtype());
+  return d;
+}
+
+void check_same_device(const std::vector<Tensor>& xs, const char* op) {
+  for (const Tensor& t : xs)
+    TS_CHECK(t.device() == xs[0].device(), RuntimeError, op, ": tensors on different devices (",
+             xs[0].device().str(), " and ", t.device().str(), ")");
+}
+}  // namespace
+
+Tensor concat(const std::vector<Tensor>& in, int64_t axis, bool axis_is_none) {
+  TS_CHECK(!in.empty(), ValueError, "concat: need at least one tensor to concatenate");
+  check_same_device(in, "concat");
+  std::vector<Tensor> xs;
+  xs.reserve(in.size());
+  for (const Tensor& t : in) xs.push_back(axis_is_none ? flatten_view(t) : t);
+  if (axis_is_none) axis = 0;
+  const Tensor& first = xs[0];
+  TS_CHECK(first.ndim() > 0, ValueError,
+           "concat: zero-dimensional tensors cannot be concatenated; ",
+           "hint: use stack, or axis=None");
+  const int64_t ax = normalize_axis(axis, first.ndim(), "concat");
+  Shape shape = first.shape();
+  int64_t total = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const Tensor& t = xs[i];
+    bool ok = t.ndim() == first.ndim();
+    for (int64_t d = 0; ok && d < t.ndim(); ++d) ok = d == ax || t.dim(d) == first.dim(d);
+    TS_CHECK(ok, ValueError, "concat: tensor ", i, " has shape ", shape_str(t.shape()),
+             " but tensor 0 has shape ", shape_str(first.shape()),
+             "; all dimensions except the concatenation axis ", ax, " must match");
+    total += t.dim(ax);
+  }
+  shape[ax] = total;
+  Tensor out = Tensor::empty(shape, common_dtype(xs), first.device());
+  int64_t at = 0;
+  for (const Tensor& t : xs) {
+    copy_(slice(out, ax, at, at + t.dim(ax), 1), t);
+    at += t.dim(ax);
+  }
+  return out;
+}
+
+Tensor stack(const std::vector<Tensor>& xs, int64_t axis) {
+  TS_CHECK(!xs.empty(), ValueError, "stack: need at least one tensor to stack");
+  check_same_device(xs, "stack");
+  for (size_t i = 1; i < xs.size(); ++i)
+    TS_CHECK(xs[i].shape() == xs[0].shape(), ValueError, "stack: all tensors must have the same ",
+             "shape, but tensor ", i, " has shape ", shape_str(xs[i].shape()), " and tensor 0 has ",
+             shape_str(xs[0].shape()));
+  const int64_t ax = normalize_axis(axis, xs[0].ndim() + 1, "stack");
+  Shape shape = xs[0].shape();
+  shape.insert(ax, static_cast<int64_t>(xs.size()));
+  Tensor out = Tensor::empty(shape, common_dtype(xs), xs[0].device());
+  for (size_t i = 0; i < xs.size(); ++i) copy_(select(out, ax, i), xs[i]);
+  return out;
+}
+
+std::vector<Tensor> unstack(const Tensor& x, int64_t axis) {
+  TS_CHECK(x.ndim() > 0, ValueError,
+           "unstack: expected a tensor with at least 1 dimension, got a 0-d tensor");
+  const int64_t ax = normalize_axis(axis, x.ndim(), "unstack");
+  std::vector<Tensor> out;
+  out.reserve(x.dim(ax));
+  for (int64_t i = 0; i < x.dim(ax); ++i) out.push_back(select(x, ax, i));
+  return out;
+}
+
+std::vector<Tensor> broadcast_arrays(const std::vector<Tensor>& xs) {
+  Shape shape;
+  for (const Tensor& t : xs) shape = broadcast_shapes(shape, t.shape(), "broadcast_arrays");
+  std::vector<Tensor> out;
+  out.reserve(xs.size());
+  for (const Tensor& t : xs) out.push_back(broadcast_to(t, shape));
+  return out;
+}
+
+Tensor roll(const Tensor& x, const Shape& shifts, const Shape& axes, bool flat) {
+  if (flat) return reshape(roll(flatten_view(x), shifts, Shape{0}, false), x.shape());
+  // shifts and axes broadcast against each other (NumPy): equal lengths, or one of length 1.
+  const int64_t n = std::max(shifts.size(), axes.size());
+  TS_CHECK((shifts.size() == n || shifts.size() == 1) && (axes.size() == n || axes.size() == 1),
+           ValueError, "roll: shift ", shape_str(shifts), " and axis ", shape_str(axes),
+           " must have the same length (or one of them a single int)");
+  // Net shift per axis (repeated axes add up, like NumPy).
+  Shape net(x.ndim(), 0);
+  for (int64_t i = 0; i < n; ++i)
+    net[normalize_axis(axes[axes.size() == 1 ? 0 : i], x.ndim(), "roll")] +=
+        shifts[shifts.size() == 1 ? 0 : i];
+  // Each output block [s:] / [:s] per axis is one strided copy: 2^k copies for k rolled axes.
+  Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
+  std::vector<std::pair<Tensor, Tensor>> parts{{out, x}};
+  for (int64_t d = 0; d < x.ndim(); ++d) {
+    const int64_t n = x.dim(d);
+    if (n == 0) break;
+    const int64_t s = ((net[d] % n) + n) % n;
+    if (s == 0) continue;
+    std::vector<std::pair<Tensor, Tensor>> next;
+    for (auto& [o, i] : parts) {
+      next.emplace_back(slice(o, d, s, n, 1), slice(i, d, 0, n - s, 1));
+      next.emplace_back(slice(o, d, 0, s, 1), slice(i, d, n - s, n, 1));
+    }
+    parts.swap(next);
+  }
+  for (auto& [o, i] : parts) copy_(o, i);
+  return out;
+}
+
+Tensor repeat(const Tensor& x, int64_t repeats, int64_t axis, bool flat) {
+  TS_CHECK(repeats >= 0, ValueError, "repeat: repeats must be non-negative, got ", repeats);
+  Tensor src = flat ? flatten_view(x) : x;
+  TS_CHECK(src.ndim() > 0, ValueError, "repeat: a 0-d tensor needs axis=None");
+  const int64_t ax = flat ? 0 : normalize_axis(axis, src.ndim(), "repeat");
+  // (.., n, ..) -> (.., n, r, ..) broadcast view -> contiguous (.., n*r, ..): one copy.
+  Shape wide = src.shape();
+  wide.insert(ax + 1, repeats);
+  Shape shape = src.shape();
+  shape[ax] *= repeats;
+  return reshape(broadcast_to(expand_dims(src, ax + 1), wide), shape, 1);
+}
+
+Tensor repeat(const Tensor& x, const Tensor& repeats, int64_t axis, bool flat) {
+  TS_CHECK(is_integral(repeats.dtype()), TypeError,
+           "repeat: repeats must have an integer dtype, got ", dtype_name(repeats.dtype()));
+  TS_CHECK(repeats.ndim() <= 1, ValueError,
+           "repeat: repeats must be an int or a 1-D tensor, got shape ",
+           shape_str(repeats.shape()));
+  if (repeats.ndim() == 0) return repeat(x, item(repeats).to<int64_t>(), axis, flat);
+  Tensor src = flat ? flatten_view(x) : x;
+  TS_CHECK(src.ndim() > 0, ValueError, "repeat: a 0-d tensor needs axis=None");
+  const int64_t ax = flat ? 0 : normalize_axis(axis, src.ndim(), "repeat");
+  const int64_t n = src.dim(ax);
+  if (repeats.dim(0) == 1) return repeat(x, item(repeats).to<int64_t>(), axis, flat);
+  TS_CHECK(repeats.dim(0) == n, ValueError, "repeat: repeats has ", repeats.dim(0),
+           " elements but axis ", ax, " has size ", n);
+  Tensor reps = astype(contiguous(repeats), DType::Int64, false);
+  reps = contiguous(reps);
+  const int64_t* r = reps.data<int64_t>();
+  int64_t total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    TS_CHECK(r[i] >= 0, ValueError, "repeat: repeats must be non-negative, got ", r[i]);
+    total += r[i];
+  }
+  Shape shape = src.shape();
+  shape[ax] = total;
+  Tensor out = Tensor::empty(shape, src.dtype(), src.device());
+  int64_t at = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (r[i] == 0) continue;
+    // A length-1 slice broadcasts over r[i] output rows in one copy.
+    copy_(slice(out, ax, at, at + r[i], 1), slice(src, ax, i, i + 1, 1));
+    at += r[i];
+  }
+  return out;
+}
+
+Tensor tile(const Tensor& x, const Shape& reps_in) {
+  for (int64_t r : reps_in)
+    TS_CHECK(r >= 0, ValueError, "tile: repetitions must be non-negative, got ",
+             shape_str(reps_in));
+  const int64_t nd = std::max<int64_t>(x.ndim(), reps_in.size());
+  Shape reps(nd - reps_in.size(), 1), xs(nd - x.ndim(), 1);
+  for (int64_t r : reps_in) reps.push_back(r);
+  for (int64_t s : x.shape()) xs.push_back(s);
+  // View x as (1, s0, 1, s1, ...), broadcast to (r0, s0, r1, s1, ...), copy to (r0*s0, ...).
+  Shape inter, wide, shape;
+  for (int64_t d = 0; d < nd; ++d) {
+    inter.push_back(1);
+    inter.push_back(xs[d]);
+    wide.push_back(reps[d]);
+    wide.push_back(xs[d]);
+    shape.push_back(reps[d] * xs[d]);
+  }
+  return reshape(broadcast_to(reshape(x, inter), wide), shape, 1);
+}
+
+}  // namespace ts

@@ -1,0 +1,25 @@
+// Manipulation ops that build new tensors from pieces: concat, stack, roll, repeat, tile, and
+// the view-returning unstack / broadcast_arrays.
+#pragma once
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace ts {
+
+// One allocation of the promoted dtype; each input is copy_'d into its slice of the output.
+// axis_is_none flattens every input first (the standard's axis=None).
+Tensor concat(const std::vector<Tensor>& xs, int64_t axis, bool axis_is_none = false);
+Tensor stack(const std::vector<Tensor>& xs, int64_t axis);
+std::vector<Tensor> unstack(const Tensor& x, int64_t axis);           // views
+std::vector<Tensor> broadcast_arrays(const std::vector<Tensor>& xs);  // views
+
+// shifts and axes pair up; empty axes means "flattened" (then exactly one shift).
+Tensor roll(const Tensor& x, const Shape& shifts, const Shape& axes, bool flat);
+// Each element repeated `repeats` times along axis (flattened first when flat).
+Tensor repeat(const Tensor& x, int64_t repeats, int64_t axis, bool flat);
+// Element i along axis repeated repeats[i] times; repeats is a 1-D integer tensor.
+Tensor repeat(const Tensor& x, const Tensor& repeats, int64_t axis, bool flat);
+Tensor tile(const Tensor& x, const Shape& reps);
+
+}  // namespace ts
