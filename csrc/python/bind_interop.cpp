@@ -1,8 +1,86 @@
-// Bindings for the interop area (see csrc/ops).
+// Bindings for interop: the buffer protocol, Tensor.__dlpack__/__dlpack_device__, and the
+// capsule importer behind tessera.from_dlpack (python/tessera/_interop.py).
+#include "interop/dlpack_convert.h"
+#include "interop/py_buffer.h"
+#include "interop/py_capsule.h"
+#include "ops/copy.h"
 #include "python/convert.h"
 
 namespace ts::python {
 
-void init_interop(py::module_& m) {}
+namespace {
+
+int copy_mode(py::handle copy) { return copy.is_none() ? -1 : copy.cast<bool>() ? 1 : 0; }
+
+// max_version=None (an old consumer) or a (major, minor) below 1.0 asks for a legacy capsule.
+bool wants_versioned(py::handle max_version) {
+  if (max_version.is_none()) return false;
+  if (!py::isinstance<py::tuple>(max_version) || py::len(max_version) != 2)
+    throw py::type_error("__dlpack__: max_version must be None or a (major, minor) tuple, got " +
+                         py::repr(max_version).cast<std::string>());
+  return max_version[py::int_(0)].cast<int64_t>() >= 1;
+}
+
+// Note [DLPack export]: per the array API spec, stream must be None on CPU; dl_device may only
+// name the tensor's own device (no cross-device copies in a CPU build); copy=True exports a
+// copy flagged IS_COPIED; copy=False never copies. A legacy capsule cannot say "read-only",
+// so a read-only tensor goes out as a copy when copying is allowed, else BufferError.
+py::capsule dlpack_export(const Tensor& t, py::handle stream, py::handle max_version,
+                          py::handle dl_device, py::handle copy) {
+  const int mode = copy_mode(copy);
+  const bool versioned = wants_versioned(max_version);
+  if (!stream.is_none() && t.device().is_cpu())
+    throw py::value_error("__dlpack__: stream must be None for a CPU tensor, got " +
+                          py::repr(stream).cast<std::string>());
+  if (!dl_device.is_none()) {
+    auto req = dl_device.cast<std::pair<int64_t, int64_t>>();
+    const dlpack::DLDevice own = dlpack::to_dl_device(t.device());
+    const bool host_ok = t.device().is_cpu() && (req.first == dlpack::kDLCPU);
+    if (!host_ok && (req.first != own.device_type || req.second != own.device_id))
+      throw py::buffer_error("__dlpack__: cannot export a tensor on " + t.device().str() +
+                             " to DLPack device (" + std::to_string(req.first) + ", " +
+                             std::to_string(req.second) + ")");
+  }
+  Tensor src = t;
+  uint64_t flags = 0;
+  const bool readonly = t.storage()->readonly;
+  if (mode == 1 || (readonly && !versioned)) {
+    if (mode == 0)
+      throw py::buffer_error(
+          "__dlpack__: the tensor is read-only and a legacy (unversioned) DLPack capsule cannot "
+          "mark it so; hint: request max_version=(1, 0) or allow a copy");
+    src = clone(t);
+    flags |= dlpack::kFlagIsCopied;
+  } else if (readonly) {
+    flags |= dlpack::kFlagReadOnly;
+  }
+  return dlpack::to_capsule(src, versioned, flags);
+}
+
+py::tuple dlpack_device(const Tensor& t) {
+  const dlpack::DLDevice d = dlpack::to_dl_device(t.device());
+  return py::make_tuple(static_cast<int>(d.device_type), d.device_id);
+}
+
+}  // namespace
+
+void init_interop(py::module_& m) {
+  auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
+  install_buffer_protocol(cls);
+  cls.def("__dlpack__", &dlpack_export, py::kw_only(), py::arg("stream") = py::none(),
+          py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(),
+          py::arg("copy") = py::none(),
+          "Exports the tensor as a DLPack capsule (zero-copy unless copy=True).\n\n"
+          "max_version >= (1, 0) gives a 'dltensor_versioned' capsule (read-only tensors are "
+          "flagged read-only); None gives a legacy 'dltensor' capsule. stream must be None for "
+          "CPU tensors. dl_device must be the tensor's device (BufferError otherwise).");
+  cls.def("__dlpack_device__", &dlpack_device,
+          "(device_type, device_id) in DLPack's enumeration: (1, 0) for CPU.");
+  m.def("_from_dlpack_capsule", [](py::handle cap, py::handle copy) {
+          return dlpack::from_capsule(cap, copy_mode(copy));
+        },
+        py::arg("capsule"), py::arg("copy") = py::none(),
+        "A tensor over a DLPack capsule's memory; consumes the capsule (renames it 'used_...').");
+}
 
 }  // namespace ts::python
