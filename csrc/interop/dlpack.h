@@ -81,8 +81,8 @@ struct DLManagedTensor {
   void (*deleter)(DLManagedTensor* self);
 };
 
-constexpr uint64_t kFlagReadOnly = 1ull << 0;  // the consumer must not write
-constexpr uint64_t kFlagIsCopied = 1ull << 1;  // the producer made a copy the consumer owns
+constexpr uint64_t kFlagReadOnly = 1ull << 0;         // the consumer must not write
+constexpr uint64_t kFlagIsCopied = 1ull << 1;         // the producer made a copy the consumer owns
 constexpr uint64_t kFlagIsSubbytePadded = 1ull << 2;  // 1.1: sub-byte types padded to bytes
 
 // DLPack 1.x managed tensor. version/manager_ctx/deleter come first and stay ABI-stable across

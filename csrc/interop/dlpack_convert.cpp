@@ -10,11 +10,16 @@ namespace ts::dlpack {
 DLDataType to_dl_dtype(DType d) {
   const auto bits = static_cast<uint8_t>(itemsize(d) * 8);
   uint8_t code = kDLFloat;
-  if (is_bool(d)) code = kDLBool;
-  else if (is_signed_int(d)) code = kDLInt;
-  else if (is_unsigned_int(d)) code = kDLUInt;
-  else if (d == DType::BFloat16) code = kDLBfloat;
-  else if (is_complex(d)) code = kDLComplex;
+  if (is_bool(d))
+    code = kDLBool;
+  else if (is_signed_int(d))
+    code = kDLInt;
+  else if (is_unsigned_int(d))
+    code = kDLUInt;
+  else if (d == DType::BFloat16)
+    code = kDLBfloat;
+  else if (is_complex(d))
+    code = kDLComplex;
   return DLDataType{code, bits, 1};
 }
 
@@ -50,7 +55,8 @@ DType from_dl_dtype(DLDataType t, const char* op) {
       if (bits == 64) return DType::Complex64;
       if (bits == 128) return DType::Complex128;
       break;
-    default: break;
+    default:
+      break;
   }
   throw TypeError(str(op, ": DLPack dtype (code=", int(t.code), ", bits=", bits,
                       ") has no tessera equivalent; supported: bool, int/uint 8-64, float16, "
@@ -140,9 +146,11 @@ Tensor import_tensor(const DLTensor& dl, bool readonly, bool allow_copy,
   TS_CHECK(dl.ndim == 0 || dl.shape != nullptr, ValueError, op, ": shape is NULL for ndim ",
            dl.ndim);
   Shape shape(dl.shape, dl.shape + dl.ndim);
-  for (int64_t s : shape) TS_CHECK(s >= 0, ValueError, op, ": negative dimension in shape ", shape_str(shape));
+  for (int64_t s : shape)
+    TS_CHECK(s >= 0, ValueError, op, ": negative dimension in shape ", shape_str(shape));
   // NULL strides mean C-contiguous (allowed by DLPack; common from older producers).
-  Strides strides = dl.strides ? Strides(dl.strides, dl.strides + dl.ndim) : contiguous_strides(shape);
+  Strides strides =
+      dl.strides ? Strides(dl.strides, dl.strides + dl.ndim) : contiguous_strides(shape);
   const int64_t isz = itemsize(dtype);
   const auto [lo, hi] = extent(shape, strides);
   char* first = static_cast<char*>(dl.data) + dl.byte_offset;

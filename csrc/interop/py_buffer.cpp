@@ -13,7 +13,8 @@ namespace {
 // Shape and strides (in bytes) the Py_buffer points into; lives in view->internal until the
 // consumer releases the buffer.
 struct BufferGeometry {
-  explicit BufferGeometry(int64_t n) : shape(new Py_ssize_t[n ? n : 1]), strides(new Py_ssize_t[n ? n : 1]) {}
+  explicit BufferGeometry(int64_t n)
+      : shape(new Py_ssize_t[n ? n : 1]), strides(new Py_ssize_t[n ? n : 1]) {}
   std::unique_ptr<Py_ssize_t[]> shape, strides;
 };
 
@@ -29,10 +30,13 @@ int check_request(Py_buffer* view, int flags, bool readonly) {
   if ((flags & PyBUF_WRITABLE) == PyBUF_WRITABLE && readonly)
     return fail(view, PyExc_BufferError,
                 "buffer: the tensor is read-only, so it cannot export a writable buffer");
-  struct { int flag; char order; const char* name; } req[] = {
-      {PyBUF_C_CONTIGUOUS, 'C', "C-contiguous"},
-      {PyBUF_F_CONTIGUOUS, 'F', "Fortran-contiguous"},
-      {PyBUF_ANY_CONTIGUOUS, 'A', "contiguous"}};
+  struct {
+    int flag;
+    char order;
+    const char* name;
+  } req[] = {{PyBUF_C_CONTIGUOUS, 'C', "C-contiguous"},
+             {PyBUF_F_CONTIGUOUS, 'F', "Fortran-contiguous"},
+             {PyBUF_ANY_CONTIGUOUS, 'A', "contiguous"}};
   for (auto& r : req) {
     if ((flags & r.flag) == r.flag) {
       if (!PyBuffer_IsContiguous(view, r.order))
@@ -108,21 +112,36 @@ extern "C" void tensor_releasebuffer(PyObject*, Py_buffer* view) {
 
 const char* buffer_format(int dtype) {
   switch (static_cast<DType>(dtype)) {
-    case DType::Bool: return "?";
-    case DType::Int8: return "b";
-    case DType::Int16: return "h";
-    case DType::Int32: return "i";
-    case DType::Int64: return "q";
-    case DType::UInt8: return "B";
-    case DType::UInt16: return "H";
-    case DType::UInt32: return "I";
-    case DType::UInt64: return "Q";
-    case DType::Float16: return "e";
-    case DType::BFloat16: return nullptr;
-    case DType::Float32: return "f";
-    case DType::Float64: return "d";
-    case DType::Complex64: return "Zf";
-    case DType::Complex128: return "Zd";
+    case DType::Bool:
+      return "?";
+    case DType::Int8:
+      return "b";
+    case DType::Int16:
+      return "h";
+    case DType::Int32:
+      return "i";
+    case DType::Int64:
+      return "q";
+    case DType::UInt8:
+      return "B";
+    case DType::UInt16:
+      return "H";
+    case DType::UInt32:
+      return "I";
+    case DType::UInt64:
+      return "Q";
+    case DType::Float16:
+      return "e";
+    case DType::BFloat16:
+      return nullptr;
+    case DType::Float32:
+      return "f";
+    case DType::Float64:
+      return "d";
+    case DType::Complex64:
+      return "Zf";
+    case DType::Complex128:
+      return "Zd";
   }
   return nullptr;
 }

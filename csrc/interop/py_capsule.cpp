@@ -70,14 +70,16 @@ Tensor from_capsule(py::handle capsule, int copy) {
            Py_TYPE(cap)->tp_name);
   const bool allow_copy = copy != 0;
   if (PyCapsule_IsValid(cap, kVersionedCapsuleName)) {
-    auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, kVersionedCapsuleName));
+    auto* m =
+        static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, kVersionedCapsuleName));
     if (m->version.major != kMajorVersion)
-      throw py::buffer_error(str("from_dlpack: the producer exported DLPack ", m->version.major, ".",
-                                 m->version.minor, "; tessera reads DLPack ", kMajorVersion, ".x"));
+      throw py::buffer_error(str("from_dlpack: the producer exported DLPack ", m->version.major,
+                                 ".", m->version.minor, "; tessera reads DLPack ", kMajorVersion,
+                                 ".x"));
     const bool copied = (m->flags & kFlagIsCopied) != 0;
-    Tensor t = import_tensor(m->dl_tensor, (m->flags & kFlagReadOnly) != 0, allow_copy,
-                             deleter_call(m),
-                             [cap]() { PyCapsule_SetName(cap, kUsedVersionedCapsuleName); });
+    Tensor t =
+        import_tensor(m->dl_tensor, (m->flags & kFlagReadOnly) != 0, allow_copy, deleter_call(m),
+                      [cap]() { PyCapsule_SetName(cap, kUsedVersionedCapsuleName); });
     return finish(std::move(t), copy, copied);
   }
   if (PyCapsule_IsValid(cap, kCapsuleName)) {
@@ -89,10 +91,11 @@ Tensor from_capsule(py::handle capsule, int copy) {
   const char* name = PyCapsule_GetName(cap);
   PyErr_Clear();
   const std::string n = name ? name : "<unnamed>";
-  TS_CHECK(n != kUsedCapsuleName && n != kUsedVersionedCapsuleName, ValueError,
-           "from_dlpack: this DLPack capsule was already consumed (a capsule can be imported once)");
-  throw TypeError(str("from_dlpack: expected a capsule named 'dltensor' or 'dltensor_versioned', got '",
-                      n, "'"));
+  TS_CHECK(
+      n != kUsedCapsuleName && n != kUsedVersionedCapsuleName, ValueError,
+      "from_dlpack: this DLPack capsule was already consumed (a capsule can be imported once)");
+  throw TypeError(str(
+      "from_dlpack: expected a capsule named 'dltensor' or 'dltensor_versioned', got '", n, "'"));
 }
 
 }  // namespace ts::dlpack

@@ -21,10 +21,21 @@ bool wants_versioned(py::handle max_version) {
   return max_version[py::int_(0)].cast<int64_t>() >= 1;
 }
 
+// Note [Negative strides]: DLPack allows negative strides and NumPy reads them, but PyTorch
+// (through 2.13 at least) aborts the whole process importing them ("Storage size calculation
+// overflowed"), and a producer cannot tell who consumes its capsule. Such tensors therefore go
+// out as a contiguous copy (flagged IS_COPIED), or BufferError under copy=False.
+bool has_negative_stride(const Tensor& t) {
+  for (int64_t d = 0; d < t.ndim(); ++d)
+    if (t.dim(d) > 1 && t.strides()[d] < 0) return true;
+  return false;
+}
+
 // Note [DLPack export]: per the array API spec, stream must be None on CPU; dl_device may only
 // name the tensor's own device (no cross-device copies in a CPU build); copy=True exports a
 // copy flagged IS_COPIED; copy=False never copies. A legacy capsule cannot say "read-only",
 // so a read-only tensor goes out as a copy when copying is allowed, else BufferError.
+// Negative strides likewise (Note [Negative strides]).
 py::capsule dlpack_export(const Tensor& t, py::handle stream, py::handle max_version,
                           py::handle dl_device, py::handle copy) {
   const int mode = copy_mode(copy);
@@ -44,11 +55,14 @@ py::capsule dlpack_export(const Tensor& t, py::handle stream, py::handle max_ver
   Tensor src = t;
   uint64_t flags = 0;
   const bool readonly = t.storage()->readonly;
-  if (mode == 1 || (readonly && !versioned)) {
+  const bool negative = has_negative_stride(t);
+  if (mode == 1 || (readonly && !versioned) || negative) {
     if (mode == 0)
       throw py::buffer_error(
-          "__dlpack__: the tensor is read-only and a legacy (unversioned) DLPack capsule cannot "
-          "mark it so; hint: request max_version=(1, 0) or allow a copy");
+          negative ? "__dlpack__: copy=False but the tensor has negative strides, which tessera "
+                     "exports only as a copy (see Note [Negative strides]); hint: allow a copy"
+                   : "__dlpack__: the tensor is read-only and a legacy (unversioned) DLPack "
+                     "capsule cannot mark it so; hint: request max_version=(1, 0) or allow a copy");
     src = clone(t);
     flags |= dlpack::kFlagIsCopied;
   } else if (readonly) {
@@ -76,11 +90,11 @@ void init_interop(py::module_& m) {
           "CPU tensors. dl_device must be the tensor's device (BufferError otherwise).");
   cls.def("__dlpack_device__", &dlpack_device,
           "(device_type, device_id) in DLPack's enumeration: (1, 0) for CPU.");
-  m.def("_from_dlpack_capsule", [](py::handle cap, py::handle copy) {
-          return dlpack::from_capsule(cap, copy_mode(copy));
-        },
-        py::arg("capsule"), py::arg("copy") = py::none(),
-        "A tensor over a DLPack capsule's memory; consumes the capsule (renames it 'used_...').");
+  m.def(
+      "_from_dlpack_capsule",
+      [](py::handle cap, py::handle copy) { return dlpack::from_capsule(cap, copy_mode(copy)); },
+      py::arg("capsule"), py::arg("copy") = py::none(),
+      "A tensor over a DLPack capsule's memory; consumes the capsule (renames it 'used_...').");
 }
 
 }  // namespace ts::python
