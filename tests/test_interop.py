@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import array
 import ctypes
+import enum
 import gc
 import weakref
 
@@ -385,8 +386,18 @@ def test_dlpack_export_argument_errors():
     with pytest.raises(BufferError, match="device"):
         t.__dlpack__(dl_device=(2, 0))
     assert capsule_name(t.__dlpack__(max_version=(1, 0), dl_device=(1, 0))) == "dltensor_versioned"
-    with pytest.raises(TypeError, match="max_version"):
-        t.__dlpack__(max_version=1)
+    with pytest.raises(BufferError, match="device"):
+        t.__dlpack__(dl_device=(1, 1))
+    for bad in (1, (1,), ("a", 0), "1.0"):
+        with pytest.raises(TypeError, match="max_version"):
+            t.__dlpack__(max_version=bad)
+    with pytest.raises(TypeError, match="dl_device"):
+        t.__dlpack__(dl_device="cpu")
+
+    class CPU(enum.IntEnum):
+        kDLCPU = 1
+
+    assert capsule_name(t.__dlpack__(max_version=[1, 0], dl_device=(CPU.kDLCPU, 0))) == "dltensor_versioned"
     with pytest.raises(TypeError):
         t.__dlpack__(None)  # keyword-only
 
@@ -450,6 +461,23 @@ def test_to_torch_shares_memory(dtype):
     x[0, 0] = x[1, 2]
     assert ts.asarray(x[0, 0]).item() == ts.asarray(x[1, 2]).item()
     assert torch.equal(torch.from_dlpack(t)[0, 0], x[1, 2])
+
+
+@given(st.data())
+def test_round_trips_hypothesis(data):
+    """ts -> NumPy/PyTorch -> ts over drawn dtypes, shapes (0-d, empty) and strided views."""
+    dtype = data.draw(st.sampled_from(ALL_DTYPES))
+    v = strided_views(data.draw, data.draw(arrays(dtype, shapes())))
+    t = ts.asarray(v)
+    n = np.from_dlpack(t)
+    x = torch.from_dlpack(t)
+    np.testing.assert_array_equal(n, v)
+    np.testing.assert_array_equal(x.numpy(), v)
+    assert ts.from_dlpack(n).shape == v.shape and ts.from_dlpack(x).shape == v.shape
+    np.testing.assert_array_equal(ts.from_dlpack(x).numpy(), v)
+    if v.size > 1 and all(s >= 0 for s in v.strides):  # zero-copy all the way
+        assert x.data_ptr() == t.data_ptr() == ts.from_dlpack(x).data_ptr()
+        assert n.ctypes.data == t.data_ptr() == ts.from_dlpack(n).data_ptr()
 
 
 def test_to_torch_zero_d_and_empty():

@@ -12,13 +12,21 @@ namespace {
 
 int copy_mode(py::handle copy) { return copy.is_none() ? -1 : copy.cast<bool>() ? 1 : 0; }
 
+// A (major, minor) or (device_type, device_id) pair: a 2-sequence of ints (IntEnums included).
+std::pair<int64_t, int64_t> int_pair(py::handle h, const char* what) {
+  const bool ok = py::isinstance<py::sequence>(h) && !py::isinstance<py::str>(h) &&
+                  py::len(h) == 2 && py::hasattr(h[py::int_(0)], "__index__") &&
+                  py::hasattr(h[py::int_(1)], "__index__");
+  if (!ok)
+    throw py::type_error(std::string("__dlpack__: ") + what +
+                         " must be None or a pair of ints, got " + py::repr(h).cast<std::string>());
+  return {h[py::int_(0)].attr("__index__")().cast<int64_t>(),
+          h[py::int_(1)].attr("__index__")().cast<int64_t>()};
+}
+
 // max_version=None (an old consumer) or a (major, minor) below 1.0 asks for a legacy capsule.
 bool wants_versioned(py::handle max_version) {
-  if (max_version.is_none()) return false;
-  if (!py::isinstance<py::tuple>(max_version) || py::len(max_version) != 2)
-    throw py::type_error("__dlpack__: max_version must be None or a (major, minor) tuple, got " +
-                         py::repr(max_version).cast<std::string>());
-  return max_version[py::int_(0)].cast<int64_t>() >= 1;
+  return !max_version.is_none() && int_pair(max_version, "max_version").first >= 1;
 }
 
 // Note [Negative strides]: DLPack allows negative strides and NumPy reads them, but PyTorch
@@ -44,13 +52,12 @@ py::capsule dlpack_export(const Tensor& t, py::handle stream, py::handle max_ver
     throw py::value_error("__dlpack__: stream must be None for a CPU tensor, got " +
                           py::repr(stream).cast<std::string>());
   if (!dl_device.is_none()) {
-    auto req = dl_device.cast<std::pair<int64_t, int64_t>>();
+    const auto [type, id] = int_pair(dl_device, "dl_device");
     const dlpack::DLDevice own = dlpack::to_dl_device(t.device());
-    const bool host_ok = t.device().is_cpu() && (req.first == dlpack::kDLCPU);
-    if (!host_ok && (req.first != own.device_type || req.second != own.device_id))
+    if (type != own.device_type || id != own.device_id)
       throw py::buffer_error("__dlpack__: cannot export a tensor on " + t.device().str() +
-                             " to DLPack device (" + std::to_string(req.first) + ", " +
-                             std::to_string(req.second) + ")");
+                             " to DLPack device (" + std::to_string(type) + ", " +
+                             std::to_string(id) + "); hint: move it with x.to(device) first");
   }
   Tensor src = t;
   uint64_t flags = 0;

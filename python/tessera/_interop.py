@@ -20,8 +20,6 @@ _MAX_VERSION = (1, 0)
 
 
 def _check_device(device: Any) -> None:
-    if device is None:
-        return
     d = _C.Device(device)
     if d.type != "cpu":
         raise RuntimeError(f"from_dlpack: device {d} is not available in this build (CUDA backend not built)")
@@ -40,23 +38,29 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: Optional[builtins.bool] 
     runs once, when the last view dies. Read-only producers (DLPack 1.x flag) give read-only
     tensors. Shapes: the result has x's shape and strides (any strides, incl. negative).
     """
-    _check_device(device)
+    if device is not None:
+        _check_device(device)
     if isinstance(x, Tensor):
         return _C._clone(x) if copy else x
     if isinstance(x, _CapsuleType):
         return _C._from_dlpack_capsule(x, copy)
-    if not hasattr(x, "__dlpack__"):
+    try:
+        dlpack = x.__dlpack__
+    except AttributeError:
         raise AttributeError(
             f"from_dlpack: {type(x).__name__} has no __dlpack__ method; hint: use tessera.asarray "
-            "for NumPy arrays, sequences and buffer-protocol objects")
-    kwargs: dict = {"max_version": _MAX_VERSION}
-    if copy is not None:
-        kwargs["copy"] = copy
-    if device is not None:
-        kwargs["dl_device"] = (_KDL_CPU, 0)
+            "for NumPy arrays, sequences and buffer-protocol objects") from None
     try:
-        capsule = x.__dlpack__(**kwargs)
+        if copy is None and device is None:  # the common case: no keyword dict to build
+            capsule = dlpack(max_version=_MAX_VERSION)
+        else:
+            kwargs: dict = {"max_version": _MAX_VERSION}
+            if copy is not None:
+                kwargs["copy"] = copy
+            if device is not None:
+                kwargs["dl_device"] = (_KDL_CPU, 0)
+            capsule = dlpack(**kwargs)
     except TypeError:
         # A producer from before DLPack 1.0 in Python knows none of these keywords.
-        capsule = x.__dlpack__()
+        capsule = dlpack()
     return _C._from_dlpack_capsule(capsule, copy)
