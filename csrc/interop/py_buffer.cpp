@@ -74,7 +74,7 @@ extern "C" int tensor_getbuffer(PyObject* obj, Py_buffer* view, int flags) {
     return fail(view, PyExc_BufferError,
                 "buffer: the tensor is on " + t.device().str() +
                     "; only CPU tensors export buffers; hint: x.to('cpu')");
-  const char* format = buffer_format(static_cast<int>(t.dtype()));
+  const char* format = buffer_format(t.dtype());
   if (!format)
     return fail(view, PyExc_BufferError,
                 "buffer: bfloat16 has no buffer-protocol format; hint: use np.asarray(x) "
@@ -110,8 +110,8 @@ extern "C" void tensor_releasebuffer(PyObject*, Py_buffer* view) {
 
 }  // namespace
 
-const char* buffer_format(int dtype) {
-  switch (static_cast<DType>(dtype)) {
+const char* buffer_format(DType dtype) {
+  switch (dtype) {
     case DType::Bool:
       return "?";
     case DType::Int8:

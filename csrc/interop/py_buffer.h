@@ -2,6 +2,8 @@
 #pragma once
 #include <pybind11/pybind11.h>
 
+#include "core/dtype.h"
+
 namespace py = pybind11;
 
 namespace ts::python {
@@ -11,6 +13,6 @@ void install_buffer_protocol(py::handle tensor_type);
 
 // The struct-module format of a dtype ("e" float16, "Zf" complex64, "?" bool, ...); nullptr
 // for bfloat16, which PEP 3118 cannot describe.
-const char* buffer_format(int dtype);
+const char* buffer_format(DType dtype);
 
 }  // namespace ts::python
