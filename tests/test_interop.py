@@ -6,6 +6,7 @@ import array
 import ctypes
 import enum
 import gc
+import threading
 import weakref
 
 import ml_dtypes
@@ -563,6 +564,28 @@ def test_producer_deleted_consumer_lives():
     del t2
     gc.collect()
     assert w() is None  # NumPy's deleter ran once the last view died
+
+
+def test_broadcast_zero_strides_both_ways():
+    b = ts.broadcast_to(ts.asarray([1.0, 2.0, 3.0]), (4, 3))
+    x = torch.from_dlpack(b)
+    assert x.stride() == (0, 1) and x.data_ptr() == b.data_ptr()
+    assert np.from_dlpack(b).strides == (0, 4)
+    t = ts.from_dlpack(torch.arange(3.0).expand(4, 3))
+    assert t.stride() == (0, 1)
+    np.testing.assert_array_equal(t.numpy(), np.broadcast_to(np.arange(3.0), (4, 3)))
+
+
+def test_last_view_dies_in_another_thread():
+    a = np.arange(8.0)
+    w = weakref.ref(a)
+    box = [ts.from_dlpack(a)]
+    del a
+    th = threading.Thread(target=box.clear)  # NumPy's deleter then runs in that thread
+    th.start()
+    th.join()
+    gc.collect()
+    assert w() is None
 
 
 def test_readonly_import():

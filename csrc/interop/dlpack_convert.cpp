@@ -85,7 +85,7 @@ Device from_dl_device(DLDevice d, const char* op) {
 namespace {
 
 // Owns everything a managed tensor points into; freed by the deleter. Heap-allocated once and
-// never moved, so the DLTensor may point at shape_/strides_ directly.
+// never moved, so the DLTensor may point at its shape/strides members directly.
 template <class M>
 struct ExportCtx {
   M managed{};

@@ -13,7 +13,7 @@ DLDevice to_dl_device(Device d);
 Device from_dl_device(DLDevice d, const char* op);  // RuntimeError for devices not built
 
 // A managed tensor that keeps `t` (its TensorImpl and storage) alive until the consumer calls
-// its deleter; it owns its shape/strides arrays. The caller sets nothing: flags/version filled.
+// its deleter; it owns its shape/strides arrays. export_versioned fills version and flags.
 DLManagedTensorVersioned* export_versioned(const Tensor& t, uint64_t flags);
 DLManagedTensor* export_legacy(const Tensor& t);
 
