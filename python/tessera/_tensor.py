@@ -42,11 +42,24 @@ def _numpy(self: Tensor) -> np.ndarray:
 
 
 def _array(self: Tensor, dtype: Any = None, copy: Optional[builtins.bool] = None) -> np.ndarray:
+    """NumPy 2's ``__array__`` protocol: an ndarray sharing this CPU tensor's memory.
+
+    dtype: convert to this NumPy dtype (a copy when it differs). copy: None copies only when
+    needed, True always copies, False never copies and raises ValueError when it would have to.
+    """
+    if dtype is not None:
+        want = np.dtype(dtype)
+        try:
+            target = _as_dtype(want)
+        except TypeError:
+            target = None  # a NumPy-only dtype (e.g. float128): NumPy converts
+        if target != self.dtype:
+            if copy is False:
+                raise ValueError(f"__array__: copy=False but converting {self.dtype} to {want} needs a copy")
+            if target is not None:  # convert in tessera: needs no NumPy bfloat16 (ml_dtypes)
+                return _C._to_numpy(_C._astype(self, target, True))
+            return _C._to_numpy(self).astype(want)
     a = _C._to_numpy(self)
-    if dtype is not None and np.dtype(dtype) != a.dtype:
-        if copy is False:
-            raise ValueError("__array__: copy=False but a dtype conversion needs a copy")
-        return a.astype(dtype)
     return a.copy() if copy else a
 
 

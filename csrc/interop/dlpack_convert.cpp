@@ -1,0 +1,176 @@
+#include "interop/dlpack_convert.h"
+
+#include <cstring>
+#include <memory>
+
+#include "ops/copy.h"
+
+namespace ts::dlpack {
+
+DLDataType to_dl_dtype(DType d) {
+  const auto bits = static_cast<uint8_t>(itemsize(d) * 8);
+  uint8_t code = kDLFloat;
+  if (is_bool(d))
+    code = kDLBool;
+  else if (is_signed_int(d))
+    code = kDLInt;
+  else if (is_unsigned_int(d))
+    code = kDLUInt;
+  else if (d == DType::BFloat16)
+    code = kDLBfloat;
+  else if (is_complex(d))
+    code = kDLComplex;
+  return DLDataType{code, bits, 1};
+}
+
+DType from_dl_dtype(DLDataType t, const char* op) {
+  TS_CHECK(t.lanes == 1, TypeError, op, ": DLPack vector dtypes (lanes=", t.lanes,
+           ") are not supported");
+  const int bits = t.bits;
+  switch (t.code) {
+    case kDLBool:
+      if (bits == 8) return DType::Bool;
+      break;
+    case kDLInt:
+      if (bits == 8) return DType::Int8;
+      if (bits == 16) return DType::Int16;
+      if (bits == 32) return DType::Int32;
+      if (bits == 64) return DType::Int64;
+      break;
+    case kDLUInt:
+      if (bits == 8) return DType::UInt8;
+      if (bits == 16) return DType::UInt16;
+      if (bits == 32) return DType::UInt32;
+      if (bits == 64) return DType::UInt64;
+      break;
+    case kDLFloat:
+      if (bits == 16) return DType::Float16;
+      if (bits == 32) return DType::Float32;
+      if (bits == 64) return DType::Float64;
+      break;
+    case kDLBfloat:
+      if (bits == 16) return DType::BFloat16;
+      break;
+    case kDLComplex:
+      if (bits == 64) return DType::Complex64;
+      if (bits == 128) return DType::Complex128;
+      break;
+    default:
+      break;
+  }
+  throw TypeError(str(op, ": DLPack dtype (code=", int(t.code), ", bits=", bits,
+                      ") has no tessera equivalent; supported: bool, int/uint 8-64, float16, "
+                      "bfloat16, float32/64, complex64/128"));
+}
+
+DLDevice to_dl_device(Device d) {
+  return d.is_cpu() ? DLDevice{kDLCPU, 0} : DLDevice{kDLCUDA, d.index};
+}
+
+Device from_dl_device(DLDevice d, const char* op) {
+  // Pinned host memory is ordinary CPU memory to a CPU consumer.
+  if (d.device_type == kDLCPU || d.device_type == kDLCUDAHost) return Device{};
+#if TESSERA_WITH_CUDA
+  if (d.device_type == kDLCUDA || d.device_type == kDLCUDAManaged)
+    return Device{DeviceType::CUDA, static_cast<int16_t>(d.device_id)};
+#endif
+  const bool cuda = d.device_type == kDLCUDA || d.device_type == kDLCUDAManaged;
+  throw RuntimeError(str(op, ": the data is on DLPack device (", int(d.device_type), ", ",
+                         d.device_id, ")",
+                         cuda ? ", CUDA memory, but this build has no CUDA backend; hint: move "
+                                "it to the host first (e.g. x.cpu())"
+                              : ", which tessera does not support; hint: move it to the host"));
+}
+
+namespace {
+
+// Owns everything a managed tensor points into; freed by the deleter. Heap-allocated once and
+// never moved, so the DLTensor may point at its shape/strides members directly.
+template <class M>
+struct ExportCtx {
+  M managed{};
+  Tensor tensor;
+  Shape shape;
+  Strides strides;
+
+  static void deleter(M* self) { delete static_cast<ExportCtx*>(self->manager_ctx); }
+
+  static M* make(const Tensor& t) {
+    auto* ctx = new ExportCtx;
+    ctx->tensor = t;
+    ctx->shape = t.shape();
+    ctx->strides = t.strides();
+    DLTensor& dl = ctx->managed.dl_tensor;
+    // data points at the first element and byte_offset is 0: what CPU consumers expect.
+    dl.data = t.data_ptr();
+    dl.device = to_dl_device(t.device());
+    dl.ndim = static_cast<int32_t>(t.ndim());
+    dl.dtype = to_dl_dtype(t.dtype());
+    dl.shape = ctx->shape.data();
+    dl.strides = ctx->strides.data();
+    dl.byte_offset = 0;
+    ctx->managed.manager_ctx = ctx;
+    ctx->managed.deleter = &ExportCtx::deleter;
+    return &ctx->managed;
+  }
+};
+
+// Element offsets (min, max) reachable from the first element; both 0 for an empty tensor.
+std::pair<int64_t, int64_t> extent(const Shape& shape, const Strides& strides) {
+  int64_t lo = 0, hi = 0;
+  for (int64_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 0) return {0, 0};
+    const int64_t span = (shape[d] - 1) * strides[d];
+    (span < 0 ? lo : hi) += span;
+  }
+  return {lo, hi};
+}
+
+}  // namespace
+
+DLManagedTensorVersioned* export_versioned(const Tensor& t, uint64_t flags) {
+  DLManagedTensorVersioned* m = ExportCtx<DLManagedTensorVersioned>::make(t);
+  m->version = DLPackVersion{kMajorVersion, kMinorVersion};
+  m->flags = flags;
+  return m;
+}
+
+DLManagedTensor* export_legacy(const Tensor& t) { return ExportCtx<DLManagedTensor>::make(t); }
+
+Tensor import_tensor(const DLTensor& dl, bool readonly, bool allow_copy,
+                     std::function<void()> release, const std::function<void()>& on_commit) {
+  const char* op = "from_dlpack";
+  const DType dtype = from_dl_dtype(dl.dtype, op);
+  const Device device = from_dl_device(dl.device, op);
+  TS_CHECK(dl.ndim >= 0, ValueError, op, ": negative ndim ", dl.ndim);
+  TS_CHECK(dl.ndim == 0 || dl.shape != nullptr, ValueError, op, ": shape is NULL for ndim ",
+           dl.ndim);
+  Shape shape(dl.shape, dl.shape + dl.ndim);
+  for (int64_t s : shape)
+    TS_CHECK(s >= 0, ValueError, op, ": negative dimension in shape ", shape_str(shape));
+  // NULL strides mean C-contiguous (allowed by DLPack; common from older producers).
+  Strides strides =
+      dl.strides ? Strides(dl.strides, dl.strides + dl.ndim) : contiguous_strides(shape);
+  const int64_t isz = itemsize(dtype);
+  const auto [lo, hi] = extent(shape, strides);
+  char* first = static_cast<char*>(dl.data) + dl.byte_offset;
+  char* base = first + lo * isz;  // negative strides reach below the first element
+  const int64_t nbytes = numel_of(shape) == 0 ? 0 : (hi - lo + 1) * isz;
+  const bool aligned = reinterpret_cast<uintptr_t>(first) % isz == 0;
+  TS_CHECK(aligned || allow_copy, ValueError, op,
+           ": copy=False but the data is not aligned to its ", isz,
+           "-byte element size and can only be imported by copying");
+  TS_CHECK(aligned || device.is_cpu(), ValueError, op, ": the data on ", device.str(),
+           " is not aligned to its element size");
+
+  on_commit();  // from here on this function owns the producer's tensor
+  auto storage = std::make_shared<Storage>(base, nbytes, device, std::move(release));
+  storage->readonly = readonly;
+  if (aligned) return Tensor::view_of(storage, shape, strides, -lo, dtype);
+  // Misaligned host memory: copy the bytes (same geometry) so kernels see aligned elements.
+  auto owned = std::make_shared<Storage>(nbytes, device);
+  if (nbytes) std::memcpy(owned->data, base, static_cast<size_t>(nbytes));
+  return Tensor::view_of(owned, shape, strides, -lo, dtype);
+}
+
+}  // namespace ts::dlpack
