@@ -146,8 +146,10 @@ Tensor repeat(const Tensor& x, const Tensor& repeats, int64_t axis, bool flat) {
   if (repeats.dim(0) == 1) return repeat(x, item(repeats).to<int64_t>(), axis, flat);
   TS_CHECK(repeats.dim(0) == n, ValueError, "repeat: repeats has ", repeats.dim(0),
            " elements but axis ", ax, " has size ", n);
-  Tensor reps = astype(contiguous(repeats), DType::Int64, false);
-  reps = contiguous(reps);
+  TS_CHECK(repeats.device().is_cpu(), NotImplementedError,
+           "repeat: a repeats tensor must be on the CPU (its counts size the output), got ",
+           repeats.device().str());
+  const Tensor reps = contiguous(astype(repeats, DType::Int64, false));
   const int64_t* r = reps.data<int64_t>();
   int64_t total = 0;
   for (int64_t i = 0; i < n; ++i) {
