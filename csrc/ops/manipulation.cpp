@@ -5,6 +5,8 @@
 
 namespace ts {
 
+TS_DEFINE_STUB(RepeatKernel, repeat_stub, "repeat");
+
 namespace {
 Tensor flatten_view(const Tensor& x) { return reshape(x, Shape{x.numel()}); }
 
@@ -119,17 +121,35 @@ Tensor roll(const Tensor& x, const Shape& shifts, const Shape& axes, bool flat) 
   return out;
 }
 
-Tensor repeat(const Tensor& x, int64_t repeats, int64_t axis, bool flat) {
-  TS_CHECK(repeats >= 0, ValueError, "repeat: repeats must be non-negative, got ", repeats);
+namespace {
+// Shared tail of both repeat overloads: `counts` has one non-negative count per element of
+// src along ax (already validated); one allocation, one kernel pass.
+Tensor repeat_counts(const Tensor& src, int64_t ax, const int64_t* counts, int64_t total) {
+  Shape shape = src.shape();
+  shape[ax] = total;
+  Tensor out = Tensor::empty(shape, src.dtype(), src.device());
+  if (out.numel() == 0) return out;
+  repeat_stub.get(src.device())(out, contiguous(src), ax, counts);
+  return out;
+}
+
+struct RepeatArgs {
+  Tensor src;
+  int64_t ax;
+};
+
+RepeatArgs repeat_args(const Tensor& x, int64_t axis, bool flat) {
   Tensor src = flat ? flatten_view(x) : x;
   TS_CHECK(src.ndim() > 0, ValueError, "repeat: a 0-d tensor needs axis=None");
-  const int64_t ax = flat ? 0 : normalize_axis(axis, src.ndim(), "repeat");
-  // (.., n, ..) -> (.., n, r, ..) broadcast view -> contiguous (.., n*r, ..): one copy.
-  Shape wide = src.shape();
-  wide.insert(ax + 1, repeats);
-  Shape shape = src.shape();
-  shape[ax] *= repeats;
-  return reshape(broadcast_to(expand_dims(src, ax + 1), wide), shape, 1);
+  return {src, flat ? 0 : normalize_axis(axis, src.ndim(), "repeat")};
+}
+}  // namespace
+
+Tensor repeat(const Tensor& x, int64_t repeats, int64_t axis, bool flat) {
+  TS_CHECK(repeats >= 0, ValueError, "repeat: repeats must be non-negative, got ", repeats);
+  auto [src, ax] = repeat_args(x, axis, flat);
+  const std::vector<int64_t> counts(src.dim(ax), repeats);
+  return repeat_counts(src, ax, counts.data(), src.dim(ax) * repeats);
 }
 
 Tensor repeat(const Tensor& x, const Tensor& repeats, int64_t axis, bool flat) {
@@ -138,12 +158,9 @@ Tensor repeat(const Tensor& x, const Tensor& repeats, int64_t axis, bool flat) {
   TS_CHECK(repeats.ndim() <= 1, ValueError,
            "repeat: repeats must be an int or a 1-D tensor, got shape ",
            shape_str(repeats.shape()));
-  if (repeats.ndim() == 0) return repeat(x, item(repeats).to<int64_t>(), axis, flat);
-  Tensor src = flat ? flatten_view(x) : x;
-  TS_CHECK(src.ndim() > 0, ValueError, "repeat: a 0-d tensor needs axis=None");
-  const int64_t ax = flat ? 0 : normalize_axis(axis, src.ndim(), "repeat");
+  if (repeats.numel() == 1) return repeat(x, item(repeats).to<int64_t>(), axis, flat);
+  auto [src, ax] = repeat_args(x, axis, flat);
   const int64_t n = src.dim(ax);
-  if (repeats.dim(0) == 1) return repeat(x, item(repeats).to<int64_t>(), axis, flat);
   TS_CHECK(repeats.dim(0) == n, ValueError, "repeat: repeats has ", repeats.dim(0),
            " elements but axis ", ax, " has size ", n);
   TS_CHECK(repeats.device().is_cpu(), NotImplementedError,
@@ -156,17 +173,7 @@ Tensor repeat(const Tensor& x, const Tensor& repeats, int64_t axis, bool flat) {
     TS_CHECK(r[i] >= 0, ValueError, "repeat: repeats must be non-negative, got ", r[i]);
     total += r[i];
   }
-  Shape shape = src.shape();
-  shape[ax] = total;
-  Tensor out = Tensor::empty(shape, src.dtype(), src.device());
-  int64_t at = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    if (r[i] == 0) continue;
-    // A length-1 slice broadcasts over r[i] output rows in one copy.
-    copy_(slice(out, ax, at, at + r[i], 1), slice(src, ax, i, i + 1, 1));
-    at += r[i];
-  }
-  return out;
+  return repeat_counts(src, ax, r, total);
 }
 
 Tensor tile(const Tensor& x, const Shape& reps_in) {
