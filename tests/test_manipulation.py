@@ -179,6 +179,16 @@ def test_repeat_errors():
         ts.repeat(x, True)
 
 
+@pytest.mark.parametrize("call", [lambda x: ts.concat([x], axis=1.5), lambda x: ts.stack([x], axis="a"),
+                                  lambda x: ts.repeat(x, 2, axis=1.5), lambda x: ts.unstack(x, axis=None),
+                                  lambda x: ts.roll(x, 1.5), lambda x: ts.tile(x, 2.0),
+                                  lambda x: ts.tril(x, k=0.5), lambda x: ts.eye(2.5),
+                                  lambda x: ts.linspace(0, 1, True)])
+def test_non_integer_arguments_raise_type_error(call):
+    with pytest.raises(TypeError, match="must be an int|expected an int"):
+        call(ts.zeros((2, 2)))
+
+
 def test_dim_aliases():
     a = np.arange(6).reshape(2, 3, 1)
     x = ts.asarray(a)
