@@ -68,6 +68,16 @@ def test_stack(case):
     _joined(arrs, lambda xs: ts.stack(xs, axis=axis), lambda xs: np.stack(xs, axis=axis))
 
 
+def test_concat_follows_input_layout():
+    a = np.arange(12.0).reshape(3, 4)
+    got = ts.concat([ts.asarray(a).mT, ts.asarray(a + 1).mT], axis=0)
+    want = np.concatenate([a.T, (a + 1).T], axis=0)
+    assert_same(got, want)
+    assert got.numpy().flags.f_contiguous == want.flags.f_contiguous  # NumPy keeps the layout too
+    mixed = ts.concat([ts.asarray(a).mT, ts.asarray(np.ascontiguousarray(a.T))], axis=1)
+    assert mixed.is_contiguous()
+
+
 def test_concat_stack_errors_and_aliases():
     a, b = ts.zeros((2, 3)), ts.zeros((2, 4))
     with pytest.raises(ValueError, match=r"concat: tensor 1 has shape \(2, 4\)"):

@@ -1,5 +1,8 @@
 #include "ops/manipulation.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "ops/copy.h"
 #include "ops/views.h"
 
@@ -20,6 +23,37 @@ void check_same_device(const std::vector<Tensor>& xs, const char* op) {
   for (const Tensor& t : xs)
     TS_CHECK(t.device() == xs[0].device(), RuntimeError, op, ": tensors on different devices (",
              xs[0].device().str(), " and ", t.device().str(), ")");
+}
+// The dims of t from outermost (largest stride) to innermost. Size-1 dims have meaningless
+// strides: they keep their places and only the other dims are sorted among their slots.
+Shape stride_order(const Tensor& t) {
+  Shape order, slots;
+  for (int64_t d = 0; d < t.ndim(); ++d) {
+    order.push_back(d);
+    if (t.dim(d) != 1) slots.push_back(d);
+  }
+  Shape sorted = slots;
+  std::stable_sort(sorted.begin(), sorted.end(), [&](int64_t a, int64_t b) {
+    return std::abs(t.strides()[a]) > std::abs(t.strides()[b]);
+  });
+  for (int64_t i = 0; i < slots.size(); ++i) order[slots[i]] = sorted[i];
+  return order;
+}
+
+// A fresh tensor of `shape` laid out in the inputs' common dim order (NumPy's concatenate does
+// the same): joining transposed inputs then copies without a transpose. C order otherwise.
+Tensor empty_in_layout_of(const std::vector<Tensor>& xs, const Shape& shape, DType dtype) {
+  const Shape order = stride_order(xs[0]);
+  bool identity = true;
+  for (int64_t i = 0; i < order.size(); ++i) identity = identity && order[i] == i;
+  for (size_t i = 1; i < xs.size() && !identity; ++i) identity = !(stride_order(xs[i]) == order);
+  if (identity) return Tensor::empty(shape, dtype, xs[0].device());
+  Shape permuted, inverse(order.size());
+  for (int64_t i = 0; i < order.size(); ++i) {
+    permuted.push_back(shape[order[i]]);
+    inverse[order[i]] = i;
+  }
+  return permute_dims(Tensor::empty(permuted, dtype, xs[0].device()), inverse);
 }
 }  // namespace
 
@@ -47,7 +81,7 @@ Tensor concat(const std::vector<Tensor>& in, int64_t axis, bool axis_is_none) {
     total += t.dim(ax);
   }
   shape[ax] = total;
-  Tensor out = Tensor::empty(shape, common_dtype(xs), first.device());
+  Tensor out = empty_in_layout_of(xs, shape, common_dtype(xs));
   int64_t at = 0;
   for (const Tensor& t : xs) {
     copy_(slice(out, ax, at, at + t.dim(ax), 1), t);
