@@ -185,6 +185,8 @@ def test_index_errors_name_axis_index_and_size():
         ts.asarray(1.0)[0]
     with pytest.raises(IndexError):
         x[2**70]
+    assert_same(x[::2**62, 2**62:], np.zeros((2, 3), np.float32)[::2**62, 2**62:])
+    assert_same(x[::-2**62], np.zeros((2, 3), np.float32)[::-2**62])
     with pytest.raises(ValueError, match="step cannot be zero"):
         x[::0]
     with pytest.raises(TypeError):

@@ -68,6 +68,16 @@ def test_stack(case):
     _joined(arrs, lambda xs: ts.stack(xs, axis=axis), lambda xs: np.stack(xs, axis=axis))
 
 
+def test_concat_follows_input_layout():
+    a = np.arange(12.0).reshape(3, 4)
+    got = ts.concat([ts.asarray(a).mT, ts.asarray(a + 1).mT], axis=0)
+    want = np.concatenate([a.T, (a + 1).T], axis=0)
+    assert_same(got, want)
+    assert got.numpy().flags.f_contiguous == want.flags.f_contiguous  # NumPy keeps the layout too
+    mixed = ts.concat([ts.asarray(a).mT, ts.asarray(np.ascontiguousarray(a.T))], axis=1)
+    assert mixed.is_contiguous()
+
+
 def test_concat_stack_errors_and_aliases():
     a, b = ts.zeros((2, 3)), ts.zeros((2, 4))
     with pytest.raises(ValueError, match=r"concat: tensor 1 has shape \(2, 4\)"):
@@ -177,6 +187,16 @@ def test_repeat_errors():
     assert_same(ts.repeat(ts.asarray(a), np.int8(2)), np.repeat(a, 2))
     with pytest.raises(TypeError):
         ts.repeat(x, True)
+
+
+@pytest.mark.parametrize("call", [lambda x: ts.concat([x], axis=1.5), lambda x: ts.stack([x], axis="a"),
+                                  lambda x: ts.repeat(x, 2, axis=1.5), lambda x: ts.unstack(x, axis=None),
+                                  lambda x: ts.roll(x, 1.5), lambda x: ts.tile(x, 2.0),
+                                  lambda x: ts.tril(x, k=0.5), lambda x: ts.eye(2.5),
+                                  lambda x: ts.linspace(0, 1, True)])
+def test_non_integer_arguments_raise_type_error(call):
+    with pytest.raises(TypeError, match="must be an int|expected an int"):
+        call(ts.zeros((2, 2)))
 
 
 def test_dim_aliases():

@@ -65,7 +65,9 @@ Tensor index_basic(const Tensor& x, const IndexKey& key) {
         if (step < 0 && start > stop) n = (start - stop - 1) / (-step) + 1;
         if (n > 0) offset += start * x.strides()[d];
         shape.push_back(n);
-        strides.push_back(x.strides()[d] * step);
+        // With at most one element the stride is never used; skipping the product keeps a
+        // huge step (x[::2**62]) from overflowing.
+        strides.push_back(n > 1 ? x.strides()[d] * step : x.strides()[d]);
         ++d;
         break;
       }

@@ -1,9 +1,14 @@
 #include "ops/manipulation.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "ops/copy.h"
 #include "ops/views.h"
 
 namespace ts {
+
+TS_DEFINE_STUB(RepeatKernel, repeat_stub, "repeat");
 
 namespace {
 Tensor flatten_view(const Tensor& x) { return reshape(x, Shape{x.numel()}); }
@@ -18,6 +23,37 @@ void check_same_device(const std::vector<Tensor>& xs, const char* op) {
   for (const Tensor& t : xs)
     TS_CHECK(t.device() == xs[0].device(), RuntimeError, op, ": tensors on different devices (",
              xs[0].device().str(), " and ", t.device().str(), ")");
+}
+// The dims of t from outermost (largest stride) to innermost. Size-1 dims have meaningless
+// strides: they keep their places and only the other dims are sorted among their slots.
+Shape stride_order(const Tensor& t) {
+  Shape order, slots;
+  for (int64_t d = 0; d < t.ndim(); ++d) {
+    order.push_back(d);
+    if (t.dim(d) != 1) slots.push_back(d);
+  }
+  Shape sorted = slots;
+  std::stable_sort(sorted.begin(), sorted.end(), [&](int64_t a, int64_t b) {
+    return std::abs(t.strides()[a]) > std::abs(t.strides()[b]);
+  });
+  for (int64_t i = 0; i < slots.size(); ++i) order[slots[i]] = sorted[i];
+  return order;
+}
+
+// A fresh tensor of `shape` laid out in the inputs' common dim order (NumPy's concatenate does
+// the same): joining transposed inputs then copies without a transpose. C order otherwise.
+Tensor empty_in_layout_of(const std::vector<Tensor>& xs, const Shape& shape, DType dtype) {
+  const Shape order = stride_order(xs[0]);
+  bool identity = true;
+  for (int64_t i = 0; i < order.size(); ++i) identity = identity && order[i] == i;
+  for (size_t i = 1; i < xs.size() && !identity; ++i) identity = !(stride_order(xs[i]) == order);
+  if (identity) return Tensor::empty(shape, dtype, xs[0].device());
+  Shape permuted, inverse(order.size());
+  for (int64_t i = 0; i < order.size(); ++i) {
+    permuted.push_back(shape[order[i]]);
+    inverse[order[i]] = i;
+  }
+  return permute_dims(Tensor::empty(permuted, dtype, xs[0].device()), inverse);
 }
 }  // namespace
 
@@ -45,7 +81,7 @@ Tensor concat(const std::vector<Tensor>& in, int64_t axis, bool axis_is_none) {
     total += t.dim(ax);
   }
   shape[ax] = total;
-  Tensor out = Tensor::empty(shape, common_dtype(xs), first.device());
+  Tensor out = empty_in_layout_of(xs, shape, common_dtype(xs));
   int64_t at = 0;
   for (const Tensor& t : xs) {
     copy_(slice(out, ax, at, at + t.dim(ax), 1), t);
@@ -119,17 +155,35 @@ Tensor roll(const Tensor& x, const Shape& shifts, const Shape& axes, bool flat) 
   return out;
 }
 
-Tensor repeat(const Tensor& x, int64_t repeats, int64_t axis, bool flat) {
-  TS_CHECK(repeats >= 0, ValueError, "repeat: repeats must be non-negative, got ", repeats);
+namespace {
+// Shared tail of both repeat overloads: `counts` has one non-negative count per element of
+// src along ax (already validated); one allocation, one kernel pass.
+Tensor repeat_counts(const Tensor& src, int64_t ax, const int64_t* counts, int64_t total) {
+  Shape shape = src.shape();
+  shape[ax] = total;
+  Tensor out = Tensor::empty(shape, src.dtype(), src.device());
+  if (out.numel() == 0) return out;
+  repeat_stub.get(src.device())(out, contiguous(src), ax, counts);
+  return out;
+}
+
+struct RepeatArgs {
+  Tensor src;
+  int64_t ax;
+};
+
+RepeatArgs repeat_args(const Tensor& x, int64_t axis, bool flat) {
   Tensor src = flat ? flatten_view(x) : x;
   TS_CHECK(src.ndim() > 0, ValueError, "repeat: a 0-d tensor needs axis=None");
-  const int64_t ax = flat ? 0 : normalize_axis(axis, src.ndim(), "repeat");
-  // (.., n, ..) -> (.., n, r, ..) broadcast view -> contiguous (.., n*r, ..): one copy.
-  Shape wide = src.shape();
-  wide.insert(ax + 1, repeats);
-  Shape shape = src.shape();
-  shape[ax] *= repeats;
-  return reshape(broadcast_to(expand_dims(src, ax + 1), wide), shape, 1);
+  return {src, flat ? 0 : normalize_axis(axis, src.ndim(), "repeat")};
+}
+}  // namespace
+
+Tensor repeat(const Tensor& x, int64_t repeats, int64_t axis, bool flat) {
+  TS_CHECK(repeats >= 0, ValueError, "repeat: repeats must be non-negative, got ", repeats);
+  auto [src, ax] = repeat_args(x, axis, flat);
+  const std::vector<int64_t> counts(src.dim(ax), repeats);
+  return repeat_counts(src, ax, counts.data(), src.dim(ax) * repeats);
 }
 
 Tensor repeat(const Tensor& x, const Tensor& repeats, int64_t axis, bool flat) {
@@ -138,33 +192,22 @@ Tensor repeat(const Tensor& x, const Tensor& repeats, int64_t axis, bool flat) {
   TS_CHECK(repeats.ndim() <= 1, ValueError,
            "repeat: repeats must be an int or a 1-D tensor, got shape ",
            shape_str(repeats.shape()));
-  if (repeats.ndim() == 0) return repeat(x, item(repeats).to<int64_t>(), axis, flat);
-  Tensor src = flat ? flatten_view(x) : x;
-  TS_CHECK(src.ndim() > 0, ValueError, "repeat: a 0-d tensor needs axis=None");
-  const int64_t ax = flat ? 0 : normalize_axis(axis, src.ndim(), "repeat");
+  if (repeats.numel() == 1) return repeat(x, item(repeats).to<int64_t>(), axis, flat);
+  auto [src, ax] = repeat_args(x, axis, flat);
   const int64_t n = src.dim(ax);
-  if (repeats.dim(0) == 1) return repeat(x, item(repeats).to<int64_t>(), axis, flat);
   TS_CHECK(repeats.dim(0) == n, ValueError, "repeat: repeats has ", repeats.dim(0),
            " elements but axis ", ax, " has size ", n);
-  Tensor reps = astype(contiguous(repeats), DType::Int64, false);
-  reps = contiguous(reps);
+  TS_CHECK(repeats.device().is_cpu(), NotImplementedError,
+           "repeat: a repeats tensor must be on the CPU (its counts size the output), got ",
+           repeats.device().str());
+  const Tensor reps = contiguous(astype(repeats, DType::Int64, false));
   const int64_t* r = reps.data<int64_t>();
   int64_t total = 0;
   for (int64_t i = 0; i < n; ++i) {
     TS_CHECK(r[i] >= 0, ValueError, "repeat: repeats must be non-negative, got ", r[i]);
     total += r[i];
   }
-  Shape shape = src.shape();
-  shape[ax] = total;
-  Tensor out = Tensor::empty(shape, src.dtype(), src.device());
-  int64_t at = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    if (r[i] == 0) continue;
-    // A length-1 slice broadcasts over r[i] output rows in one copy.
-    copy_(slice(out, ax, at, at + r[i], 1), slice(src, ax, i, i + 1, 1));
-    at += r[i];
-  }
-  return out;
+  return repeat_counts(src, ax, r, total);
 }
 
 Tensor tile(const Tensor& x, const Shape& reps_in) {

@@ -4,8 +4,14 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "dispatch/dispatch.h"
 
 namespace ts {
+
+// out (contiguous) = src (contiguous) with element i along `axis` written counts[i] times.
+using RepeatKernel = void (*)(const Tensor& out, const Tensor& src, int64_t axis,
+                              const int64_t* counts);
+TS_DECLARE_STUB(RepeatKernel, repeat_stub);
 
 // One allocation of the promoted dtype; each input is copy_'d into its slice of the output.
 // axis_is_none flattens every input first (the standard's axis=None).

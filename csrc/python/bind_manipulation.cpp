@@ -2,6 +2,7 @@
 // wrappers in python/tessera/_manipulation.py handle keyword names and defaults.
 #include "ops/manipulation.h"
 #include "python/convert.h"
+#include "python/int_arg.h"
 
 namespace ts::python {
 
@@ -25,11 +26,14 @@ py::tuple to_tuple(const std::vector<Tensor>& ts) {
 void init_manipulation(py::module_& m) {
   m.def("_concat", [](py::handle xs, py::handle axis) {
     return axis.is_none() ? concat(tensor_list(xs, "concat"), 0, true)
-                          : concat(tensor_list(xs, "concat"), axis.cast<int64_t>());
+                          : concat(tensor_list(xs, "concat"), int_arg(axis, "concat", "axis"));
   });
-  m.def("_stack",
-        [](py::handle xs, int64_t axis) { return stack(tensor_list(xs, "stack"), axis); });
-  m.def("_unstack", [](const Tensor& x, int64_t axis) { return to_tuple(unstack(x, axis)); });
+  m.def("_stack", [](py::handle xs, py::handle axis) {
+    return stack(tensor_list(xs, "stack"), int_arg(axis, "stack", "axis"));
+  });
+  m.def("_unstack", [](const Tensor& x, py::handle axis) {
+    return to_tuple(unstack(x, int_arg(axis, "unstack", "axis")));
+  });
   m.def("_broadcast_arrays", [](py::handle xs) {
     return py::list(to_tuple(broadcast_arrays(tensor_list(xs, "broadcast_arrays"))));
   });
@@ -39,7 +43,7 @@ void init_manipulation(py::module_& m) {
   });
   m.def("_repeat", [](const Tensor& x, py::handle repeats, py::handle axis) {
     const bool flat = axis.is_none();
-    const int64_t ax = flat ? 0 : axis.cast<int64_t>();
+    const int64_t ax = flat ? 0 : int_arg(axis, "repeat", "axis");
     if (PyLong_Check(repeats.ptr()) && !PyBool_Check(repeats.ptr()))
       return repeat(x, repeats.cast<int64_t>(), ax, flat);
     // Tensors, NumPy arrays/scalars and lists: repeat() checks the integer dtype and shape.

@@ -253,11 +253,9 @@ def linspace(start: Union[int, float, complex], stop: Union[int, float, complex]
     """
     start = _number(start, "linspace", "start")
     stop = _number(stop, "linspace", "stop")
-    if isinstance(num, (builtins.bool, builtins.float)) or not hasattr(num, "__index__"):
-        raise TypeError(f"linspace: num must be an int, got {type(num).__name__}")
     if dtype is None:
         dtype = complex64 if isinstance(start, builtins.complex) or isinstance(stop, builtins.complex) else float32
-    return _C._linspace(start, stop, num.__index__(), _as_dtype(dtype), builtins.bool(endpoint), device)
+    return _C._linspace(start, stop, num, _as_dtype(dtype), builtins.bool(endpoint), device)
 
 
 def eye(n_rows: int, n_cols: Optional[int] = None, /, *, k: int = 0, dtype: Any = None,
