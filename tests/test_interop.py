@@ -275,6 +275,14 @@ def test_array_protocol_shares_and_copies():
     assert not np.shares_memory(t.__array__(copy=True), np.asarray(t))
 
 
+def test_numpy_method_shares_unless_forced():
+    t = ts.asarray([1.0, 2.0])
+    assert np.shares_memory(t.numpy(), np.asarray(t))
+    f = t.numpy(force=True)
+    f[0] = 9.0
+    assert t.numpy()[0] == 1.0
+
+
 def test_array_protocol_dtype_and_copy_false():
     t = ts.asarray([1.5, 2.5])
     np.testing.assert_array_equal(t.__array__(np.float64), [1.5, 2.5])
