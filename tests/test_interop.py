@@ -120,13 +120,15 @@ class FakeProducer:
     describe any dtype code, device, byte offset, strides (or NULL), flags and version."""
 
     def __init__(self, base: np.ndarray, shape, strides=None, *, code=2, bits=32, lanes=1,
-                 byte_offset=0, flags=0, device=(1, 0), version=(1, 0), legacy=False):
+                 byte_offset=0, flags=0, device=(1, 0), version=(1, 0), legacy=False,
+                 null_data=False, null_shape=False):
         self.base = base
         self.deleted = 0
         self._shape = (ctypes.c_int64 * max(len(shape), 1))(*shape)
         self._strides = None if strides is None else (ctypes.c_int64 * max(len(strides), 1))(*strides)
-        dl = DLTensor(base.ctypes.data, DLDevice(*device), len(shape), DLDataType(code, bits, lanes),
-                      self._shape, self._strides, byte_offset)
+        dl = DLTensor(None if null_data else base.ctypes.data, DLDevice(*device), len(shape),
+                      DLDataType(code, bits, lanes), None if null_shape else self._shape,
+                      self._strides, byte_offset)
         self.legacy = legacy
         if legacy:
             self._deleter = _DELETER(self._on_delete)
@@ -271,6 +273,14 @@ def test_array_protocol_shares_and_copies():
     assert t.numpy()[1] == 1.0
     assert np.shares_memory(t.__array__(), np.asarray(t))
     assert not np.shares_memory(t.__array__(copy=True), np.asarray(t))
+
+
+def test_numpy_method_shares_unless_forced():
+    t = ts.asarray([1.0, 2.0])
+    assert np.shares_memory(t.numpy(), np.asarray(t))
+    f = t.numpy(force=True)
+    f[0] = 9.0
+    assert t.numpy()[0] == 1.0
 
 
 def test_array_protocol_dtype_and_copy_false():
@@ -680,6 +690,22 @@ def test_fake_producer_byte_offset_negative_strides_readonly():
     del tl
     gc.collect()
     assert legacy.deleted == 1
+
+
+def test_fake_producer_null_data_and_shape():
+    empty = FakeProducer(np.zeros(1, np.float32), (0, 3), None, null_data=True)
+    t = ts.from_dlpack(empty)
+    assert t.shape == (0, 3) and t.numpy().shape == (0, 3) and (t + 1.0).shape == (0, 3)
+    del t
+    gc.collect()
+    assert empty.deleted == 1
+    scalar = FakeProducer(np.full(1, 2.5, np.float32), (), None, null_shape=True)
+    t0 = ts.from_dlpack(scalar)
+    assert t0.shape == () and t0.item() == 2.5
+    bad = FakeProducer(np.zeros(2, np.float32), (2,), None, null_shape=True)
+    with pytest.raises(ValueError, match="shape is NULL"):
+        ts.from_dlpack(bad)
+    assert bad.deleted == 0 and capsule_name(bad.capsule) == "dltensor_versioned"
 
 
 def test_fake_producer_misaligned_is_copied():

@@ -36,9 +36,11 @@ def _str(self: Tensor) -> str:
     return np.array2string(_numpy_for_print(self), threshold=1000, edgeitems=3)
 
 
-def _numpy(self: Tensor) -> np.ndarray:
-    """A NumPy array sharing this tensor's memory (CPU only)."""
-    return _C._to_numpy(self)
+def _numpy(self: Tensor, *, force: builtins.bool = False) -> np.ndarray:
+    """A NumPy array sharing this tensor's memory (CPU only); force=True returns a copy
+    (PyTorch's spelling). bfloat16 needs the ml_dtypes package."""
+    a = _C._to_numpy(self)
+    return a.copy() if force else a
 
 
 def _array(self: Tensor, dtype: Any = None, copy: Optional[builtins.bool] = None) -> np.ndarray:
