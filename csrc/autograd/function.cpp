@@ -2,6 +2,7 @@
 
 #include "ops/copy.h"
 #include "ops/reduce.h"
+#include "ops/math.h"
 #include "ops/views.h"
 
 namespace ts::autograd {
@@ -55,7 +56,7 @@ Tensor sum_to(const Tensor& grad, const Shape& shape) {
 Tensor reduce_grad_to_input(const Tensor& grad, const InputMeta& meta) {
   Tensor g = sum_to(grad, meta.shape);
   if (g.dtype() != meta.dtype) {
-    if (is_complex(g.dtype()) && !is_complex(meta.dtype)) g = real_part(g);
+    if (is_complex(g.dtype()) && !is_complex(meta.dtype)) g = real(g);
     g = astype(g, meta.dtype, /*copy=*/false);
   }
   return g;

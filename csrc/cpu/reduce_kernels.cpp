@@ -59,6 +59,6 @@ void sqrt_kernel(const Tensor& t) {
 
 TS_REGISTER_KERNEL(sum_stub, CPU, &sum_kernel);
 TS_REGISTER_KERNEL(prod_stub, CPU, &prod_kernel);
-TS_REGISTER_KERNEL(sqrt_stub, CPU, &sqrt_kernel);
+TS_REGISTER_KERNEL(std_sqrt_stub, CPU, &sqrt_kernel);
 
 }  // namespace ts

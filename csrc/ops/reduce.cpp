@@ -15,7 +15,7 @@ TS_DEFINE_STUB(ReduceKernel, any_stub, "any");
 TS_DEFINE_STUB(ReduceKernel, count_nonzero_stub, "count_nonzero");
 TS_DEFINE_STUB(ArgReduceKernel, argmax_stub, "argmax");
 TS_DEFINE_STUB(ArgReduceKernel, argmin_stub, "argmin");
-TS_DEFINE_STUB(SqrtKernel, sqrt_stub, "std");
+TS_DEFINE_STUB(SqrtKernel, std_sqrt_stub, "std");
 
 DType sum_dtype(DType in) {
   if (is_bool(in) || is_signed_int(in)) return DType::Int64;
@@ -174,7 +174,7 @@ Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdims) 
 Tensor std(const Tensor& x, const Axes& axes, double correction, bool keepdims) {
   Tensor v = var_impl(x, axes, correction, keepdims, "std");
   v = contiguous(v);  // var's result is always fresh; contiguous() returns it as is
-  if (v.numel() != 0) sqrt_stub.get(v.device())(v);
+  if (v.numel() != 0) std_sqrt_stub.get(v.device())(v);
   return v;
 }
 

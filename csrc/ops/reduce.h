@@ -27,7 +27,7 @@ TS_DECLARE_STUB(ReduceKernel, any_stub);
 TS_DECLARE_STUB(ReduceKernel, count_nonzero_stub);
 TS_DECLARE_STUB(ArgReduceKernel, argmax_stub);
 TS_DECLARE_STUB(ArgReduceKernel, argmin_stub);
-TS_DECLARE_STUB(SqrtKernel, sqrt_stub);
+TS_DECLARE_STUB(SqrtKernel, std_sqrt_stub);
 
 // Axes: nullopt means all axes. Negative axes count from the end; duplicates are an error.
 using Axes = std::optional<Shape>;
