@@ -15,7 +15,10 @@ struct SumOp {
   static A load(T v) {
     return convert<A, T>(v);
   }
-  static A combine(A a, A b) { return a + b; }
+  template <class X>  // X: A or a vector of A
+  static X combine(X a, X b) {
+    return a + b;
+  }
 };
 
 template <class Acc>
@@ -26,7 +29,10 @@ struct ProdOp {
   static A load(T v) {
     return convert<A, T>(v);
   }
-  static A combine(A a, A b) { return a * b; }
+  template <class X>
+  static X combine(X a, X b) {
+    return a * b;
+  }
 };
 
 template <template <class> class Op>

@@ -11,6 +11,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 
@@ -35,8 +36,10 @@ struct sum_type {
     using type = R;       \
   };
 TS_SUM_TYPE(bool, int64_t)
-TS_SUM_TYPE(int8_t, int64_t) TS_SUM_TYPE(int16_t, int64_t) TS_SUM_TYPE(int32_t, int64_t)
-    TS_SUM_TYPE(uint8_t, uint64_t) TS_SUM_TYPE(uint16_t, uint64_t) TS_SUM_TYPE(uint32_t, uint64_t)
+TS_SUM_TYPE(int8_t, int64_t)
+TS_SUM_TYPE(int16_t, int64_t)
+TS_SUM_TYPE(int32_t, int64_t) TS_SUM_TYPE(uint8_t, uint64_t) TS_SUM_TYPE(uint16_t, uint64_t)
+    TS_SUM_TYPE(uint32_t, uint64_t)
 #undef TS_SUM_TYPE
         template <class T>
         using sum_t = typename sum_type<T>::type;
@@ -46,16 +49,103 @@ inline T load_at(const char* p, int64_t i, int64_t s) {
   return *reinterpret_cast<const T*>(p + i * s);
 }
 
+// Note [NaN flag in extremum reductions]: a NaN-propagating max/min select does not
+// vectorize, so float max/min ops provide `fast` (a plain compare-select that skips NaN, what
+// maxps does) and the loops track NaN separately in an integer flag of the same width,
+// returning NaN at the end when one was seen.
+template <class Op, class = void>
+struct has_nan_flag : std::false_type {};
+template <class Op>
+struct has_nan_flag<Op, std::void_t<decltype(Op::fast(typename Op::A(), typename Op::A()))>>
+    : std::bool_constant<std::is_floating_point_v<typename Op::A>> {};
+
+template <class A>
+using flag_t = std::conditional_t<sizeof(A) == 8, int64_t, int32_t>;
+
 template <class Op, class T>
-typename Op::A leaf(const char* p, int64_t n, int64_t s) {
+typename Op::A leaf_nan_flag(const char* p, int64_t n, int64_t s) {
+  using A = typename Op::A;
+  using F = flag_t<A>;
+  A acc[kLanes];
+  F bad[kLanes];
+  for (int j = 0; j < kLanes; ++j) acc[j] = Op::init(), bad[j] = 0;
+  int64_t i = 0;
+  if constexpr (std::is_same_v<T, A>) {
+    if (s == sizeof(T)) {  // GCC vector types, as in vector_lanes below
+      typedef A V __attribute__((vector_size(16)));
+      typedef F VF __attribute__((vector_size(16)));
+      constexpr int W = 16 / sizeof(A), NV = kLanes / W;
+      const T* q = reinterpret_cast<const T*>(p);
+      V va[NV];
+      VF vb[NV];
+      std::memcpy(va, acc, sizeof(va));
+      std::memcpy(vb, bad, sizeof(vb));
+      for (; i + kLanes <= n; i += kLanes)
+        for (int k = 0; k < NV; ++k) {
+          V v;
+          std::memcpy(&v, q + i + k * W, sizeof(V));
+          va[k] = Op::fast(va[k], v);
+          vb[k] |= (VF)(v != v);
+        }
+      std::memcpy(acc, va, sizeof(va));
+      std::memcpy(bad, vb, sizeof(vb));
+    }
+  } else if (s == sizeof(T)) {
+    const T* q = reinterpret_cast<const T*>(p);
+    for (; i + kLanes <= n; i += kLanes)
+      for (int j = 0; j < kLanes; ++j) {
+        const A v = Op::load(q[i + j]);
+        acc[j] = Op::fast(acc[j], v);
+        bad[j] |= static_cast<F>(v != v);
+      }
+  }
+  F any_bad = 0;
+  for (int j = 0; j < kLanes; ++j) any_bad |= bad[j];
+  A r = Op::init();
+  for (int j = 0; j < kLanes; ++j) r = Op::fast(r, acc[j]);
+  for (; i < n; ++i) {
+    const A v = Op::load(load_at<T>(p, i, s));
+    r = Op::fast(r, v);
+    any_bad |= static_cast<F>(v != v);
+  }
+  return any_bad ? std::numeric_limits<A>::quiet_NaN() : r;
+}
+
+// Lane j accumulates elements i + j; with T == A in float/double this runs on GCC vector
+// types (16-byte vectors, portable SSE2/NEON, no -march needed), lane for lane the same
+// arithmetic as the scalar loop, so contiguous and strided runs give identical results.
+template <class Op, class T>
+int64_t vector_lanes(const T* q, int64_t n, typename Op::A* acc) {
+  using A = typename Op::A;
+  typedef A V __attribute__((vector_size(16)));
+  constexpr int W = 16 / sizeof(A), NV = kLanes / W;
+  V va[NV];
+  std::memcpy(va, acc, sizeof(va));
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int k = 0; k < NV; ++k) {
+      V v;
+      std::memcpy(&v, q + i + k * W, sizeof(V));
+      va[k] = Op::combine(va[k], v);
+    }
+  std::memcpy(acc, va, sizeof(va));
+  return i;
+}
+
+template <class Op, class T>
+typename Op::A leaf_lanes(const char* p, int64_t n, int64_t s) {
   using A = typename Op::A;
   A acc[kLanes];
   for (int j = 0; j < kLanes; ++j) acc[j] = Op::init();
   int64_t i = 0;
   if (s == sizeof(T)) {
     const T* q = reinterpret_cast<const T*>(p);
-    for (; i + kLanes <= n; i += kLanes)
-      for (int j = 0; j < kLanes; ++j) acc[j] = Op::combine(acc[j], Op::load(q[i + j]));
+    if constexpr (std::is_same_v<T, A> && std::is_floating_point_v<A>) {
+      i = vector_lanes<Op, T>(q, n, acc);
+    } else {
+      for (; i + kLanes <= n; i += kLanes)
+        for (int j = 0; j < kLanes; ++j) acc[j] = Op::combine(acc[j], Op::load(q[i + j]));
+    }
   } else {
     for (; i + kLanes <= n; i += kLanes)
       for (int j = 0; j < kLanes; ++j)
@@ -66,6 +156,14 @@ typename Op::A leaf(const char* p, int64_t n, int64_t s) {
   A r = acc[0];
   for (; i < n; ++i) r = Op::combine(r, Op::load(load_at<T>(p, i, s)));
   return r;
+}
+
+template <class Op, class T>
+typename Op::A leaf(const char* p, int64_t n, int64_t s) {
+  if constexpr (has_nan_flag<Op>::value)
+    return leaf_nan_flag<Op, T>(p, n, s);
+  else
+    return leaf_lanes<Op, T>(p, n, s);
 }
 
 template <class Op, class T>
@@ -127,7 +225,8 @@ void run_inner(const ReducePlan& p, double div) {
 template <class Op, class T, class R>
 void run_outer(const ReducePlan& p, double div) {
   using A = typename Op::A;
-  constexpr int64_t kCols = 512, kRows = 64;
+  constexpr int64_t kCols = 2048 * 4 / sizeof(A) < 256 ? 256 : 2048 * 4 / sizeof(A);
+  constexpr int64_t kRows = 64;
   const int64_t m0 = p.kept_sizes[0], s0 = p.kept_in[0], o0 = p.kept_out[0];
   const int64_t n = p.red_sizes[0], sr = p.red_strides[0];
   const int64_t ncb = (m0 + kCols - 1) / kCols;
@@ -135,16 +234,28 @@ void run_outer(const ReducePlan& p, double div) {
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(kCols * n, 1));
   parallel_for(0, ntask, grain, [&](int64_t b, int64_t e) {
     A tot[kCols], blk[kCols];
+    flag_t<A> bad[kCols];
     for (int64_t t = b; t < e; ++t) {
       const int64_t c0 = (t % ncb) * kCols, w = std::min(kCols, m0 - c0);
       int64_t io, oo;
       p.kept_offsets(t / ncb, 1, io, oo);
       const char* base = p.in + io + c0 * s0;
-      for (int64_t c = 0; c < w; ++c) tot[c] = Op::init();
+      for (int64_t c = 0; c < w; ++c) tot[c] = Op::init(), bad[c] = 0;
       for (int64_t r0 = 0; r0 < n; r0 += kRows) {
         for (int64_t c = 0; c < w; ++c) blk[c] = Op::init();
         for (int64_t r = r0; r < std::min(n, r0 + kRows); ++r) {
           const char* row = base + r * sr;
+          if constexpr (has_nan_flag<Op>::value) {  // Note [NaN flag in extremum reductions]
+            if (s0 == sizeof(T)) {
+              const T* q = reinterpret_cast<const T*>(row);
+              for (int64_t c = 0; c < w; ++c) {
+                const A v = Op::load(q[c]);
+                blk[c] = Op::fast(blk[c], v);
+                bad[c] |= static_cast<flag_t<A>>(v != v);
+              }
+              continue;
+            }
+          }
           if (s0 == sizeof(T)) {
             const T* q = reinterpret_cast<const T*>(row);
             for (int64_t c = 0; c < w; ++c) blk[c] = Op::combine(blk[c], Op::load(q[c]));
@@ -155,6 +266,9 @@ void run_outer(const ReducePlan& p, double div) {
         }
         for (int64_t c = 0; c < w; ++c) tot[c] = Op::combine(tot[c], blk[c]);
       }
+      if constexpr (has_nan_flag<Op>::value)
+        for (int64_t c = 0; c < w; ++c)
+          if (bad[c]) tot[c] = std::numeric_limits<A>::quiet_NaN();
       char* o = p.out + oo + c0 * o0;
       for (int64_t c = 0; c < w; ++c) store<R>(o + c * o0, tot[c], div);
     }
