@@ -38,11 +38,11 @@ struct sum_type {
 TS_SUM_TYPE(bool, int64_t)
 TS_SUM_TYPE(int8_t, int64_t)
 TS_SUM_TYPE(int16_t, int64_t)
-TS_SUM_TYPE(int32_t, int64_t) TS_SUM_TYPE(uint8_t, uint64_t) TS_SUM_TYPE(uint16_t, uint64_t)
-    TS_SUM_TYPE(uint32_t, uint64_t)
+TS_SUM_TYPE(int32_t, int64_t)
+TS_SUM_TYPE(uint8_t, uint64_t) TS_SUM_TYPE(uint16_t, uint64_t) TS_SUM_TYPE(uint32_t, uint64_t)
 #undef TS_SUM_TYPE
-        template <class T>
-        using sum_t = typename sum_type<T>::type;
+    template <class T>
+    using sum_t = typename sum_type<T>::type;
 
 template <class T>
 inline T load_at(const char* p, int64_t i, int64_t s) {
@@ -170,14 +170,18 @@ template <class Op, class T>
 typename Op::A pairwise(const char* p, int64_t n, int64_t s) {
   if (n <= kLeaf) return leaf<Op, T>(p, n, s);
   const int64_t h = (n / 2) / kLanes * kLanes;
-  return Op::combine(pairwise<Op, T>(p, h, s), pairwise<Op, T>(p + h * s, n - h, s));
+  // Left half first: argument evaluation order is unspecified (GCC goes right to left), and
+  // walking memory backwards block by block defeats the hardware prefetcher (7x slower).
+  const typename Op::A left = pairwise<Op, T>(p, h, s);
+  return Op::combine(left, pairwise<Op, T>(p + h * s, n - h, s));
 }
 
 template <class Op>
 typename Op::A combine_all(const typename Op::A* a, int64_t n) {
   if (n == 1) return a[0];
   const int64_t h = n / 2;
-  return Op::combine(combine_all<Op>(a, h), combine_all<Op>(a + h, n - h));
+  const typename Op::A left = combine_all<Op>(a, h);
+  return Op::combine(left, combine_all<Op>(a + h, n - h));
 }
 
 // One strided run (Note [Deterministic pairwise reduction]).
