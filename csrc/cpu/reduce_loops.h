@@ -39,7 +39,9 @@ TS_SUM_TYPE(bool, int64_t)
 TS_SUM_TYPE(int8_t, int64_t)
 TS_SUM_TYPE(int16_t, int64_t)
 TS_SUM_TYPE(int32_t, int64_t)
-TS_SUM_TYPE(uint8_t, uint64_t) TS_SUM_TYPE(uint16_t, uint64_t) TS_SUM_TYPE(uint32_t, uint64_t)
+TS_SUM_TYPE(uint8_t, uint64_t)
+TS_SUM_TYPE(uint16_t, uint64_t)
+TS_SUM_TYPE(uint32_t, uint64_t)
 #undef TS_SUM_TYPE
     template <class T>
     using sum_t = typename sum_type<T>::type;
@@ -62,6 +64,65 @@ struct has_nan_flag<Op, std::void_t<decltype(Op::fast(typename Op::A(), typename
 template <class A>
 using flag_t = std::conditional_t<sizeof(A) == 8, int64_t, int32_t>;
 
+// Lane j accumulates elements i + j; with T == A in float/double the lane loops run on GCC
+// vector types of VB bytes (lane for lane the same arithmetic as the scalar loop, so results
+// do not depend on the vector width or on contiguity). 16-byte vectors: SSE2/NEON, which
+// every x86-64/arm64 CPU has. (An AVX2 clone via target attributes did not inline the ops'
+// vector code under GCC 12 and ran slower; runtime dispatch is future work.)
+template <class Op, class T>
+struct CombineLanes {
+  template <int VB>
+  static int64_t run(const T* q, int64_t n, typename Op::A* acc, void*) {
+    using A = typename Op::A;
+    typedef A V __attribute__((vector_size(VB)));
+    constexpr int W = VB / sizeof(A), NV = kLanes / W;
+    V va[NV];
+    std::memcpy(va, acc, sizeof(va));
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+      for (int k = 0; k < NV; ++k) {
+        V v;
+        std::memcpy(&v, q + i + k * W, sizeof(V));
+        va[k] = Op::combine(va[k], v);
+      }
+    std::memcpy(acc, va, sizeof(va));
+    return i;
+  }
+};
+
+// Note [NaN flag in extremum reductions], vectorized.
+template <class Op, class T>
+struct NanFlagLanes {
+  template <int VB>
+  static int64_t run(const T* q, int64_t n, typename Op::A* acc, void* flags) {
+    using A = typename Op::A;
+    using F = flag_t<A>;
+    typedef A V __attribute__((vector_size(VB)));
+    typedef F VF __attribute__((vector_size(VB)));
+    constexpr int W = VB / sizeof(A), NV = kLanes / W;
+    V va[NV];
+    VF vb[NV];
+    std::memcpy(va, acc, sizeof(va));
+    std::memcpy(vb, flags, sizeof(vb));
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+      for (int k = 0; k < NV; ++k) {
+        V v;
+        std::memcpy(&v, q + i + k * W, sizeof(V));
+        va[k] = Op::fast(va[k], v);
+        vb[k] |= (VF)(v != v);
+      }
+    std::memcpy(acc, va, sizeof(va));
+    std::memcpy(flags, vb, sizeof(vb));
+    return i;
+  }
+};
+
+template <class K, class T, class A>
+int64_t simd_dispatch(const T* q, int64_t n, A* acc, void* flags = nullptr) {
+  return K::template run<16>(q, n, acc, flags);
+}
+
 template <class Op, class T>
 typename Op::A leaf_nan_flag(const char* p, int64_t n, int64_t s) {
   using A = typename Op::A;
@@ -71,25 +132,8 @@ typename Op::A leaf_nan_flag(const char* p, int64_t n, int64_t s) {
   for (int j = 0; j < kLanes; ++j) acc[j] = Op::init(), bad[j] = 0;
   int64_t i = 0;
   if constexpr (std::is_same_v<T, A>) {
-    if (s == sizeof(T)) {  // GCC vector types, as in vector_lanes below
-      typedef A V __attribute__((vector_size(16)));
-      typedef F VF __attribute__((vector_size(16)));
-      constexpr int W = 16 / sizeof(A), NV = kLanes / W;
-      const T* q = reinterpret_cast<const T*>(p);
-      V va[NV];
-      VF vb[NV];
-      std::memcpy(va, acc, sizeof(va));
-      std::memcpy(vb, bad, sizeof(vb));
-      for (; i + kLanes <= n; i += kLanes)
-        for (int k = 0; k < NV; ++k) {
-          V v;
-          std::memcpy(&v, q + i + k * W, sizeof(V));
-          va[k] = Op::fast(va[k], v);
-          vb[k] |= (VF)(v != v);
-        }
-      std::memcpy(acc, va, sizeof(va));
-      std::memcpy(bad, vb, sizeof(vb));
-    }
+    if (s == sizeof(T))
+      i = simd_dispatch<NanFlagLanes<Op, T>>(reinterpret_cast<const T*>(p), n, acc, bad);
   } else if (s == sizeof(T)) {
     const T* q = reinterpret_cast<const T*>(p);
     for (; i + kLanes <= n; i += kLanes)
@@ -111,27 +155,6 @@ typename Op::A leaf_nan_flag(const char* p, int64_t n, int64_t s) {
   return any_bad ? std::numeric_limits<A>::quiet_NaN() : r;
 }
 
-// Lane j accumulates elements i + j; with T == A in float/double this runs on GCC vector
-// types (16-byte vectors, portable SSE2/NEON, no -march needed), lane for lane the same
-// arithmetic as the scalar loop, so contiguous and strided runs give identical results.
-template <class Op, class T>
-int64_t vector_lanes(const T* q, int64_t n, typename Op::A* acc) {
-  using A = typename Op::A;
-  typedef A V __attribute__((vector_size(16)));
-  constexpr int W = 16 / sizeof(A), NV = kLanes / W;
-  V va[NV];
-  std::memcpy(va, acc, sizeof(va));
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int k = 0; k < NV; ++k) {
-      V v;
-      std::memcpy(&v, q + i + k * W, sizeof(V));
-      va[k] = Op::combine(va[k], v);
-    }
-  std::memcpy(acc, va, sizeof(va));
-  return i;
-}
-
 template <class Op, class T>
 typename Op::A leaf_lanes(const char* p, int64_t n, int64_t s) {
   using A = typename Op::A;
@@ -141,7 +164,7 @@ typename Op::A leaf_lanes(const char* p, int64_t n, int64_t s) {
   if (s == sizeof(T)) {
     const T* q = reinterpret_cast<const T*>(p);
     if constexpr (std::is_same_v<T, A> && std::is_floating_point_v<A>) {
-      i = vector_lanes<Op, T>(q, n, acc);
+      i = simd_dispatch<CombineLanes<Op, T>>(q, n, acc);
     } else {
       for (; i + kLanes <= n; i += kLanes)
         for (int j = 0; j < kLanes; ++j) acc[j] = Op::combine(acc[j], Op::load(q[i + j]));
