@@ -61,6 +61,13 @@ template <class Op>
 struct has_nan_flag<Op, std::void_t<decltype(Op::fast(typename Op::A(), typename Op::A()))>>
     : std::bool_constant<std::is_floating_point_v<typename Op::A>> {};
 
+// Ops whose load is not the identity on T == A (sum of squares) must not take the raw-vector
+// lane path, which feeds elements to combine unloaded.
+template <class Op, class = void>
+struct loads_squares : std::false_type {};
+template <class Op>
+struct loads_squares<Op, std::void_t<decltype(Op::kSquares)>> : std::true_type {};
+
 template <class A>
 using flag_t = std::conditional_t<sizeof(A) == 8, int64_t, int32_t>;
 
@@ -163,7 +170,8 @@ typename Op::A leaf_lanes(const char* p, int64_t n, int64_t s) {
   int64_t i = 0;
   if (s == sizeof(T)) {
     const T* q = reinterpret_cast<const T*>(p);
-    if constexpr (std::is_same_v<T, A> && std::is_floating_point_v<A>) {
+    if constexpr (std::is_same_v<T, A> && std::is_floating_point_v<A> &&
+                  !loads_squares<Op>::value) {
       i = simd_dispatch<CombineLanes<Op, T>>(q, n, acc);
     } else {
       for (; i + kLanes <= n; i += kLanes)
