@@ -264,14 +264,18 @@ void run_outer(const ReducePlan& p, double div) {
   constexpr int64_t kRows = 64;
   const int64_t m0 = p.kept_sizes[0], s0 = p.kept_in[0], o0 = p.kept_out[0];
   const int64_t n = p.red_sizes[0], sr = p.red_strides[0];
-  const int64_t ncb = (m0 + kCols - 1) / kCols;
+  // Narrower column blocks when there are fewer blocks than threads (a column's result never
+  // depends on its block, so this keeps results thread-count independent).
+  int64_t cols = kCols;
+  while (cols > 64 && (p.n_out / m0) * ((m0 + cols - 1) / cols) < get_num_threads()) cols /= 2;
+  const int64_t ncb = (m0 + cols - 1) / cols;
   const int64_t ntask = (p.n_out / m0) * ncb;
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(kCols * n, 1));
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cols * n, 1));
   parallel_for(0, ntask, grain, [&](int64_t b, int64_t e) {
     A tot[kCols], blk[kCols];
     flag_t<A> bad[kCols];
     for (int64_t t = b; t < e; ++t) {
-      const int64_t c0 = (t % ncb) * kCols, w = std::min(kCols, m0 - c0);
+      const int64_t c0 = (t % ncb) * cols, w = std::min(cols, m0 - c0);
       int64_t io, oo;
       p.kept_offsets(t / ncb, 1, io, oo);
       const char* base = p.in + io + c0 * s0;
