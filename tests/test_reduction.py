@@ -277,3 +277,14 @@ def test_dtype_errors():
             fn(c)
     with pytest.raises(IndexError, match="argmax"):
         ts.argmax(ts.asarray(np.zeros((2, 2))), axis=5)
+
+
+def test_broadcast_views_with_zero_strides():
+    a = np.arange(40, dtype=np.float32).reshape(1, 40)
+    for shape in ((64, 40), (3, 64, 40)):
+        v = np.broadcast_to(a, shape)
+        t = ts.broadcast_to(ts.asarray(a), shape)
+        for axis in (None, 0, -1, (0, -1)):
+            assert_same(ts.sum(t, axis=axis), np.sum(v, axis=axis))
+            assert_same(ts.max(t, axis=axis), np.max(v, axis=axis))
+        assert_same(ts.argmax(t, axis=0), np.argmax(v, axis=0))

@@ -13,8 +13,10 @@ void subtract_kernel(const ElementwiseIter& it, DType dt) {
 }
 void multiply_kernel(const ElementwiseIter& it, DType dt) {
   run_binary<kAllSet>(it, dt, "multiply", [](auto a, auto b) {
-    if constexpr (std::is_same_v<decltype(a), bool>) return static_cast<bool>(a && b);
-    else return a * b;
+    if constexpr (std::is_same_v<decltype(a), bool>)
+      return static_cast<bool>(a && b);
+    else
+      return a * b;
   });
 }
 void divide_kernel(const ElementwiseIter& it, DType dt) {

@@ -25,7 +25,8 @@ void cast_loop(char** p, const int64_t* s, int64_t n) {
     return;
   }
   for (int64_t i = 0; i < n; ++i)
-    *reinterpret_cast<D*>(p[0] + i * s[0]) = convert<D, S>(*reinterpret_cast<const S*>(p[1] + i * s[1]));
+    *reinterpret_cast<D*>(p[0] + i * s[0]) =
+        convert<D, S>(*reinterpret_cast<const S*>(p[1] + i * s[1]));
 }
 
 // Same-type copies only move bytes: dispatch on the item size, not the dtype.
@@ -41,11 +42,21 @@ void bytes_loop(char** p, const int64_t* s, int64_t n) {
 void cpu_copy(const ElementwiseIter& it, DType dst, DType src) {
   if (dst == src) {
     switch (itemsize(dst)) {
-      case 1: it.for_each(bytes_loop<1>); return;
-      case 2: it.for_each(bytes_loop<2>); return;
-      case 4: it.for_each(bytes_loop<4>); return;
-      case 8: it.for_each(bytes_loop<8>); return;
-      default: it.for_each(bytes_loop<16>); return;
+      case 1:
+        it.for_each(bytes_loop<1>);
+        return;
+      case 2:
+        it.for_each(bytes_loop<2>);
+        return;
+      case 4:
+        it.for_each(bytes_loop<4>);
+        return;
+      case 8:
+        it.for_each(bytes_loop<8>);
+        return;
+      default:
+        it.for_each(bytes_loop<16>);
+        return;
     }
   }
   visit_dtype<kAllSet>(dst, "astype", [&](auto dtag) {

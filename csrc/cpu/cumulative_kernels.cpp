@@ -25,6 +25,23 @@ void scan_kernel(const ScanArgs& a, DType in, const char* name) {
     const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n * kCols, 1));
     const T* x = reinterpret_cast<const T*>(a.in);
     R* y = reinterpret_cast<R*>(a.out);
+    if (inner == 1) {  // scan along contiguous rows: one running value per row
+      const int64_t rgrain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1));
+      parallel_for(0, a.outer, rgrain, [&](int64_t b, int64_t e) {
+        for (int64_t p = b; p < e; ++p) {
+          const T* xi = x + p * n;
+          R* yo = y + p * nout;
+          A acc = A(IsProd ? 1 : 0);
+          if (a.include_initial) *yo++ = convert<R, A>(acc);
+          for (int64_t i = 0; i < n; ++i) {
+            const A v = convert<A, T>(xi[i]);
+            acc = IsProd ? acc * v : acc + v;
+            yo[i] = convert<R, A>(acc);
+          }
+        }
+      });
+      return;
+    }
     parallel_for(0, a.outer * ncb, grain, [&](int64_t b, int64_t e) {
       A acc[kCols];
       for (int64_t t = b; t < e; ++t) {

@@ -53,12 +53,19 @@ void blas_matmul(const Tensor& out, Tensor a, Tensor b) {
     return;
   }
   MatLayout la = layout_of(a), lb = layout_of(b);
-  if (!la.ok) { a = contiguous(a); la = layout_of(a); }
-  if (!lb.ok) { b = contiguous(b); lb = layout_of(b); }
+  if (!la.ok) {
+    a = contiguous(a);
+    la = layout_of(a);
+  }
+  if (!lb.ok) {
+    b = contiguous(b);
+    lb = layout_of(b);
+  }
   // A contiguous batch of a times one shared b: one gemm with batch*m rows.
   if (nd > 2 && a.is_contiguous() && !la.trans) {
     bool b_shared = true;
-    for (int64_t d = 0; d < nd - 2; ++d) b_shared = b_shared && (b.strides()[d] == 0 || b.dim(d) == 1);
+    for (int64_t d = 0; d < nd - 2; ++d)
+      b_shared = b_shared && (b.strides()[d] == 0 || b.dim(d) == 1);
     if (b_shared) {
       const int64_t rows = out.numel() / n;
       gemm<T>(false, lb.trans, rows, n, k, a.data<T>(), std::max<int64_t>(la.ld, k), b.data<T>(),
@@ -85,28 +92,32 @@ void int_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
   for_each_batch(out, a, b, [&](int64_t oo, int64_t oa, int64_t ob) {
     parallel_for(0, m, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n * k)),
                  [&](int64_t r0, int64_t r1) {
-      for (int64_t i = r0; i < r1; ++i) {
-        T* row = o + oo + i * n;
-        for (int64_t j = 0; j < n; ++j) row[j] = T(0);
-        for (int64_t p = 0; p < k; ++p) {
-          const T av = pa[oa + i * as0 + p * as1];
-          const T* brow = pb + ob + p * bs0;
-          if (bs1 == 1)
-            for (int64_t j = 0; j < n; ++j) row[j] += av * brow[j];
-          else
-            for (int64_t j = 0; j < n; ++j) row[j] += av * brow[j * bs1];
-        }
-      }
-    });
+                   for (int64_t i = r0; i < r1; ++i) {
+                     T* row = o + oo + i * n;
+                     for (int64_t j = 0; j < n; ++j) row[j] = T(0);
+                     for (int64_t p = 0; p < k; ++p) {
+                       const T av = pa[oa + i * as0 + p * as1];
+                       const T* brow = pb + ob + p * bs0;
+                       if (bs1 == 1)
+                         for (int64_t j = 0; j < n; ++j) row[j] += av * brow[j];
+                       else
+                         for (int64_t j = 0; j < n; ++j) row[j] += av * brow[j * bs1];
+                     }
+                   }
+                 });
   });
 }
 
 void cpu_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
   switch (out.dtype()) {
-    case DType::Float32: return blas_matmul<float>(out, a, b);
-    case DType::Float64: return blas_matmul<double>(out, a, b);
-    case DType::Complex64: return blas_matmul<c64>(out, a, b);
-    case DType::Complex128: return blas_matmul<c128>(out, a, b);
+    case DType::Float32:
+      return blas_matmul<float>(out, a, b);
+    case DType::Float64:
+      return blas_matmul<double>(out, a, b);
+    case DType::Complex64:
+      return blas_matmul<c64>(out, a, b);
+    case DType::Complex128:
+      return blas_matmul<c128>(out, a, b);
     case DType::Float16:
     case DType::BFloat16: {
       Tensor o32 = Tensor::empty(out.shape(), DType::Float32);

@@ -26,6 +26,10 @@ struct MaxOp {
     return convert<A, T>(v);
   }
   static A combine(A a, A b) { return ((a > b) | is_nan(a)) ? a : b; }
+  template <class X>  // X: A or a vector of A (then ?: selects lanewise)
+  static X fast(X acc, X v) {
+    return v > acc ? v : acc;
+  }
 };
 
 template <class Acc>
@@ -37,6 +41,10 @@ struct MinOp {
     return convert<A, T>(v);
   }
   static A combine(A a, A b) { return ((a < b) | is_nan(a)) ? a : b; }
+  template <class X>
+  static X fast(X acc, X v) {
+    return v < acc ? v : acc;
+  }
 };
 
 template <template <class> class Op>
@@ -54,29 +62,60 @@ void min_kernel(const ReducePlan& p, DType in, DType, double) {
   extremum_kernel<MinOp>(p, in, "min");
 }
 
-// First index of the extremum along the (unflipped) reduced dim; the first NaN wins.
+// First index of the extremum along one run: extrema of fixed blocks come from the
+// vectorized leaf; only the winning block (the first to reach the extremum, or the first
+// with a NaN) is scanned for the index.
+template <bool IsMax, class T>
+int64_t arg_run(const char* q, int64_t n, int64_t s) {
+  using Op = std::conditional_t<IsMax, MaxOp<acc_t<T>>, MinOp<acc_t<T>>>;
+  using A = typename Op::A;
+  constexpr int64_t kBlock = kLeaf;
+  A best = A();
+  int64_t best_block = -1;
+  for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
+    const A m = leaf<Op, T>(q + b0 * s, std::min(kBlock, n - b0), s);
+    if (is_nan(m)) {
+      for (int64_t i = b0;; ++i)
+        if (is_nan(static_cast<A>(load_at<T>(q, i, s)))) return i;
+    }
+    if (best_block < 0 || (IsMax ? m > best : m < best)) best = m, best_block = b0;
+  }
+  for (int64_t i = best_block;; ++i)
+    if (static_cast<A>(load_at<T>(q, i, s)) == best) return i;
+}
+
+// Long runs: fixed chunks searched in parallel, then the first winning chunk (deterministic).
+template <bool IsMax, class T>
+int64_t arg_run_chunked(const char* q, int64_t n, int64_t s) {
+  if (n <= kChunk) return arg_run<IsMax, T>(q, n, s);
+  using A = acc_t<T>;
+  const int64_t nc = (n + kChunk - 1) / kChunk;
+  std::unique_ptr<int64_t[]> idx(new int64_t[nc]);
+  parallel_for(0, nc, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c)
+      idx[c] =
+          c * kChunk + arg_run<IsMax, T>(q + c * kChunk * s, std::min(kChunk, n - c * kChunk), s);
+  });
+  int64_t bi = idx[0];
+  A best = static_cast<A>(load_at<T>(q, bi, s));
+  for (int64_t c = 1; c < nc && !is_nan(best); ++c) {
+    const A v = static_cast<A>(load_at<T>(q, idx[c], s));
+    if ((IsMax ? v > best : v < best) || is_nan(v)) best = v, bi = idx[c];
+  }
+  return bi;
+}
+
 template <bool IsMax>
 void arg_kernel(const ReducePlan& p, DType in, const char* name) {
   visit_dtype<kRealSet | kBoolSet>(in, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using A = acc_t<T>;
     const int64_t n = p.red_sizes[0], s = p.red_strides[0];
     const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1));
     parallel_for(0, p.n_out, grain, [&](int64_t b, int64_t e) {
       for (int64_t k = b; k < e; ++k) {
         int64_t io, oo;
         p.kept_offsets(k, 0, io, oo);
-        const char* q = p.in + io;
-        A best = static_cast<A>(load_at<T>(q, 0, s));
-        int64_t bi = 0;
-        for (int64_t i = 1; i < n && !is_nan(best); ++i) {
-          const A v = static_cast<A>(load_at<T>(q, i, s));
-          if ((IsMax ? v > best : v < best) || is_nan(v)) {
-            best = v;
-            bi = i;
-          }
-        }
-        *reinterpret_cast<int64_t*>(p.out + oo) = bi;
+        *reinterpret_cast<int64_t*>(p.out + oo) = arg_run_chunked<IsMax, T>(p.in + io, n, s);
       }
     });
   });

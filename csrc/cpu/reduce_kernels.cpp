@@ -15,7 +15,10 @@ struct SumOp {
   static A load(T v) {
     return convert<A, T>(v);
   }
-  static A combine(A a, A b) { return a + b; }
+  template <class X>  // X: A or a vector of A
+  static X combine(X a, X b) {
+    return a + b;
+  }
 };
 
 template <class Acc>
@@ -26,8 +29,32 @@ struct ProdOp {
   static A load(T v) {
     return convert<A, T>(v);
   }
-  static A combine(A a, A b) { return a * b; }
+  template <class X>
+  static X combine(X a, X b) {
+    return a * b;
+  }
 };
+
+// Loads x * x; reduce_loops.h keeps it off the raw-vector lane path (kSquares).
+template <class Acc>
+struct SumSquaresOp {
+  using A = Acc;
+  static constexpr bool kSquares = true;
+  static A init() { return A(0); }
+  template <class T>
+  static A load(T v) {
+    const A a = convert<A, T>(v);
+    return a * a;
+  }
+  static A combine(A a, A b) { return a + b; }
+};
+
+void sum_squares_kernel(const ReducePlan& p, DType in, DType, double) {
+  visit_dtype<kFloatSet>(in, "var", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_reduce<SumSquaresOp<acc_t<T>>, T, T>(p, 1.0);
+  });
+}
 
 template <template <class> class Op>
 void accumulate_kernel(const ReducePlan& p, DType in, DType, double div, const char* name) {
@@ -59,6 +86,7 @@ void sqrt_kernel(const Tensor& t) {
 
 TS_REGISTER_KERNEL(sum_stub, CPU, &sum_kernel);
 TS_REGISTER_KERNEL(prod_stub, CPU, &prod_kernel);
+TS_REGISTER_KERNEL(sum_squares_stub, CPU, &sum_squares_kernel);
 TS_REGISTER_KERNEL(std_sqrt_stub, CPU, &sqrt_kernel);
 
 }  // namespace ts

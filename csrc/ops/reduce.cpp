@@ -8,6 +8,7 @@ namespace ts {
 
 TS_DEFINE_STUB(ReduceKernel, sum_stub, "sum");
 TS_DEFINE_STUB(ReduceKernel, prod_stub, "prod");
+TS_DEFINE_STUB(ReduceKernel, sum_squares_stub, "var");
 TS_DEFINE_STUB(ReduceKernel, max_stub, "max");
 TS_DEFINE_STUB(ReduceKernel, min_stub, "min");
 TS_DEFINE_STUB(ReduceKernel, all_stub, "all");
@@ -45,6 +46,7 @@ struct ReduceDef {
 };
 
 const ReduceDef kSumDef{"sum", &sum_stub, kAllSet, "numeric", nullptr};
+const ReduceDef kSumSquaresDef{"var", &sum_squares_stub, kFloatSet, "real floating", nullptr};
 const ReduceDef kProdDef{"prod", &prod_stub, kAllSet, "numeric", nullptr};
 const ReduceDef kMaxDef{"max", &max_stub, kRealSet | kBoolSet, "real-valued", "maximum"};
 const ReduceDef kMinDef{"min", &min_stub, kRealSet | kBoolSet, "real-valued", "minimum"};
@@ -158,7 +160,7 @@ Tensor var_impl(const Tensor& x, const Axes& axes, double correction, bool keepd
   const Tensor xw = astype(xf, wide, false);
   const Tensor m = mean(xw, axes, true);
   const Tensor d = subtract(xw, m);
-  const Tensor ss = sum(multiply(d, d), axes, keepdims, std::nullopt);
+  const Tensor ss = reduce(kSumSquaresDef, d, axes, keepdims, wide, false, op);
   const int64_t count = ss.numel() == 0 ? 0 : x.numel() / ss.numel();
   const double dof = std::max(static_cast<double>(count) - correction, 0.0);
   Tensor r = divide(ss, wrap_scalar(Scalar::from_double(dof)));

@@ -19,6 +19,7 @@ using ArgReduceKernel = void (*)(const ReducePlan&, DType in);
 using SqrtKernel = void (*)(const Tensor&);
 
 TS_DECLARE_STUB(ReduceKernel, sum_stub);
+TS_DECLARE_STUB(ReduceKernel, sum_squares_stub);  // sum(x * x) over float32/float64 (var)
 TS_DECLARE_STUB(ReduceKernel, prod_stub);
 TS_DECLARE_STUB(ReduceKernel, max_stub);
 TS_DECLARE_STUB(ReduceKernel, min_stub);
