@@ -57,7 +57,7 @@ static inline float tanh_f32(float x) {
   return ax < 0.625f ? small : sbig;
 }
 
-// Contiguous array forms, compiled for AVX2 and baseline x86-64 with runtime dispatch.
+// Contiguous array forms, compiled for AVX-512F, AVX2 and baseline x86-64 (runtime dispatch).
 void exp_f32_array(float* out, const float* in, int64_t n);
 void tanh_f32_array(float* out, const float* in, int64_t n);
 
