@@ -10,13 +10,17 @@
 
 namespace ts::fast {
 
-inline float bits_to_float(int32_t i) {
+// `static`: each file gets its own copy, compiled with that file's flags. fast_math.cpp
+// builds its vectorized loops with no-trapping-math; a shared (ODR-merged) copy under LTO
+// could be one built without it, which GCC then refuses to inline or vectorize.
+
+static inline float bits_to_float(int32_t i) {
   float f;
   std::memcpy(&f, &i, 4);
   return f;
 }
 
-inline float exp_f32(float x) {
+static inline float exp_f32(float x) {
   // Outside [-104, 89] exp is 0 or inf in float32; NaN passes through both comparisons.
   float xc = x < -104.0f ? -104.0f : x;
   xc = xc > 89.0f ? 89.0f : xc;
@@ -32,11 +36,11 @@ inline float exp_f32(float x) {
   p = p * r + 5.0000001201e-1f;
   p = p * (r * r) + r + 1.0f;
   const int32_t n = static_cast<int32_t>(nf);
-  const int32_t n1 = n / 2, n2 = n - n1;
+  const int32_t n1 = n >> 1, n2 = n - n1;  // a shift, not idiv: vectorizes
   return p * bits_to_float((n1 + 127) << 23) * bits_to_float((n2 + 127) << 23);
 }
 
-inline float tanh_f32(float x) {
+static inline float tanh_f32(float x) {
   const float ax = x < 0 ? -x : x;
   // Small |x|: x + x^3 P(x^2).
   const float t = x * x;
@@ -53,7 +57,7 @@ inline float tanh_f32(float x) {
   return ax < 0.625f ? small : sbig;
 }
 
-// Contiguous array forms, compiled for AVX2 and baseline x86-64 with runtime dispatch.
+// Contiguous array forms, compiled for AVX-512F, AVX2 and baseline x86-64 (runtime dispatch).
 void exp_f32_array(float* out, const float* in, int64_t n);
 void tanh_f32_array(float* out, const float* in, int64_t n);
 

@@ -30,7 +30,7 @@ void sign_kernel(const ElementwiseIter& it, DType dt) {
     else if constexpr (std::is_integral_v<A>)
       return A((a > 0) - (a < 0));
     else
-      return a > 0 ? A(1) : (a < 0 ? A(-1) : a);  // keeps +-0 and NaN
+      return a > 0 ? A(1) : (a < 0 ? A(-1) : (a == 0 ? A(0) : a));  // NaN stays; -0 -> 0 (NumPy)
   });
 }
 void square_kernel(const ElementwiseIter& it, DType dt) {

@@ -116,7 +116,7 @@ std::complex<V> complex_pow(std::complex<V> a, std::complex<V> b) {
   using C = std::complex<V>;
   if (b == C(0)) return C(1);
   if (a == C(0)) {
-    if (b.real() > 0 && b.imag() == 0) return C(0);
+    if (b.real() > 0) return C(0);
     const V nan = std::numeric_limits<V>::quiet_NaN();
     return C(nan, nan);
   }

@@ -82,7 +82,11 @@ void pow_(const Tensor& a, const Tensor& b) {
   binary_op_(pow_def, a, b);
 }
 
-Tensor real(const Tensor& x) { return is_complex(x.dtype()) ? unary_op(real_def, x) : x; }
+Tensor real(const Tensor& x) {
+  TS_CHECK(!is_bool(x.dtype()), TypeError,
+           "real: not supported for dtype bool (expected numeric input)");
+  return is_complex(x.dtype()) ? unary_op(real_def, x) : x;
+}
 
 Tensor imag(const Tensor& x) {
   if (is_complex(x.dtype())) return unary_op(imag_def, x);
