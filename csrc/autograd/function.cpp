@@ -45,6 +45,7 @@ std::shared_ptr<FormulaNode> record(const Formula& formula, const std::vector<Te
 
 Tensor sum_to(const Tensor& grad, const Shape& shape) {
   if (grad.shape() == shape) return grad;
+  if (grad.ndim() < shape.size()) return reshape(grad, shape);  // value with extra leading 1s
   const int64_t lead = grad.ndim() - shape.size();
   Shape axes;
   for (int64_t d = 0; d < grad.ndim(); ++d)

@@ -29,7 +29,9 @@ Tensor Tensor::view_of(const StoragePtr& storage, const Shape& shape, const Stri
 }
 
 Tensor Tensor::as_strided(const Shape& shape, const Strides& strides, int64_t offset) const {
-  return view_of(impl_->storage, shape, strides, offset, impl_->dtype);
+  Tensor v = view_of(impl_->storage, shape, strides, offset, impl_->dtype);
+  v.impl()->is_view = true;
+  return v;
 }
 
 }  // namespace ts

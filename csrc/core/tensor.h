@@ -22,6 +22,8 @@ struct TensorImpl {
   bool contiguous = true;
   // A Python scalar wrapped as a 0-d tensor: weak in type promotion (Note [Type promotion]).
   bool wrapped_number = false;
+  // Shares its storage with the tensor it was made from (in-place autograd refuses views).
+  bool is_view = false;
   // requires_grad, grad, grad_fn, hooks: null for the (common) tensors autograd never saw.
   std::shared_ptr<autograd::AutogradMeta> autograd;
 

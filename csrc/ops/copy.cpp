@@ -1,5 +1,8 @@
 #include "ops/copy.h"
 
+#include "autograd/function.h"
+#include "autograd/record.h"
+
 namespace ts {
 
 TS_DEFINE_STUB(CopyKernel, copy_stub, "copy");
@@ -49,6 +52,21 @@ Tensor clone(const Tensor& x) {
   if (x.numel() == 0) return out;
   auto it = ElementwiseIter::make(out, {&x}, "copy");
   copy_stub.get(x.device())(it, x.dtype(), x.dtype());
+  return out;
+}
+
+Tensor clone_op(const Tensor& x) {
+  Tensor out = clone(x);
+  if (autograd::needs_grad({&x})) autograd::record_identity(x, out, "clone");
+  return out;
+}
+
+Tensor contiguous_op(const Tensor& x) { return x.is_contiguous() ? x : clone_op(x); }
+
+Tensor astype_op(const Tensor& x, DType dtype, bool copy) {
+  Tensor out = astype(x, dtype, copy);
+  if (out.impl() != x.impl() && autograd::needs_grad({&x}) && is_inexact(dtype))
+    autograd::record_identity(x, out, "astype");
   return out;
 }
 

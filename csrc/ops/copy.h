@@ -19,6 +19,10 @@ void fill_(const Tensor& dst, const Scalar& value);
 Tensor astype(const Tensor& x, DType dtype, bool copy = true);
 Tensor contiguous(const Tensor& x);  // x itself when already contiguous
 Tensor clone(const Tensor& x);       // always a fresh contiguous copy
+// The user-facing forms, recorded by autograd (the plain ones above are for op internals).
+Tensor clone_op(const Tensor& x);
+Tensor contiguous_op(const Tensor& x);
+Tensor astype_op(const Tensor& x, DType dtype, bool copy);
 
 // A Python number as a 0-d tensor that is weak in promotion (Note [Type promotion]).
 Tensor wrap_scalar(const Scalar& s);

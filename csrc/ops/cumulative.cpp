@@ -1,3 +1,6 @@
+#include "autograd/function.h"
+#include "autograd/record.h"
+#include "ops/manipulation.h"
 #include "ops/cumulative.h"
 
 #include "ops/arithmetic.h"
@@ -44,7 +47,6 @@ Tensor with_ends(const Tensor& x, int64_t axis, const Tensor* prepend, const Ten
   const Tensor* parts[3] = {prepend, &x, append};
   Tensor fitted[3];
   DType dt = x.dtype();
-  int64_t total = 0;
   for (int i = 0; i < 3; ++i) {
     if (!parts[i]) continue;
     Tensor t = *parts[i];
@@ -64,26 +66,22 @@ Tensor with_ends(const Tensor& x, int64_t axis, const Tensor* prepend, const Ten
       dt = parts[i]->is_wrapped_number() ? promote_with_scalar(dt, scalar_kind(t.dtype()))
                                          : promote_types(dt, t.dtype());
     fitted[i] = t;
-    total += t.dim(axis);
   }
-  Shape s = x.shape();
-  s[axis] = total;
-  Tensor out = Tensor::empty(s, dt, x.device());
-  int64_t at = 0;
-  for (int i = 0; i < 3; ++i) {
-    if (!fitted[i].defined()) continue;
-    const int64_t len = fitted[i].dim(axis);
-    copy_(slice(out, axis, at, at + len, 1), fitted[i]);
-    at += len;
-  }
-  return out;
+  std::vector<Tensor> parts_cast;  // concat records the join for autograd
+  for (int i = 0; i < 3; ++i)
+    if (fitted[i].defined()) parts_cast.push_back(astype(fitted[i], dt, false));
+  return concat(parts_cast, axis);
 }
 
 }  // namespace
 
 Tensor cumulative_sum(const Tensor& x, std::optional<int64_t> axis, std::optional<DType> dtype,
                       bool include_initial) {
-  return scan_dtype("cumulative_sum", cumsum_stub, x, axis, dtype, include_initial);
+  Tensor out = scan_dtype("cumulative_sum", cumsum_stub, x, axis, dtype, include_initial);
+  if (autograd::needs_grad({&x}))
+    autograd::record_cumsum(x, out, axis ? normalize_axis(*axis, x.ndim(), "cumulative_sum") : 0,
+                            include_initial);
+  return out;
 }
 Tensor cumulative_prod(const Tensor& x, std::optional<int64_t> axis, std::optional<DType> dtype,
                        bool include_initial) {

@@ -1,5 +1,7 @@
 #include "ops/elementwise.h"
 
+#include "autograd/function.h"
+#include "autograd/record.h"
 #include "ops/copy.h"
 
 namespace ts {
@@ -49,9 +51,11 @@ Tensor unary_op(const ElementwiseDef& def, const Tensor& x) {
   const DType c = compute_dtype(def, x.dtype(), x.dtype(), x.dtype());
   const Tensor xc = astype(x, c, /*copy=*/false);
   Tensor out = Tensor::empty(x.shape(), output_dtype(def, c), x.device());
-  if (out.numel() == 0) return out;
-  auto it = ElementwiseIter::make(out, {&xc}, def.name);
-  def.stub->get(x.device())(it, c);
+  if (out.numel() != 0) {
+    auto it = ElementwiseIter::make(out, {&xc}, def.name);
+    def.stub->get(x.device())(it, c);
+  }
+  if (autograd::needs_grad({&x})) autograd::record_elementwise(def, {x}, {xc}, out);
   return out;
 }
 
@@ -63,13 +67,16 @@ Tensor binary_op(const ElementwiseDef& def, const Tensor& a, const Tensor& b) {
   const Tensor ac = astype(a, c, false), bc = astype(b, c, false);
   const Device dev = a.ndim() == 0 && a.device().is_cpu() ? b.device() : a.device();
   Tensor out = Tensor::empty(shape, output_dtype(def, c), dev);
-  if (out.numel() == 0) return out;
-  auto it = ElementwiseIter::make(out, {&ac, &bc}, def.name);
-  def.stub->get(dev)(it, c);
+  if (out.numel() != 0) {
+    auto it = ElementwiseIter::make(out, {&ac, &bc}, def.name);
+    def.stub->get(dev)(it, c);
+  }
+  if (autograd::needs_grad({&a, &b})) autograd::record_elementwise(def, {a, b}, {ac, bc}, out);
   return out;
 }
 
 void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b) {
+  autograd::check_inplace(a, def.name);
   Tensor r = binary_op(def, a, b);
   if (r.shape() != a.shape())
     throw ValueError(str(def.name, " (in-place): the result of shape ", shape_str(r.shape()),
@@ -81,6 +88,7 @@ void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b) {
     throw TypeError(str(def.name, " (in-place): result type ", dtype_name(rd),
                         " can't be cast to the output's dtype ", dtype_name(ad),
                         "; hint: use an out-of-place op (x = x ", "op y) or cast x first"));
+  autograd::rebase_history(a, r);
   copy_(a, r);
 }
 

@@ -1,3 +1,5 @@
+#include "autograd/function.h"
+#include "autograd/record.h"
 #include "ops/indexing_basic.h"
 
 #include "ops/copy.h"
@@ -77,7 +79,9 @@ Tensor index_basic(const Tensor& x, const IndexKey& key) {
     shape.push_back(x.dim(d));
     strides.push_back(x.strides()[d]);
   }
-  return x.as_strided(shape, strides, offset);
+  Tensor v = x.as_strided(shape, strides, offset);
+  if (autograd::needs_grad({&x})) autograd::record_index_basic(x, v, key.data(), key.size());
+  return v;
 }
 
 namespace {
@@ -105,6 +109,12 @@ bool aliases_other_storage(const Tensor& dst, const Tensor& v) {
 }  // namespace
 
 void index_put_basic(const Tensor& x, const IndexKey& key, const Tensor& value) {
+  autograd::check_inplace(x, "setitem");
+  const bool record = autograd::needs_grad({&x, &value});
+  if (record && x.impl()->is_view)
+    throw RuntimeError("setitem: writing into a view of a tensor in the autograd graph is not "
+                       "supported yet; hint: clone() it first");
+  autograd::GradModeGuard no_grad(false);  // the internal views below are not part of the graph
   Tensor dst = index_basic(x, key);
   Tensor v = value;
   // NumPy accepts a value with extra leading size-1 dims (a[0] = b[None]); drop them.
@@ -118,6 +128,10 @@ void index_put_basic(const Tensor& x, const IndexKey& key, const Tensor& value) 
     v = v.as_strided(s, st, v.offset());
   }
   copy_(dst, aliases_other_storage(dst, v) ? clone(v) : v);
+  if (record) {
+    autograd::GradModeGuard grad_on(true);
+    autograd::record_index_put(x, value, key.data(), key.size());
+  }
 }
 
 }  // namespace ts

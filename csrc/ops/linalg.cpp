@@ -1,5 +1,7 @@
 #include "ops/linalg.h"
 
+#include "autograd/function.h"
+#include "autograd/record.h"
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -9,7 +11,8 @@ namespace ts {
 
 TS_DEFINE_STUB(MatmulKernel, matmul_stub, "matmul");
 
-Tensor matmul(const Tensor& a0, const Tensor& b0) {
+namespace {
+Tensor matmul_impl(const Tensor& a0, const Tensor& b0) {
   check_same_device("matmul", a0, b0);
   TS_CHECK(a0.ndim() >= 1 && b0.ndim() >= 1, ValueError,
            "matmul: both operands need at least 1 dimension, got shapes ", shape_str(a0.shape()),
@@ -40,6 +43,19 @@ Tensor matmul(const Tensor& a0, const Tensor& b0) {
   if (a_vec && b_vec) return squeeze(out, Shape{-2, -1});
   if (a_vec) return squeeze(out, Shape{-2});
   if (b_vec) return squeeze(out, Shape{-1});
+  return out;
+}
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (!autograd::needs_grad({&a, &b})) return matmul_impl(a, b);
+  Tensor out;
+  {
+    autograd::GradModeGuard no_grad(false);
+    out = matmul_impl(a, b);
+  }
+  out.impl()->is_view = false;
+  autograd::record_matmul(a, b, out);
   return out;
 }
 

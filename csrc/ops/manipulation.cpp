@@ -1,3 +1,5 @@
+#include "autograd/function.h"
+#include "autograd/record.h"
 #include "ops/manipulation.h"
 
 #include <algorithm>
@@ -87,6 +89,7 @@ Tensor concat(const std::vector<Tensor>& in, int64_t axis, bool axis_is_none) {
     copy_(slice(out, ax, at, at + t.dim(ax), 1), t);
     at += t.dim(ax);
   }
+  if (autograd::needs_grad(xs)) autograd::record_concat(xs, out, ax);
   return out;
 }
 
@@ -102,6 +105,11 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t axis) {
   shape.insert(ax, static_cast<int64_t>(xs.size()));
   Tensor out = Tensor::empty(shape, common_dtype(xs), xs[0].device());
   for (size_t i = 0; i < xs.size(); ++i) copy_(select(out, ax, i), xs[i]);
+  if (autograd::needs_grad(xs)) {
+    std::vector<Tensor> expanded;  // stack == concat of the inputs with a new axis
+    for (const Tensor& x : xs) expanded.push_back(expand_dims(x, ax));
+    autograd::record_concat(expanded, out, ax);
+  }
   return out;
 }
 

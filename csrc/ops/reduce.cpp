@@ -1,5 +1,8 @@
 #include "ops/reduce.h"
 
+#include "autograd/function.h"
+#include "autograd/record.h"
+
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
 #include "ops/views.h"
@@ -136,14 +139,14 @@ Tensor to_inexact(const Tensor& x, const char* op, bool allow_complex) {
 
 }  // namespace
 
-Tensor sum(const Tensor& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+Tensor sum_plain(const Tensor& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
   return sum_like(kSumDef, x, axes, keepdims, dtype);
 }
-Tensor prod(const Tensor& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+Tensor prod_plain(const Tensor& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
   return sum_like(kProdDef, x, axes, keepdims, dtype);
 }
 
-Tensor mean(const Tensor& x, const Axes& axes, bool keepdims) {
+Tensor mean_plain(const Tensor& x, const Axes& axes, bool keepdims) {
   const Tensor xf = to_inexact(x, "mean", true);
   return reduce(kSumDef, xf, axes, keepdims, xf.dtype(), /*divide_by_count=*/true, "mean");
 }
@@ -158,7 +161,7 @@ Tensor var_impl(const Tensor& x, const Axes& axes, double correction, bool keepd
   const DType wide =
       is_floating(xf.dtype()) && itemsize(xf.dtype()) < 4 ? DType::Float32 : xf.dtype();
   const Tensor xw = astype(xf, wide, false);
-  const Tensor m = mean(xw, axes, true);
+  const Tensor m = mean_plain(xw, axes, true);
   const Tensor d = subtract(xw, m);
   const Tensor ss = reduce(kSumSquaresDef, d, axes, keepdims, wide, false, op);
   const int64_t count = ss.numel() == 0 ? 0 : x.numel() / ss.numel();
@@ -169,21 +172,21 @@ Tensor var_impl(const Tensor& x, const Axes& axes, double correction, bool keepd
 
 }  // namespace
 
-Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdims) {
+Tensor var_plain(const Tensor& x, const Axes& axes, double correction, bool keepdims) {
   return var_impl(x, axes, correction, keepdims, "var");
 }
 
-Tensor std(const Tensor& x, const Axes& axes, double correction, bool keepdims) {
+Tensor std_plain(const Tensor& x, const Axes& axes, double correction, bool keepdims) {
   Tensor v = var_impl(x, axes, correction, keepdims, "std");
   v = contiguous(v);  // var's result is always fresh; contiguous() returns it as is
   if (v.numel() != 0) std_sqrt_stub.get(v.device())(v);
   return v;
 }
 
-Tensor max(const Tensor& x, const Axes& axes, bool keepdims) {
+Tensor max_plain(const Tensor& x, const Axes& axes, bool keepdims) {
   return reduce(kMaxDef, x, axes, keepdims, x.dtype());
 }
-Tensor min(const Tensor& x, const Axes& axes, bool keepdims) {
+Tensor min_plain(const Tensor& x, const Axes& axes, bool keepdims) {
   return reduce(kMinDef, x, axes, keepdims, x.dtype());
 }
 Tensor all(const Tensor& x, const Axes& axes, bool keepdims) {
@@ -224,6 +227,56 @@ Tensor argmax(const Tensor& x, std::optional<int64_t> axis, bool keepdims) {
 }
 Tensor argmin(const Tensor& x, std::optional<int64_t> axis, bool keepdims) {
   return arg_reduce("argmin", argmin_stub, x, axis, keepdims);
+}
+
+// ---- autograd: each reduction runs without recording its internals and is recorded as one
+// node (Note [Backward formulas] in autograd/formulas.cpp).
+namespace {
+template <class F>
+Tensor recorded(autograd::ReduceKind kind, const Tensor& x, const Axes& axes, const char* op,
+                const F& compute, double correction = 0) {
+  if (!autograd::needs_grad({&x})) return compute();
+  Tensor out;
+  {
+    autograd::GradModeGuard no_grad(false);
+    out = compute();
+  }
+  out.impl()->is_view = false;  // a fresh result (possibly reshaped), not a view of x
+  const auto mask = axes_mask(axes, x.ndim(), op);
+  const Shape keep = keepdims_shape(x.shape(), mask);
+  const int64_t single = axes && axes->size() == 1 ? normalize_axis((*axes)[0], x.ndim(), op) : -1;
+  autograd::record_reduction(kind, x, out, keep, correction, single);
+  return out;
+}
+}  // namespace
+
+Tensor sum(const Tensor& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  return recorded(autograd::ReduceKind::Sum, x, axes, "sum",
+                  [&] { return sum_plain(x, axes, keepdims, dtype); });
+}
+Tensor prod(const Tensor& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  return recorded(autograd::ReduceKind::Prod, x, axes, "prod",
+                  [&] { return prod_plain(x, axes, keepdims, dtype); });
+}
+Tensor mean(const Tensor& x, const Axes& axes, bool keepdims) {
+  return recorded(autograd::ReduceKind::Mean, x, axes, "mean",
+                  [&] { return mean_plain(x, axes, keepdims); });
+}
+Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdims) {
+  return recorded(autograd::ReduceKind::Var, x, axes, "var",
+                  [&] { return var_plain(x, axes, correction, keepdims); }, correction);
+}
+Tensor std(const Tensor& x, const Axes& axes, double correction, bool keepdims) {
+  return recorded(autograd::ReduceKind::Std, x, axes, "std",
+                  [&] { return std_plain(x, axes, correction, keepdims); }, correction);
+}
+Tensor max(const Tensor& x, const Axes& axes, bool keepdims) {
+  return recorded(autograd::ReduceKind::MaxMin, x, axes, "max",
+                  [&] { return max_plain(x, axes, keepdims); });
+}
+Tensor min(const Tensor& x, const Axes& axes, bool keepdims) {
+  return recorded(autograd::ReduceKind::MaxMin, x, axes, "min",
+                  [&] { return min_plain(x, axes, keepdims); });
 }
 
 }  // namespace ts

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "autograd/function.h"
+#include "autograd/record.h"
 #include "ops/copy.h"
 
 namespace ts {
@@ -73,12 +75,23 @@ Tensor reshape(const Tensor& x, Shape shape, int copy) {
   shape = infer_shape(shape, x.numel(), "reshape", x.shape());
   if (copy != 1) {
     Strides st;
-    if (view_strides(x.shape(), x.strides(), shape, st)) return x.as_strided(shape, st, x.offset());
+    if (view_strides(x.shape(), x.strides(), shape, st)) {
+      Tensor v = x.as_strided(shape, st, x.offset());
+      if (autograd::needs_grad({&x})) autograd::record_reshape(x, v);
+      return v;
+    }
     TS_CHECK(copy != 0, ValueError, "reshape: copy=False but a tensor of shape ",
              shape_str(x.shape()), " with these strides cannot be viewed as ", shape_str(shape));
   }
-  Tensor c = clone(x);
-  return c.as_strided(shape, contiguous_strides(shape), 0);
+  Tensor c;
+  {
+    autograd::GradModeGuard no_grad(false);
+    c = clone(x);
+  }
+  Tensor r = c.as_strided(shape, contiguous_strides(shape), 0);
+  r.impl()->is_view = false;  // a fresh copy, not a view of x
+  if (autograd::needs_grad({&x})) autograd::record_reshape(x, r);
+  return r;
 }
 
 Tensor permute_dims(const Tensor& x, const Shape& axes) {
@@ -95,7 +108,9 @@ Tensor permute_dims(const Tensor& x, const Shape& axes) {
     shape[i] = x.dim(a);
     st[i] = x.strides()[a];
   }
-  return x.as_strided(shape, st, x.offset());
+  Tensor v = x.as_strided(shape, st, x.offset());
+  if (autograd::needs_grad({&x})) autograd::record_permute(x, v, axes);
+  return v;
 }
 
 Tensor matrix_transpose(const Tensor& x) {
@@ -105,7 +120,14 @@ Tensor matrix_transpose(const Tensor& x) {
   Strides st = x.strides();
   std::swap(s[s.size() - 1], s[s.size() - 2]);
   std::swap(st[st.size() - 1], st[st.size() - 2]);
-  return x.as_strided(s, st, x.offset());
+  Tensor v = x.as_strided(s, st, x.offset());
+  if (autograd::needs_grad({&x})) {
+    Shape axes;
+    for (int64_t d = 0; d < x.ndim(); ++d) axes.push_back(d);
+    std::swap(axes[axes.size() - 1], axes[axes.size() - 2]);
+    autograd::record_permute(x, v, axes);
+  }
+  return v;
 }
 
 Tensor transpose_all(const Tensor& x) {
@@ -113,7 +135,13 @@ Tensor transpose_all(const Tensor& x) {
   Strides st(x.strides().begin(), x.strides().end());
   std::reverse(s.begin(), s.end());
   std::reverse(st.begin(), st.end());
-  return x.as_strided(s, st, x.offset());
+  Tensor v = x.as_strided(s, st, x.offset());
+  if (autograd::needs_grad({&x})) {
+    Shape axes;
+    for (int64_t d = x.ndim() - 1; d >= 0; --d) axes.push_back(d);
+    autograd::record_permute(x, v, axes);
+  }
+  return v;
 }
 
 Tensor expand_dims(const Tensor& x, int64_t axis) {
@@ -126,7 +154,9 @@ Tensor expand_dims(const Tensor& x, int64_t axis) {
   const int64_t stride = axis < x.ndim() ? x.strides()[axis] * x.dim(axis) : 1;
   s.insert(axis, 1);
   st.insert(axis, stride);
-  return x.as_strided(s, st, x.offset());
+  Tensor v = x.as_strided(s, st, x.offset());
+  if (autograd::needs_grad({&x})) autograd::record_reshape(x, v);
+  return v;
 }
 
 Tensor squeeze(const Tensor& x, const Shape& axes) {
@@ -145,7 +175,9 @@ Tensor squeeze(const Tensor& x, const Shape& axes) {
       s.push_back(x.dim(d));
       st.push_back(x.strides()[d]);
     }
-  return x.as_strided(s, st, x.offset());
+  Tensor v = x.as_strided(s, st, x.offset());
+  if (autograd::needs_grad({&x})) autograd::record_reshape(x, v);
+  return v;
 }
 
 Tensor broadcast_to(const Tensor& x, const Shape& shape) {
@@ -164,7 +196,9 @@ Tensor broadcast_to(const Tensor& x, const Shape& shape) {
     else if (s == 1) st[d] = 0;
     else fail();
   }
-  return x.as_strided(shape, st, x.offset());
+  Tensor v = x.as_strided(shape, st, x.offset());
+  if (autograd::needs_grad({&x})) autograd::record_identity(x, v, "broadcast_to");
+  return v;
 }
 
 Tensor flip(const Tensor& x, const Shape& axes) {
@@ -178,7 +212,9 @@ Tensor flip(const Tensor& x, const Shape& axes) {
     if (x.dim(ax) > 0) off += (x.dim(ax) - 1) * st[ax];
     st[ax] = -st[ax];
   }
-  return x.as_strided(x.shape(), st, off);
+  Tensor v = x.as_strided(x.shape(), st, off);
+  if (autograd::needs_grad({&x})) autograd::record_flip(x, v, axes);
+  return v;
 }
 
 Tensor flip_all(const Tensor& x) {
@@ -223,7 +259,9 @@ Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop, int64_t
   const int64_t off = x.offset() + (len > 0 ? start * st[axis] : 0);
   s[axis] = len;
   st[axis] *= step;
-  return x.as_strided(s, st, off);
+  Tensor v = x.as_strided(s, st, off);
+  if (autograd::needs_grad({&x})) autograd::record_slice(x, v, axis, start, stop, step);
+  return v;
 }
 
 Tensor select(const Tensor& x, int64_t axis, int64_t index) {
@@ -236,7 +274,9 @@ Tensor select(const Tensor& x, int64_t axis, int64_t index) {
   const int64_t off = x.offset() + index * st[axis];
   s.erase(axis);
   st.erase(axis);
-  return x.as_strided(s, st, off);
+  Tensor v = x.as_strided(s, st, off);
+  if (autograd::needs_grad({&x})) autograd::record_select(x, v, axis, index);
+  return v;
 }
 
 Tensor diagonal(const Tensor& x, int64_t offset, int64_t axis1, int64_t axis2) {
@@ -262,7 +302,9 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t axis1, int64_t axis2) {
     }
   s.push_back(len);
   st.push_back(x.strides()[a1] + x.strides()[a2]);
-  return x.as_strided(s, st, off);
+  Tensor v = x.as_strided(s, st, off);
+  if (autograd::needs_grad({&x})) autograd::record_diagonal(x, v, offset, a1, a2);
+  return v;
 }
 
 }  // namespace ts

@@ -1,5 +1,7 @@
 #include "ops/where.h"
 
+#include "autograd/function.h"
+#include "autograd/record.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 
@@ -19,9 +21,11 @@ Tensor where(const Tensor& condition, const Tensor& x1, const Tensor& x2) {
   for (const Tensor* t : {&x1, &x2})
     if (!(t->ndim() == 0 && t->device().is_cpu())) dev = t->device();
   Tensor out = Tensor::empty(shape, dt, dev);
-  if (out.numel() == 0) return out;
-  auto it = ElementwiseIter::make(out, {&c, &a, &b}, "where");
-  where_stub.get(dev)(it, itemsize(dt));
+  if (out.numel() != 0) {
+    auto it = ElementwiseIter::make(out, {&c, &a, &b}, "where");
+    where_stub.get(dev)(it, itemsize(dt));
+  }
+  if (autograd::needs_grad({&x1, &x2})) autograd::record_where(c, x1, x2, out);
   return out;
 }
 

@@ -38,7 +38,7 @@ void init_core(py::module_& m) {
 
   // ---- copies and casts
   m.def("_astype", [](const Tensor& x, py::handle dtype, bool copy) {
-    return astype(x, to_dtype(dtype), copy);
+    return astype_op(x, to_dtype(dtype), copy);
   });
   m.def("_copy_", [](const Tensor& dst, const Tensor& src) { copy_(dst, src); });
   m.def("_fill_", [](const Tensor& dst, py::handle value) {
@@ -46,8 +46,8 @@ void init_core(py::module_& m) {
     if (!to_scalar(value, s)) throw py::type_error("fill_: expected a Python number");
     fill_(dst, s);
   });
-  m.def("_clone", &clone);
-  m.def("_contiguous", &contiguous);
+  m.def("_clone", &clone_op);
+  m.def("_contiguous", &contiguous_op);
 
   // ---- views
   m.def("_reshape", [](const Tensor& x, py::handle shape, int copy) {

@@ -87,8 +87,8 @@ void init_tensor(py::module_& m) {
       .def("stride", [](const Tensor& t) { return shape_tuple(t.strides()); },
            "Strides in elements, like PyTorch's.")
       .def("is_contiguous", &Tensor::is_contiguous)
-      .def("contiguous", [](const Tensor& t) { return contiguous(t); })
-      .def("clone", [](const Tensor& t) { return clone(t); })
+      .def("contiguous", [](const Tensor& t) { return contiguous_op(t); })
+      .def("clone", [](const Tensor& t) { return clone_op(t); })
       .def("item", &tensor_item)
       .def_property_readonly("T", [](const Tensor& t) {
         if (t.ndim() != 2 && t.ndim() != 0 && t.ndim() != 1)

@@ -78,7 +78,14 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optiona
         if copy is False:
             raise ValueError(f"asarray: copy=False but moving to {device} needs a copy")
         out = out.to_device(device)
-    return out
+    return _rg(out, requires_grad)
+
+
+def _rg(t: Tensor, requires_grad: builtins.bool) -> Tensor:
+    """Marks a freshly created tensor as a leaf that requires grad (PyTorch's keyword)."""
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 def _asarray_host(obj: Any, *, dtype: Any, copy: Optional[builtins.bool]) -> Tensor:
@@ -147,22 +154,22 @@ def _has_buffer(obj: Any) -> builtins.bool:
         return False
 
 
-def empty(shape: ShapeLike, *, dtype: Any = None, device: Any = None) -> Tensor:
+def empty(shape: ShapeLike, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """An uninitialized tensor of `shape`."""
-    return _C._empty(_shape(shape), _dt(dtype, float32), device)
+    return _rg(_C._empty(_shape(shape), _dt(dtype, float32), device), requires_grad)
 
 
-def zeros(shape: ShapeLike, *, dtype: Any = None, device: Any = None) -> Tensor:
+def zeros(shape: ShapeLike, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """A tensor of `shape` filled with 0."""
-    return _C._full(_shape(shape), 0, _dt(dtype, float32), device)
+    return _rg(_C._full(_shape(shape), 0, _dt(dtype, float32), device), requires_grad)
 
 
-def ones(shape: ShapeLike, *, dtype: Any = None, device: Any = None) -> Tensor:
+def ones(shape: ShapeLike, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """A tensor of `shape` filled with 1."""
-    return _C._full(_shape(shape), 1, _dt(dtype, float32), device)
+    return _rg(_C._full(_shape(shape), 1, _dt(dtype, float32), device), requires_grad)
 
 
-def full(shape: ShapeLike, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
+def full(shape: ShapeLike, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """A tensor of `shape` filled with `fill_value` (dtype inferred from it when not given)."""
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
@@ -170,31 +177,31 @@ def full(shape: ShapeLike, fill_value: Any, *, dtype: Any = None, device: Any = 
         dtype = _scalar_default_dtype(fill_value)
         if dtype is None:
             raise TypeError(f"full: fill_value must be a Python number, got {type(fill_value).__name__}")
-    return _C._full(_shape(shape), fill_value, _as_dtype(dtype), device)
+    return _rg(_C._full(_shape(shape), fill_value, _as_dtype(dtype), device), requires_grad)
 
 
 def _like(x: Tensor, dtype: Any, device: Any):
     return (x.dtype if dtype is None else _as_dtype(dtype)), (x.device if device is None else device)
 
 
-def empty_like(x: Tensor, /, *, dtype: Any = None, device: Any = None) -> Tensor:
+def empty_like(x: Tensor, /, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     d, dev = _like(x, dtype, device)
-    return _C._empty(x.shape, d, dev)
+    return _rg(_C._empty(x.shape, d, dev), requires_grad)
 
 
-def zeros_like(x: Tensor, /, *, dtype: Any = None, device: Any = None) -> Tensor:
+def zeros_like(x: Tensor, /, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     d, dev = _like(x, dtype, device)
-    return _C._full(x.shape, 0, d, dev)
+    return _rg(_C._full(x.shape, 0, d, dev), requires_grad)
 
 
-def ones_like(x: Tensor, /, *, dtype: Any = None, device: Any = None) -> Tensor:
+def ones_like(x: Tensor, /, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     d, dev = _like(x, dtype, device)
-    return _C._full(x.shape, 1, d, dev)
+    return _rg(_C._full(x.shape, 1, d, dev), requires_grad)
 
 
-def full_like(x: Tensor, /, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
+def full_like(x: Tensor, /, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     d, dev = _like(x, dtype, device)
-    return _C._full(x.shape, fill_value, d, dev)
+    return _rg(_C._full(x.shape, fill_value, d, dev), requires_grad)
 
 
 def tensor(data: Any, *, dtype: Any = None, device: Any = None,
@@ -221,7 +228,7 @@ def _number(v: Any, op: str, name: str) -> Any:
 
 
 def arange(start: Union[int, float], /, stop: Optional[Union[int, float]] = None,
-           step: Union[int, float] = 1, *, dtype: Any = None, device: Any = None) -> Tensor:
+           step: Union[int, float] = 1, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """Evenly spaced values in the half-open interval [start, stop): shape (n,) with
     n = max(0, ceil((stop - start) / step)) (NumPy's rule).
 
@@ -240,11 +247,11 @@ def arange(start: Union[int, float], /, stop: Optional[Union[int, float]] = None
         raise TypeError("arange: start, stop and step must be real numbers")
     if dtype is None:
         dtype = float32 if any(isinstance(a, builtins.float) for a in args) else int64
-    return _C._arange(start, stop, step, _as_dtype(dtype), device)
+    return _rg(_C._arange(start, stop, step, _as_dtype(dtype), device), requires_grad)
 
 
 def linspace(start: Union[int, float, complex], stop: Union[int, float, complex], /, num: int, *,
-             dtype: Any = None, device: Any = None, endpoint: builtins.bool = True) -> Tensor:
+             dtype: Any = None, device: Any = None, endpoint: builtins.bool = True, requires_grad: builtins.bool = False) -> Tensor:
     """`num` evenly spaced values from start to stop (stop included when endpoint): shape (num,).
 
     Computed in double precision as start + i * (stop - start) / div (div = num - 1 with the
@@ -255,13 +262,13 @@ def linspace(start: Union[int, float, complex], stop: Union[int, float, complex]
     stop = _number(stop, "linspace", "stop")
     if dtype is None:
         dtype = complex64 if isinstance(start, builtins.complex) or isinstance(stop, builtins.complex) else float32
-    return _C._linspace(start, stop, num, _as_dtype(dtype), builtins.bool(endpoint), device)
+    return _rg(_C._linspace(start, stop, num, _as_dtype(dtype), builtins.bool(endpoint), device), requires_grad)
 
 
 def eye(n_rows: int, n_cols: Optional[int] = None, /, *, k: int = 0, dtype: Any = None,
-        device: Any = None) -> Tensor:
+        device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """A (n_rows, n_cols) tensor with ones on the k-th diagonal (k > 0 above the main one)."""
-    return _C._eye(n_rows, n_rows if n_cols is None else n_cols, k, _dt(dtype, float32), device)
+    return _rg(_C._eye(n_rows, n_rows if n_cols is None else n_cols, k, _dt(dtype, float32), device), requires_grad)
 
 
 def _band(op: str, x: Tensor, k: int, diagonal: Optional[int]) -> int:

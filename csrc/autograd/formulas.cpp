@@ -1,0 +1,619 @@
+// Note [Backward formulas]: the one table of gradients. Each formula maps the gradients of an
+// op's outputs to those of its inputs using tessera ops only, so backward runs on any device
+// and is itself recorded under create_graph=True (double backward). Formulas may return
+// gradients in the broadcast shape and compute dtype: FormulaNode sums and casts them back
+// (Note [Sum back to input shape]). Complex inputs follow PyTorch's convention: for a
+// holomorphic f, grad_in = grad_out * conj(f'(x)).
+#include <cmath>
+#include <string_view>
+#include <unordered_map>
+
+#include "autograd/function.h"
+#include "autograd/record.h"
+#include "ops/arithmetic.h"
+#include "ops/bitwise.h"
+#include "ops/compare.h"
+#include "ops/copy.h"
+#include "ops/creation.h"
+#include "ops/cumulative.h"
+#include "ops/indexing_basic.h"
+#include "ops/linalg.h"
+#include "ops/manipulation.h"
+#include "ops/math.h"
+#include "ops/reduce.h"
+#include "ops/rounding.h"
+#include "ops/views.h"
+#include "ops/where.h"
+
+namespace ts::autograd {
+
+namespace {
+
+// ---- small helpers over ops
+Tensor sc(double v) { return wrap_scalar(Scalar::from_double(v)); }
+Tensor zeros(const Shape& s, DType d, Device dev) {
+  Tensor z = Tensor::empty(s, d, dev);
+  fill_(z, Scalar::from_int(0));
+  return z;
+}
+Tensor zeros_like(const Tensor& t) { return zeros(t.shape(), t.dtype(), t.device()); }
+Tensor zeros_of(const InputMeta& m) { return zeros(m.shape, m.dtype, m.device); }
+Tensor mul(const Tensor& a, const Tensor& b) { return multiply(a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return divide(a, b); }
+Tensor U(const ElementwiseDef& d, const Tensor& x) { return unary_op(d, x); }
+Tensor B(const ElementwiseDef& d, const Tensor& a, const Tensor& b) { return binary_op(d, a, b); }
+// grad * conj(derivative): the chain rule for holomorphic (and real) functions.
+Tensor chain(const Tensor& g, const Tensor& d) { return mul(g, conj(d)); }
+Tensor as_float_mask(const Tensor& m, DType d) { return astype(m, d, false); }
+
+using G = const variable_list&;
+#define FORMULA(name) variable_list name(const BackwardCtx& c, G g)
+
+// ---- elementwise: save flags say which of (a, b, out) the formula reads
+constexpr int kA = 1, kB = 2, kOut = 4;
+// saved(): index of each saved tensor in the order a, b, out (only those flagged).
+struct Saved {
+  const BackwardCtx& c;
+  int flags;
+  Tensor a() const { return c.saved(0); }
+  Tensor b() const { return c.saved((flags & kA) ? 1 : 0); }
+  Tensor out() const { return c.saved(((flags & kA) ? 1 : 0) + ((flags & kB) ? 1 : 0)); }
+};
+
+FORMULA(add_bw) { return {g[0], g[0]}; }
+FORMULA(sub_bw) { return {g[0], c.needs(1) ? negative(g[0]) : Tensor()}; }
+FORMULA(neg_bw) { return {negative(g[0])}; }
+FORMULA(pos_bw) { return {g[0]}; }
+FORMULA(conj_bw) { return {conj(g[0])}; }
+FORMULA(zero_bw) { return {zeros_like(g[0]), c.node.inputs.size() > 1 ? zeros_like(g[0]) : Tensor()}; }
+FORMULA(mul_bw) {
+  Saved s{c, kA | kB};
+  return {c.needs(0) ? chain(g[0], s.b()) : Tensor(), c.needs(1) ? chain(g[0], s.a()) : Tensor()};
+}
+FORMULA(div_bw) {
+  Saved s{c, kB | kOut};
+  const Tensor b = s.b();
+  return {c.needs(0) ? div(g[0], conj(b)) : Tensor(),
+          c.needs(1) ? negative(chain(g[0], div(s.out(), b))) : Tensor()};
+}
+FORMULA(abs_bw) { return {mul(g[0], U(sign_def, c.saved(0)))}; }
+FORMULA(sqrt_bw) { return {div(g[0], mul(sc(2.0), conj(c.saved(0))))}; }
+FORMULA(exp_bw) { return {chain(g[0], c.saved(0))}; }
+FORMULA(expm1_bw) { return {chain(g[0], add(c.saved(0), sc(1.0)))}; }
+FORMULA(log_bw) { return {div(g[0], conj(c.saved(0)))}; }
+FORMULA(log1p_bw) { return {div(g[0], conj(add(c.saved(0), sc(1.0))))}; }
+FORMULA(log2_bw) { return {div(g[0], conj(mul(c.saved(0), sc(std::log(2.0)))))}; }
+FORMULA(log10_bw) { return {div(g[0], conj(mul(c.saved(0), sc(std::log(10.0)))))}; }
+FORMULA(sin_bw) { return {chain(g[0], U(cos_def, c.saved(0)))}; }
+FORMULA(cos_bw) { return {negative(chain(g[0], U(sin_def, c.saved(0))))}; }
+FORMULA(tan_bw) {
+  const Tensor y = c.saved(0);
+  return {chain(g[0], add(sc(1.0), mul(y, y)))};
+}
+FORMULA(sinh_bw) { return {chain(g[0], U(cosh_def, c.saved(0)))}; }
+FORMULA(cosh_bw) { return {chain(g[0], U(sinh_def, c.saved(0)))}; }
+FORMULA(tanh_bw) {
+  const Tensor y = c.saved(0);
+  return {chain(g[0], subtract(sc(1.0), mul(y, y)))};
+}
+Tensor one_minus_sq(const Tensor& x) { return subtract(sc(1.0), mul(x, x)); }
+FORMULA(asin_bw) { return {chain(g[0], U(reciprocal_def, U(sqrt_def, one_minus_sq(c.saved(0)))))}; }
+FORMULA(acos_bw) {
+  return {negative(chain(g[0], U(reciprocal_def, U(sqrt_def, one_minus_sq(c.saved(0))))))};
+}
+FORMULA(atan_bw) {
+  const Tensor x = c.saved(0);
+  return {chain(g[0], U(reciprocal_def, add(sc(1.0), mul(x, x))))};
+}
+FORMULA(asinh_bw) {
+  const Tensor x = c.saved(0);
+  return {chain(g[0], U(reciprocal_def, U(sqrt_def, add(mul(x, x), sc(1.0)))))};
+}
+FORMULA(acosh_bw) {
+  const Tensor x = c.saved(0);
+  return {chain(g[0], U(reciprocal_def, U(sqrt_def, subtract(mul(x, x), sc(1.0)))))};
+}
+FORMULA(atanh_bw) { return {chain(g[0], U(reciprocal_def, one_minus_sq(c.saved(0))))}; }
+FORMULA(reciprocal_bw) {
+  const Tensor y = c.saved(0);
+  return {negative(chain(g[0], mul(y, y)))};
+}
+FORMULA(square_bw) { return {chain(g[0], mul(sc(2.0), c.saved(0)))}; }
+FORMULA(real_bw) { return {g[0]}; }
+FORMULA(imag_bw) { return {mul(g[0], wrap_scalar(Scalar::from_complex({0.0, 1.0})))}; }
+FORMULA(pow_bw) {
+  Saved s{c, kA | kB | kOut};
+  const Tensor a = s.a(), b = s.b();
+  Tensor ga, gb;
+  if (c.needs(0)) {
+    // b * a^(b-1), defined as 0 where b == 0 (PyTorch's convention, also at a == 0).
+    const Tensor d = mul(b, pow(a, subtract(b, sc(1.0))));
+    ga = where(B(equal_def, b, sc(0.0)), zeros_like(d), chain(g[0], d));
+  }
+  if (c.needs(1)) {
+    // out * log(a), defined as 0 where a == 0 and b >= 0.
+    const Tensor d = mul(s.out(), U(log_def, a));
+    const Tensor cond = B(logical_and_def, B(equal_def, a, sc(0.0)),
+                          B(greater_equal_def, is_complex(b.dtype()) ? real(b) : b, sc(0.0)));
+    gb = where(cond, zeros_like(d), chain(g[0], d));
+  }
+  return {ga, gb};
+}
+FORMULA(atan2_bw) {
+  Saved s{c, kA | kB};
+  const Tensor y = s.a(), x = s.b();
+  const Tensor den = add(mul(x, x), mul(y, y));
+  return {c.needs(0) ? mul(g[0], div(x, den)) : Tensor(),
+          c.needs(1) ? mul(g[0], div(negative(y), den)) : Tensor()};
+}
+FORMULA(hypot_bw) {
+  Saved s{c, kA | kB | kOut};
+  const Tensor out = s.out();
+  return {c.needs(0) ? mul(g[0], div(s.a(), out)) : Tensor(),
+          c.needs(1) ? mul(g[0], div(s.b(), out)) : Tensor()};
+}
+FORMULA(logaddexp_bw) {
+  Saved s{c, kA | kB | kOut};
+  const Tensor out = s.out();
+  return {c.needs(0) ? mul(g[0], U(exp_def, subtract(s.a(), out))) : Tensor(),
+          c.needs(1) ? mul(g[0], U(exp_def, subtract(s.b(), out))) : Tensor()};
+}
+// Note [maximum/minimum ties]: like PyTorch, equal operands split the gradient in half; NaN
+// comparisons are false, so both sides get the full gradient there.
+variable_list extremum_bw(const BackwardCtx& c, G g, const ElementwiseDef& loses_a,
+                          const ElementwiseDef& loses_b) {
+  Saved s{c, kA | kB};
+  const Tensor a = s.a(), b = s.b();
+  const Tensor half = where(B(equal_def, a, b), mul(g[0], sc(0.5)), g[0]);
+  const Tensor z = zeros_like(half);
+  return {c.needs(0) ? where(B(loses_a, a, b), z, half) : Tensor(),
+          c.needs(1) ? where(B(loses_b, a, b), z, half) : Tensor()};
+}
+FORMULA(maximum_bw) { return extremum_bw(c, g, less_def, greater_def); }
+FORMULA(minimum_bw) { return extremum_bw(c, g, greater_def, less_def); }
+FORMULA(copysign_bw) {
+  Saved s{c, kA | kOut};
+  const Tensor a = s.a();
+  const Tensor ratio = div(s.out(), a);
+  return {where(B(equal_def, a, sc(0.0)), zeros_like(ratio), mul(g[0], ratio)),
+          c.needs(1) ? zeros_like(g[0]) : Tensor()};
+}
+FORMULA(remainder_bw) {
+  Saved s{c, kA | kB};
+  return {g[0], c.needs(1) ? negative(mul(g[0], B(floor_divide_def, s.a(), s.b()))) : Tensor()};
+}
+FORMULA(not_implemented_bw) {
+  throw NotImplementedError(str("backward: the derivative of ", c.node.formula->name,
+                                " is not implemented (PyTorch does not define it either)"));
+}
+
+struct ElementwiseFormula {
+  Formula formula;
+  int save;
+};
+
+const std::unordered_map<std::string_view, ElementwiseFormula>& elementwise_table() {
+  static const std::unordered_map<std::string_view, ElementwiseFormula> t = {
+      {"add", {{"AddBackward", add_bw}, 0}},
+      {"subtract", {{"SubBackward", sub_bw}, 0}},
+      {"multiply", {{"MulBackward", mul_bw}, kA | kB}},
+      {"divide", {{"DivBackward", div_bw}, kB | kOut}},
+      {"negative", {{"NegBackward", neg_bw}, 0}},
+      {"positive", {{"PosBackward", pos_bw}, 0}},
+      {"conj", {{"ConjBackward", conj_bw}, 0}},
+      {"abs", {{"AbsBackward", abs_bw}, kA}},
+      {"sqrt", {{"SqrtBackward", sqrt_bw}, kOut}},
+      {"exp", {{"ExpBackward", exp_bw}, kOut}},
+      {"expm1", {{"Expm1Backward", expm1_bw}, kOut}},
+      {"log", {{"LogBackward", log_bw}, kA}},
+      {"log1p", {{"Log1pBackward", log1p_bw}, kA}},
+      {"log2", {{"Log2Backward", log2_bw}, kA}},
+      {"log10", {{"Log10Backward", log10_bw}, kA}},
+      {"sin", {{"SinBackward", sin_bw}, kA}},
+      {"cos", {{"CosBackward", cos_bw}, kA}},
+      {"tan", {{"TanBackward", tan_bw}, kOut}},
+      {"sinh", {{"SinhBackward", sinh_bw}, kA}},
+      {"cosh", {{"CoshBackward", cosh_bw}, kA}},
+      {"tanh", {{"TanhBackward", tanh_bw}, kOut}},
+      {"asin", {{"AsinBackward", asin_bw}, kA}},
+      {"acos", {{"AcosBackward", acos_bw}, kA}},
+      {"atan", {{"AtanBackward", atan_bw}, kA}},
+      {"asinh", {{"AsinhBackward", asinh_bw}, kA}},
+      {"acosh", {{"AcoshBackward", acosh_bw}, kA}},
+      {"atanh", {{"AtanhBackward", atanh_bw}, kA}},
+      {"reciprocal", {{"ReciprocalBackward", reciprocal_bw}, kOut}},
+      {"square", {{"SquareBackward", square_bw}, kA}},
+      {"real", {{"RealBackward", real_bw}, 0}},
+      {"imag", {{"ImagBackward", imag_bw}, 0}},
+      {"pow", {{"PowBackward", pow_bw}, kA | kB | kOut}},
+      {"atan2", {{"Atan2Backward", atan2_bw}, kA | kB}},
+      {"hypot", {{"HypotBackward", hypot_bw}, kA | kB | kOut}},
+      {"logaddexp", {{"LogaddexpBackward", logaddexp_bw}, kA | kB | kOut}},
+      {"maximum", {{"MaximumBackward", maximum_bw}, kA | kB}},
+      {"minimum", {{"MinimumBackward", minimum_bw}, kA | kB}},
+      {"copysign", {{"CopysignBackward", copysign_bw}, kA | kOut}},
+      {"remainder", {{"RemainderBackward", remainder_bw}, kA | kB}},
+      {"floor_divide", {{"FloorDivideBackward", zero_bw}, 0}},
+      {"floor", {{"FloorBackward", zero_bw}, 0}},
+      {"ceil", {{"CeilBackward", zero_bw}, 0}},
+      {"trunc", {{"TruncBackward", zero_bw}, 0}},
+      {"round", {{"RoundBackward", zero_bw}, 0}},
+      {"sign", {{"SignBackward", zero_bw}, 0}},
+      {"nextafter", {{"NextafterBackward", not_implemented_bw}, 0}},
+  };
+  return t;
+}
+
+// ---- reductions
+// Gradient of a reduction, broadcast back: g reshaped to keepdims form, then expanded.
+Tensor expand_back(const Tensor& g, const BackwardCtx& c) {
+  return broadcast_to(reshape(g, c.attrs()), c.input(0).shape);
+}
+int64_t reduced_count(const BackwardCtx& c) {
+  const int64_t kept = numel_of(c.attrs());
+  return kept == 0 ? 0 : numel_of(c.input(0).shape) / kept;
+}
+FORMULA(sum_bw) { return {expand_back(g[0], c)}; }
+FORMULA(mean_bw) {
+  return {div(expand_back(g[0], c), sc(static_cast<double>(std::max<int64_t>(reduced_count(c), 1))))};
+}
+FORMULA(var_bw) {
+  // d var / dx = 2 (x - mean) / (N - correction)
+  const Tensor x = c.saved(0);
+  Shape axes;
+  for (int64_t d = 0; d < x.ndim(); ++d)
+    if (c.attrs()[d] == 1 && x.dim(d) != 1) axes.push_back(d);
+  const Tensor mu = mean(x, Axes(axes), true);
+  const double dof = std::max(static_cast<double>(reduced_count(c)) - c.scalar(0), 0.0);
+  return {mul(expand_back(g[0], c), div(mul(sc(2.0), subtract(x, mu)), sc(dof)))};
+}
+FORMULA(std_bw) {
+  const Tensor x = c.saved(0), out = c.saved(1);
+  Shape axes;
+  for (int64_t d = 0; d < x.ndim(); ++d)
+    if (c.attrs()[d] == 1 && x.dim(d) != 1) axes.push_back(d);
+  const Tensor mu = mean(x, Axes(axes), true);
+  const double dof = std::max(static_cast<double>(reduced_count(c)) - c.scalar(0), 0.0);
+  const Tensor denom = mul(reshape(out, c.attrs()), sc(dof));
+  return {div(mul(expand_back(g[0], c), subtract(x, mu)), denom)};
+}
+FORMULA(prod_bw) {
+  // Product of all the other elements of each reduced group, exact with zeros: move the
+  // reduced dims last, flatten them, and multiply exclusive prefix and suffix products.
+  const Tensor x = c.saved(0);
+  const Shape& keep = c.attrs();
+  Shape red, kept, perm;
+  for (int64_t d = 0; d < x.ndim(); ++d) (keep[d] == 1 && x.dim(d) != 1 ? red : kept).push_back(d);
+  for (int64_t d : kept) perm.push_back(d);
+  for (int64_t d : red) perm.push_back(d);
+  Shape kshape;
+  for (int64_t d : kept) kshape.push_back(x.dim(d));
+  int64_t r = 1;
+  for (int64_t d : red) r *= x.dim(d);
+  Shape flat = kshape;
+  flat.push_back(r);
+  const Tensor xp = reshape(permute_dims(x, perm), flat);
+  const int64_t ax = flat.size() - 1;
+  const Tensor left = slice(cumulative_prod(xp, ax, std::nullopt, true), ax, 0, r, 1);
+  const Tensor xr = flip(xp, Shape{ax});
+  const Tensor right = flip(slice(cumulative_prod(xr, ax, std::nullopt, true), ax, 0, r, 1), Shape{ax});
+  const Tensor others = mul(left, right);
+  Shape gshape = kshape;
+  gshape.push_back(1);
+  const Tensor gp = chain(reshape(g[0], gshape), others);
+  Shape pshape = kshape;
+  for (int64_t d : red) pshape.push_back(x.dim(d));
+  Shape inv(perm.size());
+  for (int64_t i = 0; i < perm.size(); ++i) inv[perm[i]] = i;
+  return {permute_dims(reshape(gp, pshape), inv)};
+}
+// Note [max/min backward]: over all elements (or several axes) ties share the gradient
+// evenly; along one axis the first extremum takes it all (PyTorch's max(dim) picks one).
+FORMULA(maxmin_bw) {
+  const Tensor x = c.saved(0), out = c.saved(1);
+  const Tensor ok = reshape(out, c.attrs());
+  const int64_t axis = c.attr(x.ndim());
+  Tensor mask;
+  if (axis >= 0) {
+    const Tensor idx = argmax(as_float_mask(B(equal_def, x, ok), DType::Float32), axis, true);
+    Shape s(x.ndim(), 1);
+    s[axis] = x.dim(axis);
+    const Tensor ar = arange(Scalar::from_int(0), Scalar::from_int(x.dim(axis)), Scalar::from_int(1),
+                             DType::Int64, x.device());
+    mask = as_float_mask(B(equal_def, reshape(ar, s), idx), x.dtype());
+  } else {
+    mask = as_float_mask(B(equal_def, x, ok), x.dtype());
+    Shape axes;
+    for (int64_t d = 0; d < x.ndim(); ++d)
+      if (c.attrs()[d] == 1 && x.dim(d) != 1) axes.push_back(d);
+    mask = div(mask, sum(mask, Axes(axes), true, std::nullopt));
+  }
+  return {mul(expand_back(g[0], c), mask)};
+}
+
+// ---- views and shape functions
+FORMULA(reshape_bw) { return {reshape(g[0], c.input(0).shape)}; }
+FORMULA(identity_bw) { return {g[0]}; }
+FORMULA(permute_bw) {
+  Shape inv(c.attrs().size());
+  for (int64_t i = 0; i < c.attrs().size(); ++i) inv[c.attrs()[i]] = i;
+  return {permute_dims(g[0], inv)};
+}
+FORMULA(flip_bw) { return {flip(g[0], c.attrs())}; }
+
+// The gradient of a view is the gradient scattered into zeros through the same view; the
+// scatter is recorded too (its backward is the view again), so double backward works.
+template <class ViewFn>
+Tensor scatter_through_view(const Tensor& g, const InputMeta& in, const ViewFn& view,
+                            const Formula& self_formula, const Shape& attrs);
+
+FORMULA(slice_bw);
+FORMULA(slice_bw_bw) {
+  const Shape& a = c.attrs();
+  return {slice(g[0], a[0], a[1], a[2], a[3])};
+}
+const Formula kSliceBackwardBackward{"SliceBackwardBackward", slice_bw_bw};
+FORMULA(slice_bw) {
+  const Shape& a = c.attrs();
+  return {scatter_through_view(g[0], c.input(0),
+                               [&](const Tensor& z) { return slice(z, a[0], a[1], a[2], a[3]); },
+                               kSliceBackwardBackward, a)};
+}
+FORMULA(select_bw_bw) { return {select(g[0], c.attr(0), c.attr(1))}; }
+const Formula kSelectBackwardBackward{"SelectBackwardBackward", select_bw_bw};
+FORMULA(select_bw) {
+  return {scatter_through_view(g[0], c.input(0),
+                               [&](const Tensor& z) { return select(z, c.attr(0), c.attr(1)); },
+                               kSelectBackwardBackward, c.attrs())};
+}
+FORMULA(diagonal_bw_bw) { return {diagonal(g[0], c.attr(0), c.attr(1), c.attr(2))}; }
+const Formula kDiagonalBackwardBackward{"DiagonalBackwardBackward", diagonal_bw_bw};
+FORMULA(diagonal_bw) {
+  return {scatter_through_view(
+      g[0], c.input(0), [&](const Tensor& z) { return diagonal(z, c.attr(0), c.attr(1), c.attr(2)); },
+      kDiagonalBackwardBackward, c.attrs())};
+}
+IndexKey key_of(const Shape& a) {
+  IndexKey k;
+  for (int64_t i = 0; i + 3 < a.size(); i += 4) {
+    IndexItem it;
+    it.kind = static_cast<IndexItem::Kind>(a[i]);
+    it.start = a[i + 1];
+    it.stop = a[i + 2];
+    it.step = a[i + 3];
+    k.push_back(it);
+  }
+  return k;
+}
+FORMULA(index_bw_bw) { return {index_basic(g[0], key_of(c.attrs()))}; }
+const Formula kIndexBackwardBackward{"IndexBackwardBackward", index_bw_bw};
+FORMULA(index_bw) {
+  const IndexKey key = key_of(c.attrs());
+  return {scatter_through_view(g[0], c.input(0), [&](const Tensor& z) { return index_basic(z, key); },
+                               kIndexBackwardBackward, c.attrs())};
+}
+FORMULA(index_put_bw) {
+  const IndexKey key = key_of(c.attrs());
+  Tensor gx, gv;
+  if (c.needs(0)) {
+    gx = clone(g[0]);
+    fill_(index_basic(gx, key), Scalar::from_int(0));
+  }
+  if (c.needs(1)) gv = index_basic(g[0], key);
+  return {gx, gv};
+}
+
+template <class ViewFn>
+Tensor scatter_through_view(const Tensor& g, const InputMeta& in, const ViewFn& view,
+                            const Formula& self_formula, const Shape& attrs) {
+  Tensor z = zeros(in.shape, g.dtype(), g.device());
+  copy_(view(z), g);
+  if (needs_grad({&g})) {
+    auto node = record(self_formula, {g}, {z});
+    node->attrs = attrs;
+  }
+  return z;
+}
+
+// ---- linear algebra, selection, joins
+FORMULA(matmul_bw) {
+  Tensor a = c.saved(0), b = c.saved(1);
+  const bool av = a.ndim() == 1, bv = b.ndim() == 1;
+  Tensor go = g[0];
+  if (av) { a = expand_dims(a, 0); go = expand_dims(go, -2); }
+  if (bv) { b = expand_dims(b, 1); go = expand_dims(go, -1); }
+  Tensor ga, gb;
+  if (c.needs(0)) {
+    ga = matmul(go, conj(matrix_transpose(b)));
+    if (av) ga = sum_to(ga, Shape{1, a.dim(1)});
+  }
+  if (c.needs(1)) {
+    gb = matmul(conj(matrix_transpose(a)), go);
+    if (bv) gb = sum_to(gb, Shape{b.dim(0), 1});
+  }
+  return {ga, gb};
+}
+FORMULA(where_bw) {
+  const Tensor cond = c.saved(0);
+  const Tensor z = zeros_like(g[0]);
+  return {Tensor(), c.needs(1) ? where(cond, g[0], z) : Tensor(),
+          c.needs(2) ? where(cond, z, g[0]) : Tensor()};
+}
+FORMULA(concat_bw) {
+  variable_list out;
+  const int64_t axis = c.attrs().back();
+  int64_t at = 0;
+  for (size_t i = 0; i < c.node.inputs.size(); ++i) {
+    const int64_t len = c.input(i).shape.size() ? c.input(i).shape[axis] : 1;
+    out.push_back(c.needs(i) ? slice(g[0], axis, at, at + len, 1) : Tensor());
+    at += len;
+  }
+  return out;
+}
+FORMULA(cumsum_bw) {
+  const int64_t axis = c.attr(0);
+  Tensor gg = g[0];
+  if (c.attr(1)) gg = slice(gg, axis, 1, gg.dim(axis), 1);  // include_initial: drop the 0 slot
+  return {flip(cumulative_sum(flip(gg, Shape{axis}), axis, std::nullopt, false), Shape{axis})};
+}
+
+const Formula kSum{"SumBackward", sum_bw}, kMean{"MeanBackward", mean_bw},
+    kProd{"ProdBackward", prod_bw}, kVar{"VarBackward", var_bw}, kStd{"StdBackward", std_bw},
+    kMaxMin{"MaxBackward", maxmin_bw}, kReshape{"ReshapeBackward", reshape_bw},
+    kPermute{"PermuteBackward", permute_bw}, kFlip{"FlipBackward", flip_bw},
+    kSlice{"SliceBackward", slice_bw}, kSelect{"SelectBackward", select_bw},
+    kDiagonal{"DiagonalBackward", diagonal_bw}, kIndex{"IndexBackward", index_bw},
+    kIndexPut{"IndexPutBackward", index_put_bw}, kMatmul{"MatmulBackward", matmul_bw},
+    kWhere{"WhereBackward", where_bw}, kConcat{"ConcatBackward", concat_bw},
+    kCumsum{"CumsumBackward", cumsum_bw};
+
+bool any_needs(const std::vector<Tensor>& ts) { return needs_grad(ts); }
+
+void stamp_site(Node& n) {
+  if (anomaly_enabled()) n.creation_site = "(see the Python traceback of the forward call)";
+}
+
+}  // namespace
+
+// ---- entry points used by ops
+void record_elementwise(const ElementwiseDef& def, const std::vector<Tensor>& inputs,
+                        const std::vector<Tensor>& computed, const Tensor& out) {
+  if (!any_needs(inputs) || !is_inexact(out.dtype())) return;
+  const auto& table = elementwise_table();
+  auto it = table.find(def.name);
+  static const ElementwiseFormula missing{{"ElementwiseBackward", not_implemented_bw}, 0};
+  const ElementwiseFormula& f = it == table.end() ? missing : it->second;
+  auto node = record(f.formula, inputs, {out});
+  stamp_site(*node);
+  if (f.save & kA) node->save(computed[0]);
+  if (f.save & kB) node->save(computed[1]);
+  if (f.save & kOut) node->save(out, /*is_output=*/true);
+}
+
+void record_reduction(ReduceKind kind, const Tensor& x, const Tensor& out, const Shape& keep_shape,
+                      double correction, int64_t single_axis) {
+  if (!any_needs({x}) || !is_inexact(out.dtype())) return;
+  const Formula* f = &kSum;
+  switch (kind) {
+    case ReduceKind::Sum: f = &kSum; break;
+    case ReduceKind::Mean: f = &kMean; break;
+    case ReduceKind::Prod: f = &kProd; break;
+    case ReduceKind::Var: f = &kVar; break;
+    case ReduceKind::Std: f = &kStd; break;
+    case ReduceKind::MaxMin: f = &kMaxMin; break;
+  }
+  auto node = record(*f, {x}, {out});
+  stamp_site(*node);
+  node->attrs = keep_shape;
+  node->scalars.push_back(correction);
+  if (kind == ReduceKind::MaxMin) node->attrs.push_back(single_axis);
+  if (kind == ReduceKind::Prod || kind == ReduceKind::Var || kind == ReduceKind::Std ||
+      kind == ReduceKind::MaxMin)
+    node->save(x);
+  if (kind == ReduceKind::Std || kind == ReduceKind::MaxMin) node->save(out, true);
+}
+
+void record_reshape(const Tensor& x, const Tensor& out) {
+  if (any_needs({x})) record(kReshape, {x}, {out});
+}
+void record_identity(const Tensor& x, const Tensor& out, const char* name) {
+  if (!any_needs({x})) return;
+  static const Formula kIdentity{"IdentityBackward", identity_bw};
+  static const Formula kExpand{"ExpandBackward", identity_bw};
+  static const Formula kClone{"CloneBackward", identity_bw};
+  static const Formula kCast{"ToCopyBackward", identity_bw};
+  const std::string_view n(name);
+  const Formula& f = n == "broadcast_to" ? kExpand : n == "clone" ? kClone : n == "astype" ? kCast : kIdentity;
+  record(f, {x}, {out});
+}
+void record_permute(const Tensor& x, const Tensor& out, const Shape& axes) {
+  if (!any_needs({x})) return;
+  auto node = record(kPermute, {x}, {out});
+  for (int64_t a : axes) node->attrs.push_back(a < 0 ? a + x.ndim() : a);
+}
+void record_flip(const Tensor& x, const Tensor& out, const Shape& axes) {
+  if (!any_needs({x})) return;
+  auto node = record(kFlip, {x}, {out});
+  node->attrs = axes;
+}
+void record_slice(const Tensor& x, const Tensor& out, int64_t axis, int64_t start, int64_t stop,
+                  int64_t step) {
+  if (!any_needs({x})) return;
+  auto node = record(kSlice, {x}, {out});
+  node->attrs = Shape{axis, start, stop, step};
+}
+void record_select(const Tensor& x, const Tensor& out, int64_t axis, int64_t index) {
+  if (!any_needs({x})) return;
+  auto node = record(kSelect, {x}, {out});
+  node->attrs = Shape{axis, index};
+}
+void record_diagonal(const Tensor& x, const Tensor& out, int64_t offset, int64_t a1, int64_t a2) {
+  if (!any_needs({x})) return;
+  auto node = record(kDiagonal, {x}, {out});
+  node->attrs = Shape{offset, a1, a2};
+}
+namespace {
+Shape encode_key(const IndexItem* key, int64_t n) {
+  Shape a;
+  for (int64_t i = 0; i < n; ++i) {
+    a.push_back(static_cast<int64_t>(key[i].kind));
+    a.push_back(key[i].start);
+    a.push_back(key[i].stop);
+    a.push_back(key[i].step);
+  }
+  return a;
+}
+}  // namespace
+void record_index_basic(const Tensor& x, const Tensor& out, const IndexItem* key, int64_t n) {
+  if (!any_needs({x})) return;
+  auto node = record(kIndex, {x}, {out});
+  node->attrs = encode_key(key, n);
+}
+void record_index_put(const Tensor& x, const Tensor& value, const IndexItem* key, int64_t n) {
+  if (!any_needs({x, value})) return;
+  auto node = record(kIndexPut, {x, value}, {});  // edges from x's history before the write
+  node->out_meta.push_back({x.shape(), x.dtype(), x.device()});
+  node->attrs = encode_key(key, n);
+  set_history(x, node, 0);
+}
+void record_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (!any_needs({a, b})) return;
+  auto node = record(kMatmul, {a, b}, {out});
+  stamp_site(*node);
+  node->save(a);
+  node->save(b);
+}
+void record_where(const Tensor& cond, const Tensor& x1, const Tensor& x2, const Tensor& out) {
+  if (!any_needs({x1, x2})) return;
+  auto node = record(kWhere, {Tensor(), x1, x2}, {out});
+  node->save(cond);
+}
+void record_concat(const std::vector<Tensor>& xs, const Tensor& out, int64_t axis) {
+  if (!any_needs(xs)) return;
+  auto node = record(kConcat, xs, {out});
+  node->attrs.push_back(axis);
+}
+void record_cumsum(const Tensor& x, const Tensor& out, int64_t axis, bool include_initial) {
+  if (!any_needs({x})) return;
+  auto node = record(kCumsum, {x}, {out});
+  node->attrs = Shape{axis, include_initial ? 1 : 0};
+}
+
+void check_inplace(const Tensor& a, const char* op) {
+  if (!grad_enabled() || !a.impl()->autograd) return;
+  if (is_leaf(a) && requires_grad(a))
+    throw RuntimeError(str(op, " (in-place): a leaf tensor that requires grad is being used in ",
+                           "an in-place operation; hint: wrap it in `with ts.no_grad():` (e.g. ",
+                           "for parameter updates) or use an out-of-place op"));
+}
+
+void rebase_history(const Tensor& a, const Tensor& result) {
+  if (!grad_enabled() || !requires_grad(result)) return;
+  if (a.impl()->is_view)
+    throw RuntimeError(str("in-place operation on a view of a tensor in the autograd graph is not ",
+                           "supported yet; hint: clone() the view first, or use an out-of-place op"));
+  AutogradMeta* rm = get_meta(result);
+  set_history(a, rm->grad_fn, rm->output_nr);
+}
+
+}  // namespace ts::autograd

@@ -1,0 +1,47 @@
+// What ops call to record themselves (csrc/ops -> here); the formulas are in formulas.cpp.
+// Every entry point is a no-op unless grad mode is on and an input requires grad, so ops
+// call them unconditionally after computing their result.
+#pragma once
+#include <vector>
+
+#include "core/tensor.h"
+#include "ops/elementwise.h"
+
+namespace ts {
+struct IndexItem;
+}
+
+namespace ts::autograd {
+
+// Elementwise: `inputs` as the user passed them, `computed` cast to the compute dtype.
+void record_elementwise(const ElementwiseDef& def, const std::vector<Tensor>& inputs,
+                        const std::vector<Tensor>& computed, const Tensor& out);
+
+// Reductions; `keep_shape` is the input's shape with reduced dims set to 1.
+enum class ReduceKind { Sum, Mean, Prod, Var, Std, MaxMin };
+void record_reduction(ReduceKind kind, const Tensor& x, const Tensor& out, const Shape& keep_shape,
+                      double correction = 0, int64_t single_axis = -1);
+
+// Views and shape functions.
+void record_reshape(const Tensor& x, const Tensor& out);   // reshape, squeeze, expand_dims
+void record_identity(const Tensor& x, const Tensor& out, const char* name);  // broadcast_to, clone, astype
+void record_permute(const Tensor& x, const Tensor& out, const Shape& axes);
+void record_flip(const Tensor& x, const Tensor& out, const Shape& axes);
+void record_slice(const Tensor& x, const Tensor& out, int64_t axis, int64_t start, int64_t stop, int64_t step);
+void record_select(const Tensor& x, const Tensor& out, int64_t axis, int64_t index);
+void record_diagonal(const Tensor& x, const Tensor& out, int64_t offset, int64_t axis1, int64_t axis2);
+void record_index_basic(const Tensor& x, const Tensor& out, const IndexItem* key, int64_t n);
+// x[key] = value, after the write: x takes the history of the write.
+void record_index_put(const Tensor& x, const Tensor& value, const IndexItem* key, int64_t n);
+
+void record_matmul(const Tensor& a, const Tensor& b, const Tensor& out);
+void record_where(const Tensor& cond, const Tensor& x1, const Tensor& x2, const Tensor& out);
+void record_concat(const std::vector<Tensor>& xs, const Tensor& out, int64_t axis);
+void record_cumsum(const Tensor& x, const Tensor& out, int64_t axis, bool include_initial);
+
+// In-place ops (a op= b): raises for leaves that require grad and for views in the graph;
+// `result` (out of place, already recorded) gives `a` its history after the copy.
+void check_inplace(const Tensor& a, const char* op);
+void rebase_history(const Tensor& a, const Tensor& result);
+
+}  // namespace ts::autograd
