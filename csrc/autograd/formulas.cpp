@@ -312,7 +312,7 @@ FORMULA(prod_bw) {
 FORMULA(maxmin_bw) {
   const Tensor x = c.saved(0), out = c.saved(1);
   const Tensor ok = reshape(out, c.attrs());
-  const int64_t axis = c.attr(x.ndim());
+  const int64_t axis = static_cast<int64_t>(c.scalar(1));
   Tensor mask;
   if (axis >= 0) {
     const Tensor idx = argmax(as_float_mask(B(equal_def, x, ok), DType::Float32), axis, true);
@@ -419,17 +419,19 @@ Tensor scatter_through_view(const Tensor& g, const InputMeta& in, const ViewFn& 
 FORMULA(matmul_bw) {
   Tensor a = c.saved(0), b = c.saved(1);
   const bool av = a.ndim() == 1, bv = b.ndim() == 1;
+  if (av && bv)  // a dot product: the gradient of each side is g times the other
+    return {c.needs(0) ? chain(g[0], b) : Tensor(), c.needs(1) ? chain(g[0], a) : Tensor()};
   Tensor go = g[0];
   if (av) { a = expand_dims(a, 0); go = expand_dims(go, -2); }
   if (bv) { b = expand_dims(b, 1); go = expand_dims(go, -1); }
   Tensor ga, gb;
   if (c.needs(0)) {
     ga = matmul(go, conj(matrix_transpose(b)));
-    if (av) ga = sum_to(ga, Shape{1, a.dim(1)});
+    if (av) ga = reshape(sum_to(ga, Shape{1, a.dim(1)}), Shape{a.dim(1)});
   }
   if (c.needs(1)) {
     gb = matmul(conj(matrix_transpose(a)), go);
-    if (bv) gb = sum_to(gb, Shape{b.dim(0), 1});
+    if (bv) gb = reshape(sum_to(gb, Shape{b.dim(0), 1}), Shape{b.dim(0)});
   }
   return {ga, gb};
 }
@@ -506,7 +508,7 @@ void record_reduction(ReduceKind kind, const Tensor& x, const Tensor& out, const
   stamp_site(*node);
   node->attrs = keep_shape;
   node->scalars.push_back(correction);
-  if (kind == ReduceKind::MaxMin) node->attrs.push_back(single_axis);
+  node->scalars.push_back(static_cast<double>(single_axis));
   if (kind == ReduceKind::Prod || kind == ReduceKind::Var || kind == ReduceKind::Std ||
       kind == ReduceKind::MaxMin)
     node->save(x);

@@ -93,14 +93,16 @@ def gradgradcheck(fn: Callable, inputs: Union[Tensor, Sequence[Any]], grad_outpu
         rng = np.random.default_rng(0)
         grad_outputs = tuple(asarray(rng.standard_normal(o.shape)).astype(o.dtype) for o in outs)
     gos = _tup(grad_outputs)
-    diff_ins = [x for x in ins if isinstance(x, Tensor) and x.requires_grad]
+    diff_idx = [i for i, x in enumerate(ins) if isinstance(x, Tensor) and x.requires_grad]
 
     def first(*xs: Any) -> Any:
+        # gradcheck calls this with perturbed copies too: differentiate w.r.t. the same slots.
+        xs = tuple(x if (i not in diff_idx or x.requires_grad) else x.detach().requires_grad_(True)
+                   for i, x in enumerate(xs))
         o = _tup(fn(*xs))
-        dx = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
+        dx = [xs[i] for i in diff_idx]
         gs = grad(list(o), dx, list(gos), create_graph=True, allow_unused=True)
         from ._creation import zeros_like
         return tuple(zeros_like(x) if g is None else g for g, x in zip(gs, dx))
 
-    del diff_ins
     return gradcheck(first, ins, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception)
