@@ -25,10 +25,16 @@ def _repr(self: Tensor) -> str:
     a = _numpy_for_print(self)
     body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3)
     extra = ""
+    if self.size == 0 and self.ndim != 1:
+        extra = f", shape={self.shape}"
     if self.dtype not in (float32, _C.int64, _C.bool) or self.size == 0:
-        extra = f", dtype={self.dtype.name}"
+        extra += f", dtype={self.dtype.name}"
     if not self.device == "cpu":
         extra += f", device='{self.device}'"
+    if self.grad_fn is not None:
+        extra += f", grad_fn=<{self.grad_fn.name()}>"
+    elif self.requires_grad:
+        extra += ", requires_grad=True"
     return f"tensor({body}{extra})"
 
 
