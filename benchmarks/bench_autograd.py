@@ -5,14 +5,13 @@ forward+backward at batch 128 (CPU, same thread count). Ratios > 1 mean tessera 
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
 import numpy as np
 import torch
 
 import tessera as ts
-from common import machine, table, timeit
+from common import bench_main
 
 
 def mlp_ts(x, y1h, w1, b1, w2, b2):
@@ -32,7 +31,7 @@ def mlp_torch(x, y, w1, b1, w2, b2):
     return loss
 
 
-def cases():
+def cases(quick: bool = False):
     out = []
     a, b = ts.ones(4, requires_grad=True), ts.ones(4)
     at, bt = torch.ones(4, requires_grad=True), torch.ones(4)
@@ -72,30 +71,5 @@ def cases():
     return out
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--threads", type=int, default=None)
-    ap.add_argument("--min-time", type=float, default=0.3)
-    ap.add_argument("--markdown", default=None)
-    args = ap.parse_args()
-    threads = args.threads or ts.get_num_threads()
-    ts.set_num_threads(threads)
-    torch.set_num_threads(threads)
-    rows = []
-    for name, fns in cases():
-        row = {"case": name, "np": None}
-        for lib in ("ts", "torch"):
-            row[lib] = timeit(fns[lib], args.min_time)
-        rows.append(row)
-        print(f"{name}: ts={row['ts']:.3g}s torch={row['torch']:.3g}s", file=sys.stderr)
-    md = (f"Machine: {machine()}; threads: {threads}; tessera {ts.__version__}, "
-          f"PyTorch {torch.__version__}.\n\n" + table(rows))
-    print(md)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(md + "\n")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(bench_main(__doc__, cases))

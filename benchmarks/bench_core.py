@@ -5,28 +5,14 @@ a transposed operand, column sums, matmul. Ratios > 1 mean tessera is faster.
 """
 from __future__ import annotations
 
-import argparse
 import sys
-from typing import Callable, Dict, List, Optional
+from typing import List
 
 import numpy as np
 import torch
 
 import tessera as ts
-from common import machine, table, timeit
-
-
-def run_case(name: str, fns: Dict[str, Optional[Callable]], min_time: float) -> Dict[str, object]:
-    row: Dict[str, object] = {"case": name}
-    for lib in ("ts", "np", "torch"):
-        fn = fns.get(lib)
-        try:
-            row[lib] = timeit(fn, min_time) if fn else None
-        except (AttributeError, NotImplementedError, TypeError) as e:  # op not available yet
-            print(f"  {lib}: {name}: {e}", file=sys.stderr)
-            row[lib] = None
-    print(f"{name}: " + ", ".join(f"{k}={row[k]}" for k in ("ts", "np", "torch")), file=sys.stderr)
-    return row
+from common import bench_main
 
 
 def cases(quick: bool) -> List[tuple]:
@@ -77,26 +63,5 @@ def cases(quick: bool) -> List[tuple]:
     return out
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--threads", type=int, default=None)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--min-time", type=float, default=0.3)
-    ap.add_argument("--markdown", default=None, help="write the table to this file")
-    args = ap.parse_args()
-    threads = args.threads or ts.get_num_threads()
-    ts.set_num_threads(threads)
-    torch.set_num_threads(threads)
-    rows = [run_case(name, fns, args.min_time) for name, fns in cases(args.quick)]
-    head = (f"Machine: {machine()}; threads: {threads}; tessera {ts.__version__}, NumPy {np.__version__}, "
-            f"PyTorch {torch.__version__}. Ratios > 1 mean tessera is faster.")
-    md = head + "\n\n" + table(rows)
-    print(md)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(md + "\n")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(bench_main(__doc__, cases))

@@ -6,6 +6,8 @@ import os
 import platform
 import statistics
 import time
+import argparse
+import sys
 from typing import Callable, Dict, List, Optional
 
 
@@ -62,3 +64,44 @@ def table(rows: List[Dict[str, object]]) -> str:
         rp = f"{p / t:.2f}×" if t and p else "n/a"
         out.append(f"| {r['case']} | {fmt_time(t)} | {fmt_time(n)} | {fmt_time(p)} | {rn} | {rp} |")
     return "\n".join(out)
+
+
+def run_case(name: str, fns: Dict[str, Optional[Callable]], min_time: float) -> Dict[str, object]:
+    """Times one case in every library that has it (None where an op is missing)."""
+    row: Dict[str, object] = {"case": name}
+    for lib in ("ts", "np", "torch"):
+        fn = fns.get(lib)
+        try:
+            row[lib] = timeit(fn, min_time) if fn else None
+        except (AttributeError, NotImplementedError, TypeError) as e:
+            print(f"  {lib}: {name}: {e}", file=sys.stderr)
+            row[lib] = None
+    print(f"{name}: " + ", ".join(f"{k}={row[k]}" for k in ("ts", "np", "torch")), file=sys.stderr)
+    return row
+
+
+def bench_main(doc: str, make_cases: Callable[[bool], list]) -> int:
+    """The command line every benchmark shares: --threads, --quick, --min-time, --markdown."""
+    import numpy as np
+    import torch
+
+    import tessera as ts
+
+    ap = argparse.ArgumentParser(description=doc)
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--min-time", type=float, default=0.3)
+    ap.add_argument("--markdown", default=None, help="write the table to this file")
+    args = ap.parse_args()
+    threads = args.threads or ts.get_num_threads()
+    ts.set_num_threads(threads)
+    torch.set_num_threads(threads)
+    rows = [run_case(name, fns, args.min_time) for name, fns in make_cases(args.quick)]
+    head = (f"Machine: {machine()}; threads: {threads}; tessera {ts.__version__}, NumPy {np.__version__}, "
+            f"PyTorch {torch.__version__}. Ratios > 1 mean tessera is faster.")
+    md = head + "\n\n" + table(rows)
+    print(md)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(md + "\n")
+    return 0
