@@ -64,7 +64,59 @@ struct ElementwiseIter {
 
   template <class Loop>
   void for_each(const Loop& loop, int64_t grain = kGrainSize) const {
+    if (needs_tiling()) {
+      tiled_for_each(loop, grain);
+      return;
+    }
     parallel_for(0, numel, grain, [&](int64_t b, int64_t e) { serial_range(b, e, loop); });
+  }
+
+  // Note [Tiled iteration]: when an operand's fastest dim is dim 1 while the output's is dim 0
+  // (a + a.T), walking whole rows reads that operand one cache line per element. Walking
+  // kTile x kTile tiles instead keeps both operands' lines in L1 across the tile's rows.
+  static constexpr int64_t kTile = 64;
+
+  bool needs_tiling() const {
+    if (shape.size() < 2 || shape[0] < kTile / 2 || shape[1] < kTile / 2) return false;
+    for (int k = 0; k < nops; ++k) {
+      const int64_t s0 = strides[k][0] < 0 ? -strides[k][0] : strides[k][0];
+      const int64_t s1 = strides[k][1] < 0 ? -strides[k][1] : strides[k][1];
+      if (s1 != 0 && s1 < s0) return true;
+    }
+    return false;
+  }
+
+  template <class Loop>
+  void tiled_for_each(const Loop& loop, int64_t grain) const {
+    const int64_t n0 = shape[0], n1 = shape[1];
+    const int64_t t0 = (n0 + kTile - 1) / kTile, t1 = (n1 + kTile - 1) / kTile;
+    const int64_t outer = numel / (n0 * n1);
+    const int64_t nd = shape.size();
+    int64_t inner[kMaxOperands];
+    for (int k = 0; k < nops; ++k) inner[k] = strides[k][0];
+    parallel_for(0, outer * t0 * t1, std::max<int64_t>(1, grain / (kTile * kTile)),
+                 [&](int64_t b, int64_t e) {
+      char* p[kMaxOperands];
+      for (int64_t tile = b; tile < e; ++tile) {
+        const int64_t o = tile / (t0 * t1), r = tile % (t0 * t1);
+        const int64_t j0 = (r / t0) * kTile, i0 = (r % t0) * kTile;
+        char* base_o[kMaxOperands];
+        for (int k = 0; k < nops; ++k) {
+          char* q = base[k];
+          int64_t rem = o;
+          for (int64_t d = 2; d < nd; ++d) {
+            q += (rem % shape[d]) * strides[k][d];
+            rem /= shape[d];
+          }
+          base_o[k] = q + i0 * strides[k][0];
+        }
+        const int64_t n = std::min(kTile, n0 - i0), j1 = std::min(n1, j0 + kTile);
+        for (int64_t j = j0; j < j1; ++j) {
+          for (int k = 0; k < nops; ++k) p[k] = base_o[k] + j * strides[k][1];
+          loop(p, inner, n);
+        }
+      }
+    });
   }
 };
 
