@@ -3,11 +3,21 @@
 random fills. Ratios > 1 mean tessera is faster.
 
     python benchmarks/bench_linalg.py [--threads N] [--min-time S] [--markdown FILE]
+
+NumPy's bundled OpenBLAS ignores ts/torch.set_num_threads, so --threads also sets
+OPENBLAS_NUM_THREADS / OMP_NUM_THREADS before NumPy loads (else on a busy machine its idle
+threads spin against the others and its timings swing tenfold).
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+
+if "--threads" in sys.argv[:-1]:
+    _n = sys.argv[sys.argv.index("--threads") + 1]
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", _n)
+    os.environ.setdefault("OMP_NUM_THREADS", _n)
 from typing import List
 
 import numpy as np

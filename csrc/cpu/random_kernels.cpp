@@ -61,15 +61,20 @@ void fill_uniform(T* out, int64_t n, double low, double high, uint64_t seed, uin
     // Rounding to T can reach `high`; keep the interval half-open.
     return (static_cast<acc_t<T>>(v) >= static_cast<acc_t<T>>(hi) && span > 0) ? lo : v;
   };
-  if constexpr (std::is_same_v<T, double>)
+  if constexpr (std::is_same_v<T, double>) {
     fill_blocks<2>(out, n, seed, offset, [&](const auto& w, T* v) {
       v[0] = conv(unit<T>(w[0], w[1]));
       v[1] = conv(unit<T>(w[2], w[3]));
     });
-  else
+  } else if (low == 0 && high == 1) {  // the common case: the unit value is exact in T
+    fill_blocks<4>(out, n, seed, offset, [&](const auto& w, T* v) {
+      for (int j = 0; j < 4; ++j) v[j] = T(static_cast<acc_t<T>>(unit<T>(w[j], 0)));
+    });
+  } else {
     fill_blocks<4>(out, n, seed, offset, [&](const auto& w, T* v) {
       for (int j = 0; j < 4; ++j) v[j] = conv(unit<T>(w[j], 0));
     });
+  }
 }
 
 // Box-Muller: each pair of uniforms (u1, u2) gives two normals, r cos(t) and r sin(t).
