@@ -93,6 +93,53 @@ def test_einsum_errors(subs, shapes):
         ts.einsum(subs, *ops)
 
 
+def test_einsum_operand_list_and_optimize():
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4)
+    assert_same(ts.einsum("ij,jk->ik", [ts.asarray(a), ts.asarray(b)]), a @ b)
+    assert_same(ts.einsum("ij,jk->ik", ts.asarray(a), ts.asarray(b), optimize=False), a @ b)
+
+
 def test_einsum_type_errors():
     with pytest.raises(TypeError, match="einsum"):
         ts.einsum(["i"], ts.asarray(np.ones(2)))
+
+
+@st.composite
+def einsum_problem(draw):
+    """Random subscripts over a small alphabet (repeats, lone and shared labels, ellipsis)."""
+    sizes = {c: draw(st.integers(0, 3)) for c in "abcde"}
+    nops = draw(st.integers(1, 3))
+    use_ell = draw(st.booleans())
+    ell_shape = tuple(draw(st.lists(st.integers(1, 3), max_size=2)))
+    terms, shapes = [], []
+    for _ in range(nops):
+        labels = draw(st.lists(st.sampled_from("abcde"), max_size=3))
+        shape = tuple(sizes[c] for c in labels)
+        term = "".join(labels)
+        if use_ell and draw(st.booleans()):
+            k = draw(st.integers(0, len(ell_shape)))
+            term = "..." + term
+            shape = ell_shape[len(ell_shape) - k:] + shape
+        terms.append(term)
+        shapes.append(shape)
+    used = sorted({c for t in terms for c in t if c != "."})
+    if draw(st.booleans()):
+        out = draw(st.permutations(used)).__iter__()
+        out = "".join(c for c in out if draw(st.booleans()))
+        if use_ell and any("..." in t for t in terms):
+            out = "..." + out
+        subs = ",".join(terms) + "->" + out
+    else:
+        subs = ",".join(terms)
+    return subs, shapes
+
+
+@given(einsum_problem(), st.sampled_from(["float64", "int64", "complex128"]),
+       st.integers(0, 2**32 - 1))
+def test_einsum_random_subscripts(problem, dtype, seed):
+    subs, shapes = problem
+    rng = np.random.default_rng(seed)
+    ops = [(rng.standard_normal(s) * 3).astype(dtype) for s in shapes]
+    want = np.einsum(subs, *ops)
+    got = ts.einsum(subs, *[ts.asarray(o) for o in ops])
+    assert_same(got, np.asarray(want), rtol=1e-9, atol=1e-9)

@@ -243,6 +243,10 @@ def test_errors():
         ts.random.choice(3, p=[0.5, 0.2, 0.2])
     with pytest.raises(ValueError, match="bernoulli"):
         ts.random.bernoulli(1.5)
+    with pytest.raises(ValueError, match="bernoulli"):
+        ts.random.bernoulli(ts.asarray(np.array([0.5, -0.1])))
+    with pytest.raises(TypeError, match="bernoulli"):
+        ts.random.bernoulli(ts.asarray(np.array([0, 1])))
     with pytest.raises(ValueError, match="randperm"):
         ts.randperm(-1)
     with pytest.raises(TypeError, match="generator"):

@@ -131,11 +131,15 @@ def _size_of(labels: List[Label], sizes: Dict[Label, int]) -> int:
     return math.prod(sizes[l] for l in labels)
 
 
-def einsum(subscripts: str, /, *operands: Tensor) -> Tensor:
+def einsum(subscripts: str, /, *operands: Tensor, optimize: Any = True) -> Tensor:
     """Einstein summation, e.g. einsum('bij,bjk->bik', a, b), einsum('ii', a) (trace),
     einsum('...ij->...ji', a); implicit output (labels appearing once, alphabetically) when
-    there is no '->'. Operands promote to a common dtype, as in NumPy."""
+    there is no '->'. Operands promote to a common dtype, as in NumPy; PyTorch's single list
+    of operands is accepted too. `optimize` is accepted for NumPy compatibility: the
+    contraction order is always chosen greedily."""
     t = _ns()
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
     if not isinstance(subscripts, str):
         raise TypeError("einsum: subscripts must be a string such as 'ij,jk->ik'")
     if not operands:

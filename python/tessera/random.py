@@ -229,6 +229,8 @@ def bernoulli(p: Any, size: Size = None, *, dtype: Any = None, device: Any = Non
     if isinstance(p, Tensor):
         if not t.isdtype(p.dtype, "real floating"):
             raise TypeError(f"bernoulli: expected floating-point probabilities, got {p.dtype}")
+        if p.size and not bool(t.all((p >= 0) & (p <= 1))):
+            raise ValueError("bernoulli: probabilities must be in [0, 1]")
         dt = p.dtype if dtype is None else dtype
         shape = _np.broadcast_shapes(tuple(p.shape), _size(size))
         u = rand(shape, dtype=p.dtype, device=device, generator=generator)
