@@ -217,6 +217,8 @@ def test_shapes_dtypes_and_generator_methods():
     assert g.choice(4, 2).shape == (2,) and g.permutation(3).shape == (3,)
     assert g.multinomial(ts.asarray(np.ones(3)), 2).shape == (2,)
     assert ts.randperm(5, dtype=ts.float32).dtype == ts.float32
+    assert ts.rand(2, dtype="float64").dtype == ts.float64
+    assert ts.randn(2, dtype=np.float16).dtype == ts.float16
     assert "Generator(seed=0" in repr(g)
 
 

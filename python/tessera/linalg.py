@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import Any, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, NamedTuple, Optional, Tuple, Union
 
 from . import _C
 from ._C import Tensor, matmul
@@ -245,7 +245,7 @@ def pinv(x: Tensor, /, *, rtol: Optional[Union[float, Tensor]] = None) -> Tensor
     return matmul(v * F.expand_dims(s_inv.astype(x.dtype), axis=-2), uh)
 
 
-def _axes_tuple(axis: Any, ndim: int) -> Optional[Tuple[int, ...]]:
+def _axes_tuple(axis: Any) -> Optional[Tuple[int, ...]]:
     if axis is None:
         return None
     if isinstance(axis, int):
@@ -259,7 +259,7 @@ def vector_norm(x: Tensor, /, *, axis: Optional[Union[int, Tuple[int, ...]]] = N
     (min |x|), 0 (count of nonzeros), or any p (sum |x|^p)^(1/p). Real dtype out."""
     x = _inexact(x, "vector_norm")
     F = _ns()
-    axes = _axes_tuple(axis, x.ndim)
+    axes = _axes_tuple(axis)
     a = F.abs(x)
     if ord == math.inf:
         return F.max(a, axis=axes, keepdims=keepdims)

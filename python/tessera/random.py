@@ -12,7 +12,6 @@ independent stream.
 """
 from __future__ import annotations
 
-import builtins
 import math
 import operator
 from typing import Any, Optional, Sequence, Tuple, Union
@@ -51,8 +50,6 @@ class Generator:
         """Restarts the stream from `seed`."""
         self._g.manual_seed(operator.index(seed) % (1 << 64))
         return self
-
-    seed = manual_seed
 
     def initial_seed(self) -> int:
         return self._g.initial_seed()
@@ -148,8 +145,8 @@ def _size(size: Size, *more: int) -> Tuple[int, ...]:
 
 def _float_dtype(dtype: Any, op: str) -> Any:
     t = _ns()
-    dt = t.float32 if dtype is None else (dtype if isinstance(dtype, t.dtype) else t._dtype_by_name(dtype)
-                                          if isinstance(dtype, str) else dtype)
+    # Any dtype spelling tessera accepts (dtype objects, names, NumPy dtypes) -> a ts.dtype.
+    dt = t.float32 if dtype is None else t.empty((0,), dtype=dtype).dtype
     if not t.isdtype(dt, "real floating"):
         raise TypeError(f"{op}: expected a floating-point dtype, got {dt}")
     return dt
