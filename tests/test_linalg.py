@@ -314,6 +314,18 @@ def test_errors():
         ts.linalg.solve(ts.asarray(np.eye(3)), ts.asarray(np.ones((2, 1))))
 
 
+@pytest.mark.parametrize("dtype", LA_DTYPES)
+def test_nonfinite_inputs_do_not_crash(dtype):
+    a = np.array([[np.nan, 1.0], [1.0, 2.0]], dtype=dtype)
+    x = ts.asarray(a)
+    with pytest.raises(ts.linalg.LinAlgError, match="SVD did not converge"):
+        ts.linalg.svd(x)
+    with pytest.raises(ts.linalg.LinAlgError, match="svdvals"):
+        ts.linalg.svdvals(x)
+    assert np.isnan(ts.linalg.det(x).numpy())  # NumPy: nan, no error
+    assert np.isnan(ts.linalg.cholesky(x).numpy()).any()
+
+
 @pytest.mark.parametrize("dt", ["float16", "bfloat16"])
 def test_half_inputs_compute_in_float32(dt):
     a = np.array([[4.0, 1.0], [1.0, 3.0]])

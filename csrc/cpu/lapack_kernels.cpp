@@ -207,10 +207,16 @@ void cpu_svd(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vt
         info[b] = 0;
         return;
       }
-      info[b] =
-          Lapack<T>::gesdd(job, dim32(m), dim32(n), a.data<T>() + b * m * n, ld32(m),
-                           s.data<R>() + b * k, vec ? u.data<T>() + b * m * ucols : nullptr,
-                           ld32(m), vec ? vt.data<T>() + b * vtrows * n : nullptr, ld32(vtrows));
+      T* p = a.data<T>() + b * m * n;
+      int r = Lapack<T>::gesdd(job, dim32(m), dim32(n), p, ld32(m), s.data<R>() + b * k,
+                               vec ? u.data<T>() + b * m * ucols : nullptr, ld32(m),
+                               vec ? vt.data<T>() + b * vtrows * n : nullptr, ld32(vtrows));
+      // Recent LAPACKs refuse NaN/inf input as an illegal argument: report it as NumPy does,
+      // "did not converge", rather than as an internal error.
+      if (r < 0 &&
+          !std::all_of(p, p + m * n, [](const T& v) { return std::isfinite(std::abs(v)); }))
+        r = 1;
+      info[b] = r;
     });
   });
 }

@@ -194,7 +194,7 @@ std::tuple<Tensor, Tensor, Tensor> svd_impl(const Tensor& x, bool vectors, bool 
   }
   Info info(B);
   if (B > 0) svd_stub.get(x.device())(a, s, u, vt, info);
-  raise_on_info(info, op, "SVD did not converge");
+  raise_on_info(info, op, "SVD did not converge (is the input finite?)");
   const Shape batch = batch_of(x);
   Tensor sv = out_as(reshape(s, concat_shape(batch, {k})), x.dtype());
   if (!vectors) return {Tensor(), sv, Tensor()};
