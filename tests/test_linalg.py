@@ -128,9 +128,9 @@ def test_solve_vector_rule():
         ts.linalg.solve(ts.asarray(a), ts.asarray(np.ones((2, 3))))
 
 
-@given(dtypes, batches, sizes, sizes, st.sampled_from(["reduced", "complete"]), seeds)
-def test_qr(dtype, batch, m, n, mode, seed):
-    a = rand(np.random.default_rng(seed), batch + (m, n), dtype)
+@given(dtypes, batches, sizes, sizes, st.sampled_from(["reduced", "complete"]), seeds, st.data())
+def test_qr(dtype, batch, m, n, mode, seed, data):
+    a = strided_views(data.draw, rand(np.random.default_rng(seed), batch + (m, n), dtype))
     q, r = ts.linalg.qr(ts.asarray(a), mode=mode)
     wq, wr = np.linalg.qr(a, mode=mode)
     assert q.shape == wq.shape and r.shape == wr.shape and q.dtype.name == dtype
@@ -142,9 +142,9 @@ def test_qr(dtype, batch, m, n, mode, seed):
           dtype, 4)
 
 
-@given(dtypes, batches, sizes, sizes, st.booleans(), seeds)
-def test_svd(dtype, batch, m, n, full, seed):
-    a = rand(np.random.default_rng(seed), batch + (m, n), dtype)
+@given(dtypes, batches, sizes, sizes, st.booleans(), seeds, st.data())
+def test_svd(dtype, batch, m, n, full, seed, data):
+    a = strided_views(data.draw, rand(np.random.default_rng(seed), batch + (m, n), dtype))
     u, s, vh = ts.linalg.svd(ts.asarray(a), full_matrices=full)
     wu, ws, wvh = np.linalg.svd(a, full_matrices=full)
     assert (u.shape, s.shape, vh.shape) == (wu.shape, ws.shape, wvh.shape)
