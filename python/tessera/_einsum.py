@@ -7,6 +7,7 @@ greedily by the smallest intermediate (as opt_einsum's "greedy" does).
 """
 from __future__ import annotations
 
+import functools
 import math
 import string
 from typing import Any, Dict, List, Sequence, Tuple
@@ -39,7 +40,9 @@ def _parse_term(term: str, ndim: int, where: str) -> List[Label]:
     return list(head) + [("...", k - 1 - i) for i in range(k)] + list(tail)
 
 
-def _parse(subscripts: str, shapes: Sequence[Tuple[int, ...]]) -> Tuple[List[List[Label]], List[Label]]:
+@functools.lru_cache(maxsize=256)
+def _parse(subscripts: str, shapes: Tuple[Tuple[int, ...], ...]) -> Tuple[Tuple[Tuple[Label, ...], ...], Tuple[Label, ...]]:
+    """(labels of each operand, output labels); cached, as models call einsum in loops."""
     s = subscripts.replace(" ", "")
     lhs, arrow, rhs = s.partition("->")
     terms = lhs.split(",")
@@ -70,7 +73,7 @@ def _parse(subscripts: str, shapes: Sequence[Tuple[int, ...]]) -> Tuple[List[Lis
                 if not isinstance(l, tuple):
                     counts[l] = counts.get(l, 0) + 1
         out = ell_labels + sorted(c for c, n in counts.items() if n == 1)
-    return ins, out
+    return tuple(tuple(labels) for labels in ins), tuple(out)
 
 
 def _take_diagonals(x: Tensor, labels: List[Label]) -> Tuple[Tensor, List[Label]]:
@@ -144,13 +147,14 @@ def einsum(subscripts: str, /, *operands: Tensor, optimize: Any = True) -> Tenso
         raise TypeError("einsum: subscripts must be a string such as 'ij,jk->ik'")
     if not operands:
         raise ValueError("einsum: at least one operand is required")
-    xs = [t.asarray(x) for x in operands]
-    ins, out = _parse(subscripts, [tuple(x.shape) for x in xs])
+    xs = [x if isinstance(x, Tensor) else t.asarray(x) for x in operands]
+    ins, out = _parse(subscripts, tuple(tuple(x.shape) for x in xs))
+    out = list(out)
     dtype = t.result_type(*xs)
     ops = []
     sizes: Dict[Label, int] = {}
     for x, labels in zip(xs, ins):
-        x, labels = _take_diagonals(x, labels)
+        x, labels = _take_diagonals(x, list(labels))
         for l, n in zip(labels, x.shape):
             if sizes.get(l, 1) not in (1, n) and n != 1:
                 raise ValueError(f"einsum: subscript {l!r} has sizes {sizes[l]} and {n}")
