@@ -143,17 +143,13 @@ def _size(size: Size, *more: int) -> Tuple[int, ...]:
     return tuple(operator.index(s) for s in size)
 
 
-def _float_dtype(dtype: Any, op: str) -> Any:
-    t = _ns()
-    # Any dtype spelling tessera accepts (dtype objects, names, NumPy dtypes) -> a ts.dtype.
-    dt = t.float32 if dtype is None else t.empty((0,), dtype=dtype).dtype
-    if not t.isdtype(dt, "real floating"):
-        raise TypeError(f"{op}: expected a floating-point dtype, got {dt}")
-    return dt
-
-
 def _filled(shape: Tuple[int, ...], dtype: Any, device: Any, op: str) -> Tensor:
-    return _ns().empty(shape, dtype=_float_dtype(dtype, op), device=device)
+    """An uninitialized floating tensor to fill (any dtype spelling tessera accepts)."""
+    t = _ns()
+    x = _C._empty(shape, t.float32 if dtype is None else dtype, device)
+    if dtype is not None and not t.isdtype(x.dtype, "real floating"):
+        raise TypeError(f"{op}: expected a floating-point dtype, got {x.dtype}")
+    return x
 
 
 def rand(*shape: Any, dtype: Any = None, device: Any = None,
