@@ -97,6 +97,26 @@ void visit_lapack(DType d, const F& f) {
   });
 }
 
+void cpu_pack(const Tensor& src, const Tensor& dst) {
+  visit_lapack(dst.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const int64_t nd = src.ndim(), m = src.dim(nd - 2), n = src.dim(nd - 1);
+    const int64_t rs = src.strides()[nd - 2], cs = src.strides()[nd - 1];
+    const T* s = src.data<T>();
+    T* d = dst.data<T>();
+    for_batches(dst.dim(0), std::max(m, n), [&](int64_t b) {
+      int64_t off = 0, rem = b;  // batch b's offset: unravel b over src's batch dims
+      for (int64_t k = nd - 3; k >= 0; --k) {
+        off += (rem % src.dim(k)) * src.strides()[k];
+        rem /= src.dim(k);
+      }
+      T* out = d + b * m * n;
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) out[i + j * m] = s[off + i * rs + j * cs];
+    });
+  });
+}
+
 void cpu_cholesky(const Tensor& a, bool upper, Info& info) {
   visit_lapack(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -223,6 +243,7 @@ void cpu_svd(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vt
 
 }  // namespace
 
+TS_REGISTER_KERNEL(lapack_pack_stub, CPU, &cpu_pack);
 TS_REGISTER_KERNEL(cholesky_stub, CPU, &cpu_cholesky);
 TS_REGISTER_KERNEL(solve_stub, CPU, &cpu_solve);
 TS_REGISTER_KERNEL(det_stub, CPU, &cpu_det);

@@ -9,6 +9,7 @@
 
 namespace ts {
 
+TS_DEFINE_STUB(PackKernel, lapack_pack_stub, "linalg");
 TS_DEFINE_STUB(CholeskyKernel, cholesky_stub, "cholesky");
 TS_DEFINE_STUB(SolveKernel, solve_stub, "solve");
 TS_DEFINE_STUB(DetKernel, det_stub, "det");
@@ -44,8 +45,9 @@ Shape concat_shape(Shape s, std::initializer_list<int64_t> tail) {
 // x (batch..., m, n) -> a fresh (B, n, m) contiguous buffer of column-major matrices.
 Tensor to_lapack(const Tensor& x, DType dt) {
   const int64_t m = x.dim(x.ndim() - 2), n = x.dim(x.ndim() - 1);
-  Tensor buf = clone(astype(matrix_transpose(x), dt, false));
-  return reshape(buf, Shape{numel_of(batch_of(x)), n, m});
+  Tensor buf = Tensor::empty(Shape{numel_of(batch_of(x)), n, m}, dt, x.device());
+  if (buf.numel() > 0) lapack_pack_stub.get(x.device())(astype(x, dt, false), buf);
+  return buf;
 }
 
 // A (B, cols, rows) buffer of column-major matrices as (batch..., rows, cols).

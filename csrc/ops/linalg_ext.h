@@ -23,6 +23,11 @@ struct LinAlgError : ValueError {
 // in its native layout without transposing copies. Kernels overwrite their inputs and report
 // LAPACK's info per batch entry in `info` (sized B by the caller); ops turn info into errors.
 using Info = std::vector<int>;
+// dst (B, n, m) contiguous <- src (batch..., m, n) of the same dtype, any strides. Packing in
+// the kernel (serially for large matrices) keeps OpenMP out of the way right before LAPACK:
+// idle OpenMP workers spin for a while after a parallel region and starve OpenBLAS's own
+// threads (a parallel copy there made a 512x512 solve 20x slower on 2 cores).
+using PackKernel = void (*)(const Tensor& src, const Tensor& dst);
 // a (B, n, n): overwritten with the factor in the `upper` (else lower) triangle.
 using CholeskyKernel = void (*)(const Tensor& a, bool upper, Info& info);
 // a (B, n, n) LU-factorized in place; b (B, k, n) (n x k right-hand sides) overwritten with x.
@@ -40,6 +45,7 @@ using QrKernel = void (*)(const Tensor& a, const Tensor& q, const Tensor& r, Inf
 using SvdKernel = void (*)(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vt,
                            Info& info);
 
+TS_DECLARE_STUB(PackKernel, lapack_pack_stub);
 TS_DECLARE_STUB(CholeskyKernel, cholesky_stub);
 TS_DECLARE_STUB(SolveKernel, solve_stub);
 TS_DECLARE_STUB(DetKernel, det_stub);
