@@ -210,6 +210,17 @@ def test_matrix_rank_pinv(dtype, batch, m, n, r, seed):
     close(p, wp, dtype, min(cond, 1e3) * 10)
 
 
+def test_torch_aliases():
+    a = np.arange(12.0).reshape(3, 4)
+    assert_same(ts.linalg.vector_norm(ts.asarray(a), dim=1, keepdim=True),
+                np.linalg.vector_norm(a, axis=1, keepdims=True))
+    b = np.arange(6.0).reshape(3, 2)
+    assert_same(ts.linalg.cross(ts.asarray(b), ts.asarray(b[::-1].copy()), dim=0),
+                np.linalg.cross(b, b[::-1], axis=0))
+    with pytest.raises(TypeError, match="vector_norm"):
+        ts.linalg.vector_norm(ts.asarray(a), axis=0, dim=1)
+
+
 def test_rank_rtol():
     a = ts.asarray(np.diag([1.0, 1e-3, 1e-9]))
     assert int(ts.linalg.matrix_rank(a)) == 3

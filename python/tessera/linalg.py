@@ -15,6 +15,7 @@ from typing import Any, NamedTuple, Optional, Tuple, Union
 from . import _C
 from ._C import Tensor, matmul
 from ._linalg_core import matrix_transpose, tensordot, vecdot
+from ._statistical import _UNSET, _axis, _keep
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
@@ -156,8 +157,11 @@ def outer(x1: Tensor, x2: Tensor, /) -> Tensor:
     return F.multiply(F.expand_dims(x1, axis=1), F.expand_dims(x2, axis=0))
 
 
-def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
-    """Cross product of 3-element vectors along `axis` (other dims broadcast)."""
+def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1, dim: Any = _UNSET) -> Tensor:
+    """Cross product of 3-element vectors along `axis` (PyTorch: `dim`); other dims
+    broadcast."""
+    if dim is not _UNSET:
+        axis = dim
     x1, x2 = _arr(x1), _arr(x2)
     F = _ns()
     nd = builtins.max(x1.ndim, x2.ndim)
@@ -254,12 +258,15 @@ def _axes_tuple(axis: Any) -> Optional[Tuple[int, ...]]:
 
 
 def vector_norm(x: Tensor, /, *, axis: Optional[Union[int, Tuple[int, ...]]] = None,
-                keepdims: bool = False, ord: Union[int, float] = 2) -> Tensor:
+                keepdims: bool = False, ord: Union[int, float] = 2, dim: Any = _UNSET,
+                keepdim: Any = _UNSET) -> Tensor:
     """p-norm over `axis` (all axes when None): ord 2 (default), 1, inf (max |x|), -inf
-    (min |x|), 0 (count of nonzeros), or any p (sum |x|^p)^(1/p). Real dtype out."""
+    (min |x|), 0 (count of nonzeros), or any p (sum |x|^p)^(1/p). Real dtype out. PyTorch's
+    dim=/keepdim= are accepted as aliases."""
     x = _inexact(x, "vector_norm")
     F = _ns()
-    axes = _axes_tuple(axis)
+    axes = _axes_tuple(_axis("vector_norm", axis, dim))
+    keepdims = _keep("vector_norm", keepdims, keepdim)
     a = F.abs(x)
     if ord == math.inf:
         return F.max(a, axis=axes, keepdims=keepdims)
