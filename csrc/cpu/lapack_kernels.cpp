@@ -111,8 +111,12 @@ void cpu_pack(const Tensor& src, const Tensor& dst) {
         rem /= src.dim(k);
       }
       T* out = d + b * m * n;
-      for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < m; ++i) out[i + j * m] = s[off + i * rs + j * cs];
+      constexpr int64_t kTile = 32;  // a transposing copy: tiles keep both sides in cache
+      for (int64_t j0 = 0; j0 < n; j0 += kTile)
+        for (int64_t i0 = 0; i0 < m; i0 += kTile)
+          for (int64_t j = j0; j < std::min(n, j0 + kTile); ++j)
+            for (int64_t i = i0; i < std::min(m, i0 + kTile); ++i)
+              out[i + j * m] = s[off + i * rs + j * cs];
     });
   });
 }
