@@ -7,3 +7,5 @@ from ._statistical import *  # noqa: F401,F403
 from ._manipulation import *  # noqa: F401,F403
 from ._linalg_core import *  # noqa: F401,F403
 from ._interop import *  # noqa: F401,F403
+from ._einsum import einsum  # noqa: F401
+from .random import manual_seed, rand, randn, randint, randperm  # noqa: F401

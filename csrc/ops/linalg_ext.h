@@ -1,0 +1,70 @@
+// The array API linalg extension's factorizations: cholesky, det/slogdet, eigh/eigvalsh, inv,
+// solve, qr, svd/svdvals. CPU kernels call LAPACK (cpu/lapack_kernels.cpp). The composite
+// functions (norms, pinv, matrix_rank, matrix_power, ...) live in python/tessera/linalg.py,
+// built from these and from differentiable elementwise/reduction ops.
+#pragma once
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "core/tensor.h"
+#include "dispatch/dispatch.h"
+
+namespace ts {
+
+// Singular / not positive-definite / no convergence: Python's tessera.linalg.LinAlgError (a
+// ValueError subclass), raised where NumPy raises numpy.linalg.LinAlgError.
+struct LinAlgError : ValueError {
+  using ValueError::ValueError;
+};
+
+// Note [LAPACK layout]: kernels take batches flattened to one leading dim, each matrix stored
+// column-major (the tensor (B, cols, rows) contiguous holds the transposes), so LAPACKE runs
+// in its native layout without transposing copies. Kernels overwrite their inputs and report
+// LAPACK's info per batch entry in `info` (sized B by the caller); ops turn info into errors.
+using Info = std::vector<int>;
+// dst (B, n, m) contiguous <- src (batch..., m, n) of the same dtype, any strides. Packing in
+// the kernel (serially for large matrices) keeps OpenMP out of the way right before LAPACK:
+// idle OpenMP workers spin for a while after a parallel region and starve OpenBLAS's own
+// threads (a parallel copy there made a 512x512 solve 20x slower on 2 cores).
+using PackKernel = void (*)(const Tensor& src, const Tensor& dst);
+// a (B, n, n): overwritten with the factor in the `upper` (else lower) triangle.
+using CholeskyKernel = void (*)(const Tensor& a, bool upper, Info& info);
+// a (B, n, n) LU-factorized in place; b (B, k, n) (n x k right-hand sides) overwritten with x.
+using SolveKernel = void (*)(const Tensor& a, const Tensor& b, Info& info);
+// a (B, n, n) LU-factorized in place; sign (B) of a's dtype, logabs (B) real, det (B).
+using DetKernel = void (*)(const Tensor& a, const Tensor& sign, const Tensor& logabs,
+                           const Tensor& det, Info& info);
+// a (B, n, n) Hermitian (lower triangle read); w (B, n) real eigenvalues ascending; a is
+// overwritten with the eigenvectors when `vectors`.
+using EighKernel = void (*)(const Tensor& a, const Tensor& w, bool vectors, Info& info);
+// a (B, n, m) = m x n matrices; q (B, kq, m) and r (B, n, kq) (kq x n), kq = m or min(m, n).
+using QrKernel = void (*)(const Tensor& a, const Tensor& q, const Tensor& r, Info& info);
+// a (B, n, m) = m x n matrices; s (B, k) real; u (B, ucols, m) and vt (B, n, vtrows) when
+// defined (both undefined: values only).
+using SvdKernel = void (*)(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vt,
+                           Info& info);
+
+TS_DECLARE_STUB(PackKernel, lapack_pack_stub);
+TS_DECLARE_STUB(CholeskyKernel, cholesky_stub);
+TS_DECLARE_STUB(SolveKernel, solve_stub);
+TS_DECLARE_STUB(DetKernel, det_stub);
+TS_DECLARE_STUB(EighKernel, eigh_stub);
+TS_DECLARE_STUB(QrKernel, qr_stub);
+TS_DECLARE_STUB(SvdKernel, svd_stub);
+
+// All take (..., m, n) stacks of matrices of a floating or complex dtype (float16/bfloat16
+// compute in float32 and return their own dtype); integer inputs raise TypeError.
+Tensor cholesky(const Tensor& x, bool upper);
+Tensor det(const Tensor& x);
+std::pair<Tensor, Tensor> slogdet(const Tensor& x);  // (sign, logabsdet)
+std::pair<Tensor, Tensor> eigh(const Tensor& x);     // (eigenvalues, eigenvectors)
+Tensor eigvalsh(const Tensor& x);
+Tensor inv(const Tensor& x);
+// x2 is a stack of matrices, or a vector when it is 1-D (the 2024.12 standard's rule).
+Tensor solve(const Tensor& x1, const Tensor& x2);
+std::pair<Tensor, Tensor> qr(const Tensor& x, bool complete);        // (Q, R)
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& x, bool full);  // (U, S, Vh)
+Tensor svdvals(const Tensor& x);
+
+}  // namespace ts

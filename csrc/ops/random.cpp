@@ -1,0 +1,124 @@
+#include "ops/random.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "ops/copy.h"
+#include "ops/views.h"
+
+namespace ts {
+
+TS_DEFINE_STUB(RandomFillKernel, random_fill_stub, "random");
+TS_DEFINE_STUB(RandintKernel, randint_stub, "randint");
+TS_DEFINE_STUB(RandpermKernel, randperm_stub, "randperm");
+TS_DEFINE_STUB(MultinomialKernel, multinomial_stub, "multinomial");
+
+Generator& default_generator() {
+  static Generator g(0);
+  return g;
+}
+
+namespace {
+// Fills x through a contiguous buffer when x is a view, so element i is the same number for
+// every layout of x.
+void fill_random(const Tensor& x, RandomDist dist, double a, double b, Generator& g,
+                 const char* op) {
+  TS_CHECK(is_floating(x.dtype()), TypeError, op, ": expected a floating-point tensor, got ",
+           dtype_name(x.dtype()));
+  const uint64_t offset = g.next_offset();
+  if (x.numel() == 0) return;
+  Tensor buf = x.is_contiguous() ? x : Tensor::empty(x.shape(), x.dtype(), x.device());
+  random_fill_stub.get(x.device())(buf, dist, a, b, g.seed(), offset);
+  if (!x.is_contiguous()) copy_(x, buf);
+  x.bump_version();
+}
+}  // namespace
+
+void uniform_(const Tensor& x, double low, double high, Generator& g) {
+  TS_CHECK(std::isfinite(low) && std::isfinite(high) && low <= high, ValueError,
+           "uniform: expected finite low <= high, got low=", low, ", high=", high);
+  fill_random(x, RandomDist::Uniform, low, high, g, "uniform");
+}
+
+void normal_(const Tensor& x, double mean, double std, Generator& g) {
+  TS_CHECK(std >= 0 && std::isfinite(std), ValueError, "normal: std must be finite and >= 0, got ",
+           std);
+  fill_random(x, RandomDist::Normal, mean, std, g, "normal");
+}
+
+Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Device device,
+               Generator& g) {
+  TS_CHECK(low < high, ValueError, "randint: expected low < high, got low=", low, ", high=", high);
+  TS_CHECK(is_integral(dtype) || is_floating(dtype), TypeError,
+           "randint: expected an integer or floating dtype, got ", dtype_name(dtype));
+  Tensor out = Tensor::empty(shape, dtype, device);
+  const uint64_t offset = g.next_offset();
+  if (out.numel() > 0)
+    randint_stub.get(device)(out, low, static_cast<uint64_t>(high) - static_cast<uint64_t>(low),
+                             g.seed(), offset);
+  return out;
+}
+
+Tensor randperm(int64_t n, DType dtype, Device device, Generator& g) {
+  TS_CHECK(n >= 0, ValueError, "randperm: n must be non-negative, got ", n);
+  TS_CHECK(is_integral(dtype) || is_floating(dtype), TypeError,
+           "randperm: expected an integer or floating dtype, got ", dtype_name(dtype));
+  Tensor out = Tensor::empty(Shape{n}, DType::Int64, device);
+  const uint64_t offset = g.next_offset();
+  if (n > 0) randperm_stub.get(device)(out, g.seed(), offset);
+  return dtype == DType::Int64 ? out : astype(out, dtype, false);
+}
+
+Tensor take_rows(const Tensor& x, const Tensor& idx) {
+  Shape shape = x.shape();
+  shape[0] = idx.numel();
+  Tensor out = Tensor::empty(shape, x.dtype(), x.device());
+  const Tensor src = contiguous(x);
+  const int64_t* ip = contiguous(idx).data<int64_t>();
+  const int64_t row = x.dim(0) > 0 ? x.nbytes() / x.dim(0) : 0;
+  for (int64_t i = 0; i < idx.numel(); ++i)
+    std::memcpy(out.data_ptr() + i * row, src.data_ptr() + ip[i] * row, row);
+  return out;
+}
+
+void shuffle_(const Tensor& x, Generator& g) {
+  TS_CHECK(x.ndim() >= 1, ValueError, "shuffle: expected at least 1 dimension, got a 0-d tensor");
+  const Tensor perm = randperm(x.dim(0), DType::Int64, x.device(), g);
+  copy_(x, take_rows(x, perm));
+  x.bump_version();
+}
+
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator& g) {
+  TS_CHECK(probs.ndim() == 1 || probs.ndim() == 2, ValueError,
+           "multinomial: probs must be 1-D or 2-D, got shape ", shape_str(probs.shape()));
+  TS_CHECK(is_floating(probs.dtype()), TypeError,
+           "multinomial: expected floating-point probabilities, got ", dtype_name(probs.dtype()));
+  TS_CHECK(num_samples > 0, ValueError, "multinomial: num_samples must be positive, got ",
+           num_samples);
+  const int64_t n = probs.dim(probs.ndim() - 1);
+  TS_CHECK(n > 0, ValueError, "multinomial: probs has no categories");
+  Tensor p =
+      contiguous(astype(probs.ndim() == 1 ? expand_dims(probs, 0) : probs, DType::Float64, false));
+  const double* pp = p.data<double>();
+  for (int64_t r = 0; r < p.dim(0); ++r) {
+    double total = 0;
+    int64_t nonzero = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const double v = pp[r * n + i];
+      TS_CHECK(std::isfinite(v) && v >= 0, ValueError,
+               "multinomial: probabilities must be finite and non-negative, got ", v);
+      total += v;
+      nonzero += v > 0;
+    }
+    TS_CHECK(total > 0, ValueError, "multinomial: the probabilities of row ", r, " sum to zero");
+    TS_CHECK(replacement || num_samples <= nonzero, ValueError, "multinomial: cannot draw ",
+             num_samples, " samples without replacement from ", nonzero,
+             " categories of non-zero probability");
+  }
+  Tensor out = Tensor::empty(Shape{p.dim(0), num_samples}, DType::Int64, probs.device());
+  const uint64_t offset = g.next_offset();
+  multinomial_stub.get(probs.device())(p, out, replacement, g.seed(), offset);
+  return probs.ndim() == 1 ? reshape(out, Shape{num_samples}) : out;
+}
+
+}  // namespace ts

@@ -1,0 +1,91 @@
+// Random number generation: a counter-based Philox4x32-10 generator (Note [Counter-based
+// RNG]) and the ops drawing from it: uniform_/normal_ fills, randint, randperm, shuffle_,
+// multinomial. CPU kernels in cpu/random_kernels.cpp.
+#pragma once
+#include <array>
+#include <cstdint>
+
+#include "core/tensor.h"
+#include "dispatch/dispatch.h"
+
+namespace ts {
+
+// Note [Counter-based RNG]: every random number is a pure function of (seed, offset, counter):
+// Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11) with
+// key = seed and counter = (block index, offset). Each op call takes a fresh `offset` from its
+// Generator, and element i of its output reads block i / k (k = elements per 4-word block), so
+// results depend neither on the thread count nor on the chunking, and a CUDA kernel computing
+// the same function reproduces the CPU stream bit for bit. Inline and branch-free so a device
+// build can share it.
+inline std::array<uint32_t, 4> philox4x32_10(uint64_t block, uint64_t offset, uint64_t seed) {
+  uint32_t c0 = static_cast<uint32_t>(block), c1 = static_cast<uint32_t>(block >> 32);
+  uint32_t c2 = static_cast<uint32_t>(offset), c3 = static_cast<uint32_t>(offset >> 32);
+  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+  for (int round = 0; round < 10; ++round) {
+    const uint64_t p0 = uint64_t{0xD2511F53u} * c0, p1 = uint64_t{0xCD9E8D57u} * c2;
+    const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1 ^ k0;
+    const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3 ^ k1;
+    c1 = static_cast<uint32_t>(p1);
+    c3 = static_cast<uint32_t>(p0);
+    c0 = n0;
+    c2 = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return {c0, c1, c2, c3};
+}
+
+// A stream of random numbers: a seed and the offset of the next op call.
+class Generator {
+ public:
+  explicit Generator(uint64_t seed = 0) : seed_(seed) {}
+  void manual_seed(uint64_t seed) {
+    seed_ = seed;
+    offset_ = 0;
+  }
+  uint64_t seed() const { return seed_; }
+  uint64_t offset() const { return offset_; }
+  void set_state(uint64_t seed, uint64_t offset) {
+    seed_ = seed;
+    offset_ = offset;
+  }
+  // The offset for one op call (each call gets its own, so successive calls differ).
+  uint64_t next_offset() { return offset_++; }
+
+ private:
+  uint64_t seed_ = 0, offset_ = 0;
+};
+
+Generator& default_generator();
+
+enum class RandomDist : uint8_t { Uniform, Normal };
+// out (contiguous, floating): Uniform -> [a, b), Normal -> mean a, std b.
+using RandomFillKernel = void (*)(const Tensor& out, RandomDist dist, double a, double b,
+                                  uint64_t seed, uint64_t offset);
+// out (contiguous, integer or floating): uniform integers in [low, low + range).
+using RandintKernel = void (*)(const Tensor& out, int64_t low, uint64_t range, uint64_t seed,
+                               uint64_t offset);
+// out (contiguous int64 of n elements): a uniform random permutation of 0..n-1.
+using RandpermKernel = void (*)(const Tensor& out, uint64_t seed, uint64_t offset);
+// probs (R, n) contiguous float64, validated; out (R, k) int64.
+using MultinomialKernel = void (*)(const Tensor& probs, const Tensor& out, bool replacement,
+                                   uint64_t seed, uint64_t offset);
+TS_DECLARE_STUB(RandomFillKernel, random_fill_stub);
+TS_DECLARE_STUB(RandintKernel, randint_stub);
+TS_DECLARE_STUB(RandpermKernel, randperm_stub);
+TS_DECLARE_STUB(MultinomialKernel, multinomial_stub);
+
+// In place over any floating x (views included): element order is x's C order.
+void uniform_(const Tensor& x, double low, double high, Generator& g);
+void normal_(const Tensor& x, double mean, double std, Generator& g);
+Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Device device,
+               Generator& g);
+Tensor randperm(int64_t n, DType dtype, Device device, Generator& g);
+// Permutes x along axis 0 in place.
+void shuffle_(const Tensor& x, Generator& g);
+// x[idx] along axis 0 for a 1-D int64 idx (callers guarantee 0 <= idx < x.dim(0)).
+Tensor take_rows(const Tensor& x, const Tensor& idx);
+// probs (n,) or (R, n) non-negative weights -> (k,) or (R, k) int64 category indices.
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator& g);
+
+}  // namespace ts

@@ -1,0 +1,30 @@
+// Bindings of the random ops (ops/random.h); tessera/random.py is the Python front (module
+// functions, Generator, keyword handling, the torch-style aliases).
+#include "ops/random.h"
+#include "python/convert.h"
+
+namespace ts::python {
+
+void init_random(py::module_& m) {
+  py::class_<Generator>(m, "_Generator")
+      .def(py::init<uint64_t>())
+      .def("manual_seed", &Generator::manual_seed)
+      .def("initial_seed", &Generator::seed)
+      .def("get_state", [](const Generator& g) { return py::make_tuple(g.seed(), g.offset()); })
+      .def("set_state", &Generator::set_state);
+  m.def("_default_generator", &default_generator, py::return_value_policy::reference);
+  m.def("_uniform_", &uniform_, "fills x in place with uniform numbers in [low, high)");
+  m.def("_normal_", &normal_, "fills x in place with normal numbers (mean, std)");
+  m.def("_randint", [](int64_t low, int64_t high, py::handle shape, py::handle dtype,
+                       py::handle device, Generator& g) {
+    return randint(low, high, to_shape(shape, "randint"), to_dtype(dtype), to_device(device), g);
+  });
+  m.def("_randperm", [](int64_t n, py::handle dtype, py::handle device, Generator& g) {
+    return randperm(n, to_dtype(dtype), to_device(device), g);
+  });
+  m.def("_shuffle_", &shuffle_);
+  m.def("_take_rows", &take_rows);
+  m.def("_multinomial", &multinomial);
+}
+
+}  // namespace ts::python

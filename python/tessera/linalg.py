@@ -1,0 +1,309 @@
+"""The array API linear algebra extension (``ts.linalg``), NumPy-compatible results.
+
+Factorizations (cholesky, det, slogdet, eigh, eigvalsh, inv, solve, qr, svd, svdvals) run
+LAPACK in C++ (csrc/ops/linalg_ext.cpp); the other functions are compositions of
+differentiable tessera ops. Inputs are (..., M, N) stacks of matrices; floating and complex
+dtypes only (float16/bfloat16 compute in float32). Singular or non-positive-definite inputs
+raise :class:`LinAlgError`, a ``ValueError`` subclass.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Any, NamedTuple, Optional, Tuple, Union
+
+from . import _C
+from ._C import Tensor, matmul
+from ._linalg_core import matrix_transpose, tensordot, vecdot
+from ._statistical import _UNSET, _axis, _keep
+
+__all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
+           "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
+           "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
+           "vector_norm"]
+
+LinAlgError = _C.LinAlgError
+LinAlgError.__module__ = "tessera.linalg"
+LinAlgError.__doc__ = "Singular, not positive-definite or non-converging input (a ValueError)."
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+
+class QRResult(NamedTuple):
+    Q: Tensor
+    R: Tensor
+
+
+class SlogdetResult(NamedTuple):
+    sign: Tensor
+    logabsdet: Tensor
+
+
+class SVDResult(NamedTuple):
+    U: Tensor
+    S: Tensor
+    Vh: Tensor
+
+
+def _ns() -> Any:
+    """The tessera namespace (imported lazily: this module is loaded while it is built)."""
+    import sys
+    return sys.modules[__package__]
+
+
+def _arr(x: Any) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    from ._creation import asarray
+    return asarray(x)
+
+
+def _inexact(x: Any, op: str) -> Tensor:
+    x = _arr(x)
+    from ._dtypes import isdtype
+    if not isdtype(x.dtype, ("real floating", "complex floating")):
+        raise TypeError(f"{op}: expected a floating-point or complex input, got {x.dtype}; "
+                        "hint: cast first, e.g. x.astype(ts.float64)")
+    return x
+
+
+def _matrices(x: Tensor, op: str) -> None:
+    if x.ndim < 2:
+        raise ValueError(f"{op}: expected a (stack of) matrices with at least 2 dims, "
+                         f"got shape {tuple(x.shape)}")
+
+
+def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
+    """Cholesky factor of Hermitian positive-definite (..., M, M) matrices: lower L with
+    x = L @ L^H, or upper U with x = U^H @ U. LinAlgError when not positive-definite."""
+    return _C._linalg_cholesky(_arr(x), upper)
+
+
+def det(x: Tensor, /) -> Tensor:
+    """Determinants of (..., M, M) matrices -> shape (...)."""
+    return _C._linalg_det(_arr(x))
+
+
+def slogdet(x: Tensor, /) -> SlogdetResult:
+    """(sign, logabsdet) of (..., M, M) matrices; sign 0 and logabsdet -inf when singular.
+    For complex input sign has modulus 1 (or 0)."""
+    return SlogdetResult(*_C._linalg_slogdet(_arr(x)))
+
+
+def eigh(x: Tensor, /) -> EighResult:
+    """Eigenvalues (ascending, real) and eigenvectors (columns) of Hermitian (..., M, M)
+    matrices; only the lower triangle is read."""
+    return EighResult(*_C._linalg_eigh(_arr(x)))
+
+
+def eigvalsh(x: Tensor, /) -> Tensor:
+    """Eigenvalues (ascending, real) of Hermitian (..., M, M) matrices -> (..., M)."""
+    return _C._linalg_eigvalsh(_arr(x))
+
+
+def inv(x: Tensor, /) -> Tensor:
+    """Inverses of (..., M, M) matrices; LinAlgError when singular."""
+    return _C._linalg_inv(_arr(x))
+
+
+def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
+    """Solves x1 @ out = x2. x1: (..., M, M); x2: (..., M, K) stacks (batch dims broadcast),
+    or a vector (M,) only when x2 is 1-D (the 2024.12 standard's rule)."""
+    return _C._linalg_solve(_arr(x1), _arr(x2))
+
+
+def qr(x: Tensor, /, *, mode: str = "reduced") -> QRResult:
+    """QR of (..., M, N): 'reduced' gives Q (..., M, K), R (..., K, N) with K = min(M, N);
+    'complete' gives Q (..., M, M), R (..., M, N)."""
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"qr: mode must be 'reduced' or 'complete', got {mode!r}")
+    return QRResult(*_C._linalg_qr(_arr(x), mode == "complete"))
+
+
+def svd(x: Tensor, /, *, full_matrices: bool = True) -> SVDResult:
+    """x = U @ diag(S) @ Vh for (..., M, N): S (..., K) descending, K = min(M, N); U is
+    (..., M, M) and Vh (..., N, N) when full_matrices, else (..., M, K) and (..., K, N)."""
+    return SVDResult(*_C._linalg_svd(_arr(x), full_matrices))
+
+
+def svdvals(x: Tensor, /) -> Tensor:
+    """Singular values (descending) of (..., M, N) -> (..., min(M, N))."""
+    return _C._linalg_svdvals(_arr(x))
+
+
+def diagonal(x: Tensor, /, *, offset: int = 0) -> Tensor:
+    """The offset-th diagonal of each matrix of (..., M, N) as a view of shape (..., K)."""
+    x = _arr(x)
+    _matrices(x, "diagonal")
+    return _C._diagonal(x, offset, -2, -1)
+
+
+def trace(x: Tensor, /, *, offset: int = 0, dtype: Any = None) -> Tensor:
+    """Sum of the offset-th diagonal of each matrix of (..., M, N) -> (...)."""
+    F = _ns()
+    return F.sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
+
+
+def outer(x1: Tensor, x2: Tensor, /) -> Tensor:
+    """Outer product of 1-D x1 (M,) and x2 (N,) -> (M, N)."""
+    x1, x2 = _arr(x1), _arr(x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(f"outer: expected 1-D inputs, got shapes {tuple(x1.shape)} and "
+                         f"{tuple(x2.shape)}")
+    F = _ns()
+    return F.multiply(F.expand_dims(x1, axis=1), F.expand_dims(x2, axis=0))
+
+
+def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1, dim: Any = _UNSET) -> Tensor:
+    """Cross product of 3-element vectors along `axis` (PyTorch: `dim`); other dims
+    broadcast."""
+    if dim is not _UNSET:
+        axis = dim
+    x1, x2 = _arr(x1), _arr(x2)
+    F = _ns()
+    nd = builtins.max(x1.ndim, x2.ndim)
+    if not -nd <= axis < nd:
+        raise IndexError(f"cross: axis {axis} is out of range for shapes {tuple(x1.shape)} "
+                         f"and {tuple(x2.shape)}")
+    ax = axis if axis < 0 else axis - nd  # counted from the end, as broadcasting aligns
+    for x in (x1, x2):
+        if x.ndim < -ax or x.shape[ax] != 3:
+            raise ValueError(f"cross: expected size 3 along axis {axis}, got shapes "
+                             f"{tuple(x1.shape)} and {tuple(x2.shape)}")
+    a = F.moveaxis(x1, ax, -1)
+    b = F.moveaxis(x2, ax, -1)
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    c = F.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return F.moveaxis(c, -1, ax)
+
+
+def matrix_power(x: Tensor, n: int, /) -> Tensor:
+    """x @ x @ ... (n times) for square (..., M, M); n = 0 gives identities and n < 0 powers
+    of the inverse."""
+    x = _arr(x)
+    F = _ns()
+    if isinstance(n, builtins.bool) or not hasattr(n, "__index__"):
+        raise TypeError(f"matrix_power: n must be an integer, got {type(n).__name__}")
+    n = n.__index__()
+    _matrices(x, "matrix_power")
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"matrix_power: expected square matrices, got shape {tuple(x.shape)}")
+    if n == 0:
+        eye = F.eye(x.shape[-1], dtype=x.dtype)
+        return F.broadcast_to(eye, tuple(x.shape)).astype(x.dtype, copy=True)
+    if n < 0:
+        x, n = inv(x), -n
+    result = None
+    base = x
+    while n:  # binary exponentiation: O(log n) products
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    return result
+
+
+def _real_dtype(x: Tensor) -> Any:
+    from ._dtypes import complex64, complex128, float32, float64
+    return {complex64: float32, complex128: float64}.get(x.dtype, x.dtype)
+
+
+def _svals_tol(s: Tensor, x: Tensor, rtol: Any, op: str) -> Tensor:
+    """rtol * largest singular value, per matrix, shaped (..., 1) to compare with s."""
+    F = _ns()
+    if rtol is None:
+        rtol = builtins.max(x.shape[-2], x.shape[-1]) * F.finfo(_real_dtype(x)).eps
+    smax = F.max(s, axis=-1, keepdims=True) if s.shape[-1] > 0 else F.zeros_like(s[..., :1])
+    rt = _arr(rtol)
+    if rt.ndim > 0:
+        rt = F.expand_dims(rt, axis=-1)
+    return smax * rt
+
+
+def matrix_rank(x: Tensor, /, *, rtol: Optional[Union[float, Tensor]] = None) -> Tensor:
+    """Number of singular values above rtol * max singular value (default rtol:
+    max(M, N) * eps) for each matrix of (..., M, N) -> int64 (...)."""
+    x = _inexact(x, "matrix_rank")
+    _matrices(x, "matrix_rank")
+    F = _ns()
+    s = svdvals(x)
+    return F.count_nonzero(s > _svals_tol(s, x, rtol, "matrix_rank"), axis=-1)
+
+
+def pinv(x: Tensor, /, *, rtol: Optional[Union[float, Tensor]] = None) -> Tensor:
+    """Moore-Penrose pseudo-inverse of (..., M, N) -> (..., N, M) via the SVD, dropping
+    singular values at or below rtol * max singular value (default rtol: max(M, N) * eps)."""
+    x = _inexact(x, "pinv")
+    _matrices(x, "pinv")
+    F = _ns()
+    u, s, vh = svd(x, full_matrices=False)
+    keep = s > _svals_tol(s, x, rtol, "pinv")
+    s_inv = F.where(keep, 1 / F.where(keep, s, F.ones_like(s)), F.zeros_like(s))
+    uh = F.conj(matrix_transpose(u))
+    v = F.conj(matrix_transpose(vh))
+    return matmul(v * F.expand_dims(s_inv.astype(x.dtype), axis=-2), uh)
+
+
+def _axes_tuple(axis: Any) -> Optional[Tuple[int, ...]]:
+    if axis is None:
+        return None
+    if isinstance(axis, int):
+        return (axis,)
+    return tuple(axis)
+
+
+def vector_norm(x: Tensor, /, *, axis: Optional[Union[int, Tuple[int, ...]]] = None,
+                keepdims: bool = False, ord: Union[int, float] = 2, dim: Any = _UNSET,
+                keepdim: Any = _UNSET) -> Tensor:
+    """p-norm over `axis` (all axes when None): ord 2 (default), 1, inf (max |x|), -inf
+    (min |x|), 0 (count of nonzeros), or any p (sum |x|^p)^(1/p). Real dtype out. PyTorch's
+    dim=/keepdim= are accepted as aliases."""
+    x = _inexact(x, "vector_norm")
+    F = _ns()
+    axes = _axes_tuple(_axis("vector_norm", axis, dim))
+    keepdims = _keep("vector_norm", keepdims, keepdim)
+    a = F.abs(x)
+    if ord == math.inf:
+        return F.max(a, axis=axes, keepdims=keepdims)
+    if ord == -math.inf:
+        return F.min(a, axis=axes, keepdims=keepdims)
+    if ord == 0:
+        return F.count_nonzero(a, axis=axes, keepdims=keepdims).astype(a.dtype)
+    if ord == 1:
+        return F.sum(a, axis=axes, keepdims=keepdims)
+    if ord == 2:
+        return F.sqrt(F.sum(a * a, axis=axes, keepdims=keepdims))
+    if isinstance(ord, builtins.bool) or not isinstance(ord, (int, float)):
+        raise ValueError(f"vector_norm: ord must be a number, got {ord!r}")
+    return F.sum(a ** ord, axis=axes, keepdims=keepdims) ** (1.0 / ord)
+
+
+def matrix_norm(x: Tensor, /, *, keepdims: bool = False,
+                ord: Optional[Union[int, float, str]] = "fro") -> Tensor:
+    """Norms of the matrices of (..., M, N): 'fro', 'nuc' (sum of singular values), 2 / -2
+    (largest / smallest singular value), 1 / -1 (max / min column abs sum), inf / -inf (max /
+    min row abs sum). Real dtype out, shape (...) or (..., 1, 1) with keepdims."""
+    x = _inexact(x, "matrix_norm")
+    _matrices(x, "matrix_norm")
+    F = _ns()
+    if ord is None or ord == "fro":
+        r = vector_norm(x, axis=(-2, -1))
+    elif ord == "nuc":
+        r = F.sum(svdvals(x), axis=-1)
+    elif ord in (2, -2):
+        s = svdvals(x)
+        r = F.max(s, axis=-1) if ord == 2 else F.min(s, axis=-1)
+    elif ord in (1, -1, math.inf, -math.inf):
+        sums = F.sum(F.abs(x), axis=-2 if ord in (1, -1) else -1)
+        r = F.max(sums, axis=-1) if ord > 0 else F.min(sums, axis=-1)
+    else:
+        raise ValueError(f"matrix_norm: invalid ord {ord!r}; expected 'fro', 'nuc', 1, -1, 2, "
+                         "-2, inf or -inf")
+    if keepdims:
+        r = F.expand_dims(F.expand_dims(r, axis=-1), axis=-1)
+    return r

@@ -1,0 +1,329 @@
+"""Random numbers (``ts.random``) from a counter-based Philox4x32-10 generator.
+
+Every number is a function of (seed, call offset, element index) only, so results do not
+depend on the thread count and can be reproduced on another device (Note [Counter-based RNG]
+in csrc/ops/random.h). Module functions draw from the default generator (``seed(n)``,
+``ts.manual_seed(n)``); pass ``generator=`` or use :class:`Generator` methods for an
+independent stream.
+
+    >>> g = ts.random.Generator(42)
+    >>> g.normal(0.0, 1.0, size=(2, 3)).shape
+    (2, 3)
+"""
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any, Optional, Sequence, Tuple, Union
+
+import numpy as _np
+
+from . import _C
+from ._C import Tensor
+
+__all__ = ["Generator", "seed", "manual_seed", "default_generator", "rand", "randn", "randint",
+           "randperm", "uniform", "normal", "bernoulli", "exponential", "permutation", "shuffle",
+           "choice", "multinomial"]
+
+Size = Union[None, int, Sequence[int]]
+
+
+def _ns() -> Any:
+    """The tessera namespace (imported lazily: this module is loaded while it is built)."""
+    import sys
+    return sys.modules[__package__]
+
+
+class Generator:
+    """An independent random stream: a seed plus the offset of its next call."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self._g = _C._Generator(operator.index(seed) % (1 << 64))
+
+    @classmethod
+    def _wrap(cls, g: Any) -> "Generator":
+        obj = cls.__new__(cls)
+        obj._g = g
+        return obj
+
+    def manual_seed(self, seed: int) -> "Generator":
+        """Restarts the stream from `seed`."""
+        self._g.manual_seed(operator.index(seed) % (1 << 64))
+        return self
+
+    def initial_seed(self) -> int:
+        return self._g.initial_seed()
+
+    def get_state(self) -> Tuple[int, int]:
+        """(seed, offset): everything needed to replay the stream from here."""
+        return self._g.get_state()
+
+    def set_state(self, state: Tuple[int, int]) -> None:
+        self._g.set_state(*state)
+
+    def __repr__(self) -> str:
+        s, o = self.get_state()
+        return f"Generator(seed={s}, offset={o})"
+
+    def rand(self, *shape: Any, dtype: Any = None, device: Any = None) -> Tensor:
+        return rand(*shape, dtype=dtype, device=device, generator=self)
+
+    def randn(self, *shape: Any, dtype: Any = None, device: Any = None) -> Tensor:
+        return randn(*shape, dtype=dtype, device=device, generator=self)
+
+    def random(self, size: Size = None, *, dtype: Any = None, device: Any = None) -> Tensor:
+        return uniform(0.0, 1.0, size, dtype=dtype, device=device, generator=self)
+
+    def randint(self, low: int, high: Any = None, size: Size = None, *, dtype: Any = None,
+                device: Any = None) -> Tensor:
+        return randint(low, high, size, dtype=dtype, device=device, generator=self)
+
+    integers = randint
+
+    def randperm(self, n: int, *, dtype: Any = None, device: Any = None) -> Tensor:
+        return randperm(n, dtype=dtype, device=device, generator=self)
+
+    def uniform(self, low: float = 0.0, high: float = 1.0, size: Size = None, *,
+                dtype: Any = None, device: Any = None) -> Tensor:
+        return uniform(low, high, size, dtype=dtype, device=device, generator=self)
+
+    def normal(self, mean: Any = 0.0, std: Any = 1.0, size: Size = None, *, dtype: Any = None,
+               device: Any = None) -> Tensor:
+        return normal(mean, std, size, dtype=dtype, device=device, generator=self)
+
+    def bernoulli(self, p: Any, size: Size = None, *, dtype: Any = None,
+                  device: Any = None) -> Tensor:
+        return bernoulli(p, size, dtype=dtype, device=device, generator=self)
+
+    def exponential(self, scale: float = 1.0, size: Size = None, *, lambd: Optional[float] = None,
+                    dtype: Any = None, device: Any = None) -> Tensor:
+        return exponential(scale, size, lambd=lambd, dtype=dtype, device=device, generator=self)
+
+    def permutation(self, x: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
+        return permutation(x, dtype=dtype, device=device, generator=self)
+
+    def shuffle(self, x: Tensor) -> None:
+        shuffle(x, generator=self)
+
+    def choice(self, a: Any, size: Size = None, replace: bool = True, p: Any = None) -> Tensor:
+        return choice(a, size, replace, p, generator=self)
+
+    def multinomial(self, probs: Tensor, num_samples: int, replacement: bool = False) -> Tensor:
+        return multinomial(probs, num_samples, replacement, generator=self)
+
+
+default_generator = Generator._wrap(_C._default_generator())
+
+
+def seed(n: int) -> Generator:
+    """Reseeds the default generator."""
+    return default_generator.manual_seed(n)
+
+
+manual_seed = seed
+
+
+def _gen(generator: Optional[Generator]) -> Any:
+    if generator is None:
+        return default_generator._g
+    if not isinstance(generator, Generator):
+        raise TypeError(f"generator must be a tessera.random.Generator, got "
+                        f"{type(generator).__name__}")
+    return generator._g
+
+
+def _size(size: Size, *more: int) -> Tuple[int, ...]:
+    """A shape from rand(2, 3)-style varargs or a size argument (None -> 0-d)."""
+    if more:
+        return tuple(operator.index(s) for s in (size,) + more)
+    if size is None:
+        return ()
+    if hasattr(size, "__index__") and not isinstance(size, Tensor):
+        return (operator.index(size),)
+    return tuple(operator.index(s) for s in size)
+
+
+def _filled(shape: Tuple[int, ...], dtype: Any, device: Any, op: str) -> Tensor:
+    """An uninitialized floating tensor to fill (any dtype spelling tessera accepts)."""
+    t = _ns()
+    x = _C._empty(shape, t.float32 if dtype is None else dtype, device)
+    if dtype is not None and not t.isdtype(x.dtype, "real floating"):
+        raise TypeError(f"{op}: expected a floating-point dtype, got {x.dtype}")
+    return x
+
+
+def rand(*shape: Any, dtype: Any = None, device: Any = None,
+         generator: Optional[Generator] = None) -> Tensor:
+    """Uniform numbers in [0, 1) of the given shape (default dtype float32)."""
+    x = _filled(_size(*shape) if shape else (), dtype, device, "rand")
+    _C._uniform_(x, 0.0, 1.0, _gen(generator))
+    return x
+
+
+def randn(*shape: Any, dtype: Any = None, device: Any = None,
+          generator: Optional[Generator] = None) -> Tensor:
+    """Standard normal numbers of the given shape (Box-Muller on Philox outputs)."""
+    x = _filled(_size(*shape) if shape else (), dtype, device, "randn")
+    _C._normal_(x, 0.0, 1.0, _gen(generator))
+    return x
+
+
+def uniform(low: float = 0.0, high: float = 1.0, size: Size = None, *, dtype: Any = None,
+            device: Any = None, generator: Optional[Generator] = None) -> Tensor:
+    """Uniform numbers in [low, high) of shape `size` (NumPy's argument order)."""
+    x = _filled(_size(size), dtype, device, "uniform")
+    _C._uniform_(x, float(low), float(high), _gen(generator))
+    return x
+
+
+def normal(mean: Any = 0.0, std: Any = 1.0, size: Size = None, *, dtype: Any = None,
+           device: Any = None, generator: Optional[Generator] = None) -> Tensor:
+    """Normal numbers: scalar mean/std with shape `size`, or tensor mean/std broadcast
+    together (and with `size`)."""
+    t = _ns()
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        m, s = t.asarray(mean), t.asarray(std)
+        shape = _np.broadcast_shapes(tuple(m.shape), tuple(s.shape), _size(size))
+        dt = dtype if dtype is not None else t.result_type(m, s)
+        if t.isdtype(s.dtype, "real floating") and bool(t.any(s < 0)):
+            raise ValueError("normal: std must be >= 0")
+        return m + s * randn(shape, dtype=dt, device=device, generator=generator)
+    x = _filled(_size(size), dtype, device, "normal")
+    _C._normal_(x, float(mean), float(std), _gen(generator))
+    return x
+
+
+def randint(low: int, high: Any = None, size: Size = None, *, dtype: Any = None,
+            device: Any = None, generator: Optional[Generator] = None) -> Tensor:
+    """Uniform integers in [low, high) (default dtype int64). `randint(high, size=...)` and
+    PyTorch's `randint(high, (shape,))` draw from [0, high)."""
+    if high is not None and not hasattr(high, "__index__"):  # torch: randint(high, size)
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    t = _ns()
+    return _C._randint(operator.index(low), operator.index(high), _size(size),
+                       t.int64 if dtype is None else dtype, device, _gen(generator))
+
+
+def randperm(n: int, *, dtype: Any = None, device: Any = None,
+             generator: Optional[Generator] = None) -> Tensor:
+    """A uniform random permutation of 0..n-1 (default dtype int64)."""
+    t = _ns()
+    return _C._randperm(operator.index(n), t.int64 if dtype is None else dtype, device,
+                        _gen(generator))
+
+
+def bernoulli(p: Any, size: Size = None, *, dtype: Any = None, device: Any = None,
+              generator: Optional[Generator] = None) -> Tensor:
+    """1 with probability p else 0: p a float (shape `size`) or a tensor of probabilities
+    (its shape; the dtype defaults to p's floating dtype, as in PyTorch)."""
+    t = _ns()
+    if isinstance(p, Tensor):
+        if not t.isdtype(p.dtype, "real floating"):
+            raise TypeError(f"bernoulli: expected floating-point probabilities, got {p.dtype}")
+        if p.size and not bool(t.all((p >= 0) & (p <= 1))):
+            raise ValueError("bernoulli: probabilities must be in [0, 1]")
+        dt = p.dtype if dtype is None else dtype
+        shape = _np.broadcast_shapes(tuple(p.shape), _size(size))
+        u = rand(shape, dtype=p.dtype, device=device, generator=generator)
+        return (u < p).astype(dt)
+    p = float(p)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"bernoulli: p must be in [0, 1], got {p}")
+    u = rand(_size(size), dtype=t.float64, device=device, generator=generator)
+    return (u < p).astype(t.float32 if dtype is None else dtype)
+
+
+def exponential(scale: float = 1.0, size: Size = None, *, lambd: Optional[float] = None,
+                dtype: Any = None, device: Any = None,
+                generator: Optional[Generator] = None) -> Tensor:
+    """Exponential numbers with mean `scale` (NumPy) or rate `lambd` (PyTorch): -log(1-u) *
+    scale with u uniform in [0, 1), so every value is finite."""
+    t = _ns()
+    if lambd is not None:
+        if lambd <= 0:
+            raise ValueError(f"exponential: lambd must be positive, got {lambd}")
+        scale = 1.0 / lambd
+    if scale < 0:
+        raise ValueError(f"exponential: scale must be non-negative, got {scale}")
+    u = rand(_size(size), dtype=dtype, device=device, generator=generator)
+    return t.negative(t.log1p(t.negative(u))) * scale
+
+
+def permutation(x: Any, *, dtype: Any = None, device: Any = None,
+                generator: Optional[Generator] = None) -> Tensor:
+    """A permutation of range(x) for an int, else a copy of x shuffled along axis 0."""
+    if hasattr(x, "__index__") and not isinstance(x, Tensor):
+        return randperm(operator.index(x), dtype=dtype, device=device, generator=generator)
+    x = _ns().asarray(x)
+    if x.ndim == 0:
+        raise ValueError("permutation: x must be an int or have at least 1 dimension")
+    return _C._take_rows(x, randperm(x.shape[0], generator=generator))
+
+
+def shuffle(x: Tensor, *, generator: Optional[Generator] = None) -> None:
+    """Shuffles x in place along axis 0."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"shuffle: expected a tessera Tensor, got {type(x).__name__}")
+    _C._shuffle_(x, _gen(generator))
+
+
+def multinomial(probs: Tensor, num_samples: int, replacement: bool = False, *,
+                generator: Optional[Generator] = None) -> Tensor:
+    """PyTorch's multinomial: for each row of probs ((N,) or (R, N) non-negative weights,
+    not necessarily normalized), num_samples category indices (int64), drawn without
+    replacement unless `replacement`."""
+    probs = _ns().asarray(probs)
+    return _C._multinomial(probs, operator.index(num_samples), bool(replacement), _gen(generator))
+
+
+def choice(a: Any, size: Size = None, replace: bool = True, p: Any = None, *,
+           generator: Optional[Generator] = None) -> Tensor:
+    """NumPy's choice: samples of a 1-D tensor (or of range(a) for an int), with or without
+    replacement, uniform or with probabilities p (which must sum to 1)."""
+    t = _ns()
+    pool = t.arange(operator.index(a)) if hasattr(a, "__index__") and not isinstance(a, Tensor) \
+        else t.asarray(a)
+    if pool.ndim != 1:
+        raise ValueError(f"choice: a must be 1-D or an int, got shape {tuple(pool.shape)}")
+    n = pool.shape[0]
+    shape = _size(size)
+    k = math.prod(shape)
+    if n == 0 and k > 0:
+        raise ValueError("choice: cannot take a non-empty sample from an empty population")
+    if p is not None:
+        pp = t.asarray(p, dtype=t.float64)
+        if tuple(pp.shape) != (n,):
+            raise ValueError(f"choice: p must have shape ({n},), got {tuple(pp.shape)}")
+        if bool(t.any(pp < 0)) or abs(float(t.sum(pp)) - 1.0) > 1e-8:
+            raise ValueError("choice: probabilities must be non-negative and sum to 1")
+    if not replace and k > n:
+        raise ValueError(f"choice: cannot take {k} samples from {n} without replacement")
+    if k == 0:
+        idx = t.zeros((0,), dtype=t.int64)
+    elif p is not None:
+        idx = multinomial(pp, k, replace, generator=generator)
+    elif replace:
+        idx = randint(0, n, (k,), generator=generator)
+    else:
+        idx = randperm(n, generator=generator)[:k]
+    return t.reshape(_C._take_rows(pool, idx), shape)
+
+
+def _uniform_method(self: Tensor, a: float = 0.0, b: float = 1.0, *,
+                    generator: Optional[Generator] = None) -> Tensor:
+    """Fills self in place with uniform numbers in [a, b) (PyTorch's Tensor.uniform_)."""
+    _C._uniform_(self, float(a), float(b), _gen(generator))
+    return self
+
+
+def _normal_method(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
+                   generator: Optional[Generator] = None) -> Tensor:
+    """Fills self in place with normal numbers (PyTorch's Tensor.normal_)."""
+    _C._normal_(self, float(mean), float(std), _gen(generator))
+    return self
+
+
+Tensor.uniform_ = _uniform_method
+Tensor.normal_ = _normal_method
