@@ -8,8 +8,9 @@ PyTorch-style conveniences.
 """
 from __future__ import annotations
 
-from ._loader import preload_blas as _preload_blas
+from ._loader import preload_blas as _preload_blas, tame_openmp_spinning as _tame_openmp
 
+_tame_openmp()
 _preload_blas()
 
 from . import _C  # noqa: E402
