@@ -18,6 +18,7 @@
 #include "ops/cumulative.h"
 #include "ops/indexing_basic.h"
 #include "ops/linalg.h"
+#include "ops/linalg_ext.h"
 #include "ops/manipulation.h"
 #include "ops/math.h"
 #include "ops/reduce.h"
@@ -459,6 +460,70 @@ FORMULA(cumsum_bw) {
   return {flip(cumulative_sum(flip(gg, Shape{axis}), axis, std::nullopt, false), Shape{axis})};
 }
 
+// ---- LAPACK-backed linalg (PyTorch's formulas; A^H is the conjugate transpose)
+Tensor mH(const Tensor& t) { return conj(matrix_transpose(t)); }
+Tensor unsq2(const Tensor& t) { return expand_dims(expand_dims(t, -1), -1); }
+FORMULA(inv_bw) {
+  const Tensor out = c.saved(0);
+  return {negative(matmul(matmul(mH(out), g[0]), mH(out)))};
+}
+FORMULA(det_bw) {
+  const Tensor a = c.saved(0), d = c.saved(1);
+  return {mul(unsq2(mul(g[0], conj(d))), mH(inv(a)))};
+}
+FORMULA(slogdet_bw) {
+  // Only logabsdet carries a gradient (the sign is piecewise constant for real inputs).
+  const Tensor a = c.saved(0);
+  return {mul(unsq2(g[1]), mH(inv(a)))};
+}
+FORMULA(solve_bw) {
+  const Tensor a = c.saved(0), x = c.saved(1);
+  const bool vec = c.attr(0) != 0;
+  const Tensor gx = vec ? expand_dims(g[0], -1) : g[0];
+  const Tensor xm = vec ? expand_dims(x, -1) : x;
+  const Tensor gb = solve(mH(a), gx);
+  Tensor ga;
+  if (c.needs(0)) ga = negative(matmul(gb, mH(xm)));
+  return {ga, c.needs(1) ? (vec ? squeeze(gb, Shape{-1}) : gb) : Tensor()};
+}
+FORMULA(cholesky_bw) {
+  const bool upper = c.attr(0) != 0;
+  Tensor l = c.saved(0), gl = g[0];
+  if (upper) {
+    l = mH(l);
+    gl = mH(gl);
+  }
+  const Tensor p = matmul(mH(l), gl);
+  const Tensor phi = mul(add(tril(p, 0), tril(p, -1)), sc(0.5));  // lower part, half diagonal
+  const Tensor li = inv(l);
+  const Tensor s = matmul(matmul(mH(li), phi), li);
+  return {mul(add(s, mH(s)), sc(0.5))};
+}
+Tensor diag_embed(const Tensor& v) {
+  const int64_t n = v.dim(v.ndim() - 1);
+  return mul(eye(n, n, 0, v.dtype(), v.device()), expand_dims(v, -2));
+}
+FORMULA(eigh_bw) {
+  const Tensor w = c.saved(0), v = c.saved(1);
+  const int64_t n = w.dim(w.ndim() - 1);
+  Tensor inner = g[0].defined() ? diag_embed(g[0]) : Tensor();
+  if (g[1].defined()) {
+    const Tensor e = subtract(expand_dims(w, -2), expand_dims(w, -1));  // E_ij = w_j - w_i
+    const Tensor on_diag = astype(eye(n, n, 0, DType::Bool, w.device()), DType::Bool, false);
+    const Tensor f = where(on_diag, zeros_like(e), U(reciprocal_def, e));
+    const Tensor vg = mul(matmul(mH(v), g[1]), f);
+    inner = inner.defined() ? add(inner, vg) : vg;
+  }
+  const Tensor ga = matmul(matmul(v, inner), mH(v));
+  return {mul(add(ga, mH(ga)), sc(0.5))};
+}
+FORMULA(svdvals_bw) {
+  const Tensor a = c.saved(0);
+  auto [u, s, vh] = svd(a, false);
+  (void)s;
+  return {matmul(mul(u, expand_dims(g[0], -2)), vh)};
+}
+
 const Formula kSum{"SumBackward", sum_bw}, kMean{"MeanBackward", mean_bw},
     kProd{"ProdBackward", prod_bw}, kVar{"VarBackward", var_bw}, kStd{"StdBackward", std_bw},
     kMaxMin{"MaxBackward", maxmin_bw}, kReshape{"ReshapeBackward", reshape_bw},
@@ -599,6 +664,37 @@ void record_cumsum(const Tensor& x, const Tensor& out, int64_t axis, bool includ
   if (!any_needs({x})) return;
   auto node = record(kCumsum, {x}, {out});
   node->attrs = Shape{axis, include_initial ? 1 : 0};
+}
+
+void record_linalg(LinalgOp op, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                   int64_t flag) {
+  if (!any_needs(inputs)) return;
+  static const Formula kInv{"LinalgInvBackward", inv_bw}, kDet{"LinalgDetBackward", det_bw},
+      kSlogdet{"LinalgSlogdetBackward", slogdet_bw}, kSolve{"LinalgSolveBackward", solve_bw},
+      kCholesky{"LinalgCholeskyBackward", cholesky_bw}, kEigh{"LinalgEighBackward", eigh_bw},
+      kSvdvals{"LinalgSvdvalsBackward", svdvals_bw},
+      kMissing{"LinalgQrOrSvdBackward (not implemented yet)", not_implemented_bw};
+  const Formula* f = &kMissing;
+  switch (op) {
+    case LinalgOp::Inv: f = &kInv; break;
+    case LinalgOp::Det: f = &kDet; break;
+    case LinalgOp::Slogdet: f = &kSlogdet; break;
+    case LinalgOp::Solve: f = &kSolve; break;
+    case LinalgOp::Cholesky: f = &kCholesky; break;
+    case LinalgOp::Eigh: f = &kEigh; break;
+    case LinalgOp::Svdvals: f = &kSvdvals; break;
+    case LinalgOp::NotImplemented: break;
+  }
+  auto node = record(*f, inputs, outputs);
+  node->attrs.push_back(flag);
+  switch (op) {
+    case LinalgOp::Inv: case LinalgOp::Cholesky: node->save(outputs[0], true); break;
+    case LinalgOp::Det: node->save(inputs[0]); node->save(outputs[0], true); break;
+    case LinalgOp::Slogdet: case LinalgOp::Svdvals: node->save(inputs[0]); break;
+    case LinalgOp::Solve: node->save(inputs[0]); node->save(outputs[0], true); break;
+    case LinalgOp::Eigh: node->save(outputs[0], true); node->save(outputs[1], true); break;
+    case LinalgOp::NotImplemented: break;
+  }
 }
 
 void check_inplace(const Tensor& a, const char* op) {

@@ -39,6 +39,11 @@ void record_where(const Tensor& cond, const Tensor& x1, const Tensor& x2, const 
 void record_concat(const std::vector<Tensor>& xs, const Tensor& out, int64_t axis);
 void record_cumsum(const Tensor& x, const Tensor& out, int64_t axis, bool include_initial);
 
+// LAPACK-backed linalg ops; `flag`: cholesky upper, solve's vector case.
+enum class LinalgOp { Cholesky, Det, Slogdet, Eigh, Inv, Solve, Svdvals, NotImplemented };
+void record_linalg(LinalgOp op, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                   int64_t flag = 0);
+
 // In-place ops (a op= b): raises for leaves that require grad and for views in the graph;
 // `result` (out of place, already recorded) gives `a` its history after the copy.
 void check_inplace(const Tensor& a, const char* op);

@@ -1,5 +1,8 @@
 #include "ops/linalg_ext.h"
 
+#include "autograd/function.h"
+#include "autograd/record.h"
+
 #include <algorithm>
 
 #include "ops/copy.h"
@@ -72,7 +75,7 @@ Tensor out_as(const Tensor& t, DType in) {
 
 }  // namespace
 
-Tensor cholesky(const Tensor& x, bool upper) {
+Tensor cholesky_plain(const Tensor& x, bool upper) {
   check_matrix(x, "cholesky", true);
   const DType dt = compute_dtype(x.dtype(), "cholesky");
   const int64_t n = x.dim(x.ndim() - 1);
@@ -101,9 +104,9 @@ std::tuple<Tensor, Tensor, Tensor> lu_det(const Tensor& x, const char* op) {
 }
 }  // namespace
 
-Tensor det(const Tensor& x) { return std::get<2>(lu_det(x, "det")); }
+Tensor det_plain(const Tensor& x) { return std::get<2>(lu_det(x, "det")); }
 
-std::pair<Tensor, Tensor> slogdet(const Tensor& x) {
+std::pair<Tensor, Tensor> slogdet_plain(const Tensor& x) {
   auto [sign, logabs, d] = lu_det(x, "slogdet");
   return {sign, logabs};
 }
@@ -123,8 +126,8 @@ std::pair<Tensor, Tensor> eigh_impl(const Tensor& x, bool vectors, const char* o
 }
 }  // namespace
 
-std::pair<Tensor, Tensor> eigh(const Tensor& x) { return eigh_impl(x, true, "eigh"); }
-Tensor eigvalsh(const Tensor& x) { return eigh_impl(x, false, "eigvalsh").first; }
+std::pair<Tensor, Tensor> eigh_plain(const Tensor& x) { return eigh_impl(x, true, "eigh"); }
+Tensor eigvalsh_plain(const Tensor& x) { return eigh_impl(x, false, "eigvalsh").first; }
 
 namespace {
 // Solves a @ out = b for (batch..., n, n) a and (batch..., n, k) b (same batch shape).
@@ -138,7 +141,7 @@ Tensor solve_matrices(const Tensor& a, const Tensor& b, DType dt, const char* op
 }
 }  // namespace
 
-Tensor inv(const Tensor& x) {
+Tensor inv_plain(const Tensor& x) {
   check_matrix(x, "inv", true);
   const DType dt = compute_dtype(x.dtype(), "inv");
   const int64_t n = x.dim(x.ndim() - 1);
@@ -146,7 +149,7 @@ Tensor inv(const Tensor& x) {
   return out_as(solve_matrices(x, id, dt, "inv"), x.dtype());
 }
 
-Tensor solve(const Tensor& x1, const Tensor& x2) {
+Tensor solve_plain(const Tensor& x1, const Tensor& x2) {
   check_same_device("solve", x1, x2);
   check_matrix(x1, "solve", true);
   const DType in = promote_types(x1.dtype(), x2.dtype());
@@ -165,7 +168,7 @@ Tensor solve(const Tensor& x1, const Tensor& x2) {
   return out_as(vec ? squeeze(out, Shape{-1}) : out, in);
 }
 
-std::pair<Tensor, Tensor> qr(const Tensor& x, bool complete) {
+std::pair<Tensor, Tensor> qr_plain(const Tensor& x, bool complete) {
   check_matrix(x, "qr", false);
   const DType dt = compute_dtype(x.dtype(), "qr");
   const int64_t m = x.dim(x.ndim() - 2), n = x.dim(x.ndim() - 1);
@@ -205,9 +208,94 @@ std::tuple<Tensor, Tensor, Tensor> svd_impl(const Tensor& x, bool vectors, bool 
 }
 }  // namespace
 
-std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& x, bool full) {
+std::tuple<Tensor, Tensor, Tensor> svd_plain(const Tensor& x, bool full) {
   return svd_impl(x, true, full, "svd");
 }
-Tensor svdvals(const Tensor& x) { return std::get<1>(svd_impl(x, false, false, "svdvals")); }
+Tensor svdvals_plain(const Tensor& x) { return std::get<1>(svd_impl(x, false, false, "svdvals")); }
+
+// ---- autograd: each op computes without recording its internals, then records one node.
+namespace {
+template <class F>
+auto unrecorded(const F& f) {
+  autograd::GradModeGuard no_grad(false);
+  return f();
+}
+void fresh(std::initializer_list<const Tensor*> ts_) {
+  for (const Tensor* t : ts_)
+    if (t->defined()) t->impl()->is_view = false;  // results, not views of the inputs
+}
+}  // namespace
+
+Tensor cholesky(const Tensor& x, bool upper) {
+  if (!autograd::needs_grad({&x})) return cholesky_plain(x, upper);
+  Tensor out = unrecorded([&] { return cholesky_plain(x, upper); });
+  fresh({&out});
+  autograd::record_linalg(autograd::LinalgOp::Cholesky, {x}, {out}, upper ? 1 : 0);
+  return out;
+}
+Tensor det(const Tensor& x) {
+  if (!autograd::needs_grad({&x})) return det_plain(x);
+  Tensor out = unrecorded([&] { return det_plain(x); });
+  fresh({&out});
+  autograd::record_linalg(autograd::LinalgOp::Det, {x}, {out});
+  return out;
+}
+std::pair<Tensor, Tensor> slogdet(const Tensor& x) {
+  if (!autograd::needs_grad({&x})) return slogdet_plain(x);
+  auto r = unrecorded([&] { return slogdet_plain(x); });
+  fresh({&r.first, &r.second});
+  autograd::record_linalg(autograd::LinalgOp::Slogdet, {x}, {r.first, r.second});
+  return r;
+}
+std::pair<Tensor, Tensor> eigh(const Tensor& x) {
+  if (!autograd::needs_grad({&x})) return eigh_plain(x);
+  auto r = unrecorded([&] { return eigh_plain(x); });
+  fresh({&r.first, &r.second});
+  autograd::record_linalg(autograd::LinalgOp::Eigh, {x}, {r.first, r.second});
+  return r;
+}
+Tensor eigvalsh(const Tensor& x) {
+  if (!autograd::needs_grad({&x})) return eigvalsh_plain(x);
+  auto r = unrecorded([&] { return eigh_plain(x); });  // the vectors are needed for backward
+  fresh({&r.first, &r.second});
+  autograd::record_linalg(autograd::LinalgOp::Eigh, {x}, {r.first, r.second});
+  return r.first;
+}
+Tensor inv(const Tensor& x) {
+  if (!autograd::needs_grad({&x})) return inv_plain(x);
+  Tensor out = unrecorded([&] { return inv_plain(x); });
+  fresh({&out});
+  autograd::record_linalg(autograd::LinalgOp::Inv, {x}, {out});
+  return out;
+}
+Tensor solve(const Tensor& x1, const Tensor& x2) {
+  if (!autograd::needs_grad({&x1, &x2})) return solve_plain(x1, x2);
+  Tensor out = unrecorded([&] { return solve_plain(x1, x2); });
+  fresh({&out});
+  autograd::record_linalg(autograd::LinalgOp::Solve, {x1, x2}, {out}, x2.ndim() == 1 ? 1 : 0);
+  return out;
+}
+std::pair<Tensor, Tensor> qr(const Tensor& x, bool complete) {
+  if (!autograd::needs_grad({&x})) return qr_plain(x, complete);
+  auto r = unrecorded([&] { return qr_plain(x, complete); });
+  fresh({&r.first, &r.second});
+  autograd::record_linalg(autograd::LinalgOp::NotImplemented, {x}, {r.first, r.second});
+  return r;
+}
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& x, bool full) {
+  if (!autograd::needs_grad({&x})) return svd_plain(x, full);
+  auto r = unrecorded([&] { return svd_plain(x, full); });
+  fresh({&std::get<0>(r), &std::get<1>(r), &std::get<2>(r)});
+  autograd::record_linalg(autograd::LinalgOp::NotImplemented, {x},
+                          {std::get<0>(r), std::get<1>(r), std::get<2>(r)});
+  return r;
+}
+Tensor svdvals(const Tensor& x) {
+  if (!autograd::needs_grad({&x})) return svdvals_plain(x);
+  Tensor out = unrecorded([&] { return svdvals_plain(x); });
+  fresh({&out});
+  autograd::record_linalg(autograd::LinalgOp::Svdvals, {x}, {out});
+  return out;
+}
 
 }  // namespace ts
