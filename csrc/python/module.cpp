@@ -15,6 +15,7 @@ void init_manipulation(py::module_& m);
 void init_indexing(py::module_& m);
 void init_interop(py::module_& m);
 void init_autograd(py::module_& m);
+void init_fft(py::module_& m);
 }  // namespace ts::python
 
 namespace {
@@ -54,4 +55,5 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_indexing(m);
   ts::python::init_interop(m);
   ts::python::init_autograd(m);
+  ts::python::init_fft(m);
 }

@@ -22,6 +22,7 @@ from ._dtypes import (bool, int8, int16, int32, int64, uint8, uint16, uint32, ui
 from ._creation import *  # noqa: E402,F401,F403
 from ._functions import *  # noqa: E402,F401,F403
 from . import _tensor  # noqa: E402
+from . import fft  # noqa: E402
 
 _tensor._install()
 
