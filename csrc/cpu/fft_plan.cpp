@@ -353,9 +353,9 @@ void RealPlan<T>::c2r(const C* in, T* out, C* work, T scale) const {
     const C xk = k == 0 ? C{in[0].re, T(0)} : in[k];
     const C xm = h - k == h ? C{in[h].re, T(0)} : cconj(in[h - k]);
     const C s = cadd(xk, xm), d = cmul(csub(xk, xm), cconj(w_[k]));
-    z[k] = {s.re - d.im, s.im + d.re};  // s + i d
+    z[k] = {(s.re - d.im) * scale, (s.im + d.re) * scale};  // (s + i d) * scale
   }
-  bwd_->execute(z, reinterpret_cast<C*>(out), work + h, scale);
+  bwd_->execute(z, reinterpret_cast<C*>(out), work + h, T(1));
 }
 
 template <class T>
