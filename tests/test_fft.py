@@ -120,6 +120,20 @@ def test_batched_rows_run_threaded():
                      "complex128")
 
 
+@pytest.mark.parametrize("n", [1, 12, 64, 67, 101])
+def test_inner_axis_lanes(n):
+    """Transforms along a non-last axis run column blocks in place (Stockham lanes, or column by
+    column for Bluestein lengths); 37 columns leave a partial block."""
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((2, n, 37)) + 1j * rng.standard_normal((2, n, 37))
+    for name in ("fft", "ifft"):
+        assert_fft_close(getattr(ts.fft, name)(ts.asarray(x), axis=1, norm="ortho"),
+                         getattr(np.fft, name)(x, axis=1, norm="ortho"), "complex128")
+    x32 = x.astype(np.complex64)
+    assert_fft_close(ts.fft.fft(ts.asarray(x32), n=n + 3, axis=1), np.fft.fft(x, n=n + 3, axis=1),
+                     "complex64")
+
+
 @st.composite
 def nd_case(draw, dtypes, real_last=False):
     dtype = draw(st.sampled_from(dtypes))

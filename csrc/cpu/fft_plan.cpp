@@ -240,10 +240,10 @@ ComplexPlan<T>::ComplexPlan(int64_t n, bool forward) : n_(n), forward_(forward) 
 }
 
 template <class T>
-void ComplexPlan<T>::run_stockham(const C* in, C* out, C* work) const {
+void ComplexPlan<T>::run_stockham(const C* in, C* out, C* work, int64_t lanes) const {
   const size_t k = stages_.size();
   if (k == 0) {  // n == 1
-    out[0] = in[0];
+    for (int64_t q = 0; q < lanes; ++q) out[q] = in[q];
     return;
   }
   const int sign = forward_ ? -1 : 1;
@@ -251,22 +251,23 @@ void ComplexPlan<T>::run_stockham(const C* in, C* out, C* work) const {
   for (size_t i = 0; i < k; ++i) {
     C* dst = (k - 1 - i) % 2 == 0 ? out : work;  // the last pass lands in out
     const Stage& st = stages_[i];
+    const int64_t s = st.s * lanes;
     const C* tw = tw_.data() + st.tw;
     switch (st.p) {
       case 4:
-        pass<T, Radix4<T>>(st.m, st.s, src, dst, tw, sign);
+        pass<T, Radix4<T>>(st.m, s, src, dst, tw, sign);
         break;
       case 2:
-        pass<T, Radix2<T>>(st.m, st.s, src, dst, tw, sign);
+        pass<T, Radix2<T>>(st.m, s, src, dst, tw, sign);
         break;
       case 3:
-        pass<T, Radix3<T>>(st.m, st.s, src, dst, tw, sign);
+        pass<T, Radix3<T>>(st.m, s, src, dst, tw, sign);
         break;
       case 5:
-        pass<T, Radix5<T>>(st.m, st.s, src, dst, tw, sign);
+        pass<T, Radix5<T>>(st.m, s, src, dst, tw, sign);
         break;
       default:
-        pass_generic(st.p, st.m, st.s, src, dst, tw, tw_.data() + st.roots);
+        pass_generic(st.p, st.m, s, src, dst, tw, tw_.data() + st.roots);
     }
     src = dst;
   }
@@ -289,10 +290,16 @@ void ComplexPlan<T>::run_bluestein(const C* in, C* out, C* work) const {
 template <class T>
 void ComplexPlan<T>::execute(const C* in, C* out, C* work, T scale) const {
   if (bhat_.empty())
-    run_stockham(in, out, work);
+    run_stockham(in, out, work, 1);
   else
     run_bluestein(in, out, work);
   scale_inplace(out, n_, scale);
+}
+
+template <class T>
+void ComplexPlan<T>::execute_lanes(const C* in, C* out, C* work, int64_t lanes, T scale) const {
+  run_stockham(in, out, work, lanes);
+  scale_inplace(out, n_ * lanes, scale);
 }
 
 template <class T>

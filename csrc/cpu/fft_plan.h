@@ -60,6 +60,10 @@ class ComplexPlan {
   int64_t work_size() const { return work_; }  // scratch elements execute() needs
   // out[k] = scale * sum_j in[j] exp(-+2 pi i jk/n); in and out must not overlap.
   void execute(const C* in, C* out, C* work, T scale) const;
+  // `lanes` interleaved transforms at once (element j of lane q at q + lanes*j): the unit-stride
+  // inner loops then run across lanes. Stockham plans only; work holds n * lanes elements.
+  bool supports_lanes() const { return bhat_.empty(); }
+  void execute_lanes(const C* in, C* out, C* work, int64_t lanes, T scale) const;
 
  private:
   struct Stage {
@@ -68,7 +72,7 @@ class ComplexPlan {
     int64_t tw;     // offset of this pass's twiddles, m * (p - 1) of them
     int64_t roots;  // offset of the p-th roots of unity (generic radix only)
   };
-  void run_stockham(const C* in, C* out, C* work) const;
+  void run_stockham(const C* in, C* out, C* work, int64_t lanes) const;
   void run_bluestein(const C* in, C* out, C* work) const;
 
   int64_t n_ = 0, work_ = 0;

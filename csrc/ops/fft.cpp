@@ -47,35 +47,48 @@ FftNorm swap_direction(FftNorm norm) {
   return norm == FftNorm::Backward ? FftNorm::Forward : FftNorm::Backward;
 }
 
-// A contiguous copy (or x itself) of dtype `dt` whose last dim is cropped or zero-padded to len.
-Tensor fit_last(const Tensor& x, int64_t len, DType dt) {
-  const int64_t last = x.ndim() - 1, have = x.dim(last);
+// A contiguous copy (or x itself) of dtype `dt` whose dim `ax` is cropped or zero-padded to len.
+Tensor fit_axis(const Tensor& x, int64_t ax, int64_t len, DType dt) {
+  const int64_t have = x.dim(ax);
   if (have == len && x.dtype() == dt && x.is_contiguous()) return x;
   Shape s = x.shape();
-  s[last] = len;
+  s[ax] = len;
   Tensor c = Tensor::empty(s, dt, x.device());
   if (c.numel() == 0) return c;
   const int64_t keep = std::min(have, len);
-  copy_(keep == len ? c : slice(c, last, 0, keep, 1),
-        keep == have ? x : slice(x, last, 0, keep, 1));
-  if (keep < len) fill_(slice(c, last, keep, len, 1), Scalar::from_double(0.0));
+  copy_(keep == len ? c : slice(c, ax, 0, keep, 1), keep == have ? x : slice(x, ax, 0, keep, 1));
+  if (keep < len) fill_(slice(c, ax, keep, len, 1), Scalar::from_double(0.0));
   return c;
 }
 
-// One batch of 1-D transforms of length n along axis ax (already normalized).
+// One batch of 1-D transforms of length n along axis ax (already normalized). Complex
+// transforms along an inner axis run in place in the layout (Note [FFT engine]: lanes); the
+// real ones move the axis last first.
 Tensor transform_axis(const Tensor& x, int64_t ax, int64_t n, Kind kind, bool forward, double scale,
                       DType cdt) {
+  const int64_t last = x.ndim() - 1;
+  if (kind == Kind::C2C && ax != last) {
+    const Tensor t = fit_axis(x, ax, n, cdt);
+    Tensor out = Tensor::empty(t.shape(), cdt, x.device());
+    if (out.numel() != 0) {
+      int64_t batch = 1, inner = 1;
+      for (int64_t d = 0; d < ax; ++d) batch *= t.dim(d);
+      for (int64_t d = ax + 1; d <= last; ++d) inner *= t.dim(d);
+      const FftArgs a{t.data_ptr(), out.data_ptr(), batch, n, inner, forward, scale};
+      fft_c2c_stub.get(x.device())(a, cdt);
+    }
+    return out;
+  }
   const int64_t n_in = kind == Kind::C2R ? n / 2 + 1 : n;
   const int64_t n_out = kind == Kind::R2C ? n / 2 + 1 : n;
   const DType rdt = to_real(cdt);
-  const int64_t last = x.ndim() - 1;
-  const Tensor t = fit_last(ax == last ? x : moveaxis(x, Shape{ax}, Shape{last}), n_in,
+  const Tensor t = fit_axis(ax == last ? x : moveaxis(x, Shape{ax}, Shape{last}), last, n_in,
                             kind == Kind::R2C ? rdt : cdt);
   Shape os = t.shape();
   os[last] = n_out;
   Tensor out = Tensor::empty(os, kind == Kind::C2R ? rdt : cdt, x.device());
   if (out.numel() != 0) {
-    const FftArgs a{t.data_ptr(), out.data_ptr(), out.numel() / n_out, n, forward, scale};
+    const FftArgs a{t.data_ptr(), out.data_ptr(), out.numel() / n_out, n, 1, forward, scale};
     auto& stub = kind == Kind::C2C ? fft_c2c_stub : kind == Kind::R2C ? fft_r2c_stub : fft_c2r_stub;
     stub.get(x.device())(a, cdt);
   }

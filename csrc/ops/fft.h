@@ -15,10 +15,11 @@ FftNorm parse_fft_norm(const std::string& norm, const char* op);
 // One batch of 1-D transforms of length n over contiguous rows. c2c: rows of n complex in and
 // out; r2c: n reals in, n/2+1 complex out; c2r: n/2+1 complex in, n reals out. `dtype` is the
 // complex compute dtype (complex64 or complex128); the output is multiplied by `scale`.
+// c2c also takes inner > 1: in and out are (batch, n, inner), transformed along the middle dim.
 struct FftArgs {
   const void* in;
   void* out;
-  int64_t batch, n;
+  int64_t batch, n, inner;
   bool forward;  // c2c only
   double scale;
 };
