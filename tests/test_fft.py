@@ -111,6 +111,14 @@ def test_float32_precision_at_2_16():
         assert err < 1e-5, err
 
 
+def test_many_lengths_past_the_plan_cache_bound():
+    """More distinct lengths than the plan cache keeps: evicted plans are rebuilt correctly."""
+    rng = np.random.default_rng(2)
+    for n in range(200, 290):
+        x = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+        assert_fft_close(ts.fft.ifft(ts.asarray(x)), np.fft.ifft(x), "complex128")
+
+
 def test_batched_rows_run_threaded():
     """Enough rows that the batch is split across threads; every row must still be right."""
     rng = np.random.default_rng(1)

@@ -181,12 +181,21 @@ class PlanCache {
     }
     std::shared_ptr<const P> plan = build();
     std::lock_guard<std::mutex> g(mu_);
-    if (plans_.size() >= kMaxPlans) plans_.clear();  // bound memory; in-use plans stay alive
-    return plans_.emplace(key, std::move(plan)).first->second;
+    // Bound memory (a plan holds about n twiddles): start over when the cache grows past
+    // kMaxPlans plans or kMaxLengths summed lengths; plans in use stay alive via shared_ptr.
+    if (plans_.size() >= kMaxPlans || lengths_ + n > kMaxLengths) {
+      plans_.clear();
+      lengths_ = 0;
+    }
+    auto it = plans_.emplace(key, std::move(plan));
+    if (it.second) lengths_ += n;
+    return it.first->second;
   }
 
  private:
   static constexpr size_t kMaxPlans = 64;
+  static constexpr int64_t kMaxLengths = int64_t(1) << 25;
+  int64_t lengths_ = 0;
   std::mutex mu_;
   std::map<std::pair<int64_t, bool>, std::shared_ptr<const P>> plans_;
 };
