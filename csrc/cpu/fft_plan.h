@@ -7,6 +7,9 @@
 //   and a scratch buffer, so no bit-reversal pass and unit-stride inner loops in late passes.
 // - Other lengths run Bluestein's chirp-z algorithm: a convolution computed with a 5-smooth
 //   FFT of length >= 2n-1, so every length is O(n log n).
+// - Lanes: a Stockham plan also runs L interleaved transforms at once (element j of lane q
+//   at q + L*j) by scaling every pass's sub-problem count by L; transforms along an inner
+//   axis use this on blocks of columns instead of transposing the tensor.
 // - Real transforms of even length pack the n reals as n/2 complex values, run a half-length
 //   complex FFT and untangle the spectrum in one post-processing pass (and the reverse for c2r).
 // - Twiddles and chirps are computed in double from exactly reduced angles (never by repeated
