@@ -17,6 +17,7 @@ void init_interop(py::module_& m);
 void init_autograd(py::module_& m);
 void init_linalg(py::module_& m);
 void init_random(py::module_& m);
+void init_fft(py::module_& m);
 }  // namespace ts::python
 
 namespace {
@@ -58,4 +59,5 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_autograd(m);
   ts::python::init_linalg(m);
   ts::python::init_random(m);
+  ts::python::init_fft(m);
 }
