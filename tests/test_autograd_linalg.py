@@ -72,3 +72,19 @@ def test_qr_svd_backward_says_not_implemented():
     q, r = ts.linalg.qr(x)
     with pytest.raises(NotImplementedError, match="not implemented"):
         q.sum().backward()
+
+
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+@pytest.mark.parametrize("n", [None, 5, 11])
+def test_fft_ifft_grads_match_torch(norm, n):
+    x = rng.standard_normal((3, 8)) + 1j * rng.standard_normal((3, 8))
+    compare(lambda t: ts.abs(ts.fft.fft(t, n=n, norm=norm)) ** 2, lambda t: torch.fft.fft(t, n=n, norm=norm).abs() ** 2, [x])
+    compare(lambda t: ts.real(ts.fft.ifft(t, n=n, axis=0, norm=norm)),
+            lambda t: torch.fft.ifft(t, n=n, dim=0, norm=norm).real, [x])
+
+
+def test_fftn_grads_and_real_input():
+    x = rng.standard_normal((4, 6))
+    compare(lambda t: ts.real(ts.fft.fftn(t)) * 2.0, lambda t: torch.fft.fftn(t).real * 2.0, [x])
+    compare(lambda t: ts.imag(ts.fft.ifftn(t, s=(3, 8), axes=(0, 1), norm="ortho")),
+            lambda t: torch.fft.ifftn(t, s=(3, 8), dim=(0, 1), norm="ortho").imag, [x])

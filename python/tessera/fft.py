@@ -38,32 +38,83 @@ def _axes_arg(axes: Union[int, Sequence[int], None]) -> Any:
     return (axes,) if isinstance(axes, int) else axes
 
 
+# ---- autograd for the complex transforms: the adjoint of a DFT with norm ν is the inverse DFT
+# with the "opposite" norm, then the forward's crop/zero-pad undone along each axis.
+_SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
+
+
+def _fit_axis(t: Tensor, axis: int, length: int) -> Tensor:
+    """t cropped or zero-padded to `length` along `axis`."""
+    m = t.shape[axis]
+    if m == length:
+        return t
+    if m > length:
+        key = [slice(None)] * t.ndim
+        key[axis] = slice(0, length)
+        return t[tuple(key)]
+    from ._creation import zeros
+    from ._manipulation import concat
+    pad_shape = list(t.shape)
+    pad_shape[axis] = length - m
+    return concat([t, zeros(tuple(pad_shape), dtype=t.dtype)], axis=axis)
+
+
+def _resolve_axes(ndim: int, s: Any, axes: Any) -> list:
+    if axes is None:
+        return list(range(ndim - len(s), ndim)) if s is not None else list(range(ndim))
+    return [a % ndim for a in ((axes,) if isinstance(axes, int) else axes)]
+
+
+def _c2c(x: Tensor, s: Any, axes: Any, norm: str, inverse: bool, nd: bool) -> Tensor:
+    """Runs a complex transform; records it for autograd when x requires grad."""
+    f = (_F.ifftn if inverse else _F.fftn) if nd else (_F.ifft if inverse else _F.fft)
+    if not (x.requires_grad and _C.is_grad_enabled()):
+        return f(x, s, axes, norm)
+    from .autograd.function import Function
+
+    class _DFT(Function):
+        @staticmethod
+        def forward(ctx, t):
+            return f(t, s, axes, norm)
+
+        @staticmethod
+        def backward(ctx, g):
+            adj = (_F.fftn if inverse else _F.ifftn) if nd else (_F.fft if inverse else _F.ifft)
+            gx = adj(g, None, axes, _SWAP[norm])
+            ax_list = _resolve_axes(x.ndim, s if nd else None, axes if nd else [axes])
+            for a in ax_list:
+                gx = _fit_axis(gx, a, x.shape[a])
+            return gx
+
+    return _DFT.apply(x)
+
+
 def fft(x: Tensor, /, *, n: Optional[int] = None, axis: int = -1, norm: _Norm = "backward",
         dim: Optional[int] = None) -> Tensor:
     """1-D discrete Fourier transform along `axis`: X[k] = sum_j x[j] exp(-2 pi i jk/n).
 
     x (..., m, ...) -> complex (..., n, ...); `n` crops or zero-pads the input (default m).
     """
-    return _F.fft(x, n, _pick(None if axis == -1 else axis, dim, -1), _norm(norm))
+    return _c2c(x, n, _pick(None if axis == -1 else axis, dim, -1), _norm(norm), False, False)
 
 
 def ifft(x: Tensor, /, *, n: Optional[int] = None, axis: int = -1, norm: _Norm = "backward",
          dim: Optional[int] = None) -> Tensor:
     """1-D inverse transform: x[j] = (1/n) sum_k X[k] exp(2 pi i jk/n) (norm="backward")."""
-    return _F.ifft(x, n, _pick(None if axis == -1 else axis, dim, -1), _norm(norm))
+    return _c2c(x, n, _pick(None if axis == -1 else axis, dim, -1), _norm(norm), True, False)
 
 
 def fftn(x: Tensor, /, *, s: Optional[Sequence[int]] = None, axes: _Axes = None,
          norm: _Norm = "backward", dim: _Axes = None) -> Tensor:
     """n-D transform over `axes` (default: all, or the last len(s)); s[i] (or -1 to keep the
     input's) is the length along axes[i]."""
-    return _F.fftn(x, s, _axes_arg(_pick(axes, dim, None)), _norm(norm))
+    return _c2c(x, s, _axes_arg(_pick(axes, dim, None)), _norm(norm), False, True)
 
 
 def ifftn(x: Tensor, /, *, s: Optional[Sequence[int]] = None, axes: _Axes = None,
           norm: _Norm = "backward", dim: _Axes = None) -> Tensor:
     """n-D inverse transform over `axes` (see fftn)."""
-    return _F.ifftn(x, s, _axes_arg(_pick(axes, dim, None)), _norm(norm))
+    return _c2c(x, s, _axes_arg(_pick(axes, dim, None)), _norm(norm), True, True)
 
 
 def rfft(x: Tensor, /, *, n: Optional[int] = None, axis: int = -1, norm: _Norm = "backward",
