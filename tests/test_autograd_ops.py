@@ -265,3 +265,24 @@ def test_hypothesis_binary_broadcast_grads(name, shape, swap):
     if swap:
         ins = ins[::-1]
     assert_grads(f, g, ins, dtype="float32")
+
+
+def test_roll_repeat_tile_tril_grads():
+    assert_grads(lambda x: ts.roll(x, (1, -2), axis=(0, 1)), lambda x: torch.roll(x, (1, -2), (0, 1)), [ANY(3, 4)])
+    assert_grads(lambda x: ts.roll(x, 5), lambda x: torch.roll(x, 5), [ANY(3, 4)])
+    assert_grads(lambda x: ts.repeat(x, 3, axis=1), lambda x: torch.repeat_interleave(x, 3, dim=1), [ANY(2, 3)])
+    assert_grads(lambda x: ts.repeat(x, 2), lambda x: torch.repeat_interleave(x, 2), [ANY(2, 3)])
+    assert_grads(lambda x: ts.tile(x, (2, 1, 3)), lambda x: x.repeat(2, 1, 3), [ANY(2, 3)])
+    assert_grads(lambda x: ts.tril(x, k=-1), lambda x: torch.tril(x, -1), [ANY(3, 4)])
+    assert_grads(lambda x: ts.triu(x, k=1), lambda x: torch.triu(x, 1), [ANY(3, 4)])
+    assert_grads(lambda x: ts.fft.fftshift(x), lambda x: torch.fft.fftshift(x), [ANY(3, 5)])
+
+
+def test_ops_without_formula_raise_instead_of_dropping_the_path():
+    x = ts.asarray(POS(4), requires_grad=True)
+    y = ts.cumulative_prod(x, axis=0) + x
+    with pytest.raises(NotImplementedError, match="Cumprod"):
+        y.sum().backward()
+    z = ts.fft.rfft(x)
+    with pytest.raises(NotImplementedError, match="rfft"):
+        ts.abs(z).sum().backward()

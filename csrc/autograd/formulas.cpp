@@ -5,6 +5,9 @@
 // (Note [Sum back to input shape]). Complex inputs follow PyTorch's convention: for a
 // holomorphic f, grad_in = grad_out * conj(f'(x)).
 #include <cmath>
+#include <memory>
+#include <mutex>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 
@@ -524,6 +527,25 @@ FORMULA(svdvals_bw) {
   return {matmul(mul(u, expand_dims(g[0], -2)), vh)};
 }
 
+// ---- rearrangements
+FORMULA(roll_bw) {
+  Shape back, axes;
+  for (int64_t d = 0; d < c.attrs().size(); ++d) {
+    back.push_back(-c.attr(d));
+    axes.push_back(d);
+  }
+  return {roll(g[0], back, axes, false)};
+}
+FORMULA(repeat_bw) {
+  // out[..., i*r + j, ...] = x[..., i, ...]: split the axis into (n, r) and sum the r part.
+  const int64_t ax = c.attr(0), r = c.attr(1);
+  const Shape& in = c.input(0).shape;
+  Shape split = in;
+  split.insert(ax + 1, r);
+  return {sum(reshape(g[0], split), Axes(Shape{ax + 1}), false, std::nullopt)};
+}
+FORMULA(tri_bw) { return {c.attr(1) ? triu(g[0], c.attr(0)) : tril(g[0], c.attr(0))}; }
+
 const Formula kSum{"SumBackward", sum_bw}, kMean{"MeanBackward", mean_bw},
     kProd{"ProdBackward", prod_bw}, kVar{"VarBackward", var_bw}, kStd{"StdBackward", std_bw},
     kMaxMin{"MaxBackward", maxmin_bw}, kReshape{"ReshapeBackward", reshape_bw},
@@ -695,6 +717,41 @@ void record_linalg(LinalgOp op, const std::vector<Tensor>& inputs, const std::ve
     case LinalgOp::Eigh: node->save(outputs[0], true); node->save(outputs[1], true); break;
     case LinalgOp::NotImplemented: break;
   }
+}
+
+void record_roll(const Tensor& x, const Tensor& out, const Shape& net) {
+  if (!any_needs({x})) return;
+  static const Formula kRoll{"RollBackward", roll_bw};
+  record(kRoll, {x}, {out})->attrs = net;
+}
+void record_repeat(const Tensor& src, const Tensor& out, int64_t axis, int64_t repeats) {
+  if (!any_needs({src})) return;
+  static const Formula kRepeat{"RepeatBackward", repeat_bw};
+  record(kRepeat, {src}, {out})->attrs = Shape{axis, repeats};
+}
+void record_tri(const Tensor& x, const Tensor& out, int64_t k, bool upper) {
+  if (!any_needs({x})) return;
+  static const Formula kTri{"TriBackward", tri_bw};
+  record(kTri, {x}, {out})->attrs = Shape{k, upper ? 1 : 0};
+}
+void record_missing(const char* node_name, const std::vector<Tensor>& inputs,
+                    const std::vector<Tensor>& outputs) {
+  if (!any_needs(inputs)) return;
+  // Formulas are looked up by pointer; keep one per distinct name for the node's name().
+  static std::mutex mu;
+  static std::unordered_map<std::string, std::unique_ptr<Formula>> by_name;
+  const Formula* f;
+  {
+    std::lock_guard<std::mutex> g(mu);
+    auto& slot = by_name[node_name];
+    if (!slot) {
+      static std::vector<std::unique_ptr<std::string>> names;
+      names.push_back(std::make_unique<std::string>(node_name));
+      slot = std::make_unique<Formula>(Formula{names.back()->c_str(), not_implemented_bw});
+    }
+    f = slot.get();
+  }
+  record(*f, inputs, outputs);
 }
 
 void check_inplace(const Tensor& a, const char* op) {

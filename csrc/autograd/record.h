@@ -39,6 +39,14 @@ void record_where(const Tensor& cond, const Tensor& x1, const Tensor& x2, const 
 void record_concat(const std::vector<Tensor>& xs, const Tensor& out, int64_t axis);
 void record_cumsum(const Tensor& x, const Tensor& out, int64_t axis, bool include_initial);
 
+// roll by `net` (one shift per axis), repeat by an int count, tril/triu; and a node that
+// raises at backward for differentiable ops without a formula yet (never a silent zero).
+void record_roll(const Tensor& x, const Tensor& out, const Shape& net);
+void record_repeat(const Tensor& src, const Tensor& out, int64_t axis, int64_t repeats);
+void record_tri(const Tensor& x, const Tensor& out, int64_t k, bool upper);
+void record_missing(const char* node_name, const std::vector<Tensor>& inputs,
+                    const std::vector<Tensor>& outputs);
+
 // LAPACK-backed linalg ops; `flag`: cholesky upper, solve's vector case.
 enum class LinalgOp { Cholesky, Det, Slogdet, Eigh, Inv, Solve, Svdvals, NotImplemented };
 void record_linalg(LinalgOp op, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,

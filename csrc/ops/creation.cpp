@@ -1,3 +1,5 @@
+#include "autograd/function.h"
+#include "autograd/record.h"
 #include "ops/creation.h"
 
 #include <cmath>
@@ -93,7 +95,15 @@ Tensor tri(const Tensor& x, int64_t k, bool upper, const char* op) {
 }
 }  // namespace
 
-Tensor tril(const Tensor& x, int64_t k) { return tri(x, k, false, "tril"); }
-Tensor triu(const Tensor& x, int64_t k) { return tri(x, k, true, "triu"); }
+Tensor tril(const Tensor& x, int64_t k) {
+  Tensor out = tri(x, k, false, "tril");
+  if (autograd::needs_grad({&x})) autograd::record_tri(x, out, k, false);
+  return out;
+}
+Tensor triu(const Tensor& x, int64_t k) {
+  Tensor out = tri(x, k, true, "triu");
+  if (autograd::needs_grad({&x})) autograd::record_tri(x, out, k, true);
+  return out;
+}
 
 }  // namespace ts

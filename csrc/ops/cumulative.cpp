@@ -85,7 +85,10 @@ Tensor cumulative_sum(const Tensor& x, std::optional<int64_t> axis, std::optiona
 }
 Tensor cumulative_prod(const Tensor& x, std::optional<int64_t> axis, std::optional<DType> dtype,
                        bool include_initial) {
-  return scan_dtype("cumulative_prod", cumprod_stub, x, axis, dtype, include_initial);
+  Tensor out = scan_dtype("cumulative_prod", cumprod_stub, x, axis, dtype, include_initial);
+  if (autograd::needs_grad({&x}))
+    autograd::record_missing("CumprodBackward (not implemented yet)", {x}, {out});
+  return out;
 }
 
 Tensor diff(const Tensor& x, int64_t axis, int64_t n, const Tensor* prepend, const Tensor* append) {

@@ -160,6 +160,7 @@ Tensor roll(const Tensor& x, const Shape& shifts, const Shape& axes, bool flat) 
     parts.swap(next);
   }
   for (auto& [o, i] : parts) copy_(o, i);
+  if (autograd::needs_grad({&x})) autograd::record_roll(x, out, net);
   return out;
 }
 
@@ -191,7 +192,9 @@ Tensor repeat(const Tensor& x, int64_t repeats, int64_t axis, bool flat) {
   TS_CHECK(repeats >= 0, ValueError, "repeat: repeats must be non-negative, got ", repeats);
   auto [src, ax] = repeat_args(x, axis, flat);
   const std::vector<int64_t> counts(src.dim(ax), repeats);
-  return repeat_counts(src, ax, counts.data(), src.dim(ax) * repeats);
+  Tensor out = repeat_counts(src, ax, counts.data(), src.dim(ax) * repeats);
+  if (autograd::needs_grad({&src})) autograd::record_repeat(src, out, ax, repeats);
+  return out;
 }
 
 Tensor repeat(const Tensor& x, const Tensor& repeats, int64_t axis, bool flat) {
@@ -215,7 +218,10 @@ Tensor repeat(const Tensor& x, const Tensor& repeats, int64_t axis, bool flat) {
     TS_CHECK(r[i] >= 0, ValueError, "repeat: repeats must be non-negative, got ", r[i]);
     total += r[i];
   }
-  return repeat_counts(src, ax, r, total);
+  Tensor out = repeat_counts(src, ax, r, total);
+  if (autograd::needs_grad({&x}))
+    autograd::record_missing("RepeatBackward (per-element counts; not implemented yet)", {x}, {out});
+  return out;
 }
 
 Tensor tile(const Tensor& x, const Shape& reps_in) {

@@ -89,6 +89,27 @@ def _c2c(x: Tensor, s: Any, axes: Any, norm: str, inverse: bool, nd: bool) -> Te
     return _DFT.apply(x)
 
 
+def _real_transform(name: str, f: Any, x: Tensor, *args: Any) -> Tensor:
+    """Real-input/-output transforms have no backward formula yet: when x requires grad the
+    result still joins the graph, and backward raises instead of silently dropping the path."""
+    if not (x.requires_grad and _C.is_grad_enabled()):
+        return f(x, *args)
+    from .autograd.function import Function
+
+    class _Missing(Function):
+        @staticmethod
+        def forward(ctx, t):
+            return f(t, *args)
+
+        @staticmethod
+        def backward(ctx, g):
+            raise NotImplementedError(f"backward: the derivative of fft.{name} is not implemented yet "
+                                      f"(fft/ifft/fftn/ifftn are differentiable)")
+
+    _Missing.__name__ = name.capitalize()
+    return _Missing.apply(x)
+
+
 def fft(x: Tensor, /, *, n: Optional[int] = None, axis: int = -1, norm: _Norm = "backward",
         dim: Optional[int] = None) -> Tensor:
     """1-D discrete Fourier transform along `axis`: X[k] = sum_j x[j] exp(-2 pi i jk/n).
@@ -123,7 +144,7 @@ def rfft(x: Tensor, /, *, n: Optional[int] = None, axis: int = -1, norm: _Norm =
 
     real (..., m, ...) -> complex (..., n//2 + 1, ...); complex input raises TypeError.
     """
-    return _F.rfft(x, n, _pick(None if axis == -1 else axis, dim, -1), _norm(norm))
+    return _real_transform("rfft", _F.rfft, x, n, _pick(None if axis == -1 else axis, dim, -1), _norm(norm))
 
 
 def irfft(x: Tensor, /, *, n: Optional[int] = None, axis: int = -1, norm: _Norm = "backward",
@@ -132,33 +153,33 @@ def irfft(x: Tensor, /, *, n: Optional[int] = None, axis: int = -1, norm: _Norm 
 
     The imaginary parts of bin 0 (and of bin n/2 for even n) are ignored, as in NumPy.
     """
-    return _F.irfft(x, n, _pick(None if axis == -1 else axis, dim, -1), _norm(norm))
+    return _real_transform("irfft", _F.irfft, x, n, _pick(None if axis == -1 else axis, dim, -1), _norm(norm))
 
 
 def rfftn(x: Tensor, /, *, s: Optional[Sequence[int]] = None, axes: _Axes = None,
           norm: _Norm = "backward", dim: _Axes = None) -> Tensor:
     """n-D transform of a real input: rfft over the last of `axes`, then fft over the others;
     the last transformed axis has s[-1]//2 + 1 entries."""
-    return _F.rfftn(x, s, _axes_arg(_pick(axes, dim, None)), _norm(norm))
+    return _real_transform("rfftn", _F.rfftn, x, s, _axes_arg(_pick(axes, dim, None)), _norm(norm))
 
 
 def irfftn(x: Tensor, /, *, s: Optional[Sequence[int]] = None, axes: _Axes = None,
            norm: _Norm = "backward", dim: _Axes = None) -> Tensor:
     """Inverse of rfftn; the last transformed axis gets s[-1] entries (default 2*(m-1))."""
-    return _F.irfftn(x, s, _axes_arg(_pick(axes, dim, None)), _norm(norm))
+    return _real_transform("irfftn", _F.irfftn, x, s, _axes_arg(_pick(axes, dim, None)), _norm(norm))
 
 
 def hfft(x: Tensor, /, *, n: Optional[int] = None, axis: int = -1, norm: _Norm = "backward",
          dim: Optional[int] = None) -> Tensor:
     """Transform of a Hermitian-symmetric signal given by its first half: a real output of
     length n (default 2*(m-1)); hfft(x, n) == irfft(conj(x), n) * n for norm="backward"."""
-    return _F.hfft(x, n, _pick(None if axis == -1 else axis, dim, -1), _norm(norm))
+    return _real_transform("hfft", _F.hfft, x, n, _pick(None if axis == -1 else axis, dim, -1), _norm(norm))
 
 
 def ihfft(x: Tensor, /, *, n: Optional[int] = None, axis: int = -1, norm: _Norm = "backward",
           dim: Optional[int] = None) -> Tensor:
     """Inverse of hfft: real (..., m, ...) -> complex (..., n//2 + 1, ...)."""
-    return _F.ihfft(x, n, _pick(None if axis == -1 else axis, dim, -1), _norm(norm))
+    return _real_transform("ihfft", _F.ihfft, x, n, _pick(None if axis == -1 else axis, dim, -1), _norm(norm))
 
 
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Tensor:
