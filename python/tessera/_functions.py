@@ -7,3 +7,7 @@ from ._statistical import *  # noqa: F401,F403
 from ._manipulation import *  # noqa: F401,F403
 from ._linalg_core import *  # noqa: F401,F403
 from ._interop import *  # noqa: F401,F403
+from ._indexing import *  # noqa: F401,F403
+from ._searching import *  # noqa: F401,F403
+from ._sorting import *  # noqa: F401,F403
+from ._sets import *  # noqa: F401,F403

@@ -1,0 +1,230 @@
+// CPU kernels of advanced indexing: offset computation, gather/put over raw element bytes (one
+// instantiation per item size), put-add (per dtype) and nonzero.
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include "cpu/parallel.h"
+#include "ops/indexing_advanced.h"
+
+namespace ts {
+namespace {
+
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
+// Calls f(x_elem_offset, y_elem_offset) for every element of the `rest` block (row-major).
+template <class F>
+void for_each_rest(const OffsetCopy& c, const F& f) {
+  const int64_t nd = c.rest.size();
+  if (nd == 0) return f(int64_t{0}, int64_t{0});
+  for (int64_t d = 0; d < nd; ++d)
+    if (c.rest[d] == 0) return;
+  const int64_t inner = c.rest[nd - 1], xs = c.x_rest[nd - 1], ys = c.y_rest[nd - 1];
+  SmallVec<int64_t, 6> ctr(nd - 1, 0);
+  int64_t xo = 0, yo = 0;
+  while (true) {
+    for (int64_t i = 0; i < inner; ++i) f(xo + i * xs, yo + i * ys);
+    int64_t d = nd - 2;
+    for (; d >= 0; --d) {
+      if (++ctr[d] < c.rest[d]) {
+        xo += c.x_rest[d];
+        yo += c.y_rest[d];
+        break;
+      }
+      xo -= (c.rest[d] - 1) * c.x_rest[d];
+      yo -= (c.rest[d] - 1) * c.y_rest[d];
+      ctr[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+template <class E>
+void offset_copy_typed(const OffsetCopy& c, bool put) {
+  E* x = reinterpret_cast<E*>(c.x);
+  E* y = reinterpret_cast<E*>(c.y);
+  const int64_t* off = c.offsets;
+  const int64_t ybs = c.y_bstride;
+  if (c.rest.empty()) {
+    if (put) {
+      for (int64_t b = 0; b < c.n; ++b) x[off[b]] = y[b * ybs];
+    } else {
+      parallel_for(0, c.n, kGrainSize, [&](int64_t lo, int64_t hi) {
+        if (ybs == 1)
+          for (int64_t b = lo; b < hi; ++b) y[b] = x[off[b]];
+        else
+          for (int64_t b = lo; b < hi; ++b) y[b * ybs] = x[off[b]];
+      });
+    }
+    return;
+  }
+  if (put) {
+    for (int64_t b = 0; b < c.n; ++b) {
+      E* xb = x + off[b];
+      const E* yb = y + b * ybs;
+      for_each_rest(c, [&](int64_t xo, int64_t yo) { xb[xo] = yb[yo]; });
+    }
+    return;
+  }
+  int64_t rest_n = 1;
+  for (int64_t s : c.rest) rest_n *= s;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(rest_n, 1));
+  parallel_for(0, c.n, grain, [&](int64_t lo, int64_t hi) {
+    for (int64_t b = lo; b < hi; ++b) {
+      const E* xb = x + off[b];
+      E* yb = y + b * ybs;
+      for_each_rest(c, [&](int64_t xo, int64_t yo) { yb[yo] = xb[xo]; });
+    }
+  });
+}
+
+void offset_copy_kernel(const OffsetCopy& c, bool put) {
+  switch (c.itemsize) {
+    case 1:
+      return offset_copy_typed<uint8_t>(c, put);
+    case 2:
+      return offset_copy_typed<uint16_t>(c, put);
+    case 4:
+      return offset_copy_typed<uint32_t>(c, put);
+    case 8:
+      return offset_copy_typed<uint64_t>(c, put);
+    default:
+      return offset_copy_typed<Bytes16>(c, put);
+  }
+}
+
+void put_add_kernel(const Tensor& x, const int64_t* offsets, const Tensor& y) {
+  visit_dtype<kAllSet>(x.dtype(), "scatter_add", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* xp = x.data<T>();
+    const T* yp = y.data<T>();
+    const int64_t n = y.numel();
+    for (int64_t b = 0; b < n; ++b) {
+      T& dst = xp[offsets[b]];
+      if constexpr (std::is_same_v<T, bool>)
+        dst = dst || yp[b];
+      else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+        dst = T(static_cast<float>(dst) + static_cast<float>(yp[b]));
+      else
+        dst = static_cast<T>(dst + yp[b]);
+    }
+  });
+}
+
+// Keeps the smallest failing position seen by any thread.
+void record_bad(std::atomic<int64_t>& bad, int64_t b) {
+  int64_t cur = bad.load(std::memory_order_relaxed);
+  while ((cur < 0 || b < cur) && !bad.compare_exchange_weak(cur, b)) {
+  }
+}
+
+int64_t index_offsets_kernel(const Tensor& index, int64_t size, int64_t stride, int64_t* offsets) {
+  const int64_t* ip = index.data<int64_t>();
+  std::atomic<int64_t> bad{-1};
+  parallel_for(0, index.numel(), kGrainSize, [&](int64_t lo, int64_t hi) {
+    for (int64_t b = lo; b < hi; ++b) {
+      int64_t i = ip[b];
+      if (i < 0) i += size;
+      if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(size)) {
+        record_bad(bad, b);
+        return;
+      }
+      offsets[b] += i * stride;
+    }
+  });
+  return bad.load();
+}
+
+int64_t dim_offsets_kernel(const Tensor& index, int64_t dim, const Tensor& x, int64_t* offsets) {
+  const int64_t nd = index.ndim(), n = index.numel();
+  const int64_t* ip = index.data<int64_t>();
+  const int64_t size = x.dim(dim), sdim = x.strides()[dim];
+  std::atomic<int64_t> bad{-1};
+  parallel_for(0, n, kGrainSize, [&](int64_t lo, int64_t hi) {
+    SmallVec<int64_t, 6> c(nd, 0);
+    int64_t rem = lo, base = 0;
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      c[d] = rem % index.dim(d);
+      rem /= index.dim(d);
+      if (d != dim) base += c[d] * x.strides()[d];
+    }
+    for (int64_t p = lo; p < hi; ++p) {
+      int64_t i = ip[p];
+      if (i < 0) i += size;
+      if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(size)) {
+        record_bad(bad, p);
+        return;
+      }
+      offsets[p] = base + i * sdim;
+      for (int64_t d = nd - 1; d >= 0; --d) {  // advance the row-major counter
+        if (++c[d] < index.dim(d)) {
+          if (d != dim) base += x.strides()[d];
+          break;
+        }
+        if (d != dim) base -= (index.dim(d) - 1) * x.strides()[d];
+        c[d] = 0;
+      }
+    }
+  });
+  return bad.load();
+}
+
+Tensor nonzero_kernel(const Tensor& mask) {
+  const bool* m = mask.data<bool>();
+  const int64_t n = mask.numel(), nd = mask.ndim();
+  // Pass 1: counts per fixed block (block boundaries independent of the thread count).
+  constexpr int64_t kBlock = 1 << 16;
+  const int64_t nblocks = (n + kBlock - 1) / kBlock;
+  std::vector<int64_t> start(nblocks + 1, 0);
+  parallel_for(0, nblocks, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t k = lo; k < hi; ++k) {
+      int64_t cnt = 0;
+      const int64_t e = std::min(n, (k + 1) * kBlock);
+      for (int64_t i = k * kBlock; i < e; ++i) cnt += m[i];
+      start[k + 1] = cnt;
+    }
+  });
+  for (int64_t k = 0; k < nblocks; ++k) start[k + 1] += start[k];
+  Tensor out = Tensor::empty({start[nblocks], nd}, DType::Int64);
+  int64_t* o = out.data<int64_t>();
+  parallel_for(0, nblocks, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t k = lo; k < hi; ++k) {
+      int64_t* w = o + start[k] * nd;
+      const int64_t b = k * kBlock, e = std::min(n, b + kBlock);
+      if (nd == 1) {
+        for (int64_t i = b; i < e; ++i)
+          if (m[i]) *w++ = i;
+        continue;
+      }
+      SmallVec<int64_t, 6> c(nd, 0);
+      int64_t rem = b;
+      for (int64_t d = nd - 1; d >= 0; --d) {
+        c[d] = rem % mask.dim(d);
+        rem /= mask.dim(d);
+      }
+      for (int64_t i = b; i < e; ++i) {
+        if (m[i]) {
+          for (int64_t d = 0; d < nd; ++d) w[d] = c[d];
+          w += nd;
+        }
+        for (int64_t d = nd - 1; d >= 0; --d) {
+          if (++c[d] < mask.dim(d)) break;
+          c[d] = 0;
+        }
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
+TS_REGISTER_KERNEL(offset_copy_stub, CPU, &offset_copy_kernel);
+TS_REGISTER_KERNEL(put_add_stub, CPU, &put_add_kernel);
+TS_REGISTER_KERNEL(index_offsets_stub, CPU, &index_offsets_kernel);
+TS_REGISTER_KERNEL(dim_offsets_stub, CPU, &dim_offsets_kernel);
+TS_REGISTER_KERNEL(nonzero_stub, CPU, &nonzero_kernel);
+
+}  // namespace ts
