@@ -41,46 +41,72 @@ void for_each_rest(const OffsetCopy& c, const F& f) {
   }
 }
 
+// Keeps the smallest failing position seen by any thread.
+void record_bad(std::atomic<int64_t>& bad, int64_t b) {
+  int64_t cur = bad.load(std::memory_order_relaxed);
+  while ((cur < 0 || b < cur) && !bad.compare_exchange_weak(cur, b)) {
+  }
+}
+
+// Element offset of position b: from the offsets table, or straight from a single index array
+// (normalized; range-checked here only when `check`, else validated by the caller).
+struct OffsetOf {
+  const OffsetCopy& c;
+  bool operator()(int64_t b, int64_t& o) const {
+    if (!c.index) {
+      o = c.offsets[b];
+      return true;
+    }
+    int64_t i = c.index[b];
+    if (i < 0) i += c.index_size;
+    o = i * c.index_stride;
+    return static_cast<uint64_t>(i) < static_cast<uint64_t>(c.index_size);
+  }
+};
+
 template <class E>
-void offset_copy_typed(const OffsetCopy& c, bool put) {
+int64_t offset_copy_typed(const OffsetCopy& c, bool put) {
   E* x = reinterpret_cast<E*>(c.x);
   E* y = reinterpret_cast<E*>(c.y);
-  const int64_t* off = c.offsets;
+  const OffsetOf at{c};
   const int64_t ybs = c.y_bstride;
-  if (c.rest.empty()) {
-    if (put) {
-      for (int64_t b = 0; b < c.n; ++b) x[off[b]] = y[b * ybs];
-    } else {
-      parallel_for(0, c.n, kGrainSize, [&](int64_t lo, int64_t hi) {
-        if (ybs == 1)
-          for (int64_t b = lo; b < hi; ++b) y[b] = x[off[b]];
-        else
-          for (int64_t b = lo; b < hi; ++b) y[b * ybs] = x[off[b]];
-      });
-    }
-    return;
-  }
-  if (put) {
+  std::atomic<int64_t> bad{-1};
+  if (put) {  // serial, in position order: the last write to a repeated index wins
     for (int64_t b = 0; b < c.n; ++b) {
-      E* xb = x + off[b];
+      int64_t o;
+      at(b, o);
+      E* xb = x + o;
       const E* yb = y + b * ybs;
-      for_each_rest(c, [&](int64_t xo, int64_t yo) { xb[xo] = yb[yo]; });
+      if (c.rest.empty())
+        *xb = *yb;
+      else
+        for_each_rest(c, [&](int64_t xo, int64_t yo) { xb[xo] = yb[yo]; });
     }
-    return;
+    return -1;
   }
   int64_t rest_n = 1;
   for (int64_t s : c.rest) rest_n *= s;
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(rest_n, 1));
   parallel_for(0, c.n, grain, [&](int64_t lo, int64_t hi) {
     for (int64_t b = lo; b < hi; ++b) {
-      const E* xb = x + off[b];
+      int64_t o;
+      if (!at(b, o)) {
+        record_bad(bad, b);
+        return;
+      }
+      if (c.rest.empty()) {
+        y[b * ybs] = x[o];
+        continue;
+      }
+      const E* xb = x + o;
       E* yb = y + b * ybs;
       for_each_rest(c, [&](int64_t xo, int64_t yo) { yb[yo] = xb[xo]; });
     }
   });
+  return bad.load();
 }
 
-void offset_copy_kernel(const OffsetCopy& c, bool put) {
+int64_t offset_copy_kernel(const OffsetCopy& c, bool put) {
   switch (c.itemsize) {
     case 1:
       return offset_copy_typed<uint8_t>(c, put);
@@ -113,13 +139,6 @@ void put_add_kernel(const Tensor& x, const int64_t* offsets, const Tensor& y) {
   });
 }
 
-// Keeps the smallest failing position seen by any thread.
-void record_bad(std::atomic<int64_t>& bad, int64_t b) {
-  int64_t cur = bad.load(std::memory_order_relaxed);
-  while ((cur < 0 || b < cur) && !bad.compare_exchange_weak(cur, b)) {
-  }
-}
-
 int64_t index_offsets_kernel(const Tensor& index, int64_t size, int64_t stride, int64_t* offsets) {
   const int64_t* ip = index.data<int64_t>();
   std::atomic<int64_t> bad{-1};
@@ -131,7 +150,7 @@ int64_t index_offsets_kernel(const Tensor& index, int64_t size, int64_t stride, 
         record_bad(bad, b);
         return;
       }
-      offsets[b] += i * stride;
+      if (offsets) offsets[b] += i * stride;
     }
   });
   return bad.load();
@@ -171,22 +190,80 @@ int64_t dim_offsets_kernel(const Tensor& index, int64_t dim, const Tensor& x, in
   return bad.load();
 }
 
-Tensor nonzero_kernel(const Tensor& mask) {
+constexpr int64_t kMaskBlock = 1 << 16;
+
+// Prefix counts of true elements per fixed block of a contiguous bool mask (block boundaries
+// do not depend on the thread count); start[k] is where block k's selections begin.
+std::vector<int64_t> mask_block_starts_kernel(const Tensor& mask) {
   const bool* m = mask.data<bool>();
-  const int64_t n = mask.numel(), nd = mask.ndim();
-  // Pass 1: counts per fixed block (block boundaries independent of the thread count).
-  constexpr int64_t kBlock = 1 << 16;
-  const int64_t nblocks = (n + kBlock - 1) / kBlock;
+  const int64_t n = mask.numel();
+  const int64_t nblocks = (n + kMaskBlock - 1) / kMaskBlock;
   std::vector<int64_t> start(nblocks + 1, 0);
   parallel_for(0, nblocks, 1, [&](int64_t lo, int64_t hi) {
     for (int64_t k = lo; k < hi; ++k) {
       int64_t cnt = 0;
-      const int64_t e = std::min(n, (k + 1) * kBlock);
-      for (int64_t i = k * kBlock; i < e; ++i) cnt += m[i];
+      const int64_t e = std::min(n, (k + 1) * kMaskBlock);
+      for (int64_t i = k * kMaskBlock; i < e; ++i) cnt += m[i];
       start[k + 1] = cnt;
     }
   });
   for (int64_t k = 0; k < nblocks; ++k) start[k + 1] += start[k];
+  return start;
+}
+
+template <class E>
+void mask_copy_typed(const Tensor& x, const Tensor& mask, const std::vector<int64_t>& start,
+                     char* yp, int64_t ystride, bool put) {
+  E* xv = x.data<E>();
+  E* y = reinterpret_cast<E*>(yp);
+  const bool* m = mask.data<bool>();
+  const int64_t n = mask.numel(), nblocks = start.size() - 1;
+  parallel_for(0, nblocks, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t k = lo; k < hi; ++k) {
+      const int64_t b = k * kMaskBlock, e = std::min(n, b + kMaskBlock);
+      if (put && ystride == 0) {  // x[mask] = scalar
+        const E v = y[0];
+        for (int64_t i = b; i < e; ++i)
+          if (m[i]) xv[i] = v;
+        continue;
+      }
+      E* w = y + start[k] * ystride;
+      if (put) {
+        for (int64_t i = b; i < e; ++i)
+          if (m[i]) {
+            xv[i] = *w;
+            w += ystride;
+          }
+      } else {
+        for (int64_t i = b; i < e; ++i)
+          if (m[i]) *w++ = xv[i];
+      }
+    }
+  });
+}
+
+void mask_copy_kernel(const Tensor& x, const Tensor& mask, const std::vector<int64_t>& start,
+                      char* y, int64_t ystride, bool put) {
+  switch (x.itemsize()) {
+    case 1:
+      return mask_copy_typed<uint8_t>(x, mask, start, y, ystride, put);
+    case 2:
+      return mask_copy_typed<uint16_t>(x, mask, start, y, ystride, put);
+    case 4:
+      return mask_copy_typed<uint32_t>(x, mask, start, y, ystride, put);
+    case 8:
+      return mask_copy_typed<uint64_t>(x, mask, start, y, ystride, put);
+    default:
+      return mask_copy_typed<Bytes16>(x, mask, start, y, ystride, put);
+  }
+}
+
+Tensor nonzero_kernel(const Tensor& mask) {
+  const bool* m = mask.data<bool>();
+  const int64_t n = mask.numel(), nd = mask.ndim();
+  const std::vector<int64_t> start = mask_block_starts_kernel(mask);
+  const int64_t nblocks = start.size() - 1;
+  constexpr int64_t kBlock = kMaskBlock;
   Tensor out = Tensor::empty({start[nblocks], nd}, DType::Int64);
   int64_t* o = out.data<int64_t>();
   parallel_for(0, nblocks, 1, [&](int64_t lo, int64_t hi) {
@@ -226,5 +303,7 @@ TS_REGISTER_KERNEL(put_add_stub, CPU, &put_add_kernel);
 TS_REGISTER_KERNEL(index_offsets_stub, CPU, &index_offsets_kernel);
 TS_REGISTER_KERNEL(dim_offsets_stub, CPU, &dim_offsets_kernel);
 TS_REGISTER_KERNEL(nonzero_stub, CPU, &nonzero_kernel);
+TS_REGISTER_KERNEL(mask_block_starts_stub, CPU, &mask_block_starts_kernel);
+TS_REGISTER_KERNEL(mask_copy_stub, CPU, &mask_copy_kernel);
 
 }  // namespace ts

@@ -14,6 +14,8 @@ TS_DEFINE_STUB(PutAddKernel, put_add_stub, "scatter_add");
 TS_DEFINE_STUB(IndexOffsetsKernel, index_offsets_stub, "index");
 TS_DEFINE_STUB(DimOffsetsKernel, dim_offsets_stub, "gather");
 TS_DEFINE_STUB(NonzeroKernel, nonzero_stub, "nonzero");
+TS_DEFINE_STUB(MaskBlockStartsKernel, mask_block_starts_stub, "index");
+TS_DEFINE_STUB(MaskCopyKernel, mask_copy_stub, "index");
 
 bool is_basic(const AdvKey& key) {
   for (const AdvItem& it : key)
@@ -165,22 +167,40 @@ Plan make_plan(const Tensor& x, const AdvKey& key) {
   return p;
 }
 
-// Element offsets into p.view of every position of B (IndexError for an out-of-range index).
-std::vector<int64_t> plan_offsets(const Plan& p) {
+[[noreturn]] void throw_out_of_range(const Plan& p, size_t k, const Tensor& ik, int64_t bad) {
+  throw IndexError(str("index ", ik.data<int64_t>()[bad], " is out of bounds for axis ", p.axes[k],
+                       " with size ", p.view.dim(p.dims[k])));
+}
+
+// How positions of B address p.view: one index array used directly (the common x[idx]), or
+// a table of element offsets summed over all arrays. Out-of-range indices raise IndexError;
+// a single index is validated here only when `validate` (gather checks it in the kernel).
+struct Addressing {
+  std::vector<int64_t> off;
+  Tensor single;
+};
+
+Addressing plan_addressing(const Plan& p, bool validate) {
   const int64_t nb = numel_of(p.bshape);
-  std::vector<int64_t> off(nb, 0), scratch;
+  Addressing a;
+  const auto offsets = index_offsets_stub.get(p.view.device());
+  if (p.idx.size() == 1 && nb > 0) {
+    a.single = contiguous(p.idx[0]);
+    if (!validate) return a;
+    const int64_t bad = offsets(a.single, p.view.dim(p.dims[0]), 0, nullptr);
+    if (bad >= 0) throw_out_of_range(p, 0, a.single, bad);
+    return a;
+  }
+  a.off.assign(nb, 0);
   for (size_t k = 0; k < p.idx.size(); ++k) {
     // With an empty broadcast NumPy checks only the scalar indices (ints, 0-d arrays).
     if (nb == 0 && p.idx[k].ndim() != 0) continue;
-    Tensor ik = contiguous(nb == 0 ? p.idx[k] : broadcast_to(p.idx[k], p.bshape));
-    if (nb == 0) scratch.assign(ik.numel(), 0);
-    const int64_t size = p.view.dim(p.dims[k]);
-    const int64_t bad = index_offsets_stub.get(p.view.device())(
-        ik, size, p.view.strides()[p.dims[k]], nb == 0 ? scratch.data() : off.data());
-    TS_CHECK(bad < 0, IndexError, "index ", bad < 0 ? 0 : ik.data<int64_t>()[bad],
-             " is out of bounds for axis ", p.axes[k], " with size ", size);
+    const Tensor ik = contiguous(nb == 0 ? p.idx[k] : broadcast_to(p.idx[k], p.bshape));
+    const int64_t bad = offsets(ik, p.view.dim(p.dims[k]), p.view.strides()[p.dims[k]],
+                                nb == 0 ? nullptr : a.off.data());
+    if (bad >= 0) throw_out_of_range(p, k, ik, bad);
   }
-  return off;
+  return a;
 }
 
 // The (B, rest) description of a tensor `y` of the final shape: B's positions must collapse
@@ -208,11 +228,17 @@ bool describe_y(const Plan& p, const Tensor& y, OffsetCopy& c) {
   return true;
 }
 
-OffsetCopy base_copy(const Plan& p, const std::vector<int64_t>& off) {
+OffsetCopy base_copy(const Plan& p, const Addressing& a) {
   OffsetCopy c;
   c.x = p.view.data_ptr();
-  c.offsets = off.data();
-  c.n = off.size();
+  c.n = numel_of(p.bshape);
+  if (a.single.defined()) {
+    c.index = a.single.data<int64_t>();
+    c.index_size = p.view.dim(p.dims[0]);
+    c.index_stride = p.view.strides()[p.dims[0]];
+  } else {
+    c.offsets = a.off.data();
+  }
   c.itemsize = p.view.itemsize();
   for (int64_t v : p.rest_dims) {
     c.rest.push_back(p.view.dim(v));
@@ -223,20 +249,52 @@ OffsetCopy base_copy(const Plan& p, const std::vector<int64_t>& off) {
 
 }  // namespace
 
+namespace {
+// x[mask] with a mask of x's full shape over a contiguous x: a direct compress.
+bool is_full_mask(const Tensor& x, const AdvKey& key) {
+  if (key.size() != 1 || !key[0].array.defined()) return false;
+  const Tensor& m = key[0].array;
+  return m.dtype() == DType::Bool && m.ndim() >= 1 && m.shape() == x.shape() && x.is_contiguous();
+}
+}  // namespace
+
 Tensor index_advanced(const Tensor& x, const AdvKey& key) {
+  if (is_full_mask(x, key)) {
+    const Tensor m = contiguous(key[0].array);
+    const std::vector<int64_t> start = mask_block_starts_stub.get(x.device())(m);
+    Tensor out = Tensor::empty({start.back()}, x.dtype(), x.device());
+    if (out.numel()) mask_copy_stub.get(x.device())(x, m, start, out.data_ptr(), 1, false);
+    return out;
+  }
   const Plan p = make_plan(x, key);
-  const std::vector<int64_t> off = plan_offsets(p);
+  const bool empty = numel_of(p.final_shape) == 0;
+  const Addressing a = plan_addressing(p, empty);
   Tensor out = Tensor::empty(p.final_shape, x.dtype(), x.device());
-  if (out.numel() == 0) return out;
-  OffsetCopy c = base_copy(p, off);
+  if (empty) return out;
+  OffsetCopy c = base_copy(p, a);
   describe_y(p, out, c);  // always collapses: out is contiguous
-  offset_copy_stub.get(x.device())(c, false);
+  const int64_t bad = offset_copy_stub.get(x.device())(c, false);
+  if (bad >= 0) throw_out_of_range(p, 0, a.single, bad);
   return out;
 }
 
 void index_put_advanced(const Tensor& x, const AdvKey& key, const Tensor& value) {
+  if (is_full_mask(x, key) && value.ndim() <= 1) {
+    const Tensor m = contiguous(key[0].array);
+    const std::vector<int64_t> start = mask_block_starts_stub.get(x.device())(m);
+    const int64_t count = start.back();
+    TS_CHECK(value.numel() == 1 || value.numel() == count, ValueError,
+             "setitem: could not broadcast a value of shape ", shape_str(value.shape()),
+             " into a selection of shape (", count, ",)");
+    if (count == 0) return;
+    Tensor v = contiguous(astype(value, x.dtype(), false));
+    if (v.storage() == x.storage()) v = clone(v);
+    x.bump_version();
+    mask_copy_stub.get(x.device())(x, m, start, v.data_ptr(), v.numel() == 1 ? 0 : 1, true);
+    return;
+  }
   const Plan p = make_plan(x, key);
-  const std::vector<int64_t> off = plan_offsets(p);
+  const Addressing a = plan_addressing(p, true);
   Tensor v = astype(value, x.dtype(), false);
   const int64_t fd = p.final_shape.size();
   if (v.ndim() > fd) {  // NumPy accepts extra leading size-1 dims on the value
@@ -253,7 +311,7 @@ void index_put_advanced(const Tensor& x, const AdvKey& key, const Tensor& value)
   }
   if (numel_of(p.final_shape) == 0) return;
   if (v.storage() == x.storage() || v.data_ptr() == x.data_ptr()) v = clone(v);
-  OffsetCopy c = base_copy(p, off);
+  OffsetCopy c = base_copy(p, a);
   if (!describe_y(p, v, c)) {
     v = contiguous(v);
     describe_y(p, v, c);

@@ -28,13 +28,18 @@ struct OffsetCopy {
   Shape rest;
   Strides x_rest, y_rest;
   int64_t itemsize = 0;
+  // Instead of `offsets`: one int64 index array addressing an axis of this size and stride
+  // (saves materializing offsets for the common x[idx]).
+  const int64_t* index = nullptr;
+  int64_t index_size = 0, index_stride = 0;
 };
-// gather: y <- x (parallel). put: x <- y in position order (so the last repeated index wins).
-using OffsetCopyKernel = void (*)(const OffsetCopy& c, bool put);
+// gather: y <- x (parallel); returns the first position whose `index` is out of range, or -1.
+// put: x <- y in position order (so the last repeated index wins); `index` must be valid.
+using OffsetCopyKernel = int64_t (*)(const OffsetCopy& c, bool put);
 // put_add: x[offsets[b]] += y[b] for contiguous y of x's dtype (serial: repeated indices add).
 using PutAddKernel = void (*)(const Tensor& x, const int64_t* offsets, const Tensor& y);
-// offsets[b] += normalized(index[b]) * stride, for a contiguous int64 index. Returns the
-// position of the first out-of-range index, or -1.
+// offsets[b] += normalized(index[b]) * stride, for a contiguous int64 index (only validates
+// when offsets is null). Returns the position of the first out-of-range index, or -1.
 using IndexOffsetsKernel = int64_t (*)(const Tensor& index, int64_t size, int64_t stride,
                                        int64_t* offsets);
 // Element offsets into x for every position of a contiguous int64 `index` of x's rank whose
@@ -43,6 +48,15 @@ using DimOffsetsKernel = int64_t (*)(const Tensor& index, int64_t dim, const Ten
                                      int64_t* offsets);
 // Coordinates (count, ndim) of the true elements of a contiguous bool tensor.
 using NonzeroKernel = Tensor (*)(const Tensor& mask);
+// Boolean-mask fast path for x[mask] / x[mask] = v with x and mask contiguous and of one
+// shape: per-block prefix counts of the mask, then a compress (y <- x) or a masked put
+// (x <- y, y of stride 0 for a scalar value).
+using MaskBlockStartsKernel = std::vector<int64_t> (*)(const Tensor& mask);
+using MaskCopyKernel = void (*)(const Tensor& x, const Tensor& mask,
+                                const std::vector<int64_t>& start, char* y, int64_t ystride,
+                                bool put);
+TS_DECLARE_STUB(MaskBlockStartsKernel, mask_block_starts_stub);
+TS_DECLARE_STUB(MaskCopyKernel, mask_copy_stub);
 TS_DECLARE_STUB(OffsetCopyKernel, offset_copy_stub);
 TS_DECLARE_STUB(PutAddKernel, put_add_stub);
 TS_DECLARE_STUB(IndexOffsetsKernel, index_offsets_stub);
