@@ -65,6 +65,17 @@ def test_sort_methods_and_topk_vs_torch(a, data):
     assert_same(v, torch.topk(t, k, dim).values)
 
 
+@pytest.mark.parametrize("k", [1, 5, 40, 300])
+def test_topk_long_rows_with_ties_match_stable_sort(k):
+    a = np.random.default_rng(k).integers(-20, 20, (3, 700)).astype(np.float32)
+    a[0, ::7] = np.nan
+    for largest in (True, False):
+        v, i = ts.topk(ts.asarray(a), k, largest=largest)
+        order = ts.argsort(ts.asarray(a), descending=largest)[:, :k]
+        assert_same(i, order.numpy())
+        assert_same(v, np.take_along_axis(a, order.numpy(), 1))
+
+
 def test_topk_tie_order_and_errors():
     x = ts.asarray([1.0, 3.0, 3.0, 2.0, 3.0])
     v, i = ts.topk(x, 3)

@@ -192,6 +192,58 @@ void sort_rows(const Tensor& x, const Tensor* values, const Tensor* indices, boo
 
 constexpr uint32_t kSortSet = kRealSet | kBoolSet;
 
+// The first k of each row in sort order (ties by index, so the result equals the stable
+// sort's prefix): selection over (key, index) pairs, O(n + k log k) per row. Outputs have k
+// along their last axis.
+template <class T>
+void topk_rows(const Tensor& x, const Tensor& values, const Tensor& indices, int64_t k,
+               bool descending) {
+  using U = KeyT<T>;
+  const int64_t nd = x.ndim(), n = x.dim(nd - 1);
+  if (k == 0 || x.numel() == 0) return;
+  const int64_t rows = x.numel() / n, xs = x.strides()[nd - 1];
+  const int64_t vs = values.strides()[nd - 1], is = indices.strides()[nd - 1];
+  const U flip = descending ? static_cast<U>(~U(0)) : U(0);
+  const T* xp = x.data<T>();
+  parallel_for(0, rows, std::max<int64_t>(1, 65536 / n), [&](int64_t lo, int64_t hi) {
+    std::vector<std::pair<U, int64_t>> kv(k * 16 <= n ? k : n);
+    for (int64_t r = lo; r < hi; ++r) {
+      const T* src = xp + row_offset(x, r);
+      if (k * 16 <= n) {
+        // Small k: a max-heap of the k best so far; most elements lose one comparison to its
+        // top. Scanning in index order keeps ties by index (a later equal key never wins).
+        auto heap_end = kv.begin() + k;
+        for (int64_t j = 0; j < k; ++j) kv[j] = {static_cast<U>(to_key(src[j * xs]) ^ flip), j};
+        std::make_heap(kv.begin(), heap_end);
+        for (int64_t j = k; j < n; ++j) {
+          const U key = static_cast<U>(to_key(src[j * xs]) ^ flip);
+          if (key >= kv[0].first) continue;
+          std::pop_heap(kv.begin(), heap_end);
+          kv[k - 1] = {key, j};
+          std::push_heap(kv.begin(), heap_end);
+        }
+      } else {
+        for (int64_t j = 0; j < n; ++j) kv[j] = {static_cast<U>(to_key(src[j * xs]) ^ flip), j};
+        if (k < n) std::nth_element(kv.begin(), kv.begin() + k, kv.end());
+      }
+      std::sort(kv.begin(), kv.begin() + k);
+      T* vd = values.data<T>() + row_offset(values, r);
+      int64_t* id = indices.data<int64_t>() + row_offset(indices, r);
+      for (int64_t j = 0; j < k; ++j) {
+        vd[j * vs] = src[kv[j].second * xs];
+        id[j * is] = kv[j].second;
+      }
+    }
+  });
+}
+
+void topk_kernel(const Tensor& x, const Tensor& values, const Tensor& indices, int64_t k,
+                 bool largest) {
+  visit_dtype<kSortSet>(x.dtype(), "topk", [&](auto tag) {
+    topk_rows<typename decltype(tag)::type>(x, values, indices, k, largest);
+  });
+}
+
 void sort_kernel(const Tensor& x, const Tensor* values, const Tensor* indices, bool descending) {
   visit_dtype<kSortSet>(x.dtype(), "sort", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -224,5 +276,6 @@ void searchsorted_kernel(const Tensor& sorted, const Tensor& v, const Tensor& ou
 
 TS_REGISTER_KERNEL(sort_stub, CPU, &sort_kernel);
 TS_REGISTER_KERNEL(searchsorted_stub, CPU, &searchsorted_kernel);
+TS_REGISTER_KERNEL(topk_stub, CPU, &topk_kernel);
 
 }  // namespace ts

@@ -8,6 +8,7 @@
 namespace ts {
 
 TS_DEFINE_STUB(SortKernel, sort_stub, "sort");
+TS_DEFINE_STUB(TopkKernel, topk_stub, "topk");
 TS_DEFINE_STUB(SearchSortedKernel, searchsorted_stub, "searchsorted");
 
 namespace {
@@ -60,10 +61,17 @@ std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool lar
   const int64_t size = x.ndim() == 0 ? 1 : x.dim(dim);
   TS_CHECK(k >= 0 && k <= size, ValueError, "topk: k (", k, ") must be in [0, ", size,
            "], the size of dim ", dim, " of input ", shape_str(x.shape()));
-  Tensor v, i;
-  run_sort("topk", x, dim, largest, &v, &i);
-  if (x.ndim() == 0) return {v, i};
-  return {contiguous(slice(v, dim, 0, k, 1)), contiguous(slice(i, dim, 0, k, 1))};
+  check_sortable("topk", x);
+  const Tensor xx = x.ndim() == 0 ? reshape(x, {1}) : x;
+  Shape oshape = xx.shape();
+  oshape[dim] = k;
+  Tensor v = Tensor::empty(oshape, x.dtype(), x.device());
+  Tensor i = Tensor::empty(oshape, DType::Int64, x.device());
+  const int64_t last = xx.ndim() - 1;
+  auto moved = [&](const Tensor& t) { return dim == last ? t : moveaxis(t, {dim}, {last}); };
+  topk_stub.get(x.device())(moved(xx), moved(v), moved(i), k, largest);
+  if (x.ndim() == 0) return {reshape(v, {}), reshape(i, {})};
+  return {v, i};
 }
 
 Tensor searchsorted(const Tensor& x1, const Tensor& x2, bool right, const Tensor* sorter) {

@@ -18,7 +18,12 @@ using SortKernel = void (*)(const Tensor& x, const Tensor* values, const Tensor*
 // v contiguous): the first (right=false) or last (right=true) position keeping the order.
 using SearchSortedKernel = void (*)(const Tensor& sorted, const Tensor& v, const Tensor& out,
                                     bool right);
+// The first k of each row's sort order (descending when `largest`), ties by index; values
+// and indices have k along their last axis.
+using TopkKernel = void (*)(const Tensor& x, const Tensor& values, const Tensor& indices, int64_t k,
+                            bool largest);
 TS_DECLARE_STUB(SortKernel, sort_stub);
+TS_DECLARE_STUB(TopkKernel, topk_stub);
 TS_DECLARE_STUB(SearchSortedKernel, searchsorted_stub);
 
 Tensor sort(const Tensor& x, int64_t axis, bool descending);
