@@ -128,6 +128,9 @@ def test_searchsorted_promotion_and_errors():
     assert_same(ts.searchsorted(ts.asarray([1, 2, 3], dtype=ts.int32), ts.asarray([1.5, 2.5])),
                 np.searchsorted(np.array([1, 2, 3], np.int32), np.array([1.5, 2.5])))
     assert_same(ts.searchsorted(ts.asarray([1.0, 2.0]), 1.5), np.searchsorted([1.0, 2.0], 1.5))
+    u8 = np.array([1, 2, 200], np.uint8)
+    for v in (1.5, 300, -1, 2):
+        assert int(ts.searchsorted(ts.asarray(u8), v)) == np.searchsorted(u8, v)
     with pytest.raises(ValueError, match="side"):
         ts.searchsorted(ts.asarray([1.0]), ts.asarray([1.0]), side="middle")
     with pytest.raises(ValueError, match="1-d"):

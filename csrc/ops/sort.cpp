@@ -79,7 +79,11 @@ Tensor searchsorted(const Tensor& x1, const Tensor& x2, bool right, const Tensor
            shape_str(x1.shape()));
   check_sortable("searchsorted", x1);
   check_sortable("searchsorted", x2);
-  const DType common = x2.is_wrapped_number() ? x1.dtype() : promote_types(x1.dtype(), x2.dtype());
+  // A Python number stays weak against a float x1; against an integer x1 it is compared at
+  // full width (1.5 or 300 must not be cast into x1's dtype first).
+  const DType common = x2.is_wrapped_number() && is_floating(x1.dtype())
+                           ? x1.dtype()
+                           : promote_types(x1.dtype(), x2.dtype());
   Tensor s = x1;
   if (sorter) {
     TS_CHECK(is_integral(sorter->dtype()), TypeError,
