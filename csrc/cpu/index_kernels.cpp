@@ -84,6 +84,21 @@ int64_t offset_copy_typed(const OffsetCopy& c, bool put) {
     }
     return -1;
   }
+  if (c.index && c.rest.empty()) {  // x[idx]: the hot loop, with everything in registers
+    const int64_t* ip = c.index;
+    const int64_t size = c.index_size, st = c.index_stride;
+    parallel_for(0, c.n, kGrainSize, [&](int64_t lo, int64_t hi) {
+      for (int64_t b = lo; b < hi; ++b) {
+        const int64_t i = ip[b] < 0 ? ip[b] + size : ip[b];
+        if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(size)) {
+          record_bad(bad, b);
+          return;
+        }
+        y[b * ybs] = x[i * st];
+      }
+    });
+    return bad.load();
+  }
   int64_t rest_n = 1;
   for (int64_t s : c.rest) rest_n *= s;
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(rest_n, 1));
