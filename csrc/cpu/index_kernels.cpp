@@ -171,7 +171,11 @@ int64_t index_offsets_kernel(const Tensor& index, int64_t size, int64_t stride, 
   return bad.load();
 }
 
-int64_t dim_offsets_kernel(const Tensor& index, int64_t dim, const Tensor& x, int64_t* offsets) {
+// Calls f(p, element offset into x) for every position p of a contiguous int64 `index` of
+// x's rank whose values address axis `dim` (torch.gather's addressing). Returns the first
+// position with an out-of-range index, or -1.
+template <class F>
+int64_t walk_dim_index(const Tensor& index, int64_t dim, const Tensor& x, const F& f) {
   const int64_t nd = index.ndim(), n = index.numel();
   const int64_t* ip = index.data<int64_t>();
   const int64_t size = x.dim(dim), sdim = x.strides()[dim];
@@ -191,7 +195,7 @@ int64_t dim_offsets_kernel(const Tensor& index, int64_t dim, const Tensor& x, in
         record_bad(bad, p);
         return;
       }
-      offsets[p] = base + i * sdim;
+      f(p, base + i * sdim);
       for (int64_t d = nd - 1; d >= 0; --d) {  // advance the row-major counter
         if (++c[d] < index.dim(d)) {
           if (d != dim) base += x.strides()[d];
@@ -203,6 +207,32 @@ int64_t dim_offsets_kernel(const Tensor& index, int64_t dim, const Tensor& x, in
     }
   });
   return bad.load();
+}
+
+int64_t dim_offsets_kernel(const Tensor& index, int64_t dim, const Tensor& x, int64_t* offsets) {
+  return walk_dim_index(index, dim, x, [&](int64_t p, int64_t o) { offsets[p] = o; });
+}
+
+template <class E>
+int64_t gather_dim_typed(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) {
+  const E* xp = reinterpret_cast<const E*>(x.data_ptr());
+  E* y = reinterpret_cast<E*>(out.data_ptr());
+  return walk_dim_index(index, dim, x, [&](int64_t p, int64_t o) { y[p] = xp[o]; });
+}
+
+int64_t gather_dim_kernel(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& out) {
+  switch (x.itemsize()) {
+    case 1:
+      return gather_dim_typed<uint8_t>(x, dim, index, out);
+    case 2:
+      return gather_dim_typed<uint16_t>(x, dim, index, out);
+    case 4:
+      return gather_dim_typed<uint32_t>(x, dim, index, out);
+    case 8:
+      return gather_dim_typed<uint64_t>(x, dim, index, out);
+    default:
+      return gather_dim_typed<Bytes16>(x, dim, index, out);
+  }
 }
 
 constexpr int64_t kMaskBlock = 1 << 16;
@@ -317,6 +347,7 @@ TS_REGISTER_KERNEL(offset_copy_stub, CPU, &offset_copy_kernel);
 TS_REGISTER_KERNEL(put_add_stub, CPU, &put_add_kernel);
 TS_REGISTER_KERNEL(index_offsets_stub, CPU, &index_offsets_kernel);
 TS_REGISTER_KERNEL(dim_offsets_stub, CPU, &dim_offsets_kernel);
+TS_REGISTER_KERNEL(gather_dim_stub, CPU, &gather_dim_kernel);
 TS_REGISTER_KERNEL(nonzero_stub, CPU, &nonzero_kernel);
 TS_REGISTER_KERNEL(mask_block_starts_stub, CPU, &mask_block_starts_kernel);
 TS_REGISTER_KERNEL(mask_copy_stub, CPU, &mask_copy_kernel);

@@ -13,6 +13,7 @@ TS_DEFINE_STUB(OffsetCopyKernel, offset_copy_stub, "index");
 TS_DEFINE_STUB(PutAddKernel, put_add_stub, "scatter_add");
 TS_DEFINE_STUB(IndexOffsetsKernel, index_offsets_stub, "index");
 TS_DEFINE_STUB(DimOffsetsKernel, dim_offsets_stub, "gather");
+TS_DEFINE_STUB(GatherDimKernel, gather_dim_stub, "gather");
 TS_DEFINE_STUB(NonzeroKernel, nonzero_stub, "nonzero");
 TS_DEFINE_STUB(MaskBlockStartsKernel, mask_block_starts_stub, "index");
 TS_DEFINE_STUB(MaskCopyKernel, mask_copy_stub, "index");
@@ -321,10 +322,15 @@ void index_put_advanced(const Tensor& x, const AdvKey& key, const Tensor& value)
 }
 
 namespace {
+void check_dim_index(const char* op, const Tensor& ic, int64_t bad, int64_t dim, int64_t size) {
+  TS_CHECK(bad < 0, IndexError, op, ": index ", bad < 0 ? 0 : ic.data<int64_t>()[bad],
+           " is out of bounds for dim ", dim, " with size ", size);
+}
+
 // Validates torch.gather/scatter's index against x (and src), returning a contiguous int64
 // copy and the element offsets of each of its positions into x.
 Tensor dim_index(const char* op, const Tensor& x, int64_t& dim, const Tensor& index,
-                 const Tensor* src, std::vector<int64_t>& off) {
+                 const Tensor* src, std::vector<int64_t>* off) {
   TS_CHECK(is_integral(index.dtype()), TypeError, op, ": index must be an integer tensor, got ",
            dtype_name(index.dtype()));
   const int64_t nd = std::max<int64_t>(x.ndim(), 1);
@@ -343,11 +349,10 @@ Tensor dim_index(const char* op, const Tensor& x, int64_t& dim, const Tensor& in
                " in dim ", d);
   }
   const Tensor ic = contiguous(astype(ix, DType::Int64, false));
-  off.assign(ic.numel(), 0);
-  if (ic.numel() == 0) return ic;
-  const int64_t bad = dim_offsets_stub.get(x.device())(ic, dim, xx, off.data());
-  TS_CHECK(bad < 0, IndexError, op, ": index ", bad < 0 ? 0 : ic.data<int64_t>()[bad],
-           " is out of bounds for dim ", dim, " with size ", xx.dim(dim));
+  if (!off || ic.numel() == 0) return ic;
+  off->assign(ic.numel(), 0);
+  const int64_t bad = dim_offsets_stub.get(x.device())(ic, dim, xx, off->data());
+  check_dim_index(op, ic, bad, dim, xx.dim(dim));
   return ic;
 }
 // Element-wise gather (y[b] = x[off[b]]) or put (x[off[b]] = y[b]) with a contiguous y.
@@ -364,11 +369,12 @@ void copy_by_offsets(const Tensor& x, const std::vector<int64_t>& off, const Ten
 }  // namespace
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
-  std::vector<int64_t> off;
-  const Tensor ic = dim_index("gather", x, dim, index, nullptr, off);
+  const Tensor ic = dim_index("gather", x, dim, index, nullptr, nullptr);
   Tensor out = Tensor::empty(index.shape(), x.dtype(), x.device());
   if (out.numel() == 0) return out;
-  copy_by_offsets(x, off, out, false);
+  const Tensor xx = x.ndim() == 0 ? reshape(x, {1}) : x;
+  const int64_t bad = gather_dim_stub.get(x.device())(xx, dim, ic, out);
+  check_dim_index("gather", ic, bad, dim, xx.dim(dim));
   return out;
 }
 
@@ -379,7 +385,7 @@ void scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& s
            ValueError, op, ": src ", shape_str(src.shape()), " must have as many dims as index ",
            shape_str(index.shape()));
   std::vector<int64_t> off;
-  const Tensor ic = dim_index(op, x, dim, index, &src, off);
+  const Tensor ic = dim_index(op, x, dim, index, &src, &off);
   if (ic.numel() == 0) return;
   // The part of src that index addresses, in x's dtype, as a contiguous block.
   Tensor s = astype(src, x.dtype(), false);

@@ -46,6 +46,9 @@ using IndexOffsetsKernel = int64_t (*)(const Tensor& index, int64_t size, int64_
 // values address axis `dim` (torch.gather's addressing). Returns the first bad position or -1.
 using DimOffsetsKernel = int64_t (*)(const Tensor& index, int64_t dim, const Tensor& x,
                                      int64_t* offsets);
+// torch.gather straight into a contiguous `out` of index's shape, with the same addressing.
+using GatherDimKernel = int64_t (*)(const Tensor& x, int64_t dim, const Tensor& index,
+                                    const Tensor& out);
 // Coordinates (count, ndim) of the true elements of a contiguous bool tensor.
 using NonzeroKernel = Tensor (*)(const Tensor& mask);
 // Boolean-mask fast path for x[mask] / x[mask] = v with x and mask contiguous and of one
@@ -61,6 +64,7 @@ TS_DECLARE_STUB(OffsetCopyKernel, offset_copy_stub);
 TS_DECLARE_STUB(PutAddKernel, put_add_stub);
 TS_DECLARE_STUB(IndexOffsetsKernel, index_offsets_stub);
 TS_DECLARE_STUB(DimOffsetsKernel, dim_offsets_stub);
+TS_DECLARE_STUB(GatherDimKernel, gather_dim_stub);
 TS_DECLARE_STUB(NonzeroKernel, nonzero_stub);
 
 bool is_basic(const AdvKey& key);
