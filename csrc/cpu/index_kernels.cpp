@@ -179,30 +179,29 @@ int64_t walk_dim_index(const Tensor& index, int64_t dim, const Tensor& x, const 
   const int64_t nd = index.ndim(), n = index.numel();
   const int64_t* ip = index.data<int64_t>();
   const int64_t size = x.dim(dim), sdim = x.strides()[dim];
+  if (n == 0) return -1;
+  // Rows along the last axis: inside a row the base offset moves by a fixed step (0 when the
+  // last axis is the indexed one), so the inner loop is a plain strided gather.
+  const int64_t len = index.dim(nd - 1), rows = n / len;
+  const int64_t step = dim == nd - 1 ? 0 : x.strides()[nd - 1];
   std::atomic<int64_t> bad{-1};
-  parallel_for(0, n, kGrainSize, [&](int64_t lo, int64_t hi) {
-    SmallVec<int64_t, 6> c(nd, 0);
-    int64_t rem = lo, base = 0;
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      c[d] = rem % index.dim(d);
-      rem /= index.dim(d);
-      if (d != dim) base += c[d] * x.strides()[d];
-    }
-    for (int64_t p = lo; p < hi; ++p) {
-      int64_t i = ip[p];
-      if (i < 0) i += size;
-      if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(size)) {
-        record_bad(bad, p);
-        return;
+  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / len), [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      int64_t rem = r, base = 0;
+      for (int64_t d = nd - 2; d >= 0; --d) {
+        const int64_t c = rem % index.dim(d);
+        rem /= index.dim(d);
+        if (d != dim) base += c * x.strides()[d];
       }
-      f(p, base + i * sdim);
-      for (int64_t d = nd - 1; d >= 0; --d) {  // advance the row-major counter
-        if (++c[d] < index.dim(d)) {
-          if (d != dim) base += x.strides()[d];
-          break;
+      const int64_t* row = ip + r * len;
+      for (int64_t j = 0; j < len; ++j) {
+        int64_t i = row[j];
+        if (i < 0) i += size;
+        if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(size)) {
+          record_bad(bad, r * len + j);
+          return;
         }
-        if (d != dim) base -= (index.dim(d) - 1) * x.strides()[d];
-        c[d] = 0;
+        f(r * len + j, base + j * step + i * sdim);
       }
     }
   });

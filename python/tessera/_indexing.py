@@ -20,17 +20,6 @@ from ._C import Tensor
 __all__ = ["take", "take_along_axis", "nonzero", "argwhere", "gather", "scatter",
            "scatter_add", "index_select", "index_add", "masked_fill", "masked_select"]
 
-_UNSET: Any = object()
-
-
-def _axis(name: str, axis: Any, dim: Any) -> Any:
-    if dim is _UNSET:
-        return axis
-    if axis is not None and axis != -1:
-        raise TypeError(f"{name}: got both axis= and its alias dim=; pass one")
-    return dim
-
-
 def _tensor(x: Any) -> Tensor:
     if isinstance(x, Tensor):
         return x
