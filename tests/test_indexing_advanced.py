@@ -175,6 +175,18 @@ def test_setitem_from_itself_and_negative_steps():
     assert_same(y.T[[0, 2]], m.T[[0, 2]])
 
 
+def test_read_only_destination_raises():
+    ro = np.zeros(4)
+    ro.setflags(write=False)
+    x = ts.asarray(ro)
+    for key in ([0, 1], np.ones(4, bool), (np.ones(4, bool),)):
+        with pytest.raises(ValueError, match="read-only"):
+            x[key] = 1.0
+    with pytest.raises(ValueError, match="read-only"):
+        x.scatter_(0, ts.asarray([0]), 1.0)
+    assert ro.tolist() == [0.0] * 4
+
+
 def test_result_is_a_copy():
     x = ts.arange(5)
     y = x[[0, 1]]

@@ -279,7 +279,15 @@ Tensor index_advanced(const Tensor& x, const AdvKey& key) {
   return out;
 }
 
+namespace {
+void check_writable(const Tensor& x, const char* op) {
+  TS_CHECK(!x.storage()->readonly, ValueError, op,
+           ": the destination tensor is read-only (it shares memory with a read-only buffer)");
+}
+}  // namespace
+
 void index_put_advanced(const Tensor& x, const AdvKey& key, const Tensor& value) {
+  check_writable(x, "setitem");
   if (is_full_mask(x, key) && value.ndim() <= 1) {
     const Tensor m = contiguous(key[0].array);
     const std::vector<int64_t> start = mask_block_starts_stub.get(x.device())(m);
@@ -380,6 +388,7 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
 
 void scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, bool add) {
   const char* op = add ? "scatter_add" : "scatter";
+  check_writable(x, op);
   TS_CHECK(src.ndim() == 0 || src.ndim() == std::max<int64_t>(index.ndim(), 1) ||
                src.ndim() == index.ndim(),
            ValueError, op, ": src ", shape_str(src.shape()), " must have as many dims as index ",
