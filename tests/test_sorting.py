@@ -97,6 +97,11 @@ def test_sort_large_rows_and_dtypes():
         assert_same(ts.argsort(ts.asarray(a)), np.argsort(a, kind="stable"))
     b = rng.standard_normal((64, 300)).astype(np.float32)
     assert_same(ts.argsort(ts.asarray(b), axis=0), np.argsort(b, axis=0, kind="stable"))
+    many = rng.integers(0, 50, (3000, 100)).astype(np.int16)  # rows split across threads
+    assert_same(ts.sort(ts.asarray(many)), np.sort(many))
+    assert_same(ts.argsort(ts.asarray(many)), np.argsort(many, kind="stable"))
+    v, i = ts.topk(ts.asarray(many), 7)
+    assert_same(i, np.argsort(-many.astype(np.int32), kind="stable")[:, :7])
     bf = ts.astype(ts.asarray([3.0, -1.0, float("nan"), 2.0]), ts.bfloat16)
     assert ts.astype(ts.sort(bf), ts.float32).tolist()[:3] == [-1.0, 2.0, 3.0]
 
