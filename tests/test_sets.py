@@ -40,7 +40,8 @@ def test_unique_all_matches_numpy(dtype, data):
     assert_same(r.indices, index.astype(np.int64))
     assert_same(ts.unique_values(x), values)
     c = ts.unique_counts(x)
-    assert_same(c.values, values) and assert_same(c.counts, counts.astype(np.int64))
+    assert_same(c.values, values)
+    assert_same(c.counts, counts.astype(np.int64))
     i = ts.unique_inverse(x)
     assert_same(i.inverse_indices, inverse.reshape(a.shape).astype(np.int64))
     assert_same(r.values[r.inverse_indices], a)
@@ -51,6 +52,26 @@ def test_each_nan_is_distinct_and_signed_zero_merges():
     r = ts.unique_counts(x)
     assert r.counts.tolist() == [2, 1, 1, 1]
     assert np.isnan(r.values.numpy()[2:]).all()
+
+
+def test_scatter_permutation_and_large_unique():
+    from tessera import _C
+    perm = np.random.default_rng(0).permutation(100000)
+    vals = np.arange(100000)
+    want = np.empty_like(vals)
+    want[perm] = vals
+    assert_same(_C._scatter_permutation(ts.asarray(perm), ts.asarray(vals)), want)
+    with pytest.raises(IndexError):
+        _C._scatter_permutation(ts.asarray([0, 2]), ts.asarray([1, 2]))
+    with pytest.raises(ValueError):
+        _C._scatter_permutation(ts.asarray([0, 1]), ts.asarray([1, 2, 3]))
+    a = np.random.default_rng(1).integers(0, 1000, 300000).astype(np.int32)
+    r = ts.unique_all(ts.asarray(a))
+    v, i, inv, c = np.unique(a, return_index=True, return_inverse=True, return_counts=True)
+    assert_same(r.values, v)
+    assert_same(r.indices, i)
+    assert_same(r.inverse_indices, inv)
+    assert_same(r.counts, c)
 
 
 def test_unique_errors():

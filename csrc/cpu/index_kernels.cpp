@@ -71,17 +71,25 @@ int64_t offset_copy_typed(const OffsetCopy& c, bool put) {
   const OffsetOf at{c};
   const int64_t ybs = c.y_bstride;
   std::atomic<int64_t> bad{-1};
-  if (put) {  // serial, in position order: the last write to a repeated index wins
-    for (int64_t b = 0; b < c.n; ++b) {
-      int64_t o;
-      at(b, o);
-      E* xb = x + o;
-      const E* yb = y + b * ybs;
-      if (c.rest.empty())
-        *xb = *yb;
-      else
-        for_each_rest(c, [&](int64_t xo, int64_t yo) { xb[xo] = yb[yo]; });
-    }
+  if (put) {
+    auto put_range = [&](int64_t lo, int64_t hi) {
+      for (int64_t b = lo; b < hi; ++b) {
+        int64_t o;
+        at(b, o);
+        E* xb = x + o;
+        const E* yb = y + b * ybs;
+        if (c.rest.empty())
+          *xb = *yb;
+        else
+          for_each_rest(c, [&](int64_t xo, int64_t yo) { xb[xo] = yb[yo]; });
+      }
+    };
+    // Serial, in position order, so the last write to a repeated index wins; positions known
+    // to be distinct can be written in parallel.
+    if (c.distinct)
+      parallel_for(0, c.n, kGrainSize, put_range);
+    else
+      put_range(0, c.n);
     return -1;
   }
   if (c.index && c.rest.empty()) {  // x[idx]: the hot loop, with everything in registers

@@ -455,6 +455,35 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor
   return x.ndim() == 0 ? reshape(out, {}) : out;
 }
 
+Tensor scatter_permutation(const Tensor& perm, const Tensor& values) {
+  TS_CHECK(perm.ndim() == 1 && values.ndim() == 1 && perm.dim(0) == values.dim(0), ValueError,
+           "scatter_permutation: perm ", shape_str(perm.shape()), " and values ",
+           shape_str(values.shape()), " must be 1-d of one length");
+  const Tensor p = contiguous(as_index(perm));
+  const Tensor v = contiguous(values);
+  const int64_t n = p.numel();
+  Tensor out = Tensor::empty({n}, v.dtype(), v.device());
+  if (n == 0) return out;
+  const int64_t bad = index_offsets_stub.get(p.device())(p, n, 0, nullptr);
+  TS_CHECK(bad < 0, IndexError, "scatter_permutation: index ", bad < 0 ? 0 : p.data<int64_t>()[bad],
+           " is out of range for length ", n);
+  // A repeated index (perm not a permutation) leaves some entries of out unwritten: start
+  // from zeros so the result is still defined.
+  if (n > 0) fill_(out, Scalar::from_int(0));
+  OffsetCopy c;
+  c.x = out.data_ptr();
+  c.n = n;
+  c.index = p.data<int64_t>();
+  c.index_size = n;
+  c.index_stride = 1;
+  c.y = v.data_ptr();
+  c.y_bstride = 1;
+  c.itemsize = v.itemsize();
+  c.distinct = true;
+  offset_copy_stub.get(v.device())(c, true);
+  return out;
+}
+
 Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis) {
   TS_CHECK(x.ndim() == indices.ndim(), ValueError, "take_along_axis: indices ",
            shape_str(indices.shape()), " must have as many dims as x ", shape_str(x.shape()));

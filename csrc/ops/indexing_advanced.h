@@ -32,6 +32,7 @@ struct OffsetCopy {
   // (saves materializing offsets for the common x[idx]).
   const int64_t* index = nullptr;
   int64_t index_size = 0, index_stride = 0;
+  bool distinct = false;  // put: no two positions address the same element (parallel put)
 };
 // gather: y <- x (parallel); returns the first position whose `index` is out of range, or -1.
 // put: x <- y in position order (so the last repeated index wins); `index` must be valid.
@@ -83,6 +84,10 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
 void scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, bool add);
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source);
+// out[perm[j]] = values[j] for a permutation `perm` of range(n) (argsort's result), in
+// parallel: the inverse-permutation scatter behind unique_inverse. IndexError for an index
+// outside [0, n); ValueError unless perm and values are 1-d of one length.
+Tensor scatter_permutation(const Tensor& perm, const Tensor& values);
 // numpy.take_along_axis: x and indices broadcast against each other except along `axis`.
 Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis);
 

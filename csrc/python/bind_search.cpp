@@ -28,6 +28,9 @@ void init_search(py::module_& m) {
   m.def("_index_add", [=](py::handle x, int64_t dim, py::handle index, py::handle source) {
     return index_add(t(x, "index_add"), dim, t(index, "index_add"), t(source, "index_add"));
   });
+  m.def("_scatter_permutation", [=](py::handle perm, py::handle values) {
+    return scatter_permutation(t(perm, "scatter_permutation"), t(values, "scatter_permutation"));
+  });
   m.def("_take_along_axis", [=](py::handle x, py::handle indices, int64_t axis) {
     return take_along_axis(t(x, "take_along_axis"), t(indices, "take_along_axis"), axis);
   });

@@ -33,7 +33,6 @@ def _run_starts(sv: Tensor) -> Tensor:
 
 
 def _unique(x: Tensor, want_index: builtins.bool, want_counts: builtins.bool) -> tuple:
-    from ._creation import empty
     from ._statistical import cumulative_sum, diff
     flat = x.reshape(-1)
     n = flat.shape[0]
@@ -52,9 +51,7 @@ def _unique(x: Tensor, want_index: builtins.bool, want_counts: builtins.bool) ->
     if want_index:
         indices = perm[starts]
         inv_sorted = cumulative_sum(flags, dtype=_C.int64) - 1
-        inverse = empty((n,), dtype=_C.int64)
-        inverse[perm] = inv_sorted
-        inverse = inverse.reshape(tuple(x.shape))
+        inverse = _C._scatter_permutation(perm, inv_sorted).reshape(tuple(x.shape))
     return values, indices, inverse, counts
 
 
