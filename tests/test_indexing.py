@@ -193,8 +193,7 @@ def test_index_errors_name_axis_index_and_size():
         x["a":]
 
 
-@pytest.mark.parametrize("key", [[0, 1], True, np.array([0]), ts.asarray([True, False]),
-                                 ts.asarray(1.0), "a", 1.5, (0, [1])])
+@pytest.mark.parametrize("key", ["a", 1.5, (0, 1.5), (0, None, "b")])
 def test_unsupported_keys_raise_index_error(key):
     x = ts.zeros((2, 3))
     with pytest.raises(IndexError, match="only integers, slices"):

@@ -9,3 +9,7 @@ from ._linalg_core import *  # noqa: F401,F403
 from ._interop import *  # noqa: F401,F403
 from ._einsum import einsum  # noqa: F401
 from .random import manual_seed, rand, randn, randint, randperm  # noqa: F401
+from ._indexing import *  # noqa: F401,F403
+from ._searching import *  # noqa: F401,F403
+from ._sorting import *  # noqa: F401,F403
+from ._sets import *  # noqa: F401,F403

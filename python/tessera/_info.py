@@ -13,9 +13,8 @@ class Info:
     __module__ = "tessera"
 
     def capabilities(self) -> Dict[str, Any]:
-        # Boolean-mask indexing and data-dependent output shapes (nonzero, unique) arrive with
-        # advanced indexing; until then they are reported as unsupported.
-        return {"boolean indexing": False, "data-dependent shapes": False, "max dimensions": 64}
+        # Boolean masks index (x[mask]) and nonzero/unique_* have data-dependent shapes.
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
 
     def default_device(self) -> _C.Device:
         return _C.Device("cpu")

@@ -1,0 +1,94 @@
+// Advanced (NumPy "fancy") indexing: integer arrays and boolean masks mixed with basic items,
+// plus the PyTorch-style gather/scatter family built on the same offset-copy kernels.
+#pragma once
+#include <vector>
+
+#include "core/tensor.h"
+#include "dispatch/dispatch.h"
+#include "ops/indexing_basic.h"
+
+namespace ts {
+
+// One item of an advanced key: a basic item, or an index array (any integer dtype, or bool).
+struct AdvItem {
+  IndexItem item;
+  Tensor array;  // defined <=> this item is an array
+};
+using AdvKey = std::vector<AdvItem>;
+
+// Copies elements between a tensor `x` addressed through per-position element offsets and a
+// tensor `y` laid out as (positions, rest...): for position b, x at offsets[b] (+ rest strides)
+// pairs with y at b * y_bstride (+ rest strides). Strides are in elements.
+struct OffsetCopy {
+  char* x = nullptr;
+  const int64_t* offsets = nullptr;
+  int64_t n = 0;  // number of positions
+  char* y = nullptr;
+  int64_t y_bstride = 0;
+  Shape rest;
+  Strides x_rest, y_rest;
+  int64_t itemsize = 0;
+  // Instead of `offsets`: one int64 index array addressing an axis of this size and stride
+  // (saves materializing offsets for the common x[idx]).
+  const int64_t* index = nullptr;
+  int64_t index_size = 0, index_stride = 0;
+  bool distinct = false;  // put: no two positions address the same element (parallel put)
+};
+// gather: y <- x (parallel); returns the first position whose `index` is out of range, or -1.
+// put: x <- y in position order (so the last repeated index wins); `index` must be valid.
+using OffsetCopyKernel = int64_t (*)(const OffsetCopy& c, bool put);
+// put_add: x[offsets[b]] += y[b] for contiguous y of x's dtype (serial: repeated indices add).
+using PutAddKernel = void (*)(const Tensor& x, const int64_t* offsets, const Tensor& y);
+// offsets[b] += normalized(index[b]) * stride, for a contiguous int64 index (only validates
+// when offsets is null). Returns the position of the first out-of-range index, or -1.
+using IndexOffsetsKernel = int64_t (*)(const Tensor& index, int64_t size, int64_t stride,
+                                       int64_t* offsets);
+// Element offsets into x for every position of a contiguous int64 `index` of x's rank whose
+// values address axis `dim` (torch.gather's addressing). Returns the first bad position or -1.
+using DimOffsetsKernel = int64_t (*)(const Tensor& index, int64_t dim, const Tensor& x,
+                                     int64_t* offsets);
+// torch.gather straight into a contiguous `out` of index's shape, with the same addressing.
+using GatherDimKernel = int64_t (*)(const Tensor& x, int64_t dim, const Tensor& index,
+                                    const Tensor& out);
+// Coordinates (count, ndim) of the true elements of a contiguous bool tensor.
+using NonzeroKernel = Tensor (*)(const Tensor& mask);
+// Boolean-mask fast path for x[mask] / x[mask] = v with x and mask contiguous and of one
+// shape: per-block prefix counts of the mask, then a compress (y <- x) or a masked put
+// (x <- y, y of stride 0 for a scalar value).
+using MaskBlockStartsKernel = std::vector<int64_t> (*)(const Tensor& mask);
+using MaskCopyKernel = void (*)(const Tensor& x, const Tensor& mask,
+                                const std::vector<int64_t>& start, char* y, int64_t ystride,
+                                bool put);
+TS_DECLARE_STUB(MaskBlockStartsKernel, mask_block_starts_stub);
+TS_DECLARE_STUB(MaskCopyKernel, mask_copy_stub);
+TS_DECLARE_STUB(OffsetCopyKernel, offset_copy_stub);
+TS_DECLARE_STUB(PutAddKernel, put_add_stub);
+TS_DECLARE_STUB(IndexOffsetsKernel, index_offsets_stub);
+TS_DECLARE_STUB(DimOffsetsKernel, dim_offsets_stub);
+TS_DECLARE_STUB(GatherDimKernel, gather_dim_stub);
+TS_DECLARE_STUB(NonzeroKernel, nonzero_stub);
+
+bool is_basic(const AdvKey& key);
+// x[key] with NumPy's full semantics; a copy whenever the key holds an array.
+Tensor index_advanced(const Tensor& x, const AdvKey& key);
+// x[key] = value (value broadcast to the selection and cast; repeated indices: last wins).
+void index_put_advanced(const Tensor& x, const AdvKey& key, const Tensor& value);
+
+// (count, ndim) int64 coordinates of the nonzero elements (torch's x.nonzero()).
+Tensor nonzero(const Tensor& x);
+// torch.gather / scatter / scatter_add / index_select / index_add (out of place).
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
+               bool add = false);
+// In place into x (scatter_ / scatter_add_).
+void scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, bool add);
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source);
+// out[perm[j]] = values[j] for a permutation `perm` of range(n) (argsort's result), in
+// parallel: the inverse-permutation scatter behind unique_inverse. IndexError for an index
+// outside [0, n); ValueError unless perm and values are 1-d of one length.
+Tensor scatter_permutation(const Tensor& perm, const Tensor& values);
+// numpy.take_along_axis: x and indices broadcast against each other except along `axis`.
+Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis);
+
+}  // namespace ts

@@ -1,0 +1,112 @@
+"""Set functions of the array API 2024.12: unique_all, unique_counts, unique_inverse,
+unique_values, plus NumPy-compatible isin.
+
+All unique_* flatten x and return the distinct values in ascending order (NaNs last), as
+NumPy does. Per the standard each NaN is distinct: NaNs are never merged, each gets its own
+entry with count 1. ``-0.0`` and ``0.0`` compare equal and merge. Built on the stable radix
+sort: `indices` point at each value's first occurrence; `inverse_indices` has x's shape.
+"""
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+from typing import Any
+
+from . import _C
+from ._C import Tensor
+
+__all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values", "isin"]
+
+UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+
+
+def _run_starts(sv: Tensor) -> Tensor:
+    """Bool flags marking the first element of each run of equal values in sorted `sv`
+    (NaN != NaN, so every NaN starts its own run)."""
+    from ._creation import ones
+    flags = ones((sv.shape[0],), dtype=_C.bool)
+    if sv.shape[0] > 1:
+        flags[1:] = sv[1:] != sv[:-1]
+    return flags
+
+
+def _unique(x: Tensor, want_index: builtins.bool, want_counts: builtins.bool) -> tuple:
+    from ._statistical import cumulative_sum, diff
+    flat = x.reshape(-1)
+    n = flat.shape[0]
+    if want_index:
+        sv, perm = _C._sort_with_indices(flat, 0, False)
+    else:
+        sv, perm = _C._sort(flat, 0, False), None
+    flags = _run_starts(sv)
+    starts = _C._nonzero(flags)[:, 0]
+    values = sv[starts]
+    counts = inverse = indices = None
+    if want_counts:
+        from ._manipulation import concat
+        from ._creation import asarray
+        counts = diff(concat([starts, asarray([n], dtype=_C.int64)]))
+    if want_index:
+        indices = perm[starts]
+        inv_sorted = cumulative_sum(flags, dtype=_C.int64) - 1
+        inverse = _C._scatter_permutation(perm, inv_sorted).reshape(tuple(x.shape))
+    return values, indices, inverse, counts
+
+
+def _check(x: Any, op: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}: x must be a tensor, got {type(x).__name__}")
+    if x.dtype in (_C.complex64, _C.complex128):
+        raise TypeError(f"{op}: complex tensors are not supported (they have no order)")
+    return x
+
+
+def unique_all(x: Tensor, /) -> UniqueAllResult:
+    """``(values, indices, inverse_indices, counts)``: the sorted distinct values, the flat
+    index of each one's first occurrence, for every element of x the position of its value in
+    `values` (shape of x), and how often each value occurs. Index arrays are int64."""
+    v, i, inv, c = _unique(_check(x, "unique_all"), True, True)
+    return UniqueAllResult(v, i, inv, c)
+
+
+def unique_counts(x: Tensor, /) -> UniqueCountsResult:
+    """``(values, counts)``: the sorted distinct values and how often each occurs."""
+    v, _, _, c = _unique(_check(x, "unique_counts"), False, True)
+    return UniqueCountsResult(v, c)
+
+
+def unique_inverse(x: Tensor, /) -> UniqueInverseResult:
+    """``(values, inverse_indices)``: sorted distinct values and, for every element of x, the
+    position of its value in `values` (``values[inverse_indices]`` rebuilds x)."""
+    v, _, inv, _ = _unique(_check(x, "unique_inverse"), True, False)
+    return UniqueInverseResult(v, inv)
+
+
+def unique_values(x: Tensor, /) -> Tensor:
+    """The sorted distinct values of x (1-d)."""
+    return _unique(_check(x, "unique_values"), False, False)[0]
+
+
+def isin(x1: Any, x2: Any, /, *, invert: builtins.bool = False) -> Tensor:
+    """Bool tensor of x1's shape: True where an element of x1 occurs anywhere in x2 (compared
+    in the promoted dtype; NaN is never found). ``invert=True`` negates the result.
+    Sort + binary search: O((n + m) log m)."""
+    from ._creation import asarray, zeros
+    from ._dtypes import astype, result_type
+    from ._elementwise import minimum
+    a = x1 if isinstance(x1, Tensor) else asarray(x1)
+    b = x2 if isinstance(x2, Tensor) else asarray(x2)
+    dt = result_type(x1 if isinstance(x1, Tensor) else a, x2 if isinstance(x2, Tensor) else b)
+    a, b = astype(a, dt, copy=False), astype(b, dt, copy=False).reshape(-1)
+    if b.shape[0] == 0:
+        found = zeros(tuple(a.shape), dtype=_C.bool)
+    elif dt in (_C.complex64, _C.complex128):  # no order: compare against every element
+        from ._statistical import any as any_
+        found = any_(a[..., None] == b, axis=-1)
+    else:
+        sb = _C._sort(b, 0, False)
+        pos = minimum(_C._searchsorted(sb, a, False, None), b.shape[0] - 1)
+        found = sb[pos] == a
+    return ~found if invert else found
