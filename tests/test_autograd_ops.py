@@ -286,3 +286,44 @@ def test_ops_without_formula_raise_instead_of_dropping_the_path():
     z = ts.fft.rfft(x)
     with pytest.raises(NotImplementedError, match="rfft"):
         ts.abs(z).sum().backward()
+
+
+def test_advanced_indexing_grads():
+    idx = np.array([2, 0, 2])
+    mask = np.array([[True, False, True, False], [False, True, True, True], [True, True, False, False]])
+    assert_grads(lambda x: x[ts.asarray(idx)], lambda x: x[torch.tensor(idx)], [ANY(3, 4)])
+    assert_grads(lambda x: x[ts.asarray(mask)], lambda x: x[torch.tensor(mask)], [ANY(3, 4)])
+    assert_grads(lambda x: x[1:, ts.asarray([3, 1])], lambda x: x[1:, torch.tensor([3, 1])], [ANY(3, 4)])
+    assert_grads(lambda x: x[ts.asarray([0, 2]), ts.asarray([1, 1])], lambda x: x[torch.tensor([0, 2]), torch.tensor([1, 1])], [ANY(3, 4)])
+
+
+def test_gather_scatter_index_family_grads():
+    index = np.array([[0, 2], [1, 1], [2, 0]])
+    assert_grads(lambda x: ts.gather(x, 1, ts.asarray(index)), lambda x: torch.gather(x, 1, torch.tensor(index)), [ANY(3, 4)])
+    assert_grads(lambda x, s: ts.scatter(x, 1, ts.asarray(np.array([[0, 2], [1, 3], [2, 0]])), s),
+                 lambda x, s: torch.scatter(x, 1, torch.tensor(np.array([[0, 2], [1, 3], [2, 0]])), s), [ANY(3, 4), ANY(3, 2)])
+    assert_grads(lambda x, s: ts.scatter_add(x, 1, ts.asarray(index), s),
+                 lambda x, s: torch.scatter_add(x, 1, torch.tensor(index), s), [ANY(3, 4), ANY(3, 2)])
+    assert_grads(lambda x: ts.index_select(x, 0, ts.asarray([2, 2, 0])), lambda x: torch.index_select(x, 0, torch.tensor([2, 2, 0])), [ANY(3, 4)])
+    assert_grads(lambda x, s: ts.index_add(x, 0, ts.asarray([2, 0]), s), lambda x, s: torch.index_add(x, 0, torch.tensor([2, 0]), s), [ANY(3, 4), ANY(2, 4)])
+    assert_grads(lambda x: ts.take_along_axis(x, ts.asarray(index), axis=1), lambda x: torch.take_along_dim(x, torch.tensor(index), dim=1), [ANY(3, 4)])
+    assert_grads(lambda x: ts.masked_fill(x, ts.asarray(np.array([True, False, True, False])), 0.5),
+                 lambda x: x.masked_fill(torch.tensor(np.array([True, False, True, False])), 0.5), [ANY(3, 4)])
+
+
+def test_sort_topk_value_grads():
+    assert_grads(lambda x: ts.sort(x, axis=1), lambda x: torch.sort(x, dim=1).values, [ANY(3, 5)])
+    assert_grads(lambda x: ts.sort(x, axis=0, descending=True), lambda x: torch.sort(x, dim=0, descending=True).values, [ANY(3, 5)])
+    assert_grads(lambda x: ts.topk(x, 2, dim=1)[0], lambda x: torch.topk(x, 2, dim=1).values, [ANY(3, 5)])
+
+
+def test_advanced_setitem_grads():
+    x = ts.asarray(ANY(3, 4), requires_grad=True)
+    v = ts.asarray(ANY(2, 4), requires_grad=True)
+    y = x * 1.0
+    y[ts.asarray([0, 2])] = v * 3
+    y.sum().backward()
+    expect = np.ones((3, 4))
+    expect[[0, 2]] = 0
+    np.testing.assert_allclose(x.grad.numpy(), expect)
+    np.testing.assert_allclose(v.grad.numpy(), np.full((2, 4), 3.0))

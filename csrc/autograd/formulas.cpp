@@ -19,6 +19,7 @@
 #include "ops/copy.h"
 #include "ops/creation.h"
 #include "ops/cumulative.h"
+#include "ops/indexing_advanced.h"
 #include "ops/indexing_basic.h"
 #include "ops/linalg.h"
 #include "ops/linalg_ext.h"
@@ -546,6 +547,75 @@ FORMULA(repeat_bw) {
 }
 FORMULA(tri_bw) { return {c.attr(1) ? triu(g[0], c.attr(0)) : tril(g[0], c.attr(0))}; }
 
+// ---- advanced indexing, gather/scatter, sort/topk
+// The key of an advanced index: items in attrs (kind, start, stop, step, has_array), arrays saved.
+AdvKey adv_key_of(const BackwardCtx& c, size_t first_saved) {
+  AdvKey k;
+  size_t next = first_saved;
+  for (int64_t i = 0; i + 4 < c.attrs().size(); i += 5) {
+    AdvItem it;
+    it.item.kind = static_cast<IndexItem::Kind>(c.attr(i));
+    it.item.start = c.attr(i + 1);
+    it.item.stop = c.attr(i + 2);
+    it.item.step = c.attr(i + 3);
+    if (c.attr(i + 4)) it.array = c.saved(next++);
+    k.push_back(it);
+  }
+  return k;
+}
+Tensor scatter_add_into_zeros(const Shape& shape, const Tensor& g, int64_t dim, const Tensor& index) {
+  return scatter(zeros(shape, g.dtype(), g.device()), dim, index, g, /*add=*/true);
+}
+FORMULA(index_adv_bw) {
+  // Every element's flat position, selected with the same key, says where each g goes.
+  const InputMeta& in = c.input(0);
+  const int64_t n = numel_of(in.shape);
+  const Tensor flat = reshape(arange(Scalar::from_int(0), Scalar::from_int(n), Scalar::from_int(1),
+                                     DType::Int64, in.device), in.shape);
+  const Tensor where_to = reshape(index_advanced(flat, adv_key_of(c, 0)), Shape{-1});
+  const Tensor gx = scatter_add_into_zeros(Shape{n}, reshape(g[0], Shape{-1}), 0, where_to);
+  return {reshape(gx, in.shape)};
+}
+FORMULA(index_put_adv_bw) {
+  const AdvKey key = adv_key_of(c, 0);
+  Tensor gx, gv;
+  if (c.needs(0)) {
+    gx = clone(g[0]);
+    index_put_advanced(gx, key, scalar_tensor(Scalar::from_int(0), gx.dtype()));
+  }
+  if (c.needs(1)) gv = index_advanced(g[0], key);
+  return {gx, gv};
+}
+FORMULA(gather_bw) {
+  return {scatter_add_into_zeros(c.input(0).shape, g[0], c.attr(0), c.saved(0))};
+}
+FORMULA(scatter_bw) {
+  const int64_t dim = c.attr(0);
+  const bool add_mode = c.attr(1) != 0;
+  const Tensor index = c.saved(0);
+  Tensor gx, gsrc;
+  if (c.needs(0))
+    gx = add_mode ? g[0] : scatter(g[0], dim, index, scalar_tensor(Scalar::from_int(0), g[0].dtype()), false);
+  if (c.needs(1)) {
+    const Tensor picked = gather(g[0], dim, index);
+    const Shape& src_shape = c.input(1).shape;
+    if (src_shape == picked.shape()) {
+      gsrc = picked;
+    } else if (src_shape.empty()) {
+      gsrc = sum(picked, std::nullopt, false, std::nullopt);
+    } else {  // src larger than index: only its leading block was used
+      gsrc = zeros(src_shape, picked.dtype(), picked.device());
+      Tensor block = gsrc;
+      for (int64_t d = 0; d < picked.ndim(); ++d) block = slice(block, d, 0, picked.dim(d), 1);
+      copy_(block, picked);
+    }
+  }
+  return {gx, gsrc};
+}
+FORMULA(take_along_bw) {
+  return {scatter_add_into_zeros(c.input(0).shape, g[0], c.attr(0), c.saved(0))};
+}
+
 const Formula kSum{"SumBackward", sum_bw}, kMean{"MeanBackward", mean_bw},
     kProd{"ProdBackward", prod_bw}, kVar{"VarBackward", var_bw}, kStd{"StdBackward", std_bw},
     kMaxMin{"MaxBackward", maxmin_bw}, kReshape{"ReshapeBackward", reshape_bw},
@@ -752,6 +822,55 @@ void record_missing(const char* node_name, const std::vector<Tensor>& inputs,
     f = slot.get();
   }
   record(*f, inputs, outputs);
+}
+
+namespace {
+void encode_adv_key(FormulaNode& node, const std::vector<AdvItem>& key) {
+  for (const AdvItem& it : key) {
+    node.attrs.push_back(static_cast<int64_t>(it.item.kind));
+    node.attrs.push_back(it.item.start);
+    node.attrs.push_back(it.item.stop);
+    node.attrs.push_back(it.item.step);
+    node.attrs.push_back(it.array.defined() ? 1 : 0);
+    if (it.array.defined()) node.save(it.array);
+  }
+}
+}  // namespace
+
+void record_index_advanced(const Tensor& x, const Tensor& out, const std::vector<AdvItem>& key) {
+  if (!any_needs({x})) return;
+  static const Formula kF{"IndexBackward", index_adv_bw};
+  encode_adv_key(*record(kF, {x}, {out}), key);
+}
+void record_index_put_advanced(const Tensor& x, const Tensor& value, const std::vector<AdvItem>& key) {
+  if (!any_needs({x, value})) return;
+  static const Formula kF{"IndexPutBackward", index_put_adv_bw};
+  auto node = record(kF, {x, value}, {});
+  node->out_meta.push_back({x.shape(), x.dtype(), x.device()});
+  encode_adv_key(*node, key);
+  set_history(x, node, 0);
+}
+void record_gather(const Tensor& x, const Tensor& out, int64_t dim, const Tensor& index) {
+  if (!any_needs({x})) return;
+  static const Formula kF{"GatherBackward", gather_bw};
+  auto node = record(kF, {x}, {out});
+  node->attrs.push_back(dim);
+  node->save(index);
+}
+void record_scatter(const Tensor& x, const Tensor& src, const Tensor& out, int64_t dim,
+                    const Tensor& index, bool add_mode) {
+  if (!any_needs({x, src})) return;
+  static const Formula kF{"ScatterBackward", scatter_bw};
+  auto node = record(kF, {x, src}, {out});
+  node->attrs = Shape{dim, add_mode ? 1 : 0};
+  node->save(index);
+}
+void record_take_along(const Tensor& x, const Tensor& out, int64_t dim, const Tensor& indices) {
+  if (!any_needs({x})) return;
+  static const Formula kF{"SortBackward", take_along_bw};
+  auto node = record(kF, {x}, {out});
+  node->attrs.push_back(dim);
+  node->save(indices);
 }
 
 void check_inplace(const Tensor& a, const char* op) {

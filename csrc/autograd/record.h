@@ -9,6 +9,7 @@
 
 namespace ts {
 struct IndexItem;
+struct AdvItem;
 }
 
 namespace ts::autograd {
@@ -46,6 +47,15 @@ void record_repeat(const Tensor& src, const Tensor& out, int64_t axis, int64_t r
 void record_tri(const Tensor& x, const Tensor& out, int64_t k, bool upper);
 void record_missing(const char* node_name, const std::vector<Tensor>& inputs,
                     const std::vector<Tensor>& outputs);
+
+// Advanced indexing and the gather/scatter/sort family (csrc/ops/indexing_advanced.h, sort.h).
+void record_index_advanced(const Tensor& x, const Tensor& out, const std::vector<AdvItem>& key);
+void record_index_put_advanced(const Tensor& x, const Tensor& value, const std::vector<AdvItem>& key);
+void record_gather(const Tensor& x, const Tensor& out, int64_t dim, const Tensor& index);
+void record_scatter(const Tensor& x, const Tensor& src, const Tensor& out, int64_t dim,
+                    const Tensor& index, bool add);
+// sort/topk values: out = x gathered along dim at `indices`.
+void record_take_along(const Tensor& x, const Tensor& out, int64_t dim, const Tensor& indices);
 
 // LAPACK-backed linalg ops; `flag`: cholesky upper, solve's vector case.
 enum class LinalgOp { Cholesky, Det, Slogdet, Eigh, Inv, Solve, Svdvals, NotImplemented };

@@ -1,3 +1,5 @@
+#include "autograd/function.h"
+#include "autograd/record.h"
 #include "ops/indexing_advanced.h"
 
 #include <vector>
@@ -259,7 +261,8 @@ bool is_full_mask(const Tensor& x, const AdvKey& key) {
 }
 }  // namespace
 
-Tensor index_advanced(const Tensor& x, const AdvKey& key) {
+namespace {
+Tensor index_advanced_plain(const Tensor& x, const AdvKey& key) {
   if (is_full_mask(x, key)) {
     const Tensor m = contiguous(key[0].array);
     const std::vector<int64_t> start = mask_block_starts_stub.get(x.device())(m);
@@ -278,6 +281,13 @@ Tensor index_advanced(const Tensor& x, const AdvKey& key) {
   if (bad >= 0) throw_out_of_range(p, 0, a.single, bad);
   return out;
 }
+}  // namespace
+
+Tensor index_advanced(const Tensor& x, const AdvKey& key) {
+  Tensor out = index_advanced_plain(x, key);
+  if (autograd::needs_grad({&x})) autograd::record_index_advanced(x, out, key);
+  return out;
+}
 
 namespace {
 void check_writable(const Tensor& x, const char* op) {
@@ -286,7 +296,22 @@ void check_writable(const Tensor& x, const char* op) {
 }
 }  // namespace
 
+void index_put_advanced_plain(const Tensor& x, const AdvKey& key, const Tensor& value);
+
 void index_put_advanced(const Tensor& x, const AdvKey& key, const Tensor& value) {
+  autograd::check_inplace(x, "setitem");
+  const bool record = autograd::needs_grad({&x, &value});
+  if (record && x.impl()->is_view)
+    throw RuntimeError("setitem: writing into a view of a tensor in the autograd graph is not "
+                       "supported yet; hint: clone() it first");
+  {
+    autograd::GradModeGuard no_grad(false);
+    index_put_advanced_plain(x, key, value);
+  }
+  if (record) autograd::record_index_put_advanced(x, value, key);
+}
+
+void index_put_advanced_plain(const Tensor& x, const AdvKey& key, const Tensor& value) {
   check_writable(x, "setitem");
   if (is_full_mask(x, key) && value.ndim() <= 1) {
     const Tensor m = contiguous(key[0].array);
@@ -383,11 +408,17 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   const Tensor xx = x.ndim() == 0 ? reshape(x, {1}) : x;
   const int64_t bad = gather_dim_stub.get(x.device())(xx, dim, ic, out);
   check_dim_index("gather", ic, bad, dim, xx.dim(dim));
+  if (autograd::needs_grad({&x}) && x.ndim() > 0)
+    autograd::record_gather(x, out, normalize_axis(dim, x.ndim(), "gather"), index);
   return out;
 }
 
 void scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, bool add) {
   const char* op = add ? "scatter_add" : "scatter";
+  autograd::check_inplace(x, op);
+  if (autograd::needs_grad({&x, &src}))
+    throw RuntimeError(str(op, "_ (in-place) on tensors in the autograd graph is not supported ",
+                           "yet; hint: use the out-of-place ", op));
   check_writable(x, op);
   TS_CHECK(src.ndim() == 0 || src.ndim() == std::max<int64_t>(index.ndim(), 1) ||
                src.ndim() == index.ndim(),
@@ -415,7 +446,12 @@ void scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& s
 
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, bool add) {
   Tensor out = clone(x);
-  scatter_(out, dim, index, src, add);
+  {
+    autograd::GradModeGuard no_grad(false);
+    scatter_(out, dim, index, src, add);
+  }
+  if (autograd::needs_grad({&x, &src}) && x.ndim() > 0)
+    autograd::record_scatter(x, src, out, normalize_axis(dim, x.ndim(), "scatter"), index, add);
   return out;
 }
 

@@ -1,3 +1,5 @@
+#include "autograd/function.h"
+#include "autograd/record.h"
 #include "ops/sort.h"
 
 #include "core/shape.h"
@@ -39,6 +41,12 @@ void run_sort(const char* op, const Tensor& x, int64_t axis, bool descending, Te
 
 Tensor sort(const Tensor& x, int64_t axis, bool descending) {
   Tensor v;
+  if (autograd::needs_grad({&x}) && x.ndim() > 0) {
+    Tensor i;
+    run_sort("sort", x, axis, descending, &v, &i);
+    autograd::record_take_along(x, v, normalize_axis(axis, x.ndim(), "sort"), i);
+    return v;
+  }
   run_sort("sort", x, axis, descending, &v, nullptr);
   return v;
 }
@@ -52,6 +60,8 @@ Tensor argsort(const Tensor& x, int64_t axis, bool descending) {
 std::pair<Tensor, Tensor> sort_with_indices(const Tensor& x, int64_t axis, bool descending) {
   Tensor v, i;
   run_sort("sort", x, axis, descending, &v, &i);
+  if (autograd::needs_grad({&x}) && x.ndim() > 0)
+    autograd::record_take_along(x, v, normalize_axis(axis, x.ndim(), "sort"), i);
   return {v, i};
 }
 
@@ -71,6 +81,7 @@ std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool lar
   auto moved = [&](const Tensor& t) { return dim == last ? t : moveaxis(t, {dim}, {last}); };
   topk_stub.get(x.device())(moved(xx), moved(v), moved(i), k, largest);
   if (x.ndim() == 0) return {reshape(v, {}), reshape(i, {})};
+  if (autograd::needs_grad({&x})) autograd::record_take_along(x, v, dim, i);
   return {v, i};
 }
 
