@@ -152,6 +152,14 @@ def test_zero_d_bool_and_empty_selections():
     assert_same(y, np.full((2, 3), 9.0))
 
 
+@pytest.mark.parametrize("shape,key", [
+    ((0, 1, 0), (Ellipsis, np.zeros((0, 1), bool))), ((2, 3), np.zeros((0, 3), bool)),
+    ((2, 3), np.zeros((2, 0), bool)), ((3, 0), np.zeros((0, 5), bool)),
+    ((1, 0), np.zeros((0, 0), bool)), ((2, 3), (slice(None), np.zeros(0, bool)))])
+def test_empty_mask_axes_follow_numpy(shape, key):
+    check(lambda m, x: x[key], np.zeros(shape))
+
+
 def test_repeated_indices_last_write_wins():
     x = ts.zeros(4, dtype=ts.int64)
     x[[1, 1, 1, 3]] = ts.asarray([5, 6, 7, 8])

@@ -125,8 +125,9 @@ Plan make_plan(const Tensor& x, const AdvKey& key) {
       basic.push_back(na);
       continue;
     }
-    for (int64_t j = 0; j < a.ndim(); ++j)  // an empty mask selects nothing anywhere (NumPy)
-      TS_CHECK(a.numel() == 0 || a.dim(j) == x.dim(d + j), IndexError,
+    // NumPy lets a mask axis of length 0 stand for an axis of any length.
+    for (int64_t j = 0; j < a.ndim(); ++j)
+      TS_CHECK(a.dim(j) == 0 || a.dim(j) == x.dim(d + j), IndexError,
                "boolean index did not match indexed tensor along axis ", d + j,
                "; size of axis is ", x.dim(d + j), " but size of corresponding boolean axis is ",
                a.dim(j));
