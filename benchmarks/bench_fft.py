@@ -6,7 +6,6 @@ default here) is the like-for-like comparison; batched cases show what threads a
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import Callable, Dict, List
 
@@ -14,8 +13,7 @@ import numpy as np
 import torch
 
 import tessera as ts
-from bench_core import run_case
-from common import machine, table
+from common import bench_main
 
 
 def _case(name: str, fn: str, x: np.ndarray, **kw) -> tuple:
@@ -50,25 +48,5 @@ def cases(quick: bool) -> List[tuple]:
     return out[:4] if quick else out
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--min-time", type=float, default=0.3)
-    ap.add_argument("--markdown", default=None, help="write the table to this file")
-    args = ap.parse_args()
-    ts.set_num_threads(args.threads)
-    torch.set_num_threads(args.threads)
-    rows = [run_case(name, fns, args.min_time) for name, fns in cases(args.quick)]
-    md = (f"Machine: {machine()}; threads: {args.threads}; tessera {ts.__version__}, NumPy "
-          f"{np.__version__}, PyTorch {torch.__version__}. Ratios > 1 mean tessera is faster.\n\n"
-          + table(rows))
-    print(md)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(md + "\n")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(bench_main(__doc__, cases))

@@ -5,7 +5,6 @@ fancy indexing and boolean masking on 2^22 elements. Ratios > 1 mean tessera is 
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import List
 
@@ -13,11 +12,10 @@ import numpy as np
 import torch
 
 import tessera as ts
-from bench_core import run_case
-from common import machine, table
+from common import bench_main
 
 
-def cases() -> List[tuple]:
+def cases(quick: bool = False) -> List[tuple]:
     rng = np.random.default_rng(0)
     out = []
     f_np = rng.standard_normal(2 ** 20).astype(np.float32)
@@ -76,25 +74,5 @@ def cases() -> List[tuple]:
     return out
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--threads", type=int, default=None)
-    ap.add_argument("--min-time", type=float, default=0.3)
-    ap.add_argument("--markdown", default=None, help="write the table to this file")
-    args = ap.parse_args()
-    threads = args.threads or ts.get_num_threads()
-    ts.set_num_threads(threads)
-    torch.set_num_threads(threads)
-    rows = [run_case(name, fns, args.min_time) for name, fns in cases()]
-    head = (f"Machine: {machine()}; threads: {threads}; tessera {ts.__version__}, NumPy {np.__version__}, "
-            f"PyTorch {torch.__version__}. Ratios > 1 mean tessera is faster.")
-    md = head + "\n\n" + table(rows)
-    print(md)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(md + "\n")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(bench_main(__doc__, cases))

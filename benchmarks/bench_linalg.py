@@ -10,7 +10,6 @@ threads spin against the others and its timings swing tenfold).
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -24,11 +23,10 @@ import numpy as np
 import torch
 
 import tessera as ts
-from bench_core import run_case
-from common import machine, table
+from common import bench_main
 
 
-def cases() -> List[tuple]:
+def cases(quick: bool = False) -> List[tuple]:
     rng = np.random.default_rng(0)
     n = 512
     a_np = rng.standard_normal((n, n)) + n * np.eye(n)
@@ -68,25 +66,5 @@ def cases() -> List[tuple]:
     ]
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--threads", type=int, default=None)
-    ap.add_argument("--min-time", type=float, default=0.3)
-    ap.add_argument("--markdown", default=None, help="write the table to this file")
-    args = ap.parse_args()
-    threads = args.threads or ts.get_num_threads()
-    ts.set_num_threads(threads)
-    torch.set_num_threads(threads)
-    rows = [run_case(name, fns, args.min_time) for name, fns in cases()]
-    head = (f"Machine: {machine()}; threads: {threads}; tessera {ts.__version__}, NumPy "
-            f"{np.__version__}, PyTorch {torch.__version__}. Ratios > 1 mean tessera is faster.")
-    md = head + "\n\n" + table(rows)
-    print(md)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(md + "\n")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(bench_main(__doc__, cases))
