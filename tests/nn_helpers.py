@@ -11,7 +11,7 @@ import tessera as ts
 
 
 def tt(a: np.ndarray, requires_grad: bool = False) -> ts.Tensor:
-    return ts.asarray(np.ascontiguousarray(a), requires_grad=requires_grad)
+    return ts.asarray(np.array(a, order="C"), requires_grad=requires_grad)
 
 
 def close(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:

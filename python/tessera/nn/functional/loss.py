@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..._C import Tensor
+from ...autograd.function import Function, FunctionCtx
 from .activation import log_softmax
 from .misc import _one_hot_float
 
@@ -57,7 +58,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
         valid = t.where(keep, target, 0)
         if int(t.min(valid).item()) < 0 or int(t.max(valid).item()) >= n_cls:
             raise IndexError(f"nll_loss: target values must be in [0, {n_cls}) or ignore_index")
-    oh = _one_hot_float(target, n_cls, input.dtype)  # ignored targets match no class
+    oh = _one_hot_float(target, n_cls, input.dtype) * t.expand_dims(keep.astype(input.dtype), axis=-1)
     w = oh if weight is None else oh * weight
     wt = t.sum(w, axis=-1)  # weight of each target, 0 where ignored
     loss = -t.sum(_class_last(input) * w, axis=-1)
@@ -99,7 +100,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     smooth = t.where(keep if cdim else t.expand_dims(keep, axis=0), smooth, 0)
     if reduction == "mean":
         if weight is not None:
-            denom = t.sum(_one_hot_float(target, n_cls, input.dtype) * weight)
+            kept = t.expand_dims(keep.astype(input.dtype), axis=-1)
+            denom = t.sum(_one_hot_float(target, n_cls, input.dtype) * kept * weight)
         else:
             denom = t.sum(keep.astype(input.dtype))
         ret = t.sum(smooth) / denom
@@ -142,13 +144,30 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return _reduce(loss, reduction, "huber_loss")
 
 
+class _BCE(Function):
+    """Pointwise BCE with PyTorch's derivatives: d/dp = (p - y) / max(p (1 - p), 1e-12)
+    (finite at p in {0, 1}, where the clamped logs would give 0), d/dy = log(1-p) - log p."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, p: Tensor, y: Tensor) -> Tensor:  # type: ignore[override]
+        t = _ts()
+        ctx.save_for_backward(p, y)
+        return -(y * t.maximum(t.log(p), -100.0) + (1 - y) * t.maximum(t.log1p(-p), -100.0))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        t = _ts()
+        p, y = ctx.saved_tensors
+        gp = g * (p - y) / t.maximum((1 - p) * p, 1e-12)
+        gy = g * (t.log1p(-p) - t.log(p))
+        return gp, gy
+
+
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
                          reduction: str = "mean") -> Tensor:
     """-(y log p + (1-y) log(1-p)) with each log clamped at -100, as PyTorch does."""
-    t = _ts()
     _check_same_shape(input, target, "binary_cross_entropy")
-    loss = -(target * t.maximum(t.log(input), -100.0)
-             + (1 - target) * t.maximum(t.log1p(-input), -100.0))
+    loss = _BCE.apply(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction, "binary_cross_entropy")

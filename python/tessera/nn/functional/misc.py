@@ -23,7 +23,8 @@ def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
 def bilinear(x1: Tensor, x2: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """y_k = x1 W_k x2 + b_k, weight (out, in1, in2)."""
     t = _ts()
-    y = t.sum(t.matmul(t.expand_dims(x1, axis=-2), weight) * t.expand_dims(x2, axis=-2), axis=-1)
+    rows = t.matmul(t.expand_dims(x1, axis=(-2, -3)), weight)[..., 0, :]  # (..., out, in2)
+    y = t.sum(rows * t.expand_dims(x2, axis=-2), axis=-1)
     return y + bias if bias is not None else y
 
 
