@@ -38,7 +38,10 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=128)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=0, help="CPU threads (0: tessera's default)")
     args = ap.parse_args()
+    if args.threads:
+        ts.set_num_threads(args.threads)
 
     nn._rng.manual_seed(args.seed)
     train = ts.datasets.MNIST(args.data_dir, train=True)

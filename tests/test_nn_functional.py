@@ -328,3 +328,50 @@ def test_clip_grad_and_vector_conversion() -> None:
     ws[0].grad = tt(np.full((3, 2), np.nan, np.float32))
     with pytest.raises(RuntimeError, match="non-finite"):
         nn.utils.clip_grad_norm_(ws[0], 1.0, error_if_nonfinite=True)
+
+
+# ---------------------------------------------------------------- random configurations
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@st.composite
+def conv_configs(draw):
+    groups = draw(st.sampled_from([1, 1, 2, 3]))
+    cin = groups * draw(st.integers(1, 2))
+    cout = groups * draw(st.integers(1, 2))
+    k = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    stride = (draw(st.integers(1, 3)), draw(st.integers(1, 2)))
+    dil = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    pad = (draw(st.integers(0, 2)), draw(st.integers(0, 2)))
+    h = draw(st.integers(dil[0] * (k[0] - 1) + 1 - 2 * pad[0], 9).filter(lambda v: v >= 1))
+    w = draw(st.integers(dil[1] * (k[1] - 1) + 1 - 2 * pad[1], 9).filter(lambda v: v >= 1))
+    n = draw(st.integers(1, 2))
+    return dict(shape=(n, cin, h, w), weight=(cout, cin // groups) + k, stride=stride,
+                padding=pad, dilation=dil, groups=groups, bias=draw(st.booleans()))
+
+
+@settings(max_examples=25, deadline=None)
+@given(conv_configs())
+def test_conv2d_random_configs(cfg) -> None:
+    r = np.random.default_rng(0)
+    x = r.standard_normal(cfg["shape"])
+    w = r.standard_normal(cfg["weight"])
+    args = [x, w] + ([r.standard_normal(cfg["weight"][0])] if cfg["bias"] else [])
+    kw = dict(stride=cfg["stride"], padding=cfg["padding"], dilation=cfg["dilation"], groups=cfg["groups"])
+    compare_fn(lambda a, b, *c: F.conv2d(a, b, c[0] if c else None, **kw),
+               lambda a, b, *c: TF.conv2d(a, b, c[0] if c else None, **kw), *args,
+               rtol=1e-10, atol=1e-10)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 3), st.integers(0, 1), st.integers(1, 2), st.booleans(),
+       st.booleans(), st.integers(3, 9), st.integers(3, 9))
+def test_pool2d_random_configs(k, s, p, d, ceil, include_pad, h, w) -> None:
+    p = min(p, k // 2)
+    if d * (k - 1) + 1 > min(h, w) + 2 * p:
+        return
+    x = np.random.default_rng(1).standard_normal((2, 2, h, w))
+    compare_fn(lambda a: F.max_pool2d(a, k, s, p, d, ceil_mode=ceil),
+               lambda a: TF.max_pool2d(a, k, s, p, d, ceil_mode=ceil), x)
+    compare_fn(lambda a: F.avg_pool2d(a, k, s, p, ceil_mode=ceil, count_include_pad=include_pad),
+               lambda a: TF.avg_pool2d(a, k, s, p, ceil_mode=ceil, count_include_pad=include_pad), x)
