@@ -346,3 +346,25 @@ def test_default_init_matches_torch_distribution() -> None:
     assert np.abs(c.weight.numpy()).max() <= cb and np.abs(c.bias.numpy()).max() <= cb
     e = nn.Embedding(1000, 50).weight.numpy()
     assert abs(e.std() - 1) < 0.02 and abs(e.mean()) < 0.02
+
+
+def test_parameter_containers_and_tied_weights() -> None:
+    pl = nn.ParameterList([ts.ones(2), nn.Parameter(ts.zeros(3))])
+    pl.append(ts.ones((1, 1)))
+    assert len(pl) == 3 and all(isinstance(p, nn.Parameter) for p in pl)
+    assert [n for n, _ in pl.named_parameters()] == ["0", "1", "2"]
+    pd = nn.ParameterDict({"a": ts.ones(1)})
+    pd["b"] = ts.zeros(2)
+    assert list(pd.keys()) == ["a", "b"] and "b" in pd and pd["b"].requires_grad
+
+    class Tied(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(5, 3)
+            self.out = nn.Linear(3, 5, bias=False)
+            self.out.weight = self.emb.weight
+    m = Tied()
+    assert len(list(m.parameters())) == 1  # shared parameters are listed once
+    assert list(m.state_dict()) == ["emb.weight", "out.weight"]  # but saved under both names
+    m.out(m.emb(ts.asarray([[1, 2]]))).sum().backward()
+    assert m.emb.weight.grad is not None and m.emb.weight.grad.shape == (5, 3)

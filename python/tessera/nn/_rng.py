@@ -57,4 +57,7 @@ def normal(mean: float, std: float, shape: Sequence[int], dtype: Any = None) -> 
 
 def permutation(n: int) -> np.ndarray:
     """A random permutation of range(n) as a NumPy int64 array (for samplers)."""
+    r = _random()
+    if r is not None and hasattr(r, "randperm"):
+        return np.asarray(r.randperm(n).numpy())
     return _np_gen.permutation(n)

@@ -1,6 +1,6 @@
 """Layer classes (PyTorch's names, arguments and state-dict layouts)."""
 from .module import Module  # noqa: F401
-from .container import Sequential, ModuleList, ModuleDict  # noqa: F401
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict  # noqa: F401
 from .linear import Identity, Linear, Flatten, Unflatten, Embedding  # noqa: F401
 from .conv import (Conv1d, Conv2d, MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d,  # noqa: F401
                    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d)

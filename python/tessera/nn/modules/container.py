@@ -4,6 +4,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Dict, Iterable, Iterator, Optional, Tuple, Union
 
+from ..._C import Tensor
+from ..parameter import Parameter
 from .module import Module
 
 
@@ -104,8 +106,55 @@ class ModuleList(Module):
             self.add_module(str(i), m)
 
 
-class ModuleDict(Module):
+class _DictProtocol:
+    """The read side of the dict protocol over one registry (``_modules`` or
+    ``_parameters``); subclasses define ``__setitem__``."""
+
+    _table = ""
+
+    def _d(self) -> Dict[str, Any]:
+        return self.__dict__[self._table]
+
+    def __getitem__(self, key: str) -> Any:
+        return self._d()[key]
+
+    def __delitem__(self, key: str) -> None:
+        del self._d()[key]
+
+    def __len__(self) -> int:
+        return len(self._d())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._d())
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._d()
+
+    def keys(self) -> Iterable[str]:
+        return self._d().keys()
+
+    def values(self) -> Iterable[Any]:
+        return self._d().values()
+
+    def items(self) -> Iterable[Tuple[str, Any]]:
+        return self._d().items()
+
+    def pop(self, key: str) -> Any:
+        return self._d().pop(key)
+
+    def clear(self) -> None:
+        self._d().clear()
+
+    def update(self, entries: Any) -> None:
+        items = entries.items() if hasattr(entries, "items") else entries
+        for k, v in items:
+            self[k] = v  # type: ignore[index]
+
+
+class ModuleDict(_DictProtocol, Module):
     """An ordered dict of submodules."""
+
+    _table = "_modules"
 
     def __init__(self, modules: Optional[Union[Dict[str, Module],
                                                Iterable[Tuple[str, Module]]]] = None) -> None:
@@ -113,40 +162,60 @@ class ModuleDict(Module):
         if modules is not None:
             self.update(modules)
 
-    def __getitem__(self, key: str) -> Module:
-        return self._modules[key]
-
     def __setitem__(self, key: str, module: Module) -> None:
         self.add_module(key, module)
 
-    def __delitem__(self, key: str) -> None:
-        del self._modules[key]
+
+class ParameterList(Module):
+    """A list of parameters registered under "0", "1", ... (tensors are wrapped as
+    Parameters)."""
+
+    def __init__(self, values: Optional[Iterable[Any]] = None) -> None:
+        super().__init__()
+        for v in values or ():
+            self.append(v)
 
     def __len__(self) -> int:
-        return len(self._modules)
+        return len(self._parameters)
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._modules)
+    def __iter__(self) -> Iterator[Tensor]:
+        return iter(self._parameters.values())
 
-    def __contains__(self, key: str) -> bool:
-        return key in self._modules
+    def __getitem__(self, idx: int) -> Tensor:
+        n = len(self)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return self._parameters[str(idx % n)]
 
-    def keys(self) -> Iterable[str]:
-        return self._modules.keys()
+    def __setitem__(self, idx: int, value: Any) -> None:
+        n = len(self)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        self.register_parameter(str(idx % n), _as_param(value))
 
-    def values(self) -> Iterable[Module]:
-        return self._modules.values()
+    def append(self, value: Any) -> "ParameterList":
+        self.register_parameter(str(len(self)), _as_param(value))
+        return self
 
-    def items(self) -> Iterable[Tuple[str, Module]]:
-        return self._modules.items()
+    def extend(self, values: Iterable[Any]) -> "ParameterList":
+        for v in values:
+            self.append(v)
+        return self
 
-    def pop(self, key: str) -> Module:
-        return self._modules.pop(key)
 
-    def clear(self) -> None:
-        self._modules.clear()
+class ParameterDict(_DictProtocol, Module):
+    """An ordered dict of parameters (tensors are wrapped as Parameters)."""
 
-    def update(self, modules: Any) -> None:
-        items = modules.items() if hasattr(modules, "items") else modules
-        for k, m in items:
-            self.add_module(k, m)
+    _table = "_parameters"
+
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.register_parameter(key, _as_param(value))
+
+
+def _as_param(value: Any) -> Tensor:
+    return value if isinstance(value, Parameter) else Parameter(value)
