@@ -1,6 +1,6 @@
 """Train a 784-256-10 MLP on MNIST with Adam and print the test accuracy.
 
-    PYTHONPATH=python python examples/mnist_mlp.py --epochs 3
+    PYTHONPATH=python python examples/mnist_mlp.py --epochs 5
 
 The IDX files (train-images-idx3-ubyte.gz, ...) are read from --data-dir (default
 $TESSERA_MNIST or ../shared/data/mnist); nothing is downloaded.
@@ -29,12 +29,24 @@ def evaluate(model: nn.Module, loader: DataLoader) -> float:
     return correct / total
 
 
+def default_data_dir() -> str:
+    """$TESSERA_MNIST, else ../shared/data/mnist from the working directory or from the
+    repository root (or its parent, for a git worktree)."""
+    if os.environ.get("TESSERA_MNIST"):
+        return os.environ["TESSERA_MNIST"]
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for cand in ("../shared/data/mnist", os.path.join(repo, "..", "shared", "data", "mnist"),
+                 os.path.join(repo, "..", "..", "shared", "data", "mnist")):
+        if os.path.isdir(cand):
+            return os.path.normpath(cand)
+    return "../shared/data/mnist"
+
+
 def main() -> None:
-    here = os.path.dirname(os.path.abspath(__file__))
-    default_dir = os.environ.get("TESSERA_MNIST", os.path.join(here, "..", "..", "shared", "data", "mnist"))
+    default_dir = default_data_dir()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", default=default_dir)
-    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--batch-size", type=int, default=128)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--seed", type=int, default=0)
