@@ -115,3 +115,20 @@ def test_errors(tmp_path) -> None:
         ts.load(bad)
     with pytest.raises(TypeError, match="dict of tensors"):
         ts.save([ts.ones(2)], tmp_path / "y.safetensors")
+
+
+def test_deepcopy_and_pickle_modules() -> None:
+    import copy
+    import pickle
+    m = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 2).to(ts.bfloat16))
+    for clone in (copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
+        assert all(isinstance(p, nn.Parameter) for p in clone.parameters())
+        for (k, a), (_, b) in zip(clone.state_dict().items(), m.state_dict().items()):
+            assert a.dtype == b.dtype
+            np.testing.assert_array_equal(a.astype(ts.float64).numpy(), b.astype(ts.float64).numpy())
+        with ts.no_grad():
+            clone[0].weight[...] = 0
+        assert not np.all(m[0].weight.numpy() == 0)  # independent storage
+    x = ts.ones((2, 2), requires_grad=True)
+    pair = copy.deepcopy([x, x])
+    assert pair[0] is pair[1] and pair[0].requires_grad

@@ -129,3 +129,36 @@ def _decode(raw: np.ndarray, dt_name: str) -> np.ndarray:
 def load_metadata(path: PathLike) -> Dict[str, str]:
     """The __metadata__ dict of a .safetensors file ({} when absent)."""
     return dict(_read_header(path)[0].get("__metadata__", {}))
+
+
+# Note [Pickling tensors through copyreg]
+# The core Tensor class has no __reduce__, so copy.deepcopy(module) and pickle fail. A
+# copyreg reducer (consulted by both pickle and copy) stores the values as a NumPy array
+# plus requires_grad and the instance attributes (e.g. the Parameter marker), so a
+# deep-copied Module keeps Parameters as Parameters and shared tensors stay shared
+# within one copy (the memo). Storage sharing between distinct views is not preserved.
+def _rebuild_tensor(values: np.ndarray, dtype_name: str, requires_grad: bool,
+                    attrs: Dict[str, Any]) -> Tensor:
+    ts = _ts()
+    t = ts.asarray(values).astype(getattr(ts, dtype_name))
+    if requires_grad:
+        t.requires_grad_(True)
+    for k, v in attrs.items():
+        setattr(t, k, v)
+    return t
+
+
+def _reduce_tensor(t: Tensor) -> Any:
+    if str(t.dtype) == "bfloat16":
+        import ml_dtypes  # noqa: F401  (NumPy needs it to hold bfloat16)
+    values = np.array(t.detach().numpy(), copy=True)
+    attrs = dict(getattr(t, "__dict__", {}))
+    return _rebuild_tensor, (values, str(t.dtype), bool(t.requires_grad and t.is_leaf), attrs)
+
+
+def _register_pickling() -> None:
+    import copyreg
+    copyreg.pickle(Tensor, _reduce_tensor)
+
+
+_register_pickling()
