@@ -217,3 +217,31 @@ def test_reduce_on_plateau_matches_torch(kw) -> None:
     a = _schedule(ts, make, len(metrics), metrics)
     b = _schedule(torch, make, len(metrics), metrics)
     np.testing.assert_allclose(np.array(a), np.array(b), rtol=1e-12)
+
+
+def test_scheduler_state_dict_resume_and_load_errors() -> None:
+    def make(sched_state=None):
+        p = nn.Parameter(ts.ones(2))
+        opt = optim.SGD([p], lr=0.1)
+        s = optim.lr_scheduler.CosineAnnealingLR(opt, 10)
+        if sched_state is not None:
+            s.load_state_dict(sched_state)
+        return opt, s
+    opt, s = make()
+    for _ in range(4):
+        s.step()
+    state = s.state_dict()
+    assert state["last_epoch"] == 4 and "optimizer" not in state
+    opt2, s2 = make(state)
+    opt2.param_groups[0]["lr"] = opt.param_groups[0]["lr"]
+    for _ in range(3):
+        s.step()
+        s2.step()
+    assert s.get_last_lr() == s2.get_last_lr()
+    p = nn.Parameter(ts.ones(2))
+    with pytest.raises(ValueError, match="different number of parameter groups"):
+        optim.SGD([p], lr=0.1).load_state_dict({"state": {}, "param_groups": []})
+    with pytest.raises(ValueError, match="doesn't match the size"):
+        optim.SGD([p], lr=0.1).load_state_dict({"state": {}, "param_groups": [{"params": [0, 1]}]})
+    with pytest.raises(TypeError, match="is not an Optimizer"):
+        optim.lr_scheduler.StepLR(object(), 3)
