@@ -380,3 +380,67 @@ def test_manual_seed_makes_init_and_dropout_reproducible() -> None:
     np.testing.assert_array_equal(d1, d2)
     nn._rng.manual_seed(124)
     assert not np.array_equal(nn.Linear(4, 3).weight.numpy(), w1)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("masks", ["", "bool", "float", "kpm", "bool+kpm", "causal", "3d"])
+@pytest.mark.parametrize("avg", [True, False])
+def test_multihead_attention_matches_torch(batch_first, masks, avg) -> None:
+    E, H, L, S, N = 8, 2, 5, 6, 3
+    torch.manual_seed(0)
+    tm = torch.nn.MultiheadAttention(E, H, batch_first=batch_first).double()
+    with torch.no_grad():
+        tm.in_proj_bias.uniform_(-0.5, 0.5)
+        tm.out_proj.bias.uniform_(-0.5, 0.5)
+    sm = nn.MultiheadAttention(E, H, batch_first=batch_first).double()
+    sm.load_state_dict(tm.state_dict())
+    S_ = L if masks == "causal" else S
+    shp = (lambda l: (N, l, E)) if batch_first else (lambda l: (l, N, E))
+    q, k, v = randn(*shp(L), dtype=np.float64), randn(*shp(S_), dtype=np.float64), randn(*shp(S_), dtype=np.float64)
+    kw_t, kw_s = {}, {}
+    if "bool" in masks:
+        m = rng.uniform(0, 1, (L, S_)) > 0.6
+        m[:, 0] = False
+        kw_t["attn_mask"], kw_s["attn_mask"] = torch.tensor(m), tt(m)
+    if masks == "float":
+        m = randn(L, S_, dtype=np.float64)
+        kw_t["attn_mask"], kw_s["attn_mask"] = torch.tensor(m), tt(m)
+    if masks == "3d":
+        m = randn(N * H, L, S_, dtype=np.float64)
+        kw_t["attn_mask"], kw_s["attn_mask"] = torch.tensor(m), tt(m)
+    if "kpm" in masks:
+        m = np.zeros((N, S_), dtype=bool)
+        m[:, -2:] = True
+        kw_t["key_padding_mask"], kw_s["key_padding_mask"] = torch.tensor(m), tt(m)
+    if masks == "causal":
+        cm = torch.nn.Transformer.generate_square_subsequent_mask(L, dtype=torch.float64)
+        kw_t["attn_mask"], kw_t["is_causal"] = cm, True
+        kw_s["is_causal"] = True
+    ins_t = [torch.tensor(a, requires_grad=True) for a in (q, k, v)]
+    ins_s = [tt(a, requires_grad=True) for a in (q, k, v)]
+    out_t, w_t = tm(*ins_t, average_attn_weights=avg, **kw_t)
+    out_s, w_s = sm(*ins_s, average_attn_weights=avg, **kw_s)
+    close(out_s, out_t, 1e-10, 1e-12)
+    close(w_s, w_t, 1e-10, 1e-12)
+    g = randn(*out_t.shape, dtype=np.float64)
+    out_t.backward(torch.tensor(g))
+    out_s.backward(tt(g))
+    for a, b in zip(ins_s, ins_t):
+        close(a.grad, b.grad, 1e-9, 1e-11)
+    tp = dict(tm.named_parameters())
+    for name, p in sm.named_parameters():
+        close(p.grad, tp[name].grad, 1e-9, 1e-11)
+
+
+def test_multihead_attention_unbatched_and_errors() -> None:
+    tm = torch.nn.MultiheadAttention(4, 2).double()
+    sm = nn.MultiheadAttention(4, 2).double()
+    sm.load_state_dict(tm.state_dict())
+    x = randn(3, 4, dtype=np.float64)
+    o_t, w_t = tm(torch.tensor(x), torch.tensor(x), torch.tensor(x))
+    o_s, w_s = sm(tt(x), tt(x), tt(x))
+    close(o_s, o_t, 1e-10, 1e-12)
+    close(w_s, w_t, 1e-10, 1e-12)
+    assert sm(tt(x), tt(x), tt(x), need_weights=False)[1] is None
+    with pytest.raises(ValueError, match="divisible by num_heads"):
+        nn.MultiheadAttention(5, 2)
