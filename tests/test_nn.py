@@ -444,3 +444,29 @@ def test_multihead_attention_unbatched_and_errors() -> None:
     assert sm(tt(x), tt(x), tt(x), need_weights=False)[1] is None
     with pytest.raises(ValueError, match="divisible by num_heads"):
         nn.MultiheadAttention(5, 2)
+
+
+@pytest.mark.parametrize("kw", [{}, {"norm_first": True, "activation": "gelu"},
+                                {"batch_first": True, "bias": False}])
+def test_transformer_encoder_matches_torch(kw) -> None:
+    torch.manual_seed(0)
+    t_layer = torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.1, **kw)
+    tm = torch.nn.TransformerEncoder(t_layer, 2, norm=torch.nn.LayerNorm(8),
+                                     enable_nested_tensor=False).double()
+    sm = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.1, **kw),
+                               2, norm=nn.LayerNorm(8)).double()
+    assert list(sm.state_dict()) == list(tm.state_dict())
+    x = randn(*((3, 5, 8) if kw.get("batch_first") else (5, 3, 8)), dtype=np.float64)
+    mask = np.triu(np.ones((5, 5), dtype=bool), 1)
+    sm.load_state_dict(tm.state_dict())
+    sm.eval()
+    tm.eval()
+    out_t = tm(torch.tensor(x), mask=torch.tensor(mask))
+    out_s = sm(tt(x), mask=tt(mask))
+    # Exact GELU goes through the erfc fit (relative error ~1e-7).
+    tol = 1e-6 if kw.get("activation") == "gelu" else 1e-9
+    close(out_s, out_t, tol, tol / 10)
+    compare_module(sm, tm, x, rtol=tol, atol=tol / 10, train=False)
+    sm.train()
+    y = sm(tt(x))  # dropout active: differs from eval, still finite
+    assert np.isfinite(y.numpy()).all() and not np.allclose(y.numpy(), sm.eval()(tt(x)).numpy())

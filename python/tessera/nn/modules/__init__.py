@@ -12,3 +12,4 @@ from .activation import (ReLU, ReLU6, SiLU, Mish, Hardswish, Hardsigmoid, SELU, 
 from .loss import (CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, HuberLoss,  # noqa: F401
                    BCELoss, BCEWithLogitsLoss, KLDivLoss)
 from .attention import MultiheadAttention  # noqa: F401
+from .transformer import TransformerEncoderLayer, TransformerEncoder  # noqa: F401
