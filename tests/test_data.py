@@ -180,3 +180,8 @@ def test_tiny_shakespeare(tmp_path) -> None:
     assert ds.vocab_size == len(set(text)) and ds.decode(ds.encode("hear")) == "hear"
     xb, yb = next(iter(DataLoader(ds, batch_size=4, shuffle=True)))
     assert xb.shape == (4, 8) and yb.shape == (4, 8)
+    bx, by = next(iter(DataLoader(ds, batch_size=3, sampler=[5, 0, len(ds) - 1])))
+    for row, i in enumerate([5, 0, len(ds) - 1]):
+        assert bx[row].tolist() == ds[i][0].tolist() and by[row].tolist() == ds[i][1].tolist()
+    with pytest.raises(IndexError, match="out of range"):
+        ds.__getitems__([len(ds)])

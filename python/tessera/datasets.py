@@ -145,3 +145,13 @@ class TinyShakespeare(Dataset):
             raise IndexError(f"TinyShakespeare: index {i} out of range for {len(self)} samples")
         chunk = self.data[i:i + self.block_size + 1]
         return _ts().asarray(chunk[:-1]), _ts().asarray(chunk[1:])
+
+    def __getitems__(self, indices: Sequence[int]) -> Any:
+        """A batch (x, y) of shape (B, block_size) in one NumPy gather."""
+        from .utils.data import _BatchTuple
+        idx = np.asarray(indices, dtype=np.int64)
+        idx = np.where(idx < 0, idx + len(self), idx)
+        if idx.size and (idx.min() < 0 or idx.max() >= len(self)):
+            raise IndexError(f"TinyShakespeare: indices out of range for {len(self)} samples")
+        win = self.data[idx[:, None] + np.arange(self.block_size + 1)]
+        return _BatchTuple((_ts().asarray(win[:, :-1]), _ts().asarray(win[:, 1:])))
