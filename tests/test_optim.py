@@ -1,7 +1,6 @@
 """ts.optim vs torch.optim: parameter trajectories over 25 steps, state dicts, schedulers."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest

@@ -3,7 +3,7 @@ layout: {'state': {index: {...}}, 'param_groups': [{..., 'params': [indices]}]})
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from .._C import Tensor
 

@@ -1,7 +1,7 @@
 """Loss modules: each stores its options and calls the functional form."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 from ..._C import Tensor
 from .. import functional as F

@@ -1,7 +1,7 @@
 """Flattening parameters into one vector and back."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Iterable
 
 from ..._C import Tensor
 
