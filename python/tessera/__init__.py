@@ -29,6 +29,8 @@ from . import fft  # noqa: E402
 _tensor._install()
 
 from . import autograd, testing, utils  # noqa: E402
+from . import nn, optim, datasets  # noqa: E402
+from .serialization import save, load  # noqa: E402
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402
                        is_grad_enabled)
 

@@ -1,2 +1,3 @@
-"""tessera.utils: checkpoint (and data, with the training issue)."""
+"""tessera.utils: checkpoint and data."""
 from . import checkpoint  # noqa: F401
+from . import data  # noqa: F401

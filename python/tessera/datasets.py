@@ -1,0 +1,157 @@
+"""Datasets read from local files: MNIST / FashionMNIST (IDX files, optionally .gz) and
+TinyShakespeare (char-level). Nothing is downloaded: pass `root` holding the files."""
+from __future__ import annotations
+
+import gzip
+import os
+from typing import Any, Callable, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ._C import Tensor
+from .utils.data import Dataset
+
+_IDX_DTYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: np.dtype(">i2"), 0x0C: np.dtype(">i4"),
+               0x0D: np.dtype(">f4"), 0x0E: np.dtype(">f8")}
+
+
+def _ts() -> Any:
+    import tessera
+    return tessera
+
+
+def read_idx(path: str) -> np.ndarray:
+    """Reads an IDX file (the MNIST format; gzip if the name ends in .gz)."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        data = f.read()
+    if len(data) < 4 or data[0] != 0 or data[1] != 0 or data[2] not in _IDX_DTYPES:
+        raise ValueError(f"read_idx: {path} is not an IDX file (bad magic number)")
+    ndim = data[3]
+    dims = tuple(int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(ndim))
+    dt = np.dtype(_IDX_DTYPES[data[2]])
+    count = int(np.prod(dims)) if dims else 1
+    offset = 4 + 4 * ndim
+    if len(data) - offset < count * dt.itemsize:
+        raise ValueError(f"read_idx: {path} is truncated: expected {count} values of shape {dims}")
+    return np.frombuffer(data, dtype=dt, count=count, offset=offset).reshape(dims).astype(dt.newbyteorder("="))
+
+
+def _find(root: str, stem: str) -> str:
+    for cand in (stem, stem + ".gz", stem.replace("-idx", ".idx"), stem.replace("-idx", ".idx") + ".gz"):
+        for base in (root, os.path.join(root, "raw")):
+            p = os.path.join(base, cand)
+            if os.path.exists(p):
+                return p
+    raise FileNotFoundError(f"{stem}[.gz] not found under {root} (or {root}/raw); this dataset "
+                            "reads local files only")
+
+
+class MNIST(Dataset):
+    """MNIST digits from IDX files in `root` (train-images-idx3-ubyte[.gz], ...).
+    Samples are (image, label): image a float32 (1, 28, 28) tensor scaled to [0, 1] (then
+    `transform`), label an int (then `target_transform`)."""
+
+    _files = {True: ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
+              False: ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")}
+
+    def __init__(self, root: str, train: bool = True, transform: Optional[Callable] = None,
+                 target_transform: Optional[Callable] = None, download: bool = False) -> None:
+        if download:
+            raise ValueError(f"{type(self).__name__}: download is not supported; place the IDX "
+                             f"files under {root}")
+        self.root, self.train = root, train
+        self.transform, self.target_transform = transform, target_transform
+        img_file, lbl_file = self._files[bool(train)]
+        self.data = read_idx(_find(root, img_file))  # uint8 (N, 28, 28)
+        self.targets = read_idx(_find(root, lbl_file)).astype(np.int64)
+        if self.data.ndim != 3 or len(self.data) != len(self.targets):
+            raise ValueError(f"{type(self).__name__}: images {self.data.shape} and labels "
+                             f"{self.targets.shape} do not match")
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def _image(self, idx: Any) -> np.ndarray:
+        return (self.data[idx].astype(np.float32) / 255.0)[..., None, :, :]
+
+    def __getitem__(self, index: int) -> Tuple[Any, Any]:
+        img: Any = _ts().asarray(self._image(index))
+        target: Any = int(self.targets[index])
+        if self.transform is not None:
+            img = self.transform(img)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return img, target
+
+    def __getitems__(self, indices: Sequence[int]) -> Any:
+        """A batch of images and labels in one gather (used by DataLoader when no
+        transforms are set)."""
+        if self.transform is not None or self.target_transform is not None:
+            return [self[i] for i in indices]
+        from .utils.data import _BatchTuple
+        idx = np.asarray(indices, dtype=np.int64)
+        return _BatchTuple((_ts().asarray(self._image(idx)), _ts().asarray(self.targets[idx])))
+
+    def arrays(self) -> Tuple[Tensor, Tensor]:
+        """All images (N, 1, 28, 28) float32 in [0, 1] and labels (N,) int64 as tensors."""
+        return _ts().asarray(self._image(slice(None))), _ts().asarray(self.targets)
+
+
+class FashionMNIST(MNIST):
+    """Fashion-MNIST: the same IDX layout and file names as MNIST."""
+
+    classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt",
+               "Sneaker", "Bag", "Ankle boot"]
+
+
+class TinyShakespeare(Dataset):
+    """Character-level text: samples are (x, y) int64 windows of `block_size`, y shifted
+    by one. Reads `root`/input.txt (or `root` itself when it is a file). The first 90% of
+    the text is the train split, the rest validation."""
+
+    def __init__(self, root: str, block_size: int = 64, train: bool = True,
+                 split: float = 0.9) -> None:
+        path = root if os.path.isfile(root) else os.path.join(root, "input.txt")
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"TinyShakespeare: {path} not found")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        self.chars = sorted(set(text))
+        self.vocab_size = len(self.chars)
+        self.stoi = {c: i for i, c in enumerate(self.chars)}
+        self.itos = {i: c for i, c in enumerate(self.chars)}
+        ids = np.array([self.stoi[c] for c in text], dtype=np.int64)
+        cut = int(len(ids) * split)
+        self.data = ids[:cut] if train else ids[cut:]
+        self.block_size = block_size
+        if len(self.data) <= block_size:
+            raise ValueError(f"TinyShakespeare: the split has {len(self.data)} characters, not "
+                             f"more than block_size={block_size}")
+
+    def encode(self, s: str) -> list:
+        return [self.stoi[c] for c in s]
+
+    def decode(self, ids: Any) -> str:
+        return "".join(self.itos[int(i)] for i in (ids.tolist() if hasattr(ids, "tolist") else ids))
+
+    def __len__(self) -> int:
+        return len(self.data) - self.block_size
+
+    def __getitem__(self, i: int) -> Tuple[Tensor, Tensor]:
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(f"TinyShakespeare: index {i} out of range for {len(self)} samples")
+        chunk = self.data[i:i + self.block_size + 1]
+        return _ts().asarray(chunk[:-1]), _ts().asarray(chunk[1:])
+
+    def __getitems__(self, indices: Sequence[int]) -> Any:
+        """A batch (x, y) of shape (B, block_size) in one NumPy gather."""
+        from .utils.data import _BatchTuple
+        idx = np.asarray(indices, dtype=np.int64)
+        idx = np.where(idx < 0, idx + len(self), idx)
+        if idx.size and (idx.min() < 0 or idx.max() >= len(self)):
+            raise IndexError(f"TinyShakespeare: indices out of range for {len(self)} samples")
+        win = self.data[idx[:, None] + np.arange(self.block_size + 1)]
+        return _BatchTuple((_ts().asarray(win[:, :-1]), _ts().asarray(win[:, 1:])))

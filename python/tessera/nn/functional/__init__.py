@@ -1,0 +1,15 @@
+"""tessera.nn.functional: stateless layers, activations and losses (PyTorch's names and
+argument conventions), written over differentiable tessera ops."""
+from .activation import (relu, relu6, hardtanh, leaky_relu, elu, celu, selu, sigmoid,  # noqa: F401
+                         logsigmoid, tanh, softplus, silu, mish, hardsigmoid, hardswish,
+                         softsign, tanhshrink, erf, erfc, gelu, softmax, log_softmax, softmin,
+                         logsumexp, glu)
+from .conv import (pad, conv1d, conv2d, max_pool1d, max_pool2d, avg_pool1d, avg_pool2d,  # noqa: F401
+                   adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool2d)
+from .norm import (batch_norm, layer_norm, rms_norm, group_norm, instance_norm,  # noqa: F401
+                   normalize)
+from .misc import (linear, bilinear, dropout, dropout2d, one_hot, embedding,  # noqa: F401
+                   scaled_dot_product_attention, pairwise_distance, cosine_similarity)
+from .loss import (nll_loss, cross_entropy, mse_loss, l1_loss, smooth_l1_loss, huber_loss,  # noqa: F401
+                   binary_cross_entropy, binary_cross_entropy_with_logits, kl_div,
+                   poisson_nll_loss, soft_margin_loss, cosine_embedding_loss)

@@ -1,0 +1,217 @@
+"""Activation functions, softmax family, erf/GELU — built from differentiable tessera ops.
+
+Branch-free forms are chosen so that no unselected branch can overflow: an inf in the
+branch that `where` discards would turn its zero gradient into NaN (0 * inf)."""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence, Union
+
+from ..._C import Tensor
+from ...autograd.function import Function, FunctionCtx
+
+Dim = Optional[Union[int, Sequence[int]]]
+
+
+def _ts() -> Any:
+    import tessera
+    return tessera
+
+
+def relu(x: Tensor, inplace: bool = False) -> Tensor:
+    return _ts().maximum(x, 0)
+
+
+def relu6(x: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(x, 0.0, 6.0)
+
+
+def hardtanh(x: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    t = _ts()
+    return t.minimum(t.maximum(x, min_val), max_val)
+
+
+def leaky_relu(x: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    return _ts().where(x > 0, x, x * negative_slope)
+
+
+def elu(x: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    t = _ts()
+    return t.where(x > 0, x, alpha * t.expm1(t.minimum(x, 0)))
+
+
+def celu(x: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    t = _ts()
+    return t.where(x > 0, x, alpha * t.expm1(t.minimum(x, 0) / alpha))
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(x: Tensor, inplace: bool = False) -> Tensor:
+    return _SELU_SCALE * elu(x, _SELU_ALPHA)
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    """1 / (1 + exp(-x)), evaluated with exp(-|x|) so nothing overflows."""
+    t = _ts()
+    e = t.exp(-t.abs(x))
+    return t.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def logsigmoid(x: Tensor) -> Tensor:
+    t = _ts()
+    return t.minimum(x, 0) - t.log1p(t.exp(-t.abs(x)))
+
+
+def tanh(x: Tensor) -> Tensor:
+    return _ts().tanh(x)
+
+
+def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + exp(beta x)) / beta, linear above `threshold` (PyTorch's rule)."""
+    t = _ts()
+    bx = x * beta
+    soft = t.log1p(t.exp(t.minimum(bx, threshold))) / beta
+    return t.where(bx > threshold, x, soft)
+
+
+def silu(x: Tensor, inplace: bool = False) -> Tensor:
+    return x * sigmoid(x)
+
+
+def mish(x: Tensor, inplace: bool = False) -> Tensor:
+    return x * _ts().tanh(softplus(x))
+
+
+def hardsigmoid(x: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(x / 6 + 0.5, 0.0, 1.0)
+
+
+def hardswish(x: Tensor, inplace: bool = False) -> Tensor:
+    return x * hardtanh(x + 3, 0.0, 6.0) / 6
+
+
+def softsign(x: Tensor) -> Tensor:
+    return x / (1 + _ts().abs(x))
+
+
+def tanhshrink(x: Tensor) -> Tensor:
+    return x - _ts().tanh(x)
+
+
+# Note [erfc by a Chebyshev-fitted exponent]
+# tessera has no erf kernel yet. erfc(z) = t exp(-z^2 + P(t)), t = 1/(1 + z/2), z = |x|,
+# with the 9th-degree P of Numerical Recipes' erfcc has RELATIVE error < 1.2e-7 for all
+# z >= 0; erfc(-z) = 2 - erfc(z). GELU is written through erfc so its error stays relative
+# in both tails (about 1e-8 absolute). Backward uses the exact derivative (the normal pdf),
+# not the derivative of the fit.
+_ERFC_C = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807,
+           -1.13520398, 1.48851587, -0.82215223, 0.17087277)
+
+
+def erfc(x: Tensor) -> Tensor:
+    """The complementary error function (relative error < 1.2e-7; Note [erfc by a
+    Chebyshev-fitted exponent])."""
+    t = _ts()
+    z = t.abs(x)
+    u = 1 / (1 + 0.5 * z)
+    p = _ERFC_C[-1]
+    for c in reversed(_ERFC_C[:-1]):
+        p = c + u * p
+    y = u * t.exp(p - z * z)
+    return t.where(x >= 0, y, 2 - y)
+
+
+def erf(x: Tensor) -> Tensor:
+    """The error function, 1 - erfc(x) (absolute error < 1.2e-7)."""
+    return 1 - erfc(x)
+
+
+class _GeluExact(Function):
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:  # type: ignore[override]
+        ctx.save_for_backward(x)
+        return 0.5 * x * erfc(x * (-1 / math.sqrt(2.0)))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Tensor:  # type: ignore[override]
+        (x,) = ctx.saved_tensors
+        t = _ts()
+        cdf = 0.5 * erfc(x * (-1 / math.sqrt(2.0)))
+        pdf = t.exp(-0.5 * x * x) * (1 / math.sqrt(2 * math.pi))
+        return g * (cdf + x * pdf)
+
+
+def gelu(x: Tensor, approximate: str = "none") -> Tensor:
+    """x * Phi(x); `approximate="tanh"` uses PyTorch's tanh formula."""
+    t = _ts()
+    if approximate == "tanh":
+        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)
+        return 0.5 * x * (1 + t.tanh(inner))
+    if approximate != "none":
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return _GeluExact.apply(x)
+
+
+def _axis(x: Tensor, dim: Optional[int], op: str) -> int:
+    if dim is None:
+        # PyTorch's legacy implicit-dim rule.
+        return 0 if x.ndim in (0, 1, 3) else 1
+    return dim
+
+
+def _safe_max(x: Tensor, axis: Any) -> Tensor:
+    """max over axis (keepdims), detached, with infinities replaced by 0 so that
+    x - max stays finite for rows of all -inf."""
+    t = _ts()
+    m = t.max(x.detach(), axis=axis, keepdims=True)
+    return t.where(t.isfinite(m), m, 0)
+
+
+def softmax(x: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
+    t = _ts()
+    if dtype is not None:
+        x = x.astype(dtype)
+    axis = _axis(x, dim, "softmax")
+    e = t.exp(x - _safe_max(x, axis))
+    return e / t.sum(e, axis=axis, keepdims=True)
+
+
+def log_softmax(x: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        x = x.astype(dtype)
+    axis = _axis(x, dim, "log_softmax")
+    return x - logsumexp(x, axis, keepdim=True)
+
+
+def softmin(x: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
+    return softmax(-x, dim, dtype)
+
+
+def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
+    """log(sum(exp(x))) over `dim`, shifted by the (detached) max for stability."""
+    t = _ts()
+    axis = tuple(range(x.ndim)) if dim is None else dim
+    m = _safe_max(x, axis)
+    out = t.log(t.sum(t.exp(x - m), axis=axis, keepdims=True)) + m
+    if not keepdim:
+        out = t.squeeze(out, axis=axis if isinstance(axis, tuple) else (axis,))
+    return out
+
+
+def glu(x: Tensor, dim: int = -1) -> Tensor:
+    n = x.shape[dim]
+    if n % 2:
+        raise ValueError(f"glu: halving dimension {dim} of size {n} must be even")
+    a, b = _halves(x, dim)
+    return a * sigmoid(b)
+
+
+def _halves(x: Tensor, dim: int) -> Any:
+    dim = dim % x.ndim
+    h = x.shape[dim] // 2
+    idx_a = (slice(None),) * dim + (slice(0, h),)
+    idx_b = (slice(None),) * dim + (slice(h, None),)
+    return x[idx_a], x[idx_b]

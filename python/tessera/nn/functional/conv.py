@@ -1,0 +1,351 @@
+"""pad, convolutions and pooling by window stacking.
+
+Note [Convolution by shifted strided slices]
+For each kernel offset (i, j) the strided slice
+x_padded[..., i*d : i*d + s*(Ho-1) + 1 : s, j*d : ... : s] is the (Ho, Wo) grid of input
+values that offset touches. Stacking the kh*kw slices gives the im2col matrix
+(N, C*kh*kw, Ho*Wo) in the (C, kh, kw) order of the weight's flattening, so the
+convolution is one (grouped, batched) matmul. Pooling stacks the same windows and
+reduces over the window axis. Every op used (concat, slicing, stack, matmul, max/mean)
+is differentiable, so gradients come for free.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+from ..._C import Tensor
+
+IntOrTuple = Union[int, Sequence[int]]
+
+
+def _ts() -> Any:
+    import tessera
+    return tessera
+
+
+def _ntuple(v: IntOrTuple, n: int, name: str) -> Tuple[int, ...]:
+    if isinstance(v, int):
+        return (v,) * n
+    v = tuple(int(a) for a in v)
+    if len(v) == 1:
+        return v * n
+    if len(v) != n:
+        raise ValueError(f"{name}: expected {n} values, got {v}")
+    return v
+
+
+# ------------------------------------------------------------------ padding
+def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: Optional[float] = None) -> Tensor:
+    """PyTorch's F.pad: `pad` lists (left, right) pairs starting from the LAST dimension.
+    Modes: constant (negative pads crop), reflect, replicate, circular."""
+    if len(pad) % 2 or len(pad) // 2 > x.ndim:
+        raise ValueError(f"pad: padding length {len(pad)} must be even and at most 2*ndim "
+                         f"({2 * x.ndim})")
+    out = x
+    for k in range(len(pad) // 2):
+        axis = x.ndim - 1 - k
+        out = _pad_axis(out, axis, int(pad[2 * k]), int(pad[2 * k + 1]), mode,
+                        0.0 if value is None else value)
+    return out
+
+
+def _take(x: Tensor, axis: int, sl: slice) -> Tensor:
+    return x[(slice(None),) * axis + (sl,)]
+
+
+def _pad_axis(x: Tensor, axis: int, left: int, right: int, mode: str, value: float) -> Tensor:
+    t = _ts()
+    n = x.shape[axis]
+    if left < 0 or right < 0:
+        if mode != "constant":
+            raise ValueError(f"pad: negative padding needs mode='constant', got {mode!r}")
+        x = _take(x, axis, slice(max(-left, 0), n - max(-right, 0)))
+        left, right = max(left, 0), max(right, 0)
+        n = x.shape[axis]
+    if left == 0 and right == 0:
+        return x
+    parts: List[Tensor] = []
+    if mode == "constant":
+        def block(k: int) -> Tensor:
+            shape = list(x.shape)
+            shape[axis] = k
+            return t.full(tuple(shape), value, dtype=x.dtype)
+        lo, hi = block(left), block(right)
+    elif mode == "reflect":
+        if left >= n or right >= n:
+            raise ValueError(f"pad: reflect padding ({left}, {right}) must be smaller than the "
+                             f"dimension size {n}")
+        lo = t.flip(_take(x, axis, slice(1, left + 1)), axis=axis)
+        hi = t.flip(_take(x, axis, slice(n - 1 - right, n - 1)), axis=axis)
+    elif mode == "replicate":
+        if n == 0:
+            raise ValueError("pad: replicate padding of an empty dimension")
+        edge_shape = list(x.shape)
+        edge_shape[axis] = left
+        lo = t.broadcast_to(_take(x, axis, slice(0, 1)), tuple(edge_shape))
+        edge_shape[axis] = right
+        hi = t.broadcast_to(_take(x, axis, slice(n - 1, n)), tuple(edge_shape))
+    elif mode == "circular":
+        if left > n or right > n:
+            raise ValueError(f"pad: circular padding ({left}, {right}) exceeds size {n}")
+        lo = _take(x, axis, slice(n - left, n))
+        hi = _take(x, axis, slice(0, right))
+    else:
+        raise ValueError(f"pad: unknown mode {mode!r} (constant, reflect, replicate, circular)")
+    if left:
+        parts.append(lo)
+    parts.append(x)
+    if right:
+        parts.append(hi)
+    return t.concat(parts, axis=axis)
+
+
+# ------------------------------------------------------------------ windows
+def _out_size(n: int, k: int, s: int, d: int, ceil_mode: bool = False) -> int:
+    span = d * (k - 1) + 1
+    if ceil_mode:
+        return max(0, -(-(n - span) // s) + 1)
+    return max(0, (n - span) // s + 1)
+
+
+def _windows(xp: Tensor, kernel: Tuple[int, ...], stride: Tuple[int, ...],
+             dilation: Tuple[int, ...], out: Tuple[int, ...]) -> Tensor:
+    """Stacks the shifted strided slices of the padded input over the last len(kernel)
+    axes: (N, C, *spatial) -> (N, C, prod(kernel), *out)."""
+    t = _ts()
+    nsp = len(kernel)
+    lead = (slice(None),) * (xp.ndim - nsp)
+    slices = []
+    for offs in _offsets(kernel):
+        idx = tuple(slice(o * d, o * d + s * (m - 1) + 1, s)
+                    for o, d, s, m in zip(offs, dilation, stride, out))
+        slices.append(xp[lead + idx])
+    return t.stack(slices, axis=xp.ndim - nsp)
+
+
+def _offsets(kernel: Tuple[int, ...]) -> List[Tuple[int, ...]]:
+    offs: List[Tuple[int, ...]] = [()]
+    for k in kernel:
+        offs = [o + (i,) for o in offs for i in range(k)]
+    return offs
+
+
+# ------------------------------------------------------------------ convolution
+def _conv_padding(padding: Any, kernel: Tuple[int, ...], dilation: Tuple[int, ...],
+                  stride: Tuple[int, ...], op: str) -> List[Tuple[int, int]]:
+    if isinstance(padding, str):
+        if padding == "valid":
+            return [(0, 0)] * len(kernel)
+        if padding == "same":
+            if any(s != 1 for s in stride):
+                raise ValueError(f"{op}: padding='same' is not supported for strided convolutions")
+            pads = []
+            for k, d in zip(kernel, dilation):
+                total = d * (k - 1)
+                pads.append((total // 2, total - total // 2))
+            return pads
+        raise ValueError(f"{op}: invalid padding string {padding!r} (use 'valid' or 'same')")
+    return [(p, p) for p in _ntuple(padding, len(kernel), op)]
+
+
+def _convnd(x: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTuple,
+            padding: Any, dilation: IntOrTuple, groups: int, nsp: int, op: str,
+            padding_mode: str = "zeros") -> Tensor:
+    t = _ts()
+    unbatched = x.ndim == nsp + 1
+    if unbatched:
+        x = t.expand_dims(x, axis=0)
+    if x.ndim != nsp + 2:
+        raise ValueError(f"{op}: expected a {nsp + 1}-D or {nsp + 2}-D input, got shape "
+                         f"{tuple(x.shape)}")
+    if weight.ndim != nsp + 2:
+        raise ValueError(f"{op}: expected a {nsp + 2}-D weight, got shape {tuple(weight.shape)}")
+    n, c = x.shape[0], x.shape[1]
+    o, cg = weight.shape[0], weight.shape[1]
+    kernel = tuple(weight.shape[2:])
+    if groups < 1 or c % groups or o % groups or cg * groups != c:
+        raise ValueError(f"{op}: input with {c} channels, weight {tuple(weight.shape)} and "
+                         f"groups={groups} do not match (expected {cg * groups} input channels)")
+    st = _ntuple(stride, nsp, op)
+    dl = _ntuple(dilation, nsp, op)
+    pads = _conv_padding(padding, kernel, dl, st, op)
+    flat = [v for pr in reversed(pads) for v in pr]
+    mode = {"zeros": "constant"}.get(padding_mode, padding_mode)
+    xp = pad(x, flat, mode=mode) if any(flat) else x
+    out = tuple(_out_size(xp.shape[2 + i], kernel[i], st[i], dl[i]) for i in range(nsp))
+    if any(xp.shape[2 + i] < dl[i] * (kernel[i] - 1) + 1 for i in range(nsp)):
+        raise ValueError(f"{op}: kernel size {kernel} (dilation {dl}) is larger than the padded "
+                         f"input {tuple(xp.shape[2:])}")
+    cols = _windows(xp, kernel, st, dl, out)  # (N, C, K, *out)
+    k = math.prod(kernel)
+    spatial = math.prod(out)
+    cols = t.reshape(cols, (n, groups, cg * k, spatial))
+    w = t.reshape(weight, (1, groups, o // groups, cg * k))
+    y = t.reshape(t.matmul(w, cols), (n, o) + out)
+    if bias is not None:
+        y = y + t.reshape(bias, (1, o) + (1,) * nsp)
+    return y[0] if unbatched else y
+
+
+def conv1d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
+           padding: Any = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
+    """(N, C, L) * (O, C/groups, k) -> (N, O, L_out)."""
+    return _convnd(x, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
+           padding: Any = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
+    """(N, C, H, W) * (O, C/groups, kh, kw) -> (N, O, H_out, W_out)."""
+    return _convnd(x, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+# ------------------------------------------------------------------ pooling
+def _pool_setup(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
+                padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, nsp: int,
+                op: str) -> Tuple[Tuple[int, ...], ...]:
+    k = _ntuple(kernel_size, nsp, op)
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else _ntuple(stride, nsp, op)
+    p = _ntuple(padding, nsp, op)
+    d = _ntuple(dilation, nsp, op)
+    if any(pi * 2 > ki for pi, ki in zip(p, k)):
+        raise ValueError(f"{op}: padding {p} should be at most half of kernel size {k}")
+    if x.ndim not in (nsp + 1, nsp + 2):
+        raise ValueError(f"{op}: expected a {nsp + 1}-D or {nsp + 2}-D input, got shape "
+                         f"{tuple(x.shape)}")
+    out = []
+    for i in range(nsp):
+        n = x.shape[x.ndim - nsp + i]
+        o = _out_size(n + 2 * p[i], k[i], s[i], d[i], ceil_mode)
+        # PyTorch: the last window must start inside the input or left padding.
+        if ceil_mode and (o - 1) * s[i] >= n + p[i]:
+            o -= 1
+        out.append(o)
+    return k, s, p, d, tuple(out)
+
+
+def _pool_pad(x: Tensor, p: Tuple[int, ...], k: Tuple[int, ...], s: Tuple[int, ...],
+              d: Tuple[int, ...], out: Tuple[int, ...], value: float) -> Tensor:
+    """Pads left by p and right by whatever the last window needs (ceil_mode)."""
+    nsp = len(p)
+    flat: List[int] = []
+    for i in reversed(range(nsp)):
+        n = x.shape[x.ndim - nsp + i]
+        need = (out[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1
+        flat += [p[i], max(need - n - p[i], 0)]
+    return pad(x, flat, value=value) if any(flat) else x
+
+
+def _max_pool(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
+              padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, nsp: int,
+              op: str) -> Tensor:
+    t = _ts()
+    k, s, p, d, out = _pool_setup(x, kernel_size, stride, padding, dilation, ceil_mode, nsp, op)
+    xp = _pool_pad(x, p, k, s, d, out, -math.inf)
+    win = _windows(xp, k, s, d, out)
+    return t.max(win, axis=x.ndim - nsp)
+
+
+def max_pool1d(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+               padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor:
+    if return_indices:
+        raise NotImplementedError("max_pool1d: return_indices=True is not supported")
+    return _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d")
+
+
+def max_pool2d(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+               padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor:
+    """Max over kernel windows of (N, C, H, W) or (C, H, W); pads with -inf."""
+    if return_indices:
+        raise NotImplementedError("max_pool2d: return_indices=True is not supported")
+    return _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d")
+
+
+def _avg_pool(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
+              padding: IntOrTuple, ceil_mode: bool, count_include_pad: bool,
+              divisor_override: Optional[int], nsp: int, op: str) -> Tensor:
+    t = _ts()
+    k, s, p, d, out = _pool_setup(x, kernel_size, stride, padding, 1, ceil_mode, nsp, op)
+    xp = _pool_pad(x, p, k, s, d, out, 0.0)
+    axis = x.ndim - nsp
+    total = t.sum(_windows(xp, k, s, d, out), axis=axis)
+    if divisor_override is not None:
+        return total / divisor_override
+    if not ceil_mode and (count_include_pad or not any(p)):
+        return total / math.prod(k)
+    # Divisors per window: PyTorch counts the padding (when asked) but never the
+    # ceil_mode overhang past the padded input.
+    ones = t.ones(tuple(x.shape[axis:]), dtype=x.dtype)
+    if count_include_pad:
+        ones = pad(ones, [v for i in reversed(range(nsp)) for v in (p[i], p[i])], value=1.0)
+        ones = _pool_pad(ones, (0,) * nsp, k, s, d, out, 0.0)
+    else:
+        ones = _pool_pad(ones, p, k, s, d, out, 0.0)
+    counts = t.sum(_windows(ones, k, s, d, out), axis=0)
+    return total / counts
+
+
+def avg_pool1d(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+               padding: IntOrTuple = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    return _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1,
+                     "avg_pool1d")
+
+
+def avg_pool2d(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+               padding: IntOrTuple = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Optional[int] = None) -> Tensor:
+    """Mean over kernel windows of (N, C, H, W) or (C, H, W)."""
+    return _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, 2, "avg_pool2d")
+
+
+def _adaptive_bounds(n: int, m: int) -> List[Tuple[int, int]]:
+    return [((i * n) // m, -(-((i + 1) * n) // m)) for i in range(m)]
+
+
+def _adaptive_pool(x: Tensor, output_size: Any, nsp: int, reduce: str, op: str) -> Tensor:
+    t = _ts()
+    if x.ndim not in (nsp + 1, nsp + 2):
+        raise ValueError(f"{op}: expected a {nsp + 1}-D or {nsp + 2}-D input, got shape "
+                         f"{tuple(x.shape)}")
+    sizes = (output_size,) * nsp if isinstance(output_size, int) or output_size is None \
+        else tuple(output_size)
+    in_sp = tuple(x.shape[x.ndim - nsp:])
+    sizes = tuple(in_sp[i] if sizes[i] is None else int(sizes[i]) for i in range(nsp))
+    fn = t.mean if reduce == "mean" else t.max
+    lead = (slice(None),) * (x.ndim - nsp)
+    if all(n % m == 0 for n, m in zip(in_sp, sizes)):
+        # Uniform windows: one reshape and one reduction.
+        shape = tuple(x.shape[:x.ndim - nsp])
+        for n, m in zip(in_sp, sizes):
+            shape += (m, n // m)
+        axes = tuple(x.ndim - nsp + 2 * i + 1 for i in range(nsp))
+        return fn(t.reshape(x, shape), axis=axes)
+    if nsp == 1:
+        parts = [fn(x[lead + (slice(a, b),)], axis=-1) for a, b in _adaptive_bounds(in_sp[0], sizes[0])]
+        return t.stack(parts, axis=-1)
+    rows = []
+    for a, b in _adaptive_bounds(in_sp[0], sizes[0]):
+        cols = [fn(x[lead + (slice(a, b), slice(c, e))], axis=(-2, -1))
+                for c, e in _adaptive_bounds(in_sp[1], sizes[1])]
+        rows.append(t.stack(cols, axis=-1))
+    return t.stack(rows, axis=-2)
+
+
+def adaptive_avg_pool1d(x: Tensor, output_size: Any) -> Tensor:
+    return _adaptive_pool(x, output_size, 1, "mean", "adaptive_avg_pool1d")
+
+
+def adaptive_avg_pool2d(x: Tensor, output_size: Any) -> Tensor:
+    """Averages over PyTorch's adaptive windows [floor(i*H/h), ceil((i+1)*H/h))."""
+    return _adaptive_pool(x, output_size, 2, "mean", "adaptive_avg_pool2d")
+
+
+def adaptive_max_pool2d(x: Tensor, output_size: Any, return_indices: bool = False) -> Tensor:
+    if return_indices:
+        raise NotImplementedError("adaptive_max_pool2d: return_indices=True is not supported")
+    return _adaptive_pool(x, output_size, 2, "max", "adaptive_max_pool2d")

@@ -1,0 +1,130 @@
+"""Normalizations: batch, layer, RMS, group, and vector normalize."""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Tuple, Union
+
+from ..._C import Tensor
+
+
+def _ts() -> Any:
+    import tessera
+    return tessera
+
+
+def _channel_shape(x: Tensor) -> Tuple[int, ...]:
+    return (1, x.shape[1]) + (1,) * (x.ndim - 2)
+
+
+def batch_norm(x: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
+               weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalizes over every axis but 1. In training, batch statistics are used and the
+    running ones (if given) are updated in place: running = (1-m) running + m batch, with
+    the unbiased batch variance, as PyTorch does."""
+    t = _ts()
+    if x.ndim < 2:
+        raise ValueError(f"batch_norm: expected at least 2-D input (N, C, ...), got shape "
+                         f"{tuple(x.shape)}")
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = _channel_shape(x)
+    if training:
+        count = x.size // x.shape[1]
+        if count <= 1:
+            raise ValueError(f"batch_norm: expected more than 1 value per channel when "
+                             f"training, got input shape {tuple(x.shape)}")
+        mean = t.mean(x, axis=axes, keepdims=True)
+        var = t.var(x, axis=axes, keepdims=True)
+        if running_mean is not None and running_var is not None:
+            with t.no_grad():
+                m = momentum
+                bm = t.reshape(mean.detach(), (x.shape[1],))
+                bv = t.reshape(var.detach(), (x.shape[1],)) * (count / (count - 1))
+                running_mean[...] = (1 - m) * running_mean + m * bm.astype(running_mean.dtype)
+                running_var[...] = (1 - m) * running_var + m * bv.astype(running_var.dtype)
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError("batch_norm: running_mean and running_var are required in eval mode")
+        mean = t.reshape(running_mean, shape)
+        var = t.reshape(running_var, shape)
+    y = (x - mean) / t.sqrt(var + eps)
+    if weight is not None:
+        y = y * t.reshape(weight, shape)
+    if bias is not None:
+        y = y + t.reshape(bias, shape)
+    return y
+
+
+def _norm_axes(x: Tensor, normalized_shape: Sequence[int], op: str) -> Tuple[int, ...]:
+    ns = tuple(normalized_shape)
+    if len(ns) > x.ndim or tuple(x.shape[x.ndim - len(ns):]) != ns:
+        raise ValueError(f"{op}: normalized_shape {ns} does not match the trailing dimensions "
+                         f"of input shape {tuple(x.shape)}")
+    return tuple(range(x.ndim - len(ns), x.ndim))
+
+
+def layer_norm(x: Tensor, normalized_shape: Union[int, Sequence[int]],
+               weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
+               eps: float = 1e-5) -> Tensor:
+    t = _ts()
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    axes = _norm_axes(x, normalized_shape, "layer_norm")
+    mean = t.mean(x, axis=axes, keepdims=True)
+    var = t.var(x, axis=axes, keepdims=True)
+    y = (x - mean) / t.sqrt(var + eps)
+    if weight is not None:
+        y = y * weight
+    if bias is not None:
+        y = y + bias
+    return y
+
+
+def rms_norm(x: Tensor, normalized_shape: Union[int, Sequence[int]],
+             weight: Optional[Tensor] = None, eps: Optional[float] = None) -> Tensor:
+    """x / sqrt(mean(x^2) + eps) * weight; eps defaults to the dtype's machine epsilon."""
+    t = _ts()
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    axes = _norm_axes(x, normalized_shape, "rms_norm")
+    if eps is None:
+        eps = t.finfo(x.dtype).eps
+    y = x / t.sqrt(t.mean(x * x, axis=axes, keepdims=True) + eps)
+    if weight is not None:
+        y = y * weight
+    return y
+
+
+def group_norm(x: Tensor, num_groups: int, weight: Optional[Tensor] = None,
+               bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
+    t = _ts()
+    if x.ndim < 2 or x.shape[1] % num_groups:
+        raise ValueError(f"group_norm: {x.shape[1] if x.ndim > 1 else '?'} channels of input "
+                         f"shape {tuple(x.shape)} are not divisible into {num_groups} groups")
+    n = x.shape[0]
+    g = t.reshape(x, (n, num_groups, -1))
+    mean = t.mean(g, axis=-1, keepdims=True)
+    var = t.var(g, axis=-1, keepdims=True)
+    y = t.reshape((g - mean) / t.sqrt(var + eps), tuple(x.shape))
+    shape = _channel_shape(x)
+    if weight is not None:
+        y = y * t.reshape(weight, shape)
+    if bias is not None:
+        y = y + t.reshape(bias, shape)
+    return y
+
+
+def instance_norm(x: Tensor, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
+                  eps: float = 1e-5) -> Tensor:
+    return group_norm(x, x.shape[1], weight, bias, eps)
+
+
+def normalize(x: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+    """x / max(||x||_p, eps) along `dim`."""
+    t = _ts()
+    if p == 2:
+        norm = t.sqrt(t.sum(x * x, axis=dim, keepdims=True))
+    elif p == 1:
+        norm = t.sum(t.abs(x), axis=dim, keepdims=True)
+    else:
+        norm = t.sum(t.abs(x) ** p, axis=dim, keepdims=True) ** (1.0 / p)
+    return x / t.maximum(norm, eps)

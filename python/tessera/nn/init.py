@@ -1,0 +1,136 @@
+"""Parameter initialization (PyTorch's formulas). Every function fills its tensor in
+place under no_grad and returns it."""
+from __future__ import annotations
+
+import math
+from typing import Any, Tuple
+
+from .._C import Tensor
+from . import _rng
+
+
+def _ts() -> Any:
+    import tessera
+    return tessera
+
+
+def _fill(tensor: Tensor, values: Any) -> Tensor:
+    t = _ts()
+    with t.no_grad():
+        tensor[...] = values
+    return tensor
+
+
+def calculate_gain(nonlinearity: str, param: Any = None) -> float:
+    """The recommended gain for an activation (PyTorch's table)."""
+    linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                  "conv_transpose2d", "conv_transpose3d"]
+    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else float(param)
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"calculate_gain: unsupported nonlinearity {nonlinearity!r}")
+
+
+def _calculate_fan_in_and_fan_out(tensor: Tensor) -> Tuple[int, int]:
+    if tensor.ndim < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than "
+                         "2 dimensions")
+    receptive = math.prod(tensor.shape[2:]) if tensor.ndim > 2 else 1
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def _fan(tensor: Tensor, mode: str) -> int:
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
+    return _fill(tensor, _rng.uniform(a, b, tensor.shape, tensor.dtype))
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
+    return _fill(tensor, _rng.normal(mean, std, tensor.shape, tensor.dtype))
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0, generator: Any = None) -> Tensor:
+    """Normal(mean, std) restricted to [a, b] by redrawing values outside."""
+    import numpy as np
+    n = tensor.size
+    out = np.empty(0)
+    while out.size < n:
+        draw = _rng.normal(mean, std, (max(2 * (n - out.size), 16),), _ts().float64).numpy()
+        out = np.concatenate([out, draw[(draw >= a) & (draw <= b)]])
+    return _fill(tensor, _ts().asarray(out[:n].reshape(tensor.shape), dtype=tensor.dtype))
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    return _fill(tensor, val)
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    return _fill(tensor, 1)
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    return _fill(tensor, 0)
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    if tensor.ndim != 2:
+        raise ValueError("eye_: only 2-D tensors are supported")
+    return _fill(tensor, _ts().eye(*tensor.shape, dtype=tensor.dtype))
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    a = gain * math.sqrt(6.0 / float(fan_in + fan_out))
+    return uniform_(tensor, -a, a)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+
+
+def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                     nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
+    fan = _fan(tensor, mode)
+    if fan == 0:
+        return tensor
+    bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    return uniform_(tensor, -bound, bound)
+
+
+def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                    nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
+    fan = _fan(tensor, mode)
+    if fan == 0:
+        return tensor
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan))
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    import numpy as np
+    if tensor.ndim < 2:
+        raise ValueError("orthogonal_: only tensors with 2 or more dimensions are supported")
+    rows = tensor.shape[0]
+    cols = tensor.size // rows
+    flat = _rng.normal(0.0, 1.0, (rows, cols), _ts().float64).numpy()
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _fill(tensor, _ts().asarray((gain * q).reshape(tensor.shape), dtype=tensor.dtype))

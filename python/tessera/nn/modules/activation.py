@@ -1,0 +1,192 @@
+"""Activation and dropout layers: thin wrappers over nn.functional."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ..._C import Tensor
+from .. import functional as F
+from .module import Module
+
+
+class _Simple(Module):
+    """An activation with no state: forward is `_fn(x)`."""
+
+    _fn: Any = None
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, x: Tensor) -> Tensor:
+        return type(self)._fn(x)
+
+
+class ReLU(_Simple):
+    _fn = staticmethod(F.relu)
+
+
+class ReLU6(_Simple):
+    _fn = staticmethod(F.relu6)
+
+
+class SiLU(_Simple):
+    _fn = staticmethod(F.silu)
+
+
+class Mish(_Simple):
+    _fn = staticmethod(F.mish)
+
+
+class Hardswish(_Simple):
+    _fn = staticmethod(F.hardswish)
+
+
+class Hardsigmoid(_Simple):
+    _fn = staticmethod(F.hardsigmoid)
+
+
+class SELU(_Simple):
+    _fn = staticmethod(F.selu)
+
+
+class Sigmoid(_Simple):
+    _fn = staticmethod(F.sigmoid)
+
+
+class LogSigmoid(_Simple):
+    _fn = staticmethod(F.logsigmoid)
+
+
+class Tanh(_Simple):
+    _fn = staticmethod(F.tanh)
+
+
+class Softsign(_Simple):
+    _fn = staticmethod(F.softsign)
+
+
+class Tanhshrink(_Simple):
+    _fn = staticmethod(F.tanhshrink)
+
+
+class GELU(Module):
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.gelu(x, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class ELU(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.elu(x, self.alpha)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}"
+
+
+class CELU(ELU):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.celu(x, self.alpha)
+
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.leaky_relu(x, self.negative_slope)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}"
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.min_val, self.max_val = min_val, max_val
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.hardtanh(x, self.min_val, self.max_val)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}"
+
+
+class Softplus(Module):
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softplus(x, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class _DimActivation(Module):
+    _fn: Any = None
+
+    def __init__(self, dim: Optional[int] = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return type(self)._fn(x, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmax(_DimActivation):
+    _fn = staticmethod(F.softmax)
+
+
+class LogSoftmax(_DimActivation):
+    _fn = staticmethod(F.log_softmax)
+
+
+class Softmin(_DimActivation):
+    _fn = staticmethod(F.softmin)
+
+
+class GLU(Module):
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.glu(x, self.dim)
+
+
+class Dropout(Module):
+    """Zeroes elements with probability p in training mode; identity in eval mode."""
+
+    _fn: Any = staticmethod(F.dropout)
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"{type(self).__name__}: dropout probability has to be between 0 "
+                             f"and 1, but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def forward(self, x: Tensor) -> Tensor:
+        return type(self)._fn(x, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout2d(Dropout):
+    _fn = staticmethod(F.dropout2d)

@@ -1,0 +1,221 @@
+"""Containers: Sequential, ModuleList, ModuleDict."""
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Dict, Iterable, Iterator, Optional, Tuple, Union
+
+from ..._C import Tensor
+from ..parameter import Parameter
+from .module import Module
+
+
+class Sequential(Module):
+    """Runs its modules in order: ``Sequential(m0, m1, ...)`` or ``Sequential(OrderedDict)``."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], (OrderedDict, dict)):
+            for key, mod in args[0].items():
+                self.add_module(key, mod)
+        else:
+            for i, mod in enumerate(args):
+                self.add_module(str(i), mod)
+
+    def _index(self, idx: int) -> str:
+        n = len(self._modules)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return list(self._modules)[idx % n]
+
+    def __getitem__(self, idx: Union[int, slice]) -> Any:
+        if isinstance(idx, slice):
+            return Sequential(OrderedDict(list(self._modules.items())[idx]))
+        return self._modules[self._index(idx)]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        self.add_module(self._index(idx), module)
+
+    def __delitem__(self, idx: Union[int, slice]) -> None:
+        keys = list(self._modules)[idx] if isinstance(idx, slice) else [self._index(idx)]
+        for k in keys:
+            del self._modules[k]
+        # Renumber so the keys stay 0..n-1, as PyTorch does.
+        mods = list(self._modules.values())
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self._modules[str(i)] = m
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> "Sequential":
+        self.add_module(str(len(self)), module)
+        return self
+
+    def forward(self, x: Any) -> Any:
+        for m in self._modules.values():
+            x = m(x)
+        return x
+
+
+class ModuleList(Module):
+    """A list of submodules, registered under "0", "1", ..."""
+
+    def __init__(self, modules: Optional[Iterable[Module]] = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __getitem__(self, idx: Union[int, slice]) -> Any:
+        if isinstance(idx, slice):
+            return ModuleList(list(self._modules.values())[idx])
+        n = len(self)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return self._modules[str(idx % n)]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        n = len(self)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        self.add_module(str(idx % n), module)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> "ModuleList":
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> "ModuleList":
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        mods = list(self._modules.values())
+        mods.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self.add_module(str(i), m)
+
+
+class _DictProtocol:
+    """The read side of the dict protocol over one registry (``_modules`` or
+    ``_parameters``); subclasses define ``__setitem__``."""
+
+    _table = ""
+
+    def _d(self) -> Dict[str, Any]:
+        return self.__dict__[self._table]
+
+    def __getitem__(self, key: str) -> Any:
+        return self._d()[key]
+
+    def __delitem__(self, key: str) -> None:
+        del self._d()[key]
+
+    def __len__(self) -> int:
+        return len(self._d())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._d())
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._d()
+
+    def keys(self) -> Iterable[str]:
+        return self._d().keys()
+
+    def values(self) -> Iterable[Any]:
+        return self._d().values()
+
+    def items(self) -> Iterable[Tuple[str, Any]]:
+        return self._d().items()
+
+    def pop(self, key: str) -> Any:
+        return self._d().pop(key)
+
+    def clear(self) -> None:
+        self._d().clear()
+
+    def update(self, entries: Any) -> None:
+        items = entries.items() if hasattr(entries, "items") else entries
+        for k, v in items:
+            self[k] = v  # type: ignore[index]
+
+
+class ModuleDict(_DictProtocol, Module):
+    """An ordered dict of submodules."""
+
+    _table = "_modules"
+
+    def __init__(self, modules: Optional[Union[Dict[str, Module],
+                                               Iterable[Tuple[str, Module]]]] = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+
+class ParameterList(Module):
+    """A list of parameters registered under "0", "1", ... (tensors are wrapped as
+    Parameters)."""
+
+    def __init__(self, values: Optional[Iterable[Any]] = None) -> None:
+        super().__init__()
+        for v in values or ():
+            self.append(v)
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[Tensor]:
+        return iter(self._parameters.values())
+
+    def __getitem__(self, idx: int) -> Tensor:
+        n = len(self)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return self._parameters[str(idx % n)]
+
+    def __setitem__(self, idx: int, value: Any) -> None:
+        n = len(self)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        self.register_parameter(str(idx % n), _as_param(value))
+
+    def append(self, value: Any) -> "ParameterList":
+        self.register_parameter(str(len(self)), _as_param(value))
+        return self
+
+    def extend(self, values: Iterable[Any]) -> "ParameterList":
+        for v in values:
+            self.append(v)
+        return self
+
+
+class ParameterDict(_DictProtocol, Module):
+    """An ordered dict of parameters (tensors are wrapped as Parameters)."""
+
+    _table = "_parameters"
+
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.register_parameter(key, _as_param(value))
+
+
+def _as_param(value: Any) -> Tensor:
+    return value if isinstance(value, Parameter) else Parameter(value)

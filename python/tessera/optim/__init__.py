@@ -1,0 +1,7 @@
+"""tessera.optim: optimizers with PyTorch's update rules (trajectories match) and
+learning-rate schedulers (``ts.optim.lr_scheduler``)."""
+from .optimizer import Optimizer  # noqa: F401
+from .sgd import SGD  # noqa: F401
+from .adam import Adam, AdamW  # noqa: F401
+from .rmsprop import RMSprop, Adagrad  # noqa: F401
+from . import lr_scheduler  # noqa: F401

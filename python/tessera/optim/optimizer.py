@@ -1,0 +1,174 @@
+"""Optimizer base: param groups, per-parameter state, zero_grad, state dicts (PyTorch's
+layout: {'state': {index: {...}}, 'param_groups': [{..., 'params': [indices]}]})."""
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable, Dict, Iterator, List, Optional
+
+from .._C import Tensor
+
+
+def _ts() -> Any:
+    import tessera
+    return tessera
+
+
+class _ParamState:
+    """Per-parameter state keyed by the parameter object (tessera tensors compare
+    elementwise, so they cannot be dict keys themselves)."""
+
+    def __init__(self) -> None:
+        self._d: Dict[int, Dict[str, Any]] = {}
+        self._keep: Dict[int, Tensor] = {}
+
+    def __getitem__(self, p: Tensor) -> Dict[str, Any]:
+        if id(p) not in self._d:
+            self._d[id(p)] = {}
+            self._keep[id(p)] = p
+        return self._d[id(p)]
+
+    def __contains__(self, p: Tensor) -> bool:
+        return id(p) in self._d and bool(self._d[id(p)])
+
+    def __len__(self) -> int:
+        return sum(1 for v in self._d.values() if v)
+
+    def items(self) -> Iterator:
+        return ((self._keep[k], v) for k, v in self._d.items() if v)
+
+    def clear(self) -> None:
+        self._d.clear()
+        self._keep.clear()
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+class Optimizer:
+    """Base class: ``Optimizer(params, defaults)`` with params an iterable of tensors or of
+    dicts (param groups with their own options)."""
+
+    def __init__(self, params: Any, defaults: Dict[str, Any]) -> None:
+        self.defaults = defaults
+        self.state = _ParamState()
+        self.param_groups: List[Dict[str, Any]] = []
+        if isinstance(params, Tensor):
+            raise TypeError(f"{type(self).__name__}: params argument given to the optimizer "
+                            "should be an iterable of Tensors or dicts, but got a Tensor")
+        groups = list(params)
+        if not groups:
+            raise ValueError(f"{type(self).__name__}: optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group: Dict[str, Any]) -> None:
+        """Adds a group of parameters with its own options (defaults fill the rest)."""
+        group = dict(param_group)
+        params = group["params"]
+        group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        for p in group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"{type(self).__name__}: optimizer can only optimize Tensors, "
+                                f"got {type(p).__name__}")
+            if not p.is_leaf:
+                raise ValueError(f"{type(self).__name__}: can't optimize a non-leaf Tensor")
+        for k, v in self.defaults.items():
+            if v is required and k not in group:
+                raise ValueError(f"{type(self).__name__}: parameter group didn't specify a "
+                                 f"value of required optimization parameter {k}")
+            group.setdefault(k, v)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        t = _ts()
+        for g in self.param_groups:
+            for p in g["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    p.grad = t.zeros_like(p.grad)
+
+    def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
+        """One update of every parameter that has a gradient; `closure` re-evaluates the
+        loss (run with grad enabled) and its value is returned."""
+        t = _ts()
+        loss = None
+        if closure is not None:
+            with t.enable_grad():
+                loss = closure()
+        with t.no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, p.grad, group, self.state[p])
+        return loss
+
+    def _update(self, p: Tensor, grad: Tensor, group: Dict[str, Any],
+                state: Dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- state dicts
+    def state_dict(self) -> Dict[str, Any]:
+        index: Dict[int, int] = {}
+        groups = []
+        for g in self.param_groups:
+            packed = {k: v for k, v in g.items() if k != "params"}
+            packed["params"] = []
+            for p in g["params"]:
+                index.setdefault(id(p), len(index))
+                packed["params"].append(index[id(p)])
+            groups.append(packed)
+        state = {index[id(p)]: dict(s) for p, s in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
+        """Restores options and state; tensors may be tessera, NumPy or torch (a PyTorch
+        optimizer's state_dict loads directly)."""
+        from ..nn.modules.module import to_tensor
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for mine, theirs in zip(self.param_groups, groups):
+            if len(mine["params"]) != len(theirs["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't "
+                                 "match the size of optimizer's group")
+        self.state.clear()
+        for mine, theirs in zip(self.param_groups, groups):
+            for p, idx in zip(mine["params"], theirs["params"]):
+                saved = state_dict["state"].get(idx)
+                if saved is None:
+                    continue
+                st = self.state[p]
+                for k, v in saved.items():
+                    if k == "step":
+                        st[k] = float(v.item()) if hasattr(v, "item") else float(v)
+                    elif v is None or isinstance(v, (int, float)):
+                        st[k] = v
+                    else:
+                        st[k] = to_tensor(v).astype(p.dtype)
+            for k, v in theirs.items():
+                if k != "params":
+                    mine[k] = copy.deepcopy(v)
+
+    def __repr__(self) -> str:
+        s = type(self).__name__ + " ("
+        for i, g in enumerate(self.param_groups):
+            s += f"\nParameter Group {i}"
+            for k in sorted(g):
+                if k != "params":
+                    s += f"\n    {k}: {g[k]}"
+        return s + "\n)"
+
+
