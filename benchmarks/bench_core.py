@@ -15,6 +15,32 @@ import tessera as ts
 from common import bench_main
 
 
+# Each case builds its closures in its own function scope: a lambda made in a loop would
+# see the loop's last arrays (late binding) and time the wrong size.
+def bandwidth_cases(p: int, rng: np.random.Generator) -> List[tuple]:
+    x_np = rng.standard_normal(2 ** p).astype(np.float32)
+    y_np = rng.standard_normal(2 ** p).astype(np.float32)
+    x_ts, y_ts = ts.asarray(x_np), ts.asarray(y_np)
+    x_t, y_t = torch.from_numpy(x_np), torch.from_numpy(y_np)
+    return [
+        (f"add 2^{p} float32", {"ts": lambda: x_ts + y_ts, "np": lambda: x_np + y_np, "torch": lambda: x_t + y_t}),
+        (f"mul 2^{p} float32", {"ts": lambda: x_ts * y_ts, "np": lambda: x_np * y_np, "torch": lambda: x_t * y_t}),
+        (f"exp 2^{p} float32", {"ts": lambda: ts.exp(x_ts), "np": lambda: np.exp(x_np), "torch": lambda: torch.exp(x_t)}),
+        (f"tanh 2^{p} float32", {"ts": lambda: ts.tanh(x_ts), "np": lambda: np.tanh(x_np), "torch": lambda: torch.tanh(x_t)}),
+        (f"sum 2^{p} float32", {"ts": lambda: ts.sum(x_ts), "np": lambda: np.sum(x_np), "torch": lambda: torch.sum(x_t)}),
+        (f"max 2^{p} float32", {"ts": lambda: ts.max(x_ts), "np": lambda: np.max(x_np), "torch": lambda: torch.max(x_t)}),
+    ]
+
+
+def matmul_case(n: int, rng: np.random.Generator) -> tuple:
+    p_np = rng.standard_normal((n, n)).astype(np.float32)
+    q_np = rng.standard_normal((n, n)).astype(np.float32)
+    p_ts, q_ts = ts.asarray(p_np), ts.asarray(q_np)
+    p_t, q_t = torch.from_numpy(p_np), torch.from_numpy(q_np)
+    return (f"matmul {n}² float32", {"ts": lambda: p_ts @ q_ts, "np": lambda: p_np @ q_np,
+                                     "torch": lambda: p_t @ q_t})
+
+
 def cases(quick: bool) -> List[tuple]:
     out = []
     # ---- per-op overhead
@@ -32,18 +58,7 @@ def cases(quick: bool) -> List[tuple]:
     sizes = [20] if quick else [20, 24]
     rng = np.random.default_rng(0)
     for p in sizes:
-        x_np = rng.standard_normal(2 ** p).astype(np.float32)
-        y_np = rng.standard_normal(2 ** p).astype(np.float32)
-        x_ts, y_ts = ts.asarray(x_np), ts.asarray(y_np)
-        x_t, y_t = torch.from_numpy(x_np), torch.from_numpy(y_np)
-        out += [
-            (f"add 2^{p} float32", {"ts": lambda: x_ts + y_ts, "np": lambda: x_np + y_np, "torch": lambda: x_t + y_t}),
-            (f"mul 2^{p} float32", {"ts": lambda: x_ts * y_ts, "np": lambda: x_np * y_np, "torch": lambda: x_t * y_t}),
-            (f"exp 2^{p} float32", {"ts": lambda: ts.exp(x_ts), "np": lambda: np.exp(x_np), "torch": lambda: torch.exp(x_t)}),
-            (f"tanh 2^{p} float32", {"ts": lambda: ts.tanh(x_ts), "np": lambda: np.tanh(x_np), "torch": lambda: torch.tanh(x_t)}),
-            (f"sum 2^{p} float32", {"ts": lambda: ts.sum(x_ts), "np": lambda: np.sum(x_np), "torch": lambda: torch.sum(x_t)}),
-            (f"max 2^{p} float32", {"ts": lambda: ts.max(x_ts), "np": lambda: np.max(x_np), "torch": lambda: torch.max(x_t)}),
-        ]
+        out += bandwidth_cases(p, rng)
     # ---- layout
     m_np = rng.standard_normal((2048, 2048)).astype(np.float32)
     m_ts, m_t = ts.asarray(m_np), torch.from_numpy(m_np)
@@ -54,12 +69,7 @@ def cases(quick: bool) -> List[tuple]:
                                       "torch": lambda: m_t.sum(dim=0)}))
     # ---- matmul
     for n in (256, 1024):
-        p_np = rng.standard_normal((n, n)).astype(np.float32)
-        q_np = rng.standard_normal((n, n)).astype(np.float32)
-        p_ts, q_ts = ts.asarray(p_np), ts.asarray(q_np)
-        p_t, q_t = torch.from_numpy(p_np), torch.from_numpy(q_np)
-        out.append((f"matmul {n}² float32", {"ts": lambda: p_ts @ q_ts, "np": lambda: p_np @ q_np,
-                                             "torch": lambda: p_t @ q_t}))
+        out.append(matmul_case(n, rng))
     return out
 
 

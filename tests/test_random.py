@@ -255,3 +255,12 @@ def test_errors():
         ts.rand(2, generator=3)
     with pytest.raises(ValueError, match="shuffle"):
         ts.random.shuffle(ts.asarray(1.0))
+
+
+def test_choice_and_multinomial_take_dtype_and_device():
+    g = ts.random.Generator(3)
+    c = g.choice(10, size=(4,), dtype=ts.int32, device="cpu")
+    assert c.dtype == ts.int32 and c.shape == (4,)
+    m = ts.random.multinomial(ts.asarray([0.2, 0.8]), 3, replacement=True, dtype=ts.int16, generator=g)
+    assert m.dtype == ts.int16 and m.shape == (3,)
+    assert ts.random.choice(ts.asarray([1.5, 2.5]), size=2, dtype=ts.float64).dtype == ts.float64

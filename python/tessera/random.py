@@ -105,11 +105,14 @@ class Generator:
     def shuffle(self, x: Tensor) -> None:
         shuffle(x, generator=self)
 
-    def choice(self, a: Any, size: Size = None, replace: bool = True, p: Any = None) -> Tensor:
-        return choice(a, size, replace, p, generator=self)
+    def choice(self, a: Any, size: Size = None, replace: bool = True, p: Any = None, *,
+               dtype: Any = None, device: Any = None) -> Tensor:
+        return choice(a, size, replace, p, dtype=dtype, device=device, generator=self)
 
-    def multinomial(self, probs: Tensor, num_samples: int, replacement: bool = False) -> Tensor:
-        return multinomial(probs, num_samples, replacement, generator=self)
+    def multinomial(self, probs: Tensor, num_samples: int, replacement: bool = False, *,
+                    dtype: Any = None, device: Any = None) -> Tensor:
+        return multinomial(probs, num_samples, replacement, dtype=dtype, device=device,
+                           generator=self)
 
 
 default_generator = Generator._wrap(_C._default_generator())
@@ -269,17 +272,26 @@ def shuffle(x: Tensor, *, generator: Optional[Generator] = None) -> None:
     _C._shuffle_(x, _gen(generator))
 
 
+def _placed(t: Tensor, dtype: Any, device: Any) -> Tensor:
+    """t cast to `dtype` and moved to `device` when they are given."""
+    if dtype is not None:
+        t = _ns().astype(t, dtype)
+    return t if device is None else t.to_device(device)
+
+
 def multinomial(probs: Tensor, num_samples: int, replacement: bool = False, *,
+                dtype: Any = None, device: Any = None,
                 generator: Optional[Generator] = None) -> Tensor:
     """PyTorch's multinomial: for each row of probs ((N,) or (R, N) non-negative weights,
-    not necessarily normalized), num_samples category indices (int64), drawn without
-    replacement unless `replacement`."""
+    not necessarily normalized), num_samples category indices (int64 unless `dtype`), drawn
+    without replacement unless `replacement`."""
     probs = _ns().asarray(probs)
-    return _C._multinomial(probs, operator.index(num_samples), bool(replacement), _gen(generator))
+    out = _C._multinomial(probs, operator.index(num_samples), bool(replacement), _gen(generator))
+    return _placed(out, dtype, device)
 
 
 def choice(a: Any, size: Size = None, replace: bool = True, p: Any = None, *,
-           generator: Optional[Generator] = None) -> Tensor:
+           dtype: Any = None, device: Any = None, generator: Optional[Generator] = None) -> Tensor:
     """NumPy's choice: samples of a 1-D tensor (or of range(a) for an int), with or without
     replacement, uniform or with probabilities p (which must sum to 1)."""
     t = _ns()
@@ -308,7 +320,7 @@ def choice(a: Any, size: Size = None, replace: bool = True, p: Any = None, *,
         idx = randint(0, n, (k,), generator=generator)
     else:
         idx = randperm(n, generator=generator)[:k]
-    return t.reshape(_C._take_rows(pool, idx), shape)
+    return _placed(t.reshape(_C._take_rows(pool, idx), shape), dtype, device)
 
 
 def _uniform_method(self: Tensor, a: float = 0.0, b: float = 1.0, *,
