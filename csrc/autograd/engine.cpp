@@ -32,8 +32,7 @@ void accumulate(variable_list& buffer, size_t pos, const Tensor& g) {
 
 // Counts, for every node reachable from the roots, how many edges point at it.
 void count_dependencies(const std::vector<Node*>& roots,
-                        std::unordered_map<Node*, NodeState>& state,
-                        std::vector<Node*>& order) {
+                        std::unordered_map<Node*, NodeState>& state, std::vector<Node*>& order) {
   std::vector<Node*> stack(roots.begin(), roots.end());
   std::unordered_set<Node*> seen(roots.begin(), roots.end());
   while (!stack.empty()) {
@@ -73,7 +72,8 @@ void mark_needed(const std::vector<Node*>& order, std::unordered_map<Node*, Node
 void check_finite(const Node& n, const variable_list& grads) {
   for (const Tensor& g : grads) {
     if (!g.defined() || !is_inexact(g.dtype())) continue;
-    Tensor c = contiguous(astype(g, is_complex(g.dtype()) ? DType::Complex128 : DType::Float64, false));
+    Tensor c =
+        contiguous(astype(g, is_complex(g.dtype()) ? DType::Complex128 : DType::Float64, false));
     const int64_t count = is_complex(g.dtype()) ? 2 * c.numel() : c.numel();
     const double* p = reinterpret_cast<const double*>(c.data_ptr());
     for (int64_t i = 0; i < count; ++i)
@@ -120,8 +120,9 @@ variable_list run_backward(const variable_list& roots, const variable_list& root
   for (const Tensor& t : inputs) {
     Edge e = gradient_edge(t);
     if (!e.valid())
-      throw RuntimeError("grad: one of the inputs does not require grad; hint: set "
-                         "requires_grad=True on it");
+      throw RuntimeError(
+          "grad: one of the inputs does not require grad; hint: set "
+          "requires_grad=True on it");
     input_edges.push_back(e);
     targets.insert(e.fn.get());
   }
@@ -157,7 +158,8 @@ variable_list run_backward(const variable_list& roots, const variable_list& root
     bool execute = s.needed;
     if (!opts.accumulate) {
       execute = false;
-      for (const Edge& e : n->next_edges) execute = execute || (e.valid() && state[e.fn.get()].needed);
+      for (const Edge& e : n->next_edges)
+        execute = execute || (e.valid() && state[e.fn.get()].needed);
     }
     variable_list outs;
     if (execute && any) {

@@ -70,7 +70,9 @@ FORMULA(sub_bw) { return {g[0], c.needs(1) ? negative(g[0]) : Tensor()}; }
 FORMULA(neg_bw) { return {negative(g[0])}; }
 FORMULA(pos_bw) { return {g[0]}; }
 FORMULA(conj_bw) { return {conj(g[0])}; }
-FORMULA(zero_bw) { return {zeros_like(g[0]), c.node.inputs.size() > 1 ? zeros_like(g[0]) : Tensor()}; }
+FORMULA(zero_bw) {
+  return {zeros_like(g[0]), c.node.inputs.size() > 1 ? zeros_like(g[0]) : Tensor()};
+}
 FORMULA(mul_bw) {
   Saved s{c, kA | kB};
   return {c.needs(0) ? chain(g[0], s.b()) : Tensor(), c.needs(1) ? chain(g[0], s.a()) : Tensor()};
@@ -260,7 +262,8 @@ int64_t reduced_count(const BackwardCtx& c) {
 }
 FORMULA(sum_bw) { return {expand_back(g[0], c)}; }
 FORMULA(mean_bw) {
-  return {div(expand_back(g[0], c), sc(static_cast<double>(std::max<int64_t>(reduced_count(c), 1))))};
+  return {
+      div(expand_back(g[0], c), sc(static_cast<double>(std::max<int64_t>(reduced_count(c), 1))))};
 }
 FORMULA(var_bw) {
   // d var / dx = 2 (x - mean) / (N - correction)
@@ -301,7 +304,8 @@ FORMULA(prod_bw) {
   const int64_t ax = flat.size() - 1;
   const Tensor left = slice(cumulative_prod(xp, ax, std::nullopt, true), ax, 0, r, 1);
   const Tensor xr = flip(xp, Shape{ax});
-  const Tensor right = flip(slice(cumulative_prod(xr, ax, std::nullopt, true), ax, 0, r, 1), Shape{ax});
+  const Tensor right =
+      flip(slice(cumulative_prod(xr, ax, std::nullopt, true), ax, 0, r, 1), Shape{ax});
   const Tensor others = mul(left, right);
   Shape gshape = kshape;
   gshape.push_back(1);
@@ -323,8 +327,8 @@ FORMULA(maxmin_bw) {
     const Tensor idx = argmax(as_float_mask(B(equal_def, x, ok), DType::Float32), axis, true);
     Shape s(x.ndim(), 1);
     s[axis] = x.dim(axis);
-    const Tensor ar = arange(Scalar::from_int(0), Scalar::from_int(x.dim(axis)), Scalar::from_int(1),
-                             DType::Int64, x.device());
+    const Tensor ar = arange(Scalar::from_int(0), Scalar::from_int(x.dim(axis)),
+                             Scalar::from_int(1), DType::Int64, x.device());
     mask = as_float_mask(B(equal_def, reshape(ar, s), idx), x.dtype());
   } else {
     mask = as_float_mask(B(equal_def, x, ok), x.dtype());
@@ -360,22 +364,23 @@ FORMULA(slice_bw_bw) {
 const Formula kSliceBackwardBackward{"SliceBackwardBackward", slice_bw_bw};
 FORMULA(slice_bw) {
   const Shape& a = c.attrs();
-  return {scatter_through_view(g[0], c.input(0),
-                               [&](const Tensor& z) { return slice(z, a[0], a[1], a[2], a[3]); },
-                               kSliceBackwardBackward, a)};
+  return {scatter_through_view(
+      g[0], c.input(0), [&](const Tensor& z) { return slice(z, a[0], a[1], a[2], a[3]); },
+      kSliceBackwardBackward, a)};
 }
 FORMULA(select_bw_bw) { return {select(g[0], c.attr(0), c.attr(1))}; }
 const Formula kSelectBackwardBackward{"SelectBackwardBackward", select_bw_bw};
 FORMULA(select_bw) {
-  return {scatter_through_view(g[0], c.input(0),
-                               [&](const Tensor& z) { return select(z, c.attr(0), c.attr(1)); },
-                               kSelectBackwardBackward, c.attrs())};
+  return {scatter_through_view(
+      g[0], c.input(0), [&](const Tensor& z) { return select(z, c.attr(0), c.attr(1)); },
+      kSelectBackwardBackward, c.attrs())};
 }
 FORMULA(diagonal_bw_bw) { return {diagonal(g[0], c.attr(0), c.attr(1), c.attr(2))}; }
 const Formula kDiagonalBackwardBackward{"DiagonalBackwardBackward", diagonal_bw_bw};
 FORMULA(diagonal_bw) {
   return {scatter_through_view(
-      g[0], c.input(0), [&](const Tensor& z) { return diagonal(z, c.attr(0), c.attr(1), c.attr(2)); },
+      g[0], c.input(0),
+      [&](const Tensor& z) { return diagonal(z, c.attr(0), c.attr(1), c.attr(2)); },
       kDiagonalBackwardBackward, c.attrs())};
 }
 IndexKey key_of(const Shape& a) {
@@ -394,8 +399,9 @@ FORMULA(index_bw_bw) { return {index_basic(g[0], key_of(c.attrs()))}; }
 const Formula kIndexBackwardBackward{"IndexBackwardBackward", index_bw_bw};
 FORMULA(index_bw) {
   const IndexKey key = key_of(c.attrs());
-  return {scatter_through_view(g[0], c.input(0), [&](const Tensor& z) { return index_basic(z, key); },
-                               kIndexBackwardBackward, c.attrs())};
+  return {scatter_through_view(
+      g[0], c.input(0), [&](const Tensor& z) { return index_basic(z, key); },
+      kIndexBackwardBackward, c.attrs())};
 }
 FORMULA(index_put_bw) {
   const IndexKey key = key_of(c.attrs());
@@ -427,8 +433,14 @@ FORMULA(matmul_bw) {
   if (av && bv)  // a dot product: the gradient of each side is g times the other
     return {c.needs(0) ? chain(g[0], b) : Tensor(), c.needs(1) ? chain(g[0], a) : Tensor()};
   Tensor go = g[0];
-  if (av) { a = expand_dims(a, 0); go = expand_dims(go, -2); }
-  if (bv) { b = expand_dims(b, 1); go = expand_dims(go, -1); }
+  if (av) {
+    a = expand_dims(a, 0);
+    go = expand_dims(go, -2);
+  }
+  if (bv) {
+    b = expand_dims(b, 1);
+    go = expand_dims(go, -1);
+  }
   Tensor ga, gb;
   if (c.needs(0)) {
     ga = matmul(go, conj(matrix_transpose(b)));
@@ -563,7 +575,8 @@ AdvKey adv_key_of(const BackwardCtx& c, size_t first_saved) {
   }
   return k;
 }
-Tensor scatter_add_into_zeros(const Shape& shape, const Tensor& g, int64_t dim, const Tensor& index) {
+Tensor scatter_add_into_zeros(const Shape& shape, const Tensor& g, int64_t dim,
+                              const Tensor& index) {
   return scatter(zeros(shape, g.dtype(), g.device()), dim, index, g, /*add=*/true);
 }
 FORMULA(index_adv_bw) {
@@ -571,7 +584,8 @@ FORMULA(index_adv_bw) {
   const InputMeta& in = c.input(0);
   const int64_t n = numel_of(in.shape);
   const Tensor flat = reshape(arange(Scalar::from_int(0), Scalar::from_int(n), Scalar::from_int(1),
-                                     DType::Int64, in.device), in.shape);
+                                     DType::Int64, in.device),
+                              in.shape);
   const Tensor where_to = reshape(index_advanced(flat, adv_key_of(c, 0)), Shape{-1});
   const Tensor gx = scatter_add_into_zeros(Shape{n}, reshape(g[0], Shape{-1}), 0, where_to);
   return {reshape(gx, in.shape)};
@@ -595,7 +609,9 @@ FORMULA(scatter_bw) {
   const Tensor index = c.saved(0);
   Tensor gx, gsrc;
   if (c.needs(0))
-    gx = add_mode ? g[0] : scatter(g[0], dim, index, scalar_tensor(Scalar::from_int(0), g[0].dtype()), false);
+    gx = add_mode
+             ? g[0]
+             : scatter(g[0], dim, index, scalar_tensor(Scalar::from_int(0), g[0].dtype()), false);
   if (c.needs(1)) {
     const Tensor picked = gather(g[0], dim, index);
     const Shape& src_shape = c.input(1).shape;
@@ -654,12 +670,24 @@ void record_reduction(ReduceKind kind, const Tensor& x, const Tensor& out, const
   if (!any_needs({x}) || !is_inexact(out.dtype())) return;
   const Formula* f = &kSum;
   switch (kind) {
-    case ReduceKind::Sum: f = &kSum; break;
-    case ReduceKind::Mean: f = &kMean; break;
-    case ReduceKind::Prod: f = &kProd; break;
-    case ReduceKind::Var: f = &kVar; break;
-    case ReduceKind::Std: f = &kStd; break;
-    case ReduceKind::MaxMin: f = &kMaxMin; break;
+    case ReduceKind::Sum:
+      f = &kSum;
+      break;
+    case ReduceKind::Mean:
+      f = &kMean;
+      break;
+    case ReduceKind::Prod:
+      f = &kProd;
+      break;
+    case ReduceKind::Var:
+      f = &kVar;
+      break;
+    case ReduceKind::Std:
+      f = &kStd;
+      break;
+    case ReduceKind::MaxMin:
+      f = &kMaxMin;
+      break;
   }
   auto node = record(*f, {x}, {out});
   stamp_site(*node);
@@ -682,7 +710,10 @@ void record_identity(const Tensor& x, const Tensor& out, const char* name) {
   static const Formula kClone{"CloneBackward", identity_bw};
   static const Formula kCast{"ToCopyBackward", identity_bw};
   const std::string_view n(name);
-  const Formula& f = n == "broadcast_to" ? kExpand : n == "clone" ? kClone : n == "astype" ? kCast : kIdentity;
+  const Formula& f = n == "broadcast_to" ? kExpand
+                     : n == "clone"      ? kClone
+                     : n == "astype"     ? kCast
+                                         : kIdentity;
   record(f, {x}, {out});
 }
 void record_permute(const Tensor& x, const Tensor& out, const Shape& axes) {
@@ -758,8 +789,8 @@ void record_cumsum(const Tensor& x, const Tensor& out, int64_t axis, bool includ
   node->attrs = Shape{axis, include_initial ? 1 : 0};
 }
 
-void record_linalg(LinalgOp op, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
-                   int64_t flag) {
+void record_linalg(LinalgOp op, const std::vector<Tensor>& inputs,
+                   const std::vector<Tensor>& outputs, int64_t flag) {
   if (!any_needs(inputs)) return;
   static const Formula kInv{"LinalgInvBackward", inv_bw}, kDet{"LinalgDetBackward", det_bw},
       kSlogdet{"LinalgSlogdetBackward", slogdet_bw}, kSolve{"LinalgSolveBackward", solve_bw},
@@ -768,24 +799,55 @@ void record_linalg(LinalgOp op, const std::vector<Tensor>& inputs, const std::ve
       kMissing{"LinalgQrOrSvdBackward (not implemented yet)", not_implemented_bw};
   const Formula* f = &kMissing;
   switch (op) {
-    case LinalgOp::Inv: f = &kInv; break;
-    case LinalgOp::Det: f = &kDet; break;
-    case LinalgOp::Slogdet: f = &kSlogdet; break;
-    case LinalgOp::Solve: f = &kSolve; break;
-    case LinalgOp::Cholesky: f = &kCholesky; break;
-    case LinalgOp::Eigh: f = &kEigh; break;
-    case LinalgOp::Svdvals: f = &kSvdvals; break;
-    case LinalgOp::NotImplemented: break;
+    case LinalgOp::Inv:
+      f = &kInv;
+      break;
+    case LinalgOp::Det:
+      f = &kDet;
+      break;
+    case LinalgOp::Slogdet:
+      f = &kSlogdet;
+      break;
+    case LinalgOp::Solve:
+      f = &kSolve;
+      break;
+    case LinalgOp::Cholesky:
+      f = &kCholesky;
+      break;
+    case LinalgOp::Eigh:
+      f = &kEigh;
+      break;
+    case LinalgOp::Svdvals:
+      f = &kSvdvals;
+      break;
+    case LinalgOp::NotImplemented:
+      break;
   }
   auto node = record(*f, inputs, outputs);
   node->attrs.push_back(flag);
   switch (op) {
-    case LinalgOp::Inv: case LinalgOp::Cholesky: node->save(outputs[0], true); break;
-    case LinalgOp::Det: node->save(inputs[0]); node->save(outputs[0], true); break;
-    case LinalgOp::Slogdet: case LinalgOp::Svdvals: node->save(inputs[0]); break;
-    case LinalgOp::Solve: node->save(inputs[0]); node->save(outputs[0], true); break;
-    case LinalgOp::Eigh: node->save(outputs[0], true); node->save(outputs[1], true); break;
-    case LinalgOp::NotImplemented: break;
+    case LinalgOp::Inv:
+    case LinalgOp::Cholesky:
+      node->save(outputs[0], true);
+      break;
+    case LinalgOp::Det:
+      node->save(inputs[0]);
+      node->save(outputs[0], true);
+      break;
+    case LinalgOp::Slogdet:
+    case LinalgOp::Svdvals:
+      node->save(inputs[0]);
+      break;
+    case LinalgOp::Solve:
+      node->save(inputs[0]);
+      node->save(outputs[0], true);
+      break;
+    case LinalgOp::Eigh:
+      node->save(outputs[0], true);
+      node->save(outputs[1], true);
+      break;
+    case LinalgOp::NotImplemented:
+      break;
   }
 }
 
@@ -842,7 +904,8 @@ void record_index_advanced(const Tensor& x, const Tensor& out, const std::vector
   static const Formula kF{"IndexBackward", index_adv_bw};
   encode_adv_key(*record(kF, {x}, {out}), key);
 }
-void record_index_put_advanced(const Tensor& x, const Tensor& value, const std::vector<AdvItem>& key) {
+void record_index_put_advanced(const Tensor& x, const Tensor& value,
+                               const std::vector<AdvItem>& key) {
   if (!any_needs({x, value})) return;
   static const Formula kF{"IndexPutBackward", index_put_adv_bw};
   auto node = record(kF, {x, value}, {});
@@ -884,8 +947,9 @@ void check_inplace(const Tensor& a, const char* op) {
 void rebase_history(const Tensor& a, const Tensor& result) {
   if (!grad_enabled() || !requires_grad(result)) return;
   if (a.impl()->is_view)
-    throw RuntimeError(str("in-place operation on a view of a tensor in the autograd graph is not ",
-                           "supported yet; hint: clone() the view first, or use an out-of-place op"));
+    throw RuntimeError(
+        str("in-place operation on a view of a tensor in the autograd graph is not ",
+            "supported yet; hint: clone() the view first, or use an out-of-place op"));
   AutogradMeta* rm = get_meta(result);
   set_history(a, rm->grad_fn, rm->output_nr);
 }

@@ -1,8 +1,8 @@
 #include "autograd/function.h"
 
 #include "ops/copy.h"
-#include "ops/reduce.h"
 #include "ops/math.h"
+#include "ops/reduce.h"
 #include "ops/views.h"
 
 namespace ts::autograd {
@@ -11,7 +11,9 @@ Tensor BackwardCtx::saved(size_t i) const {
   return node.saved.at(i).unpack(node.formula->name,
                                  std::const_pointer_cast<Node>(node.shared_from_this()));
 }
-bool BackwardCtx::needs(size_t i) const { return i < node.next_edges.size() && node.next_edges[i].valid(); }
+bool BackwardCtx::needs(size_t i) const {
+  return i < node.next_edges.size() && node.next_edges[i].valid();
+}
 const InputMeta& BackwardCtx::input(size_t i) const { return node.inputs.at(i); }
 int64_t BackwardCtx::attr(size_t i) const { return node.attrs[static_cast<int64_t>(i)]; }
 const Shape& BackwardCtx::attrs() const { return node.attrs; }
@@ -32,8 +34,10 @@ std::shared_ptr<FormulaNode> record(const Formula& formula, const std::vector<Te
   node->inputs.reserve(inputs.size());
   for (const Tensor& t : inputs) {
     node->next_edges.push_back(t.defined() ? gradient_edge(t) : Edge{});
-    if (t.defined()) node->inputs.push_back({t.shape(), t.dtype(), t.device()});
-    else node->inputs.push_back({});
+    if (t.defined())
+      node->inputs.push_back({t.shape(), t.dtype(), t.device()});
+    else
+      node->inputs.push_back({});
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& o = outputs[i];

@@ -23,7 +23,7 @@ struct BackwardCtx {
   const InputMeta& input(size_t i) const;  // shape/dtype/device of forward input i
   int64_t attr(size_t i) const;            // integer attributes (axes, flags, ...)
   const Shape& attrs() const;
-  double scalar(size_t i) const;           // float attributes (exponents, bounds, ...)
+  double scalar(size_t i) const;  // float attributes (exponents, bounds, ...)
 };
 
 using BackwardFn = variable_list (*)(const BackwardCtx& ctx, const variable_list& grads);

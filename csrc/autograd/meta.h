@@ -7,16 +7,16 @@
 namespace ts::autograd {
 
 struct AutogradMeta {
-  bool requires_grad = false;        // set on leaves by the user
-  Tensor grad;                       // .grad
-  std::shared_ptr<Node> grad_fn;     // set on op outputs
+  bool requires_grad = false;     // set on leaves by the user
+  Tensor grad;                    // .grad
+  std::shared_ptr<Node> grad_fn;  // set on op outputs
   uint32_t output_nr = 0;
   std::weak_ptr<Node> grad_accumulator;  // leaves: their AccumulateGrad, created on demand
   bool retains_grad = false;
   std::vector<std::shared_ptr<GradHook>> leaf_hooks;  // hooks on a leaf's gradient
 };
 
-AutogradMeta* get_meta(const Tensor& t);        // null when the tensor has none
+AutogradMeta* get_meta(const Tensor& t);  // null when the tensor has none
 AutogradMeta& ensure_meta(const Tensor& t);
 
 bool requires_grad(const Tensor& t);  // leaf flag or has a grad_fn

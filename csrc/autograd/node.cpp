@@ -33,12 +33,12 @@ Tensor SavedTensor::unpack(const char* op, const std::shared_ptr<Node>& owner) c
         "backward() or autograd.grad() call"));
   if (!data_.defined()) return data_;
   if (data_.version() != version_)
-    throw RuntimeError(str("backward: one of the tensors needed for the gradient of ", op,
-                           " has been modified by an in-place operation: a ",
-                           dtype_name(data_.dtype()), " tensor of shape ",
-                           shape_str(data_.shape()), " is at version ", data_.version(),
-                           "; expected version ", version_,
-                           ". Hint: use an out-of-place op or clone() the tensor before changing it"));
+    throw RuntimeError(
+        str("backward: one of the tensors needed for the gradient of ", op,
+            " has been modified by an in-place operation: a ", dtype_name(data_.dtype()),
+            " tensor of shape ", shape_str(data_.shape()), " is at version ", data_.version(),
+            "; expected version ", version_,
+            ". Hint: use an out-of-place op or clone() the tensor before changing it"));
   if (is_output_ && requires_grad_ && owner) {
     // Re-attach the output to its node so double backward sees its history.
     Tensor t = detach(data_);

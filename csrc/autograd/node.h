@@ -39,8 +39,8 @@ struct Node : std::enable_shared_from_this<Node> {
   // Frees saved tensors after a backward without retain_graph.
   virtual void release_variables() {}
 
-  std::vector<Edge> next_edges;      // one per forward input (invalid: needs no grad)
-  std::vector<InputMeta> out_meta;   // one per forward output (for zero-filling)
+  std::vector<Edge> next_edges;     // one per forward input (invalid: needs no grad)
+  std::vector<InputMeta> out_meta;  // one per forward output (for zero-filling)
   std::vector<std::pair<uint32_t, std::shared_ptr<GradHook>>> pre_hooks;  // tensor hooks
   uint64_t sequence_nr;
   std::string creation_site;  // filled in anomaly mode: where the forward op ran
@@ -54,7 +54,10 @@ class SavedTensor {
   SavedTensor() = default;
   SavedTensor(const Tensor& t, bool is_output);
   Tensor unpack(const char* op, const std::shared_ptr<Node>& owner) const;
-  void reset() { data_ = Tensor(); released_ = true; }
+  void reset() {
+    data_ = Tensor();
+    released_ = true;
+  }
   bool defined() const { return data_.defined(); }
   bool released() const { return released_; }
 

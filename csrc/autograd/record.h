@@ -10,7 +10,7 @@
 namespace ts {
 struct IndexItem;
 struct AdvItem;
-}
+}  // namespace ts
 
 namespace ts::autograd {
 
@@ -24,13 +24,16 @@ void record_reduction(ReduceKind kind, const Tensor& x, const Tensor& out, const
                       double correction = 0, int64_t single_axis = -1);
 
 // Views and shape functions.
-void record_reshape(const Tensor& x, const Tensor& out);   // reshape, squeeze, expand_dims
-void record_identity(const Tensor& x, const Tensor& out, const char* name);  // broadcast_to, clone, astype
+void record_reshape(const Tensor& x, const Tensor& out);  // reshape, squeeze, expand_dims
+void record_identity(const Tensor& x, const Tensor& out,
+                     const char* name);  // broadcast_to, clone, astype
 void record_permute(const Tensor& x, const Tensor& out, const Shape& axes);
 void record_flip(const Tensor& x, const Tensor& out, const Shape& axes);
-void record_slice(const Tensor& x, const Tensor& out, int64_t axis, int64_t start, int64_t stop, int64_t step);
+void record_slice(const Tensor& x, const Tensor& out, int64_t axis, int64_t start, int64_t stop,
+                  int64_t step);
 void record_select(const Tensor& x, const Tensor& out, int64_t axis, int64_t index);
-void record_diagonal(const Tensor& x, const Tensor& out, int64_t offset, int64_t axis1, int64_t axis2);
+void record_diagonal(const Tensor& x, const Tensor& out, int64_t offset, int64_t axis1,
+                     int64_t axis2);
 void record_index_basic(const Tensor& x, const Tensor& out, const IndexItem* key, int64_t n);
 // x[key] = value, after the write: x takes the history of the write.
 void record_index_put(const Tensor& x, const Tensor& value, const IndexItem* key, int64_t n);
@@ -50,7 +53,8 @@ void record_missing(const char* node_name, const std::vector<Tensor>& inputs,
 
 // Advanced indexing and the gather/scatter/sort family (csrc/ops/indexing_advanced.h, sort.h).
 void record_index_advanced(const Tensor& x, const Tensor& out, const std::vector<AdvItem>& key);
-void record_index_put_advanced(const Tensor& x, const Tensor& value, const std::vector<AdvItem>& key);
+void record_index_put_advanced(const Tensor& x, const Tensor& value,
+                               const std::vector<AdvItem>& key);
 void record_gather(const Tensor& x, const Tensor& out, int64_t dim, const Tensor& index);
 void record_scatter(const Tensor& x, const Tensor& src, const Tensor& out, int64_t dim,
                     const Tensor& index, bool add);
@@ -59,8 +63,8 @@ void record_take_along(const Tensor& x, const Tensor& out, int64_t dim, const Te
 
 // LAPACK-backed linalg ops; `flag`: cholesky upper, solve's vector case.
 enum class LinalgOp { Cholesky, Det, Slogdet, Eigh, Inv, Solve, Svdvals, NotImplemented };
-void record_linalg(LinalgOp op, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
-                   int64_t flag = 0);
+void record_linalg(LinalgOp op, const std::vector<Tensor>& inputs,
+                   const std::vector<Tensor>& outputs, int64_t flag = 0);
 
 // In-place ops (a op= b): raises for leaves that require grad and for views in the graph;
 // `result` (out of place, already recorded) gives `a` its history after the copy.

@@ -3,10 +3,9 @@
 namespace ts {
 
 const char* dtype_name(DType d) {
-  static const char* names[kNumDTypes] = {"bool",    "int8",     "int16",   "int32",
-                                          "int64",   "uint8",    "uint16",  "uint32",
-                                          "uint64",  "float16",  "bfloat16", "float32",
-                                          "float64", "complex64", "complex128"};
+  static const char* names[kNumDTypes] = {
+      "bool",   "int8",    "int16",    "int32",   "int64",   "uint8",     "uint16",    "uint32",
+      "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"};
   return names[static_cast<int>(d)];
 }
 
@@ -23,20 +22,31 @@ namespace {
 // Bits of precision a real dtype carries, for picking the wider of two.
 int float_rank(DType d) {
   switch (d) {
-    case DType::Float16: return 1;
-    case DType::BFloat16: return 1;
-    case DType::Float32: case DType::Complex64: return 2;
-    case DType::Float64: case DType::Complex128: return 3;
-    default: return 0;
+    case DType::Float16:
+      return 1;
+    case DType::BFloat16:
+      return 1;
+    case DType::Float32:
+    case DType::Complex64:
+      return 2;
+    case DType::Float64:
+    case DType::Complex128:
+      return 3;
+    default:
+      return 0;
   }
 }
 int int_bits(DType d) { return static_cast<int>(itemsize(d)) * 8; }
 DType signed_of_bits(int bits) {
   switch (bits) {
-    case 8: return DType::Int8;
-    case 16: return DType::Int16;
-    case 32: return DType::Int32;
-    default: return DType::Int64;
+    case 8:
+      return DType::Int8;
+    case 16:
+      return DType::Int16;
+    case 32:
+      return DType::Int32;
+    default:
+      return DType::Int64;
   }
 }
 DType float_of_rank(int r) { return r <= 2 ? DType::Float32 : DType::Float64; }
@@ -50,7 +60,8 @@ DType promote_slow(DType a, DType b) {
     return r <= 2 ? DType::Complex64 : DType::Complex128;
   }
   if (is_floating(a) && is_floating(b)) {
-    if ((a == DType::Float16 && b == DType::BFloat16) || (a == DType::BFloat16 && b == DType::Float16))
+    if ((a == DType::Float16 && b == DType::BFloat16) ||
+        (a == DType::BFloat16 && b == DType::Float16))
       return DType::Float32;
     return float_rank(a) >= float_rank(b) ? a : b;
   }
@@ -86,18 +97,25 @@ ScalarKind scalar_kind(DType d) {
 
 DType default_dtype_for(ScalarKind k) {
   switch (k) {
-    case ScalarKind::Bool: return DType::Bool;
-    case ScalarKind::Int: return kDefaultInt;
-    case ScalarKind::Float: return kDefaultFloat;
-    default: return kDefaultComplex;
+    case ScalarKind::Bool:
+      return DType::Bool;
+    case ScalarKind::Int:
+      return kDefaultInt;
+    case ScalarKind::Float:
+      return kDefaultFloat;
+    default:
+      return kDefaultComplex;
   }
 }
 
 DType promote_with_scalar(DType t, ScalarKind k) {
   switch (k) {
-    case ScalarKind::Bool: return t;
-    case ScalarKind::Int: return is_bool(t) ? kDefaultInt : t;
-    case ScalarKind::Float: return is_inexact(t) ? t : kDefaultFloat;
+    case ScalarKind::Bool:
+      return t;
+    case ScalarKind::Int:
+      return is_bool(t) ? kDefaultInt : t;
+    case ScalarKind::Float:
+      return is_inexact(t) ? t : kDefaultFloat;
     case ScalarKind::Complex:
       if (is_complex(t)) return t;
       return t == DType::Float64 ? DType::Complex128 : kDefaultComplex;

@@ -10,8 +10,21 @@
 namespace ts {
 
 enum class DType : uint8_t {
-  Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64,
-  Float16, BFloat16, Float32, Float64, Complex64, Complex128
+  Bool,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  UInt8,
+  UInt16,
+  UInt32,
+  UInt64,
+  Float16,
+  BFloat16,
+  Float32,
+  Float64,
+  Complex64,
+  Complex128
 };
 constexpr int kNumDTypes = 15;
 
@@ -47,26 +60,45 @@ ScalarKind scalar_kind(DType d);
 
 // The real dtype of a complex one (complex64 -> float32); identity otherwise.
 DType to_real(DType d);
-DType to_complex(DType d);  // float32 -> complex64, float64 -> complex128, ...
+DType to_complex(DType d);            // float32 -> complex64, float64 -> complex128, ...
 bool can_cast(DType from, DType to);  // "safe" casting per the standard's promotion lattice
 
 // ---- C++ types <-> DType
-template <class T> struct dtype_of;
-#define TS_DTYPE_OF(T, D) template <> struct dtype_of<T> { static constexpr DType value = DType::D; };
-TS_DTYPE_OF(bool, Bool) TS_DTYPE_OF(int8_t, Int8) TS_DTYPE_OF(int16_t, Int16)
-TS_DTYPE_OF(int32_t, Int32) TS_DTYPE_OF(int64_t, Int64) TS_DTYPE_OF(uint8_t, UInt8)
-TS_DTYPE_OF(uint16_t, UInt16) TS_DTYPE_OF(uint32_t, UInt32) TS_DTYPE_OF(uint64_t, UInt64)
-TS_DTYPE_OF(Half, Float16) TS_DTYPE_OF(BFloat16, BFloat16) TS_DTYPE_OF(float, Float32)
-TS_DTYPE_OF(double, Float64) TS_DTYPE_OF(c64, Complex64) TS_DTYPE_OF(c128, Complex128)
+template <class T>
+struct dtype_of;
+#define TS_DTYPE_OF(T, D)                    \
+  template <>                                \
+  struct dtype_of<T> {                       \
+    static constexpr DType value = DType::D; \
+  };
+TS_DTYPE_OF(bool, Bool)
+TS_DTYPE_OF(int8_t, Int8) TS_DTYPE_OF(int16_t, Int16) TS_DTYPE_OF(int32_t, Int32)
+    TS_DTYPE_OF(int64_t, Int64) TS_DTYPE_OF(uint8_t, UInt8) TS_DTYPE_OF(uint16_t, UInt16)
+        TS_DTYPE_OF(uint32_t, UInt32) TS_DTYPE_OF(uint64_t, UInt64) TS_DTYPE_OF(Half, Float16)
+            TS_DTYPE_OF(BFloat16, BFloat16) TS_DTYPE_OF(float, Float32) TS_DTYPE_OF(double, Float64)
+                TS_DTYPE_OF(c64, Complex64) TS_DTYPE_OF(c128, Complex128)
 #undef TS_DTYPE_OF
 
-// The type a kernel computes in: float for the 16-bit floats, the type itself otherwise.
-template <class T> struct acc_type { using type = T; };
-template <> struct acc_type<Half> { using type = float; };
-template <> struct acc_type<BFloat16> { using type = float; };
-template <class T> using acc_t = typename acc_type<T>::type;
+    // The type a kernel computes in: float for the 16-bit floats, the type itself otherwise.
+    template <class T>
+    struct acc_type {
+  using type = T;
+};
+template <>
+struct acc_type<Half> {
+  using type = float;
+};
+template <>
+struct acc_type<BFloat16> {
+  using type = float;
+};
+template <class T>
+using acc_t = typename acc_type<T>::type;
 
-template <class T> struct Tag { using type = T; };
+template <class T>
+struct Tag {
+  using type = T;
+};
 
 // ---- dtype dispatch: calls f(Tag<T>{}) for the C++ type of `d`, over a chosen set.
 // Sets keep template instantiation counts down: pick the smallest set an op supports.
@@ -89,16 +121,17 @@ inline bool in_set(DType d, uint32_t set) { return (set >> static_cast<int>(d)) 
 
 template <uint32_t Set, class F>
 decltype(auto) visit_dtype(DType d, const char* op, F&& f) {
-#define TS_CASE(D, T)                                                   \
-  case DType::D:                                                        \
+#define TS_CASE(D, T)                                                           \
+  case DType::D:                                                                \
     if constexpr ((Set >> static_cast<int>(DType::D)) & 1u) return f(Tag<T>{}); \
     break;
   switch (d) {
-    TS_CASE(Bool, bool) TS_CASE(Int8, int8_t) TS_CASE(Int16, int16_t) TS_CASE(Int32, int32_t)
-    TS_CASE(Int64, int64_t) TS_CASE(UInt8, uint8_t) TS_CASE(UInt16, uint16_t)
-    TS_CASE(UInt32, uint32_t) TS_CASE(UInt64, uint64_t) TS_CASE(Float16, Half)
-    TS_CASE(BFloat16, BFloat16) TS_CASE(Float32, float) TS_CASE(Float64, double)
-    TS_CASE(Complex64, c64) TS_CASE(Complex128, c128)
+    TS_CASE(Bool, bool)
+    TS_CASE(Int8, int8_t) TS_CASE(Int16, int16_t) TS_CASE(Int32, int32_t) TS_CASE(Int64, int64_t)
+        TS_CASE(UInt8, uint8_t) TS_CASE(UInt16, uint16_t) TS_CASE(UInt32, uint32_t)
+            TS_CASE(UInt64, uint64_t) TS_CASE(Float16, Half) TS_CASE(BFloat16, BFloat16)
+                TS_CASE(Float32, float) TS_CASE(Float64, double) TS_CASE(Complex64, c64)
+                    TS_CASE(Complex128, c128)
   }
 #undef TS_CASE
   throw_unsupported_dtype(op, d);

@@ -1,12 +1,21 @@
-// float16 and bfloat16 storage types: stored natively, computed in float32, rounded to nearest even.
+// float16 and bfloat16 storage types: stored natively, computed in float32, rounded to nearest
+// even.
 #pragma once
 #include <cstdint>
 #include <cstring>
 
 namespace ts {
 
-inline uint32_t f32_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-inline float bits_f32(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+inline uint32_t f32_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline float bits_f32(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
 
 inline uint16_t float_to_half_bits(float f) {
   uint32_t x = f32_bits(f);
@@ -37,7 +46,8 @@ inline float half_bits_to_float(uint16_t h) {
 
 inline uint16_t float_to_bf16_bits(float f) {
   uint32_t u = f32_bits(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);  // quiet NaN
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((u >> 16) | 0x40u);  // quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);
   return static_cast<uint16_t>(u >> 16);
 }
@@ -48,7 +58,11 @@ struct Half {
   Half() = default;
   Half(float f) : x(float_to_half_bits(f)) {}
   operator float() const { return half_bits_to_float(x); }
-  static Half from_bits(uint16_t b) { Half h; h.x = b; return h; }
+  static Half from_bits(uint16_t b) {
+    Half h;
+    h.x = b;
+    return h;
+  }
 };
 
 struct BFloat16 {
@@ -56,7 +70,11 @@ struct BFloat16 {
   BFloat16() = default;
   BFloat16(float f) : x(float_to_bf16_bits(f)) {}
   operator float() const { return bf16_bits_to_float(x); }
-  static BFloat16 from_bits(uint16_t b) { BFloat16 h; h.x = b; return h; }
+  static BFloat16 from_bits(uint16_t b) {
+    BFloat16 h;
+    h.x = b;
+    return h;
+  }
 };
 
 }  // namespace ts

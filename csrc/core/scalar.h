@@ -15,14 +15,37 @@ struct Scalar {
   double d = 0;
   std::complex<double> c;
 
-  static Scalar from_bool(bool b) { Scalar s; s.kind = ScalarKind::Bool; s.i = b; return s; }
-  static Scalar from_int(int64_t v) { Scalar s; s.kind = ScalarKind::Int; s.i = v; return s; }
-  static Scalar from_uint(uint64_t v) {
-    Scalar s; s.kind = ScalarKind::Int; s.u = v; s.is_u64 = true; s.i = static_cast<int64_t>(v); return s;
+  static Scalar from_bool(bool b) {
+    Scalar s;
+    s.kind = ScalarKind::Bool;
+    s.i = b;
+    return s;
   }
-  static Scalar from_double(double v) { Scalar s; s.kind = ScalarKind::Float; s.d = v; return s; }
+  static Scalar from_int(int64_t v) {
+    Scalar s;
+    s.kind = ScalarKind::Int;
+    s.i = v;
+    return s;
+  }
+  static Scalar from_uint(uint64_t v) {
+    Scalar s;
+    s.kind = ScalarKind::Int;
+    s.u = v;
+    s.is_u64 = true;
+    s.i = static_cast<int64_t>(v);
+    return s;
+  }
+  static Scalar from_double(double v) {
+    Scalar s;
+    s.kind = ScalarKind::Float;
+    s.d = v;
+    return s;
+  }
   static Scalar from_complex(std::complex<double> v) {
-    Scalar s; s.kind = ScalarKind::Complex; s.c = v; return s;
+    Scalar s;
+    s.kind = ScalarKind::Complex;
+    s.c = v;
+    return s;
   }
 
   // Converts with C++ cast semantics (integers wrap, like PyTorch).

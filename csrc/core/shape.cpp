@@ -50,19 +50,22 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   for (int64_t i = 0; i < n; ++i) {
     const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    if (da == db || db == 1) out[i] = da;
-    else if (da == 1) out[i] = db;
+    if (da == db || db == 1)
+      out[i] = da;
+    else if (da == 1)
+      out[i] = db;
     else
       throw ValueError(str(op, ": shapes ", shape_str(a), " and ", shape_str(b),
-                           " cannot be broadcast together: ", da, " != ", db, " at dim ",
-                           i - n, " (counting from the end)"));
+                           " cannot be broadcast together: ", da, " != ", db, " at dim ", i - n,
+                           " (counting from the end)"));
   }
   return out;
 }
 
 int64_t normalize_axis(int64_t axis, int64_t ndim, const char* op) {
   if (axis < -ndim || axis >= ndim)
-    throw IndexError(str(op, ": axis ", axis, " is out of bounds for a tensor of dimension ", ndim));
+    throw IndexError(
+        str(op, ": axis ", axis, " is out of bounds for a tensor of dimension ", ndim));
   return axis < 0 ? axis + ndim : axis;
 }
 

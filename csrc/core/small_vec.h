@@ -15,15 +15,23 @@ class SmallVec {
   explicit SmallVec(int64_t n, T v = T()) { resize(n, v); }
   SmallVec(std::initializer_list<T> il) { assign(il.begin(), il.end()); }
   template <class It>
-  SmallVec(It b, It e) { assign(b, e); }
+  SmallVec(It b, It e) {
+    assign(b, e);
+  }
   SmallVec(const SmallVec& o) { assign(o.begin(), o.end()); }
   SmallVec(SmallVec&& o) noexcept { steal(o); }
   SmallVec& operator=(const SmallVec& o) {
-    if (this != &o) { size_ = 0; assign(o.begin(), o.end()); }
+    if (this != &o) {
+      size_ = 0;
+      assign(o.begin(), o.end());
+    }
     return *this;
   }
   SmallVec& operator=(SmallVec&& o) noexcept {
-    if (this != &o) { release(); steal(o); }
+    if (this != &o) {
+      release();
+      steal(o);
+    }
     return *this;
   }
   ~SmallVec() { release(); }

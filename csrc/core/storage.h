@@ -34,5 +34,4 @@ struct Storage {
 
 using StoragePtr = std::shared_ptr<Storage>;
 
-
 }  // namespace ts

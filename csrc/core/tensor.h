@@ -15,7 +15,7 @@ struct AutogradMeta;
 struct TensorImpl {
   StoragePtr storage;
   Shape shape;
-  Strides strides;  // in elements
+  Strides strides;     // in elements
   int64_t offset = 0;  // in elements
   int64_t numel = 0;
   DType dtype = DType::Float32;
@@ -66,7 +66,9 @@ class Tensor {
     return static_cast<char*>(impl_->storage->data) + impl_->offset * itemsize();
   }
   template <class T>
-  T* data() const { return reinterpret_cast<T*>(data_ptr()); }
+  T* data() const {
+    return reinterpret_cast<T*>(data_ptr());
+  }
 
   // A new view sharing storage with different geometry.
   Tensor as_strided(const Shape& shape, const Strides& strides, int64_t offset) const;

@@ -7,9 +7,12 @@
 
 namespace ts {
 
-template <class T> struct is_complex_t : std::false_type {};
-template <class T> struct is_complex_t<std::complex<T>> : std::true_type {};
-template <class T> constexpr bool is_complex_v = is_complex_t<T>::value;
+template <class T>
+struct is_complex_t : std::false_type {};
+template <class T>
+struct is_complex_t<std::complex<T>> : std::true_type {};
+template <class T>
+constexpr bool is_complex_v = is_complex_t<T>::value;
 
 template <class D, class S>
 inline D convert(S v) {
@@ -24,7 +27,8 @@ inline D convert(S v) {
       return D(convert<float, S>(v));
   } else if constexpr (is_complex_v<S>) {
     if constexpr (is_complex_v<D>)
-      return D(static_cast<typename D::value_type>(v.real()), static_cast<typename D::value_type>(v.imag()));
+      return D(static_cast<typename D::value_type>(v.real()),
+               static_cast<typename D::value_type>(v.imag()));
     else if constexpr (std::is_same_v<D, bool>)
       return v.real() != 0 || v.imag() != 0;
     else

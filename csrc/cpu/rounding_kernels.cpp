@@ -15,7 +15,8 @@ namespace {
     });                                                   \
   }
 TS_ROUNDING_KERNEL(ceil)
-TS_ROUNDING_KERNEL(floor) TS_ROUNDING_KERNEL(trunc)
+TS_ROUNDING_KERNEL(floor)
+TS_ROUNDING_KERNEL(trunc)
 #undef TS_ROUNDING_KERNEL
 
     // Half to even: nearbyint rounds in the default (to-nearest-even) mode; complex rounds both

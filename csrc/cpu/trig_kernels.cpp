@@ -11,10 +11,10 @@ namespace {
     run_unary<kInexactSet>(it, dt, #op, [](auto a) { return std::op(a); }); \
   }
 TS_STD_UNARY_KERNEL(sin)
-TS_STD_UNARY_KERNEL(cos) TS_STD_UNARY_KERNEL(tan) TS_STD_UNARY_KERNEL(asin)
-    TS_STD_UNARY_KERNEL(acos) TS_STD_UNARY_KERNEL(atan) TS_STD_UNARY_KERNEL(sinh)
-        TS_STD_UNARY_KERNEL(cosh) TS_STD_UNARY_KERNEL(asinh) TS_STD_UNARY_KERNEL(acosh)
-            TS_STD_UNARY_KERNEL(atanh)
+TS_STD_UNARY_KERNEL(cos)
+TS_STD_UNARY_KERNEL(tan) TS_STD_UNARY_KERNEL(asin) TS_STD_UNARY_KERNEL(acos)
+    TS_STD_UNARY_KERNEL(atan) TS_STD_UNARY_KERNEL(sinh) TS_STD_UNARY_KERNEL(cosh)
+        TS_STD_UNARY_KERNEL(asinh) TS_STD_UNARY_KERNEL(acosh) TS_STD_UNARY_KERNEL(atanh)
 #undef TS_STD_UNARY_KERNEL
 
 }  // namespace

@@ -32,7 +32,11 @@ struct KernelRegistrar {
 // In one .cpp:  TS_DEFINE_STUB(BinaryKernel, add_stub, "add");
 // In a backend: TS_REGISTER_KERNEL(add_stub, CPU, &cpu_add);
 #define TS_DECLARE_STUB(Fn, name) extern ::ts::KernelStub<Fn> name
-#define TS_DEFINE_STUB(Fn, name, opname) ::ts::KernelStub<Fn> name{opname, {}}
-#define TS_REGISTER_KERNEL(name, DEV, fn)                                  \
-  static ::ts::KernelRegistrar<decltype(fn)> name##_##DEV##_registrar{      \
-      name, ::ts::DeviceType::DEV, fn}
+#define TS_DEFINE_STUB(Fn, name, opname) \
+  ::ts::KernelStub<Fn> name {            \
+    opname, {}                           \
+  }
+#define TS_REGISTER_KERNEL(name, DEV, fn)                               \
+  static ::ts::KernelRegistrar<decltype(fn)> name##_##DEV##_registrar { \
+    name, ::ts::DeviceType::DEV, fn                                     \
+  }

@@ -4,8 +4,8 @@
 
 namespace ts {
 
-ElementwiseIter ElementwiseIter::make(const Tensor& out, std::initializer_list<const Tensor*> inputs,
-                                      const char* op) {
+ElementwiseIter ElementwiseIter::make(const Tensor& out,
+                                      std::initializer_list<const Tensor*> inputs, const char* op) {
   ElementwiseIter it;
   it.nops = 1 + static_cast<int>(inputs.size());
   TS_CHECK(it.nops <= kMaxOperands, RuntimeError, op, ": too many operands");

@@ -16,8 +16,8 @@ constexpr int kMaxOperands = 4;
 struct ElementwiseIter {
   int nops = 0;
   char* base[kMaxOperands] = {};
-  Shape shape;                      // innermost first, after coalescing
-  Strides strides[kMaxOperands];    // bytes, innermost first
+  Shape shape;                    // innermost first, after coalescing
+  Strides strides[kMaxOperands];  // bytes, innermost first
   int64_t numel = 0;
 
   // `out` fixes the iteration shape; every input must broadcast to it.
@@ -96,27 +96,27 @@ struct ElementwiseIter {
     for (int k = 0; k < nops; ++k) inner[k] = strides[k][0];
     parallel_for(0, outer * t0 * t1, std::max<int64_t>(1, grain / (kTile * kTile)),
                  [&](int64_t b, int64_t e) {
-      char* p[kMaxOperands];
-      for (int64_t tile = b; tile < e; ++tile) {
-        const int64_t o = tile / (t0 * t1), r = tile % (t0 * t1);
-        const int64_t j0 = (r / t0) * kTile, i0 = (r % t0) * kTile;
-        char* base_o[kMaxOperands];
-        for (int k = 0; k < nops; ++k) {
-          char* q = base[k];
-          int64_t rem = o;
-          for (int64_t d = 2; d < nd; ++d) {
-            q += (rem % shape[d]) * strides[k][d];
-            rem /= shape[d];
-          }
-          base_o[k] = q + i0 * strides[k][0];
-        }
-        const int64_t n = std::min(kTile, n0 - i0), j1 = std::min(n1, j0 + kTile);
-        for (int64_t j = j0; j < j1; ++j) {
-          for (int k = 0; k < nops; ++k) p[k] = base_o[k] + j * strides[k][1];
-          loop(p, inner, n);
-        }
-      }
-    });
+                   char* p[kMaxOperands];
+                   for (int64_t tile = b; tile < e; ++tile) {
+                     const int64_t o = tile / (t0 * t1), r = tile % (t0 * t1);
+                     const int64_t j0 = (r / t0) * kTile, i0 = (r % t0) * kTile;
+                     char* base_o[kMaxOperands];
+                     for (int k = 0; k < nops; ++k) {
+                       char* q = base[k];
+                       int64_t rem = o;
+                       for (int64_t d = 2; d < nd; ++d) {
+                         q += (rem % shape[d]) * strides[k][d];
+                         rem /= shape[d];
+                       }
+                       base_o[k] = q + i0 * strides[k][0];
+                     }
+                     const int64_t n = std::min(kTile, n0 - i0), j1 = std::min(n1, j0 + kTile);
+                     for (int64_t j = j0; j < j1; ++j) {
+                       for (int k = 0; k < nops; ++k) p[k] = base_o[k] + j * strides[k][1];
+                       loop(p, inner, n);
+                     }
+                   }
+                 });
   }
 };
 

@@ -33,7 +33,8 @@ void copy_(const Tensor& dst, const Tensor& src) {
            dst.device().str(), " and ", src.device().str(), ")");
   if (dst.numel() == 0) return;
   Tensor s = src;
-  if (may_overlap(dst, src) && !(dst.data_ptr() == src.data_ptr() && dst.strides() == src.strides()))
+  if (may_overlap(dst, src) &&
+      !(dst.data_ptr() == src.data_ptr() && dst.strides() == src.strides()))
     s = clone(src);
   auto it = ElementwiseIter::make(dst, {&s}, "copy");
   copy_stub.get(dst.device())(it, dst.dtype(), s.dtype());
@@ -93,10 +94,18 @@ Tensor scalar_tensor(const Scalar& s, DType dtype) {
 Tensor wrap_scalar(const Scalar& s) {
   DType d = DType::Int64;
   switch (s.kind) {
-    case ScalarKind::Bool: d = DType::Bool; break;
-    case ScalarKind::Int: d = s.is_u64 ? DType::UInt64 : DType::Int64; break;
-    case ScalarKind::Float: d = DType::Float64; break;
-    case ScalarKind::Complex: d = DType::Complex128; break;
+    case ScalarKind::Bool:
+      d = DType::Bool;
+      break;
+    case ScalarKind::Int:
+      d = s.is_u64 ? DType::UInt64 : DType::Int64;
+      break;
+    case ScalarKind::Float:
+      d = DType::Float64;
+      break;
+    case ScalarKind::Complex:
+      d = DType::Complex128;
+      break;
   }
   Tensor t = scalar_tensor(s, d);
   t.impl()->wrapped_number = true;
@@ -111,12 +120,16 @@ Scalar item(const Tensor& x) {
   return visit_dtype<kAllSet>(x.dtype(), "item", [&](auto tag) -> Scalar {
     using T = typename decltype(tag)::type;
     const T v = *c.data<T>();
-    if constexpr (std::is_same_v<T, bool>) return Scalar::from_bool(v);
-    else if constexpr (std::is_same_v<T, uint64_t>) return Scalar::from_uint(v);
-    else if constexpr (std::is_integral_v<T>) return Scalar::from_int(static_cast<int64_t>(v));
+    if constexpr (std::is_same_v<T, bool>)
+      return Scalar::from_bool(v);
+    else if constexpr (std::is_same_v<T, uint64_t>)
+      return Scalar::from_uint(v);
+    else if constexpr (std::is_integral_v<T>)
+      return Scalar::from_int(static_cast<int64_t>(v));
     else if constexpr (std::is_same_v<T, c64> || std::is_same_v<T, c128>)
       return Scalar::from_complex(std::complex<double>(v.real(), v.imag()));
-    else return Scalar::from_double(static_cast<double>(static_cast<acc_t<T>>(v)));
+    else
+      return Scalar::from_double(static_cast<double>(static_cast<acc_t<T>>(v)));
   });
 }
 

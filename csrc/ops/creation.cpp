@@ -1,10 +1,10 @@
-#include "autograd/function.h"
-#include "autograd/record.h"
 #include "ops/creation.h"
 
 #include <cmath>
 #include <limits>
 
+#include "autograd/function.h"
+#include "autograd/record.h"
 #include "ops/copy.h"
 #include "ops/views.h"
 

@@ -1,11 +1,11 @@
-#include "autograd/function.h"
-#include "autograd/record.h"
-#include "ops/manipulation.h"
 #include "ops/cumulative.h"
 
+#include "autograd/function.h"
+#include "autograd/record.h"
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/manipulation.h"
 #include "ops/reduce.h"
 #include "ops/views.h"
 

@@ -33,9 +33,12 @@ DType compute_dtype(const ElementwiseDef& def, DType promoted, DType a, DType b)
 
 DType output_dtype(const ElementwiseDef& def, DType compute) {
   switch (def.out) {
-    case OutRule::Bool: return DType::Bool;
-    case OutRule::Real: return to_real(compute);
-    default: return compute;
+    case OutRule::Bool:
+      return DType::Bool;
+    case OutRule::Real:
+      return to_real(compute);
+    default:
+      return compute;
   }
 }
 

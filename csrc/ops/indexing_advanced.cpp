@@ -1,9 +1,9 @@
-#include "autograd/function.h"
-#include "autograd/record.h"
 #include "ops/indexing_advanced.h"
 
 #include <vector>
 
+#include "autograd/function.h"
+#include "autograd/record.h"
 #include "core/shape.h"
 #include "ops/copy.h"
 #include "ops/views.h"
@@ -303,8 +303,9 @@ void index_put_advanced(const Tensor& x, const AdvKey& key, const Tensor& value)
   autograd::check_inplace(x, "setitem");
   const bool record = autograd::needs_grad({&x, &value});
   if (record && x.impl()->is_view)
-    throw RuntimeError("setitem: writing into a view of a tensor in the autograd graph is not "
-                       "supported yet; hint: clone() it first");
+    throw RuntimeError(
+        "setitem: writing into a view of a tensor in the autograd graph is not "
+        "supported yet; hint: clone() it first");
   {
     autograd::GradModeGuard no_grad(false);
     index_put_advanced_plain(x, key, value);

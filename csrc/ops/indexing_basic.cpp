@@ -1,7 +1,7 @@
-#include "autograd/function.h"
-#include "autograd/record.h"
 #include "ops/indexing_basic.h"
 
+#include "autograd/function.h"
+#include "autograd/record.h"
 #include "ops/copy.h"
 
 namespace ts {
@@ -112,8 +112,9 @@ void index_put_basic(const Tensor& x, const IndexKey& key, const Tensor& value) 
   autograd::check_inplace(x, "setitem");
   const bool record = autograd::needs_grad({&x, &value});
   if (record && x.impl()->is_view)
-    throw RuntimeError("setitem: writing into a view of a tensor in the autograd graph is not "
-                       "supported yet; hint: clone() it first");
+    throw RuntimeError(
+        "setitem: writing into a view of a tensor in the autograd graph is not "
+        "supported yet; hint: clone() it first");
   autograd::GradModeGuard no_grad(false);  // the internal views below are not part of the graph
   Tensor dst = index_basic(x, key);
   Tensor v = value;

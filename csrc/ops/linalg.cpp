@@ -32,9 +32,12 @@ Tensor matmul_impl(const Tensor& a0, const Tensor& b0) {
   Shape ba(a.shape().begin(), a.shape().end() - 2), bb(b.shape().begin(), b.shape().end() - 2);
   const Shape batch = broadcast_shapes(ba, bb, "matmul");
   Shape sa = batch, sb = batch, so = batch;
-  sa.push_back(m); sa.push_back(k);
-  sb.push_back(k); sb.push_back(n);
-  so.push_back(m); so.push_back(n);
+  sa.push_back(m);
+  sa.push_back(k);
+  sb.push_back(k);
+  sb.push_back(n);
+  so.push_back(m);
+  so.push_back(n);
   a = broadcast_to(astype(a, dt, false), sa);
   b = broadcast_to(astype(b, dt, false), sb);
   Tensor out = Tensor::empty(so, dt, a0.device());
@@ -78,19 +81,30 @@ Tensor tensordot(const Tensor& a, const Tensor& b, const Shape& axes_a, const Sh
   Shape free_a, free_b, out_shape, perm_a, perm_b;
   int64_t ma = 1, nb = 1;
   for (int64_t d = 0; d < a.ndim(); ++d)
-    if (!ca[d]) { perm_a.push_back(d); out_shape.push_back(a.dim(d)); ma *= a.dim(d); }
-  for (int64_t i = 0; i < axes_a.size(); ++i) perm_a.push_back(normalize_axis(axes_a[i], a.ndim(), "tensordot"));
-  for (int64_t i = 0; i < axes_b.size(); ++i) perm_b.push_back(normalize_axis(axes_b[i], b.ndim(), "tensordot"));
+    if (!ca[d]) {
+      perm_a.push_back(d);
+      out_shape.push_back(a.dim(d));
+      ma *= a.dim(d);
+    }
+  for (int64_t i = 0; i < axes_a.size(); ++i)
+    perm_a.push_back(normalize_axis(axes_a[i], a.ndim(), "tensordot"));
+  for (int64_t i = 0; i < axes_b.size(); ++i)
+    perm_b.push_back(normalize_axis(axes_b[i], b.ndim(), "tensordot"));
   for (int64_t d = 0; d < b.ndim(); ++d)
-    if (!cb[d]) { perm_b.push_back(d); out_shape.push_back(b.dim(d)); nb *= b.dim(d); }
+    if (!cb[d]) {
+      perm_b.push_back(d);
+      out_shape.push_back(b.dim(d));
+      nb *= b.dim(d);
+    }
   Tensor a2 = reshape(permute_dims(a, perm_a), Shape{ma, ksize});
   Tensor b2 = reshape(permute_dims(b, perm_b), Shape{ksize, nb});
   return reshape(matmul(a2, b2), out_shape);
 }
 
 Tensor tensordot(const Tensor& a, const Tensor& b, int64_t naxes) {
-  TS_CHECK(naxes >= 0 && naxes <= a.ndim() && naxes <= b.ndim(), ValueError, "tensordot: axes=",
-           naxes, " is invalid for shapes ", shape_str(a.shape()), " and ", shape_str(b.shape()));
+  TS_CHECK(naxes >= 0 && naxes <= a.ndim() && naxes <= b.ndim(), ValueError,
+           "tensordot: axes=", naxes, " is invalid for shapes ", shape_str(a.shape()), " and ",
+           shape_str(b.shape()));
   Shape xa, xb;
   for (int64_t i = 0; i < naxes; ++i) {
     xa.push_back(a.ndim() - naxes + i);
@@ -101,11 +115,13 @@ Tensor tensordot(const Tensor& a, const Tensor& b, int64_t naxes) {
 
 Tensor vecdot(const Tensor& a, const Tensor& b, int64_t axis) {
   TS_CHECK(a.ndim() >= 1 && b.ndim() >= 1, ValueError, "vecdot: inputs need at least 1 dimension");
-  TS_CHECK(axis < 0, ValueError, "vecdot: axis must be negative (counted from the end), got ", axis);
+  TS_CHECK(axis < 0, ValueError, "vecdot: axis must be negative (counted from the end), got ",
+           axis);
   const int64_t ax_a = normalize_axis(axis, a.ndim(), "vecdot");
   const int64_t ax_b = normalize_axis(axis, b.ndim(), "vecdot");
   TS_CHECK(a.dim(ax_a) == b.dim(ax_b), ValueError, "vecdot: shapes ", shape_str(a.shape()), " and ",
-           shape_str(b.shape()), " differ along axis ", axis, ": ", a.dim(ax_a), " != ", b.dim(ax_b));
+           shape_str(b.shape()), " differ along axis ", axis, ": ", a.dim(ax_a),
+           " != ", b.dim(ax_b));
   // sum(conj(a) * b, axis) as a batched (1, k) @ (k, 1) product.
   const Tensor am = moveaxis(a, Shape{ax_a}, Shape{-1}), bm = moveaxis(b, Shape{ax_b}, Shape{-1});
   Tensor ac = am;

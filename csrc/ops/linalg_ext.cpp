@@ -1,10 +1,9 @@
 #include "ops/linalg_ext.h"
 
-#include "autograd/function.h"
-#include "autograd/record.h"
-
 #include <algorithm>
 
+#include "autograd/function.h"
+#include "autograd/record.h"
 #include "ops/copy.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"

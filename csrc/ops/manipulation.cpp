@@ -1,10 +1,10 @@
-#include "autograd/function.h"
-#include "autograd/record.h"
 #include "ops/manipulation.h"
 
 #include <algorithm>
 #include <cstdlib>
 
+#include "autograd/function.h"
+#include "autograd/record.h"
 #include "ops/copy.h"
 #include "ops/views.h"
 
@@ -220,7 +220,8 @@ Tensor repeat(const Tensor& x, const Tensor& repeats, int64_t axis, bool flat) {
   }
   Tensor out = repeat_counts(src, ax, r, total);
   if (autograd::needs_grad({&x}))
-    autograd::record_missing("RepeatBackward (per-element counts; not implemented yet)", {x}, {out});
+    autograd::record_missing("RepeatBackward (per-element counts; not implemented yet)", {x},
+                             {out});
   return out;
 }
 

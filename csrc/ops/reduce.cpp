@@ -2,7 +2,6 @@
 
 #include "autograd/function.h"
 #include "autograd/record.h"
-
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
 #include "ops/views.h"
@@ -263,12 +262,14 @@ Tensor mean(const Tensor& x, const Axes& axes, bool keepdims) {
                   [&] { return mean_plain(x, axes, keepdims); });
 }
 Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdims) {
-  return recorded(autograd::ReduceKind::Var, x, axes, "var",
-                  [&] { return var_plain(x, axes, correction, keepdims); }, correction);
+  return recorded(
+      autograd::ReduceKind::Var, x, axes, "var",
+      [&] { return var_plain(x, axes, correction, keepdims); }, correction);
 }
 Tensor std(const Tensor& x, const Axes& axes, double correction, bool keepdims) {
-  return recorded(autograd::ReduceKind::Std, x, axes, "std",
-                  [&] { return std_plain(x, axes, correction, keepdims); }, correction);
+  return recorded(
+      autograd::ReduceKind::Std, x, axes, "std",
+      [&] { return std_plain(x, axes, correction, keepdims); }, correction);
 }
 Tensor max(const Tensor& x, const Axes& axes, bool keepdims) {
   return recorded(autograd::ReduceKind::MaxMin, x, axes, "max",

@@ -1,7 +1,7 @@
-#include "autograd/function.h"
-#include "autograd/record.h"
 #include "ops/sort.h"
 
+#include "autograd/function.h"
+#include "autograd/record.h"
 #include "core/shape.h"
 #include "ops/copy.h"
 #include "ops/indexing_advanced.h"

@@ -23,8 +23,9 @@ Shape infer_shape(const Shape& shape, int64_t numel, const char* op, const Shape
     }
   }
   if (infer >= 0) {
-    TS_CHECK(known != 0 && numel % known == 0, ValueError, op, ": cannot reshape a tensor of shape ",
-             shape_str(from), " (", numel, " elements) into shape ", shape_str(shape));
+    TS_CHECK(known != 0 && numel % known == 0, ValueError, op,
+             ": cannot reshape a tensor of shape ", shape_str(from), " (", numel,
+             " elements) into shape ", shape_str(shape));
     out[infer] = numel / known;
   } else {
     TS_CHECK(known == numel, ValueError, op, ": cannot reshape a tensor of shape ", shape_str(from),
@@ -103,7 +104,8 @@ Tensor permute_dims(const Tensor& x, const Shape& axes) {
   SmallVec<bool, 8> seen(nd, false);
   for (int64_t i = 0; i < nd; ++i) {
     const int64_t a = normalize_axis(axes[i], nd, "permute_dims");
-    TS_CHECK(!seen[a], ValueError, "permute_dims: repeated axis ", axes[i], " in ", shape_str(axes));
+    TS_CHECK(!seen[a], ValueError, "permute_dims: repeated axis ", axes[i], " in ",
+             shape_str(axes));
     seen[a] = true;
     shape[i] = x.dim(a);
     st[i] = x.strides()[a];
@@ -192,9 +194,12 @@ Tensor broadcast_to(const Tensor& x, const Shape& shape) {
     TS_CHECK(shape[d] >= 0, ValueError, "broadcast_to: negative dimension in ", shape_str(shape));
     if (d < lead) continue;
     const int64_t s = x.dim(d - lead);
-    if (s == shape[d]) st[d] = s == 1 ? 0 : x.strides()[d - lead];
-    else if (s == 1) st[d] = 0;
-    else fail();
+    if (s == shape[d])
+      st[d] = s == 1 ? 0 : x.strides()[d - lead];
+    else if (s == 1)
+      st[d] = 0;
+    else
+      fail();
   }
   Tensor v = x.as_strided(shape, st, x.offset());
   if (autograd::needs_grad({&x})) autograd::record_identity(x, v, "broadcast_to");
@@ -225,9 +230,8 @@ Tensor flip_all(const Tensor& x) {
 
 Tensor moveaxis(const Tensor& x, const Shape& source, const Shape& destination) {
   const int64_t nd = x.ndim();
-  TS_CHECK(source.size() == destination.size(), ValueError, "moveaxis: source ",
-           shape_str(source), " and destination ", shape_str(destination),
-           " must have the same number of elements");
+  TS_CHECK(source.size() == destination.size(), ValueError, "moveaxis: source ", shape_str(source),
+           " and destination ", shape_str(destination), " must have the same number of elements");
   Shape src, dst;
   SmallVec<bool, 8> used_s(nd, false), used_d(nd, false);
   for (int64_t i = 0; i < source.size(); ++i) {
@@ -283,7 +287,8 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t axis1, int64_t axis2) {
   const int64_t nd = x.ndim();
   TS_CHECK(nd >= 2, ValueError, "diagonal: expected at least 2 dimensions, got shape ",
            shape_str(x.shape()));
-  const int64_t a1 = normalize_axis(axis1, nd, "diagonal"), a2 = normalize_axis(axis2, nd, "diagonal");
+  const int64_t a1 = normalize_axis(axis1, nd, "diagonal"),
+                a2 = normalize_axis(axis2, nd, "diagonal");
   TS_CHECK(a1 != a2, ValueError, "diagonal: axis1 and axis2 must differ");
   int64_t off = x.offset(), len;
   if (offset >= 0) {

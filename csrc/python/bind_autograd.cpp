@@ -27,14 +27,15 @@ variable_list PyFunctionNode::apply(variable_list&& grads) {
   py::object r = backward->obj(ctx->obj, saved_t, *gs);
   py::tuple rt = py::isinstance<py::tuple>(r) ? r.cast<py::tuple>() : py::make_tuple(r);
   if (rt.size() < next_edges.size())
-    throw ValueError(str(cls_name, ".backward returned ", rt.size(), " gradients, but forward took ",
-                         next_edges.size(), " tensor inputs"));
+    throw ValueError(str(cls_name, ".backward returned ", rt.size(),
+                         " gradients, but forward took ", next_edges.size(), " tensor inputs"));
   variable_list out(next_edges.size());
   for (size_t i = 0; i < next_edges.size(); ++i) {
     if (rt[i].is_none() || !next_edges[i].valid()) continue;
     if (!py::isinstance<Tensor>(rt[i]))
-      throw TypeError(str(cls_name, ".backward must return tensors or None, got ",
-                          py::str(py::type::handle_of(rt[i]).attr("__name__")).cast<std::string>()));
+      throw TypeError(
+          str(cls_name, ".backward must return tensors or None, got ",
+              py::str(py::type::handle_of(rt[i]).attr("__name__")).cast<std::string>()));
     out[i] = reduce_grad_to_input(rt[i].cast<Tensor>(), inputs[i]);
   }
   return out;
@@ -68,98 +69,121 @@ variable_list tensors_of(const py::sequence& seq) {
   return v;
 }
 
-py::object node_object(const std::shared_ptr<Node>& n) {
-  return n ? py::cast(n) : py::none();
-}
+py::object node_object(const std::shared_ptr<Node>& n) { return n ? py::cast(n) : py::none(); }
 
 }  // namespace
 
 void init_autograd(py::module_& m) {
-  py::class_<Node, std::shared_ptr<Node>>(m, "Node", "A recorded op in the autograd graph (x.grad_fn).")
+  py::class_<Node, std::shared_ptr<Node>>(m, "Node",
+                                          "A recorded op in the autograd graph (x.grad_fn).")
       .def("name", &Node::name)
-      .def_property_readonly("next_functions", [](const Node& n) {
-        py::tuple t(n.next_edges.size());
-        for (size_t i = 0; i < n.next_edges.size(); ++i)
-          t[i] = py::make_tuple(node_object(n.next_edges[i].fn), n.next_edges[i].input_nr);
-        return t;
-      })
-      .def_property_readonly("variable", [](const Node& n) -> py::object {
-        if (auto* acc = dynamic_cast<const AccumulateGrad*>(&n)) return py::cast(acc->variable);
-        throw py::attribute_error("variable: only AccumulateGrad nodes have a variable");
-      })
+      .def_property_readonly("next_functions",
+                             [](const Node& n) {
+                               py::tuple t(n.next_edges.size());
+                               for (size_t i = 0; i < n.next_edges.size(); ++i)
+                                 t[i] = py::make_tuple(node_object(n.next_edges[i].fn),
+                                                       n.next_edges[i].input_nr);
+                               return t;
+                             })
+      .def_property_readonly(
+          "variable",
+          [](const Node& n) -> py::object {
+            if (auto* acc = dynamic_cast<const AccumulateGrad*>(&n)) return py::cast(acc->variable);
+            throw py::attribute_error("variable: only AccumulateGrad nodes have a variable");
+          })
       .def("__repr__", [](const Node& n) { return "<" + n.name() + " object>"; });
 
   auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
-  cls.def_property("requires_grad", [](const Tensor& t) { return requires_grad(t); },
-                   [](const Tensor& t, bool v) { set_requires_grad(t, v); })
-      .def("requires_grad_", [](py::object self, bool v) {
-        set_requires_grad(self.cast<const Tensor&>(), v);
-        return self;
-      }, py::arg("requires_grad") = true)
-      .def_property("grad", [](const Tensor& t) -> py::object {
-        const AutogradMeta* mt = get_meta(t);
-        return mt && mt->grad.defined() ? py::cast(mt->grad) : py::none();
-      }, [](const Tensor& t, py::object g) {
-        if (g.is_none()) {
-          if (AutogradMeta* mt = get_meta(t)) mt->grad = Tensor();
-          return;
-        }
-        const Tensor& gt = g.cast<const Tensor&>();
-        TS_CHECK(gt.shape() == t.shape(), ValueError, "grad: assigned gradient of shape ",
-                 shape_str(gt.shape()), " does not match the tensor's shape ", shape_str(t.shape()));
-        TS_CHECK(gt.dtype() == t.dtype(), TypeError, "grad: assigned gradient has dtype ",
-                 dtype_name(gt.dtype()), " but the tensor is ", dtype_name(t.dtype()));
-        ensure_meta(t).grad = gt;
-      })
+  cls.def_property(
+         "requires_grad", [](const Tensor& t) { return requires_grad(t); },
+         [](const Tensor& t, bool v) { set_requires_grad(t, v); })
+      .def(
+          "requires_grad_",
+          [](py::object self, bool v) {
+            set_requires_grad(self.cast<const Tensor&>(), v);
+            return self;
+          },
+          py::arg("requires_grad") = true)
+      .def_property(
+          "grad",
+          [](const Tensor& t) -> py::object {
+            const AutogradMeta* mt = get_meta(t);
+            return mt && mt->grad.defined() ? py::cast(mt->grad) : py::none();
+          },
+          [](const Tensor& t, py::object g) {
+            if (g.is_none()) {
+              if (AutogradMeta* mt = get_meta(t)) mt->grad = Tensor();
+              return;
+            }
+            const Tensor& gt = g.cast<const Tensor&>();
+            TS_CHECK(gt.shape() == t.shape(), ValueError, "grad: assigned gradient of shape ",
+                     shape_str(gt.shape()), " does not match the tensor's shape ",
+                     shape_str(t.shape()));
+            TS_CHECK(gt.dtype() == t.dtype(), TypeError, "grad: assigned gradient has dtype ",
+                     dtype_name(gt.dtype()), " but the tensor is ", dtype_name(t.dtype()));
+            ensure_meta(t).grad = gt;
+          })
       .def_property_readonly("grad_fn", [](const Tensor& t) { return node_object(grad_fn(t)); })
       .def_property_readonly("is_leaf", [](const Tensor& t) { return is_leaf(t); })
-      .def_property_readonly("retains_grad", [](const Tensor& t) {
-        const AutogradMeta* mt = get_meta(t);
-        return mt && mt->retains_grad;
-      })
-      .def("retain_grad", [](const Tensor& t) {
-        if (is_leaf(t)) return;  // leaves keep .grad anyway
-        AutogradMeta& mt = ensure_meta(t);
-        if (mt.retains_grad) return;
-        mt.retains_grad = true;
-        std::weak_ptr<TensorImpl> weak = t.impl_ptr();
-        auto hook = std::make_shared<GradHook>([weak](const Tensor& g) -> Tensor {
-          if (auto impl = weak.lock()) {
-            AutogradMeta& m2 = ensure_meta(Tensor(impl));
-            m2.grad = m2.grad.defined() ? add(m2.grad, g) : clone(g);
-          }
-          return Tensor();
-        });
-        mt.grad_fn->pre_hooks.emplace_back(mt.output_nr, hook);
-      })
-      .def("register_hook", [](const Tensor& t, py::function fn) {
-        TS_CHECK(requires_grad(t), RuntimeError,
-                 "register_hook: cannot register a hook on a tensor that doesn't require gradient");
-        auto hook = make_hook(std::move(fn));
-        AutogradMeta& mt = ensure_meta(t);
-        std::function<void()> remove;
-        if (mt.grad_fn) {
-          std::weak_ptr<Node> node = mt.grad_fn;
-          mt.grad_fn->pre_hooks.emplace_back(mt.output_nr, hook);
-          remove = [node, hook]() {
-            if (auto n = node.lock())
-              for (auto it = n->pre_hooks.begin(); it != n->pre_hooks.end(); ++it)
-                if (it->second == hook) { n->pre_hooks.erase(it); break; }
-          };
-        } else {
-          mt.leaf_hooks.push_back(hook);
-          std::weak_ptr<TensorImpl> weak = t.impl_ptr();
-          remove = [weak, hook]() {
-            if (auto impl = weak.lock())
-              if (impl->autograd) {
-                auto& hs = impl->autograd->leaf_hooks;
-                for (auto it = hs.begin(); it != hs.end(); ++it)
-                  if (*it == hook) { hs.erase(it); break; }
-              }
-          };
-        }
-        return py::cpp_function([remove]() { remove(); });
-      }, py::arg("hook"))
+      .def_property_readonly("retains_grad",
+                             [](const Tensor& t) {
+                               const AutogradMeta* mt = get_meta(t);
+                               return mt && mt->retains_grad;
+                             })
+      .def("retain_grad",
+           [](const Tensor& t) {
+             if (is_leaf(t)) return;  // leaves keep .grad anyway
+             AutogradMeta& mt = ensure_meta(t);
+             if (mt.retains_grad) return;
+             mt.retains_grad = true;
+             std::weak_ptr<TensorImpl> weak = t.impl_ptr();
+             auto hook = std::make_shared<GradHook>([weak](const Tensor& g) -> Tensor {
+               if (auto impl = weak.lock()) {
+                 AutogradMeta& m2 = ensure_meta(Tensor(impl));
+                 m2.grad = m2.grad.defined() ? add(m2.grad, g) : clone(g);
+               }
+               return Tensor();
+             });
+             mt.grad_fn->pre_hooks.emplace_back(mt.output_nr, hook);
+           })
+      .def(
+          "register_hook",
+          [](const Tensor& t, py::function fn) {
+            TS_CHECK(
+                requires_grad(t), RuntimeError,
+                "register_hook: cannot register a hook on a tensor that doesn't require gradient");
+            auto hook = make_hook(std::move(fn));
+            AutogradMeta& mt = ensure_meta(t);
+            std::function<void()> remove;
+            if (mt.grad_fn) {
+              std::weak_ptr<Node> node = mt.grad_fn;
+              mt.grad_fn->pre_hooks.emplace_back(mt.output_nr, hook);
+              remove = [node, hook]() {
+                if (auto n = node.lock())
+                  for (auto it = n->pre_hooks.begin(); it != n->pre_hooks.end(); ++it)
+                    if (it->second == hook) {
+                      n->pre_hooks.erase(it);
+                      break;
+                    }
+              };
+            } else {
+              mt.leaf_hooks.push_back(hook);
+              std::weak_ptr<TensorImpl> weak = t.impl_ptr();
+              remove = [weak, hook]() {
+                if (auto impl = weak.lock())
+                  if (impl->autograd) {
+                    auto& hs = impl->autograd->leaf_hooks;
+                    for (auto it = hs.begin(); it != hs.end(); ++it)
+                      if (*it == hook) {
+                        hs.erase(it);
+                        break;
+                      }
+                  }
+              };
+            }
+            return py::cpp_function([remove]() { remove(); });
+          },
+          py::arg("hook"))
       .def("detach", [](const Tensor& t) { return detach(t); })
       .def("detach_", [](py::object self) {
         const Tensor& t = self.cast<const Tensor&>();
@@ -175,60 +199,61 @@ void init_autograd(py::module_& m) {
   m.def("is_anomaly_enabled", &anomaly_enabled);
   m.def("_set_anomaly_enabled", &set_anomaly_enabled);
 
-  m.def("_run_backward", [](py::sequence roots, py::sequence grads, py::sequence inputs,
-                            bool keep_graph, bool create_graph, bool accumulate, bool allow_unused) {
-    variable_list r = tensors_of(roots), g = tensors_of(grads), in = tensors_of(inputs);
-    BackwardOptions o{keep_graph, create_graph, accumulate, allow_unused};
-    variable_list out;
-    {
-      py::gil_scoped_release release;
-      out = run_backward(r, g, in, o);
-    }
-    py::list res;
-    for (const Tensor& t : out) res.append(t.defined() ? py::cast(t) : py::none());
-    return res;
-  });
+  m.def("_run_backward",
+        [](py::sequence roots, py::sequence grads, py::sequence inputs, bool keep_graph,
+           bool create_graph, bool accumulate, bool allow_unused) {
+          variable_list r = tensors_of(roots), g = tensors_of(grads), in = tensors_of(inputs);
+          BackwardOptions o{keep_graph, create_graph, accumulate, allow_unused};
+          variable_list out;
+          {
+            py::gil_scoped_release release;
+            out = run_backward(r, g, in, o);
+          }
+          py::list res;
+          for (const Tensor& t : out) res.append(t.defined() ? py::cast(t) : py::none());
+          return res;
+        });
 
-  m.def("_make_function_node", [](const std::string& name, py::object backward, py::object ctx,
-                                  py::sequence inputs, py::sequence outputs, py::sequence to_save,
-                                  py::sequence non_differentiable) {
-    auto node = std::make_shared<PyFunctionNode>();
-    node->cls_name = name;
-    node->backward = std::make_shared<PyRef>(backward);
-    node->ctx = std::make_shared<PyRef>(ctx);
-    for (py::handle h : inputs) {
-      if (h.is_none()) {
-        node->next_edges.push_back({});
-        node->inputs.push_back({});
-        continue;
-      }
-      const Tensor& t = h.cast<const Tensor&>();
-      node->next_edges.push_back(gradient_edge(t));
-      node->inputs.push_back({t.shape(), t.dtype(), t.device()});
-    }
-    std::vector<const TensorImpl*> outs;
-    uint32_t nr = 0;
-    for (py::handle h : outputs) {
-      const Tensor& t = h.cast<const Tensor&>();
-      node->out_meta.push_back({t.shape(), t.dtype(), t.device()});
-      bool nondiff = false;
-      for (py::handle nd : non_differentiable) nondiff = nondiff || nd.is(h);
-      if (!nondiff && is_inexact(t.dtype())) set_history(t, node, nr);
-      outs.push_back(t.impl());
-      ++nr;
-    }
-    for (py::handle h : to_save) {
-      if (h.is_none()) {
-        node->saved.emplace_back();
-        continue;
-      }
-      const Tensor& t = h.cast<const Tensor&>();
-      bool is_out = false;
-      for (const TensorImpl* o : outs) is_out = is_out || o == t.impl();
-      node->saved.emplace_back(t, is_out);
-    }
-    return std::static_pointer_cast<Node>(node);
-  });
+  m.def("_make_function_node",
+        [](const std::string& name, py::object backward, py::object ctx, py::sequence inputs,
+           py::sequence outputs, py::sequence to_save, py::sequence non_differentiable) {
+          auto node = std::make_shared<PyFunctionNode>();
+          node->cls_name = name;
+          node->backward = std::make_shared<PyRef>(backward);
+          node->ctx = std::make_shared<PyRef>(ctx);
+          for (py::handle h : inputs) {
+            if (h.is_none()) {
+              node->next_edges.push_back({});
+              node->inputs.push_back({});
+              continue;
+            }
+            const Tensor& t = h.cast<const Tensor&>();
+            node->next_edges.push_back(gradient_edge(t));
+            node->inputs.push_back({t.shape(), t.dtype(), t.device()});
+          }
+          std::vector<const TensorImpl*> outs;
+          uint32_t nr = 0;
+          for (py::handle h : outputs) {
+            const Tensor& t = h.cast<const Tensor&>();
+            node->out_meta.push_back({t.shape(), t.dtype(), t.device()});
+            bool nondiff = false;
+            for (py::handle nd : non_differentiable) nondiff = nondiff || nd.is(h);
+            if (!nondiff && is_inexact(t.dtype())) set_history(t, node, nr);
+            outs.push_back(t.impl());
+            ++nr;
+          }
+          for (py::handle h : to_save) {
+            if (h.is_none()) {
+              node->saved.emplace_back();
+              continue;
+            }
+            const Tensor& t = h.cast<const Tensor&>();
+            bool is_out = false;
+            for (const TensorImpl* o : outs) is_out = is_out || o == t.impl();
+            node->saved.emplace_back(t, is_out);
+          }
+          return std::static_pointer_cast<Node>(node);
+        });
 }
 
 }  // namespace ts::python

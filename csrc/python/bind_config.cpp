@@ -17,10 +17,15 @@ void init_config(py::module_& m) {
     d["compiler"] = __VERSION__;
     return d;
   });
-  m.def("set_num_threads", [](int n) {
-    if (n < 1) throw py::value_error("set_num_threads: expected a positive thread count, got " + std::to_string(n));
-    set_num_threads(n);
-  }, py::arg("n"), "Threads used by tessera's CPU kernels and its BLAS.");
+  m.def(
+      "set_num_threads",
+      [](int n) {
+        if (n < 1)
+          throw py::value_error("set_num_threads: expected a positive thread count, got " +
+                                std::to_string(n));
+        set_num_threads(n);
+      },
+      py::arg("n"), "Threads used by tessera's CPU kernels and its BLAS.");
   m.def("get_num_threads", &get_num_threads);
   m.def("_blas_num_threads", &blas_get_num_threads);
   m.def("_cpu_cached_bytes", &cpu_cached_bytes, "Bytes of freed large CPU blocks kept for reuse.");

@@ -32,8 +32,9 @@ void init_core(py::module_& m) {
   });
 
   // ---- NumPy exchange
-  m.def("_from_numpy", [](py::array a, int copy) { return from_numpy(a, copy); },
-        py::arg("array"), py::arg("copy"));
+  m.def(
+      "_from_numpy", [](py::array a, int copy) { return from_numpy(a, copy); }, py::arg("array"),
+      py::arg("copy"));
   m.def("_to_numpy", [](py::object self) { return to_numpy(self, self.cast<const Tensor&>()); });
 
   // ---- copies and casts
@@ -58,7 +59,8 @@ void init_core(py::module_& m) {
   });
   m.def("_matrix_transpose", &matrix_transpose);
   m.def("_expand_dims", &expand_dims);
-  m.def("_squeeze", [](const Tensor& x, py::handle axes) { return squeeze(x, to_shape(axes, "squeeze")); });
+  m.def("_squeeze",
+        [](const Tensor& x, py::handle axes) { return squeeze(x, to_shape(axes, "squeeze")); });
   m.def("_broadcast_to", [](const Tensor& x, py::handle shape) {
     return broadcast_to(x, to_shape(shape, "broadcast_to"));
   });
@@ -74,15 +76,19 @@ void init_core(py::module_& m) {
   });
 
   // ---- linalg core
-  m.def("matmul", [](py::handle a, py::handle b) {
-    return matmul(operand_or_throw(a, "matmul"), operand_or_throw(b, "matmul"));
-  }, py::arg("x1"), py::arg("x2"), py::pos_only(),
-        "Matrix product with NumPy's rules for 1-D operands and broadcast batch dims.\n"
-        "(..., m, k) @ (..., k, n) -> (..., m, n).");
+  m.def(
+      "matmul",
+      [](py::handle a, py::handle b) {
+        return matmul(operand_or_throw(a, "matmul"), operand_or_throw(b, "matmul"));
+      },
+      py::arg("x1"), py::arg("x2"), py::pos_only(),
+      "Matrix product with NumPy's rules for 1-D operands and broadcast batch dims.\n"
+      "(..., m, k) @ (..., k, n) -> (..., m, n).");
   m.def("_tensordot_axes", [](const Tensor& a, const Tensor& b, py::handle xa, py::handle xb) {
     return tensordot(a, b, to_shape(xa, "tensordot"), to_shape(xb, "tensordot"));
   });
-  m.def("_tensordot_n", [](const Tensor& a, const Tensor& b, int64_t n) { return tensordot(a, b, n); });
+  m.def("_tensordot_n",
+        [](const Tensor& a, const Tensor& b, int64_t n) { return tensordot(a, b, n); });
   m.def("_vecdot", &vecdot);
 }
 

@@ -40,24 +40,32 @@ void init_dtype(py::module_& m) {
   py::class_<DTypeObj>(m, "dtype", "A tensor element type, e.g. tessera.float32.")
       .def_property_readonly("name", [](const DTypeObj& o) { return dtype_name(o.d); })
       .def_property_readonly("itemsize", [](const DTypeObj& o) { return itemsize(o.d); })
-      .def_property_readonly("is_floating_point", [](const DTypeObj& o) { return is_floating(o.d); })
+      .def_property_readonly("is_floating_point",
+                             [](const DTypeObj& o) { return is_floating(o.d); })
       .def_property_readonly("is_complex", [](const DTypeObj& o) { return is_complex(o.d); })
-      .def_property_readonly("is_signed", [](const DTypeObj& o) {
-        return is_signed_int(o.d) || is_inexact(o.d);
-      })
-      .def_property_readonly("kind", [](const DTypeObj& o) {
-        return is_bool(o.d) ? "b" : is_signed_int(o.d) ? "i" : is_unsigned_int(o.d) ? "u"
-               : is_floating(o.d) ? "f" : "c";
-      })
-      .def("__repr__", [](const DTypeObj& o) { return std::string("dtype('") + dtype_name(o.d) + "')"; })
+      .def_property_readonly(
+          "is_signed", [](const DTypeObj& o) { return is_signed_int(o.d) || is_inexact(o.d); })
+      .def_property_readonly("kind",
+                             [](const DTypeObj& o) {
+                               return is_bool(o.d)           ? "b"
+                                      : is_signed_int(o.d)   ? "i"
+                                      : is_unsigned_int(o.d) ? "u"
+                                      : is_floating(o.d)     ? "f"
+                                                             : "c";
+                             })
+      .def("__repr__",
+           [](const DTypeObj& o) { return std::string("dtype('") + dtype_name(o.d) + "')"; })
       .def("__str__", [](const DTypeObj& o) { return std::string(dtype_name(o.d)); })
-      .def("__hash__", [](const DTypeObj& o) { return std::hash<int>()(static_cast<int>(o.d) + 7919); })
-      .def("__eq__", [](const DTypeObj& o, py::handle other) {
-        return py::isinstance<DTypeObj>(other) && other.cast<const DTypeObj&>().d == o.d;
-      })
-      .def("__ne__", [](const DTypeObj& o, py::handle other) {
-        return !(py::isinstance<DTypeObj>(other) && other.cast<const DTypeObj&>().d == o.d);
-      })
+      .def("__hash__",
+           [](const DTypeObj& o) { return std::hash<int>()(static_cast<int>(o.d) + 7919); })
+      .def("__eq__",
+           [](const DTypeObj& o, py::handle other) {
+             return py::isinstance<DTypeObj>(other) && other.cast<const DTypeObj&>().d == o.d;
+           })
+      .def("__ne__",
+           [](const DTypeObj& o, py::handle other) {
+             return !(py::isinstance<DTypeObj>(other) && other.cast<const DTypeObj&>().d == o.d);
+           })
       .def("__reduce__", [](const DTypeObj& o) {
         return py::make_tuple(py::module_::import("tessera").attr("_dtype_by_name"),
                               py::make_tuple(dtype_name(o.d)));
@@ -96,8 +104,9 @@ void init_dtype(py::module_& m) {
       case DType::Float64:
         return py::make_tuple(64, DBL_EPSILON, DBL_MAX, -DBL_MAX, DBL_MIN);
       default:
-        throw py::type_error(std::string("finfo: expected a floating-point or complex dtype, got ") +
-                             dtype_name(to_dtype(h)));
+        throw py::type_error(
+            std::string("finfo: expected a floating-point or complex dtype, got ") +
+            dtype_name(to_dtype(h)));
     }
   });
   m.def("_iinfo", [](py::handle h) {

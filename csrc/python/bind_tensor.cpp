@@ -4,10 +4,10 @@
 #include "ops/arithmetic.h"
 #include "ops/bitwise.h"
 #include "ops/compare.h"
-#include "ops/math.h"
-#include "ops/rounding.h"
 #include "ops/copy.h"
 #include "ops/linalg.h"
+#include "ops/math.h"
+#include "ops/rounding.h"
 #include "ops/views.h"
 #include "python/convert.h"
 #include "python/elementwise_binding.h"
@@ -23,10 +23,14 @@ py::tuple shape_tuple(const Shape& s) {
 
 py::object scalar_to_py(const Scalar& s) {
   switch (s.kind) {
-    case ScalarKind::Bool: return py::bool_(s.i != 0);
-    case ScalarKind::Int: return s.is_u64 ? py::int_(s.u) : py::int_(s.i);
-    case ScalarKind::Float: return py::float_(s.d);
-    default: return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(s.c.real(), s.c.imag()));
+    case ScalarKind::Bool:
+      return py::bool_(s.i != 0);
+    case ScalarKind::Int:
+      return s.is_u64 ? py::int_(s.u) : py::int_(s.i);
+    case ScalarKind::Float:
+      return py::float_(s.d);
+    default:
+      return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(s.c.real(), s.c.imag()));
   }
 }
 
@@ -47,23 +51,31 @@ void init_device(py::module_& m) {
              Device d = parse_device(type);
              d.index = static_cast<int16_t>(index);
              return d;
-           }), py::arg("type"), py::arg("index"))
+           }),
+           py::arg("type"), py::arg("index"))
       .def_property_readonly("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
-      .def_property_readonly("index", [](const Device& d) -> py::object {
-        return d.is_cpu() ? py::none() : py::object(py::int_(d.index));
-      })
-      .def("__eq__", [](const Device& d, py::handle o) {
-        if (py::isinstance<Device>(o)) return d == o.cast<Device>();
-        if (py::isinstance<py::str>(o)) {
-          try { return d == parse_device(o.cast<std::string>()); } catch (...) { return false; }
-        }
-        return false;
-      })
+      .def_property_readonly("index",
+                             [](const Device& d) -> py::object {
+                               return d.is_cpu() ? py::none() : py::object(py::int_(d.index));
+                             })
+      .def("__eq__",
+           [](const Device& d, py::handle o) {
+             if (py::isinstance<Device>(o)) return d == o.cast<Device>();
+             if (py::isinstance<py::str>(o)) {
+               try {
+                 return d == parse_device(o.cast<std::string>());
+               } catch (...) {
+                 return false;
+               }
+             }
+             return false;
+           })
       .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000 + d.index; })
-      .def("__repr__", [](const Device& d) {
-        return d.is_cpu() ? std::string("device(type='cpu')")
-                          : "device(type='cuda', index=" + std::to_string(d.index) + ")";
-      })
+      .def("__repr__",
+           [](const Device& d) {
+             return d.is_cpu() ? std::string("device(type='cpu')")
+                               : "device(type='cuda', index=" + std::to_string(d.index) + ")";
+           })
       .def("__str__", &Device::str);
 }
 
@@ -79,64 +91,79 @@ void init_tensor(py::module_& m) {
       .def_property_readonly("device", &Tensor::device)
       .def_property_readonly("itemsize", &Tensor::itemsize)
       .def_property_readonly("nbytes", &Tensor::nbytes)
-      .def_property_readonly("strides", [](const Tensor& t) {
-        Shape s;
-        for (int64_t v : t.strides()) s.push_back(v * t.itemsize());
-        return shape_tuple(s);
-      }, "Strides in bytes, like NumPy's.")
-      .def("stride", [](const Tensor& t) { return shape_tuple(t.strides()); },
-           "Strides in elements, like PyTorch's.")
+      .def_property_readonly(
+          "strides",
+          [](const Tensor& t) {
+            Shape s;
+            for (int64_t v : t.strides()) s.push_back(v * t.itemsize());
+            return shape_tuple(s);
+          },
+          "Strides in bytes, like NumPy's.")
+      .def(
+          "stride", [](const Tensor& t) { return shape_tuple(t.strides()); },
+          "Strides in elements, like PyTorch's.")
       .def("is_contiguous", &Tensor::is_contiguous)
       .def("contiguous", [](const Tensor& t) { return contiguous_op(t); })
       .def("clone", [](const Tensor& t) { return clone_op(t); })
       .def("item", &tensor_item)
-      .def_property_readonly("T", [](const Tensor& t) {
-        if (t.ndim() != 2 && t.ndim() != 0 && t.ndim() != 1)
-          throw py::value_error("T: expected a tensor of at most 2 dimensions, got shape " +
-                                shape_str(t.shape()) + "; hint: use x.mT or permute_dims");
-        return transpose_all(t);
-      })
+      .def_property_readonly(
+          "T",
+          [](const Tensor& t) {
+            if (t.ndim() != 2 && t.ndim() != 0 && t.ndim() != 1)
+              throw py::value_error("T: expected a tensor of at most 2 dimensions, got shape " +
+                                    shape_str(t.shape()) + "; hint: use x.mT or permute_dims");
+            return transpose_all(t);
+          })
       .def_property_readonly("mT", &matrix_transpose)
       .def_property_readonly("_version", &Tensor::version)
       .def_property_readonly("_offset", &Tensor::offset)
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
-      .def("_storage_ptr", [](const Tensor& t) {
-        return reinterpret_cast<uintptr_t>(t.storage()->data);
-      })
+      .def("_storage_ptr",
+           [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage()->data); })
       .def("_is_readonly", [](const Tensor& t) { return t.storage()->readonly; })
-      .def("__len__", [](const Tensor& t) {
-        if (t.ndim() == 0) throw py::type_error("len() of a 0-d tensor");
-        return t.dim(0);
-      })
-      .def("__bool__", [](const Tensor& t) {
-        if (t.numel() != 1)
-          throw py::value_error("The truth value of a tensor with " + std::to_string(t.numel()) +
-                                " elements is ambiguous; hint: use any() or all()");
-        Scalar s = item(t);
-        return s.to<bool>();
-      })
-      .def("__int__", [](const Tensor& t) -> py::object {
-        Scalar s = one_element(t, "int()");
-        if (s.kind == ScalarKind::Complex) throw py::type_error("int(): the tensor is complex");
-        return py::int_(scalar_to_py(s));
-      })
-      .def("__float__", [](const Tensor& t) {
-        Scalar s = one_element(t, "float()");
-        if (s.kind == ScalarKind::Complex) throw py::type_error("float(): the tensor is complex");
-        return py::float_(scalar_to_py(s));
-      })
-      .def("__complex__", [](const Tensor& t) {
-        Scalar s = one_element(t, "complex()");
-        return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(
-            s.kind == ScalarKind::Complex ? s.c.real() : s.to<double>(),
-            s.kind == ScalarKind::Complex ? s.c.imag() : 0.0));
-      })
-      .def("__index__", [](const Tensor& t) {
-        if (!is_integral(t.dtype()) && !is_bool(t.dtype()))
-          throw py::type_error(std::string("__index__: only integer tensors can be used as an index, got ") +
-                               dtype_name(t.dtype()));
-        return py::int_(scalar_to_py(one_element(t, "__index__")));
-      })
+      .def("__len__",
+           [](const Tensor& t) {
+             if (t.ndim() == 0) throw py::type_error("len() of a 0-d tensor");
+             return t.dim(0);
+           })
+      .def("__bool__",
+           [](const Tensor& t) {
+             if (t.numel() != 1)
+               throw py::value_error("The truth value of a tensor with " +
+                                     std::to_string(t.numel()) +
+                                     " elements is ambiguous; hint: use any() or all()");
+             Scalar s = item(t);
+             return s.to<bool>();
+           })
+      .def("__int__",
+           [](const Tensor& t) -> py::object {
+             Scalar s = one_element(t, "int()");
+             if (s.kind == ScalarKind::Complex)
+               throw py::type_error("int(): the tensor is complex");
+             return py::int_(scalar_to_py(s));
+           })
+      .def("__float__",
+           [](const Tensor& t) {
+             Scalar s = one_element(t, "float()");
+             if (s.kind == ScalarKind::Complex)
+               throw py::type_error("float(): the tensor is complex");
+             return py::float_(scalar_to_py(s));
+           })
+      .def("__complex__",
+           [](const Tensor& t) {
+             Scalar s = one_element(t, "complex()");
+             return py::reinterpret_steal<py::object>(
+                 PyComplex_FromDoubles(s.kind == ScalarKind::Complex ? s.c.real() : s.to<double>(),
+                                       s.kind == ScalarKind::Complex ? s.c.imag() : 0.0));
+           })
+      .def("__index__",
+           [](const Tensor& t) {
+             if (!is_integral(t.dtype()) && !is_bool(t.dtype()))
+               throw py::type_error(
+                   std::string("__index__: only integer tensors can be used as an index, got ") +
+                   dtype_name(t.dtype()));
+             return py::int_(scalar_to_py(one_element(t, "__index__")));
+           })
       .def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()) >> 4; });
 
   def_binary_operator(cls, "__add__", "__radd__", "__iadd__", kAdd);

@@ -127,11 +127,18 @@ DType from_numpy_dtype(const py::dtype& dt) {
   const char kind = dt.kind();
   const auto size = dt.itemsize();
   switch (kind) {
-    case 'b': return DType::Bool;
+    case 'b':
+      return DType::Bool;
     case 'i':
-      return size == 1 ? DType::Int8 : size == 2 ? DType::Int16 : size == 4 ? DType::Int32 : DType::Int64;
+      return size == 1   ? DType::Int8
+             : size == 2 ? DType::Int16
+             : size == 4 ? DType::Int32
+                         : DType::Int64;
     case 'u':
-      return size == 1 ? DType::UInt8 : size == 2 ? DType::UInt16 : size == 4 ? DType::UInt32 : DType::UInt64;
+      return size == 1   ? DType::UInt8
+             : size == 2 ? DType::UInt16
+             : size == 4 ? DType::UInt32
+                         : DType::UInt64;
     case 'f':
       if (size == 2) return DType::Float16;
       if (size == 4) return DType::Float32;
@@ -144,7 +151,8 @@ DType from_numpy_dtype(const py::dtype& dt) {
     case 'V':
       if (py::str(dt.attr("name")).cast<std::string>() == "bfloat16") return DType::BFloat16;
       break;
-    default: break;
+    default:
+      break;
   }
   throw py::type_error("asarray: NumPy dtype " + py::str(dt).cast<std::string>() +
                        " has no tessera equivalent");
@@ -167,19 +175,18 @@ Tensor from_numpy(py::array arr, int copy) {
     // Zero-copy: the storage keeps the array alive; the release runs under the GIL.
     PyObject* ref = arr.ptr();
     Py_INCREF(ref);
-    auto storage = std::make_shared<Storage>(const_cast<void*>(arr.data()), arr.nbytes(), Device{},
-                                             [ref]() {
-                                               py::gil_scoped_acquire g;
-                                               Py_DECREF(ref);
-                                             });
+    auto storage =
+        std::make_shared<Storage>(const_cast<void*>(arr.data()), arr.nbytes(), Device{}, [ref]() {
+          py::gil_scoped_acquire g;
+          Py_DECREF(ref);
+        });
     storage->readonly = !arr.writeable();
     return Tensor::view_of(storage, shape, strides, 0, dt);
   }
   TS_CHECK(copy != 0, ValueError, "asarray: copy=False but this array (",
            native ? "misaligned" : "non-native byte order", ") can only be imported by copying");
   py::array c = arr;
-  if (!native)
-    c = py::array(arr.attr("astype")(arr.dtype().attr("newbyteorder")("=")));
+  if (!native) c = py::array(arr.attr("astype")(arr.dtype().attr("newbyteorder")("=")));
   c = py::array::ensure(c, py::array::c_style);
   Tensor out = Tensor::empty(shape, dt);
   if (out.nbytes()) std::memcpy(out.data_ptr(), c.data(), out.nbytes());
