@@ -58,10 +58,14 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
         valid = t.where(keep, target, 0)
         if int(t.min(valid).item()) < 0 or int(t.max(valid).item()) >= n_cls:
             raise IndexError(f"nll_loss: target values must be in [0, {n_cls}) or ignore_index")
-    oh = _one_hot_float(target, n_cls, input.dtype) * t.expand_dims(keep.astype(input.dtype), axis=-1)
-    w = oh if weight is None else oh * weight
-    wt = t.sum(w, axis=-1)  # weight of each target, 0 where ignored
-    loss = -t.sum(_class_last(input) * w, axis=-1)
+    valid = t.where(keep, target, 0)
+    kept = keep.astype(input.dtype)
+    # Each target's log-probability and weight (0 where ignored), picked by index.
+    picked = t.squeeze(t.take_along_axis(_class_last(input), t.expand_dims(valid, axis=-1), axis=-1),
+                       axis=-1)
+    wt = kept if weight is None else \
+        t.reshape(t.take(weight, t.reshape(valid, (-1,)), axis=0), tuple(valid.shape)) * kept
+    loss = -picked * wt
     if reduction == "mean":
         return t.sum(loss) / t.sum(wt)
     out = _reduce(loss, reduction, "nll_loss")

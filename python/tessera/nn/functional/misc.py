@@ -71,9 +71,8 @@ def _one_hot_float(x: Tensor, n: int, dtype: Any) -> Tensor:
 def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
               max_norm: Optional[float] = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
-    """Rows of `weight` picked by integer `x` (shape x.shape + (dim,)). Computed as a
-    one-hot matmul so the weight gradient is the usual scatter-add; the padding row gets
-    no gradient."""
+    """Rows of `weight` picked by integer `x` (shape x.shape + (dim,)); the weight gradient is
+    a scatter-add into the picked rows, and the padding row gets none."""
     t = _ts()
     if max_norm is not None or scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not supported")
@@ -83,15 +82,15 @@ def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     if x.size and (int(t.min(x).item()) < -num or int(t.max(x).item()) >= num):
         raise IndexError(f"embedding: index out of range for {num} embeddings")
     x = t.where(x < 0, x + num, x)
-    oh = _one_hot_float(x, num, weight.dtype)
+    rows = t.take(weight, t.reshape(x, (-1,)), axis=0)  # its gradient is a scatter-add
+    out = t.reshape(rows, tuple(x.shape) + (weight.shape[1],))
     if padding_idx is not None:
+        # The padding row's value still appears in the output (PyTorch returns it) but gets
+        # no gradient.
         pidx = padding_idx % num
-        oh = oh * (t.arange(num) != pidx).astype(weight.dtype)
-        out = t.matmul(oh, weight)
-        # The padding row's value still appears in the output (PyTorch returns it).
-        pad_row = weight.detach()[pidx]
-        return out + t.expand_dims((x == pidx).astype(weight.dtype), axis=-1) * pad_row
-    return t.matmul(oh, weight)
+        is_pad = t.expand_dims((x == pidx).astype(weight.dtype), axis=-1)
+        out = out * (1.0 - is_pad) + is_pad * weight.detach()[pidx]
+    return out
 
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
