@@ -327,3 +327,15 @@ def test_advanced_setitem_grads():
     expect[[0, 2]] = 0
     np.testing.assert_allclose(x.grad.numpy(), expect)
     np.testing.assert_allclose(v.grad.numpy(), np.full((2, 4), 3.0))
+
+
+def test_inplace_write_into_a_view_in_the_graph_raises():
+    x = ts.asarray(ANY(3, 4), requires_grad=True)
+    y = x * 2.0
+    v = y[0]
+    with pytest.raises(RuntimeError, match="view"):
+        v += 1.0
+    with pytest.raises(RuntimeError, match="setitem"):
+        y[1:][0] = ts.asarray(ANY(4), requires_grad=True)
+    with ts.no_grad():
+        y[0] += 1.0  # outside the graph it is allowed

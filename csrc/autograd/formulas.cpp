@@ -944,12 +944,25 @@ void check_inplace(const Tensor& a, const char* op) {
                            "for parameter updates) or use an out-of-place op"));
 }
 
+namespace {
+void refuse_view_write(const Tensor& a, const char* op) {
+  if (a.impl()->is_view)
+    throw RuntimeError(str(op, ": in-place writes into a view of a tensor in the autograd graph ",
+                           "are not supported yet; hint: clone() the view first, or use an ",
+                           "out-of-place op"));
+}
+}  // namespace
+
+bool begin_setitem(const Tensor& x, const Tensor& value) {
+  check_inplace(x, "setitem");
+  const bool record = needs_grad({&x, &value});
+  if (record) refuse_view_write(x, "setitem");
+  return record;
+}
+
 void rebase_history(const Tensor& a, const Tensor& result) {
   if (!grad_enabled() || !requires_grad(result)) return;
-  if (a.impl()->is_view)
-    throw RuntimeError(
-        str("in-place operation on a view of a tensor in the autograd graph is not ",
-            "supported yet; hint: clone() the view first, or use an out-of-place op"));
+  refuse_view_write(a, "in-place op");
   AutogradMeta* rm = get_meta(result);
   set_history(a, rm->grad_fn, rm->output_nr);
 }

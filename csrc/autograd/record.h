@@ -69,6 +69,8 @@ void record_linalg(LinalgOp op, const std::vector<Tensor>& inputs,
 // In-place ops (a op= b): raises for leaves that require grad and for views in the graph;
 // `result` (out of place, already recorded) gives `a` its history after the copy.
 void check_inplace(const Tensor& a, const char* op);
+// x[...] = value: applies the in-place rules and says whether the write must be recorded.
+bool begin_setitem(const Tensor& x, const Tensor& value);
 void rebase_history(const Tensor& a, const Tensor& result);
 
 }  // namespace ts::autograd

@@ -300,12 +300,7 @@ void check_writable(const Tensor& x, const char* op) {
 void index_put_advanced_plain(const Tensor& x, const AdvKey& key, const Tensor& value);
 
 void index_put_advanced(const Tensor& x, const AdvKey& key, const Tensor& value) {
-  autograd::check_inplace(x, "setitem");
-  const bool record = autograd::needs_grad({&x, &value});
-  if (record && x.impl()->is_view)
-    throw RuntimeError(
-        "setitem: writing into a view of a tensor in the autograd graph is not "
-        "supported yet; hint: clone() it first");
+  const bool record = autograd::begin_setitem(x, value);
   {
     autograd::GradModeGuard no_grad(false);
     index_put_advanced_plain(x, key, value);

@@ -109,12 +109,7 @@ bool aliases_other_storage(const Tensor& dst, const Tensor& v) {
 }  // namespace
 
 void index_put_basic(const Tensor& x, const IndexKey& key, const Tensor& value) {
-  autograd::check_inplace(x, "setitem");
-  const bool record = autograd::needs_grad({&x, &value});
-  if (record && x.impl()->is_view)
-    throw RuntimeError(
-        "setitem: writing into a view of a tensor in the autograd graph is not "
-        "supported yet; hint: clone() it first");
+  const bool record = autograd::begin_setitem(x, value);
   autograd::GradModeGuard no_grad(false);  // the internal views below are not part of the graph
   Tensor dst = index_basic(x, key);
   Tensor v = value;
