@@ -109,14 +109,8 @@ template <bool IsMax>
 void arg_kernel(const ReducePlan& p, DType in, const char* name) {
   visit_dtype<kRealSet | kBoolSet>(in, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const int64_t n = p.red_sizes[0], s = p.red_strides[0];
-    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1));
-    parallel_for(0, p.n_out, grain, [&](int64_t b, int64_t e) {
-      for (int64_t k = b; k < e; ++k) {
-        int64_t io, oo;
-        p.kept_offsets(k, 0, io, oo);
-        *reinterpret_cast<int64_t*>(p.out + oo) = arg_run_chunked<IsMax, T>(p.in + io, n, s);
-      }
+    for_each_inner_run(p, [&](char* in, int64_t n, int64_t s, char* out) {
+      *reinterpret_cast<int64_t*>(out) = arg_run_chunked<IsMax, T>(in, n, s);
     });
   });
 }

@@ -240,17 +240,26 @@ inline void store(char* o, A a, double div) {
   *reinterpret_cast<R*>(o) = convert<R, A>(a);
 }
 
-// Each output reduces one strided run; outputs in parallel, or chunks of a long run.
-template <class Op, class T, class R>
-void run_inner(const ReducePlan& p, double div) {
+// Calls f(in, n, stride, out) for the one strided run each output reduces, outputs in
+// parallel (shared by the value and the arg reductions).
+template <class F>
+void for_each_inner_run(const ReducePlan& p, const F& f) {
   const int64_t n = p.red_sizes[0], s = p.red_strides[0];
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1));
   parallel_for(0, p.n_out, grain, [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) {
       int64_t io, oo;
       p.kept_offsets(k, 0, io, oo);
-      store<R>(p.out + oo, reduce_run<Op, T>(p.in + io, n, s), div);
+      f(p.in + io, n, s, p.out + oo);
     }
+  });
+}
+
+// Each output reduces one strided run; outputs in parallel, or chunks of a long run.
+template <class Op, class T, class R>
+void run_inner(const ReducePlan& p, double div) {
+  for_each_inner_run(p, [&](char* in, int64_t n, int64_t s, char* out) {
+    store<R>(out, reduce_run<Op, T>(in, n, s), div);
   });
 }
 
