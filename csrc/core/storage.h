@@ -22,6 +22,7 @@ struct Storage {
   int64_t nbytes = 0;
   Device device;
   bool readonly = false;
+  bool pinned = false;  // page-locked host memory (fast, asynchronous device copies)
   // Bumped by every in-place write through any view (autograd checks saved tensors against it).
   std::atomic<uint64_t> version{0};
 

@@ -9,6 +9,14 @@
 
 #include "cpu/loops.h"
 
+// The integer and real helpers below are __host__ __device__ under nvcc, so the CUDA kernels
+// compute exactly what the CPU ones do.
+#ifdef __CUDACC__
+#define TS_HD __host__ __device__
+#else
+#define TS_HD
+#endif
+
 namespace ts::scalar {
 
 // The sign bit through the bits: GCC 12 hits an internal compiler error when it vectorizes
@@ -29,12 +37,12 @@ inline bool sign_bit(double f) {
 template <class T>
 using wide_unsigned_t = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
 template <class T>
-T wrap_mul(T a, T b) {
+TS_HD T wrap_mul(T a, T b) {
   using U = wide_unsigned_t<T>;
   return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
 }
 template <class T>
-T wrap_neg(T a) {
+TS_HD T wrap_neg(T a) {
   using U = std::make_unsigned_t<T>;
   return static_cast<T>(static_cast<U>(U(0) - static_cast<U>(a)));
 }
@@ -42,7 +50,7 @@ T wrap_neg(T a) {
 // Python's a // b for integers (rounds toward -inf). b == 0 gives 0 (NumPy, with no trap);
 // MIN // -1 wraps to MIN.
 template <class T>
-T int_floor_divide(T a, T b) {
+TS_HD T int_floor_divide(T a, T b) {
   if (b == 0) return 0;
   if constexpr (std::is_signed_v<T>) {
     if (b == -1) return wrap_neg(a);
@@ -55,7 +63,7 @@ T int_floor_divide(T a, T b) {
 
 // Python's a % b for integers (the sign of b). b == 0 gives 0; MIN % -1 is 0.
 template <class T>
-T int_remainder(T a, T b) {
+TS_HD T int_remainder(T a, T b) {
   if (b == 0) return 0;
   if constexpr (std::is_signed_v<T>) {
     if (b == -1) return 0;
@@ -69,7 +77,7 @@ T int_remainder(T a, T b) {
 // NumPy's npy_divmod for floats: floor division and the remainder with the divisor's sign,
 // including its special cases (x // 0 -> +-inf/nan, x % 0 -> nan, 5 % inf -> 5, -5 % inf -> inf).
 template <class F>
-F float_floor_divide(F a, F b) {
+TS_HD F float_floor_divide(F a, F b) {
   if (b == 0) return a / b;
   const F mod = std::fmod(a, b);
   F div = (a - mod) / b;
@@ -84,7 +92,7 @@ F float_floor_divide(F a, F b) {
   return std::copysign(F(0), a / b);
 }
 template <class F>
-F float_remainder(F a, F b) {
+TS_HD F float_remainder(F a, F b) {
   F mod = std::fmod(a, b);
   if (b == 0) return mod;
   if (mod != 0) {
@@ -97,7 +105,7 @@ F float_remainder(F a, F b) {
 
 // a ** b for integers by repeated squaring, wrapping; b >= 0 (the op rejects negatives).
 template <class T>
-T int_pow(T a, T b) {
+TS_HD T int_pow(T a, T b) {
   using U = wide_unsigned_t<T>;
   if constexpr (std::is_signed_v<T>) {
     if (b < 0) return 0;
@@ -138,13 +146,13 @@ std::complex<V> complex_pow(std::complex<V> a, std::complex<V> b) {
 // Shifts like NumPy: by >= the bit width (or a negative amount) give 0, or -1 for a right
 // shift of a negative value.
 template <class T>
-T shift_left(T a, T b) {
+TS_HD T shift_left(T a, T b) {
   using U = std::make_unsigned_t<T>;
   if (static_cast<uint64_t>(b) >= sizeof(T) * 8) return 0;
   return static_cast<T>(static_cast<U>(static_cast<U>(a) << b));
 }
 template <class T>
-T shift_right(T a, T b) {
+TS_HD T shift_right(T a, T b) {
   if (static_cast<uint64_t>(b) >= sizeof(T) * 8) {
     if constexpr (std::is_signed_v<T>) return a < 0 ? T(-1) : T(0);
     return 0;
@@ -154,7 +162,7 @@ T shift_right(T a, T b) {
 
 // NumPy's logaddexp: exact for equal arguments (including infinities of one sign).
 template <class F>
-F logaddexp(F x, F y) {
+TS_HD F logaddexp(F x, F y) {
   if (x == y) return x + F(0.693147180559945309417232121458176568);
   const F d = x - y;
   if (d > 0) return x + std::log1p(std::exp(-d));

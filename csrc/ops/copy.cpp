@@ -2,6 +2,8 @@
 
 #include "autograd/function.h"
 #include "autograd/record.h"
+#include "core/device_backend.h"
+#include "ops/views.h"
 
 namespace ts {
 
@@ -26,11 +28,56 @@ bool may_overlap(const Tensor& a, const Tensor& b) {
 }
 }  // namespace
 
+// Note [Cross-device copy]: the bytes move between devices contiguous and already in dst's
+// dtype and shape (cast and broadcast happen on the source side); a strided dst receives them
+// through a contiguous temporary on its own device.
+void copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking) {
+  DeviceBackend& b = require_cuda("copy");
+  Tensor s = src.shape() == dst.shape() ? src : broadcast_to(src, dst.shape());
+  s = contiguous(astype(s, dst.dtype(), false));
+  Tensor d = dst.is_contiguous() ? dst : Tensor::empty(dst.shape(), dst.dtype(), dst.device());
+  b.copy_bytes(d.data_ptr(), d.device(), s.data_ptr(), s.device(), d.nbytes(), non_blocking);
+  if (d.impl() != dst.impl()) copy_(dst, d);
+  dst.bump_version();
+}
+
+void copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
+  if (dst.device() == src.device()) return copy_(dst, src);
+  TS_CHECK(!dst.storage()->readonly, ValueError, "copy: the destination tensor is read-only");
+  // One host value into device memory (x[...] = 5): a fill, no transfer.
+  if (src.ndim() == 0 && src.device().is_cpu())
+    return fill_(dst, item(astype(src, dst.dtype(), false)));
+  if (dst.numel() != 0) copy_across_devices(dst, src, non_blocking);
+}
+
+Tensor to_device(const Tensor& x, Device device, bool non_blocking) {
+  if (x.device() == device) return x;
+  Tensor out = non_blocking && device.is_cpu() ? pin_memory(Tensor::empty(x.shape(), x.dtype()))
+                                               : Tensor::empty(x.shape(), x.dtype(), device);
+  copy_(out, x, non_blocking);
+  return out;
+}
+
+Tensor pin_memory(const Tensor& x) {
+  TS_CHECK(x.device().is_cpu(), RuntimeError, "pin_memory: only CPU tensors can be pinned, got a",
+           " tensor on ", x.device().str());
+  DeviceBackend& b = require_cuda("pin_memory");
+  const int64_t n = x.nbytes();
+  void* p = b.allocate_pinned(n);
+  auto storage = std::make_shared<Storage>(p, n, Device{}, [&b, p] { b.free_pinned(p); });
+  storage->pinned = true;
+  Tensor out = Tensor::view_of(storage, x.shape(), contiguous_strides(x.shape()), 0, x.dtype());
+  if (x.numel() != 0) copy_(out, x);
+  return out;
+}
+
+bool is_pinned(const Tensor& x) { return x.storage()->pinned; }
+
 void copy_(const Tensor& dst, const Tensor& src) {
   TS_CHECK(!dst.storage()->readonly, ValueError,
            "copy: the destination tensor is read-only (it shares memory with a read-only buffer)");
-  TS_CHECK(dst.device() == src.device(), RuntimeError, "copy: tensors on different devices (",
-           dst.device().str(), " and ", src.device().str(), ")");
+  // Like PyTorch's copy_, an explicit copy may cross devices.
+  if (dst.device() != src.device()) return copy_(dst, src, false);
   if (dst.numel() == 0) return;
   Tensor s = src;
   if (may_overlap(dst, src) &&
@@ -115,8 +162,7 @@ Tensor wrap_scalar(const Scalar& s) {
 Scalar item(const Tensor& x) {
   TS_CHECK(x.numel() == 1, ValueError, "item: only tensors with one element can be converted to a",
            " Python scalar, got shape ", shape_str(x.shape()));
-  TS_CHECK(x.device().is_cpu(), RuntimeError, "item: tensor is on ", x.device().str());
-  const Tensor& c = x;
+  const Tensor c = to_device(x, Device{});
   return visit_dtype<kAllSet>(x.dtype(), "item", [&](auto tag) -> Scalar {
     using T = typename decltype(tag)::type;
     const T v = *c.data<T>();

@@ -16,6 +16,15 @@ TS_DECLARE_STUB(FillKernel, fill_stub);
 // (writes through views) and handles src overlapping dst.
 void copy_(const Tensor& dst, const Tensor& src);
 void fill_(const Tensor& dst, const Scalar& value);
+// Like copy_, across devices too; non_blocking skips the wait for a device-to-host copy into
+// pinned memory (the caller synchronizes before reading).
+void copy_(const Tensor& dst, const Tensor& src, bool non_blocking);
+// x on `device` (x itself when already there); non_blocking as for copy_ (a device-to-host
+// copy then lands in pinned memory).
+Tensor to_device(const Tensor& x, Device device, bool non_blocking = false);
+// A contiguous copy of x in page-locked host memory (x must be on the CPU).
+Tensor pin_memory(const Tensor& x);
+bool is_pinned(const Tensor& x);
 Tensor astype(const Tensor& x, DType dtype, bool copy = true);
 Tensor contiguous(const Tensor& x);  // x itself when already contiguous
 Tensor clone(const Tensor& x);       // always a fresh contiguous copy

@@ -50,6 +50,8 @@ int64_t arange_length(const Scalar& start, const Scalar& stop, const Scalar& ste
 
 Tensor arange(const Scalar& start, const Scalar& stop, const Scalar& step, DType dtype,
               Device device) {
+  // Computed on the host and copied: these are small and built once.
+  if (!device.is_cpu()) return to_device(arange(start, stop, step, dtype, Device{}), device);
   TS_CHECK(is_real_number(start) && is_real_number(stop) && is_real_number(step), TypeError,
            "arange: start, stop and step must be real numbers");
   TS_CHECK(in_set(dtype, kRealSet), TypeError, "arange: dtype ", dtype_name(dtype),
@@ -61,6 +63,9 @@ Tensor arange(const Scalar& start, const Scalar& stop, const Scalar& step, DType
 
 Tensor linspace(std::complex<double> start, std::complex<double> stop, int64_t num, DType dtype,
                 bool endpoint, Device device) {
+  // Computed on the host and copied: these are small and built once.
+  if (!device.is_cpu())
+    return to_device(linspace(start, stop, num, dtype, endpoint, Device{}), device);
   TS_CHECK(num >= 0, ValueError, "linspace: num must be non-negative, got ", num);
   TS_CHECK(is_inexact(dtype), TypeError, "linspace: dtype ", dtype_name(dtype),
            " is not supported; use a real floating-point or complex dtype");
@@ -76,6 +81,8 @@ Tensor linspace(std::complex<double> start, std::complex<double> stop, int64_t n
 }
 
 Tensor eye(int64_t n_rows, int64_t n_cols, int64_t k, DType dtype, Device device) {
+  // Computed on the host and copied: these are small and built once.
+  if (!device.is_cpu()) return to_device(eye(n_rows, n_cols, k, dtype, Device{}), device);
   TS_CHECK(n_rows >= 0 && n_cols >= 0, ValueError,
            "eye: n_rows and n_cols must be non-negative, got ", n_rows, " and ", n_cols);
   Tensor out = Tensor::empty(Shape{n_rows, n_cols}, dtype, device);

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "core/device_backend.h"
 #include "autograd/function.h"
 #include "autograd/record.h"
 #include "core/shape.h"
@@ -27,6 +28,7 @@ bool is_basic(const AdvKey& key) {
 }
 
 Tensor nonzero(const Tensor& x) {
+  require_host("nonzero", {&x});
   Tensor m = contiguous(x.dtype() == DType::Bool ? x : astype(x, DType::Bool));
   return nonzero_stub.get(x.device())(m);
 }
@@ -264,6 +266,7 @@ bool is_full_mask(const Tensor& x, const AdvKey& key) {
 
 namespace {
 Tensor index_advanced_plain(const Tensor& x, const AdvKey& key) {
+  require_host("advanced indexing", {&x});
   if (is_full_mask(x, key)) {
     const Tensor m = contiguous(key[0].array);
     const std::vector<int64_t> start = mask_block_starts_stub.get(x.device())(m);
@@ -309,6 +312,7 @@ void index_put_advanced(const Tensor& x, const AdvKey& key, const Tensor& value)
 }
 
 void index_put_advanced_plain(const Tensor& x, const AdvKey& key, const Tensor& value) {
+  require_host("advanced index assignment", {&x, &value});
   check_writable(x, "setitem");
   if (is_full_mask(x, key) && value.ndim() <= 1) {
     const Tensor m = contiguous(key[0].array);
@@ -399,6 +403,7 @@ void copy_by_offsets(const Tensor& x, const std::vector<int64_t>& off, const Ten
 }  // namespace
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
+  require_host("gather", {&x, &index});
   const Tensor ic = dim_index("gather", x, dim, index, nullptr, nullptr);
   Tensor out = Tensor::empty(index.shape(), x.dtype(), x.device());
   if (out.numel() == 0) return out;
@@ -411,6 +416,7 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
 }
 
 void scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, bool add) {
+  require_host("scatter", {&x, &index, &src});
   const char* op = add ? "scatter_add" : "scatter";
   autograd::check_inplace(x, op);
   if (autograd::needs_grad({&x, &src}))
@@ -453,6 +459,7 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
 }
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
+  require_host("index_select", {&x, &index});
   TS_CHECK(index.ndim() <= 1, ValueError, "index_select: index must be 0-d or 1-d, got shape ",
            shape_str(index.shape()));
   TS_CHECK(is_integral(index.dtype()), TypeError,
@@ -468,6 +475,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
 }
 
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+  require_host("index_add", {&x, &index, &source});
   TS_CHECK(index.ndim() <= 1, ValueError, "index_add: index must be 0-d or 1-d, got shape ",
            shape_str(index.shape()));
   const int64_t nd = std::max<int64_t>(x.ndim(), 1);
@@ -489,6 +497,7 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor
 }
 
 Tensor scatter_permutation(const Tensor& perm, const Tensor& values) {
+  require_host("scatter_permutation", {&perm, &values});
   TS_CHECK(perm.ndim() == 1 && values.ndim() == 1 && perm.dim(0) == values.dim(0), ValueError,
            "scatter_permutation: perm ", shape_str(perm.shape()), " and values ",
            shape_str(values.shape()), " must be 1-d of one length");
@@ -518,6 +527,7 @@ Tensor scatter_permutation(const Tensor& perm, const Tensor& values) {
 }
 
 Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis) {
+  require_host("take_along_axis", {&x, &indices});
   TS_CHECK(x.ndim() == indices.ndim(), ValueError, "take_along_axis: indices ",
            shape_str(indices.shape()), " must have as many dims as x ", shape_str(x.shape()));
   TS_CHECK(x.ndim() > 0, ValueError, "take_along_axis: x must have at least one dimension");

@@ -4,6 +4,7 @@
 
 #include "ops/compare.h"
 #include "ops/copy.h"
+#include "ops/reduce.h"
 
 namespace ts {
 
@@ -56,11 +57,9 @@ namespace {
 // True when any element of the signed-integer tensor `b` is negative. The check runs before
 // the kernel because a kernel can't raise (it may run inside a parallel region).
 bool any_negative(const Tensor& b) {
-  const Tensor neg = contiguous(binary_op(less_def, b, wrap_scalar(Scalar::from_int(0))));
-  const char* p = static_cast<const char*>(neg.data_ptr());
-  for (int64_t i = 0; i < neg.numel(); ++i)
-    if (p[i]) return true;
-  return false;
+  // Reduced on b's device; only the one answer comes back to the host.
+  const Tensor neg = binary_op(less_def, b, wrap_scalar(Scalar::from_int(0)));
+  return item(any(neg, std::nullopt, false)).to<bool>();
 }
 
 void check_int_exponents(const Tensor& a, const Tensor& b) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/device_backend.h"
 #include "ops/copy.h"
 #include "ops/views.h"
 
@@ -70,6 +71,7 @@ Tensor randperm(int64_t n, DType dtype, Device device, Generator& g) {
 }
 
 Tensor take_rows(const Tensor& x, const Tensor& idx) {
+  require_host("take_rows", {&x, &idx});
   Shape shape = x.shape();
   shape[0] = idx.numel();
   Tensor out = Tensor::empty(shape, x.dtype(), x.device());
@@ -89,6 +91,7 @@ void shuffle_(const Tensor& x, Generator& g) {
 }
 
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator& g) {
+  require_host("multinomial", {&probs});
   TS_CHECK(probs.ndim() == 1 || probs.ndim() == 2, ValueError,
            "multinomial: probs must be 1-D or 2-D, got shape ", shape_str(probs.shape()));
   TS_CHECK(is_floating(probs.dtype()), TypeError,

@@ -1,5 +1,6 @@
 // Bindings for interop: the buffer protocol, Tensor.__dlpack__/__dlpack_device__, and the
 // capsule importer behind tessera.from_dlpack (python/tessera/_interop.py).
+#include "core/device_backend.h"
 #include "interop/dlpack_convert.h"
 #include "interop/py_buffer.h"
 #include "interop/py_capsule.h"
@@ -49,6 +50,32 @@ bool has_negative_stride(const Tensor& t) {
   return false;
 }
 
+// Note [DLPack streams]: a CUDA consumer names the stream it will read on (1: the legacy
+// default stream, 2: the per-thread default stream, another integer: a cudaStream_t, -1: no
+// synchronization; None means the legacy default). Unless that is the producer's current
+// stream, an event recorded on the producer's stream makes the consumer's stream wait for the
+// work that writes the data.
+void sync_consumer_stream(Device d, py::handle stream) {
+  DeviceBackend& b = require_cuda("__dlpack__");
+  int64_t s = 1;
+  if (!stream.is_none()) {
+    TS_CHECK(py::isinstance<py::int_>(stream), TypeError,
+             "__dlpack__: stream must be None or an int for a CUDA tensor, got ",
+             py::repr(stream).cast<std::string>());
+    s = stream.cast<int64_t>();
+    TS_CHECK(s == -1 || s >= 1, ValueError, "__dlpack__: stream ", s,
+             " is not valid for CUDA (use None, -1, 1, 2 or a stream handle)");
+  }
+  if (s == -1) return;
+  const uintptr_t consumer = s == 1 ? 0 : static_cast<uintptr_t>(s);
+  const uintptr_t own = b.current_stream(d.index);
+  if (consumer == own) return;
+  const uintptr_t e = b.create_event(d.index, false);
+  b.record_event(e, d.index, own);
+  b.stream_wait_event(d.index, consumer, e);
+  b.destroy_event(e);  // CUDA keeps a recorded event alive until the wait has used it
+}
+
 // Note [DLPack export]: per the array API spec, stream must be None on CPU; dl_device may only
 // name the tensor's own device (no cross-device copies in a CPU build); copy=True exports a
 // copy flagged IS_COPIED; copy=False never copies. A legacy capsule cannot say "read-only",
@@ -61,9 +88,14 @@ py::capsule dlpack_export(const Tensor& t, py::handle stream, py::handle max_ver
   if (!stream.is_none() && t.device().is_cpu())
     throw py::value_error("__dlpack__: stream must be None for a CPU tensor, got " +
                           py::repr(stream).cast<std::string>());
+  if (!t.device().is_cpu()) sync_consumer_stream(t.device(), stream);
   if (!dl_device.is_none()) {
     const auto [type, id] = int_pair(dl_device, "dl_device");
     const dlpack::DLDevice own = dlpack::to_dl_device(t.device());
+    if (type == dlpack::kDLCPU && !t.device().is_cpu() && mode != 0) {
+      // A copy to the host on request (the spec allows a cross-device copy unless copy=False).
+      return dlpack::to_capsule(to_device(t, Device{}), versioned, dlpack::kFlagIsCopied);
+    }
     if (type != own.device_type || id != own.device_id)
       throw py::buffer_error("__dlpack__: cannot export a tensor on " + t.device().str() +
                              " to DLPack device (" + std::to_string(type) + ", " +

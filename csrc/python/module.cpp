@@ -19,6 +19,7 @@ void init_autograd(py::module_& m);
 void init_linalg(py::module_& m);
 void init_random(py::module_& m);
 void init_fft(py::module_& m);
+void init_cuda(py::module_& m);
 }  // namespace ts::python
 
 namespace {
@@ -58,6 +59,7 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_indexing(m);
   ts::python::init_search(m);
   ts::python::init_interop(m);
+  ts::python::init_cuda(m);
   ts::python::init_autograd(m);
   ts::python::init_linalg(m);
   ts::python::init_random(m);

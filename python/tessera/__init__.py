@@ -25,6 +25,7 @@ from ._functions import *  # noqa: E402,F401,F403
 from . import _tensor  # noqa: E402
 from . import linalg, random  # noqa: E402
 from . import fft  # noqa: E402
+from . import cuda, backends  # noqa: E402
 
 _tensor._install()
 

@@ -22,6 +22,7 @@ class Info:
     def devices(self) -> List[_C.Device]:
         from . import _C as c
         devs = [c.Device("cpu")]
+        devs += [c.Device(f"cuda:{i}") for i in range(c._cuda.device_count())]
         return devs
 
     def default_dtypes(self, *, device: Optional[Any] = None) -> Dict[str, Any]:

@@ -19,48 +19,68 @@ _CapsuleType = getattr(types, "CapsuleType", type(datetime.datetime_CAPI))
 _MAX_VERSION = (1, 0)
 
 
-def _check_device(device: Any) -> None:
-    d = _C.Device(device)
-    if d.type != "cpu":
-        raise RuntimeError(f"from_dlpack: device {d} is not available in this build (CUDA backend not built)")
+_KDL_CUDA_TYPES = (2, 13)  # kDLCUDA, kDLCUDAManaged
+
+
+def _consumer_stream(device_id: int) -> int:
+    """The stream value to pass a CUDA producer: our current stream on that device
+    (DLPack's 1 for the legacy default stream)."""
+    s = _C._cuda.current_stream(device_id)
+    return 1 if s == 0 else s
 
 
 def from_dlpack(x: Any, /, *, device: Any = None, copy: Optional[builtins.bool] = None) -> Tensor:
-    """A tensor sharing memory with `x`, any object with ``__dlpack__`` (NumPy, PyTorch, JAX, ...).
+    """A tensor sharing memory with `x`, any object with ``__dlpack__`` (NumPy, PyTorch, CuPy, JAX, ...).
 
     Args:
         x: a DLPack producer (or, as a convenience, a DLPack PyCapsule, consumed by this call).
-        device: where the result lives; None (the producer's device) or "cpu".
+        device: where the result lives; None (the producer's device), "cpu" or "cuda:N"
+            (a copy when it differs from the producer's device).
         copy: None copies only when needed, True always copies, False never copies
             (ValueError/BufferError when a copy would be needed).
 
     The producer's memory stays alive as long as any tessera view of it; the producer's deleter
     runs once, when the last view dies. Read-only producers (DLPack 1.x flag) give read-only
-    tensors. Shapes: the result has x's shape and strides (any strides, incl. negative).
+    tensors. For a CUDA producer, the producer makes our current stream wait for its pending
+    writes (the DLPack stream protocol). Shapes: the result has x's shape and strides.
     """
-    if device is not None:
-        _check_device(device)
+    target = _C.Device(device) if device is not None else None
     if isinstance(x, Tensor):
-        return _C._clone(x) if copy else x
+        out = _C._clone(x) if copy else x
+        return _place(out, target, copy)
     if isinstance(x, _CapsuleType):
-        return _C._from_dlpack_capsule(x, copy)
+        return _place(_C._from_dlpack_capsule(x, copy), target, copy)
     try:
         dlpack = x.__dlpack__
     except AttributeError:
         raise AttributeError(
             f"from_dlpack: {type(x).__name__} has no __dlpack__ method; hint: use tessera.asarray "
             "for NumPy arrays, sequences and buffer-protocol objects") from None
+    src = None
+    if hasattr(x, "__dlpack_device__"):
+        src = tuple(int(v) for v in x.__dlpack_device__())
+    on_cuda = src is not None and src[0] in _KDL_CUDA_TYPES
     try:
-        if copy is None and device is None:  # the common case: no keyword dict to build
+        if copy is None and target is None and not on_cuda:  # the common case: no keyword dict
             capsule = dlpack(max_version=_MAX_VERSION)
         else:
             kwargs: dict = {"max_version": _MAX_VERSION}
             if copy is not None:
                 kwargs["copy"] = copy
-            if device is not None:
+            if on_cuda:
+                kwargs["stream"] = _consumer_stream(src[1])
+            elif target is not None and target.type == "cpu":
                 kwargs["dl_device"] = (_KDL_CPU, 0)
             capsule = dlpack(**kwargs)
     except TypeError:
         # A producer from before DLPack 1.0 in Python knows none of these keywords.
-        capsule = dlpack()
-    return _C._from_dlpack_capsule(capsule, copy)
+        capsule = dlpack(stream=_consumer_stream(src[1])) if on_cuda else dlpack()
+    return _place(_C._from_dlpack_capsule(capsule, copy), target, copy)
+
+
+def _place(t: Tensor, target: Any, copy: Optional[builtins.bool]) -> Tensor:
+    if target is None or t.device == target:
+        return t
+    if copy is False:
+        raise ValueError(f"from_dlpack: copy=False but the data is on {t.device}, not {target}")
+    return _C._to_device(t, target, False)

@@ -15,7 +15,7 @@ _API_VERSION = "2024.12"
 
 
 def _numpy_for_print(t: Tensor) -> np.ndarray:
-    a = t.numpy()
+    a = _C._to_numpy(_C._to_device(t, "cpu", False)) if t.device.type != "cpu" else t.numpy()
     if t.dtype == bfloat16:
         a = a.astype(np.float32)
     return a
@@ -45,6 +45,8 @@ def _str(self: Tensor) -> str:
 def _numpy(self: Tensor, *, force: builtins.bool = False) -> np.ndarray:
     """A NumPy array sharing this tensor's memory (CPU only); force=True returns a copy
     (PyTorch's spelling). bfloat16 needs the ml_dtypes package."""
+    if force and self.device.type != "cpu":
+        return _C._to_numpy(_C._to_device(self, "cpu", False))
     a = _C._to_numpy(self)
     return a.copy() if force else a
 
@@ -72,7 +74,7 @@ def _array(self: Tensor, dtype: Any = None, copy: Optional[builtins.bool] = None
 
 
 def _tolist(self: Tensor) -> Any:
-    a = _numpy_for_print(self) if self.dtype == bfloat16 else self.numpy()
+    a = _numpy_for_print(self) if self.dtype == bfloat16 or self.device.type != "cpu" else self.numpy()
     return a.tolist()
 
 
@@ -90,19 +92,50 @@ def _array_namespace(self: Tensor, /, *, api_version: Optional[str] = None):
     return tessera
 
 
+def _move(x: Tensor, device: Any, non_blocking: builtins.bool) -> Tensor:
+    """x on `device`; differentiable (the gradient moves back to x's device)."""
+    if x.requires_grad and _C.is_grad_enabled():
+        from .autograd import Function
+
+        class _ToDevice(Function):
+            @staticmethod
+            def forward(ctx: Any, t: Tensor) -> Tensor:
+                ctx.src = t.device
+                return _C._to_device(t, device, non_blocking)
+
+            @staticmethod
+            def backward(ctx: Any, g: Tensor) -> Tensor:
+                return _C._to_device(g, ctx.src, False)
+
+        return _ToDevice.apply(x)
+    return _C._to_device(x, device, non_blocking)
+
+
 def _to_device(self: Tensor, device: Any, /, *, stream: Any = None) -> Tensor:
+    """The array API's to_device: this tensor on `device` (itself when already there).
+
+    `stream` (a ts.cuda.Stream or None) queues the copy on that stream.
+    """
     d = _C.Device(device)
     if d == self.device:
         return self
-    raise RuntimeError(f"to_device: device {d} is not available in this build (CUDA backend not built)")
+    if stream is not None:
+        from . import cuda
+        with cuda.stream(stream):
+            return _move(self, d, False)
+    return _move(self, d, False)
 
 
 def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """x.to(dtype), x.to(device), x.to(device, dtype), x.to(other) like PyTorch."""
+    """x.to(dtype), x.to(device), x.to(device, dtype), x.to(other) like PyTorch.
+
+    non_blocking=True lets a host-to-device copy from pinned memory, or a device-to-host copy
+    (into pinned memory), run asynchronously: synchronize before reading the result.
+    """
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
+    non_blocking = builtins.bool(kwargs.pop("non_blocking", False))
     if kwargs:
         raise TypeError(f"to: unexpected keyword arguments {sorted(kwargs)}")
     for a in args:
@@ -110,16 +143,43 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             device, dtype = a.device, a.dtype
         elif isinstance(a, _C.dtype):
             dtype = a
-        elif isinstance(a, (str, _C.Device)):
+        elif isinstance(a, (str, _C.Device)) or (hasattr(a, "type") and hasattr(a, "index")):
             device = a
+        elif isinstance(a, builtins.bool):
+            non_blocking = a
         else:
             dtype = _as_dtype(a)
     out = self
-    if device is not None:
-        out = _to_device(out, device)
+    if device is not None and _C.Device(device) != out.device:
+        out = _move(out, _C.Device(device), non_blocking)
     if dtype is not None and _as_dtype(dtype) != out.dtype:
         return _C._astype(out, _as_dtype(dtype), True)
     return _C._clone(out) if copy and out is self else out
+
+
+def _cuda(self: Tensor, device: Any = None, non_blocking: builtins.bool = False) -> Tensor:
+    """This tensor on a CUDA device (default: the current one)."""
+    if device is None:
+        from . import cuda
+        device = f"cuda:{cuda.current_device()}"
+    elif isinstance(device, builtins.int):
+        device = f"cuda:{device}"
+    return _to(self, device, non_blocking=non_blocking)
+
+
+def _cpu(self: Tensor) -> Tensor:
+    return self if self.device.type == "cpu" else _move(self, "cpu", False)
+
+
+def _pin_memory(self: Tensor) -> Tensor:
+    """A copy of this CPU tensor in page-locked memory (fast, asynchronous copies to the GPU)."""
+    return _C._pin_memory(self)
+
+
+def _record_stream(self: Tensor, stream: Any) -> None:
+    """Marks this tensor's memory as used by `stream` too: the allocator will not reuse it
+    until that stream's queued work is done."""
+    _C._cuda.record_stream(self, stream.cuda_stream)
 
 
 def _astype_method(self: Tensor, dtype: Any, /, *, copy: builtins.bool = True) -> Tensor:
@@ -167,11 +227,17 @@ def _install() -> None:
         "view": _view,
         "permute": _permute,
         "transpose": _transpose,
-        "cpu": lambda self: _to_device(self, "cpu"),
+        "cpu": _cpu,
+        "cuda": _cuda,
+        "pin_memory": _pin_memory,
+        "is_pinned": lambda self: _C._is_pinned(self),
+        "record_stream": _record_stream,
         "type": None,
     }
     for name, fn in methods.items():
         if fn is not None:
             setattr(Tensor, name, fn)
+    Tensor.is_cuda = property(lambda self: self.device.type == "cuda")
+    Tensor.is_cpu = property(lambda self: self.device.type == "cpu")
     Tensor.__module__ = "tessera"
     Tensor.__array_priority__ = 1000  # NumPy defers binary operators to us

@@ -1,0 +1,85 @@
+// DeviceBackend: what the core needs from a non-CPU backend (memory, cross-device copies,
+// streams, events), behind one interface so the CPU build never links against CUDA.
+// Note [Backend registration]: csrc/cuda registers its backend at static-initialization time;
+// without it, every query answers "not available" and allocation raises a clear error.
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <stdexcept>
+
+#include "core/tensor.h"
+#include <string>
+
+#include "core/device.h"
+
+namespace ts {
+
+// Device memory exhausted even after the allocator released its cache (Python: MemoryError's
+// subclass ts.cuda.OutOfMemoryError).
+struct OutOfMemoryError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct DeviceBackend {
+  virtual ~DeviceBackend() = default;
+  virtual bool available() const = 0;
+  virtual int device_count() const = 0;
+  virtual int current_device() const = 0;
+  virtual void set_device(int index) = 0;
+  virtual std::string device_name(int index) const = 0;
+  virtual std::map<std::string, int64_t> device_properties(int index) const = 0;
+  virtual void synchronize(int index) = 0;
+
+  // Memory (the caching allocator); sizes in bytes.
+  virtual void* allocate(int64_t nbytes, Device d) = 0;
+  virtual void deallocate(void* p) = 0;
+  virtual std::map<std::string, int64_t> memory_stats(int index) const = 0;
+  virtual void reset_peak_memory_stats(int index) = 0;
+  virtual void empty_cache() = 0;
+
+  // dst and src are contiguous, same dtype and size, on different devices (one may be CPU).
+  virtual void copy_bytes(void* dst, Device dst_dev, const void* src, Device src_dev,
+                          int64_t nbytes, bool non_blocking) = 0;
+  // Pinned (page-locked) host memory for non-blocking copies.
+  virtual void* allocate_pinned(int64_t nbytes) = 0;
+  virtual void free_pinned(void* p) = 0;
+
+  // Streams and events are opaque handles (cudaStream_t / cudaEvent_t as integers).
+  virtual uintptr_t current_stream(int index) const = 0;
+  virtual void set_current_stream(int index, uintptr_t stream) = 0;
+  virtual uintptr_t create_stream(int index, int priority) = 0;
+  virtual void destroy_stream(int index, uintptr_t stream) = 0;
+  virtual void stream_synchronize(int index, uintptr_t stream) = 0;
+  virtual bool stream_query(int index, uintptr_t stream) = 0;
+  virtual uintptr_t create_event(int index, bool timing) = 0;
+  virtual void destroy_event(uintptr_t event) = 0;
+  virtual void record_event(uintptr_t event, int index, uintptr_t stream) = 0;
+  virtual void stream_wait_event(int index, uintptr_t stream, uintptr_t event) = 0;
+  virtual void event_synchronize(uintptr_t event) = 0;
+  virtual bool event_query(uintptr_t event) = 0;
+  virtual float event_elapsed_ms(uintptr_t start, uintptr_t end) = 0;
+  // Tells the allocator that `p` (a block it handed out) is used on `stream` too, so it is
+  // not reused before that stream's work is done.
+  virtual void record_stream(void* p, int index, uintptr_t stream) = 0;
+};
+
+// The CUDA backend, or nullptr when this build has none.
+DeviceBackend* cuda_backend();
+void register_cuda_backend(DeviceBackend* b);
+// The backend or a RuntimeError naming `what` and explaining why it is unavailable.
+DeviceBackend& require_cuda(const char* what);
+
+}  // namespace ts
+
+namespace ts {
+// ts.backends.cuda.matmul.allow_tf32 (default False, like PyTorch): float32 matmuls on CUDA
+// may then round their inputs to TF32 on the tensor cores.
+bool& cuda_matmul_allow_tf32();
+}  // namespace ts
+
+namespace ts {
+// For ops that have only a host implementation so far: NotImplementedError naming the op and
+// the device when any tensor is not on the CPU (instead of reading device memory).
+void require_host(const char* op, std::initializer_list<const Tensor*> tensors);
+}  // namespace ts

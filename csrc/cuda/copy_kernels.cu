@@ -1,0 +1,105 @@
+// CUDA copy/cast and fill kernels (copies within one device; ops/copy.cpp moves bytes across
+// devices through the backend).
+#include "cuda/functors.cuh"
+#include "cuda/loops.cuh"
+#include "ops/copy.h"
+
+namespace ts::cuda {
+
+bool is_host_pointer(const void* p) {
+  cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return true;
+  }
+  return attr.type == cudaMemoryTypeUnregistered || attr.type == cudaMemoryTypeHost;
+}
+
+namespace {
+
+// Same-dtype copies move bytes: dispatch on the item size only.
+template <int N>
+struct Bytes {
+  alignas(N) unsigned char b[N];
+};
+
+void copy_cuda(const ElementwiseIter& it, DType dst, DType src) {
+  if (dst == src) {
+    switch (itemsize(dst)) {
+      case 1:
+        return launch_elementwise<uint8_t, uint8_t, 2>(it, fn::Identity{});
+      case 2:
+        return launch_elementwise<uint16_t, uint16_t, 2>(it, fn::Identity{});
+      case 4:
+        return launch_elementwise<uint32_t, uint32_t, 2>(it, fn::Identity{});
+      case 8:
+        return launch_elementwise<uint64_t, uint64_t, 2>(it, fn::Identity{});
+      default:
+        return launch_elementwise<cf64, cf64, 2>(it, fn::Identity{});
+    }
+  }
+  cuda_visit<kAllSet>(dst, "astype", [&](auto dtag) {
+    using D = typename decltype(dtag)::type;
+    cuda_visit<kAllSet>(src, "astype", [&](auto stag) {
+      using S = typename decltype(stag)::type;
+      launch_elementwise<D, S, 2>(it, fn::Identity{});
+    });
+  });
+}
+
+template <class T>
+__global__ void fill_contig_kernel(T* p, int64_t n, T v) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = v;
+}
+
+template <class T>
+struct Const {
+  T v;
+  template <class A>
+  __host__ __device__ __forceinline__ T operator()(A) const {
+    return v;
+  }
+};
+
+// Fills with the bytes of one element, as the unsigned type of its size.
+template <class U>
+void fill_bits(const Tensor& dst, const void* bits) {
+  U v;
+  memcpy(&v, bits, sizeof(U));
+  cudaStream_t s = current_stream(dst.device().index);
+  if (dst.is_contiguous()) {
+    const int64_t n = dst.numel();
+    fill_contig_kernel<U>
+        <<<static_cast<unsigned>((n + 255) / 256), 256, 0, s>>>(dst.data<U>(), n, v);
+    TS_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  auto it = ElementwiseIter::make(dst, {&dst}, "fill");
+  launch_elementwise<U, U, 2>(it, Const<U>{v});
+}
+
+void fill_cuda(const Tensor& dst, const Scalar& value) {
+  // The value is converted on the host by the CPU's rules; its bytes are then written.
+  visit_dtype<kAllSet>(dst.dtype(), "fill", [&](auto tag) {
+    using H = typename decltype(tag)::type;
+    const H hv = value.to<H>();
+    if constexpr (sizeof(H) == 1)
+      fill_bits<uint8_t>(dst, &hv);
+    else if constexpr (sizeof(H) == 2)
+      fill_bits<uint16_t>(dst, &hv);
+    else if constexpr (sizeof(H) == 4)
+      fill_bits<uint32_t>(dst, &hv);
+    else if constexpr (sizeof(H) == 8)
+      fill_bits<uint64_t>(dst, &hv);
+    else
+      fill_bits<cf64>(dst, &hv);
+  });
+}
+
+}  // namespace
+
+TS_REGISTER_KERNEL(copy_stub, CUDA, &copy_cuda);
+TS_REGISTER_KERNEL(fill_stub, CUDA, &fill_cuda);
+
+}  // namespace ts::cuda

@@ -1,0 +1,154 @@
+// The CUDA DeviceBackend (Note [Backend registration]): device queries, the caching allocator,
+// cross-device copies, streams and events, registered at static-initialization time.
+#include <cuda_runtime.h>
+
+#include "core/device_backend.h"
+#include "cuda/caching_allocator.h"
+#include "cuda/cuda_check.h"
+#include "cuda/cuda_state.h"
+
+namespace ts::cuda {
+namespace {
+
+cudaStream_t as_stream(uintptr_t s) { return reinterpret_cast<cudaStream_t>(s); }
+cudaEvent_t as_event(uintptr_t e) { return reinterpret_cast<cudaEvent_t>(e); }
+
+// cudaStreamQuery/cudaEventQuery: done, still running (not an error), or a real error.
+bool ready(cudaError_t r) {
+  if (r == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  TS_CUDA_CHECK(r);
+  return true;
+}
+
+class CudaBackend final : public DeviceBackend {
+ public:
+  bool available() const override { return device_count() > 0; }
+  int device_count() const override { return cuda::device_count(); }
+  int current_device() const override { return cuda::current_device(); }
+  void set_device(int index) override { cuda::set_device(index); }
+
+  std::string device_name(int index) const override {
+    cudaDeviceProp p;
+    TS_CUDA_CHECK(cudaGetDeviceProperties(&p, index));
+    return p.name;
+  }
+
+  std::map<std::string, int64_t> device_properties(int index) const override {
+    cudaDeviceProp p;
+    TS_CUDA_CHECK(cudaGetDeviceProperties(&p, index));
+    return {{"major", p.major},
+            {"minor", p.minor},
+            {"total_memory", static_cast<int64_t>(p.totalGlobalMem)},
+            {"multi_processor_count", p.multiProcessorCount},
+            {"l2_cache_size", p.l2CacheSize},
+            {"warp_size", p.warpSize}};
+  }
+
+  void synchronize(int index) override {
+    DeviceGuard g(index);
+    TS_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  void* allocate(int64_t nbytes, Device d) override {
+    return cache_allocate(nbytes, d.index, cuda::current_stream(d.index));
+  }
+  void deallocate(void* p) override {
+    try {
+      cache_free(p);
+    } catch (...) {
+      // Destructors must not throw; a failing event record at shutdown only leaks the block.
+    }
+  }
+  std::map<std::string, int64_t> memory_stats(int index) const override {
+    return cache_stats(index);
+  }
+  void reset_peak_memory_stats(int index) override { cache_reset_peak(index); }
+  void empty_cache() override { cache_empty(); }
+
+  void copy_bytes(void* dst, Device dd, const void* src, Device sd, int64_t n,
+                  bool non_blocking) override {
+    const Device gpu = dd.is_cpu() ? sd : dd;
+    DeviceGuard g(gpu);
+    cudaStream_t s = cuda::current_stream(gpu.index);
+    if (!dd.is_cpu() && !sd.is_cpu() && dd.index != sd.index) {
+      TS_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dd.index, src, sd.index, n, s));
+    } else {
+      TS_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, s));
+    }
+    // A copy to the host must be complete before the host reads it, unless the caller asked
+    // for an asynchronous copy into pinned memory.
+    if (!non_blocking && dd.is_cpu()) TS_CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+
+  void* allocate_pinned(int64_t n) override {
+    void* p = nullptr;
+    TS_CUDA_CHECK(cudaHostAlloc(&p, n > 0 ? n : 1, cudaHostAllocDefault));
+    return p;
+  }
+  void free_pinned(void* p) override { (void)cudaFreeHost(p); }
+
+  uintptr_t current_stream(int index) const override {
+    return reinterpret_cast<uintptr_t>(cuda::current_stream(index));
+  }
+  void set_current_stream(int index, uintptr_t s) override {
+    cuda::set_current_stream(index, as_stream(s));
+  }
+  uintptr_t create_stream(int index, int priority) override {
+    DeviceGuard g(index);
+    cudaStream_t s;
+    TS_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority));
+    return reinterpret_cast<uintptr_t>(s);
+  }
+  void destroy_stream(int index, uintptr_t s) override {
+    DeviceGuard g(index);
+    (void)cudaStreamDestroy(as_stream(s));
+  }
+  void stream_synchronize(int index, uintptr_t s) override {
+    DeviceGuard g(index);
+    TS_CUDA_CHECK(cudaStreamSynchronize(as_stream(s)));
+  }
+  bool stream_query(int index, uintptr_t s) override {
+    DeviceGuard g(index);
+    return ready(cudaStreamQuery(as_stream(s)));
+  }
+  uintptr_t create_event(int index, bool timing) override {
+    DeviceGuard g(index);
+    cudaEvent_t e;
+    TS_CUDA_CHECK(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
+    return reinterpret_cast<uintptr_t>(e);
+  }
+  void destroy_event(uintptr_t e) override { (void)cudaEventDestroy(as_event(e)); }
+  void record_event(uintptr_t e, int index, uintptr_t s) override {
+    DeviceGuard g(index);
+    TS_CUDA_CHECK(cudaEventRecord(as_event(e), as_stream(s)));
+  }
+  void stream_wait_event(int index, uintptr_t s, uintptr_t e) override {
+    DeviceGuard g(index);
+    TS_CUDA_CHECK(cudaStreamWaitEvent(as_stream(s), as_event(e), 0));
+  }
+  void event_synchronize(uintptr_t e) override { TS_CUDA_CHECK(cudaEventSynchronize(as_event(e))); }
+  bool event_query(uintptr_t e) override {
+    return ready(cudaEventQuery(as_event(e)));
+  }
+  float event_elapsed_ms(uintptr_t a, uintptr_t b) override {
+    float ms = 0;
+    TS_CUDA_CHECK(cudaEventElapsedTime(&ms, as_event(a), as_event(b)));
+    return ms;
+  }
+  void record_stream(void* p, int index, uintptr_t s) override {
+    cache_record_stream(p, as_stream(s));
+  }
+};
+
+struct Registrar {
+  Registrar() {
+    // Leaked on purpose: storages freed during interpreter shutdown still reach it.
+    register_cuda_backend(new CudaBackend);
+  }
+} registrar;
+
+}  // namespace
+}  // namespace ts::cuda

@@ -1,0 +1,127 @@
+// Bindings behind ts.cuda: device queries, streams, events, memory statistics, device moves
+// and pinned memory. Compiled into every build; without the CUDA backend the queries answer
+// "not available" and everything else raises a RuntimeError saying why.
+#include <pybind11/stl.h>
+
+#include "core/device_backend.h"
+#include "ops/copy.h"
+#include "python/convert.h"
+
+namespace ts::python {
+
+namespace {
+
+int dev_index(py::handle h, const char* what) {
+  if (h.is_none()) return require_cuda(what).current_device();
+  if (py::isinstance<py::int_>(h)) return h.cast<int>();
+  const Device d = to_device(h);
+  TS_CHECK(!d.is_cpu(), ValueError, what, ": expected a CUDA device, got ", d.str());
+  return d.index;
+}
+
+DeviceBackend& checked(const char* what, int index) {
+  DeviceBackend& b = require_cuda(what);
+  TS_CHECK(index >= 0 && index < b.device_count(), RuntimeError, what, ": device cuda:", index,
+           " does not exist (", b.device_count(), " CUDA device(s) found)");
+  return b;
+}
+
+void bind_queries(py::module_& c) {
+  c.def("is_built", [] { return cuda_backend() != nullptr; });
+  c.def("is_available", [] { return cuda_backend() != nullptr && cuda_backend()->available(); });
+  c.def("device_count", [] { return cuda_backend() ? cuda_backend()->device_count() : 0; });
+  c.def("current_device", [] { return require_cuda("cuda.current_device").current_device(); });
+  c.def("set_device", [](py::handle d) {
+    const int i = dev_index(d, "cuda.set_device");
+    checked("cuda.set_device", i).set_device(i);
+  });
+  c.def("synchronize", [](py::handle d) {
+    const int i = dev_index(d, "cuda.synchronize");
+    py::gil_scoped_release nogil;
+    checked("cuda.synchronize", i).synchronize(i);
+  });
+  c.def("get_device_name", [](py::handle d) {
+    const int i = dev_index(d, "cuda.get_device_name");
+    return checked("cuda.get_device_name", i).device_name(i);
+  });
+  c.def("get_device_properties", [](py::handle d) {
+    const int i = dev_index(d, "cuda.get_device_properties");
+    return checked("cuda.get_device_properties", i).device_properties(i);
+  });
+}
+
+void bind_memory(py::module_& c) {
+  c.def("memory_stats", [](py::handle d) {
+    const int i = dev_index(d, "cuda.memory_stats");
+    return checked("cuda.memory_stats", i).memory_stats(i);
+  });
+  c.def("reset_peak_memory_stats", [](py::handle d) {
+    const int i = dev_index(d, "cuda.reset_peak_memory_stats");
+    checked("cuda.reset_peak_memory_stats", i).reset_peak_memory_stats(i);
+  });
+  c.def("empty_cache", [] {
+    if (cuda_backend() && cuda_backend()->available()) cuda_backend()->empty_cache();
+  });
+}
+
+void bind_streams(py::module_& c) {
+  c.def("current_stream",
+        [](int i) { return checked("cuda.current_stream", i).current_stream(i); });
+  c.def("set_current_stream",
+        [](int i, uintptr_t s) { checked("cuda.set_stream", i).set_current_stream(i, s); });
+  c.def("create_stream",
+        [](int i, int priority) { return checked("cuda.Stream", i).create_stream(i, priority); });
+  c.def("destroy_stream", [](int i, uintptr_t s) {
+    if (cuda_backend()) cuda_backend()->destroy_stream(i, s);
+  });
+  c.def("stream_synchronize", [](int i, uintptr_t s) {
+    DeviceBackend& b = checked("Stream.synchronize", i);
+    py::gil_scoped_release nogil;
+    b.stream_synchronize(i, s);
+  });
+  c.def("stream_query",
+        [](int i, uintptr_t s) { return checked("Stream.query", i).stream_query(i, s); });
+  c.def("create_event",
+        [](int i, bool timing) { return checked("cuda.Event", i).create_event(i, timing); });
+  c.def("destroy_event", [](uintptr_t e) {
+    if (cuda_backend()) cuda_backend()->destroy_event(e);
+  });
+  c.def("record_event",
+        [](uintptr_t e, int i, uintptr_t s) { checked("Event.record", i).record_event(e, i, s); });
+  c.def("stream_wait_event", [](int i, uintptr_t s, uintptr_t e) {
+    checked("Event.wait", i).stream_wait_event(i, s, e);
+  });
+  c.def("event_synchronize", [](uintptr_t e) {
+    DeviceBackend& b = require_cuda("Event.synchronize");
+    py::gil_scoped_release nogil;
+    b.event_synchronize(e);
+  });
+  c.def("event_query", [](uintptr_t e) { return require_cuda("Event.query").event_query(e); });
+  c.def("event_elapsed_ms", [](uintptr_t a, uintptr_t b) {
+    return require_cuda("Event.elapsed_time").event_elapsed_ms(a, b);
+  });
+  c.def("record_stream", [](const Tensor& t, uintptr_t s) {
+    TS_CHECK(!t.device().is_cpu(), RuntimeError, "record_stream: the tensor is on the CPU");
+    checked("record_stream", t.device().index)
+        .record_stream(t.storage()->data, t.device().index, s);
+  });
+}
+
+}  // namespace
+
+void init_cuda(py::module_& m) {
+  py::module_ c = m.def_submodule("_cuda", "CUDA runtime bindings (use ts.cuda)");
+  py::register_exception<OutOfMemoryError>(c, "OutOfMemoryError", PyExc_MemoryError);
+  bind_queries(c);
+  bind_memory(c);
+  bind_streams(c);
+  c.def("set_allow_tf32", [](bool v) { cuda_matmul_allow_tf32() = v; });
+  c.def("get_allow_tf32", [] { return cuda_matmul_allow_tf32(); });
+  m.def("_to_device", [](const Tensor& x, py::handle device, bool non_blocking) {
+    return ts::to_device(x, to_device(device), non_blocking);
+  });
+  m.def("_pin_memory", &pin_memory);
+  m.def("_is_pinned", &is_pinned);
+}
+
+}  // namespace ts::python

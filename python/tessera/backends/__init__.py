@@ -1,0 +1,4 @@
+"""ts.backends: switches for the compute backends (``ts.backends.cuda.matmul.allow_tf32``)."""
+from . import cuda
+
+__all__ = ["cuda"]

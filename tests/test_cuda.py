@@ -1,0 +1,403 @@
+"""The CUDA backend: device model, allocator, kernels and DLPack on the GPU.
+
+Without a GPU (CI), only the CPU-side behaviour runs: ts.cuda answers "not available" and every
+attempt to use a CUDA device raises a RuntimeError that says why. On a GPU machine, every CUDA
+result is compared with the CPU's on the same inputs.
+"""
+import numpy as np
+import pytest
+
+import tessera as ts
+
+HAS_CUDA = ts.cuda.is_available()
+gpu = pytest.mark.skipif(not HAS_CUDA, reason="no CUDA device")
+nogpu = pytest.mark.skipif(HAS_CUDA, reason="checks the CPU-only behaviour")
+
+
+# ---------------------------------------------------------------- without a GPU
+@nogpu
+def test_queries_without_cuda():
+    assert ts.cuda.is_available() is False
+    assert ts.cuda.device_count() == 0
+    assert [str(d) for d in ts.__array_namespace_info__().devices()] == ["cpu"]
+    ts.cuda.empty_cache()  # a no-op, never an error
+
+
+@nogpu
+@pytest.mark.parametrize("make", [
+    lambda: ts.zeros(3, device="cuda"),
+    lambda: ts.ones((2, 2), device="cuda:0"),
+    lambda: ts.asarray([1.0, 2.0], device="cuda"),
+    lambda: ts.arange(4, device="cuda"),
+    lambda: ts.asarray([1.0]).cuda(),
+    lambda: ts.asarray([1.0]).to("cuda"),
+    lambda: ts.asarray([1.0]).pin_memory(),
+    lambda: ts.cuda.current_device(),
+    lambda: ts.cuda.synchronize(),
+    lambda: ts.cuda.Stream(),
+    lambda: ts.cuda.memory_allocated(),
+    lambda: ts.cuda.get_device_name(),
+])
+def test_cuda_use_without_cuda_raises(make):
+    with pytest.raises(RuntimeError, match="CUDA is not available"):
+        make()
+
+
+def test_allow_tf32_flag_round_trips():
+    assert ts.backends.cuda.matmul.allow_tf32 is False  # PyTorch's default
+    ts.backends.cuda.matmul.allow_tf32 = True
+    try:
+        assert ts.backends.cuda.matmul.allow_tf32 is True
+    finally:
+        ts.backends.cuda.matmul.allow_tf32 = False
+
+
+def test_out_of_memory_error_is_a_memory_error():
+    assert issubclass(ts.cuda.OutOfMemoryError, MemoryError)
+
+
+def test_cpu_tensor_conveniences():
+    x = ts.asarray([1.0, 2.0])
+    assert x.is_cpu and not x.is_cuda
+    assert x.cpu() is x
+    assert not x.is_pinned()
+
+
+# ---------------------------------------------------------------- on a GPU
+DEV = "cuda:0"
+
+
+def rand(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return rng.integers(max(info.min, -100), min(info.max, 100), size=shape).astype(dt)
+    if dt.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+    return rng.standard_normal(shape).astype(dt)
+
+
+def both(a):
+    """The same data on the CPU and on the GPU."""
+    c = ts.asarray(a)
+    return c, c.to(DEV)
+
+
+def same(cpu, gpu_t, exact=True, rtol=1e-5, atol=1e-6):
+    assert gpu_t.device == DEV, gpu_t.device
+    assert gpu_t.dtype == cpu.dtype and gpu_t.shape == cpu.shape
+    g = gpu_t.cpu().numpy()
+    c = cpu.numpy()
+    if exact:
+        np.testing.assert_array_equal(g, c)
+    else:
+        np.testing.assert_allclose(g, c, rtol=rtol, atol=atol, equal_nan=True)
+
+
+@gpu
+def test_device_queries():
+    assert ts.cuda.device_count() >= 1
+    assert ts.cuda.current_device() == 0
+    assert isinstance(ts.cuda.get_device_name(), str)
+    props = ts.cuda.get_device_properties(0)
+    assert props.total_memory > 0 and props.multi_processor_count > 0
+    assert str(ts.__array_namespace_info__().devices()[1]) == "cuda:0"
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64",
+                                   "float16", "float32", "float64", "complex64", "complex128"])
+def test_round_trip_and_creation(dtype):
+    a = rand((3, 5), dtype)
+    g = ts.asarray(a, device=DEV)
+    assert g.device == DEV and g.is_cuda
+    np.testing.assert_array_equal(g.cpu().numpy(), a)
+    z = ts.zeros((4, 3), dtype=getattr(ts, dtype), device=DEV)
+    assert not z.cpu().numpy().any()
+    f = ts.full((2, 3), 1, dtype=getattr(ts, dtype), device=DEV)
+    np.testing.assert_array_equal(f.cpu().numpy(), np.full((2, 3), 1, dtype=dtype))
+
+
+@gpu
+def test_bfloat16_round_trip_and_arithmetic():
+    c, g = both(rand((64,), "float32"))
+    cb, gb = c.astype(ts.bfloat16), g.astype(ts.bfloat16)
+    same(cb, gb)
+    same(cb * cb + cb, gb * gb + gb)
+
+
+@gpu
+def test_strided_copies_and_views():
+    c, g = both(rand((6, 7, 5), "float32"))
+    for f in [lambda x: x.mT, lambda x: x[::2, 1:, ::-1], lambda x: ts.permute_dims(x, (2, 0, 1)),
+              lambda x: x[1], lambda x: ts.broadcast_to(x[:, :1], (6, 7, 5))]:
+        same(ts.asarray(f(c), copy=True), f(g).contiguous() if hasattr(f(g), "contiguous") else f(g))
+        same(f(c) + 0, f(g) + 0)
+    gc = g.clone()
+    gc[1:3, ::2] = 5.0
+    cc = c.to("cpu", copy=True)
+    cc[1:3, ::2] = 5.0
+    same(cc, gc)
+
+
+ARITH = ["add", "subtract", "multiply", "maximum", "minimum", "equal", "not_equal", "less",
+         "less_equal", "greater", "greater_equal", "floor_divide", "remainder", "logical_and",
+         "logical_or", "logical_xor"]
+BITS = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"]
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint8", "float16", "float32", "float64"])
+@pytest.mark.parametrize("name", ARITH + BITS + ["divide", "pow", "atan2", "hypot", "copysign",
+                                                 "logaddexp"])
+def test_binary_ops_match_cpu(name, dtype):
+    f = getattr(ts, name)
+    a, b = rand((33, 17), dtype, 1), rand((17,), dtype, 2)
+    if name in ("bitwise_left_shift", "bitwise_right_shift", "pow"):
+        b = np.abs(b) % 5
+    try:
+        ref = f(ts.asarray(a), ts.asarray(b))
+    except TypeError:
+        with pytest.raises(TypeError):
+            f(ts.asarray(a, device=DEV), ts.asarray(b, device=DEV))
+        return
+    out = f(ts.asarray(a, device=DEV), ts.asarray(b, device=DEV))
+    exact = name not in ("pow", "atan2", "hypot", "logaddexp") or "int" in dtype
+    same(ref, out, exact=exact, rtol=2e-3 if dtype == "float16" else 1e-5)
+    # a transposed, non-contiguous operand and a Python scalar
+    at = ts.asarray(rand((17, 33), dtype, 3)).mT
+    same(f(at, ts.asarray(b)), f(at.to(DEV), ts.asarray(b, device=DEV)), exact=exact,
+         rtol=2e-3 if dtype == "float16" else 1e-5)
+
+
+UNARY = ["abs", "negative", "positive", "square", "sign", "ceil", "floor", "trunc", "round",
+         "isnan", "isinf", "isfinite", "logical_not", "exp", "expm1", "log", "log1p", "log2",
+         "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+         "asinh", "acosh", "atanh", "reciprocal", "signbit", "bitwise_invert"]
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["int32", "float16", "bfloat16", "float32", "float64", "complex64"])
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_ops_match_cpu(name, dtype):
+    f = getattr(ts, name)
+    a = rand((257,), "float32" if dtype == "bfloat16" else dtype, 4)
+    if name in ("acosh",):
+        a = np.abs(a) + 1 if a.dtype.kind != "c" else a
+    c = ts.asarray(a).astype(getattr(ts, dtype))
+    try:
+        ref = f(c)
+    except TypeError:
+        with pytest.raises(TypeError):
+            f(c.to(DEV))
+        return
+    if dtype == "complex64" and name in ("expm1", "log1p", "log2"):
+        with pytest.raises(TypeError, match="CUDA"):
+            f(c.to(DEV))
+        return
+    exact = name in ("abs", "negative", "positive", "square", "sign", "ceil", "floor", "trunc",
+                     "round", "isnan", "isinf", "isfinite", "logical_not", "signbit",
+                     "bitwise_invert") or dtype == "int32"
+    tol = {"float16": 2e-3, "bfloat16": 1e-2}.get(dtype, 2e-6 if dtype != "float64" else 1e-12)
+    same(ref, f(c.to(DEV)), exact=exact, rtol=tol, atol=tol)
+
+
+@gpu
+def test_scalars_and_zero_d_cpu_tensors_mix_with_cuda():
+    c, g = both(rand((5, 4), "float32"))
+    same(c * 2.5 + 1, g * 2.5 + 1)
+    same(2 - c, 2 - g)
+    s = ts.asarray(3.0)  # a 0-d CPU tensor
+    same(c * s, g * s)
+    with pytest.raises(RuntimeError, match="cpu.*cuda|cuda.*cpu"):
+        g + ts.asarray([1.0, 2.0, 3.0, 4.0])
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float16", "float32", "float64", "complex64"])
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 2)])
+def test_reductions_match_cpu(dtype, axis):
+    a = rand((37, 65, 9), dtype, 5)
+    c, g = both(a)
+    for name in ["sum", "prod", "max", "min", "mean", "all", "any"]:
+        f = getattr(ts, name)
+        try:
+            ref = f(c, axis=axis)
+        except TypeError:
+            continue
+        out = f(g, axis=axis)
+        exact = dtype in ("bool", "int32", "int64") or name in ("max", "min", "all", "any")
+        if name == "prod" and dtype in ("float16",):
+            continue  # overflows to inf on both sides in different orders
+        tol = 2e-2 if dtype == "float16" else 1e-4
+        same(ref, out, exact=exact, rtol=tol, atol=tol)
+    if dtype not in ("complex64", "bool") and (axis is None or isinstance(axis, int)):
+        for name in ["argmax", "argmin"]:
+            same(getattr(ts, name)(c, axis=axis), getattr(ts, name)(g, axis=axis))
+
+
+@gpu
+def test_large_sum_is_accurate_and_max_propagates_nan():
+    a = np.random.default_rng(0).random(1 << 24, dtype=np.float32)
+    g = ts.asarray(a, device=DEV)
+    exact = a.astype(np.float64).sum()
+    assert abs(float(ts.sum(g)) - exact) / exact < 1e-6
+    a[12345] = np.nan
+    assert np.isnan(float(ts.max(ts.asarray(a, device=DEV))))
+    assert int(ts.argmax(ts.asarray(a, device=DEV))) == 12345
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "complex64"])
+def test_matmul_matches_cpu(dtype):
+    for sa, sb in [((64, 32), (32, 48)), ((3, 17, 9), (9, 5)), ((2, 1, 8, 4), (3, 4, 6)), ((7,), (7, 3))]:
+        a, b = rand(sa, dtype, 6), rand(sb, dtype, 7)
+        ref = ts.asarray(a) @ ts.asarray(b)
+        out = ts.asarray(a, device=DEV) @ ts.asarray(b, device=DEV)
+        same(ref, out, exact=False, rtol=2e-2 if dtype == "float16" else 1e-4, atol=1e-3)
+    a = rand((40, 30), dtype, 8)
+    ref = ts.asarray(a).mT @ ts.asarray(a)
+    same(ref, ts.asarray(a, device=DEV).mT @ ts.asarray(a, device=DEV), exact=False,
+         rtol=2e-2 if dtype == "float16" else 1e-4, atol=1e-3)
+
+
+@gpu
+def test_matmul_tf32_and_integer_error():
+    a = rand((256, 256), "float32", 9)
+    g = ts.asarray(a, device=DEV)
+    ref = a.astype(np.float64) @ a.astype(np.float64)
+    ts.backends.cuda.matmul.allow_tf32 = True
+    try:
+        err = np.linalg.norm((g @ g).cpu().numpy() - ref) / np.linalg.norm(ref)
+        assert err < 3e-3
+    finally:
+        ts.backends.cuda.matmul.allow_tf32 = False
+    err = np.linalg.norm((g @ g).cpu().numpy() - ref) / np.linalg.norm(ref)
+    assert err < 1e-5
+    with pytest.raises(TypeError, match="CUDA"):
+        ts.ones((2, 2), dtype=ts.int64, device=DEV) @ ts.ones((2, 2), dtype=ts.int64, device=DEV)
+
+
+@gpu
+def test_autograd_on_cuda_matches_cpu():
+    rng = np.random.default_rng(1)
+    w1, x = rng.standard_normal((8, 5)).astype(np.float32), rng.standard_normal((4, 8)).astype(np.float32)
+    grads = []
+    for dev in ["cpu", DEV]:
+        w = ts.asarray(w1, device=dev, requires_grad=True)
+        y = ts.tanh(ts.asarray(x, device=dev) @ w).sum()
+        y.backward()
+        grads.append(w.grad.cpu().numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-5, atol=1e-6)
+    # a device move is differentiable: the gradient comes back to the CPU leaf
+    w = ts.asarray(w1, requires_grad=True)
+    (w.cuda() * 2).sum().backward()
+    assert w.grad.device == "cpu"
+    np.testing.assert_array_equal(w.grad.numpy(), np.full_like(w1, 2))
+
+
+@gpu
+def test_memory_stats_and_caching():
+    ts.cuda.synchronize()
+    base = ts.cuda.memory_allocated()
+    x = ts.empty((1 << 20,), device=DEV)  # 4 MiB
+    assert ts.cuda.memory_allocated() >= base + 4 * (1 << 20)
+    assert ts.cuda.memory_reserved() >= ts.cuda.memory_allocated()
+    peak = ts.cuda.max_memory_allocated()
+    del x
+    assert ts.cuda.memory_allocated() == base
+    assert ts.cuda.max_memory_allocated() == peak
+    ts.cuda.reset_peak_memory_stats()
+    assert ts.cuda.max_memory_allocated() == base
+    ts.cuda.empty_cache()
+    stats = ts.cuda.memory_stats()
+    assert "num_ooms" in stats and "reserved_bytes.all.current" in stats
+
+
+@gpu
+def test_out_of_memory_then_recover():
+    total = ts.cuda.get_device_properties(0).total_memory
+    with pytest.raises(ts.cuda.OutOfMemoryError, match="out of memory.*cuda:0"):
+        ts.empty((total,), dtype=ts.float32, device=DEV)  # 4x the card
+    assert ts.cuda.memory_stats()["num_ooms"] >= 1
+    x = ts.ones((1000,), device=DEV)
+    assert float(x.sum()) == 1000.0
+
+
+@gpu
+def test_streams_and_events():
+    s = ts.cuda.Stream()
+    start, end = ts.cuda.Event(enable_timing=True), ts.cuda.Event(enable_timing=True)
+    x = ts.ones((1 << 20,), device=DEV)
+    with ts.cuda.stream(s):
+        assert ts.cuda.current_stream().cuda_stream == s.cuda_stream
+        start.record()
+        y = (x * 3).sum()
+        end.record()
+    assert ts.cuda.current_stream().cuda_stream == 0
+    end.synchronize()
+    assert end.query() and s.query()
+    assert start.elapsed_time(end) >= 0
+    assert float(y) == 3.0 * (1 << 20)
+    s.wait_stream(ts.cuda.current_stream())
+    ts.cuda.synchronize()
+
+
+@gpu
+def test_pinned_and_non_blocking_copies():
+    a = rand((1000,), "float32")
+    p = ts.asarray(a).pin_memory()
+    assert p.is_pinned()
+    g = p.to(DEV, non_blocking=True)
+    back = g.to("cpu", non_blocking=True)
+    ts.cuda.synchronize()
+    assert back.is_pinned()
+    np.testing.assert_array_equal(back.numpy(), a)
+
+
+@gpu
+def test_numpy_of_cuda_tensor_raises_with_hint():
+    g = ts.ones(3, device=DEV)
+    with pytest.raises(TypeError, match="cuda:0"):
+        g.numpy()
+    np.testing.assert_array_equal(g.numpy(force=True), np.ones(3, np.float32))
+    assert "device='cuda:0'" in repr(g)
+    assert g.tolist() == [1.0, 1.0, 1.0] and float(g[1]) == 1.0
+
+
+@gpu
+def test_dlpack_with_torch_cuda():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch without CUDA")
+    t = torch.arange(12, dtype=torch.float32, device="cuda").reshape(3, 4)
+    x = ts.from_dlpack(t)
+    assert x.device == DEV and x.shape == (3, 4)
+    t += 1  # shared memory
+    np.testing.assert_array_equal(x.cpu().numpy(), t.cpu().numpy())
+    y = ts.asarray(rand((5, 6), "float32"), device=DEV)
+    u = torch.from_dlpack(y)
+    assert u.device.type == "cuda"
+    np.testing.assert_array_equal(u.cpu().numpy(), y.cpu().numpy())
+    # a producer on a side stream: the consumer's stream waits for it
+    s = ts.cuda.Stream()
+    with ts.cuda.stream(s):
+        z = ts.ones((1 << 22,), device=DEV) * 7
+    v = torch.from_dlpack(z)
+    assert float(v.sum()) == 7.0 * (1 << 22)
+    assert y.__dlpack_device__() == (2, 0)
+
+
+@gpu
+def test_dlpack_with_cupy():
+    cp = pytest.importorskip("cupy")
+    a = cp.arange(10, dtype=cp.float64)
+    x = ts.from_dlpack(a)
+    assert x.device == DEV
+    a[3] = 100
+    assert float(x[3]) == 100.0
+    b = cp.from_dlpack(x * 2)
+    assert float(b[3]) == 200.0
