@@ -21,8 +21,12 @@ if [[ $WHAT == build || $WHAT == all ]]; then
 fi
 python3 -c "import tessera as ts; print(ts.__version__, ts.cuda.is_available(), ts.cuda.get_device_name())" || exit 1
 if [[ $WHAT == test || $WHAT == all ]]; then
-  python3 -X faulthandler -m pytest tests/test_cuda.py -q -p no:cacheprovider --timeout 300 2>&1 | tee "$OUT/test_cuda.log" | tail -5
+  python3 -X faulthandler -m pytest tests/test_cuda.py -q -p no:cacheprovider --timeout 300 -k "${K:-}" 2>&1 | tee "$OUT/test_cuda.log" | tail -5
   grep -E "^(FAILED|ERROR)|Fatal|line [0-9]+ in test_" "$OUT/test_cuda.log" | head -40
+fi
+if [[ $WHAT == debug ]]; then
+  cuda-gdb -batch -ex run -ex "bt 12" --args python3 -m pytest tests/test_cuda.py -q -p no:cacheprovider \
+    -k "${K:-out_of_memory}" 2>&1 | grep -E "^#|signal|SIG" | head -30
 fi
 if [[ $WHAT == sanitize ]]; then
   compute-sanitizer --tool memcheck --print-limit 20 python3 -m pytest tests/test_cuda.py -q -p no:cacheprovider \

@@ -1,5 +1,6 @@
 #include "cuda/caching_allocator.h"
 
+#include <cstdio>
 #include <deque>
 #include <mutex>
 #include <set>
@@ -211,12 +212,18 @@ class Allocator {
     size_t free_b = 0, total_b = 0;
     (void)cudaMemGetInfo(&free_b, &total_b);
     (void)cudaGetLastError();
-    constexpr double MiB = 1024.0 * 1024.0;
+    // snprintf, not iostreams: a toolchain that links libstdc++ statically (seen on the GPU
+    // build machine) crashed formatting doubles through the stream locale here.
+    auto mib = [](double bytes) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.2f MiB", bytes / (1024.0 * 1024.0));
+      return std::string(buf);
+    };
     throw OutOfMemoryError(str(
-        "CUDA out of memory: tried to allocate ", size / MiB, " MiB on cuda:", dev, " (device has ",
-        total_b / MiB, " MiB in all, ", free_b / MiB, " MiB free; tessera holds ",
-        dc.allocated.current / MiB, " MiB in tensors and ", dc.reserved.current / MiB,
-        " MiB reserved in its cache). hint: free tensors you no longer need (del x), use a ",
+        "CUDA out of memory: tried to allocate ", mib(size), " on cuda:", dev, " (device has ",
+        mib(total_b), " in all, ", mib(free_b), " free; tessera holds ",
+        mib(dc.allocated.current), " in tensors and ", mib(dc.reserved.current),
+        " reserved in its cache). hint: free tensors you no longer need (del x), use a ",
         "smaller batch, or call ts.cuda.empty_cache() if another library needs the memory"));
   }
 
