@@ -1,8 +1,10 @@
 // Typed errors raised by ops; csrc/python maps each to its Python exception.
 #pragma once
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace ts {
 
@@ -23,19 +25,49 @@ struct RuntimeError : std::runtime_error {
 };
 
 namespace detail {
-inline void cat(std::ostringstream&) {}
+// Note [Error text without iostreams]: numbers are formatted with to_string/snprintf, not an
+// ostream. A module linked against a static libstdc++ (seen with the GPU machine's toolchain)
+// crashed inside the stream locale's num_put when another libstdc++ was loaded in the process;
+// this is also cheaper.
+inline void cat1(std::string& s, const std::string& v) { s += v; }
+inline void cat1(std::string& s, const char* v) { s += v ? v : "(null)"; }
+inline void cat1(std::string& s, char v) { s += v; }
+template <class T>
+void cat1(std::string& s, const T& v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    s += v ? '1' : '0';
+  } else if constexpr (std::is_same_v<T, signed char> || std::is_same_v<T, unsigned char>) {
+    s += static_cast<char>(v);
+  } else if constexpr (std::is_integral_v<T> || std::is_enum_v<T>) {
+    if constexpr (std::is_enum_v<T>)
+      s += std::to_string(static_cast<std::underlying_type_t<T>>(v));
+    else
+      s += std::to_string(v);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
+    s += buf;
+  } else if constexpr (std::is_convertible_v<const T&, std::string>) {
+    s += std::string(v);
+  } else {
+    std::ostringstream os;  // other streamable types (rare in messages)
+    os << v;
+    s += os.str();
+  }
+}
+inline void cat(std::string&) {}
 template <class T, class... R>
-void cat(std::ostringstream& os, const T& t, const R&... r) {
-  os << t;
-  cat(os, r...);
+void cat(std::string& s, const T& t, const R&... r) {
+  cat1(s, t);
+  cat(s, r...);
 }
 }  // namespace detail
 
 template <class... A>
 std::string str(const A&... a) {
-  std::ostringstream os;
-  detail::cat(os, a...);
-  return os.str();
+  std::string s;
+  detail::cat(s, a...);
+  return s;
 }
 
 }  // namespace ts

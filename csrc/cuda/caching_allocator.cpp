@@ -219,12 +219,12 @@ class Allocator {
       std::snprintf(buf, sizeof buf, "%.2f MiB", bytes / (1024.0 * 1024.0));
       return std::string(buf);
     };
-    throw OutOfMemoryError(str(
-        "CUDA out of memory: tried to allocate ", mib(size), " on cuda:", dev, " (device has ",
-        mib(total_b), " in all, ", mib(free_b), " free; tessera holds ",
-        mib(dc.allocated.current), " in tensors and ", mib(dc.reserved.current),
-        " reserved in its cache). hint: free tensors you no longer need (del x), use a ",
-        "smaller batch, or call ts.cuda.empty_cache() if another library needs the memory"));
+    throw OutOfMemoryError(
+        str("CUDA out of memory: tried to allocate ", mib(size), " on cuda:", dev, " (device has ",
+            mib(total_b), " in all, ", mib(free_b), " free; tessera holds ",
+            mib(dc.allocated.current), " in tensors and ", mib(dc.reserved.current),
+            " reserved in its cache). hint: free tensors you no longer need (del x), use a ",
+            "smaller batch, or call ts.cuda.empty_cache() if another library needs the memory"));
   }
 
   void release_to_pool(Block* b) {

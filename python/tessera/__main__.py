@@ -14,7 +14,7 @@ def main() -> int:
     print(f"tessera {cfg['version']}")
     print(f"  BLAS:            {cfg['blas']} ({ts._C._blas_num_threads()} threads)")
     print(f"  OpenMP:          {'on' if cfg['openmp'] else 'off'}, {cfg['num_threads']} threads")
-    print(f"  CUDA backend:    {'on' if cfg['cuda'] else 'off'}")
+    print(f"  CUDA backend:    {'on' if cfg['cuda'] else 'off'}{_cuda_devices() if cfg['cuda'] else ''}")
     print(f"  compiler:        {cfg['compiler']}")
     print("self-check:")
     rng = np.random.default_rng(0)
@@ -31,7 +31,22 @@ def main() -> int:
           f"({dt * 1e3:.2f} ms)  {'ok' if ok else 'FAILED'}")
     x = ts.asarray([1, 2, 3])
     print(f"  ts.asarray([1, 2, 3]) * 2 = {x * 2}")
+    if ts.cuda.is_available():
+        g = (ts.asarray(a_np, device="cuda") @ ts.asarray(b_np, device="cuda") + 1.0) * 2.0 \
+            - ts.asarray(a_np, device="cuda")
+        gerr = float(np.max(np.abs(g.cpu().numpy() - ref)))
+        gok = gerr < 1e-3
+        ok = ok and gok
+        print(f"  the same on {ts.cuda.get_device_name()}: max |error| = {gerr:.2e}  "
+              f"{'ok' if gok else 'FAILED'}")
     return 0 if ok else 1
+
+
+def _cuda_devices() -> str:
+    n = ts.cuda.device_count()
+    if n == 0:
+        return " (no CUDA device found)"
+    return ", " + ", ".join(f"cuda:{i} {ts.cuda.get_device_name(i)}" for i in range(n))
 
 
 if __name__ == "__main__":
