@@ -180,15 +180,20 @@ FORMULA(logaddexp_bw) {
           c.needs(1) ? mul(g[0], U(exp_def, subtract(s.b(), out))) : Tensor()};
 }
 // Note [maximum/minimum ties]: like PyTorch, equal operands split the gradient in half; NaN
-// comparisons are false, so both sides get the full gradient there.
+// comparisons are false, so both sides get the full gradient there. Each side's gradient is g
+// times a weight 1 - [loses] - [tie]/2 built from casts of the comparisons: masks of random
+// signs (relu) make a select's branches unpredictable, arithmetic on them is branch-free.
 variable_list extremum_bw(const BackwardCtx& c, G g, const ElementwiseDef& loses_a,
                           const ElementwiseDef& loses_b) {
   Saved s{c, kA | kB};
   const Tensor a = s.a(), b = s.b();
-  const Tensor half = where(B(equal_def, a, b), mul(g[0], sc(0.5)), g[0]);
-  const Tensor z = zeros_like(half);
-  return {c.needs(0) ? where(B(loses_a, a, b), z, half) : Tensor(),
-          c.needs(1) ? where(B(loses_b, a, b), z, half) : Tensor()};
+  const DType dt = g[0].dtype();
+  const Tensor half_tie = mul(astype(B(equal_def, a, b), dt, false), sc(0.5));
+  auto side = [&](const ElementwiseDef& loses) {
+    const Tensor lose = astype(B(loses, a, b), dt, false);
+    return mul(g[0], subtract(subtract(sc(1.0), lose), half_tie));
+  };
+  return {c.needs(0) ? side(loses_a) : Tensor(), c.needs(1) ? side(loses_b) : Tensor()};
 }
 FORMULA(maximum_bw) { return extremum_bw(c, g, less_def, greater_def); }
 FORMULA(minimum_bw) { return extremum_bw(c, g, greater_def, less_def); }
