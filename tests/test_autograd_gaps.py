@@ -137,6 +137,16 @@ def test_svd_complex_phase_dependent_loss_raises_like_torch():
         ts.sum(ts.real(u)).backward()
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2), st.integers(1, 5), st.integers(1, 5), st.booleans(), st.integers(0, 2**31 - 1))
+def test_hypothesis_qr_svd_shapes(batch, m, n, transposed, seed):
+    r = np.random.default_rng(seed)
+    a = r.standard_normal((batch, m, n) if batch else (m, n))
+    compare(lambda x: tuple(ts.linalg.qr(x)), lambda x: tuple(torch.linalg.qr(x)), [a],
+            transpose=transposed, rtol=1e-7)
+    compare(_svd_loss_ts, _svd_loss_torch, [a], transpose=transposed, rtol=1e-6)
+
+
 # ---- pinv
 @pytest.mark.parametrize("shape", [(4, 3), (3, 4), (3, 3), (2, 3, 2)])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -349,6 +359,27 @@ def _base_written_then_old_view_used(lib, x):
 ])
 def test_inplace_writes_into_views_match_torch(fn, shapes):
     both(fn, *[rng.standard_normal(s) for s in shapes])
+
+
+def test_writes_into_negative_step_and_flipped_views():
+    # PyTorch has neither negative steps nor flip views: compare with its index writes.
+    a, b = rng.standard_normal((3, 3)), rng.standard_normal(3)
+    x, w = leaf(a), leaf(b)
+    y = x * 2
+    y[::-2, 1] = w[:2] * 4
+    v = ts.flip(y, axis=1)[0]
+    v += w
+    xt = torch.tensor(a, requires_grad=True)
+    wt = torch.tensor(b, requires_grad=True)
+    yt = xt * 2
+    yt[[2, 0], 1] = wt[:2] * 4
+    yt[0, [2, 1, 0]] += wt
+    np.testing.assert_allclose(y.detach().numpy(), _np(yt), rtol=1e-12)
+    cot = rng.standard_normal((3, 3))
+    ts.sum(y * ts.asarray(cot)).backward()
+    (yt * torch.tensor(cot)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(w.grad.numpy(), wt.grad.numpy(), rtol=1e-12)
 
 
 def test_view_write_grad_fn_names_and_gradcheck():
