@@ -249,21 +249,25 @@ def test_1d_real_ffts_match_torch(name, complex_in, norm, n, double):
         a = a[:, :5] + 1j * rng.standard_normal((3, 5))
     dtype = {(False, True): "float64", (False, False): "float32", (True, True): "complex128",
              (True, False): "complex64"}[complex_in, double]
-    for axis in (-1, 0):
+    for axis, transposed in ((-1, False), (0, True)):
         compare(lambda x: getattr(ts.fft, name)(x, n=n, axis=axis, norm=norm),
-                lambda x: getattr(torch.fft, name)(x, n=n, dim=axis, norm=norm), [a], dtype=dtype)
+                lambda x: getattr(torch.fft, name)(x, n=n, dim=axis, norm=norm), [a], dtype=dtype,
+                transpose=transposed)
 
 
 @pytest.mark.parametrize("norm", NORMS)
 @pytest.mark.parametrize("s_axes", [(None, None), ((4, 6), None), ((5, 7), (0, 2)), ((3,), (1,)), (None, (2, 0))])
-def test_rfftn_irfftn_match_torch(norm, s_axes):
+@pytest.mark.parametrize("double", [True, False])
+def test_rfftn_irfftn_match_torch(norm, s_axes, double):
     s, axes = s_axes
     a = rng.standard_normal((4, 3, 6))
     compare(lambda x: ts.fft.rfftn(x, s=s, axes=axes, norm=norm),
-            lambda x: torch.fft.rfftn(x, s=s, dim=axes, norm=norm), [a])
+            lambda x: torch.fft.rfftn(x, s=s, dim=axes, norm=norm), [a],
+            dtype="float64" if double else "float32")
     c = rng.standard_normal((4, 3, 4)) + 1j * rng.standard_normal((4, 3, 4))
     compare(lambda x: ts.fft.irfftn(x, s=s, axes=axes, norm=norm),
-            lambda x: torch.fft.irfftn(x, s=s, dim=axes, norm=norm), [c])
+            lambda x: torch.fft.irfftn(x, s=s, dim=axes, norm=norm), [c],
+            dtype="complex128" if double else "complex64", transpose=True)
 
 
 def test_real_ffts_transposed_inputs_and_gradcheck():
