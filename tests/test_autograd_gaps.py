@@ -417,11 +417,29 @@ def test_view_writes_that_cannot_be_followed_raise():
         v += x[0]
     with ts.no_grad():
         x[0].mul_(2.0)  # parameter-update style writes stay allowed
+    alone = (x * 2.0).detach()  # an alias of a temporary: nothing else sees its storage
+    alone += x
+    alone.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.ones((3, 4)))
+    x.grad = None
     y = x * 2.0
     y[0] = 1.0  # not a view: fine
     w = y.exp()
     y[1].mul_(2.0)  # exp saved its output, not y: still fine
     (w.sum() + y.sum()).backward()
+
+
+def test_inplace_op_keeps_the_inputs_it_overwrites():
+    # PyTorch keeps the original self for mul_/div_ (it raises for y.mul_(y); tessera keeps
+    # the copy there too).
+    a = rng.standard_normal((2, 3))
+    x = leaf(a)
+    y = x * 1.5
+    y.mul_(y)
+    y.div_(x)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full((2, 3), 2.25), rtol=1e-12)
+    both(lambda lib, x, w: (lambda y: (y[1:].mul_(w), y)[1])(x * 2), a, rng.standard_normal(3))
 
 
 def test_saved_tensor_modified_through_a_view_still_raises():
