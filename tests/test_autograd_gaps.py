@@ -355,10 +355,18 @@ def _base_written_then_old_view_used(lib, x):
     return v * 1.0
 
 
+def _advanced_writes_into_views(lib, x, w):
+    y = x * 2
+    y[1][lib.tensor([0, 2]) if lib is torch else ts.asarray([0, 2])] = w[:2] * 3
+    row = y[:, 1]
+    row[row > 0] = 0.5
+    return y
+
+
 @pytest.mark.parametrize("fn,shapes", [
     (_setitem_row, [(3, 4)]), (_mul_column, [(3, 4)]), (_write_value_into_view, [(3, 4), (4,)]),
     (_strided_view_add, [(3, 5), (3, 3)]), (_chained_views_and_transpose, [(4, 3), (3,)]),
-    (_other_views_see_the_write, [(3, 3)]), (_view_used_after_its_write, [(3, 2)]),
+    (_other_views_see_the_write, [(3, 3)]), (_advanced_writes_into_views, [(3, 3), (3,)]), (_view_used_after_its_write, [(3, 2)]),
     (_base_written_then_old_view_used, [(2, 3)]),
 ])
 def test_inplace_writes_into_views_match_torch(fn, shapes):
