@@ -513,7 +513,8 @@ FORMULA(cumsum_bw) {
 // the division (out_i = 0 past z, so only i < z contribute); x_z gets prod_{j<z} x_j times
 // sum_{z<=i<z2} g_i prod_{z<j<=i} x_j (z2: the second zero); positions past z get nothing.
 // That O(n) form masks terms whose derivatives are not zero, so under create_graph (double
-// backward) the exact O(n^2) form is used instead: all n "omit x_k" cumprods at once.
+// backward) the exact O(n^2) form is used instead: all n "omit x_k" cumprods at once, which
+// materializes (..., n, n) per call (PyTorch loops over k instead: O(n) memory, n launches).
 Tensor reversed_cumsum(const Tensor& t, int64_t ax) {
   return flip(cumulative_sum(flip(t, Shape{ax}), ax, std::nullopt, false), Shape{ax});
 }
