@@ -67,13 +67,6 @@ def test_gradcheck(fn):
     assert gradcheck(fn, (ts.asarray(rng.standard_normal((3, 3)) + 3 * np.eye(3), requires_grad=True),))
 
 
-def test_qr_svd_backward_says_not_implemented():
-    x = ts.asarray(rng.standard_normal((3, 3)), requires_grad=True)
-    q, r = ts.linalg.qr(x)
-    with pytest.raises(NotImplementedError, match="not implemented"):
-        q.sum().backward()
-
-
 @pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
 @pytest.mark.parametrize("n", [None, 5, 11])
 def test_fft_ifft_grads_match_torch(norm, n):

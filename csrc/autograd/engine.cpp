@@ -33,8 +33,11 @@ void accumulate(variable_list& buffer, size_t pos, const Tensor& g) {
 // Counts, for every node reachable from the roots, how many edges point at it.
 void count_dependencies(const std::vector<Node*>& roots,
                         std::unordered_map<Node*, NodeState>& state, std::vector<Node*>& order) {
-  std::vector<Node*> stack(roots.begin(), roots.end());
-  std::unordered_set<Node*> seen(roots.begin(), roots.end());
+  // Roots may repeat (several outputs of one node): each node is walked once.
+  std::unordered_set<Node*> seen;
+  std::vector<Node*> stack;
+  for (Node* r : roots)
+    if (seen.insert(r).second) stack.push_back(r);
   while (!stack.empty()) {
     Node* n = stack.back();
     stack.pop_back();

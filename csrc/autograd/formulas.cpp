@@ -13,6 +13,7 @@
 
 #include "autograd/function.h"
 #include "autograd/record.h"
+#include "autograd/view_writes.h"
 #include "ops/arithmetic.h"
 #include "ops/bitwise.h"
 #include "ops/compare.h"
@@ -42,6 +43,11 @@ Tensor zeros(const Shape& s, DType d, Device dev) {
   return z;
 }
 Tensor zeros_like(const Tensor& t) { return zeros(t.shape(), t.dtype(), t.device()); }
+Tensor ones_like(const Tensor& t) {
+  Tensor o = Tensor::empty(t.shape(), t.dtype(), t.device());
+  fill_(o, Scalar::from_int(1));
+  return o;
+}
 Tensor zeros_of(const InputMeta& m) { return zeros(m.shape, m.dtype, m.device); }
 Tensor mul(const Tensor& a, const Tensor& b) { return multiply(a, b); }
 Tensor div(const Tensor& a, const Tensor& b) { return divide(a, b); }
@@ -83,7 +89,15 @@ FORMULA(div_bw) {
   return {c.needs(0) ? div(g[0], conj(b)) : Tensor(),
           c.needs(1) ? negative(chain(g[0], div(s.out(), b))) : Tensor()};
 }
-FORMULA(abs_bw) { return {mul(g[0], U(sign_def, c.saved(0)))}; }
+FORMULA(abs_bw) {
+  const Tensor x = c.saved(0);
+  if (!is_complex(x.dtype())) return {mul(g[0], U(sign_def, x))};
+  // sgn(x) = x / |x| (0 at 0) written with differentiable ops, so double backward sees its
+  // derivative (sign_def's is zero); the safe denominator keeps 0/0 out of it.
+  const Tensor a = U(abs_def, x);
+  const Tensor zero = B(equal_def, a, sc(0.0));
+  return {mul(g[0], div(x, where(zero, scalar_tensor(Scalar::from_int(1), a.dtype()), a)))};
+}
 FORMULA(sqrt_bw) { return {div(g[0], mul(sc(2.0), conj(c.saved(0))))}; }
 FORMULA(exp_bw) { return {chain(g[0], c.saved(0))}; }
 FORMULA(expm1_bw) { return {chain(g[0], add(c.saved(0), sc(1.0)))}; }
@@ -166,15 +180,20 @@ FORMULA(logaddexp_bw) {
           c.needs(1) ? mul(g[0], U(exp_def, subtract(s.b(), out))) : Tensor()};
 }
 // Note [maximum/minimum ties]: like PyTorch, equal operands split the gradient in half; NaN
-// comparisons are false, so both sides get the full gradient there.
+// comparisons are false, so both sides get the full gradient there. Each side's gradient is g
+// times a weight 1 - [loses] - [tie]/2 built from casts of the comparisons: masks of random
+// signs (relu) make a select's branches unpredictable, arithmetic on them is branch-free.
 variable_list extremum_bw(const BackwardCtx& c, G g, const ElementwiseDef& loses_a,
                           const ElementwiseDef& loses_b) {
   Saved s{c, kA | kB};
   const Tensor a = s.a(), b = s.b();
-  const Tensor half = where(B(equal_def, a, b), mul(g[0], sc(0.5)), g[0]);
-  const Tensor z = zeros_like(half);
-  return {c.needs(0) ? where(B(loses_a, a, b), z, half) : Tensor(),
-          c.needs(1) ? where(B(loses_b, a, b), z, half) : Tensor()};
+  const DType dt = g[0].dtype();
+  const Tensor half_tie = mul(astype(B(equal_def, a, b), dt, false), sc(0.5));
+  auto side = [&](const ElementwiseDef& loses) {
+    const Tensor lose = astype(B(loses, a, b), dt, false);
+    return mul(g[0], subtract(subtract(sc(1.0), lose), half_tie));
+  };
+  return {c.needs(0) ? side(loses_a) : Tensor(), c.needs(1) ? side(loses_b) : Tensor()};
 }
 FORMULA(maximum_bw) { return extremum_bw(c, g, less_def, greater_def); }
 FORMULA(minimum_bw) { return extremum_bw(c, g, greater_def, less_def); }
@@ -407,8 +426,11 @@ FORMULA(index_put_bw) {
   const IndexKey key = key_of(c.attrs());
   Tensor gx, gv;
   if (c.needs(0)) {
-    gx = clone(g[0]);
+    // The written region gets no gradient; under create_graph as a recorded product with a
+    // constant mask, so double backward follows it.
+    gx = clone(grad_enabled() ? ones_like(g[0]) : g[0]);
     fill_(index_basic(gx, key), Scalar::from_int(0));
+    if (grad_enabled()) gx = mul(g[0], gx);
   }
   if (c.needs(1)) gv = index_basic(g[0], key);
   return {gx, gv};
@@ -427,6 +449,12 @@ Tensor scatter_through_view(const Tensor& g, const InputMeta& in, const ViewFn& 
 }
 
 // ---- linear algebra, selection, joins
+Tensor mH(const Tensor& t) { return conj(matrix_transpose(t)); }
+// A matrix laid out column-major (the transpose of a contiguous one).
+bool is_transposed_2d(const Tensor& t) {
+  return t.ndim() == 2 && t.dim(0) > 1 && t.dim(1) > 1 && t.strides()[0] == 1 &&
+         t.strides()[1] == t.dim(0);
+}
 FORMULA(matmul_bw) {
   Tensor a = c.saved(0), b = c.saved(1);
   const bool av = a.ndim() == 1, bv = b.ndim() == 1;
@@ -442,12 +470,15 @@ FORMULA(matmul_bw) {
     go = expand_dims(go, -1);
   }
   Tensor ga, gb;
+  // Like PyTorch's mm_mat*_backward: an operand stored transposed (x.mT of a contiguous x, as
+  // in x @ w.mT) gets its gradient computed transposed too, so the gradient that reaches x
+  // through the transpose's backward is contiguous and is not copied again.
   if (c.needs(0)) {
-    ga = matmul(go, conj(matrix_transpose(b)));
+    ga = is_transposed_2d(a) ? mH(matmul(b, mH(go))) : matmul(go, mH(b));
     if (av) ga = reshape(sum_to(ga, Shape{1, a.dim(1)}), Shape{a.dim(1)});
   }
   if (c.needs(1)) {
-    gb = matmul(conj(matrix_transpose(a)), go);
+    gb = is_transposed_2d(b) ? mH(matmul(mH(go), a)) : matmul(mH(a), go);
     if (bv) gb = reshape(sum_to(gb, Shape{b.dim(0), 1}), Shape{b.dim(0)});
   }
   return {ga, gb};
@@ -476,8 +507,68 @@ FORMULA(cumsum_bw) {
   return {flip(cumulative_sum(flip(gg, Shape{axis}), axis, std::nullopt, false), Shape{axis})};
 }
 
+// Note [cumprod backward with zeros]: d out_i / d x_k = prod_{j<=i, j!=k} x_j for i >= k.
+// Without zeros that is out_i / x_k, so grad_x = reversed_cumsum(g * conj(out)) / conj(x).
+// With zeros (PyTorch's cumprod_backward): positions before a slice's first zero z still use
+// the division (out_i = 0 past z, so only i < z contribute); x_z gets prod_{j<z} x_j times
+// sum_{z<=i<z2} g_i prod_{z<j<=i} x_j (z2: the second zero); positions past z get nothing.
+// That O(n) form masks terms whose derivatives are not zero, so under create_graph (double
+// backward) the exact O(n^2) form is used instead: all n "omit x_k" cumprods at once, which
+// materializes (..., n, n) per call (PyTorch loops over k instead: O(n) memory, n launches).
+Tensor reversed_cumsum(const Tensor& t, int64_t ax) {
+  return flip(cumulative_sum(flip(t, Shape{ax}), ax, std::nullopt, false), Shape{ax});
+}
+Tensor cumprod_grad_quadratic(const Tensor& x, const Tensor& g, int64_t ax) {
+  const int64_t n = x.dim(ax);
+  const Tensor xl = moveaxis(x, Shape{ax}, Shape{-1}), gl = moveaxis(g, Shape{ax}, Shape{-1});
+  const Tensor on_diag = eye(n, n, 0, DType::Bool, x.device());
+  // omit[..., k, i] = prod_{j <= i, j != k} x_j, kept for i >= k only.
+  const Tensor omit =
+      triu(cumulative_prod(
+               where(on_diag, scalar_tensor(Scalar::from_int(1), x.dtype()), expand_dims(xl, -2)),
+               -1, std::nullopt, false),
+           0);
+  const Tensor gk = sum(mul(conj(omit), expand_dims(gl, -2)), Axes(Shape{-1}), false, std::nullopt);
+  return moveaxis(gk, Shape{-1}, Shape{ax});
+}
+Tensor cumprod_grad_masked(const Tensor& x, const Tensor& out, const Tensor& g, int64_t ax) {
+  const int64_t n = x.dim(ax);
+  const Tensor is_zero = B(equal_def, x, sc(0.0));
+  const Tensor zeros_seen = cumulative_sum(is_zero, ax, DType::Int64, false);
+  const Tensor before = B(equal_def, zeros_seen, sc(0.0));
+  const Tensor upto_second = B(equal_def, zeros_seen, sc(1.0));
+  const Tensor first_zero = B(logical_and_def, upto_second, is_zero);
+  const Tensor z = zeros_like(g);
+  const Tensor one = scalar_tensor(Scalar::from_int(1), x.dtype());
+  // k before the first zero: the division form over i < z.
+  const Tensor part_before = where(
+      before,
+      div(reversed_cumsum(where(before, chain(g, out), z), ax), conj(where(before, x, one))), z);
+  // k at the first zero: prod_{j<z} x_j (the exclusive cumprod) * sum over [z, z2).
+  const Tensor between = B(logical_and_def, upto_second, U(logical_not_def, first_zero));
+  const Tensor run = cumulative_prod(where(between, x, one), ax, std::nullopt, false);
+  const Tensor tail =
+      sum(mul(where(upto_second, g, z), conj(run)), Axes(Shape{ax}), true, std::nullopt);
+  const Tensor exclusive =
+      slice(cumulative_prod(x, ax, std::nullopt, true), ax, 0, n, 1);  // prod_{j<k} x_j
+  return add(part_before, where(first_zero, mul(tail, conj(exclusive)), z));
+}
+FORMULA(cumprod_bw) {
+  const int64_t ax = c.attr(0);
+  Tensor x = c.saved(0), out = c.saved(1), gg = g[0];
+  if (c.attr(1)) {  // include_initial: drop the leading 1 slot
+    gg = slice(gg, ax, 1, gg.dim(ax), 1);
+    out = slice(out, ax, 1, out.dim(ax), 1);
+  }
+  if (x.numel() == 0) return {zeros_like(x)};
+  x = astype_op(x, out.dtype(), false);
+  const bool has_zero = item(any(B(equal_def, x, sc(0.0)), std::nullopt, false)).to<bool>();
+  if (!has_zero) return {div(reversed_cumsum(chain(gg, out), ax), conj(x))};
+  if (grad_enabled()) return {cumprod_grad_quadratic(x, gg, ax)};
+  return {cumprod_grad_masked(x, out, gg, ax)};
+}
+
 // ---- LAPACK-backed linalg (PyTorch's formulas; A^H is the conjugate transpose)
-Tensor mH(const Tensor& t) { return conj(matrix_transpose(t)); }
 Tensor unsq2(const Tensor& t) { return expand_dims(expand_dims(t, -1), -1); }
 FORMULA(inv_bw) {
   const Tensor out = c.saved(0);
@@ -533,6 +624,105 @@ FORMULA(eigh_bw) {
   const Tensor ga = matmul(matmul(v, inner), mH(v));
   return {mul(add(ga, mH(ga)), sc(0.5))};
 }
+// Note [QR backward]: PyTorch's rule for the reduced QR of a tall (m >= n) full-rank A:
+// gA = (gQ + Q copyltu(M)) R^-H with M = R gR^H - gQ^H Q, copyltu(M) = the Hermitian matrix
+// with M's strict lower triangle below the diagonal and Re diag(M) on it. A wide A = [X | Y]
+// (m < n) is X's QR (Q, R_X) plus Y = Q R_Y: gY = Q gR_Y and X's rule with gQ + Y gR_Y^H.
+Tensor copyltu(const Tensor& m) {
+  const Tensor low = tril(m, -1);
+  return add(add(low, mH(low)), diag_embed(real(diagonal(m, 0, -2, -1))));
+}
+Tensor qr_grad_tall(const Tensor& q, const Tensor& r, const Tensor& gq, const Tensor& gr) {
+  const Tensor m = subtract(matmul(r, mH(gr)), matmul(mH(gq), q));
+  const Tensor b = add(gq, matmul(q, copyltu(m)));
+  return mH(solve(r, mH(b)));  // b R^-H
+}
+FORMULA(qr_bw) {
+  const Tensor q = c.saved(0), r = c.saved(1);
+  const int64_t m = q.dim(q.ndim() - 2), n = r.dim(r.ndim() - 1);
+  if (c.attr(0) && m > n)
+    throw RuntimeError(str("linalg.qr backward: the QR decomposition is not differentiable when ",
+                           "mode='complete' and nrows > ncols (got ", m, " x ", n,
+                           "); hint: use mode='reduced'"));
+  const Tensor gq = g[0], gr = g[1];
+  if (m >= n) return {qr_grad_tall(q, r, gq, gr)};
+  const int64_t cols = r.ndim() - 1;  // slice takes a normalized axis
+  const Tensor rx = slice(r, cols, 0, m, 1), ry = slice(r, cols, m, n, 1);
+  const Tensor grx = slice(gr, cols, 0, m, 1), gry = slice(gr, cols, m, n, 1);
+  const Tensor y = matmul(q, ry);
+  const Tensor gx = qr_grad_tall(q, rx, add(gq, matmul(y, mH(gry))), grx);
+  return {concat({gx, matmul(q, gry)}, -1)};
+}
+
+// Note [SVD backward]: PyTorch's svd_backward for A = U diag(S) Vh with distinct singular values
+// (and full rank when A is not square): with skew(X) = X - X^H, E_ij = S_j^2 - S_i^2 (1 on the
+// diagonal), the core is (skew(U^H gU) S + S skew(Vh gVh^H)) / E + diag(gS), plus, for complex
+// input, i Im diag(skew(U^H gU)) / (2S) on the diagonal; tall/wide inputs add the components of
+// gU/gVh outside the column/row space. With full_matrices the extra columns of U (rows of Vh)
+// are arbitrary bases, so their gradients are ignored, as in PyTorch. Complex singular vectors
+// are defined only up to a phase e^{i phi} per pair: a loss that depends on it raises.
+Tensor allclose_t(const Tensor& a, const Tensor& b, double rtol, double atol) {
+  const Tensor ok =
+      B(less_equal_def, U(abs_def, subtract(a, b)), add(sc(atol), mul(sc(rtol), U(abs_def, b))));
+  return all(ok, std::nullopt, false);
+}
+Tensor skew(const Tensor& x) { return subtract(x, mH(x)); }
+Tensor svd_grad(Tensor u, const Tensor& s, Tensor vh, Tensor gu, const Tensor& gs, Tensor gvh,
+                bool full) {
+  const int64_t k = s.dim(s.ndim() - 1);
+  if (full) {
+    const int64_t cols = u.ndim() - 1, rows = vh.ndim() - 2;  // slice takes a normalized axis
+    u = slice(u, cols, 0, k, 1);
+    vh = slice(vh, rows, 0, k, 1);
+    if (gu.defined()) gu = slice(gu, cols, 0, k, 1);
+    if (gvh.defined()) gvh = slice(gvh, rows, 0, k, 1);
+  }
+  const int64_t m = u.dim(u.ndim() - 2), n = vh.dim(vh.ndim() - 1);
+  if (!gu.defined() && !gvh.defined()) return matmul(mul(u, expand_dims(gs, -2)), vh);
+  const bool cplx = is_complex(u.dtype());
+  const Tensor uhgu = gu.defined() ? skew(matmul(mH(u), gu)) : Tensor();
+  const Tensor vhgv = gvh.defined() ? skew(matmul(vh, mH(gvh))) : Tensor();
+  Tensor im_u;
+  if (cplx) {
+    im_u = gu.defined() ? imag(diagonal(uhgu, 0, -2, -1)) : zeros_like(s);
+    const Tensor im_v = gvh.defined() ? imag(diagonal(vhgv, 0, -2, -1)) : zeros_like(s);
+    if (!item(allclose_t(im_u, negative(im_v), 1e-2, 1e-2)).to<bool>())
+      throw RuntimeError(
+          "linalg.svd backward: the singular vectors in the complex case are specified up to "
+          "multiplication by e^{i phi}; the loss depends on this phase term, making it "
+          "ill-defined (see Note [SVD backward])");
+  }
+  const Tensor s2 = mul(s, s);
+  const Tensor on_diag = eye(k, k, 0, DType::Bool, s.device());
+  const Tensor e = where(on_diag, scalar_tensor(Scalar::from_int(1), s.dtype()),
+                         subtract(expand_dims(s2, -2), expand_dims(s2, -1)));
+  Tensor ret;
+  if (gu.defined() && gvh.defined())
+    ret = div(add(mul(uhgu, expand_dims(s, -2)), mul(expand_dims(s, -1), vhgv)), e);
+  else if (gu.defined())
+    ret = mul(div(uhgu, e), expand_dims(s, -2));
+  else
+    ret = mul(expand_dims(s, -1), div(vhgv, e));
+  if (gs.defined()) ret = add(ret, diag_embed(gs));
+  if (cplx && gu.defined())
+    ret = add(ret, mul(diag_embed(div(im_u, mul(sc(2.0), s))),
+                       wrap_scalar(Scalar::from_complex({0.0, 1.0}))));
+  if (m > n && gu.defined()) {
+    const Tensor gu_sinv = div(gu, expand_dims(s, -2));
+    Tensor ga = add(matmul(u, ret), subtract(gu_sinv, matmul(u, matmul(mH(u), gu_sinv))));
+    return matmul(ga, vh);
+  }
+  if (m < n && gvh.defined()) {
+    const Tensor sinv_gvh = div(gvh, expand_dims(s, -1));
+    Tensor ga = add(matmul(ret, vh), subtract(sinv_gvh, matmul(matmul(sinv_gvh, mH(vh)), vh)));
+    return matmul(u, ga);
+  }
+  return m >= n ? matmul(u, matmul(ret, vh)) : matmul(matmul(u, ret), vh);
+}
+FORMULA(svd_bw) {
+  if (!g[0].defined() && !g[1].defined() && !g[2].defined()) return {Tensor()};
+  return {svd_grad(c.saved(0), c.saved(1), c.saved(2), g[0], g[1], g[2], c.attr(0) != 0)};
+}
 FORMULA(svdvals_bw) {
   const Tensor a = c.saved(0);
   auto [u, s, vh] = svd(a, false);
@@ -556,6 +746,12 @@ FORMULA(repeat_bw) {
   Shape split = in;
   split.insert(ax + 1, r);
   return {sum(reshape(g[0], split), Axes(Shape{ax + 1}), false, std::nullopt)};
+}
+FORMULA(repeat_counts_bw) {
+  // out along the axis is x gathered at `index` (element i repeated counts[i] times), so each
+  // input element's gradient is the sum of its segment: an index_add of g into zeros.
+  const InputMeta& in = c.input(0);
+  return {index_add(zeros(in.shape, g[0].dtype(), g[0].device()), c.attr(0), c.saved(0), g[0])};
 }
 FORMULA(tri_bw) { return {c.attr(1) ? triu(g[0], c.attr(0)) : tril(g[0], c.attr(0))}; }
 
@@ -593,9 +789,13 @@ FORMULA(index_adv_bw) {
 FORMULA(index_put_adv_bw) {
   const AdvKey key = adv_key_of(c, 0);
   Tensor gx, gv;
-  if (c.needs(0)) {
-    gx = clone(g[0]);
-    index_put_advanced(gx, key, scalar_tensor(Scalar::from_int(0), gx.dtype()));
+  if (c.needs(0)) {  // as in index_put_bw
+    gx = clone(grad_enabled() ? ones_like(g[0]) : g[0]);
+    {
+      GradModeGuard off(false);
+      index_put_advanced(gx, key, scalar_tensor(Scalar::from_int(0), gx.dtype()));
+    }
+    if (grad_enabled()) gx = mul(g[0], gx);
   }
   if (c.needs(1)) gv = index_advanced(g[0], key);
   return {gx, gv};
@@ -764,7 +964,7 @@ void record_index_put(const Tensor& x, const Tensor& value, const IndexItem* key
   auto node = record(kIndexPut, {x, value}, {});  // edges from x's history before the write
   node->out_meta.push_back({x.shape(), x.dtype(), x.device()});
   node->attrs = encode_key(key, n);
-  set_history(x, node, 0);
+  commit_write(x, Edge{node, 0});
 }
 void record_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
   if (!any_needs({a, b})) return;
@@ -795,9 +995,9 @@ void record_linalg(LinalgOp op, const std::vector<Tensor>& inputs,
   static const Formula kInv{"LinalgInvBackward", inv_bw}, kDet{"LinalgDetBackward", det_bw},
       kSlogdet{"LinalgSlogdetBackward", slogdet_bw}, kSolve{"LinalgSolveBackward", solve_bw},
       kCholesky{"LinalgCholeskyBackward", cholesky_bw}, kEigh{"LinalgEighBackward", eigh_bw},
-      kSvdvals{"LinalgSvdvalsBackward", svdvals_bw},
-      kMissing{"LinalgQrOrSvdBackward (not implemented yet)", not_implemented_bw};
-  const Formula* f = &kMissing;
+      kSvdvals{"LinalgSvdvalsBackward", svdvals_bw}, kQr{"LinalgQrBackward", qr_bw},
+      kSvd{"LinalgSvdBackward", svd_bw, /*pass_undefined=*/true};
+  const Formula* f = &kInv;
   switch (op) {
     case LinalgOp::Inv:
       f = &kInv;
@@ -820,7 +1020,11 @@ void record_linalg(LinalgOp op, const std::vector<Tensor>& inputs,
     case LinalgOp::Svdvals:
       f = &kSvdvals;
       break;
-    case LinalgOp::NotImplemented:
+    case LinalgOp::Qr:
+      f = &kQr;
+      break;
+    case LinalgOp::Svd:
+      f = &kSvd;
       break;
   }
   auto node = record(*f, inputs, outputs);
@@ -846,7 +1050,14 @@ void record_linalg(LinalgOp op, const std::vector<Tensor>& inputs,
       node->save(outputs[0], true);
       node->save(outputs[1], true);
       break;
-    case LinalgOp::NotImplemented:
+    case LinalgOp::Qr:
+      node->save(outputs[0], true);
+      node->save(outputs[1], true);
+      break;
+    case LinalgOp::Svd:
+      node->save(outputs[0], true);
+      node->save(outputs[1], true);
+      node->save(outputs[2], true);
       break;
   }
 }
@@ -860,6 +1071,21 @@ void record_repeat(const Tensor& src, const Tensor& out, int64_t axis, int64_t r
   if (!any_needs({src})) return;
   static const Formula kRepeat{"RepeatBackward", repeat_bw};
   record(kRepeat, {src}, {out})->attrs = Shape{axis, repeats};
+}
+void record_repeat_counts(const Tensor& src, const Tensor& out, int64_t axis, const Tensor& index) {
+  if (!any_needs({src})) return;
+  static const Formula kRepeat{"RepeatBackward", repeat_counts_bw};
+  auto node = record(kRepeat, {src}, {out});
+  node->attrs = Shape{axis};
+  node->save(index);
+}
+void record_cumprod(const Tensor& x, const Tensor& out, int64_t axis, bool include_initial) {
+  if (!any_needs({x}) || !is_inexact(out.dtype())) return;
+  static const Formula kCumprod{"CumprodBackward", cumprod_bw};
+  auto node = record(kCumprod, {x}, {out});
+  node->attrs = Shape{axis, include_initial ? 1 : 0};
+  node->save(x);
+  node->save(out, true);
 }
 void record_tri(const Tensor& x, const Tensor& out, int64_t k, bool upper) {
   if (!any_needs({x})) return;
@@ -911,7 +1137,7 @@ void record_index_put_advanced(const Tensor& x, const Tensor& value,
   auto node = record(kF, {x, value}, {});
   node->out_meta.push_back({x.shape(), x.dtype(), x.device()});
   encode_adv_key(*node, key);
-  set_history(x, node, 0);
+  commit_write(x, Edge{node, 0});
 }
 void record_gather(const Tensor& x, const Tensor& out, int64_t dim, const Tensor& index) {
   if (!any_needs({x})) return;
@@ -944,27 +1170,20 @@ void check_inplace(const Tensor& a, const char* op) {
                            "for parameter updates) or use an out-of-place op"));
 }
 
-namespace {
-void refuse_view_write(const Tensor& a, const char* op) {
-  if (a.impl()->is_view)
-    throw RuntimeError(str(op, ": in-place writes into a view of a tensor in the autograd graph ",
-                           "are not supported yet; hint: clone() the view first, or use an ",
-                           "out-of-place op"));
-}
-}  // namespace
-
 bool begin_setitem(const Tensor& x, const Tensor& value) {
   check_inplace(x, "setitem");
   const bool record = needs_grad({&x, &value});
-  if (record) refuse_view_write(x, "setitem");
+  if (record) check_view_write(x, requires_grad(value), "setitem");
   return record;
 }
 
+// Note [Writes into views] covers `a` being a view; otherwise a takes result's history.
 void rebase_history(const Tensor& a, const Tensor& result) {
   if (!grad_enabled() || !requires_grad(result)) return;
-  refuse_view_write(a, "in-place op");
-  AutogradMeta* rm = get_meta(result);
-  set_history(a, rm->grad_fn, rm->output_nr);
+  check_view_write(a, true, "in-place op");
+  if (auto* node = dynamic_cast<FormulaNode*>(grad_fn(result).get()))
+    for (SavedTensor& s : node->saved) s.preserve_if_aliases(a);
+  commit_write(a, gradient_edge(result));
 }
 
 }  // namespace ts::autograd

@@ -1,5 +1,6 @@
 #include "autograd/function.h"
 
+#include "autograd/view_writes.h"
 #include "ops/copy.h"
 #include "ops/math.h"
 #include "ops/reduce.h"
@@ -42,7 +43,12 @@ std::shared_ptr<FormulaNode> record(const Formula& formula, const std::vector<Te
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& o = outputs[i];
     node->out_meta.push_back({o.shape(), o.dtype(), o.device()});
-    if (is_inexact(o.dtype())) set_history(o, node, static_cast<uint32_t>(i));
+    if (!is_inexact(o.dtype())) continue;
+    set_history(o, node, static_cast<uint32_t>(i));
+    // A view of the first input (Note [Writes into views]).
+    if (o.impl()->is_view && !inputs.empty() && inputs[0].defined() &&
+        inputs[0].storage() == o.storage() && requires_grad(inputs[0]))
+      track_view(o, inputs[0]);
   }
   return node;
 }
@@ -62,14 +68,14 @@ Tensor reduce_grad_to_input(const Tensor& grad, const InputMeta& meta) {
   Tensor g = sum_to(grad, meta.shape);
   if (g.dtype() != meta.dtype) {
     if (is_complex(g.dtype()) && !is_complex(meta.dtype)) g = real(g);
-    g = astype(g, meta.dtype, /*copy=*/false);
+    g = astype_op(g, meta.dtype, /*copy=*/false);  // recorded: create_graph sees the cast
   }
   return g;
 }
 
 variable_list FormulaNode::apply(variable_list&& grads) {
   // Multi-output ops may get gradients for only some outputs: the rest are zeros.
-  for (size_t i = 0; i < out_meta.size() && i < grads.size(); ++i)
+  for (size_t i = 0; i < out_meta.size() && i < grads.size() && !formula->pass_undefined; ++i)
     if (!grads[i].defined()) {
       grads[i] = Tensor::empty(out_meta[i].shape, out_meta[i].dtype, out_meta[i].device);
       fill_(grads[i], Scalar::from_int(0));

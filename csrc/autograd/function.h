@@ -31,6 +31,9 @@ using BackwardFn = variable_list (*)(const BackwardCtx& ctx, const variable_list
 struct Formula {
   const char* name;  // node name shown as grad_fn, e.g. "MulBackward"
   BackwardFn fn;
+  // Multi-output ops whose formula needs to know which outputs got no gradient (e.g. svd
+  // skips the singular-vector terms): undefined gradients are passed as they are, not zeros.
+  bool pass_undefined = false;
 };
 
 struct FormulaNode : Node {

@@ -1,5 +1,7 @@
 #include "autograd/meta.h"
 
+#include "autograd/view_writes.h"
+
 namespace ts::autograd {
 
 AutogradMeta* get_meta(const Tensor& t) { return t.impl()->autograd.get(); }
@@ -34,13 +36,15 @@ void set_requires_grad(const Tensor& t, bool value) {
 
 const std::shared_ptr<Node>& grad_fn(const Tensor& t) {
   static const std::shared_ptr<Node> none;
-  const AutogradMeta* m = get_meta(t);
+  AutogradMeta* m = get_meta(t);
+  if (m && m->view_base.defined()) refresh_view_history(t, *m);
   return m ? m->grad_fn : none;
 }
 
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = get_meta(t);
   if (!m) return {};
+  if (m->view_base.defined()) refresh_view_history(t, *m);
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
   if (!m->requires_grad) return {};
   std::shared_ptr<Node> acc = m->grad_accumulator.lock();

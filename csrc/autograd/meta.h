@@ -14,6 +14,12 @@ struct AutogradMeta {
   std::weak_ptr<Node> grad_accumulator;  // leaves: their AccumulateGrad, created on demand
   bool retains_grad = false;
   std::vector<std::shared_ptr<GradHook>> leaf_hooks;  // hooks on a leaf's gradient
+  // Note [Writes into views]: a view recorded by autograd remembers its root base; an in-place
+  // write into it rebases the base's history (CopySlices), and every view whose base_gen lags
+  // the base's history_gen re-derives its grad_fn from the base's new history on next use.
+  Tensor view_base;          // defined for views made by recorded view ops
+  uint64_t base_gen = 0;     // views: the base's history_gen when grad_fn was derived
+  uint64_t history_gen = 0;  // bases: bumped by every in-place write into them or their views
 };
 
 AutogradMeta* get_meta(const Tensor& t);  // null when the tensor has none

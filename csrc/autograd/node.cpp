@@ -24,6 +24,15 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output)
   if (const AutogradMeta* m = get_meta(t)) output_nr_ = m->output_nr;
 }
 
+void SavedTensor::preserve_if_aliases(const Tensor& a) {
+  if (!data_.defined() || is_output_ || data_.storage() != a.storage()) return;
+  const Edge history = gradient_edge(data_);
+  Tensor copy = clone(data_);
+  if (history.valid()) set_history(copy, history.fn, history.input_nr);
+  data_ = copy;
+  version_ = copy.version();
+}
+
 Tensor SavedTensor::unpack(const char* op, const std::shared_ptr<Node>& owner) const {
   if (released_)
     throw RuntimeError(str(

@@ -59,6 +59,9 @@ class SavedTensor {
     released_ = true;
   }
   bool defined() const { return data_.defined(); }
+  // Before an in-place write into `a`: a saved input sharing a's storage is replaced by a
+  // copy that keeps its history, so the write does not invalidate it (PyTorch's original_self).
+  void preserve_if_aliases(const Tensor& a);
   bool released() const { return released_; }
 
  private:

@@ -47,6 +47,10 @@ void record_cumsum(const Tensor& x, const Tensor& out, int64_t axis, bool includ
 // raises at backward for differentiable ops without a formula yet (never a silent zero).
 void record_roll(const Tensor& x, const Tensor& out, const Shape& net);
 void record_repeat(const Tensor& src, const Tensor& out, int64_t axis, int64_t repeats);
+// repeat by per-element counts: `index` (int64, out's length along axis) says which input
+// element each output position copies.
+void record_repeat_counts(const Tensor& src, const Tensor& out, int64_t axis, const Tensor& index);
+void record_cumprod(const Tensor& x, const Tensor& out, int64_t axis, bool include_initial);
 void record_tri(const Tensor& x, const Tensor& out, int64_t k, bool upper);
 void record_missing(const char* node_name, const std::vector<Tensor>& inputs,
                     const std::vector<Tensor>& outputs);
@@ -61,8 +65,9 @@ void record_scatter(const Tensor& x, const Tensor& src, const Tensor& out, int64
 // sort/topk values: out = x gathered along dim at `indices`.
 void record_take_along(const Tensor& x, const Tensor& out, int64_t dim, const Tensor& indices);
 
-// LAPACK-backed linalg ops; `flag`: cholesky upper, solve's vector case.
-enum class LinalgOp { Cholesky, Det, Slogdet, Eigh, Inv, Solve, Svdvals, NotImplemented };
+// LAPACK-backed linalg ops; `flag`: cholesky upper, solve's vector case, qr complete, svd
+// full_matrices.
+enum class LinalgOp { Cholesky, Det, Slogdet, Eigh, Inv, Solve, Svdvals, Qr, Svd };
 void record_linalg(LinalgOp op, const std::vector<Tensor>& inputs,
                    const std::vector<Tensor>& outputs, int64_t flag = 0);
 

@@ -87,7 +87,8 @@ Tensor cumulative_prod(const Tensor& x, std::optional<int64_t> axis, std::option
                        bool include_initial) {
   Tensor out = scan_dtype("cumulative_prod", cumprod_stub, x, axis, dtype, include_initial);
   if (autograd::needs_grad({&x}))
-    autograd::record_missing("CumprodBackward (not implemented yet)", {x}, {out});
+    autograd::record_cumprod(x, out, axis ? normalize_axis(*axis, x.ndim(), "cumulative_prod") : 0,
+                             include_initial);
   return out;
 }
 

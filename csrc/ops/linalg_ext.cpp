@@ -278,15 +278,15 @@ std::pair<Tensor, Tensor> qr(const Tensor& x, bool complete) {
   if (!autograd::needs_grad({&x})) return qr_plain(x, complete);
   auto r = unrecorded([&] { return qr_plain(x, complete); });
   fresh({&r.first, &r.second});
-  autograd::record_linalg(autograd::LinalgOp::NotImplemented, {x}, {r.first, r.second});
+  autograd::record_linalg(autograd::LinalgOp::Qr, {x}, {r.first, r.second}, complete ? 1 : 0);
   return r;
 }
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& x, bool full) {
   if (!autograd::needs_grad({&x})) return svd_plain(x, full);
   auto r = unrecorded([&] { return svd_plain(x, full); });
   fresh({&std::get<0>(r), &std::get<1>(r), &std::get<2>(r)});
-  autograd::record_linalg(autograd::LinalgOp::NotImplemented, {x},
-                          {std::get<0>(r), std::get<1>(r), std::get<2>(r)});
+  autograd::record_linalg(autograd::LinalgOp::Svd, {x},
+                          {std::get<0>(r), std::get<1>(r), std::get<2>(r)}, full ? 1 : 0);
   return r;
 }
 Tensor svdvals(const Tensor& x) {

@@ -219,9 +219,13 @@ Tensor repeat(const Tensor& x, const Tensor& repeats, int64_t axis, bool flat) {
     total += r[i];
   }
   Tensor out = repeat_counts(src, ax, r, total);
-  if (autograd::needs_grad({&x}))
-    autograd::record_missing("RepeatBackward (per-element counts; not implemented yet)", {x},
-                             {out});
+  if (autograd::needs_grad({&src})) {
+    // Which source element each output position copies: i repeated r[i] times.
+    Tensor index = Tensor::empty(Shape{total}, DType::Int64, Device());
+    int64_t* p = index.data<int64_t>();
+    for (int64_t i = 0; i < n; ++i) p = std::fill_n(p, r[i], i);
+    autograd::record_repeat_counts(src, out, ax, index);
+  }
   return out;
 }
 

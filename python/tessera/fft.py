@@ -70,44 +70,124 @@ def _c2c(x: Tensor, s: Any, axes: Any, norm: str, inverse: bool, nd: bool) -> Te
     f = (_F.ifftn if inverse else _F.fftn) if nd else (_F.ifft if inverse else _F.fft)
     if not (x.requires_grad and _C.is_grad_enabled()):
         return f(x, s, axes, norm)
+
+    def backward(g: Tensor) -> Tensor:
+        # The public transforms, so that create_graph=True records the backward too.
+        if nd:
+            gx = (fftn if inverse else ifftn)(g, axes=axes, norm=_SWAP[norm])
+        else:
+            gx = (fft if inverse else ifft)(g, axis=axes, norm=_SWAP[norm])
+        for a in _resolve_axes(x.ndim, s if nd else None, axes if nd else [axes]):
+            gx = _fit_axis(gx, a, x.shape[a])
+        return gx
+
+    return _record("Fft" if not inverse else "Ifft", lambda t: f(t, s, axes, norm), backward, x)
+
+
+def _record(name: str, forward: Any, backward: Any, x: Tensor) -> Tensor:
+    """forward(x) as one autograd node whose backward maps the output's gradient to x's."""
     from .autograd.function import Function
 
-    class _DFT(Function):
+    class _Node(Function):
         @staticmethod
         def forward(ctx, t):
-            return f(t, s, axes, norm)
+            return forward(t)
 
         @staticmethod
         def backward(ctx, g):
-            adj = (_F.fftn if inverse else _F.ifftn) if nd else (_F.fft if inverse else _F.ifft)
-            gx = adj(g, None, axes, _SWAP[norm])
-            ax_list = _resolve_axes(x.ndim, s if nd else None, axes if nd else [axes])
-            for a in ax_list:
-                gx = _fit_axis(gx, a, x.shape[a])
-            return gx
+            return backward(g)
 
-    return _DFT.apply(x)
+    _Node.__name__ = name
+    return _Node.apply(x)
+
+
+# Note [Real FFT backward] (PyTorch's fft_r2c_backward / fft_c2r_backward):
+# - rfft keeps bins 0..n//2 of the full transform of a real signal: its adjoint zero-pads the
+#   gradient back to n bins, applies the adjoint complex transform and keeps the real part.
+# - irfft fills the missing bins by conjugate symmetry: its adjoint is the real transform of
+#   the gradient with the bins that stand for two (1 .. n - (n//2 + 1)) doubled.
+# - hfft(x, n, norm) = irfft(conj(x), n, swapped norm) and ihfft(x, n, norm) =
+#   conj(rfft(x, n, swapped norm)), so their adjoints follow by the chain rule.
+# In every case the gradient is finally cropped or zero-padded to the input's own length (the
+# adjoint of the forward's n= padding/truncation).
+def _doubled(g: Tensor, axis: int, n: int) -> Tensor:
+    """g (the rfft of a gradient, n//2 + 1 bins along axis) with bins 1..n-(n//2+1) doubled."""
+    d = n - (n // 2 + 1)
+    if d <= 0:
+        return g
+    from ._creation import ones
+    from ._dtypes import complex64, float32, float64
+    w = ones(n // 2 + 1, dtype=float32 if g.dtype == complex64 else float64)
+    w[1:1 + d] = 2.0
+    shape = [1] * g.ndim
+    shape[axis] = n // 2 + 1
+    return g * w.reshape(tuple(shape))
+
+
+def _full_lengths(x: Tensor, s: Any, axes: list, last_half: bool) -> list:
+    """The transform length along each of `axes` (s or the input's; for the c2r transforms the
+    last one defaults to 2*(m-1))."""
+    out = []
+    for i, a in enumerate(axes):
+        given = None if s is None else s[i]
+        if given is not None and given != -1:
+            out.append(given)
+        elif last_half and i == len(axes) - 1:
+            out.append(2 * (x.shape[a] - 1))
+        else:
+            out.append(x.shape[a])
+    return out
+
+
+def _fit_all(g: Tensor, x: Tensor, axes: list) -> Tensor:
+    for a in axes:
+        g = _fit_axis(g, a, x.shape[a])
+    return g
 
 
 def _real_transform(name: str, f: Any, x: Tensor, *args: Any) -> Tensor:
-    """Real-input/-output transforms have no backward formula yet: when x requires grad the
-    result still joins the graph, and backward raises instead of silently dropping the path."""
+    """Runs a real-input or real-output transform; records its backward (Note [Real FFT
+    backward]) when x requires grad."""
     if not (x.requires_grad and _C.is_grad_enabled()):
         return f(x, *args)
-    from .autograd.function import Function
+    from ._elementwise import conj, real
+    norm = args[-1]
+    nd = name.endswith("n")
+    # The axes and transform lengths, as the forward (which validates them) resolves them.
+    out = f(x.detach(), *args)
+    if nd:
+        axes = _resolve_axes(x.ndim, args[0], args[1])
+        sizes = _full_lengths(x, args[0], axes, name == "irfftn")
+    else:
+        axes = [args[1] % x.ndim]
+        sizes = _full_lengths(x, None if args[0] is None else [args[0]], axes,
+                              name in ("irfft", "hfft"))
+    last, n_last = axes[-1], sizes[-1]
 
-    class _Missing(Function):
-        @staticmethod
-        def forward(ctx, t):
-            return f(t, *args)
+    def r2c_adjoint(g: Tensor, nrm: str) -> Tensor:  # of rfft/rfftn with norm nrm
+        gfull = _fit_axis(g, last, n_last)
+        t = ifftn(gfull, axes=axes, norm=_SWAP[nrm]) if nd else ifft(gfull, axis=last, norm=_SWAP[nrm])
+        return real(t)
 
-        @staticmethod
-        def backward(ctx, g):
-            raise NotImplementedError(f"backward: the derivative of fft.{name} is not implemented yet "
-                                      f"(fft/ifft/fftn/ifftn are differentiable)")
+    def c2r_adjoint(g: Tensor, nrm: str) -> Tensor:  # of irfft/irfftn with norm nrm
+        if nd:
+            t = rfftn(g, axes=axes, norm=_SWAP[nrm])
+        else:
+            t = rfft(g, axis=last, norm=_SWAP[nrm])
+        return _doubled(t, last, n_last)
 
-    _Missing.__name__ = name.capitalize()
-    return _Missing.apply(x)
+    def backward(g: Tensor) -> Tensor:
+        if name in ("rfft", "rfftn"):
+            gx = r2c_adjoint(g, norm)
+        elif name == "ihfft":
+            gx = r2c_adjoint(conj(g), _SWAP[norm])
+        elif name in ("irfft", "irfftn"):
+            gx = c2r_adjoint(g, norm)
+        else:  # hfft
+            gx = conj(c2r_adjoint(g, _SWAP[norm]))
+        return _fit_all(gx, x, axes)
+
+    return _record(name.capitalize(), lambda t: out, backward, x)
 
 
 def fft(x: Tensor, /, *, n: Optional[int] = None, axis: int = -1, norm: _Norm = "backward",

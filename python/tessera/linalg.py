@@ -237,9 +237,32 @@ def matrix_rank(x: Tensor, /, *, rtol: Optional[Union[float, Tensor]] = None) ->
 
 def pinv(x: Tensor, /, *, rtol: Optional[Union[float, Tensor]] = None) -> Tensor:
     """Moore-Penrose pseudo-inverse of (..., M, N) -> (..., N, M) via the SVD, dropping
-    singular values at or below rtol * max singular value (default rtol: max(M, N) * eps)."""
+    singular values at or below rtol * max singular value (default rtol: max(M, N) * eps).
+
+    Differentiable with PyTorch's formula (Note [pinv backward]), which holds where the rank
+    is locally constant; rank-deficient inputs are fine, unlike differentiating through svd."""
     x = _inexact(x, "pinv")
     _matrices(x, "pinv")
+    if not (x.requires_grad and _C.is_grad_enabled()):
+        return _pinv_plain(x, rtol)
+    from .autograd.function import Function
+
+    class Pinv(Function):
+        @staticmethod
+        def forward(ctx: Any, a: Tensor) -> Tensor:
+            p = _pinv_plain(a, rtol)
+            ctx.save_for_backward(a, p)
+            return p
+
+        @staticmethod
+        def backward(ctx: Any, g: Tensor) -> Tensor:
+            a, p = ctx.saved_tensors
+            return _pinv_grad(g, p, a)
+
+    return Pinv.apply(x)
+
+
+def _pinv_plain(x: Tensor, rtol: Any) -> Tensor:
     F = _ns()
     u, s, vh = svd(x, full_matrices=False)
     keep = s > _svals_tol(s, x, rtol, "pinv")
@@ -247,6 +270,26 @@ def pinv(x: Tensor, /, *, rtol: Optional[Union[float, Tensor]] = None) -> Tensor
     uh = F.conj(matrix_transpose(u))
     v = F.conj(matrix_transpose(vh))
     return matmul(v * F.expand_dims(s_inv.astype(x.dtype), axis=-2), uh)
+
+
+def _mh(t: Tensor) -> Tensor:
+    return _ns().conj(matrix_transpose(t))
+
+
+# Note [pinv backward]: PyTorch's pinv_backward (Golub & Pereyra's derivative of the
+# pseudo-inverse for constant rank), arranged so the largest intermediate is min(M, N) square.
+def _pinv_grad(g: Tensor, p: Tensor, a: Tensor) -> Tensor:
+    m, n = a.shape[-2], a.shape[-1]
+    ph, gh = _mh(p), _mh(g)
+    if m <= n:
+        k = matmul(gh, p)
+        kph = matmul(k, ph)
+        return (-_mh(matmul(p, k)) + kph - matmul(matmul(a, p), kph)
+                + matmul(matmul(ph, p), gh - matmul(k, a)))
+    k = matmul(p, gh)
+    phk = matmul(ph, k)
+    return (-_mh(matmul(k, p)) + matmul(matmul(gh - matmul(a, k), p), ph) + phk
+            - matmul(matmul(phk, p), a))
 
 
 def _axes_tuple(axis: Any) -> Optional[Tuple[int, ...]]:

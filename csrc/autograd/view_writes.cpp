@@ -1,0 +1,146 @@
+// Note [Writes into views]: PyTorch's CopySlices, in tessera's terms. A recorded view op tags
+// its output with the root base it shares storage with (track_view). Writing into such a view
+// v of base b (setitem, in-place arithmetic) is, mathematically, b_new = b_old with v's region
+// replaced by the written value w. So the write gives b a new grad_fn, CopySlices, with two
+// edges: b's old history gets G with v's region zeroed, and w's history gets G's region.
+// (w's own graph reaches v's old value, and through v's view node b_old again, so the two
+// paths sum there.) v and every other view of b then re-derive their grad_fn as "the region of
+// b's new history" (ViewOfBase) the next time autograd reads it, found by a generation counter
+// that every rebase of b bumps. Regions are addressed by flat positions in b, which needs b
+// contiguous and of the view's dtype (real/imag views of complex tensors are not supported).
+#include "autograd/view_writes.h"
+
+#include "autograd/function.h"
+#include "autograd/grad_mode.h"
+#include "ops/arithmetic.h"
+#include "ops/copy.h"
+#include "ops/creation.h"
+#include "ops/indexing_advanced.h"
+#include "ops/views.h"
+
+namespace ts::autograd {
+
+namespace {
+
+InputMeta meta_of(const Tensor& t) { return {t.shape(), t.dtype(), t.device()}; }
+
+// Flat (row-major) positions in `base` of the elements of `view`, as a 1-D int64 tensor.
+Tensor view_positions(const Tensor& base, const Tensor& view) {
+  GradModeGuard off(false);
+  const int64_t delta = view.offset() - base.offset();
+  Tensor pos = reshape(arange(Scalar::from_int(delta), Scalar::from_int(delta + 1),
+                              Scalar::from_int(1), DType::Int64, base.device()),
+                       Shape{});
+  const int64_t nd = view.ndim();
+  for (int64_t d = 0; d < nd; ++d) {
+    Shape s(nd, 1);
+    s[d] = view.dim(d);
+    const Tensor steps = arange(Scalar::from_int(0), Scalar::from_int(view.dim(d)),
+                                Scalar::from_int(1), DType::Int64, base.device());
+    pos = add(pos, reshape(multiply(steps, wrap_scalar(Scalar::from_int(view.strides()[d]))), s));
+  }
+  return reshape(clone(broadcast_to(pos, view.shape())), Shape{view.numel()});
+}
+
+Tensor flat(const Tensor& t) { return reshape(t, Shape{t.numel()}); }
+
+// inputs: (base's old value, the written value); gradient: base's.
+variable_list copy_slices_bw(const BackwardCtx& c, const variable_list& g) {
+  const Tensor pos = c.saved(0), gf = flat(g[0]);
+  Tensor g_base, g_value;
+  if (c.needs(0))
+    g_base = reshape(scatter(gf, 0, pos, scalar_tensor(Scalar::from_int(0), gf.dtype()), false),
+                     c.input(0).shape);
+  if (c.needs(1)) g_value = reshape(gather(gf, 0, pos), c.input(1).shape);
+  return {g_base, g_value};
+}
+const Formula kCopySlices{"CopySlices", copy_slices_bw};
+
+// input: the base; output: the view's region of it.
+variable_list view_of_base_bw(const BackwardCtx& c, const variable_list& g) {
+  const InputMeta& base = c.input(0);
+  Tensor z = Tensor::empty(Shape{numel_of(base.shape)}, g[0].dtype(), g[0].device());
+  fill_(z, Scalar::from_int(0));
+  return {reshape(scatter(z, 0, c.saved(0), flat(g[0]), false), base.shape)};
+}
+const Formula kViewOfBase{"AsStridedBackward", view_of_base_bw};
+
+void check_addressable(const Tensor& base, const Tensor& view, const char* op) {
+  if (!base.is_contiguous() || base.dtype() != view.dtype())
+    throw RuntimeError(str(op, ": in-place writes into a view are supported for views of ",
+                           "contiguous tensors of the same dtype; this view (",
+                           dtype_name(view.dtype()), ") is of a ",
+                           base.is_contiguous() ? "" : "non-contiguous ", dtype_name(base.dtype()),
+                           " tensor; hint: clone() the base first"));
+}
+
+}  // namespace
+
+void track_view(const Tensor& view, const Tensor& source) {
+  const AutogradMeta* sm = get_meta(source);
+  const Tensor base = sm && sm->view_base.defined() ? sm->view_base : source;
+  AutogradMeta& vm = ensure_meta(view);
+  vm.view_base = base;
+  const AutogradMeta* bm = get_meta(base);
+  vm.base_gen = bm ? bm->history_gen : 0;
+}
+
+void refresh_view_history(const Tensor& view, AutogradMeta& m) {
+  const Tensor& base = m.view_base;
+  const AutogradMeta* bm = get_meta(base);
+  if (!bm || bm->history_gen == m.base_gen) return;
+  check_addressable(base, view, "autograd");
+  auto node = std::make_shared<FormulaNode>();
+  node->formula = &kViewOfBase;
+  node->next_edges.push_back(gradient_edge(base));
+  node->inputs.push_back(meta_of(base));
+  node->out_meta.push_back(meta_of(view));
+  node->save(view_positions(base, view));
+  m.grad_fn = node;
+  m.output_nr = 0;
+  m.requires_grad = false;
+  m.base_gen = bm->history_gen;
+}
+
+void commit_write(const Tensor& x, const Edge& new_value) {
+  AutogradMeta& m = ensure_meta(x);
+  if (!m.view_base.defined()) {
+    set_history(x, new_value.fn, new_value.input_nr);
+    m.history_gen++;
+    return;
+  }
+  const Tensor base = m.view_base;
+  check_addressable(base, x, "in-place write");
+  auto node = std::make_shared<FormulaNode>();
+  node->formula = &kCopySlices;
+  node->next_edges = {gradient_edge(base), new_value};
+  node->inputs = {meta_of(base), meta_of(x)};
+  node->out_meta.push_back(meta_of(base));
+  node->save(view_positions(base, x));
+  set_history(base, node, 0);
+  ensure_meta(base).history_gen++;
+  refresh_view_history(x, m);
+}
+
+void check_view_write(const Tensor& x, bool value_requires_grad, const char* op) {
+  if (!grad_enabled() || !x.impl()->is_view) return;
+  const AutogradMeta* m = get_meta(x);
+  if (m && m->view_base.defined()) {
+    const Tensor& base = m->view_base;
+    if (is_leaf(base) && requires_grad(base))
+      throw RuntimeError(str(op, ": a view of a leaf tensor that requires grad is being used in ",
+                             "an in-place operation; hint: wrap the write in `with ts.no_grad():` ",
+                             "or write into a clone"));
+    check_addressable(base, x, op);
+    return;
+  }
+  // A "view" nothing else aliases any more (e.g. the detached alias of a temporary) is written
+  // like any tensor: no other tensor can observe the write.
+  if (value_requires_grad && x.storage().use_count() > 1)
+    throw RuntimeError(str(op, ": in-place write of a value that requires grad into a view that ",
+                           "autograd does not track (made under no_grad, or of a tensor that ",
+                           "does not require grad); hint: write into the base tensor itself, or ",
+                           "clone() the view first"));
+}
+
+}  // namespace ts::autograd
