@@ -6,26 +6,29 @@
 namespace ts {
 namespace {
 
-// float32 contiguous runs go to the vectorized array form; everything else to `op`.
+// float32 runs go to the vectorized array form (Note [fast float32 math]); strided ones
+// through a small buffer, so every layout gets the same bits. Other dtypes use `op`.
 template <class ArrayFn, class Op>
 void run_fast_f32(const ElementwiseIter& it, DType dt, const char* name, ArrayFn array_fn,
                   const Op& op) {
   if (dt != DType::Float32) return run_unary<kInexactSet>(it, dt, name, op);
   it.for_each([&](char** p, const int64_t* s, int64_t n) {
     if (s[0] == 4 && s[1] == 4)
-      array_fn(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), n);
-    else
-      unary_loop<float, float>(p, s, n, op);
+      return array_fn(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), n);
+    constexpr int64_t kBuf = 256;
+    float buf[kBuf];
+    for (int64_t i0 = 0; i0 < n; i0 += kBuf) {
+      const int64_t m = std::min(kBuf, n - i0);
+      for (int64_t i = 0; i < m; ++i)
+        buf[i] = *reinterpret_cast<const float*>(p[1] + (i0 + i) * s[1]);
+      array_fn(buf, buf, m);
+      for (int64_t i = 0; i < m; ++i) *reinterpret_cast<float*>(p[0] + (i0 + i) * s[0]) = buf[i];
+    }
   });
 }
 
 void exp_kernel(const ElementwiseIter& it, DType dt) {
-  run_fast_f32(it, dt, "exp", &fast::exp_f32_array, [](auto a) {
-    if constexpr (std::is_same_v<decltype(a), float>)
-      return fast::exp_f32(a);
-    else
-      return std::exp(a);
-  });
+  run_fast_f32(it, dt, "exp", &fast::exp_f32_array, [](auto a) { return std::exp(a); });
 }
 void expm1_kernel(const ElementwiseIter& it, DType dt) {
   run_unary<kInexactSet>(it, dt, "expm1", [](auto a) {
@@ -64,12 +67,7 @@ void reciprocal_kernel(const ElementwiseIter& it, DType dt) {
   run_unary<kInexactSet>(it, dt, "reciprocal", [](auto a) { return decltype(a)(1) / a; });
 }
 void tanh_kernel(const ElementwiseIter& it, DType dt) {
-  run_fast_f32(it, dt, "tanh", &fast::tanh_f32_array, [](auto a) {
-    if constexpr (std::is_same_v<decltype(a), float>)
-      return fast::tanh_f32(a);
-    else
-      return std::tanh(a);
-  });
+  run_fast_f32(it, dt, "tanh", &fast::tanh_f32_array, [](auto a) { return std::tanh(a); });
 }
 
 }  // namespace
