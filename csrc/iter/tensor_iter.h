@@ -80,13 +80,28 @@ struct ElementwiseIter {
   // (a + a.T), walking whole rows reads that input one cache line per element, and at a
   // power-of-two row pitch those lines all fall in the same cache sets and evict each other.
   // The (dim 0, dim 1) plane is walked instead in tiles of up to tile0 x kTile1 elements (tile
-  // rows along dim 0, the output's contiguous direction), the tiles of one band of dim 0 in
-  // order. Each such "transposed" input's tile is first copied, transposed, into a
-  // kTileBytes stack buffer (transpose_tile: it reads the input along its own rows, kTile1
-  // elements each) and the loop then sees it as contiguous. Tiles depend only on the shape:
+  // rows along dim 0, the output's contiguous direction). Each such "transposed" input's tile
+  // is first copied, transposed, into a kTileBytes stack buffer (transpose_tile: it reads the
+  // input along its own rows, kTile1 elements each) and the loop then sees it as contiguous.
+  // Tiles go in blocks of kBlock1 rows of dim 1, band by band of dim 0 within a block, so
+  // the pages a block touches stay in the TLB (at 4 KiB pages a 2048-float row is two pages;
+  // 2048^2 float32: 1.1-1.3x faster than unblocked bands). Tiles depend only on the shape:
   // results do not depend on the thread count.
   static constexpr int64_t kTile1 = 16;
+  static constexpr int64_t kBlock1 = 256;
   static constexpr int64_t kTileBytes = 16384;
+
+  // (i0, j0) of tile r of one 2-D plane with c0 bands of dim 0 and c1 tiles along dim 1.
+  static void tile_origin(int64_t r, int64_t c0, int64_t c1, int64_t tile0, int64_t& i0,
+                          int64_t& j0) {
+    constexpr int64_t jb = kBlock1 / kTile1;  // tiles per full block
+    const int64_t full = c1 / jb, in_full = c0 * jb * full;
+    const int64_t w = r < in_full ? jb : c1 - full * jb;  // tiles across this block
+    const int64_t first = r < in_full ? (r / (c0 * jb)) * jb : full * jb;
+    const int64_t rr = r < in_full ? r % (c0 * jb) : r - in_full;
+    i0 = (rr / w) * tile0;
+    j0 = (first + rr % w) * kTile1;
+  }
 
   bool transposed(int k) const {
     const int64_t s0 = strides[k][0] < 0 ? -strides[k][0] : strides[k][0];
@@ -121,8 +136,9 @@ struct ElementwiseIter {
                    char* p[kMaxOperands];
                    char* tile_base[kMaxOperands];
                    for (int64_t t = b; t < e; ++t) {
-                     const int64_t o = t / (c0 * c1), r = t % (c0 * c1);
-                     const int64_t i0 = (r / c1) * tile0, j0 = (r % c1) * kTile1;
+                     const int64_t o = t / (c0 * c1);
+                     int64_t i0, j0;
+                     tile_origin(t % (c0 * c1), c0, c1, tile0, i0, j0);
                      const int64_t n = std::min(tile0, n0 - i0), m = std::min(kTile1, n1 - j0);
                      for (int k = 0; k < nops; ++k) {
                        char* q = base[k] + i0 * strides[k][0] + j0 * strides[k][1];
