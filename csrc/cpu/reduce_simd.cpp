@@ -40,14 +40,30 @@ TS_SIMD_INLINE V load(const A* q) {
   return x;
 }
 
-// Sums n (a multiple of kN) elements lanewise into a fresh lane set.
+// Sums n (a multiple of kN) elements lanewise into fresh accumulators.
 template <class A, int VB>
-TS_SIMD_INLINE void sum_leaf(const A* q, int64_t n, Lanes<A, VB>& a) {
+TS_SIMD_INLINE void sum_leaf(const A* q, int64_t n, typename Lanes<A, VB>::V* acc) {
   using L = Lanes<A, VB>;
   using V = typename L::V;
-  for (int k = 0; k < L::kV; ++k) a.v[k] = load<V>(q + k * L::kW);
+  for (int k = 0; k < L::kV; ++k) acc[k] = load<V>(q + k * L::kW);
   for (int64_t i = L::kN; i < n; i += L::kN)
-    for (int k = 0; k < L::kV; ++k) a.v[k] += load<V>(q + i + k * L::kW);
+    for (int k = 0; k < L::kV; ++k) acc[k] += load<V>(q + i + k * L::kW);
+}
+
+// ((leaf 0 + leaf 1) + (leaf 2 + leaf 3)) of 4 full leaves, in registers: the same sums the
+// binary counter would form, without its stores and reloads. The 4 leaves advance together
+// (each still sums its own elements in order) so 4 x kV add chains overlap.
+template <class A, int VB>
+TS_SIMD_INLINE void sum_leaves4(const A* q, Lanes<A, VB>& out) {
+  using L = Lanes<A, VB>;
+  using V = typename L::V;
+  V acc[4][L::kV];
+  for (int l = 0; l < 4; ++l)
+    for (int k = 0; k < L::kV; ++k) acc[l][k] = load<V>(q + l * kLeaf + k * L::kW);
+  for (int64_t i = L::kN; i < kLeaf; i += L::kN)
+    for (int l = 0; l < 4; ++l)
+      for (int k = 0; k < L::kV; ++k) acc[l][k] += load<V>(q + l * kLeaf + i + k * L::kW);
+  for (int k = 0; k < L::kV; ++k) out.v[k] = (acc[0][k] + acc[1][k]) + (acc[2][k] + acc[3][k]);
 }
 
 template <class A, int VB>
@@ -61,9 +77,19 @@ TS_SIMD_INLINE A sum_impl(const A* q, int64_t n) {
     L stack[kMaxDepth];
     int level[kMaxDepth];
     int top = 0;
-    for (int64_t i = 0; i < full; i += kLeaf) {
-      sum_leaf(q + i, full - i < kLeaf ? full - i : kLeaf, stack[top]);
-      level[top++] = 0;
+    for (int64_t i = 0; i < full;) {
+      // Groups of 4 leaves start at multiples of 4 leaves, so pushing one at level 2 leaves
+      // the counter exactly where 4 single pushes would.
+      if (full - i >= 4 * kLeaf) {
+        sum_leaves4<A, VB>(q + i, stack[top]);
+        level[top++] = 2;
+        i += 4 * kLeaf;
+      } else {
+        const int64_t m = full - i < kLeaf ? full - i : kLeaf;
+        sum_leaf<A, VB>(q + i, m, stack[top].v);
+        level[top++] = 0;
+        i += m;
+      }
       while (top >= 2 && level[top - 1] == level[top - 2]) {
         for (int k = 0; k < L::kV; ++k) stack[top - 2].v[k] += stack[top - 1].v[k];
         ++level[top - 2];
