@@ -235,3 +235,19 @@ def test_tiled_thread_count_independence():
     finally:
         ts.set_num_threads(n)
     np.testing.assert_array_equal(one, many)
+
+
+@pytest.mark.parametrize("name", ["exp", "tanh"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_fast_16bit_types_round_the_float32_result_once(name, dtype):
+    """float16/bfloat16 go through the same float32 loop and round its result once."""
+    rng = np.random.default_rng(5)
+    x32 = (rng.standard_normal(1000) * 3).astype(np.float32)
+    x = ts.asarray(x32).astype(getattr(ts, dtype))
+    f = getattr(ts, name)
+    got = f(x)
+    assert got.dtype == getattr(ts, dtype)
+    want = f(x.astype(ts.float32)).astype(getattr(ts, dtype))
+    np.testing.assert_array_equal(got.astype(ts.float32).numpy(), want.astype(ts.float32).numpy())
+    strided = f(x[::-2]).astype(ts.float32).numpy()
+    np.testing.assert_array_equal(strided, want.astype(ts.float32).numpy()[::-2])

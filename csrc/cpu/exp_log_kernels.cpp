@@ -6,25 +6,43 @@
 namespace ts {
 namespace {
 
-// float32 runs go to the vectorized array form (Note [fast float32 math]); strided ones
-// through a small buffer, so every layout gets the same bits. Other dtypes use `op`.
+// Runs array_fn over one run of T (float32, float16 or bfloat16) through a float buffer.
+template <class T, class ArrayFn>
+void buffered_run(char** p, const int64_t* s, int64_t n, ArrayFn array_fn) {
+  constexpr int64_t kBuf = 256;
+  float buf[kBuf];
+  for (int64_t i0 = 0; i0 < n; i0 += kBuf) {
+    const int64_t m = std::min(kBuf, n - i0);
+    for (int64_t i = 0; i < m; ++i)
+      buf[i] = static_cast<float>(*reinterpret_cast<const T*>(p[1] + (i0 + i) * s[1]));
+    array_fn(buf, buf, m);
+    for (int64_t i = 0; i < m; ++i)
+      *reinterpret_cast<T*>(p[0] + (i0 + i) * s[0]) = static_cast<T>(buf[i]);
+  }
+}
+
+// float32 and its 16-bit storage types go to the vectorized float32 array form (Note [fast
+// float32 math]): contiguous float32 runs directly, every other run through a small float
+// buffer, so every layout gets the same bits (16-bit types round that float32 result once).
+// float64 and complex use `op`.
 template <class ArrayFn, class Op>
 void run_fast_f32(const ElementwiseIter& it, DType dt, const char* name, ArrayFn array_fn,
                   const Op& op) {
-  if (dt != DType::Float32) return run_unary<kInexactSet>(it, dt, name, op);
-  it.for_each([&](char** p, const int64_t* s, int64_t n) {
-    if (s[0] == 4 && s[1] == 4)
-      return array_fn(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), n);
-    constexpr int64_t kBuf = 256;
-    float buf[kBuf];
-    for (int64_t i0 = 0; i0 < n; i0 += kBuf) {
-      const int64_t m = std::min(kBuf, n - i0);
-      for (int64_t i = 0; i < m; ++i)
-        buf[i] = *reinterpret_cast<const float*>(p[1] + (i0 + i) * s[1]);
-      array_fn(buf, buf, m);
-      for (int64_t i = 0; i < m; ++i) *reinterpret_cast<float*>(p[0] + (i0 + i) * s[0]) = buf[i];
-    }
-  });
+  if (dt == DType::Float32) {
+    it.for_each([&](char** p, const int64_t* s, int64_t n) {
+      if (s[0] == 4 && s[1] == 4)
+        return array_fn(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), n);
+      buffered_run<float>(p, s, n, array_fn);
+    });
+  } else if (dt == DType::Float16) {
+    it.for_each(
+        [&](char** p, const int64_t* s, int64_t n) { buffered_run<Half>(p, s, n, array_fn); });
+  } else if (dt == DType::BFloat16) {
+    it.for_each(
+        [&](char** p, const int64_t* s, int64_t n) { buffered_run<BFloat16>(p, s, n, array_fn); });
+  } else {
+    run_unary<kInexactSet>(it, dt, name, op);
+  }
 }
 
 void exp_kernel(const ElementwiseIter& it, DType dt) {
