@@ -32,6 +32,30 @@ def bandwidth_cases(p: int, rng: np.random.Generator) -> List[tuple]:
     ]
 
 
+def transpose_cases(n: int, rng: np.random.Generator, copy: bool = False) -> List[tuple]:
+    """a + a (contiguous) beside a + a.T (Note [Tiled iteration]) at one size, and optionally
+    the transposing copy a.T.contiguous()."""
+    m_np = rng.standard_normal((n, n)).astype(np.float32)
+    m_ts, m_t = ts.asarray(m_np), torch.from_numpy(m_np)
+    out = [(f"add {n}² contiguous", {"ts": lambda: m_ts + m_ts, "np": lambda: m_np + m_np,
+                                      "torch": lambda: m_t + m_t}),
+           (f"add {n}² + its transpose", {"ts": lambda: m_ts + m_ts.T, "np": lambda: m_np + m_np.T,
+                                           "torch": lambda: m_t + m_t.T})]
+    if copy:
+        out.append((f"copy of {n}² transpose", {"ts": lambda: m_ts.T.contiguous(),
+                                                 "np": lambda: np.ascontiguousarray(m_np.T),
+                                                 "torch": lambda: m_t.T.contiguous()}))
+    return out
+
+
+def batched_transpose_case(b: int, n: int, rng: np.random.Generator) -> tuple:
+    x_np = rng.standard_normal((b, n, n)).astype(np.float32)
+    x_ts, x_t = ts.asarray(x_np), torch.from_numpy(x_np)
+    return (f"add {b}×{n}² + its batched transpose",
+            {"ts": lambda: x_ts + x_ts.mT, "np": lambda: x_np + np.swapaxes(x_np, -1, -2),
+             "torch": lambda: x_t + x_t.mT})
+
+
 def matmul_case(n: int, rng: np.random.Generator) -> tuple:
     p_np = rng.standard_normal((n, n)).astype(np.float32)
     q_np = rng.standard_normal((n, n)).astype(np.float32)
@@ -60,11 +84,13 @@ def cases(quick: bool) -> List[tuple]:
     for p in sizes:
         out += bandwidth_cases(p, rng)
     # ---- layout
+    out += transpose_cases(2048, rng, copy=True)
+    if not quick:
+        for n in (1024, 2049, 4096):
+            out += transpose_cases(n, rng)
+        out.append(batched_transpose_case(16, 512, rng))
     m_np = rng.standard_normal((2048, 2048)).astype(np.float32)
     m_ts, m_t = ts.asarray(m_np), torch.from_numpy(m_np)
-    out.append(("add 2048² contiguous", {"ts": lambda: m_ts + m_ts, "np": lambda: m_np + m_np, "torch": lambda: m_t + m_t}))
-    out.append(("add 2048² + its transpose", {"ts": lambda: m_ts + m_ts.T, "np": lambda: m_np + m_np.T,
-                                              "torch": lambda: m_t + m_t.T}))
     out.append(("column sums 2048²", {"ts": lambda: ts.sum(m_ts, axis=0), "np": lambda: m_np.sum(axis=0),
                                       "torch": lambda: m_t.sum(dim=0)}))
     # ---- matmul

@@ -385,7 +385,7 @@ def test_bfloat16(name, data):
     g, w = np.asarray(got.numpy()), np.asarray(want)
     if w.dtype != bool:
         g, w = g.astype(np.float32), w.astype(np.float32)
-    # exp/tanh use a float32 polynomial within 2 ulp, so rounding to bfloat16 may differ by 1 ulp
+    # exp/tanh use a float32 polynomial within 3 ulp, so rounding to bfloat16 may differ by 1 ulp
     tol = dict(rtol=2 ** -7, atol=0) if name in ("exp", "tanh") else dict(rtol=0, atol=0)
     np.testing.assert_allclose(g, w, equal_nan=True, **tol)
 
@@ -406,8 +406,8 @@ def test_fast_float32_accuracy(name):
                         np.linspace(0.6, 0.65, 10_001)]).astype(np.float32)
     got = getattr(ts, name)(ts.asarray(x)).numpy()
     exact = getattr(np, name)(x.astype(np.float64))
-    assert _ulp_error(got, exact) <= 2.0
-    # the strided path (scalar form of the same polynomial) agrees bit for bit
+    assert _ulp_error(got, exact) <= (2.0 if name == "exp" else 3.0)
+    # the strided path (gathered through the same vectorized loop) agrees bit for bit
     strided = getattr(ts, name)(ts.asarray(x[::-3])).numpy()
     np.testing.assert_array_equal(strided, got[::-3])
     # subnormal results and the edges

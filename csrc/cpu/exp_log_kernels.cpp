@@ -6,26 +6,47 @@
 namespace ts {
 namespace {
 
-// float32 contiguous runs go to the vectorized array form; everything else to `op`.
+// Runs array_fn over one run of T (float32, float16 or bfloat16) through a float buffer.
+template <class T, class ArrayFn>
+void buffered_run(char** p, const int64_t* s, int64_t n, ArrayFn array_fn) {
+  constexpr int64_t kBuf = 256;
+  float buf[kBuf];
+  for (int64_t i0 = 0; i0 < n; i0 += kBuf) {
+    const int64_t m = std::min(kBuf, n - i0);
+    for (int64_t i = 0; i < m; ++i)
+      buf[i] = static_cast<float>(*reinterpret_cast<const T*>(p[1] + (i0 + i) * s[1]));
+    array_fn(buf, buf, m);
+    for (int64_t i = 0; i < m; ++i)
+      *reinterpret_cast<T*>(p[0] + (i0 + i) * s[0]) = static_cast<T>(buf[i]);
+  }
+}
+
+// float32 and its 16-bit storage types go to the vectorized float32 array form (Note [fast
+// float32 math]): contiguous float32 runs directly, every other run through a small float
+// buffer, so every layout gets the same bits (16-bit types round that float32 result once).
+// float64 and complex use `op`.
 template <class ArrayFn, class Op>
 void run_fast_f32(const ElementwiseIter& it, DType dt, const char* name, ArrayFn array_fn,
                   const Op& op) {
-  if (dt != DType::Float32) return run_unary<kInexactSet>(it, dt, name, op);
-  it.for_each([&](char** p, const int64_t* s, int64_t n) {
-    if (s[0] == 4 && s[1] == 4)
-      array_fn(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), n);
-    else
-      unary_loop<float, float>(p, s, n, op);
-  });
+  if (dt == DType::Float32) {
+    it.for_each([&](char** p, const int64_t* s, int64_t n) {
+      if (s[0] == 4 && s[1] == 4)
+        return array_fn(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), n);
+      buffered_run<float>(p, s, n, array_fn);
+    });
+  } else if (dt == DType::Float16) {
+    it.for_each(
+        [&](char** p, const int64_t* s, int64_t n) { buffered_run<Half>(p, s, n, array_fn); });
+  } else if (dt == DType::BFloat16) {
+    it.for_each(
+        [&](char** p, const int64_t* s, int64_t n) { buffered_run<BFloat16>(p, s, n, array_fn); });
+  } else {
+    run_unary<kInexactSet>(it, dt, name, op);
+  }
 }
 
 void exp_kernel(const ElementwiseIter& it, DType dt) {
-  run_fast_f32(it, dt, "exp", &fast::exp_f32_array, [](auto a) {
-    if constexpr (std::is_same_v<decltype(a), float>)
-      return fast::exp_f32(a);
-    else
-      return std::exp(a);
-  });
+  run_fast_f32(it, dt, "exp", &fast::exp_f32_array, [](auto a) { return std::exp(a); });
 }
 void expm1_kernel(const ElementwiseIter& it, DType dt) {
   run_unary<kInexactSet>(it, dt, "expm1", [](auto a) {
@@ -64,12 +85,7 @@ void reciprocal_kernel(const ElementwiseIter& it, DType dt) {
   run_unary<kInexactSet>(it, dt, "reciprocal", [](auto a) { return decltype(a)(1) / a; });
 }
 void tanh_kernel(const ElementwiseIter& it, DType dt) {
-  run_fast_f32(it, dt, "tanh", &fast::tanh_f32_array, [](auto a) {
-    if constexpr (std::is_same_v<decltype(a), float>)
-      return fast::tanh_f32(a);
-    else
-      return std::tanh(a);
-  });
+  run_fast_f32(it, dt, "tanh", &fast::tanh_f32_array, [](auto a) { return std::tanh(a); });
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ inline bool is_nan(A v) {
 template <class Acc>
 struct MaxOp {
   using A = Acc;
+  static constexpr SimdKind kSimd = SimdKind::Max;
   static A init() { return lowest<A>(); }
   template <class T>
   static A load(T v) {
@@ -35,6 +36,7 @@ struct MaxOp {
 template <class Acc>
 struct MinOp {
   using A = Acc;
+  static constexpr SimdKind kSimd = SimdKind::Min;
   static A init() { return highest<A>(); }
   template <class T>
   static A load(T v) {

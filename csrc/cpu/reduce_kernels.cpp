@@ -10,6 +10,7 @@ using namespace reduce_detail;
 template <class Acc>
 struct SumOp {
   using A = Acc;
+  static constexpr SimdKind kSimd = SimdKind::Sum;
   static A init() { return A(0); }
   template <class T>
   static A load(T v) {

@@ -17,6 +17,7 @@
 
 #include "cpu/convert.h"
 #include "cpu/parallel.h"
+#include "cpu/reduce_simd.h"
 #include "iter/reduce_iter.h"
 
 namespace ts::reduce_detail {
@@ -67,6 +68,14 @@ template <class Op, class = void>
 struct loads_squares : std::false_type {};
 template <class Op>
 struct loads_squares<Op, std::void_t<decltype(Op::kSquares)>> : std::true_type {};
+
+// Ops with a vectorized contiguous float/double form in reduce_simd.h name it in kSimd.
+enum class SimdKind { None, Sum, Max, Min };
+template <class Op, class = void>
+struct simd_kind : std::integral_constant<SimdKind, SimdKind::None> {};
+template <class Op>
+struct simd_kind<Op, std::void_t<decltype(Op::kSimd)>>
+    : std::integral_constant<SimdKind, Op::kSimd> {};
 
 template <class A>
 using flag_t = std::conditional_t<sizeof(A) == 8, int64_t, int32_t>;
@@ -215,16 +224,35 @@ typename Op::A combine_all(const typename Op::A* a, int64_t n) {
   return Op::combine(left, combine_all<Op>(a + h, n - h));
 }
 
+// One chunk (at most kChunk elements): contiguous float/double runs of sum/max/min take the
+// vectorized forms (Note [Lane-vector pairwise sum]), everything else the pairwise walk.
+template <class Op, class T>
+typename Op::A reduce_chunk(const char* p, int64_t n, int64_t s) {
+  using A = typename Op::A;
+  constexpr SimdKind kind = simd_kind<Op>::value;
+  if constexpr (kind != SimdKind::None && std::is_same_v<T, A> &&
+                (std::is_same_v<A, float> || std::is_same_v<A, double>)) {
+    static_assert(kChunk <= reduce_simd::kMaxRun);
+    if (s == sizeof(T)) {
+      const T* q = reinterpret_cast<const T*>(p);
+      if constexpr (kind == SimdKind::Sum) return reduce_simd::sum(q, n);
+      if constexpr (kind == SimdKind::Max) return reduce_simd::max(q, n);
+      if constexpr (kind == SimdKind::Min) return reduce_simd::min(q, n);
+    }
+  }
+  return pairwise<Op, T>(p, n, s);
+}
+
 // One strided run (Note [Deterministic pairwise reduction]).
 template <class Op, class T>
 typename Op::A reduce_run(const char* p, int64_t n, int64_t s) {
-  if (n <= kChunk) return pairwise<Op, T>(p, n, s);
+  if (n <= kChunk) return reduce_chunk<Op, T>(p, n, s);
   using A = typename Op::A;
   const int64_t nc = (n + kChunk - 1) / kChunk;
   std::unique_ptr<A[]> part(new A[nc]);
   parallel_for(0, nc, 1, [&](int64_t b, int64_t e) {
     for (int64_t c = b; c < e; ++c)
-      part[c] = pairwise<Op, T>(p + c * kChunk * s, std::min(kChunk, n - c * kChunk), s);
+      part[c] = reduce_chunk<Op, T>(p + c * kChunk * s, std::min(kChunk, n - c * kChunk), s);
   });
   return combine_all<Op>(part.get(), nc);
 }

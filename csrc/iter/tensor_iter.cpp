@@ -1,8 +1,103 @@
 #include "iter/tensor_iter.h"
 
 #include <algorithm>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace ts {
+
+namespace {
+
+template <int64_t ES>
+void transpose_scalar(const char* src, int64_t s0, int64_t s1, int64_t n, int64_t m, char* dst,
+                      int64_t i_begin) {
+  for (int64_t i = i_begin; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j) std::memcpy(dst + (j * n + i) * ES, src + i * s0 + j * s1, ES);
+}
+
+template <int64_t ES>
+void transpose_generic(const char* src, int64_t s0, int64_t s1, int64_t n, int64_t m, char* dst) {
+  transpose_scalar<ES>(src, s0, s1, n, m, dst, 0);
+}
+
+#if defined(__SSE2__)
+// 4-byte elements, input rows contiguous: 4x4 blocks through SSE2 shuffles.
+void transpose_4(const char* src, int64_t s0, int64_t n, int64_t m, char* dst) {
+  float* d = reinterpret_cast<float*>(dst);
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const float* r = reinterpret_cast<const float*>(src + i * s0);
+    const float* r1 = reinterpret_cast<const float*>(src + (i + 1) * s0);
+    const float* r2 = reinterpret_cast<const float*>(src + (i + 2) * s0);
+    const float* r3 = reinterpret_cast<const float*>(src + (i + 3) * s0);
+    int64_t j = 0;
+    for (; j + 4 <= m; j += 4) {
+      __m128 a = _mm_loadu_ps(r + j), b = _mm_loadu_ps(r1 + j);
+      __m128 c = _mm_loadu_ps(r2 + j), e = _mm_loadu_ps(r3 + j);
+      _MM_TRANSPOSE4_PS(a, b, c, e);
+      _mm_storeu_ps(d + j * n + i, a);
+      _mm_storeu_ps(d + (j + 1) * n + i, b);
+      _mm_storeu_ps(d + (j + 2) * n + i, c);
+      _mm_storeu_ps(d + (j + 3) * n + i, e);
+    }
+    for (; j < m; ++j) {
+      d[j * n + i] = r[j];
+      d[j * n + i + 1] = r1[j];
+      d[j * n + i + 2] = r2[j];
+      d[j * n + i + 3] = r3[j];
+    }
+  }
+  transpose_scalar<4>(src, s0, 4, n, m, dst, i);
+}
+
+// 8-byte elements, input rows contiguous: 2x2 blocks.
+void transpose_8(const char* src, int64_t s0, int64_t n, int64_t m, char* dst) {
+  double* d = reinterpret_cast<double*>(dst);
+  int64_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    const double* r = reinterpret_cast<const double*>(src + i * s0);
+    const double* r1 = reinterpret_cast<const double*>(src + (i + 1) * s0);
+    int64_t j = 0;
+    for (; j + 2 <= m; j += 2) {
+      const __m128d a = _mm_loadu_pd(r + j), b = _mm_loadu_pd(r1 + j);
+      _mm_storeu_pd(d + j * n + i, _mm_unpacklo_pd(a, b));
+      _mm_storeu_pd(d + (j + 1) * n + i, _mm_unpackhi_pd(a, b));
+    }
+    for (; j < m; ++j) {
+      d[j * n + i] = r[j];
+      d[j * n + i + 1] = r1[j];
+    }
+  }
+  transpose_scalar<8>(src, s0, 8, n, m, dst, i);
+}
+#endif
+
+}  // namespace
+
+// Bytes are moved as-is (floats through integer-free SSE moves keep every bit, NaN payloads
+// included).
+void transpose_tile(const char* src, int64_t s0, int64_t s1, int64_t n, int64_t m, int64_t es,
+                    char* dst) {
+#if defined(__SSE2__)
+  if (es == 4 && s1 == 4) return transpose_4(src, s0, n, m, dst);
+  if (es == 8 && s1 == 8) return transpose_8(src, s0, n, m, dst);
+#endif
+  switch (es) {
+    case 1:
+      return transpose_generic<1>(src, s0, s1, n, m, dst);
+    case 2:
+      return transpose_generic<2>(src, s0, s1, n, m, dst);
+    case 4:
+      return transpose_generic<4>(src, s0, s1, n, m, dst);
+    case 8:
+      return transpose_generic<8>(src, s0, s1, n, m, dst);
+    default:
+      return transpose_generic<16>(src, s0, s1, n, m, dst);
+  }
+}
 
 ElementwiseIter ElementwiseIter::make(const Tensor& out,
                                       std::initializer_list<const Tensor*> inputs, const char* op) {
@@ -23,6 +118,7 @@ ElementwiseIter ElementwiseIter::make(const Tensor& out,
   for (k = 0; k < it.nops; ++k) {
     const Tensor& t = *ops[k];
     it.base[k] = t.data_ptr();
+    it.elsize[k] = t.itemsize();
     full[k].resize(nd, 0);
     const int64_t lead = nd - t.ndim();
     TS_CHECK(lead >= 0, ValueError, op, ": operand of shape ", shape_str(t.shape()),

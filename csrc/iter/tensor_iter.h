@@ -13,11 +13,16 @@ namespace ts {
 
 constexpr int kMaxOperands = 4;
 
+// dst[(j * n + i) * es] = src[i * s0 + j * s1] for i < n, j < m (Note [Tiled iteration]).
+void transpose_tile(const char* src, int64_t s0, int64_t s1, int64_t n, int64_t m, int64_t es,
+                    char* dst);
+
 struct ElementwiseIter {
   int nops = 0;
   char* base[kMaxOperands] = {};
-  Shape shape;                    // innermost first, after coalescing
-  Strides strides[kMaxOperands];  // bytes, innermost first
+  Shape shape;                        // innermost first, after coalescing
+  Strides strides[kMaxOperands];      // bytes, innermost first
+  int64_t elsize[kMaxOperands] = {};  // bytes per element
   int64_t numel = 0;
 
   // `out` fixes the iteration shape; every input must broadcast to it.
@@ -71,48 +76,87 @@ struct ElementwiseIter {
     parallel_for(0, numel, grain, [&](int64_t b, int64_t e) { serial_range(b, e, loop); });
   }
 
-  // Note [Tiled iteration]: when an operand's fastest dim is dim 1 while the output's is dim 0
-  // (a + a.T), walking whole rows reads that operand one cache line per element. Walking
-  // kTile x kTile tiles instead keeps both operands' lines in L1 across the tile's rows.
-  static constexpr int64_t kTile = 64;
+  // Note [Tiled iteration]: when an input's fastest dim is dim 1 while the output's is dim 0
+  // (a + a.T), walking whole rows reads that input one cache line per element, and at a
+  // power-of-two row pitch those lines all fall in the same cache sets and evict each other.
+  // The (dim 0, dim 1) plane is walked instead in tiles of up to tile0 x kTile1 elements (tile
+  // rows along dim 0, the output's contiguous direction). Each such "transposed" input's tile
+  // is first copied, transposed, into a kTileBytes stack buffer (transpose_tile: it reads the
+  // input along its own rows, kTile1 elements each) and the loop then sees it as contiguous.
+  // Tiles go in blocks of kBlock1 rows of dim 1, band by band of dim 0 within a block, so
+  // the pages a block touches stay in the TLB (at 4 KiB pages a 2048-float row is two pages;
+  // 2048^2 float32: 1.1-1.3x faster than unblocked bands). Tiles depend only on the shape:
+  // results do not depend on the thread count.
+  static constexpr int64_t kTile1 = 16;
+  static constexpr int64_t kBlock1 = 256;
+  static constexpr int64_t kTileBytes = 16384;
+
+  // (i0, j0) of tile r of one 2-D plane with c0 bands of dim 0 and c1 tiles along dim 1.
+  static void tile_origin(int64_t r, int64_t c0, int64_t c1, int64_t tile0, int64_t& i0,
+                          int64_t& j0) {
+    constexpr int64_t jb = kBlock1 / kTile1;  // tiles per full block
+    const int64_t full = c1 / jb, in_full = c0 * jb * full;
+    const int64_t w = r < in_full ? jb : c1 - full * jb;  // tiles across this block
+    const int64_t first = r < in_full ? (r / (c0 * jb)) * jb : full * jb;
+    const int64_t rr = r < in_full ? r % (c0 * jb) : r - in_full;
+    i0 = (rr / w) * tile0;
+    j0 = (first + rr % w) * kTile1;
+  }
+
+  bool transposed(int k) const {
+    const int64_t s0 = strides[k][0] < 0 ? -strides[k][0] : strides[k][0];
+    const int64_t s1 = strides[k][1] < 0 ? -strides[k][1] : strides[k][1];
+    return s1 != 0 && s1 < s0;
+  }
 
   bool needs_tiling() const {
-    if (shape.size() < 2 || shape[0] < kTile / 2 || shape[1] < kTile / 2) return false;
-    for (int k = 0; k < nops; ++k) {
-      const int64_t s0 = strides[k][0] < 0 ? -strides[k][0] : strides[k][0];
-      const int64_t s1 = strides[k][1] < 0 ? -strides[k][1] : strides[k][1];
-      if (s1 != 0 && s1 < s0) return true;
-    }
+    if (shape.size() < 2 || shape[0] < kTile1 || shape[1] < kTile1) return false;
+    for (int k = 1; k < nops; ++k)
+      if (transposed(k)) return true;
     return false;
   }
 
   template <class Loop>
   void tiled_for_each(const Loop& loop, int64_t grain) const {
-    const int64_t n0 = shape[0], n1 = shape[1];
-    const int64_t t0 = (n0 + kTile - 1) / kTile, t1 = (n1 + kTile - 1) / kTile;
+    const int64_t n0 = shape[0], n1 = shape[1], nd = shape.size();
+    int64_t es_max = 1;
+    for (int k = 0; k < nops; ++k) es_max = std::max(es_max, elsize[k]);
+    const int64_t tile0 = kTileBytes / (kTile1 * es_max);
+    const int64_t c0 = (n0 + tile0 - 1) / tile0, c1 = (n1 + kTile1 - 1) / kTile1;
     const int64_t outer = numel / (n0 * n1);
-    const int64_t nd = shape.size();
+    bool buffered[kMaxOperands] = {};
     int64_t inner[kMaxOperands];
-    for (int k = 0; k < nops; ++k) inner[k] = strides[k][0];
-    parallel_for(0, outer * t0 * t1, std::max<int64_t>(1, grain / (kTile * kTile)),
+    for (int k = 0; k < nops; ++k) {
+      buffered[k] = k > 0 && transposed(k);
+      inner[k] = buffered[k] ? elsize[k] : strides[k][0];
+    }
+    parallel_for(0, outer * c0 * c1, std::max<int64_t>(1, grain / (tile0 * kTile1)),
                  [&](int64_t b, int64_t e) {
+                   alignas(64) char buf[kMaxOperands - 1][kTileBytes];
                    char* p[kMaxOperands];
-                   for (int64_t tile = b; tile < e; ++tile) {
-                     const int64_t o = tile / (t0 * t1), r = tile % (t0 * t1);
-                     const int64_t j0 = (r / t0) * kTile, i0 = (r % t0) * kTile;
-                     char* base_o[kMaxOperands];
+                   char* tile_base[kMaxOperands];
+                   for (int64_t t = b; t < e; ++t) {
+                     const int64_t o = t / (c0 * c1);
+                     int64_t i0, j0;
+                     tile_origin(t % (c0 * c1), c0, c1, tile0, i0, j0);
+                     const int64_t n = std::min(tile0, n0 - i0), m = std::min(kTile1, n1 - j0);
                      for (int k = 0; k < nops; ++k) {
-                       char* q = base[k];
+                       char* q = base[k] + i0 * strides[k][0] + j0 * strides[k][1];
                        int64_t rem = o;
                        for (int64_t d = 2; d < nd; ++d) {
                          q += (rem % shape[d]) * strides[k][d];
                          rem /= shape[d];
                        }
-                       base_o[k] = q + i0 * strides[k][0];
+                       tile_base[k] = q;
+                       if (buffered[k]) {
+                         transpose_tile(q, strides[k][0], strides[k][1], n, m, elsize[k],
+                                        buf[k - 1]);
+                         tile_base[k] = buf[k - 1];
+                       }
                      }
-                     const int64_t n = std::min(kTile, n0 - i0), j1 = std::min(n1, j0 + kTile);
-                     for (int64_t j = j0; j < j1; ++j) {
-                       for (int k = 0; k < nops; ++k) p[k] = base_o[k] + j * strides[k][1];
+                     for (int64_t j = 0; j < m; ++j) {
+                       for (int k = 0; k < nops; ++k)
+                         p[k] = tile_base[k] + j * (buffered[k] ? n * elsize[k] : strides[k][1]);
                        loop(p, inner, n);
                      }
                    }
