@@ -19,6 +19,8 @@ void init_autograd(py::module_& m);
 void init_linalg(py::module_& m);
 void init_random(py::module_& m);
 void init_fft(py::module_& m);
+void init_optim(py::module_& m);
+void init_nn(py::module_& m);
 }  // namespace ts::python
 
 namespace {
@@ -62,4 +64,6 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_linalg(m);
   ts::python::init_random(m);
   ts::python::init_fft(m);
+  ts::python::init_optim(m);
+  ts::python::init_nn(m);
 }

@@ -63,11 +63,6 @@ def one_hot(x: Tensor, num_classes: int = -1) -> Tensor:
     return (t.expand_dims(x, axis=-1) == t.arange(num_classes, dtype=x.dtype)).astype(t.int64)
 
 
-def _one_hot_float(x: Tensor, n: int, dtype: Any) -> Tensor:
-    t = _ts()
-    return (t.expand_dims(x, axis=-1) == t.arange(n, dtype=x.dtype)).astype(dtype)
-
-
 def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
               max_norm: Optional[float] = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
