@@ -34,6 +34,37 @@ def fusable(*xs: Optional[Tensor]) -> bool:
     return bool(ts) and str(ts[0].dtype) in FUSED_DTYPES and all(x.dtype == ts[0].dtype for x in ts)
 
 
+# ----------------------------------------------------------------- linear
+class Linear(Function):
+    """y = x W^T + b. The backward forms dW = g^T x directly in W's (out, in) layout; the
+    generic matmul rule would produce it transposed, and accumulating a transposed gradient
+    costs a strided copy of the whole weight every step."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, w: Tensor, b: Optional[Tensor]) -> Tensor:  # type: ignore[override]
+        t = _ts()
+        y = t.matmul(x, w.mT)
+        if b is not None:
+            y = y + b
+        ctx.save_for_backward(x, w)
+        ctx.has_bias = b is not None
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        t = _ts()
+        x, w = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad
+        gx = t.matmul(g, w) if need_x else None
+        g2 = t.reshape(g, (-1, g.shape[-1])) if g.ndim != 2 else g
+        gw = None
+        if need_w:
+            x2 = t.reshape(x, (-1, x.shape[-1])) if x.ndim != 2 else x
+            gw = t.matmul(g2.mT, x2)
+        gb = t.sum(g2, axis=0) if ctx.has_bias and need_b else None
+        return gx, gw, gb
+
+
 # ----------------------------------------------------------------- softmax
 class Softmax(Function):
     """softmax / log_softmax over the last axis."""

@@ -5,6 +5,8 @@ import math
 from typing import Any, Optional
 
 from ..._C import Tensor
+from . import _fused
+from ._fused import fusable
 from .. import _rng
 from .activation import softmax
 
@@ -16,6 +18,9 @@ def _ts() -> Any:
 
 def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """x @ weight.T + bias, weight of shape (out_features, in_features)."""
+    if x.ndim >= 1 and weight.ndim == 2 and (bias is None or bias.ndim == 1) \
+            and fusable(x, weight, bias):
+        return _fused.Linear.apply(x, weight, bias)
     y = _ts().matmul(x, weight.mT)
     return y + bias if bias is not None else y
 
