@@ -101,6 +101,22 @@ def test_gelu(approximate, dtype, tol) -> None:
                rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_relu_values_and_gradient_at_zero_and_nan(dtype) -> None:
+    x = np.concatenate([randn(50, dtype=dtype), np.array([0.0, -0.0, np.nan, np.inf, -np.inf], dtype)])
+    xs, xt = tt(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    g = randn(x.size, dtype=dtype)
+    F.relu(xs).backward(tt(g))
+    TF.relu(xt).backward(torch.tensor(g))
+    close(F.relu(xs.detach()), TF.relu(xt.detach()), 0, 0)
+    close(xs.grad, xt.grad, 0, 0)
+    h = ts.asarray(x).astype(ts.bfloat16)
+    assert F.relu(h).dtype == ts.bfloat16
+    close(F.relu(h).astype(ts.float64), np.where(np.isnan(x), np.nan,
+                                                 np.maximum(x.astype(np.float64), 0)), 1e-2, 0)
+    _second_order(lambda a: F.relu(a) ** 2, lambda a: TF.relu(a) ** 2, randn(4, 3))
+
+
 def _second_order(fs, ft, *arrays, tol=1e-9) -> None:
     """Gradients of (grad . grad) through create_graph=True match PyTorch's."""
     xs = [tt(a, requires_grad=True) for a in arrays]

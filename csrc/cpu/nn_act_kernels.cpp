@@ -1,4 +1,5 @@
-// CPU kernels of GELU (exact and tanh forms), forward and backward (ops/nn_fused.h).
+// CPU kernels of GELU (exact and tanh forms), forward and backward, and ReLU's backward
+// (ops/nn_fused.h).
 // float32 (and the 16-bit floats, through float chunks) use branch-free formulas that GCC
 // vectorizes: erfc from Numerical Recipes' erfcc fit, relative error < 1.2e-7 in exact
 // arithmetic, evaluated with fast::exp_f32 (Note [fast float32 math]); float64 uses libm.
@@ -148,8 +149,29 @@ void cpu_gelu_backward(const Tensor& x, const Tensor& gy, const Tensor& gx, bool
   });
 }
 
+template <class T>
+void relu_backward_any(const Tensor& y, const Tensor& gy, const Tensor& gx) {
+  const T* __restrict yp = y.data<T>();
+  const T* __restrict gp = gy.data<T>();
+  T* __restrict op = gx.data<T>();
+  parallel_for(0, y.numel(), kGrainSize, [=](int64_t lo, int64_t hi) {
+    // Both loads unconditional: the select becomes a blend, not an unpredictable branch.
+    for (int64_t i = lo; i < hi; ++i) {
+      const T g = gp[i];
+      op[i] = acc_t<T>(yp[i]) <= 0 ? T(0) : g;
+    }
+  });
+}
+
+void cpu_relu_backward(const Tensor& y, const Tensor& gy, const Tensor& gx) {
+  visit_dtype<kFloatSet>(y.dtype(), "relu_backward", [&](auto tag) {
+    relu_backward_any<typename decltype(tag)::type>(y, gy, gx);
+  });
+}
+
 }  // namespace
 
+TS_REGISTER_KERNEL(relu_backward_stub, CPU, &cpu_relu_backward);
 TS_REGISTER_KERNEL(gelu_stub, CPU, &cpu_gelu);
 TS_REGISTER_KERNEL(gelu_backward_stub, CPU, &cpu_gelu_backward);
 

@@ -2,6 +2,7 @@
 // norm, forward and backward. One row per task; float32 rows exponentiate through the
 // vectorized fast::exp_f32_array (Note [fast float32 math]). Statistics accumulate in
 // acc_t<T>, as PyTorch's CPU kernels do.
+#pragma GCC optimize("no-trapping-math")  // lets the max selects vectorize (flags unread)
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,6 +17,34 @@ namespace ts {
 namespace {
 
 int64_t row_grain(int64_t n) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)); }
+
+// Row reductions in kLanes independent partial results (combined in a fixed order), so the
+// loop vectorizes without reassociating a single serial chain; results do not depend on
+// threads.
+constexpr int kLanes = 16;
+
+template <class A, class F>
+A lane_reduce(int64_t n, A init, const F& load, A (*combine)(A, A)) {
+  A acc[kLanes];
+  for (int j = 0; j < kLanes; ++j) acc[j] = init;
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) acc[j] = combine(acc[j], load(i + j));
+  for (; i < n; ++i) acc[0] = combine(acc[0], load(i));
+  A r = acc[0];
+  for (int j = 1; j < kLanes; ++j) r = combine(r, acc[j]);
+  return r;
+}
+
+template <class A>
+A add2(A a, A b) {
+  return a + b;
+}
+// NaN-propagating max (a NaN input makes the row NaN downstream either way).
+template <class A>
+A max2(A a, A b) {
+  return b > a || b != b ? b : a;
+}
 
 // out[i] = exp(in[i]) for a row in the compute type.
 template <class A>
@@ -35,14 +64,14 @@ void softmax_rows(const T* x, T* out, int64_t rows, int64_t n, bool log) {
     for (int64_t r = lo; r < hi; ++r) {
       const T* xr = x + r * n;
       T* yr = out + r * n;
-      A m = -std::numeric_limits<A>::infinity();
-      for (int64_t i = 0; i < n; ++i) m = std::max(m, A(xr[i]));
+      const A m = lane_reduce<A>(
+          n, -std::numeric_limits<A>::infinity(), [&](int64_t i) { return A(xr[i]); }, &max2<A>);
       // No guard for infinite maxima: inf - inf = NaN makes a row of -inf, or one holding
       // +inf, all NaN, as in PyTorch.
       for (int64_t i = 0; i < n; ++i) d[i] = A(xr[i]) - m;
       exp_row(e.data(), d.data(), n);
-      A sum = 0;
-      for (int64_t i = 0; i < n; ++i) sum += e[i];
+      const A sum = lane_reduce<A>(
+          n, A(0), [&](int64_t i) { return e[i]; }, &add2<A>);
       if (log) {
         const A lse = std::log(sum);
         for (int64_t i = 0; i < n; ++i) yr[i] = T(d[i] - lse);
@@ -64,14 +93,14 @@ void softmax_backward_rows(const T* y, const T* gy, T* gx, int64_t rows, int64_t
       T* out = gx + r * n;
       A s = 0;
       if (log) {  // gx = gy - exp(y) * sum(gy)
-        for (int64_t i = 0; i < n; ++i) {
-          s += A(gr[i]);
-          d[i] = A(yr[i]);
-        }
+        s = lane_reduce<A>(
+            n, A(0), [&](int64_t i) { return A(gr[i]); }, &add2<A>);
+        for (int64_t i = 0; i < n; ++i) d[i] = A(yr[i]);
         exp_row(e.data(), d.data(), n);
         for (int64_t i = 0; i < n; ++i) out[i] = T(A(gr[i]) - e[i] * s);
       } else {  // gx = y * (gy - sum(gy * y))
-        for (int64_t i = 0; i < n; ++i) s += A(gr[i]) * A(yr[i]);
+        s = lane_reduce<A>(
+            n, A(0), [&](int64_t i) { return A(gr[i]) * A(yr[i]); }, &add2<A>);
         for (int64_t i = 0; i < n; ++i) out[i] = T(A(yr[i]) * (A(gr[i]) - s));
       }
     }
@@ -108,24 +137,29 @@ void layer_norm_rows(const Tensor& x, const Tensor* w, const Tensor* b, double e
     for (int64_t r = lo; r < hi; ++r) {
       const T* xr = xp + r * n;
       // Two passes: the centred sum of squares does not cancel catastrophically.
-      A s = 0;
-      for (int64_t i = 0; i < n; ++i) s += A(xr[i]);
-      const A mu = s / A(n);
-      A ss = 0;
-      for (int64_t i = 0; i < n; ++i) {
-        const A d = A(xr[i]) - mu;
-        ss += d * d;
-      }
+      const A mu = lane_reduce<A>(
+                       n, A(0), [&](int64_t i) { return A(xr[i]); }, &add2<A>) /
+                   A(n);
+      const A ss = lane_reduce<A>(
+          n, A(0),
+          [&](int64_t i) {
+            const A d = A(xr[i]) - mu;
+            return d * d;
+          },
+          &add2<A>);
       const A rs = A(1) / std::sqrt(ss / A(n) + A(eps));
       mp[r] = mu;
       rp[r] = rs;
       T* yr = yp + r * n;
-      for (int64_t i = 0; i < n; ++i) {
-        A v = (A(xr[i]) - mu) * rs;
-        if (wp) v = v * A(wp[i]);
-        if (bp) v = v + A(bp[i]);
-        yr[i] = T(v);
-      }
+      if (wp && bp)
+        for (int64_t i = 0; i < n; ++i) yr[i] = T((A(xr[i]) - mu) * rs * A(wp[i]) + A(bp[i]));
+      else
+        for (int64_t i = 0; i < n; ++i) {
+          A v = (A(xr[i]) - mu) * rs;
+          if (wp) v = v * A(wp[i]);
+          if (bp) v = v + A(bp[i]);
+          yr[i] = T(v);
+        }
     }
   });
 }
@@ -145,13 +179,14 @@ void layer_norm_backward_rows(const Tensor& gy, const Tensor& x, const Tensor& m
     for (int64_t r = lo; r < hi; ++r) {
       const T *gr = gp + r * n, *xr = xp + r * n;
       const A mu = mp[r], rs = rp[r];
-      A sg = 0, sgx = 0;
       for (int64_t i = 0; i < n; ++i) {
         xh[i] = (A(xr[i]) - mu) * rs;
         g[i] = wp ? A(gr[i]) * A(wp[i]) : A(gr[i]);
-        sg += g[i];
-        sgx += g[i] * xh[i];
       }
+      const A sg = lane_reduce<A>(
+          n, A(0), [&](int64_t i) { return g[i]; }, &add2<A>);
+      const A sgx = lane_reduce<A>(
+          n, A(0), [&](int64_t i) { return g[i] * xh[i]; }, &add2<A>);
       const A mg = sg / A(n), mgx = sgx / A(n);
       T* out = gxp + r * n;
       for (int64_t i = 0; i < n; ++i) out[i] = T(rs * (g[i] - mg - xh[i] * mgx));

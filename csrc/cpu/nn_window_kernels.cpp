@@ -1,6 +1,9 @@
 // CPU kernels of the sliding-window ops (ops/nn_fused.h): im2col/col2im for convolution
 // (zero padding done on the fly, no padded copy) and max pooling with PyTorch's flat
 // per-plane indices. One (n, c) plane per task: planes never share output, so no atomics.
+// no-trapping-math lets GCC turn max pooling's float selects into blends (we never read the
+// floating-point exception flags, so no result changes).
+#pragma GCC optimize("no-trapping-math")
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -121,11 +124,11 @@ void max_pool_any(const Tensor& x, const Tensor& y, const Tensor& idx, const Win
                        int64_t at = h0 * W + w0;
                        for (int64_t ih = h0; ih < h1; ih += w.dh)
                          for (int64_t iw = w0; iw < w1; iw += w.dw) {
+                           // Selects, not branches: maxima of random data mispredict.
                            const A v = A(xs[ih * W + iw]);
-                           if (v > best || std::isnan(v)) {
-                             best = v;
-                             at = ih * W + iw;
-                           }
+                           const bool take = (v > best) | (v != v);
+                           best = take ? v : best;
+                           at = take ? ih * W + iw : at;
                          }
                        const int64_t o = p * Ho * Wo + oh * Wo + ow;
                        yp[o] = T(best);

@@ -11,6 +11,7 @@ TS_DEFINE_STUB(LayerNormKernel, layer_norm_stub, "layer_norm");
 TS_DEFINE_STUB(LayerNormBackwardKernel, layer_norm_backward_stub, "layer_norm_backward");
 TS_DEFINE_STUB(GeluKernel, gelu_stub, "gelu");
 TS_DEFINE_STUB(GeluBackwardKernel, gelu_backward_stub, "gelu_backward");
+TS_DEFINE_STUB(ReluBackwardKernel, relu_backward_stub, "relu_backward");
 TS_DEFINE_STUB(Im2colKernel, im2col_stub, "im2col");
 TS_DEFINE_STUB(Col2imKernel, col2im_stub, "col2im");
 TS_DEFINE_STUB(MaxPoolKernel, max_pool_stub, "max_pool2d");
@@ -151,6 +152,14 @@ Tensor gelu_backward(const Tensor& x, const Tensor& gy, bool tanh_approx) {
   Tensor gx = empty_like(x);
   if (x.numel() > 0)
     gelu_backward_stub.get(x.device())(contiguous(x), contiguous(gy), gx, tanh_approx);
+  return gx;
+}
+
+Tensor relu_backward(const Tensor& y, const Tensor& gy) {
+  check_float(y, "relu_backward");
+  check_same(y, gy, "relu_backward");
+  Tensor gx = empty_like(y);
+  if (y.numel() > 0) relu_backward_stub.get(y.device())(contiguous(y), contiguous(gy), gx);
   return gx;
 }
 

@@ -38,6 +38,7 @@ using LayerNormBackwardKernel = void (*)(const Tensor& gy, const Tensor& x, cons
 using GeluKernel = void (*)(const Tensor& x, const Tensor& out, bool tanh_approx);
 using GeluBackwardKernel = void (*)(const Tensor& x, const Tensor& gy, const Tensor& gx,
                                     bool tanh_approx);
+using ReluBackwardKernel = void (*)(const Tensor& y, const Tensor& gy, const Tensor& gx);
 // x (N, C, H, W) -> cols (N, C*kh*kw, Ho*Wo) and back (col2im sums overlapping windows).
 using Im2colKernel = void (*)(const Tensor& x, const Tensor& cols, const Window2d& win);
 using Col2imKernel = void (*)(const Tensor& cols, const Tensor& x, const Window2d& win);
@@ -52,6 +53,7 @@ TS_DECLARE_STUB(LayerNormKernel, layer_norm_stub);
 TS_DECLARE_STUB(LayerNormBackwardKernel, layer_norm_backward_stub);
 TS_DECLARE_STUB(GeluKernel, gelu_stub);
 TS_DECLARE_STUB(GeluBackwardKernel, gelu_backward_stub);
+TS_DECLARE_STUB(ReluBackwardKernel, relu_backward_stub);
 TS_DECLARE_STUB(Im2colKernel, im2col_stub);
 TS_DECLARE_STUB(Col2imKernel, col2im_stub);
 TS_DECLARE_STUB(MaxPoolKernel, max_pool_stub);
@@ -73,6 +75,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& gy, const T
 
 Tensor gelu(const Tensor& x, bool tanh_approx);
 Tensor gelu_backward(const Tensor& x, const Tensor& gy, bool tanh_approx);
+// ReLU's input gradient from its output y: gy where y > 0 (or NaN, as PyTorch passes), else 0.
+Tensor relu_backward(const Tensor& y, const Tensor& gy);
 
 Tensor im2col(const Tensor& x, const Window2d& win);
 // cols (N, C*kh*kw, Ho*Wo) -> (N, C, h, w).

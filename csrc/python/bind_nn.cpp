@@ -39,6 +39,7 @@ void init_nn(py::module_& m) {
       "(grad_input, grad_weight or None, grad_bias or None)");
   m.def("_gelu", &gelu, "GELU (tanh approximation if tanh_approx)");
   m.def("_gelu_backward", &gelu_backward, "GELU's input gradient");
+  m.def("_relu_backward", &relu_backward, "ReLU's input gradient from its output");
   m.def(
       "_im2col",
       [](const Tensor& x, A2 k, A2 s, A2 p, A2 d) { return im2col(x, window(k, s, p, d)); },

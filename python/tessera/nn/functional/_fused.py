@@ -135,6 +135,24 @@ def _layer_norm_backward_composite(g: Tensor, x: Tensor, w: Optional[Tensor], ha
     return t.reshape(gx, shape), gw, gb, None, None
 
 
+# ----------------------------------------------------------------- ReLU
+class Relu(Function):
+    """max(x, 0) whose backward masks by the saved output in one pass."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:  # type: ignore[override]
+        y = _ts().maximum(x, 0)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        (y,) = ctx.saved_tensors
+        if not _C.is_grad_enabled():
+            return _C._relu_backward(y, g)
+        return _ts().where(y <= 0, 0.0, g)
+
+
 # ----------------------------------------------------------------- GELU
 class Gelu(Function):
     @staticmethod

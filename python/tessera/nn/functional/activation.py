@@ -9,7 +9,7 @@ from typing import Any, Optional, Sequence, Union
 
 from ..._C import Tensor
 from ...autograd.function import Function, FunctionCtx
-from ._fused import Gelu, fusable, softmax_axis
+from ._fused import Gelu, Relu, fusable, softmax_axis
 
 Dim = Optional[Union[int, Sequence[int]]]
 
@@ -20,6 +20,9 @@ def _ts() -> Any:
 
 
 def relu(x: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0) (NaN stays NaN); the gradient is g where the output is positive."""
+    if fusable(x):
+        return Relu.apply(x)
     return _ts().maximum(x, 0)
 
 
