@@ -7,7 +7,8 @@ and a char-GPT training step. Ratios > 1 mean tessera is faster.
 
 Epochs run on the first --train-size MNIST training images (default 10,000, a sixth of an
 epoch; both libraries see the same batches) and are reported per full 60,000-image epoch
-(time x 60000/train-size). Batches come from slicing preloaded tensors in both libraries
+(time x 60000/train-size). The libraries take turns and each keeps its best round, which
+keeps the ratios meaningful on a shared, loaded machine. Batches come from slicing preloaded tensors in both libraries
 (the loaders are not what is measured). MNIST is read from $TESSERA_MNIST or
 ../shared/data/mnist; without it random images of the same shape are used.
 """
@@ -23,7 +24,7 @@ import numpy as np
 import torch
 
 import tessera as ts
-from common import fmt_time, machine, timeit
+from common import fmt_time, machine
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -160,43 +161,48 @@ def optim_step_fns(n_params: int = 100) -> Dict[str, Callable[[], None]]:
 
 
 # ----------------------------------------------------------------- driver
-def run_cases(quick: bool, train_size: int, min_time: float) -> Tuple[List[Dict[str, Any]], str]:
+def interleaved_best(fns: Dict[str, Callable[[], None]], reps: int, inner: int) -> Dict[str, float]:
+    """Seconds per call of each fn: the libraries take turns (so a load spike on a shared
+    machine hits both alike) and each reports its best of `reps` rounds of `inner` calls."""
+    for fn in fns.values():  # warm-up: allocator caches, lazily built state
+        fn()
+    best = {k: float("inf") for k in fns}
+    for _ in range(reps):
+        for k, fn in fns.items():
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                fn()
+            best[k] = min(best[k], (time.perf_counter() - t0) / inner)
+    return best
+
+
+def run_cases(quick: bool, train_size: int, reps: int) -> List[Dict[str, Any]]:
     rows: List[Dict[str, Any]] = []
-    scale = 60000 / train_size
 
     def row(case: str, fns: Dict[str, Callable[[], None]], factor: float = 1.0,
-            once: bool = False) -> None:
+            inner: int = 1, rounds: int = reps) -> None:
         r: Dict[str, Any] = {"case": case}
-        for k, fn in fns.items():
-            if once:  # long runs: warm-up, then the best of 3
-                fn()
-                ts_ = []
-                for _ in range(3):
-                    t0 = time.perf_counter()
-                    fn()
-                    ts_.append(time.perf_counter() - t0)
-                r[k] = min(ts_) * factor
-            else:
-                r[k] = timeit(fn, min_time) * factor
+        r.update({k: v * factor for k, v in interleaved_best(fns, rounds, inner).items()})
         print(f"{case}: " + ", ".join(f"{k}={fmt_time(v)}" for k, v in r.items() if k != "case"),
               file=sys.stderr, flush=True)
         rows.append(r)
 
-    fns = optim_step_fns()
-    row("Adam step, 100 params (3.3M values)", fns)
+    row("Adam step, 100 params (3.3M values)", optim_step_fns(), inner=5)
     x, y, src = mnist_arrays(train_size)
     sm, tm = twin(mlp)
     row(f"MNIST MLP 784-256-10 epoch (batch 128, Adam; {src})",
-        {"ts": epoch_fn(ts, sm, x, y, 128), "torch": epoch_fn(torch, tm, x, y, 128)}, scale, once=True)
+        {"ts": epoch_fn(ts, sm, x, y, 128), "torch": epoch_fn(torch, tm, x, y, 128)},
+        60000 / train_size)
     sm, tm = twin(cnn)
     n_cnn = train_size // (4 if quick else 1)
     row(f"MNIST CNN epoch (2 conv 3x3 16/32 + pool + linear, batch 64, Adam; {src})",
         {"ts": epoch_fn(ts, sm, x[:n_cnn], y[:n_cnn], 64),
-         "torch": epoch_fn(torch, tm, x[:n_cnn], y[:n_cnn], 64)}, 60000 / n_cnn, once=True)
+         "torch": epoch_fn(torch, tm, x[:n_cnn], y[:n_cnn], 64)}, 60000 / n_cnn)
     sm, tm = twin(gpt)
     row("char-GPT train step (4 layers, 4 heads, n_embd 128, block 64, batch 32, AdamW)",
-        {"ts": gpt_step_fn(ts, sm, 32, 64), "torch": gpt_step_fn(torch, tm, 32, 64)})
-    return rows, src
+        {"ts": gpt_step_fn(ts, sm, 32, 64), "torch": gpt_step_fn(torch, tm, 32, 64)},
+        rounds=max(reps, 5))
+    return rows
 
 
 def table(rows: List[Dict[str, Any]]) -> str:
@@ -213,7 +219,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--min-time", type=float, default=0.5)
+    ap.add_argument("--reps", type=int, default=3, help="rounds per case (best is kept)")
     ap.add_argument("--train-size", type=int, default=10000)
     ap.add_argument("--markdown", default=None, help="write the table to this file")
     args = ap.parse_args()
@@ -221,10 +227,11 @@ def main() -> int:
     ts.set_num_threads(threads)
     torch.set_num_threads(threads)
     size = min(args.train_size, 2000) if args.quick else args.train_size
-    rows, _ = run_cases(args.quick, size, args.min_time)
+    rows = run_cases(args.quick, size, args.reps)
     head = (f"Machine: {machine()}; threads: {threads}; tessera {ts.__version__}, "
             f"PyTorch {torch.__version__}. Epoch times are per 60,000 images, measured on the "
-            f"first {size}. Ratios > 1 mean tessera is faster.")
+            f"first {size}; each number is the best of {args.reps}+ rounds with the two libraries "
+            f"taking turns. Ratios > 1 mean tessera is faster.")
     md = head + "\n\n" + table(rows)
     print(md)
     if args.markdown:
