@@ -7,8 +7,9 @@ and a char-GPT training step. Ratios > 1 mean tessera is faster.
 
 Epochs run on the first --train-size MNIST training images (default 10,000, a sixth of an
 epoch; both libraries see the same batches) and are reported per full 60,000-image epoch
-(time x 60000/train-size). The libraries take turns and each keeps its best round, which
-keeps the ratios meaningful on a shared, loaded machine. Batches come from slicing preloaded tensors in both libraries
+(time x 60000/train-size). Times are process CPU times (equal to wall time single-threaded
+on an idle machine); the libraries take turns and each keeps its best round, which keeps
+the ratios meaningful on a shared, loaded machine. Batches come from slicing preloaded tensors in both libraries
 (the loaders are not what is measured). MNIST is read from $TESSERA_MNIST or
 ../shared/data/mnist; without it random images of the same shape are used.
 """
@@ -162,17 +163,19 @@ def optim_step_fns(n_params: int = 100) -> Dict[str, Callable[[], None]]:
 
 # ----------------------------------------------------------------- driver
 def interleaved_best(fns: Dict[str, Callable[[], None]], reps: int, inner: int) -> Dict[str, float]:
-    """Seconds per call of each fn: the libraries take turns (so a load spike on a shared
-    machine hits both alike) and each reports its best of `reps` rounds of `inner` calls."""
+    """CPU seconds per call of each fn: the libraries take turns (so a load spike on a shared
+    machine hits both alike) and each reports its best of `reps` rounds of `inner` calls.
+    Process CPU time equals wall time for these single-threaded runs on an idle machine and
+    does not count time spent descheduled on a busy one."""
     for fn in fns.values():  # warm-up: allocator caches, lazily built state
         fn()
     best = {k: float("inf") for k in fns}
     for _ in range(reps):
         for k, fn in fns.items():
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             for _ in range(inner):
                 fn()
-            best[k] = min(best[k], (time.perf_counter() - t0) / inner)
+            best[k] = min(best[k], (time.process_time() - t0) / inner)
     return best
 
 
@@ -230,8 +233,8 @@ def main() -> int:
     rows = run_cases(args.quick, size, args.reps)
     head = (f"Machine: {machine()}; threads: {threads}; tessera {ts.__version__}, "
             f"PyTorch {torch.__version__}. Epoch times are per 60,000 images, measured on the "
-            f"first {size}; each number is the best of {args.reps}+ rounds with the two libraries "
-            f"taking turns. Ratios > 1 mean tessera is faster.")
+            f"first {size}; each number is the process CPU time of the best of {args.reps}+ rounds "
+            f"with the two libraries taking turns. Ratios > 1 mean tessera is faster.")
     md = head + "\n\n" + table(rows)
     print(md)
     if args.markdown:

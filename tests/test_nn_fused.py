@@ -257,6 +257,14 @@ def test_max_pool_modules_with_indices_and_special_values() -> None:
         # Unbatched (C, H, W) / (C, L).
         (ys, i_s), (yt, i_t) = sm(tt(inp[0])), tm(torch.tensor(inp[0]))
         np.testing.assert_array_equal(i_s.numpy(), i_t.numpy())
+    # The unrolled 2x2 path: ties pick the first maximum, NaN wins wherever it sits.
+    z = rng.integers(0, 2, (2, 3, 6, 8)).astype(np.float32)
+    z[0, 0, 0, 1] = z[1, 2, 5, 7] = np.nan
+    for stride in (2, 1):
+        (ys, i_s), (yt, i_t) = (F.max_pool2d(tt(z), 2, stride, return_indices=True),
+                                TF.max_pool2d(torch.tensor(z), 2, stride, return_indices=True))
+        np.testing.assert_array_equal(ys.numpy(), yt.numpy())
+        np.testing.assert_array_equal(i_s.numpy(), i_t.numpy())
     xi = ts.ones((1, 1, 4, 4), dtype=ts.int32)
     assert F.max_pool2d(xi, 2).dtype == ts.int32
     with pytest.raises(TypeError, match="return_indices=True needs a floating-point input"):

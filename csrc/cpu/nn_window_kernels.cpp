@@ -98,44 +98,82 @@ void col2im_any(const Tensor& cols, const Tensor& x, const Window2d& w) {
                });
 }
 
-// PyTorch's max pooling: -inf padding, the first maximum wins, NaN propagates (the last
-// NaN's index is kept).
+// One window's max and flat index over taps [h0, h1) x [w0, w1) (steps dh, dw). Selects,
+// not branches: the maxima of random data mispredict. NaN wins (the last NaN's index).
+template <class T>
+inline void window_max(const T* xs, int64_t W, int64_t h0, int64_t h1, int64_t w0, int64_t w1,
+                       int64_t dh, int64_t dw, T* y, int64_t* at_out) {
+  using A = acc_t<T>;
+  A best = -std::numeric_limits<A>::infinity();
+  int64_t at = h0 * W + w0;
+  for (int64_t ih = h0; ih < h1; ih += dh)
+    for (int64_t iw = w0; iw < w1; iw += dw) {
+      const A v = A(xs[ih * W + iw]);
+      const bool take = (v > best) | (v != v);
+      best = take ? v : best;
+      at = take ? ih * W + iw : at;
+    }
+  *y = T(best);
+  *at_out = at;
+}
+
+// PyTorch's max pooling: -inf padding, the first maximum wins, windows clipped to the input.
+template <class T>
+void max_pool_plane(const T* xs, T* ys, int64_t* is, int64_t H, int64_t W, int64_t Ho, int64_t Wo,
+                    const Window2d w) {
+  const bool plain = w.ph == 0 && w.pw == 0 && w.dh == 1 && w.dw == 1 &&
+                     (Ho - 1) * w.sh + w.kh <= H && (Wo - 1) * w.sw + w.kw <= W;
+  if (plain && w.kh == 2 && w.kw == 2) {  // the common 2x2 pool, unrolled
+    using A = acc_t<T>;
+    for (int64_t oh = 0; oh < Ho; ++oh) {
+      const T* r0 = xs + oh * w.sh * W;
+      const T* r1 = r0 + W;
+      for (int64_t ow = 0; ow < Wo; ++ow) {
+        const int64_t c = ow * w.sw, base = oh * w.sh * W + c;
+        A best = A(r0[c]);
+        int64_t at = base;
+        const A v1 = A(r0[c + 1]), v2 = A(r1[c]), v3 = A(r1[c + 1]);
+        bool take = (v1 > best) | (v1 != v1);
+        best = take ? v1 : best;
+        at = take ? base + 1 : at;
+        take = (v2 > best) | (v2 != v2);
+        best = take ? v2 : best;
+        at = take ? base + W : at;
+        take = (v3 > best) | (v3 != v3);
+        best = take ? v3 : best;
+        at = take ? base + W + 1 : at;
+        ys[oh * Wo + ow] = T(best);
+        is[oh * Wo + ow] = at;
+      }
+    }
+    return;
+  }
+  for (int64_t oh = 0; oh < Ho; ++oh) {
+    int64_t h0 = oh * w.sh - w.ph;
+    const int64_t h1 = std::min(h0 + (w.kh - 1) * w.dh + 1, H);
+    while (h0 < 0) h0 += w.dh;
+    for (int64_t ow = 0; ow < Wo; ++ow) {
+      int64_t w0 = ow * w.sw - w.pw;
+      const int64_t w1 = std::min(w0 + (w.kw - 1) * w.dw + 1, W);
+      while (w0 < 0) w0 += w.dw;
+      window_max(xs, W, h0, h1, w0, w1, w.dh, w.dw, ys + oh * Wo + ow, is + oh * Wo + ow);
+    }
+  }
+}
+
 template <class T>
 void max_pool_any(const Tensor& x, const Tensor& y, const Tensor& idx, const Window2d& w) {
-  using A = acc_t<T>;
   const int64_t P = x.dim(0) * x.dim(1), H = x.dim(2), W = x.dim(3);
   const int64_t Ho = y.dim(2), Wo = y.dim(3);
   const T* xp = x.data<T>();
   T* yp = y.data<T>();
   int64_t* ip = idx.data<int64_t>();
+  const Window2d win = w;
   parallel_for(0, P, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * W, 1)),
-               [&](int64_t lo, int64_t hi) {
-                 for (int64_t p = lo; p < hi; ++p) {
-                   const T* xs = xp + p * H * W;
-                   for (int64_t oh = 0; oh < Ho; ++oh) {
-                     int64_t h0 = oh * w.sh - w.ph;
-                     const int64_t h1 = std::min(h0 + (w.kh - 1) * w.dh + 1, H);
-                     while (h0 < 0) h0 += w.dh;
-                     for (int64_t ow = 0; ow < Wo; ++ow) {
-                       int64_t w0 = ow * w.sw - w.pw;
-                       const int64_t w1 = std::min(w0 + (w.kw - 1) * w.dw + 1, W);
-                       while (w0 < 0) w0 += w.dw;
-                       A best = -std::numeric_limits<A>::infinity();
-                       int64_t at = h0 * W + w0;
-                       for (int64_t ih = h0; ih < h1; ih += w.dh)
-                         for (int64_t iw = w0; iw < w1; iw += w.dw) {
-                           // Selects, not branches: maxima of random data mispredict.
-                           const A v = A(xs[ih * W + iw]);
-                           const bool take = (v > best) | (v != v);
-                           best = take ? v : best;
-                           at = take ? ih * W + iw : at;
-                         }
-                       const int64_t o = p * Ho * Wo + oh * Wo + ow;
-                       yp[o] = T(best);
-                       ip[o] = at;
-                     }
-                   }
-                 }
+               [=](int64_t lo, int64_t hi) {
+                 for (int64_t p = lo; p < hi; ++p)
+                   max_pool_plane(xp + p * H * W, yp + p * Ho * Wo, ip + p * Ho * Wo, H, W, Ho, Wo,
+                                  win);
                });
 }
 
