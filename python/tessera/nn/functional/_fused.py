@@ -65,6 +65,33 @@ class Linear(Function):
         return gx, gw, gb
 
 
+# ----------------------------------------------------------------- convolution GEMM
+class ConvGemm(Function):
+    """y = w @ cols for w (O, CK) and per-image columns (N, CK, L). The weight gradient
+    sum_n g_n cols_n^T is formed from whichever operand is smaller to transpose: matmul
+    copies a transposed batched operand, and the columns are usually the big one."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, w: Tensor, cols: Tensor) -> Tensor:  # type: ignore[override]
+        ctx.save_for_backward(w, cols)
+        return _ts().matmul(w, cols)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        t = _ts()
+        w, cols = ctx.saved_tensors
+        need_w, need_cols = ctx.needs_input_grad
+        gw = gcols = None
+        if need_w:
+            if cols.shape[1] > g.shape[1]:
+                gw = t.sum(t.matmul(cols, g.mT), axis=0).mT
+            else:
+                gw = t.sum(t.matmul(g, cols.mT), axis=0)
+        if need_cols:
+            gcols = t.matmul(w.mT, g)
+        return gw, gcols
+
+
 # ----------------------------------------------------------------- softmax
 class Softmax(Function):
     """softmax / log_softmax over the last axis."""

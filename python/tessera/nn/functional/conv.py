@@ -200,7 +200,9 @@ def _convnd(x: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTupl
     else:
         cols = _windows(x, kernel, st, dl, out)  # (N, C, K, *out)
     if groups == 1:
-        y = t.matmul(t.reshape(weight, (o, c * k)), t.reshape(cols, (n, c * k, spatial)))
+        w2 = t.reshape(weight, (o, c * k))
+        cols = t.reshape(cols, (n, c * k, spatial))
+        y = _fused.ConvGemm.apply(w2, cols) if fused else t.matmul(w2, cols)
     else:
         cols = t.reshape(cols, (n, groups, cg * k, spatial))
         w = t.reshape(weight, (1, groups, o // groups, cg * k))
