@@ -303,3 +303,33 @@ def test_cross_entropy_label_smoothing_extra_dims_float32() -> None:
                    lambda a, b, c: TF.cross_entropy(a, b, c, ignore_index=3, label_smoothing=0.25,
                                                     reduction=red), x, y, w, grad=[0],
                    rtol=2e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("opt_name,kw", [("SGD", dict(lr=0.05, momentum=0.9, nesterov=True)),
+                                         ("AdamW", dict(lr=0.01, amsgrad=True))])
+def test_small_convnet_trains_in_lockstep_with_torch(opt_name, kw) -> None:
+    """Every fused piece at once (im2col conv, ReLU, max pool, GELU, layer norm, linear,
+    log_softmax cross entropy, fused optimizer step): 6 training steps in float64 track
+    PyTorch's parameters."""
+    def make(lib):
+        m = lib.nn
+        return m.Sequential(m.Conv2d(2, 4, 3, padding=1), m.ReLU(), m.MaxPool2d(2),
+                            m.Conv2d(4, 6, 3, stride=2, padding=1), m.GELU(), m.Flatten(),
+                            m.LayerNorm(24), m.Linear(24, 5))
+    torch.manual_seed(0)
+    tm = make(torch).double()
+    sm = make(ts).to(ts.float64)
+    sm.load_state_dict(tm.state_dict())
+    x = randn(8, 2, 8, 8)
+    y = rng.integers(0, 5, 8)
+    opt_t = getattr(torch.optim, opt_name)(tm.parameters(), **kw)
+    opt_s = getattr(ts.optim, opt_name)(sm.parameters(), **kw)
+    for _ in range(6):
+        for opt, m, xx, yy, lib_f in ((opt_t, tm, torch.tensor(x), torch.tensor(y), TF),
+                                      (opt_s, sm, tt(x), tt(y), F)):
+            opt.zero_grad()
+            lib_f.cross_entropy(m(xx), yy, label_smoothing=0.1).backward()
+            opt.step()
+    tparams = dict(tm.named_parameters())
+    for name, p in sm.named_parameters():
+        close(p, tparams[name], 1e-9, 1e-9)
