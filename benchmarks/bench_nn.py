@@ -9,9 +9,9 @@ Epochs run on the first --train-size MNIST training images (default 10,000, a si
 epoch; both libraries see the same batches) and are reported per full 60,000-image epoch
 (time x 60000/train-size). Times are process CPU times (equal to wall time single-threaded
 on an idle machine); the libraries take turns and each keeps its best round, which keeps
-the ratios meaningful on a shared, loaded machine. Batches come from slicing preloaded tensors in both libraries
-(the loaders are not what is measured). MNIST is read from $TESSERA_MNIST or
-../shared/data/mnist; without it random images of the same shape are used.
+the ratios meaningful on a shared, loaded machine. Batches come from slicing preloaded
+tensors in both libraries (the loaders are not what is measured). MNIST is read from
+$TESSERA_MNIST or ../shared/data/mnist; without it random images of the same shape are used.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import argparse
 import os
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 import numpy as np
 import torch

@@ -41,7 +41,8 @@ class Linear(Function):
     costs a strided copy of the whole weight every step."""
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, w: Tensor, b: Optional[Tensor]) -> Tensor:  # type: ignore[override]
+    def forward(ctx: FunctionCtx, x: Tensor, w: Tensor,  # type: ignore[override]
+                b: Optional[Tensor]) -> Tensor:
         t = _ts()
         y = t.matmul(x, w.mT)
         if b is not None:
