@@ -65,6 +65,124 @@ def test_trajectory_matches_torch(case: int) -> None:
     assert ws.is_leaf and isinstance(ws, nn.Parameter)
 
 
+# Every option of the fused steps (C++ `_sgd_step_` / `_adam_step_`), alone and combined.
+FUSED = [
+    ("SGD", dict(lr=0.1)),
+    ("SGD", dict(lr=0.1, weight_decay=0.05)),
+    ("SGD", dict(lr=0.1, maximize=True, weight_decay=0.05)),
+    ("SGD", dict(lr=0.05, momentum=0.9)),
+    ("SGD", dict(lr=0.05, momentum=0.9, dampening=0.5)),
+    ("SGD", dict(lr=0.05, momentum=0.9, nesterov=True)),
+    ("SGD", dict(lr=0.05, momentum=0.7, nesterov=True, weight_decay=0.1, maximize=True)),
+    ("SGD", dict(lr=0.05, momentum=0.6, dampening=0.2, weight_decay=0.1, maximize=True)),
+    ("Adam", dict(lr=0.01)),
+    ("Adam", dict(lr=0.01, weight_decay=0.1)),
+    ("Adam", dict(lr=0.01, amsgrad=True, weight_decay=0.1)),
+    ("Adam", dict(lr=0.01, amsgrad=True, maximize=True)),
+    ("Adam", dict(lr=0.02, betas=(0.6, 0.9), eps=1e-4, maximize=True, weight_decay=0.2)),
+    ("AdamW", dict(lr=0.01)),
+    ("AdamW", dict(lr=0.01, amsgrad=True)),
+    ("AdamW", dict(lr=0.01, weight_decay=0.5, maximize=True)),
+    ("AdamW", dict(lr=0.02, betas=(0.5, 0.8), eps=1e-3, weight_decay=0.1, amsgrad=True,
+                   maximize=True)),
+]
+# (numpy dtype name, torch dtype, rtol, atol): 16-bit floats follow PyTorch's roundings
+# (Note [Optimizer rounding]), but PyTorch's vectorized kernels fuse a + alpha * b into one
+# FMA, so the float intermediate occasionally rounds to the neighbouring 16-bit value; over
+# 25 steps of a growing (maximize) trajectory that stays within a few ulps.
+FUSED_DTYPES = [("float32", torch.float32, 1e-6, 1e-6), ("float64", torch.float64, 1e-12, 1e-12),
+                ("float16", torch.float16, 1e-2, 1e-2), ("bfloat16", torch.bfloat16, 5e-2, 5e-2)]
+
+
+def _dtype_of(name: str):
+    return getattr(ts, name)
+
+
+def _fused_grad(p: np.ndarray, k: int, noise: np.ndarray) -> np.ndarray:
+    """A deterministic gradient of the current parameter (float64), different every step."""
+    return 0.7 * p - np.sin(p + k) + noise * (k % 3 - 1)
+
+
+@pytest.mark.parametrize("dt", range(len(FUSED_DTYPES)))
+@pytest.mark.parametrize("case", range(len(FUSED)))
+def test_fused_step_trajectory_every_option_and_dtype(case: int, dt: int) -> None:
+    """25 steps with the same gradients (computed from each library's own parameters) stay
+    equal to torch.optim's in every supported dtype; includes a non-contiguous parameter."""
+    name, kw = FUSED[case]
+    dname, tdtype, rtol, atol = FUSED_DTYPES[dt]
+    rng = np.random.default_rng(case)
+    inits = [rng.standard_normal(s) for s in [(5, 3), (7,), ()]]
+    noise = [rng.standard_normal(a.shape) for a in inits]
+    ps = [nn.Parameter(ts.asarray(a).astype(_dtype_of(dname))) for a in inits]
+    # A transposed (non-contiguous) parameter is updated in place through its view.
+    ps[0] = nn.Parameter(ts.asarray(inits[0].T.copy()).astype(_dtype_of(dname)).T)
+    pt = [torch.nn.Parameter(torch.tensor(a, dtype=tdtype)) for a in inits]
+    opt_s = getattr(optim, name)([{"params": ps[:2]}, {"params": ps[2:], "lr": kw["lr"] / 2}], **kw)
+    opt_t = getattr(torch.optim, name)([{"params": pt[:2]}, {"params": pt[2:], "lr": kw["lr"] / 2}],
+                                       **kw)
+    for k in range(25):
+        for i in range(3):
+            gs = _fused_grad(ps[i].astype(ts.float64).numpy(), k, noise[i])
+            gt = _fused_grad(pt[i].detach().double().numpy(), k, noise[i])
+            ps[i].grad = ts.asarray(gs).astype(_dtype_of(dname))
+            pt[i].grad = torch.tensor(gt, dtype=tdtype)
+        opt_s.step()
+        opt_t.step()
+        for a, b in zip(ps, pt):
+            close(a.astype(ts.float64), b.detach().double(), rtol=rtol, atol=atol)
+    st_s, st_t = opt_s.state[ps[1]], opt_t.state[pt[1]]
+    assert set(st_s) == set(st_t)
+    for key in st_t:
+        close(st_s[key].astype(ts.float64), st_t[key].double(), rtol=rtol * 10, atol=atol * 10)
+
+
+def test_fused_step_skips_params_without_grad_and_bumps_versions() -> None:
+    a, b = nn.Parameter(ts.ones(3)), nn.Parameter(ts.ones(2))
+    opt = optim.Adam([a, b], lr=0.1)
+    y = a * a  # saves a for backward
+    a.grad = ts.ones(3)
+    opt.step()
+    assert b not in opt.state and int(opt.state[a]["step"].item()) == 1
+    close(b, np.ones(2, np.float32))
+    # The step wrote `a` in place: the graph that saved it refuses to run.
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        y.sum().backward()
+    m = nn.Parameter(ts.ones(2))
+    sgd = optim.SGD([m], lr=0.1, momentum=0.9)
+    z = m * m
+    m.grad = ts.ones(2)
+    sgd.step()
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        z.sum().backward()
+    # The step itself records nothing, even with grad mode on.
+    assert m.grad_fn is None and m.is_leaf
+
+
+def test_fused_step_errors() -> None:
+    from tessera import _C
+    p, g = ts.ones(3), ts.ones(3)
+    with pytest.raises(ValueError, match="sgd_step: got 1 parameters but 2 gradients"):
+        _C._sgd_step_([p], [g, g], [], 0.1, 0.0, 0.0, 0.0, False, False)
+    with pytest.raises(ValueError, match=r"grads\[0\] has shape \(2,\)"):
+        _C._sgd_step_([p], [ts.ones(2)], [], 0.1, 0.0, 0.0, 0.0, False, False)
+    with pytest.raises(TypeError, match=r"params\[0\] must be floating-point"):
+        _C._sgd_step_([ts.ones(3, dtype=ts.int32)], [g], [], 0.1, 0.0, 0.0, 0.0, False, False)
+    with pytest.raises(TypeError, match=r"momentum_buffers\[0\] has dtype float64"):
+        _C._sgd_step_([p], [g], [ts.ones(3, dtype=ts.float64)], 0.1, 0.9, 0.0, 0.0, False, False)
+    step = ts.zeros(())
+    with pytest.raises(TypeError, match=r"adam_step: exp_avg_sqs\[0\] has dtype float16"):
+        _C._adam_step_([p], [g], [ts.zeros(3)], [ts.zeros(3, dtype=ts.float16)], [], [step],
+                       0.1, 0.9, 0.999, 1e-8, 0.0, False, False, False)
+    # A rejected call leaves the step count alone.
+    assert float(step.item()) == 0.0
+    with pytest.raises(ValueError, match="adamw_step: got 1 parameters but 0 max_exp_avg_sq"):
+        _C._adam_step_([p], [g], [ts.zeros(3)], [ts.zeros(3)], [], [step],
+                       0.1, 0.9, 0.999, 1e-8, 0.0, True, False, True)
+    with pytest.raises(TypeError, match="one-element floating CPU tensor"):
+        _C._adam_step_([p], [g], [ts.zeros(3)], [ts.zeros(3)], [], [ts.zeros(2)],
+                       0.1, 0.9, 0.999, 1e-8, 0.0, False, False, False)
+
+
 def test_state_dict_roundtrip_and_torch_state_loads() -> None:
     rng = np.random.default_rng(0)
     w0 = rng.standard_normal((3, 2)).astype(np.float32)

@@ -19,7 +19,12 @@ void init_autograd(py::module_& m);
 void init_linalg(py::module_& m);
 void init_random(py::module_& m);
 void init_fft(py::module_& m);
+<<<<<<< HEAD
 void init_cuda(py::module_& m);
+=======
+void init_optim(py::module_& m);
+void init_nn(py::module_& m);
+>>>>>>> nnfast
 }  // namespace ts::python
 
 namespace {
@@ -64,4 +69,6 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_linalg(m);
   ts::python::init_random(m);
   ts::python::init_fft(m);
+  ts::python::init_optim(m);
+  ts::python::init_nn(m);
 }

@@ -1,9 +1,10 @@
-"""Adam and AdamW (PyTorch's updates, including amsgrad and maximize)."""
+"""Adam and AdamW (PyTorch's updates, including amsgrad and maximize), one fused C++ pass per
+param group (``_C._adam_step_``)."""
 from __future__ import annotations
 
-import math
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, List, Tuple
 
+from .. import _C
 from .._C import Tensor
 from .optimizer import Optimizer
 
@@ -25,10 +26,13 @@ def _check(lr: float, betas: Tuple[float, float], eps: float, weight_decay: floa
 
 
 class Adam(Optimizer):
-    """m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2;
-    p -= lr/(1-b1^t) * m / (sqrt(v)/sqrt(1-b2^t) + eps). Weight decay is L2 (added to g)."""
+    """m = lerp(m, g, 1-b1); v = b2 v + (1-b2) g^2 (amsgrad: v_max = max(v_max, v));
+    p -= lr/(1-b1^t) * m / (sqrt(v)/sqrt(1-b2^t) + eps). Weight decay is L2 (added to g).
+    State per parameter, as PyTorch keeps it: step (0-d float32), exp_avg, exp_avg_sq
+    (and max_exp_avg_sq with amsgrad)."""
 
     _decoupled = False
+    _tensor_step = True
 
     def __init__(self, params: Any, lr: float = 1e-3, betas: Tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0.0, amsgrad: bool = False, *,
@@ -38,35 +42,31 @@ class Adam(Optimizer):
                                       weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize))
 
-    def _update(self, p: Tensor, grad: Tensor, group: Dict[str, Any], state: Dict[str, Any]) -> None:
+    def _init_state(self, p: Tensor, amsgrad: bool) -> Dict[str, Any]:
         t = _ts()
-        lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
-        g = -grad if group["maximize"] else grad
+        state = self.state[p]
         if not state:
-            state["step"] = 0.0
+            state["step"] = t.zeros((), dtype=t.float32)
             state["exp_avg"] = t.zeros_like(p)
             state["exp_avg_sq"] = t.zeros_like(p)
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = t.zeros_like(p)
-        state["step"] += 1
-        step = state["step"]
-        if wd:
-            if self._decoupled:
-                p[...] = p * (1 - lr * wd)
-            else:
-                g = g + wd * p
-        m = state["exp_avg"] + (g - state["exp_avg"]) * (1 - b1)  # PyTorch's lerp
-        v = state["exp_avg_sq"] * b2 + (1 - b2) * g * g
-        state["exp_avg"], state["exp_avg_sq"] = m, v
-        bc1 = 1 - b1 ** step
-        bc2_sqrt = math.sqrt(1 - b2 ** step)
-        if group["amsgrad"]:
-            vmax = t.maximum(state["max_exp_avg_sq"], v)
-            state["max_exp_avg_sq"] = vmax
-            denom = t.sqrt(vmax) / bc2_sqrt + eps
-        else:
-            denom = t.sqrt(v) / bc2_sqrt + eps
-        p[...] = p - (lr / bc1) * (m / denom)
+        if amsgrad and "max_exp_avg_sq" not in state:
+            state["max_exp_avg_sq"] = t.zeros_like(p)
+        return state
+
+    def _step_group(self, group: Dict[str, Any]) -> None:
+        params = [p for p in group["params"] if p.grad is not None]
+        if not params:
+            return
+        amsgrad = group["amsgrad"]
+        states = [self._init_state(p, amsgrad) for p in params]
+        m: List[Tensor] = [s["exp_avg"] for s in states]
+        v: List[Tensor] = [s["exp_avg_sq"] for s in states]
+        vmax: List[Tensor] = [s["max_exp_avg_sq"] for s in states] if amsgrad else []
+        steps: List[Tensor] = [s["step"] for s in states]
+        b1, b2 = group["betas"]
+        _C._adam_step_(params, [p.grad for p in params], m, v, vmax, steps, group["lr"], b1, b2,
+                       group["eps"], group["weight_decay"], amsgrad, group["maximize"],
+                       self._decoupled)
 
 
 class AdamW(Adam):

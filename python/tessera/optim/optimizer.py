@@ -53,6 +53,10 @@ class Optimizer:
     """Base class: ``Optimizer(params, defaults)`` with params an iterable of tensors or of
     dicts (param groups with their own options)."""
 
+    # Whether state['step'] is a 0-d float32 tensor (PyTorch's layout, which the fused
+    # C++ steps increment in place) rather than a Python float.
+    _tensor_step = False
+
     def __init__(self, params: Any, defaults: Dict[str, Any]) -> None:
         self.defaults = defaults
         self.state = _ParamState()
@@ -110,10 +114,14 @@ class Optimizer:
                 loss = closure()
         with t.no_grad():
             for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, p.grad, group, self.state[p])
+                self._step_group(group)
         return loss
+
+    def _step_group(self, group: Dict[str, Any]) -> None:
+        """Updates one group's parameters; fused optimizers override this with one C++ call."""
+        for p in group["params"]:
+            if p.grad is not None:
+                self._update(p, p.grad, group, self.state[p])
 
     def _update(self, p: Tensor, grad: Tensor, group: Dict[str, Any],
                 state: Dict[str, Any]) -> None:
@@ -153,7 +161,8 @@ class Optimizer:
                 st = self.state[p]
                 for k, v in saved.items():
                     if k == "step":
-                        st[k] = float(v.item()) if hasattr(v, "item") else float(v)
+                        v = float(v.item()) if hasattr(v, "item") else float(v)
+                        st[k] = _ts().asarray(v, dtype=_ts().float32) if self._tensor_step else v
                     elif v is None or isinstance(v, (int, float)):
                         st[k] = v
                     else:

@@ -1,13 +1,17 @@
-"""SGD with momentum, dampening, Nesterov, weight decay, maximize (PyTorch's update)."""
+"""SGD with momentum, dampening, Nesterov, weight decay, maximize (PyTorch's update), one
+fused C++ pass per param group (``_C._sgd_step_``)."""
 from __future__ import annotations
 
 from typing import Any, Dict
 
-from .._C import Tensor
+from .. import _C
 from .optimizer import Optimizer
 
 
 class SGD(Optimizer):
+    """g = -g if maximize; g += wd p; buf = g (first step) or mu buf + (1 - dampening) g;
+    g = g + mu buf (nesterov) or buf; p -= lr g."""
+
     def __init__(self, params: Any, lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
                  weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False) -> None:
         if lr < 0.0:
@@ -22,14 +26,15 @@ class SGD(Optimizer):
                                       weight_decay=weight_decay, nesterov=nesterov,
                                       maximize=maximize))
 
-    def _update(self, p: Tensor, grad: Tensor, group: Dict[str, Any], state: Dict[str, Any]) -> None:
-        g = -grad if group["maximize"] else grad
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * p
+    def _step_group(self, group: Dict[str, Any]) -> None:
+        params = [p for p in group["params"] if p.grad is not None]
+        if not params:
+            return
+        grads = [p.grad for p in params]
         mu = group["momentum"]
-        if mu:
-            buf = state.get("momentum_buffer")
-            buf = g.clone() if buf is None else buf * mu + (1 - group["dampening"]) * g
-            state["momentum_buffer"] = buf
-            g = g + mu * buf if group["nesterov"] else buf
-        p[...] = p - group["lr"] * g
+        bufs = [self.state[p].get("momentum_buffer") for p in params] if mu else []
+        new = _C._sgd_step_(params, grads, bufs, group["lr"], mu, group["dampening"],
+                            group["weight_decay"], group["nesterov"], group["maximize"])
+        if mu and any(b is None for b in bufs):
+            for p, b in zip(params, new):
+                self.state[p]["momentum_buffer"] = b

@@ -4,7 +4,8 @@ from .activation import (relu, relu6, hardtanh, leaky_relu, elu, celu, selu, sig
                          logsigmoid, tanh, softplus, silu, mish, hardsigmoid, hardswish,
                          softsign, tanhshrink, erf, erfc, gelu, softmax, log_softmax, softmin,
                          logsumexp, glu)
-from .conv import (pad, conv1d, conv2d, max_pool1d, max_pool2d, avg_pool1d, avg_pool2d,  # noqa: F401
+from .conv import (pad, conv1d, conv2d, conv_transpose1d, conv_transpose2d,  # noqa: F401
+                   max_pool1d, max_pool2d, avg_pool1d, avg_pool2d,
                    adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool2d)
 from .norm import (batch_norm, layer_norm, rms_norm, group_norm, instance_norm,  # noqa: F401
                    normalize)

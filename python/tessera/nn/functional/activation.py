@@ -9,6 +9,7 @@ from typing import Any, Optional, Sequence, Union
 
 from ..._C import Tensor
 from ...autograd.function import Function, FunctionCtx
+from ._fused import Gelu, Relu, fusable, softmax_axis
 
 Dim = Optional[Union[int, Sequence[int]]]
 
@@ -19,6 +20,9 @@ def _ts() -> Any:
 
 
 def relu(x: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0) (NaN stays NaN); the gradient is g where the output is positive."""
+    if fusable(x):
+        return Relu.apply(x)
     return _ts().maximum(x, 0)
 
 
@@ -147,11 +151,13 @@ class _GeluExact(Function):
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x); `approximate="tanh"` uses PyTorch's tanh formula."""
     t = _ts()
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    if fusable(x):
+        return Gelu.apply(x, approximate == "tanh")
     if approximate == "tanh":
         inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)
         return 0.5 * x * (1 + t.tanh(inner))
-    if approximate != "none":
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return _GeluExact.apply(x)
 
 
@@ -171,19 +177,31 @@ def _safe_max(x: Tensor, axis: Any) -> Tensor:
 
 
 def softmax(x: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
+    """exp(x) / sum(exp(x)) along `dim` (one fused pass per row for floating inputs)."""
     t = _ts()
     if dtype is not None:
         x = x.astype(dtype)
     axis = _axis(x, dim, "softmax")
+    if x.ndim and fusable(x):
+        return softmax_axis(x, _check_dim(x, axis, "softmax"), False)
     e = t.exp(x - _safe_max(x, axis))
     return e / t.sum(e, axis=axis, keepdims=True)
 
 
 def log_softmax(x: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
+    """x - logsumexp(x) along `dim` (one fused pass per row for floating inputs)."""
     if dtype is not None:
         x = x.astype(dtype)
     axis = _axis(x, dim, "log_softmax")
+    if x.ndim and fusable(x):
+        return softmax_axis(x, _check_dim(x, axis, "log_softmax"), True)
     return x - logsumexp(x, axis, keepdim=True)
+
+
+def _check_dim(x: Tensor, axis: int, op: str) -> int:
+    if not -x.ndim <= axis < x.ndim:
+        raise IndexError(f"{op}: dim {axis} is out of range for a {x.ndim}-D tensor")
+    return axis % x.ndim
 
 
 def softmin(x: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:

@@ -15,6 +15,8 @@ import math
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from ..._C import Tensor
+from . import _fused
+from ._fused import fusable
 
 IntOrTuple = Union[int, Sequence[int]]
 
@@ -149,18 +151,24 @@ def _conv_padding(padding: Any, kernel: Tuple[int, ...], dilation: Tuple[int, ..
     return [(p, p) for p in _ntuple(padding, len(kernel), op)]
 
 
-def _convnd(x: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTuple,
-            padding: Any, dilation: IntOrTuple, groups: int, nsp: int, op: str,
-            padding_mode: str = "zeros") -> Tensor:
-    t = _ts()
+def _batched(x: Tensor, weight: Tensor, nsp: int, op: str) -> Tuple[Tensor, bool]:
+    """x with a batch axis (added when x is unbatched), and whether one was added."""
     unbatched = x.ndim == nsp + 1
     if unbatched:
-        x = t.expand_dims(x, axis=0)
+        x = _ts().expand_dims(x, axis=0)
     if x.ndim != nsp + 2:
         raise ValueError(f"{op}: expected a {nsp + 1}-D or {nsp + 2}-D input, got shape "
                          f"{tuple(x.shape)}")
     if weight.ndim != nsp + 2:
         raise ValueError(f"{op}: expected a {nsp + 2}-D weight, got shape {tuple(weight.shape)}")
+    return x, unbatched
+
+
+def _convnd(x: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTuple,
+            padding: Any, dilation: IntOrTuple, groups: int, nsp: int, op: str,
+            padding_mode: str = "zeros") -> Tensor:
+    t = _ts()
+    x, unbatched = _batched(x, weight, nsp, op)
     n, c = x.shape[0], x.shape[1]
     o, cg = weight.shape[0], weight.shape[1]
     kernel = tuple(weight.shape[2:])
@@ -170,21 +178,38 @@ def _convnd(x: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTupl
     st = _ntuple(stride, nsp, op)
     dl = _ntuple(dilation, nsp, op)
     pads = _conv_padding(padding, kernel, dl, st, op)
-    flat = [v for pr in reversed(pads) for v in pr]
-    mode = {"zeros": "constant"}.get(padding_mode, padding_mode)
-    xp = pad(x, flat, mode=mode) if any(flat) else x
-    out = tuple(_out_size(xp.shape[2 + i], kernel[i], st[i], dl[i]) for i in range(nsp))
-    if any(xp.shape[2 + i] < dl[i] * (kernel[i] - 1) + 1 for i in range(nsp)):
+    fused = fusable(x, weight)
+    # im2col pads symmetric zeros itself; anything else is padded explicitly first.
+    inner = tuple(lo for lo, _ in pads)
+    if not fused or padding_mode != "zeros" or any(lo != hi for lo, hi in pads):
+        flat = [v for pr in reversed(pads) for v in pr]
+        mode = {"zeros": "constant"}.get(padding_mode, padding_mode)
+        x = pad(x, flat, mode=mode) if any(flat) else x
+        inner = (0,) * nsp
+    span = [x.shape[2 + i] + 2 * inner[i] for i in range(nsp)]
+    if any(span[i] < dl[i] * (kernel[i] - 1) + 1 for i in range(nsp)):
         raise ValueError(f"{op}: kernel size {kernel} (dilation {dl}) is larger than the padded "
-                         f"input {tuple(xp.shape[2:])}")
-    cols = _windows(xp, kernel, st, dl, out)  # (N, C, K, *out)
+                         f"input {tuple(span)}")
+    out = tuple(_out_size(span[i], kernel[i], st[i], dl[i]) for i in range(nsp))
     k = math.prod(kernel)
     spatial = math.prod(out)
-    cols = t.reshape(cols, (n, groups, cg * k, spatial))
-    w = t.reshape(weight, (1, groups, o // groups, cg * k))
-    y = t.reshape(t.matmul(w, cols), (n, o) + out)
+    if fused:
+        x4 = x if nsp == 2 else t.expand_dims(x, axis=2)
+        cols = _fused.Im2col.apply(x4, _fused.pairs(kernel, nsp, 1), _fused.pairs(st, nsp, 1),
+                                   _fused.pairs(inner, nsp, 0), _fused.pairs(dl, nsp, 1))
+    else:
+        cols = _windows(x, kernel, st, dl, out)  # (N, C, K, *out)
+    if groups == 1:
+        w2 = t.reshape(weight, (o, c * k))
+        cols = t.reshape(cols, (n, c * k, spatial))
+        y = _fused.ConvGemm.apply(w2, cols) if fused else t.matmul(w2, cols)
+    else:
+        cols = t.reshape(cols, (n, groups, cg * k, spatial))
+        w = t.reshape(weight, (1, groups, o // groups, cg * k))
+        y = t.reshape(t.matmul(w, cols), (n, o, spatial))
     if bias is not None:
-        y = y + t.reshape(bias, (1, o) + (1,) * nsp)
+        y = y + t.reshape(bias, (1, o, 1))
+    y = t.reshape(y, (n, o) + out)
     return y[0] if unbatched else y
 
 
@@ -198,6 +223,91 @@ def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Int
            padding: Any = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
     """(N, C, H, W) * (O, C/groups, kh, kw) -> (N, O, H_out, W_out)."""
     return _convnd(x, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def _conv_transposend(x: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTuple,
+                      padding: IntOrTuple, output_padding: IntOrTuple, groups: int,
+                      dilation: IntOrTuple, nsp: int, op: str) -> Tensor:
+    """The adjoint of convolution: columns W^T x, then col2im sums the overlapping windows
+    into the (N, C_out, *out) output; weight (C_in, C_out/groups, *k) as in PyTorch."""
+    t = _ts()
+    x, unbatched = _batched(x, weight, nsp, op)
+    n, cin = x.shape[0], x.shape[1]
+    if groups < 1 or weight.shape[0] != cin or cin % groups:
+        raise ValueError(f"{op}: input with {cin} channels does not match weight "
+                         f"{tuple(weight.shape)} (expected weight.shape[0] == {cin}) with "
+                         f"groups={groups} (which must divide it)")
+    if not t.isdtype(x.dtype, "real floating") or not t.isdtype(weight.dtype, "real floating"):
+        raise TypeError(f"{op}: expected floating-point input and weight, got {x.dtype} and "
+                        f"{weight.dtype}")
+    cog = weight.shape[1]
+    cout = cog * groups
+    kernel = tuple(weight.shape[2:])
+    st, pd = _ntuple(stride, nsp, op), _ntuple(padding, nsp, op)
+    opd, dl = _ntuple(output_padding, nsp, op), _ntuple(dilation, nsp, op)
+    if any(v < 0 for v in pd + opd) or any(v < 1 for v in st + dl):
+        raise ValueError(f"{op}: stride {st} and dilation {dl} must be positive, padding {pd} "
+                         f"and output_padding {opd} non-negative")
+    if any(opd[i] >= st[i] for i in range(nsp)):
+        raise ValueError(f"{op}: output_padding {opd} must be smaller than stride {st}")
+    ins = tuple(x.shape[2:])
+    out = tuple((ins[i] - 1) * st[i] - 2 * pd[i] + dl[i] * (kernel[i] - 1) + opd[i] + 1
+                for i in range(nsp))
+    if any(o <= 0 for o in out):
+        raise ValueError(f"{op}: input {ins} with kernel {kernel}, stride {st}, padding {pd} "
+                         f"and dilation {dl} gives a non-positive output size {out}")
+    k, spatial = math.prod(kernel), math.prod(ins)
+    xg = t.reshape(x, (n, groups, cin // groups, spatial))
+    wg = t.reshape(weight, (groups, cin // groups, cog * k))
+    cols = t.reshape(t.matmul(wg.mT, xg), (n, cout * k, spatial))
+    out2 = _fused.pairs(out, nsp, 1)
+    y = _fused.Col2im.apply(cols, cout, out2[0], out2[1], _fused.pairs(kernel, nsp, 1),
+                            _fused.pairs(st, nsp, 1), _fused.pairs(pd, nsp, 0),
+                            _fused.pairs(dl, nsp, 1))
+    y = t.reshape(y, (n, cout) + out)
+    if bias is not None:
+        y = y + t.reshape(bias, (1, cout) + (1,) * nsp)
+    return y[0] if unbatched else y
+
+
+def _output_padding(x: Tensor, output_size: Optional[Sequence[int]], stride: Tuple[int, ...],
+                    padding: Tuple[int, ...], kernel: Tuple[int, ...],
+                    dilation: Tuple[int, ...], nsp: int, op: str) -> Tuple[int, ...]:
+    """PyTorch's ConvTranspose output_size= rule: the output_padding that reaches it."""
+    size = [int(v) for v in output_size]
+    if len(size) == nsp + 2 or (len(size) == nsp + 1 and x.ndim == nsp + 1):
+        size = size[-nsp:]
+    if len(size) != nsp:
+        raise ValueError(f"{op}: output_size must have {nsp} or {nsp + 2} elements, got {size}")
+    ins = x.shape[x.ndim - nsp:]
+    res = []
+    for i in range(nsp):
+        lo = (ins[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel[i] - 1) + 1
+        if not lo <= size[i] < lo + stride[i]:
+            raise ValueError(f"{op}: requested an output size of {size}, but valid sizes range "
+                             f"from {lo} to {lo + stride[i] - 1} in dimension {i}")
+        res.append(size[i] - lo)
+    return tuple(res)
+
+
+def conv_transpose1d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+                     stride: IntOrTuple = 1, padding: IntOrTuple = 0,
+                     output_padding: IntOrTuple = 0, groups: int = 1,
+                     dilation: IntOrTuple = 1) -> Tensor:
+    """(N, C_in, L) with weight (C_in, C_out/groups, k) -> (N, C_out, L_out),
+    L_out = (L-1) stride - 2 padding + dilation (k-1) + output_padding + 1."""
+    return _conv_transposend(x, weight, bias, stride, padding, output_padding, groups, dilation,
+                             1, "conv_transpose1d")
+
+
+def conv_transpose2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+                     stride: IntOrTuple = 1, padding: IntOrTuple = 0,
+                     output_padding: IntOrTuple = 0, groups: int = 1,
+                     dilation: IntOrTuple = 1) -> Tensor:
+    """(N, C_in, H, W) with weight (C_in, C_out/groups, kh, kw) -> (N, C_out, H_out, W_out):
+    the gradient of conv2d with respect to its input (a "deconvolution")."""
+    return _conv_transposend(x, weight, bias, stride, padding, output_padding, groups, dilation,
+                             2, "conv_transpose2d")
 
 
 # ------------------------------------------------------------------ pooling
@@ -239,29 +349,43 @@ def _pool_pad(x: Tensor, p: Tuple[int, ...], k: Tuple[int, ...], s: Tuple[int, .
 
 def _max_pool(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
               padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, nsp: int,
-              op: str) -> Tensor:
+              op: str, return_indices: bool = False) -> Any:
     t = _ts()
     k, s, p, d, out = _pool_setup(x, kernel_size, stride, padding, dilation, ceil_mode, nsp, op)
-    xp = _pool_pad(x, p, k, s, d, out, -math.inf)
-    win = _windows(xp, k, s, d, out)
-    return t.max(win, axis=x.ndim - nsp)
+    if not fusable(x):
+        if return_indices:
+            raise TypeError(f"{op}: return_indices=True needs a floating-point input, got "
+                            f"{x.dtype}")
+        xp = _pool_pad(x, p, k, s, d, out, -math.inf)
+        return t.max(_windows(xp, k, s, d, out), axis=x.ndim - nsp)
+    shape = tuple(x.shape)
+    lead = shape[:x.ndim - nsp]
+    planes = math.prod(lead)
+    x4 = t.reshape(x, (1, planes) + ((1,) if nsp == 1 else ()) + shape[x.ndim - nsp:])
+    y, idx = _fused.MaxPool2d.apply(x4, _fused.pairs(k, nsp, 1), _fused.pairs(s, nsp, 1),
+                                    _fused.pairs(p, nsp, 0), _fused.pairs(d, nsp, 1),
+                                    _fused.pairs(out, nsp, 1))
+    y = t.reshape(y, lead + out)
+    return (y, t.reshape(idx, lead + out)) if return_indices else y
 
 
 def max_pool1d(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
                padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
-               return_indices: bool = False) -> Tensor:
-    if return_indices:
-        raise NotImplementedError("max_pool1d: return_indices=True is not supported")
-    return _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d")
+               return_indices: bool = False) -> Any:
+    """Max over kernel windows of (N, C, L) or (C, L); with return_indices also the int64
+    position of each maximum within its row (PyTorch's indices)."""
+    return _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d",
+                     return_indices)
 
 
 def max_pool2d(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
                padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
-               return_indices: bool = False) -> Tensor:
-    """Max over kernel windows of (N, C, H, W) or (C, H, W); pads with -inf."""
-    if return_indices:
-        raise NotImplementedError("max_pool2d: return_indices=True is not supported")
-    return _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d")
+               return_indices: bool = False) -> Any:
+    """Max over kernel windows of (N, C, H, W) or (C, H, W) (-inf padding); with
+    return_indices also the int64 flat index h * W + w of each maximum in its (H, W) plane
+    (PyTorch's indices, as max_unpool2d takes them)."""
+    return _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d",
+                     return_indices)
 
 
 def _avg_pool(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],

@@ -6,7 +6,6 @@ from typing import Any, Optional
 from ..._C import Tensor
 from ...autograd.function import Function, FunctionCtx
 from .activation import log_softmax
-from .misc import _one_hot_float
 
 
 def _ts() -> Any:
@@ -98,16 +97,19 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     nll = nll_loss(logp, target, weight, ignore_index, reduction)
     if label_smoothing == 0:
         return nll
+    # The smoothing term: -sum_c w_c log p_c per sample (no one-hot), zero where ignored;
+    # 'mean' divides by the nll's denominator (the summed weights of the kept targets).
     keep = (target != ignore_index)
     lp = _class_last(logp if cdim else t.expand_dims(logp, axis=0))
     smooth = -t.sum(lp * weight if weight is not None else lp, axis=-1)
     smooth = t.where(keep if cdim else t.expand_dims(keep, axis=0), smooth, 0)
     if reduction == "mean":
+        kept = keep.astype(input.dtype)
         if weight is not None:
-            kept = t.expand_dims(keep.astype(input.dtype), axis=-1)
-            denom = t.sum(_one_hot_float(target, n_cls, input.dtype) * kept * weight)
+            picked = t.take(weight, t.reshape(t.where(keep, target, 0), (-1,)), axis=0)
+            denom = t.sum(picked * t.reshape(kept, (-1,)))
         else:
-            denom = t.sum(keep.astype(input.dtype))
+            denom = t.sum(kept)
         ret = t.sum(smooth) / denom
     elif reduction == "sum":
         ret = t.sum(smooth)

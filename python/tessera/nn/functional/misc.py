@@ -5,6 +5,8 @@ import math
 from typing import Any, Optional
 
 from ..._C import Tensor
+from . import _fused
+from ._fused import fusable
 from .. import _rng
 from .activation import softmax
 
@@ -16,6 +18,9 @@ def _ts() -> Any:
 
 def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """x @ weight.T + bias, weight of shape (out_features, in_features)."""
+    if x.ndim >= 1 and weight.ndim == 2 and (bias is None or bias.ndim == 1) \
+            and fusable(x, weight, bias):
+        return _fused.Linear.apply(x, weight, bias)
     y = _ts().matmul(x, weight.mT)
     return y + bias if bias is not None else y
 
@@ -61,11 +66,6 @@ def one_hot(x: Tensor, num_classes: int = -1) -> Tensor:
     if x.size and (int(t.min(x).item()) < 0 or int(t.max(x).item()) >= num_classes):
         raise ValueError(f"one_hot: class values must be in [0, {num_classes})")
     return (t.expand_dims(x, axis=-1) == t.arange(num_classes, dtype=x.dtype)).astype(t.int64)
-
-
-def _one_hot_float(x: Tensor, n: int, dtype: Any) -> Tensor:
-    t = _ts()
-    return (t.expand_dims(x, axis=-1) == t.arange(n, dtype=x.dtype)).astype(dtype)
 
 
 def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,

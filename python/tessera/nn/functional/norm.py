@@ -1,9 +1,11 @@
 """Normalizations: batch, layer, RMS, group, and vector normalize."""
 from __future__ import annotations
 
+import math
 from typing import Any, Optional, Sequence, Tuple, Union
 
 from ..._C import Tensor
+from ._fused import LayerNorm, fusable
 
 
 def _ts() -> Any:
@@ -69,6 +71,12 @@ def layer_norm(x: Tensor, normalized_shape: Union[int, Sequence[int]],
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     axes = _norm_axes(x, normalized_shape, "layer_norm")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and tuple(p.shape) != tuple(normalized_shape):
+            raise ValueError(f"layer_norm: {name} of shape {tuple(p.shape)} does not match "
+                             f"normalized_shape {tuple(normalized_shape)}")
+    if fusable(x, weight, bias) and x.size:
+        return LayerNorm.apply(x, weight, bias, math.prod(normalized_shape), eps)
     mean = t.mean(x, axis=axes, keepdims=True)
     var = t.var(x, axis=axes, keepdims=True)
     y = (x - mean) / t.sqrt(var + eps)

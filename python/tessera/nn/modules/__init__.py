@@ -2,7 +2,8 @@
 from .module import Module  # noqa: F401
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict  # noqa: F401
 from .linear import Identity, Linear, Flatten, Unflatten, Embedding  # noqa: F401
-from .conv import (Conv1d, Conv2d, MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d,  # noqa: F401
+from .conv import (Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d,  # noqa: F401
+                   MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d,
                    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d)
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, RMSNorm, GroupNorm  # noqa: F401
 from .activation import (ReLU, ReLU6, SiLU, Mish, Hardswish, Hardsigmoid, SELU, Sigmoid,  # noqa: F401

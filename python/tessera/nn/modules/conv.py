@@ -16,30 +16,36 @@ def _ts() -> Any:
 
 
 class _ConvNd(Module):
+    """Convolution layers; `transposed` ones keep PyTorch's (in, out/groups, *k) weight."""
     _nsp = 0
-    _fn: Any = None
+    _transposed = False
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None,
+                 output_padding: Any = 0) -> None:
         super().__init__()
         name = type(self).__name__
         if groups <= 0 or in_channels % groups or out_channels % groups:
             raise ValueError(f"{name}: in_channels ({in_channels}) and out_channels "
                              f"({out_channels}) must be divisible by groups ({groups})")
-        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
-            raise ValueError(f"{name}: padding_mode must be zeros, reflect, replicate or "
-                             f"circular, got {padding_mode!r}")
+        modes = ("zeros",) if self._transposed else ("zeros", "reflect", "replicate", "circular")
+        if padding_mode not in modes:
+            raise ValueError(f"{name}: padding_mode must be one of {', '.join(modes)}, got "
+                             f"{padding_mode!r}")
         n = self._nsp
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _ntuple(kernel_size, n, name)
         self.stride = _ntuple(stride, n, name)
-        self.padding = padding if isinstance(padding, str) else _ntuple(padding, n, name)
+        self.padding = padding if isinstance(padding, str) and not self._transposed \
+            else _ntuple(padding, n, name)
         self.dilation = _ntuple(dilation, n, name)
+        self.output_padding = _ntuple(output_padding, n, name)
         self.groups = groups
         self.padding_mode = padding_mode
-        _make_weight_bias(self, (out_channels, in_channels // groups) + self.kernel_size, bias,
-                          dtype)
+        shape = (in_channels, out_channels // groups) if self._transposed \
+            else (out_channels, in_channels // groups)
+        _make_weight_bias(self, shape + self.kernel_size, bias, dtype, bias_size=out_channels)
 
     def reset_parameters(self) -> None:
         _reset_weight_bias(self)
@@ -52,9 +58,12 @@ class _ConvNd(Module):
     def extra_repr(self) -> str:
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
              f"stride={self.stride}")
-        if self.padding != (0,) * self._nsp:
+        zeros = (0,) * self._nsp
+        if self.padding != zeros:
             s += f", padding={self.padding!r}" if isinstance(self.padding, str) \
                 else f", padding={self.padding}"
+        if self.output_padding != zeros:
+            s += f", output_padding={self.output_padding}"
         if self.dilation != (1,) * self._nsp:
             s += f", dilation={self.dilation}"
         if self.groups != 1:
@@ -73,6 +82,38 @@ class Conv1d(_ConvNd):
 
 class Conv2d(_ConvNd):
     """2-D convolution over (N, C, H, W); weight (out, in/groups, kh, kw)."""
+    _nsp = 2
+
+
+class _ConvTransposeNd(_ConvNd):
+    """Transposed convolution; weight (in, out/groups, *k) and bias (out,) as in PyTorch,
+    initialized like it (kaiming-uniform with fan-in weight.shape[1] * prod(k))."""
+    _transposed = True
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, output_padding: Any = 0, groups: int = 1, bias: bool = True,
+                 dilation: Any = 1, padding_mode: str = "zeros", device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype, output_padding)
+
+    def forward(self, x: Tensor, output_size: Optional[Any] = None) -> Tensor:
+        from ..functional.conv import _conv_transposend, _output_padding
+        name = type(self).__name__
+        opad = self.output_padding if output_size is None else _output_padding(
+            x, output_size, self.stride, self.padding, self.kernel_size, self.dilation,
+            self._nsp, name)
+        return _conv_transposend(x, self.weight, self.bias, self.stride, self.padding, opad,
+                                 self.groups, self.dilation, self._nsp, name)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """Transposed 1-D convolution over (N, C_in, L); weight (C_in, C_out/groups, k)."""
+    _nsp = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """Transposed 2-D convolution over (N, C_in, H, W); weight (C_in, C_out/groups, kh, kw)."""
     _nsp = 2
 
 

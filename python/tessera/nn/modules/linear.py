@@ -24,12 +24,14 @@ class Identity(Module):
         return x
 
 
-def _make_weight_bias(mod: Module, weight_shape: tuple, bias: bool, dtype: Any) -> None:
-    """Registers an uninitialized weight and (optionally) bias of weight_shape[0] entries,
-    then runs the default PyTorch initialization."""
+def _make_weight_bias(mod: Module, weight_shape: tuple, bias: bool, dtype: Any,
+                      bias_size: Optional[int] = None) -> None:
+    """Registers an uninitialized weight and (optionally) bias of bias_size (default
+    weight_shape[0]) entries, then runs the default PyTorch initialization."""
     mod.weight = Parameter(_ts().empty(weight_shape, dtype=dtype))
     if bias:
-        mod.bias = Parameter(_ts().empty((weight_shape[0],), dtype=dtype))
+        n = weight_shape[0] if bias_size is None else bias_size
+        mod.bias = Parameter(_ts().empty((n,), dtype=dtype))
     else:
         mod.register_parameter("bias", None)
     _reset_weight_bias(mod)

@@ -1,0 +1,244 @@
+// CPU kernels of the row-wise fused nn ops (ops/nn_fused.h): softmax/log_softmax and layer
+// norm, forward and backward. One row per task; float32 rows exponentiate through the
+// vectorized fast::exp_f32_array (Note [fast float32 math]). Statistics accumulate in
+// acc_t<T>, as PyTorch's CPU kernels do.
+#pragma GCC optimize("no-trapping-math")  // lets the max selects vectorize (flags unread)
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "cpu/fast_math.h"
+#include "cpu/parallel.h"
+#include "ops/nn_fused.h"
+
+namespace ts {
+namespace {
+
+int64_t row_grain(int64_t n) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)); }
+
+// Row reductions in kLanes independent partial results (combined in a fixed order), so the
+// loop vectorizes without reassociating a single serial chain; results do not depend on
+// threads.
+constexpr int kLanes = 16;
+
+template <class A, class F>
+A lane_reduce(int64_t n, A init, const F& load, A (*combine)(A, A)) {
+  A acc[kLanes];
+  for (int j = 0; j < kLanes; ++j) acc[j] = init;
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) acc[j] = combine(acc[j], load(i + j));
+  for (; i < n; ++i) acc[0] = combine(acc[0], load(i));
+  A r = acc[0];
+  for (int j = 1; j < kLanes; ++j) r = combine(r, acc[j]);
+  return r;
+}
+
+template <class A>
+A add2(A a, A b) {
+  return a + b;
+}
+// NaN-propagating max (a NaN input makes the row NaN downstream either way).
+template <class A>
+A max2(A a, A b) {
+  return b > a || b != b ? b : a;
+}
+
+// out[i] = exp(in[i]) for a row in the compute type.
+template <class A>
+void exp_row(A* out, const A* in, int64_t n) {
+  if constexpr (std::is_same_v<A, float>) {
+    fast::exp_f32_array(out, in, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = std::exp(in[i]);
+  }
+}
+
+template <class T>
+void softmax_rows(const T* x, T* out, int64_t rows, int64_t n, bool log) {
+  using A = acc_t<T>;
+  parallel_for(0, rows, row_grain(n), [&](int64_t lo, int64_t hi) {
+    std::vector<A> d(n), e(n);
+    for (int64_t r = lo; r < hi; ++r) {
+      const T* xr = x + r * n;
+      T* yr = out + r * n;
+      const A m = lane_reduce<A>(
+          n, -std::numeric_limits<A>::infinity(), [&](int64_t i) { return A(xr[i]); }, &max2<A>);
+      // No guard for infinite maxima: inf - inf = NaN makes a row of -inf, or one holding
+      // +inf, all NaN, as in PyTorch.
+      for (int64_t i = 0; i < n; ++i) d[i] = A(xr[i]) - m;
+      exp_row(e.data(), d.data(), n);
+      const A sum = lane_reduce<A>(
+          n, A(0), [&](int64_t i) { return e[i]; }, &add2<A>);
+      if (log) {
+        const A lse = std::log(sum);
+        for (int64_t i = 0; i < n; ++i) yr[i] = T(d[i] - lse);
+      } else {
+        const A inv = A(1) / sum;
+        for (int64_t i = 0; i < n; ++i) yr[i] = T(e[i] * inv);
+      }
+    }
+  });
+}
+
+template <class T>
+void softmax_backward_rows(const T* y, const T* gy, T* gx, int64_t rows, int64_t n, bool log) {
+  using A = acc_t<T>;
+  parallel_for(0, rows, row_grain(n), [&](int64_t lo, int64_t hi) {
+    std::vector<A> d(n), e(n);
+    for (int64_t r = lo; r < hi; ++r) {
+      const T *yr = y + r * n, *gr = gy + r * n;
+      T* out = gx + r * n;
+      A s = 0;
+      if (log) {  // gx = gy - exp(y) * sum(gy)
+        s = lane_reduce<A>(
+            n, A(0), [&](int64_t i) { return A(gr[i]); }, &add2<A>);
+        for (int64_t i = 0; i < n; ++i) d[i] = A(yr[i]);
+        exp_row(e.data(), d.data(), n);
+        for (int64_t i = 0; i < n; ++i) out[i] = T(A(gr[i]) - e[i] * s);
+      } else {  // gx = y * (gy - sum(gy * y))
+        s = lane_reduce<A>(
+            n, A(0), [&](int64_t i) { return A(gr[i]) * A(yr[i]); }, &add2<A>);
+        for (int64_t i = 0; i < n; ++i) out[i] = T(A(yr[i]) * (A(gr[i]) - s));
+      }
+    }
+  });
+}
+
+void cpu_softmax(const Tensor& x, const Tensor& out, int64_t rows, int64_t n, bool log) {
+  visit_dtype<kFloatSet>(x.dtype(), "softmax", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    softmax_rows<T>(x.data<T>(), out.data<T>(), rows, n, log);
+  });
+}
+
+void cpu_softmax_backward(const Tensor& y, const Tensor& gy, const Tensor& gx, int64_t rows,
+                          int64_t n, bool log) {
+  visit_dtype<kFloatSet>(y.dtype(), "softmax_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    softmax_backward_rows<T>(y.data<T>(), gy.data<T>(), gx.data<T>(), rows, n, log);
+  });
+}
+
+// ---------------------------------------------------------------- layer norm
+template <class T>
+void layer_norm_rows(const Tensor& x, const Tensor* w, const Tensor* b, double eps, const Tensor& y,
+                     const Tensor& mean, const Tensor& rstd, int64_t rows, int64_t n) {
+  using A = acc_t<T>;
+  const T* xp = x.data<T>();
+  const T* wp = w ? w->data<T>() : nullptr;
+  const T* bp = b ? b->data<T>() : nullptr;
+  T* yp = y.data<T>();
+  A* mp = mean.data<A>();
+  A* rp = rstd.data<A>();
+  parallel_for(0, rows, row_grain(n), [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      const T* xr = xp + r * n;
+      // Two passes: the centred sum of squares does not cancel catastrophically.
+      const A mu = lane_reduce<A>(
+                       n, A(0), [&](int64_t i) { return A(xr[i]); }, &add2<A>) /
+                   A(n);
+      const A ss = lane_reduce<A>(
+          n, A(0),
+          [&](int64_t i) {
+            const A d = A(xr[i]) - mu;
+            return d * d;
+          },
+          &add2<A>);
+      const A rs = A(1) / std::sqrt(ss / A(n) + A(eps));
+      mp[r] = mu;
+      rp[r] = rs;
+      T* yr = yp + r * n;
+      if (wp && bp)
+        for (int64_t i = 0; i < n; ++i) yr[i] = T((A(xr[i]) - mu) * rs * A(wp[i]) + A(bp[i]));
+      else
+        for (int64_t i = 0; i < n; ++i) {
+          A v = (A(xr[i]) - mu) * rs;
+          if (wp) v = v * A(wp[i]);
+          if (bp) v = v + A(bp[i]);
+          yr[i] = T(v);
+        }
+    }
+  });
+}
+
+template <class T>
+void layer_norm_backward_rows(const Tensor& gy, const Tensor& x, const Tensor& mean,
+                              const Tensor& rstd, const Tensor* w, const Tensor& gx,
+                              const Tensor* gw, const Tensor* gb, int64_t rows, int64_t n) {
+  using A = acc_t<T>;
+  const T *gp = gy.data<T>(), *xp = x.data<T>();
+  const T* wp = w ? w->data<T>() : nullptr;
+  const A *mp = mean.data<A>(), *rp = rstd.data<A>();
+  T* gxp = gx.data<T>();
+  // gx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = gy * w.
+  parallel_for(0, rows, row_grain(n), [&](int64_t lo, int64_t hi) {
+    std::vector<A> g(n), xh(n);
+    for (int64_t r = lo; r < hi; ++r) {
+      const T *gr = gp + r * n, *xr = xp + r * n;
+      const A mu = mp[r], rs = rp[r];
+      for (int64_t i = 0; i < n; ++i) {
+        xh[i] = (A(xr[i]) - mu) * rs;
+        g[i] = wp ? A(gr[i]) * A(wp[i]) : A(gr[i]);
+      }
+      const A sg = lane_reduce<A>(
+          n, A(0), [&](int64_t i) { return g[i]; }, &add2<A>);
+      const A sgx = lane_reduce<A>(
+          n, A(0), [&](int64_t i) { return g[i] * xh[i]; }, &add2<A>);
+      const A mg = sg / A(n), mgx = sgx / A(n);
+      T* out = gxp + r * n;
+      for (int64_t i = 0; i < n; ++i) out[i] = T(rs * (g[i] - mg - xh[i] * mgx));
+    }
+  });
+  if (!gw && !gb) return;
+  // Column sums over rows, a block of columns per task (fixed order: deterministic).
+  constexpr int64_t kBlock = 64;
+  const int64_t blocks = (n + kBlock - 1) / kBlock;
+  parallel_for(0, blocks, 1, [&](int64_t blo, int64_t bhi) {
+    std::vector<A> sw(kBlock), sb(kBlock);
+    for (int64_t bk = blo; bk < bhi; ++bk) {
+      const int64_t c0 = bk * kBlock, c1 = std::min(n, c0 + kBlock);
+      std::fill(sw.begin(), sw.end(), A(0));
+      std::fill(sb.begin(), sb.end(), A(0));
+      for (int64_t r = 0; r < rows; ++r) {
+        const T *gr = gp + r * n, *xr = xp + r * n;
+        const A mu = mp[r], rs = rp[r];
+        for (int64_t c = c0; c < c1; ++c) {
+          sw[c - c0] += A(gr[c]) * ((A(xr[c]) - mu) * rs);
+          sb[c - c0] += A(gr[c]);
+        }
+      }
+      for (int64_t c = c0; c < c1; ++c) {
+        if (gw) gw->data<T>()[c] = T(sw[c - c0]);
+        if (gb) gb->data<T>()[c] = T(sb[c - c0]);
+      }
+    }
+  });
+}
+
+void cpu_layer_norm(const Tensor& x, const Tensor* w, const Tensor* b, double eps, const Tensor& y,
+                    const Tensor& mean, const Tensor& rstd, int64_t rows, int64_t n) {
+  visit_dtype<kFloatSet>(x.dtype(), "layer_norm", [&](auto tag) {
+    layer_norm_rows<typename decltype(tag)::type>(x, w, b, eps, y, mean, rstd, rows, n);
+  });
+}
+
+void cpu_layer_norm_backward(const Tensor& gy, const Tensor& x, const Tensor& mean,
+                             const Tensor& rstd, const Tensor* w, const Tensor& gx,
+                             const Tensor* gw, const Tensor* gb, int64_t rows, int64_t n) {
+  visit_dtype<kFloatSet>(x.dtype(), "layer_norm_backward", [&](auto tag) {
+    layer_norm_backward_rows<typename decltype(tag)::type>(gy, x, mean, rstd, w, gx, gw, gb, rows,
+                                                           n);
+  });
+}
+
+}  // namespace
+
+TS_REGISTER_KERNEL(softmax_stub, CPU, &cpu_softmax);
+TS_REGISTER_KERNEL(softmax_backward_stub, CPU, &cpu_softmax_backward);
+TS_REGISTER_KERNEL(layer_norm_stub, CPU, &cpu_layer_norm);
+TS_REGISTER_KERNEL(layer_norm_backward_stub, CPU, &cpu_layer_norm_backward);
+
+}  // namespace ts

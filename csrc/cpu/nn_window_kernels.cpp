@@ -1,0 +1,226 @@
+// CPU kernels of the sliding-window ops (ops/nn_fused.h): im2col/col2im for convolution
+// (zero padding done on the fly, no padded copy) and max pooling with PyTorch's flat
+// per-plane indices. One (n, c) plane per task: planes never share output, so no atomics.
+// no-trapping-math lets GCC turn max pooling's float selects into blends (we never read the
+// floating-point exception flags, so no result changes).
+#pragma GCC optimize("no-trapping-math")
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "cpu/parallel.h"
+#include "ops/nn_fused.h"
+
+namespace ts {
+namespace {
+
+// The output columns [lo, hi) whose input column o * s - p + k * d lies in [0, n).
+inline void valid_range(int64_t n_out, int64_t n_in, int64_t s, int64_t p, int64_t off, int64_t* lo,
+                        int64_t* hi) {
+  // o * s + (off - p) in [0, n_in)  <=>  o in [ceil((p - off) / s), ceil((n_in + p - off) / s))
+  auto ceil_div = [](int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); };
+  *lo = std::clamp<int64_t>(ceil_div(p - off, s), 0, n_out);
+  *hi = std::clamp<int64_t>(ceil_div(n_in + p - off, s), *lo, n_out);
+}
+
+template <class T>
+void im2col_plane(const T* x, T* cols, int64_t H, int64_t W, int64_t Ho, int64_t Wo,
+                  const Window2d& w, int64_t L) {
+  for (int64_t ki = 0; ki < w.kh; ++ki)
+    for (int64_t kj = 0; kj < w.kw; ++kj) {
+      T* dst = cols + (ki * w.kw + kj) * L;
+      int64_t olo, ohi, wlo, whi;
+      valid_range(Ho, H, w.sh, w.ph, ki * w.dh, &olo, &ohi);
+      valid_range(Wo, W, w.sw, w.pw, kj * w.dw, &wlo, &whi);
+      for (int64_t oh = 0; oh < Ho; ++oh) {
+        T* d = dst + oh * Wo;
+        if (oh < olo || oh >= ohi) {
+          std::fill(d, d + Wo, T(0));
+          continue;
+        }
+        const T* src = x + (oh * w.sh - w.ph + ki * w.dh) * W + (kj * w.dw - w.pw);
+        std::fill(d, d + wlo, T(0));
+        if (w.sw == 1)
+          std::memcpy(d + wlo, src + wlo, (whi - wlo) * sizeof(T));
+        else
+          for (int64_t ow = wlo; ow < whi; ++ow) d[ow] = src[ow * w.sw];
+        std::fill(d + whi, d + Wo, T(0));
+      }
+    }
+}
+
+template <class T>
+void col2im_plane(const T* cols, T* x, int64_t H, int64_t W, int64_t Ho, int64_t Wo,
+                  const Window2d& w, int64_t L, acc_t<T>* acc) {
+  using A = acc_t<T>;
+  std::fill(acc, acc + H * W, A(0));
+  for (int64_t ki = 0; ki < w.kh; ++ki)
+    for (int64_t kj = 0; kj < w.kw; ++kj) {
+      const T* src = cols + (ki * w.kw + kj) * L;
+      int64_t olo, ohi, wlo, whi;
+      valid_range(Ho, H, w.sh, w.ph, ki * w.dh, &olo, &ohi);
+      valid_range(Wo, W, w.sw, w.pw, kj * w.dw, &wlo, &whi);
+      for (int64_t oh = olo; oh < ohi; ++oh) {
+        A* d = acc + (oh * w.sh - w.ph + ki * w.dh) * W + (kj * w.dw - w.pw);
+        const T* s = src + oh * Wo;
+        for (int64_t ow = wlo; ow < whi; ++ow) d[ow * w.sw] += A(s[ow]);
+      }
+    }
+  for (int64_t i = 0; i < H * W; ++i) x[i] = T(acc[i]);
+}
+
+template <class T>
+void im2col_any(const Tensor& x, const Tensor& cols, const Window2d& w) {
+  const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
+  const int64_t Ho = w.out_h(H), Wo = w.out_w(W), L = Ho * Wo, K = w.kh * w.kw;
+  const T* xp = x.data<T>();
+  T* cp = cols.data<T>();
+  parallel_for(0, N * C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(K * L, 1)),
+               [&](int64_t lo, int64_t hi) {
+                 for (int64_t p = lo; p < hi; ++p)
+                   im2col_plane(xp + p * H * W, cp + p * K * L, H, W, Ho, Wo, w, L);
+               });
+}
+
+template <class T>
+void col2im_any(const Tensor& cols, const Tensor& x, const Window2d& w) {
+  const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
+  const int64_t Ho = w.out_h(H), Wo = w.out_w(W), L = Ho * Wo, K = w.kh * w.kw;
+  const T* cp = cols.data<T>();
+  T* xp = x.data<T>();
+  parallel_for(0, N * C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(K * L, 1)),
+               [&](int64_t lo, int64_t hi) {
+                 std::vector<acc_t<T>> acc(H * W);
+                 for (int64_t p = lo; p < hi; ++p)
+                   col2im_plane(cp + p * K * L, xp + p * H * W, H, W, Ho, Wo, w, L, acc.data());
+               });
+}
+
+// One window's max and flat index over taps [h0, h1) x [w0, w1) (steps dh, dw). Selects,
+// not branches: the maxima of random data mispredict. NaN wins (the last NaN's index).
+template <class T>
+inline void window_max(const T* xs, int64_t W, int64_t h0, int64_t h1, int64_t w0, int64_t w1,
+                       int64_t dh, int64_t dw, T* y, int64_t* at_out) {
+  using A = acc_t<T>;
+  A best = -std::numeric_limits<A>::infinity();
+  int64_t at = h0 * W + w0;
+  for (int64_t ih = h0; ih < h1; ih += dh)
+    for (int64_t iw = w0; iw < w1; iw += dw) {
+      const A v = A(xs[ih * W + iw]);
+      const bool take = (v > best) | (v != v);
+      best = take ? v : best;
+      at = take ? ih * W + iw : at;
+    }
+  *y = T(best);
+  *at_out = at;
+}
+
+// PyTorch's max pooling: -inf padding, the first maximum wins, windows clipped to the input.
+template <class T>
+void max_pool_plane(const T* xs, T* ys, int64_t* is, int64_t H, int64_t W, int64_t Ho, int64_t Wo,
+                    const Window2d w) {
+  const bool plain = w.ph == 0 && w.pw == 0 && w.dh == 1 && w.dw == 1 &&
+                     (Ho - 1) * w.sh + w.kh <= H && (Wo - 1) * w.sw + w.kw <= W;
+  if (plain && w.kh == 2 && w.kw == 2) {  // the common 2x2 pool, unrolled
+    using A = acc_t<T>;
+    for (int64_t oh = 0; oh < Ho; ++oh) {
+      const T* r0 = xs + oh * w.sh * W;
+      const T* r1 = r0 + W;
+      for (int64_t ow = 0; ow < Wo; ++ow) {
+        const int64_t c = ow * w.sw, base = oh * w.sh * W + c;
+        A best = A(r0[c]);
+        int64_t at = base;
+        const A v1 = A(r0[c + 1]), v2 = A(r1[c]), v3 = A(r1[c + 1]);
+        bool take = (v1 > best) | (v1 != v1);
+        best = take ? v1 : best;
+        at = take ? base + 1 : at;
+        take = (v2 > best) | (v2 != v2);
+        best = take ? v2 : best;
+        at = take ? base + W : at;
+        take = (v3 > best) | (v3 != v3);
+        best = take ? v3 : best;
+        at = take ? base + W + 1 : at;
+        ys[oh * Wo + ow] = T(best);
+        is[oh * Wo + ow] = at;
+      }
+    }
+    return;
+  }
+  for (int64_t oh = 0; oh < Ho; ++oh) {
+    int64_t h0 = oh * w.sh - w.ph;
+    const int64_t h1 = std::min(h0 + (w.kh - 1) * w.dh + 1, H);
+    while (h0 < 0) h0 += w.dh;
+    for (int64_t ow = 0; ow < Wo; ++ow) {
+      int64_t w0 = ow * w.sw - w.pw;
+      const int64_t w1 = std::min(w0 + (w.kw - 1) * w.dw + 1, W);
+      while (w0 < 0) w0 += w.dw;
+      window_max(xs, W, h0, h1, w0, w1, w.dh, w.dw, ys + oh * Wo + ow, is + oh * Wo + ow);
+    }
+  }
+}
+
+template <class T>
+void max_pool_any(const Tensor& x, const Tensor& y, const Tensor& idx, const Window2d& w) {
+  const int64_t P = x.dim(0) * x.dim(1), H = x.dim(2), W = x.dim(3);
+  const int64_t Ho = y.dim(2), Wo = y.dim(3);
+  const T* xp = x.data<T>();
+  T* yp = y.data<T>();
+  int64_t* ip = idx.data<int64_t>();
+  const Window2d win = w;
+  parallel_for(0, P, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * W, 1)),
+               [=](int64_t lo, int64_t hi) {
+                 for (int64_t p = lo; p < hi; ++p)
+                   max_pool_plane(xp + p * H * W, yp + p * Ho * Wo, ip + p * Ho * Wo, H, W, Ho, Wo,
+                                  win);
+               });
+}
+
+template <class T>
+void max_pool_backward_any(const Tensor& gy, const Tensor& idx, const Tensor& gx) {
+  const int64_t P = gx.dim(0) * gx.dim(1), HW = gx.dim(2) * gx.dim(3);
+  const int64_t L = gy.dim(2) * gy.dim(3);
+  const T* gp = gy.data<T>();
+  const int64_t* ip = idx.data<int64_t>();
+  T* xp = gx.data<T>();
+  parallel_for(0, P, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(L, 1)),
+               [&](int64_t lo, int64_t hi) {
+                 for (int64_t p = lo; p < hi; ++p)
+                   for (int64_t i = 0; i < L; ++i) {
+                     T& d = xp[p * HW + ip[p * L + i]];
+                     d = T(acc_t<T>(d) + acc_t<T>(gp[p * L + i]));
+                   }
+               });
+}
+
+void cpu_im2col(const Tensor& x, const Tensor& cols, const Window2d& w) {
+  visit_dtype<kFloatSet>(x.dtype(), "im2col",
+                         [&](auto tag) { im2col_any<typename decltype(tag)::type>(x, cols, w); });
+}
+
+void cpu_col2im(const Tensor& cols, const Tensor& x, const Window2d& w) {
+  visit_dtype<kFloatSet>(x.dtype(), "col2im",
+                         [&](auto tag) { col2im_any<typename decltype(tag)::type>(cols, x, w); });
+}
+
+void cpu_max_pool(const Tensor& x, const Tensor& y, const Tensor& idx, const Window2d& w) {
+  visit_dtype<kFloatSet>(x.dtype(), "max_pool2d", [&](auto tag) {
+    max_pool_any<typename decltype(tag)::type>(x, y, idx, w);
+  });
+}
+
+void cpu_max_pool_backward(const Tensor& gy, const Tensor& idx, const Tensor& gx) {
+  visit_dtype<kFloatSet>(gy.dtype(), "max_pool2d_backward", [&](auto tag) {
+    max_pool_backward_any<typename decltype(tag)::type>(gy, idx, gx);
+  });
+}
+
+}  // namespace
+
+TS_REGISTER_KERNEL(im2col_stub, CPU, &cpu_im2col);
+TS_REGISTER_KERNEL(col2im_stub, CPU, &cpu_col2im);
+TS_REGISTER_KERNEL(max_pool_stub, CPU, &cpu_max_pool);
+TS_REGISTER_KERNEL(max_pool_backward_stub, CPU, &cpu_max_pool_backward);
+
+}  // namespace ts

@@ -1,0 +1,228 @@
+#include "ops/nn_fused.h"
+
+#include "core/error.h"
+#include "ops/copy.h"
+
+namespace ts {
+
+TS_DEFINE_STUB(SoftmaxKernel, softmax_stub, "softmax");
+TS_DEFINE_STUB(SoftmaxBackwardKernel, softmax_backward_stub, "softmax_backward");
+TS_DEFINE_STUB(LayerNormKernel, layer_norm_stub, "layer_norm");
+TS_DEFINE_STUB(LayerNormBackwardKernel, layer_norm_backward_stub, "layer_norm_backward");
+TS_DEFINE_STUB(GeluKernel, gelu_stub, "gelu");
+TS_DEFINE_STUB(GeluBackwardKernel, gelu_backward_stub, "gelu_backward");
+TS_DEFINE_STUB(ReluBackwardKernel, relu_backward_stub, "relu_backward");
+TS_DEFINE_STUB(Im2colKernel, im2col_stub, "im2col");
+TS_DEFINE_STUB(Col2imKernel, col2im_stub, "col2im");
+TS_DEFINE_STUB(MaxPoolKernel, max_pool_stub, "max_pool2d");
+TS_DEFINE_STUB(MaxPoolBackwardKernel, max_pool_backward_stub, "max_pool2d_backward");
+
+namespace {
+
+void check_float(const Tensor& x, const char* op) {
+  TS_CHECK(is_floating(x.dtype()), TypeError, op,
+           ": expected a floating-point tensor (float16, bfloat16, float32, float64), got ",
+           dtype_name(x.dtype()));
+}
+
+// A second operand must match the first one's shape and dtype.
+void check_same(const Tensor& a, const Tensor& b, const char* op) {
+  TS_CHECK(a.shape() == b.shape(), ValueError, op, ": shapes ", shape_str(a.shape()), " and ",
+           shape_str(b.shape()), " differ");
+  TS_CHECK(a.dtype() == b.dtype(), TypeError, op, ": dtypes ", dtype_name(a.dtype()), " and ",
+           dtype_name(b.dtype()), " differ");
+  TS_CHECK(a.device() == b.device(), ValueError, op, ": tensors on ", a.device().str(), " and ",
+           b.device().str());
+}
+
+int64_t last_dim(const Tensor& x, const char* op) {
+  TS_CHECK(x.ndim() >= 1, ValueError, op, ": expected at least one dimension, got a 0-d tensor");
+  return x.dim(x.ndim() - 1);
+}
+
+Tensor empty_like(const Tensor& x) { return Tensor::empty(x.shape(), x.dtype(), x.device()); }
+
+DType stat_dtype(DType d) { return d == DType::Float64 ? DType::Float64 : DType::Float32; }
+
+void check_nchw(const Tensor& x, const char* op) {
+  check_float(x, op);
+  TS_CHECK(x.ndim() == 4, ValueError, op, ": expected a 4-D (N, C, H, W) tensor, got shape ",
+           shape_str(x.shape()));
+}
+
+void check_window(const Window2d& w, const char* op) {
+  TS_CHECK(w.kh > 0 && w.kw > 0 && w.sh > 0 && w.sw > 0 && w.dh > 0 && w.dw > 0 && w.ph >= 0 &&
+               w.pw >= 0,
+           ValueError, op, ": kernel (", w.kh, ", ", w.kw, "), stride (", w.sh, ", ", w.sw,
+           ") and dilation (", w.dh, ", ", w.dw, ") must be positive and padding (", w.ph, ", ",
+           w.pw, ") non-negative");
+}
+
+}  // namespace
+
+Tensor softmax_last(const Tensor& x, bool log) {
+  const char* op = log ? "log_softmax" : "softmax";
+  check_float(x, op);
+  const int64_t n = last_dim(x, op);
+  const Tensor xc = contiguous(x);
+  Tensor out = empty_like(x);
+  if (x.numel() > 0) softmax_stub.get(x.device())(xc, out, x.numel() / n, n, log);
+  return out;
+}
+
+Tensor softmax_last_backward(const Tensor& y, const Tensor& gy, bool log) {
+  const char* op = log ? "log_softmax_backward" : "softmax_backward";
+  check_float(y, op);
+  check_same(y, gy, op);
+  const int64_t n = last_dim(y, op);
+  Tensor gx = empty_like(y);
+  if (y.numel() > 0)
+    softmax_backward_stub.get(y.device())(contiguous(y), contiguous(gy), gx, y.numel() / n, n, log);
+  return gx;
+}
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm_forward(const Tensor& x, int64_t n, const Tensor& w,
+                                                      const Tensor& b, double eps) {
+  const char* op = "layer_norm";
+  check_float(x, op);
+  TS_CHECK(n > 0 && x.numel() % n == 0, ValueError, op, ": cannot normalize groups of ", n,
+           " elements of a tensor of shape ", shape_str(x.shape()));
+  for (const Tensor* p : {&w, &b})
+    if (p->defined()) {
+      TS_CHECK(p->numel() == n, ValueError, op, ": weight/bias of shape ", shape_str(p->shape()),
+               " do not have ", n, " elements");
+      TS_CHECK(p->dtype() == x.dtype(), TypeError, op, ": weight/bias dtype ",
+               dtype_name(p->dtype()), " differs from input dtype ", dtype_name(x.dtype()));
+    }
+  const int64_t rows = x.numel() / n;
+  Tensor y = empty_like(x);
+  Tensor mean = Tensor::empty(Shape{rows}, stat_dtype(x.dtype()), x.device());
+  Tensor rstd = Tensor::empty(Shape{rows}, stat_dtype(x.dtype()), x.device());
+  const Tensor wc = w.defined() ? contiguous(w) : Tensor(),
+               bc = b.defined() ? contiguous(b) : Tensor();
+  if (rows > 0)
+    layer_norm_stub.get(x.device())(contiguous(x), w.defined() ? &wc : nullptr,
+                                    b.defined() ? &bc : nullptr, eps, y, mean, rstd, rows, n);
+  return {y, mean, rstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& gy, const Tensor& x,
+                                                       const Tensor& mean, const Tensor& rstd,
+                                                       const Tensor& w, bool has_bias) {
+  const char* op = "layer_norm_backward";
+  check_float(x, op);
+  check_same(x, gy, op);
+  const int64_t rows = mean.numel();
+  TS_CHECK(rows > 0 ? x.numel() % rows == 0 : x.numel() == 0, ValueError, op, ": statistics of ",
+           rows, " rows do not fit input shape ", shape_str(x.shape()));
+  TS_CHECK(
+      rstd.numel() == rows && mean.dtype() == stat_dtype(x.dtype()) && rstd.dtype() == mean.dtype(),
+      ValueError, op, ": mean/rstd must be (", rows, ",) ", dtype_name(stat_dtype(x.dtype())));
+  const int64_t n = rows > 0 ? x.numel() / rows : 0;
+  if (w.defined())
+    TS_CHECK(w.numel() == n && w.dtype() == x.dtype(), ValueError, op, ": weight of shape ",
+             shape_str(w.shape()), " does not match ", n, " normalized elements");
+  Tensor gx = empty_like(x);
+  Tensor gw = w.defined() ? empty_like(w) : Tensor();
+  Tensor gb = has_bias ? Tensor::empty(w.defined() ? w.shape() : Shape{n}, x.dtype(), x.device())
+                       : Tensor();
+  if (rows > 0) {
+    const Tensor wc = w.defined() ? contiguous(w) : Tensor();
+    layer_norm_backward_stub.get(x.device())(contiguous(gy), contiguous(x), contiguous(mean),
+                                             contiguous(rstd), w.defined() ? &wc : nullptr, gx,
+                                             w.defined() ? &gw : nullptr, has_bias ? &gb : nullptr,
+                                             rows, n);
+  } else {
+    if (gw.defined()) fill_(gw, Scalar::from_double(0));
+    if (gb.defined()) fill_(gb, Scalar::from_double(0));
+  }
+  return {gx, gw, gb};
+}
+
+Tensor gelu(const Tensor& x, bool tanh_approx) {
+  check_float(x, "gelu");
+  Tensor out = empty_like(x);
+  if (x.numel() > 0) gelu_stub.get(x.device())(contiguous(x), out, tanh_approx);
+  return out;
+}
+
+Tensor gelu_backward(const Tensor& x, const Tensor& gy, bool tanh_approx) {
+  check_float(x, "gelu_backward");
+  check_same(x, gy, "gelu_backward");
+  Tensor gx = empty_like(x);
+  if (x.numel() > 0)
+    gelu_backward_stub.get(x.device())(contiguous(x), contiguous(gy), gx, tanh_approx);
+  return gx;
+}
+
+Tensor relu_backward(const Tensor& y, const Tensor& gy) {
+  check_float(y, "relu_backward");
+  check_same(y, gy, "relu_backward");
+  Tensor gx = empty_like(y);
+  if (y.numel() > 0) relu_backward_stub.get(y.device())(contiguous(y), contiguous(gy), gx);
+  return gx;
+}
+
+Tensor im2col(const Tensor& x, const Window2d& win) {
+  check_nchw(x, "im2col");
+  check_window(win, "im2col");
+  const int64_t ho = win.out_h(x.dim(2)), wo = win.out_w(x.dim(3));
+  TS_CHECK(ho > 0 && wo > 0, ValueError, "im2col: kernel (", win.kh, ", ", win.kw,
+           ") with dilation (", win.dh, ", ", win.dw, ") does not fit the padded input of shape ",
+           shape_str(x.shape()));
+  Tensor cols =
+      Tensor::empty(Shape{x.dim(0), x.dim(1) * win.kh * win.kw, ho * wo}, x.dtype(), x.device());
+  if (cols.numel() > 0) im2col_stub.get(x.device())(contiguous(x), cols, win);
+  return cols;
+}
+
+Tensor col2im(const Tensor& cols, int64_t channels, int64_t h, int64_t w, const Window2d& win) {
+  check_float(cols, "col2im");
+  check_window(win, "col2im");
+  const int64_t ho = win.out_h(h), wo = win.out_w(w);
+  TS_CHECK(cols.ndim() == 3 && cols.dim(1) == channels * win.kh * win.kw && cols.dim(2) == ho * wo,
+           ValueError, "col2im: columns of shape ", shape_str(cols.shape()), " do not match ",
+           channels, " channels of a (", h, ", ", w, ") image with a (", win.kh, ", ", win.kw,
+           ") kernel (expected (N, ", channels * win.kh * win.kw, ", ", ho * wo, "))");
+  Tensor x = Tensor::empty(Shape{cols.dim(0), channels, h, w}, cols.dtype(), cols.device());
+  if (x.numel() > 0) col2im_stub.get(cols.device())(contiguous(cols), x, win);
+  return x;
+}
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, const Window2d& win,
+                                                   int64_t out_h, int64_t out_w) {
+  check_nchw(x, "max_pool2d");
+  check_window(win, "max_pool2d");
+  TS_CHECK(out_h >= 0 && out_w >= 0, ValueError, "max_pool2d: negative output size (", out_h, ", ",
+           out_w, ")");
+  // Every window must start inside the input or its left padding, so it sees an element.
+  TS_CHECK(out_h == 0 || (out_h - 1) * win.sh - win.ph < x.dim(2), ValueError,
+           "max_pool2d: output height ", out_h, " has windows past the input");
+  TS_CHECK(out_w == 0 || (out_w - 1) * win.sw - win.pw < x.dim(3), ValueError,
+           "max_pool2d: output width ", out_w, " has windows past the input");
+  const Shape shape{x.dim(0), x.dim(1), out_h, out_w};
+  Tensor y = Tensor::empty(shape, x.dtype(), x.device());
+  Tensor idx = Tensor::empty(shape, DType::Int64, x.device());
+  if (y.numel() > 0) max_pool_stub.get(x.device())(contiguous(x), y, idx, win);
+  return {y, idx};
+}
+
+Tensor max_pool2d_backward(const Tensor& gy, const Tensor& idx, int64_t h, int64_t w) {
+  check_nchw(gy, "max_pool2d_backward");
+  TS_CHECK(idx.shape() == gy.shape() && idx.dtype() == DType::Int64, ValueError,
+           "max_pool2d_backward: indices must be int64 of the gradient's shape ",
+           shape_str(gy.shape()));
+  const Tensor ic = contiguous(idx);
+  if (ic.device().is_cpu()) {  // a bad index would write outside the gradient's planes
+    const int64_t* ip = ic.data<int64_t>();
+    for (int64_t i = 0; i < ic.numel(); ++i)
+      TS_CHECK(ip[i] >= 0 && ip[i] < h * w, IndexError, "max_pool2d_backward: index ", ip[i],
+               " is outside a (", h, ", ", w, ") plane");
+  }
+  Tensor gx = Tensor::empty(Shape{gy.dim(0), gy.dim(1), h, w}, gy.dtype(), gy.device());
+  fill_(gx, Scalar::from_double(0));
+  if (gy.numel() > 0) max_pool_backward_stub.get(gy.device())(contiguous(gy), ic, gx);
+  return gx;
+}
+
+}  // namespace ts

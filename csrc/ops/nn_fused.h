@@ -1,0 +1,92 @@
+// Fused nn kernels that measurement showed hot on CPU training (softmax, layer norm, GELU,
+// convolution's im2col/col2im, max pooling): each replaces a chain of elementwise ops and
+// temporaries with one pass. They compute values only; tessera/nn/functional wraps them in
+// autograd Functions whose backward calls the *_backward ops here (and falls back to
+// differentiable compositions of tessera ops when a graph of the backward is recorded).
+// Every op takes and returns float16/bfloat16/float32/float64 tensors of one dtype; CPU
+// kernels in cpu/nn_norm_kernels.cpp, cpu/nn_act_kernels.cpp, cpu/nn_window_kernels.cpp.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <tuple>
+
+#include "core/tensor.h"
+#include "dispatch/dispatch.h"
+
+namespace ts {
+
+// Geometry of a 2-D sliding window (1-D windows are 2-D ones with a height-1 kernel).
+struct Window2d {
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+  int64_t out_h(int64_t h) const { return (h + 2 * ph - dh * (kh - 1) - 1) / sh + 1; }
+  int64_t out_w(int64_t w) const { return (w + 2 * pw - dw * (kw - 1) - 1) / sw + 1; }
+};
+
+// Kernels see contiguous tensors; rows x n for the row-wise ones.
+using SoftmaxKernel = void (*)(const Tensor& x, const Tensor& out, int64_t rows, int64_t n,
+                               bool log);
+using SoftmaxBackwardKernel = void (*)(const Tensor& y, const Tensor& gy, const Tensor& gx,
+                                       int64_t rows, int64_t n, bool log);
+// mean/rstd: (rows,) in the compute type of x (float for 16-bit x).
+using LayerNormKernel = void (*)(const Tensor& x, const Tensor* w, const Tensor* b, double eps,
+                                 const Tensor& y, const Tensor& mean, const Tensor& rstd,
+                                 int64_t rows, int64_t n);
+using LayerNormBackwardKernel = void (*)(const Tensor& gy, const Tensor& x, const Tensor& mean,
+                                         const Tensor& rstd, const Tensor* w, const Tensor& gx,
+                                         const Tensor* gw, const Tensor* gb, int64_t rows,
+                                         int64_t n);
+using GeluKernel = void (*)(const Tensor& x, const Tensor& out, bool tanh_approx);
+using GeluBackwardKernel = void (*)(const Tensor& x, const Tensor& gy, const Tensor& gx,
+                                    bool tanh_approx);
+using ReluBackwardKernel = void (*)(const Tensor& y, const Tensor& gy, const Tensor& gx);
+// x (N, C, H, W) -> cols (N, C*kh*kw, Ho*Wo) and back (col2im sums overlapping windows).
+using Im2colKernel = void (*)(const Tensor& x, const Tensor& cols, const Window2d& win);
+using Col2imKernel = void (*)(const Tensor& cols, const Tensor& x, const Window2d& win);
+// x (N, C, H, W) -> y, idx (N, C, Ho, Wo); idx is the flat h * W + w of each max (-inf pad).
+using MaxPoolKernel = void (*)(const Tensor& x, const Tensor& y, const Tensor& idx,
+                               const Window2d& win);
+using MaxPoolBackwardKernel = void (*)(const Tensor& gy, const Tensor& idx, const Tensor& gx);
+
+TS_DECLARE_STUB(SoftmaxKernel, softmax_stub);
+TS_DECLARE_STUB(SoftmaxBackwardKernel, softmax_backward_stub);
+TS_DECLARE_STUB(LayerNormKernel, layer_norm_stub);
+TS_DECLARE_STUB(LayerNormBackwardKernel, layer_norm_backward_stub);
+TS_DECLARE_STUB(GeluKernel, gelu_stub);
+TS_DECLARE_STUB(GeluBackwardKernel, gelu_backward_stub);
+TS_DECLARE_STUB(ReluBackwardKernel, relu_backward_stub);
+TS_DECLARE_STUB(Im2colKernel, im2col_stub);
+TS_DECLARE_STUB(Col2imKernel, col2im_stub);
+TS_DECLARE_STUB(MaxPoolKernel, max_pool_stub);
+TS_DECLARE_STUB(MaxPoolBackwardKernel, max_pool_backward_stub);
+
+// softmax (log_softmax when `log`) over the last axis.
+Tensor softmax_last(const Tensor& x, bool log);
+// The input gradient from the output y and its gradient gy.
+Tensor softmax_last_backward(const Tensor& y, const Tensor& gy, bool log);
+
+// Normalizes over the trailing `n` elements (n = prod(normalized_shape)); w, b of n elements
+// or undefined. Returns y, mean and rstd = 1/sqrt(var + eps) per row.
+std::tuple<Tensor, Tensor, Tensor> layer_norm_forward(const Tensor& x, int64_t n, const Tensor& w,
+                                                      const Tensor& b, double eps);
+// Returns gx, gw, gb (gw/gb undefined when w/b are).
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& gy, const Tensor& x,
+                                                       const Tensor& mean, const Tensor& rstd,
+                                                       const Tensor& w, bool has_bias);
+
+Tensor gelu(const Tensor& x, bool tanh_approx);
+Tensor gelu_backward(const Tensor& x, const Tensor& gy, bool tanh_approx);
+// ReLU's input gradient from its output y: gy where y > 0 (or NaN, as PyTorch passes), else 0.
+Tensor relu_backward(const Tensor& y, const Tensor& gy);
+
+Tensor im2col(const Tensor& x, const Window2d& win);
+// cols (N, C*kh*kw, Ho*Wo) -> (N, C, h, w).
+Tensor col2im(const Tensor& cols, int64_t channels, int64_t h, int64_t w, const Window2d& win);
+
+// Output height/width given explicitly (ceil_mode is the caller's rule); windows reaching
+// past the padded input only see what is inside. Returns (y, int64 indices).
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, const Window2d& win,
+                                                   int64_t out_h, int64_t out_w);
+// gx (N, C, h, w) with gy scattered (summed) to the recorded indices.
+Tensor max_pool2d_backward(const Tensor& gy, const Tensor& idx, int64_t h, int64_t w);
+
+}  // namespace ts

@@ -1,0 +1,132 @@
+#include "ops/optim_step.h"
+
+#include <cmath>
+
+#include "core/error.h"
+#include "core/scalar.h"
+#include "ops/copy.h"
+
+namespace ts {
+
+TS_DEFINE_STUB(SgdStepKernel, sgd_step_stub, "sgd_step");
+TS_DEFINE_STUB(AdamStepKernel, adam_step_stub, "adam_step");
+
+namespace {
+
+// Kernels see contiguous buffers; a non-contiguous tensor the step writes is updated through
+// a contiguous copy that is written back afterwards.
+struct Staged {
+  Tensor target, work;
+  void write_back() const {
+    if (work.impl() != target.impl()) copy_(target, work);
+    target.bump_version();
+  }
+};
+
+Staged stage(const Tensor& t) { return {t, contiguous(t)}; }
+
+void check_lengths(size_t n, size_t m, const char* what, const char* op) {
+  TS_CHECK(n == m, ValueError, op, ": got ", n, " parameters but ", m, " ", what);
+}
+
+// `t` must match the parameter's shape, device and (for state) dtype.
+void check_like(const Tensor& p, const Tensor& t, size_t i, const char* what, const char* op,
+                bool same_dtype) {
+  TS_CHECK(t.defined(), ValueError, op, ": ", what, "[", i, "] is missing");
+  TS_CHECK(t.shape() == p.shape(), ValueError, op, ": ", what, "[", i, "] has shape ",
+           shape_str(t.shape()), " but its parameter has shape ", shape_str(p.shape()));
+  TS_CHECK(t.device() == p.device(), ValueError, op, ": ", what, "[", i, "] is on ",
+           t.device().str(), " but its parameter is on ", p.device().str());
+  TS_CHECK(!same_dtype || t.dtype() == p.dtype(), TypeError, op, ": ", what, "[", i, "] has dtype ",
+           dtype_name(t.dtype()), " but its parameter has dtype ", dtype_name(p.dtype()));
+}
+
+void check_param(const Tensor& p, size_t i, const char* op) {
+  TS_CHECK(is_floating(p.dtype()), TypeError, op, ": params[", i,
+           "] must be floating-point (float16, bfloat16, float32, float64), got ",
+           dtype_name(p.dtype()));
+  TS_CHECK(!p.storage()->readonly, ValueError, op, ": params[", i, "] is read-only");
+}
+
+// The gradient as the kernel reads it: contiguous, in the parameter's dtype.
+Tensor grad_operand(const Tensor& p, const Tensor& g) {
+  return g.dtype() == p.dtype() ? contiguous(g) : astype(g, p.dtype(), true);
+}
+
+}  // namespace
+
+std::vector<Tensor> sgd_step_(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                              const std::vector<std::optional<Tensor>>& momentum_buffers,
+                              const SgdHyper& h) {
+  const char* op = "sgd_step";
+  const size_t n = params.size();
+  const bool use_momentum = h.momentum != 0;
+  check_lengths(n, grads.size(), "gradients", op);
+  if (use_momentum) check_lengths(n, momentum_buffers.size(), "momentum buffers", op);
+  std::vector<SgdSlot> slots(n);
+  std::vector<Staged> staged;
+  std::vector<Tensor> buffers;
+  for (size_t i = 0; i < n; ++i) {
+    check_param(params[i], i, op);
+    check_like(params[i], grads[i], i, "grads", op, false);
+    staged.push_back(stage(params[i]));
+    slots[i].param = staged.back().work;
+    slots[i].grad = grad_operand(params[i], grads[i]);
+    if (!use_momentum) continue;
+    const auto& b = momentum_buffers[i];
+    slots[i].first = !b.has_value();
+    Tensor buf = b ? *b : Tensor::empty(params[i].shape(), params[i].dtype(), params[i].device());
+    if (b) check_like(params[i], buf, i, "momentum_buffers", op, true);
+    buffers.push_back(buf);
+    staged.push_back(stage(buf));
+    slots[i].buf = staged.back().work;
+  }
+  if (n > 0) sgd_step_stub.get(params[0].device())(slots, h);
+  for (const auto& s : staged) s.write_back();
+  return buffers;
+}
+
+void adam_step_(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+                const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<Tensor>& steps,
+                const AdamHyper& h) {
+  const char* op = h.decoupled ? "adamw_step" : "adam_step";
+  const size_t n = params.size();
+  check_lengths(n, grads.size(), "gradients", op);
+  check_lengths(n, exp_avgs.size(), "exp_avg tensors", op);
+  check_lengths(n, exp_avg_sqs.size(), "exp_avg_sq tensors", op);
+  check_lengths(n, steps.size(), "step counts", op);
+  if (h.amsgrad) check_lengths(n, max_exp_avg_sqs.size(), "max_exp_avg_sq tensors", op);
+  std::vector<AdamSlot> slots(n);
+  std::vector<Staged> staged;
+  for (size_t i = 0; i < n; ++i) {
+    const Tensor& p = params[i];
+    check_param(p, i, op);
+    check_like(p, grads[i], i, "grads", op, false);
+    check_like(p, exp_avgs[i], i, "exp_avgs", op, true);
+    check_like(p, exp_avg_sqs[i], i, "exp_avg_sqs", op, true);
+    if (h.amsgrad) check_like(p, max_exp_avg_sqs[i], i, "max_exp_avg_sqs", op, true);
+    const Tensor& st = steps[i];
+    TS_CHECK(st.defined() && st.numel() == 1 && is_floating(st.dtype()) && st.device().is_cpu(),
+             TypeError, op, ": steps[", i, "] must be a one-element floating CPU tensor");
+    slots[i].grad = grad_operand(p, grads[i]);
+    auto add = [&](const Tensor& t) {
+      staged.push_back(stage(t));
+      return staged.back().work;
+    };
+    slots[i].param = add(p);
+    slots[i].exp_avg = add(exp_avgs[i]);
+    slots[i].exp_avg_sq = add(exp_avg_sqs[i]);
+    if (h.amsgrad) slots[i].max_exp_avg_sq = add(max_exp_avg_sqs[i]);
+  }
+  // Counts are bumped only once every input has passed its checks, so a rejected call
+  // leaves the optimizer state as it was.
+  for (size_t i = 0; i < n; ++i) {
+    slots[i].step = item(steps[i]).to<double>() + 1;
+    fill_(steps[i], Scalar::from_double(slots[i].step));
+  }
+  if (n > 0) adam_step_stub.get(params[0].device())(slots, h);
+  for (const auto& s : staged) s.write_back();
+}
+
+}  // namespace ts

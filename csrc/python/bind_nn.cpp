@@ -1,0 +1,63 @@
+// Bindings of the fused nn kernels (ops/nn_fused.h). tessera/nn/functional wraps them in
+// autograd Functions; these entry points compute values only.
+#include <pybind11/stl.h>
+
+#include "ops/nn_fused.h"
+#include "python/convert.h"
+
+namespace ts::python {
+namespace {
+
+Window2d window(const std::array<int64_t, 2>& k, const std::array<int64_t, 2>& s,
+                const std::array<int64_t, 2>& p, const std::array<int64_t, 2>& d) {
+  return Window2d{k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1]};
+}
+
+Tensor opt(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
+
+py::object opt_out(const Tensor& t) { return t.defined() ? py::cast(t) : py::none(); }
+
+}  // namespace
+
+void init_nn(py::module_& m) {
+  using A2 = std::array<int64_t, 2>;
+  m.def("_softmax_last", &softmax_last, "softmax (log_softmax if log) over the last axis");
+  m.def("_softmax_last_backward", &softmax_last_backward,
+        "input gradient of softmax/log_softmax from its output and output gradient");
+  m.def(
+      "_layer_norm",
+      [](const Tensor& x, int64_t n, const std::optional<Tensor>& w, const std::optional<Tensor>& b,
+         double eps) { return layer_norm_forward(x, n, opt(w), opt(b), eps); },
+      "layer norm over the trailing n elements: (y, mean, rstd)");
+  m.def(
+      "_layer_norm_backward",
+      [](const Tensor& gy, const Tensor& x, const Tensor& mean, const Tensor& rstd,
+         const std::optional<Tensor>& w, bool has_bias) {
+        auto [gx, gw, gb] = layer_norm_backward(gy, x, mean, rstd, opt(w), has_bias);
+        return py::make_tuple(gx, opt_out(gw), opt_out(gb));
+      },
+      "(grad_input, grad_weight or None, grad_bias or None)");
+  m.def("_gelu", &gelu, "GELU (tanh approximation if tanh_approx)");
+  m.def("_gelu_backward", &gelu_backward, "GELU's input gradient");
+  m.def("_relu_backward", &relu_backward, "ReLU's input gradient from its output");
+  m.def(
+      "_im2col",
+      [](const Tensor& x, A2 k, A2 s, A2 p, A2 d) { return im2col(x, window(k, s, p, d)); },
+      "(N, C, H, W) -> (N, C*kh*kw, Ho*Wo) columns (zero padding)");
+  m.def(
+      "_col2im",
+      [](const Tensor& cols, int64_t c, int64_t h, int64_t w, A2 k, A2 s, A2 p, A2 d) {
+        return col2im(cols, c, h, w, window(k, s, p, d));
+      },
+      "columns -> (N, C, H, W), summing overlapping windows (im2col's adjoint)");
+  m.def(
+      "_max_pool2d",
+      [](const Tensor& x, A2 k, A2 s, A2 p, A2 d, int64_t oh, int64_t ow) {
+        return max_pool2d_with_indices(x, window(k, s, p, d), oh, ow);
+      },
+      "(values, flat per-plane int64 indices) of 2-D max pooling");
+  m.def("_max_pool2d_backward", &max_pool2d_backward,
+        "scatters the output gradient to the recorded indices of (h, w) planes");
+}
+
+}  // namespace ts::python
