@@ -404,3 +404,61 @@ def test_dlpack_with_cupy():
     assert float(x[3]) == 100.0
     b = cp.from_dlpack(x * 2)
     assert float(b[3]) == 200.0
+
+
+@gpu
+@pytest.mark.parametrize("make_opt", [
+    lambda p: ts.optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-2),
+    lambda p: ts.optim.Adam(p, lr=1e-2, amsgrad=True),
+    lambda p: ts.optim.AdamW(p, lr=1e-2, weight_decay=0.1),
+])
+def test_fused_optimizer_steps_match_cpu(make_opt):
+    rng = np.random.default_rng(3)
+    w0 = rng.standard_normal((7, 5)).astype(np.float32)
+    x = rng.standard_normal((16, 7)).astype(np.float32)
+    result = []
+    for dev in ["cpu", DEV]:
+        w = ts.nn.Parameter(ts.asarray(w0, device=dev))
+        opt = make_opt([w])
+        xd = ts.asarray(x, device=dev)
+        for _ in range(5):
+            opt.zero_grad()
+            ts.tanh(xd @ w).square().mean().backward()
+            opt.step()
+        result.append(w.detach().cpu().numpy())
+    np.testing.assert_allclose(result[0], result[1], rtol=1e-5, atol=1e-6)
+
+
+@gpu
+def test_mlp_training_step_on_cuda_matches_cpu():
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((32, 20)).astype(np.float32)
+    y = rng.integers(0, 5, 32)
+    out = []
+    for dev in ["cpu", DEV]:
+        ts.manual_seed(0)
+        model = ts.nn.Sequential(ts.nn.Linear(20, 16), ts.nn.GELU(), ts.nn.LayerNorm(16),
+                                 ts.nn.Linear(16, 5)).to(dev)
+        opt = ts.optim.AdamW(model.parameters(), lr=1e-2)
+        xd = ts.asarray(x, device=dev)
+        for _ in range(3):
+            opt.zero_grad()
+            logits = model(xd)
+            target = ts.asarray(np.eye(5, dtype=np.float32)[y], device=dev)
+            loss = ts.nn.functional.mse_loss(ts.nn.functional.softmax(logits, dim=-1), target)
+            loss.backward()
+            opt.step()
+        out.append(model(xd).detach().cpu().numpy())
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-4, atol=1e-5)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["bool", "int16", "float32", "float64", "complex128"])
+def test_where_matches_cpu(dtype):
+    c = rand((9, 1, 7), "bool", 5)
+    a, b = rand((9, 6, 7), dtype, 6), rand((7,), dtype, 7)
+    ref = ts.where(ts.asarray(c), ts.asarray(a), ts.asarray(b))
+    out = ts.where(ts.asarray(c, device=DEV), ts.asarray(a, device=DEV), ts.asarray(b, device=DEV))
+    same(ref, out)
+    same(ts.where(ts.asarray(c), ts.asarray(a), 0), ts.where(ts.asarray(c, device=DEV),
+                                                             ts.asarray(a, device=DEV), 0))

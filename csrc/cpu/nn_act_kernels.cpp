@@ -11,7 +11,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "cpu/fast_math.h"
+#include "cpu/fast_math_scalar.h"
 #include "cpu/parallel.h"
 #include "ops/nn_fused.h"
 

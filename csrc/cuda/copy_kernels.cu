@@ -3,6 +3,7 @@
 #include "cuda/functors.cuh"
 #include "cuda/loops.cuh"
 #include "ops/copy.h"
+#include "ops/where.h"
 
 namespace ts::cuda {
 
@@ -97,8 +98,53 @@ void fill_cuda(const Tensor& dst, const Scalar& value) {
   });
 }
 
+// where(cond, a, b): a select over element bytes (one instantiation per item size).
+template <class E, class Index>
+__global__ void __launch_bounds__(kBlock) where_kernel(ElemArgs<4> a) {
+  const Index i = static_cast<Index>(blockIdx.x) * kBlock + threadIdx.x;
+  if (static_cast<int64_t>(i) >= a.numel) return;
+  int64_t off[4];
+  elem_offsets<4, Index>(a, i, off);
+  const bool c = load_operand<bool>(a, 1, off[1]);
+  *reinterpret_cast<E*>(a.base[0] + off[0]) =
+      c ? load_operand<E>(a, 2, off[2]) : load_operand<E>(a, 3, off[3]);
+}
+
+template <class E>
+void launch_where(const ElementwiseIter& it) {
+  unsigned scalar_mask;
+  bool contig;
+  // Host operands travel by value: their first sizeof(E) bytes (a 0-d tensor's storage holds
+  // at least that many).
+  ElemArgs<4> a = make_args<4>(it, sizeof(E), scalar_mask, contig);
+  const unsigned grid = static_cast<unsigned>((a.numel + kBlock - 1) / kBlock);
+  cudaStream_t s = current_stream(current_device());
+  if (a.numel <= INT32_MAX)
+    where_kernel<E, uint32_t><<<grid, kBlock, 0, s>>>(a);
+  else
+    where_kernel<E, int64_t><<<grid, kBlock, 0, s>>>(a);
+  TS_CUDA_CHECK_LAUNCH();
+}
+
+void where_cuda(const ElementwiseIter& it, int64_t itemsize) {
+  if (it.numel == 0) return;
+  switch (itemsize) {
+    case 1:
+      return launch_where<uint8_t>(it);
+    case 2:
+      return launch_where<uint16_t>(it);
+    case 4:
+      return launch_where<uint32_t>(it);
+    case 8:
+      return launch_where<uint64_t>(it);
+    default:
+      return launch_where<cf64>(it);
+  }
+}
+
 }  // namespace
 
+TS_REGISTER_KERNEL(where_stub, CUDA, &where_cuda);
 TS_REGISTER_KERNEL(copy_stub, CUDA, &copy_cuda);
 TS_REGISTER_KERNEL(fill_stub, CUDA, &fill_cuda);
 

@@ -93,7 +93,8 @@ __device__ __forceinline__ typename Op::Acc accumulate_vec(const Op& op, const c
   for (int64_t v = tid; v < nvec; v += step) {
     const Vec x = reinterpret_cast<const Vec*>(base)[v];
 #pragma unroll
-    for (int j = 0; j < V; ++j) acc[j & 3] = op.combine(acc[j & 3], op.map(x.v[j], first + v * V + j));
+    for (int j = 0; j < V; ++j)
+      acc[j & 3] = op.combine(acc[j & 3], op.map(x.v[j], first + v * V + j));
   }
   for (int64_t i = first + nvec * V + tid; i < e; i += step)
     acc[0] = op.combine(acc[0], op.map(base[i - first], i));

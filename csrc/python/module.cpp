@@ -19,12 +19,9 @@ void init_autograd(py::module_& m);
 void init_linalg(py::module_& m);
 void init_random(py::module_& m);
 void init_fft(py::module_& m);
-<<<<<<< HEAD
 void init_cuda(py::module_& m);
-=======
 void init_optim(py::module_& m);
 void init_nn(py::module_& m);
->>>>>>> nnfast
 }  // namespace ts::python
 
 namespace {

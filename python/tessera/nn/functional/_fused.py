@@ -29,9 +29,11 @@ def _ts() -> Any:
 
 
 def fusable(*xs: Optional[Tensor]) -> bool:
-    """Whether the fused kernels apply: floating tensors of one dtype (None is ignored)."""
+    """Whether the fused kernels apply: floating CPU tensors of one dtype (None is ignored).
+    On other devices the composite ops (which every backend has) run instead."""
     ts = [x for x in xs if x is not None]
-    return bool(ts) and str(ts[0].dtype) in FUSED_DTYPES and all(x.dtype == ts[0].dtype for x in ts)
+    return (bool(ts) and str(ts[0].dtype) in FUSED_DTYPES
+            and all(x.dtype == ts[0].dtype and x.device.type == "cpu" for x in ts))
 
 
 # ----------------------------------------------------------------- linear

@@ -324,6 +324,9 @@ class Module:
             else:
                 device = a
 
+        from ...autograd import no_grad
+
+        @no_grad()
         def convert(t: Tensor) -> Tensor:
             if dtype is not None and isdtype(t.dtype, ("real floating", "complex floating")):
                 if t.dtype != dtype:
