@@ -1,7 +1,7 @@
 """Train a small convolutional network (two 3x3 conv + max-pool stages, then two linear
 layers) on MNIST with Adam and a cosine learning-rate schedule; print the test accuracy.
 
-    PYTHONPATH=python python examples/mnist_cnn.py --epochs 3
+    PYTHONPATH=python python examples/mnist_cnn.py --epochs 4
 
 The IDX files are read from --data-dir (default $TESSERA_MNIST, else $TESSERA_DATA/mnist,
 else ../shared/data/mnist); nothing is downloaded. `--small` trains on 1,000 images for one
@@ -36,7 +36,7 @@ class ConvNet(nn.Module):
 
 
 def main() -> None:
-    ap = mnist_parser(__doc__, epochs=3, lr=2e-3)
+    ap = mnist_parser(__doc__, epochs=4, lr=2e-3)
     ap.add_argument("--channels", type=int, default=32, help="channels of the first conv layer")
     ap.add_argument("--save", default="", help="write the trained state dict here")
     args = ap.parse_args()
