@@ -61,9 +61,14 @@ BlockCache& cache() {
   return *c;
 }
 
+// Blocks of 2 MiB or more start on a 2 MiB boundary, so that transparent huge pages can back
+// all of them (madvise below): a walk across rows (a + a.T) then misses the TLB far less.
+constexpr int64_t kHugePage = int64_t(2) << 20;
+
 void* raw_alloc(int64_t nbytes) {
   void* p = nullptr;
-  if (posix_memalign(&p, 64, static_cast<size_t>(nbytes)) != 0 || p == nullptr)
+  const size_t align = nbytes >= kHugePage ? kHugePage : 64;
+  if (posix_memalign(&p, align, static_cast<size_t>(nbytes)) != 0 || p == nullptr)
     throw std::bad_alloc();
   return p;
 }
