@@ -462,3 +462,20 @@ def test_where_matches_cpu(dtype):
     same(ref, out)
     same(ts.where(ts.asarray(c), ts.asarray(a), 0), ts.where(ts.asarray(c, device=DEV),
                                                              ts.asarray(a, device=DEV), 0))
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float16", "float32", "float64", "complex64"])
+@pytest.mark.parametrize("shape,axis", [((5000,), 0), ((37, 3001), 1), ((37, 301, 5), 1), ((6, 4), 0)])
+def test_cumulative_ops_match_cpu(dtype, shape, axis):
+    a = rand(shape, dtype, 8)
+    if dtype in ("float16", "float32", "float64", "complex64"):
+        a = (a * 0.01).astype(dtype) + (1 if dtype != "complex64" else 0)  # keep products finite
+    c, g = both(a)
+    for f in (ts.cumulative_sum, ts.cumulative_prod):
+        for include_initial in (False, True):
+            ref = f(c, axis=axis, include_initial=include_initial)
+            out = f(g, axis=axis, include_initial=include_initial)
+            exact = "int" in str(ref.dtype) or dtype == "bool"
+            tol = 2e-2 if dtype == "float16" else 1e-4
+            same(ref, out, exact=exact, rtol=tol, atol=tol)
