@@ -479,3 +479,25 @@ def test_cumulative_ops_match_cpu(dtype, shape, axis):
             exact = "int" in str(ref.dtype) or dtype == "bool"
             tol = 2e-2 if dtype == "float16" else 1e-4
             same(ref, out, exact=exact, rtol=tol, atol=tol)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int64", "uint16", "float16", "float32", "float64"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_argsort_topk_match_cpu(dtype, descending):
+    a = rand((13, 1000), dtype, 9)
+    if a.dtype.kind == "f":
+        a[0, :10] = np.nan
+        a[1, :4] = [0.0, -0.0, 0.0, -0.0]
+        a[2] = np.round(a[2])  # many ties: stability decides the order
+    c, g = both(a)
+    for axis in (-1, 0):
+        same(ts.sort(c, axis=axis, descending=descending), ts.sort(g, axis=axis, descending=descending))
+        same(ts.argsort(c, axis=axis, descending=descending),
+             ts.argsort(g, axis=axis, descending=descending))
+    if dtype != "bool":
+        for largest in (True, False):
+            vc, ic = ts.topk(c, 7, dim=1, largest=largest)
+            vg, ig = ts.topk(g, 7, dim=1, largest=largest)
+            same(vc, vg)
+            same(ic, ig)
