@@ -501,3 +501,58 @@ def test_sort_argsort_topk_match_cpu(dtype, descending):
             vg, ig = ts.topk(g, 7, dim=1, largest=largest)
             same(vc, vg)
             same(ic, ig)
+
+
+@gpu
+def test_advanced_indexing_and_scatter_match_cpu():
+    a = rand((50, 6, 4), "float32", 10)
+    c, g = both(a)
+    idx = np.array([3, -1, 7, 3, 49, 0])
+    for key in [(idx,), (slice(None), [1, 0, 5]), (idx, slice(1, 3), [0, 3, 1, 2, 0, 3]),
+                (a[:, 0, 0] > 0,)]:
+        same(c[key], g[key])
+        cc, gc = c.to("cpu", copy=True), g.clone()
+        cc[key] = 1.5
+        gc[key] = 1.5
+        same(cc, gc)
+    # repeated indices: the last write wins, like NumPy
+    cc, gc = c.to("cpu", copy=True), g.clone()
+    vals = rand((6, 6, 4), "float32", 11)
+    cc[idx] = ts.asarray(vals)
+    gc[idx] = ts.asarray(vals, device=DEV)
+    same(cc, gc)
+    with pytest.raises(IndexError, match="out of bounds"):
+        g[np.array([0, 50])]
+    i2 = rand((50, 3, 4), "int64", 12) % 6
+    same(ts.take_along_axis(c, ts.asarray(i2), axis=1), ts.take_along_axis(g, ts.asarray(i2, device=DEV), axis=1))
+    src = rand((50, 3, 4), "float32", 13)
+    ref = ts.scatter_add(c, 1, ts.asarray(i2), ts.asarray(src)) if hasattr(ts, "scatter_add") else None
+    if ref is not None:
+        same(ref, ts.scatter_add(g, 1, ts.asarray(i2, device=DEV), ts.asarray(src, device=DEV)),
+             exact=False)
+
+
+@gpu
+def test_embedding_cross_entropy_and_attention_on_cuda_match_cpu():
+    rng = np.random.default_rng(14)
+    tokens = rng.integers(0, 11, (4, 9))
+    grads, losses = [], []
+    for dev in ["cpu", DEV]:
+        ts.manual_seed(1)
+        emb = ts.nn.Embedding(11, 16).to(dev)
+        attn = ts.nn.MultiheadAttention(16, 2, batch_first=True).to(dev)
+        head = ts.nn.Linear(16, 11).to(dev)
+        x = emb(ts.asarray(tokens, device=dev))
+        mask = ts.asarray(np.triu(np.ones((9, 9), bool), 1), device=dev)
+        h, _ = attn(x, x, x, attn_mask=mask, need_weights=False)
+        logits = head(h + x)
+        loss = ts.nn.functional.cross_entropy(logits.reshape(-1, 11),
+                                              ts.asarray(tokens.reshape(-1), device=dev),
+                                              label_smoothing=0.1)
+        loss.backward()
+        losses.append(float(loss))
+        grads.append(emb.weight.grad.cpu().numpy())
+        y = ts.nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True)
+        assert y.device == dev
+    assert abs(losses[0] - losses[1]) < 1e-5
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-4, atol=1e-6)

@@ -2,11 +2,12 @@
 
 #include <vector>
 
-#include "core/device_backend.h"
 #include "autograd/function.h"
 #include "autograd/record.h"
+#include "core/device_backend.h"
 #include "core/shape.h"
 #include "ops/copy.h"
+#include "ops/elementwise.h"
 #include "ops/views.h"
 #include "ops/where.h"
 
@@ -189,7 +190,8 @@ struct Addressing {
 Addressing plan_addressing(const Plan& p, bool validate) {
   const int64_t nb = numel_of(p.bshape);
   Addressing a;
-  const auto offsets = index_offsets_stub.get(p.view.device());
+  // Index arrays are on the host (Note [CUDA advanced indexing]): the CPU computes offsets.
+  const auto offsets = index_offsets_stub.get(Device{});
   if (p.idx.size() == 1 && nb > 0) {
     a.single = contiguous(p.idx[0]);
     if (!validate) return a;
@@ -265,9 +267,19 @@ bool is_full_mask(const Tensor& x, const AdvKey& key) {
 }  // namespace
 
 namespace {
-Tensor index_advanced_plain(const Tensor& x, const AdvKey& key) {
-  require_host("advanced indexing", {&x});
-  if (is_full_mask(x, key)) {
+// Note [CUDA advanced indexing]: index arrays are planned and bounds-checked on the host (so a
+// bad index is a clear IndexError, not a device assert); only the element copy runs on the
+// device, which receives the positions' offsets.
+AdvKey host_key(const AdvKey& key) {
+  AdvKey k = key;
+  for (AdvItem& it : k)
+    if (it.array.defined()) it.array = to_device(it.array, Device{});
+  return k;
+}
+
+Tensor index_advanced_plain(const Tensor& x, const AdvKey& key_in) {
+  const AdvKey key = x.device().is_cpu() ? key_in : host_key(key_in);
+  if (x.device().is_cpu() && is_full_mask(x, key)) {
     const Tensor m = contiguous(key[0].array);
     const std::vector<int64_t> start = mask_block_starts_stub.get(x.device())(m);
     Tensor out = Tensor::empty({start.back()}, x.dtype(), x.device());
@@ -311,10 +323,12 @@ void index_put_advanced(const Tensor& x, const AdvKey& key, const Tensor& value)
   if (record) autograd::record_index_put_advanced(x, value, key);
 }
 
-void index_put_advanced_plain(const Tensor& x, const AdvKey& key, const Tensor& value) {
-  require_host("advanced index assignment", {&x, &value});
+void index_put_advanced_plain(const Tensor& x, const AdvKey& key_in, const Tensor& value_in) {
   check_writable(x, "setitem");
-  if (is_full_mask(x, key) && value.ndim() <= 1) {
+  // A value from another device (a CPU tensor into a CUDA one) is moved first, like copy_.
+  const Tensor value = to_device(value_in, x.device());
+  const AdvKey key = x.device().is_cpu() ? key_in : host_key(key_in);
+  if (x.device().is_cpu() && is_full_mask(x, key) && value.ndim() <= 1) {
     const Tensor m = contiguous(key[0].array);
     const std::vector<int64_t> start = mask_block_starts_stub.get(x.device())(m);
     const int64_t count = start.back();
@@ -382,10 +396,10 @@ Tensor dim_index(const char* op, const Tensor& x, int64_t& dim, const Tensor& in
                shape_str(index.shape()), " is larger than src ", shape_str(src->shape()),
                " in dim ", d);
   }
-  const Tensor ic = contiguous(astype(ix, DType::Int64, false));
+  const Tensor ic = contiguous(astype(to_device(ix, Device{}), DType::Int64, false));
   if (!off || ic.numel() == 0) return ic;
   off->assign(ic.numel(), 0);
-  const int64_t bad = dim_offsets_stub.get(x.device())(ic, dim, xx, off->data());
+  const int64_t bad = dim_offsets_stub.get(Device{})(ic, dim, xx, off->data());
   check_dim_index(op, ic, bad, dim, xx.dim(dim));
   return ic;
 }
@@ -403,20 +417,27 @@ void copy_by_offsets(const Tensor& x, const std::vector<int64_t>& off, const Ten
 }  // namespace
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
-  require_host("gather", {&x, &index});
-  const Tensor ic = dim_index("gather", x, dim, index, nullptr, nullptr);
+  const bool host = x.device().is_cpu();
+  std::vector<int64_t> off;
+  // On a device the offsets are computed (and checked) on the host (Note [CUDA advanced
+  // indexing]); on the CPU the kernel walks the index itself.
+  const Tensor ic = dim_index("gather", x, dim, index, nullptr, host ? nullptr : &off);
   Tensor out = Tensor::empty(index.shape(), x.dtype(), x.device());
   if (out.numel() == 0) return out;
   const Tensor xx = x.ndim() == 0 ? reshape(x, {1}) : x;
-  const int64_t bad = gather_dim_stub.get(x.device())(xx, dim, ic, out);
-  check_dim_index("gather", ic, bad, dim, xx.dim(dim));
+  if (host) {
+    const int64_t bad = gather_dim_stub.get(x.device())(xx, dim, ic, out);
+    check_dim_index("gather", ic, bad, dim, xx.dim(dim));
+  } else {
+    copy_by_offsets(xx, off, out, false);
+  }
   if (autograd::needs_grad({&x}) && x.ndim() > 0)
     autograd::record_gather(x, out, normalize_axis(dim, x.ndim(), "gather"), index);
   return out;
 }
 
 void scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, bool add) {
-  require_host("scatter", {&x, &index, &src});
+  if (!x.device().is_cpu()) check_same_device(add ? "scatter_add" : "scatter", x, src);
   const char* op = add ? "scatter_add" : "scatter";
   autograd::check_inplace(x, op);
   if (autograd::needs_grad({&x, &src}))
@@ -459,7 +480,6 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
 }
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
-  require_host("index_select", {&x, &index});
   TS_CHECK(index.ndim() <= 1, ValueError, "index_select: index must be 0-d or 1-d, got shape ",
            shape_str(index.shape()));
   TS_CHECK(is_integral(index.dtype()), TypeError,
@@ -527,7 +547,6 @@ Tensor scatter_permutation(const Tensor& perm, const Tensor& values) {
 }
 
 Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis) {
-  require_host("take_along_axis", {&x, &indices});
   TS_CHECK(x.ndim() == indices.ndim(), ValueError, "take_along_axis: indices ",
            shape_str(indices.shape()), " must have as many dims as x ", shape_str(x.shape()));
   TS_CHECK(x.ndim() > 0, ValueError, "take_along_axis: x must have at least one dimension");

@@ -41,7 +41,8 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = Fa
         return x
     if p == 1.0:
         return x * 0
-    keep = _rng.uniform(0.0, 1.0, x.shape, dtype=x.dtype) >= p
+    # The counter-based generator runs on the host; the mask moves to x's device.
+    keep = (_rng.uniform(0.0, 1.0, x.shape, dtype=x.dtype) >= p).to(x.device)
     return x * (keep.astype(x.dtype) * (1.0 / (1.0 - p)))
 
 
@@ -52,7 +53,7 @@ def dropout2d(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = 
     if not training or p == 0.0:
         return x
     shape = tuple(x.shape[:-2]) + (1, 1)
-    keep = _rng.uniform(0.0, 1.0, shape, dtype=x.dtype) >= p
+    keep = (_rng.uniform(0.0, 1.0, shape, dtype=x.dtype) >= p).to(x.device)
     return x * (keep.astype(x.dtype) * (1.0 / (1.0 - p)))
 
 
@@ -111,7 +112,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     if is_causal:
         if attn_mask is not None:
             raise ValueError("scaled_dot_product_attention: pass either attn_mask or is_causal")
-        causal = t.tril(t.ones((L, S), dtype=t.bool))
+        causal = t.tril(t.ones((L, S), dtype=t.bool)).to(scores.device)  # built on the host
         scores = t.where(causal, scores, -math.inf)
     if attn_mask is not None:
         if attn_mask.dtype == t.bool:
