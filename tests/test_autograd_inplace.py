@@ -163,6 +163,40 @@ def _imatmul_self(lib, dt, x):
     return a
 
 
+def idx(lib, values):
+    return lib.tensor(values) if lib is torch else ts.asarray(values)
+
+
+def _scatter_into_views(lib, dt, w):
+    buf = ones(lib, dt, (2, 3))
+    buf[1].scatter_(0, idx(lib, [2, 0]), w[:2])
+    buf[0].scatter_add_(0, idx(lib, [1, 1]), w[1:] * 2)
+    return buf * buf
+
+
+def _index_add_into_a_view(lib, dt, w):
+    buf = ones(lib, dt, (3, 3))
+    source = lib.reshape(w[:2], (1, 2)) * lib.reshape(w[1:], (2, 1))
+    buf[1:].index_add_(1, idx(lib, [2, 0]), source)
+    return lib.sin(buf)
+
+
+def _advanced_and_masked_writes(lib, dt, w):
+    buf = ones(lib, dt, (3, 3))
+    buf[1][idx(lib, [0, 2])] = w[:2] * 3
+    buf[2].masked_fill_(idx(lib, [True, False, True]), 0.5)
+    col = buf[:, 2]
+    col[col > 1] = w[2]
+    return buf.exp()
+
+
+def _diagonal_view(lib, dt, w):
+    buf = ones(lib, dt, (3, 3))
+    diag = torch.diagonal(buf) if lib is torch else ts.linalg.diagonal(buf)
+    diag.mul_(w)
+    return buf * 2
+
+
 PROGRAMS = [
     (_setitem_whole_buffer, [(3,)]), (_add_into_slice, [(3,)]), (_mul_whole_buffer, [(3,)]),
     (_mul_into_row, [(3,)]), (_transposed_view, [(3,)]), (_chained_views, [(3,)]),
@@ -170,7 +204,8 @@ PROGRAMS = [
     (_two_writers, [(3,), (3,)]), (_write_then_divide_by_buffer, [(3,)]),
     (_leafs_unused_part, [(3,)]), (_imatmul_into_non_leaf, [(3, 3), (2, 3)]),
     (_imatmul_into_plain_buffer, [(3, 3)]), (_imatmul_into_a_view, [(3, 3)]),
-    (_imatmul_self, [(3, 3)]),
+    (_imatmul_self, [(3, 3)]), (_scatter_into_views, [(3,)]), (_index_add_into_a_view, [(3,)]),
+    (_advanced_and_masked_writes, [(3,)]), (_diagonal_view, [(3,)]),
 ]
 
 
