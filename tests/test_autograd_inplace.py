@@ -197,6 +197,15 @@ def _diagonal_view(lib, dt, w):
     return buf * 2
 
 
+def _zero_d_and_empty_views(lib, dt, w):
+    buf = ones(lib, dt, (2, 3))
+    buf[1][2].mul_(w[0])  # a 0-d view
+    buf[0][3:] += w[3:]  # empty: nothing written, nothing recorded for w
+    e = buf[:, 1:1]
+    e.mul_(w[:0])
+    return buf * buf
+
+
 PROGRAMS = [
     (_setitem_whole_buffer, [(3,)]), (_add_into_slice, [(3,)]), (_mul_whole_buffer, [(3,)]),
     (_mul_into_row, [(3,)]), (_transposed_view, [(3,)]), (_chained_views, [(3,)]),
@@ -206,6 +215,7 @@ PROGRAMS = [
     (_imatmul_into_plain_buffer, [(3, 3)]), (_imatmul_into_a_view, [(3, 3)]),
     (_imatmul_self, [(3, 3)]), (_scatter_into_views, [(3,)]), (_index_add_into_a_view, [(3,)]),
     (_advanced_and_masked_writes, [(3,)]), (_diagonal_view, [(3,)]),
+    (_zero_d_and_empty_views, [(3,)]),
 ]
 
 
@@ -276,6 +286,23 @@ def test_writes_into_strided_bases():
         ts.sum(ts.sin(base) * cot).backward()
         ts.sum(ts.sin(plain) * cot).backward()
         np.testing.assert_allclose(w.grad.numpy(), ref_w.grad.numpy(), rtol=1e-12)
+
+
+def test_negative_step_and_flipped_views_of_a_plain_buffer():
+    # PyTorch has neither negative steps nor flip views: compare with its index writes.
+    a = rng.standard_normal(3)
+    w, wt = ts.asarray(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    buf, bt = ts.ones((3, 3), dtype=ts.float64), torch.ones((3, 3), dtype=torch.float64)
+    buf[::-2, 1] = w[:2] * 4
+    v = ts.flip(buf, axis=1)[0]
+    v += w
+    bt[[2, 0], 1] = wt[:2] * 4
+    bt[0, [2, 1, 0]] += wt
+    np.testing.assert_allclose(buf.detach().numpy(), _np(bt), rtol=1e-12)
+    cot = rng.standard_normal((3, 3))
+    ts.sum(ts.exp(buf) * ts.asarray(cot)).backward()
+    (torch.exp(bt) * torch.tensor(cot)).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), wt.grad.numpy(), rtol=1e-12)
 
 
 def test_detach_is_a_separate_base():

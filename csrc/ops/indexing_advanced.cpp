@@ -2,9 +2,9 @@
 
 #include <vector>
 
+#include "core/device_backend.h"
 #include "autograd/function.h"
 #include "autograd/record.h"
-#include "core/device_backend.h"
 #include "core/shape.h"
 #include "ops/copy.h"
 #include "ops/views.h"
