@@ -265,6 +265,19 @@ def test_mixed_dtypes_reach_the_value_in_its_dtype():
     np.testing.assert_allclose(w.grad.numpy(), wt.grad.numpy(), rtol=1e-6)
 
 
+def test_complex_writes_into_a_plain_buffer():
+    a = rng.standard_normal(3) + 1j * rng.standard_normal(3)
+    w, wt = ts.asarray(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    b, bt = ts.ones((2, 3), dtype=ts.complex128), torch.ones((2, 3), dtype=torch.complex128)
+    b[1] += w
+    bt[1] += wt
+    b[0, 1:].mul_(w[:2])
+    bt[0, 1:].mul_(wt[:2])
+    ts.sum(ts.abs(b) ** 2).backward()
+    (bt.abs() ** 2).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), wt.grad.numpy(), rtol=1e-12)
+
+
 def test_writes_into_strided_bases():
     # Bases whose own layout is transposed or runs backwards (a detached alias is a base of
     # its own, like PyTorch's non-differentiable views): the regions are found by position.

@@ -199,8 +199,8 @@ void check_view_write(const Tensor& x, bool value_requires_grad, const char* op)
     check_addressable(base, x, op);
     return;
   }
-  // A "view" nothing else aliases any more (e.g. the detached alias of a temporary) is written
-  // like any tensor: no other tensor can observe the write.
+  // An untracked view nothing else aliases any more (made under no_grad from a temporary, say)
+  // is written like any tensor: no other tensor can observe the write.
   if (value_requires_grad && x.storage().use_count() > 1)
     throw RuntimeError(str(op, ": in-place write of a value that requires grad into a view that ",
                            "autograd does not track (made under no_grad, by as_strided, or of ",
