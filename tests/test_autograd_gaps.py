@@ -417,12 +417,15 @@ def test_view_writes_that_cannot_be_followed_raise():
         x[0].mul_(2.0)
     with pytest.raises(RuntimeError, match="view of a leaf tensor that requires grad"):
         x[1:][0] = 1.0
-    base = ts.zeros((3, 4))  # does not require grad: its views are not tracked
-    v = base[0]
+    base = ts.zeros((3, 4))
+    with ts.no_grad():
+        v = base[0]  # made under no_grad: autograd can't name its base (PyTorch raises too)
     with pytest.raises(RuntimeError, match="does not track"):
         v[1:] = x[0, 1:]
     with pytest.raises(RuntimeError, match="does not track"):
         v += x[0]
+    with pytest.raises(RuntimeError, match="does not track"):
+        v[1:] += x[0, 1:]  # a view of such a view can't name the base either
     with ts.no_grad():
         x[0].mul_(2.0)  # parameter-update style writes stay allowed
     alone = (x * 2.0).detach()  # an alias of a temporary: nothing else sees its storage

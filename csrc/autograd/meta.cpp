@@ -12,13 +12,22 @@ AutogradMeta& ensure_meta(const Tensor& t) {
   return *m;
 }
 
+namespace {
+// A view's history follows its base's (Note [Writes into views]): bring it up to date first.
+AutogradMeta* current_meta(const Tensor& t) {
+  AutogradMeta* m = get_meta(t);
+  if (m && m->view_base.defined()) refresh_view_history(t, *m);
+  return m;
+}
+}  // namespace
+
 bool requires_grad(const Tensor& t) {
-  const AutogradMeta* m = get_meta(t);
+  const AutogradMeta* m = current_meta(t);
   return m && (m->requires_grad || m->grad_fn);
 }
 
 bool is_leaf(const Tensor& t) {
-  const AutogradMeta* m = get_meta(t);
+  const AutogradMeta* m = current_meta(t);
   return !m || !m->grad_fn;
 }
 
@@ -36,15 +45,13 @@ void set_requires_grad(const Tensor& t, bool value) {
 
 const std::shared_ptr<Node>& grad_fn(const Tensor& t) {
   static const std::shared_ptr<Node> none;
-  AutogradMeta* m = get_meta(t);
-  if (m && m->view_base.defined()) refresh_view_history(t, *m);
+  AutogradMeta* m = current_meta(t);
   return m ? m->grad_fn : none;
 }
 
 Edge gradient_edge(const Tensor& t) {
-  AutogradMeta* m = get_meta(t);
+  AutogradMeta* m = current_meta(t);
   if (!m) return {};
-  if (m->view_base.defined()) refresh_view_history(t, *m);
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
   if (!m->requires_grad) return {};
   std::shared_ptr<Node> acc = m->grad_accumulator.lock();
@@ -57,6 +64,8 @@ Edge gradient_edge(const Tensor& t) {
 
 Tensor detach(const Tensor& t) {
   Tensor d = t.as_strided(t.shape(), t.strides(), t.offset());
+  // Like PyTorch's non-differentiable views: a write into d gives d a history, never t.
+  d.impl()->is_view = false;
   d.impl()->wrapped_number = t.is_wrapped_number();
   return d;
 }

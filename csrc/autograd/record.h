@@ -34,6 +34,10 @@ void record_slice(const Tensor& x, const Tensor& out, int64_t axis, int64_t star
 void record_select(const Tensor& x, const Tensor& out, int64_t axis, int64_t index);
 void record_diagonal(const Tensor& x, const Tensor& out, int64_t offset, int64_t axis1,
                      int64_t axis2);
+// Every view op that did not record `view` (source does not require grad): in grad mode,
+// tags it with its root base, so that a later write of a value that requires grad into the
+// view gives the base a history (Note [Writes into views]; PyTorch tags every view likewise).
+void note_view(const Tensor& source, const Tensor& view);
 void record_index_basic(const Tensor& x, const Tensor& out, const IndexItem* key, int64_t n);
 // x[key] = value, after the write: x takes the history of the write.
 void record_index_put(const Tensor& x, const Tensor& value, const IndexItem* key, int64_t n);

@@ -6,12 +6,21 @@
 // (w's own graph reaches v's old value, and through v's view node b_old again, so the two
 // paths sum there.) v and every other view of b then re-derive their grad_fn as "the region of
 // b's new history" (ViewOfBase) the next time autograd reads it, found by a generation counter
-// that every rebase of b bumps. Regions are addressed by flat positions in b, which needs b
-// contiguous and of the view's dtype (real/imag views of complex tensors are not supported).
+// that every rebase of b bumps. Regions are addressed by b's row-major flat positions, which
+// needs b's elements not to overlap (any strides, negative included) and b of the view's dtype.
+// Views of tensors that do not require grad are tagged too (note_view, grad mode only, like
+// PyTorch's views): writing a value that requires grad into one gives its base a history, so
+// `buf = ts.zeros(3); buf[1:] += w` makes buf a non-leaf whose gradient reaches w.
 #include "autograd/view_writes.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <utility>
+#include <vector>
 
 #include "autograd/function.h"
 #include "autograd/grad_mode.h"
+#include "autograd/record.h"
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
 #include "ops/creation.h"
@@ -24,9 +33,8 @@ namespace {
 
 InputMeta meta_of(const Tensor& t) { return {t.shape(), t.dtype(), t.device()}; }
 
-// Flat (row-major) positions in `base` of the elements of `view`, as a 1-D int64 tensor.
-Tensor view_positions(const Tensor& base, const Tensor& view) {
-  GradModeGuard off(false);
+// Flat (row-major) positions in a contiguous `base` of the elements of `view`.
+Tensor contiguous_positions(const Tensor& base, const Tensor& view) {
   const int64_t delta = view.offset() - base.offset();
   Tensor pos = reshape(arange(Scalar::from_int(delta), Scalar::from_int(delta + 1),
                               Scalar::from_int(1), DType::Int64, base.device()),
@@ -39,7 +47,47 @@ Tensor view_positions(const Tensor& base, const Tensor& view) {
                                 Scalar::from_int(1), DType::Int64, base.device());
     pos = add(pos, reshape(multiply(steps, wrap_scalar(Scalar::from_int(view.strides()[d]))), s));
   }
-  return reshape(clone(broadcast_to(pos, view.shape())), Shape{view.numel()});
+  return clone(broadcast_to(pos, view.shape()));
+}
+
+// The same for a strided `base` (transposed, negative steps, gaps): write each element's
+// row-major number into a scratch buffer laid out like base's storage span, then read the
+// buffer through the view's geometry.
+Tensor strided_positions(const Tensor& base, const Tensor& view) {
+  int64_t lo = base.offset(), hi = base.offset();
+  for (int64_t d = 0; d < base.ndim(); ++d) {
+    const int64_t ext = (base.dim(d) - 1) * base.strides()[d];
+    (ext < 0 ? lo : hi) += ext;
+  }
+  Tensor buf = Tensor::empty(Shape{hi - lo + 1}, DType::Int64, base.device());
+  const Tensor numbers = arange(Scalar::from_int(0), Scalar::from_int(base.numel()),
+                                Scalar::from_int(1), DType::Int64, base.device());
+  copy_(buf.as_strided(base.shape(), base.strides(), base.offset() - lo),
+        reshape(numbers, base.shape()));
+  return clone(buf.as_strided(view.shape(), view.strides(), view.offset() - lo));
+}
+
+// Row-major positions in `base` of the elements of `view`, as a 1-D int64 tensor.
+Tensor view_positions(const Tensor& base, const Tensor& view) {
+  GradModeGuard off(false);
+  const Tensor pos = view.numel() == 0      ? Tensor::empty(Shape{0}, DType::Int64, base.device())
+                     : base.is_contiguous() ? contiguous_positions(base, view)
+                                            : strided_positions(base, view);
+  return reshape(pos, Shape{view.numel()});
+}
+
+// No two elements of t share memory (a stride-0 broadcast result would, for example).
+bool non_overlapping(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (|stride|, size) of the dims that step
+  for (int64_t d = 0; d < t.ndim(); ++d)
+    if (t.dim(d) > 1) dims.emplace_back(std::abs(t.strides()[d]), t.dim(d));
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = 0;  // how far the smaller dims already step, in elements
+  for (const auto& [stride, size] : dims) {
+    if (stride <= reach) return false;
+    reach += stride * (size - 1);
+  }
+  return true;
 }
 
 Tensor flat(const Tensor& t) { return reshape(t, Shape{t.numel()}); }
@@ -65,13 +113,17 @@ variable_list view_of_base_bw(const BackwardCtx& c, const variable_list& g) {
 }
 const Formula kViewOfBase{"AsStridedBackward", view_of_base_bw};
 
+bool addressable(const Tensor& base, const Tensor& view) {
+  return base.dtype() == view.dtype() && (base.is_contiguous() || non_overlapping(base));
+}
+
 void check_addressable(const Tensor& base, const Tensor& view, const char* op) {
-  if (!base.is_contiguous() || base.dtype() != view.dtype())
+  if (!addressable(base, view))
     throw RuntimeError(str(op, ": in-place writes into a view are supported for views of ",
-                           "contiguous tensors of the same dtype; this view (",
-                           dtype_name(view.dtype()), ") is of a ",
-                           base.is_contiguous() ? "" : "non-contiguous ", dtype_name(base.dtype()),
-                           " tensor; hint: clone() the base first"));
+                           "tensors whose elements do not overlap, of the same dtype; this view (",
+                           dtype_name(view.dtype()), ") is of a ", dtype_name(base.dtype()),
+                           " tensor of shape ", shape_str(base.shape()), " and strides ",
+                           shape_str(base.strides()), "; hint: clone() the base first"));
 }
 
 }  // namespace
@@ -83,6 +135,19 @@ void track_view(const Tensor& view, const Tensor& source) {
   vm.view_base = base;
   const AutogradMeta* bm = get_meta(base);
   vm.base_gen = bm ? bm->history_gen : 0;
+}
+
+void note_view(const Tensor& source, const Tensor& view) {
+  if (!grad_enabled() || !is_inexact(view.dtype()) || !view.impl()->is_view ||
+      view.impl() == source.impl() || view.storage() != source.storage())
+    return;
+  const AutogradMeta* sm = get_meta(source);
+  // A view whose own base autograd never learnt (made under no_grad, or by as_strided) can't
+  // name the root: leave its views untagged so a write raises instead of losing the gradient.
+  if (source.impl()->is_view && !(sm && sm->view_base.defined())) return;
+  const Tensor& base = sm && sm->view_base.defined() ? sm->view_base : source;
+  if (!addressable(base, view)) return;
+  track_view(view, source);
 }
 
 void refresh_view_history(const Tensor& view, AutogradMeta& m) {
@@ -134,13 +199,14 @@ void check_view_write(const Tensor& x, bool value_requires_grad, const char* op)
     check_addressable(base, x, op);
     return;
   }
-  // A "view" nothing else aliases any more (e.g. the detached alias of a temporary) is written
-  // like any tensor: no other tensor can observe the write.
+  // An untracked view nothing else aliases any more (made under no_grad from a temporary, say)
+  // is written like any tensor: no other tensor can observe the write.
   if (value_requires_grad && x.storage().use_count() > 1)
     throw RuntimeError(str(op, ": in-place write of a value that requires grad into a view that ",
-                           "autograd does not track (made under no_grad, or of a tensor that ",
-                           "does not require grad); hint: write into the base tensor itself, or ",
-                           "clone() the view first"));
+                           "autograd does not track (made under no_grad, by as_strided, or of ",
+                           "such a view), so the write can't reach its base's gradient; hint: ",
+                           "make the view with grad mode enabled, write into the base tensor ",
+                           "itself, or clone() the view first"));
 }
 
 }  // namespace ts::autograd

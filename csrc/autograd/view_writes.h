@@ -16,8 +16,8 @@ void refresh_view_history(const Tensor& view, AutogradMeta& m);
 void commit_write(const Tensor& x, const Edge& new_value);
 
 // Throws for writes autograd can't follow: into a view of a leaf that requires grad, or into
-// a view it doesn't track (made under no_grad, or of a tensor that did not require grad)
-// when the written value requires grad.
+// a view it doesn't track (made under no_grad, or by as_strided) when the written value
+// requires grad.
 void check_view_write(const Tensor& x, bool value_requires_grad, const char* op);
 
 }  // namespace ts::autograd

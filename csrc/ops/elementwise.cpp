@@ -78,21 +78,24 @@ Tensor binary_op(const ElementwiseDef& def, const Tensor& a, const Tensor& b) {
   return out;
 }
 
-void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b) {
-  autograd::check_inplace(a, def.name);
-  Tensor r = binary_op(def, a, b);
+void assign_inplace_result(const char* op, const Tensor& a, const Tensor& r) {
   if (r.shape() != a.shape())
-    throw ValueError(str(def.name, " (in-place): the result of shape ", shape_str(r.shape()),
+    throw ValueError(str(op, " (in-place): the result of shape ", shape_str(r.shape()),
                          " does not fit the output of shape ", shape_str(a.shape())));
   const DType rd = r.dtype(), ad = a.dtype();
   const bool ok = rd == ad || (is_complex(ad)) || (is_floating(ad) && !is_complex(rd)) ||
                   (is_integral(ad) && (is_integral(rd) || is_bool(rd))) || is_bool(rd);
   if (!ok)
-    throw TypeError(str(def.name, " (in-place): result type ", dtype_name(rd),
+    throw TypeError(str(op, " (in-place): result type ", dtype_name(rd),
                         " can't be cast to the output's dtype ", dtype_name(ad),
                         "; hint: use an out-of-place op (x = x ", "op y) or cast x first"));
   autograd::rebase_history(a, r);
   copy_(a, r);
+}
+
+void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b) {
+  autograd::check_inplace(a, def.name);
+  assign_inplace_result(def.name, a, binary_op(def, a, b));
 }
 
 }  // namespace ts

@@ -41,6 +41,9 @@ Tensor binary_op(const ElementwiseDef& def, const Tensor& a, const Tensor& b);
 // a = a op b, written into a (respecting views); the result must keep a's shape and be
 // castable to a's dtype (PyTorch's rule), else TypeError/ValueError.
 void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b);
+// a = r for an in-place op (`op` names it in errors): r must have a's shape and cast safely to
+// a's dtype; a takes r's autograd history (PyTorch's in-place rules) before the copy.
+void assign_inplace_result(const char* op, const Tensor& a, const Tensor& r);
 
 void check_same_device(const char* op, const Tensor& a, const Tensor& b);
 

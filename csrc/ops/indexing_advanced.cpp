@@ -440,10 +440,12 @@ void scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& s
   if (!x.device().is_cpu()) check_same_device(add ? "scatter_add" : "scatter", x, src);
   const char* op = add ? "scatter_add" : "scatter";
   autograd::check_inplace(x, op);
-  if (autograd::needs_grad({&x, &src}))
-    throw RuntimeError(str(op, "_ (in-place) on tensors in the autograd graph is not supported ",
-                           "yet; hint: use the out-of-place ", op));
   check_writable(x, op);
+  if (autograd::needs_grad({&x, &src})) {
+    // Recorded like x = scatter(x, ...) written in place (PyTorch's in-place rules).
+    assign_inplace_result(op, x, scatter(x, dim, index, src, add));
+    return;
+  }
   TS_CHECK(src.ndim() == 0 || src.ndim() == std::max<int64_t>(index.ndim(), 1) ||
                src.ndim() == index.ndim(),
            ValueError, op, ": src ", shape_str(src.shape()), " must have as many dims as index ",

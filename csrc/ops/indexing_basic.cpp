@@ -80,7 +80,10 @@ Tensor index_basic(const Tensor& x, const IndexKey& key) {
     strides.push_back(x.strides()[d]);
   }
   Tensor v = x.as_strided(shape, strides, offset);
-  if (autograd::needs_grad({&x})) autograd::record_index_basic(x, v, key.data(), key.size());
+  if (autograd::needs_grad({&x}))
+    autograd::record_index_basic(x, v, key.data(), key.size());
+  else
+    autograd::note_view(x, v);
   return v;
 }
 

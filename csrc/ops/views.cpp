@@ -78,7 +78,10 @@ Tensor reshape(const Tensor& x, Shape shape, int copy) {
     Strides st;
     if (view_strides(x.shape(), x.strides(), shape, st)) {
       Tensor v = x.as_strided(shape, st, x.offset());
-      if (autograd::needs_grad({&x})) autograd::record_reshape(x, v);
+      if (autograd::needs_grad({&x}))
+        autograd::record_reshape(x, v);
+      else
+        autograd::note_view(x, v);
       return v;
     }
     TS_CHECK(copy != 0, ValueError, "reshape: copy=False but a tensor of shape ",
@@ -111,7 +114,10 @@ Tensor permute_dims(const Tensor& x, const Shape& axes) {
     st[i] = x.strides()[a];
   }
   Tensor v = x.as_strided(shape, st, x.offset());
-  if (autograd::needs_grad({&x})) autograd::record_permute(x, v, axes);
+  if (autograd::needs_grad({&x}))
+    autograd::record_permute(x, v, axes);
+  else
+    autograd::note_view(x, v);
   return v;
 }
 
@@ -128,6 +134,8 @@ Tensor matrix_transpose(const Tensor& x) {
     for (int64_t d = 0; d < x.ndim(); ++d) axes.push_back(d);
     std::swap(axes[axes.size() - 1], axes[axes.size() - 2]);
     autograd::record_permute(x, v, axes);
+  } else {
+    autograd::note_view(x, v);
   }
   return v;
 }
@@ -142,6 +150,8 @@ Tensor transpose_all(const Tensor& x) {
     Shape axes;
     for (int64_t d = x.ndim() - 1; d >= 0; --d) axes.push_back(d);
     autograd::record_permute(x, v, axes);
+  } else {
+    autograd::note_view(x, v);
   }
   return v;
 }
@@ -157,7 +167,10 @@ Tensor expand_dims(const Tensor& x, int64_t axis) {
   s.insert(axis, 1);
   st.insert(axis, stride);
   Tensor v = x.as_strided(s, st, x.offset());
-  if (autograd::needs_grad({&x})) autograd::record_reshape(x, v);
+  if (autograd::needs_grad({&x}))
+    autograd::record_reshape(x, v);
+  else
+    autograd::note_view(x, v);
   return v;
 }
 
@@ -178,7 +191,10 @@ Tensor squeeze(const Tensor& x, const Shape& axes) {
       st.push_back(x.strides()[d]);
     }
   Tensor v = x.as_strided(s, st, x.offset());
-  if (autograd::needs_grad({&x})) autograd::record_reshape(x, v);
+  if (autograd::needs_grad({&x}))
+    autograd::record_reshape(x, v);
+  else
+    autograd::note_view(x, v);
   return v;
 }
 
@@ -218,7 +234,10 @@ Tensor flip(const Tensor& x, const Shape& axes) {
     st[ax] = -st[ax];
   }
   Tensor v = x.as_strided(x.shape(), st, off);
-  if (autograd::needs_grad({&x})) autograd::record_flip(x, v, axes);
+  if (autograd::needs_grad({&x}))
+    autograd::record_flip(x, v, axes);
+  else
+    autograd::note_view(x, v);
   return v;
 }
 
@@ -264,7 +283,10 @@ Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop, int64_t
   s[axis] = len;
   st[axis] *= step;
   Tensor v = x.as_strided(s, st, off);
-  if (autograd::needs_grad({&x})) autograd::record_slice(x, v, axis, start, stop, step);
+  if (autograd::needs_grad({&x}))
+    autograd::record_slice(x, v, axis, start, stop, step);
+  else
+    autograd::note_view(x, v);
   return v;
 }
 
@@ -279,7 +301,10 @@ Tensor select(const Tensor& x, int64_t axis, int64_t index) {
   s.erase(axis);
   st.erase(axis);
   Tensor v = x.as_strided(s, st, off);
-  if (autograd::needs_grad({&x})) autograd::record_select(x, v, axis, index);
+  if (autograd::needs_grad({&x}))
+    autograd::record_select(x, v, axis, index);
+  else
+    autograd::note_view(x, v);
   return v;
 }
 
@@ -308,7 +333,10 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t axis1, int64_t axis2) {
   s.push_back(len);
   st.push_back(x.strides()[a1] + x.strides()[a2]);
   Tensor v = x.as_strided(s, st, off);
-  if (autograd::needs_grad({&x})) autograd::record_diagonal(x, v, offset, a1, a2);
+  if (autograd::needs_grad({&x}))
+    autograd::record_diagonal(x, v, offset, a1, a2);
+  else
+    autograd::note_view(x, v);
   return v;
 }
 

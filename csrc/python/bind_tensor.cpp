@@ -1,6 +1,7 @@
 // tessera.Tensor: attributes, conversions to Python numbers, and the core operators.
 // Methods with flexible signatures (sum(axis=..., dim=...), reshape(*shape), repr) are added in
 // python/tessera/_tensor.py over these.
+#include "autograd/record.h"
 #include "ops/arithmetic.h"
 #include "ops/bitwise.h"
 #include "ops/compare.h"
@@ -200,11 +201,10 @@ void init_tensor(py::module_& m) {
     return py::cast(matmul(o, a));
   });
   cls.def("__imatmul__", [](py::object self, py::handle b) -> py::object {
+    // NumPy's in-place matmul (PyTorch rebinds `a` instead): recorded like `a = a @ b`.
     const Tensor& a = self.cast<const Tensor&>();
-    Tensor r = matmul(a, operand_or_throw(b, "matmul"));
-    TS_CHECK(r.shape() == a.shape(), ValueError, "matmul (in-place): the result of shape ",
-             shape_str(r.shape()), " does not fit the output of shape ", shape_str(a.shape()));
-    copy_(a, r);
+    autograd::check_inplace(a, "matmul");
+    assign_inplace_result("matmul", a, matmul(a, operand_or_throw(b, "matmul")));
     return self;
   });
 }
