@@ -8,8 +8,10 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <vector>
 
+#include "cpu/blas.h"
 #include "cpu/parallel.h"
 #include "ops/nn_fused.h"
 
@@ -96,6 +98,124 @@ void col2im_any(const Tensor& cols, const Tensor& x, const Window2d& w) {
                  for (int64_t p = lo; p < hi; ++p)
                    col2im_plane(cp + p * K * L, xp + p * H * W, H, W, Ho, Wo, w, L, acc.data());
                });
+}
+
+// ---- convolution by a GEMM per image (float32/float64, groups == 1)
+// Each image's im2col columns (C*K, L) are built in a per-thread buffer small enough to stay
+// in cache (a whole batch's columns do not fit, and writing then re-reading them from memory
+// cost as much as the GEMMs), then multiplied straight into the NCHW output. The backward
+// rebuilds the same columns instead of saving them: the weight gradient accumulates one
+// (O, C*K) product per image, the input gradient is W^T g_n followed by col2im.
+
+template <class T>
+void image_cols(const T* xn, T* cols, int64_t C, int64_t H, int64_t W, int64_t Ho, int64_t Wo,
+                const Window2d& win) {
+  const int64_t K = win.kh * win.kw, L = Ho * Wo;
+  for (int64_t c = 0; c < C; ++c)
+    im2col_plane(xn + c * H * W, cols + c * K * L, H, W, Ho, Wo, win, L);
+}
+
+template <class T>
+void conv2d_any(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor& y,
+                const Window2d& win) {
+  const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3), O = w.dim(0);
+  const int64_t Ho = win.out_h(H), Wo = win.out_w(W), L = Ho * Wo, CK = C * win.kh * win.kw;
+  const T* xp = x.data<T>();
+  const T* wp = w.data<T>();
+  const T* bp = b ? b->data<T>() : nullptr;
+  T* yp = y.data<T>();
+  parallel_for(0, N, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<T> cols(CK * L);
+    for (int64_t n = lo; n < hi; ++n) {
+      T* yn = yp + n * O * L;
+      if (CK > 0) {
+        image_cols(xp + n * C * H * W, cols.data(), C, H, W, Ho, Wo, win);
+        gemm<T>(false, false, O, L, CK, wp, CK, cols.data(), L, yn, L);
+      } else {  // no input channels: only the bias
+        std::fill(yn, yn + O * L, T(0));
+      }
+      if (bp)
+        for (int64_t o = 0; o < O; ++o)
+          for (int64_t l = 0; l < L; ++l) yn[o * L + l] += bp[o];
+    }
+  });
+}
+
+// A vectorizable sum: 16 independent partial sums (one accumulator is a chain of dependent
+// adds, which GCC may not reorder into vector lanes).
+template <class T>
+double row_sum(const T* r, int64_t n) {
+  T part[16] = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) part[j] += r[i + j];
+  double s = 0;
+  for (int j = 0; j < 16; ++j) s += part[j];
+  for (; i < n; ++i) s += r[i];
+  return s;
+}
+
+template <class T>
+void conv2d_backward_any(const Tensor& g, const Tensor& x, const Tensor& w, const Tensor* gx,
+                         const Tensor* gw, const Tensor* gb, const Window2d& win) {
+  const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3), O = w.dim(0);
+  const int64_t Ho = g.dim(2), Wo = g.dim(3), L = Ho * Wo, K = win.kh * win.kw, CK = C * K;
+  const T* gp = g.data<T>();
+  const T* xp = x.data<T>();
+  const T* wp = w.data<T>();
+  if (gb) {
+    T* bp = gb->data<T>();
+    for (int64_t o = 0; o < O; ++o) {
+      double s = 0;
+      for (int64_t n = 0; n < N; ++n) s += row_sum(gp + (n * O + o) * L, L);
+      bp[o] = T(s);
+    }
+  }
+  if (CK == 0 || !(gx || gw)) return;
+  std::mutex merge;
+  std::vector<double> gw_total(gw ? O * CK : 0, 0.0);
+  parallel_for(0, N, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<T> cols(CK * L), prod(gw ? O * CK : 0);
+    std::vector<acc_t<T>> gw_acc(gw ? O * CK : 0, acc_t<T>(0)), acc(gx ? H * W : 0);
+    for (int64_t n = lo; n < hi; ++n) {
+      const T* gn = gp + n * O * L;
+      if (gw) {
+        image_cols(xp + n * C * H * W, cols.data(), C, H, W, Ho, Wo, win);
+        gemm<T>(false, true, O, CK, L, gn, L, cols.data(), L, prod.data(), CK);
+        for (int64_t i = 0; i < O * CK; ++i) gw_acc[i] += prod[i];
+      }
+      if (gx) {
+        gemm<T>(true, false, CK, L, O, wp, CK, gn, L, cols.data(), L);
+        T* gxn = gx->data<T>() + n * C * H * W;
+        for (int64_t c = 0; c < C; ++c)
+          col2im_plane(cols.data() + c * K * L, gxn + c * H * W, H, W, Ho, Wo, win, L, acc.data());
+      }
+    }
+    if (gw) {
+      std::lock_guard<std::mutex> lock(merge);
+      for (int64_t i = 0; i < O * CK; ++i) gw_total[i] += gw_acc[i];
+    }
+  });
+  if (gw) {
+    T* wgp = gw->data<T>();
+    for (int64_t i = 0; i < O * CK; ++i) wgp[i] = T(gw_total[i]);
+  }
+}
+
+void cpu_conv2d(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor& y,
+                const Window2d& win) {
+  if (x.dtype() == DType::Float32)
+    conv2d_any<float>(x, w, b, y, win);
+  else
+    conv2d_any<double>(x, w, b, y, win);
+}
+
+void cpu_conv2d_backward(const Tensor& g, const Tensor& x, const Tensor& w, const Tensor* gx,
+                         const Tensor* gw, const Tensor* gb, const Window2d& win) {
+  if (g.dtype() == DType::Float32)
+    conv2d_backward_any<float>(g, x, w, gx, gw, gb, win);
+  else
+    conv2d_backward_any<double>(g, x, w, gx, gw, gb, win);
 }
 
 // One window's max and flat index over taps [h0, h1) x [w0, w1) (steps dh, dw). Selects,
@@ -220,6 +340,8 @@ void cpu_max_pool_backward(const Tensor& gy, const Tensor& idx, const Tensor& gx
 
 TS_REGISTER_KERNEL(im2col_stub, CPU, &cpu_im2col);
 TS_REGISTER_KERNEL(col2im_stub, CPU, &cpu_col2im);
+TS_REGISTER_KERNEL(conv2d_stub, CPU, &cpu_conv2d);
+TS_REGISTER_KERNEL(conv2d_backward_stub, CPU, &cpu_conv2d_backward);
 TS_REGISTER_KERNEL(max_pool_stub, CPU, &cpu_max_pool);
 TS_REGISTER_KERNEL(max_pool_backward_stub, CPU, &cpu_max_pool_backward);
 
