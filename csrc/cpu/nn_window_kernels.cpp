@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/blas.h"
@@ -100,43 +101,73 @@ void col2im_any(const Tensor& cols, const Tensor& x, const Window2d& w) {
                });
 }
 
-// ---- convolution by a GEMM per image (float32/float64, groups == 1)
-// Each image's im2col columns (C*K, L) are built in a per-thread buffer small enough to stay
-// in cache (a whole batch's columns do not fit, and writing then re-reading them from memory
-// cost as much as the GEMMs), then multiplied straight into the NCHW output. The backward
-// rebuilds the same columns instead of saving them: the weight gradient accumulates one
-// (O, C*K) product per image, the input gradient is W^T g_n followed by col2im.
+// ---- convolution by a GEMM per chunk of images (float32/float64, groups == 1)
+// A chunk of B images has its im2col columns laid out (C*K, B*L): row c*K + k holds that
+// tap's values for image after image. One GEMM per chunk then covers B images: OpenBLAS runs
+// a (O, C*K) x (C*K, B*L) product much faster than B thin (O, L) ones, and the weight
+// gradient's reduction runs over B*L instead of L. Chunks are sized to stay in cache (a whole
+// batch's columns do not fit, and writing then re-reading them from memory cost as much as
+// the GEMMs). The backward rebuilds the columns instead of saving them.
 
+// Images per chunk: enough columns for an efficient GEMM, few enough to stay in cache.
+inline int64_t conv_chunk(int64_t N, int64_t L) {
+  constexpr int64_t kChunkColumns = 1024;
+  return std::clamp<int64_t>((kChunkColumns + L - 1) / std::max<int64_t>(L, 1), 1,
+                             std::max<int64_t>(N, 1));
+}
+
+struct ConvGeom {
+  int64_t N, C, H, W, O, Ho, Wo, L, K, CK;
+  ConvGeom(const Tensor& x, const Tensor& w, const Window2d& win)
+      : N(x.dim(0)),
+        C(x.dim(1)),
+        H(x.dim(2)),
+        W(x.dim(3)),
+        O(w.dim(0)),
+        Ho(win.out_h(H)),
+        Wo(win.out_w(W)),
+        L(Ho * Wo),
+        K(win.kh * win.kw),
+        CK(C * K) {}
+};
+
+// Columns of images [n0, n0 + B) into (C*K, B*L).
 template <class T>
-void image_cols(const T* xn, T* cols, int64_t C, int64_t H, int64_t W, int64_t Ho, int64_t Wo,
+void chunk_cols(const T* xp, T* cols, const ConvGeom& g, int64_t n0, int64_t B,
                 const Window2d& win) {
-  const int64_t K = win.kh * win.kw, L = Ho * Wo;
-  for (int64_t c = 0; c < C; ++c)
-    im2col_plane(xn + c * H * W, cols + c * K * L, H, W, Ho, Wo, win, L);
+  const int64_t BL = B * g.L;
+  for (int64_t j = 0; j < B; ++j)
+    for (int64_t c = 0; c < g.C; ++c)
+      im2col_plane(xp + ((n0 + j) * g.C + c) * g.H * g.W, cols + c * g.K * BL + j * g.L, g.H, g.W,
+                   g.Ho, g.Wo, win, BL);
 }
 
 template <class T>
 void conv2d_any(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor& y,
                 const Window2d& win) {
-  const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3), O = w.dim(0);
-  const int64_t Ho = win.out_h(H), Wo = win.out_w(W), L = Ho * Wo, CK = C * win.kh * win.kw;
+  const ConvGeom g(x, w, win);
+  const int64_t B = conv_chunk(g.N, g.L), chunks = (g.N + B - 1) / B;
   const T* xp = x.data<T>();
   const T* wp = w.data<T>();
   const T* bp = b ? b->data<T>() : nullptr;
   T* yp = y.data<T>();
-  parallel_for(0, N, 1, [&](int64_t lo, int64_t hi) {
-    std::vector<T> cols(CK * L);
-    for (int64_t n = lo; n < hi; ++n) {
-      T* yn = yp + n * O * L;
-      if (CK > 0) {
-        image_cols(xp + n * C * H * W, cols.data(), C, H, W, Ho, Wo, win);
-        gemm<T>(false, false, O, L, CK, wp, CK, cols.data(), L, yn, L);
+  parallel_for(0, chunks, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<T> cols(g.CK * B * g.L), prod(g.O * B * g.L);
+    for (int64_t ch = lo; ch < hi; ++ch) {
+      const int64_t n0 = ch * B, nb = std::min(B, g.N - n0), BL = nb * g.L;
+      if (g.CK > 0) {
+        chunk_cols(xp, cols.data(), g, n0, nb, win);
+        gemm<T>(false, false, g.O, BL, g.CK, wp, g.CK, cols.data(), BL, prod.data(), BL);
       } else {  // no input channels: only the bias
-        std::fill(yn, yn + O * L, T(0));
+        std::fill(prod.begin(), prod.end(), T(0));
       }
-      if (bp)
-        for (int64_t o = 0; o < O; ++o)
-          for (int64_t l = 0; l < L; ++l) yn[o * L + l] += bp[o];
+      for (int64_t j = 0; j < nb; ++j)
+        for (int64_t o = 0; o < g.O; ++o) {
+          const T* src = prod.data() + o * BL + j * g.L;
+          T* dst = yp + ((n0 + j) * g.O + o) * g.L;
+          const T bias = bp ? bp[o] : T(0);
+          for (int64_t l = 0; l < g.L; ++l) dst[l] = src[l] + bias;
+        }
     }
   });
 }
@@ -156,49 +187,56 @@ double row_sum(const T* r, int64_t n) {
 }
 
 template <class T>
-void conv2d_backward_any(const Tensor& g, const Tensor& x, const Tensor& w, const Tensor* gx,
+void conv2d_backward_any(const Tensor& gy, const Tensor& x, const Tensor& w, const Tensor* gx,
                          const Tensor* gw, const Tensor* gb, const Window2d& win) {
-  const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3), O = w.dim(0);
-  const int64_t Ho = g.dim(2), Wo = g.dim(3), L = Ho * Wo, K = win.kh * win.kw, CK = C * K;
-  const T* gp = g.data<T>();
+  const ConvGeom g(x, w, win);
+  const int64_t B = conv_chunk(g.N, g.L), chunks = (g.N + B - 1) / B;
+  const T* gp = gy.data<T>();
   const T* xp = x.data<T>();
   const T* wp = w.data<T>();
   if (gb) {
     T* bp = gb->data<T>();
-    for (int64_t o = 0; o < O; ++o) {
+    for (int64_t o = 0; o < g.O; ++o) {
       double s = 0;
-      for (int64_t n = 0; n < N; ++n) s += row_sum(gp + (n * O + o) * L, L);
+      for (int64_t n = 0; n < g.N; ++n) s += row_sum(gp + (n * g.O + o) * g.L, g.L);
       bp[o] = T(s);
     }
   }
-  if (CK == 0 || !(gx || gw)) return;
+  if (g.CK == 0 || !(gx || gw)) return;
   std::mutex merge;
-  std::vector<double> gw_total(gw ? O * CK : 0, 0.0);
-  parallel_for(0, N, 1, [&](int64_t lo, int64_t hi) {
-    std::vector<T> cols(CK * L), prod(gw ? O * CK : 0);
-    std::vector<acc_t<T>> gw_acc(gw ? O * CK : 0, acc_t<T>(0)), acc(gx ? H * W : 0);
-    for (int64_t n = lo; n < hi; ++n) {
-      const T* gn = gp + n * O * L;
+  std::vector<double> gw_total(gw ? g.O * g.CK : 0, 0.0);
+  parallel_for(0, chunks, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<T> cols(g.CK * B * g.L), gchunk(g.O * B * g.L), prod(gw ? g.O * g.CK : 0);
+    std::vector<acc_t<T>> gw_acc(gw ? g.O * g.CK : 0, acc_t<T>(0)), acc(gx ? g.H * g.W : 0);
+    for (int64_t ch = lo; ch < hi; ++ch) {
+      const int64_t n0 = ch * B, nb = std::min(B, g.N - n0), BL = nb * g.L;
+      // The chunk's output gradient as (O, B*L), the columns' image order.
+      for (int64_t o = 0; o < g.O; ++o)
+        for (int64_t j = 0; j < nb; ++j)
+          std::memcpy(gchunk.data() + o * BL + j * g.L, gp + ((n0 + j) * g.O + o) * g.L,
+                      g.L * sizeof(T));
       if (gw) {
-        image_cols(xp + n * C * H * W, cols.data(), C, H, W, Ho, Wo, win);
-        gemm<T>(false, true, O, CK, L, gn, L, cols.data(), L, prod.data(), CK);
-        for (int64_t i = 0; i < O * CK; ++i) gw_acc[i] += prod[i];
+        chunk_cols(xp, cols.data(), g, n0, nb, win);
+        gemm<T>(false, true, g.O, g.CK, BL, gchunk.data(), BL, cols.data(), BL, prod.data(), g.CK);
+        for (int64_t i = 0; i < g.O * g.CK; ++i) gw_acc[i] += prod[i];
       }
       if (gx) {
-        gemm<T>(true, false, CK, L, O, wp, CK, gn, L, cols.data(), L);
-        T* gxn = gx->data<T>() + n * C * H * W;
-        for (int64_t c = 0; c < C; ++c)
-          col2im_plane(cols.data() + c * K * L, gxn + c * H * W, H, W, Ho, Wo, win, L, acc.data());
+        gemm<T>(true, false, g.CK, BL, g.O, wp, g.CK, gchunk.data(), BL, cols.data(), BL);
+        for (int64_t j = 0; j < nb; ++j)
+          for (int64_t c = 0; c < g.C; ++c)
+            col2im_plane(cols.data() + c * g.K * BL + j * g.L,
+                         gx->data<T>() + ((n0 + j) * g.C + c) * g.H * g.W, g.H, g.W, g.Ho, g.Wo,
+                         win, BL, acc.data());
       }
     }
     if (gw) {
       std::lock_guard<std::mutex> lock(merge);
-      for (int64_t i = 0; i < O * CK; ++i) gw_total[i] += gw_acc[i];
+      for (int64_t i = 0; i < g.O * g.CK; ++i) gw_total[i] += gw_acc[i];
     }
   });
   if (gw) {
     T* wgp = gw->data<T>();
-    for (int64_t i = 0; i < O * CK; ++i) wgp[i] = T(gw_total[i]);
+    for (int64_t i = 0; i < g.O * g.CK; ++i) wgp[i] = T(gw_total[i]);
   }
 }
 
@@ -218,8 +256,24 @@ void cpu_conv2d_backward(const Tensor& g, const Tensor& x, const Tensor& w, cons
     conv2d_backward_any<double>(g, x, w, gx, gw, gb, win);
 }
 
-// One window's max and flat index over taps [h0, h1) x [w0, w1) (steps dh, dw). Selects,
-// not branches: the maxima of random data mispredict. NaN wins (the last NaN's index).
+// best, at = v, i when v > best or v is NaN. Bit masks, not selects: GCC turned the selects
+// into branches, and on random data half of them mispredicted (max pooling ran 7x slower
+// than on constant data).
+template <class A>
+inline void take_max(A v, int64_t i, A* best, int64_t* at) {
+  using U = std::conditional_t<sizeof(A) == 4, uint32_t, uint64_t>;
+  const bool take = (v > *best) | (v != v);
+  const U m = U(0) - U(take);
+  U b, x;
+  std::memcpy(&b, best, sizeof(A));
+  std::memcpy(&x, &v, sizeof(A));
+  b = (b & ~m) | (x & m);
+  std::memcpy(best, &b, sizeof(A));
+  *at += (i - *at) & -int64_t(take);
+}
+
+// One window's max and flat index over taps [h0, h1) x [w0, w1) (steps dh, dw). NaN wins
+// (the last NaN's index).
 template <class T>
 inline void window_max(const T* xs, int64_t W, int64_t h0, int64_t h1, int64_t w0, int64_t w1,
                        int64_t dh, int64_t dw, T* y, int64_t* at_out) {
@@ -228,10 +282,7 @@ inline void window_max(const T* xs, int64_t W, int64_t h0, int64_t h1, int64_t w
   int64_t at = h0 * W + w0;
   for (int64_t ih = h0; ih < h1; ih += dh)
     for (int64_t iw = w0; iw < w1; iw += dw) {
-      const A v = A(xs[ih * W + iw]);
-      const bool take = (v > best) | (v != v);
-      best = take ? v : best;
-      at = take ? ih * W + iw : at;
+      take_max(A(xs[ih * W + iw]), ih * W + iw, &best, &at);
     }
   *y = T(best);
   *at_out = at;
@@ -252,16 +303,9 @@ void max_pool_plane(const T* xs, T* ys, int64_t* is, int64_t H, int64_t W, int64
         const int64_t c = ow * w.sw, base = oh * w.sh * W + c;
         A best = A(r0[c]);
         int64_t at = base;
-        const A v1 = A(r0[c + 1]), v2 = A(r1[c]), v3 = A(r1[c + 1]);
-        bool take = (v1 > best) | (v1 != v1);
-        best = take ? v1 : best;
-        at = take ? base + 1 : at;
-        take = (v2 > best) | (v2 != v2);
-        best = take ? v2 : best;
-        at = take ? base + W : at;
-        take = (v3 > best) | (v3 != v3);
-        best = take ? v3 : best;
-        at = take ? base + W + 1 : at;
+        take_max(A(r0[c + 1]), base + 1, &best, &at);
+        take_max(A(r1[c]), base + W, &best, &at);
+        take_max(A(r1[c + 1]), base + W + 1, &best, &at);
         ys[oh * Wo + ow] = T(best);
         is[oh * Wo + ow] = at;
       }
