@@ -201,6 +201,22 @@ def test_conv_modules_padding_modes_unbatched_and_16bit() -> None:
     close(y.astype(ts.float64), TF.conv2d(torch.tensor(x), torch.tensor(w), padding=1), 5e-2, 5e-2)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_conv_several_chunks(threads) -> None:
+    """Batches larger than one GEMM chunk (~1024 output columns: 3 images of 20x20 here), the
+    last chunk partial, with the chunks shared among threads."""
+    old = ts.get_num_threads()
+    ts.set_num_threads(threads)
+    try:
+        # float32 weight gradients sum 3200 terms of magnitude ~50: atol covers the rounding.
+        for dtype, rtol, atol in ((np.float64, 1e-10, 1e-10), (np.float32, 1e-4, 1e-3)):
+            compare_fn(lambda a, b, c: F.conv2d(a, b, c, padding=1),
+                       lambda a, b, c: TF.conv2d(a, b, c, padding=1), randn(8, 3, 20, 20, dtype=dtype),
+                       randn(4, 3, 3, 3, dtype=dtype), randn(4, dtype=dtype), rtol=rtol, atol=atol)
+    finally:
+        ts.set_num_threads(old)
+
+
 def test_conv_zero_sizes() -> None:
     compare_fn(lambda a, b, c: F.conv2d(a, b, c), lambda a, b, c: TF.conv2d(a, b, c),
                randn(0, 2, 4, 4), randn(3, 2, 3, 3), randn(3), rtol=1e-12, atol=1e-12)
