@@ -194,6 +194,10 @@ def test_conv_modules_padding_modes_unbatched_and_16bit() -> None:
         compare_module(sm, tm, randn(2, 3, 6, 7), rtol=1e-10, atol=1e-10)
     compare_fn(lambda a, b: F.conv2d(a, b, padding=1), lambda a, b: TF.conv2d(a, b, padding=1),
                randn(3, 5, 4), randn(2, 3, 3, 3), rtol=1e-10, atol=1e-10)
+    # Non-contiguous input and weight (transposed views, negative steps).
+    compare_fn(lambda a, b: F.conv2d(a.mT, b[:, :, ::-1], stride=(2, 1), padding=(1, 2)),
+               lambda a, b: TF.conv2d(a.mT, b.flip(2), stride=(2, 1), padding=(1, 2)),
+               randn(2, 3, 7, 6), randn(4, 3, 3, 2), rtol=1e-10, atol=1e-10)
     # 16-bit inputs keep the im2col + matmul path.
     x, w = randn(2, 3, 5, 5), randn(4, 3, 3, 3)
     y = F.conv2d(ts.asarray(x).astype(ts.bfloat16), ts.asarray(w).astype(ts.bfloat16), padding=1)
