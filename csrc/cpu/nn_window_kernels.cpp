@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <type_traits>
 #include <vector>
 
@@ -103,8 +102,8 @@ void col2im_any(const Tensor& cols, const Tensor& x, const Window2d& w) {
 
 // ---- convolution by a GEMM per chunk of images (float32/float64, groups == 1)
 // A chunk of B images has its im2col columns laid out (C*K, B*L): row c*K + k holds that
-// tap's values for image after image. One GEMM per chunk then covers B images: OpenBLAS runs
-// a (O, C*K) x (C*K, B*L) product much faster than B thin (O, L) ones, and the weight
+// tap's values for image after image. One GEMM per chunk then covers B images: OpenBLAS ran
+// one (O, C*K) x (C*K, B*L) product faster than B thin (O, L) ones, and the weight
 // gradient's reduction runs over B*L instead of L. Chunks are sized to stay in cache (a whole
 // batch's columns do not fit, and writing then re-reading them from memory cost as much as
 // the GEMMs). The backward rebuilds the columns instead of saving them.
@@ -131,45 +130,53 @@ struct ConvGeom {
         CK(C * K) {}
 };
 
-// Columns of images [n0, n0 + B) into (C*K, B*L).
+// Columns of images [n0, n0 + B) into (C*K, B*L), one (image, channel) plane per task.
 template <class T>
 void chunk_cols(const T* xp, T* cols, const ConvGeom& g, int64_t n0, int64_t B,
                 const Window2d& win) {
   const int64_t BL = B * g.L;
-  for (int64_t j = 0; j < B; ++j)
-    for (int64_t c = 0; c < g.C; ++c)
-      im2col_plane(xp + ((n0 + j) * g.C + c) * g.H * g.W, cols + c * g.K * BL + j * g.L, g.H, g.W,
-                   g.Ho, g.Wo, win, BL);
+  parallel_for(0, B * g.C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(g.K * g.L, 1)),
+               [&](int64_t lo, int64_t hi) {
+                 for (int64_t p = lo; p < hi; ++p) {
+                   const int64_t j = p / g.C, c = p % g.C;
+                   im2col_plane(xp + ((n0 + j) * g.C + c) * g.H * g.W,
+                                cols + c * g.K * BL + j * g.L, g.H, g.W, g.Ho, g.Wo, win, BL);
+                 }
+               });
 }
 
+// Chunks run one after another and the GEMMs are called from one thread, as matmul does:
+// OpenBLAS threads each GEMM itself, and GEMMs called from inside parallel_for would
+// oversubscribe the cores. The memory-bound passes around them are parallel_for loops.
 template <class T>
 void conv2d_any(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor& y,
                 const Window2d& win) {
   const ConvGeom g(x, w, win);
-  const int64_t B = conv_chunk(g.N, g.L), chunks = (g.N + B - 1) / B;
+  const int64_t B = conv_chunk(g.N, g.L);
   const T* xp = x.data<T>();
   const T* wp = w.data<T>();
   const T* bp = b ? b->data<T>() : nullptr;
   T* yp = y.data<T>();
-  parallel_for(0, chunks, 1, [&](int64_t lo, int64_t hi) {
-    std::vector<T> cols(g.CK * B * g.L), prod(g.O * B * g.L);
-    for (int64_t ch = lo; ch < hi; ++ch) {
-      const int64_t n0 = ch * B, nb = std::min(B, g.N - n0), BL = nb * g.L;
-      if (g.CK > 0) {
-        chunk_cols(xp, cols.data(), g, n0, nb, win);
-        gemm<T>(false, false, g.O, BL, g.CK, wp, g.CK, cols.data(), BL, prod.data(), BL);
-      } else {  // no input channels: only the bias
-        std::fill(prod.begin(), prod.end(), T(0));
-      }
-      for (int64_t j = 0; j < nb; ++j)
-        for (int64_t o = 0; o < g.O; ++o) {
-          const T* src = prod.data() + o * BL + j * g.L;
-          T* dst = yp + ((n0 + j) * g.O + o) * g.L;
-          const T bias = bp ? bp[o] : T(0);
-          for (int64_t l = 0; l < g.L; ++l) dst[l] = src[l] + bias;
-        }
+  std::vector<T> cols(g.CK * B * g.L), prod(g.O * B * g.L);
+  for (int64_t n0 = 0; n0 < g.N; n0 += B) {
+    const int64_t nb = std::min(B, g.N - n0), BL = nb * g.L;
+    if (g.CK > 0) {
+      chunk_cols(xp, cols.data(), g, n0, nb, win);
+      gemm<T>(false, false, g.O, BL, g.CK, wp, g.CK, cols.data(), BL, prod.data(), BL);
+    } else {  // no input channels: only the bias
+      std::fill(prod.begin(), prod.end(), T(0));
     }
-  });
+    parallel_for(0, nb * g.O, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(g.L, 1)),
+                 [&](int64_t lo, int64_t hi) {
+                   for (int64_t p = lo; p < hi; ++p) {
+                     const int64_t j = p / g.O, o = p % g.O;
+                     const T* src = prod.data() + o * BL + j * g.L;
+                     T* dst = yp + ((n0 + j) * g.O + o) * g.L;
+                     const T bias = bp ? bp[o] : T(0);
+                     for (int64_t l = 0; l < g.L; ++l) dst[l] = src[l] + bias;
+                   }
+                 });
+  }
 }
 
 // A vectorizable sum: 16 independent partial sums (one accumulator is a chain of dependent
@@ -190,7 +197,7 @@ template <class T>
 void conv2d_backward_any(const Tensor& gy, const Tensor& x, const Tensor& w, const Tensor* gx,
                          const Tensor* gw, const Tensor* gb, const Window2d& win) {
   const ConvGeom g(x, w, win);
-  const int64_t B = conv_chunk(g.N, g.L), chunks = (g.N + B - 1) / B;
+  const int64_t B = conv_chunk(g.N, g.L);
   const T* gp = gy.data<T>();
   const T* xp = x.data<T>();
   const T* wp = w.data<T>();
@@ -203,37 +210,38 @@ void conv2d_backward_any(const Tensor& gy, const Tensor& x, const Tensor& w, con
     }
   }
   if (g.CK == 0 || !(gx || gw)) return;
-  std::mutex merge;
+  std::vector<T> cols(g.CK * B * g.L), gchunk(g.O * B * g.L), prod(gw ? g.O * g.CK : 0);
   std::vector<double> gw_total(gw ? g.O * g.CK : 0, 0.0);
-  parallel_for(0, chunks, 1, [&](int64_t lo, int64_t hi) {
-    std::vector<T> cols(g.CK * B * g.L), gchunk(g.O * B * g.L), prod(gw ? g.O * g.CK : 0);
-    std::vector<acc_t<T>> gw_acc(gw ? g.O * g.CK : 0, acc_t<T>(0)), acc(gx ? g.H * g.W : 0);
-    for (int64_t ch = lo; ch < hi; ++ch) {
-      const int64_t n0 = ch * B, nb = std::min(B, g.N - n0), BL = nb * g.L;
-      // The chunk's output gradient as (O, B*L), the columns' image order.
-      for (int64_t o = 0; o < g.O; ++o)
-        for (int64_t j = 0; j < nb; ++j)
-          std::memcpy(gchunk.data() + o * BL + j * g.L, gp + ((n0 + j) * g.O + o) * g.L,
-                      g.L * sizeof(T));
-      if (gw) {
-        chunk_cols(xp, cols.data(), g, n0, nb, win);
-        gemm<T>(false, true, g.O, g.CK, BL, gchunk.data(), BL, cols.data(), BL, prod.data(), g.CK);
-        for (int64_t i = 0; i < g.O * g.CK; ++i) gw_acc[i] += prod[i];
-      }
-      if (gx) {
-        gemm<T>(true, false, g.CK, BL, g.O, wp, g.CK, gchunk.data(), BL, cols.data(), BL);
-        for (int64_t j = 0; j < nb; ++j)
-          for (int64_t c = 0; c < g.C; ++c)
-            col2im_plane(cols.data() + c * g.K * BL + j * g.L,
-                         gx->data<T>() + ((n0 + j) * g.C + c) * g.H * g.W, g.H, g.W, g.Ho, g.Wo,
-                         win, BL, acc.data());
-      }
-    }
+  for (int64_t n0 = 0; n0 < g.N; n0 += B) {
+    const int64_t nb = std::min(B, g.N - n0), BL = nb * g.L;
+    // The chunk's output gradient as (O, B*L), the columns' image order.
+    parallel_for(0, g.O, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(BL, 1)),
+                 [&](int64_t lo, int64_t hi) {
+                   for (int64_t o = lo; o < hi; ++o)
+                     for (int64_t j = 0; j < nb; ++j)
+                       std::memcpy(gchunk.data() + o * BL + j * g.L,
+                                   gp + ((n0 + j) * g.O + o) * g.L, g.L * sizeof(T));
+                 });
     if (gw) {
-      std::lock_guard<std::mutex> lock(merge);
-      for (int64_t i = 0; i < g.O * g.CK; ++i) gw_total[i] += gw_acc[i];
+      chunk_cols(xp, cols.data(), g, n0, nb, win);
+      gemm<T>(false, true, g.O, g.CK, BL, gchunk.data(), BL, cols.data(), BL, prod.data(), g.CK);
+      for (int64_t i = 0; i < g.O * g.CK; ++i) gw_total[i] += prod[i];
     }
-  });
+    if (gx) {
+      gemm<T>(true, false, g.CK, BL, g.O, wp, g.CK, gchunk.data(), BL, cols.data(), BL);
+      T* gxp = gx->data<T>();
+      parallel_for(0, nb * g.C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(g.K * g.L, 1)),
+                   [&](int64_t lo, int64_t hi) {
+                     std::vector<acc_t<T>> acc(g.H * g.W);
+                     for (int64_t p = lo; p < hi; ++p) {
+                       const int64_t j = p / g.C, c = p % g.C;
+                       col2im_plane(cols.data() + c * g.K * BL + j * g.L,
+                                    gxp + ((n0 + j) * g.C + c) * g.H * g.W, g.H, g.W, g.Ho, g.Wo,
+                                    win, BL, acc.data());
+                     }
+                   });
+    }
+  }
   if (gw) {
     T* wgp = gw->data<T>();
     for (int64_t i = 0; i < g.O * g.CK; ++i) wgp[i] = T(gw_total[i]);
