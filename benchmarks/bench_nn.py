@@ -19,7 +19,7 @@ import argparse
 import os
 import sys
 import time
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 import torch
@@ -179,11 +179,14 @@ def interleaved_best(fns: Dict[str, Callable[[], None]], reps: int, inner: int) 
     return best
 
 
-def run_cases(quick: bool, train_size: int, reps: int) -> List[Dict[str, Any]]:
+def run_cases(quick: bool, train_size: int, reps: int,
+              only: Optional[str] = None) -> List[Dict[str, Any]]:
     rows: List[Dict[str, Any]] = []
 
     def row(case: str, fns: Dict[str, Callable[[], None]], factor: float = 1.0,
             inner: int = 1, rounds: int = reps) -> None:
+        if only is not None and only.lower() not in case.lower():
+            return
         r: Dict[str, Any] = {"case": case}
         r.update({k: v * factor for k, v in interleaved_best(fns, rounds, inner).items()})
         print(f"{case}: " + ", ".join(f"{k}={fmt_time(v)}" for k, v in r.items() if k != "case"),
@@ -225,12 +228,14 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=3, help="rounds per case (best is kept)")
     ap.add_argument("--train-size", type=int, default=10000)
     ap.add_argument("--markdown", default=None, help="write the table to this file")
+    ap.add_argument("--only", default=None,
+                    help="run only the cases whose name contains this text (e.g. CNN)")
     args = ap.parse_args()
     threads = args.threads or ts.get_num_threads()
     ts.set_num_threads(threads)
     torch.set_num_threads(threads)
     size = min(args.train_size, 2000) if args.quick else args.train_size
-    rows = run_cases(args.quick, size, args.reps)
+    rows = run_cases(args.quick, size, args.reps, args.only)
     head = (f"Machine: {machine()}; threads: {threads}; tessera {ts.__version__}, "
             f"PyTorch {torch.__version__}. Epoch times are per 60,000 images, measured on the "
             f"first {size}; each number is the process CPU time of the best of {args.reps}+ rounds "

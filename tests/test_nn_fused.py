@@ -149,6 +149,110 @@ def test_gradients_of_gradients_through_fused_ops() -> None:
                   lambda a, c: TF.conv_transpose2d(a, c, stride=2), randn(1, 3, 3, 4), wi)
 
 
+# ---------------------------------------------------------------- convolution (GEMM per image)
+@st.composite
+def conv_configs(draw, nsp):
+    """groups=1 takes the fused per-image GEMM kernel; groups > 1 the grouped matmul path."""
+    groups = draw(st.sampled_from([1, 1, 1, 2]))
+    cin, cout = groups * draw(st.integers(1, 3)), groups * draw(st.integers(1, 3))
+    k = tuple(draw(st.integers(1, 4)) for _ in range(nsp))
+    dil = tuple(draw(st.integers(1, 2)) for _ in range(nsp))
+    same = draw(st.booleans())
+    stride = (1,) * nsp if same else tuple(draw(st.integers(1, 3)) for _ in range(nsp))
+    pad = "same" if same else tuple(draw(st.integers(0, 2)) for _ in range(nsp))
+    ins = tuple(draw(st.integers(1, 4)) + d * (kk - 1) for kk, d in zip(k, dil))
+    return dict(shape=(draw(st.integers(1, 3)), cin) + ins, weight=(cout, cin // groups) + k,
+                stride=stride, padding=pad, dilation=dil, groups=groups,
+                bias=draw(st.booleans()), grads=draw(st.sampled_from([None, [1], [0], [0, 1]])))
+
+
+@pytest.mark.parametrize("nsp", [1, 2])
+@pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-10), (np.float32, 2e-5)])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_conv_random_configs(nsp, dtype, tol, data) -> None:
+    """Odd sizes, strides, dilations, 'same' (asymmetric for even kernels) and explicit
+    padding, with or without bias, every subset of input/weight gradients."""
+    cfg = data.draw(conv_configs(nsp))
+    r = np.random.default_rng(1)
+    x, w = r.standard_normal(cfg["shape"]).astype(dtype), r.standard_normal(cfg["weight"]).astype(dtype)
+    args = [x, w] + ([r.standard_normal(cfg["weight"][0]).astype(dtype)] if cfg["bias"] else [])
+    grads = cfg["grads"] if cfg["grads"] is None else cfg["grads"] + ([2] if cfg["bias"] else [])
+    kw = {k: cfg[k] for k in ("stride", "padding", "dilation", "groups")}
+    fs, ft = getattr(F, f"conv{nsp}d"), getattr(TF, f"conv{nsp}d")
+    compare_fn(lambda a, b, *c: fs(a, b, c[0] if c else None, **kw),
+               lambda a, b, *c: ft(a, b, c[0] if c else None, **kw), *args, rtol=tol, atol=tol,
+               grad=grads)
+
+
+def test_conv_modules_padding_modes_unbatched_and_16bit() -> None:
+    torch.manual_seed(0)
+    for mode in ("zeros", "reflect", "circular"):
+        tm = torch.nn.Conv2d(3, 5, 3, padding=1, padding_mode=mode).double()
+        sm = nn.Conv2d(3, 5, 3, padding=1, padding_mode=mode).to(ts.float64)
+        sm.load_state_dict({k: tt(v.detach().numpy()) for k, v in tm.state_dict().items()})
+        compare_module(sm, tm, randn(2, 3, 6, 7), rtol=1e-10, atol=1e-10)
+    compare_fn(lambda a, b: F.conv2d(a, b, padding=1), lambda a, b: TF.conv2d(a, b, padding=1),
+               randn(3, 5, 4), randn(2, 3, 3, 3), rtol=1e-10, atol=1e-10)
+    # Non-contiguous input and weight (transposed views, negative steps).
+    compare_fn(lambda a, b: F.conv2d(a.mT, b[:, :, ::-1], stride=(2, 1), padding=(1, 2)),
+               lambda a, b: TF.conv2d(a.mT, b.flip(2), stride=(2, 1), padding=(1, 2)),
+               randn(2, 3, 7, 6), randn(4, 3, 3, 2), rtol=1e-10, atol=1e-10)
+    # 16-bit inputs keep the im2col + matmul path.
+    x, w = randn(2, 3, 5, 5), randn(4, 3, 3, 3)
+    y = F.conv2d(ts.asarray(x).astype(ts.bfloat16), ts.asarray(w).astype(ts.bfloat16), padding=1)
+    assert y.dtype == ts.bfloat16
+    close(y.astype(ts.float64), TF.conv2d(torch.tensor(x), torch.tensor(w), padding=1), 5e-2, 5e-2)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_conv_several_chunks(threads) -> None:
+    """Batches larger than one GEMM chunk (~1024 output columns: 3 images of 20x20 here), the
+    last chunk partial, with the chunks shared among threads."""
+    old = ts.get_num_threads()
+    ts.set_num_threads(threads)
+    try:
+        # float32 weight gradients sum 3200 terms of magnitude ~50: atol covers the rounding.
+        for dtype, rtol, atol in ((np.float64, 1e-10, 1e-10), (np.float32, 1e-4, 1e-3)):
+            compare_fn(lambda a, b, c: F.conv2d(a, b, c, padding=1),
+                       lambda a, b, c: TF.conv2d(a, b, c, padding=1), randn(8, 3, 20, 20, dtype=dtype),
+                       randn(4, 3, 3, 3, dtype=dtype), randn(4, dtype=dtype), rtol=rtol, atol=atol)
+    finally:
+        ts.set_num_threads(old)
+
+
+def test_conv_zero_sizes() -> None:
+    compare_fn(lambda a, b, c: F.conv2d(a, b, c), lambda a, b, c: TF.conv2d(a, b, c),
+               randn(0, 2, 4, 4), randn(3, 2, 3, 3), randn(3), rtol=1e-12, atol=1e-12)
+    # No input channels: the output is the bias (PyTorch returns a 0-channel output here).
+    b = tt(randn(3), requires_grad=True)
+    y = F.conv2d(tt(randn(2, 0, 4, 4)), tt(randn(3, 0, 3, 3)), b)
+    close(y, np.broadcast_to(b.detach().numpy()[:, None, None], (2, 3, 2, 2)), 0, 0)
+    y.sum().backward()
+    close(b.grad, np.full(3, 8.0), 0, 0)
+
+
+def test_conv_kernel_entry_point_errors() -> None:
+    from tessera import _C
+    x, w = tt(randn(1, 2, 5, 5)), tt(randn(3, 2, 3, 3))
+    win = ((3, 3), (1, 1), (0, 0), (1, 1))
+    with pytest.raises(TypeError, match="conv2d"):
+        _C._conv2d(x.astype(ts.float32), w, None, *win)
+    with pytest.raises(TypeError, match="conv2d"):
+        _C._conv2d(x.astype(ts.float16), w.astype(ts.float16), None, *win)
+    with pytest.raises(ValueError, match="conv2d: weight"):
+        _C._conv2d(x, tt(randn(3, 4, 3, 3)), None, *win)
+    with pytest.raises(ValueError, match="conv2d: bias"):
+        _C._conv2d(x, w, tt(randn(2)), *win)
+    with pytest.raises(ValueError, match="does not fit"):
+        _C._conv2d(tt(randn(1, 2, 2, 2)), w, None, *win)
+    y = _C._conv2d(x, w, None, *win)
+    with pytest.raises(ValueError, match="conv2d_backward"):
+        _C._conv2d_backward(y[:, :2], x, w, *win, True, True, True)
+    gx, gw, gb = _C._conv2d_backward(y, x, w, *win, False, True, False)
+    assert gx is None and gb is None and tuple(gw.shape) == (3, 2, 3, 3)
+
+
 # ---------------------------------------------------------------- transposed convolution
 @st.composite
 def conv_t_configs(draw, nsp):

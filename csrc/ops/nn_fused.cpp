@@ -14,6 +14,8 @@ TS_DEFINE_STUB(GeluBackwardKernel, gelu_backward_stub, "gelu_backward");
 TS_DEFINE_STUB(ReluBackwardKernel, relu_backward_stub, "relu_backward");
 TS_DEFINE_STUB(Im2colKernel, im2col_stub, "im2col");
 TS_DEFINE_STUB(Col2imKernel, col2im_stub, "col2im");
+TS_DEFINE_STUB(Conv2dKernel, conv2d_stub, "conv2d");
+TS_DEFINE_STUB(Conv2dBackwardKernel, conv2d_backward_stub, "conv2d_backward");
 TS_DEFINE_STUB(MaxPoolKernel, max_pool_stub, "max_pool2d");
 TS_DEFINE_STUB(MaxPoolBackwardKernel, max_pool_backward_stub, "max_pool2d_backward");
 
@@ -187,6 +189,64 @@ Tensor col2im(const Tensor& cols, int64_t channels, int64_t h, int64_t w, const 
   Tensor x = Tensor::empty(Shape{cols.dim(0), channels, h, w}, cols.dtype(), cols.device());
   if (x.numel() > 0) col2im_stub.get(cols.device())(contiguous(cols), x, win);
   return x;
+}
+
+namespace {
+void check_conv_dtype(const Tensor& t, DType dt, const char* op) {
+  TS_CHECK(t.dtype() == dt && (dt == DType::Float32 || dt == DType::Float64), TypeError, op,
+           ": expected float32 or float64 operands of one dtype, got ", dtype_name(t.dtype()),
+           " and ", dtype_name(dt));
+}
+}  // namespace
+
+Tensor conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Window2d& win) {
+  check_nchw(x, "conv2d");
+  check_window(win, "conv2d");
+  check_conv_dtype(w, x.dtype(), "conv2d");
+  TS_CHECK(w.ndim() == 4 && w.dim(1) == x.dim(1) && w.dim(2) == win.kh && w.dim(3) == win.kw,
+           ValueError, "conv2d: weight of shape ", shape_str(w.shape()), " does not match input ",
+           shape_str(x.shape()), " and kernel (", win.kh, ", ", win.kw, ")");
+  if (b.defined()) {
+    check_conv_dtype(b, x.dtype(), "conv2d");
+    TS_CHECK(b.ndim() == 1 && b.dim(0) == w.dim(0), ValueError, "conv2d: bias of shape ",
+             shape_str(b.shape()), " does not match ", w.dim(0), " output channels");
+  }
+  const int64_t ho = win.out_h(x.dim(2)), wo = win.out_w(x.dim(3));
+  TS_CHECK(ho > 0 && wo > 0, ValueError, "conv2d: kernel (", win.kh, ", ", win.kw,
+           ") with dilation (", win.dh, ", ", win.dw, ") does not fit the padded input of shape ",
+           shape_str(x.shape()));
+  Tensor y = Tensor::empty(Shape{x.dim(0), w.dim(0), ho, wo}, x.dtype(), x.device());
+  if (y.numel() == 0) return y;
+  const Tensor bc = b.defined() ? contiguous(b) : Tensor();
+  conv2d_stub.get(x.device())(contiguous(x), contiguous(w), b.defined() ? &bc : nullptr, y, win);
+  return y;
+}
+
+std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& g, const Tensor& x,
+                                                   const Tensor& w, const Window2d& win,
+                                                   bool need_x, bool need_w, bool need_b) {
+  check_nchw(g, "conv2d_backward");
+  check_nchw(x, "conv2d_backward");
+  check_window(win, "conv2d_backward");
+  check_conv_dtype(x, g.dtype(), "conv2d_backward");
+  check_conv_dtype(w, g.dtype(), "conv2d_backward");
+  const int64_t n = x.dim(0), c = x.dim(1), o = w.dim(0);
+  TS_CHECK(w.ndim() == 4 && w.dim(1) == c && w.dim(2) == win.kh && w.dim(3) == win.kw &&
+               g.dim(0) == n && g.dim(1) == o && g.dim(2) == win.out_h(x.dim(2)) &&
+               g.dim(3) == win.out_w(x.dim(3)),
+           ValueError, "conv2d_backward: gradient ", shape_str(g.shape()), ", input ",
+           shape_str(x.shape()), " and weight ", shape_str(w.shape()), " do not match");
+  Tensor gx, gw, gb;
+  if (need_x) gx = Tensor::empty(x.shape(), g.dtype(), g.device());
+  if (need_w) gw = Tensor::empty(w.shape(), g.dtype(), g.device());
+  if (need_b) gb = Tensor::empty(Shape{o}, g.dtype(), g.device());
+  for (Tensor* t : {&gx, &gw, &gb})
+    if (t->defined()) fill_(*t, Scalar::from_double(0));
+  if (g.numel() > 0)
+    conv2d_backward_stub.get(g.device())(contiguous(g), contiguous(x), contiguous(w),
+                                         need_x ? &gx : nullptr, need_w ? &gw : nullptr,
+                                         need_b ? &gb : nullptr, win);
+  return {gx, gw, gb};
 }
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, const Window2d& win,

@@ -42,6 +42,13 @@ using ReluBackwardKernel = void (*)(const Tensor& y, const Tensor& gy, const Ten
 // x (N, C, H, W) -> cols (N, C*kh*kw, Ho*Wo) and back (col2im sums overlapping windows).
 using Im2colKernel = void (*)(const Tensor& x, const Tensor& cols, const Window2d& win);
 using Col2imKernel = void (*)(const Tensor& cols, const Tensor& x, const Window2d& win);
+// Convolution (groups == 1, float32/float64): x (N, C, H, W), w (O, C, kh, kw) -> y (N, O,
+// Ho, Wo); b (O,) or null. The backward writes each non-null gradient (gx of x's shape).
+using Conv2dKernel = void (*)(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor& y,
+                              const Window2d& win);
+using Conv2dBackwardKernel = void (*)(const Tensor& g, const Tensor& x, const Tensor& w,
+                                      const Tensor* gx, const Tensor* gw, const Tensor* gb,
+                                      const Window2d& win);
 // x (N, C, H, W) -> y, idx (N, C, Ho, Wo); idx is the flat h * W + w of each max (-inf pad).
 using MaxPoolKernel = void (*)(const Tensor& x, const Tensor& y, const Tensor& idx,
                                const Window2d& win);
@@ -56,6 +63,8 @@ TS_DECLARE_STUB(GeluBackwardKernel, gelu_backward_stub);
 TS_DECLARE_STUB(ReluBackwardKernel, relu_backward_stub);
 TS_DECLARE_STUB(Im2colKernel, im2col_stub);
 TS_DECLARE_STUB(Col2imKernel, col2im_stub);
+TS_DECLARE_STUB(Conv2dKernel, conv2d_stub);
+TS_DECLARE_STUB(Conv2dBackwardKernel, conv2d_backward_stub);
 TS_DECLARE_STUB(MaxPoolKernel, max_pool_stub);
 TS_DECLARE_STUB(MaxPoolBackwardKernel, max_pool_backward_stub);
 
@@ -81,6 +90,14 @@ Tensor relu_backward(const Tensor& y, const Tensor& gy);
 Tensor im2col(const Tensor& x, const Window2d& win);
 // cols (N, C*kh*kw, Ho*Wo) -> (N, C, h, w).
 Tensor col2im(const Tensor& cols, int64_t channels, int64_t h, int64_t w, const Window2d& win);
+
+// Convolution with groups == 1 for float32/float64 x (N, C, H, W) and w (O, C, kh, kw), b (O,)
+// or undefined (zero padding): y (N, O, Ho, Wo).
+Tensor conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Window2d& win);
+// (gx, gw, gb) from the output gradient, each undefined unless asked for.
+std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& g, const Tensor& x,
+                                                   const Tensor& w, const Window2d& win,
+                                                   bool need_x, bool need_w, bool need_b);
 
 // Output height/width given explicitly (ceil_mode is the caller's rule); windows reaching
 // past the padded input only see what is inside. Returns (y, int64 indices).

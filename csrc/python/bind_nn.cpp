@@ -51,6 +51,20 @@ void init_nn(py::module_& m) {
       },
       "columns -> (N, C, H, W), summing overlapping windows (im2col's adjoint)");
   m.def(
+      "_conv2d",
+      [](const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, A2 k, A2 s, A2 p, A2 d) {
+        return conv2d_forward(x, w, opt(b), window(k, s, p, d));
+      },
+      "float32/float64 convolution with groups=1 (zero padding)");
+  m.def(
+      "_conv2d_backward",
+      [](const Tensor& g, const Tensor& x, const Tensor& w, A2 k, A2 s, A2 p, A2 d, bool need_x,
+         bool need_w, bool need_b) {
+        auto [gx, gw, gb] = conv2d_backward(g, x, w, window(k, s, p, d), need_x, need_w, need_b);
+        return py::make_tuple(opt_out(gx), opt_out(gw), opt_out(gb));
+      },
+      "(grad_input, grad_weight, grad_bias), each None unless asked for");
+  m.def(
       "_max_pool2d",
       [](const Tensor& x, A2 k, A2 s, A2 p, A2 d, int64_t oh, int64_t ow) {
         return max_pool2d_with_indices(x, window(k, s, p, d), oh, ow);

@@ -95,6 +95,58 @@ class ConvGemm(Function):
         return gw, gcols
 
 
+# ----------------------------------------------------------------- convolution (one GEMM)
+CONV_DTYPES = ("float32", "float64")
+
+
+class Conv2d(Function):
+    """2-D convolution with groups=1 and zero padding for float32/float64: per image, the
+    C++ kernel builds the im2col columns in a cache-sized buffer and runs one GEMM straight
+    into NCHW (bias added in place). The backward rebuilds the columns per image rather than
+    keeping the whole batch's (which are larger than the input by kh*kw)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, w: Tensor, b: Optional[Tensor],  # type: ignore[override]
+                k: Pair, s: Pair, p: Pair, d: Pair) -> Tensor:
+        y = _C._conv2d(x, w, b, k, s, p, d)
+        ctx.save_for_backward(x, w)
+        ctx.geom = (k, s, p, d)
+        ctx.has_bias = b is not None
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        x, w = ctx.saved_tensors
+        k, s, p, d = ctx.geom
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        need_b = need_b and ctx.has_bias
+        if not _C.is_grad_enabled():
+            gx, gw, gb = _C._conv2d_backward(g, x, w, k, s, p, d, need_x, need_w, need_b)
+        else:
+            gx, gw, gb = _conv2d_backward_composite(g, x, w, ctx.geom, need_x, need_w, need_b)
+        return (gx, gw, gb) + (None,) * 4
+
+
+def _conv2d_backward_composite(g: Tensor, x: Tensor, w: Tensor, geom: Tuple[Pair, ...],
+                               need_x: bool, need_w: bool, need_b: bool) -> Any:
+    """The same gradients from differentiable ops (for create_graph=True)."""
+    t = _ts()
+    k, s, p, d = geom
+    n, o = g.shape[0], g.shape[1]
+    c = x.shape[1]
+    g3 = t.reshape(g, (n, o, g.shape[2] * g.shape[3]))
+    w2 = t.reshape(w, (o, c * k[0] * k[1]))
+    gx = gw = gb = None
+    if need_x:
+        gx = Col2im.apply(t.matmul(w2.mT, g3), c, x.shape[2], x.shape[3], k, s, p, d)
+    if need_w:
+        cols = Im2col.apply(x, k, s, p, d)
+        gw = t.reshape(t.sum(t.matmul(g3, cols.mT), axis=0), tuple(w.shape))
+    if need_b:
+        gb = t.sum(g, axis=(0, 2, 3))
+    return gx, gw, gb
+
+
 # ----------------------------------------------------------------- softmax
 class Softmax(Function):
     """softmax / log_softmax over the last axis."""

@@ -193,6 +193,10 @@ def _convnd(x: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTupl
     out = tuple(_out_size(span[i], kernel[i], st[i], dl[i]) for i in range(nsp))
     k = math.prod(kernel)
     spatial = math.prod(out)
+    if (fused and groups == 1 and str(x.dtype) in _fused.CONV_DTYPES
+            and (bias is None or fusable(x, bias))):
+        y = _conv_gemm(x, weight, bias, nsp, kernel, st, inner, dl)
+        return y[0] if unbatched else y
     if fused:
         x4 = x if nsp == 2 else t.expand_dims(x, axis=2)
         cols = _fused.Im2col.apply(x4, _fused.pairs(kernel, nsp, 1), _fused.pairs(st, nsp, 1),
@@ -211,6 +215,21 @@ def _convnd(x: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTupl
         y = y + t.reshape(bias, (1, o, 1))
     y = t.reshape(y, (n, o) + out)
     return y[0] if unbatched else y
+
+
+def _conv_gemm(x: Tensor, weight: Tensor, bias: Optional[Tensor], nsp: int,
+               kernel: Tuple[int, ...], st: Tuple[int, ...], inner: Tuple[int, ...],
+               dl: Tuple[int, ...]) -> Tensor:
+    """groups=1 float32/float64 convolution through the fused C++ kernel (1-D as a height-1
+    2-D convolution)."""
+    t = _ts()
+    if nsp == 1:
+        x = t.expand_dims(x, axis=2)
+        weight = t.expand_dims(weight, axis=2)
+    y = _fused.Conv2d.apply(x, weight, bias, _fused.pairs(kernel, nsp, 1),
+                            _fused.pairs(st, nsp, 1), _fused.pairs(inner, nsp, 0),
+                            _fused.pairs(dl, nsp, 1))
+    return t.squeeze(y, axis=2) if nsp == 1 else y
 
 
 def conv1d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
