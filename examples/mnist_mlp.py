@@ -1,6 +1,6 @@
 """Train a 784-256-10 MLP on MNIST with Adam and print the test accuracy.
 
-    PYTHONPATH=python python examples/mnist_mlp.py --epochs 5
+    PYTHONPATH=python python examples/mnist_mlp.py --epochs 8
 
 The IDX files (train-images-idx3-ubyte.gz, ...) are read from --data-dir (default
 $TESSERA_MNIST, else $TESSERA_DATA/mnist, else ../shared/data/mnist); nothing is downloaded.
@@ -19,7 +19,7 @@ def make_model() -> nn.Module:
 
 
 def main() -> None:
-    args = mnist_parser(__doc__, epochs=5, lr=1e-3).parse_args()
+    args = mnist_parser(__doc__, epochs=8, lr=1e-3).parse_args()
     train_loader, test_loader = mnist_loaders(args)
     model = make_model()
     opt = ts.optim.Adam(model.parameters(), lr=args.lr)
