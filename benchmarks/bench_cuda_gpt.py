@@ -7,7 +7,6 @@ Run on a GPU machine: PYTHONPATH=python python benchmarks/bench_cuda_gpt.py
 from __future__ import annotations
 
 import argparse
-import statistics
 
 import numpy as np
 
@@ -79,18 +78,8 @@ def run(lib: str, args) -> float:
         opt.step()
         return loss
 
-    for _ in range(3):
-        step()
-    sync()
-    times = []
-    for _ in range(args.steps):
-        a, b = ev(), ev()
-        a.record()
-        step()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
+    from bench_cuda import cuda_time
+    return cuda_time(step, sync, ev, reps=args.steps)
 
 
 def main() -> None:

@@ -8,6 +8,16 @@
 
 namespace ts {
 
+namespace {
+// A reshape-like view: recorded when x needs grad, else only noted (Note [Writes into views]).
+void record_reshape_view(const Tensor& x, const Tensor& v) {
+  if (autograd::needs_grad({&x}))
+    autograd::record_reshape(x, v);
+  else
+    autograd::note_view(x, v);
+}
+}  // namespace
+
 Shape infer_shape(const Shape& shape, int64_t numel, const char* op, const Shape& from) {
   Shape out = shape;
   int64_t known = 1, infer = -1;
@@ -78,10 +88,7 @@ Tensor reshape(const Tensor& x, Shape shape, int copy) {
     Strides st;
     if (view_strides(x.shape(), x.strides(), shape, st)) {
       Tensor v = x.as_strided(shape, st, x.offset());
-      if (autograd::needs_grad({&x}))
-        autograd::record_reshape(x, v);
-      else
-        autograd::note_view(x, v);
+      record_reshape_view(x, v);
       return v;
     }
     TS_CHECK(copy != 0, ValueError, "reshape: copy=False but a tensor of shape ",
@@ -167,10 +174,7 @@ Tensor expand_dims(const Tensor& x, int64_t axis) {
   s.insert(axis, 1);
   st.insert(axis, stride);
   Tensor v = x.as_strided(s, st, x.offset());
-  if (autograd::needs_grad({&x}))
-    autograd::record_reshape(x, v);
-  else
-    autograd::note_view(x, v);
+  record_reshape_view(x, v);
   return v;
 }
 
@@ -191,10 +195,7 @@ Tensor squeeze(const Tensor& x, const Shape& axes) {
       st.push_back(x.strides()[d]);
     }
   Tensor v = x.as_strided(s, st, x.offset());
-  if (autograd::needs_grad({&x}))
-    autograd::record_reshape(x, v);
-  else
-    autograd::note_view(x, v);
+  record_reshape_view(x, v);
   return v;
 }
 
