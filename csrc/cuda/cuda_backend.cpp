@@ -6,6 +6,7 @@
 #include "cuda/caching_allocator.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_state.h"
+#include "cuda/device_error.h"
 
 namespace ts::cuda {
 namespace {
@@ -50,6 +51,7 @@ class CudaBackend final : public DeviceBackend {
   void synchronize(int index) override {
     DeviceGuard g(index);
     TS_CUDA_CHECK(cudaDeviceSynchronize());
+    raise_device_error(index);
   }
 
   void* allocate(int64_t nbytes, Device d) override {
@@ -80,7 +82,10 @@ class CudaBackend final : public DeviceBackend {
     }
     // A copy to the host must be complete before the host reads it, unless the caller asked
     // for an asynchronous copy into pinned memory.
-    if (!non_blocking && dd.is_cpu()) TS_CUDA_CHECK(cudaStreamSynchronize(s));
+    if (!non_blocking && dd.is_cpu()) {
+      TS_CUDA_CHECK(cudaStreamSynchronize(s));
+      raise_device_error(gpu.index);
+    }
   }
 
   void* allocate_pinned(int64_t n) override {
@@ -109,6 +114,7 @@ class CudaBackend final : public DeviceBackend {
   void stream_synchronize(int index, uintptr_t s) override {
     DeviceGuard g(index);
     TS_CUDA_CHECK(cudaStreamSynchronize(as_stream(s)));
+    raise_device_error(index);
   }
   bool stream_query(int index, uintptr_t s) override {
     DeviceGuard g(index);
@@ -129,16 +135,18 @@ class CudaBackend final : public DeviceBackend {
     DeviceGuard g(index);
     TS_CUDA_CHECK(cudaStreamWaitEvent(as_stream(s), as_event(e), 0));
   }
-  void event_synchronize(uintptr_t e) override { TS_CUDA_CHECK(cudaEventSynchronize(as_event(e))); }
-  bool event_query(uintptr_t e) override {
-    return ready(cudaEventQuery(as_event(e)));
+  // Events do not know their device here; every device's report is looked at.
+  void event_synchronize(uintptr_t e) override {
+    TS_CUDA_CHECK(cudaEventSynchronize(as_event(e)));
+    for (int i = 0; i < cuda::device_count(); ++i) raise_device_error(i);
   }
+  bool event_query(uintptr_t e) override { return ready(cudaEventQuery(as_event(e))); }
   float event_elapsed_ms(uintptr_t a, uintptr_t b) override {
     float ms = 0;
     TS_CUDA_CHECK(cudaEventElapsedTime(&ms, as_event(a), as_event(b)));
     return ms;
   }
-  void record_stream(void* p, int index, uintptr_t s) override {
+  void record_stream(void* p, int /*index*/, uintptr_t s) override {
     cache_record_stream(p, as_stream(s));
   }
 };
