@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds tessera with the CUDA backend on the GPU machine, runs the CUDA tests and the CUDA
 # benchmark; logs go to $OUT. Usage (device tool, .whl carried): bash benchmarks/run_cuda_device.sh [what]
-# what: build | test | bench | sanitize | all (default all: build, test, bench). Reuses build/cuda between calls on a warm machine.
+# what: build | test | bench | sanitize | profile | gpt | all (default all: build, test, bench). Reuses build/cuda between calls on a warm machine.
 set -uo pipefail
 WHAT=${1:-all}
 OUT=${OUT:-/tmp/out}
@@ -35,6 +35,14 @@ if [[ $WHAT == sanitize ]]; then
     -p no:cacheprovider -k "${K:-round_trip or strided or (ops_match_cpu and float32) or \
 (reductions and float32) or matmul_matches or streams or pinned or autograd or scalars}" \
     2>&1 | tee "$OUT/memcheck.log" | tail -6
+fi
+if [[ $WHAT == profile ]]; then
+  (cd benchmarks && python3 profile_cuda_gpt.py 2>&1 | tee "$OUT/profile_gpt.txt" | head -60)
+  which nsys && (cd benchmarks && nsys profile -o "$OUT/gpt" --stats=true python3 profile_cuda_gpt.py --steps 2 \
+    > "$OUT/nsys.txt" 2>&1; grep -A40 "cuda_gpu_kern_sum" "$OUT/nsys.txt" | head -60)
+fi
+if [[ $WHAT == gpt ]]; then
+  (cd benchmarks && python3 bench_cuda_gpt.py 2>&1 | tail -5)
 fi
 if [[ $WHAT == bench || $WHAT == all ]]; then
   python3 benchmarks/bench_cuda.py --markdown "$OUT/bench_cuda.md" 2>&1 | tail -30
