@@ -9,3 +9,56 @@ settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True
 settings.register_profile("dev", max_examples=100, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+# ---------------------------------------------------------------- device mode
+# `pytest --device cuda` (or TESSERA_TEST_DEVICE=cuda) runs the whole suite with its tensors on
+# that device: creation functions default to it (ts.set_default_device), NumPy inputs given to
+# ts.asarray go to it, and tensors read back into NumPy are copied to the host first (test
+# mode only: the library itself refuses numpy() on device tensors, like PyTorch). Modules that
+# test host-only behaviour (buffer protocol, zero-copy NumPy sharing, leaks, notebooks) are
+# skipped in device mode; everything else must give the CPU's answers.
+HOST_ONLY_MODULES = {"test_interop.py", "test_leaks.py", "test_notebooks.py", "test_demo.py",
+                     "test_cuda.py"}
+
+
+def pytest_addoption(parser):
+    parser.addoption("--device", default=os.environ.get("TESSERA_TEST_DEVICE", "cpu"),
+                     help="device the suite's tensors live on (cpu, cuda, cuda:N)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "cpu_only: tests host-only behaviour; skipped with --device")
+    device = config.getoption("--device")
+    if device != "cpu":
+        _enable_device_mode(device)
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--device") == "cpu":
+        return
+    import pytest
+    skip = pytest.mark.skip(reason="host-only behaviour (device mode)")
+    for item in items:
+        if item.fspath.basename in HOST_ONLY_MODULES or item.get_closest_marker("cpu_only"):
+            item.add_marker(skip)
+
+
+def _enable_device_mode(device):
+    import numpy as np
+
+    import tessera as ts
+
+    if not ts.cuda.is_available():
+        raise RuntimeError(f"--device {device}: this tessera build has no usable CUDA device")
+    ts.set_default_device(device)
+    asarray, numpy, array = ts.asarray, ts.Tensor.numpy, ts.Tensor.__array__
+
+    def device_asarray(obj, /, *, device=None, **kw):
+        if device is None and isinstance(obj, (np.ndarray, np.generic)):
+            device = ts.get_default_device()
+        return asarray(obj, device=device, **kw)
+
+    ts.asarray = device_asarray
+    ts.Tensor.numpy = lambda self, *a, **kw: numpy(self.cpu(), *a, **kw)
+    ts.Tensor.__array__ = lambda self, *a, **kw: array(self.cpu(), *a, **kw)

@@ -194,3 +194,23 @@ def test_device_argument(make):
     if not ts.build_config()["cuda"]:
         with pytest.raises(RuntimeError, match="cuda"):
             make("cuda")
+
+
+def test_default_device_is_the_cpu_and_settable():
+    assert ts.get_default_device() == ts.Device("cpu")
+    assert ts.__array_namespace_info__().default_device() == ts.Device("cpu")
+    ts.set_default_device("cpu")
+    try:
+        assert ts.zeros(2).device == ts.Device("cpu")
+        assert ts.asarray([1, 2]).device == ts.Device("cpu")
+    finally:
+        ts.set_default_device(None)
+    assert ts.get_default_device() == ts.Device("cpu")
+
+
+def test_default_device_rejects_bad_names():
+    with pytest.raises((ValueError, TypeError)):
+        ts.set_default_device("tpu")
+    with pytest.raises(TypeError):
+        ts.set_default_device(3.5)
+    assert ts.get_default_device() == ts.Device("cpu")

@@ -556,3 +556,22 @@ def test_embedding_cross_entropy_and_attention_on_cuda_match_cpu():
         assert y.device == dev
     assert abs(losses[0] - losses[1]) < 1e-5
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-4, atol=1e-6)
+
+
+@gpu
+def test_set_default_device_places_creations_on_cuda():
+    ts.set_default_device("cuda")
+    try:
+        cuda = ts.Device("cuda:0")
+        assert ts.get_default_device() == cuda
+        assert ts.__array_namespace_info__().default_device() == cuda
+        for t in (ts.zeros(3), ts.ones((2, 2)), ts.empty(4), ts.full(2, 7), ts.arange(5),
+                  ts.linspace(0, 1, 3), ts.eye(2), ts.asarray([1.0, 2.0]), ts.asarray(3),
+                  ts.tensor(np.ones(3))):
+            assert t.device == cuda
+        assert ts.asarray(np.ones(3)).device == ts.Device("cpu")  # it lives on the host already
+        assert ts.zeros(2, device="cpu").device == ts.Device("cpu")
+        assert ts.zeros_like(ts.zeros(2, device="cpu")).device == ts.Device("cpu")
+    finally:
+        ts.set_default_device(None)
+    assert ts.zeros(1).device == ts.Device("cpu")

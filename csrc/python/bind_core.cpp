@@ -9,17 +9,19 @@ namespace ts::python {
 void init_core(py::module_& m) {
   // ---- creation primitives (ts.empty/zeros/ones/full in Python parse the arguments)
   m.def("_empty", [](py::handle shape, py::handle dtype, py::handle device) {
-    return Tensor::empty(to_shape(shape, "empty"), to_dtype(dtype), to_device(device));
+    return Tensor::empty(to_shape(shape, "empty"), to_dtype(dtype), creation_device(device));
   });
   m.def("_full", [](py::handle shape, py::handle value, py::handle dtype, py::handle device) {
     Scalar s;
     if (!to_scalar(value, s))
       throw py::type_error("full: fill_value must be a Python bool, int, float or complex, got " +
                            py::repr(value).cast<std::string>());
-    Tensor t = Tensor::empty(to_shape(shape, "full"), to_dtype(dtype), to_device(device));
+    Tensor t = Tensor::empty(to_shape(shape, "full"), to_dtype(dtype), creation_device(device));
     fill_(t, s);
     return t;
   });
+  m.def("_set_default_device", [](py::handle d) { default_device() = to_device(d); });
+  m.def("_get_default_device", [] { return default_device(); });
   m.def("_scalar_tensor", [](py::handle value, py::handle dtype) {
     Scalar s;
     if (!to_scalar(value, s)) throw py::type_error("expected a Python scalar");

@@ -25,17 +25,17 @@ void init_creation(py::module_& m) {
   m.def("_arange", [](py::handle start, py::handle stop, py::handle step, py::handle dtype,
                       py::handle device) {
     return arange(scalar_arg(start, "arange", "start"), scalar_arg(stop, "arange", "stop"),
-                  scalar_arg(step, "arange", "step"), to_dtype(dtype), to_device(device));
+                  scalar_arg(step, "arange", "step"), to_dtype(dtype), creation_device(device));
   });
   m.def("_linspace", [](py::handle start, py::handle stop, py::handle num, py::handle dtype,
                         bool endpoint, py::handle device) {
     return linspace(complex_arg(start, "start"), complex_arg(stop, "stop"),
-                    int_arg(num, "linspace", "num"), to_dtype(dtype), endpoint, to_device(device));
+                    int_arg(num, "linspace", "num"), to_dtype(dtype), endpoint, creation_device(device));
   });
   m.def("_eye", [](py::handle n_rows, py::handle n_cols, py::handle k, py::handle dtype,
                    py::handle device) {
     return eye(int_arg(n_rows, "eye", "n_rows"), int_arg(n_cols, "eye", "n_cols"),
-               int_arg(k, "eye", "k"), to_dtype(dtype), to_device(device));
+               int_arg(k, "eye", "k"), to_dtype(dtype), creation_device(device));
   });
   m.def("_tril", [](const Tensor& x, py::handle k) { return tril(x, int_arg(k, "tril", "k")); });
   m.def("_triu", [](const Tensor& x, py::handle k) { return triu(x, int_arg(k, "triu", "k")); });

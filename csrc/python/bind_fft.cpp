@@ -55,10 +55,10 @@ void init_fft(py::module_& m) {
   def_nd(f, "rfftn", &rfftn);
   def_nd(f, "irfftn", &irfftn);
   f.def("fftfreq", [](py::handle n, double d, py::handle dtype, py::handle device) {
-    return fftfreq(int_arg(n, "fftfreq", "n"), d, to_dtype(dtype), to_device(device));
+    return fftfreq(int_arg(n, "fftfreq", "n"), d, to_dtype(dtype), creation_device(device));
   });
   f.def("rfftfreq", [](py::handle n, double d, py::handle dtype, py::handle device) {
-    return rfftfreq(int_arg(n, "rfftfreq", "n"), d, to_dtype(dtype), to_device(device));
+    return rfftfreq(int_arg(n, "rfftfreq", "n"), d, to_dtype(dtype), creation_device(device));
   });
   f.def("fftshift", [](py::handle x, py::handle axes) {
     return fftshift(operand_or_throw(x, "fftshift"), shape_arg(axes, "fftshift"));

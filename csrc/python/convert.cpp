@@ -88,6 +88,11 @@ Shape to_shape(py::handle h, const char* what) {
   return s;
 }
 
+Device& default_device() {
+  static Device d{};  // the CPU until ts.set_default_device
+  return d;
+}
+
 Device to_device(py::handle h) {
   if (h.is_none()) return Device{};
   if (py::isinstance<Device>(h)) return h.cast<Device>();

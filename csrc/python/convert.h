@@ -21,6 +21,9 @@ Shape to_shape(py::handle h, const char* what);  // int or sequence of ints
 DType to_dtype(py::handle h);                    // a tessera dtype, NumPy dtype, or a name
 py::object dtype_object(DType d);                // the singleton Python dtype object
 Device to_device(py::handle h);                  // None/"cpu"/"cuda:N"/Device
+// ts.set_default_device: where creation functions put tensors when device=None.
+Device& default_device();
+inline Device creation_device(py::handle h) { return h.is_none() ? default_device() : to_device(h); }
 
 // NumPy interop (zero-copy where possible).
 // copy: 1 always, 0 never (ValueError when impossible), -1 when needed.

@@ -13,7 +13,8 @@ from ._C import Tensor
 from ._dtypes import _as_dtype, float32, float64, complex64, complex128, int64, bool as bool_
 
 __all__ = ["asarray", "tensor", "empty", "zeros", "ones", "full", "empty_like", "zeros_like",
-           "ones_like", "full_like", "arange", "linspace", "eye", "tril", "triu", "meshgrid"]
+           "ones_like", "full_like", "arange", "linspace", "eye", "tril", "triu", "meshgrid",
+           "set_default_device", "get_default_device"]
 
 ShapeLike = Union[int, Sequence[int]]
 
@@ -73,12 +74,32 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optiona
     Python floats become float32 and ints int64 (the default dtypes); NumPy scalars keep their
     dtype. `device` places the result (RuntimeError for a device this build cannot use).
     """
+    if device is None and isinstance(obj, (builtins.bool, builtins.int, builtins.float,
+                                           builtins.complex, list, tuple)):
+        device = _default_device_or_none()  # like torch.asarray: sequences go to the default
     out = _asarray_host(obj, dtype=dtype, copy=copy)
     if device is not None and _C.Device(device) != out.device:
         if copy is False:
             raise ValueError(f"asarray: copy=False but moving to {device} needs a copy")
         out = out.to_device(device)
     return _rg(out, requires_grad)
+
+
+def set_default_device(device: Any) -> None:
+    """Where creation functions (zeros, ones, arange, asarray of Python sequences, ...) put
+    tensors when called without ``device=`` (PyTorch's torch.set_default_device; None resets
+    to the CPU). Objects that already live somewhere (NumPy arrays, tensors) stay there."""
+    _C._set_default_device("cpu" if device is None else device)
+
+
+def get_default_device() -> Any:
+    """The device creation functions use when called without ``device=``."""
+    return _C._get_default_device()
+
+
+def _default_device_or_none() -> Any:
+    d = _C._get_default_device()
+    return None if d.type == "cpu" else d
 
 
 def _rg(t: Tensor, requires_grad: builtins.bool) -> Tensor:
@@ -206,7 +227,10 @@ def full_like(x: Tensor, /, fill_value: Any, *, dtype: Any = None, device: Any =
 
 def tensor(data: Any, *, dtype: Any = None, device: Any = None,
            requires_grad: builtins.bool = False) -> Tensor:
-    """torch.tensor-style constructor: always copies `data` (asarray with copy=True)."""
+    """torch.tensor-style constructor: always copies `data` (asarray with copy=True), onto
+    the default device unless `device` says otherwise (torch.tensor does the same)."""
+    if device is None:
+        device = _default_device_or_none()
     return asarray(data, dtype=dtype, device=device, copy=True, requires_grad=requires_grad)
 
 

@@ -17,7 +17,7 @@ class Info:
         return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
 
     def default_device(self) -> _C.Device:
-        return _C.Device("cpu")
+        return _C._get_default_device()
 
     def devices(self) -> List[_C.Device]:
         from . import _C as c
