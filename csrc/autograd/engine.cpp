@@ -75,8 +75,10 @@ void mark_needed(const std::vector<Node*>& order, std::unordered_map<Node*, Node
 void check_finite(const Node& n, const variable_list& grads) {
   for (const Tensor& g : grads) {
     if (!g.defined() || !is_inexact(g.dtype())) continue;
+    // Checked on the host: a device gradient is copied over first.
+    const Tensor h = g.device().is_cpu() ? g : to_device(g, Device{}, false);
     Tensor c =
-        contiguous(astype(g, is_complex(g.dtype()) ? DType::Complex128 : DType::Float64, false));
+        contiguous(astype(h, is_complex(h.dtype()) ? DType::Complex128 : DType::Float64, false));
     const int64_t count = is_complex(g.dtype()) ? 2 * c.numel() : c.numel();
     const double* p = reinterpret_cast<const double*>(c.data_ptr());
     for (int64_t i = 0; i < count; ++i)

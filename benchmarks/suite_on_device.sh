@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs the test suite in device mode (tests/conftest.py: --device) one module at a time, so
+# a crash in one module does not hide the others; per-module summaries go to $OUT/suite/.
+set -uo pipefail
+OUT=${OUT:-/tmp/out}
+DEV=${DEV:-cuda}
+mkdir -p "$OUT/suite"
+export PYTHONPATH=/tmp/site:$PWD/python
+for f in ${MODULES:-tests/test_*.py}; do
+  case $f in *test_notebooks.py|*test_demo.py|*test_cuda.py|*test_leaks.py|*test_interop.py) continue;; esac
+  name=$(basename "$f" .py)
+  timeout ${MOD_TIMEOUT:-120} python3 -X faulthandler -m pytest "$f" -q -p no:cacheprovider --device "$DEV" \
+    --timeout 60 -rfE > "$OUT/suite/$name.log" 2>&1
+  rc=$?
+  echo "$name rc=$rc $(tail -1 "$OUT/suite/$name.log")"
+done
