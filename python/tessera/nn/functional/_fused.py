@@ -218,7 +218,8 @@ class CrossEntropy(Function):
     """Per-row cross entropy of logits (rows, C) and int64 targets (rows,) with PyTorch's
     weight / ignore_index / label_smoothing formula. Returns (loss, row_weight): row_weight
     is the weight of each row's target (0 where ignored), the 'mean' reduction's
-    denominator; it is not differentiable (neither is the class weight here)."""
+    denominator; it is not differentiable (neither is the class weight: PyTorch refuses
+    a weight that requires grad, the weight gets no gradient here)."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, target: Tensor,  # type: ignore[override]

@@ -85,8 +85,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
         raise ValueError("cross_entropy: input must have at least one dimension (classes)")
     if not t.isdtype(input.dtype, "real floating"):
         raise TypeError(f"cross_entropy: expected floating-point logits, got {input.dtype}")
-    if (t.isdtype(target.dtype, "integral") and fusable(input, weight)
-            and (weight is None or not weight.requires_grad)):
+    if t.isdtype(target.dtype, "integral") and fusable(input, weight):
         return _cross_entropy_fused(input, target, weight, ignore_index, reduction,
                                     label_smoothing)
     cdim = 1 if input.ndim > 1 else 0
