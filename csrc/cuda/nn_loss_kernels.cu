@@ -161,10 +161,6 @@ CeArgs ce_args(const CrossEntropyOpts& o, int dev) {
                 code};
 }
 
-unsigned block_grid(int64_t nrows) {
-  return static_cast<unsigned>(std::min<int64_t>(nrows, int64_t(1) << 30));
-}
-
 // Launches kernel<T, 32> (a warp per row) or kernel<T, kRowBlock> (a block per row).
 template <class WarpK, class BlockK, class... Args>
 void launch_rows(WarpK warp_k, BlockK block_k, int64_t nrows, int64_t C, cudaStream_t st,
@@ -172,13 +168,8 @@ void launch_rows(WarpK warp_k, BlockK block_k, int64_t nrows, int64_t C, cudaStr
   if (C <= kMaxWarpClasses)
     warp_k<<<warp_row_blocks(nrows), dim3(32, kWarpRows), 0, st>>>(args...);
   else
-    block_k<<<block_grid(nrows), kRowBlock, 0, st>>>(args...);
+    block_k<<<row_block_grid(nrows), kRowBlock, 0, st>>>(args...);
   TS_CUDA_CHECK_LAUNCH();
-}
-
-template <class T>
-const T* cptr(const Tensor* t) {
-  return t ? reinterpret_cast<const T*>(t->data_ptr()) : nullptr;
 }
 
 void cross_entropy_cuda(const Tensor& x, const Tensor& target, const Tensor* w, const Tensor& loss,

@@ -199,15 +199,6 @@ __global__ void layer_norm_col_finish(const dacc_t<T>* __restrict__ pw,
   if (gb) gb[c] = dconvert<T>(ab);
 }
 
-unsigned block_grid(int64_t nrows) {
-  return static_cast<unsigned>(std::min<int64_t>(nrows, int64_t(1) << 30));
-}
-
-template <class T>
-const T* cptr(const Tensor* t) {
-  return t ? reinterpret_cast<const T*>(t->data_ptr()) : nullptr;
-}
-
 void layer_norm_cuda(const Tensor& x, const Tensor* w, const Tensor* b, double eps, const Tensor& y,
                      const Tensor& mean, const Tensor& rstd, int64_t nrows, int64_t n) {
   const int dev = x.device().index;
@@ -230,7 +221,7 @@ void layer_norm_cuda(const Tensor& x, const Tensor* w, const Tensor* b, double e
       });
     } else {
       layer_norm_block<T>
-          <<<block_grid(nrows), kRowBlock, 0, st>>>(xp, wp, bp, eps, yp, mp, rp, nrows, n);
+          <<<row_block_grid(nrows), kRowBlock, 0, st>>>(xp, wp, bp, eps, yp, mp, rp, nrows, n);
     }
     TS_CUDA_CHECK_LAUNCH();
   });
@@ -266,7 +257,7 @@ void layer_norm_backward_cuda(const Tensor& gy, const Tensor& x, const Tensor& m
       });
     } else {
       layer_norm_backward_block<T>
-          <<<block_grid(nrows), kRowBlock, 0, st>>>(gp, xp, mp, rp, wp, gxp, nrows, n);
+          <<<row_block_grid(nrows), kRowBlock, 0, st>>>(gp, xp, mp, rp, wp, gxp, nrows, n);
     }
     TS_CUDA_CHECK_LAUNCH();
     if (!gw && !gb) return;

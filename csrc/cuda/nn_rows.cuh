@@ -12,6 +12,7 @@
 #include <cuda/std/limits>
 #include <type_traits>
 
+#include "core/tensor.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_state.h"
 #include "cuda/device_types.cuh"
@@ -130,6 +131,16 @@ void dispatch_warp_cols(int64_t n, bool vec_ok, F&& f) {
   if (n <= 256) return go(std::integral_constant<int, 8>{});
   if (n <= 512) return go(std::integral_constant<int, 16>{});
   return go(std::integral_constant<int, 32>{});
+}
+
+// Grid of a block-per-row kernel (which strides over the rows past it).
+inline unsigned row_block_grid(int64_t rows) {
+  return static_cast<unsigned>(rows < (int64_t(1) << 30) ? rows : (int64_t(1) << 30));
+}
+
+template <class T>
+const T* cptr(const Tensor* t) {
+  return t ? reinterpret_cast<const T*>(t->data_ptr()) : nullptr;
 }
 
 inline unsigned warp_row_blocks(int64_t rows) {

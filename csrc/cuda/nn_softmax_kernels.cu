@@ -140,10 +140,6 @@ __global__ void __launch_bounds__(kRowBlock)
   }
 }
 
-unsigned block_grid(int64_t nrows) {
-  return static_cast<unsigned>(std::min<int64_t>(nrows, int64_t(1) << 30));
-}
-
 void launch_softmax(const Tensor& x, const Tensor& out, int64_t nrows, int64_t n, const Mode& md,
                     const char* op) {
   const int dev = x.device().index;
@@ -159,7 +155,7 @@ void launch_softmax(const Tensor& x, const Tensor& out, int64_t nrows, int64_t n
             <<<warp_row_blocks(nrows), dim3(32, kWarpRows), 0, st>>>(xp, yp, nrows, n, md);
       });
     } else {
-      softmax_block<T><<<block_grid(nrows), kRowBlock, 0, st>>>(xp, yp, nrows, n, md);
+      softmax_block<T><<<row_block_grid(nrows), kRowBlock, 0, st>>>(xp, yp, nrows, n, md);
     }
     TS_CUDA_CHECK_LAUNCH();
   });
@@ -184,7 +180,7 @@ void launch_softmax_backward(const Tensor& y, const Tensor& gy, const Tensor& gx
                             });
     } else {
       softmax_backward_block<T>
-          <<<block_grid(nrows), kRowBlock, 0, st>>>(yp, gp, op_, nrows, n, log, scale);
+          <<<row_block_grid(nrows), kRowBlock, 0, st>>>(yp, gp, op_, nrows, n, log, scale);
     }
     TS_CUDA_CHECK_LAUNCH();
   });
