@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
+from hypothesis import given, settings, strategies as st
 
 import tessera as ts
 from tessera import _C
@@ -329,3 +330,54 @@ def test_sdpa_16bit_and_double_backward() -> None:
         sum((g * g).sum() for g in gt).backward()
         for a, b in zip(ins, int_):
             close(a.grad, b.grad, 1e-10, 1e-11)
+
+
+# ---------------------------------------------------------------- random configurations
+@settings(deadline=None, max_examples=60)
+@given(data=st.data())
+def test_cross_entropy_random_configs(data) -> None:
+    """Random (N, C, d...) / unbatched shapes incl. empty ones, strided (transposed) logits,
+    any ignore_index, weights, smoothing and reduction: values and gradients."""
+    nd = data.draw(st.integers(1, 4))
+    shape = tuple(data.draw(st.lists(st.integers(0 if nd > 1 else 1, 4), min_size=nd,
+                                     max_size=nd)))
+    if nd > 1 and shape[1] == 0:
+        shape = (shape[0], 1) + shape[2:]
+    classes = shape[1] if nd > 1 else shape[0]
+    tshape = (shape[0],) + shape[2:] if nd > 1 else ()
+    ignore = data.draw(st.sampled_from([-100, 0, classes - 1]))
+    r = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    x = r.standard_normal(shape[::-1]).T  # a transposed (non-contiguous) array
+    t = r.integers(0, classes, tshape)
+    if t.size and data.draw(st.booleans()):
+        t.flat[r.random(t.size) < 0.3] = ignore
+    w = r.random(classes) + 0.1 if data.draw(st.booleans()) else None
+    kw = dict(ignore_index=ignore, reduction=data.draw(st.sampled_from(["mean", "sum", "none"])),
+              label_smoothing=data.draw(st.sampled_from([0.0, 0.15])))
+    xs, xt = ts.asarray(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ys = F.cross_entropy(xs, ts.asarray(t), None if w is None else tt(w), **kw)
+    yt = TF.cross_entropy(xt, torch.tensor(t), None if w is None else torch.tensor(w), **kw)
+    close(ys, yt, 1e-12, 1e-12)
+    if yt.numel() and np.all(np.isfinite(yt.detach().numpy())):
+        g = r.standard_normal(tuple(yt.shape))
+        ys.backward(tt(g))
+        yt.backward(torch.tensor(g))
+        close(xs.grad, xt.grad, 1e-12, 1e-12)
+
+
+@settings(deadline=None, max_examples=40)
+@given(data=st.data())
+def test_attention_softmax_random_shapes(data) -> None:
+    shape = tuple(data.draw(st.lists(st.integers(0, 6), min_size=2, max_size=4)))
+    causal = data.draw(st.booleans())
+    scale = data.draw(st.sampled_from([1.0, 0.125, 3.0]))
+    r = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    s = r.standard_normal(shape)
+    st_ = torch.tensor(s, requires_grad=True)
+    yt = _ref_attention_softmax(st_, scale, causal)
+    ys = _C._attention_softmax(tt(s), scale, causal)
+    close(ys, yt, 1e-12, 1e-12)
+    if s.size:
+        g = r.standard_normal(shape)
+        yt.backward(torch.tensor(g))
+        close(_C._attention_softmax_backward(ys, tt(g), scale), st_.grad, 1e-12, 1e-12)
