@@ -35,7 +35,7 @@ __global__ void __launch_bounds__(32 * kWarpRows)
 #pragma unroll
   for (int i = 0; i < E; ++i) {
     const A d = v[i] - mu;
-    if (slot_index<V>(i, lane) < n) ss += d * d;
+    if (slot_index<V>(i, lane) < static_cast<int>(n)) ss += d * d;
   }
   ss = warp_allreduce(ss, SumOp<A>());
   const A rs = A(1) / ::cuda::std::sqrt(ss / A(n) + A(eps));

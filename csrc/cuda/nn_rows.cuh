@@ -63,13 +63,13 @@ struct alignas(sizeof(T) * V) Vec {
   T v[V];
 };
 
-// Lane `lane`'s E elements of a row of n (V-wide chunks c = k * 32 + lane at c * V; n is a
-// multiple of V when V > 1). Elements past n read as `pad`.
+// Lane `lane`'s E elements of a row of n <= kMaxWarpCols (32-bit indices; V-wide chunks c = k * 32
+// + lane at c * V; n is a multiple of V when V > 1). Elements past n read as `pad`.
 template <class T, int E, int V, class A>
-__device__ __forceinline__ void load_row(const T* row, int64_t n, int lane, A (&out)[E], A pad) {
+__device__ __forceinline__ void load_row(const T* row, int n, int lane, A (&out)[E], A pad) {
 #pragma unroll
   for (int k = 0; k < E / V; ++k) {
-    const int64_t i = (static_cast<int64_t>(k) * 32 + lane) * V;
+    const int i = (k * 32 + lane) * V;
     if (i < n) {
       if constexpr (V > 1) {
         const Vec<T, V> vec = *reinterpret_cast<const Vec<T, V>*>(row + i);
@@ -86,10 +86,10 @@ __device__ __forceinline__ void load_row(const T* row, int64_t n, int lane, A (&
 }
 
 template <class T, int E, int V, class A>
-__device__ __forceinline__ void store_row(T* row, int64_t n, int lane, const A (&in)[E]) {
+__device__ __forceinline__ void store_row(T* row, int n, int lane, const A (&in)[E]) {
 #pragma unroll
   for (int k = 0; k < E / V; ++k) {
-    const int64_t i = (static_cast<int64_t>(k) * 32 + lane) * V;
+    const int i = (k * 32 + lane) * V;
     if (i < n) {
       if constexpr (V > 1) {
         Vec<T, V> vec;
@@ -105,8 +105,8 @@ __device__ __forceinline__ void store_row(T* row, int64_t n, int lane, const A (
 
 // The element index of register slot s (k * V + j) of `lane`.
 template <int V>
-__device__ __forceinline__ int64_t slot_index(int s, int lane) {
-  return (static_cast<int64_t>(s / V) * 32 + lane) * V + s % V;
+__device__ __forceinline__ int slot_index(int s, int lane) {
+  return (s / V * 32 + lane) * V + s % V;
 }
 
 inline bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }

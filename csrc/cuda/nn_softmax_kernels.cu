@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(32 * kWarpRows)
   if (r >= nrows) return;  // the whole warp leaves together
   const int lane = threadIdx.x;
   const A ninf = -::cuda::std::numeric_limits<A>::infinity(), scale = A(md.scale);
-  const int64_t k = valid_cols(md, r, n);
+  const int k = static_cast<int>(valid_cols(md, r, n));  // n <= kMaxWarpCols
   A v[E];
   load_row<T, E, V>(x + r * n, n, lane, v, ninf);
   A m = MaxOp<A>::identity();
