@@ -1,7 +1,7 @@
-// CPU kernels of the row-wise fused nn ops (ops/nn_fused.h): softmax/log_softmax and layer
-// norm, forward and backward. One row per task; float32 rows exponentiate through the
-// vectorized fast::exp_f32_array (Note [fast float32 math]). Statistics accumulate in
-// acc_t<T>, as PyTorch's CPU kernels do.
+// CPU kernels of the row-wise fused nn ops (ops/nn_fused.h): softmax/log_softmax, attention's
+// scaled (causal) softmax and layer norm, forward and backward. One row per task; float32 rows
+// exponentiate through the vectorized fast::exp_f32_array (Note [fast float32 math]). Statistics
+// accumulate in acc_t<T>, as PyTorch's CPU kernels do.
 #pragma GCC optimize("no-trapping-math")  // lets the max selects vectorize (flags unread)
 #include <algorithm>
 #include <cmath>
@@ -9,83 +9,60 @@
 #include <type_traits>
 #include <vector>
 
-#include "cpu/fast_math.h"
-#include "cpu/parallel.h"
+#include "cpu/nn_rows.h"
 #include "ops/nn_fused.h"
 
 namespace ts {
 namespace {
 
-int64_t row_grain(int64_t n) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)); }
+using namespace nn_rows;
 
-// Row reductions in kLanes independent partial results (combined in a fixed order), so the
-// loop vectorizes without reassociating a single serial chain; results do not depend on
-// threads.
-constexpr int kLanes = 16;
-
-template <class A, class F>
-A lane_reduce(int64_t n, A init, const F& load, A (*combine)(A, A)) {
-  A acc[kLanes];
-  for (int j = 0; j < kLanes; ++j) acc[j] = init;
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) acc[j] = combine(acc[j], load(i + j));
-  for (; i < n; ++i) acc[0] = combine(acc[0], load(i));
-  A r = acc[0];
-  for (int j = 1; j < kLanes; ++j) r = combine(r, acc[j]);
-  return r;
-}
-
-template <class A>
-A add2(A a, A b) {
-  return a + b;
-}
-// NaN-propagating max (a NaN input makes the row NaN downstream either way).
-template <class A>
-A max2(A a, A b) {
-  return b > a || b != b ? b : a;
-}
-
-// out[i] = exp(in[i]) for a row in the compute type.
-template <class A>
-void exp_row(A* out, const A* in, int64_t n) {
-  if constexpr (std::is_same_v<A, float>) {
-    fast::exp_f32_array(out, in, n);
-  } else {
-    for (int64_t i = 0; i < n; ++i) out[i] = std::exp(in[i]);
-  }
-}
+// Which keys a row sees and the factor on its scores: all n unscaled for plain softmax;
+// attention rows are queries r % L seeing keys j <= r % L when causal.
+struct RowGeom {
+  double scale = 1;
+  int64_t L = 1;
+  bool causal = false;
+  int64_t valid(int64_t r, int64_t n) const { return causal ? std::min(n, r % L + 1) : n; }
+};
 
 template <class T>
-void softmax_rows(const T* x, T* out, int64_t rows, int64_t n, bool log) {
+void softmax_rows(const T* x, T* out, int64_t rows, int64_t n, bool log, RowGeom geom) {
   using A = acc_t<T>;
+  const A scale = A(geom.scale);
   parallel_for(0, rows, row_grain(n), [&](int64_t lo, int64_t hi) {
     std::vector<A> d(n), e(n);
     for (int64_t r = lo; r < hi; ++r) {
       const T* xr = x + r * n;
       T* yr = out + r * n;
+      const int64_t k = geom.valid(r, n);  // the masked tail gets 0 (-inf for log)
+      for (int64_t i = 0; i < k; ++i) d[i] = A(xr[i]) * scale;  // * 1 is exact
       const A m = lane_reduce<A>(
-          n, -std::numeric_limits<A>::infinity(), [&](int64_t i) { return A(xr[i]); }, &max2<A>);
+          k, -std::numeric_limits<A>::infinity(), [&](int64_t i) { return d[i]; }, &max2<A>);
       // No guard for infinite maxima: inf - inf = NaN makes a row of -inf, or one holding
       // +inf, all NaN, as in PyTorch.
-      for (int64_t i = 0; i < n; ++i) d[i] = A(xr[i]) - m;
-      exp_row(e.data(), d.data(), n);
+      for (int64_t i = 0; i < k; ++i) d[i] -= m;
+      exp_row(e.data(), d.data(), k);
       const A sum = lane_reduce<A>(
-          n, A(0), [&](int64_t i) { return e[i]; }, &add2<A>);
+          k, A(0), [&](int64_t i) { return e[i]; }, &add2<A>);
       if (log) {
         const A lse = std::log(sum);
-        for (int64_t i = 0; i < n; ++i) yr[i] = T(d[i] - lse);
+        for (int64_t i = 0; i < k; ++i) yr[i] = T(d[i] - lse);
       } else {
         const A inv = A(1) / sum;
-        for (int64_t i = 0; i < n; ++i) yr[i] = T(e[i] * inv);
+        for (int64_t i = 0; i < k; ++i) yr[i] = T(e[i] * inv);
       }
+      const T fill = log ? T(-std::numeric_limits<A>::infinity()) : T(0);
+      for (int64_t i = k; i < n; ++i) yr[i] = fill;
     }
   });
 }
 
 template <class T>
-void softmax_backward_rows(const T* y, const T* gy, T* gx, int64_t rows, int64_t n, bool log) {
+void softmax_backward_rows(const T* y, const T* gy, T* gx, int64_t rows, int64_t n, bool log,
+                           double scale_ = 1) {
   using A = acc_t<T>;
+  const A scale = A(scale_);
   parallel_for(0, rows, row_grain(n), [&](int64_t lo, int64_t hi) {
     std::vector<A> d(n), e(n);
     for (int64_t r = lo; r < hi; ++r) {
@@ -98,10 +75,10 @@ void softmax_backward_rows(const T* y, const T* gy, T* gx, int64_t rows, int64_t
         for (int64_t i = 0; i < n; ++i) d[i] = A(yr[i]);
         exp_row(e.data(), d.data(), n);
         for (int64_t i = 0; i < n; ++i) out[i] = T(A(gr[i]) - e[i] * s);
-      } else {  // gx = y * (gy - sum(gy * y))
+      } else {  // gx = scale * y * (gy - sum(gy * y))
         s = lane_reduce<A>(
             n, A(0), [&](int64_t i) { return A(gr[i]) * A(yr[i]); }, &add2<A>);
-        for (int64_t i = 0; i < n; ++i) out[i] = T(A(yr[i]) * (A(gr[i]) - s));
+        for (int64_t i = 0; i < n; ++i) out[i] = T(scale * A(yr[i]) * (A(gr[i]) - s));
       }
     }
   });
@@ -110,7 +87,23 @@ void softmax_backward_rows(const T* y, const T* gy, T* gx, int64_t rows, int64_t
 void cpu_softmax(const Tensor& x, const Tensor& out, int64_t rows, int64_t n, bool log) {
   visit_dtype<kFloatSet>(x.dtype(), "softmax", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    softmax_rows<T>(x.data<T>(), out.data<T>(), rows, n, log);
+    softmax_rows<T>(x.data<T>(), out.data<T>(), rows, n, log, RowGeom{});
+  });
+}
+
+void cpu_attention_softmax(const Tensor& x, const Tensor& out, int64_t rows, int64_t n, int64_t L,
+                           double scale, bool causal) {
+  visit_dtype<kFloatSet>(x.dtype(), "attention_softmax", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    softmax_rows<T>(x.data<T>(), out.data<T>(), rows, n, false, RowGeom{scale, L, causal});
+  });
+}
+
+void cpu_attention_softmax_backward(const Tensor& y, const Tensor& gy, const Tensor& gx,
+                                    int64_t rows, int64_t n, double scale) {
+  visit_dtype<kFloatSet>(y.dtype(), "attention_softmax_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    softmax_backward_rows<T>(y.data<T>(), gy.data<T>(), gx.data<T>(), rows, n, false, scale);
   });
 }
 
@@ -238,6 +231,8 @@ void cpu_layer_norm_backward(const Tensor& gy, const Tensor& x, const Tensor& me
 
 TS_REGISTER_KERNEL(softmax_stub, CPU, &cpu_softmax);
 TS_REGISTER_KERNEL(softmax_backward_stub, CPU, &cpu_softmax_backward);
+TS_REGISTER_KERNEL(attention_softmax_stub, CPU, &cpu_attention_softmax);
+TS_REGISTER_KERNEL(attention_softmax_backward_stub, CPU, &cpu_attention_softmax_backward);
 TS_REGISTER_KERNEL(layer_norm_stub, CPU, &cpu_layer_norm);
 TS_REGISTER_KERNEL(layer_norm_backward_stub, CPU, &cpu_layer_norm_backward);
 

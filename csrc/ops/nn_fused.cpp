@@ -7,6 +7,11 @@ namespace ts {
 
 TS_DEFINE_STUB(SoftmaxKernel, softmax_stub, "softmax");
 TS_DEFINE_STUB(SoftmaxBackwardKernel, softmax_backward_stub, "softmax_backward");
+TS_DEFINE_STUB(AttentionSoftmaxKernel, attention_softmax_stub, "attention_softmax");
+TS_DEFINE_STUB(AttentionSoftmaxBackwardKernel, attention_softmax_backward_stub,
+               "attention_softmax_backward");
+TS_DEFINE_STUB(CrossEntropyKernel, cross_entropy_stub, "cross_entropy");
+TS_DEFINE_STUB(CrossEntropyBackwardKernel, cross_entropy_backward_stub, "cross_entropy_backward");
 TS_DEFINE_STUB(LayerNormKernel, layer_norm_stub, "layer_norm");
 TS_DEFINE_STUB(LayerNormBackwardKernel, layer_norm_backward_stub, "layer_norm_backward");
 TS_DEFINE_STUB(GeluKernel, gelu_stub, "gelu");
@@ -80,6 +85,113 @@ Tensor softmax_last_backward(const Tensor& y, const Tensor& gy, bool log) {
   Tensor gx = empty_like(y);
   if (y.numel() > 0)
     softmax_backward_stub.get(y.device())(contiguous(y), contiguous(gy), gx, y.numel() / n, n, log);
+  return gx;
+}
+
+Tensor attention_softmax(const Tensor& scores, double scale, bool causal) {
+  const char* op = "attention_softmax";
+  check_float(scores, op);
+  TS_CHECK(scores.ndim() >= 2, ValueError, op, ": expected scores of shape (..., L, S), got ",
+           shape_str(scores.shape()));
+  const int64_t n = scores.dim(scores.ndim() - 1), L = scores.dim(scores.ndim() - 2);
+  Tensor out = empty_like(scores);
+  if (scores.numel() > 0)
+    attention_softmax_stub.get(scores.device())(contiguous(scores), out, scores.numel() / n, n, L,
+                                                scale, causal);
+  return out;
+}
+
+Tensor attention_softmax_backward(const Tensor& y, const Tensor& gy, double scale) {
+  const char* op = "attention_softmax_backward";
+  check_float(y, op);
+  check_same(y, gy, op);
+  const int64_t n = last_dim(y, op);
+  Tensor gx = empty_like(y);
+  if (y.numel() > 0)
+    attention_softmax_backward_stub.get(y.device())(contiguous(y), contiguous(gy), gx,
+                                                    y.numel() / n, n, scale);
+  return gx;
+}
+
+namespace {
+
+// Shared checks of cross entropy's logits/target/weight; returns the contiguous weight (or
+// an undefined tensor).
+Tensor check_cross_entropy(const Tensor& x, const Tensor& target, const Tensor& weight,
+                           double smoothing, const char* op) {
+  check_float(x, op);
+  TS_CHECK(x.ndim() == 2, ValueError, op, ": expected logits of shape (rows, C), got ",
+           shape_str(x.shape()));
+  TS_CHECK(target.dtype() == DType::Int64, TypeError, op,
+           ": expected int64 class indices as target, got ", dtype_name(target.dtype()));
+  TS_CHECK(target.ndim() == 1 && target.dim(0) == x.dim(0), ValueError, op, ": target of shape ",
+           shape_str(target.shape()), " does not match logits of shape ", shape_str(x.shape()),
+           " (expected (", x.dim(0), ",))");
+  TS_CHECK(target.device() == x.device(), ValueError, op, ": logits on ", x.device().str(),
+           " and target on ", target.device().str());
+  TS_CHECK(smoothing >= 0 && smoothing <= 1, ValueError, op,
+           ": label_smoothing must be in [0, 1], got ", smoothing);
+  if (!weight.defined()) return Tensor();
+  TS_CHECK(weight.ndim() == 1 && weight.dim(0) == x.dim(1), ValueError, op, ": weight of shape ",
+           shape_str(weight.shape()), " does not match ", x.dim(1), " classes");
+  TS_CHECK(weight.dtype() == x.dtype(), TypeError, op, ": weight dtype ",
+           dtype_name(weight.dtype()), " differs from logits dtype ", dtype_name(x.dtype()));
+  TS_CHECK(weight.device() == x.device(), ValueError, op, ": logits on ", x.device().str(),
+           " and weight on ", weight.device().str());
+  return contiguous(weight);
+}
+
+// CPU targets are checked here; CUDA kernels report bad ones as deferred device errors, since
+// reading the targets on the host would synchronize with the device.
+void check_targets_cpu(const Tensor& t, int64_t classes, int64_t ignore_index, const char* op) {
+  if (!t.device().is_cpu()) return;
+  const int64_t* p = t.data<int64_t>();
+  for (int64_t i = 0; i < t.numel(); ++i)
+    TS_CHECK(p[i] == ignore_index || (p[i] >= 0 && p[i] < classes), IndexError, op, ": target ",
+             p[i], " is out of range [0, ", classes, ") (ignore_index is ", ignore_index, ")");
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> cross_entropy_forward(const Tensor& logits, const Tensor& target,
+                                                         const Tensor& weight, int64_t ignore_index,
+                                                         double label_smoothing) {
+  const char* op = "cross_entropy";
+  const Tensor wc = check_cross_entropy(logits, target, weight, label_smoothing, op);
+  const int64_t rows = logits.dim(0), classes = logits.dim(1);
+  const Tensor tc = contiguous(target);
+  check_targets_cpu(tc, classes, ignore_index, op);
+  const Device dev = logits.device();
+  Tensor loss = Tensor::empty(Shape{rows}, logits.dtype(), dev);
+  Tensor lse = Tensor::empty(Shape{rows}, stat_dtype(logits.dtype()), dev);
+  Tensor row_weight = Tensor::empty(Shape{rows}, logits.dtype(), dev);
+  if (rows > 0)
+    cross_entropy_stub.get(dev)(contiguous(logits), tc, wc.defined() ? &wc : nullptr, loss, lse,
+                                row_weight, rows, classes,
+                                CrossEntropyOpts{ignore_index, label_smoothing});
+  return {loss, lse, row_weight};
+}
+
+Tensor cross_entropy_backward(const Tensor& g, const Tensor& logits, const Tensor& target,
+                              const Tensor& weight, const Tensor& lse, int64_t ignore_index,
+                              double label_smoothing) {
+  const char* op = "cross_entropy_backward";
+  const Tensor wc = check_cross_entropy(logits, target, weight, label_smoothing, op);
+  const int64_t rows = logits.dim(0), classes = logits.dim(1);
+  TS_CHECK(
+      g.shape() == target.shape() && g.dtype() == logits.dtype() && g.device() == logits.device(),
+      ValueError, op, ": the loss gradient must be (", rows, ",) ", dtype_name(logits.dtype()),
+      ", got ", shape_str(g.shape()), " ", dtype_name(g.dtype()));
+  TS_CHECK(lse.shape() == target.shape() && lse.dtype() == stat_dtype(logits.dtype()) &&
+               lse.device() == logits.device(),
+           ValueError, op, ": lse must be (", rows, ",) ", dtype_name(stat_dtype(logits.dtype())));
+  const Tensor tc = contiguous(target);
+  check_targets_cpu(tc, classes, ignore_index, op);
+  Tensor gx = empty_like(logits);
+  if (logits.numel() > 0)
+    cross_entropy_backward_stub.get(logits.device())(
+        contiguous(g), contiguous(logits), tc, wc.defined() ? &wc : nullptr, contiguous(lse), gx,
+        rows, classes, CrossEntropyOpts{ignore_index, label_smoothing});
   return gx;
 }
 

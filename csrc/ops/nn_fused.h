@@ -4,7 +4,8 @@
 // autograd Functions whose backward calls the *_backward ops here (and falls back to
 // differentiable compositions of tessera ops when a graph of the backward is recorded).
 // Every op takes and returns float16/bfloat16/float32/float64 tensors of one dtype; CPU
-// kernels in cpu/nn_norm_kernels.cpp, cpu/nn_act_kernels.cpp, cpu/nn_window_kernels.cpp.
+// kernels in cpu/nn_norm_kernels.cpp, cpu/nn_act_kernels.cpp, cpu/nn_window_kernels.cpp,
+// cpu/nn_loss_kernels.cpp; CUDA kernels in cuda/nn_{softmax,norm,act,loss}_kernels.cu.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -27,6 +28,27 @@ using SoftmaxKernel = void (*)(const Tensor& x, const Tensor& out, int64_t rows,
                                bool log);
 using SoftmaxBackwardKernel = void (*)(const Tensor& y, const Tensor& gy, const Tensor& gx,
                                        int64_t rows, int64_t n, bool log);
+// softmax(scale * x) over rows of n; with `causal`, row r is query r % L and sees keys
+// j <= r % L (the others get 0). The backward is scale * softmax's.
+using AttentionSoftmaxKernel = void (*)(const Tensor& x, const Tensor& out, int64_t rows, int64_t n,
+                                        int64_t L, double scale, bool causal);
+using AttentionSoftmaxBackwardKernel = void (*)(const Tensor& y, const Tensor& gy, const Tensor& gx,
+                                                int64_t rows, int64_t n, double scale);
+// Cross entropy over logits x (rows, C) with int64 targets (rows,) and class weights w (C,)
+// or null: loss and row_weight (rows,) in x's dtype, lse (rows,) in the compute type.
+// Targets outside [0, C) other than ignore_index: the CPU op rejects them before the kernel;
+// CUDA kernels clamp them and report a deferred device error (cuda/device_error.h).
+struct CrossEntropyOpts {
+  int64_t ignore_index = -100;
+  double label_smoothing = 0;
+};
+using CrossEntropyKernel = void (*)(const Tensor& x, const Tensor& target, const Tensor* w,
+                                    const Tensor& loss, const Tensor& lse, const Tensor& row_weight,
+                                    int64_t rows, int64_t C, const CrossEntropyOpts& o);
+// gx (rows, C) from the per-row loss gradient g (rows,) and the forward's lse.
+using CrossEntropyBackwardKernel = void (*)(const Tensor& g, const Tensor& x, const Tensor& target,
+                                            const Tensor* w, const Tensor& lse, const Tensor& gx,
+                                            int64_t rows, int64_t C, const CrossEntropyOpts& o);
 // mean/rstd: (rows,) in the compute type of x (float for 16-bit x).
 using LayerNormKernel = void (*)(const Tensor& x, const Tensor* w, const Tensor* b, double eps,
                                  const Tensor& y, const Tensor& mean, const Tensor& rstd,
@@ -56,6 +78,10 @@ using MaxPoolBackwardKernel = void (*)(const Tensor& gy, const Tensor& idx, cons
 
 TS_DECLARE_STUB(SoftmaxKernel, softmax_stub);
 TS_DECLARE_STUB(SoftmaxBackwardKernel, softmax_backward_stub);
+TS_DECLARE_STUB(AttentionSoftmaxKernel, attention_softmax_stub);
+TS_DECLARE_STUB(AttentionSoftmaxBackwardKernel, attention_softmax_backward_stub);
+TS_DECLARE_STUB(CrossEntropyKernel, cross_entropy_stub);
+TS_DECLARE_STUB(CrossEntropyBackwardKernel, cross_entropy_backward_stub);
 TS_DECLARE_STUB(LayerNormKernel, layer_norm_stub);
 TS_DECLARE_STUB(LayerNormBackwardKernel, layer_norm_backward_stub);
 TS_DECLARE_STUB(GeluKernel, gelu_stub);
@@ -72,6 +98,26 @@ TS_DECLARE_STUB(MaxPoolBackwardKernel, max_pool_backward_stub);
 Tensor softmax_last(const Tensor& x, bool log);
 // The input gradient from the output y and its gradient gy.
 Tensor softmax_last_backward(const Tensor& y, const Tensor& gy, bool log);
+
+// softmax(scale * scores) over the last axis of scores (..., L, S); with `causal`, query i
+// sees keys j <= i (PyTorch's is_causal: tril(ones(L, S))), without materializing a mask.
+Tensor attention_softmax(const Tensor& scores, double scale, bool causal);
+// scale * softmax_backward(y, gy): masked entries (y == 0) get 0.
+Tensor attention_softmax_backward(const Tensor& y, const Tensor& gy, double scale);
+
+// Cross entropy with class indices: logits (rows, C) float, target (rows,) int64, weight (C,)
+// of the logits' dtype or undefined. Per row n with t = target[n] (PyTorch's formula):
+//   loss[n] = (1 - eps) * w[t] * (lse - x[t]) + eps / C * sum_c w[c] * (lse - x[c]),
+// 0 where t == ignore_index. Returns (loss, lse, row_weight): loss and row_weight = w[t]
+// (0 where ignored; the 'mean' reduction divides by its sum) in the logits' dtype, lse in
+// float (float64 for float64 logits).
+std::tuple<Tensor, Tensor, Tensor> cross_entropy_forward(const Tensor& logits, const Tensor& target,
+                                                         const Tensor& weight, int64_t ignore_index,
+                                                         double label_smoothing);
+// Grad logits (rows, C) from the per-row loss gradient g (rows,) and the forward's lse.
+Tensor cross_entropy_backward(const Tensor& g, const Tensor& logits, const Tensor& target,
+                              const Tensor& weight, const Tensor& lse, int64_t ignore_index,
+                              double label_smoothing);
 
 // Normalizes over the trailing `n` elements (n = prod(normalized_shape)); w, b of n elements
 // or undefined. Returns y, mean and rstd = 1/sqrt(var + eps) per row.

@@ -24,6 +24,24 @@ void init_nn(py::module_& m) {
   m.def("_softmax_last", &softmax_last, "softmax (log_softmax if log) over the last axis");
   m.def("_softmax_last_backward", &softmax_last_backward,
         "input gradient of softmax/log_softmax from its output and output gradient");
+  m.def("_attention_softmax", &attention_softmax,
+        "softmax(scale * scores) over the last axis, causal: query i sees keys j <= i");
+  m.def("_attention_softmax_backward", &attention_softmax_backward,
+        "scale * softmax_backward(y, gy): the scores' gradient");
+  m.def(
+      "_cross_entropy",
+      [](const Tensor& x, const Tensor& target, const std::optional<Tensor>& w,
+         int64_t ignore_index, double label_smoothing) {
+        return cross_entropy_forward(x, target, opt(w), ignore_index, label_smoothing);
+      },
+      "cross entropy of logits (rows, C) and int64 targets (rows,): (loss, lse, row_weight)");
+  m.def(
+      "_cross_entropy_backward",
+      [](const Tensor& g, const Tensor& x, const Tensor& target, const std::optional<Tensor>& w,
+         const Tensor& lse, int64_t ignore_index, double label_smoothing) {
+        return cross_entropy_backward(g, x, target, opt(w), lse, ignore_index, label_smoothing);
+      },
+      "grad logits (rows, C) from the per-row loss gradient (rows,)");
   m.def(
       "_layer_norm",
       [](const Tensor& x, int64_t n, const std::optional<Tensor>& w, const std::optional<Tensor>& b,

@@ -28,12 +28,24 @@ def _ts() -> Any:
     return tessera
 
 
+# Devices with kernels for softmax, attention softmax, layer norm, GELU/ReLU backward and
+# cross entropy; the window kernels (im2col, conv2d, max pooling) are CPU-only.
+FUSED_DEVICES = ("cpu", "cuda")
+
+
 def fusable(*xs: Optional[Tensor]) -> bool:
-    """Whether the fused kernels apply: floating CPU tensors of one dtype (None is ignored).
-    On other devices the composite ops (which every backend has) run instead."""
+    """Whether the row-wise/activation/loss kernels apply: floating tensors of one dtype on
+    one CPU or CUDA device (None is ignored). Otherwise the composite ops (which every
+    backend has) run instead."""
     ts = [x for x in xs if x is not None]
     return (bool(ts) and str(ts[0].dtype) in FUSED_DTYPES
-            and all(x.dtype == ts[0].dtype and x.device.type == "cpu" for x in ts))
+            and ts[0].device.type in FUSED_DEVICES
+            and all(x.dtype == ts[0].dtype and x.device == ts[0].device for x in ts))
+
+
+def fusable_cpu(*xs: Optional[Tensor]) -> bool:
+    """fusable() for the kernels that only the CPU has (im2col/col2im, conv2d, max pooling)."""
+    return fusable(*xs) and next(x for x in xs if x is not None).device.type == "cpu"
 
 
 # ----------------------------------------------------------------- linear
@@ -176,6 +188,81 @@ def softmax_axis(x: Tensor, axis: int, log: bool) -> Tensor:
     if axis == x.ndim - 1:
         return Softmax.apply(x, log)
     return t.moveaxis(Softmax.apply(t.moveaxis(x, axis, -1), log), -1, axis)
+
+
+# ----------------------------------------------------------------- attention softmax
+class AttentionSoftmax(Function):
+    """softmax(scale * scores) over the last axis of (..., L, S) scores, optionally causal
+    (query i sees keys j <= i), in one kernel without a mask tensor."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, scores: Tensor, scale: float,  # type: ignore[override]
+                causal: bool) -> Tensor:
+        y = _C._attention_softmax(scores, scale, causal)
+        ctx.save_for_backward(y)
+        ctx.scale = scale
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        (y,) = ctx.saved_tensors
+        if not _C.is_grad_enabled():
+            return _C._attention_softmax_backward(y, g, ctx.scale), None, None
+        # Masked entries have y == 0, so they get no gradient here either.
+        t = _ts()
+        return ctx.scale * (y * (g - t.sum(g * y, axis=-1, keepdims=True))), None, None
+
+
+# ----------------------------------------------------------------- cross entropy
+class CrossEntropy(Function):
+    """Per-row cross entropy of logits (rows, C) and int64 targets (rows,) with PyTorch's
+    weight / ignore_index / label_smoothing formula. Returns (loss, row_weight): row_weight
+    is the weight of each row's target (0 where ignored), the 'mean' reduction's
+    denominator; it is not differentiable (neither is the class weight: PyTorch refuses
+    a weight that requires grad, the weight gets no gradient here)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, target: Tensor,  # type: ignore[override]
+                weight: Optional[Tensor], ignore_index: int, smoothing: float) -> Any:
+        loss, lse, row_weight = _C._cross_entropy(x, target, weight, ignore_index, smoothing)
+        ctx.save_for_backward(x, target, weight, lse)
+        ctx.opts = (ignore_index, smoothing)
+        ctx.mark_non_differentiable(row_weight)
+        return loss, row_weight
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor, _grw: Any = None) -> Any:  # type: ignore[override]
+        x, target, weight, lse = ctx.saved_tensors
+        ignore_index, smoothing = ctx.opts
+        if not _C.is_grad_enabled():
+            gx = _C._cross_entropy_backward(g, x, target, weight, lse, ignore_index, smoothing)
+        else:
+            gx = _cross_entropy_backward_composite(g, x, target, weight, ignore_index, smoothing)
+        return gx, None, None, None, None
+
+
+def _cross_entropy_backward_composite(g: Tensor, x: Tensor, target: Tensor,
+                                      weight: Optional[Tensor], ignore_index: int,
+                                      smoothing: float) -> Tensor:
+    """d loss_n / d x_nc = (1 - eps) w_t (p_c - [c == t]) + eps / C (sum(w) p_c - w_c), times
+    g_n and 0 for ignored rows, from differentiable ops (for create_graph=True)."""
+    t = _ts()
+    c = x.shape[1]
+    p = Softmax.apply(x, False)
+    keep = target != ignore_index
+    safe = t.where(keep, target, 0)
+    onehot = (t.expand_dims(safe, axis=-1) == t.arange(c, device=x.device)).astype(x.dtype)
+    if weight is None:
+        wt, wsum, w = keep.astype(x.dtype), float(c), None
+    else:
+        w = weight.detach()
+        wt = t.sum(onehot * w, axis=-1) * keep.astype(x.dtype)
+        wsum = t.sum(w)
+    gk = t.expand_dims(g * keep.astype(x.dtype), axis=-1)
+    grad = t.expand_dims((1 - smoothing) * wt, axis=-1) * (p - onehot)
+    if smoothing > 0:
+        grad = grad + (smoothing / c) * (wsum * p - (w if w is not None else 1.0))
+    return gk * grad
 
 
 # ----------------------------------------------------------------- layer norm

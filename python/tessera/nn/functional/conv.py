@@ -16,7 +16,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from ..._C import Tensor
 from . import _fused
-from ._fused import fusable
+from ._fused import fusable_cpu as fusable
 
 IntOrTuple = Union[int, Sequence[int]]
 

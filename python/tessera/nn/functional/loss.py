@@ -5,6 +5,7 @@ from typing import Any, Optional
 
 from ..._C import Tensor
 from ...autograd.function import Function, FunctionCtx
+from ._fused import CrossEntropy, fusable
 from .activation import log_softmax
 
 
@@ -80,6 +81,13 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     t = _ts()
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
+    if input.ndim < 1:
+        raise ValueError("cross_entropy: input must have at least one dimension (classes)")
+    if not t.isdtype(input.dtype, "real floating"):
+        raise TypeError(f"cross_entropy: expected floating-point logits, got {input.dtype}")
+    if t.isdtype(target.dtype, "integral") and fusable(input, weight):
+        return _cross_entropy_fused(input, target, weight, ignore_index, reduction,
+                                    label_smoothing)
     cdim = 1 if input.ndim > 1 else 0
     logp = log_softmax(input, dim=cdim)
     n_cls = input.shape[cdim]
@@ -116,6 +124,35 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     else:
         ret = smooth if cdim else smooth[0]
     return (1 - label_smoothing) * nll + ret * (label_smoothing / n_cls)
+
+
+def _cross_entropy_fused(input: Tensor, target: Tensor, weight: Optional[Tensor],
+                        ignore_index: int, reduction: str, label_smoothing: float) -> Tensor:
+    """Class-index cross entropy through the fused kernel: classes moved last and rows
+    flattened, (rows, C) logits -> per-row losses. No host synchronization: 'mean' divides
+    by the summed target weights on the device (bad CUDA targets raise at the next sync)."""
+    t = _ts()
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"cross_entropy: {reduction!r} is not a valid value for reduction "
+                         "('mean', 'sum' or 'none')")
+    batched = input.ndim > 1
+    n_cls = input.shape[1] if batched else input.shape[0]
+    expect = ((input.shape[0],) + tuple(input.shape[2:])) if batched else ()
+    if tuple(target.shape) != expect:
+        raise ValueError(f"cross_entropy: target shape {tuple(target.shape)} does not match input "
+                         f"shape {tuple(input.shape)} (expected {expect})")
+    if input.ndim > 2:
+        logits = t.reshape(t.moveaxis(input, 1, -1), (-1, n_cls))
+    else:
+        logits = input if batched else t.reshape(input, (1, n_cls))
+    rows = t.reshape(t.astype(target, t.int64, copy=False), (-1,))
+    loss, row_weight = CrossEntropy.apply(logits, rows, weight, int(ignore_index),
+                                          float(label_smoothing))
+    if reduction == "none":
+        return t.reshape(loss, expect)
+    if reduction == "sum":
+        return t.sum(loss)
+    return t.sum(loss) / t.sum(row_weight)
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:

@@ -8,7 +8,7 @@ from ..._C import Tensor
 from . import _fused
 from ._fused import fusable
 from .. import _rng
-from .activation import softmax
+from .attention import scaled_dot_product_attention  # noqa: F401
 
 
 def _ts() -> Any:
@@ -92,37 +92,6 @@ def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
         is_pad = t.expand_dims((x == pidx).astype(weight.dtype), axis=-1)
         out = out * (1.0 - is_pad) + is_pad * weight.detach()[pidx]
     return out
-
-
-def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
-                                 attn_mask: Optional[Tensor] = None, dropout_p: float = 0.0,
-                                 is_causal: bool = False, scale: Optional[float] = None,
-                                 enable_gqa: bool = False) -> Tensor:
-    """softmax(q k^T * scale + mask) v over (..., L, E) x (..., S, E) x (..., S, Ev).
-    A bool mask keeps True positions; a float mask is added to the scores."""
-    t = _ts()
-    L, S = query.shape[-2], key.shape[-2]
-    if scale is None:
-        scale = 1.0 / math.sqrt(query.shape[-1])
-    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
-        rep = query.shape[-3] // key.shape[-3]
-        key = t.repeat(key, rep, axis=-3)
-        value = t.repeat(value, rep, axis=-3)
-    scores = t.matmul(query, key.mT) * scale
-    if is_causal:
-        if attn_mask is not None:
-            raise ValueError("scaled_dot_product_attention: pass either attn_mask or is_causal")
-        causal = t.tril(t.ones((L, S), dtype=t.bool)).to(scores.device)  # built on the host
-        scores = t.where(causal, scores, -math.inf)
-    if attn_mask is not None:
-        if attn_mask.dtype == t.bool:
-            scores = t.where(attn_mask, scores, -math.inf)
-        else:
-            scores = scores + attn_mask
-    attn = softmax(scores, dim=-1)
-    if dropout_p > 0.0:
-        attn = dropout(attn, dropout_p, True)
-    return t.matmul(attn, value)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
