@@ -1,0 +1,199 @@
+"""The fused dropout op (csrc/ops/random.h dropout, nn.functional.dropout/dropout2d) on the
+CPU: mask statistics, scaling, reproducibility, gradients, in-place, error paths."""
+import math
+
+import numpy as np
+import pytest
+
+import tessera as ts
+import tessera.nn.functional as F
+from tessera import _C
+from tessera.testing import gradcheck, gradgradcheck
+
+FLOATS = ["float16", "bfloat16", "float32", "float64"]
+
+
+def _draw(x, p, seed=0, inplace=False):
+    ts.random.seed(seed)
+    return F.dropout(x, p, True, inplace)
+
+
+@pytest.mark.parametrize("p", [0.1, 0.5, 0.9])
+def test_mask_rate_and_scaling(p):
+    n = 1_000_000
+    y = _draw(ts.ones(n), p).numpy()
+    kept = y != 0
+    # Binomial: the kept fraction is within 5 standard deviations of 1 - p.
+    sd = math.sqrt(p * (1 - p) / n)
+    assert abs(kept.mean() - (1 - p)) < 5 * sd
+    np.testing.assert_array_equal(y[kept], np.float32(1 / (1 - p)))
+
+
+def test_mask_is_uniform_along_the_tensor():
+    # Each quarter of a Philox block (element i % 4) drops at the same rate.
+    y = _draw(ts.ones(400_000), 0.3).numpy().reshape(-1, 4) != 0
+    sd = math.sqrt(0.3 * 0.7 / 100_000)
+    for j in range(4):
+        assert abs(y[:, j].mean() - 0.7) < 5 * sd
+
+
+def test_op_returns_bool_mask_and_scaled_values():
+    x = ts.asarray(np.arange(1, 1001, dtype=np.float64))
+    y, mask = _C._dropout(x, 0.25, ts.random.Generator(5)._g, False)
+    assert mask.dtype == ts.bool and tuple(mask.shape) == (1000,)
+    m = mask.numpy()
+    np.testing.assert_array_equal(y.numpy(), np.where(m, np.arange(1, 1001) * (1 / 0.75), 0.0))
+    assert 0.6 < m.mean() < 0.9
+
+
+def test_seed_reproducibility_and_fresh_offsets():
+    x = ts.ones((64, 33))
+    a, b = _draw(x, 0.5, seed=11).numpy(), _draw(x, 0.5, seed=11).numpy()
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, _draw(x, 0.5, seed=12).numpy())
+    ts.random.seed(11)
+    first, second = F.dropout(x, 0.5).numpy(), F.dropout(x, 0.5).numpy()
+    np.testing.assert_array_equal(first, a)
+    assert not np.array_equal(first, second)  # each call advances the generator's offset
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_mask_does_not_depend_on_dtype(dtype):
+    ref = _draw(ts.ones(1001), 0.4).numpy() != 0
+    y = _draw(ts.ones(1001, dtype=getattr(ts, dtype)), 0.4)
+    assert y.dtype == getattr(ts, dtype)
+    got = y.astype(ts.float64).numpy()
+    np.testing.assert_array_equal(got != 0, ref)
+    want = float(np.asarray(1 / 0.6, dtype=np.float32 if dtype != "float64" else np.float64))
+    if dtype in ("float16", "bfloat16"):  # rounded to the storage type once
+        want = float(ts.asarray(want, dtype=ts.float32).astype(getattr(ts, dtype)).astype(ts.float64))
+    np.testing.assert_array_equal(np.unique(got[got != 0]), [want])
+
+
+def test_non_contiguous_input_follows_c_order():
+    base = ts.asarray(np.arange(1.0, 61.0, dtype=np.float32).reshape(6, 10))
+    xt = base.mT  # (10, 6), transposed strides
+    y = _draw(xt, 0.5, seed=4).numpy()
+    y_ref = _draw(ts.asarray(np.ascontiguousarray(xt.numpy())), 0.5, seed=4).numpy()
+    np.testing.assert_array_equal(y, y_ref)
+    neg = ts.asarray(np.arange(1.0, 11.0, dtype=np.float32))[::-2]
+    np.testing.assert_array_equal(_draw(neg, 0.5, seed=4).numpy(),
+                                  _draw(ts.asarray(neg.numpy().copy()), 0.5, seed=4).numpy())
+
+
+def test_gradient_is_mask_times_scale():
+    x = ts.asarray(np.random.default_rng(0).normal(size=(20, 30)).astype(np.float32),
+                   requires_grad=True)
+    y = _draw(x, 0.3)
+    g = ts.asarray(np.random.default_rng(1).normal(size=(20, 30)).astype(np.float32))
+    (y * g).sum().backward()
+    mask = y.detach().numpy() != 0
+    np.testing.assert_array_equal(x.grad.numpy(),
+                                  np.where(mask, g.numpy() * np.float32(1 / 0.7), 0))
+    assert y.grad_fn is not None
+
+
+def test_gradcheck_and_double_backward_float64():
+    x = ts.asarray(np.random.default_rng(2).normal(size=(3, 5)), requires_grad=True)
+
+    def fn(t):
+        ts.random.seed(21)  # the same mask for every evaluation
+        return F.dropout(t, 0.4) * t  # non-linear, so the second derivative is non-zero
+
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+
+
+def test_create_graph_gradient_is_differentiable():
+    x = ts.asarray(np.linspace(-1, 1, 12), requires_grad=True)
+    y = _draw(x, 0.5, seed=3)
+    (gx,) = ts.autograd.grad((y * y).sum(), x, create_graph=True)
+    gx.sum().backward()
+    mask = y.detach().numpy() != 0
+    np.testing.assert_allclose(x.grad.numpy(), np.where(mask, 2 * 4.0, 0.0))
+
+
+def test_p_zero_one_and_eval():
+    x = ts.asarray(np.arange(1.0, 7.0, dtype=np.float32))
+    assert F.dropout(x, 0.0) is x
+    assert F.dropout(x, 0.7, training=False) is x
+    y = F.dropout(x, 1.0)
+    np.testing.assert_array_equal(y.numpy(), np.zeros(6, np.float32))
+    xi = ts.asarray(np.array([np.inf, -np.inf, np.nan], dtype=np.float32))
+    np.testing.assert_array_equal(F.dropout(xi, 1.0).numpy(), np.zeros(3, np.float32))
+    xr = ts.ones(4, requires_grad=True)
+    F.dropout(xr, 1.0).sum().backward()
+    np.testing.assert_array_equal(xr.grad.numpy(), np.zeros(4, np.float32))
+    assert F.dropout(ts.ones((0, 3)), 0.5).shape == (0, 3)
+
+
+def test_module_train_and_eval():
+    m = ts.nn.Dropout(0.5)
+    x = ts.ones((100, 100))
+    ts.random.seed(9)
+    y = m(x).numpy()
+    assert set(np.unique(y)) == {0.0, 2.0}
+    m.eval()
+    np.testing.assert_array_equal(m(x).numpy(), x.numpy())
+
+
+def test_inplace_writes_into_x():
+    ref = _draw(ts.ones((7, 9)), 0.5, seed=8).numpy()
+    x = ts.ones((7, 9))
+    out = _draw(x, 0.5, seed=8, inplace=True)
+    assert out is x
+    np.testing.assert_array_equal(x.numpy(), ref)
+    # A strided view is written through.
+    base = ts.ones((9, 7))
+    _draw(base.mT, 0.5, seed=8, inplace=True)
+    np.testing.assert_array_equal(base.mT.numpy(), ref)
+
+
+def test_inplace_with_autograd():
+    w = ts.ones((5, 6), requires_grad=True)
+    h = w * 2
+    out = _draw(h, 0.5, seed=6, inplace=True)
+    assert out is h
+    out.sum().backward()
+    mask = h.detach().numpy() != 0
+    np.testing.assert_array_equal(w.grad.numpy(), np.where(mask, 4.0, 0.0).astype(np.float32))
+    leaf = ts.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError):
+        F.dropout(leaf, 0.5, True, True)
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="dropout: probability"):
+        F.dropout(ts.ones(3), 1.5)
+    with pytest.raises(ValueError, match="dropout: probability"):
+        F.dropout(ts.ones(3), -0.1)
+    with pytest.raises(ValueError, match="dropout2d: probability"):
+        F.dropout2d(ts.ones((1, 2, 3, 3)), 2.0)
+    with pytest.raises(TypeError, match="dropout: expected a floating-point tensor, got int64"):
+        F.dropout(ts.asarray([1, 2, 3]), 0.5)
+    with pytest.raises(ValueError, match="dropout: probability"):
+        _C._dropout(ts.ones(3), float("nan"), ts.random.Generator(0)._g, False)
+
+
+def test_dropout2d_drops_whole_channels():
+    x = ts.ones((8, 16, 3, 3))
+    ts.random.seed(2)
+    y = F.dropout2d(x, 0.5).numpy()
+    per_channel = y.reshape(8, 16, 9)
+    assert (per_channel == per_channel[:, :, :1]).all()
+    assert set(np.unique(y)) == {0.0, 2.0}
+    xi = ts.ones((2, 4, 2, 2))
+    ts.random.seed(2)
+    assert F.dropout2d(xi, 0.5, inplace=True) is xi
+    assert set(np.unique(xi.numpy())) <= {0.0, 2.0}
+
+
+def test_dropout_does_not_use_the_host_rng(monkeypatch):
+    from tessera.nn import _rng
+
+    def boom(*a, **k):
+        raise AssertionError("nn._rng used")
+
+    monkeypatch.setattr(_rng, "uniform", boom)
+    F.dropout(ts.ones(10), 0.5)
+    F.dropout2d(ts.ones((1, 2, 2, 2)), 0.5)
