@@ -18,6 +18,7 @@ TS_DEFINE_STUB(PutAddKernel, put_add_stub, "scatter_add");
 TS_DEFINE_STUB(IndexOffsetsKernel, index_offsets_stub, "index");
 TS_DEFINE_STUB(DimOffsetsKernel, dim_offsets_stub, "gather");
 TS_DEFINE_STUB(GatherDimKernel, gather_dim_stub, "gather");
+TS_DEFINE_STUB(ScatterAddDimKernel, scatter_add_dim_stub, "scatter_add");
 TS_DEFINE_STUB(NonzeroKernel, nonzero_stub, "nonzero");
 TS_DEFINE_STUB(MaskBlockStartsKernel, mask_block_starts_stub, "index");
 TS_DEFINE_STUB(MaskCopyKernel, mask_copy_stub, "index");
@@ -190,7 +191,8 @@ struct Addressing {
 Addressing plan_addressing(const Plan& p, bool validate) {
   const int64_t nb = numel_of(p.bshape);
   Addressing a;
-  // Index arrays are on the host (Note [CUDA advanced indexing]): the CPU computes offsets.
+  // Index arrays are on the host unless the single one is a device index, which the kernel
+  // checks (Note [CUDA advanced indexing]): the CPU computes offsets.
   const auto offsets = index_offsets_stub.get(Device{});
   if (p.idx.size() == 1 && nb > 0) {
     a.single = contiguous(p.idx[0]);
@@ -242,6 +244,7 @@ OffsetCopy base_copy(const Plan& p, const Addressing& a) {
   c.n = numel_of(p.bshape);
   if (a.single.defined()) {
     c.index = a.single.data<int64_t>();
+    c.index_on_device = !a.single.device().is_cpu();
     c.index_size = p.view.dim(p.dims[0]);
     c.index_stride = p.view.strides()[p.dims[0]];
   } else {
@@ -267,9 +270,31 @@ bool is_full_mask(const Tensor& x, const AdvKey& key) {
 }  // namespace
 
 namespace {
-// Note [CUDA advanced indexing]: index arrays are planned and bounds-checked on the host (so a
-// bad index is a clear IndexError, not a device assert); only the element copy runs on the
-// device, which receives the positions' offsets.
+// Note [CUDA advanced indexing]: the common cases address x straight from an index that is
+// already on x's device, with no host round trip: x[idx] / x[:, idx] / take / index_select
+// with one integer index array, gather / take_along_axis, and scatter_add (the backward of all
+// of these). Their kernels wrap negative indices like the CPU, clamp an out-of-range one (so
+// nothing is read or written out of bounds) and report it as a deferred device error
+// (cuda/device_error.h): IndexError at the next synchronization instead of at the call.
+// Everything else (several index arrays, ints mixed with an array, boolean masks, setitem,
+// scatter without add, host index arrays) is planned and bounds-checked on the host, which
+// copies the index arrays there; only the element copy then runs on the device, which
+// receives the positions' offsets.
+bool device_addressing(const Tensor& x, const AdvKey& key) {
+  if (x.device().is_cpu()) return false;
+  int arrays = 0;
+  for (const AdvItem& it : key) {
+    if (it.array.defined()) {
+      const Tensor& a = it.array;
+      if (!is_integral(a.dtype()) || a.device() != x.device()) return false;
+      ++arrays;
+    } else if (it.item.kind == IndexItem::Int) {
+      return false;  // an int is one more (host, 0-d) index array in the plan
+    }
+  }
+  return arrays == 1;
+}
+
 AdvKey host_key(const AdvKey& key) {
   AdvKey k = key;
   for (AdvItem& it : k)
@@ -278,7 +303,8 @@ AdvKey host_key(const AdvKey& key) {
 }
 
 Tensor index_advanced_plain(const Tensor& x, const AdvKey& key_in) {
-  const AdvKey key = x.device().is_cpu() ? key_in : host_key(key_in);
+  const bool on_device = device_addressing(x, key_in);
+  const AdvKey key = x.device().is_cpu() || on_device ? key_in : host_key(key_in);
   if (x.device().is_cpu() && is_full_mask(x, key)) {
     const Tensor m = contiguous(key[0].array);
     const std::vector<int64_t> start = mask_block_starts_stub.get(x.device())(m);
@@ -288,9 +314,10 @@ Tensor index_advanced_plain(const Tensor& x, const AdvKey& key_in) {
   }
   const Plan p = make_plan(x, key);
   const bool empty = numel_of(p.final_shape) == 0;
-  const Addressing a = plan_addressing(p, empty);
+  const Addressing a = plan_addressing(p, empty && !on_device);
   Tensor out = Tensor::empty(p.final_shape, x.dtype(), x.device());
-  if (empty) return out;
+  // A device index of an empty selection still goes to the kernel, which checks it.
+  if (empty && !(on_device && numel_of(p.bshape) > 0)) return out;
   OffsetCopy c = base_copy(p, a);
   describe_y(p, out, c);  // always collapses: out is contiguous
   const int64_t bad = offset_copy_stub.get(x.device())(c, false);
@@ -377,8 +404,10 @@ void check_dim_index(const char* op, const Tensor& ic, int64_t bad, int64_t dim,
 
 // Validates torch.gather/scatter's index against x (and src), returning a contiguous int64
 // copy and the element offsets of each of its positions into x.
+// With `on_device` the index stays on x's device and no offsets are computed (the kernel
+// addresses x from it: Note [CUDA advanced indexing]).
 Tensor dim_index(const char* op, const Tensor& x, int64_t& dim, const Tensor& index,
-                 const Tensor* src, std::vector<int64_t>* off) {
+                 const Tensor* src, std::vector<int64_t>* off, bool on_device = false) {
   TS_CHECK(is_integral(index.dtype()), TypeError, op, ": index must be an integer tensor, got ",
            dtype_name(index.dtype()));
   const int64_t nd = std::max<int64_t>(x.ndim(), 1);
@@ -396,7 +425,8 @@ Tensor dim_index(const char* op, const Tensor& x, int64_t& dim, const Tensor& in
                shape_str(index.shape()), " is larger than src ", shape_str(src->shape()),
                " in dim ", d);
   }
-  const Tensor ic = contiguous(astype(to_device(ix, Device{}), DType::Int64, false));
+  const Tensor ic =
+      contiguous(astype(on_device ? ix : to_device(ix, Device{}), DType::Int64, false));
   if (!off || ic.numel() == 0) return ic;
   off->assign(ic.numel(), 0);
   const int64_t bad = dim_offsets_stub.get(Device{})(ic, dim, xx, off->data());
@@ -416,16 +446,22 @@ void copy_by_offsets(const Tensor& x, const std::vector<int64_t>& off, const Ten
 }
 }  // namespace
 
+// gather / scatter_add from an index already on x's device (Note [CUDA advanced indexing]).
+bool device_addressing(const Tensor& x, const Tensor& index) {
+  return !x.device().is_cpu() && index.device() == x.device();
+}
+
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
-  const bool host = x.device().is_cpu();
+  const bool host = x.device().is_cpu(), on_device = device_addressing(x, index);
   std::vector<int64_t> off;
-  // On a device the offsets are computed (and checked) on the host (Note [CUDA advanced
-  // indexing]); on the CPU the kernel walks the index itself.
-  const Tensor ic = dim_index("gather", x, dim, index, nullptr, host ? nullptr : &off);
+  // The kernel walks the index itself on the CPU and from a device index; a host index of
+  // device data gets its offsets computed (and checked) on the host.
+  const Tensor ic =
+      dim_index("gather", x, dim, index, nullptr, host || on_device ? nullptr : &off, on_device);
   Tensor out = Tensor::empty(index.shape(), x.dtype(), x.device());
   if (out.numel() == 0) return out;
   const Tensor xx = x.ndim() == 0 ? reshape(x, {1}) : x;
-  if (host) {
+  if (host || on_device) {
     const int64_t bad = gather_dim_stub.get(x.device())(xx, dim, ic, out);
     check_dim_index("gather", ic, bad, dim, xx.dim(dim));
   } else {
@@ -451,7 +487,8 @@ void scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& s
            ValueError, op, ": src ", shape_str(src.shape()), " must have as many dims as index ",
            shape_str(index.shape()));
   std::vector<int64_t> off;
-  const Tensor ic = dim_index(op, x, dim, index, &src, &off);
+  const bool on_device = add && device_addressing(x, index);
+  const Tensor ic = dim_index(op, x, dim, index, &src, on_device ? nullptr : &off, on_device);
   if (ic.numel() == 0) return;
   // The part of src that index addresses, in x's dtype, as a contiguous block.
   Tensor s = astype(src, x.dtype(), false);
@@ -463,8 +500,13 @@ void scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& s
   }
   s = clone(s);
   x.bump_version();
+  const Tensor xx = x.ndim() == 0 ? reshape(x, {1}) : x;
+  if (on_device) {  // atomics: Note [CUDA scatter_add] in cuda/index_kernels.cu
+    scatter_add_dim_stub.get(x.device())(xx, dim, ic, s);
+    return;
+  }
   if (add) {
-    put_add_stub.get(x.device())(x.ndim() == 0 ? reshape(x, {1}) : x, off.data(), s);
+    put_add_stub.get(x.device())(xx, off.data(), s);
     return;
   }
   copy_by_offsets(x, off, s, true);
@@ -497,7 +539,6 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
 }
 
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
-  require_host("index_add", {&x, &index, &source});
   TS_CHECK(index.ndim() <= 1, ValueError, "index_add: index must be 0-d or 1-d, got shape ",
            shape_str(index.shape()));
   const int64_t nd = std::max<int64_t>(x.ndim(), 1);

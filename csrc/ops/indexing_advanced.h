@@ -33,6 +33,9 @@ struct OffsetCopy {
   const int64_t* index = nullptr;
   int64_t index_size = 0, index_stride = 0;
   bool distinct = false;  // put: no two positions address the same element (parallel put)
+  // `index` lives in device memory (gather on CUDA, Note [CUDA advanced indexing]): the
+  // kernel normalizes and range-checks it, reporting a bad index as a deferred device error.
+  bool index_on_device = false;
 };
 // gather: y <- x (parallel); returns the first position whose `index` is out of range, or -1.
 // put: x <- y in position order (so the last repeated index wins); `index` must be valid.
@@ -50,6 +53,12 @@ using DimOffsetsKernel = int64_t (*)(const Tensor& index, int64_t dim, const Ten
 // torch.gather straight into a contiguous `out` of index's shape, with the same addressing.
 using GatherDimKernel = int64_t (*)(const Tensor& x, int64_t dim, const Tensor& index,
                                     const Tensor& out);
+// scatter_add with torch.gather's addressing: x at (index[p] along dim, p's other coords)
+// += src[p] for a contiguous int64 `index` of x's rank and a contiguous `src` of index's shape
+// and x's dtype. Device kernels only (the CPU adds serially through dim_offsets + put_add);
+// returns the first bad position or -1 (a device reports it as a deferred device error).
+using ScatterAddDimKernel = int64_t (*)(const Tensor& x, int64_t dim, const Tensor& index,
+                                        const Tensor& src);
 // Coordinates (count, ndim) of the true elements of a contiguous bool tensor.
 using NonzeroKernel = Tensor (*)(const Tensor& mask);
 // Boolean-mask fast path for x[mask] / x[mask] = v with x and mask contiguous and of one
@@ -66,6 +75,7 @@ TS_DECLARE_STUB(PutAddKernel, put_add_stub);
 TS_DECLARE_STUB(IndexOffsetsKernel, index_offsets_stub);
 TS_DECLARE_STUB(DimOffsetsKernel, dim_offsets_stub);
 TS_DECLARE_STUB(GatherDimKernel, gather_dim_stub);
+TS_DECLARE_STUB(ScatterAddDimKernel, scatter_add_dim_stub);
 TS_DECLARE_STUB(NonzeroKernel, nonzero_stub);
 
 bool is_basic(const AdvKey& key);

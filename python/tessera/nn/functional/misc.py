@@ -121,16 +121,18 @@ def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     if not t.isdtype(x.dtype, "integral"):
         raise TypeError(f"embedding: indices must be integers, got {x.dtype}")
     num = weight.shape[0]
-    if x.size and (int(t.min(x).item()) < -num or int(t.max(x).item()) >= num):
+    # Host indices are checked here; on a device the take kernel checks them without a sync
+    # and raises IndexError at the next synchronization (Note [Deferred device errors]).
+    if x.device.type == "cpu" and x.size and (int(t.min(x).item()) < -num
+                                              or int(t.max(x).item()) >= num):
         raise IndexError(f"embedding: index out of range for {num} embeddings")
-    x = t.where(x < 0, x + num, x)
-    rows = t.take(weight, t.reshape(x, (-1,)), axis=0)  # its gradient is a scatter-add
+    rows = t.take(weight, t.reshape(x, (-1,)), axis=0)  # wraps negatives; grad: scatter-add
     out = t.reshape(rows, tuple(x.shape) + (weight.shape[1],))
     if padding_idx is not None:
         # The padding row's value still appears in the output (PyTorch returns it) but gets
         # no gradient.
         pidx = padding_idx % num
-        is_pad = t.expand_dims((x == pidx).astype(weight.dtype), axis=-1)
+        is_pad = t.expand_dims(((x == pidx) | (x == pidx - num)).astype(weight.dtype), axis=-1)
         out = out * (1.0 - is_pad) + is_pad * weight.detach()[pidx]
     return out
 
