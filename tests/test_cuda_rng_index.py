@@ -243,3 +243,25 @@ def test_device_indices_do_not_move_to_the_host_before_the_kernel():
     x[idx]
     with pytest.raises(IndexError):
         ts.cuda.synchronize()
+
+
+# ---------------------------------------------------------------- nonzero
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (7,), (5, 0), (4, 9), (3, 4, 5), (2, 3, 1, 4)])
+def test_nonzero_matches_cpu(shape):
+    rng = np.random.default_rng(11)
+    for a in [rng.random(shape) < 0.3, np.zeros(shape, bool), np.ones(shape, bool),
+              (rng.integers(-2, 3, size=shape)).astype(np.float32)]:
+        c, g = both(a)
+        equal_bits(ts.argwhere(c), ts.argwhere(g))
+        equal_bits(c.nonzero(), g.nonzero())
+        if len(shape) >= 2:  # a transposed (non-contiguous) input
+            equal_bits(ts.argwhere(c.mT), ts.argwhere(g.mT))
+        if len(shape) >= 1:
+            for tc, tg in zip(ts.nonzero(c), ts.nonzero(g)):
+                equal_bits(tc, tg)
+
+
+def test_nonzero_large_mask():
+    a = np.random.default_rng(12).random(3_000_001) < 0.01
+    c, g = both(a)
+    equal_bits(ts.argwhere(c), ts.argwhere(g))

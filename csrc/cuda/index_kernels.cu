@@ -2,6 +2,10 @@
 // advanced indexing] in ops/indexing_advanced.cpp). With an index on the device (x[idx],
 // take, gather, scatter_add) the kernels compute the offsets themselves and report bad
 // indices as deferred device errors; otherwise the positions' offsets come from the host.
+#include <thrust/iterator/counting_iterator.h>
+
+#include <cub/device/device_select.cuh>
+#include <cub/version.cuh>
 #include <unordered_map>
 #include <vector>
 
@@ -322,8 +326,58 @@ int64_t scatter_add_dim_cuda(const Tensor& x, int64_t dim, const Tensor& index, 
   return -1;
 }
 
+// ---- nonzero: the linear positions of the true elements by cub::DeviceSelect::Flagged, one
+// synchronization to learn their count (the output's shape), then their coordinates.
+
+__global__ void coords_kernel(const int64_t* lin, int64_t* out, int64_t count, int nd, DimGeom g) {
+  const int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  int64_t rem = lin[k];
+  for (int d = nd - 1; d >= 0; --d) {
+    out[k * nd + d] = rem % g.sizes[d];
+    rem /= g.sizes[d];
+  }
+}
+
+Tensor nonzero_cuda(const Tensor& mask) {
+  const Device d = mask.device();
+  const int64_t n = mask.numel(), nd = mask.ndim();
+  TS_CHECK(nd <= kMaxDims, NotImplementedError, "nonzero on CUDA: at most ", kMaxDims,
+           " dims, got ", nd);
+  if (n == 0) return Tensor::empty(Shape{0, nd}, DType::Int64, d);
+#if CUB_VERSION >= 300000
+  const int64_t items = n;
+#else
+  TS_CHECK(n <= INT32_MAX, NotImplementedError,
+           "nonzero: CUDA masks of 2**31 or more elements need CUB 3");
+  const int items = static_cast<int>(n);
+#endif
+  cudaStream_t s = current_stream(d.index);
+  Tensor lin = Tensor::empty(Shape{n}, DType::Int64, d);
+  Tensor count = Tensor::empty(Shape{1}, DType::Int64, d);
+  const thrust::counting_iterator<int64_t> positions(0);
+  size_t temp_bytes = 0;
+  TS_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, temp_bytes, positions, mask.data<bool>(),
+                                           lin.data<int64_t>(), count.data<int64_t>(), items, s));
+  Tensor temp = Tensor::empty(Shape{static_cast<int64_t>(temp_bytes)}, DType::UInt8, d);
+  TS_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.data_ptr(), temp_bytes, positions,
+                                           mask.data<bool>(), lin.data<int64_t>(),
+                                           count.data<int64_t>(), items, s));
+  int64_t found = 0;  // the one synchronization: the output's shape depends on it
+  cuda_backend()->copy_bytes(&found, Device{}, count.data_ptr(), d, sizeof found, false);
+  Tensor out = Tensor::empty(Shape{found, nd}, DType::Int64, d);
+  if (found == 0 || nd == 0) return out;
+  DimGeom g;
+  for (int k = 0; k < nd; ++k) g.sizes[k] = mask.dim(k);
+  coords_kernel<<<blocks_for(found), kBlock, 0, s>>>(lin.data<int64_t>(), out.data<int64_t>(),
+                                                     found, static_cast<int>(nd), g);
+  TS_CUDA_CHECK_LAUNCH();
+  return out;
+}
+
 }  // namespace
 
+TS_REGISTER_KERNEL(nonzero_stub, CUDA, &nonzero_cuda);
 TS_REGISTER_KERNEL(offset_copy_stub, CUDA, &offset_copy_cuda);
 TS_REGISTER_KERNEL(put_add_stub, CUDA, &put_add_cuda);
 TS_REGISTER_KERNEL(gather_dim_stub, CUDA, &gather_dim_cuda);
