@@ -197,3 +197,63 @@ def test_dropout_does_not_use_the_host_rng(monkeypatch):
     monkeypatch.setattr(_rng, "uniform", boom)
     F.dropout(ts.ones(10), 0.5)
     F.dropout2d(ts.ones((1, 2, 2, 2)), 0.5)
+
+
+# ---------------------------------------------------------------- the documented streams
+# Note [Counter-based RNG]: every value is a function of (seed, offset, element index) through
+# Philox4x32-10; the CUDA kernels rely on these formulas, so they are pinned here against a
+# NumPy reference of the generator.
+def _philox(block, offset, seed):
+    """Philox4x32-10 words (4, n) for uint64 arrays of block indices."""
+    m = np.uint64(0xFFFFFFFF)
+    c0, c1 = block & m, block >> np.uint64(32)
+    c2 = np.full_like(block, offset & 0xFFFFFFFF)
+    c3 = np.full_like(block, offset >> 32)
+    k0, k1 = np.uint64(seed & 0xFFFFFFFF), np.uint64(seed >> 32)
+    for _ in range(10):
+        p0, p1 = np.uint64(0xD2511F53) * c0, np.uint64(0xCD9E8D57) * c2
+        c0, c1, c2, c3 = ((p1 >> np.uint64(32)) ^ c1 ^ k0, p1 & m,
+                          (p0 >> np.uint64(32)) ^ c3 ^ k1, p0 & m)
+        k0, k1 = (k0 + np.uint64(0x9E3779B9)) & m, (k1 + np.uint64(0xBB67AE85)) & m
+    return np.stack([c0, c1, c2, c3])
+
+
+def test_rand_and_dropout_follow_the_documented_stream():
+    g = ts.random.Generator(2024)
+    g.set_state((2024, 5))
+    n = 1001
+    w = _philox(np.arange((n + 3) // 4, dtype=np.uint64), 5, 2024)
+    words = w.T.reshape(-1)[:n]  # element i: word i % 4 of block i / 4
+    np.testing.assert_array_equal(g.rand(n).numpy(),
+                                  (words >> np.uint64(8)).astype(np.float32) * np.float32(2**-24))
+    x = ts.ones(n)
+    y, mask = _C._dropout(x, 0.3, g._g, False)  # offset 6
+    w = _philox(np.arange((n + 3) // 4, dtype=np.uint64), 6, 2024).T.reshape(-1)[:n]
+    np.testing.assert_array_equal(mask.numpy(), w >= round(0.3 * 2**32))
+
+
+def test_randn_float64_follows_box_muller_closely():
+    g = ts.random.Generator(7)
+    n = 20_000
+    z = g.randn(n, dtype=ts.float64).numpy()
+    w = _philox(np.arange(n // 2, dtype=np.uint64), 0, 7)
+    u1 = ((w[0] << np.uint64(32) | w[1]) >> np.uint64(11)).astype(np.float64) * 2.0**-53
+    u2 = ((w[2] << np.uint64(32) | w[3]) >> np.uint64(11)).astype(np.float64) * 2.0**-53
+    r = np.sqrt(-2 * np.log1p(-u1))
+    ref = np.stack([r * np.cos(2 * np.pi * u2), r * np.sin(2 * np.pi * u2)], axis=1).reshape(-1)
+    # Our own log/sincos (not libm's, Note [Bit-identical random numbers]) stay within a few ulp.
+    np.testing.assert_allclose(z, ref, rtol=1e-14, atol=1e-14)
+
+
+def test_randn_float32_follows_box_muller_closely():
+    g = ts.random.Generator(8)
+    n = 20_000
+    z = g.randn(n).numpy().astype(np.float64)
+    w = _philox(np.arange(n // 4, dtype=np.uint64), 0, 8)
+    u = (w >> np.uint64(8)).astype(np.float64) * 2.0**-24
+    out = []
+    for a, b in [(0, 1), (2, 3)]:
+        r = np.sqrt(-2 * np.log1p(-u[a]))
+        out += [r * np.cos(2 * np.pi * u[b]), r * np.sin(2 * np.pi * u[b])]
+    ref = np.stack(out, axis=1).reshape(-1)
+    np.testing.assert_allclose(z, ref, rtol=2e-6, atol=2e-6)
