@@ -110,6 +110,26 @@ def one_hot(x: Tensor, num_classes: int = -1) -> Tensor:
     return (t.expand_dims(x, axis=-1) == t.arange(num_classes, dtype=x.dtype)).astype(t.int64)
 
 
+class _EmbeddingRows(Function):
+    """Rows of `weight` at a 1-d integer index (negative indices wrap). The backward adds g's
+    rows into a zero gradient with index_add (atomics on CUDA): work and memory in proportion
+    to the batch, where the generic advanced-indexing backward addresses every element of the
+    weight. Same order of additions as that path on the CPU, so the same bits."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, weight: Tensor, idx: Tensor) -> Tensor:  # type: ignore[override]
+        ctx.save_for_backward(idx)
+        ctx.weight_shape = tuple(weight.shape)
+        return _ts().take(weight, idx, axis=0)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        t = _ts()
+        (idx,) = ctx.saved_tensors
+        zero = t.zeros(ctx.weight_shape, dtype=g.dtype, device=g.device)
+        return t.index_add(zero, 0, idx, g), None
+
+
 def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
               max_norm: Optional[float] = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
@@ -126,7 +146,7 @@ def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     if x.device.type == "cpu" and x.size and (int(t.min(x).item()) < -num
                                               or int(t.max(x).item()) >= num):
         raise IndexError(f"embedding: index out of range for {num} embeddings")
-    rows = t.take(weight, t.reshape(x, (-1,)), axis=0)  # wraps negatives; grad: scatter-add
+    rows = _EmbeddingRows.apply(weight, t.reshape(x, (-1,)))
     out = t.reshape(rows, tuple(x.shape) + (weight.shape[1],))
     if padding_idx is not None:
         # The padding row's value still appears in the output (PyTorch returns it) but gets
