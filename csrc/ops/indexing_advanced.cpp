@@ -191,8 +191,8 @@ struct Addressing {
 Addressing plan_addressing(const Plan& p, bool validate) {
   const int64_t nb = numel_of(p.bshape);
   Addressing a;
-  // Index arrays are on the host unless the single one is a device index, which the kernel
-  // checks (Note [CUDA advanced indexing]): the CPU computes offsets.
+  // The CPU computes (and checks) the offsets of host index arrays; a single device index is
+  // left to the kernel, which checks it (Note [CUDA advanced indexing]).
   const auto offsets = index_offsets_stub.get(Device{});
   if (p.idx.size() == 1 && nb > 0) {
     a.single = contiguous(p.idx[0]);
