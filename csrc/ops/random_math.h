@@ -41,21 +41,27 @@ TS_HD inline void mulhilo(uint32_t a, uint32_t b, uint32_t& hi, uint32_t& lo) {
 #endif
 }
 
+// One of the ten rounds: the counter (c0..c3) under the round key (k0, k1).
+TS_HD inline void philox_round(uint32_t& c0, uint32_t& c1, uint32_t& c2, uint32_t& c3, uint32_t k0,
+                               uint32_t k1) {
+  uint32_t h0, l0, h1, l1;
+  mulhilo(0xD2511F53u, c0, h0, l0);
+  mulhilo(0xCD9E8D57u, c2, h1, l1);
+  c0 = h1 ^ c1 ^ k0;
+  c2 = h0 ^ c3 ^ k1;
+  c1 = l1;
+  c3 = l0;
+}
+constexpr uint32_t kPhiloxBump0 = 0x9E3779B9u, kPhiloxBump1 = 0xBB67AE85u;  // key schedule
+
 TS_HD inline Philox4x32 philox4x32_10(uint64_t block, uint64_t offset, uint64_t seed) {
   uint32_t c0 = static_cast<uint32_t>(block), c1 = static_cast<uint32_t>(block >> 32);
   uint32_t c2 = static_cast<uint32_t>(offset), c3 = static_cast<uint32_t>(offset >> 32);
   uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
   for (int round = 0; round < 10; ++round) {
-    uint32_t h0, l0, h1, l1;
-    mulhilo(0xD2511F53u, c0, h0, l0);
-    mulhilo(0xCD9E8D57u, c2, h1, l1);
-    const uint32_t n0 = h1 ^ c1 ^ k0, n2 = h0 ^ c3 ^ k1;
-    c1 = l1;
-    c3 = l0;
-    c0 = n0;
-    c2 = n2;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
+    philox_round(c0, c1, c2, c3, k0, k1);
+    k0 += kPhiloxBump0;
+    k1 += kPhiloxBump1;
   }
   return {{c0, c1, c2, c3}};
 }
