@@ -287,3 +287,17 @@ def test_embedding_gradcheck_and_errors():
         F.embedding(ts.asarray([6]), w)
     with pytest.raises(IndexError, match="embedding: index out of range for 6 embeddings"):
         F.embedding(ts.asarray([-7]), w)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_gradient_scale_rounds_like_the_forward(dtype):
+    # g * scale in float32 for the 16-bit types (as the forward and PyTorch do), rounded once.
+    dt = getattr(ts, dtype)
+    x = ts.ones(4001, dtype=dt, requires_grad=True)
+    y = _draw(x, 0.1)
+    g = ts.asarray(np.random.default_rng(3).normal(size=4001)).astype(dt)
+    y.backward(g)
+    acc = ts.float64 if dtype == "float64" else ts.float32
+    want = ts.where(y.detach() != 0, (g.astype(acc) * (1 / 0.9)).astype(dt), 0.0)
+    np.testing.assert_array_equal(x.grad.astype(ts.float64).numpy(),
+                                  want.astype(ts.float64).numpy())

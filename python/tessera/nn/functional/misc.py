@@ -55,8 +55,13 @@ class _Dropout(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        t = _ts()
         (mask,) = ctx.saved_tensors
-        return _ts().where(mask, g * ctx.scale, 0.0), None
+        if g.dtype in (t.float16, t.bfloat16):  # scaled in float32 like the forward (PyTorch too)
+            gs = (g.astype(t.float32) * ctx.scale).astype(g.dtype)
+        else:
+            gs = g * ctx.scale
+        return t.where(mask, gs, 0.0), None
 
 
 def _check_p(p: float, op: str) -> float:
