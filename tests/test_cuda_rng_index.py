@@ -265,3 +265,50 @@ def test_nonzero_large_mask():
     a = np.random.default_rng(12).random(3_000_001) < 0.01
     c, g = both(a)
     equal_bits(ts.argwhere(c), ts.argwhere(g))
+
+
+# ---------------------------------------------------------------- several index arrays
+def test_several_device_index_arrays_and_ints_match_cpu():
+    a = np.random.default_rng(13).normal(size=(9, 6, 5, 4)).astype(np.float32)
+    xc, xg = both(a)
+    rng = np.random.default_rng(14)
+    r = rng.integers(-9, 9, size=7)
+    c = rng.integers(-6, 6, size=7)
+    d = rng.integers(-5, 5, size=(3, 1))
+    keys = [
+        lambda m: (m(r), m(c)),                      # adjacent pair
+        lambda m: (m(r)[:, None], m(c)[None, :]),    # an outer product of positions
+        lambda m: (0, m(c)),                         # an int beside an array
+        lambda m: (-1, slice(None), m(d)),           # int and array apart: B first
+        lambda m: (m(r), slice(1, 4), m(d)),         # arrays apart around a slice
+        lambda m: (Ellipsis, m(d), m(c[:1] % 4)),    # trailing pair, broadcast
+        lambda m: (m(np.array(3)), m(c)),            # a 0-d device array
+        lambda m: (m(np.array([], np.int64)), m(np.array([], np.int64))),
+    ]
+    for key in keys:
+        equal_bits(xc[key(ts.asarray)], xg[key(lambda v: ts.asarray(v, device=DEV))])
+    # A strided, sliced source.
+    equal_bits(xc[::-2, 1:][ts.asarray([0, -1]), ts.asarray([2, 0])],
+               xg[::-2, 1:][ts.asarray([0, -1], device=DEV), ts.asarray([2, 0], device=DEV)])
+
+
+def test_several_device_index_arrays_backward_matches_cpu():
+    a = np.random.default_rng(15).normal(size=(6, 5))
+    rows, cols = np.array([0, 5, 5, -1, 2]), np.array([4, 0, 0, -5, 1])
+    grads = []
+    for dev in ["cpu", DEV]:
+        x = ts.asarray(a, device=dev, requires_grad=True)
+        y = x[ts.asarray(rows, device=dev), ts.asarray(cols, device=dev)]
+        (y * ts.asarray(np.arange(1.0, 6.0), device=dev)).sum().backward()
+        grads.append(x.grad.cpu().numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12, atol=1e-12)
+
+
+def test_bad_index_in_a_second_array_is_deferred_and_a_bad_int_raises_at_once():
+    x = ts.ones((4, 5), device=DEV)
+    x[ts.asarray([0, 3], device=DEV), ts.asarray([1, 5], device=DEV)]
+    with pytest.raises(IndexError, match=r"5 is out of range \[-5, 5\)"):
+        ts.cuda.synchronize()
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[7, ts.asarray([1], device=DEV)]  # an int is a host value: checked at the call
+    ts.cuda.synchronize()

@@ -138,19 +138,67 @@ __device__ __forceinline__ bool checked_index(int64_t raw, int64_t size, bool re
   return true;
 }
 
-// x[idx]: one thread per (position, rest element); with an empty rest block (count 0) one
-// thread per position only checks the index.
+// The index arrays of a device-addressed gather (OffsetCopy::device_indices), by value.
+struct MultiIndex {
+  int k = 0, nd = 0;
+  int64_t bsizes[kMaxDeviceIndexDims];
+  const int64_t* data[kMaxDeviceIndexArrays];  // null: value[k] (an int of the key)
+  int64_t value[kMaxDeviceIndexArrays], size[kMaxDeviceIndexArrays], stride[kMaxDeviceIndexArrays];
+  int64_t bstr[kMaxDeviceIndexArrays][kMaxDeviceIndexDims];  // elements
+};
+
+MultiIndex multi_index(const OffsetCopy& c) {
+  MultiIndex m;
+  TS_CHECK(static_cast<int64_t>(c.device_indices.size()) <= kMaxDeviceIndexArrays &&
+               static_cast<int64_t>(c.bshape.size()) <= kMaxDeviceIndexDims,
+           RuntimeError, "advanced indexing on CUDA: too many index arrays or dims");
+  m.k = static_cast<int>(c.device_indices.size());
+  m.nd = static_cast<int>(c.bshape.size());
+  for (int d = 0; d < m.nd; ++d) m.bsizes[d] = c.bshape[d];
+  for (int k = 0; k < m.k; ++k) {
+    const OffsetCopy::DeviceIndex& di = c.device_indices[k];
+    m.data[k] = di.data;
+    m.value[k] = di.value;
+    m.size[k] = di.size;
+    m.stride[k] = di.stride;
+    for (int d = 0; d < m.nd; ++d) m.bstr[k][d] = di.data ? di.bstrides[d] : 0;
+  }
+  return m;
+}
+
+// x's element offset of broadcast position b: the sum of every array's checked index times
+// its axis stride; false when some axis is empty (nothing to clamp to).
+__device__ __forceinline__ bool multi_offset(const MultiIndex& m, int64_t b, bool report,
+                                             const ErrorSink& err, int64_t& off) {
+  int64_t pos[kMaxDeviceIndexArrays] = {};
+  for (int d = m.nd - 1; d >= 0; --d) {
+    const int64_t c = b % m.bsizes[d];
+    b /= m.bsizes[d];
+    for (int k = 0; k < m.k; ++k) pos[k] += c * m.bstr[k][d];
+  }
+  off = 0;
+  bool ok = true;
+  for (int k = 0; k < m.k; ++k) {
+    int64_t i;
+    ok = checked_index(m.data[k] ? m.data[k][pos[k]] : m.value[k], m.size[k], report, err, i) && ok;
+    off += i * m.stride[k];
+  }
+  return ok;
+}
+
+// x[arrays...]: one thread per (position, rest element); with an empty rest block (count 0)
+// one thread per position only checks the indices.
 template <class E>
-__global__ void index_gather_kernel(const E* x, E* y, const int64_t* index, int64_t n, int64_t size,
-                                    int64_t stride, int64_t ybs, RestGeom r, ErrorSink err) {
+__global__ void index_gather_kernel(const E* x, E* y, int64_t n, int64_t ybs, RestGeom r,
+                                    MultiIndex m, ErrorSink err) {
   const int64_t cnt = r.count > 0 ? r.count : 1;
   const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= n * cnt) return;
   const int64_t b = t / cnt, rem = t - b * cnt;
-  int64_t i, xo, yo;
-  if (!checked_index(index[b], size, rem == 0, err, i) || r.count == 0) return;
+  int64_t off, xo, yo;
+  if (!multi_offset(m, b, rem == 0, err, off) || r.count == 0) return;
   rest_offsets(r, rem, xo, yo);
-  y[b * ybs + yo] = x[i * stride + xo];
+  y[b * ybs + yo] = x[off + xo];
 }
 
 template <class E>
@@ -160,15 +208,15 @@ struct IndexGatherLaunch {
     const int64_t threads = c.n * (r.count > 0 ? r.count : 1);
     if (threads == 0) return;
     index_gather_kernel<E><<<blocks_for(threads), kBlock, 0, current_stream(d.index)>>>(
-        reinterpret_cast<const E*>(c.x), reinterpret_cast<E*>(c.y), c.index, c.n, c.index_size,
-        c.index_stride, c.y_bstride, r, error_sink(d, code));
+        reinterpret_cast<const E*>(c.x), reinterpret_cast<E*>(c.y), c.n, c.y_bstride, r,
+        multi_index(c), error_sink(d, code));
     TS_CUDA_CHECK_LAUNCH();
   }
 };
 
 int64_t offset_copy_cuda(const OffsetCopy& c, bool put) {
   const Device d{DeviceType::CUDA, static_cast<int16_t>(current_device())};
-  if (c.index_on_device) {
+  if (!c.device_indices.empty()) {
     TS_CHECK(!put, RuntimeError, "setitem on CUDA: the index must be planned on the host");
     static const int32_t code = device_error_code("index", "index");
     by_itemsize<IndexGatherLaunch>(c.itemsize, c, d, code);

@@ -191,8 +191,7 @@ struct Addressing {
 Addressing plan_addressing(const Plan& p, bool validate) {
   const int64_t nb = numel_of(p.bshape);
   Addressing a;
-  // The CPU computes (and checks) the offsets of host index arrays; a single device index is
-  // left to the kernel, which checks it (Note [CUDA advanced indexing]).
+  // Index arrays are on the host (Note [CUDA advanced indexing]): the CPU computes offsets.
   const auto offsets = index_offsets_stub.get(Device{});
   if (p.idx.size() == 1 && nb > 0) {
     a.single = contiguous(p.idx[0]);
@@ -244,7 +243,6 @@ OffsetCopy base_copy(const Plan& p, const Addressing& a) {
   c.n = numel_of(p.bshape);
   if (a.single.defined()) {
     c.index = a.single.data<int64_t>();
-    c.index_on_device = !a.single.device().is_cpu();
     c.index_size = p.view.dim(p.dims[0]);
     c.index_stride = p.view.strides()[p.dims[0]];
   } else {
@@ -270,29 +268,66 @@ bool is_full_mask(const Tensor& x, const AdvKey& key) {
 }  // namespace
 
 namespace {
-// Note [CUDA advanced indexing]: the common cases address x straight from an index that is
-// already on x's device, with no host round trip: x[idx] / x[:, idx] / take / index_select
-// with one integer index array, gather / take_along_axis, and scatter_add (the backward of all
-// of these). Their kernels wrap negative indices like the CPU, clamp an out-of-range one (so
-// nothing is read or written out of bounds) and report it as a deferred device error
-// (cuda/device_error.h): IndexError at the next synchronization instead of at the call.
-// Everything else (several index arrays, ints mixed with an array, boolean masks, setitem,
+// Note [CUDA advanced indexing]: the common cases address x straight from index arrays that
+// are already on x's device, with no host round trip: x[idx], x[:, idx], x[rows, cols],
+// x[0, idx] (integer arrays and ints, up to kMaxDeviceIndexArrays), take, index_select,
+// gather / take_along_axis, and scatter_add (the backward of all of these). Their kernels wrap
+// negative indices like the CPU, clamp an out-of-range one (so nothing is read or written out
+// of bounds) and report it as a deferred device error (cuda/device_error.h): IndexError at the
+// next synchronization instead of at the call. Everything else (boolean masks, setitem,
 // scatter without add, host index arrays) is planned and bounds-checked on the host, which
 // copies the index arrays there; only the element copy then runs on the device, which
 // receives the positions' offsets.
 bool device_addressing(const Tensor& x, const AdvKey& key) {
   if (x.device().is_cpu()) return false;
-  int arrays = 0;
+  bool any = false;
   for (const AdvItem& it : key) {
-    if (it.array.defined()) {
-      const Tensor& a = it.array;
-      if (!is_integral(a.dtype()) || a.device() != x.device()) return false;
-      ++arrays;
-    } else if (it.item.kind == IndexItem::Int) {
-      return false;  // an int is one more (host, 0-d) index array in the plan
-    }
+    if (!it.array.defined()) continue;
+    const Tensor& a = it.array;
+    if (!is_integral(a.dtype()) || a.device() != x.device()) return false;
+    any = true;
   }
-  return arrays == 1;
+  return any;
+}
+
+// x[key] as a gather addressed by the device index arrays of plan p (the key's ints, host
+// values, are checked here like on the CPU). False when the plan exceeds the kernel's limits
+// or NumPy would check a device index of an empty selection: the host path runs then.
+bool index_on_device(const Tensor& x, const Plan& p, Tensor& out) {
+  const int64_t nb = numel_of(p.bshape);
+  if (static_cast<int64_t>(p.idx.size()) > kMaxDeviceIndexArrays ||
+      static_cast<int64_t>(p.bshape.size()) > kMaxDeviceIndexDims)
+    return false;
+  OffsetCopy c;
+  for (size_t k = 0; k < p.idx.size(); ++k) {
+    const Tensor& a = p.idx[k];
+    OffsetCopy::DeviceIndex di;
+    di.size = p.view.dim(p.dims[k]);
+    di.stride = p.view.strides()[p.dims[k]];
+    if (a.device().is_cpu()) {  // an int of the key
+      di.value = a.data<int64_t>()[0];
+      const int64_t i = di.value < 0 ? di.value + di.size : di.value;
+      if (i < 0 || i >= di.size) throw_out_of_range(p, k, a, 0);
+    } else {
+      if (nb == 0 && a.ndim() == 0) return false;
+      di.data = a.data<int64_t>();
+      di.bstrides = broadcast_to(a, p.bshape).strides();
+    }
+    c.device_indices.push_back(std::move(di));
+  }
+  out = Tensor::empty(p.final_shape, x.dtype(), x.device());
+  if (nb == 0) return true;
+  c.bshape = p.bshape;
+  c.x = p.view.data_ptr();
+  c.n = nb;
+  c.itemsize = p.view.itemsize();
+  for (int64_t v : p.rest_dims) {
+    c.rest.push_back(p.view.dim(v));
+    c.x_rest.push_back(p.view.strides()[v]);
+  }
+  describe_y(p, out, c);  // always collapses: out is contiguous
+  offset_copy_stub.get(x.device())(c, false);
+  return true;
 }
 
 AdvKey host_key(const AdvKey& key) {
@@ -303,8 +338,11 @@ AdvKey host_key(const AdvKey& key) {
 }
 
 Tensor index_advanced_plain(const Tensor& x, const AdvKey& key_in) {
-  const bool on_device = device_addressing(x, key_in);
-  const AdvKey key = x.device().is_cpu() || on_device ? key_in : host_key(key_in);
+  if (device_addressing(x, key_in)) {
+    Tensor out;
+    if (index_on_device(x, make_plan(x, key_in), out)) return out;
+  }
+  const AdvKey key = x.device().is_cpu() ? key_in : host_key(key_in);
   if (x.device().is_cpu() && is_full_mask(x, key)) {
     const Tensor m = contiguous(key[0].array);
     const std::vector<int64_t> start = mask_block_starts_stub.get(x.device())(m);
@@ -314,10 +352,9 @@ Tensor index_advanced_plain(const Tensor& x, const AdvKey& key_in) {
   }
   const Plan p = make_plan(x, key);
   const bool empty = numel_of(p.final_shape) == 0;
-  const Addressing a = plan_addressing(p, empty && !on_device);
+  const Addressing a = plan_addressing(p, empty);
   Tensor out = Tensor::empty(p.final_shape, x.dtype(), x.device());
-  // A device index of an empty selection still goes to the kernel, which checks it.
-  if (empty && !(on_device && numel_of(p.bshape) > 0)) return out;
+  if (empty) return out;
   OffsetCopy c = base_copy(p, a);
   describe_y(p, out, c);  // always collapses: out is contiguous
   const int64_t bad = offset_copy_stub.get(x.device())(c, false);

@@ -16,6 +16,10 @@ struct AdvItem {
 };
 using AdvKey = std::vector<AdvItem>;
 
+// Limits of the device-addressed gather (OffsetCopy::device_indices): more index arrays or a
+// broadcast shape of more dims takes the host-planned path.
+constexpr int kMaxDeviceIndexArrays = 4, kMaxDeviceIndexDims = 8;
+
 // Copies elements between a tensor `x` addressed through per-position element offsets and a
 // tensor `y` laid out as (positions, rest...): for position b, x at offsets[b] (+ rest strides)
 // pairs with y at b * y_bstride (+ rest strides). Strides are in elements.
@@ -33,9 +37,18 @@ struct OffsetCopy {
   const int64_t* index = nullptr;
   int64_t index_size = 0, index_stride = 0;
   bool distinct = false;  // put: no two positions address the same element (parallel put)
-  // `index` lives in device memory (gather on CUDA, Note [CUDA advanced indexing]): the
-  // kernel normalizes and range-checks it, reporting a bad index as a deferred device error.
-  bool index_on_device = false;
+  // Gather addressed by index arrays in device memory (Note [CUDA advanced indexing]), used
+  // instead of `offsets`/`index` when non-empty: position b (row-major over `bshape`) adds
+  // normalized(array k at b) * stride k over the arrays. The kernel range-checks each index,
+  // reporting a bad one as a deferred device error.
+  struct DeviceIndex {
+    const int64_t* data = nullptr;  // device memory; null: the host value `value` (an int key)
+    int64_t value = 0;
+    int64_t size = 0, stride = 0;  // the indexed axis of x
+    Strides bstrides;              // the array's element strides broadcast to bshape
+  };
+  std::vector<DeviceIndex> device_indices;
+  Shape bshape;
 };
 // gather: y <- x (parallel); returns the first position whose `index` is out of range, or -1.
 // put: x <- y in position order (so the last repeated index wins); `index` must be valid.
