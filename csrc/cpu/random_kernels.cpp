@@ -14,53 +14,87 @@ namespace ts {
 namespace {
 
 constexpr int64_t kRandomGrain = 16384;
-constexpr double kTwoPi = 6.283185307179586476925286766559;
+using rng::u64;
 
-inline uint64_t u64(uint32_t hi, uint32_t lo) { return (uint64_t{hi} << 32) | lo; }
+// Philox blocks generated together (the words of block blk0 + g at w[4g .. 4g + 3]).
+constexpr int kGroup = 64;
 
-// Fills out[0, n) block by block: f(words, vals) writes the PerBlock values of one Philox
-// block, and element i is value i % PerBlock of block i / PerBlock. A chunk that starts or
-// ends mid-block generates that block whole and copies the part it owns.
-template <int PerBlock, class T, class F>
-void fill_blocks(T* out, int64_t n, uint64_t seed, uint64_t offset, const F& f) {
-  parallel_for(0, n, kRandomGrain, [&](int64_t b, int64_t e) {
-    T tmp[PerBlock];
-    for (int64_t i = b; i < e;) {
-      const int64_t j = i % PerBlock;
-      const auto w = philox4x32_10(static_cast<uint64_t>(i / PerBlock), offset, seed);
-      if (j == 0 && i + PerBlock <= e) {
-        f(w, out + i);
-        i += PerBlock;
-        continue;
-      }
-      f(w, tmp);
-      for (int64_t k = j; k < PerBlock && i < e; ++k, ++i) out[i] = tmp[k];
-    }
-  });
+// rng::philox4x32_10 for kGroup consecutive blocks, lane-wise (structure of arrays) so the
+// compiler vectorizes each round across blocks: the same rounds, about twice as fast as one
+// block at a time.
+inline void philox_group(uint64_t blk0, uint64_t offset, uint64_t seed, uint32_t* w) {
+  uint32_t c0[kGroup], c1[kGroup], c2[kGroup], c3[kGroup];
+  for (int g = 0; g < kGroup; ++g) {
+    const uint64_t b = blk0 + static_cast<uint64_t>(g);
+    c0[g] = static_cast<uint32_t>(b);
+    c1[g] = static_cast<uint32_t>(b >> 32);
+    c2[g] = static_cast<uint32_t>(offset);
+    c3[g] = static_cast<uint32_t>(offset >> 32);
+  }
+  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+  for (int round = 0; round < 10; ++round) {
+    for (int g = 0; g < kGroup; ++g) rng::philox_round(c0[g], c1[g], c2[g], c3[g], k0, k1);
+    k0 += rng::kPhiloxBump0;
+    k1 += rng::kPhiloxBump1;
+  }
+  for (int g = 0; g < kGroup; ++g) {
+    w[4 * g] = c0[g];
+    w[4 * g + 1] = c1[g];
+    w[4 * g + 2] = c2[g];
+    w[4 * g + 3] = c3[g];
+  }
 }
 
-// Uniform in [0, 1) with as many random bits as T's significand holds, so the value is exact
-// in T and never rounds up to 1.
+// Fills out[0, n) block by block: f(words, vals) writes the PerBlock values of one Philox
+// block, and element i is value i % PerBlock of block i / PerBlock. Threads take whole groups
+// of blocks, so no value depends on the chunking.
+template <int PerBlock, class T, class F>
+void fill_blocks(T* out, int64_t n, uint64_t seed, uint64_t offset, const F& f) {
+  const int64_t nblocks = (n + PerBlock - 1) / PerBlock;
+  const auto run = [&](int64_t gb, int64_t ge) {
+    uint32_t w[4 * kGroup];
+    T tmp[PerBlock];
+    for (int64_t grp = gb; grp < ge; ++grp) {
+      const int64_t blk0 = grp * kGroup, cnt = std::min<int64_t>(kGroup, nblocks - blk0);
+      philox_group(static_cast<uint64_t>(blk0), offset, seed, w);
+      for (int64_t k = 0; k < cnt; ++k) {
+        const rng::Philox4x32 q{{w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]}};
+        const int64_t i = (blk0 + k) * PerBlock;
+        if (i + PerBlock <= n) {
+          f(q, out + i);
+          continue;
+        }
+        f(q, tmp);  // the last, partial block
+        for (int64_t j = 0; i + j < n; ++j) out[i + j] = tmp[j];
+      }
+    }
+  };
+  parallel_for(0, (nblocks + kGroup - 1) / kGroup,
+               std::max<int64_t>(1, kRandomGrain / (kGroup * PerBlock)), run);
+}
+
+// Uniform in [0, 1) exact in T (ops/random_math.h): 53 bits for double, else the bits T's
+// significand holds.
 template <class T>
 double unit(uint32_t w0, uint32_t w1) {
   if constexpr (std::is_same_v<T, double>)
-    return (u64(w0, w1) >> 11) * 0x1p-53;
+    return rng::unit53(w0, w1);
   else if constexpr (std::is_same_v<T, float>)
-    return (w0 >> 8) * 0x1p-24;
+    return rng::unit_bits<24>(w0);
   else if constexpr (std::is_same_v<T, Half>)
-    return (w0 >> 21) * 0x1p-11;
+    return rng::unit_bits<11>(w0);
   else
-    return (w0 >> 24) * 0x1p-8;  // BFloat16
+    return rng::unit_bits<8>(w0);  // BFloat16
 }
 
 template <class T>
 void fill_uniform(T* out, int64_t n, double low, double high, uint64_t seed, uint64_t offset) {
   const double span = high - low;
   const T hi(static_cast<acc_t<T>>(high)), lo(static_cast<acc_t<T>>(low));
+  using A = acc_t<T>;
+  const auto round = [](A a) { return static_cast<A>(T(a)); };
   const auto conv = [&](double u) {
-    const T v(static_cast<acc_t<T>>(low + span * u));
-    // Rounding to T can reach `high`; keep the interval half-open.
-    return (static_cast<acc_t<T>>(v) >= static_cast<acc_t<T>>(hi) && span > 0) ? lo : v;
+    return T(rng::uniform_value<A>(low, span, u, static_cast<A>(lo), static_cast<A>(hi), round));
   };
   if constexpr (std::is_same_v<T, double>) {
     fill_blocks<2>(out, n, seed, offset, [&](const auto& w, T* v) {
@@ -78,90 +112,24 @@ void fill_uniform(T* out, int64_t n, double low, double high, uint64_t seed, uin
   }
 }
 
-// ---- float32 Box-Muller with branch-free polynomial log and sincos (Cephes coefficients,
-// about 1 ulp on the ranges used here) so the group loop below vectorizes; libm's scalar
-// logf/sinf/cosf made randn 2-3x slower than PyTorch.
-inline float bits_as_float(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, sizeof f);
-  return f;
-}
-inline uint32_t float_bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
-}
-
-// mask ? a : b with bit operations (mask all ones or zero), so loops stay branch-free.
-inline float select_bits(uint32_t mask, float a, float b) {
-  return bits_as_float((float_bits(a) & mask) | (float_bits(b) & ~mask));
-}
-
-// ln(x) for normal, finite x > 0.
-inline float log_f32(float x) {
-  const uint32_t bits = float_bits(x);
-  const float m = bits_as_float((bits & 0x007fffffu) | 0x3f000000u);  // x = m 2^e, m in [.5, 1)
-  const uint32_t low = m < 0.707106781186547524f;
-  const int e = static_cast<int>((bits >> 23) & 0xff) - 126 - static_cast<int>(low);
-  const float f = select_bits(0u - low, m + m - 1.0f, m - 1.0f);  // ln x = ln(1 + f) + e ln 2
-  const float z = f * f;
-  float y = 7.0376836292e-2f;
-  y = y * f - 1.1514610310e-1f;
-  y = y * f + 1.1676998740e-1f;
-  y = y * f - 1.2420140846e-1f;
-  y = y * f + 1.4249322787e-1f;
-  y = y * f - 1.6668057665e-1f;
-  y = y * f + 2.0000714765e-1f;
-  y = y * f - 2.4999993993e-1f;
-  y = y * f + 3.3333331174e-1f;
-  y = y * f * z;
-  const float ef = static_cast<float>(e);
-  y += -2.12194440e-4f * ef - 0.5f * z;
-  return f + y + 0.693359375f * ef;
-}
-
-// sin(2 pi u) and cos(2 pi u) for u in [0, 1): reduced exactly to phi in [-pi/4, pi/4) plus
-// a quarter turn j, then the quadrant picks and signs the two polynomials.
-inline void sincos_turns(float u, float& sn, float& cs) {
-  const float u8 = u * 8.0f;                      // exact
-  const int j = (static_cast<int>(u8) + 1) >> 1;  // nearest quarter turn
-  const float phi = (u8 - static_cast<float>(2 * j)) * 0.785398163397448310f;
-  const float z = phi * phi;
-  const float s =
-      ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * phi + phi;
-  const float c =
-      ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z -
-      0.5f * z + 1.0f;
-  const uint32_t swap = 0u - static_cast<uint32_t>(j & 1);
-  sn = bits_as_float(float_bits(select_bits(swap, c, s)) ^ (static_cast<uint32_t>(j & 2) << 30));
-  cs = bits_as_float(float_bits(select_bits(swap, s, c)) ^
-                     (static_cast<uint32_t>((j + 1) & 2) << 30));
-}
-
 // Normals for float32/float16/bfloat16 out: groups of Philox blocks -> uniforms -> one
 // vectorizable Box-Muller loop -> the owned part copied out. Element i is value i % 4 of
 // block i / 4 (values 0, 1: cos and sin of the pair (w0, w1); 2, 3: of (w2, w3)).
 template <class T>
 void fill_normal_f32(T* out, int64_t n, float mean, float std, uint64_t seed, uint64_t offset) {
-  constexpr int kBlocks = 64, kPairs = 2 * kBlocks;
+  constexpr int kPairs = 2 * kGroup;
   parallel_for(0, n, kRandomGrain, [&](int64_t b, int64_t e) {
+    uint32_t w[4 * kGroup];
     float u1[kPairs], u2[kPairs], z[2 * kPairs];
     for (int64_t i = b; i < e;) {
       const int64_t blk0 = i / 4, skip = i % 4;
-      for (int g = 0; g < kBlocks; ++g) {
-        const auto w = philox4x32_10(static_cast<uint64_t>(blk0 + g), offset, seed);
-        u1[2 * g] = (w[0] >> 8) * 0x1p-24f;
-        u2[2 * g] = (w[1] >> 8) * 0x1p-24f;
-        u1[2 * g + 1] = (w[2] >> 8) * 0x1p-24f;
-        u2[2 * g + 1] = (w[3] >> 8) * 0x1p-24f;
+      philox_group(static_cast<uint64_t>(blk0), offset, seed, w);
+      for (int p = 0; p < kPairs; ++p) {  // pair p: words 2p (radius) and 2p + 1 (angle)
+        u1[p] = rng::unit_bits<24>(w[2 * p]);
+        u2[p] = rng::unit_bits<24>(w[2 * p + 1]);
       }
-      for (int p = 0; p < kPairs; ++p) {
-        const float r = std::sqrt(-2.0f * log_f32(1.0f - u1[p]));  // 1 - u1 in (0, 1]
-        float sn, cs;
-        sincos_turns(u2[p], sn, cs);
-        z[2 * p] = mean + std * (r * cs);
-        z[2 * p + 1] = mean + std * (r * sn);
-      }
+      for (int p = 0; p < kPairs; ++p)  // vectorizes: box_muller_f32 is branch-free
+        rng::box_muller_f32(u1[p], u2[p], mean, std, z[2 * p], z[2 * p + 1]);
       const int64_t take = std::min<int64_t>(2 * kPairs - skip, e - i);
       for (int64_t k = 0; k < take; ++k) out[i + k] = T(z[skip + k]);
       i += take;
@@ -169,15 +137,12 @@ void fill_normal_f32(T* out, int64_t n, float mean, float std, uint64_t seed, ui
   });
 }
 
-// float64: libm's double log/sin/cos on 53-bit uniforms, two normals per Philox block.
+// float64: two normals per Philox block, with our own log/sincos (not libm's, so a CUDA
+// kernel can match them: Note [Bit-identical random numbers]).
 void fill_normal_f64(double* out, int64_t n, double mean, double std, uint64_t seed,
                      uint64_t offset) {
-  fill_blocks<2>(out, n, seed, offset, [&](const auto& w, double* v) {
-    const double r = std::sqrt(-2.0 * std::log(1.0 - unit<double>(w[0], w[1])));
-    const double t = kTwoPi * unit<double>(w[2], w[3]);
-    v[0] = mean + std * (r * std::cos(t));
-    v[1] = mean + std * (r * std::sin(t));
-  });
+  fill_blocks<2>(out, n, seed, offset,
+                 [&](const auto& w, double* v) { rng::box_muller_f64(w, mean, std, v[0], v[1]); });
 }
 
 void cpu_random_fill(const Tensor& out, RandomDist dist, double a, double b, uint64_t seed,
@@ -194,12 +159,59 @@ void cpu_random_fill(const Tensor& out, RandomDist dist, double a, double b, uin
   });
 }
 
+// v where keep is 1, +0 where it is 0, through the bits (a select the compiler vectorizes).
+template <class A>
+A keep_or_zero(A v, uint32_t keep) {
+  using U = std::conditional_t<sizeof(A) == 4, uint32_t, uint64_t>;
+  U b;
+  std::memcpy(&b, &v, sizeof b);
+  b &= U(0) - static_cast<U>(keep);
+  std::memcpy(&v, &b, sizeof b);
+  return v;
+}
+
+// Four elements per Philox block, one word each (ops/random_math.h): a group's words first,
+// then a branch-free loop over its elements that the compiler vectorizes (for float32/64).
+void cpu_dropout(const Tensor& x, const Tensor& y, const Tensor& mask, uint64_t threshold,
+                 double scale, uint64_t seed, uint64_t offset) {
+  // rng::dropout_keep(w, threshold) in 32 bits: nothing is kept for threshold 2^32 (p = 1),
+  // and w >= threshold is a signed compare of both sides offset by 2^31 (SSE2 has no unsigned
+  // one).
+  const uint32_t any = threshold <= UINT32_MAX;
+  const int32_t t_signed = static_cast<int32_t>(static_cast<uint32_t>(threshold) ^ 0x80000000u);
+  visit_dtype<kFloatSet>(x.dtype(), "dropout", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_t<T>;
+    constexpr int64_t kElems = 4 * kGroup;
+    const T* xp = x.data<T>();
+    T* yp = y.data<T>();
+    uint8_t* mp = reinterpret_cast<uint8_t*>(mask.data<bool>());  // 0/1: vectorizable stores
+    const A s = static_cast<A>(scale);
+    const int64_t n = x.numel();
+    const auto run = [&](int64_t b, int64_t e) {
+      uint32_t w[kElems];
+      for (int64_t grp = b; grp < e; ++grp) {
+        const int64_t i0 = grp * kElems, len = std::min(kElems, n - i0);
+        philox_group(static_cast<uint64_t>(grp * kGroup), offset, seed, w);
+        for (int64_t j = 0; j < len; ++j) {
+          const uint32_t keep =
+              static_cast<uint32_t>(static_cast<int32_t>(w[j] ^ 0x80000000u) >= t_signed) & any;
+          mp[i0 + j] = static_cast<uint8_t>(keep);
+          const A v = static_cast<A>(xp[i0 + j]) * s;
+          yp[i0 + j] = T(keep_or_zero(v, keep));
+        }
+      }
+    };
+    parallel_for(0, (n + kElems - 1) / kElems, std::max<int64_t>(1, kRandomGrain / kElems), run);
+  });
+}
+
 // low + (64 random bits mod range): the modulo bias is below range / 2^64.
 void cpu_randint(const Tensor& out, int64_t low, uint64_t range, uint64_t seed, uint64_t offset) {
   visit_dtype<kIntSet | kFloatSet>(out.dtype(), "randint", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const auto conv = [&](uint32_t hi, uint32_t lo) {
-      const auto v = static_cast<int64_t>(static_cast<uint64_t>(low) + u64(hi, lo) % range);
+      const int64_t v = rng::randint_value(low, range, hi, lo);
       if constexpr (std::is_integral_v<T>)
         return static_cast<T>(v);
       else
@@ -265,6 +277,7 @@ void cpu_multinomial(const Tensor& probs, const Tensor& out, bool replacement, u
 }  // namespace
 
 TS_REGISTER_KERNEL(random_fill_stub, CPU, &cpu_random_fill);
+TS_REGISTER_KERNEL(dropout_stub, CPU, &cpu_dropout);
 TS_REGISTER_KERNEL(randint_stub, CPU, &cpu_randint);
 TS_REGISTER_KERNEL(randperm_stub, CPU, &cpu_randperm);
 TS_REGISTER_KERNEL(multinomial_stub, CPU, &cpu_multinomial);

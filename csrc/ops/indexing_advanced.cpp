@@ -18,6 +18,7 @@ TS_DEFINE_STUB(PutAddKernel, put_add_stub, "scatter_add");
 TS_DEFINE_STUB(IndexOffsetsKernel, index_offsets_stub, "index");
 TS_DEFINE_STUB(DimOffsetsKernel, dim_offsets_stub, "gather");
 TS_DEFINE_STUB(GatherDimKernel, gather_dim_stub, "gather");
+TS_DEFINE_STUB(ScatterAddDimKernel, scatter_add_dim_stub, "scatter_add");
 TS_DEFINE_STUB(NonzeroKernel, nonzero_stub, "nonzero");
 TS_DEFINE_STUB(MaskBlockStartsKernel, mask_block_starts_stub, "index");
 TS_DEFINE_STUB(MaskCopyKernel, mask_copy_stub, "index");
@@ -28,8 +29,8 @@ bool is_basic(const AdvKey& key) {
   return true;
 }
 
+// On a device the kernel synchronizes once: the count of true elements is the output's shape.
 Tensor nonzero(const Tensor& x) {
-  require_host("nonzero", {&x});
   Tensor m = contiguous(x.dtype() == DType::Bool ? x : astype(x, DType::Bool));
   return nonzero_stub.get(x.device())(m);
 }
@@ -267,9 +268,68 @@ bool is_full_mask(const Tensor& x, const AdvKey& key) {
 }  // namespace
 
 namespace {
-// Note [CUDA advanced indexing]: index arrays are planned and bounds-checked on the host (so a
-// bad index is a clear IndexError, not a device assert); only the element copy runs on the
-// device, which receives the positions' offsets.
+// Note [CUDA advanced indexing]: the common cases address x straight from index arrays that
+// are already on x's device, with no host round trip: x[idx], x[:, idx], x[rows, cols],
+// x[0, idx] (integer arrays and ints, up to kMaxDeviceIndexArrays), take, index_select,
+// gather / take_along_axis, and scatter_add (the backward of all of these). Their kernels wrap
+// negative indices like the CPU, clamp an out-of-range one (so nothing is read or written out
+// of bounds) and report it as a deferred device error (cuda/device_error.h): IndexError at the
+// next synchronization instead of at the call. Everything else (boolean masks, setitem,
+// scatter without add, host index arrays) is planned and bounds-checked on the host, which
+// copies the index arrays there; only the element copy then runs on the device, which
+// receives the positions' offsets.
+bool device_addressing(const Tensor& x, const AdvKey& key) {
+  if (x.device().is_cpu()) return false;
+  bool any = false;
+  for (const AdvItem& it : key) {
+    if (!it.array.defined()) continue;
+    const Tensor& a = it.array;
+    if (!is_integral(a.dtype()) || a.device() != x.device()) return false;
+    any = true;
+  }
+  return any;
+}
+
+// x[key] as a gather addressed by the device index arrays of plan p (the key's ints, host
+// values, are checked here like on the CPU). False when the plan exceeds the kernel's limits
+// or NumPy would check a device index of an empty selection: the host path runs then.
+bool index_on_device(const Tensor& x, const Plan& p, Tensor& out) {
+  const int64_t nb = numel_of(p.bshape);
+  if (static_cast<int64_t>(p.idx.size()) > kMaxDeviceIndexArrays ||
+      static_cast<int64_t>(p.bshape.size()) > kMaxDeviceIndexDims)
+    return false;
+  OffsetCopy c;
+  for (size_t k = 0; k < p.idx.size(); ++k) {
+    const Tensor& a = p.idx[k];
+    OffsetCopy::DeviceIndex di;
+    di.size = p.view.dim(p.dims[k]);
+    di.stride = p.view.strides()[p.dims[k]];
+    if (a.device().is_cpu()) {  // an int of the key
+      di.value = a.data<int64_t>()[0];
+      const int64_t i = di.value < 0 ? di.value + di.size : di.value;
+      if (i < 0 || i >= di.size) throw_out_of_range(p, k, a, 0);
+    } else {
+      if (nb == 0 && a.ndim() == 0) return false;
+      di.data = a.data<int64_t>();
+      di.bstrides = broadcast_to(a, p.bshape).strides();
+    }
+    c.device_indices.push_back(std::move(di));
+  }
+  out = Tensor::empty(p.final_shape, x.dtype(), x.device());
+  if (nb == 0) return true;
+  c.bshape = p.bshape;
+  c.x = p.view.data_ptr();
+  c.n = nb;
+  c.itemsize = p.view.itemsize();
+  for (int64_t v : p.rest_dims) {
+    c.rest.push_back(p.view.dim(v));
+    c.x_rest.push_back(p.view.strides()[v]);
+  }
+  describe_y(p, out, c);  // always collapses: out is contiguous
+  offset_copy_stub.get(x.device())(c, false);
+  return true;
+}
+
 AdvKey host_key(const AdvKey& key) {
   AdvKey k = key;
   for (AdvItem& it : k)
@@ -278,6 +338,10 @@ AdvKey host_key(const AdvKey& key) {
 }
 
 Tensor index_advanced_plain(const Tensor& x, const AdvKey& key_in) {
+  if (device_addressing(x, key_in)) {
+    Tensor out;
+    if (index_on_device(x, make_plan(x, key_in), out)) return out;
+  }
   const AdvKey key = x.device().is_cpu() ? key_in : host_key(key_in);
   if (x.device().is_cpu() && is_full_mask(x, key)) {
     const Tensor m = contiguous(key[0].array);
@@ -377,8 +441,10 @@ void check_dim_index(const char* op, const Tensor& ic, int64_t bad, int64_t dim,
 
 // Validates torch.gather/scatter's index against x (and src), returning a contiguous int64
 // copy and the element offsets of each of its positions into x.
+// With `on_device` the index stays on x's device and no offsets are computed (the kernel
+// addresses x from it: Note [CUDA advanced indexing]).
 Tensor dim_index(const char* op, const Tensor& x, int64_t& dim, const Tensor& index,
-                 const Tensor* src, std::vector<int64_t>* off) {
+                 const Tensor* src, std::vector<int64_t>* off, bool on_device = false) {
   TS_CHECK(is_integral(index.dtype()), TypeError, op, ": index must be an integer tensor, got ",
            dtype_name(index.dtype()));
   const int64_t nd = std::max<int64_t>(x.ndim(), 1);
@@ -396,7 +462,8 @@ Tensor dim_index(const char* op, const Tensor& x, int64_t& dim, const Tensor& in
                shape_str(index.shape()), " is larger than src ", shape_str(src->shape()),
                " in dim ", d);
   }
-  const Tensor ic = contiguous(astype(to_device(ix, Device{}), DType::Int64, false));
+  const Tensor ic =
+      contiguous(astype(on_device ? ix : to_device(ix, Device{}), DType::Int64, false));
   if (!off || ic.numel() == 0) return ic;
   off->assign(ic.numel(), 0);
   const int64_t bad = dim_offsets_stub.get(Device{})(ic, dim, xx, off->data());
@@ -416,16 +483,22 @@ void copy_by_offsets(const Tensor& x, const std::vector<int64_t>& off, const Ten
 }
 }  // namespace
 
+// gather / scatter_add from an index already on x's device (Note [CUDA advanced indexing]).
+bool device_addressing(const Tensor& x, const Tensor& index) {
+  return !x.device().is_cpu() && index.device() == x.device();
+}
+
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
-  const bool host = x.device().is_cpu();
+  const bool host = x.device().is_cpu(), on_device = device_addressing(x, index);
   std::vector<int64_t> off;
-  // On a device the offsets are computed (and checked) on the host (Note [CUDA advanced
-  // indexing]); on the CPU the kernel walks the index itself.
-  const Tensor ic = dim_index("gather", x, dim, index, nullptr, host ? nullptr : &off);
+  // The kernel walks the index itself on the CPU and from a device index; a host index of
+  // device data gets its offsets computed (and checked) on the host.
+  const Tensor ic =
+      dim_index("gather", x, dim, index, nullptr, host || on_device ? nullptr : &off, on_device);
   Tensor out = Tensor::empty(index.shape(), x.dtype(), x.device());
   if (out.numel() == 0) return out;
   const Tensor xx = x.ndim() == 0 ? reshape(x, {1}) : x;
-  if (host) {
+  if (host || on_device) {
     const int64_t bad = gather_dim_stub.get(x.device())(xx, dim, ic, out);
     check_dim_index("gather", ic, bad, dim, xx.dim(dim));
   } else {
@@ -451,7 +524,8 @@ void scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& s
            ValueError, op, ": src ", shape_str(src.shape()), " must have as many dims as index ",
            shape_str(index.shape()));
   std::vector<int64_t> off;
-  const Tensor ic = dim_index(op, x, dim, index, &src, &off);
+  const bool on_device = add && device_addressing(x, index);
+  const Tensor ic = dim_index(op, x, dim, index, &src, on_device ? nullptr : &off, on_device);
   if (ic.numel() == 0) return;
   // The part of src that index addresses, in x's dtype, as a contiguous block.
   Tensor s = astype(src, x.dtype(), false);
@@ -463,8 +537,13 @@ void scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& s
   }
   s = clone(s);
   x.bump_version();
+  const Tensor xx = x.ndim() == 0 ? reshape(x, {1}) : x;
+  if (on_device) {  // atomics: Note [CUDA scatter_add] in cuda/index_kernels.cu
+    scatter_add_dim_stub.get(x.device())(xx, dim, ic, s);
+    return;
+  }
   if (add) {
-    put_add_stub.get(x.device())(x.ndim() == 0 ? reshape(x, {1}) : x, off.data(), s);
+    put_add_stub.get(x.device())(xx, off.data(), s);
     return;
   }
   copy_by_offsets(x, off, s, true);
@@ -497,7 +576,6 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
 }
 
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
-  require_host("index_add", {&x, &index, &source});
   TS_CHECK(index.ndim() <= 1, ValueError, "index_add: index must be 0-d or 1-d, got shape ",
            shape_str(index.shape()));
   const int64_t nd = std::max<int64_t>(x.ndim(), 1);

@@ -16,6 +16,10 @@ struct AdvItem {
 };
 using AdvKey = std::vector<AdvItem>;
 
+// Limits of the device-addressed gather (OffsetCopy::device_indices): more index arrays or a
+// broadcast shape of more dims takes the host-planned path.
+constexpr int kMaxDeviceIndexArrays = 4, kMaxDeviceIndexDims = 8;
+
 // Copies elements between a tensor `x` addressed through per-position element offsets and a
 // tensor `y` laid out as (positions, rest...): for position b, x at offsets[b] (+ rest strides)
 // pairs with y at b * y_bstride (+ rest strides). Strides are in elements.
@@ -33,6 +37,18 @@ struct OffsetCopy {
   const int64_t* index = nullptr;
   int64_t index_size = 0, index_stride = 0;
   bool distinct = false;  // put: no two positions address the same element (parallel put)
+  // Gather addressed by index arrays in device memory (Note [CUDA advanced indexing]), used
+  // instead of `offsets`/`index` when non-empty: position b (row-major over `bshape`) adds
+  // normalized(array k at b) * stride k over the arrays. The kernel range-checks each index,
+  // reporting a bad one as a deferred device error.
+  struct DeviceIndex {
+    const int64_t* data = nullptr;  // device memory; null: the host value `value` (an int key)
+    int64_t value = 0;
+    int64_t size = 0, stride = 0;  // the indexed axis of x
+    Strides bstrides;              // the array's element strides broadcast to bshape
+  };
+  std::vector<DeviceIndex> device_indices;
+  Shape bshape;
 };
 // gather: y <- x (parallel); returns the first position whose `index` is out of range, or -1.
 // put: x <- y in position order (so the last repeated index wins); `index` must be valid.
@@ -50,6 +66,12 @@ using DimOffsetsKernel = int64_t (*)(const Tensor& index, int64_t dim, const Ten
 // torch.gather straight into a contiguous `out` of index's shape, with the same addressing.
 using GatherDimKernel = int64_t (*)(const Tensor& x, int64_t dim, const Tensor& index,
                                     const Tensor& out);
+// scatter_add with torch.gather's addressing: x at (index[p] along dim, p's other coords)
+// += src[p] for a contiguous int64 `index` of x's rank and a contiguous `src` of index's shape
+// and x's dtype. Device kernels only (the CPU adds serially through dim_offsets + put_add);
+// returns the first bad position or -1 (a device reports it as a deferred device error).
+using ScatterAddDimKernel = int64_t (*)(const Tensor& x, int64_t dim, const Tensor& index,
+                                        const Tensor& src);
 // Coordinates (count, ndim) of the true elements of a contiguous bool tensor.
 using NonzeroKernel = Tensor (*)(const Tensor& mask);
 // Boolean-mask fast path for x[mask] / x[mask] = v with x and mask contiguous and of one
@@ -66,6 +88,7 @@ TS_DECLARE_STUB(PutAddKernel, put_add_stub);
 TS_DECLARE_STUB(IndexOffsetsKernel, index_offsets_stub);
 TS_DECLARE_STUB(DimOffsetsKernel, dim_offsets_stub);
 TS_DECLARE_STUB(GatherDimKernel, gather_dim_stub);
+TS_DECLARE_STUB(ScatterAddDimKernel, scatter_add_dim_stub);
 TS_DECLARE_STUB(NonzeroKernel, nonzero_stub);
 
 bool is_basic(const AdvKey& key);

@@ -13,6 +13,7 @@ TS_DEFINE_STUB(RandomFillKernel, random_fill_stub, "random");
 TS_DEFINE_STUB(RandintKernel, randint_stub, "randint");
 TS_DEFINE_STUB(RandpermKernel, randperm_stub, "randperm");
 TS_DEFINE_STUB(MultinomialKernel, multinomial_stub, "multinomial");
+TS_DEFINE_STUB(DropoutKernel, dropout_stub, "dropout");
 
 Generator& default_generator() {
   static Generator g(0);
@@ -68,6 +69,34 @@ Tensor randperm(int64_t n, DType dtype, Device device, Generator& g) {
   const uint64_t offset = g.next_offset();
   if (n > 0) randperm_stub.get(device)(out, g.seed(), offset);
   return dtype == DType::Int64 ? out : astype(out, dtype, false);
+}
+
+double dropout_scale(double p) { return p < 1 ? 1.0 / (1.0 - p) : 0.0; }
+
+std::pair<Tensor, Tensor> dropout(const Tensor& x, double p, Generator& g, bool inplace) {
+  TS_CHECK(is_floating(x.dtype()), TypeError, "dropout: expected a floating-point tensor, got ",
+           dtype_name(x.dtype()));
+  TS_CHECK(p >= 0 && p <= 1, ValueError, "dropout: probability has to be between 0 and 1, but got ",
+           p);
+  TS_CHECK(!inplace || !x.storage()->readonly, ValueError,
+           "dropout: the tensor is read-only (it shares memory with a read-only buffer); use "
+           "inplace=False");
+  const uint64_t offset = g.next_offset();
+  Tensor mask = Tensor::empty(x.shape(), DType::Bool, x.device());
+  // Element i of the mask is x's C-order element i for every layout of x.
+  const Tensor xc = contiguous(x);
+  const bool direct = inplace && x.is_contiguous();
+  Tensor y = direct ? x : Tensor::empty(x.shape(), x.dtype(), x.device());
+  if (x.numel() > 0) {
+    const uint64_t threshold = static_cast<uint64_t>(std::llround(std::ldexp(p, 32)));
+    dropout_stub.get(x.device())(xc, y, mask, threshold, dropout_scale(p), g.seed(), offset);
+  }
+  if (inplace) {
+    if (!direct) copy_(x, y);
+    x.bump_version();
+    y = x;
+  }
+  return {y, mask};
 }
 
 Tensor take_rows(const Tensor& x, const Tensor& idx) {

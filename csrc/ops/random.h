@@ -1,12 +1,14 @@
 // Random number generation: a counter-based Philox4x32-10 generator (Note [Counter-based
 // RNG]) and the ops drawing from it: uniform_/normal_ fills, randint, randperm, shuffle_,
-// multinomial. CPU kernels in cpu/random_kernels.cpp.
+// multinomial, and fused dropout. CPU kernels in cpu/random_kernels.cpp, CUDA kernels (fills,
+// randint, dropout) in cuda/random_kernels.cu.
 #pragma once
-#include <array>
 #include <cstdint>
+#include <utility>
 
 #include "core/tensor.h"
 #include "dispatch/dispatch.h"
+#include "ops/random_math.h"
 
 namespace ts {
 
@@ -14,26 +16,10 @@ namespace ts {
 // Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11) with
 // key = seed and counter = (block index, offset). Each op call takes a fresh `offset` from its
 // Generator, and element i of its output reads block i / k (k = elements per 4-word block), so
-// results depend neither on the thread count nor on the chunking, and a CUDA kernel computing
-// the same function reproduces the CPU stream bit for bit. Inline and branch-free so a device
-// build can share it.
-inline std::array<uint32_t, 4> philox4x32_10(uint64_t block, uint64_t offset, uint64_t seed) {
-  uint32_t c0 = static_cast<uint32_t>(block), c1 = static_cast<uint32_t>(block >> 32);
-  uint32_t c2 = static_cast<uint32_t>(offset), c3 = static_cast<uint32_t>(offset >> 32);
-  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
-  for (int round = 0; round < 10; ++round) {
-    const uint64_t p0 = uint64_t{0xD2511F53u} * c0, p1 = uint64_t{0xCD9E8D57u} * c2;
-    const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1 ^ k0;
-    const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3 ^ k1;
-    c1 = static_cast<uint32_t>(p1);
-    c3 = static_cast<uint32_t>(p0);
-    c0 = n0;
-    c2 = n2;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  return {c0, c1, c2, c3};
-}
+// results depend neither on the thread count nor on the chunking, and the CUDA kernels, which
+// compute the same function (ops/random_math.h, Note [Bit-identical random numbers]),
+// reproduce the CPU stream bit for bit. One generator serves every device.
+using rng::philox4x32_10;
 
 // A stream of random numbers: a seed and the offset of the next op call.
 class Generator {
@@ -70,7 +56,12 @@ using RandpermKernel = void (*)(const Tensor& out, uint64_t seed, uint64_t offse
 // probs (R, n) contiguous float64, validated; out (R, k) int64.
 using MultinomialKernel = void (*)(const Tensor& probs, const Tensor& out, bool replacement,
                                    uint64_t seed, uint64_t offset);
+// x, y, mask contiguous with x's shape (y may be x): mask = rng::dropout_keep(word of element
+// i, threshold), y = mask ? x * scale : 0.
+using DropoutKernel = void (*)(const Tensor& x, const Tensor& y, const Tensor& mask,
+                               uint64_t threshold, double scale, uint64_t seed, uint64_t offset);
 TS_DECLARE_STUB(RandomFillKernel, random_fill_stub);
+TS_DECLARE_STUB(DropoutKernel, dropout_stub);
 TS_DECLARE_STUB(RandintKernel, randint_stub);
 TS_DECLARE_STUB(RandpermKernel, randperm_stub);
 TS_DECLARE_STUB(MultinomialKernel, multinomial_stub);
@@ -85,6 +76,14 @@ Tensor randperm(int64_t n, DType dtype, Device device, Generator& g);
 void shuffle_(const Tensor& x, Generator& g);
 // x[idx] along axis 0 for a 1-D int64 idx (callers guarantee 0 <= idx < x.dim(0)).
 Tensor take_rows(const Tensor& x, const Tensor& idx);
+// Fused dropout of a floating x with drop probability p in [0, 1]: (y, mask) with mask a bool
+// tensor of x's shape (true = kept) and y = x * mask / (1 - p) (0 where dropped, also for
+// p = 1). Element i (x's C order) draws from the generator as in Note [Counter-based RNG], so
+// every device gives the same mask for the same seed. With `inplace`, y is x, written through.
+std::pair<Tensor, Tensor> dropout(const Tensor& x, double p, Generator& g, bool inplace);
+// The 1 / (1 - p) a kept element is multiplied by (0 for p = 1).
+double dropout_scale(double p);
+
 // probs (n,) or (R, n) non-negative weights -> (k,) or (R, k) int64 category indices.
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator& g);
 

@@ -1,5 +1,6 @@
-"""Random numbers for nn (dropout, init): ts.random when this build has it, else a NumPy
-Generator seeded by :func:`manual_seed`."""
+"""Random numbers for nn.init and the data samplers: ts.random when this build has it, else a
+NumPy Generator seeded by :func:`manual_seed`. Dropout does not come here: it draws on its
+input's device through the fused op (nn.functional.dropout), from ts.random's generator."""
 from __future__ import annotations
 
 from typing import Any, Sequence

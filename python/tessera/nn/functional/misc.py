@@ -4,10 +4,11 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+from ... import _C
 from ..._C import Tensor
+from ...autograd.function import Function, FunctionCtx
 from . import _fused
 from ._fused import fusable
-from .. import _rng
 from .attention import scaled_dot_product_attention  # noqa: F401
 
 
@@ -33,28 +34,73 @@ def bilinear(x1: Tensor, x2: Tensor, weight: Tensor, bias: Optional[Tensor] = No
     return y + bias if bias is not None else y
 
 
-def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zeroes each element with probability p and scales the rest by 1/(1-p) (training only)."""
+def _generator() -> Any:
+    """The C++ generator nn's random numbers come from (ts.random's default)."""
+    from ... import random as _random
+    return _random.default_generator._g
+
+
+class _Dropout(Function):
+    """y = x * mask / (1 - p) from the fused dropout op (csrc/ops/random.h): the mask is drawn
+    on x's device from the counter-based generator, so CPU and CUDA give the same mask for one
+    seed and nothing crosses to the host. The backward is linear, g * mask / (1 - p), written
+    with differentiable ops so create_graph works."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, p: float) -> Tensor:  # type: ignore[override]
+        y, mask = _C._dropout(x, p, _generator(), False)
+        ctx.save_for_backward(mask)
+        ctx.scale = _C._dropout_scale(p)
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        t = _ts()
+        (mask,) = ctx.saved_tensors
+        if g.dtype in (t.float16, t.bfloat16):  # scaled in float32 like the forward (PyTorch too)
+            gs = (g.astype(t.float32) * ctx.scale).astype(g.dtype)
+        else:
+            gs = g * ctx.scale
+        return t.where(mask, gs, 0.0), None
+
+
+def _check_p(p: float, op: str) -> float:
+    p = float(p)
     if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout: probability has to be between 0 and 1, but got {p}")
+        raise ValueError(f"{op}: probability has to be between 0 and 1, but got {p}")
+    return p
+
+
+def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zeroes each element with probability p and scales the rest by 1/(1-p) (training only;
+    p = 1 gives zeros). With `inplace` x itself is overwritten and returned (PyTorch)."""
+    p = _check_p(p, "dropout")
     if not training or p == 0.0:
         return x
-    if p == 1.0:
-        return x * 0
-    # The counter-based generator runs on the host; the mask moves to x's device.
-    keep = (_rng.uniform(0.0, 1.0, x.shape, dtype=x.dtype) >= p).to(x.device)
-    return x * (keep.astype(x.dtype) * (1.0 / (1.0 - p)))
+    if not inplace:
+        return _Dropout.apply(x, p)
+    if _C.is_grad_enabled() and x.requires_grad:
+        # Written like x[...] = dropout(x), so autograd rebinds x's history (or refuses a leaf).
+        x[...] = _Dropout.apply(x, p)
+        return x
+    _C._dropout(x, p, _generator(), True)
+    return x
 
 
 def dropout2d(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zeroes whole channels (N, C, H, W) with probability p."""
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout2d: probability has to be between 0 and 1, but got {p}")
+    """Zeroes whole channels of (N, C, H, W) or (C, H, W) input with probability p and scales
+    the rest by 1/(1-p); the channel mask is drawn on x's device."""
+    p = _check_p(p, "dropout2d")
     if not training or p == 0.0:
         return x
+    t = _ts()
     shape = tuple(x.shape[:-2]) + (1, 1)
-    keep = (_rng.uniform(0.0, 1.0, shape, dtype=x.dtype) >= p).to(x.device)
-    return x * (keep.astype(x.dtype) * (1.0 / (1.0 - p)))
+    # Dropout of ones: each channel's factor is 0 or 1/(1-p), drawn by the fused op.
+    keep, _ = _C._dropout(t.ones(shape, dtype=x.dtype, device=x.device), p, _generator(), False)
+    if inplace:
+        x *= keep
+        return x
+    return x * keep
 
 
 def one_hot(x: Tensor, num_classes: int = -1) -> Tensor:
@@ -69,6 +115,26 @@ def one_hot(x: Tensor, num_classes: int = -1) -> Tensor:
     return (t.expand_dims(x, axis=-1) == t.arange(num_classes, dtype=x.dtype)).astype(t.int64)
 
 
+class _EmbeddingRows(Function):
+    """Rows of `weight` at a 1-d integer index (negative indices wrap). The backward adds g's
+    rows into a zero gradient with index_add (atomics on CUDA): work and memory in proportion
+    to the batch, where the generic advanced-indexing backward addresses every element of the
+    weight. Same order of additions as that path on the CPU, so the same bits."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, weight: Tensor, idx: Tensor) -> Tensor:  # type: ignore[override]
+        ctx.save_for_backward(idx)
+        ctx.weight_shape = tuple(weight.shape)
+        return _ts().take(weight, idx, axis=0)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        t = _ts()
+        (idx,) = ctx.saved_tensors
+        zero = t.zeros(ctx.weight_shape, dtype=g.dtype, device=g.device)
+        return t.index_add(zero, 0, idx, g), None
+
+
 def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
               max_norm: Optional[float] = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
@@ -80,16 +146,18 @@ def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     if not t.isdtype(x.dtype, "integral"):
         raise TypeError(f"embedding: indices must be integers, got {x.dtype}")
     num = weight.shape[0]
-    if x.size and (int(t.min(x).item()) < -num or int(t.max(x).item()) >= num):
+    # Host indices are checked here; on a device the take kernel checks them without a sync
+    # and raises IndexError at the next synchronization (Note [Deferred device errors]).
+    if x.device.type == "cpu" and x.size and (int(t.min(x).item()) < -num
+                                              or int(t.max(x).item()) >= num):
         raise IndexError(f"embedding: index out of range for {num} embeddings")
-    x = t.where(x < 0, x + num, x)
-    rows = t.take(weight, t.reshape(x, (-1,)), axis=0)  # its gradient is a scatter-add
+    rows = _EmbeddingRows.apply(weight, t.reshape(x, (-1,)))
     out = t.reshape(rows, tuple(x.shape) + (weight.shape[1],))
     if padding_idx is not None:
         # The padding row's value still appears in the output (PyTorch returns it) but gets
         # no gradient.
         pidx = padding_idx % num
-        is_pad = t.expand_dims((x == pidx).astype(weight.dtype), axis=-1)
+        is_pad = t.expand_dims(((x == pidx) | (x == pidx - num)).astype(weight.dtype), axis=-1)
         out = out * (1.0 - is_pad) + is_pad * weight.detach()[pidx]
     return out
 
