@@ -1,6 +1,7 @@
 // tessera.Tensor: attributes, conversions to Python numbers, and the core operators.
 // Methods with flexible signatures (sum(axis=..., dim=...), reshape(*shape), repr) are added in
 // python/tessera/_tensor.py over these.
+#include "autograd/autocast.h"
 #include "autograd/record.h"
 #include "ops/arithmetic.h"
 #include "ops/bitwise.h"
@@ -193,12 +194,16 @@ void init_tensor(py::module_& m) {
   cls.def("__matmul__", [](const Tensor& a, py::handle b) -> py::object {
     Tensor o;
     if (!to_operand(b, o)) return not_implemented();
-    return py::cast(matmul(a, o));
+    Tensor self = a;
+    autocast::cast(autocast::kLowerBoth, self, o);
+    return py::cast(matmul(self, o));
   });
   cls.def("__rmatmul__", [](const Tensor& a, py::handle b) -> py::object {
     Tensor o;
     if (!to_operand(b, o)) return not_implemented();
-    return py::cast(matmul(o, a));
+    Tensor self = a;
+    autocast::cast(autocast::kLowerBoth, o, self);
+    return py::cast(matmul(o, self));
   });
   cls.def("__imatmul__", [](py::object self, py::handle b) -> py::object {
     // NumPy's in-place matmul (PyTorch rebinds `a` instead): recorded like `a = a @ b`.

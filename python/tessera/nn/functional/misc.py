@@ -5,6 +5,7 @@ import math
 from typing import Any, Optional
 
 from ..._C import Tensor
+from ...amp import _policy as _amp
 from . import _fused
 from ._fused import fusable
 from .. import _rng
@@ -18,6 +19,7 @@ def _ts() -> Any:
 
 def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """x @ weight.T + bias, weight of shape (out_features, in_features)."""
+    x, weight, bias = _amp.cast(_amp.LOWER, x, weight, bias)
     if x.ndim >= 1 and weight.ndim == 2 and (bias is None or bias.ndim == 1) \
             and fusable(x, weight, bias):
         return _fused.Linear.apply(x, weight, bias)
@@ -25,6 +27,7 @@ def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     return y + bias if bias is not None else y
 
 
+@_amp.op(_amp.PROMOTE_CUDA)
 def bilinear(x1: Tensor, x2: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """y_k = x1 W_k x2 + b_k, weight (out, in1, in2)."""
     t = _ts()
@@ -100,6 +103,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  enable_gqa: bool = False) -> Tensor:
     """softmax(q k^T * scale + mask) v over (..., L, E) x (..., S, E) x (..., S, Ev).
     A bool mask keeps True positions; a float mask is added to the scores."""
+    query, key, value, attn_mask = _amp.cast(_amp.LOWER, query, key, value, attn_mask)
     t = _ts()
     L, S = query.shape[-2], key.shape[-2]
     if scale is None:
@@ -133,6 +137,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    x1, x2 = _amp.cast(_amp.FP32_CUDA, x1, x2)
     t = _ts()
     n1 = t.sqrt(t.sum(x1 * x1, axis=dim))
     n2 = t.sqrt(t.sum(x2 * x2, axis=dim))
