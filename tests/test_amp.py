@@ -234,7 +234,10 @@ def test_autocast_does_not_touch_other_device_type() -> None:
     try:
         assert ts.is_autocast_enabled("cuda")
         assert (x @ x.mT).dtype == ts.float32
-        assert F.softmax(x.astype(ts.float16), dim=-1).dtype == ts.float16
+        h = x.astype(ts.float16)
+        assert F.softmax(h, dim=-1).dtype == ts.float16
+        assert ts.exp(h).dtype == h.exp().dtype == (h ** 2).dtype == ts.pow(h, 2).dtype \
+            == h.pow(h).dtype == (2 ** h).dtype == ts.sum(h).dtype == ts.float16
     finally:
         ts.set_autocast_enabled("cuda", False)
 

@@ -1,5 +1,6 @@
 #include "autograd/autocast.h"
 
+#include <cstring>
 #include <unordered_map>
 
 #include "autograd/grad_mode.h"
@@ -75,6 +76,14 @@ void set_cache_enabled(bool enabled) { t_cache_enabled = enabled; }
 int increment_nesting() { return ++t_nesting; }
 int decrement_nesting() { return --t_nesting; }
 void clear_cache() { t_cache.clear(); }
+
+bool on_cuda_fp32_list(const char* name) {
+  static const char* const kList[] = {"acos",  "asin", "cosh",  "exp",        "expm1", "log",
+                                      "log10", "log2", "log1p", "reciprocal", "sinh",  "tan"};
+  for (const char* n : kList)
+    if (std::strcmp(n, name) == 0) return true;
+  return false;
+}
 
 void cast_args(uint8_t packed, Tensor* const* args, int n) {
   if (!t_mask) return;

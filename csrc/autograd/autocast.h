@@ -52,6 +52,21 @@ inline void cast(uint8_t packed, Ts&... ts) {
 // device types; tensordot promotes on CUDA, and on CPU (where PyTorch decomposes it into mm)
 // runs in the autocast dtype.
 constexpr uint8_t kLowerBoth = pack(Policy::Lower, Policy::Lower);
+constexpr uint8_t kFp32Cuda = pack(Policy::None, Policy::Fp32);
 constexpr uint8_t kTensordot = pack(Policy::Lower, Policy::Promote);
+
+}  // namespace ts::autocast
+
+namespace ts::autocast {
+
+// Whether the elementwise function `name` is on PyTorch's CUDA float32 list (acos, asin,
+// cosh, exp, expm1, log, log10, log2, log1p, reciprocal, sinh, tan; pow is hooked apart).
+bool on_cuda_fp32_list(const char* name);
+
+// The hook of the unary elementwise bindings: float32 on CUDA for the functions on the list.
+inline void cast_unary(const char* name, Tensor& x) {
+  if (!active() || !on_cuda_fp32_list(name)) return;
+  cast(kFp32Cuda, x);
+}
 
 }  // namespace ts::autocast

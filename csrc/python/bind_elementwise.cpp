@@ -110,6 +110,7 @@ void def_binary_functions(py::module_& m) {
       "pow",
       [](py::handle a, py::handle b) {
         auto [ta, tb] = binary_operands(a, b, "pow");
+        autocast::cast(autocast::kFp32Cuda, ta, tb);
         return pow(ta, tb);
       },
       py::arg("x1"), py::arg("x2"), py::pos_only(),
@@ -143,7 +144,10 @@ void def_tensor_methods(py::module_& m) {
   };
   for (const U& u : unary) {
     const ElementwiseDef* d = u.def;
-    cls.def(u.name, [d](const Tensor& t) { return unary_op(*d, t); });
+    cls.def(u.name, [d](Tensor t) {
+      autocast::cast_unary(d->name, t);
+      return unary_op(*d, t);
+    });
   }
   struct B {
     const char* name;
@@ -187,7 +191,11 @@ void def_tensor_methods(py::module_& m) {
       return self;
     });
   }
-  cls.def("pow", [](const Tensor& t, py::handle o) { return pow(t, operand_or_throw(o, "pow")); });
+  cls.def("pow", [](Tensor t, py::handle o) {
+    Tensor e = operand_or_throw(o, "pow");
+    autocast::cast(autocast::kFp32Cuda, t, e);
+    return pow(t, e);
+  });
   for (const char* name : {"clip", "clamp"})
     cls.def(
         name, [](py::handle self, py::handle lo, py::handle hi) { return clip_py(self, lo, hi); },

@@ -174,7 +174,13 @@ void init_tensor(py::module_& m) {
   def_binary_operator(cls, "__truediv__", "__rtruediv__", "__itruediv__", kDivide);
   def_binary_operator(cls, "__floordiv__", "__rfloordiv__", "__ifloordiv__", floor_divide_def);
   def_binary_operator(cls, "__mod__", "__rmod__", "__imod__", remainder_def);
-  def_binary_operator_with(cls, "__pow__", "__rpow__", "__ipow__", &pow, &pow_);
+  def_binary_operator_with(
+      cls, "__pow__", "__rpow__", "__ipow__",
+      [](Tensor a, Tensor b) {
+        autocast::cast(autocast::kFp32Cuda, a, b);  // PyTorch's CUDA float32 list
+        return pow(a, b);
+      },
+      &pow_);
   def_binary_operator(cls, "__and__", "__rand__", "__iand__", bitwise_and_def);
   def_binary_operator(cls, "__or__", "__ror__", "__ior__", bitwise_or_def);
   def_binary_operator(cls, "__xor__", "__rxor__", "__ixor__", bitwise_xor_def);
