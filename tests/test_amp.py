@@ -664,3 +664,23 @@ def test_custom_fwd_bwd() -> None:
     assert out.dtype == ts.float32 and seen["fwd"] == (ts.float32, False)
     out.sum().backward()
     assert seen["bwd"] is False and a.grad.dtype == ts.float32
+
+
+def test_nesting_check_sees_op_modules_through_transparent_wrappers() -> None:
+    # The float32-on-CUDA hooks skip inside tessera's op implementations (PyTorch runs an
+    # op's insides with autocast excluded); the check reads the calling frame's module.
+    from tessera import _C
+    assert _C._autocast_is_nested_call() is False  # this test module
+    for module, nested in [("tessera._statistical", True), ("tessera.nn.functional.activation", True),
+                           ("tessera.linalg", True), ("tessera.nn.modules.linear", False),
+                           ("tesseract", False), ("user_model", False)]:
+        g = {"__name__": module, "_C": _C}
+        exec("def f():\n    return _C._autocast_is_nested_call()\n", g)
+        assert g["f"]() is nested, module
+    g = {"__name__": "tessera._wrappers", "_C": _C}
+    exec("def wrap():\n    return _C._autocast_is_nested_call()\n", g)
+    assert g["wrap"]() is True
+    _C._autocast_transparent(g["wrap"])
+    assert g["wrap"]() is False  # looked through to this (user) module
+    with pytest.raises(AttributeError):
+        _C._autocast_transparent(3)

@@ -124,3 +124,15 @@ def test_grad_scaler_on_cuda() -> None:
     s.update()
     np.testing.assert_array_equal(host(p), before)
     assert s.get_scale() == 2.0 ** 8
+
+
+def test_composites_off_the_lists_keep_float16_on_cuda() -> None:
+    # gelu/silu/elu are composites of pow/exp/tanh on CUDA: their insides must not autocast
+    # (PyTorch runs them as float16 kernels); called directly, exp and sum do.
+    x16 = cuda(randn(4, 6)).astype(ts.float16)
+    with ts.autocast("cuda"):
+        for f in (F.gelu, lambda t: F.gelu(t, approximate="tanh"), F.silu, F.elu, F.mish):
+            assert f(x16).dtype == ts.float16
+        assert F.softmax(x16, dim=-1, dtype=ts.float16).dtype == ts.float16
+        assert x16.sum().dtype == ts.float32 and x16.cumsum(0).dtype == ts.float32
+        assert ts.exp(x16).dtype == ts.float32 and x16.exp().dtype == ts.float32

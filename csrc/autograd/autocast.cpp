@@ -15,6 +15,15 @@
 // inputs in the lower dtype and gradients flow back to every input in its own dtype.
 // The state is thread-local, as in PyTorch: `t_mask` has one bit per device type whose
 // autocast is enabled, so the off path is a single thread-local load.
+// Nesting: PyTorch's autocast wrappers exclude autocast while the op runs, and most of its
+// ops are kernels, so an op's insides never autocast. Many tessera ops are composites of
+// public ops (on CUDA nearly all: gelu uses pow and tanh, softmax exp and sum), so a hook
+// that fired inside them would change the dtype of ops that are on no list. The hooks whose
+// policy is float32 on CUDA only (the exp/log family, pow, sum, softmax, layer_norm, ...)
+// therefore skip when the calling Python frame is in one of tessera's op modules (the
+// NestedFn set by the bindings). The other hooks need no such check: the lower-precision
+// ones are idempotent inside lower-precision composites, and the CPU lists match PyTorch's
+// decompositions (which do autocast their insides, e.g. CPU tensordot -> mm).
 // Weight cache: like PyTorch (after Apex), casts of float32 leaves that require grad to the
 // autocast dtype are cached until the outermost autocast region exits, so a weight used by
 // many ops (or many time steps) is cast once. The cache is per thread (the state is too) and
@@ -30,6 +39,7 @@ struct CacheEntry {
   Tensor cast;
 };
 
+NestedFn g_nested = nullptr;
 thread_local uint8_t t_mask = 0;
 thread_local DType t_dtype[kNumDeviceTypes] = {DType::BFloat16, DType::Float16};
 thread_local bool t_cache_enabled = true;
@@ -85,8 +95,17 @@ bool on_cuda_fp32_list(const char* name) {
   return false;
 }
 
-void cast_args(uint8_t packed, Tensor* const* args, int n) {
+void set_nested_fn(NestedFn fn) { g_nested = fn; }
+
+void cast_args(uint8_t packed, Tensor* const* args, int n, bool from_python_hook) {
   if (!t_mask) return;
+  if (packed == kFp32Cuda && g_nested) {
+    bool would_cast = false;
+    for (int i = 0; i < n && !would_cast; ++i)
+      would_cast = eligible(*args[i]) && args[i]->device().type == DeviceType::CUDA &&
+                   args[i]->dtype() != DType::Float32;
+    if (!would_cast || g_nested(from_python_hook)) return;
+  }
   // Promote's target: the autocast dtype unless some eligible input is wider (float32, or
   // the other 16-bit type, which promotes with it to float32).
   DType widest[kNumDeviceTypes] = {t_dtype[0], t_dtype[1]};

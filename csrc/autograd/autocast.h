@@ -35,10 +35,17 @@ int increment_nesting();
 int decrement_nesting();
 void clear_cache();  // drops this thread's cached casts
 
+// Set by the Python layer (bind_autocast.cpp): whether the op being entered was called from
+// inside another op's implementation, judged from the calling Python frame (one frame further
+// up for `from_python_hook`, the entry hook of an op written in Python). The float32-on-CUDA
+// hooks skip then, as PyTorch runs an op's insides with autocast excluded (Note [Autocast]).
+using NestedFn = bool (*)(bool from_python_hook);
+void set_nested_fn(NestedFn fn);
+
 // Applies `packed`'s policy to each defined tensor in args[0..n) in place (differentiable
 // casts). Only floating, non-float64, non-Python-scalar tensors on a device type whose
 // autocast is enabled are cast. A no-op unless active().
-void cast_args(uint8_t packed, Tensor* const* args, int n);
+void cast_args(uint8_t packed, Tensor* const* args, int n, bool from_python_hook = false);
 
 // The hook of a C++-bound op: `cast(kLowerBoth, a, b);` at its entry.
 template <class... Ts>

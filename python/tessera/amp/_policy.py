@@ -15,8 +15,11 @@ from typing import Any, Callable, Tuple
 
 from .. import _C
 from .._C import _autocast_cast as cast, _autocast_policies as _policies
+# transparent(*fns): thin Tensor-method wrappers the float32-on-CUDA hooks' nesting check
+# looks through (an op called from inside another op's implementation does not autocast).
+from .._C import _autocast_transparent as transparent
 
-__all__ = ["cast", "cast_bce", "op", "LOWER", "FP32", "FP32_CUDA", "FP32_CPU", "PROMOTE_CUDA"]
+__all__ = ["cast", "cast_bce", "op", "transparent", "LOWER", "FP32", "FP32_CUDA", "FP32_CPU", "PROMOTE_CUDA"]
 
 LOWER: int = _policies["LOWER_LOWER"]          # to the autocast dtype on both device types
 FP32: int = _policies["FP32_FP32"]             # to float32 on both
