@@ -316,6 +316,17 @@ def test_state_is_thread_local() -> None:
     assert seen == {"enabled": False, "dtype": ts.float32, "inner": ts.float16}
 
 
+def test_thread_exiting_with_autocast_on_leaves_others_alone() -> None:
+    th = threading.Thread(target=lambda: ts.set_autocast_enabled("cpu", True))
+    th.start()
+    th.join()
+    x = ts.ones((2, 2))
+    assert not ts.is_autocast_enabled("cpu") and (x @ x).dtype == ts.float32
+    with ts.autocast("cpu"):
+        assert (x @ x).dtype == ts.bfloat16
+    assert (x @ x).dtype == ts.float32
+
+
 def test_errors_and_unsupported_dtype() -> None:
     with pytest.raises(ValueError, match="device_type"):
         ts.autocast(0)  # type: ignore[arg-type]

@@ -73,11 +73,30 @@ Tensor cached_cast(const Tensor& x, DType to) {
 }
 }  // namespace
 
-bool active() { return t_mask != 0; }
+namespace detail {
+std::atomic<int> g_threads_enabled{0};
+bool active_in_this_thread() { return t_mask != 0; }
+}  // namespace detail
+
+namespace {
+// Keeps g_threads_enabled right when a thread exits with autocast still enabled.
+struct ThreadExit {
+  bool armed = false;
+  ~ThreadExit() {
+    if (armed && t_mask) detail::g_threads_enabled.fetch_sub(1, std::memory_order_relaxed);
+  }
+};
+thread_local ThreadExit t_exit;
+}  // namespace
+
 bool is_enabled(DeviceType dev) { return (t_mask >> index_of(dev)) & 1; }
 void set_enabled(DeviceType dev, bool enabled) {
+  t_exit.armed = true;  // constructs (and arms) this thread's exit hook
   const uint8_t bit = static_cast<uint8_t>(1u << index_of(dev));
-  t_mask = enabled ? (t_mask | bit) : (t_mask & ~bit);
+  const uint8_t old = t_mask;
+  t_mask = enabled ? (old | bit) : (old & ~bit);
+  if (!old && t_mask) detail::g_threads_enabled.fetch_add(1, std::memory_order_relaxed);
+  if (old && !t_mask) detail::g_threads_enabled.fetch_sub(1, std::memory_order_relaxed);
 }
 DType dtype(DeviceType dev) { return t_dtype[index_of(dev)]; }
 void set_dtype(DeviceType dev, DType dtype) { t_dtype[index_of(dev)] = dtype; }

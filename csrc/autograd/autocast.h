@@ -3,6 +3,7 @@
 // the cast lists call cast_args() first; it returns at once (one thread-local load) unless
 // autocast is on for some device type in this thread (Note [Autocast]).
 #pragma once
+#include <atomic>
 #include <cstdint>
 
 #include "core/device.h"
@@ -23,8 +24,18 @@ constexpr Policy policy_on(uint8_t packed, DeviceType dev) {
   return static_cast<Policy>((packed >> (2 * static_cast<int>(dev))) & 3);
 }
 
+namespace detail {
+// Threads whose autocast is enabled for some device type: while none is, active() is one
+// relaxed load of a global (no thread-local access, which in a shared library is a call).
+extern std::atomic<int> g_threads_enabled;
+bool active_in_this_thread();
+}  // namespace detail
+
 // The one cheap check: autocast is enabled for some device type in this thread.
-bool active();
+inline bool active() {
+  return detail::g_threads_enabled.load(std::memory_order_relaxed) != 0 &&
+         detail::active_in_this_thread();
+}
 bool is_enabled(DeviceType dev);
 void set_enabled(DeviceType dev, bool enabled);
 DType dtype(DeviceType dev);  // float16 for CUDA, bfloat16 for CPU unless set

@@ -144,9 +144,11 @@ void def_tensor_methods(py::module_& m) {
   };
   for (const U& u : unary) {
     const ElementwiseDef* d = u.def;
-    cls.def(u.name, [d](Tensor t) {
-      autocast::cast_unary(d->name, t);
-      return unary_op(*d, t);
+    cls.def(u.name, [d](const Tensor& t) {
+      if (!autocast::active()) return unary_op(*d, t);
+      Tensor x = t;
+      autocast::cast_unary(d->name, x);
+      return unary_op(*d, x);
     });
   }
   struct B {
@@ -191,10 +193,10 @@ void def_tensor_methods(py::module_& m) {
       return self;
     });
   }
-  cls.def("pow", [](Tensor t, py::handle o) {
-    Tensor e = operand_or_throw(o, "pow");
-    autocast::cast(autocast::kFp32Cuda, t, e);
-    return pow(t, e);
+  cls.def("pow", [](const Tensor& t, py::handle o) {
+    Tensor x = t, e = operand_or_throw(o, "pow");
+    autocast::cast(autocast::kFp32Cuda, x, e);
+    return pow(x, e);
   });
   for (const char* name : {"clip", "clamp"})
     cls.def(

@@ -176,9 +176,11 @@ void init_tensor(py::module_& m) {
   def_binary_operator(cls, "__mod__", "__rmod__", "__imod__", remainder_def);
   def_binary_operator_with(
       cls, "__pow__", "__rpow__", "__ipow__",
-      [](Tensor a, Tensor b) {
-        autocast::cast(autocast::kFp32Cuda, a, b);  // PyTorch's CUDA float32 list
-        return pow(a, b);
+      [](const Tensor& a, const Tensor& b) {
+        if (!autocast::active()) return pow(a, b);
+        Tensor x = a, y = b;
+        autocast::cast(autocast::kFp32Cuda, x, y);  // PyTorch's CUDA float32 list
+        return pow(x, y);
       },
       &pow_);
   def_binary_operator(cls, "__and__", "__rand__", "__iand__", bitwise_and_def);
@@ -200,6 +202,7 @@ void init_tensor(py::module_& m) {
   cls.def("__matmul__", [](const Tensor& a, py::handle b) -> py::object {
     Tensor o;
     if (!to_operand(b, o)) return not_implemented();
+    if (!autocast::active()) return py::cast(matmul(a, o));
     Tensor self = a;
     autocast::cast(autocast::kLowerBoth, self, o);
     return py::cast(matmul(self, o));
@@ -207,6 +210,7 @@ void init_tensor(py::module_& m) {
   cls.def("__rmatmul__", [](const Tensor& a, py::handle b) -> py::object {
     Tensor o;
     if (!to_operand(b, o)) return not_implemented();
+    if (!autocast::active()) return py::cast(matmul(o, a));
     Tensor self = a;
     autocast::cast(autocast::kLowerBoth, o, self);
     return py::cast(matmul(o, self));
