@@ -1,4 +1,5 @@
 // Creation primitives, copies/casts, NumPy exchange, views and the linalg core.
+#include "autograd/autocast.h"
 #include "ops/copy.h"
 #include "ops/linalg.h"
 #include "ops/views.h"
@@ -81,17 +82,25 @@ void init_core(py::module_& m) {
   m.def(
       "matmul",
       [](py::handle a, py::handle b) {
-        return matmul(operand_or_throw(a, "matmul"), operand_or_throw(b, "matmul"));
+        Tensor ta = operand_or_throw(a, "matmul"), tb = operand_or_throw(b, "matmul");
+        autocast::cast(autocast::kLowerBoth, ta, tb);
+        return matmul(ta, tb);
       },
       py::arg("x1"), py::arg("x2"), py::pos_only(),
       "Matrix product with NumPy's rules for 1-D operands and broadcast batch dims.\n"
       "(..., m, k) @ (..., k, n) -> (..., m, n).");
-  m.def("_tensordot_axes", [](const Tensor& a, const Tensor& b, py::handle xa, py::handle xb) {
+  m.def("_tensordot_axes", [](Tensor a, Tensor b, py::handle xa, py::handle xb) {
+    autocast::cast(autocast::kTensordot, a, b);
     return tensordot(a, b, to_shape(xa, "tensordot"), to_shape(xb, "tensordot"));
   });
-  m.def("_tensordot_n",
-        [](const Tensor& a, const Tensor& b, int64_t n) { return tensordot(a, b, n); });
-  m.def("_vecdot", &vecdot);
+  m.def("_tensordot_n", [](Tensor a, Tensor b, int64_t n) {
+    autocast::cast(autocast::kTensordot, a, b);
+    return tensordot(a, b, n);
+  });
+  m.def("_vecdot", [](Tensor a, Tensor b, int64_t axis) {
+    autocast::cast(autocast::kLowerBoth, a, b);
+    return vecdot(a, b, axis);
+  });
 }
 
 }  // namespace ts::python

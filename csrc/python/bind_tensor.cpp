@@ -1,6 +1,7 @@
 // tessera.Tensor: attributes, conversions to Python numbers, and the core operators.
 // Methods with flexible signatures (sum(axis=..., dim=...), reshape(*shape), repr) are added in
 // python/tessera/_tensor.py over these.
+#include "autograd/autocast.h"
 #include "autograd/record.h"
 #include "ops/arithmetic.h"
 #include "ops/bitwise.h"
@@ -173,7 +174,15 @@ void init_tensor(py::module_& m) {
   def_binary_operator(cls, "__truediv__", "__rtruediv__", "__itruediv__", kDivide);
   def_binary_operator(cls, "__floordiv__", "__rfloordiv__", "__ifloordiv__", floor_divide_def);
   def_binary_operator(cls, "__mod__", "__rmod__", "__imod__", remainder_def);
-  def_binary_operator_with(cls, "__pow__", "__rpow__", "__ipow__", &pow, &pow_);
+  def_binary_operator_with(
+      cls, "__pow__", "__rpow__", "__ipow__",
+      [](const Tensor& a, const Tensor& b) {
+        if (!autocast::active()) return pow(a, b);
+        Tensor x = a, y = b;
+        autocast::cast(autocast::kFp32Cuda, x, y);  // PyTorch's CUDA float32 list
+        return pow(x, y);
+      },
+      &pow_);
   def_binary_operator(cls, "__and__", "__rand__", "__iand__", bitwise_and_def);
   def_binary_operator(cls, "__or__", "__ror__", "__ior__", bitwise_or_def);
   def_binary_operator(cls, "__xor__", "__rxor__", "__ixor__", bitwise_xor_def);
@@ -193,12 +202,18 @@ void init_tensor(py::module_& m) {
   cls.def("__matmul__", [](const Tensor& a, py::handle b) -> py::object {
     Tensor o;
     if (!to_operand(b, o)) return not_implemented();
-    return py::cast(matmul(a, o));
+    if (!autocast::active()) return py::cast(matmul(a, o));
+    Tensor self = a;
+    autocast::cast(autocast::kLowerBoth, self, o);
+    return py::cast(matmul(self, o));
   });
   cls.def("__rmatmul__", [](const Tensor& a, py::handle b) -> py::object {
     Tensor o;
     if (!to_operand(b, o)) return not_implemented();
-    return py::cast(matmul(o, a));
+    if (!autocast::active()) return py::cast(matmul(o, a));
+    Tensor self = a;
+    autocast::cast(autocast::kLowerBoth, o, self);
+    return py::cast(matmul(o, self));
   });
   cls.def("__imatmul__", [](py::object self, py::handle b) -> py::object {
     // NumPy's in-place matmul (PyTorch rebinds `a` instead): recorded like `a = a @ b`.

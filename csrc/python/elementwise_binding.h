@@ -1,5 +1,6 @@
 // Helpers that bind an ElementwiseDef as a namespace function and as Tensor operators.
 #pragma once
+#include "autograd/autocast.h"
 #include "ops/elementwise.h"
 #include "python/convert.h"
 
@@ -36,7 +37,12 @@ inline void def_binary_function(py::module_& m, const ElementwiseDef& def, const
 inline void def_unary_function(py::module_& m, const ElementwiseDef& def, const char* doc) {
   const ElementwiseDef* d = &def;
   m.def(
-      def.name, [d](py::handle x) { return unary_op(*d, operand_or_throw(x, d->name)); },
+      def.name,
+      [d](py::handle x) {
+        Tensor t = operand_or_throw(x, d->name);
+        autocast::cast_unary(d->name, t);  // Note [Autocast]
+        return unary_op(*d, t);
+      },
       py::arg("x"), py::pos_only(), doc);
 }
 

@@ -22,6 +22,7 @@ void init_fft(py::module_& m);
 void init_cuda(py::module_& m);
 void init_optim(py::module_& m);
 void init_nn(py::module_& m);
+void init_autocast(py::module_& m);
 }  // namespace ts::python
 
 namespace {
@@ -68,4 +69,5 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_fft(m);
   ts::python::init_optim(m);
   ts::python::init_nn(m);
+  ts::python::init_autocast(m);
 }

@@ -31,6 +31,9 @@ _tensor._install()
 
 from . import autograd, testing, utils  # noqa: E402
 from . import nn, optim, datasets  # noqa: E402
+from . import amp  # noqa: E402
+from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E402
+                  set_autocast_enabled, set_autocast_dtype)
 from .serialization import save, load  # noqa: E402
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402
                        is_grad_enabled)

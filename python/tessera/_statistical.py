@@ -21,6 +21,8 @@ import builtins
 from typing import Any, Optional, Tuple, Union
 
 from . import _C
+from .amp import _policy as _amp
+from .amp._policy import FP32 as _FP32, FP32_CPU as _FP32_CPU, FP32_CUDA as _FP32_CUDA, cast as _cast
 from ._C import Tensor, where
 
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "all", "any", "count_nonzero",
@@ -51,12 +53,14 @@ def sum(x: Tensor, /, *, axis: Axis = None, dtype: Any = None, keepdims: builtin
     """Sum over `axis`. Default result dtype: bool and signed ints -> int64, unsigned ints ->
     uint64, floats and complex keep theirs; ``dtype=`` casts the input first and accumulates
     in it. The sum over no elements is 0."""
+    x = _cast(_FP32_CUDA, x) if dtype is None else x
     return _C._sum(x, _axis("sum", axis, dim), _keep("sum", keepdims, keepdim), dtype)
 
 
 def prod(x: Tensor, /, *, axis: Axis = None, dtype: Any = None, keepdims: builtins.bool = False,
          dim: Any = _UNSET, keepdim: Any = _UNSET) -> Tensor:
     """Product over `axis`; dtype rules as for `sum`. The product over no elements is 1."""
+    x = _cast(_FP32 if dtype is None else _FP32_CPU, x)
     return _C._prod(x, _axis("prod", axis, dim), _keep("prod", keepdims, keepdim), dtype)
 
 
@@ -133,12 +137,14 @@ def cumulative_sum(x: Tensor, /, *, axis: Optional[int] = None, dtype: Any = Non
                    include_initial: builtins.bool = False, dim: Any = _UNSET) -> Tensor:
     """Running sums along `axis` (required unless x is 1-D). With include_initial=True the
     result starts with the identity 0 and is one longer along `axis`. Dtype rules as `sum`."""
+    x = _cast(_FP32_CUDA, x) if dtype is None else x
     return _C._cumulative_sum(x, _axis("cumulative_sum", axis, dim), dtype, include_initial)
 
 
 def cumulative_prod(x: Tensor, /, *, axis: Optional[int] = None, dtype: Any = None,
                     include_initial: builtins.bool = False, dim: Any = _UNSET) -> Tensor:
     """Running products along `axis` (identity 1 first with include_initial=True)."""
+    x = _cast(_FP32_CUDA, x) if dtype is None else x
     return _C._cumulative_prod(x, _axis("cumulative_prod", axis, dim), dtype, include_initial)
 
 
@@ -178,6 +184,7 @@ for _name, _fn in [("sum", sum), ("prod", prod), ("mean", mean), ("var", var), (
                    ("max", max), ("min", min), ("all", all), ("any", any),
                    ("argmax", argmax), ("argmin", argmin), ("count_nonzero", count_nonzero)]:
     setattr(Tensor, _name, _method(_fn, _name))
+_amp.transparent(_method(sum, "sum"), _cumsum, _cumprod)  # x.sum() autocasts like ts.sum(x)
 Tensor.cumsum = _cumsum
 Tensor.cumprod = _cumprod
 del _name, _fn

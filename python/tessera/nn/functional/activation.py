@@ -8,6 +8,7 @@ import math
 from typing import Any, Optional, Sequence, Union
 
 from ..._C import Tensor
+from ...amp import _policy as _amp
 from ...autograd.function import Function, FunctionCtx
 from ._fused import Gelu, Relu, fusable, softmax_axis
 
@@ -75,6 +76,7 @@ def tanh(x: Tensor) -> Tensor:
 
 def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta x)) / beta, linear above `threshold` (PyTorch's rule)."""
+    x = _amp.cast(_amp.FP32_CUDA, x)
     t = _ts()
     bx = x * beta
     soft = t.log1p(t.exp(t.minimum(bx, threshold))) / beta
@@ -178,6 +180,7 @@ def _safe_max(x: Tensor, axis: Any) -> Tensor:
 
 def softmax(x: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
     """exp(x) / sum(exp(x)) along `dim` (one fused pass per row for floating inputs)."""
+    x = _amp.cast(_amp.FP32_CUDA, x) if dtype is None else x
     t = _ts()
     if dtype is not None:
         x = x.astype(dtype)
@@ -190,6 +193,7 @@ def softmax(x: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
 
 def log_softmax(x: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
     """x - logsumexp(x) along `dim` (one fused pass per row for floating inputs)."""
+    x = _amp.cast(_amp.FP32_CUDA, x) if dtype is None else x
     if dtype is not None:
         x = x.astype(dtype)
     axis = _axis(x, dim, "log_softmax")
@@ -210,6 +214,7 @@ def softmin(x: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
 
 def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     """log(sum(exp(x))) over `dim`, shifted by the (detached) max for stability."""
+    x = _amp.cast(_amp.FP32_CUDA, x)
     t = _ts()
     axis = tuple(range(x.ndim)) if dim is None else dim
     m = _safe_max(x, axis)

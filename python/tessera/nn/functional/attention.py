@@ -6,6 +6,7 @@ import math
 from typing import Any, Optional
 
 from ..._C import Tensor
+from ...amp import _policy as _amp
 from ._fused import AttentionSoftmax, fusable
 from .activation import softmax
 
@@ -25,6 +26,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     query i attend to keys j <= i (PyTorch's top-left aligned tril(ones(L, S))). scale
     defaults to 1/sqrt(E); enable_gqa repeats key/value heads to match the query's.
     """
+    query, key, value, attn_mask = _amp.cast(_amp.LOWER, query, key, value, attn_mask)
     t = _ts()
     if is_causal and attn_mask is not None:
         raise ValueError("scaled_dot_product_attention: pass either attn_mask or is_causal")

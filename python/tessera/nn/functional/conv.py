@@ -15,6 +15,7 @@ import math
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from ..._C import Tensor
+from ...amp import _policy as _amp
 from . import _fused
 from ._fused import fusable_cpu as fusable
 
@@ -235,12 +236,14 @@ def _conv_gemm(x: Tensor, weight: Tensor, bias: Optional[Tensor], nsp: int,
 def conv1d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
            padding: Any = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
     """(N, C, L) * (O, C/groups, k) -> (N, O, L_out)."""
+    x, weight, bias = _amp.cast(_amp.LOWER, x, weight, bias)
     return _convnd(x, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
 def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
            padding: Any = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
     """(N, C, H, W) * (O, C/groups, kh, kw) -> (N, O, H_out, W_out)."""
+    x, weight, bias = _amp.cast(_amp.LOWER, x, weight, bias)
     return _convnd(x, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
@@ -315,6 +318,7 @@ def conv_transpose1d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
                      dilation: IntOrTuple = 1) -> Tensor:
     """(N, C_in, L) with weight (C_in, C_out/groups, k) -> (N, C_out, L_out),
     L_out = (L-1) stride - 2 padding + dilation (k-1) + output_padding + 1."""
+    x, weight, bias = _amp.cast(_amp.LOWER, x, weight, bias)
     return _conv_transposend(x, weight, bias, stride, padding, output_padding, groups, dilation,
                              1, "conv_transpose1d")
 
@@ -325,6 +329,7 @@ def conv_transpose2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
                      dilation: IntOrTuple = 1) -> Tensor:
     """(N, C_in, H, W) with weight (C_in, C_out/groups, kh, kw) -> (N, C_out, H_out, W_out):
     the gradient of conv2d with respect to its input (a "deconvolution")."""
+    x, weight, bias = _amp.cast(_amp.LOWER, x, weight, bias)
     return _conv_transposend(x, weight, bias, stride, padding, output_padding, groups, dilation,
                              2, "conv_transpose2d")
 

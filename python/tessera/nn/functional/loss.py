@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..._C import Tensor
+from ...amp import _policy as _amp
 from ...autograd.function import Function, FunctionCtx
 from ._fused import CrossEntropy, fusable
 from .activation import log_softmax
@@ -41,6 +42,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
              ignore_index: int = -100, reduction: str = "mean") -> Tensor:
     """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities; 'mean'
     divides by the summed weights of the non-ignored targets."""
+    input, target, weight = _amp.cast(_amp.FP32, input, target, weight)
     t = _ts()
     if input.ndim < 1:
         raise ValueError("nll_loss: input must have at least one dimension")
@@ -78,6 +80,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     """log_softmax over axis 1 (axis 0 for unbatched) + NLL with class indices, or the
     cross entropy with class probabilities when target is floating; PyTorch's formulas
     for weight, ignore_index and label_smoothing."""
+    input, target, weight = _amp.cast(_amp.FP32, input, target, weight)
     t = _ts()
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
@@ -156,17 +159,20 @@ def _cross_entropy_fused(input: Tensor, target: Tensor, weight: Optional[Tensor]
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    input, target = _amp.cast(_amp.FP32, input, target)
     d = input - target
     return _reduce(d * d, reduction, "mse_loss")
 
 
 def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    input, target = _amp.cast(_amp.FP32, input, target)
     return _reduce(_ts().abs(input - target), reduction, "l1_loss")
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (L1 when beta == 0)."""
+    input, target = _amp.cast(_amp.FP32, input, target)
     t = _ts()
     if beta < 0:
         raise ValueError(f"smooth_l1_loss: beta must be non-negative, got {beta}")
@@ -179,6 +185,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean",
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0) -> Tensor:
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+    input, target = _amp.cast(_amp.FP32, input, target)
     t = _ts()
     if delta <= 0:
         raise ValueError(f"huber_loss: delta must be positive, got {delta}")
@@ -209,6 +216,7 @@ class _BCE(Function):
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
                          reduction: str = "mean") -> Tensor:
     """-(y log p + (1-y) log(1-p)) with each log clamped at -100, as PyTorch does."""
+    input, target, weight = _amp.cast_bce(input, target, weight)
     _check_same_shape(input, target, "binary_cross_entropy")
     loss = _BCE.apply(input, target)
     if weight is not None:
@@ -220,6 +228,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Optional[Tensor] = None, reduction: str = "mean",
                                      pos_weight: Optional[Tensor] = None) -> Tensor:
     """(1-y) x + (1 + (pw-1) y) log(1 + exp(-x)), evaluated stably."""
+    input, target, weight, pos_weight = _amp.cast(_amp.FP32, input, target, weight, pos_weight)
     t = _ts()
     _check_same_shape(input, target, "binary_cross_entropy_with_logits")
     softplus_neg = t.log1p(t.exp(-t.abs(input))) + t.maximum(-input, 0)
@@ -235,6 +244,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 def kl_div(input: Tensor, target: Tensor, reduction: str = "mean", log_target: bool = False) -> Tensor:
     """target * (log target - input) pointwise (input holds log-probabilities);
     'batchmean' divides the sum by the batch size."""
+    input, target = _amp.cast(_amp.FP32, input, target)
     t = _ts()
     if log_target:
         loss = t.exp(target) * (target - input)
@@ -248,6 +258,7 @@ def kl_div(input: Tensor, target: Tensor, reduction: str = "mean", log_target: b
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      eps: float = 1e-8, reduction: str = "mean") -> Tensor:
+    input, target = _amp.cast(_amp.FP32, input, target)
     t = _ts()
     if full:
         raise NotImplementedError("poisson_nll_loss: full=True is not supported")
@@ -256,12 +267,14 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    input, target = _amp.cast(_amp.FP32, input, target)
     t = _ts()
     return _reduce(t.log1p(t.exp(-target * input)), reduction, "soft_margin_loss")
 
 
 def cosine_embedding_loss(x1: Tensor, x2: Tensor, target: Tensor, margin: float = 0.0,
                           reduction: str = "mean") -> Tensor:
+    x1, x2, target = _amp.cast(_amp.FP32, x1, x2, target)
     t = _ts()
     eps = 1e-12
     cos = t.sum(x1 * x2, axis=-1) / t.sqrt((t.sum(x1 * x1, axis=-1) + eps) * (t.sum(x2 * x2, axis=-1) + eps))

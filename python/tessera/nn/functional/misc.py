@@ -6,6 +6,7 @@ from typing import Any, Optional
 
 from ... import _C
 from ..._C import Tensor
+from ...amp import _policy as _amp
 from ...autograd.function import Function, FunctionCtx
 from . import _fused
 from ._fused import fusable
@@ -19,6 +20,7 @@ def _ts() -> Any:
 
 def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """x @ weight.T + bias, weight of shape (out_features, in_features)."""
+    x, weight, bias = _amp.cast(_amp.LOWER, x, weight, bias)
     if x.ndim >= 1 and weight.ndim == 2 and (bias is None or bias.ndim == 1) \
             and fusable(x, weight, bias):
         return _fused.Linear.apply(x, weight, bias)
@@ -26,6 +28,7 @@ def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     return y + bias if bias is not None else y
 
 
+@_amp.op(_amp.PROMOTE_CUDA)
 def bilinear(x1: Tensor, x2: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """y_k = x1 W_k x2 + b_k, weight (out, in1, in2)."""
     t = _ts()
@@ -170,6 +173,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    x1, x2 = _amp.cast(_amp.FP32_CUDA, x1, x2)
     t = _ts()
     n1 = t.sqrt(t.sum(x1 * x1, axis=dim))
     n2 = t.sqrt(t.sum(x2 * x2, axis=dim))

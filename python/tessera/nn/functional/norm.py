@@ -5,6 +5,7 @@ import math
 from typing import Any, Optional, Sequence, Tuple, Union
 
 from ..._C import Tensor
+from ...amp import _policy as _amp
 from ._fused import LayerNorm, fusable
 
 
@@ -67,6 +68,7 @@ def _norm_axes(x: Tensor, normalized_shape: Sequence[int], op: str) -> Tuple[int
 def layer_norm(x: Tensor, normalized_shape: Union[int, Sequence[int]],
                weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
                eps: float = 1e-5) -> Tensor:
+    x, weight, bias = _amp.cast(_amp.FP32_CUDA, x, weight, bias)
     t = _ts()
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
@@ -104,6 +106,7 @@ def rms_norm(x: Tensor, normalized_shape: Union[int, Sequence[int]],
 
 def group_norm(x: Tensor, num_groups: int, weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
+    x, weight, bias = _amp.cast(_amp.FP32_CUDA, x, weight, bias)
     t = _ts()
     if x.ndim < 2 or x.shape[1] % num_groups:
         raise ValueError(f"group_norm: {x.shape[1] if x.ndim > 1 else '?'} channels of input "
