@@ -70,10 +70,13 @@ def run(lib: str, args) -> float:
     tgt = M.asarray(rng.integers(0, 65, (args.batch * args.block,)), device="cuda")
     pos = M.asarray(np.arange(args.block), device="cuda")
 
+    autocast = M.autocast("cuda", dtype=M.bfloat16, enabled=args.amp)
+
     def step():
         opt.zero_grad()
-        logits = model(idx, pos)
-        loss = F.cross_entropy(logits.reshape(-1, 65), tgt)
+        with autocast:
+            logits = model(idx, pos)
+            loss = F.cross_entropy(logits.reshape(-1, 65), tgt)
         loss.backward()
         opt.step()
         return loss
@@ -90,11 +93,12 @@ def main() -> None:
     p.add_argument("--block", type=int, default=256)
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--steps", type=int, default=10)
+    p.add_argument("--amp", action="store_true", help="bfloat16 autocast (else float32)")
     args = p.parse_args()
     t_torch = run("torch", args)
     t_ts = run("tessera", args)
     print(f"char-GPT step {args.layers}x{args.heads}x{args.embd}, block {args.block}, batch "
-          f"{args.batch}, float32: tessera {t_ts:.1f} ms, torch {t_torch:.1f} ms, "
+          f"{args.batch}, {'bf16 autocast' if args.amp else 'float32'}: tessera {t_ts:.1f} ms, torch {t_torch:.1f} ms, "
           f"speed vs torch {t_torch / t_ts:.2f}x")
 
 

@@ -1,4 +1,4 @@
-"""GPU time per kernel of the tessera char-GPT step, through torch.profiler (CUPTI sees every
+"""Usage: kernels_cuda_gpt.py [rows] [tessera|torch] [--amp]. GPU time per kernel of the tessera char-GPT step, through torch.profiler (CUPTI sees every
 kernel in the process, tessera's included). Run on a GPU machine with PyTorch installed."""
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from bench_cuda_gpt import build
 
 
 def main() -> None:
-    import tessera as ts
+    lib = sys.argv[2] if len(sys.argv) > 2 else "tessera"
+    import tessera
+    ts = torch if lib == "torch" else tessera
     F = ts.nn.functional
     ts.manual_seed(0)
     model = build(ts.nn, F, 65, 6, 6, 384, 256).to("cuda")
@@ -21,16 +23,19 @@ def main() -> None:
     idx = ts.asarray(rng.integers(0, 65, (64, 256)), device="cuda")
     tgt = ts.asarray(rng.integers(0, 65, (64 * 256,)), device="cuda")
     pos = ts.asarray(np.arange(256), device="cuda")
+    amp = ts.autocast("cuda", dtype=ts.bfloat16, enabled="--amp" in sys.argv)
 
     def step():
         opt.zero_grad()
-        loss = F.cross_entropy(model(idx, pos).reshape(-1, 65), tgt)
+        with amp:
+            loss = F.cross_entropy(model(idx, pos).reshape(-1, 65), tgt)
         loss.backward()
         opt.step()
 
     for _ in range(2):
         step()
     ts.cuda.synchronize()
+    print(f"--- {lib}{' bf16 autocast' if '--amp' in sys.argv else ' float32'}")
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         step()
         ts.cuda.synchronize()

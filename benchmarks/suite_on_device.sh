@@ -14,3 +14,9 @@ for f in ${MODULES:-tests/test_*.py}; do
   rc=$?
   echo "$name rc=$rc $(tail -1 "$OUT/suite/$name.log")"
 done
+# One summary (the device tool returns a limited number of files): failures by first error line.
+for f in "$OUT"/suite/*.log; do
+  echo "=== $(basename "$f")"; grep -E "^(FAILED|ERROR)" "$f" | cut -c1-220 | head -25
+  grep -E "^E   " "$f" | sort | uniq -c | sort -rn | head -8 | cut -c1-250
+done > "$OUT/suite_summary.txt"
+rm -rf "$OUT/suite"

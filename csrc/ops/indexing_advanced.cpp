@@ -529,6 +529,8 @@ void scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& s
   if (ic.numel() == 0) return;
   // The part of src that index addresses, in x's dtype, as a contiguous block.
   Tensor s = astype(src, x.dtype(), false);
+  // A 0-d CPU src mixes with device tensors like a scalar; the kernels read device memory.
+  if (s.device() != x.device()) s = to_device(s, x.device(), false);
   if (s.ndim() == 0) {
     s = broadcast_to(s, ic.shape());
   } else {
