@@ -575,3 +575,25 @@ def test_set_default_device_places_creations_on_cuda():
     finally:
         ts.set_default_device(None)
     assert ts.zeros(1).device == ts.Device("cpu")
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int64", "float64"])
+@pytest.mark.parametrize("inner", [1, 3, 4, 64, 1152, 1153])
+def test_row_and_column_broadcasts_match_cpu(dtype, inner):
+    # The contiguous kernel's broadcast modes: a bias (row) and a per-row statistic (column),
+    # with aligned and unaligned (offset-by-one) operands.
+    rng = np.random.default_rng(inner)
+    rows = 37
+    x = ts.asarray(rng.standard_normal((rows, inner)) * 8).astype(getattr(ts, dtype))
+    big = ts.asarray(rng.standard_normal(inner + 1) * 8).astype(getattr(ts, dtype))
+    col = ts.asarray(rng.standard_normal((rows + 1, 1)) * 8).astype(getattr(ts, dtype))
+    for b in (big[:inner], big[1:]):
+        for c in (col[:rows], col[1:]):
+            for f in (lambda x, b, c: x + b, lambda x, b, c: b * x, lambda x, b, c: x - c,
+                      lambda x, b, c: ts.where(x > 0, b, c), lambda x, b, c: (x + b) * c):
+                want = f(x, b, c)
+                got = f(x.cuda(), b.cuda(), c.cuda())
+                assert got.dtype == want.dtype
+                np.testing.assert_array_equal(got.cpu().astype(ts.float64).numpy(),
+                                              want.astype(ts.float64).numpy())

@@ -81,9 +81,18 @@ struct alignas(sizeof(T) * kVec) VecT {
 
 // Contiguous operands: thread t handles elements [t*kVec, t*kVec+kVec); `scalar_mask` marks
 // operands broadcast from one element (stride 0), read once.
+// Operands broadcast along one axis of a 2-D (inner `period` x outer) output: a row-broadcast
+// one (a bias: strides (1, 0)) reads element i % period, a column-broadcast one (a per-row
+// statistic: strides (0, 1)) reads i / period. Everything else is as in the plain kernel.
+struct Broadcast2d {
+  unsigned row_mask = 0, col_mask = 0;
+  int64_t period = 1;
+  bool row_vec = false;  // row-broadcast operands allow wide loads (period % kVec == 0, aligned)
+};
+
 template <class R, class T, int N, class F>
 __global__ void __launch_bounds__(kBlock)
-    elem_contig_kernel(ElemArgs<N> a, unsigned scalar_mask, bool aligned, F f) {
+    elem_contig_kernel(ElemArgs<N> a, unsigned scalar_mask, bool aligned, Broadcast2d bc, F f) {
   const int64_t i0 = (static_cast<int64_t>(blockIdx.x) * kBlock + threadIdx.x) * kVec;
   if (i0 >= a.numel) return;
   using A = dacc_t<T>;
@@ -95,6 +104,22 @@ __global__ void __launch_bounds__(kBlock)
       const A v = dconvert<A>(load_operand<T>(a, k, 0));
 #pragma unroll
       for (int j = 0; j < kVec; ++j) in[k][j] = v;
+    } else if (bc.row_mask & (1u << k)) {
+      const T* p = reinterpret_cast<const T*>(a.base[k]);
+      if (full && bc.row_vec) {
+        const VecT<T> v = *reinterpret_cast<const VecT<T>*>(p + i0 % bc.period);
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) in[k][j] = dconvert<A>(v.v[j]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < kVec; ++j)
+          in[k][j] = i0 + j < a.numel ? dconvert<A>(p[(i0 + j) % bc.period]) : A{};
+      }
+    } else if (bc.col_mask & (1u << k)) {
+      const T* p = reinterpret_cast<const T*>(a.base[k]);
+#pragma unroll
+      for (int j = 0; j < kVec; ++j)
+        in[k][j] = i0 + j < a.numel ? dconvert<A>(p[(i0 + j) / bc.period]) : A{};
     } else if (full) {
       const VecT<T> v = *reinterpret_cast<const VecT<T>*>(a.base[k] + i0 * sizeof(T));
 #pragma unroll
@@ -233,6 +258,35 @@ ElemArgs<N> make_args(const ElementwiseIter& it, int in_itemsize, unsigned& scal
   return a;
 }
 
+// Whether a 2-D iteration has a contiguous output and operands that are contiguous, scalars,
+// or broadcast along one axis (bias adds, per-row statistics): then the contiguous kernel
+// runs with `bc` describing the broadcast operands instead of the strided one.
+template <int N>
+bool broadcast_2d(const ElemArgs<N>& a, int64_t out_size, int64_t in_size, unsigned scalar_mask,
+                  Broadcast2d& bc) {
+  if (a.ndim != 2) return false;
+  const int64_t inner = a.sizes[0];
+  if (a.strides[0][0] != out_size || a.strides[0][1] != out_size * inner) return false;
+  for (int k = 1; k < N; ++k) {
+    if (scalar_mask & (1u << k)) continue;
+    const int64_t s0 = a.strides[k][0], s1 = a.strides[k][1];
+    if (s0 == in_size && s1 == in_size * inner) continue;
+    if (s0 == in_size && s1 == 0)
+      bc.row_mask |= 1u << k;
+    else if (s0 == 0 && s1 == in_size)
+      bc.col_mask |= 1u << k;
+    else
+      return false;
+  }
+  if (!(bc.row_mask | bc.col_mask)) return false;
+  bc.period = inner;
+  bc.row_vec = inner % kVec == 0;
+  for (int k = 1; k < N; ++k)
+    if (bc.row_mask & (1u << k))
+      bc.row_vec = bc.row_vec && reinterpret_cast<uintptr_t>(a.base[k]) % (in_size * kVec) == 0;
+  return true;
+}
+
 template <class R, class T, int N, class F>
 void launch_elementwise(const ElementwiseIter& it, F f) {
   if (it.numel == 0) return;
@@ -242,14 +296,15 @@ void launch_elementwise(const ElementwiseIter& it, F f) {
   if (contig && a.ndim == 1 && a.strides[0][0] != static_cast<int64_t>(sizeof(R))) contig = false;
   const int dev = current_device();
   cudaStream_t s = current_stream(dev);
-  if (contig) {
+  Broadcast2d bc;
+  if (contig || broadcast_2d(a, sizeof(R), sizeof(T), scalar_mask, bc)) {
     bool aligned = reinterpret_cast<uintptr_t>(a.base[0]) % alignof(VecT<R>) == 0;
     for (int k = 1; k < N; ++k)
-      if (!(scalar_mask & (1u << k)))
+      if (!((scalar_mask | bc.row_mask | bc.col_mask) & (1u << k)))
         aligned = aligned && reinterpret_cast<uintptr_t>(a.base[k]) % alignof(VecT<T>) == 0;
     const int64_t threads = (a.numel + kVec - 1) / kVec;
     const unsigned grid = static_cast<unsigned>((threads + kBlock - 1) / kBlock);
-    elem_contig_kernel<R, T, N><<<grid, kBlock, 0, s>>>(a, scalar_mask, aligned, f);
+    elem_contig_kernel<R, T, N><<<grid, kBlock, 0, s>>>(a, scalar_mask, aligned, bc, f);
   } else if (const unsigned tmask = tiled_inputs(a, sizeof(T))) {
     const dim3 grid(static_cast<unsigned>((a.sizes[0] + kTile - 1) / kTile),
                     static_cast<unsigned>((a.sizes[1] + kTile - 1) / kTile),
