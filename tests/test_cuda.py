@@ -597,3 +597,26 @@ def test_row_and_column_broadcasts_match_cpu(dtype, inner):
                 assert got.dtype == want.dtype
                 np.testing.assert_array_equal(got.cpu().astype(ts.float64).numpy(),
                                               want.astype(ts.float64).numpy())
+
+
+@gpu
+@pytest.mark.parametrize("shape,axis", [((3, 0), 1), ((0, 4), 0), ((2, 0, 5), 1), ((0,), 0)])
+def test_reductions_over_empty_axes_match_cpu(shape, axis):
+    x = ts.zeros(shape, device="cpu")
+    for f in (ts.sum, ts.mean, ts.prod, ts.any, ts.all):
+        want = f(x, axis=axis)
+        got = f(x.cuda(), axis=axis)
+        np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+@pytest.mark.parametrize("sa,sb", [((0, 3), (3, 4)), ((2, 3), (3, 0)), ((4, 0), (0, 2)),
+                                   ((2, 0, 3), (3, 5)), ((0, 2, 3), (0, 3, 1))])
+def test_matmul_with_empty_dims_matches_cpu(dtype, sa, sb):
+    a = ts.ones(sa, dtype=getattr(ts, dtype), device="cpu")
+    b = ts.ones(sb, dtype=getattr(ts, dtype), device="cpu")
+    want = a @ b
+    got = a.cuda() @ b.cuda()
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())

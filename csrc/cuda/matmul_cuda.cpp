@@ -110,6 +110,7 @@ GemmTypes gemm_types(DType d) {
 void matmul_cuda(const Tensor& out, const Tensor& a0, const Tensor& b0) {
   const GemmTypes ty = gemm_types(out.dtype());
   const int64_t nd = out.ndim(), m = out.dim(nd - 2), n = out.dim(nd - 1), k = a0.dim(nd - 1);
+  if (out.numel() == 0) return;  // cuBLAS rejects ldc = n = 0
   if (k == 0) return fill_(out, Scalar::from_int(0));
   Tensor a = a0, b = b0;
   Mat ma = mat_of(a), mb = mat_of(b);
