@@ -620,3 +620,11 @@ def test_matmul_with_empty_dims_matches_cpu(dtype, sa, sb):
     got = a.cuda() @ b.cuda()
     assert got.shape == want.shape
     np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+
+
+@gpu
+def test_float64_to_float16_rounds_once_like_numpy():
+    # Through float32 it would round twice (65519.99999 -> 65520.0 -> inf).
+    vals = np.array([65519.99999, -65519.99999, 65520.0, 1 + 2**-11 + 2**-40, 1e-8, -0.0])
+    got = ts.asarray(vals).cuda().astype(ts.float16).cpu().numpy()
+    np.testing.assert_array_equal(got.view(np.uint16), vals.astype(np.float16).view(np.uint16))

@@ -88,9 +88,12 @@ __device__ __forceinline__ D dconvert(S v) {
   } else if constexpr (is_dcomplex_v<D>) {
     return D(dconvert<typename D::value_type>(v), typename D::value_type(0));
   } else if constexpr (::cuda::std::is_same_v<D, __half>) {
-    return __float2half_rn(static_cast<float>(v));
+    // double rounds once, directly, like NumPy (through float it could round twice:
+    // 65519.99 -> 65520.0 -> inf).
+    if constexpr (::cuda::std::is_same_v<S, double>) return __double2half(v);
+    else return __float2half_rn(static_cast<float>(v));
   } else if constexpr (::cuda::std::is_same_v<D, __nv_bfloat16>) {
-    return __float2bfloat16_rn(static_cast<float>(v));
+    return __float2bfloat16_rn(static_cast<float>(v));  // via float, like ml_dtypes and the CPU
   } else if constexpr (::cuda::std::is_same_v<D, bool>) {
     return v != S(0);
   } else {

@@ -231,7 +231,7 @@ void launch_reduce(const ReducePlan& p, const Op& op, double divisor) {
     splits = std::max(splits, 1);
     // Chunks start 16-byte aligned (a multiple of 16 elements), so each can read vectors.
     const int64_t chunk = std::max<int64_t>(16, ((p.n_red + splits - 1) / splits + 15) / 16 * 16);
-    splits = static_cast<int>((p.n_red + chunk - 1) / chunk);
+    splits = std::max(1, static_cast<int>((p.n_red + chunk - 1) / chunk));  // n_red may be 0
     Acc* part = partials(splits);
     reduce_inner_block<<<dim3(static_cast<unsigned>(p.n_out), splits), kBlock, 0, s>>>(a, op, chunk,
                                                                                        part);
