@@ -50,39 +50,40 @@ def _split3(t, n):
     return t[..., :n], t[..., n:2 * n], t[..., 2 * n:]
 
 
-def run(lib: str, args) -> float:
-    if lib == "torch":
-        import torch as M
-        nn, F = M.nn, M.nn.functional
-        ev = lambda: M.cuda.Event(enable_timing=True)  # noqa: E731
-        sync = M.cuda.synchronize
-        M.manual_seed(0)
-    else:
-        import tessera as M
-        nn, F = M.nn, M.nn.functional
-        ev = lambda: M.cuda.Event(enable_timing=True)  # noqa: E731
-        sync = M.cuda.synchronize
-        M.manual_seed(0)
-    model = build(nn, F, 65, args.layers, args.heads, args.embd, args.block).to("cuda")
+def make_step(M, layers: int = 6, heads: int = 6, embd: int = 384, block: int = 256,
+              batch: int = 64, amp: bool = False):
+    """One training step of the char-GPT in library M (tessera or torch) on CUDA: zero_grad,
+    forward + cross-entropy (under bf16 autocast when `amp`), backward, AdamW step."""
+    nn, F = M.nn, M.nn.functional
+    M.manual_seed(0)
+    model = build(nn, F, 65, layers, heads, embd, block).to("cuda")
     opt = M.optim.AdamW(model.parameters(), lr=1e-3)
     rng = np.random.default_rng(0)
-    idx = M.asarray(rng.integers(0, 65, (args.batch, args.block)), device="cuda")
-    tgt = M.asarray(rng.integers(0, 65, (args.batch * args.block,)), device="cuda")
-    pos = M.asarray(np.arange(args.block), device="cuda")
-
-    autocast = M.autocast("cuda", dtype=M.bfloat16, enabled=args.amp)
+    idx = M.asarray(rng.integers(0, 65, (batch, block)), device="cuda")
+    tgt = M.asarray(rng.integers(0, 65, (batch * block,)), device="cuda")
+    pos = M.asarray(np.arange(block), device="cuda")
+    autocast = M.autocast("cuda", dtype=M.bfloat16, enabled=amp)
 
     def step():
         opt.zero_grad()
         with autocast:
-            logits = model(idx, pos)
-            loss = F.cross_entropy(logits.reshape(-1, 65), tgt)
+            loss = F.cross_entropy(model(idx, pos).reshape(-1, 65), tgt)
         loss.backward()
         opt.step()
         return loss
 
+    return step
+
+
+def run(lib: str, args) -> float:
+    if lib == "torch":
+        import torch as M
+    else:
+        import tessera as M
+    step = make_step(M, args.layers, args.heads, args.embd, args.block, args.batch, args.amp)
     from bench_cuda import cuda_time
-    return cuda_time(step, sync, ev, reps=args.steps)
+    return cuda_time(step, M.cuda.synchronize, lambda: M.cuda.Event(enable_timing=True),
+                     reps=args.steps)
 
 
 def main() -> None:

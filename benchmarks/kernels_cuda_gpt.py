@@ -4,33 +4,17 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-from bench_cuda_gpt import build
+from bench_cuda_gpt import make_step
 
 
 def main() -> None:
     lib = sys.argv[2] if len(sys.argv) > 2 else "tessera"
     import tessera
     ts = torch if lib == "torch" else tessera
-    F = ts.nn.functional
-    ts.manual_seed(0)
-    model = build(ts.nn, F, 65, 6, 6, 384, 256).to("cuda")
-    opt = ts.optim.AdamW(model.parameters(), lr=1e-3)
-    rng = np.random.default_rng(0)
-    idx = ts.asarray(rng.integers(0, 65, (64, 256)), device="cuda")
-    tgt = ts.asarray(rng.integers(0, 65, (64 * 256,)), device="cuda")
-    pos = ts.asarray(np.arange(256), device="cuda")
-    amp = ts.autocast("cuda", dtype=ts.bfloat16, enabled="--amp" in sys.argv)
-
-    def step():
-        opt.zero_grad()
-        with amp:
-            loss = F.cross_entropy(model(idx, pos).reshape(-1, 65), tgt)
-        loss.backward()
-        opt.step()
+    step = make_step(ts, amp="--amp" in sys.argv)
 
     for _ in range(2):
         step()

@@ -9,9 +9,7 @@ import cProfile
 import pstats
 import time
 
-import numpy as np
-
-from bench_cuda_gpt import build
+from bench_cuda_gpt import make_step
 
 
 def main() -> None:
@@ -21,20 +19,7 @@ def main() -> None:
     p.add_argument("--top", type=int, default=35)
     args = p.parse_args()
     import tessera as ts
-    F = ts.nn.functional
-    ts.manual_seed(0)
-    model = build(ts.nn, F, 65, 6, 6, 384, 256).to("cuda")
-    opt = ts.optim.AdamW(model.parameters(), lr=1e-3)
-    rng = np.random.default_rng(0)
-    idx = ts.asarray(rng.integers(0, 65, (args.batch, 256)), device="cuda")
-    tgt = ts.asarray(rng.integers(0, 65, (args.batch * 256,)), device="cuda")
-    pos = ts.asarray(np.arange(256), device="cuda")
-
-    def step():
-        opt.zero_grad()
-        loss = F.cross_entropy(model(idx, pos).reshape(-1, 65), tgt)
-        loss.backward()
-        opt.step()
+    step = make_step(ts, batch=args.batch)
 
     for _ in range(3):
         step()
