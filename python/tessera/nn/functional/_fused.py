@@ -175,10 +175,15 @@ class Softmax(Function):
         (y,) = ctx.saved_tensors
         if not _C.is_grad_enabled():
             return _C._softmax_last_backward(y, g, ctx.log), None
-        t = _ts()
         if ctx.log:
+            t = _ts()
             return g - t.exp(y) * t.sum(g, axis=-1, keepdims=True), None
-        return y * (g - t.sum(g * y, axis=-1, keepdims=True)), None
+        return _softmax_grad(y, g), None
+
+
+def _softmax_grad(y: Tensor, g: Tensor) -> Tensor:
+    """softmax's input gradient from differentiable ops (for create_graph=True)."""
+    return y * (g - _ts().sum(g * y, axis=-1, keepdims=True))
 
 
 def softmax_axis(x: Tensor, axis: int, log: bool) -> Tensor:
@@ -209,8 +214,7 @@ class AttentionSoftmax(Function):
         if not _C.is_grad_enabled():
             return _C._attention_softmax_backward(y, g, ctx.scale), None, None
         # Masked entries have y == 0, so they get no gradient here either.
-        t = _ts()
-        return ctx.scale * (y * (g - t.sum(g * y, axis=-1, keepdims=True))), None, None
+        return ctx.scale * _softmax_grad(y, g), None, None
 
 
 # ----------------------------------------------------------------- cross entropy
