@@ -164,3 +164,17 @@ def test_namespace_info():
     assert "boolean indexing" in info.capabilities()
     assert ts.__array_api_version__ == "2024.12"
     assert ts.ones(2).__array_namespace__() is ts
+
+
+def test_float64_to_float16_rounds_once_like_numpy():
+    # Near every float16 halfway point, a rounding through float32 first would round twice
+    # (65519.99999 -> 65520.0 -> inf); NumPy rounds once.
+    rng = np.random.default_rng(1)
+    h = rng.integers(0, 0x7BFF, 20_000).astype(np.uint16).view(np.float16)
+    lo, hi = h.astype(np.float64), np.nextafter(h, np.float16(np.inf)).astype(np.float64)
+    mid = (lo + hi) / 2
+    v = np.concatenate([mid, mid * (1 + 2**-40), mid * (1 - 2**-40), -mid * (1 + 2**-45),
+                        [65519.99999, 65520.0, 1 + 2**-11 + 2**-40, 1e-300, 5e-324, -0.0, np.inf]])
+    got = ts.astype(ts.asarray(v), ts.float16).numpy()
+    np.testing.assert_array_equal(got.view(np.uint16), v.astype(np.float16).view(np.uint16))
+    assert np.isnan(ts.astype(ts.asarray([np.nan]), ts.float16).numpy()).all()

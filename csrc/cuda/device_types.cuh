@@ -88,8 +88,8 @@ __device__ __forceinline__ D dconvert(S v) {
   } else if constexpr (is_dcomplex_v<D>) {
     return D(dconvert<typename D::value_type>(v), typename D::value_type(0));
   } else if constexpr (::cuda::std::is_same_v<D, __half>) {
-    // double rounds once, directly, like NumPy (through float it could round twice:
-    // 65519.99 -> 65520.0 -> inf).
+    // double rounds once, directly, like NumPy and the CPU (cpu/convert.h): through float it
+    // could round twice (65519.99999 -> 65520.0 -> inf).
     if constexpr (::cuda::std::is_same_v<S, double>) return __double2half(v);
     else return __float2half_rn(static_cast<float>(v));
   } else if constexpr (::cuda::std::is_same_v<D, __nv_bfloat16>) {
