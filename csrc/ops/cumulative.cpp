@@ -51,6 +51,8 @@ Tensor with_ends(const Tensor& x, int64_t axis, const Tensor* prepend, const Ten
     if (!parts[i]) continue;
     Tensor t = *parts[i];
     if (i != 1 && t.ndim() == 0) {
+      // A scalar (0-d CPU) end joins a device x like a scalar operand would.
+      if (t.device() != x.device()) t = to_device(t, x.device(), false);
       Shape s = x.shape();
       s[axis] = 1;
       t = broadcast_to(t, s);

@@ -18,10 +18,16 @@ def _tup(x: Any) -> Tuple[Any, ...]:
     return (x,) if isinstance(x, Tensor) else tuple(x)
 
 
+def _host(t: Tensor) -> np.ndarray:
+    """A tensor's values as a NumPy array (copied off a device first)."""
+    t = t.detach()
+    return (t if t.device.type == "cpu" else t.cpu()).numpy()
+
+
 def _numerical_jacobian(fn: Callable, inputs: Tuple[Any, ...], idx: int, out_index: int, eps: float) -> np.ndarray:
     from ._creation import asarray
     x = inputs[idx]
-    base = x.detach().numpy().copy()
+    base = _host(x).copy()
     flat = base.reshape(-1)
     cols = []
     for k in range(flat.size):
@@ -30,9 +36,9 @@ def _numerical_jacobian(fn: Callable, inputs: Tuple[Any, ...], idx: int, out_ind
             pert = flat.copy()
             pert[k] += sign * eps
             args = list(inputs)
-            args[idx] = asarray(pert.reshape(base.shape))
+            args[idx] = asarray(pert.reshape(base.shape), device=x.device)
             out = _tup(fn(*args))[out_index]
-            vals.append(out.detach().numpy().astype(np.float64).reshape(-1))
+            vals.append(_host(out).astype(np.float64).reshape(-1))
         cols.append((vals[0] - vals[1]) / (2 * eps))
     out_size = cols[0].size if cols else 0
     return np.stack(cols, axis=1) if cols else np.zeros((out_size, 0))
@@ -44,10 +50,10 @@ def _analytical_jacobian(fn: Callable, inputs: Tuple[Any, ...], idx: int, out_in
     out = _tup(fn(*inputs))[out_index]
     rows = []
     for k in range(out.size):
-        e = zeros(out.size, dtype=out.dtype)
+        e = zeros(out.size, dtype=out.dtype, device=out.device)
         e[k] = 1
         g = grad([out], [inputs[idx]], [e.reshape(out.shape)], retain_graph=True, allow_unused=True)[0]
-        rows.append(np.zeros(inputs[idx].size) if g is None else g.detach().numpy().astype(np.float64).reshape(-1))
+        rows.append(np.zeros(inputs[idx].size) if g is None else _host(g).astype(np.float64).reshape(-1))
     return np.stack(rows, axis=0) if rows else np.zeros((0, inputs[idx].size))
 
 
@@ -91,7 +97,8 @@ def gradgradcheck(fn: Callable, inputs: Union[Tensor, Sequence[Any]], grad_outpu
     outs = _tup(fn(*ins))
     if grad_outputs is None:
         rng = np.random.default_rng(0)
-        grad_outputs = tuple(asarray(rng.standard_normal(o.shape)).astype(o.dtype) for o in outs)
+        grad_outputs = tuple(asarray(rng.standard_normal(o.shape), device=o.device).astype(o.dtype)
+                             for o in outs)
     gos = _tup(grad_outputs)
     diff_idx = [i for i, x in enumerate(ins) if isinstance(x, Tensor) and x.requires_grad]
 

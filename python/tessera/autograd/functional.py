@@ -64,7 +64,7 @@ def jacobian(func: Callable, inputs: _In, create_graph: bool = False, strict: bo
     for o in outs:
         flat_rows = [[] for _ in ins]
         for k in range(o.size):
-            e = zeros(o.size, dtype=o.dtype)
+            e = zeros(o.size, dtype=o.dtype, device=o.device)
             e[k] = 1
             gs = grad([o], ins, [reshape(e, o.shape)], retain_graph=True,
                       create_graph=create_graph, allow_unused=True)
@@ -75,7 +75,7 @@ def jacobian(func: Callable, inputs: _In, create_graph: bool = False, strict: bo
             if rows:
                 per_in.append(reshape(stack(rows), tuple(o.shape) + tuple(i.shape)))
             else:
-                per_in.append(zeros(tuple(o.shape) + tuple(i.shape), dtype=i.dtype))
+                per_in.append(zeros(tuple(o.shape) + tuple(i.shape), dtype=i.dtype, device=i.device))
         result.append(per_in[0] if isinstance(inputs, Tensor) else tuple(per_in))
     return result[0] if isinstance(out, Tensor) else tuple(result)
 
