@@ -628,3 +628,107 @@ def test_float64_to_float16_rounds_once_like_numpy():
     vals = np.array([65519.99999, -65519.99999, 65520.0, 1 + 2**-11 + 2**-40, 1e-8, -0.0])
     got = ts.asarray(vals).cuda().astype(ts.float16).cpu().numpy()
     np.testing.assert_array_equal(got.view(np.uint16), vals.astype(np.float16).view(np.uint16))
+
+
+def _arr(shape, dtype, seed, dev):
+    src = "float32" if dtype == "bfloat16" else dtype
+    return ts.asarray(rand(shape, src, seed), device=dev).astype(getattr(ts, dtype))
+
+
+def _qkv_views(dev, dtype, b=3, t=5, h=4, d=8, seed=11):
+    # q, k, v split from one (B, T, 3C) projection and moved to (B, H, T, D): the batch dims
+    # B and H walk unrelated strides, so the GEMMs read them in place (Note [Strided batches]).
+    qkv = _arr((b, t, 3 * h * d), dtype, seed, dev)
+    c = h * d
+    return [qkv[..., i * c:(i + 1) * c].reshape(b, t, h, d).transpose(1, 2) for i in range(3)]
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+def test_matmul_over_unmergeable_strided_batches_matches_cpu(dtype):
+    tol = dict(exact=False, rtol=3e-2 if dtype in ("float16", "bfloat16") else 1e-4, atol=2e-2)
+    qc, kc, vc = _qkv_views("cpu", dtype)
+    qg, kg, vg = _qkv_views(DEV, dtype)
+    same(qc @ kc.mT, qg @ kg.mT, **tol)
+    same((qc @ kc.mT) @ vc, (qg @ kg.mT) @ vg, **tol)
+    same(qc.mT @ vc, qg.mT @ vg, **tol)
+    # A broadcast operand beside a strided one, and more batch positions than the loop takes.
+    same(qc @ _arr((4, 8, 6), dtype, 12, "cpu"), qg @ _arr((4, 8, 6), dtype, 12, DEV), **tol)
+    bc, bg = _arr((40, 3, 2, 6, 5), dtype, 13, "cpu"), _arr((40, 3, 2, 6, 5), dtype, 13, DEV)
+    same(bc[..., ::2, :].mT @ bc[..., ::2, :], bg[..., ::2, :].mT @ bg[..., ::2, :], **tol)
+    ones_c, ones_g = _arr((5, 2), dtype, 15, "cpu"), _arr((5, 2), dtype, 15, DEV)
+    same(ts.permute_dims(bc, (1, 0, 2, 3, 4)) @ ones_c, ts.permute_dims(bg, (1, 0, 2, 3, 4)) @ ones_g, **tol)
+    # 80 batch positions outside the largest dim: past kMaxGemmCalls, so copied first.
+    mc, mg = _arr((40, 40, 2, 3, 4), dtype, 16, "cpu"), _arr((40, 40, 2, 3, 4), dtype, 16, DEV)
+    pc, pg = ts.permute_dims(mc, (2, 1, 0, 3, 4)), ts.permute_dims(mg, (2, 1, 0, 3, 4))
+    same(pc @ pc.mT, pg @ pg.mT, **tol)
+
+
+@gpu
+def test_attention_gradients_through_strided_batches_match_cpu():
+    grads = []
+    for dev in ["cpu", DEV]:
+        base = ts.asarray(rand((2, 6, 3 * 16), "float32", 14), device=dev, requires_grad=True)
+        q, k, v = [base[..., i * 16:(i + 1) * 16].reshape(2, 6, 2, 8).transpose(1, 2) for i in range(3)]
+        ts.sum(ts.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True) ** 2).backward()
+        grads.append(base.grad.cpu().numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-4, atol=1e-5)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "float16", "float32", "float64", "complex128"])
+def test_fills_of_every_length_and_offset_match_cpu(dtype):
+    # 16-byte word stores with an element-wise head and tail (fill_contig in copy_kernels.cu).
+    for n in [0, 1, 3, 7, 8, 15, 16, 17, 33, 1000, 4099]:
+        for start in [0, 1, 3]:
+            c = ts.zeros(n + 4, dtype=getattr(ts, dtype))
+            g = c.cuda()
+            c[start:start + n] = 1
+            g[start:start + n] = 1
+            same(c, g)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["int8", "bfloat16", "float32", "float64"])
+def test_head_transposes_copy_in_words_match_cpu(dtype):
+    # (B, T, H, D) <-> (B, H, T, D) copies with D contiguous move 16-byte words (Note [Word copies]).
+    for shape in [(2, 5, 3, 16), (2, 5, 3, 8), (3, 4, 2, 6), (1, 7, 4, 64)]:
+        c = _arr(shape, dtype, 17, "cpu")
+        g = _arr(shape, dtype, 17, DEV)
+        same(ts.reshape(c.transpose(1, 2), (-1,)), ts.reshape(g.transpose(1, 2), (-1,)))
+        same(ts.reshape(c[:, 1:].transpose(1, 2), (-1,)), ts.reshape(g[:, 1:].transpose(1, 2), (-1,)))
+        same(ts.reshape(c[..., 1:].transpose(1, 2), (-1,)), ts.reshape(g[..., 1:].transpose(1, 2), (-1,)))
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+@pytest.mark.parametrize("shape", [(4, 8), (3, 5, 7), (1, 1), (64, 384), (2, 0, 3)])
+def test_linear_with_fused_bias_matches_cpu(dtype, shape):
+    # Linear's forward is one cuBLASLt GEMM with a bias epilogue (linear_cublaslt.cpp);
+    # float64 and non-contiguous inputs take matmul + add.
+    # Tolerances scale with the largest |value|: the GPU rounds once after adding the bias, the
+    # CPU's half types round the product and then the sum (1 ulp apart at worst).
+    rel = 1e-2 if dtype in ("float16", "bfloat16") else 1e-5
+
+    def close(g, c):
+        c = c.astype(np.float64)
+        np.testing.assert_allclose(g.astype(np.float64), c, rtol=rel, atol=rel * max(1.0, np.abs(c).max(initial=0)))
+
+    k, n = shape[-1], 2 * shape[-1] + 1
+    for make in [lambda t: t, lambda t: t.mT.mT if t.ndim > 1 else t]:
+        xc, wc, bc = _arr(shape, dtype, 18, "cpu"), _arr((n, k), dtype, 19, "cpu"), _arr((n,), dtype, 20, "cpu")
+        xg, wg, bg = _arr(shape, dtype, 18, DEV), _arr((n, k), dtype, 19, DEV), _arr((n,), dtype, 20, DEV)
+        want, got = ts._C._linear_bias(make(xc), wc, bc), ts._C._linear_bias(make(xg), wg, bg)
+        assert got.device == DEV and got.dtype == want.dtype and got.shape == want.shape
+        close(got.astype(ts.float32).cpu().numpy(), want.astype(ts.float32).numpy())
+    if dtype == "float32" and 0 not in shape:
+        grads = []
+        for dev in ["cpu", DEV]:
+            lin = ts.nn.Linear(k, n).to(dev)
+            lin.load_state_dict({"weight": _arr((n, k), dtype, 19, dev), "bias": _arr((n,), dtype, 20, dev)})
+            x = _arr(shape, dtype, 18, dev)
+            x.requires_grad_(True)
+            ts.sum(lin(x) ** 2).backward()
+            grads.append([t.cpu().numpy() for t in (x.grad, lin.weight.grad, lin.bias.grad)])
+        for c, g in zip(*grads):
+            close(g, c)

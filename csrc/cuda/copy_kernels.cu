@@ -1,5 +1,8 @@
 // CUDA copy/cast and fill kernels (copies within one device; ops/copy.cpp moves bytes across
 // devices through the backend).
+#include <algorithm>
+#include <cstring>
+
 #include "cuda/functors.cuh"
 #include "cuda/loops.cuh"
 #include "ops/copy.h"
@@ -24,9 +27,35 @@ struct Bytes {
   alignas(N) unsigned char b[N];
 };
 
-void copy_cuda(const ElementwiseIter& it, DType dst, DType src) {
+// Note [Word copies]: a strided same-dtype copy whose innermost dim is contiguous on both sides
+// (heads moved between (B, T, H, D) and (B, H, T, D)) is rewritten to move 16-byte words: the
+// inner dim is counted in words, so each thread moves 16 bytes instead of one 2- or 4-byte
+// element and the index arithmetic per byte drops by the same factor.
+bool widen_to_words(ElementwiseIter& it) {
+  constexpr int64_t kWord = 16;
+  const int64_t isz = it.elsize[0];
+  if (it.shape.size() < 2 || isz >= kWord || (it.shape[0] * isz) % kWord != 0) return false;
+  for (int k = 0; k < 2; ++k) {
+    if (it.strides[k][0] != isz || reinterpret_cast<uintptr_t>(it.base[k]) % kWord != 0)
+      return false;
+    for (size_t d = 1; d < it.shape.size(); ++d)
+      if (it.strides[k][d] % kWord != 0) return false;
+  }
+  it.numel = it.numel / it.shape[0] * (it.shape[0] * isz / kWord);
+  it.shape[0] = it.shape[0] * isz / kWord;
+  for (int k = 0; k < 2; ++k) {
+    it.strides[k][0] = kWord;
+    it.elsize[k] = kWord;
+  }
+  return true;
+}
+
+void copy_cuda(const ElementwiseIter& it0, DType dst, DType src) {
+  ElementwiseIter words = it0;
+  const bool wide = dst == src && widen_to_words(words);
+  const ElementwiseIter& it = wide ? words : it0;
   if (dst == src) {
-    switch (itemsize(dst)) {
+    switch (wide ? 16 : itemsize(dst)) {
       case 1:
         return launch_elementwise<uint8_t, uint8_t, 2>(it, fn::Identity{});
       case 2:
@@ -48,10 +77,35 @@ void copy_cuda(const ElementwiseIter& it, DType dst, DType src) {
   });
 }
 
+// Each thread stores one 16-byte word holding the value's bytes repeated; the unaligned head
+// and the tail (fewer than one word each) are stored element by element by the first threads.
 template <class T>
-__global__ void fill_contig_kernel(T* p, int64_t n, T v) {
+__global__ void fill_contig_kernel(T* p, int64_t head, int64_t words, int64_t n, T v, uint4 word) {
+  constexpr int64_t kPer = sizeof(uint4) / sizeof(T);
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) p[i] = v;
+  if (i < words) reinterpret_cast<uint4*>(p + head)[i] = word;
+  const int64_t tail = head + words * kPer;
+  if (i < head) p[i] = v;
+  if (i < n - tail) p[tail + i] = v;
+}
+
+template <class T>
+void fill_contig(T* p, int64_t n, T v, cudaStream_t s) {
+  constexpr int64_t kPer = sizeof(uint4) / sizeof(T);
+  // Elements before the first word boundary; when the boundary falls inside an element (a view
+  // at an odd offset) no element starts on one, and all are stored singly.
+  const int64_t mis = static_cast<int64_t>(reinterpret_cast<uintptr_t>(p) % sizeof(uint4));
+  int64_t head = n;
+  if (mis % static_cast<int64_t>(sizeof(T)) == 0)
+    head = std::min<int64_t>(n, (static_cast<int64_t>(sizeof(uint4)) - mis) % 16 / sizeof(T));
+  const int64_t words = (n - head) / kPer;
+  uint4 word;
+  for (int64_t k = 0; k < kPer; ++k)
+    memcpy(reinterpret_cast<char*>(&word) + k * sizeof(T), &v, sizeof(T));
+  const int64_t threads = std::max({words, head, n - head - words * kPer, int64_t{1}});
+  fill_contig_kernel<T>
+      <<<static_cast<unsigned>((threads + 255) / 256), 256, 0, s>>>(p, head, words, n, v, word);
+  TS_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
@@ -70,10 +124,7 @@ void fill_bits(const Tensor& dst, const void* bits) {
   memcpy(&v, bits, sizeof(U));
   cudaStream_t s = current_stream(dst.device().index);
   if (dst.is_contiguous()) {
-    const int64_t n = dst.numel();
-    fill_contig_kernel<U>
-        <<<static_cast<unsigned>((n + 255) / 256), 256, 0, s>>>(dst.data<U>(), n, v);
-    TS_CUDA_CHECK_LAUNCH();
+    fill_contig<U>(dst.data<U>(), dst.numel(), v, s);
     return;
   }
   auto it = ElementwiseIter::make(dst, {&dst}, "fill");

@@ -4,7 +4,11 @@
 // C = A B is computed as C^T = B^T A^T with the operands swapped.
 #include <cublas_v2.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "core/device_backend.h"
+#include "cuda/cublas_util.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_state.h"
 #include "ops/copy.h"
@@ -12,30 +16,6 @@
 
 namespace ts::cuda {
 namespace {
-
-const char* cublas_status_name(cublasStatus_t s) {
-  switch (s) {
-    case CUBLAS_STATUS_NOT_INITIALIZED:
-      return "CUBLAS_STATUS_NOT_INITIALIZED";
-    case CUBLAS_STATUS_ALLOC_FAILED:
-      return "CUBLAS_STATUS_ALLOC_FAILED";
-    case CUBLAS_STATUS_INVALID_VALUE:
-      return "CUBLAS_STATUS_INVALID_VALUE";
-    case CUBLAS_STATUS_ARCH_MISMATCH:
-      return "CUBLAS_STATUS_ARCH_MISMATCH";
-    case CUBLAS_STATUS_EXECUTION_FAILED:
-      return "CUBLAS_STATUS_EXECUTION_FAILED";
-    case CUBLAS_STATUS_NOT_SUPPORTED:
-      return "CUBLAS_STATUS_NOT_SUPPORTED";
-    default:
-      return "CUBLAS error";
-  }
-}
-
-void check_cublas(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS)
-    throw RuntimeError(str("matmul: cuBLAS failed in ", what, " with ", cublas_status_name(s)));
-}
 
 cublasHandle_t handle(int dev) {
   thread_local std::vector<cublasHandle_t> handles;
@@ -51,59 +31,110 @@ cublasHandle_t handle(int dev) {
 // column-major; ld is the leading dimension in elements.
 struct Mat {
   bool ok = false, trans = false;
-  int64_t ld = 0, batch_stride = 0;
+  int64_t ld = 0;
 };
 
 Mat mat_of(const Tensor& t) {
   const int64_t nd = t.ndim(), rows = t.dim(nd - 2), cols = t.dim(nd - 1);
-  const int64_t rs = t.strides()[nd - 2], cs = t.strides()[nd - 1];
-  Mat m;
-  if ((cs == 1 || cols == 1) && rs >= std::max<int64_t>(cols, 1))
-    m = {true, false, rs, 0};
-  else if ((rs == 1 || rows == 1) && cs >= std::max<int64_t>(rows, 1))
-    m = {true, true, cs, 0};
-  else
-    return m;
-  // The batch dims must walk with one stride (or be broadcast, stride 0).
-  int64_t stride = -1, expect = 0;
-  for (int64_t d = nd - 3; d >= 0; --d) {
-    if (t.dim(d) == 1) continue;
-    if (stride < 0) {
-      stride = t.strides()[d];
-      expect = stride * t.dim(d);
-    } else {
-      if (t.strides()[d] != expect) return Mat{};
-      expect *= t.dim(d);
-    }
-  }
-  m.batch_stride = stride < 0 ? 0 : stride;
-  return m;
+  // A dim of size 1 is never stepped, so its stride is arbitrary (a contiguous (1, 1) tensor
+  // may carry strides (0, 0)); give it the value a packed layout would have, else cuBLAS sees
+  // an illegal leading dimension.
+  const int64_t cs = cols == 1 ? 1 : t.strides()[nd - 1];
+  const int64_t rs = rows == 1 ? std::max<int64_t>(cols, 1) : t.strides()[nd - 2];
+  if (cs == 1 && rs >= std::max<int64_t>(cols, 1)) return {true, false, rs};
+  if (rs == 1 && cs >= std::max<int64_t>(rows, 1)) return {true, true, cs};
+  return {};
 }
 
-struct GemmTypes {
-  cudaDataType_t data;
-  cublasComputeType_t compute;
+// One batch dim as the three tensors walk it (element strides; 0 where a or b is broadcast).
+struct BatchDim {
+  int64_t size, sa, sb, so;
 };
 
-GemmTypes gemm_types(DType d) {
-  switch (d) {
-    case DType::Float32:
-      return {CUDA_R_32F,
-              cuda_matmul_allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F};
-    case DType::Float64:
-      return {CUDA_R_64F, CUBLAS_COMPUTE_64F};
-    case DType::Float16:
-      return {CUDA_R_16F, CUBLAS_COMPUTE_32F};
-    case DType::BFloat16:
-      return {CUDA_R_16BF, CUBLAS_COMPUTE_32F};
-    case DType::Complex64:
-      return {CUDA_C_32F, CUBLAS_COMPUTE_32F};
-    case DType::Complex128:
-      return {CUDA_C_64F, CUBLAS_COMPUTE_64F};
-    default:
-      throw TypeError(str("matmul: dtype ", dtype_name(d), " is not supported on CUDA ",
-                          "(cuBLAS has no integer GEMM; PyTorch raises too); hint: cast to ",
-                          "float32 or compute on the CPU"));
+// The batch dims outermost first, size-1 dims dropped and neighbours merged wherever all three
+// tensors walk them with one stride, so contiguous and broadcast batches give a single dim.
+std::vector<BatchDim> batch_dims(const Tensor& out, const Tensor& a, const Tensor& b) {
+  std::vector<BatchDim> dims;
+  for (int64_t d = 0; d < out.ndim() - 2; ++d) {
+    if (out.dim(d) == 1) continue;
+    const BatchDim c{out.dim(d), a.strides()[d], b.strides()[d], out.strides()[d]};
+    if (!dims.empty()) {
+      BatchDim& p = dims.back();
+      if (p.sa == c.sa * c.size && p.sb == c.sb * c.size && p.so == c.so * c.size) {
+        p = {p.size * c.size, c.sa, c.sb, c.so};
+        continue;
+      }
+    }
+    dims.push_back(c);
+  }
+  return dims;
+}
+
+// Note [Strided batches]: cuBLAS takes one stride per operand for the batch. Batch dims that
+// do not merge (q/k/v split from one projection and transposed to (B, H, T, D) walk B and H
+// with unrelated strides) run as a few strided-batched calls over the largest dim rather than
+// as a copy of each operand; past kMaxGemmCalls calls the copy is cheaper again.
+constexpr int64_t kMaxGemmCalls = 32;
+
+struct BatchPlan {
+  BatchDim inner{1, 0, 0, 0};
+  std::vector<BatchDim> outer;  // looped over on the host
+  int64_t calls = 1;
+};
+
+BatchPlan plan_batches(const Tensor& out, const Tensor& a, const Tensor& b) {
+  BatchPlan plan;
+  std::vector<BatchDim> dims = batch_dims(out, a, b);
+  if (dims.empty()) return plan;
+  auto largest =
+      std::max_element(dims.begin(), dims.end(),
+                       [](const BatchDim& x, const BatchDim& y) { return x.size < y.size; });
+  plan.inner = *largest;
+  dims.erase(largest);
+  plan.outer = std::move(dims);
+  for (const BatchDim& d : plan.outer) plan.calls *= d.size;
+  return plan;
+}
+
+struct GemmCall {
+  cublasHandle_t h;
+  GemmTypes ty;
+  int64_t m, n, k;
+  Mat ma, mb;
+  const void *alpha, *beta;
+};
+
+void run_gemm(const GemmCall& c, const BatchDim& inner, const char* a, const char* b, char* out) {
+  // C^T (n x m, col-major, ld n) = B^T (n x k) * A^T (k x m)  (Note [Row-major GEMM]).
+  check_cublas(
+      cublasGemmStridedBatchedEx(
+          c.h, c.mb.trans ? CUBLAS_OP_T : CUBLAS_OP_N, c.ma.trans ? CUBLAS_OP_T : CUBLAS_OP_N,
+          static_cast<int>(c.n), static_cast<int>(c.m), static_cast<int>(c.k), c.alpha, b,
+          c.ty.data, static_cast<int>(c.mb.ld), inner.sb, a, c.ty.data, static_cast<int>(c.ma.ld),
+          inner.sa, c.beta, out, c.ty.data, static_cast<int>(c.n), inner.so,
+          static_cast<int>(inner.size), c.ty.compute, CUBLAS_GEMM_DEFAULT),
+      "cublasGemmStridedBatchedEx");
+}
+
+// Walks the outer batch dims (odometer order), one strided-batched GEMM per position.
+void run_batches(const GemmCall& c, const BatchPlan& plan, const Tensor& out, const Tensor& a,
+                 const Tensor& b) {
+  const int64_t isz = out.itemsize();
+  std::vector<int64_t> idx(plan.outer.size(), 0);
+  for (int64_t call = 0; call < plan.calls; ++call) {
+    int64_t oa = 0, ob = 0, oo = 0;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      oa += idx[d] * plan.outer[d].sa;
+      ob += idx[d] * plan.outer[d].sb;
+      oo += idx[d] * plan.outer[d].so;
+    }
+    run_gemm(c, plan.inner, static_cast<const char*>(a.data_ptr()) + oa * isz,
+             static_cast<const char*>(b.data_ptr()) + ob * isz,
+             static_cast<char*>(out.data_ptr()) + oo * isz);
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < plan.outer[d].size) break;
+      idx[d] = 0;
+    }
   }
 }
 
@@ -112,34 +143,40 @@ void matmul_cuda(const Tensor& out, const Tensor& a0, const Tensor& b0) {
   const int64_t nd = out.ndim(), m = out.dim(nd - 2), n = out.dim(nd - 1), k = a0.dim(nd - 1);
   if (out.numel() == 0) return;  // cuBLAS rejects ldc = n = 0
   if (k == 0) return fill_(out, Scalar::from_int(0));
+  TS_CHECK(out.strides()[nd - 1] == 1 && out.strides()[nd - 2] == n, RuntimeError,
+           "matmul: internal error: the CUDA kernel expects a row-major output");
   Tensor a = a0, b = b0;
   Mat ma = mat_of(a), mb = mat_of(b);
   if (!ma.ok) ma = mat_of(a = contiguous(a));
   if (!mb.ok) mb = mat_of(b = contiguous(b));
-  int64_t batch = 1;
-  for (int64_t d = 0; d < nd - 2; ++d) batch *= out.dim(d);
-  TS_CHECK(m <= INT32_MAX && n <= INT32_MAX && k <= INT32_MAX && batch <= INT32_MAX, ValueError,
-           "matmul: dims beyond 2^31 are not supported on CUDA");
+  BatchPlan plan = plan_batches(out, a, b);
+  if (plan.calls > kMaxGemmCalls) {
+    a = contiguous(a);
+    b = contiguous(b);
+    ma = mat_of(a);
+    mb = mat_of(b);
+    plan = plan_batches(out, a, b);
+  }
+  TS_CHECK(m <= INT32_MAX && n <= INT32_MAX && k <= INT32_MAX && plan.inner.size <= INT32_MAX,
+           ValueError, "matmul: dims beyond 2^31 are not supported on CUDA");
   const int dev = out.device().index;
   DeviceGuard g(dev);
   cublasHandle_t h = handle(dev);
   check_cublas(cublasSetStream(h, current_stream(dev)), "cublasSetStream");
   // alpha/beta in the compute type: float for 32F compute (incl. half and complex64 as cuComplex).
-  const double one_d[2] = {1.0, 0.0}, zero_d[2] = {0.0, 0.0};
-  const float one_f[2] = {1.0f, 0.0f}, zero_f[2] = {0.0f, 0.0f};
+  static const double one_d[2] = {1.0, 0.0}, zero_d[2] = {0.0, 0.0};
+  static const float one_f[2] = {1.0f, 0.0f}, zero_f[2] = {0.0f, 0.0f};
   const bool wide = ty.compute == CUBLAS_COMPUTE_64F;
-  const void* alpha = wide ? static_cast<const void*>(one_d) : one_f;
-  const void* beta = wide ? static_cast<const void*>(zero_d) : zero_f;
-  // C^T (n x m, col-major, ld n) = B^T (n x k) * A^T (k x m)  (Note [Row-major GEMM]).
-  const cublasOperation_t opb = mb.trans ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const cublasOperation_t opa = ma.trans ? CUBLAS_OP_T : CUBLAS_OP_N;
-  check_cublas(cublasGemmStridedBatchedEx(h, opb, opa, static_cast<int>(n), static_cast<int>(m),
-                                          static_cast<int>(k), alpha, b.data_ptr(), ty.data,
-                                          static_cast<int>(mb.ld), mb.batch_stride, a.data_ptr(),
-                                          ty.data, static_cast<int>(ma.ld), ma.batch_stride, beta,
-                                          out.data_ptr(), ty.data, static_cast<int>(n), m * n,
-                                          static_cast<int>(batch), ty.compute, CUBLAS_GEMM_DEFAULT),
-               "cublasGemmStridedBatchedEx");
+  const GemmCall call{h,
+                      ty,
+                      m,
+                      n,
+                      k,
+                      ma,
+                      mb,
+                      wide ? static_cast<const void*>(one_d) : one_f,
+                      wide ? static_cast<const void*>(zero_d) : zero_f};
+  run_batches(call, plan, out, a, b);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // autograd Functions; these entry points compute values only.
 #include <pybind11/stl.h>
 
+#include "ops/linear.h"
 #include "ops/nn_fused.h"
 #include "python/convert.h"
 
@@ -21,6 +22,8 @@ py::object opt_out(const Tensor& t) { return t.defined() ? py::cast(t) : py::non
 
 void init_nn(py::module_& m) {
   using A2 = std::array<int64_t, 2>;
+  m.def("_linear_bias", &linear_bias,
+        "x @ w.T + b in one op (the bias fused into the GEMM where the backend can)");
   m.def("_softmax_last", &softmax_last, "softmax (log_softmax if log) over the last axis");
   m.def("_softmax_last_backward", &softmax_last_backward,
         "input gradient of softmax/log_softmax from its output and output gradient");

@@ -57,10 +57,7 @@ class Linear(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, w: Tensor,  # type: ignore[override]
                 b: Optional[Tensor]) -> Tensor:
-        t = _ts()
-        y = t.matmul(x, w.mT)
-        if b is not None:
-            y = y + b
+        y = _ts().matmul(x, w.mT) if b is None else _C._linear_bias(x, w, b)
         ctx.save_for_backward(x, w)
         ctx.has_bias = b is not None
         return y

@@ -1,0 +1,57 @@
+#include "cuda/cublas_util.h"
+
+#include "core/error.h"
+#include "core/device_backend.h"
+
+namespace ts::cuda {
+namespace {
+
+const char* cublas_status_name(cublasStatus_t s) {
+  switch (s) {
+    case CUBLAS_STATUS_NOT_INITIALIZED:
+      return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case CUBLAS_STATUS_ALLOC_FAILED:
+      return "CUBLAS_STATUS_ALLOC_FAILED";
+    case CUBLAS_STATUS_INVALID_VALUE:
+      return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_ARCH_MISMATCH:
+      return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case CUBLAS_STATUS_EXECUTION_FAILED:
+      return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case CUBLAS_STATUS_NOT_SUPPORTED:
+      return "CUBLAS_STATUS_NOT_SUPPORTED";
+    default:
+      return "CUBLAS error";
+  }
+}
+
+}  // namespace
+
+void check_cublas(cublasStatus_t s, const char* what, const char* op) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw RuntimeError(str(op, ": cuBLAS failed in ", what, " with ", cublas_status_name(s)));
+}
+
+GemmTypes gemm_types(DType d) {
+  switch (d) {
+    case DType::Float32:
+      return {CUDA_R_32F,
+              cuda_matmul_allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F};
+    case DType::Float64:
+      return {CUDA_R_64F, CUBLAS_COMPUTE_64F};
+    case DType::Float16:
+      return {CUDA_R_16F, CUBLAS_COMPUTE_32F};
+    case DType::BFloat16:
+      return {CUDA_R_16BF, CUBLAS_COMPUTE_32F};
+    case DType::Complex64:
+      return {CUDA_C_32F, CUBLAS_COMPUTE_32F};
+    case DType::Complex128:
+      return {CUDA_C_64F, CUBLAS_COMPUTE_64F};
+    default:
+      throw TypeError(str("matmul: dtype ", dtype_name(d), " is not supported on CUDA ",
+                          "(cuBLAS has no integer GEMM; PyTorch raises too); hint: cast to ",
+                          "float32 or compute on the CPU"));
+  }
+}
+
+}  // namespace ts::cuda

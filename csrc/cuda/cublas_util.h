@@ -1,0 +1,21 @@
+// Shared by the cuBLAS and cuBLASLt callers: status checks and the data/compute types per dtype.
+#pragma once
+#include <cublas_v2.h>
+
+#include "core/dtype.h"
+
+namespace ts::cuda {
+
+// Throws RuntimeError("<op>: cuBLAS failed in <what> with <status>") unless s is SUCCESS.
+void check_cublas(cublasStatus_t s, const char* what, const char* op = "matmul");
+
+struct GemmTypes {
+  cudaDataType_t data;
+  cublasComputeType_t compute;
+};
+
+// float32 computes in TF32 when ts.backends.cuda.matmul.allow_tf32; half types accumulate in
+// float32. Integer dtypes raise TypeError (cuBLAS has no integer GEMM).
+GemmTypes gemm_types(DType d);
+
+}  // namespace ts::cuda
