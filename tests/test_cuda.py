@@ -658,7 +658,7 @@ def test_matmul_over_unmergeable_strided_batches_matches_cpu(dtype):
     same(bc[..., ::2, :].mT @ bc[..., ::2, :], bg[..., ::2, :].mT @ bg[..., ::2, :], **tol)
     ones_c, ones_g = _arr((5, 2), dtype, 15, "cpu"), _arr((5, 2), dtype, 15, DEV)
     same(ts.permute_dims(bc, (1, 0, 2, 3, 4)) @ ones_c, ts.permute_dims(bg, (1, 0, 2, 3, 4)) @ ones_g, **tol)
-    # 80 batch positions outside the largest dim: past kMaxGemmCalls, so copied first.
+    # Three unmergeable batch dims (2 x 40 x 40): one pointer-array batched GEMM.
     mc, mg = _arr((40, 40, 2, 3, 4), dtype, 16, "cpu"), _arr((40, 40, 2, 3, 4), dtype, 16, DEV)
     pc, pg = ts.permute_dims(mc, (2, 1, 0, 3, 4)), ts.permute_dims(mg, (2, 1, 0, 3, 4))
     same(pc @ pc.mT, pg @ pg.mT, **tol)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/device_backend.h"
+#include "cuda/batch_pointers.h"
 #include "cuda/cublas_util.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_state.h"
@@ -70,32 +71,10 @@ std::vector<BatchDim> batch_dims(const Tensor& out, const Tensor& a, const Tenso
   return dims;
 }
 
-// Note [Strided batches]: cuBLAS takes one stride per operand for the batch. Batch dims that
-// do not merge (q/k/v split from one projection and transposed to (B, H, T, D) walk B and H
-// with unrelated strides) run as a few strided-batched calls over the largest dim rather than
-// as a copy of each operand; past kMaxGemmCalls calls the copy is cheaper again.
-constexpr int64_t kMaxGemmCalls = 32;
-
-struct BatchPlan {
-  BatchDim inner{1, 0, 0, 0};
-  std::vector<BatchDim> outer;  // looped over on the host
-  int64_t calls = 1;
-};
-
-BatchPlan plan_batches(const Tensor& out, const Tensor& a, const Tensor& b) {
-  BatchPlan plan;
-  std::vector<BatchDim> dims = batch_dims(out, a, b);
-  if (dims.empty()) return plan;
-  auto largest =
-      std::max_element(dims.begin(), dims.end(),
-                       [](const BatchDim& x, const BatchDim& y) { return x.size < y.size; });
-  plan.inner = *largest;
-  dims.erase(largest);
-  plan.outer = std::move(dims);
-  for (const BatchDim& d : plan.outer) plan.calls *= d.size;
-  return plan;
-}
-
+// Note [Strided batches]: cuBLAS's strided-batched GEMM takes one stride per operand. Batch
+// dims that do not merge (q/k/v split from one projection and moved to (B, H, T, D) walk B and
+// H with unrelated strides) are read in place through the pointer-array batched GEMM, the
+// pointers computed on the device by one small kernel, rather than copying each operand.
 struct GemmCall {
   cublasHandle_t h;
   GemmTypes ty;
@@ -104,38 +83,51 @@ struct GemmCall {
   const void *alpha, *beta;
 };
 
-void run_gemm(const GemmCall& c, const BatchDim& inner, const char* a, const char* b, char* out) {
+cublasOperation_t op_of(const Mat& x) { return x.trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
+
+// One batch dim (or none): one strided-batched call.
+void run_strided(const GemmCall& c, const BatchDim& bd, const Tensor& out, const Tensor& a,
+                 const Tensor& b) {
   // C^T (n x m, col-major, ld n) = B^T (n x k) * A^T (k x m)  (Note [Row-major GEMM]).
   check_cublas(
-      cublasGemmStridedBatchedEx(
-          c.h, c.mb.trans ? CUBLAS_OP_T : CUBLAS_OP_N, c.ma.trans ? CUBLAS_OP_T : CUBLAS_OP_N,
-          static_cast<int>(c.n), static_cast<int>(c.m), static_cast<int>(c.k), c.alpha, b,
-          c.ty.data, static_cast<int>(c.mb.ld), inner.sb, a, c.ty.data, static_cast<int>(c.ma.ld),
-          inner.sa, c.beta, out, c.ty.data, static_cast<int>(c.n), inner.so,
-          static_cast<int>(inner.size), c.ty.compute, CUBLAS_GEMM_DEFAULT),
+      cublasGemmStridedBatchedEx(c.h, op_of(c.mb), op_of(c.ma), static_cast<int>(c.n),
+                                 static_cast<int>(c.m), static_cast<int>(c.k), c.alpha,
+                                 b.data_ptr(), c.ty.data, static_cast<int>(c.mb.ld), bd.sb,
+                                 a.data_ptr(), c.ty.data, static_cast<int>(c.ma.ld), bd.sa, c.beta,
+                                 out.data_ptr(), c.ty.data, static_cast<int>(c.n), bd.so,
+                                 static_cast<int>(bd.size), c.ty.compute, CUBLAS_GEMM_DEFAULT),
       "cublasGemmStridedBatchedEx");
 }
 
-// Walks the outer batch dims (odometer order), one strided-batched GEMM per position.
-void run_batches(const GemmCall& c, const BatchPlan& plan, const Tensor& out, const Tensor& a,
-                 const Tensor& b) {
+// Several unmergeable batch dims: one pointer-array call over all positions.
+void run_pointer_array(const GemmCall& c, const std::vector<BatchDim>& dims, int64_t count,
+                       const Tensor& out, const Tensor& a, const Tensor& b, cudaStream_t s) {
+  TS_CHECK(dims.size() <= static_cast<size_t>(kMaxBatchDims), ValueError, "matmul: more than ",
+           kMaxBatchDims, " unmergeable batch dims are not supported on CUDA");
   const int64_t isz = out.itemsize();
-  std::vector<int64_t> idx(plan.outer.size(), 0);
-  for (int64_t call = 0; call < plan.calls; ++call) {
-    int64_t oa = 0, ob = 0, oo = 0;
-    for (size_t d = 0; d < idx.size(); ++d) {
-      oa += idx[d] * plan.outer[d].sa;
-      ob += idx[d] * plan.outer[d].sb;
-      oo += idx[d] * plan.outer[d].so;
-    }
-    run_gemm(c, plan.inner, static_cast<const char*>(a.data_ptr()) + oa * isz,
-             static_cast<const char*>(b.data_ptr()) + ob * isz,
-             static_cast<char*>(out.data_ptr()) + oo * isz);
-    for (size_t d = idx.size(); d-- > 0;) {
-      if (++idx[d] < plan.outer[d].size) break;
-      idx[d] = 0;
-    }
+  BatchWalk w;
+  w.ndim = static_cast<int>(dims.size());
+  for (int d = 0; d < w.ndim; ++d) {
+    w.sizes[d] = dims[d].size;
+    w.strides[0][d] = dims[d].sa * isz;
+    w.strides[1][d] = dims[d].sb * isz;
+    w.strides[2][d] = dims[d].so * isz;
   }
+  w.base[0] = static_cast<const char*>(a.data_ptr());
+  w.base[1] = static_cast<const char*>(b.data_ptr());
+  w.base[2] = static_cast<const char*>(out.data_ptr());
+  // Freed when this returns: the caching allocator reuses it only in stream order.
+  Tensor table = Tensor::empty(Shape{3 * count}, DType::Int64, out.device());
+  const void** p = reinterpret_cast<const void**>(table.data_ptr());
+  void** outs = reinterpret_cast<void**>(table.data_ptr()) + 2 * count;
+  launch_batch_pointers(w, count, p, s);
+  check_cublas(
+      cublasGemmBatchedEx(c.h, op_of(c.mb), op_of(c.ma), static_cast<int>(c.n),
+                          static_cast<int>(c.m), static_cast<int>(c.k), c.alpha, p + count,
+                          c.ty.data, static_cast<int>(c.mb.ld), p, c.ty.data,
+                          static_cast<int>(c.ma.ld), c.beta, outs, c.ty.data, static_cast<int>(c.n),
+                          static_cast<int>(count), c.ty.compute, CUBLAS_GEMM_DEFAULT),
+      "cublasGemmBatchedEx");
 }
 
 void matmul_cuda(const Tensor& out, const Tensor& a0, const Tensor& b0) {
@@ -149,20 +141,16 @@ void matmul_cuda(const Tensor& out, const Tensor& a0, const Tensor& b0) {
   Mat ma = mat_of(a), mb = mat_of(b);
   if (!ma.ok) ma = mat_of(a = contiguous(a));
   if (!mb.ok) mb = mat_of(b = contiguous(b));
-  BatchPlan plan = plan_batches(out, a, b);
-  if (plan.calls > kMaxGemmCalls) {
-    a = contiguous(a);
-    b = contiguous(b);
-    ma = mat_of(a);
-    mb = mat_of(b);
-    plan = plan_batches(out, a, b);
-  }
-  TS_CHECK(m <= INT32_MAX && n <= INT32_MAX && k <= INT32_MAX && plan.inner.size <= INT32_MAX,
-           ValueError, "matmul: dims beyond 2^31 are not supported on CUDA");
+  const std::vector<BatchDim> dims = batch_dims(out, a, b);
+  int64_t count = 1;
+  for (const BatchDim& d : dims) count *= d.size;
+  TS_CHECK(m <= INT32_MAX && n <= INT32_MAX && k <= INT32_MAX && count <= INT32_MAX, ValueError,
+           "matmul: dims beyond 2^31 are not supported on CUDA");
   const int dev = out.device().index;
   DeviceGuard g(dev);
   cublasHandle_t h = handle(dev);
-  check_cublas(cublasSetStream(h, current_stream(dev)), "cublasSetStream");
+  cudaStream_t s = current_stream(dev);
+  check_cublas(cublasSetStream(h, s), "cublasSetStream");
   // alpha/beta in the compute type: float for 32F compute (incl. half and complex64 as cuComplex).
   static const double one_d[2] = {1.0, 0.0}, zero_d[2] = {0.0, 0.0};
   static const float one_f[2] = {1.0f, 0.0f}, zero_f[2] = {0.0f, 0.0f};
@@ -176,7 +164,10 @@ void matmul_cuda(const Tensor& out, const Tensor& a0, const Tensor& b0) {
                       mb,
                       wide ? static_cast<const void*>(one_d) : one_f,
                       wide ? static_cast<const void*>(zero_d) : zero_f};
-  run_batches(call, plan, out, a, b);
+  if (dims.size() <= 1)
+    run_strided(call, dims.empty() ? BatchDim{1, 0, 0, 0} : dims[0], out, a, b);
+  else
+    run_pointer_array(call, dims, count, out, a, b, s);
 }
 
 }  // namespace
