@@ -732,3 +732,43 @@ def test_linear_with_fused_bias_matches_cpu(dtype, shape):
             grads.append([t.cpu().numpy() for t in (x.grad, lin.weight.grad, lin.bias.grad)])
         for c, g in zip(*grads):
             close(g, c)
+
+
+@gpu
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "float32", "int64", "complex128"])
+def test_tril_triu_match_cpu(dtype):
+    c = ts.asarray(rand((2, 5, 7), dtype, 21))
+    g = c.cuda()
+    for k in [-7, -2, 0, 1, 3, 9]:
+        same(ts.tril(c, k=k), ts.tril(g, k=k))
+        same(ts.triu(c, k=k), ts.triu(g, k=k))
+
+
+@gpu
+def test_causal_multihead_attention_matches_cpu():
+    outs = []
+    for dev in ["cpu", DEV]:
+        ts.manual_seed(0)
+        mha = ts.nn.MultiheadAttention(16, 4, batch_first=True).to(dev)
+        x = ts.asarray(rand((2, 6, 16), "float32", 22), device=dev)
+        mask = ts.nn.Transformer.generate_square_subsequent_mask(6) if hasattr(ts.nn, "Transformer") else \
+            ts.triu(ts.full((6, 6), -float("inf")), k=1)
+        y, w = mha(x, x, x, attn_mask=mask.to(dev), need_weights=True)
+        outs.append((y.cpu().numpy(), w.cpu().numpy()))
+    np.testing.assert_allclose(outs[1][0], outs[0][0], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(outs[1][1], outs[0][1], rtol=1e-5, atol=1e-5)
+
+
+@gpu
+def test_float32_sums_stay_accurate_like_cpu():
+    # 2^24 x 0.1: the partials of ~1000 blocks meet in a tree (reduce_partials_block).
+    n = 1 << 24
+    got = float(ts.sum(ts.asarray(np.full(n, 0.1, np.float32), device=DEV)))
+    want = n * float(np.float32(0.1))
+    assert abs(got - want) / want < 1e-6
+    col = ts.sum(ts.asarray(np.full((1 << 16, 32), 0.1, np.float32), device=DEV), axis=0).cpu().numpy()
+    assert np.max(np.abs(col - (1 << 16) * float(np.float32(0.1)))) / ((1 << 16) * 0.1) < 1e-5
+    a = rand((3, 1 << 20), "float32", 23)
+    np.testing.assert_allclose(ts.sum(ts.asarray(a, device=DEV), axis=1).cpu().numpy(),
+                               a.astype(np.float64).sum(axis=1), rtol=1e-6, atol=1e-3)
+    assert int(ts.argmax(ts.asarray(np.ones(1 << 22, np.float32), device=DEV))) == 0

@@ -202,3 +202,72 @@ def test_cross_entropy_bad_target_raises_at_next_sync() -> None:
     with pytest.raises(IndexError, match="target -3 is out of range"):
         host(neg)
     assert abs(F.cross_entropy(x, ts.asarray(good, device="cuda")).item() - ref) < 1e-5
+
+
+# ---- sliding windows (csrc/cuda/nn_window_kernels.cu)
+WINDOWS = [  # (N, C, H, W), (kh, kw), stride, padding, dilation
+    ((2, 3, 7, 9), (3, 3), (1, 1), (1, 1), (1, 1)),
+    ((1, 2, 8, 8), (2, 2), (2, 2), (0, 0), (1, 1)),
+    ((2, 1, 11, 6), (3, 2), (2, 3), (1, 0), (2, 1)),
+    ((1, 4, 5, 5), (5, 5), (1, 1), (2, 2), (1, 1)),
+    ((3, 2, 1, 13), (1, 4), (1, 3), (0, 1), (1, 2)),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,k,s,p,d", WINDOWS)
+def test_im2col_col2im(dtype, shape, k, s, p, d) -> None:
+    x, xg = pair(randn(*shape), dtype)
+    cols, colsg = _C._im2col(x, k, s, p, d), _C._im2col(xg, k, s, p, d)
+    same(colsg, cols, dtype)
+    c, h, w = shape[1:]
+    # col2im gathers taps in the CPU's order, so even its sums match to the last bit.
+    back, backg = _C._col2im(cols, c, h, w, k, s, p, d), _C._col2im(colsg, c, h, w, k, s, p, d)
+    np.testing.assert_array_equal(host(backg), host(back))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,k,s,p,d", WINDOWS)
+def test_max_pool_with_indices_and_backward(dtype, shape, k, s, p, d) -> None:
+    if p[0] * 2 > k[0] or p[1] * 2 > k[1]:
+        pytest.skip("PyTorch's rule: padding at most half the kernel")
+    a = randn(*shape)
+    a[0, 0, 0, :2] = np.nan  # NaN wins, the last NaN's index
+    a.reshape(-1)[5::7] = a.reshape(-1)[4::7][: a.reshape(-1)[5::7].size]  # ties: first wins
+    x, xg = pair(a, dtype)
+    ho = (shape[2] + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    wo = (shape[3] + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    y, idx = _C._max_pool2d(x, k, s, p, d, ho, wo)
+    yg, idxg = _C._max_pool2d(xg, k, s, p, d, ho, wo)
+    np.testing.assert_array_equal(host(yg), host(y))
+    np.testing.assert_array_equal(idxg.cpu().numpy(), idx.numpy())
+    g, gg = pair(randn(*y.shape), dtype)
+    same(_C._max_pool2d_backward(gg, idxg, shape[2], shape[3]),
+         _C._max_pool2d_backward(g, idx, shape[2], shape[3]), dtype)
+
+
+def test_max_pool_backward_reports_a_bad_index() -> None:
+    g = ts.ones((1, 1, 2, 2), device="cuda")
+    idx = ts.asarray(np.array([[[[0, 1], [2, 9]]]]), device="cuda")
+    with pytest.raises(IndexError, match="max_pool2d_backward: index 9"):
+        _C._max_pool2d_backward(g, idx, 2, 2)
+        ts.cuda.synchronize()
+    assert float(ts.sum(ts.ones(3, device="cuda"))) == 3.0  # the device stays usable
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_conv_and_pool_layers_train_on_cuda_like_cpu(dtype) -> None:
+    """Conv2d (im2col + GEMM), ConvTranspose2d (col2im), MaxPool2d: outputs and gradients."""
+    grads = []
+    for dev in ["cpu", "cuda"]:
+        ts.manual_seed(0)
+        net = ts.nn.Sequential(ts.nn.Conv2d(3, 4, 3, padding=1), ts.nn.ReLU(), ts.nn.MaxPool2d(2),
+                               ts.nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1))
+        net = net.to(dev).to(getattr(ts, dtype))
+        x = ts.asarray(np.random.default_rng(1).standard_normal((2, 3, 8, 8)), device=dev).astype(getattr(ts, dtype))
+        y = net(x)
+        ts.sum(y * y).backward()
+        grads.append([host(y)] + [host(p.grad) for p in net.parameters()])
+    for c, g in zip(*grads):
+        np.testing.assert_allclose(g, c, rtol=1e-5 if dtype == "float32" else 1e-12,
+                                   atol=(1e-4 if dtype == "float32" else 1e-10) * max(1, np.abs(c).max()))

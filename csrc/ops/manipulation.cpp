@@ -208,10 +208,10 @@ Tensor repeat(const Tensor& x, const Tensor& repeats, int64_t axis, bool flat) {
   const int64_t n = src.dim(ax);
   TS_CHECK(repeats.dim(0) == n, ValueError, "repeat: repeats has ", repeats.dim(0),
            " elements but axis ", ax, " has size ", n);
-  TS_CHECK(repeats.device().is_cpu(), NotImplementedError,
-           "repeat: a repeats tensor must be on the CPU (its counts size the output), got ",
-           repeats.device().str());
-  const Tensor reps = contiguous(astype(repeats, DType::Int64, false));
+  // The counts size the output, so they are read on the host (a device tensor is copied
+  // there first, a synchronization, as PyTorch's repeat_interleave does).
+  const Tensor host = repeats.device().is_cpu() ? repeats : to_device(repeats, Device());
+  const Tensor reps = contiguous(astype(host, DType::Int64, false));
   const int64_t* r = reps.data<int64_t>();
   int64_t total = 0;
   for (int64_t i = 0; i < n; ++i) {

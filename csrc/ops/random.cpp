@@ -5,6 +5,7 @@
 
 #include "core/device_backend.h"
 #include "ops/copy.h"
+#include "ops/indexing_advanced.h"
 #include "ops/views.h"
 
 namespace ts {
@@ -100,6 +101,10 @@ std::pair<Tensor, Tensor> dropout(const Tensor& x, double p, Generator& g, bool 
 }
 
 Tensor take_rows(const Tensor& x, const Tensor& idx) {
+  // On a device the rows are gathered by index_select (device-side offsets); the permutation
+  // moves to x's device first (randperm draws on the host generator's stream).
+  if (!x.device().is_cpu())
+    return index_select(x, 0, idx.device() == x.device() ? idx : to_device(idx, x.device()));
   require_host("take_rows", {&x, &idx});
   Shape shape = x.shape();
   shape[0] = idx.numel();
@@ -120,7 +125,11 @@ void shuffle_(const Tensor& x, Generator& g) {
 }
 
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator& g) {
-  require_host("multinomial", {&probs});
+  // Device probabilities are validated and drawn on the host, so a seed gives the CPU's draws
+  // on every device; the cost is one copy each way (sampling loops read the result anyway).
+  if (!probs.device().is_cpu())
+    return to_device(multinomial(to_device(probs, Device()), num_samples, replacement, g),
+                     probs.device());
   TS_CHECK(probs.ndim() == 1 || probs.ndim() == 2, ValueError,
            "multinomial: probs must be 1-D or 2-D, got shape ", shape_str(probs.shape()));
   TS_CHECK(is_floating(probs.dtype()), TypeError,

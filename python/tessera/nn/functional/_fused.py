@@ -43,9 +43,10 @@ def fusable(*xs: Optional[Tensor]) -> bool:
             and all(x.dtype == ts[0].dtype and x.device == ts[0].device for x in ts))
 
 
-def fusable_cpu(*xs: Optional[Tensor]) -> bool:
-    """fusable() for the kernels that only the CPU has (im2col/col2im, conv2d, max pooling)."""
-    return fusable(*xs) and next(x for x in xs if x is not None).device.type == "cpu"
+def fusable_windows(*xs: Optional[Tensor]) -> bool:
+    """fusable() for the sliding-window kernels (im2col/col2im, max pooling: CPU and CUDA).
+    The one-GEMM conv2d kernel is the CPU's alone; conv.py checks the device for it."""
+    return fusable(*xs)
 
 
 # ----------------------------------------------------------------- linear

@@ -17,7 +17,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 from ..._C import Tensor
 from ...amp import _policy as _amp
 from . import _fused
-from ._fused import fusable_cpu as fusable
+from ._fused import fusable_windows as fusable
 
 IntOrTuple = Union[int, Sequence[int]]
 
@@ -194,7 +194,7 @@ def _convnd(x: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTupl
     out = tuple(_out_size(span[i], kernel[i], st[i], dl[i]) for i in range(nsp))
     k = math.prod(kernel)
     spatial = math.prod(out)
-    if (fused and groups == 1 and str(x.dtype) in _fused.CONV_DTYPES
+    if (fused and groups == 1 and str(x.dtype) in _fused.CONV_DTYPES and x.device.type == "cpu"
             and (bias is None or fusable(x, bias))):
         y = _conv_gemm(x, weight, bias, nsp, kernel, st, inner, dl)
         return y[0] if unbatched else y
