@@ -111,8 +111,10 @@ void init_tensor(py::module_& m) {
       .def_property_readonly(
           "T",
           [](const Tensor& t) {
-            if (t.ndim() != 2 && t.ndim() != 0 && t.ndim() != 1)
-              throw py::value_error("T: expected a tensor of at most 2 dimensions, got shape " +
+            // The array API standard requires an error for anything but a matrix (PyTorch
+            // deprecates x.T on other ranks too).
+            if (t.ndim() != 2)
+              throw py::value_error("T: expected a 2-dimensional tensor, got shape " +
                                     shape_str(t.shape()) + "; hint: use x.mT or permute_dims");
             return transpose_all(t);
           })

@@ -1,0 +1,79 @@
+"""Regression tests for array API standard (2024.12) conformance gaps found by probing tessera
+the way the array-api-tests suite does (inspection namespace, big Python ints, T, ...)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tessera as ts
+
+STANDARD_DTYPE_NAMES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                        "uint64", "float32", "float64", "complex64", "complex128"}
+KINDS = [None, "bool", "signed integer", "unsigned integer", "integral", "real floating",
+         "complex floating", "numeric", ("bool", "real floating"), ("signed integer",)]
+
+
+# --- __array_namespace_info__ -------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_info_dtypes_lists_only_standard_dtypes(kind):
+    info = ts.__array_namespace_info__()
+    for device in [None] + info.devices():
+        out = info.dtypes(kind=kind, device=device)
+        assert set(out) <= STANDARD_DTYPE_NAMES
+        for name, dt in out.items():
+            assert dt.name == name
+            assert ts.empty(1, dtype=dt, device=device).dtype == dt
+            if kind is not None:
+                assert ts.isdtype(dt, kind)
+    assert set(info.dtypes()) == STANDARD_DTYPE_NAMES
+
+
+def test_info_default_dtypes_per_device():
+    info = ts.__array_namespace_info__()
+    for device in info.devices():
+        d = info.default_dtypes(device=device)
+        assert {"real floating", "complex floating", "integral", "indexing"} <= set(d)
+    assert info.default_device() in info.devices()
+
+
+# --- Python ints past int64 (NumPy: uint64 when they fit there) ---------------------------
+
+@pytest.mark.parametrize("obj", [2**64 - 1, 2**63, [2**64 - 1], [1, 2**63], [[0], [2**64 - 1]]])
+def test_asarray_ints_past_int64_become_uint64(obj):
+    # NumPy picks uint64 for a lone big int (and float64 for mixed lists: we keep them exact).
+    got = ts.asarray(obj)
+    assert got.dtype == ts.uint64
+    assert got.tolist() == obj
+
+
+@pytest.mark.parametrize("obj", [[1, 2**64 - 1], [2**63], 2**64 - 1])
+def test_asarray_uint64_dtype_takes_full_range(obj):
+    got = ts.asarray(obj, dtype=ts.uint64)
+    assert got.tolist() == np.asarray(obj, dtype=np.uint64).tolist()
+
+
+def test_full_infers_uint64_for_big_int():
+    got = ts.full((2,), 2**64 - 1)
+    assert got.dtype == ts.uint64 and got.tolist() == [2**64 - 1] * 2
+
+
+@pytest.mark.parametrize("obj", [[-1, 2**64 - 1], [2**64], [[2**70]]])
+def test_asarray_ints_beyond_uint64_raise(obj):
+    with pytest.raises(OverflowError, match="asarray"):
+        ts.asarray(obj)
+
+
+# --- x.T is for matrices only -------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3, 4), (1, 1, 1, 1)])
+def test_T_raises_unless_2d(shape):
+    with pytest.raises(ValueError, match="T: expected a 2-dimensional tensor"):
+        ts.ones(shape).T
+
+
+def test_T_transposes_matrices_and_views():
+    a = np.arange(6.0).reshape(2, 3)
+    x = ts.asarray(a)
+    assert x.T.tolist() == a.T.tolist()
+    assert x[:, ::-1].T.tolist() == a[:, ::-1].T.tolist()
