@@ -77,3 +77,38 @@ def test_T_transposes_matrices_and_views():
     x = ts.asarray(a)
     assert x.T.tolist() == a.T.tolist()
     assert x[:, ::-1].T.tolist() == a[:, ::-1].T.tolist()
+
+
+# --- Python scalar conversions return exact builtin types ---------------------------------
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int64", "uint8", "uint64", "float32", "float64"])
+def test_int_returns_exact_int(dtype, recwarn):
+    x = ts.asarray(1, dtype=getattr(ts, dtype))
+    out = int(x)
+    assert type(out) is int and out == 1
+    assert not [w for w in recwarn if issubclass(w.category, DeprecationWarning)]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int16", "uint32", "int64"])
+def test_index_returns_exact_int(dtype, recwarn):
+    import operator
+    out = operator.index(ts.asarray(1, dtype=getattr(ts, dtype)))
+    assert type(out) is int and out == 1
+    assert [10, 20][ts.asarray(1, dtype=getattr(ts, dtype))] == 20
+    assert not [w for w in recwarn if issubclass(w.category, DeprecationWarning)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex64"])
+def test_index_rejects_inexact(dtype):
+    import operator
+    with pytest.raises(TypeError, match="__index__"):
+        operator.index(ts.asarray(1, dtype=getattr(ts, dtype)))
+
+
+def test_int_float_complex_bool_types():
+    assert type(float(ts.asarray(True))) is float
+    assert type(complex(ts.asarray(3, dtype=ts.int8))) is complex
+    assert type(bool(ts.asarray(0.0))) is bool
+    assert int(ts.asarray(-2.7, dtype=ts.float64)) == int(np.float64(-2.7))
+    with pytest.raises(TypeError, match="int"):
+        int(ts.asarray(1j))
