@@ -112,3 +112,72 @@ def test_int_float_complex_bool_types():
     assert int(ts.asarray(-2.7, dtype=ts.float64)) == int(np.float64(-2.7))
     with pytest.raises(TypeError, match="int"):
         int(ts.asarray(1j))
+
+
+# --- complex special cases of the standard's tables ---------------------------------------
+
+INF, NAN = float("inf"), float("nan")
+
+
+def _same_complex(got: complex, want: complex) -> bool:
+    def part(g: float, w: float) -> bool:
+        if w != w:
+            return g != g
+        return g == w and np.copysign(1, g) == np.copysign(1, w)
+    return part(got.real, want.real) and part(got.imag, want.imag)
+
+
+# (input, expm1 result) straight from the 2024.12 expm1 table (signs left unspecified there are
+# compared through the C99 cexp value minus 1, which the table is derived from).
+EXPM1_TABLE = [
+    (complex(0.0, 0.0), complex(0.0, 0.0)),
+    (complex(-0.0, 0.0), complex(0.0, 0.0)),
+    (complex(1.0, INF), complex(NAN, NAN)),
+    (complex(1.0, NAN), complex(NAN, NAN)),
+    (complex(INF, 0.0), complex(INF, 0.0)),
+    (complex(-INF, 2.0), complex(0.0 * np.cos(2.0) - 1.0, 0.0 * np.sin(2.0))),
+    (complex(INF, 2.0), complex(-INF, INF)),
+    (complex(-INF, INF), complex(-1.0, 0.0)),
+    (complex(INF, INF), complex(INF, NAN)),
+    (complex(-INF, NAN), complex(-1.0, 0.0)),
+    (complex(INF, NAN), complex(INF, NAN)),
+    (complex(NAN, 0.0), complex(NAN, 0.0)),
+    (complex(NAN, 2.0), complex(NAN, NAN)),
+    (complex(NAN, NAN), complex(NAN, NAN)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_expm1_complex_special_cases(dtype):
+    z = np.array([c for c, _ in EXPM1_TABLE], dtype=dtype)
+    got = ts.expm1(ts.asarray(z)).numpy()
+    for (c, want), g in zip(EXPM1_TABLE, got):
+        w = complex(want)
+        if c == complex(-INF, INF) or c == complex(-INF, NAN):  # imaginary sign unspecified
+            assert g.real == -1.0 and g.imag == 0.0, (c, g)
+        elif c == complex(INF, INF) or c == complex(INF, NAN):  # real sign unspecified
+            assert abs(g.real) == INF and g.imag != g.imag, (c, g)
+        else:
+            assert _same_complex(complex(g), w), (c, g, w)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_expm1_complex_finite_matches_numpy(dtype):
+    rng = np.random.default_rng(1)
+    z = (rng.standard_normal(64) + 1j * rng.standard_normal(64)).astype(dtype)
+    z[:4] = [1e-8 + 1e-8j, -1e-7j, 1e-9, 0.5 - 0.25j]
+    rtol = 1e-5 if dtype == "complex64" else 1e-12
+    np.testing.assert_allclose(ts.expm1(ts.asarray(z)).numpy(), np.expm1(z), rtol=rtol)
+    assert _same_complex(complex(ts.expm1(ts.asarray(np.array([complex(0.0, -0.0)], dtype)))[0]),
+                         complex(0.0, -0.0))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_sign_complex_zero_is_positive_zero(dtype):
+    z = np.array([complex(a, b) for a in (0.0, -0.0) for b in (0.0, -0.0)], dtype=dtype)
+    for g in ts.sign(ts.asarray(z)).numpy():
+        assert _same_complex(complex(g), complex(0.0, 0.0))
+    got = ts.sign(ts.asarray(np.array([3 + 4j, NAN + 1j, complex(1, NAN)], dtype=dtype))).numpy()
+    np.testing.assert_allclose(got[0], 0.6 + 0.8j, rtol=1e-6)
+    assert np.isnan(got[1].real) and np.isnan(got[1].imag)
+    assert np.isnan(got[2].real) and np.isnan(got[2].imag)
