@@ -181,3 +181,37 @@ def test_sign_complex_zero_is_positive_zero(dtype):
     np.testing.assert_allclose(got[0], 0.6 + 0.8j, rtol=1e-6)
     assert np.isnan(got[1].real) and np.isnan(got[1].imag)
     assert np.isnan(got[2].real) and np.isnan(got[2].imag)
+
+
+# --- norms over empty reductions: the largest of no magnitudes is 0 (NumPy) ------------------
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (3, 0), (2, 0, 3), (2, 3)])
+@pytest.mark.parametrize("ord", [1, -1, 2, -2, float("inf"), -float("inf"), "fro", "nuc"])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_matrix_norm_empty_matches_numpy(shape, ord, keepdims):
+    a = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    try:
+        want = np.linalg.matrix_norm(a, ord=ord, keepdims=keepdims)
+    except ValueError:
+        with pytest.raises(ValueError):
+            ts.linalg.matrix_norm(ts.asarray(a), ord=ord, keepdims=keepdims)
+        return
+    got = ts.linalg.matrix_norm(ts.asarray(a), ord=ord, keepdims=keepdims)
+    assert got.dtype == ts.float64 and got.shape == want.shape
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape,axis", [((0, 3), 0), ((0, 3), 1), ((0, 3), None), ((2, 0), (0, 1)),
+                                        ((4, 0, 2), (1,)), ((3,), None)])
+@pytest.mark.parametrize("ord", [float("inf"), 1, 2, 0])
+def test_vector_norm_empty_matches_numpy(shape, axis, ord):
+    a = np.ones(shape, dtype=np.float32)
+    got = ts.linalg.vector_norm(ts.asarray(a), axis=axis, ord=ord, keepdims=True)
+    want = np.linalg.vector_norm(a, axis=axis, ord=ord, keepdims=True)
+    assert got.dtype == ts.float32 and got.shape == want.shape
+    np.testing.assert_allclose(got.numpy(), want)
+
+
+def test_vector_norm_min_of_empty_still_raises():
+    with pytest.raises(ValueError):
+        ts.linalg.vector_norm(ts.ones((0, 3)), axis=0, ord=-float("inf"))
