@@ -215,3 +215,36 @@ def test_vector_norm_empty_matches_numpy(shape, axis, ord):
 def test_vector_norm_min_of_empty_still_raises():
     with pytest.raises(ValueError):
         ts.linalg.vector_norm(ts.ones((0, 3)), axis=0, ord=-float("inf"))
+
+
+# --- unique_* accept complex input (the standard puts no dtype limit on them) ---------------
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("seed", range(6))
+def test_unique_complex_matches_numpy(dtype, seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 15))
+    a = (rng.integers(-2, 3, n) + 1j * rng.integers(-2, 3, n)).astype(dtype)
+    if n:
+        a[rng.integers(0, n)] = complex(np.nan, 1.0)  # every NaN is its own value
+        a[rng.integers(0, n)] = complex(-0.0, 0.0)    # and -0 merges with +0
+    a = a.reshape((1, n)) if seed % 2 else a
+    r = ts.unique_all(ts.asarray(a))
+    v, i, inv, c = np.unique(a, return_index=True, return_inverse=True, return_counts=True,
+                             equal_nan=False)
+    np.testing.assert_array_equal(r.values.numpy(), v)
+    assert r.values.dtype == getattr(ts, dtype)
+    np.testing.assert_array_equal(r.indices.numpy(), i)
+    np.testing.assert_array_equal(r.inverse_indices.numpy(), inv.reshape(a.shape))
+    np.testing.assert_array_equal(r.counts.numpy(), c)
+    np.testing.assert_array_equal(ts.unique_values(ts.asarray(a)).numpy(), v)
+    uc = ts.unique_counts(ts.asarray(a))
+    np.testing.assert_array_equal(uc.counts.numpy(), c)
+    ui = ts.unique_inverse(ts.asarray(a))
+    np.testing.assert_array_equal(ui.values.numpy()[ui.inverse_indices.numpy()], a)
+
+
+def test_unique_complex_orders_lexicographically_on_views():
+    a = np.array([2 + 1j, 1 + 5j, 1 - 5j, 2 + 1j, -3j, 1 + 5j], dtype=np.complex128)
+    x = ts.asarray(a[::-1].copy())[::-1]  # negative-stride view
+    np.testing.assert_array_equal(ts.unique_values(x).numpy(), np.unique(a))

@@ -2,7 +2,7 @@
 unique_values, plus NumPy-compatible isin.
 
 All unique_* flatten x and return the distinct values in ascending order (NaNs last), as
-NumPy does. Per the standard each NaN is distinct: NaNs are never merged, each gets its own
+NumPy does; complex values are ordered lexicographically by (real, imag), also like NumPy. Per the standard each NaN is distinct: NaNs are never merged, each gets its own
 entry with count 1. ``-0.0`` and ``0.0`` compare equal and merge. Built on the stable radix
 sort: `indices` point at each value's first occurrence; `inverse_indices` has x's shape.
 """
@@ -32,11 +32,23 @@ def _run_starts(sv: Tensor) -> Tensor:
     return flags
 
 
+def _sort_complex(flat: Tensor) -> tuple:
+    """(sorted values, permutation) of a 1-d complex tensor in NumPy's lexicographic order:
+    a stable sort by the imaginary parts, then a stable sort of that by the real parts."""
+    from ._C import imag, real
+    _, by_imag = _C._sort_with_indices(imag(flat), 0, False)
+    _, by_real = _C._sort_with_indices(real(flat)[by_imag], 0, False)
+    perm = by_imag[by_real]
+    return flat[perm], perm
+
+
 def _unique(x: Tensor, want_index: builtins.bool, want_counts: builtins.bool) -> tuple:
     from ._statistical import cumulative_sum, diff
     flat = x.reshape(-1)
     n = flat.shape[0]
-    if want_index:
+    if x.dtype in (_C.complex64, _C.complex128):
+        sv, perm = _sort_complex(flat)
+    elif want_index:
         sv, perm = _C._sort_with_indices(flat, 0, False)
     else:
         sv, perm = _C._sort(flat, 0, False), None
@@ -58,8 +70,6 @@ def _unique(x: Tensor, want_index: builtins.bool, want_counts: builtins.bool) ->
 def _check(x: Any, op: str) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}: x must be a tensor, got {type(x).__name__}")
-    if x.dtype in (_C.complex64, _C.complex128):
-        raise TypeError(f"{op}: complex tensors are not supported (they have no order)")
     return x
 
 
