@@ -248,3 +248,19 @@ def test_unique_complex_orders_lexicographically_on_views():
     a = np.array([2 + 1j, 1 + 5j, 1 - 5j, 2 + 1j, -3j, 1 + 5j], dtype=np.complex128)
     x = ts.asarray(a[::-1].copy())[::-1]  # negative-stride view
     np.testing.assert_array_equal(ts.unique_values(x).numpy(), np.unique(a))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_unique_complex_nan_order_matches_numpy(seed):
+    # NumPy sorts NaN-bearing complex values after all others: R+NaNj by R, then NaN+Rj by R.
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 14))
+    a = rng.choice([0.0, 1.0, -1.0, np.nan], n) + 0j
+    a.imag = rng.choice([0.0, 2.0, -2.0, np.nan], n)
+    r = ts.unique_all(ts.asarray(a))
+    v, i, inv, c = np.unique(a, return_index=True, return_inverse=True, return_counts=True,
+                             equal_nan=False)
+    np.testing.assert_array_equal(r.values.numpy(), v)
+    np.testing.assert_array_equal(r.indices.numpy(), i)
+    np.testing.assert_array_equal(r.inverse_indices.numpy(), inv)
+    np.testing.assert_array_equal(r.counts.numpy(), c)

@@ -2,7 +2,7 @@
 unique_values, plus NumPy-compatible isin.
 
 All unique_* flatten x and return the distinct values in ascending order (NaNs last), as
-NumPy does; complex values are ordered lexicographically by (real, imag), also like NumPy. Per the standard each NaN is distinct: NaNs are never merged, each gets its own
+NumPy does; complex values follow NumPy's order too (lexicographic, NaN-bearing last). Per the standard each NaN is distinct: NaNs are never merged, each gets its own
 entry with count 1. ``-0.0`` and ``0.0`` compare equal and merge. Built on the stable radix
 sort: `indices` point at each value's first occurrence; `inverse_indices` has x's shape.
 """
@@ -33,12 +33,15 @@ def _run_starts(sv: Tensor) -> Tensor:
 
 
 def _sort_complex(flat: Tensor) -> tuple:
-    """(sorted values, permutation) of a 1-d complex tensor in NumPy's lexicographic order:
-    a stable sort by the imaginary parts, then a stable sort of that by the real parts."""
-    from ._C import imag, real
-    _, by_imag = _C._sort_with_indices(imag(flat), 0, False)
-    _, by_real = _C._sort_with_indices(real(flat)[by_imag], 0, False)
-    perm = by_imag[by_real]
+    """(sorted values, permutation) of a 1-d complex tensor in NumPy's order: NaN-free values
+    lexicographically by (real, imag), then R + NaNj by R, NaN + Rj by R, NaN + NaNj last.
+    Three stable sorts: by imag, by real, then by that NaN class."""
+    from ._C import imag, isnan, real
+    perm = _C._sort_with_indices(imag(flat), 0, False)[1]
+    perm = perm[_C._sort_with_indices(real(flat)[perm], 0, False)[1]]
+    v = flat[perm]
+    nan_class = isnan(imag(v)).astype(_C.int8) + 2 * isnan(real(v)).astype(_C.int8)
+    perm = perm[_C._sort_with_indices(nan_class, 0, False)[1]]
     return flat[perm], perm
 
 
