@@ -81,7 +81,8 @@ def test_T_transposes_matrices_and_views():
 
 # --- Python scalar conversions return exact builtin types ---------------------------------
 
-@pytest.mark.parametrize("dtype", ["bool", "int8", "int64", "uint8", "uint64", "float32", "float64"])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int64", "uint8", "uint64", "float32",
+                                   "float64"])
 def test_int_returns_exact_int(dtype, recwarn):
     x = ts.asarray(1, dtype=getattr(ts, dtype))
     out = int(x)

@@ -10,7 +10,8 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
-from ._dtypes import _as_dtype, float32, float64, complex64, complex128, int64, uint64, bool as bool_
+from ._dtypes import (_as_dtype, float32, float64, complex64, complex128, int64, uint64,
+                      bool as bool_)
 
 __all__ = ["asarray", "tensor", "empty", "zeros", "ones", "full", "empty_like", "zeros_like",
            "ones_like", "full_like", "arange", "linspace", "eye", "tril", "triu", "meshgrid",
@@ -172,7 +173,8 @@ def _asarray_host(obj: Any, *, dtype: Any, copy: Optional[builtins.bool]) -> Ten
 
 
 def _uint64_or_raise(obj: Any, err: OverflowError) -> np.ndarray:
-    """Nested ints past int64: uint64 when they all fit there (NumPy's choice), else OverflowError."""
+    """Nested ints past int64: uint64 when they all fit there (NumPy's choice), else
+    OverflowError."""
     try:
         return np.asarray(obj, dtype=np.uint64)
     except OverflowError:

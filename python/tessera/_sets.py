@@ -2,9 +2,10 @@
 unique_values, plus NumPy-compatible isin.
 
 All unique_* flatten x and return the distinct values in ascending order (NaNs last), as
-NumPy does; complex values follow NumPy's order too (lexicographic, NaN-bearing last). Per the standard each NaN is distinct: NaNs are never merged, each gets its own
-entry with count 1. ``-0.0`` and ``0.0`` compare equal and merge. Built on the stable radix
-sort: `indices` point at each value's first occurrence; `inverse_indices` has x's shape.
+NumPy does; complex values follow NumPy's order too (lexicographic, NaN-bearing last). Per
+the standard each NaN is distinct: NaNs are never merged, each gets its own entry with count
+1. ``-0.0`` and ``0.0`` compare equal and merge. Built on the stable radix sort: `indices`
+point at each value's first occurrence; `inverse_indices` has x's shape.
 """
 from __future__ import annotations
 
