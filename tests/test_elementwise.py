@@ -295,6 +295,9 @@ def test_complex_special_cases(name):
     if name == "sign":
         with np.errstate(all="ignore"):
             want = np.where(z == 0, 0, z / np.abs(z))
+    elif name == "expm1":  # the standard's table is exp's C99 values minus 1; NumPy's isn't
+        with np.errstate(all="ignore"):
+            want = np.where(np.isfinite(z), np.expm1(z), np.exp(z) - 1)
     else:
         want = _quiet(lambda m, x: getattr(m, name)(x))(np, z)
     if got.dtype.kind != "c":

@@ -173,6 +173,13 @@ TS_HD F logaddexp(F x, F y) {
 // Complex functions the standard library lacks, written as NumPy does.
 template <class V>
 std::complex<V> complex_expm1(std::complex<V> z) {
+  // Non-finite inputs take exp's C99 Annex G special values minus 1 (the array API's expm1
+  // table is exactly that); a complex zero gives +0 + 0j (the formula below would give -0).
+  if (!std::isfinite(z.real()) || !std::isfinite(z.imag())) {
+    const std::complex<V> e = std::exp(z);
+    return {e.real() - V(1), e.imag()};
+  }
+  if (z.real() == 0 && z.imag() == 0) return {V(0), z.imag()};
   const V s = std::sin(z.imag() / 2);
   return {std::expm1(z.real()) * std::cos(z.imag()) - 2 * s * s,
           std::exp(z.real()) * std::sin(z.imag())};
@@ -188,10 +195,10 @@ std::complex<V> complex_log2(std::complex<V> z) {
   return {l.real() * k, l.imag() * k};
 }
 
-// sign of a complex number: z / |z| (0 for 0).
+// sign of a complex number: z / |z|, and +0 + 0j for any signed zero (the array API's table).
 template <class V>
 std::complex<V> complex_sign(std::complex<V> z) {
-  if (z == std::complex<V>(0)) return z;
+  if (z == std::complex<V>(0)) return {V(0), V(0)};
   const V m = std::abs(z);
   return {z.real() / m, z.imag() / m};
 }

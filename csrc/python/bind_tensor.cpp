@@ -42,6 +42,13 @@ Scalar one_element(const Tensor& t, const char* what) {
                          "got shape " + shape_str(t.shape()));
   return item(t);
 }
+
+// __int__/__index__ must return an exact int: a bool (an int subclass) is deprecated there.
+py::int_ exact_int(const py::object& v) {
+  PyObject* r = PyNumber_Long(v.ptr());
+  if (!r) throw py::error_already_set();
+  return py::reinterpret_steal<py::int_>(r);
+}
 }  // namespace
 
 py::object tensor_item(const Tensor& t) { return scalar_to_py(item(t)); }
@@ -111,8 +118,10 @@ void init_tensor(py::module_& m) {
       .def_property_readonly(
           "T",
           [](const Tensor& t) {
-            if (t.ndim() != 2 && t.ndim() != 0 && t.ndim() != 1)
-              throw py::value_error("T: expected a tensor of at most 2 dimensions, got shape " +
+            // The array API standard requires an error for anything but a matrix (PyTorch
+            // deprecates x.T on other ranks too).
+            if (t.ndim() != 2)
+              throw py::value_error("T: expected a 2-dimensional tensor, got shape " +
                                     shape_str(t.shape()) + "; hint: use x.mT or permute_dims");
             return transpose_all(t);
           })
@@ -142,7 +151,7 @@ void init_tensor(py::module_& m) {
              Scalar s = one_element(t, "int()");
              if (s.kind == ScalarKind::Complex)
                throw py::type_error("int(): the tensor is complex");
-             return py::int_(scalar_to_py(s));
+             return exact_int(scalar_to_py(s));
            })
       .def("__float__",
            [](const Tensor& t) {
@@ -164,7 +173,7 @@ void init_tensor(py::module_& m) {
                throw py::type_error(
                    std::string("__index__: only integer tensors can be used as an index, got ") +
                    dtype_name(t.dtype()));
-             return py::int_(scalar_to_py(one_element(t, "__index__")));
+             return exact_int(scalar_to_py(one_element(t, "__index__")));
            })
       .def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()) >> 4; });
 

@@ -10,7 +10,8 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
-from ._dtypes import _as_dtype, float32, float64, complex64, complex128, int64, bool as bool_
+from ._dtypes import (_as_dtype, float32, float64, complex64, complex128, int64, uint64,
+                      bool as bool_)
 
 __all__ = ["asarray", "tensor", "empty", "zeros", "ones", "full", "empty_like", "zeros_like",
            "ones_like", "full_like", "arange", "linspace", "eye", "tril", "triu", "meshgrid",
@@ -34,13 +35,17 @@ def _dt(dtype: Any, default: Any) -> Any:
     return default if dtype is None else _as_dtype(dtype)
 
 
+_INT64_MAX, _UINT64_MAX = 2**63 - 1, 2**64 - 1
+
+
 def _scalar_default_dtype(obj: Any):
     if isinstance(obj, np.generic):  # np.float64 subclasses float but keeps its own dtype
         return None
     if isinstance(obj, builtins.bool):
         return bool_
     if isinstance(obj, builtins.int):
-        return int64
+        # Like NumPy: an int past int64's range but within uint64's becomes uint64 (not -1).
+        return uint64 if _INT64_MAX < obj <= _UINT64_MAX else int64
     if isinstance(obj, builtins.float):
         return float32
     if isinstance(obj, builtins.complex):
@@ -136,7 +141,7 @@ def _asarray_host(obj: Any, *, dtype: Any, copy: Optional[builtins.bool]) -> Ten
             arr = np.asarray(obj, dtype={builtins.bool: np.bool_, builtins.int: np.int64,
                                          builtins.float: np.float64, builtins.complex: np.complex128}[kind])
         except OverflowError as e:
-            raise OverflowError(f"asarray: a Python int does not fit in int64: {e}") from None
+            arr = _uint64_or_raise(obj, e)
         except ValueError as e:
             raise ValueError(f"asarray: nested sequence is ragged or malformed: {e}") from None
         t = _C._from_numpy(arr, -1)
@@ -165,6 +170,15 @@ def _asarray_host(obj: Any, *, dtype: Any, copy: Optional[builtins.bool]) -> Ten
             raise ValueError(f"asarray: copy=False but converting {obj.dtype} to {target} needs a copy")
         return _C._astype(_C._from_numpy(obj, -1), target, True)
     return _C._from_numpy(obj, {None: -1, False: 0, True: 1}[copy])
+
+
+def _uint64_or_raise(obj: Any, err: OverflowError) -> np.ndarray:
+    """Nested ints past int64: uint64 when they all fit there (NumPy's choice), else
+    OverflowError."""
+    try:
+        return np.asarray(obj, dtype=np.uint64)
+    except OverflowError:
+        raise OverflowError(f"asarray: a Python int does not fit in int64 or uint64: {err}") from None
 
 
 def _has_buffer(obj: Any) -> builtins.bool:

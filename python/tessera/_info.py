@@ -30,7 +30,9 @@ class Info:
                 "indexing": int64}
 
     def dtypes(self, *, device: Optional[Any] = None, kind: Any = None) -> Dict[str, Any]:
-        from ._dtypes import _ALL, isdtype
+        from ._dtypes import _ALL, float16, bfloat16, isdtype
+        # Only the standard's dtypes: float16/bfloat16 are extras its consumers don't know.
+        std = [d for d in _ALL if d not in (float16, bfloat16)]
         if kind is None:
-            return {d.name: d for d in _ALL}
-        return {d.name: d for d in _ALL if isdtype(d, kind)}
+            return {d.name: d for d in std}
+        return {d.name: d for d in std if isdtype(d, kind)}

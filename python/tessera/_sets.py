@@ -2,9 +2,10 @@
 unique_values, plus NumPy-compatible isin.
 
 All unique_* flatten x and return the distinct values in ascending order (NaNs last), as
-NumPy does. Per the standard each NaN is distinct: NaNs are never merged, each gets its own
-entry with count 1. ``-0.0`` and ``0.0`` compare equal and merge. Built on the stable radix
-sort: `indices` point at each value's first occurrence; `inverse_indices` has x's shape.
+NumPy does; complex values follow NumPy's order too (lexicographic, NaN-bearing last). Per
+the standard each NaN is distinct: NaNs are never merged, each gets its own entry with count
+1. ``-0.0`` and ``0.0`` compare equal and merge. Built on the stable radix sort: `indices`
+point at each value's first occurrence; `inverse_indices` has x's shape.
 """
 from __future__ import annotations
 
@@ -32,11 +33,26 @@ def _run_starts(sv: Tensor) -> Tensor:
     return flags
 
 
+def _sort_complex(flat: Tensor) -> tuple:
+    """(sorted values, permutation) of a 1-d complex tensor in NumPy's order: NaN-free values
+    lexicographically by (real, imag), then R + NaNj by R, NaN + Rj by R, NaN + NaNj last.
+    Three stable sorts: by imag, by real, then by that NaN class."""
+    from ._C import imag, isnan, real
+    perm = _C._sort_with_indices(imag(flat), 0, False)[1]
+    perm = perm[_C._sort_with_indices(real(flat)[perm], 0, False)[1]]
+    v = flat[perm]
+    nan_class = isnan(imag(v)).astype(_C.int8) + 2 * isnan(real(v)).astype(_C.int8)
+    perm = perm[_C._sort_with_indices(nan_class, 0, False)[1]]
+    return flat[perm], perm
+
+
 def _unique(x: Tensor, want_index: builtins.bool, want_counts: builtins.bool) -> tuple:
     from ._statistical import cumulative_sum, diff
     flat = x.reshape(-1)
     n = flat.shape[0]
-    if want_index:
+    if x.dtype in (_C.complex64, _C.complex128):
+        sv, perm = _sort_complex(flat)
+    elif want_index:
         sv, perm = _C._sort_with_indices(flat, 0, False)
     else:
         sv, perm = _C._sort(flat, 0, False), None
@@ -58,8 +74,6 @@ def _unique(x: Tensor, want_index: builtins.bool, want_counts: builtins.bool) ->
 def _check(x: Any, op: str) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}: x must be a tensor, got {type(x).__name__}")
-    if x.dtype in (_C.complex64, _C.complex128):
-        raise TypeError(f"{op}: complex tensors are not supported (they have no order)")
     return x
 
 

@@ -301,6 +301,16 @@ def _axes_tuple(axis: Any) -> Optional[Tuple[int, ...]]:
     return tuple(axis)
 
 
+def _nonneg_max(a: Tensor, axis: Any, keepdims: bool) -> Tensor:
+    """max of non-negative values that is 0 over an empty reduction (NumPy's norms: the
+    largest of no magnitudes is 0), instead of max's error."""
+    F = _ns()
+    axes = range(a.ndim) if axis is None else ((axis,) if isinstance(axis, int) else axis)
+    if builtins.any(a.shape[ax] == 0 for ax in axes):
+        return F.sum(F.zeros_like(a), axis=axis, keepdims=keepdims)
+    return F.max(a, axis=axis, keepdims=keepdims)
+
+
 def vector_norm(x: Tensor, /, *, axis: Optional[Union[int, Tuple[int, ...]]] = None,
                 keepdims: bool = False, ord: Union[int, float] = 2, dim: Any = _UNSET,
                 keepdim: Any = _UNSET) -> Tensor:
@@ -314,7 +324,7 @@ def vector_norm(x: Tensor, /, *, axis: Optional[Union[int, Tuple[int, ...]]] = N
     keepdims = _keep("vector_norm", keepdims, keepdim)
     a = F.abs(x)
     if ord == math.inf:
-        return F.max(a, axis=axes, keepdims=keepdims)
+        return _nonneg_max(a, axes, keepdims)
     if ord == -math.inf:
         return F.min(a, axis=axes, keepdims=keepdims)
     if ord == 0:
@@ -343,10 +353,10 @@ def matrix_norm(x: Tensor, /, *, keepdims: bool = False,
         r = F.sum(svdvals(x), axis=-1)
     elif ord in (2, -2):
         s = svdvals(x)
-        r = F.max(s, axis=-1) if ord == 2 else F.min(s, axis=-1)
+        r = _nonneg_max(s, -1, False) if ord == 2 else F.min(s, axis=-1)
     elif ord in (1, -1, math.inf, -math.inf):
         sums = F.sum(F.abs(x), axis=-2 if ord in (1, -1) else -1)
-        r = F.max(sums, axis=-1) if ord > 0 else F.min(sums, axis=-1)
+        r = _nonneg_max(sums, -1, False) if ord > 0 else F.min(sums, axis=-1)
     else:
         raise ValueError(f"matrix_norm: invalid ord {ord!r}; expected 'fro', 'nuc', 1, -1, 2, "
                          "-2, inf or -inf")
