@@ -48,7 +48,7 @@ TS_UNARY_FN(Abs, if constexpr (is_dcomplex_v<A>) return cs::abs(a);
 TS_UNARY_FN(
     Sign,
     if constexpr (is_dcomplex_v<A>) {
-      if (a == A(0)) return a;
+      if (a == A(0)) return A(0);  // +0 + 0j for any signed zero, as on the CPU
       const auto m = cs::abs(a);
       return A(a.real() / m, a.imag() / m);
     } else if constexpr (cs::is_integral_v<A>) return A((a > 0) - (a < 0));
