@@ -772,3 +772,25 @@ def test_float32_sums_stay_accurate_like_cpu():
     np.testing.assert_allclose(ts.sum(ts.asarray(a, device=DEV), axis=1).cpu().numpy(),
                                a.astype(np.float64).sum(axis=1), rtol=1e-6, atol=1e-3)
     assert int(ts.argmax(ts.asarray(np.ones(1 << 22, np.float32), device=DEV))) == 0
+
+
+@gpu
+def test_repeat_permutation_and_multinomial_take_device_tensors():
+    x = ts.arange(6.0, device=DEV)
+    reps = ts.asarray([1, 0, 2, 1, 3, 1], device=DEV)
+    same(ts.repeat(ts.arange(6.0), ts.asarray([1, 0, 2, 1, 3, 1])), ts.repeat(x, reps))
+    g1, g2 = ts.random.Generator(5), ts.random.Generator(5)
+    rows = ts.reshape(ts.arange(12.0), (6, 2))
+    same(g1.permutation(rows), g2.permutation(rows.cuda()))
+    y = rows.cuda()
+    ts.random.shuffle(y, generator=ts.random.Generator(7))
+    z = ts.asarray(rows, copy=True)
+    ts.random.shuffle(z, generator=ts.random.Generator(7))
+    same(z, y)
+    p = ts.asarray([[0.1, 0.0, 0.6, 0.3], [1.0, 1.0, 1.0, 1.0]])
+    a = ts.multinomial(p, 3, generator=ts.random.Generator(9)) if hasattr(ts, "multinomial") else \
+        ts.random.multinomial(p, 3, generator=ts.random.Generator(9))
+    b = ts.random.multinomial(p.cuda(), 3, generator=ts.random.Generator(9))
+    same(a, b)
+    with pytest.raises(ValueError, match="multinomial"):
+        ts.random.multinomial(-p.cuda(), 1)

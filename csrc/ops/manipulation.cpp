@@ -6,6 +6,7 @@
 #include "autograd/function.h"
 #include "autograd/record.h"
 #include "ops/copy.h"
+#include "ops/indexing_advanced.h"
 #include "ops/views.h"
 
 namespace ts {
@@ -170,6 +171,13 @@ namespace {
 Tensor repeat_counts(const Tensor& src, int64_t ax, const int64_t* counts, int64_t total) {
   Shape shape = src.shape();
   shape[ax] = total;
+  if (!repeat_stub.table[static_cast<int>(src.device().type)]) {
+    // No repeat kernel on this backend: gather with the index "i, counts[i] times" built here.
+    Tensor index = Tensor::empty(Shape{total}, DType::Int64, Device());
+    int64_t* p = index.data<int64_t>();
+    for (int64_t i = 0; i < src.dim(ax); ++i) p = std::fill_n(p, counts[i], i);
+    return index_select(src, ax, to_device(index, src.device()));
+  }
   Tensor out = Tensor::empty(shape, src.dtype(), src.device());
   if (out.numel() == 0) return out;
   repeat_stub.get(src.device())(out, contiguous(src), ax, counts);

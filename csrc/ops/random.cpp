@@ -66,6 +66,9 @@ Tensor randperm(int64_t n, DType dtype, Device device, Generator& g) {
   TS_CHECK(n >= 0, ValueError, "randperm: n must be non-negative, got ", n);
   TS_CHECK(is_integral(dtype) || is_floating(dtype), TypeError,
            "randperm: expected an integer or floating dtype, got ", dtype_name(dtype));
+  // Backends without a shuffle kernel get the host's permutation (the same one for a seed).
+  if (!randperm_stub.table[static_cast<int>(device.type)])
+    return to_device(randperm(n, dtype, Device(), g), device);
   Tensor out = Tensor::empty(Shape{n}, DType::Int64, device);
   const uint64_t offset = g.next_offset();
   if (n > 0) randperm_stub.get(device)(out, g.seed(), offset);
