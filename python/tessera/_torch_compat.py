@@ -1,0 +1,76 @@
+"""PyTorch-style conveniences beside the array API namespace: attaches torch's Tensor methods
+at import and gathers torch's top-level functions for ``tessera``'s namespace.
+
+One module per concern: _torch_compat_basics (callable ``size``, dtype conversions, queries),
+_creation (varargs sizes, new_*, *_like), _inplace (Note [torch in-place]), _math
+(elementwise), _special (lgamma/digamma/erfinv), _shape, _reduce (Note [torch reductions vs
+the standard]), _linalg, _indexing.
+
+Where torch and the standard disagree the namespace *functions* keep the standard (ts.max,
+ts.var, ts.repeat, ts.where...); the Tensor *methods* follow torch, as the standard specifies
+no such methods.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict
+
+from ._C import Tensor
+from . import (_torch_compat_basics as _basics, _torch_compat_creation as _creation,
+               _torch_compat_inplace as _inplace, _torch_compat_math as _math,
+               _torch_compat_shape as _shape, _torch_compat_reduce as _reduce,
+               _torch_compat_linalg as _linalg, _torch_compat_indexing as _indexing)
+from ._torch_compat_creation import *  # noqa: F401,F403
+from ._torch_compat_math import *  # noqa: F401,F403
+from ._torch_compat_shape import *  # noqa: F401,F403
+from ._torch_compat_reduce import *  # noqa: F401,F403
+from ._torch_compat_linalg import *  # noqa: F401,F403
+from ._torch_compat_indexing import *  # noqa: F401,F403
+from ._torch_compat_math import equal  # noqa: F401  (torch.equal: a bool, not elementwise)
+
+
+def clone(input: Tensor) -> Tensor:
+    """A copy of input (differentiable)."""
+    return input.clone()
+
+
+def detach(input: Tensor) -> Tensor:
+    """input without autograd history (shares memory)."""
+    return input.detach()
+
+
+__all__ = (_creation.__all__ + _math.__all__ + _shape.__all__ + _reduce.__all__ +
+           _linalg.__all__ + _indexing.__all__ + ["clone", "detach"])
+
+# In-place methods that change metadata, not values, are not generated.
+_METADATA_ONLY = {"squeeze", "unsqueeze", "t", "transpose", "swapaxes", "swapdims",
+                  "conj_physical"}
+
+
+def _wrap_method(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """`fn` as a Tensor method (builtins such as C functions cannot be bound as methods)."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        return fn(self, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def _install() -> None:
+    _basics.install()
+    _creation.install()
+    _inplace.install()
+    methods: Dict[str, Callable[..., Any]] = {}
+    for mod in (_math, _shape, _reduce, _linalg, _indexing):
+        methods.update(mod.METHODS)
+    for name, fn in methods.items():
+        setattr(Tensor, name, _wrap_method(fn, name))
+    twins = [n for n in _math.METHODS if n not in _math.NO_INPLACE]
+    twins += [n for n in _math.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
+    twins += _linalg.INPLACE + ["masked_scatter", "index_fill", "index_copy", "index_put",
+                                "scatter_reduce"]
+    for name in twins:
+        if hasattr(Tensor, name) and not hasattr(Tensor, name + "_"):
+            setattr(Tensor, name + "_", _inplace.make_inplace(name + "_", getattr(Tensor, name)))
+
+
+_install()

@@ -1,0 +1,136 @@
+"""PyTorch-style in-place methods (x.exp_(), x.clamp_(), x.copy_(y), x.fill_(v), x.zero_(), ...).
+
+Note [torch in-place]: every in-place method computes its out-of-place result and writes it
+back into ``self``:
+
+* the result dtype must be castable to self's dtype under torch's rule (no float -> int,
+  no complex -> real, nothing but bool -> bool), else RuntimeError naming the op;
+* the result shape must be self's shape (an operand cannot broadcast self bigger);
+* a leaf that requires grad raises RuntimeError while grad mode is on (as in torch);
+* the write goes through ``__setitem__`` when autograd is recording, so it records the
+  in-place node (CopySlices for views: the base's gradient is rebased), bumps the version
+  counter and writes through non-contiguous views; otherwise a raw copy (still bumping the
+  version counter). When autograd records, the op reads a clone of self, so a backward
+  formula that saved self never sees the overwritten values.
+
+Each method returns self.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Any, Callable
+
+from . import _C
+from ._C import Tensor
+from ._dtypes import bool as bool_, complex64, complex128, float16, bfloat16, float32, float64
+
+_FLOATS = (float16, bfloat16, float32, float64)
+_COMPLEX = (complex64, complex128)
+
+
+def torch_can_cast(src: Any, dst: Any) -> builtins.bool:
+    """torch's canCast: the in-place/out= rule (not the array API's can_cast)."""
+    if src in _COMPLEX and dst not in _COMPLEX:
+        return False
+    if src in _FLOATS + _COMPLEX and dst not in _FLOATS + _COMPLEX:
+        return False
+    return not (src != bool_ and dst == bool_)
+
+
+def _recording(*tensors: Any) -> builtins.bool:
+    return _C.is_grad_enabled() and builtins.any(
+        isinstance(t, Tensor) and t.requires_grad for t in tensors)
+
+
+def check_leaf(self: Tensor, op: str) -> None:
+    """RuntimeError when `self` is a leaf requiring grad and autograd records (torch's rule)."""
+    if self.requires_grad and self.is_leaf and _C.is_grad_enabled():
+        raise RuntimeError(f"{op}: a leaf tensor that requires grad is being used in an in-place "
+                           "operation; hint: wrap it in `with ts.no_grad():` or use the "
+                           "out-of-place op")
+
+
+def write(self: Tensor, out: Any, op: str) -> Tensor:
+    """Writes the out-of-place result `out` into self (Note [torch in-place]); returns self."""
+    if isinstance(out, Tensor):
+        if not torch_can_cast(out.dtype, self.dtype):
+            raise RuntimeError(f"{op}: result type {out.dtype} can't be cast to the desired "
+                               f"output type {self.dtype}")
+        if tuple(out.shape) != tuple(self.shape):
+            raise RuntimeError(f"{op}: output with shape {tuple(self.shape)} doesn't match the "
+                               f"broadcast shape {tuple(out.shape)}")
+        if out.device != self.device:
+            out = out.to(self.device)
+    if _recording(self, out):
+        self[...] = out
+    elif isinstance(out, Tensor):
+        _C._copy_(self, out)
+    else:
+        _C._fill_(self, out)
+    return self
+
+
+def make_inplace(name: str, fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """The in-place method `name` from the out-of-place `fn(self, *args, **kw)`."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        check_leaf(self, name)
+        src = self.clone() if _recording(self, *args, *kwargs.values()) else self
+        return write(self, fn(src, *args, **kwargs), name)
+    method.__name__ = name
+    method.__doc__ = f"In-place {name[:-1]} (torch.Tensor.{name}); returns self."
+    return method
+
+
+# ---- the in-place methods that are not an op followed by a write
+def _fill_(self: Tensor, value: Any) -> Tensor:
+    """Fills self with `value` (a number or a 0-d tensor); returns self."""
+    check_leaf(self, "fill_")
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"fill_: only supports a 0-dimension value tensor, but got "
+                               f"tensor with {value.ndim} dimensions")
+        if not _recording(self, value):
+            value = value.item()
+        else:
+            return write(self, _C._broadcast_to(value.to(self.device).astype(self.dtype),
+                                                tuple(self.shape)), "fill_")
+    if not isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex)) \
+            and not hasattr(value, "__index__") and not hasattr(value, "__float__"):
+        raise TypeError(f"fill_: value must be a number or a 0-d tensor, got {type(value).__name__}")
+    if isinstance(value, builtins.complex) and self.dtype not in _COMPLEX:
+        raise RuntimeError(f"fill_: cannot fill a {self.dtype} tensor with a complex value")
+    return write(self, value, "fill_")
+
+
+def _zero_(self: Tensor) -> Tensor:
+    """Fills self with zeros; returns self."""
+    return _fill_(self, 0)
+
+
+def _copy_(self: Tensor, src: Any, non_blocking: builtins.bool = False) -> Tensor:
+    """Copies `src` (broadcast to self's shape, cast to self's dtype, any device) into self;
+    returns self. Differentiable with respect to src."""
+    check_leaf(self, "copy_")
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_: src must be a Tensor, got {type(src).__name__}")
+    if src.device != self.device:
+        src = src.to(self.device, non_blocking=non_blocking)
+    if tuple(src.shape) != tuple(self.shape):
+        try:
+            _C._broadcast_to(src.detach(), tuple(self.shape))
+        except ValueError:
+            raise RuntimeError(f"copy_: the src tensor of shape {tuple(src.shape)} must be "
+                               f"broadcastable to the self tensor of shape "
+                               f"{tuple(self.shape)}") from None
+        src = _C._broadcast_to(src, tuple(self.shape))
+    if src.dtype != self.dtype:
+        if src.dtype in _COMPLEX and self.dtype not in _COMPLEX:
+            src = _C.real(src)  # torch discards the imaginary part (with a warning)
+        src = _C._astype(src, self.dtype, True)
+    return write(self, src, "copy_")
+
+
+def install() -> None:
+    Tensor.fill_ = _fill_
+    Tensor.zero_ = _zero_
+    Tensor.copy_ = _copy_
