@@ -47,9 +47,12 @@ _METADATA_ONLY = {"squeeze", "unsqueeze", "t", "transpose", "swapaxes", "swapdim
 
 
 def _wrap_method(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """`fn` as a Tensor method (builtins such as C functions cannot be bound as methods)."""
+    """`fn` as a Tensor method (builtins such as C functions cannot be bound as methods) whose
+    errors name the method."""
+    call = _inplace.named_errors(name, fn)
+
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        return fn(self, *args, **kwargs)
+        return call(self, *args, **kwargs)
     method.__name__ = name
     method.__doc__ = fn.__doc__
     return method

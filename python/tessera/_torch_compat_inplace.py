@@ -28,6 +28,16 @@ _FLOATS = (float16, bfloat16, float32, float64)
 _COMPLEX = (complex64, complex128)
 
 
+class InplaceCastError(RuntimeError, TypeError):
+    """An in-place result dtype that cannot be cast to self's dtype: a RuntimeError as in
+    torch, and a TypeError as tessera's dtype errors are."""
+
+
+class InplaceShapeError(RuntimeError, ValueError):
+    """An in-place result whose shape is not self's: a RuntimeError as in torch, and a
+    ValueError as tessera's shape errors are."""
+
+
 def torch_can_cast(src: Any, dst: Any) -> builtins.bool:
     """torch's canCast: the in-place/out= rule (not the array API's can_cast)."""
     if src in _COMPLEX and dst not in _COMPLEX:
@@ -54,11 +64,11 @@ def write(self: Tensor, out: Any, op: str) -> Tensor:
     """Writes the out-of-place result `out` into self (Note [torch in-place]); returns self."""
     if isinstance(out, Tensor):
         if not torch_can_cast(out.dtype, self.dtype):
-            raise RuntimeError(f"{op}: result type {out.dtype} can't be cast to the desired "
-                               f"output type {self.dtype}")
+            raise InplaceCastError(f"{op}: result type {out.dtype} can't be cast to the desired "
+                                   f"output type {self.dtype}")
         if tuple(out.shape) != tuple(self.shape):
-            raise RuntimeError(f"{op}: output with shape {tuple(self.shape)} doesn't match the "
-                               f"broadcast shape {tuple(out.shape)}")
+            raise InplaceShapeError(f"{op}: output with shape {tuple(self.shape)} doesn't match "
+                                    f"the broadcast shape {tuple(out.shape)}")
         if out.device != self.device:
             out = out.to(self.device)
     if _recording(self, out):
@@ -70,8 +80,28 @@ def write(self: Tensor, out: Any, op: str) -> Tensor:
     return self
 
 
+def named_errors(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` whose errors name the op `name` first (an error raised by an underlying op keeps
+    its type and message, prefixed by `name`)."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (ValueError, TypeError, IndexError, RuntimeError) as e:
+            msg = str(e)
+            if msg.startswith(name):
+                raise
+            try:
+                err = type(e)(f"{name}: {msg}")
+            except Exception:  # noqa: BLE001 - an exception type with another signature
+                raise e from None
+            raise err from e
+    return call
+
+
 def make_inplace(name: str, fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
     """The in-place method `name` from the out-of-place `fn(self, *args, **kw)`."""
+    fn = named_errors(name, fn)
+
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         check_leaf(self, name)
         src = self.clone() if _recording(self, *args, *kwargs.values()) else self
@@ -119,7 +149,7 @@ def _copy_(self: Tensor, src: Any, non_blocking: builtins.bool = False) -> Tenso
         try:
             _C._broadcast_to(src.detach(), tuple(self.shape))
         except ValueError:
-            raise RuntimeError(f"copy_: the src tensor of shape {tuple(src.shape)} must be "
+            raise InplaceShapeError(f"copy_: the src tensor of shape {tuple(src.shape)} must be "
                                f"broadcastable to the self tensor of shape "
                                f"{tuple(self.shape)}") from None
         src = _C._broadcast_to(src, tuple(self.shape))
@@ -130,7 +160,19 @@ def _copy_(self: Tensor, src: Any, non_blocking: builtins.bool = False) -> Tenso
     return write(self, src, "copy_")
 
 
+def _float_power_(self: Tensor, exponent: Any) -> Tensor:
+    """In-place float_power: self must already be float64 (complex128), as in torch."""
+    from ._torch_compat_math import float_power
+    want = complex128 if self.dtype in _COMPLEX or isinstance(exponent, builtins.complex) or (
+        isinstance(exponent, Tensor) and exponent.dtype in _COMPLEX) else float64
+    if self.dtype != want:
+        raise InplaceCastError(f"float_power_: the base given to float_power_ has dtype "
+                               f"{self.dtype} but the operation's result requires dtype {want}")
+    return make_inplace("float_power_", float_power)(self, exponent)
+
+
 def install() -> None:
+    Tensor.float_power_ = _float_power_
     Tensor.fill_ = _fill_
     Tensor.zero_ = _zero_
     Tensor.copy_ = _copy_

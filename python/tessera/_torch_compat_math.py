@@ -157,14 +157,29 @@ def addcdiv(input: Tensor, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Ten
     return input + (q if value == 1 else value * q)
 
 
+def _clamp_torch(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """torch.clamp: like ts.clamp, but float bounds promote an integer input to float (torch's
+    type promotion) and at least one bound is required."""
+    if min is None and max is None:
+        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    x = input
+    if x.dtype not in _FLOATS + _COMPLEX:
+        for b in (min, max):
+            if isinstance(b, builtins.float) and x.dtype not in _FLOATS:
+                x = _C._astype(x, float32, True)
+            elif isinstance(b, Tensor) and b.dtype != x.dtype:
+                x = _C._astype(x, _C._promote_types(x.dtype, b.dtype), True)
+    return _C.clamp(x, min, max)
+
+
 def clamp_min(input: Tensor, min: Any) -> Tensor:
     """max(input, min)."""
-    return _C.clamp(input, min, None)
+    return _clamp_torch(input, min, None)
 
 
 def clamp_max(input: Tensor, max: Any) -> Tensor:
     """min(input, max)."""
-    return _C.clamp(input, None, max)
+    return _clamp_torch(input, None, max)
 
 
 def isclose(input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
@@ -372,7 +387,7 @@ METHODS = {
     "relu": relu, "sigmoid": sigmoid, "rsqrt": rsqrt, "exp2": exp2, "frac": frac, "fix": fix,
     "sinc": sinc, "deg2rad": deg2rad, "rad2deg": rad2deg, "logit": logit, "xlogy": xlogy,
     "float_power": float_power, "fmod": fmod, "lerp": lerp, "addcmul": addcmul,
-    "addcdiv": addcdiv, "clamp_min": clamp_min, "clamp_max": clamp_max, "nan_to_num": nan_to_num,
+    "addcdiv": addcdiv, "clamp": _clamp_torch, "clip": _clamp_torch, "clamp_min": clamp_min, "clamp_max": clamp_max, "nan_to_num": nan_to_num,
     "sgn": sgn, "heaviside": heaviside, "logaddexp2": logaddexp2, "ldexp": ldexp, "erf": erf,
     "erfc": erfc, "erfinv": erfinv, "lgamma": lgamma, "digamma": digamma, "angle": angle,
     "gcd": gcd, "lcm": lcm, "absolute": absolute, "arccos": arccos, "arccosh": arccosh,
@@ -392,7 +407,7 @@ INPLACE_OF_EXISTING = [
     "abs", "acos", "asin", "atan", "cos", "cosh", "sin", "sinh", "tan", "tanh", "exp", "expm1",
     "log", "log10", "log1p", "log2", "sqrt", "ceil", "floor", "trunc", "round", "sign",
     "reciprocal", "neg", "negative", "pow", "remainder", "atan2", "bitwise_and", "bitwise_or",
-    "bitwise_xor", "logical_and", "logical_or", "logical_xor", "logical_not", "clamp", "clip",
+    "bitwise_xor", "logical_and", "logical_or", "logical_xor", "logical_not",
     "floor_divide", "masked_scatter", "index_fill", "index_copy", "index_put",
     "scatter_reduce", "tril", "triu", "cumsum", "cumprod", "squeeze", "unsqueeze", "t",
     "transpose", "swapaxes", "swapdims", "conj_physical", "eq", "ne", "lt", "le", "gt", "ge",

@@ -1,0 +1,379 @@
+"""Differential tests of the PyTorch-style methods and functions (python/tessera/_torch_compat*)
+against torch: values, dtypes, shapes, namedtuple fields, gradients, views and errors."""
+from __future__ import annotations
+
+import pickle
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import tessera as ts
+from harness import assert_same, shapes
+
+RNG = np.random.default_rng(0)
+
+
+def A(*shape: int, dtype: str = "float32", lo: float = -3, hi: float = 3) -> np.ndarray:
+    if dtype.startswith("float"):
+        return RNG.uniform(lo, hi, shape).astype(dtype)
+    if dtype == "bool":
+        return RNG.integers(0, 2, shape).astype(bool)
+    return RNG.integers(int(lo), int(hi) + 1, shape).astype(dtype)
+
+
+def _mk(m: Any, a: np.ndarray, kind: str = "plain", grad: bool = False) -> Any:
+    """`a` as a tensor of module m: contiguous, transposed view or strided view."""
+    if kind == "T" and a.ndim >= 2:
+        base = np.ascontiguousarray(np.swapaxes(a, -1, -2))
+        t = m.asarray(base) if m is ts else torch.from_numpy(base.copy())
+        t = t.mT
+    elif kind == "step" and a.ndim >= 1:
+        base = np.repeat(a, 2, axis=-1)
+        t = (m.asarray(base) if m is ts else torch.from_numpy(base.copy()))[..., ::2]
+    else:
+        t = m.asarray(a.copy()) if m is ts else torch.from_numpy(a.copy())
+    if grad:
+        t = t.detach().clone() if m is torch else t.detach().clone()
+        t.requires_grad_(True)
+    return t
+
+
+def same(got: Any, want: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:
+    """Compares results of any structure: tensors, namedtuples (field names too), tuples,
+    bools/ints/floats, shapes."""
+    if isinstance(want, torch.Size):
+        assert tuple(got) == tuple(want)
+        return
+    if isinstance(want, tuple) and hasattr(want, "_fields") or hasattr(want, "values") and \
+            hasattr(want, "indices") and not isinstance(want, torch.Tensor):
+        fields = getattr(want, "_fields", ("values", "indices"))
+        for f in fields:
+            same(getattr(got, f), getattr(want, f), rtol, atol)
+        return
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)), f"expected a sequence, got {type(got)}"
+        assert len(got) == len(want), f"length {len(got)} != {len(want)}"
+        for g, w in zip(got, want):
+            same(g, w, rtol, atol)
+        return
+    if isinstance(want, torch.Tensor):
+        want = want.detach().resolve_conj().resolve_neg()
+        if want.dtype == torch.bfloat16:
+            want = want.float()
+            got = got.float()
+        assert_same(got, want, rtol=rtol, atol=atol)
+        return
+    assert type(got) is type(want) or isinstance(got, type(want)), f"{type(got)} != {type(want)}"
+    if isinstance(want, float):
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        assert got == want
+
+
+def check(fn: Callable, *arrays: np.ndarray, kinds=("plain", "T", "step"), **tol: Any) -> None:
+    """fn(m, *tensors) on torch and tessera for each input layout; results must match, or
+    both must raise (tessera with a typed error)."""
+    for kind in kinds:
+        try:
+            want = fn(torch, *[_mk(torch, a, kind) for a in arrays])
+        except Exception as e:  # noqa: BLE001 - any torch error means tessera must raise too
+            with pytest.raises((RuntimeError, ValueError, TypeError, IndexError)):
+                fn(ts, *[_mk(ts, a, kind) for a in arrays])
+            continue
+        got = fn(ts, *[_mk(ts, a, kind) for a in arrays])
+        same(got, want, **tol)
+
+
+def check_grad(fn: Callable, *arrays: np.ndarray, rtol: float = 1e-6, atol: float = 1e-8) -> None:
+    """Gradients of sum(fn(...) * w) for float64 inputs agree with torch."""
+    arrays = tuple(a.astype(np.float64) for a in arrays)
+    tt = [_mk(torch, a, grad=True) for a in arrays]
+    out_t = fn(torch, *tt)
+    w = RNG.uniform(0.5, 1.5, tuple(out_t.shape))
+    (out_t * torch.from_numpy(w)).sum().backward()
+    xs = [_mk(ts, a, grad=True) for a in arrays]
+    out = fn(ts, *xs)
+    ts.sum(out * ts.asarray(w)).backward()
+    for x, t in zip(xs, tt):
+        if t.grad is None:
+            assert x.grad is None or not np.any(x.grad.numpy())
+            continue
+        assert_same(x.grad, t.grad, rtol=rtol, atol=atol)
+
+
+def both_raise(fn: Callable, *arrays: np.ndarray, exc: Any = RuntimeError, match: str = "") -> None:
+    with pytest.raises(Exception):
+        fn(torch, *[_mk(torch, a) for a in arrays])
+    with pytest.raises(exc, match=match):
+        fn(ts, *[_mk(ts, a) for a in arrays])
+
+
+# ---------------------------------------------------------------- size, dtype conversions
+def test_size_is_int_and_callable():
+    x = ts.zeros((2, 3))
+    assert x.size == 6 and isinstance(x.size, int) and x.size() == (2, 3)
+    assert x.size(1) == 3 and x.size(-1) == 3 and x.size(0) == 2 and x.size(-2) == 2
+    assert ts.zeros(()).size == 1 and ts.zeros(()).size() == ()
+    assert ts.zeros((0, 4)).size == 0 and ts.zeros((0, 4)).size(1) == 4
+    assert pickle.loads(pickle.dumps(x.size)) == 6
+    assert repr(x.size) == "6" and x.size + 1 == 7 and hash(x.size) == hash(6)
+    with pytest.raises(IndexError, match="size"):
+        x.size(2)
+    with pytest.raises(IndexError, match="size"):
+        ts.zeros(()).size(0)
+    with pytest.raises(TypeError, match="size"):
+        x.size(1.0)
+    assert torch.zeros(2, 3).size(-1) == x.size(-1)
+
+
+@pytest.mark.parametrize("name", ["float", "double", "half", "bfloat16", "long", "int", "short",
+                                  "char", "byte", "bool"])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "float64"])
+def test_dtype_conversions(name, dtype):
+    a = A(2, 3, dtype=dtype, lo=-3, hi=3)
+    if name in ("byte",):
+        a = np.abs(a)
+    check(lambda m, x: getattr(x, name)(), a)
+
+
+def test_conversion_returns_self_and_type():
+    x = ts.zeros((2,))
+    assert x.float() is x and x.type(ts.float32) is x
+    assert x.type() == "tessera.FloatTensor" and x.long().type() == "tessera.LongTensor"
+    assert x.type("torch.DoubleTensor").dtype == ts.float64
+    assert x.type("torch.cuda.LongTensor" if False else "torch.IntTensor").dtype == ts.int32
+    check(lambda m, x, y: x.type_as(y), A(3), A(3, dtype="int32"))
+    check(lambda m, x: x.cfloat(), A(3))
+    with pytest.raises(TypeError, match="type_as"):
+        x.type_as(3)
+
+
+def test_float_grad_flows():
+    check_grad(lambda m, x: x.float().double() * 2, A(3))
+
+
+def test_queries():
+    for a in (A(2, 3), A(2, dtype="int8"), A(3, dtype="uint8", lo=0), A(1, dtype="bool"), A()):
+        t, x = torch.from_numpy(a.copy()), ts.asarray(a)
+        assert x.nelement() == t.nelement() and x.numel() == t.numel()
+        assert x.ndimension() == t.ndimension() and x.element_size() == t.element_size()
+        assert x.is_floating_point() == t.is_floating_point()
+        assert x.is_complex() == t.is_complex() and x.is_signed() == t.is_signed()
+        assert ts.is_floating_point(x) == torch.is_floating_point(t)
+        assert ts.numel(x) == torch.numel(t)
+    assert ts.asarray([1j]).is_complex()
+    assert ts.zeros((2,)).get_device() == -1
+    assert ts.is_tensor(ts.zeros(1)) and not ts.is_tensor(np.zeros(1))
+    assert ts.asarray([3.0]).is_nonzero() and not ts.asarray([0]).is_nonzero()
+    both_raise(lambda m, x: x.is_nonzero(), A(2), match="is_nonzero")
+    assert ts.zeros((2, 3)).is_same_size(ts.ones((2, 3)))
+    assert ts.zeros((4, 4))[1:, 2:].storage_offset() == torch.zeros(4, 4)[1:, 2:].storage_offset()
+
+
+def test_data_and_adjoint():
+    x = ts.ones((2,), requires_grad=True)
+    d = x.data
+    assert not d.requires_grad and d.data_ptr() == x.data_ptr()
+    x.data = ts.asarray([3.0, 4.0])
+    assert x.tolist() == [3.0, 4.0] and x.requires_grad
+    check(lambda m, x: x.adjoint(), A(2, 3))
+    check(lambda m, x: x.mH, A(2, 3))
+    check(lambda m, x: x.H, A(2, 3))
+    c = np.array([[1 + 2j, 3j], [1, 2 - 1j]], dtype=np.complex64)
+    check(lambda m, x: x.mH, c, kinds=("plain",))
+
+
+# ---------------------------------------------------------------- creation
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
+def test_varargs_creation(name):
+    f = getattr(ts, name)
+    for args in [(2, 3), ((2, 3),), ([2, 3],), (4,), ((),), (0, 2)]:
+        got, want = f(*args), getattr(torch, name)(*args)
+        assert tuple(got.shape) == tuple(want.shape) and got.dtype == ts.float32
+    assert f(size=(2, 1)).shape == (2, 1) and f((2,), dtype=ts.int32).dtype == ts.int32
+    assert f(2, 3, requires_grad=True).requires_grad
+    import inspect
+    assert list(inspect.signature(f).parameters)[0] == "shape"
+    with pytest.raises(TypeError, match=name):
+        f(2, 3.0)
+    with pytest.raises(TypeError, match=name):
+        f()
+    with pytest.raises(TypeError, match=name):
+        f(2, size=(2,))
+    assert f(shape=(2, 2)).shape == (2, 2)
+
+
+def test_new_methods():
+    x = ts.asarray(A(2, dtype="int32"))
+    t = torch.from_numpy(A(2, dtype="int32"))
+    for fn in [lambda x: x.new_zeros(2, 3), lambda x: x.new_zeros((2, 3)),
+               lambda x: x.new_ones(3), lambda x: x.new_full((2,), 7),
+               lambda x: x.new_zeros(2, dtype=ts.float64 if isinstance(x, ts.Tensor) else torch.float64),
+               lambda x: x.new_tensor([1, 2, 3]), lambda x: x.new_tensor(3)]:
+        same(fn(x), fn(t))
+    e = x.new_empty(4)
+    assert e.shape == (4,) and e.dtype == ts.int32
+    src = ts.ones((2,), requires_grad=True)
+    n = src.new_tensor(src)
+    assert n.is_leaf and not n.requires_grad and n.data_ptr() != src.data_ptr()
+    assert x.new_ones(2, requires_grad=False).dtype == ts.int32
+
+
+def test_random_like():
+    x = ts.zeros((3, 4), dtype=ts.float64)
+    for f in (ts.rand_like, ts.randn_like):
+        r = f(x)
+        assert r.shape == (3, 4) and r.dtype == ts.float64
+    r = ts.rand_like(x)
+    assert float(r.min()) >= 0 and float(r.max()) < 1
+    i = ts.randint_like(ts.zeros((50,), dtype=ts.int64), 3, 7)
+    assert i.dtype == ts.int64 and 3 <= int(i.min()) and int(i.max()) < 7
+    j = ts.randint_like(ts.zeros((50,)), 5)
+    assert j.dtype == ts.float32 and int(j.max()) < 5
+
+
+def test_interop_functions():
+    a = np.arange(6.0).reshape(2, 3)
+    t = ts.from_numpy(a)
+    a[0, 0] = 9
+    assert float(t[0, 0]) == 9 and t.dtype == ts.float64
+    with pytest.raises(TypeError, match="from_numpy"):
+        ts.from_numpy([1, 2])
+    x = ts.ones((2,))
+    assert ts.as_tensor(x) is x and ts.as_tensor(x, dtype=ts.float64).dtype == ts.float64
+    same(ts.as_tensor([1, 2]), torch.as_tensor([1, 2]))
+    same(ts.scalar_tensor(3), torch.scalar_tensor(3))
+    assert ts.get_default_dtype() == ts.float32
+    with pytest.raises(TypeError, match="numel"):
+        ts.numel([1])
+
+
+@pytest.mark.parametrize("r,c,o", [(3, 3, 0), (4, 3, 1), (3, 5, -1), (0, 3, 0), (3, 4, 5)])
+def test_tri_indices(r, c, o):
+    same(ts.tril_indices(r, c, o), torch.tril_indices(r, c, o))
+    same(ts.triu_indices(r, c, o), torch.triu_indices(r, c, o))
+
+
+def test_logspace():
+    same(ts.logspace(0, 2, 5), torch.logspace(0, 2, 5))
+    same(ts.logspace(-1, 1, 4, base=2.0), torch.logspace(-1, 1, 4, base=2.0))
+
+
+# ---------------------------------------------------------------- in-place methods
+UNARY_INPLACE = ["abs_", "exp_", "sqrt_", "neg_", "relu_", "sigmoid_", "tanh_", "sin_", "cos_",
+                 "log_", "log1p_", "expm1_", "floor_", "ceil_", "trunc_", "round_", "sign_",
+                 "reciprocal_", "rsqrt_", "square_", "negative_", "exp2_", "frac_", "sgn_",
+                 "deg2rad_", "rad2deg_", "erf_", "erfc_", "sinh_", "cosh_", "atan_", "asinh_",
+                 "log2_", "log10_", "fix_", "absolute_", "arctan_"]
+
+
+@pytest.mark.parametrize("name", UNARY_INPLACE)
+@pytest.mark.parametrize("kind", ["plain", "T", "step"])
+def test_unary_inplace_writes_through(name, kind):
+    a = A(3, 4, lo=0.1, hi=3)
+    t, x = _mk(torch, a, kind), _mk(ts, a, kind)
+    rt, rx = getattr(t, name)(), getattr(x, name)()
+    assert rx is x and rt is t
+    same(x, t)
+    # a view of a bigger tensor: the write lands in the base
+    tb, xb = torch.from_numpy(a.copy()), ts.asarray(a.copy())
+    getattr(tb[1:, ::2], name)()
+    getattr(xb[1:, ::2], name)()
+    same(xb, tb)
+
+
+@pytest.mark.parametrize("name", ["exp_", "sqrt_", "sigmoid_", "relu_", "erf_"])
+def test_unary_inplace_int_raises_like_torch(name):
+    a = A(3, dtype="int64", lo=1, hi=5)
+    if name == "relu_":
+        check(lambda m, x: getattr(x, name)(), a)
+    else:
+        both_raise(lambda m, x: getattr(x, name)(), a, match=name)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, x, y: x.clamp_(-1, 1), lambda m, x, y: x.clamp_(min=0),
+    lambda m, x, y: x.clamp_min_(0.5), lambda m, x, y: x.clamp_max_(0.5),
+    lambda m, x, y: x.clip_(-0.5, 0.5), lambda m, x, y: x.pow_(2),
+    lambda m, x, y: x.fmod_(1.5), lambda m, x, y: x.remainder_(1.5),
+    lambda m, x, y: x.lerp_(y, 0.3), lambda m, x, y: x.addcmul_(y, y, value=2),
+    lambda m, x, y: x.addcdiv_(y, y + 10, value=0.5), lambda m, x, y: x.copy_(y),
+    lambda m, x, y: x.copy_(y[0]), lambda m, x, y: x.fill_(2.5), lambda m, x, y: x.zero_(),
+    lambda m, x, y: x.masked_fill_(y > 0, 7.0), lambda m, x, y: x.eq_(y),
+    lambda m, x, y: x.lt_(0), lambda m, x, y: x.atan2_(y), lambda m, x, y: x.hypot_(y),
+    lambda m, x, y: x.xlogy_(y.abs()), lambda m, x, y: x.nan_to_num_(),
+    lambda m, x, y: x.fill_(m.asarray(3.0) if m is ts else torch.tensor(3.0)),
+    lambda m, x, y: x.tril_(), lambda m, x, y: x.triu_(1), lambda m, x, y: x.cumsum_(1),
+    lambda m, x, y: x.logit_(), lambda m, x, y: x.heaviside_(y),
+])
+def test_binary_inplace(fn):
+    check(lambda m, x, y: (fn(m, x, y), x)[1], A(3, 4), A(3, 4))
+    check(lambda m, x, y: fn(m, x, y) is x, A(3, 4), A(3, 4), kinds=("plain",))
+
+
+def test_inplace_dtype_rules():
+    # float result into an int tensor raises; int/bool into float is fine
+    both_raise(lambda m, x, y: x.mul_(y), A(3, dtype="int64"), A(3), exc=TypeError, match="mul")
+    both_raise(lambda m, x, y: x.sub_(y), A(3, dtype="int64"), A(3), exc=TypeError, match="sub")
+    both_raise(lambda m, x, y: x.fmod_(y), A(3, dtype="int64"), A(3), exc=TypeError, match="fmod_")
+    both_raise(lambda m, x, y: x.float_power_(2), A(3), A(3), match="float_power_")
+    check(lambda m, x, y: (x.float_power_(y), x)[1], A(3).astype("float64"), A(3, lo=1))
+    both_raise(lambda m, x, y: x.clamp_(0.5, 1.5), A(3, dtype="int64"), A(3), match="clamp_")
+    both_raise(lambda m, x, y: x.lerp_(y, 0.5), A(3), A(4), exc=ValueError, match="lerp_")
+    check(lambda m, x, y: (x.copy_(y), x)[1], A(3, dtype="int32"), A(3))  # copy_ casts any way
+    check(lambda m, x, y: (x.copy_(y), x)[1], A(3), A(3, dtype="bool"))
+    check(lambda m, x: (x.fill_(2.7), x)[1], A(3, dtype="int32"))
+    check(lambda m, x: (x.fill_(True), x)[1], A(3, dtype="bool"))
+    both_raise(lambda m, x, y: x.copy_(y), A(3), A(4), match="copy_")
+    both_raise(lambda m, x, y: x.add_(y), A(3), A(2, 3), exc=ValueError, match="add")
+    both_raise(lambda m, x, y: x.clamp_(y), A(3), A(2, 3), exc=ValueError, match="clamp_")
+    both_raise(lambda m, x, y: x.atan2_(y), A(3), A(2, 3), exc=ValueError, match="atan2_")
+    both_raise(lambda m, x, y: x.copy_(y), A(3), A(4), exc=ValueError, match="copy_")
+    both_raise(lambda m, x: x.fill_(x), A(3), match="fill_")
+    # bool results into float self: comparisons write 1.0 / 0.0
+    check(lambda m, x, y: (x.gt_(y), x)[1], A(4), A(4))
+
+
+def test_inplace_autograd_rules():
+    for m in (torch, ts):
+        leaf = m.ones(3, requires_grad=True) if m is torch else ts.ones(3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="leaf|in-place"):
+            leaf.exp_()
+        with pytest.raises(RuntimeError):
+            leaf.zero_()
+        with pytest.raises(RuntimeError):
+            leaf.copy_(m.zeros(3))
+        with (torch.no_grad() if m is torch else ts.no_grad()):
+            leaf.mul_(2).clamp_(max=1.5).sqrt_()
+        assert leaf.tolist() == pytest.approx([1.5 ** 0.5] * 3)
+    x = ts.ones((3,))
+    v = x._version
+    x.exp_().zero_().fill_(1)
+    assert x._version >= v + 3
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x, y: (x * 1).exp_() * 2, lambda x, y: (x * 1).sigmoid_(),
+    lambda x, y: (x * 1).pow_(3), lambda x, y: (x * 1).clamp_(-1, 1),
+    lambda x, y: (x * 1).mul_(y).add_(y), lambda x, y: (x * 1).copy_(y * 2) + x,
+    lambda x, y: (x * 1).zero_() + x, lambda x, y: (x * 2).lerp_(y, 0.25),
+    lambda x, y: (x * 1).addcmul_(x, y), lambda x, y: (x * 1).neg_().tanh_(),
+    lambda x, y: (x * 1).masked_fill_(y > 0, 0.0), lambda x, y: (x * 1).fill_(y.sum()),
+    lambda x, y: (x * 1).index_fill_(0, torch.tensor([1]) if isinstance(x, torch.Tensor)
+                                     else ts.asarray([1]), 0.0),
+])
+def test_inplace_gradients(fn):
+    check_grad(lambda m, x, y: fn(x, y), A(3, 4, lo=-0.9, hi=0.9), A(3, 4))
+
+
+def test_inplace_on_view_gradient_rebases_base():
+    def f(m, x, y):
+        b = x * 1
+        b[1:].add_(y[1:])
+        b[:, 0].exp_()
+        return b
+    check_grad(f, A(3, 4), A(3, 4))
