@@ -377,3 +377,136 @@ def test_inplace_on_view_gradient_rebases_base():
         b[:, 0].exp_()
         return b
     check_grad(f, A(3, 4), A(3, 4))
+
+
+# ---------------------------------------------------------------- elementwise
+UNARY_FLOAT = ["relu", "sigmoid", "rsqrt", "exp2", "frac", "fix", "sinc", "deg2rad", "rad2deg",
+               "logit", "nan_to_num", "sgn", "erf", "erfc", "lgamma", "digamma", "angle",
+               "absolute", "arccos", "arcsin", "arctan", "arcsinh", "square", "isposinf",
+               "isneginf", "isreal", "erfinv", "acosh", "asinh", "atanh", "arccosh", "arctanh",
+               "positive", "bitwise_not"]
+
+
+def _domain(name: str, a: np.ndarray) -> np.ndarray:
+    if name in ("logit", "erfinv", "arccos", "arcsin", "atanh", "arctanh"):
+        return np.clip(a / 3.5, -0.99, 0.99)
+    if name in ("acosh", "arccosh"):
+        return np.abs(a) + 1.01
+    if name == "rsqrt":
+        return np.abs(a) + 0.1
+    return a
+
+
+@pytest.mark.parametrize("name", UNARY_FLOAT)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
+def test_unary(name, dtype):
+    a = _domain(name, A(3, 4)).astype(dtype) if dtype.startswith("float") else A(3, 4, dtype=dtype)
+    tol = {"rtol": 2e-5, "atol": 2e-6} if name not in ("erf", "erfc", "erfinv") else \
+        {"rtol": 1e-5, "atol": 3e-7}
+    check(lambda m, x: getattr(x, name)(), a, **tol)
+    check(lambda m, x: getattr(m, name)(x), a, kinds=("plain",), **tol)
+
+
+def test_unary_special_values():
+    a = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, -2.0, -2.5, 0.5, 1e-3, 30.0,
+                  -7.25, 100.0], dtype=np.float64)
+    for name in ("lgamma", "digamma", "relu", "sigmoid", "sinc", "sgn", "nan_to_num", "frac",
+                 "isposinf", "isneginf", "rad2deg"):
+        check(lambda m, x: getattr(x, name)(), a, kinds=("plain",), rtol=1e-9, atol=1e-12)
+    e = np.array([-1.0, 1.0, 1.5, -1.5, 0.0, 0.999, -0.9999, 1e-8, np.nan])
+    check(lambda m, x: x.erfinv(), e, kinds=("plain",), rtol=1e-6, atol=1e-7)
+    check(lambda m, x: x.logit(0.1), np.array([0.0, 0.05, 0.5, 1.0]), kinds=("plain",))
+    check(lambda m, x: x.nan_to_num(1.0, 2.0, -3.0), a, kinds=("plain",))
+    check(lambda m, x: x.nan_to_num(), a.astype(np.float32), kinds=("plain",))
+
+
+@given(hnp.arrays(np.float64, shapes(0, 3), elements=st.floats(-30, 30)))
+@settings(max_examples=40, deadline=None)
+def test_gamma_family_hypothesis(a):
+    for name in ("lgamma", "digamma"):
+        check(lambda m, x: getattr(x, name)(), a, kinds=("plain",), rtol=1e-8, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ["sigmoid", "rsqrt", "exp2", "sinc", "logit", "lgamma",
+                                  "digamma", "erfinv", "deg2rad", "erf", "relu", "frac"])
+def test_unary_gradients(name):
+    a = _domain(name, A(3, 4, lo=0.2, hi=2.5))
+    if name == "erfinv":
+        a = A(3, 4, lo=-0.9, hi=0.9)
+    check_grad(lambda m, x: getattr(x, name)(), a, rtol=1e-5, atol=1e-7)
+
+
+BINARY = [
+    lambda m, x, y: x.xlogy(y.abs()), lambda m, x, y: m.xlogy(x * 0, y),
+    lambda m, x, y: x.float_power(y), lambda m, x, y: m.float_power(x, 2),
+    lambda m, x, y: x.fmod(y), lambda m, x, y: x.fmod(1.5), lambda m, x, y: x.lerp(y, 0.3),
+    lambda m, x, y: m.lerp(x, y, y), lambda m, x, y: x.addcmul(x, y, value=0.5),
+    lambda m, x, y: m.addcdiv(x, x, y, value=2), lambda m, x, y: x.clamp_min(0),
+    lambda m, x, y: x.clamp_max(y), lambda m, x, y: m.clamp_min(x, y),
+    lambda m, x, y: x.clamp(y, y + 1), lambda m, x, y: x.clamp(min=0.5),
+    lambda m, x, y: x.isclose(y), lambda m, x, y: m.isclose(x, x + 1e-7),
+    lambda m, x, y: x.allclose(y), lambda m, x, y: m.allclose(x, x * (1 + 1e-7)),
+    lambda m, x, y: x.equal(y), lambda m, x, y: x.equal(x.clone()),
+    lambda m, x, y: x.heaviside(y), lambda m, x, y: x.fmax(y), lambda m, x, y: x.fmin(y),
+    lambda m, x, y: x.logaddexp2(y), lambda m, x, y: x.ldexp(y.round()),
+    lambda m, x, y: x.divide(y), lambda m, x, y: x.divide(y, rounding_mode="trunc"),
+    lambda m, x, y: x.div(y, rounding_mode="floor"), lambda m, x, y: x.true_divide(y),
+    lambda m, x, y: x.multiply(y), lambda m, x, y: x.subtract(y, alpha=2),
+    lambda m, x, y: x.sub(y, alpha=0.5), lambda m, x, y: x.add(y, alpha=3),
+    lambda m, x, y: x.greater(y), lambda m, x, y: x.less_equal(y),
+    lambda m, x, y: x.greater_equal(y), lambda m, x, y: x.less(y), lambda m, x, y: x.not_equal(y),
+    lambda m, x, y: x.arctan2(y), lambda m, x, y: x.hypot(y), lambda m, x, y: x.copysign(y),
+    lambda m, x, y: m.rsub(x, y), lambda m, x, y: m.threshold(x, 0.5, -1.0),
+    lambda m, x, y: x.where(x > 0, y), lambda m, x, y: x.where(x > 0, 0.0),
+    lambda m, x, y: m.true_divide(x, y), lambda m, x, y: m.mul(x, y), lambda m, x, y: m.sub(x, y),
+]
+
+
+@pytest.mark.parametrize("fn", BINARY)
+def test_binary(fn):
+    check(fn, A(3, 4), A(3, 4) + 0.1)
+    check(fn, A(3, 1), A(4) + 0.1, kinds=("plain",))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, x, y: x.fmod(y), lambda m, x, y: x.fmod(3), lambda m, x, y: x.xlogy(y),
+    lambda m, x, y: x.float_power(y), lambda m, x, y: x.lerp(y, 0.5), lambda m, x, y: x.gcd(y),
+    lambda m, x, y: x.lcm(y), lambda m, x, y: x.divide(y, rounding_mode="trunc"),
+    lambda m, x, y: x.divide(y, rounding_mode="floor"), lambda m, x, y: x.clamp(0.5, 2.5),
+    lambda m, x, y: x.clamp_min(1), lambda m, x, y: x.isclose(y), lambda m, x, y: x.heaviside(y),
+    lambda m, x, y: x.addcdiv(x, y), lambda m, x, y: x.fmax(y),
+])
+def test_binary_int(fn):
+    check(fn, A(3, 4, dtype="int64", lo=-9, hi=9), A(3, 4, dtype="int64", lo=1, hi=5))
+    both_raise(lambda m, x, y: x.fmod(y), A(3, dtype="int64"), np.zeros(3, dtype=np.int64),
+               match="fmod")
+
+
+def test_binary_errors():
+    both_raise(lambda m, x, y: x.isclose(y), A(3), A(3, dtype="int64"), match="isclose")
+    both_raise(lambda m, x, y: x.heaviside(y), A(3), A(3, dtype="int64"), match="heaviside")
+    both_raise(lambda m, x, y: x.addcdiv(y, y), A(3), A(3, dtype="int64", lo=1), match="addcdiv")
+    both_raise(lambda m, x, y: x.lerp(y, 0.5), A(3), A(4), exc=ValueError, match="lerp")
+    both_raise(lambda m, x, y: x.div(y, rounding_mode="bad"), A(3), A(3), exc=ValueError, match="div")
+    both_raise(lambda m, x: x.clamp(), A(3), match="clamp")
+    both_raise(lambda m, x: x.frac(), A(3, dtype="int64"), match="frac")
+    both_raise(lambda m, x: x.relu(), A(3, dtype="bool"), match="relu")
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, x, y: x.xlogy(y.abs() + 0.1), lambda m, x, y: x.lerp(y, 0.3),
+    lambda m, x, y: x.lerp(y, y.sigmoid()), lambda m, x, y: x.addcmul(x, y, value=0.5),
+    lambda m, x, y: m.addcdiv(x, x, y.abs() + 1), lambda m, x, y: x.clamp(y, y + 1),
+    lambda m, x, y: x.float_power(y.abs()), lambda m, x, y: x.fmod(y.abs() + 0.5),
+    lambda m, x, y: x.logaddexp2(y), lambda m, x, y: x.fmax(y),
+    lambda m, x, y: x.where(x > 0, y), lambda m, x, y: x.clamp_min(0.1) * y.clamp_max(0.2),
+])
+def test_binary_gradients(fn):
+    check_grad(fn, A(3, 4), A(3, 4))
+
+
+def test_bitwise_and_logical_inplace():
+    check(lambda m, x, y: (x.bitwise_and_(y), x)[1], A(5, dtype="int32"), A(5, dtype="int32"))
+    check(lambda m, x, y: (x.logical_and_(y), x)[1], A(5, dtype="bool"), A(5, dtype="bool"))
+    check(lambda m, x: (x.bitwise_not_(), x)[1], A(5, dtype="int16"))
+    check(lambda m, x: (x.logical_not_(), x)[1], A(5))

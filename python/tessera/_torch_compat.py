@@ -25,7 +25,6 @@ from ._torch_compat_shape import *  # noqa: F401,F403
 from ._torch_compat_reduce import *  # noqa: F401,F403
 from ._torch_compat_linalg import *  # noqa: F401,F403
 from ._torch_compat_indexing import *  # noqa: F401,F403
-from ._torch_compat_math import equal  # noqa: F401  (torch.equal: a bool, not elementwise)
 
 
 def clone(input: Tensor) -> Tensor:

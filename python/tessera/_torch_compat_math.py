@@ -129,7 +129,7 @@ def fmod(input: Any, other: Any) -> Tensor:
     x = _t(input)
     y = other
     r = _C.remainder(x, y)
-    if r.dtype not in _FLOATS + _COMPLEX and _C.any(_t(y) == 0):
+    if r.dtype not in _FLOATS + _COMPLEX and builtins.bool(_C._any(_t(y) == 0, None, False)):
         raise RuntimeError("fmod: ZeroDivisionError (integer division by zero)")
     yt = _t(y)
     fix_sign = (r != 0) & ((r < 0) != (x < 0))
@@ -137,7 +137,9 @@ def fmod(input: Any, other: Any) -> Tensor:
 
 
 def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
-    """input + weight * (end - input)."""
+    """input + weight * (end - input); floating tensors only (as in torch)."""
+    if input.dtype not in _FLOATS + _COMPLEX:
+        raise RuntimeError(f"lerp: not implemented for {input.dtype}")
     return input + weight * (end - input)
 
 
@@ -163,6 +165,12 @@ def _clamp_torch(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     x = input
+    shapes = [tuple(b.shape) for b in (min, max) if isinstance(b, Tensor)]
+    if shapes:
+        from ._torch_compat_shape import broadcast_shapes
+        full = broadcast_shapes(tuple(x.shape), *shapes)
+        if full != tuple(x.shape):
+            x = _C._broadcast_to(x, full)
     if x.dtype not in _FLOATS + _COMPLEX:
         for b in (min, max):
             if isinstance(b, builtins.float) and x.dtype not in _FLOATS:
@@ -249,6 +257,8 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: Optional[float] = None,
 
 def sgn(input: Tensor) -> Tensor:
     """sign for real input; input / |input| (0 at 0) for complex input."""
+    if input.dtype == bool_:
+        return input.clone()
     if input.dtype not in _COMPLEX:
         return _C.sign(input)
     a = _C.abs(input)
@@ -356,7 +366,10 @@ true_divide = div = _C.divide
 mul, sub, neg = _C.multiply, _C.subtract, _C.negative
 ge, gt, le, lt = _C.greater_equal, _C.greater, _C.less_equal, _C.less
 ne, eq = _C.not_equal, _C.equal
-square = _C.square
+def square(input: Tensor) -> Tensor:
+    """input * input (bool input gives int64, as torch's pow(x, 2))."""
+    return _C.square(_C._astype(input, _C.int64, True) if input.dtype == bool_ else input)
+
 
 
 def _sub_alpha(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -374,10 +387,17 @@ def _div_mode(input: Tensor, other: Any, *, rounding_mode: Optional[str] = None)
     if rounding_mode == "floor":
         return _C.floor_divide(input, other)
     if rounding_mode == "trunc":
-        q = _C.divide(input, other)
-        if q.dtype in _FLOATS and _C._promote_with_scalar(input, other) not in _FLOATS:
-            return _C.trunc(q).astype(_C._promote_with_scalar(input, other))
-        return _C.trunc(q)
+        q = _C.trunc(_C.divide(input, other))
+        ints = input.dtype not in _FLOATS + _COMPLEX and (
+            isinstance(other, Tensor) and other.dtype not in _FLOATS + _COMPLEX or
+            isinstance(other, builtins.int))
+        if ints:  # integer operands keep an integer result, as in torch
+            if isinstance(other, Tensor) and builtins.bool(_C._any(other == 0, None, False)):
+                raise RuntimeError("div: ZeroDivisionError (integer division by zero)")
+            dt = _C._promote_types(input.dtype, other.dtype) if isinstance(other, Tensor) \
+                else input.dtype
+            return _C._astype(q, dt, True)
+        return q
     raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
 
 

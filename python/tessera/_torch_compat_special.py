@@ -1,11 +1,11 @@
 """Special functions torch has as Tensor methods: lgamma, digamma (series built from
 differentiable tessera ops, computed in float64) and erfinv (an autograd Function).
 
-Note [gamma series]: for x >= 0.5 both use the recurrence to shift the argument to z = x + 8
-and the asymptotic (Stirling / de Moivre) series there, whose truncation error at z >= 8.5 is
-below 1e-13; x < 0.5 uses the reflection formula. Autograd differentiates the series term by
+Note [gamma series]: for x >= 0.5 both use the recurrence to shift the argument to z = x + 10
+and the asymptotic (Stirling / de Moivre) series there, whose truncation error at z >= 10.5 is
+below 1e-15; x < 0.5 uses the reflection formula. Autograd differentiates the series term by
 term, which gives the series of the derivative, so gradients are as accurate as values. Poles
-(x = 0, -1, -2, ...) are mapped like torch: lgamma -> inf, digamma(0) -> -inf, digamma at
+(x = 0, -1, -2, ...) are mapped like torch: lgamma -> inf, digamma(+-0) -> -+inf, digamma at
 negative integers -> NaN.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ._C import Tensor
 from ._dtypes import float16, bfloat16, float32, float64
 from .autograd.function import Function, FunctionCtx
 
-_SHIFT = 8
+_SHIFT = 10
 
 
 def _as_float64(input: Tensor) -> Any:
@@ -37,7 +37,8 @@ def _lgamma_pos(x: Tensor) -> Tensor:
         logs = logs + _C.log(x + k)
     r = _C.reciprocal(z)
     r2 = r * r
-    series = r * (1 / 12 - r2 * (1 / 360 - r2 * (1 / 1260 - r2 * (1 / 1680))))
+    series = r * (1 / 12 - r2 * (1 / 360 - r2 * (1 / 1260 - r2 * (
+        1 / 1680 - r2 * (1 / 1188 - r2 * (691 / 360360 - r2 * (1 / 156)))))))
     return (z - 0.5) * _C.log(z) - z + 0.5 * math.log(2 * math.pi) + series - logs
 
 
@@ -49,7 +50,8 @@ def _digamma_pos(x: Tensor) -> Tensor:
         acc = acc + _C.reciprocal(x + k)
     r = _C.reciprocal(z)
     r2 = r * r
-    series = r2 * (1 / 12 - r2 * (1 / 120 - r2 * (1 / 252 - r2 * (1 / 240 - r2 * (1 / 132)))))
+    series = r2 * (1 / 12 - r2 * (1 / 120 - r2 * (1 / 252 - r2 * (1 / 240 - r2 * (
+        1 / 132 - r2 * (691 / 32760 - r2 * (1 / 12)))))))
     return _C.log(z) - 0.5 * r - series - acc
 
 
@@ -78,7 +80,8 @@ def digamma(input: Tensor) -> Tensor:
     dg = _digamma_pos(_C.where(refl, 1.0 - xs, xs))
     out = _C.where(refl, dg - math.pi / _C.tan(math.pi * _C.where(refl, xs, 0.25)), dg)
     out = _C.where(x == math.inf, math.inf, _C.where(x == -math.inf, math.nan, out))
-    out = _C.where(pole, _C.where(x == 0, -math.inf, math.nan), out)
+    zero = _C.where(_C.signbit(x), math.inf, -math.inf)  # torch: digamma(-0.0) = +inf
+    out = _C.where(pole, _C.where(x == 0, zero, math.nan), out)
     return _C._astype(out, dt, True)
 
 
