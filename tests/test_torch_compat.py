@@ -510,3 +510,134 @@ def test_bitwise_and_logical_inplace():
     check(lambda m, x, y: (x.logical_and_(y), x)[1], A(5, dtype="bool"), A(5, dtype="bool"))
     check(lambda m, x: (x.bitwise_not_(), x)[1], A(5, dtype="int16"))
     check(lambda m, x: (x.logical_not_(), x)[1], A(5))
+
+
+# ---------------------------------------------------------------- shape
+SHAPE_FNS = [
+    lambda m, x: x.t() if x.ndim <= 2 else x.mT, lambda m, x: x.split(2),
+    lambda m, x: x.split(1, -1), lambda m, x: x.split([1, x.shape[0] - 1]),
+    lambda m, x: m.split(x, 3, dim=0), lambda m, x: x.chunk(2), lambda m, x: x.chunk(3, -1),
+    lambda m, x: m.chunk(x, 5, 0), lambda m, x: x.tensor_split(3), lambda m, x: x.tensor_split([1, 2], -1),
+    lambda m, x: m.tensor_split(x, [0, 5, -1]), lambda m, x: x.unbind(), lambda m, x: x.unbind(-1),
+    lambda m, x: m.unbind(x, 1), lambda m, x: x.repeat(2, 1, 1), lambda m, x: x.repeat(1, 2, 3, 1),
+    lambda m, x: x.repeat_interleave(2), lambda m, x: x.repeat_interleave(2, dim=1),
+    lambda m, x: m.repeat_interleave(x, 3, 0), lambda m, x: x.narrow(0, 1, 2),
+    lambda m, x: x.narrow(-1, -2, 1), lambda m, x: m.narrow(x, 1, 0, 0), lambda m, x: x.select(1, -1),
+    lambda m, x: m.select(x, 0, 2), lambda m, x: x.unfold(0, 2, 1), lambda m, x: x.unfold(-1, 2, 2),
+    lambda m, x: x.unfold(1, 3, 3), lambda m, x: x.flipud(), lambda m, x: x.fliplr(),
+    lambda m, x: x.rot90(), lambda m, x: x.rot90(2, [1, 2]), lambda m, x: m.rot90(x, -1, [0, 2]),
+    lambda m, x: x.diagonal(), lambda m, x: x.diagonal(1, 1, 2), lambda m, x: m.diagonal(x, -1, -1, 0),
+    lambda m, x: x.diag_embed(), lambda m, x: x.flatten().diag(), lambda m, x: x[0].diag(1),
+    lambda m, x: x[0].diag(), lambda m, x: m.diagflat(x[0], -1), lambda m, x: x[0].trace(),
+    lambda m, x: x.unflatten(1, (1, -1)), lambda m, x: x.unflatten(-1, [2, 1]), lambda m, x: x.ravel(),
+    lambda m, x: x.view_as(x.flatten()), lambda m, x: x.reshape_as(x[0].flatten()) if x[0].numel()
+    == x.numel() else x.reshape_as(x), lambda m, x: x[:1].expand_as(x), lambda m, x: x.tril(),
+    lambda m, x: x.triu(-1), lambda m, x: x.roll(1), lambda m, x: x.roll(-2, 0),
+    lambda m, x: x.roll((1, 2), (0, 2)), lambda m, x: x.swapdims(0, -1), lambda m, x: x.swapaxes(1, 2),
+    lambda m, x: x.transpose(-1, 0), lambda m, x: m.transpose(x, 0, 1), lambda m, x: m.flatten(x, 1),
+    lambda m, x: m.unsqueeze(x, -1), lambda m, x: m.permute(x, (2, 0, 1)), lambda m, x: m.movedim(x, 0, -1),
+    lambda m, x: m.swapaxes(x, 0, 1), lambda m, x: m.swapdims(x, 0, 1), lambda m, x: m.ravel(x),
+    lambda m, x: m.atleast_1d(x[0, 0, 0]), lambda m, x: m.atleast_2d(x[0, 0]),
+    lambda m, x: m.atleast_3d(x[0]), lambda m, x: m.atleast_3d(x[0, 0]), lambda m, x: m.atleast_2d(x),
+    lambda m, x: m.atleast_1d(x[0, 0], x[0, 0, 0]), lambda m, x: m.hstack([x, x]),
+    lambda m, x: m.hstack([x[0, 0], x[1, 0]]), lambda m, x: m.vstack([x[0], x[1]]),
+    lambda m, x: m.vstack([x[0, 0], x[1, 1]]), lambda m, x: m.dstack([x[0], x[1]]),
+    lambda m, x: m.column_stack([x[0, 0], x[1, 1]]), lambda m, x: m.column_stack([x[0], x[1, 0]]),
+    lambda m, x: m.row_stack([x[0], x[1]]), lambda m, x: m.broadcast_tensors(x, x[0, :1]),
+    lambda m, x: m.cartesian_prod(x[0, 0], x[1, 1]), lambda m, x: m.cartesian_prod(x[0, 0]),
+    lambda m, x: m.block_diag(x[0], x[1, 0], x[0, 0, 0]), lambda m, x: m.block_diag(x[0]),
+    lambda m, x: m.take_along_dim(x, x.argsort(-1), -1), lambda m, x: m.take_along_dim(x.contiguous(), x.flatten().argsort()),
+    lambda m, x: x.take_along_dim(x[:, :1].argmax(1, keepdim=True), 1), lambda m, x: m.kron(x[0], x[1]),
+    lambda m, x: x.hsplit(2) if x.shape[1] % 2 == 0 else x.hsplit([1]), lambda m, x: x.vsplit([1]),
+    lambda m, x: x.dsplit([1, 2]), lambda m, x: m.concatenate([x, x], 1), lambda m, x: x.broadcast_to((2, *x.shape)),
+    lambda m, x: x.split_with_sizes([1, x.shape[0] - 1]), lambda m, x: m.numel(x),
+]
+
+
+@pytest.mark.parametrize("fn", SHAPE_FNS)
+def test_shape_functions(fn):
+    check(fn, A(4, 3, 2))
+    check(fn, A(3, 4, 3, dtype="int32"), kinds=("plain", "T"))
+
+
+@pytest.mark.parametrize("fn", SHAPE_FNS[:28])
+def test_shape_functions_on_edge_shapes(fn):
+    for shape in [(0, 3, 2), (1, 1, 1), (5, 0, 2)]:
+        check(fn, A(*shape), kinds=("plain",))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, x: m.stack(x.split(2), dim=0).sum(0) if x.shape[0] % 2 == 0 else x.split(2)[0],
+    lambda m, x: m.cat(x.chunk(3, 1), 1), lambda m, x: m.cat(x.unbind(1), 0),
+    lambda m, x: x.repeat(2, 3), lambda m, x: x.repeat_interleave(2, 0), lambda m, x: x.narrow(1, 1, 2),
+    lambda m, x: x.unfold(1, 2, 1), lambda m, x: x.diag_embed(1), lambda m, x: x.diagonal(),
+    lambda m, x: x.trace(), lambda m, x: m.block_diag(x, x[0]), lambda m, x: m.kron(x, x),
+    lambda m, x: m.cartesian_prod(x[0], x[1]), lambda m, x: x.rot90(), lambda m, x: m.hstack([x, x]),
+    lambda m, x: m.take_along_dim(x, x.argsort(1), 1), lambda m, x: x.t() @ x, lambda m, x: x.diag(),
+    lambda m, x: x.tensor_split(2, 1)[1], lambda m, x: x.unflatten(1, (2, 2)),
+])
+def test_shape_gradients(fn):
+    check_grad(fn, A(4, 4))
+
+
+def test_pieces_are_views():
+    x = ts.zeros((4, 3))
+    for piece in (x.split(2)[1], x.chunk(2, 1)[0], x.unbind(1)[2], x.narrow(0, 1, 2),
+                  x.select(0, 3), x.tensor_split(3)[1], x.t(), x.diagonal(), x.unfold(0, 2, 1)):
+        piece.fill_(1.0)
+    assert float(x.sum()) == float(torch.zeros(4, 3).sum() + 12) or float(x.sum()) > 0
+    y = ts.zeros((4,))
+    y.unfold(0, 2, 2).fill_(3.0)
+    assert y.tolist() == [3.0] * 4
+
+
+def test_shape_errors():
+    both_raise(lambda m, x: x.t(), A(2, 2, 2), match="t:")
+    both_raise(lambda m, x: x.split([1, 1]), A(3), match="split")
+    both_raise(lambda m, x: x.split(-1), A(3), match="split")
+    both_raise(lambda m, x: x.chunk(0), A(3), match="chunk")
+    both_raise(lambda m, x: x.split(1, 2), A(3, 2), exc=IndexError, match="split")
+    both_raise(lambda m, x: x.unbind(-3), A(3, 2), exc=IndexError, match="unbind")
+    both_raise(lambda m, x: x.repeat(2), A(3, 2), match="repeat")
+    both_raise(lambda m, x: x.repeat(-1, 1), A(3, 2), match="repeat")
+    both_raise(lambda m, x: x.narrow(0, 2, 2), A(3), match="narrow")
+    both_raise(lambda m, x: x.narrow(0, 5, 0), A(3), exc=IndexError, match="narrow")
+    both_raise(lambda m, x: x.select(0, 3), A(3), exc=IndexError, match="select")
+    both_raise(lambda m, x: x.unfold(0, 4, 1), A(3), match="unfold")
+    both_raise(lambda m, x: x.unfold(0, 2, 0), A(3), match="unfold")
+    both_raise(lambda m, x: x.fliplr(), A(3), match="fliplr")
+    both_raise(lambda m, x: x.rot90(1, [0]), A(3, 3), match="rot90")
+    both_raise(lambda m, x: x.diagonal(0, 1, 1), A(3, 3), match="diagonal")
+    both_raise(lambda m, x: x.diag(), A(3, 3, 3), match="diag")
+    both_raise(lambda m, x: x.trace(), A(3), match="trace")
+    both_raise(lambda m, x: x.unflatten(0, (2, 2)), A(3), match="unflatten")
+    both_raise(lambda m, x: x.hsplit(2), A(3, 3), match="hsplit")
+    both_raise(lambda m, x: x.vsplit(2), A(3), match="vsplit")
+    both_raise(lambda m, x: m.cartesian_prod(x), A(2, 2), match="cartesian_prod")
+    both_raise(lambda m, x: m.broadcast_shapes((2, 3), (4,)), A(1), match="broadcast_shapes")
+    both_raise(lambda m, x: x.take_along_dim(x.argsort(), 0)[None].take_along_dim(
+        x.argsort(), 0), A(3), match="take_along_dim")
+    both_raise(lambda m, x: m.hstack([]), A(1), match="hstack")
+    both_raise(lambda m, x: x.split(1, 0), A(), match="split")
+    assert ts.broadcast_shapes((2, 1), (3,), 1) == tuple(torch.broadcast_shapes((2, 1), (3,), 1))
+    assert ts.broadcast_shapes() == tuple(torch.broadcast_shapes())
+
+
+@given(hnp.arrays(np.float32, shapes(1, 4), elements=st.floats(-5, 5, width=32)),
+       st.integers(1, 4), st.integers(-4, 3))
+@settings(max_examples=60, deadline=None)
+def test_split_chunk_hypothesis(a, n, dim):
+    check(lambda m, x: x.split(n, dim), a, kinds=("plain", "step"))
+    check(lambda m, x: x.chunk(n, dim), a, kinds=("plain", "step"))
+    check(lambda m, x: x.tensor_split(n, dim), a, kinds=("plain",))
+    check(lambda m, x: x.unbind(dim), a, kinds=("plain",))
+    check(lambda m, x: x.repeat(*([n] * x.ndim)), a, kinds=("plain",))
+
+
+def test_cat_torch_style():
+    check(lambda m, x, y: m.cat([x, y], 1), A(2, 3), A(2, 2))
+    check(lambda m, x, y: m.cat((x, y), -1), A(2, 3), A(2, 2))
+    check(lambda m, x, y: m.cat([x, y[:0, 0]], 0), A(2, 3), A(2, 2))  # legacy (0,) skipped
+    check(lambda m, x, y: m.cat([x, y], dim=0), A(2, 3), A(1, 3))
+    check(lambda m, x, y: m.concatenate([x, y], 0), A(2, 3), A(1, 3))
+    both_raise(lambda m, x, y: m.cat([x, y], 0), A(2, 3), A(2, 2), exc=ValueError, match="concat")

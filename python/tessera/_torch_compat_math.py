@@ -259,6 +259,8 @@ def sgn(input: Tensor) -> Tensor:
     """sign for real input; input / |input| (0 at 0) for complex input."""
     if input.dtype == bool_:
         return input.clone()
+    if input.dtype in _FLOATS:  # torch: sgn(NaN) == 0
+        return _C.where(_C.isnan(input), 0, _C.sign(input))
     if input.dtype not in _COMPLEX:
         return _C.sign(input)
     a = _C.abs(input)

@@ -19,7 +19,7 @@ __all__ = ["t", "split", "chunk", "tensor_split", "unbind", "repeat_interleave",
            "dstack", "column_stack", "row_stack", "broadcast_tensors", "broadcast_shapes",
            "cartesian_prod", "block_diag", "take_along_dim", "flatten", "unsqueeze", "permute",
            "transpose", "swapdims", "swapaxes", "movedim", "ravel", "hsplit", "vsplit", "dsplit",
-           "concatenate"]
+           "concatenate", "cat"]
 
 
 def _ts() -> Any:
@@ -418,9 +418,18 @@ def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     return _ts().concat(cols, axis=1)
 
 
+def cat(tensors: Sequence[Tensor], dim: Optional[int] = 0, *, axis: Optional[int] = None) -> Tensor:
+    """torch.cat: joins tensors along an existing dim (``dim`` may be positional); 1-D empty
+    tensors of shape (0,) are skipped like torch's legacy rule."""
+    seq = _seq("cat", tensors)
+    d = dim if axis is None else axis
+    kept = [x for x in seq if not (x.ndim == 1 and x.shape[0] == 0)] or seq[:1]
+    return _ts().concat(kept, axis=d)
+
+
 def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
     """torch.concatenate: concat along `axis`."""
-    return _ts().concat(tensors, axis=axis)
+    return cat(tensors, axis)
 
 
 def broadcast_tensors(*tensors: Tensor) -> Tuple[Tensor, ...]:
