@@ -54,8 +54,10 @@ def _dims(op: str, dim: Any, ndim: int) -> Any:
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
             return None
-        return tuple(_dim_index(op, d, ndim) for d in dim)
-    return (_dim_index(op, dim, ndim),)
+        dims = tuple(_dim_index(op, d, ndim) for d in dim)
+    else:
+        dims = (_dim_index(op, dim, ndim),)
+    return None if ndim == 0 else dims  # a 0-d tensor accepts dim 0 / -1: all (no) dims
 
 
 def _gather_at(x: Tensor, idx: Tensor, d: int, keepdim: builtins.bool) -> Tensor:
@@ -116,12 +118,12 @@ def amin(input: Tensor, dim: Any = (), keepdim: builtins.bool = False) -> Tensor
 
 def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: builtins.bool = False) -> Any:
     """(min, max) over `dim` (all elements when None)."""
-    if input.size == 0:
-        raise RuntimeError("aminmax: cannot compute aminmax over an empty dimension as the "
-                           "operation has no identity")
     axis = None if dim is None else _dim_index("aminmax", dim, input.ndim)
     if input.ndim == 0:
         axis = None
+    if input.size == 0 and (axis is None or input.shape[axis] == 0):
+        raise RuntimeError("aminmax: cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity")
     return ReturnAminmax(_ts().min(input, axis=axis, keepdims=keepdim),
                          _ts().max(input, axis=axis, keepdims=keepdim))
 
@@ -242,6 +244,8 @@ def _quantile(op: str, input: Tensor, q: Any, dim: Optional[int], keepdim: built
         raise RuntimeError(f"{op}: q must be a scalar or 1D tensor, got {qt.ndim}D")
     if qt.dtype != input.dtype:
         raise RuntimeError(f"{op}: q tensor must be same dtype as the input tensor")
+    if input.size == 0:
+        raise RuntimeError(f"{op}: input tensor must be non-empty")
     qv = [float(v) for v in _C._reshape(qt, (-1,), -1).tolist()]
     if builtins.any(not 0 <= v <= 1 for v in qv):
         raise RuntimeError(f"{op}: q values must be in the range [0, 1]")
@@ -307,6 +311,8 @@ def logsumexp(input: Tensor, dim: Any = None, keepdim: builtins.bool = False) ->
     from .nn import functional as F
     x = input if input.dtype in _FLOATS + _COMPLEX else _C._astype(input, float32, True)
     dims = _dims("logsumexp", dim, input.ndim)
+    if x.size == 0:  # no max to shift by; the sum over nothing is 0, its log -inf
+        return _C.log(_ts().sum(_C.exp(x), axis=dims, keepdims=keepdim))
     return F.logsumexp(x, dims, keepdim)
 
 
@@ -448,16 +454,24 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     return norm(input - other, p)
 
 
+def _softmax_like(op: str, fn: Any, input: Tensor, dim: Optional[int], dtype: Any) -> Tensor:
+    if input.ndim == 0:  # torch accepts dim 0 / -1 on a 0-d tensor
+        if dim is not None:
+            _dim_index(op, dim, 0)
+        return _C._reshape(fn(_C._reshape(input, (1,), -1), 0, dtype=dtype), (), -1)
+    return fn(input, dim, dtype=dtype)
+
+
 def softmax(input: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
     """exp(x) / sum(exp(x)) along `dim`."""
     from .nn import functional as F
-    return F.softmax(input, dim, dtype=dtype)
+    return _softmax_like("softmax", F.softmax, input, dim, dtype)
 
 
 def log_softmax(input: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
     """log(softmax(x)) along `dim`, computed stably."""
     from .nn import functional as F
-    return F.log_softmax(input, dim, dtype=dtype)
+    return _softmax_like("log_softmax", F.log_softmax, input, dim, dtype)
 
 
 def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
