@@ -93,6 +93,10 @@ def check_grad(fn: Callable, *arrays: np.ndarray, rtol: float = 1e-6, atol: floa
     arrays = tuple(a.astype(np.float64) for a in arrays)
     tt = [_mk(torch, a, grad=True) for a in arrays]
     out_t = fn(torch, *tt)
+    if isinstance(out_t, tuple):  # e.g. slogdet: differentiate the last field
+        fn0 = fn
+        fn = lambda m, *xs: fn0(m, *xs)[-1]  # noqa: E731
+        out_t = out_t[-1]
     w = RNG.uniform(0.5, 1.5, tuple(out_t.shape))
     (out_t * torch.from_numpy(w)).sum().backward()
     xs = [_mk(ts, a, grad=True) for a in arrays]
@@ -770,3 +774,118 @@ def test_counting_functions():
     check(lambda m, x, y: m.bucketize(x, y, right=True), v, b, kinds=("plain",))
     check(lambda m, x, y: m.bucketize(x, y, out_int32=True), v, b, kinds=("plain",))
     both_raise(lambda m, x, y: m.bucketize(x, y), v, v, match="bucketize")
+
+
+# ---------------------------------------------------------------- matrix products
+LINALG_FNS = [
+    lambda m, a, b, c: a.matmul(b), lambda m, a, b, c: a.mm(b), lambda m, a, b, c: m.mm(a, b),
+    lambda m, a, b, c: m.bmm(a[None].expand(2, -1, -1), b[None].expand(2, -1, -1)),
+    lambda m, a, b, c: a.mv(c), lambda m, a, b, c: m.mv(a, c), lambda m, a, b, c: c.dot(c),
+    lambda m, a, b, c: m.dot(c, c * 2), lambda m, a, b, c: m.vdot(c, c), lambda m, a, b, c: a.inner(a),
+    lambda m, a, b, c: m.inner(c, c), lambda m, a, b, c: m.inner(a, c[0]), lambda m, a, b, c: c.outer(c),
+    lambda m, a, b, c: m.outer(c, a[0]), lambda m, a, b, c: m.ger(c, c),
+    lambda m, a, b, c: m.addmm(a @ b, a, b), lambda m, a, b, c: (a @ b).addmm(a, b, beta=0.5, alpha=2),
+    lambda m, a, b, c: m.addmm(c[0], a, b, beta=0), lambda m, a, b, c: m.addmv(a[:, 0], a, c, alpha=3),
+    lambda m, a, b, c: m.addr(a, a[:, 0], c, beta=2),
+    lambda m, a, b, c: m.baddbmm((a @ b)[None], a[None], b[None], alpha=0.5),
+    lambda m, a, b, c: m.addbmm(a @ b, a[None].expand(3, -1, -1), b[None].expand(3, -1, -1)),
+    lambda m, a, b, c: m.kron(a, b), lambda m, a, b, c: c.kron(a.contiguous()), lambda m, a, b, c: m.cdist(a, b.mT),
+    lambda m, a, b, c: m.cdist(a, a, p=1), lambda m, a, b, c: m.cdist(a[None], b.mT[None], 3.0),
+    lambda m, a, b, c: m.chain_matmul(a, b, b.mT), lambda m, a, b, c: (a @ a.mT + 3 * m.eye(a.shape[0])).det(),
+    lambda m, a, b, c: (a @ a.mT + 3 * m.eye(a.shape[0])).inverse(),
+    lambda m, a, b, c: (a @ a.mT + 3 * m.eye(a.shape[0])).logdet(),
+    lambda m, a, b, c: (a @ a.mT + m.eye(a.shape[0])).slogdet(), lambda m, a, b, c: a.pinverse(),
+    lambda m, a, b, c: (a @ a.mT).matrix_power(3), lambda m, a, b, c: m.cross(a[:, :3], a.flip(0)),
+    lambda m, a, b, c: (a @ a.mT + 3 * m.eye(a.shape[0])).cholesky(),
+]
+
+
+@pytest.mark.parametrize("fn", LINALG_FNS)
+def test_matrix_products(fn):
+    a, b, c = A(4, 3), A(3, 5), A(3)
+    check(fn, a, b, c, kinds=("plain", "T"), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("fn", LINALG_FNS)
+def test_matrix_product_gradients(fn):
+    check_grad(fn, A(4, 3), A(3, 5), A(3), rtol=1e-5, atol=1e-8)
+
+
+def test_matrix_product_errors():
+    both_raise(lambda m, a, b: a.mm(b), A(2, 3), A(2, 3), match="mm")
+    both_raise(lambda m, a, b: a.mm(b), A(2, 3), A(3), match="mm")
+    both_raise(lambda m, a, b: a.mm(b.double()), A(2, 3), A(3, 2), match="mm")
+    both_raise(lambda m, a, b: m.bmm(a, b), A(2, 3), A(3, 2), match="bmm")
+    both_raise(lambda m, a, b: m.bmm(a, b), A(2, 2, 3), A(3, 3, 2), match="bmm")
+    both_raise(lambda m, a, b: a.mv(b), A(2, 3), A(2), match="mv")
+    both_raise(lambda m, a, b: a.dot(b), A(3), A(2), match="dot")
+    both_raise(lambda m, a, b: a.dot(b), A(3), A(3, dtype="int64"), match="dot")
+    both_raise(lambda m, a, b: a.dot(b), A(3, 1), A(3), match="dot")
+    both_raise(lambda m, a, b: a.outer(b), A(3, 1), A(3), match="outer")
+    both_raise(lambda m, a, b: m.addmm(a, b, b), A(5, 5), A(2, 2), exc=ValueError, match="addmm")
+    both_raise(lambda m, a, b: m.cdist(a, b), A(3, 2), A(3, 3), match="cdist")
+    both_raise(lambda m, a, b: m.cdist(a, b), A(3), A(3), match="cdist")
+    both_raise(lambda m, a, b: a.inner(b), A(3, 2), A(3), match="inner")
+
+
+def test_addmm_inplace():
+    check(lambda m, x, a, b: (x.addmm_(a, b, beta=0.5), x)[1], A(4, 5), A(4, 3), A(3, 5),
+          kinds=("plain", "T"), rtol=1e-5, atol=1e-5)
+    check(lambda m, x, a, b: (x.baddbmm_(a[None], b[None]), x)[1], A(1, 4, 5), A(4, 3), A(3, 5),
+          kinds=("plain",), rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------- indexing
+def _idx(m: Any, v: list) -> Any:
+    return torch.tensor(v) if m is torch else ts.asarray(v)
+
+
+INDEX_FNS = [
+    lambda m, x, y: x.masked_scatter(x > 0, y), lambda m, x, y: m.masked_scatter(x, (x > 0)[0], y),
+    lambda m, x, y: x.masked_scatter(x > 100, y), lambda m, x, y: x.index_fill(0, _idx(m, [0, 2]), -1.0),
+    lambda m, x, y: x.index_fill(1, _idx(m, [-1]), 5), lambda m, x, y: m.index_fill(x, 1, _idx(m, []).long(), 5),
+    lambda m, x, y: x.index_fill(0, _idx(m, [1]), y[0, 0]),
+    lambda m, x, y: x.index_copy(0, _idx(m, [2, 0]), y[:2]),
+    lambda m, x, y: m.index_copy(x, 1, _idx(m, [3]), y[:, :1]),
+    lambda m, x, y: x.index_put((_idx(m, [0, 2]), _idx(m, [1, 3])), y[0, :2]),
+    lambda m, x, y: x.index_put((_idx(m, [0, 0, 2]),), y[0], accumulate=True),
+    lambda m, x, y: x.index_put((_idx(m, [0, 0, 1]), _idx(m, [1, 1, 1])), y[0, 0], accumulate=True),
+    lambda m, x, y: x.index_put((x > 0,), y[0, 0]),
+    lambda m, x, y: x.scatter_reduce(0, _idx(m, [[0, 1, 0, 1], [2, 2, 0, 0]]), y[:2], "sum"),
+    lambda m, x, y: x.scatter_reduce(1, _idx(m, [[0, 0], [1, 1], [3, 3]]), y[:, :2], "mean"),
+    lambda m, x, y: x.scatter_reduce(1, _idx(m, [[0, 0], [1, 1], [3, 3]]), y[:, :2], "mean", include_self=False),
+    lambda m, x, y: x.scatter_reduce(0, _idx(m, [[0, 1, 0, 1], [2, 2, 0, 0]]), y[:2], "amax"),
+    lambda m, x, y: x.scatter_reduce(0, _idx(m, [[0, 1, 0, 1], [2, 2, 0, 0]]), y[:2], "amin", include_self=False),
+    lambda m, x, y: x.scatter_reduce(0, _idx(m, [[0, 1, 0, 1]]), y[:1], "prod"),
+    lambda m, x, y: x.scatter_reduce(0, _idx(m, [[0, 1, 0, 1]]), y[:1], "sum", include_self=False),
+    lambda m, x, y: x.where(x > 0, y), lambda m, x, y: (x.clone().index_fill_(0, _idx(m, [1]), 2.0)),
+    lambda m, x, y: x.clone().index_copy_(0, _idx(m, [1]), y[:1]),
+    lambda m, x, y: x.clone().index_put_((_idx(m, [1]), _idx(m, [2])), y[0, 0], accumulate=True),
+    lambda m, x, y: x.clone().masked_scatter_(x < 0, y),
+    lambda m, x, y: x.clone().scatter_reduce_(0, _idx(m, [[2, 2, 2, 2]]), y[:1], "amax"),
+]
+
+
+@pytest.mark.parametrize("fn", INDEX_FNS)
+def test_indexing(fn):
+    check(fn, A(3, 4), A(3, 4), kinds=("plain", "T"))
+    check(fn, A(3, 4, dtype="int64"), A(3, 4, dtype="int64"), kinds=("plain",))
+
+
+@pytest.mark.parametrize("fn", [f for f in INDEX_FNS if '"prod"' not in __import__("inspect").getsource(f)])
+def test_indexing_gradients(fn):
+    check_grad(fn, A(3, 4), A(3, 4))
+
+
+def test_indexing_errors():
+    both_raise(lambda m, x, y: x.masked_scatter(x > 0, y[:1, :1]), A(3, 4, lo=1), A(3, 4), match="masked_scatter")
+    both_raise(lambda m, x, y: x.masked_scatter(x, y), A(3, 4), A(3, 4), match="masked_scatter")
+    both_raise(lambda m, x, y: x.index_fill(0, _idx(m, [3]), 1.0), A(3, 4), A(1), exc=IndexError, match="index_fill")
+    both_raise(lambda m, x, y: x.index_fill(0, _idx(m, [0.5]), 1.0), A(3, 4), A(1), match="index_fill")
+    both_raise(lambda m, x, y: x.index_fill(2, _idx(m, [0]), 1.0), A(3, 4), A(1), exc=IndexError, match="index_fill")
+    both_raise(lambda m, x, y: x.index_fill(0, _idx(m, [0]), y), A(3, 4), A(2), match="index_fill")
+    both_raise(lambda m, x, y: x.index_copy(0, _idx(m, [0]), y), A(3, 4), A(2, 4), match="index_copy")
+    both_raise(lambda m, x, y: x.index_copy(0, _idx(m, [0]), y.double()), A(3, 4), A(1, 4), match="index_copy")
+    both_raise(lambda m, x, y: x.index_put((_idx(m, [0]),), y.double()), A(3), A(1), match="index_put")
+    both_raise(lambda m, x, y: x.scatter_reduce(0, _idx(m, [0]), y, "bad"), A(3), A(1), match="scatter_reduce")
+    both_raise(lambda m, x, y: x.scatter_reduce(0, _idx(m, [0]), y.double(), "sum"), A(3), A(1), match="scatter_reduce")

@@ -12,6 +12,8 @@ no such methods.
 """
 from __future__ import annotations
 
+import functools
+import types
 from typing import Any, Callable, Dict
 
 from ._C import Tensor
@@ -75,4 +77,15 @@ def _install() -> None:
             setattr(Tensor, name + "_", _inplace.make_inplace(name + "_", getattr(Tensor, name)))
 
 
+def _name_errors_of_functions() -> None:
+    """The exported functions' errors name them first (Note [torch in-place] explains
+    named_errors); inspect.signature still sees the original signature."""
+    g = globals()
+    for name in __all__:
+        fn = g[name]
+        if isinstance(fn, types.FunctionType):
+            g[name] = functools.wraps(fn)(_inplace.named_errors(name, fn))
+
+
 _install()
+_name_errors_of_functions()

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 from . import _C
 from ._C import Tensor
 from ._torch_compat_basics import _dim_index
+from .autograd.function import Function, FunctionCtx
 
 __all__ = ["masked_scatter", "index_fill", "index_copy", "index_put", "scatter_reduce"]
 
@@ -76,9 +77,9 @@ def index_fill(input: Tensor, dim: int, index: Any, value: Any) -> Tensor:
     shape = [1] * builtins.max(input.ndim, 1)
     shape[d] = n
     hit = _C._reshape(hit, tuple(shape) if input.ndim else (), -1)
-    v = value.astype(input.dtype) if isinstance(value, Tensor) else value
-    return _C.where(hit, v, input) if not isinstance(v, Tensor) else \
-        _C.where(hit, _C._broadcast_to(v, tuple(input.shape)), input)
+    if not isinstance(value, Tensor):  # a number takes input's dtype (2.5 -> 2 for ints)
+        value = _ts().asarray(value, device=input.device)
+    return _C.where(hit, _C._astype(value, input.dtype, True), input)
 
 
 def index_copy(input: Tensor, dim: int, index: Any, source: Tensor) -> Tensor:
@@ -131,7 +132,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
                    include_self: builtins.bool = True) -> Tensor:
     """Reduces src's values into input at `index` along `dim` with reduce in 'sum', 'prod',
     'mean', 'amax', 'amin' (include_self=False leaves input's own values out where something
-    is scattered). 'sum' and 'mean' are differentiable."""
+    is scattered). All but 'prod' are differentiable."""
     reduces = ("sum", "prod", "mean", "amax", "amin")
     if reduce not in reduces:
         raise RuntimeError(f"scatter_reduce: reduce argument must be one of {reduces}, got {reduce!r}")
@@ -153,6 +154,14 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
         if input.dtype not in (_C.float16, _C.bfloat16, _C.float32, _C.float64):
             out = _C._astype(_C.floor_divide(total, cnt), input.dtype, True)
         return out
+    if reduce == "prod":
+        return _scatter_numpy(input, d, index, src, reduce, include_self, hit)
+    return _ScatterExtreme.apply(input, src, d, index, reduce, include_self, hit)
+
+
+def _scatter_numpy(input: Tensor, d: int, index: Tensor, src: Tensor, reduce: str,
+                   include_self: builtins.bool, hit: Tensor) -> Tensor:
+    """scatter_reduce's prod / amax / amin values (not differentiable by themselves)."""
     import numpy as np
     a = np.array(np.asarray(input.detach().cpu()))
     s = np.asarray(src.detach().cpu())
@@ -165,10 +174,39 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
             info = np.iinfo(a.dtype)
             ident = info.min if reduce == "amax" else info.max
         a[hits] = ident
-    grids = np.meshgrid(*[np.arange(n) for n in ix.shape], indexing="ij")
+    grids = list(np.meshgrid(*[np.arange(n) for n in ix.shape], indexing="ij"))
     grids[d] = ix
     ufunc.at(a, tuple(grids), s[tuple(slice(0, n) for n in ix.shape)])
     return _ts().asarray(a, device=input.device)
+
+
+class _ScatterExtreme(Function):
+    """scatter_reduce amax/amin; the gradient goes evenly to every input/src value equal to
+    the result (torch's rule for ties)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, input: Tensor, src: Tensor, d: int, index: Tensor,  # type: ignore[override]
+                reduce: str, include_self: builtins.bool, hit: Tensor) -> Tensor:
+        out = _scatter_numpy(input, d, index, src, reduce, include_self, hit)
+        ctx.save_for_backward(input, src, out, index, hit)
+        ctx.d, ctx.include_self = d, include_self
+        return out
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        input, src, out, index, hit = ctx.saved_tensors
+        d = ctx.d
+        picked = _ts().gather(out, d, index)
+        src_hit = src[tuple(slice(0, n) for n in index.shape)] == picked
+        self_hit = (input == out) if ctx.include_self else (input == out) & ~hit
+        count = _ts().scatter_add(_C._astype(self_hit, g.dtype, True), d, index,
+                                  _C._astype(src_hit, g.dtype, True))
+        share = g / _C.where(count == 0, 1, count)
+        g_in = _C.where(self_hit, share, 0)
+        g_src_part = _C.where(src_hit, _ts().gather(share, d, index), 0)
+        g_src = _ts().zeros_like(src)
+        g_src[tuple(slice(0, n) for n in index.shape)] = g_src_part
+        return g_in, g_src, None, None, None, None, None
 
 
 METHODS = {"where": _where_method, "masked_scatter": masked_scatter, "index_fill": index_fill,

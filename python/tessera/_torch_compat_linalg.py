@@ -102,8 +102,8 @@ ger = outer
 def _scaled(beta: Any, x: Tensor, alpha: Any, prod: Tensor) -> Tensor:
     """beta * x + alpha * prod, where beta == 0 ignores x entirely (NaN included), as in torch."""
     p = prod if alpha == 1 else alpha * prod
-    if beta == 0:
-        return p
+    if beta == 0:  # x's values (NaN included) are ignored; its gradient is zero
+        return p + _C.where(False, x, 0) if isinstance(x, Tensor) and x.requires_grad else p
     return (x if beta == 1 else beta * x) + p
 
 
