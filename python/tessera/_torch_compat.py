@@ -13,6 +13,7 @@ no such methods.
 from __future__ import annotations
 
 import functools
+import sys
 import types
 from typing import Any, Callable, Dict
 
@@ -20,13 +21,16 @@ from ._C import Tensor
 from . import (_torch_compat_basics as _basics, _torch_compat_creation as _creation,
                _torch_compat_inplace as _inplace, _torch_compat_math as _math,
                _torch_compat_shape as _shape, _torch_compat_reduce as _reduce,
-               _torch_compat_linalg as _linalg, _torch_compat_indexing as _indexing)
+               _torch_compat_linalg as _linalg, _torch_compat_indexing as _indexing,
+               _torch_compat_misc as _misc)
+from ._dtypes import float32 as _float32, int32 as _int32
 from ._torch_compat_creation import *  # noqa: F401,F403
 from ._torch_compat_math import *  # noqa: F401,F403
 from ._torch_compat_shape import *  # noqa: F401,F403
 from ._torch_compat_reduce import *  # noqa: F401,F403
 from ._torch_compat_linalg import *  # noqa: F401,F403
 from ._torch_compat_indexing import *  # noqa: F401,F403
+from ._torch_compat_misc import *  # noqa: F401,F403
 
 
 def clone(input: Tensor) -> Tensor:
@@ -40,7 +44,21 @@ def detach(input: Tensor) -> Tensor:
 
 
 __all__ = (_creation.__all__ + _math.__all__ + _shape.__all__ + _reduce.__all__ +
-           _linalg.__all__ + _indexing.__all__ + ["clone", "detach"])
+           _linalg.__all__ + _indexing.__all__ + _misc.__all__ + ["clone", "detach"])
+
+# torch's dtype spellings ts.float / ts.int (ts.long, ts.double, ... exist in _dtypes) are
+# served by the package's module __getattr__ (PEP 562) so that `from tessera import *` does
+# not shadow the builtins float and int.
+_LAZY_ATTRS = {"float": _float32, "int": _int32}
+
+
+def _package_getattr(name: str) -> Any:
+    if name in _LAZY_ATTRS:
+        return _LAZY_ATTRS[name]
+    raise AttributeError(f"module 'tessera' has no attribute {name!r}")
+
+
+sys.modules[__name__.rsplit(".", 1)[0]].__getattr__ = _package_getattr  # type: ignore[attr-defined]
 
 # In-place methods that change metadata, not values, are not generated.
 _METADATA_ONLY = {"squeeze", "unsqueeze", "t", "transpose", "swapaxes", "swapdims",
@@ -64,7 +82,7 @@ def _install() -> None:
     _creation.install()
     _inplace.install()
     methods: Dict[str, Callable[..., Any]] = {}
-    for mod in (_math, _shape, _reduce, _linalg, _indexing):
+    for mod in (_math, _shape, _reduce, _linalg, _indexing, _misc):
         methods.update(mod.METHODS)
     for name, fn in methods.items():
         setattr(Tensor, name, _wrap_method(fn, name))
@@ -72,6 +90,8 @@ def _install() -> None:
     twins += [n for n in _math.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
     twins += _linalg.INPLACE + ["masked_scatter", "index_fill", "index_copy", "index_put",
                                 "scatter_reduce"]
+    for name in _misc.FALSE_PROPERTIES:
+        setattr(Tensor, name, property(lambda self: False))
     for name in twins:
         if hasattr(Tensor, name) and not hasattr(Tensor, name + "_"):
             setattr(Tensor, name + "_", _inplace.make_inplace(name + "_", getattr(Tensor, name)))

@@ -19,7 +19,7 @@ __all__ = ["relu", "sigmoid", "rsqrt", "exp2", "frac", "fix", "sinc", "deg2rad",
            "sgn", "heaviside", "fmax", "fmin", "logaddexp2", "ldexp", "absolute", "arccos",
            "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "bitwise_not",
            "true_divide", "div", "mul", "sub", "neg", "ge", "gt", "le", "lt", "ne", "eq",
-           "square", "erf", "erfc", "erfinv", "lgamma", "digamma", "angle", "gcd", "lcm",
+           "erf", "erfc", "erfinv", "lgamma", "digamma", "angle", "gcd", "lcm",
            "threshold", "rsub"]
 
 _FLOATS = (float16, bfloat16, float32, float64)
@@ -369,7 +369,8 @@ mul, sub, neg = _C.multiply, _C.subtract, _C.negative
 ge, gt, le, lt = _C.greater_equal, _C.greater, _C.less_equal, _C.less
 ne, eq = _C.not_equal, _C.equal
 def square(input: Tensor) -> Tensor:
-    """input * input (bool input gives int64, as torch's pow(x, 2))."""
+    """x.square(): input * input (bool input gives int64, as torch's pow(x, 2)); the
+    namespace's ts.square stays the standard one."""
     return _C.square(_C._astype(input, _C.int64, True) if input.dtype == bool_ else input)
 
 
