@@ -981,3 +981,32 @@ def test_dtype_aliases():
     d = {}
     exec("from tessera import *", d)  # the star import must not shadow builtins float/int
     assert d.get("float", float) is float and d.get("int", int) is int
+
+
+def test_set_default_dtype():
+    assert ts.get_default_dtype() == ts.float32
+    try:
+        for d, td in ((ts.float64, torch.float64), (ts.float16, torch.float16)):
+            ts.set_default_dtype(d)
+            torch.set_default_dtype(td)
+            for fn in (lambda m: m.zeros(2, 3), lambda m: m.ones((2,)), lambda m: m.empty(1),
+                       lambda m: m.full((2,), 1.5), lambda m: m.full((2,), 3), lambda m: m.eye(2),
+                       lambda m: m.linspace(0, 1, 3), lambda m: m.arange(0.0, 1.0, 0.25),
+                       lambda m: m.arange(3), lambda m: m.tensor([1.0, 2.0]), lambda m: m.tensor([1, 2]),
+                       lambda m: m.tensor(2.5), lambda m: m.rand(2),
+                       lambda m: m.randn(2, 2), lambda m: m.as_tensor([0.5]),
+                       lambda m: m.scalar_tensor(1), lambda m: m.logspace(0, 1, 3),
+                       lambda m: m.tensor(np.zeros(2, np.float32)), lambda m: m.asarray([1.5])):
+                got, want = fn(ts), fn(torch)
+                assert got.dtype.name == str(want.dtype).replace("torch.", ""), (got.dtype, want.dtype)
+            assert ts.get_default_dtype() == d
+            if d == ts.float64:  # (torch's complex32 for float16 has no tessera twin)
+                assert ts.tensor([1j]).dtype == ts.complex128
+    finally:
+        ts.set_default_dtype(ts.float32)
+        torch.set_default_dtype(torch.float32)
+    assert ts.zeros(2).dtype == ts.float32 and ts.tensor([1.0]).dtype == ts.float32
+    with pytest.raises(TypeError, match="set_default_dtype"):
+        ts.set_default_dtype(ts.int64)
+    with pytest.raises(TypeError):
+        torch.set_default_dtype(torch.int64)

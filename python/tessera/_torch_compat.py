@@ -22,7 +22,7 @@ from . import (_torch_compat_basics as _basics, _torch_compat_creation as _creat
                _torch_compat_inplace as _inplace, _torch_compat_math as _math,
                _torch_compat_shape as _shape, _torch_compat_reduce as _reduce,
                _torch_compat_linalg as _linalg, _torch_compat_indexing as _indexing,
-               _torch_compat_misc as _misc)
+               _torch_compat_misc as _misc, _torch_compat_default_dtype as _default_dtype)
 from ._dtypes import float32 as _float32, int32 as _int32
 from ._torch_compat_creation import *  # noqa: F401,F403
 from ._torch_compat_math import *  # noqa: F401,F403
@@ -31,6 +31,7 @@ from ._torch_compat_reduce import *  # noqa: F401,F403
 from ._torch_compat_linalg import *  # noqa: F401,F403
 from ._torch_compat_indexing import *  # noqa: F401,F403
 from ._torch_compat_misc import *  # noqa: F401,F403
+from ._torch_compat_default_dtype import *  # noqa: F401,F403  (last: wraps creation functions)
 
 
 def clone(input: Tensor) -> Tensor:
@@ -45,6 +46,7 @@ def detach(input: Tensor) -> Tensor:
 
 __all__ = (_creation.__all__ + _math.__all__ + _shape.__all__ + _reduce.__all__ +
            _linalg.__all__ + _indexing.__all__ + _misc.__all__ + ["clone", "detach"])
+__all__ = list(dict.fromkeys(__all__ + _default_dtype.__all__))
 
 # torch's dtype spellings ts.float / ts.int (ts.long, ts.double, ... exist in _dtypes) are
 # served by the package's module __getattr__ (PEP 562) so that `from tessera import *` does

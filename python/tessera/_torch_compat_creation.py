@@ -1,7 +1,7 @@
 """PyTorch-style creation: varargs sizes for zeros/ones/empty (``ts.zeros(2, 3)`` beside the
 standard ``ts.zeros((2, 3))``), x.new_zeros/new_ones/new_full/new_empty/new_tensor,
 rand_like/randn_like/randint_like, from_numpy, as_tensor, is_tensor, numel,
-tril_indices/triu_indices, logspace, get_default_dtype."""
+tril_indices/triu_indices, logspace."""
 from __future__ import annotations
 
 import builtins
@@ -18,7 +18,7 @@ from ._dtypes import _as_dtype, float32, int64
 
 __all__ = ["zeros", "ones", "empty", "rand_like", "randn_like", "randint_like", "from_numpy",
            "as_tensor", "is_tensor", "is_floating_point", "is_complex", "numel", "tril_indices",
-           "triu_indices", "logspace", "get_default_dtype", "scalar_tensor", "is_nonzero"]
+           "triu_indices", "logspace", "scalar_tensor", "is_nonzero"]
 
 
 def _size_args(op: str, size: tuple, kw_size: Any) -> Any:
@@ -178,11 +178,6 @@ def is_nonzero(input: Tensor) -> builtins.bool:
 def numel(input: Tensor) -> int:
     """The number of elements of `input`."""
     return int(_tensor_arg("numel", input).size)
-
-
-def get_default_dtype() -> Any:
-    """The default floating dtype of creation functions: float32."""
-    return float32
 
 
 def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None,
