@@ -639,6 +639,15 @@ def test_split_chunk_hypothesis(a, n, dim):
     check(lambda m, x: x.repeat(*([n] * x.ndim)), a, kinds=("plain",))
 
 
+def test_tril_triu_positional_diagonal():
+    for k in (-1, 0, 2):
+        check(lambda m, x: m.tril(x, k), A(3, 4))
+        check(lambda m, x: m.triu(x, k), A(2, 3, 4))
+        check(lambda m, x: m.tril(x, diagonal=k), A(3, 4), kinds=("plain",))
+    assert ts.tril(ts.ones((3, 3)), k=1).tolist() == torch.tril(torch.ones(3, 3), 1).tolist()
+    both_raise(lambda m, x: m.tril(x), A(3), exc=ValueError, match="tril")
+
+
 def test_cat_torch_style():
     check(lambda m, x, y: m.cat([x, y], 1), A(2, 3), A(2, 2))
     check(lambda m, x, y: m.cat((x, y), -1), A(2, 3), A(2, 2))

@@ -19,7 +19,7 @@ __all__ = ["t", "split", "chunk", "tensor_split", "unbind", "repeat_interleave",
            "dstack", "column_stack", "row_stack", "broadcast_tensors", "broadcast_shapes",
            "cartesian_prod", "block_diag", "take_along_dim", "flatten", "unsqueeze", "permute",
            "transpose", "swapdims", "swapaxes", "movedim", "ravel", "hsplit", "vsplit", "dsplit",
-           "concatenate", "cat"]
+           "concatenate", "cat", "tril", "triu"]
 
 
 def _ts() -> Any:
@@ -554,14 +554,17 @@ def _expand_as(self: Tensor, other: Tensor) -> Tensor:
     return self.expand(tuple(other.shape))
 
 
-def _tril(self: Tensor, diagonal: int = 0) -> Tensor:
-    """Lower triangle (below and on diagonal `diagonal`) of the last two dims."""
-    return _ts().tril(self, k=diagonal)
+def tril(input: Tensor, diagonal: int = 0, *, k: Optional[int] = None) -> Tensor:
+    """Lower triangle (on and below diagonal `diagonal`, which may be positional as in torch;
+    ``k=`` is NumPy's name) of the last two dims."""
+    from ._creation import tril as _tril_std
+    return _tril_std(input, k=diagonal if k is None else k)
 
 
-def _triu(self: Tensor, diagonal: int = 0) -> Tensor:
-    """Upper triangle (above and on diagonal `diagonal`) of the last two dims."""
-    return _ts().triu(self, k=diagonal)
+def triu(input: Tensor, diagonal: int = 0, *, k: Optional[int] = None) -> Tensor:
+    """Upper triangle (on and above diagonal `diagonal`) of the last two dims."""
+    from ._creation import triu as _triu_std
+    return _triu_std(input, k=diagonal if k is None else k)
 
 
 def _roll(self: Tensor, shifts: Any, dims: Any = None) -> Tensor:
@@ -576,7 +579,7 @@ METHODS = {
     "diag": diag, "diagonal": diagonal, "diag_embed": diag_embed, "diagflat": diagflat,
     "trace": trace, "unflatten": unflatten, "ravel": ravel, "hsplit": hsplit, "vsplit": vsplit,
     "dsplit": dsplit, "take_along_dim": take_along_dim, "view_as": _view_as,
-    "reshape_as": _reshape_as, "expand_as": _expand_as, "tril": _tril, "triu": _triu,
+    "reshape_as": _reshape_as, "expand_as": _expand_as, "tril": tril, "triu": triu,
     "roll": _roll, "swapdims": transpose, "swapaxes": transpose, "transpose": transpose,
     "broadcast_to": lambda self, size: _C._broadcast_to(self, tuple(size)),
     "split_with_sizes": lambda self, split_sizes, dim=0: split(self, list(split_sizes), dim),
