@@ -17,6 +17,13 @@ from harness import assert_same, shapes
 RNG = np.random.default_rng(0)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_rng():
+    """Each test draws the same data whatever ran before it (reproducible failures)."""
+    global RNG
+    RNG = np.random.default_rng(0)
+
+
 def A(*shape: int, dtype: str = "float32", lo: float = -3, hi: float = 3) -> np.ndarray:
     if dtype.startswith("float"):
         return RNG.uniform(lo, hi, shape).astype(dtype)
@@ -354,6 +361,12 @@ def test_inplace_autograd_rules():
         with (torch.no_grad() if m is torch else ts.no_grad()):
             leaf.mul_(2).clamp_(max=1.5).sqrt_()
         assert leaf.tolist() == pytest.approx([1.5 ** 0.5] * 3)
+    leaf = ts.ones((3,), requires_grad=True)
+    for op in ("exp_", "zero_", "relu_"):
+        with pytest.raises(RuntimeError, match=op + ".*view of a leaf"):
+            getattr(leaf[1:], op)()
+        with pytest.raises(RuntimeError):
+            getattr(torch.ones(3, requires_grad=True)[1:], op)()
     x = ts.ones((3,))
     v = x._version
     x.exp_().zero_().fill_(1)
@@ -493,7 +506,6 @@ def test_binary_errors():
     both_raise(lambda m, x, y: x.addcdiv(y, y), A(3), A(3, dtype="int64", lo=1), match="addcdiv")
     both_raise(lambda m, x, y: x.lerp(y, 0.5), A(3), A(4), exc=ValueError, match="lerp")
     both_raise(lambda m, x, y: x.div(y, rounding_mode="bad"), A(3), A(3), exc=ValueError, match="div")
-    both_raise(lambda m, x: x.clamp(), A(3), match="clamp")
     both_raise(lambda m, x: x.frac(), A(3, dtype="int64"), match="frac")
     both_raise(lambda m, x: x.relu(), A(3, dtype="bool"), match="relu")
 
@@ -713,7 +725,8 @@ def test_reductions_0d_and_ints():
                lambda m, x: x.cummax(0), lambda m, x: x.nansum(), lambda m, x: x.softmax(0),
                lambda m, x: x.aminmax(), lambda m, x: x.mode(), lambda m, x: x.logcumsumexp(0)):
         check(fn, s, kinds=("plain",))
-    i = A(3, 4, dtype="int64", lo=-5, hi=5)
+    i = _distinct(3, 4).astype(np.int64)  # distinct: which tied index torch returns is unspecified
+    check(lambda m, x: x.mode(1), A(3, 6, dtype="int64", lo=0, hi=2), kinds=("plain",))
     for fn in (lambda m, x: x.max(1), lambda m, x: x.median(1), lambda m, x: x.amax(0),
                lambda m, x: x.kthvalue(2, 1), lambda m, x: x.mode(1), lambda m, x: x.nansum(1),
                lambda m, x: x.logsumexp(1), lambda m, x: x.cummin(1), lambda m, x: x.aminmax(),

@@ -18,6 +18,7 @@ Each method returns self.
 from __future__ import annotations
 
 import builtins
+import functools
 from typing import Any, Callable
 
 from . import _C
@@ -83,6 +84,7 @@ def write(self: Tensor, out: Any, op: str) -> Tensor:
 def named_errors(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     """`fn` whose errors name the op `name` first (an error raised by an underlying op keeps
     its type and message, prefixed by `name`)."""
+    @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
@@ -100,15 +102,13 @@ def named_errors(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def make_inplace(name: str, fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
     """The in-place method `name` from the out-of-place `fn(self, *args, **kw)`."""
-    fn = named_errors(name, fn)
-
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         check_leaf(self, name)
         src = self.clone() if _recording(self, *args, *kwargs.values()) else self
         return write(self, fn(src, *args, **kwargs), name)
     method.__name__ = name
     method.__doc__ = f"In-place {name[:-1]} (torch.Tensor.{name}); returns self."
-    return method
+    return named_errors(name, method)
 
 
 # ---- the in-place methods that are not an op followed by a write
@@ -173,6 +173,6 @@ def _float_power_(self: Tensor, exponent: Any) -> Tensor:
 
 def install() -> None:
     Tensor.float_power_ = _float_power_
-    Tensor.fill_ = _fill_
-    Tensor.zero_ = _zero_
-    Tensor.copy_ = _copy_
+    Tensor.fill_ = named_errors("fill_", _fill_)
+    Tensor.zero_ = named_errors("zero_", _zero_)
+    Tensor.copy_ = named_errors("copy_", _copy_)

@@ -161,9 +161,7 @@ def addcdiv(input: Tensor, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Ten
 
 def _clamp_torch(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """torch.clamp: like ts.clamp, but float bounds promote an integer input to float (torch's
-    type promotion) and at least one bound is required."""
-    if min is None and max is None:
-        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    type promotion). With no bound at all it returns a copy, like ts.clamp (torch raises)."""
     x = input
     shapes = [tuple(b.shape) for b in (min, max) if isinstance(b, Tensor)]
     if shapes:
