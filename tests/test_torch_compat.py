@@ -1032,3 +1032,36 @@ def test_set_default_dtype():
         ts.set_default_dtype(ts.int64)
     with pytest.raises(TypeError):
         torch.set_default_dtype(torch.int64)
+
+
+# ---------------------------------------------------------------- positional dims (Note [positional dim])
+@pytest.mark.parametrize("fn", [
+    lambda m, x: m.sum(x, 1), lambda m, x: m.sum(x, (0, 1)), lambda m, x: m.sum(x, 0, True),
+    lambda m, x: m.sum(x, 1, dtype=m.float64), lambda m, x: m.prod(x, 0), lambda m, x: m.mean(x, -1),
+    lambda m, x: m.mean(x, [0, 1], True), lambda m, x: m.max(x, 1), lambda m, x: m.max(x, 0, True),
+    lambda m, x: m.max(x, x.flip(0)), lambda m, x: m.min(x, -1), lambda m, x: m.std(x, 0),
+    lambda m, x: m.std(x, 1, False, True), lambda m, x: m.var(x, 0), lambda m, x: m.var(x, 1, keepdim=True),
+    lambda m, x: m.argmax(x, 1), lambda m, x: m.argmin(x, 0, True), lambda m, x: m.all(x > 0, 1),
+    lambda m, x: m.any(x > 0, 0), lambda m, x: m.stack([x, x], 1), lambda m, x: m.stack((x, x), -1),
+    lambda m, x: m.roll(x, 1, 0), lambda m, x: m.roll(x, shifts=(1, 2), dims=(0, 1)),
+    lambda m, x: m.roll(x, shifts=2), lambda m, x: m.flip(x, [0]), lambda m, x: m.flip(x, (0, 1)),
+    lambda m, x: m.argsort(x, 1), lambda m, x: m.argsort(x, 0, True), lambda m, x: m.diff(x, 1, 0),
+    lambda m, x: m.diff(x, 2, -1), lambda m, x: m.linspace(0, 1, steps=4), lambda m, x: m.arange(0, end=4),
+])
+def test_positional_dims(fn):
+    check(fn, _distinct(3, 4))
+
+
+def test_keyword_calls_stay_standard():
+    x = ts.asarray(_distinct(3, 4))
+    a = np.asarray(x)
+    assert_same(ts.max(x, axis=1), a.max(1))
+    assert_same(ts.std(x, axis=0), a.std(0), rtol=1e-5)  # correction=0: the standard's default
+    assert_same(ts.max(x, dim=1), a.max(1))
+    assert_same(ts.sum(x), np.asarray(a.sum()), rtol=1e-5)
+    import inspect
+    for f in (ts.sum, ts.max, ts.std, ts.stack, ts.roll, ts.flip, ts.argsort, ts.linspace):
+        assert "x" in inspect.signature(f).parameters or "arrays" in inspect.signature(f).parameters \
+            or "start" in inspect.signature(f).parameters
+    with pytest.raises(TypeError, match="roll"):
+        ts.roll(x, 1, shifts=1)

@@ -22,7 +22,8 @@ from . import (_torch_compat_basics as _basics, _torch_compat_creation as _creat
                _torch_compat_inplace as _inplace, _torch_compat_math as _math,
                _torch_compat_shape as _shape, _torch_compat_reduce as _reduce,
                _torch_compat_linalg as _linalg, _torch_compat_indexing as _indexing,
-               _torch_compat_misc as _misc, _torch_compat_default_dtype as _default_dtype)
+               _torch_compat_misc as _misc, _torch_compat_default_dtype as _default_dtype,
+               _torch_compat_positional as _positional)
 from ._dtypes import float32 as _float32, int32 as _int32
 from ._torch_compat_creation import *  # noqa: F401,F403
 from ._torch_compat_math import *  # noqa: F401,F403
@@ -31,7 +32,8 @@ from ._torch_compat_reduce import *  # noqa: F401,F403
 from ._torch_compat_linalg import *  # noqa: F401,F403
 from ._torch_compat_indexing import *  # noqa: F401,F403
 from ._torch_compat_misc import *  # noqa: F401,F403
-from ._torch_compat_default_dtype import *  # noqa: F401,F403  (last: wraps creation functions)
+from ._torch_compat_default_dtype import *  # noqa: F401,F403  (wraps creation functions)
+from ._torch_compat_positional import *  # noqa: F401,F403  (Note [positional dim])
 
 
 def clone(input: Tensor) -> Tensor:
@@ -46,7 +48,7 @@ def detach(input: Tensor) -> Tensor:
 
 __all__ = (_creation.__all__ + _math.__all__ + _shape.__all__ + _reduce.__all__ +
            _linalg.__all__ + _indexing.__all__ + _misc.__all__ + ["clone", "detach"])
-__all__ = list(dict.fromkeys(__all__ + _default_dtype.__all__))
+__all__ = list(dict.fromkeys(__all__ + _default_dtype.__all__ + _positional.__all__))
 
 # torch's dtype spellings ts.float / ts.int (ts.long, ts.double, ... exist in _dtypes) are
 # served by the package's module __getattr__ (PEP 562) so that `from tessera import *` does
@@ -105,7 +107,8 @@ def _name_errors_of_functions() -> None:
     g = globals()
     for name in __all__:
         fn = g[name]
-        if isinstance(fn, types.FunctionType):
+        # wrappers of the namespace's own functions (functools.wraps) keep their errors
+        if isinstance(fn, types.FunctionType) and not hasattr(fn, "__wrapped__"):
             g[name] = functools.wraps(fn)(_inplace.named_errors(name, fn))
 
 

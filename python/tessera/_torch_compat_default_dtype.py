@@ -79,8 +79,11 @@ def _from_values(fn: Callable[..., Any], data_pos: int = 0) -> Callable[..., Any
 
 
 def _arange(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """arange; torch's end= is accepted as stop=."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if "end" in kwargs:
+            kwargs["stop"] = kwargs.pop("end")
         if kwargs.get("dtype") is None and _state["dtype"] != float32:
             vals = list(args) + [kwargs.get(k) for k in ("start", "stop", "step", "end")]
             if builtins.any(type(v) is builtins.float for v in vals):
@@ -117,9 +120,14 @@ def _build() -> dict:
 
 
 def _linspace(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """linspace: real endpoints take the default dtype; complex ones the complex default."""
+    """linspace: real endpoints take the default dtype; complex ones the complex default.
+    torch's end= and steps= are accepted as stop= and num=."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if "steps" in kwargs:
+            kwargs["num"] = kwargs.pop("steps")
+        if "end" in kwargs:
+            kwargs["stop"] = kwargs.pop("end")
         if kwargs.get("dtype") is None and _state["dtype"] != float32:
             ends = list(args[:2]) + [kwargs.get("start"), kwargs.get("stop")]
             cplx = builtins.any(isinstance(v, builtins.complex) for v in ends)
