@@ -1065,3 +1065,67 @@ def test_keyword_calls_stay_standard():
             or "start" in inspect.signature(f).parameters
     with pytest.raises(TypeError, match="roll"):
         ts.roll(x, 1, shifts=1)
+
+
+# ---------------------------------------------------------------- extra methods
+EXTRA_FNS = [
+    lambda m, x: x.as_strided((2, 2), (1, 2)), lambda m, x: m.as_strided(x, (3,), (4,), 1),
+    lambda m, x: x.select_scatter(x[0] * 2, 0, 1), lambda m, x: m.select_scatter(x, x[:, 0], 1, -1),
+    lambda m, x: x.slice_scatter(x[:2] + 1, 0, 0, 2), lambda m, x: m.slice_scatter(x, x[:, ::2] * 3, 1, 0, None, 2),
+    lambda m, x: x.diagonal_scatter(x.diagonal() * 5), lambda m, x: m.diagonal_scatter(x, x.diagonal(1), 1),
+    lambda m, x: x.put(_idx(m, [0, 5, 5]), x[0, :3]), lambda m, x: x.put(_idx(m, [0, 5, 5]), x[0, :3], accumulate=True),
+    lambda m, x: x.clone().put_(_idx(m, [[1], [2]]), x[:2, 0:1]), lambda m, x: x.hardshrink(),
+    lambda m, x: x.hardshrink(1.0), lambda m, x: m.prelu(x, x[0, :1].abs()), lambda m, x: x[None].prelu(x[:, 0] * 0 + 0.25),
+    lambda m, x: x.renorm(2, 0, 1.0), lambda m, x: x.renorm(1, 1, 2.0), lambda m, x: x.clone().renorm_(2, 1, 0.5),
+    lambda m, x: (x.abs() + 2).mvlgamma(2), lambda m, x: m.mvlgamma(x.abs() + 3, 3),
+    lambda m, x: x.polygamma(1), lambda m, x: m.polygamma(2, x), lambda m, x: m.polygamma(0, x),
+    lambda m, x: x[:3, :3].matrix_exp(), lambda m, x: (x[:3, :3] * 3).matrix_exp(),
+    lambda m, x: x.narrow_copy(1, 1, 2), lambda m, x: x.unsafe_split(2), lambda m, x: x.unsafe_chunk(2, 1),
+    lambda m, x: x.unsafe_split_with_sizes([1, 2]), lambda m, x: (x > 0).nonzero_static(size=3),
+    lambda m, x: (x > 0).nonzero_static(size=20, fill_value=-7), lambda m, x: x.dim_order(),
+    lambda m, x: x.mT.dim_order(), lambda m, x: x.is_distributed(), lambda m, x: x.is_set_to(x),
+    lambda m, x: x.is_set_to(x[:]), lambda m, x: x.is_set_to(x.clone()),
+]
+
+
+@pytest.mark.parametrize("fn", EXTRA_FNS)
+def test_extra_methods(fn):
+    check(fn, A(3, 4), kinds=("plain",), rtol=5e-5, atol=1e-5)  # (torch's float32 polygamma)
+    check(fn, A(3, 4).astype(np.float64), kinds=("plain",), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, x: x.as_strided((2, 2), (1, 2)), lambda m, x: x.as_strided((3, 2), (1, 1), 2),
+    lambda m, x: x.select_scatter(x[0] * 2, 0, 1), lambda m, x: x.slice_scatter(x[:2] + 1, 0, 0, 2),
+    lambda m, x: x.diagonal_scatter(x.diagonal() * 5), lambda m, x: x.put(_idx(m, [0, 5]), x[0, :2] * 3),
+    lambda m, x: x.put(_idx(m, [1, 1]), x[0, :2], accumulate=True), lambda m, x: m.prelu(x, x[0, :1]),
+    lambda m, x: x.renorm(2, 0, 1.0), lambda m, x: (x.abs() + 2).mvlgamma(2), lambda m, x: x.polygamma(1),
+    lambda m, x: x[:3, :3].matrix_exp(), lambda m, x: x.hardshrink(0.3),
+    lambda m, x: m.cholesky_inverse(x[:3, :3].tril() + 3 * m.eye(3)),
+    lambda m, x: m.cholesky_solve(x[:, :2], x[:3, :3].tril() + 3 * m.eye(3)),
+])
+def test_extra_gradients(fn):
+    check_grad(fn, A(3, 4, lo=0.2, hi=2.0), rtol=1e-6, atol=1e-8)
+
+
+def test_extra_errors_and_histogram():
+    both_raise(lambda m, x: x.as_strided((2,), (1, 1)), A(4), match="as_strided")
+    both_raise(lambda m, x: x.select_scatter(x, 0, 0), A(3, 4), match="select_scatter")
+    both_raise(lambda m, x: x.slice_scatter(x, 0, 0, 2), A(3, 4), match="slice_scatter")
+    both_raise(lambda m, x: x.diagonal_scatter(x[0]), A(3, 4), match="diagonal_scatter")
+    both_raise(lambda m, x: x.put(_idx(m, [0, 1]), x[:1]), A(3), match="put")
+    both_raise(lambda m, x: x.put(_idx(m, [7]), x[:1]), A(3), exc=IndexError, match="put")
+    both_raise(lambda m, x: x.renorm(2, 0, 1.0), A(3), match="renorm")
+    check(lambda m, x: x.mvlgamma(2), A(3, lo=-1, hi=0), kinds=("plain",))
+    both_raise(lambda m, x: x.mvlgamma(0), A(3), match="mvlgamma")
+    both_raise(lambda m, x: x.matrix_exp(), A(2, 3), match="matrix_exp")
+    both_raise(lambda m, x: x.prelu(x[:2]), A(2, 3), match="prelu")
+    x = A(50)
+    for kw in ({}, {"bins": 7}, {"bins": 5, "range": (-1.0, 1.0)}, {"bins": 4, "density": True}):
+        h, e = ts.histogram(ts.asarray(x), **kw)
+        th, te = torch.histogram(torch.from_numpy(x), **kw)
+        same(h, th)
+        same(e, te)
+    assert ts.asarray(x).histogram(3).hist.sum() == 50
+    c = ts.asarray(A(3, 4)).contiguous()
+    assert c.const_data_ptr() == c.data_ptr()

@@ -23,7 +23,7 @@ from . import (_torch_compat_basics as _basics, _torch_compat_creation as _creat
                _torch_compat_shape as _shape, _torch_compat_reduce as _reduce,
                _torch_compat_linalg as _linalg, _torch_compat_indexing as _indexing,
                _torch_compat_misc as _misc, _torch_compat_default_dtype as _default_dtype,
-               _torch_compat_positional as _positional)
+               _torch_compat_positional as _positional, _torch_compat_extra as _extra)
 from ._dtypes import float32 as _float32, int32 as _int32
 from ._torch_compat_creation import *  # noqa: F401,F403
 from ._torch_compat_math import *  # noqa: F401,F403
@@ -32,6 +32,7 @@ from ._torch_compat_reduce import *  # noqa: F401,F403
 from ._torch_compat_linalg import *  # noqa: F401,F403
 from ._torch_compat_indexing import *  # noqa: F401,F403
 from ._torch_compat_misc import *  # noqa: F401,F403
+from ._torch_compat_extra import *  # noqa: F401,F403
 from ._torch_compat_default_dtype import *  # noqa: F401,F403  (wraps creation functions)
 from ._torch_compat_positional import *  # noqa: F401,F403  (Note [positional dim])
 
@@ -47,7 +48,7 @@ def detach(input: Tensor) -> Tensor:
 
 
 __all__ = (_creation.__all__ + _math.__all__ + _shape.__all__ + _reduce.__all__ +
-           _linalg.__all__ + _indexing.__all__ + _misc.__all__ + ["clone", "detach"])
+           _linalg.__all__ + _indexing.__all__ + _misc.__all__ + _extra.__all__ + ["clone", "detach"])
 __all__ = list(dict.fromkeys(__all__ + _default_dtype.__all__ + _positional.__all__))
 
 # torch's dtype spellings ts.float / ts.int (ts.long, ts.double, ... exist in _dtypes) are
@@ -86,13 +87,13 @@ def _install() -> None:
     _creation.install()
     _inplace.install()
     methods: Dict[str, Callable[..., Any]] = {}
-    for mod in (_math, _shape, _reduce, _linalg, _indexing, _misc):
+    for mod in (_math, _shape, _reduce, _linalg, _indexing, _misc, _extra):
         methods.update(mod.METHODS)
     for name, fn in methods.items():
         setattr(Tensor, name, _wrap_method(fn, name))
     twins = [n for n in _math.METHODS if n not in _math.NO_INPLACE]
     twins += [n for n in _math.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
-    twins += _linalg.INPLACE + ["masked_scatter", "index_fill", "index_copy", "index_put",
+    twins += _linalg.INPLACE + _extra.INPLACE + ["masked_scatter", "index_fill", "index_copy", "index_put",
                                 "scatter_reduce"]
     for name in _misc.FALSE_PROPERTIES:
         setattr(Tensor, name, property(lambda self: False))
