@@ -71,15 +71,15 @@ _METADATA_ONLY = {"squeeze", "unsqueeze", "t", "transpose", "swapaxes", "swapdim
 
 
 def _wrap_method(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """`fn` as a Tensor method (builtins such as C functions cannot be bound as methods) whose
-    errors name the method."""
-    call = _inplace.named_errors(name, fn)
+    """`fn` as a Tensor method whose errors name the method (a Python function binds as a
+    method itself; builtins such as C functions cannot, so they get a forwarding function)."""
+    if not isinstance(fn, types.FunctionType):
+        c_fn = fn
 
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        return call(self, *args, **kwargs)
-    method.__name__ = name
-    method.__doc__ = fn.__doc__
-    return method
+        def fn(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+            return c_fn(self, *args, **kwargs)
+        fn.__name__, fn.__doc__ = name, c_fn.__doc__
+    return _inplace.named_errors(name, fn)
 
 
 def _install() -> None:
@@ -90,7 +90,7 @@ def _install() -> None:
     for mod in (_math, _shape, _reduce, _linalg, _indexing, _misc, _extra):
         methods.update(mod.METHODS)
     for name, fn in methods.items():
-        setattr(Tensor, name, _wrap_method(fn, name))
+        setattr(Tensor, name, fn if name in _math.HOT else _wrap_method(fn, name))
     twins = [n for n in _math.METHODS if n not in _math.NO_INPLACE]
     twins += [n for n in _math.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
     twins += _linalg.INPLACE + _extra.INPLACE + ["masked_scatter", "index_fill", "index_copy", "index_put",

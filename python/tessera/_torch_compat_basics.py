@@ -34,11 +34,6 @@ def _dim_index(op: str, dim: Any, ndim: int) -> int:
 class _Size(int):
     """The element count (an int) that can also be called like torch's ``Tensor.size``."""
 
-    def __new__(cls, n: int, shape: Tuple[int, ...]) -> "_Size":
-        obj = super().__new__(cls, n)
-        obj._shape = shape
-        return obj
-
     def __call__(self, dim: Optional[int] = None) -> Any:
         """size() -> the shape tuple; size(dim) -> the extent of `dim` (negative counts back)."""
         if dim is None:
@@ -52,11 +47,21 @@ class _Size(int):
 
 
 _c_size = Tensor.size  # the C++ property (element count)
+_new_int = int.__new__
 
 
 def _size_get(self: Tensor) -> Any:
-    n = _c_size.__get__(self)
-    return n if n is None else _Size(n, self.shape)
+    # A tensor's shape never changes, so its _Size is made once and kept in the instance dict.
+    d = self.__dict__
+    s = d.get("_ts_size")
+    if s is None:
+        n = _c_size.__get__(self)
+        if n is None:
+            return None
+        s = _new_int(_Size, n)
+        s._shape = self.shape
+        d["_ts_size"] = s
+    return s
 
 
 _size_property = property(_size_get, doc="Number of elements (array API), callable like torch: "

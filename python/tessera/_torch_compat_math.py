@@ -163,6 +163,10 @@ def _clamp_torch(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """torch.clamp: like ts.clamp, but float bounds promote an integer input to float (torch's
     type promotion). With no bound at all it returns a copy, like ts.clamp (torch raises)."""
     x = input
+    if not isinstance(min, (Tensor, builtins.float)) and not isinstance(max, (Tensor, builtins.float)):
+        return _C.clamp(x, min, max)  # int / None bounds: nothing to promote or broadcast
+    if not isinstance(min, Tensor) and not isinstance(max, Tensor) and x.dtype.is_floating_point:
+        return _C.clamp(x, min, max)
     shapes = [tuple(b.shape) for b in (min, max) if isinstance(b, Tensor)]
     if shapes:
         from ._torch_compat_shape import broadcast_shapes
@@ -373,12 +377,17 @@ def square(input: Tensor) -> Tensor:
 
 
 
+_C_ADD, _C_SUB = Tensor.add, Tensor.sub  # the C++ methods (fast path)
+
+
 def _sub_alpha(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    return _C.subtract(input, other if alpha == 1 else alpha * other)
+    """input - alpha * other."""
+    return _C_SUB(input, other) if alpha == 1 else _C_SUB(input, alpha * other)
 
 
 def _add_alpha(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    return _C.add(input, other if alpha == 1 else alpha * other)
+    """input + alpha * other."""
+    return _C_ADD(input, other) if alpha == 1 else _C_ADD(input, alpha * other)
 
 
 def _div_mode(input: Tensor, other: Any, *, rounding_mode: Optional[str] = None) -> Tensor:
@@ -433,6 +442,8 @@ INPLACE_OF_EXISTING = [
     "scatter_reduce", "tril", "triu", "cumsum", "cumprod", "squeeze", "unsqueeze", "t",
     "transpose", "swapaxes", "swapdims", "conj_physical", "eq", "ne", "lt", "le", "gt", "ge",
 ]
+# Hot methods installed as they are (no error-naming wrapper): their errors name them already.
+HOT = {"add", "sub", "subtract", "clamp", "clip"}
 NO_INPLACE = {"isposinf", "isneginf", "isreal", "isclose", "allclose", "equal", "real", "imag",
               "positive", "angle", "fmax", "fmin", "logaddexp", "logaddexp2", "add", "sub",
               "div"}
