@@ -320,6 +320,10 @@ def test_unary_inplace_int_raises_like_torch(name):
     lambda m, x, y: x.fill_(m.asarray(3.0) if m is ts else torch.tensor(3.0)),
     lambda m, x, y: x.tril_(), lambda m, x, y: x.triu_(1), lambda m, x, y: x.cumsum_(1),
     lambda m, x, y: x.logit_(), lambda m, x, y: x.heaviside_(y),
+    lambda m, x, y: x.add_(y, alpha=-0.5), lambda m, x, y: x.sub_(y, alpha=2), lambda m, x, y: x.add_(y),
+    lambda m, x, y: x.div_(y, rounding_mode="floor"), lambda m, x, y: x.div_(y, rounding_mode="trunc"),
+    lambda m, x, y: x.div_(y), lambda m, x, y: x.subtract_(y), lambda m, x, y: x.divide_(y),
+    lambda m, x, y: x.multiply_(y), lambda m, x, y: x.true_divide_(y),
 ])
 def test_binary_inplace(fn):
     check(lambda m, x, y: (fn(m, x, y), x)[1], A(3, 4), A(3, 4))
@@ -1129,3 +1133,33 @@ def test_extra_errors_and_histogram():
     assert ts.asarray(x).histogram(3).hist.sum() == 50
     c = ts.asarray(A(3, 4)).contiguous()
     assert c.const_data_ptr() == c.data_ptr()
+
+
+INPLACE_HYP = [
+    lambda m, x: x.exp_(), lambda m, x: x.neg_(), lambda m, x: x.abs_(), lambda m, x: x.clamp_(-1, 1),
+    lambda m, x: x.fill_(3), lambda m, x: x.zero_(), lambda m, x: x.copy_(x.flip(0) if x.ndim else x),
+    lambda m, x: x.pow_(2), lambda m, x: x.sigmoid_(), lambda m, x: x.relu_(), lambda m, x: x.sign_(),
+    lambda m, x: x.clamp_min_(0), lambda m, x: x.lerp_(x * 2, 0.5), lambda m, x: x.addcmul_(x, x),
+    lambda m, x: x.floor_(), lambda m, x: x.remainder_(3), lambda m, x: x.fmod_(3),
+    lambda m, x: x.masked_fill_(x > 0, 0), lambda m, x: x.nan_to_num_(0.0), lambda m, x: x.square_(),
+]
+
+
+@given(st.sampled_from(range(len(INPLACE_HYP))), st.sampled_from(["float32", "float64", "int64", "int32"]),
+       hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4), st.sampled_from(["plain", "T", "step"]))
+@settings(max_examples=150, deadline=None)
+def test_inplace_hypothesis(i, dtype, shape, kind):
+    a = RNG.uniform(-3, 3, shape).astype(dtype) if dtype.startswith("float") else \
+        RNG.integers(-5, 6, shape).astype(dtype)
+    fn = INPLACE_HYP[i]
+    check(lambda m, x: (fn(m, x), x)[1], a, kinds=(kind,), rtol=1e-5, atol=1e-6)
+
+
+@given(st.sampled_from(["float", "double", "half", "bfloat16", "long", "int", "short", "char", "byte",
+                        "bool", "cfloat", "cdouble"]),
+       st.sampled_from(["float32", "float64", "int64", "int8", "uint8", "bool", "float16"]),
+       hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3))
+@settings(max_examples=100, deadline=None)
+def test_conversions_hypothesis(name, dtype, shape):
+    a = RNG.uniform(0, 100, shape).astype(dtype)
+    check(lambda m, x: getattr(x, name)(), a, kinds=("plain", "T"))

@@ -171,7 +171,30 @@ def _float_power_(self: Tensor, exponent: Any) -> Tensor:
     return make_inplace("float_power_", float_power)(self, exponent)
 
 
+_C_ADD_, _C_SUB_, _C_DIV_ = Tensor.add_, Tensor.sub_, Tensor.div_  # the C++ in-place methods
+
+
+def _add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """self += alpha * other; returns self."""
+    return _C_ADD_(self, other) if alpha == 1 else _C_ADD_(self, alpha * other)
+
+
+def _sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """self -= alpha * other; returns self."""
+    return _C_SUB_(self, other) if alpha == 1 else _C_SUB_(self, alpha * other)
+
+
+def _div_(self: Tensor, other: Any, *, rounding_mode: Any = None) -> Tensor:
+    """self /= other (rounding_mode 'trunc' or 'floor' rounds the quotient); returns self."""
+    if rounding_mode is None:
+        return _C_DIV_(self, other)
+    from ._torch_compat_math import _div_mode
+    return make_inplace("div_", _div_mode)(self, other, rounding_mode=rounding_mode)
+
+
 def install() -> None:
+    Tensor.add_, Tensor.sub_, Tensor.div_ = _add_, _sub_, _div_
+    Tensor.subtract_, Tensor.divide_ = _sub_, _div_
     Tensor.float_power_ = _float_power_
     Tensor.fill_ = named_errors("fill_", _fill_)
     Tensor.zero_ = named_errors("zero_", _zero_)
