@@ -1051,6 +1051,9 @@ def test_set_default_dtype():
     lambda m, x: m.roll(x, shifts=2), lambda m, x: m.flip(x, [0]), lambda m, x: m.flip(x, (0, 1)),
     lambda m, x: m.argsort(x, 1), lambda m, x: m.argsort(x, 0, True), lambda m, x: m.diff(x, 1, 0),
     lambda m, x: m.diff(x, 2, -1), lambda m, x: m.linspace(0, 1, steps=4), lambda m, x: m.arange(0, end=4),
+    lambda m, x: m.max(x, dim=1), lambda m, x: m.min(x, dim=0, keepdim=True), lambda m, x: m.std(x, dim=1),
+    lambda m, x: m.var(x, dim=0, unbiased=False), lambda m, x: m.sort(x, 1), lambda m, x: m.sort(x, dim=0),
+    lambda m, x: m.sort(x, 1, True), lambda m, x: m.sort(x, dim=-1, descending=True),
 ])
 def test_positional_dims(fn):
     check(fn, _distinct(3, 4))
@@ -1061,7 +1064,7 @@ def test_keyword_calls_stay_standard():
     a = np.asarray(x)
     assert_same(ts.max(x, axis=1), a.max(1))
     assert_same(ts.std(x, axis=0), a.std(0), rtol=1e-5)  # correction=0: the standard's default
-    assert_same(ts.max(x, dim=1), a.max(1))
+    assert_same(ts.sort(x, axis=1), np.sort(a, 1))
     assert_same(ts.sum(x), np.asarray(a.sum()), rtol=1e-5)
     import inspect
     for f in (ts.sum, ts.max, ts.std, ts.stack, ts.roll, ts.flip, ts.argsort, ts.linspace):

@@ -1,12 +1,14 @@
 """torch's positional ``dim`` for namespace functions whose standard signature makes axis
 keyword-only: ``ts.sum(x, 1)``, ``ts.max(x, 1)`` (-> (values, indices)), ``ts.std(x, 0)``,
-``ts.stack(ts_, 1)``, ``ts.roll(x, 1, 0)``, ``ts.flip(x, [0])``, ``ts.argmax(x, 1)``...
+``ts.stack(ts_, 1)``, ``ts.roll(x, 1, 0)``, ``ts.flip(x, [0])``, ``ts.argmax(x, 1)``,
+and ``ts.sort(x, 1)``.
 
 Note [positional dim]: the array API spells these ``f(x, /, *, axis=...)``, so a call with a
-positional dim can only come from torch-style code and gets torch's meaning (max/min return
-(values, indices), std/var are unbiased by default, like the Tensor methods); calls with
-``axis=`` / ``dim=`` keywords or none at all go to the standard function unchanged. Each
-wrapper keeps the standard signature for introspection.
+positional dim can only come from torch-style code and gets torch's meaning (max/min/sort
+return (values, indices), std/var are unbiased by default, like the Tensor methods). The same
+holds for max/min/sort/std/var called with torch's ``dim=`` keyword (``ts.max(x, dim=1)``
+unpacks like torch's). Calls with ``axis=`` or no dim go to the standard function unchanged.
+Each wrapper keeps the standard signature for introspection.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from typing import Any, Callable
 from ._C import Tensor
 
 __all__ = ["sum", "prod", "mean", "max", "min", "std", "var", "argmax", "argmin", "all", "any",
-           "stack", "roll", "flip", "argsort", "diff"]
+           "stack", "roll", "flip", "argsort", "diff", "sort"]
 
 
 def _positional(std: Callable[..., Any], torch_style: Callable[..., Any]) -> Callable[..., Any]:
@@ -41,12 +43,16 @@ def _reduction(std: Callable[..., Any], with_dtype: builtins.bool = False) -> Ca
 
 
 def _method_style(std: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """Positional calls behave as the Tensor method `name` (torch semantics)."""
-    def torch_style(x: Any, *args: Any, **kw: Any) -> Any:
-        if not isinstance(x, Tensor):
-            raise TypeError(f"{name}: expected a Tensor, got {type(x).__name__}")
-        return getattr(x, name)(*args, **kw)
-    return _positional(std, torch_style)
+    """Calls with a positional dim or torch's dim= behave as the Tensor method `name` (torch
+    semantics); others are the standard function's."""
+    @functools.wraps(std)
+    def wrapper(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if args or ("dim" in kwargs and "axis" not in kwargs):
+            if not isinstance(x, Tensor):
+                raise TypeError(f"{name}: expected a Tensor, got {type(x).__name__}")
+            return getattr(x, name)(*args, **kwargs)
+        return std(x, **kwargs)
+    return wrapper
 
 
 def _build() -> dict:
@@ -61,6 +67,7 @@ def _build() -> dict:
         "roll": _roll(mp.roll), "flip": _positional(mp.flip, lambda x, dims: mp.flip(x, axis=dims)),
         "argsort": _positional(so.argsort, lambda x, dim=-1, descending=False, stable=True:
                                so.argsort(x, axis=dim, descending=descending, stable=stable)),
+        "sort": _method_style(so.sort, "sort"),
         "diff": _positional(st.diff, lambda x, n=1, dim=-1, prepend=None, append=None:
                             st.diff(x, n=n, axis=dim, prepend=prepend, append=append)),
     }
