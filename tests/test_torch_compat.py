@@ -234,6 +234,14 @@ def test_new_methods():
     assert x.new_ones(2, requires_grad=False).dtype == ts.int32
 
 
+def test_random_requires_grad():
+    for f in (ts.rand, ts.randn):
+        r = f(2, 3, requires_grad=True)
+        assert r.requires_grad and r.is_leaf and r.shape == (2, 3)
+        assert not f(2).requires_grad
+        assert f((2,), dtype=ts.float64, requires_grad=True).dtype == ts.float64
+
+
 def test_random_like():
     x = ts.zeros((3, 4), dtype=ts.float64)
     for f in (ts.rand_like, ts.randn_like):
@@ -1054,6 +1062,7 @@ def test_set_default_dtype():
     lambda m, x: m.max(x, dim=1), lambda m, x: m.min(x, dim=0, keepdim=True), lambda m, x: m.std(x, dim=1),
     lambda m, x: m.var(x, dim=0, unbiased=False), lambda m, x: m.sort(x, 1), lambda m, x: m.sort(x, dim=0),
     lambda m, x: m.sort(x, 1, True), lambda m, x: m.sort(x, dim=-1, descending=True),
+    lambda m, x: m.where(x > 0), lambda m, x: m.where(x > 0, x, 0.0),
 ])
 def test_positional_dims(fn):
     check(fn, _distinct(3, 4))

@@ -64,6 +64,17 @@ def _always_float(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _random(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """rand/randn with the default dtype that also take torch's requires_grad=."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, requires_grad: builtins.bool = False, **kwargs: Any) -> Any:
+        if kwargs.get("dtype") is None and _state["dtype"] != float32:
+            kwargs["dtype"] = _state["dtype"]
+        out = fn(*args, **kwargs)
+        return out.requires_grad_(True) if requires_grad else out
+    return wrapper
+
+
 def _from_values(fn: Callable[..., Any], data_pos: int = 0) -> Callable[..., Any]:
     """fn(data, ..., dtype=None): Python float (complex) data takes the default (complex) dtype."""
     @functools.wraps(fn)
@@ -111,8 +122,8 @@ def _build() -> dict:
         "zeros": _always_float(tcc.zeros), "ones": _always_float(tcc.ones),
         "empty": _always_float(tcc.empty), "eye": _always_float(_creation.eye),
         "linspace": _linspace(_creation.linspace),
-        "logspace": _always_float(tcc.logspace), "rand": _always_float(random.rand),
-        "randn": _always_float(random.randn), "arange": _arange(_creation.arange),
+        "logspace": _always_float(tcc.logspace), "rand": _random(random.rand),
+        "randn": _random(random.randn), "arange": _arange(_creation.arange),
         "full": _full(_creation.full), "tensor": _from_values(_creation.tensor),
         "asarray": _from_values(_creation.asarray), "as_tensor": _from_values(tcc.as_tensor),
         "scalar_tensor": _always_float(tcc.scalar_tensor),

@@ -19,7 +19,7 @@ from typing import Any, Callable
 from ._C import Tensor
 
 __all__ = ["sum", "prod", "mean", "max", "min", "std", "var", "argmax", "argmin", "all", "any",
-           "stack", "roll", "flip", "argsort", "diff", "sort"]
+           "stack", "roll", "flip", "argsort", "diff", "sort", "where"]
 
 
 def _positional(std: Callable[..., Any], torch_style: Callable[..., Any]) -> Callable[..., Any]:
@@ -55,6 +55,17 @@ def _method_style(std: Callable[..., Any], name: str) -> Callable[..., Any]:
     return wrapper
 
 
+def _where(std: Callable[..., Any]) -> Callable[..., Any]:
+    """where(condition, x1, x2); torch's one-argument where(condition) is nonzero(as_tuple)."""
+    @functools.wraps(std)
+    def wrapper(condition: Any, *args: Any) -> Any:
+        if not args:
+            from ._indexing import nonzero
+            return nonzero(condition)
+        return std(condition, *args)
+    return wrapper
+
+
 def _build() -> dict:
     from . import _statistical as st, _manipulation as mp, _sorting as so
     return {
@@ -67,7 +78,7 @@ def _build() -> dict:
         "roll": _roll(mp.roll), "flip": _positional(mp.flip, lambda x, dims: mp.flip(x, axis=dims)),
         "argsort": _positional(so.argsort, lambda x, dim=-1, descending=False, stable=True:
                                so.argsort(x, axis=dim, descending=descending, stable=stable)),
-        "sort": _method_style(so.sort, "sort"),
+        "sort": _method_style(so.sort, "sort"), "where": _where(st.where),
         "diff": _positional(st.diff, lambda x, n=1, dim=-1, prepend=None, append=None:
                             st.diff(x, n=n, axis=dim, prepend=prepend, append=append)),
     }
