@@ -28,6 +28,7 @@ from . import fft  # noqa: E402
 from . import cuda, backends  # noqa: E402
 
 _tensor._install()
+from ._torch_compat import *  # noqa: E402,F401,F403  (torch-style methods and functions)
 
 from . import autograd, testing, utils  # noqa: E402
 from . import nn, optim, datasets  # noqa: E402

@@ -1,0 +1,117 @@
+"""PyTorch-style conveniences beside the array API namespace: attaches torch's Tensor methods
+at import and gathers torch's top-level functions for ``tessera``'s namespace.
+
+One module per concern: _torch_compat_basics (callable ``size``, dtype conversions, queries),
+_creation (varargs sizes, new_*, *_like), _inplace (Note [torch in-place]), _math
+(elementwise), _special (lgamma/digamma/erfinv), _shape, _reduce (Note [torch reductions vs
+the standard]), _linalg, _indexing.
+
+Where torch and the standard disagree the namespace *functions* keep the standard (ts.max,
+ts.var, ts.repeat, ts.where...); the Tensor *methods* follow torch, as the standard specifies
+no such methods.
+"""
+from __future__ import annotations
+
+import functools
+import sys
+import types
+from typing import Any, Callable, Dict
+
+from ._C import Tensor
+from . import (_torch_compat_basics as _basics, _torch_compat_creation as _creation,
+               _torch_compat_inplace as _inplace, _torch_compat_math as _math,
+               _torch_compat_shape as _shape, _torch_compat_reduce as _reduce,
+               _torch_compat_linalg as _linalg, _torch_compat_indexing as _indexing,
+               _torch_compat_misc as _misc, _torch_compat_default_dtype as _default_dtype,
+               _torch_compat_positional as _positional, _torch_compat_extra as _extra)
+from ._dtypes import float32 as _float32, int32 as _int32
+from ._torch_compat_creation import *  # noqa: F401,F403
+from ._torch_compat_math import *  # noqa: F401,F403
+from ._torch_compat_shape import *  # noqa: F401,F403
+from ._torch_compat_reduce import *  # noqa: F401,F403
+from ._torch_compat_linalg import *  # noqa: F401,F403
+from ._torch_compat_indexing import *  # noqa: F401,F403
+from ._torch_compat_misc import *  # noqa: F401,F403
+from ._torch_compat_extra import *  # noqa: F401,F403
+from ._torch_compat_default_dtype import *  # noqa: F401,F403  (wraps creation functions)
+from ._torch_compat_positional import *  # noqa: F401,F403  (Note [positional dim])
+
+
+def clone(input: Tensor) -> Tensor:
+    """A copy of input (differentiable)."""
+    return input.clone()
+
+
+def detach(input: Tensor) -> Tensor:
+    """input without autograd history (shares memory)."""
+    return input.detach()
+
+
+__all__ = (_creation.__all__ + _math.__all__ + _shape.__all__ + _reduce.__all__ +
+           _linalg.__all__ + _indexing.__all__ + _misc.__all__ + _extra.__all__ + ["clone", "detach"])
+__all__ = list(dict.fromkeys(__all__ + _default_dtype.__all__ + _positional.__all__))
+
+# torch's dtype spellings ts.float / ts.int (ts.long, ts.double, ... exist in _dtypes) are
+# served by the package's module __getattr__ (PEP 562) so that `from tessera import *` does
+# not shadow the builtins float and int.
+_LAZY_ATTRS = {"float": _float32, "int": _int32}
+
+
+def _package_getattr(name: str) -> Any:
+    if name in _LAZY_ATTRS:
+        return _LAZY_ATTRS[name]
+    raise AttributeError(f"module 'tessera' has no attribute {name!r}")
+
+
+sys.modules[__name__.rsplit(".", 1)[0]].__getattr__ = _package_getattr  # type: ignore[attr-defined]
+
+# In-place methods that change metadata, not values, are not generated.
+_METADATA_ONLY = {"squeeze", "unsqueeze", "t", "transpose", "swapaxes", "swapdims",
+                  "conj_physical"}
+
+
+def _wrap_method(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """`fn` as a Tensor method whose errors name the method (a Python function binds as a
+    method itself; builtins such as C functions cannot, so they get a forwarding function)."""
+    if not isinstance(fn, types.FunctionType):
+        c_fn = fn
+
+        def fn(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+            return c_fn(self, *args, **kwargs)
+        fn.__name__, fn.__doc__ = name, c_fn.__doc__
+    return _inplace.named_errors(name, fn)
+
+
+def _install() -> None:
+    _basics.install()
+    _creation.install()
+    _inplace.install()
+    methods: Dict[str, Callable[..., Any]] = {}
+    for mod in (_math, _shape, _reduce, _linalg, _indexing, _misc, _extra):
+        methods.update(mod.METHODS)
+    for name, fn in methods.items():
+        setattr(Tensor, name, fn if name in _math.HOT else _wrap_method(fn, name))
+    twins = [n for n in _math.METHODS if n not in _math.NO_INPLACE]
+    twins += [n for n in _math.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
+    twins += _linalg.INPLACE + _extra.INPLACE + ["masked_scatter", "index_fill", "index_copy", "index_put",
+                                "scatter_reduce"]
+    for name in _misc.FALSE_PROPERTIES:
+        setattr(Tensor, name, property(lambda self: False))
+    for name in twins:
+        if hasattr(Tensor, name) and not hasattr(Tensor, name + "_"):
+            setattr(Tensor, name + "_", _inplace.make_inplace(name + "_", getattr(Tensor, name)))
+
+
+def _name_errors_of_functions() -> None:
+    """The exported functions' errors name them first (Note [torch in-place] explains
+    named_errors); inspect.signature still sees the original signature."""
+    g = globals()
+    for name in __all__:
+        fn = g[name]
+        # wrappers of the namespace's own functions (functools.wraps) keep their errors
+        if isinstance(fn, types.FunctionType) and not hasattr(fn, "__wrapped__"):
+            g[name] = functools.wraps(fn)(_inplace.named_errors(name, fn))
+
+
+_install()
+_name_errors_of_functions()

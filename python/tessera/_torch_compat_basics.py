@@ -1,0 +1,203 @@
+"""PyTorch-style Tensor basics: the callable ``size``, dtype conversions (x.float(), x.long(),
+x.type(...), ...), and the small query methods (numel, element_size, is_floating_point...).
+
+Note [callable size]: the array API makes ``x.size`` an int property (the element count),
+PyTorch makes it a method ``x.size(dim=None)``. ``x.size`` here is an int subclass that is
+also callable: ``x.size == 6`` and ``isinstance(x.size, int)`` hold, ``x.size()`` returns the
+shape tuple and ``x.size(1)`` / ``x.size(-1)`` one extent.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Any, Optional, Tuple
+
+from . import _C
+from ._C import Tensor
+from ._dtypes import (_as_dtype, bfloat16, bool as bool_, complex64, complex128, float16,
+                      float32, float64, int8, int16, int32, int64, uint8)
+
+__all__: list = []
+
+
+def _dim_index(op: str, dim: Any, ndim: int) -> int:
+    """`dim` normalized into [0, ndim) (a 0-d tensor accepts -1 and 0, like torch)."""
+    if isinstance(dim, builtins.bool) or not hasattr(dim, "__index__"):
+        raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__}")
+    dim = dim.__index__()
+    n = builtins.max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"{op}: dimension out of range (expected to be in range of "
+                         f"[{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+class _Size(int):
+    """The element count (an int) that can also be called like torch's ``Tensor.size``."""
+
+    def __call__(self, dim: Optional[int] = None) -> Any:
+        """size() -> the shape tuple; size(dim) -> the extent of `dim` (negative counts back)."""
+        if dim is None:
+            return self._shape
+        if len(self._shape) == 0:
+            raise IndexError(f"size: dimension specified as {dim} but tensor has no dimensions")
+        return self._shape[_dim_index("size", dim, len(self._shape))]
+
+    def __reduce__(self) -> Any:  # pickles as a plain int
+        return (int, (int(self),))
+
+
+_c_size = Tensor.size  # the C++ property (element count)
+_new_int = int.__new__
+
+
+def _size_get(self: Tensor) -> Any:
+    # A tensor's shape never changes, so its _Size is made once and kept in the instance dict.
+    d = self.__dict__
+    s = d.get("_ts_size")
+    if s is None:
+        n = _c_size.__get__(self)
+        if n is None:
+            return None
+        s = _new_int(_Size, n)
+        s._shape = self.shape
+        d["_ts_size"] = s
+    return s
+
+
+_size_property = property(_size_get, doc="Number of elements (array API), callable like torch: "
+                                         "x.size() is the shape, x.size(d) one extent.")
+
+
+# ---- dtype conversions
+def _converter(dtype: Any, name: str) -> Any:
+    def convert(self: Tensor, memory_format: Any = None) -> Tensor:
+        return self if self.dtype == dtype else _C._astype(self, dtype, True)
+    convert.__name__ = name
+    convert.__doc__ = f"torch.Tensor.{name}(): this tensor as {dtype.name} (itself when it already is)."
+    return convert
+
+
+_CONVERSIONS = {"float": float32, "double": float64, "half": float16, "bfloat16": bfloat16,
+                "long": int64, "int": int32, "short": int16, "char": int8, "byte": uint8,
+                "bool": bool_, "cfloat": complex64, "cdouble": complex128}
+
+_TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", float16: "HalfTensor",
+               bfloat16: "BFloat16Tensor", int64: "LongTensor", int32: "IntTensor",
+               int16: "ShortTensor", int8: "CharTensor", uint8: "ByteTensor",
+               bool_: "BoolTensor", complex64: "ComplexFloatTensor",
+               complex128: "ComplexDoubleTensor"}
+
+
+def _type_name(t: Tensor) -> str:
+    name = _TYPE_NAMES.get(t.dtype, f"{t.dtype.name}Tensor")
+    return f"tessera.{'cuda.' if t.device.type == 'cuda' else ''}{name}"
+
+
+def _type(self: Tensor, dtype: Any = None, non_blocking: builtins.bool = False, **kwargs: Any) -> Any:
+    """torch.Tensor.type: with no dtype the type name (e.g. 'tessera.FloatTensor'); with a
+    dtype (or a type name like 'torch.LongTensor') this tensor converted to it."""
+    if dtype is None:
+        return _type_name(self)
+    if isinstance(dtype, str):
+        short = dtype.rsplit(".", 1)[-1]
+        by_name = {v: k for k, v in _TYPE_NAMES.items()}
+        if short in by_name:
+            dtype = by_name[short]
+    d = _as_dtype(dtype)
+    return self if d == self.dtype else _C._astype(self, d, True)
+
+
+def _type_as(self: Tensor, other: Tensor) -> Tensor:
+    """This tensor converted to `other`'s dtype."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"type_as: other must be a Tensor, got {type(other).__name__}")
+    return _type(self, other.dtype)
+
+
+# ---- queries
+def _is_floating_point(self: Tensor) -> builtins.bool:
+    return self.dtype in (float16, bfloat16, float32, float64)
+
+
+def _is_complex(self: Tensor) -> builtins.bool:
+    return self.dtype in (complex64, complex128)
+
+
+def _is_signed(self: Tensor) -> builtins.bool:
+    return self.dtype not in (bool_, uint8, _C.uint16, _C.uint32, _C.uint64)
+
+
+def _get_device(self: Tensor) -> int:
+    """-1 on the CPU, else the CUDA device index (torch.Tensor.get_device)."""
+    return -1 if self.device.type == "cpu" else (self.device.index or 0)
+
+
+def _is_nonzero(self: Tensor) -> builtins.bool:
+    if self.size != 1:
+        raise RuntimeError(f"is_nonzero: a tensor with {int(self.size)} elements is ambiguous; "
+                           "it needs exactly one element")
+    return builtins.bool(self.item())
+
+
+def _is_same_size(self: Tensor, other: Tensor) -> builtins.bool:
+    return tuple(self.shape) == tuple(other.shape)
+
+
+def _data_get(self: Tensor) -> Tensor:
+    """torch's ``.data``: this tensor's values without autograd history (shares memory)."""
+    return self.detach()
+
+
+def _data_set(self: Tensor, value: Tensor) -> None:
+    if tuple(value.shape) != tuple(self.shape) or value.dtype != self.dtype:
+        raise RuntimeError(f"data: assigning {value.dtype} {tuple(value.shape)} to a {self.dtype} "
+                           f"{tuple(self.shape)} tensor is not supported (shape and dtype must match)")
+    with _no_grad():
+        _C._copy_(self, value)
+
+
+def _no_grad() -> Any:
+    from .autograd import no_grad
+    return no_grad()
+
+
+def _adjoint(self: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dims (a view for real tensors)."""
+    if self.ndim < 2:
+        raise RuntimeError(f"adjoint: expected a tensor with 2 or more dimensions, got {self.ndim}")
+    t = self.mT
+    return _C.conj(t) if _is_complex(self) else t
+
+
+def _H(self: Tensor) -> Tensor:
+    if self.ndim not in (0, 2):
+        raise RuntimeError(f"H: expected a matrix or a 0-d tensor, got {self.ndim} dimensions")
+    return self if self.ndim == 0 else _adjoint(self)
+
+
+def install() -> None:
+    """Attaches the methods above to Tensor."""
+    Tensor.size = _size_property
+    for name, dt in _CONVERSIONS.items():
+        setattr(Tensor, name, _converter(dt, name))
+    Tensor.type = _type
+    Tensor.type_as = _type_as
+    Tensor.nelement = lambda self: int(self.size)
+    Tensor.ndimension = lambda self: self.ndim
+    Tensor.element_size = lambda self: self.itemsize
+    Tensor.is_floating_point = _is_floating_point
+    Tensor.is_complex = _is_complex
+    Tensor.is_signed = _is_signed
+    Tensor.is_nonzero = _is_nonzero
+    Tensor.is_same_size = _is_same_size
+    Tensor.is_inference = lambda self: False
+    Tensor.is_conj = lambda self: False
+    Tensor.is_neg = lambda self: False
+    Tensor.resolve_conj = lambda self: self
+    Tensor.resolve_neg = lambda self: self
+    Tensor.get_device = _get_device
+    Tensor.storage_offset = lambda self: self._offset
+    Tensor.data = property(_data_get, _data_set)
+    Tensor.adjoint = _adjoint
+    Tensor.mH = property(_adjoint)
+    Tensor.H = property(_H)

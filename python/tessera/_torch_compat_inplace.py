@@ -1,0 +1,201 @@
+"""PyTorch-style in-place methods (x.exp_(), x.clamp_(), x.copy_(y), x.fill_(v), x.zero_(), ...).
+
+Note [torch in-place]: every in-place method computes its out-of-place result and writes it
+back into ``self``:
+
+* the result dtype must be castable to self's dtype under torch's rule (no float -> int,
+  no complex -> real, nothing but bool -> bool), else RuntimeError naming the op;
+* the result shape must be self's shape (an operand cannot broadcast self bigger);
+* a leaf that requires grad raises RuntimeError while grad mode is on (as in torch);
+* the write goes through ``__setitem__`` when autograd is recording, so it records the
+  in-place node (CopySlices for views: the base's gradient is rebased), bumps the version
+  counter and writes through non-contiguous views; otherwise a raw copy (still bumping the
+  version counter). When autograd records, the op reads a clone of self, so a backward
+  formula that saved self never sees the overwritten values.
+
+Each method returns self.
+"""
+from __future__ import annotations
+
+import builtins
+import functools
+from typing import Any, Callable
+
+from . import _C
+from ._C import Tensor
+from ._dtypes import bool as bool_, complex64, complex128, float16, bfloat16, float32, float64
+
+_FLOATS = (float16, bfloat16, float32, float64)
+_COMPLEX = (complex64, complex128)
+
+
+class InplaceCastError(RuntimeError, TypeError):
+    """An in-place result dtype that cannot be cast to self's dtype: a RuntimeError as in
+    torch, and a TypeError as tessera's dtype errors are."""
+
+
+class InplaceShapeError(RuntimeError, ValueError):
+    """An in-place result whose shape is not self's: a RuntimeError as in torch, and a
+    ValueError as tessera's shape errors are."""
+
+
+def torch_can_cast(src: Any, dst: Any) -> builtins.bool:
+    """torch's canCast: the in-place/out= rule (not the array API's can_cast)."""
+    if src in _COMPLEX and dst not in _COMPLEX:
+        return False
+    if src in _FLOATS + _COMPLEX and dst not in _FLOATS + _COMPLEX:
+        return False
+    return not (src != bool_ and dst == bool_)
+
+
+def _recording(*tensors: Any) -> builtins.bool:
+    return _C.is_grad_enabled() and builtins.any(
+        isinstance(t, Tensor) and t.requires_grad for t in tensors)
+
+
+def check_leaf(self: Tensor, op: str) -> None:
+    """RuntimeError when `self` is a leaf requiring grad and autograd records (torch's rule)."""
+    if self.requires_grad and self.is_leaf and _C.is_grad_enabled():
+        raise RuntimeError(f"{op}: a leaf tensor that requires grad is being used in an in-place "
+                           "operation; hint: wrap it in `with ts.no_grad():` or use the "
+                           "out-of-place op")
+
+
+def write(self: Tensor, out: Any, op: str) -> Tensor:
+    """Writes the out-of-place result `out` into self (Note [torch in-place]); returns self."""
+    if isinstance(out, Tensor):
+        if not torch_can_cast(out.dtype, self.dtype):
+            raise InplaceCastError(f"{op}: result type {out.dtype} can't be cast to the desired "
+                                   f"output type {self.dtype}")
+        if tuple(out.shape) != tuple(self.shape):
+            raise InplaceShapeError(f"{op}: output with shape {tuple(self.shape)} doesn't match "
+                                    f"the broadcast shape {tuple(out.shape)}")
+        if out.device != self.device:
+            out = out.to(self.device)
+    if _recording(self, out):
+        self[...] = out
+    elif isinstance(out, Tensor):
+        _C._copy_(self, out)
+    else:
+        _C._fill_(self, out)
+    return self
+
+
+def named_errors(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` whose errors name the op `name` first (an error raised by an underlying op keeps
+    its type and message, prefixed by `name`)."""
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (ValueError, TypeError, IndexError, RuntimeError) as e:
+            msg = str(e)
+            if msg.startswith(name):
+                raise
+            try:
+                err = type(e)(f"{name}: {msg}")
+            except Exception:  # noqa: BLE001 - an exception type with another signature
+                raise e from None
+            raise err from e
+    return call
+
+
+def make_inplace(name: str, fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """The in-place method `name` from the out-of-place `fn(self, *args, **kw)`."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        check_leaf(self, name)
+        src = self.clone() if _recording(self, *args, *kwargs.values()) else self
+        return write(self, fn(src, *args, **kwargs), name)
+    method.__name__ = name
+    method.__doc__ = f"In-place {name[:-1]} (torch.Tensor.{name}); returns self."
+    return named_errors(name, method)
+
+
+# ---- the in-place methods that are not an op followed by a write
+def _fill_(self: Tensor, value: Any) -> Tensor:
+    """Fills self with `value` (a number or a 0-d tensor); returns self."""
+    check_leaf(self, "fill_")
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"fill_: only supports a 0-dimension value tensor, but got "
+                               f"tensor with {value.ndim} dimensions")
+        if not _recording(self, value):
+            value = value.item()
+        else:
+            return write(self, _C._broadcast_to(value.to(self.device).astype(self.dtype),
+                                                tuple(self.shape)), "fill_")
+    if not isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex)) \
+            and not hasattr(value, "__index__") and not hasattr(value, "__float__"):
+        raise TypeError(f"fill_: value must be a number or a 0-d tensor, got {type(value).__name__}")
+    if isinstance(value, builtins.complex) and self.dtype not in _COMPLEX:
+        raise RuntimeError(f"fill_: cannot fill a {self.dtype} tensor with a complex value")
+    return write(self, value, "fill_")
+
+
+def _zero_(self: Tensor) -> Tensor:
+    """Fills self with zeros; returns self."""
+    return _fill_(self, 0)
+
+
+def _copy_(self: Tensor, src: Any, non_blocking: builtins.bool = False) -> Tensor:
+    """Copies `src` (broadcast to self's shape, cast to self's dtype, any device) into self;
+    returns self. Differentiable with respect to src."""
+    check_leaf(self, "copy_")
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_: src must be a Tensor, got {type(src).__name__}")
+    if src.device != self.device:
+        src = src.to(self.device, non_blocking=non_blocking)
+    if tuple(src.shape) != tuple(self.shape):
+        try:
+            _C._broadcast_to(src.detach(), tuple(self.shape))
+        except ValueError:
+            raise InplaceShapeError(f"copy_: the src tensor of shape {tuple(src.shape)} must be "
+                               f"broadcastable to the self tensor of shape "
+                               f"{tuple(self.shape)}") from None
+        src = _C._broadcast_to(src, tuple(self.shape))
+    if src.dtype != self.dtype:
+        if src.dtype in _COMPLEX and self.dtype not in _COMPLEX:
+            src = _C.real(src)  # torch discards the imaginary part (with a warning)
+        src = _C._astype(src, self.dtype, True)
+    return write(self, src, "copy_")
+
+
+def _float_power_(self: Tensor, exponent: Any) -> Tensor:
+    """In-place float_power: self must already be float64 (complex128), as in torch."""
+    from ._torch_compat_math import float_power
+    want = complex128 if self.dtype in _COMPLEX or isinstance(exponent, builtins.complex) or (
+        isinstance(exponent, Tensor) and exponent.dtype in _COMPLEX) else float64
+    if self.dtype != want:
+        raise InplaceCastError(f"float_power_: the base given to float_power_ has dtype "
+                               f"{self.dtype} but the operation's result requires dtype {want}")
+    return make_inplace("float_power_", float_power)(self, exponent)
+
+
+_C_ADD_, _C_SUB_, _C_DIV_ = Tensor.add_, Tensor.sub_, Tensor.div_  # the C++ in-place methods
+
+
+def _add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """self += alpha * other; returns self."""
+    return _C_ADD_(self, other) if alpha == 1 else _C_ADD_(self, alpha * other)
+
+
+def _sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """self -= alpha * other; returns self."""
+    return _C_SUB_(self, other) if alpha == 1 else _C_SUB_(self, alpha * other)
+
+
+def _div_(self: Tensor, other: Any, *, rounding_mode: Any = None) -> Tensor:
+    """self /= other (rounding_mode 'trunc' or 'floor' rounds the quotient); returns self."""
+    if rounding_mode is None:
+        return _C_DIV_(self, other)
+    from ._torch_compat_math import _div_mode
+    return make_inplace("div_", _div_mode)(self, other, rounding_mode=rounding_mode)
+
+
+def install() -> None:
+    Tensor.add_, Tensor.sub_, Tensor.div_ = _add_, _sub_, _div_
+    Tensor.subtract_, Tensor.divide_ = _sub_, _div_
+    Tensor.float_power_ = _float_power_
+    Tensor.fill_ = named_errors("fill_", _fill_)
+    Tensor.zero_ = named_errors("zero_", _zero_)
+    Tensor.copy_ = named_errors("copy_", _copy_)
