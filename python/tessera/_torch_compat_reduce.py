@@ -446,7 +446,16 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: builtins.bool 
         p = 2
     if isinstance(p, str):
         raise RuntimeError(f"norm: invalid norm type {p!r}")
-    return _ts().linalg.vector_norm(x, ord=p, axis=_dims("norm", dim, x.ndim), keepdims=keepdim)
+    axes = _dims("norm", dim, x.ndim)
+    if p in (math.inf, -math.inf):
+        # torch: max/min have no identity, so an empty reduced dim raises (NumPy's
+        # vector_norm, which ts.linalg follows, returns 0 for ord=inf instead).
+        for d in (range(x.ndim) if axes is None else axes):
+            if x.shape[d] == 0:
+                raise RuntimeError(f"norm: cannot compute the {p} norm over dimension {d} of "
+                                   f"shape {tuple(x.shape)}: it is empty and max/min have no "
+                                   "identity")
+    return _ts().linalg.vector_norm(x, ord=p, axis=axes, keepdims=keepdim)
 
 
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
