@@ -4,4 +4,9 @@ from .optimizer import Optimizer  # noqa: F401
 from .sgd import SGD  # noqa: F401
 from .adam import Adam, AdamW  # noqa: F401
 from .rmsprop import RMSprop, Adagrad  # noqa: F401
+from .adamax import Adamax  # noqa: F401
+from .adadelta import Adadelta  # noqa: F401
+from .asgd import ASGD  # noqa: F401
+from .rprop import Rprop  # noqa: F401
+from .nadam import NAdam, RAdam  # noqa: F401
 from . import lr_scheduler  # noqa: F401

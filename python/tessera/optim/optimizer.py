@@ -49,6 +49,49 @@ class _Required:
 required = _Required()
 
 
+def _flags(name: str, differentiable: bool = False, **others: Any) -> Dict[str, Any]:
+    """PyTorch's implementation-selection options (foreach, fused, capturable: whichever
+    the torch optimizer has), accepted so torch code runs unchanged and
+    kept in the param groups like torch keeps them. They select nothing here: every step
+    is one implementation (per-parameter tessera ops or one fused C++ pass) that already
+    runs on the parameter's device. ``differentiable``
+    (an update that autograd can trace) is refused: steps run under no_grad."""
+    if differentiable:
+        raise NotImplementedError(f"{name}: differentiable=True is not supported (optimizer "
+                                  "steps run under no_grad)")
+    return dict(differentiable=differentiable, **others)
+
+
+def _check_nonneg(name: str, **values: float) -> None:
+    """Raises PyTorch's ``Invalid <what>: value`` errors for negative options."""
+    for what, v in values.items():
+        if v < 0.0:
+            raise ValueError(f"{name}: Invalid {what.replace('_', ' ')}: {v}")
+
+
+def _step_tensor() -> Tensor:
+    """A fresh ``state['step']``: a 0-d float32 tensor, as PyTorch keeps it."""
+    t = _ts()
+    return t.zeros((), dtype=t.float32)
+
+
+def _begin_step(p: Tensor, state: Dict[str, Any], *zeros: str) -> float:
+    """Starts one parameter's update: on its first step creates ``state['step']`` and a
+    zero tensor like `p` under each name in `zeros`; then bumps the step and returns it."""
+    if not state:
+        state["step"] = _step_tensor()
+        for name in zeros:
+            state[name] = _ts().zeros_like(p)
+    return _bump(state)
+
+
+def _bump(state: Dict[str, Any]) -> float:
+    """Increments ``state['step']`` (0-d float32 tensor, in place) and returns its value."""
+    st = state["step"]
+    st += 1
+    return float(st.item())
+
+
 class Optimizer:
     """Base class: ``Optimizer(params, defaults)`` with params an iterable of tensors or of
     dicts (param groups with their own options)."""
