@@ -193,3 +193,189 @@ def test_option_errors() -> None:
                  "SGD", "RMSprop", "Adagrad"):
         with pytest.raises(NotImplementedError, match="differentiable=True"):
             getattr(optim, name)([p], lr=0.1, differentiable=True)
+
+
+# ----------------------------------------------------------------------------- LBFGS
+LBFGS_CASES = [
+    dict(lr=0.5, max_iter=5, history_size=3),
+    dict(lr=1, max_iter=4, line_search_fn="strong_wolfe"),
+    dict(lr=1, max_iter=20, history_size=5, line_search_fn="strong_wolfe", tolerance_change=1e-12),
+    dict(lr=0.3, max_iter=3, max_eval=2),
+    dict(lr=1, max_iter=10, history_size=2, line_search_fn="strong_wolfe", max_eval=7),
+]
+
+
+def _lbfgs_run(mod, kw, A, y, w0, steps):
+    w = mod.nn.Parameter(mod.asarray(w0.copy()) if mod is ts else torch.tensor(w0.copy()))
+    opt = mod.optim.LBFGS([w], **kw)
+    A_, y_ = (tt(A), tt(y)) if mod is ts else (torch.tensor(A), torch.tensor(y))
+
+    def closure():
+        opt.zero_grad()
+        loss = mod.sum((mod.tanh(A_ @ w) - y_) ** 2) + mod.sum(w ** 4)
+        loss.backward()
+        return loss
+    out = []
+    for _ in range(steps):
+        loss = opt.step(closure)
+        out.append((float(loss.detach().numpy() if mod is torch else loss.numpy()),
+                    np.array(w.detach().numpy() if mod is torch else w.numpy()),
+                    opt.state[w]["func_evals"], opt.state[w]["n_iter"]))
+    return w, opt, closure, out
+
+
+@pytest.mark.parametrize("case", range(len(LBFGS_CASES)))
+def test_lbfgs_matches_torch_float64(case: int) -> None:
+    """float64: the same iterates, function-evaluation and iteration counts as torch."""
+    rng = np.random.default_rng(case)
+    A, y, w0 = rng.standard_normal((10, 5)), rng.standard_normal(10), rng.standard_normal(5)
+    *_, a = _lbfgs_run(ts, LBFGS_CASES[case], A, y, w0, 4)
+    *_, b = _lbfgs_run(torch, LBFGS_CASES[case], A, y, w0, 4)
+    for (la, wa, fa, na), (lb, wb, fb, nb) in zip(a, b):
+        assert (fa, na) == (fb, nb)
+        np.testing.assert_allclose(la, lb, rtol=1e-10)
+        np.testing.assert_allclose(wa, wb, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", [0, 1])
+def test_lbfgs_float32_first_steps_and_state_dict(case: int) -> None:
+    rng = np.random.default_rng(10 + case)
+    A = rng.standard_normal((10, 5)).astype(np.float32)
+    y = rng.standard_normal(10).astype(np.float32)
+    w0 = rng.standard_normal(5).astype(np.float32)
+    ws, opt_s, closure_s, a = _lbfgs_run(ts, LBFGS_CASES[case], A, y, w0, 2)
+    wt, opt_t, _, b = _lbfgs_run(torch, LBFGS_CASES[case], A, y, w0, 2)
+    for (la, wa, *_), (lb, wb, *_) in zip(a, b):
+        np.testing.assert_allclose(la, lb, rtol=1e-5)
+        np.testing.assert_allclose(wa, wb, rtol=1e-4, atol=1e-5)
+    # The state (histories are lists of tensors) round-trips, and torch's loads.
+    sd = opt_s.state_dict()
+    assert set(sd["state"][0]) == set(opt_t.state_dict()["state"][0])
+    for source in (sd, opt_t.state_dict()):
+        w2 = nn.Parameter(tt(ws.numpy().copy()))
+        opt2 = optim.LBFGS([w2], **LBFGS_CASES[case])
+        opt2.load_state_dict(source)
+        st = opt2.state[w2]
+        assert len(st["old_dirs"]) == len(sd["state"][0]["old_dirs"])
+        assert all(isinstance(v, ts.Tensor) for v in st["old_dirs"])
+
+
+def test_lbfgs_converges_and_errors() -> None:
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((20, 4))
+    y = rng.standard_normal(20)
+    w = nn.Parameter(ts.zeros(4, dtype=ts.float64))
+    opt = optim.LBFGS([w], line_search_fn="strong_wolfe", max_iter=50, tolerance_grad=1e-9,
+                      tolerance_change=1e-14)
+
+    def closure():
+        opt.zero_grad()
+        loss = ts.sum((tt(A) @ w - tt(y)) ** 2)
+        loss.backward()
+        return loss
+    opt.step(closure)
+    np.testing.assert_allclose(w.numpy(), np.linalg.lstsq(A, y, rcond=None)[0], atol=1e-8)
+    # Already optimal: returns at once (tolerance_grad), one evaluation.
+    evals = opt.state[w]["func_evals"]
+    opt.step(closure)
+    assert opt.state[w]["func_evals"] == evals + 1
+    with pytest.raises(ValueError, match="closure"):
+        opt.step()
+    with pytest.raises(ValueError, match="parameter groups"):
+        optim.LBFGS([{"params": [w]}, {"params": [nn.Parameter(ts.ones(2))]}])
+    with pytest.raises(ValueError, match="strong_wolfe"):
+        optim.LBFGS([w], line_search_fn="armijo")
+    with pytest.raises(ValueError, match="Invalid learning rate"):
+        optim.LBFGS([w], lr=-1)
+
+
+# ----------------------------------------------------------------------------- swa_utils
+def _train_pair(avg_kw_ts, avg_kw_torch, use_buffers=False, steps=6):
+    torch.manual_seed(0)
+    tm = torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.BatchNorm1d(6), torch.nn.Linear(6, 2))
+    sm = nn.Sequential(nn.Linear(4, 6), nn.BatchNorm1d(6), nn.Linear(6, 2))
+    sm.load_state_dict(tm.state_dict())
+    avg_t = torch.optim.swa_utils.AveragedModel(tm, use_buffers=use_buffers, **avg_kw_torch)
+    avg_s = optim.swa_utils.AveragedModel(sm, use_buffers=use_buffers, **avg_kw_ts)
+    opt_t = torch.optim.SGD(tm.parameters(), lr=0.1)
+    opt_s = optim.SGD(sm.parameters(), lr=0.1)
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        x = rng.standard_normal((8, 4)).astype(np.float32)
+        for opt, m, xx in ((opt_t, tm, torch.tensor(x)), (opt_s, sm, tt(x))):
+            opt.zero_grad()
+            (m(xx) ** 2).mean().backward()
+            opt.step()
+        avg_t.update_parameters(tm)
+        avg_s.update_parameters(sm)
+    return avg_s, avg_t
+
+
+@pytest.mark.parametrize("kind", ["swa", "ema", "ema_multi", "swa_multi", "custom"])
+@pytest.mark.parametrize("use_buffers", [False, True])
+def test_averaged_model_matches_torch(kind: str, use_buffers: bool) -> None:
+    if kind == "swa_multi" and use_buffers:
+        kind = "swa"  # torch's own swa multi_avg_fn raises on the int64 BatchNorm counter
+    U, T = optim.swa_utils, torch.optim.swa_utils
+    kws = {"swa": ({}, {}),
+           "ema": ({"avg_fn": U.get_ema_avg_fn(0.9)}, {"avg_fn": T.get_ema_avg_fn(0.9)}),
+           "ema_multi": ({"multi_avg_fn": U.get_ema_multi_avg_fn(0.8)},
+                         {"multi_avg_fn": T.get_ema_multi_avg_fn(0.8)}),
+           "swa_multi": ({"multi_avg_fn": U.get_swa_multi_avg_fn()},
+                         {"multi_avg_fn": T.get_swa_multi_avg_fn()}),
+           "custom": ({"avg_fn": lambda a, p, n: 0.5 * a + 0.5 * p},
+                      {"avg_fn": lambda a, p, n: 0.5 * a + 0.5 * p})}[kind]
+    avg_s, avg_t = _train_pair(*kws, use_buffers=use_buffers)
+    sd_t = avg_t.state_dict()
+    sd_s = avg_s.state_dict()
+    assert list(sd_s) == list(sd_t)
+    for k in sd_t:
+        close(sd_s[k], sd_t[k], 1e-5, 1e-6)
+    assert int(avg_s.n_averaged.item()) == 6 and avg_s.n_averaged.dtype == ts.int64
+    x = np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32)
+    avg_s.eval()
+    avg_t.eval()
+    close(avg_s(tt(x)), avg_t(torch.tensor(x)), 1e-5, 1e-6)
+
+
+def test_update_bn_matches_torch_and_errors() -> None:
+    avg_s, avg_t = _train_pair({}, {})
+    rng = np.random.default_rng(2)
+    batches = [rng.standard_normal((5, 4)).astype(np.float32) for _ in range(4)]
+    avg_t.train(False)
+    avg_s.train(False)
+    torch.optim.swa_utils.update_bn([(torch.tensor(b), 0) for b in batches], avg_t)
+    optim.swa_utils.update_bn([(tt(b), 0) for b in batches], avg_s)
+    for k, v in avg_t.state_dict().items():
+        close(avg_s.state_dict()[k], v, 1e-5, 1e-6)
+    assert not avg_s.training and avg_s.module[1].momentum == 0.1
+    optim.swa_utils.update_bn([tt(batches[0])], nn.Linear(4, 2))  # no BatchNorm: a no-op
+    with pytest.raises(ValueError, match="decay"):
+        optim.swa_utils.get_ema_avg_fn(1.5)
+    with pytest.raises(ValueError, match="only one of"):
+        optim.swa_utils.AveragedModel(nn.Linear(2, 2), avg_fn=lambda *a: a[0],
+                                      multi_avg_fn=lambda *a: None)
+
+
+@pytest.mark.parametrize("kw", [dict(swa_lr=0.05), dict(swa_lr=[0.01, 0.2], anneal_epochs=4,
+                                                          anneal_strategy="linear"),
+                                dict(swa_lr=0.3, anneal_epochs=0)])
+def test_swalr_matches_torch(kw) -> None:
+    seqs = []
+    for mod in (ts, torch):
+        p = mod.nn.Parameter(mod.ones(2))
+        q = mod.nn.Parameter(mod.ones(2))
+        opt = mod.optim.SGD([{"params": [p]}, {"params": [q], "lr": 0.5}], lr=0.1)
+        sched = mod.optim.swa_utils.SWALR(opt, **kw)
+        seq = []
+        for _ in range(15):
+            opt.step()
+            sched.step()
+            seq.append(list(sched.get_last_lr()))
+        seqs.append(seq)
+    np.testing.assert_allclose(seqs[0], seqs[1], rtol=1e-12)
+    p = nn.Parameter(ts.ones(2))
+    with pytest.raises(ValueError, match="anneal_strategy"):
+        optim.swa_utils.SWALR(optim.SGD([p], lr=0.1), 0.1, anneal_strategy="exp")
+    with pytest.raises(ValueError, match="anneal_epochs"):
+        optim.swa_utils.SWALR(optim.SGD([p], lr=0.1), 0.1, anneal_epochs=-1)

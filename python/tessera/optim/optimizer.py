@@ -92,6 +92,16 @@ def _bump(state: Dict[str, Any]) -> float:
     return float(st.item())
 
 
+def _load_value(v: Any, p: Tensor, to_tensor: Callable[[Any], Tensor]) -> Any:
+    """One loaded state value: numbers, strings and None as they are, lists element by
+    element (LBFGS's history), tensors (tessera, NumPy or torch) cast to p's dtype."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (list, tuple)):
+        return type(v)(_load_value(e, p, to_tensor) for e in v)
+    return to_tensor(v).astype(p.dtype)
+
+
 class Optimizer:
     """Base class: ``Optimizer(params, defaults)`` with params an iterable of tensors or of
     dicts (param groups with their own options)."""
@@ -206,10 +216,8 @@ class Optimizer:
                     if k == "step":
                         v = float(v.item()) if hasattr(v, "item") else float(v)
                         st[k] = _ts().asarray(v, dtype=_ts().float32) if self._tensor_step else v
-                    elif v is None or isinstance(v, (int, float)):
-                        st[k] = v
                     else:
-                        st[k] = to_tensor(v).astype(p.dtype)
+                        st[k] = _load_value(v, p, to_tensor)
             for k, v in theirs.items():
                 if k != "params":
                     mine[k] = copy.deepcopy(v)
