@@ -1,0 +1,362 @@
+"""Losses beyond the basic set (margin/ranking/triplet/multilabel/Gaussian/Poisson/CTC)
+vs torch.nn.functional and torch.nn: values, gradients of every floating input (float32
+and float64), reductions, broadcasting, unbatched forms, gradcheck, modules and errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import tessera as ts
+from tessera import nn
+from tessera.nn import functional as F
+from nn_helpers import close, compare_fn, tt
+
+TF = torch.nn.functional
+REDUCTIONS = ["mean", "sum", "none"]
+DTYPES = [np.float32, np.float64]
+
+
+def _tol(dt):
+    return dict(rtol=1e-5, atol=1e-6) if dt == np.float32 else dict(rtol=1e-10, atol=1e-12)
+
+
+def _rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def _pm1(rng, shape):
+    return rng.choice([-1.0, 1.0], size=shape)
+
+
+def _both(name, *args, **kw):
+    """(tessera fn, torch fn) of F.<name> with the non-tensor arguments bound."""
+    return (lambda *xs: getattr(F, name)(*xs, *args, **kw),
+            lambda *xs: getattr(TF, name)(*xs, *args, **kw))
+
+
+def _gradcheck(fn, *arrays, grad=None):
+    ins = [tt(a, requires_grad=(grad is None or i in grad) and a.dtype == np.float64)
+           for i, a in enumerate(arrays)]
+    assert ts.testing.gradcheck(fn, ins)
+
+
+# ----------------------------------------------------------------------------- pointwise
+PAIR_SHAPES = [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1, 3), (4, 3)), ((), ()), ((0, 3), (0, 3)),
+               ((5,), (1,))]
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("red", REDUCTIONS)
+@pytest.mark.parametrize("shapes", PAIR_SHAPES)
+def test_hinge_and_soft_margin(shapes, red, dt) -> None:
+    rng = _rng(len(shapes[0]))
+    x = rng.standard_normal(shapes[0]).astype(dt)
+    y = rng.choice([-1.0, 1.0, 0.5], size=shapes[1]).astype(dt)  # hinge: other y add both terms
+    compare_fn(*_both("hinge_embedding_loss", margin=0.7, reduction=red), x, y, **_tol(dt), grad=[0])
+    y = _pm1(rng, shapes[1]).astype(dt)
+    if np.broadcast_shapes(x.shape, y.shape) == x.shape:
+        compare_fn(*_both("soft_margin_loss", reduction=red), x, y, **_tol(dt), grad=[0])
+    else:  # torch's output takes the input's shape: the target must broadcast to it
+        with pytest.raises(RuntimeError):
+            TF.soft_margin_loss(torch.tensor(x), torch.tensor(y))
+        with pytest.raises(ValueError, match="does not broadcast"):
+            F.soft_margin_loss(tt(x), tt(y))
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("red", REDUCTIONS)
+@pytest.mark.parametrize("shapes", [((3, 4), (1, 4), (3, 1)), ((5,), (5,), (5,)), ((), (), ()),
+                                    ((0,), (0,), (0,)), ((2, 3), (2, 3), (2, 3))])
+def test_margin_ranking(shapes, red, dt) -> None:
+    rng = _rng(1)
+    x1, x2 = (rng.standard_normal(s).astype(dt) for s in shapes[:2])
+    y = _pm1(rng, shapes[2]).astype(dt)
+    compare_fn(*_both("margin_ranking_loss", margin=0.3, reduction=red), x1, x2, y, **_tol(dt),
+               grad=[0, 1])
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("full", [False, True])
+@pytest.mark.parametrize("log_input", [True, False])
+@pytest.mark.parametrize("red", REDUCTIONS)
+def test_poisson_nll(red, log_input, full, dt) -> None:
+    rng = _rng(2)
+    x = rng.standard_normal((4, 5)).astype(dt)
+    if not log_input:
+        x = np.abs(x) + 0.1
+    y = rng.choice([0.0, 0.5, 1.0, 2.0, 3.5, 7.0], size=(4, 5)).astype(dt)
+    # (with full, torch's target gradient is NaN where the target is 0; tessera's is finite)
+    compare_fn(*_both("poisson_nll_loss", log_input=log_input, full=full, reduction=red),
+               x, y, **_tol(dt), grad=[0] if full else [0, 1])
+    compare_fn(*_both("poisson_nll_loss", log_input=log_input, full=full, reduction=red),
+               x, y[0], **_tol(dt), grad=[0])
+
+
+VAR_SHAPES = [(3, 4), (3,), (3, 1), (1, 4)]
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("full", [False, True])
+@pytest.mark.parametrize("red", REDUCTIONS)
+@pytest.mark.parametrize("vshape", VAR_SHAPES)
+def test_gaussian_nll(vshape, red, full, dt) -> None:
+    rng = _rng(3)
+    x = rng.standard_normal((3, 4)).astype(dt)
+    y = rng.standard_normal((3, 4)).astype(dt)
+    var = np.abs(rng.standard_normal(vshape)).astype(dt)
+    var.flat[0] = 1e-8  # below eps: clamped, gradient passes through as in torch
+    compare_fn(*_both("gaussian_nll_loss", full=full, reduction=red), x, y, var, **_tol(dt))
+
+
+def test_gaussian_nll_float_var_and_errors() -> None:
+    x = _rng(4).standard_normal((3, 4)).astype(np.float32)
+    close(F.gaussian_nll_loss(tt(x), tt(x * 0), 0.5), TF.gaussian_nll_loss(torch.tensor(x), torch.tensor(x * 0), 0.5))
+    with pytest.raises(ValueError, match="negative"):
+        F.gaussian_nll_loss(tt(x), tt(x), -1.0)
+    with pytest.raises(ValueError, match="negative"):
+        F.gaussian_nll_loss(tt(x), tt(x), ts.full((3, 4), -1.0))
+    with pytest.raises(ValueError, match="incorrect size"):
+        F.gaussian_nll_loss(tt(x), tt(x), ts.ones((2, 4)))
+    with pytest.raises(ValueError, match="not valid"):
+        F.gaussian_nll_loss(tt(x), tt(x), ts.ones((3, 4)), reduction="max")
+
+
+# ----------------------------------------------------------------------------- embeddings
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("red", REDUCTIONS)
+@pytest.mark.parametrize("n", [None, 0, 1, 5])
+def test_cosine_embedding(n, red, dt) -> None:
+    rng = _rng(5)
+    shape = (7,) if n is None else (n, 7)
+    x1, x2 = rng.standard_normal(shape).astype(dt), rng.standard_normal(shape).astype(dt)
+    y = rng.choice([-1.0, 1.0, 0.0], size=() if n is None else (n,)).astype(dt)
+    compare_fn(*_both("cosine_embedding_loss", margin=0.2, reduction=red), x1, x2, y, **_tol(dt),
+               grad=[0, 1])
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("red", REDUCTIONS)
+@pytest.mark.parametrize("kw", [dict(), dict(margin=0.5, p=1.0), dict(p=3.0, swap=True),
+                                dict(margin=2.0, eps=1e-3, swap=True)])
+@pytest.mark.parametrize("shape", [(6,), (4, 6), (2, 3, 5)])
+def test_triplet_margin(shape, kw, red, dt) -> None:
+    rng = _rng(6)
+    a, p, n = (rng.standard_normal(shape).astype(dt) for _ in range(3))
+    # (p=3: torch's norm gradient differs from the exact one by ~1e-7 relative in float64)
+    tol = _tol(dt) if kw.get("p", 2) in (1, 2) else dict(rtol=1e-6, atol=1e-7)
+    compare_fn(*_both("triplet_margin_loss", reduction=red, **kw), a, p, n, **tol)
+    dist_ts = lambda u, v: 1 - F.cosine_similarity(u, v, dim=-1)  # noqa: E731
+    dist_th = lambda u, v: 1 - TF.cosine_similarity(u, v, dim=-1)  # noqa: E731
+    swap = kw.get("swap", False)
+    compare_fn(lambda *xs: F.triplet_margin_with_distance_loss(*xs, distance_function=dist_ts,
+                                                                swap=swap, reduction=red),
+               lambda *xs: TF.triplet_margin_with_distance_loss(*xs, distance_function=dist_th,
+                                                                 swap=swap, reduction=red),
+               a, p, n, **_tol(dt))
+    compare_fn(lambda *xs: F.triplet_margin_with_distance_loss(*xs, margin=0.4, reduction=red),
+               lambda *xs: TF.triplet_margin_with_distance_loss(*xs, margin=0.4, reduction=red),
+               a, p, n, **_tol(dt))
+
+
+# ----------------------------------------------------------------------------- multi-class
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("red", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("shape", [(4, 5), (5,), (0, 5), (3, 1)])
+def test_multilabel_soft_margin(shape, weighted, red, dt) -> None:
+    rng = _rng(7)
+    x = rng.standard_normal(shape).astype(dt) * 3
+    y = rng.integers(0, 2, shape).astype(dt)
+    arrays = [x, y] + ([np.abs(rng.standard_normal(shape[-1:])).astype(dt)] if weighted else [])
+    compare_fn(lambda *a: F.multilabel_soft_margin_loss(*a[:2], *a[2:], reduction=red),
+               lambda *a: TF.multilabel_soft_margin_loss(*a[:2], *a[2:], reduction=red),
+               *arrays, **_tol(dt), grad=[0])
+
+
+def _multilabel_targets(rng, n, c):
+    rows = []
+    for _ in range(n):
+        k = rng.integers(0, c + 1)
+        row = list(rng.choice(c, size=k, replace=False)) + [-1] * (c - k)
+        if k < c - 1 and rng.random() < 0.5:
+            row[k + 1] = rng.integers(0, c)  # entries after the first -1 are ignored
+        rows.append(row)
+    return np.array(rows, dtype=np.int64).reshape(n, c)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("red", REDUCTIONS)
+@pytest.mark.parametrize("n", [None, 0, 1, 6])
+def test_multilabel_margin(n, red, dt) -> None:
+    rng = _rng(8)
+    c = 5
+    x = rng.standard_normal((1 if n is None else n, c)).astype(dt)
+    y = _multilabel_targets(rng, x.shape[0], c)
+    if n is None:
+        x, y = x[0], y[0]
+    if n == 6:
+        y[0] = [2, 2, -1, 0, 0]  # a repeated target counts twice, as in torch
+    if n == 0 and red != "none":  # torch reduces uninitialized memory here
+        out = F.multilabel_margin_loss(tt(x), tt(y), reduction=red).item()
+        assert np.isnan(out) if red == "mean" else out == 0
+        return
+    compare_fn(*_both("multilabel_margin_loss", reduction=red), x, y, **_tol(dt), grad=[0])
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("red", REDUCTIONS)
+@pytest.mark.parametrize("kw", [dict(), dict(p=2), dict(margin=0.3), dict(p=2, margin=1.5)])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("n", [None, -1, 0, 7])
+def test_multi_margin(n, weighted, kw, red, dt) -> None:
+    rng = _rng(9)
+    c = 4
+    x = rng.standard_normal((1 if n in (None, -1) else n, c)).astype(dt)
+    y = rng.integers(0, c, x.shape[0]).astype(np.int64)
+    if n is None:
+        x, y = x[0], y[0]  # (C,) with a 0-d target
+    elif n == -1:
+        x = x[0]  # (C,) with a (1,) target
+    arrays = [x, y] + ([np.abs(rng.standard_normal(c)).astype(dt)] if weighted else [])
+    if n == 0 and red != "none":  # torch reduces uninitialized memory here
+        out = F.multi_margin_loss(tt(x), tt(y), reduction=red).item()
+        assert np.isnan(out) if red == "mean" else out == 0
+        return
+    compare_fn(lambda *a: F.multi_margin_loss(*a[:2], weight=a[2] if weighted else None,
+                                              reduction=red, **kw),
+               lambda *a: TF.multi_margin_loss(*a[:2], weight=a[2] if weighted else None,
+                                               reduction=red, **kw),
+               *arrays, **_tol(dt), grad=[0])
+
+
+# ----------------------------------------------------------------------------- gradcheck
+def test_gradcheck_float64() -> None:
+    rng = _rng(10)
+    x = rng.standard_normal((3, 4))
+    y = _pm1(rng, (3, 4))
+    _gradcheck(lambda a, b: F.soft_margin_loss(a, b), x, y)
+    _gradcheck(lambda a: F.hinge_embedding_loss(a, tt(y), margin=5.0), x)
+    _gradcheck(lambda a, b: F.margin_ranking_loss(a, b, tt(y), margin=5.0), x, x[::-1].copy())
+    _gradcheck(lambda a, b: F.poisson_nll_loss(a, b, full=True), x, np.abs(x) * 3)
+    _gradcheck(lambda a, b: F.poisson_nll_loss(a, b, log_input=False), np.abs(x) + 0.5, np.abs(x))
+    _gradcheck(lambda a, b, v: F.gaussian_nll_loss(a, b, v, full=True), x, x.T.copy().T * 0.5,
+               np.abs(x) + 0.1)
+    _gradcheck(lambda a, b: F.cosine_embedding_loss(a, b, tt(y[:, 0]), margin=-2.0), x, x[::-1].copy())
+    _gradcheck(lambda a, b, c: F.triplet_margin_loss(a, b, c, margin=20.0, swap=True), x, -x, 2 * x)
+    _gradcheck(lambda a, w: F.multilabel_soft_margin_loss(a, tt((y > 0) * 1.0), w), x, np.abs(x[0]))
+    t_ml = np.array([[0, 2, -1, 1], [3, -1, 0, 0], [1, 0, 3, 2]])
+    _gradcheck(lambda a: F.multilabel_margin_loss(a * 0.01, tt(t_ml)), x)
+    _gradcheck(lambda a, w: F.multi_margin_loss(a * 0.01, tt(np.array([0, 3, 1])), p=2, weight=w),
+               x, np.abs(x[0]))
+
+
+# ----------------------------------------------------------------------------- modules
+MODULES = [  # name, options, inputs whose gradients are compared
+    ("MarginRankingLoss", dict(margin=0.2), [0, 1]),
+    ("HingeEmbeddingLoss", dict(margin=0.5, reduction="sum"), [0]),
+    ("SoftMarginLoss", dict(reduction="none"), [0]),
+    ("CosineEmbeddingLoss", dict(margin=0.1), [0, 1]),
+    ("PoissonNLLLoss", dict(full=True), [0, 1]),
+    ("GaussianNLLLoss", dict(full=True, eps=1e-3), [0, 1, 2]),
+    ("MultiLabelSoftMarginLoss", dict(), [0, 1]),
+    ("MultiLabelMarginLoss", dict(reduction="none"), [0]),
+    ("MultiMarginLoss", dict(p=2, margin=0.5), [0]),
+    ("TripletMarginLoss", dict(margin=0.5, p=1.0, swap=True), [0, 1, 2]),
+    ("TripletMarginWithDistanceLoss", dict(margin=0.5, swap=True), [0, 1, 2]),
+]
+
+
+def _module_inputs(name, rng):
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    if name in ("MarginRankingLoss",):
+        return [x[:, 0], x[:, 1], _pm1(rng, 4).astype(np.float32)]
+    if name == "CosineEmbeddingLoss":
+        return [x, x[::-1].copy(), _pm1(rng, 4).astype(np.float32)]
+    if name in ("HingeEmbeddingLoss", "SoftMarginLoss"):
+        return [x, _pm1(rng, (4, 5)).astype(np.float32)]
+    if name == "PoissonNLLLoss":
+        return [x, np.abs(x) * 3]
+    if name == "GaussianNLLLoss":
+        return [x, x[::-1].copy(), np.abs(x[:, 0])]
+    if name == "MultiLabelSoftMarginLoss":
+        return [x, (x > 0).astype(np.float32)]
+    if name == "MultiLabelMarginLoss":
+        return [x, _multilabel_targets(rng, 4, 5)]
+    if name == "MultiMarginLoss":
+        return [x, rng.integers(0, 5, 4)]
+    return [x, x[::-1].copy(), rng.standard_normal((4, 5)).astype(np.float32)]
+
+
+@pytest.mark.parametrize("case", range(len(MODULES)))
+def test_modules_match_torch(case: int) -> None:
+    name, kw, grad = MODULES[case]
+    arrays = _module_inputs(name, _rng(case))
+    m_ts, m_th = getattr(nn, name)(**kw), getattr(torch.nn, name)(**kw)
+    compare_fn(m_ts, m_th, *arrays, grad=grad)
+    assert m_ts.reduction == m_th.reduction
+
+
+def test_weighted_modules_and_legacy_reduction_args() -> None:
+    rng = _rng(11)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    w = np.abs(rng.standard_normal(5)).astype(np.float32)
+    y = rng.integers(0, 5, 4)
+    m = nn.MultiMarginLoss(weight=tt(w), margin=0.7)
+    assert "weight" in dict(m.named_buffers())
+    close(m(tt(x), tt(y)), torch.nn.MultiMarginLoss(weight=torch.tensor(w), margin=0.7)(
+        torch.tensor(x), torch.tensor(y)))
+    m = nn.MultiLabelSoftMarginLoss(weight=tt(w))
+    close(m(tt(x), tt((x > 0) * 1.0)), torch.nn.MultiLabelSoftMarginLoss(weight=torch.tensor(w))(
+        torch.tensor(x), torch.tensor((x > 0) * 1.0)))
+    for sa, rd in [(None, False), (False, None), (True, True), (False, True)]:
+        assert nn.SoftMarginLoss(size_average=sa, reduce=rd).reduction == \
+            torch.nn.SoftMarginLoss(size_average=sa, reduce=rd).reduction
+        compare_fn(lambda a, b: F.margin_ranking_loss(a, b, tt(np.ones(5, np.float32)),
+                                                      size_average=sa, reduce=rd),
+                   lambda a, b: TF.margin_ranking_loss(a, b, torch.ones(5), size_average=sa,
+                                                       reduce=rd), x[0], x[1])
+
+
+def test_errors() -> None:
+    x = ts.ones((3, 4))
+    with pytest.raises(ValueError, match="same number of dimensions"):
+        F.margin_ranking_loss(x, x, ts.ones(4))
+    with pytest.raises(ValueError, match="not a valid value for reduction"):
+        F.hinge_embedding_loss(x, x, reduction="avg")
+    with pytest.raises(ValueError, match="0D or 1D target"):
+        F.cosine_embedding_loss(x, x, x)
+    with pytest.raises(ValueError, match="expects 2D input"):
+        F.cosine_embedding_loss(ts.ones((3, 4, 2)), ts.ones((3, 4, 2)), ts.ones(3))
+    with pytest.raises(ValueError, match="margin must be greater than 0"):
+        F.triplet_margin_loss(x, x, x, margin=0)
+    with pytest.raises(ValueError, match="margin must be greater than 0"):
+        F.triplet_margin_with_distance_loss(x, x, x, margin=-1)
+    with pytest.raises(ValueError, match="same number of dimensions"):
+        F.triplet_margin_loss(x, x, ts.ones(4))
+    with pytest.raises(ValueError, match="not a valid value"):
+        F.triplet_margin_with_distance_loss(x, x, x, reduction="avg")
+    with pytest.raises(ValueError, match="greater than 0"):
+        nn.TripletMarginLoss(margin=0)
+    with pytest.raises(ValueError, match="only p == 1 and p == 2"):
+        F.multi_margin_loss(x, ts.zeros(3, dtype=ts.int64), p=3)
+    with pytest.raises(ValueError, match="only p == 1 and p == 2"):
+        nn.MultiMarginLoss(p=3)
+    with pytest.raises(IndexError, match="target values"):
+        F.multi_margin_loss(x, ts.asarray([0, 4, 1]))
+    with pytest.raises(ValueError, match="inconsistent target size"):
+        F.multi_margin_loss(x, ts.asarray([0, 1]))
+    with pytest.raises(ValueError, match="weight must be a 1-D"):
+        F.multi_margin_loss(x, ts.asarray([0, 1, 2]), weight=ts.ones(3))
+    with pytest.raises(TypeError, match="integer class indices"):
+        F.multi_margin_loss(x, ts.asarray([0.0, 1.0, 2.0]))
+    with pytest.raises(ValueError, match="vector or matrix"):
+        F.multi_margin_loss(ts.ones((2, 3, 4)), ts.asarray([0, 1]))
+    with pytest.raises(IndexError, match="target values"):
+        F.multilabel_margin_loss(x, ts.full((3, 4), 4, dtype=ts.int64))
+    with pytest.raises(IndexError, match="target values"):
+        F.multilabel_margin_loss(x, ts.full((3, 4), -2, dtype=ts.int64))
+    with pytest.raises(ValueError, match="inconsistent target size"):
+        F.multilabel_margin_loss(x, ts.zeros((3, 3), dtype=ts.int64))
+    with pytest.raises(TypeError, match="floating-point input"):
+        F.multilabel_margin_loss(ts.ones((3, 4), dtype=ts.int64), ts.zeros((3, 4), dtype=ts.int64))
