@@ -11,6 +11,6 @@ from .activation import (ReLU, ReLU6, SiLU, Mish, Hardswish, Hardsigmoid, SELU, 
                          Hardtanh, Softplus, Softmax, LogSoftmax, Softmin, GLU, Dropout,
                          Dropout2d)
 from .loss import (CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, HuberLoss,  # noqa: F401
-                   BCELoss, BCEWithLogitsLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss, SoftMarginLoss, CosineEmbeddingLoss, MarginRankingLoss, HingeEmbeddingLoss, MultiLabelSoftMarginLoss, MultiLabelMarginLoss, MultiMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
+                   BCELoss, BCEWithLogitsLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss, SoftMarginLoss, CosineEmbeddingLoss, MarginRankingLoss, HingeEmbeddingLoss, MultiLabelSoftMarginLoss, MultiLabelMarginLoss, MultiMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss, CTCLoss)
 from .attention import MultiheadAttention  # noqa: F401
 from .transformer import TransformerEncoderLayer, TransformerEncoder  # noqa: F401
