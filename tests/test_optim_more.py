@@ -379,3 +379,53 @@ def test_swalr_matches_torch(kw) -> None:
         optim.swa_utils.SWALR(optim.SGD([p], lr=0.1), 0.1, anneal_strategy="exp")
     with pytest.raises(ValueError, match="anneal_epochs"):
         optim.swa_utils.SWALR(optim.SGD([p], lr=0.1), 0.1, anneal_epochs=-1)
+
+
+def test_optimizer_hooks() -> None:
+    """Step, state_dict and load_state_dict hooks (per optimizer and global) run like
+    torch's, for the base step and for subclasses that define their own (LBFGS)."""
+    calls = []
+    p = nn.Parameter(ts.ones(3))
+    opt = optim.NAdam([p], lr=0.1)
+    h1 = opt.register_step_pre_hook(lambda o, a, k: calls.append(("pre", o is opt, a, k)))
+    h2 = opt.register_step_post_hook(lambda o, a, k: calls.append(("post", o is opt)))
+    g = optim.register_optimizer_step_pre_hook(lambda o, a, k: calls.append(("global",)))
+    (p * p).sum().backward()
+    opt.step()
+    assert calls == [("global",), ("pre", True, (), {}), ("post", True)]
+    g.remove()
+    h1.remove()
+    calls.clear()
+    opt.step()
+    assert calls == [("post", True)]
+    h2.remove()
+
+    def closure():
+        opt.zero_grad()
+        loss = (p * p).sum()
+        loss.backward()
+        return loss
+    # A pre hook may replace the arguments.
+    seen = []
+    opt.register_step_pre_hook(lambda o, a, k: ((), {"closure": lambda: seen.append(1) or closure()}))
+    opt.step()
+    assert seen == [1]
+    lb = optim.LBFGS([nn.Parameter(ts.ones(2))], max_iter=2)
+    lb.register_step_post_hook(lambda o, a, k: calls.append("lbfgs"))
+    lb.step(lambda: (lb.param_groups[0]["params"][0] ** 2).sum())
+    assert calls[-1] == "lbfgs"
+    # state_dict / load_state_dict hooks
+    opt.register_state_dict_pre_hook(lambda o: calls.append("sd-pre"))
+    opt.register_state_dict_post_hook(lambda o, sd: {**sd, "extra": 1})
+    sd = opt.state_dict()
+    assert sd["extra"] == 1 and calls[-1] == "sd-pre"
+    opt2 = optim.NAdam([nn.Parameter(ts.ones(3))], lr=0.5)
+    opt2.register_load_state_dict_pre_hook(
+        lambda o, sd: {"state": sd["state"], "param_groups": [{**sd["param_groups"][0], "lr": 0.25}]})
+    opt2.register_load_state_dict_post_hook(lambda o: calls.append("load-post"))
+    opt2.load_state_dict(sd)
+    assert opt2.param_groups[0]["lr"] == 0.25 and calls[-1] == "load-post"
+    bad = opt2.register_step_pre_hook(lambda o, a, k: 3)
+    with pytest.raises(RuntimeError, match="must return None or a tuple"):
+        opt2.step()
+    bad.remove()

@@ -1,6 +1,7 @@
 """tessera.optim: optimizers with PyTorch's update rules (trajectories match) and
 learning-rate schedulers (``ts.optim.lr_scheduler``)."""
-from .optimizer import Optimizer  # noqa: F401
+from .optimizer import (Optimizer, register_optimizer_step_pre_hook,  # noqa: F401
+                        register_optimizer_step_post_hook)
 from .sgd import SGD  # noqa: F401
 from .adam import Adam, AdamW  # noqa: F401
 from .rmsprop import RMSprop, Adagrad  # noqa: F401
