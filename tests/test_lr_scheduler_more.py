@@ -200,3 +200,40 @@ def test_errors() -> None:
         L.ChainedScheduler([L.StepLR(o, 3), L.StepLR(other, 3)])
     with pytest.raises(ValueError, match="ReduceLROnPlateau"):
         L.SequentialLR(o, [L.StepLR(o, 3), L.ReduceLROnPlateau(o)], milestones=[3])
+
+
+RESUMABLE = [
+    lambda L, o, e: L.StepLR(o, 3, 0.5, last_epoch=e),
+    lambda L, o, e: L.MultiStepLR(o, [4, 9, 12], 0.5, last_epoch=e),
+    lambda L, o, e: L.ConstantLR(o, 0.5, 8, last_epoch=e),
+    lambda L, o, e: L.PolynomialLR(o, 20, 2.0, last_epoch=e),
+    lambda L, o, e: L.MultiplicativeLR(o, lambda k: 0.9, last_epoch=e),
+    lambda L, o, e: L.CosineAnnealingWarmRestarts(o, 4, 2, last_epoch=e),
+    lambda L, o, e: L.CyclicLR(o, 0.01, 0.1, 3, last_epoch=e),
+    lambda L, o, e: L.CosineAnnealingLR(o, 10, last_epoch=e),
+    lambda L, o, e: L.LinearLR(o, 0.2, total_iters=10, last_epoch=e),
+    lambda L, o, e: L.ExponentialLR(o, 0.9, last_epoch=e),
+    lambda L, o, e: L.LambdaLR(o, lambda k: 1 / (k + 1), last_epoch=e),
+]
+
+
+@pytest.mark.parametrize("last_epoch", [0, 5, 13])
+@pytest.mark.parametrize("case", range(len(RESUMABLE)))
+def test_resume_with_last_epoch_matches_torch(case: int, last_epoch: int) -> None:
+    """Constructing with last_epoch >= 0 (groups carry initial_lr) continues like torch."""
+    seqs = []
+    for mod in (ts, torch):
+        opt = _opt(mod)
+        for g in opt.param_groups:
+            g["initial_lr"] = 2 * g["lr"]
+        sched = RESUMABLE[case](mod.optim.lr_scheduler, opt, last_epoch)
+        seq = [[g["lr"] for g in opt.param_groups] + _momenta(opt)]
+        for _ in range(30):
+            opt.step()
+            sched.step()
+            seq.append([g["lr"] for g in opt.param_groups] + _momenta(opt))
+        seqs.append(seq)
+    np.testing.assert_allclose(np.array(seqs[0]), np.array(seqs[1]), rtol=1e-13)
+    opt = _opt(ts)
+    with pytest.raises(KeyError, match="initial_lr"):
+        RESUMABLE[case](optim.lr_scheduler, opt, last_epoch)
