@@ -479,3 +479,37 @@ def test_ctc_errors() -> None:
         F.ctc_loss(lp, tg, [5, 5], [2, 2], reduction="avg")
     with pytest.raises(ValueError, match=r"\(T, N, C\)"):
         F.ctc_loss(ts.zeros(5), tg, [5, 5], [2, 2])
+
+
+def _strided(a: np.ndarray) -> ts.Tensor:
+    """A non-contiguous view holding a's values: a transposed, negatively strided copy."""
+    if a.ndim == 0:
+        return tt(a)
+    base = tt(np.ascontiguousarray(np.flip(a, axis=0).T))
+    return ts.flip(base.mT if a.ndim == 2 else ts.permute_dims(base, tuple(range(a.ndim))[::-1]), axis=0)
+
+
+@pytest.mark.parametrize("name", ["soft_margin_loss", "hinge_embedding_loss", "poisson_nll_loss",
+                                  "multilabel_soft_margin_loss", "margin_ranking_loss",
+                                  "cosine_embedding_loss", "triplet_margin_loss",
+                                  "gaussian_nll_loss", "multi_margin_loss",
+                                  "multilabel_margin_loss"])
+def test_non_contiguous_inputs(name: str) -> None:
+    rng = _rng(12)
+    x = rng.standard_normal((5, 4))
+    args = {"soft_margin_loss": [x, _pm1(rng, (5, 4))],
+            "hinge_embedding_loss": [x, _pm1(rng, (5, 4))],
+            "poisson_nll_loss": [x, np.abs(x) * 2],
+            "multilabel_soft_margin_loss": [x, (x > 0) * 1.0],
+            "margin_ranking_loss": [x, -x, _pm1(rng, (5, 4))],
+            "cosine_embedding_loss": [x, x[::-1].copy(), _pm1(rng, 5)],
+            "triplet_margin_loss": [x, -x, x * 2],
+            "gaussian_nll_loss": [x, -x, np.abs(x) + 0.1],
+            "multi_margin_loss": [x, rng.integers(0, 4, 5)],
+            "multilabel_margin_loss": [x, _multilabel_targets(rng, 5, 4)]}[name]
+    views = [_strided(a) for a in args]
+    assert not any(v.is_contiguous() for v in views if v.ndim)
+    for red in REDUCTIONS:
+        ours = getattr(F, name)(*views, reduction=red)
+        theirs = getattr(TF, name)(*[torch.tensor(a) for a in args], reduction=red)
+        close(ours, theirs, 1e-10, 1e-12)
