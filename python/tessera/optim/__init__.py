@@ -11,5 +11,6 @@ from .asgd import ASGD  # noqa: F401
 from .rprop import Rprop  # noqa: F401
 from .nadam import NAdam, RAdam  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
+from .adafactor import Adafactor  # noqa: F401
 from . import swa_utils  # noqa: F401
 from . import lr_scheduler  # noqa: F401
