@@ -13,6 +13,10 @@ import tessera as ts
 from tessera import nn, optim
 from nn_helpers import close, tt
 
+
+def _rng(seed: int = 0) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
 CASES = [
     ("NAdam", dict(lr=0.01)),
     ("NAdam", dict(lr=0.01, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1)),
@@ -440,3 +444,55 @@ def test_optimizer_hooks() -> None:
     with pytest.raises(RuntimeError, match="must return None or a tuple"):
         opt2.step()
     bad.remove()
+
+
+# ----------------------------------------------------------------------------- Muon
+@pytest.mark.parametrize("shape", [(4, 6), (6, 4), (5, 5), (1, 7), (9, 2)])
+@pytest.mark.parametrize("steps", [5, 2])
+def test_newton_schulz_matches_torch_bitwise(shape, steps) -> None:
+    from torch.optim._muon import _zeropower_via_newtonschulz as ns_torch
+    from tessera.optim.muon import zeropower_via_newtonschulz as ns_ts
+    g = _rng(sum(shape)).standard_normal(shape).astype(np.float32)
+    coef = (3.4445, -4.7750, 2.0315)
+    ours = ns_ts(tt(g), coef, steps, 1e-7)
+    assert ours.dtype == ts.bfloat16 and tuple(ours.shape) == shape
+    close(ours.astype(ts.float32), ns_torch(torch.tensor(g), coef, steps, 1e-7).float(), 0, 0)
+
+
+@pytest.mark.parametrize("kw", [dict(lr=0.02), dict(lr=0.02, nesterov=False, weight_decay=0.0,
+                                                   adjust_lr_fn="match_rms_adamw"),
+                                dict(lr=0.01, momentum=0.5, ns_steps=3, adjust_lr_fn="original")])
+def test_muon_trajectory_and_state(kw) -> None:
+    rng = _rng(3)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in [(4, 3), (3, 5)]]
+    tp = [torch.nn.Parameter(torch.tensor(a)) for a in arrays]
+    sp = [nn.Parameter(tt(a.copy())) for a in arrays]
+    ot = torch.optim.Muon([{"params": tp[:1]}, {"params": tp[1:], "lr": 0.005}], **kw)
+    os_ = optim.Muon([{"params": sp[:1]}, {"params": sp[1:], "lr": 0.005}], **kw)
+    for _ in range(15):
+        for P, o, m in ((tp, ot, torch), (sp, os_, ts)):
+            o.zero_grad()
+            sum(m.sum(m.tanh(p) ** 2 * (k + 1)) for k, p in enumerate(P)).backward()
+            o.step()
+        for a, b in zip(sp, tp):
+            close(a, b, 1e-5, 1e-6)
+    sd_s, sd_t = os_.state_dict(), ot.state_dict()
+    assert sd_s["param_groups"] == sd_t["param_groups"]
+    assert set(sd_s["state"][0]) == set(sd_t["state"][0]) == {"momentum_buffer"}
+
+
+def test_muon_errors() -> None:
+    with pytest.raises(ValueError, match="only supports 2D parameters"):
+        optim.Muon([nn.Parameter(ts.ones(3))])
+    p = nn.Parameter(ts.ones((2, 2)))
+    for kw, msg in [(dict(lr=-1), "Learning rate"), (dict(momentum=-1), "momentum"),
+                    (dict(weight_decay=-1), "weight decay"), (dict(adjust_lr_fn="x"), "not supported")]:
+        with pytest.raises(ValueError, match=msg):
+            optim.Muon([p], **kw)
+    from tessera.optim.muon import zeropower_via_newtonschulz as ns
+    with pytest.raises(ValueError, match="less than 100"):
+        ns(ts.ones((2, 2)), (1, 1, 1), 100, 1e-7)
+    with pytest.raises(ValueError, match="2D matrix"):
+        ns(ts.ones(2), (1, 1, 1), 5, 1e-7)
+    with pytest.raises(ValueError, match="exactly 3 values"):
+        ns(ts.ones((2, 2)), (1, 1), 5, 1e-7)
