@@ -198,6 +198,7 @@ def test_errors() -> None:
     other = _opt(ts)
     with pytest.raises(ValueError, match="same optimizer"):
         L.ChainedScheduler([L.StepLR(o, 3), L.StepLR(other, 3)])
+    assert isinstance(L.ReduceLROnPlateau(o), L.LRScheduler)  # as in torch 2.x
     with pytest.raises(ValueError, match="ReduceLROnPlateau"):
         L.SequentialLR(o, [L.StepLR(o, 3), L.ReduceLROnPlateau(o)], milestones=[3])
 

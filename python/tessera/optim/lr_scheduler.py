@@ -537,7 +537,7 @@ class OneCycleLR(LRScheduler):
         return lrs
 
 
-class ReduceLROnPlateau:
+class ReduceLROnPlateau(LRScheduler):
     """Multiplies the lr by `factor` once the metric passed to step() has not improved for
     `patience` epochs (PyTorch's thresholds, cooldown and min_lr)."""
 
