@@ -150,7 +150,11 @@ def test_zero_grad_skip_and_closure(name: str) -> None:
     opt = getattr(optim, name)([p, q], lr=0.1)
     (p * p).sum().backward()
     opt.step()
-    assert np.all(q.numpy() == 1) and q not in opt.state and p in opt.state
+    assert np.all(q.numpy() == 1) and p in opt.state
+    if name == "Adagrad":  # state made at construction, untouched without a gradient
+        assert float(opt.state[q]["step"].item()) == 0
+    else:
+        assert q not in opt.state
     opt.zero_grad(set_to_none=False)
     assert np.all(p.grad.numpy() == 0)
     opt.zero_grad()
@@ -166,6 +170,15 @@ def test_zero_grad_skip_and_closure(name: str) -> None:
     assert float(opt.step(closure).item()) == before
     assert float((p * p).sum().item()) != before
     assert "Parameter Group 0" in repr(opt)
+
+
+def test_adagrad_state_exists_at_construction() -> None:
+    p = nn.Parameter(ts.ones(3))
+    sd = optim.Adagrad([p], initial_accumulator_value=0.5).state_dict()
+    td = torch.optim.Adagrad([torch.nn.Parameter(torch.ones(3))], initial_accumulator_value=0.5).state_dict()
+    assert set(sd["state"]) == set(td["state"]) == {0}
+    close(sd["state"][0]["sum"], td["state"][0]["sum"], 0, 0)
+    assert float(sd["state"][0]["step"].item()) == 0
 
 
 def test_float64_params_keep_float32_step() -> None:

@@ -75,14 +75,23 @@ class Adagrad(Optimizer):
                                       eps=eps, maximize=maximize,
                                       **_flags("Adagrad", differentiable, foreach=foreach,
                                                fused=fused)))
+        # PyTorch creates Adagrad's state at construction (visible in state_dict at once).
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p, group)
+
+    def _init_state(self, p: Tensor, group: Dict[str, Any]) -> Dict[str, Any]:
+        state = self.state[p]
+        if not state:
+            state["step"] = _step_tensor()
+            state["sum"] = _ts().full(tuple(p.shape), group["initial_accumulator_value"],
+                                      dtype=p.dtype, device=p.device)
+        return state
 
     def _update(self, p: Tensor, grad: Tensor, group: Dict[str, Any], state: Dict[str, Any]) -> None:
         t = _ts()
         g = -grad if group["maximize"] else grad
-        if not state:
-            state["sum"] = t.full(tuple(p.shape), group["initial_accumulator_value"], dtype=p.dtype,
-                                  device=p.device)
-            state["step"] = _step_tensor()
+        self._init_state(p, group)
         step = _bump(state)
         if group["weight_decay"]:
             g = g + group["weight_decay"] * p
