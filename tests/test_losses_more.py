@@ -513,3 +513,51 @@ def test_non_contiguous_inputs(name: str) -> None:
         ours = getattr(F, name)(*views, reduction=red)
         theirs = getattr(TF, name)(*[torch.tensor(a) for a in args], reduction=red)
         close(ours, theirs, 1e-10, 1e-12)
+
+
+# ----------------------------------------------------------------------------- hypothesis
+from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+_vals = st.floats(-5, 5, width=32)
+
+
+@st.composite
+def _broadcast_pair(draw):
+    """Two float64 arrays whose shapes broadcast (incl. 0-d and empty), the first having
+    the broadcast shape (torch's rule for several losses: the target broadcasts to input)."""
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
+    other = tuple(draw(st.sampled_from([s, 1])) for s in shape)[draw(st.integers(0, len(shape))):]
+    a = draw(hnp.arrays(np.float64, shape, elements=_vals))
+    b = draw(hnp.arrays(np.float64, other, elements=_vals))
+    return a, b
+
+
+@given(_broadcast_pair(), st.sampled_from(REDUCTIONS))
+def test_pointwise_losses_hypothesis(pair, red) -> None:
+    x, y = pair
+    sign = np.where(y >= 0, 1.0, -1.0)
+    compare_fn(*_both("soft_margin_loss", reduction=red), x, sign, rtol=1e-10, atol=1e-12, grad=[0])
+    compare_fn(*_both("hinge_embedding_loss", margin=0.5, reduction=red), x, sign,
+               rtol=1e-10, atol=1e-12, grad=[0])
+    compare_fn(*_both("poisson_nll_loss", full=True, reduction=red), x, np.abs(y) * 3,
+               rtol=1e-10, atol=1e-12, grad=[0])
+    compare_fn(*_both("margin_ranking_loss", margin=0.1, reduction=red), x,
+               np.broadcast_to(y, x.shape).copy() if x.ndim else y.reshape(()), np.ones_like(x),
+               rtol=1e-10, atol=1e-12)
+    compare_fn(*_both("gaussian_nll_loss", reduction=red), x, y + 0.0 * x, np.abs(x) + 0.5,
+               rtol=1e-10, atol=1e-12)
+
+
+@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=5),
+                  elements=_vals), st.sampled_from(REDUCTIONS), st.integers(0, 2 ** 31))
+def test_class_losses_hypothesis(x, red, seed) -> None:
+    rng = _rng(seed)
+    n, c = x.shape
+    y = rng.integers(0, c, n)
+    compare_fn(*_both("multi_margin_loss", reduction=red, p=int(rng.integers(1, 3))), x, y,
+               rtol=1e-10, atol=1e-12, grad=[0])
+    compare_fn(*_both("multilabel_margin_loss", reduction=red), x, _multilabel_targets(rng, n, c),
+               rtol=1e-10, atol=1e-12, grad=[0])
+    compare_fn(*_both("multilabel_soft_margin_loss", reduction=red), x,
+               rng.integers(0, 2, (n, c)).astype(np.float64), rtol=1e-10, atol=1e-12, grad=[0])

@@ -562,6 +562,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     (at least 1) and averages over the batch; zero_infinity zeroes impossible alignments'
     losses and gradients. The gradient is PyTorch's (see _ctc.CTCForward)."""
     from ._ctc import CTCForward, _shift
+    log_probs = _amp.cast(_amp.FP32, log_probs)
     t = _ts()
     op = "ctc_loss"
     if reduction not in ("mean", "sum", "none"):
