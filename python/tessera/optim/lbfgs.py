@@ -42,7 +42,8 @@ def _cubic_interpolate(x1: Num, f1: Num, g1: Num, x2: Num, f2: Num, g2: Num,
 
 def _strong_wolfe(obj_func: Callable, x: List[Tensor], t: Num, d: Tensor, f: float, g: Tensor,
                   gtd: Tensor, c1: float = 1e-4, c2: float = 0.9,
-                  tolerance_change: float = 1e-9, max_ls: int = 25) -> Tuple[float, Tensor, Num, int]:
+                  tolerance_change: float = 1e-9,
+                  max_ls: int = 25) -> Tuple[float, Tensor, Num, int]:
     """Finds a step t along d meeting the strong Wolfe conditions: bracketing phase, then
     zoom by cubic interpolation. Returns (loss, flat grad, t, function evaluations)."""
     d_norm = _ts().max(_ts().abs(d))

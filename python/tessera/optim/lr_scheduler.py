@@ -215,8 +215,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
-        return [self.eta_min + (b - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
-                for b in self.base_lrs]
+        cos = math.cos(math.pi * self.T_cur / self.T_i)
+        return [self.eta_min + (b - self.eta_min) * (1 + cos) / 2 for b in self.base_lrs]
 
     def step(self, epoch: Optional[float] = None) -> None:
         self._step_count += 1

@@ -71,7 +71,8 @@ class Muon(Optimizer):
                  adjust_lr_fn: Optional[str] = None) -> None:
         for ok, msg in [(lr >= 0.0, f"Learning rate should be >= 0 but is: {lr}"),
                         (momentum >= 0.0, f"momentum should be >= 0 but is: {momentum}"),
-                        (weight_decay >= 0.0, f"weight decay should be >= 0 but is: {weight_decay}"),
+                        (weight_decay >= 0.0,
+                         f"weight decay should be >= 0 but is: {weight_decay}"),
                         (adjust_lr_fn in (None, "original", "match_rms_adamw"),
                          f"Adjust learning rate function {adjust_lr_fn} is not supported")]:
             if not ok:

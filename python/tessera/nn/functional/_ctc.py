@@ -32,8 +32,8 @@ class CTCForward(Function):
     (which is the gradient w.r.t. the logits when lp = log_softmax(logits))."""
 
     @staticmethod
-    def forward(ctx: FunctionCtx, log_probs: Tensor, ext: Tensor, skip: Tensor,  # type: ignore[override]
-                in_len: Tensor, tgt_len: Tensor, zero_infinity: bool) -> Tensor:
+    def forward(ctx: FunctionCtx, log_probs: Tensor, ext: Tensor,  # type: ignore[override]
+                skip: Tensor, in_len: Tensor, tgt_len: Tensor, zero_infinity: bool) -> Tensor:
         t = _ts()
         T, N, _ = log_probs.shape
         L = ext.shape[1]

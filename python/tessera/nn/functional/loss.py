@@ -358,7 +358,8 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     dot = t.sum(input1 * input2, axis=-1)
     mag = (t.sum(input1 * input1, axis=-1) + eps) * (t.sum(input2 * input2, axis=-1) + eps)
     cos = dot / t.sqrt(mag)
-    loss = t.where(target == 1, 1 - cos, 0.0) + t.where(target == -1, t.maximum(cos - margin, 0), 0.0)
+    loss = (t.where(target == 1, 1 - cos, 0.0)
+            + t.where(target == -1, t.maximum(cos - margin, 0), 0.0))
     return _reduce(loss, reduction, "cosine_embedding_loss")
 
 
@@ -527,8 +528,11 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return _reduce(loss, reduction, "triplet_margin_loss")
 
 
+Distance = Callable[[Tensor, Tensor], Tensor]
+
+
 def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
-                                      distance_function: Optional[Callable[[Tensor, Tensor], Tensor]] = None,
+                                      distance_function: Optional[Distance] = None,
                                       margin: float = 1.0, swap: bool = False,
                                       reduction: str = "mean") -> Tensor:
     """The triplet loss with any distance (default: pairwise_distance)."""

@@ -232,7 +232,8 @@ class TripletMarginWithDistanceLoss(_Loss):
 
 
 class CTCLoss(_Loss):
-    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+    def __init__(self, blank: int = 0, reduction: str = "mean",
+                 zero_infinity: bool = False) -> None:
         super().__init__(reduction)
         self.blank, self.zero_infinity = blank, zero_infinity
 
