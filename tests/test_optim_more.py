@@ -509,3 +509,26 @@ def test_muon_errors() -> None:
         ns(ts.ones(2), (1, 1, 1), 5, 1e-7)
     with pytest.raises(ValueError, match="exactly 3 values"):
         ns(ts.ones((2, 2)), (1, 1), 5, 1e-7)
+
+
+def test_named_parameters() -> None:
+    """An optimizer over module.named_parameters() keeps the names (param_names) like torch."""
+    torch.manual_seed(0)
+    tm = torch.nn.Linear(3, 2)
+    sm = nn.Linear(3, 2)
+    sm.load_state_dict(tm.state_dict())
+    ot = torch.optim.RAdam(tm.named_parameters(), lr=0.1)
+    os_ = optim.RAdam(sm.named_parameters(), lr=0.1)
+    assert list(os_.param_groups[0])[:2] == ["params", "param_names"]
+    x = np.ones((4, 3), np.float32)
+    for _ in range(3):
+        for o, m, xx in ((ot, tm, torch.tensor(x)), (os_, sm, tt(x))):
+            o.zero_grad()
+            (m(xx) ** 2).sum().backward()
+            o.step()
+    assert os_.state_dict()["param_groups"] == ot.state_dict()["param_groups"]
+    close(sm.weight, tm.weight)
+    with pytest.raises(ValueError, match="with/without names"):
+        os_.add_param_group({"params": [nn.Parameter(ts.ones(2))]})
+    with pytest.raises(ValueError, match="names are missing"):
+        optim.SGD([("a", nn.Parameter(ts.ones(2))), nn.Parameter(ts.ones(2))], lr=0.1)

@@ -216,7 +216,20 @@ class Optimizer:
         """Adds a group of parameters with its own options (defaults fill the rest)."""
         group = dict(param_group)
         params = group["params"]
-        group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        params = [params] if isinstance(params, Tensor) else list(params)
+        # (name, tensor) pairs, e.g. module.named_parameters(): names go to param_names.
+        names = [item[0] for item in params if isinstance(item, tuple)]
+        if names and len(names) != len(params):
+            raise ValueError("all optimizer params should be with/without names. Some param "
+                             "names are missing")
+        group["params"] = [item[1] for item in params] if names else params
+        if names:
+            group = {"params": group["params"], "param_names": names,
+                     **{k: v for k, v in group.items() if k not in ("params", "param_names")}}
+        if self.param_groups and ("param_names" in group) != ("param_names" in self.param_groups[0]):
+            raise ValueError("all optimizer param groups should be with/without names. cannot "
+                             f"add param group {'with' if names else 'without'} names to the "
+                             f"optimizer")
         for p in group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError(f"{type(self).__name__}: optimizer can only optimize Tensors, "
