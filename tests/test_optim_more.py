@@ -115,6 +115,38 @@ def test_trajectory_matches_torch(case: int) -> None:
                 close(mine, v, rtol=1e-5, atol=3e-6)
 
 
+def _grid(name, base, **axes):
+    """Every combination of the option values in `axes` on top of `base`."""
+    import itertools
+    keys = list(axes)
+    return [(name, {**base, **dict(zip(keys, vals))})
+            for vals in itertools.product(*(axes[k] for k in keys))]
+
+
+GRID = (_grid("NAdam", dict(lr=0.01), weight_decay=[0.0, 0.1], decoupled_weight_decay=[False, True],
+              maximize=[False, True], momentum_decay=[4e-3, 0.02])
+        + _grid("RAdam", dict(lr=0.01), weight_decay=[0.0, 0.1], decoupled_weight_decay=[False, True],
+                maximize=[False, True], betas=[(0.9, 0.999), (0.5, 0.8)])
+        + _grid("Adamax", dict(lr=0.01), weight_decay=[0.0, 0.1], maximize=[False, True],
+                eps=[1e-8, 1e-2])
+        + _grid("Adadelta", dict(lr=0.5), weight_decay=[0.0, 0.1], maximize=[False, True],
+                rho=[0.9, 0.5])
+        + _grid("ASGD", dict(lr=0.05), weight_decay=[0.0, 0.1], maximize=[False, True],
+                t0=[1e6, 3], lambd=[1e-4, 0.05])
+        + _grid("Rprop", dict(lr=0.01), maximize=[False, True], etas=[(0.5, 1.2), (0.2, 2.0)],
+                step_sizes=[(1e-6, 50), (1e-3, 0.03)])
+        + _grid("Adafactor", dict(lr=0.03), weight_decay=[0.0, 0.1], maximize=[False, True],
+                eps=[(None, 1e-3), (1e-6, 0.05)], d=[1.0, 2.0])
+        + _grid("RMSprop", dict(lr=0.01), weight_decay=[0.0, 0.1], momentum=[0.0, 0.5],
+                centered=[False, True], maximize=[False]))
+
+
+@pytest.mark.parametrize("case", range(len(GRID)))
+def test_every_option_combination_matches_torch(case: int) -> None:
+    name, kw = GRID[case]
+    _run(name, kw, 100 + case)
+
+
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_state_dict_resume_and_torch_state_loads(case: int) -> None:
     """Stop after 10 steps, save, rebuild, load, continue: the resumed run equals an
