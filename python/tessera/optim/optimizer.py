@@ -96,12 +96,13 @@ def _bump(state: Dict[str, Any]) -> float:
 
 def _load_value(v: Any, p: Tensor, to_tensor: Callable[[Any], Tensor]) -> Any:
     """One loaded state value: numbers, strings and None as they are, lists element by
-    element (LBFGS's history), tensors (tessera, NumPy or torch) cast to p's dtype."""
+    element (LBFGS's history), tensors (tessera, NumPy or torch) cast to p's dtype and
+    moved to p's device (as PyTorch does)."""
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
     if isinstance(v, (list, tuple)):
         return type(v)(_load_value(e, p, to_tensor) for e in v)
-    return to_tensor(v).astype(p.dtype)
+    return to_tensor(v).astype(p.dtype).to(p.device)
 
 
 _global_step_pre_hooks: Dict[int, Callable] = OrderedDict()
