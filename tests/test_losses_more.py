@@ -561,3 +561,76 @@ def test_class_losses_hypothesis(x, red, seed) -> None:
                rtol=1e-10, atol=1e-12, grad=[0])
     compare_fn(*_both("multilabel_soft_margin_loss", reduction=red), x,
                rng.integers(0, 2, (n, c)).astype(np.float64), rtol=1e-10, atol=1e-12, grad=[0])
+
+
+# ----------------------------------------------------------------------------- adaptive softmax
+def _asm_pair(head_bias=True, div_value=2.0, cutoffs=(4, 9, 15), n_classes=20, seed=0):
+    torch.manual_seed(seed)
+    tm = torch.nn.AdaptiveLogSoftmaxWithLoss(16, n_classes, list(cutoffs), div_value=div_value,
+                                             head_bias=head_bias)
+    sm = nn.AdaptiveLogSoftmaxWithLoss(16, n_classes, list(cutoffs), div_value=div_value,
+                                       head_bias=head_bias)
+    assert list(sm.state_dict()) == list(tm.state_dict())
+    sm.load_state_dict(tm.state_dict())
+    return sm, tm
+
+
+@pytest.mark.parametrize("cfg", [dict(), dict(head_bias=False, div_value=4.0, cutoffs=(10,)),
+                                 dict(cutoffs=(2, 3), n_classes=6)])
+@pytest.mark.parametrize("n", [12, 1, 0])
+def test_adaptive_log_softmax_matches_torch(cfg, n) -> None:
+    sm, tm = _asm_pair(**cfg)
+    rng = _rng(n)
+    x = rng.standard_normal((n, 16)).astype(np.float32)
+    y = rng.integers(0, tm.n_classes, n)
+    xs, xt = tt(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    os_, ot = sm(xs, tt(y)), tm(xt, torch.tensor(y))
+    close(os_.output, ot.output)
+    close(os_.loss, ot.loss)
+    if n == 0:
+        return
+    os_.loss.backward()
+    ot.loss.backward()
+    close(xs.grad, xt.grad)
+    tparams = dict(tm.named_parameters())
+    for name, p in sm.named_parameters():
+        if tparams[name].grad is None:
+            assert p.grad is None or not np.any(p.grad.numpy())
+        else:
+            close(p.grad, tparams[name].grad)
+    close(sm.log_prob(tt(x)), tm.log_prob(torch.tensor(x)))
+    close(sm.predict(tt(x)), tm.predict(torch.tensor(x)), 0, 0)
+    # Unbatched input with a 0-d target.
+    o1, o2 = sm(tt(x[0]), tt(y[0])), tm(torch.tensor(x[0]), torch.tensor(y[0]))
+    close(o1.output, o2.output)
+    close(o1.loss, o2.loss)
+    # (torch's log_prob fails on one row; tessera's gives the batched row)
+    close(sm.log_prob(tt(x[0])), tm.log_prob(torch.tensor(x[:1]))[0])
+
+
+def test_adaptive_log_softmax_predict_branches_and_errors() -> None:
+    sm, tm = _asm_pair()
+    x = _rng(1).standard_normal((40, 16)).astype(np.float32) * 4
+    with torch.no_grad():  # steer the head: every row, no row, and some rows to the tail
+        for bias in (-50.0, 50.0, 0.0):
+            tm.head.bias[4:] = bias
+            sm.load_state_dict(tm.state_dict())
+            close(sm.predict(tt(x)), tm.predict(torch.tensor(x)), 0, 0)
+    # (torch's predict takes batches only; tessera's also takes one row)
+    assert int(sm.predict(tt(x[3])).item()) == int(tm.predict(torch.tensor(x[3:4]))[0])
+    with pytest.raises(ValueError, match="sorted in an increasing order"):
+        nn.AdaptiveLogSoftmaxWithLoss(16, 20, [9, 4])
+    with pytest.raises(ValueError, match="between 1 and n_classes-1"):
+        nn.AdaptiveLogSoftmaxWithLoss(16, 20, [4, 20])
+    with pytest.raises(ValueError, match="larger than 0"):
+        nn.AdaptiveLogSoftmaxWithLoss(16, 20, [])
+    with pytest.raises(IndexError, match="target values should be in"):
+        sm(tt(x[:2]), ts.asarray([0, 20]))
+    with pytest.raises(ValueError, match="same size in the batch"):
+        sm(tt(x[:2]), ts.asarray([0, 1, 2]))
+    with pytest.raises(ValueError, match="1D target tensor expects 2D input"):
+        sm(tt(x[0]), ts.zeros(16, dtype=ts.int64))
+    with pytest.raises(ValueError, match="0D target tensor expects 1D input"):
+        sm(tt(x[:2]), ts.asarray(1))
+    with pytest.raises(ValueError, match="multi-target not supported"):
+        sm(tt(x[:2]), ts.zeros((2, 1), dtype=ts.int64))

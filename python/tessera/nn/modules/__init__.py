@@ -14,6 +14,7 @@ from .loss import (PoissonNLLLoss, GaussianNLLLoss, SoftMarginLoss, CosineEmbedd
                    MarginRankingLoss, HingeEmbeddingLoss, MultiLabelSoftMarginLoss,
                    MultiLabelMarginLoss, MultiMarginLoss, TripletMarginLoss,
                    TripletMarginWithDistanceLoss, CTCLoss)
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
 from .loss import (CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, HuberLoss,  # noqa: F401
                    BCELoss, BCEWithLogitsLoss, KLDivLoss)
 from .attention import MultiheadAttention  # noqa: F401
