@@ -35,7 +35,7 @@ class Adadelta(Optimizer):
         if group["weight_decay"]:
             g = g + group["weight_decay"] * p
         v, a = state["square_avg"], state["acc_delta"]
-        v[...] = v * rho + (1 - rho) * (g * g)
+        v.mul_(rho).add_((1 - rho) * (g * g))
         delta = t.sqrt(a + eps) / t.sqrt(v + eps) * g
-        a[...] = a * rho + (1 - rho) * (delta * delta)
-        p[...] = p - group["lr"] * delta
+        a.mul_(rho).add_((1 - rho) * (delta * delta))
+        p.sub_(group["lr"] * delta)

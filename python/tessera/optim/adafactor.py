@@ -62,17 +62,17 @@ class Adafactor(Optimizer):
         beta = step ** group["beta2_decay"]  # 1 - beta2_t
         alpha = max(eps2, _rms(p)) * min(lr, 1 / (step ** 0.5))
         if group["weight_decay"]:
-            p[...] = p * (1 - lr * group["weight_decay"])
+            p.mul_(1 - lr * group["weight_decay"])
         if g.ndim > 1:
             sq = g * g
             row, col = state["row_var"], state["col_var"]
-            row[...] = row + (t.sum(sq, axis=-1, keepdims=True) / g.shape[-1] - row) * beta
-            col[...] = col + (t.sum(sq, axis=-2, keepdims=True) / g.shape[-2] - col) * beta
+            row.add_((t.sum(sq, axis=-1, keepdims=True) / g.shape[-1] - row) * beta)
+            col.add_((t.sum(sq, axis=-2, keepdims=True) / g.shape[-2] - col) * beta)
             var = (row @ col) / t.maximum(t.mean(row, axis=-2, keepdims=True), eps1)
         else:
             v = state["variance"]
-            v[...] = v + (g * g - v) * beta
+            v.add_((g * g - v) * beta)
             var = v
         update = g / t.sqrt(t.maximum(var, eps1 * eps1))
         denom = max(1.0, _rms(update) / group["d"])
-        p[...] = p - (alpha / denom) * update
+        p.sub_((alpha / denom) * update)

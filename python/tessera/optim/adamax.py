@@ -36,7 +36,6 @@ class Adamax(Optimizer):
         if group["weight_decay"]:
             g = g + group["weight_decay"] * p
         m = state["exp_avg"]
-        m[...] = m + (g - m) * (1 - b1)
-        u = state["exp_inf"]
-        u[...] = t.maximum(u * b2, t.abs(g) + group["eps"])
-        p[...] = p + (-group["lr"] / (1 - b1 ** step)) * (m / u)
+        m.add_((g - m) * (1 - b1))
+        u = state["exp_inf"] = t.maximum(state["exp_inf"] * b2, t.abs(g) + group["eps"])
+        p.add_((-group["lr"] / (1 - b1 ** step)) * (m / u))

@@ -38,9 +38,12 @@ class ASGD(Optimizer):
         if group["weight_decay"]:
             g = g + group["weight_decay"] * p
         eta = float(state["eta"].item())
-        p[...] = p * (1 - lambd * eta) - eta * g
+        p.mul_(1 - lambd * eta).sub_(eta * g)
         ax, mu = state["ax"], float(state["mu"].item())
-        ax[...] = ax + (p - ax) * mu if mu != 1 else p
+        if mu != 1:
+            ax.add_((p - ax) * mu)
+        else:
+            ax[...] = p
         # eta and mu are float32 in PyTorch's state: round like its copy_ does.
         state["eta"][...] = float(np.float32(lr / ((1 + lambd * lr * step) ** group["alpha"])))
         state["mu"][...] = float(np.float32(1 / max(1, step - group["t0"])))

@@ -161,7 +161,7 @@ class LBFGS(Optimizer):
         offset = 0
         for p in self._params:
             n = p.size
-            p[...] = p + _ts().reshape(update[offset:offset + n], tuple(p.shape)) * step_size
+            p.add_(_ts().reshape(update[offset:offset + n], tuple(p.shape)) * step_size)
             offset += n
 
     def _set_param(self, params_data: List[Tensor]) -> None:

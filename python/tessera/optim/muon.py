@@ -93,10 +93,10 @@ class Muon(Optimizer):
             state["momentum_buffer"] = t.zeros_like(grad)
         mu, lr = group["momentum"], group["lr"]
         buf = state["momentum_buffer"]
-        buf[...] = buf + (grad - buf) * (1 - mu)
+        buf.add_((grad - buf) * (1 - mu))
         u = (buf - (buf - grad) * (1 - mu)) if group["nesterov"] else buf
         u = zeropower_via_newtonschulz(u, group["ns_coefficients"], group["ns_steps"],
                                        group["eps"])
         step = _adjust_lr(lr, group["adjust_lr_fn"], tuple(p.shape))
-        p[...] = p * (1 - lr * group["weight_decay"])
-        p[...] = p - step * u.astype(p.dtype)
+        p.mul_(1 - lr * group["weight_decay"])
+        p.sub_(step * u.astype(p.dtype))

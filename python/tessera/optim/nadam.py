@@ -22,13 +22,13 @@ def _moments(p: Tensor, grad: Tensor, group: Dict[str, Any], state: Dict[str, An
     wd = group["weight_decay"]
     if wd:
         if group["decoupled_weight_decay"]:
-            p[...] = p * (1 - group["lr"] * wd)
+            p.mul_(1 - group["lr"] * wd)
         else:
             g = g + wd * p
     b1, b2 = group["betas"]
     m, v = state["exp_avg"], state["exp_avg_sq"]
-    m[...] = m + (g - m) * (1 - b1)
-    v[...] = v * b2 + (1 - b2) * (g * g)
+    m.add_((g - m) * (1 - b1))
+    v.mul_(b2).add_((1 - b2) * (g * g))
     return g
 
 
@@ -68,8 +68,8 @@ class NAdam(Optimizer):
         prod *= mu
         mu_prod = float(prod.item())
         denom = t.sqrt(state["exp_avg_sq"] / (1 - b2 ** step)) + group["eps"]
-        p[...] = p + (-lr * (1.0 - mu) / (1.0 - mu_prod)) * (g / denom)
-        p[...] = p + (-lr * mu_next / (1.0 - mu_prod * mu_next)) * (state["exp_avg"] / denom)
+        p.add_((-lr * (1.0 - mu) / (1.0 - mu_prod)) * (g / denom))
+        p.add_((-lr * mu_next / (1.0 - mu_prod * mu_next)) * (state["exp_avg"] / denom))
 
 
 class RAdam(Optimizer):
@@ -107,6 +107,6 @@ class RAdam(Optimizer):
             rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
                     / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
             adaptive = (bc2 ** 0.5) / (t.sqrt(state["exp_avg_sq"]) + group["eps"])
-            p[...] = p - m_hat * lr * adaptive * rect
+            p.sub_(m_hat * lr * adaptive * rect)
         else:
-            p[...] = p - m_hat * lr
+            p.sub_(m_hat * lr)

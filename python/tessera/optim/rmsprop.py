@@ -50,9 +50,9 @@ class RMSprop(Optimizer):
         if group["momentum"] > 0:
             buf = state["momentum_buffer"] * group["momentum"] + g / avg
             state["momentum_buffer"] = buf
-            p[...] = p - group["lr"] * buf
+            p.sub_(group["lr"] * buf)
         else:
-            p[...] = p - group["lr"] * (g / avg)
+            p.sub_(group["lr"] * (g / avg))
 
 
 class Adagrad(Optimizer):
@@ -98,4 +98,4 @@ class Adagrad(Optimizer):
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
         s = state["sum"] + g * g
         state["sum"] = s
-        p[...] = p - clr * (g / (t.sqrt(s) + group["eps"]))
+        p.sub_(clr * (g / (t.sqrt(s) + group["eps"])))

@@ -38,8 +38,7 @@ class Rprop(Optimizer):
         g = -grad if group["maximize"] else grad
         s = t.sign(g * state["prev"])
         factor = t.where(s > 0, etaplus, t.where(s < 0, etaminus, 1.0)).astype(g.dtype)
-        size = state["step_size"]
-        size[...] = t.clip(size * factor, lo, hi)
+        size = state["step_size"] = t.clip(state["step_size"] * factor, lo, hi)
         g = t.where(factor == etaminus, 0.0, g).astype(g.dtype)
-        p[...] = p - t.sign(g) * size
-        state["prev"][...] = g
+        p.sub_(t.sign(g) * size)
+        state["prev"] = g
