@@ -101,6 +101,8 @@ class KLDivLoss(_Loss):
 
 
 class PoissonNLLLoss(_Loss):
+    """Poisson negative log-likelihood (F.poisson_nll_loss); full adds the Stirling term."""
+
     def __init__(self, log_input: bool = True, full: bool = False,
                  size_average: Optional[bool] = None, eps: float = 1e-8,
                  reduce: Optional[bool] = None, reduction: str = "mean") -> None:
@@ -113,6 +115,8 @@ class PoissonNLLLoss(_Loss):
 
 
 class GaussianNLLLoss(_Loss):
+    """Gaussian negative log-likelihood with predicted variance (F.gaussian_nll_loss)."""
+
     def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
         super().__init__(reduction)
         self.full, self.eps = full, eps
@@ -123,6 +127,8 @@ class GaussianNLLLoss(_Loss):
 
 
 class SoftMarginLoss(_Loss):
+    """Two-class logistic loss log(1 + exp(-y x)) (F.soft_margin_loss)."""
+
     def __init__(self, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                  reduction: str = "mean") -> None:
         super().__init__(reduction, size_average, reduce)
@@ -132,6 +138,8 @@ class SoftMarginLoss(_Loss):
 
 
 class CosineEmbeddingLoss(_Loss):
+    """Cosine-similarity embedding loss for y in {1, -1} (F.cosine_embedding_loss)."""
+
     def __init__(self, margin: float = 0.0, size_average: Optional[bool] = None,
                  reduce: Optional[bool] = None, reduction: str = "mean") -> None:
         super().__init__(reduction, size_average, reduce)
@@ -143,6 +151,8 @@ class CosineEmbeddingLoss(_Loss):
 
 
 class MarginRankingLoss(_Loss):
+    """max(0, -y (x1 - x2) + margin) (F.margin_ranking_loss)."""
+
     def __init__(self, margin: float = 0.0, size_average: Optional[bool] = None,
                  reduce: Optional[bool] = None, reduction: str = "mean") -> None:
         super().__init__(reduction, size_average, reduce)
@@ -154,6 +164,8 @@ class MarginRankingLoss(_Loss):
 
 
 class HingeEmbeddingLoss(_Loss):
+    """x where y == 1, max(0, margin - x) where y == -1 (F.hinge_embedding_loss)."""
+
     def __init__(self, margin: float = 1.0, size_average: Optional[bool] = None,
                  reduce: Optional[bool] = None, reduction: str = "mean") -> None:
         super().__init__(reduction, size_average, reduce)
@@ -165,6 +177,8 @@ class HingeEmbeddingLoss(_Loss):
 
 
 class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Per-class logistic loss averaged over classes (F.multilabel_soft_margin_loss)."""
+
     def __init__(self, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
                  reduce: Optional[bool] = None, reduction: str = "mean") -> None:
         super().__init__(weight, reduction, size_average, reduce)
@@ -175,6 +189,8 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
 
 
 class MultiLabelMarginLoss(_Loss):
+    """Multi-label hinge loss over -1-terminated target lists (F.multilabel_margin_loss)."""
+
     def __init__(self, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                  reduction: str = "mean") -> None:
         super().__init__(reduction, size_average, reduce)
@@ -184,6 +200,8 @@ class MultiLabelMarginLoss(_Loss):
 
 
 class MultiMarginLoss(_WeightedLoss):
+    """Multi-class hinge loss, p in {1, 2} (F.multi_margin_loss)."""
+
     def __init__(self, p: int = 1, margin: float = 1.0, weight: Optional[Tensor] = None,
                  size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                  reduction: str = "mean") -> None:
@@ -200,6 +218,8 @@ class MultiMarginLoss(_WeightedLoss):
 
 
 class TripletMarginLoss(_Loss):
+    """Triplet loss with the p-norm distance (F.triplet_margin_loss)."""
+
     def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
                  swap: bool = False, size_average: Optional[bool] = None,
                  reduce: Optional[bool] = None, reduction: str = "mean") -> None:
@@ -215,6 +235,8 @@ class TripletMarginLoss(_Loss):
 
 
 class TripletMarginWithDistanceLoss(_Loss):
+    """Triplet loss with any distance function (F.triplet_margin_with_distance_loss)."""
+
     def __init__(self, *, distance_function: Optional[Callable[[Tensor, Tensor], Tensor]] = None,
                  margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> None:
         super().__init__(reduction)
@@ -232,6 +254,8 @@ class TripletMarginWithDistanceLoss(_Loss):
 
 
 class CTCLoss(_Loss):
+    """Connectionist temporal classification loss (F.ctc_loss)."""
+
     def __init__(self, blank: int = 0, reduction: str = "mean",
                  zero_infinity: bool = False) -> None:
         super().__init__(reduction)
