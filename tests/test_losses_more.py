@@ -634,3 +634,33 @@ def test_adaptive_log_softmax_predict_branches_and_errors() -> None:
         sm(tt(x[:2]), ts.asarray(1))
     with pytest.raises(ValueError, match="multi-target not supported"):
         sm(tt(x[:2]), ts.zeros((2, 1), dtype=ts.int64))
+
+
+@pytest.mark.parametrize("name", ["margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
+                                  "multilabel_soft_margin_loss", "poisson_nll_loss",
+                                  "triplet_margin_loss", "multi_margin_loss", "ctc_loss",
+                                  "gaussian_nll_loss"])
+def test_autocast_dtypes_follow_torch(name: str) -> None:
+    """Under CPU autocast, bfloat16 inputs give float32 losses where torch's fp32 list has
+    the op, and stay bfloat16 for torch's Python composites (multilabel_soft_margin,
+    gaussian_nll)."""
+    rng = _rng(13)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    extra = {"margin_ranking_loss": [x, np.ones((4, 5), np.float32)],
+             "triplet_margin_loss": [x, x],
+             "multi_margin_loss": [rng.integers(0, 5, 4)],
+             "ctc_loss": [np.array([[1, 2]]), np.array([4]), np.array([2])],
+             "gaussian_nll_loss": [x, np.abs(x) + 0.5]}.get(name, [x])
+    first = x.reshape(4, 1, 5) if name == "ctc_loss" else x
+    ins_ts = [tt(first).astype(ts.bfloat16)] + [tt(a).astype(ts.bfloat16) if a.dtype == np.float32
+                                                 else tt(a) for a in extra]
+    ins_th = [torch.tensor(first).bfloat16()] + [torch.tensor(a).bfloat16() if a.dtype == np.float32
+                                                  else torch.tensor(a) for a in extra]
+    with ts.autocast("cpu", dtype=ts.bfloat16):
+        ours = getattr(F, name)(*ins_ts)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        theirs = getattr(TF, name)(*ins_th)
+    composite = name in ("multilabel_soft_margin_loss", "gaussian_nll_loss")
+    assert ours.dtype == (ts.bfloat16 if composite else ts.float32)
+    assert theirs.dtype == (torch.bfloat16 if composite else torch.float32)
+    close(ours.astype(ts.float32), theirs.float(), 2e-2 if composite else 1e-5, 1e-6)

@@ -298,8 +298,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     var has input's shape, or lacks its last axis, or has size 1 on one axis
     (heteroscedastic), or is a float; the eps clamp passes gradients through unchanged
     (PyTorch clamps under no_grad)."""
-    input, target, var = _amp.cast(_amp.FP32, input, target, var)
-    t = _ts()
+    t = _ts()  # (no autocast policy of its own: torch's is a Python composite too)
     if isinstance(var, (int, float)):
         if var < 0:
             raise ValueError("gaussian_nll_loss: var has negative entry/entries")
@@ -397,8 +396,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Optional[
     """Per-class logistic loss -(y log s(x) + (1-y) log s(-x)) (times weight), averaged
     over the last (class) axis."""
     from .activation import logsigmoid
-    input, target, weight = _amp.cast(_amp.FP32, input, target, weight)
-    t = _ts()
+    t = _ts()  # (no autocast policy of its own: torch's is a Python composite too)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if input.ndim < 1:
         raise ValueError("multilabel_soft_margin_loss: input must have a class axis")
