@@ -187,8 +187,9 @@ def test_zero_grad_skip_and_closure(name: str) -> None:
         assert float(opt.state[q]["step"].item()) == 0
     else:
         assert q not in opt.state
+    held = p.grad
     opt.zero_grad(set_to_none=False)
-    assert np.all(p.grad.numpy() == 0)
+    assert np.all(p.grad.numpy() == 0) and np.all(held.numpy() == 0)  # zeroed in place
     opt.zero_grad()
     assert p.grad is None
 

@@ -255,8 +255,9 @@ class Optimizer:
                     continue
                 if set_to_none:
                     p.grad = None
-                else:
-                    p.grad = t.zeros_like(p.grad)
+                else:  # in place, as torch does: references to the gradient see the zeros
+                    with t.no_grad():
+                        p.grad[...] = 0
 
     @_hooked_step
     def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
