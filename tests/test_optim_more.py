@@ -565,3 +565,37 @@ def test_named_parameters() -> None:
         os_.add_param_group({"params": [nn.Parameter(ts.ones(2))]})
     with pytest.raises(ValueError, match="names are missing"):
         optim.SGD([("a", nn.Parameter(ts.ones(2))), nn.Parameter(ts.ones(2))], lr=0.1)
+
+
+@pytest.mark.parametrize("line_search", [None, "strong_wolfe"])
+def test_lbfgs_several_parameters_float64(line_search) -> None:
+    """Parameters of different shapes are flattened into one vector, like torch's."""
+    torch.manual_seed(0)
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1)).double()
+    sm = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1)).double()
+    sm.load_state_dict(tm.state_dict())
+    rng = _rng(4)
+    x, y = rng.standard_normal((16, 3)), rng.standard_normal((16, 1))
+    ot = torch.optim.LBFGS(tm.parameters(), lr=0.5, max_iter=6, history_size=4,
+                           line_search_fn=line_search)
+    os_ = optim.LBFGS(sm.parameters(), lr=0.5, max_iter=6, history_size=4,
+                      line_search_fn=line_search)
+
+    def closure_t():
+        ot.zero_grad()
+        loss = ((tm(torch.tensor(x)) - torch.tensor(y)) ** 2).mean()
+        loss.backward()
+        return loss
+
+    def closure_s():
+        os_.zero_grad()
+        loss = ((sm(tt(x)) - tt(y)) ** 2).mean()
+        loss.backward()
+        return loss
+    for _ in range(3):
+        lt, ls = ot.step(closure_t), os_.step(closure_s)
+        np.testing.assert_allclose(float(ls.item()), float(lt.item()), rtol=1e-10)
+    for (_, a), (_, b) in zip(sm.named_parameters(), tm.named_parameters()):
+        close(a, b, 1e-8, 1e-10)
+    first = next(iter(sm.parameters()))
+    assert os_.state[first]["func_evals"] == ot.state[next(iter(tm.parameters()))]["func_evals"]
