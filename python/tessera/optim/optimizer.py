@@ -53,11 +53,11 @@ required = _Required()
 
 def _flags(name: str, differentiable: bool = False, **others: Any) -> Dict[str, Any]:
     """PyTorch's implementation-selection options (foreach, fused, capturable: whichever
-    the torch optimizer has), accepted so torch code runs unchanged and
-    kept in the param groups like torch keeps them. They select nothing here: every step
-    is one implementation (per-parameter tessera ops or one fused C++ pass) that already
-    runs on the parameter's device. ``differentiable``
-    (an update that autograd can trace) is refused: steps run under no_grad."""
+    the torch optimizer has), accepted so torch code runs unchanged and kept in the param
+    groups as torch keeps them. They select nothing here: each optimizer has one
+    implementation (per-parameter tessera ops, or one fused C++ pass) that runs on the
+    parameters' device. ``differentiable=True`` (an update autograd can trace through) is
+    refused: steps run under no_grad."""
     if differentiable:
         raise NotImplementedError(f"{name}: differentiable=True is not supported (optimizer "
                                   "steps run under no_grad)")
