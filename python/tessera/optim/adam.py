@@ -2,11 +2,11 @@
 param group (``_C._adam_step_``)."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from .. import _C
 from .._C import Tensor
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _flags
 
 
 def _ts() -> Any:
@@ -29,18 +29,26 @@ class Adam(Optimizer):
     """m = lerp(m, g, 1-b1); v = b2 v + (1-b2) g^2 (amsgrad: v_max = max(v_max, v));
     p -= lr/(1-b1^t) * m / (sqrt(v)/sqrt(1-b2^t) + eps). Weight decay is L2 (added to g).
     State per parameter, as PyTorch keeps it: step (0-d float32), exp_avg, exp_avg_sq
-    (and max_exp_avg_sq with amsgrad)."""
+    (and max_exp_avg_sq with amsgrad). ``decoupled_weight_decay=True`` is AdamW's update;
+    foreach/capturable/fused are accepted and select nothing (see ``_flags``)."""
 
     _decoupled = False
     _tensor_step = True
 
     def __init__(self, params: Any, lr: float = 1e-3, betas: Tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0.0, amsgrad: bool = False, *,
-                 maximize: bool = False) -> None:
+                 foreach: Optional[bool] = None, maximize: bool = False,
+                 capturable: bool = False, differentiable: bool = False,
+                 fused: Optional[bool] = None, decoupled_weight_decay: bool = False) -> None:
         _check(lr, betas, eps, weight_decay)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
                                       weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize))
+                                      maximize=maximize,
+                                      decoupled_weight_decay=decoupled_weight_decay
+                                      or self._decoupled,
+                                      **_flags(type(self).__name__, differentiable,
+                                               foreach=foreach, capturable=capturable,
+                                               fused=fused)))
 
     def _init_state(self, p: Tensor, amsgrad: bool) -> Dict[str, Any]:
         t = _ts()
@@ -66,7 +74,7 @@ class Adam(Optimizer):
         b1, b2 = group["betas"]
         _C._adam_step_(params, [p.grad for p in params], m, v, vmax, steps, group["lr"], b1, b2,
                        group["eps"], group["weight_decay"], amsgrad, group["maximize"],
-                       self._decoupled)
+                       group.get("decoupled_weight_decay", self._decoupled))
 
 
 class AdamW(Adam):
@@ -76,5 +84,9 @@ class AdamW(Adam):
 
     def __init__(self, params: Any, lr: float = 1e-3, betas: Tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
-                 maximize: bool = False) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 maximize: bool = False, foreach: Optional[bool] = None,
+                 capturable: bool = False, differentiable: bool = False,
+                 fused: Optional[bool] = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+                         foreach=foreach, capturable=capturable, differentiable=differentiable,
+                         fused=fused)

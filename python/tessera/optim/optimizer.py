@@ -3,6 +3,8 @@ layout: {'state': {index: {...}}, 'param_groups': [{..., 'params': [indices]}]})
 from __future__ import annotations
 
 import copy
+import functools
+from collections import OrderedDict
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from .._C import Tensor
@@ -49,9 +51,148 @@ class _Required:
 required = _Required()
 
 
+def _flags(name: str, differentiable: bool = False, **others: Any) -> Dict[str, Any]:
+    """PyTorch's implementation-selection options (foreach, fused, capturable: whichever
+    the torch optimizer has), accepted so torch code runs unchanged and kept in the param
+    groups as torch keeps them. They select nothing here: each optimizer has one
+    implementation (per-parameter tessera ops, or one fused C++ pass) that runs on the
+    parameters' device. ``differentiable=True`` (an update autograd can trace through) is
+    refused: steps run under no_grad."""
+    if differentiable:
+        raise NotImplementedError(f"{name}: differentiable=True is not supported (optimizer "
+                                  "steps run under no_grad)")
+    return dict(differentiable=differentiable, **others)
+
+
+def _check_nonneg(name: str, **values: float) -> None:
+    """Raises PyTorch's ``Invalid <what>: value`` errors for negative options."""
+    for what, v in values.items():
+        if v < 0.0:
+            raise ValueError(f"{name}: Invalid {what.replace('_', ' ')}: {v}")
+
+
+def _step_tensor() -> Tensor:
+    """A fresh ``state['step']``: a 0-d float32 tensor, as PyTorch keeps it."""
+    t = _ts()
+    return t.zeros((), dtype=t.float32)
+
+
+def _begin_step(p: Tensor, state: Dict[str, Any], *zeros: str) -> float:
+    """Starts one parameter's update: on its first step creates ``state['step']`` and a
+    zero tensor like `p` under each name in `zeros`; then bumps the step and returns it."""
+    if not state:
+        state["step"] = _step_tensor()
+        for name in zeros:
+            state[name] = _ts().zeros_like(p)
+    return _bump(state)
+
+
+def _bump(state: Dict[str, Any]) -> float:
+    """Increments ``state['step']`` (0-d float32 tensor, in place) and returns its value."""
+    st = state["step"]
+    st += 1
+    return float(st.item())
+
+
+def _load_value(v: Any, p: Tensor, to_tensor: Callable[[Any], Tensor]) -> Any:
+    """One loaded state value: numbers, strings and None as they are, lists element by
+    element (LBFGS's history), tensors (tessera, NumPy or torch) cast to p's dtype and
+    moved to p's device (as PyTorch does)."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (list, tuple)):
+        return type(v)(_load_value(e, p, to_tensor) for e in v)
+    return to_tensor(v).astype(p.dtype).to(p.device)
+
+
+_global_step_pre_hooks: Dict[int, Callable] = OrderedDict()
+_global_step_post_hooks: Dict[int, Callable] = OrderedDict()
+
+
+def _handle(table: Dict[int, Callable], hook: Callable, prepend: bool = False) -> Any:
+    from ..nn.modules.module import RemovableHandle
+    h = RemovableHandle(table)
+    table[h.id] = hook
+    if prepend:
+        table.move_to_end(h.id, last=False)  # type: ignore[attr-defined]
+    return h
+
+
+def register_optimizer_step_pre_hook(hook: Callable) -> Any:
+    """A hook(optimizer, args, kwargs) run before every optimizer's step; it may return
+    (new_args, new_kwargs)."""
+    return _handle(_global_step_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook: Callable) -> Any:
+    """A hook(optimizer, args, kwargs) run after every optimizer's step."""
+    return _handle(_global_step_post_hooks, hook)
+
+
+def _hooked_step(step: Callable) -> Callable:
+    """Wraps a step method with the global and per-optimizer step hooks (as PyTorch does
+    for every Optimizer subclass's step)."""
+    if getattr(step, "_hooked", False):
+        return step
+
+    @functools.wraps(step)
+    def wrapper(self: "Optimizer", *args: Any, **kwargs: Any) -> Any:
+        for hook in [*_global_step_pre_hooks.values(), *self._step_pre_hooks.values()]:
+            res = hook(self, args, kwargs)
+            if res is not None:
+                if not (isinstance(res, tuple) and len(res) == 2):
+                    raise RuntimeError(f"{hook} must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {res}.")
+                args, kwargs = res
+        out = step(self, *args, **kwargs)
+        for hook in [*self._step_post_hooks.values(), *_global_step_post_hooks.values()]:
+            hook(self, args, kwargs)
+        return out
+    wrapper._hooked = True  # type: ignore[attr-defined]
+    return wrapper
+
+
 class Optimizer:
     """Base class: ``Optimizer(params, defaults)`` with params an iterable of tensors or of
-    dicts (param groups with their own options)."""
+    dicts (param groups with their own options). Hooks as in PyTorch: step pre/post,
+    state_dict pre/post and load_state_dict pre/post (``register_*_hook``)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            cls.step = _hooked_step(cls.__dict__["step"])  # type: ignore[method-assign]
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Optimizer":
+        self = super().__new__(cls)
+        for name in ("_step_pre_hooks", "_step_post_hooks", "_state_dict_pre_hooks",
+                     "_state_dict_post_hooks", "_load_state_dict_pre_hooks",
+                     "_load_state_dict_post_hooks"):
+            setattr(self, name, OrderedDict())
+        return self
+
+    def register_step_pre_hook(self, hook: Callable) -> Any:
+        """hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs), before step."""
+        return _handle(self._step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook: Callable) -> Any:
+        """hook(optimizer, args, kwargs) -> None, after step."""
+        return _handle(self._step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> Any:
+        """hook(optimizer) -> None, before state_dict() builds its result."""
+        return _handle(self._state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> Any:
+        """hook(optimizer, state_dict) -> None or a replacement state dict."""
+        return _handle(self._state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> Any:
+        """hook(optimizer, state_dict) -> None or the state dict to load instead."""
+        return _handle(self._load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> Any:
+        """hook(optimizer) -> None, after load_state_dict()."""
+        return _handle(self._load_state_dict_post_hooks, hook, prepend)
 
     # Whether state['step'] is a 0-d float32 tensor (PyTorch's layout, which the fused
     # C++ steps increment in place) rather than a Python float.
@@ -76,7 +217,20 @@ class Optimizer:
         """Adds a group of parameters with its own options (defaults fill the rest)."""
         group = dict(param_group)
         params = group["params"]
-        group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        params = [params] if isinstance(params, Tensor) else list(params)
+        # (name, tensor) pairs, e.g. module.named_parameters(): names go to param_names.
+        names = [item[0] for item in params if isinstance(item, tuple)]
+        if names and len(names) != len(params):
+            raise ValueError("all optimizer params should be with/without names. Some param "
+                             "names are missing")
+        group["params"] = [item[1] for item in params] if names else params
+        if names:
+            group = {"params": group["params"], "param_names": names,
+                     **{k: v for k, v in group.items() if k not in ("params", "param_names")}}
+        if self.param_groups and ("param_names" in group) != ("param_names" in self.param_groups[0]):
+            raise ValueError("all optimizer param groups should be with/without names. cannot "
+                             f"add param group {'with' if names else 'without'} names to the "
+                             f"optimizer")
         for p in group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError(f"{type(self).__name__}: optimizer can only optimize Tensors, "
@@ -101,9 +255,11 @@ class Optimizer:
                     continue
                 if set_to_none:
                     p.grad = None
-                else:
-                    p.grad = t.zeros_like(p.grad)
+                else:  # in place, as torch does: references to the gradient see the zeros
+                    with t.no_grad():
+                        p.grad[...] = 0
 
+    @_hooked_step
     def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
         """One update of every parameter that has a gradient; `closure` re-evaluates the
         loss (run with grad enabled) and its value is returned."""
@@ -129,6 +285,8 @@ class Optimizer:
 
     # ----------------------------------------------------------------- state dicts
     def state_dict(self) -> Dict[str, Any]:
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self)
         index: Dict[int, int] = {}
         groups = []
         for g in self.param_groups:
@@ -139,12 +297,19 @@ class Optimizer:
                 packed["params"].append(index[id(p)])
             groups.append(packed)
         state = {index[id(p)]: dict(s) for p, s in self.state.items() if id(p) in index}
-        return {"state": state, "param_groups": groups}
+        out = {"state": state, "param_groups": groups}
+        for hook in self._state_dict_post_hooks.values():
+            res = hook(self, out)
+            out = out if res is None else res
+        return out
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
         """Restores options and state; tensors may be tessera, NumPy or torch (a PyTorch
         optimizer's state_dict loads directly)."""
         from ..nn.modules.module import to_tensor
+        for hook in self._load_state_dict_pre_hooks.values():
+            res = hook(self, state_dict)
+            state_dict = state_dict if res is None else res
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
@@ -163,13 +328,13 @@ class Optimizer:
                     if k == "step":
                         v = float(v.item()) if hasattr(v, "item") else float(v)
                         st[k] = _ts().asarray(v, dtype=_ts().float32) if self._tensor_step else v
-                    elif v is None or isinstance(v, (int, float)):
-                        st[k] = v
                     else:
-                        st[k] = to_tensor(v).astype(p.dtype)
+                        st[k] = _load_value(v, p, to_tensor)
             for k, v in theirs.items():
                 if k != "params":
                     mine[k] = copy.deepcopy(v)
+        for hook in self._load_state_dict_post_hooks.values():
+            hook(self)
 
     def __repr__(self) -> str:
         s = type(self).__name__ + " ("

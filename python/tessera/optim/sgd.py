@@ -2,18 +2,21 @@
 fused C++ pass per param group (``_C._sgd_step_``)."""
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from .. import _C
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _flags
 
 
 class SGD(Optimizer):
     """g = -g if maximize; g += wd p; buf = g (first step) or mu buf + (1 - dampening) g;
-    g = g + mu buf (nesterov) or buf; p -= lr g."""
+    g = g + mu buf (nesterov) or buf; p -= lr g. foreach/fused are accepted and select
+    nothing (see ``_flags``)."""
 
     def __init__(self, params: Any, lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
-                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False) -> None:
+                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: Optional[bool] = None, differentiable: bool = False,
+                 fused: Optional[bool] = None) -> None:
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -24,7 +27,9 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov,
-                                      maximize=maximize))
+                                      maximize=maximize,
+                                      **_flags("SGD", differentiable, foreach=foreach,
+                                               fused=fused)))
 
     def _step_group(self, group: Dict[str, Any]) -> None:
         params = [p for p in group["params"] if p.grad is not None]

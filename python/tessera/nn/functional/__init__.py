@@ -11,6 +11,9 @@ from .norm import (batch_norm, layer_norm, rms_norm, group_norm, instance_norm, 
                    normalize)
 from .misc import (linear, bilinear, dropout, dropout2d, one_hot, embedding,  # noqa: F401
                    scaled_dot_product_attention, pairwise_distance, cosine_similarity)
+from .loss import (gaussian_nll_loss, margin_ranking_loss, hinge_embedding_loss,  # noqa: F401
+                   multilabel_soft_margin_loss, multilabel_margin_loss, multi_margin_loss,
+                   triplet_margin_loss, triplet_margin_with_distance_loss, ctc_loss)
 from .loss import (nll_loss, cross_entropy, mse_loss, l1_loss, smooth_l1_loss, huber_loss,  # noqa: F401
                    binary_cross_entropy, binary_cross_entropy_with_logits, kl_div,
                    poisson_nll_loss, soft_margin_loss, cosine_embedding_loss)

@@ -10,6 +10,11 @@ from .activation import (ReLU, ReLU6, SiLU, Mish, Hardswish, Hardsigmoid, SELU, 
                          LogSigmoid, Tanh, Softsign, Tanhshrink, GELU, ELU, CELU, LeakyReLU,
                          Hardtanh, Softplus, Softmax, LogSoftmax, Softmin, GLU, Dropout,
                          Dropout2d)
+from .loss import (PoissonNLLLoss, GaussianNLLLoss, SoftMarginLoss, CosineEmbeddingLoss,  # noqa: F401
+                   MarginRankingLoss, HingeEmbeddingLoss, MultiLabelSoftMarginLoss,
+                   MultiLabelMarginLoss, MultiMarginLoss, TripletMarginLoss,
+                   TripletMarginWithDistanceLoss, CTCLoss)
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
 from .loss import (CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, HuberLoss,  # noqa: F401
                    BCELoss, BCEWithLogitsLoss, KLDivLoss)
 from .attention import MultiheadAttention  # noqa: F401

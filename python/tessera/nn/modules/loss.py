@@ -1,22 +1,25 @@
 """Loss modules: each stores its options and calls the functional form."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from ..._C import Tensor
 from .. import functional as F
+from ..functional.loss import _legacy_reduction
 from .module import Module
 
 
 class _Loss(Module):
-    def __init__(self, reduction: str = "mean") -> None:
+    def __init__(self, reduction: str = "mean", size_average: Optional[bool] = None,
+                 reduce: Optional[bool] = None) -> None:
         super().__init__()
-        self.reduction = reduction
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
 
 
 class _WeightedLoss(_Loss):
-    def __init__(self, weight: Optional[Tensor] = None, reduction: str = "mean") -> None:
-        super().__init__(reduction)
+    def __init__(self, weight: Optional[Tensor] = None, reduction: str = "mean",
+                 size_average: Optional[bool] = None, reduce: Optional[bool] = None) -> None:
+        super().__init__(reduction, size_average, reduce)
         self.register_buffer("weight", weight)
 
 
@@ -95,3 +98,170 @@ class KLDivLoss(_Loss):
         return F.kl_div(input, target, self.reduction, self.log_target)
 
 
+
+
+class PoissonNLLLoss(_Loss):
+    """Poisson negative log-likelihood (F.poisson_nll_loss); full adds the Stirling term."""
+
+    def __init__(self, log_input: bool = True, full: bool = False,
+                 size_average: Optional[bool] = None, eps: float = 1e-8,
+                 reduce: Optional[bool] = None, reduction: str = "mean") -> None:
+        super().__init__(reduction, size_average, reduce)
+        self.log_input, self.full, self.eps = log_input, full, eps
+
+    def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
+        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full,
+                                  eps=self.eps, reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    """Gaussian negative log-likelihood with predicted variance (F.gaussian_nll_loss)."""
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
+        super().__init__(reduction)
+        self.full, self.eps = full, eps
+
+    def forward(self, input: Tensor, target: Tensor, var: Tensor) -> Tensor:
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
+                                   reduction=self.reduction)
+
+
+class SoftMarginLoss(_Loss):
+    """Two-class logistic loss log(1 + exp(-y x)) (F.soft_margin_loss)."""
+
+    def __init__(self, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(reduction, size_average, reduce)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    """Cosine-similarity embedding loss for y in {1, -1} (F.cosine_embedding_loss)."""
+
+    def __init__(self, margin: float = 0.0, size_average: Optional[bool] = None,
+                 reduce: Optional[bool] = None, reduction: str = "mean") -> None:
+        super().__init__(reduction, size_average, reduce)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
+                                       reduction=self.reduction)
+
+
+class MarginRankingLoss(_Loss):
+    """max(0, -y (x1 - x2) + margin) (F.margin_ranking_loss)."""
+
+    def __init__(self, margin: float = 0.0, size_average: Optional[bool] = None,
+                 reduce: Optional[bool] = None, reduction: str = "mean") -> None:
+        super().__init__(reduction, size_average, reduce)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
+                                     reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(_Loss):
+    """x where y == 1, max(0, margin - x) where y == -1 (F.hinge_embedding_loss)."""
+
+    def __init__(self, margin: float = 1.0, size_average: Optional[bool] = None,
+                 reduce: Optional[bool] = None, reduction: str = "mean") -> None:
+        super().__init__(reduction, size_average, reduce)
+        self.margin = margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.hinge_embedding_loss(input, target, margin=self.margin,
+                                      reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Per-class logistic loss averaged over classes (F.multilabel_soft_margin_loss)."""
+
+    def __init__(self, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
+                 reduce: Optional[bool] = None, reduction: str = "mean") -> None:
+        super().__init__(weight, reduction, size_average, reduce)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_soft_margin_loss(input, target, self.weight,
+                                             reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Multi-label hinge loss over -1-terminated target lists (F.multilabel_margin_loss)."""
+
+    def __init__(self, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(reduction, size_average, reduce)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """Multi-class hinge loss, p in {1, 2} (F.multi_margin_loss)."""
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Optional[Tensor] = None,
+                 size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(weight, reduction, size_average, reduce)
+        if p not in (1, 2):
+            raise ValueError(f"MultiMarginLoss: only p == 1 and p == 2 supported, got {p}")
+        if weight is not None and weight.ndim != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be 1-D, got {weight.ndim}-D")
+        self.p, self.margin = p, margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
+                                   weight=self.weight, reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    """Triplet loss with the p-norm distance (F.triplet_margin_loss)."""
+
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
+                 swap: bool = False, size_average: Optional[bool] = None,
+                 reduce: Optional[bool] = None, reduction: str = "mean") -> None:
+        super().__init__(reduction, size_average, reduce)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got "
+                             f"{margin} instead")
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
+                                     eps=self.eps, swap=self.swap, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """Triplet loss with any distance function (F.triplet_margin_with_distance_loss)."""
+
+    def __init__(self, *, distance_function: Optional[Callable[[Tensor, Tensor], Tensor]] = None,
+                 margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> None:
+        super().__init__(reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
+                             f"than 0, got {margin} instead")
+        self.distance_function = distance_function if distance_function is not None \
+            else F.pairwise_distance
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss (F.ctc_loss)."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean",
+                 zero_infinity: bool = False) -> None:
+        super().__init__(reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths: Tensor,
+                target_lengths: Tensor) -> Tensor:
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)
