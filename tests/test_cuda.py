@@ -794,3 +794,23 @@ def test_repeat_permutation_and_multinomial_take_device_tensors():
     same(a, b)
     with pytest.raises(ValueError, match="multinomial"):
         ts.random.multinomial(-p.cuda(), 1)
+
+
+@gpu
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "NAdam", "ASGD", "RMSprop", "Adagrad"])
+def test_optimizers_step_on_cuda_under_a_cuda_default_device(name):
+    results = []
+    for dev in ["cpu", DEV]:
+        ts.set_default_device(dev)
+        try:
+            p = ts.nn.Parameter(ts.asarray(rand((5,), "float32", 24)))
+            kw = {"momentum": 0.9} if name == "SGD" else {}
+            opt = getattr(ts.optim, name)([p], lr=0.1, **kw)
+            for _ in range(3):
+                opt.zero_grad()
+                ts.sum(p * p).backward()
+                opt.step()
+            results.append(p.detach().cpu().numpy())
+        finally:
+            ts.set_default_device("cpu")
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-5, atol=1e-6)

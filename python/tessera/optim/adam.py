@@ -54,7 +54,7 @@ class Adam(Optimizer):
         t = _ts()
         state = self.state[p]
         if not state:
-            state["step"] = t.zeros((), dtype=t.float32)
+            state["step"] = t.zeros((), dtype=t.float32, device="cpu")
             state["exp_avg"] = t.zeros_like(p)
             state["exp_avg_sq"] = t.zeros_like(p)
         if amsgrad and "max_exp_avg_sq" not in state:

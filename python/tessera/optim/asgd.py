@@ -32,8 +32,8 @@ class ASGD(Optimizer):
         lr, lambd = group["lr"], group["lambd"]
         step = _begin_step(p, state, "ax")
         if "eta" not in state:
-            state["eta"] = t.asarray(lr, dtype=t.float32)
-            state["mu"] = t.ones((), dtype=t.float32)
+            state["eta"] = t.asarray(lr, dtype=t.float32, device="cpu")
+            state["mu"] = t.ones((), dtype=t.float32, device="cpu")
         g = -grad if group["maximize"] else grad
         if group["weight_decay"]:
             g = g + group["weight_decay"] * p

@@ -58,7 +58,7 @@ class NAdam(Optimizer):
         t = _ts()
         step = _begin_step(p, state, "exp_avg", "exp_avg_sq")
         if "mu_product" not in state:
-            state["mu_product"] = t.ones((), dtype=t.float32)
+            state["mu_product"] = t.ones((), dtype=t.float32, device="cpu")
         b1, b2 = group["betas"]
         lr, psi = group["lr"], group["momentum_decay"]
         g = _moments(p, grad, group, state)

@@ -72,9 +72,10 @@ def _check_nonneg(name: str, **values: float) -> None:
 
 
 def _step_tensor() -> Tensor:
-    """A fresh ``state['step']``: a 0-d float32 tensor, as PyTorch keeps it."""
+    """A fresh ``state['step']``: a 0-d float32 CPU tensor, as PyTorch keeps it (on the CPU
+    whatever ts.set_default_device says: the fused steps read it on the host)."""
     t = _ts()
-    return t.zeros((), dtype=t.float32)
+    return t.zeros((), dtype=t.float32, device="cpu")
 
 
 def _begin_step(p: Tensor, state: Dict[str, Any], *zeros: str) -> float:
