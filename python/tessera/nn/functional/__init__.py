@@ -14,3 +14,5 @@ from .misc import (linear, bilinear, dropout, dropout2d, one_hot, embedding,  # 
 from .loss import (nll_loss, cross_entropy, mse_loss, l1_loss, smooth_l1_loss, huber_loss,  # noqa: F401
                    binary_cross_entropy, binary_cross_entropy_with_logits, kl_div,
                    poisson_nll_loss, soft_margin_loss, cosine_embedding_loss)
+from .interp import interpolate, upsample, upsample_nearest, upsample_bilinear  # noqa: F401
+from .pooling_more import *  # noqa: F401,F403

@@ -14,3 +14,9 @@ from .loss import (CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, Hub
                    BCELoss, BCEWithLogitsLoss, KLDivLoss)
 from .attention import MultiheadAttention  # noqa: F401
 from .transformer import TransformerEncoderLayer, TransformerEncoder  # noqa: F401
+from .bilinear import Bilinear  # noqa: F401
+from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d  # noqa: F401
+from .padding import (ZeroPad1d, ZeroPad2d, ZeroPad3d, ConstantPad1d, ConstantPad2d,  # noqa: F401
+                      ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,
+                      ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, CircularPad1d,
+                      CircularPad2d, CircularPad3d)
