@@ -239,9 +239,11 @@ def _lp_pool(x: Tensor, norm_type: float, kernel_size: IntOrTuple, stride: Optio
     avg = avg_pool1d if nsp == 1 else avg_pool2d
     if nsp == 3:
         avg = avg_pool3d
-    out = avg(x ** norm_type, k, stride, 0, ceil_mode)
+    # Exponents as 0-d tensors of x's dtype: a Python-float exponent's gradient rounds
+    # (p - 1) to float32 in the core pow backward.
+    out = avg(x ** t.asarray(norm_type, dtype=x.dtype, device=x.device), k, stride, 0, ceil_mode)
     out = t.sign(out) * t.maximum(t.abs(out), 0) * math.prod(k)
-    return out ** (1.0 / norm_type)
+    return out ** t.asarray(1.0 / norm_type, dtype=x.dtype, device=x.device)
 
 
 def lp_pool1d(x: Tensor, norm_type: float, kernel_size: IntOrTuple,
