@@ -16,3 +16,4 @@ from .loss import (nll_loss, cross_entropy, mse_loss, l1_loss, smooth_l1_loss, h
                    poisson_nll_loss, soft_margin_loss, cosine_embedding_loss)
 from .interp import interpolate, upsample, upsample_nearest, upsample_bilinear  # noqa: F401
 from .pooling_more import *  # noqa: F401,F403
+from .activation_more import *  # noqa: F401,F403  (inplace= forms override activation's)

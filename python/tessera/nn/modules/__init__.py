@@ -23,3 +23,4 @@ from .padding import (ZeroPad1d, ZeroPad2d, ZeroPad3d, ConstantPad1d, ConstantPa
 from .pooling_more import (MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,  # noqa: F401
                            AdaptiveMaxPool2d, AdaptiveMaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d,
                            LPPool1d, LPPool2d, LPPool3d, Fold, Unfold)
+from .activation_more import PReLU, Threshold, Hardshrink, Softshrink, Softmax2d, RReLU  # noqa: F401
