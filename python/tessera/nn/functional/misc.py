@@ -169,6 +169,10 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     t = _ts()
     d = t.abs(x1 - x2 + eps)
+    if p == math.inf:
+        return t.max(d, axis=-1, keepdims=keepdim)
+    if p == 0:
+        return t.sum((d != 0).astype(d.dtype), axis=-1, keepdims=keepdim)
     return t.sum(d ** p, axis=-1, keepdims=keepdim) ** (1.0 / p)
 
 
