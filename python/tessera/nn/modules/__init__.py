@@ -30,3 +30,4 @@ from .normalization_more import (BatchNorm3d, InstanceNorm1d, InstanceNorm2d,  #
 from .dropout_more import Dropout1d, Dropout3d, AlphaDropout, FeatureAlphaDropout  # noqa: F401
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .sparse import EmbeddingBag  # noqa: F401
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
