@@ -31,3 +31,4 @@ from .dropout_more import Dropout1d, Dropout3d, AlphaDropout, FeatureAlphaDropou
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .sparse import EmbeddingBag  # noqa: F401
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
+from .transformer_decoder import TransformerDecoderLayer, TransformerDecoder, Transformer  # noqa: F401
