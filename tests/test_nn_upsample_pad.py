@@ -211,3 +211,26 @@ def test_padding_gradcheck_and_errors() -> None:
         nn.CircularPad1d(5)(tt(randn(2, 3, 4)))
     with pytest.raises(ValueError, match="ConstantPad3d"):
         nn.ConstantPad3d(1, 0.0)(tt(randn(4, 5)))
+
+
+@pytest.mark.parametrize("mode,kw", [("nearest", {}), ("nearest-exact", {}),
+                                     ("bilinear", dict(align_corners=False)),
+                                     ("bicubic", dict(align_corners=True))])
+def test_interpolate_long_axes_gather_path(mode: str, kw) -> None:
+    # axes longer than the dense-matmul limit resample by gather + index_add
+    x = randn(1, 2, 3, 300)
+    compare_fn(lambda v: F.interpolate(v, size=(5, 451), mode=mode, **kw),
+               lambda v: TF.interpolate(v, size=(5, 451), mode=mode, **kw), x,
+               rtol=1e-5, atol=1e-5)
+
+
+def test_interpolate_gather_path_gradcheck(monkeypatch) -> None:
+    from tessera.nn.functional import interp
+    monkeypatch.setattr(interp, "_DENSE_MAX", 0)
+    for mode in ("nearest", "bilinear", "bicubic"):
+        x = tt(randn(1, 1, 3, 4, dtype=np.float64), requires_grad=True)
+        assert gradcheck(lambda v: F.interpolate(v, size=(5, 3), mode=mode), (x,))
+    x = randn(2, 3, 7, 5)
+    compare_fn(lambda v: F.interpolate(v, scale_factor=1.7, mode="bilinear"),
+               lambda v: TF.interpolate(v, scale_factor=1.7, mode="bilinear"), x,
+               rtol=1e-5, atol=1e-5)

@@ -18,6 +18,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..._C import Tensor
+from ...autograd.function import Function, FunctionCtx
 
 SizeArg = Optional[Union[int, Sequence[int]]]
 ScaleArg = Optional[Union[float, Sequence[float]]]
@@ -79,6 +80,13 @@ def _scale(n: int, m: int, align_corners: bool, scale: Optional[float], ft: Any)
     return ft(n) / ft(m)
 
 
+def _half_pixel_source(s: Any, m: int, ft: Any) -> Any:
+    """s * (i + 0.5) - 0.5 rounded once to ft, as PyTorch's compiled kernel computes it (one
+    fused multiply-add): the product is exact in the next wider type."""
+    wide = np.float64 if ft == np.float32 else np.longdouble
+    return (wide(s) * (np.arange(m, dtype=wide) + wide(0.5)) - wide(0.5)).astype(ft)
+
+
 def _nearest_taps(n: int, m: int, scale: Optional[float], exact: bool) -> List[Tuple[Any, Any]]:
     """PyTorch's nearest_idx / nearest_neighbor_exact_compute_source_index (float32 math)."""
     i = np.arange(m, dtype=np.int64)
@@ -97,7 +105,7 @@ def _linear_taps(n: int, m: int, align_corners: bool, scale: Optional[float],
                  ft: Any) -> List[Tuple[Any, Any]]:
     s = _scale(n, m, align_corners, scale, ft)
     i = np.arange(m).astype(ft)
-    src = s * i if align_corners else np.maximum(s * (i + ft(0.5)) - ft(0.5), ft(0))
+    src = s * i if align_corners else np.maximum(_half_pixel_source(s, m, ft), ft(0))
     i0 = np.minimum(src.astype(np.int64), n - 1)
     lam = np.clip(src - i0.astype(ft), ft(0), ft(1)).astype(ft)
     i1 = np.minimum(i0 + 1, n - 1)
@@ -108,7 +116,7 @@ def _cubic_taps(n: int, m: int, align_corners: bool, scale: Optional[float],
                 ft: Any) -> List[Tuple[Any, Any]]:
     s = _scale(n, m, align_corners, scale, ft)
     i = np.arange(m).astype(ft)
-    src = s * i if align_corners else s * (i + ft(0.5)) - ft(0.5)
+    src = s * i if align_corners else _half_pixel_source(s, m, ft)
     base = np.floor(src)
     t = (src - base).astype(ft)
     a = ft(_CUBIC_A)
@@ -124,17 +132,57 @@ def _cubic_taps(n: int, m: int, align_corners: bool, scale: Optional[float],
     return [(np.clip(b + k - 1, 0, n - 1), w.astype(ft)) for k, w in enumerate(weights)]
 
 
+class _TakeAxis(Function):
+    """take(x, idx, axis) whose backward is one index_add of the gradient into zeros (the
+    generic indexing backward is several times slower here)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, idx: Tensor, axis: int) -> Tensor:  # type: ignore[override]
+        ctx.save_for_backward(idx)
+        ctx.meta = (tuple(x.shape), axis)
+        return _ts().take(x, idx, axis=axis)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        t = _ts()
+        (idx,) = ctx.saved_tensors
+        shape, axis = ctx.meta
+        zero = t.zeros(shape, dtype=g.dtype, device=g.device)
+        return t.index_add(zero, axis, idx, g), None, None
+
+
+# Up to this many input positions per axis the resampling runs as a dense (m, n) matmul
+# (k nonzeros per row, the rest exact zeros, so the same sums): BLAS throughput beats the
+# gather/index_add pair by several times there. Longer axes gather.
+_DENSE_MAX = 256
+
+
 def _resample_axis(x: Tensor, axis: int, taps: List[Tuple[Any, Any]]) -> Tensor:
-    """sum_k take(x, idx_k, axis) * w_k (Note [Separable resampling by gathered taps])."""
+    """sum_k take(x, idx_k, axis) * w_k (Note [Separable resampling by gathered taps]), as a
+    dense matmul for short floating axes or one gather of all taps."""
     t = _ts()
-    shape = (-1,) + (1,) * (x.ndim - 1 - axis)
-    out = None
-    for idx, w in taps:
-        g = t.take(x, t.asarray(idx, device=x.device), axis=axis)
-        if w is not None:
-            g = g * t.reshape(t.asarray(w, device=x.device).astype(x.dtype), shape)
-        out = g if out is None else out + g
-    return out
+    n, m = x.shape[axis], len(taps[0][0])
+    if n <= _DENSE_MAX and t.isdtype(x.dtype, "real floating"):
+        mat = np.zeros((m, n), dtype=np.float64)
+        rows = np.arange(m)
+        for idx, w in taps:
+            np.add.at(mat, (rows, idx), 1.0 if w is None else w.astype(np.float64))
+        dense = t.asarray(mat, device=x.device).astype(x.dtype)
+        if axis == x.ndim - 1:
+            return t.matmul(x, dense.mT)
+        if axis == x.ndim - 2:
+            return t.matmul(dense, x)
+        return t.moveaxis(t.matmul(t.moveaxis(x, axis, -1), dense.mT), -1, axis)
+    m = len(taps[0][0])
+    idx = t.asarray(np.concatenate([i for i, _ in taps]), device=x.device)
+    g = _TakeAxis.apply(x, idx, axis) if x.requires_grad else t.take(x, idx, axis=axis)
+    if len(taps) == 1:
+        return g
+    k = len(taps)
+    rest = tuple(x.shape[axis + 1:])
+    g = t.reshape(g, tuple(x.shape[:axis]) + (k, m) + rest)
+    w = np.stack([wk for _, wk in taps]).reshape((k, m) + (1,) * len(rest))
+    return t.sum(g * t.asarray(w, device=x.device).astype(x.dtype), axis=axis)
 
 
 def interpolate(input: Tensor, size: SizeArg = None, scale_factor: ScaleArg = None,
