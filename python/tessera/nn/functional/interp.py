@@ -157,6 +157,40 @@ class _TakeAxis(Function):
 _DENSE_MAX = 256
 
 
+def _aa_filter(x: Any, cubic: bool) -> Any:
+    """PyTorch's antialiasing filters: triangle for bilinear, Keys cubic (a = -0.5)."""
+    x = np.abs(x)
+    if not cubic:
+        return np.maximum(1 - x, 0)
+    a = -0.5
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0))
+
+
+def _aa_taps(n: int, m: int, align_corners: bool, scale: Optional[float], ft: Any,
+             cubic: bool) -> List[Tuple[Any, Any]]:
+    """PyTorch's antialiased (PIL-style) weights: the filter widened by the downscaling
+    factor, evaluated at the input pixel centres of a window around each output centre and
+    normalized to sum 1."""
+    s = _scale(n, m, align_corners, scale, ft)
+    interp = 4 if cubic else 2
+    support = ft(interp * 0.5) * s if s >= 1 else ft(interp * 0.5)
+    invscale = ft(1) / s if s >= 1 else ft(1)
+    width = int(math.ceil(support)) * 2 + 1
+    center = s * (np.arange(m).astype(ft) + ft(0.5))
+    xmin = np.maximum(np.trunc(center - support + ft(0.5)).astype(np.int64), 0)
+    xsize = np.clip(np.minimum(np.trunc(center + support + ft(0.5)).astype(np.int64), n) - xmin,
+                    0, width)
+    j = np.arange(width)[:, None]
+    w = _aa_filter((j + xmin - center + ft(0.5)) * invscale, cubic).astype(ft)
+    w = np.where(j < xsize, w, ft(0))
+    total = w.sum(axis=0)
+    w = np.where(total != 0, w / np.where(total != 0, total, 1), w).astype(ft)
+    idx = np.clip(xmin + j, 0, n - 1)
+    return [(idx[k], w[k]) for k in range(width)]
+
+
 def _resample_axis(x: Tensor, axis: int, taps: List[Tuple[Any, Any]]) -> Tensor:
     """sum_k take(x, idx_k, axis) * w_k (Note [Separable resampling by gathered taps]), as a
     dense matmul for short floating axes or one gather of all taps."""
@@ -190,7 +224,8 @@ def interpolate(input: Tensor, size: SizeArg = None, scale_factor: ScaleArg = No
                 recompute_scale_factor: Optional[bool] = None, antialias: bool = False) -> Tensor:
     """Resamples (N, C, L), (N, C, H, W) or (N, C, D, H, W) to `size` or by `scale_factor`
     (PyTorch's F.interpolate: modes nearest, nearest-exact, linear (3-D), bilinear and
-    bicubic (4-D), trilinear (5-D), area; align_corners only for the interpolating modes)."""
+    bicubic (4-D), trilinear (5-D), area; align_corners only for the interpolating modes;
+    antialias=True (bilinear, bicubic) low-pass filters when downsampling, like PIL)."""
     x = input
     if mode not in _MODES:
         raise ValueError(f"interpolate: unknown mode {mode!r} (one of {', '.join(_MODES)})")
@@ -207,8 +242,9 @@ def interpolate(input: Tensor, size: SizeArg = None, scale_factor: ScaleArg = No
                              "modes linear, bilinear, bicubic and trilinear")
     elif align_corners is None:
         align_corners = False
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported")
+    if antialias and mode not in ("bilinear", "bicubic"):
+        raise ValueError(f"interpolate: antialias=True is only supported for the bilinear and "
+                         f"bicubic modes, got {mode!r}")
     out, scales = _output_size(x, nsp, size, scale_factor, recompute_scale_factor)
     in_sp = tuple(x.shape[2:])
     if mode == "area":
@@ -221,7 +257,9 @@ def interpolate(input: Tensor, size: SizeArg = None, scale_factor: ScaleArg = No
     y = x
     for i in range(nsp):
         n, m = in_sp[i], out[i]
-        if mode in ("nearest", "nearest-exact"):
+        if antialias:
+            taps = _aa_taps(n, m, bool(align_corners), scales[i], ft, mode == "bicubic")
+        elif mode in ("nearest", "nearest-exact"):
             taps = _nearest_taps(n, m, scales[i], mode == "nearest-exact")
         elif mode == "bicubic":
             taps = _cubic_taps(n, m, bool(align_corners), scales[i], ft)
