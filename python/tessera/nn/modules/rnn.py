@@ -5,16 +5,20 @@ input/output conventions, so a torch state_dict loads and reproduces torch's res
 Note [Recurrence over precomputed input projections]
 Per layer and direction, the input projection x W_ih^T + b_ih of every timestep is one
 matmul over the whole (L, N, H_in) sequence; only h W_hh^T + b_hh stays inside the time
-loop. The projection is split into timesteps by _Unstack, whose backward stacks the L
-timestep gradients once: slicing x[t] in the loop would give every step a backward that
-writes a zero tensor of the full sequence size (O(L^2) work). Outputs are stacked once at
-the end. Everything else is differentiable tessera ops, so gradients (and create_graph)
+loop. Sequences run in PackedSequence's time-major row layout (a padded batch is the case
+of equal batch sizes): step t holds the first batch_sizes[t] rows, and rows whose sequence
+has ended keep their last state. The projection is split into timesteps by _SplitRows, whose
+backward concatenates the step gradients once: slicing x[t] in the loop would give every
+step a backward that writes a zero tensor of the full sequence size (O(L^2) work). Outputs
+are concatenated once at the end. Everything else is differentiable tessera ops, so gradients (and create_graph)
 come from autograd.
 """
 from __future__ import annotations
 
 import math
 from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
 
 from ..._C import Tensor
 from ...autograd.function import Function, FunctionCtx
@@ -31,34 +35,32 @@ def _ts() -> Any:
     return tessera
 
 
-class _Unstack(Function):
-    """x (L, ...) -> L tensors; backward stacks their gradients in one op
-    (Note [Recurrence over precomputed input projections])."""
+class _SplitRows(Function):
+    """x (R, ...) -> consecutive row blocks of the given sizes; backward concatenates their
+    gradients in one op (Note [Recurrence over precomputed input projections])."""
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Any:  # type: ignore[override]
-        ctx.meta = (tuple(x.shape[1:]), x.dtype, x.device)
-        return tuple(_ts().unstack(x, axis=0))
+    def forward(ctx: FunctionCtx, x: Tensor, sizes: Tuple[int, ...]) -> Any:  # type: ignore[override]
+        ctx.meta = (tuple(x.shape[1:]), x.dtype, x.device, sizes)
+        out, row = [], 0
+        for n in sizes:
+            out.append(x[row:row + n])
+            row += n
+        return tuple(out)
 
     @staticmethod
-    def backward(ctx: FunctionCtx, *grads: Optional[Tensor]) -> Tensor:  # type: ignore[override]
+    def backward(ctx: FunctionCtx, *grads: Optional[Tensor]) -> Any:  # type: ignore[override]
         t = _ts()
-        shape, dtype, device = ctx.meta
-        zero = None
-        parts = []
-        for g in grads:
-            if g is None:
-                if zero is None:
-                    zero = t.zeros(shape, dtype=dtype, device=device)
-                g = zero
-            parts.append(g)
-        return t.stack(parts, axis=0)
+        shape, dtype, device, sizes = ctx.meta
+        parts = [t.zeros((n,) + shape, dtype=dtype, device=device) if g is None else g
+                 for g, n in zip(grads, sizes)]
+        return t.concat(parts, axis=0), None
 
 
-def _steps(x: Tensor) -> Sequence[Tensor]:
-    if x.shape[0] == 1:
-        return (x[0],)
-    return _Unstack.apply(x)
+def _split_rows(x: Tensor, sizes: Tuple[int, ...]) -> Sequence[Tensor]:
+    if len(sizes) == 1:
+        return (x,)
+    return _SplitRows.apply(x, sizes)
 
 
 def _sigmoid(x: Tensor) -> Tensor:
@@ -226,55 +228,110 @@ class RNNBase(Module):
         self._check_hidden(h0, h_shape, "hidden state h_0")
         return x, unbatched, h0
 
-    def _direction(self, x: Tensor, layer: int, d: int, h: Tensor,
+    def _direction(self, data: Tensor, sizes: Tuple[int, ...], layer: int, d: int, h: Tensor,
                    c: Optional[Tensor]) -> Tuple[Tensor, Tensor, Optional[Tensor]]:
+        """One layer and direction over packed rows `data` (sum(sizes), H_in): the output
+        rows in the same layout, and the final h (and c) of every sequence."""
         t = _ts()
         w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_params(layer, d)
-        gi_all = _linear(x, w_ih, b_ih)  # (L, N, G) for every timestep at once
-        steps = _steps(gi_all)
+        steps = _split_rows(_linear(data, w_ih, b_ih), sizes)  # one projection for all steps
+        full = h.shape[0]
         order = range(len(steps) - 1, -1, -1) if d else range(len(steps))
         outs: List[Any] = [None] * len(steps)
         for i in order:
-            gi = steps[i]
+            n = sizes[i]
+            hp, cp = (h, c) if n == full else (h[:n], None if c is None else c[:n])
             if self.mode == "LSTM":
-                h, c = _lstm_step(gi, h, c, w_hh, b_hh, w_hr)
+                hn, cn = _lstm_step(steps[i], hp, cp, w_hh, b_hh, w_hr)
             elif self.mode == "GRU":
-                h = _gru_step(gi, h, w_hh, b_hh)
+                hn, cn = _gru_step(steps[i], hp, w_hh, b_hh), None
             else:
-                h = _rnn_step(gi, h, w_hh, b_hh, self.mode == "RNN_RELU")
-            outs[i] = h
-        return t.stack(outs, axis=0), h, c
+                hn, cn = _rnn_step(steps[i], hp, w_hh, b_hh, self.mode == "RNN_RELU"), None
+            outs[i] = hn
+            if n == full:
+                h, c = hn, cn
+            else:  # finished sequences (the rows past n) keep their state
+                h = t.concat([hn, h[n:]], axis=0)
+                c = None if c is None else t.concat([cn, c[n:]], axis=0)
+        return t.concat(outs, axis=0), h, c
 
-    def forward(self, input: Tensor, hx: Any = None) -> Tuple[Tensor, Any]:
+    def _run(self, data: Tensor, sizes: Tuple[int, ...], h0: Tensor,
+             c0: Optional[Tensor]) -> Tuple[Tensor, Tensor, Optional[Tensor]]:
+        """All layers over packed rows; returns the last layer's rows, h_n and c_n."""
         t = _ts()
-        x, unbatched, states = self._prepare(input, hx)
-        is_lstm = self.mode == "LSTM"
-        h0, c0 = states if is_lstm else (states, None)
         dirs = 2 if self.bidirectional else 1
         hs, cs = [], []
-        if x.shape[0] == 0:
-            raise ValueError(f"{type(self).__name__}: expected a sequence of at least one "
-                             f"timestep, got input shape {tuple(input.shape)}")
+        x = data
         for layer in range(self.num_layers):
             outs = []
             for d in range(dirs):
                 k = layer * dirs + d
-                out, h, c = self._direction(x, layer, d, h0[k], c0[k] if is_lstm else None)
+                out, h, c = self._direction(x, sizes, layer, d, h0[k],
+                                            None if c0 is None else c0[k])
                 outs.append(out)
                 hs.append(h)
                 cs.append(c)
             x = outs[0] if dirs == 1 else t.concat(outs, axis=-1)
             if self.dropout > 0 and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
-        h_n = t.stack(hs, axis=0)
+        return x, t.stack(hs, axis=0), (t.stack(cs, axis=0) if c0 is not None else None)
+
+    def forward(self, input: Any, hx: Any = None) -> Tuple[Any, Any]:
+        from ..utils.rnn import PackedSequence
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
+        t = _ts()
+        x, unbatched, states = self._prepare(input, hx)
+        is_lstm = self.mode == "LSTM"
+        h0, c0 = states if is_lstm else (states, None)
+        if x.shape[0] == 0:
+            raise ValueError(f"{type(self).__name__}: expected a sequence of at least one "
+                             f"timestep, got input shape {tuple(input.shape)}")
+        steps, n = x.shape[0], x.shape[1]
+        data = t.reshape(x, (steps * n, x.shape[2]))
+        out, h_n, c_n = self._run(data, (n,) * steps, h0, c0)
+        out = t.reshape(out, (steps, n, out.shape[-1]))
         if unbatched:
-            out, h_n = x[:, 0], h_n[:, 0]
+            out, h_n = out[:, 0], h_n[:, 0]
+            c_n = None if c_n is None else c_n[:, 0]
+        elif self.batch_first:
+            out = t.permute_dims(out, (1, 0, 2))
+        return (out, (h_n, c_n)) if is_lstm else (out, h_n)
+
+    def _forward_packed(self, seq: Any, hx: Any) -> Tuple[Any, Any]:
+        """A PackedSequence in, a PackedSequence out; states are permuted into the packed
+        (sorted) batch order and back, as PyTorch does."""
+        t = _ts()
+        name = type(self).__name__
+        data = seq.data
+        if data.ndim != 2 or data.shape[-1] != self.input_size:
+            raise ValueError(f"{name}: expected packed data of shape (*, {self.input_size}), got "
+                             f"{tuple(data.shape)}")
+        sizes = tuple(int(v) for v in np.asarray(seq.batch_sizes.numpy()).reshape(-1))
+        n = sizes[0]
+        sidx, uidx = seq.sorted_indices, seq.unsorted_indices
+        dirs = 2 if self.bidirectional else 1
+        is_lstm = self.mode == "LSTM"
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        if hx is None:
+            h0 = t.zeros((self.num_layers * dirs, n, real_hidden), dtype=data.dtype,
+                         device=data.device)
+            c0 = t.zeros((self.num_layers * dirs, n, self.hidden_size), dtype=data.dtype,
+                         device=data.device) if is_lstm else None
         else:
-            out = t.permute_dims(x, (1, 0, 2)) if self.batch_first else x
-        if not is_lstm:
-            return out, h_n
-        c_n = t.stack(cs, axis=0)
-        return out, (h_n, c_n[:, 0] if unbatched else c_n)
+            h0, c0 = (hx if is_lstm else (hx, None))
+            self._check_hidden(h0, (self.num_layers * dirs, n, real_hidden), "h_0")
+            if is_lstm:
+                self._check_hidden(c0, (self.num_layers * dirs, n, self.hidden_size), "c_0")
+            if sidx is not None:
+                h0 = t.take(h0, sidx, axis=1)
+                c0 = None if c0 is None else t.take(c0, sidx, axis=1)
+        out, h_n, c_n = self._run(data, sizes, h0, c0)
+        if uidx is not None:
+            h_n = t.take(h_n, uidx, axis=1)
+            c_n = None if c_n is None else t.take(c_n, uidx, axis=1)
+        packed = type(seq)(out, seq.batch_sizes, sidx, uidx)
+        return (packed, (h_n, c_n)) if is_lstm else (packed, h_n)
 
 
 class RNN(RNNBase):
