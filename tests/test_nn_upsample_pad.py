@@ -261,3 +261,16 @@ def test_interpolate_antialias_scale_factor_gradcheck_and_errors() -> None:
     assert gradcheck(lambda v: F.interpolate(v, size=(3, 2), mode="bilinear", antialias=True), (x,))
     with pytest.raises(ValueError, match="antialias=True is only supported for the bilinear"):
         F.interpolate(tt(randn(1, 1, 4, 4)), size=2, mode="nearest", antialias=True)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic"])
+def test_interpolate_nonfinite_stays_local(mode: str) -> None:
+    x = randn(1, 2, 6, 5)
+    x[0, 0, 2, 3] = np.inf
+    x[0, 1, 4, 1] = np.nan
+    ys = F.interpolate(tt(x), size=(9, 8), mode=mode).numpy()
+    yt = TF.interpolate(torch.tensor(x), size=(9, 8), mode=mode).numpy()
+    np.testing.assert_array_equal(np.isnan(ys), np.isnan(yt))
+    np.testing.assert_array_equal(np.isinf(ys), np.isinf(yt))
+    fin = np.isfinite(yt)
+    np.testing.assert_allclose(ys[fin], yt[fin], rtol=1e-5, atol=1e-5)

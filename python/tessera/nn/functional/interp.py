@@ -151,9 +151,10 @@ class _TakeAxis(Function):
         return t.index_add(zero, axis, idx, g), None, None
 
 
-# Up to this many input positions per axis the resampling runs as a dense (m, n) matmul
-# (k nonzeros per row, the rest exact zeros, so the same sums): BLAS throughput beats the
-# gather/index_add pair by several times there. Longer axes gather.
+# Up to this many input positions per axis the weighted modes resample by a dense (m, n)
+# matmul (k nonzeros per row, the rest exact zeros, so the same sums): BLAS throughput beats
+# the gather/index_add pair by several times there. Longer axes, nearest modes (pure copies)
+# and inputs with infinities or NaNs (0 * inf would spread NaN along the row) gather.
 _DENSE_MAX = 256
 
 
@@ -191,12 +192,12 @@ def _aa_taps(n: int, m: int, align_corners: bool, scale: Optional[float], ft: An
     return [(idx[k], w[k]) for k in range(width)]
 
 
-def _resample_axis(x: Tensor, axis: int, taps: List[Tuple[Any, Any]]) -> Tensor:
+def _resample_axis(x: Tensor, axis: int, taps: List[Tuple[Any, Any]], dense: bool) -> Tensor:
     """sum_k take(x, idx_k, axis) * w_k (Note [Separable resampling by gathered taps]), as a
-    dense matmul for short floating axes or one gather of all taps."""
+    dense matmul (when `dense` and the axis is short) or one gather of all taps."""
     t = _ts()
     n, m = x.shape[axis], len(taps[0][0])
-    if n <= _DENSE_MAX and t.isdtype(x.dtype, "real floating"):
+    if dense and n <= _DENSE_MAX:
         mat = np.zeros((m, n), dtype=np.float64)
         rows = np.arange(m)
         for idx, w in taps:
@@ -254,6 +255,7 @@ def interpolate(input: Tensor, size: SizeArg = None, scale_factor: ScaleArg = No
     if mode not in ("nearest", "nearest-exact") and not t.isdtype(x.dtype, "real floating"):
         raise TypeError(f"interpolate: mode {mode!r} needs a floating-point input, got {x.dtype}")
     ft = _ftype(x)
+    dense = mode not in ("nearest", "nearest-exact") and bool(t.all(t.isfinite(x)).item())
     y = x
     for i in range(nsp):
         n, m = in_sp[i], out[i]
@@ -267,7 +269,7 @@ def interpolate(input: Tensor, size: SizeArg = None, scale_factor: ScaleArg = No
             taps = _linear_taps(n, m, bool(align_corners), scales[i], ft)
         if len(taps) == 1 and n == m:
             continue  # identity
-        y = _resample_axis(y, 2 + i, taps)
+        y = _resample_axis(y, 2 + i, taps, dense)
     return y
 
 
