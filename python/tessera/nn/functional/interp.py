@@ -132,6 +132,101 @@ def _cubic_taps(n: int, m: int, align_corners: bool, scale: Optional[float],
     return [(np.clip(b + k - 1, 0, n - 1), w.astype(ft)) for k, w in enumerate(weights)]
 
 
+def _apply_matrix(x: Tensor, mat: Tensor, axis: int) -> Tensor:
+    """Contracts x's `axis` (length n) with mat (m, n): the result has length m there."""
+    t = _ts()
+    if axis == x.ndim - 1:
+        return t.matmul(x, mat.mT)
+    if axis == x.ndim - 2:
+        return t.matmul(mat, x)
+    return t.moveaxis(t.matmul(t.moveaxis(x, axis, -1), mat.mT), -1, axis)
+
+
+class _GatherAxis(Function):
+    """x[..., idx, ...] along `axis` for the nearest modes: a broadcast for integer
+    upscaling, else take. The backward sums the gradient back as a one-hot (n, m) matmul for
+    short axes with finite gradients, else by index_add (both several times faster here than
+    the generic indexing backward)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, idx: Any, axis: int) -> Tensor:  # type: ignore[override]
+        t = _ts()
+        n, m = x.shape[axis], idx.size
+        ctx.meta = (tuple(x.shape), idx, axis)
+        shape = tuple(x.shape)
+        if m % n == 0 and np.array_equal(idx, np.arange(m) // (m // n)):
+            y = t.broadcast_to(t.expand_dims(x, axis=axis + 1),
+                               shape[:axis + 1] + (m // n,) + shape[axis + 1:])
+            return t.reshape(y, shape[:axis] + (m,) + shape[axis + 1:])
+        return t.take(x, t.asarray(idx, device=x.device), axis=axis)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        t = _ts()
+        shape, idx, axis = ctx.meta
+        n = shape[axis]
+        if (n <= _DENSE_MAX and t.isdtype(g.dtype, "real floating")
+                and bool(t.all(t.isfinite(g)).item())):
+            onehot = np.zeros((n, idx.size))
+            onehot[idx, np.arange(idx.size)] = 1.0
+            mat = t.asarray(onehot, device=g.device).astype(g.dtype)
+            return _apply_matrix(g, mat, axis), None, None
+        zero = t.zeros(shape, dtype=g.dtype, device=g.device)
+        return t.index_add(zero, axis, t.asarray(idx, device=g.device), g), None, None
+
+
+def _half_pixel_source(s: Any, m: int, ft: Any) -> Any:
+    """s * (i + 0.5) - 0.5 rounded once to ft, as PyTorch's compiled kernel computes it (one
+    fused multiply-add): the product is exact in the next wider type."""
+    wide = np.float64 if ft == np.float32 else np.longdouble
+    return (wide(s) * (np.arange(m, dtype=wide) + wide(0.5)) - wide(0.5)).astype(ft)
+
+
+def _nearest_taps(n: int, m: int, scale: Optional[float], exact: bool) -> List[Tuple[Any, Any]]:
+    """PyTorch's nearest_idx / nearest_neighbor_exact_compute_source_index (float32 math)."""
+    i = np.arange(m, dtype=np.int64)
+    if not exact and m == n:
+        idx = i
+    elif not exact and m == 2 * n:
+        idx = i >> 1
+    else:
+        s = np.float32(1.0 / scale) if scale is not None and scale > 0 else np.float32(n) / np.float32(m)
+        pos = (i.astype(np.float32) + np.float32(0.5)) * s if exact else i.astype(np.float32) * s
+        idx = np.minimum(np.floor(pos).astype(np.int64), n - 1)
+    return [(idx, None)]
+
+
+def _linear_taps(n: int, m: int, align_corners: bool, scale: Optional[float],
+                 ft: Any) -> List[Tuple[Any, Any]]:
+    s = _scale(n, m, align_corners, scale, ft)
+    i = np.arange(m).astype(ft)
+    src = s * i if align_corners else np.maximum(_half_pixel_source(s, m, ft), ft(0))
+    i0 = np.minimum(src.astype(np.int64), n - 1)
+    lam = np.clip(src - i0.astype(ft), ft(0), ft(1)).astype(ft)
+    i1 = np.minimum(i0 + 1, n - 1)
+    return [(i0, ft(1) - lam), (i1, lam)]
+
+
+def _cubic_taps(n: int, m: int, align_corners: bool, scale: Optional[float],
+                ft: Any) -> List[Tuple[Any, Any]]:
+    s = _scale(n, m, align_corners, scale, ft)
+    i = np.arange(m).astype(ft)
+    src = s * i if align_corners else _half_pixel_source(s, m, ft)
+    base = np.floor(src)
+    t = (src - base).astype(ft)
+    a = ft(_CUBIC_A)
+
+    def conv1(v: Any) -> Any:  # |v| <= 1
+        return ((a + 2) * v - (a + 3)) * v * v + 1
+
+    def conv2(v: Any) -> Any:  # 1 < |v| < 2
+        return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
+
+    weights = [conv2(t + 1), conv1(t), conv1(1 - t), conv2(2 - t)]
+    b = base.astype(np.int64)
+    return [(np.clip(b + k - 1, 0, n - 1), w.astype(ft)) for k, w in enumerate(weights)]
+
+
 class _TakeAxis(Function):
     """take(x, idx, axis) whose backward is one index_add of the gradient into zeros (the
     generic indexing backward is several times slower here)."""
@@ -202,15 +297,8 @@ def _resample_axis(x: Tensor, axis: int, taps: List[Tuple[Any, Any]], dense: boo
         rows = np.arange(m)
         for idx, w in taps:
             np.add.at(mat, (rows, idx), 1.0 if w is None else w.astype(np.float64))
-        dense = t.asarray(mat, device=x.device).astype(x.dtype)
-        if axis == x.ndim - 1:
-            return t.matmul(x, dense.mT)
-        if axis == x.ndim - 2:
-            return t.matmul(dense, x)
-        return t.moveaxis(t.matmul(t.moveaxis(x, axis, -1), dense.mT), -1, axis)
-    m = len(taps[0][0])
-    idx = t.asarray(np.concatenate([i for i, _ in taps]), device=x.device)
-    g = _TakeAxis.apply(x, idx, axis) if x.requires_grad else t.take(x, idx, axis=axis)
+        return _apply_matrix(x, t.asarray(mat, device=x.device).astype(x.dtype), axis)
+    g = _GatherAxis.apply(x, np.concatenate([i for i, _ in taps]), axis)
     if len(taps) == 1:
         return g
     k = len(taps)
@@ -257,7 +345,7 @@ def interpolate(input: Tensor, size: SizeArg = None, scale_factor: ScaleArg = No
     ft = _ftype(x)
     dense = mode not in ("nearest", "nearest-exact") and bool(t.all(t.isfinite(x)).item())
     y = x
-    for i in range(nsp):
+    for i in reversed(range(nsp)):  # the last axis first, while the tensor is smallest
         n, m = in_sp[i], out[i]
         if antialias:
             taps = _aa_taps(n, m, bool(align_corners), scales[i], ft, mode == "bicubic")
