@@ -60,8 +60,7 @@ class _ConvNd(Module):
              f"stride={self.stride}")
         zeros = (0,) * self._nsp
         if self.padding != zeros:
-            s += f", padding={self.padding!r}" if isinstance(self.padding, str) \
-                else f", padding={self.padding}"
+            s += f", padding={self.padding}"
         if self.output_padding != zeros:
             s += f", output_padding={self.output_padding}"
         if self.dilation != (1,) * self._nsp:
