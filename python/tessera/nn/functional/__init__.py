@@ -22,3 +22,4 @@ from .norm_more import instance_norm, local_response_norm  # noqa: F401  (torch'
 from .dropout_more import dropout1d, dropout3d, alpha_dropout, feature_alpha_dropout  # noqa: F401
 from .embedding_bag import embedding_bag  # noqa: F401
 from .conv3d import conv3d, conv_transpose3d  # noqa: F401
+from .grid_sample import affine_grid, grid_sample  # noqa: F401
