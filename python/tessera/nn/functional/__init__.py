@@ -23,3 +23,4 @@ from .dropout_more import dropout1d, dropout3d, alpha_dropout, feature_alpha_dro
 from .embedding_bag import embedding_bag  # noqa: F401
 from .conv3d import conv3d, conv_transpose3d  # noqa: F401
 from .grid_sample import affine_grid, grid_sample  # noqa: F401
+from .sampling_distance import gumbel_softmax, pdist  # noqa: F401
