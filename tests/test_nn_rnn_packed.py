@@ -7,7 +7,6 @@ import pytest
 import torch
 from torch.nn.utils import rnn as trnn
 
-import tessera as ts
 from tessera import nn
 from tessera.nn.utils import rnn as srnn
 from nn_helpers import close, tt

@@ -17,7 +17,8 @@ from .loss import (nll_loss, cross_entropy, mse_loss, l1_loss, smooth_l1_loss, h
 from .interp import interpolate, upsample, upsample_nearest, upsample_bilinear  # noqa: F401
 from .pooling_more import *  # noqa: F401,F403
 from .activation_more import *  # noqa: F401,F403  (inplace= forms override activation's)
-from .shuffle import pixel_shuffle, pixel_unshuffle, channel_shuffle, native_channel_shuffle  # noqa: F401
+from .shuffle import (pixel_shuffle, pixel_unshuffle, channel_shuffle,  # noqa: F401
+                      native_channel_shuffle)
 from .norm_more import instance_norm, local_response_norm  # noqa: F401  (torch's signature)
 from .dropout_more import dropout1d, dropout3d, alpha_dropout, feature_alpha_dropout  # noqa: F401
 from .embedding_bag import embedding_bag  # noqa: F401

@@ -42,13 +42,15 @@ def _feature_dropout(x: Tensor, p: float, training: bool, inplace: bool, nsp: in
     return x * keep
 
 
-def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
     """Zeroes whole channels of (N, C, L) or (C, L) input with probability p, scaling the
     rest by 1/(1-p)."""
     return _feature_dropout(input, p, training, inplace, 1, "dropout1d")
 
 
-def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
     """Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) input with probability p."""
     return _feature_dropout(input, p, training, inplace, 3, "dropout3d")
 

@@ -21,7 +21,8 @@ def _ts() -> Any:
     return tessera
 
 
-def _bags(input: Tensor, offsets: Optional[Tensor], include_last_offset: bool) -> Tuple[Any, Any, int]:
+def _bags(input: Tensor, offsets: Optional[Tensor],
+          include_last_offset: bool) -> Tuple[Any, Any, int]:
     """Flat indices (NumPy) and the bag of every position."""
     idx = np.asarray(input.numpy()).astype(np.int64)
     if input.ndim == 2:

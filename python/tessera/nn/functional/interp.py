@@ -95,7 +95,8 @@ def _nearest_taps(n: int, m: int, scale: Optional[float], exact: bool) -> List[T
     elif not exact and m == 2 * n:
         idx = i >> 1
     else:
-        s = np.float32(1.0 / scale) if scale is not None and scale > 0 else np.float32(n) / np.float32(m)
+        s = (np.float32(1.0 / scale) if scale is not None and scale > 0
+             else np.float32(n) / np.float32(m))
         pos = (i.astype(np.float32) + np.float32(0.5)) * s if exact else i.astype(np.float32) * s
         idx = np.minimum(np.floor(pos).astype(np.int64), n - 1)
     return [(idx, None)]
@@ -132,6 +133,13 @@ def _cubic_taps(n: int, m: int, align_corners: bool, scale: Optional[float],
     return [(np.clip(b + k - 1, 0, n - 1), w.astype(ft)) for k, w in enumerate(weights)]
 
 
+# Up to this many input positions per axis the weighted modes resample by a dense (m, n)
+# matmul (k nonzeros per row, the rest exact zeros, so the same sums): BLAS throughput beats
+# the gather/index_add pair by several times there. Longer axes, nearest modes (pure copies)
+# and inputs with infinities or NaNs (0 * inf would spread NaN along the row) gather.
+_DENSE_MAX = 256
+
+
 def _apply_matrix(x: Tensor, mat: Tensor, axis: int) -> Tensor:
     """Contracts x's `axis` (length n) with mat (m, n): the result has length m there."""
     t = _ts()
@@ -149,7 +157,8 @@ class _GatherAxis(Function):
     the generic indexing backward)."""
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, idx: Any, axis: int) -> Tensor:  # type: ignore[override]
+    def forward(ctx: FunctionCtx, x: Tensor, idx: Any,  # type: ignore[override]
+                axis: int) -> Tensor:
         t = _ts()
         n, m = x.shape[axis], idx.size
         ctx.meta = (tuple(x.shape), idx, axis)
@@ -173,84 +182,6 @@ class _GatherAxis(Function):
             return _apply_matrix(g, mat, axis), None, None
         zero = t.zeros(shape, dtype=g.dtype, device=g.device)
         return t.index_add(zero, axis, t.asarray(idx, device=g.device), g), None, None
-
-
-def _half_pixel_source(s: Any, m: int, ft: Any) -> Any:
-    """s * (i + 0.5) - 0.5 rounded once to ft, as PyTorch's compiled kernel computes it (one
-    fused multiply-add): the product is exact in the next wider type."""
-    wide = np.float64 if ft == np.float32 else np.longdouble
-    return (wide(s) * (np.arange(m, dtype=wide) + wide(0.5)) - wide(0.5)).astype(ft)
-
-
-def _nearest_taps(n: int, m: int, scale: Optional[float], exact: bool) -> List[Tuple[Any, Any]]:
-    """PyTorch's nearest_idx / nearest_neighbor_exact_compute_source_index (float32 math)."""
-    i = np.arange(m, dtype=np.int64)
-    if not exact and m == n:
-        idx = i
-    elif not exact and m == 2 * n:
-        idx = i >> 1
-    else:
-        s = np.float32(1.0 / scale) if scale is not None and scale > 0 else np.float32(n) / np.float32(m)
-        pos = (i.astype(np.float32) + np.float32(0.5)) * s if exact else i.astype(np.float32) * s
-        idx = np.minimum(np.floor(pos).astype(np.int64), n - 1)
-    return [(idx, None)]
-
-
-def _linear_taps(n: int, m: int, align_corners: bool, scale: Optional[float],
-                 ft: Any) -> List[Tuple[Any, Any]]:
-    s = _scale(n, m, align_corners, scale, ft)
-    i = np.arange(m).astype(ft)
-    src = s * i if align_corners else np.maximum(_half_pixel_source(s, m, ft), ft(0))
-    i0 = np.minimum(src.astype(np.int64), n - 1)
-    lam = np.clip(src - i0.astype(ft), ft(0), ft(1)).astype(ft)
-    i1 = np.minimum(i0 + 1, n - 1)
-    return [(i0, ft(1) - lam), (i1, lam)]
-
-
-def _cubic_taps(n: int, m: int, align_corners: bool, scale: Optional[float],
-                ft: Any) -> List[Tuple[Any, Any]]:
-    s = _scale(n, m, align_corners, scale, ft)
-    i = np.arange(m).astype(ft)
-    src = s * i if align_corners else _half_pixel_source(s, m, ft)
-    base = np.floor(src)
-    t = (src - base).astype(ft)
-    a = ft(_CUBIC_A)
-
-    def conv1(v: Any) -> Any:  # |v| <= 1
-        return ((a + 2) * v - (a + 3)) * v * v + 1
-
-    def conv2(v: Any) -> Any:  # 1 < |v| < 2
-        return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
-
-    weights = [conv2(t + 1), conv1(t), conv1(1 - t), conv2(2 - t)]
-    b = base.astype(np.int64)
-    return [(np.clip(b + k - 1, 0, n - 1), w.astype(ft)) for k, w in enumerate(weights)]
-
-
-class _TakeAxis(Function):
-    """take(x, idx, axis) whose backward is one index_add of the gradient into zeros (the
-    generic indexing backward is several times slower here)."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, idx: Tensor, axis: int) -> Tensor:  # type: ignore[override]
-        ctx.save_for_backward(idx)
-        ctx.meta = (tuple(x.shape), axis)
-        return _ts().take(x, idx, axis=axis)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
-        t = _ts()
-        (idx,) = ctx.saved_tensors
-        shape, axis = ctx.meta
-        zero = t.zeros(shape, dtype=g.dtype, device=g.device)
-        return t.index_add(zero, axis, idx, g), None, None
-
-
-# Up to this many input positions per axis the weighted modes resample by a dense (m, n)
-# matmul (k nonzeros per row, the rest exact zeros, so the same sums): BLAS throughput beats
-# the gather/index_add pair by several times there. Longer axes, nearest modes (pure copies)
-# and inputs with infinities or NaNs (0 * inf would spread NaN along the row) gather.
-_DENSE_MAX = 256
 
 
 def _aa_filter(x: Any, cubic: bool) -> Any:

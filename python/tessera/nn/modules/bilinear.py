@@ -42,7 +42,8 @@ class Bilinear(Module):
     def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
         x1, x2 = input1, input2
         if (x1.ndim == 0 or x1.ndim != x2.ndim or x1.shape[-1] != self.in1_features
-                or x2.shape[-1] != self.in2_features or tuple(x1.shape[:-1]) != tuple(x2.shape[:-1])):
+                or x2.shape[-1] != self.in2_features
+                or tuple(x1.shape[:-1]) != tuple(x2.shape[:-1])):
             raise ValueError(f"Bilinear: expected inputs (..., {self.in1_features}) and "
                              f"(..., {self.in2_features}) with the same leading shape, got "
                              f"{tuple(x1.shape)} and {tuple(x2.shape)}")

@@ -10,8 +10,8 @@ of equal batch sizes): step t holds the first batch_sizes[t] rows, and rows whos
 has ended keep their last state. The projection is split into timesteps by _SplitRows, whose
 backward concatenates the step gradients once: slicing x[t] in the loop would give every
 step a backward that writes a zero tensor of the full sequence size (O(L^2) work). Outputs
-are concatenated once at the end. Everything else is differentiable tessera ops, so gradients (and create_graph)
-come from autograd.
+are concatenated once at the end. Everything else is differentiable tessera ops, so
+gradients (and create_graph) come from autograd.
 """
 from __future__ import annotations
 
@@ -40,7 +40,8 @@ class _SplitRows(Function):
     gradients in one op (Note [Recurrence over precomputed input projections])."""
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, sizes: Tuple[int, ...]) -> Any:  # type: ignore[override]
+    def forward(ctx: FunctionCtx, x: Tensor,  # type: ignore[override]
+                sizes: Tuple[int, ...]) -> Any:
         ctx.meta = (tuple(x.shape[1:]), x.dtype, x.device, sizes)
         out, row = [], 0
         for n in sizes:
@@ -116,7 +117,8 @@ class RNNBase(Module):
         name = type(self).__name__
         if mode not in _GATES:
             raise ValueError(f"{name}: unknown mode {mode!r}")
-        if not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
+        if (not isinstance(dropout, (int, float)) or isinstance(dropout, bool)
+                or not 0 <= dropout <= 1):
             raise ValueError(f"{name}: dropout should be a number in range [0, 1] representing "
                              f"the probability of an element being zeroed, got {dropout}")
         if hidden_size <= 0 or num_layers <= 0:
@@ -404,7 +406,8 @@ class RNNCellBase(Module):
             s += f", nonlinearity={nl}"
         return s
 
-    def _batched(self, input: Tensor, hx: Optional[Tensor]) -> Tuple[Tensor, Optional[Tensor], bool]:
+    def _batched(self, input: Tensor,
+                 hx: Optional[Tensor]) -> Tuple[Tensor, Optional[Tensor], bool]:
         name = type(self).__name__
         t = _ts()
         if input.ndim not in (1, 2) or input.shape[-1] != self.input_size:

@@ -50,7 +50,8 @@ class EmbeddingBag(Module):
                 self.weight[self.padding_idx] = 0
 
     @classmethod
-    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, max_norm: Optional[float] = None,
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        max_norm: Optional[float] = None,
                         norm_type: float = 2.0, scale_grad_by_freq: bool = False,
                         mode: str = "mean", sparse: bool = False,
                         include_last_offset: bool = False,
