@@ -134,3 +134,52 @@ def test_transformer_init_mask_and_errors() -> None:
         m(tt(randn(5, 3, 16)), tt(randn(4, 16)))
     with pytest.raises(RuntimeError, match="activation should be relu/gelu"):
         nn.TransformerDecoderLayer(8, 2, activation="tanh")
+
+
+@pytest.mark.parametrize("kw", [dict(kdim=3, vdim=5), dict(add_bias_kv=True),
+                                dict(add_zero_attn=True),
+                                dict(add_bias_kv=True, add_zero_attn=True, kdim=3, vdim=5,
+                                     bias=False),
+                                dict(add_bias_kv=True, batch_first=True)])
+@pytest.mark.parametrize("masked", [False, True])
+def test_multihead_attention_kdim_vdim_bias_kv_zero_attn(kw, masked: bool) -> None:
+    torch.manual_seed(0)
+    tm, sm = torch.nn.MultiheadAttention(8, 2, **kw), nn.MultiheadAttention(8, 2, **kw)
+    assert _keys(sm) == _keys(tm)
+    sm.load_state_dict(tm.state_dict())
+    bf = kw.get("batch_first", False)
+    arrays = [randn(4, 3, 8), randn(6, 3, kw.get("kdim", 8)), randn(6, 3, kw.get("vdim", 8))]
+    if bf:
+        arrays = [np.ascontiguousarray(a.transpose(1, 0, 2)) for a in arrays]
+    ks, kt = {}, {}
+    if masked:
+        kpm = np.zeros((3, 6), bool)
+        kpm[0, -1] = True
+        am = np.zeros((4, 6), np.float32)
+        am[1, 2] = -np.inf
+        am[2, 0] = 0.5
+        ks = dict(key_padding_mask=ts.asarray(kpm), attn_mask=ts.asarray(am))
+        kt = dict(key_padding_mask=torch.tensor(kpm), attn_mask=torch.tensor(am))
+    ins_s = [tt(a, requires_grad=True) for a in arrays]
+    ins_t = [torch.tensor(a, requires_grad=True) for a in arrays]
+    ys, ws = sm(*ins_s, **ks)
+    yt, wt = tm(*ins_t, **kt)
+    close(ys, yt, 2e-5, 2e-5)
+    close(ws, wt, 2e-5, 2e-5)
+    g = randn(*yt.shape)
+    ys.backward(tt(g))
+    yt.backward(torch.tensor(g))
+    for a, b in zip(ins_s, ins_t):
+        close(a.grad, b.grad, 2e-5, 2e-5)
+    tp = dict(tm.named_parameters())
+    for k, p in sm.named_parameters():
+        close(p.grad, tp[k].grad, 2e-5, 2e-5)
+
+
+def test_multihead_attention_init_layouts() -> None:
+    m = nn.MultiheadAttention(8, 2, kdim=4, vdim=6, add_bias_kv=True)
+    assert m.in_proj_weight is None and not m._qkv_same_embed_dim
+    assert tuple(m.k_proj_weight.shape) == (8, 4) and tuple(m.v_proj_weight.shape) == (8, 6)
+    assert tuple(m.bias_k.shape) == (1, 1, 8) and np.abs(m.bias_k.numpy()).max() > 0
+    bound = np.sqrt(6.0 / (8 + 4))
+    assert np.abs(m.k_proj_weight.numpy()).max() <= bound
