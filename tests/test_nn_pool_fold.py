@@ -161,3 +161,13 @@ def test_pool_errors() -> None:
         nn.Fold((4, 5), 2)(tt(randn(2, 12, 11)))
     with pytest.raises(ValueError, match="fold: expected a 2-D or 3-D input"):
         F.fold(tt(randn(12)), (4, 5), 2)
+
+
+@pytest.mark.parametrize("nsp,out", [(1, 3), (2, (3, 2)), (3, (2, 3, 2))])
+def test_adaptive_max_pool_with_indices_aliases(nsp: int, out) -> None:
+    x = randn(2, 3, *([7, 5, 4][:nsp]))
+    fn = f"adaptive_max_pool{nsp}d_with_indices"
+    ys, ids = getattr(F, fn)(tt(x), out)
+    yt, idt = getattr(TF, fn)(torch.tensor(x), out)
+    close(ys, yt, 0, 0)
+    np.testing.assert_array_equal(ids.numpy(), idt.numpy())

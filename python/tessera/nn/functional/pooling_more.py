@@ -18,7 +18,9 @@ __all__ = [
     "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d",
     "max_pool3d_with_indices", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
     "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool1d", "max_unpool2d",
-    "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "unfold", "fold"
+    "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "unfold", "fold",
+    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices"
 ]
 
 
@@ -167,6 +169,21 @@ def adaptive_max_pool3d(x: Tensor, output_size: Any, return_indices: bool = Fals
     out = _adaptive_sizes(x, output_size, 3, "adaptive_max_pool3d")
     y, idx = _adaptive_max_indices(x, out, 3)
     return (y, idx) if return_indices else y
+
+
+def adaptive_max_pool1d_with_indices(x: Tensor, output_size: Any,
+                                     return_indices: bool = True) -> Any:
+    return adaptive_max_pool1d(x, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(x: Tensor, output_size: Any,
+                                     return_indices: bool = True) -> Any:
+    return adaptive_max_pool2d(x, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(x: Tensor, output_size: Any,
+                                     return_indices: bool = True) -> Any:
+    return adaptive_max_pool3d(x, output_size, True)
 
 
 # ------------------------------------------------------------------ unpooling

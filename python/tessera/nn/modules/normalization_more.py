@@ -10,6 +10,11 @@ from .module import Module
 from .normalization import _BatchNorm
 
 
+def _ts() -> Any:
+    import tessera
+    return tessera
+
+
 class BatchNorm3d(_BatchNorm):
     """Batch normalization over (N, C, D, H, W)."""
     _ndims = (5,)
@@ -74,3 +79,32 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(LocalResponseNorm):
+    """PyTorch's legacy cross-map LRN over (N, C, H, W): x * (k + alpha/size * S)^-beta,
+    where S sums squares over the channel windows of the legacy running-sum recurrence
+    (which differ from LocalResponseNorm's near the ends)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        import numpy as np
+        t = _ts()
+        if input.ndim != 4:
+            raise ValueError(f"CrossMapLRN2d: expected a 4-D input (N, C, H, W), got shape "
+                             f"{tuple(input.shape)}")
+        c = input.shape[1]
+        pre = int((self.size - 1) / 2 + 1)
+        win = np.zeros((c, c))
+        if c:
+            win[0, :min(pre, c)] = 1
+        for i in range(1, c):  # the recurrence of PyTorch's implementation, as a matrix
+            win[i] = win[i - 1]
+            if i < c - pre + 1:
+                win[i, i + pre - 1] += 1
+            if i > pre:
+                win[i, i - pre] -= 1
+        sq = t.moveaxis(input * input, 1, -1)
+        sums = t.moveaxis(t.matmul(sq, t.asarray(win.T, device=input.device).astype(input.dtype)),
+                          -1, 1)
+        scale = sums * (self.alpha / self.size) + self.k
+        return input * scale ** t.asarray(-self.beta, dtype=input.dtype, device=input.device)
