@@ -171,3 +171,51 @@ def test_adaptive_max_pool_with_indices_aliases(nsp: int, out) -> None:
     yt, idt = getattr(TF, fn)(torch.tensor(x), out)
     close(ys, yt, 0, 0)
     np.testing.assert_array_equal(ids.numpy(), idt.numpy())
+
+
+FRACTIONAL = [(2, (2, 3, 11, 9), dict(kernel_size=(3, 2), output_size=(5, 4))),
+              (2, (2, 3, 10, 10), dict(kernel_size=2, output_ratio=(0.6, 0.6))),
+              (2, (3, 10, 12), dict(kernel_size=3, output_size=(4, 8))),
+              (2, (1, 2, 6, 6), dict(kernel_size=2, output_size=1)),
+              (3, (1, 2, 7, 8, 9), dict(kernel_size=(2, 3, 2), output_size=(4, 3, 5))),
+              (3, (2, 5, 6, 7), dict(kernel_size=2, output_ratio=(0.5, 0.7, 0.4)))]
+
+
+@pytest.mark.parametrize("case", range(len(FRACTIONAL)))
+def test_fractional_max_pool_matches_torch(case: int) -> None:
+    nsp, shape, kw = FRACTIONAL[case]
+    n = 1 if len(shape) == nsp + 1 else shape[0]
+    s = rng.uniform(0, 1, (n, shape[-nsp - 1], nsp)).astype(np.float32)
+    fn = f"fractional_max_pool{nsp}d"
+    x = randn(*shape)
+    ys, ids = getattr(F, fn)(tt(x), return_indices=True, _random_samples=tt(s), **kw)
+    yt, idt = getattr(TF, fn)(torch.tensor(x), return_indices=True,
+                              _random_samples=torch.tensor(s), **kw)
+    close(ys, yt, 0, 0)
+    np.testing.assert_array_equal(ids.numpy(), idt.numpy())
+    compare_fn(lambda v: getattr(F, fn)(v, _random_samples=tt(s), **kw),
+               lambda v: getattr(TF, fn)(v, _random_samples=torch.tensor(s), **kw), x)
+    cls = f"FractionalMaxPool{nsp}d"
+    sm = getattr(nn, cls)(_random_samples=tt(s), **kw)
+    tm = getattr(torch.nn, cls)(_random_samples=torch.tensor(s), **kw)
+    assert repr(sm) == repr(tm)
+    close(sm(tt(x)), tm(torch.tensor(x)), 0, 0)
+
+
+def test_fractional_max_pool_random_and_errors() -> None:
+    x = tt(randn(4, 3, 20, 20))
+    y = F.fractional_max_pool2d(x, 2, output_size=10)
+    assert tuple(y.shape) == (4, 3, 10, 10)
+    # every output is one of its plane's inputs and no smaller than a 1x1 sample would be
+    assert np.isin(y.numpy(), x.numpy()).all()
+    with pytest.raises(ValueError, match="either an output size, or a pooling ratio"):
+        nn.FractionalMaxPool2d(2)
+    with pytest.raises(ValueError, match="output_ratio must be between 0 and 1"):
+        nn.FractionalMaxPool2d(2, output_ratio=1.5)
+    with pytest.raises(ValueError, match="too large"):
+        F.fractional_max_pool2d(tt(randn(1, 1, 4, 4)), 3, output_size=3)
+    with pytest.raises(ValueError, match=r"_random_samples must have shape \(1, 1, 2\)"):
+        F.fractional_max_pool2d(tt(randn(1, 1, 4, 4)), 2, output_size=2,
+                                _random_samples=tt(randn(1, 2, 2)))
+    with pytest.raises(ValueError, match=r"fractional_max_pool3d: expected a 4-D or 5-D"):
+        F.fractional_max_pool3d(tt(randn(4, 4)), 2, output_size=2)

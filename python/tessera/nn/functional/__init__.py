@@ -25,3 +25,6 @@ from .embedding_bag import embedding_bag  # noqa: F401
 from .conv3d import conv3d, conv_transpose3d  # noqa: F401
 from .grid_sample import affine_grid, grid_sample  # noqa: F401
 from .sampling_distance import gumbel_softmax, pdist  # noqa: F401
+from .fractional_pool import (fractional_max_pool2d, fractional_max_pool3d,  # noqa: F401
+                              fractional_max_pool2d_with_indices,
+                              fractional_max_pool3d_with_indices)

@@ -22,7 +22,8 @@ from .padding import (ZeroPad1d, ZeroPad2d, ZeroPad3d, ConstantPad1d, ConstantPa
                       CircularPad2d, CircularPad3d)
 from .pooling_more import (MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,  # noqa: F401
                            AdaptiveMaxPool2d, AdaptiveMaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d,
-                           LPPool1d, LPPool2d, LPPool3d, Fold, Unfold)
+                           LPPool1d, LPPool2d, LPPool3d, Fold, Unfold, FractionalMaxPool2d,
+                           FractionalMaxPool3d)
 from .activation_more import PReLU, Threshold, Hardshrink, Softshrink, Softmax2d, RReLU  # noqa: F401
 from .pixelshuffle import PixelShuffle, PixelUnshuffle, ChannelShuffle  # noqa: F401
 from .normalization_more import (BatchNorm3d, InstanceNorm1d, InstanceNorm2d,  # noqa: F401

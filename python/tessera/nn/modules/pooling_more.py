@@ -155,3 +155,44 @@ class Unfold(Module):
 class AdaptiveMaxPool2d(_AdaptiveMaxPool):
     """Adaptive max pooling over (N, C, H, W) or (C, H, W), optionally with indices."""
     _fn = staticmethod(F.adaptive_max_pool2d)
+
+
+class _FractionalMaxPoolNd(Module):
+    """Fractional max pooling; `_random_samples` (a buffer, None by default) fixes the
+    windows, else they are drawn per call."""
+    _nsp = 2
+    _fn: Any = None
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Optional[Tensor] = None) -> None:
+        super().__init__()
+        name = type(self).__name__
+        self.kernel_size = _ntuple(kernel_size, self._nsp, name)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = None if output_size is None else _ntuple(output_size, self._nsp, name)
+        self.output_ratio = None
+        if output_ratio is not None:
+            ratio = (output_ratio,) * self._nsp if isinstance(output_ratio, (int, float)) \
+                else tuple(output_ratio)
+            if not all(0 < r < 1 for r in ratio):
+                raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+            self.output_ratio = ratio
+        if self.output_size is None and self.output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling "
+                             f"ratio")
+        if self.output_size is not None and self.output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+
+    def forward(self, input: Tensor) -> Any:
+        return type(self)._fn(input, self.kernel_size, self.output_size, self.output_ratio,
+                              self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    _fn = staticmethod(F.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    _nsp = 3
+    _fn = staticmethod(F.fractional_max_pool3d)
