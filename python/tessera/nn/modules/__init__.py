@@ -34,3 +34,4 @@ from .sparse import EmbeddingBag  # noqa: F401
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
 from .transformer_decoder import TransformerDecoderLayer, TransformerDecoder, Transformer  # noqa: F401
 from .conv3d import Conv3d, ConvTranspose3d  # noqa: F401
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
