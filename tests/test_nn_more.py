@@ -237,3 +237,24 @@ def test_cross_map_lrn2d(size: int, channels: int) -> None:
     assert gradcheck(sm, (xs,))
     with pytest.raises(ValueError, match=r"CrossMapLRN2d: expected a 4-D input"):
         sm(tt(randn(2, 3, 4)))
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (4, 3, 5), (2, 3, 4, 2), (2, 3, 2, 2, 2)])
+def test_sync_batchnorm_single_process(shape) -> None:
+    tm, sm = torch.nn.SyncBatchNorm(3), nn.SyncBatchNorm(3)
+    assert repr(sm) == repr(tm)
+    compare_module(sm, tm, randn(*shape), train=True)
+    compare_module(sm, tm, randn(*shape), train=False)
+    with pytest.raises(ValueError, match="SyncBatchNorm: expected at least 2-D input"):
+        sm(tt(randn(3)))
+
+
+def test_convert_sync_batchnorm() -> None:
+    m = nn.Sequential(nn.Conv2d(2, 3, 1), nn.BatchNorm2d(3), nn.Sequential(nn.BatchNorm1d(3)))
+    w = m[1].weight
+    c = nn.SyncBatchNorm.convert_sync_batchnorm(m)
+    tm = torch.nn.SyncBatchNorm.convert_sync_batchnorm(torch.nn.Sequential(
+        torch.nn.Conv2d(2, 3, 1), torch.nn.BatchNorm2d(3),
+        torch.nn.Sequential(torch.nn.BatchNorm1d(3))))
+    assert repr(c) == repr(tm)
+    assert c[1].weight is w and isinstance(c[2][0], nn.SyncBatchNorm)

@@ -27,7 +27,8 @@ from .pooling_more import (MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxP
 from .activation_more import PReLU, Threshold, Hardshrink, Softshrink, Softmax2d, RReLU  # noqa: F401
 from .pixelshuffle import PixelShuffle, PixelUnshuffle, ChannelShuffle  # noqa: F401
 from .normalization_more import (BatchNorm3d, InstanceNorm1d, InstanceNorm2d,  # noqa: F401
-                                 InstanceNorm3d, LocalResponseNorm, CrossMapLRN2d)
+                                 InstanceNorm3d, LocalResponseNorm, CrossMapLRN2d,
+                                 SyncBatchNorm)
 from .dropout_more import Dropout1d, Dropout3d, AlphaDropout, FeatureAlphaDropout  # noqa: F401
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .sparse import EmbeddingBag  # noqa: F401

@@ -2,7 +2,7 @@
 state-dict keys)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from ..._C import Tensor
 from .. import functional as F
@@ -108,3 +108,42 @@ class CrossMapLRN2d(LocalResponseNorm):
                           -1, 1)
         scale = sums * (self.alpha / self.size) + self.k
         return input * scale ** t.asarray(-self.beta, dtype=input.dtype, device=input.device)
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalization over (N, C, *); tessera runs in one process, so the statistics
+    are this process's batch (PyTorch's SyncBatchNorm without an initialized process group).
+    """
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: Optional[float] = 0.1,
+                 affine: bool = True, track_running_stats: bool = True,
+                 process_group: Any = None, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype,
+                         bias=bias)
+        self.process_group = process_group
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.ndim < 2:
+            raise ValueError(f"SyncBatchNorm: expected at least 2-D input (N, C, *), got shape "
+                             f"{tuple(input.shape)}")
+        self._ndims = (input.ndim,)
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group: Any = None) -> Module:
+        """`module` with every BatchNorm*d replaced by a SyncBatchNorm holding the same
+        parameters and running statistics."""
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, (cls, _InstanceNorm)):
+            out = cls(module.num_features, module.eps, module.momentum, module.affine,
+                      module.track_running_stats, process_group, bias=module._has_bias)
+            out.register_parameter("weight", module.weight)
+            out.register_parameter("bias", module.bias)
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                out.register_buffer(name, getattr(module, name))
+            out.train(module.training)
+        for name, child in list(module._modules.items()):
+            if child is not None:
+                out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
