@@ -89,3 +89,13 @@ def test_functional_call() -> None:
     with pytest.raises(RuntimeError, match="missing keys"):
         nn.utils.stateless.functional_call(m, {"0.weight": w}, (x,), strict=True)
     np.testing.assert_array_equal(m(x).numpy(), before)
+
+
+def test_data_parallel_wrapper() -> None:
+    tm = torch.nn.DataParallel(torch.nn.Linear(3, 2))
+    sm = nn.DataParallel(nn.Linear(3, 2))
+    assert repr(sm) == repr(tm)
+    assert list(sm.state_dict()) == list(tm.state_dict()) == ["module.weight", "module.bias"]
+    sm.load_state_dict(tm.state_dict())
+    x = randn(4, 3)
+    close(sm(tt(x)), tm(torch.tensor(x)), 1e-6, 1e-6)

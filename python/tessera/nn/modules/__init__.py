@@ -36,3 +36,4 @@ from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCel
 from .transformer_decoder import TransformerDecoderLayer, TransformerDecoder, Transformer  # noqa: F401
 from .conv3d import Conv3d, ConvTranspose3d  # noqa: F401
 from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
+from .parallel import DataParallel  # noqa: F401
