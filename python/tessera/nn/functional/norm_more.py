@@ -2,10 +2,12 @@
 local_response_norm."""
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
 from ..._C import Tensor
 from ...amp import _policy as _amp
+from .norm import batch_norm
 
 
 def _ts() -> Any:
@@ -19,42 +21,32 @@ def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalizes each (sample, channel) plane of (N, C, *) over its spatial axes. With
     use_input_stats and running buffers, the buffers move toward the batch means of the
-    per-instance mean and unbiased variance (PyTorch's rule); without use_input_stats the
-    running statistics normalize."""
+    per-instance mean and unbiased variance; without use_input_stats the running statistics
+    normalize. As in PyTorch: batch_norm over (1, N*C, *) with the stats repeated N times."""
     x, weight, bias = _amp.cast(_amp.FP32_CUDA, input, weight, bias)
     t = _ts()
     if x.ndim < 3:
         raise ValueError(f"instance_norm: expected an input of at least 3 dims (N, C, *), got "
                          f"shape {tuple(x.shape)}")
-    c = x.shape[1]
-    shape = (1, c) + (1,) * (x.ndim - 2)
-    axes = tuple(range(2, x.ndim))
-    if use_input_stats:
-        count = x.size // (x.shape[0] * c) if x.shape[0] * c else 0
-        if count <= 1:
-            raise ValueError(f"instance_norm: expected more than 1 spatial element per channel, "
-                             f"got input shape {tuple(x.shape)}")
-        mean = t.mean(x, axis=axes, keepdims=True)
-        var = t.var(x, axis=axes, keepdims=True)
-        if running_mean is not None and running_var is not None:
-            with t.no_grad():
-                m = momentum
-                bm = t.mean(t.reshape(mean.detach(), (-1, c)), axis=0)
-                bv = t.mean(t.reshape(var.detach(), (-1, c)), axis=0) * (count / (count - 1))
-                running_mean[...] = (1 - m) * running_mean + m * bm.astype(running_mean.dtype)
-                running_var[...] = (1 - m) * running_var + m * bv.astype(running_var.dtype)
-    else:
-        if running_mean is None or running_var is None:
-            raise ValueError("instance_norm: running_mean and running_var are required when "
-                             "use_input_stats=False")
-        mean = t.reshape(running_mean, shape)
-        var = t.reshape(running_var, shape)
-    y = (x - mean) / t.sqrt(var + eps)
-    if weight is not None:
-        y = y * t.reshape(weight, shape)
-    if bias is not None:
-        y = y + t.reshape(bias, shape)
-    return y
+    n, c = x.shape[0], x.shape[1]
+    if use_input_stats and math.prod(x.shape[2:]) <= 1:
+        raise ValueError(f"instance_norm: expected more than 1 spatial element per channel, "
+                         f"got input shape {tuple(x.shape)}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise ValueError("instance_norm: running_mean and running_var are required when "
+                         "use_input_stats=False")
+
+    def rep(v: Optional[Tensor]) -> Optional[Tensor]:
+        return None if v is None else t.tile(v, (n,))
+
+    rm, rv = rep(running_mean), rep(running_var)
+    y = batch_norm(t.reshape(x, (1, n * c) + tuple(x.shape[2:])), rm, rv, rep(weight),
+                   rep(bias), use_input_stats, momentum, eps)
+    if use_input_stats and running_mean is not None and running_var is not None:
+        with t.no_grad():  # the N updated copies average back into the buffers
+            running_mean[...] = t.mean(t.reshape(rm, (n, c)), axis=0)
+            running_var[...] = t.mean(t.reshape(rv, (n, c)), axis=0)
+    return t.reshape(y, tuple(x.shape))
 
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..._C import Tensor
-from ..parameter import Parameter
+from .weight_norm import _fold_back
 
 
 def _ts() -> Any:
@@ -89,16 +89,5 @@ def spectral_norm(module: Any, name: str = "weight", n_power_iterations: int = 1
 
 def remove_spectral_norm(module: Any, name: str = "weight") -> Any:
     """Folds the current normalized weight back into a plain parameter `name`."""
-    t = _ts()
-    for key, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            with t.no_grad():
-                weight = hook.compute_weight(module, False).detach()
-            delattr(module, name + "_orig")
-            delattr(module, name + "_u")
-            delattr(module, name + "_v")
-            module.__dict__.pop(name, None)
-            module.register_parameter(name, Parameter(weight))
-            del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"spectral_norm of {name!r} not found in {module}")
+    return _fold_back(module, name, SpectralNorm, lambda h, m: h.compute_weight(m, False),
+                      ("_orig", "_u", "_v"), "spectral_norm")

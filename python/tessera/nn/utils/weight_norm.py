@@ -4,7 +4,7 @@ forward as v * g / ||v|| (norm over every dim but `dim`; dim=None or -1: the who
 as in PyTorch)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 from ..._C import Tensor
 from ..parameter import Parameter
@@ -66,17 +66,25 @@ def weight_norm(module: Any, name: str = "weight", dim: Optional[int] = 0) -> An
     return module
 
 
-def remove_weight_norm(module: Any, name: str = "weight") -> Any:
-    """Folds the reparametrization back into a plain parameter `name`."""
+def _fold_back(module: Any, name: str, hook_type: type, compute: Any,
+               parts: Tuple[str, ...], what: str) -> Any:
+    """Replaces the reparametrization of `name` by `hook_type` with a plain parameter
+    holding compute(hook, module), dropping the registered `parts` and the hook."""
     t = _ts()
     for key, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, hook_type) and hook.name == name:
             with t.no_grad():
-                weight = hook.compute_weight(module).detach()
-            delattr(module, name + "_g")
-            delattr(module, name + "_v")
+                weight = compute(hook, module).detach()
+            for part in parts:
+                delattr(module, name + part)
             module.__dict__.pop(name, None)
             module.register_parameter(name, Parameter(weight))
             del module._forward_pre_hooks[key]
             return module
-    raise ValueError(f"weight_norm of {name!r} not found in {module}")
+    raise ValueError(f"{what} of {name!r} not found in {module}")
+
+
+def remove_weight_norm(module: Any, name: str = "weight") -> Any:
+    """Folds the reparametrization back into a plain parameter `name`."""
+    return _fold_back(module, name, WeightNorm, lambda h, m: h.compute_weight(m), ("_g", "_v"),
+                      "weight_norm")
