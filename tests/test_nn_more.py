@@ -258,3 +258,24 @@ def test_convert_sync_batchnorm() -> None:
         torch.nn.Sequential(torch.nn.BatchNorm1d(3))))
     assert repr(c) == repr(tm)
     assert c[1].weight is w and isinstance(c[2][0], nn.SyncBatchNorm)
+
+
+REPRS = ["MaxPool1d(2)", "MaxPool2d((2, 3), stride=1, padding=1)", "MaxPool3d(2)", "AvgPool1d(2)",
+         "AvgPool1d(3, 1, 1)", "AvgPool2d(3, 2, 1, True, False, 2)", "AvgPool3d(2)",
+         "AdaptiveAvgPool1d(3)", "AdaptiveAvgPool2d((2, 3))", "AdaptiveMaxPool2d(2)",
+         "AdaptiveMaxPool1d(2, True)", "Embedding(5, 3, padding_idx=1)", "Flatten()",
+         "Unflatten(1, (2, 3))", "Identity()", "Softmax(1)", "LogSoftmax(dim=1)", "Softplus()",
+         "GELU()", "ELU(0.5)", "SELU()", "Mish()", "SiLU()", "LayerNorm(4)", "RMSNorm(4)",
+         "GroupNorm(2, 4)", "BatchNorm1d(3, affine=False)", "Dropout2d(0.2)", "Linear(2, 3)",
+         "Conv1d(2, 3, 3)", "Conv2d(2, 3, 3, padding='same')",
+         "ConvTranspose2d(2, 3, 3, stride=2, output_padding=1)", "MultiheadAttention(8, 2)",
+         "MultiheadAttention(8, 2, kdim=3, vdim=5)", "LPPool2d(2, 3)", "Hardtanh()",
+         "LeakyReLU()", "Softmin(1)", "CELU()", "Hardswish()", "ReLU6()", "GLU()",
+         "TransformerDecoderLayer(8, 2, 16)", "LSTM(3, 4, 2, bidirectional=True)",
+         "GRUCell(3, 4, bias=False)", "Upsample(size=(3, 4), mode='bilinear')",
+         "EmbeddingBag(10, 3, mode='sum')", "PReLU(3)", "InstanceNorm3d(2)", "Fold(4, 2)"]
+
+
+@pytest.mark.parametrize("expr", REPRS)
+def test_reprs_match_torch(expr: str) -> None:
+    assert repr(eval("nn." + expr)) == repr(eval("torch.nn." + expr))

@@ -29,6 +29,10 @@ def _additive(mask: Optional[Tensor], dtype: Any) -> Optional[Tensor]:
     return mask.astype(dtype)
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """The class of MultiheadAttention.out_proj in PyTorch (a Linear; the name shows in reprs)."""
+
+
 class MultiheadAttention(Module):
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
                  add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: Optional[int] = None,
@@ -60,7 +64,8 @@ class MultiheadAttention(Module):
             self.in_proj_bias = Parameter(t.zeros((3 * embed_dim,), dtype=dtype))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        dtype=dtype)
         if add_bias_kv:
             self.bias_k = Parameter(t.empty((1, 1, embed_dim), dtype=dtype))
             self.bias_v = Parameter(t.empty((1, 1, embed_dim), dtype=dtype))

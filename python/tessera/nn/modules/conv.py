@@ -157,6 +157,13 @@ class AvgPool2d(Module):
 
 
 class AvgPool1d(AvgPool2d):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True) -> None:
+        # PyTorch keeps 1-tuples here (its repr shows kernel_size=(2,))
+        super().__init__(_ntuple(kernel_size, 1, "AvgPool1d"),
+                         None if stride is None else _ntuple(stride, 1, "AvgPool1d"),
+                         _ntuple(padding, 1, "AvgPool1d"), ceil_mode, count_include_pad)
+
     def forward(self, x: Tensor) -> Tensor:
         return F.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
