@@ -279,3 +279,24 @@ REPRS = ["MaxPool1d(2)", "MaxPool2d((2, 3), stride=1, padding=1)", "MaxPool3d(2)
 @pytest.mark.parametrize("expr", REPRS)
 def test_reprs_match_torch(expr: str) -> None:
     assert repr(eval("nn." + expr)) == repr(eval("torch.nn." + expr))
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, float("inf")])
+def test_embedding_max_norm(norm_type: float) -> None:
+    torch.manual_seed(0)
+    w = randn(6, 3) * 3
+    tm = torch.nn.Embedding(6, 3, max_norm=1.5, norm_type=norm_type, _weight=torch.tensor(w))
+    sm = nn.Embedding(6, 3, max_norm=1.5, norm_type=norm_type, _weight=tt(w))
+    assert repr(sm) == repr(tm)
+    x = np.array([[0, 2], [2, 5]])
+    ys, yt = sm(ts.asarray(x)), tm(torch.tensor(x))
+    close(ys, yt, 1e-6, 1e-6)
+    close(sm.weight, tm.weight, 1e-6, 1e-6)  # only the looked-up rows were clipped
+    g = randn(2, 2, 3)
+    ys.backward(tt(g))
+    yt.backward(torch.tensor(g))
+    close(sm.weight.grad, tm.weight.grad, 1e-6, 1e-6)
+    tb = torch.nn.EmbeddingBag(6, 3, max_norm=1.0, mode="sum", _weight=torch.tensor(w))
+    sb = nn.EmbeddingBag(6, 3, max_norm=1.0, mode="sum", _weight=tt(w))
+    assert repr(sb) == repr(tb)
+    close(sb(ts.asarray(x)), tb(torch.tensor(x)), 1e-6, 1e-6)

@@ -65,9 +65,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = Non
     t = _ts()
     if mode not in _MODES:
         raise ValueError(f"embedding_bag: mode must be one of {', '.join(_MODES)}, got {mode!r}")
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding_bag: max_norm, scale_grad_by_freq and sparse are "
-                                  "not supported")
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding_bag: scale_grad_by_freq and sparse are not "
+                                  "supported")
     if not t.isdtype(input.dtype, "integral"):
         raise TypeError(f"embedding_bag: indices must be integers, got {input.dtype}")
     if per_sample_weights is not None:
@@ -99,7 +99,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = Non
     pos[vb, rank] = vj
     mask[vb, rank] = True
     dev = weight.device
-    rows = embedding(t.asarray(idx, device=dev), weight)  # (M, dim)
+    rows = embedding(t.asarray(idx, device=dev), weight, max_norm=max_norm,
+                     norm_type=norm_type)  # (M, dim)
     if per_sample_weights is not None:
         rows = rows * t.reshape(per_sample_weights, (-1, 1)).astype(rows.dtype)
     if idx.size == 0:

@@ -144,8 +144,8 @@ def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     """Rows of `weight` picked by integer `x` (shape x.shape + (dim,)); the weight gradient is
     a scatter-add into the picked rows, and the padding row gets none."""
     t = _ts()
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not supported")
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported")
     if not t.isdtype(x.dtype, "integral"):
         raise TypeError(f"embedding: indices must be integers, got {x.dtype}")
     num = weight.shape[0]
@@ -154,6 +154,9 @@ def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     if x.device.type == "cpu" and x.size and (int(t.min(x).item()) < -num
                                               or int(t.max(x).item()) >= num):
         raise IndexError(f"embedding: index out of range for {num} embeddings")
+    if max_norm is not None:
+        from ._renorm import embedding_renorm_
+        embedding_renorm_(weight, x, max_norm, norm_type)
     rows = _EmbeddingRows.apply(weight, t.reshape(x, (-1,)))
     out = t.reshape(rows, tuple(x.shape) + (weight.shape[1],))
     if padding_idx is not None:
