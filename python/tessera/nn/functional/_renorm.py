@@ -1,9 +1,11 @@
-"""embedding_renorm_: the in-place row clipping behind Embedding(max_norm=...)."""
+"""embedding_renorm_ (the in-place row clipping behind Embedding(max_norm=...)) and the
+gradient scaling behind Embedding(scale_grad_by_freq=True)."""
 from __future__ import annotations
 
 from typing import Any
 
 from ..._C import Tensor
+from ...autograd.function import Function, FunctionCtx
 
 
 def _ts() -> Any:
@@ -30,3 +32,28 @@ def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float,
         scale = t.where(norm > max_norm, max_norm / (norm + 1e-7), 1.0).astype(weight.dtype)
         weight[rows] = sel * t.expand_dims(scale, axis=1)
     return weight
+
+
+class _ScaleGrad(Function):
+    """Identity forward; the backward multiplies the gradient by `scale` (broadcast)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, scale: Tensor) -> Tensor:  # type: ignore[override]
+        ctx.save_for_backward(scale)
+        return x
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        (scale,) = ctx.saved_tensors
+        return g * scale, None
+
+
+def scale_grad_by_freq(rows: Tensor, flat_idx: Tensor) -> Tensor:
+    """rows (M, dim) looked up at flat_idx (M,): the same values, with each row's gradient
+    divided by how often its index occurs in the batch (Embedding(scale_grad_by_freq=True))."""
+    t = _ts()
+    inverse = t.unique_inverse(flat_idx).inverse_indices
+    counts = t.unique_counts(flat_idx).counts
+    per_row = t.take(counts, t.reshape(inverse, (-1,)), axis=0)
+    scale = t.expand_dims(1.0 / per_row.astype(rows.dtype), axis=1)
+    return _ScaleGrad.apply(rows, scale)

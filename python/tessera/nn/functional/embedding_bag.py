@@ -65,9 +65,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = Non
     t = _ts()
     if mode not in _MODES:
         raise ValueError(f"embedding_bag: mode must be one of {', '.join(_MODES)}, got {mode!r}")
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding_bag: scale_grad_by_freq and sparse are not "
-                                  "supported")
+    if sparse:
+        raise NotImplementedError("embedding_bag: sparse gradients are not supported")
     if not t.isdtype(input.dtype, "integral"):
         raise TypeError(f"embedding_bag: indices must be integers, got {input.dtype}")
     if per_sample_weights is not None:
@@ -100,7 +99,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = Non
     mask[vb, rank] = True
     dev = weight.device
     rows = embedding(t.asarray(idx, device=dev), weight, max_norm=max_norm,
-                     norm_type=norm_type)  # (M, dim)
+                     norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq)  # (M, dim)
     if per_sample_weights is not None:
         rows = rows * t.reshape(per_sample_weights, (-1, 1)).astype(rows.dtype)
     if idx.size == 0:

@@ -144,8 +144,8 @@ def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     """Rows of `weight` picked by integer `x` (shape x.shape + (dim,)); the weight gradient is
     a scatter-add into the picked rows, and the padding row gets none."""
     t = _ts()
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported")
+    if sparse:
+        raise NotImplementedError("embedding: sparse gradients are not supported")
     if not t.isdtype(x.dtype, "integral"):
         raise TypeError(f"embedding: indices must be integers, got {x.dtype}")
     num = weight.shape[0]
@@ -158,6 +158,9 @@ def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
         from ._renorm import embedding_renorm_
         embedding_renorm_(weight, x, max_norm, norm_type)
     rows = _EmbeddingRows.apply(weight, t.reshape(x, (-1,)))
+    if scale_grad_by_freq:
+        from ._renorm import scale_grad_by_freq as _by_freq
+        rows = _by_freq(rows, t.reshape(x, (-1,)))
     out = t.reshape(rows, tuple(x.shape) + (weight.shape[1],))
     if padding_idx is not None:
         # The padding row's value still appears in the output (PyTorch returns it) but gets
