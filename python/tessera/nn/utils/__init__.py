@@ -7,3 +7,4 @@ from .spectral_norm import spectral_norm, remove_spectral_norm  # noqa: F401
 from . import stateless  # noqa: F401
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,  # noqa: F401
                      fuse_linear_bn_weights)
+from . import parametrize, parametrizations  # noqa: F401
