@@ -17,3 +17,17 @@ from .loss import (gaussian_nll_loss, margin_ranking_loss, hinge_embedding_loss,
 from .loss import (nll_loss, cross_entropy, mse_loss, l1_loss, smooth_l1_loss, huber_loss,  # noqa: F401
                    binary_cross_entropy, binary_cross_entropy_with_logits, kl_div,
                    poisson_nll_loss, soft_margin_loss, cosine_embedding_loss)
+from .interp import interpolate, upsample, upsample_nearest, upsample_bilinear  # noqa: F401
+from .pooling_more import *  # noqa: F401,F403
+from .activation_more import *  # noqa: F401,F403  (inplace= forms override activation's)
+from .shuffle import (pixel_shuffle, pixel_unshuffle, channel_shuffle,  # noqa: F401
+                      native_channel_shuffle)
+from .norm_more import instance_norm, local_response_norm  # noqa: F401  (torch's signature)
+from .dropout_more import dropout1d, dropout3d, alpha_dropout, feature_alpha_dropout  # noqa: F401
+from .embedding_bag import embedding_bag  # noqa: F401
+from .conv3d import conv3d, conv_transpose3d  # noqa: F401
+from .grid_sample import affine_grid, grid_sample  # noqa: F401
+from .sampling_distance import gumbel_softmax, pdist  # noqa: F401
+from .fractional_pool import (fractional_max_pool2d, fractional_max_pool3d,  # noqa: F401
+                              fractional_max_pool2d_with_indices,
+                              fractional_max_pool3d_with_indices)

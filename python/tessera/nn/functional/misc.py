@@ -144,8 +144,8 @@ def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     """Rows of `weight` picked by integer `x` (shape x.shape + (dim,)); the weight gradient is
     a scatter-add into the picked rows, and the padding row gets none."""
     t = _ts()
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not supported")
+    if sparse:
+        raise NotImplementedError("embedding: sparse gradients are not supported")
     if not t.isdtype(x.dtype, "integral"):
         raise TypeError(f"embedding: indices must be integers, got {x.dtype}")
     num = weight.shape[0]
@@ -154,7 +154,13 @@ def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     if x.device.type == "cpu" and x.size and (int(t.min(x).item()) < -num
                                               or int(t.max(x).item()) >= num):
         raise IndexError(f"embedding: index out of range for {num} embeddings")
+    if max_norm is not None:
+        from ._renorm import embedding_renorm_
+        embedding_renorm_(weight, x, max_norm, norm_type)
     rows = _EmbeddingRows.apply(weight, t.reshape(x, (-1,)))
+    if scale_grad_by_freq:
+        from ._renorm import scale_grad_by_freq as _by_freq
+        rows = _by_freq(rows, t.reshape(x, (-1,)))
     out = t.reshape(rows, tuple(x.shape) + (weight.shape[1],))
     if padding_idx is not None:
         # The padding row's value still appears in the output (PyTorch returns it) but gets
@@ -169,6 +175,10 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     t = _ts()
     d = t.abs(x1 - x2 + eps)
+    if p == math.inf:
+        return t.max(d, axis=-1, keepdims=keepdim)
+    if p == 0:
+        return t.sum((d != 0).astype(d.dtype), axis=-1, keepdims=keepdim)
     return t.sum(d ** p, axis=-1, keepdims=keepdim) ** (1.0 / p)
 
 

@@ -19,3 +19,25 @@ from .loss import (CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, Hub
                    BCELoss, BCEWithLogitsLoss, KLDivLoss)
 from .attention import MultiheadAttention  # noqa: F401
 from .transformer import TransformerEncoderLayer, TransformerEncoder  # noqa: F401
+from .bilinear import Bilinear  # noqa: F401
+from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d  # noqa: F401
+from .padding import (ZeroPad1d, ZeroPad2d, ZeroPad3d, ConstantPad1d, ConstantPad2d,  # noqa: F401
+                      ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,
+                      ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, CircularPad1d,
+                      CircularPad2d, CircularPad3d)
+from .pooling_more import (MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,  # noqa: F401
+                           AdaptiveMaxPool2d, AdaptiveMaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d,
+                           LPPool1d, LPPool2d, LPPool3d, Fold, Unfold, FractionalMaxPool2d,
+                           FractionalMaxPool3d)
+from .activation_more import PReLU, Threshold, Hardshrink, Softshrink, Softmax2d, RReLU  # noqa: F401
+from .pixelshuffle import PixelShuffle, PixelUnshuffle, ChannelShuffle  # noqa: F401
+from .normalization_more import (BatchNorm3d, InstanceNorm1d, InstanceNorm2d,  # noqa: F401
+                                 InstanceNorm3d, LocalResponseNorm, CrossMapLRN2d,
+                                 SyncBatchNorm)
+from .dropout_more import Dropout1d, Dropout3d, AlphaDropout, FeatureAlphaDropout  # noqa: F401
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
+from .sparse import EmbeddingBag  # noqa: F401
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
+from .transformer_decoder import TransformerDecoderLayer, TransformerDecoder, Transformer  # noqa: F401
+from .conv3d import Conv3d, ConvTranspose3d  # noqa: F401
+from .parallel import DataParallel  # noqa: F401

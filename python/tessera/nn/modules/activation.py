@@ -18,7 +18,12 @@ class _Simple(Module):
         self.inplace = inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return type(self)._fn(x)
+        return type(self)._fn(x, inplace=True) if self.inplace else type(self)._fn(x)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace and self._repr_inplace else ""
+
+    _repr_inplace = True
 
 
 class ReLU(_Simple):
@@ -39,10 +44,12 @@ class Mish(_Simple):
 
 class Hardswish(_Simple):
     _fn = staticmethod(F.hardswish)
+    _repr_inplace = False
 
 
 class Hardsigmoid(_Simple):
     _fn = staticmethod(F.hardsigmoid)
+    _repr_inplace = False
 
 
 class SELU(_Simple):
@@ -87,15 +94,15 @@ class ELU(Module):
         self.alpha, self.inplace = alpha, inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.elu(x, self.alpha)
+        return F.elu(x, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"alpha={self.alpha}"
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
 class CELU(ELU):
     def forward(self, x: Tensor) -> Tensor:
-        return F.celu(x, self.alpha)
+        return F.celu(x, self.alpha, self.inplace)
 
 
 class LeakyReLU(Module):
@@ -104,22 +111,26 @@ class LeakyReLU(Module):
         self.negative_slope, self.inplace = negative_slope, inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.leaky_relu(x, self.negative_slope)
+        return F.leaky_relu(x, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"negative_slope={self.negative_slope}"
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
 class Hardtanh(Module):
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
-        self.min_val, self.max_val = min_val, max_val
+        if min_val > max_val:
+            raise ValueError(f"Hardtanh: min_val ({min_val}) cannot be greater than max_val "
+                             f"({max_val})")
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.hardtanh(x, self.min_val, self.max_val)
+        return F.hardtanh(x, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"min_val={self.min_val}, max_val={self.max_val}"
+        return (f"min_val={self.min_val}, max_val={self.max_val}"
+                + (", inplace=True" if self.inplace else ""))
 
 
 class Softplus(Module):
@@ -168,6 +179,9 @@ class GLU(Module):
     def forward(self, x: Tensor) -> Tensor:
         return F.glu(x, self.dim)
 
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
 
 class Dropout(Module):
     """Zeroes elements with probability p in training mode; identity in eval mode."""
@@ -182,7 +196,7 @@ class Dropout(Module):
         self.p, self.inplace = p, inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return type(self)._fn(x, self.p, self.training)
+        return type(self)._fn(x, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"

@@ -60,8 +60,7 @@ class _ConvNd(Module):
              f"stride={self.stride}")
         zeros = (0,) * self._nsp
         if self.padding != zeros:
-            s += f", padding={self.padding!r}" if isinstance(self.padding, str) \
-                else f", padding={self.padding}"
+            s += f", padding={self.padding}"
         if self.output_padding != zeros:
             s += f", output_padding={self.output_padding}"
         if self.dilation != (1,) * self._nsp:
@@ -158,6 +157,13 @@ class AvgPool2d(Module):
 
 
 class AvgPool1d(AvgPool2d):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True) -> None:
+        # PyTorch keeps 1-tuples here (its repr shows kernel_size=(2,))
+        super().__init__(_ntuple(kernel_size, 1, "AvgPool1d"),
+                         None if stride is None else _ntuple(stride, 1, "AvgPool1d"),
+                         _ntuple(padding, 1, "AvgPool1d"), ceil_mode, count_include_pad)
+
     def forward(self, x: Tensor) -> Tensor:
         return F.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)

@@ -1,0 +1,358 @@
+"""Pooling beyond conv.py's 1-D/2-D max/avg: 3-D max/avg pooling, pooling with indices for
+any rank, adaptive pooling for any rank (avg) and 1-D/3-D max, max_unpool, LP pooling,
+fold/unfold. Windows are stacked shifted slices (Note [Convolution by shifted strided slices]
+in conv.py), so every op is differentiable through tessera's autograd."""
+from __future__ import annotations
+
+import math
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..._C import Tensor
+from . import _fused
+from .conv import (IntOrTuple, _adaptive_bounds, _adaptive_pool, _max_pool, _ntuple, _pool_pad,
+                   _pool_setup, _windows, avg_pool1d, avg_pool2d, _avg_pool, pad)
+
+__all__ = [
+    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d",
+    "max_pool3d_with_indices", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+    "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool1d", "max_unpool2d",
+    "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "unfold", "fold",
+    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices"
+]
+
+
+def _ts() -> Any:
+    import tessera
+    return tessera
+
+
+# ------------------------------------------------------------------ max pooling with indices
+def _max_pool_indices(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
+                      padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, nsp: int,
+                      op: str) -> Tuple[Tensor, Tensor]:
+    """Max pooling of any rank by window stacking; the index of each maximum is its flat
+    position in the (unpadded) spatial plane, the first maximum winning as in PyTorch."""
+    t = _ts()
+    k, s, p, d, out = _pool_setup(x, kernel_size, stride, padding, dilation, ceil_mode, nsp, op)
+    if not t.isdtype(x.dtype, "real floating"):
+        raise TypeError(f"{op}: expected a floating-point input, got {x.dtype}")
+    xp = _pool_pad(x, p, k, s, d, out, -math.inf)
+    axis = x.ndim - nsp
+    win = _windows(xp, k, s, d, out)  # (..., K, *out)
+    y = t.max(win, axis=axis)
+    arg = t.argmax(win.detach(), axis=axis)  # (..., *out) window offsets
+    in_sp = tuple(x.shape[axis:])
+    # offset -> spatial coordinate per axis, then the flat index in the input plane.
+    flat = None
+    rem = arg
+    for i in range(nsp):
+        inner = math.prod(k[i + 1:])
+        off = rem // inner
+        rem = rem - off * inner
+        pos = t.reshape(t.arange(out[i], dtype=t.int64, device=x.device) * s[i],
+                        (-1,) + (1,) * (nsp - 1 - i))
+        coord = pos + off * d[i] - p[i]
+        flat = coord if flat is None else flat * in_sp[i] + coord
+    return y, flat
+
+
+def max_pool1d_with_indices(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+                            padding: IntOrTuple = 0, dilation: IntOrTuple = 1,
+                            ceil_mode: bool = False, return_indices: bool = True) -> Any:
+    return _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d", True)
+
+
+def max_pool2d_with_indices(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+                            padding: IntOrTuple = 0, dilation: IntOrTuple = 1,
+                            ceil_mode: bool = False, return_indices: bool = True) -> Any:
+    return _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d", True)
+
+
+def max_pool3d(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+               padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Any:
+    """Max over kernel windows of (N, C, D, H, W) or (C, D, H, W) (-inf padding); indices are
+    flat positions d * H * W + h * W + w in each plane."""
+    y, idx = _max_pool_indices(x, kernel_size, stride, padding, dilation, ceil_mode, 3,
+                               "max_pool3d")
+    return (y, idx) if return_indices else y
+
+
+def max_pool3d_with_indices(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+                            padding: IntOrTuple = 0, dilation: IntOrTuple = 1,
+                            ceil_mode: bool = False, return_indices: bool = True) -> Any:
+    return max_pool3d(x, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def avg_pool3d(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+               padding: IntOrTuple = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Optional[int] = None) -> Tensor:
+    """Mean over kernel windows of (N, C, D, H, W) or (C, D, H, W)."""
+    return _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, 3, "avg_pool3d")
+
+
+# ------------------------------------------------------------------ adaptive pooling
+def _adaptive_sizes(x: Tensor, output_size: Any, nsp: int, op: str) -> Tuple[int, ...]:
+    if x.ndim not in (nsp + 1, nsp + 2):
+        raise ValueError(f"{op}: expected a {nsp + 1}-D or {nsp + 2}-D input, got shape "
+                         f"{tuple(x.shape)}")
+    sizes = (output_size,) * nsp if isinstance(output_size, int) or output_size is None \
+        else tuple(output_size)
+    if len(sizes) != nsp:
+        raise ValueError(f"{op}: output_size {output_size} must have {nsp} elements")
+    in_sp = tuple(x.shape[x.ndim - nsp:])
+    return tuple(in_sp[i] if sizes[i] is None else int(sizes[i]) for i in range(nsp))
+
+
+def _adaptive_avg_pool_nd(x: Tensor, out: Sequence[int], nsp: int, op: str) -> Tensor:
+    """Adaptive average pooling as one averaging matmul per spatial axis (the windows are
+    boxes, so the mean over a box is the product of 1-D means)."""
+    t = _ts()
+    y = x
+    for i in range(nsp):
+        axis = x.ndim - nsp + i
+        n, m = x.shape[axis], int(out[i])
+        if n == m:
+            continue
+        mat = np.zeros((n, m))
+        for j, (a, b) in enumerate(_adaptive_bounds(n, m)):
+            mat[a:b, j] = 1.0 / (b - a)
+        w = t.asarray(mat, device=x.device).astype(x.dtype)
+        y = t.moveaxis(t.matmul(t.moveaxis(y, axis, -1), w), -1, axis)
+    return y
+
+
+def adaptive_avg_pool3d(x: Tensor, output_size: Any) -> Tensor:
+    out = _adaptive_sizes(x, output_size, 3, "adaptive_avg_pool3d")
+    return _adaptive_avg_pool_nd(x, out, 3, "adaptive_avg_pool3d")
+
+
+def _adaptive_max_indices(x: Tensor, out: Tuple[int, ...], nsp: int) -> Tuple[Tensor, Tensor]:
+    """Adaptive max with indices: each output window gathered by fancy indexing of its box."""
+    t = _ts()
+    in_sp = tuple(x.shape[x.ndim - nsp:])
+    lead = tuple(x.shape[:x.ndim - nsp])
+    flat = t.reshape(x, lead + (-1,))
+    vals, idxs = [], []
+    bounds = [_adaptive_bounds(in_sp[i], out[i]) for i in range(nsp)]
+    for cell in np.ndindex(*out):
+        ranges = [np.arange(*bounds[i][cell[i]]) for i in range(nsp)]
+        pos = np.ravel_multi_index(np.meshgrid(*ranges, indexing="ij"), in_sp).ravel()
+        win = t.take(flat, t.asarray(pos, device=x.device), axis=-1)
+        a = t.argmax(win.detach(), axis=-1, keepdims=True)
+        vals.append(t.take_along_axis(win, a, axis=-1))
+        idxs.append(t.take(t.asarray(pos, device=x.device), t.reshape(a, (-1,)))
+                    .reshape(tuple(a.shape)))
+    y = t.reshape(t.concat(vals, axis=-1), lead + out)
+    return y, t.reshape(t.concat(idxs, axis=-1), lead + out)
+
+
+def adaptive_max_pool1d(x: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    out = _adaptive_sizes(x, output_size, 1, "adaptive_max_pool1d")
+    if return_indices:
+        return _adaptive_max_indices(x, out, 1)
+    return _adaptive_pool(x, out, 1, "max", "adaptive_max_pool1d")
+
+
+def adaptive_max_pool2d(x: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    out = _adaptive_sizes(x, output_size, 2, "adaptive_max_pool2d")
+    if return_indices:
+        return _adaptive_max_indices(x, out, 2)
+    return _adaptive_pool(x, out, 2, "max", "adaptive_max_pool2d")
+
+
+def adaptive_max_pool3d(x: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    out = _adaptive_sizes(x, output_size, 3, "adaptive_max_pool3d")
+    y, idx = _adaptive_max_indices(x, out, 3)
+    return (y, idx) if return_indices else y
+
+
+def adaptive_max_pool1d_with_indices(x: Tensor, output_size: Any,
+                                     return_indices: bool = True) -> Any:
+    return adaptive_max_pool1d(x, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(x: Tensor, output_size: Any,
+                                     return_indices: bool = True) -> Any:
+    return adaptive_max_pool2d(x, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(x: Tensor, output_size: Any,
+                                     return_indices: bool = True) -> Any:
+    return adaptive_max_pool3d(x, output_size, True)
+
+
+# ------------------------------------------------------------------ unpooling
+def _unpool_size(x: Tensor, k: Tuple[int, ...], s: Tuple[int, ...], p: Tuple[int, ...],
+                 output_size: Optional[Sequence[int]], nsp: int, op: str) -> Tuple[int, ...]:
+    default = tuple((x.shape[x.ndim - nsp + i] - 1) * s[i] - 2 * p[i] + k[i] for i in range(nsp))
+    if output_size is None:
+        return default
+    size = tuple(int(v) for v in output_size)
+    if len(size) == nsp + 2 or (len(size) == nsp + 1 and x.ndim == nsp + 1):
+        size = size[-nsp:]
+    if len(size) != nsp:
+        raise ValueError(f"{op}: output_size should have {nsp} or {nsp + 2} elements, got {size}")
+    for i in range(nsp):
+        lo, hi = default[i] - s[i], default[i] + s[i]
+        if not lo < size[i] < hi:
+            raise ValueError(f"{op}: invalid output_size {size} (dim {i} must be between "
+                             f"{lo} and {hi} exclusive)")
+    return size
+
+
+def _max_unpool(x: Tensor, indices: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
+                padding: IntOrTuple, output_size: Optional[Sequence[int]], nsp: int,
+                op: str) -> Tensor:
+    t = _ts()
+    k = _ntuple(kernel_size, nsp, op)
+    s = k if stride is None else _ntuple(stride, nsp, op)
+    p = _ntuple(padding, nsp, op)
+    if x.ndim not in (nsp + 1, nsp + 2) or tuple(indices.shape) != tuple(x.shape):
+        raise ValueError(f"{op}: expected a {nsp + 1}-D or {nsp + 2}-D input and indices of the "
+                         f"same shape, got {tuple(x.shape)} and {tuple(indices.shape)}")
+    out = _unpool_size(x, k, s, p, output_size, nsp, op)
+    lead = tuple(x.shape[:x.ndim - nsp])
+    total = math.prod(out)
+    idx = t.reshape(indices.astype(t.int64), lead + (-1,))
+    if idx.size and (int(t.min(idx).item()) < 0 or int(t.max(idx).item()) >= total):
+        raise IndexError(f"{op}: found an invalid max index (output size {out})")
+    vals = t.reshape(x, lead + (-1,))
+    zero = t.zeros(lead + (total,), dtype=x.dtype, device=x.device)
+    y = t.scatter(zero, x.ndim - nsp, idx, vals)
+    return t.reshape(y, lead + out)
+
+
+def max_unpool1d(x: Tensor, indices: Tensor, kernel_size: IntOrTuple,
+                 stride: Optional[IntOrTuple] = None, padding: IntOrTuple = 0,
+                 output_size: Optional[Sequence[int]] = None) -> Tensor:
+    """The partial inverse of max_pool1d: values placed at their indices, zeros elsewhere."""
+    return _max_unpool(x, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
+
+
+def max_unpool2d(x: Tensor, indices: Tensor, kernel_size: IntOrTuple,
+                 stride: Optional[IntOrTuple] = None, padding: IntOrTuple = 0,
+                 output_size: Optional[Sequence[int]] = None) -> Tensor:
+    """The partial inverse of max_pool2d: values placed at their flat plane indices."""
+    return _max_unpool(x, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
+
+
+def max_unpool3d(x: Tensor, indices: Tensor, kernel_size: IntOrTuple,
+                 stride: Optional[IntOrTuple] = None, padding: IntOrTuple = 0,
+                 output_size: Optional[Sequence[int]] = None) -> Tensor:
+    return _max_unpool(x, indices, kernel_size, stride, padding, output_size, 3, "max_unpool3d")
+
+
+# ------------------------------------------------------------------ LP pooling
+def _lp_pool(x: Tensor, norm_type: float, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
+             ceil_mode: bool, nsp: int, op: str) -> Tensor:
+    """PyTorch's formula: (sum over the window of x^p)^(1/p), via avg_pool * window size."""
+    t = _ts()
+    k = _ntuple(kernel_size, nsp, op)
+    avg = avg_pool1d if nsp == 1 else avg_pool2d
+    if nsp == 3:
+        avg = avg_pool3d
+    # Exponents as 0-d tensors of x's dtype: a Python-float exponent's gradient rounds
+    # (p - 1) to float32 in the core pow backward.
+    out = avg(x ** t.asarray(norm_type, dtype=x.dtype, device=x.device), k, stride, 0, ceil_mode)
+    out = t.sign(out) * t.maximum(t.abs(out), 0) * math.prod(k)
+    return out ** t.asarray(1.0 / norm_type, dtype=x.dtype, device=x.device)
+
+
+def lp_pool1d(x: Tensor, norm_type: float, kernel_size: IntOrTuple,
+              stride: Optional[IntOrTuple] = None, ceil_mode: bool = False) -> Tensor:
+    return _lp_pool(x, norm_type, kernel_size, stride, ceil_mode, 1, "lp_pool1d")
+
+
+def lp_pool2d(x: Tensor, norm_type: float, kernel_size: IntOrTuple,
+              stride: Optional[IntOrTuple] = None, ceil_mode: bool = False) -> Tensor:
+    return _lp_pool(x, norm_type, kernel_size, stride, ceil_mode, 2, "lp_pool2d")
+
+
+def lp_pool3d(x: Tensor, norm_type: float, kernel_size: IntOrTuple,
+              stride: Optional[IntOrTuple] = None, ceil_mode: bool = False) -> Tensor:
+    return _lp_pool(x, norm_type, kernel_size, stride, ceil_mode, 3, "lp_pool3d")
+
+
+# ------------------------------------------------------------------ fold / unfold
+def _fold_geom(kernel_size: IntOrTuple, dilation: IntOrTuple, padding: IntOrTuple,
+               stride: IntOrTuple, op: str) -> Tuple[Tuple[int, ...], ...]:
+    k, d = _ntuple(kernel_size, 2, op), _ntuple(dilation, 2, op)
+    p, s = _ntuple(padding, 2, op), _ntuple(stride, 2, op)
+    if any(v <= 0 for v in k + d + s) or any(v < 0 for v in p):
+        raise ValueError(f"{op}: kernel_size {k}, dilation {d} and stride {s} must be positive "
+                         f"and padding {p} non-negative")
+    return k, d, p, s
+
+
+def unfold(input: Tensor, kernel_size: IntOrTuple, dilation: IntOrTuple = 1,
+           padding: IntOrTuple = 0, stride: IntOrTuple = 1) -> Tensor:
+    """Sliding local blocks: (N, C, H, W) or (C, H, W) -> (N, C*kh*kw, L) (im2col)."""
+    t = _ts()
+    x = input
+    k, d, p, s = _fold_geom(kernel_size, dilation, padding, stride, "unfold")
+    if x.ndim not in (3, 4):
+        raise ValueError(f"unfold: expected a 3-D or 4-D input (N, C, H, W), got shape "
+                         f"{tuple(x.shape)}")
+    unbatched = x.ndim == 3
+    if unbatched:
+        x = t.expand_dims(x, axis=0)
+    n, c, h, w = x.shape
+    from .conv import _out_size
+    out = (_out_size(h + 2 * p[0], k[0], s[0], d[0]), _out_size(w + 2 * p[1], k[1], s[1], d[1]))
+    if (h + 2 * p[0] < d[0] * (k[0] - 1) + 1 or w + 2 * p[1] < d[1] * (k[1] - 1) + 1
+            or 0 in out):
+        raise ValueError(f"unfold: kernel {k} with dilation {d} does not fit the padded input "
+                         f"of spatial size {(h + 2 * p[0], w + 2 * p[1])}")
+    xp = pad(x, [p[1], p[1], p[0], p[0]]) if any(p) else x
+    cols = t.reshape(_windows(xp, k, s, d, out), (n, c * k[0] * k[1], out[0] * out[1]))
+    return cols[0] if unbatched else cols
+
+
+def fold(input: Tensor, output_size: IntOrTuple, kernel_size: IntOrTuple,
+         dilation: IntOrTuple = 1, padding: IntOrTuple = 0, stride: IntOrTuple = 1) -> Tensor:
+    """Sums sliding local blocks back into (N, C, H, W) (col2im, unfold's adjoint):
+    (N, C*kh*kw, L) or (C*kh*kw, L) -> (N, C, *output_size)."""
+    t = _ts()
+    x = input
+    k, d, p, s = _fold_geom(kernel_size, dilation, padding, stride, "fold")
+    osz = _ntuple(output_size, 2, "fold")
+    if x.ndim not in (2, 3):
+        raise ValueError(f"fold: expected a 2-D or 3-D input (N, C*kh*kw, L), got shape "
+                         f"{tuple(x.shape)}")
+    unbatched = x.ndim == 2
+    if unbatched:
+        x = t.expand_dims(x, axis=0)
+    kk = k[0] * k[1]
+    from .conv import _out_size
+    blocks = [_out_size(osz[i] + 2 * p[i], k[i], s[i], d[i]) for i in range(2)]
+    if x.shape[1] % kk or x.shape[2] != blocks[0] * blocks[1]:
+        raise ValueError(f"fold: input of shape {tuple(input.shape)} does not match "
+                         f"kernel_size {k} (channels divisible by {kk}) and "
+                         f"{blocks[0] * blocks[1]} blocks for output_size {osz}")
+    c = x.shape[1] // kk
+    if _fused.fusable_cpu(x) and str(x.dtype) in _fused.CONV_DTYPES:
+        y = _fused.Col2im.apply(x, c, osz[0], osz[1], k, s, p, d)
+    else:
+        y = _fold_composite(x, c, osz, k, d, p, s, blocks)
+    return y[0] if unbatched else y
+
+
+def _fold_composite(x: Tensor, c: int, osz: Tuple[int, ...], k: Tuple[int, ...],
+                    d: Tuple[int, ...], p: Tuple[int, ...], s: Tuple[int, ...],
+                    blocks: List[int]) -> Tensor:
+    """col2im by index_add of every block entry into the flat padded plane."""
+    t = _ts()
+    n = x.shape[0]
+    hp, wp = osz[0] + 2 * p[0], osz[1] + 2 * p[1]
+    ki, kj, bi, bj = np.meshgrid(np.arange(k[0]), np.arange(k[1]), np.arange(blocks[0]),
+                                 np.arange(blocks[1]), indexing="ij")
+    pos = ((bi * s[0] + ki * d[0]) * wp + bj * s[1] + kj * d[1]).reshape(-1)
+    vals = t.reshape(x, (n, c, -1))
+    zero = t.zeros((n, c, hp * wp), dtype=x.dtype, device=x.device)
+    y = t.reshape(t.index_add(zero, 2, t.asarray(pos, device=x.device), vals), (n, c, hp, wp))
+    return y[:, :, p[0]:p[0] + osz[0], p[1]:p[1] + osz[1]]

@@ -1,0 +1,198 @@
+"""3-D pooling, adaptive max pooling for 1-D/3-D, AdaptiveAvgPool3d, MaxUnpool1d/2d/3d,
+LPPool1d/2d/3d, Fold and Unfold (math in functional/pooling_more.py)."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ..._C import Tensor
+from .. import functional as F
+from ..functional.conv import _ntuple
+from .conv import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .module import Module
+
+
+class MaxPool3d(MaxPool2d):
+    """Max pooling over (N, C, D, H, W) or (C, D, H, W)."""
+
+    def forward(self, x: Tensor) -> Any:
+        return F.max_pool3d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+
+class AvgPool3d(AvgPool2d):
+    """Average pooling over (N, C, D, H, W) or (C, D, H, W)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.avg_pool3d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(x, self.output_size)
+
+
+class _AdaptiveMaxPool(Module):
+    _fn: Any = None
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, x: Tensor) -> Any:
+        return type(self)._fn(x, self.output_size, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPool):
+    _fn = staticmethod(F.adaptive_max_pool1d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    _fn = staticmethod(F.adaptive_max_pool3d)
+
+
+class _MaxUnpoolNd(Module):
+    _nsp = 1
+    _fn: Any = None
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        name = type(self).__name__
+        self.kernel_size = _ntuple(kernel_size, self._nsp, name)
+        self.stride = _ntuple(stride if stride is not None else kernel_size, self._nsp, name)
+        self.padding = _ntuple(padding, self._nsp, name)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Optional[Any] = None) -> Tensor:
+        return type(self)._fn(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _fn = staticmethod(F.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _nsp = 2
+    _fn = staticmethod(F.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _nsp = 3
+    _fn = staticmethod(F.max_unpool3d)
+
+
+class _LPPoolNd(Module):
+    _fn: Any = None
+
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None,
+                 ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size = norm_type, kernel_size
+        self.stride, self.ceil_mode = stride, ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._fn(input, float(self.norm_type), self.kernel_size, self.stride,
+                              self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    _fn = staticmethod(F.lp_pool1d)
+
+
+class LPPool2d(_LPPoolNd):
+    _fn = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPoolNd):
+    _fn = staticmethod(F.lp_pool3d)
+
+
+class Fold(Module):
+    """Combines (N, C*kh*kw, L) sliding blocks into (N, C, *output_size), summing overlaps."""
+
+    def __init__(self, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+                 stride: Any = 1) -> None:
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
+                      self.stride)
+
+    def extra_repr(self) -> str:
+        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
+                f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}")
+
+
+class Unfold(Module):
+    """Extracts sliding blocks: (N, C, H, W) -> (N, C*kh*kw, L)."""
+
+    def __init__(self, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+                 stride: Any = 1) -> None:
+        super().__init__()
+        self.kernel_size, self.dilation = kernel_size, dilation
+        self.padding, self.stride = padding, stride
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
+                f"padding={self.padding}, stride={self.stride}")
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPool):
+    """Adaptive max pooling over (N, C, H, W) or (C, H, W), optionally with indices."""
+    _fn = staticmethod(F.adaptive_max_pool2d)
+
+
+class _FractionalMaxPoolNd(Module):
+    """Fractional max pooling; `_random_samples` (a buffer, None by default) fixes the
+    windows, else they are drawn per call."""
+    _nsp = 2
+    _fn: Any = None
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Optional[Tensor] = None) -> None:
+        super().__init__()
+        name = type(self).__name__
+        self.kernel_size = _ntuple(kernel_size, self._nsp, name)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = None if output_size is None else _ntuple(output_size, self._nsp, name)
+        self.output_ratio = None
+        if output_ratio is not None:
+            ratio = (output_ratio,) * self._nsp if isinstance(output_ratio, (int, float)) \
+                else tuple(output_ratio)
+            if not all(0 < r < 1 for r in ratio):
+                raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+            self.output_ratio = ratio
+        if self.output_size is None and self.output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling "
+                             f"ratio")
+        if self.output_size is not None and self.output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+
+    def forward(self, input: Tensor) -> Any:
+        return type(self)._fn(input, self.kernel_size, self.output_size, self.output_ratio,
+                              self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    _fn = staticmethod(F.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    _nsp = 3
+    _fn = staticmethod(F.fractional_max_pool3d)
