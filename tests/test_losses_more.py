@@ -626,13 +626,13 @@ def test_adaptive_log_softmax_predict_branches_and_errors() -> None:
         nn.AdaptiveLogSoftmaxWithLoss(16, 20, [])
     with pytest.raises(IndexError, match="target values should be in"):
         sm(tt(x[:2]), ts.asarray([0, 20]))
-    with pytest.raises(ValueError, match="same size in the batch"):
+    with pytest.raises(ValueError, match=r"got \(2, 16\) and \(3,\)"):
         sm(tt(x[:2]), ts.asarray([0, 1, 2]))
-    with pytest.raises(ValueError, match="1D target tensor expects 2D input"):
+    with pytest.raises(ValueError, match="AdaptiveLogSoftmaxWithLoss: expected input"):
         sm(tt(x[0]), ts.zeros(16, dtype=ts.int64))
-    with pytest.raises(ValueError, match="0D target tensor expects 1D input"):
+    with pytest.raises(ValueError, match="AdaptiveLogSoftmaxWithLoss: expected input"):
         sm(tt(x[:2]), ts.asarray(1))
-    with pytest.raises(ValueError, match="multi-target not supported"):
+    with pytest.raises(ValueError, match="AdaptiveLogSoftmaxWithLoss: expected input"):
         sm(tt(x[:2]), ts.zeros((2, 1), dtype=ts.int64))
 
 
