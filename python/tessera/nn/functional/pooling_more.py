@@ -335,7 +335,7 @@ def fold(input: Tensor, output_size: IntOrTuple, kernel_size: IntOrTuple,
                          f"kernel_size {k} (channels divisible by {kk}) and "
                          f"{blocks[0] * blocks[1]} blocks for output_size {osz}")
     c = x.shape[1] // kk
-    if _fused.fusable_cpu(x) and str(x.dtype) in _fused.CONV_DTYPES:
+    if _fused.fusable_windows(x) and str(x.dtype) in _fused.CONV_DTYPES:
         y = _fused.Col2im.apply(x, c, osz[0], osz[1], k, s, p, d)
     else:
         y = _fold_composite(x, c, osz, k, d, p, s, blocks)
