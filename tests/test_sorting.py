@@ -142,3 +142,10 @@ def test_searchsorted_promotion_and_errors():
         ts.searchsorted(ts.zeros((2, 2)), ts.asarray([1.0]))
     with pytest.raises(IndexError):
         ts.searchsorted(ts.asarray([1.0, 2.0]), ts.asarray([1.0]), sorter=ts.asarray([0, 5]))
+
+
+def test_float64_values_below_float32_range_sort_like_numpy():
+    # Their zero test once ran in float32, flushing 1e-100 to zero.
+    a = np.array([0.0, -1e-100, 1e-300, -0.0, 5e-324, -5e-324, 1e-40, -3.0])
+    np.testing.assert_array_equal(ts.argsort(ts.asarray(a), stable=True).numpy(), np.argsort(a, kind="stable"))
+    np.testing.assert_array_equal(ts.sort(ts.asarray(a)).numpy(), np.sort(a))

@@ -142,13 +142,22 @@ FORMULA(reciprocal_bw) {
 FORMULA(square_bw) { return {chain(g[0], mul(sc(2.0), c.saved(0)))}; }
 FORMULA(real_bw) { return {g[0]}; }
 FORMULA(imag_bw) { return {mul(g[0], wrap_scalar(Scalar::from_complex({0.0, 1.0})))}; }
+// b - 1 for pow's gradient. A Python-number exponent (a weak 0-d tensor) is decremented on
+// the host: two weak operands would promote to the default float dtype, and x ** (1/3) on
+// float64 got its gradient from a float32-rounded exponent.
+Tensor exponent_minus_one(const Tensor& b) {
+  if (!b.impl()->wrapped_number) return subtract(b, sc(1.0));
+  const Scalar v = item(b);
+  if (v.kind == ScalarKind::Complex) return wrap_scalar(Scalar::from_complex(v.c - 1.0));
+  return wrap_scalar(Scalar::from_double(v.to<double>() - 1.0));
+}
 FORMULA(pow_bw) {
   Saved s{c, kA | kB | kOut};
   const Tensor a = s.a(), b = s.b();
   Tensor ga, gb;
   if (c.needs(0)) {
     // b * a^(b-1), defined as 0 where b == 0 (PyTorch's convention, also at a == 0).
-    const Tensor d = mul(b, pow(a, subtract(b, sc(1.0))));
+    const Tensor d = mul(b, pow(a, exponent_minus_one(b)));
     ga = where(B(equal_def, b, sc(0.0)), zeros_like(d), chain(g[0], d));
   }
   if (c.needs(1)) {

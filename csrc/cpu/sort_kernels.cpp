@@ -26,6 +26,16 @@ template <class T>
 constexpr bool is_float_v =
     std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
+// Zero test in the value's own precision: a float64 like 1e-100 is not zero (a float32 cast
+// would flush it and sort it among the zeros).
+template <class T>
+bool is_float_zero(T v) {
+  if constexpr (std::is_same_v<T, double>)
+    return v == 0.0;
+  else
+    return static_cast<float>(v) == 0.0f;
+}
+
 template <class T>
 KeyT<T> to_key(T v) {
   using U = KeyT<T>;
@@ -43,7 +53,7 @@ KeyT<T> to_key(T v) {
     else
       nan = std::isnan(static_cast<float>(v));
     if (nan) return static_cast<U>(~U(0));
-    if (static_cast<float>(v) == 0.0f) return sign;  // -0.0 == 0.0: equal keys (stable order)
+    if (is_float_zero(v)) return sign;  // -0.0 == 0.0: equal keys (stable order)
     U u;
     std::memcpy(&u, &v, sizeof(T));
     return (u & sign) ? static_cast<U>(~u) : static_cast<U>(u | sign);
@@ -157,7 +167,7 @@ void sort_rows(const Tensor& x, const Tensor* values, const Tensor* indices, boo
         zeros.clear();
         if (values)
           for (int64_t j = 0; j < n; ++j)
-            if (static_cast<float>(src[j * xs]) == 0.0f) zeros.push_back(src[j * xs]);
+            if (is_float_zero(src[j * xs])) zeros.push_back(src[j * xs]);
       }
       U* ks = k.data();
       uint32_t* is = indices ? id.data() : nullptr;

@@ -97,6 +97,10 @@ def _install() -> None:
                                 "scatter_reduce"]
     for name in _misc.FALSE_PROPERTIES:
         setattr(Tensor, name, property(lambda self: False))
+    # x.real / x.imag are attributes in NumPy and PyTorch alike (the namespace keeps the
+    # functions ts.real / ts.imag).
+    Tensor.real = property(lambda self: _math._C.real(self), doc="The real part (x itself for real dtypes' values).")
+    Tensor.imag = property(lambda self: _math._C.imag(self), doc="The imaginary part.")
     for name in twins:
         if hasattr(Tensor, name) and not hasattr(Tensor, name + "_"):
             setattr(Tensor, name + "_", _inplace.make_inplace(name + "_", getattr(Tensor, name)))

@@ -428,7 +428,7 @@ METHODS = {
     "less_equal": le, "not_equal": ne, "square": square, "acosh": _C.acosh, "asinh": _C.asinh, "atanh": _C.atanh,
     "hypot": _C.hypot, "copysign": _C.copysign, "nextafter": _C.nextafter, "positive": _C.positive,
     "bitwise_left_shift": _C.bitwise_left_shift, "bitwise_right_shift": _C.bitwise_right_shift,
-    "logaddexp": _C.logaddexp, "real": _C.real, "imag": _C.imag, "fmax": fmax, "fmin": fmin,
+    "logaddexp": _C.logaddexp, "fmax": fmax, "fmin": fmin,
     "isposinf": isposinf, "isneginf": isneginf, "isreal": isreal, "isclose": isclose,
     "allclose": allclose, "equal": equal, "threshold": threshold,
 }
