@@ -730,3 +730,13 @@ def test_nn_modules_under_autocast_match_torch(dtype: str) -> None:
         assert p.grad.dtype == ts.float32, name
         np.testing.assert_allclose(to_np(p.grad), to_np(q.grad), rtol=0.1,
                                    atol=0.05 * float(q.grad.abs().max()) + 1e-3, err_msg=name)
+
+
+def test_torch_style_calls_autocast_like_the_namespace_functions() -> None:
+    # ts.prod(x, 0) goes through the PyTorch-style wrapper (tessera._torch_compat_*), which
+    # must not count as "inside an op" for the autocast nesting check.
+    x = ts.ones((3, 2), dtype=ts.bfloat16)
+    xt = torch.ones((3, 2), dtype=torch.bfloat16)
+    with ts.autocast("cpu", dtype=ts.bfloat16), torch.autocast("cpu", dtype=torch.bfloat16):
+        assert str(ts.prod(x, 0).dtype) == str(torch.prod(xt, 0).dtype).replace("torch.", "")
+        assert str(ts.prod(x).dtype) == str(torch.prod(xt).dtype).replace("torch.", "")

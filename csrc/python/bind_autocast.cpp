@@ -25,10 +25,13 @@ PyTypeObject* g_tensor_type = nullptr;
 std::unordered_set<PyObject*>* g_transparent = nullptr;
 
 // Modules whose functions implement ops (rather than use them, as nn.modules or user code
-// do): tessera's private modules and nn.functional, linalg, fft.
+// do): tessera's private modules and nn.functional, linalg, fft. The PyTorch-style layer
+// (tessera._torch_compat*) is thin wrappers over ops and autocasts like user code: ts.sum(x)
+// reaches the namespace's sum through it.
 bool is_op_module(const char* name) {
   if (std::strncmp(name, "tessera.", 8) != 0) return false;
   const char* rest = name + 8;
+  if (std::strncmp(rest, "_torch_compat", 13) == 0) return false;
   return rest[0] == '_' || std::strncmp(rest, "nn.functional", 13) == 0 ||
          std::strncmp(rest, "linalg", 6) == 0 || std::strncmp(rest, "fft", 3) == 0;
 }

@@ -328,7 +328,8 @@ class Optimizer:
                 for k, v in saved.items():
                     if k == "step":
                         v = float(v.item()) if hasattr(v, "item") else float(v)
-                        st[k] = _ts().asarray(v, dtype=_ts().float32) if self._tensor_step else v
+                        st[k] = (_ts().asarray(v, dtype=_ts().float32, device="cpu")
+                                 if self._tensor_step else v)
                     else:
                         st[k] = _load_value(v, p, to_tensor)
             for k, v in theirs.items():
