@@ -814,3 +814,32 @@ def test_optimizers_step_on_cuda_under_a_cuda_default_device(name):
         finally:
             ts.set_default_device("cpu")
     np.testing.assert_allclose(results[1], results[0], rtol=1e-5, atol=1e-6)
+
+
+@gpu
+def test_linalg_and_fft_on_cuda_tensors_match_cpu():
+    # Note [Host linear algebra]: computed by the CPU's LAPACK / FFT engine, results on the device.
+    a = rand((3, 4, 4), "float64", 25) + 4 * np.eye(4)
+    spd = a @ np.swapaxes(a, -1, -2)
+    c, g = ts.asarray(spd), ts.asarray(spd, device=DEV)
+    tol = dict(exact=False, rtol=1e-10, atol=1e-10)
+    same(ts.linalg.cholesky(c), ts.linalg.cholesky(g), **tol)
+    same(ts.linalg.det(c), ts.linalg.det(g), **tol)
+    same(ts.linalg.inv(c), ts.linalg.inv(g), **tol)
+    same(ts.linalg.solve(c, c[..., :1]), ts.linalg.solve(g, g[..., :1]), **tol)
+    same(ts.linalg.eigvalsh(c), ts.linalg.eigvalsh(g), **tol)
+    same(ts.linalg.svdvals(c), ts.linalg.svdvals(g), **tol)
+    q, r = ts.linalg.qr(g)
+    same(q @ r, g, **tol)
+    with pytest.raises(ts.linalg.LinAlgError):
+        ts.linalg.cholesky(-g)
+    x = ts.asarray(spd, device=DEV, requires_grad=True)
+    ts.sum(ts.linalg.inv(x)).backward()
+    xc = ts.asarray(spd, requires_grad=True)
+    ts.sum(ts.linalg.inv(xc)).backward()
+    same(xc.grad, x.grad, **tol)
+    sig = rand((5, 64), "complex64", 26)
+    same(ts.fft.fft(ts.asarray(sig)), ts.fft.fft(ts.asarray(sig, device=DEV)), exact=False, rtol=1e-5, atol=1e-5)
+    re = rand((5, 63), "float32", 27)
+    same(ts.fft.rfft(ts.asarray(re)), ts.fft.rfft(ts.asarray(re, device=DEV)), exact=False, rtol=1e-5, atol=1e-5)
+    same(ts.fft.irfftn(ts.asarray(sig)), ts.fft.irfftn(ts.asarray(sig, device=DEV)), exact=False, rtol=1e-5, atol=1e-5)

@@ -66,6 +66,11 @@ Tensor fit_axis(const Tensor& x, int64_t ax, int64_t len, DType dt) {
 // real ones move the axis last first.
 Tensor transform_axis(const Tensor& x, int64_t ax, int64_t n, Kind kind, bool forward, double scale,
                       DType cdt) {
+  // A backend without FFT kernels (CUDA, until a cuFFT path lands) transforms on the host:
+  // one copy each way (a synchronization), the CPU's engine in between.
+  if (!x.device().is_cpu() && !fft_c2c_stub.table[static_cast<int>(x.device().type)])
+    return to_device(transform_axis(to_device(x, Device()), ax, n, kind, forward, scale, cdt),
+                     x.device());
   const int64_t last = x.ndim() - 1;
   if (kind == Kind::C2C && ax != last) {
     const Tensor t = fit_axis(x, ax, n, cdt);

@@ -72,9 +72,19 @@ Tensor out_as(const Tensor& t, DType in) {
   return astype(t, t.dtype() == DType::Float32 ? in : t.dtype(), false);
 }
 
+// Note [Host linear algebra]: a backend without LAPACK kernels (CUDA, until a cuSOLVER path
+// lands) runs the factorizations on the host: the inputs are copied over, the CPU's LAPACK
+// computes, and the results are copied back to the input's device (a synchronization).
+bool host_lapack(const Tensor& x) {
+  return !x.device().is_cpu() && !lapack_pack_stub.table[static_cast<int>(x.device().type)];
+}
+Tensor host(const Tensor& t) { return to_device(t, Device()); }
+Tensor back(const Tensor& t, Device d) { return t.defined() ? to_device(t, d) : t; }
+
 }  // namespace
 
 Tensor cholesky_plain(const Tensor& x, bool upper) {
+  if (host_lapack(x)) return back(cholesky_plain(host(x), upper), x.device());
   check_matrix(x, "cholesky", true);
   const DType dt = compute_dtype(x.dtype(), "cholesky");
   const int64_t n = x.dim(x.ndim() - 1);
@@ -88,6 +98,10 @@ Tensor cholesky_plain(const Tensor& x, bool upper) {
 namespace {
 // LU-based (sign, logabsdet, det) of x.
 std::tuple<Tensor, Tensor, Tensor> lu_det(const Tensor& x, const char* op) {
+  if (host_lapack(x)) {
+    auto [sign, logabs, d] = lu_det(host(x), op);
+    return {back(sign, x.device()), back(logabs, x.device()), back(d, x.device())};
+  }
   check_matrix(x, op, true);
   const DType dt = compute_dtype(x.dtype(), op);
   Tensor a = to_lapack(x, dt);
@@ -112,6 +126,10 @@ std::pair<Tensor, Tensor> slogdet_plain(const Tensor& x) {
 
 namespace {
 std::pair<Tensor, Tensor> eigh_impl(const Tensor& x, bool vectors, const char* op) {
+  if (host_lapack(x)) {
+    auto [w, v] = eigh_impl(host(x), vectors, op);
+    return {back(w, x.device()), back(v, x.device())};
+  }
   check_matrix(x, op, true);
   const DType dt = compute_dtype(x.dtype(), op);
   const int64_t n = x.dim(x.ndim() - 1);
@@ -141,6 +159,7 @@ Tensor solve_matrices(const Tensor& a, const Tensor& b, DType dt, const char* op
 }  // namespace
 
 Tensor inv_plain(const Tensor& x) {
+  if (host_lapack(x)) return back(inv_plain(host(x)), x.device());
   check_matrix(x, "inv", true);
   const DType dt = compute_dtype(x.dtype(), "inv");
   const int64_t n = x.dim(x.ndim() - 1);
@@ -150,6 +169,7 @@ Tensor inv_plain(const Tensor& x) {
 
 Tensor solve_plain(const Tensor& x1, const Tensor& x2) {
   check_same_device("solve", x1, x2);
+  if (host_lapack(x1)) return back(solve_plain(host(x1), host(x2)), x1.device());
   check_matrix(x1, "solve", true);
   const DType in = promote_types(x1.dtype(), x2.dtype());
   const DType dt = compute_dtype(in, "solve");
@@ -168,6 +188,10 @@ Tensor solve_plain(const Tensor& x1, const Tensor& x2) {
 }
 
 std::pair<Tensor, Tensor> qr_plain(const Tensor& x, bool complete) {
+  if (host_lapack(x)) {
+    auto [q, r] = qr_plain(host(x), complete);
+    return {back(q, x.device()), back(r, x.device())};
+  }
   check_matrix(x, "qr", false);
   const DType dt = compute_dtype(x.dtype(), "qr");
   const int64_t m = x.dim(x.ndim() - 2), n = x.dim(x.ndim() - 1);
@@ -186,6 +210,10 @@ std::pair<Tensor, Tensor> qr_plain(const Tensor& x, bool complete) {
 namespace {
 std::tuple<Tensor, Tensor, Tensor> svd_impl(const Tensor& x, bool vectors, bool full,
                                             const char* op) {
+  if (host_lapack(x)) {
+    auto [u, sv, vt] = svd_impl(host(x), vectors, full, op);
+    return {back(u, x.device()), back(sv, x.device()), back(vt, x.device())};
+  }
   check_matrix(x, op, false);
   const DType dt = compute_dtype(x.dtype(), op);
   const int64_t m = x.dim(x.ndim() - 2), n = x.dim(x.ndim() - 1), k = std::min(m, n);
