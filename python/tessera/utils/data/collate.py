@@ -91,12 +91,12 @@ def collate(batch: List[Any], *, collate_fn_map: Optional[CollateMap] = None) ->
         except TypeError:
             return members()
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return elem_type(*(collate(list(s), collate_fn_map=collate_fn_map) for s in zip(*batch)))
+        return elem_type(*(collate(s, collate_fn_map=collate_fn_map) for s in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if not all(len(e) == size for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = [collate(list(s), collate_fn_map=collate_fn_map) for s in zip(*batch)]
+        transposed = [collate(s, collate_fn_map=collate_fn_map) for s in zip(*batch)]
         if isinstance(elem, tuple):
             return transposed  # a list, as PyTorch returns for tuples
         try:

@@ -130,12 +130,24 @@ class WeightedRandomSampler(Sampler[int]):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
+        n = self.weights.shape[0]
+        if not self.replacement and self.num_samples > n:
+            raise DataRuntimeError("cannot sample n_sample > prob_dist.size(-1) samples "
+                                   "without replacement")
+        weights = self.weights.tolist()
+        positive = sum(1 for w in weights if w > 0)
+        # Without replacement PyTorch takes the zero-weight categories last, once the others
+        # are exhausted; ts.random.multinomial refuses, so draw those separately.
+        extra = self.num_samples - positive if not self.replacement else 0
         try:
-            drawn = _random().multinomial(self.weights, self.num_samples, self.replacement,
-                                          generator=self.generator)
+            drawn = _random().multinomial(self.weights, self.num_samples - max(extra, 0),
+                                          self.replacement, generator=self.generator).tolist()
         except ValueError as e:  # PyTorch's multinomial reports bad requests as RuntimeError
             raise DataRuntimeError(str(e)) from None
-        return iter(drawn.tolist())
+        if extra > 0:
+            zeros = [i for i, w in enumerate(weights) if w == 0]
+            drawn += [zeros[i] for i in _randperm(len(zeros), self.generator)[:extra]]
+        return iter(drawn)
 
     def __len__(self) -> int:
         return self.num_samples

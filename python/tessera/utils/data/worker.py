@@ -15,7 +15,7 @@ import numpy as np
 from .fetch import create_fetcher
 
 # How often (seconds) a blocked worker or main process wakes up to check that its peer lives.
-STATUS_CHECK_INTERVAL = 1.0
+STATUS_CHECK_INTERVAL = 0.5
 
 
 class WorkerInfo:
@@ -146,6 +146,8 @@ def worker_loop(dataset_kind: str, dataset: Any, index_queue: Any, data_queue: A
             except queue.Empty:
                 if os.getppid() != parent_pid:
                     return  # the main process died: nobody will read our answers
+                if done_event.is_set():
+                    break  # shutting down, but our None was lost (a queue finalized early)
                 continue
             if isinstance(r, ResumeIteration):
                 data_queue.put((r, None))
