@@ -129,80 +129,54 @@ def test_collate_with_custom_map() -> None:
 
 
 # ---------------------------------------------------------------- datasets
-class Range(tdata.Dataset):
-    def __init__(self, n: int, offset: int = 0) -> None:
-        self.n, self.offset = n, offset
+def _range_class(lib: Any) -> type:
+    class Range(lib.Dataset):
+        """i + offset for i in range(n)."""
 
-    def __len__(self) -> int:
-        return self.n
+        def __init__(self, n: int, offset: int = 0) -> None:
+            self.n, self.offset = n, offset
 
-    def __getitem__(self, i: int) -> int:
-        if not 0 <= i < self.n:
-            raise IndexError(f"Range index {i} out of range")
-        return i + self.offset
+        def __len__(self) -> int:
+            return self.n
 
-
-class PRange(pdata.Dataset):
-    def __init__(self, n: int, offset: int = 0) -> None:
-        self.n, self.offset = n, offset
-
-    def __len__(self) -> int:
-        return self.n
-
-    def __getitem__(self, i: int) -> int:
-        if not 0 <= i < self.n:
-            raise IndexError(f"Range index {i} out of range")
-        return i + self.offset
+        def __getitem__(self, i: int) -> int:
+            if not 0 <= i < self.n:
+                raise IndexError(f"Range index {i} out of range")
+            return i + self.offset
+    return Range
 
 
-class Stream(tdata.IterableDataset):
-    """range(start, stop); with workers, split between them when `split`."""
+def _stream_class(lib: Any) -> type:
+    class Stream(lib.IterableDataset):
+        """range(start, stop); with workers, split between them when `split`."""
 
-    def __init__(self, start: int, stop: int, split: bool = False, has_len: bool = True) -> None:
-        self.start, self.stop, self.split, self.has_len = start, stop, split, has_len
+        def __init__(self, start: int, stop: int, split: bool = False) -> None:
+            self.start, self.stop, self.split = start, stop, split
 
-    def __iter__(self):
-        lo, hi = self.start, self.stop
-        info = tdata.get_worker_info()
-        if self.split and info is not None:
-            per = int(math.ceil((hi - lo) / info.num_workers))
-            lo = lo + info.id * per
-            hi = min(lo + per, hi)
-        return iter(range(lo, hi))
+        def __iter__(self):
+            lo, hi = self.start, self.stop
+            info = lib.get_worker_info()
+            if self.split and info is not None:
+                per = int(math.ceil((hi - lo) / info.num_workers))
+                lo = lo + info.id * per
+                hi = min(lo + per, hi)
+            return iter(range(lo, hi))
 
-    def __len__(self) -> int:
-        if not self.has_len:
-            raise TypeError(f"object of type '{type(self).__name__}' has no len()")
-        return self.stop - self.start
-
-
-class PStream(pdata.IterableDataset):
-    def __init__(self, start: int, stop: int, split: bool = False, has_len: bool = True) -> None:
-        self.start, self.stop, self.split, self.has_len = start, stop, split, has_len
-
-    def __iter__(self):
-        lo, hi = self.start, self.stop
-        info = pdata.get_worker_info()
-        if self.split and info is not None:
-            per = int(math.ceil((hi - lo) / info.num_workers))
-            lo = lo + info.id * per
-            hi = min(lo + per, hi)
-        return iter(range(lo, hi))
-
-    def __len__(self) -> int:
-        if not self.has_len:
-            raise TypeError(f"object of type '{type(self).__name__}' has no len()")
-        return self.stop - self.start
+        def __len__(self) -> int:
+            return self.stop - self.start
+    return Stream
 
 
-class NoLenStream(tdata.IterableDataset):
-    def __iter__(self):
-        return iter(range(3))
+def _no_len_stream_class(lib: Any) -> type:
+    class NoLenStream(lib.IterableDataset):
+        def __iter__(self):
+            return iter(range(3))
+    return NoLenStream
 
 
-class PNoLenStream(pdata.IterableDataset):
-    def __iter__(self):
-        return iter(range(3))
+Range, PRange = _range_class(tdata), _range_class(pdata)
+Stream, PStream = _stream_class(tdata), _stream_class(pdata)
+NoLenStream, PNoLenStream = _no_len_stream_class(tdata), _no_len_stream_class(pdata)
 
 
 def test_concat_dataset_matches_torch() -> None:
@@ -431,20 +405,17 @@ def test_sampler_base() -> None:
 
 
 # ---------------------------------------------------------------- DataLoader
-class Dicts(tdata.Dataset):
-    def __len__(self) -> int:
-        return 7
+def _dicts_class(lib: Any) -> type:
+    class Dicts(lib.Dataset):
+        def __len__(self) -> int:
+            return 7
 
-    def __getitem__(self, i: int) -> dict:
-        return {"x": np.full(2, i, np.float32), "i": i, "name": f"s{i}", "t": (i * 0.5, [i])}
+        def __getitem__(self, i: int) -> dict:
+            return {"x": np.full(2, i, np.float32), "i": i, "name": f"s{i}", "t": (i * 0.5, [i])}
+    return Dicts
 
 
-class PDicts(pdata.Dataset):
-    def __len__(self) -> int:
-        return 7
-
-    def __getitem__(self, i: int) -> dict:
-        return {"x": np.full(2, i, np.float32), "i": i, "name": f"s{i}", "t": (i * 0.5, [i])}
+Dicts, PDicts = _dicts_class(tdata), _dicts_class(pdata)
 
 
 def _pair(**kw: Any) -> tuple:
@@ -676,24 +647,19 @@ def test_persistent_workers_keep_processes() -> None:
     assert [int(v) for v in stream] == [int(v) for v in stream] == [0, 2, 1, 3]
 
 
-class Failing(tdata.Dataset):
-    def __len__(self) -> int:
-        return 4
+def _failing_class(lib: Any) -> type:
+    class Failing(lib.Dataset):
+        def __len__(self) -> int:
+            return 4
 
-    def __getitem__(self, i: int) -> int:
-        if i == 2:
-            raise KeyError(f"bad item {i}")
-        return i
+        def __getitem__(self, i: int) -> int:
+            if i == 2:
+                raise KeyError(f"bad item {i}")
+            return i
+    return Failing
 
 
-class PFailing(pdata.Dataset):
-    def __len__(self) -> int:
-        return 4
-
-    def __getitem__(self, i: int) -> int:
-        if i == 2:
-            raise KeyError(f"bad item {i}")
-        return i
+Failing, PFailing = _failing_class(tdata), _failing_class(pdata)
 
 
 def test_worker_exceptions_reraise_like_torch() -> None:
@@ -718,7 +684,7 @@ class Slow(tdata.Dataset):
 
     def __getitem__(self, i: int) -> int:
         import time
-        time.sleep(3)
+        time.sleep(1.5)
         return i
 
 
@@ -731,8 +697,8 @@ class Dies(tdata.Dataset):
 
 
 def test_worker_timeout_and_death() -> None:
-    with pytest.raises(RuntimeError, match="timed out after 0.5 seconds"):
-        list(tdata.DataLoader(Slow(), num_workers=1, timeout=0.5))
+    with pytest.raises(RuntimeError, match="timed out after 0.3 seconds"):
+        list(tdata.DataLoader(Slow(), num_workers=1, timeout=0.3))
     with pytest.raises(RuntimeError, match="exited unexpectedly"):
         list(tdata.DataLoader(Dies(), num_workers=1))
 
