@@ -125,7 +125,7 @@ def test_default_collate_errors_match_torch() -> None:
 def test_collate_with_custom_map() -> None:
     cmap = dict(tdata.default_collate_fn_map)
     cmap[str] = lambda batch, *, collate_fn_map=None: "|".join(batch)
-    assert tdata.collate([("a", 1), ("b", 2)], collate_fn_map=cmap)[0] == "a|b"
+    assert tdata._utils.collate.collate([("a", 1), ("b", 2)], collate_fn_map=cmap)[0] == "a|b"
 
 
 # ---------------------------------------------------------------- datasets
@@ -707,3 +707,38 @@ def test_workers_with_spawn_free_default_context_and_collate_fn() -> None:
     got = list(tdata.DataLoader(Range(5), batch_size=2, num_workers=2, collate_fn=lambda b: [_double(x) for x in b],
                                 multiprocessing_context="fork"))
     assert got == [[0, 2], [4, 6], [8]]
+
+
+class Prestacked(tdata.Dataset):
+    """A dataset whose ``__getitems__`` stacks a batch itself (the protocol ts.datasets use)."""
+
+    def __len__(self) -> int:
+        return 5
+
+    def __getitem__(self, i: int) -> tuple:
+        return ts.asarray(i), ts.asarray(2 * i)
+
+    def __getitems__(self, idx: List[int]) -> Any:
+        from tessera.utils.data.dataset import _BatchTuple
+        return _BatchTuple((ts.asarray(idx), ts.asarray([2 * i for i in idx])))
+
+
+def test_prestacked_batches_behave_like_samples() -> None:
+    def want(idx: List[int]) -> Any:
+        return [Prestacked()[i] for i in idx]
+    same(list(tdata.DataLoader(Prestacked(), batch_size=2)),
+         [tdata.default_collate(want(b)) for b in ([0, 1], [2, 3], [4])])
+    same(list(tdata.DataLoader(Prestacked(), batch_size=2, collate_fn=lambda b: b)),
+         [want(b) for b in ([0, 1], [2, 3], [4])])
+    stacked = tdata.StackDataset(Prestacked(), Range(5, 10))
+    same(stacked.__getitems__([0, 3]), [(Prestacked()[0], 10), (Prestacked()[3], 13)])
+    same(list(tdata.DataLoader(tdata.Subset(Prestacked(), [4, 1]), batch_size=2)),
+         [tdata.default_collate(want([4, 1]))])
+
+
+def test_plain_sequences_and_private_import_paths() -> None:
+    same(list(tdata.DataLoader([1, 2, 3], batch_size=2)), list(pdata.DataLoader([1, 2, 3], batch_size=2)))
+    same(list(tdata.DataLoader(range(4), batch_size=None)), list(pdata.DataLoader(range(4), batch_size=None)))
+    from tessera.utils.data._utils.collate import default_collate
+    from tessera.utils.data.dataloader import default_convert
+    assert default_collate is tdata.default_collate and default_convert is tdata.default_convert

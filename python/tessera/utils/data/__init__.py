@@ -9,7 +9,7 @@ Randomness (shuffle, random samplers, random_split) comes from ``generator=`` (a
 ts.random.Generator, also exported here as ``Generator``) or the global generator seeded by
 ``ts.manual_seed``. A DataLoader over a TensorDataset (or a Subset of one) gathers each batch
 with one indexing op per tensor instead of stacking samples one by one."""
-from .collate import collate, default_collate, default_collate_fn_map, default_convert
+from .collate import default_collate, default_collate_fn_map, default_convert
 from .dataloader import DataLoader
 from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset,
                       TensorDataset, _BatchTuple, random_split)
@@ -21,5 +21,6 @@ from .worker import WorkerInfo, get_worker_info
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",
            "DistributedSampler", "Generator", "IterableDataset", "RandomSampler", "Sampler",
            "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler", "TensorDataset",
-           "WeightedRandomSampler", "WorkerInfo", "collate", "default_collate",
+           "WeightedRandomSampler", "WorkerInfo", "default_collate",
            "default_collate_fn_map", "default_convert", "get_worker_info", "random_split"]
+from . import _utils  # noqa: E402,F401  (PyTorch-style private import paths)

@@ -187,7 +187,7 @@ class StackDataset(Dataset[T]):
         columns = []
         for key, d in named:
             if callable(getattr(d, "__getitems__", None)):
-                items = d.__getitems__(indices)
+                items = _as_samples(d.__getitems__(indices), len(indices))
                 if len(items) != len(indices):
                     raise ValueError("Nested dataset's output size mismatch. "
                                      f"Expected {len(indices)}, got {len(items)}")
@@ -267,3 +267,10 @@ class _BatchTuple(tuple):
     """What a dataset's ``__getitems__`` returns when it already stacked the batch
     (members are batched tensors, not samples); DataLoader hands it to default_collate's
     caller as a list, or splits it into samples for a custom collate_fn."""
+
+
+def _as_samples(items: Any, n: int) -> Any:
+    """A dataset's ``__getitems__`` answer as a list of n samples (a _BatchTuple is split)."""
+    if isinstance(items, _BatchTuple):
+        return [tuple(member[j] for member in items) for j in range(n)]
+    return items

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, List
 
 from .collate import default_collate
-from .dataset import _BatchTuple
+from .dataset import _as_samples, _BatchTuple
 
 
 class MapDatasetFetcher:
@@ -28,10 +28,9 @@ class MapDatasetFetcher:
         getitems = getattr(self.dataset, "__getitems__", None)
         if callable(getitems):
             data = getitems(index)
-            if isinstance(data, _BatchTuple):  # already stacked by the dataset
-                if self.collate_fn is default_collate:
-                    return list(data)
-                data = [tuple(member[j] for member in data) for j in range(len(index))]
+            if isinstance(data, _BatchTuple) and self.collate_fn is default_collate:
+                return list(data)  # already stacked by the dataset
+            data = _as_samples(data, len(index))
         else:
             data = [self.dataset[i] for i in index]
         return self.collate_fn(data)
