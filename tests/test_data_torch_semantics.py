@@ -742,3 +742,20 @@ def test_plain_sequences_and_private_import_paths() -> None:
     from tessera.utils.data._utils.collate import default_collate
     from tessera.utils.data.dataloader import default_convert
     assert default_collate is tdata.default_collate and default_convert is tdata.default_convert
+
+
+def test_nested_subsets_and_getitems_overrides() -> None:
+    xs = np.arange(20).reshape(10, 2)
+    t = tdata.Subset(tdata.Subset(tdata.TensorDataset(ts.asarray(xs)), [9, 8, 7, 6, 5]), [4, 0, 2])
+    p = pdata.Subset(pdata.Subset(pdata.TensorDataset(torch.as_tensor(xs)), [9, 8, 7, 6, 5]), [4, 0, 2])
+    same(list(tdata.DataLoader(t, batch_size=2)), list(pdata.DataLoader(p, batch_size=2)))
+
+    def with_getitems(lib: Any) -> type:
+        class Rows(lib.TensorDataset):  # DataLoader must call the user's __getitems__
+            def __getitems__(self, idx: List[int]) -> list:
+                return [(self.tensors[0][i] + 100,) for i in idx]
+        return Rows
+    ta, pa = with_getitems(tdata)(ts.asarray(xs)), with_getitems(pdata)(torch.as_tensor(xs))
+    same(list(tdata.DataLoader(ta, batch_size=4)), list(pdata.DataLoader(pa, batch_size=4)))
+    same(list(tdata.DataLoader(tdata.Subset(ta, [1, 2]), batch_size=4)),
+         list(pdata.DataLoader(pdata.Subset(pa, [1, 2]), batch_size=4)))

@@ -68,8 +68,9 @@ class TensorDataset(Dataset[Tuple[Tensor, ...]]):
     def _tessera_gather(self, indices: Sequence[int]) -> Optional[List[Tensor]]:
         """What ``default_collate([self[i] for i in indices])`` returns (a list, one stacked
         tensor per member), computed with one gather per tensor; None when a subclass
-        changed ``__getitem__`` (its items must then be fetched one by one)."""
-        if type(self).__getitem__ is not TensorDataset.__getitem__ or not self.tensors:
+        defines its own ``__getitem__`` or ``__getitems__`` (which DataLoader must call)."""
+        if type(self).__getitem__ is not TensorDataset.__getitem__ or not self.tensors or \
+                getattr(type(self), "__getitems__", None) is not None:
             return None
         n = len(self)
         try:
@@ -229,10 +230,8 @@ class Subset(Dataset[T]):
         if type(self).__getitem__ is not Subset.__getitem__ or \
                 type(self).__getitems__ is not Subset.__getitems__:
             return None
-        gather = getattr(self.dataset, "_tessera_gather", None)
-        if gather is None or callable(getattr(self.dataset, "__getitems__", None)):
-            return None
-        return gather([self.indices[i] for i in indices])
+        gather = getattr(self.dataset, "_tessera_gather", None)  # checks its own overrides
+        return None if gather is None else gather([self.indices[i] for i in indices])
 
 
 def random_split(dataset: Dataset[T], lengths: Sequence[Union[int, float]],
