@@ -11,6 +11,7 @@ from typing import Any, Callable, Dict, List
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import tessera as ts
 import tessera.utils.data as tdata
@@ -759,3 +760,32 @@ def test_nested_subsets_and_getitems_overrides() -> None:
     same(list(tdata.DataLoader(ta, batch_size=4)), list(pdata.DataLoader(pa, batch_size=4)))
     same(list(tdata.DataLoader(tdata.Subset(ta, [1, 2]), batch_size=4)),
          list(pdata.DataLoader(pdata.Subset(pa, [1, 2]), batch_size=4)))
+
+
+@settings(deadline=None, max_examples=40)
+@given(n=st.integers(0, 30), batch_size=st.one_of(st.none(), st.integers(1, 9)), drop_last=st.booleans(),
+       cols=st.integers(0, 3), dtype=st.sampled_from(["float32", "float64", "int32", "int64", "bool", "uint8"]))
+def test_sequential_loading_matches_torch_property(n: int, batch_size: Any, drop_last: bool, cols: int,
+                                                   dtype: str) -> None:
+    if batch_size is None:
+        drop_last = False
+    xs = (np.arange(n * cols).reshape(n, cols) % 3).astype(dtype)
+    ys = np.arange(n)
+    t = tdata.TensorDataset(ts.asarray(xs), ts.asarray(ys))
+    p = pdata.TensorDataset(torch.as_tensor(xs), torch.as_tensor(ys))
+    tl = tdata.DataLoader(t, batch_size=batch_size, drop_last=drop_last)
+    pl = pdata.DataLoader(p, batch_size=batch_size, drop_last=drop_last)
+    same(list(tl), list(pl))
+    assert len(tl) == len(pl)
+
+
+@settings(deadline=None, max_examples=60)
+@given(n=st.integers(0, 40), replicas=st.integers(1, 9), drop_last=st.booleans(), data=st.data())
+def test_distributed_sampler_property(n: int, replicas: int, drop_last: bool, data: Any) -> None:
+    rank = data.draw(st.integers(0, replicas - 1))
+    kw = dict(num_replicas=replicas, rank=rank, drop_last=drop_last)
+    t = tdata.DistributedSampler(Range(n), shuffle=False, **kw)
+    p = pdata.DistributedSampler(PRange(n), shuffle=False, **kw)
+    assert list(t) == list(p) and len(t) == len(p) and t.total_size == p.total_size
+    ts_shuf = list(tdata.DistributedSampler(Range(n), **kw))
+    assert len(ts_shuf) == len(p) and all(0 <= i < n for i in ts_shuf)
