@@ -789,3 +789,25 @@ def test_distributed_sampler_property(n: int, replicas: int, drop_last: bool, da
     assert list(t) == list(p) and len(t) == len(p) and t.total_size == p.total_size
     ts_shuf = list(tdata.DistributedSampler(Range(n), **kw))
     assert len(ts_shuf) == len(p) and all(0 <= i < n for i in ts_shuf)
+
+
+def test_warnings_match_torch() -> None:
+    def record(fn: Callable[[], Any]) -> List[str]:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            fn()
+        return [type(x.message).__name__ + ":" + str(x.message).split(" was reported")[0].split(" (")[0]
+                for x in w]
+
+    def overrun(lib: Any, stream: Any) -> None:
+        loader = lib.DataLoader(stream, batch_size=None, num_workers=2)
+        len(loader)
+        list(loader)
+    got = record(lambda: overrun(tdata, Stream(0, 3)))
+    want = record(lambda: overrun(pdata, PStream(0, 3)))
+    assert len(got) == len(want) >= 3
+    assert all(g.startswith("UserWarning:Length of IterableDataset") for g in got[-3:])
+    cpus = len(os.sched_getaffinity(0))
+    got = record(lambda: tdata.DataLoader(Range(3), num_workers=cpus + 1))
+    want = record(lambda: pdata.DataLoader(PRange(3), num_workers=cpus + 1))
+    assert got == want and len(got) == 1

@@ -117,7 +117,22 @@ class DataLoader:
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
         self._iterator: Optional[_BaseDataLoaderIter] = None
+        self._IterableDataset_len_called: Optional[int] = None
         self.__initialized = True
+        self._check_worker_number_rationality()
+
+    def _check_worker_number_rationality(self) -> None:
+        """Warns (as PyTorch does) when there are more workers than usable CPUs."""
+        if not self.num_workers:
+            return
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        if cpus is None or self.num_workers > cpus:
+            warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in "
+                          f"total. Our suggested max number of worker in current system is {cpus}, "
+                          "which is smaller than what this DataLoader is going to create. Please "
+                          "be aware that excessive worker creation might get DataLoader running "
+                          "slow or even freeze, lower the worker number to avoid potential "
+                          "slowness/freeze if necessary.", stacklevel=3)
 
     def __setattr__(self, attr: str, val: Any) -> None:
         if self.__dict__.get("_DataLoader__initialized") and attr in _FROZEN_ATTRS:
@@ -172,7 +187,7 @@ class DataLoader:
 
     def __len__(self) -> int:
         if self._dataset_kind == "iterable":
-            length = len(self.dataset)  # type: ignore[arg-type]
+            length = self._IterableDataset_len_called = len(self.dataset)  # type: ignore[arg-type]
             if self.batch_size is not None:
                 length = length // self.batch_size if self.drop_last \
                     else -(-length // self.batch_size)
@@ -204,6 +219,7 @@ class _BaseDataLoaderIter:
         self._base_seed = loader._get_shared_seed()
         self._sampler_iter = iter(self._index_sampler)
         self._num_yielded = 0
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
 
     def __iter__(self) -> "_BaseDataLoaderIter":
         return self
@@ -211,6 +227,7 @@ class _BaseDataLoaderIter:
     def _reset(self, loader: DataLoader, first_iter: bool = False) -> None:
         self._sampler_iter = iter(self._index_sampler)
         self._num_yielded = 0
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
 
     def _next_index(self) -> Any:
         return next(self._sampler_iter)
@@ -221,6 +238,17 @@ class _BaseDataLoaderIter:
     def __next__(self) -> Any:
         data = self._next_data()
         self._num_yielded += 1
+        reported = self._IterableDataset_len_called
+        if self._dataset_kind == "iterable" and reported is not None and \
+                self._num_yielded > reported:
+            msg = (f"Length of IterableDataset {self._dataset} was reported to be {reported} "
+                   f"(when accessing len(dataloader)), but {self._num_yielded} samples have been "
+                   "fetched. ")
+            if self._num_workers > 0:
+                msg += ("For multiprocessing data-loading, this could be caused by not properly "
+                        "configuring the IterableDataset replica at each worker (split the "
+                        "stream with get_worker_info()).")
+            warnings.warn(msg)
         return data
 
     def __len__(self) -> int:
