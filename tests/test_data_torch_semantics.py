@@ -244,6 +244,10 @@ def test_tensor_dataset_matches_torch() -> None:
         same(t[i], p[i])
     both_raise(lambda: tdata.TensorDataset(ts.ones((3, 2)), ts.ones(4)),
                lambda: pdata.TensorDataset(torch.ones((3, 2)), torch.ones(4)), same_message=False)
+    both_raise(lambda: tdata.TensorDataset(ts.ones(3), ts.asarray(1.0)),
+               lambda: pdata.TensorDataset(torch.ones(3), torch.tensor(1.0)), same_message=False)
+    with pytest.raises(ValueError):  # tessera's convention for bad shapes holds too
+        tdata.TensorDataset(ts.ones(3), ts.asarray(1.0))
 
 
 def test_subset_matches_torch() -> None:

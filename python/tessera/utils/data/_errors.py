@@ -9,3 +9,7 @@ class DataAssertionError(AssertionError, ValueError):
 
 class DataRuntimeError(RuntimeError, ValueError):
     """A bad argument that PyTorch reports as a RuntimeError (e.g. stacking unequal shapes)."""
+
+
+class DataIndexError(IndexError, ValueError):
+    """A bad argument that PyTorch reports as an IndexError (e.g. a 0-d tensor's first dim)."""

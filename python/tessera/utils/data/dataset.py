@@ -11,7 +11,7 @@ from typing import Any, Dict, Generic, Iterable, Iterator, List, Optional, Seque
 import numpy as np
 
 from ..._C import Tensor
-from ._errors import DataAssertionError
+from ._errors import DataAssertionError, DataIndexError
 
 T = TypeVar("T")
 
@@ -52,8 +52,8 @@ class TensorDataset(Dataset[Tuple[Tensor, ...]]):
         from ...nn.modules.module import to_tensor
         self.tensors = tuple(to_tensor(t) for t in tensors)
         if any(t.ndim == 0 for t in self.tensors):
-            raise DataAssertionError("TensorDataset: every tensor needs a first dimension, got "
-                                     f"shapes {[tuple(t.shape) for t in self.tensors]}")
+            raise DataIndexError("TensorDataset: dimension specified as 0 but a tensor has no "
+                                 f"dimensions (shapes {[tuple(t.shape) for t in self.tensors]})")
         if self.tensors and any(t.shape[0] != self.tensors[0].shape[0] for t in self.tensors):
             raise DataAssertionError("Size mismatch between tensors: TensorDataset tensors must "
                                      "share their first dimension (size mismatch in shapes "
