@@ -479,6 +479,13 @@ def test_dataloader_iterable_argument_errors_match_torch(kw: dict) -> None:
     assert str(got).split(", but got")[0] == str(want).split(", but got")[0]
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # torch's __del__
+def test_zero_prefetch_factor_fails_on_iteration_like_torch() -> None:
+    tl = tdata.DataLoader(Range(5), batch_size=2, num_workers=1, prefetch_factor=0)
+    pl = pdata.DataLoader(PRange(5), batch_size=2, num_workers=1, prefetch_factor=0)
+    both_raise(lambda: iter(tl), lambda: iter(pl))
+
+
 def test_dataloader_frozen_attributes_match_torch() -> None:
     t, p = _pair()
     tl, pl = tdata.DataLoader(t), pdata.DataLoader(p)

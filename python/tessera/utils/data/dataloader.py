@@ -11,6 +11,7 @@ import queue
 import warnings
 from typing import Any, Callable, Iterable, List, Optional, Union
 
+from ._errors import DataAssertionError
 from .collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset
 from .fetch import create_fetcher
@@ -274,6 +275,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def __init__(self, loader: DataLoader) -> None:
         super().__init__(loader)
+        if not loader.prefetch_factor or loader.prefetch_factor <= 0:
+            raise DataAssertionError("prefetch_factor must be greater than 0 for "
+                                     "MultiProcessingDataLoaderIter")
         self._prefetch_factor = loader.prefetch_factor
         ctx = loader.multiprocessing_context or multiprocessing.get_context()
         self._data_queue = ctx.Queue()
