@@ -9,7 +9,7 @@ import os
 import pickle
 import queue
 import warnings
-from typing import Any, Callable, Iterable, List, Optional, Union
+from typing import Any, Callable, Iterable, List, Optional
 
 from ._errors import DataAssertionError
 from .collate import default_collate, default_convert
@@ -381,8 +381,6 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 self._rcvd_idx += 1
                 return self._process_data(data)
             idx, payload = self._get_data()
-            if isinstance(idx, ResumeIteration):
-                continue
             self._tasks_outstanding -= 1
             data = pickle.loads(payload)
             if isinstance(data, IterableDatasetStopIteration):
