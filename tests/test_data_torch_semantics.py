@@ -388,6 +388,10 @@ def test_distributed_sampler_matches_torch(n: int, replicas: int, drop_last: boo
         sorted(Counter(Counter(sum(p, [])).values()).items())
     if not drop_last and n:
         assert set(sum(t, [])) == set(range(n))
+        for per_rank in (t, p):  # interleaved back: a permutation, then its own start repeated
+            full = [per_rank[r][k] for k in range(len(per_rank[0])) for r in range(replicas)]
+            assert sorted(full[:n]) == list(range(n))
+            assert full[n:] == (full[:n] * replicas)[:len(full) - n]
     assert indices(tdata, Range(n), True) == t  # seed + epoch fix the order
     if n >= 5 and sum(len(x) for x in t) >= 5:
         assert indices(tdata, Range(n), True, epoch=1) != t
