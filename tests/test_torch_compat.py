@@ -1175,3 +1175,14 @@ def test_inplace_hypothesis(i, dtype, shape, kind):
 def test_conversions_hypothesis(name, dtype, shape):
     a = RNG.uniform(0, 100, shape).astype(dtype)
     check(lambda m, x: getattr(x, name)(), a, kinds=("plain", "T"))
+
+
+def test_torch_style_generator():
+    g = ts.Generator().manual_seed(3)
+    assert isinstance(g, ts.random.Generator) and g.initial_seed() == 3
+    assert ts.Generator().initial_seed() == torch.Generator().initial_seed()
+    a = ts.rand(4, generator=ts.Generator().manual_seed(7))
+    b = ts.rand(4, generator=ts.random.Generator(7))
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    with pytest.raises(TypeError, match="manual_seed"):
+        ts.Generator(5)

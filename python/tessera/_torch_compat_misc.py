@@ -15,9 +15,26 @@ from ._dtypes import bool as bool_, float16, bfloat16, float32, float64
 from ._torch_compat_basics import _dim_index
 
 __all__ = ["unique", "unique_consecutive", "cov", "corrcoef", "frexp", "bernoulli",
-           "multinomial", "normal", "initial_seed", "seed", "get_rng_state", "set_rng_state"]
+           "multinomial", "normal", "initial_seed", "seed", "get_rng_state", "set_rng_state",
+           "Generator"]
 
 _FLOATS = (float16, bfloat16, float32, float64)
+
+from .random import Generator as _RandomGenerator  # noqa: E402
+
+
+class Generator(_RandomGenerator):
+    """torch.Generator: ``ts.Generator(device="cpu").manual_seed(0)``, usable wherever a
+    ``generator=`` is taken (ts.rand, DataLoader, random_split, ...). Same engine as
+    ``ts.random.Generator(seed)``, the NumPy-style spelling; a fresh one starts from
+    PyTorch's default seed."""
+
+    def __init__(self, device: Any = "cpu") -> None:
+        if isinstance(device, (int, builtins.bool)) and not isinstance(device, builtins.bool):
+            raise TypeError("Generator: the argument is a device (torch.Generator(device)); "
+                            "seed it with .manual_seed(n) or use ts.random.Generator(seed)")
+        super().__init__(67280421310721)
+        self.device = _C.Device(device) if isinstance(device, str) else device
 
 
 def _ts() -> Any:
