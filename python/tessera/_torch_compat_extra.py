@@ -153,12 +153,20 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     return input * factor
 
 
+_MVLGAMMA_MAX_P = 1 << 16
+
+
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The multivariate log-gamma of dimension p: sum_i lgamma(x - i/2) + p(p-1)/4 log(pi)
     (defined for x > (p - 1) / 2; elsewhere the formula's value, as torch gives)."""
     from ._torch_compat_special import lgamma
+    if isinstance(p, bool) or not hasattr(p, "__index__"):
+        raise TypeError(f"mvlgamma: p must be an int, got {type(p).__name__}")
+    p = p.__index__()
     if p < 1:
         raise RuntimeError(f"mvlgamma: p has to be greater than or equal to 1, got {p}")
+    if p > _MVLGAMMA_MAX_P:  # one lgamma pass per term: a huge p would run for ages
+        raise ValueError(f"mvlgamma: p={p} is too large (at most {_MVLGAMMA_MAX_P} terms)")
     out = lgamma(input)
     for i in range(1, p):
         out = out + lgamma(input - i / 2)

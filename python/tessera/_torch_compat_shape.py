@@ -59,7 +59,8 @@ def split(tensor: Tensor, split_size_or_sections: Union[int, Sequence[int]], dim
                                f"{n} (input tensor's size at dimension {dim}), but got "
                                f"split_sizes={sizes}")
     else:
-        size = int(split_size_or_sections)
+        from ._arg_errors import int_arg
+        size = int_arg("split", "split_size", split_size_or_sections)
         if size < 0 or (size == 0 and n != 0):
             raise RuntimeError(f"split: split_size must be positive (non-negative for an empty "
                                f"dim), got {size}")
@@ -84,6 +85,9 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> Tuple[Tensor, ...]:
     return split(input, -(-n // chunks), d)
 
 
+_MAX_EMPTY_PIECES = 1 << 16
+
+
 def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> Tuple[Tensor, ...]:
     """NumPy's array_split as views: an int n gives n pieces (the first size % n one longer);
     a list of indices gives the pieces between those split points."""
@@ -104,9 +108,13 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> Tuple
             b = builtins.min(builtins.max(b + n if b < 0 else b, 0), n)
             out.append(_slice_along(input, d, a, builtins.max(a, b)))
         return tuple(out)
-    sections = int(ios)
+    from ._arg_errors import int_arg
+    sections = int_arg("tensor_split", "sections", ios)
     if sections <= 0:
         raise RuntimeError(f"tensor_split: number of sections must be larger than 0, got {sections}")
+    if sections > builtins.max(n, _MAX_EMPTY_PIECES):  # each piece is a Python object
+        raise ValueError(f"tensor_split: {sections} sections for a dimension of size {n}; at "
+                         f"most max(size, {_MAX_EMPTY_PIECES}) pieces can be returned")
     q, r = divmod(n, sections)
     out, start = [], 0
     for i in range(sections):

@@ -1,0 +1,197 @@
+"""Bad input raises a clear, typed error: never a crash, a hang, a garbage result, an
+AttributeError from inside a wrapper, or pybind11's "incompatible function arguments" dump.
+
+Two parts: a curated table of (call, exception type, message regex) for the cases fixed while
+fuzzing (benchmarks/fuzz_bad_input.py is the crash-guarded explorer), and an in-process sweep
+of every public callable with junk arguments that cannot allocate or loop (None, str, object).
+"""
+from __future__ import annotations
+
+import inspect
+import math
+import re
+import types
+
+import pytest
+
+import tessera as ts
+
+ALLOWED = (TypeError, ValueError, IndexError, RuntimeError, MemoryError, NotImplementedError)
+
+
+def x23():
+    return ts.ones((2, 3))
+
+
+CASES = [
+    # pybind11 overload failures: one line naming the op, the argument types and signature
+    (lambda: ts.exp(x23(), 3), TypeError, r"^exp\(\): invalid argument types \(Tensor, int\)"),
+    (lambda: ts.add(x23(), x23(), 1, 2), TypeError, r"^add\(\): invalid argument types"),
+    (lambda: ts.exp(), TypeError, r"^exp\(\): missing required arguments"),
+    (lambda: ts.exp(x=x23()), TypeError, r"^exp\(\): got an unexpected keyword argument 'x'"),
+    (lambda: x23().exp(1), TypeError, r"^Tensor\.exp\(\): invalid argument types \(int\)"),
+    (lambda: x23().clone(memory_format=3), TypeError,
+     r"^Tensor\.clone\(\): got an unexpected keyword argument 'memory_format'"),
+    (lambda: ts._C._argsort(x23(), "a", False), TypeError,
+     r"^argsort\(\): invalid argument types \(Tensor, str, bool\)"),
+    (lambda: ts._C._argsort(x23(), 0, descending=True), TypeError,
+     r"^argsort\(\): got an unexpected keyword argument 'descending'"),
+    (lambda: ts._C._argsort(x23(), 2**70, False), ValueError,
+     r"^argsort\(\): integer argument 1180591620717411303424 is out of range"),
+    (lambda: ts.get_num_threads(1), TypeError, r"^get_num_threads\(\): invalid argument types"),
+    # Python wrappers reading .ndim/.dtype of a non-tensor
+    (lambda: ts.amax(None), TypeError, r"^amax: argument 1 must be a tensor, got NoneType"),
+    (lambda: ts.softmax("abc", 0), TypeError, r"^softmax: argument 1 must be a tensor, got str"),
+    (lambda: ts.cat(["a", "b"]), TypeError, r"^cat: argument 1 \(a sequence\) must be tensors"),
+    (lambda: x23().expand_as(None), TypeError, r"^expand_as: argument 1 must be a tensor"),
+    (lambda: ts.linalg.matrix_exp(object()) if hasattr(ts.linalg, "matrix_exp")
+     else ts.matrix_exp(object()), TypeError, r"matrix_exp: argument 1 must be a tensor"),
+    # hangs found by the fuzzer
+    (lambda: ts.mvlgamma(x23(), 2**62), ValueError, r"^mvlgamma: p=\d+ is too large"),
+    (lambda: ts.mvlgamma(x23(), 1.5), TypeError, r"^mvlgamma: p must be an int, got float"),
+    (lambda: ts.mvlgamma(x23(), math.nan), TypeError, r"^mvlgamma: p must be an int"),
+    (lambda: ts.tensor_split(x23(), 2**62), ValueError, r"^tensor_split: \d+ sections"),
+    # OverflowError / garbage results
+    (lambda: ts.split(x23(), math.inf), TypeError, r"^split: split_size must be an int"),
+    (lambda: ts.hsplit(x23(), math.inf), TypeError, r"^hsplit: .*must be an int"),
+    (lambda: ts.histc(x23(), 2**70), ValueError, r"^histc: bins=\d+ is out of range"),
+    (lambda: ts.histc(x23(), 1.5), TypeError, r"^histc: bins must be an int"),
+    (lambda: ts.chain_matmul("abc"), TypeError, r"^chain_matmul: matrix 0 must be a 2-D tensor"),
+    (lambda: ts.chain_matmul(ts.ones(3)), ValueError, r"^chain_matmul: matrix 0 .* 1-D"),
+    (lambda: ts.random.permutation(x23(), dtype="bogus"), TypeError, r"bogus"),
+]
+
+
+@pytest.mark.parametrize("i", range(len(CASES)))
+def test_curated(i):
+    call, exc, pattern = CASES[i]
+    with pytest.raises(exc) as info:
+        call()
+    assert re.search(pattern, str(info.value)), str(info.value)
+    assert "incompatible function arguments" not in str(info.value)
+
+
+def test_random_permutation_places_a_tensor_copy():
+    out = ts.random.permutation(x23(), dtype=ts.float64)
+    assert out.dtype == ts.float64 and out.shape == (2, 3)
+
+
+def test_mvlgamma_still_sums_terms():
+    import numpy as np
+    from math import lgamma, log, pi
+    x = ts.asarray([3.0, 4.5], dtype=ts.float64)
+    want = [sum(lgamma(v - i / 2) for i in range(3)) + 3 * 2 / 4 * log(pi) for v in (3.0, 4.5)]
+    np.testing.assert_allclose(np.asarray(ts.mvlgamma(x, 3)), want, rtol=1e-12)
+
+
+# ---- the sweep ------------------------------------------------------------------------------
+
+JUNK = [None, "abc", object()]
+# Callables for which some junk argument is a valid input (predicates, state queries, factories
+# whose every parameter is optional, dtype introspection on names).
+ACCEPTS_JUNK = {
+    "is_tensor", "is_nonzero", "build_config", "get_default_device", "get_default_dtype",
+    "get_num_threads", "get_rng_state", "initial_seed", "is_autocast_enabled",
+    "get_autocast_dtype", "is_grad_enabled", "seed", "manual_seed", "set_default_device",
+    "set_default_dtype", "set_autocast_enabled", "set_autocast_dtype", "set_rng_state",
+    "set_num_threads", "save", "load", "from_dlpack", "asarray", "as_tensor", "tensor",
+    "result_type", "isdtype", "can_cast", "finfo", "iinfo", "broadcast_shapes", "einsum",
+    "numel", "from_numpy",
+}
+
+
+def _public_callables():
+    out = []
+    for prefix, mod in (("", ts), ("linalg.", ts.linalg), ("fft.", ts.fft),
+                        ("random.", ts.random)):
+        for n in sorted(dir(mod)):
+            f = getattr(mod, n)
+            if (n.startswith("_") or inspect.ismodule(f) or isinstance(f, type)
+                    or not callable(f) or getattr(f, "__module__", "") == "typing"):
+                continue
+            if n in ACCEPTS_JUNK:
+                continue
+            out.append((prefix + n, f))
+    return out
+
+
+def _check_raised(name, e):
+    assert isinstance(e, ALLOWED), f"{name}: {type(e).__name__}: {e}"
+    msg = str(e)
+    assert "incompatible function arguments" not in msg, f"{name}: pybind11 dump: {msg}"
+    assert msg, f"{name}: empty message"
+
+
+@pytest.mark.parametrize("name,f", _public_callables(), ids=lambda v: v if isinstance(v, str)
+                         else "")
+def test_sweep_first_argument_junk(name, f):
+    """f(junk) and f(junk, x) raise a typed error; only None (a default for many optional
+    parameters) may be accepted."""
+    for junk in JUNK:
+        for args in ((junk,), (junk, x23())):
+            try:
+                f(*args)
+            except BaseException as e:  # noqa: BLE001 - the type is what is checked
+                _check_raised(name, e)
+            else:
+                if junk is not None and not _succeeds_on_junk(name, args):
+                    pytest.fail(f"{name}{tuple(type(a).__name__ for a in args)} returned "
+                                f"instead of raising")
+
+
+# (name, argument-count) pairs where junk in position 0 is legitimately accepted: creation
+# functions whose first argument may be None-like only in torch style, etc.
+_JUNK_OK = {
+    ("random.seed", 1),
+}
+
+
+def _succeeds_on_junk(name, args):
+    return (name, len(args)) in _JUNK_OK
+
+
+def _methods():
+    x = x23()
+    out = []
+    for n in sorted(dir(ts.Tensor)):
+        if n.startswith("_"):
+            continue
+        try:
+            if callable(getattr(x, n)):
+                out.append(n)
+        except Exception:  # noqa: BLE001 - properties that refuse on this tensor
+            pass
+    return out
+
+
+@pytest.mark.parametrize("name", _methods())
+def test_sweep_methods_junk(name):
+    """x.method(junk, junk) never crashes and raises only the allowed types without dumps."""
+    for junk in JUNK:
+        try:
+            getattr(x23(), name)(junk, junk)
+        except BaseException as e:  # noqa: BLE001
+            _check_raised("Tensor." + name, e)
+
+
+def test_sweep_keyword_typo():
+    """A misspelt keyword raises TypeError naming it, for every public function that takes
+    keywords at all."""
+    bad = []
+    for name, f in _public_callables():
+        try:
+            f(x23(), axsi=0)
+        except TypeError as e:
+            if "axsi" not in str(e) and "missing" not in str(e):
+                bad.append(f"{name}: {e}")
+        except BaseException as e:  # noqa: BLE001
+            bad.append(f"{name}: {type(e).__name__}: {e}")
+        else:
+            bad.append(f"{name}: accepted axsi=0")
+    assert not bad, "\n".join(bad)
+
+
+def test_guard_keeps_signatures_and_identity():
+    assert ts.amax.__name__ == "amax" and inspect.signature(ts.amax).parameters
+    assert isinstance(ts.amax, types.FunctionType)
+    assert ts.linalg.matmul is not None
