@@ -167,7 +167,7 @@ def drive(start: int, stop: int, out: Any) -> None:
                               str(stop)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, bufsize=1)
         cur = None
-        deadline = time.time() + CASE_TIMEOUT
+        deadline = time.time() + 4 * CASE_TIMEOUT  # the child imports and builds the cases
         while True:
             r, _, _ = select.select([p.stdout], [], [], max(0.0, deadline - time.time()))
             if not r:
@@ -193,6 +193,7 @@ def drive(start: int, stop: int, out: Any) -> None:
             elif line.startswith("E "):
                 out.write(line[2:])
                 cur = None
+                deadline = time.time() + CASE_TIMEOUT
                 i = json.loads(line[2:])["i"] + 1
         out.flush()
 

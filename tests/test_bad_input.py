@@ -59,6 +59,39 @@ CASES = [
     (lambda: ts.chain_matmul("abc"), TypeError, r"^chain_matmul: matrix 0 must be a 2-D tensor"),
     (lambda: ts.chain_matmul(ts.ones(3)), ValueError, r"^chain_matmul: matrix 0 .* 1-D"),
     (lambda: ts.random.permutation(x23(), dtype="bogus"), TypeError, r"bogus"),
+    (lambda: ts.random.permutation(x23(), device="cuda"), RuntimeError, r"CUDA"),
+    (lambda: ts.chunk(x23(), None), TypeError, r"^chunk: chunks must be an int, got NoneType"),
+    (lambda: ts.zeros((0,)).chunk(2**62), ValueError, r"^chunk: \d+ empty chunks"),
+    (lambda: ts.polygamma(1.5, x23()), TypeError, r"^polygamma: n must be an int"),
+    (lambda: x23().tile(math.inf), TypeError, r"^tile: reps must be an int, got float"),
+    (lambda: x23().record_stream(None), TypeError, r"^record_stream: argument 1 has an "
+     r"unsupported type NoneType"),
+    (lambda: x23().record_stream(x23()), TypeError, r"^record_stream: argument 1 cannot be a "
+     r"tensor"),
+    # sizes beyond int64 / absurd sizes / negative sizes
+    (lambda: ts.zeros(2**70), ValueError, r"^zeros: .*dimension \d+ is out of range"),
+    (lambda: ts.reshape(x23(), (2, 2**70)), ValueError, r"^reshape: .*out of range"),
+    (lambda: ts.eye(2**70), ValueError, r"^eye: integer argument out of range"),
+    (lambda: ts.zeros((2**31, 2**31)), ValueError, r"^zeros: .*too large"),
+    (lambda: ts.ones(2**62), ValueError, r"^ones: .*too large"),
+    (lambda: ts.empty((2, -3)), ValueError, r"^empty: negative dimension in shape \(2, -3\)"),
+    (lambda: ts.zeros(math.nan), TypeError, r"^zeros: "),
+    # a string where a number belongs is a type error, named by the op
+    (lambda: x23().normal_("abc"), TypeError, r"^normal_: expected a number, got str"),
+    (lambda: ts.random.uniform("abc"), TypeError, r"^uniform: expected a number, got str"),
+    # messages from inner calls get the public op's name in front
+    (lambda: ts.rand(math.nan), TypeError, r"^rand: "),
+    (lambda: ts.full((2,), x23()), ValueError, r"^full: "),
+    # devices: no CUDA here is a RuntimeError saying so
+    (lambda: ts.zeros(2, device="cuda"), RuntimeError, r"^zeros: .*CUDA is not available"),
+    (lambda: ts.asarray([1.0], device="cuda"), RuntimeError, r"^asarray: .*CUDA is not available"),
+    (lambda: x23().to("cuda"), RuntimeError, r"^to: .*CUDA is not available"),
+    # operators and indexing follow Python/NumPy
+    (lambda: x23() + "abc", TypeError, r"unsupported operand"),
+    (lambda: x23()["a"], IndexError, r"only integers, slices"),
+    (lambda: x23()[2**70], IndexError, r"out of bounds"),
+    (lambda: x23()[:, 7], IndexError, r"index 7 is out of bounds for axis 1 with size 3"),
+    (lambda: x23().__setitem__(0, object()), TypeError, r"^setitem: the value must be"),
 ]
 
 
@@ -74,6 +107,17 @@ def test_curated(i):
 def test_random_permutation_places_a_tensor_copy():
     out = ts.random.permutation(x23(), dtype=ts.float64)
     assert out.dtype == ts.float64 and out.shape == (2, 3)
+
+
+def test_random_fills_float_with_mantissa_range():
+    y = ts.zeros(1000).random_()
+    assert float(y.max()) <= 2**24 and float(y.min()) >= 0 and float(y.max()) > 1
+
+
+def test_polygamma_huge_n_is_signed_inf_like_torch():
+    y = ts.polygamma(200, ts.asarray([0.5, 2.0], dtype=ts.float64))
+    assert y.tolist() == [-math.inf, -math.inf]
+    assert ts.polygamma(201, ts.asarray([2.0])).tolist() == [math.inf]
 
 
 def test_mvlgamma_still_sums_terms():

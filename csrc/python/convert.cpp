@@ -68,11 +68,25 @@ Tensor operand_or_throw(py::handle h, const char* op) {
   return t;
 }
 
+namespace {
+// One dimension of a shape: an int (or __index__) that fits int64, else ValueError naming it.
+int64_t dim_value(py::handle e, const char* what) {
+  py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(e.ptr()));
+  if (!i) throw py::error_already_set();
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow)
+    throw py::value_error(std::string(what) + ": dimension " + py::str(i).cast<std::string>() +
+                          " is out of range for a 64-bit size");
+  return v;
+}
+}  // namespace
+
 Shape to_shape(py::handle h, const char* what) {
   Shape s;
   if (PyLong_Check(h.ptr()) || py::hasattr(h, "__index__")) {
     if (!py::isinstance<py::sequence>(h)) {
-      s.push_back(py::cast<int64_t>(h));
+      s.push_back(dim_value(h, what));
       return s;
     }
   }
@@ -83,7 +97,7 @@ Shape to_shape(py::handle h, const char* what) {
     if (!PyLong_Check(e.ptr()) && !py::hasattr(e, "__index__"))
       throw py::type_error(std::string(what) + ": expected ints, got " +
                            py::repr(h).cast<std::string>());
-    s.push_back(py::cast<int64_t>(e.attr("__index__")()));
+    s.push_back(dim_value(e, what));
   }
   return s;
 }

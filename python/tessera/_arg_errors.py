@@ -10,6 +10,7 @@ frame; the ``try`` itself is free in CPython 3.11+.
 from __future__ import annotations
 
 import functools
+import re
 import types
 from typing import Any, Callable
 
@@ -26,12 +27,32 @@ def _culprit(obj: object, args: tuple, kwargs: dict, first: int) -> str | None:
         return isinstance(v, (list, tuple)) and any(e is obj for e in v)
 
     for i, a in enumerate(args):
+        if i + first == 0:  # a method's self: an AttributeError on it is not the caller's
+            continue
         if holds(a):
             return f"argument {i + first}" + ("" if a is obj else " (a sequence)")
     for k, v in kwargs.items():
         if holds(v):
             return f"argument '{k}'" + ("" if v is obj else " (a sequence)")
     return None
+
+
+_NUMBER_FROM_STR = re.compile(r"invalid literal for int\(\) with base|could not convert "
+                              r"string to float|complex\(\) arg is a malformed string")
+
+
+def _has_str(args: tuple, kwargs: dict) -> bool:
+    for v in (*args, *kwargs.values()):
+        if isinstance(v, str) or (isinstance(v, (list, tuple))
+                                  and any(isinstance(e, str) for e in v)):
+            return True
+    return False
+
+
+def _name_op(e: BaseException, name: str) -> None:
+    """Prefix the op's name to a one-string message that does not start with it."""
+    if len(e.args) == 1 and isinstance(e.args[0], str) and not e.args[0].startswith(name):
+        e.args = (f"{name}: {e.args[0]}",)
 
 
 def _guard(fn: Callable, name: str, first: int) -> Callable:
@@ -44,12 +65,28 @@ def _guard(fn: Callable, name: str, first: int) -> Callable:
             return fn(*args, **kwargs)
         except AttributeError as e:
             obj = getattr(e, "obj", None)
-            where = None if isinstance(obj, Tensor) else _culprit(obj, args, kwargs, first)
+            where = _culprit(obj, args, kwargs, first)
             if where is None:
                 raise
+            if isinstance(obj, Tensor):  # a tensor where something else was expected
+                raise TypeError(f"{name}: {where} cannot be a tensor ({e})") from None
+            if not hasattr(Tensor, getattr(e, "name", None) or "_"):  # not tensor-like use
+                raise TypeError(f"{name}: {where} has an unsupported type "
+                                f"{type(obj).__name__} ({e})") from None
             what = "a tensor" if "sequence" not in where else "tensors"
             raise TypeError(f"{name}: {where} must be {what}, "
                             f"got {type(obj).__name__}") from None
+
+        except ValueError as e:
+            # int("abc") / float("abc") inside the wrapper: the caller passed a string where
+            # a number belongs, a type error (as in PyTorch), not a bad value.
+            if _NUMBER_FROM_STR.search(str(e)) and _has_str(args, kwargs):
+                raise TypeError(f"{name}: expected a number, got str ({e})") from None
+            _name_op(e, name)
+            raise
+        except (TypeError, IndexError, RuntimeError, MemoryError, NotImplementedError) as e:
+            _name_op(e, name)
+            raise
 
     wrapper.__wrapped_by_arg_errors__ = True  # type: ignore[attr-defined]
     _WRAPPED[id(fn)] = wrapper

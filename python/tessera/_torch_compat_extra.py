@@ -176,15 +176,23 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
 _BERNOULLI_2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
 
 
+_POLYGAMMA_MAX_N = 170  # the largest n whose n! is a finite float64
+
+
 def polygamma(n: int, input: Tensor) -> Tensor:
     """The n-th derivative of digamma: (-1)**(n+1) n! zeta(n + 1, x) for n >= 1 (float64
     series: the recurrence shifts x by 12, then Euler-Maclaurin)."""
     from ._torch_compat_special import _as_float64, digamma
+    from ._arg_errors import int_arg
+    n = int_arg("polygamma", "n", n)
     if n < 0:
         raise RuntimeError(f"polygamma: does not support negative n, got {n}")
     if n == 0:
         return digamma(input)
     x, dt = _as_float64(input)
+    if n > _POLYGAMMA_MAX_N:  # n! overflows float64: +-inf everywhere, as torch gives
+        inf = math.inf if n % 2 else -math.inf
+        return _C._astype(_C.where(x == x, inf, x), dt, True)
     s = n + 1
     shift = 12
     acc = x * 0

@@ -75,12 +75,17 @@ def split(tensor: Tensor, split_size_or_sections: Union[int, Sequence[int]], dim
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> Tuple[Tensor, ...]:
     """Up to `chunks` views along `dim`, each ceil(size / chunks) long (the last may be
     shorter; there may be fewer chunks than asked, as in torch)."""
-    if not isinstance(chunks, builtins.int) or chunks <= 0:
+    from ._arg_errors import int_arg
+    chunks = int_arg("chunk", "chunks", chunks)
+    if chunks <= 0:
         raise RuntimeError(f"chunk: chunks must be greater than 0, got {chunks}")
     _check_nd("chunk", input)
     d = _dim_index("chunk", dim, input.ndim)
     n = input.shape[d]
     if n == 0:  # torch gives `chunks` empty pieces here
+        if chunks > _MAX_EMPTY_PIECES:
+            raise ValueError(f"chunk: {chunks} empty chunks is more than can be returned "
+                             f"(at most {_MAX_EMPTY_PIECES})")
         return tuple(_slice_along(input, d, 0, 0) for _ in range(chunks))
     return split(input, -(-n // chunks), d)
 
