@@ -62,7 +62,17 @@ bool to_operand(py::handle h, Tensor& out) {
 
 Tensor operand_or_throw(py::handle h, const char* op) {
   Tensor t;
-  if (!to_operand(h, t))
+  bool ok = false;
+  try {
+    ok = to_operand(h, t);
+  } catch (py::error_already_set& e) {  // asarray refused it: say which op was called
+    if (!e.matches(PyExc_Exception)) throw;
+    py::object type = e.type();
+    const std::string msg = std::string(op) + ": " + py::str(e.value()).cast<std::string>();
+    PyErr_SetString(type.ptr(), msg.c_str());
+    throw py::error_already_set();
+  }
+  if (!ok)
     throw py::type_error(std::string(op) + ": expected a tensor or a Python number, got " +
                          py::str(py::type::handle_of(h).attr("__name__")).cast<std::string>());
   return t;
