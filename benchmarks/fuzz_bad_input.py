@@ -103,6 +103,57 @@ OPS = ["__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__mod__"
        "__imatmul__", "__getitem__", "__setitem__"]
 
 
+# A plausible good value per parameter name, so that a bad value in one slot reaches the
+# op's own validation instead of failing on a neighbour.
+def _good_by_name(ts: Any) -> dict[str, Callable[[], Any]]:
+    i = lambda v: (lambda: v)  # noqa: E731
+    t = lambda: ts.ones((2, 3))  # noqa: E731
+    table = {
+        "axis": i(0), "dim": i(0), "dim0": i(0), "dim1": i(1), "axis1": i(0), "axis2": i(1),
+        "source": i(0), "destination": i(1), "k": i(1), "n": i(2), "num": i(3), "steps": i(3),
+        "p": i(2), "q": i(0.5), "bins": i(4), "chunks": i(2), "sections": i(2),
+        "shape": i((2, 3)), "size": i((2, 3)), "sizes": i((2, 3)), "dims": i((0, 1)),
+        "repeats": i(2), "reps": i((1, 2)), "shifts": i(1), "start": i(0), "stop": i(3),
+        "end": i(3), "step": i(1), "length": i(1), "index": i(0), "offset": i(0),
+        "num_samples": i(2), "low": i(0), "high": i(5), "fill_value": i(1.0), "value": i(1.0),
+        "dtype": i(ts.float32), "device": i("cpu"), "keepdims": i(False), "correction": i(0),
+        "decimals": i(0), "diagonal": i(0), "row": i(3), "col": i(3), "n_rows": i(3),
+        "N": i(3), "M": i(3), "ord": i(2), "norm": i("backward"), "descending": i(False),
+        "stable": i(True), "indices": lambda: ts.asarray([0, 1]), "mask": lambda: ts.ones(
+            (2, 3), dtype=ts.bool), "condition": lambda: ts.ones((2, 3), dtype=ts.bool),
+    }
+    return {**table, "_default": t}
+
+
+def _param_names(f: Callable) -> list[str] | None:
+    import inspect
+    try:
+        ps = inspect.signature(f).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    return [p.name for p in ps if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def named_cases(ts: Any) -> list[tuple[str, Callable[[], Any]]]:
+    """Each public Python function called with name-aware good arguments, one slot bad."""
+    bads = _bad_values(ts)
+    goods = _good_by_name(ts)
+    out = []
+    for name, f in _public(ts):
+        names = _param_names(f)
+        if not names:
+            continue
+        names = names[:4]
+        for p in range(len(names)):
+            for bn, bv in bads:
+                def thunk(f=f, names=names, p=p, bv=bv):
+                    args = [goods.get(n, goods["_default"])() for n in names]
+                    args[p] = bv
+                    return f(*args)
+                out.append((f"N:{name}({names[p]}={bn})", thunk))
+    return out
+
+
 def cases(ts: Any) -> list[tuple[str, Callable[[], Any]]]:
     """Every case as (description, thunk). Deterministic order."""
     bads = _bad_values(ts)
@@ -127,6 +178,7 @@ def cases(ts: Any) -> list[tuple[str, Callable[[], Any]]]:
         add_calls(name, lambda f=f: f)
     for m in _methods(ts):
         add_calls(f"Tensor.{m}", lambda m=m: getattr(ts.ones((2, 3)), m))
+    out += named_cases(ts)
     for op in OPS:
         for bn, bv in bads:
             if op == "__setitem__":

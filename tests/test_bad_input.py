@@ -86,6 +86,14 @@ CASES = [
     (lambda: ts.zeros(2, device="cuda"), RuntimeError, r"^zeros: .*CUDA is not available"),
     (lambda: ts.asarray([1.0], device="cuda"), RuntimeError, r"^asarray: .*CUDA is not available"),
     (lambda: x23().to("cuda"), RuntimeError, r"^to: .*CUDA is not available"),
+    # a float where an int belongs is a TypeError, not silently truncated
+    (lambda: ts.narrow(x23(), 0, 1.5, 1), TypeError, r"^narrow: start must be an int"),
+    (lambda: ts.narrow(x23(), 0, math.inf, 1), TypeError, r"^narrow: start must be an int"),
+    (lambda: ts.rot90(x23(), 1.5), TypeError, r"^rot90: k must be an int, got float"),
+    (lambda: ts.rot90(x23(), math.nan), TypeError, r"^rot90: k must be an int"),
+    (lambda: ts.tril_indices(3.5, 3), TypeError, r"^tril_indices: row must be an int"),
+    (lambda: ts.triu_indices(3, 3, 2**70), ValueError, r"^triu_indices: offset=\d+ is out of"),
+    (lambda: ts.tril_indices(2**40, 2**40), MemoryError, r"^tril_indices: "),
     # operators and indexing follow Python/NumPy
     (lambda: x23() + "abc", TypeError, r"unsupported operand"),
     (lambda: x23()["a"], IndexError, r"only integers, slices"),
@@ -107,6 +115,12 @@ def test_curated(i):
 def test_random_permutation_places_a_tensor_copy():
     out = ts.random.permutation(x23(), dtype=ts.float64)
     assert out.dtype == ts.float64 and out.shape == (2, 3)
+
+
+def test_int_arguments_still_accept_integer_tensors():
+    assert ts.narrow(x23(), 0, ts.asarray(1), 1).shape == (1, 3)
+    assert ts.rot90(x23(), 3).shape == (3, 2)
+    assert ts.tril_indices(3, 3, 1).shape == (2, 8)
 
 
 def test_random_fills_float_with_mantissa_range():

@@ -77,6 +77,11 @@ def _guard(fn: Callable, name: str, first: int) -> Callable:
             raise TypeError(f"{name}: {where} must be {what}, "
                             f"got {type(obj).__name__}") from None
 
+        except OverflowError as e:
+            # int(inf) / int(nan) is a float where an int belongs; a huge int is a bad value.
+            if "infinity" in str(e) or "NaN" in str(e):
+                raise TypeError(f"{name}: expected an int, got a non-finite float ({e})") from None
+            raise ValueError(f"{name}: integer argument out of range ({e})") from None
         except ValueError as e:
             # int("abc") / float("abc") inside the wrapper: the caller passed a string where
             # a number belongs, a type error (as in PyTorch), not a bad value.
@@ -84,7 +89,12 @@ def _guard(fn: Callable, name: str, first: int) -> Callable:
                 raise TypeError(f"{name}: expected a number, got str ({e})") from None
             _name_op(e, name)
             raise
-        except (TypeError, IndexError, RuntimeError, MemoryError, NotImplementedError) as e:
+        except MemoryError as e:
+            if type(e) is not MemoryError:  # e.g. NumPy's, whose args are (shape, dtype)
+                raise MemoryError(f"{name}: {e}") from None
+            _name_op(e, name)
+            raise
+        except (TypeError, IndexError, RuntimeError, NotImplementedError) as e:
             _name_op(e, name)
             raise
 

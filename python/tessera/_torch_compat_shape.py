@@ -198,7 +198,8 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     _check_nd("narrow", input)
     d = _dim_index("narrow", dim, input.ndim)
     n = input.shape[d]
-    start = int(start)
+    from ._arg_errors import int_arg
+    start, length = int_arg("narrow", "start", start), int_arg("narrow", "length", length)
     if not -n <= start <= n:
         raise IndexError(f"narrow: start ({start}) out of range for dimension {dim} of size {n}")
     start = start + n if start < 0 else start
@@ -268,7 +269,8 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     a, b = (_dim_index("rot90", x, input.ndim) for x in dims)
     if a == b:
         raise RuntimeError(f"rot90: expected rotation dims to be different, got {a} and {b}")
-    k %= 4
+    from ._arg_errors import int_arg
+    k = int_arg("rot90", "k", k) % 4
     if k == 1:
         return _swap(_C._flip(input, b), a, b)
     if k == 2:
