@@ -151,6 +151,18 @@ def named_cases(ts: Any) -> list[tuple[str, Callable[[], Any]]]:
                     args[p] = bv
                     return f(*args)
                 out.append((f"N:{name}({names[p]}={bn})", thunk))
+    for m in _methods(ts):
+        names = _param_names(getattr(ts.Tensor, m))
+        if not names or len(names) < 2:
+            continue
+        names = names[1:5]  # after self
+        for p in range(len(names)):
+            for bn, bv in bads:
+                def thunk(m=m, names=names, p=p, bv=bv):
+                    args = [goods.get(n, goods["_default"])() for n in names]
+                    args[p] = bv
+                    return getattr(ts.ones((2, 3)), m)(*args)
+                out.append((f"N:Tensor.{m}({names[p]}={bn})", thunk))
     return out
 
 

@@ -117,6 +117,23 @@ def test_random_permutation_places_a_tensor_copy():
     assert out.dtype == ts.float64 and out.shape == (2, 3)
 
 
+def test_catch_all_overload_leaves_converting_calls_alone():
+    """The catch-all refuses pybind11's no-conversion pass, so arguments that need the
+    converting pass (a NumPy int for an int64 parameter, an int for a double) still bind."""
+    import numpy as np
+    assert ts._C._argsort(x23(), np.int64(1), False).shape == (2, 3)
+    assert ts.clamp(x23(), 0, 1).tolist() == x23().tolist()
+    assert "Overloaded" not in (ts._C.exp.__doc__ or "")  # help() shows the real signature
+
+
+def test_overflow_errors_are_also_value_or_type_errors():
+    with pytest.raises(OverflowError) as info:
+        ts.asarray([2**64])
+    assert isinstance(info.value, ValueError) and str(info.value).startswith("asarray")
+    with pytest.raises(TypeError):
+        ts.split(x23(), math.inf)
+
+
 def test_int_arguments_still_accept_integer_tensors():
     assert ts.narrow(x23(), 0, ts.asarray(1), 1).shape == (1, 3)
     assert ts.rot90(x23(), 3).shape == (3, 2)

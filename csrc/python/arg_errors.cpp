@@ -2,9 +2,13 @@
 //
 // pybind11 answers such a call with a TypeError that dumps every C++ signature ("incompatible
 // function arguments ... Invoked with: ..."). After all bindings exist, install_arg_errors()
-// appends one last overload to every bound function and Tensor method. It is reached only
-// when every real overload has failed (its first parameter refuses pybind11's no-conversion
-// pass), so calls that work pay nothing beyond that pass. It raises instead:
+// appends two last overloads to every bound function and Tensor method:
+//   - (first, *args, **kwargs): its first parameter refuses pybind11's no-conversion pass, so
+//     it is reached only when every real overload has failed in both passes;
+//   - (**kwargs) for calls without positional arguments: it raises only for an unknown keyword
+//     (or no arguments at all) and otherwise hands on to the converting pass.
+// Having more than one overload makes pybind11 try a no-conversion pass first; calls that
+// work pay only that. Instead of the dump, callers get:
 //   - TypeError "op(): got an unexpected keyword argument 'axsi' (accepted: x, axis, ...)"
 //   - ValueError "op(): integer argument 2**70 ... out of range" for ints beyond int64
 //   - TypeError "op(): invalid argument types (Tensor, str); expected op(x: Tensor, ...)"

@@ -16,7 +16,15 @@ from typing import Any, Callable
 
 from ._C import Tensor
 
-_WRAPPED: dict[int, Callable] = {}  # id(original) -> wrapper, so aliases stay one object
+_WRAPPED: dict[int, Callable] = {}
+
+
+class IntRangeError(OverflowError, ValueError):
+    """An integer argument beyond what the op can represent (a bad value)."""
+
+
+class NonFiniteIntError(OverflowError, TypeError):
+    """inf or nan where an integer belongs (a float given for an int)."""  # id(original) -> wrapper, so aliases stay one object
 
 
 def _culprit(obj: object, args: tuple, kwargs: dict, first: int) -> str | None:
@@ -79,9 +87,11 @@ def _guard(fn: Callable, name: str, first: int) -> Callable:
 
         except OverflowError as e:
             # int(inf) / int(nan) is a float where an int belongs; a huge int is a bad value.
-            if "infinity" in str(e) or "NaN" in str(e):
-                raise TypeError(f"{name}: expected an int, got a non-finite float ({e})") from None
-            raise ValueError(f"{name}: integer argument out of range ({e})") from None
+            # Both stay OverflowErrors too (NumPy raises those for such input).
+            msg = str(e) if str(e).startswith(name) else f"{name}: {e}"
+            if "infinity" in msg or "NaN" in msg:
+                raise NonFiniteIntError(msg) from None
+            raise IntRangeError(msg) from None
         except ValueError as e:
             # int("abc") / float("abc") inside the wrapper: the caller passed a string where
             # a number belongs, a type error (as in PyTorch), not a bad value.
