@@ -62,17 +62,41 @@ bool to_operand(py::handle h, Tensor& out) {
 
 Tensor operand_or_throw(py::handle h, const char* op) {
   Tensor t;
-  if (!to_operand(h, t))
+  bool ok = false;
+  try {
+    ok = to_operand(h, t);
+  } catch (py::error_already_set& e) {  // asarray refused it: say which op was called
+    if (!e.matches(PyExc_Exception)) throw;
+    py::object type = e.type();
+    const std::string msg = std::string(op) + ": " + py::str(e.value()).cast<std::string>();
+    PyErr_SetString(type.ptr(), msg.c_str());
+    throw py::error_already_set();
+  }
+  if (!ok)
     throw py::type_error(std::string(op) + ": expected a tensor or a Python number, got " +
                          py::str(py::type::handle_of(h).attr("__name__")).cast<std::string>());
   return t;
 }
 
+namespace {
+// One dimension of a shape: an int (or __index__) that fits int64, else ValueError naming it.
+int64_t dim_value(py::handle e, const char* what) {
+  py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(e.ptr()));
+  if (!i) throw py::error_already_set();
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow)
+    throw py::value_error(std::string(what) + ": dimension " + py::str(i).cast<std::string>() +
+                          " is out of range for a 64-bit size");
+  return v;
+}
+}  // namespace
+
 Shape to_shape(py::handle h, const char* what) {
   Shape s;
   if (PyLong_Check(h.ptr()) || py::hasattr(h, "__index__")) {
     if (!py::isinstance<py::sequence>(h)) {
-      s.push_back(py::cast<int64_t>(h));
+      s.push_back(dim_value(h, what));
       return s;
     }
   }
@@ -83,7 +107,7 @@ Shape to_shape(py::handle h, const char* what) {
     if (!PyLong_Check(e.ptr()) && !py::hasattr(e, "__index__"))
       throw py::type_error(std::string(what) + ": expected ints, got " +
                            py::repr(h).cast<std::string>());
-    s.push_back(py::cast<int64_t>(e.attr("__index__")()));
+    s.push_back(dim_value(e, what));
   }
   return s;
 }

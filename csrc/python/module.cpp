@@ -23,6 +23,7 @@ void init_cuda(py::module_& m);
 void init_optim(py::module_& m);
 void init_nn(py::module_& m);
 void init_autocast(py::module_& m);
+void install_arg_errors(py::module_& m);  // last: wraps every binding above
 }  // namespace ts::python
 
 namespace {
@@ -42,6 +43,13 @@ void register_errors() {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     } catch (const std::bad_alloc&) {
       PyErr_SetString(PyExc_MemoryError, "out of memory while allocating a tensor");
+    } catch (const py::cast_error& e) {
+      // py::cast inside a binding: an int beyond int64 (the usual case) or a wrong type.
+      const std::string msg = e.what();
+      const bool big_int = msg.find("of type <class 'int'>") != std::string::npos;
+      PyErr_SetString(big_int ? PyExc_ValueError : PyExc_TypeError,
+                      big_int ? "integer argument out of range for a 64-bit integer"
+                              : ("argument of the wrong type: " + msg).c_str());
     }
   });
 }
@@ -70,4 +78,5 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_optim(m);
   ts::python::init_nn(m);
   ts::python::init_autocast(m);
+  ts::python::install_arg_errors(m);
 }

@@ -60,3 +60,14 @@ def build_config() -> dict:
     cfg = dict(_C._build_config())
     cfg["num_threads"] = get_num_threads()
     return cfg
+
+
+def _guard_public_functions() -> None:
+    """AttributeErrors on non-tensor arguments become TypeErrors naming the op (last step)."""
+    import sys
+    from ._arg_errors import guard_namespace
+    for ns in (sys.modules[__name__], linalg, fft, random, Tensor):
+        guard_namespace(ns)
+
+
+_guard_public_functions()

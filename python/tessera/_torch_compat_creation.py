@@ -189,6 +189,9 @@ def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None,
 
 def _tri_indices(op: str, row: int, col: int, offset: int, upper: builtins.bool, dtype: Any,
                  device: Any) -> Tensor:
+    from ._arg_errors import int_arg
+    row, col = int_arg(op, "row", row), int_arg(op, "col", col)
+    offset = int_arg(op, "offset", offset)
     for n, v in (("row", row), ("col", col)):
         if v < 0:
             raise RuntimeError(f"{op}: {n} must be non-negative, got {v}")

@@ -153,12 +153,20 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     return input * factor
 
 
+_MVLGAMMA_MAX_P = 1 << 16
+
+
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The multivariate log-gamma of dimension p: sum_i lgamma(x - i/2) + p(p-1)/4 log(pi)
     (defined for x > (p - 1) / 2; elsewhere the formula's value, as torch gives)."""
     from ._torch_compat_special import lgamma
+    if isinstance(p, bool) or not hasattr(p, "__index__"):
+        raise TypeError(f"mvlgamma: p must be an int, got {type(p).__name__}")
+    p = p.__index__()
     if p < 1:
         raise RuntimeError(f"mvlgamma: p has to be greater than or equal to 1, got {p}")
+    if p > _MVLGAMMA_MAX_P:  # one lgamma pass per term: a huge p would run for ages
+        raise ValueError(f"mvlgamma: p={p} is too large (at most {_MVLGAMMA_MAX_P} terms)")
     out = lgamma(input)
     for i in range(1, p):
         out = out + lgamma(input - i / 2)
@@ -168,15 +176,23 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
 _BERNOULLI_2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
 
 
+_POLYGAMMA_MAX_N = 170  # the largest n whose n! is a finite float64
+
+
 def polygamma(n: int, input: Tensor) -> Tensor:
     """The n-th derivative of digamma: (-1)**(n+1) n! zeta(n + 1, x) for n >= 1 (float64
     series: the recurrence shifts x by 12, then Euler-Maclaurin)."""
     from ._torch_compat_special import _as_float64, digamma
+    from ._arg_errors import int_arg
+    n = int_arg("polygamma", "n", n)
     if n < 0:
         raise RuntimeError(f"polygamma: does not support negative n, got {n}")
     if n == 0:
         return digamma(input)
     x, dt = _as_float64(input)
+    if n > _POLYGAMMA_MAX_N:  # n! overflows float64: +-inf everywhere, as torch gives
+        inf = math.inf if n % 2 else -math.inf
+        return _C._astype(_C.where(x == x, inf, x), dt, True)
     s = n + 1
     shift = 12
     acc = x * 0

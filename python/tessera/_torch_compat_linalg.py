@@ -181,6 +181,11 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
     """The product of 2-D matrices, left to right."""
     if not matrices:
         raise RuntimeError("chain_matmul: expected one or more matrices")
+    for i, m in enumerate(matrices):
+        if not isinstance(m, Tensor) or m.ndim != 2:
+            what = f"{m.ndim}-D tensor" if isinstance(m, Tensor) else type(m).__name__
+            raise (ValueError if isinstance(m, Tensor) else TypeError)(
+                f"chain_matmul: matrix {i} must be a 2-D tensor, got {what}")
     out = matrices[0]
     for m in matrices[1:]:
         out = mm(out, m)

@@ -219,11 +219,16 @@ def _bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     return _fill_random(self, _ts().random.bernoulli(probs, generator=generator), "bernoulli_")
 
 
+def _mantissa_bits(dt: Any) -> int:
+    """Explicit mantissa bits of a float dtype (23 for float32): eps is 2**-bits."""
+    return round(-math.log2(_ts().finfo(dt).eps))
+
+
 def _random_(self: Tensor, from_: int = 0, to: Optional[int] = None, *, generator: Any = None) -> Tensor:
     """Fills self with integers uniform in [from, to) (one bound: [0, from); none: [0, 2**mantissa])."""
     if to is None:
         if from_ == 0:
-            to = 2 ** (_ts().finfo(self.dtype).nmant + 1) if self.dtype in _FLOATS else \
+            to = 2 ** (_mantissa_bits(self.dtype) + 1) if self.dtype in _FLOATS else \
                 int(_ts().iinfo(self.dtype).max) + 1 if self.dtype != bool_ else 2
         else:
             from_, to = 0, from_
@@ -322,7 +327,8 @@ def _tile_method(self: Tensor, *dims: Any) -> Tensor:
     """NumPy's tile (torch.Tensor.tile): fewer reps than dims are padded with leading 1s."""
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
-    return _C._tile(self, tuple(int(d) for d in dims))
+    from ._arg_errors import int_arg
+    return _C._tile(self, tuple(int_arg("tile", "reps", d) for d in dims))
 
 
 def _svd_method(self: Tensor, some: builtins.bool = True, compute_uv: builtins.bool = True) -> Any:

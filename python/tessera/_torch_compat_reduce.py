@@ -513,6 +513,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     import numpy as np
     if input.dtype not in _FLOATS:
         raise RuntimeError(f"histc: not implemented for {input.dtype}")
+    from ._arg_errors import int_arg
+    bins = int_arg("histc", "bins", bins)
     if bins <= 0:
         raise RuntimeError(f"histc: bins must be > 0, got {bins}")
     a = np.asarray(input.detach().cpu().float()).astype(np.float64).ravel()

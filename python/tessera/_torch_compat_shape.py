@@ -59,7 +59,8 @@ def split(tensor: Tensor, split_size_or_sections: Union[int, Sequence[int]], dim
                                f"{n} (input tensor's size at dimension {dim}), but got "
                                f"split_sizes={sizes}")
     else:
-        size = int(split_size_or_sections)
+        from ._arg_errors import int_arg
+        size = int_arg("split", "split_size", split_size_or_sections)
         if size < 0 or (size == 0 and n != 0):
             raise RuntimeError(f"split: split_size must be positive (non-negative for an empty "
                                f"dim), got {size}")
@@ -74,14 +75,22 @@ def split(tensor: Tensor, split_size_or_sections: Union[int, Sequence[int]], dim
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> Tuple[Tensor, ...]:
     """Up to `chunks` views along `dim`, each ceil(size / chunks) long (the last may be
     shorter; there may be fewer chunks than asked, as in torch)."""
-    if not isinstance(chunks, builtins.int) or chunks <= 0:
+    from ._arg_errors import int_arg
+    chunks = int_arg("chunk", "chunks", chunks)
+    if chunks <= 0:
         raise RuntimeError(f"chunk: chunks must be greater than 0, got {chunks}")
     _check_nd("chunk", input)
     d = _dim_index("chunk", dim, input.ndim)
     n = input.shape[d]
     if n == 0:  # torch gives `chunks` empty pieces here
+        if chunks > _MAX_EMPTY_PIECES:
+            raise ValueError(f"chunk: {chunks} empty chunks is more than can be returned "
+                             f"(at most {_MAX_EMPTY_PIECES})")
         return tuple(_slice_along(input, d, 0, 0) for _ in range(chunks))
     return split(input, -(-n // chunks), d)
+
+
+_MAX_EMPTY_PIECES = 1 << 16
 
 
 def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> Tuple[Tensor, ...]:
@@ -104,9 +113,13 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> Tuple
             b = builtins.min(builtins.max(b + n if b < 0 else b, 0), n)
             out.append(_slice_along(input, d, a, builtins.max(a, b)))
         return tuple(out)
-    sections = int(ios)
+    from ._arg_errors import int_arg
+    sections = int_arg("tensor_split", "sections", ios)
     if sections <= 0:
         raise RuntimeError(f"tensor_split: number of sections must be larger than 0, got {sections}")
+    if sections > builtins.max(n, _MAX_EMPTY_PIECES):  # each piece is a Python object
+        raise ValueError(f"tensor_split: {sections} sections for a dimension of size {n}; at "
+                         f"most max(size, {_MAX_EMPTY_PIECES}) pieces can be returned")
     q, r = divmod(n, sections)
     out, start = [], 0
     for i in range(sections):
@@ -185,7 +198,8 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     _check_nd("narrow", input)
     d = _dim_index("narrow", dim, input.ndim)
     n = input.shape[d]
-    start = int(start)
+    from ._arg_errors import int_arg
+    start, length = int_arg("narrow", "start", start), int_arg("narrow", "length", length)
     if not -n <= start <= n:
         raise IndexError(f"narrow: start ({start}) out of range for dimension {dim} of size {n}")
     start = start + n if start < 0 else start
@@ -255,7 +269,8 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     a, b = (_dim_index("rot90", x, input.ndim) for x in dims)
     if a == b:
         raise RuntimeError(f"rot90: expected rotation dims to be different, got {a} and {b}")
-    k %= 4
+    from ._arg_errors import int_arg
+    k = int_arg("rot90", "k", k) % 4
     if k == 1:
         return _swap(_C._flip(input, b), a, b)
     if k == 2:

@@ -262,7 +262,7 @@ def permutation(x: Any, *, dtype: Any = None, device: Any = None,
     x = _ns().asarray(x)
     if x.ndim == 0:
         raise ValueError("permutation: x must be an int or have at least 1 dimension")
-    return _C._take_rows(x, randperm(x.shape[0], generator=generator))
+    return _placed(_C._take_rows(x, randperm(x.shape[0], generator=generator)), dtype, device)
 
 
 def shuffle(x: Tensor, *, generator: Optional[Generator] = None) -> None:

@@ -1,0 +1,274 @@
+// Clear errors for calls whose arguments match no signature of a bound function.
+//
+// pybind11 answers such a call with a TypeError that dumps every C++ signature ("incompatible
+// function arguments ... Invoked with: ..."). After all bindings exist, install_arg_errors()
+// appends two last overloads to every bound function and Tensor method:
+//   - (first, *args, **kwargs): its first parameter refuses pybind11's no-conversion pass, so
+//     it is reached only when every real overload has failed in both passes;
+//   - (**kwargs) for calls without positional arguments: it raises only for an unknown keyword
+//     (or no arguments at all) and otherwise hands on to the converting pass.
+// Having more than one overload makes pybind11 try a no-conversion pass first; calls that
+// work pay only that. Instead of the dump, callers get:
+//   - TypeError "op(): got an unexpected keyword argument 'axsi' (accepted: x, axis, ...)"
+//   - ValueError "op(): integer argument 2**70 ... out of range" for ints beyond int64
+//   - TypeError "op(): invalid argument types (Tensor, str); expected op(x: Tensor, ...)"
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "python/convert.h"
+
+namespace ts::python {
+namespace {
+
+// A positional argument that only binds in pybind11's second (converting) pass.
+struct SecondPass {
+  py::object value;
+};
+
+}  // namespace
+}  // namespace ts::python
+
+namespace pybind11::detail {
+template <>
+struct type_caster<ts::python::SecondPass> {
+  PYBIND11_TYPE_CASTER(ts::python::SecondPass, const_name("object"));
+  bool load(handle src, bool convert) {
+    if (!convert) return false;
+    value.value = reinterpret_borrow<object>(src);
+    return true;
+  }
+  static handle cast(const ts::python::SecondPass&, return_value_policy, handle) {
+    return none().release();
+  }
+};
+}  // namespace pybind11::detail
+
+namespace ts::python {
+namespace {
+
+std::string type_name(py::handle h) {
+  return py::type::handle_of(h).attr("__name__").cast<std::string>();
+}
+
+// The signature lines of a pybind11 docstring, with module prefixes dropped.
+std::vector<std::string> signatures(const std::string& name, const std::string& doc) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= doc.size()) {
+    size_t eol = doc.find('\n', pos);
+    std::string line = doc.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+    pos = eol == std::string::npos ? doc.size() + 1 : eol + 1;
+    size_t dot = line.find(". ");  // "2. name(...)" in an overloaded docstring
+    if (dot != std::string::npos && line.find_first_not_of("0123456789") == dot)
+      line = line.substr(dot + 2);
+    size_t arrow = line.rfind(") -> ");
+    if (line.rfind(name + "(", 0) != 0 || arrow == std::string::npos) continue;
+    std::string sig = line.substr(0, arrow + 1);
+    for (const char* prefix : {"tessera._C.", "typing.", "collections.abc."}) {
+      for (size_t p; (p = sig.find(prefix)) != std::string::npos;) sig.erase(p, strlen(prefix));
+    }
+    // pybind11 3 spells int/float parameters as protocols.
+    for (auto [from, to] :
+         {std::pair<const char*, const char*>{"SupportsInt | SupportsIndex", "int"},
+          {"SupportsFloat | SupportsIndex", "float"},
+          {"SupportsInt", "int"},
+          {"SupportsFloat", "float"}}) {
+      for (size_t p; (p = sig.find(from)) != std::string::npos;) sig.replace(p, strlen(from), to);
+    }
+    out.push_back(sig);
+  }
+  return out;
+}
+
+// Parameter names of a signature "f(a: T, b: U = 1, *, c: V)" (top-level commas only).
+void param_names(const std::string& sig, std::set<std::string>& names) {
+  size_t open = sig.find('(');
+  int depth = 0;
+  std::string cur;
+  std::set<std::string> seen;  // names so far; all positional-only if a "/" follows
+  auto flush = [&] {
+    if (cur.find_first_not_of(" ") != std::string::npos &&
+        cur.substr(cur.find_first_not_of(" ")) == "/") {
+      seen.clear();
+      cur.clear();
+      return;
+    }
+    size_t b = cur.find_first_not_of(" *");
+    size_t e = cur.find_first_of(":=");
+    if (b != std::string::npos && (e == std::string::npos || e > b)) {
+      std::string n = cur.substr(b, e == std::string::npos ? std::string::npos : e - b);
+      while (!n.empty() && n.back() == ' ') n.pop_back();
+      // pybind11 names unnamed parameters argN; they cannot be passed by keyword.
+      bool unnamed = n.size() > 3 && n.compare(0, 3, "arg") == 0 &&
+                     n.find_first_not_of("0123456789", 3) == std::string::npos;
+      if (!n.empty() && !unnamed) seen.insert(n);
+    }
+    cur.clear();
+  };
+  for (size_t i = open + 1; i + 1 < sig.size(); ++i) {
+    char c = sig[i];
+    if (c == '[' || c == '(') ++depth;
+    if (c == ']' || c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      flush();
+    } else {
+      cur += c;
+    }
+  }
+  flush();
+  names.insert(seen.begin(), seen.end());
+}
+
+bool fits_int64(py::handle h) {
+  if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr())) return true;
+  int overflow = 0;
+  PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+  return overflow == 0;
+}
+
+// Raises for a keyword no signature accepts; otherwise lets pybind11 try the next overload
+// (this check runs in its no-conversion pass, before the real overloads' converting pass).
+void raise_bad_keyword(const std::string& name, const std::vector<std::string>& sigs,
+                       const py::kwargs& kwargs) {
+  std::set<std::string> accepted;
+  for (const auto& s : sigs) param_names(s, accepted);
+  accepted.erase("self");
+  for (auto kv : kwargs) {
+    std::string k = py::str(kv.first);
+    if (!accepted.count(k)) {
+      std::string list;
+      for (const auto& a : accepted) list += (list.empty() ? "" : ", ") + a;
+      throw py::type_error(name + "(): got an unexpected keyword argument '" + k +
+                           "' (accepted: " + (list.empty() ? "none" : list) + ")");
+    }
+  }
+  throw py::reference_cast_error();  // pybind11's "not this overload"
+}
+
+// The catch-all for calls without positional arguments (beyond self).
+void raise_bad_keyword_only(const std::string& name, const std::vector<std::string>& sigs,
+                            const py::kwargs& kwargs) {
+  if (kwargs.empty() && !sigs.empty()) {  // no real overload takes zero arguments
+    std::string expected;
+    for (const auto& s : sigs) expected += "\n    " + s;
+    throw py::type_error(name + "(): missing required arguments; expected" + expected);
+  }
+  raise_bad_keyword(name, sigs, kwargs);
+}
+
+[[noreturn]] void raise_bad_call(const std::string& name, const std::vector<std::string>& sigs,
+                                 const std::vector<py::handle>& args, const py::kwargs& kwargs) {
+  try {
+    raise_bad_keyword(name, sigs, kwargs);
+  } catch (const py::reference_cast_error&) {
+  }
+  std::string got;
+  auto add = [&](const std::string& s) { got += (got.empty() ? "" : ", ") + s; };
+  for (auto a : args) {
+    if (!fits_int64(a))
+      throw py::value_error(name + "(): integer argument " + py::str(a).cast<std::string>() +
+                            " is out of range for a 64-bit integer");
+    add(type_name(a));
+  }
+  for (auto kv : kwargs) {
+    if (!fits_int64(kv.second))
+      throw py::value_error(name + "(): integer argument " + py::str(kv.first).cast<std::string>() +
+                            "=" + py::str(kv.second).cast<std::string>() +
+                            " is out of range for a 64-bit integer");
+    add(py::str(kv.first).cast<std::string>() + "=" + type_name(kv.second));
+  }
+  std::string expected;
+  for (const auto& s : sigs) expected += "\n    " + s;
+  throw py::type_error(name + "(): invalid argument types (" + got + "); expected" +
+                       (sigs.size() > 1 ? " one of:" : ":") + expected);
+}
+
+// The docstring of a pybind11 function object as it is now (before the catch-all joins it).
+std::string doc_of(py::handle fn) {
+  py::object d = fn.attr("__doc__");
+  return d.is_none() ? std::string() : d.cast<std::string>();
+}
+
+// Restores the docstring pybind11 regenerates when an overload is added, so help() keeps
+// showing only the real signatures.
+void set_doc(py::handle fn, const std::string& doc) {
+  if (!PyCFunction_Check(fn.ptr())) return;
+  auto* f = reinterpret_cast<PyCFunctionObject*>(fn.ptr());
+  // pybind11 owns the old string (it frees ml_doc itself when the function dies, and may
+  // share it): replace the pointer without freeing; the few bytes stay until exit.
+  f->m_ml->ml_doc = strdup(doc.c_str());
+}
+
+bool is_pybind_function(py::handle h) {
+  if (!PyCFunction_Check(h.ptr())) return false;
+  PyObject* self = PyCFunction_GET_SELF(h.ptr());
+  return self != nullptr && py::detail::is_function_record_PyObject(self);
+}
+
+void install_on_module(py::module_& m) {
+  py::dict d = m.attr("__dict__");
+  std::vector<std::string> names;
+  for (auto kv : d) {
+    std::string n = py::str(kv.first);
+    if (n.rfind("__", 0) != 0 && is_pybind_function(kv.second)) names.push_back(n);
+  }
+  for (const auto& n : names) {
+    py::object fn = m.attr(n.c_str());
+    std::string doc = doc_of(fn);
+    auto sigs = signatures(n, doc);
+    std::string op = n.substr(n.find_first_not_of('_'));
+    m.def(
+        n.c_str(),
+        [op, sigs](SecondPass first, py::args rest, py::kwargs kw) {
+          std::vector<py::handle> args{first.value};
+          for (auto a : rest) args.push_back(a);
+          raise_bad_call(op, sigs, args, kw);
+        },
+        py::sibling(fn));
+    m.def(
+        n.c_str(), [op, sigs](py::kwargs kw) { raise_bad_keyword_only(op, sigs, kw); },
+        py::sibling(m.attr(n.c_str())));
+    set_doc(m.attr(n.c_str()), doc);
+  }
+}
+
+void install_on_class(py::handle cls_h) {
+  auto cls = py::reinterpret_borrow<py::class_<Tensor>>(cls_h);
+  py::dict d = cls.attr("__dict__");
+  std::vector<std::string> names;
+  for (auto kv : d) {
+    std::string n = py::str(kv.first);
+    if (n.rfind("__", 0) != 0 && PyInstanceMethod_Check(kv.second.ptr()) &&
+        is_pybind_function(PyInstanceMethod_GET_FUNCTION(kv.second.ptr())))
+      names.push_back(n);
+  }
+  for (const auto& n : names) {
+    py::object fn = py::getattr(cls, n.c_str());
+    std::string doc = doc_of(fn);
+    auto sigs = signatures(n, doc);
+    std::string qual = "Tensor." + n;
+    cls.def(n.c_str(),
+            [qual, sigs](py::object self, SecondPass first, py::args rest, py::kwargs kw) {
+              std::vector<py::handle> args{first.value};
+              for (auto a : rest) args.push_back(a);
+              raise_bad_call(qual, sigs, args, kw);
+            });
+    cls.def(n.c_str(), [qual, sigs](py::object self, py::kwargs kw) {
+      raise_bad_keyword_only(qual, sigs, kw);
+    });
+    py::handle entry =
+        PyDict_GetItemString(reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_dict, n.c_str());
+    if (entry && PyInstanceMethod_Check(entry.ptr()))
+      set_doc(PyInstanceMethod_GET_FUNCTION(entry.ptr()), doc);
+  }
+}
+
+}  // namespace
+
+void install_arg_errors(py::module_& m) {
+  install_on_module(m);
+  install_on_class(m.attr("Tensor"));
+}
+
+}  // namespace ts::python
