@@ -1174,8 +1174,9 @@ void record_take_along(const Tensor& x, const Tensor& out, int64_t dim, const Te
 void check_inplace(const Tensor& a, const char* op) {
   if (!grad_enabled() || !a.impl()->autograd) return;
   if (is_leaf(a) && requires_grad(a))
-    throw RuntimeError(str(op, " (in-place): a leaf tensor that requires grad is being used in ",
-                           "an in-place operation; hint: wrap it in `with ts.no_grad():` (e.g. ",
+    throw RuntimeError(str(op, " (in-place): a leaf Variable that requires grad is being used in ",
+                           "an in-place operation (a leaf tensor that requires grad cannot be "
+                           "written in place). Hint: wrap it in `with ts.no_grad():` (e.g. ",
                            "for parameter updates) or use an out-of-place op"));
 }
 

@@ -36,18 +36,19 @@ void SavedTensor::preserve_if_aliases(const Tensor& a) {
 Tensor SavedTensor::unpack(const char* op, const std::shared_ptr<Node>& owner) const {
   if (released_)
     throw RuntimeError(str(
-        "backward: trying to backward through the graph a second time (or to use saved tensors ",
-        "after they were freed); the saved values of ", op,
+        "backward: Trying to backward through the graph a second time (or directly access saved ",
+        "tensors after they have already been freed); the saved values of ", op,
         " were released by the first backward. Hint: pass retain_graph=True to the first "
         "backward() or autograd.grad() call"));
   if (!data_.defined()) return data_;
   if (data_.version() != version_)
-    throw RuntimeError(
-        str("backward: one of the tensors needed for the gradient of ", op,
-            " has been modified by an in-place operation: a ", dtype_name(data_.dtype()),
-            " tensor of shape ", shape_str(data_.shape()), " is at version ", data_.version(),
-            "; expected version ", version_,
-            ". Hint: use an out-of-place op or clone() the tensor before changing it"));
+    throw RuntimeError(str(
+        "backward: one of the variables needed for gradient computation has been modified by an ",
+        "inplace operation (the gradient of ", op,
+        "; it was modified by an in-place operation): a ", dtype_name(data_.dtype()),
+        " tensor of shape ", shape_str(data_.shape()), " is at version ", data_.version(),
+        "; expected version ", version_,
+        ". Hint: use an out-of-place op or clone() the tensor before changing it"));
   if (is_output_ && requires_grad_ && owner) {
     // Re-attach the output to its node so double backward sees its history.
     Tensor t = detach(data_);
@@ -81,6 +82,9 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   } else {
     binary_op_(kAdd, m.grad, g);  // in place, like PyTorch: views of .grad see the update
   }
+  // Copied: a hook may remove itself (or register another) while running.
+  const auto post_hooks = m.post_accumulate_hooks;
+  for (const auto& hook : post_hooks) (*hook)(variable);
   return {};
 }
 

@@ -16,19 +16,21 @@ variable_list PyFunctionNode::apply(variable_list&& grads) {
     Tensor t = saved[i].unpack(cls_name.c_str(), self);
     saved_t[i] = t.defined() ? py::cast(t) : py::none();
   }
-  py::tuple gs(grads.size());
-  for (size_t i = 0; i < grads.size(); ++i) {
-    if (!grads[i].defined()) {
-      grads[i] = Tensor::empty(out_meta[i].shape, out_meta[i].dtype, out_meta[i].device);
-      fill_(grads[i], Scalar::from_int(0));
-    }
-    gs[i] = py::cast(grads[i]);
-  }
+  // Undefined gradients go to Python as None: ctx.set_materialize_grads decides there
+  // whether backward sees zeros (the default) or None.
+  py::tuple gs(out_meta.size());
+  for (size_t i = 0; i < out_meta.size(); ++i)
+    gs[i] = i < grads.size() && grads[i].defined() ? py::cast(grads[i]) : py::none();
   py::object r = backward->obj(ctx->obj, saved_t, *gs);
   py::tuple rt = py::isinstance<py::tuple>(r) ? r.cast<py::tuple>() : py::make_tuple(r);
-  if (rt.size() < next_edges.size())
-    throw ValueError(str(cls_name, ".backward returned ", rt.size(),
-                         " gradients, but forward took ", next_edges.size(), " tensor inputs"));
+  // As in PyTorch: one gradient per forward argument; extra trailing Nones are allowed.
+  bool extra_grads = false;
+  for (size_t i = next_edges.size(); i < rt.size(); ++i)
+    extra_grads = extra_grads || !rt[i].is_none();
+  if (rt.size() < next_edges.size() || extra_grads)
+    throw RuntimeError(str("function ", name(),
+                           " returned an incorrect number of gradients (expected ",
+                           next_edges.size(), ", got ", rt.size(), ")"));
   variable_list out(next_edges.size());
   for (size_t i = 0; i < next_edges.size(); ++i) {
     if (rt[i].is_none() || !next_edges[i].valid()) continue;
@@ -67,6 +69,23 @@ variable_list tensors_of(const py::sequence& seq) {
   variable_list v;
   for (py::handle h : seq) v.push_back(h.is_none() ? Tensor() : h.cast<Tensor>());
   return v;
+}
+
+// Removes `hook` from one of t's hook lists, if t is still alive (the handle holds no ref).
+using HookList = std::vector<std::shared_ptr<GradHook>>;
+std::function<void()> meta_hook_remover(const Tensor& t, HookList AutogradMeta::*list,
+                                        std::shared_ptr<GradHook> hook) {
+  std::weak_ptr<TensorImpl> weak = t.impl_ptr();
+  return [weak, list, hook]() {
+    auto impl = weak.lock();
+    if (!impl || !impl->autograd) return;
+    HookList& hs = (*impl->autograd).*list;
+    for (auto it = hs.begin(); it != hs.end(); ++it)
+      if (*it == hook) {
+        hs.erase(it);
+        break;
+      }
+  };
 }
 
 py::object node_object(const std::shared_ptr<Node>& n) { return n ? py::cast(n) : py::none(); }
@@ -132,6 +151,8 @@ void init_autograd(py::module_& m) {
                              })
       .def("retain_grad",
            [](const Tensor& t) {
+             TS_CHECK(requires_grad(t), RuntimeError,
+                      "retain_grad: can't retain_grad on Tensor that has requires_grad=False");
              if (is_leaf(t)) return;  // leaves keep .grad anyway
              AutogradMeta& mt = ensure_meta(t);
              if (mt.retains_grad) return;
@@ -168,26 +189,32 @@ void init_autograd(py::module_& m) {
               };
             } else {
               mt.leaf_hooks.push_back(hook);
-              std::weak_ptr<TensorImpl> weak = t.impl_ptr();
-              remove = [weak, hook]() {
-                if (auto impl = weak.lock())
-                  if (impl->autograd) {
-                    auto& hs = impl->autograd->leaf_hooks;
-                    for (auto it = hs.begin(); it != hs.end(); ++it)
-                      if (*it == hook) {
-                        hs.erase(it);
-                        break;
-                      }
-                  }
-              };
+              remove = meta_hook_remover(t, &AutogradMeta::leaf_hooks, hook);
             }
             return py::cpp_function([remove]() { remove(); });
+          },
+          py::arg("hook"))
+      .def(
+          "register_post_accumulate_grad_hook",
+          [](const Tensor& t, py::function fn) {
+            TS_CHECK(requires_grad(t), RuntimeError,
+                     "register_post_accumulate_grad_hook: cannot register a hook on a tensor that "
+                     "doesn't require gradient");
+            TS_CHECK(is_leaf(t), RuntimeError,
+                     "register_post_accumulate_grad_hook: post accumulate grad hooks cannot be "
+                     "registered on non-leaf tensors");
+            auto hook = make_hook(std::move(fn));
+            ensure_meta(t).post_accumulate_hooks.push_back(hook);
+            return py::cpp_function(
+                meta_hook_remover(t, &AutogradMeta::post_accumulate_hooks, hook));
           },
           py::arg("hook"))
       .def("detach", [](const Tensor& t) { return detach(t); })
       .def("detach_", [](py::object self) {
         const Tensor& t = self.cast<const Tensor&>();
         if (AutogradMeta* mt = get_meta(t)) {
+          TS_CHECK(!mt->view_base.defined(), RuntimeError,
+                   "detach_: Can't detach views in-place. Use detach() instead");
           mt->grad_fn.reset();
           mt->requires_grad = false;
         }
