@@ -817,3 +817,84 @@ def test_elementwise_grads_match_torch_hypothesis(a: np.ndarray) -> None:
         g2, = m.autograd.grad(g.sum(), x)
         return dname(g.dtype), L(g), L(g2)
     same(f, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------------- saved tensor hooks
+
+def test_saved_tensors_hooks_pack_and_unpack() -> None:
+    def f(m: Any) -> Any:
+        packed, unpacked = [], []
+
+        def pack(t: Any) -> Any:
+            packed.append(tuple(t.shape))
+            return ("box", t * 1)
+
+        def unpack(p: Any) -> Any:
+            unpacked.append(p[0])
+            return p[1]
+        x = T(m, [1.0, 2.0], requires_grad=True)
+        with m.autograd.graph.saved_tensors_hooks(pack, unpack):
+            y = x.sin() * x  # sin saves x; mul saves both of its operands
+        n_packed = len(packed)
+        y.sum().backward()
+        return n_packed, len(unpacked), L(x.grad)
+    same(f, rtol=1e-6)
+
+
+def test_saved_tensors_hooks_unpack_can_change_the_value() -> None:
+    def f(m: Any) -> Any:
+        x = T(m, [1.0, 2.0], requires_grad=True)
+        with m.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t * 0 + 10):
+            y = (x * x).sum()  # d/dx = 2 * saved x -> every saved value reads as 10
+        y.backward()
+        return L(x.grad)
+    same(f)
+
+
+def test_saved_tensors_hooks_apply_to_custom_function_and_double_backward() -> None:
+    def f(m: Any) -> Any:
+        calls = []
+
+        class Cube(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                ctx.save_for_backward(x)
+                return x ** 3
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                x, = ctx.saved_tensors
+                return g * 3 * x ** 2
+        x = T(m, [1.0, 2.0], requires_grad=True)
+        with m.autograd.graph.saved_tensors_hooks(lambda t: calls.append(1) or t, lambda t: t):
+            y = Cube.apply(x).sum()
+        g, = m.autograd.grad(y, x, create_graph=True)
+        g2, = m.autograd.grad(g.sum(), x)
+        return len(calls) > 0, L(g), L(g2)
+    same(f)
+
+
+def test_save_on_cpu_and_disable_saved_tensors_hooks() -> None:
+    def f(m: Any) -> Any:
+        x = T(m, [1.0, 2.0], requires_grad=True)
+        with m.autograd.graph.save_on_cpu(pin_memory=False):
+            y = (x.exp() * x).sum()
+        y.backward()
+        return L(x.grad)
+    same(f, rtol=1e-6)
+    for m in LIBS:
+        with m.autograd.graph.disable_saved_tensors_hooks("no hooks here"):
+            with pytest.raises(RuntimeError, match="no hooks here"):
+                with m.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                    pass
+        with m.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):  # enabled again
+            pass
+
+
+def test_saved_tensors_hooks_unpack_must_return_a_tensor() -> None:
+    for m in LIBS:
+        x = T(m, [1.0, 2.0], requires_grad=True)
+        with m.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: 3):
+            y = (x * x).sum()
+        with pytest.raises(TypeError, match="unpack_hook"):
+            y.backward()

@@ -14,8 +14,39 @@ uint64_t next_sequence_nr() {
   return counter.fetch_add(1, std::memory_order_relaxed);
 }
 
+namespace {
+thread_local std::vector<std::shared_ptr<const SavedTensorHooks>> t_saved_hooks;
+thread_local std::string t_saved_hooks_disabled;
+}  // namespace
+
+void push_saved_tensors_hooks(std::shared_ptr<const SavedTensorHooks> hooks) {
+  if (!t_saved_hooks_disabled.empty()) throw RuntimeError(t_saved_hooks_disabled);
+  t_saved_hooks.push_back(std::move(hooks));
+}
+void pop_saved_tensors_hooks() {
+  if (!t_saved_hooks.empty()) t_saved_hooks.pop_back();
+}
+void set_saved_tensors_hooks_disabled(const std::string& message) {
+  t_saved_hooks_disabled = message;
+}
+const std::string& saved_tensors_hooks_disabled() { return t_saved_hooks_disabled; }
+
 SavedTensor::SavedTensor(const Tensor& t, bool is_output)
     : version_(t.version()), is_output_(is_output), requires_grad_(requires_grad(t)) {
+  if (!t_saved_hooks.empty() && t.defined()) {
+    // Like torch: the innermost pair packs; the unpacked tensor is not version-checked.
+    hooks_ = t_saved_hooks.back();
+    // Ops inside pack save tensors without hooks (else pack would recurse into itself).
+    std::vector<std::shared_ptr<const SavedTensorHooks>> paused;
+    paused.swap(t_saved_hooks);
+    struct Restore {
+      std::vector<std::shared_ptr<const SavedTensorHooks>>& p;
+      ~Restore() { t_saved_hooks.swap(p); }
+    } restore{paused};
+    packed_ = hooks_->pack(is_output ? detach(t) : t);
+    if (const AutogradMeta* m = get_meta(t)) output_nr_ = m->output_nr;
+    return;
+  }
   if (!is_output) {
     data_ = t;
     return;
@@ -40,6 +71,13 @@ Tensor SavedTensor::unpack(const char* op, const std::shared_ptr<Node>& owner) c
         "tensors after they have already been freed); the saved values of ", op,
         " were released by the first backward. Hint: pass retain_graph=True to the first "
         "backward() or autograd.grad() call"));
+  if (hooks_) {
+    Tensor u = hooks_->unpack(packed_);
+    if (!is_output_ || !requires_grad_ || !owner) return u;
+    Tensor t = detach(u);
+    set_history(t, owner, output_nr_);
+    return t;
+  }
   if (!data_.defined()) return data_;
   if (data_.version() != version_)
     throw RuntimeError(str(

@@ -46,6 +46,18 @@ struct Node : std::enable_shared_from_this<Node> {
   std::string creation_site;  // filled in anomaly mode: where the forward op ran
 };
 
+// saved_tensors_hooks (thread-local stack): while a pair is pushed, every tensor saved for
+// backward is handed to `pack` and only the packed object is kept; `unpack` gives it back.
+struct SavedTensorHooks {
+  std::function<std::shared_ptr<void>(const Tensor&)> pack;
+  std::function<Tensor(const std::shared_ptr<void>&)> unpack;
+};
+void push_saved_tensors_hooks(std::shared_ptr<const SavedTensorHooks> hooks);
+void pop_saved_tensors_hooks();
+// A non-empty message makes saving a tensor raise it (disable_saved_tensors_hooks).
+void set_saved_tensors_hooks_disabled(const std::string& message);
+const std::string& saved_tensors_hooks_disabled();
+
 // A tensor saved for backward. Inputs are kept as they are; outputs are kept as a detached
 // alias plus a weak reference to their node (no reference cycle), re-attached on unpack so
 // double backward still sees their history. The version is checked on unpack.
@@ -56,9 +68,11 @@ class SavedTensor {
   Tensor unpack(const char* op, const std::shared_ptr<Node>& owner) const;
   void reset() {
     data_ = Tensor();
+    packed_.reset();
+    hooks_.reset();
     released_ = true;
   }
-  bool defined() const { return data_.defined(); }
+  bool defined() const { return data_.defined() || packed_ != nullptr; }
   // Before an in-place write into `a`: a saved input sharing a's storage is replaced by a
   // copy that keeps its history, so the write does not invalidate it (PyTorch's original_self).
   void preserve_if_aliases(const Tensor& a);
@@ -66,6 +80,8 @@ class SavedTensor {
 
  private:
   Tensor data_;
+  std::shared_ptr<void> packed_;  // with saved_tensors_hooks: what pack returned (data_ unset)
+  std::shared_ptr<const SavedTensorHooks> hooks_;
   uint64_t version_ = 0;
   bool is_output_ = false;
   bool requires_grad_ = false;

@@ -241,6 +241,31 @@ void init_autograd(py::module_& m) {
           return res;
         });
 
+  // saved_tensors_hooks: pack(tensor) -> any object; unpack(object) -> tensor.
+  m.def("_push_saved_tensors_hooks", [](py::function pack, py::function unpack) {
+    auto pack_ref = std::make_shared<PyRef>(std::move(pack));
+    auto unpack_ref = std::make_shared<PyRef>(std::move(unpack));
+    auto hooks = std::make_shared<SavedTensorHooks>();
+    hooks->pack = [pack_ref](const Tensor& t) -> std::shared_ptr<void> {
+      py::gil_scoped_acquire gil;
+      return std::make_shared<PyRef>(pack_ref->obj(t));
+    };
+    hooks->unpack = [unpack_ref](const std::shared_ptr<void>& packed) -> Tensor {
+      py::gil_scoped_acquire gil;
+      py::object r = unpack_ref->obj(static_cast<PyRef*>(packed.get())->obj);
+      if (!py::isinstance<Tensor>(r))
+        throw TypeError(
+            str("saved_tensors_hooks: Output of saved tensor unpack_hook expected to be a "
+                "Tensor but got result of type ",
+                py::str(py::type::handle_of(r).attr("__name__")).cast<std::string>()));
+      return r.cast<Tensor>();
+    };
+    push_saved_tensors_hooks(std::move(hooks));
+  });
+  m.def("_pop_saved_tensors_hooks", &pop_saved_tensors_hooks);
+  m.def("_set_saved_tensors_hooks_disabled", &set_saved_tensors_hooks_disabled);
+  m.def("_saved_tensors_hooks_disabled", &saved_tensors_hooks_disabled);
+
   m.def("_make_function_node",
         [](const std::string& name, py::object backward, py::object ctx, py::sequence inputs,
            py::sequence outputs, py::sequence to_save, py::sequence non_differentiable) {

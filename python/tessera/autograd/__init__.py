@@ -16,12 +16,13 @@ from .function import once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from . import functional
+from . import graph
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
-           "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "functional",
+           "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "functional", "graph",
            "gradcheck", "gradgradcheck", "GradcheckError"]
 
 _Tensors = Union[Tensor, Sequence[Tensor]]
