@@ -898,3 +898,66 @@ def test_saved_tensors_hooks_unpack_must_return_a_tensor() -> None:
             y = (x * x).sum()
         with pytest.raises(TypeError, match="unpack_hook"):
             y.backward()
+
+
+# ----------------------------------------------------------------------- .grad attribute
+
+def test_non_leaf_grad_access_warns_like_torch() -> None:
+    for m in LIBS:
+        x = T(m, [1.0, 2.0], requires_grad=True)
+        y = x * 2
+        with pytest.warns(UserWarning, match="is not a leaf Tensor is being accessed"):
+            assert y.grad is None
+        y.retain_grad()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # retained or leaf: no warning
+            assert y.grad is None and x.grad is None
+
+
+@pytest.mark.parametrize("value, match", [
+    (lambda m: T(m, [1.0, 2.0, 3.0]), "attempting to assign a gradient of size"),
+    (lambda m: T(m, [1.0, 2.0], dtype=m.float64), "attempting to assign a gradient with dtype"),
+])
+def test_assigning_a_mismatched_grad_raises_like_torch(value: Callable, match: str) -> None:
+    def f(m: Any) -> None:
+        x = T(m, [1.0, 2.0], requires_grad=True)
+        x.grad = value(m)
+    raises_like_torch(f, RuntimeError, match)
+
+
+def test_function_setup_context_inputs_include_defaults_and_keywords() -> None:
+    def f(m: Any) -> Any:
+        seen = []
+
+        class Scale(m.autograd.Function):
+            @staticmethod
+            def forward(x: Any, k: float = 2.0, shift: float = 0.0) -> Any:
+                return x * k + shift
+
+            @staticmethod
+            def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+                seen.append(len(inputs))
+                ctx.k = inputs[1]
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                return g * ctx.k, None, None
+        x = T(m, [1.0, 2.0], requires_grad=True)
+        y = Scale.apply(x) + Scale.apply(x, shift=1.0) + Scale.apply(x, 3.0)
+        y.sum().backward()
+        return seen, L(x.grad), L(y)
+    same(f)
+
+
+def test_graph_node_type_and_namespace() -> None:
+    for m in LIBS:
+        x = T(m, [1.0], requires_grad=True)
+        assert isinstance((x * 2).grad_fn, m.autograd.graph.Node)
+        for name in ("grad", "backward", "Function", "gradcheck", "gradgradcheck", "functional",
+                     "graph", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+                     "detect_anomaly", "set_detect_anomaly"):
+            assert hasattr(m.autograd, name), name
+        for name in ("is_grad_enabled", "is_inference_mode_enabled", "is_anomaly_enabled",
+                     "is_anomaly_check_nan_enabled", "no_grad", "enable_grad", "set_grad_enabled",
+                     "inference_mode"):
+            assert hasattr(m, name), name

@@ -242,6 +242,42 @@ def _register_post_accumulate_grad_hook(self: Tensor, hook: Any) -> RemovableHan
     return RemovableHandle(_c_register_post_hook(self, hook))
 
 
+_c_grad = Tensor.grad  # the C++ property
+
+
+def _get_grad(self: Tensor) -> Optional[Tensor]:
+    """The gradient accumulated by backward (leaves, and non-leaves after retain_grad())."""
+    if not self.is_leaf and not self.retains_grad:
+        import warnings
+        warnings.warn(
+            "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+            ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+            "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+            "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
+            "the leaf Tensor instead.", UserWarning, stacklevel=2)
+    return _c_grad.fget(self)
+
+
+def _set_grad(self: Tensor, value: Optional[Tensor]) -> None:
+    if value is not None and isinstance(value, Tensor):
+        # torch raises RuntimeError for these (tessera's own errors would be Value/TypeError)
+        if tuple(value.shape) != tuple(self.shape):
+            raise RuntimeError(f"grad: attempting to assign a gradient of size "
+                               f"'{list(value.shape)}' to a tensor of size '{list(self.shape)}'. "
+                               f"Please ensure that the gradient and the tensor are the same size")
+        if value.dtype != self.dtype:
+            raise RuntimeError(f"grad: attempting to assign a gradient with dtype "
+                               f"'{value.dtype}' to a tensor with dtype '{self.dtype}'. The "
+                               f"gradient must match the tensor's dtype")
+        if value.device != self.device:
+            raise RuntimeError(f"grad: attempting to assign a gradient located on device "
+                               f"'{value.device}' to a tensor located on device '{self.device}'. "
+                               f"Please ensure that the gradient and the tensor are on the same "
+                               f"device")
+    _c_grad.fset(self, value)
+
+
+Tensor.grad = property(_get_grad, _set_grad, doc=_c_grad.__doc__)
 Tensor.backward = _tensor_backward
 Tensor.register_hook = _register_hook
 Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook

@@ -5,6 +5,7 @@ Both PyTorch styles work: `forward(ctx, *args)`, or `forward(*args)` plus a
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable, List, Tuple
 
 from .. import _C
@@ -105,12 +106,19 @@ class Function:
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Runs forward without recording, then records one node whose backward is cls.backward."""
         ctx = FunctionCtx()
+        setup_style = _uses_setup_context(cls)
+        if setup_style:
+            # As torch: keywords and defaults become positional, so setup_context's `inputs`
+            # holds every forward argument.
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = tuple(bound.args), dict(bound.kwargs)
         tensor_args = [a if isinstance(a, Tensor) else None for a in args]
         ctx.needs_input_grad = tuple(a is not None and a.requires_grad for a in tensor_args)
         prev = _C.is_grad_enabled()
         _C._set_grad_enabled(False)
         try:
-            if _uses_setup_context(cls):
+            if setup_style:
                 out = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, out)
             else:
