@@ -961,3 +961,33 @@ def test_graph_node_type_and_namespace() -> None:
                      "is_anomaly_check_nan_enabled", "no_grad", "enable_grad", "set_grad_enabled",
                      "inference_mode"):
             assert hasattr(m, name), name
+
+
+def _hook_changes_shape(m: Any) -> None:
+    x = T(m, [1.0, 2.0], requires_grad=True)
+    x.register_hook(lambda g: g.sum())
+    (x * 2).sum().backward()
+
+
+@pytest.mark.parametrize("fn, match", [
+    (lambda m: m.autograd.grad(T(m, [1.0], requires_grad=True).sum(), []),
+     "`inputs` argument to `grad\\(\\)` cannot be empty"),
+    (lambda m: (T(m, [1.0], requires_grad=True) * 2).sum().backward(inputs=[]),
+     "`inputs` argument to `backward\\(\\)` cannot be empty"),
+    (lambda m: m.autograd.grad([T(m, [1.0], requires_grad=True) * 2] * 2,
+                               [T(m, [1.0], requires_grad=True)], grad_outputs=[T(m, [1.0])]),
+     "got 2 tensors and 1 gradients"),
+    (_hook_changes_shape, "has changed the size of value"),
+])
+def test_more_errors_match_torch(fn: Callable, match: str) -> None:
+    raises_like_torch(fn, RuntimeError, match)
+
+
+def test_common_grad_fn_names_match_torch() -> None:
+    def f(m: Any) -> Any:
+        x = T(m, [[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        outs = [x + 1, x - 1, x * 2, x / 2, -x, x ** 2, x.exp(), x.log(), x.sin(), x.sum(), x.mean(),
+                x.reshape(-1), x.view(4), x.flatten(), m.cat([x, x]), x.abs(), x.sqrt(), x.tanh(),
+                x.clone(), x.permute(1, 0)]
+        return [o.grad_fn.name() for o in outs]
+    same(f)

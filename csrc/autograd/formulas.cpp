@@ -843,12 +843,12 @@ FORMULA(take_along_bw) {
 
 const Formula kSum{"SumBackward", sum_bw}, kMean{"MeanBackward", mean_bw},
     kProd{"ProdBackward", prod_bw}, kVar{"VarBackward", var_bw}, kStd{"StdBackward", std_bw},
-    kMaxMin{"MaxBackward", maxmin_bw}, kReshape{"ReshapeBackward", reshape_bw},
+    kMaxMin{"MaxBackward", maxmin_bw}, kReshape{"ViewBackward", reshape_bw},
     kPermute{"PermuteBackward", permute_bw}, kFlip{"FlipBackward", flip_bw},
     kSlice{"SliceBackward", slice_bw}, kSelect{"SelectBackward", select_bw},
     kDiagonal{"DiagonalBackward", diagonal_bw}, kIndex{"IndexBackward", index_bw},
     kIndexPut{"IndexPutBackward", index_put_bw}, kMatmul{"MatmulBackward", matmul_bw},
-    kWhere{"WhereBackward", where_bw}, kConcat{"ConcatBackward", concat_bw},
+    kWhere{"WhereBackward", where_bw}, kConcat{"CatBackward", concat_bw},
     kCumsum{"CumsumBackward", cumsum_bw};
 
 bool any_needs(const std::vector<Tensor>& ts) { return needs_grad(ts); }

@@ -41,7 +41,8 @@ def _default_grads(outputs: list, grads: list, create_graph: bool) -> list:
     if not grads:
         grads = [None] * len(outputs)
     if len(grads) != len(outputs):
-        raise ValueError(f"grad_outputs has {len(grads)} entries but there are {len(outputs)} outputs")
+        raise RuntimeError(f"backward: got {len(outputs)} tensors and {len(grads)} gradients "
+                           f"(grad_outputs needs one entry, a tensor or None, per output)")
     out = []
     for o, g in zip(outputs, grads):
         if g is None:
@@ -66,6 +67,8 @@ def backward(tensors: _Tensors, grad_tensors: Optional[_Tensors] = None,
              retain_graph: Optional[bool] = None, create_graph: bool = False,
              inputs: Optional[_Tensors] = None) -> None:
     """Accumulates d(tensors)/d(leaf) into each leaf's .grad (only `inputs`' when given)."""
+    if inputs is not None and len(_as_list(inputs)) == 0:
+        raise RuntimeError("backward: `inputs` argument to `backward()` cannot be empty.")
     outs = _as_list(tensors)
     grads = _default_grads(outs, _as_list(grad_tensors), create_graph)
     keep = create_graph if retain_graph is None else retain_graph
@@ -85,6 +88,8 @@ def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs: Optional[_Tensors] =
                          "materialize_grads=True, but got: allow_unused=False.")
     outs = _as_list(outputs)
     ins = _as_list(inputs)
+    if not ins:
+        raise RuntimeError("grad: `inputs` argument to `grad()` cannot be empty.")
     if is_grads_batched:
         return _batched_grad(outs, ins, _as_list(grad_outputs), retain_graph, create_graph,
                              allow_unused, materialize_grads)
@@ -233,7 +238,23 @@ _c_register_post_hook = Tensor.register_post_accumulate_grad_hook
 def _register_hook(self: Tensor, hook: Any) -> RemovableHandle:
     """hook(grad) runs when the gradient w.r.t. this tensor is computed; it may return a
     replacement gradient or None (keep it). Returns a handle with remove()."""
-    return RemovableHandle(_c_register_hook(self, hook))
+    name = getattr(hook, "__name__", type(hook).__name__)
+
+    def checked(g: Tensor) -> Any:
+        r = hook(g)
+        if r is None:
+            return None
+        if not isinstance(r, Tensor):
+            raise TypeError(f"register_hook: hook '{name}' returned a {type(r).__name__}; "
+                            f"expected a Tensor or None")
+        if tuple(r.shape) != tuple(g.shape):
+            raise RuntimeError(f"register_hook: hook '{name}' has changed the size of value "
+                               f"(was {tuple(g.shape)}, got {tuple(r.shape)})")
+        if r.dtype != g.dtype:
+            raise RuntimeError(f"register_hook: hook '{name}' has changed the type of value "
+                               f"(was {g.dtype} got {r.dtype})")
+        return r
+    return RemovableHandle(_c_register_hook(self, checked))
 
 
 def _register_post_accumulate_grad_hook(self: Tensor, hook: Any) -> RemovableHandle:
