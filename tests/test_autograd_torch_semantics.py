@@ -991,3 +991,38 @@ def test_common_grad_fn_names_match_torch() -> None:
                 x.clone(), x.permute(1, 0)]
         return [o.grad_fn.name() for o in outs]
     same(f)
+
+
+def test_node_hooks_observe_replace_and_remove() -> None:
+    def f(m: Any) -> Any:
+        x = T(m, [1.0, 2.0], requires_grad=True)
+        w = T(m, [3.0, 4.0], requires_grad=True)
+        y = x * w
+        seen = []
+
+        def pre(gout: Any) -> Any:
+            seen.append(("pre", [L(g) for g in gout]))
+            return (gout[0] * 2,)
+
+        def post(gin: Any, gout: Any) -> Any:
+            seen.append(("post", [L(g) for g in gin], [L(g) for g in gout]))
+            return (gin[0] + 1, None)
+        h1 = y.grad_fn.register_prehook(pre)
+        h2 = y.grad_fn.register_hook(post)
+        y.sum().backward(retain_graph=True)
+        first = (L(x.grad), w.grad)
+        h1.remove()
+        h2.remove()
+        x.grad = None
+        y.sum().backward()
+        return seen, first, L(x.grad), L(w.grad)
+    same(f)
+
+
+def test_node_hook_wrong_number_of_values_raises() -> None:
+    def f(m: Any) -> None:
+        x = T(m, [1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y.grad_fn.register_hook(lambda gin, gout: (gin[0], gin[0], gin[0]))
+        y.sum().backward()
+    raises_like_torch(f, RuntimeError, "has returned an incorrect number of values")

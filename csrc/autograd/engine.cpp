@@ -97,6 +97,25 @@ void run_pre_hooks(Node& n, variable_list& buffer) {
     Tensor r = (*hook)(buffer[nr]);
     if (r.defined()) buffer[nr] = r;
   }
+  const auto node_hooks = n.node_pre_hooks;  // copied: a hook may remove itself
+  for (const auto& hook : node_hooks) {
+    variable_list r = (*hook)(buffer);
+    if (!r.empty()) buffer = std::move(r);
+  }
+}
+
+// Runs `n` and then its post hooks, which see the gradients it was given.
+variable_list apply_with_post_hooks(Node& n, variable_list&& grads) {
+  if (n.node_post_hooks.empty()) return n.apply(std::move(grads));
+  const variable_list grad_outputs = grads;
+  variable_list grad_inputs = n.apply(std::move(grads));
+  grad_inputs.resize(n.next_edges.size());
+  const auto hooks = n.node_post_hooks;
+  for (const auto& hook : hooks) {
+    variable_list r = (*hook)(grad_inputs, grad_outputs);
+    if (!r.empty()) grad_inputs = std::move(r);
+  }
+  return grad_inputs;
 }
 
 }  // namespace
@@ -169,7 +188,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& root
     }
     variable_list outs;
     if (execute && any) {
-      outs = n->apply(std::move(grads));
+      outs = apply_with_post_hooks(*n, std::move(grads));
       if (anomaly_enabled()) check_finite(*n, outs);
     }
     if (!opts.keep_graph) n->release_variables();

@@ -14,6 +14,12 @@ struct Node;
 using variable_list = std::vector<Tensor>;
 // A hook sees a gradient and may return a replacement (an undefined Tensor keeps it).
 using GradHook = std::function<Tensor(const Tensor&)>;
+// Node hooks (grad_fn.register_prehook / register_hook) see all of a node's gradients; an
+// empty result keeps them. A pre-hook gets the gradients w.r.t. the node's outputs; a post
+// hook gets (gradients w.r.t. its inputs, w.r.t. its outputs) and may replace the first.
+using NodePreHook = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+using NodePostHook =
+    std::function<std::vector<Tensor>(const std::vector<Tensor>&, const std::vector<Tensor>&)>;
 
 struct Edge {
   std::shared_ptr<Node> fn;
@@ -42,6 +48,8 @@ struct Node : std::enable_shared_from_this<Node> {
   std::vector<Edge> next_edges;     // one per forward input (invalid: needs no grad)
   std::vector<InputMeta> out_meta;  // one per forward output (for zero-filling)
   std::vector<std::pair<uint32_t, std::shared_ptr<GradHook>>> pre_hooks;  // tensor hooks
+  std::vector<std::shared_ptr<NodePreHook>> node_pre_hooks;
+  std::vector<std::shared_ptr<NodePostHook>> node_post_hooks;
   uint64_t sequence_nr;
   std::string creation_site;  // filled in anomaly mode: where the forward op ran
 };

@@ -88,6 +88,40 @@ std::function<void()> meta_hook_remover(const Tensor& t, HookList AutogradMeta::
   };
 }
 
+py::tuple tuple_of(const variable_list& v) {
+  py::tuple t(v.size());
+  for (size_t i = 0; i < v.size(); ++i) t[i] = v[i].defined() ? py::cast(v[i]) : py::none();
+  return t;
+}
+
+// A node hook's result: None keeps the gradients; else a sequence of `expected` tensors/None.
+variable_list node_hook_result(const py::object& r, size_t expected, const std::string& what) {
+  if (r.is_none()) return {};
+  py::sequence seq = r.cast<py::sequence>();
+  if (seq.size() != expected)
+    throw RuntimeError(str(what, ": hook has returned an incorrect number of values (got ",
+                           seq.size(), ", but expected ", expected, ")"));
+  return tensors_of(seq);
+}
+
+// Removes `hook` from the node's list `hooks`, if the node is still alive.
+template <class Hook>
+py::cpp_function node_hook_remover(const std::shared_ptr<Node>& node,
+                                   std::vector<std::shared_ptr<Hook>> Node::*hooks,
+                                   std::shared_ptr<Hook> hook) {
+  std::weak_ptr<Node> weak = node;
+  return py::cpp_function([weak, hooks, hook]() {
+    if (auto n = weak.lock()) {
+      auto& hs = (*n).*hooks;
+      for (auto it = hs.begin(); it != hs.end(); ++it)
+        if (*it == hook) {
+          hs.erase(it);
+          break;
+        }
+    }
+  });
+}
+
 py::object node_object(const std::shared_ptr<Node>& n) { return n ? py::cast(n) : py::none(); }
 
 }  // namespace
@@ -110,6 +144,32 @@ void init_autograd(py::module_& m) {
             if (auto* acc = dynamic_cast<const AccumulateGrad*>(&n)) return py::cast(acc->variable);
             throw py::attribute_error("variable: only AccumulateGrad nodes have a variable");
           })
+      .def(
+          "register_prehook",
+          [](const std::shared_ptr<Node>& n, py::function fn) {
+            auto ref = std::make_shared<PyRef>(std::move(fn));
+            auto hook = std::make_shared<NodePreHook>([ref](const variable_list& gout) {
+              py::gil_scoped_acquire gil;
+              return node_hook_result(ref->obj(tuple_of(gout)), gout.size(), "register_prehook");
+            });
+            n->node_pre_hooks.push_back(hook);
+            return node_hook_remover(n, &Node::node_pre_hooks, hook);
+          },
+          py::arg("fn"))
+      .def(
+          "register_hook",
+          [](const std::shared_ptr<Node>& n, py::function fn) {
+            auto ref = std::make_shared<PyRef>(std::move(fn));
+            auto hook = std::make_shared<NodePostHook>(
+                [ref](const variable_list& gin, const variable_list& gout) {
+                  py::gil_scoped_acquire gil;
+                  return node_hook_result(ref->obj(tuple_of(gin), tuple_of(gout)), gin.size(),
+                                          "register_hook");
+                });
+            n->node_post_hooks.push_back(hook);
+            return node_hook_remover(n, &Node::node_post_hooks, hook);
+          },
+          py::arg("fn"))
       .def("__repr__", [](const Node& n) { return "<" + n.name() + " object>"; });
 
   auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));

@@ -298,6 +298,23 @@ def _set_grad(self: Tensor, value: Optional[Tensor]) -> None:
     _c_grad.fset(self, value)
 
 
+_c_node_register_hook = _C.Node.register_hook
+_c_node_register_prehook = _C.Node.register_prehook
+
+
+def _node_register_hook(self: Any, fn: Any) -> RemovableHandle:
+    """fn(grad_inputs, grad_outputs) runs after this node computed the gradients w.r.t. its
+    inputs; it may return replacements (a tuple, None entries allowed) or None."""
+    return RemovableHandle(_c_node_register_hook(self, fn))
+
+
+def _node_register_prehook(self: Any, fn: Any) -> RemovableHandle:
+    """fn(grad_outputs) runs before this node; it may return replacement gradients or None."""
+    return RemovableHandle(_c_node_register_prehook(self, fn))
+
+
+_C.Node.register_hook = _node_register_hook
+_C.Node.register_prehook = _node_register_prehook
 Tensor.grad = property(_get_grad, _set_grad, doc=_c_grad.__doc__)
 Tensor.backward = _tensor_backward
 Tensor.register_hook = _register_hook
