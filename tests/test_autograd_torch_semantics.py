@@ -988,7 +988,7 @@ def test_common_grad_fn_names_match_torch() -> None:
         x = T(m, [[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
         outs = [x + 1, x - 1, x * 2, x / 2, -x, x ** 2, x.exp(), x.log(), x.sin(), x.sum(), x.mean(),
                 x.reshape(-1), x.view(4), x.flatten(), m.cat([x, x]), x.abs(), x.sqrt(), x.tanh(),
-                x.clone(), x.permute(1, 0)]
+                x.clone(), x.permute(1, 0), m.nn.functional.relu(x)]
         return [o.grad_fn.name() for o in outs]
     same(f)
 

@@ -13,7 +13,7 @@ variable_list PyFunctionNode::apply(variable_list&& grads) {
   py::tuple saved_t(saved.size());
   auto self = shared_from_this();
   for (size_t i = 0; i < saved.size(); ++i) {
-    Tensor t = saved[i].unpack(cls_name.c_str(), self);
+    Tensor t = saved[i].unpack(node_name.c_str(), self);
     saved_t[i] = t.defined() ? py::cast(t) : py::none();
   }
   // Undefined gradients go to Python as None: ctx.set_materialize_grads decides there
@@ -327,10 +327,12 @@ void init_autograd(py::module_& m) {
   m.def("_saved_tensors_hooks_disabled", &saved_tensors_hooks_disabled);
 
   m.def("_make_function_node",
-        [](const std::string& name, py::object backward, py::object ctx, py::sequence inputs,
-           py::sequence outputs, py::sequence to_save, py::sequence non_differentiable) {
+        [](const std::string& name, const std::string& node_name, py::object backward,
+           py::object ctx, py::sequence inputs, py::sequence outputs, py::sequence to_save,
+           py::sequence non_differentiable) {
           auto node = std::make_shared<PyFunctionNode>();
           node->cls_name = name;
+          node->node_name = node_name;
           node->backward = std::make_shared<PyRef>(backward);
           node->ctx = std::make_shared<PyRef>(ctx);
           for (py::handle h : inputs) {

@@ -79,6 +79,14 @@ def once_differentiable(fn: Callable) -> Callable:
     return wrapper
 
 
+def _node_name(cls: type) -> str:
+    """grad_fn.name(): "<cls>Backward" as torch names custom Functions; tessera's own ops
+    written as Functions (nn.functional's Relu, Softmax, ...) are numbered like torch's
+    built-in nodes (ReluBackward0)."""
+    own = cls.__module__.startswith("tessera.") and not cls.__name__.startswith("_")
+    return f"{cls.__name__}Backward0" if own else f"{cls.__name__}Backward"
+
+
 def _uses_setup_context(cls: type) -> bool:
     return getattr(cls, "setup_context", None) is not None and \
         cls.setup_context is not Function.setup_context  # type: ignore[attr-defined]
@@ -141,7 +149,8 @@ class Function:
             fixed.append(o)
         tensor_outs = [o for o in fixed if isinstance(o, Tensor)]
         ctx._out_meta = [(tuple(o.shape), o.dtype, o.device) for o in tensor_outs]
-        _C._make_function_node(cls.__name__, lambda c, s, *g: _run_backward(cls, c, s, *g), ctx,
+        _C._make_function_node(cls.__name__, _node_name(cls),
+                               lambda c, s, *g: _run_backward(cls, c, s, *g), ctx,
                                tensor_args, tensor_outs, ctx._to_save, ctx._non_differentiable)
         ctx._to_save = ()
         ctx._non_differentiable = ()  # no reference cycle through the node's ctx
