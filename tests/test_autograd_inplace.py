@@ -249,7 +249,7 @@ def test_buffer_becomes_a_non_leaf_with_the_write_history():
     assert buf.grad_fn.name() == "CopySlices"
     whole = ts.zeros(3)
     whole.mul_(w)
-    assert whole.grad_fn.name() == "MulBackward"
+    assert whole.grad_fn.name() == "MulBackward0"
 
 
 def test_mixed_dtypes_reach_the_value_in_its_dtype():
@@ -367,7 +367,7 @@ def test_inplace_into_a_leaf_that_requires_grad_raises_like_torch():
         with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
             prog(torch.tensor(a, requires_grad=True))
     x = ts.asarray(a, requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"matmul \(in-place\): a leaf tensor that requires"):
+    with pytest.raises(RuntimeError, match=r"matmul \(in-place\): a leaf Variable that requires"):
         x @= ts.eye(3, dtype=ts.float64)
     with ts.no_grad():
         x @= ts.eye(3, dtype=ts.float64)  # parameter-update style: allowed

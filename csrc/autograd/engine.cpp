@@ -72,8 +72,10 @@ void mark_needed(const std::vector<Node*>& order, std::unordered_map<Node*, Node
   }
 }
 
+// Like PyTorch's anomaly mode: NaN only (an inf gradient can be legitimate, e.g. sqrt at 0).
 void check_finite(const Node& n, const variable_list& grads) {
-  for (const Tensor& g : grads) {
+  for (size_t k = 0; k < grads.size(); ++k) {
+    const Tensor& g = grads[k];
     if (!g.defined() || !is_inexact(g.dtype())) continue;
     // Checked on the host: a device gradient is copied over first.
     const Tensor h = g.device().is_cpu() ? g : to_device(g, Device{}, false);
@@ -82,11 +84,10 @@ void check_finite(const Node& n, const variable_list& grads) {
     const int64_t count = is_complex(g.dtype()) ? 2 * c.numel() : c.numel();
     const double* p = reinterpret_cast<const double*>(c.data_ptr());
     for (int64_t i = 0; i < count; ++i)
-      if (!std::isfinite(p[i]))
-        throw RuntimeError(str("detect_anomaly: function '", n.name(), "' returned ",
-                               std::isnan(p[i]) ? "nan" : "inf", " values in its gradient",
-                               n.creation_site.empty() ? "" : "; the forward op was called at:\n",
-                               n.creation_site));
+      if (std::isnan(p[i]))
+        throw RuntimeError(str(
+            "detect_anomaly: Function '", n.name(), "' returned nan values in its ", k, "th output",
+            n.creation_site.empty() ? "" : "; the forward op was called at:\n", n.creation_site));
   }
 }
 
@@ -96,6 +97,25 @@ void run_pre_hooks(Node& n, variable_list& buffer) {
     Tensor r = (*hook)(buffer[nr]);
     if (r.defined()) buffer[nr] = r;
   }
+  const auto node_hooks = n.node_pre_hooks;  // copied: a hook may remove itself
+  for (const auto& hook : node_hooks) {
+    variable_list r = (*hook)(buffer);
+    if (!r.empty()) buffer = std::move(r);
+  }
+}
+
+// Runs `n` and then its post hooks, which see the gradients it was given.
+variable_list apply_with_post_hooks(Node& n, variable_list&& grads) {
+  if (n.node_post_hooks.empty()) return n.apply(std::move(grads));
+  const variable_list grad_outputs = grads;
+  variable_list grad_inputs = n.apply(std::move(grads));
+  grad_inputs.resize(n.next_edges.size());
+  const auto hooks = n.node_post_hooks;
+  for (const auto& hook : hooks) {
+    variable_list r = (*hook)(grad_inputs, grad_outputs);
+    if (!r.empty()) grad_inputs = std::move(r);
+  }
+  return grad_inputs;
 }
 
 }  // namespace
@@ -126,7 +146,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& root
     Edge e = gradient_edge(t);
     if (!e.valid())
       throw RuntimeError(
-          "grad: one of the inputs does not require grad; hint: set "
+          "grad: One of the differentiated Tensors does not require grad; hint: set "
           "requires_grad=True on it");
     input_edges.push_back(e);
     targets.insert(e.fn.get());
@@ -168,7 +188,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& root
     }
     variable_list outs;
     if (execute && any) {
-      outs = n->apply(std::move(grads));
+      outs = apply_with_post_hooks(*n, std::move(grads));
       if (anomaly_enabled()) check_finite(*n, outs);
     }
     if (!opts.keep_graph) n->release_variables();
@@ -184,9 +204,9 @@ variable_list run_backward(const variable_list& roots, const variable_list& root
   if (!opts.accumulate)
     for (size_t i = 0; i < inputs.size(); ++i)
       if (!captured[i].defined() && !opts.allow_unused)
-        throw RuntimeError(str("grad: one of the differentiated tensors (input ", i,
-                               ") appears to not have been used in the graph; hint: pass "
-                               "allow_unused=True if this is intended"));
+        throw RuntimeError(str("grad: The differentiated Tensor at index ", i,
+                               " appears to not have been used in the graph. Set "
+                               "allow_unused=True if this is the desired behavior."));
   return captured;
 }
 

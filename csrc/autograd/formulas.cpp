@@ -843,12 +843,12 @@ FORMULA(take_along_bw) {
 
 const Formula kSum{"SumBackward", sum_bw}, kMean{"MeanBackward", mean_bw},
     kProd{"ProdBackward", prod_bw}, kVar{"VarBackward", var_bw}, kStd{"StdBackward", std_bw},
-    kMaxMin{"MaxBackward", maxmin_bw}, kReshape{"ReshapeBackward", reshape_bw},
+    kMaxMin{"MaxBackward", maxmin_bw}, kReshape{"ViewBackward", reshape_bw},
     kPermute{"PermuteBackward", permute_bw}, kFlip{"FlipBackward", flip_bw},
     kSlice{"SliceBackward", slice_bw}, kSelect{"SelectBackward", select_bw},
     kDiagonal{"DiagonalBackward", diagonal_bw}, kIndex{"IndexBackward", index_bw},
     kIndexPut{"IndexPutBackward", index_put_bw}, kMatmul{"MatmulBackward", matmul_bw},
-    kWhere{"WhereBackward", where_bw}, kConcat{"ConcatBackward", concat_bw},
+    kWhere{"WhereBackward", where_bw}, kConcat{"CatBackward", concat_bw},
     kCumsum{"CumsumBackward", cumsum_bw};
 
 bool any_needs(const std::vector<Tensor>& ts) { return needs_grad(ts); }
@@ -1174,8 +1174,9 @@ void record_take_along(const Tensor& x, const Tensor& out, int64_t dim, const Te
 void check_inplace(const Tensor& a, const char* op) {
   if (!grad_enabled() || !a.impl()->autograd) return;
   if (is_leaf(a) && requires_grad(a))
-    throw RuntimeError(str(op, " (in-place): a leaf tensor that requires grad is being used in ",
-                           "an in-place operation; hint: wrap it in `with ts.no_grad():` (e.g. ",
+    throw RuntimeError(str(op, " (in-place): a leaf Variable that requires grad is being used in ",
+                           "an in-place operation (a leaf tensor that requires grad cannot be "
+                           "written in place). Hint: wrap it in `with ts.no_grad():` (e.g. ",
                            "for parameter updates) or use an out-of-place op"));
 }
 

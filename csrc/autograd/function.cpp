@@ -93,6 +93,14 @@ variable_list FormulaNode::apply(variable_list&& grads) {
   return out;
 }
 
+std::string FormulaNode::name() const {
+  const std::string n = formula->name;
+  const std::string suffix = "Backward";
+  const bool numbered =
+      n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return numbered ? n + "0" : n;
+}
+
 void FormulaNode::release_variables() {
   for (SavedTensor& s : saved) s.reset();
 }

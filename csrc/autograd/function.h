@@ -43,7 +43,8 @@ struct FormulaNode : Node {
   Shape attrs;
   std::vector<double> scalars;
 
-  std::string name() const override { return formula->name; }
+  // PyTorch numbers its generated node classes (MulBackward0, but CopySlices): name() matches.
+  std::string name() const override;
   variable_list apply(variable_list&& grads) override;
   void release_variables() override;
 

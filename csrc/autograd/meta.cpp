@@ -34,11 +34,11 @@ bool is_leaf(const Tensor& t) {
 void set_requires_grad(const Tensor& t, bool value) {
   if (!is_leaf(t))
     throw RuntimeError(
-        "requires_grad: you can only change requires_grad flags of leaf tensors; hint: use "
+        "requires_grad: you can only change requires_grad flags of leaf variables. Hint: use "
         "x.detach() to get a leaf that shares memory with this non-leaf tensor");
   if (value && !is_inexact(t.dtype()))
-    throw RuntimeError(str("requires_grad: only tensors of floating point or complex dtype can ",
-                           "require gradients, got ", dtype_name(t.dtype())));
+    throw RuntimeError(str("requires_grad: Only Tensors of floating point and complex dtype can ",
+                           "require gradients (got ", dtype_name(t.dtype()), ")"));
   if (!value && !get_meta(t)) return;
   ensure_meta(t).requires_grad = value;
 }

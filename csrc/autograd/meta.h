@@ -14,6 +14,8 @@ struct AutogradMeta {
   std::weak_ptr<Node> grad_accumulator;  // leaves: their AccumulateGrad, created on demand
   bool retains_grad = false;
   std::vector<std::shared_ptr<GradHook>> leaf_hooks;  // hooks on a leaf's gradient
+  // Leaves: called with the leaf after its .grad was updated (return value ignored).
+  std::vector<std::shared_ptr<GradHook>> post_accumulate_hooks;
   // Note [Writes into views]: a view recorded by autograd remembers its root base; an in-place
   // write into it rebases the base's history (CopySlices), and every view whose base_gen lags
   // the base's history_gen re-derives its grad_fn from the base's new history on next use.

@@ -14,8 +14,39 @@ uint64_t next_sequence_nr() {
   return counter.fetch_add(1, std::memory_order_relaxed);
 }
 
+namespace {
+thread_local std::vector<std::shared_ptr<const SavedTensorHooks>> t_saved_hooks;
+thread_local std::string t_saved_hooks_disabled;
+}  // namespace
+
+void push_saved_tensors_hooks(std::shared_ptr<const SavedTensorHooks> hooks) {
+  if (!t_saved_hooks_disabled.empty()) throw RuntimeError(t_saved_hooks_disabled);
+  t_saved_hooks.push_back(std::move(hooks));
+}
+void pop_saved_tensors_hooks() {
+  if (!t_saved_hooks.empty()) t_saved_hooks.pop_back();
+}
+void set_saved_tensors_hooks_disabled(const std::string& message) {
+  t_saved_hooks_disabled = message;
+}
+const std::string& saved_tensors_hooks_disabled() { return t_saved_hooks_disabled; }
+
 SavedTensor::SavedTensor(const Tensor& t, bool is_output)
     : version_(t.version()), is_output_(is_output), requires_grad_(requires_grad(t)) {
+  if (!t_saved_hooks.empty() && t.defined()) {
+    // Like torch: the innermost pair packs; the unpacked tensor is not version-checked.
+    hooks_ = t_saved_hooks.back();
+    // Ops inside pack save tensors without hooks (else pack would recurse into itself).
+    std::vector<std::shared_ptr<const SavedTensorHooks>> paused;
+    paused.swap(t_saved_hooks);
+    struct Restore {
+      std::vector<std::shared_ptr<const SavedTensorHooks>>& p;
+      ~Restore() { t_saved_hooks.swap(p); }
+    } restore{paused};
+    packed_ = hooks_->pack(is_output ? detach(t) : t);
+    if (const AutogradMeta* m = get_meta(t)) output_nr_ = m->output_nr;
+    return;
+  }
   if (!is_output) {
     data_ = t;
     return;
@@ -36,18 +67,26 @@ void SavedTensor::preserve_if_aliases(const Tensor& a) {
 Tensor SavedTensor::unpack(const char* op, const std::shared_ptr<Node>& owner) const {
   if (released_)
     throw RuntimeError(str(
-        "backward: trying to backward through the graph a second time (or to use saved tensors ",
-        "after they were freed); the saved values of ", op,
+        "backward: Trying to backward through the graph a second time (or directly access saved ",
+        "tensors after they have already been freed); the saved values of ", op,
         " were released by the first backward. Hint: pass retain_graph=True to the first "
         "backward() or autograd.grad() call"));
+  if (hooks_) {
+    Tensor u = hooks_->unpack(packed_);
+    if (!is_output_ || !requires_grad_ || !owner) return u;
+    Tensor t = detach(u);
+    set_history(t, owner, output_nr_);
+    return t;
+  }
   if (!data_.defined()) return data_;
   if (data_.version() != version_)
-    throw RuntimeError(
-        str("backward: one of the tensors needed for the gradient of ", op,
-            " has been modified by an in-place operation: a ", dtype_name(data_.dtype()),
-            " tensor of shape ", shape_str(data_.shape()), " is at version ", data_.version(),
-            "; expected version ", version_,
-            ". Hint: use an out-of-place op or clone() the tensor before changing it"));
+    throw RuntimeError(str(
+        "backward: one of the variables needed for gradient computation has been modified by an ",
+        "inplace operation (the gradient of ", op,
+        "; it was modified by an in-place operation): a ", dtype_name(data_.dtype()),
+        " tensor of shape ", shape_str(data_.shape()), " is at version ", data_.version(),
+        "; expected version ", version_,
+        ". Hint: use an out-of-place op or clone() the tensor before changing it"));
   if (is_output_ && requires_grad_ && owner) {
     // Re-attach the output to its node so double backward sees its history.
     Tensor t = detach(data_);
@@ -81,6 +120,9 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   } else {
     binary_op_(kAdd, m.grad, g);  // in place, like PyTorch: views of .grad see the update
   }
+  // Copied: a hook may remove itself (or register another) while running.
+  const auto post_hooks = m.post_accumulate_hooks;
+  for (const auto& hook : post_hooks) (*hook)(variable);
   return {};
 }
 

@@ -17,14 +17,15 @@ struct PyRef {
 };
 
 struct PyFunctionNode : Node {
-  std::string cls_name;
+  std::string cls_name;             // the Function subclass
+  std::string node_name;            // what name() reports (torch: "<cls>Backward")
   std::shared_ptr<PyRef> backward;  // callable(ctx, saved_tuple, *grads) -> tuple of grads
   std::shared_ptr<PyRef> ctx;
   std::vector<SavedTensor> saved;
   std::vector<InputMeta> inputs;
   bool released = false;
 
-  std::string name() const override { return cls_name + "Backward"; }
+  std::string name() const override { return node_name; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override;
 };

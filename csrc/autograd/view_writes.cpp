@@ -193,8 +193,9 @@ void check_view_write(const Tensor& x, bool value_requires_grad, const char* op)
   if (m && m->view_base.defined()) {
     const Tensor& base = m->view_base;
     if (is_leaf(base) && requires_grad(base))
-      throw RuntimeError(str(op, ": a view of a leaf tensor that requires grad is being used in ",
-                             "an in-place operation; hint: wrap the write in `with ts.no_grad():` ",
+      throw RuntimeError(str(op, ": a view of a leaf Variable that requires grad is being used in ",
+                             "an in-place operation (a view of a leaf tensor that requires grad "
+                             "cannot be written). Hint: wrap the write in `with ts.no_grad():` ",
                              "or write into a clone"));
     check_addressable(base, x, op);
     return;

@@ -13,22 +13,24 @@ variable_list PyFunctionNode::apply(variable_list&& grads) {
   py::tuple saved_t(saved.size());
   auto self = shared_from_this();
   for (size_t i = 0; i < saved.size(); ++i) {
-    Tensor t = saved[i].unpack(cls_name.c_str(), self);
+    Tensor t = saved[i].unpack(node_name.c_str(), self);
     saved_t[i] = t.defined() ? py::cast(t) : py::none();
   }
-  py::tuple gs(grads.size());
-  for (size_t i = 0; i < grads.size(); ++i) {
-    if (!grads[i].defined()) {
-      grads[i] = Tensor::empty(out_meta[i].shape, out_meta[i].dtype, out_meta[i].device);
-      fill_(grads[i], Scalar::from_int(0));
-    }
-    gs[i] = py::cast(grads[i]);
-  }
+  // Undefined gradients go to Python as None: ctx.set_materialize_grads decides there
+  // whether backward sees zeros (the default) or None.
+  py::tuple gs(out_meta.size());
+  for (size_t i = 0; i < out_meta.size(); ++i)
+    gs[i] = i < grads.size() && grads[i].defined() ? py::cast(grads[i]) : py::none();
   py::object r = backward->obj(ctx->obj, saved_t, *gs);
   py::tuple rt = py::isinstance<py::tuple>(r) ? r.cast<py::tuple>() : py::make_tuple(r);
-  if (rt.size() < next_edges.size())
-    throw ValueError(str(cls_name, ".backward returned ", rt.size(),
-                         " gradients, but forward took ", next_edges.size(), " tensor inputs"));
+  // As in PyTorch: one gradient per forward argument; extra trailing Nones are allowed.
+  bool extra_grads = false;
+  for (size_t i = next_edges.size(); i < rt.size(); ++i)
+    extra_grads = extra_grads || !rt[i].is_none();
+  if (rt.size() < next_edges.size() || extra_grads)
+    throw RuntimeError(str("function ", name(),
+                           " returned an incorrect number of gradients (expected ",
+                           next_edges.size(), ", got ", rt.size(), ")"));
   variable_list out(next_edges.size());
   for (size_t i = 0; i < next_edges.size(); ++i) {
     if (rt[i].is_none() || !next_edges[i].valid()) continue;
@@ -69,6 +71,57 @@ variable_list tensors_of(const py::sequence& seq) {
   return v;
 }
 
+// Removes `hook` from one of t's hook lists, if t is still alive (the handle holds no ref).
+using HookList = std::vector<std::shared_ptr<GradHook>>;
+std::function<void()> meta_hook_remover(const Tensor& t, HookList AutogradMeta::*list,
+                                        std::shared_ptr<GradHook> hook) {
+  std::weak_ptr<TensorImpl> weak = t.impl_ptr();
+  return [weak, list, hook]() {
+    auto impl = weak.lock();
+    if (!impl || !impl->autograd) return;
+    HookList& hs = (*impl->autograd).*list;
+    for (auto it = hs.begin(); it != hs.end(); ++it)
+      if (*it == hook) {
+        hs.erase(it);
+        break;
+      }
+  };
+}
+
+py::tuple tuple_of(const variable_list& v) {
+  py::tuple t(v.size());
+  for (size_t i = 0; i < v.size(); ++i) t[i] = v[i].defined() ? py::cast(v[i]) : py::none();
+  return t;
+}
+
+// A node hook's result: None keeps the gradients; else a sequence of `expected` tensors/None.
+variable_list node_hook_result(const py::object& r, size_t expected, const std::string& what) {
+  if (r.is_none()) return {};
+  py::sequence seq = r.cast<py::sequence>();
+  if (seq.size() != expected)
+    throw RuntimeError(str(what, ": hook has returned an incorrect number of values (got ",
+                           seq.size(), ", but expected ", expected, ")"));
+  return tensors_of(seq);
+}
+
+// Removes `hook` from the node's list `hooks`, if the node is still alive.
+template <class Hook>
+py::cpp_function node_hook_remover(const std::shared_ptr<Node>& node,
+                                   std::vector<std::shared_ptr<Hook>> Node::*hooks,
+                                   std::shared_ptr<Hook> hook) {
+  std::weak_ptr<Node> weak = node;
+  return py::cpp_function([weak, hooks, hook]() {
+    if (auto n = weak.lock()) {
+      auto& hs = (*n).*hooks;
+      for (auto it = hs.begin(); it != hs.end(); ++it)
+        if (*it == hook) {
+          hs.erase(it);
+          break;
+        }
+    }
+  });
+}
+
 py::object node_object(const std::shared_ptr<Node>& n) { return n ? py::cast(n) : py::none(); }
 
 }  // namespace
@@ -91,6 +144,32 @@ void init_autograd(py::module_& m) {
             if (auto* acc = dynamic_cast<const AccumulateGrad*>(&n)) return py::cast(acc->variable);
             throw py::attribute_error("variable: only AccumulateGrad nodes have a variable");
           })
+      .def(
+          "register_prehook",
+          [](const std::shared_ptr<Node>& n, py::function fn) {
+            auto ref = std::make_shared<PyRef>(std::move(fn));
+            auto hook = std::make_shared<NodePreHook>([ref](const variable_list& gout) {
+              py::gil_scoped_acquire gil;
+              return node_hook_result(ref->obj(tuple_of(gout)), gout.size(), "register_prehook");
+            });
+            n->node_pre_hooks.push_back(hook);
+            return node_hook_remover(n, &Node::node_pre_hooks, hook);
+          },
+          py::arg("fn"))
+      .def(
+          "register_hook",
+          [](const std::shared_ptr<Node>& n, py::function fn) {
+            auto ref = std::make_shared<PyRef>(std::move(fn));
+            auto hook = std::make_shared<NodePostHook>(
+                [ref](const variable_list& gin, const variable_list& gout) {
+                  py::gil_scoped_acquire gil;
+                  return node_hook_result(ref->obj(tuple_of(gin), tuple_of(gout)), gin.size(),
+                                          "register_hook");
+                });
+            n->node_post_hooks.push_back(hook);
+            return node_hook_remover(n, &Node::node_post_hooks, hook);
+          },
+          py::arg("fn"))
       .def("__repr__", [](const Node& n) { return "<" + n.name() + " object>"; });
 
   auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
@@ -132,6 +211,8 @@ void init_autograd(py::module_& m) {
                              })
       .def("retain_grad",
            [](const Tensor& t) {
+             TS_CHECK(requires_grad(t), RuntimeError,
+                      "retain_grad: can't retain_grad on Tensor that has requires_grad=False");
              if (is_leaf(t)) return;  // leaves keep .grad anyway
              AutogradMeta& mt = ensure_meta(t);
              if (mt.retains_grad) return;
@@ -168,26 +249,32 @@ void init_autograd(py::module_& m) {
               };
             } else {
               mt.leaf_hooks.push_back(hook);
-              std::weak_ptr<TensorImpl> weak = t.impl_ptr();
-              remove = [weak, hook]() {
-                if (auto impl = weak.lock())
-                  if (impl->autograd) {
-                    auto& hs = impl->autograd->leaf_hooks;
-                    for (auto it = hs.begin(); it != hs.end(); ++it)
-                      if (*it == hook) {
-                        hs.erase(it);
-                        break;
-                      }
-                  }
-              };
+              remove = meta_hook_remover(t, &AutogradMeta::leaf_hooks, hook);
             }
             return py::cpp_function([remove]() { remove(); });
+          },
+          py::arg("hook"))
+      .def(
+          "register_post_accumulate_grad_hook",
+          [](const Tensor& t, py::function fn) {
+            TS_CHECK(requires_grad(t), RuntimeError,
+                     "register_post_accumulate_grad_hook: cannot register a hook on a tensor that "
+                     "doesn't require gradient");
+            TS_CHECK(is_leaf(t), RuntimeError,
+                     "register_post_accumulate_grad_hook: post accumulate grad hooks cannot be "
+                     "registered on non-leaf tensors");
+            auto hook = make_hook(std::move(fn));
+            ensure_meta(t).post_accumulate_hooks.push_back(hook);
+            return py::cpp_function(
+                meta_hook_remover(t, &AutogradMeta::post_accumulate_hooks, hook));
           },
           py::arg("hook"))
       .def("detach", [](const Tensor& t) { return detach(t); })
       .def("detach_", [](py::object self) {
         const Tensor& t = self.cast<const Tensor&>();
         if (AutogradMeta* mt = get_meta(t)) {
+          TS_CHECK(!mt->view_base.defined(), RuntimeError,
+                   "detach_: Can't detach views in-place. Use detach() instead");
           mt->grad_fn.reset();
           mt->requires_grad = false;
         }
@@ -214,11 +301,38 @@ void init_autograd(py::module_& m) {
           return res;
         });
 
+  // saved_tensors_hooks: pack(tensor) -> any object; unpack(object) -> tensor.
+  m.def("_push_saved_tensors_hooks", [](py::function pack, py::function unpack) {
+    auto pack_ref = std::make_shared<PyRef>(std::move(pack));
+    auto unpack_ref = std::make_shared<PyRef>(std::move(unpack));
+    auto hooks = std::make_shared<SavedTensorHooks>();
+    hooks->pack = [pack_ref](const Tensor& t) -> std::shared_ptr<void> {
+      py::gil_scoped_acquire gil;
+      return std::make_shared<PyRef>(pack_ref->obj(t));
+    };
+    hooks->unpack = [unpack_ref](const std::shared_ptr<void>& packed) -> Tensor {
+      py::gil_scoped_acquire gil;
+      py::object r = unpack_ref->obj(static_cast<PyRef*>(packed.get())->obj);
+      if (!py::isinstance<Tensor>(r))
+        throw TypeError(
+            str("saved_tensors_hooks: Output of saved tensor unpack_hook expected to be a "
+                "Tensor but got result of type ",
+                py::str(py::type::handle_of(r).attr("__name__")).cast<std::string>()));
+      return r.cast<Tensor>();
+    };
+    push_saved_tensors_hooks(std::move(hooks));
+  });
+  m.def("_pop_saved_tensors_hooks", &pop_saved_tensors_hooks);
+  m.def("_set_saved_tensors_hooks_disabled", &set_saved_tensors_hooks_disabled);
+  m.def("_saved_tensors_hooks_disabled", &saved_tensors_hooks_disabled);
+
   m.def("_make_function_node",
-        [](const std::string& name, py::object backward, py::object ctx, py::sequence inputs,
-           py::sequence outputs, py::sequence to_save, py::sequence non_differentiable) {
+        [](const std::string& name, const std::string& node_name, py::object backward,
+           py::object ctx, py::sequence inputs, py::sequence outputs, py::sequence to_save,
+           py::sequence non_differentiable) {
           auto node = std::make_shared<PyFunctionNode>();
           node->cls_name = name;
+          node->node_name = node_name;
           node->backward = std::make_shared<PyRef>(backward);
           node->ctx = std::make_shared<PyRef>(ctx);
           for (py::handle h : inputs) {

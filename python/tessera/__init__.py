@@ -37,7 +37,8 @@ from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E4
                   set_autocast_enabled, set_autocast_dtype)
 from .serialization import save, load  # noqa: E402
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402
-                       is_grad_enabled)
+                       is_grad_enabled, is_inference_mode_enabled, is_anomaly_enabled,
+                       is_anomaly_check_nan_enabled)
 
 __array_api_version__ = "2024.12"
 

@@ -1,4 +1,4 @@
-"""jacobian, hessian, vjp, jvp over tessera.autograd.grad."""
+"""jacobian, hessian, vjp, jvp, vhp, hvp over tessera.autograd.grad (torch.autograd.functional)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence, Tuple, Union
@@ -17,6 +17,15 @@ def _prep(inputs: _In, create_graph: bool) -> Tuple[Tensor, ...]:
                  for i in _tup(inputs))
 
 
+def _check_strict(strict: bool, grads: Sequence[Any], op: str, out_index: int = 0) -> None:
+    """strict=True: an output independent of an input is an error (as in torch)."""
+    if strict:
+        for k, g in enumerate(grads):
+            if g is None:
+                raise RuntimeError(f"{op}: Output {out_index} of the user-provided function is "
+                                   f"independent of input {k}. This is not allowed in strict mode.")
+
+
 def vjp(func: Callable, inputs: _In, v: Optional[_In] = None, create_graph: bool = False,
         strict: bool = False) -> Tuple[Any, Any]:
     """(func(inputs), v^T J): the vector-Jacobian product."""
@@ -27,6 +36,7 @@ def vjp(func: Callable, inputs: _In, v: Optional[_In] = None, create_graph: bool
     outs = _tup(out)
     vs = _tup(v) if v is not None else tuple(None for _ in outs)
     gs = grad(outs, ins, vs, create_graph=create_graph, allow_unused=True)
+    _check_strict(strict, gs, "vjp")
     gs = tuple(zeros_like(i) if g is None else g for g, i in zip(gs, ins))
     detached_out = out if create_graph else (out.detach() if isinstance(out, Tensor) else tuple(o.detach() for o in out))
     return detached_out, (gs[0] if isinstance(inputs, Tensor) else gs)
@@ -52,8 +62,13 @@ def jvp(func: Callable, inputs: _In, v: Optional[_In] = None, create_graph: bool
 
 
 def jacobian(func: Callable, inputs: _In, create_graph: bool = False, strict: bool = False,
-             vectorize: bool = False) -> Any:
-    """The Jacobian: for one input and one output, shape out.shape + in.shape."""
+             vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
+    """The Jacobian: for one input and one output, shape out.shape + in.shape (a tuple per
+    input / output when those are tuples). vectorize only changes speed in torch; here rows
+    are computed one by one either way. strategy must be "reverse-mode"."""
+    if strategy != "reverse-mode":
+        raise ValueError(f'jacobian: Expected strategy to be "reverse-mode" (tessera has no '
+                         f'forward-mode AD), but got {strategy!r}')
     from . import grad
     from .._creation import zeros, zeros_like
     from .._manipulation import stack, reshape
@@ -68,6 +83,7 @@ def jacobian(func: Callable, inputs: _In, create_graph: bool = False, strict: bo
             e[k] = 1
             gs = grad([o], ins, [reshape(e, o.shape)], retain_graph=True,
                       create_graph=create_graph, allow_unused=True)
+            _check_strict(strict, gs, "jacobian", len(result))
             for j, (g, i) in enumerate(zip(gs, ins)):
                 flat_rows[j].append(zeros_like(i) if g is None else g)
         per_in = []
@@ -80,12 +96,55 @@ def jacobian(func: Callable, inputs: _In, create_graph: bool = False, strict: bo
     return result[0] if isinstance(out, Tensor) else tuple(result)
 
 
-def hessian(func: Callable, inputs: _In, create_graph: bool = False, strict: bool = False) -> Any:
+def hessian(func: Callable, inputs: _In, create_graph: bool = False, strict: bool = False,
+            vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
     """The Hessian of a scalar function: shape in.shape + in.shape for one input."""
     from . import grad
+    if outer_jacobian_strategy != "reverse-mode":
+        raise ValueError(f'hessian: Expected outer_jacobian_strategy to be "reverse-mode" '
+                         f'(tessera has no forward-mode AD), but got {outer_jacobian_strategy!r}')
 
     def first(*xs: Tensor) -> Any:
         gs = grad([func(*xs)], list(xs), create_graph=True, allow_unused=True)
         return gs[0] if isinstance(inputs, Tensor) else gs
 
-    return jacobian(first, inputs, create_graph=create_graph)
+    return jacobian(first, inputs, create_graph=create_graph, strict=strict)
+
+
+def vhp(func: Callable, inputs: _In, v: Optional[_In] = None, create_graph: bool = False,
+        strict: bool = False) -> Tuple[Any, Any]:
+    """(func(inputs), v^T H) for a function returning a single-element tensor."""
+    from . import grad
+    from .._creation import zeros_like
+    ins = _prep(inputs, True)
+    out = func(*ins)
+    if not isinstance(out, Tensor):
+        raise RuntimeError("vhp: The function given in vhp should return a single Tensor")
+    if out.size != 1:
+        raise RuntimeError(f"vhp: The Tensor returned by the function given to vhp should contain "
+                           f"a single element (got shape {tuple(out.shape)})")
+    if v is None:
+        if not all(i.size == 1 for i in ins):
+            raise RuntimeError("vhp: The vector v can only be None if the input to the "
+                               "user-provided function is a single Tensor with a single element.")
+        from .._creation import ones_like
+        v = tuple(ones_like(i) for i in ins)
+    vs = _tup(v)
+    if len(vs) != len(ins) or any(tuple(a.shape) != tuple(b.shape) for a, b in zip(vs, ins)):
+        raise RuntimeError("vhp: v has to have the same structure and shapes as the inputs")
+    gs = grad([out.reshape(())], list(ins), create_graph=True, allow_unused=True)
+    _check_strict(strict, gs, "vhp")
+    pairs = [(g, vv) for g, vv in zip(gs, vs) if g is not None]
+    res = grad([g for g, _ in pairs], list(ins), [vv for _, vv in pairs],
+               create_graph=create_graph, allow_unused=True) if pairs else (None,) * len(ins)
+    _check_strict(strict, res, "vhp")
+    res = tuple(zeros_like(i) if r is None else (r if create_graph else r.detach())
+                for r, i in zip(res, ins))
+    return out.detach(), (res[0] if isinstance(inputs, Tensor) else res)
+
+
+def hvp(func: Callable, inputs: _In, v: Optional[_In] = None, create_graph: bool = False,
+        strict: bool = False) -> Tuple[Any, Any]:
+    """(func(inputs), H v): equal to vhp for the (symmetric) Hessian of a twice continuously
+    differentiable function, so it is computed the same way."""
+    return vhp(func, inputs, v, create_graph=create_graph, strict=strict)

@@ -1,18 +1,66 @@
-"""no_grad / enable_grad / set_grad_enabled / inference_mode: context managers and decorators."""
+"""no_grad / enable_grad / set_grad_enabled / inference_mode: context managers and decorators.
+
+As in PyTorch, each works as `with ts.no_grad():`, as `@ts.no_grad()` and as a bare
+`@ts.no_grad` decorator; the mode is per thread."""
 from __future__ import annotations
 
 import functools
+import inspect
+import threading
 from typing import Any, Callable, TypeVar
 
 from .. import _C
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+_inference = threading.local()  # .depth: how many inference_mode(True) regions are open
+
+
+def _wrap(make_ctx: Callable[[], Any], fn: F) -> F:
+    """fn run inside a fresh context from make_ctx (generators: around each step, as torch)."""
+    if inspect.isgeneratorfunction(fn):
+        @functools.wraps(fn)
+        def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
+            gen = fn(*args, **kwargs)
+            try:
+                with make_ctx():
+                    item = next(gen)
+                while True:
+                    try:
+                        sent = yield item
+                    except GeneratorExit:
+                        with make_ctx():
+                            gen.close()
+                        raise
+                    except BaseException as exc:  # forwarded into the generator, like torch
+                        with make_ctx():
+                            item = gen.throw(exc)
+                    else:
+                        with make_ctx():
+                            item = gen.send(sent)
+            except StopIteration as stop:
+                return stop.value
+        return gen_wrapper  # type: ignore[return-value]
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with make_ctx():
+            return fn(*args, **kwargs)
+    return wrapper  # type: ignore[return-value]
+
 
 class _GradModeContext:
     """Base: sets grad mode on enter, restores it on exit; usable as a decorator."""
 
     _enabled: bool = True
+
+    def __new__(cls, orig_func: Any = None) -> Any:
+        # `@no_grad` without parentheses passes the function itself.
+        if orig_func is None:
+            return super().__new__(cls)
+        if not callable(orig_func):
+            raise TypeError(f"{cls.__name__}() takes no arguments")
+        return cls()(orig_func)
 
     def __enter__(self) -> None:
         self._prev = _C.is_grad_enabled()
@@ -22,14 +70,11 @@ class _GradModeContext:
         _C._set_grad_enabled(self._prev)
 
     def __call__(self, fn: F) -> F:
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with self.__class__(*self._ctor_args()):
-                return fn(*args, **kwargs)
-        return wrapper  # type: ignore[return-value]
+        return _wrap(self.clone, fn)
 
-    def _ctor_args(self) -> tuple:
-        return ()
+    def clone(self) -> "_GradModeContext":
+        """A fresh context with the same settings (a decorator enters one per call)."""
+        return self.__class__()
 
 
 class no_grad(_GradModeContext):
@@ -47,6 +92,9 @@ class enable_grad(_GradModeContext):
 class set_grad_enabled(_GradModeContext):
     """set_grad_enabled(mode): as a function it sets the mode now; as a context it restores it."""
 
+    def __new__(cls, mode: bool) -> "set_grad_enabled":
+        return object.__new__(cls)
+
     def __init__(self, mode: bool) -> None:
         self._enabled = bool(mode)
         self._prev = _C.is_grad_enabled()
@@ -58,8 +106,11 @@ class set_grad_enabled(_GradModeContext):
     def __exit__(self, *exc: Any) -> None:
         _C._set_grad_enabled(self._prev)
 
-    def _ctor_args(self) -> tuple:
-        return (self._enabled,)
+    def clone(self) -> "set_grad_enabled":
+        prev = _C.is_grad_enabled()
+        ctx = set_grad_enabled(self._enabled)
+        ctx._prev = prev
+        return ctx
 
     def __call__(self, fn: F) -> F:
         _C._set_grad_enabled(self._prev)  # the decorator form must not change the mode now
@@ -67,23 +118,39 @@ class set_grad_enabled(_GradModeContext):
 
 
 class inference_mode(_GradModeContext):
-    """Like no_grad (tessera has no separate inference tensors); inference_mode(False) is a no-op."""
+    """inference_mode(mode=True): like no_grad, and is_inference_mode_enabled() is True inside.
+    tessera has no separate inference tensors; inference_mode(False) changes nothing."""
 
-    def __init__(self, mode: bool = True) -> None:
+    def __new__(cls, mode: Any = True) -> Any:
+        if callable(mode) and not isinstance(mode, bool):  # bare @inference_mode
+            return cls()(mode)
+        return object.__new__(cls)
+
+    def __init__(self, mode: Any = True) -> None:
         self._mode = bool(mode)
 
     def __enter__(self) -> None:
         self._prev = _C.is_grad_enabled()
+        self._prev_depth = getattr(_inference, "depth", 0)
         if self._mode:
             _C._set_grad_enabled(False)
+            _inference.depth = self._prev_depth + 1
+        else:
+            _inference.depth = 0
 
-    def _ctor_args(self) -> tuple:
-        return (self._mode,)
+    def __exit__(self, *exc: Any) -> None:
+        _C._set_grad_enabled(self._prev)
+        _inference.depth = self._prev_depth
+
+    def clone(self) -> "inference_mode":
+        return inference_mode(self._mode)
 
 
 def is_grad_enabled() -> bool:
+    """Whether ops record the autograd graph in this thread."""
     return _C.is_grad_enabled()
 
 
 def is_inference_mode_enabled() -> bool:
-    return not _C.is_grad_enabled()
+    """Whether this thread is inside inference_mode() (not merely no_grad())."""
+    return getattr(_inference, "depth", 0) > 0

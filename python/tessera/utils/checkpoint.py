@@ -32,8 +32,14 @@ class _Checkpoint(Function):
         return (None, *result)
 
 
-def checkpoint(fn: Callable, *args: Any, use_reentrant: Any = None, **kwargs: Any) -> Any:
-    """Runs fn(*args) without saving its intermediate tensors; backward runs it again."""
+def checkpoint(fn: Callable, *args: Any, use_reentrant: Any = None, context_fn: Any = None,
+               determinism_check: str = "default", debug: bool = False,
+               preserve_rng_state: bool = True, **kwargs: Any) -> Any:
+    """Runs fn(*args, **kwargs) without saving its intermediate tensors; backward runs it
+    again. Takes torch's keywords; both use_reentrant settings recompute the same way here
+    (RNG state is not replayed: ops drawing random numbers inside fn see fresh draws)."""
+    if context_fn is not None:
+        raise NotImplementedError("checkpoint: context_fn is not supported by tessera")
     if kwargs:
-        raise TypeError(f"checkpoint: unexpected keyword arguments {sorted(kwargs)}")
+        return _Checkpoint.apply(lambda *a: fn(*a, **kwargs), *args)
     return _Checkpoint.apply(fn, *args)
