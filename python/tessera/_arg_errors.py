@@ -63,6 +63,9 @@ def _name_op(e: BaseException, name: str) -> None:
         e.args = (f"{name}: {e.args[0]}",)
 
 
+_TRANSPARENT = False
+
+
 def _guard(fn: Callable, name: str, first: int) -> Callable:
     if id(fn) in _WRAPPED:
         return _WRAPPED[id(fn)]
@@ -100,7 +103,7 @@ def _guard(fn: Callable, name: str, first: int) -> Callable:
             _name_op(e, name)
             raise
         except MemoryError as e:
-            if type(e) is not MemoryError:  # e.g. NumPy's, whose args are (shape, dtype)
+            if type(e).__module__.startswith("numpy"):  # NumPy's: args are (shape, dtype)
                 raise MemoryError(f"{name}: {e}") from None
             _name_op(e, name)
             raise
@@ -110,6 +113,11 @@ def _guard(fn: Callable, name: str, first: int) -> Callable:
 
     wrapper.__wrapped_by_arg_errors__ = True  # type: ignore[attr-defined]
     _WRAPPED[id(fn)] = wrapper
+    global _TRANSPARENT
+    if not _TRANSPARENT:  # autocast's nesting check looks through this wrapper (one code object)
+        from .amp._policy import transparent
+        transparent(wrapper)
+        _TRANSPARENT = True
     return wrapper
 
 
