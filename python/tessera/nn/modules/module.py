@@ -132,6 +132,7 @@ class _BackwardHookState:
         self.input_index: Optional[List[int]] = None
         self.n_outputs = 0
         self.output_index: List[int] = []
+        self.input_meta: List[Tuple[Any, ...]] = []
 
     def on_grad_output(self, grads: Tuple[Any, ...]) -> Tuple[Any, ...]:
         self.grad_outputs = _pack_with_none(self.output_index, grads, self.n_outputs)
@@ -164,6 +165,10 @@ class _BackwardHookState:
         if self.grad_outputs is None:
             return grads  # reached without passing through the outputs (as torch: no hook)
         assert self.input_index is not None
+        from ... import zeros
+        # As torch's identity node: inputs without a gradient (or not requiring one) get zeros.
+        grads = tuple(zeros(shape, dtype=dt, device=dev) if g is None or not rg else g
+                      for g, (shape, dt, dev, rg) in zip(grads, self.input_meta))
         res = _pack_with_none(self.input_index, grads, self.n_inputs)
         for hook in self.hooks:
             out = hook(self.module, res, self.grad_outputs)
@@ -214,6 +219,8 @@ def _wrap_tensors(state: _BackwardHookState, side: str, args: Tuple[Any, ...]) -
     tensors = [args[i] for i in idx]
     if not (_C.is_grad_enabled() and any(t.requires_grad for t in tensors)):
         return args, None
+    if side == "in":
+        state.input_meta = [(tuple(t.shape), t.dtype, t.device, t.requires_grad) for t in tensors]
     new = _hook_function().apply(state, side, *tensors)
     out = list(args)
     for i, t in zip(idx, new):
@@ -480,7 +487,7 @@ class Module:
     def __dir__(self) -> List[str]:
         keys = list(super().__dir__())
         keys += list(self._parameters) + list(self._buffers) + list(self._modules)
-        return sorted(set(keys))
+        return sorted({k for k in keys if not k[0].isdigit()})
 
     # ----------------------------------------------------------------- traversal
     def named_modules(self, memo: Optional[Set[int]] = None, prefix: str = "",
