@@ -470,3 +470,34 @@ def test_batchnorm_version1_state_dict_without_num_batches_tracked():
         with pytest.raises(RuntimeError, match='Missing key.*"num_batches_tracked"'):
             bn.load_state_dict(sd)
     assert_same(build)
+
+
+def test_to_arguments():
+    def build(lib, log):
+        lin = linear(lib)
+        log.append(lin.to("cpu", lib.float64, False) is lin)
+        log.append(str(lin.weight.dtype).split(".")[-1])
+        lin.to(device="cpu", dtype=lib.float32, non_blocking=True)
+        log.append(str(lin.weight.dtype).split(".")[-1])
+        lin.to(arr(lib, [1.0]).to(lib.float64))
+        log.append(str(lin.bias.dtype).split(".")[-1])
+        with pytest.raises(TypeError, match="only accepts floating point or complex dtypes"):
+            lin.to(lib.int32)
+    assert_same(build)
+
+
+@pytest.mark.parametrize("kind", ["module", "parameter", "buffer"])
+@pytest.mark.parametrize("name", [3, "a.b", "", "forward"])
+def test_registration_name_errors(kind, name):
+    def build(lib, log):
+        m = lib.nn.Module()
+        value = {"module": lib.nn.ReLU(), "parameter": lib.nn.Parameter(arr(lib, [1.0])),
+                 "buffer": arr(lib, [1.0])}[kind]
+        fn = {"module": m.add_module, "parameter": m.register_parameter,
+              "buffer": m.register_buffer}[kind]
+        try:
+            fn(name, value)
+            log.append("ok")
+        except (TypeError, KeyError) as e:
+            log.append((type(e).__name__, str(e)))
+    assert_same(build)

@@ -6,7 +6,7 @@ import functools
 import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
-from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, TypeVar
 
 from ..._C import Tensor
 from ..parameter import Buffer, Parameter
@@ -245,6 +245,8 @@ class Module:
 
     training: bool
     _version: int = 1
+    _compiled_call_impl: Optional[Callable] = None
+    T_destination = TypeVar("T_destination", bound=Dict[str, Any])
     call_super_init: bool = False
     dump_patches: bool = False
 
@@ -392,10 +394,7 @@ class Module:
         """Registers `param` (a Parameter or None) under `name`."""
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str) or "." in name or name == "":
-            raise KeyError(f"register_parameter: invalid parameter name {name!r}")
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"register_parameter: attribute '{name}' already exists")
+        self._check_name("parameter", name, self._parameters)
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"register_parameter: cannot assign '{type(param).__name__}' "
                             f"as parameter '{name}' (nn.Parameter or None expected)")
@@ -406,10 +405,7 @@ class Module:
         `persistent`, moved by ``to()``, but not a parameter."""
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str) or "." in name or name == "":
-            raise KeyError(f"register_buffer: invalid buffer name {name!r}")
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"register_buffer: attribute '{name}' already exists")
+        self._check_name("buffer", name, self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"register_buffer: cannot assign '{type(tensor).__name__}' as "
                             f"buffer '{name}' (Tensor or None expected)")
@@ -423,9 +419,20 @@ class Module:
         """Registers a submodule under `name`."""
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module: {type(module).__name__} is not a Module subclass")
-        if not isinstance(name, str) or "." in name or name == "":
-            raise KeyError(f"add_module: invalid module name {name!r}")
+        self._check_name("module", name, self._modules)
         self._modules[name] = module
+
+    def _check_name(self, kind: str, name: Any, table: Dict[str, Any]) -> None:
+        """torch's checks (and messages) for a new parameter, buffer or module name."""
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            got = f", got: {name}" if kind == "module" else ""  # torch's wording differs
+            raise KeyError(f'{kind} name can\'t contain "."{got}')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in table:
+            raise KeyError(f"attribute '{name}' already exists")
 
     register_module = add_module
 
@@ -656,15 +663,22 @@ class Module:
         from ..._C import dtype as DType
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)  # copies are synchronous in tessera
+        kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to: unexpected keyword arguments {sorted(kwargs)}")
         for a in args:
+            if isinstance(a, bool):
+                continue  # to(device, dtype, non_blocking)
             if isinstance(a, DType):
                 dtype = a
             elif isinstance(a, Tensor):
                 dtype, device = a.dtype, a.device
             else:
                 device = a
+        if dtype is not None and not isdtype(dtype, ("real floating", "complex floating")):
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
+                            f"got desired dtype={dtype}")
 
         from ...autograd import no_grad
 
