@@ -501,3 +501,37 @@ def test_registration_name_errors(kind, name):
         except (TypeError, KeyError) as e:
             log.append((type(e).__name__, str(e)))
     assert_same(build)
+
+
+def test_global_forward_hook_kwargs_always_call_and_backward_mixing():
+    def build(lib, log):
+        mm = lib.nn.modules.module
+
+        class Boom(lib.nn.Module):
+            def forward(self, x, k=0):
+                if k:
+                    raise ValueError("boom")
+                return x + k
+
+        # (with_kwargs and always_call together differ: torch's exception path then calls
+        # the global hook without kwargs, a TypeError it silences; tessera passes them.)
+        hk = mm.register_module_forward_hook(lambda m, a, kw, o: log.append(("kw", a, kw, o)),
+                                             with_kwargs=True)
+        h = mm.register_module_forward_hook(lambda m, a, o: log.append(("g", a, o)),
+                                            always_call=True)
+        try:
+            m = Boom()
+            m(arr(lib, [1.0]), k=0)
+            with pytest.raises(ValueError, match="boom"):
+                m(arr(lib, [1.0]), k=1)
+        finally:
+            h.remove()
+            hk.remove()
+        m(arr(lib, [1.0]))
+        h = mm.register_module_full_backward_hook(lambda m, gi, go: None)
+        try:
+            with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks"):
+                mm.register_module_backward_hook(lambda m, gi, go: None)
+        finally:
+            h.remove()
+    assert_same(build)
