@@ -41,3 +41,6 @@ from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCel
 from .transformer_decoder import TransformerDecoderLayer, TransformerDecoder, Transformer  # noqa: F401
 from .conv3d import Conv3d, ConvTranspose3d  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
+from .module import (register_module_forward_pre_hook, register_module_forward_hook,  # noqa: F401
+                     register_module_full_backward_pre_hook, register_module_full_backward_hook,
+                     register_module_backward_hook)

@@ -2,33 +2,230 @@
 train/eval, hooks, state dicts (keys and layouts as in PyTorch)."""
 from __future__ import annotations
 
+import functools
+import warnings
 from collections import OrderedDict, namedtuple
-from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, TypeVar
 
 from ..._C import Tensor
 from ..parameter import Buffer, Parameter
 
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns (torch's namedtuple, same repr when all keys matched)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
 
 
 class RemovableHandle:
-    """Returned by the hook registration methods; ``remove()`` unregisters the hook."""
+    """Returned by the hook registration methods; ``remove()`` unregisters the hook (from
+    `table` and from the side tables in `extra`: with_kwargs / always_call flags)."""
 
     _next_id = 0
 
-    def __init__(self, table: Dict[int, Callable]) -> None:
+    def __init__(self, table: Dict[int, Callable], extra: Any = None) -> None:
         self._table = table
+        self._extra = () if extra is None else (extra if isinstance(extra, tuple) else (extra,))
         self.id = RemovableHandle._next_id
         RemovableHandle._next_id += 1
 
     def remove(self) -> None:
         self._table.pop(self.id, None)
+        for t in self._extra:
+            t.pop(self.id, None)
 
     def __enter__(self) -> "RemovableHandle":
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.remove()
+
+
+# Hooks that run for every module (torch.nn.modules.module's globals of the same names).
+_global_forward_pre_hooks: Dict[int, Callable] = OrderedDict()
+_global_forward_hooks: Dict[int, Callable] = OrderedDict()
+_global_forward_hooks_with_kwargs: Dict[int, bool] = OrderedDict()
+_global_forward_hooks_always_called: Dict[int, bool] = OrderedDict()
+_global_backward_pre_hooks: Dict[int, Callable] = OrderedDict()
+_global_backward_hooks: Dict[int, Callable] = OrderedDict()
+_global_is_full_backward_hook: Optional[bool] = None
+
+
+def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
+    """A forward pre-hook common to all modules: hook(module, args) -> None or new args;
+    runs before each module's own pre-hooks."""
+    h = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[h.id] = hook
+    return h
+
+
+def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """A forward hook common to all modules: hook(module, args, output) (or
+    hook(module, args, kwargs, output) `with_kwargs`) -> None or new output; runs before each
+    module's own forward hooks. `always_call`: also runs when forward raises."""
+    h = RemovableHandle(_global_forward_hooks, (_global_forward_hooks_with_kwargs,
+                                                _global_forward_hooks_always_called))
+    _global_forward_hooks[h.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[h.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[h.id] = True
+    return h
+
+
+def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
+    """A backward pre-hook common to all modules: hook(module, grad_output) -> None or new
+    grad_output."""
+    h = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[h.id] = hook
+    return h
+
+
+def _register_global_backward_hook(hook: Callable, full: bool) -> RemovableHandle:
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is (not full):
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as "
+                           "a global Module hook. Please use only one of them.")
+    _global_is_full_backward_hook = full
+    h = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[h.id] = hook
+    return h
+
+
+def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
+    """A backward hook common to all modules: hook(module, grad_input, grad_output) -> None
+    or new grad_input."""
+    return _register_global_backward_hook(hook, True)
+
+
+def register_module_backward_hook(hook: Callable) -> RemovableHandle:
+    """Deprecated twin of register_module_full_backward_hook (tessera runs it with the full
+    hook's grad_input/grad_output, see Module.register_backward_hook)."""
+    return _register_global_backward_hook(hook, False)
+
+
+def _pack_with_none(indices: List[int], values: Tuple[Any, ...], size: int) -> Tuple[Any, ...]:
+    res: List[Any] = [None] * size
+    for i, v in zip(indices, values):
+        res[i] = v
+    return tuple(res)
+
+
+class _BackwardHookState:
+    """One module call's backward hooks: the output-side identity stores grad_output (after the
+    pre-hooks); the input-side identity then calls the full hooks with grad_input."""
+
+    def __init__(self, module: "Module", hooks: List[Callable], pre_hooks: List[Callable]) -> None:
+        self.module = module
+        self.hooks = hooks
+        self.pre_hooks = pre_hooks
+        self.grad_outputs: Optional[Tuple[Any, ...]] = None
+        self.n_inputs = 0
+        self.input_index: Optional[List[int]] = None
+        self.n_outputs = 0
+        self.output_index: List[int] = []
+        self.input_meta: List[Tuple[Any, ...]] = []
+
+    def on_grad_output(self, grads: Tuple[Any, ...]) -> Tuple[Any, ...]:
+        self.grad_outputs = _pack_with_none(self.output_index, grads, self.n_outputs)
+        for hook in self.pre_hooks:
+            res = hook(self.module, self.grad_outputs)
+            if res is None:
+                continue
+            if not isinstance(res, tuple):
+                res = (res,)
+            if len(res) != len(self.grad_outputs):
+                raise RuntimeError(f"Backward pre hook returned an invalid number of "
+                                   f"grad_output, got {len(res)}, but expected "
+                                   f"{len(self.grad_outputs)}")
+            self.grad_outputs = res
+        local = self.grad_outputs
+        if self.input_index is None:
+            # No input needs a gradient: the full hooks run now, with grad_input all None.
+            grad_inputs = _pack_with_none([], (), self.n_inputs)
+            for hook in self.hooks:
+                res = hook(self.module, grad_inputs, self.grad_outputs)
+                if res is not None and not (isinstance(res, tuple)
+                                            and all(r is None for r in res)):
+                    raise RuntimeError("Backward hook for Modules where no input requires "
+                                       "gradient should always return None or None for all "
+                                       "gradients.")
+            self.grad_outputs = None
+        return tuple(local[i] for i in self.output_index)
+
+    def on_grad_input(self, grads: Tuple[Any, ...]) -> Tuple[Any, ...]:
+        if self.grad_outputs is None:
+            return grads  # reached without passing through the outputs (as torch: no hook)
+        assert self.input_index is not None
+        from ... import zeros
+        # As torch's identity node: inputs without a gradient (or not requiring one) get zeros.
+        grads = tuple(zeros(shape, dtype=dt, device=dev) if g is None or not rg else g
+                      for g, (shape, dt, dev, rg) in zip(grads, self.input_meta))
+        res = _pack_with_none(self.input_index, grads, self.n_inputs)
+        for hook in self.hooks:
+            out = hook(self.module, res, self.grad_outputs)
+            if out is None:
+                continue
+            if not isinstance(out, tuple):
+                out = (out,)
+            if len(out) != len(res):
+                raise RuntimeError(f"Backward hook returned an invalid number of grad_input, "
+                                   f"got {len(out)}, but expected {len(res)}")
+            res = out
+        self.grad_outputs = None
+        return tuple(res[i] for i in self.input_index)
+
+
+def _hook_function() -> type:
+    """The identity autograd.Function whose backward calls into a _BackwardHookState (built
+    lazily: autograd imports nn)."""
+    global _BackwardHookFunction
+    if _BackwardHookFunction is None:
+        from ...autograd.function import Function
+
+        class BackwardHookFunction(Function):
+            @staticmethod
+            def forward(ctx: Any, state: _BackwardHookState, side: str, *tensors: Tensor) -> Any:
+                ctx.state, ctx.side = state, side
+                ctx.set_materialize_grads(False)
+                ctx.mark_non_differentiable(*[t for t in tensors if not t.requires_grad])
+                return tensors
+
+            @staticmethod
+            def backward(ctx: Any, *grads: Any) -> Any:
+                fn = ctx.state.on_grad_output if ctx.side == "out" else ctx.state.on_grad_input
+                return (None, None) + tuple(fn(grads))
+
+        _BackwardHookFunction = BackwardHookFunction
+    return _BackwardHookFunction
+
+
+_BackwardHookFunction: Any = None
+
+
+def _wrap_tensors(state: _BackwardHookState, side: str, args: Tuple[Any, ...]) -> Tuple[Any, ...]:
+    """Passes the top-level tensors of `args` through the identity Function; returns the new
+    args and records where the tensors were (None: nothing required grad)."""
+    from ... import _C
+    idx = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    tensors = [args[i] for i in idx]
+    if not (_C.is_grad_enabled() and any(t.requires_grad for t in tensors)):
+        return args, None
+    if side == "in":
+        state.input_meta = [(tuple(t.shape), t.dtype, t.device, t.requires_grad) for t in tensors]
+    new = _hook_function().apply(state, side, *tensors)
+    out = list(args)
+    for i, t in zip(idx, new):
+        out[i] = t
+    return tuple(out), idx
 
 
 def to_tensor(value: Any) -> Tensor:
@@ -47,6 +244,17 @@ class Module:
     and ``forward``."""
 
     training: bool
+    _version: int = 1
+    _compiled_call_impl: Optional[Callable] = None
+    T_destination = TypeVar("T_destination", bound=Dict[str, Any])
+    call_super_init: bool = False
+    dump_patches: bool = False
+
+    _HOOK_TABLES = ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks",
+                    "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+                    "_backward_pre_hooks", "_backward_hooks", "_state_dict_pre_hooks",
+                    "_state_dict_hooks", "_load_state_dict_pre_hooks",
+                    "_load_state_dict_post_hooks")
 
     def __init__(self) -> None:
         object.__setattr__(self, "training", True)
@@ -54,33 +262,139 @@ class Module:
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent_buffers", set())
         object.__setattr__(self, "_modules", OrderedDict())
-        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
-        object.__setattr__(self, "_forward_hooks", OrderedDict())
+        object.__setattr__(self, "_is_full_backward_hook", None)
+        for table in self._HOOK_TABLES:
+            object.__setattr__(self, table, OrderedDict())
 
-    # ----------------------------------------------------------------- registration
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        """Unpickling: restores the attributes and adds hook tables an older pickle lacks."""
+        self.__dict__.update(state)
+        for table in self._HOOK_TABLES:
+            if table not in self.__dict__:
+                object.__setattr__(self, table, OrderedDict())
+        if "_non_persistent_buffers" not in self.__dict__:
+            object.__setattr__(self, "_non_persistent_buffers", set())
+        if "_is_full_backward_hook" not in self.__dict__:
+            object.__setattr__(self, "_is_full_backward_hook", None)
+
+    # ----------------------------------------------------------------- calling
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(f"{type(self).__name__}: forward is not defined")
+        raise NotImplementedError(f"Module [{type(self).__name__}] is missing the required "
+                                  f"\"forward\" function")
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def _get_backward_hooks(self) -> Tuple[List[Callable], List[Callable]]:
+        """(full hooks, non-full hooks), global ones first, as torch."""
+        full: List[Callable] = []
+        non_full: List[Callable] = []
+        if _global_is_full_backward_hook is True:
+            full += _global_backward_hooks.values()
+        elif _global_is_full_backward_hook is False:
+            non_full += _global_backward_hooks.values()
+        if self._is_full_backward_hook is True:
+            full += self._backward_hooks.values()
+        elif self._is_full_backward_hook is False:
+            non_full += self._backward_hooks.values()
+        return full, non_full
+
+    def _get_backward_pre_hooks(self) -> List[Callable]:
+        return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        for hook in list(self._forward_pre_hooks.values()):
-            res = hook(self, args)
-            if res is not None:
-                args = res if isinstance(res, tuple) else (res,)
-        out = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            res = hook(self, args, out)
-            if res is not None:
-                out = res
-        return out
+        d = self.__dict__
+        if not (d.get("_forward_pre_hooks") or d.get("_forward_hooks")
+                or d.get("_backward_pre_hooks") or d.get("_backward_hooks")
+                or _global_forward_pre_hooks or _global_forward_hooks
+                or _global_backward_pre_hooks or _global_backward_hooks):
+            return self.forward(*args, **kwargs)
+        return self._call_impl(*args, **kwargs)
+
+    _wrapped_call_impl = __call__
+
+    def _call_forward_hook(self, hook_id: int, hook: Callable, args: Tuple[Any, ...],
+                           kwargs: Dict[str, Any], result: Any) -> Any:
+        if hook_id in self._forward_hooks_with_kwargs or \
+                hook_id in _global_forward_hooks_with_kwargs:
+            return hook(self, args, kwargs, result)
+        return hook(self, args, result)
+
+    def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
+        """torch's order: global then own forward pre-hooks, backward-hook wrapping of the
+        inputs, forward, global then own forward hooks, wrapping of the outputs. Forward hooks
+        registered with always_call also run when something raised."""
+        result = None
+        called: Set[int] = set()
+        try:
+            full, non_full = self._get_backward_hooks()
+            # Non-full (deprecated) hooks run with the full hooks' arguments in tessera.
+            full = full + non_full
+            pre = self._get_backward_pre_hooks()
+            for hook_id, hook in (*_global_forward_pre_hooks.items(),
+                                  *self._forward_pre_hooks.items()):
+                if hook_id in self._forward_pre_hooks_with_kwargs:
+                    res = hook(self, args, kwargs)
+                    if res is not None:
+                        if isinstance(res, tuple) and len(res) == 2:
+                            args, kwargs = res
+                        else:
+                            raise RuntimeError("forward pre-hook must return None or a tuple "
+                                               f"of (new_args, new_kwargs), but got {res}.")
+                else:
+                    res = hook(self, args)
+                    if res is not None:
+                        args = res if isinstance(res, tuple) else (res,)
+            state = None
+            if full or pre:
+                state = _BackwardHookState(self, full, pre)
+                state.n_inputs = len(args)
+                args, state.input_index = _wrap_tensors(state, "in", args)
+            result = self.forward(*args, **kwargs)
+            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+                if hook_id in self._forward_hooks_always_called or \
+                        hook_id in _global_forward_hooks_always_called:
+                    called.add(hook_id)
+                res = self._call_forward_hook(hook_id, hook, args, kwargs, result)
+                if res is not None:
+                    result = res
+            if state is not None:
+                result = self._wrap_outputs(state, result)
+            return result
+        except Exception:
+            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+                if (hook_id in self._forward_hooks_always_called
+                        or hook_id in _global_forward_hooks_always_called) \
+                        and hook_id not in called:
+                    try:
+                        res = self._call_forward_hook(hook_id, hook, args, kwargs, result)
+                        if res is not None:
+                            result = res
+                    except Exception as e:
+                        warnings.warn("module forward hook with ``always_call=True`` raised an "
+                                      "exception that was silenced as another error was raised "
+                                      f"in forward: {e}")
+            raise
+
+    @staticmethod
+    def _wrap_outputs(state: _BackwardHookState, result: Any) -> Any:
+        single = isinstance(result, Tensor)
+        if not single and not isinstance(result, tuple):
+            warnings.warn("For backward hooks to be called, module output should be a Tensor "
+                          f"or a tuple of Tensors but received {type(result)}")
+            return result
+        outs = (result,) if single else result
+        state.n_outputs = len(outs)
+        outs, idx = _wrap_tensors(state, "out", outs)
+        if idx is not None:
+            state.output_index = idx
+        return outs[0] if single else outs
 
     def register_parameter(self, name: str, param: Optional[Tensor]) -> None:
         """Registers `param` (a Parameter or None) under `name`."""
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str) or "." in name or name == "":
-            raise KeyError(f"register_parameter: invalid parameter name {name!r}")
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"register_parameter: attribute '{name}' already exists")
+        self._check_name("parameter", name, self._parameters)
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"register_parameter: cannot assign '{type(param).__name__}' "
                             f"as parameter '{name}' (nn.Parameter or None expected)")
@@ -91,10 +405,7 @@ class Module:
         `persistent`, moved by ``to()``, but not a parameter."""
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str) or "." in name or name == "":
-            raise KeyError(f"register_buffer: invalid buffer name {name!r}")
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"register_buffer: attribute '{name}' already exists")
+        self._check_name("buffer", name, self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"register_buffer: cannot assign '{type(tensor).__name__}' as "
                             f"buffer '{name}' (Tensor or None expected)")
@@ -108,9 +419,20 @@ class Module:
         """Registers a submodule under `name`."""
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module: {type(module).__name__} is not a Module subclass")
-        if not isinstance(name, str) or "." in name or name == "":
-            raise KeyError(f"add_module: invalid module name {name!r}")
+        self._check_name("module", name, self._modules)
         self._modules[name] = module
+
+    def _check_name(self, kind: str, name: Any, table: Dict[str, Any]) -> None:
+        """torch's checks (and messages) for a new parameter, buffer or module name."""
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            got = f", got: {name}" if kind == "module" else ""  # torch's wording differs
+            raise KeyError(f'{kind} name can\'t contain "."{got}')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in table:
+            raise KeyError(f"attribute '{name}' already exists")
 
     register_module = add_module
 
@@ -172,7 +494,7 @@ class Module:
     def __dir__(self) -> List[str]:
         keys = list(super().__dir__())
         keys += list(self._parameters) + list(self._buffers) + list(self._modules)
-        return sorted(set(keys))
+        return sorted({k for k in keys if not k[0].isdigit()})
 
     # ----------------------------------------------------------------- traversal
     def named_modules(self, memo: Optional[Set[int]] = None, prefix: str = "",
@@ -208,7 +530,8 @@ class Module:
     def _named_members(self, table: str, prefix: str, recurse: bool,
                        remove_duplicate: bool = True) -> Iterator[Tuple[str, Tensor]]:
         seen: Set[int] = set()
-        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        mods = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                if recurse else [(prefix, self)])
         for mprefix, mod in mods:
             for name, t in getattr(mod, table).items():
                 if t is None:
@@ -250,6 +573,31 @@ class Module:
             raise AttributeError(f"{type(mod).__name__} has no parameter `{name}`")
         return mod._parameters[name]
 
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at dotted path `target` (AttributeError if it is not a buffer)."""
+        modpath, _, name = target.rpartition(".")
+        mod = self.get_submodule(modpath)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return mod._buffers[name]
+
+    def set_submodule(self, target: str, module: "Module", strict: bool = False) -> None:
+        """Sets the submodule at dotted path `target` (its parent must exist; with `strict`
+        the submodule itself must exist too)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{atoms[-1]}`")
+        if hasattr(parent, atoms[-1]) and not isinstance(getattr(parent, atoms[-1]), Module):
+            raise AttributeError(f"`{atoms[-1]}` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
+
     # ----------------------------------------------------------------- modes and conversions
     def train(self, mode: bool = True) -> "Module":
         if not isinstance(mode, bool):
@@ -288,10 +636,11 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn: Callable[[Tensor], Tensor]) -> "Module":
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> "Module":
         """Replaces every parameter and buffer t by fn(t) (parameters stay parameters)."""
-        for m in self.children():
-            m._apply(fn)
+        if recurse:
+            for m in self.children():
+                m._apply(fn)
         for name, p in self._parameters.items():
             if p is None:
                 continue
@@ -314,15 +663,22 @@ class Module:
         from ..._C import dtype as DType
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)  # copies are synchronous in tessera
+        kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to: unexpected keyword arguments {sorted(kwargs)}")
         for a in args:
+            if isinstance(a, bool):
+                continue  # to(device, dtype, non_blocking)
             if isinstance(a, DType):
                 dtype = a
             elif isinstance(a, Tensor):
                 dtype, device = a.dtype, a.device
             else:
                 device = a
+        if dtype is not None and not isdtype(dtype, ("real floating", "complex floating")):
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
+                            f"got desired dtype={dtype}")
 
         from ...autograd import no_grad
 
@@ -355,62 +711,305 @@ class Module:
     def cpu(self) -> "Module":
         return self.to("cpu")
 
+    def cuda(self, device: Any = None) -> "Module":
+        """Moves parameters and buffers to a CUDA device (``cuda:device`` for an int)."""
+        if device is None:
+            device = "cuda"
+        elif isinstance(device, int):
+            device = f"cuda:{device}"
+        return self.to(device)
+
+    def type(self, dst_type: Any) -> "Module":
+        """Casts every parameter and buffer (of any dtype, as torch) to `dst_type`."""
+        from ...autograd import no_grad
+        with no_grad():
+            return self._apply(lambda t: t.type(dst_type))
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> "Module":
+        """Moves parameters and buffers to `device` as uninitialized tensors."""
+        from ... import empty_like
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
+    def share_memory(self) -> "Module":
+        """A no-op: tessera's CPU tensors need no move to shared memory; returns self."""
+        return self
+
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """torch compiles forward in place with torch.compile; tessera has no compiler, so
+        this keeps eager execution and returns None as torch does."""
+        return None
+
+    def _slow_forward(self, *args: Any, **kwargs: Any) -> Any:
+        return self.forward(*args, **kwargs)
+
     # ----------------------------------------------------------------- hooks
-    def register_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
-        """hook(module, args) -> None or new args; runs before forward."""
-        h = RemovableHandle(self._forward_pre_hooks)
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """hook(module, args) -> None or new args (a non-tuple is wrapped in one), or with
+        `with_kwargs` hook(module, args, kwargs) -> None or (new_args, new_kwargs); runs before
+        forward, first when `prepend`."""
+        h = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
         self._forward_pre_hooks[h.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[h.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(h.id, last=False)
         return h
 
-    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
-        """hook(module, args, output) -> None or new output; runs after forward."""
-        h = RemovableHandle(self._forward_hooks)
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
+                              with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """hook(module, args, output) (or hook(module, args, kwargs, output) `with_kwargs`) ->
+        None or new output; runs after forward (also when forward raises, `always_call`)."""
+        h = RemovableHandle(self._forward_hooks, (self._forward_hooks_with_kwargs,
+                                                  self._forward_hooks_always_called))
         self._forward_hooks[h.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[h.id] = True
+        if always_call:
+            self._forward_hooks_always_called[h.id] = True
+        if prepend:
+            self._forward_hooks.move_to_end(h.id, last=False)
+        return h
+
+    def register_full_backward_pre_hook(self, hook: Callable,
+                                        prepend: bool = False) -> RemovableHandle:
+        """hook(module, grad_output) -> None or new grad_output (a tuple, one entry per
+        output, None for non-tensor outputs); runs when the gradients of the outputs are
+        known, before they flow into the module's graph."""
+        h = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[h.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(h.id, last=False)
+        return h
+
+    def _add_backward_hook(self, hook: Callable, full: bool, prepend: bool) -> RemovableHandle:
+        if self._is_full_backward_hook is (not full):
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self._is_full_backward_hook = full
+        h = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[h.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(h.id, last=False)
+        return h
+
+    def register_full_backward_hook(self, hook: Callable,
+                                    prepend: bool = False) -> RemovableHandle:
+        """hook(module, grad_input, grad_output) -> None or new grad_input: grad_input holds
+        the gradients of the positional inputs (None for non-tensors and inputs that don't
+        require grad), grad_output those of the outputs, as torch defines them."""
+        return self._add_backward_hook(hook, True, prepend)
+
+    def register_backward_hook(self, hook: Callable) -> RemovableHandle:
+        """Deprecated (as in torch). torch passes the last autograd node's grad_input; tessera
+        passes the full hook's (module inputs / outputs), which is the same for modules whose
+        forward is one op on one input; prefer register_full_backward_hook."""
+        return self._add_backward_hook(hook, False, False)
+
+    def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """hook(module, prefix, keep_vars), called before state_dict collects this module."""
+        h = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[h.id] = hook
+        return h
+
+    def _register_state_dict_hook(self, hook: Callable) -> RemovableHandle:
+        """hook(module, state_dict, prefix, local_metadata) -> None or a new state dict
+        (respected at the root module only, torch's legacy behaviour)."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via register_state_dict_post_hook")
+        h = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[h.id] = hook
+        return h
+
+    def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """hook(module, state_dict, prefix, local_metadata) -> None; may edit state_dict."""
+        hook._from_public_api = True  # type: ignore[attr-defined]
+        h = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[h.id] = hook
+        return h
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable,
+                                           with_module: bool = False) -> RemovableHandle:
+        """hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs) (module first when `with_module`), before this module loads."""
+        h = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[h.id] = (
+            functools.partial(hook, self) if with_module else hook)
+        return h
+
+    def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs) -> None, before this module loads its entries."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """hook(module, incompatible_keys) -> None, after load_state_dict loaded this module
+        and its children; it may clear incompatible_keys' lists in place."""
+        h = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[h.id] = hook
         return h
 
     # ----------------------------------------------------------------- state dicts
-    def state_dict(self, destination: Optional[Dict[str, Any]] = None, prefix: str = "",
-                   keep_vars: bool = False) -> Dict[str, Tensor]:
-        """Parameters and persistent buffers by dotted name, detached unless `keep_vars`
-        (they share storage with the module)."""
-        if destination is None:
-            destination = OrderedDict()
+    def get_extra_state(self) -> Any:
+        """Extra picklable state saved as '<prefix>_extra_state' when a subclass overrides
+        this (and set_extra_state)."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never "
+                           "be called. Please file an issue.")
+
+    def set_extra_state(self, state: Any) -> None:
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never "
+                           "be called. Please file an issue.")
+
+    def _has_extra_state(self) -> bool:
+        return type(self).get_extra_state is not Module.get_extra_state
+
+    def _save_to_state_dict(self, destination: Dict[str, Any], prefix: str,
+                            keep_vars: bool) -> None:
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers:
                 destination[prefix + name] = b if keep_vars else b.detach()
+        if self._has_extra_state():
+            destination[prefix + "_extra_state"] = self.get_extra_state()
+
+    def state_dict(self, *args: Any, destination: Optional[Dict[str, Any]] = None,
+                   prefix: str = "", keep_vars: bool = False) -> Dict[str, Any]:
+        """Parameters and persistent buffers by dotted name, detached unless `keep_vars`
+        (they share storage with the module); `_metadata` holds each module's version."""
+        if args:
+            destination = args[0] if destination is None else destination
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()  # type: ignore[attr-defined]
+        local_metadata = dict(version=self._version)
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
-                m.state_dict(destination, prefix + name + ".", keep_vars)
+                m.state_dict(destination=destination, prefix=prefix + name + ".",
+                             keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            res = hook(self, destination, prefix, local_metadata)
+            if not getattr(hook, "_from_public_api", False):
+                if res is not None:
+                    destination = res
+            elif res is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return destination
 
-    def load_state_dict(self, state_dict: Dict[str, Any], strict: bool = True,
-                        assign: bool = False) -> _IncompatibleKeys:
-        """Copies tensors (tessera, NumPy or torch) into the parameters and buffers. Returns
-        (missing_keys, unexpected_keys); with `strict` those and shape mismatches raise
-        RuntimeError listing every problem, as PyTorch does."""
+    def _load_from_state_dict(self, state_dict: Dict[str, Any], prefix: str,
+                              local_metadata: Dict[str, Any], strict: bool,
+                              missing_keys: List[str], unexpected_keys: List[str],
+                              error_msgs: List[str]) -> None:
+        """Loads this module's own entries (not its children's); subclasses override it to
+        convert older layouts (local_metadata['version'] is the saving module's _version)."""
         from ...autograd import no_grad
-        missing: List[str] = []
-        errors: List[str] = []
-        expected = self.state_dict(keep_vars=True)
-        for key, target in expected.items():
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
+        persistent = {k: v for k, v in self._buffers.items()
+                      if k not in self._non_persistent_buffers}
+        local_state = {k: v for k, v in (*self._parameters.items(), *persistent.items())
+                       if v is not None}
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, param in local_state.items():
+            key = prefix + name
             if key not in state_dict:
-                missing.append(key)
+                if strict:
+                    missing_keys.append(key)
                 continue
-            value = to_tensor(state_dict[key])
-            if tuple(value.shape) != tuple(target.shape):
-                errors.append(f"size mismatch for {key}: copying a param with shape "
-                              f"{tuple(value.shape)} from checkpoint, the shape in current "
-                              f"model is {tuple(target.shape)}.")
+            try:
+                value = to_tensor(state_dict[key])
+            except Exception:
+                error_msgs.append(f'While copying the parameter named "{key}", expected '
+                                  f"torch.Tensor or Tensor-like object from checkpoint but "
+                                  f"received {type(state_dict[key])}")
                 continue
+            if len(param.shape) == 0 and len(value.shape) == 1 and value.shape[0] > 0:
+                value = value[0]  # torch's backward compatibility for 0-d entries
+            if tuple(value.shape) != tuple(param.shape):
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
+                                  f"{tuple(value.shape)} from checkpoint, the shape in current "
+                                  f"model is {tuple(param.shape)}.")
+                continue
+            try:
+                if assign:
+                    if isinstance(param, Parameter):
+                        if isinstance(value, Parameter):
+                            value.requires_grad_(param.requires_grad)
+                        else:
+                            value = Parameter(value, param.requires_grad)
+                        self._parameters[name] = value
+                    else:
+                        self._buffers[name] = value
+                else:
+                    with no_grad():
+                        param[...] = value
+            except Exception as ex:
+                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions '
+                                  f"in the model are {tuple(param.shape)} and whose dimensions "
+                                  f"in the checkpoint are {tuple(value.shape)}, an exception "
+                                  f"occurred : {ex.args}.")
+        extra_key = prefix + "_extra_state"
+        if self._has_extra_state():
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix) and key != extra_key:
+                    first = key[len(prefix):].split(".", 1)[0]
+                    if first not in self._modules and first not in local_state:
+                        unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict: Mapping, strict: bool = True,
+                        assign: bool = False) -> _IncompatibleKeys:
+        """Copies tensors (tessera, NumPy or torch) into the parameters and buffers (or, with
+        `assign`, makes them the module's tensors). Returns (missing_keys, unexpected_keys);
+        with `strict` those and shape mismatches raise RuntimeError listing every problem,
+        as PyTorch does."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing: List[str] = []
+        unexpected: List[str] = []
+        errors: List[str] = []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+        if metadata is not None:
+            state_dict._metadata = metadata  # type: ignore[attr-defined]
+
+        def load(module: Module, local: Dict[str, Any], prefix: str = "") -> None:
+            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
             if assign:
-                self._assign(key, value, target)
-            else:
-                with no_grad():
-                    target[...] = value
-        unexpected = [k for k in state_dict if k not in expected]
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local, prefix, local_metadata, True, missing,
+                                         unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local.items() if k.startswith(child_prefix)},
+                         child_prefix)
+            keys = _IncompatibleKeys(missing, unexpected)
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, keys) is not None:
+                    raise RuntimeError("load_state_dict post hook should return None, "
+                                       "but it returned a value")
+
+        load(self, state_dict)
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: "
@@ -422,14 +1021,6 @@ class Module:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                                + "\n\t".join(errors))
         return _IncompatibleKeys(missing, unexpected)
-
-    def _assign(self, key: str, value: Tensor, target: Tensor) -> None:
-        modpath, _, name = key.rpartition(".")
-        mod = self.get_submodule(modpath)
-        if name in mod._parameters:
-            mod._parameters[name] = Parameter(value, target.requires_grad)
-        else:
-            mod._buffers[name] = value
 
     # ----------------------------------------------------------------- repr
     def extra_repr(self) -> str:

@@ -24,6 +24,16 @@ def _affine_params(mod: Module, shape: tuple, affine: bool, bias: bool, dtype: A
 
 class _BatchNorm(Module):
     _ndims: Sequence[int] = ()
+    _version = 2  # torch's: version 1 state dicts lack num_batches_tracked
+
+    def _load_from_state_dict(self, state_dict: Any, prefix: str, local_metadata: Any,
+                              *args: Any) -> None:
+        version = local_metadata.get("version", None)
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats \
+                and key not in state_dict:
+            state_dict[key] = self.num_batches_tracked
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, *args)
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: Optional[float] = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device: Any = None,
