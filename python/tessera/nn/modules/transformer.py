@@ -15,6 +15,15 @@ from .module import Module
 from .normalization import LayerNorm
 
 
+def _activation(activation: Union[str, Callable[[Tensor], Tensor]]) -> Callable[[Tensor], Tensor]:
+    """The feed-forward activation: "relu", "gelu" or a callable (PyTorch's rule)."""
+    if isinstance(activation, str):
+        if activation not in ("relu", "gelu"):
+            raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+        return F.relu if activation == "relu" else F.gelu
+    return activation
+
+
 class TransformerEncoderLayer(Module):
     """Self-attention + feed-forward block with residuals; post-norm by default,
     pre-norm with norm_first=True."""
@@ -34,11 +43,7 @@ class TransformerEncoderLayer(Module):
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
-        if isinstance(activation, str):
-            if activation not in ("relu", "gelu"):
-                raise RuntimeError(f"activation should be relu/gelu, not {activation}")
-            activation = F.relu if activation == "relu" else F.gelu
-        self.activation = activation
+        self.activation = _activation(activation)
 
     def _sa_block(self, x: Tensor, mask: Optional[Tensor], kpm: Optional[Tensor],
                   is_causal: bool) -> Tensor:

@@ -15,20 +15,12 @@ from .container import ModuleList
 from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
-from .transformer import TransformerEncoder, TransformerEncoderLayer
+from .transformer import TransformerEncoder, TransformerEncoderLayer, _activation
 
 
 def _ts() -> Any:
     import tessera
     return tessera
-
-
-def _activation(activation: Union[str, Callable[[Tensor], Tensor]]) -> Callable[[Tensor], Tensor]:
-    if isinstance(activation, str):
-        if activation not in ("relu", "gelu"):
-            raise RuntimeError(f"activation should be relu/gelu, not {activation}")
-        return F.relu if activation == "relu" else F.gelu
-    return activation
 
 
 def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
