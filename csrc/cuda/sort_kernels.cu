@@ -2,7 +2,8 @@
 // becomes the CPU's unsigned sort key (Note [Sort keys] in cpu/sort_kernels.cpp: NaN largest,
 // -0.0 and 0.0 equal), inverted for descending; (key, index) pairs are radix-sorted per row
 // (stable), and the values are then gathered from the input by the sorted indices, so they
-// keep their exact bits (signed zeros too). topk is the first k of that order.
+// keep their exact bits (signed zeros too). topk is the first k of that order; searchsorted
+// binary-searches the same keys.
 #include <cub/device/device_segmented_radix_sort.cuh>
 
 #include "cuda/device_types.cuh"
@@ -135,9 +136,43 @@ void topk_cuda(const Tensor& x, const Tensor& values, const Tensor& indices, int
   sort_rows(x, &values, &indices, k, largest);
 }
 
+// out[i] = first j with key(sorted[j]) > key(v[i]) (right) or >= (left): a binary search per
+// value over the CPU's sort keys, so NaN and signed zeros place exactly as on the CPU.
+template <class T>
+__global__ void searchsorted_kernel(const T* sorted, int64_t n, const T* v, int64_t m,
+                                    int64_t* out, bool right) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const key_t<T> k = to_key(v[i]);
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    const key_t<T> km = to_key(sorted[mid]);
+    if (right ? km <= k : km < k)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  out[i] = lo;
+}
+
+void searchsorted_cuda(const Tensor& sorted, const Tensor& v, const Tensor& out, bool right) {
+  const int64_t m = v.numel();
+  if (m == 0) return;
+  cudaStream_t s = current_stream(v.device().index);
+  cuda_visit<kRealSet | kBoolSet>(sorted.dtype(), "searchsorted", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    searchsorted_kernel<T><<<blocks(m), kBlock, 0, s>>>(
+        reinterpret_cast<const T*>(sorted.data_ptr()), sorted.numel(),
+        reinterpret_cast<const T*>(v.data_ptr()), m, out.data<int64_t>(), right);
+    TS_CUDA_CHECK_LAUNCH();
+  });
+}
+
 }  // namespace
 
 TS_REGISTER_KERNEL(sort_stub, CUDA, &sort_cuda);
+TS_REGISTER_KERNEL(searchsorted_stub, CUDA, &searchsorted_cuda);
 TS_REGISTER_KERNEL(topk_stub, CUDA, &topk_cuda);
 
 }  // namespace ts::cuda

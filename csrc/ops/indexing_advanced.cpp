@@ -599,10 +599,18 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor
 }
 
 Tensor scatter_permutation(const Tensor& perm, const Tensor& values) {
-  require_host("scatter_permutation", {&perm, &values});
   TS_CHECK(perm.ndim() == 1 && values.ndim() == 1 && perm.dim(0) == values.dim(0), ValueError,
            "scatter_permutation: perm ", shape_str(perm.shape()), " and values ",
            shape_str(values.shape()), " must be 1-d of one length");
+  TS_CHECK(perm.device() == values.device(), RuntimeError,
+           "scatter_permutation: perm is on ", perm.device().str(), " but values on ",
+           values.device().str());
+  if (!values.device().is_cpu()) {
+    // On a device the general scatter (checked indices, device kernels) does the same job.
+    Tensor out = Tensor::empty(values.shape(), values.dtype(), values.device());
+    fill_(out, Scalar::from_int(0));
+    return scatter(out, 0, as_index(perm), values, false);
+  }
   const Tensor p = contiguous(as_index(perm));
   const Tensor v = contiguous(values);
   const int64_t n = p.numel();

@@ -27,7 +27,7 @@ def _run_starts(sv: Tensor) -> Tensor:
     """Bool flags marking the first element of each run of equal values in sorted `sv`
     (NaN != NaN, so every NaN starts its own run)."""
     from ._creation import ones
-    flags = ones((sv.shape[0],), dtype=_C.bool)
+    flags = ones((sv.shape[0],), dtype=_C.bool, device=sv.device)
     if sv.shape[0] > 1:
         flags[1:] = sv[1:] != sv[:-1]
     return flags
@@ -63,7 +63,7 @@ def _unique(x: Tensor, want_index: builtins.bool, want_counts: builtins.bool) ->
     if want_counts:
         from ._manipulation import concat
         from ._creation import asarray
-        counts = diff(concat([starts, asarray([n], dtype=_C.int64)]))
+        counts = diff(concat([starts, asarray([n], dtype=_C.int64, device=starts.device)]))
     if want_index:
         indices = perm[starts]
         inv_sorted = cumulative_sum(flags, dtype=_C.int64) - 1
@@ -115,7 +115,7 @@ def isin(x1: Any, x2: Any, /, *, invert: builtins.bool = False) -> Tensor:
     dt = result_type(x1 if isinstance(x1, Tensor) else a, x2 if isinstance(x2, Tensor) else b)
     a, b = astype(a, dt, copy=False), astype(b, dt, copy=False).reshape(-1)
     if b.shape[0] == 0:
-        found = zeros(tuple(a.shape), dtype=_C.bool)
+        found = zeros(tuple(a.shape), dtype=_C.bool, device=a.device)
     elif dt in (_C.complex64, _C.complex128):  # no order: compare against every element
         from ._statistical import any as any_
         found = any_(a[..., None] == b, axis=-1)
