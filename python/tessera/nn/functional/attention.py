@@ -60,21 +60,25 @@ class FlashAttention(Function):
         n = math.prod(lead)
         q3, k3, v3 = _flat(q, n), _flat(k, n), _flat(v, n)
         out, lse = _C._flash_attention(q3, k3, v3, scale, causal)
-        ctx.save_for_backward(q3, k3, v3, out, lse)
-        ctx.meta = (scale, causal, tuple(q.shape), tuple(k.shape), tuple(v.shape))
+        # The inputs themselves (not their flattened views made here, outside the graph), so
+        # that the create_graph backward differentiates through to them.
+        ctx.save_for_backward(q, k, v, out, lse)
+        ctx.meta = (scale, causal)
         return _ts().reshape(out, lead + tuple(out.shape[-2:]))
 
     @staticmethod
     def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
         t = _ts()
-        q3, k3, v3, out, lse = ctx.saved_tensors
-        scale, causal, qs, ks, vs = ctx.meta
-        g3 = _flat(g, q3.shape[0])
+        q, k, v, out, lse = ctx.saved_tensors
+        scale, causal = ctx.meta
+        n = out.shape[0]
+        q3, k3, v3, g3 = _flat(q, n), _flat(k, n), _flat(v, n), _flat(g, n)
         if not _C.is_grad_enabled():
             dq, dk, dv = _C._flash_attention_backward(q3, k3, v3, out, lse, g3, scale, causal)
         else:
             dq, dk, dv = _flash_grads_composite(q3, k3, v3, g3, scale, causal)
-        return t.reshape(dq, qs), t.reshape(dk, ks), t.reshape(dv, vs), None, None
+        return (t.reshape(dq, tuple(q.shape)), t.reshape(dk, tuple(k.shape)),
+                t.reshape(dv, tuple(v.shape)), None, None)
 
 
 def _flash_grads_composite(q: Tensor, k: Tensor, v: Tensor, g: Tensor, scale: float,
