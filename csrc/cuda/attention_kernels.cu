@@ -3,9 +3,10 @@
 //
 // Layout: a block of 128 threads owns 32 rows (queries in the forward and the dQ pass, keys
 // in the dK/dV pass); each row is handled by a quad of 4 threads, thread t of the quad
-// holding dims t, t + 4, t + 8, ... of the row's vectors in registers, so a quad's 4 threads
-// read 4 consecutive shared-memory words (no bank conflicts, broadcast across the quads)
-// and a dot product is U = D/4 FMAs plus two quad shuffles. The other operand streams
+// holding dims 4t..4t+3, 16+4t..16+4t+3, ... of the row's vectors in registers (slice_col),
+// so each 16-byte shared-memory load feeds 4 FMAs, a quad's loads cover 64 consecutive
+// bytes (no bank conflicts, broadcast across the quads), and a dot product is U = D/4 FMAs
+// plus two quad shuffles. The other operand streams
 // through shared memory in float tiles of kTile(D) rows (32 KiB for the pair of tiles).
 // Scores are kept in log2 units (q pre-multiplied by scale * log2(e)) so exp is one exp2f.
 //
@@ -41,6 +42,7 @@ constexpr float kNegInf = -__builtin_huge_valf();
 // whose scores a thread keeps in registers in the forward).
 template <int D>
 constexpr int kTile = 4096 / D < 64 ? 4096 / D : 64;
+static_assert(kTile<32> == 64 && kTile<64> == 64 && kTile<128> == 32, "tile rows");
 
 struct Geom {
   int64_t N;
@@ -69,13 +71,16 @@ __device__ __forceinline__ void load_tile(float (*dst)[D], const T* __restrict__
   }
 }
 
-// Thread t's slice (dims t, t + 4, ...) of a row, times `mul`, zero past width or if !valid.
+// Column of element u of quad thread t's slice: 4 consecutive columns per 16-column group.
+__device__ __forceinline__ int slice_col(int u, int t) { return (u / 4) * 16 + t * 4 + u % 4; }
+
+// Thread t's slice of a row (slice_col), times `mul`, zero past width or if !valid.
 template <class T, int D>
 __device__ __forceinline__ void load_slice(float (&x)[D / kQuad], const T* __restrict__ row,
                                            bool valid, int width, int t, float mul) {
 #pragma unroll
   for (int u = 0; u < D / kQuad; ++u) {
-    const int c = u * kQuad + t;
+    const int c = slice_col(u, t);
     x[u] = valid && c < width ? dconvert<float>(row[c]) * mul : 0.f;
   }
 }
@@ -85,7 +90,7 @@ __device__ __forceinline__ void store_slice(const float (&x)[D / kQuad], T* __re
                                             int width, int t, float mul) {
 #pragma unroll
   for (int u = 0; u < D / kQuad; ++u) {
-    const int c = u * kQuad + t;
+    const int c = slice_col(u, t);
     if (c < width) row[c] = dconvert<T>(x[u] * mul);
   }
 }
@@ -93,9 +98,13 @@ __device__ __forceinline__ void store_slice(const float (&x)[D / kQuad], T* __re
 template <int D>
 __device__ __forceinline__ float slice_dot(const float (&x)[D / kQuad], const float* tile_row,
                                            int t) {
+  static_assert(D % 16 == 0, "head dims are padded to multiples of 16");
   float s = 0.f;
 #pragma unroll
-  for (int u = 0; u < D / kQuad; ++u) s += x[u] * tile_row[u * kQuad + t];
+  for (int b = 0; b < D / 16; ++b) {
+    const float4 w = *reinterpret_cast<const float4*>(tile_row + b * 16 + t * 4);
+    s += x[4 * b] * w.x + x[4 * b + 1] * w.y + x[4 * b + 2] * w.z + x[4 * b + 3] * w.w;
+  }
   return quad_sum(s);
 }
 
@@ -103,7 +112,13 @@ template <int D>
 __device__ __forceinline__ void slice_axpy(float a, const float* tile_row, float (&y)[D / kQuad],
                                            int t) {
 #pragma unroll
-  for (int u = 0; u < D / kQuad; ++u) y[u] += a * tile_row[u * kQuad + t];
+  for (int b = 0; b < D / 16; ++b) {
+    const float4 w = *reinterpret_cast<const float4*>(tile_row + b * 16 + t * 4);
+    y[4 * b] += a * w.x;
+    y[4 * b + 1] += a * w.y;
+    y[4 * b + 2] += a * w.z;
+    y[4 * b + 3] += a * w.w;
+  }
 }
 
 __device__ __forceinline__ bool sees(const Geom& g, int i, int j) {
@@ -121,7 +136,7 @@ __global__ void __launch_bounds__(kThreads)
     flash_fwd(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
               T* __restrict__ out, float* __restrict__ lse, Geom g, int tiles) {
   constexpr int BC = kTile<D>, U = D / kQuad;
-  __shared__ float ks[BC][D], vs[BC][D];
+  __shared__ __align__(16) float ks[BC][D], vs[BC][D];
   int64_t n;
   int i0;
   block_rows(tiles, n, i0);
@@ -189,7 +204,8 @@ __global__ void __launch_bounds__(kThreads)
                    const float* __restrict__ dd, T* __restrict__ dk, T* __restrict__ dv, Geom g,
                    int tiles) {
   constexpr int BR = kTile<D>, U = D / kQuad;
-  __shared__ float qs[BR][D], gs[BR][D], ls[BR], ds_row[BR];
+  __shared__ __align__(16) float qs[BR][D], gs[BR][D];
+  __shared__ float ls[BR], ds_row[BR];
   int64_t n;
   int j0;
   block_rows(tiles, n, j0);
@@ -232,7 +248,7 @@ __global__ void __launch_bounds__(kThreads)
                  const T* __restrict__ go, const float* __restrict__ lse,
                  const float* __restrict__ dd, T* __restrict__ dq, Geom g, int tiles) {
   constexpr int BC = kTile<D>, U = D / kQuad;
-  __shared__ float ks[BC][D], vs[BC][D];
+  __shared__ __align__(16) float ks[BC][D], vs[BC][D];
   int64_t n;
   int i0;
   block_rows(tiles, n, i0);
