@@ -14,8 +14,12 @@ from ...autograd.function import Function, FunctionCtx
 from ._fused import FUSED_DTYPES, AttentionSoftmax, fusable
 from .activation import softmax
 
-# Tests set this to run the fused kernel on CPU as well. By default the CPU keeps the
-# matmul + fused softmax path: its BLAS matmuls beat the CPU flash kernel's per-row loops.
+# Read at each call: _FLASH_ON_CUDA = False turns the CUDA kernel off (A/B timing against
+# the matmul path, benchmarks/bench_cuda_attention.py). Tests set _FLASH_ON_CPU to run the
+# fused kernel on CPU as well. By default the CPU keeps the matmul + fused softmax path: its
+# BLAS matmuls beat the CPU flash kernel's per-row loops (measured: 26 vs 63 ms forward,
+# 129 vs 214 ms forward+backward at (8, 6, 256, 64) causal float32 on 2 cores).
+_FLASH_ON_CUDA = True
 _FLASH_ON_CPU = False
 # The CUDA kernel covers these dtypes (float64 takes the matmul path) and head dims.
 _FLASH_CUDA_DTYPES = ("float16", "bfloat16", "float32")
@@ -38,8 +42,8 @@ def _flash_applies(q: Tensor, k: Tensor, v: Tensor) -> bool:
         return False
     dtype, device = str(q.dtype), q.device.type
     if device == "cuda":
-        return (dtype in _FLASH_CUDA_DTYPES and q.shape[-1] <= _FLASH_MAX_HEAD_DIM
-                and v.shape[-1] <= _FLASH_MAX_HEAD_DIM)
+        return (_FLASH_ON_CUDA and dtype in _FLASH_CUDA_DTYPES
+                and max(q.shape[-1], v.shape[-1]) <= _FLASH_MAX_HEAD_DIM)
     return device == "cpu" and _FLASH_ON_CPU and dtype in FUSED_DTYPES
 
 
