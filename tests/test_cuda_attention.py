@@ -122,3 +122,20 @@ def test_sdpa_cuda(monkeypatch, dtype, E, causal) -> None:
     assert calls.count("cuda") == (1 if dtype != "float64" and E <= 128 else 0)
     for a, b in zip(res["cuda"], res["cpu"]):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol * max(np.abs(b).max(), 1.0))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_sdpa_cuda_non_contiguous(monkeypatch, dtype) -> None:
+    """q/k/v as (B, H, T, E) views of (B, T, H, E) projections, on CUDA vs CPU (flash both)."""
+    monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
+    raw = [rng.standard_normal((2, 37, 3, 64)) for _ in range(3)]
+    g = rng.standard_normal((2, 3, 37, 64))
+    res = {}
+    for dev in ("cpu", "cuda"):
+        xs = [ts.asarray(r).astype(getattr(ts, dtype)).to(dev).requires_grad_(True) for r in raw]
+        out = F.scaled_dot_product_attention(*(x.permute(0, 2, 1, 3) for x in xs),
+                                             is_causal=True)
+        out.backward(ts.asarray(g).astype(getattr(ts, dtype)).to(dev))
+        res[dev] = [host(out)] + [host(x.grad) for x in xs]
+    for a, b in zip(res["cuda"], res["cpu"]):
+        np.testing.assert_allclose(a, b, rtol=TOL[dtype], atol=TOL[dtype] * max(np.abs(b).max(), 1.0))
