@@ -23,6 +23,7 @@ void init_cuda(py::module_& m);
 void init_optim(py::module_& m);
 void init_nn(py::module_& m);
 void init_autocast(py::module_& m);
+void init_attention(py::module_& m);
 void install_arg_errors(py::module_& m);  // last: wraps every binding above
 }  // namespace ts::python
 
@@ -78,5 +79,6 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_optim(m);
   ts::python::init_nn(m);
   ts::python::init_autocast(m);
+  ts::python::init_attention(m);
   ts::python::install_arg_errors(m);
 }

@@ -1,19 +1,99 @@
-"""scaled_dot_product_attention: matmul, one fused (scaled, optionally causal) softmax kernel,
-matmul when there is no mask tensor and no dropout; the composite path otherwise."""
+"""scaled_dot_product_attention. Without a mask tensor and dropout it runs the fused
+(flash-style) kernel on CUDA (csrc/ops/attention.h: no (L, S) score tensor, masked key blocks
+skipped); elsewhere matmul, one fused (scaled, optionally causal) softmax kernel, matmul; the
+composite path with a mask or dropout."""
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
+from ... import _C
 from ..._C import Tensor
 from ...amp import _policy as _amp
-from ._fused import AttentionSoftmax, fusable
+from ...autograd.function import Function, FunctionCtx
+from ._fused import FUSED_DTYPES, AttentionSoftmax, fusable
 from .activation import softmax
+
+# Read at each call: _FLASH_ON_CUDA = False turns the CUDA kernel off (A/B timing against
+# the matmul path, benchmarks/bench_cuda_attention.py). Tests set _FLASH_ON_CPU to run the
+# fused kernel on CPU as well. By default the CPU keeps the matmul + fused softmax path: its
+# BLAS matmuls beat the CPU flash kernel's per-row loops (measured: 26 vs 63 ms forward,
+# 129 vs 214 ms forward+backward at (8, 6, 256, 64) causal float32 on 2 cores).
+_FLASH_ON_CUDA = True
+_FLASH_ON_CPU = False
+# The CUDA kernel covers these dtypes (float64 takes the matmul path) and head dims.
+_FLASH_CUDA_DTYPES = ("float16", "bfloat16", "float32")
+_FLASH_MAX_HEAD_DIM = 128
 
 
 def _ts() -> Any:
     import tessera
     return tessera
+
+
+def _flash_applies(q: Tensor, k: Tensor, v: Tensor) -> bool:
+    """Whether the fused kernel takes q/k/v: floating, one dtype and device, equal (not
+    broadcast) batch dims, and a device/dtype/head dim the kernel serves."""
+    if q.ndim < 3 or k.ndim != q.ndim or v.ndim != q.ndim:
+        return False
+    if not (q.dtype == k.dtype == v.dtype and q.device == k.device == v.device):
+        return False
+    if not (tuple(q.shape[:-2]) == tuple(k.shape[:-2]) == tuple(v.shape[:-2])):
+        return False
+    dtype, device = str(q.dtype), q.device.type
+    if device == "cuda":
+        return (_FLASH_ON_CUDA and dtype in _FLASH_CUDA_DTYPES
+                and max(q.shape[-1], v.shape[-1]) <= _FLASH_MAX_HEAD_DIM)
+    return device == "cpu" and _FLASH_ON_CPU and dtype in FUSED_DTYPES
+
+
+def _flat(x: Tensor, n: int) -> Tensor:
+    """(..., R, C) -> (n, R, C)."""
+    return _ts().reshape(x, (n,) + tuple(x.shape[-2:]))
+
+
+class FlashAttention(Function):
+    """softmax(scale * q k^T [causal]) v for q (..., L, E), k (..., S, E), v (..., S, Ev) with
+    equal batch dims, by the fused kernel; the backward recomputes the probabilities from the
+    saved logsumexp (see Note [Fused kernels and higher-order gradients] in _fused.py)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, q: Tensor, k: Tensor, v: Tensor,  # type: ignore[override]
+                scale: float, causal: bool) -> Tensor:
+        lead = tuple(q.shape[:-2])
+        n = math.prod(lead)
+        q3, k3, v3 = _flat(q, n), _flat(k, n), _flat(v, n)
+        out, lse = _C._flash_attention(q3, k3, v3, scale, causal)
+        # The inputs themselves (not their flattened views made here, outside the graph), so
+        # that the create_graph backward differentiates through to them.
+        ctx.save_for_backward(q, k, v, out, lse)
+        ctx.meta = (scale, causal)
+        return _ts().reshape(out, lead + tuple(out.shape[-2:]))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        t = _ts()
+        q, k, v, out, lse = ctx.saved_tensors
+        scale, causal = ctx.meta
+        n = out.shape[0]
+        q3, k3, v3, g3 = _flat(q, n), _flat(k, n), _flat(v, n), _flat(g, n)
+        if not _C.is_grad_enabled():
+            dq, dk, dv = _C._flash_attention_backward(q3, k3, v3, out, lse, g3, scale, causal)
+        else:
+            dq, dk, dv = _flash_grads_composite(q3, k3, v3, g3, scale, causal)
+        return (t.reshape(dq, tuple(q.shape)), t.reshape(dk, tuple(k.shape)),
+                t.reshape(dv, tuple(v.shape)), None, None)
+
+
+def _flash_grads_composite(q: Tensor, k: Tensor, v: Tensor, g: Tensor, scale: float,
+                           causal: bool) -> Tuple[Tensor, Tensor, Tensor]:
+    """The same gradients from differentiable ops (for create_graph=True)."""
+    t = _ts()
+    p = AttentionSoftmax.apply(t.matmul(q, k.mT), scale, causal)
+    dv = t.matmul(p.mT, g)
+    dp = t.matmul(g, v.mT)
+    ds = p * (dp - t.sum(dp * p, axis=-1, keepdims=True)) * scale
+    return t.matmul(ds, k), t.matmul(ds.mT, q), dv
 
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
@@ -37,6 +117,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         rep = query.shape[-3] // key.shape[-3]
         key = t.repeat(key, rep, axis=-3)
         value = t.repeat(value, rep, axis=-3)
+    if attn_mask is None and dropout_p == 0.0 and _flash_applies(query, key, value):
+        return FlashAttention.apply(query, key, value, float(scale), bool(is_causal))
     scores = t.matmul(query, key.mT)
     if attn_mask is None and dropout_p == 0.0 and fusable(scores):
         return t.matmul(AttentionSoftmax.apply(scores, float(scale), bool(is_causal)), value)

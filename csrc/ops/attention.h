@@ -1,0 +1,40 @@
+// Fused (flash-style) scaled dot product attention: softmax(scale * q k^T [causal]) v without
+// materializing the (L, S) scores. Kernels: cpu/attention_kernels.cpp (the reference, blocked
+// over keys with an online softmax) and cuda/attention_kernels.cu (FlashAttention-2 layout).
+// tessera/nn/functional/attention.py wraps the pair in an autograd Function.
+#pragma once
+#include <tuple>
+
+#include "core/tensor.h"
+#include "dispatch/dispatch.h"
+
+namespace ts {
+
+// Kernels see contiguous q (N, L, E), k (N, S, E), v (N, S, Ev), out (N, L, Ev) of one dtype
+// and lse (N, L) in the statistics dtype (float64 for float64, else float32); N, L, S > 0.
+// `causal` is PyTorch's top-left aligned is_causal: query i sees keys j <= i.
+using FlashAttentionKernel = void (*)(const Tensor& q, const Tensor& k, const Tensor& v,
+                                      const Tensor& out, const Tensor& lse, double scale,
+                                      bool causal);
+// dq, dk, dv of q's, k's, v's shapes from the forward's out and lse and grad_out (N, L, Ev).
+using FlashAttentionBackwardKernel = void (*)(const Tensor& q, const Tensor& k, const Tensor& v,
+                                              const Tensor& out, const Tensor& lse,
+                                              const Tensor& gout, const Tensor& dq,
+                                              const Tensor& dk, const Tensor& dv, double scale,
+                                              bool causal);
+
+TS_DECLARE_STUB(FlashAttentionKernel, flash_attention_stub);
+TS_DECLARE_STUB(FlashAttentionBackwardKernel, flash_attention_backward_stub);
+
+// Returns (out (N, L, Ev) in q's dtype, lse (N, L) = logsumexp of each query row's scaled,
+// masked scores; float64 for float64 inputs, float32 otherwise). S == 0 gives out = 0 and
+// lse = -inf, as the composite softmax-then-matmul would give 0.
+std::tuple<Tensor, Tensor> flash_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                           double scale, bool causal);
+// Returns (dq, dk, dv).
+std::tuple<Tensor, Tensor, Tensor> flash_attention_backward(const Tensor& q, const Tensor& k,
+                                                            const Tensor& v, const Tensor& out,
+                                                            const Tensor& lse, const Tensor& gout,
+                                                            double scale, bool causal);
+
+}  // namespace ts

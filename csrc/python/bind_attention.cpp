@@ -1,0 +1,20 @@
+// Bindings of the fused attention kernels (ops/attention.h); tessera.nn.functional's
+// FlashAttention Function wraps them. They compute values only.
+#include <pybind11/stl.h>
+
+#include "ops/attention.h"
+#include "python/convert.h"
+
+namespace ts::python {
+
+void init_attention(py::module_& m) {
+  m.def("_flash_attention", &flash_attention, py::arg("q"), py::arg("k"), py::arg("v"),
+        py::arg("scale"), py::arg("causal"),
+        "(out, lse) of softmax(scale * q k^T) v for q (N, L, E), k (N, S, E), v (N, S, Ev); "
+        "causal: query i sees keys j <= i");
+  m.def("_flash_attention_backward", &flash_attention_backward, py::arg("q"), py::arg("k"),
+        py::arg("v"), py::arg("out"), py::arg("lse"), py::arg("grad_out"), py::arg("scale"),
+        py::arg("causal"), "(dq, dk, dv) of flash attention from its out, lse and grad_out");
+}
+
+}  // namespace ts::python

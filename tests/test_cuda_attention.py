@@ -1,0 +1,141 @@
+"""The fused attention kernels on CUDA (csrc/cuda/attention_kernels.cu): forward (out, lse)
+and backward (dq, dk, dv) equal the CPU reference kernel's on the same inputs for float32,
+bfloat16 and float16, causal or not, each padded head dim (16/32 -> 32, 64, 80/128 -> 128),
+sequence lengths off the 32/64-row tiles, L != S both ways, E != Ev, and the char-GPT shape
+(64*6, 256, 64); scaled_dot_product_attention on CUDA takes the kernel and falls back to the
+matmul path for float64 and head dims above 128."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tessera as ts
+from tessera import _C
+from tessera.nn import functional as F
+from tessera.nn.functional import attention as A
+
+pytestmark = pytest.mark.skipif(not ts.cuda.is_available(), reason="no CUDA device")
+
+rng = np.random.default_rng(0)
+
+# Relative to the reference's largest magnitude: both sides compute in float from the same
+# rounded inputs, but in another order and with exp2f on the GPU; 16-bit outputs round once.
+TOL = {"float32": 5e-5, "float16": 4e-3, "bfloat16": 3e-2}
+DTYPES = list(TOL)
+
+
+def host(t: ts.Tensor) -> np.ndarray:
+    return t.to("cpu").astype(ts.float64).numpy()
+
+
+def same(gpu: ts.Tensor, cpu: ts.Tensor, dtype: str) -> None:
+    assert gpu.device.type == "cuda" and gpu.dtype == cpu.dtype
+    assert tuple(gpu.shape) == tuple(cpu.shape)
+    a, b = host(gpu), host(cpu)
+    finite = np.isfinite(b)
+    big = float(np.max(np.abs(b[finite]))) if finite.any() else 1.0
+    np.testing.assert_allclose(a, b, rtol=TOL[dtype], atol=TOL[dtype] * max(big, 1.0))
+
+
+def pair(a: np.ndarray, dtype: str):
+    c = ts.asarray(a).astype(getattr(ts, dtype))
+    return c, c.to("cuda")
+
+
+def check_op(N, L, S, E, Ev, causal, dtype, scale=None) -> None:
+    """Forward and backward of the op on CUDA vs CPU."""
+    scale = 1.0 / np.sqrt(E) if scale is None else scale
+    (q, qg), (k, kg), (v, vg) = (pair(rng.standard_normal(s), dtype)
+                                 for s in ((N, L, E), (N, S, E), (N, S, Ev)))
+    out, lse = _C._flash_attention(q, k, v, scale, causal)
+    outg, lseg = _C._flash_attention(qg, kg, vg, scale, causal)
+    same(outg, out, dtype)
+    same(lseg, lse, "float32")
+    g, gg = pair(rng.standard_normal((N, L, Ev)), dtype)
+    # Both backwards from the CPU forward's out/lse, so only the backward kernels differ.
+    ref = _C._flash_attention_backward(q, k, v, out, lse, g, scale, causal)
+    got = _C._flash_attention_backward(qg, kg, vg, out.to("cuda"), lse.to("cuda"), gg, scale,
+                                       causal)
+    for a, b in zip(got, ref):
+        same(a, b, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("E", [16, 32, 64, 80, 128])
+def test_flash_head_dims(E, causal, dtype) -> None:
+    check_op(3, 77, 77, E, E, causal, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("L,S,E,Ev", [(1, 1, 8, 8), (5, 130, 64, 64), (130, 5, 64, 64),
+                                      (33, 65, 80, 16), (100, 37, 16, 128), (64, 64, 1, 3)])
+def test_flash_shapes(L, S, E, Ev, causal, dtype) -> None:
+    check_op(2, L, S, E, Ev, causal, dtype, scale=0.3)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_flash_char_gpt_shape(dtype) -> None:
+    check_op(64 * 6, 256, 256, 64, 64, True, dtype)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_flash_empty(causal) -> None:
+    for N, L, S in ((0, 4, 4), (2, 0, 4), (2, 4, 0)):
+        check_op(N, L, S, 8, 8, causal, "float32")
+
+
+def test_flash_cuda_errors() -> None:
+    x = ts.zeros((2, 4, 8), dtype=ts.float64, device="cuda")
+    with pytest.raises(TypeError, match="flash_attention: not supported for dtype float64"):
+        _C._flash_attention(x, x, x, 1.0, False)
+    big = ts.zeros((2, 4, 129), device="cuda")
+    with pytest.raises(NotImplementedError, match="flash_attention: head dims up to 128"):
+        _C._flash_attention(big, big, big, 1.0, False)
+    cpu = ts.zeros((2, 4, 8))
+    with pytest.raises(ValueError, match="flash_attention: query on cuda:0 and key on cpu"):
+        _C._flash_attention(cpu.to("cuda"), cpu, cpu, 1.0, False)
+
+
+@pytest.mark.parametrize("dtype,E", [("float32", 64), ("bfloat16", 64), ("float16", 32),
+                                     ("float64", 64), ("float32", 160)])
+@pytest.mark.parametrize("causal", [False, True])
+def test_sdpa_cuda(monkeypatch, dtype, E, causal) -> None:
+    """F.scaled_dot_product_attention on CUDA (fused where it applies, else the matmul path)
+    vs the CPU flash kernel, values and gradients (the CPU side forced onto its flash kernel
+    so that 16-bit runs compare two float computations on the same rounded inputs)."""
+    calls = []
+    apply = A.FlashAttention.apply
+    monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
+    monkeypatch.setattr(A.FlashAttention, "apply",
+                        staticmethod(lambda *a: calls.append(a[0].device.type) or apply(*a)))
+    raw = [rng.standard_normal((2, 3, 40, E)) for _ in range(4)]
+    tol = {"float64": 1e-10, **TOL}[dtype]
+    res = {}
+    for dev in ("cpu", "cuda"):
+        xs = [ts.asarray(r).astype(getattr(ts, dtype)).to(dev).requires_grad_(True)
+              for r in raw[:3]]
+        out = F.scaled_dot_product_attention(*xs, is_causal=causal)
+        out.backward(ts.asarray(raw[3]).astype(getattr(ts, dtype)).to(dev))
+        res[dev] = [host(out)] + [host(x.grad) for x in xs]
+    assert calls.count("cuda") == (1 if dtype != "float64" and E <= 128 else 0)
+    for a, b in zip(res["cuda"], res["cpu"]):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol * max(np.abs(b).max(), 1.0))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_sdpa_cuda_non_contiguous(monkeypatch, dtype) -> None:
+    """q/k/v as (B, H, T, E) views of (B, T, H, E) projections, on CUDA vs CPU (flash both)."""
+    monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
+    raw = [rng.standard_normal((2, 37, 3, 64)) for _ in range(3)]
+    g = rng.standard_normal((2, 3, 37, 64))
+    res = {}
+    for dev in ("cpu", "cuda"):
+        xs = [ts.asarray(r).astype(getattr(ts, dtype)).to(dev).requires_grad_(True) for r in raw]
+        out = F.scaled_dot_product_attention(*(x.permute(0, 2, 1, 3) for x in xs),
+                                             is_causal=True)
+        out.backward(ts.asarray(g).astype(getattr(ts, dtype)).to(dev))
+        res[dev] = [host(out)] + [host(x.grad) for x in xs]
+    for a, b in zip(res["cuda"], res["cpu"]):
+        np.testing.assert_allclose(a, b, rtol=TOL[dtype], atol=TOL[dtype] * max(np.abs(b).max(), 1.0))
