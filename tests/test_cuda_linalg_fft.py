@@ -331,3 +331,16 @@ def test_fft_errors_as_on_cpu():
               lambda x: ts.fft.fft(x.astype(ts.int32))):
         rc, rg = raised(f, c), raised(f, g)
         assert rc is not None and rc == rg, (rc, rg)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_nonfinite_inputs_behave_as_on_cpu(dtype):
+    # Note [Non-finite factorizations]: svd/svdvals raise, cholesky and det give NaNs.
+    a = np.array([[[np.nan, 1.0], [1.0, 2.0]], [[2.0, 1.0], [1.0, 2.0]]], dtype=dtype)
+    c, g = both(a)
+    for f in (ts.linalg.svd, ts.linalg.svdvals, lambda x: ts.linalg.svd(x.mT)):
+        rc, rg = raised(f, c), raised(f, g)
+        assert rc is not None and rc == rg, (rc, rg)
+    assert np.isnan(host(ts.linalg.cholesky(g))[0]).any()
+    close(ts.linalg.cholesky(c)[1], ts.linalg.cholesky(g)[1], dtype)
+    assert np.isnan(host(ts.linalg.det(g))[0])

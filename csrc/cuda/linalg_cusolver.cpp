@@ -6,6 +6,7 @@
 #include <cusolverDn.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "cuda/cuda_state.h"
 #include "cuda/cusolver_util.h"
@@ -13,6 +14,9 @@
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
 #include "ops/creation.h"
+#include "ops/elementwise.h"
+#include "ops/math.h"
+#include "ops/reduce.h"
 #include "ops/views.h"
 
 namespace ts::cuda {
@@ -73,9 +77,8 @@ struct Solver;
     }                                                                                              \
     static cusolverStatus_t gesvd(cusolverDnHandle_t h, signed char ju, signed char jvt, int m,    \
                                   int n, T* a, int lda, R* s, T* u, int ldu, T* vt, int ldvt,      \
-                                  T* w, int lw, int* info) {                                       \
-      return cusolverDn##p##gesvd(h, ju, jvt, m, n, a, lda, s, u, ldu, vt, ldvt, w, lw, nullptr,   \
-                                  info);                                                           \
+                                  T* w, int lw, R* rw, int* info) {                                \
+      return cusolverDn##p##gesvd(h, ju, jvt, m, n, a, lda, s, u, ldu, vt, ldvt, w, lw, rw, info); \
     }                                                                                              \
   };
 TS_CUSOLVER_TRAITS(float, float, S, syevd, orgqr)
@@ -126,6 +129,23 @@ void cuda_pack(const Tensor& src, const Tensor& dst) {
   copy_(matrix_transpose(reshape(dst, s)), src);
 }
 
+// Per (B, ., .) batch entry: whether all its elements are finite (read back to the host).
+// Non-finite inputs get the CPU path's outcome (Note [Non-finite factorizations]).
+std::vector<char> finite_entries(const Tensor& a) {
+  const Tensor f = to_device(all(unary_op(isfinite_def, a), Shape{1, 2}, false), Device());
+  const bool* p = f.data<bool>();
+  return std::vector<char>(p, p + f.numel());
+}
+
+// Note [Non-finite factorizations]: what LAPACK does with NaN/inf is implementation detail,
+// and the CPU path's observable behaviour is NumPy's: svd/svdvals raise "did not converge"
+// (LinAlgError), cholesky returns NaNs without an error. cuSOLVER's own answer is replaced by
+// those where an input matrix is not finite.
+void override_nonfinite(const std::vector<char>& finite, Info& info, int value) {
+  for (size_t b = 0; b < info.size(); ++b)
+    if (!finite[b]) info[b] = value;
+}
+
 // Keeps the column-major `upper` (else lower) triangle of each (B, n, n) matrix: in the
 // row-major view of the buffer that is the lower (upper) one.
 void keep_triangle(const Tensor& a, bool upper) { copy_(a, upper ? tril(a, 0) : triu(a, 0)); }
@@ -143,12 +163,14 @@ void cuda_cholesky(const Tensor& a, bool upper, Info& info) {
     check_cusolver(Solver<T>::potrf_ws(h, uplo, n32, ptr<T>(a), n32, &lw), "potrf_bufferSize",
                    "cholesky");
     Tensor work = workspace(lw, a.dtype(), d), dinfo = device_info(B, d);
+    const std::vector<char> finite = finite_entries(a);
     for (int64_t b = 0; b < B; ++b)
       check_cusolver(Solver<T>::potrf(h, uplo, n32, at<T>(a, b, n * n), n32, ptr<T>(work), lw,
                                       at<int>(dinfo, b, 1)),
                      "potrf", "cholesky");
     keep_triangle(a, upper);  // cuSOLVER leaves the other triangle as it was, like LAPACK
     read_info(dinfo, info);
+    override_nonfinite(finite, info, 0);
   });
 }
 
@@ -294,13 +316,14 @@ void gesvd_batches(cusolverDnHandle_t h, const Tensor& a, const Tensor& s, const
   int lw = 0;
   check_cusolver(Solver<T>::gesvd_ws(h, r32, c32, &lw), "gesvd_bufferSize", "svd");
   Tensor work = workspace(lw, a.dtype(), a.device());
+  Tensor rwork = workspace(cols, s.dtype(), a.device());  // unconverged superdiagonal, if any
   for (int64_t b = 0; b < B; ++b)
-    check_cusolver(
-        Solver<T>::gesvd(h, job, job, r32, c32, at<T>(a, b, rows * cols), ld32(rows, "svd"),
-                         at<R>(s, b, k), vec ? at<T>(u, b, rows * ucols) : nullptr,
-                         ld32(rows, "svd"), vec ? at<T>(vt, b, vtrows * cols) : nullptr,
-                         ld32(vtrows, "svd"), ptr<T>(work), lw, at<int>(dinfo, b, 1)),
-        "gesvd", "svd");
+    check_cusolver(Solver<T>::gesvd(
+                       h, job, job, r32, c32, at<T>(a, b, rows * cols), ld32(rows, "svd"),
+                       at<R>(s, b, k), vec ? at<T>(u, b, rows * ucols) : nullptr, ld32(rows, "svd"),
+                       vec ? at<T>(vt, b, vtrows * cols) : nullptr, ld32(vtrows, "svd"),
+                       ptr<T>(work), lw, ptr<R>(rwork), at<int>(dinfo, b, 1)),
+                   "gesvd", "svd");
 }
 
 // Column-major conjugate transposes of a (B, c, r) buffer's r x c matrices, as a (B, r, c) one.
@@ -322,6 +345,7 @@ void cuda_svd(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& v
     }
     cusolverDnHandle_t h = cusolver_handle(d);
     Tensor dinfo = device_info(B, d);
+    const std::vector<char> finite = finite_entries(a);
     if (m >= n) {
       gesvd_batches<T>(h, a, s, u, vt, dinfo, m, n);
     } else {
@@ -339,6 +363,7 @@ void cuda_svd(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& v
       }
     }
     read_info(dinfo, info);
+    override_nonfinite(finite, info, 1);
   });
 }
 
