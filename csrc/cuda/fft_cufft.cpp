@@ -164,10 +164,25 @@ int64_t out_reals(const FftArgs& a, int64_t out_len, bool real_out) {
   return a.batch * out_len * a.inner * (real_out ? 1 : 2);
 }
 
+// Length-1 transforms are the identity (a real part taken or a zero imaginary part added):
+// plain copies, not leaning on cuFFT's handling of degenerate sizes. Element strides: in and
+// out hold one value every `in_step` / `out_step` reals.
+void copy_length_one(const FftArgs& a, int64_t count, int64_t real_size, int64_t in_step,
+                     int64_t out_step, bool zero_out) {
+  DeviceGuard g(a.device);
+  const cudaStream_t s = current_stream(a.device);
+  if (zero_out) TS_CUDA_CHECK(cudaMemsetAsync(a.out, 0, count * out_step * real_size, s));
+  const int64_t width = (in_step == out_step ? in_step : 1) * real_size;
+  TS_CUDA_CHECK(cudaMemcpy2DAsync(a.out, out_step * real_size, a.in, in_step * real_size, width,
+                                  count, cudaMemcpyDeviceToDevice, s));
+}
+
 void cuda_c2c(const FftArgs& a, DType dt) {
   const cufftType type = dt == DType::Complex128 ? CUFFT_Z2Z : CUFFT_C2C;
   const int64_t n = a.n, inner = a.inner;
-  if (inner == 1)
+  if (n == 1)
+    copy_length_one(a, a.batch * inner, type == CUFFT_Z2Z ? 8 : 4, 2, 2, false);
+  else if (inner == 1)
     run_transforms(a, type, n, n, n, 1, n, n, a.batch, 1, 0, "fft");
   else if (a.batch <= inner)  // per outer index: `inner` interleaved transforms of stride inner
     run_transforms(a, type, n, n * inner, n * inner, inner, 1, 1, inner, a.batch, n * inner, "fft");
@@ -180,7 +195,10 @@ void cuda_c2c(const FftArgs& a, DType dt) {
 void cuda_r2c(const FftArgs& a, DType dt) {
   const bool dbl = dt == DType::Complex128;
   const int64_t n = a.n, m = n / 2 + 1;
-  run_transforms(a, dbl ? CUFFT_D2Z : CUFFT_R2C, n, n, m, 1, n, m, a.batch, 1, 0, "rfft");
+  if (n == 1)
+    copy_length_one(a, a.batch, dbl ? 8 : 4, 1, 2, true);
+  else
+    run_transforms(a, dbl ? CUFFT_D2Z : CUFFT_R2C, n, n, m, 1, n, m, a.batch, 1, 0, "rfft");
   scale_reals(a.out, out_reals(a, m, false), dbl, a.scale, current_stream(a.device));
 }
 
@@ -189,6 +207,10 @@ void cuda_c2r(const FftArgs& a, DType dt) {
   const int64_t n = a.n, m = n / 2 + 1, real_size = dbl ? 8 : 4;
   DeviceGuard g(a.device);
   const cudaStream_t s = current_stream(a.device);
+  if (n == 1) {  // m == 1: the real part of each row's one bin
+    copy_length_one(a, a.batch, real_size, 2, 1, false);
+    return scale_reals(a.out, out_reals(a, n, true), dbl, a.scale, s);
+  }
   // cuFFT's c2r overwrites its input: work on a copy. The imaginary parts of the zero and (for
   // even n) Nyquist bins are dropped, as NumPy's and the CPU engine's c2r do, instead of
   // leaving their effect to the library.
