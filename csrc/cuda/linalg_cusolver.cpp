@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cuda/cuda_check.h"
 #include "cuda/cuda_state.h"
 #include "cuda/cusolver_util.h"
 #include "cuda/lu_det.h"
@@ -37,6 +38,10 @@ struct Solver;
     static cusolverStatus_t potrf(cusolverDnHandle_t h, cublasFillMode_t uplo, int n, T* a,        \
                                   int lda, T* w, int lw, int* info) {                              \
       return cusolverDn##p##potrf(h, uplo, n, a, lda, w, lw, info);                                \
+    }                                                                                              \
+    static cusolverStatus_t potrf_batched(cusolverDnHandle_t h, cublasFillMode_t uplo, int n,      \
+                                          T** as, int lda, int* info, int batch) {                 \
+      return cusolverDn##p##potrfBatched(h, uplo, n, as, lda, info, batch);                        \
     }                                                                                              \
     static cusolverStatus_t getrf_ws(cusolverDnHandle_t h, int n, T* a, int lda, int* lw) {        \
       return cusolverDn##p##getrf_bufferSize(h, n, n, a, lda, lw);                                 \
@@ -119,6 +124,19 @@ T* at(const Tensor& t, int64_t b, int64_t stride) {
 
 Tensor device_info(int64_t batches, Device d) { return workspace(batches, DType::Int32, d); }
 
+// The device array of pointers to each matrix of a contiguous (B, ...) buffer, `stride`
+// elements apart, for the pointer-array batched calls. The host array may go right after:
+// a copy from pageable memory has read it when cudaMemcpyAsync returns.
+Tensor matrix_pointers(const Tensor& a, int64_t stride) {
+  const int64_t B = a.dim(0);
+  std::vector<char*> host(B);
+  for (int64_t b = 0; b < B; ++b) host[b] = a.data_ptr() + b * stride * a.itemsize();
+  Tensor ptrs = workspace(B, DType::Int64, a.device());
+  TS_CUDA_CHECK(cudaMemcpyAsync(ptrs.data_ptr(), host.data(), B * sizeof(char*),
+                                cudaMemcpyHostToDevice, current_stream(a.device())));
+  return ptrs;
+}
+
 // dst (B, n, m) contiguous <- src (batch..., m, n): the transposing copy runs as one device
 // copy into the transposed view.
 void cuda_pack(const Tensor& src, const Tensor& dst) {
@@ -159,15 +177,22 @@ void cuda_cholesky(const Tensor& a, bool upper, Info& info) {
     const int64_t B = a.dim(0), n = a.dim(1);
     const int n32 = dim32(n, "cholesky");
     const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
-    int lw = 0;
-    check_cusolver(Solver<T>::potrf_ws(h, uplo, n32, ptr<T>(a), n32, &lw), "potrf_bufferSize",
-                   "cholesky");
-    Tensor work = workspace(lw, a.dtype(), d), dinfo = device_info(B, d);
+    Tensor dinfo = device_info(B, d);
     const std::vector<char> finite = finite_entries(a);
-    for (int64_t b = 0; b < B; ++b)
-      check_cusolver(Solver<T>::potrf(h, uplo, n32, at<T>(a, b, n * n), n32, ptr<T>(work), lw,
-                                      at<int>(dinfo, b, 1)),
-                     "potrf", "cholesky");
+    if (B > 1) {  // one call for the whole batch instead of B (PyTorch does the same)
+      const Tensor ptrs = matrix_pointers(a, n * n);
+      check_cusolver(Solver<T>::potrf_batched(h, uplo, n32, reinterpret_cast<T**>(ptrs.data_ptr()),
+                                              n32, ptr<int>(dinfo), dim32(B, "cholesky")),
+                     "potrfBatched", "cholesky");
+    } else {
+      int lw = 0;
+      check_cusolver(Solver<T>::potrf_ws(h, uplo, n32, ptr<T>(a), n32, &lw), "potrf_bufferSize",
+                     "cholesky");
+      Tensor work = workspace(lw, a.dtype(), d);
+      check_cusolver(
+          Solver<T>::potrf(h, uplo, n32, ptr<T>(a), n32, ptr<T>(work), lw, ptr<int>(dinfo)),
+          "potrf", "cholesky");
+    }
     keep_triangle(a, upper);  // cuSOLVER leaves the other triangle as it was, like LAPACK
     read_info(dinfo, info);
     override_nonfinite(finite, info, 0);
