@@ -56,11 +56,23 @@ struct Solver;
     }                                                                                              \
     static cusolverStatus_t heevd_ws(cusolverDnHandle_t h, cusolverEigMode_t jobz, int n,          \
                                      const T* a, int lda, const R* w, int* lw) {                   \
-      return cusolverDn##p##eig##_bufferSize(h, jobz, CUBLAS_FILL_MODE_LOWER, n, a, lda, w, lw);   \
+      return cusolverDn##p##eig##d_bufferSize(h, jobz, CUBLAS_FILL_MODE_LOWER, n, a, lda, w, lw);  \
     }                                                                                              \
     static cusolverStatus_t heevd(cusolverDnHandle_t h, cusolverEigMode_t jobz, int n, T* a,       \
                                   int lda, R* w, T* work, int lw, int* info) {                     \
-      return cusolverDn##p##eig(h, jobz, CUBLAS_FILL_MODE_LOWER, n, a, lda, w, work, lw, info);    \
+      return cusolverDn##p##eig##d(h, jobz, CUBLAS_FILL_MODE_LOWER, n, a, lda, w, work, lw, info); \
+    }                                                                                              \
+    static cusolverStatus_t heevj_batched_ws(cusolverDnHandle_t h, cusolverEigMode_t jobz, int n,  \
+                                             const T* a, int lda, const R* w, int* lw,             \
+                                             syevjInfo_t params, int batch) {                      \
+      return cusolverDn##p##eig##jBatched_bufferSize(h, jobz, CUBLAS_FILL_MODE_LOWER, n, a, lda,   \
+                                                     w, lw, params, batch);                        \
+    }                                                                                              \
+    static cusolverStatus_t heevj_batched(cusolverDnHandle_t h, cusolverEigMode_t jobz, int n,     \
+                                          T* a, int lda, R* w, T* work, int lw, int* info,         \
+                                          syevjInfo_t params, int batch) {                         \
+      return cusolverDn##p##eig##jBatched(h, jobz, CUBLAS_FILL_MODE_LOWER, n, a, lda, w, work, lw, \
+                                          info, params, batch);                                    \
     }                                                                                              \
     static cusolverStatus_t geqrf_ws(cusolverDnHandle_t h, int m, int n, T* a, int lda, int* lw) { \
       return cusolverDn##p##geqrf_bufferSize(h, m, n, a, lda, lw);                                 \
@@ -86,10 +98,10 @@ struct Solver;
       return cusolverDn##p##gesvd(h, ju, jvt, m, n, a, lda, s, u, ldu, vt, ldvt, w, lw, rw, info); \
     }                                                                                              \
   };
-TS_CUSOLVER_TRAITS(float, float, S, syevd, orgqr)
-TS_CUSOLVER_TRAITS(double, double, D, syevd, orgqr)
-TS_CUSOLVER_TRAITS(cuComplex, float, C, heevd, ungqr)
-TS_CUSOLVER_TRAITS(cuDoubleComplex, double, Z, heevd, ungqr)
+TS_CUSOLVER_TRAITS(float, float, S, syev, orgqr)
+TS_CUSOLVER_TRAITS(double, double, D, syev, orgqr)
+TS_CUSOLVER_TRAITS(cuComplex, float, C, heev, ungqr)
+TS_CUSOLVER_TRAITS(cuDoubleComplex, double, Z, heev, ungqr)
 #undef TS_CUSOLVER_TRAITS
 
 // Calls f(tag) with T the cuSOLVER element type of d.
@@ -255,6 +267,30 @@ void cuda_det(const Tensor& a, const Tensor& sign, const Tensor& logabs, const T
   });
 }
 
+// Many small matrices: one Jacobi call for the whole batch (syevjBatched takes n <= 32;
+// PyTorch picks it under the same condition). Its eigenvalues come sorted ascending, as
+// syevd's, and info = n + 1 reports no convergence.
+template <class T>
+void eigh_jacobi_batched(cusolverDnHandle_t h, cusolverEigMode_t jobz, const Tensor& a,
+                         const Tensor& w, const Tensor& dinfo) {
+  using R = typename Solver<T>::R;
+  const int n32 = dim32(a.dim(1), "eigh"), b32 = dim32(a.dim(0), "eigh");
+  syevjInfo_t params = nullptr;
+  check_cusolver(cusolverDnCreateSyevjInfo(&params), "cusolverDnCreateSyevjInfo", "eigh");
+  struct Destroy {
+    syevjInfo_t p;
+    ~Destroy() { cusolverDnDestroySyevjInfo(p); }
+  } destroy{params};
+  int lw = 0;
+  check_cusolver(
+      Solver<T>::heevj_batched_ws(h, jobz, n32, ptr<T>(a), n32, ptr<R>(w), &lw, params, b32),
+      "syevjBatched_bufferSize", "eigh");
+  Tensor work = workspace(lw, a.dtype(), a.device());
+  check_cusolver(Solver<T>::heevj_batched(h, jobz, n32, ptr<T>(a), n32, ptr<R>(w), ptr<T>(work), lw,
+                                          ptr<int>(dinfo), params, b32),
+                 "syevjBatched", "eigh");
+}
+
 void cuda_eigh(const Tensor& a, const Tensor& w, bool vectors, Info& info) {
   visit_solver(a.dtype(), "eigh", [&](auto tag) {
     using T = TS_SOLVER_T(tag);
@@ -265,14 +301,19 @@ void cuda_eigh(const Tensor& a, const Tensor& w, bool vectors, Info& info) {
     const int64_t B = a.dim(0), n = a.dim(1);
     const int n32 = dim32(n, "eigh");
     const cusolverEigMode_t jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
-    int lw = 0;
-    check_cusolver(Solver<T>::heevd_ws(h, jobz, n32, ptr<T>(a), n32, ptr<R>(w), &lw),
-                   "syevd_bufferSize", "eigh");
-    Tensor work = workspace(lw, a.dtype(), d), dinfo = device_info(B, d);
-    for (int64_t b = 0; b < B; ++b)
-      check_cusolver(Solver<T>::heevd(h, jobz, n32, at<T>(a, b, n * n), n32, at<R>(w, b, n),
-                                      ptr<T>(work), lw, at<int>(dinfo, b, 1)),
-                     "syevd", "eigh");
+    Tensor dinfo = device_info(B, d);
+    if (B > 1 && n <= 32) {
+      eigh_jacobi_batched<T>(h, jobz, a, w, dinfo);
+    } else {
+      int lw = 0;
+      check_cusolver(Solver<T>::heevd_ws(h, jobz, n32, ptr<T>(a), n32, ptr<R>(w), &lw),
+                     "syevd_bufferSize", "eigh");
+      Tensor work = workspace(lw, a.dtype(), d);
+      for (int64_t b = 0; b < B; ++b)
+        check_cusolver(Solver<T>::heevd(h, jobz, n32, at<T>(a, b, n * n), n32, at<R>(w, b, n),
+                                        ptr<T>(work), lw, at<int>(dinfo, b, 1)),
+                       "syevd", "eigh");
+    }
     read_info(dinfo, info);
   });
 }
