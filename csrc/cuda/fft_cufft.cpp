@@ -178,6 +178,7 @@ void copy_length_one(const FftArgs& a, int64_t count, int64_t real_size, int64_t
 }
 
 void cuda_c2c(const FftArgs& a, DType dt) {
+  DeviceGuard g(a.device);  // the scaling kernel below launches on a.device's stream
   const cufftType type = dt == DType::Complex128 ? CUFFT_Z2Z : CUFFT_C2C;
   const int64_t n = a.n, inner = a.inner;
   if (n == 1)
@@ -193,6 +194,7 @@ void cuda_c2c(const FftArgs& a, DType dt) {
 }
 
 void cuda_r2c(const FftArgs& a, DType dt) {
+  DeviceGuard g(a.device);
   const bool dbl = dt == DType::Complex128;
   const int64_t n = a.n, m = n / 2 + 1;
   if (n == 1)
