@@ -3,11 +3,13 @@
 // ops/linalg_ext.h), so the op layer and its transposing views are shared with the CPU path.
 // Workspaces come from the caching allocator; `info` stays on the device until the one
 // read-back at the end of a kernel.
+#include <cublas_v2.h>
 #include <cusolverDn.h>
 
 #include <algorithm>
 #include <vector>
 
+#include "cuda/cublas_util.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_state.h"
 #include "cuda/cusolver_util.h"
@@ -49,6 +51,14 @@ struct Solver;
     static cusolverStatus_t getrf(cusolverDnHandle_t h, int n, T* a, int lda, T* w, int* piv,      \
                                   int* info) {                                                     \
       return cusolverDn##p##getrf(h, n, n, a, lda, w, piv, info);                                  \
+    }                                                                                              \
+    static cublasStatus_t getrf_batched(cublasHandle_t h, int n, T** as, int lda, int* piv,        \
+                                        int* info, int batch) {                                    \
+      return cublas##p##getrfBatched(h, n, as, lda, piv, info, batch);                             \
+    }                                                                                              \
+    static cublasStatus_t getrs_batched(cublasHandle_t h, int n, int k, T** as, int lda,           \
+                                        const int* piv, T** bs, int ldb, int* info, int batch) {   \
+      return cublas##p##getrsBatched(h, CUBLAS_OP_N, n, k, as, lda, piv, bs, ldb, info, batch);    \
     }                                                                                              \
     static cusolverStatus_t getrs(cusolverDnHandle_t h, int n, int k, const T* a, int lda,         \
                                   const int* piv, T* b, int ldb, int* info) {                      \
@@ -211,20 +221,68 @@ void cuda_cholesky(const Tensor& a, bool upper, Info& info) {
   });
 }
 
-// LU factors of each (B, n, n) matrix in place; piv (B, n) int32. The factor info is written
-// to dinfo (B) on the device.
+// The calling thread's cuBLAS handle for d (batched LU lives in cuBLAS, not cuSOLVER), bound
+// to d's current stream.
+cublasHandle_t cublas_handle(Device d) {
+  thread_local std::vector<cublasHandle_t> handles;
+  if (handles.size() <= static_cast<size_t>(d.index)) handles.resize(d.index + 1, nullptr);
+  if (!handles[d.index]) check_cublas(cublasCreate(&handles[d.index]), "cublasCreate", "linalg");
+  check_cublas(cublasSetStream(handles[d.index], current_stream(d)), "cublasSetStream", "linalg");
+  return handles[d.index];
+}
+
+// Batches of small matrices factor in one cuBLAS getrfBatched call instead of B cuSOLVER
+// calls (each a few tiny launches); large matrices use cuSOLVER's blocked getrf.
+bool batched_lu(int64_t B, int64_t n) { return B > 1 && n <= 32; }
+
+// LU factors of each (B, n, n) matrix in place; piv (B, n) int32 1-based pivots, as LAPACK's.
+// The factor info is written to dinfo (B) on the device.
 template <class T>
-void lu_factor(cusolverDnHandle_t h, const Tensor& a, const Tensor& piv, const Tensor& dinfo,
-               const char* op) {
+void lu_factor(const Tensor& a, const Tensor& piv, const Tensor& dinfo, const char* op) {
+  const Device d = a.device();
   const int64_t B = a.dim(0), n = a.dim(1);
   const int n32 = dim32(n, op);
+  if (batched_lu(B, n)) {
+    const Tensor ptrs = matrix_pointers(a, n * n);
+    check_cublas(
+        Solver<T>::getrf_batched(cublas_handle(d), n32, reinterpret_cast<T**>(ptrs.data_ptr()), n32,
+                                 ptr<int>(piv), ptr<int>(dinfo), dim32(B, op)),
+        "getrfBatched", op);
+    return;
+  }
+  cusolverDnHandle_t h = cusolver_handle(d);
   int lw = 0;
   check_cusolver(Solver<T>::getrf_ws(h, n32, ptr<T>(a), n32, &lw), "getrf_bufferSize", op);
-  Tensor work = workspace(lw, a.dtype(), a.device());
+  Tensor work = workspace(lw, a.dtype(), d);
   for (int64_t b = 0; b < B; ++b)
     check_cusolver(Solver<T>::getrf(h, n32, at<T>(a, b, n * n), n32, ptr<T>(work),
                                     at<int>(piv, b, n), at<int>(dinfo, b, 1)),
                    "getrf", op);
+}
+
+// Solves with the factors of lu_factor: rhs (B, k, n) holds n x k right-hand sides.
+template <class T>
+void lu_solve(const Tensor& a, const Tensor& piv, const Tensor& rhs, const Tensor& dinfo) {
+  const Device d = a.device();
+  const int64_t B = a.dim(0), n = a.dim(1), k = rhs.dim(1);
+  const int n32 = dim32(n, "solve"), k32 = dim32(k, "solve");
+  if (batched_lu(B, n)) {
+    const Tensor aptrs = matrix_pointers(a, n * n), bptrs = matrix_pointers(rhs, n * k);
+    int host_info = 0;  // getrsBatched reports only argument errors, on the host
+    check_cublas(Solver<T>::getrs_batched(cublas_handle(d), n32, k32,
+                                          reinterpret_cast<T**>(aptrs.data_ptr()), n32,
+                                          ptr<int>(piv), reinterpret_cast<T**>(bptrs.data_ptr()),
+                                          n32, &host_info, dim32(B, "solve")),
+                 "getrsBatched", "solve");
+    TS_CHECK(host_info == 0, RuntimeError, "solve: cuBLAS getrsBatched rejected argument ",
+             -host_info, " (an internal error; please report it)");
+    return;
+  }
+  cusolverDnHandle_t h = cusolver_handle(d);
+  for (int64_t b = 0; b < B; ++b)
+    check_cusolver(Solver<T>::getrs(h, n32, k32, at<T>(a, b, n * n), n32, at<int>(piv, b, n),
+                                    at<T>(rhs, b, n * k), n32, at<int>(dinfo, b, 1)),
+                   "getrs", "solve");
 }
 
 void cuda_solve(const Tensor& a, const Tensor& rhs, Info& info) {
@@ -232,19 +290,14 @@ void cuda_solve(const Tensor& a, const Tensor& rhs, Info& info) {
     using T = TS_SOLVER_T(tag);
     const Device d = a.device();
     DeviceGuard g(d);
-    cusolverDnHandle_t h = cusolver_handle(d);
-    const int64_t B = a.dim(0), n = a.dim(1), k = rhs.dim(1);
+    const int64_t B = a.dim(0), n = a.dim(1);
     Tensor piv = workspace(B * n, DType::Int32, d), dinfo = device_info(B, d);
-    lu_factor<T>(h, a, piv, dinfo, "solve");
-    // Read getrf's info first: getrs on a singular factor would divide by zero, and LAPACK's
-    // gesv stops there too.
+    lu_factor<T>(a, piv, dinfo, "solve");
+    // Read the factorization's info first: solving with a singular factor would divide by
+    // zero, and LAPACK's gesv stops there too.
     read_info(dinfo, info);
     if (std::any_of(info.begin(), info.end(), [](int v) { return v != 0; })) return;
-    const int n32 = dim32(n, "solve"), k32 = dim32(k, "solve");
-    for (int64_t b = 0; b < B; ++b)
-      check_cusolver(Solver<T>::getrs(h, n32, k32, at<T>(a, b, n * n), n32, at<int>(piv, b, n),
-                                      at<T>(rhs, b, n * k), n32, at<int>(dinfo, b, 1)),
-                     "getrs", "solve");
+    lu_solve<T>(a, piv, rhs, dinfo);
     read_info(dinfo, info);
   });
 }
@@ -258,7 +311,7 @@ void cuda_det(const Tensor& a, const Tensor& sign, const Tensor& logabs, const T
     const int64_t B = a.dim(0), n = a.dim(1);
     Tensor piv = workspace(B * n, DType::Int32, d), dinfo = device_info(B, d);
     if (n > 0) {
-      lu_factor<T>(cusolver_handle(d), a, piv, dinfo, "det");
+      lu_factor<T>(a, piv, dinfo, "det");
       read_info(dinfo, info);
     }
     // Singular (info > 0) is a zero determinant, not an error, as on the CPU.

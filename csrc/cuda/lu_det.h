@@ -1,5 +1,5 @@
-// The determinant pieces from a batch of LU factors (cuSOLVER getrf's output), computed on the
-// device like the CPU kernel's loop (cpu/lapack_kernels.cpp: cpu_det).
+// The determinant pieces from a batch of LU factors (cuSOLVER getrf / cuBLAS getrfBatched),
+// computed on the device like the CPU kernel's loop (cpu/lapack_kernels.cpp: cpu_det).
 #pragma once
 #include "core/tensor.h"
 

@@ -20,10 +20,16 @@ __global__ void lu_det_kernel(const T* lu, const int* piv, int64_t batches, int6
   R la(0);
   for (int64_t i = 0; i < n; ++i) {
     const T d = p[i + i * n];
+    const R ad = ::cuda::std::abs(d);
+    if (ad == R(0)) {
+      // A zero pivot: the determinant is exactly zero, whatever the factors hold after it
+      // (cuBLAS's batched LU may have divided by that zero further on; LAPACK does not).
+      s = prod = T(0);
+      break;
+    }
     prod *= d;
     if (piv[b * n + i] != i + 1) s = -s;
-    const R ad = ::cuda::std::abs(d);
-    s = ad == R(0) ? T(0) : s * (d / ad);
+    s = s * (d / ad);
     la += ::cuda::std::log(ad);
   }
   if (s == T(0)) la = -::cuda::std::numeric_limits<R>::infinity();
