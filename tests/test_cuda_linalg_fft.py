@@ -93,6 +93,26 @@ def test_general_lu_paths_match_cpu(dtype):
     close(ts.linalg.solve(c, vc), ts.linalg.solve(g, vg), dtype)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+@pytest.mark.parametrize("shape", [(2, 40, 40), (40, 40), (3, 33, 33)])
+def test_large_matrices_take_the_unbatched_kernels(dtype, shape):
+    # n > 32: cuSOLVER's per-matrix getrf/getrs and syevd instead of the batched small-matrix
+    # calls (cuBLAS LU, syevjBatched) that the other tests exercise.
+    c, g = both(spd(shape, dtype, 22))
+    close(ts.linalg.inv(c), ts.linalg.inv(g), dtype)
+    for x, y in zip(ts.linalg.slogdet(c), ts.linalg.slogdet(g)):
+        close(x, y, dtype, scale=10.0)
+    bc, bg = both(rand(shape[:-1] + (3,), dtype, 23))
+    close(ts.linalg.solve(c, bc), ts.linalg.solve(g, bg), dtype)
+    close(ts.linalg.cholesky(c), ts.linalg.cholesky(g), dtype)
+    close(ts.linalg.eigvalsh(c), ts.linalg.eigvalsh(g), dtype, scale=100.0)
+    close(ts.linalg.svdvals(c), ts.linalg.svdvals(g), dtype, scale=100.0)
+    singular = np.ones(shape, dtype=dtype)
+    sc, sg = both(singular)
+    close(ts.linalg.det(sc), ts.linalg.det(sg), dtype)
+    assert raised(ts.linalg.inv, sg) == raised(ts.linalg.inv, sc)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_singular_det_is_zero_with_sign_zero(dtype):
     a = np.ones((2, 3, 3), dtype=dtype)
