@@ -52,10 +52,6 @@ struct Plan {
 // work area mutates the plan); executions only enqueue work, so the critical section is short.
 class PlanCache {
  public:
-  ~PlanCache() {
-    // Plans outliving the CUDA context at exit are not destroyed: the driver may be gone.
-  }
-
   // Runs exec(handle) with the plan of `key` bound to the current stream and a fresh work area.
   template <class F>
   void run(const PlanKey& key, const char* op, const F& exec) {
@@ -100,7 +96,8 @@ class PlanCache {
 };
 
 PlanCache& plan_cache() {
-  static auto* cache = new PlanCache();  // leaked on purpose: see ~PlanCache
+  // Leaked on purpose: plans are not destroyed at exit, when the CUDA driver may be gone.
+  static auto* cache = new PlanCache();
   return *cache;
 }
 
