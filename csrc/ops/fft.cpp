@@ -66,8 +66,9 @@ Tensor fit_axis(const Tensor& x, int64_t ax, int64_t len, DType dt) {
 // real ones move the axis last first.
 Tensor transform_axis(const Tensor& x, int64_t ax, int64_t n, Kind kind, bool forward, double scale,
                       DType cdt) {
-  // A backend without FFT kernels (CUDA, until a cuFFT path lands) transforms on the host:
-  // one copy each way (a synchronization), the CPU's engine in between.
+  // A backend without FFT kernels transforms on the host: one copy each way (a
+  // synchronization), the CPU's engine in between. CUDA has its kernels (cuFFT, in
+  // cuda/fft_cufft.cpp), so CUDA tensors stay on the device.
   if (!x.device().is_cpu() && !fft_c2c_stub.table[static_cast<int>(x.device().type)])
     return to_device(transform_axis(to_device(x, Device()), ax, n, kind, forward, scale, cdt),
                      x.device());
@@ -79,7 +80,7 @@ Tensor transform_axis(const Tensor& x, int64_t ax, int64_t n, Kind kind, bool fo
       int64_t batch = 1, inner = 1;
       for (int64_t d = 0; d < ax; ++d) batch *= t.dim(d);
       for (int64_t d = ax + 1; d <= last; ++d) inner *= t.dim(d);
-      const FftArgs a{t.data_ptr(), out.data_ptr(), batch, n, inner, forward, scale};
+      const FftArgs a{t.data_ptr(), out.data_ptr(), batch, n, inner, forward, scale, x.device()};
       fft_c2c_stub.get(x.device())(a, cdt);
     }
     return out;
@@ -93,7 +94,8 @@ Tensor transform_axis(const Tensor& x, int64_t ax, int64_t n, Kind kind, bool fo
   os[last] = n_out;
   Tensor out = Tensor::empty(os, kind == Kind::C2R ? rdt : cdt, x.device());
   if (out.numel() != 0) {
-    const FftArgs a{t.data_ptr(), out.data_ptr(), out.numel() / n_out, n, 1, forward, scale};
+    const FftArgs a{t.data_ptr(), out.data_ptr(), out.numel() / n_out, n, 1,
+                    forward,      scale,          x.device()};
     auto& stub = kind == Kind::C2C ? fft_c2c_stub : kind == Kind::R2C ? fft_r2c_stub : fft_c2r_stub;
     stub.get(x.device())(a, cdt);
   }

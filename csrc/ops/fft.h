@@ -1,5 +1,6 @@
 // The array API fft extension (2024.12): 1-D and n-D complex, real and Hermitian transforms,
-// sample frequencies and shifts. The engine lives in csrc/cpu/fft_plan.h.
+// sample frequencies and shifts. The CPU engine lives in csrc/cpu/fft_plan.h; CUDA tensors
+// transform through cuFFT (csrc/cuda/fft_cufft.cpp).
 #pragma once
 #include <optional>
 #include <string>
@@ -22,6 +23,7 @@ struct FftArgs {
   int64_t batch, n, inner;
   bool forward;  // c2c only
   double scale;
+  Device device{};  // where in/out live: device kernels run there, on its current stream
 };
 using FftKernel = void (*)(const FftArgs& args, DType dtype);
 TS_DECLARE_STUB(FftKernel, fft_c2c_stub);

@@ -72,9 +72,13 @@ Tensor out_as(const Tensor& t, DType in) {
   return astype(t, t.dtype() == DType::Float32 ? in : t.dtype(), false);
 }
 
-// Note [Host linear algebra]: a backend without LAPACK kernels (CUDA, until a cuSOLVER path
-// lands) runs the factorizations on the host: the inputs are copied over, the CPU's LAPACK
-// computes, and the results are copied back to the input's device (a synchronization).
+// Note [Host linear algebra]: a backend without LAPACK kernels runs the factorizations on the
+// host: the inputs are copied over, the CPU's LAPACK computes, and the results are copied back
+// to the input's device (a synchronization). CUDA registers all seven kernels
+// (cuda/linalg_cusolver.cpp: cuSOLVER potrf, getrf/getrs, syevd/heevd, geqrf + orgqr/ungqr,
+// gesvd; for batches of small matrices potrfBatched, syevjBatched and cuBLAS's batched LU),
+// so every function here and the composites built on them (pinv, matrix_rank, norms...) stay
+// on the device; only `info` comes back to the host, to raise the CPU path's errors.
 bool host_lapack(const Tensor& x) {
   return !x.device().is_cpu() && !lapack_pack_stub.table[static_cast<int>(x.device().type)];
 }
