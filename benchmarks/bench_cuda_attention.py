@@ -38,7 +38,9 @@ def bench_tessera(shape: tuple, dtype: str, fused: bool, iters: int) -> tuple:
     xs = [ts.asarray(rng.standard_normal((B, H, T, E)).astype(np.float32)).astype(
         getattr(ts, dtype)).to("cuda").requires_grad_(True) for _ in range(3)]
     g = ts.ones((B, H, T, E), dtype=getattr(ts, dtype), device="cuda")
+    min_bytes = A._FLASH_MIN_SCORE_BYTES
     A._FLASH_ON_CUDA = fused
+    A._FLASH_MIN_SCORE_BYTES = 0 if fused else A._FLASH_MIN_SCORE_BYTES
 
     def fwd() -> Any:
         with ts.no_grad():
@@ -50,7 +52,7 @@ def bench_tessera(shape: tuple, dtype: str, fused: bool, iters: int) -> tuple:
     try:
         return timeit(fwd, ts.cuda.synchronize, iters), timeit(step, ts.cuda.synchronize, iters)
     finally:
-        A._FLASH_ON_CUDA = True
+        A._FLASH_ON_CUDA, A._FLASH_MIN_SCORE_BYTES = True, min_bytes
 
 
 def bench_torch(shape: tuple, dtype: str, iters: int) -> tuple:

@@ -108,6 +108,7 @@ def test_sdpa_cuda(monkeypatch, dtype, E, causal) -> None:
     calls = []
     apply = A.FlashAttention.apply
     monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
+    monkeypatch.setattr(A, "_FLASH_MIN_SCORE_BYTES", 0)
     monkeypatch.setattr(A.FlashAttention, "apply",
                         staticmethod(lambda *a: calls.append(a[0].device.type) or apply(*a)))
     raw = [rng.standard_normal((2, 3, 40, E)) for _ in range(4)]
@@ -128,6 +129,7 @@ def test_sdpa_cuda(monkeypatch, dtype, E, causal) -> None:
 def test_sdpa_cuda_non_contiguous(monkeypatch, dtype) -> None:
     """q/k/v as (B, H, T, E) views of (B, T, H, E) projections, on CUDA vs CPU (flash both)."""
     monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
+    monkeypatch.setattr(A, "_FLASH_MIN_SCORE_BYTES", 0)
     raw = [rng.standard_normal((2, 37, 3, 64)) for _ in range(3)]
     g = rng.standard_normal((2, 3, 37, 64))
     res = {}
@@ -139,3 +141,18 @@ def test_sdpa_cuda_non_contiguous(monkeypatch, dtype) -> None:
         res[dev] = [host(out)] + [host(x.grad) for x in xs]
     for a, b in zip(res["cuda"], res["cpu"]):
         np.testing.assert_allclose(a, b, rtol=TOL[dtype], atol=TOL[dtype] * max(np.abs(b).max(), 1.0))
+
+
+def test_sdpa_cuda_picks_flash_only_for_large_scores(monkeypatch) -> None:
+    """Small score tensors take the (faster) matmul path on CUDA; above the threshold the
+    fused kernel runs."""
+    calls = []
+    apply = A.FlashAttention.apply
+    monkeypatch.setattr(A.FlashAttention, "apply",
+                        staticmethod(lambda *a: calls.append(1) or apply(*a)))
+    q = ts.zeros((2, 3, 40, 16), device="cuda")
+    F.scaled_dot_product_attention(q, q, q)
+    assert calls == []
+    monkeypatch.setattr(A, "_FLASH_MIN_SCORE_BYTES", 2 * 3 * 40 * 40 * 4 - 1)
+    F.scaled_dot_product_attention(q, q, q)
+    assert calls == [1]

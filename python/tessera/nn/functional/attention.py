@@ -21,6 +21,12 @@ from .activation import softmax
 # 129 vs 214 ms forward+backward at (8, 6, 256, 64) causal float32 on 2 cores).
 _FLASH_ON_CUDA = True
 _FLASH_ON_CPU = False
+# On the H100 the CUDA-core flash kernel is slower than cuBLAS matmuls + the fused softmax at
+# every measured shape (char-GPT (64, 6, 256, 64) causal fwd+bwd: float32 1.58 vs 1.01 ms,
+# bfloat16 1.47 vs 0.43 ms; docs/benchmarks.md), so CUDA takes it only where the matmul path
+# would materialize a score tensor (N, L, S) of more than this many bytes: there it trades
+# speed for O(L) memory instead of O(L * S).
+_FLASH_MIN_SCORE_BYTES = 1 << 30
 # The CUDA kernel covers these dtypes (float64 takes the matmul path) and head dims.
 _FLASH_CUDA_DTYPES = ("float16", "bfloat16", "float32")
 _FLASH_MAX_HEAD_DIM = 128
@@ -29,6 +35,14 @@ _FLASH_MAX_HEAD_DIM = 128
 def _ts() -> Any:
     import tessera
     return tessera
+
+
+def _score_bytes(q: Tensor, k: Tensor) -> int:
+    """Bytes of the float32 (..., L, S) score tensor the matmul path would build."""
+    n = 4 * q.shape[-2] * k.shape[-2]
+    for d in q.shape[:-2]:
+        n *= d
+    return n
 
 
 def _flash_applies(q: Tensor, k: Tensor, v: Tensor) -> bool:
@@ -43,7 +57,8 @@ def _flash_applies(q: Tensor, k: Tensor, v: Tensor) -> bool:
     dtype, device = str(q.dtype), q.device.type
     if device == "cuda":
         return (_FLASH_ON_CUDA and dtype in _FLASH_CUDA_DTYPES
-                and max(q.shape[-1], v.shape[-1]) <= _FLASH_MAX_HEAD_DIM)
+                and max(q.shape[-1], v.shape[-1]) <= _FLASH_MAX_HEAD_DIM
+                and _score_bytes(q, k) > _FLASH_MIN_SCORE_BYTES)
     return device == "cpu" and _FLASH_ON_CPU and dtype in FUSED_DTYPES
 
 
