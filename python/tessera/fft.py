@@ -56,7 +56,7 @@ def _fit_axis(t: Tensor, axis: int, length: int) -> Tensor:
     from ._manipulation import concat
     pad_shape = list(t.shape)
     pad_shape[axis] = length - m
-    return concat([t, zeros(tuple(pad_shape), dtype=t.dtype)], axis=axis)
+    return concat([t, zeros(tuple(pad_shape), dtype=t.dtype, device=t.device)], axis=axis)
 
 
 def _resolve_axes(ndim: int, s: Any, axes: Any) -> list:
@@ -117,7 +117,8 @@ def _doubled(g: Tensor, axis: int, n: int) -> Tensor:
         return g
     from ._creation import ones
     from ._dtypes import complex64, float32, float64
-    w = ones(n // 2 + 1, dtype=float32 if g.dtype == complex64 else float64)
+    w = ones(n // 2 + 1, dtype=float32 if g.dtype == complex64 else float64,
+             device=g.device)
     w[1:1 + d] = 2.0
     shape = [1] * g.ndim
     shape[axis] = n // 2 + 1
