@@ -285,6 +285,24 @@ def test_named_results():
     assert ts.linalg.svd(a).Vh.shape == (3, 3)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_det_of_pivoting_matrices_matches_numpy(dtype):
+    # Row swaps flip the sign: permutation matrices and general (pivoting) random matrices.
+    rng = np.random.default_rng(7)
+    perms = np.stack([np.eye(5)[p] for p in (rng.permutation(5) for _ in range(6))])
+    a = rng.standard_normal((8, 6, 6))
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.standard_normal((8, 6, 6))
+    for m in (perms.astype(dtype), a.astype(dtype), np.swapaxes(a, -1, -2).astype(dtype)):
+        got = ts.linalg.det(ts.asarray(m)).numpy()
+        np.testing.assert_allclose(got, np.linalg.det(m), rtol=1e-10 if dtype in ("float64", "complex128") else 1e-4)
+        sign, logabs = ts.linalg.slogdet(ts.asarray(m))
+        ws, wl = np.linalg.slogdet(m)
+        np.testing.assert_allclose(sign.numpy(), ws, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(logabs.numpy(), wl, rtol=1e-4, atol=1e-5)
+    assert ts.linalg.det(ts.asarray([[0.0, 1.0], [1.0, 0.0]])).item() == -1.0
+
+
 def test_singular_det_slogdet():
     a = ts.asarray(np.ones((2, 3, 3)))
     sign, logabs = ts.linalg.slogdet(a)

@@ -164,7 +164,10 @@ void cpu_det(const Tensor& a, const Tensor& sign, const Tensor& logabs, const Te
       for (int64_t i = 0; i < n; ++i) {
         const T d = p[i + i * n];
         prod *= d;
-        if (piv[i] != i + 1) s = -s;
+        if (piv[i] != i + 1) {  // each row swap flips the determinant's sign
+          s = -s;
+          prod = -prod;
+        }
         const R ad = std::abs(d);
         s = ad == R(0) ? T(0) : s * (d / ad);
         la += std::log(ad);

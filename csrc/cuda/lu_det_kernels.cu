@@ -28,7 +28,10 @@ __global__ void lu_det_kernel(const T* lu, const int* piv, int64_t batches, int6
       break;
     }
     prod *= d;
-    if (piv[b * n + i] != i + 1) s = -s;
+    if (piv[b * n + i] != i + 1) {  // each row swap flips the determinant's sign
+      s = -s;
+      prod = -prod;
+    }
     s = s * (d / ad);
     la += ::cuda::std::log(ad);
   }
