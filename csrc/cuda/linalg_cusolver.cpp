@@ -302,8 +302,27 @@ void cuda_solve(const Tensor& a, const Tensor& rhs, Info& info) {
   });
 }
 
+// A batch holding NaN/inf takes the CPU's LAPACK kernel (Note [Non-finite factorizations]):
+// pivoting on NaN is implementation detail, and the H100 run gave det 1 for [[nan, 1], [1, 2]]
+// where the CPU (and NumPy) give NaN.
+void host_det(const Tensor& a, const Tensor& sign, const Tensor& logabs, const Tensor& det,
+              Info& info) {
+  const Device cpu;
+  Tensor ha = to_device(a, cpu), hs = to_device(sign, cpu), hl = to_device(logabs, cpu),
+         hd = to_device(det, cpu);
+  det_stub.get(cpu)(ha, hs, hl, hd, info);
+  copy_(sign, hs);
+  copy_(logabs, hl);
+  copy_(det, hd);
+}
+
 void cuda_det(const Tensor& a, const Tensor& sign, const Tensor& logabs, const Tensor& det,
               Info& info) {
+  if (a.numel() > 0) {
+    const std::vector<char> finite = finite_entries(a);
+    if (!std::all_of(finite.begin(), finite.end(), [](char f) { return f != 0; }))
+      return host_det(a, sign, logabs, det, info);
+  }
   visit_solver(a.dtype(), "det", [&](auto tag) {
     using T = TS_SOLVER_T(tag);
     const Device d = a.device();
