@@ -6,16 +6,28 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define TS_X86_WIDE 1
+#endif
 
 namespace ts {
 
 namespace {
 
+// Rows i_begin..n, in 16 x 16 blocks so that both the reads (along the source's rows) and the
+// writes (along the buffer's rows) stay within a few cache lines at a time.
 template <int64_t ES>
 void transpose_scalar(const char* src, int64_t s0, int64_t s1, int64_t n, int64_t m, char* dst,
                       int64_t i_begin) {
-  for (int64_t i = i_begin; i < n; ++i)
-    for (int64_t j = 0; j < m; ++j) std::memcpy(dst + (j * n + i) * ES, src + i * s0 + j * s1, ES);
+  constexpr int64_t kB = 16;
+  for (int64_t ib = i_begin; ib < n; ib += kB)
+    for (int64_t jb = 0; jb < m; jb += kB) {
+      const int64_t ie = std::min(n, ib + kB), je = std::min(m, jb + kB);
+      for (int64_t i = ib; i < ie; ++i)
+        for (int64_t j = jb; j < je; ++j)
+          std::memcpy(dst + (j * n + i) * ES, src + i * s0 + j * s1, ES);
+    }
 }
 
 template <int64_t ES>
@@ -75,12 +87,63 @@ void transpose_8(const char* src, int64_t s0, int64_t n, int64_t m, char* dst) {
 }
 #endif
 
+#if defined(TS_X86_WIDE)
+// 4-byte elements, input rows contiguous, 16 x 16 blocks transposed in AVX-512 registers (the
+// build targets baseline x86-64: this is compiled for AVX-512 and picked at run time). Edges
+// that are not a whole block take the 4 x 4 SSE path.
+__attribute__((target("avx512f"))) void transpose_4_avx512(const char* src, int64_t s0, int64_t n,
+                                                           int64_t m, char* dst) {
+  float* d = reinterpret_cast<float*>(dst);
+  const int64_t n16 = n & ~int64_t(15), m16 = m & ~int64_t(15);
+  for (int64_t i = 0; i < n16; i += 16)
+    for (int64_t j = 0; j < m16; j += 16) {
+      __m512 r[16], t[16];
+      for (int k = 0; k < 16; ++k)
+        r[k] = _mm512_loadu_ps(reinterpret_cast<const float*>(src + (i + k) * s0) + j);
+      // 2x2 blocks of elements, then 4x4, then 8x8 lanes of 128 bits, then 16x16.
+      for (int k = 0; k < 16; k += 2) {
+        t[k] = _mm512_unpacklo_ps(r[k], r[k + 1]);
+        t[k + 1] = _mm512_unpackhi_ps(r[k], r[k + 1]);
+      }
+      for (int k = 0; k < 16; k += 4) {
+        r[k] = _mm512_shuffle_ps(t[k], t[k + 2], 0x44);
+        r[k + 1] = _mm512_shuffle_ps(t[k], t[k + 2], 0xEE);
+        r[k + 2] = _mm512_shuffle_ps(t[k + 1], t[k + 3], 0x44);
+        r[k + 3] = _mm512_shuffle_ps(t[k + 1], t[k + 3], 0xEE);
+      }
+      for (int k = 0; k < 8; ++k) {
+        const int a = (k / 4) * 8 + (k % 4);
+        t[a] = _mm512_shuffle_f32x4(r[a], r[a + 4], 0x88);
+        t[a + 4] = _mm512_shuffle_f32x4(r[a], r[a + 4], 0xDD);
+      }
+      for (int k = 0; k < 8; ++k) {
+        r[k] = _mm512_shuffle_f32x4(t[k], t[k + 8], 0x88);
+        r[k + 8] = _mm512_shuffle_f32x4(t[k], t[k + 8], 0xDD);
+      }
+      for (int k = 0; k < 16; ++k) _mm512_storeu_ps(d + (j + k) * n + i, r[k]);
+    }
+  // Right edge (columns m16..m) of the whole-block rows, then the bottom rows n16..n.
+  for (int64_t i = 0; i < n16; ++i)
+    for (int64_t j = m16; j < m; ++j) d[j * n + i] = reinterpret_cast<const float*>(src + i * s0)[j];
+  transpose_scalar<4>(src, s0, 4, n, m, dst, n16);
+}
+
+bool has_avx512() {
+  static const bool yes = __builtin_cpu_supports("avx512f");
+  return yes;
+}
+#endif
+
 }  // namespace
 
 // Bytes are moved as-is (floats through integer-free SSE moves keep every bit, NaN payloads
 // included).
 void transpose_tile(const char* src, int64_t s0, int64_t s1, int64_t n, int64_t m, int64_t es,
                     char* dst) {
+#if defined(TS_X86_WIDE)
+  if (es == 4 && s1 == 4 && n >= 16 && m >= 16 && has_avx512())
+    return transpose_4_avx512(src, s0, n, m, dst);
+#endif
 #if defined(__SSE2__)
   if (es == 4 && s1 == 4) return transpose_4(src, s0, n, m, dst);
   if (es == 8 && s1 == 8) return transpose_8(src, s0, n, m, dst);

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <initializer_list>
+#include <vector>
 
 #include "core/tensor.h"
 #include "cpu/parallel.h"
@@ -81,15 +82,40 @@ struct ElementwiseIter {
   // power-of-two row pitch those lines all fall in the same cache sets and evict each other.
   // The (dim 0, dim 1) plane is walked instead in tiles of up to tile0 x kTile1 elements (tile
   // rows along dim 0, the output's contiguous direction). Each such "transposed" input's tile
-  // is first copied, transposed, into a kTileBytes stack buffer (transpose_tile: it reads the
-  // input along its own rows, kTile1 elements each) and the loop then sees it as contiguous.
-  // Tiles go in blocks of kBlock1 rows of dim 1, band by band of dim 0 within a block, so
-  // the pages a block touches stay in the TLB (at 4 KiB pages a 2048-float row is two pages;
-  // 2048^2 float32: 1.1-1.3x faster than unblocked bands). Tiles depend only on the shape:
-  // results do not depend on the thread count.
-  static constexpr int64_t kTile1 = 16;
-  static constexpr int64_t kBlock1 = 256;
-  static constexpr int64_t kTileBytes = 16384;
+  // is first copied, transposed, into a kTileBytes per-thread buffer (transpose_tile: it reads
+  // the input along its own rows, 16 x 16 blocks in AVX-512 registers where the CPU has them)
+  // and the loop then sees it as contiguous. Square 128 x 128 float32 tiles (64 KiB, held in
+  // L2) read each input row of the tile as 512 contiguous bytes, which the hardware
+  // prefetchers follow; 16-wide tiles (one cache line per row) ran 1.3x slower at 2048^2
+  // (benchmarks/bench_core.py). Tiles go in blocks of kBlock1 rows of dim 1, band by band of
+  // dim 0 within a block. Tiles depend only on the shape: results do not depend on the
+  // thread count.
+  static constexpr int64_t kMinTiled = 16;
+  static constexpr int64_t kTile1 = 128;
+  static constexpr int64_t kBlock1 = 128;
+  static constexpr int64_t kTileBytes = 65536;
+  // A tile's rows of the unbuffered operands are only n elements long (512 bytes for float32),
+  // too short for the hardware prefetchers to get ahead: the tile walk asks for the lines of
+  // the row kPrefetchRows ahead itself (1.1x at 2048^2).
+  static constexpr int64_t kPrefetchRows = 2;
+
+  void prefetch_row(char* const* tile_base, const bool* buffered, const int64_t* inner,
+                    int64_t j, int64_t n) const {
+    for (int k = 0; k < nops; ++k) {
+      if (buffered[k] || inner[k] != elsize[k]) continue;
+      const char* r = tile_base[k] + j * strides[k][1];
+      for (int64_t off = 0; off < n * elsize[k]; off += 64) __builtin_prefetch(r + off);
+    }
+  }
+
+  // kTileBytes for each of the (up to kMaxOperands - 1) transposed inputs, per thread: on the
+  // heap, since 192 KiB would overflow small thread stacks.
+  static char* tile_buffers() {
+    thread_local std::vector<char> bufs;
+    if (bufs.empty()) bufs.resize((kMaxOperands - 1) * kTileBytes + 64);
+    const auto addr = reinterpret_cast<std::uintptr_t>(bufs.data());
+    return bufs.data() + (64 - addr % 64) % 64;
+  }
 
   // (i0, j0) of tile r of one 2-D plane with c0 bands of dim 0 and c1 tiles along dim 1.
   static void tile_origin(int64_t r, int64_t c0, int64_t c1, int64_t tile0, int64_t& i0,
@@ -110,7 +136,7 @@ struct ElementwiseIter {
   }
 
   bool needs_tiling() const {
-    if (shape.size() < 2 || shape[0] < kTile1 || shape[1] < kTile1) return false;
+    if (shape.size() < 2 || shape[0] < kMinTiled || shape[1] < kMinTiled) return false;
     for (int k = 1; k < nops; ++k)
       if (transposed(k)) return true;
     return false;
@@ -132,7 +158,7 @@ struct ElementwiseIter {
     }
     parallel_for(0, outer * c0 * c1, std::max<int64_t>(1, grain / (tile0 * kTile1)),
                  [&](int64_t b, int64_t e) {
-                   alignas(64) char buf[kMaxOperands - 1][kTileBytes];
+                   char* const bufs = tile_buffers();
                    char* p[kMaxOperands];
                    char* tile_base[kMaxOperands];
                    for (int64_t t = b; t < e; ++t) {
@@ -149,12 +175,13 @@ struct ElementwiseIter {
                        }
                        tile_base[k] = q;
                        if (buffered[k]) {
-                         transpose_tile(q, strides[k][0], strides[k][1], n, m, elsize[k],
-                                        buf[k - 1]);
-                         tile_base[k] = buf[k - 1];
+                         char* buf = bufs + (k - 1) * kTileBytes;
+                         transpose_tile(q, strides[k][0], strides[k][1], n, m, elsize[k], buf);
+                         tile_base[k] = buf;
                        }
                      }
                      for (int64_t j = 0; j < m; ++j) {
+                       if (j + kPrefetchRows < m) prefetch_row(tile_base, buffered, inner, j + kPrefetchRows, n);
                        for (int k = 0; k < nops; ++k)
                          p[k] = tile_base[k] + j * (buffered[k] ? n * elsize[k] : strides[k][1]);
                        loop(p, inner, n);
