@@ -23,7 +23,8 @@ from . import (_torch_compat_basics as _basics, _torch_compat_creation as _creat
                _torch_compat_shape as _shape, _torch_compat_reduce as _reduce,
                _torch_compat_linalg as _linalg, _torch_compat_indexing as _indexing,
                _torch_compat_misc as _misc, _torch_compat_default_dtype as _default_dtype,
-               _torch_compat_positional as _positional, _torch_compat_extra as _extra)
+               _torch_compat_positional as _positional, _torch_compat_extra as _extra,
+               _torch_compat_parity as _parity)
 from ._dtypes import float32 as _float32, int32 as _int32
 from ._torch_compat_creation import *  # noqa: F401,F403
 from ._torch_compat_math import *  # noqa: F401,F403
@@ -86,6 +87,7 @@ def _install() -> None:
     _basics.install()
     _creation.install()
     _inplace.install()
+    _parity.install()
     methods: Dict[str, Callable[..., Any]] = {}
     for mod in (_math, _shape, _reduce, _linalg, _indexing, _misc, _extra):
         methods.update(mod.METHODS)

@@ -616,18 +616,20 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        """Clears the gradients of all parameters (to None, or to zeros in place)."""
-        from ...autograd import no_grad
+        """Clears the gradients of all parameters: to None, or (as torch) detaches each
+        ``.grad`` in place and fills it with zeros."""
         for p in self.parameters():
-            if p.grad is None:
+            g = p.grad
+            if g is None:
                 continue
             if set_to_none:
                 p.grad = None
             else:
-                with no_grad():
-                    g = p.grad
-                    g[...] = 0
-                    p.grad = g
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
 
     def apply(self, fn: Callable[["Module"], Any]) -> "Module":
         """Calls fn on every submodule (children first) and on self."""
@@ -637,19 +639,26 @@ class Module:
         return self
 
     def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> "Module":
-        """Replaces every parameter and buffer t by fn(t) (parameters stay parameters)."""
+        """Converts every parameter and buffer with fn, as torch: a parameter keeps its
+        identity (``param.data = fn(param)``, its ``.grad`` likewise), so optimizers built
+        before ``to()``/``double()`` still update the module; buffers are replaced."""
+        from ...autograd import no_grad
         if recurse:
             for m in self.children():
                 m._apply(fn)
-        for name, p in self._parameters.items():
+        for p in self._parameters.values():
             if p is None:
                 continue
-            new = fn(p)
+            with no_grad():
+                new = fn(p)
             if new is not p:
-                newp = Parameter(new, p.requires_grad)
-                if p.grad is not None:
-                    newp.grad = fn(p.grad)
-                self._parameters[name] = newp
+                p._set_data(new)
+            g = p.grad
+            if g is not None:
+                with no_grad():
+                    new_g = fn(g)
+                if new_g is not g:
+                    g._set_data(new_g)
         for name, b in self._buffers.items():
             if b is not None:
                 self._buffers[name] = fn(b)
@@ -657,8 +666,8 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> "Module":
         """``to(dtype)``, ``to(device)`` or ``to(device, dtype)``: floating-point parameters and
-        buffers take `dtype`; everything moves to `device`. Parameters are replaced by new
-        Parameter objects when they change, so build optimizers after calling ``to``."""
+        buffers take `dtype`; everything moves to `device`. Parameters keep their identity (their data is
+        replaced, as torch), so an optimizer built before ``to`` still updates them."""
         from ... import isdtype
         from ..._C import dtype as DType
         dtype = kwargs.pop("dtype", None)
@@ -731,8 +740,8 @@ class Module:
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def share_memory(self) -> "Module":
-        """A no-op: tessera's CPU tensors need no move to shared memory; returns self."""
-        return self
+        """Calls ``share_memory_()`` on every parameter and buffer (as torch); returns self."""
+        return self._apply(lambda t: t.share_memory_())
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
         """torch compiles forward in place with torch.compile; tessera has no compiler, so
