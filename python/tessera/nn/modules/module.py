@@ -441,15 +441,15 @@ class Module:
         if isinstance(value, Parameter):
             if "_parameters" not in d:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._drop(name)
+            self._drop(name, keep="_parameters")
             self.register_parameter(name, value)
         elif isinstance(value, Module):
             if "_modules" not in d:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._drop(name)
+            self._drop(name, keep="_modules")
             self._modules[name] = value
         elif isinstance(value, Buffer):
-            self._drop(name)
+            self._drop(name, keep="_buffers")
             self.register_buffer(name, value, getattr(value, "_persistent", True))
         elif "_parameters" in d and name in self._parameters:
             if value is not None:
@@ -469,12 +469,15 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _drop(self, name: str) -> None:
-        """Forgets `name` from every registry and the instance dict before re-registering."""
+    def _drop(self, name: str, keep: str) -> None:
+        """Forgets `name` from the instance dict and the registries other than `keep` before
+        re-registering it there (so re-assigning keeps its place, as torch)."""
         self.__dict__.pop(name, None)
         for table in ("_parameters", "_buffers", "_modules"):
-            self.__dict__[table].pop(name, None)
-        self._non_persistent_buffers.discard(name)
+            if table != keep:
+                self.__dict__[table].pop(name, None)
+        if keep != "_buffers":
+            self._non_persistent_buffers.discard(name)
 
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
