@@ -99,3 +99,307 @@ def test_assert_close_message_details() -> None:
         ts.testing.assert_close(ts.ones(1), ts.ones(1), atol=1.0)
     ts.testing.assert_close(ts.ones(2), np.ones(2, np.float32))
     ts.testing.assert_allclose(ts.ones(2), np.ones(2))
+
+
+# ----------------------------------------------------------------------------- functions
+def _np(x: Any) -> Any:
+    if isinstance(x, (tuple, list)):
+        return [_np(v) for v in x]
+    if isinstance(x, torch.Tensor):
+        return x.detach().numpy()
+    if isinstance(x, ts.Tensor):
+        return x.numpy()
+    return np.asarray(x)
+
+
+def same(got: Any, want: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:
+    """Same structure, shapes, dtypes (by name) and values."""
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want)
+        for g, w in zip(got, want):
+            same(g, w, rtol, atol)
+        return
+    g, w = _np(got), _np(want)
+    assert g.shape == w.shape, (g.shape, w.shape)
+    assert g.dtype == w.dtype, (g.dtype, w.dtype)
+    np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+
+
+def both(fn: Callable[[Any, Callable[[np.ndarray], Any]], Any], **tol: Any) -> None:
+    """Runs fn(lib, to_tensor) with tessera and torch; compares results or exception types."""
+    def run(lib: Any) -> Any:
+        conv = (lambda a: ts.asarray(a)) if lib is ts else (lambda a: torch.from_numpy(np.array(a)))
+        try:
+            return False, fn(lib, conv)
+        except Exception as e:  # noqa: BLE001
+            return True, type(e)
+    (terr, tval), (serr, sval) = run(torch), run(ts)
+    assert terr == serr, (tval, sval)
+    if terr:
+        assert sval is tval or issubclass(sval, tval) or issubclass(tval, sval), (sval, tval)
+    else:
+        same(sval, tval, **tol)
+
+
+rng = np.random.default_rng(0)
+V = rng.standard_normal(5)
+M = rng.standard_normal((3, 4))
+I = np.array([3, 1, 4, 1, 5])
+
+
+@pytest.mark.parametrize("r,rep", [(2, False), (3, False), (2, True), (0, False), (6, False)])
+@pytest.mark.parametrize("data", [V, I, np.array([], np.float64)])
+def test_combinations(data: np.ndarray, r: int, rep: bool) -> None:
+    both(lambda lib, t: lib.combinations(t(data), r, with_replacement=rep))
+
+
+def test_combinations_errors() -> None:
+    both(lambda lib, t: lib.combinations(t(M)))
+    both(lambda lib, t: lib.combinations(t(V), -1))
+
+
+@pytest.mark.parametrize("fn", ["trapezoid", "trapz", "cumulative_trapezoid"])
+@pytest.mark.parametrize("data,kw", [(V, {}), (M, {"dim": 0}), (M, {"dx": 0.5}),
+                                     (I, {}), (M, {"dim": 1}), (np.ones((2, 1)), {}),
+                                     (np.ones((0, 3)), {"dim": 0})])
+def test_trapezoid(fn: str, data: np.ndarray, kw: dict) -> None:
+    both(lambda lib, t: getattr(lib, fn)(t(data), **kw))
+
+
+@pytest.mark.parametrize("fn", ["trapezoid", "cumulative_trapezoid"])
+def test_trapezoid_with_x(fn: str) -> None:
+    x = np.sort(rng.standard_normal(4))
+    both(lambda lib, t: getattr(lib, fn)(t(M), t(x)))
+    x5 = np.sort(rng.standard_normal(5))
+    both(lambda lib, t: getattr(lib, fn)(t(V), t(x5)))
+    both(lambda lib, t: getattr(lib, fn)(t(M), t(np.cumsum(np.ones((3, 4)), 1)), dim=1))
+    both(lambda lib, t: getattr(lib, fn)(t(M), t(np.ones(3))))
+
+
+@pytest.mark.parametrize("data", [V, I, np.array([True, False]), np.array([], np.float32)])
+@pytest.mark.parametrize("N,inc", [(None, False), (3, True), (0, False), (1, True)])
+def test_vander(data: np.ndarray, N: Any, inc: bool) -> None:
+    both(lambda lib, t: lib.vander(t(data), N, inc), rtol=1e-6)
+
+
+def test_vander_errors() -> None:
+    both(lambda lib, t: lib.vander(t(M)))
+    both(lambda lib, t: lib.vander(t(V), -1))
+
+
+@pytest.mark.parametrize("idx,shape", [(np.array([0, 5, 11]), (3, 4)), (np.array(7), (2, 2, 2)),
+                                       (np.array([[1, 2], [3, 0]]), (2, 2)),
+                                       (np.array([-1, -12]), (3, 4)), (np.array([12]), (3, 4)),
+                                       (np.array([1.0]), (3,)), (np.array([3]), 5)])
+def test_unravel_index(idx: np.ndarray, shape: Any) -> None:
+    both(lambda lib, t: lib.unravel_index(t(idx), shape))
+
+
+def test_complex_polar_view_as_real() -> None:
+    re, im = rng.standard_normal(4), rng.standard_normal(4)
+    both(lambda lib, t: lib.complex(t(re), t(im)))
+    both(lambda lib, t: lib.complex(t(re.astype(np.float32)), t(im.astype(np.float32))))
+    both(lambda lib, t: lib.complex(t(re), t(im.astype(np.float32))))
+    both(lambda lib, t: lib.polar(t(np.abs(re)), t(im)))
+    both(lambda lib, t: lib.view_as_real(lib.complex(t(re), t(im))))
+    both(lambda lib, t: lib.view_as_real(t(re)))
+    both(lambda lib, t: lib.view_as_complex(t(M[:, :2].copy())))
+    both(lambda lib, t: lib.view_as_complex(t(M)))
+    both(lambda lib, t: lib.view_as_real_copy(lib.complex(t(re), t(im))))
+
+
+@pytest.mark.parametrize("a,b", [("float32", "int64"), ("int8", "uint8"), ("bool", "int16"),
+                                 ("float16", "bfloat16"), ("complex64", "float64")])
+def test_promote_types(a: str, b: str) -> None:
+    want = torch.promote_types(getattr(torch, a), getattr(torch, b))
+    got = ts.promote_types(getattr(ts, a), getattr(ts, b))
+    assert str(got).rsplit(".", 1)[-1] == str(want).rsplit(".", 1)[-1]
+
+
+def test_typename() -> None:
+    for dt in ("float32", "float64", "int64", "bool", "uint8"):
+        want = torch.typename(torch.ones(1, dtype=getattr(torch, dt)))
+        assert ts.typename(ts.ones(1, dtype=getattr(ts, dt))) == want.replace("torch", "tessera")
+    assert ts.typename(3) == torch.typename(3) == "int"
+    assert ts.typename(np.ones(1)) == torch.typename(np.ones(1))
+
+
+@pytest.mark.parametrize("args,kw", [((1, 4), {}), ((0, 1, 0.25), {}), ((5, 9, 2), {}),
+                                     ((1, 4), {"dtype": "int64"}), ((3, 0, -1), {}),
+                                     ((0, 1, 0.3), {}), ((1, 0), {})])
+def test_range(args: tuple, kw: dict) -> None:
+    with pytest.raises(TypeError):
+        ts.range(5)
+    def fn(lib: Any, t: Any) -> Any:
+        k = {"dtype": getattr(lib, kw["dtype"])} if kw else {}
+        with pytest.warns(UserWarning):
+            return lib.range(*args, **k)
+    both(fn)
+
+
+def test_empty_strided_and_frombuffer() -> None:
+    for lib in (ts, torch):
+        e = lib.empty_strided((2, 3), (1, 2))
+        assert tuple(e.shape) == (2, 3)
+        assert (tuple(e.strides) == (4, 8)) if lib is ts else (e.stride() == (1, 2))
+    buf = np.arange(6, dtype=np.int32).tobytes()
+    both(lambda lib, t: lib.frombuffer(bytearray(buf), dtype=lib.int32))
+    both(lambda lib, t: lib.frombuffer(bytearray(buf), dtype=lib.int32, count=2, offset=8))
+    both(lambda lib, t: lib.frombuffer(bytearray(buf), dtype=lib.float64))
+
+
+@pytest.mark.parametrize("data,kw", [(V, {}), (M, {}), (M, {"dim": 1}), (M, {"spacing": 2.0}),
+                                     (M, {"spacing": [0.5, 2.0]}), (M, {"edge_order": 2}),
+                                     (I, {}), (M, {"dim": 0, "edge_order": 2, "spacing": 3.0}),
+                                     (np.ones((1, 3)), {}), (V, {"edge_order": 3})])
+def test_gradient(data: np.ndarray, kw: dict) -> None:
+    both(lambda lib, t: lib.gradient(t(data), **kw))
+
+
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_gradient_coordinates(edge_order: int) -> None:
+    x = np.sort(rng.standard_normal(4)) + np.arange(4)
+    both(lambda lib, t: lib.gradient(t(M), spacing=(t(x),), dim=1, edge_order=edge_order))
+
+
+def test_legacy_linalg() -> None:
+    A = rng.standard_normal((4, 3))
+    S = A.T @ A + np.eye(3)
+
+    def svd_check(lib: Any, t: Any) -> Any:
+        u, s, v = lib.svd(t(A))
+        return (u @ lib.diag_embed(s) @ v.mT if lib is torch else u @ ts.diag_embed(s) @ v.mT), s
+    both(svd_check)
+    both(lambda lib, t: lib.svd(t(A), compute_uv=False)[1])
+    both(lambda lib, t: [x.shape for x in lib.svd(t(A), some=False)] and
+         lib.svd(t(A), some=False)[0].abs().sum(0) * 0)
+    both(lambda lib, t: (lambda q, r: q @ r)(*lib.qr(t(A))))
+    both(lambda lib, t: lib.qr(t(A), some=False)[0].abs() @ lib.zeros((4, 1), dtype=lib.float64))
+    both(lambda lib, t: lib.cholesky(t(S)))
+    both(lambda lib, t: lib.cholesky(t(S), upper=True))
+    both(lambda lib, t: tuple(lib.slogdet(t(S))))
+    r = ts.slogdet(ts.asarray(S))
+    assert r.sign.shape == () and r.logabsdet.shape == ()
+
+
+def test_top_level_nn_functions() -> None:
+    x = rng.standard_normal((2, 3, 8)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3)).astype(np.float32)
+    both(lambda lib, t: lib.conv1d(t(x), t(w), padding=1), rtol=1e-4, atol=1e-5)
+    both(lambda lib, t: lib.layer_norm(t(x), (8,)), rtol=1e-4, atol=1e-5)
+    both(lambda lib, t: lib.group_norm(t(x), 3), rtol=1e-4, atol=1e-5)
+    rm, rv = np.zeros(3, np.float32), np.ones(3, np.float32)
+    g, b = rng.standard_normal(3).astype(np.float32), rng.standard_normal(3).astype(np.float32)
+    both(lambda lib, t: lib.batch_norm(t(x), t(g), t(b), t(rm.copy()), t(rv.copy()), False, 0.1,
+                                       1e-5, False), rtol=1e-4, atol=1e-5)
+    both(lambda lib, t: lib.instance_norm(t(x), None, None, None, None, True, 0.1, 1e-5, False),
+         rtol=1e-4, atol=1e-5)
+    emb = rng.standard_normal((5, 2)).astype(np.float32)
+    both(lambda lib, t: lib.embedding(t(emb), t(np.array([[0, 4], [2, 2]]))))
+    both(lambda lib, t: lib.dropout(t(x), 0.5, False))
+    both(lambda lib, t: lib.max_pool1d(t(x), 2))
+    both(lambda lib, t: lib.max_pool2d(t(x[None]), 2, 1))
+    both(lambda lib, t: lib.adaptive_max_pool1d(t(x), 3))
+    both(lambda lib, t: lib.avg_pool1d(t(x), 3))
+    both(lambda lib, t: lib.selu(t(x)), rtol=1e-5)
+    both(lambda lib, t: lib.cosine_similarity(t(x), t(x[::-1].copy())), rtol=1e-5)
+    both(lambda lib, t: lib.pdist(t(x[0])), rtol=1e-5)
+    ps = rng.standard_normal((1, 4, 2, 2))
+    both(lambda lib, t: lib.pixel_shuffle(t(ps), 2))
+    tgt = (rng.random((2, 3, 8)) > 0.5).astype(np.float32)
+    for red in (0, 1, 2):
+        both(lambda lib, t: lib.binary_cross_entropy_with_logits(t(x), t(tgt), None, None, red),
+             rtol=1e-5)
+        both(lambda lib, t: lib.kl_div(t(x), t(np.abs(x)), red), rtol=1e-5)
+    both(lambda lib, t: lib.rms_norm(t(x), (8,), None, 1e-6), rtol=1e-5)
+    both(lambda lib, t: lib.margin_ranking_loss(t(x), t(x * 0.5), t(np.sign(x)), 0.1, 2),
+         rtol=1e-5)
+
+
+def test_inplace_and_copy_functions() -> None:
+    for name in ("abs_", "exp_", "sigmoid_", "zero_", "neg_", "relu_", "sqrt_", "tanh_"):
+        both(lambda lib, t: (lambda x: (getattr(lib, name)(x), x)[1])(t(np.abs(M) + 0.1)))
+    both(lambda lib, t: (lambda x: (lib.fill_(x, 2.5), x)[1])(t(M.copy())))
+    both(lambda lib, t: lib.fill(t(M), 1.5))
+    both(lambda lib, t: (lambda x: (lib.clamp_(x, -0.5, 0.5), x)[1])(t(M.copy())))
+    both(lambda lib, t: lib.permute_copy(t(M), (1, 0)))
+    both(lambda lib, t: lib.transpose_copy(t(M), 0, 1))
+    both(lambda lib, t: lib.unbind_copy(t(M), 1))
+    both(lambda lib, t: lib.split_with_sizes(t(V), [2, 3]))
+    both(lambda lib, t: lib.split_with_sizes(t(V), [2, 2]))
+    both(lambda lib, t: lib.diagonal_copy(t(M)))
+    both(lambda lib, t: lib.squeeze_copy(t(M[None])))
+    both(lambda lib, t: lib.expand_copy(t(V), (2, 5)))
+    src = ts.asarray(M)
+    cp = ts.permute_copy(src, (1, 0))
+    cp[0, 0] = 100.0
+    assert float(src[0, 0]) != 100.0
+
+
+def test_switches() -> None:
+    for lib in (ts, torch):
+        assert not lib.are_deterministic_algorithms_enabled()
+        lib.use_deterministic_algorithms(True, warn_only=True)
+        assert lib.are_deterministic_algorithms_enabled()
+        assert lib.is_deterministic_algorithms_warn_only_enabled()
+        assert lib.get_deterministic_debug_mode() == 1
+        lib.set_deterministic_debug_mode("error")
+        assert lib.get_deterministic_debug_mode() == 2
+        lib.use_deterministic_algorithms(False)
+        assert lib.get_deterministic_debug_mode() == 0
+        with pytest.raises(RuntimeError):
+            lib.set_deterministic_debug_mode("bogus")
+        assert lib.get_float32_matmul_precision() == "highest"
+        lib.set_float32_matmul_precision("high")
+        assert lib.get_float32_matmul_precision() == "high"
+        with pytest.warns(UserWarning):
+            lib.set_float32_matmul_precision("bogus")
+        assert lib.get_float32_matmul_precision() == "high"
+        lib.set_float32_matmul_precision("highest")
+    model = ts.nn.Linear(2, 2)
+    assert ts.compile(model) is model
+    assert ts.compile()(len) is len
+
+
+@pytest.mark.parametrize("in_dims,out_dims", [(0, 0), (1, 0), ((0, None), 1)])
+def test_vmap(in_dims: Any, out_dims: int) -> None:
+    a = rng.standard_normal((3, 3))
+    bvec = rng.standard_normal(3)
+
+    def fn(lib: Any, t: Any) -> Any:
+        if isinstance(in_dims, tuple):
+            return lib.vmap(lambda x, y: x * y + 1, in_dims=in_dims, out_dims=out_dims)(t(a), t(bvec))
+        return lib.vmap(lambda x: (x ** 2).sum(), in_dims=in_dims, out_dims=out_dims)(t(a))
+    both(fn)
+    both(lambda lib, t: lib.vmap(lambda x: (x, x * 2))(t(a)))
+
+
+def test_device_size_layout_typed_tensors() -> None:
+    assert ts.device("cpu") == ts.ones(1).device
+    assert ts.Size((2, 3)) == (2, 3) and ts.Size((2, 3)).numel() == 6
+    assert repr(ts.strided) == "tessera.strided" and repr(ts.channels_last) == "tessera.channels_last"
+    for name, dt in (("FloatTensor", "float32"), ("LongTensor", "int64"), ("DoubleTensor", "float64"),
+                     ("BoolTensor", "bool"), ("ByteTensor", "uint8")):
+        for lib in (ts, torch):
+            cls = getattr(lib, name)
+            x = cls(2, 3)
+            assert tuple(x.shape) == (2, 3) and str(x.dtype).endswith(dt)
+            assert isinstance(x, cls)
+            y = cls([1, 0])
+            assert str(y.dtype).endswith(dt) and y.tolist() == ([1, 0] if dt not in ("float32", "float64", "bool") else y.tolist())
+    assert not isinstance(ts.ones(2), ts.LongTensor)
+
+
+def test_misc_top_level() -> None:
+    both(lambda lib, t: lib.matrix_rank(t(M)) if lib is ts else torch.linalg.matrix_rank(t(M)))
+    both(lambda lib, t: lib.nuclear_norm(t(M)))
+    both(lambda lib, t: lib.frobenius_norm(t(M), (0, 1)))
+    both(lambda lib, t: lib.constant_pad_nd(t(M), (1, 2), 3.0))
+    both(lambda lib, t: lib.unsafe_chunk(t(V), 2))
+    both(lambda lib, t: lib.unsafe_split(t(V), 2))
+    both(lambda lib, t: lib.nonzero_static(t(np.array([[0, 1], [2, 0]])), size=4))
+    both(lambda lib, t: lib.nonzero_static(t(np.array([0, 1, 2, 3])), size=2, fill_value=7))
+    both(lambda lib, t: lib.is_same_size(t(M), t(M)))
+    both(lambda lib, t: lib.is_signed(t(I)))
+    x = ts.ones(3)
+    assert ts.from_dlpack(ts.to_dlpack(x)).tolist() == [1.0] * 3

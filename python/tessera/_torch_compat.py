@@ -24,7 +24,8 @@ from . import (_torch_compat_basics as _basics, _torch_compat_creation as _creat
                _torch_compat_linalg as _linalg, _torch_compat_indexing as _indexing,
                _torch_compat_misc as _misc, _torch_compat_default_dtype as _default_dtype,
                _torch_compat_positional as _positional, _torch_compat_extra as _extra,
-               _torch_compat_parity as _parity)
+               _torch_compat_parity as _parity, _torch_compat_functions as _functions,
+               _torch_compat_legacy as _legacy)
 from ._dtypes import float32 as _float32, int32 as _int32
 from ._torch_compat_creation import *  # noqa: F401,F403
 from ._torch_compat_math import *  # noqa: F401,F403
@@ -36,6 +37,8 @@ from ._torch_compat_misc import *  # noqa: F401,F403
 from ._torch_compat_extra import *  # noqa: F401,F403
 from ._torch_compat_default_dtype import *  # noqa: F401,F403  (wraps creation functions)
 from ._torch_compat_positional import *  # noqa: F401,F403  (Note [positional dim])
+from ._torch_compat_functions import *  # noqa: F401,F403
+from ._torch_compat_legacy import *  # noqa: F401,F403
 
 
 def clone(input: Tensor) -> Tensor:
@@ -50,12 +53,13 @@ def detach(input: Tensor) -> Tensor:
 
 __all__ = (_creation.__all__ + _math.__all__ + _shape.__all__ + _reduce.__all__ +
            _linalg.__all__ + _indexing.__all__ + _misc.__all__ + _extra.__all__ + ["clone", "detach"])
-__all__ = list(dict.fromkeys(__all__ + _default_dtype.__all__ + _positional.__all__))
+__all__ = list(dict.fromkeys(__all__ + _default_dtype.__all__ + _positional.__all__
+                             + _functions.__all__ + _legacy.__all__))
 
 # torch's dtype spellings ts.float / ts.int (ts.long, ts.double, ... exist in _dtypes) are
 # served by the package's module __getattr__ (PEP 562) so that `from tessera import *` does
 # not shadow the builtins float and int.
-_LAZY_ATTRS = {"float": _float32, "int": _int32}
+_LAZY_ATTRS = {"float": _float32, "int": _int32, **_functions.LAZY}
 
 
 def _package_getattr(name: str) -> Any:
@@ -120,4 +124,6 @@ def _name_errors_of_functions() -> None:
 
 
 _install()
+globals().update(_functions.method_functions())  # needs the methods _install attached
+__all__ += [n for n in _functions.method_functions() if n not in __all__]
 _name_errors_of_functions()
