@@ -403,3 +403,130 @@ def test_misc_top_level() -> None:
     both(lambda lib, t: lib.is_signed(t(I)))
     x = ts.ones(3)
     assert ts.from_dlpack(ts.to_dlpack(x)).tolist() == [1.0] * 3
+
+
+# ----------------------------------------------------------------------------- Tensor methods
+@pytest.mark.parametrize("name,args", [("t_", ()), ("transpose_", (0, 1)), ("swapaxes_", (0, 1)),
+                                       ("swapdims_", (1, 0)), ("unsqueeze_", (1,)),
+                                       ("squeeze_", ()), ("as_strided_", ((2, 2), (1, 3))),
+                                       ("unsqueeze_", (5,))])
+def test_metadata_inplace_methods(name: str, args: tuple) -> None:
+    def fn(lib: Any, t: Any) -> Any:
+        x = t(M.copy())
+        out = getattr(x, name)(*args)
+        assert out is x
+        return x, tuple(x.shape)
+    both(fn)
+
+
+def test_metadata_inplace_autograd_rules() -> None:
+    for lib in (ts, torch):
+        x = lib.ones(3, requires_grad=True) if lib is ts else torch.ones(3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="leaf Variable"):
+            x.unsqueeze_(0)
+        with lib.no_grad():
+            y = lib.ones(3, requires_grad=True) if lib is ts else torch.ones(3, requires_grad=True)
+    s = ts.arange(6.0)
+    v = s.reshape(2, 3)
+    v.t_()
+    v[0, 1] = 100.0  # still a view of s's memory: element (1, 0) of the (2, 3) view
+    assert float(s[3]) == 100.0
+
+
+@pytest.mark.parametrize("sizes", [(2, 2), (3, 3), ((6,),), (0,), (1, 6)])
+def test_resize_(sizes: tuple) -> None:
+    def fn(lib: Any, t: Any) -> Any:
+        x = t(np.arange(6.0)).clone()  # torch cannot resize NumPy-owned memory
+        assert x.resize_(*sizes) is x
+        n = min(6, int(np.prod(x.shape)))
+        return tuple(x.shape), x.reshape(-1)[:n]
+    both(fn)
+    both(lambda lib, t: t(np.arange(6.0)).clone().resize_(-1, 2))
+    both(lambda lib, t: tuple(t(np.arange(6.0)).clone().resize_as_(t(M)).shape))
+
+
+def test_set_() -> None:
+    for lib in (ts, torch):
+        x = lib.ones(3) if lib is ts else torch.ones(3)
+        src = lib.zeros((2, 2)) if lib is ts else torch.zeros(2, 2)
+        assert x.set_(src) is x and tuple(x.shape) == (2, 2)
+        src[0, 0] = 5.0
+        assert float(x[0, 0]) == 5.0
+        x.set_()
+        assert tuple(x.shape) == (0,)
+        with pytest.raises(RuntimeError):
+            x.set_(lib.zeros(2, dtype=lib.int64) if lib is ts else torch.zeros(2, dtype=torch.int64))
+        base = lib.arange(6.0) if lib is ts else torch.arange(6.0)
+        x.set_(base, 1, (2, 2), (1, 2))
+        assert x.tolist() == [[1.0, 3.0], [2.0, 4.0]]
+
+
+def test_new_and_new_empty_strided() -> None:
+    for lib in (ts, torch):
+        x = lib.ones(2, dtype=lib.float64) if lib is ts else torch.ones(2, dtype=torch.float64)
+        assert tuple(x.new(2, 3).shape) == (2, 3) and x.new(2, 3).dtype == lib.float64
+        assert x.new([1, 2]).tolist() == [1.0, 2.0] and x.new([1, 2]).dtype == lib.float64
+        assert tuple(x.new().shape) == (0,)
+        e = x.new_empty_strided((2, 3), (1, 2))
+        assert tuple(e.shape) == (2, 3) and e.dtype == lib.float64
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_index_reduce(reduce: str, include_self: bool, dim: int) -> None:
+    base = rng.standard_normal((3, 4))
+    n = 5
+    index = np.array([0, 2, 0, 1, 2]) if dim == 0 else np.array([3, 0, 3, 1, 1])
+    src = rng.standard_normal((n, 4) if dim == 0 else (3, n))
+    both(lambda lib, t: t(base).index_reduce(dim, t(index), t(src), reduce,
+                                             include_self=include_self))
+
+    def inplace(lib: Any, t: Any) -> Any:
+        x = t(base.copy())
+        assert x.index_reduce_(dim, t(index), t(src), reduce, include_self=include_self) is x
+        return x
+    both(inplace)
+
+
+def test_index_reduce_errors() -> None:
+    both(lambda lib, t: t(M).index_reduce(0, t(np.array([0])), t(M[:1].copy()), "sum"))
+
+
+def test_map_and_map2_() -> None:
+    def fn(lib: Any, t: Any) -> Any:
+        x = t(M.copy())
+        x.map_(t(V[:4].copy()), lambda a, b: a * 2 + b)
+        y = t(M.copy())
+        y.map2_(t(M.copy()), t(np.ones(4)), lambda a, b, c: a - b + c)
+        return x, y
+    both(fn)
+
+
+def test_misc_methods() -> None:
+    both(lambda lib, t: t(M).as_strided_scatter(t(np.zeros((2, 2))), (2, 2), (1, 4), 1))
+    both(lambda lib, t: t(np.array([1 + 2j, 3 - 1j])).conj_physical())
+    both(lambda lib, t: (lambda x: (x.conj_physical_(), x)[1])(t(np.array([1 + 2j]))))
+    for lib in (ts, torch):
+        x = lib.ones(3) if lib is ts else torch.ones(3)
+        assert x.name is None and x.dense_dim() == 1 and x.sparse_dim() == 0
+        assert x.to_dense() is x
+        assert repr(x.layout).endswith("strided")
+        other = lib.zeros(3) if lib is ts else torch.zeros(3)
+        assert x.module_load(other).tolist() == [0.0] * 3 and x.tolist() == [0.0] * 3
+        assert x.module_load(other + 1, assign=True).tolist() == [1.0] * 3
+
+
+def test_grad_identity() -> None:
+    for lib in (ts, torch):
+        x = lib.ones(2, requires_grad=True) if lib is ts else torch.ones(2, requires_grad=True)
+        (x * 2).sum().backward()
+        g = x.grad
+        assert x.grad is g
+        (x * 3).sum().backward()
+        assert x.grad is g and x.grad.tolist() == [5.0, 5.0]
+        x.grad = None
+        assert x.grad is None
+        (x * 1).sum().backward()
+        del x.grad
+        assert x.grad is None

@@ -51,7 +51,7 @@ _new_int = int.__new__
 
 
 def _size_get(self: Tensor) -> Any:
-    # A tensor's shape never changes, so its _Size is made once and kept in the instance dict.
+    # Made once and kept in the instance dict (Tensor._set_data, which changes the shape, drops it).
     d = self.__dict__
     s = d.get("_ts_size")
     if s is None:

@@ -9,12 +9,21 @@ while it still wraps the stored TensorImpl (``_impl_id``).
 """
 from __future__ import annotations
 
+import math
 import weakref
-from typing import Any, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from ._C import Tensor
 
 _cpp_grad = Tensor.grad
+_cpp_set_data = Tensor._set_data
+
+
+def _set_data(self: Tensor, src: Tensor) -> None:
+    """Tensor._set_data plus dropping what the Python layer cached about the old geometry
+    (the callable ``size`` object of _torch_compat_basics)."""
+    _cpp_set_data(self, src)
+    self.__dict__.pop("_ts_size", None)
 
 
 def _grad_get(self: Tensor) -> Optional[Tensor]:
@@ -42,6 +51,215 @@ def _grad_del(self: Tensor) -> None:
     _grad_set(self, None)
 
 
+def _ts() -> Any:
+    import tessera
+    return tessera
+
+
+def _rebind(self: Tensor, new: Tensor, name: str) -> Tensor:
+    """Makes `self` take `new`'s data (for metadata-only in-place ops such as t_())."""
+    from ._C import is_grad_enabled
+    if self.requires_grad and is_grad_enabled():
+        if self.is_leaf:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        raise RuntimeError(f"{name}: tessera cannot change the shape of a tensor with autograd "
+                           f"history in place; use the out-of-place {name[:-1]}()")
+    self._set_data(new)
+    return self
+
+
+def _metadata_inplace(name: str) -> Callable[..., Tensor]:
+    base = name[:-1]
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return _rebind(self, getattr(self, base)(*args, **kwargs), name)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"In-place {base}: this tensor becomes ``self.{base}(...)`` (a view of " \
+                     f"the same memory)."
+    return method
+
+
+def _sizes(args: Sequence[Any]) -> tuple:
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
+    """Gives the tensor shape `sizes` (contiguous); the first elements (in row-major order)
+    are kept, new ones are uninitialized (torch.Tensor.resize_)."""
+    ts = _ts()
+    shape = _sizes(sizes)
+    if any((not isinstance(n, int)) or n < 0 for n in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension: {list(shape)}")
+    new = ts.empty(shape, dtype=self.dtype, device=self.device)
+    keep = min(math.prod(shape), int(self.size))
+    if keep:
+        with _no_grad():
+            new.reshape(-1)[:keep] = self.reshape(-1)[:keep]
+    return _rebind(self, new, "resize_")
+
+
+def _resize_as_(self: Tensor, other: Tensor, memory_format: Any = None) -> Tensor:
+    return _resize_(self, tuple(other.shape))
+
+
+def _set_(self: Tensor, source: Optional[Tensor] = None, storage_offset: Optional[int] = None,
+          size: Optional[Sequence[int]] = None, stride: Optional[Sequence[int]] = None) -> Tensor:
+    """``set_()`` empties the tensor; ``set_(source)`` makes it share source's memory and
+    geometry; ``set_(source, storage_offset, size, stride)`` a strided view of source."""
+    ts = _ts()
+    if source is None:
+        new = ts.empty((0,), dtype=self.dtype, device=self.device)
+    elif not isinstance(source, Tensor):
+        raise TypeError(f"set_(): argument 'source' must be Tensor, not {type(source).__name__}")
+    elif size is not None:
+        new = source.as_strided(tuple(size), tuple(stride) if stride is not None else
+                                _contiguous_strides(tuple(size)), storage_offset)
+    else:
+        new = source
+    if source is not None and source.dtype != self.dtype:
+        raise RuntimeError(f"Expected object of scalar type {self.dtype} but got scalar type "
+                           f"{source.dtype} for argument 'source'")
+    return _rebind(self, new, "set_")
+
+
+def _contiguous_strides(shape: tuple) -> tuple:
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def _new(self: Tensor, *args: Any, device: Any = None) -> Tensor:
+    """Legacy ``x.new(*sizes)`` (uninitialized) / ``x.new(data)`` / ``x.new()`` with x's
+    dtype and device."""
+    ts = _ts()
+    dev = self.device if device is None else device
+    if not args:
+        return ts.empty((0,), dtype=self.dtype, device=dev)
+    if len(args) == 1 and not isinstance(args[0], int):
+        data = args[0]
+        if isinstance(data, tuple) and type(data).__name__ == "Size":
+            return ts.empty(tuple(data), dtype=self.dtype, device=dev)
+        return ts.asarray(data, dtype=self.dtype, device=dev)
+    return ts.empty(_sizes(args), dtype=self.dtype, device=dev)
+
+
+def _new_empty_strided(self: Tensor, size: Sequence[int], stride: Sequence[int], *,
+                       dtype: Any = None, device: Any = None, requires_grad: bool = False,
+                       layout: Any = None, pin_memory: bool = False) -> Tensor:
+    return _ts().empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype,
+                               device=self.device if device is None else device,
+                               requires_grad=requires_grad)
+
+
+def _index_reduce(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                  include_self: bool = True) -> Tensor:
+    """Reduces the slices of `source` along `dim` into self's slices ``index[i]`` with
+    'prod', 'mean', 'amax' or 'amin' (torch.Tensor.index_reduce)."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    if index.ndim > 1:
+        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    d = dim % max(self.ndim, 1)
+    shape = [1] * source.ndim
+    shape[d] = index.shape[0]
+    full = _ts().broadcast_to(index.reshape(tuple(shape)), tuple(source.shape))
+    return self.scatter_reduce(d, full, source, reduce, include_self=include_self)
+
+
+def _index_reduce_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    out = _index_reduce(self, *args, **kwargs)
+    with _no_grad():
+        self[...] = out
+    return self
+
+
+def _map_(self: Tensor, tensor: Tensor, callable: Callable[[Any, Any], Any]) -> Tensor:
+    """self[i] = callable(self[i], tensor[i]) for each element (tensor broadcasts; CPU)."""
+    ts = _ts()
+    other = ts.broadcast_to(ts.asarray(tensor), tuple(self.shape)).numpy()
+    mine = self.numpy()
+    vals = [callable(a, b) for a, b in zip(mine.reshape(-1).tolist(), other.reshape(-1).tolist())]
+    with _no_grad():
+        self[...] = ts.asarray(vals, dtype=self.dtype).reshape(tuple(self.shape))
+    return self
+
+
+def _map2_(self: Tensor, x: Tensor, y: Tensor, callable: Callable[..., Any]) -> Tensor:
+    """self[i] = callable(self[i], x[i], y[i]) for each element (CPU)."""
+    ts = _ts()
+    shape = tuple(self.shape)
+    xs = ts.broadcast_to(ts.asarray(x), shape).numpy().reshape(-1).tolist()
+    ys = ts.broadcast_to(ts.asarray(y), shape).numpy().reshape(-1).tolist()
+    vals = [callable(a, b, c) for a, b, c in zip(self.numpy().reshape(-1).tolist(), xs, ys)]
+    with _no_grad():
+        self[...] = ts.asarray(vals, dtype=self.dtype).reshape(shape)
+    return self
+
+
+def _as_strided_scatter(self: Tensor, src: Tensor, size: Sequence[int], stride: Sequence[int],
+                        storage_offset: Optional[int] = None) -> Tensor:
+    """A copy of self (made contiguous) with ``src`` written into its as_strided view."""
+    out = self.contiguous().clone()
+    with _no_grad():
+        out.as_strided(tuple(size), tuple(stride), storage_offset)[...] = src
+    return out
+
+
+def _no_grad() -> Any:
+    from .autograd import no_grad
+    return no_grad()
+
+
+def _conj_physical(self: Tensor) -> Tensor:
+    return _ts().conj(self).clone()
+
+
+def _conj_physical_(self: Tensor) -> Tensor:
+    with _no_grad():
+        self[...] = _ts().conj(self)
+    return self
+
+
+def _module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
+    """How load_state_dict turns `other` into this tensor's new value: other detached
+    (`assign`) or copied into self (torch.Tensor.module_load)."""
+    if assign:
+        return other.detach()
+    with _no_grad():
+        self[...] = other
+    return self.detach()
+
+
 def install() -> None:
     """Attaches the Tensor attributes above."""
+    from ._torch_compat_legacy import strided
     Tensor.grad = property(_grad_get, _grad_set, _grad_del, _cpp_grad.__doc__)
+    Tensor._set_data = _set_data
+    for name in ("squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_", "swapdims_",
+                 "as_strided_"):
+        setattr(Tensor, name, _metadata_inplace(name))
+    Tensor.resize_ = _resize_
+    Tensor.resize_as_ = _resize_as_
+    Tensor.set_ = _set_
+    Tensor.new = _new
+    Tensor.new_empty_strided = _new_empty_strided
+    Tensor.index_reduce = _index_reduce
+    Tensor.index_reduce_ = _index_reduce_
+    Tensor.map_ = _map_
+    Tensor.map2_ = _map2_
+    Tensor.as_strided_scatter = _as_strided_scatter
+    Tensor.conj_physical = _conj_physical
+    Tensor.conj_physical_ = _conj_physical_
+    Tensor.layout = property(lambda self: strided, doc="Always tessera.strided.")
+    Tensor.name = property(lambda self: None, doc="None (tessera has no named tensors).")
+    Tensor.dense_dim = lambda self: self.ndim
+    Tensor.sparse_dim = lambda self: 0
+    Tensor.to_dense = lambda self, dtype=None, *, masked_grad=None: \
+        self if dtype is None else self.astype(dtype)
+    Tensor.module_load = _module_load
