@@ -2,6 +2,7 @@
 torch 2.13 (values, dtypes, shapes, exception types and, for assert_close, messages)."""
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -541,3 +542,116 @@ def test_det_sign_with_row_swaps(dtype: str) -> None:
         a = a.astype(dtype) if dtype != "complex128" else a + 0.5j * np.ones_like(a)
         both(lambda lib, t: lib.linalg.det(t(a)), rtol=1e-4, atol=1e-4)
         both(lambda lib, t: lib.linalg.slogdet(t(a))[0], rtol=1e-4, atol=1e-4)
+
+
+# ----------------------------------------------------------------------------- submodules
+X = np.array([[1., -2., 3.], [4., 5., -6.]], np.float32)
+
+
+@pytest.mark.parametrize("args,kw", [((), {}), (("fro",), {}), ((2,), {}), ((-2,), {}),
+                                     (("nuc",), {}), ((float("inf"),), {}), ((), {"dim": 1}),
+                                     ((1,), {"dim": 0}), ((), {"dim": (0, 1), "keepdim": True}),
+                                     ((-1,), {}), ((0,), {"dim": 1})])
+def test_linalg_norm(args: tuple, kw: dict) -> None:
+    both(lambda lib, t: lib.linalg.norm(t(X), *args, **kw), rtol=1e-5)
+
+
+def test_linalg_norm_more() -> None:
+    both(lambda lib, t: lib.linalg.norm(t(X[None]), "fro", dim=(1, 2)), rtol=1e-5)
+    both(lambda lib, t: lib.linalg.norm(t(X[None]), 2))
+    both(lambda lib, t: lib.linalg.norm(t(X.reshape(-1)), 3), rtol=1e-5)
+    both(lambda lib, t: lib.linalg.norm(t(X[None]), dtype=lib.float64), rtol=1e-5)
+
+
+def test_linalg_extras() -> None:
+    sq = X[:, :2] + 5 * np.eye(2, dtype=np.float32)
+    both(lambda lib, t: lib.linalg.multi_dot([t(X), t(X.T), t(X)]), rtol=1e-5)
+    both(lambda lib, t: lib.linalg.multi_dot([t(X[0]), t(X.T), t(X[:, 0].copy())]), rtol=1e-5)
+    both(lambda lib, t: lib.linalg.multi_dot([t(X)]))
+    both(lambda lib, t: lib.linalg.vander(t(X)))
+    both(lambda lib, t: lib.linalg.vander(t(I), N=4))
+    both(lambda lib, t: lib.linalg.matrix_exp(t(X[:, :2].copy())), rtol=1e-4)
+    both(lambda lib, t: lib.linalg.matrix_exp(t(np.linspace(-1, 1, 48).reshape(3, 4, 4))),
+         rtol=1e-9)
+    both(lambda lib, t: lib.linalg.matrix_exp(t(np.zeros((0, 0), np.float32))))
+    both(lambda lib, t: lib.linalg.matrix_exp(t(X)))
+    for kw in ({"upper": True}, {"upper": False, "unitriangular": True}):
+        both(lambda lib, t: lib.linalg.solve_triangular(t(sq), t(X), **kw), rtol=1e-5)
+    both(lambda lib, t: lib.linalg.solve_triangular(t(sq), t(X.T.copy()), upper=True, left=False),
+         rtol=1e-5)
+    for p in (None, "fro", 1, -2, float("inf")):
+        both(lambda lib, t: lib.linalg.cond(t(X[:, :2].copy()), p), rtol=1e-4)
+    both(lambda lib, t: lib.linalg.lstsq(t(X.T.copy()), t(X.T.copy())).solution, atol=1e-5)
+    both(lambda lib, t: lib.linalg.lstsq(t(X.T.copy()), t(X[0].copy())).solution, atol=1e-5)
+    both(lambda lib, t: lib.linalg.lstsq(t(X.T.copy()), t(X.T.copy()))[1:3])
+    both(lambda lib, t: tuple(lib.linalg.inv_ex(t(sq))), rtol=1e-5)
+    both(lambda lib, t: lib.linalg.inv_ex(t(np.zeros((2, 2), np.float32)))[1])
+    both(lambda lib, t: tuple(lib.linalg.cholesky_ex(t(X @ X.T))), rtol=1e-5)
+    both(lambda lib, t: lib.linalg.cholesky_ex(t(-(X @ X.T)))[1])
+    both(lambda lib, t: tuple(lib.linalg.solve_ex(t(sq), t(X))), rtol=1e-5)
+    both(lambda lib, t: lib.linalg.tensorinv(t(np.eye(4).reshape(4, 2, 2)), ind=1))
+    both(lambda lib, t: lib.linalg.tensorsolve(t(np.eye(6).reshape(2, 3, 6)), t(np.ones((2, 3)))))
+    with pytest.raises(ts.linalg.LinAlgError):
+        ts.linalg.inv_ex(ts.zeros((2, 2)), check_errors=True)
+
+
+def test_matrix_exp_gradient() -> None:
+    a = np.linspace(-0.5, 0.5, 9).reshape(3, 3)
+    xs = ts.asarray(a, requires_grad=True)
+    xt = torch.tensor(a, requires_grad=True)
+    ts.linalg.matrix_exp(xs).sum().backward()
+    torch.linalg.matrix_exp(xt).sum().backward()
+    same(xs.grad, xt.grad, rtol=1e-8)
+
+
+@pytest.mark.parametrize("name", ["fft2", "ifft2", "rfft2"])
+@pytest.mark.parametrize("norm", [None, "ortho", "forward"])
+def test_fft2(name: str, norm: Any) -> None:
+    both(lambda lib, t: getattr(lib.fft, name)(t(X), norm=norm), rtol=1e-5, atol=1e-5)
+    both(lambda lib, t: getattr(lib.fft, name)(t(X[None]), dim=(0, 2)), rtol=1e-5, atol=1e-5)
+
+
+def test_irfft2_roundtrip() -> None:
+    both(lambda lib, t: lib.fft.irfft2(lib.fft.rfft2(t(X)), s=(2, 3)), rtol=1e-5, atol=1e-5)
+
+
+def test_make_tensor_and_variable() -> None:
+    for lib in (ts, torch):
+        mk = lib.testing.make_tensor
+        x = mk(2, 3, dtype=lib.float32, device="cpu")
+        assert tuple(x.shape) == (2, 3) and x.dtype == lib.float32
+        assert bool((x >= -9).all()) and bool((x <= 9).all())
+        y = mk((4, 5), dtype=lib.int64, device="cpu", low=0, high=3)
+        assert y.dtype == lib.int64 and bool((y >= 0).all()) and bool((y < 3).all())
+        assert not mk(4, 3, dtype=lib.float32, device="cpu", noncontiguous=True).is_contiguous()
+        assert bool((mk(50, dtype=lib.float32, device="cpu", exclude_zero=True) != 0).all())
+        assert mk(3, dtype=lib.bool, device="cpu").dtype == lib.bool
+        assert mk(3, dtype=lib.float32, device="cpu", requires_grad=True).requires_grad
+        with pytest.raises(ValueError):
+            mk(3, dtype=lib.float32, device="cpu", low=2, high=1)
+        with pytest.raises(TypeError):
+            mk(3, dtype=lib.float32)
+        t = lib.ones(2)
+        assert isinstance(t, lib.autograd.Variable)
+        assert lib.autograd.Variable(t, requires_grad=True).requires_grad
+
+
+def test_nn_utils_and_init_extras() -> None:
+    for lib in (ts, torch):
+        p = [lib.nn.Parameter(lib.ones(3) if lib is ts else torch.ones(3)) for _ in range(2)]
+        for q in p:
+            q.grad = (lib.ones(3) if lib is ts else torch.ones(3)) * 2
+        total = lib.nn.utils.get_total_norm([q.grad for q in p])
+        assert abs(float(total) - math.sqrt(24)) < 1e-5
+        lib.nn.utils.clip_grads_with_norm_(p, 1.0, total)
+        assert abs(float(lib.nn.utils.get_total_norm([q.grad for q in p])) - 1.0) < 1e-4
+        w = lib.empty((4, 2, 3, 3)) if lib is ts else torch.empty(4, 2, 3, 3)
+        lib.nn.init.dirac_(w, groups=2)
+        assert float(w.sum()) == 4.0 and float(w[0, 0, 1, 1]) == 1.0 and float(w[2, 0, 1, 1]) == 1.0
+        s = lib.empty((10, 3)) if lib is ts else torch.empty(10, 3)
+        lib.nn.init.sparse_(s, 0.5)
+        assert int((s == 0).sum()) == 15
+        with pytest.warns(FutureWarning):
+            lib.nn.init.constant(s, 1.0)
+        m = lib.nn.utils.skip_init(lib.nn.Linear, 3, 2)
+        assert tuple(m.weight.shape) == (2, 3)

@@ -1,0 +1,402 @@
+"""torch functions of submodules that tessera's lacked, attached at import (the last step of
+``tessera/__init__``): linalg (norm, multi_dot, vander, matrix_exp (= tessera.matrix_exp), solve_triangular, cond,
+lstsq, the *_ex variants, tensorinv/tensorsolve), fft (the 2-D transforms), nn.init (dirac_,
+sparse_, the deprecated non-underscore names), nn.utils (get_total_norm,
+clip_grads_with_norm_, clip_grad_norm, skip_init), testing.make_tensor, autograd.Variable.
+Built from tessera's own differentiable ops, so autograd flows through them.
+"""
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union
+
+from ._C import Tensor
+
+
+def _ts() -> Any:
+    import tessera
+    return tessera
+
+
+# ----------------------------------------------------------------------------- linalg
+def _axes2(dim: Any) -> Tuple[int, int]:
+    d = tuple(dim)
+    if len(d) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {d}")
+    return d  # type: ignore[return-value]
+
+
+def matrix_norm_dim(A: Tensor, ord: Any = "fro", dim: Sequence[int] = (-2, -1),
+                    keepdim: bool = False) -> Tensor:
+    """linalg.matrix_norm over the two dims `dim` (moved last for the standard function)."""
+    ts = _ts()
+    d = _axes2(dim)
+    nd = A.ndim
+    d = tuple(x % nd for x in d)
+    x = ts.moveaxis(A, d, (-2, -1))
+    out = ts.linalg.matrix_norm(x, ord=ord, keepdims=keepdim)
+    if keepdim:
+        out = ts.moveaxis(out, (-2, -1), d)
+    return out
+
+
+def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
+         dtype: Any = None) -> Tensor:
+    """torch.linalg.norm: the vector norm over one dim (or the flattened tensor when ord and
+    dim are None), the matrix norm over two dims (or a 2-D input with ord given)."""
+    ts = _ts()
+    if dtype is not None:
+        A = A.astype(dtype)
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None and len(dim) == 2 or dim is None and ord is not None and A.ndim == 2:
+        return matrix_norm_dim(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim,
+                               keepdim)
+    if ord is not None and dim is None and A.ndim != 1:
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be "
+                           f"1D or 2D. Got {A.ndim}D.")
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.vector_norm: ord {ord!r} is a matrix norm; give two dims")
+    return ts.linalg.vector_norm(A, ord=2 if ord is None else ord,
+                                 axis=None if dim is None else tuple(dim), keepdims=keepdim)
+
+
+def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
+    """A @ B @ ... with a 1-D first (row) / last (column) argument allowed, as torch."""
+    ts = _ts()
+    if not isinstance(tensors, (list, tuple)) or not all(isinstance(t, Tensor) for t in tensors):
+        raise TypeError(f"linalg_multi_dot(): argument 'tensors' (position 1) must be tuple of "
+                        f"Tensors, not {type(tensors).__name__}")
+    ts_list = list(tensors)
+    if len(ts_list) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts_list)}")
+    first_1d, last_1d = ts_list[0].ndim == 1, ts_list[-1].ndim == 1
+    if first_1d:
+        ts_list[0] = ts_list[0][None, :]
+    if last_1d:
+        ts_list[-1] = ts_list[-1][:, None]
+    for i, t in enumerate(ts_list):
+        if t.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
+    out = ts_list[0]
+    for t in ts_list[1:]:
+        out = ts.matmul(out, t)
+    if first_1d:
+        out = out[0]
+    if last_1d:
+        out = out[..., 0]
+    return out
+
+
+def linalg_vander(x: Tensor, *, N: Optional[int] = None) -> Tensor:
+    """torch.linalg.vander: increasing powers x^0 ... x^(N-1) along a new last dim."""
+    ts = _ts()
+    if x.ndim == 0:
+        raise RuntimeError("linalg.vander: x must have at least one dimension")
+    n = x.shape[-1] if N is None else N
+    if n <= 1 and N is not None and N < 1:
+        raise RuntimeError("linalg.vander: N must be greater than 1.")
+    if x.dtype == ts.bool:
+        x = x.astype(ts.int64)
+    cols = [ts.ones_like(x)]
+    for _ in range(1, n):
+        cols.append(cols[-1] * x)
+    return ts.stack(cols, axis=-1)
+
+
+def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
+                     unitriangular: bool = False) -> Tensor:
+    """Solves A X = B (or X A = B when not `left`) reading only A's upper / lower triangle
+    (its diagonal taken as ones when `unitriangular`)."""
+    ts = _ts()
+    if A.ndim < 2 or B.ndim < 2:
+        raise RuntimeError("linalg.solve_triangular: The input tensor A must have at least 2 "
+                           "dimensions.")
+    T = ts.triu(A) if upper else ts.tril(A)
+    if unitriangular:
+        n = A.shape[-1]
+        eye = ts.eye(n, dtype=A.dtype, device=A.device)
+        T = T * (1 - eye) + eye
+    if left:
+        return ts.linalg.solve(T, B)
+    return ts.linalg.solve(T.mT, B.mT).mT
+
+
+def cond(A: Tensor, p: Any = None) -> Tensor:
+    """The condition number: sigma_max / sigma_min for p in (None, 2, -2 inverted), else
+    norm(A, p) * norm(inv(A), p)."""
+    ts = _ts()
+    if p in (None, 2, -2):
+        s = ts.linalg.svdvals(A)
+        hi, lo = s[..., 0], s[..., -1]
+        return hi / lo if p != -2 else lo / hi
+    return matrix_norm_dim(A, p) * matrix_norm_dim(ts.linalg.inv(A), p)
+
+
+_Lstsq = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
+
+
+def lstsq(A: Tensor, B: Tensor, rcond: Optional[float] = None, *,
+          driver: Optional[str] = None) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Least squares min ||A X - B|| through the pseudo-inverse. As torch's default CPU driver
+    ('gelsy'): residuals and singular_values are empty; rank is computed."""
+    ts = _ts()
+    if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, "
+                           f"gelsy, gelsd, gelss), but got {driver}")
+    vec = B.ndim == A.ndim - 1
+    Bm = B[..., None] if vec else B
+    X = ts.matmul(ts.linalg.pinv(A), Bm)
+    if vec:
+        X = X[..., 0]
+    empty = ts.empty((0,), dtype=A.dtype, device=A.device)
+    rank = ts.linalg.matrix_rank(A) if driver != "gels" else ts.empty((0,), dtype=ts.int64)
+    sv = ts.linalg.svdvals(A) if driver in ("gelsd", "gelss") else empty
+    return _Lstsq(X, empty, rank, sv)
+
+
+def _with_info(name: str, fn: Callable[..., Any], fields: Tuple[str, str]) -> Callable[..., Any]:
+    result = namedtuple(name, fields)
+
+    def ex(A: Tensor, *args: Any, check_errors: bool = False, **kwargs: Any) -> Any:
+        ts = _ts()
+        batch = tuple(A.shape[:-2])
+        try:
+            out = fn(A, *args, **kwargs)
+            info = ts.zeros(batch, dtype=ts.int32, device=A.device)
+        except ts.linalg.LinAlgError:
+            if check_errors:
+                raise
+            out = ts.full(tuple(A.shape) if name != "solve_ex" else tuple(args[0].shape),
+                          math.nan, dtype=A.dtype, device=A.device)
+            info = ts.ones(batch, dtype=ts.int32, device=A.device)
+        return result(out, info)
+    ex.__name__ = ex.__qualname__ = name
+    ex.__doc__ = f"(result, info) of linalg.{name[:-3]}: info is 0 where it succeeded " \
+                 f"(check_errors=True raises instead of reporting)."
+    return ex
+
+
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
+    """The inverse of A seen as a matrix of its first `ind` dims by the rest."""
+    ts = _ts()
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    m = math.prod(rows)
+    if m != math.prod(cols):
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           "prod(self.shape[:ind])")
+    return ts.linalg.inv(A.reshape(m, m)).reshape(cols + rows)
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims: Optional[Sequence[int]] = None) -> Tensor:
+    """X with tensordot(A, X, X.ndim) == B."""
+    ts = _ts()
+    if dims is not None:
+        A = ts.moveaxis(A, tuple(dims), tuple(range(A.ndim - len(dims), A.ndim)))
+    rest = tuple(A.shape[B.ndim:])
+    n = math.prod(rest)
+    x = ts.linalg.solve(A.reshape(-1, n), B.reshape(-1, 1) if B.ndim else B.reshape(1, 1))
+    return x.reshape(rest)
+
+
+# ----------------------------------------------------------------------------- fft
+def _fft2(name: str) -> Callable[..., Tensor]:
+    def fn(input: Tensor, s: Optional[Sequence[int]] = None, dim: Sequence[int] = (-2, -1),
+           norm: Optional[str] = None) -> Tensor:
+        base = getattr(_ts().fft, name + "n")
+        return base(input, s=s, axes=tuple(dim), norm="backward" if norm is None else norm)
+    fn.__name__ = fn.__qualname__ = name + "2"
+    fn.__doc__ = f"fft.{name}n over the two dims `dim` (default the last two)."
+    return fn
+
+
+# ----------------------------------------------------------------------------- nn.init
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fills a 3/4/5-D conv weight with the Dirac delta (identity convolution per group)."""
+    ts = _ts()
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    out_per = tensor.shape[0] // groups
+    if tensor.shape[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    n = min(out_per, tensor.shape[1])
+    with ts.no_grad():
+        tensor[...] = 0
+        centre = tuple(k // 2 for k in tensor.shape[2:])
+        for g in range(groups):
+            for d in range(n):
+                tensor[(g * out_per + d, d) + centre] = 1
+    return tensor
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
+    """Fills a 2-D tensor with N(0, std) values and zeros ceil(sparsity * rows) entries of
+    each column."""
+    ts = _ts()
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    zeros = int(math.ceil(sparsity * rows))
+    with ts.no_grad():
+        ts.nn.init.normal_(tensor, 0, std, generator=generator)
+        for c in range(cols):
+            idx = ts.randperm(rows, generator=generator)[:zeros] if generator is not None \
+                else ts.randperm(rows)[:zeros]
+            for r in idx.tolist():
+                tensor[r, c] = 0
+    return tensor
+
+
+def _deprecated_init(name: str) -> Callable[..., Any]:
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        import warnings
+        warnings.warn(f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`.",
+                      FutureWarning, stacklevel=2)
+        return getattr(_ts().nn.init, name + "_")(*args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Deprecated: nn.init.{name}_."
+    return fn
+
+
+# ----------------------------------------------------------------------------- nn.utils
+def get_total_norm(tensors: Union[Tensor, Iterable[Tensor]], norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: Any = None) -> Tensor:
+    """The norm of the norms of `tensors` (as if concatenated)."""
+    ts = _ts()
+    ts_list = [tensors] if isinstance(tensors, Tensor) else [t for t in tensors if t is not None]
+    if not ts_list:
+        return ts.asarray(0.0)
+    norms = ts.stack([ts.linalg.vector_norm(t, ord=norm_type) for t in ts_list])
+    total = ts.linalg.vector_norm(norms, ord=norm_type)
+    if error_if_nonfinite and not bool(ts.isfinite(total)):
+        raise RuntimeError(f"The total norm of order {float(norm_type)} for gradients from "
+                           "`parameters` is non-finite, so it cannot be clipped. To disable this "
+                           "error and scale the gradients by the non-finite norm anyway, set "
+                           "`error_if_nonfinite=False`")
+    return total
+
+
+def clip_grads_with_norm_(parameters: Union[Tensor, Iterable[Tensor]], max_norm: float,
+                          total_norm: Tensor, foreach: Any = None) -> None:
+    """Scales every .grad by min(1, max_norm / (total_norm + 1e-6)) in place."""
+    ts = _ts()
+    params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    coef = ts.clip(max_norm / (total_norm + 1e-6), max=1.0)
+    with ts.no_grad():
+        for p in params:
+            if p.grad is not None:
+                g = p.grad
+                g[...] = g * coef.astype(g.dtype)
+
+
+def clip_grad_norm(parameters: Any, max_norm: float, norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: Any = None) -> Tensor:
+    """Deprecated alias of clip_grad_norm_."""
+    import warnings
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    return _ts().nn.utils.clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite)
+
+
+def skip_init(module_cls: type, *args: Any, **kwargs: Any) -> Any:
+    """Builds module_cls(*args, **kwargs) (tessera cannot skip the initialization, so the
+    parameters are initialized as usual)."""
+    from .nn import Module
+    if not issubclass(module_cls, Module):
+        raise RuntimeError(f"Expected a Module; got {module_cls}")
+    kwargs.pop("device", None)
+    return module_cls(*args, **kwargs)
+
+
+# ----------------------------------------------------------------------------- testing
+def make_tensor(*shape: Any, dtype: Any, device: Any, low: Optional[float] = None,
+                high: Optional[float] = None, requires_grad: bool = False,
+                noncontiguous: bool = False, exclude_zero: bool = False,
+                memory_format: Any = None) -> Tensor:
+    """A random tensor of `shape` and `dtype` with values in [low, high): torch's defaults
+    are [-9, 9] (floats and signed ints), [0, 10) for uint8, and {False, True} for bool."""
+    ts = _ts()
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    if low is not None and high is not None and low > high:
+        raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
+    name = str(dtype).rsplit(".", 1)[-1]
+    if name == "bool":
+        out = ts.rand(shape) > 0.5
+    elif ts.isdtype(dtype, "integral"):
+        lo = (0 if name.startswith("uint") else -9) if low is None else math.ceil(low)
+        hi = (10 if name.startswith("uint") else 10) if high is None else math.ceil(high)
+        out = ts.randint(lo, max(hi, lo + 1), shape, dtype=dtype)
+    else:
+        lo = -9.0 if low is None else low
+        hi = 9.0 if high is None else high
+        real = ts.float64 if ts.isdtype(dtype, "complex floating") else dtype
+        out = (ts.rand(shape, dtype=ts.float64) * (hi - lo) + lo).astype(real)
+        if ts.isdtype(dtype, "complex floating"):
+            im = (ts.rand(shape, dtype=ts.float64) * (hi - lo) + lo)
+            out = (out + 1j * im).astype(dtype)
+    if exclude_zero:
+        tiny = 1 if ts.isdtype(dtype, "integral") else ts.finfo(dtype).tiny
+        out = ts.where(out == 0, ts.asarray(tiny, dtype=out.dtype), out) if name != "bool" \
+            else ts.ones_like(out)
+    if noncontiguous and out.size > 1:
+        wide = ts.repeat_interleave(out.reshape(-1), 2).reshape(tuple(shape[:-1]) + (-1,)) \
+            if len(shape) else out
+        out = wide[..., ::2] if len(shape) else out
+    if device is not None:
+        out = out.to(device)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+# ----------------------------------------------------------------------------- autograd
+class _VariableMeta(type):
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """Deprecated torch.autograd.Variable: Variable(t, requires_grad=False) is t (as a leaf
+    sharing its memory with the flag set); isinstance(x, Variable) holds for every tensor."""
+
+    def __new__(cls, data: Tensor, requires_grad: bool = False,  # type: ignore[misc]
+                volatile: bool = False) -> Tensor:
+        t = data.detach() if data.requires_grad and not requires_grad else data
+        if requires_grad:
+            t = t.detach().requires_grad_(True)
+        return t
+
+
+def install() -> None:
+    """Attaches the functions above to tessera's submodules (keeping any that exist)."""
+    ts = _ts()
+    extras = {
+        ts.linalg: {"norm": norm, "multi_dot": multi_dot, "vander": linalg_vander,
+                    "matrix_exp": ts.matrix_exp, "solve_triangular": solve_triangular,
+                    "cond": cond, "lstsq": lstsq, "tensorinv": tensorinv,
+                    "tensorsolve": tensorsolve,
+                    "inv_ex": _with_info("inv_ex", ts.linalg.inv, ("inverse", "info")),
+                    "cholesky_ex": _with_info("cholesky_ex", ts.linalg.cholesky, ("L", "info")),
+                    "solve_ex": _with_info("solve_ex", ts.linalg.solve, ("result", "info"))},
+        ts.fft: {n + "2": _fft2(n) for n in ("fft", "ifft", "rfft", "irfft")},
+        ts.nn.init: {"dirac_": dirac_, "sparse_": sparse_,
+                     **{n: _deprecated_init(n) for n in (
+                         "uniform", "normal", "constant", "xavier_uniform", "xavier_normal",
+                         "kaiming_uniform", "kaiming_normal", "orthogonal", "eye", "dirac",
+                         "sparse")}},
+        ts.nn.utils: {"get_total_norm": get_total_norm,
+                      "clip_grads_with_norm_": clip_grads_with_norm_,
+                      "clip_grad_norm": clip_grad_norm, "skip_init": skip_init},
+        ts.testing: {"make_tensor": make_tensor},
+        ts.autograd: {"Variable": Variable},
+    }
+    for mod, fns in extras.items():
+        for name, fn in fns.items():
+            if not hasattr(mod, name):
+                setattr(mod, name, fn)
+                if isinstance(getattr(mod, "__all__", None), list) and name not in mod.__all__:
+                    mod.__all__.append(name)
