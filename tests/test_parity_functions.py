@@ -655,3 +655,40 @@ def test_nn_utils_and_init_extras() -> None:
             lib.nn.init.constant(s, 1.0)
         m = lib.nn.utils.skip_init(lib.nn.Linear, 3, 2)
         assert tuple(m.weight.shape) == (2, 3)
+
+
+# ----------------------------------------------------------------------------- torch keywords
+IV = np.array([3, 1, 2, -5, 7])
+
+
+@pytest.mark.parametrize("expr", [
+    "lib.tensordot(t(X), t(X), dims=([1], [1]))", "lib.tensordot(t(X), t(X.T.copy()), 1)",
+    "lib.tensordot(t(X), t(X), ([1], [1]))", "lib.tensordot(t(X), t(X.T.copy()), dims=1)",
+    "lib.nonzero(t(X) > 0, as_tuple=True)", "lib.nonzero(t(X) > 0, as_tuple=False)",
+    "lib.concat([t(X), t(X)], 1)", "lib.concat([t(X), t(X)], dim=1)",
+    "lib.count_nonzero(t(X), 1)", "lib.count_nonzero(t(X), dim=0)",
+    "lib.searchsorted(t(np.array([1., 2.])), t(np.array([1.5, 2.])), right=True)",
+    "lib.searchsorted(t(np.array([1., 2.])), t(np.array([1.5, 2.])), side='right')",
+    "lib.searchsorted(t(np.array([1., 2.])), t(np.array([2.])), out_int32=True)",
+    "lib.searchsorted(t(np.array([1., 2.])), t(np.array([2.])), side='left', right=True)",
+    "lib.round(t(X) / 3, decimals=1)", "lib.round(t(X) * 100, decimals=-2)",
+    "lib.div(t(IV), 2, rounding_mode='floor')", "lib.div(t(IV), -2, rounding_mode='trunc')",
+    "lib.div(-t(IV), t(IV), rounding_mode='trunc')", "lib.div(7, t(IV), rounding_mode='trunc')",
+    "lib.div(t(X), 4, rounding_mode='trunc')", "lib.divide(t(X), 4, rounding_mode='floor')",
+    "lib.true_divide(t(IV), 2)", "lib.div(t(X), 4, rounding_mode='bogus')",
+    "lib.sub(t(X), t(X), alpha=2)", "lib.add(t(X), 1, alpha=2)", "lib.add(t(IV), t(IV), alpha=2)",
+    "lib.add(t(IV), t(IV), alpha=2.5)", "lib.subtract(t(IV), 1, alpha=3)",
+    "lib.add(t(X), t(IV[:3].copy()), alpha=0.5)",
+])
+def test_torch_keywords(expr: str) -> None:
+    both(lambda lib, t: eval(expr, {"lib": lib, "t": t, "np": np, "X": X, "IV": IV}), rtol=1e-6)
+
+
+def test_standard_calls_unchanged() -> None:
+    x = ts.asarray(X)
+    assert ts.nonzero(x > 0)[0].tolist() == [0, 0, 1, 1]
+    assert ts.tensordot(x, x, axes=([1], [1])).shape == (2, 2)
+    assert ts.round(ts.asarray([0.5, 1.5, 2.5])).tolist() == [0.0, 2.0, 2.0]
+    assert ts.linalg.tensordot is ts.tensordot
+    with pytest.raises(TypeError, match=r"^add\(\): invalid argument types"):
+        ts.add(x, x, 1, 2)

@@ -374,6 +374,7 @@ class Variable(metaclass=_VariableMeta):
 def install() -> None:
     """Attaches the functions above to tessera's submodules (keeping any that exist)."""
     ts = _ts()
+    ts.linalg.tensordot = ts.tensordot  # the standard's alias, with torch's dims= (kwargs)
     extras = {
         ts.linalg: {"norm": norm, "multi_dot": multi_dot, "vander": linalg_vander,
                     "matrix_exp": ts.matrix_exp, "solve_triangular": solve_triangular,

@@ -1,0 +1,159 @@
+"""torch's extra arguments on namespace functions whose standard signature lacks them:
+``add/subtract/sub(x, y, alpha=)``, ``div/divide(x, y, rounding_mode=)``, ``round(x,
+decimals=)``, ``tensordot(a, b, dims)``, ``nonzero(x, as_tuple=)``, ``concat(ts_, dim)``,
+``count_nonzero(x, dim)``, ``searchsorted(..., right=, side=, out_int32=)``.
+
+As Note [positional dim] (_torch_compat_positional): a call without the torch-only argument
+goes to the standard function unchanged; the torch argument can only come from torch-style
+code and gets torch's meaning.
+"""
+from __future__ import annotations
+
+import builtins
+import functools
+from typing import Any, Callable, Optional
+
+from . import _C
+from ._C import Tensor
+from ._dtypes import isdtype as _isdtype
+
+__all__ = ["add", "subtract", "sub", "divide", "div", "true_divide", "round", "tensordot",
+           "nonzero", "concat", "count_nonzero", "searchsorted"]
+
+
+def _with_alpha(std: Callable[..., Any], name: str) -> Callable[..., Any]:
+    @functools.wraps(std)
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        alpha = kwargs.pop("alpha", None)
+        if alpha is None or len(args) != 2 or kwargs:
+            return std(*args, **kwargs)  # the C++ function reports bad calls itself
+        x1, x2 = args
+        if isinstance(alpha, builtins.float) and _integral(x1) and _integral(x2):
+            raise RuntimeError(f"For integral input tensors, argument alpha must not be a "
+                               f"floating point number.")
+        scaled = x2 * alpha if not isinstance(x2, Tensor) else _C.multiply(x2, alpha)
+        return std(x1, scaled)
+    fn.__doc__ = (std.__doc__ or "") + f"\n\n{name}(x1, x2, alpha=a) computes x1 {'+' if name == 'add' else '-'} a * x2 (torch)."
+    return fn
+
+
+def _integral(x: Any) -> builtins.bool:
+    return _isdtype(x.dtype, ("integral", "bool")) if isinstance(x, Tensor) \
+        else isinstance(x, builtins.int)
+
+
+def _trunc_divide(x1: Any, x2: Any) -> Any:
+    if not (_integral(x1) and _integral(x2)):
+        return _C.trunc(_C.divide(x1, x2))
+    fq = _C.floor_divide(x1, x2)
+    # Integer floor division rounds down; truncation rounds toward zero.
+    inexact = _C.not_equal(_C.multiply(fq, x2), x1)
+    return _C.where(_C.logical_and(_C.less(fq, 0), inexact), _C.add(fq, 1), fq)
+
+
+def _with_rounding(std: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(std)
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        rounding_mode = kwargs.pop("rounding_mode", None)
+        if rounding_mode is None or len(args) != 2 or kwargs:
+            return std(*args, **kwargs)
+        x1, x2 = args
+        if rounding_mode == "floor":
+            return _C.floor_divide(x1, x2)
+        if rounding_mode == "trunc":
+            return _trunc_divide(x1, x2)
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    return fn
+
+
+def _round(std: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(std)
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        decimals = kwargs.pop("decimals", 0)
+        if decimals == 0 or len(args) != 1 or kwargs:
+            return std(*args, **kwargs)
+        x, = args
+        scale = 10.0 ** decimals
+        return _C.divide(std(_C.multiply(x, scale)), scale)
+    return fn
+
+
+def _tensordot(std: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(std)
+    def fn(x1: Any, x2: Any, /, *args: Any, **kwargs: Any) -> Any:
+        if "dims" in kwargs:
+            if "axes" in kwargs or args:
+                raise TypeError("tensordot: give the contracted dims once (dims or axes)")
+            kwargs["axes"] = kwargs.pop("dims")
+        if args:
+            if len(args) > 1 or "axes" in kwargs:
+                raise TypeError("tensordot: too many arguments")
+            kwargs["axes"] = args[0]
+        axes = kwargs.get("axes")
+        if isinstance(axes, Tensor):
+            kwargs["axes"] = int(axes) if axes.ndim == 0 else axes.tolist()
+        return std(x1, x2, **kwargs)
+    return fn
+
+
+def _nonzero(std: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(std)
+    def fn(x: Any, /, *, as_tuple: Optional[builtins.bool] = None) -> Any:
+        out = std(x)
+        if as_tuple is None or as_tuple:
+            return out
+        # torch's default layout: one row per nonzero element, one column per dim
+        from ._manipulation import stack
+        return stack(list(out), axis=1)
+    return fn
+
+
+def _axis_positional(std: Callable[..., Any], name: str) -> Callable[..., Any]:
+    @functools.wraps(std)
+    def fn(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if "dim" in kwargs:
+            if "axis" in kwargs:
+                raise TypeError(f"{name}: got both dim and axis")
+            kwargs["axis"] = kwargs.pop("dim")
+        if args:
+            if len(args) > 1 or "axis" in kwargs:
+                raise TypeError(f"{name}: too many positional arguments")
+            kwargs["axis"] = args[0]
+        return std(x, **kwargs)
+    return fn
+
+
+def _searchsorted(std: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(std)
+    def fn(sorted_sequence: Any, values: Any, /, *, side: Optional[str] = None,
+           sorter: Any = None, right: Optional[builtins.bool] = None,
+           out_int32: builtins.bool = False) -> Any:
+        if right is not None:
+            if side is not None and (side == "right") != right:
+                raise RuntimeError("torch.searchsorted(): side and right can't be set to "
+                                   "opposites, got side of left while right was True")
+            side = "right" if right else "left"
+        kw = {"side": side or "left"}
+        if sorter is not None:
+            kw["sorter"] = sorter
+        out = std(sorted_sequence, values, **kw)
+        return out.astype(_C.int32) if out_int32 else out
+    return fn
+
+
+def _build() -> dict:
+    from . import _indexing, _linalg_core, _manipulation, _searching, _statistical
+    return {
+        "add": _with_alpha(_C.add, "add"), "subtract": _with_alpha(_C.subtract, "subtract"),
+        "sub": _with_alpha(_C.subtract, "sub"), "divide": _with_rounding(_C.divide),
+        "div": _with_rounding(_C.divide), "true_divide": _with_rounding(_C.divide),
+        "round": _round(_C.round), "tensordot": _tensordot(_linalg_core.tensordot),
+        "nonzero": _nonzero(_indexing.nonzero),
+        "concat": _axis_positional(_manipulation.concat, "concat"),
+        "count_nonzero": _axis_positional(_statistical.count_nonzero, "count_nonzero"),
+        "searchsorted": _searchsorted(_searching.searchsorted),
+    }
+
+
+globals().update(_build())
