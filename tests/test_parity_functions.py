@@ -692,3 +692,58 @@ def test_standard_calls_unchanged() -> None:
     assert ts.linalg.tensordot is ts.tensordot
     with pytest.raises(TypeError, match=r"^add\(\): invalid argument types"):
         ts.add(x, x, 1, 2)
+
+
+# ----------------------------------------------------------------------------- special
+F64 = np.array([0., 1e-3, 1., -2.5, 10., 14.9, 15.1, 30., -100.])
+
+
+@pytest.mark.parametrize("name,data", [
+    ("erf", X), ("erfc", IV), ("erfcx", np.array([-3., 0., 1., 10., 30., 100.])),
+    ("erfinv", np.array([0.5, -0.9, 0.0], np.float32)), ("ndtr", X),
+    ("ndtri", np.array([0.1, 0.5, 0.975, 0., 1.])),
+    ("log_ndtr", np.array([-40., -25., -10., 0., 3.])), ("expit", X), ("exp2", IV),
+    ("expm1", X), ("log1p", np.abs(X)), ("gammaln", np.array([2.5, 0.1, 7.0])),
+    ("digamma", np.array([2.5, 0.3])), ("psi", np.array([2.5])), ("i0", F64), ("i0e", F64),
+    ("i1", F64), ("i1e", F64), ("i0", X), ("i1e", IV), ("modified_bessel_i0", F64[:6]),
+    ("modified_bessel_i1", F64[:6]), ("entr", np.array([-1., 0., 0.5, 2., np.nan])),
+    ("sinc", X), ("logit", np.array([0.3, 0.9]))])
+def test_special_unary(name: str, data: np.ndarray) -> None:
+    both(lambda lib, t: getattr(lib.special, name)(t(data)), rtol=2e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["chebyshev_polynomial_t", "chebyshev_polynomial_u",
+                                  "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+                                  "hermite_polynomial_h", "hermite_polynomial_he",
+                                  "laguerre_polynomial_l", "legendre_polynomial_p"])
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+def test_special_polynomials(name: str, n: int) -> None:
+    both(lambda lib, t: getattr(lib.special, name)(t(X / 7), n), rtol=1e-5, atol=1e-6)
+
+
+def test_special_misc() -> None:
+    both(lambda lib, t: lib.special.polygamma(1, t(np.array([2.5]))), rtol=1e-6)
+    both(lambda lib, t: lib.special.multigammaln(t(np.array([2.5])), 2), rtol=1e-6)
+    both(lambda lib, t: lib.special.xlogy(t(X), t(np.abs(X))), rtol=1e-6)
+    both(lambda lib, t: lib.special.xlog1py(t(np.array([1., 2.])), t(np.array([0.5, -1.]))))
+    both(lambda lib, t: lib.special.xlog1py(t(np.array([0.])), t(np.array([0.5]))))
+    both(lambda lib, t: lib.special.softmax(t(X), 1), rtol=1e-6)
+    both(lambda lib, t: lib.special.log_softmax(t(X), 0), rtol=1e-6)
+    both(lambda lib, t: lib.special.logsumexp(t(X), 1), rtol=1e-6)
+    both(lambda lib, t: lib.special.round(t(X) / 3))
+    both(lambda lib, t: lib.special.legendre_polynomial_p(t(X / 7), t(np.array([0, 1, 2]))),
+         rtol=1e-5)
+    both(lambda lib, t: lib.i0(t(X)), rtol=1e-6)
+    both(lambda lib, t: t(X).i0(), rtol=1e-6)
+    both(lambda lib, t: (lambda y: (y.i0_(), y)[1])(t(X.copy())), rtol=1e-6)
+
+
+def test_special_gradients() -> None:
+    a = np.array([0.5, 3.0, 20.0, -1.5])
+    for name in ("i0", "i1", "ndtr", "log_ndtr", "erfcx", "entr"):
+        data = np.abs(a) if name == "entr" else a
+        xs = ts.asarray(data, requires_grad=True)
+        xt = torch.tensor(data, requires_grad=True)
+        getattr(ts.special, name)(xs).sum().backward()
+        getattr(torch.special, name)(xt).sum().backward()
+        same(xs.grad, xt.grad, rtol=1e-7)

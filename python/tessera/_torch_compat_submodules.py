@@ -371,9 +371,24 @@ class Variable(metaclass=_VariableMeta):
         return t
 
 
+def _i0_(input: Tensor) -> Tensor:
+    """In-place i0."""
+    from .autograd import no_grad
+    from .special import i0
+    with no_grad():
+        input[...] = i0(input)
+    return input
+
+
 def install() -> None:
     """Attaches the functions above to tessera's submodules (keeping any that exist)."""
     ts = _ts()
+    from . import special
+    if not hasattr(ts, "i0"):
+        ts.i0 = special.i0
+        Tensor.i0 = special.i0
+        Tensor.i0_ = _i0_
+        ts.i0_ = _i0_
     ts.linalg.tensordot = ts.tensordot  # the standard's alias, with torch's dims= (kwargs)
     extras = {
         ts.linalg: {"norm": norm, "multi_dot": multi_dot, "vander": linalg_vander,
