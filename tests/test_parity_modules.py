@@ -242,3 +242,23 @@ def test_state_dict_after_double() -> None:
     for k in sd_s:
         assert str(sd_s[k].dtype).split(".")[-1] == str(sd_t[k].dtype).split(".")[-1]
         close(sd_s[k], sd_t[k])
+
+
+def test_parameter_repr() -> None:
+    for lib in (ts, torch):
+        p = lib.nn.Parameter(lib.ones(2) if lib is ts else torch.ones(2))
+        assert repr(p) == str(p) == "Parameter containing:\ntensor([1., 1.], requires_grad=True)"
+        q = lib.nn.Parameter(lib.ones(2) if lib is ts else torch.ones(2), requires_grad=False)
+        assert repr(q) == "Parameter containing:\ntensor([1., 1.])"
+        assert repr(p * 2).startswith("tensor(")
+
+
+def test_parameter_container_repr() -> None:
+    def norm(s: str) -> str:
+        return s.replace("torch.", "").replace("tessera.", "")
+    for build in (lambda lib: lib.nn.ParameterList([lib.nn.Parameter(lib.ones((2, 3))),
+                                                    lib.ones(1)]),
+                  lambda lib: lib.nn.ParameterList([lib.nn.Parameter(lib.ones((2, 3)))]),
+                  lambda lib: lib.nn.ParameterDict({"a": lib.nn.Parameter(lib.ones((2, 3)))}),
+                  lambda lib: lib.nn.ParameterDict({"a": lib.ones(2), "b": lib.ones(1)})):
+        assert norm(repr(build(ts))) == norm(repr(build(torch)))

@@ -94,20 +94,26 @@ class UninitializedBuffer(UninitializedTensorMixin, metaclass=_UninitializedBuff
         return t
 
 
-def _uninitialized_repr(self: Tensor, base: Callable[[Tensor], str]) -> str:
-    if is_lazy(self):
-        return "<UninitializedParameter>" if getattr(self, "_is_param", False) \
+def _uninitialized_repr(self: Tensor, base: Callable[[Tensor], str],
+                        param_base: Optional[Callable[[Tensor], str]] = None) -> str:
+    """torch's reprs: '<UninitializedParameter>', and 'Parameter containing:' before a
+    parameter's values."""
+    d = self.__dict__
+    if d.get("_is_lazy", False):
+        return "<UninitializedParameter>" if d.get("_is_param", False) \
             else "<UninitializedBuffer>"
+    if d.get("_is_param", False):
+        return "Parameter containing:\n" + (param_base or base)(self)
     return base(self)
 
 
 def install() -> None:
-    """Attaches ``materialize`` and the placeholder repr to Tensor (once)."""
+    """Attaches ``materialize`` and the Parameter / placeholder reprs to Tensor (once)."""
     if getattr(Tensor, "_uninitialized_installed", False):
         return
     base_repr, base_str = Tensor.__repr__, Tensor.__str__
     Tensor.__repr__ = lambda self: _uninitialized_repr(self, base_repr)  # type: ignore
-    Tensor.__str__ = lambda self: _uninitialized_repr(self, base_str)  # type: ignore
+    Tensor.__str__ = lambda self: _uninitialized_repr(self, base_str, base_repr)  # type: ignore
     Tensor.materialize = property(_materialize_attr)  # type: ignore[attr-defined]
     Tensor._uninitialized_installed = True  # type: ignore[attr-defined]
 
