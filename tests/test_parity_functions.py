@@ -747,3 +747,15 @@ def test_special_gradients() -> None:
         getattr(ts.special, name)(xs).sum().backward()
         getattr(torch.special, name)(xt).sum().backward()
         same(xs.grad, xt.grad, rtol=1e-7)
+
+
+def test_ambiguous_truth_value_is_value_and_runtime_error() -> None:
+    for exc in (ValueError, RuntimeError):
+        with pytest.raises(exc, match="ambiguous"):
+            bool(ts.ones(2))
+        with pytest.raises(exc):
+            if ts.zeros(0):
+                pass
+    with pytest.raises(RuntimeError):
+        bool(torch.ones(2))
+    assert bool(ts.ones(1)) and not bool(ts.zeros(()))

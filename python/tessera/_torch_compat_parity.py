@@ -236,11 +236,27 @@ def _module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
     return self.detach()
 
 
+class AmbiguousTruthError(ValueError, RuntimeError):
+    """bool() of a tensor with several elements: NumPy raises ValueError, torch RuntimeError;
+    this is both, so code written for either catches it."""
+
+
+_cpp_bool = Tensor.__bool__
+
+
+def _bool(self: Tensor) -> bool:
+    try:
+        return _cpp_bool(self)
+    except ValueError as e:
+        raise AmbiguousTruthError(str(e)) from None
+
+
 def install() -> None:
     """Attaches the Tensor attributes above."""
     from ._torch_compat_legacy import strided
     Tensor.grad = property(_grad_get, _grad_set, _grad_del, _cpp_grad.__doc__)
     Tensor._set_data = _set_data
+    Tensor.__bool__ = _bool
     for name in ("squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_", "swapdims_",
                  "as_strided_"):
         setattr(Tensor, name, _metadata_inplace(name))
