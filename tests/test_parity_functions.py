@@ -759,3 +759,18 @@ def test_ambiguous_truth_value_is_value_and_runtime_error() -> None:
     with pytest.raises(RuntimeError):
         bool(torch.ones(2))
     assert bool(ts.ones(1)) and not bool(ts.zeros(()))
+
+
+def test_item_error_and_memory_format() -> None:
+    for exc in (ValueError, RuntimeError):
+        with pytest.raises(exc):
+            ts.ones(3).item()
+    assert ts.ones(1).item() == 1.0
+    for lib in (ts, torch):
+        x = lib.ones((1, 3, 2, 2)) if lib is ts else torch.ones(1, 3, 2, 2)
+        assert tuple(x.clone(memory_format=lib.contiguous_format).shape) == (1, 3, 2, 2)
+        assert tuple(x.contiguous(memory_format=lib.contiguous_format).shape) == (1, 3, 2, 2)
+        assert tuple(x.to(memory_format=lib.channels_last).shape) == (1, 3, 2, 2)
+        assert x.to(lib.float64, memory_format=lib.preserve_format).dtype == lib.float64
+    with pytest.raises(TypeError, match="memory_format"):
+        ts.ones(2).clone(memory_format=3)

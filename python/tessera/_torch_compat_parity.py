@@ -251,12 +251,46 @@ def _bool(self: Tensor) -> bool:
         raise AmbiguousTruthError(str(e)) from None
 
 
+class ItemConversionError(ValueError, RuntimeError):
+    """item() of a tensor without exactly one element (ValueError for NumPy users,
+    RuntimeError as torch raises)."""
+
+
+def _dual_item(item: Callable[[Tensor], Any]) -> Callable[[Tensor], Any]:
+    def method(self: Tensor) -> Any:
+        try:
+            return item(self)
+        except ValueError as e:
+            raise ItemConversionError(str(e)) from None
+    method.__name__ = method.__qualname__ = "item"
+    method.__doc__ = item.__doc__
+    return method
+
+
+def _accept_memory_format(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """`fn` that also takes torch's memory_format=<a tessera memory format> (tessera keeps
+    row-major layouts, so the format is accepted and has no effect); other values still
+    reach `fn`, which rejects them."""
+    from ._torch_compat_legacy import memory_format
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(kwargs.get("memory_format"), memory_format):
+            del kwargs["memory_format"]
+        return fn(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
 def install() -> None:
     """Attaches the Tensor attributes above."""
     from ._torch_compat_legacy import strided
     Tensor.grad = property(_grad_get, _grad_set, _grad_del, _cpp_grad.__doc__)
     Tensor._set_data = _set_data
     Tensor.__bool__ = _bool
+    Tensor.item = _dual_item(Tensor.item)
+    for name in ("to", "clone", "contiguous"):
+        setattr(Tensor, name, _accept_memory_format(getattr(Tensor, name), name))
     for name in ("squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_", "swapdims_",
                  "as_strided_"):
         setattr(Tensor, name, _metadata_inplace(name))
