@@ -774,3 +774,23 @@ def test_item_error_and_memory_format() -> None:
         assert x.to(lib.float64, memory_format=lib.preserve_format).dtype == lib.float64
     with pytest.raises(TypeError, match="memory_format"):
         ts.ones(2).clone(memory_format=3)
+
+
+@pytest.mark.parametrize("expr", [
+    "lib.einsum(t(X), [0, 1], t(X), [0, 1], [0])", "lib.einsum(t(X), [0, 1], t(X), [2, 1])",
+    "lib.einsum(t(np.ones((2, 3, 4))), [Ellipsis, 1], [Ellipsis])",
+    "lib.einsum('i,i', t(np.ones(2)), t(np.ones(3)))", "lib.einsum('ij->k', t(X))",
+    "lib.einsum('ij', t(np.ones(2)))", "lib.einsum('ij,jk', t(X), t(X.T.copy()))",
+    "lib.diff(t(X), n=2, dim=1)", "lib.diff(t(X), dim=0)", "lib.diff(t(X), 1, dim=1)",
+    "lib.searchsorted(t(np.array([[1., 3.], [2., 4.]])), t(np.array([[2.], [3.]])))",
+    "lib.searchsorted(t(np.array([[1., 3.], [2., 4.]])), t(np.array([[2., 5.], [3., 0.]])), right=True)",
+    "lib.searchsorted(t(np.array([[1., 3.], [2., 4.]])), t(np.array([[2.]])))",
+])
+def test_einsum_diff_searchsorted(expr: str) -> None:
+    both(lambda lib, t: eval(expr, {"lib": lib, "t": t, "np": np, "X": X}), rtol=1e-6)
+
+
+def test_einsum_error_is_value_and_runtime_error() -> None:
+    for exc in (ValueError, RuntimeError):
+        with pytest.raises(exc):
+            ts.einsum("i,i", ts.ones(2), ts.ones(3))

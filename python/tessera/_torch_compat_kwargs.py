@@ -18,7 +18,15 @@ from ._C import Tensor
 from ._dtypes import isdtype as _isdtype
 
 __all__ = ["add", "subtract", "sub", "divide", "div", "true_divide", "round", "tensordot",
-           "nonzero", "concat", "count_nonzero", "searchsorted"]
+           "nonzero", "concat", "count_nonzero", "searchsorted", "einsum", "diff"]
+
+
+class ShapeArgumentError(ValueError, RuntimeError):
+    """Operands whose shapes do not fit the call: ValueError as NumPy / the standard raise,
+    RuntimeError as torch does, so code written for either catches it."""
+
+
+EinsumError = ShapeArgumentError
 
 
 def _with_alpha(std: Callable[..., Any], name: str) -> Callable[..., Any]:
@@ -137,13 +145,91 @@ def _searchsorted(std: Callable[..., Any]) -> Callable[..., Any]:
         kw = {"side": side or "left"}
         if sorter is not None:
             kw["sorter"] = sorter
-        out = std(sorted_sequence, values, **kw)
+        if isinstance(sorted_sequence, Tensor) and sorted_sequence.ndim > 1 \
+                and isinstance(values, Tensor) \
+                and tuple(values.shape[:-1]) == tuple(sorted_sequence.shape[:-1]):
+            out = _batched_searchsorted(std, sorted_sequence, values, kw)
+        else:
+            try:
+                out = std(sorted_sequence, values, **kw)
+            except ValueError as e:
+                if "side" in str(e):
+                    raise
+                raise ShapeArgumentError(str(e)) from None
         return out.astype(_C.int32) if out_int32 else out
+    return fn
+
+
+def _batched_searchsorted(std: Callable[..., Any], seq: Tensor, values: Any, kw: dict) -> Any:
+    """torch's N-D form: row r of `values` searched in row r of `seq` (same leading dims;
+    other shapes reach the standard function, which asks for a 1-d x1)."""
+    from ._manipulation import stack
+    rows_s = seq.reshape(-1, seq.shape[-1])
+    rows_v = values.reshape(-1, values.shape[-1])
+    if rows_s.shape[0] == 0:
+        from ._creation import zeros
+        return zeros(tuple(values.shape), dtype=_C.int64)
+    out = stack([std(rows_s[r], rows_v[r], **kw) for r in range(rows_s.shape[0])], axis=0)
+    return out.reshape(tuple(values.shape))
+
+
+def _einsum(std: Callable[..., Any]) -> Callable[..., Any]:
+    """einsum(equation, *operands) plus torch's sublist form einsum(op1, [0, 1], op2, [1, 2],
+    [0, 2]); equation/operand mismatches raise EinsumError."""
+    @functools.wraps(std)
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        if args and isinstance(args[0], Tensor):
+            args = _sublist_to_equation(args)
+        try:
+            return std(*args, **kwargs)
+        except ValueError as e:
+            raise EinsumError(str(e)) from None
+    return fn
+
+
+def _sublist_to_equation(args: tuple) -> tuple:
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def word(sub: Any) -> str:
+        out = []
+        for v in sub:
+            if v is Ellipsis:
+                out.append("...")
+            elif isinstance(v, builtins.int) and 0 <= v < len(letters):
+                out.append(letters[v])
+            else:
+                raise EinsumError(f"einsum(): expected subscript to be within the range [0, 52), "
+                                  f"got {v}")
+        return "".join(out)
+    ops, subs = list(args[0::2]), list(args[1::2])
+    out_sub = None
+    if len(args) % 2 == 1:
+        out_sub = args[-1]
+        ops = ops[:-1]
+    eq = ",".join(word(s) for s in subs[:len(ops)])
+    if out_sub is not None:
+        eq += "->" + word(out_sub)
+    return (eq, *ops)
+
+
+def _diff(std: Callable[..., Any]) -> Callable[..., Any]:
+    """diff that also takes torch's dim= keyword."""
+    @functools.wraps(std)
+    def fn(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if "dim" in kwargs:
+            if "axis" in kwargs:
+                raise TypeError("diff: got both dim and axis")
+            kwargs["axis"] = kwargs.pop("dim")
+            if args:  # torch's diff(x, n, dim=...)
+                kwargs["n"] = args[0]
+                args = args[1:]
+        return std(x, *args, **kwargs)
     return fn
 
 
 def _build() -> dict:
     from . import _indexing, _linalg_core, _manipulation, _searching, _statistical
+    from . import _einsum as _einsum_mod, _torch_compat_positional as _positional
     return {
         "add": _with_alpha(_C.add, "add"), "subtract": _with_alpha(_C.subtract, "subtract"),
         "sub": _with_alpha(_C.subtract, "sub"), "divide": _with_rounding(_C.divide),
@@ -153,6 +239,7 @@ def _build() -> dict:
         "concat": _axis_positional(_manipulation.concat, "concat"),
         "count_nonzero": _axis_positional(_statistical.count_nonzero, "count_nonzero"),
         "searchsorted": _searchsorted(_searching.searchsorted),
+        "einsum": _einsum(_einsum_mod.einsum), "diff": _diff(_positional.diff),
     }
 
 

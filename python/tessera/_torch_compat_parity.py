@@ -10,6 +10,7 @@ while it still wraps the stored TensorImpl (``_impl_id``).
 from __future__ import annotations
 
 import math
+import types
 import weakref
 from typing import Any, Callable, Optional, Sequence
 
@@ -264,6 +265,7 @@ def _dual_item(item: Callable[[Tensor], Any]) -> Callable[[Tensor], Any]:
             raise ItemConversionError(str(e)) from None
     method.__name__ = method.__qualname__ = "item"
     method.__doc__ = item.__doc__
+    method.__wrapped_by_arg_errors__ = True  # type: ignore[attr-defined]  (C++ names itself)
     return method
 
 
@@ -279,6 +281,8 @@ def _accept_memory_format(fn: Callable[..., Any], name: str) -> Callable[..., An
         return fn(self, *args, **kwargs)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = fn.__doc__
+    if not isinstance(fn, types.FunctionType):  # a C++ method names itself in its errors
+        method.__wrapped_by_arg_errors__ = True  # type: ignore[attr-defined]
     return method
 
 
