@@ -3,6 +3,8 @@
 converted in place; buffers are replaced; ``t.data = other`` rebinds a tensor's data."""
 from __future__ import annotations
 
+import io
+import pickle
 from typing import Any, Callable, Tuple
 
 import numpy as np
@@ -262,3 +264,57 @@ def test_parameter_container_repr() -> None:
                   lambda lib: lib.nn.ParameterDict({"a": lib.nn.Parameter(lib.ones((2, 3)))}),
                   lambda lib: lib.nn.ParameterDict({"a": lib.ones(2), "b": lib.ones(1)})):
         assert norm(repr(build(ts))) == norm(repr(build(torch)))
+
+
+# ----------------------------------------------------------------------------- save / load
+def _roundtrip(lib: Any, obj: Any, **load_kw: Any) -> Any:
+    buf = io.BytesIO()
+    lib.save(obj, buf)
+    buf.seek(0)
+    return lib.load(buf, **load_kw)
+
+
+def test_save_load_state_dict_to_file_object_and_path(tmp_path: Any) -> None:
+    sm, tm = _pair()
+    for m, lib in ((sm, ts), (tm, torch)):
+        sd = _roundtrip(lib, m.state_dict())
+        assert list(sd) == list(m.state_dict())
+        path = tmp_path / f"{lib.__name__}.pt"
+        lib.save(m.state_dict(), path)
+        assert list(lib.load(path)) == list(m.state_dict())
+        m.load_state_dict(lib.load(path, map_location="cpu"))
+
+
+def test_save_load_nested_and_optimizer_state() -> None:
+    sm, tm = _pair()
+    x = np.ones((3, 4), np.float32)
+    for m, lib in ((sm, ts), (tm, torch)):
+        opt = lib.optim.Adam(m.parameters(), lr=0.1)
+        m(lib.asarray(x) if lib is ts else torch.tensor(x)).sum().backward()
+        opt.step()
+        state = _roundtrip(lib, {"model": m.state_dict(), "opt": opt.state_dict(), "epoch": 3,
+                                 "names": ["a", "b"], "pair": (1, 2.5)})
+        assert state["epoch"] == 3 and state["names"] == ["a", "b"] and state["pair"] == (1, 2.5)
+        assert list(state["opt"]["state"]) == [0, 1, 2, 3, 4, 5]
+        opt2 = lib.optim.Adam(m.parameters(), lr=0.1)
+        opt2.load_state_dict(state["opt"])
+        assert float(opt2.state_dict()["state"][0]["step"]) == 1.0
+    got = _roundtrip(ts, [ts.ones(2, dtype=ts.bfloat16), ts.arange(3), {"k": ts.float64}])
+    assert got[0].dtype == ts.bfloat16 and got[1].tolist() == [0, 1, 2] and got[2]["k"] == ts.float64
+
+
+def test_load_weights_only_rejects_modules(tmp_path: Any) -> None:
+    for lib in (ts, torch):
+        path = tmp_path / f"m_{lib.__name__}.pt"
+        lib.save(lib.nn.Linear(2, 3), path)
+        with pytest.raises(pickle.UnpicklingError):
+            lib.load(path)
+        m = lib.load(path, weights_only=False)
+        assert type(m).__name__ == "Linear" and tuple(m.weight.shape) == (3, 2)
+
+
+def test_load_map_location_forms() -> None:
+    sd = ts.nn.Linear(2, 1).state_dict()
+    for where in ("cpu", ts.device("cpu"), {"cpu": "cpu"}, lambda storage, loc: storage):
+        out = _roundtrip(ts, dict(sd, extra=[sd["weight"]]), map_location=where)
+        assert str(out["weight"].device) == "cpu"
