@@ -794,3 +794,20 @@ def test_einsum_error_is_value_and_runtime_error() -> None:
     for exc in (ValueError, RuntimeError):
         with pytest.raises(exc):
             ts.einsum("i,i", ts.ones(2), ts.ones(3))
+
+
+def test_random_extras() -> None:
+    for lib in (ts, torch):
+        g = lib.Generator()
+        s = g.seed()
+        assert isinstance(s, int) and g.initial_seed() == s
+        assert lib.random.get_rng_state().dtype == lib.uint8
+        lib.manual_seed(3)
+        with lib.random.fork_rng():
+            a = lib.rand(2)
+        b = lib.rand(2)
+        assert a.tolist() == b.tolist()
+        with lib.random.fork_rng(enabled=False):
+            c = lib.rand(2)
+        assert c.tolist() != lib.rand(2).tolist()
+        assert type(lib.default_generator).__name__ == "Generator"

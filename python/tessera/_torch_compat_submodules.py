@@ -371,6 +371,36 @@ class Variable(metaclass=_VariableMeta):
         return t
 
 
+# ----------------------------------------------------------------------------- random
+def _generator_seed(self: Any) -> int:
+    """Seeds this generator non-deterministically and returns the seed (torch's
+    Generator.seed)."""
+    import numpy as np
+    s = int(np.random.SeedSequence().entropy % (2 ** 63))
+    self.manual_seed(s)
+    return s
+
+
+def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng",
+             _devices_kw: str = "devices", device_type: str = "cuda") -> Any:
+    """A context manager that restores the default generator's state on exit (torch.random.
+    fork_rng); with enabled=False it does nothing."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def ctx() -> Any:
+        if not enabled:
+            yield
+            return
+        g = _ts().random.default_generator
+        state = g.get_state()
+        try:
+            yield
+        finally:
+            g.set_state(state)
+    return ctx()
+
+
 def _i0_(input: Tensor) -> Tensor:
     """In-place i0."""
     from .autograd import no_grad
@@ -390,6 +420,10 @@ def install() -> None:
         Tensor.i0_ = _i0_
         ts.i0_ = _i0_
     ts.linalg.tensordot = ts.tensordot  # the standard's alias, with torch's dims= (kwargs)
+    if not hasattr(ts.random.Generator, "seed"):
+        ts.random.Generator.seed = _generator_seed
+    if not hasattr(ts, "default_generator"):
+        ts.default_generator = ts.random.default_generator
     extras = {
         ts.linalg: {"norm": norm, "multi_dot": multi_dot, "vander": linalg_vander,
                     "matrix_exp": ts.matrix_exp, "solve_triangular": solve_triangular,
@@ -408,6 +442,8 @@ def install() -> None:
                       "clip_grads_with_norm_": clip_grads_with_norm_,
                       "clip_grad_norm": clip_grad_norm, "skip_init": skip_init},
         ts.testing: {"make_tensor": make_tensor},
+        ts.random: {"get_rng_state": ts.get_rng_state, "set_rng_state": ts.set_rng_state,
+                    "initial_seed": ts.initial_seed, "fork_rng": fork_rng},
         ts.autograd: {"Variable": Variable},
     }
     for mod, fns in extras.items():
