@@ -386,6 +386,10 @@ def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng
     """A context manager that restores the default generator's state on exit (torch.random.
     fork_rng); with enabled=False it does nothing."""
     import contextlib
+    if devices is not None and (isinstance(devices, (str, bytes))
+                                or not hasattr(devices, "__iter__")):
+        raise TypeError(f"fork_rng: devices must be None or a list of devices, got "
+                        f"{type(devices).__name__}")
 
     @contextlib.contextmanager
     def ctx() -> Any:
