@@ -811,3 +811,15 @@ def test_random_extras() -> None:
             c = lib.rand(2)
         assert c.tolist() != lib.rand(2).tolist()
         assert type(lib.default_generator).__name__ == "Generator"
+
+
+@pytest.mark.parametrize("expr", ["x.__iadd__(0.5)", "x.add_(0.5)", "x.div_(2)",
+                                  "x.__itruediv__(2)", "x.mul_(1.5)", "x.exp_()",
+                                  "x.sub_(t(np.ones(3)))"])
+def test_inplace_cast_errors_are_runtime_errors(expr: str) -> None:
+    def fn(lib: Any, t: Any) -> Any:
+        x = t(np.arange(3))
+        return eval(expr, {"x": x, "t": t, "np": np})
+    both(fn)
+    with pytest.raises(TypeError):  # still tessera's dtype-error type
+        fn(ts, ts.asarray)

@@ -125,6 +125,7 @@ def _name_errors_of_functions() -> None:
 
 
 _install()
+_parity.wrap_inplace_cast_errors()  # after every in-place method exists
 globals().update(_functions.method_functions())  # needs the methods _install attached
 __all__ += [n for n in _functions.method_functions() if n not in __all__]
 _name_errors_of_functions()

@@ -286,6 +286,43 @@ def _accept_memory_format(fn: Callable[..., Any], name: str) -> Callable[..., An
     return method
 
 
+_INPLACE_OPERATORS = ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
+                      "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__",
+                      "__irshift__", "__imatmul__")
+
+
+def _cast_errors_as_torch(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """`fn` whose "can't be cast" dtype errors are InplaceCastError (TypeError as tessera's
+    dtype errors, RuntimeError as torch raises)."""
+    from ._torch_compat_inplace import InplaceCastError
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, *args, **kwargs)
+        except TypeError as e:
+            if "can't be cast" in str(e) and not isinstance(e, InplaceCastError):
+                raise InplaceCastError(str(e)) from None
+            raise
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    if not isinstance(fn, types.FunctionType):  # a C++ method names itself in its errors
+        method.__wrapped_by_arg_errors__ = True  # type: ignore[attr-defined]
+    return method
+
+
+def wrap_inplace_cast_errors() -> None:
+    """Applies _cast_errors_as_torch to the in-place operators and methods (run after every
+    in-place method is attached)."""
+    names = [n for n in dir(Tensor) if (n.endswith("_") and not n.startswith("_")
+                                        and callable(getattr(Tensor, n, None)))]
+    for name in (*_INPLACE_OPERATORS, *names):
+        fn = getattr(Tensor, name, None)
+        if fn is None or isinstance(fn, property) or name in ("requires_grad_", "share_memory_",
+                                                                "detach_", "retain_grad"):
+            continue
+        setattr(Tensor, name, _cast_errors_as_torch(fn, name))
+
+
 def install() -> None:
     """Attaches the Tensor attributes above."""
     from ._torch_compat_legacy import strided
