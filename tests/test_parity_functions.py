@@ -823,3 +823,21 @@ def test_inplace_cast_errors_are_runtime_errors(expr: str) -> None:
     both(fn)
     with pytest.raises(TypeError):  # still tessera's dtype-error type
         fn(ts, ts.asarray)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_incomplete_gamma(dtype: Any) -> None:
+    a = np.array([0.5, 1., 2., 5., 10., 0.1, 3., 30., 0., 1., -1., 2., 0.], dtype)
+    x = np.array([0.1, 1., 3., 2., 15., 5., 0., 25., 1., 0., 1., np.nan, 0.], dtype)
+    tol = {"rtol": 1e-9, "atol": 1e-9} if dtype == np.float64 else {"rtol": 1e-5, "atol": 1e-6}
+    for name in ("gammainc", "gammaincc"):
+        both(lambda lib, t: getattr(lib.special, name)(t(a), t(x)), **tol)
+    both(lambda lib, t: lib.igamma(t(a), t(x)), **tol)
+    both(lambda lib, t: t(a).igammac(t(x)), **tol)
+    both(lambda lib, t: (lambda y: (y.igamma_(t(x)), y)[1])(t(a.copy())), **tol)
+
+
+def test_resize_and_volatile() -> None:
+    both(lambda lib, t: t(np.arange(6.0)).resize(2, 3))
+    both(lambda lib, t: t(np.arange(6.0)).resize_as(t(np.ones((3, 2)))))
+    assert ts.ones(1).volatile is False

@@ -405,13 +405,27 @@ def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng
     return ctx()
 
 
+def _inplace_of(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    """x.<name>(...) writes fn(x, ...) into x (its dtype must hold the result)."""
+    from ._torch_compat_inplace import InplaceCastError
+
+    def method(self: Tensor, *args: Any) -> Tensor:
+        from .autograd import no_grad
+        out = fn(self, *args)
+        if out.dtype != self.dtype and not _ts().can_cast(out.dtype, self.dtype):
+            raise InplaceCastError(f"{name}: result type {out.dtype} can't be cast to the "
+                                   f"desired output type {self.dtype}")
+        with no_grad():
+            self[...] = out
+        return self
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
 def _i0_(input: Tensor) -> Tensor:
     """In-place i0."""
-    from .autograd import no_grad
     from .special import i0
-    with no_grad():
-        input[...] = i0(input)
-    return input
+    return _inplace_of(i0, "i0_")(input)
 
 
 def install() -> None:
@@ -423,6 +437,16 @@ def install() -> None:
         Tensor.i0 = special.i0
         Tensor.i0_ = _i0_
         ts.i0_ = _i0_
+    for name, fn in (("igamma", special.gammainc), ("igammac", special.gammaincc)):
+        if not hasattr(ts, name):
+            setattr(ts, name, fn)
+            setattr(Tensor, name, fn)
+            setattr(Tensor, name + "_", _inplace_of(fn, name + "_"))
+    if not hasattr(Tensor, "resize"):
+        Tensor.resize = lambda self, *sizes: self.clone().resize_(*sizes)
+        Tensor.resize_as = lambda self, other: self.clone().resize_as_(other)
+        Tensor.volatile = property(lambda self: False,
+                                   doc="Removed in torch (always False); kept for old code.")
     ts.linalg.tensordot = ts.tensordot  # the standard's alias, with torch's dims= (kwargs)
     if not hasattr(ts.random.Generator, "seed"):
         ts.random.Generator.seed = _generator_seed
