@@ -841,3 +841,38 @@ def test_resize_and_volatile() -> None:
     both(lambda lib, t: t(np.arange(6.0)).resize(2, 3))
     both(lambda lib, t: t(np.arange(6.0)).resize_as(t(np.ones((3, 2)))))
     assert ts.ones(1).volatile is False
+
+
+LU_A = np.array([[4., 3., 1.], [6., 3., 2.], [1., 5., 9.]])
+
+
+@pytest.mark.parametrize("expr", [
+    "lib.linalg.lu_factor(t(np.array([[1., 2.], [3., 4.]])))",
+    "lib.linalg.lu_factor(t(np.array([[1., 2., 3.], [4., 5., 6.]])))",
+    "lib.linalg.lu_factor(t(np.array([[1., 2.], [3., 4.], [5., 7.]])))",
+    "lib.linalg.lu_factor(t(np.array([[[0., 1.], [1., 0.]], [[2., 1.], [1., 3.]]])))",
+    "lib.linalg.lu_factor(t(np.zeros((2, 2))))", "lib.linalg.lu_factor_ex(t(np.zeros((2, 2))))",
+    "lib.linalg.lu(t(np.array([[1., 2.], [3., 4.]])))",
+    "lib.linalg.lu(t(np.array([[1., 2., 3.], [4., 5., 6.]])))",
+    "lib.linalg.lu(t(np.array([[1., 2.], [3., 4.], [5., 7.]])))",
+    "lib.lu_unpack(*lib.linalg.lu_factor(t(LU_A)))",
+    "lib.linalg.lu_solve(*lib.linalg.lu_factor(t(LU_A)), t(np.ones((3, 2))))",
+    "lib.linalg.lu_solve(*lib.linalg.lu_factor(t(LU_A)), t(np.ones((2, 3))), left=False)",
+    "lib.linalg.lu_solve(*lib.linalg.lu_factor(t(LU_A)), t(np.ones((3, 1))), adjoint=True)",
+    "t(LU_A).lu()", "t(LU_A).lu(get_infos=True)",
+    "lib.lu_solve(t(np.ones((3, 1))), *lib.linalg.lu_factor(t(LU_A)))",
+])
+def test_lu_family(expr: str) -> None:
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        both(lambda lib, t: eval(expr, {"lib": lib, "t": t, "np": np, "LU_A": LU_A}),
+             rtol=1e-10, atol=1e-12)
+
+
+def test_linalg_error_is_value_and_runtime_error() -> None:
+    for exc in (ValueError, RuntimeError, ts.linalg.LinAlgError):
+        with pytest.raises(exc):
+            ts.linalg.inv(ts.zeros((2, 2)))
+    both(lambda lib, t: lib.linalg.inv(t(np.zeros((2, 2)))))
+    both(lambda lib, t: lib.linalg.cholesky(t(-np.eye(2))))

@@ -202,6 +202,128 @@ def tensorsolve(A: Tensor, B: Tensor, dims: Optional[Sequence[int]] = None) -> T
     return x.reshape(rest)
 
 
+# ----------------------------------------------------------------------------- LU
+_LUFactor = namedtuple("lu_factor", ["LU", "pivots"])
+_LUFactorEx = namedtuple("lu_factor_ex", ["LU", "pivots", "info"])
+_PLU = namedtuple("lu", ["P", "L", "U"])
+
+
+def _getrf(a: Any) -> Tuple[Any, Any, Any]:
+    """LAPACK getrf (partial pivoting) on a (B, m, n) NumPy array: (LU, 1-based pivots
+    int32 (B, k), info int32 (B,))."""
+    import numpy as np
+    A = np.array(a, copy=True)
+    nb, m, n = A.shape
+    k = min(m, n)
+    piv = np.zeros((nb, k), np.int32)
+    info = np.zeros(nb, np.int32)
+    rows = np.arange(nb)
+    for j in range(k):
+        p = j + np.argmax(np.abs(A[:, j:, j]), axis=1)
+        piv[:, j] = p + 1
+        top = A[rows, j, :].copy()
+        A[rows, j, :] = A[rows, p, :]
+        A[rows, p, :] = top
+        d = A[:, j, j]
+        zero = d == 0
+        info = np.where(zero & (info == 0), j + 1, info).astype(np.int32)
+        safe = np.where(zero, 1, d)
+        A[:, j + 1:, j] = np.where(zero[:, None], A[:, j + 1:, j], A[:, j + 1:, j] / safe[:, None])
+        A[:, j + 1:, j + 1:] -= A[:, j + 1:, j:j + 1] * A[:, j:j + 1, j + 1:]
+    return A, piv, info
+
+
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -> Any:
+    """(LU, pivots, info) of (..., m, n) matrices with partial pivoting, LAPACK's layout:
+    L (unit diagonal) below and U on/above the diagonal of LU, 1-based int32 pivots. Values
+    only (not differentiable in tessera)."""
+    ts = _ts()
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
+                           "CPU.")
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.lu_factor: The input tensor A must have at least 2 "
+                           f"dimensions.")
+    batch = tuple(A.shape[:-2])
+    m, n = A.shape[-2], A.shape[-1]
+    lu, piv, info = _getrf(A.detach().cpu().numpy().reshape((-1, m, n)))
+    out = ts.asarray(lu.reshape(batch + (m, n)), device=A.device)
+    pv = ts.asarray(piv.reshape(batch + (min(m, n),)), device=A.device)
+    inf = ts.asarray(info.reshape(batch), device=A.device)
+    if check_errors and bool((inf != 0).any()):
+        i = int(info.max())
+        raise ts.linalg.LinAlgError(f"linalg.lu_factor_ex: U[{i},{i}] is zero, singular U.")
+    return _LUFactorEx(out, pv, inf)
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True) -> Any:
+    """(LU, pivots) of lu_factor_ex; raises for singular input as torch does."""
+    ts = _ts()
+    r = lu_factor_ex(A, pivot=pivot)
+    if bool((r.info != 0).any()):
+        i = int(r.info.max())
+        raise ts.linalg.LinAlgError(f"torch.linalg.lu_factor: U[{i},{i}] is zero and using it "
+                                    f"on lu_solve would result in a division by zero.")
+    return _LUFactor(r.LU, r.pivots)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
+              unpack_pivots: bool = True) -> Any:
+    """(P, L, U) with A = P @ L @ U from lu_factor's output."""
+    import numpy as np
+    ts = _ts()
+    m, n = LU_data.shape[-2], LU_data.shape[-1]
+    k = min(m, n)
+    L = U = P = ts.empty((0,), dtype=LU_data.dtype)
+    if unpack_data:
+        eye = ts.eye(m, k, dtype=LU_data.dtype, device=LU_data.device)
+        L = ts.tril(LU_data[..., :, :k], k=-1) + eye
+        U = ts.triu(LU_data[..., :k, :])
+    if unpack_pivots:
+        piv = LU_pivots.cpu().numpy().reshape((-1, LU_pivots.shape[-1])).astype(np.int64) - 1
+        perms = np.tile(np.arange(m), (piv.shape[0], 1))
+        for j in range(piv.shape[1]):
+            rows = np.arange(piv.shape[0])
+            a, b = perms[rows, j].copy(), perms[rows, piv[:, j]].copy()
+            perms[rows, j], perms[rows, piv[:, j]] = b, a
+        mats = np.zeros((piv.shape[0], m, m))
+        for r in range(piv.shape[0]):
+            mats[r, perms[r], np.arange(m)] = 1
+        P = ts.asarray(mats.reshape(tuple(LU_pivots.shape[:-1]) + (m, m)),
+                       dtype=LU_data.dtype, device=LU_data.device)
+    return _PLU(P, L, U)
+
+
+def linalg_lu(A: Tensor, *, pivot: bool = True) -> Any:
+    """(P, L, U) with A = P @ L @ U."""
+    LU, piv = lu_factor(A, pivot=pivot)
+    return lu_unpack(LU, piv)
+
+
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
+             adjoint: bool = False) -> Tensor:
+    """Solves A X = B (X A = B when not `left`; with A^H when `adjoint`) from A's LU factors
+    (differentiable in B)."""
+    ts = _ts()
+    P, L, U = lu_unpack(LU, pivots)
+    A = ts.matmul(ts.matmul(P, L), U)
+    if adjoint:
+        A = A.mH
+    if left:
+        return ts.linalg.solve(A, B)
+    return ts.linalg.solve(A.mT, B.mT).mT
+
+
+def _tensor_lu(self: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
+    r = lu_factor_ex(self, pivot=pivot)
+    return (r.LU, r.pivots, r.info) if get_infos else (r.LU, r.pivots)
+
+
+def _legacy_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+    """Deprecated torch.lu_solve(b, LU_data, LU_pivots)."""
+    return lu_solve(LU_data, LU_pivots, b)
+
+
 # ----------------------------------------------------------------------------- fft
 def _fft2(name: str) -> Callable[..., Tensor]:
     def fn(input: Tensor, s: Optional[Sequence[int]] = None, dim: Sequence[int] = (-2, -1),
@@ -442,6 +564,12 @@ def install() -> None:
             setattr(ts, name, fn)
             setattr(Tensor, name, fn)
             setattr(Tensor, name + "_", _inplace_of(fn, name + "_"))
+    if not hasattr(ts, "lu_unpack"):
+        ts.lu_unpack = lu_unpack
+        ts.lu_solve = _legacy_lu_solve
+        ts.lu = _tensor_lu
+        Tensor.lu = _tensor_lu
+        Tensor.lu_solve = _legacy_lu_solve
     if not hasattr(Tensor, "resize"):
         Tensor.resize = lambda self, *sizes: self.clone().resize_(*sizes)
         Tensor.resize_as = lambda self, other: self.clone().resize_as_(other)
@@ -456,7 +584,8 @@ def install() -> None:
         ts.linalg: {"norm": norm, "multi_dot": multi_dot, "vander": linalg_vander,
                     "matrix_exp": ts.matrix_exp, "solve_triangular": solve_triangular,
                     "cond": cond, "lstsq": lstsq, "tensorinv": tensorinv,
-                    "tensorsolve": tensorsolve,
+                    "tensorsolve": tensorsolve, "lu_factor": lu_factor,
+                    "lu_factor_ex": lu_factor_ex, "lu": linalg_lu, "lu_solve": lu_solve,
                     "inv_ex": _with_info("inv_ex", ts.linalg.inv, ("inverse", "info")),
                     "cholesky_ex": _with_info("cholesky_ex", ts.linalg.cholesky, ("L", "info")),
                     "solve_ex": _with_info("solve_ex", ts.linalg.solve, ("result", "info"))},
