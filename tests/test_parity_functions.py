@@ -877,3 +877,45 @@ def test_linalg_error_is_value_and_runtime_error() -> None:
     for lib in (ts, torch):  # torch's LinAlgError is a RuntimeError
         with pytest.raises(RuntimeError):
             lib.linalg.cholesky(-lib.eye(2))
+
+
+SIG = np.random.default_rng(5).standard_normal((2, 64))
+
+
+@pytest.mark.parametrize("kw", [
+    {"n_fft": 16}, {"n_fft": 16, "hop_length": 4, "win": 16}, {"n_fft": 15, "hop_length": 5,
+                                                               "normalized": True},
+    {"n_fft": 16, "win_length": 10, "win": 10, "center": False}, {"n_fft": 16, "onesided": False},
+    {"n_fft": 8, "pad_mode": "constant"}, {"n_fft": 16, "return_complex": False},
+    {"n_fft": 16, "one_d": True}])
+def test_stft_istft(kw: dict) -> None:
+    kw = dict(kw)
+    win = kw.pop("win", None)
+    one_d = kw.pop("one_d", False)
+    rc = kw.pop("return_complex", True)
+    sig = SIG[0] if one_d else SIG
+
+    def window(lib: Any) -> Any:
+        return None if win is None else lib.hann_window(win, dtype=lib.float64)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        both(lambda lib, t: lib.stft(t(sig), window=window(lib), return_complex=rc, **kw),
+             rtol=1e-9, atol=1e-12)
+        if kw.get("onesided", True) and rc and kw.get("win_length") is None \
+                and kw.get("pad_mode") is None:
+            spec = torch.stft(torch.tensor(sig), window=window(torch), return_complex=True, **kw)
+            ikw = {k: v for k, v in kw.items() if k not in ("onesided",)}
+            both(lambda lib, t: lib.istft(t(spec.numpy()), window=window(lib),
+                                          length=sig.shape[-1], **ikw), rtol=1e-9, atol=1e-12)
+
+
+def test_stft_errors_and_grad() -> None:
+    both(lambda lib, t: lib.stft(t(SIG), 16))  # return_complex is required for real input
+    both(lambda lib, t: lib.stft(t(SIG), 128, return_complex=True, center=False))
+    both(lambda lib, t: lib.istft(t(SIG), 16))  # istft wants complex input
+    xs = ts.asarray(SIG, requires_grad=True)
+    xt = torch.tensor(SIG, requires_grad=True)
+    ts.abs(ts.stft(xs, 16, return_complex=True)).sum().backward()
+    torch.stft(xt, 16, return_complex=True, window=torch.ones(16, dtype=torch.float64)).abs().sum().backward()
+    same(xs.grad, xt.grad, rtol=1e-9, atol=1e-12)

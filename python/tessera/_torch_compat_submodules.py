@@ -570,6 +570,10 @@ def install() -> None:
         ts.lu = _tensor_lu
         Tensor.lu = _tensor_lu
         Tensor.lu_solve = _legacy_lu_solve
+    if not hasattr(ts, "stft"):
+        from ._stft import istft, stft
+        ts.stft, ts.istft = stft, istft
+        Tensor.stft, Tensor.istft = stft, istft
     if not hasattr(Tensor, "resize"):
         Tensor.resize = lambda self, *sizes: self.clone().resize_(*sizes)
         Tensor.resize_as = lambda self, other: self.clone().resize_as_(other)
