@@ -919,3 +919,24 @@ def test_stft_errors_and_grad() -> None:
     ts.abs(ts.stft(xs, 16, return_complex=True)).sum().backward()
     torch.stft(xt, 16, return_complex=True, window=torch.ones(16, dtype=torch.float64)).abs().sum().backward()
     same(xs.grad, xt.grad, rtol=1e-9, atol=1e-12)
+
+
+def test_storage_objects() -> None:
+    import warnings
+    for lib in (ts, torch):
+        x = lib.arange(6.0)
+        u = x.untyped_storage()
+        assert u.nbytes() == u.size() == len(u) == 24 and u.element_size() == 1
+        assert u.data_ptr() == x.data_ptr() == x[2:].untyped_storage().data_ptr()
+        assert lib.ones(2).untyped_storage().data_ptr() != u.data_ptr()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = x[2:].storage()
+            assert s.size() == len(s) == 6 and s.element_size() == 4 and s.nbytes() == 24
+            assert s.tolist()[:3] == [0.0, 1.0, 2.0]
+
+
+def test_adam_beta_message() -> None:
+    for lib in (ts, torch):
+        with pytest.raises(ValueError, match="Invalid beta parameter at index 1: 1.0"):
+            lib.optim.Adam([lib.nn.Parameter(lib.ones(1))], betas=(0.9, 1.0))

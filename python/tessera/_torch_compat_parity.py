@@ -323,6 +323,57 @@ def wrap_inplace_cast_errors() -> None:
         setattr(Tensor, name, _cast_errors_as_torch(fn, name))
 
 
+class UntypedStorage:
+    """The memory block a tensor views (torch's UntypedStorage, read-only facts): data_ptr,
+    nbytes / size / len in bytes, device; tensors sharing memory report the same data_ptr."""
+
+    def __init__(self, tensor: Tensor) -> None:
+        self._tensor = tensor
+
+    def data_ptr(self) -> int:
+        return self._tensor._storage_ptr()
+
+    def nbytes(self) -> int:
+        return self._tensor._storage_nbytes()
+
+    size = nbytes
+    __len__ = nbytes
+
+    def element_size(self) -> int:
+        return 1
+
+    @property
+    def device(self) -> Any:
+        return self._tensor.device
+
+    def __repr__(self) -> str:
+        return f"UntypedStorage(nbytes={self.nbytes()}, device={self.device})"
+
+
+class TypedStorage(UntypedStorage):
+    """torch's (deprecated) TypedStorage: the storage counted in elements of the dtype."""
+
+    @property
+    def dtype(self) -> Any:
+        return self._tensor.dtype
+
+    def element_size(self) -> int:
+        return self._tensor.itemsize
+
+    def size(self) -> int:  # type: ignore[override]
+        return self.nbytes() // self.element_size()
+
+    __len__ = size  # type: ignore[assignment]
+
+    def tolist(self) -> list:
+        """The storage's elements (the whole block, from its start)."""
+        base = self._tensor.as_strided((self.size(),), (1,), 0)
+        return base.tolist()
+
+    def __repr__(self) -> str:
+        return f"TypedStorage(size={self.size()}, dtype={self.dtype}, device={self.device})"
+
+
 def install() -> None:
     """Attaches the Tensor attributes above."""
     from ._torch_compat_legacy import strided
@@ -354,3 +405,5 @@ def install() -> None:
     Tensor.to_dense = lambda self, dtype=None, *, masked_grad=None: \
         self if dtype is None else self.astype(dtype)
     Tensor.module_load = _module_load
+    Tensor.untyped_storage = lambda self: UntypedStorage(self)
+    Tensor.storage = lambda self: TypedStorage(self)
