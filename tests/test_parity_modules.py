@@ -318,3 +318,24 @@ def test_load_map_location_forms() -> None:
     for where in ("cpu", ts.device("cpu"), {"cpu": "cpu"}, lambda storage, loc: storage):
         out = _roundtrip(ts, dict(sd, extra=[sd["weight"]]), map_location=where)
         assert str(out["weight"].device) == "cpu"
+
+
+def test_swap_tensors() -> None:
+    for lib in (ts, torch):
+        a = lib.ones(2, requires_grad=True) if lib is ts else torch.ones(2, requires_grad=True)
+        b = lib.zeros(3) if lib is ts else torch.zeros(3)
+        a.foo = 1
+        (a * 2).sum().backward()
+        ida, idb = id(a), id(b)
+        lib.utils.swap_tensors(a, b)
+        assert id(a) == ida and id(b) == idb
+        assert a.tolist() == [0.0, 0.0, 0.0] and b.tolist() == [1.0, 1.0]
+        assert b.requires_grad and not a.requires_grad
+        assert b.grad.tolist() == [2.0, 2.0] and a.grad is None
+        assert getattr(b, "foo", None) == 1 and getattr(a, "foo", None) is None
+    p, q = ts.nn.Parameter(ts.ones(2)), ts.zeros(2)
+    ts.utils.swap_tensors(p, q)
+    assert isinstance(q, ts.nn.Parameter) and not isinstance(p, ts.nn.Parameter)
+    with pytest.raises(RuntimeError):
+        x = ts.ones(2, requires_grad=True)
+        ts.utils.swap_tensors(x * 2, ts.ones(2))

@@ -493,6 +493,36 @@ class Variable(metaclass=_VariableMeta):
         return t
 
 
+# ----------------------------------------------------------------------------- utils
+def swap_tensors(t1: Tensor, t2: Tensor) -> None:
+    """Exchanges everything two tensors hold (data, shape, dtype, requires_grad, .grad and
+    Python attributes such as the Parameter marker) while both keep their identity
+    (torch.utils.swap_tensors). Tensors with autograd history cannot be swapped."""
+    if not isinstance(t1, Tensor) or not isinstance(t2, Tensor):
+        raise TypeError(f"swap_tensors: expected two tensors, got {type(t1).__name__} and "
+                        f"{type(t2).__name__}")
+    if t1 is t2:
+        return
+    if t1.grad_fn is not None or t2.grad_fn is not None:
+        raise RuntimeError("swap_tensors: cannot swap tensors that have autograd history "
+                           "(grad_fn); detach them first")
+    g1, g2 = t1.grad, t2.grad
+    r1, r2 = t1.requires_grad, t2.requires_grad
+    d1, d2 = dict(t1.__dict__), dict(t2.__dict__)
+    t1.grad = None
+    t2.grad = None
+    data1 = t1.detach()
+    t1._set_data(t2.detach())
+    t2._set_data(data1)
+    t1.requires_grad_(r2)
+    t2.requires_grad_(r1)
+    t1.__dict__.clear()
+    t1.__dict__.update({k: v for k, v in d2.items() if k not in ("_grad_ref", "_ts_size")})
+    t2.__dict__.clear()
+    t2.__dict__.update({k: v for k, v in d1.items() if k not in ("_grad_ref", "_ts_size")})
+    t1.grad, t2.grad = g2, g1
+
+
 # ----------------------------------------------------------------------------- random
 def _generator_seed(self: Any) -> int:
     """Seeds this generator non-deterministically and returns the seed (torch's
@@ -606,6 +636,7 @@ def install() -> None:
         ts.random: {"get_rng_state": ts.get_rng_state, "set_rng_state": ts.set_rng_state,
                     "initial_seed": ts.initial_seed, "fork_rng": fork_rng},
         ts.autograd: {"Variable": Variable},
+        ts.utils: {"swap_tensors": swap_tensors},
     }
     for mod, fns in extras.items():
         for name, fn in fns.items():
