@@ -339,3 +339,17 @@ def test_swap_tensors() -> None:
     with pytest.raises(RuntimeError):
         x = ts.ones(2, requires_grad=True)
         ts.utils.swap_tensors(x * 2, ts.ones(2))
+
+
+def test_pickle_and_deepcopy_after_grad_access() -> None:
+    import copy
+    m = ts.nn.Linear(2, 1)
+    m(ts.ones((1, 2))).sum().backward()
+    g = m.weight.grad
+    m.weight.size()  # caches a size object in the instance dict
+    c = pickle.loads(pickle.dumps(m))
+    d = copy.deepcopy(m)
+    for other in (c, d):
+        assert "_grad_ref" not in other.weight.__dict__
+        assert isinstance(other.weight, ts.nn.Parameter)
+    assert m.weight.grad is g

@@ -16,6 +16,7 @@ import pickle
 from typing import Any, Callable, Dict, Optional
 
 from ._C import Tensor
+from ._torch_compat_parity import TRANSIENT_ATTRS
 
 MAGIC = b"TESSERA-PICKLE\n"
 
@@ -107,7 +108,7 @@ def _walk(obj: Any, move: Callable[[Tensor], Tensor], memo: Dict[int, Any]) -> A
         out: Any = move(obj)
         if out is not obj:
             for k, v in obj.__dict__.items():
-                if k not in ("_grad_ref", "_ts_size"):
+                if k not in TRANSIENT_ATTRS:
                     setattr(out, k, v)
     elif isinstance(obj, collections.OrderedDict):
         out = type(obj)((k, _walk(v, move, memo)) for k, v in obj.items())

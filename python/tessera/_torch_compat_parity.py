@@ -16,6 +16,9 @@ from typing import Any, Callable, Optional, Sequence
 
 from ._C import Tensor
 
+# Per-object caches of the Python layer: never copied, pickled or swapped with a tensor.
+TRANSIENT_ATTRS = frozenset({"_grad_ref", "_ts_size"})
+
 _cpp_grad = Tensor.grad
 _cpp_set_data = Tensor._set_data
 

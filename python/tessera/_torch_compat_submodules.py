@@ -12,6 +12,7 @@ from collections import namedtuple
 from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ._C import Tensor
+from ._torch_compat_parity import TRANSIENT_ATTRS
 
 
 def _ts() -> Any:
@@ -517,9 +518,9 @@ def swap_tensors(t1: Tensor, t2: Tensor) -> None:
     t1.requires_grad_(r2)
     t2.requires_grad_(r1)
     t1.__dict__.clear()
-    t1.__dict__.update({k: v for k, v in d2.items() if k not in ("_grad_ref", "_ts_size")})
+    t1.__dict__.update({k: v for k, v in d2.items() if k not in TRANSIENT_ATTRS})
     t2.__dict__.clear()
-    t2.__dict__.update({k: v for k, v in d1.items() if k not in ("_grad_ref", "_ts_size")})
+    t2.__dict__.update({k: v for k, v in d1.items() if k not in TRANSIENT_ATTRS})
     t1.grad, t2.grad = g2, g1
 
 

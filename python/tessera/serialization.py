@@ -212,7 +212,8 @@ def _reduce_tensor(t: Tensor) -> Any:
     if str(t.dtype) == "bfloat16":
         import ml_dtypes  # noqa: F401  (NumPy needs it to hold bfloat16)
     values = np.array(t.detach().numpy(), copy=True)
-    attrs = dict(getattr(t, "__dict__", {}))
+    from ._torch_compat_parity import TRANSIENT_ATTRS
+    attrs = {k: v for k, v in getattr(t, "__dict__", {}).items() if k not in TRANSIENT_ATTRS}
     return _rebuild_tensor, (values, str(t.dtype), bool(t.requires_grad and t.is_leaf), attrs)
 
 
