@@ -940,3 +940,13 @@ def test_adam_beta_message() -> None:
     for lib in (ts, torch):
         with pytest.raises(ValueError, match="Invalid beta parameter at index 1: 1.0"):
             lib.optim.Adam([lib.nn.Parameter(lib.ones(1))], betas=(0.9, 1.0))
+
+
+def test_finfo_default() -> None:
+    assert ts.finfo().eps == torch.finfo().eps
+    old = ts.get_default_dtype()
+    try:
+        ts.set_default_dtype(ts.float64)
+        assert ts.finfo().eps == torch.finfo(torch.float64).eps
+    finally:
+        ts.set_default_dtype(old)
