@@ -12,7 +12,7 @@ import math
 import sys
 import warnings
 from collections import namedtuple
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 from ._C import Tensor
 
