@@ -950,3 +950,55 @@ def test_finfo_default() -> None:
         assert ts.finfo().eps == torch.finfo(torch.float64).eps
     finally:
         ts.set_default_dtype(old)
+
+
+# ----------------------------------------------------------------------------- more top-level ops
+CX = np.random.default_rng(7).standard_normal((1, 2, 6, 6))
+CW = np.random.default_rng(8).standard_normal((3, 2, 3, 3))
+CELL_X = np.random.default_rng(9).standard_normal((2, 3))
+CELL_H = np.random.default_rng(10).standard_normal((2, 4))
+
+
+@pytest.mark.parametrize("expr", [
+    "lib.convolution(t(CX), t(CW), None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)",
+    "lib.convolution(t(CX), t(CW), t(np.ones(3)), [2, 2], [0, 0], [1, 1], False, [0, 0], 1)",
+    "lib.convolution(t(CX[:, :, 0]), t(CW[:, :, 0]), None, [1], [0], [1], False, [0], 1)",
+    "lib.convolution(t(CX), t(CW.transpose(1, 0, 2, 3).copy()), None, [2, 2], [1, 1], [1, 1], True, [1, 1], 1)",
+    "lib.grid_sampler(t(CX), t(np.random.default_rng(3).uniform(-1, 1, (1, 4, 4, 2))), 0, 0, False)",
+    "lib.grid_sampler(t(CX), t(np.random.default_rng(3).uniform(-1, 1, (1, 4, 4, 2))), 1, 1, True)",
+    "lib.affine_grid_generator(t(np.array([[[1., 0.2, 0.], [0.1, 1., 0.3]]])), [1, 1, 3, 4], False)",
+    "lib.lstm_cell(t(CELL_X), (t(CELL_H), t(CELL_H * 0.5)), t(np.linspace(-1, 1, 48).reshape(16, 3)), t(np.linspace(1, -1, 64).reshape(16, 4)), t(np.ones(16) * 0.1), t(np.ones(16) * -0.1))",
+    "lib.gru_cell(t(CELL_X), t(CELL_H), t(np.linspace(-1, 1, 36).reshape(12, 3)), t(np.linspace(1, -1, 48).reshape(12, 4)), t(np.ones(12) * 0.1), t(np.ones(12) * -0.2))",
+    "lib.rnn_tanh_cell(t(CELL_X), t(CELL_H), t(np.linspace(-1, 1, 12).reshape(4, 3)), t(np.linspace(1, -1, 16).reshape(4, 4)))",
+    "lib.rnn_relu_cell(t(CELL_X), t(CELL_H), t(np.linspace(-1, 1, 12).reshape(4, 3)), t(np.linspace(1, -1, 16).reshape(4, 4)), t(np.ones(4)), None)",
+    "tuple(lib.triangular_solve(t(np.ones((3, 2))), t(np.triu(LU_A))))",
+    "tuple(lib.triangular_solve(t(np.ones((3, 2))), t(np.tril(LU_A)), upper=False, transpose=True))",
+    "tuple(lib.triangular_solve(t(np.ones((3, 2))), t(LU_A), unitriangular=True))",
+    "lib.empty_permuted((2, 3, 4), (0, 2, 1)).shape", "lib.empty_permuted((2, 3), (0, 0))",
+    "lib.cond(t(np.array(True)), lambda a: a + 1, lambda a: a - 1, (t(np.ones(2)),))",
+    "lib.cond(False, lambda a: a + 1, lambda a: a - 1, [t(np.ones(2))])",
+    "lib.solve(t(LU_A), t(LU_A))", "lib.lstsq(t(LU_A), t(LU_A))", "lib.eig(t(LU_A))",
+    "lib.symeig(t(LU_A))", "lib.as_strided_(t(np.arange(6.)), (2, 2), (1, 2))",
+    "lib.as_strided_scatter(t(np.zeros(6)), t(np.ones((2, 2))), (2, 2), (1, 2))",
+    "lib.index_reduce(t(np.ones((3, 2))), 0, t(np.array([0, 0, 2])), t(np.arange(6.).reshape(3, 2)), 'amax')",
+])
+def test_more_top_level_ops(expr: str) -> None:
+    env = {"np": np, "CX": CX, "CW": CW, "CELL_X": CELL_X, "CELL_H": CELL_H, "LU_A": LU_A}
+    both(lambda lib, t: eval(expr, dict(env, lib=lib, t=t)), rtol=1e-9, atol=1e-12)
+
+
+def test_while_loop_binomial_anomaly() -> None:
+    for lib in (ts, torch):
+        out = lib.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * 2),
+                             (lib.asarray(0) if lib is ts else torch.tensor(0),
+                              lib.ones(2) if lib is ts else torch.ones(2)))
+        assert int(out[0]) == 3 and out[1].tolist() == [8.0, 8.0]
+        counts = lib.full((1000,), 10.0) if lib is ts else torch.full((1000,), 10.0)
+        probs = lib.full((1000,), 0.3) if lib is ts else torch.full((1000,), 0.3)
+        draw = lib.binomial(counts, probs)
+        assert draw.dtype == lib.float32 and 2.6 < float(draw.mean()) < 3.4
+        assert float(draw.max()) <= 10.0 and float(draw.min()) >= 0.0
+        lib.set_anomaly_enabled(True)
+        assert lib.is_anomaly_enabled()
+        lib.set_anomaly_enabled(False)
+        assert not lib.is_anomaly_enabled()

@@ -25,7 +25,8 @@ from . import (_torch_compat_basics as _basics, _torch_compat_creation as _creat
                _torch_compat_misc as _misc, _torch_compat_default_dtype as _default_dtype,
                _torch_compat_positional as _positional, _torch_compat_extra as _extra,
                _torch_compat_parity as _parity, _torch_compat_functions as _functions,
-               _torch_compat_legacy as _legacy, _torch_compat_kwargs as _kwargs)
+               _torch_compat_legacy as _legacy, _torch_compat_kwargs as _kwargs,
+               _torch_compat_ops as _ops)
 from ._dtypes import float32 as _float32, int32 as _int32
 from ._torch_compat_creation import *  # noqa: F401,F403
 from ._torch_compat_math import *  # noqa: F401,F403
@@ -40,6 +41,7 @@ from ._torch_compat_positional import *  # noqa: F401,F403  (Note [positional di
 from ._torch_compat_functions import *  # noqa: F401,F403
 from ._torch_compat_legacy import *  # noqa: F401,F403
 from ._torch_compat_kwargs import *  # noqa: F401,F403  (torch's extra keywords)
+from ._torch_compat_ops import *  # noqa: F401,F403
 
 
 def clone(input: Tensor) -> Tensor:
@@ -55,7 +57,8 @@ def detach(input: Tensor) -> Tensor:
 __all__ = (_creation.__all__ + _math.__all__ + _shape.__all__ + _reduce.__all__ +
            _linalg.__all__ + _indexing.__all__ + _misc.__all__ + _extra.__all__ + ["clone", "detach"])
 __all__ = list(dict.fromkeys(__all__ + _default_dtype.__all__ + _positional.__all__
-                             + _functions.__all__ + _legacy.__all__ + _kwargs.__all__))
+                             + _functions.__all__ + _legacy.__all__ + _kwargs.__all__
+                             + _ops.__all__))
 
 # torch's dtype spellings ts.float / ts.int (ts.long, ts.double, ... exist in _dtypes) are
 # served by the package's module __getattr__ (PEP 562) so that `from tessera import *` does

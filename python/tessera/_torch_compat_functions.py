@@ -24,11 +24,11 @@ _INPLACE_FUNCTIONS = (
     "erfc_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ gcd_ index_put_ lcm_ ldexp_ log10_ log1p_ "
     "log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ "
     "sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ xlogy_ zero_ selu_ celu_ "
-    "threshold_ resize_as_ conj_physical_").split()
+    "threshold_ resize_as_ conj_physical_ as_strided_").split()
 
 # torch.<name>(x, ...) is x.<name>(...) for these queries / conversions.
 _METHOD_FUNCTIONS = ("adjoint is_same_size is_signed is_conj is_neg is_inference resolve_conj "
-                     "resolve_neg get_device conj_physical").split()
+                     "resolve_neg get_device conj_physical as_strided_scatter index_reduce").split()
 
 # torch.<name>_copy(x, ...) is x.<name>(...) with fresh storage (no view).
 _COPY_FUNCTIONS = ("alias as_strided detach diagonal expand permute select squeeze t transpose "
