@@ -32,9 +32,11 @@ EinsumError = ShapeArgumentError
 def _with_alpha(std: Callable[..., Any], name: str) -> Callable[..., Any]:
     @functools.wraps(std)
     def fn(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:
+            return std(*args)  # the common call: straight to C++ (which reports bad calls)
         alpha = kwargs.pop("alpha", None)
         if alpha is None or len(args) != 2 or kwargs:
-            return std(*args, **kwargs)  # the C++ function reports bad calls itself
+            return std(*args, **kwargs)
         x1, x2 = args
         if isinstance(alpha, builtins.float) and _integral(x1) and _integral(x2):
             raise RuntimeError(f"For integral input tensors, argument alpha must not be a "
@@ -62,6 +64,8 @@ def _trunc_divide(x1: Any, x2: Any) -> Any:
 def _with_rounding(std: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(std)
     def fn(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:
+            return std(*args)
         rounding_mode = kwargs.pop("rounding_mode", None)
         if rounding_mode is None or len(args) != 2 or kwargs:
             return std(*args, **kwargs)
@@ -78,6 +82,8 @@ def _with_rounding(std: Callable[..., Any]) -> Callable[..., Any]:
 def _round(std: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(std)
     def fn(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:
+            return std(*args)
         decimals = kwargs.pop("decimals", 0)
         if decimals == 0 or len(args) != 1 or kwargs:
             return std(*args, **kwargs)
@@ -227,14 +233,22 @@ def _diff(std: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+def _c_named(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Marks a wrapper of a C++ function as already naming its op in errors (so the
+    namespace's argument-error guard adds no second Python layer on this hot path)."""
+    fn.__wrapped_by_arg_errors__ = True  # type: ignore[attr-defined]
+    return fn
+
+
 def _build() -> dict:
     from . import _indexing, _linalg_core, _manipulation, _searching, _statistical
     from . import _einsum as _einsum_mod, _torch_compat_positional as _positional
     return {
-        "add": _with_alpha(_C.add, "add"), "subtract": _with_alpha(_C.subtract, "subtract"),
-        "sub": _with_alpha(_C.subtract, "sub"), "divide": _with_rounding(_C.divide),
-        "div": _with_rounding(_C.divide), "true_divide": _with_rounding(_C.divide),
-        "round": _round(_C.round), "tensordot": _tensordot(_linalg_core.tensordot),
+        "add": _c_named(_with_alpha(_C.add, "add")),
+        "subtract": _c_named(_with_alpha(_C.subtract, "subtract")),
+        "sub": _c_named(_with_alpha(_C.subtract, "sub")),
+        "divide": _c_named(_with_rounding(_C.divide)), "div": _c_named(_with_rounding(_C.divide)),
+        "true_divide": _c_named(_with_rounding(_C.divide)), "round": _c_named(_round(_C.round)), "tensordot": _tensordot(_linalg_core.tensordot),
         "nonzero": _nonzero(_indexing.nonzero),
         "concat": _axis_positional(_manipulation.concat, "concat"),
         "count_nonzero": _axis_positional(_statistical.count_nonzero, "count_nonzero"),
