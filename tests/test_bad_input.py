@@ -171,7 +171,7 @@ ACCEPTS_JUNK = {
     "set_default_dtype", "set_autocast_enabled", "set_autocast_dtype", "set_rng_state",
     "set_num_threads", "save", "load", "from_dlpack", "asarray", "as_tensor", "tensor",
     "result_type", "isdtype", "can_cast", "finfo", "iinfo", "broadcast_shapes", "einsum",
-    "numel", "from_numpy",
+    "numel", "from_numpy", "is_storage", "typename", "vmap", "set_float32_matmul_precision",
 }
 
 

@@ -158,15 +158,15 @@ void cpu_det(const Tensor& a, const Tensor& sign, const Tensor& logabs, const Te
       T* p = a.data<T>() + b * n * n;
       std::vector<int> piv(std::max<int64_t>(n, 1));
       const int r = n == 0 ? 0 : Lapack<T>::getrf(dim32(n), p, ld32(n), piv.data());
-      info[b] = r < 0 ? r : 0;  // singular (r > 0) is a zero determinant, not an error
-      T s(1), prod(1);
+      info[b] = r < 0 ? r : 0;   // singular (r > 0) is a zero determinant, not an error
+      T s(1), prod(1), perm(1);  // perm: the sign of getrf's row permutation
       R la(0);
       for (int64_t i = 0; i < n; ++i) {
         const T d = p[i + i * n];
         prod *= d;
-        if (piv[i] != i + 1) {  // each row swap flips the determinant's sign
+        if (piv[i] != i + 1) {
           s = -s;
-          prod = -prod;
+          perm = -perm;
         }
         const R ad = std::abs(d);
         s = ad == R(0) ? T(0) : s * (d / ad);
@@ -175,7 +175,7 @@ void cpu_det(const Tensor& a, const Tensor& sign, const Tensor& logabs, const Te
       if (s == T(0)) la = -INFINITY;
       sign.data<T>()[b] = s;
       logabs.data<R>()[b] = la;
-      det.data<T>()[b] = prod;
+      det.data<T>()[b] = perm * prod;
     });
   });
 }

@@ -270,15 +270,40 @@ void init_autograd(py::module_& m) {
           },
           py::arg("hook"))
       .def("detach", [](const Tensor& t) { return detach(t); })
-      .def("detach_", [](py::object self) {
-        const Tensor& t = self.cast<const Tensor&>();
-        if (AutogradMeta* mt = get_meta(t)) {
-          TS_CHECK(!mt->view_base.defined(), RuntimeError,
-                   "detach_: Can't detach views in-place. Use detach() instead");
-          mt->grad_fn.reset();
-          mt->requires_grad = false;
-        }
-        return self;
+      .def("detach_",
+           [](py::object self) {
+             const Tensor& t = self.cast<const Tensor&>();
+             if (AutogradMeta* mt = get_meta(t)) {
+               TS_CHECK(!mt->view_base.defined(), RuntimeError,
+                        "detach_: Can't detach views in-place. Use detach() instead");
+               mt->grad_fn.reset();
+               mt->requires_grad = false;
+             }
+             return self;
+           })
+      // Identity of the TensorImpl: Python wrappers of one tensor (e.g. two reads of .grad)
+      // share it, so the Python layer can hand back the same object as torch does.
+      .def_property_readonly("_impl_id",
+                             [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()); })
+      // torch's `t.data = src` (Variable::set_data): t keeps its identity and autograd state
+      // but takes src's storage and geometry, so a Parameter converted by Module.to() stays the
+      // object an optimizer holds.
+      .def("_set_data", [](const Tensor& self, const Tensor& src) {
+        TS_CHECK(!src.is_wrapped_number(), TypeError, "_set_data: source must be a tensor");
+        TensorImpl* dst = self.impl();
+        const TensorImpl* s = src.impl();
+        const bool same_meta = dst->shape == s->shape && dst->dtype == s->dtype &&
+                               dst->storage->device == s->storage->device;
+        dst->storage = s->storage;
+        dst->shape = s->shape;
+        dst->strides = s->strides;
+        dst->offset = s->offset;
+        dst->dtype = s->dtype;
+        dst->is_view = false;
+        dst->wrapped_number = false;
+        dst->refresh();
+        // An AccumulateGrad made for the old shape/dtype/device would check grads against it.
+        if (AutogradMeta* mt = get_meta(self); mt && !same_meta) mt->grad_accumulator.reset();
       });
 
   m.def("is_grad_enabled", &grad_enabled);

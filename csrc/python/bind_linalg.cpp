@@ -8,7 +8,11 @@ namespace ts::python {
 void init_linalg(py::module_& m) {
   // Registered after the generic translators, so it is tried first (pybind11 tries the most
   // recently registered translator first) and LinAlgError wins over its ValueError base.
-  py::register_exception<LinAlgError>(m, "LinAlgError", PyExc_ValueError);
+  // Both bases: NumPy's LinAlgError is a ValueError, torch's a RuntimeError, so code written
+  // for either catches it.
+  py::register_exception<LinAlgError>(
+      m, "LinAlgError",
+      py::make_tuple(py::handle(PyExc_ValueError), py::handle(PyExc_RuntimeError)));
   m.def("_linalg_cholesky", &cholesky, "Cholesky factor of Hermitian positive-definite matrices");
   m.def("_linalg_det", &det);
   m.def("_linalg_slogdet", &slogdet);

@@ -132,6 +132,7 @@ void init_tensor(py::module_& m) {
       .def("_storage_ptr",
            [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage()->data); })
       .def("_is_readonly", [](const Tensor& t) { return t.storage()->readonly; })
+      .def("_storage_nbytes", [](const Tensor& t) { return t.storage()->nbytes; })
       .def("__len__",
            [](const Tensor& t) {
              if (t.ndim() == 0) throw py::type_error("len() of a 0-d tensor");

@@ -71,4 +71,7 @@ def _guard_public_functions() -> None:
         guard_namespace(ns)
 
 
+from . import _torch_compat_submodules as _submodules  # noqa: E402
+
+_submodules.install()  # torch's linalg/fft/nn.init/nn.utils/testing extras
 _guard_public_functions()

@@ -91,8 +91,12 @@ class iinfo_object:
     dtype: dtype
 
 
-def finfo(type: Union[dtype, Tensor], /) -> finfo_object:  # noqa: A002
-    """Machine limits of a floating-point or complex dtype (complex gives its real part's)."""
+def finfo(type: Union[dtype, Tensor, None] = None, /) -> finfo_object:  # noqa: A002
+    """Machine limits of a floating-point or complex dtype (complex gives its real part's);
+    without an argument, of the default float dtype (torch.finfo())."""
+    if type is None:
+        from ._torch_compat_default_dtype import get_default_dtype
+        type = get_default_dtype()
     d = type.dtype if isinstance(type, Tensor) else _as_dtype(type)
     bits, eps, mx, mn, smallest = _C._finfo(d)
     real = {complex64: float32, complex128: float64}.get(d, d)

@@ -23,7 +23,10 @@ from . import (_torch_compat_basics as _basics, _torch_compat_creation as _creat
                _torch_compat_shape as _shape, _torch_compat_reduce as _reduce,
                _torch_compat_linalg as _linalg, _torch_compat_indexing as _indexing,
                _torch_compat_misc as _misc, _torch_compat_default_dtype as _default_dtype,
-               _torch_compat_positional as _positional, _torch_compat_extra as _extra)
+               _torch_compat_positional as _positional, _torch_compat_extra as _extra,
+               _torch_compat_parity as _parity, _torch_compat_functions as _functions,
+               _torch_compat_legacy as _legacy, _torch_compat_kwargs as _kwargs,
+               _torch_compat_ops as _ops)
 from ._dtypes import float32 as _float32, int32 as _int32
 from ._torch_compat_creation import *  # noqa: F401,F403
 from ._torch_compat_math import *  # noqa: F401,F403
@@ -35,6 +38,10 @@ from ._torch_compat_misc import *  # noqa: F401,F403
 from ._torch_compat_extra import *  # noqa: F401,F403
 from ._torch_compat_default_dtype import *  # noqa: F401,F403  (wraps creation functions)
 from ._torch_compat_positional import *  # noqa: F401,F403  (Note [positional dim])
+from ._torch_compat_functions import *  # noqa: F401,F403
+from ._torch_compat_legacy import *  # noqa: F401,F403
+from ._torch_compat_kwargs import *  # noqa: F401,F403  (torch's extra keywords)
+from ._torch_compat_ops import *  # noqa: F401,F403
 
 
 def clone(input: Tensor) -> Tensor:
@@ -49,12 +56,14 @@ def detach(input: Tensor) -> Tensor:
 
 __all__ = (_creation.__all__ + _math.__all__ + _shape.__all__ + _reduce.__all__ +
            _linalg.__all__ + _indexing.__all__ + _misc.__all__ + _extra.__all__ + ["clone", "detach"])
-__all__ = list(dict.fromkeys(__all__ + _default_dtype.__all__ + _positional.__all__))
+__all__ = list(dict.fromkeys(__all__ + _default_dtype.__all__ + _positional.__all__
+                             + _functions.__all__ + _legacy.__all__ + _kwargs.__all__
+                             + _ops.__all__))
 
 # torch's dtype spellings ts.float / ts.int (ts.long, ts.double, ... exist in _dtypes) are
 # served by the package's module __getattr__ (PEP 562) so that `from tessera import *` does
 # not shadow the builtins float and int.
-_LAZY_ATTRS = {"float": _float32, "int": _int32}
+_LAZY_ATTRS = {"float": _float32, "int": _int32, **_functions.LAZY}
 
 
 def _package_getattr(name: str) -> Any:
@@ -86,6 +95,7 @@ def _install() -> None:
     _basics.install()
     _creation.install()
     _inplace.install()
+    _parity.install()
     methods: Dict[str, Callable[..., Any]] = {}
     for mod in (_math, _shape, _reduce, _linalg, _indexing, _misc, _extra):
         methods.update(mod.METHODS)
@@ -118,4 +128,7 @@ def _name_errors_of_functions() -> None:
 
 
 _install()
+_parity.wrap_inplace_cast_errors()  # after every in-place method exists
+globals().update(_functions.method_functions())  # needs the methods _install attached
+__all__ += [n for n in _functions.method_functions() if n not in __all__]
 _name_errors_of_functions()

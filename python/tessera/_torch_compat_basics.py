@@ -51,7 +51,7 @@ _new_int = int.__new__
 
 
 def _size_get(self: Tensor) -> Any:
-    # A tensor's shape never changes, so its _Size is made once and kept in the instance dict.
+    # Made once and kept in the instance dict (Tensor._set_data, which changes the shape, drops it).
     d = self.__dict__
     s = d.get("_ts_size")
     if s is None:
@@ -149,11 +149,14 @@ def _data_get(self: Tensor) -> Tensor:
 
 
 def _data_set(self: Tensor, value: Tensor) -> None:
-    if tuple(value.shape) != tuple(self.shape) or value.dtype != self.dtype:
-        raise RuntimeError(f"data: assigning {value.dtype} {tuple(value.shape)} to a {self.dtype} "
-                           f"{tuple(self.shape)} tensor is not supported (shape and dtype must match)")
-    with _no_grad():
-        _C._copy_(self, value)
+    """torch's ``t.data = value``: t keeps its identity (and autograd flags) but takes value's
+    storage, shape and dtype."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+    if self.requires_grad and not (_is_floating_point(value) or _is_complex(value)):
+        raise RuntimeError("data set to a tensor that requires gradients must be floating point "
+                           "or complex dtype")
+    self._set_data(value)
 
 
 def _no_grad() -> Any:

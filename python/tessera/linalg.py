@@ -4,7 +4,7 @@ Factorizations (cholesky, det, slogdet, eigh, eigvalsh, inv, solve, qr, svd, svd
 LAPACK in C++ (csrc/ops/linalg_ext.cpp); the other functions are compositions of
 differentiable tessera ops. Inputs are (..., M, N) stacks of matrices; floating and complex
 dtypes only (float16/bfloat16 compute in float32). Singular or non-positive-definite inputs
-raise :class:`LinAlgError`, a ``ValueError`` subclass.
+raise :class:`LinAlgError`, a ``ValueError`` and ``RuntimeError`` subclass.
 """
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigva
 
 LinAlgError = _C.LinAlgError
 LinAlgError.__module__ = "tessera.linalg"
-LinAlgError.__doc__ = "Singular, not positive-definite or non-converging input (a ValueError)."
+LinAlgError.__doc__ = ("Singular, not positive-definite or non-converging input (a ValueError "
+                       "as NumPy's, and a RuntimeError as torch's).")
 
 
 class EighResult(NamedTuple):

@@ -113,3 +113,7 @@ def gradgradcheck(fn: Callable, inputs: Union[Tensor, Sequence[Any]], grad_outpu
         return tuple(zeros_like(x) if g is None else g for g, x in zip(gs, dx))
 
     return gradcheck(first, ins, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception)
+
+from ._assert_close import assert_allclose, assert_close  # noqa: E402
+
+__all__ += ["assert_close", "assert_allclose"]

@@ -50,3 +50,7 @@ class Buffer(metaclass=_BufferMeta):
         t._is_buffer = True
         t._persistent = persistent
         return t
+
+
+from ._uninitialized import (UninitializedBuffer, UninitializedParameter,  # noqa: E402,F401
+                             UninitializedTensorMixin, is_lazy)

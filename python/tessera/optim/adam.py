@@ -19,8 +19,9 @@ def _check(lr: float, betas: Tuple[float, float], eps: float, weight_decay: floa
         raise ValueError(f"Invalid learning rate: {lr}")
     if eps < 0.0:
         raise ValueError(f"Invalid epsilon value: {eps}")
-    if not 0.0 <= betas[0] < 1.0 or not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameters: {betas}")
+    for i, b in enumerate(betas[:2]):
+        if not 0.0 <= b < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {b}")  # torch's wording
     if weight_decay < 0.0:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 

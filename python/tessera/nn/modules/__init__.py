@@ -44,3 +44,7 @@ from .parallel import DataParallel  # noqa: F401
 from .module import (register_module_forward_pre_hook, register_module_forward_hook,  # noqa: F401
                      register_module_full_backward_pre_hook, register_module_full_backward_hook,
                      register_module_backward_hook)
+from .lazy import (LazyModuleMixin, LazyLinear, LazyConv1d, LazyConv2d, LazyConv3d,  # noqa: F401
+                   LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d,
+                   LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyInstanceNorm1d,
+                   LazyInstanceNorm2d, LazyInstanceNorm3d)

@@ -202,6 +202,11 @@ class ParameterList(Module):
             self.append(v)
         return self
 
+    def extra_repr(self) -> str:
+        """One line per entry, as torch: '  (0): Parameter containing: [dtype of size 2x3]'."""
+        return "\n".join(f"  ({k}): " + _param_summary(p, f"tessera.{p.dtype}")
+                         for k, p in enumerate(self))
+
 
 class ParameterDict(_DictProtocol, Module):
     """An ordered dict of parameters (tensors are wrapped as Parameters)."""
@@ -215,6 +220,18 @@ class ParameterDict(_DictProtocol, Module):
 
     def __setitem__(self, key: str, value: Any) -> None:
         self.register_parameter(key, _as_param(value))
+
+    def extra_repr(self) -> str:
+        """One line per entry, as torch: '  (a): Parameter containing: [FloatTensor ...]'."""
+        from ..._torch_compat_functions import typename
+        return "\n".join(f"  ({k}): " + _param_summary(p, typename(p))
+                         for k, p in self._parameters.items())
+
+
+def _param_summary(p: Any, dtype_text: str) -> str:
+    size = "x".join(str(n) for n in p.shape)
+    device = f" ({p.device})" if p.device.type != "cpu" else ""
+    return f"Parameter containing: [{dtype_text} of size {size}{device}]"
 
 
 def _as_param(value: Any) -> Tensor:

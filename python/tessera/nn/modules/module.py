@@ -441,15 +441,15 @@ class Module:
         if isinstance(value, Parameter):
             if "_parameters" not in d:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._drop(name)
+            self._drop(name, keep="_parameters")
             self.register_parameter(name, value)
         elif isinstance(value, Module):
             if "_modules" not in d:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._drop(name)
+            self._drop(name, keep="_modules")
             self._modules[name] = value
         elif isinstance(value, Buffer):
-            self._drop(name)
+            self._drop(name, keep="_buffers")
             self.register_buffer(name, value, getattr(value, "_persistent", True))
         elif "_parameters" in d and name in self._parameters:
             if value is not None:
@@ -469,12 +469,15 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _drop(self, name: str) -> None:
-        """Forgets `name` from every registry and the instance dict before re-registering."""
+    def _drop(self, name: str, keep: str) -> None:
+        """Forgets `name` from the instance dict and the registries other than `keep` before
+        re-registering it there (so re-assigning keeps its place, as torch)."""
         self.__dict__.pop(name, None)
         for table in ("_parameters", "_buffers", "_modules"):
-            self.__dict__[table].pop(name, None)
-        self._non_persistent_buffers.discard(name)
+            if table != keep:
+                self.__dict__[table].pop(name, None)
+        if keep != "_buffers":
+            self._non_persistent_buffers.discard(name)
 
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
@@ -616,18 +619,20 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        """Clears the gradients of all parameters (to None, or to zeros in place)."""
-        from ...autograd import no_grad
+        """Clears the gradients of all parameters: to None, or (as torch) detaches each
+        ``.grad`` in place and fills it with zeros."""
         for p in self.parameters():
-            if p.grad is None:
+            g = p.grad
+            if g is None:
                 continue
             if set_to_none:
                 p.grad = None
             else:
-                with no_grad():
-                    g = p.grad
-                    g[...] = 0
-                    p.grad = g
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
 
     def apply(self, fn: Callable[["Module"], Any]) -> "Module":
         """Calls fn on every submodule (children first) and on self."""
@@ -637,19 +642,26 @@ class Module:
         return self
 
     def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> "Module":
-        """Replaces every parameter and buffer t by fn(t) (parameters stay parameters)."""
+        """Converts every parameter and buffer with fn, as torch: a parameter keeps its
+        identity (``param.data = fn(param)``, its ``.grad`` likewise), so optimizers built
+        before ``to()``/``double()`` still update the module; buffers are replaced."""
+        from ...autograd import no_grad
         if recurse:
             for m in self.children():
                 m._apply(fn)
-        for name, p in self._parameters.items():
+        for p in self._parameters.values():
             if p is None:
                 continue
-            new = fn(p)
+            with no_grad():
+                new = fn(p)
             if new is not p:
-                newp = Parameter(new, p.requires_grad)
-                if p.grad is not None:
-                    newp.grad = fn(p.grad)
-                self._parameters[name] = newp
+                p._set_data(new)
+            g = p.grad
+            if g is not None:
+                with no_grad():
+                    new_g = fn(g)
+                if new_g is not g:
+                    g._set_data(new_g)
         for name, b in self._buffers.items():
             if b is not None:
                 self._buffers[name] = fn(b)
@@ -657,8 +669,8 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> "Module":
         """``to(dtype)``, ``to(device)`` or ``to(device, dtype)``: floating-point parameters and
-        buffers take `dtype`; everything moves to `device`. Parameters are replaced by new
-        Parameter objects when they change, so build optimizers after calling ``to``."""
+        buffers take `dtype`; everything moves to `device`. Parameters keep their identity (their data is
+        replaced, as torch), so an optimizer built before ``to`` still updates them."""
         from ... import isdtype
         from ..._C import dtype as DType
         dtype = kwargs.pop("dtype", None)
@@ -731,8 +743,8 @@ class Module:
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def share_memory(self) -> "Module":
-        """A no-op: tessera's CPU tensors need no move to shared memory; returns self."""
-        return self
+        """Calls ``share_memory_()`` on every parameter and buffer (as torch); returns self."""
+        return self._apply(lambda t: t.share_memory_())
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
         """torch compiles forward in place with torch.compile; tessera has no compiler, so

@@ -1,0 +1,361 @@
+"""tessera.special: torch.special's functions (scipy.special names) built from tessera's
+differentiable ops: error functions (erf, erfc, erfcx, erfinv, ndtr, ndtri, log_ndtr), gamma
+family (gammaln, digamma/psi, polygamma, multigammaln), modified Bessel functions (i0, i0e, i1,
+i1e), orthogonal polynomials (Chebyshev, Hermite, Laguerre, Legendre), entr, xlogy, xlog1py,
+expit/logit, softmax/log_softmax/logsumexp, sinc, round.
+
+Integer and bool inputs compute in the default float dtype, as torch's. The Bessel functions
+use their power series for |x| <= 15 and the large-argument asymptotic expansion beyond,
+evaluated in float64 (about 1e-15 relative error) and cast back.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Optional
+
+from ._C import Tensor
+
+__all__ = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "ndtri", "log_ndtr", "expit", "logit",
+           "exp2", "expm1", "log1p", "gammaln", "digamma", "psi", "polygamma", "multigammaln",
+           "i0", "i0e", "i1", "i1e", "modified_bessel_i0", "modified_bessel_i1", "entr",
+           "xlogy", "xlog1py", "sinc", "round", "softmax", "log_softmax", "logsumexp",
+           "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+           "chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+           "laguerre_polynomial_l", "legendre_polynomial_p", "gammainc", "gammaincc"]
+
+
+def _ts() -> Any:
+    import tessera
+    return tessera
+
+
+def _float(x: Any) -> Tensor:
+    """x as a floating tensor (ints and bools in the default float dtype)."""
+    ts = _ts()
+    if not isinstance(x, Tensor):
+        x = ts.asarray(x)
+    if not ts.isdtype(x.dtype, ("real floating", "complex floating")):
+        x = x.astype(ts.get_default_dtype())
+    return x
+
+
+def erf(input: Tensor) -> Tensor:
+    return _ts().erf(_float(input))
+
+
+def erfc(input: Tensor) -> Tensor:
+    return _ts().erfc(_float(input))
+
+
+def erfinv(input: Tensor) -> Tensor:
+    return _ts().erfinv(_float(input))
+
+
+def erfcx(input: Tensor) -> Tensor:
+    """exp(x^2) erfc(x), evaluated without overflow for large positive x."""
+    ts = _ts()
+    x = _float(input)
+    big = x > 25.0
+    xs = ts.where(big, ts.zeros_like(x), x)
+    xl = ts.where(big, x, ts.full_like(x, 26.0))
+    direct = ts.exp(xs * xs) * ts.erfc(xs)
+    inv2 = 1.0 / (2.0 * xl * xl)
+    asym = (1.0 - inv2 + 3.0 * inv2 * inv2 - 15.0 * inv2 ** 3) / (xl * math.sqrt(math.pi))
+    return ts.where(big, asym, direct)
+
+
+def ndtr(input: Tensor) -> Tensor:
+    """The standard normal CDF."""
+    x = _float(input)
+    return 0.5 * _ts().erfc(-x / math.sqrt(2.0))
+
+
+def ndtri(input: Tensor) -> Tensor:
+    """The inverse of ndtr (-inf at 0, inf at 1, nan outside [0, 1])."""
+    p = _float(input)
+    return math.sqrt(2.0) * _ts().erfinv(2.0 * p - 1.0)
+
+
+def log_ndtr(input: Tensor) -> Tensor:
+    """log(ndtr(x)), with the asymptotic series below x = -20 where ndtr underflows."""
+    ts = _ts()
+    x = _float(input)
+    tail = x < -20.0
+    xs = ts.where(tail, ts.zeros_like(x), x)
+    xl = ts.where(tail, x, ts.full_like(x, -21.0))
+    z = 1.0 / (xl * xl)
+    series = 1.0 - z + 3.0 * z * z - 15.0 * z ** 3 + 105.0 * z ** 4
+    asym = -0.5 * xl * xl - ts.log(-xl) - 0.5 * math.log(2.0 * math.pi) + ts.log(series)
+    return ts.where(tail, asym, ts.log(ndtr(xs)))
+
+
+def expit(input: Tensor) -> Tensor:
+    return _ts().sigmoid(_float(input))
+
+
+def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:
+    return _ts().logit(_float(input), eps)
+
+
+def exp2(input: Tensor) -> Tensor:
+    return _ts().exp2(_float(input))
+
+
+def expm1(input: Tensor) -> Tensor:
+    return _ts().expm1(_float(input))
+
+
+def log1p(input: Tensor) -> Tensor:
+    return _ts().log1p(_float(input))
+
+
+def gammaln(input: Tensor) -> Tensor:
+    return _ts().lgamma(_float(input))
+
+
+def digamma(input: Tensor) -> Tensor:
+    return _ts().digamma(_float(input))
+
+
+psi = digamma
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    return _ts().polygamma(n, _float(input))
+
+
+def multigammaln(input: Tensor, p: int) -> Tensor:
+    return _ts().mvlgamma(_float(input), p)
+
+
+def _bessel(input: Tensor, order: int, scaled: bool) -> Tensor:
+    """I_order(x) (times exp(-|x|) when `scaled`), order 0 or 1."""
+    ts = _ts()
+    x0 = _float(input)
+    x = x0.astype(ts.float64) if x0.dtype != ts.float64 else x0
+    ax = ts.abs(x)
+    small = ax <= 15.0
+    xs = ts.where(small, x, ts.zeros_like(x))
+    # power series: sum_k (x/2)^(2k+order) / (k! (k+order)!)
+    q = xs * xs / 4.0
+    term = ts.ones_like(xs) if order == 0 else xs / 2.0
+    total = term
+    for k in range(1, 60):
+        term = term * q / (k * (k + order))
+        total = total + term
+    series = total * ts.exp(-ts.abs(xs)) if scaled else total
+    # asymptotic: e^|x| / sqrt(2 pi |x|) * sum_k prod_j -(mu - (2j-1)^2) / (8 j |x|)
+    xl = ts.where(small, ts.full_like(x, 16.0), ax)
+    mu = 4.0 * order * order
+    term = ts.ones_like(xl)
+    acc = term
+    for k in range(1, 30):
+        term = term * (-(mu - (2 * k - 1) ** 2)) / (8.0 * k * xl)
+        acc = acc + term
+    asym = acc / ts.sqrt(2.0 * math.pi * xl)
+    if not scaled:
+        asym = asym * ts.exp(xl)
+    if order == 1:
+        asym = asym * ts.sign(x)
+    return ts.where(small, series, asym).astype(x0.dtype)
+
+
+def i0(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind, order 0."""
+    return _bessel(input, 0, False)
+
+
+def i0e(input: Tensor) -> Tensor:
+    """exp(-|x|) * i0(x)."""
+    return _bessel(input, 0, True)
+
+
+def i1(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind, order 1."""
+    return _bessel(input, 1, False)
+
+
+def i1e(input: Tensor) -> Tensor:
+    """exp(-|x|) * i1(x)."""
+    return _bessel(input, 1, True)
+
+
+modified_bessel_i0 = i0
+modified_bessel_i1 = i1
+
+
+def entr(input: Tensor) -> Tensor:
+    """-x log(x) for x > 0, 0 at 0, -inf for x < 0 (nan stays nan)."""
+    ts = _ts()
+    x = _float(input)
+    pos = x > 0
+    safe = ts.where(pos, x, ts.ones_like(x))
+    val = ts.where(pos, -safe * ts.log(safe), ts.zeros_like(x))
+    val = ts.where(x < 0, ts.full_like(x, -math.inf), val)
+    return ts.where(ts.isnan(x), x, val)
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    return _ts().xlogy(input, other)
+
+
+def xlog1py(input: Any, other: Any) -> Tensor:
+    """x * log1p(y), 0 where x == 0 (unless y is nan)."""
+    ts = _ts()
+    x, y = _float(input), _float(other)
+    val = x * ts.log1p(y)
+    return ts.where((x == 0) & ~ts.isnan(y), ts.zeros_like(val), val)
+
+
+def sinc(input: Tensor) -> Tensor:
+    return _ts().sinc(_float(input))
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    return _ts().round(input, decimals=decimals)
+
+
+def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    return _ts().softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    return _ts().log_softmax(input, dim, dtype=dtype)
+
+
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    return _ts().logsumexp(input, dim, keepdim)
+
+
+# ----------------------------------------------------------------------------- incomplete gamma
+def _gamma_inc_parts(a: Tensor, x: Tensor) -> "tuple[Tensor, Tensor, Tensor]":
+    """(P by its series, Q by its continued fraction, use-series mask) for a > 0, x > 0; each
+    branch sees safe inputs where the other one is used (so neither overflows)."""
+    ts = _ts()
+    use_series = x < a + 1.0
+    one = ts.ones_like(x)
+    # series: P = x^a e^-x / Gamma(a + 1) * sum_n x^n / ((a+1)...(a+n))
+    xs = ts.where(use_series, x, ts.zeros_like(x))
+    term = one / a
+    total = term
+    ap = a
+    for _ in range(300):
+        ap = ap + 1.0
+        term = term * xs / ap
+        total = total + term
+    log_pref = a * ts.log(ts.where(use_series, xs, one)) - xs - ts.lgamma(a)
+    p_series = total * ts.exp(log_pref)
+    # continued fraction for Q (modified Lentz), evaluated where x >= a + 1
+    xc = ts.where(use_series, a + 2.0, x)
+    tiny = 1e-300 if x.dtype == ts.float64 else 1e-30
+    b = xc + 1.0 - a
+    c = one / tiny
+    d = one / b
+    h = d
+    for i in range(1, 300):
+        an = -i * (i - a)
+        b = b + 2.0
+        d = an * d + b
+        d = ts.where(ts.abs(d) < tiny, ts.full_like(d, tiny), d)
+        c = b + an / c
+        c = ts.where(ts.abs(c) < tiny, ts.full_like(c, tiny), c)
+        d = one / d
+        h = h * d * c
+    q_frac = ts.exp(a * ts.log(xc) - xc - ts.lgamma(a)) * h
+    return p_series, q_frac, use_series
+
+
+def _gamma_inc(a: Any, x: Any, upper: bool) -> Tensor:
+    ts = _ts()
+    a, x = _float(a), _float(x)
+    dt = ts.result_type(a, x)
+    a, x = ts.broadcast_arrays(a.astype(dt), x.astype(dt))
+    ok = (a > 0) & (x > 0)
+    a_s = ts.where(ok, a, ts.ones_like(a))
+    x_s = ts.where(ok, x, ts.ones_like(x))
+    p, q, series = _gamma_inc_parts(a_s, x_s)
+    val = ts.where(series, 1.0 - p, q) if upper else ts.where(series, p, 1.0 - q)
+    # edges as torch: x == 0 gives P = 0; a == 0 (x > 0) gives P = 1; negatives give nan
+    zero_x = (x == 0) & (a > 0)
+    zero_a = (a == 0) & (x > 0)
+    val = ts.where(zero_x, ts.full_like(val, 1.0 if upper else 0.0), val)
+    val = ts.where(zero_a, ts.full_like(val, 0.0 if upper else 1.0), val)
+    bad = (a < 0) | (x < 0) | ((a == 0) & (x == 0)) | ts.isnan(a) | ts.isnan(x)
+    return ts.where(bad, ts.full_like(val, math.nan), val)
+
+
+def gammainc(input: Any, other: Any) -> Tensor:
+    """The regularized lower incomplete gamma function P(a, x) (a = input, x = other)."""
+    return _gamma_inc(input, other, False)
+
+
+def gammaincc(input: Any, other: Any) -> Tensor:
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return _gamma_inc(input, other, True)
+
+
+# ----------------------------------------------------------------------------- polynomials
+def _recurrence(x: Any, n: Any, p0: Callable[[Tensor], Tensor], p1: Callable[[Tensor], Tensor],
+                step: Callable[[Tensor, Tensor, Tensor, int], Tensor]) -> Tensor:
+    """P_n(x) from P_0, P_1 and P_{k+1} = step(x, P_k, P_{k-1}, k); `n` may be a tensor (its
+    entries select per element; negative n gives 0)."""
+    ts = _ts()
+    x = _float(x)
+    n_t = n if isinstance(n, Tensor) else ts.asarray(n)
+    nmax = int(ts.max(n_t).item()) if n_t.size else 0
+    x, n_b = ts.broadcast_arrays(x, n_t.astype(x.dtype) if n_t.dtype != x.dtype else n_t)
+    prev, cur = p0(x), p1(x)
+    out = ts.where(n_b == 0, prev, ts.zeros_like(x))
+    out = ts.where(n_b == 1, cur, out)
+    for k in range(1, nmax):
+        prev, cur = cur, step(x, cur, prev, k)
+        out = ts.where(n_b == k + 1, cur, out)
+    return out
+
+
+def chebyshev_polynomial_t(input: Any, n: Any) -> Tensor:
+    """T_n(x): T_0 = 1, T_1 = x, T_{k+1} = 2x T_k - T_{k-1}."""
+    return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: x,
+                       lambda x, c, p, k: 2 * x * c - p)
+
+
+def chebyshev_polynomial_u(input: Any, n: Any) -> Tensor:
+    """U_n(x): U_0 = 1, U_1 = 2x."""
+    return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: 2 * x,
+                       lambda x, c, p, k: 2 * x * c - p)
+
+
+def chebyshev_polynomial_v(input: Any, n: Any) -> Tensor:
+    """V_n(x): V_0 = 1, V_1 = 2x - 1."""
+    return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: 2 * x - 1,
+                       lambda x, c, p, k: 2 * x * c - p)
+
+
+def chebyshev_polynomial_w(input: Any, n: Any) -> Tensor:
+    """W_n(x): W_0 = 1, W_1 = 2x + 1."""
+    return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: 2 * x + 1,
+                       lambda x, c, p, k: 2 * x * c - p)
+
+
+def hermite_polynomial_h(input: Any, n: Any) -> Tensor:
+    """Physicists' H_n(x): H_0 = 1, H_1 = 2x, H_{k+1} = 2x H_k - 2k H_{k-1}."""
+    return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: 2 * x,
+                       lambda x, c, p, k: 2 * x * c - 2 * k * p)
+
+
+def hermite_polynomial_he(input: Any, n: Any) -> Tensor:
+    """Probabilists' He_n(x): He_0 = 1, He_1 = x, He_{k+1} = x He_k - k He_{k-1}."""
+    return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: x,
+                       lambda x, c, p, k: x * c - k * p)
+
+
+def laguerre_polynomial_l(input: Any, n: Any) -> Tensor:
+    """L_n(x): L_0 = 1, L_1 = 1 - x, (k+1) L_{k+1} = (2k + 1 - x) L_k - k L_{k-1}."""
+    return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: 1 - x,
+                       lambda x, c, p, k: ((2 * k + 1 - x) * c - k * p) / (k + 1))
+
+
+def legendre_polynomial_p(input: Any, n: Any) -> Tensor:
+    """P_n(x): P_0 = 1, P_1 = x, (k+1) P_{k+1} = (2k+1) x P_k - k P_{k-1}."""
+    return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: x,
+                       lambda x, c, p, k: ((2 * k + 1) * x * c - k * p) / (k + 1))
