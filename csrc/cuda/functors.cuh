@@ -131,27 +131,30 @@ TS_MATH_FN(Log10, log10)
 #undef TS_MATH_FN
 // The complex forms cuda::std lacks, written as the CPU's (cpu/scalar_math.h): exp's special
 // values minus 1 for non-finite input, +0 + 0j for a complex zero.
-TS_UNARY_FN(Expm1, if constexpr (is_dcomplex_v<A>) {
-  using V = typename A::value_type;
-  if (!cs::isfinite(a.real()) || !cs::isfinite(a.imag())) {
-    const A e = cs::exp(a);
-    return A(e.real() - V(1), e.imag());
-  }
-  if (a.real() == V(0) && a.imag() == V(0)) return A(V(0), a.imag());
-  const V s = cs::sin(a.imag() / 2);
-  return A(cs::expm1(a.real()) * cs::cos(a.imag()) - 2 * s * s,
-           cs::exp(a.real()) * cs::sin(a.imag()));
-} else return cs::expm1(a);)
-TS_UNARY_FN(Log1p, if constexpr (is_dcomplex_v<A>) {
-  using V = typename A::value_type;
-  return A(cs::log(cs::hypot(a.real() + V(1), a.imag())), cs::atan2(a.imag(), a.real() + V(1)));
-} else return cs::log1p(a);)
-TS_UNARY_FN(Log2, if constexpr (is_dcomplex_v<A>) {
-  using V = typename A::value_type;
-  const A l = cs::log(a);
-  const V k = V(1.442695040888963407359924681001892137);
-  return A(l.real() * k, l.imag() * k);
-} else return cs::log2(a);)
+TS_UNARY_FN(
+    Expm1, if constexpr (is_dcomplex_v<A>) {
+      using V = typename A::value_type;
+      if (!cs::isfinite(a.real()) || !cs::isfinite(a.imag())) {
+        const A e = cs::exp(a);
+        return A(e.real() - V(1), e.imag());
+      }
+      if (a.real() == V(0) && a.imag() == V(0)) return A(V(0), a.imag());
+      const V s = cs::sin(a.imag() / 2);
+      return A(cs::expm1(a.real()) * cs::cos(a.imag()) - 2 * s * s,
+               cs::exp(a.real()) * cs::sin(a.imag()));
+    } else return cs::expm1(a);)
+TS_UNARY_FN(
+    Log1p, if constexpr (is_dcomplex_v<A>) {
+      using V = typename A::value_type;
+      return A(cs::log(cs::hypot(a.real() + V(1), a.imag())), cs::atan2(a.imag(), a.real() + V(1)));
+    } else return cs::log1p(a);)
+TS_UNARY_FN(
+    Log2, if constexpr (is_dcomplex_v<A>) {
+      using V = typename A::value_type;
+      const A l = cs::log(a);
+      const V k = V(1.442695040888963407359924681001892137);
+      return A(l.real() * k, l.imag() * k);
+    } else return cs::log2(a);)
 TS_UNARY_FN(Reciprocal, return A(1) / a;)
 TS_UNARY_FN(Identity, return a;)
 

@@ -139,8 +139,8 @@ void topk_cuda(const Tensor& x, const Tensor& values, const Tensor& indices, int
 // out[i] = first j with key(sorted[j]) > key(v[i]) (right) or >= (left): a binary search per
 // value over the CPU's sort keys, so NaN and signed zeros place exactly as on the CPU.
 template <class T>
-__global__ void searchsorted_kernel(const T* sorted, int64_t n, const T* v, int64_t m,
-                                    int64_t* out, bool right) {
+__global__ void searchsorted_kernel(const T* sorted, int64_t n, const T* v, int64_t m, int64_t* out,
+                                    bool right) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= m) return;
   const key_t<T> k = to_key(v[i]);

@@ -124,7 +124,8 @@ __attribute__((target("avx512f"))) void transpose_4_avx512(const char* src, int6
     }
   // Right edge (columns m16..m) of the whole-block rows, then the bottom rows n16..n.
   for (int64_t i = 0; i < n16; ++i)
-    for (int64_t j = m16; j < m; ++j) d[j * n + i] = reinterpret_cast<const float*>(src + i * s0)[j];
+    for (int64_t j = m16; j < m; ++j)
+      d[j * n + i] = reinterpret_cast<const float*>(src + i * s0)[j];
   transpose_scalar<4>(src, s0, 4, n, m, dst, n16);
 }
 

@@ -99,8 +99,8 @@ struct ElementwiseIter {
   // the row kPrefetchRows ahead itself (1.1x at 2048^2).
   static constexpr int64_t kPrefetchRows = 2;
 
-  void prefetch_row(char* const* tile_base, const bool* buffered, const int64_t* inner,
-                    int64_t j, int64_t n) const {
+  void prefetch_row(char* const* tile_base, const bool* buffered, const int64_t* inner, int64_t j,
+                    int64_t n) const {
     for (int k = 0; k < nops; ++k) {
       if (buffered[k] || inner[k] != elsize[k]) continue;
       const char* r = tile_base[k] + j * strides[k][1];
@@ -181,7 +181,8 @@ struct ElementwiseIter {
                        }
                      }
                      for (int64_t j = 0; j < m; ++j) {
-                       if (j + kPrefetchRows < m) prefetch_row(tile_base, buffered, inner, j + kPrefetchRows, n);
+                       if (j + kPrefetchRows < m)
+                         prefetch_row(tile_base, buffered, inner, j + kPrefetchRows, n);
                        for (int k = 0; k < nops; ++k)
                          p[k] = tile_base[k] + j * (buffered[k] ? n * elsize[k] : strides[k][1]);
                        loop(p, inner, n);

@@ -602,9 +602,8 @@ Tensor scatter_permutation(const Tensor& perm, const Tensor& values) {
   TS_CHECK(perm.ndim() == 1 && values.ndim() == 1 && perm.dim(0) == values.dim(0), ValueError,
            "scatter_permutation: perm ", shape_str(perm.shape()), " and values ",
            shape_str(values.shape()), " must be 1-d of one length");
-  TS_CHECK(perm.device() == values.device(), RuntimeError,
-           "scatter_permutation: perm is on ", perm.device().str(), " but values on ",
-           values.device().str());
+  TS_CHECK(perm.device() == values.device(), RuntimeError, "scatter_permutation: perm is on ",
+           perm.device().str(), " but values on ", values.device().str());
   if (!values.device().is_cpu()) {
     // On a device the general scatter (checked indices, device kernels) does the same job.
     Tensor out = Tensor::empty(values.shape(), values.dtype(), values.device());
