@@ -270,3 +270,21 @@ def test_guard_keeps_signatures_and_identity():
     assert ts.amax.__name__ == "amax" and inspect.signature(ts.amax).parameters
     assert isinstance(ts.amax, types.FunctionType)
     assert ts.linalg.matmul is not None
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, x: F.adaptive_avg_pool1d(x, 2 ** 62),
+    lambda F, x: F.adaptive_avg_pool1d(x, 2 ** 70),
+    lambda F, x: F.adaptive_max_pool1d(x, 2 ** 62),
+    lambda F, x: F.adaptive_avg_pool1d(x, (2 ** 31, 2 ** 31)),
+    lambda F, x: F.adaptive_avg_pool1d(x, -1),
+    lambda F, x: F.avg_pool1d(x, 2 ** 62),
+    lambda F, x: F.max_pool1d(x, 9),
+    lambda F, x: F.adaptive_avg_pool2d(x[None], (2 ** 62, 1)),
+])
+def test_pooling_with_absurd_sizes_fails_fast(call):
+    # These built one window per output element in Python (a hang) before the size checks.
+    import tessera.nn.functional as F
+    x = ts.ones((2, 3, 4))
+    with pytest.raises((ValueError, MemoryError)):
+        call(F, x)

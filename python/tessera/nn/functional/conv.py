@@ -356,7 +356,31 @@ def _pool_setup(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple]
         if ceil_mode and (o - 1) * s[i] >= n + p[i]:
             o -= 1
         out.append(o)
+    if any(o <= 0 for o in out):
+        # PyTorch's check; it also keeps a kernel far larger than the input from building its
+        # window offsets.
+        raise ValueError(f"{op}: given input size {tuple(x.shape)}, the calculated output size "
+                         f"{tuple(out)} is too small (kernel_size {k}, stride {s}, padding {p}, "
+                         f"dilation {d})")
     return k, s, p, d, tuple(out)
+
+
+def _check_adaptive_sizes(x: Tensor, sizes: Tuple[int, ...], nsp: int, op: str) -> None:
+    """PyTorch's output_size check, plus a bound so that an absurd size fails at once instead
+    of building one window per output element."""
+    if len(sizes) != nsp:
+        raise ValueError(f"{op}: output_size {sizes} must have {nsp} elements")
+    if any(m < 0 for m in sizes):
+        raise ValueError(f"{op}: elements of output_size must be greater than or equal to 0, "
+                         f"got {sizes}")
+    shape = tuple(x.shape[:x.ndim - nsp]) + sizes
+    if math.prod(shape) >= 2 ** 63:
+        raise ValueError(f"{op}: output of shape {shape} has 2^63 or more elements")
+    # An output too large for memory raises MemoryError here, before any window is built.
+    try:
+        _ts().empty(shape, dtype=x.dtype, device=x.device)
+    except MemoryError as e:
+        raise MemoryError(f"{op}: output of shape {shape}: {e}") from None
 
 
 def _pool_pad(x: Tensor, p: Tuple[int, ...], k: Tuple[int, ...], s: Tuple[int, ...],
@@ -462,8 +486,11 @@ def _adaptive_pool(x: Tensor, output_size: Any, nsp: int, reduce: str, op: str) 
                          f"{tuple(x.shape)}")
     sizes = (output_size,) * nsp if isinstance(output_size, int) or output_size is None \
         else tuple(output_size)
+    if len(sizes) != nsp:
+        raise ValueError(f"{op}: output_size {output_size} must have {nsp} elements")
     in_sp = tuple(x.shape[x.ndim - nsp:])
     sizes = tuple(in_sp[i] if sizes[i] is None else int(sizes[i]) for i in range(nsp))
+    _check_adaptive_sizes(x, sizes, nsp, op)
     fn = t.mean if reduce == "mean" else t.max
     lead = (slice(None),) * (x.ndim - nsp)
     if all(n % m == 0 for n, m in zip(in_sp, sizes)):

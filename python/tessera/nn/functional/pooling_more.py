@@ -11,8 +11,9 @@ import numpy as np
 
 from ..._C import Tensor
 from . import _fused
-from .conv import (IntOrTuple, _adaptive_bounds, _adaptive_pool, _max_pool, _ntuple, _pool_pad,
-                   _pool_setup, _windows, avg_pool1d, avg_pool2d, _avg_pool, pad)
+from .conv import (IntOrTuple, _adaptive_bounds, _adaptive_pool, _check_adaptive_sizes,
+                   _max_pool, _ntuple, _pool_pad, _pool_setup, _windows, avg_pool1d, avg_pool2d,
+                   _avg_pool, pad)
 
 __all__ = [
     "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d",
@@ -105,7 +106,9 @@ def _adaptive_sizes(x: Tensor, output_size: Any, nsp: int, op: str) -> Tuple[int
     if len(sizes) != nsp:
         raise ValueError(f"{op}: output_size {output_size} must have {nsp} elements")
     in_sp = tuple(x.shape[x.ndim - nsp:])
-    return tuple(in_sp[i] if sizes[i] is None else int(sizes[i]) for i in range(nsp))
+    sizes = tuple(in_sp[i] if sizes[i] is None else int(sizes[i]) for i in range(nsp))
+    _check_adaptive_sizes(x, sizes, nsp, op)
+    return sizes
 
 
 def _adaptive_avg_pool_nd(x: Tensor, out: Sequence[int], nsp: int, op: str) -> Tensor:
