@@ -288,3 +288,14 @@ def test_pooling_with_absurd_sizes_fails_fast(call):
     x = ts.ones((2, 3, 4))
     with pytest.raises((ValueError, MemoryError)):
         call(F, x)
+
+
+def test_torch_reduction_enum_and_poisson_argument_errors():
+    x = ts.ones(3)
+    with pytest.raises(ValueError, match="not a valid value for reduction"):
+        ts.kl_div(x, x, reduction=-1)
+    with pytest.raises(ValueError, match="not a valid value for reduction"):
+        ts.hinge_embedding_loss(x, x, reduction=2 ** 62)
+    with pytest.raises(TypeError, match="must be a tensor"):
+        ts.poisson(3)
+    assert float(ts.kl_div(x, x, reduction=2)) == float(ts.nn.functional.kl_div(x, x, reduction="sum"))

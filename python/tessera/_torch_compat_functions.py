@@ -333,6 +333,8 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
     """Samples Poisson(rate) for each element of the rate tensor `input` (torch.poisson)."""
     import numpy as np
     ts = _ts()
+    if not isinstance(input, Tensor):
+        raise TypeError(f"poisson(): argument 'input' must be a tensor, not {type(input).__name__}")
     rates = input.detach().cpu().numpy()
     if (rates < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
@@ -457,7 +459,13 @@ _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
 
 def _reduction(r: Any) -> str:
-    return _REDUCTIONS[r] if isinstance(r, int) else r
+    """torch's reduction enum (0 none, 1 mean, 2 sum) or a reduction name."""
+    if isinstance(r, int) and not isinstance(r, bool):
+        if r not in _REDUCTIONS:
+            raise ValueError(f"{r} is not a valid value for reduction (0 'none', 1 'mean', "
+                             "2 'sum')")
+        return _REDUCTIONS[r]
+    return r
 
 
 def _F() -> Any:
