@@ -1,7 +1,9 @@
-"""Usage: bench_cuda_attention.py [iters]. GPU time of F.scaled_dot_product_attention forward
-and forward+backward on CUDA, the fused flash kernel vs the matmul + fused-softmax path
-(attention._FLASH_ON_CUDA off) vs PyTorch when installed, at the char-GPT shape (B=64, H=6,
-T=256, head dim 64, causal) and a few others, float32 and bfloat16."""
+"""Usage: bench_cuda_attention.py [iters]. Time of F.scaled_dot_product_attention forward and
+forward+backward on CUDA (synchronized wall clock, median) at the char-GPT shape (B=64, H=6,
+T=256, head dim 64, causal) and a few others, float32 and bfloat16, by path: "flash" (the
+fused kernel forced on), "block" (causal GEMMs on the block lower triangle, Note [Causal
+block attention]; the default for these causal shapes), "matmul" (full GEMMs + the fused
+softmax; the default without a causal mask), and PyTorch when installed."""
 from __future__ import annotations
 
 import sys
@@ -32,15 +34,16 @@ def timeit(fn: Callable[[], Any], sync: Callable[[], None], iters: int) -> float
     return float(np.median(times)) * 1e3
 
 
-def bench_tessera(shape: tuple, dtype: str, fused: bool, iters: int) -> tuple:
+def bench_tessera(shape: tuple, dtype: str, path: str, iters: int) -> tuple:
     B, H, T, E, causal = shape
     rng = np.random.default_rng(0)
     xs = [ts.asarray(rng.standard_normal((B, H, T, E)).astype(np.float32)).astype(
         getattr(ts, dtype)).to("cuda").requires_grad_(True) for _ in range(3)]
     g = ts.ones((B, H, T, E), dtype=getattr(ts, dtype), device="cuda")
-    min_bytes = A._FLASH_MIN_SCORE_BYTES
-    A._FLASH_ON_CUDA = fused
-    A._FLASH_MIN_SCORE_BYTES = 0 if fused else A._FLASH_MIN_SCORE_BYTES
+    saved = A._FLASH_ON_CUDA, A._FLASH_MIN_SCORE_BYTES, A._CAUSAL_BLOCK
+    A._FLASH_ON_CUDA = path == "flash"
+    A._FLASH_MIN_SCORE_BYTES = 0 if path == "flash" else A._FLASH_MIN_SCORE_BYTES
+    A._CAUSAL_BLOCK = 1 << 40 if path == "matmul" else A._CAUSAL_BLOCK
 
     def fwd() -> Any:
         with ts.no_grad():
@@ -52,7 +55,7 @@ def bench_tessera(shape: tuple, dtype: str, fused: bool, iters: int) -> tuple:
     try:
         return timeit(fwd, ts.cuda.synchronize, iters), timeit(step, ts.cuda.synchronize, iters)
     finally:
-        A._FLASH_ON_CUDA, A._FLASH_MIN_SCORE_BYTES = True, min_bytes
+        A._FLASH_ON_CUDA, A._FLASH_MIN_SCORE_BYTES, A._CAUSAL_BLOCK = saved
 
 
 def bench_torch(shape: tuple, dtype: str, iters: int) -> tuple:
@@ -80,15 +83,18 @@ def main() -> None:
         have_torch = torch.cuda.is_available()
     except ImportError:
         have_torch = False
-    print("| shape (B, H, T, E, causal) | dtype | flash fwd | flash fwd+bwd | matmul fwd "
-          "| matmul fwd+bwd | torch fwd | torch fwd+bwd |")
-    print("|---|---|---|---|---|---|---|---|")
+    paths = ("flash", "block", "matmul")
+    print("| shape (B, H, T, E, causal) | dtype | "
+          + " | ".join(f"{p} fwd | {p} fwd+bwd" for p in paths + ("torch",)) + " |")
+    print("|---|---|" + "---|---|" * (len(paths) + 1))
     for shape in SHAPES:
         for dtype in ("float32", "bfloat16"):
-            f = bench_tessera(shape, dtype, True, iters)
-            m = bench_tessera(shape, dtype, False, iters)
-            t = bench_torch(shape, dtype, iters) if have_torch else (float("nan"),) * 2
-            print(f"| {shape} | {dtype} | " + " | ".join(f"{x:.3f} ms" for x in f + m + t) + " |")
+            res = [bench_tessera(shape, dtype, p, iters) for p in paths]
+            if not shape[-1]:  # without a causal mask "block" is the matmul path
+                res[1] = (float("nan"),) * 2
+            res.append(bench_torch(shape, dtype, iters) if have_torch else (float("nan"),) * 2)
+            print(f"| {shape} | {dtype} | "
+                  + " | ".join(f"{x:.3f} ms" for r in res for x in r) + " |")
 
 
 if __name__ == "__main__":

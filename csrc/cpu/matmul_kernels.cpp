@@ -48,6 +48,8 @@ template <class T>
 void blas_matmul(const Tensor& out, Tensor a, Tensor b) {
   const int64_t nd = out.ndim(), m = out.dim(nd - 2), n = out.dim(nd - 1), k = a.dim(nd - 1);
   T* o = out.data<T>();
+  // Output rows may be strided (a block of a wider matrix: Note [Causal block attention]).
+  const int64_t ldc = m == 1 ? std::max<int64_t>(n, 1) : out.strides()[nd - 2];
   if (k == 0) {
     fill_(out, Scalar::from_int(0));
     return;
@@ -62,7 +64,7 @@ void blas_matmul(const Tensor& out, Tensor a, Tensor b) {
     lb = layout_of(b);
   }
   // A contiguous batch of a times one shared b: one gemm with batch*m rows.
-  if (nd > 2 && a.is_contiguous() && !la.trans) {
+  if (nd > 2 && a.is_contiguous() && !la.trans && out.is_contiguous()) {
     bool b_shared = true;
     for (int64_t d = 0; d < nd - 2; ++d)
       b_shared = b_shared && (b.strides()[d] == 0 || b.dim(d) == 1);
@@ -77,7 +79,7 @@ void blas_matmul(const Tensor& out, Tensor a, Tensor b) {
   const T* pb = b.data<T>();
   for_each_batch(out, a, b, [&](int64_t oo, int64_t oa, int64_t ob) {
     gemm<T>(la.trans, lb.trans, m, n, k, pa + oa, std::max<int64_t>(la.ld, 1), pb + ob,
-            std::max<int64_t>(lb.ld, 1), o + oo, std::max<int64_t>(n, 1));
+            std::max<int64_t>(lb.ld, 1), o + oo, ldc);
   });
 }
 
@@ -86,6 +88,7 @@ void int_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
   const int64_t nd = out.ndim(), m = out.dim(nd - 2), n = out.dim(nd - 1), k = a.dim(nd - 1);
   const int64_t as0 = a.strides()[nd - 2], as1 = a.strides()[nd - 1];
   const int64_t bs0 = b.strides()[nd - 2], bs1 = b.strides()[nd - 1];
+  const int64_t ldc = out.strides()[nd - 2];
   T* o = out.data<T>();
   const T* pa = a.data<T>();
   const T* pb = b.data<T>();
@@ -93,7 +96,7 @@ void int_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
     parallel_for(0, m, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n * k)),
                  [&](int64_t r0, int64_t r1) {
                    for (int64_t i = r0; i < r1; ++i) {
-                     T* row = o + oo + i * n;
+                     T* row = o + oo + i * ldc;
                      for (int64_t j = 0; j < n; ++j) row[j] = T(0);
                      for (int64_t p = 0; p < k; ++p) {
                        const T av = pa[oa + i * as0 + p * as1];
@@ -109,6 +112,9 @@ void int_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
 }
 
 void cpu_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
+  const int64_t nd = out.ndim();
+  TS_CHECK(out.dim(nd - 1) == 1 || out.strides()[nd - 1] == 1, RuntimeError,
+           "matmul: internal error: the CPU kernel expects row-major output rows");
   switch (out.dtype()) {
     case DType::Float32:
       return blas_matmul<float>(out, a, b);

@@ -60,9 +60,9 @@ void softmax_rows(const T* x, T* out, int64_t rows, int64_t n, bool log, RowGeom
 
 template <class T>
 void softmax_backward_rows(const T* y, const T* gy, T* gx, int64_t rows, int64_t n, bool log,
-                           double scale_ = 1) {
+                           RowGeom geom = {}) {
   using A = acc_t<T>;
-  const A scale = A(scale_);
+  const A scale = A(geom.scale);
   parallel_for(0, rows, row_grain(n), [&](int64_t lo, int64_t hi) {
     std::vector<A> d(n), e(n);
     for (int64_t r = lo; r < hi; ++r) {
@@ -75,10 +75,12 @@ void softmax_backward_rows(const T* y, const T* gy, T* gx, int64_t rows, int64_t
         for (int64_t i = 0; i < n; ++i) d[i] = A(yr[i]);
         exp_row(e.data(), d.data(), n);
         for (int64_t i = 0; i < n; ++i) out[i] = T(A(gr[i]) - e[i] * s);
-      } else {  // gx = scale * y * (gy - sum(gy * y))
+      } else {  // gx = scale * y * (gy - sum(gy * y)) over the visible keys, 0 past them
+        const int64_t k = geom.valid(r, n);
         s = lane_reduce<A>(
-            n, A(0), [&](int64_t i) { return A(gr[i]) * A(yr[i]); }, &add2<A>);
-        for (int64_t i = 0; i < n; ++i) out[i] = T(scale * A(yr[i]) * (A(gr[i]) - s));
+            k, A(0), [&](int64_t i) { return A(gr[i]) * A(yr[i]); }, &add2<A>);
+        for (int64_t i = 0; i < k; ++i) out[i] = T(scale * A(yr[i]) * (A(gr[i]) - s));
+        for (int64_t i = k; i < n; ++i) out[i] = T(0);
       }
     }
   });
@@ -100,10 +102,11 @@ void cpu_attention_softmax(const Tensor& x, const Tensor& out, int64_t rows, int
 }
 
 void cpu_attention_softmax_backward(const Tensor& y, const Tensor& gy, const Tensor& gx,
-                                    int64_t rows, int64_t n, double scale) {
+                                    int64_t rows, int64_t n, int64_t L, double scale, bool causal) {
   visit_dtype<kFloatSet>(y.dtype(), "attention_softmax_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    softmax_backward_rows<T>(y.data<T>(), gy.data<T>(), gx.data<T>(), rows, n, false, scale);
+    softmax_backward_rows<T>(y.data<T>(), gy.data<T>(), gx.data<T>(), rows, n, false,
+                             RowGeom{scale, L, causal});
   });
 }
 

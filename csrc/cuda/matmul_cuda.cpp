@@ -80,6 +80,7 @@ struct GemmCall {
   GemmTypes ty;
   int64_t m, n, k;
   Mat ma, mb;
+  int64_t ldc;  // the output's row stride: >= n, more for a column slice of a wider matrix
   const void *alpha, *beta;
 };
 
@@ -88,13 +89,13 @@ cublasOperation_t op_of(const Mat& x) { return x.trans ? CUBLAS_OP_T : CUBLAS_OP
 // One batch dim (or none): one strided-batched call.
 void run_strided(const GemmCall& c, const BatchDim& bd, const Tensor& out, const Tensor& a,
                  const Tensor& b) {
-  // C^T (n x m, col-major, ld n) = B^T (n x k) * A^T (k x m)  (Note [Row-major GEMM]).
+  // C^T (n x m, col-major, ld ldc) = B^T (n x k) * A^T (k x m)  (Note [Row-major GEMM]).
   check_cublas(
       cublasGemmStridedBatchedEx(c.h, op_of(c.mb), op_of(c.ma), static_cast<int>(c.n),
                                  static_cast<int>(c.m), static_cast<int>(c.k), c.alpha,
                                  b.data_ptr(), c.ty.data, static_cast<int>(c.mb.ld), bd.sb,
                                  a.data_ptr(), c.ty.data, static_cast<int>(c.ma.ld), bd.sa, c.beta,
-                                 out.data_ptr(), c.ty.data, static_cast<int>(c.n), bd.so,
+                                 out.data_ptr(), c.ty.data, static_cast<int>(c.ldc), bd.so,
                                  static_cast<int>(bd.size), c.ty.compute, CUBLAS_GEMM_DEFAULT),
       "cublasGemmStridedBatchedEx");
 }
@@ -121,13 +122,13 @@ void run_pointer_array(const GemmCall& c, const std::vector<BatchDim>& dims, int
   const void** p = reinterpret_cast<const void**>(table.data_ptr());
   void** outs = reinterpret_cast<void**>(table.data_ptr()) + 2 * count;
   launch_batch_pointers(w, count, p, s);
-  check_cublas(
-      cublasGemmBatchedEx(c.h, op_of(c.mb), op_of(c.ma), static_cast<int>(c.n),
-                          static_cast<int>(c.m), static_cast<int>(c.k), c.alpha, p + count,
-                          c.ty.data, static_cast<int>(c.mb.ld), p, c.ty.data,
-                          static_cast<int>(c.ma.ld), c.beta, outs, c.ty.data, static_cast<int>(c.n),
-                          static_cast<int>(count), c.ty.compute, CUBLAS_GEMM_DEFAULT),
-      "cublasGemmBatchedEx");
+  check_cublas(cublasGemmBatchedEx(c.h, op_of(c.mb), op_of(c.ma), static_cast<int>(c.n),
+                                   static_cast<int>(c.m), static_cast<int>(c.k), c.alpha, p + count,
+                                   c.ty.data, static_cast<int>(c.mb.ld), p, c.ty.data,
+                                   static_cast<int>(c.ma.ld), c.beta, outs, c.ty.data,
+                                   static_cast<int>(c.ldc), static_cast<int>(count), c.ty.compute,
+                                   CUBLAS_GEMM_DEFAULT),
+               "cublasGemmBatchedEx");
 }
 
 void matmul_cuda(const Tensor& out, const Tensor& a0, const Tensor& b0) {
@@ -135,8 +136,10 @@ void matmul_cuda(const Tensor& out, const Tensor& a0, const Tensor& b0) {
   const int64_t nd = out.ndim(), m = out.dim(nd - 2), n = out.dim(nd - 1), k = a0.dim(nd - 1);
   if (out.numel() == 0) return;  // cuBLAS rejects ldc = n = 0
   if (k == 0) return fill_(out, Scalar::from_int(0));
-  TS_CHECK(out.strides()[nd - 1] == 1 && out.strides()[nd - 2] == n, RuntimeError,
-           "matmul: internal error: the CUDA kernel expects a row-major output");
+  // Rows may be strided (a block of a wider matrix: Note [Causal block attention]).
+  const int64_t ldc = m == 1 ? n : out.strides()[nd - 2];
+  TS_CHECK((n == 1 || out.strides()[nd - 1] == 1) && ldc >= n && ldc <= INT32_MAX, RuntimeError,
+           "matmul: internal error: the CUDA kernel expects row-major output rows");
   Tensor a = a0, b = b0;
   Mat ma = mat_of(a), mb = mat_of(b);
   if (!ma.ok) ma = mat_of(a = contiguous(a));
@@ -162,6 +165,7 @@ void matmul_cuda(const Tensor& out, const Tensor& a0, const Tensor& b0) {
                       k,
                       ma,
                       mb,
+                      ldc,
                       wide ? static_cast<const void*>(one_d) : one_f,
                       wide ? static_cast<const void*>(zero_d) : zero_f};
   if (dims.size() <= 1)

@@ -97,43 +97,54 @@ __global__ void __launch_bounds__(kRowBlock)
   }
 }
 
-// gx = gy - exp(y) * sum(gy) (log), else scale * y * (gy - sum(gy * y)).
+// gx = gy - exp(y) * sum(gy) (log), else scale * y * (gy - sum(gy * y)); causal rows read
+// and sum only their visible keys and write 0 past them.
 template <class T, int E, int V>
 __global__ void __launch_bounds__(32 * kWarpRows)
     softmax_backward_warp(const T* __restrict__ y, const T* __restrict__ gy, T* __restrict__ gx,
-                          int64_t nrows, int64_t n, bool log, double scale_) {
+                          int64_t nrows, int64_t n, Mode md) {
   using A = dacc_t<T>;
   const int64_t r = static_cast<int64_t>(blockIdx.x) * kWarpRows + threadIdx.y;
   if (r >= nrows) return;
   const int lane = threadIdx.x;
+  const int k = static_cast<int>(valid_cols(md, r, n));
   A yv[E], gv[E];
   load_row<T, E, V>(y + r * n, n, lane, yv, A(0));
   load_row<T, E, V>(gy + r * n, n, lane, gv, A(0));
   A s = 0;
 #pragma unroll
-  for (int i = 0; i < E; ++i) s += log ? gv[i] : gv[i] * yv[i];
+  for (int i = 0; i < E; ++i) {
+    if (slot_index<V>(i, lane) >= k) yv[i] = gv[i] = 0;  // a select: garbage cannot leak
+    s += md.log ? gv[i] : gv[i] * yv[i];
+  }
   s = warp_allreduce(s, SumOp<A>());
-  const A scale = A(scale_);
+  const A scale = A(md.scale);
 #pragma unroll
   for (int i = 0; i < E; ++i)
-    gv[i] = log ? gv[i] - ::cuda::std::exp(yv[i]) * s : scale * yv[i] * (gv[i] - s);
+    gv[i] = md.log ? gv[i] - ::cuda::std::exp(yv[i]) * s : scale * yv[i] * (gv[i] - s);
   store_row<T, E, V>(gx + r * n, n, lane, gv);
 }
 
 template <class T>
 __global__ void __launch_bounds__(kRowBlock)
     softmax_backward_block(const T* __restrict__ y, const T* __restrict__ gy, T* __restrict__ gx,
-                           int64_t nrows, int64_t n, bool log, double scale_) {
+                           int64_t nrows, int64_t n, Mode md) {
   using A = dacc_t<T>;
-  const A scale = A(scale_);
+  const A scale = A(md.scale);
+  const bool log = md.log;
   for (int64_t r = blockIdx.x; r < nrows; r += gridDim.x) {
     const T *yr = y + r * n, *gr = gy + r * n;
     T* out = gx + r * n;
+    const int64_t k = valid_cols(md, r, n);
     A s = 0;
-    for (int64_t i = threadIdx.x; i < n; i += kRowBlock)
+    for (int64_t i = threadIdx.x; i < k; i += kRowBlock)
       s += log ? dconvert<A>(gr[i]) : dconvert<A>(gr[i]) * dconvert<A>(yr[i]);
     s = block_allreduce(s, SumOp<A>());
     for (int64_t i = threadIdx.x; i < n; i += kRowBlock) {
+      if (i >= k) {
+        out[i] = dconvert<T>(A(0));
+        continue;
+      }
       const A yi = dconvert<A>(yr[i]), gi = dconvert<A>(gr[i]);
       out[i] = dconvert<T>(log ? gi - ::cuda::std::exp(yi) * s : scale * yi * (gi - s));
     }
@@ -162,7 +173,7 @@ void launch_softmax(const Tensor& x, const Tensor& out, int64_t nrows, int64_t n
 }
 
 void launch_softmax_backward(const Tensor& y, const Tensor& gy, const Tensor& gx, int64_t nrows,
-                             int64_t n, bool log, double scale, const char* op) {
+                             int64_t n, const Mode& md, const char* op) {
   const int dev = y.device().index;
   DeviceGuard guard(dev);
   cudaStream_t st = current_stream(dev);
@@ -172,15 +183,14 @@ void launch_softmax_backward(const Tensor& y, const Tensor& gy, const Tensor& gx
     const T* gp = reinterpret_cast<const T*>(gy.data_ptr());
     T* op_ = reinterpret_cast<T*>(gx.data_ptr());
     if (n <= kMaxWarpCols) {
-      dispatch_warp_cols<T>(n, aligned16(yp) && aligned16(gp) && aligned16(op_),
-                            [&](auto e, auto v) {
-                              softmax_backward_warp<T, decltype(e)::value, decltype(v)::value>
-                                  <<<warp_row_blocks(nrows), dim3(32, kWarpRows), 0, st>>>(
-                                      yp, gp, op_, nrows, n, log, scale);
-                            });
+      dispatch_warp_cols<T>(
+          n, aligned16(yp) && aligned16(gp) && aligned16(op_), [&](auto e, auto v) {
+            softmax_backward_warp<T, decltype(e)::value, decltype(v)::value>
+                <<<warp_row_blocks(nrows), dim3(32, kWarpRows), 0, st>>>(yp, gp, op_, nrows, n, md);
+          });
     } else {
       softmax_backward_block<T>
-          <<<row_block_grid(nrows), kRowBlock, 0, st>>>(yp, gp, op_, nrows, n, log, scale);
+          <<<row_block_grid(nrows), kRowBlock, 0, st>>>(yp, gp, op_, nrows, n, md);
     }
     TS_CUDA_CHECK_LAUNCH();
   });
@@ -192,7 +202,7 @@ void softmax_cuda(const Tensor& x, const Tensor& out, int64_t nrows, int64_t n, 
 
 void softmax_backward_cuda(const Tensor& y, const Tensor& gy, const Tensor& gx, int64_t nrows,
                            int64_t n, bool log) {
-  launch_softmax_backward(y, gy, gx, nrows, n, log, 1.0, "softmax_backward");
+  launch_softmax_backward(y, gy, gx, nrows, n, Mode{log, 1.0, 1, false}, "softmax_backward");
 }
 
 void attention_softmax_cuda(const Tensor& x, const Tensor& out, int64_t nrows, int64_t n, int64_t L,
@@ -202,8 +212,10 @@ void attention_softmax_cuda(const Tensor& x, const Tensor& out, int64_t nrows, i
 }
 
 void attention_softmax_backward_cuda(const Tensor& y, const Tensor& gy, const Tensor& gx,
-                                     int64_t nrows, int64_t n, double scale) {
-  launch_softmax_backward(y, gy, gx, nrows, n, false, scale, "attention_softmax_backward");
+                                     int64_t nrows, int64_t n, int64_t L, double scale,
+                                     bool causal) {
+  launch_softmax_backward(y, gy, gx, nrows, n, Mode{false, scale, std::max<int64_t>(L, 1), causal},
+                          "attention_softmax_backward");
 }
 
 }  // namespace

@@ -101,15 +101,19 @@ Tensor attention_softmax(const Tensor& scores, double scale, bool causal) {
   return out;
 }
 
-Tensor attention_softmax_backward(const Tensor& y, const Tensor& gy, double scale) {
+Tensor attention_softmax_backward(const Tensor& y, const Tensor& gy, double scale, bool causal) {
   const char* op = "attention_softmax_backward";
   check_float(y, op);
   check_same(y, gy, op);
   const int64_t n = last_dim(y, op);
+  TS_CHECK(!causal || y.ndim() >= 2, ValueError, op,
+           ": causal needs scores of shape (..., L, S), got ", shape_str(y.shape()));
+  const int64_t L = y.ndim() >= 2 ? y.dim(y.ndim() - 2) : 1;
   Tensor gx = empty_like(y);
   if (y.numel() > 0)
     attention_softmax_backward_stub.get(y.device())(contiguous(y), contiguous(gy), gx,
-                                                    y.numel() / n, n, scale);
+                                                    y.numel() / n, n, std::max<int64_t>(L, 1),
+                                                    scale, causal);
   return gx;
 }
 

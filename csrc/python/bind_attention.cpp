@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "ops/attention.h"
+#include "ops/attention_causal.h"
 #include "python/convert.h"
 
 namespace ts::python {
@@ -15,6 +16,12 @@ void init_attention(py::module_& m) {
   m.def("_flash_attention_backward", &flash_attention_backward, py::arg("q"), py::arg("k"),
         py::arg("v"), py::arg("out"), py::arg("lse"), py::arg("grad_out"), py::arg("scale"),
         py::arg("causal"), "(dq, dk, dv) of flash attention from its out, lse and grad_out");
+  m.def("_causal_block_attention", &causal_block_attention, py::arg("q"), py::arg("k"),
+        py::arg("v"), py::arg("scale"), py::arg("block"),
+        "(out, p) of causal softmax(scale * q k^T) v by GEMMs on the block lower triangle");
+  m.def("_causal_block_attention_backward", &causal_block_attention_backward, py::arg("q"),
+        py::arg("k"), py::arg("v"), py::arg("p"), py::arg("grad_out"), py::arg("scale"),
+        py::arg("block"), "(dq, dk, dv) of causal block attention from its p and grad_out");
 }
 
 }  // namespace ts::python

@@ -29,7 +29,8 @@ void init_nn(py::module_& m) {
         "input gradient of softmax/log_softmax from its output and output gradient");
   m.def("_attention_softmax", &attention_softmax,
         "softmax(scale * scores) over the last axis, causal: query i sees keys j <= i");
-  m.def("_attention_softmax_backward", &attention_softmax_backward,
+  m.def("_attention_softmax_backward", &attention_softmax_backward, py::arg("y"), py::arg("gy"),
+        py::arg("scale"), py::arg("causal") = false,
         "scale * softmax_backward(y, gy): the scores' gradient");
   m.def(
       "_cross_entropy",

@@ -203,14 +203,14 @@ class AttentionSoftmax(Function):
                 causal: bool) -> Tensor:
         y = _C._attention_softmax(scores, scale, causal)
         ctx.save_for_backward(y)
-        ctx.scale = scale
+        ctx.scale, ctx.causal = scale, causal
         return y
 
     @staticmethod
     def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
         (y,) = ctx.saved_tensors
         if not _C.is_grad_enabled():
-            return _C._attention_softmax_backward(y, g, ctx.scale), None, None
+            return _C._attention_softmax_backward(y, g, ctx.scale, ctx.causal), None, None
         # Masked entries have y == 0, so they get no gradient here either.
         return ctx.scale * _softmax_grad(y, g), None, None
 

@@ -1,7 +1,8 @@
-"""scaled_dot_product_attention. Without a mask tensor and dropout it runs the fused
-(flash-style) kernel on CUDA (csrc/ops/attention.h: no (L, S) score tensor, masked key blocks
-skipped); elsewhere matmul, one fused (scaled, optionally causal) softmax kernel, matmul; the
-composite path with a mask or dropout."""
+"""scaled_dot_product_attention. Without a mask tensor and dropout: the fused (flash-style)
+kernel on CUDA where the score tensor would be huge (csrc/ops/attention.h: no (L, S) scores);
+causal attention through GEMMs on the block lower triangle of the scores
+(csrc/ops/attention_causal.h); else matmul, one fused (scaled, optionally causal) softmax
+kernel, matmul. The composite path with a mask or dropout."""
 from __future__ import annotations
 
 import math
@@ -30,6 +31,12 @@ _FLASH_MIN_SCORE_BYTES = 1 << 30
 # The CUDA kernel covers these dtypes (float64 takes the matmul path) and head dims.
 _FLASH_CUDA_DTYPES = ("float16", "bfloat16", "float32")
 _FLASH_MAX_HEAD_DIM = 128
+# Row block of the causal block path (Note [Causal block attention]), a multiple of 64 rows
+# (whole GEMM tiles); it applies from two blocks on (L >= 2 * block). Longer L takes larger
+# blocks so each product stays at most 8 GEMM calls: with b blocks the GEMMs do
+# (b + 1) / (2 b) of the full work.
+_CAUSAL_BLOCK = 64
+_CAUSAL_MAX_BLOCKS = 8
 
 
 def _ts() -> Any:
@@ -60,6 +67,42 @@ def _flash_applies(q: Tensor, k: Tensor, v: Tensor) -> bool:
                 and max(q.shape[-1], v.shape[-1]) <= _FLASH_MAX_HEAD_DIM
                 and _score_bytes(q, k) > _FLASH_MIN_SCORE_BYTES)
     return device == "cpu" and _FLASH_ON_CPU and dtype in FUSED_DTYPES
+
+
+def _causal_block(q: Tensor, k: Tensor, v: Tensor) -> int:
+    """The row block for the causal block path, or 0 where it does not apply: fusable
+    floating q/k/v of one dtype and device with equal batch dims and L >= 2 blocks."""
+    if not (q.ndim >= 3 and k.ndim == q.ndim and v.ndim == q.ndim and fusable(q, k, v)):
+        return 0
+    if not (tuple(q.shape[:-2]) == tuple(k.shape[:-2]) == tuple(v.shape[:-2])):
+        return 0
+    L, S = q.shape[-2], k.shape[-2]
+    block = max(_CAUSAL_BLOCK, -(-L // (_CAUSAL_MAX_BLOCKS * _CAUSAL_BLOCK)) * _CAUSAL_BLOCK)
+    return block if S > 0 and L >= 2 * block else 0
+
+
+class CausalBlockAttention(Function):
+    """Causal softmax(scale * q k^T) v for q (..., L, E), k (..., S, E), v (..., S, Ev) with
+    equal batch dims, its GEMMs restricted to the block lower triangle of the scores; saves
+    the probabilities (..., L, S) as the matmul path does."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, q: Tensor, k: Tensor, v: Tensor,  # type: ignore[override]
+                scale: float, block: int) -> Tensor:
+        out, p = _C._causal_block_attention(q, k, v, scale, block)
+        ctx.save_for_backward(q, k, v, p)
+        ctx.meta = (scale, block)
+        return out
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        q, k, v, p = ctx.saved_tensors
+        scale, block = ctx.meta
+        if not _C.is_grad_enabled():
+            dq, dk, dv = _C._causal_block_attention_backward(q, k, v, p, g, scale, block)
+        else:
+            dq, dk, dv = _flash_grads_composite(q, k, v, g, scale, True)
+        return dq, dk, dv, None, None
 
 
 def _flat(x: Tensor, n: int) -> Tensor:
@@ -134,6 +177,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         value = t.repeat(value, rep, axis=-3)
     if attn_mask is None and dropout_p == 0.0 and _flash_applies(query, key, value):
         return FlashAttention.apply(query, key, value, float(scale), bool(is_causal))
+    block = _causal_block(query, key, value) if is_causal and attn_mask is None \
+        and dropout_p == 0.0 else 0
+    if block:
+        return CausalBlockAttention.apply(query, key, value, float(scale), block)
     scores = t.matmul(query, key.mT)
     if attn_mask is None and dropout_p == 0.0 and fusable(scores):
         return t.matmul(AttentionSoftmax.apply(scores, float(scale), bool(is_causal)), value)
