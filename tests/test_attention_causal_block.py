@@ -74,7 +74,8 @@ def run_pair(shapes, dtype="float64", transpose=False, scale=None):
 @pytest.mark.parametrize("dtype", list(TOL))
 @pytest.mark.parametrize("L,S,E,Ev", [(8, 8, 3, 3), (13, 13, 4, 5), (9, 17, 3, 2), (17, 9, 2, 3),
                                       (16, 4, 3, 3), (8, 30, 2, 2), (23, 23, 1, 4)])
-def test_causal_block_vs_torch(blocked, L, S, E, Ev, dtype) -> None:
+def test_causal_block_vs_torch(monkeypatch, blocked, L, S, E, Ev, dtype) -> None:
+    monkeypatch.setattr(A, "_CAUSAL_DTYPES", tuple(TOL))  # the 16-bit dtypes too
     run_pair([(2, 3, L, E), (2, 3, S, E), (2, 3, S, Ev)], dtype)
     assert blocked == [4]
 
@@ -182,6 +183,8 @@ def test_causal_block_selection(monkeypatch) -> None:
     F.scaled_dot_product_attention(x, ts.zeros((1, 3, 256, 8)), ts.zeros((1, 3, 256, 8)),
                                    is_causal=True)  # broadcast batch
     F.scaled_dot_product_attention(x, x.astype(ts.float64), x, is_causal=True)
+    half = x.astype(ts.bfloat16)
+    F.scaled_dot_product_attention(half, half, half, is_causal=True)  # 16-bit: matmul path
     F.scaled_dot_product_attention(ts.zeros((256, 8)), ts.zeros((256, 8)), ts.zeros((256, 8)),
                                    is_causal=True)  # no batch dim
     assert calls == [64, 128]
