@@ -3,6 +3,7 @@ forward+backward at the char-GPT shape (64, 6, 256, 64, causal), tessera's defau
 PyTorch, float32 and bfloat16, through torch.profiler (CUPTI sees tessera's kernels too)."""
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
@@ -11,6 +12,7 @@ from torch.profiler import ProfilerActivity, profile
 
 import tessera as ts
 from tessera.nn import functional as F
+from tessera.nn.functional import attention as A
 
 SHAPE = (64, 6, 256, 64)
 
@@ -35,7 +37,10 @@ def step_fn(lib, dtype: str):
 
 
 def main() -> None:
+    """CAUSAL_BLOCK=n in the environment sets the causal block path's row block (a huge value
+    turns it off)."""
     rows = int(sys.argv[1]) if len(sys.argv) > 1 else 15
+    A._CAUSAL_BLOCK = int(os.environ.get("CAUSAL_BLOCK", A._CAUSAL_BLOCK))
     for dtype in ("float32", "bfloat16"):
         for lib in (ts, torch):
             step, sync = step_fn(lib, dtype)

@@ -17,13 +17,21 @@ namespace {
 
 using namespace nn_rows;
 
-// Which keys a row sees and the factor on its scores: all n unscaled for plain softmax;
-// attention rows are queries r % L seeing keys j <= r % L when causal.
+// Which keys a row sees, which entries it writes and the factor on its scores: all n unscaled
+// for plain softmax; attention rows as AttentionRows says (ops/nn_fused.h).
 struct RowGeom {
   double scale = 1;
   int64_t L = 1;
   bool causal = false;
+  int64_t block = 0;
+  RowGeom() = default;
+  explicit RowGeom(const AttentionRows& g)
+      : scale(g.scale), L(g.L), causal(g.causal), block(g.block) {}
   int64_t valid(int64_t r, int64_t n) const { return causal ? std::min(n, r % L + 1) : n; }
+  int64_t written(int64_t r, int64_t n) const {
+    if (!causal || block <= 0) return n;
+    return std::min(n, (r % L + block) / block * block);
+  }
 };
 
 template <class T>
@@ -53,7 +61,7 @@ void softmax_rows(const T* x, T* out, int64_t rows, int64_t n, bool log, RowGeom
         for (int64_t i = 0; i < k; ++i) yr[i] = T(e[i] * inv);
       }
       const T fill = log ? T(-std::numeric_limits<A>::infinity()) : T(0);
-      for (int64_t i = k; i < n; ++i) yr[i] = fill;
+      for (int64_t i = k, w = geom.written(r, n); i < w; ++i) yr[i] = fill;
     }
   });
 }
@@ -80,7 +88,7 @@ void softmax_backward_rows(const T* y, const T* gy, T* gx, int64_t rows, int64_t
         s = lane_reduce<A>(
             k, A(0), [&](int64_t i) { return A(gr[i]) * A(yr[i]); }, &add2<A>);
         for (int64_t i = 0; i < k; ++i) out[i] = T(scale * A(yr[i]) * (A(gr[i]) - s));
-        for (int64_t i = k; i < n; ++i) out[i] = T(0);
+        for (int64_t i = k, w = geom.written(r, n); i < w; ++i) out[i] = T(0);
       }
     }
   });
@@ -89,24 +97,24 @@ void softmax_backward_rows(const T* y, const T* gy, T* gx, int64_t rows, int64_t
 void cpu_softmax(const Tensor& x, const Tensor& out, int64_t rows, int64_t n, bool log) {
   visit_dtype<kFloatSet>(x.dtype(), "softmax", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    softmax_rows<T>(x.data<T>(), out.data<T>(), rows, n, log, RowGeom{});
+    softmax_rows<T>(x.data<T>(), out.data<T>(), rows, n, log, RowGeom());
   });
 }
 
-void cpu_attention_softmax(const Tensor& x, const Tensor& out, int64_t rows, int64_t n, int64_t L,
-                           double scale, bool causal) {
+void cpu_attention_softmax(const Tensor& x, const Tensor& out, int64_t rows, int64_t n,
+                           const AttentionRows& geom) {
   visit_dtype<kFloatSet>(x.dtype(), "attention_softmax", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    softmax_rows<T>(x.data<T>(), out.data<T>(), rows, n, false, RowGeom{scale, L, causal});
+    softmax_rows<T>(x.data<T>(), out.data<T>(), rows, n, false, RowGeom(geom));
   });
 }
 
 void cpu_attention_softmax_backward(const Tensor& y, const Tensor& gy, const Tensor& gx,
-                                    int64_t rows, int64_t n, int64_t L, double scale, bool causal) {
+                                    int64_t rows, int64_t n, const AttentionRows& geom) {
   visit_dtype<kFloatSet>(y.dtype(), "attention_softmax_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     softmax_backward_rows<T>(y.data<T>(), gy.data<T>(), gx.data<T>(), rows, n, false,
-                             RowGeom{scale, L, causal});
+                             RowGeom(geom));
   });
 }
 

@@ -14,16 +14,22 @@ namespace {
 using namespace rows;
 
 // What a row computes: log or not, the factor on its scores, and for causal attention rows
-// (query r % L) how many leading keys it sees.
+// (query r % L) how many leading keys it sees and writes (AttentionRows in ops/nn_fused.h).
 struct Mode {
   bool log = false;
   double scale = 1;
   int64_t L = 1;
   bool causal = false;
+  int64_t block = 0;
 };
 
 __device__ __forceinline__ int64_t valid_cols(const Mode& md, int64_t r, int64_t n) {
   return md.causal ? ::min(n, r % md.L + 1) : n;
+}
+
+__device__ __forceinline__ int64_t written_cols(const Mode& md, int64_t r, int64_t n) {
+  if (!md.causal || md.block <= 0) return n;
+  return ::min(n, (r % md.L + md.block) / md.block * md.block);
 }
 
 template <class A>
@@ -41,7 +47,7 @@ __global__ void __launch_bounds__(32 * kWarpRows)
   const A ninf = -::cuda::std::numeric_limits<A>::infinity(), scale = A(md.scale);
   const int k = static_cast<int>(valid_cols(md, r, n));  // n <= kMaxWarpCols
   A v[E];
-  load_row<T, E, V>(x + r * n, n, lane, v, ninf);
+  load_row<T, E, V>(x + r * n, k, lane, v, ninf);  // masked keys are not even read
   A m = MaxOp<A>::identity();
 #pragma unroll
   for (int s = 0; s < E; ++s) {
@@ -65,7 +71,7 @@ __global__ void __launch_bounds__(32 * kWarpRows)
 #pragma unroll
   for (int s = 0; s < E; ++s)
     v[s] = slot_index<V>(s, lane) < k ? (md.log ? v[s] - lse : v[s] * inv) : fill;
-  store_row<T, E, V>(y + r * n, n, lane, v);
+  store_row<T, E, V>(y + r * n, static_cast<int>(written_cols(md, r, n)), lane, v);
 }
 
 template <class T>
@@ -86,7 +92,7 @@ __global__ void __launch_bounds__(kRowBlock)
       sum += ::cuda::std::exp(dconvert<A>(xr[i]) * scale - m);
     sum = block_allreduce(sum, SumOp<A>());
     const A lse = ::cuda::std::log(sum), inv = A(1) / sum;
-    for (int64_t i = threadIdx.x; i < n; i += kRowBlock) {
+    for (int64_t i = threadIdx.x, w = written_cols(md, r, n); i < w; i += kRowBlock) {
       A out = fill;
       if (i < k) {
         const A d = dconvert<A>(xr[i]) * scale - m;
@@ -109,8 +115,8 @@ __global__ void __launch_bounds__(32 * kWarpRows)
   const int lane = threadIdx.x;
   const int k = static_cast<int>(valid_cols(md, r, n));
   A yv[E], gv[E];
-  load_row<T, E, V>(y + r * n, n, lane, yv, A(0));
-  load_row<T, E, V>(gy + r * n, n, lane, gv, A(0));
+  load_row<T, E, V>(y + r * n, k, lane, yv, A(0));
+  load_row<T, E, V>(gy + r * n, k, lane, gv, A(0));
   A s = 0;
 #pragma unroll
   for (int i = 0; i < E; ++i) {
@@ -122,7 +128,7 @@ __global__ void __launch_bounds__(32 * kWarpRows)
 #pragma unroll
   for (int i = 0; i < E; ++i)
     gv[i] = md.log ? gv[i] - ::cuda::std::exp(yv[i]) * s : scale * yv[i] * (gv[i] - s);
-  store_row<T, E, V>(gx + r * n, n, lane, gv);
+  store_row<T, E, V>(gx + r * n, static_cast<int>(written_cols(md, r, n)), lane, gv);
 }
 
 template <class T>
@@ -140,7 +146,7 @@ __global__ void __launch_bounds__(kRowBlock)
     for (int64_t i = threadIdx.x; i < k; i += kRowBlock)
       s += log ? dconvert<A>(gr[i]) : dconvert<A>(gr[i]) * dconvert<A>(yr[i]);
     s = block_allreduce(s, SumOp<A>());
-    for (int64_t i = threadIdx.x; i < n; i += kRowBlock) {
+    for (int64_t i = threadIdx.x, w = written_cols(md, r, n); i < w; i += kRowBlock) {
       if (i >= k) {
         out[i] = dconvert<T>(A(0));
         continue;
@@ -205,17 +211,18 @@ void softmax_backward_cuda(const Tensor& y, const Tensor& gy, const Tensor& gx, 
   launch_softmax_backward(y, gy, gx, nrows, n, Mode{log, 1.0, 1, false}, "softmax_backward");
 }
 
-void attention_softmax_cuda(const Tensor& x, const Tensor& out, int64_t nrows, int64_t n, int64_t L,
-                            double scale, bool causal) {
-  launch_softmax(x, out, nrows, n, Mode{false, scale, std::max<int64_t>(L, 1), causal},
-                 "attention_softmax");
+Mode attention_mode(const AttentionRows& g) {
+  return Mode{false, g.scale, std::max<int64_t>(g.L, 1), g.causal, g.block};
+}
+
+void attention_softmax_cuda(const Tensor& x, const Tensor& out, int64_t nrows, int64_t n,
+                            const AttentionRows& geom) {
+  launch_softmax(x, out, nrows, n, attention_mode(geom), "attention_softmax");
 }
 
 void attention_softmax_backward_cuda(const Tensor& y, const Tensor& gy, const Tensor& gx,
-                                     int64_t nrows, int64_t n, int64_t L, double scale,
-                                     bool causal) {
-  launch_softmax_backward(y, gy, gx, nrows, n, Mode{false, scale, std::max<int64_t>(L, 1), causal},
-                          "attention_softmax_backward");
+                                     int64_t nrows, int64_t n, const AttentionRows& geom) {
+  launch_softmax_backward(y, gy, gx, nrows, n, attention_mode(geom), "attention_softmax_backward");
 }
 
 }  // namespace

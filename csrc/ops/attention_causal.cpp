@@ -5,10 +5,11 @@
 // and every GEMM runs on what a block needs: scores, dP and out/dq on the block's visible key
 // prefix, dk/dv of key block [c0, c1) on the queries [c0, L) that see it. With 64-row blocks
 // at L = S = 256 that is 10/16 of the FLOPs, in 4 GEMM calls per product instead of 1.
-// Score entries right of a block's prefix are never written: the causal softmax selects them
-// away in the forward and neither reads nor sums them in the backward (it writes 0 there),
-// and no GEMM reads them. The GEMMs write blocks of the wider score matrices in place, so
-// the matmul kernels accept output rows strided past their width.
+// Score entries right of a block's prefix are never computed, read or written: the causal
+// softmax kernels read only each row's visible keys and write only its block's prefix (zeros
+// past the diagonal), and no GEMM reads past a prefix. That also cuts the softmax traffic. The
+// GEMMs write blocks of the wider score matrices in place, so the matmul kernels accept output rows
+// strided past their width.
 #include "ops/attention_causal.h"
 
 #include <algorithm>
@@ -101,7 +102,7 @@ std::tuple<Tensor, Tensor> causal_block_attention(const Tensor& q, const Tensor&
     const int64_t r1 = std::min(L, r0 + b), kend = std::min(r1, S);
     gemm_into(cols(rows(scores, r0, r1), 0, kend), rows(q, r0, r1), mT(rows(k, 0, kend)));
   }
-  Tensor p = attention_softmax(scores, scale, true);
+  Tensor p = attention_softmax(scores, scale, true, b);
   for (int64_t r0 = 0; r0 < L; r0 += b) {
     const int64_t r1 = std::min(L, r0 + b), kend = std::min(r1, S);
     gemm_into(rows(out, r0, r1), cols(rows(p, r0, r1), 0, kend), rows(v, 0, kend));
@@ -141,7 +142,7 @@ std::tuple<Tensor, Tensor, Tensor> causal_block_attention_backward(const Tensor&
     const int64_t r1 = std::min(L, r0 + b), kend = std::min(r1, S);
     gemm_into(cols(rows(dp, r0, r1), 0, kend), rows(g, r0, r1), mT(rows(v, 0, kend)));
   }
-  const Tensor ds = attention_softmax_backward(p, dp, scale, true);
+  const Tensor ds = attention_softmax_backward(p, dp, scale, true, b);
   for (int64_t r0 = 0; r0 < L; r0 += b) {
     const int64_t r1 = std::min(L, r0 + b), kend = std::min(r1, S);
     gemm_into(rows(dq, r0, r1), cols(rows(ds, r0, r1), 0, kend), rows(k, 0, kend));

@@ -11,7 +11,8 @@ namespace ts {
 
 // q (..., L, E), k (..., S, E), v (..., S, Ev) with equal batch dims, one floating dtype and
 // device, L, S > 0, any strides. Returns (out (..., L, Ev), p (..., L, S)): p is the causal
-// softmax of scale * q k^T (0 at masked keys), out = p v. `block` is the row block size.
+// softmax of scale * q k^T (0 at masked keys) and out = p v; p is defined only on each row
+// block's key prefix (row i: keys below roundup(i + 1, block)), the rest is unspecified.
 std::tuple<Tensor, Tensor> causal_block_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                                   double scale, int64_t block);
 // (dq, dk, dv) from the forward's p and the output gradient g (..., L, Ev).

@@ -88,32 +88,41 @@ Tensor softmax_last_backward(const Tensor& y, const Tensor& gy, bool log) {
   return gx;
 }
 
-Tensor attention_softmax(const Tensor& scores, double scale, bool causal) {
-  const char* op = "attention_softmax";
-  check_float(scores, op);
+namespace {
+
+AttentionRows attention_rows(const Tensor& scores, double scale, bool causal, int64_t block,
+                             const char* op) {
   TS_CHECK(scores.ndim() >= 2, ValueError, op, ": expected scores of shape (..., L, S), got ",
            shape_str(scores.shape()));
-  const int64_t n = scores.dim(scores.ndim() - 1), L = scores.dim(scores.ndim() - 2);
+  TS_CHECK(block >= 0, ValueError, op, ": block must be >= 0, got ", block);
+  return {std::max<int64_t>(scores.dim(scores.ndim() - 2), 1), scale, causal, block};
+}
+
+}  // namespace
+
+Tensor attention_softmax(const Tensor& scores, double scale, bool causal, int64_t block) {
+  const char* op = "attention_softmax";
+  check_float(scores, op);
+  const AttentionRows geom = attention_rows(scores, scale, causal, block, op);
+  const int64_t n = scores.dim(scores.ndim() - 1);
   Tensor out = empty_like(scores);
   if (scores.numel() > 0)
-    attention_softmax_stub.get(scores.device())(contiguous(scores), out, scores.numel() / n, n, L,
-                                                scale, causal);
+    attention_softmax_stub.get(scores.device())(contiguous(scores), out, scores.numel() / n, n,
+                                                geom);
   return out;
 }
 
-Tensor attention_softmax_backward(const Tensor& y, const Tensor& gy, double scale, bool causal) {
+Tensor attention_softmax_backward(const Tensor& y, const Tensor& gy, double scale, bool causal,
+                                  int64_t block) {
   const char* op = "attention_softmax_backward";
   check_float(y, op);
   check_same(y, gy, op);
-  const int64_t n = last_dim(y, op);
-  TS_CHECK(!causal || y.ndim() >= 2, ValueError, op,
-           ": causal needs scores of shape (..., L, S), got ", shape_str(y.shape()));
-  const int64_t L = y.ndim() >= 2 ? y.dim(y.ndim() - 2) : 1;
+  const AttentionRows geom = attention_rows(y, scale, causal, block, op);
+  const int64_t n = y.dim(y.ndim() - 1);
   Tensor gx = empty_like(y);
   if (y.numel() > 0)
     attention_softmax_backward_stub.get(y.device())(contiguous(y), contiguous(gy), gx,
-                                                    y.numel() / n, n, std::max<int64_t>(L, 1),
-                                                    scale, causal);
+                                                    y.numel() / n, n, geom);
   return gx;
 }
 

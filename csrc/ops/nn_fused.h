@@ -28,15 +28,22 @@ using SoftmaxKernel = void (*)(const Tensor& x, const Tensor& out, int64_t rows,
                                bool log);
 using SoftmaxBackwardKernel = void (*)(const Tensor& y, const Tensor& gy, const Tensor& gx,
                                        int64_t rows, int64_t n, bool log);
-// softmax(scale * x) over rows of n; with `causal`, row r is query r % L and sees keys
-// j <= r % L (the others get 0). The backward is scale * softmax's; with `causal` it reads
-// neither y nor gy at the masked keys and writes 0 there, so a gy whose masked entries were
-// never computed (Note [Causal block attention]) cannot leak garbage into the row sums.
+// Attention's softmax(scale * x) over rows of n. With `causal`, row r is query r % L and sees
+// keys j <= r % L: the kernels read only those and give the others 0, writing entries up to
+// roundup(r % L + 1, block) (all n when block is 0) and leaving the rest as they were. The
+// backward is scale * softmax's, with the same reads and writes: a gy whose entries past a
+// row's visible keys were never computed (Note [Causal block attention]) cannot leak garbage
+// into the row sums.
+struct AttentionRows {
+  int64_t L = 1;
+  double scale = 1;
+  bool causal = false;
+  int64_t block = 0;
+};
 using AttentionSoftmaxKernel = void (*)(const Tensor& x, const Tensor& out, int64_t rows, int64_t n,
-                                        int64_t L, double scale, bool causal);
+                                        const AttentionRows& geom);
 using AttentionSoftmaxBackwardKernel = void (*)(const Tensor& y, const Tensor& gy, const Tensor& gx,
-                                                int64_t rows, int64_t n, int64_t L, double scale,
-                                                bool causal);
+                                                int64_t rows, int64_t n, const AttentionRows& geom);
 // Cross entropy over logits x (rows, C) with int64 targets (rows,) and class weights w (C,)
 // or null: loss and row_weight (rows,) in x's dtype, lse (rows,) in the compute type.
 // Targets outside [0, C) other than ignore_index: the CPU op rejects them before the kernel;
@@ -104,10 +111,10 @@ Tensor softmax_last_backward(const Tensor& y, const Tensor& gy, bool log);
 
 // softmax(scale * scores) over the last axis of scores (..., L, S); with `causal`, query i
 // sees keys j <= i (PyTorch's is_causal: tril(ones(L, S))), without materializing a mask.
-Tensor attention_softmax(const Tensor& scores, double scale, bool causal);
+Tensor attention_softmax(const Tensor& scores, double scale, bool causal, int64_t block = 0);
 // scale * softmax_backward(y, gy): masked entries (y == 0) get 0.
 Tensor attention_softmax_backward(const Tensor& y, const Tensor& gy, double scale,
-                                  bool causal = false);
+                                  bool causal = false, int64_t block = 0);
 
 // Cross entropy with class indices: logits (rows, C) float, target (rows,) int64, weight (C,)
 // of the logits' dtype or undefined. Per row n with t = target[n] (PyTorch's formula):

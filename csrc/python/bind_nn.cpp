@@ -27,10 +27,11 @@ void init_nn(py::module_& m) {
   m.def("_softmax_last", &softmax_last, "softmax (log_softmax if log) over the last axis");
   m.def("_softmax_last_backward", &softmax_last_backward,
         "input gradient of softmax/log_softmax from its output and output gradient");
-  m.def("_attention_softmax", &attention_softmax,
+  m.def("_attention_softmax", &attention_softmax, py::arg("scores"), py::arg("scale"),
+        py::arg("causal"), py::arg("block") = 0,
         "softmax(scale * scores) over the last axis, causal: query i sees keys j <= i");
   m.def("_attention_softmax_backward", &attention_softmax_backward, py::arg("y"), py::arg("gy"),
-        py::arg("scale"), py::arg("causal") = false,
+        py::arg("scale"), py::arg("causal") = false, py::arg("block") = 0,
         "scale * softmax_backward(y, gy): the scores' gradient");
   m.def(
       "_cross_entropy",
