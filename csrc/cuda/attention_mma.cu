@@ -8,9 +8,9 @@
 // +4 (against bank conflicts; WMMA wants ldm % 8 / % 4 == 0 and 32-byte aligned fragments,
 // which every offset below keeps). A warp's 16 x 64 score block goes through shared memory as
 // float (the accumulator's register layout is unspecified), where lane pairs own a row (lane
-// 2r + h holds row r, columns 32h..32h+31) for the masked softmax arithmetic; P and dS are
-// rounded to T there before their matmuls, as FlashAttention does. Scores are kept in log2
-// units (times scale * log2(e)) so exp is one exp2f.
+// 2r + h holds row r's columns h, h + 2, ...: 2-way bank conflicts at most) for the masked
+// softmax arithmetic; P and dS are rounded to T there before their matmuls, as FlashAttention
+// does. Scores are kept in log2 units (times scale * log2(e)) so exp is one exp2f.
 //
 // Forward: the running output of a warp lives in shared memory as float, so that each key
 // tile can rescale its rows by the online-softmax factor before the next P V accumulates.
@@ -39,7 +39,6 @@ constexpr int kTile = 64;                  // rows of every tile
 constexpr int kWarpRows = kTile / kWarps;  // 16: one WMMA row block per warp
 constexpr int kSPitch = kTile + 4;         // float score rows
 constexpr int kPPitch = kTile + 8;         // 16-bit P / dS rows
-constexpr int kHalfCols = kTile / 2;       // score columns per lane
 constexpr unsigned kFull = 0xffffffffu;
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
@@ -168,7 +167,7 @@ struct Vec {
 };
 
 template <class T, int D>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 1)
     mma_fwd(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
             T* __restrict__ out, float* __restrict__ lse, MmaGeom g, float scale_log2, int tiles,
             Vec vec) {
@@ -204,29 +203,32 @@ __global__ void __launch_bounds__(kThreads)
       store_scores(sw, s);
     }
     __syncwarp();
-    const float* srow = sw + r * kSPitch + h * kHalfCols;
+    const float* srow = sw + r * kSPitch;
     float bm = kNegInf;
 #pragma unroll 8
-    for (int c = 0; c < kHalfCols; ++c)
-      if (sees(g, i, j0 + h * kHalfCols + c)) bm = fmaxf(bm, srow[c] * scale_log2);
+    for (int u = 0; u < kTile / 2; ++u) {
+      const int c = 2 * u + h;
+      if (sees(g, i, j0 + c)) bm = fmaxf(bm, srow[c] * scale_log2);
+    }
     bm = fmaxf(bm, __shfl_xor_sync(kFull, bm, 1));
     const float mn = fmaxf(m, bm);
     const float base = mn == kNegInf ? 0.f : mn;  // a row with nothing visible yet
     const float alpha = exp2f(m - base);
-    T* prow = pw + r * kPPitch + h * kHalfCols;
+    T* prow = pw + r * kPPitch;
     float sum = 0.f;
 #pragma unroll 8
-    for (int c = 0; c < kHalfCols; ++c) {
-      const float p = sees(g, i, j0 + h * kHalfCols + c) ? exp2f(srow[c] * scale_log2 - base) : 0.f;
+    for (int u = 0; u < kTile / 2; ++u) {
+      const int c = 2 * u + h;
+      const float p = sees(g, i, j0 + c) ? exp2f(srow[c] * scale_log2 - base) : 0.f;
       sum += p;
       prow[c] = from_f<T>(p);
     }
     sum += __shfl_xor_sync(kFull, sum, 1);
     l = l * alpha + sum;
     m = mn;
-    float* orow = ow + r * OP + h * (D / 2);
+    float* orow = ow + r * OP;
 #pragma unroll 8
-    for (int c = 0; c < D / 2; ++c) orow[c] *= alpha;
+    for (int u = 0; u < D / 2; ++u) orow[2 * u + h] *= alpha;
     __syncwarp();
     {
       FragA<T> pa[kTile / 16];
@@ -293,7 +295,7 @@ __device__ __forceinline__ BwdSmem bwd_smem(unsigned char* smem, T* (&t)[4]) {
 }
 
 template <class T, int D>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 1)
     mma_bwd_dkdv(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                  const T* __restrict__ go, const float* __restrict__ lse,
                  const float* __restrict__ dd, T* __restrict__ dk, T* __restrict__ dv, MmaGeom g,
@@ -341,8 +343,8 @@ __global__ void __launch_bounds__(kThreads)
     }
     __syncwarp();
 #pragma unroll 8
-    for (int c = 0; c < kHalfCols; ++c) {
-      const int col = h * kHalfCols + c;
+    for (int u = 0; u < kTile / 2; ++u) {
+      const int col = 2 * u + h;
       const float p =
           sees(g, i0 + col, j) ? exp2f(sm.s[r * kSPitch + col] * scale_log2 - ls[col]) : 0.f;
       pt[r * kPPitch + col] = from_f<T>(p);
@@ -358,7 +360,7 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 template <class T, int D>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 1)
     mma_bwd_dq(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                const T* __restrict__ go, const float* __restrict__ lse,
                const float* __restrict__ dd, T* __restrict__ dq, MmaGeom g, float scale_log2,
@@ -397,8 +399,8 @@ __global__ void __launch_bounds__(kThreads)
     }
     __syncwarp();
 #pragma unroll 8
-    for (int c = 0; c < kHalfCols; ++c) {
-      const int col = h * kHalfCols + c;
+    for (int u = 0; u < kTile / 2; ++u) {
+      const int col = 2 * u + h;
       const float p = sees(g, i, j0 + col) ? exp2f(sm.s[r * kSPitch + col] * scale_log2 - li) : 0.f;
       dsw[r * kPPitch + col] = from_f<T>(p * (sm.dp[r * kSPitch + col] - di));
     }
