@@ -1,5 +1,6 @@
 // CUDA flash attention (ops/attention.h), FlashAttention-2 structure on CUDA cores for
-// float16/bfloat16/float32 (all computing in float; float64 takes the composite path).
+// float32 (computing in float; float64 takes the composite path). float16/bfloat16 go to the
+// tensor-core kernels of cuda/attention_mma.cu (the rowwise D kernel below serves both).
 //
 // Layout: a block of 128 threads owns 32 rows (queries in the forward and the dQ pass, keys
 // in the dK/dV pass); each row is handled by a quad of 4 threads, thread t of the quad
