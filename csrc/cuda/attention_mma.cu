@@ -77,13 +77,20 @@ __device__ __forceinline__ void load_tile(T* dst, const T* __restrict__ src, int
                                           int width, bool vec) {
   constexpr int P = kHPitch<D>;
   if (vec) {
-    constexpr int C = D / 8;
-    for (int e = threadIdx.x; e < kTile * C; e += kThreads) {
-      const int r = e / C, c = (e % C) * 8;
-      uint4 x = make_uint4(0u, 0u, 0u, 0u);
+    constexpr int C = D / 8, kIters = kTile * C / kThreads;
+    static_assert(kTile * C % kThreads == 0, "whole chunks per thread");
+    uint4 x[kIters];  // all loads in flight before the first store
+#pragma unroll
+    for (int it = 0; it < kIters; ++it) {
+      const int e = threadIdx.x + it * kThreads, r = e / C, c = (e % C) * 8;
+      x[it] = make_uint4(0u, 0u, 0u, 0u);
       if (r0 + r < nrows && c < width)
-        x = *reinterpret_cast<const uint4*>(src + static_cast<int64_t>(r0 + r) * width + c);
-      *reinterpret_cast<uint4*>(dst + r * P + c) = x;
+        x[it] = *reinterpret_cast<const uint4*>(src + static_cast<int64_t>(r0 + r) * width + c);
+    }
+#pragma unroll
+    for (int it = 0; it < kIters; ++it) {
+      const int e = threadIdx.x + it * kThreads;
+      *reinterpret_cast<uint4*>(dst + (e / C) * P + (e % C) * 8) = x[it];
     }
   } else {
     for (int e = threadIdx.x; e < kTile * D; e += kThreads) {
@@ -162,12 +169,16 @@ template <int D>
 constexpr size_t kFwdSmem = 3 * kTile* kHPitch<D> * 2 + kWarps* kWarpRows* kSPitch * 4 +
                             kWarps* kWarpRows* kOPitch<D> * 4 + kWarps* kWarpRows* kPPitch * 2;
 
+// Forward blocks per SM to fit registers for (as the shared memory allows at D <= 64).
+template <int D>
+constexpr int kFwdBlocks = D <= 64 ? 3 : 1;
+
 struct Vec {
   bool q, k, v, g;  // 16-byte vector loads for each input (see load_tile)
 };
 
 template <class T, int D>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(kThreads, kFwdBlocks<D>)
     mma_fwd(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
             T* __restrict__ out, float* __restrict__ lse, MmaGeom g, float scale_log2, int tiles,
             Vec vec) {
