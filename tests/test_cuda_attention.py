@@ -92,10 +92,10 @@ def test_flash_tile_edges(L, S, causal, dtype) -> None:
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("E,Ev", [(48, 48), (96, 96), (128, 40), (24, 96), (20, 12), (8, 128),
-                                  (128, 128)])
+                                  (64, 12), (12, 64), (128, 128)])
 def test_flash_head_dims_mixed(E, Ev, causal, dtype) -> None:
     """Padded head dims 32/64/128 from either E or Ev; E or Ev % 8 != 0 takes the scalar tile
-    loads instead of 16-byte vectors."""
+    loads instead of 16-byte chunks (for one of the two, or both)."""
     check_op(2, 100, 70, E, Ev, causal, dtype)
 
 

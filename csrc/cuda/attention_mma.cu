@@ -69,36 +69,80 @@ __device__ __forceinline__ bool sees(const MmaGeom& g, int i, int j) {
   return i < g.L && j < g.S && (!g.causal || j <= i);
 }
 
-// Rows [r0, r0 + 64) of a (nrows, width) row-major matrix into a tile of pitch D + 8, zero past
-// nrows and from width up to D (so padding never meets garbage: 0 * NaN would spread). `vec`:
-// width % 8 == 0 and src 16-byte aligned, so each row is whole 16-byte chunks.
+// A thread's share of a 64-row tile in 16-byte chunks (D / 16 of them).
+template <int D>
+struct Chunks {
+  static constexpr int C = D / 8, kIters = kTile * C / kThreads;
+  static_assert(kTile * C % kThreads == 0, "whole chunks per thread");
+  uint4 x[kIters];
+};
+
+// Loads rows [r0, r0 + 64) of a (nrows, width) row-major matrix into registers, zero past nrows
+// and from width up to D; src is 16-byte aligned and width % 8 == 0 (whole chunks per row).
 template <class T, int D>
-__device__ __forceinline__ void load_tile(T* dst, const T* __restrict__ src, int r0, int nrows,
-                                          int width, bool vec) {
-  constexpr int P = kHPitch<D>;
-  if (vec) {
-    constexpr int C = D / 8, kIters = kTile * C / kThreads;
-    static_assert(kTile * C % kThreads == 0, "whole chunks per thread");
-    uint4 x[kIters];  // all loads in flight before the first store
+__device__ __forceinline__ void fetch(Chunks<D>& ch, const T* __restrict__ src, int r0, int nrows,
+                                      int width) {
+  constexpr int C = Chunks<D>::C;
 #pragma unroll
-    for (int it = 0; it < kIters; ++it) {
-      const int e = threadIdx.x + it * kThreads, r = e / C, c = (e % C) * 8;
-      x[it] = make_uint4(0u, 0u, 0u, 0u);
-      if (r0 + r < nrows && c < width)
-        x[it] = *reinterpret_cast<const uint4*>(src + static_cast<int64_t>(r0 + r) * width + c);
-    }
+  for (int it = 0; it < Chunks<D>::kIters; ++it) {
+    const int e = threadIdx.x + it * kThreads, r = e / C, c = (e % C) * 8;
+    ch.x[it] = make_uint4(0u, 0u, 0u, 0u);
+    if (r0 + r < nrows && c < width)
+      ch.x[it] = *reinterpret_cast<const uint4*>(src + static_cast<int64_t>(r0 + r) * width + c);
+  }
+}
+
+template <class T, int D>
+__device__ __forceinline__ void put(const Chunks<D>& ch, T* dst) {
+  constexpr int C = Chunks<D>::C;
 #pragma unroll
-    for (int it = 0; it < kIters; ++it) {
-      const int e = threadIdx.x + it * kThreads;
-      *reinterpret_cast<uint4*>(dst + (e / C) * P + (e % C) * 8) = x[it];
-    }
+  for (int it = 0; it < Chunks<D>::kIters; ++it) {
+    const int e = threadIdx.x + it * kThreads;
+    *reinterpret_cast<uint4*>(dst + (e / C) * kHPitch<D> + (e % C) * 8) = ch.x[it];
+  }
+}
+
+// The element-wise fallback of fetch + put for widths or pointers off the 16-byte chunks.
+template <class T, int D>
+__device__ __forceinline__ void load_scalar(T* dst, const T* __restrict__ src, int r0, int nrows,
+                                            int width) {
+  for (int e = threadIdx.x; e < kTile * D; e += kThreads) {
+    const int r = e / D, c = e % D;
+    T x = from_f<T>(0.f);
+    if (r0 + r < nrows && c < width) x = src[static_cast<int64_t>(r0 + r) * width + c];
+    dst[r * kHPitch<D> + c] = x;
+  }
+}
+
+// Rows [r0, r0 + 64) of two (nrows, width0/1) row-major matrices (K and V, or Q and dO) into
+// tiles of pitch D + 8, zero past nrows and from the width up to D (so padding never meets
+// garbage: 0 * NaN would spread). vec0/1: 16-byte chunks apply (see fetch); then (D <= 64) all
+// loads of both tiles are in flight before the first store.
+template <class T, int D>
+__device__ __forceinline__ void load_tiles(T* dst0, const T* __restrict__ src0, int width0,
+                                           bool vec0, T* dst1, const T* __restrict__ src1,
+                                           int width1, bool vec1, int r0, int nrows) {
+  if (D <= 64 && vec0 && vec1) {  // at D = 128 the second tile's registers would spill
+    Chunks<D> a, b;
+    fetch<T, D>(a, src0, r0, nrows, width0);
+    fetch<T, D>(b, src1, r0, nrows, width1);
+    put<T, D>(a, dst0);
+    put<T, D>(b, dst1);
+    return;
+  }
+  if (vec0) {
+    Chunks<D> a;
+    fetch<T, D>(a, src0, r0, nrows, width0);
+    put<T, D>(a, dst0);
   } else {
-    for (int e = threadIdx.x; e < kTile * D; e += kThreads) {
-      const int r = e / D, c = e % D;
-      T x = from_f<T>(0.f);
-      if (r0 + r < nrows && c < width) x = src[static_cast<int64_t>(r0 + r) * width + c];
-      dst[r * P + c] = x;
-    }
+    load_scalar<T, D>(dst0, src0, r0, nrows, width0);
+  }
+  if (vec1) {
+    Chunks<D> b;
+    fetch<T, D>(b, src1, r0, nrows, width1);
+    put<T, D>(b, dst1);
+  } else {
+    load_scalar<T, D>(dst1, src1, r0, nrows, width1);
   }
 }
 
@@ -174,7 +218,7 @@ template <int D>
 constexpr int kFwdBlocks = D <= 64 ? 3 : 1;
 
 struct Vec {
-  bool q, k, v, g;  // 16-byte vector loads for each input (see load_tile)
+  bool q, k, v, g;  // 16-byte chunk loads for each input (see fetch)
 };
 
 template <class T, int D>
@@ -198,15 +242,20 @@ __global__ void __launch_bounds__(kThreads, kFwdBlocks<D>)
   const int i0 = static_cast<int>(blockIdx.x % tiles) * kTile;
   const T* kn = k + n * g.S * g.E;
   const T* vn = v + n * g.S * g.Ev;
-  load_tile<T, D>(qs, q + n * g.L * g.E, i0, g.L, g.E, vec.q);
+  if (vec.q) {
+    Chunks<D> a;
+    fetch<T, D>(a, q + n * g.L * g.E, i0, g.L, g.E);
+    put<T, D>(a, qs);
+  } else {
+    load_scalar<T, D>(qs, q + n * g.L * g.E, i0, g.L, g.E);
+  }
   for (int e = lane; e < kWarpRows * OP; e += 32) ow[e] = 0.f;
   const int r = lane / 2, h = lane % 2, i = i0 + warp * kWarpRows + r;
   float m = kNegInf, l = 0.f;  // of row i, in log2 units (both lanes of the pair hold them)
   const int kend = g.causal ? min(g.S, i0 + kTile) : g.S;  // keys this block's rows see
   for (int j0 = 0; j0 < kend; j0 += kTile) {
     __syncthreads();  // the previous tile's readers are done
-    load_tile<T, D>(ks, kn, j0, g.S, g.E, vec.k);
-    load_tile<T, D>(vs, vn, j0, g.S, g.Ev, vec.v);
+    load_tiles<T, D>(ks, kn, g.E, vec.k, vs, vn, g.Ev, vec.v, j0, g.S);
     __syncthreads();
     {
       Acc s[kTile / 16];
@@ -323,8 +372,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t n = blockIdx.x / tiles;
   const int j0 = static_cast<int>(blockIdx.x % tiles) * kTile;
-  load_tile<T, D>(ks, k + n * g.S * g.E, j0, g.S, g.E, vec.k);
-  load_tile<T, D>(vs, v + n * g.S * g.Ev, j0, g.S, g.Ev, vec.v);
+  load_tiles<T, D>(ks, k + n * g.S * g.E, g.E, vec.k, vs, v + n * g.S * g.Ev, g.Ev, vec.v, j0, g.S);
   Acc dka[D / 16], dva[D / 16];
 #pragma unroll
   for (int c = 0; c < D / 16; ++c) {
@@ -337,8 +385,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // Causal: queries before the key tile see none of its keys (tiles of both are 64 rows).
   for (int i0 = g.causal ? j0 : 0; i0 < g.L; i0 += kTile) {
     __syncthreads();  // the previous tile's readers are done
-    load_tile<T, D>(qs, qn, i0, g.L, g.E, vec.q);
-    load_tile<T, D>(gs, gn, i0, g.L, g.Ev, vec.g);
+    load_tiles<T, D>(qs, qn, g.E, vec.q, gs, gn, g.Ev, vec.g, i0, g.L);
     for (int t = threadIdx.x; t < kTile; t += kThreads) {
       const bool in = i0 + t < g.L;
       ls[t] = in ? lse[n * g.L + i0 + t] * kLog2e : 0.f;
@@ -385,8 +432,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t n = blockIdx.x / tiles;
   const int i0 = static_cast<int>(blockIdx.x % tiles) * kTile;
-  load_tile<T, D>(qs, q + n * g.L * g.E, i0, g.L, g.E, vec.q);
-  load_tile<T, D>(gs, go + n * g.L * g.Ev, i0, g.L, g.Ev, vec.g);
+  load_tiles<T, D>(qs, q + n * g.L * g.E, g.E, vec.q, gs, go + n * g.L * g.Ev, g.Ev, vec.g, i0,
+                   g.L);
   const int r = lane / 2, h = lane % 2, i = i0 + warp * kWarpRows + r;
   const bool in = i < g.L;
   const float li = in ? lse[n * g.L + i] * kLog2e : 0.f, di = in ? dd[n * g.L + i] : 0.f;
@@ -398,8 +445,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int kend = g.causal ? min(g.S, i0 + kTile) : g.S;
   for (int j0 = 0; j0 < kend; j0 += kTile) {
     __syncthreads();
-    load_tile<T, D>(ks, kn, j0, g.S, g.E, vec.k);
-    load_tile<T, D>(vs, vn, j0, g.S, g.Ev, vec.v);
+    load_tiles<T, D>(ks, kn, g.E, vec.k, vs, vn, g.Ev, vec.v, j0, g.S);
     __syncthreads();
     {
       Acc s[kTile / 16];
