@@ -114,6 +114,19 @@ __device__ __forceinline__ void load_scalar(T* dst, const T* __restrict__ src, i
   }
 }
 
+// One tile: fetch + put, or the element-wise loads.
+template <class T, int D>
+__device__ __forceinline__ void load_tile(T* dst, const T* __restrict__ src, int width, bool vec,
+                                          int r0, int nrows) {
+  if (vec) {
+    Chunks<D> a;
+    fetch<T, D>(a, src, r0, nrows, width);
+    put<T, D>(a, dst);
+  } else {
+    load_scalar<T, D>(dst, src, r0, nrows, width);
+  }
+}
+
 // Rows [r0, r0 + 64) of two (nrows, width0/1) row-major matrices (K and V, or Q and dO) into
 // tiles of pitch D + 8, zero past nrows and from the width up to D (so padding never meets
 // garbage: 0 * NaN would spread). vec0/1: 16-byte chunks apply (see fetch); then (D <= 64) all
@@ -130,20 +143,8 @@ __device__ __forceinline__ void load_tiles(T* dst0, const T* __restrict__ src0, 
     put<T, D>(b, dst1);
     return;
   }
-  if (vec0) {
-    Chunks<D> a;
-    fetch<T, D>(a, src0, r0, nrows, width0);
-    put<T, D>(a, dst0);
-  } else {
-    load_scalar<T, D>(dst0, src0, r0, nrows, width0);
-  }
-  if (vec1) {
-    Chunks<D> b;
-    fetch<T, D>(b, src1, r0, nrows, width1);
-    put<T, D>(b, dst1);
-  } else {
-    load_scalar<T, D>(dst1, src1, r0, nrows, width1);
-  }
+  load_tile<T, D>(dst0, src0, width0, vec0, r0, nrows);
+  load_tile<T, D>(dst1, src1, width1, vec1, r0, nrows);
 }
 
 // acc[c] (c < 4) = A_w B^T for the warp's 16 rows `a` of a 16-bit tile and the 64 rows of
@@ -242,13 +243,7 @@ __global__ void __launch_bounds__(kThreads, kFwdBlocks<D>)
   const int i0 = static_cast<int>(blockIdx.x % tiles) * kTile;
   const T* kn = k + n * g.S * g.E;
   const T* vn = v + n * g.S * g.Ev;
-  if (vec.q) {
-    Chunks<D> a;
-    fetch<T, D>(a, q + n * g.L * g.E, i0, g.L, g.E);
-    put<T, D>(a, qs);
-  } else {
-    load_scalar<T, D>(qs, q + n * g.L * g.E, i0, g.L, g.E);
-  }
+  load_tile<T, D>(qs, q + n * g.L * g.E, g.E, vec.q, i0, g.L);
   for (int e = lane; e < kWarpRows * OP; e += 32) ow[e] = 0.f;
   const int r = lane / 2, h = lane % 2, i = i0 + warp * kWarpRows + r;
   float m = kNegInf, l = 0.f;  // of row i, in log2 units (both lanes of the pair hold them)
