@@ -357,11 +357,11 @@ __global__ void __launch_bounds__(kThreads, 1)
                  float scale_log2, int tiles, Vec vec) {
   constexpr int HP = kHPitch<D>;
   extern __shared__ __align__(128) unsigned char smem[];
-  T* t[4];
-  const BwdSmem sm = bwd_smem<T, D>(smem, t);
-  T *ks = t[0], *vs = t[1], *qs = t[2], *gs = t[3];
-  T* pt = static_cast<T*>(sm.p);
-  T* dst = static_cast<T*>(sm.ds);
+  T* tl[4];
+  const BwdSmem sm = bwd_smem<T, D>(smem, tl);
+  T *ks = tl[0], *vs = tl[1], *qs = tl[2], *gs = tl[3];
+  T* pT = static_cast<T*>(sm.p);
+  T* dsT = static_cast<T*>(sm.ds);
   float* ls = sm.rows;
   float* drow = sm.rows + kTile;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -400,12 +400,12 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int col = 2 * u + h;
       const float p =
           sees(g, i0 + col, j) ? exp2f(sm.s[r * kSPitch + col] * scale_log2 - ls[col]) : 0.f;
-      pt[r * kPPitch + col] = from_f<T>(p);
-      dst[r * kPPitch + col] = from_f<T>(p * (sm.dp[r * kSPitch + col] - drow[col]));
+      pT[r * kPPitch + col] = from_f<T>(p);
+      dsT[r * kPPitch + col] = from_f<T>(p * (sm.dp[r * kSPitch + col] - drow[col]));
     }
     __syncwarp();
-    accumulate<T, D>(dva, pt, gs);   // dV += P^T dO
-    accumulate<T, D>(dka, dst, qs);  // dK += dS^T Q
+    accumulate<T, D>(dva, pT, gs);   // dV += P^T dO
+    accumulate<T, D>(dka, dsT, qs);  // dK += dS^T Q
   }
   const int w0 = j0 + warp * kWarpRows;
   write_rows<T, D>(dka, sm.s, dk + n * g.S * g.E, w0, g.S, g.E, g.scale);
@@ -420,9 +420,9 @@ __global__ void __launch_bounds__(kThreads, 1)
                int tiles, Vec vec) {
   constexpr int HP = kHPitch<D>;
   extern __shared__ __align__(128) unsigned char smem[];
-  T* t[4];
-  const BwdSmem sm = bwd_smem<T, D>(smem, t);
-  T *qs = t[0], *gs = t[1], *ks = t[2], *vs = t[3];
+  T* tl[4];
+  const BwdSmem sm = bwd_smem<T, D>(smem, tl);
+  T *qs = tl[0], *gs = tl[1], *ks = tl[2], *vs = tl[3];
   T* dsw = static_cast<T*>(sm.ds);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t n = blockIdx.x / tiles;
