@@ -1,9 +1,11 @@
-"""The fused attention kernels on CUDA (csrc/cuda/attention_kernels.cu): forward (out, lse)
-and backward (dq, dk, dv) equal the CPU reference kernel's on the same inputs for float32,
-bfloat16 and float16, causal or not, each padded head dim (16/32 -> 32, 64, 80/128 -> 128),
-sequence lengths off the 32/64-row tiles, L != S both ways, E != Ev, and the char-GPT shape
-(64*6, 256, 64); scaled_dot_product_attention on CUDA takes the kernel and falls back to the
-matmul path for float64 and head dims above 128."""
+"""The fused attention kernels on CUDA (csrc/cuda/attention_kernels.cu for float32,
+csrc/cuda/attention_mma.cu on tensor cores for float16/bfloat16): forward (out, lse) and
+backward (dq, dk, dv) equal the CPU reference kernel's on the same inputs, causal or not, each
+padded head dim (16/32 -> 32, 48/64 -> 64, 80/96/128 -> 128), sequence lengths around the
+32/64-row tiles, L != S both ways, E != Ev, head dims off the 16-byte vector loads, more
+(batch, tile) blocks than a grid's y/z limit, and the char-GPT shape (64*6, 256, 64);
+scaled_dot_product_attention on CUDA takes the kernel and falls back to the matmul path for
+float64 and head dims above 128."""
 from __future__ import annotations
 
 import numpy as np
@@ -20,6 +22,9 @@ rng = np.random.default_rng(0)
 
 # Relative to the reference's largest magnitude: both sides compute in float from the same
 # rounded inputs, but in another order and with exp2f on the GPU; 16-bit outputs round once.
+# The 16-bit kernels also round P and dS to the input dtype before their matmuls (relative
+# error 2^-11 for float16, 2^-8 for bfloat16 per term, averaging out over the sums), well
+# inside these bounds.
 TOL = {"float32": 5e-5, "float16": 4e-3, "bfloat16": 3e-2}
 DTYPES = list(TOL)
 
@@ -73,6 +78,42 @@ def test_flash_head_dims(E, causal, dtype) -> None:
                                       (33, 65, 80, 16), (100, 37, 16, 128), (64, 64, 1, 3)])
 def test_flash_shapes(L, S, E, Ev, causal, dtype) -> None:
     check_op(2, L, S, E, Ev, causal, dtype, scale=0.3)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("L", [1, 63, 64, 65, 130])
+@pytest.mark.parametrize("S", [1, 63, 64, 65, 130])
+def test_flash_tile_edges(L, S, causal, dtype) -> None:
+    """Sequence lengths at and around the tensor-core kernels' 64-row tiles, both ways."""
+    check_op(2, L, S, 32, 32, causal, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("E,Ev", [(48, 48), (96, 96), (128, 40), (24, 96), (20, 12), (8, 128),
+                                  (64, 12), (12, 64), (128, 128)])
+def test_flash_head_dims_mixed(E, Ev, causal, dtype) -> None:
+    """Padded head dims 32/64/128 from either E or Ev; E or Ev % 8 != 0 takes the scalar tile
+    loads instead of 16-byte chunks (for one of the two, or both)."""
+    check_op(2, 100, 70, E, Ev, causal, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_flash_many_blocks(dtype) -> None:
+    """N * tiles past 65535 blocks (the grid's y/z limit): the batch index rides in x."""
+    check_op(70000, 3, 5, 8, 8, True, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_flash_backward_deterministic(dtype) -> None:
+    """Every gradient is written once (no atomics): two runs agree bit for bit."""
+    q, k, v, g = (pair(rng.standard_normal((4, 130, 64)), dtype)[1] for _ in range(4))
+    out, lse = _C._flash_attention(q, k, v, 0.125, True)
+    first = [host(x) for x in _C._flash_attention_backward(q, k, v, out, lse, g, 0.125, True)]
+    again = [host(x) for x in _C._flash_attention_backward(q, k, v, out, lse, g, 0.125, True)]
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

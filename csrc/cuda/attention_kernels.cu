@@ -1,5 +1,6 @@
 // CUDA flash attention (ops/attention.h), FlashAttention-2 structure on CUDA cores for
-// float16/bfloat16/float32 (all computing in float; float64 takes the composite path).
+// float32 (computing in float; float64 takes the composite path). float16/bfloat16 go to the
+// tensor-core kernels of cuda/attention_mma.cu (the rowwise D kernel below serves both).
 //
 // Layout: a block of 128 threads owns 32 rows (queries in the forward and the dQ pass, keys
 // in the dK/dV pass); each row is handled by a quad of 4 threads, thread t of the quad
@@ -21,7 +22,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
+#include "cuda/attention_mma.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_state.h"
 #include "cuda/device_types.cuh"
@@ -281,6 +284,12 @@ __global__ void __launch_bounds__(kThreads)
 
 constexpr uint32_t kCudaSet = kHalfSet | (1u << static_cast<int>(DType::Float32));
 
+// The 16-bit dtypes take the tensor-core kernels of cuda/attention_mma.cu.
+template <class T>
+constexpr bool kOnTensorCores = !std::is_same_v<T, float>;
+
+MmaGeom mma_geom(const Geom& g) { return MmaGeom{g.N, g.L, g.S, g.E, g.Ev, g.scale, g.causal}; }
+
 Geom geom_of(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal,
              const char* op) {
   const int64_t L = q.dim(1), S = k.dim(1), E = q.dim(2), Ev = v.dim(2);
@@ -339,11 +348,16 @@ void flash_attention_cuda(const Tensor& q, const Tensor& k, const Tensor& v, con
   const unsigned blocks = grid_of(g, g.L, tiles);
   cuda_visit<kCudaSet>(q.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    dispatch_head_dim(g, [&](auto d) {
-      flash_fwd<T, decltype(d)::value><<<blocks, kThreads, 0, st>>>(
-          cptr<T>(q), cptr<T>(k), cptr<T>(v), mptr<T>(out), mptr<float>(lse), g, tiles);
-    });
-    TS_CUDA_CHECK_LAUNCH();
+    if constexpr (kOnTensorCores<T>) {
+      TS_CUDA_CHECK(flash_mma_forward<T>(cptr<T>(q), cptr<T>(k), cptr<T>(v), mptr<T>(out),
+                                         mptr<float>(lse), mma_geom(g), st));
+    } else {
+      dispatch_head_dim(g, [&](auto d) {
+        flash_fwd<T, decltype(d)::value><<<blocks, kThreads, 0, st>>>(
+            cptr<T>(q), cptr<T>(k), cptr<T>(v), mptr<T>(out), mptr<float>(lse), g, tiles);
+      });
+      TS_CUDA_CHECK_LAUNCH();
+    }
   });
 }
 
@@ -365,17 +379,23 @@ void flash_attention_backward_cuda(const Tensor& q, const Tensor& k, const Tenso
     rowwise_dot<T><<<static_cast<unsigned>((rows + 7) / 8), dim3(32, 8), 0, st>>>(
         cptr<T>(gout), cptr<T>(out), mptr<float>(dd), rows, g.Ev);
     TS_CUDA_CHECK_LAUNCH();
-    dispatch_head_dim(g, [&](auto d) {
-      constexpr int D = decltype(d)::value;
-      flash_bwd_dkdv<T, D><<<kblocks, kThreads, 0, st>>>(
-          cptr<T>(q), cptr<T>(k), cptr<T>(v), cptr<T>(gout), cptr<float>(lse), cptr<float>(dd),
-          mptr<T>(dk), mptr<T>(dv), g, ktiles);
-      TS_CUDA_CHECK_LAUNCH();
-      flash_bwd_dq<T, D><<<qblocks, kThreads, 0, st>>>(cptr<T>(q), cptr<T>(k), cptr<T>(v),
-                                                       cptr<T>(gout), cptr<float>(lse),
-                                                       cptr<float>(dd), mptr<T>(dq), g, qtiles);
-      TS_CUDA_CHECK_LAUNCH();
-    });
+    if constexpr (kOnTensorCores<T>) {
+      TS_CUDA_CHECK(flash_mma_backward<T>(cptr<T>(q), cptr<T>(k), cptr<T>(v), cptr<T>(gout),
+                                          cptr<float>(lse), cptr<float>(dd), mptr<T>(dq),
+                                          mptr<T>(dk), mptr<T>(dv), mma_geom(g), st));
+    } else {
+      dispatch_head_dim(g, [&](auto d) {
+        constexpr int D = decltype(d)::value;
+        flash_bwd_dkdv<T, D><<<kblocks, kThreads, 0, st>>>(
+            cptr<T>(q), cptr<T>(k), cptr<T>(v), cptr<T>(gout), cptr<float>(lse), cptr<float>(dd),
+            mptr<T>(dk), mptr<T>(dv), g, ktiles);
+        TS_CUDA_CHECK_LAUNCH();
+        flash_bwd_dq<T, D><<<qblocks, kThreads, 0, st>>>(cptr<T>(q), cptr<T>(k), cptr<T>(v),
+                                                         cptr<T>(gout), cptr<float>(lse),
+                                                         cptr<float>(dd), mptr<T>(dq), g, qtiles);
+        TS_CUDA_CHECK_LAUNCH();
+      });
+    }
   });
 }
 
