@@ -142,8 +142,14 @@ def test_causal_block_gradcheck(blocked) -> None:
     assert blocked
 
 
-def test_causal_block_double_backward(blocked) -> None:
+@pytest.mark.parametrize("transposed", [False, True])
+def test_causal_block_double_backward(blocked, transposed) -> None:
+    """create_graph=True reaches the inputs themselves, also when the kernels ran on
+    contiguous copies of them."""
     raw = [rng.standard_normal(s) for s in ((2, 9, 3), (2, 9, 3), (2, 9, 4))]
+    if transposed:
+        raw = [np.swapaxes(np.ascontiguousarray(np.swapaxes(r, 1, 2)), 1, 2) for r in raw]
+        assert not raw[0].flags.c_contiguous
     xs = [ts.asarray(r, requires_grad=True) for r in raw]
     xt = [torch.tensor(r, requires_grad=True) for r in raw]
     gs = ts.autograd.grad(F.scaled_dot_product_attention(*xs, is_causal=True).sum(), xs,
