@@ -185,8 +185,8 @@ def test_sdpa_cuda_non_contiguous(monkeypatch, dtype) -> None:
 
 
 def test_sdpa_cuda_picks_flash_only_for_large_scores(monkeypatch) -> None:
-    """Small score tensors take the (faster) matmul path on CUDA; above the threshold the
-    fused kernel runs."""
+    """Small float32 score tensors take the (faster) matmul path on CUDA; above the threshold
+    the fused kernel runs; float16/bfloat16 take the tensor-core kernel at every size."""
     calls = []
     apply = A.FlashAttention.apply
     monkeypatch.setattr(A.FlashAttention, "apply",
@@ -194,6 +194,9 @@ def test_sdpa_cuda_picks_flash_only_for_large_scores(monkeypatch) -> None:
     q = ts.zeros((2, 3, 40, 16), device="cuda")
     F.scaled_dot_product_attention(q, q, q)
     assert calls == []
+    for dt in (ts.bfloat16, ts.float16):
+        F.scaled_dot_product_attention(q.astype(dt), q.astype(dt), q.astype(dt))
+    assert calls == [1, 1]
     monkeypatch.setattr(A, "_FLASH_MIN_SCORE_BYTES", 2 * 3 * 40 * 40 * 4 - 1)
     F.scaled_dot_product_attention(q, q, q)
-    assert calls == [1]
+    assert calls == [1, 1, 1]

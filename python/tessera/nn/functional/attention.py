@@ -1,5 +1,6 @@
 """scaled_dot_product_attention. Without a mask tensor and dropout: the fused (flash-style)
-kernel on CUDA where the score tensor would be huge (csrc/ops/attention.h: no (L, S) scores);
+kernel on CUDA for float16/bfloat16 (tensor cores), and for float32 where the score tensor
+would be huge (csrc/ops/attention.h: no (L, S) scores);
 causal attention through GEMMs on the block lower triangle of the scores
 (csrc/ops/attention_causal.h); else matmul, one fused (scaled, optionally causal) softmax
 kernel, matmul. The composite path with a mask or dropout."""
@@ -22,12 +23,16 @@ from .activation import softmax
 # 129 vs 214 ms forward+backward at (8, 6, 256, 64) causal float32 on 2 cores).
 _FLASH_ON_CUDA = True
 _FLASH_ON_CPU = False
-# On the H100 the CUDA-core flash kernel is slower than cuBLAS matmuls + the fused softmax at
-# every measured shape (char-GPT (64, 6, 256, 64) causal fwd+bwd: float32 1.58 vs 1.01 ms,
-# bfloat16 1.47 vs 0.43 ms; docs/benchmarks.md), so CUDA takes it only where the matmul path
-# would materialize a score tensor (N, L, S) of more than this many bytes: there it trades
-# speed for O(L) memory instead of O(L * S).
+# On the H100 the float32 flash kernel (CUDA cores) is slower than cuBLAS matmuls + the fused
+# softmax at every measured shape (char-GPT (64, 6, 256, 64) causal fwd+bwd: 1.58 vs 1.01 ms;
+# docs/benchmarks.md), so float32 takes it only where the matmul path would materialize a
+# score tensor (N, L, S) of more than this many bytes: there it trades speed for O(L) memory
+# instead of O(L * S). float16/bfloat16 run the tensor-core kernel (cuda/attention_mma.cu)
+# at every size: isolated it is about as fast as the matmul path (char-GPT shape fwd+bwd 0.55
+# vs 0.41 ms), and in the bf16 char-GPT step, with fewer kernels and no score tensor, it is
+# faster (11.2-11.3 vs 12.4-13.3 ms per step).
 _FLASH_MIN_SCORE_BYTES = 1 << 30
+_FLASH_HALF_DTYPES = ("float16", "bfloat16")
 # The CUDA kernel covers these dtypes (float64 takes the matmul path) and head dims.
 _FLASH_CUDA_DTYPES = ("float16", "bfloat16", "float32")
 _FLASH_MAX_HEAD_DIM = 128
@@ -73,7 +78,7 @@ def _flash_applies(q: Tensor, k: Tensor, v: Tensor) -> bool:
     if device == "cuda":
         return (_FLASH_ON_CUDA and dtype in _FLASH_CUDA_DTYPES
                 and max(q.shape[-1], v.shape[-1]) <= _FLASH_MAX_HEAD_DIM
-                and _score_bytes(q, k) > _FLASH_MIN_SCORE_BYTES)
+                and (dtype in _FLASH_HALF_DTYPES or _score_bytes(q, k) > _FLASH_MIN_SCORE_BYTES))
     return device == "cpu" and _FLASH_ON_CPU and dtype in FUSED_DTYPES
 
 
