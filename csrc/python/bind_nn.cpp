@@ -18,12 +18,33 @@ Tensor opt(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
 
 py::object opt_out(const Tensor& t) { return t.defined() ? py::cast(t) : py::none(); }
 
+// tessera.nn.functional's fusable(): the fused kernels take floating tensors of one dtype on
+// one device (None ignored, anything else refused). In C++ because every fused op asks it on
+// each call: 0.3 µs instead of 3.5 µs in Python.
+bool fusable(const py::args& xs) {
+  const Tensor* first = nullptr;
+  for (py::handle h : xs) {
+    if (h.is_none()) continue;
+    if (!py::isinstance<Tensor>(h)) return false;
+    const Tensor& t = h.cast<const Tensor&>();
+    if (!first) {
+      if (!is_floating(t.dtype())) return false;
+      first = &t;
+    } else if (t.dtype() != first->dtype() || t.device() != first->device()) {
+      return false;
+    }
+  }
+  return first != nullptr;
+}
+
 }  // namespace
 
 void init_nn(py::module_& m) {
   using A2 = std::array<int64_t, 2>;
   m.def("_linear_bias", &linear_bias,
         "x @ w.T + b in one op (the bias fused into the GEMM where the backend can)");
+  m.def("_fusable", &fusable,
+        "whether the fused kernels take these tensors: floating, one dtype and device");
   m.def("_softmax_last", &softmax_last, "softmax (log_softmax if log) over the last axis");
   m.def("_softmax_last_backward", &softmax_last_backward,
         "input gradient of softmax/log_softmax from its output and output gradient");

@@ -92,6 +92,18 @@ def _uses_setup_context(cls: type) -> bool:
         cls.setup_context is not Function.setup_context  # type: ignore[attr-defined]
 
 
+def _class_info(cls: type) -> Tuple[bool, str, Callable[..., Any]]:
+    """(setup_context style, node name, backward callback) of a Function class, computed once
+    per class (apply is on every fused op's hot path). Kept in the class's own __dict__ so a
+    subclass computes its own."""
+    info = cls.__dict__.get("_tessera_apply_info")
+    if info is None:
+        info = (_uses_setup_context(cls), _node_name(cls),
+                lambda c, s, *g: _run_backward(cls, c, s, *g))
+        setattr(cls, "_tessera_apply_info", info)
+    return info
+
+
 class Function:
     """Subclass with static `forward` and `backward(ctx, *grad_outputs)`, then call
     `MyFn.apply(*args)`. backward returns one gradient (or None) per forward argument."""
@@ -114,7 +126,7 @@ class Function:
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Runs forward without recording, then records one node whose backward is cls.backward."""
         ctx = FunctionCtx()
-        setup_style = _uses_setup_context(cls)
+        setup_style, node_name, run_backward = _class_info(cls)
         if setup_style:
             # As torch: keywords and defaults become positional, so setup_context's `inputs`
             # holds every forward argument.
@@ -122,7 +134,8 @@ class Function:
             bound.apply_defaults()
             args, kwargs = tuple(bound.args), dict(bound.kwargs)
         tensor_args = [a if isinstance(a, Tensor) else None for a in args]
-        ctx.needs_input_grad = tuple(a is not None and a.requires_grad for a in tensor_args)
+        ctx.needs_input_grad = needs = tuple([a is not None and a.requires_grad
+                                              for a in tensor_args])
         prev = _C.is_grad_enabled()
         _C._set_grad_enabled(False)
         try:
@@ -133,12 +146,13 @@ class Function:
                 out = cls.forward(ctx, *args, **kwargs)
         finally:
             _C._set_grad_enabled(prev)
-        if not (prev and any(ctx.needs_input_grad)):
+        if not (prev and True in needs):
             return out
         outs = out if isinstance(out, tuple) else (out,)
+        arg_ids = {id(a) for a in tensor_args if a is not None}
         fixed = []
         for o in outs:
-            if isinstance(o, Tensor) and any(o is a for a in args):
+            if isinstance(o, Tensor) and id(o) in arg_ids:
                 if any(o is d for d in ctx._dirty):
                     if o.is_leaf and o.requires_grad:
                         raise RuntimeError(f"{cls.__name__}: a leaf Variable that requires grad "
@@ -148,10 +162,9 @@ class Function:
                     o = o.detach()
             fixed.append(o)
         tensor_outs = [o for o in fixed if isinstance(o, Tensor)]
-        ctx._out_meta = [(tuple(o.shape), o.dtype, o.device) for o in tensor_outs]
-        _C._make_function_node(cls.__name__, _node_name(cls),
-                               lambda c, s, *g: _run_backward(cls, c, s, *g), ctx,
-                               tensor_args, tensor_outs, ctx._to_save, ctx._non_differentiable)
+        ctx._out_meta = [(o.shape, o.dtype, o.device) for o in tensor_outs]
+        _C._make_function_node(cls.__name__, node_name, run_backward, ctx, tensor_args,
+                               tensor_outs, ctx._to_save, ctx._non_differentiable)
         ctx._to_save = ()
         ctx._non_differentiable = ()  # no reference cycle through the node's ctx
         ctx._dirty = ()

@@ -33,14 +33,11 @@ def _ts() -> Any:
 FUSED_DEVICES = ("cpu", "cuda")
 
 
-def fusable(*xs: Optional[Tensor]) -> bool:
-    """Whether the row-wise/activation/loss kernels apply: floating tensors of one dtype on
-    one CPU or CUDA device (None is ignored). Otherwise the composite ops (which every
-    backend has) run instead."""
-    ts = [x for x in xs if x is not None]
-    return (bool(ts) and str(ts[0].dtype) in FUSED_DTYPES
-            and ts[0].device.type in FUSED_DEVICES
-            and all(x.dtype == ts[0].dtype and x.device == ts[0].device for x in ts))
+# fusable(*xs) -> bool: whether the row-wise/activation/loss kernels apply: floating tensors
+# (FUSED_DTYPES) of one dtype on one device (every device type has the kernels: FUSED_DEVICES;
+# None is ignored). Otherwise the composite ops (which every backend has) run instead. In C++:
+# every fused op asks it on each call.
+fusable = _C._fusable
 
 
 def fusable_windows(*xs: Optional[Tensor]) -> bool:
