@@ -33,6 +33,7 @@ def blocked(monkeypatch):
         return apply(*args)
 
     monkeypatch.setattr(A, "_CAUSAL_BLOCK", 4)
+    monkeypatch.setattr(A, "_FLASH_ON_CUDA", False)  # device mode: 16-bit would take flash
     monkeypatch.setattr(A.CausalBlockAttention, "apply", staticmethod(counted))
     return calls
 
