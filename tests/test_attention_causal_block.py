@@ -198,6 +198,9 @@ def test_causal_softmax_block_prefix(block) -> None:
     np.testing.assert_array_equal(ggot[:, prefix], gfull[:, prefix])
     with pytest.raises(ValueError, match="block must be >= 0"):
         _C._attention_softmax(ts.asarray(x), 0.7, True, -1)
+    # A block beyond the row length (up to the largest int64) writes whole rows.
+    huge = _C._attention_softmax(ts.asarray(x), 0.7, True, 2**63 - 1).numpy()
+    np.testing.assert_array_equal(huge, _C._attention_softmax(ts.asarray(x), 0.7, True).numpy())
 
 
 def test_causal_block_selection(monkeypatch) -> None:
@@ -238,6 +241,8 @@ def test_causal_block_op_errors() -> None:
         _C._causal_block_attention(ts.zeros((2, 0, 4)), q, q, 1.0, 4)
     with pytest.raises(ValueError, match="block must be positive"):
         _C._causal_block_attention(q, q, q, 1.0, 0)
+    big, _ = _C._causal_block_attention(q, q, q, 1.0, 2**63 - 1)  # one block: the whole rows
+    np.testing.assert_array_equal(big.numpy(), _C._causal_block_attention(q, q, q, 1.0, 8)[0].numpy())
     with pytest.raises(ValueError, match="scale must be finite"):
         _C._causal_block_attention(q, q, q, float("nan"), 4)
     with pytest.raises(ValueError, match="\\(\\.\\.\\., L, E\\)"):

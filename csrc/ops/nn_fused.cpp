@@ -95,7 +95,11 @@ AttentionRows attention_rows(const Tensor& scores, double scale, bool causal, in
   TS_CHECK(scores.ndim() >= 2, ValueError, op, ": expected scores of shape (..., L, S), got ",
            shape_str(scores.shape()));
   TS_CHECK(block >= 0, ValueError, op, ": block must be >= 0, got ", block);
-  return {std::max<int64_t>(scores.dim(scores.ndim() - 2), 1), scale, causal, block};
+  // A block of at least a row's length writes whole rows: clamp it so that rounding a key
+  // count up to a block cannot overflow.
+  const int64_t n = scores.dim(scores.ndim() - 1);
+  return {std::max<int64_t>(scores.dim(scores.ndim() - 2), 1), scale, causal,
+          std::min(block, std::max<int64_t>(n, 1))};
 }
 
 }  // namespace
