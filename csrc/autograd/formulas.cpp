@@ -48,7 +48,6 @@ Tensor ones_like(const Tensor& t) {
   fill_(o, Scalar::from_int(1));
   return o;
 }
-Tensor zeros_of(const InputMeta& m) { return zeros(m.shape, m.dtype, m.device); }
 Tensor mul(const Tensor& a, const Tensor& b) { return multiply(a, b); }
 Tensor div(const Tensor& a, const Tensor& b) { return divide(a, b); }
 Tensor U(const ElementwiseDef& d, const Tensor& x) { return unary_op(d, x); }

@@ -7,11 +7,10 @@
 #include <initializer_list>
 #include <map>
 #include <stdexcept>
-
-#include "core/tensor.h"
 #include <string>
 
 #include "core/device.h"
+#include "core/tensor.h"
 
 namespace ts {
 

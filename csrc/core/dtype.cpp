@@ -49,7 +49,6 @@ DType signed_of_bits(int bits) {
       return DType::Int64;
   }
 }
-DType float_of_rank(int r) { return r <= 2 ? DType::Float32 : DType::Float64; }
 
 DType promote_slow(DType a, DType b) {
   if (a == b) return a;

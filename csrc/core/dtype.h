@@ -72,11 +72,12 @@ struct dtype_of;
     static constexpr DType value = DType::D; \
   };
 TS_DTYPE_OF(bool, Bool)
-TS_DTYPE_OF(int8_t, Int8) TS_DTYPE_OF(int16_t, Int16) TS_DTYPE_OF(int32_t, Int32)
-    TS_DTYPE_OF(int64_t, Int64) TS_DTYPE_OF(uint8_t, UInt8) TS_DTYPE_OF(uint16_t, UInt16)
-        TS_DTYPE_OF(uint32_t, UInt32) TS_DTYPE_OF(uint64_t, UInt64) TS_DTYPE_OF(Half, Float16)
-            TS_DTYPE_OF(BFloat16, BFloat16) TS_DTYPE_OF(float, Float32) TS_DTYPE_OF(double, Float64)
-                TS_DTYPE_OF(c64, Complex64) TS_DTYPE_OF(c128, Complex128)
+TS_DTYPE_OF(int8_t, Int8)
+TS_DTYPE_OF(int16_t, Int16) TS_DTYPE_OF(int32_t, Int32) TS_DTYPE_OF(int64_t, Int64)
+    TS_DTYPE_OF(uint8_t, UInt8) TS_DTYPE_OF(uint16_t, UInt16) TS_DTYPE_OF(uint32_t, UInt32)
+        TS_DTYPE_OF(uint64_t, UInt64) TS_DTYPE_OF(Half, Float16) TS_DTYPE_OF(BFloat16, BFloat16)
+            TS_DTYPE_OF(float, Float32) TS_DTYPE_OF(double, Float64) TS_DTYPE_OF(c64, Complex64)
+                TS_DTYPE_OF(c128, Complex128)
 #undef TS_DTYPE_OF
 
     // The type a kernel computes in: float for the 16-bit floats, the type itself otherwise.
@@ -127,11 +128,11 @@ decltype(auto) visit_dtype(DType d, const char* op, F&& f) {
     break;
   switch (d) {
     TS_CASE(Bool, bool)
-    TS_CASE(Int8, int8_t) TS_CASE(Int16, int16_t) TS_CASE(Int32, int32_t) TS_CASE(Int64, int64_t)
-        TS_CASE(UInt8, uint8_t) TS_CASE(UInt16, uint16_t) TS_CASE(UInt32, uint32_t)
-            TS_CASE(UInt64, uint64_t) TS_CASE(Float16, Half) TS_CASE(BFloat16, BFloat16)
-                TS_CASE(Float32, float) TS_CASE(Float64, double) TS_CASE(Complex64, c64)
-                    TS_CASE(Complex128, c128)
+    TS_CASE(Int8, int8_t)
+    TS_CASE(Int16, int16_t) TS_CASE(Int32, int32_t) TS_CASE(Int64, int64_t) TS_CASE(UInt8, uint8_t)
+        TS_CASE(UInt16, uint16_t) TS_CASE(UInt32, uint32_t) TS_CASE(UInt64, uint64_t)
+            TS_CASE(Float16, Half) TS_CASE(BFloat16, BFloat16) TS_CASE(Float32, float)
+                TS_CASE(Float64, double) TS_CASE(Complex64, c64) TS_CASE(Complex128, c128)
   }
 #undef TS_CASE
   throw_unsupported_dtype(op, d);

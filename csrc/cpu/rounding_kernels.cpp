@@ -19,9 +19,9 @@ TS_ROUNDING_KERNEL(floor)
 TS_ROUNDING_KERNEL(trunc)
 #undef TS_ROUNDING_KERNEL
 
-    // Half to even: nearbyint rounds in the default (to-nearest-even) mode; complex rounds both
-    // parts.
-    void round_kernel(const ElementwiseIter& it, DType dt) {
+// Half to even: nearbyint rounds in the default (to-nearest-even) mode; complex rounds both
+// parts.
+void round_kernel(const ElementwiseIter& it, DType dt) {
   run_unary<kNumericSet>(it, dt, "round", [](auto a) {
     using A = decltype(a);
     if constexpr (std::is_integral_v<A>)

@@ -1,7 +1,7 @@
 #include "cuda/cublas_util.h"
 
-#include "core/error.h"
 #include "core/device_backend.h"
+#include "core/error.h"
 
 namespace ts::cuda {
 namespace {

@@ -90,8 +90,10 @@ __device__ __forceinline__ D dconvert(S v) {
   } else if constexpr (::cuda::std::is_same_v<D, __half>) {
     // double rounds once, directly, like NumPy and the CPU (cpu/convert.h): through float it
     // could round twice (65519.99999 -> 65520.0 -> inf).
-    if constexpr (::cuda::std::is_same_v<S, double>) return __double2half(v);
-    else return __float2half_rn(static_cast<float>(v));
+    if constexpr (::cuda::std::is_same_v<S, double>)
+      return __double2half(v);
+    else
+      return __float2half_rn(static_cast<float>(v));
   } else if constexpr (::cuda::std::is_same_v<D, __nv_bfloat16>) {
     return __float2bfloat16_rn(static_cast<float>(v));  // via float, like ml_dtypes and the CPU
   } else if constexpr (::cuda::std::is_same_v<D, bool>) {

@@ -191,9 +191,10 @@ __global__ void __launch_bounds__(kTile* kTileRows)
     A v[N];
 #pragma unroll
     for (int k = 1; k < N; ++k)
-      v[k] = dconvert<A>((tmask & (1u << k))
-                             ? tile(k, tx, c)
-                             : load_operand<T>(a, k, z[k] + i * a.strides[k][0] + j * a.strides[k][1]));
+      v[k] = dconvert<A>(
+          (tmask & (1u << k))
+              ? tile(k, tx, c)
+              : load_operand<T>(a, k, z[k] + i * a.strides[k][0] + j * a.strides[k][1]));
     R* o = reinterpret_cast<R*>(a.base[0] + z[0] + i * a.strides[0][0] + j * a.strides[0][1]);
     if constexpr (N == 2)
       *o = dconvert<R>(f(v[1]));
@@ -208,8 +209,7 @@ __global__ void __launch_bounds__(kTile* kTileRows)
 template <int N>
 unsigned tiled_inputs(const ElemArgs<N>& a, size_t itemsize) {
   if (itemsize > 8 || (a.ndim != 2 && a.ndim != 3) || a.sizes[0] < 16 || a.sizes[1] < 16 ||
-      a.sizes[1] > 65535LL * kTile ||
-      (a.ndim == 3 && a.sizes[2] > 65535))
+      a.sizes[1] > 65535LL * kTile || (a.ndim == 3 && a.sizes[2] > 65535))
     return 0;
   unsigned m = 0;
   for (int k = 1; k < N; ++k) {
@@ -348,13 +348,9 @@ void cuda_binary(const ElementwiseIter& it, DType dt, const char* name, F f) {
 }  // namespace ts::cuda
 
 // Defines op##_cuda over the dtypes of Set with functor fn::F and registers it in op##_stub.
-#define TS_CUDA_UNARY(op, Set, F)                       \
-  void op##_cuda(const ElementwiseIter& it, DType dt) { \
-    cuda_unary<Set>(it, dt, #op, fn::F{});              \
-  }                                                     \
+#define TS_CUDA_UNARY(op, Set, F)                                                                \
+  void op##_cuda(const ElementwiseIter& it, DType dt) { cuda_unary<Set>(it, dt, #op, fn::F{}); } \
   TS_REGISTER_KERNEL(op##_stub, CUDA, &op##_cuda);
-#define TS_CUDA_BINARY(op, Set, F)                      \
-  void op##_cuda(const ElementwiseIter& it, DType dt) { \
-    cuda_binary<Set>(it, dt, #op, fn::F{});             \
-  }                                                     \
+#define TS_CUDA_BINARY(op, Set, F)                                                                \
+  void op##_cuda(const ElementwiseIter& it, DType dt) { cuda_binary<Set>(it, dt, #op, fn::F{}); } \
   TS_REGISTER_KERNEL(op##_stub, CUDA, &op##_cuda);

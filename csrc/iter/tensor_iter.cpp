@@ -11,6 +11,12 @@
 #define TS_X86_WIDE 1
 #endif
 
+// GCC 12's AVX-512 headers seed the unpack/shuffle intrinsics with a self-initialized
+// _mm512_undefined_ps(), which -Wmaybe-uninitialized reports at every inlined use.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 namespace ts {
 
 namespace {

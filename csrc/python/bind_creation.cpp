@@ -30,7 +30,8 @@ void init_creation(py::module_& m) {
   m.def("_linspace", [](py::handle start, py::handle stop, py::handle num, py::handle dtype,
                         bool endpoint, py::handle device) {
     return linspace(complex_arg(start, "start"), complex_arg(stop, "stop"),
-                    int_arg(num, "linspace", "num"), to_dtype(dtype), endpoint, creation_device(device));
+                    int_arg(num, "linspace", "num"), to_dtype(dtype), endpoint,
+                    creation_device(device));
   });
   m.def("_eye", [](py::handle n_rows, py::handle n_cols, py::handle k, py::handle dtype,
                    py::handle device) {

@@ -23,7 +23,9 @@ py::object dtype_object(DType d);                // the singleton Python dtype o
 Device to_device(py::handle h);                  // None/"cpu"/"cuda:N"/Device
 // ts.set_default_device: where creation functions put tensors when device=None.
 Device& default_device();
-inline Device creation_device(py::handle h) { return h.is_none() ? default_device() : to_device(h); }
+inline Device creation_device(py::handle h) {
+  return h.is_none() ? default_device() : to_device(h);
+}
 
 // NumPy interop (zero-copy where possible).
 // copy: 1 always, 0 never (ValueError when impossible), -1 when needed.
