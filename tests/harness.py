@@ -104,3 +104,17 @@ def strided_views(draw, a: np.ndarray) -> np.ndarray:
         big = np.repeat(a, 2, axis=-1)
         return big[..., ::2]
     return a
+
+
+def double_backward_pairs(ts_fn: Callable, torch_fn: Callable, raw: list) -> list:
+    """(tessera, torch) pairs of the gradients of fn(*raw).sum() taken with create_graph=True,
+    then of the gradients of those gradients' squared norm, for float64 inputs `raw`."""
+    import torch
+    xs = [ts.asarray(r, requires_grad=True) for r in raw]
+    xt = [torch.tensor(r, requires_grad=True) for r in raw]
+    gs = ts.autograd.grad(ts_fn(*xs).sum(), xs, create_graph=True)
+    gt = torch.autograd.grad(torch_fn(*xt).sum(), xt, create_graph=True)
+    pairs = list(zip(gs, gt))
+    sum(((a * a).sum() for a in gs), ts.asarray(0.0)).backward()
+    sum((b * b).sum() for b in gt).backward()
+    return pairs + [(a.grad, b.grad) for a, b in zip(xs, xt)]

@@ -19,6 +19,8 @@ from tessera import _C
 from tessera.nn import functional as F
 from tessera.nn.functional import attention as A
 
+from harness import double_backward_pairs
+
 rng = np.random.default_rng(0)
 
 # Relative to the reference's largest magnitude: float64/float32 sum in another order than
@@ -143,18 +145,10 @@ def test_sdpa_fused_gradcheck(fused, causal) -> None:
 def test_sdpa_fused_double_backward(fused) -> None:
     """create_graph=True differentiates the composite recomputation of the backward."""
     raw = [randn(2, 5, 3), randn(2, 6, 3), randn(2, 6, 4)]
-    xs = [ts.asarray(r, requires_grad=True) for r in raw]
-    xt = [torch.tensor(r, requires_grad=True) for r in raw]
-    gs = ts.autograd.grad(F.scaled_dot_product_attention(*xs, is_causal=True).sum(), xs,
-                          create_graph=True)
-    gt = torch.autograd.grad(TF.scaled_dot_product_attention(*xt, is_causal=True).sum(), xt,
-                             create_graph=True)
-    for a, b in zip(gs, gt):
+    for a, b in double_backward_pairs(
+            lambda *x: F.scaled_dot_product_attention(*x, is_causal=True),
+            lambda *x: TF.scaled_dot_product_attention(*x, is_causal=True), raw):
         assert_close(a, b, "float64")
-    sum(((a * a).sum() for a in gs), ts.asarray(0.0)).backward()
-    sum((b * b).sum() for b in gt).backward()
-    for a, b in zip(xs, xt):
-        assert_close(a.grad, b.grad, "float64")
 
 
 def test_sdpa_cpu_default_keeps_matmul_path(monkeypatch) -> None:
