@@ -290,3 +290,18 @@ def test_causal_block_cuda_sdpa_gpt_layout() -> None:
         res.append((out.to("cpu").numpy(), x.grad.to("cpu").numpy()))
     for a, b in zip(*res):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("L", [4, 256])
+def test_sdpa_empty_head_dim_matches_torch(L, causal) -> None:
+    """E = 0: the scores are all zero, so the weights are uniform (causal: over the visible
+    keys), as in PyTorch; the default scale 1/sqrt(0) must not raise."""
+    v = rng.standard_normal((2, 1, L, 3))
+    got = F.scaled_dot_product_attention(ts.zeros((2, 1, L, 0), dtype=ts.float64),
+                                         ts.zeros((2, 1, L, 0), dtype=ts.float64), ts.asarray(v),
+                                         is_causal=causal)
+    want = TF.scaled_dot_product_attention(torch.zeros(2, 1, L, 0, dtype=torch.float64),
+                                           torch.zeros(2, 1, L, 0, dtype=torch.float64),
+                                           torch.tensor(v), is_causal=causal)
+    assert_close(got, want, "float64")

@@ -190,7 +190,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         raise ValueError("scaled_dot_product_attention: pass either attn_mask or is_causal")
     L, S = query.shape[-2], key.shape[-2]
     if scale is None:
-        scale = 1.0 / math.sqrt(query.shape[-1])
+        # Empty head dims give all-zero scores whatever the scale (PyTorch: uniform weights).
+        scale = 1.0 / math.sqrt(query.shape[-1]) if query.shape[-1] else 1.0
     if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         rep = query.shape[-3] // key.shape[-3]
         key = t.repeat(key, rep, axis=-3)
