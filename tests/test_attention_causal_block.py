@@ -305,3 +305,28 @@ def test_sdpa_empty_head_dim_matches_torch(L, causal) -> None:
                                            torch.zeros(2, 1, L, 0, dtype=torch.float64),
                                            torch.tensor(v), is_causal=causal)
     assert_close(got, want, "float64")
+
+
+@pytest.mark.parametrize("kind", ["bool", "float"])
+def test_sdpa_fully_masked_rows_match_torch(kind) -> None:
+    """Rows a mask hides entirely give 0 and zero gradients, as PyTorch's sdpa does (its
+    safe softmax), not NaN; other rows are unaffected."""
+    L, S = 5, 4
+    keep = rng.random((L, S)) < 0.6
+    keep[1] = False
+    keep[3] = False
+    keep[0, 0] = True
+    mask = keep if kind == "bool" else np.where(keep, rng.standard_normal((L, S)), -np.inf)
+    raw = [rng.standard_normal(s) for s in ((2, L, 3), (2, S, 3), (2, S, 2))]
+    xs = [ts.asarray(r, requires_grad=True) for r in raw]
+    xt = [torch.tensor(r, requires_grad=True) for r in raw]
+    got = F.scaled_dot_product_attention(*xs, attn_mask=ts.asarray(mask))
+    want = TF.scaled_dot_product_attention(*xt, attn_mask=torch.tensor(mask))
+    assert_close(got, want, "float64")
+    assert np.all(got.numpy()[:, [1, 3]] == 0)
+    g = rng.standard_normal((2, L, 2))
+    got.backward(ts.asarray(g))
+    want.backward(torch.tensor(g))
+    for a, b in zip(xs, xt):
+        assert np.isfinite(a.grad.numpy()).all()
+        assert_close(a.grad, b.grad, "float64")

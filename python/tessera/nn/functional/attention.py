@@ -174,6 +174,19 @@ def _flash_grads_composite(q: Tensor, k: Tensor, v: Tensor, g: Tensor, scale: fl
     return t.matmul(ds, k), t.matmul(ds.mT, q), dv
 
 
+def _safe_softmax(scores: Tensor) -> Tensor:
+    """softmax over the last axis, with 0 (and zero gradients) for rows a mask hid entirely,
+    as PyTorch's sdpa gives (its _safe_softmax); plain softmax would give NaN there. Such
+    rows are softmaxed as zeros (finite) and then replaced, so no NaN reaches the backward.
+    Rows holding NaN stay NaN."""
+    t = _ts()
+    if scores.shape[-1] == 0:
+        return softmax(scores, dim=-1)
+    # No data-dependent branch: asking whether any row is dead would synchronize with a GPU.
+    dead = t.max(scores.detach(), axis=-1, keepdims=True) == -math.inf
+    return t.where(dead, 0.0, softmax(t.where(dead, 0.0, scores), dim=-1))
+
+
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: Optional[Tensor] = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: Optional[float] = None,
@@ -214,7 +227,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
             scores = t.where(attn_mask, scores, -math.inf)
         else:
             scores = scores + attn_mask
-    attn = softmax(scores, dim=-1)
+        attn = _safe_softmax(scores)
+    else:
+        attn = softmax(scores, dim=-1)
     if dropout_p > 0.0:
         from .misc import dropout
         attn = dropout(attn, dropout_p, True)
