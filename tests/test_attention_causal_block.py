@@ -330,3 +330,21 @@ def test_sdpa_fully_masked_rows_match_torch(kind) -> None:
     for a, b in zip(xs, xt):
         assert np.isfinite(a.grad.numpy()).all()
         assert_close(a.grad, b.grad, "float64")
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_mha_fully_padded_rows_match_torch(need_weights) -> None:
+    """MultiheadAttention with a key_padding_mask hiding a whole sequence: NaN with weights
+    (PyTorch's softmax path), 0 without (its scaled_dot_product_attention path)."""
+    torch.manual_seed(0)
+    tm = torch.nn.MultiheadAttention(4, 2, batch_first=True).double()
+    sm = ts.nn.MultiheadAttention(4, 2, batch_first=True).double()
+    sm.load_state_dict({k: ts.asarray(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    x = rng.standard_normal((2, 3, 4))
+    kpm = np.array([[False, False, True], [True, True, True]])
+    want, _ = tm(*(torch.tensor(x),) * 3, key_padding_mask=torch.tensor(kpm),
+                 need_weights=need_weights)
+    got, _ = sm(*(ts.asarray(x),) * 3, key_padding_mask=ts.asarray(kpm),
+                need_weights=need_weights)
+    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-12, atol=1e-12)
+    assert np.isnan(got.numpy()[1]).all() == need_weights

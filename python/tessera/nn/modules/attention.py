@@ -8,6 +8,7 @@ from typing import Any, Optional, Tuple
 
 from ..._C import Tensor
 from .. import functional as F
+from ..functional.attention import _safe_softmax
 from .. import init
 from ..parameter import Parameter
 from .linear import Linear
@@ -131,7 +132,10 @@ class MultiheadAttention(Module):
         scores = t.matmul(q, k.mT) * (1.0 / math.sqrt(hd))
         if mask is not None:
             scores = scores + mask
-        attn = F.softmax(scores, dim=-1)
+        # As PyTorch: without weights it runs scaled_dot_product_attention, whose softmax gives
+        # 0 (not NaN) for rows the masks hide entirely.
+        attn = F.softmax(scores, dim=-1) if need_weights or mask is None else \
+            _safe_softmax(scores)
         attn_d = F.dropout(attn, self.dropout, self.training) if self.dropout > 0 else attn
         out = t.reshape(t.permute_dims(t.matmul(attn_d, v), (0, 2, 1, 3)), (n, L, E))
         out = self.out_proj(out)
