@@ -12,8 +12,9 @@
 // softmax arithmetic; P and dS are rounded to T there before their matmuls, as FlashAttention
 // does. Scores are kept in log2 units (times scale * log2(e)) so exp is one exp2f.
 //
-// Forward: the running output of a warp lives in shared memory as float, so that each key
-// tile can rescale its rows by the online-softmax factor before the next P V accumulates.
+// Forward (mma_fwd): written directly on mma.sync.m16n8k16 + ldmatrix in the FlashAttention-2
+// register layout (scores, softmax and the running output in registers, no shared-memory round
+// trip), with K/V double-buffered by cp.async; the backward below is still on WMMA.
 // Backward (no rescale): dK/dV per key tile and dQ per query tile accumulate in fragments
 // across their whole loop; the dK/dV pass computes the transposed blocks S^T = K Q^T and
 // dP^T = V dO^T directly, so P^T and dS^T are plain row-major A operands. Every gradient is
@@ -64,6 +65,67 @@ __device__ __forceinline__ T from_f(float x) {
   else
     return __float2bfloat16_rn(x);
 }
+
+// The 16-bit bit pattern of x rounded to T, low half first: one 32-bit operand register.
+template <class T>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  const T a = from_f<T>(lo), b = from_f<T>(hi);
+  uint16_t ua, ub;
+  __builtin_memcpy(&ua, &a, 2);
+  __builtin_memcpy(&ub, &b, 2);
+  return static_cast<uint32_t>(ua) | (static_cast<uint32_t>(ub) << 16);
+}
+
+#ifndef TS_MMA_EMU  // the CPU emulation (tcfast_check/emu_prelude.h) supplies these
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Four 8x8 16-bit matrices; lanes 8m..8m+7 give the row addresses of matrix m, and register m
+// of lane l holds row l/4, columns 2(l%4), +1 of matrix m (with .trans: of its transpose).
+__device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_u32(p)));
+}
+__device__ __forceinline__ void ldsm_x4_trans(uint32_t (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_u32(p)));
+}
+
+// d += A B for a 16x16 A (row) and a 16x8 B (col) in the PTX m16n8k16 fragment layouts.
+template <class T>
+__device__ __forceinline__ void mma16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                         uint32_t b1) {
+  if constexpr (std::is_same_v<T, __half>)
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        "{%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  else
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        "{%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// 16 bytes global -> shared, bypassing L1; zero-filled when !ok (src is then not read).
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool ok) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
+               "r"(ok ? 16 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+#endif
 
 __device__ __forceinline__ bool sees(const MmaGeom& g, int i, int j) {
   return i < g.L && j < g.S && (!g.causal || j <= i);
@@ -210,9 +272,29 @@ __device__ __forceinline__ void write_rows(const Acc (&acc)[D / 16], float* stag
   }
 }
 
+// Rows [r0, r0 + 64) of a (nrows, width) row-major matrix into a tile of pitch D + 8, zero past
+// nrows and from width up to D: with vec (16-byte chunks, see fetch) as cp.async copies the
+// caller commits and waits for, else by plain element-wise stores.
+template <class T, int D>
+__device__ __forceinline__ void async_tile(T* dst, const T* __restrict__ src, int width, bool vec,
+                                           int r0, int nrows) {
+  if (!vec) {
+    load_scalar<T, D>(dst, src, r0, nrows, width);
+    return;
+  }
+  constexpr int C = Chunks<D>::C;
+#pragma unroll
+  for (int it = 0; it < Chunks<D>::kIters; ++it) {
+    const int e = threadIdx.x + it * kThreads, r = e / C, c = (e % C) * 8;
+    const bool ok = r0 + r < nrows && c < width;
+    cp_async16(dst + r * kHPitch<D> + c, ok ? src + static_cast<int64_t>(r0 + r) * width + c : src,
+               ok);
+  }
+}
+
+// Q, then two (K, V) buffers: the next key tile loads while this one is used.
 template <int D>
-constexpr size_t kFwdSmem = 3 * kTile* kHPitch<D> * 2 + kWarps* kWarpRows* kSPitch * 4 +
-                            kWarps* kWarpRows* kOPitch<D> * 4 + kWarps* kWarpRows* kPPitch * 2;
+constexpr size_t kFwdSmem = 5 * kTile* kHPitch<D> * 2;
 
 // Forward blocks per SM to fit registers for (as the shared memory allows at D <= 64).
 template <int D>
@@ -222,97 +304,143 @@ struct Vec {
   bool q, k, v, g;  // 16-byte chunk loads for each input (see fetch)
 };
 
+// The forward in the register layout of mma.m16n8k16 (FlashAttention-2): lane l of a warp holds
+// rows gr = l/4 and gr + 8 of the warp's 16 query rows, at columns 8t + 2(l%4) + {0, 1} of each
+// 8-column tile t of the scores S = Q K^T and of the output O. Row max and sum are quad
+// shuffles; P (rounded to T) is the A operand of P V straight from the S accumulators; O stays
+// in registers and is rescaled in place.
 template <class T, int D>
 __global__ void __launch_bounds__(kThreads, kFwdBlocks<D>)
     mma_fwd(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
             T* __restrict__ out, float* __restrict__ lse, MmaGeom g, float scale_log2, int tiles,
             Vec vec) {
-  constexpr int HP = kHPitch<D>, OP = kOPitch<D>;
+  constexpr int HP = kHPitch<D>, NT = kTile / 8, DT = D / 8;
   extern __shared__ __align__(128) unsigned char smem[];
   T* qs = reinterpret_cast<T*>(smem);
-  T* ks = qs + kTile * HP;
-  T* vs = ks + kTile * HP;
-  float* ss = reinterpret_cast<float*>(vs + kTile * HP);
-  float* os = ss + kWarps * kWarpRows * kSPitch;
-  T* ps = reinterpret_cast<T*>(os + kWarps * kWarpRows * OP);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  float* sw = ss + warp * kWarpRows * kSPitch;
-  float* ow = os + warp * kWarpRows * OP;
-  T* pw = ps + warp * kWarpRows * kPPitch;
+  T* kv = qs + kTile * HP;  // buffer b: K at kv + 2b * kTile * HP, V after it
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, gr = lane / 4, tq = lane % 4;
+  const int mi = lane / 8, mr = lane % 8;  // ldmatrix: the matrix and row this lane addresses
   const int64_t n = blockIdx.x / tiles;
   const int i0 = static_cast<int>(blockIdx.x % tiles) * kTile;
   const T* kn = k + n * g.S * g.E;
   const T* vn = v + n * g.S * g.Ev;
-  load_tile<T, D>(qs, q + n * g.L * g.E, g.E, vec.q, i0, g.L);
-  for (int e = lane; e < kWarpRows * OP; e += 32) ow[e] = 0.f;
-  const int r = lane / 2, h = lane % 2, i = i0 + warp * kWarpRows + r;
-  float m = kNegInf, l = 0.f;  // of row i, in log2 units (both lanes of the pair hold them)
   const int kend = g.causal ? min(g.S, i0 + kTile) : g.S;  // keys this block's rows see
-  for (int j0 = 0; j0 < kend; j0 += kTile) {
-    __syncthreads();  // the previous tile's readers are done
-    load_tiles<T, D>(ks, kn, g.E, vec.k, vs, vn, g.Ev, vec.v, j0, g.S);
+  const int ntiles = (kend + kTile - 1) / kTile;
+  async_tile<T, D>(qs, q + n * g.L * g.E, g.E, vec.q, i0, g.L);
+  async_tile<T, D>(kv, kn, g.E, vec.k, 0, g.S);
+  async_tile<T, D>(kv + kTile * HP, vn, g.Ev, vec.v, 0, g.S);
+  cp_async_commit();
+  const int wr = i0 + warp * kWarpRows;  // the warp's first row
+  const int row[2] = {wr + gr, wr + gr + 8};
+  // Q's A fragments stay in registers up to D = 64; at 128 they would spill, so they are
+  // reloaded from shared memory for each key tile.
+  constexpr int QF = D <= 64 ? D / 16 : 1;
+  uint32_t qf[QF][4];
+  float o[DT][4];
+#pragma unroll
+  for (int t = 0; t < DT; ++t) o[t][0] = o[t][1] = o[t][2] = o[t][3] = 0.f;
+  float m[2] = {kNegInf, kNegInf}, l[2] = {0.f, 0.f};  // log2 units; l is this lane's part
+  for (int it = 0; it < ntiles; ++it) {
+    const int j0 = it * kTile;
+    const T* ks = kv + (it & 1) * 2 * kTile * HP;
+    const T* vs = ks + kTile * HP;
+    __syncthreads();  // the other buffer's readers (tile it - 1) are done
+    if (it + 1 < ntiles) {
+      T* nb = kv + ((it + 1) & 1) * 2 * kTile * HP;
+      async_tile<T, D>(nb, kn, g.E, vec.k, j0 + kTile, g.S);
+      async_tile<T, D>(nb + kTile * HP, vn, g.Ev, vec.v, j0 + kTile, g.S);
+      cp_async_commit();
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
     __syncthreads();
-    {
-      Acc s[kTile / 16];
-      dots<T, D>(s, qs + warp * kWarpRows * HP, ks);
-      store_scores(sw, s);
-    }
-    __syncwarp();
-    const float* srow = sw + r * kSPitch;
-    float bm = kNegInf;
-#pragma unroll 8
-    for (int u = 0; u < kTile / 2; ++u) {
-      const int c = 2 * u + h;
-      if (sees(g, i, j0 + c)) bm = fmaxf(bm, srow[c] * scale_log2);
-    }
-    bm = fmaxf(bm, __shfl_xor_sync(kFull, bm, 1));
-    const float mn = fmaxf(m, bm);
-    const float base = mn == kNegInf ? 0.f : mn;  // a row with nothing visible yet
-    const float alpha = exp2f(m - base);
-    T* prow = pw + r * kPPitch;
-    float sum = 0.f;
-#pragma unroll 8
-    for (int u = 0; u < kTile / 2; ++u) {
-      const int c = 2 * u + h;
-      const float p = sees(g, i, j0 + c) ? exp2f(srow[c] * scale_log2 - base) : 0.f;
-      sum += p;
-      prow[c] = from_f<T>(p);
-    }
-    sum += __shfl_xor_sync(kFull, sum, 1);
-    l = l * alpha + sum;
-    m = mn;
-    float* orow = ow + r * OP;
-#pragma unroll 8
-    for (int u = 0; u < D / 2; ++u) orow[2 * u + h] *= alpha;
-    __syncwarp();
-    {
-      FragA<T> pa[kTile / 16];
+    const T* qa = qs + (warp * kWarpRows + lane % 16) * HP + (lane / 16) * 8;  // this lane's row
+    if (QF > 1 && it == 0) {
 #pragma unroll
-      for (int kk = 0; kk < kTile / 16; ++kk) wmma::load_matrix_sync(pa[kk], pw + kk * 16, kPPitch);
+      for (int kk = 0; kk < QF; ++kk) ldsm_x4(qf[kk], qa + kk * 16);
+    }
+    float s[NT][4];
 #pragma unroll
-      for (int c = 0; c < D / 16; ++c) {
-        Acc o;
-        wmma::load_matrix_sync(o, ow + c * 16, OP, wmma::mem_row_major);
+    for (int t = 0; t < NT; ++t) s[t][0] = s[t][1] = s[t][2] = s[t][3] = 0.f;
 #pragma unroll
-        for (int kk = 0; kk < kTile / 16; ++kk) {
-          FragB<T> fb;
-          wmma::load_matrix_sync(fb, vs + kk * 16 * HP + c * 16, HP);
-          wmma::mma_sync(o, pa[kk], fb, o);
-        }
-        wmma::store_matrix_sync(ow + c * 16, o, OP, wmma::mem_row_major);
+    for (int kk = 0; kk < D / 16; ++kk) {
+      if (QF == 1) ldsm_x4(qf[0], qa + kk * 16);
+      const uint32_t(&a)[4] = qf[QF == 1 ? 0 : kk];
+#pragma unroll
+      for (int np = 0; np < NT / 2; ++np) {  // keys 16np.. as two 8-key B operands
+        uint32_t b[4];
+        ldsm_x4(b, ks + (np * 16 + mr + 8 * (mi >> 1)) * HP + kk * 16 + 8 * (mi & 1));
+        mma16816<T>(s[2 * np], a, b[0], b[1]);
+        mma16816<T>(s[2 * np + 1], a, b[2], b[3]);
       }
     }
-    __syncwarp();
+    // A tile every row of the warp sees whole needs no mask.
+    const bool full = j0 + kTile <= g.S && (!g.causal || j0 + kTile - 1 <= wr);
+    float mx[2] = {m[0], m[1]};
+#pragma unroll
+    for (int t = 0; t < NT; ++t)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        float x = s[t][e] * scale_log2;
+        if (!full && !sees(g, row[e / 2], j0 + t * 8 + 2 * tq + (e & 1))) x = kNegInf;
+        s[t][e] = x;
+        mx[e / 2] = fmaxf(mx[e / 2], x);
+      }
+    float base[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(kFull, mx[h], 1));
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(kFull, mx[h], 2));
+      base[h] = mx[h] == kNegInf ? 0.f : mx[h];  // a row with nothing visible yet
+      const float alpha = exp2f(m[h] - base[h]);
+      m[h] = mx[h];
+      l[h] *= alpha;
+#pragma unroll
+      for (int t = 0; t < DT; ++t) {
+        o[t][2 * h] *= alpha;
+        o[t][2 * h + 1] *= alpha;
+      }
+    }
+#pragma unroll
+    for (int t = 0; t < NT; ++t)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float p = exp2f(s[t][e] - base[e / 2]);
+        l[e / 2] += p;
+        s[t][e] = p;
+      }
+#pragma unroll
+    for (int kk = 0; kk < kTile / 16; ++kk) {  // keys 16kk.. : the A operand from S tiles 2kk, +1
+      const uint32_t pa[4] = {pack2<T>(s[2 * kk][0], s[2 * kk][1]),
+                              pack2<T>(s[2 * kk][2], s[2 * kk][3]),
+                              pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                              pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+#pragma unroll
+      for (int dp = 0; dp < D / 16; ++dp) {  // columns 16dp.. as two 8-column B operands
+        uint32_t b[4];
+        ldsm_x4_trans(b, vs + (kk * 16 + mr + 8 * (mi & 1)) * HP + dp * 16 + 8 * (mi >> 1));
+        mma16816<T>(o[2 * dp], pa, b[0], b[1]);
+        mma16816<T>(o[2 * dp + 1], pa, b[2], b[3]);
+      }
+    }
   }
-  const float inv = l > 0.f ? 1.f / l : 0.f;
-  if (i < g.L && h == 0) lse[n * g.L + i] = l > 0.f ? (m + log2f(l)) * kLn2 : kNegInf;
   T* on = out + n * g.L * g.Ev;
-  const int w0 = i0 + warp * kWarpRows;
-  for (int e = lane; e < kWarpRows * D; e += 32) {  // the same trip count on every lane
-    const int rr = e / D, c = e % D;
-    const float s = __shfl_sync(kFull, inv, 2 * rr);
-    if (w0 + rr < g.L && c < g.Ev)
-      on[static_cast<int64_t>(w0 + rr) * g.Ev + c] = from_f<T>(ow[rr * OP + c] * s);
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    l[h] += __shfl_xor_sync(kFull, l[h], 1);
+    l[h] += __shfl_xor_sync(kFull, l[h], 2);
+    const int i = row[h];
+    if (i >= g.L) continue;
+    if (tq == 0) lse[n * g.L + i] = l[h] > 0.f ? (m[h] + log2f(l[h])) * kLn2 : kNegInf;
+    const float inv = l[h] > 0.f ? 1.f / l[h] : 0.f;
+    T* orow = on + static_cast<int64_t>(i) * g.Ev;
+#pragma unroll
+    for (int t = 0; t < DT; ++t) {
+      const int c = t * 8 + 2 * tq;
+      if (c < g.Ev) orow[c] = from_f<T>(o[t][2 * h] * inv);
+      if (c + 1 < g.Ev) orow[c + 1] = from_f<T>(o[t][2 * h + 1] * inv);
+    }
   }
 }
 
