@@ -178,13 +178,13 @@ __device__ __forceinline__ void load_afrags(uint32_t (&af)[AF][4], const T* arow
 }
 
 // s = A B^T: A the warp's 16 rows (cached fragments af when AF = D / 16, else reloaded from
-// arow), B the 64 rows of tile b: the warp's 16 x 64 block of row dot products.
-template <class T, int D, int AF>
-__device__ __forceinline__ void dots(float (&s)[kNT][4], const uint32_t (&af)[AF][4], const T* arow,
+// arow), B the 8 NT rows of tile b: the warp's 16 x 8NT block of row dot products.
+template <class T, int D, int AF, int NT>
+__device__ __forceinline__ void dots(float (&s)[NT][4], const uint32_t (&af)[AF][4], const T* arow,
                                      const T* b) {
   const int lane = threadIdx.x % 32, mi = lane / 8, mr = lane % 8;
 #pragma unroll
-  for (int t = 0; t < kNT; ++t) s[t][0] = s[t][1] = s[t][2] = s[t][3] = 0.f;
+  for (int t = 0; t < NT; ++t) s[t][0] = s[t][1] = s[t][2] = s[t][3] = 0.f;
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk) {
     uint32_t a[4];
@@ -196,7 +196,7 @@ __device__ __forceinline__ void dots(float (&s)[kNT][4], const uint32_t (&af)[AF
       ldsm_x4(a, arow + kk * 16);
     }
 #pragma unroll
-    for (int np = 0; np < kNT / 2; ++np) {  // rows 16np.. of b as two 8-column B operands
+    for (int np = 0; np < NT / 2; ++np) {  // rows 16np.. of b as two 8-column B operands
       uint32_t f[4];
       ldsm_x4(f, b + (np * 16 + mr + 8 * (mi >> 1)) * kHPitch<D> + kk * 16 + 8 * (mi & 1));
       mma16816<T>(s[2 * np], a, f[0], f[1]);
@@ -205,14 +205,14 @@ __device__ __forceinline__ void dots(float (&s)[kNT][4], const uint32_t (&af)[AF
   }
 }
 
-// acc += P B: P a warp's 16 x 64 block in the accumulator layout (rounded to T here), B the
-// 64 x D tile b.
-template <class T, int D>
-__device__ __forceinline__ void accumulate(float (&acc)[D / 8][4], const float (&p)[kNT][4],
+// acc += P B: P a warp's 16 x 8NT block in the accumulator layout (rounded to T here), B the
+// 8NT x D rows of tile b.
+template <class T, int D, int NT>
+__device__ __forceinline__ void accumulate(float (&acc)[D / 8][4], const float (&p)[NT][4],
                                            const T* b) {
   const int lane = threadIdx.x % 32, mi = lane / 8, mr = lane % 8;
 #pragma unroll
-  for (int kk = 0; kk < kTile / 16; ++kk) {  // P columns 16kk.. = accumulator tiles 2kk, 2kk + 1
+  for (int kk = 0; kk < NT / 2; ++kk) {  // P columns 16kk.. = accumulator tiles 2kk, 2kk + 1
     const uint32_t a[4] = {
         pack2<T>(p[2 * kk][0], p[2 * kk][1]), pack2<T>(p[2 * kk][2], p[2 * kk][3]),
         pack2<T>(p[2 * kk + 1][0], p[2 * kk + 1][1]), pack2<T>(p[2 * kk + 1][2], p[2 * kk + 1][3])};
@@ -239,6 +239,8 @@ __device__ __forceinline__ void write_rows(const float (&acc)[D / 8][4], T* dst,
                                            const int (&row)[2], int nrows, int width,
                                            const float (&mul)[2]) {
   const int tq = threadIdx.x % 4;
+  // A lane's two adjacent columns as one 32-bit store where every row start is 4-byte aligned.
+  const bool pairs = width % 2 == 0 && reinterpret_cast<uintptr_t>(dst) % 4 == 0;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     if (row[h] >= nrows) continue;
@@ -246,10 +248,21 @@ __device__ __forceinline__ void write_rows(const float (&acc)[D / 8][4], T* dst,
 #pragma unroll
     for (int t = 0; t < D / 8; ++t) {
       const int c = t * 8 + 2 * tq;
-      if (c < width) out[c] = from_f<T>(acc[t][2 * h] * mul[h]);
-      if (c + 1 < width) out[c + 1] = from_f<T>(acc[t][2 * h + 1] * mul[h]);
+      const float x0 = acc[t][2 * h] * mul[h], x1 = acc[t][2 * h + 1] * mul[h];
+      if (pairs) {
+        if (c < width) *reinterpret_cast<uint32_t*>(out + c) = pack2<T>(x0, x1);
+      } else {
+        if (c < width) out[c] = from_f<T>(x0);
+        if (c + 1 < width) out[c + 1] = from_f<T>(x1);
+      }
     }
   }
+}
+
+// Blocks run tile-major (block x = tile * N + n), heaviest tiles first so that the last wave
+// is short: under a causal mask the last query tiles see the most keys (forward, dQ).
+__device__ __forceinline__ int query_tile(int tiles, int64_t N) {
+  return tiles - 1 - static_cast<int>(blockIdx.x / N);
 }
 
 // This lane's two rows of the warp's 16: r0 + warp * 16 + l/4, + 8.
@@ -308,8 +321,8 @@ __global__ void __launch_bounds__(kThreads, kFwdBlocks<D>)
   extern __shared__ __align__(128) unsigned char smem[];
   T* qs = reinterpret_cast<T*>(smem);
   T* kv = qs + kTile * HP;  // buffer b: K at kv + 2b * kTile * HP, V after it
-  const int64_t n = blockIdx.x / tiles;
-  const int i0 = static_cast<int>(blockIdx.x % tiles) * kTile;
+  const int64_t n = blockIdx.x % g.N;
+  const int i0 = query_tile(tiles, g.N) * kTile;
   const T* kn = k + n * g.S * g.E;
   const T* vn = v + n * g.S * g.Ev;
   const int kend = g.causal ? min(g.S, i0 + kTile) : g.S;  // keys this block's rows see
@@ -402,8 +415,8 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<D>)
   T* vs = ks + kTile * HP;
   T* qg = vs + kTile * HP;  // buffer b: Q at qg + 2b * kTile * HP, dO after it
   float* rows = reinterpret_cast<float*>(qg + 4 * kTile * HP);  // buffer b: lse, D at 2b * 64
-  const int64_t n = blockIdx.x / tiles;
-  const int j0 = static_cast<int>(blockIdx.x % tiles) * kTile;
+  const int64_t n = blockIdx.x % g.N;
+  const int j0 = static_cast<int>(blockIdx.x / g.N) * kTile;  // causal: the most queries first
   const T* qn = q + n * g.L * g.E;
   const T* gn = go + n * g.L * g.Ev;
   // Causal: queries before the key tile see none of its keys (tiles of both are 64 rows).
@@ -430,6 +443,8 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<D>)
   const T* ka = a_row<T, D>(ks);
   const T* va = a_row<T, D>(vs);
   uint32_t kf[1][4], vf[1][4];  // not cached: the dK/dV accumulators need the registers
+  // At D = 128 the two 16 x D accumulators leave room for scores of only 32 queries at a time.
+  constexpr int kParts = D > 64 ? 2 : 1;
   float dka[D / 8][4], dva[D / 8][4];
   zero<D>(dka);
   zero<D>(dva);
@@ -440,23 +455,27 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<D>)
     const float* ls = rows + (it & 1) * 2 * kTile;
     const float* drow = ls + kTile;
     stream_step(it, ntiles, [&](int b) { issue(b, i0 + kTile); });
-    float s[kNT][4], dp[kNT][4];
-    dots<T, D>(s, kf, ka, qs);   // S^T: keys x queries
-    dots<T, D>(dp, vf, va, gs);  // dP^T
     // Every query of the tile is real and sees every key of the warp: no mask.
     const bool full = i0 + kTile <= g.L && (!g.causal || i0 >= wr + kWarpRows - 1);
 #pragma unroll
-    for (int t = 0; t < kNT; ++t)
+    for (int part = 0; part < kParts; ++part) {
+      const int c0 = part * kTile / kParts;  // this part's first query in the tile
+      float s[kNT / kParts][4], dp[kNT / kParts][4];
+      dots<T, D>(s, kf, ka, qs + c0 * HP);   // S^T: keys x queries
+      dots<T, D>(dp, vf, va, gs + c0 * HP);  // dP^T
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int c = t * 8 + 2 * (threadIdx.x % 4) + (e & 1);
-        const float p =
-            full || sees(g, i0 + c, row[e / 2]) ? exp2f(s[t][e] * scale_log2 - ls[c]) : 0.f;
-        s[t][e] = p;
-        dp[t][e] = p * (dp[t][e] - drow[c]);
-      }
-    accumulate<T, D>(dva, s, gs);   // dV += P^T dO
-    accumulate<T, D>(dka, dp, qs);  // dK += dS^T Q
+      for (int t = 0; t < kNT / kParts; ++t)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int c = col_of(c0, t, e);
+          const float p =
+              full || sees(g, i0 + c, row[e / 2]) ? exp2f(s[t][e] * scale_log2 - ls[c]) : 0.f;
+          s[t][e] = p;
+          dp[t][e] = p * (dp[t][e] - drow[c]);
+        }
+      accumulate<T, D>(dva, s, gs + c0 * HP);   // dV += P^T dO
+      accumulate<T, D>(dka, dp, qs + c0 * HP);  // dK += dS^T Q
+    }
   }
   cp_async_wait<0>();  // nothing in flight at exit (no query tiles: K and V were never waited)
   const float ks_mul[2] = {g.scale, g.scale}, one[2] = {1.f, 1.f};
@@ -475,8 +494,8 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<D>)
   T* qs = reinterpret_cast<T*>(smem);
   T* gs = qs + kTile * HP;
   T* kv = gs + kTile * HP;  // buffer b: K at kv + 2b * kTile * HP, V after it
-  const int64_t n = blockIdx.x / tiles;
-  const int i0 = static_cast<int>(blockIdx.x % tiles) * kTile;
+  const int64_t n = blockIdx.x % g.N;
+  const int i0 = query_tile(tiles, g.N) * kTile;
   const T* kn = k + n * g.S * g.E;
   const T* vn = v + n * g.S * g.Ev;
   const int kend = g.causal ? min(g.S, i0 + kTile) : g.S;
@@ -541,7 +560,7 @@ bool vec_ok(const void* p, int width) {
   return width % 8 == 0 && reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
 
-// Grid of N * ceil(rows / 64) blocks (n in x: N can pass 65535); false if too many.
+// Grid of N * ceil(rows / 64) blocks, all in x (N can pass 65535); false if too many.
 bool grid_of(const MmaGeom& g, int rows, int& tiles, unsigned& blocks) {
   tiles = (rows + kTile - 1) / kTile;
   const int64_t b = g.N * tiles;
