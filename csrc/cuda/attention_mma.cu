@@ -12,7 +12,7 @@
 // 8-column tile t. Row max and sum are two quad shuffles; P and dS, rounded to T as
 // FlashAttention does, become the A operand of the next mma straight from those registers (the
 // A fragment of a 16-column step is exactly the accumulators of two 8-column tiles). Scores
-// are kept in log2 units (times scale * log2(e)) so exp is one exp2f.
+// are kept in log2 units (times scale * log2(e)) so exp is one ex2 (exp2_sfu).
 //
 // Forward: the output stays in registers and is rescaled in place by the online-softmax
 // factor. Backward (no rescale): dK/dV per key tile and dQ per query tile accumulate in
@@ -101,6 +101,14 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const uint32_t (&a)[4], 
         "{%8, %9}, {%0, %1, %2, %3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// 2^x on the SFU: exp2f without fast math is this instruction plus a rescale that keeps
+// results below 2^-126 (denormal), which neither P nor its sums notice; -inf gives +0.
+__device__ __forceinline__ float exp2_sfu(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
 }
 
 // 16 bytes global -> shared, bypassing L1; zero-filled when !ok (src is then not read).
@@ -364,7 +372,7 @@ __global__ void __launch_bounds__(kThreads, kFwdBlocks<D>)
       mx[h] = fmaxf(mx[h], __shfl_xor_sync(kFull, mx[h], 1));
       mx[h] = fmaxf(mx[h], __shfl_xor_sync(kFull, mx[h], 2));
       base[h] = mx[h] == kNegInf ? 0.f : mx[h];  // a row with nothing visible yet
-      const float alpha = exp2f(m[h] - base[h]);
+      const float alpha = exp2_sfu(m[h] - base[h]);
       m[h] = mx[h];
       l[h] *= alpha;
 #pragma unroll
@@ -377,7 +385,7 @@ __global__ void __launch_bounds__(kThreads, kFwdBlocks<D>)
     for (int t = 0; t < kNT; ++t)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        const float p = exp2f(s[t][e] - base[e / 2]);
+        const float p = exp2_sfu(s[t][e] - base[e / 2]);
         l[e / 2] += p;
         s[t][e] = p;
       }
@@ -469,7 +477,7 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<D>)
         for (int e = 0; e < 4; ++e) {
           const int c = col_of(c0, t, e);
           const float p =
-              full || sees(g, i0 + c, row[e / 2]) ? exp2f(s[t][e] * scale_log2 - ls[c]) : 0.f;
+              full || sees(g, i0 + c, row[e / 2]) ? exp2_sfu(s[t][e] * scale_log2 - ls[c]) : 0.f;
           s[t][e] = p;
           dp[t][e] = p * (dp[t][e] - drow[c]);
         }
@@ -537,8 +545,9 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<D>)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int h = e / 2;
-        const float p =
-            full || sees(g, row[h], col_of(j0, t, e)) ? exp2f(s[t][e] * scale_log2 - li[h]) : 0.f;
+        const float p = full || sees(g, row[h], col_of(j0, t, e))
+                            ? exp2_sfu(s[t][e] * scale_log2 - li[h])
+                            : 0.f;
         s[t][e] = p * (dp[t][e] - di[h]);
       }
     accumulate<T, D>(dqa, s, ks);  // dQ += dS K
