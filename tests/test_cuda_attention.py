@@ -99,6 +99,17 @@ def test_flash_head_dims_mixed(E, Ev, causal, dtype) -> None:
     check_op(2, 100, 70, E, Ev, causal, dtype)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("L,S", [(300, 300), (70, 330), (330, 70)])
+@pytest.mark.parametrize("E,Ev", [(64, 64), (36, 64)])
+def test_flash_many_tiles(L, S, E, Ev, causal, dtype) -> None:
+    """Five or six 64-row tiles streamed per block, so the tensor-core kernels' two cp.async
+    buffers alternate several times (S > L causal: key tiles that no query sees, L > S: query
+    tiles past the keys); E = 36 mixes plain loads of Q/K with cp.async copies of V/dO."""
+    check_op(2, L, S, E, Ev, causal, dtype)
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_flash_many_blocks(dtype) -> None:
     """N * tiles past 65535 blocks (the grid's y/z limit): the batch index rides in x."""

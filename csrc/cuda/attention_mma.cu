@@ -1,27 +1,27 @@
-// Tensor-core flash attention for float16/bfloat16 (cuda/attention_mma.h): the
-// FlashAttention-2 structure of cuda/attention_kernels.cu with its matmuls on WMMA 16x16x16
-// tiles (16-bit inputs, float accumulators; sm_80+).
+// Tensor-core flash attention for float16/bfloat16 (cuda/attention_mma.h): FlashAttention-2 on
+// mma.sync.m16n8k16 (16-bit inputs, float accumulators; sm_80+), operands from shared memory by
+// ldmatrix, global -> shared copies by cp.async.
 //
 // Every kernel runs 4 warps over a 64-row tile (16 rows per warp: queries in the forward and
 // the dQ pass, keys in the dK/dV pass) and streams the other side through shared memory in
-// 64-row tiles. 16-bit tiles are stored with rows padded to D + 8 elements and float tiles to
-// +4 (against bank conflicts; WMMA wants ldm % 8 / % 4 == 0 and 32-byte aligned fragments,
-// which every offset below keeps). A warp's 16 x 64 score block goes through shared memory as
-// float (the accumulator's register layout is unspecified), where lane pairs own a row (lane
-// 2r + h holds row r's columns h, h + 2, ...: 2-way bank conflicts at most) for the masked
-// softmax arithmetic; P and dS are rounded to T there before their matmuls, as FlashAttention
-// does. Scores are kept in log2 units (times scale * log2(e)) so exp is one exp2f.
+// 64-row tiles, double-buffered: the next tile's cp.async copies fly while this one is used.
+// 16-bit tiles are stored with rows padded to D + 8 elements, so the 8 row addresses of an
+// ldmatrix fall in distinct 16-byte bank groups. A warp's 16 x 64 block of scores lives in
+// registers in the accumulator layout of mma.m16n8k16 (PTX ISA, "Matrix Fragments for
+// mma.m16n8k16"): lane l holds rows l/4 and l/4 + 8 at columns 8t + 2(l%4) + {0, 1} of each
+// 8-column tile t. Row max and sum are two quad shuffles; P and dS, rounded to T as
+// FlashAttention does, become the A operand of the next mma straight from those registers (the
+// A fragment of a 16-column step is exactly the accumulators of two 8-column tiles). Scores
+// are kept in log2 units (times scale * log2(e)) so exp is one ex2 (exp2_sfu).
 //
-// Forward: the running output of a warp lives in shared memory as float, so that each key
-// tile can rescale its rows by the online-softmax factor before the next P V accumulates.
-// Backward (no rescale): dK/dV per key tile and dQ per query tile accumulate in fragments
-// across their whole loop; the dK/dV pass computes the transposed blocks S^T = K Q^T and
-// dP^T = V dO^T directly, so P^T and dS^T are plain row-major A operands. Every gradient is
+// Forward: the output stays in registers and is rescaled in place by the online-softmax
+// factor. Backward (no rescale): dK/dV per key tile and dQ per query tile accumulate in
+// registers across their whole loop; the dK/dV pass computes the transposed blocks S^T = K Q^T
+// and dP^T = V dO^T directly, so P^T and dS^T are A operands as they stand. Every gradient is
 // written exactly once: deterministic, no atomics.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
-#include <mma.h>
 
 #include <cstdint>
 #include <type_traits>
@@ -31,31 +31,23 @@
 namespace ts::cuda {
 namespace {
 
-namespace wmma = nvcuda::wmma;
-
 constexpr int kWarps = 4;
 constexpr int kThreads = 32 * kWarps;
 constexpr int kTile = 64;                  // rows of every tile
-constexpr int kWarpRows = kTile / kWarps;  // 16: one WMMA row block per warp
-constexpr int kSPitch = kTile + 4;         // float score rows
-constexpr int kPPitch = kTile + 8;         // 16-bit P / dS rows
+constexpr int kWarpRows = kTile / kWarps;  // 16: one mma row block per warp
+constexpr int kNT = kTile / 8;             // 8-column tiles of a warp's 16 x 64 score block
 constexpr unsigned kFull = 0xffffffffu;
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 constexpr float kNegInf = -__builtin_huge_valf();
 
 template <int D>
-constexpr int kHPitch = D + 8;  // 16-bit Q/K/V/dO rows
-template <int D>
-constexpr int kOPitch = D + 4;  // float output rows
+constexpr int kHPitch = D + 8;  // 16-bit tile rows
 
-using Acc = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
-template <class T>
-using FragA = wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major>;
-template <class T>
-using FragB = wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major>;
-template <class T>
-using FragBt = wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major>;
+// The warp's own A fragments (its 16 rows of a tile, D/16 steps of 16 columns) stay in
+// registers up to D = 64; at 128 they would spill and are reloaded for each use instead.
+template <int D>
+constexpr int kAF = D <= 64 ? D / 16 : 1;
 
 template <class T>
 __device__ __forceinline__ T from_f(float x) {
@@ -65,44 +57,87 @@ __device__ __forceinline__ T from_f(float x) {
     return __float2bfloat16_rn(x);
 }
 
+// The 16-bit bit pattern of x rounded to T, low half first: one 32-bit operand register.
+template <class T>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  const T a = from_f<T>(lo), b = from_f<T>(hi);
+  uint16_t ua, ub;
+  __builtin_memcpy(&ua, &a, 2);
+  __builtin_memcpy(&ub, &b, 2);
+  return static_cast<uint32_t>(ua) | (static_cast<uint32_t>(ub) << 16);
+}
+
+#ifndef TS_MMA_EMU  // the CPU emulation (tcfast_check/emu_prelude.h) supplies these
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Four 8x8 16-bit matrices; lanes 8m..8m+7 give the row addresses of matrix m, and register m
+// of lane l holds row l/4, columns 2(l%4), +1 of matrix m (with .trans: of its transpose).
+__device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_u32(p)));
+}
+__device__ __forceinline__ void ldsm_x4_trans(uint32_t (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_u32(p)));
+}
+
+// d += A B for a 16x16 A (row) and a 16x8 B (col) in the PTX m16n8k16 fragment layouts.
+template <class T>
+__device__ __forceinline__ void mma16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                         uint32_t b1) {
+  if constexpr (std::is_same_v<T, __half>)
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        "{%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  else
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        "{%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// 2^x on the SFU: exp2f without fast math is this instruction plus a rescale that keeps
+// results below 2^-126 (denormal), which neither P nor its sums notice; -inf gives +0.
+__device__ __forceinline__ float exp2_sfu(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// 16 bytes global -> shared, bypassing L1; zero-filled when !ok (src is then not read).
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool ok) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
+               "r"(ok ? 16 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+#endif
+
 __device__ __forceinline__ bool sees(const MmaGeom& g, int i, int j) {
   return i < g.L && j < g.S && (!g.causal || j <= i);
 }
 
-// A thread's share of a 64-row tile in 16-byte chunks (D / 16 of them).
+// A thread's share of a 64-row tile in 16-byte chunks.
 template <int D>
 struct Chunks {
   static constexpr int C = D / 8, kIters = kTile * C / kThreads;
   static_assert(kTile * C % kThreads == 0, "whole chunks per thread");
-  uint4 x[kIters];
 };
 
-// Loads rows [r0, r0 + 64) of a (nrows, width) row-major matrix into registers, zero past nrows
-// and from width up to D; src is 16-byte aligned and width % 8 == 0 (whole chunks per row).
-template <class T, int D>
-__device__ __forceinline__ void fetch(Chunks<D>& ch, const T* __restrict__ src, int r0, int nrows,
-                                      int width) {
-  constexpr int C = Chunks<D>::C;
-#pragma unroll
-  for (int it = 0; it < Chunks<D>::kIters; ++it) {
-    const int e = threadIdx.x + it * kThreads, r = e / C, c = (e % C) * 8;
-    ch.x[it] = make_uint4(0u, 0u, 0u, 0u);
-    if (r0 + r < nrows && c < width)
-      ch.x[it] = *reinterpret_cast<const uint4*>(src + static_cast<int64_t>(r0 + r) * width + c);
-  }
-}
-
-template <class T, int D>
-__device__ __forceinline__ void put(const Chunks<D>& ch, T* dst) {
-  constexpr int C = Chunks<D>::C;
-#pragma unroll
-  for (int it = 0; it < Chunks<D>::kIters; ++it) {
-    const int e = threadIdx.x + it * kThreads;
-    *reinterpret_cast<uint4*>(dst + (e / C) * kHPitch<D> + (e % C) * 8) = ch.x[it];
-  }
-}
-
-// The element-wise fallback of fetch + put for widths or pointers off the 16-byte chunks.
+// The element-wise fallback of async_tile for widths or pointers off the 16-byte chunks.
 template <class T, int D>
 __device__ __forceinline__ void load_scalar(T* dst, const T* __restrict__ src, int r0, int nrows,
                                             int width) {
@@ -114,352 +149,411 @@ __device__ __forceinline__ void load_scalar(T* dst, const T* __restrict__ src, i
   }
 }
 
-// One tile: fetch + put, or the element-wise loads.
+// Rows [r0, r0 + 64) of a (nrows, width) row-major matrix into a tile of pitch D + 8, zero past
+// nrows and from width up to D (so padding never meets garbage: 0 * NaN would spread). With
+// vec (src 16-byte aligned, width % 8 == 0) as cp.async copies the caller commits and waits
+// for, else by plain element-wise stores (visible after the caller's __syncthreads).
 template <class T, int D>
-__device__ __forceinline__ void load_tile(T* dst, const T* __restrict__ src, int width, bool vec,
-                                          int r0, int nrows) {
-  if (vec) {
-    Chunks<D> a;
-    fetch<T, D>(a, src, r0, nrows, width);
-    put<T, D>(a, dst);
-  } else {
+__device__ __forceinline__ void async_tile(T* dst, const T* __restrict__ src, int width, bool vec,
+                                           int r0, int nrows) {
+  if (!vec) {
     load_scalar<T, D>(dst, src, r0, nrows, width);
-  }
-}
-
-// Rows [r0, r0 + 64) of two (nrows, width0/1) row-major matrices (K and V, or Q and dO) into
-// tiles of pitch D + 8, zero past nrows and from the width up to D (so padding never meets
-// garbage: 0 * NaN would spread). vec0/1: 16-byte chunks apply (see fetch); then (D <= 64) all
-// loads of both tiles are in flight before the first store.
-template <class T, int D>
-__device__ __forceinline__ void load_tiles(T* dst0, const T* __restrict__ src0, int width0,
-                                           bool vec0, T* dst1, const T* __restrict__ src1,
-                                           int width1, bool vec1, int r0, int nrows) {
-  if (D <= 64 && vec0 && vec1) {  // at D = 128 the second tile's registers would spill
-    Chunks<D> a, b;
-    fetch<T, D>(a, src0, r0, nrows, width0);
-    fetch<T, D>(b, src1, r0, nrows, width1);
-    put<T, D>(a, dst0);
-    put<T, D>(b, dst1);
     return;
   }
-  load_tile<T, D>(dst0, src0, width0, vec0, r0, nrows);
-  load_tile<T, D>(dst1, src1, width1, vec1, r0, nrows);
+  constexpr int C = Chunks<D>::C;
+#pragma unroll
+  for (int it = 0; it < Chunks<D>::kIters; ++it) {
+    const int e = threadIdx.x + it * kThreads, r = e / C, c = (e % C) * 8;
+    const bool ok = r0 + r < nrows && c < width;
+    cp_async16(dst + r * kHPitch<D> + c, ok ? src + static_cast<int64_t>(r0 + r) * width + c : src,
+               ok);
+  }
 }
 
-// acc[c] (c < 4) = A_w B^T for the warp's 16 rows `a` of a 16-bit tile and the 64 rows of
-// tile `b` (both pitch D + 8): the 16 x 64 block of row dot products.
+// This lane's ldmatrix row pointer for the A fragments of the warp's 16 rows of tile t.
 template <class T, int D>
-__device__ __forceinline__ void dots(Acc (&acc)[kTile / 16], const T* a, const T* b) {
-  constexpr int P = kHPitch<D>;
+__device__ __forceinline__ const T* a_row(const T* t) {
+  const int lane = threadIdx.x % 32;
+  return t + ((threadIdx.x / 32) * kWarpRows + lane % 16) * kHPitch<D> + (lane / 16) * 8;
+}
+
+template <class T, int AF>
+__device__ __forceinline__ void load_afrags(uint32_t (&af)[AF][4], const T* arow) {
+  if constexpr (AF > 1) {
 #pragma unroll
-  for (int c = 0; c < kTile / 16; ++c) wmma::fill_fragment(acc[c], 0.f);
+    for (int kk = 0; kk < AF; ++kk) ldsm_x4(af[kk], arow + kk * 16);
+  }
+}
+
+// s = A B^T: A the warp's 16 rows (cached fragments af when AF = D / 16, else reloaded from
+// arow), B the 8 NT rows of tile b: the warp's 16 x 8NT block of row dot products.
+template <class T, int D, int AF, int NT>
+__device__ __forceinline__ void dots(float (&s)[NT][4], const uint32_t (&af)[AF][4], const T* arow,
+                                     const T* b) {
+  const int lane = threadIdx.x % 32, mi = lane / 8, mr = lane % 8;
+#pragma unroll
+  for (int t = 0; t < NT; ++t) s[t][0] = s[t][1] = s[t][2] = s[t][3] = 0.f;
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk) {
-    FragA<T> fa;
-    wmma::load_matrix_sync(fa, a + kk * 16, P);
+    uint32_t a[4];
+    if constexpr (AF > 1) {
+      static_assert(AF == D / 16, "all fragments or none");
 #pragma unroll
-    for (int c = 0; c < kTile / 16; ++c) {
-      FragBt<T> fb;  // col-major view of b's rows: B^T
-      wmma::load_matrix_sync(fb, b + c * 16 * P + kk * 16, P);
-      wmma::mma_sync(acc[c], fa, fb, acc[c]);
+      for (int x = 0; x < 4; ++x) a[x] = af[kk][x];
+    } else {
+      ldsm_x4(a, arow + kk * 16);
+    }
+#pragma unroll
+    for (int np = 0; np < NT / 2; ++np) {  // rows 16np.. of b as two 8-column B operands
+      uint32_t f[4];
+      ldsm_x4(f, b + (np * 16 + mr + 8 * (mi >> 1)) * kHPitch<D> + kk * 16 + 8 * (mi & 1));
+      mma16816<T>(s[2 * np], a, f[0], f[1]);
+      mma16816<T>(s[2 * np + 1], a, f[2], f[3]);
     }
   }
 }
 
-// acc[c] (c < D/16) += A B for a warp's 16 x 64 16-bit block `a` (pitch kPPitch) and a
-// 64 x D tile `b` (pitch D + 8).
-template <class T, int D>
-__device__ __forceinline__ void accumulate(Acc (&acc)[D / 16], const T* a, const T* b) {
-  constexpr int P = kHPitch<D>;
+// acc += P B: P a warp's 16 x 8NT block in the accumulator layout (rounded to T here), B the
+// 8NT x D rows of tile b.
+template <class T, int D, int NT>
+__device__ __forceinline__ void accumulate(float (&acc)[D / 8][4], const float (&p)[NT][4],
+                                           const T* b) {
+  const int lane = threadIdx.x % 32, mi = lane / 8, mr = lane % 8;
 #pragma unroll
-  for (int kk = 0; kk < kTile / 16; ++kk) {
-    FragA<T> fa;
-    wmma::load_matrix_sync(fa, a + kk * 16, kPPitch);
+  for (int kk = 0; kk < NT / 2; ++kk) {  // P columns 16kk.. = accumulator tiles 2kk, 2kk + 1
+    const uint32_t a[4] = {
+        pack2<T>(p[2 * kk][0], p[2 * kk][1]), pack2<T>(p[2 * kk][2], p[2 * kk][3]),
+        pack2<T>(p[2 * kk + 1][0], p[2 * kk + 1][1]), pack2<T>(p[2 * kk + 1][2], p[2 * kk + 1][3])};
 #pragma unroll
-    for (int c = 0; c < D / 16; ++c) {
-      FragB<T> fb;
-      wmma::load_matrix_sync(fb, b + kk * 16 * P + c * 16, P);
-      wmma::mma_sync(acc[c], fa, fb, acc[c]);
+    for (int dp = 0; dp < D / 16; ++dp) {  // columns 16dp.. as two 8-column B operands
+      uint32_t f[4];
+      ldsm_x4_trans(f, b + (kk * 16 + mr + 8 * (mi & 1)) * kHPitch<D> + dp * 16 + 8 * (mi >> 1));
+      mma16816<T>(acc[2 * dp], a, f[0], f[1]);
+      mma16816<T>(acc[2 * dp + 1], a, f[2], f[3]);
     }
   }
 }
 
-template <int N>
-__device__ __forceinline__ void store_scores(float* dst, const Acc (&acc)[N]) {
+template <int D>
+__device__ __forceinline__ void zero(float (&acc)[D / 8][4]) {
 #pragma unroll
-  for (int c = 0; c < N; ++c)
-    wmma::store_matrix_sync(dst + c * 16, acc[c], kSPitch, wmma::mem_row_major);
+  for (int t = 0; t < D / 8; ++t) acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.f;
 }
 
-// Writes a warp's 16 x D float accumulators (times mul) as rows [r0, r0 + 16) of a
-// (nrows, width) T matrix, staged through `stage` (16 x (D + 4) floats of the warp's own).
+// Writes a warp's 16 x D accumulators, row h (of this lane's two) times mul[h], to rows
+// row[h] < nrows of a (nrows, width) T matrix.
 template <class T, int D>
-__device__ __forceinline__ void write_rows(const Acc (&acc)[D / 16], float* stage, T* dst, int r0,
-                                           int nrows, int width, float mul) {
-  constexpr int P = kOPitch<D>;
-  __syncwarp();  // the warp's earlier readers of `stage` are done
+__device__ __forceinline__ void write_rows(const float (&acc)[D / 8][4], T* dst,
+                                           const int (&row)[2], int nrows, int width,
+                                           const float (&mul)[2]) {
+  const int tq = threadIdx.x % 4;
+  // A lane's two adjacent columns as one 32-bit store where every row start is 4-byte aligned.
+  const bool pairs = width % 2 == 0 && reinterpret_cast<uintptr_t>(dst) % 4 == 0;
 #pragma unroll
-  for (int c = 0; c < D / 16; ++c)
-    wmma::store_matrix_sync(stage + c * 16, acc[c], P, wmma::mem_row_major);
-  __syncwarp();
-  for (int e = threadIdx.x % 32; e < kWarpRows * D; e += 32) {
-    const int r = e / D, c = e % D;
-    if (r0 + r < nrows && c < width)
-      dst[static_cast<int64_t>(r0 + r) * width + c] = from_f<T>(stage[r * P + c] * mul);
+  for (int h = 0; h < 2; ++h) {
+    if (row[h] >= nrows) continue;
+    T* out = dst + static_cast<int64_t>(row[h]) * width;
+#pragma unroll
+    for (int t = 0; t < D / 8; ++t) {
+      const int c = t * 8 + 2 * tq;
+      const float x0 = acc[t][2 * h] * mul[h], x1 = acc[t][2 * h + 1] * mul[h];
+      if (pairs) {
+        if (c < width) *reinterpret_cast<uint32_t*>(out + c) = pack2<T>(x0, x1);
+      } else {
+        if (c < width) out[c] = from_f<T>(x0);
+        if (c + 1 < width) out[c + 1] = from_f<T>(x1);
+      }
+    }
   }
 }
 
-template <int D>
-constexpr size_t kFwdSmem = 3 * kTile* kHPitch<D> * 2 + kWarps* kWarpRows* kSPitch * 4 +
-                            kWarps* kWarpRows* kOPitch<D> * 4 + kWarps* kWarpRows* kPPitch * 2;
+// Blocks run tile-major (block x = tile * N + n), heaviest tiles first so that the last wave
+// is short: under a causal mask the last query tiles see the most keys (forward, dQ).
+__device__ __forceinline__ int query_tile(int tiles, int64_t N) {
+  return tiles - 1 - static_cast<int>(blockIdx.x / N);
+}
 
-// Forward blocks per SM to fit registers for (as the shared memory allows at D <= 64).
-template <int D>
-constexpr int kFwdBlocks = D <= 64 ? 3 : 1;
+// This lane's two rows of the warp's 16: r0 + warp * 16 + l/4, + 8.
+__device__ __forceinline__ void lane_rows(int (&row)[2], int r0) {
+  row[0] = r0 + (threadIdx.x / 32) * kWarpRows + (threadIdx.x % 32) / 4;
+  row[1] = row[0] + 8;
+}
+
+// The key (column) of element e of accumulator tile t in a block starting at key c0.
+__device__ __forceinline__ int col_of(int c0, int t, int e) {
+  return c0 + t * 8 + 2 * (threadIdx.x % 4) + (e & 1);
+}
 
 struct Vec {
-  bool q, k, v, g;  // 16-byte chunk loads for each input (see fetch)
+  bool q, k, v, g;  // 16-byte cp.async copies for each input (see async_tile)
 };
+
+// Step it of a double-buffered stream of ntiles tiles: once every thread is done with the
+// other buffer (read in step it - 1), issue(b) starts the copies of tile it + 1 into it, then
+// this waits for tile it's copies and makes them visible to the block.
+template <class F>
+__device__ __forceinline__ void stream_step(int it, int ntiles, F&& issue) {
+  __syncthreads();
+  if (it + 1 < ntiles) {
+    issue((it + 1) & 1);
+    cp_async_commit();
+    cp_async_wait<1>();
+  } else {
+    cp_async_wait<0>();
+  }
+  __syncthreads();
+}
+
+// K and V rows [j0, j0 + 64) into buffer b of kv (K at kv + 2b * 64 * (D + 8), V after it).
+template <class T, int D>
+__device__ __forceinline__ void issue_kv(T* kv, int b, const T* kn, const T* vn, int j0,
+                                         const MmaGeom& g, const Vec& vec) {
+  T* t = kv + b * 2 * kTile * kHPitch<D>;
+  async_tile<T, D>(t, kn, g.E, vec.k, j0, g.S);
+  async_tile<T, D>(t + kTile * kHPitch<D>, vn, g.Ev, vec.v, j0, g.S);
+}
+
+// Q, then two (K, V) buffers.
+template <int D>
+constexpr size_t kFwdSmem = 5 * kTile* kHPitch<D> * 2;
+
+template <int D>
+constexpr int kFwdBlocks = D <= 64 ? 3 : 1;  // the most the registers allow without spills
 
 template <class T, int D>
 __global__ void __launch_bounds__(kThreads, kFwdBlocks<D>)
     mma_fwd(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
             T* __restrict__ out, float* __restrict__ lse, MmaGeom g, float scale_log2, int tiles,
             Vec vec) {
-  constexpr int HP = kHPitch<D>, OP = kOPitch<D>;
+  constexpr int HP = kHPitch<D>;
   extern __shared__ __align__(128) unsigned char smem[];
   T* qs = reinterpret_cast<T*>(smem);
-  T* ks = qs + kTile * HP;
-  T* vs = ks + kTile * HP;
-  float* ss = reinterpret_cast<float*>(vs + kTile * HP);
-  float* os = ss + kWarps * kWarpRows * kSPitch;
-  T* ps = reinterpret_cast<T*>(os + kWarps * kWarpRows * OP);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  float* sw = ss + warp * kWarpRows * kSPitch;
-  float* ow = os + warp * kWarpRows * OP;
-  T* pw = ps + warp * kWarpRows * kPPitch;
-  const int64_t n = blockIdx.x / tiles;
-  const int i0 = static_cast<int>(blockIdx.x % tiles) * kTile;
+  T* kv = qs + kTile * HP;  // buffer b: K at kv + 2b * kTile * HP, V after it
+  const int64_t n = blockIdx.x % g.N;
+  const int i0 = query_tile(tiles, g.N) * kTile;
   const T* kn = k + n * g.S * g.E;
   const T* vn = v + n * g.S * g.Ev;
-  load_tile<T, D>(qs, q + n * g.L * g.E, g.E, vec.q, i0, g.L);
-  for (int e = lane; e < kWarpRows * OP; e += 32) ow[e] = 0.f;
-  const int r = lane / 2, h = lane % 2, i = i0 + warp * kWarpRows + r;
-  float m = kNegInf, l = 0.f;  // of row i, in log2 units (both lanes of the pair hold them)
   const int kend = g.causal ? min(g.S, i0 + kTile) : g.S;  // keys this block's rows see
-  for (int j0 = 0; j0 < kend; j0 += kTile) {
-    __syncthreads();  // the previous tile's readers are done
-    load_tiles<T, D>(ks, kn, g.E, vec.k, vs, vn, g.Ev, vec.v, j0, g.S);
-    __syncthreads();
-    {
-      Acc s[kTile / 16];
-      dots<T, D>(s, qs + warp * kWarpRows * HP, ks);
-      store_scores(sw, s);
-    }
-    __syncwarp();
-    const float* srow = sw + r * kSPitch;
-    float bm = kNegInf;
-#pragma unroll 8
-    for (int u = 0; u < kTile / 2; ++u) {
-      const int c = 2 * u + h;
-      if (sees(g, i, j0 + c)) bm = fmaxf(bm, srow[c] * scale_log2);
-    }
-    bm = fmaxf(bm, __shfl_xor_sync(kFull, bm, 1));
-    const float mn = fmaxf(m, bm);
-    const float base = mn == kNegInf ? 0.f : mn;  // a row with nothing visible yet
-    const float alpha = exp2f(m - base);
-    T* prow = pw + r * kPPitch;
-    float sum = 0.f;
-#pragma unroll 8
-    for (int u = 0; u < kTile / 2; ++u) {
-      const int c = 2 * u + h;
-      const float p = sees(g, i, j0 + c) ? exp2f(srow[c] * scale_log2 - base) : 0.f;
-      sum += p;
-      prow[c] = from_f<T>(p);
-    }
-    sum += __shfl_xor_sync(kFull, sum, 1);
-    l = l * alpha + sum;
-    m = mn;
-    float* orow = ow + r * OP;
-#pragma unroll 8
-    for (int u = 0; u < D / 2; ++u) orow[2 * u + h] *= alpha;
-    __syncwarp();
-    {
-      FragA<T> pa[kTile / 16];
+  const int ntiles = (kend + kTile - 1) / kTile;
+  async_tile<T, D>(qs, q + n * g.L * g.E, g.E, vec.q, i0, g.L);
+  issue_kv<T, D>(kv, 0, kn, vn, 0, g, vec);
+  cp_async_commit();
+  int row[2];
+  lane_rows(row, i0);
+  const int wr = row[0] - (threadIdx.x % 32) / 4;  // the warp's first row
+  const T* qa = a_row<T, D>(qs);
+  uint32_t qf[kAF<D>][4];
+  float o[D / 8][4];
+  zero<D>(o);
+  float m[2] = {kNegInf, kNegInf}, l[2] = {0.f, 0.f};  // log2 units; l is this lane's part
+  for (int it = 0; it < ntiles; ++it) {
+    const int j0 = it * kTile;
+    const T* ks = kv + (it & 1) * 2 * kTile * HP;
+    const T* vs = ks + kTile * HP;
+    stream_step(it, ntiles, [&](int b) { issue_kv<T, D>(kv, b, kn, vn, j0 + kTile, g, vec); });
+    if (it == 0) load_afrags<T>(qf, qa);
+    float s[kNT][4];
+    dots<T, D>(s, qf, qa, ks);
+    // A tile every row of the warp sees whole needs no mask.
+    const bool full = j0 + kTile <= g.S && (!g.causal || j0 + kTile - 1 <= wr);
+    float mx[2] = {m[0], m[1]};
 #pragma unroll
-      for (int kk = 0; kk < kTile / 16; ++kk) wmma::load_matrix_sync(pa[kk], pw + kk * 16, kPPitch);
+    for (int t = 0; t < kNT; ++t)
 #pragma unroll
-      for (int c = 0; c < D / 16; ++c) {
-        Acc o;
-        wmma::load_matrix_sync(o, ow + c * 16, OP, wmma::mem_row_major);
+      for (int e = 0; e < 4; ++e) {
+        float x = s[t][e] * scale_log2;
+        if (!full && !sees(g, row[e / 2], col_of(j0, t, e))) x = kNegInf;
+        s[t][e] = x;
+        mx[e / 2] = fmaxf(mx[e / 2], x);
+      }
+    float base[2];
 #pragma unroll
-        for (int kk = 0; kk < kTile / 16; ++kk) {
-          FragB<T> fb;
-          wmma::load_matrix_sync(fb, vs + kk * 16 * HP + c * 16, HP);
-          wmma::mma_sync(o, pa[kk], fb, o);
-        }
-        wmma::store_matrix_sync(ow + c * 16, o, OP, wmma::mem_row_major);
+    for (int h = 0; h < 2; ++h) {
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(kFull, mx[h], 1));
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(kFull, mx[h], 2));
+      base[h] = mx[h] == kNegInf ? 0.f : mx[h];  // a row with nothing visible yet
+      const float alpha = exp2_sfu(m[h] - base[h]);
+      m[h] = mx[h];
+      l[h] *= alpha;
+#pragma unroll
+      for (int t = 0; t < D / 8; ++t) {
+        o[t][2 * h] *= alpha;
+        o[t][2 * h + 1] *= alpha;
       }
     }
-    __syncwarp();
+#pragma unroll
+    for (int t = 0; t < kNT; ++t)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float p = exp2_sfu(s[t][e] - base[e / 2]);
+        l[e / 2] += p;
+        s[t][e] = p;
+      }
+    accumulate<T, D>(o, s, vs);
   }
-  const float inv = l > 0.f ? 1.f / l : 0.f;
-  if (i < g.L && h == 0) lse[n * g.L + i] = l > 0.f ? (m + log2f(l)) * kLn2 : kNegInf;
-  T* on = out + n * g.L * g.Ev;
-  const int w0 = i0 + warp * kWarpRows;
-  for (int e = lane; e < kWarpRows * D; e += 32) {  // the same trip count on every lane
-    const int rr = e / D, c = e % D;
-    const float s = __shfl_sync(kFull, inv, 2 * rr);
-    if (w0 + rr < g.L && c < g.Ev)
-      on[static_cast<int64_t>(w0 + rr) * g.Ev + c] = from_f<T>(ow[rr * OP + c] * s);
+  float inv[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    l[h] += __shfl_xor_sync(kFull, l[h], 1);
+    l[h] += __shfl_xor_sync(kFull, l[h], 2);
+    inv[h] = l[h] > 0.f ? 1.f / l[h] : 0.f;
+    if (row[h] < g.L && threadIdx.x % 4 == 0)
+      lse[n * g.L + row[h]] = l[h] > 0.f ? (m[h] + log2f(l[h])) * kLn2 : kNegInf;
   }
+  write_rows<T, D>(o, out + n * g.L * g.Ev, row, g.L, g.Ev, inv);
 }
 
-// Backward shared memory: four 64-row 16-bit tiles, per warp two 16 x 64 float blocks (scores
-// and dP; later the staging area of write_rows, 16 x (D + 4) <= 2 * 16 * 68 floats for
-// D <= 128) and two 16-bit ones (P, dS), and two 64-float rows (lse, D) for the dK/dV pass.
+// Backward shared memory: the block's two resident tiles, two buffers of the two streamed
+// tiles, and (dK/dV pass) two buffers of the streamed queries' lse and D rows.
 template <int D>
-constexpr size_t kBwdSmem = 4 * kTile* kHPitch<D> * 2 + kWarps * 2 * kWarpRows* kSPitch * 4 +
-                            kWarps * 2 * kWarpRows* kPPitch * 2 + 2 * kTile * 4;
-static_assert(kWarpRows * kOPitch<128> <= 2 * kWarpRows * kSPitch, "staging fits");
+constexpr size_t kBwdSmem = 6 * kTile* kHPitch<D> * 2 + 2 * 2 * kTile * 4;
 
-struct BwdSmem {
-  float* s;     // the warp's scores (16 x kSPitch); dP follows, then write_rows stages here
-  float* dp;    // the warp's dP
-  void* p;      // the warp's P (16 x kPPitch of T)
-  void* ds;     // the warp's dS
-  float* rows;  // 2 x 64 floats
-};
-
-// Carves kBwdSmem<D> bytes: the four 16-bit tiles t[0..3], then the warp blocks.
-template <class T, int D>
-__device__ __forceinline__ BwdSmem bwd_smem(unsigned char* smem, T* (&t)[4]) {
-  constexpr size_t tile = kTile * kHPitch<D> * 2, fblock = kWarpRows * kSPitch * 4,
-                   hblock = kWarpRows * kPPitch * 2;
-  const int warp = threadIdx.x / 32;
-  t[0] = reinterpret_cast<T*>(smem);
-  t[1] = reinterpret_cast<T*>(smem + tile);
-  t[2] = reinterpret_cast<T*>(smem + 2 * tile);
-  t[3] = reinterpret_cast<T*>(smem + 3 * tile);
-  unsigned char* f = smem + 4 * tile + warp * 2 * fblock;
-  unsigned char* hp = smem + 4 * tile + kWarps * 2 * fblock + warp * 2 * hblock;
-  unsigned char* rows = smem + 4 * tile + kWarps * 2 * (fblock + hblock);
-  return BwdSmem{reinterpret_cast<float*>(f), reinterpret_cast<float*>(f + fblock), hp, hp + hblock,
-                 reinterpret_cast<float*>(rows)};
-}
+template <int D>
+constexpr int kBwdBlocks = D <= 64 ? 2 : 1;
 
 template <class T, int D>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(kThreads, kBwdBlocks<D>)
     mma_bwd_dkdv(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                  const T* __restrict__ go, const float* __restrict__ lse,
                  const float* __restrict__ dd, T* __restrict__ dk, T* __restrict__ dv, MmaGeom g,
                  float scale_log2, int tiles, Vec vec) {
   constexpr int HP = kHPitch<D>;
   extern __shared__ __align__(128) unsigned char smem[];
-  T* tl[4];
-  const BwdSmem sm = bwd_smem<T, D>(smem, tl);
-  T *ks = tl[0], *vs = tl[1], *qs = tl[2], *gs = tl[3];
-  T* pT = static_cast<T*>(sm.p);
-  T* dsT = static_cast<T*>(sm.ds);
-  float* ls = sm.rows;
-  float* drow = sm.rows + kTile;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int64_t n = blockIdx.x / tiles;
-  const int j0 = static_cast<int>(blockIdx.x % tiles) * kTile;
-  load_tiles<T, D>(ks, k + n * g.S * g.E, g.E, vec.k, vs, v + n * g.S * g.Ev, g.Ev, vec.v, j0, g.S);
-  Acc dka[D / 16], dva[D / 16];
-#pragma unroll
-  for (int c = 0; c < D / 16; ++c) {
-    wmma::fill_fragment(dka[c], 0.f);
-    wmma::fill_fragment(dva[c], 0.f);
-  }
-  const int r = lane / 2, h = lane % 2, j = j0 + warp * kWarpRows + r;
+  T* ks = reinterpret_cast<T*>(smem);
+  T* vs = ks + kTile * HP;
+  T* qg = vs + kTile * HP;  // buffer b: Q at qg + 2b * kTile * HP, dO after it
+  float* rows = reinterpret_cast<float*>(qg + 4 * kTile * HP);  // buffer b: lse, D at 2b * 64
+  const int64_t n = blockIdx.x % g.N;
+  const int j0 = static_cast<int>(blockIdx.x / g.N) * kTile;  // causal: the most queries first
   const T* qn = q + n * g.L * g.E;
   const T* gn = go + n * g.L * g.Ev;
   // Causal: queries before the key tile see none of its keys (tiles of both are 64 rows).
-  for (int i0 = g.causal ? j0 : 0; i0 < g.L; i0 += kTile) {
-    __syncthreads();  // the previous tile's readers are done
-    load_tiles<T, D>(qs, qn, g.E, vec.q, gs, gn, g.Ev, vec.g, i0, g.L);
-    for (int t = threadIdx.x; t < kTile; t += kThreads) {
-      const bool in = i0 + t < g.L;
-      ls[t] = in ? lse[n * g.L + i0 + t] * kLog2e : 0.f;
-      drow[t] = in ? dd[n * g.L + i0 + t] : 0.f;
+  const int ibeg = g.causal ? j0 : 0;
+  const int ntiles = ibeg < g.L ? (g.L - ibeg + kTile - 1) / kTile : 0;
+  // Queries [i0, i0 + 64) into buffer b: Q and dO by cp.async, lse (log2 units) and D plainly.
+  auto issue = [&](int b, int i0) {
+    T* t = qg + b * 2 * kTile * HP;
+    async_tile<T, D>(t, qn, g.E, vec.q, i0, g.L);
+    async_tile<T, D>(t + kTile * HP, gn, g.Ev, vec.g, i0, g.L);
+    for (int x = threadIdx.x; x < kTile; x += kThreads) {
+      const bool in = i0 + x < g.L;
+      rows[b * 2 * kTile + x] = in ? lse[n * g.L + i0 + x] * kLog2e : 0.f;
+      rows[b * 2 * kTile + kTile + x] = in ? dd[n * g.L + i0 + x] : 0.f;
     }
-    __syncthreads();
-    {
-      Acc s[kTile / 16];
-      dots<T, D>(s, ks + warp * kWarpRows * HP, qs);  // S^T: keys x queries
-      store_scores(sm.s, s);
-      dots<T, D>(s, vs + warp * kWarpRows * HP, gs);  // dP^T
-      store_scores(sm.dp, s);
+  };
+  async_tile<T, D>(ks, k + n * g.S * g.E, g.E, vec.k, j0, g.S);
+  async_tile<T, D>(vs, v + n * g.S * g.Ev, g.Ev, vec.v, j0, g.S);
+  if (ntiles > 0) issue(0, ibeg);
+  cp_async_commit();
+  int row[2];
+  lane_rows(row, j0);  // this lane's two keys
+  const int wr = row[0] - (threadIdx.x % 32) / 4;
+  const T* ka = a_row<T, D>(ks);
+  const T* va = a_row<T, D>(vs);
+  uint32_t kf[1][4], vf[1][4];  // not cached: the dK/dV accumulators need the registers
+  // At D = 128 the two 16 x D accumulators leave room for scores of only 32 queries at a time.
+  constexpr int kParts = D > 64 ? 2 : 1;
+  float dka[D / 8][4], dva[D / 8][4];
+  zero<D>(dka);
+  zero<D>(dva);
+  for (int it = 0; it < ntiles; ++it) {
+    const int i0 = ibeg + it * kTile;
+    const T* qs = qg + (it & 1) * 2 * kTile * HP;
+    const T* gs = qs + kTile * HP;
+    const float* ls = rows + (it & 1) * 2 * kTile;
+    const float* drow = ls + kTile;
+    stream_step(it, ntiles, [&](int b) { issue(b, i0 + kTile); });
+    // Every query of the tile is real and sees every key of the warp: no mask.
+    const bool full = i0 + kTile <= g.L && (!g.causal || i0 >= wr + kWarpRows - 1);
+#pragma unroll
+    for (int part = 0; part < kParts; ++part) {
+      const int c0 = part * kTile / kParts;  // this part's first query in the tile
+      float s[kNT / kParts][4], dp[kNT / kParts][4];
+      dots<T, D>(s, kf, ka, qs + c0 * HP);   // S^T: keys x queries
+      dots<T, D>(dp, vf, va, gs + c0 * HP);  // dP^T
+#pragma unroll
+      for (int t = 0; t < kNT / kParts; ++t)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int c = col_of(c0, t, e);
+          const float p =
+              full || sees(g, i0 + c, row[e / 2]) ? exp2_sfu(s[t][e] * scale_log2 - ls[c]) : 0.f;
+          s[t][e] = p;
+          dp[t][e] = p * (dp[t][e] - drow[c]);
+        }
+      accumulate<T, D>(dva, s, gs + c0 * HP);   // dV += P^T dO
+      accumulate<T, D>(dka, dp, qs + c0 * HP);  // dK += dS^T Q
     }
-    __syncwarp();
-#pragma unroll 8
-    for (int u = 0; u < kTile / 2; ++u) {
-      const int col = 2 * u + h;
-      const float p =
-          sees(g, i0 + col, j) ? exp2f(sm.s[r * kSPitch + col] * scale_log2 - ls[col]) : 0.f;
-      pT[r * kPPitch + col] = from_f<T>(p);
-      dsT[r * kPPitch + col] = from_f<T>(p * (sm.dp[r * kSPitch + col] - drow[col]));
-    }
-    __syncwarp();
-    accumulate<T, D>(dva, pT, gs);   // dV += P^T dO
-    accumulate<T, D>(dka, dsT, qs);  // dK += dS^T Q
   }
-  const int w0 = j0 + warp * kWarpRows;
-  write_rows<T, D>(dka, sm.s, dk + n * g.S * g.E, w0, g.S, g.E, g.scale);
-  write_rows<T, D>(dva, sm.s, dv + n * g.S * g.Ev, w0, g.S, g.Ev, 1.f);
+  cp_async_wait<0>();  // nothing in flight at exit (no query tiles: K and V were never waited)
+  const float ks_mul[2] = {g.scale, g.scale}, one[2] = {1.f, 1.f};
+  write_rows<T, D>(dka, dk + n * g.S * g.E, row, g.S, g.E, ks_mul);
+  write_rows<T, D>(dva, dv + n * g.S * g.Ev, row, g.S, g.Ev, one);
 }
 
 template <class T, int D>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(kThreads, kBwdBlocks<D>)
     mma_bwd_dq(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                const T* __restrict__ go, const float* __restrict__ lse,
                const float* __restrict__ dd, T* __restrict__ dq, MmaGeom g, float scale_log2,
                int tiles, Vec vec) {
   constexpr int HP = kHPitch<D>;
   extern __shared__ __align__(128) unsigned char smem[];
-  T* tl[4];
-  const BwdSmem sm = bwd_smem<T, D>(smem, tl);
-  T *qs = tl[0], *gs = tl[1], *ks = tl[2], *vs = tl[3];
-  T* dsw = static_cast<T*>(sm.ds);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int64_t n = blockIdx.x / tiles;
-  const int i0 = static_cast<int>(blockIdx.x % tiles) * kTile;
-  load_tiles<T, D>(qs, q + n * g.L * g.E, g.E, vec.q, gs, go + n * g.L * g.Ev, g.Ev, vec.g, i0,
-                   g.L);
-  const int r = lane / 2, h = lane % 2, i = i0 + warp * kWarpRows + r;
-  const bool in = i < g.L;
-  const float li = in ? lse[n * g.L + i] * kLog2e : 0.f, di = in ? dd[n * g.L + i] : 0.f;
-  Acc dqa[D / 16];
-#pragma unroll
-  for (int c = 0; c < D / 16; ++c) wmma::fill_fragment(dqa[c], 0.f);
+  T* qs = reinterpret_cast<T*>(smem);
+  T* gs = qs + kTile * HP;
+  T* kv = gs + kTile * HP;  // buffer b: K at kv + 2b * kTile * HP, V after it
+  const int64_t n = blockIdx.x % g.N;
+  const int i0 = query_tile(tiles, g.N) * kTile;
   const T* kn = k + n * g.S * g.E;
   const T* vn = v + n * g.S * g.Ev;
   const int kend = g.causal ? min(g.S, i0 + kTile) : g.S;
-  for (int j0 = 0; j0 < kend; j0 += kTile) {
-    __syncthreads();
-    load_tiles<T, D>(ks, kn, g.E, vec.k, vs, vn, g.Ev, vec.v, j0, g.S);
-    __syncthreads();
-    {
-      Acc s[kTile / 16];
-      dots<T, D>(s, qs + warp * kWarpRows * HP, ks);  // S
-      store_scores(sm.s, s);
-      dots<T, D>(s, gs + warp * kWarpRows * HP, vs);  // dP
-      store_scores(sm.dp, s);
-    }
-    __syncwarp();
-#pragma unroll 8
-    for (int u = 0; u < kTile / 2; ++u) {
-      const int col = 2 * u + h;
-      const float p = sees(g, i, j0 + col) ? exp2f(sm.s[r * kSPitch + col] * scale_log2 - li) : 0.f;
-      dsw[r * kPPitch + col] = from_f<T>(p * (sm.dp[r * kSPitch + col] - di));
-    }
-    __syncwarp();
-    accumulate<T, D>(dqa, dsw, ks);  // dQ += dS K
+  const int ntiles = (kend + kTile - 1) / kTile;
+  async_tile<T, D>(qs, q + n * g.L * g.E, g.E, vec.q, i0, g.L);
+  async_tile<T, D>(gs, go + n * g.L * g.Ev, g.Ev, vec.g, i0, g.L);
+  issue_kv<T, D>(kv, 0, kn, vn, 0, g, vec);
+  cp_async_commit();
+  int row[2];
+  lane_rows(row, i0);
+  const int wr = row[0] - (threadIdx.x % 32) / 4;
+  float li[2], di[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const bool in = row[h] < g.L;
+    li[h] = in ? lse[n * g.L + row[h]] * kLog2e : 0.f;
+    di[h] = in ? dd[n * g.L + row[h]] : 0.f;
   }
-  write_rows<T, D>(dqa, sm.s, dq + n * g.L * g.E, i0 + warp * kWarpRows, g.L, g.E, g.scale);
+  const T* qa = a_row<T, D>(qs);
+  const T* ga = a_row<T, D>(gs);
+  uint32_t qf[kAF<D>][4], gf[kAF<D>][4];
+  float dqa[D / 8][4];
+  zero<D>(dqa);
+  for (int it = 0; it < ntiles; ++it) {
+    const int j0 = it * kTile;
+    const T* ks = kv + (it & 1) * 2 * kTile * HP;
+    const T* vs = ks + kTile * HP;
+    stream_step(it, ntiles, [&](int b) { issue_kv<T, D>(kv, b, kn, vn, j0 + kTile, g, vec); });
+    if (it == 0) {
+      load_afrags<T>(qf, qa);
+      load_afrags<T>(gf, ga);
+    }
+    float s[kNT][4], dp[kNT][4];
+    dots<T, D>(s, qf, qa, ks);   // S
+    dots<T, D>(dp, gf, ga, vs);  // dP
+    const bool full = j0 + kTile <= g.S && (!g.causal || j0 + kTile - 1 <= wr);
+#pragma unroll
+    for (int t = 0; t < kNT; ++t)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int h = e / 2;
+        const float p = full || sees(g, row[h], col_of(j0, t, e))
+                            ? exp2_sfu(s[t][e] * scale_log2 - li[h])
+                            : 0.f;
+        s[t][e] = p * (dp[t][e] - di[h]);
+      }
+    accumulate<T, D>(dqa, s, ks);  // dQ += dS K
+  }
+  const float mul[2] = {g.scale, g.scale};
+  write_rows<T, D>(dqa, dq + n * g.L * g.E, row, g.L, g.E, mul);
 }
 
 // Calls f(std::integral_constant<int, D>) for the padded head dim D >= max(E, Ev).
@@ -475,7 +569,7 @@ bool vec_ok(const void* p, int width) {
   return width % 8 == 0 && reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
 
-// Grid of N * ceil(rows / 64) blocks (n in x: N can pass 65535); false if too many.
+// Grid of N * ceil(rows / 64) blocks, all in x (N can pass 65535); false if too many.
 bool grid_of(const MmaGeom& g, int rows, int& tiles, unsigned& blocks) {
   tiles = (rows + kTile - 1) / kTile;
   const int64_t b = g.N * tiles;
