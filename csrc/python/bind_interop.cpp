@@ -139,7 +139,10 @@ PyObject* dlpack_fastcall(PyObject* self, PyObject* const* args, Py_ssize_t narg
                              py::repr(key).cast<std::string>());
       values[k] = args[i];
     }
-    const Tensor& t = py::handle(self).cast<const Tensor&>();
+    // The Tensor lives in `self` (a reference, not a temporary, whatever GCC 13's
+    // -Wdangling-reference guesses from the handle temporary).
+    const py::handle h(self);
+    const Tensor& t = h.cast<const Tensor&>();
     return dlpack_export(t, values[0], values[1], values[2], values[3]).release().ptr();
   } catch (...) {
     py::detail::try_translate_exceptions();
