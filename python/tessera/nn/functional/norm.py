@@ -31,10 +31,12 @@ def batch_norm(x: Tensor, running_mean: Optional[Tensor], running_var: Optional[
     axes = (0,) + tuple(range(2, x.ndim))
     shape = _channel_shape(x)
     if training:
-        count = x.size // x.shape[1]
-        if count <= 1:
+        count = math.prod(x.shape[a] for a in axes)
+        if count == 1:  # PyTorch's check: one value gives no variance (0 is let through)
             raise ValueError(f"batch_norm: expected more than 1 value per channel when "
                              f"training, got input shape {tuple(x.shape)}")
+        if count == 0:  # an empty batch: empty output, running statistics untouched
+            return _affine(x, weight, bias, shape)
         mean = t.mean(x, axis=axes, keepdims=True)
         var = t.var(x, axis=axes, keepdims=True)
         if running_mean is not None and running_var is not None:
@@ -49,7 +51,13 @@ def batch_norm(x: Tensor, running_mean: Optional[Tensor], running_var: Optional[
             raise ValueError("batch_norm: running_mean and running_var are required in eval mode")
         mean = t.reshape(running_mean, shape)
         var = t.reshape(running_var, shape)
-    y = (x - mean) / t.sqrt(var + eps)
+    return _affine((x - mean) / t.sqrt(var + eps), weight, bias, shape)
+
+
+def _affine(y: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
+            shape: Tuple[int, ...]) -> Tensor:
+    """y * weight + bias with the (C,) parameters reshaped to `shape` (channel axis 1)."""
+    t = _ts()
     if weight is not None:
         y = y * t.reshape(weight, shape)
     if bias is not None:
@@ -104,29 +112,46 @@ def rms_norm(x: Tensor, normalized_shape: Union[int, Sequence[int]],
     return y
 
 
+class GroupNormError(ValueError, RuntimeError):
+    """Channels not divisible into the groups: PyTorch raises RuntimeError, and a ValueError
+    is what the argument error is; both catch it."""
+
+
 def group_norm(x: Tensor, num_groups: int, weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
+    """Normalizes each of `num_groups` channel groups of (N, C, ...) over its channels and
+    positions, then scales/shifts per channel."""
+    if x.ndim >= 2 and x.shape[1] % num_groups == 0:
+        # PyTorch's _verify_batch_size: one value per group gives no variance.
+        size = [x.shape[0] * x.shape[1] // num_groups, num_groups] + list(x.shape[2:])
+        if math.prod(size[:1] + size[2:]) == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got "
+                             f"input size {size}")
+    return _group_norm(x, num_groups, weight, bias, eps)
+
+
+def _group_norm(x: Tensor, num_groups: int, weight: Optional[Tensor], bias: Optional[Tensor],
+                eps: float) -> Tensor:
     x, weight, bias = _amp.cast(_amp.FP32_CUDA, x, weight, bias)
     t = _ts()
     if x.ndim < 2 or x.shape[1] % num_groups:
-        raise ValueError(f"group_norm: {x.shape[1] if x.ndim > 1 else '?'} channels of input "
-                         f"shape {tuple(x.shape)} are not divisible into {num_groups} groups")
+        raise GroupNormError(f"group_norm: {x.shape[1] if x.ndim > 1 else '?'} channels of "
+                             f"input shape {tuple(x.shape)} are not divisible into {num_groups} "
+                             f"groups")
+    shape = _channel_shape(x)
+    if x.size == 0:
+        return _affine(x, weight, bias, shape)
     n = x.shape[0]
     g = t.reshape(x, (n, num_groups, -1))
     mean = t.mean(g, axis=-1, keepdims=True)
     var = t.var(g, axis=-1, keepdims=True)
     y = t.reshape((g - mean) / t.sqrt(var + eps), tuple(x.shape))
-    shape = _channel_shape(x)
-    if weight is not None:
-        y = y * t.reshape(weight, shape)
-    if bias is not None:
-        y = y + t.reshape(bias, shape)
-    return y
+    return _affine(y, weight, bias, shape)
 
 
 def instance_norm(x: Tensor, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
                   eps: float = 1e-5) -> Tensor:
-    return group_norm(x, x.shape[1], weight, bias, eps)
+    return _group_norm(x, x.shape[1], weight, bias, eps)
 
 
 def normalize(x: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
