@@ -11,6 +11,8 @@ is differentiable, so gradients come for free.
 """
 from __future__ import annotations
 
+import numpy as np
+
 import math
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
@@ -39,9 +41,14 @@ def _ntuple(v: IntOrTuple, n: int, name: str) -> Tuple[int, ...]:
 
 
 # ------------------------------------------------------------------ padding
+class PadError(ValueError, RuntimeError):
+    """Padding that does not fit the input: ValueError for the bad argument, RuntimeError as
+    PyTorch raises."""
+
+
 def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: Optional[float] = None) -> Tensor:
     """PyTorch's F.pad: `pad` lists (left, right) pairs starting from the LAST dimension.
-    Modes: constant (negative pads crop), reflect, replicate, circular."""
+    Modes: constant, reflect, replicate, circular; negative pads crop."""
     if len(pad) % 2 or len(pad) // 2 > x.ndim:
         raise ValueError(f"pad: padding length {len(pad)} must be even and at most 2*ndim "
                          f"({2 * x.ndim})")
@@ -57,12 +64,36 @@ def _take(x: Tensor, axis: int, sl: slice) -> Tensor:
     return x[(slice(None),) * axis + (sl,)]
 
 
+def _pad_by_index(x: Tensor, axis: int, left: int, right: int, mode: str) -> Tensor:
+    """reflect/replicate with a negative pad on a side: output position i reads the input at
+    i - left reflected (or clamped) into [0, n), as PyTorch maps them (the reflection is of
+    the whole input, not of what the crop leaves)."""
+    t = _ts()
+    n = x.shape[axis]
+    size = n + left + right
+    if size < 0 or (mode == "reflect" and (left >= n or right >= n)) or n == 0:
+        raise PadError(f"pad: {mode} padding ({left}, {right}) does not fit the dimension size {n}")
+    pos = np.arange(size) - left
+    if mode == "reflect":
+        period = 2 * (n - 1) if n > 1 else 1
+        pos = np.abs(pos) % period
+        pos = np.where(pos >= n, period - pos, pos)
+    else:
+        pos = np.clip(pos, 0, n - 1)
+    return _take(x, axis, t.asarray(pos.astype(np.int64), device=x.device))
+
+
 def _pad_axis(x: Tensor, axis: int, left: int, right: int, mode: str, value: float) -> Tensor:
     t = _ts()
     n = x.shape[axis]
+    if (left < 0 or right < 0) and mode in ("reflect", "replicate"):
+        return _pad_by_index(x, axis, left, right, mode)
     if left < 0 or right < 0:
-        if mode != "constant":
-            raise ValueError(f"pad: negative padding needs mode='constant', got {mode!r}")
+        # Negative pads crop first; the positive side then pads the cropped tensor
+        # (PyTorch's semantics for constant, and for circular: it wraps what is left).
+        if n - max(-left, 0) - max(-right, 0) < 0:
+            raise PadError(f"pad: negative padding ({left}, {right}) crops more than the "
+                           f"dimension size {n}")
         x = _take(x, axis, slice(max(-left, 0), n - max(-right, 0)))
         left, right = max(left, 0), max(right, 0)
         n = x.shape[axis]
@@ -77,13 +108,13 @@ def _pad_axis(x: Tensor, axis: int, left: int, right: int, mode: str, value: flo
         lo, hi = block(left), block(right)
     elif mode == "reflect":
         if left >= n or right >= n:
-            raise ValueError(f"pad: reflect padding ({left}, {right}) must be smaller than the "
+            raise PadError(f"pad: reflect padding ({left}, {right}) must be smaller than the "
                              f"dimension size {n}")
         lo = t.flip(_take(x, axis, slice(1, left + 1)), axis=axis)
         hi = t.flip(_take(x, axis, slice(n - 1 - right, n - 1)), axis=axis)
     elif mode == "replicate":
         if n == 0:
-            raise ValueError("pad: replicate padding of an empty dimension")
+            raise PadError("pad: replicate padding of an empty dimension")
         edge_shape = list(x.shape)
         edge_shape[axis] = left
         lo = t.broadcast_to(_take(x, axis, slice(0, 1)), tuple(edge_shape))
@@ -91,7 +122,7 @@ def _pad_axis(x: Tensor, axis: int, left: int, right: int, mode: str, value: flo
         hi = t.broadcast_to(_take(x, axis, slice(n - 1, n)), tuple(edge_shape))
     elif mode == "circular":
         if left > n or right > n:
-            raise ValueError(f"pad: circular padding ({left}, {right}) exceeds size {n}")
+            raise PadError(f"pad: circular padding ({left}, {right}) exceeds size {n}")
         lo = _take(x, axis, slice(n - left, n))
         hi = _take(x, axis, slice(0, right))
     else:

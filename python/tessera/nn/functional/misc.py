@@ -106,15 +106,23 @@ def dropout2d(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = 
     return x * keep
 
 
+class OneHotError(ValueError, RuntimeError):
+    """Class values outside [0, num_classes), or nothing to infer num_classes from:
+    ValueError for the bad argument, RuntimeError as PyTorch raises."""
+
+
 def one_hot(x: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding along a new last axis (classes compared against arange)."""
     t = _ts()
     if not t.isdtype(x.dtype, "integral"):
         raise TypeError(f"one_hot: expected an integer tensor of class indices, got {x.dtype}")
     if num_classes < 0:
-        num_classes = int(t.max(x).item()) + 1 if x.size else 0
+        if not x.size:
+            raise OneHotError("one_hot: cannot infer the number of classes from an empty "
+                              "tensor; pass num_classes")
+        num_classes = int(t.max(x).item()) + 1
     if x.size and (int(t.min(x).item()) < 0 or int(t.max(x).item()) >= num_classes):
-        raise ValueError(f"one_hot: class values must be in [0, {num_classes})")
+        raise OneHotError(f"one_hot: class values must be in [0, {num_classes})")
     return (t.expand_dims(x, axis=-1) == t.arange(num_classes, dtype=x.dtype)).astype(t.int64)
 
 

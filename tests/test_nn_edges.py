@@ -1,6 +1,7 @@
-"""Edge cases of batch_norm / group_norm / instance_norm against PyTorch: empty batches and
-channels, the 'more than 1 value per channel' check PyTorch applies (only to exactly one
-value), running statistics left untouched by an empty batch, and the error types."""
+"""Edge cases of nn.functional against PyTorch, found by differential fuzzing: batch_norm /
+group_norm with empty batches and channels, the 'more than 1 value per channel' check
+PyTorch applies (only to exactly one value), running statistics left untouched by an empty
+batch; pad with negative pads in every mode; one_hot of an empty tensor; the error types."""
 from __future__ import annotations
 
 import numpy as np
@@ -76,3 +77,54 @@ def test_group_norm_errors_match_torch() -> None:
             F.group_norm(ts.asarray(bad), 2)
     # instance_norm keeps its own rules: one position per channel is allowed through here.
     assert tuple(F.instance_norm(ts.asarray(rng.standard_normal((2, 3, 4)))).shape) == (2, 3, 4)
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+@pytest.mark.parametrize("pad", [(2, -2), (-2, 2), (3, -2), (-3, 3), (2, -3), (-1, -1), (1, -1),
+                                 (1, 2, -1, 0), (-1, 0, 2, -1)])
+def test_pad_negative_pads_match_torch(mode, pad) -> None:
+    """Negative pads crop; reflect/replicate index the whole input (PyTorch's mapping),
+    circular wraps what the crop leaves; the same cases raise."""
+    x = rng.standard_normal((2, 3, 4))
+    if mode == "circular" and any(
+            max(p, 0) > x.shape[-1 - k // 2] - max(-pad[k ^ 1], 0) - max(-p, 0)
+            for k, p in enumerate(pad)):
+        # A wrap longer than what the crop leaves: PyTorch reads uninitialized memory there
+        # (or raises, depending on the layout); tessera raises.
+        with pytest.raises(RuntimeError, match="circular padding"):
+            F.pad(ts.asarray(x), pad, mode=mode)
+        return
+    try:
+        want = TF.pad(torch.tensor(x), pad, mode=mode).numpy()
+    except RuntimeError:
+        with pytest.raises(RuntimeError):
+            F.pad(ts.asarray(x), pad, mode=mode)
+        return
+    xs = ts.asarray(x, requires_grad=True)
+    got = F.pad(xs, pad, mode=mode)
+    np.testing.assert_array_equal(got.numpy(), want)
+    xt = torch.tensor(x, requires_grad=True)
+    g = rng.standard_normal(want.shape)
+    got.backward(ts.asarray(g))
+    TF.pad(xt, pad, mode=mode).backward(torch.tensor(g))
+    np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_pad_crop_past_the_size_raises() -> None:
+    x = rng.standard_normal((2, 3))
+    with pytest.raises(RuntimeError):
+        TF.pad(torch.tensor(x), (-2, -2))
+    for exc in (RuntimeError, ValueError):
+        with pytest.raises(exc, match="crops more than"):
+            F.pad(ts.asarray(x), (-2, -2))
+
+
+def test_one_hot_empty_and_out_of_range() -> None:
+    assert tuple(F.one_hot(ts.asarray(np.zeros(0, dtype=np.int64)), 4).shape) == (0, 4)
+    with pytest.raises(RuntimeError, match="empty tensor"):
+        TF.one_hot(torch.zeros(0, dtype=torch.int64))
+    for exc in (RuntimeError, ValueError):
+        with pytest.raises(exc, match="empty tensor"):
+            F.one_hot(ts.asarray(np.zeros(0, dtype=np.int64)))
+        with pytest.raises(exc, match=r"in \[0, 3\)"):
+            F.one_hot(ts.asarray(np.array([0, 3])), 3)
