@@ -1,7 +1,8 @@
 """Edge cases of nn.functional against PyTorch, found by differential fuzzing: batch_norm /
 group_norm with empty batches and channels, the 'more than 1 value per channel' check
 PyTorch applies (only to exactly one value), running statistics left untouched by an empty
-batch; pad with negative pads in every mode; one_hot of an empty tensor; the error types."""
+batch; pad with negative pads in every mode; one_hot of an empty tensor; interpolate's area
+mode with empty outputs; the error types."""
 from __future__ import annotations
 
 import numpy as np
@@ -128,3 +129,17 @@ def test_one_hot_empty_and_out_of_range() -> None:
             F.one_hot(ts.asarray(np.zeros(0, dtype=np.int64)))
         with pytest.raises(exc, match=r"in \[0, 3\)"):
             F.one_hot(ts.asarray(np.array([0, 3])), 3)
+
+
+def test_interpolate_area_allows_empty_outputs() -> None:
+    """area mode is adaptive average pooling: PyTorch lets it produce empty dims; the other
+    modes raise (RuntimeError in PyTorch; ValueError as well here)."""
+    x = rng.standard_normal((2, 1, 4, 1))
+    want = TF.interpolate(torch.tensor(x), scale_factor=0.7, mode="area")
+    got = F.interpolate(ts.asarray(x), scale_factor=0.7, mode="area")
+    assert tuple(got.shape) == tuple(want.shape) == (2, 1, 2, 0)
+    with pytest.raises(RuntimeError):
+        TF.interpolate(torch.ones(2, 2, 1), scale_factor=0.5, mode="nearest")
+    for exc in (RuntimeError, ValueError):
+        with pytest.raises(exc, match="must be greater than 0"):
+            F.interpolate(ts.ones((2, 2, 1)), scale_factor=0.5, mode="nearest")

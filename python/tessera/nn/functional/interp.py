@@ -42,10 +42,17 @@ def _seq(v: Any, n: int, name: str, conv: Any) -> Tuple[Any, ...]:
     return (conv(v),) * n
 
 
+class InterpolateSizeError(ValueError, RuntimeError):
+    """Empty input or output sizes: ValueError for the bad argument, RuntimeError as PyTorch
+    raises."""
+
+
 def _output_size(x: Tensor, nsp: int, size: SizeArg, scale_factor: ScaleArg,
-                 recompute: Optional[bool]) -> Tuple[Tuple[int, ...], Tuple[Optional[float], ...]]:
+                 recompute: Optional[bool], empty_ok: bool = False
+                 ) -> Tuple[Tuple[int, ...], Tuple[Optional[float], ...]]:
     """Output sizes and the scales the kernels use (None: recompute in/out) — PyTorch's
-    _interp_output_size and recompute_scale_factor rules."""
+    _interp_output_size and recompute_scale_factor rules. `empty_ok`: output sizes of 0 are
+    allowed (area mode is adaptive average pooling, which PyTorch lets produce them)."""
     if (size is None) == (scale_factor is None):
         raise ValueError("interpolate: exactly one of size or scale_factor must be defined")
     in_sp = tuple(x.shape[2:])
@@ -61,9 +68,9 @@ def _output_size(x: Tensor, nsp: int, size: SizeArg, scale_factor: ScaleArg,
             raise ValueError(f"interpolate: scale_factor must be positive and finite, got {sf}")
         out = tuple(int(math.floor(float(n) * s)) for n, s in zip(in_sp, sf))
         scales = (None,) * nsp if recompute else sf
-    if any(o <= 0 for o in out) or any(n <= 0 for n in in_sp):
-        raise ValueError(f"interpolate: input spatial size {in_sp} and output size {out} must "
-                         f"be greater than 0")
+    if any(o < 0 or (o == 0 and not empty_ok) for o in out) or any(n <= 0 for n in in_sp):
+        raise InterpolateSizeError(f"interpolate: input spatial size {in_sp} and output size "
+                                   f"{out} must be greater than 0")
     return out, scales
 
 
@@ -265,7 +272,8 @@ def interpolate(input: Tensor, size: SizeArg = None, scale_factor: ScaleArg = No
     if antialias and mode not in ("bilinear", "bicubic"):
         raise ValueError(f"interpolate: antialias=True is only supported for the bilinear and "
                          f"bicubic modes, got {mode!r}")
-    out, scales = _output_size(x, nsp, size, scale_factor, recompute_scale_factor)
+    out, scales = _output_size(x, nsp, size, scale_factor, recompute_scale_factor,
+                               empty_ok=mode == "area")
     in_sp = tuple(x.shape[2:])
     if mode == "area":
         from .pooling_more import _adaptive_avg_pool_nd
