@@ -2,6 +2,13 @@
 // loops the compiler vectorizes; other runs use byte strides. Ops are functors on the compute
 // type acc_t<T> (float for float16/bfloat16).
 #pragma once
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
+#include <cstdint>
+#include <type_traits>
+
 #include "cpu/convert.h"
 #include "iter/tensor_iter.h"
 
@@ -40,6 +47,41 @@ TS_SIMD_CLONES void binary_contig(R* out, const T* a, const T* b, int64_t n, con
   }
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TS_STREAM_STORES 1
+// binary_contig<0> writing `out` with non-temporal 64-byte stores (Note [Streaming tile
+// stores]): plain stores up to the first 64-byte boundary, then whole lines computed into a
+// register-sized block and streamed, then plain stores for the rest. Same values as
+// binary_contig: only where they are stored differs.
+template <class T, class R, class Op>
+__attribute__((target("avx512f"))) void binary_contig_stream(R* out, const T* a, const T* b,
+                                                             int64_t n, const Op& op) {
+  using A = acc_t<T>;
+  constexpr int64_t kLine = 64 / sizeof(R);
+  auto at = [&](int64_t i) {
+    return static_cast<R>(op(static_cast<A>(a[i]), static_cast<A>(b[i])));
+  };
+  int64_t i = 0;
+  for (; i < n && reinterpret_cast<uintptr_t>(out + i) % 64 != 0; ++i) out[i] = at(i);
+  for (; i + kLine <= n; i += kLine) {
+    alignas(64) R line[kLine];
+    // Not unrolled before the vectorizer sees it: unrolled, it came out as scalar adds.
+#pragma GCC unroll 1
+    for (int64_t k = 0; k < kLine; ++k) line[k] = at(i + k);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(out + i),
+                        _mm512_load_si512(reinterpret_cast<const __m512i*>(line)));
+  }
+  for (; i < n; ++i) out[i] = at(i);
+}
+
+// Whether the runs of a loop may stream their float32/float64 stores: the iterator asked for
+// it and the CPU has AVX-512.
+inline bool stream_run(const int64_t* s) {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  return (s[kRunFlags] & kStreamStores) && avx512;
+}
+#endif
+
 template <class T, class R, class Op>
 void unary_loop(char** p, const int64_t* s, int64_t n, const Op& op) {
   using A = acc_t<T>;
@@ -59,6 +101,12 @@ void binary_loop(char** p, const int64_t* s, int64_t n, const Op& op) {
   const T* a = reinterpret_cast<const T*>(p[1]);
   const T* b = reinterpret_cast<const T*>(p[2]);
   if (s[0] == sizeof(R)) {
+#if defined(TS_STREAM_STORES)
+    if constexpr (std::is_same_v<R, float> || std::is_same_v<R, double>) {
+      if (s[1] == sizeof(T) && s[2] == sizeof(T) && stream_run(s))
+        return binary_contig_stream<T, R>(out, a, b, n, op);
+    }
+#endif
     if (s[1] == sizeof(T) && s[2] == sizeof(T)) return binary_contig<0, T, R>(out, a, b, n, op);
     if (s[1] == sizeof(T) && s[2] == 0) return binary_contig<1, T, R>(out, a, b, n, op);
     if (s[1] == 0 && s[2] == sizeof(T)) return binary_contig<2, T, R>(out, a, b, n, op);

@@ -169,6 +169,12 @@ void transpose_tile(const char* src, int64_t s0, int64_t s1, int64_t n, int64_t 
   }
 }
 
+void store_fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
 ElementwiseIter ElementwiseIter::make(const Tensor& out,
                                       std::initializer_list<const Tensor*> inputs, const char* op) {
   ElementwiseIter it;

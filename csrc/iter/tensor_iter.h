@@ -3,6 +3,7 @@
 // the output is walked in memory order, size-1 dims dropped and adjacent dims coalesced;
 // kernels then see 1-D runs: loop(char** ptrs, const int64_t* byte_strides, int64_t n).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <vector>
@@ -14,9 +15,17 @@ namespace ts {
 
 constexpr int kMaxOperands = 4;
 
+// The byte-stride array a loop receives has one more slot after the operands' strides:
+// s[kRunFlags] holds flags about the run (Note [Streaming tile stores]).
+constexpr int kRunFlags = kMaxOperands;
+constexpr int64_t kStreamStores = 1;
+
 // dst[(j * n + i) * es] = src[i * s0 + j * s1] for i < n, j < m (Note [Tiled iteration]).
 void transpose_tile(const char* src, int64_t s0, int64_t s1, int64_t n, int64_t m, int64_t es,
                     char* dst);
+
+// Orders this thread's non-temporal stores before what follows (Note [Streaming tile stores]).
+void store_fence();
 
 struct ElementwiseIter {
   int nops = 0;
@@ -36,7 +45,7 @@ struct ElementwiseIter {
     const int64_t nd = shape.size();
     if (nd == 0) {
       char* p[kMaxOperands];
-      int64_t st[kMaxOperands] = {};
+      int64_t st[kMaxOperands + 1] = {};
       for (int k = 0; k < nops; ++k) p[k] = base[k];
       if (begin < end) loop(p, st, 1);
       return;
@@ -47,7 +56,7 @@ struct ElementwiseIter {
       idx[d] = rem % shape[d];
       rem /= shape[d];
     }
-    int64_t inner[kMaxOperands];
+    int64_t inner[kMaxOperands + 1] = {};
     for (int k = 0; k < nops; ++k) inner[k] = strides[k][0];
     int64_t pos = begin;
     char* p[kMaxOperands];
@@ -86,22 +95,34 @@ struct ElementwiseIter {
   // the input along its own rows, 16 x 16 blocks in AVX-512 registers where the CPU has them)
   // and the loop then sees it as contiguous. Square 128 x 128 float32 tiles (64 KiB, held in
   // L2) read each input row of the tile as 512 contiguous bytes, which the hardware
-  // prefetchers follow; 16-wide tiles (one cache line per row) ran 1.3x slower at 2048^2
-  // (benchmarks/bench_core.py). Tiles go in blocks of kBlock1 rows of dim 1, band by band of
-  // dim 0 within a block. Tiles depend only on the shape: results do not depend on the
-  // thread count.
+  // prefetchers follow; 16-wide tiles (one cache line per row) ran 1.3x slower at 2048^2, and
+  // 64 x 256 tiles (shorter runs of the output) 1.2x slower with streamed stores. Tiles go in
+  // blocks of about kBlock0 x kBlock1 elements (tiles along dim 1 outer, along dim 0 inner
+  // within a block), so that the pages a block touches (512 rows of each operand) stay in the
+  // TLB while it runs. Tiles depend only on the shape: results do not depend on the thread
+  // count (benchmarks/bench_core.py; the sweeps behind these sizes are in docs/benchmarks.md).
   static constexpr int64_t kMinTiled = 16;
   static constexpr int64_t kTile1 = 128;
-  static constexpr int64_t kBlock1 = 128;
+  static constexpr int64_t kBlock0 = 512;
+  static constexpr int64_t kBlock1 = 512;
   static constexpr int64_t kTileBytes = 65536;
   // A tile's rows of the unbuffered operands are only n elements long (512 bytes for float32),
   // too short for the hardware prefetchers to get ahead: the tile walk asks for the lines of
-  // the row kPrefetchRows ahead itself (1.1x at 2048^2).
+  // the row kPrefetchRows ahead itself. The output is left out when its stores stream.
   static constexpr int64_t kPrefetchRows = 2;
+  // Note [Streaming tile stores]: a tiled walk writes its output a few hundred bytes per row
+  // across hundreds of rows, so every output line is first read from memory (read for
+  // ownership) only to be overwritten. Outputs of at least kStreamBytes (beyond what the
+  // caches would keep for the next op anyway) are written with non-temporal stores instead:
+  // the walk sets kStreamStores in the loop's run flags, loops that can stream (cpu/loops.h:
+  // contiguous float32/float64 outputs on AVX-512) write whole 64-byte lines around the
+  // caches, and each thread fences its streamed stores before its part of the walk ends.
+  // 1.3-1.5x on 2048^2 float32 a + a.T; outputs that stay in cache would lose by it.
+  static constexpr int64_t kStreamBytes = int64_t{8} << 20;
 
   void prefetch_row(char* const* tile_base, const bool* buffered, const int64_t* inner, int64_t j,
-                    int64_t n) const {
-    for (int k = 0; k < nops; ++k) {
+                    int64_t n, bool streaming) const {
+    for (int k = streaming ? 1 : 0; k < nops; ++k) {
       if (buffered[k] || inner[k] != elsize[k]) continue;
       const char* r = tile_base[k] + j * strides[k][1];
       for (int64_t off = 0; off < n * elsize[k]; off += 64) __builtin_prefetch(r + off);
@@ -117,16 +138,19 @@ struct ElementwiseIter {
     return bufs.data() + (64 - addr % 64) % 64;
   }
 
-  // (i0, j0) of tile r of one 2-D plane with c0 bands of dim 0 and c1 tiles along dim 1.
-  static void tile_origin(int64_t r, int64_t c0, int64_t c1, int64_t tile0, int64_t& i0,
-                          int64_t& j0) {
-    constexpr int64_t jb = kBlock1 / kTile1;  // tiles per full block
-    const int64_t full = c1 / jb, in_full = c0 * jb * full;
-    const int64_t w = r < in_full ? jb : c1 - full * jb;  // tiles across this block
-    const int64_t first = r < in_full ? (r / (c0 * jb)) * jb : full * jb;
-    const int64_t rr = r < in_full ? r % (c0 * jb) : r - in_full;
-    i0 = (rr / w) * tile0;
-    j0 = (first + rr % w) * kTile1;
+  // (i0, j0) of tile r of one 2-D plane of c0 x c1 tiles (tile0 x kTile1 elements each), in
+  // blocks of b0 x b1 tiles: blocks along dim 1 outer, along dim 0 inner; within a block
+  // tiles along dim 1 outer. Partial blocks at the far edges.
+  static void tile_origin(int64_t r, int64_t c0, int64_t c1, int64_t b0, int64_t b1, int64_t tile0,
+                          int64_t& i0, int64_t& j0) {
+    const int64_t bj = std::min(r / (b1 * c0), (c1 - 1) / b1);  // block column
+    r -= bj * b1 * c0;
+    const int64_t w1 = std::min(b1, c1 - bj * b1);  // tiles across this block column
+    const int64_t bi = std::min(r / (b0 * w1), (c0 - 1) / b0);
+    r -= bi * b0 * w1;
+    const int64_t w0 = std::min(b0, c0 - bi * b0);
+    i0 = (bi * b0 + r % w0) * tile0;
+    j0 = (bj * b1 + r / w0) * kTile1;
   }
 
   bool transposed(int k) const {
@@ -149,13 +173,16 @@ struct ElementwiseIter {
     for (int k = 0; k < nops; ++k) es_max = std::max(es_max, elsize[k]);
     const int64_t tile0 = kTileBytes / (kTile1 * es_max);
     const int64_t c0 = (n0 + tile0 - 1) / tile0, c1 = (n1 + kTile1 - 1) / kTile1;
+    const int64_t b0 = std::max<int64_t>(1, kBlock0 / tile0), b1 = kBlock1 / kTile1;
     const int64_t outer = numel / (n0 * n1);
     bool buffered[kMaxOperands] = {};
-    int64_t inner[kMaxOperands];
+    int64_t inner[kMaxOperands + 1] = {};
     for (int k = 0; k < nops; ++k) {
       buffered[k] = k > 0 && transposed(k);
       inner[k] = buffered[k] ? elsize[k] : strides[k][0];
     }
+    const bool streaming = inner[0] == elsize[0] && numel * elsize[0] >= kStreamBytes;
+    if (streaming) inner[kRunFlags] = kStreamStores;
     parallel_for(0, outer * c0 * c1, std::max<int64_t>(1, grain / (tile0 * kTile1)),
                  [&](int64_t b, int64_t e) {
                    char* const bufs = tile_buffers();
@@ -164,7 +191,7 @@ struct ElementwiseIter {
                    for (int64_t t = b; t < e; ++t) {
                      const int64_t o = t / (c0 * c1);
                      int64_t i0, j0;
-                     tile_origin(t % (c0 * c1), c0, c1, tile0, i0, j0);
+                     tile_origin(t % (c0 * c1), c0, c1, b0, b1, tile0, i0, j0);
                      const int64_t n = std::min(tile0, n0 - i0), m = std::min(kTile1, n1 - j0);
                      for (int k = 0; k < nops; ++k) {
                        char* q = base[k] + i0 * strides[k][0] + j0 * strides[k][1];
@@ -182,12 +209,13 @@ struct ElementwiseIter {
                      }
                      for (int64_t j = 0; j < m; ++j) {
                        if (j + kPrefetchRows < m)
-                         prefetch_row(tile_base, buffered, inner, j + kPrefetchRows, n);
+                         prefetch_row(tile_base, buffered, inner, j + kPrefetchRows, n, streaming);
                        for (int k = 0; k < nops; ++k)
                          p[k] = tile_base[k] + j * (buffered[k] ? n * elsize[k] : strides[k][1]);
                        loop(p, inner, n);
                      }
                    }
+                   if (streaming) store_fence();
                  });
   }
 };
