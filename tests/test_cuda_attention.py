@@ -5,7 +5,8 @@ head dim (16/32 -> 32, 48/64 -> 64, 80/96/128 -> 128), sequence lengths around t
 tiles, L != S both ways, E != Ev, head dims off the 16-byte vector loads, more (batch, tile)
 blocks than a grid's y/z limit, and the char-GPT shape (64*6, 256, 64); float32 keeps float32
 accuracy against a float64 reference; scaled_dot_product_attention on CUDA takes the kernel
-at every size and falls back to the GEMM paths for float64 and head dims above 128."""
+at every size and falls back to the GEMM paths for float64, float32 head dims above 64 and
+head dims above 128."""
 from __future__ import annotations
 
 import numpy as np
@@ -177,7 +178,8 @@ def test_flash_cuda_errors() -> None:
 
 
 @pytest.mark.parametrize("dtype,E", [("float32", 64), ("bfloat16", 64), ("float16", 32),
-                                     ("float64", 64), ("float32", 160)])
+                                     ("float64", 64), ("float32", 160), ("float32", 96),
+                                     ("bfloat16", 96)])
 @pytest.mark.parametrize("causal", [False, True])
 def test_sdpa_cuda(monkeypatch, dtype, E, causal) -> None:
     """F.scaled_dot_product_attention on CUDA (fused where it applies, else the matmul path)
@@ -197,7 +199,8 @@ def test_sdpa_cuda(monkeypatch, dtype, E, causal) -> None:
         out = F.scaled_dot_product_attention(*xs, is_causal=causal)
         out.backward(ts.asarray(raw[3]).astype(getattr(ts, dtype)).to(dev))
         res[dev] = [host(out)] + [host(x.grad) for x in xs]
-    assert calls.count("cuda") == (1 if dtype != "float64" and E <= 128 else 0)
+    flash = {"float64": 0, "float32": 64}.get(dtype, 128)  # largest head dim on the kernel
+    assert calls.count("cuda") == (1 if E <= flash else 0)
     for a, b in zip(res["cuda"], res["cpu"]):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol * max(np.abs(b).max(), 1.0))
 
@@ -222,8 +225,8 @@ def test_sdpa_cuda_non_contiguous(monkeypatch, dtype) -> None:
 @pytest.mark.parametrize("causal", [False, True])
 def test_sdpa_cuda_picks_flash_at_every_size(monkeypatch, causal) -> None:
     """float16/bfloat16/float32 take the fused kernel on CUDA at every size, float32 causal
-    too where the CPU would take the causal block path (L >= 128); float64 and head dims
-    above 128 take the GEMM paths."""
+    too where the CPU would take the causal block path (L >= 128); float64, float32 head dims
+    above 64 and other head dims above 128 take the GEMM paths."""
     calls = []
     apply = A.FlashAttention.apply
     monkeypatch.setattr(A.FlashAttention, "apply",
@@ -234,7 +237,10 @@ def test_sdpa_cuda_picks_flash_at_every_size(monkeypatch, causal) -> None:
             F.scaled_dot_product_attention(q.astype(dt), q.astype(dt), q.astype(dt),
                                            is_causal=causal)
     assert len(calls) == 9
-    for dt, E in ((ts.float64, 16), (ts.float32, 160)):
+    for dt, E in ((ts.float64, 16), (ts.float32, 160), (ts.float32, 65), (ts.bfloat16, 160)):
         q = ts.zeros((2, 3, 256, E), dtype=dt, device="cuda")
         F.scaled_dot_product_attention(q, q, q, is_causal=causal)
     assert len(calls) == 9
+    q = ts.zeros((2, 3, 256, 128), dtype=ts.bfloat16, device="cuda")
+    F.scaled_dot_product_attention(q, q, q, is_causal=causal)
+    assert len(calls) == 10

@@ -2,10 +2,10 @@
 // accumulators; sm_80+), operands from shared memory by ldmatrix, global -> shared copies by
 // cp.async. float16/bfloat16 run mma.m16n8k16 on their 16-bit inputs. float32 runs "3xTF32"
 // on mma.m16n8k8.tf32, as PyTorch's memory-efficient kernel does (CUTLASS's
-// OpMultiplyAddFastF32): each float operand x splits into big = tf32(x) and small =
-// tf32(x - big), and acc += a_small b_big + a_big b_small + a_big b_big (small products first)
-// keeps float32 accuracy (the dropped a_small b_small and the rounding of small are about
-// 2^-22 of the product) at tensor-core speed; plain TF32 would lose 3 decimal digits.
+// OpMultiplyAddFastF32): each float operand x splits into big = tf32(x) and small = x - big
+// (split_tf32), and acc += a_small b_big + a_big b_small + a_big b_big (small products first)
+// keeps float32 accuracy (the dropped a_small b_small and small's truncation to tf32 are about
+// 2^-21 of the product) at tensor-core speed; plain TF32 would lose 3 decimal digits.
 //
 // Every kernel runs 4 warps over a 64-row tile (16 rows per warp: queries in the forward and
 // the dQ pass, keys in the dK/dV pass) and streams the other side through shared memory in
@@ -153,13 +153,6 @@ __device__ __forceinline__ void mma1688(float (&d)[4], const uint32_t (&a)[4], u
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// x rounded to tf32 (to nearest, ties away from zero), low 13 bits zero.
-__device__ __forceinline__ uint32_t to_tf32(float x) {
-  uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return r;
-}
-
 // 2^x on the SFU: exp2f without fast math is this instruction plus a rescale that keeps
 // results below 2^-126 (denormal), which neither P nor its sums notice; -inf gives +0.
 __device__ __forceinline__ float exp2_sfu(float x) {
@@ -183,10 +176,14 @@ __device__ __forceinline__ void cp_async_wait() {
 }
 #endif
 
-// The 3xTF32 split of the float with bit pattern x: big = tf32(x), small = tf32(x - big).
+// The 3xTF32 split of the float with bit pattern x (as CUTLASS's fast-float32 converters do):
+// big = x rounded to tf32 to nearest, ties away from zero (cvt.rna: half a tf32 ulp added to
+// the magnitude bits carries into the kept ones, then the low 13 bits go), small = x - big
+// (exact, at most 2^-11 |x|) as it stands: the tensor core reads only the top 19 bits of a
+// tf32 operand, truncating small to tf32. Three integer/float ops instead of two cvt.
 __device__ __forceinline__ void split_tf32(uint32_t x, uint32_t& big, uint32_t& small) {
-  big = to_tf32(bits_f(x));
-  small = to_tf32(bits_f(x) - bits_f(big));
+  big = (x + 0x1000u) & 0xffffe000u;
+  small = f_bits(bits_f(x) - bits_f(big));
 }
 
 // The float A operand of mma_op: fragment registers split into big and small halves once, for
@@ -451,11 +448,7 @@ constexpr size_t kFwdSmem = 5 * kTile* kPitch<T, D> * sizeof(T);
 
 // Blocks per SM: the most the registers allow without spills (float: and shared memory).
 template <class T, int D>
-constexpr int kFwdBlocks = kTf32<T>  ? (D <= 32   ? 3
-                                        : D <= 64 ? 2
-                                                  : 1)
-                           : D <= 64 ? 3
-                                     : 1;
+constexpr int kFwdBlocks = D <= 64 ? (kTf32<T> ? 2 : 3) : 1;
 
 template <class T, int D>
 __global__ void __launch_bounds__(kThreads, kFwdBlocks<T, D>)
