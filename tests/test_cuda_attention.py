@@ -25,7 +25,7 @@ rng = np.random.default_rng(0)
 # rounded inputs, but in another order and with exp2f on the GPU; 16-bit outputs round once.
 # The 16-bit kernels also round P and dS to the input dtype before their matmuls (relative
 # error 2^-11 for float16, 2^-8 for bfloat16 per term, averaging out over the sums), well
-# inside these bounds. float32's 3xTF32 products are within about 2^-22 of float products
+# inside these bounds. float32's 3xTF32 products are within about 2^-21 of float products
 # (plain TF32, 2^-11, would miss the float32 bound by far).
 TOL = {"float32": 5e-5, "float16": 4e-3, "bfloat16": 3e-2}
 DTYPES = list(TOL)
