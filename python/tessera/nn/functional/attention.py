@@ -26,8 +26,9 @@ _FLASH_ON_CPU = False
 # size, float32 by 3xTF32 at float32 accuracy (as PyTorch's memory-efficient kernel): one
 # kernel each way instead of the GEMM paths' several, and no score tensor. H100, kernel time
 # at the char-GPT shape (64, 6, 256, 64) causal, fwd + bwd: bf16 0.17 ms (0.34 ms wall with
-# the host, matmul path 0.40), float32 0.12 + 0.32 ms (PyTorch's sdpa 0.78 ms wall; the old
-# CUDA-core kernel 1.6). In the bf16 char-GPT step 10.1-10.4 vs 12.4-13.3 ms.
+# the host, matmul path 0.40), float32 0.12 + 0.32 ms (PyTorch's memory-efficient kernels
+# 0.52 ms, its sdpa fwd+bwd 0.78 ms between CUDA events; the old CUDA-core kernel 1.6). In
+# the bf16 char-GPT step 10.1-10.4 vs 12.4-13.3 ms.
 # The CUDA kernel covers these dtypes (float64 takes the GEMM paths) and head dims.
 _FLASH_CUDA_DTYPES = ("float16", "bfloat16", "float32")
 _FLASH_MAX_HEAD_DIM = 128
