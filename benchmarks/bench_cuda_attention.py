@@ -1,9 +1,9 @@
 """Usage: bench_cuda_attention.py [iters]. Time of F.scaled_dot_product_attention forward and
 forward+backward on CUDA (synchronized wall clock, median) at the char-GPT shape (B=64, H=6,
 T=256, head dim 64, causal) and a few others, float32 and bfloat16, by path: "flash" (the
-fused kernel forced on), "block" (causal GEMMs on the block lower triangle, Note [Causal
-block attention]; the default for these causal shapes), "matmul" (full GEMMs + the fused
-softmax; the default without a causal mask), and PyTorch when installed."""
+fused kernel; the default on CUDA), "block" (causal GEMMs on the block lower triangle, Note
+[Causal block attention]), "matmul" (full GEMMs + the fused softmax), and PyTorch when
+installed."""
 from __future__ import annotations
 
 import sys
@@ -40,9 +40,8 @@ def bench_tessera(shape: tuple, dtype: str, path: str, iters: int) -> tuple:
     xs = [ts.asarray(rng.standard_normal((B, H, T, E)).astype(np.float32)).astype(
         getattr(ts, dtype)).to("cuda").requires_grad_(True) for _ in range(3)]
     g = ts.ones((B, H, T, E), dtype=getattr(ts, dtype), device="cuda")
-    saved = A._FLASH_ON_CUDA, A._FLASH_MIN_SCORE_BYTES, A._CAUSAL_BLOCK
+    saved = A._FLASH_ON_CUDA, A._CAUSAL_BLOCK
     A._FLASH_ON_CUDA = path == "flash"
-    A._FLASH_MIN_SCORE_BYTES = 0 if path == "flash" else A._FLASH_MIN_SCORE_BYTES
     A._CAUSAL_BLOCK = 1 << 40 if path == "matmul" else A._CAUSAL_BLOCK
 
     def fwd() -> Any:
@@ -55,7 +54,7 @@ def bench_tessera(shape: tuple, dtype: str, path: str, iters: int) -> tuple:
     try:
         return timeit(fwd, ts.cuda.synchronize, iters), timeit(step, ts.cuda.synchronize, iters)
     finally:
-        A._FLASH_ON_CUDA, A._FLASH_MIN_SCORE_BYTES, A._CAUSAL_BLOCK = saved
+        A._FLASH_ON_CUDA, A._CAUSAL_BLOCK = saved
 
 
 def bench_torch(shape: tuple, dtype: str, iters: int) -> tuple:

@@ -1,11 +1,12 @@
-"""The fused attention kernels on CUDA (csrc/cuda/attention_kernels.cu for float32,
-csrc/cuda/attention_mma.cu on tensor cores for float16/bfloat16): forward (out, lse) and
-backward (dq, dk, dv) equal the CPU reference kernel's on the same inputs, causal or not, each
-padded head dim (16/32 -> 32, 48/64 -> 64, 80/96/128 -> 128), sequence lengths around the
-32/64-row tiles, L != S both ways, E != Ev, head dims off the 16-byte vector loads, more
-(batch, tile) blocks than a grid's y/z limit, and the char-GPT shape (64*6, 256, 64);
-scaled_dot_product_attention on CUDA takes the kernel and falls back to the matmul path for
-float64 and head dims above 128."""
+"""The fused attention kernels on CUDA (csrc/cuda/attention_mma.cu on tensor cores:
+float16/bfloat16 on their 16-bit mma, float32 by 3xTF32): forward (out, lse) and backward
+(dq, dk, dv) equal the CPU reference kernel's on the same inputs, causal or not, each padded
+head dim (16/32 -> 32, 48/64 -> 64, 80/96/128 -> 128), sequence lengths around the 64-row
+tiles, L != S both ways, E != Ev, head dims off the 16-byte vector loads, more (batch, tile)
+blocks than a grid's y/z limit, and the char-GPT shape (64*6, 256, 64); float32 keeps float32
+accuracy against a float64 reference; scaled_dot_product_attention on CUDA takes the kernel
+at every size and falls back to the GEMM paths for float64, float32 head dims above 64 and
+head dims above 128."""
 from __future__ import annotations
 
 import numpy as np
@@ -24,7 +25,8 @@ rng = np.random.default_rng(0)
 # rounded inputs, but in another order and with exp2f on the GPU; 16-bit outputs round once.
 # The 16-bit kernels also round P and dS to the input dtype before their matmuls (relative
 # error 2^-11 for float16, 2^-8 for bfloat16 per term, averaging out over the sums), well
-# inside these bounds.
+# inside these bounds. float32's 3xTF32 products are within about 2^-21 of float products
+# (plain TF32, 2^-11, would miss the float32 bound by far).
 TOL = {"float32": 5e-5, "float16": 4e-3, "bfloat16": 3e-2}
 DTYPES = list(TOL)
 
@@ -92,10 +94,12 @@ def test_flash_tile_edges(L, S, causal, dtype) -> None:
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("E,Ev", [(48, 48), (96, 96), (128, 40), (24, 96), (20, 12), (8, 128),
-                                  (64, 12), (12, 64), (128, 128)])
+                                  (64, 12), (12, 64), (128, 128), (17, 40), (40, 18), (6, 10),
+                                  (127, 3)])
 def test_flash_head_dims_mixed(E, Ev, causal, dtype) -> None:
-    """Padded head dims 32/64/128 from either E or Ev; E or Ev % 8 != 0 takes the scalar tile
-    loads instead of 16-byte chunks (for one of the two, or both)."""
+    """Padded head dims 32/64/128 from either E or Ev; a width off the 16-byte chunks (16-bit:
+    % 8 != 0, float32: % 4 != 0) takes the scalar tile loads (for one of the two, or both), and
+    an odd width the scalar stores."""
     check_op(2, 100, 70, E, Ev, causal, dtype)
 
 
@@ -110,7 +114,7 @@ def test_flash_many_tiles(L, S, E, Ev, causal, dtype) -> None:
     check_op(2, L, S, E, Ev, causal, dtype)
 
 
-@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_flash_many_blocks(dtype) -> None:
     """N * tiles past 65535 blocks (the grid's y/z limit): the batch index rides in x."""
     check_op(70000, 3, 5, 8, 8, True, dtype)
@@ -133,6 +137,29 @@ def test_flash_char_gpt_shape(dtype) -> None:
 
 
 @pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("E,Ev", [(64, 64), (36, 100)])
+def test_flash_float32_accuracy(E, Ev, causal) -> None:
+    """float32 (3xTF32) against a float64 reference (from the same float32 inputs) to float32
+    accuracy: inputs of magnitude ~10 and scale / 100 (scores ~1), where operands rounded to
+    TF32 alone would be off by ~1e-3 relative."""
+    N, L, S, scale = 2, 150, 140, 1e-2 / np.sqrt(E)
+    raw = [10 * rng.standard_normal(s) for s in ((N, L, E), (N, S, E), (N, S, Ev), (N, L, Ev))]
+    q, k, v, g = (ts.asarray(r).astype(ts.float32) for r in raw)
+    q64, k64, v64, g64 = (x.astype(ts.float64) for x in (q, k, v, g))
+    out, lse = _C._flash_attention(q64, k64, v64, scale, causal)
+    ref = [out, lse] + list(_C._flash_attention_backward(q64, k64, v64, out, lse, g64,
+                                                         scale, causal))
+    cq, ck, cv, cg = (x.to("cuda") for x in (q, k, v, g))
+    outg, lseg = _C._flash_attention(cq, ck, cv, scale, causal)
+    got = [outg, lseg] + list(_C._flash_attention_backward(
+        cq, ck, cv, out.astype(ts.float32).to("cuda"), lse.astype(ts.float32).to("cuda"), cg,
+        scale, causal))
+    for a, b in zip(got, ref):
+        a, b = host(a), host(b)
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * np.abs(b).max())
+
+
+@pytest.mark.parametrize("causal", [False, True])
 def test_flash_empty(causal) -> None:
     for N, L, S in ((0, 4, 4), (2, 0, 4), (2, 4, 0)):
         check_op(N, L, S, 8, 8, causal, "float32")
@@ -151,7 +178,8 @@ def test_flash_cuda_errors() -> None:
 
 
 @pytest.mark.parametrize("dtype,E", [("float32", 64), ("bfloat16", 64), ("float16", 32),
-                                     ("float64", 64), ("float32", 160)])
+                                     ("float64", 64), ("float32", 160), ("float32", 96),
+                                     ("bfloat16", 96)])
 @pytest.mark.parametrize("causal", [False, True])
 def test_sdpa_cuda(monkeypatch, dtype, E, causal) -> None:
     """F.scaled_dot_product_attention on CUDA (fused where it applies, else the matmul path)
@@ -160,7 +188,6 @@ def test_sdpa_cuda(monkeypatch, dtype, E, causal) -> None:
     calls = []
     apply = A.FlashAttention.apply
     monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
-    monkeypatch.setattr(A, "_FLASH_MIN_SCORE_BYTES", 0)
     monkeypatch.setattr(A.FlashAttention, "apply",
                         staticmethod(lambda *a: calls.append(a[0].device.type) or apply(*a)))
     raw = [rng.standard_normal((2, 3, 40, E)) for _ in range(4)]
@@ -172,7 +199,8 @@ def test_sdpa_cuda(monkeypatch, dtype, E, causal) -> None:
         out = F.scaled_dot_product_attention(*xs, is_causal=causal)
         out.backward(ts.asarray(raw[3]).astype(getattr(ts, dtype)).to(dev))
         res[dev] = [host(out)] + [host(x.grad) for x in xs]
-    assert calls.count("cuda") == (1 if dtype != "float64" and E <= 128 else 0)
+    flash = {"float64": 0, "float32": 64}.get(dtype, 128)  # largest head dim on the kernel
+    assert calls.count("cuda") == (1 if E <= flash else 0)
     for a, b in zip(res["cuda"], res["cpu"]):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol * max(np.abs(b).max(), 1.0))
 
@@ -181,7 +209,6 @@ def test_sdpa_cuda(monkeypatch, dtype, E, causal) -> None:
 def test_sdpa_cuda_non_contiguous(monkeypatch, dtype) -> None:
     """q/k/v as (B, H, T, E) views of (B, T, H, E) projections, on CUDA vs CPU (flash both)."""
     monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
-    monkeypatch.setattr(A, "_FLASH_MIN_SCORE_BYTES", 0)
     raw = [rng.standard_normal((2, 37, 3, 64)) for _ in range(3)]
     g = rng.standard_normal((2, 3, 37, 64))
     res = {}
@@ -195,19 +222,25 @@ def test_sdpa_cuda_non_contiguous(monkeypatch, dtype) -> None:
         np.testing.assert_allclose(a, b, rtol=TOL[dtype], atol=TOL[dtype] * max(np.abs(b).max(), 1.0))
 
 
-def test_sdpa_cuda_picks_flash_only_for_large_scores(monkeypatch) -> None:
-    """Small float32 score tensors take the (faster) matmul path on CUDA; above the threshold
-    the fused kernel runs; float16/bfloat16 take the tensor-core kernel at every size."""
+@pytest.mark.parametrize("causal", [False, True])
+def test_sdpa_cuda_picks_flash_at_every_size(monkeypatch, causal) -> None:
+    """float16/bfloat16/float32 take the fused kernel on CUDA at every size, float32 causal
+    too where the CPU would take the causal block path (L >= 128); float64, float32 head dims
+    above 64 and other head dims above 128 take the GEMM paths."""
     calls = []
     apply = A.FlashAttention.apply
     monkeypatch.setattr(A.FlashAttention, "apply",
                         staticmethod(lambda *a: calls.append(1) or apply(*a)))
-    q = ts.zeros((2, 3, 40, 16), device="cuda")
-    F.scaled_dot_product_attention(q, q, q)
-    assert calls == []
-    for dt in (ts.bfloat16, ts.float16):
-        F.scaled_dot_product_attention(q.astype(dt), q.astype(dt), q.astype(dt))
-    assert calls == [1, 1]
-    monkeypatch.setattr(A, "_FLASH_MIN_SCORE_BYTES", 2 * 3 * 40 * 40 * 4 - 1)
-    F.scaled_dot_product_attention(q, q, q)
-    assert calls == [1, 1, 1]
+    for shape in ((2, 3, 4, 16), (2, 3, 40, 16), (2, 3, 256, 64)):
+        q = ts.zeros(shape, device="cuda")
+        for dt in (ts.float32, ts.bfloat16, ts.float16):
+            F.scaled_dot_product_attention(q.astype(dt), q.astype(dt), q.astype(dt),
+                                           is_causal=causal)
+    assert len(calls) == 9
+    for dt, E in ((ts.float64, 16), (ts.float32, 160), (ts.float32, 65), (ts.bfloat16, 160)):
+        q = ts.zeros((2, 3, 256, E), dtype=dt, device="cuda")
+        F.scaled_dot_product_attention(q, q, q, is_causal=causal)
+    assert len(calls) == 9
+    q = ts.zeros((2, 3, 256, 128), dtype=ts.bfloat16, device="cuda")
+    F.scaled_dot_product_attention(q, q, q, is_causal=causal)
+    assert len(calls) == 10

@@ -1,18 +1,28 @@
-// Tensor-core flash attention for float16/bfloat16 (cuda/attention_mma.h): FlashAttention-2 on
-// mma.sync.m16n8k16 (16-bit inputs, float accumulators; sm_80+), operands from shared memory by
-// ldmatrix, global -> shared copies by cp.async.
+// Tensor-core flash attention (cuda/attention_mma.h): FlashAttention-2 on mma.sync (float
+// accumulators; sm_80+), operands from shared memory by ldmatrix, global -> shared copies by
+// cp.async. float16/bfloat16 run mma.m16n8k16 on their 16-bit inputs. float32 runs "3xTF32"
+// on mma.m16n8k8.tf32, as PyTorch's memory-efficient kernel does (CUTLASS's
+// OpMultiplyAddFastF32): each float operand x splits into big = tf32(x) and small = x - big
+// (split_tf32), and acc += a_small b_big + a_big b_small + a_big b_big (small products first)
+// keeps float32 accuracy (the dropped a_small b_small and small's truncation to tf32 are about
+// 2^-21 of the product) at tensor-core speed; plain TF32 would lose 3 decimal digits.
 //
 // Every kernel runs 4 warps over a 64-row tile (16 rows per warp: queries in the forward and
 // the dQ pass, keys in the dK/dV pass) and streams the other side through shared memory in
 // 64-row tiles, double-buffered: the next tile's cp.async copies fly while this one is used.
-// 16-bit tiles are stored with rows padded to D + 8 elements, so the 8 row addresses of an
-// ldmatrix fall in distinct 16-byte bank groups. A warp's 16 x 64 block of scores lives in
-// registers in the accumulator layout of mma.m16n8k16 (PTX ISA, "Matrix Fragments for
-// mma.m16n8k16"): lane l holds rows l/4 and l/4 + 8 at columns 8t + 2(l%4) + {0, 1} of each
-// 8-column tile t. Row max and sum are two quad shuffles; P and dS, rounded to T as
-// FlashAttention does, become the A operand of the next mma straight from those registers (the
-// A fragment of a 16-column step is exactly the accumulators of two 8-column tiles). Scores
-// are kept in log2 units (times scale * log2(e)) so exp is one ex2 (exp2_sfu).
+// Tiles are stored with rows padded by 16 bytes (D + 8 16-bit elements, D + 4 floats), so the
+// 8 row addresses of an ldmatrix fall in distinct 16-byte bank groups. One mma step takes 32
+// bytes of each row (k = 16 16-bit or 8 float columns), read by the same ldmatrix for both:
+// an 8x8 b16 matrix is 8 rows of 4 floats, and lane l's register is row l/4, float l%4,
+// exactly the tf32 A fragment (and B fragment with rows n, columns k) of mma.m16n8k8.
+// A warp's 16 x 64 block of scores lives in registers in the accumulator layout of
+// mma.m16n8k16 and mma.m16n8k8 (PTX ISA, "Matrix Fragments for mma.m16n8k16"): lane l holds
+// rows l/4 and l/4 + 8 at columns 8t + 2(l%4) + {0, 1} of each 8-column tile t. Row max and
+// sum are two quad shuffles; P and dS become the A operand of the next mma straight from
+// those registers: for 16-bit T, rounded to T (as FlashAttention does), the A fragment of a
+// 16-column step is exactly the accumulators of two 8-column tiles; for float, an 8-key step
+// is one accumulator tile, with the k order permuted (see accumulate). Scores are kept in log2
+// units (times scale * log2(e)) so exp is one ex2 (exp2_sfu).
 //
 // Forward: the output stays in registers and is rescaled in place by the online-softmax
 // factor. Backward (no rescale): dK/dV per key tile and dQ per query tile accumulate in
@@ -41,20 +51,48 @@ constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 constexpr float kNegInf = -__builtin_huge_valf();
 
-template <int D>
-constexpr int kHPitch = D + 8;  // 16-bit tile rows
+// float runs 3xTF32 on mma.m16n8k8.tf32; __half and __nv_bfloat16 mma.m16n8k16.
+template <class T>
+constexpr bool kTf32 = std::is_same_v<T, float>;
 
-// The warp's own A fragments (its 16 rows of a tile, D/16 steps of 16 columns) stay in
-// registers up to D = 64; at 128 they would spill and are reloaded for each use instead.
-template <int D>
-constexpr int kAF = D <= 64 ? D / 16 : 1;
+// Elements of T in 16 bytes: a cp.async chunk, the row padding of a tile, and the width of an
+// ldmatrix 8x8 b16 matrix row.
+template <class T>
+constexpr int kVec = 16 / static_cast<int>(sizeof(T));
+
+// Tile row pitch in elements (see the header comment).
+template <class T, int D>
+constexpr int kPitch = D + kVec<T>;
+
+// Columns of one mma step (its k): 32 bytes of a row.
+template <class T>
+constexpr int kK = 2 * kVec<T>;
+
+// The warp's own A fragments (its 16 rows of a tile, D / kK steps) stay in registers where
+// that is at most 16 registers; more would spill (or starve the float path's operand
+// splits), so they are reloaded for each use instead.
+template <class T, int D>
+constexpr int kAF = D / kK<T> <= 4 ? D / kK<T> : 1;
 
 template <class T>
 __device__ __forceinline__ T from_f(float x) {
-  if constexpr (std::is_same_v<T, __half>)
+  if constexpr (kTf32<T>)
+    return x;
+  else if constexpr (std::is_same_v<T, __half>)
     return __float2half_rn(x);
   else
     return __float2bfloat16_rn(x);
+}
+
+__device__ __forceinline__ uint32_t f_bits(float x) {
+  uint32_t u;
+  __builtin_memcpy(&u, &x, 4);
+  return u;
+}
+__device__ __forceinline__ float bits_f(uint32_t u) {
+  float x;
+  __builtin_memcpy(&x, &u, 4);
+  return x;
 }
 
 // The 16-bit bit pattern of x rounded to T, low half first: one 32-bit operand register.
@@ -103,6 +141,18 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const uint32_t (&a)[4], 
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// d += A B for a 16x8 A (row) and an 8x8 B (col) of tf32 in the PTX m16n8k8 fragment layouts:
+// a0 = A[g][t], a1 = A[g + 8][t], a2 = A[g][t + 4], a3 = A[g + 8][t + 4], b0 = B[t][g],
+// b1 = B[t + 4][g] (g = lane / 4, t = lane % 4); C/D as for m16n8k16.
+__device__ __forceinline__ void mma1688(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                        uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
 // 2^x on the SFU: exp2f without fast math is this instruction plus a rescale that keeps
 // results below 2^-126 (denormal), which neither P nor its sums notice; -inf gives +0.
 __device__ __forceinline__ float exp2_sfu(float x) {
@@ -126,14 +176,60 @@ __device__ __forceinline__ void cp_async_wait() {
 }
 #endif
 
+// The 3xTF32 split of the float with bit pattern x (as CUTLASS's fast-float32 converters do):
+// big = x rounded to tf32 to nearest, ties away from zero (cvt.rna: half a tf32 ulp added to
+// the magnitude bits carries into the kept ones, then the low 13 bits go), small = x - big
+// (exact, at most 2^-11 |x|) as it stands: the tensor core reads only the top 19 bits of a
+// tf32 operand, truncating small to tf32. Three integer/float ops instead of two cvt.
+__device__ __forceinline__ void split_tf32(uint32_t x, uint32_t& big, uint32_t& small) {
+  big = (x + 0x1000u) & 0xffffe000u;
+  small = f_bits(bits_f(x) - bits_f(big));
+}
+
+// The float A operand of mma_op: fragment registers split into big and small halves once, for
+// all the mmas that reuse them.
+struct Tf32A {
+  uint32_t big[4], small[4];
+};
+
+// The A operand of mma_op from fragment registers r: r itself for 16-bit T; for float (r the
+// bit patterns of the values) its 3xTF32 split.
+template <class T>
+__device__ __forceinline__ decltype(auto) a_operand(const uint32_t (&r)[4]) {
+  if constexpr (kTf32<T>) {
+    Tf32A a;
+#pragma unroll
+    for (int x = 0; x < 4; ++x) split_tf32(r[x], a.big[x], a.small[x]);
+    return a;
+  } else {
+    return (r);
+  }
+}
+
+// d += A B for an A operand (a_operand) and a B fragment (b0, b1) of T (float: bit patterns,
+// split here).
+template <class T, class A>
+__device__ __forceinline__ void mma_op(float (&d)[4], const A& a, uint32_t b0, uint32_t b1) {
+  if constexpr (kTf32<T>) {
+    uint32_t bb0, bs0, bb1, bs1;
+    split_tf32(b0, bb0, bs0);
+    split_tf32(b1, bb1, bs1);
+    mma1688(d, a.small, bb0, bb1);  // the small products first, as CUTLASS orders them
+    mma1688(d, a.big, bs0, bs1);
+    mma1688(d, a.big, bb0, bb1);
+  } else {
+    mma16816<T>(d, a, b0, b1);
+  }
+}
+
 __device__ __forceinline__ bool sees(const MmaGeom& g, int i, int j) {
   return i < g.L && j < g.S && (!g.causal || j <= i);
 }
 
 // A thread's share of a 64-row tile in 16-byte chunks.
-template <int D>
+template <class T, int D>
 struct Chunks {
-  static constexpr int C = D / 8, kIters = kTile * C / kThreads;
+  static constexpr int C = D / kVec<T>, kIters = kTile * C / kThreads;
   static_assert(kTile * C % kThreads == 0, "whole chunks per thread");
 };
 
@@ -145,14 +241,15 @@ __device__ __forceinline__ void load_scalar(T* dst, const T* __restrict__ src, i
     const int r = e / D, c = e % D;
     T x = from_f<T>(0.f);
     if (r0 + r < nrows && c < width) x = src[static_cast<int64_t>(r0 + r) * width + c];
-    dst[r * kHPitch<D> + c] = x;
+    dst[r * kPitch<T, D> + c] = x;
   }
 }
 
-// Rows [r0, r0 + 64) of a (nrows, width) row-major matrix into a tile of pitch D + 8, zero past
-// nrows and from width up to D (so padding never meets garbage: 0 * NaN would spread). With
-// vec (src 16-byte aligned, width % 8 == 0) as cp.async copies the caller commits and waits
-// for, else by plain element-wise stores (visible after the caller's __syncthreads).
+// Rows [r0, r0 + 64) of a (nrows, width) row-major matrix into a tile of pitch kPitch, zero
+// past nrows and from width up to D (so padding never meets garbage: 0 * NaN would spread).
+// With vec (src 16-byte aligned, width a multiple of 16 bytes) as cp.async copies the caller
+// commits and waits for, else by plain element-wise stores (visible after the caller's
+// __syncthreads).
 template <class T, int D>
 __device__ __forceinline__ void async_tile(T* dst, const T* __restrict__ src, int width, bool vec,
                                            int r0, int nrows) {
@@ -160,13 +257,13 @@ __device__ __forceinline__ void async_tile(T* dst, const T* __restrict__ src, in
     load_scalar<T, D>(dst, src, r0, nrows, width);
     return;
   }
-  constexpr int C = Chunks<D>::C;
+  constexpr int C = Chunks<T, D>::C;
 #pragma unroll
-  for (int it = 0; it < Chunks<D>::kIters; ++it) {
-    const int e = threadIdx.x + it * kThreads, r = e / C, c = (e % C) * 8;
+  for (int it = 0; it < Chunks<T, D>::kIters; ++it) {
+    const int e = threadIdx.x + it * kThreads, r = e / C, c = (e % C) * kVec<T>;
     const bool ok = r0 + r < nrows && c < width;
-    cp_async16(dst + r * kHPitch<D> + c, ok ? src + static_cast<int64_t>(r0 + r) * width + c : src,
-               ok);
+    cp_async16(dst + r * kPitch<T, D> + c,
+               ok ? src + static_cast<int64_t>(r0 + r) * width + c : src, ok);
   }
 }
 
@@ -174,18 +271,18 @@ __device__ __forceinline__ void async_tile(T* dst, const T* __restrict__ src, in
 template <class T, int D>
 __device__ __forceinline__ const T* a_row(const T* t) {
   const int lane = threadIdx.x % 32;
-  return t + ((threadIdx.x / 32) * kWarpRows + lane % 16) * kHPitch<D> + (lane / 16) * 8;
+  return t + ((threadIdx.x / 32) * kWarpRows + lane % 16) * kPitch<T, D> + (lane / 16) * kVec<T>;
 }
 
 template <class T, int AF>
 __device__ __forceinline__ void load_afrags(uint32_t (&af)[AF][4], const T* arow) {
   if constexpr (AF > 1) {
 #pragma unroll
-    for (int kk = 0; kk < AF; ++kk) ldsm_x4(af[kk], arow + kk * 16);
+    for (int kk = 0; kk < AF; ++kk) ldsm_x4(af[kk], arow + kk * kK<T>);
   }
 }
 
-// s = A B^T: A the warp's 16 rows (cached fragments af when AF = D / 16, else reloaded from
+// s = A B^T: A the warp's 16 rows (cached fragments af when AF = D / kK, else reloaded from
 // arow), B the 8 NT rows of tile b: the warp's 16 x 8NT block of row dot products.
 template <class T, int D, int AF, int NT>
 __device__ __forceinline__ void dots(float (&s)[NT][4], const uint32_t (&af)[AF][4], const T* arow,
@@ -194,21 +291,23 @@ __device__ __forceinline__ void dots(float (&s)[NT][4], const uint32_t (&af)[AF]
 #pragma unroll
   for (int t = 0; t < NT; ++t) s[t][0] = s[t][1] = s[t][2] = s[t][3] = 0.f;
 #pragma unroll
-  for (int kk = 0; kk < D / 16; ++kk) {
-    uint32_t a[4];
+  for (int kk = 0; kk < D / kK<T>; ++kk) {
+    uint32_t r[4];
     if constexpr (AF > 1) {
-      static_assert(AF == D / 16, "all fragments or none");
+      static_assert(AF == D / kK<T>, "all fragments or none");
 #pragma unroll
-      for (int x = 0; x < 4; ++x) a[x] = af[kk][x];
+      for (int x = 0; x < 4; ++x) r[x] = af[kk][x];
     } else {
-      ldsm_x4(a, arow + kk * 16);
+      ldsm_x4(r, arow + kk * kK<T>);
     }
+    decltype(auto) a = a_operand<T>(r);
 #pragma unroll
     for (int np = 0; np < NT / 2; ++np) {  // rows 16np.. of b as two 8-column B operands
       uint32_t f[4];
-      ldsm_x4(f, b + (np * 16 + mr + 8 * (mi >> 1)) * kHPitch<D> + kk * 16 + 8 * (mi & 1));
-      mma16816<T>(s[2 * np], a, f[0], f[1]);
-      mma16816<T>(s[2 * np + 1], a, f[2], f[3]);
+      ldsm_x4(f,
+              b + (np * 16 + mr + 8 * (mi >> 1)) * kPitch<T, D> + kk * kK<T> + kVec<T> * (mi & 1));
+      mma_op<T>(s[2 * np], a, f[0], f[1]);
+      mma_op<T>(s[2 * np + 1], a, f[2], f[3]);
     }
   }
 }
@@ -219,17 +318,38 @@ template <class T, int D, int NT>
 __device__ __forceinline__ void accumulate(float (&acc)[D / 8][4], const float (&p)[NT][4],
                                            const T* b) {
   const int lane = threadIdx.x % 32, mi = lane / 8, mr = lane % 8;
+  if constexpr (kTf32<T>) {
+    // An 8-key step is accumulator tile kk; its k order is free as long as A and B agree.
+    // k = t is key 2t and k = t + 4 key 2t + 1, so the A fragment is (c0, c2, c1, c3) of the
+    // tile (no shuffles) and B is two scalar loads, B[2t][g] and B[2t + 1][g]: banks 8t + g
+    // and 8t + 4 + g (pitch D + 4 = 4 mod 32), conflict-free. (ldmatrix.trans cannot
+    // transpose 32-bit elements.)
+    const float* bl = b + (2 * (lane % 4)) * kPitch<T, D> + lane / 4;
 #pragma unroll
-  for (int kk = 0; kk < NT / 2; ++kk) {  // P columns 16kk.. = accumulator tiles 2kk, 2kk + 1
-    const uint32_t a[4] = {
-        pack2<T>(p[2 * kk][0], p[2 * kk][1]), pack2<T>(p[2 * kk][2], p[2 * kk][3]),
-        pack2<T>(p[2 * kk + 1][0], p[2 * kk + 1][1]), pack2<T>(p[2 * kk + 1][2], p[2 * kk + 1][3])};
+    for (int kk = 0; kk < NT; ++kk) {
+      const uint32_t r[4] = {f_bits(p[kk][0]), f_bits(p[kk][2]), f_bits(p[kk][1]),
+                             f_bits(p[kk][3])};
+      const Tf32A a = a_operand<T>(r);
+      const float* bk = bl + kk * 8 * kPitch<T, D>;
 #pragma unroll
-    for (int dp = 0; dp < D / 16; ++dp) {  // columns 16dp.. as two 8-column B operands
-      uint32_t f[4];
-      ldsm_x4_trans(f, b + (kk * 16 + mr + 8 * (mi & 1)) * kHPitch<D> + dp * 16 + 8 * (mi >> 1));
-      mma16816<T>(acc[2 * dp], a, f[0], f[1]);
-      mma16816<T>(acc[2 * dp + 1], a, f[2], f[3]);
+      for (int dt = 0; dt < D / 8; ++dt)
+        mma_op<T>(acc[dt], a, f_bits(bk[dt * 8]), f_bits(bk[kPitch<T, D> + dt * 8]));
+    }
+  } else {
+#pragma unroll
+    for (int kk = 0; kk < NT / 2; ++kk) {  // P columns 16kk.. = accumulator tiles 2kk, 2kk + 1
+      const uint32_t a[4] = {pack2<T>(p[2 * kk][0], p[2 * kk][1]),
+                             pack2<T>(p[2 * kk][2], p[2 * kk][3]),
+                             pack2<T>(p[2 * kk + 1][0], p[2 * kk + 1][1]),
+                             pack2<T>(p[2 * kk + 1][2], p[2 * kk + 1][3])};
+#pragma unroll
+      for (int dp = 0; dp < D / 16; ++dp) {  // columns 16dp.. as two 8-column B operands
+        uint32_t f[4];
+        ldsm_x4_trans(f,
+                      b + (kk * 16 + mr + 8 * (mi & 1)) * kPitch<T, D> + dp * 16 + 8 * (mi >> 1));
+        mma16816<T>(acc[2 * dp], a, f[0], f[1]);
+        mma16816<T>(acc[2 * dp + 1], a, f[2], f[3]);
+      }
     }
   }
 }
@@ -240,6 +360,14 @@ __device__ __forceinline__ void zero(float (&acc)[D / 8][4]) {
   for (int t = 0; t < D / 8; ++t) acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.f;
 }
 
+template <class T>
+__device__ __forceinline__ void store2(T* p, float x0, float x1) {
+  if constexpr (kTf32<T>)
+    *reinterpret_cast<float2*>(p) = make_float2(x0, x1);
+  else
+    *reinterpret_cast<uint32_t*>(p) = pack2<T>(x0, x1);
+}
+
 // Writes a warp's 16 x D accumulators, row h (of this lane's two) times mul[h], to rows
 // row[h] < nrows of a (nrows, width) T matrix.
 template <class T, int D>
@@ -247,8 +375,9 @@ __device__ __forceinline__ void write_rows(const float (&acc)[D / 8][4], T* dst,
                                            const int (&row)[2], int nrows, int width,
                                            const float (&mul)[2]) {
   const int tq = threadIdx.x % 4;
-  // A lane's two adjacent columns as one 32-bit store where every row start is 4-byte aligned.
-  const bool pairs = width % 2 == 0 && reinterpret_cast<uintptr_t>(dst) % 4 == 0;
+  // A lane's two adjacent columns as one store (32 bits, float: 64) where every row start is
+  // aligned to it.
+  const bool pairs = width % 2 == 0 && reinterpret_cast<uintptr_t>(dst) % (2 * sizeof(T)) == 0;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     if (row[h] >= nrows) continue;
@@ -258,7 +387,7 @@ __device__ __forceinline__ void write_rows(const float (&acc)[D / 8][4], T* dst,
       const int c = t * 8 + 2 * tq;
       const float x0 = acc[t][2 * h] * mul[h], x1 = acc[t][2 * h + 1] * mul[h];
       if (pairs) {
-        if (c < width) *reinterpret_cast<uint32_t*>(out + c) = pack2<T>(x0, x1);
+        if (c < width) store2<T>(out + c, x0, x1);
       } else {
         if (c < width) out[c] = from_f<T>(x0);
         if (c + 1 < width) out[c + 1] = from_f<T>(x1);
@@ -304,28 +433,29 @@ __device__ __forceinline__ void stream_step(int it, int ntiles, F&& issue) {
   __syncthreads();
 }
 
-// K and V rows [j0, j0 + 64) into buffer b of kv (K at kv + 2b * 64 * (D + 8), V after it).
+// K and V rows [j0, j0 + 64) into buffer b of kv (K at kv + 2b * 64 * kPitch, V after it).
 template <class T, int D>
 __device__ __forceinline__ void issue_kv(T* kv, int b, const T* kn, const T* vn, int j0,
                                          const MmaGeom& g, const Vec& vec) {
-  T* t = kv + b * 2 * kTile * kHPitch<D>;
+  T* t = kv + b * 2 * kTile * kPitch<T, D>;
   async_tile<T, D>(t, kn, g.E, vec.k, j0, g.S);
-  async_tile<T, D>(t + kTile * kHPitch<D>, vn, g.Ev, vec.v, j0, g.S);
+  async_tile<T, D>(t + kTile * kPitch<T, D>, vn, g.Ev, vec.v, j0, g.S);
 }
 
 // Q, then two (K, V) buffers.
-template <int D>
-constexpr size_t kFwdSmem = 5 * kTile* kHPitch<D> * 2;
+template <class T, int D>
+constexpr size_t kFwdSmem = 5 * kTile* kPitch<T, D> * sizeof(T);
 
-template <int D>
-constexpr int kFwdBlocks = D <= 64 ? 3 : 1;  // the most the registers allow without spills
+// Blocks per SM: the most the registers allow without spills (float: and shared memory).
+template <class T, int D>
+constexpr int kFwdBlocks = D <= 64 ? (kTf32<T> ? 2 : 3) : 1;
 
 template <class T, int D>
-__global__ void __launch_bounds__(kThreads, kFwdBlocks<D>)
+__global__ void __launch_bounds__(kThreads, kFwdBlocks<T, D>)
     mma_fwd(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
             T* __restrict__ out, float* __restrict__ lse, MmaGeom g, float scale_log2, int tiles,
             Vec vec) {
-  constexpr int HP = kHPitch<D>;
+  constexpr int HP = kPitch<T, D>;
   extern __shared__ __align__(128) unsigned char smem[];
   T* qs = reinterpret_cast<T*>(smem);
   T* kv = qs + kTile * HP;  // buffer b: K at kv + 2b * kTile * HP, V after it
@@ -342,7 +472,7 @@ __global__ void __launch_bounds__(kThreads, kFwdBlocks<D>)
   lane_rows(row, i0);
   const int wr = row[0] - (threadIdx.x % 32) / 4;  // the warp's first row
   const T* qa = a_row<T, D>(qs);
-  uint32_t qf[kAF<D>][4];
+  uint32_t qf[kAF<T, D>][4];
   float o[D / 8][4];
   zero<D>(o);
   float m[2] = {kNegInf, kNegInf}, l[2] = {0.f, 0.f};  // log2 units; l is this lane's part
@@ -405,19 +535,19 @@ __global__ void __launch_bounds__(kThreads, kFwdBlocks<D>)
 
 // Backward shared memory: the block's two resident tiles, two buffers of the two streamed
 // tiles, and (dK/dV pass) two buffers of the streamed queries' lse and D rows.
-template <int D>
-constexpr size_t kBwdSmem = 6 * kTile* kHPitch<D> * 2 + 2 * 2 * kTile * 4;
+template <class T, int D>
+constexpr size_t kBwdSmem = 6 * kTile* kPitch<T, D> * sizeof(T) + 2 * 2 * kTile * 4;
 
-template <int D>
+template <class T, int D>
 constexpr int kBwdBlocks = D <= 64 ? 2 : 1;
 
 template <class T, int D>
-__global__ void __launch_bounds__(kThreads, kBwdBlocks<D>)
+__global__ void __launch_bounds__(kThreads, kBwdBlocks<T, D>)
     mma_bwd_dkdv(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                  const T* __restrict__ go, const float* __restrict__ lse,
                  const float* __restrict__ dd, T* __restrict__ dk, T* __restrict__ dv, MmaGeom g,
                  float scale_log2, int tiles, Vec vec) {
-  constexpr int HP = kHPitch<D>;
+  constexpr int HP = kPitch<T, D>;
   extern __shared__ __align__(128) unsigned char smem[];
   T* ks = reinterpret_cast<T*>(smem);
   T* vs = ks + kTile * HP;
@@ -492,12 +622,12 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<D>)
 }
 
 template <class T, int D>
-__global__ void __launch_bounds__(kThreads, kBwdBlocks<D>)
+__global__ void __launch_bounds__(kThreads, kBwdBlocks<T, D>)
     mma_bwd_dq(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                const T* __restrict__ go, const float* __restrict__ lse,
                const float* __restrict__ dd, T* __restrict__ dq, MmaGeom g, float scale_log2,
                int tiles, Vec vec) {
-  constexpr int HP = kHPitch<D>;
+  constexpr int HP = kPitch<T, D>;
   extern __shared__ __align__(128) unsigned char smem[];
   T* qs = reinterpret_cast<T*>(smem);
   T* gs = qs + kTile * HP;
@@ -524,7 +654,7 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<D>)
   }
   const T* qa = a_row<T, D>(qs);
   const T* ga = a_row<T, D>(gs);
-  uint32_t qf[kAF<D>][4], gf[kAF<D>][4];
+  uint32_t qf[kAF<T, D>][4], gf[kAF<T, D>][4];
   float dqa[D / 8][4];
   zero<D>(dqa);
   for (int it = 0; it < ntiles; ++it) {
@@ -565,8 +695,9 @@ cudaError_t dispatch_head_dim(const MmaGeom& g, F&& f) {
   return f(std::integral_constant<int, 128>{});
 }
 
-bool vec_ok(const void* p, int width) {
-  return width % 8 == 0 && reinterpret_cast<uintptr_t>(p) % 16 == 0;
+template <class T>
+bool vec_ok(const T* p, int width) {
+  return width % kVec<T> == 0 && reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
 
 // Grid of N * ceil(rows / 64) blocks, all in x (N can pass 65535); false if too many.
@@ -595,10 +726,11 @@ cudaError_t flash_mma_forward(const T* q, const T* k, const T* v, T* out, float*
   const float scale_log2 = g.scale * kLog2e;
   return dispatch_head_dim(g, [&](auto d) {
     constexpr int D = decltype(d)::value;
+    constexpr size_t smem = kFwdSmem<T, D>;
     const auto kernel = mma_fwd<T, D>;
-    const cudaError_t e = allow_smem(kernel, kFwdSmem<D>);
+    const cudaError_t e = allow_smem(kernel, smem);
     if (e != cudaSuccess) return e;
-    kernel<<<blocks, kThreads, kFwdSmem<D>, st>>>(q, k, v, out, lse, g, scale_log2, tiles, vec);
+    kernel<<<blocks, kThreads, smem, st>>>(q, k, v, out, lse, g, scale_log2, tiles, vec);
     return cudaGetLastError();
   });
 }
@@ -617,15 +749,15 @@ cudaError_t flash_mma_backward(const T* q, const T* k, const T* v, const T* gout
     constexpr int D = decltype(d)::value;
     const auto dkdv = mma_bwd_dkdv<T, D>;
     const auto dqk = mma_bwd_dq<T, D>;
-    cudaError_t e = allow_smem(dkdv, kBwdSmem<D>);
-    if (e == cudaSuccess) e = allow_smem(dqk, kBwdSmem<D>);
+    constexpr size_t smem = kBwdSmem<T, D>;
+    cudaError_t e = allow_smem(dkdv, smem);
+    if (e == cudaSuccess) e = allow_smem(dqk, smem);
     if (e != cudaSuccess) return e;
-    dkdv<<<kblocks, kThreads, kBwdSmem<D>, st>>>(q, k, v, gout, lse, dd, dk, dv, g, scale_log2,
-                                                 ktiles, vec);
+    dkdv<<<kblocks, kThreads, smem, st>>>(q, k, v, gout, lse, dd, dk, dv, g, scale_log2, ktiles,
+                                          vec);
     e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    dqk<<<qblocks, kThreads, kBwdSmem<D>, st>>>(q, k, v, gout, lse, dd, dq, g, scale_log2, qtiles,
-                                                vec);
+    dqk<<<qblocks, kThreads, smem, st>>>(q, k, v, gout, lse, dd, dq, g, scale_log2, qtiles, vec);
     return cudaGetLastError();
   });
 }
@@ -638,6 +770,7 @@ cudaError_t flash_mma_backward(const T* q, const T* k, const T* v, const T* gout
                                              cudaStream_t);
 TS_MMA_INSTANTIATE(__half)
 TS_MMA_INSTANTIATE(__nv_bfloat16)
+TS_MMA_INSTANTIATE(float)
 #undef TS_MMA_INSTANTIATE
 
 }  // namespace ts::cuda

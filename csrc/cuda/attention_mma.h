@@ -1,8 +1,8 @@
-// Tensor-core (WMMA) flash attention for float16/bfloat16 (cuda/attention_mma.cu), called by
-// cuda/attention_kernels.cu for the 16-bit dtypes. Pointers are contiguous q (N, L, E),
-// k (N, S, E), v (N, S, Ev), out/gout (N, L, Ev), lse/dd (N, L) float32 (natural log),
-// dq/dk/dv of q's/k's/v's shapes; E, Ev <= 128; N, L, S > 0. Each returns the launch's
-// error (cudaSuccess when all kernels were queued).
+// Tensor-core (mma.sync) flash attention for float16/bfloat16 and float32 (3xTF32)
+// (cuda/attention_mma.cu), called by cuda/attention_kernels.cu. Pointers are contiguous q (N, L,
+// E), k (N, S, E), v (N, S, Ev), out/gout (N, L, Ev), lse/dd (N, L) float32 (natural log), dq/dk/dv
+// of q's/k's/v's shapes; E, Ev <= 128; N, L, S > 0. Each returns the launch's error (cudaSuccess
+// when all kernels were queued).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -17,7 +17,7 @@ struct MmaGeom {
   bool causal;
 };
 
-// T is __half or __nv_bfloat16.
+// T is __half, __nv_bfloat16 or float.
 template <class T>
 cudaError_t flash_mma_forward(const T* q, const T* k, const T* v, T* out, float* lse,
                               const MmaGeom& g, cudaStream_t st);

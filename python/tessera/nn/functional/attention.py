@@ -1,7 +1,6 @@
 """scaled_dot_product_attention. Without a mask tensor and dropout: the fused (flash-style)
-kernel on CUDA for float16/bfloat16 (tensor cores), and for float32 where the score tensor
-would be huge (csrc/ops/attention.h: no (L, S) scores);
-causal attention through GEMMs on the block lower triangle of the scores
+tensor-core kernel on CUDA for float16/bfloat16/float32 (csrc/ops/attention.h: no (L, S)
+scores); else causal attention through GEMMs on the block lower triangle of the scores
 (csrc/ops/attention_causal.h); else matmul, one fused (scaled, optionally causal) softmax
 kernel, matmul. The composite path with a mask or dropout."""
 from __future__ import annotations
@@ -23,19 +22,20 @@ from .activation import softmax
 # 129 vs 214 ms forward+backward at (8, 6, 256, 64) causal float32 on 2 cores).
 _FLASH_ON_CUDA = True
 _FLASH_ON_CPU = False
-# On the H100 the float32 flash kernel (CUDA cores) is slower than cuBLAS matmuls + the fused
-# softmax at every measured shape (char-GPT (64, 6, 256, 64) causal fwd+bwd: 1.58 vs 1.01 ms;
-# docs/benchmarks.md), so float32 takes it only where the matmul path would materialize a
-# score tensor (N, L, S) of more than this many bytes: there it trades speed for O(L) memory
-# instead of O(L * S). float16/bfloat16 run the tensor-core kernel (cuda/attention_mma.cu)
-# at every size: faster than the matmul path at every measured shape (char-GPT shape fwd+bwd
-# 0.34 vs 0.40 ms; (16, 12, 1024, 64) causal 1.08 vs 1.75 ms), and in the bf16 char-GPT step,
-# with fewer kernels and no score tensor, 10.1-10.4 vs 12.4-13.3 ms.
-_FLASH_MIN_SCORE_BYTES = 1 << 30
-_FLASH_HALF_DTYPES = ("float16", "bfloat16")
-# The CUDA kernel covers these dtypes (float64 takes the matmul path) and head dims.
+# On CUDA the covered dtypes run the tensor-core kernel (cuda/attention_mma.cu) at every
+# size, float32 by 3xTF32 at float32 accuracy (as PyTorch's memory-efficient kernel): one
+# kernel each way instead of the GEMM paths' several, and no score tensor. H100, kernel time
+# at the char-GPT shape (64, 6, 256, 64) causal, fwd + bwd: bf16 0.17 ms (0.34 ms wall with
+# the host, matmul path 0.40), float32 0.12 + 0.32 ms (PyTorch's memory-efficient kernels
+# 0.52 ms, its sdpa fwd+bwd 0.78 ms between CUDA events; the old CUDA-core kernel 1.6). In
+# the bf16 char-GPT step 10.1-10.4 vs 12.4-13.3 ms.
+# The CUDA kernel covers these dtypes (float64 takes the GEMM paths) and head dims.
 _FLASH_CUDA_DTYPES = ("float16", "bfloat16", "float32")
 _FLASH_MAX_HEAD_DIM = 128
+# float32 above this head dim keeps the GEMM paths: at head dim 128 its 3xTF32 backward runs
+# one 4-warp block per SM and loses to them ((32, 8, 512, 128) causal: 0.50 + 2.77 ms kernel
+# time vs the block path's 2.54 ms wall).
+_FLASH_MAX_HEAD_DIM_F32 = 64
 # Row block of the causal block path (Note [Causal block attention]), a multiple of 64 rows
 # (whole GEMM tiles); it applies from two blocks on (L >= 2 * block). Longer L takes larger
 # blocks so each product stays at most 8 GEMM calls: with b blocks the GEMMs do
@@ -57,14 +57,6 @@ def _ts() -> Any:
     return tessera
 
 
-def _score_bytes(q: Tensor, k: Tensor) -> int:
-    """Bytes of the float32 (..., L, S) score tensor the matmul path would build."""
-    n = 4 * q.shape[-2] * k.shape[-2]
-    for d in q.shape[:-2]:
-        n *= d
-    return n
-
-
 def _flash_applies(q: Tensor, k: Tensor, v: Tensor) -> bool:
     """Whether the fused kernel takes q/k/v: floating, one dtype and device, equal (not
     broadcast) batch dims, and a device/dtype/head dim the kernel serves."""
@@ -76,15 +68,17 @@ def _flash_applies(q: Tensor, k: Tensor, v: Tensor) -> bool:
         return False
     dtype, device = str(q.dtype), q.device.type
     if device == "cuda":
+        limit = _FLASH_MAX_HEAD_DIM_F32 if dtype == "float32" else _FLASH_MAX_HEAD_DIM
         return (_FLASH_ON_CUDA and dtype in _FLASH_CUDA_DTYPES
-                and max(q.shape[-1], v.shape[-1]) <= _FLASH_MAX_HEAD_DIM
-                and (dtype in _FLASH_HALF_DTYPES or _score_bytes(q, k) > _FLASH_MIN_SCORE_BYTES))
+                and max(q.shape[-1], v.shape[-1]) <= limit)
     return device == "cpu" and _FLASH_ON_CPU and dtype in FUSED_DTYPES
 
 
 def _causal_block(q: Tensor, k: Tensor, v: Tensor) -> int:
     """The row block for the causal block path, or 0 where it does not apply: fusable
-    float32/float64 q/k/v of one device with equal batch dims and L >= 2 blocks."""
+    float32/float64 q/k/v of one device with equal batch dims and L >= 2 blocks. Asked only
+    where the fused kernel does not apply: on CUDA that leaves float64, float32 head dims
+    above 64, and _FLASH_ON_CUDA = False."""
     if not (q.ndim >= 3 and k.ndim == q.ndim and v.ndim == q.ndim and fusable(q, k, v)):
         return 0
     if str(q.dtype) not in _CAUSAL_DTYPES:
