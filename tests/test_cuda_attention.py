@@ -244,3 +244,9 @@ def test_sdpa_cuda_picks_flash_at_every_size(monkeypatch, causal) -> None:
     q = ts.zeros((2, 3, 256, 128), dtype=ts.bfloat16, device="cuda")
     F.scaled_dot_product_attention(q, q, q, is_causal=causal)
     assert len(calls) == 10
+    # float32 head dims 65..128 take the fused kernel where the GEMM paths' score tensor
+    # would pass the memory threshold (here lowered to the test's size).
+    monkeypatch.setattr(A, "_FLASH_MIN_SCORE_BYTES", 2 * 3 * 256 * 256 * 4 - 1)
+    q = ts.zeros((2, 3, 256, 128), device="cuda")
+    F.scaled_dot_product_attention(q, q, q, is_causal=causal)
+    assert len(calls) == 11

@@ -34,8 +34,10 @@ _FLASH_CUDA_DTYPES = ("float16", "bfloat16", "float32")
 _FLASH_MAX_HEAD_DIM = 128
 # float32 above this head dim keeps the GEMM paths: at head dim 128 its 3xTF32 backward runs
 # one 4-warp block per SM and loses to them ((32, 8, 512, 128) causal: 0.50 + 2.77 ms kernel
-# time vs the block path's 2.54 ms wall).
+# time vs the block path's 2.54 ms wall) -- unless their (N, L, S) float32 score tensor would
+# pass _FLASH_MIN_SCORE_BYTES: there the fused kernel trades a little speed for O(L) memory.
 _FLASH_MAX_HEAD_DIM_F32 = 64
+_FLASH_MIN_SCORE_BYTES = 1 << 30
 # Row block of the causal block path (Note [Causal block attention]), a multiple of 64 rows
 # (whole GEMM tiles); it applies from two blocks on (L >= 2 * block). Longer L takes larger
 # blocks so each product stays at most 8 GEMM calls: with b blocks the GEMMs do
@@ -57,6 +59,14 @@ def _ts() -> Any:
     return tessera
 
 
+def _score_bytes(q: Tensor, k: Tensor) -> int:
+    """Bytes of the float32 (..., L, S) score tensor the GEMM paths would build."""
+    n = 4 * q.shape[-2] * k.shape[-2]
+    for d in q.shape[:-2]:
+        n *= d
+    return n
+
+
 def _flash_applies(q: Tensor, k: Tensor, v: Tensor) -> bool:
     """Whether the fused kernel takes q/k/v: floating, one dtype and device, equal (not
     broadcast) batch dims, and a device/dtype/head dim the kernel serves."""
@@ -68,9 +78,11 @@ def _flash_applies(q: Tensor, k: Tensor, v: Tensor) -> bool:
         return False
     dtype, device = str(q.dtype), q.device.type
     if device == "cuda":
-        limit = _FLASH_MAX_HEAD_DIM_F32 if dtype == "float32" else _FLASH_MAX_HEAD_DIM
-        return (_FLASH_ON_CUDA and dtype in _FLASH_CUDA_DTYPES
-                and max(q.shape[-1], v.shape[-1]) <= limit)
+        head = max(q.shape[-1], v.shape[-1])
+        if not (_FLASH_ON_CUDA and dtype in _FLASH_CUDA_DTYPES and head <= _FLASH_MAX_HEAD_DIM):
+            return False
+        return (dtype != "float32" or head <= _FLASH_MAX_HEAD_DIM_F32
+                or _score_bytes(q, k) > _FLASH_MIN_SCORE_BYTES)
     return device == "cpu" and _FLASH_ON_CPU and dtype in FUSED_DTYPES
 
 
@@ -78,7 +90,7 @@ def _causal_block(q: Tensor, k: Tensor, v: Tensor) -> int:
     """The row block for the causal block path, or 0 where it does not apply: fusable
     float32/float64 q/k/v of one device with equal batch dims and L >= 2 blocks. Asked only
     where the fused kernel does not apply: on CUDA that leaves float64, float32 head dims
-    above 64, and _FLASH_ON_CUDA = False."""
+    above 64 (up to a huge score tensor), and _FLASH_ON_CUDA = False."""
     if not (q.ndim >= 3 and k.ndim == q.ndim and v.ndim == q.ndim and fusable(q, k, v)):
         return 0
     if str(q.dtype) not in _CAUSAL_DTYPES:
