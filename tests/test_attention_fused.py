@@ -219,3 +219,50 @@ def test_flash_op_errors() -> None:
         bwd(q, k, v, out, lse, g.astype(ts.float32), 1.0, False)
     with pytest.raises(TypeError, match="flash_attention_backward: expected floating-point"):
         bwd(*(x.astype(ts.int64) for x in (q, k, v, out)), lse, g, 1.0, False)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_sdpa_fused_projection_views_vs_torch(fused, causal) -> None:
+    """q/k/v as (B, H, T, E) views of one (B, T, 3 * H * E) projection (the kernels read them
+    through their strides), heads merged back by transpose(1, 2).reshape: values and the
+    projection's gradient vs PyTorch."""
+    B, T, H, E = 2, 37, 3, 8
+    raw = randn(B, T, 3 * H * E)
+
+    def run(m, x):
+        q, k, v = (x[..., i * H * E:(i + 1) * H * E].reshape(B, T, H, E).transpose(1, 2)
+                   for i in range(3))
+        f = F if m is ts else TF
+        return f.scaled_dot_product_attention(q, k, v, is_causal=causal).transpose(1, 2).reshape(
+            B, T, H * E)
+
+    x = ts.asarray(raw).requires_grad_(True)
+    y = run(ts, x)
+    y.backward(ts.asarray(np.cos(np.arange(y.size)).reshape(tuple(y.shape))))
+    tx = torch.tensor(raw, requires_grad=True)
+    ty = run(torch, tx)
+    ty.backward(torch.tensor(np.cos(np.arange(ty.numel())).reshape(tuple(ty.shape))))
+    assert len(fused) == 1
+    assert_close(y.detach(), ty, "float64")
+    assert_close(x.grad, tx.grad, "float64")
+
+
+def test_flash_op_four_dims() -> None:
+    """(B, H, L, E) inputs give (B, H, L, Ev) out and (B, H, L) lse equal to the 3-D form's."""
+    q, k, v = randn(2, 3, 5, 4), randn(2, 3, 7, 4), randn(2, 3, 7, 6)
+    out, lse = _C._flash_attention(ts.asarray(q), ts.asarray(k), ts.asarray(v), 0.5, True)
+    assert tuple(out.shape) == (2, 3, 5, 6) and tuple(lse.shape) == (2, 3, 5)
+    flat = [ts.asarray(a.reshape((6,) + a.shape[2:])) for a in (q, k, v)]
+    out3, lse3 = _C._flash_attention(*flat, 0.5, True)
+    np.testing.assert_array_equal(out.numpy().reshape(6, 5, 6), out3.numpy())
+    np.testing.assert_array_equal(lse.numpy().reshape(6, 5), lse3.numpy())
+    g = ts.asarray(randn(2, 3, 5, 6))
+    grads = _C._flash_attention_backward(ts.asarray(q), ts.asarray(k), ts.asarray(v), out, lse, g,
+                                         0.5, True)
+    grads3 = _C._flash_attention_backward(*flat, out3, lse3, ts.reshape(g, (6, 5, 6)), 0.5, True)
+    for a, b in zip(grads, grads3):
+        np.testing.assert_array_equal(a.numpy().reshape(b.shape), b.numpy())
+    with pytest.raises(ValueError, match=r"flash_attention: expected key of shape \(B, H, S, E\)"):
+        _C._flash_attention(ts.asarray(q), flat[1], ts.asarray(v), 0.5, True)
+    with pytest.raises(ValueError, match="flash_attention: query .* do not match"):
+        _C._flash_attention(ts.asarray(q), ts.asarray(randn(2, 4, 7, 4)), ts.asarray(v), 0.5, True)

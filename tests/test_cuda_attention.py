@@ -222,6 +222,63 @@ def test_sdpa_cuda_non_contiguous(monkeypatch, dtype) -> None:
         np.testing.assert_allclose(a, b, rtol=TOL[dtype], atol=TOL[dtype] * max(np.abs(b).max(), 1.0))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", ["gpt", "gpt_odd", "last_strided", "lead3", "lead1"])
+def test_flash_reads_strided_inputs_in_place(monkeypatch, dtype, layout) -> None:
+    """The kernels read q/k/v through their (B, H, row) strides: views of one (B, T, 3 * H * E)
+    projection (E a multiple of the 16-byte loads, and not: the element-wise fallback), a
+    non-unit stride along E (copied first), more or fewer leading dims; the output of 4-D
+    inputs is laid out (B, L, H, Ev), so transpose(1, 2).reshape(B, L, H * Ev) is a view;
+    values and gradients equal the CPU reference's."""
+    monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
+    B, T, H = 2, 70, 3
+    E = 13 if layout == "gpt_odd" else 32
+    g_raw = rng.standard_normal((B, H, T, E))
+    if layout in ("gpt", "gpt_odd"):
+        raw = rng.standard_normal((B, T, 3 * H * E))
+
+        def qkv(x):
+            return [x[..., i * H * E:(i + 1) * H * E].reshape(B, T, H, E).permute(0, 2, 1, 3)
+                    for i in range(3)]
+    elif layout == "last_strided":
+        raw = rng.standard_normal((B, H, T, 2 * E))
+
+        def qkv(x):
+            return [x[..., ::2], x[..., 1::2], x[..., ::2] * 0.5]
+    else:
+        shape = (2, 2, 3, T, E) if layout == "lead3" else (6, T, E)
+        raw = rng.standard_normal(shape)
+        g_raw = rng.standard_normal(shape)
+
+        def qkv(x):
+            return [x, x * 0.7, x * -0.3]
+    res = {}
+    for dev in ("cpu", "cuda"):
+        x = ts.asarray(raw).astype(getattr(ts, dtype)).to(dev).requires_grad_(True)
+        out = F.scaled_dot_product_attention(*qkv(x), is_causal=True)
+        if dev == "cuda" and layout.startswith("gpt"):
+            flat = out.transpose(1, 2)
+            assert flat.is_contiguous()  # (B, L, H, Ev) memory: the head merge is free
+        out.backward(ts.asarray(g_raw).astype(getattr(ts, dtype)).to(dev))
+        res[dev] = [host(out), host(x.grad)]
+    for a, b in zip(res["cuda"], res["cpu"]):
+        np.testing.assert_allclose(a, b, rtol=TOL[dtype], atol=TOL[dtype] * max(np.abs(b).max(), 1.0))
+
+
+def test_flash_op_shapes_and_errors() -> None:
+    """_C._flash_attention takes (B, H, L, E) and (N, L, E) forms, lse follows the leading
+    dims, and mismatched or wrong-rank inputs raise ValueError naming the op."""
+    q = ts.zeros((2, 3, 5, 16), device="cuda")
+    out, lse = _C._flash_attention(q, q, q, 0.25, False)
+    assert tuple(out.shape) == (2, 3, 5, 16) and tuple(lse.shape) == (2, 3, 5)
+    out3, lse3 = _C._flash_attention(q[0], q[0], q[0], 0.25, False)
+    assert tuple(out3.shape) == (3, 5, 16) and tuple(lse3.shape) == (3, 5)
+    with pytest.raises(ValueError, match="flash_attention"):
+        _C._flash_attention(q, q[0], q, 0.25, False)
+    with pytest.raises(ValueError, match="flash_attention"):
+        _C._flash_attention(q, ts.zeros((2, 4, 5, 16), device="cuda"), q, 0.25, False)
+
+
 @pytest.mark.parametrize("causal", [False, True])
 def test_sdpa_cuda_picks_flash_at_every_size(monkeypatch, causal) -> None:
     """float16/bfloat16/float32 take the fused kernel on CUDA at every size, float32 causal

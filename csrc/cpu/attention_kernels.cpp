@@ -70,7 +70,7 @@ struct Dims {
 };
 
 Dims dims_of(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal) {
-  return Dims{q.dim(0), q.dim(1), k.dim(1), q.dim(2), v.dim(2), scale, causal};
+  return Dims{q.dim(0) * q.dim(1), q.dim(2), k.dim(2), q.dim(3), v.dim(3), scale, causal};
 }
 
 template <class T, class A>

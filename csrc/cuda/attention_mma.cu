@@ -236,25 +236,26 @@ struct Chunks {
 // The element-wise fallback of async_tile for widths or pointers off the 16-byte chunks.
 template <class T, int D>
 __device__ __forceinline__ void load_scalar(T* dst, const T* __restrict__ src, int r0, int nrows,
-                                            int width) {
+                                            int width, int64_t ld) {
   for (int e = threadIdx.x; e < kTile * D; e += kThreads) {
     const int r = e / D, c = e % D;
     T x = from_f<T>(0.f);
-    if (r0 + r < nrows && c < width) x = src[static_cast<int64_t>(r0 + r) * width + c];
+    if (r0 + r < nrows && c < width) x = src[(r0 + r) * ld + c];
     dst[r * kPitch<T, D> + c] = x;
   }
 }
 
-// Rows [r0, r0 + 64) of a (nrows, width) row-major matrix into a tile of pitch kPitch, zero
+// Rows [r0, r0 + 64) of a (nrows, width) matrix with rows ld elements apart into a tile of
+// pitch kPitch, zero
 // past nrows and from width up to D (so padding never meets garbage: 0 * NaN would spread).
-// With vec (src 16-byte aligned, width a multiple of 16 bytes) as cp.async copies the caller
+// With vec (src 16-byte aligned, width and ld multiples of 16 bytes) as cp.async copies the caller
 // commits and waits for, else by plain element-wise stores (visible after the caller's
 // __syncthreads).
 template <class T, int D>
-__device__ __forceinline__ void async_tile(T* dst, const T* __restrict__ src, int width, bool vec,
-                                           int r0, int nrows) {
+__device__ __forceinline__ void async_tile(T* dst, const T* __restrict__ src, int width,
+                                           int64_t ld, bool vec, int r0, int nrows) {
   if (!vec) {
-    load_scalar<T, D>(dst, src, r0, nrows, width);
+    load_scalar<T, D>(dst, src, r0, nrows, width, ld);
     return;
   }
   constexpr int C = Chunks<T, D>::C;
@@ -263,7 +264,7 @@ __device__ __forceinline__ void async_tile(T* dst, const T* __restrict__ src, in
     const int e = threadIdx.x + it * kThreads, r = e / C, c = (e % C) * kVec<T>;
     const bool ok = r0 + r < nrows && c < width;
     cp_async16(dst + r * kPitch<T, D> + c,
-               ok ? src + static_cast<int64_t>(r0 + r) * width + c : src, ok);
+               ok ? src + (r0 + r) * ld + c : src, ok);
   }
 }
 
@@ -369,19 +370,20 @@ __device__ __forceinline__ void store2(T* p, float x0, float x1) {
 }
 
 // Writes a warp's 16 x D accumulators, row h (of this lane's two) times mul[h], to rows
-// row[h] < nrows of a (nrows, width) T matrix.
+// row[h] < nrows of a (nrows, width) T matrix with rows ld elements apart.
 template <class T, int D>
 __device__ __forceinline__ void write_rows(const float (&acc)[D / 8][4], T* dst,
                                            const int (&row)[2], int nrows, int width,
-                                           const float (&mul)[2]) {
+                                           int64_t ld, const float (&mul)[2]) {
   const int tq = threadIdx.x % 4;
   // A lane's two adjacent columns as one store (32 bits, float: 64) where every row start is
   // aligned to it.
-  const bool pairs = width % 2 == 0 && reinterpret_cast<uintptr_t>(dst) % (2 * sizeof(T)) == 0;
+  const bool pairs =
+      width % 2 == 0 && ld % 2 == 0 && reinterpret_cast<uintptr_t>(dst) % (2 * sizeof(T)) == 0;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     if (row[h] >= nrows) continue;
-    T* out = dst + static_cast<int64_t>(row[h]) * width;
+    T* out = dst + row[h] * ld;
 #pragma unroll
     for (int t = 0; t < D / 8; ++t) {
       const int c = t * 8 + 2 * tq;
@@ -438,8 +440,8 @@ template <class T, int D>
 __device__ __forceinline__ void issue_kv(T* kv, int b, const T* kn, const T* vn, int j0,
                                          const MmaGeom& g, const Vec& vec) {
   T* t = kv + b * 2 * kTile * kPitch<T, D>;
-  async_tile<T, D>(t, kn, g.E, vec.k, j0, g.S);
-  async_tile<T, D>(t + kTile * kPitch<T, D>, vn, g.Ev, vec.v, j0, g.S);
+  async_tile<T, D>(t, kn, g.E, g.k.row, vec.k, j0, g.S);
+  async_tile<T, D>(t + kTile * kPitch<T, D>, vn, g.Ev, g.v.row, vec.v, j0, g.S);
 }
 
 // Q, then two (K, V) buffers.
@@ -461,11 +463,11 @@ __global__ void __launch_bounds__(kThreads, kFwdBlocks<T, D>)
   T* kv = qs + kTile * HP;  // buffer b: K at kv + 2b * kTile * HP, V after it
   const int64_t n = blockIdx.x % g.N;
   const int i0 = query_tile(tiles, g.N) * kTile;
-  const T* kn = k + n * g.S * g.E;
-  const T* vn = v + n * g.S * g.Ev;
+  const T* kn = k + g.k.at(n, g.H);
+  const T* vn = v + g.v.at(n, g.H);
   const int kend = g.causal ? min(g.S, i0 + kTile) : g.S;  // keys this block's rows see
   const int ntiles = (kend + kTile - 1) / kTile;
-  async_tile<T, D>(qs, q + n * g.L * g.E, g.E, vec.q, i0, g.L);
+  async_tile<T, D>(qs, q + g.q.at(n, g.H), g.E, g.q.row, vec.q, i0, g.L);
   issue_kv<T, D>(kv, 0, kn, vn, 0, g, vec);
   cp_async_commit();
   int row[2];
@@ -530,7 +532,7 @@ __global__ void __launch_bounds__(kThreads, kFwdBlocks<T, D>)
     if (row[h] < g.L && threadIdx.x % 4 == 0)
       lse[n * g.L + row[h]] = l[h] > 0.f ? (m[h] + log2f(l[h])) * kLn2 : kNegInf;
   }
-  write_rows<T, D>(o, out + n * g.L * g.Ev, row, g.L, g.Ev, inv);
+  write_rows<T, D>(o, out + g.o.at(n, g.H), row, g.L, g.Ev, g.o.row, inv);
 }
 
 // Backward shared memory: the block's two resident tiles, two buffers of the two streamed
@@ -555,24 +557,24 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<T, D>)
   float* rows = reinterpret_cast<float*>(qg + 4 * kTile * HP);  // buffer b: lse, D at 2b * 64
   const int64_t n = blockIdx.x % g.N;
   const int j0 = static_cast<int>(blockIdx.x / g.N) * kTile;  // causal: the most queries first
-  const T* qn = q + n * g.L * g.E;
-  const T* gn = go + n * g.L * g.Ev;
+  const T* qn = q + g.q.at(n, g.H);
+  const T* gn = go + g.go.at(n, g.H);
   // Causal: queries before the key tile see none of its keys (tiles of both are 64 rows).
   const int ibeg = g.causal ? j0 : 0;
   const int ntiles = ibeg < g.L ? (g.L - ibeg + kTile - 1) / kTile : 0;
   // Queries [i0, i0 + 64) into buffer b: Q and dO by cp.async, lse (log2 units) and D plainly.
   auto issue = [&](int b, int i0) {
     T* t = qg + b * 2 * kTile * HP;
-    async_tile<T, D>(t, qn, g.E, vec.q, i0, g.L);
-    async_tile<T, D>(t + kTile * HP, gn, g.Ev, vec.g, i0, g.L);
+    async_tile<T, D>(t, qn, g.E, g.q.row, vec.q, i0, g.L);
+    async_tile<T, D>(t + kTile * HP, gn, g.Ev, g.go.row, vec.g, i0, g.L);
     for (int x = threadIdx.x; x < kTile; x += kThreads) {
       const bool in = i0 + x < g.L;
       rows[b * 2 * kTile + x] = in ? lse[n * g.L + i0 + x] * kLog2e : 0.f;
       rows[b * 2 * kTile + kTile + x] = in ? dd[n * g.L + i0 + x] : 0.f;
     }
   };
-  async_tile<T, D>(ks, k + n * g.S * g.E, g.E, vec.k, j0, g.S);
-  async_tile<T, D>(vs, v + n * g.S * g.Ev, g.Ev, vec.v, j0, g.S);
+  async_tile<T, D>(ks, k + g.k.at(n, g.H), g.E, g.k.row, vec.k, j0, g.S);
+  async_tile<T, D>(vs, v + g.v.at(n, g.H), g.Ev, g.v.row, vec.v, j0, g.S);
   if (ntiles > 0) issue(0, ibeg);
   cp_async_commit();
   int row[2];
@@ -617,8 +619,8 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<T, D>)
   }
   cp_async_wait<0>();  // nothing in flight at exit (no query tiles: K and V were never waited)
   const float ks_mul[2] = {g.scale, g.scale}, one[2] = {1.f, 1.f};
-  write_rows<T, D>(dka, dk + n * g.S * g.E, row, g.S, g.E, ks_mul);
-  write_rows<T, D>(dva, dv + n * g.S * g.Ev, row, g.S, g.Ev, one);
+  write_rows<T, D>(dka, dk + g.dk.at(n, g.H), row, g.S, g.E, g.dk.row, ks_mul);
+  write_rows<T, D>(dva, dv + g.dv.at(n, g.H), row, g.S, g.Ev, g.dv.row, one);
 }
 
 template <class T, int D>
@@ -634,12 +636,12 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<T, D>)
   T* kv = gs + kTile * HP;  // buffer b: K at kv + 2b * kTile * HP, V after it
   const int64_t n = blockIdx.x % g.N;
   const int i0 = query_tile(tiles, g.N) * kTile;
-  const T* kn = k + n * g.S * g.E;
-  const T* vn = v + n * g.S * g.Ev;
+  const T* kn = k + g.k.at(n, g.H);
+  const T* vn = v + g.v.at(n, g.H);
   const int kend = g.causal ? min(g.S, i0 + kTile) : g.S;
   const int ntiles = (kend + kTile - 1) / kTile;
-  async_tile<T, D>(qs, q + n * g.L * g.E, g.E, vec.q, i0, g.L);
-  async_tile<T, D>(gs, go + n * g.L * g.Ev, g.Ev, vec.g, i0, g.L);
+  async_tile<T, D>(qs, q + g.q.at(n, g.H), g.E, g.q.row, vec.q, i0, g.L);
+  async_tile<T, D>(gs, go + g.go.at(n, g.H), g.Ev, g.go.row, vec.g, i0, g.L);
   issue_kv<T, D>(kv, 0, kn, vn, 0, g, vec);
   cp_async_commit();
   int row[2];
@@ -683,7 +685,7 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<T, D>)
     accumulate<T, D>(dqa, s, ks);  // dQ += dS K
   }
   const float mul[2] = {g.scale, g.scale};
-  write_rows<T, D>(dqa, dq + n * g.L * g.E, row, g.L, g.E, mul);
+  write_rows<T, D>(dqa, dq + g.dq.at(n, g.H), row, g.L, g.E, g.dq.row, mul);
 }
 
 // Calls f(std::integral_constant<int, D>) for the padded head dim D >= max(E, Ev).
@@ -695,9 +697,11 @@ cudaError_t dispatch_head_dim(const MmaGeom& g, F&& f) {
   return f(std::integral_constant<int, 128>{});
 }
 
+// Whether every row of an operand starts 16-byte aligned and its width is whole 16-byte chunks.
 template <class T>
-bool vec_ok(const T* p, int width) {
-  return width % kVec<T> == 0 && reinterpret_cast<uintptr_t>(p) % 16 == 0;
+bool vec_ok(const T* p, int width, const MmaLayout& l) {
+  return width % kVec<T> == 0 && l.row % kVec<T> == 0 && l.b % kVec<T> == 0 &&
+         l.h % kVec<T> == 0 && reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
 
 // Grid of N * ceil(rows / 64) blocks, all in x (N can pass 65535); false if too many.
@@ -722,7 +726,7 @@ cudaError_t flash_mma_forward(const T* q, const T* k, const T* v, T* out, float*
   int tiles = 0;
   unsigned blocks = 0;
   if (!grid_of(g, g.L, tiles, blocks)) return cudaErrorInvalidConfiguration;
-  const Vec vec{vec_ok(q, g.E), vec_ok(k, g.E), vec_ok(v, g.Ev), false};
+  const Vec vec{vec_ok(q, g.E, g.q), vec_ok(k, g.E, g.k), vec_ok(v, g.Ev, g.v), false};
   const float scale_log2 = g.scale * kLog2e;
   return dispatch_head_dim(g, [&](auto d) {
     constexpr int D = decltype(d)::value;
@@ -743,7 +747,8 @@ cudaError_t flash_mma_backward(const T* q, const T* k, const T* v, const T* gout
   unsigned qblocks = 0, kblocks = 0;
   if (!grid_of(g, g.L, qtiles, qblocks) || !grid_of(g, g.S, ktiles, kblocks))
     return cudaErrorInvalidConfiguration;
-  const Vec vec{vec_ok(q, g.E), vec_ok(k, g.E), vec_ok(v, g.Ev), vec_ok(gout, g.Ev)};
+  const Vec vec{vec_ok(q, g.E, g.q), vec_ok(k, g.E, g.k), vec_ok(v, g.Ev, g.v),
+                vec_ok(gout, g.Ev, g.go)};
   const float scale_log2 = g.scale * kLog2e;
   return dispatch_head_dim(g, [&](auto d) {
     constexpr int D = decltype(d)::value;

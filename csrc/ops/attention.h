@@ -10,8 +10,11 @@
 
 namespace ts {
 
-// Kernels see contiguous q (N, L, E), k (N, S, E), v (N, S, Ev), out (N, L, Ev) of one dtype
-// and lse (N, L) in the statistics dtype (float64 for float64, else float32); N, L, S > 0.
+// Kernels see q (B, H, L, E), k (B, H, S, E), v (B, H, S, Ev), out (B, H, L, Ev) of one dtype
+// and a contiguous lse (B, H, L) in the statistics dtype (float64 for float64, else float32);
+// B * H, L, S > 0. On the CPU every tensor is contiguous (the reference kernel reads them as
+// (B * H, L, E)); on other devices they have unit stride along E and any other strides (q/k/v
+// views of one projection are read in place), and the op lays outputs out (B, L, H, X).
 // `causal` is PyTorch's top-left aligned is_causal: query i sees keys j <= i.
 using FlashAttentionKernel = void (*)(const Tensor& q, const Tensor& k, const Tensor& v,
                                       const Tensor& out, const Tensor& lse, double scale,
@@ -26,12 +29,13 @@ using FlashAttentionBackwardKernel = void (*)(const Tensor& q, const Tensor& k, 
 TS_DECLARE_STUB(FlashAttentionKernel, flash_attention_stub);
 TS_DECLARE_STUB(FlashAttentionBackwardKernel, flash_attention_backward_stub);
 
-// Returns (out (N, L, Ev) in q's dtype, lse (N, L) = logsumexp of each query row's scaled,
-// masked scores; float64 for float64 inputs, float32 otherwise). S == 0 gives out = 0 and
-// lse = -inf, as the composite softmax-then-matmul would give 0.
+// q, k, v are (B, H, L, E), (B, H, S, E), (B, H, S, Ev) or the 3-D (N, L, E) forms. Returns
+// (out (..., L, Ev) in q's dtype, lse (..., L) = logsumexp of each query row's scaled, masked
+// scores; float64 for float64 inputs, float32 otherwise). S == 0 gives out = 0 and lse = -inf,
+// as the composite softmax-then-matmul would give 0.
 std::tuple<Tensor, Tensor> flash_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                            double scale, bool causal);
-// Returns (dq, dk, dv).
+// Returns (dq, dk, dv) of q's, k's, v's shapes.
 std::tuple<Tensor, Tensor, Tensor> flash_attention_backward(const Tensor& q, const Tensor& k,
                                                             const Tensor& v, const Tensor& out,
                                                             const Tensor& lse, const Tensor& gout,

@@ -131,40 +131,43 @@ class CausalBlockAttention(Function):
         return dq, dk, dv, None, None
 
 
-def _flat(x: Tensor, n: int) -> Tensor:
-    """(..., R, C) -> (n, R, C)."""
-    return _ts().reshape(x, (n,) + tuple(x.shape[-2:]))
+def _heads(x: Tensor) -> Tensor:
+    """(..., R, C) as the kernel's (B, H, R, C) (or (N, R, C) for one leading dim): a view
+    wherever the strides allow, so q/k/v split from one projection are read in place."""
+    lead = tuple(x.shape[:-2])
+    if len(lead) <= 2:
+        return x
+    return _ts().reshape(x, (math.prod(lead[:-1]), lead[-1]) + tuple(x.shape[-2:]))
 
 
 class FlashAttention(Function):
     """softmax(scale * q k^T [causal]) v for q (..., L, E), k (..., S, E), v (..., S, Ev) with
     equal batch dims, by the fused kernel; the backward recomputes the probabilities from the
-    saved logsumexp (see Note [Fused kernels and higher-order gradients] in _fused.py)."""
+    saved logsumexp (see Note [Fused kernels and higher-order gradients] in _fused.py). On CUDA
+    the output of (B, H, L, E) inputs is laid out (B, L, H, Ev), as PyTorch's."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, q: Tensor, k: Tensor, v: Tensor,  # type: ignore[override]
                 scale: float, causal: bool) -> Tensor:
-        lead = tuple(q.shape[:-2])
-        n = math.prod(lead)
-        q3, k3, v3 = _flat(q, n), _flat(k, n), _flat(v, n)
-        out, lse = _C._flash_attention(q3, k3, v3, scale, causal)
-        # The inputs themselves (not their flattened views made here, outside the graph), so
-        # that the create_graph backward differentiates through to them.
+        out, lse = _C._flash_attention(_heads(q), _heads(k), _heads(v), scale, causal)
+        # The inputs themselves (not their views made here, outside the graph), so that the
+        # create_graph backward differentiates through to them.
         ctx.save_for_backward(q, k, v, out, lse)
         ctx.meta = (scale, causal)
-        return _ts().reshape(out, lead + tuple(out.shape[-2:]))
+        shape = tuple(q.shape[:-1]) + (v.shape[-1],)
+        return out if tuple(out.shape) == shape else _ts().reshape(out, shape)
 
     @staticmethod
     def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
         t = _ts()
         q, k, v, out, lse = ctx.saved_tensors
         scale, causal = ctx.meta
-        n = out.shape[0]
-        q3, k3, v3, g3 = _flat(q, n), _flat(k, n), _flat(v, n), _flat(g, n)
+        q4, k4, v4 = _heads(q), _heads(k), _heads(v)
+        g4 = t.reshape(g, tuple(out.shape))
         if not _C.is_grad_enabled():
-            dq, dk, dv = _C._flash_attention_backward(q3, k3, v3, out, lse, g3, scale, causal)
+            dq, dk, dv = _C._flash_attention_backward(q4, k4, v4, out, lse, g4, scale, causal)
         else:
-            dq, dk, dv = _flash_grads_composite(q3, k3, v3, g3, scale, causal)
+            dq, dk, dv = _flash_grads_composite(q4, k4, v4, g4, scale, causal)
         return (t.reshape(dq, tuple(q.shape)), t.reshape(dk, tuple(k.shape)),
                 t.reshape(dv, tuple(v.shape)), None, None)
 
