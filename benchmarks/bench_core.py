@@ -33,14 +33,22 @@ def bandwidth_cases(p: int, rng: np.random.Generator) -> List[tuple]:
 
 
 def transpose_cases(n: int, rng: np.random.Generator, copy: bool = False) -> List[tuple]:
-    """a + a (contiguous) beside a + a.T (Note [Tiled iteration]) at one size, and optionally
-    the transposing copy a.T.contiguous()."""
+    """a + a (contiguous) beside a + a.T (Note [Tiled iteration]) at one size; at 2048² also
+    a + b (two contiguous operands) beside a + b.T (a transposed operand of its own), and
+    optionally the transposing copy a.T.contiguous()."""
     m_np = rng.standard_normal((n, n)).astype(np.float32)
     m_ts, m_t = ts.asarray(m_np), torch.from_numpy(m_np)
     out = [(f"add {n}² contiguous", {"ts": lambda: m_ts + m_ts, "np": lambda: m_np + m_np,
                                       "torch": lambda: m_t + m_t}),
            (f"add {n}² + its transpose", {"ts": lambda: m_ts + m_ts.T, "np": lambda: m_np + m_np.T,
                                            "torch": lambda: m_t + m_t.T})]
+    if copy:
+        b_np = rng.standard_normal((n, n)).astype(np.float32)
+        b_ts, b_t = ts.asarray(b_np), torch.from_numpy(b_np)
+        out += [(f"add {n}² a + b", {"ts": lambda: m_ts + b_ts, "np": lambda: m_np + b_np,
+                                      "torch": lambda: m_t + b_t}),
+                (f"add {n}² a + b.T", {"ts": lambda: m_ts + b_ts.T, "np": lambda: m_np + b_np.T,
+                                        "torch": lambda: m_t + b_t.T})]
     if copy:
         out.append((f"copy of {n}² transpose", {"ts": lambda: m_ts.T.contiguous(),
                                                  "np": lambda: np.ascontiguousarray(m_np.T),
