@@ -2,7 +2,7 @@
 // loops the compiler vectorizes; other runs use byte strides. Ops are functors on the compute
 // type acc_t<T> (float for float16/bfloat16).
 #pragma once
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
 #include <immintrin.h>
 #endif
 
@@ -47,7 +47,7 @@ TS_SIMD_CLONES void binary_contig(R* out, const T* a, const T* b, int64_t n, con
   }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
 #define TS_STREAM_STORES 1
 // binary_contig<0> writing `out` with non-temporal 64-byte stores (Note [Streaming tile
 // stores]): plain stores up to the first 64-byte boundary, then whole lines computed into a
