@@ -75,6 +75,26 @@ def make_step(M, layers: int = 6, heads: int = 6, embd: int = 384, block: int = 
     return step
 
 
+def profiled_step(lib: str, amp: bool, warmup: int):
+    """One char-GPT step of `lib` ("tessera" or "torch") under torch.profiler's CUDA activity
+    (CUPTI sees tessera's kernels too), after `warmup` steps; returns the profile."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    if lib == "torch":
+        M = torch
+    else:
+        import tessera as M
+    step = make_step(M, amp=amp)
+    for _ in range(warmup):
+        step()
+    M.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        step()
+        M.cuda.synchronize()
+    return prof
+
+
 def run(lib: str, args) -> float:
     if lib == "torch":
         import torch as M

@@ -6,23 +6,12 @@ from __future__ import annotations
 
 import sys
 
-import torch
-from torch.profiler import ProfilerActivity, profile
-
-from bench_cuda_gpt import make_step
+from bench_cuda_gpt import profiled_step
 
 
 def main() -> None:
     lib = sys.argv[1] if len(sys.argv) > 1 else "tessera"
-    import tessera
-    M = torch if lib == "torch" else tessera
-    step = make_step(M, amp="--amp" in sys.argv)
-    for _ in range(3):
-        step()
-    M.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        step()
-        M.cuda.synchronize()
+    prof = profiled_step(lib, amp="--amp" in sys.argv, warmup=3)
     ks = sorted(((e.time_range.start, e.time_range.end, e.name) for e in prof.events()
                  if e.device_type.name == "CUDA"), key=lambda k: k[0])
     busy = sum(e - s for s, e, _ in ks)

@@ -118,3 +118,17 @@ def double_backward_pairs(ts_fn: Callable, torch_fn: Callable, raw: list) -> lis
     sum(((a * a).sum() for a in gs), ts.asarray(0.0)).backward()
     sum((b * b).sum() for b in gt).backward()
     return pairs + [(a.grad, b.grad) for a, b in zip(xs, xt)]
+
+
+def record_applies(monkeypatch, fn_class, record=lambda args: args) -> list:
+    """Wraps an autograd Function's apply (for the test's duration) so that every call first
+    appends record(args) to the returned list, then runs as before."""
+    calls: list = []
+    apply = fn_class.apply
+
+    def counted(*args):
+        calls.append(record(args))
+        return apply(*args)
+
+    monkeypatch.setattr(fn_class, "apply", staticmethod(counted))
+    return calls

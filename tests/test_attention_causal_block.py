@@ -18,7 +18,7 @@ from tessera import _C
 from tessera.nn import functional as F
 from tessera.nn.functional import attention as A
 
-from harness import double_backward_pairs
+from harness import double_backward_pairs, record_applies
 
 rng = np.random.default_rng(1)
 TOL = {"float64": 1e-12, "float32": 3e-5, "float16": 4e-3, "bfloat16": 3e-2}
@@ -27,17 +27,9 @@ TOL = {"float64": 1e-12, "float32": 3e-5, "float16": 4e-3, "bfloat16": 3e-2}
 @pytest.fixture
 def blocked(monkeypatch):
     """Small blocks (so short sequences take the path) and a record of the blocks used."""
-    calls = []
-    apply = A.CausalBlockAttention.apply
-
-    def counted(*args):
-        calls.append(args[-1])
-        return apply(*args)
-
     monkeypatch.setattr(A, "_CAUSAL_BLOCK", 4)
     monkeypatch.setattr(A, "_FLASH_ON_CUDA", False)  # device mode: 16-bit would take flash
-    monkeypatch.setattr(A.CausalBlockAttention, "apply", staticmethod(counted))
-    return calls
+    return record_applies(monkeypatch, A.CausalBlockAttention, lambda args: args[-1])
 
 
 def rounded(a: np.ndarray, dtype: str) -> np.ndarray:

@@ -19,7 +19,7 @@ from tessera import _C
 from tessera.nn import functional as F
 from tessera.nn.functional import attention as A
 
-from harness import double_backward_pairs
+from harness import double_backward_pairs, record_applies
 
 rng = np.random.default_rng(0)
 
@@ -32,16 +32,8 @@ TOL = {"float64": 1e-12, "float32": 2e-5, "float16": 4e-3, "bfloat16": 3e-2}
 @pytest.fixture
 def fused(monkeypatch):
     """Forces the fused kernel on CPU and counts the FlashAttention calls."""
-    calls = []
-    apply = A.FlashAttention.apply
-
-    def counted(*args):
-        calls.append(args)
-        return apply(*args)
-
     monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
-    monkeypatch.setattr(A.FlashAttention, "apply", staticmethod(counted))
-    return calls
+    return record_applies(monkeypatch, A.FlashAttention)
 
 
 def randn(*shape):
