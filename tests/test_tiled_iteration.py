@@ -1,6 +1,6 @@
 """Elementwise ops whose inputs run across the output's memory order (a + a.T): the tiled walk
-of Note [Tiled iteration] and, for outputs of 8 MiB and more, its streamed stores (Note
-[Streaming tile stores]). Differential against NumPy at tile edges, misaligned rows, every
+of Note [Tiled iteration], for outputs of 8 MiB and more its streamed stores (Note [Streaming
+tile stores]), and the mirrored tile order of a + a.T (Note [Mirrored tiles]). Differential against NumPy at tile edges, misaligned rows, every
 dtype family, in place, and for any thread count."""
 import numpy as np
 import pytest
@@ -107,3 +107,49 @@ def test_results_do_not_depend_on_thread_count():
     finally:
         ts.set_num_threads(old)
     np.testing.assert_array_equal(one, two)
+
+
+# Note [Mirrored tiles]: an input that is another input transposed (same memory) walks square
+# tiles in mirrored pairs. Sizes that are not a whole number of tiles (float32: 128, float64:
+# 64, complex128: 32) leave partial tiles on both edges of the pair.
+@pytest.mark.parametrize("n", [16, 100, 128, 257, 700])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "complex128", "bool"])
+def test_self_transpose_matches_numpy(n, dtype):
+    rng = _rng(7)
+    a_np = _values((n, n), dtype, rng)
+    a = ts.asarray(a_np)
+    if dtype == "bool":
+        np.testing.assert_array_equal(np.asarray(ts.logical_xor(a, a.T)), a_np ^ a_np.T)
+        return
+    np.testing.assert_array_equal(np.asarray(a + a.T), a_np + a_np.T)
+    np.testing.assert_array_equal(np.asarray(a.T - a), a_np.T - a_np)
+
+
+@pytest.mark.parametrize("n", [300, 2048])
+def test_self_transpose_mirrors_under_views_and_batches(n):
+    rng = _rng(8)
+    a_np = rng.standard_normal((3, n, n)).astype(np.float32)
+    a = ts.asarray(a_np)
+    sym = np.asarray((a + a.mT) * 0.5)
+    np.testing.assert_array_equal(sym, (a_np + np.swapaxes(a_np, -1, -2)) * np.float32(0.5))
+    # reversed rows: still one input seen through the other's swapped strides
+    r, r_np = a[:, ::-1, ::-1], a_np[:, ::-1, ::-1]
+    np.testing.assert_array_equal(np.asarray(r - r.mT), r_np - np.swapaxes(r_np, -1, -2))
+    # a square window of a larger matrix, and a batch broadcast against it
+    w, w_np = a[1, 5:n - 3, 5:n - 3], a_np[1, 5:n - 3, 5:n - 3]
+    np.testing.assert_array_equal(np.asarray(w * w.T), w_np * w_np.T)
+    np.testing.assert_array_equal(np.asarray(ts.where(w > 0, w, w.T)), np.where(w_np > 0, w_np, w_np.T))
+
+
+def test_self_transpose_results_do_not_depend_on_thread_count():
+    a = ts.asarray(_rng(9).standard_normal((1500, 1500)).astype(np.float32))
+    old = ts.get_num_threads()
+    try:
+        ts.set_num_threads(1)
+        one = np.asarray(a + a.T).copy()
+        ts.set_num_threads(2)
+        two = np.asarray(a + a.T).copy()
+    finally:
+        ts.set_num_threads(old)
+    np.testing.assert_array_equal(one, two)
+    np.testing.assert_array_equal(one, one.T)

@@ -4,6 +4,7 @@
 // kernels then see 1-D runs: loop(char** ptrs, const int64_t* byte_strides, int64_t n).
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <vector>
@@ -138,11 +139,11 @@ struct ElementwiseIter {
     return bufs.data() + (64 - addr % 64) % 64;
   }
 
-  // (i0, j0) of tile r of one 2-D plane of c0 x c1 tiles (tile0 x kTile1 elements each), in
+  // (i0, j0) of tile r of one 2-D plane of c0 x c1 tiles (tile0 x tile1 elements each), in
   // blocks of b0 x b1 tiles: blocks along dim 1 outer, along dim 0 inner; within a block
   // tiles along dim 1 outer. Partial blocks at the far edges.
   static void tile_origin(int64_t r, int64_t c0, int64_t c1, int64_t b0, int64_t b1, int64_t tile0,
-                          int64_t& i0, int64_t& j0) {
+                          int64_t tile1, int64_t& i0, int64_t& j0) {
     const int64_t bj = std::min(r / (b1 * c0), (c1 - 1) / b1);  // block column
     r -= bj * b1 * c0;
     const int64_t w1 = std::min(b1, c1 - bj * b1);  // tiles across this block column
@@ -150,13 +151,65 @@ struct ElementwiseIter {
     r -= bi * b0 * w1;
     const int64_t w0 = std::min(b0, c0 - bi * b0);
     i0 = (bi * b0 + r % w0) * tile0;
-    j0 = (bj * b1 + r / w0) * kTile1;
+    j0 = (bj * b1 + r / w0) * tile1;
   }
 
   bool transposed(int k) const {
     const int64_t s0 = strides[k][0] < 0 ? -strides[k][0] : strides[k][0];
     const int64_t s1 = strides[k][1] < 0 ? -strides[k][1] : strides[k][1];
     return s1 != 0 && s1 < s0;
+  }
+
+  // Note [Mirrored tiles]: in a + a.T (or a batched a + a.mT) one input is another input seen
+  // transposed: same base, dims 0 and 1 swapped. Tile (i, j) then reads the same memory as
+  // tile (j, i), so the walk takes square tiles in mirrored pairs, (i, j) right after (j, i),
+  // and the second tile of a pair finds both its inputs in L2: each input byte comes from
+  // memory once, as in a + a. Results are unchanged (every output element is still computed
+  // once, from the same inputs); only the order of tiles differs. Not when the output's bytes
+  // may overlap the inputs', since a pair's second tile re-reads what the first one read.
+  bool mirrored() const {
+    if (shape[0] != shape[1]) return false;
+    for (int k = 1; k < nops; ++k) {
+      if (!transposed(k)) continue;
+      for (int q = 1; q < nops; ++q) {
+        if (q == k || base[q] != base[k] || elsize[q] != elsize[k] ||
+            strides[q][0] != strides[k][1] || strides[q][1] != strides[k][0])
+          continue;
+        bool same_outer = true;
+        for (int64_t d = 2; d < shape.size(); ++d) same_outer &= strides[q][d] == strides[k][d];
+        if (same_outer && !overlaps_output(k)) return true;
+      }
+    }
+    return false;
+  }
+
+  // Lowest and one-past-highest byte operand k touches.
+  void extent(int k, const char*& lo, const char*& hi) const {
+    lo = base[k];
+    hi = base[k] + elsize[k];
+    for (int64_t d = 0; d < shape.size(); ++d) {
+      const int64_t span = (shape[d] - 1) * strides[k][d];
+      (span < 0 ? lo : hi) += span;
+    }
+  }
+
+  bool overlaps_output(int k) const {
+    const char *lo0, *hi0, *lo, *hi;
+    extent(0, lo0, hi0);
+    extent(k, lo, hi);
+    return lo0 < hi && lo < hi0;
+  }
+
+  // (i0, j0) of tile r of a c x c plane of square tiles of `tile` elements, in mirrored pairs:
+  // for j = 0, 1, ...: (0, j), (j, 0), (1, j), (j, 1), ..., (j, j).
+  static void mirror_origin(int64_t r, int64_t tile, int64_t& i0, int64_t& j0) {
+    int64_t j = static_cast<int64_t>(std::sqrt(static_cast<double>(r)));
+    while (j * j > r) --j;
+    while ((j + 1) * (j + 1) <= r) ++j;
+    const int64_t rem = r - j * j, i = rem / 2;
+    const bool flip = rem % 2 != 0;
+    i0 = (rem == 2 * j ? j : flip ? j : i) * tile;
+    j0 = (rem == 2 * j ? j : flip ? i : j) * tile;
   }
 
   bool needs_tiling() const {
@@ -171,9 +224,11 @@ struct ElementwiseIter {
     const int64_t n0 = shape[0], n1 = shape[1], nd = shape.size();
     int64_t es_max = 1;
     for (int k = 0; k < nops; ++k) es_max = std::max(es_max, elsize[k]);
-    const int64_t tile0 = kTileBytes / (kTile1 * es_max);
-    const int64_t c0 = (n0 + tile0 - 1) / tile0, c1 = (n1 + kTile1 - 1) / kTile1;
-    const int64_t b0 = std::max<int64_t>(1, kBlock0 / tile0), b1 = kBlock1 / kTile1;
+    const bool mirror = mirrored();
+    int64_t tile0 = kTileBytes / (kTile1 * es_max), tile1 = kTile1;
+    if (mirror) tile0 = tile1 = std::min(tile0, tile1);
+    const int64_t c0 = (n0 + tile0 - 1) / tile0, c1 = (n1 + tile1 - 1) / tile1;
+    const int64_t b0 = std::max<int64_t>(1, kBlock0 / tile0), b1 = kBlock1 / tile1;
     const int64_t outer = numel / (n0 * n1);
     bool buffered[kMaxOperands] = {};
     int64_t inner[kMaxOperands + 1] = {};
@@ -183,7 +238,7 @@ struct ElementwiseIter {
     }
     const bool streaming = inner[0] == elsize[0] && numel * elsize[0] >= kStreamBytes;
     if (streaming) inner[kRunFlags] = kStreamStores;
-    parallel_for(0, outer * c0 * c1, std::max<int64_t>(1, grain / (tile0 * kTile1)),
+    parallel_for(0, outer * c0 * c1, std::max<int64_t>(1, grain / (tile0 * tile1)),
                  [&](int64_t b, int64_t e) {
                    char* const bufs = tile_buffers();
                    char* p[kMaxOperands];
@@ -191,8 +246,11 @@ struct ElementwiseIter {
                    for (int64_t t = b; t < e; ++t) {
                      const int64_t o = t / (c0 * c1);
                      int64_t i0, j0;
-                     tile_origin(t % (c0 * c1), c0, c1, b0, b1, tile0, i0, j0);
-                     const int64_t n = std::min(tile0, n0 - i0), m = std::min(kTile1, n1 - j0);
+                     if (mirror)
+                       mirror_origin(t % (c0 * c1), tile0, i0, j0);
+                     else
+                       tile_origin(t % (c0 * c1), c0, c1, b0, b1, tile0, tile1, i0, j0);
+                     const int64_t n = std::min(tile0, n0 - i0), m = std::min(tile1, n1 - j0);
                      for (int k = 0; k < nops; ++k) {
                        char* q = base[k] + i0 * strides[k][0] + j0 * strides[k][1];
                        int64_t rem = o;
