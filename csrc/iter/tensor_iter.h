@@ -219,17 +219,78 @@ struct ElementwiseIter {
     return false;
   }
 
-  template <class Loop>
-  void tiled_for_each(const Loop& loop, int64_t grain) const {
-    const int64_t n0 = shape[0], n1 = shape[1], nd = shape.size();
+  // The tiles of one walk: their shape, count and order.
+  struct TileGrid {
+    bool mirror;
+    int64_t tile0, tile1, c0, c1, b0, b1;
+  };
+
+  // Where tile t of the walk starts (in every operand) and how big it is.
+  struct TileAt {
+    char* q[kMaxOperands];
+    int64_t n, m;
+  };
+
+  TileGrid tile_grid() const {
     int64_t es_max = 1;
     for (int k = 0; k < nops; ++k) es_max = std::max(es_max, elsize[k]);
-    const bool mirror = mirrored();
-    int64_t tile0 = kTileBytes / (kTile1 * es_max), tile1 = kTile1;
-    if (mirror) tile0 = tile1 = std::min(tile0, tile1);
-    const int64_t c0 = (n0 + tile0 - 1) / tile0, c1 = (n1 + tile1 - 1) / tile1;
-    const int64_t b0 = std::max<int64_t>(1, kBlock0 / tile0), b1 = kBlock1 / tile1;
-    const int64_t outer = numel / (n0 * n1);
+    TileGrid g{};
+    g.mirror = mirrored();
+    g.tile0 = kTileBytes / (kTile1 * es_max);
+    g.tile1 = kTile1;
+    if (g.mirror) g.tile0 = g.tile1 = std::min(g.tile0, g.tile1);
+    g.c0 = (shape[0] + g.tile0 - 1) / g.tile0;
+    g.c1 = (shape[1] + g.tile1 - 1) / g.tile1;
+    g.b0 = std::max<int64_t>(1, kBlock0 / g.tile0);
+    g.b1 = kBlock1 / g.tile1;
+    return g;
+  }
+
+  TileAt tile_at(const TileGrid& g, int64_t t) const {
+    const int64_t o = t / (g.c0 * g.c1);
+    int64_t i0, j0;
+    if (g.mirror)
+      mirror_origin(t % (g.c0 * g.c1), g.tile0, i0, j0);
+    else
+      tile_origin(t % (g.c0 * g.c1), g.c0, g.c1, g.b0, g.b1, g.tile0, g.tile1, i0, j0);
+    TileAt a;
+    a.n = std::min(g.tile0, shape[0] - i0);
+    a.m = std::min(g.tile1, shape[1] - j0);
+    for (int k = 0; k < nops; ++k) {
+      char* q = base[k] + i0 * strides[k][0] + j0 * strides[k][1];
+      int64_t rem = o;
+      for (int64_t d = 2; d < static_cast<int64_t>(shape.size()); ++d) {
+        q += (rem % shape[d]) * strides[k][d];
+        rem /= shape[d];
+      }
+      a.q[k] = q;
+    }
+    return a;
+  }
+
+  // Note [Next tile prefetch]: transpose_tile reads its tile as n rows of m elements, each
+  // row a separate short run that the hardware prefetchers barely start on, so copying a tile
+  // waits on memory, and the loops over the previous tile's rows then leave it idle: the two
+  // phases do not overlap. While the loop runs over row j of this tile (of m), the walk asks
+  // for the lines of the next tile's transposed rows in proportion (rows j * n / m up to
+  // (j + 1) * n / m), so they arrive while this tile computes. A standalone model of 2048^2
+  // float32 a + a.T: 2.2 -> 1.7 ms.
+  void prefetch_next(const TileAt& next, const bool* buffered, int64_t j, int64_t m) const {
+    for (int k = 1; k < nops; ++k) {
+      if (!buffered[k]) continue;
+      const int64_t r0 = j * next.n / m, r1 = (j + 1) * next.n / m;
+      const int64_t bytes = next.m * elsize[k];
+      for (int64_t r = r0; r < r1; ++r) {
+        const char* row = next.q[k] + r * strides[k][0];
+        for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(row + off);
+      }
+    }
+  }
+
+  template <class Loop>
+  void tiled_for_each(const Loop& loop, int64_t grain) const {
+    const TileGrid g = tile_grid();
+    const int64_t planes = numel / (shape[0] * shape[1]);
     bool buffered[kMaxOperands] = {};
     int64_t inner[kMaxOperands + 1] = {};
     for (int k = 0; k < nops; ++k) {
@@ -238,36 +299,30 @@ struct ElementwiseIter {
     }
     const bool streaming = inner[0] == elsize[0] && numel * elsize[0] >= kStreamBytes;
     if (streaming) inner[kRunFlags] = kStreamStores;
-    parallel_for(0, outer * c0 * c1, std::max<int64_t>(1, grain / (tile0 * tile1)),
+    parallel_for(0, planes * g.c0 * g.c1, std::max<int64_t>(1, grain / (g.tile0 * g.tile1)),
                  [&](int64_t b, int64_t e) {
                    char* const bufs = tile_buffers();
                    char* p[kMaxOperands];
                    char* tile_base[kMaxOperands];
+                   TileAt next = tile_at(g, b);
                    for (int64_t t = b; t < e; ++t) {
-                     const int64_t o = t / (c0 * c1);
-                     int64_t i0, j0;
-                     if (mirror)
-                       mirror_origin(t % (c0 * c1), tile0, i0, j0);
-                     else
-                       tile_origin(t % (c0 * c1), c0, c1, b0, b1, tile0, tile1, i0, j0);
-                     const int64_t n = std::min(tile0, n0 - i0), m = std::min(tile1, n1 - j0);
+                     const TileAt cur = next;
+                     const bool more = t + 1 < e;
+                     if (more) next = tile_at(g, t + 1);
+                     const int64_t n = cur.n, m = cur.m;
                      for (int k = 0; k < nops; ++k) {
-                       char* q = base[k] + i0 * strides[k][0] + j0 * strides[k][1];
-                       int64_t rem = o;
-                       for (int64_t d = 2; d < nd; ++d) {
-                         q += (rem % shape[d]) * strides[k][d];
-                         rem /= shape[d];
-                       }
-                       tile_base[k] = q;
+                       tile_base[k] = cur.q[k];
                        if (buffered[k]) {
                          char* buf = bufs + (k - 1) * kTileBytes;
-                         transpose_tile(q, strides[k][0], strides[k][1], n, m, elsize[k], buf);
+                         transpose_tile(cur.q[k], strides[k][0], strides[k][1], n, m, elsize[k],
+                                        buf);
                          tile_base[k] = buf;
                        }
                      }
                      for (int64_t j = 0; j < m; ++j) {
                        if (j + kPrefetchRows < m)
                          prefetch_row(tile_base, buffered, inner, j + kPrefetchRows, n, streaming);
+                       if (more) prefetch_next(next, buffered, j, m);
                        for (int k = 0; k < nops; ++k)
                          p[k] = tile_base[k] + j * (buffered[k] ? n * elsize[k] : strides[k][1]);
                        loop(p, inner, n);
