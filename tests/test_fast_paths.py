@@ -138,6 +138,22 @@ def test_simd_reductions_thread_count_and_layout():
     assert abs(float(ts.sum(s)) - float(np.sum(x[::-2].astype(np.float64)))) < 1e-3
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("chunk", [0, 5, 127])
+def test_streamed_sum_matches_cached_sum(dtype, chunk):
+    """Note [Streamed sums]: a run past 4 MiB sums each 2^15-element chunk leaf by leaf, a
+    shorter one four leaves at a time; both must form the same tree. With one chunk of random
+    values among zeros, the long run's sum is exactly that chunk's own (cached) sum."""
+    c = 1 << 15
+    vals = np.random.default_rng(chunk).standard_normal(c).astype(dtype)
+    big = np.zeros(128 * c, dtype)
+    big[chunk * c:(chunk + 1) * c] = vals
+    assert big.nbytes > 4 << 20
+    cached = ts.sum(ts.asarray(vals)).item()
+    assert ts.sum(ts.asarray(big)).item() == cached
+    assert ts.sum(ts.asarray(big.reshape(4, -1)), axis=1).numpy()[chunk // 32] == cached
+
+
 def test_float32_sum_of_a_constant_is_accurate():
     x = ts.full((1 << 24,), 0.1, dtype=ts.float32)
     exact = (1 << 24) * float(np.float32(0.1))

@@ -25,6 +25,8 @@ namespace ts::reduce_detail {
 constexpr int kLanes = 16;
 constexpr int64_t kLeaf = 256;
 constexpr int64_t kChunk = int64_t(1) << 15;
+// Runs longer than this are taken to come from memory (Note [Streamed sums]).
+constexpr int64_t kCachedRunBytes = int64_t(4) << 20;
 
 // The output type of sum/prod over T (the array API standard's defaults).
 template <class T>
@@ -227,7 +229,7 @@ typename Op::A combine_all(const typename Op::A* a, int64_t n) {
 // One chunk (at most kChunk elements): contiguous float/double runs of sum/max/min take the
 // vectorized forms (Note [Lane-vector pairwise sum]), everything else the pairwise walk.
 template <class Op, class T>
-typename Op::A reduce_chunk(const char* p, int64_t n, int64_t s) {
+typename Op::A reduce_chunk(const char* p, int64_t n, int64_t s, bool from_memory = false) {
   using A = typename Op::A;
   constexpr SimdKind kind = simd_kind<Op>::value;
   if constexpr (kind != SimdKind::None && std::is_same_v<T, A> &&
@@ -235,7 +237,7 @@ typename Op::A reduce_chunk(const char* p, int64_t n, int64_t s) {
     static_assert(kChunk <= reduce_simd::kMaxRun);
     if (s == sizeof(T)) {
       const T* q = reinterpret_cast<const T*>(p);
-      if constexpr (kind == SimdKind::Sum) return reduce_simd::sum(q, n);
+      if constexpr (kind == SimdKind::Sum) return reduce_simd::sum(q, n, from_memory);
       if constexpr (kind == SimdKind::Max) return reduce_simd::max(q, n);
       if constexpr (kind == SimdKind::Min) return reduce_simd::min(q, n);
     }
@@ -250,9 +252,11 @@ typename Op::A reduce_run(const char* p, int64_t n, int64_t s) {
   using A = typename Op::A;
   const int64_t nc = (n + kChunk - 1) / kChunk;
   std::unique_ptr<A[]> part(new A[nc]);
+  const bool from_memory = n * static_cast<int64_t>(sizeof(T)) > kCachedRunBytes;
   parallel_for(0, nc, 1, [&](int64_t b, int64_t e) {
     for (int64_t c = b; c < e; ++c)
-      part[c] = reduce_chunk<Op, T>(p + c * kChunk * s, std::min(kChunk, n - c * kChunk), s);
+      part[c] = reduce_chunk<Op, T>(p + c * kChunk * s, std::min(kChunk, n - c * kChunk), s,
+                                    from_memory);
   });
   return combine_all<Op>(part.get(), nc);
 }

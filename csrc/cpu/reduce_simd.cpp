@@ -66,7 +66,10 @@ TS_SIMD_INLINE void sum_leaves4(const A* q, Lanes<A, VB>& out) {
   for (int k = 0; k < L::kV; ++k) out.v[k] = (acc[0][k] + acc[1][k]) + (acc[2][k] + acc[3][k]);
 }
 
-template <class A, int VB>
+// kGrouped: full groups of 4 leaves go through sum_leaves4 (faster on cached data); without
+// it every leaf is summed on its own, reading memory in one stream (Note [Streamed sums]).
+// Both form the same tree, so the result is the same.
+template <class A, int VB, bool kGrouped>
 TS_SIMD_INLINE A sum_impl(const A* q, int64_t n) {
   using L = Lanes<A, VB>;
   const int64_t full = n / L::kN * L::kN;
@@ -80,7 +83,7 @@ TS_SIMD_INLINE A sum_impl(const A* q, int64_t n) {
     for (int64_t i = 0; i < full;) {
       // Groups of 4 leaves start at multiples of 4 leaves, so pushing one at level 2 leaves
       // the counter exactly where 4 single pushes would.
-      if (full - i >= 4 * kLeaf) {
+      if (kGrouped && full - i >= 4 * kLeaf) {
         sum_leaves4<A, VB>(q + i, stack[top]);
         level[top++] = 2;
         i += 4 * kLeaf;
@@ -169,7 +172,11 @@ TS_SIMD_INLINE A extremum_impl(const A* q, int64_t n) {
 
 template <int VB, class A>
 TS_SIMD_INLINE A sum_w(const A* q, int64_t n) {
-  return sum_impl<A, VB>(q, n);
+  return sum_impl<A, VB, true>(q, n);
+}
+template <int VB, class A>
+TS_SIMD_INLINE A sum_stream_w(const A* q, int64_t n) {
+  return sum_impl<A, VB, false>(q, n);
 }
 template <int VB, class A>
 TS_SIMD_INLINE A max_w(const A* q, int64_t n) {
@@ -182,6 +189,8 @@ TS_SIMD_INLINE A min_w(const A* q, int64_t n) {
 
 TS_ISA_VARIANTS(float, sum_f32, sum_w)
 TS_ISA_VARIANTS(double, sum_f64, sum_w)
+TS_ISA_VARIANTS(float, sum_stream_f32, sum_stream_w)
+TS_ISA_VARIANTS(double, sum_stream_f64, sum_stream_w)
 TS_ISA_VARIANTS(float, max_f32, max_w)
 TS_ISA_VARIANTS(double, max_f64, max_w)
 TS_ISA_VARIANTS(float, min_f32, min_w)
@@ -190,8 +199,12 @@ TS_ISA_VARIANTS(double, min_f64, min_w)
 
 }  // namespace
 
-float sum(const float* q, int64_t n) { return sum_f32_best(q, n); }
-double sum(const double* q, int64_t n) { return sum_f64_best(q, n); }
+float sum(const float* q, int64_t n, bool from_memory) {
+  return from_memory ? sum_stream_f32_best(q, n) : sum_f32_best(q, n);
+}
+double sum(const double* q, int64_t n, bool from_memory) {
+  return from_memory ? sum_stream_f64_best(q, n) : sum_f64_best(q, n);
+}
 float max(const float* q, int64_t n) { return max_f32_best(q, n); }
 double max(const double* q, int64_t n) { return max_f64_best(q, n); }
 float min(const float* q, int64_t n) { return min_f32_best(q, n); }
