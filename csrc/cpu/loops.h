@@ -10,20 +10,11 @@
 #include <type_traits>
 
 #include "cpu/convert.h"
+#include "cpu/simd_clones.h"
 #include "iter/tensor_iter.h"
 
 namespace ts {
 
-// Note [SIMD clones]: the build targets baseline x86-64 (SSE2), so the contiguous loops below
-// are also compiled for AVX2 and AVX-512 and picked at load time. Wider vectors keep more
-// cache lines in flight, which matters most for short runs (the tiles of Note [Tiled
-// iteration]). The build passes -ffp-contract=off, so no clone fuses a * b + c into an FMA:
-// every clone computes the same bits.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define TS_SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define TS_SIMD_CLONES
-#endif
 
 template <class T, class R, class Op>
 TS_SIMD_CLONES void unary_contig(R* out, const T* in, int64_t n, const Op& op) {

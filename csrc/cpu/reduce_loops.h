@@ -18,6 +18,7 @@
 #include "cpu/convert.h"
 #include "cpu/parallel.h"
 #include "cpu/reduce_simd.h"
+#include "cpu/simd_clones.h"
 #include "iter/reduce_iter.h"
 
 namespace ts::reduce_detail {
@@ -295,6 +296,40 @@ void run_inner(const ReducePlan& p, double div) {
   });
 }
 
+// blk[c] = (((blk[c] + q0[c]) + q1[c]) + q2[c]) + q3[c] (Op's combine) for c < w, and for
+// the extremum ops a NaN flag beside it: the column sweep of run_outer.
+template <class Op, class T>
+inline __attribute__((always_inline)) void sweep_rows4(typename Op::A* blk,
+                                                       flag_t<typename Op::A>* bad, const T* q0,
+                                                       const T* q1, const T* q2, const T* q3,
+                                                       int64_t w) {
+  using A = typename Op::A;
+  if constexpr (has_nan_flag<Op>::value) {
+    for (int64_t c = 0; c < w; ++c) {
+      const A v0 = Op::load(q0[c]), v1 = Op::load(q1[c]);
+      const A v2 = Op::load(q2[c]), v3 = Op::load(q3[c]);
+      blk[c] = Op::fast(Op::fast(Op::fast(Op::fast(blk[c], v0), v1), v2), v3);
+      bad[c] |= static_cast<flag_t<A>>((v0 != v0) | (v1 != v1) | (v2 != v2) | (v3 != v3));
+    }
+  } else {
+    (void)bad;
+    for (int64_t c = 0; c < w; ++c)
+      blk[c] = Op::combine(
+          Op::combine(Op::combine(Op::combine(blk[c], Op::load(q0[c])), Op::load(q1[c])),
+                      Op::load(q2[c])),
+          Op::load(q3[c]));
+  }
+}
+
+// sweep_rows4 compiled per ISA (Note [SIMD clones]) for float/double columns: vectorized
+// across columns, so each column's additions keep their order and every clone its bits.
+template <class Op, class T>
+TS_SIMD_CLONES void sweep_rows4_simd(typename Op::A* blk, flag_t<typename Op::A>* bad,
+                                     const T* q0, const T* q1, const T* q2, const T* q3,
+                                     int64_t w) {
+  sweep_rows4<Op, T>(blk, bad, q0, q1, q2, q3, w);
+}
+
 // The innermost dim is kept: accumulate rows of the reduced dim into a block of kCols
 // outputs (vectorized across the kept dim), kRows rows at a time into a block partial that
 // is then folded into the total, which bounds float error growth.
@@ -331,20 +366,11 @@ void run_outer(const ReducePlan& p, double div) {
             const T* q1 = reinterpret_cast<const T*>(base + (r + 1) * sr);
             const T* q2 = reinterpret_cast<const T*>(base + (r + 2) * sr);
             const T* q3 = reinterpret_cast<const T*>(base + (r + 3) * sr);
-            if constexpr (has_nan_flag<Op>::value) {
-              for (int64_t c = 0; c < w; ++c) {
-                const A v0 = Op::load(q0[c]), v1 = Op::load(q1[c]);
-                const A v2 = Op::load(q2[c]), v3 = Op::load(q3[c]);
-                blk[c] = Op::fast(Op::fast(Op::fast(Op::fast(blk[c], v0), v1), v2), v3);
-                bad[c] |= static_cast<flag_t<A>>((v0 != v0) | (v1 != v1) | (v2 != v2) | (v3 != v3));
-              }
-            } else {
-              for (int64_t c = 0; c < w; ++c)
-                blk[c] = Op::combine(
-                    Op::combine(Op::combine(Op::combine(blk[c], Op::load(q0[c])), Op::load(q1[c])),
-                                Op::load(q2[c])),
-                    Op::load(q3[c]));
-            }
+            if constexpr (std::is_same_v<T, A> &&
+                          (std::is_same_v<A, float> || std::is_same_v<A, double>))
+              sweep_rows4_simd<Op, T>(blk, bad, q0, q1, q2, q3, w);
+            else
+              sweep_rows4<Op, T>(blk, bad, q0, q1, q2, q3, w);
           }
         for (; r < r1; ++r) {
           const char* row = base + r * sr;
