@@ -1,6 +1,7 @@
 """Elementwise ops whose inputs run across the output's memory order (a + a.T): the tiled walk
 of Note [Tiled iteration], for outputs of 8 MiB and more its streamed stores (Note [Streaming
-tile stores]), and the mirrored tile order of a + a.T (Note [Mirrored tiles]). Differential against NumPy at tile edges, misaligned rows, every
+tile stores]), the mirrored tile order of a + a.T (Note [Mirrored tiles]) and the transposing
+copy (Note [Transposing copy]). Differential against NumPy at tile edges, misaligned rows, every
 dtype family, in place, and for any thread count."""
 import numpy as np
 import pytest
@@ -153,3 +154,39 @@ def test_self_transpose_results_do_not_depend_on_thread_count():
         ts.set_num_threads(old)
     np.testing.assert_array_equal(one, two)
     np.testing.assert_array_equal(one, one.T)
+
+
+# Note [Transposing copy]: same-type copies of a transposed input write the output tile by tile
+# with no buffer; streamed (past STREAM_BYTES) only where the output rows are 64-byte aligned.
+@pytest.mark.parametrize("shape", [(16, 16), (17, 300), (129, 257), (2048, 1100), (3, 130, 70)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "float16", "complex128", "bool"])
+def test_transposing_copy_matches_numpy(shape, dtype):
+    a_np = _values(shape, dtype, _rng(10))
+    a = ts.asarray(a_np)
+    got = ts.matrix_transpose(a).contiguous()
+    assert got.is_contiguous()
+    np.testing.assert_array_equal(np.asarray(got), np.swapaxes(a_np, -1, -2))
+    flipped = ts.matrix_transpose(a[..., ::-1, :]).contiguous()
+    np.testing.assert_array_equal(np.asarray(flipped), np.swapaxes(a_np[..., ::-1, :], -1, -2))
+
+
+@pytest.mark.parametrize("rows,cols", [(2048, 1100), (300, 200)])
+@pytest.mark.parametrize("offset", [(0, 0), (2, 1), (1, 16)])
+def test_transposing_copy_into_a_window(rows, cols, offset):
+    """Assignment of a transpose into a window of a larger tensor: output rows start off the
+    64-byte lines (offset) or keep them (the (0, 0) and column-16 cases)."""
+    a_np = _values((rows, cols), "float32", _rng(11))
+    i, j = offset
+    out_np = np.zeros((cols + 4, rows + 32), np.float32)
+    out = ts.asarray(out_np.copy())
+    out[i:i + cols, j:j + rows] = ts.asarray(a_np).T
+    out_np[i:i + cols, j:j + rows] = a_np.T
+    np.testing.assert_array_equal(np.asarray(out), out_np)
+
+
+def test_transposing_copy_of_itself_in_place():
+    """x[...] = x.T overlaps its own input: the result must be that of a copy taken first."""
+    x_np = _values((300, 300), "float32", _rng(12))
+    x = ts.asarray(x_np.copy())
+    x[...] = x.T
+    np.testing.assert_array_equal(np.asarray(x), x_np.T)

@@ -40,6 +40,7 @@ void bytes_loop(char** p, const int64_t* s, int64_t n) {
 }
 
 void cpu_copy(const ElementwiseIter& it, DType dst, DType src) {
+  if (dst == src && it.transposing_copy()) return it.transpose_copy();
   if (dst == src) {
     switch (itemsize(dst)) {
       case 1:

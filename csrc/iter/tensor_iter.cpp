@@ -25,25 +25,26 @@ namespace {
 // writes (along the buffer's rows) stay within a few cache lines at a time.
 template <int64_t ES>
 void transpose_scalar(const char* src, int64_t s0, int64_t s1, int64_t n, int64_t m, char* dst,
-                      int64_t i_begin) {
+                      int64_t pitch, int64_t i_begin) {
   constexpr int64_t kB = 16;
   for (int64_t ib = i_begin; ib < n; ib += kB)
     for (int64_t jb = 0; jb < m; jb += kB) {
       const int64_t ie = std::min(n, ib + kB), je = std::min(m, jb + kB);
       for (int64_t i = ib; i < ie; ++i)
         for (int64_t j = jb; j < je; ++j)
-          std::memcpy(dst + (j * n + i) * ES, src + i * s0 + j * s1, ES);
+          std::memcpy(dst + (j * pitch + i) * ES, src + i * s0 + j * s1, ES);
     }
 }
 
 template <int64_t ES>
-void transpose_generic(const char* src, int64_t s0, int64_t s1, int64_t n, int64_t m, char* dst) {
-  transpose_scalar<ES>(src, s0, s1, n, m, dst, 0);
+void transpose_generic(const char* src, int64_t s0, int64_t s1, int64_t n, int64_t m, char* dst,
+                       int64_t pitch) {
+  transpose_scalar<ES>(src, s0, s1, n, m, dst, pitch, 0);
 }
 
 #if defined(__SSE2__)
 // 4-byte elements, input rows contiguous: 4x4 blocks through SSE2 shuffles.
-void transpose_4(const char* src, int64_t s0, int64_t n, int64_t m, char* dst) {
+void transpose_4(const char* src, int64_t s0, int64_t n, int64_t m, char* dst, int64_t pitch) {
   float* d = reinterpret_cast<float*>(dst);
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) {
@@ -56,23 +57,23 @@ void transpose_4(const char* src, int64_t s0, int64_t n, int64_t m, char* dst) {
       __m128 a = _mm_loadu_ps(r + j), b = _mm_loadu_ps(r1 + j);
       __m128 c = _mm_loadu_ps(r2 + j), e = _mm_loadu_ps(r3 + j);
       _MM_TRANSPOSE4_PS(a, b, c, e);
-      _mm_storeu_ps(d + j * n + i, a);
-      _mm_storeu_ps(d + (j + 1) * n + i, b);
-      _mm_storeu_ps(d + (j + 2) * n + i, c);
-      _mm_storeu_ps(d + (j + 3) * n + i, e);
+      _mm_storeu_ps(d + j * pitch + i, a);
+      _mm_storeu_ps(d + (j + 1) * pitch + i, b);
+      _mm_storeu_ps(d + (j + 2) * pitch + i, c);
+      _mm_storeu_ps(d + (j + 3) * pitch + i, e);
     }
     for (; j < m; ++j) {
-      d[j * n + i] = r[j];
-      d[j * n + i + 1] = r1[j];
-      d[j * n + i + 2] = r2[j];
-      d[j * n + i + 3] = r3[j];
+      d[j * pitch + i] = r[j];
+      d[j * pitch + i + 1] = r1[j];
+      d[j * pitch + i + 2] = r2[j];
+      d[j * pitch + i + 3] = r3[j];
     }
   }
-  transpose_scalar<4>(src, s0, 4, n, m, dst, i);
+  transpose_scalar<4>(src, s0, 4, n, m, dst, pitch, i);
 }
 
 // 8-byte elements, input rows contiguous: 2x2 blocks.
-void transpose_8(const char* src, int64_t s0, int64_t n, int64_t m, char* dst) {
+void transpose_8(const char* src, int64_t s0, int64_t n, int64_t m, char* dst, int64_t pitch) {
   double* d = reinterpret_cast<double*>(dst);
   int64_t i = 0;
   for (; i + 2 <= n; i += 2) {
@@ -81,27 +82,33 @@ void transpose_8(const char* src, int64_t s0, int64_t n, int64_t m, char* dst) {
     int64_t j = 0;
     for (; j + 2 <= m; j += 2) {
       const __m128d a = _mm_loadu_pd(r + j), b = _mm_loadu_pd(r1 + j);
-      _mm_storeu_pd(d + j * n + i, _mm_unpacklo_pd(a, b));
-      _mm_storeu_pd(d + (j + 1) * n + i, _mm_unpackhi_pd(a, b));
+      _mm_storeu_pd(d + j * pitch + i, _mm_unpacklo_pd(a, b));
+      _mm_storeu_pd(d + (j + 1) * pitch + i, _mm_unpackhi_pd(a, b));
     }
     for (; j < m; ++j) {
-      d[j * n + i] = r[j];
-      d[j * n + i + 1] = r1[j];
+      d[j * pitch + i] = r[j];
+      d[j * pitch + i + 1] = r1[j];
     }
   }
-  transpose_scalar<8>(src, s0, 8, n, m, dst, i);
+  transpose_scalar<8>(src, s0, 8, n, m, dst, pitch, i);
 }
 #endif
 
 #if defined(TS_X86_WIDE)
 // 4-byte elements, input rows contiguous, 16 x 16 blocks transposed in AVX-512 registers (the
 // build targets baseline x86-64: this is compiled for AVX-512 and picked at run time). Edges
-// that are not a whole block take the 4 x 4 SSE path.
+// that are not a whole block take the 4 x 4 SSE path. `stream`: whole 64-byte rows of a block
+// go around the caches (Note [Streaming tile stores]), when dst and pitch keep them aligned.
+// `next`: the tile the caller does next, whose rows are prefetched in step with this one's
+// (Note [Next tile prefetch]).
 __attribute__((target("avx512f"))) void transpose_4_avx512(const char* src, int64_t s0, int64_t n,
-                                                           int64_t m, char* dst) {
+                                                           int64_t m, char* dst, int64_t pitch,
+                                                           bool stream, const TileRows* next) {
   float* d = reinterpret_cast<float*>(dst);
   const int64_t n16 = n & ~int64_t(15), m16 = m & ~int64_t(15);
-  for (int64_t i = 0; i < n16; i += 16)
+  stream = stream && reinterpret_cast<uintptr_t>(dst) % 64 == 0 && pitch % 16 == 0;
+  for (int64_t i = 0; i < n16; i += 16) {
+    if (next != nullptr) next->prefetch(i * next->rows / n16, (i + 16) * next->rows / n16);
     for (int64_t j = 0; j < m16; j += 16) {
       __m512 r[16], t[16];
       for (int k = 0; k < 16; ++k)
@@ -126,13 +133,17 @@ __attribute__((target("avx512f"))) void transpose_4_avx512(const char* src, int6
         r[k] = _mm512_shuffle_f32x4(t[k], t[k + 8], 0x88);
         r[k + 8] = _mm512_shuffle_f32x4(t[k], t[k + 8], 0xDD);
       }
-      for (int k = 0; k < 16; ++k) _mm512_storeu_ps(d + (j + k) * n + i, r[k]);
+      if (stream)
+        for (int k = 0; k < 16; ++k) _mm512_stream_ps(d + (j + k) * pitch + i, r[k]);
+      else
+        for (int k = 0; k < 16; ++k) _mm512_storeu_ps(d + (j + k) * pitch + i, r[k]);
     }
+  }
   // Right edge (columns m16..m) of the whole-block rows, then the bottom rows n16..n.
   for (int64_t i = 0; i < n16; ++i)
     for (int64_t j = m16; j < m; ++j)
-      d[j * n + i] = reinterpret_cast<const float*>(src + i * s0)[j];
-  transpose_scalar<4>(src, s0, 4, n, m, dst, n16);
+      d[j * pitch + i] = reinterpret_cast<const float*>(src + i * s0)[j];
+  transpose_scalar<4>(src, s0, 4, n, m, dst, pitch, n16);
 }
 
 bool has_avx512() {
@@ -146,26 +157,26 @@ bool has_avx512() {
 // Bytes are moved as-is (floats through integer-free SSE moves keep every bit, NaN payloads
 // included).
 void transpose_tile(const char* src, int64_t s0, int64_t s1, int64_t n, int64_t m, int64_t es,
-                    char* dst) {
+                    char* dst, int64_t pitch, bool stream, const TileRows* next) {
 #if defined(TS_X86_WIDE)
   if (es == 4 && s1 == 4 && n >= 16 && m >= 16 && has_avx512())
-    return transpose_4_avx512(src, s0, n, m, dst);
+    return transpose_4_avx512(src, s0, n, m, dst, pitch, stream, next);
 #endif
 #if defined(__SSE2__)
-  if (es == 4 && s1 == 4) return transpose_4(src, s0, n, m, dst);
-  if (es == 8 && s1 == 8) return transpose_8(src, s0, n, m, dst);
+  if (es == 4 && s1 == 4) return transpose_4(src, s0, n, m, dst, pitch);
+  if (es == 8 && s1 == 8) return transpose_8(src, s0, n, m, dst, pitch);
 #endif
   switch (es) {
     case 1:
-      return transpose_generic<1>(src, s0, s1, n, m, dst);
+      return transpose_generic<1>(src, s0, s1, n, m, dst, pitch);
     case 2:
-      return transpose_generic<2>(src, s0, s1, n, m, dst);
+      return transpose_generic<2>(src, s0, s1, n, m, dst, pitch);
     case 4:
-      return transpose_generic<4>(src, s0, s1, n, m, dst);
+      return transpose_generic<4>(src, s0, s1, n, m, dst, pitch);
     case 8:
-      return transpose_generic<8>(src, s0, s1, n, m, dst);
+      return transpose_generic<8>(src, s0, s1, n, m, dst, pitch);
     default:
-      return transpose_generic<16>(src, s0, s1, n, m, dst);
+      return transpose_generic<16>(src, s0, s1, n, m, dst, pitch);
   }
 }
 
@@ -173,6 +184,26 @@ void store_fence() {
 #if defined(__SSE2__)
   _mm_sfence();
 #endif
+}
+
+void ElementwiseIter::transpose_copy(int64_t grain) const {
+  const TileGrid g = tile_grid();
+  const int64_t planes = numel / (shape[0] * shape[1]), es = elsize[0];
+  const int64_t pitch = strides[0][1] / es;
+  const bool streaming = numel * es >= kStreamBytes;
+  parallel_for(0, planes * g.c0 * g.c1, std::max<int64_t>(1, grain / (g.tile0 * g.tile1)),
+               [&](int64_t b, int64_t e) {
+                 TileAt next = tile_at(g, b);
+                 for (int64_t t = b; t < e; ++t) {
+                   const TileAt cur = next;
+                   const bool more = t + 1 < e;
+                   if (more) next = tile_at(g, t + 1);
+                   const TileRows rows{next.q[1], strides[1][0], next.n, next.m * es};
+                   transpose_tile(cur.q[1], strides[1][0], strides[1][1], cur.n, cur.m, es,
+                                  cur.q[0], pitch, streaming, more ? &rows : nullptr);
+                 }
+                 if (streaming) store_fence();
+               });
 }
 
 ElementwiseIter ElementwiseIter::make(const Tensor& out,

@@ -21,9 +21,22 @@ constexpr int kMaxOperands = 4;
 constexpr int kRunFlags = kMaxOperands;
 constexpr int64_t kStreamStores = 1;
 
-// dst[(j * n + i) * es] = src[i * s0 + j * s1] for i < n, j < m (Note [Tiled iteration]).
+// `rows` rows of `bytes` bytes each, `pitch` bytes apart, from `base`: a tile's source rows.
+struct TileRows {
+  const char* base;
+  int64_t pitch, rows, bytes;
+  void prefetch(int64_t r0, int64_t r1) const {  // rows r0 .. r1 - 1
+    for (int64_t r = r0; r < r1; ++r)
+      for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(base + r * pitch + off);
+  }
+};
+
+// dst[(j * pitch + i) * es] = src[i * s0 + j * s1] for i < n, j < m (Note [Tiled iteration]).
+// `stream` asks for non-temporal stores where the path has them (Note [Streaming tile
+// stores]); `next`, if given, is prefetched along the way (Note [Next tile prefetch]).
 void transpose_tile(const char* src, int64_t s0, int64_t s1, int64_t n, int64_t m, int64_t es,
-                    char* dst);
+                    char* dst, int64_t pitch, bool stream = false,
+                    const TileRows* next = nullptr);
 
 // Orders this thread's non-temporal stores before what follows (Note [Streaming tile stores]).
 void store_fence();
@@ -276,16 +289,21 @@ struct ElementwiseIter {
   // (j + 1) * n / m), so they arrive while this tile computes. A standalone model of 2048^2
   // float32 a + a.T: 2.2 -> 1.7 ms.
   void prefetch_next(const TileAt& next, const bool* buffered, int64_t j, int64_t m) const {
-    for (int k = 1; k < nops; ++k) {
-      if (!buffered[k]) continue;
-      const int64_t r0 = j * next.n / m, r1 = (j + 1) * next.n / m;
-      const int64_t bytes = next.m * elsize[k];
-      for (int64_t r = r0; r < r1; ++r) {
-        const char* row = next.q[k] + r * strides[k][0];
-        for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(row + off);
-      }
-    }
+    for (int k = 1; k < nops; ++k)
+      if (buffered[k])
+        TileRows{next.q[k], strides[k][0], next.n, next.m * elsize[k]}.prefetch(
+            j * next.n / m, (j + 1) * next.n / m);
   }
+
+  // Note [Transposing copy]: a same-type copy whose input is transposed (x.T.contiguous(),
+  // ascontiguousarray of a transpose) needs no tile buffer: each tile is transposed straight
+  // into the output, streamed past the caches when the output is large, with the next tile's
+  // rows prefetched along the way.
+  bool transposing_copy() const {
+    return nops == 2 && needs_tiling() && elsize[0] == elsize[1] && strides[0][0] == elsize[0] &&
+           strides[0][1] % elsize[0] == 0 && transposed(1) && !overlaps_output(1);
+  }
+  void transpose_copy(int64_t grain = kGrainSize) const;
 
   template <class Loop>
   void tiled_for_each(const Loop& loop, int64_t grain) const {
@@ -315,7 +333,7 @@ struct ElementwiseIter {
                        if (buffered[k]) {
                          char* buf = bufs + (k - 1) * kTileBytes;
                          transpose_tile(cur.q[k], strides[k][0], strides[k][1], n, m, elsize[k],
-                                        buf);
+                                        buf, n);
                          tile_base[k] = buf;
                        }
                      }
