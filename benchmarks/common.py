@@ -11,8 +11,8 @@ import sys
 from typing import Callable, Dict, List, Optional
 
 
-def timeit(fn: Callable[[], object], min_time: float = 0.2, repeats: int = 7) -> float:
-    """Median seconds per call over `repeats` batches, each lasting at least ~min_time/repeats."""
+def calls_per_sample(fn: Callable[[], object], min_time: float = 0.2, repeats: int = 7) -> int:
+    """Calls per timed sample: enough that one sample lasts at least ~min_time/repeats."""
     fn()
     n = 1
     while True:
@@ -21,15 +21,22 @@ def timeit(fn: Callable[[], object], min_time: float = 0.2, repeats: int = 7) ->
             fn()
         dt = time.perf_counter() - t0
         if dt > min_time / repeats or n > 1_000_000:
-            break
+            return n
         n *= 4
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        samples.append((time.perf_counter() - t0) / n)
-    return statistics.median(samples)
+
+
+def sample(fn: Callable[[], object], n: int) -> float:
+    """Seconds per call over n back-to-back calls."""
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t0) / n
+
+
+def timeit(fn: Callable[[], object], min_time: float = 0.2, repeats: int = 7) -> float:
+    """Median seconds per call over `repeats` samples."""
+    n = calls_per_sample(fn, min_time, repeats)
+    return statistics.median(sample(fn, n) for _ in range(repeats))
 
 
 def fmt_time(s: Optional[float]) -> str:
@@ -66,16 +73,28 @@ def table(rows: List[Dict[str, object]]) -> str:
     return "\n".join(out)
 
 
-def run_case(name: str, fns: Dict[str, Optional[Callable]], min_time: float) -> Dict[str, object]:
-    """Times one case in every library that has it (None where an op is missing)."""
+def run_case(name: str, fns: Dict[str, Optional[Callable]], min_time: float,
+             repeats: int = 7) -> Dict[str, object]:
+    """Times one case in every library that has it (None where an op is missing). The
+    libraries' samples alternate (tessera, NumPy, PyTorch, tessera, ...), so a change in the
+    machine's state during the case (a noisy neighbour on a shared VM) shifts all three alike
+    and the ratios stay fair; each reports its median."""
     row: Dict[str, object] = {"case": name}
+    calls: Dict[str, int] = {}
     for lib in ("ts", "np", "torch"):
         fn = fns.get(lib)
+        row[lib] = None
         try:
-            row[lib] = timeit(fn, min_time) if fn else None
+            if fn:
+                calls[lib] = calls_per_sample(fn, min_time, repeats)
         except (AttributeError, NotImplementedError, TypeError) as e:
             print(f"  {lib}: {name}: {e}", file=sys.stderr)
-            row[lib] = None
+    samples: Dict[str, List[float]] = {lib: [] for lib in calls}
+    for _ in range(repeats):
+        for lib, n in calls.items():
+            samples[lib].append(sample(fns[lib], n))
+    for lib, ts_ in samples.items():
+        row[lib] = statistics.median(ts_)
     print(f"{name}: " + ", ".join(f"{k}={row[k]}" for k in ("ts", "np", "torch")), file=sys.stderr)
     return row
 
