@@ -324,7 +324,7 @@ inline __attribute__((always_inline)) void sweep_rows4(typename Op::A* blk,
 // sweep_rows4 compiled per ISA (Note [SIMD clones]) for float/double columns: vectorized
 // across columns, so each column's additions keep their order and every clone its bits.
 template <class Op, class T>
-TS_SIMD_CLONES void sweep_rows4_simd(typename Op::A* blk, flag_t<typename Op::A>* bad,
+TS_SIMD_CLONES_WIDE void sweep_rows4_simd(typename Op::A* blk, flag_t<typename Op::A>* bad,
                                      const T* q0, const T* q1, const T* q2, const T* q3,
                                      int64_t w) {
   sweep_rows4<Op, T>(blk, bad, q0, q1, q2, q3, w);
