@@ -15,7 +15,6 @@
 
 namespace ts {
 
-
 template <class T, class R, class Op>
 TS_SIMD_CLONES void unary_contig(R* out, const T* in, int64_t n, const Op& op) {
   using A = acc_t<T>;

@@ -256,8 +256,8 @@ typename Op::A reduce_run(const char* p, int64_t n, int64_t s) {
   const bool from_memory = n * static_cast<int64_t>(sizeof(T)) > kCachedRunBytes;
   parallel_for(0, nc, 1, [&](int64_t b, int64_t e) {
     for (int64_t c = b; c < e; ++c)
-      part[c] = reduce_chunk<Op, T>(p + c * kChunk * s, std::min(kChunk, n - c * kChunk), s,
-                                    from_memory);
+      part[c] =
+          reduce_chunk<Op, T>(p + c * kChunk * s, std::min(kChunk, n - c * kChunk), s, from_memory);
   });
   return combine_all<Op>(part.get(), nc);
 }
@@ -325,8 +325,8 @@ inline __attribute__((always_inline)) void sweep_rows4(typename Op::A* blk,
 // across columns, so each column's additions keep their order and every clone its bits.
 template <class Op, class T>
 TS_SIMD_CLONES_WIDE void sweep_rows4_simd(typename Op::A* blk, flag_t<typename Op::A>* bad,
-                                     const T* q0, const T* q1, const T* q2, const T* q3,
-                                     int64_t w) {
+                                          const T* q0, const T* q1, const T* q2, const T* q3,
+                                          int64_t w) {
   sweep_rows4<Op, T>(blk, bad, q0, q1, q2, q3, w);
 }
 

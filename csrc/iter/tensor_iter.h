@@ -35,8 +35,7 @@ struct TileRows {
 // `stream` asks for non-temporal stores where the path has them (Note [Streaming tile
 // stores]); `next`, if given, is prefetched along the way (Note [Next tile prefetch]).
 void transpose_tile(const char* src, int64_t s0, int64_t s1, int64_t n, int64_t m, int64_t es,
-                    char* dst, int64_t pitch, bool stream = false,
-                    const TileRows* next = nullptr);
+                    char* dst, int64_t pitch, bool stream = false, const TileRows* next = nullptr);
 
 // Orders this thread's non-temporal stores before what follows (Note [Streaming tile stores]).
 void store_fence();
@@ -138,8 +137,7 @@ struct ElementwiseIter {
                     int64_t n, bool streaming) const {
     for (int k = streaming ? 1 : 0; k < nops; ++k) {
       if (buffered[k] || inner[k] != elsize[k]) continue;
-      const char* r = tile_base[k] + j * strides[k][1];
-      for (int64_t off = 0; off < n * elsize[k]; off += 64) __builtin_prefetch(r + off);
+      TileRows{tile_base[k], strides[k][1], 1, n * elsize[k]}.prefetch(j, j + 1);
     }
   }
 
