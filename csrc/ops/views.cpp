@@ -341,4 +341,50 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t axis1, int64_t axis2) {
   return v;
 }
 
+// Element strides and the offset scale by old/new item size; PyTorch's rules and messages.
+Tensor view_dtype(const Tensor& x, DType dtype) {
+  const int64_t from = x.itemsize(), to = ts::itemsize(dtype);
+  Shape s = x.shape();
+  Strides st = x.strides();
+  int64_t off = x.offset();
+  if (from != to) {
+    const char* fn = dtype_name(x.dtype());
+    const char* tn = dtype_name(dtype);
+    TS_CHECK(x.ndim() > 0, RuntimeError, "view: a 0-d tensor cannot be viewed as ", tn, " from ",
+             fn, " (different element sizes); hint: reshape it to (1,) first");
+    const int64_t last = x.ndim() - 1;
+    TS_CHECK(st[last] == 1 || s[last] == 1, RuntimeError,
+             "view: the last dim must have stride 1 to view ", fn, " as ", tn,
+             " (different element sizes), but got strides ", shape_str(st),
+             "; hint: call .contiguous() first");
+    if (from > to) {
+      const int64_t r = from / to;
+      for (int64_t d = 0; d < last; ++d) st[d] *= r;
+      s[last] *= r;
+      st[last] = 1;
+      off *= r;
+    } else {
+      const int64_t r = to / from;
+      TS_CHECK(s[last] % r == 0, RuntimeError, "view: the last dim (size ", s[last],
+               ") must be divisible by ", r, " to view ", fn, " as ", tn,
+               " (different element sizes); shape ", shape_str(s));
+      TS_CHECK(off % r == 0, RuntimeError, "view: the storage offset (", off,
+               ") must be divisible by ", r, " to view ", fn, " as ", tn);
+      for (int64_t d = 0; d < last; ++d) {
+        TS_CHECK(st[d] % r == 0, RuntimeError, "view: stride ", st[d], " of dim ", d,
+                 " must be divisible by ", r, " to view ", fn, " as ", tn, "; strides ",
+                 shape_str(st));
+        st[d] /= r;
+      }
+      s[last] /= r;
+      st[last] = 1;
+      off /= r;
+    }
+  }
+  Tensor v = Tensor::view_of(x.storage(), s, st, off, dtype);
+  v.impl()->is_view = true;
+  autograd::note_view(x, v);
+  return v;
+}
+
 }  // namespace ts

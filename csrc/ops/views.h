@@ -20,6 +20,9 @@ Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop, int64_t
 // x[..., index, ...]: drops the axis.
 Tensor select(const Tensor& x, int64_t axis, int64_t index);
 Tensor diagonal(const Tensor& x, int64_t offset, int64_t axis1, int64_t axis2);
+// x.view(dtype) (PyTorch): the same bytes read as `dtype`. A different item size rescales the
+// last dim, which must be contiguous; not differentiable (the result never requires grad).
+Tensor view_dtype(const Tensor& x, DType dtype);
 
 // Strides for viewing x (with `strides`) as `shape`, or false when a copy is required.
 bool view_strides(const Shape& old_shape, const Strides& old_strides, const Shape& shape,
