@@ -617,7 +617,9 @@ def test_from_dlpack_copy_semantics():
     with pytest.raises(RuntimeError, match="not available"):
         ts.from_dlpack(x, device="cuda")
     t0 = ts.asarray([1.0])
-    assert ts.from_dlpack(t0) is t0 and ts.from_dlpack(t0, copy=True).data_ptr() != t0.data_ptr()
+    alias = ts.from_dlpack(t0)
+    assert alias is not t0 and alias.data_ptr() == t0.data_ptr()
+    assert ts.from_dlpack(t0, copy=True).data_ptr() != t0.data_ptr()
 
 
 def test_from_dlpack_legacy_producer_and_capsule():
@@ -733,3 +735,68 @@ def test_fake_producer_errors_leave_capsule_unconsumed(kw, err, match):
     with pytest.raises(err, match=match):
         ts.from_dlpack(p)
     assert capsule_name(p.capsule) == "dltensor_versioned" and p.deleted == 0
+
+
+# ---------------------------------------------------------------- aliases across imports
+
+
+@pytest.mark.parametrize("importer", [ts.asarray, ts.from_dlpack])
+@pytest.mark.parametrize("window", ["reversed", "shifted_right", "shifted_left", "every_other"])
+def test_copy_from_an_imported_alias_of_itself(importer, window):
+    """copy_ sees overlap by address: an import of x's own memory has its own Storage."""
+    x = ts.arange(12).astype(ts.float64)
+    a = np.asarray(x)
+    want = np.arange(12.0)
+    if window == "reversed":
+        dst, src = x, importer(a[::-1])
+        want = want[::-1].copy()
+    elif window == "shifted_right":
+        dst, src = x[1:], importer(a[:-1])
+        want[1:] = np.arange(11.0)
+    elif window == "shifted_left":
+        dst, src = x[:-1], importer(a[1:])
+        want[:-1] = np.arange(1.0, 12.0)
+    else:
+        dst, src = x[::2], importer(a[1::2].copy() if importer is ts.from_dlpack else a[1::2])
+        want[::2] = np.arange(1.0, 12.0, 2)
+    dst.copy_(src)
+    np.testing.assert_array_equal(np.asarray(x), want)
+
+
+@pytest.mark.parametrize("key", [np.s_[::-1], np.s_[::2], np.s_[1:, ::-3], np.s_[::-1, 2:]])
+def test_asarray_of_a_strided_numpy_view_spans_its_bytes(key):
+    base = np.arange(24, dtype=np.float32).reshape(4, 6)
+    v = base[key]
+    t = ts.asarray(v)
+    assert shares(t, v) and t.tolist() == v.tolist()
+    # The storage starts at the view's lowest element and ends at its highest.
+    ptrs = [v.ctypes.data + int(np.dot(idx, v.strides)) for idx in np.ndindex(v.shape)]
+    s = t.untyped_storage()
+    assert s.data_ptr() == min(ptrs) and s.nbytes() == max(ptrs) + 4 - min(ptrs)
+    # as_strided over the whole storage from its start reads exactly those bytes, and no more.
+    n = s.nbytes() // 4
+    flat = np.frombuffer(
+        (ctypes.c_float * n).from_address(s.data_ptr()), dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(t.as_strided((n,), (1,), 0)), flat)
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        t.as_strided((n + 1,), (1,), 0)
+
+
+def test_as_strided_stays_inside_the_storage():
+    x = ts.arange(6.0)
+    assert x.as_strided((2, 3), (3, 1)).tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert x[2:].as_strided((2,), (2,)).tolist() == [2, 4]
+    assert x.as_strided((0,), (1,), 100).shape == (0,)
+    for size, stride, off in [((10,), (1,), 0), ((2,), (1,), 5), ((3, 2), (2, 1), 1)]:
+        with pytest.raises(RuntimeError, match="out of bounds"):
+            x.as_strided(size, stride, off)
+
+
+def test_from_dlpack_of_a_tessera_tensor_is_a_new_detached_alias():
+    w = ts.ones((3,), requires_grad=True)
+    r = ts.from_dlpack(w)
+    assert r is not w and not r.requires_grad and r.data_ptr() == w.data_ptr()
+    r.requires_grad_()
+    assert w.requires_grad and w.is_leaf
+    c = ts.from_dlpack(w, copy=True)
+    assert c.data_ptr() != w.data_ptr() and not c.requires_grad and c.tolist() == [1.0] * 3

@@ -11,20 +11,35 @@ TS_DEFINE_STUB(CopyKernel, copy_stub, "copy");
 TS_DEFINE_STUB(FillKernel, fill_stub, "fill");
 
 namespace {
-// True when the memory spans of a and b may intersect.
+// Byte range [lo, hi] that a tensor's elements span in memory.
+void byte_span(const Tensor& t, uintptr_t& lo, uintptr_t& hi) {
+  int64_t a = 0, b = 0;
+  for (int64_t d = 0; d < t.ndim(); ++d) {
+    const int64_t ext = (t.dim(d) - 1) * t.strides()[d];
+    (ext < 0 ? a : b) += ext;
+  }
+  const uintptr_t base = reinterpret_cast<uintptr_t>(t.data_ptr());
+  lo = base + a * t.itemsize();
+  hi = base + b * t.itemsize() + t.itemsize() - 1;
+}
+
+// True when the bytes of a and b may intersect. By address, not by Storage: a tensor imported
+// zero-copy (asarray of a NumPy view, from_dlpack) has its own Storage over another's bytes.
 bool may_overlap(const Tensor& a, const Tensor& b) {
-  if (a.storage() != b.storage() || a.numel() == 0 || b.numel() == 0) return false;
-  auto span = [](const Tensor& t, int64_t& lo, int64_t& hi) {
-    lo = hi = t.offset();
-    for (int64_t d = 0; d < t.ndim(); ++d) {
-      const int64_t ext = (t.dim(d) - 1) * t.strides()[d];
-      (ext < 0 ? lo : hi) += ext;
-    }
-  };
-  int64_t alo, ahi, blo, bhi;
-  span(a, alo, ahi);
-  span(b, blo, bhi);
+  if (a.numel() == 0 || b.numel() == 0) return false;
+  uintptr_t alo, ahi, blo, bhi;
+  byte_span(a, alo, ahi);
+  byte_span(b, blo, bhi);
   return alo <= bhi && blo <= ahi;
+}
+
+// Each element is read and then written in place: same start, same byte layout.
+bool same_layout(const Tensor& a, const Tensor& b) {
+  if (a.data_ptr() != b.data_ptr() || a.itemsize() != b.itemsize() || a.ndim() != b.ndim())
+    return false;
+  for (int64_t d = 0; d < a.ndim(); ++d)
+    if (a.dim(d) != 1 && a.strides()[d] != b.strides()[d]) return false;
+  return true;
 }
 }  // namespace
 
@@ -80,8 +95,7 @@ void copy_(const Tensor& dst, const Tensor& src) {
   if (dst.device() != src.device()) return copy_(dst, src, false);
   if (dst.numel() == 0) return;
   Tensor s = src;
-  if (may_overlap(dst, src) &&
-      !(dst.data_ptr() == src.data_ptr() && dst.strides() == src.strides()))
+  if (may_overlap(dst, src) && !(src.shape() == dst.shape() && same_layout(dst, src)))
     s = clone(src);
   auto it = ElementwiseIter::make(dst, {&s}, "copy");
   copy_stub.get(dst.device())(it, dst.dtype(), s.dtype());

@@ -87,30 +87,6 @@ Tensor index_basic(const Tensor& x, const IndexKey& key) {
   return v;
 }
 
-namespace {
-// Byte range [lo, hi] that a tensor's elements span in memory.
-void byte_span(const Tensor& t, uintptr_t& lo, uintptr_t& hi) {
-  int64_t a = 0, b = 0;
-  for (int64_t d = 0; d < t.ndim(); ++d) {
-    const int64_t ext = (t.dim(d) - 1) * t.strides()[d];
-    (ext < 0 ? a : b) += ext;
-  }
-  const uintptr_t base = reinterpret_cast<uintptr_t>(t.data_ptr());
-  lo = base + a * t.itemsize();
-  hi = base + b * t.itemsize() + t.itemsize() - 1;
-}
-
-// copy_ detects overlap between tensors of one Storage; a value imported zero-copy from a
-// NumPy view of x (x[1:] = x.numpy()[:-1]) has its own Storage over the same bytes.
-bool aliases_other_storage(const Tensor& dst, const Tensor& v) {
-  if (dst.storage() == v.storage() || dst.numel() == 0 || v.numel() == 0) return false;
-  uintptr_t dl, dh, vl, vh;
-  byte_span(dst, dl, dh);
-  byte_span(v, vl, vh);
-  return dl <= vh && vl <= dh;
-}
-}  // namespace
-
 void index_put_basic(const Tensor& x, const IndexKey& key, const Tensor& value) {
   const bool record = autograd::begin_setitem(x, value);
   autograd::GradModeGuard no_grad(false);  // the internal views below are not part of the graph
@@ -126,7 +102,7 @@ void index_put_basic(const Tensor& x, const IndexKey& key, const Tensor& value) 
     Strides st(v.strides().begin() + extra, v.strides().end());
     v = v.as_strided(s, st, v.offset());
   }
-  copy_(dst, aliases_other_storage(dst, v) ? clone(v) : v);
+  copy_(dst, v);  // copy_ clones v first if their bytes overlap
   if (record) {
     autograd::GradModeGuard grad_on(true);
     autograd::record_index_put(x, value, key.data(), key.size());

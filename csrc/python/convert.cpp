@@ -201,16 +201,25 @@ Tensor from_numpy(py::array arr, int copy) {
   }
   const bool native = arr.dtype().attr("byteorder").cast<std::string>() != ">";
   if (copy != 1 && aligned && native) {
-    // Zero-copy: the storage keeps the array alive; the release runs under the GIL.
+    // Zero-copy: the storage keeps the array alive; the release runs under the GIL. It spans
+    // the bytes the view reaches, from its lowest element (negative strides reach below
+    // arr.data(), steps beyond arr.nbytes()).
+    int64_t lo = 0, hi = 0;
+    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+      const int64_t ext = shape[d] == 0 ? 0 : (shape[d] - 1) * strides[d];
+      (ext < 0 ? lo : hi) += ext;
+    }
+    const bool empty = arr.size() == 0;
+    char* first = static_cast<char*>(const_cast<void*>(arr.data())) + (empty ? 0 : lo * isz);
+    const int64_t span = empty ? 0 : (hi - lo + 1) * isz;
     PyObject* ref = arr.ptr();
     Py_INCREF(ref);
-    auto storage =
-        std::make_shared<Storage>(const_cast<void*>(arr.data()), arr.nbytes(), Device{}, [ref]() {
-          py::gil_scoped_acquire g;
-          Py_DECREF(ref);
-        });
+    auto storage = std::make_shared<Storage>(first, span, Device{}, [ref]() {
+      py::gil_scoped_acquire g;
+      Py_DECREF(ref);
+    });
     storage->readonly = !arr.writeable();
-    return Tensor::view_of(storage, shape, strides, 0, dt);
+    return Tensor::view_of(storage, shape, strides, empty ? 0 : -lo, dt);
   }
   TS_CHECK(copy != 0, ValueError, "asarray: copy=False but this array (",
            native ? "misaligned" : "non-native byte order", ") can only be imported by copying");

@@ -46,8 +46,10 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: Optional[builtins.bool] 
     """
     target = _C.Device(device) if device is not None else None
     if isinstance(x, Tensor):
-        out = _C._clone(x) if copy else x
-        return _place(out, target, copy)
+        # A new tensor over the same memory, outside x's autograd graph (as a DLPack round
+        # trip would give; NumPy and PyTorch never return the producer itself).
+        out = x.detach()
+        return _place(_C._clone(out) if copy else out, target, copy)
     if isinstance(x, _CapsuleType):
         return _place(_C._from_dlpack_capsule(x, copy), target, copy)
     try:
