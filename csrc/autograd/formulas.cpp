@@ -172,8 +172,11 @@ FORMULA(atan2_bw) {
   Saved s{c, kA | kB};
   const Tensor y = s.a(), x = s.b();
   const Tensor den = add(mul(x, x), mul(y, y));
-  return {c.needs(0) ? mul(g[0], div(x, den)) : Tensor(),
-          c.needs(1) ? mul(g[0], div(negative(y), den)) : Tensor()};
+  // At the origin PyTorch takes 1 / (x^2 + y^2) as 0, not inf: both gradients are 0 there.
+  const Tensor at0 = B(equal_def, den, sc(0.0));
+  const Tensor recip = where(at0, zeros_like(den), div(ones_like(den), den));
+  return {c.needs(0) ? mul(g[0], mul(x, recip)) : Tensor(),
+          c.needs(1) ? mul(g[0], mul(negative(y), recip)) : Tensor()};
 }
 FORMULA(hypot_bw) {
   Saved s{c, kA | kB | kOut};
@@ -309,8 +312,12 @@ FORMULA(std_bw) {
     if (c.attrs()[d] == 1 && x.dim(d) != 1) axes.push_back(d);
   const Tensor mu = mean(x, Axes(axes), true);
   const double dof = std::max(static_cast<double>(reduced_count(c)) - c.scalar(0), 0.0);
-  const Tensor denom = mul(reshape(out, c.attrs()), sc(dof));
-  return {div(mul(expand_back(g[0], c), subtract(x, mu)), denom)};
+  // Where the std is 0 (constant data) the gradient is 0, as in PyTorch, not 0/0.
+  const Tensor kept = reshape(out, c.attrs());
+  const Tensor denom = mul(kept, sc(dof));
+  const Tensor q = div(expand_back(g[0], c), denom);
+  const Tensor zero_std = B(equal_def, kept, sc(0.0));
+  return {mul(where(zero_std, zeros_like(q), q), subtract(x, mu))};
 }
 FORMULA(prod_bw) {
   // Product of all the other elements of each reduced group, exact with zeros: move the
@@ -496,6 +503,34 @@ FORMULA(where_bw) {
   const Tensor z = zeros_like(g[0]);
   return {Tensor(), c.needs(1) ? where(cond, g[0], z) : Tensor(),
           c.needs(2) ? where(cond, z, g[0]) : Tensor()};
+}
+// Note [clip gradient]: PyTorch's clamp rules, not those of the maximum/minimum it is made of
+// (which split ties in half): x gets the gradient where lo <= x <= hi, bounds included; lo
+// where x < lo (and lo < hi), hi where x > hi or hi < lo (hi wins when the bounds cross).
+FORMULA(clip_bw) {
+  const bool has_lo = c.attr(0) != 0, has_hi = c.attr(1) != 0;
+  const Tensor x = c.saved(0);
+  const Tensor lo = has_lo ? c.saved(1) : Tensor(),
+               hi = has_hi ? c.saved(has_lo ? 2 : 1) : Tensor();
+  const Tensor z = zeros_like(g[0]);
+  Tensor keep;
+  if (has_lo) keep = B(greater_equal_def, x, lo);
+  if (has_hi) {
+    const Tensor le = B(less_equal_def, x, hi);
+    keep = has_lo ? B(logical_and_def, keep, le) : le;
+  }
+  variable_list out{c.needs(0) ? where(keep, g[0], z) : Tensor(), Tensor(), Tensor()};
+  if (has_lo && c.needs(1)) {
+    Tensor below = B(less_def, x, lo);
+    if (has_hi) below = B(logical_and_def, below, B(less_def, lo, hi));
+    out[1] = where(below, g[0], z);
+  }
+  if (has_hi && c.needs(2)) {
+    Tensor above = B(greater_def, x, hi);
+    if (has_lo) above = B(logical_or_def, above, B(less_def, hi, lo));
+    out[2] = where(above, g[0], z);
+  }
+  return out;
 }
 FORMULA(concat_bw) {
   variable_list out;
@@ -848,7 +883,7 @@ const Formula kSum{"SumBackward", sum_bw}, kMean{"MeanBackward", mean_bw},
     kDiagonal{"DiagonalBackward", diagonal_bw}, kIndex{"IndexBackward", index_bw},
     kIndexPut{"IndexPutBackward", index_put_bw}, kMatmul{"MatmulBackward", matmul_bw},
     kWhere{"WhereBackward", where_bw}, kConcat{"CatBackward", concat_bw},
-    kCumsum{"CumsumBackward", cumsum_bw};
+    kCumsum{"CumsumBackward", cumsum_bw}, kClip{"ClampBackward", clip_bw};
 
 bool any_needs(const std::vector<Tensor>& ts) { return needs_grad(ts); }
 
@@ -985,6 +1020,14 @@ void record_where(const Tensor& cond, const Tensor& x1, const Tensor& x2, const 
   if (!any_needs({x1, x2})) return;
   auto node = record(kWhere, {Tensor(), x1, x2}, {out});
   node->save(cond);
+}
+void record_clip(const Tensor& x, const Tensor& lo, const Tensor& hi, const Tensor& out) {
+  if (!any_needs({x, lo, hi})) return;
+  auto node = record(kClip, {x, lo, hi}, {out});
+  node->attrs = Shape{lo.defined() ? 1 : 0, hi.defined() ? 1 : 0};
+  node->save(x);
+  if (lo.defined()) node->save(lo);
+  if (hi.defined()) node->save(hi);
 }
 void record_concat(const std::vector<Tensor>& xs, const Tensor& out, int64_t axis) {
   if (!any_needs(xs)) return;

@@ -44,6 +44,9 @@ void record_index_put(const Tensor& x, const Tensor& value, const IndexItem* key
 
 void record_matmul(const Tensor& a, const Tensor& b, const Tensor& out);
 void record_where(const Tensor& cond, const Tensor& x1, const Tensor& x2, const Tensor& out);
+// clip(x, lo, hi) with PyTorch's clamp gradient (Note [clip gradient]); lo or hi may be
+// undefined (no bound).
+void record_clip(const Tensor& x, const Tensor& lo, const Tensor& hi, const Tensor& out);
 void record_concat(const std::vector<Tensor>& xs, const Tensor& out, int64_t axis);
 void record_cumsum(const Tensor& x, const Tensor& out, int64_t axis, bool include_initial);
 

@@ -1,5 +1,7 @@
 #include "ops/compare.h"
 
+#include "autograd/grad_mode.h"
+#include "autograd/record.h"
 #include "ops/copy.h"
 
 namespace ts {
@@ -32,10 +34,17 @@ Tensor clip_bound(const Tensor& x, const Tensor& bound, const char* which) {
 Tensor clip(const Tensor& x, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi) {
   TS_CHECK(in_set(x.dtype(), kRealSet), TypeError, "clip: not supported for dtype ",
            dtype_name(x.dtype()), " (expected real-valued numeric input)");
+  if (!lo && !hi) return clone(x);
+  const Tensor l = lo ? clip_bound(x, *lo, "min") : Tensor();
+  const Tensor h = hi ? clip_bound(x, *hi, "max") : Tensor();
   Tensor r = x;
-  if (lo) r = binary_op(maximum_def, r, clip_bound(x, *lo, "min"));
-  if (hi) r = binary_op(minimum_def, r, clip_bound(x, *hi, "max"));
-  return lo || hi ? r : clone(x);
+  {
+    autograd::GradModeGuard no_grad(false);  // recorded below as one node
+    if (lo) r = binary_op(maximum_def, r, l);
+    if (hi) r = binary_op(minimum_def, r, h);
+  }
+  autograd::record_clip(x, l, h, r);
+  return r;
 }
 
 }  // namespace ts
