@@ -91,17 +91,37 @@ void check_finite(const Node& n, const variable_list& grads) {
   }
 }
 
-void run_pre_hooks(Node& n, variable_list& buffer) {
-  for (auto& [nr, hook] : n.pre_hooks) {
+void run_tensor_hooks(const std::vector<std::pair<uint32_t, std::shared_ptr<GradHook>>>& hooks,
+                      variable_list& buffer) {
+  for (auto& [nr, hook] : hooks) {
     if (nr >= buffer.size() || !buffer[nr].defined()) continue;
     Tensor r = (*hook)(buffer[nr]);
     if (r.defined()) buffer[nr] = r;
   }
+}
+
+void run_pre_hooks(Node& n, variable_list& buffer) {
+  run_tensor_hooks(n.pre_hooks, buffer);
+  run_tensor_hooks(n.retain_hooks, buffer);
   const auto node_hooks = n.node_pre_hooks;  // copied: a hook may remove itself
   for (const auto& hook : node_hooks) {
     variable_list r = (*hook)(buffer);
     if (!r.empty()) buffer = std::move(r);
   }
+}
+
+// The hooks registered on the leaf behind `n`, when n is a leaf's AccumulateGrad.
+Tensor run_leaf_hooks(Node& n, Tensor g) {
+  auto* acc = dynamic_cast<AccumulateGrad*>(&n);
+  if (acc == nullptr) return g;
+  const AutogradMeta* m = get_meta(acc->variable);
+  if (m == nullptr) return g;
+  const auto hooks = m->leaf_hooks;  // copied: a hook may remove itself
+  for (const auto& hook : hooks) {
+    Tensor r = (*hook)(g);
+    if (r.defined()) g = r;
+  }
+  return g;
 }
 
 // Runs `n` and then its post hooks, which see the gradients it was given.
@@ -173,8 +193,12 @@ variable_list run_backward(const variable_list& roots, const variable_list& root
     for (size_t i = 0; i < input_edges.size(); ++i)
       if (input_edges[i].fn.get() == n) {
         const uint32_t nr = input_edges[i].input_nr;
-        if (nr < grads.size() && grads[nr].defined())
-          captured[i] = captured[i].defined() ? add(captured[i], grads[nr]) : grads[nr];
+        if (nr < grads.size() && grads[nr].defined()) {
+          Tensor g = grads[nr];
+          // backward() runs a leaf's hooks in its AccumulateGrad; grad() never runs leaves.
+          if (!opts.accumulate) g = run_leaf_hooks(*n, g);
+          captured[i] = captured[i].defined() ? add(captured[i], g) : g;
+        }
       }
     bool any = false;
     for (const Tensor& g : grads) any = any || g.defined();

@@ -72,6 +72,15 @@ Tensor detach(const Tensor& t) {
 
 void set_history(const Tensor& out, const std::shared_ptr<Node>& fn, uint32_t output_nr) {
   AutogradMeta& m = ensure_meta(out);
+  if (m.retain_hook && m.grad_fn != fn) {
+    auto& old = m.grad_fn->retain_hooks;
+    for (auto it = old.begin(); it != old.end(); ++it)
+      if (it->second == m.retain_hook) {
+        old.erase(it);
+        break;
+      }
+    if (fn) fn->retain_hooks.emplace_back(output_nr, m.retain_hook);
+  }
   m.grad_fn = fn;
   m.output_nr = output_nr;
   m.requires_grad = false;

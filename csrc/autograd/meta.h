@@ -13,6 +13,9 @@ struct AutogradMeta {
   uint32_t output_nr = 0;
   std::weak_ptr<Node> grad_accumulator;  // leaves: their AccumulateGrad, created on demand
   bool retains_grad = false;
+  // retain_grad()'s hook, moved to the new grad_fn when an in-place op rebases the tensor's
+  // history, so .grad stays the gradient w.r.t. the tensor's current value.
+  std::shared_ptr<GradHook> retain_hook;
   std::vector<std::shared_ptr<GradHook>> leaf_hooks;  // hooks on a leaf's gradient
   // Leaves: called with the leaf after its .grad was updated (return value ignored).
   std::vector<std::shared_ptr<GradHook>> post_accumulate_hooks;

@@ -114,7 +114,9 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     // else store a copy so later in-place accumulation cannot change someone else's tensor.
     const bool stealable = !grad_enabled() && g.impl_ptr().use_count() <= 2 &&
                            g.storage().use_count() == 1 && g.is_contiguous();
-    m.grad = grad_enabled() ? g : (stealable ? g : clone(g));
+    // With create_graph the stored .grad is a differentiable copy, never an alias of a
+    // tensor that others hold (another leaf's .grad, the caller's grad_outputs).
+    m.grad = grad_enabled() ? clone_op(g) : (stealable ? g : clone(g));
   } else if (grad_enabled() || requires_grad(m.grad)) {
     m.grad = add(m.grad, g);  // out of place: the sum joins the graph (create_graph=True)
   } else {

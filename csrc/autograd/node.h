@@ -48,6 +48,9 @@ struct Node : std::enable_shared_from_this<Node> {
   std::vector<Edge> next_edges;     // one per forward input (invalid: needs no grad)
   std::vector<InputMeta> out_meta;  // one per forward output (for zero-filling)
   std::vector<std::pair<uint32_t, std::shared_ptr<GradHook>>> pre_hooks;  // tensor hooks
+  // retain_grad()'s hooks: run after every tensor hook, so .grad sees what they made of the
+  // gradient (PyTorch's order, whatever order they were registered in).
+  std::vector<std::pair<uint32_t, std::shared_ptr<GradHook>>> retain_hooks;
   std::vector<std::shared_ptr<NodePreHook>> node_pre_hooks;
   std::vector<std::shared_ptr<NodePostHook>> node_post_hooks;
   uint64_t sequence_nr;

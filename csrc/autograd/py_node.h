@@ -23,6 +23,7 @@ struct PyFunctionNode : Node {
   std::shared_ptr<PyRef> ctx;
   std::vector<SavedTensor> saved;
   std::vector<InputMeta> inputs;
+  std::vector<bool> tensor_input;  // per forward argument: was it a tensor
   bool released = false;
 
   std::string name() const override { return node_name; }

@@ -33,12 +33,30 @@ variable_list PyFunctionNode::apply(variable_list&& grads) {
                            next_edges.size(), ", got ", rt.size(), ")"));
   variable_list out(next_edges.size());
   for (size_t i = 0; i < next_edges.size(); ++i) {
-    if (rt[i].is_none() || !next_edges[i].valid()) continue;
+    if (rt[i].is_none()) continue;
+    if (i < tensor_input.size() && !tensor_input[i])
+      throw RuntimeError(str("function ", name(), " returned a gradient different than None at ",
+                             "position ", i + 1, ", but the corresponding forward input was not ",
+                             "a Tensor"));
+    if (!next_edges[i].valid()) continue;
     if (!py::isinstance<Tensor>(rt[i]))
       throw TypeError(
           str(cls_name, ".backward must return tensors or None, got ",
               py::str(py::type::handle_of(rt[i]).attr("__name__")).cast<std::string>()));
-    out[i] = reduce_grad_to_input(rt[i].cast<Tensor>(), inputs[i]);
+    const Tensor gi = rt[i].cast<Tensor>();
+    // As PyTorch: a gradient may be broadcast against its input (it is summed back to the
+    // input's shape), any other shape is the Function's bug.
+    if (gi.shape() != inputs[i].shape) {
+      bool expandable = gi.ndim() >= static_cast<int64_t>(inputs[i].shape.size());
+      const int64_t lead = gi.ndim() - static_cast<int64_t>(inputs[i].shape.size());
+      for (int64_t d = 0; expandable && d < static_cast<int64_t>(inputs[i].shape.size()); ++d)
+        expandable = inputs[i].shape[d] == 1 || inputs[i].shape[d] == gi.dim(lead + d);
+      if (!expandable)
+        throw RuntimeError(str("function ", name(), " returned an invalid gradient at index ", i,
+                               " - got ", shape_str(gi.shape()),
+                               " but expected shape compatible with ", shape_str(inputs[i].shape)));
+    }
+    out[i] = reduce_grad_to_input(gi, inputs[i]);
   }
   return out;
 }
@@ -225,7 +243,8 @@ void init_autograd(py::module_& m) {
                }
                return Tensor();
              });
-             mt.grad_fn->pre_hooks.emplace_back(mt.output_nr, hook);
+             mt.retain_hook = hook;
+             mt.grad_fn->retain_hooks.emplace_back(mt.output_nr, hook);
            })
       .def(
           "register_hook",
@@ -361,6 +380,7 @@ void init_autograd(py::module_& m) {
           node->backward = std::make_shared<PyRef>(backward);
           node->ctx = std::make_shared<PyRef>(ctx);
           for (py::handle h : inputs) {
+            node->tensor_input.push_back(!h.is_none());
             if (h.is_none()) {
               node->next_edges.push_back({});
               node->inputs.push_back({});

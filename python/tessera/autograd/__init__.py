@@ -51,6 +51,11 @@ def _default_grads(outputs: list, grads: list, create_graph: bool) -> list:
                     f"backward: grad can be implicitly created only for scalar outputs, but the "
                     f"output has shape {o.shape}; hint: pass gradient= (a tensor of that shape), "
                     f"or reduce first, e.g. y.sum().backward()")
+            if o.dtype in (_C.complex64, _C.complex128):
+                raise RuntimeError(
+                    f"backward: grad can be implicitly created only for real scalar outputs, but "
+                    f"the output is {o.dtype}; hint: pass gradient= (e.g. a complex 1), or take "
+                    f"a real part first, e.g. y.abs().backward()")
             g = ones_like(o)
         elif not isinstance(g, Tensor):
             from .._creation import asarray
@@ -72,7 +77,11 @@ def backward(tensors: _Tensors, grad_tensors: Optional[_Tensors] = None,
     outs = _as_list(tensors)
     grads = _default_grads(outs, _as_list(grad_tensors), create_graph)
     keep = create_graph if retain_graph is None else retain_graph
-    _C._run_backward(outs, grads, _as_list(inputs), keep, create_graph, True, True)
+    ins = _as_list(inputs)
+    for t in ins:  # like PyTorch: a non-leaf named in `inputs` gets its .grad filled
+        if isinstance(t, Tensor) and not t.is_leaf:
+            t.retain_grad()
+    _C._run_backward(outs, grads, ins, keep, create_graph, True, True)
 
 
 def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs: Optional[_Tensors] = None,

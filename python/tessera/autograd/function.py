@@ -23,6 +23,7 @@ class FunctionCtx:
         self._dirty: Tuple[Tensor, ...] = ()
         self._materialize_grads = True
         self._out_meta: List[Any] = []
+        self._out_is_tensor: Any = None  # per output of a tuple forward, when some aren't
         self.needs_input_grad: Tuple[bool, ...] = ()
 
     def save_for_backward(self, *tensors: Any) -> None:
@@ -58,6 +59,9 @@ def _run_backward(cls: type, ctx: FunctionCtx, saved: Tuple[Any, ...], *grads: A
         from .._creation import zeros
         grads = tuple(zeros(m[0], dtype=m[1], device=m[2]) if g is None else g
                       for g, m in zip(grads, ctx._out_meta))
+    if ctx._out_is_tensor is not None:  # as torch: None for each non-tensor output of forward
+        it = iter(grads)
+        grads = tuple(next(it) if is_t else None for is_t in ctx._out_is_tensor)
     ctx._saved = saved
     try:
         return cls.backward(ctx, *grads)
@@ -162,6 +166,8 @@ class Function:
                     o = o.detach()
             fixed.append(o)
         tensor_outs = [o for o in fixed if isinstance(o, Tensor)]
+        if len(tensor_outs) != len(fixed):
+            ctx._out_is_tensor = tuple(isinstance(o, Tensor) for o in fixed)
         ctx._out_meta = [(o.shape, o.dtype, o.device) for o in tensor_outs]
         _C._make_function_node(cls.__name__, node_name, run_backward, ctx, tensor_args,
                                tensor_outs, ctx._to_save, ctx._non_differentiable)
