@@ -551,7 +551,9 @@ def adaptive_avg_pool2d(x: Tensor, output_size: Any) -> Tensor:
     return _adaptive_pool(x, output_size, 2, "mean", "adaptive_avg_pool2d")
 
 
-def adaptive_max_pool2d(x: Tensor, output_size: Any, return_indices: bool = False) -> Tensor:
-    if return_indices:
-        raise NotImplementedError("adaptive_max_pool2d: return_indices=True is not supported")
-    return _adaptive_pool(x, output_size, 2, "max", "adaptive_max_pool2d")
+def adaptive_max_pool2d(x: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Delegates to pooling_more's version (the one F exports), which supports
+    return_indices and, like PyTorch, sends each output's gradient to the window's first
+    maximum; a max over both window axes here would split it across ties."""
+    from .pooling_more import adaptive_max_pool2d as _impl  # lazy: pooling_more imports conv
+    return _impl(x, output_size, return_indices)

@@ -11,9 +11,9 @@ import numpy as np
 
 from ..._C import Tensor
 from . import _fused
-from .conv import (IntOrTuple, _adaptive_bounds, _adaptive_pool, _check_adaptive_sizes,
+from .conv import (IntOrTuple, _adaptive_bounds, _check_adaptive_sizes,
                    _max_pool, _ntuple, _pool_pad, _pool_setup, _windows, avg_pool1d, avg_pool2d,
-                   _avg_pool, pad)
+                   _avg_pool, max_pool1d, max_pool2d, pad)
 
 __all__ = [
     "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d",
@@ -154,24 +154,48 @@ def _adaptive_max_indices(x: Tensor, out: Tuple[int, ...], nsp: int) -> Tuple[Te
     return y, t.reshape(t.concat(idxs, axis=-1), lead + out)
 
 
+def _adaptive_max_values(x: Tensor, out: Tuple[int, ...], nsp: int) -> Tensor:
+    """Adaptive max without indices. Each output's gradient goes to its window's first
+    maximum (the element return_indices reports), as in PyTorch; a max reduction over
+    several axes would instead split it across tied maxima."""
+    t = _ts()
+    in_sp = tuple(x.shape[x.ndim - nsp:])
+    if not all(n % m == 0 for n, m in zip(in_sp, out)):
+        return _adaptive_max_indices(x, out, nsp)[0]
+    # Uniform windows: split each spatial axis into (out, kernel), move the kernel axes
+    # last and flatten them, so one argmax + gather covers every window (row-major order
+    # within a window, so the first maximum matches _adaptive_max_indices).
+    lead = tuple(x.shape[:x.ndim - nsp])
+    shape = lead
+    for n, m in zip(in_sp, out):
+        shape += (m, n // m)
+    nl = len(lead)
+    perm = tuple(range(nl)) + tuple(nl + 2 * i for i in range(nsp)) \
+        + tuple(nl + 2 * i + 1 for i in range(nsp))
+    win = t.reshape(t.permute_dims(t.reshape(x, shape), perm), lead + tuple(out) + (-1,))
+    a = t.argmax(win.detach(), axis=-1, keepdims=True)
+    return t.squeeze(t.take_along_axis(win, a, axis=-1), axis=-1)
+
+
 def adaptive_max_pool1d(x: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     out = _adaptive_sizes(x, output_size, 1, "adaptive_max_pool1d")
     if return_indices:
         return _adaptive_max_indices(x, out, 1)
-    return _adaptive_pool(x, out, 1, "max", "adaptive_max_pool1d")
+    return _adaptive_max_values(x, out, 1)
 
 
 def adaptive_max_pool2d(x: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     out = _adaptive_sizes(x, output_size, 2, "adaptive_max_pool2d")
     if return_indices:
         return _adaptive_max_indices(x, out, 2)
-    return _adaptive_pool(x, out, 2, "max", "adaptive_max_pool2d")
+    return _adaptive_max_values(x, out, 2)
 
 
 def adaptive_max_pool3d(x: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     out = _adaptive_sizes(x, output_size, 3, "adaptive_max_pool3d")
-    y, idx = _adaptive_max_indices(x, out, 3)
-    return (y, idx) if return_indices else y
+    if return_indices:
+        return _adaptive_max_indices(x, out, 3)
+    return _adaptive_max_values(x, out, 3)
 
 
 def adaptive_max_pool1d_with_indices(x: Tensor, output_size: Any,
@@ -253,16 +277,26 @@ def max_unpool3d(x: Tensor, indices: Tensor, kernel_size: IntOrTuple,
 # ------------------------------------------------------------------ LP pooling
 def _lp_pool(x: Tensor, norm_type: float, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
              ceil_mode: bool, nsp: int, op: str) -> Tensor:
-    """PyTorch's formula: (sum over the window of x^p)^(1/p), via avg_pool * window size."""
+    """PyTorch's formula: (sum over the window of x^p)^(1/p), via avg_pool * window size;
+    p = +inf is max_pool of |x| and p = -inf is -max_pool(-|x|) (the min of |x|), as torch
+    special-cases them."""
     t = _ts()
     k = _ntuple(kernel_size, nsp, op)
+    if math.isinf(norm_type):
+        mp = {1: max_pool1d, 2: max_pool2d, 3: max_pool3d}[nsp]
+        if norm_type > 0:
+            return mp(t.abs(x), k, stride, 0, 1, ceil_mode)
+        return -mp(-t.abs(x), k, stride, 0, 1, ceil_mode)
     avg = avg_pool1d if nsp == 1 else avg_pool2d
     if nsp == 3:
         avg = avg_pool3d
     # Exponents as 0-d tensors of x's dtype: a Python-float exponent's gradient rounds
     # (p - 1) to float32 in the core pow backward.
     out = avg(x ** t.asarray(norm_type, dtype=x.dtype, device=x.device), k, stride, 0, ceil_mode)
-    out = t.sign(out) * t.maximum(t.abs(out), 0) * math.prod(k)
+    # torch's sign(out) * relu(|out|) is `out` itself, except that relu's backward zeroes the
+    # gradient where out == 0; that masks the infinite d(out^(1/p)) of an all-zero window,
+    # which would otherwise turn into NaN. A where() has the same backward.
+    out = t.where(out != 0, out, t.zeros_like(out)) * math.prod(k)
     return out ** t.asarray(1.0 / norm_type, dtype=x.dtype, device=x.device)
 
 

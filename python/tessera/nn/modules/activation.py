@@ -17,8 +17,8 @@ class _Simple(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, x: Tensor) -> Tensor:
-        return type(self)._fn(x, inplace=True) if self.inplace else type(self)._fn(x)
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._fn(input, inplace=True) if self.inplace else type(self)._fn(input)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace and self._repr_inplace else ""
@@ -81,8 +81,8 @@ class GELU(Module):
         super().__init__()
         self.approximate = approximate
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.gelu(x, approximate=self.approximate)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.gelu(input, approximate=self.approximate)
 
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"
@@ -93,16 +93,16 @@ class ELU(Module):
         super().__init__()
         self.alpha, self.inplace = alpha, inplace
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.elu(x, self.alpha, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.elu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
 class CELU(ELU):
-    def forward(self, x: Tensor) -> Tensor:
-        return F.celu(x, self.alpha, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.celu(input, self.alpha, self.inplace)
 
 
 class LeakyReLU(Module):
@@ -110,8 +110,8 @@ class LeakyReLU(Module):
         super().__init__()
         self.negative_slope, self.inplace = negative_slope, inplace
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.leaky_relu(x, self.negative_slope, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
@@ -125,8 +125,8 @@ class Hardtanh(Module):
                              f"({max_val})")
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.hardtanh(x, self.min_val, self.max_val, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self) -> str:
         return (f"min_val={self.min_val}, max_val={self.max_val}"
@@ -138,8 +138,8 @@ class Softplus(Module):
         super().__init__()
         self.beta, self.threshold = beta, threshold
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.softplus(x, self.beta, self.threshold)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softplus(input, self.beta, self.threshold)
 
     def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"
@@ -152,8 +152,8 @@ class _DimActivation(Module):
         super().__init__()
         self.dim = dim
 
-    def forward(self, x: Tensor) -> Tensor:
-        return type(self)._fn(x, self.dim)
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._fn(input, self.dim)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -176,8 +176,8 @@ class GLU(Module):
         super().__init__()
         self.dim = dim
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.glu(x, self.dim)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.glu(input, self.dim)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -195,8 +195,8 @@ class Dropout(Module):
                              f"and 1, but got {p}")
         self.p, self.inplace = p, inplace
 
-    def forward(self, x: Tensor) -> Tensor:
-        return type(self)._fn(x, self.p, self.training, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._fn(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"

@@ -61,9 +61,11 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             for lin in seq:
                 lin.reset_parameters()
 
-    def forward(self, input: Tensor, target: Tensor) -> _ASMoutput:
+    def forward(self, input_: Tensor, target_: Tensor) -> _ASMoutput:
         """(N, in) and (N,) targets (or unbatched (in,) and ()) -> (the target log-
         probabilities, their negative mean)."""
+        # torch names these input_/target_, so keyword calls must use those names.
+        input, target = input_, target_
         t = _ts()
         name = type(self).__name__
         batched = target.ndim == 1

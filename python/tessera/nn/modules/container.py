@@ -1,8 +1,9 @@
 """Containers: Sequential, ModuleList, ModuleDict."""
 from __future__ import annotations
 
-from collections import OrderedDict
-from typing import Any, Dict, Iterable, Iterator, Optional, Tuple, Union
+from collections import OrderedDict, abc
+from itertools import chain
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from ..._C import Tensor
 from ..parameter import Parameter
@@ -39,11 +40,8 @@ class Sequential(Module):
         keys = list(self._modules)[idx] if isinstance(idx, slice) else [self._index(idx)]
         for k in keys:
             del self._modules[k]
-        # Renumber so the keys stay 0..n-1, as PyTorch does.
-        mods = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self._modules[str(i)] = m
+        # Renumber so the keys stay 0..n-1, as PyTorch does (named keys become numbers too).
+        _renumber(self._modules)
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -51,14 +49,96 @@ class Sequential(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
+    def __add__(self, other: "Sequential") -> "Sequential":
+        """A new Sequential of both containers' modules (shared, not copied), keyed 0..n-1."""
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{str(type(other))} is given.")
+        ret = Sequential()
+        for layer in self:
+            ret.append(layer)
+        for layer in other:
+            ret.append(layer)
+        return ret
+
+    def __iadd__(self, other: "Sequential") -> "Sequential":
+        """Appends `other`'s modules in place under keys len(self), len(self)+1, ..."""
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{str(type(other))} is given.")
+        offset = len(self)
+        for i, module in enumerate(other):
+            self.add_module(str(i + offset), module)
+        return self
+
+    def _check_factor(self, other: Any) -> None:
+        # torch's checks and messages for the repeat factor of * and *=.
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+
+    def __mul__(self, other: int) -> "Sequential":
+        """A new Sequential repeating the modules `other` times; the same module objects are
+        reused (so parameters are shared), as torch."""
+        self._check_factor(other)
+        combined = Sequential()
+        offset = 0
+        for _ in range(other):
+            for module in self:
+                combined.add_module(str(offset), module)
+                offset += 1
+        return combined
+
+    def __rmul__(self, other: int) -> "Sequential":
+        return self.__mul__(other)
+
+    def __imul__(self, other: int) -> "Sequential":
+        """Repeats the modules in place; like torch this reads the keys "0".."n-1"."""
+        self._check_factor(other)
+        n = len(self)
+        offset = n
+        for _ in range(other - 1):
+            for i in range(n):
+                self.add_module(str(i + offset), self._modules[str(i)])
+            offset += n
+        return self
+
+    def pop(self, key: Union[int, slice]) -> Any:
+        """Removes and returns the module (or, for a slice, a Sequential) at `key`."""
+        v = self[key]
+        del self[key]
+        return v
+
     def append(self, module: Module) -> "Sequential":
         self.add_module(str(len(self)), module)
         return self
 
-    def forward(self, x: Any) -> Any:
+    def insert(self, index: int, module: Module) -> "Sequential":
+        """Inserts `module` before position `index` (-len..len), shifting the later keys
+        up by one; like torch this assumes the keys are "0".."n-1"."""
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        if index < 0:
+            index += n
+        for i in range(n, index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+        return self
+
+    def extend(self, sequential: Iterable[Module]) -> "Sequential":
+        """Appends each module of `sequential` (any iterable of modules)."""
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+    def forward(self, input: Any) -> Any:
         for m in self._modules.values():
-            x = m(x)
-        return x
+            input = m(input)
+        return input
 
 
 class ModuleList(Module):
@@ -83,17 +163,68 @@ class ModuleList(Module):
             raise IndexError(f"index {idx} is out of range")
         self.add_module(str(idx % n), module)
 
+    def __delitem__(self, idx: Union[int, slice]) -> None:
+        n = len(self)
+        if isinstance(idx, slice):
+            keys = [str(k) for k in range(n)[idx]]
+        else:
+            if not -n <= idx < n:
+                raise IndexError(f"index {idx} is out of range")
+            keys = [str(idx % n)]
+        for k in keys:
+            del self._modules[k]
+        # Renumber so the keys stay 0..n-1, as PyTorch does.
+        _renumber(self._modules)
+
     def __len__(self) -> int:
         return len(self._modules)
 
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
+    def __add__(self, other: Iterable[Module]) -> "ModuleList":
+        """A new ModuleList of this list's modules then `other`'s (any iterable)."""
+        combined = ModuleList()
+        for i, module in enumerate(chain(self, other)):
+            combined.add_module(str(i), module)
+        return combined
+
+    def __iadd__(self, modules: Iterable[Module]) -> "ModuleList":
+        return self.extend(modules)
+
+    def __repr__(self) -> str:
+        """torch's compact form: a run of consecutive modules with the same repr prints
+        once, as '(i-j): n x <repr>'."""
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        runs: List[List[Any]] = []  # [start, end, repr]
+        for i, r in enumerate(reprs):
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        lines = []
+        for start, end, r in runs:
+            text = f"({start}): {r}" if start == end else \
+                f"({start}-{end}): {end - start + 1} x {r}"
+            lines.append(text.replace("\n", "\n  "))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+    def pop(self, key: Union[int, slice]) -> Any:
+        """Removes and returns the module (or, for a slice, a ModuleList) at `key`."""
+        v = self[key]
+        del self[key]
+        return v
+
     def append(self, module: Module) -> "ModuleList":
         self.add_module(str(len(self)), module)
         return self
 
     def extend(self, modules: Iterable[Module]) -> "ModuleList":
+        if not isinstance(modules, abc.Iterable):
+            raise TypeError("ModuleList.extend should be called with an iterable, but got "
+                            + type(modules).__name__)
         for m in modules:
             self.append(m)
         return self
@@ -226,6 +357,14 @@ class ParameterDict(_DictProtocol, Module):
         from ..._torch_compat_functions import typename
         return "\n".join(f"  ({k}): " + _param_summary(p, typename(p))
                          for k, p in self._parameters.items())
+
+
+def _renumber(modules: Dict[str, Any]) -> None:
+    """Re-keys `modules` in place as "0".."n-1", keeping the order."""
+    mods = list(modules.values())
+    modules.clear()
+    for i, m in enumerate(mods):
+        modules[str(i)] = m
 
 
 def _param_summary(p: Any, dtype_text: str) -> str:

@@ -50,9 +50,9 @@ class _ConvNd(Module):
     def reset_parameters(self) -> None:
         _reset_weight_bias(self)
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, input: Tensor) -> Tensor:
         from ..functional.conv import _convnd
-        return _convnd(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
+        return _convnd(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
                        self.groups, self._nsp, type(self).__name__.lower(), self.padding_mode)
 
     def extra_repr(self) -> str:
@@ -96,13 +96,13 @@ class _ConvTransposeNd(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, device, dtype, output_padding)
 
-    def forward(self, x: Tensor, output_size: Optional[Any] = None) -> Tensor:
+    def forward(self, input: Tensor, output_size: Optional[Any] = None) -> Tensor:
         from ..functional.conv import _conv_transposend, _output_padding
         name = type(self).__name__
         opad = self.output_padding if output_size is None else _output_padding(
-            x, output_size, self.stride, self.padding, self.kernel_size, self.dilation,
+            input, output_size, self.stride, self.padding, self.kernel_size, self.dilation,
             self._nsp, name)
-        return _conv_transposend(x, self.weight, self.bias, self.stride, self.padding, opad,
+        return _conv_transposend(input, self.weight, self.bias, self.stride, self.padding, opad,
                                  self.groups, self.dilation, self._nsp, name)
 
 
@@ -124,8 +124,8 @@ class MaxPool2d(Module):
             else kernel_size, padding
         self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+    def forward(self, input: Tensor) -> Tensor:
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
 
     def extra_repr(self) -> str:
@@ -134,8 +134,8 @@ class MaxPool2d(Module):
 
 
 class MaxPool1d(MaxPool2d):
-    def forward(self, x: Tensor) -> Tensor:
-        return F.max_pool1d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+    def forward(self, input: Tensor) -> Tensor:
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
 
 
@@ -148,8 +148,8 @@ class AvgPool2d(Module):
         self.padding, self.ceil_mode = padding, ceil_mode
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
     def extra_repr(self) -> str:
@@ -164,8 +164,8 @@ class AvgPool1d(AvgPool2d):
                          None if stride is None else _ntuple(stride, 1, "AvgPool1d"),
                          _ntuple(padding, 1, "AvgPool1d"), ceil_mode, count_include_pad)
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
 
@@ -174,18 +174,18 @@ class AdaptiveAvgPool2d(Module):
         super().__init__()
         self.output_size = output_size
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.adaptive_avg_pool2d(x, self.output_size)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(input, self.output_size)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
 
 class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
-    def forward(self, x: Tensor) -> Tensor:
-        return F.adaptive_avg_pool1d(x, self.output_size)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool1d(input, self.output_size)
 
 
 class AdaptiveMaxPool2d(AdaptiveAvgPool2d):
-    def forward(self, x: Tensor) -> Tensor:
-        return F.adaptive_max_pool2d(x, self.output_size)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_max_pool2d(input, self.output_size)

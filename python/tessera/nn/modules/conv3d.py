@@ -14,8 +14,8 @@ class Conv3d(_ConvNd):
     """3-D convolution over (N, C, D, H, W); weight (out, in/groups, kd, kh, kw)."""
     _nsp = 3
 
-    def forward(self, x: Tensor) -> Tensor:
-        return _conv3d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
+    def forward(self, input: Tensor) -> Tensor:
+        return _conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
                        self.groups, self.padding_mode, "conv3d")
 
 
@@ -24,9 +24,9 @@ class ConvTranspose3d(_ConvTransposeNd):
     kh, kw)."""
     _nsp = 3
 
-    def forward(self, x: Tensor, output_size: Optional[Any] = None) -> Tensor:
+    def forward(self, input: Tensor, output_size: Optional[Any] = None) -> Tensor:
         opad = self.output_padding if output_size is None else _output_padding(
-            x, output_size, self.stride, self.padding, self.kernel_size, self.dilation, 3,
+            input, output_size, self.stride, self.padding, self.kernel_size, self.dilation, 3,
             "ConvTranspose3d")
-        return conv_transpose3d(x, self.weight, self.bias, self.stride, self.padding, opad,
+        return conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, opad,
                                 self.groups, self.dilation)

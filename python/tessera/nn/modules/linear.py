@@ -20,8 +20,8 @@ class Identity(Module):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
 
-    def forward(self, x: Tensor) -> Tensor:
-        return x
+    def forward(self, input: Tensor) -> Tensor:
+        return input
 
 
 def _make_weight_bias(mod: Module, weight_shape: tuple, bias: bool, dtype: Any,
@@ -61,8 +61,8 @@ class Linear(Module):
     def reset_parameters(self) -> None:
         _reset_weight_bias(self)
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.linear(x, self.weight, self.bias)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
@@ -77,13 +77,14 @@ class Flatten(Module):
         self.start_dim = start_dim
         self.end_dim = end_dim
 
-    def forward(self, x: Tensor) -> Tensor:
-        if x.ndim == 0:
-            return _ts().reshape(x, (1,))
-        s = self.start_dim % x.ndim
-        e = self.end_dim % x.ndim
-        shape = tuple(x.shape[:s]) + (math.prod(x.shape[s:e + 1]),) + tuple(x.shape[e + 1:])
-        return _ts().reshape(x, shape)
+    def forward(self, input: Tensor) -> Tensor:
+        if input.ndim == 0:
+            return _ts().reshape(input, (1,))
+        s = self.start_dim % input.ndim
+        e = self.end_dim % input.ndim
+        shape = (tuple(input.shape[:s]) + (math.prod(input.shape[s:e + 1]),)
+                 + tuple(input.shape[e + 1:]))
+        return _ts().reshape(input, shape)
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
@@ -97,16 +98,17 @@ class Unflatten(Module):
         self.dim = dim
         self.unflattened_size = tuple(unflattened_size)
 
-    def forward(self, x: Tensor) -> Tensor:
-        d = self.dim % x.ndim
+    def forward(self, input: Tensor) -> Tensor:
+        d = self.dim % input.ndim
         sizes = list(self.unflattened_size)
         if -1 in sizes:
             known = math.prod(s for s in sizes if s != -1)
-            sizes[sizes.index(-1)] = x.shape[d] // known if known else 0
-        if math.prod(sizes) != x.shape[d]:
+            sizes[sizes.index(-1)] = input.shape[d] // known if known else 0
+        if math.prod(sizes) != input.shape[d]:
             raise ValueError(f"Unflatten: unflattened_size {self.unflattened_size} does not "
-                             f"match dimension {self.dim} of size {x.shape[d]}")
-        return _ts().reshape(x, tuple(x.shape[:d]) + tuple(sizes) + tuple(x.shape[d + 1:]))
+                             f"match dimension {self.dim} of size {input.shape[d]}")
+        return _ts().reshape(input, tuple(input.shape[:d]) + tuple(sizes)
+                             + tuple(input.shape[d + 1:]))
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
@@ -131,6 +133,9 @@ class Embedding(Module):
         self.padding_idx = padding_idx
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
+        # Kept (and passed to F.embedding, which rejects sparse gradients) rather than
+        # silently training densely.
+        self.sparse = sparse
         if _weight is None:
             self.weight = Parameter(_ts().empty((num_embeddings, embedding_dim), dtype=dtype),
                                     requires_grad=not _freeze)
@@ -146,13 +151,21 @@ class Embedding(Module):
 
     @classmethod
     def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
-                        padding_idx: Optional[int] = None) -> "Embedding":
+                        padding_idx: Optional[int] = None, max_norm: Optional[float] = None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> "Embedding":
+        """An Embedding whose weight is `embeddings` (2-D), frozen unless freeze=False; the
+        other options are the constructor's (torch's signature)."""
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
         rows, cols = embeddings.shape
-        return cls(rows, cols, padding_idx=padding_idx, _weight=embeddings, _freeze=freeze)
+        return cls(rows, cols, padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
+                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse, _weight=embeddings,
+                   _freeze=freeze)
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.embedding(x, self.weight, self.padding_idx, self.max_norm, self.norm_type,
-                           self.scale_grad_by_freq)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
@@ -164,4 +177,6 @@ class Embedding(Module):
             s += f", norm_type={self.norm_type}"
         if self.scale_grad_by_freq:
             s += ", scale_grad_by_freq=True"
+        if self.sparse:
+            s += ", sparse=True"
         return s

@@ -60,10 +60,10 @@ class _BatchNorm(Module):
                 self.running_var[...] = 1
                 self.num_batches_tracked[...] = 0
 
-    def forward(self, x: Tensor) -> Tensor:
-        if x.ndim not in self._ndims:
+    def forward(self, input: Tensor) -> Tensor:
+        if input.ndim not in self._ndims:
             raise ValueError(f"{type(self).__name__}: expected {' or '.join(map(str, self._ndims))}"
-                             f"-D input, got shape {tuple(x.shape)}")
+                             f"-D input, got shape {tuple(input.shape)}")
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             with _ts().no_grad():
@@ -72,7 +72,7 @@ class _BatchNorm(Module):
                 factor = 1.0 / int(self.num_batches_tracked.item())
         # Batch statistics in training, or always when no running stats are tracked.
         use_batch = self.training or self.running_mean is None
-        return F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+        return F.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
                             use_batch, factor, self.eps)
 
     def extra_repr(self) -> str:
@@ -103,8 +103,8 @@ class LayerNorm(Module):
         self._has_bias = bias
         _affine_params(self, self.normalized_shape, elementwise_affine, bias, dtype)
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
@@ -125,6 +125,7 @@ class RMSNorm(Module):
             self.register_parameter("weight", None)
 
     def forward(self, x: Tensor) -> Tensor:
+        # torch's RMSNorm.forward names its input ``x`` (unlike LayerNorm's ``input``).
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
@@ -142,8 +143,8 @@ class GroupNorm(Module):
         self._has_bias = bias
         _affine_params(self, (num_channels,), affine, bias, dtype)
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "

@@ -14,22 +14,22 @@ from .module import Module
 class MaxPool3d(MaxPool2d):
     """Max pooling over (N, C, D, H, W) or (C, D, H, W)."""
 
-    def forward(self, x: Tensor) -> Any:
-        return F.max_pool3d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+    def forward(self, input: Tensor) -> Any:
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
 
 
 class AvgPool3d(AvgPool2d):
     """Average pooling over (N, C, D, H, W) or (C, D, H, W)."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.avg_pool3d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
 
 class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
-    def forward(self, x: Tensor) -> Tensor:
-        return F.adaptive_avg_pool3d(x, self.output_size)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(input, self.output_size)
 
 
 class _AdaptiveMaxPool(Module):
@@ -39,8 +39,8 @@ class _AdaptiveMaxPool(Module):
         super().__init__()
         self.output_size, self.return_indices = output_size, return_indices
 
-    def forward(self, x: Tensor) -> Any:
-        return type(self)._fn(x, self.output_size, self.return_indices)
+    def forward(self, input: Tensor) -> Any:
+        return type(self)._fn(input, self.output_size, self.return_indices)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"

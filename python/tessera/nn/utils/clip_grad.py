@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import math
+import types
+import warnings
 from typing import Any, Iterable, Union
 
 from ..._C import Tensor
@@ -16,28 +18,44 @@ def _params(parameters: Union[Tensor, Iterable[Tensor]]) -> list:
     return [parameters] if isinstance(parameters, Tensor) else list(parameters)
 
 
+def _vector_norm(x: Tensor, p: float) -> Tensor:
+    """torch.linalg.vector_norm(x, p) over all elements, in x's dtype: p=0 counts the
+    nonzeros, +-inf is the max/min magnitude, other p is (sum |x|^p)^(1/p)."""
+    t = _ts()
+    if p == 0:
+        return t.sum(t.not_equal(x, 0)).astype(x.dtype)
+    if math.isinf(p):
+        return t.max(t.abs(x)) if p > 0 else t.min(t.abs(x))
+    return t.sum(t.abs(x) ** p) ** (1.0 / p)
+
+
 def clip_grad_norm_(parameters: Union[Tensor, Iterable[Tensor]], max_norm: float,
                     norm_type: float = 2.0, error_if_nonfinite: bool = False,
                     foreach: Any = None) -> Tensor:
-    """Scales all gradients in place so their joint norm is at most max_norm; returns the
-    total norm before clipping (float32 0-d tensor, like PyTorch for float32 grads)."""
+    """Scales all gradients in place by min(max_norm / (total + 1e-6), 1); returns the total
+    norm before clipping: the p-norm of the per-gradient p-norms, in their promoted dtype
+    (torch's definition, so p=0 counts the gradients that have a nonzero). `foreach` is
+    accepted for compatibility: both of torch's paths compute the same values."""
     t = _ts()
-    grads = [p.grad for p in _params(parameters) if p.grad is not None]
+    is_generator = isinstance(parameters, types.GeneratorType)
+    # Listed once: a generator (model.parameters()) would be exhausted before the clipping.
+    params = _params(parameters)
+    if is_generator and not params:
+        warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
+                      stacklevel=2)
+    grads = [p.grad for p in params if p.grad is not None]
     if not grads:
         return t.asarray(0.0)
     norm_type = float(norm_type)
     with t.no_grad():
-        if math.isinf(norm_type):
-            norms = [t.max(t.abs(g)) for g in grads]
-            total = t.max(t.stack([n.astype(t.float32) for n in norms]))
-        else:
-            norms = [t.sum(t.abs(g) ** norm_type) ** (1.0 / norm_type) for g in grads]
-            total = t.sum(t.stack([n.astype(t.float32) for n in norms]) ** norm_type) ** (1.0 / norm_type)
+        total = _vector_norm(t.stack([_vector_norm(g, norm_type) for g in grads]), norm_type)
         if error_if_nonfinite and not bool(t.isfinite(total)):
-            raise RuntimeError(f"clip_grad_norm_: the total norm of order {norm_type} for "
-                               "gradients is non-finite, so it cannot be clipped")
-        coef = t.minimum(max_norm / (total + 1e-6), 1.0)
-        for p in _params(parameters):
+            raise RuntimeError(f"The total norm of order {norm_type} for gradients from "
+                               "`parameters` is non-finite, so it cannot be clipped. To "
+                               "disable this error and scale the gradients by the non-finite "
+                               "norm anyway, set `error_if_nonfinite=False`")
+        coef = t.minimum(float(max_norm) / (total + 1e-6), 1.0)
+        for p in params:
             if p.grad is not None:
                 g = p.grad
                 g[...] = g * coef.astype(g.dtype)
