@@ -89,3 +89,70 @@ def test_view_dtype_is_not_differentiable():
     assert same.requires_grad
     same.sum().backward()
     assert x.grad.tolist() == [[1.0] * 4] * 2
+
+
+# ---- view_as_real / view_as_complex: views like torch's, differentiable
+
+def _same(f):
+    out = []
+    for m in (torch, ts):
+        try:
+            out.append(("ok", f(m)))
+        except RuntimeError:
+            out.append(("err", "RuntimeError"))
+    assert out[1] == out[0]
+
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.zeros(3, 4, dtype=m.complex64).t()[1:],
+    lambda m: m.zeros((), dtype=m.complex128),
+    lambda m: m.zeros(5, dtype=m.complex64)[::2],
+    lambda m: m.zeros(3),  # not complex: refused
+])
+def test_view_as_real_geometry(make):
+    _same(lambda m: (tuple(m.view_as_real(make(m)).shape), m.view_as_real(make(m)).stride(),
+                     m.view_as_real(make(m)).storage_offset()))
+
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.zeros(8)[2:].view(3, 2),
+    lambda m: m.zeros(3, 4)[:, 1:3],   # odd offset
+    lambda m: m.zeros(2, 2).t(),       # last stride not 1
+    lambda m: m.zeros(3),              # last dim not 2
+    lambda m: m.zeros(()),
+    lambda m: m.zeros(4, 2).expand(3, 4, 2),
+    lambda m: m.zeros(3, 2, dtype=m.int32),
+    lambda m: m.zeros(4, 6, dtype=m.float64)[:, 2:4],
+])
+def test_view_as_complex_geometry(make):
+    _same(lambda m: (tuple(m.view_as_complex(make(m)).shape),
+                     m.view_as_complex(make(m)).stride(),
+                     m.view_as_complex(make(m)).storage_offset()))
+
+
+def test_view_as_real_and_complex_write_through():
+    x = ts.zeros(2, dtype=ts.complex64)
+    ts.view_as_real(x)[0, 1] = 5.0
+    assert x.tolist() == [5j, 0j]
+    r = ts.zeros((2, 2))
+    ts.view_as_complex(r)[1] = 1 + 2j
+    assert r.tolist() == [[0.0, 0.0], [1.0, 2.0]]
+
+
+def test_view_as_real_and_complex_gradients_match_torch():
+    def real_grad(m):
+        x = m.tensor([1 + 2j, 3 - 1j], dtype=m.complex128, requires_grad=True)
+        r = m.view_as_real(x)
+        (r * m.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=m.float64)).sum().backward()
+        return x.grad.tolist()
+
+    def complex_grad(m):
+        x = m.tensor([[1.0, 2.0], [3.0, -4.0]], dtype=m.float64, requires_grad=True)
+        c = m.view_as_complex(x)
+        (c * c).abs().sum().backward()
+        return np.round(np.array(x.grad.tolist()), 10).tolist()
+
+    _same(real_grad)
+    _same(complex_grad)
+    x = ts.asarray([[0.3, -1.2], [2.0, 0.5]], dtype=ts.float64, requires_grad=True)
+    assert ts.autograd.gradcheck(lambda t: ts.view_as_real(ts.view_as_complex(t) ** 2), (x,))

@@ -341,6 +341,17 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t axis1, int64_t axis2) {
   return v;
 }
 
+namespace {
+// A view of x's bytes as another dtype (not recorded by autograd: only noted as a view).
+Tensor reinterpreted_view(const Tensor& x, const Shape& s, const Strides& st, int64_t off,
+                          DType dtype) {
+  Tensor v = Tensor::view_of(x.storage(), s, st, off, dtype);
+  v.impl()->is_view = true;
+  autograd::note_view(x, v);
+  return v;
+}
+}  // namespace
+
 // Element strides and the offset scale by old/new item size; PyTorch's rules and messages.
 Tensor view_dtype(const Tensor& x, DType dtype) {
   const int64_t from = x.itemsize(), to = ts::itemsize(dtype);
@@ -381,10 +392,46 @@ Tensor view_dtype(const Tensor& x, DType dtype) {
       off /= r;
     }
   }
-  Tensor v = Tensor::view_of(x.storage(), s, st, off, dtype);
-  v.impl()->is_view = true;
-  autograd::note_view(x, v);
-  return v;
+  return reinterpreted_view(x, s, st, off, dtype);
+}
+
+Tensor view_as_real(const Tensor& x) {
+  TS_CHECK(is_complex(x.dtype()), RuntimeError,
+           "view_as_real is only supported for complex tensors, got ", dtype_name(x.dtype()));
+  Shape s = x.shape();
+  Strides st = x.strides();
+  for (int64_t& v : st) v *= 2;
+  s.push_back(2);
+  st.push_back(1);
+  const DType real_dtype = x.dtype() == DType::Complex64 ? DType::Float32 : DType::Float64;
+  return reinterpreted_view(x, s, st, x.offset() * 2, real_dtype);
+}
+
+Tensor view_as_complex(const Tensor& x) {
+  TS_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, RuntimeError,
+           "view_as_complex is only supported for float32 and float64 tensors, got ",
+           dtype_name(x.dtype()));
+  TS_CHECK(x.ndim() > 0, RuntimeError,
+           "view_as_complex: the input must have one or more dimensions");
+  const int64_t last = x.ndim() - 1;
+  TS_CHECK(x.dim(last) == 2, RuntimeError,
+           "view_as_complex: the tensor must have a last dimension of size 2, got shape ",
+           shape_str(x.shape()));
+  TS_CHECK(x.strides()[last] == 1, RuntimeError,
+           "view_as_complex: the tensor must have a last dimension with stride 1, got strides ",
+           shape_str(x.strides()), "; hint: call .contiguous() first");
+  Shape s(x.shape().begin(), x.shape().end() - 1);
+  Strides st(x.strides().begin(), x.strides().end() - 1);
+  for (int64_t& v : st) {
+    TS_CHECK(v % 2 == 0, RuntimeError, "view_as_complex: the tensor must have a stride divisible ",
+             "by 2 for all but the last dimension, got strides ", shape_str(x.strides()));
+    v /= 2;
+  }
+  TS_CHECK(x.offset() % 2 == 0, RuntimeError,
+           "view_as_complex: the tensor must have a storage_offset divisible by 2, got ",
+           x.offset());
+  const DType cdtype = x.dtype() == DType::Float32 ? DType::Complex64 : DType::Complex128;
+  return reinterpreted_view(x, s, st, x.offset() / 2, cdtype);
 }
 
 }  // namespace ts

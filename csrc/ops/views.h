@@ -23,6 +23,10 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t axis1, int64_t axis2);
 // x.view(dtype) (PyTorch): the same bytes read as `dtype`. A different item size rescales the
 // last dim, which must be contiguous; not differentiable (the result never requires grad).
 Tensor view_dtype(const Tensor& x, DType dtype);
+// PyTorch's view_as_real / view_as_complex: a complex tensor's (re, im) pairs as a trailing
+// dim of 2 reals, and back; views (no copy). Not recorded: callers add autograd themselves.
+Tensor view_as_real(const Tensor& x);
+Tensor view_as_complex(const Tensor& x);
 
 // Strides for viewing x (with `strides`) as `shape`, or false when a copy is required.
 bool view_strides(const Shape& old_shape, const Strides& old_strides, const Shape& shape,

@@ -95,6 +95,8 @@ void init_core(py::module_& m) {
     return moveaxis(x, to_shape(s, "moveaxis"), to_shape(d, "moveaxis"));
   });
   m.def("_diagonal", &diagonal);
+  m.def("_view_as_real", &view_as_real);
+  m.def("_view_as_complex", &view_as_complex);
   m.def("_view_dtype",
         [](const Tensor& x, py::handle dtype) { return view_dtype(x, to_dtype(dtype)); });
   m.def("_as_strided", [](const Tensor& x, py::handle shape, py::handle strides, int64_t offset) {

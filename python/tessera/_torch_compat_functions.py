@@ -213,24 +213,55 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
     return complex(abs * ts.cos(angle), abs * ts.sin(angle))
 
 
+def _view_functions() -> Tuple[type, type]:
+    """The differentiable forms of view_as_real / view_as_complex (made on first use: the
+    autograd package imports this module's namespace)."""
+    global _VIEW_FUNCTIONS
+    if _VIEW_FUNCTIONS is None:
+        from . import _C
+        from .autograd import Function
+
+        class ViewAsReal(Function):
+            @staticmethod
+            def forward(ctx: Any, x: Tensor) -> Tensor:  # type: ignore[override]
+                return _C._view_as_real(x)
+
+            @staticmethod
+            def backward(ctx: Any, g: Tensor) -> Tensor:  # type: ignore[override]
+                return view_as_complex(g.contiguous())
+
+        class ViewAsComplex(Function):
+            @staticmethod
+            def forward(ctx: Any, x: Tensor) -> Tensor:  # type: ignore[override]
+                return _C._view_as_complex(x)
+
+            @staticmethod
+            def backward(ctx: Any, g: Tensor) -> Tensor:  # type: ignore[override]
+                return view_as_real(g.contiguous())
+
+        _VIEW_FUNCTIONS = (ViewAsReal, ViewAsComplex)
+    return _VIEW_FUNCTIONS
+
+
+_VIEW_FUNCTIONS: Optional[Tuple[type, type]] = None
+
+
 def view_as_real(input: Tensor) -> Tensor:
-    """A complex tensor's values as (..., 2) floats (real, imag). Unlike torch this is a copy,
-    not a view: writes do not reach `input`."""
-    ts = _ts()
-    if not ts.isdtype(input.dtype, "complex floating"):
-        raise RuntimeError("view_as_real is only supported for complex tensors")
-    return ts.stack([ts.real(input), ts.imag(input)], axis=-1)
+    """A complex tensor's values as (..., 2) floats (real, imag): a view, like torch, so
+    writes reach `input`. Shapes: (...) complex -> (..., 2) real."""
+    from . import _C
+    if input.requires_grad and _C.is_grad_enabled():
+        return _view_functions()[0].apply(input)
+    return _C._view_as_real(input)
 
 
 def view_as_complex(input: Tensor) -> Tensor:
-    """A (..., 2) float tensor's pairs as complex values. Unlike torch this is a copy."""
-    ts = _ts()
-    if input.dtype not in (ts.float32, ts.float64):
-        raise RuntimeError("view_as_complex is only supported for float and double tensors, "
-                           f"but got a tensor of scalar type: {input.dtype}")
-    if input.ndim == 0 or input.shape[-1] != 2:
-        raise RuntimeError("Tensor must have a last dimension of size 2")
-    return complex(input[..., 0], input[..., 1])
+    """A (..., 2) float32/float64 tensor's pairs as complex values: a view, like torch (the
+    last dim must have stride 1, the other strides and the offset must be even)."""
+    from . import _C
+    if input.requires_grad and _C.is_grad_enabled():
+        return _view_functions()[1].apply(input)
+    return _C._view_as_complex(input)
 
 
 def promote_types(type1: Any, type2: Any) -> Any:
