@@ -77,3 +77,15 @@ def test_atan2_gradient_at_the_origin_is_zero():
         m.atan2(y, x).sum().backward()
         grads.append((y.grad.tolist(), x.grad.tolist()))
     assert grads[1] == grads[0]
+
+
+@pytest.mark.parametrize("data", [[[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]],
+                                  [[[1.0, 2.0], [2.0, 4.0]], [[1.0, 2.0], [3.0, 4.0]]],
+                                  [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]]])
+def test_det_gradient_of_singular_matrices_matches_torch(data):
+    grads = []
+    for m in (torch, ts):
+        a = m.tensor(data, dtype=m.float64, requires_grad=True)
+        m.linalg.det(a).sum().backward()
+        grads.append(np.asarray(a.grad.tolist()))
+    np.testing.assert_allclose(grads[1], grads[0], atol=1e-12)

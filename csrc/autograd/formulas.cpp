@@ -619,7 +619,13 @@ FORMULA(inv_bw) {
 }
 FORMULA(det_bw) {
   const Tensor a = c.saved(0), d = c.saved(1);
-  return {mul(unsq2(mul(g[0], conj(d))), mH(inv(a)))};
+  // grad * conj(det) * A^-H. PyTorch gives an exactly singular matrix (det == 0) a zero
+  // gradient; there inv would fail, so those matrices are swapped for I first.
+  const Tensor singular = unsq2(B(equal_def, d, sc(0.0)));
+  const int64_t n = a.dim(a.ndim() - 1);
+  const Tensor safe = where(singular, eye(n, n, 0, a.dtype(), a.device()), a);
+  const Tensor gr = mul(unsq2(mul(g[0], conj(d))), mH(inv(safe)));
+  return {where(singular, zeros_like(gr), gr)};
 }
 FORMULA(slogdet_bw) {
   // Only logabsdet carries a gradient (the sign is piecewise constant for real inputs).
