@@ -89,7 +89,10 @@ def test_norm_hook_errors() -> None:
         nn.utils.spectral_norm(nn.Linear(3, 4), name="kernel")
     with pytest.raises(ValueError, match="n_power_iterations to be positive"):
         nn.utils.spectral_norm(nn.Linear(3, 4), n_power_iterations=0)
-    s = nn.utils.spectral_norm(nn.Linear(30, 20), n_power_iterations=30)
+    # Power iteration from a random start: seeded (and run long enough) so that whatever ran
+    # before cannot leave a start that converges too slowly for the tolerance below.
+    ts.manual_seed(0)
+    s = nn.utils.spectral_norm(nn.Linear(30, 20), n_power_iterations=100)
     s(tt(randn(2, 30)))
     assert abs(np.linalg.svd(s.weight.detach().numpy(), compute_uv=False)[0] - 1) < 1e-3
 
