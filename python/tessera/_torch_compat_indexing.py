@@ -8,7 +8,7 @@ from typing import Any, Sequence
 from . import _C
 from ._C import Tensor
 from ._torch_compat_basics import _dim_index
-from .autograd.function import Function, FunctionCtx
+from .autograd.function import Function, FunctionCtx, once_differentiable
 
 __all__ = ["masked_scatter", "index_fill", "index_copy", "index_put", "scatter_reduce"]
 
@@ -132,7 +132,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
                    include_self: builtins.bool = True) -> Tensor:
     """Reduces src's values into input at `index` along `dim` with reduce in 'sum', 'prod',
     'mean', 'amax', 'amin' (include_self=False leaves input's own values out where something
-    is scattered). All but 'prod' are differentiable."""
+    is scattered). All are differentiable ('prod' once: no double backward)."""
     reduces = ("sum", "prod", "mean", "amax", "amin")
     if reduce not in reduces:
         raise RuntimeError(f"scatter_reduce: reduce argument must be one of {reduces}, got {reduce!r}")
@@ -155,6 +155,11 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
             out = _C._astype(_C.floor_divide(total, cnt), input.dtype, True)
         return out
     if reduce == "prod":
+        if input.dtype in (_C.float16, _C.bfloat16, _C.float32, _C.float64):
+            return _ScatterProd.apply(input, src, d, index, include_self, hit)
+        if _C.is_grad_enabled() and (input.requires_grad or src.requires_grad):
+            raise RuntimeError(f"scatter_reduce: reduce='prod' is not differentiable for "
+                               f"{input.dtype} (real floating dtypes only)")
         return _scatter_numpy(input, d, index, src, reduce, include_self, hit)
     return _ScatterExtreme.apply(input, src, d, index, reduce, include_self, hit)
 
@@ -207,6 +212,52 @@ class _ScatterExtreme(Function):
         g_src = _ts().zeros_like(src)
         g_src[tuple(slice(0, n) for n in index.shape)] = g_src_part
         return g_in, g_src, None, None, None, None, None
+
+
+class _ScatterProd(Function):
+    """scatter_reduce 'prod' with torch's scatter_reduce_backward: products of the other
+    factors are recomputed with zeros masked to 1, so a single zero factor still gets the
+    product of the rest (not 0 / 0)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, input: Tensor, src: Tensor, d: int, index: Tensor,  # type: ignore[override]
+                include_self: builtins.bool, hit: Tensor) -> Tensor:
+        out = _scatter_numpy(input, d, index, src, "prod", include_self, hit)
+        ctx.save_for_backward(input, src, out, index, hit)
+        ctx.d, ctx.include_self = d, include_self
+        return out
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        input, src, out, index, hit = ctx.saved_tensors
+        d, include_self = ctx.d, ctx.include_self
+        ts = _ts()
+        part = tuple(slice(0, n) for n in index.shape)
+        g_in = g_src = None
+        if ctx.needs_input_grad[0]:
+            masked_self = _C.where(input == 0, 1, input)
+            masked_self_result = _scatter_numpy(masked_self, d, index, src, "prod",
+                                                include_self, hit)
+            g_in = g * masked_self_result / masked_self
+            if not include_self:  # input's own values were left out where hit
+                g_in = _C.where(hit, 0, g_in)
+        if ctx.needs_input_grad[1]:
+            s = src[part]
+            src_zero = s == 0
+            n_zeros = ts.gather(ts.scatter_add(ts.zeros_like(g), d, index,
+                                               _C._astype(src_zero, g.dtype, True)), d, index)
+            single_zero = src_zero & (n_zeros == 1)
+            masked_src = _C.where(single_zero, 1, s)
+            full = src.clone()
+            full[part] = masked_src
+            masked_src_result = _scatter_numpy(input, d, index, full, "prod", include_self,
+                                               hit)
+            part_g = _C.where(single_zero, ts.gather(g * masked_src_result, d, index),
+                              ts.gather(g * out, d, index) / _C.where(src_zero, 1, s))
+            g_src = ts.zeros_like(src)
+            g_src[part] = part_g
+        return g_in, g_src, None, None, None, None
 
 
 METHODS = {"where": _where_method, "masked_scatter": masked_scatter, "index_fill": index_fill,

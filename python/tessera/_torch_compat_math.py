@@ -12,6 +12,7 @@ from . import _C
 from ._C import Tensor
 from ._dtypes import (bool as bool_, complex64, complex128, float16, bfloat16, float32,
                       float64)
+from .autograd.function import Function, FunctionCtx
 
 __all__ = ["relu", "sigmoid", "rsqrt", "exp2", "frac", "fix", "sinc", "deg2rad", "rad2deg",
            "logit", "xlogy", "float_power", "fmod", "lerp", "addcmul", "addcdiv", "clamp_min",
@@ -104,13 +105,44 @@ def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:
     return _C.log(x / (1.0 - x))
 
 
-def xlogy(input: Any, other: Any) -> Tensor:
-    """input * log(other), 0 where input == 0 (unless other is NaN)."""
+class _XLogY(Function):
+    """x * log(y) (log1p(y) for xlog1py), 0 where x == 0 unless y is NaN. Gradients are
+    torch's: d/dx = log(y) (log1p(y)), but 0 where x == 0 and y <= 0 (y <= -1), so x == 0
+    gets no NaN from log's pole; d/dy = x / y (x / (1 + y))."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, y: Tensor, log1p: builtins.bool) -> Tensor:  # type: ignore[override]
+        ctx.save_for_backward(x, y)
+        ctx.log1p = log1p
+        prod = x * (_C.log1p(y) if log1p else _C.log(y))
+        return _C.where((x == 0) & ~_C.isnan(y), 0.0, prod)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        x, y = ctx.saved_tensors
+        gx = gy = None
+        if ctx.needs_input_grad[0]:
+            pole = -1.0 if ctx.log1p else 0.0
+            ly = _C.log1p(y) if ctx.log1p else _C.log(y)
+            gx = g * _C.where((x == 0) & (y <= pole), 0.0, ly)
+        if ctx.needs_input_grad[1]:
+            gy = g * x / ((1 + y) if ctx.log1p else y)
+        return gx, gy, None
+
+
+def _xlogy(input: Any, other: Any, log1p: builtins.bool) -> Tensor:
     x, y = _t(input), _t(other)
     if x.dtype not in _FLOATS and y.dtype not in _FLOATS:
         x = _floating(x)
-    prod = x * _C.log(y if y.dtype in _FLOATS else _floating(y))
-    return _C.where((x == 0) & ~_C.isnan(y), 0.0, prod)
+    if y.dtype not in _FLOATS:
+        y = _floating(y)
+    return _XLogY.apply(x, y, log1p)
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    """input * log(other), 0 where input == 0 (unless other is NaN); torch's gradients
+    (d/dinput is 0, not NaN, where input == 0 and other <= 0)."""
+    return _xlogy(input, other, False)
 
 
 def float_power(input: Any, exponent: Any) -> Tensor:
@@ -282,19 +314,22 @@ def heaviside(input: Tensor, values: Any) -> Tensor:
 
 
 def fmax(input: Tensor, other: Any) -> Tensor:
-    """Elementwise maximum that ignores NaN (NaN only where both are NaN)."""
+    """Elementwise maximum that ignores NaN (NaN only where both are NaN). As torch, the
+    gradient goes wholly to `input` where input >= other or other is NaN (ties included),
+    else to `other`."""
     o = _t(other)
-    m = _C.maximum(input, o)
-    return _C.where(_C.isnan(input), o, _C.where(_C.isnan(o), input, m)) \
-        if m.dtype in _FLOATS else m
+    if input.dtype not in _FLOATS and o.dtype not in _FLOATS:
+        return _C.maximum(input, o)
+    return _C.where((input >= o) | _C.isnan(o), input, o)
 
 
 def fmin(input: Tensor, other: Any) -> Tensor:
-    """Elementwise minimum that ignores NaN."""
+    """Elementwise minimum that ignores NaN; ties and a NaN `other` give `input` (and its
+    gradient), as torch."""
     o = _t(other)
-    m = _C.minimum(input, o)
-    return _C.where(_C.isnan(input), o, _C.where(_C.isnan(o), input, m)) \
-        if m.dtype in _FLOATS else m
+    if input.dtype not in _FLOATS and o.dtype not in _FLOATS:
+        return _C.minimum(input, o)
+    return _C.where((input <= o) | _C.isnan(o), input, o)
 
 
 def logaddexp2(input: Tensor, other: Any) -> Tensor:

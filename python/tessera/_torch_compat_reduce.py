@@ -20,6 +20,7 @@ from . import _C
 from ._C import Tensor
 from ._dtypes import bool as bool_, complex64, complex128, float16, bfloat16, float32, float64
 from ._torch_compat_basics import _dim_index
+from .autograd.function import Function, FunctionCtx
 
 __all__ = ["amax", "amin", "aminmax", "median", "nanmedian", "mode", "kthvalue", "nanmean",
            "nansum", "quantile", "nanquantile", "logsumexp", "logcumsumexp", "cummax", "cummin",
@@ -106,14 +107,54 @@ _min_method = _extreme_method("min", lambda *a, **k: _ts().min(*a, **k), _C.mini
                               _C._argmin, ReturnMin)
 
 
+def _restore_dims(t: Tensor, axes: Any, ndim: int, keepdim: builtins.bool) -> Tensor:
+    """A reduction's result with its reduced axes put back as size 1 (keepdim shape)."""
+    if keepdim or axes is None:
+        return t  # (a 0-d result broadcasts as it is)
+    for ax in sorted(axes):
+        t = _ts().expand_dims(t, axis=ax)
+    return t
+
+
+class _AmaxAmin(Function):
+    """amax / amin over axes with torch's gradient (scale_grad_by_count): shared evenly by
+    every element equal to the result (a NaN result gives NaN gradients, as torch)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, axes: Any, keepdim: builtins.bool,  # type: ignore[override]
+                largest: builtins.bool) -> Tensor:
+        out = (_ts().max if largest else _ts().min)(x, axis=axes, keepdims=keepdim)
+        ctx.save_for_backward(x, out)
+        ctx.axes, ctx.keepdim = axes, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        x, out = ctx.saved_tensors
+        out = _restore_dims(out, ctx.axes, x.ndim, ctx.keepdim)
+        g = _restore_dims(g, ctx.axes, x.ndim, ctx.keepdim)
+        mask = _C._astype(x == out, g.dtype, True)
+        count = _ts().sum(mask, axis=ctx.axes, keepdims=True)
+        return (g / count) * mask, None, None, None
+
+
+def _extreme(op: str, input: Tensor, dim: Any, keepdim: builtins.bool,
+             largest: builtins.bool) -> Tensor:
+    axes = _dims(op, dim, input.ndim)
+    if input.dtype in _FLOATS:
+        return _AmaxAmin.apply(input, axes, keepdim, largest)
+    return (_ts().max if largest else _ts().min)(input, axis=axes, keepdims=keepdim)
+
+
 def amax(input: Tensor, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
-    """Maximum over `dim` (all dims when () or None); values only."""
-    return _ts().max(input, axis=_dims("amax", dim, input.ndim), keepdims=keepdim)
+    """Maximum over `dim` (all dims when () or None); values only. The gradient is shared
+    evenly by the tied maxima (torch's rule)."""
+    return _extreme("amax", input, dim, keepdim, True)
 
 
 def amin(input: Tensor, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
-    """Minimum over `dim` (all dims when () or None); values only."""
-    return _ts().min(input, axis=_dims("amin", dim, input.ndim), keepdims=keepdim)
+    """Minimum over `dim` (all dims when () or None); values only; ties share the gradient."""
+    return _extreme("amin", input, dim, keepdim, False)
 
 
 def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: builtins.bool = False) -> Any:
@@ -124,8 +165,8 @@ def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: builtins.bool 
     if input.size == 0 and (axis is None or input.shape[axis] == 0):
         raise RuntimeError("aminmax: cannot compute aminmax over an empty dimension as the "
                            "operation has no identity")
-    return ReturnAminmax(_ts().min(input, axis=axis, keepdims=keepdim),
-                         _ts().max(input, axis=axis, keepdims=keepdim))
+    return ReturnAminmax(_extreme("aminmax", input, axis, keepdim, False),
+                         _extreme("aminmax", input, axis, keepdim, True))
 
 
 def _sorted(x: Tensor, d: int) -> Any:
@@ -151,6 +192,24 @@ def _median_pick(nan_aware: builtins.bool) -> Any:
     return pick
 
 
+class _EvenlyDistribute(Function):
+    """A value picked from x (median / nanmedian over all elements) with torch's
+    evenly_distribute_backward: the gradient is shared by every element equal to the value
+    (by the NaNs when the value is NaN)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, value: Tensor) -> Tensor:  # type: ignore[override]
+        ctx.save_for_backward(x, value)
+        return value.clone()
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        x, value = ctx.saved_tensors
+        mask = _C.isnan(x) if builtins.bool(_C.isnan(value)) else x == value
+        mask = _C._astype(mask, g.dtype, True)
+        return mask * (g / _ts().sum(mask)), None
+
+
 def _median(op: str, input: Tensor, dim: Any, keepdim: builtins.bool, nan_aware: builtins.bool,
             result: Any) -> Any:
     if input.dtype in _COMPLEX or input.dtype == bool_:
@@ -161,6 +220,8 @@ def _median(op: str, input: Tensor, dim: Any, keepdim: builtins.bool, nan_aware:
             return _ts().full((), math.nan, dtype=input.dtype, device=input.device) \
                 if input.dtype in _FLOATS else _ts().empty((), dtype=input.dtype)
         v, _ = _index_reduce(op, flat, 0, False, _median_pick(nan_aware))
+        if input.dtype in _FLOATS:
+            return _EvenlyDistribute.apply(input, v.detach())
         return v
     return result(*_index_reduce(op, input, dim, keepdim, _median_pick(nan_aware)))
 

@@ -17,6 +17,7 @@ from ._C import Tensor, matmul
 from ._linalg_core import matrix_transpose, tensordot, vecdot
 from ._statistical import _UNSET, _axis, _keep
 from .amp import _policy as _amp
+from .autograd.function import Function, FunctionCtx
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
@@ -324,19 +325,73 @@ def vector_norm(x: Tensor, /, *, axis: Optional[Union[int, Tuple[int, ...]]] = N
     axes = _axes_tuple(_axis("vector_norm", axis, dim))
     keepdims = _keep("vector_norm", keepdims, keepdim)
     a = F.abs(x)
-    if ord == math.inf:
-        return _nonneg_max(a, axes, keepdims)
-    if ord == -math.inf:
+    if ord in (math.inf, -math.inf):
+        if x.dtype in (_C.float16, _C.bfloat16, _C.float32, _C.float64):
+            return _InfNorm.apply(x, axes, keepdims, ord > 0)
+        if ord == math.inf:
+            return _nonneg_max(a, axes, keepdims)
         return F.min(a, axis=axes, keepdims=keepdims)
     if ord == 0:
         return F.count_nonzero(a, axis=axes, keepdims=keepdims).astype(a.dtype)
     if ord == 1:
         return F.sum(a, axis=axes, keepdims=keepdims)
+    # Note [norm gradient at 0]: torch's norm_backward gives 0 (not 0 * inf = NaN) where the
+    # norm is 0, and for p < 1 where an element is 0. The root (and for p < 1 the power) is
+    # taken of a where-guarded argument and the exact result is selected by a where, so those
+    # points get zero first and second derivatives while the values stay bit-identical.
     if ord == 2:
-        return F.sqrt(F.sum(a * a, axis=axes, keepdims=keepdims))
+        s = F.sum(a * a, axis=axes, keepdims=keepdims)
+        zero = s == 0
+        return F.where(zero, 0, F.sqrt(F.where(zero, 1, s)))
     if isinstance(ord, builtins.bool) or not isinstance(ord, (int, float)):
         raise ValueError(f"vector_norm: ord must be a number, got {ord!r}")
-    return F.sum(a ** ord, axis=axes, keepdims=keepdims) ** (1.0 / ord)
+    if ord < 1:  # a ** ord has an infinite slope (ord > 0) or a pole (ord < 0) at a == 0
+        nil = a == 0
+        ap = F.where(nil, 0 if ord > 0 else math.inf, F.where(nil, 1, a) ** ord)
+    else:
+        ap = a ** ord
+    s = F.sum(ap, axis=axes, keepdims=keepdims)
+    if ord < 0:  # s is never 0 (bar empty reductions); 0 ** (1/ord) would be inf anyway
+        return s ** (1.0 / ord)
+    zero = s == 0
+    return F.where(zero, 0, F.where(zero, 1, s) ** (1.0 / ord))
+
+
+def _restore_dims(t: Tensor, axes: Optional[Tuple[int, ...]], ndim: int, keepdims: bool) -> Tensor:
+    """A reduction's result with its reduced axes put back as size 1 (keepdims shape)."""
+    if keepdims or axes is None:
+        return t  # (a 0-d result broadcasts as it is)
+    for ax in sorted(ax % ndim for ax in axes):
+        t = _ns().expand_dims(t, axis=ax)
+    return t
+
+
+class _InfNorm(Function):
+    """max (inf) / min (-inf) of |x| over axes; torch's norm_backward for p = +-inf: the
+    gradient is shared evenly by the elements whose |x| equals the norm (or is NaN), times
+    sgn(x)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, axes: Any, keepdims: bool,  # type: ignore[override]
+                largest: bool) -> Tensor:
+        F = _ns()
+        a = F.abs(x)
+        out = _nonneg_max(a, axes, keepdims) if largest else F.min(a, axis=axes, keepdims=keepdims)
+        ctx.save_for_backward(x, out)
+        ctx.axes, ctx.keepdims = axes, keepdims
+        return out
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Tensor:  # type: ignore[override]
+        F = _ns()
+        x, out = ctx.saved_tensors
+        out = _restore_dims(out, ctx.axes, x.ndim, ctx.keepdims)
+        g = _restore_dims(g, ctx.axes, x.ndim, ctx.keepdims)
+        a = F.abs(x)
+        mask = ((a == out) | F.isnan(a)).astype(g.dtype)
+        count = F.sum(mask, axis=ctx.axes, keepdims=True)
+        sgn = F.where(F.isnan(x), 0, F.sign(x))  # torch's sgn: 0 at NaN
+        return sgn * ((g / count) * mask), None, None, None
 
 
 def matrix_norm(x: Tensor, /, *, keepdims: bool = False,

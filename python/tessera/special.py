@@ -14,6 +14,7 @@ import math
 from typing import Any, Callable, Optional
 
 from ._C import Tensor
+from .autograd.function import Function, FunctionCtx
 
 __all__ = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "ndtri", "log_ndtr", "expit", "logit",
            "exp2", "expm1", "log1p", "gammaln", "digamma", "psi", "polygamma", "multigammaln",
@@ -184,10 +185,31 @@ modified_bessel_i0 = i0
 modified_bessel_i1 = i1
 
 
+class _Entr(Function):
+    """entr's value, with torch's gradient -(1 + log(x)) everywhere (+inf at 0, NaN below)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:  # type: ignore[override]
+        ctx.save_for_backward(x)
+        return _entr_value(x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Tensor:  # type: ignore[override]
+        (x,) = ctx.saved_tensors
+        return g * -(1 + _ts().log(x))
+
+
 def entr(input: Tensor) -> Tensor:
-    """-x log(x) for x > 0, 0 at 0, -inf for x < 0 (nan stays nan)."""
-    ts = _ts()
+    """-x log(x) for x > 0, 0 at 0, -inf for x < 0 (nan stays nan); the gradient is torch's
+    -(1 + log(x)) (+inf at 0)."""
     x = _float(input)
+    if x.dtype in (_ts().complex64, _ts().complex128):
+        return _entr_value(x)
+    return _Entr.apply(x)
+
+
+def _entr_value(x: Tensor) -> Tensor:
+    ts = _ts()
     pos = x > 0
     safe = ts.where(pos, x, ts.ones_like(x))
     val = ts.where(pos, -safe * ts.log(safe), ts.zeros_like(x))
@@ -200,11 +222,11 @@ def xlogy(input: Any, other: Any) -> Tensor:
 
 
 def xlog1py(input: Any, other: Any) -> Tensor:
-    """x * log1p(y), 0 where x == 0 (unless y is nan)."""
-    ts = _ts()
+    """x * log1p(y), 0 where x == 0 (unless y is nan); torch's gradients (d/dx is log1p(y),
+    but 0 where x == 0 and y <= -1; d/dy is x / (1 + y))."""
+    from ._torch_compat_math import _XLogY
     x, y = _float(input), _float(other)
-    val = x * ts.log1p(y)
-    return ts.where((x == 0) & ~ts.isnan(y), ts.zeros_like(val), val)
+    return _XLogY.apply(x, y, True)
 
 
 def sinc(input: Tensor) -> Tensor:

@@ -32,8 +32,14 @@ def relu6(x: Tensor, inplace: bool = False) -> Tensor:
 
 
 def hardtanh(x: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """x clamped to [min_val, max_val]; as torch's hardtanh_backward, the gradient passes only
+    where min_val < x < max_val (and where x is NaN): 0 at the bounds themselves."""
     t = _ts()
-    return t.minimum(t.maximum(x, min_val), max_val)
+    if min_val > max_val:
+        raise ValueError("hardtanh: min_val cannot be greater than max_val")
+    # strict comparisons route the tie to the constant branch (no gradient); NaN stays NaN
+    # and keeps its gradient, like torch
+    return t.where(x <= min_val, min_val, t.where(x >= max_val, max_val, x))
 
 
 def leaky_relu(x: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -42,12 +48,15 @@ def leaky_relu(x: Tensor, negative_slope: float = 0.01, inplace: bool = False) -
 
 def elu(x: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     t = _ts()
-    return t.where(x > 0, x, alpha * t.expm1(t.minimum(x, 0)))
+    # torch's elu_backward tests x <= 0: x == 0 takes the negative branch's full derivative
+    # alpha (minimum(x, 0) gave half of it), NaN the identity's; x > 0 is kept out of expm1
+    # so it cannot overflow
+    return t.where(x <= 0, alpha * t.expm1(t.where(x <= 0, x, 0)), x)
 
 
 def celu(x: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     t = _ts()
-    return t.where(x > 0, x, alpha * t.expm1(t.minimum(x, 0) / alpha))
+    return t.where(x <= 0, alpha * t.expm1(t.where(x <= 0, x, 0) / alpha), x)
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -61,13 +70,17 @@ def selu(x: Tensor, inplace: bool = False) -> Tensor:
 def sigmoid(x: Tensor) -> Tensor:
     """1 / (1 + exp(-x)), evaluated with exp(-|x|) so nothing overflows."""
     t = _ts()
-    e = t.exp(-t.abs(x))
+    # -|x| as a where on the same test as below (abs has gradient 0 at 0, which made
+    # sigmoid'(0) 0 instead of 0.25)
+    e = t.exp(t.where(x >= 0, -x, x))
     return t.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
 def logsigmoid(x: Tensor) -> Tensor:
     t = _ts()
-    return t.minimum(x, 0) - t.log1p(t.exp(-t.abs(x)))
+    # min(x, 0) - log1p(exp(-|x|)) with the kinks at 0 written as wheres, so the second
+    # derivative at 0 is torch's -1/4 (minimum / abs have none there)
+    return t.where(x >= 0, 0, x) - t.log1p(t.exp(t.where(x >= 0, -x, x)))
 
 
 def tanh(x: Tensor) -> Tensor:
@@ -79,7 +92,9 @@ def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     x = _amp.cast(_amp.FP32_CUDA, x)
     t = _ts()
     bx = x * beta
-    soft = t.log1p(t.exp(t.minimum(bx, threshold))) / beta
+    # where (not minimum): at beta*x == threshold torch takes the soft branch's full
+    # derivative sigmoid(beta*x)
+    soft = t.log1p(t.exp(t.where(bx > threshold, threshold, bx))) / beta
     return t.where(bx > threshold, x, soft)
 
 
@@ -91,12 +106,51 @@ def mish(x: Tensor, inplace: bool = False) -> Tensor:
     return x * _ts().tanh(softplus(x))
 
 
+class _Hardsigmoid(Function):
+    """Value clamp(x/6 + 1/2, 0, 1); gradient torch's hardsigmoid_backward: 1/6 where
+    -3 < x < 3, else 0 (NaN included)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:  # type: ignore[override]
+        ctx.save_for_backward(x)
+        return hardtanh(x / 6 + 0.5, 0.0, 1.0)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Tensor:  # type: ignore[override]
+        (x,) = ctx.saved_tensors
+        return _ts().where((x > -3) & (x < 3), g / 6, 0)
+
+
+class _Hardswish(Function):
+    """Value x * clamp(x + 3, 0, 6) / 6; gradient torch's hardswish_backward: 0 for x <= -3,
+    x/3 + 1/2 for -3 < x < 3, 1 for x >= 3 (NaN and +inf included)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:  # type: ignore[override]
+        ctx.save_for_backward(x)
+        return x * hardtanh(x + 3, 0.0, 6.0) / 6
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Tensor:  # type: ignore[override]
+        (x,) = ctx.saved_tensors
+        t = _ts()
+        return t.where(x <= -3, 0, t.where(x < 3, g * (x / 3 + 0.5), g))
+
+
+def _float_input(x: Tensor) -> bool:
+    return isinstance(x, Tensor) and _ts().isdtype(x.dtype, "real floating")
+
+
 def hardsigmoid(x: Tensor, inplace: bool = False) -> Tensor:
-    return hardtanh(x / 6 + 0.5, 0.0, 1.0)
+    if not _float_input(x):
+        return hardtanh(x / 6 + 0.5, 0.0, 1.0)
+    return _Hardsigmoid.apply(x)
 
 
 def hardswish(x: Tensor, inplace: bool = False) -> Tensor:
-    return x * hardtanh(x + 3, 0.0, 6.0) / 6
+    if not _float_input(x):
+        return x * hardtanh(x + 3, 0.0, 6.0) / 6
+    return _Hardswish.apply(x)
 
 
 def softsign(x: Tensor) -> Tensor:
@@ -111,15 +165,14 @@ def tanhshrink(x: Tensor) -> Tensor:
 # tessera has no erf kernel yet. erfc(z) = t exp(-z^2 + P(t)), t = 1/(1 + z/2), z = |x|,
 # with the 9th-degree P of Numerical Recipes' erfcc has RELATIVE error < 1.2e-7 for all
 # z >= 0; erfc(-z) = 2 - erfc(z). GELU is written through erfc so its error stays relative
-# in both tails (about 1e-8 absolute). Backward uses the exact derivative (the normal pdf),
-# not the derivative of the fit.
+# in both tails (about 1e-8 absolute). Backward uses the exact derivative
+# d/dx erfc(x) = -2/sqrt(pi) exp(-x^2) (erfc is an autograd Function), not the derivative of
+# the fit (which was also 0 at x = 0, through |x|).
 _ERFC_C = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807,
            -1.13520398, 1.48851587, -0.82215223, 0.17087277)
 
 
-def erfc(x: Tensor) -> Tensor:
-    """The complementary error function (relative error < 1.2e-7; Note [erfc by a
-    Chebyshev-fitted exponent])."""
+def _erfc_fit(x: Tensor) -> Tensor:
     t = _ts()
     z = t.abs(x)
     u = 1 / (1 + 0.5 * z)
@@ -128,6 +181,26 @@ def erfc(x: Tensor) -> Tensor:
         p = c + u * p
     y = u * t.exp(p - z * z)
     return t.where(x >= 0, y, 2 - y)
+
+
+class _Erfc(Function):
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:  # type: ignore[override]
+        ctx.save_for_backward(x)
+        return _erfc_fit(x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Tensor:  # type: ignore[override]
+        (x,) = ctx.saved_tensors
+        return g * (_ts().exp(-(x * x)) * (-2 / math.sqrt(math.pi)))
+
+
+def erfc(x: Tensor) -> Tensor:
+    """The complementary error function (relative error < 1.2e-7; Note [erfc by a
+    Chebyshev-fitted exponent]); its gradient is the exact -2/sqrt(pi) exp(-x^2)."""
+    if isinstance(x, Tensor) and _ts().isdtype(x.dtype, "real floating"):
+        return _Erfc.apply(x)
+    return _erfc_fit(x)
 
 
 def erf(x: Tensor) -> Tensor:

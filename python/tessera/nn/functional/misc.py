@@ -190,9 +190,24 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return t.sum(d ** p, axis=-1, keepdims=keepdim) ** (1.0 / p)
 
 
+class _ClampMinNoGrad(Function):
+    """max(x, eps) whose gradient is the identity: torch's cosine_similarity clamps the norms
+    in place under no_grad, so their gradient is that of the unclamped norm."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, eps: float) -> Tensor:  # type: ignore[override]
+        return _ts().where(x < eps, eps, x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        return g, None
+
+
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """x1 . x2 / (max(||x1||, eps) max(||x2||, eps)) along `dim`, with torch's gradient (finite
+    at a zero vector: the norm's gradient is 0 there, Note [norm gradient at 0])."""
     x1, x2 = _amp.cast(_amp.FP32_CUDA, x1, x2)
     t = _ts()
-    n1 = t.sqrt(t.sum(x1 * x1, axis=dim))
-    n2 = t.sqrt(t.sum(x2 * x2, axis=dim))
-    return t.sum(x1 * x2, axis=dim) / (t.maximum(n1, eps) * t.maximum(n2, eps))
+    n1 = _ClampMinNoGrad.apply(t.linalg.vector_norm(x1, ord=2, axis=dim), eps)
+    n2 = _ClampMinNoGrad.apply(t.linalg.vector_norm(x2, ord=2, axis=dim), eps)
+    return t.sum(x1 * x2, axis=dim) / (n1 * n2)

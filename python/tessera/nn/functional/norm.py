@@ -155,12 +155,8 @@ def instance_norm(x: Tensor, weight: Optional[Tensor] = None, bias: Optional[Ten
 
 
 def normalize(x: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
-    """x / max(||x||_p, eps) along `dim`."""
+    """x / max(||x||_p, eps) along `dim` (torch's clamp_min: the norm's gradient passes where
+    it is >= eps; the norm's own gradient is 0 at a zero vector, so that gives g / eps)."""
     t = _ts()
-    if p == 2:
-        norm = t.sqrt(t.sum(x * x, axis=dim, keepdims=True))
-    elif p == 1:
-        norm = t.sum(t.abs(x), axis=dim, keepdims=True)
-    else:
-        norm = t.sum(t.abs(x) ** p, axis=dim, keepdims=True) ** (1.0 / p)
-    return x / t.maximum(norm, eps)
+    norm = t.linalg.vector_norm(x, ord=p, axis=dim, keepdims=True)
+    return x / t.where(norm < eps, eps, norm)
