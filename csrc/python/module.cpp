@@ -28,14 +28,37 @@ void install_arg_errors(py::module_& m);  // last: wraps every binding above
 }  // namespace ts::python
 
 namespace {
-void register_errors() {
+// Note [Errors that are also RuntimeErrors]: the core's TypeError and ValueError reach Python
+// as tessera.errors.TypeError / .ValueError (python/tessera/errors.py), subclasses of both the
+// builtin and RuntimeError: NumPy-minded code catches ValueError, PyTorch-minded code catches
+// RuntimeError (what PyTorch raises for bad shapes and unsupported dtypes), and both work.
+PyObject* g_type_error = nullptr;
+PyObject* g_value_error = nullptr;
+
+PyObject* new_error(py::module_& m, const char* name, PyObject* builtin, const char* doc) {
+  PyObject* bases = PyTuple_Pack(2, builtin, PyExc_RuntimeError);
+  const std::string qual = std::string("tessera.errors.") + name;
+  PyObject* cls = PyErr_NewExceptionWithDoc(qual.c_str(), doc, bases, nullptr);
+  Py_DECREF(bases);
+  if (cls == nullptr) throw py::error_already_set();
+  m.add_object(name, py::handle(cls));  // the module keeps a reference for the process
+  return cls;
+}
+
+void register_errors(py::module_& m) {
+  g_type_error = new_error(m, "TypeError", PyExc_TypeError,
+                           "A dtype or argument type an op does not accept (also a RuntimeError, "
+                           "as PyTorch reports it).");
+  g_value_error = new_error(m, "ValueError", PyExc_ValueError,
+                            "A shape or argument value an op does not accept (also a "
+                            "RuntimeError, as PyTorch reports it).");
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const ts::TypeError& e) {
-      PyErr_SetString(PyExc_TypeError, e.what());
+      PyErr_SetString(g_type_error, e.what());
     } catch (const ts::ValueError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      PyErr_SetString(g_value_error, e.what());
     } catch (const ts::IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
     } catch (const ts::NotImplementedError& e) {
@@ -58,7 +81,7 @@ void register_errors() {
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "tessera's C++ core";
-  register_errors();
+  register_errors(m);
   ts::python::init_dtype(m);
   ts::python::init_device(m);
   ts::python::init_tensor(m);
