@@ -89,3 +89,17 @@ def test_det_gradient_of_singular_matrices_matches_torch(data):
         m.linalg.det(a).sum().backward()
         grads.append(np.asarray(a.grad.tolist()))
     np.testing.assert_allclose(grads[1], grads[0], atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8"])
+@pytest.mark.parametrize("lo,hi", [(None, 1.5), (0.5, 2.5), (0.5, None), (0, 1), ("t", None)])
+def test_clamp_promotes_integers_with_float_bounds_like_torch(dtype, lo, hi):
+    data = np.array([0, 1, 2, 3], dtype=dtype)
+    out = []
+    for m in (torch, ts):
+        x = m.asarray(data) if m is ts else torch.from_numpy(data)
+        lo_ = m.asarray([0.5, 0.5, 1.5, 1.5], dtype=m.float64) if lo == "t" else lo
+        r = m.clamp(x, lo_, hi)
+        out.append((str(r.dtype).split(".")[-1], np.asarray(r.tolist())))
+    assert out[1][0] == out[0][0]
+    np.testing.assert_allclose(out[1][1], out[0][1])

@@ -8,6 +8,8 @@ import builtins
 import math
 from typing import Any, Optional
 
+import numpy as np
+
 from . import _C
 from ._C import Tensor
 from ._dtypes import (bool as bool_, complex64, complex128, float16, bfloat16, float32,
@@ -21,7 +23,7 @@ __all__ = ["relu", "sigmoid", "rsqrt", "exp2", "frac", "fix", "sinc", "deg2rad",
            "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "bitwise_not",
            "true_divide", "div", "mul", "sub", "neg", "ge", "gt", "le", "lt", "ne", "eq",
            "erf", "erfc", "erfinv", "lgamma", "digamma", "angle", "gcd", "lcm",
-           "threshold", "rsub"]
+           "threshold", "rsub", "clamp"]
 
 _FLOATS = (float16, bfloat16, float32, float64)
 _COMPLEX = (complex64, complex128)
@@ -130,12 +132,35 @@ class _XLogY(Function):
         return gx, gy, None
 
 
+def _xlogy_operands(input: Any, other: Any) -> Any:
+    """input and other as tensors of torch's result dtype for xlogy / xlog1py: Python (and
+    NumPy) scalars are weak (xlogy(float32 tensor, 2.5) stays float32), and integer or bool
+    results take the default float dtype."""
+    from ._torch_compat_default_dtype import get_default_dtype
+    a = input.item() if isinstance(input, np.generic) else input
+    b = other.item() if isinstance(other, np.generic) else other
+    x, y = _t(a), _t(b)
+
+    def proxy(t: Tensor, orig: Any) -> Tensor:  # an empty stand-in with t's promotion weight
+        if not isinstance(orig, Tensor) and not hasattr(orig, "__len__"):
+            return t  # a weak wrapped Python scalar
+        return _C._empty(() if t.ndim == 0 else (0,), t.dtype, t.device)
+    dt = (proxy(x, a) * proxy(y, b)).dtype
+    if dt not in _FLOATS + _COMPLEX:
+        dt = get_default_dtype()
+    dev = x.device if isinstance(a, Tensor) else y.device
+    out = []
+    for t, orig in ((x, a), (y, b)):
+        if not isinstance(orig, Tensor) and not hasattr(orig, "__len__"):
+            t = _ts().asarray(orig, dtype=dt, device=dev)
+        elif t.dtype != dt:
+            t = _C._astype(t, dt, True)
+        out.append(t)
+    return out
+
+
 def _xlogy(input: Any, other: Any, log1p: builtins.bool) -> Tensor:
-    x, y = _t(input), _t(other)
-    if x.dtype not in _FLOATS and y.dtype not in _FLOATS:
-        x = _floating(x)
-    if y.dtype not in _FLOATS:
-        y = _floating(y)
+    x, y = _xlogy_operands(input, other)
     return _XLogY.apply(x, y, log1p)
 
 
@@ -212,6 +237,13 @@ def _clamp_torch(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
             elif isinstance(b, Tensor) and b.dtype != x.dtype:
                 x = _C._astype(x, _C._promote_types(x.dtype, b.dtype), True)
     return _C.clamp(x, min, max)
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """torch.clamp: elementwise min(max(input, min), max), where float bounds promote an
+    integer input to float (torch's promotion; ts.clip keeps the array API's x dtype).
+    Shapes: bounds broadcast against input."""
+    return _clamp_torch(input, min, max)
 
 
 def clamp_min(input: Tensor, min: Any) -> Tensor:
