@@ -134,8 +134,11 @@ def _asarray_host(obj: Any, *, dtype: Any, copy: Optional[builtins.bool]) -> Ten
             raise ValueError("asarray: copy=False is impossible for a Python sequence")
         kind = _nested_kind(obj)
         if kind is None:  # sequences of tensors / NumPy scalars
-            arr = np.asarray([x.numpy() if isinstance(x, Tensor) else x for x in obj]
-                             if any(isinstance(x, Tensor) for x in obj) else obj)
+            has_tensor = any(isinstance(x, Tensor) for x in obj)
+            arr = np.asarray([_host_numpy(x) if isinstance(x, Tensor) else x for x in obj]
+                             if has_tensor else obj)
+            if target is None and has_tensor:
+                target = _sequence_dtype(obj)
             return asarray(arr, dtype=target, copy=True)
         try:
             arr = np.asarray(obj, dtype={builtins.bool: np.bool_, builtins.int: np.int64,
@@ -170,6 +173,65 @@ def _asarray_host(obj: Any, *, dtype: Any, copy: Optional[builtins.bool]) -> Ten
             raise ValueError(f"asarray: copy=False but converting {obj.dtype} to {target} needs a copy")
         return _C._astype(_C._from_numpy(obj, -1), target, True)
     return _C._from_numpy(obj, {None: -1, False: 0, True: 1}[copy])
+
+
+def _host_numpy(t: Tensor) -> np.ndarray:
+    """t as a NumPy array (bfloat16, which NumPy lacks, as float32)."""
+    from ._dtypes import bfloat16
+    return (_C._astype(t, float32, True) if t.dtype == bfloat16 else t).numpy()
+
+
+def _sequence_dtype(obj: Any) -> Any:
+    """PyTorch's dtype for a sequence mixing tensors and Python numbers: each element's dtype
+    (a tensor's own, bool, int64, the default float dtype for a float, complex64 for a
+    complex), promoted across kinds like torch.promote_types (int + float32 -> float32).
+    None when some element is neither."""
+    from . import _dtypes as d
+    kinds = (d.bool,), (d.int8, d.int16, d.int32, d.int64, d.uint8, d.uint16, d.uint32, d.uint64), \
+        (d.float16, d.bfloat16, d.float32, d.float64), (d.complex64, d.complex128)
+    found: list = []
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, (list, tuple)):
+            stack.extend(o)
+        elif isinstance(o, Tensor):
+            found.append(o.dtype)
+        elif isinstance(o, (builtins.bool, np.bool_)):
+            found.append(d.bool)
+        elif isinstance(o, builtins.int) and not isinstance(o, np.generic):
+            found.append(int64)
+        elif isinstance(o, builtins.float) and not isinstance(o, np.generic):
+            found.append(None)  # the default float dtype, resolved below
+        elif isinstance(o, builtins.complex) and not isinstance(o, np.generic):
+            found.append("complex")
+        else:
+            return None
+    if not found:
+        return None
+    from ._torch_compat_default_dtype import get_default_dtype
+    fdef = get_default_dtype()
+    found = [fdef if f is None else (complex128 if fdef == float64 else complex64) if f == "complex"
+             else f for f in found]
+
+    def kind(t: Any) -> int:
+        return next(i for i, ks in enumerate(kinds) if t in ks)
+    out = found[0]
+    for t in found[1:]:
+        if kind(t) == kind(out):
+            out = _result_type(out, t)
+        elif kind(t) > kind(out):
+            low, out = out, t
+            if kind(out) == 3 and low == float64:
+                out = complex128
+        elif kind(out) == 3 and t == float64:
+            out = complex128
+    return out
+
+
+def _result_type(a: Any, b: Any) -> Any:
+    from ._dtypes import result_type
+    return result_type(a, b)
 
 
 def _uint64_or_raise(obj: Any, err: OverflowError) -> np.ndarray:
@@ -212,6 +274,7 @@ def full(shape: ShapeLike, fill_value: Any, *, dtype: Any = None, device: Any = 
         dtype = _scalar_default_dtype(fill_value)
         if dtype is None:
             raise TypeError(f"full: fill_value must be a Python number, got {type(fill_value).__name__}")
+    _check_fill(fill_value, _as_dtype(dtype))
     return _rg(_C._full(_shape(shape), fill_value, _as_dtype(dtype), device), requires_grad)
 
 
@@ -219,24 +282,131 @@ def _like(x: Tensor, dtype: Any, device: Any):
     return (x.dtype if dtype is None else _as_dtype(dtype)), (x.device if device is None else device)
 
 
+def _preserved_strides(x: Tensor) -> Optional[tuple]:
+    """The strides PyTorch's memory_format=preserve_format gives a tensor made like x, or
+    None when they are the row-major ones: x's own strides when x is non-overlapping and
+    dense (e.g. a transpose), else dense strides in x's stride order (infer_dense_strides)."""
+    if not isinstance(x, Tensor) or x.ndim < 2 or x.is_contiguous():
+        return None
+    shape, strides = tuple(x.shape), tuple(x.stride())
+    if 0 in shape:
+        return None
+    if not _non_overlapping_and_dense(shape, strides):
+        strides = _infer_dense_strides(shape, strides)
+    row_major, acc = [0] * len(shape), 1
+    for i in reversed(range(len(shape))):
+        row_major[i] = acc
+        acc *= builtins.max(shape[i], 1)
+    return None if tuple(row_major) == strides else strides
+
+
+def _non_overlapping_and_dense(shape: tuple, strides: tuple) -> builtins.bool:
+    perm = sorted(range(len(shape)), key=lambda d: (shape[d] < 2, strides[d]))
+    need = 1
+    for d in perm:
+        if shape[d] < 2:
+            return True
+        if strides[d] != need:
+            return False
+        need *= shape[d]
+    return True
+
+
+def _infer_dense_strides(shape: tuple, strides: tuple) -> tuple:
+    """ATen's infer_dense_strides: dims sorted by stride (stable insertion sort, zero strides
+    stay in place, ties put the smaller size inner), then packed densely."""
+    n = len(shape)
+    perm = list(range(n - 1, -1, -1))
+
+    def should_swap(d0: int, d1: int) -> int:
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+    for i in range(1, n):
+        d1 = i
+        for j in range(1, i + 1):
+            d0 = i - j
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out, acc = [0] * n, 1
+    for d in perm:
+        out[d] = acc
+        acc *= builtins.max(shape[d], 1)
+    return tuple(out)
+
+
+def _like_layout(x: Tensor, flat: Any) -> Tensor:
+    """flat(shape) -> a row-major tensor; the result laid out like x (preserve_format)."""
+    st = _preserved_strides(x)
+    if st is None:
+        return flat(tuple(x.shape))
+    return flat((math.prod(x.shape),)).as_strided(tuple(x.shape), st)
+
+
+_FILL_LIMITS: dict = {}
+
+
+def _check_fill(value: Any, dt: Any) -> None:
+    """PyTorch's RuntimeError for a fill value that overflows dt (integer and 16/32-bit
+    float dtypes); unsigned dtypes take negative ints down to -max (two's complement)."""
+    if not _FILL_LIMITS:
+        from . import _dtypes as d
+        for t in (d.int8, d.int16, d.int32, d.int64, d.uint8, d.uint16, d.uint32, d.uint64):
+            info = np.iinfo(np.dtype(_C._numpy_dtype(t)))
+            _FILL_LIMITS[t] = (builtins.int(info.min), builtins.int(info.max), True)
+        _FILL_LIMITS[d.float16] = (-65504.0, 65504.0, False)
+        _FILL_LIMITS[d.bfloat16] = (-3.3895313892515355e38, 3.3895313892515355e38, False)
+        _FILL_LIMITS[d.float32] = (-3.4028234663852886e38, 3.4028234663852886e38, False)
+    lim = _FILL_LIMITS.get(dt)
+    if lim is None or isinstance(value, (builtins.bool, np.bool_)) or isinstance(value, Tensor):
+        return
+    lo, hi, integral = lim
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, builtins.complex) or not isinstance(value, (builtins.int, builtins.float)):
+        return
+    if integral:
+        if lo == 0 and isinstance(value, builtins.int) and value < 0:
+            lo = -hi
+        bad = (isinstance(value, builtins.float) and not math.isfinite(value)) or value < lo or value > hi
+    else:
+        bad = math.isfinite(value) and (value < lo or value > hi)
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {dt} without overflow")
+
+
 def empty_like(x: Tensor, /, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+    """An uninitialized tensor like x (laid out like x when x is, e.g., a transpose:
+    PyTorch's preserve_format)."""
     d, dev = _like(x, dtype, device)
-    return _rg(_C._empty(x.shape, d, dev), requires_grad)
+    return _rg(_like_layout(x, lambda shape: _C._empty(shape, d, dev)), requires_grad)
 
 
 def zeros_like(x: Tensor, /, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+    """Zeros with x's shape (and layout, as empty_like), dtype and device unless given."""
     d, dev = _like(x, dtype, device)
-    return _rg(_C._full(x.shape, 0, d, dev), requires_grad)
+    return _rg(_like_layout(x, lambda shape: _C._full(shape, 0, d, dev)), requires_grad)
 
 
 def ones_like(x: Tensor, /, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+    """Ones with x's shape (and layout, as empty_like), dtype and device unless given."""
     d, dev = _like(x, dtype, device)
-    return _rg(_C._full(x.shape, 1, d, dev), requires_grad)
+    return _rg(_like_layout(x, lambda shape: _C._full(shape, 1, d, dev)), requires_grad)
 
 
 def full_like(x: Tensor, /, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+    """fill_value with x's shape (and layout, as empty_like), dtype and device unless given;
+    a value that overflows the dtype raises RuntimeError like PyTorch."""
     d, dev = _like(x, dtype, device)
-    return _rg(_C._full(x.shape, fill_value, d, dev), requires_grad)
+    _check_fill(fill_value, d)
+    return _rg(_like_layout(x, lambda shape: _C._full(shape, fill_value, d, dev)), requires_grad)
 
 
 def tensor(data: Any, *, dtype: Any = None, device: Any = None,
@@ -285,7 +455,35 @@ def arange(start: Union[int, float], /, stop: Optional[Union[int, float]] = None
         raise TypeError("arange: start, stop and step must be real numbers")
     if dtype is None:
         dtype = float32 if any(isinstance(a, builtins.float) for a in args) else int64
-    return _rg(_C._arange(start, stop, step, _as_dtype(dtype), device), requires_grad)
+    dtype = _as_dtype(dtype)
+    if any(isinstance(a, builtins.float) for a in args) and _is_int_dtype(dtype):
+        return _rg(_int_arange_of_floats(start, stop, step, dtype, device), requires_grad)
+    return _rg(_C._arange(start, stop, step, dtype, device), requires_grad)
+
+
+def _is_int_dtype(dt: Any) -> builtins.bool:
+    from . import _dtypes
+    return dt in (_dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64, _dtypes.uint8,
+                  _dtypes.uint16, _dtypes.uint32, _dtypes.uint64)
+
+
+def _int_arange_of_floats(start: Any, stop: Any, step: Any, dtype: Any, device: Any) -> Tensor:
+    """arange with float arguments and an integer dtype, as PyTorch computes it: the values
+    are trunc(start) + i * trunc(step). For int64 the length comes from the truncated
+    arguments too (a step truncating to 0 raises ValueError); for the other integer dtypes
+    from ceil((stop - start) / step) over the float arguments."""
+    if step == 0:
+        raise ValueError("arange: step must be nonzero")
+    xstart, xstep = builtins.int(start), builtins.int(step)
+    if dtype == int64:
+        if xstep == 0:
+            raise ValueError("arange: step must be nonzero")
+        xstop = builtins.int(stop)
+        n = builtins.max(0, -((xstart - xstop) // xstep))  # ceil((xstop - xstart) / xstep)
+    else:
+        n = builtins.max(0, math.ceil((builtins.float(stop) - builtins.float(start)) / step))
+    idx = _C._arange(0, n, 1, int64, device)
+    return _C._astype(idx * xstep + xstart, dtype, False)
 
 
 def linspace(start: Union[int, float, complex], stop: Union[int, float, complex], /, num: int, *,
@@ -300,7 +498,36 @@ def linspace(start: Union[int, float, complex], stop: Union[int, float, complex]
     stop = _number(stop, "linspace", "stop")
     if dtype is None:
         dtype = complex64 if isinstance(start, builtins.complex) or isinstance(stop, builtins.complex) else float32
+    if _is_int_dtype(_as_dtype(dtype)):
+        return _rg(_int_linspace(start, stop, num, _as_dtype(dtype), builtins.bool(endpoint), device),
+                   requires_grad)
     return _rg(_C._linspace(start, stop, num, _as_dtype(dtype), builtins.bool(endpoint), device), requires_grad)
+
+
+def _int_linspace(start: Any, stop: Any, num: int, dtype: Any, endpoint: builtins.bool,
+                  device: Any) -> Tensor:
+    """linspace with an integer dtype, as PyTorch computes it: start and stop are truncated to
+    integers, the step (stop - start) / (num - 1) is a double, the first half of the values
+    is start + i * step and the second half stop - (num - 1 - i) * step, each truncated
+    toward zero."""
+    if isinstance(start, builtins.complex) or isinstance(stop, builtins.complex):
+        raise TypeError("linspace: complex endpoints need a complex dtype")
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"linspace: number of steps must be non-negative, got {num}")
+    a, b = builtins.int(start), builtins.int(stop)
+    if num == 1:
+        vals = np.array([a], dtype=np.int64)
+    else:
+        i = np.arange(num, dtype=np.float64)
+        if endpoint:
+            step = (builtins.float(b) - builtins.float(a)) / (num - 1) if num > 1 else 0.0
+            half = num // 2
+            v = np.where(i < half, a + step * i, b - step * (num - 1 - i))
+        else:
+            v = a + ((builtins.float(b) - builtins.float(a)) / num) * i if num else i
+        vals = np.trunc(v).astype(np.int64)
+    return asarray(vals, dtype=dtype, device=device)
 
 
 def eye(n_rows: int, n_cols: Optional[int] = None, /, *, k: int = 0, dtype: Any = None,
@@ -328,7 +555,8 @@ def triu(x: Tensor, /, *, k: int = 0, diagonal: Optional[int] = None) -> Tensor:
 
 
 def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list:
-    """Coordinate grids from 1-D tensors x1 (N1,), x2 (N2,), ...: with indexing='xy' each
+    """Coordinate grids from 1-D tensors x1 (N1,), x2 (N2,), ... (0-d ones count as 1-D of
+    one element, as in PyTorch): with indexing='xy' each
     result has shape (N2, N1, N3, ...), with 'ij' (N1, N2, N3, ...). The results are broadcast
     views of the inputs (read-only in spirit: writing to one writes to many elements)."""
     if indexing not in ("xy", "ij"):
@@ -338,8 +566,10 @@ def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list:
     for i, a in enumerate(arrays):
         if not isinstance(a, Tensor):
             raise TypeError(f"meshgrid: argument {i} must be a tensor, got {type(a).__name__}")
-        if a.ndim != 1:
-            raise ValueError(f"meshgrid: argument {i} must be 1-D, got shape {a.shape}")
+        if a.ndim > 1:
+            raise ValueError(f"meshgrid: argument {i} must be 0-D or 1-D, got shape {a.shape}")
+    # like torch, a 0-d tensor counts as a 1-D tensor of one element
+    arrays = tuple(_C._reshape(a, (1,), -1) if a.ndim == 0 else a for a in arrays)
     n = len(arrays)
     pos = list(range(n))
     if indexing == "xy" and n >= 2:

@@ -102,18 +102,33 @@ def _src(src: Any, value: Any, op: str) -> Any:
 
 
 def _reduce(reduce: Optional[str], op: str) -> bool:
+    """True for reduce='add', False for None; 'multiply' is handled by _scatter_multiply."""
     if reduce is None:
         return False
     if reduce == "add":
         return True
-    raise ValueError(f"{op}: reduce must be None or 'add', got {reduce!r}")
+    raise ValueError(f"{op}: reduce must be None, 'add' or 'multiply', got {reduce!r}")
+
+
+def _scatter_multiply(input: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
+    """torch's scatter(..., reduce='multiply'): ``out[index[i][j]][j] *= src[i][j]`` for
+    dim=0 (src a tensor or a number, cast to input's dtype)."""
+    from ._torch_compat_indexing import scatter_reduce
+    index = _tensor(index)
+    if not isinstance(src, Tensor):
+        from ._creation import full
+        src = full(tuple(index.shape), src, dtype=input.dtype, device=input.device)
+    return scatter_reduce(input, dim, index, src, "prod", include_self=True)
 
 
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
             reduce: Optional[str] = None) -> Tensor:
     """torch.scatter (out of place): a copy of input with ``out[index[i][j]][j] = src[i][j]``
     for dim=0. `src` is a tensor (at least index's size in every dim) or a number. With
-    repeated indices the last write wins. ``reduce='add'`` accumulates instead."""
+    repeated indices the last write wins. ``reduce='add'`` accumulates instead,
+    ``reduce='multiply'`` multiplies."""
+    if reduce == "multiply":
+        return _scatter_multiply(_tensor(input), dim, index, _src(src, value, "scatter"))
     return _C._scatter(_tensor(input), dim, _tensor(index), _src(src, value, "scatter"),
                        _reduce(reduce, "scatter"), False)
 
@@ -126,14 +141,20 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
 
 def _scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
               reduce: Optional[str] = None) -> Tensor:
-    """In-place scatter (torch.Tensor.scatter_); returns self."""
-    return _C._scatter(self, dim, _tensor(index), _src(src, value, "scatter_"),
-                       _reduce(reduce, "scatter_"), True)
+    """In-place scatter (torch.Tensor.scatter_); returns self (reduce: None, 'add' or
+    'multiply')."""
+    if reduce == "multiply":
+        self[...] = _scatter_multiply(self, dim, index, _src(src, value, "scatter_"))
+        return self
+    _C._scatter(self, dim, _tensor(index), _src(src, value, "scatter_"),
+                _reduce(reduce, "scatter_"), True)
+    return self
 
 
 def _scatter_add_(self: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
     """In-place scatter_add (torch.Tensor.scatter_add_); returns self."""
-    return _C._scatter(self, dim, _tensor(index), src, True, True)
+    _C._scatter(self, dim, _tensor(index), src, True, True)
+    return self
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:

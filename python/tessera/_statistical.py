@@ -65,11 +65,21 @@ def prod(x: Tensor, /, *, axis: Axis = None, dtype: Any = None, keepdims: builti
 
 
 def mean(x: Tensor, /, *, axis: Axis = None, keepdims: builtins.bool = False,
-         dim: Any = _UNSET, keepdim: Any = _UNSET) -> Tensor:
+         dim: Any = _UNSET, keepdim: Any = _UNSET, dtype: Any = None) -> Tensor:
     """Arithmetic mean over `axis`. Floating and complex inputs keep their dtype (float16 /
     bfloat16 accumulate in float32); integer and bool inputs are averaged in the default float
     dtype, float32 (NumPy would give float64; the standard leaves integers unspecified).
-    The mean over no elements is NaN."""
+    The mean over no elements is NaN. ``dtype=`` (PyTorch's keyword) casts the input to that
+    floating or complex dtype first and averages in it; an integer or bool dtype raises
+    RuntimeError like torch."""
+    if dtype is not None:
+        from ._dtypes import _as_dtype
+        dt = _as_dtype(dtype)
+        if dt not in (_C.float16, _C.bfloat16, _C.float32, _C.float64, _C.complex64, _C.complex128):
+            raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be "
+                               f"either a floating point or complex dtype. Got: {dt}")
+        if x.dtype != dt:
+            x = _C._astype(x, dt, True)
     return _C._mean(x, _axis("mean", axis, dim), _keep("mean", keepdims, keepdim))
 
 
@@ -160,8 +170,15 @@ def diff(x: Tensor, /, *, axis: int = -1, n: int = 1, prepend: Any = None,
 
 # ---- Tensor methods (torch-style positional dim; values only for max/min)
 def _method(fn: Any, name: str) -> Any:
-    def method(self: Tensor, axis: Axis = None, *, keepdims: builtins.bool = False,
+    def method(self: Tensor, axis: Axis = None, *args: Any, keepdims: builtins.bool = False,
                dim: Any = _UNSET, keepdim: Any = _UNSET, **kw: Any) -> Tensor:
+        if args:  # torch's x.sum(dim, keepdim)
+            if len(args) > 1 or name == "count_nonzero":
+                raise TypeError(f"{name}() takes from 1 to {2 if name == 'count_nonzero' else 3} "
+                                f"positional arguments but {len(args) + 2} were given")
+            if keepdim is not _UNSET:
+                raise TypeError(f"{name}(): got keepdim both positionally and as a keyword")
+            keepdim = args[0]
         return fn(self, axis=axis, keepdims=keepdims, dim=dim, keepdim=keepdim, **kw)
     method.__name__ = name
     method.__doc__ = f"Same as tessera.{fn.__name__}(self, ...); `axis` may be passed positionally."

@@ -112,7 +112,8 @@ def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     """Uniform [0, 1) values with input's shape, dtype and device (unless given)."""
     from . import random
     a = _new_args(input, dtype, device)
-    return _creation._rg(random.rand(*input.shape, **a), requires_grad)
+    return _creation._rg(_creation._like_layout(input, lambda shape: random.rand(*shape, **a)),
+                         requires_grad)
 
 
 def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
@@ -120,7 +121,8 @@ def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     """Standard normal values with input's shape, dtype and device (unless given)."""
     from . import random
     a = _new_args(input, dtype, device)
-    return _creation._rg(random.randn(*input.shape, **a), requires_grad)
+    return _creation._rg(_creation._like_layout(input, lambda shape: random.randn(*shape, **a)),
+                         requires_grad)
 
 
 def randint_like(input: Tensor, low: int = 0, high: Optional[int] = None, *, dtype: Any = None,

@@ -90,11 +90,22 @@ def _from_values(fn: Callable[..., Any], data_pos: int = 0) -> Callable[..., Any
 
 
 def _arange(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """arange; torch's end= is accepted as stop=."""
+    """arange; torch's keywords start= and end= are accepted (end= as stop=; arange(end=n)
+    counts from 0)."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if "end" in kwargs:
+            if "stop" in kwargs:
+                raise TypeError("arange: got both stop= and its alias end=")
             kwargs["stop"] = kwargs.pop("end")
+        if "start" in kwargs:
+            if args:
+                raise TypeError("arange: got start both positionally and as a keyword")
+            if "stop" not in kwargs:
+                raise TypeError('arange() missing 1 required positional argument: "end"')
+            args = (kwargs.pop("start"),)
+        elif not args and "stop" in kwargs:
+            args = (0,)
         if kwargs.get("dtype") is None and _state["dtype"] != float32:
             vals = list(args) + [kwargs.get(k) for k in ("start", "stop", "step", "end")]
             if builtins.any(type(v) is builtins.float for v in vals):
@@ -138,7 +149,14 @@ def _linspace(fn: Callable[..., Any]) -> Callable[..., Any]:
         if "steps" in kwargs:
             kwargs["num"] = kwargs.pop("steps")
         if "end" in kwargs:
+            if "stop" in kwargs:
+                raise TypeError("linspace: got both stop= and its alias end=")
             kwargs["stop"] = kwargs.pop("end")
+        # torch names start and end as keywords; the standard makes them positional-only
+        if "start" in kwargs and not args:
+            args = (kwargs.pop("start"),)
+        if "stop" in kwargs and len(args) == 1:
+            args = (args[0], kwargs.pop("stop"))
         if kwargs.get("dtype") is None and _state["dtype"] != float32:
             ends = list(args[:2]) + [kwargs.get("start"), kwargs.get("stop")]
             cplx = builtins.any(isinstance(v, builtins.complex) for v in ends)

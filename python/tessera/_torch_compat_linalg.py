@@ -145,7 +145,10 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
            alpha: Any = 1) -> Tensor:
     """beta * input + alpha * sum_b (batch1[b] @ batch2[b])."""
-    out = _scaled(beta, input, alpha, _ts().sum(bmm(batch1, batch2), axis=0))
+    prods = bmm(batch1, batch2)
+    integral = not _ts().isdtype(prods.dtype, ("real floating", "complex floating"))
+    # an integer batch sum keeps its dtype (int32 stays int32, as in torch)
+    out = _scaled(beta, input, alpha, _ts().sum(prods, axis=0, dtype=prods.dtype if integral else None))
     _check_out_shape("addbmm", out, batch1.shape[1], batch2.shape[2])
     return out
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import math
+from collections import namedtuple
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -64,7 +65,8 @@ def unique(input: Tensor, sorted: builtins.bool = True, return_inverse: builtins
     along `dim`), plus the inverse indices and/or counts when asked."""
     a = _to_np(input)
     if dim is None:
-        vals, inv, cnt = np.unique(a, return_inverse=True, return_counts=True)
+        # equal_nan=False: every NaN is its own value, as torch keeps them
+        vals, inv, cnt = np.unique(a, return_inverse=True, return_counts=True, equal_nan=False)
         inv = inv.reshape(a.shape)
     else:
         d = _dim_index("unique", dim, input.ndim)
@@ -90,7 +92,8 @@ def unique_consecutive(input: Tensor, return_inverse: builtins.bool = False,
         m = np.moveaxis(a, d, 0)
         change = np.ones(m.shape[0], dtype=bool)
         if m.shape[0]:
-            change[1:] = np.any((m[1:] != m[:-1]).reshape(m.shape[0] - 1, -1), axis=1)
+            per_slice = builtins.int(np.prod(m.shape[1:], dtype=np.int64))
+            change[1:] = np.any((m[1:] != m[:-1]).reshape(m.shape[0] - 1, per_slice), axis=1)
         vals = np.moveaxis(m[change], 0, d)
         inv = np.cumsum(change) - 1
     starts = np.flatnonzero(change)
@@ -146,14 +149,18 @@ def corrcoef(input: Tensor) -> Tensor:
     return _C.clamp(c, -1, 1)
 
 
+FrexpResult = namedtuple("frexp", ["mantissa", "exponent"])  # torch.return_types.frexp
+
+
 def frexp(input: Tensor) -> Any:
-    """(mantissa, exponent) with input == mantissa * 2**exponent, |mantissa| in [0.5, 1)."""
+    """(mantissa, exponent) with input == mantissa * 2**exponent, |mantissa| in [0.5, 1);
+    a named tuple with fields mantissa and exponent like torch.return_types.frexp."""
     if input.dtype not in _FLOATS:
         raise RuntimeError(f"frexp: only supports floating-point dtypes, got {input.dtype}")
     mant, exp = np.frexp(_to_np(input))
     dev = input.device
-    return (_ts().asarray(mant, dtype=input.dtype, device=dev),
-            _ts().asarray(exp.astype(np.int32), device=dev))
+    return FrexpResult(_ts().asarray(mant, dtype=input.dtype, device=dev),
+                       _ts().asarray(exp.astype(np.int32), device=dev))
 
 
 # ---- random
@@ -333,8 +340,8 @@ def _tile_method(self: Tensor, *dims: Any) -> Tensor:
 
 def _svd_method(self: Tensor, some: builtins.bool = True, compute_uv: builtins.bool = True) -> Any:
     """torch.svd (deprecated form): (U, S, V) with V (not V^H); some=True is the reduced SVD."""
-    u, s, vh = _ts().linalg.svd(self, full_matrices=not some)
-    return u, s, _C.conj(vh).mT if vh.dtype in (_C.complex64, _C.complex128) else vh.mT
+    from ._torch_compat_functions import svd
+    return svd(self, some, compute_uv)  # the named tuple (U, S, V) of torch.return_types.svd
 
 
 def _apply_(self: Tensor, callable: Any) -> Tensor:

@@ -7,7 +7,8 @@ Note [positional dim]: the array API spells these ``f(x, /, *, axis=...)``, so a
 positional dim can only come from torch-style code and gets torch's meaning (max/min/sort
 return (values, indices), std/var are unbiased by default, like the Tensor methods). The same
 holds for max/min/sort/std/var called with torch's ``dim=`` keyword (``ts.max(x, dim=1)``
-unpacks like torch's). Calls with ``axis=`` or no dim go to the standard function unchanged.
+unpacks like torch's), and for std/var called with torch-only ``keepdim=`` or ``unbiased=``
+(``ts.var(x, keepdim=True)`` is unbiased, as in torch). Calls with ``axis=`` or no dim go to the standard function unchanged.
 Each wrapper keeps the standard signature for introspection.
 """
 from __future__ import annotations
@@ -42,12 +43,16 @@ def _reduction(std: Callable[..., Any], with_dtype: builtins.bool = False) -> Ca
     return _positional(std, torch_style)
 
 
-def _method_style(std: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """Calls with a positional dim or torch's dim= behave as the Tensor method `name` (torch
-    semantics); others are the standard function's."""
+def _method_style(std: Callable[..., Any], name: str,
+                  torch_keywords: tuple = ()) -> Callable[..., Any]:
+    """Calls with a positional dim, torch's dim= or one of `torch_keywords` (keywords only
+    torch's overloads take, e.g. std/var's keepdim= and unbiased=) behave as the Tensor
+    method `name` (torch semantics); others are the standard function's."""
     @functools.wraps(std)
     def wrapper(x: Any, *args: Any, **kwargs: Any) -> Any:
-        if args or ("dim" in kwargs and "axis" not in kwargs):
+        torch_kw = builtins.any(k in kwargs for k in torch_keywords) and "axis" not in kwargs \
+            and "keepdims" not in kwargs
+        if args or ("dim" in kwargs and "axis" not in kwargs) or torch_kw:
             if not isinstance(x, Tensor):
                 raise TypeError(f"{name}: expected a Tensor, got {type(x).__name__}")
             return getattr(x, name)(*args, **kwargs)
@@ -70,10 +75,11 @@ def _build() -> dict:
     from . import _statistical as st, _manipulation as mp, _sorting as so
     return {
         "sum": _reduction(st.sum, True), "prod": _reduction(st.prod, True),
-        "mean": _reduction(st.mean), "all": _reduction(st.all), "any": _reduction(st.any),
+        "mean": _reduction(st.mean, True), "all": _reduction(st.all), "any": _reduction(st.any),
         "argmax": _reduction(st.argmax), "argmin": _reduction(st.argmin),
         "max": _method_style(st.max, "max"), "min": _method_style(st.min, "min"),
-        "std": _method_style(st.std, "std"), "var": _method_style(st.var, "var"),
+        "std": _method_style(st.std, "std", ("keepdim", "unbiased")),
+        "var": _method_style(st.var, "var", ("keepdim", "unbiased")),
         "stack": _positional(mp.stack, lambda ts_, dim, **kw: mp.stack(ts_, axis=dim, **kw)),
         "roll": _roll(mp.roll), "flip": _positional(mp.flip, lambda x, dims: mp.flip(x, axis=dims)),
         "argsort": _positional(so.argsort, lambda x, dim=-1, descending=False, stable=True:

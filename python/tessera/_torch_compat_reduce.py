@@ -216,14 +216,20 @@ def _median(op: str, input: Tensor, dim: Any, keepdim: builtins.bool, nan_aware:
         raise RuntimeError(f"{op}: not implemented for {input.dtype}")
     if dim is None:
         flat = _C._reshape(input, (-1,), -1)
-        if flat.shape[0] == 0:
-            return _ts().full((), math.nan, dtype=input.dtype, device=input.device) \
-                if input.dtype in _FLOATS else _ts().empty((), dtype=input.dtype)
+        if flat.shape[0] == 0:  # torch fills NaN, which integer dtypes see as below
+            return _ts().full((), math.nan if input.dtype in _FLOATS else
+                              _EMPTY_INT_MEDIAN.get(str(input.dtype), 0),
+                              dtype=input.dtype, device=input.device)
         v, _ = _index_reduce(op, flat, 0, False, _median_pick(nan_aware))
         if input.dtype in _FLOATS:
             return _EvenlyDistribute.apply(input, v.detach())
         return v
     return result(*_index_reduce(op, input, dim, keepdim, _median_pick(nan_aware)))
+
+
+# NaN converted to an integer on PyTorch's CPU (x86 cvttsd2si): INT_MIN for int32/int64,
+# its low bits (0) for the narrower types.
+_EMPTY_INT_MEDIAN = {"int32": -2**31, "int64": -2**63, "uint64": 2**63}
 
 
 def median(input: Tensor, dim: Optional[int] = None, keepdim: builtins.bool = False) -> Any:

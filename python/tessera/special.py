@@ -224,9 +224,8 @@ def xlogy(input: Any, other: Any) -> Tensor:
 def xlog1py(input: Any, other: Any) -> Tensor:
     """x * log1p(y), 0 where x == 0 (unless y is nan); torch's gradients (d/dx is log1p(y),
     but 0 where x == 0 and y <= -1; d/dy is x / (1 + y))."""
-    from ._torch_compat_math import _XLogY
-    x, y = _float(input), _float(other)
-    return _XLogY.apply(x, y, True)
+    from ._torch_compat_math import _xlogy
+    return _xlogy(input, other, True)
 
 
 def sinc(input: Tensor) -> Tensor:
