@@ -373,3 +373,15 @@ def test_like_preserves_layout(view, fn):
         _same(q, r)
     q[...] = ts.asarray(np.asarray(x.tolist()))  # writable and dense: every element its own
     np.testing.assert_array_equal(np.asarray(q.tolist()), np.asarray(t.tolist()))
+
+
+@pytest.mark.parametrize("right", [False, True])
+def test_batched_searchsorted_with_sorter_matches_torch(right):
+    rng = np.random.default_rng(3)
+    seq = rng.integers(0, 10, (2, 3, 5)).astype(np.float64)
+    vals = rng.integers(0, 10, (2, 3, 4)).astype(np.float64)
+    want = torch.searchsorted(torch.tensor(seq), torch.tensor(vals),
+                              sorter=torch.argsort(torch.tensor(seq), stable=True), right=right)
+    got = ts.searchsorted(ts.asarray(seq), ts.asarray(vals),
+                          sorter=ts.argsort(ts.asarray(seq), stable=True), right=right)
+    assert got.tolist() == want.tolist()

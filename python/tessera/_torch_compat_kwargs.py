@@ -175,7 +175,15 @@ def _batched_searchsorted(std: Callable[..., Any], seq: Tensor, values: Any, kw:
     if rows_s.shape[0] == 0:
         from ._creation import zeros
         return zeros(tuple(values.shape), dtype=_C.int64)
-    out = stack([std(rows_s[r], rows_v[r], **kw) for r in range(rows_s.shape[0])], axis=0)
+    sorter = kw.pop("sorter", None)
+    rows_k = None if sorter is None else sorter.reshape(-1, sorter.shape[-1])
+    if rows_k is not None and tuple(sorter.shape) != tuple(seq.shape):
+        raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, "
+                           f"but got boundary tensor {tuple(seq.shape)} and got sorter tensor "
+                           f"{tuple(sorter.shape)}")
+    out = stack([std(rows_s[r], rows_v[r], **kw,
+                     **({} if rows_k is None else {"sorter": rows_k[r]}))
+                 for r in range(rows_s.shape[0])], axis=0)
     return out.reshape(tuple(values.shape))
 
 
