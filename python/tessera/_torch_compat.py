@@ -109,8 +109,11 @@ def _install() -> None:
         setattr(Tensor, name, property(lambda self: False))
     # x.real / x.imag are attributes in NumPy and PyTorch alike (the namespace keeps the
     # functions ts.real / ts.imag).
-    Tensor.real = property(lambda self: _math._C.real(self), doc="The real part (x itself for real dtypes' values).")
-    Tensor.imag = property(lambda self: _math._C.imag(self), doc="The imaginary part.")
+    Tensor.real = property(_basics._real_get, _basics._real_set,
+                           doc="The real part: a writable view for complex tensors (x itself "
+                               "for real ones), as in PyTorch and NumPy.")
+    Tensor.imag = property(_basics._imag_get, _basics._imag_set,
+                           doc="The imaginary part: a writable view for complex tensors.")
     for name in twins:
         if hasattr(Tensor, name) and not hasattr(Tensor, name + "_"):
             setattr(Tensor, name + "_", _inplace.make_inplace(name + "_", getattr(Tensor, name)))

@@ -37,7 +37,8 @@ class _Size(int):
     def __call__(self, dim: Optional[int] = None) -> Any:
         """size() -> the shape tuple; size(dim) -> the extent of `dim` (negative counts back)."""
         if dim is None:
-            return self._shape
+            from ._torch_compat_legacy import Size  # torch.Size: a tuple with numel()
+            return Size(self._shape)
         if len(self._shape) == 0:
             raise IndexError(f"size: dimension specified as {dim} but tensor has no dimensions")
         return self._shape[_dim_index("size", dim, len(self._shape))]
@@ -175,7 +176,83 @@ def _adjoint(self: Tensor) -> Tensor:
 def _H(self: Tensor) -> Tensor:
     if self.ndim not in (0, 2):
         raise RuntimeError(f"H: expected a matrix or a 0-d tensor, got {self.ndim} dimensions")
-    return self if self.ndim == 0 else _adjoint(self)
+    if self.ndim == 0:
+        return _C.conj(self) if _is_complex(self) else self
+    return _adjoint(self)
+
+
+# ---- Python protocols torch defines on Tensor
+def _format(self: Tensor, spec: str) -> str:
+    """f"{loss:.4f}": a 0-d tensor formats as its Python value (torch's rule); others only
+    with an empty spec (their str)."""
+    if self.ndim == 0:
+        return format(self.item(), spec)
+    return object.__format__(self, spec)
+
+
+def _contains(self: Tensor, element: Any) -> builtins.bool:
+    """`v in x`: whether any element of x equals v (a number or a tensor broadcast against x),
+    torch's (and NumPy's) rule."""
+    if not isinstance(element, (Tensor, builtins.int, builtins.float, builtins.complex,
+                                builtins.bool)):
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you "
+                           f"passed in a {type(element).__name__}.")
+    return builtins.bool((self == element).any())
+
+
+def _stride(self: Tensor, dim: Optional[int] = None) -> Any:
+    """x.stride() -> strides in elements (a tuple); x.stride(d) -> one of them."""
+    st = _c_stride(self)
+    if dim is None:
+        return st
+    return st[_dim_index("stride", dim, self.ndim)] if self.ndim else _zero_d_stride(dim)
+
+
+def _zero_d_stride(dim: Any) -> Any:
+    raise IndexError(f"stride: dimension specified as {dim} but tensor has no dimensions")
+
+
+_c_stride = Tensor.stride
+
+
+# ---- x.real / x.imag: views of a complex tensor's parts, writable (torch's and NumPy's)
+def _real_get(self: Tensor) -> Tensor:
+    if _is_complex(self):
+        from ._torch_compat_functions import view_as_real
+        return view_as_real(self)[..., 0]
+    return self
+
+
+def _imag_get(self: Tensor) -> Tensor:
+    if _is_complex(self):
+        from ._torch_compat_functions import view_as_real
+        return view_as_real(self)[..., 1]
+    return _C.imag(self)
+
+
+def _real_set(self: Tensor, value: Any) -> None:
+    _real_get(self)[...] = value
+
+
+def _imag_set(self: Tensor, value: Any) -> None:
+    if not _is_complex(self):
+        raise RuntimeError(f"imag is not implemented for tensors with non-complex dtypes "
+                           f"({self.dtype})")
+    _imag_get(self)[...] = value
+
+
+def _dtype_to_complex(self: Any) -> Any:
+    """torch.dtype.to_complex(): the complex dtype of this float dtype's precision."""
+    table = {float32: complex64, float64: complex128, complex64: complex64,
+             complex128: complex128}
+    if self not in table:
+        raise RuntimeError(f"to_complex: no complex counterpart of {self}")
+    return table[self]
+
+
+def _dtype_to_real(self: Any) -> Any:
+    """torch.dtype.to_real(): the real dtype of this complex dtype's precision."""
+    return {complex64: float32, complex128: float64}.get(self, self)
 
 
 def install() -> None:
@@ -204,3 +281,8 @@ def install() -> None:
     Tensor.adjoint = _adjoint
     Tensor.mH = property(_adjoint)
     Tensor.H = property(_H)
+    Tensor.__format__ = _format
+    Tensor.__contains__ = _contains
+    Tensor.stride = _stride
+    _C.dtype.to_complex = _dtype_to_complex
+    _C.dtype.to_real = _dtype_to_real

@@ -198,11 +198,13 @@ def load_metadata(path: PathLike) -> Dict[str, str]:
 # deep-copied Module keeps Parameters as Parameters and shared tensors stay shared
 # within one copy (the memo). Storage sharing between distinct views is not preserved.
 def _rebuild_tensor(values: np.ndarray, dtype_name: str, requires_grad: bool,
-                    attrs: Dict[str, Any]) -> Tensor:
+                    attrs: Dict[str, Any], grad: Optional[Tensor] = None) -> Tensor:
     ts = _ts()
     t = ts.asarray(values).astype(getattr(ts, dtype_name))
     if requires_grad:
         t.requires_grad_(True)
+    if grad is not None:  # a leaf's .grad travels with it, as in torch's deepcopy and pickle
+        t.grad = grad
     for k, v in attrs.items():
         setattr(t, k, v)
     return t
@@ -214,7 +216,9 @@ def _reduce_tensor(t: Tensor) -> Any:
     values = np.array(t.detach().numpy(), copy=True)
     from ._torch_compat_parity import TRANSIENT_ATTRS
     attrs = {k: v for k, v in getattr(t, "__dict__", {}).items() if k not in TRANSIENT_ATTRS}
-    return _rebuild_tensor, (values, str(t.dtype), bool(t.requires_grad and t.is_leaf), attrs)
+    leaf = bool(t.requires_grad and t.is_leaf)
+    grad = t.grad if leaf else None
+    return _rebuild_tensor, (values, str(t.dtype), leaf, attrs, grad)
 
 
 def _register_pickling() -> None:

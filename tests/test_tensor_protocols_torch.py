@@ -1,0 +1,95 @@
+"""Tensor-object behaviour against PyTorch: format specs, `in`, stride(dim), size() as a
+Size, writable real/imag views, H of 0-d, dtype.to_complex/to_real, deepcopy/pickle keep .grad."""
+from __future__ import annotations
+
+import copy
+import pickle
+from typing import Any, Callable
+
+import pytest
+
+import tessera as ts
+
+torch = pytest.importorskip("torch")
+
+
+def both(f: Callable[[Any], Any]) -> None:
+    out = []
+    for m in (torch, ts):
+        try:
+            out.append(("ok", f(m)))
+        except Exception as e:  # noqa: BLE001 - the type is what we compare
+            out.append(("err", type(e).__name__))
+    assert out[1] == out[0]
+
+
+@pytest.mark.parametrize("spec", [".2f", ">10.3e", "", "g", "+.1%"])
+def test_format_of_a_0d_tensor(spec):
+    both(lambda m: format(m.tensor(3.14159), spec))
+    both(lambda m: format(m.tensor(7), spec.replace("%", "")) if "f" not in spec else 0)
+
+
+def test_format_of_a_vector_needs_an_empty_spec():
+    both(lambda m: format(m.tensor([1.0, 2.0]), ".2f"))
+    assert format(ts.asarray([1.0, 2.0]), "") == str(ts.asarray([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("element", [3, 9, 2.0, True, "t", "a"])
+def test_contains(element):
+    def f(m):
+        x = m.tensor([[1, 2], [3, 4]])
+        e = m.tensor([1, 5]) if element == "t" else element
+        return e in x
+    both(f)
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1, -1, -2, 2, -3])
+def test_stride_of_one_dim(dim):
+    both(lambda m: m.arange(6).reshape((2, 3)).stride(dim) if dim is not None
+         else m.arange(6).reshape((2, 3)).stride())
+    both(lambda m: m.arange(12).reshape((3, 4)).t().stride(dim) if dim is not None
+         else m.arange(12).reshape((3, 4)).t().stride())
+
+
+def test_size_is_a_size():
+    both(lambda m: (m.zeros(2, 3).size().numel(), m.zeros(2, 3).size() == (2, 3),
+                    m.zeros(2, 3).size(-1), tuple(m.zeros(2, 3).size())))
+
+
+def test_real_and_imag_are_writable_views():
+    def f(m):
+        x = m.tensor([1 + 1j, 2 - 3j])
+        x.real[0] = 5
+        x.imag.mul_(2)
+        strides = (x.real.stride(), x.imag.stride())
+        x.real = m.tensor([7.0, 8.0])
+        x.imag = 0.5
+        return x.tolist(), strides, m.tensor([1.0, 2.0]).real.tolist()
+    both(f)
+
+
+def test_real_and_imag_gradients():
+    def f(m):
+        x = m.tensor([1 + 2j, 3j], requires_grad=True)
+        (x.real * 2 + x.imag * 3).sum().backward()
+        return x.grad.tolist()
+    both(f)
+
+
+def test_H_of_0d_complex_conjugates():
+    both(lambda m: m.tensor(1 + 2j).H.item())
+
+
+def test_dtype_to_complex_and_real():
+    for name, want in [("float32", "complex64"), ("float64", "complex128"),
+                       ("complex64", "complex64")]:
+        assert getattr(ts, name).to_complex() == getattr(ts, want)
+    assert ts.complex128.to_real() == ts.float64 and ts.float32.to_real() == ts.float32
+
+
+def test_deepcopy_and_pickle_keep_the_grad():
+    x = ts.ones(3, requires_grad=True)
+    (x * 2).sum().backward()
+    for y in (copy.deepcopy(x), pickle.loads(pickle.dumps(x))):
+        assert y.requires_grad and y.grad.tolist() == [2.0, 2.0, 2.0]
+        assert y.grad.data_ptr() != x.grad.data_ptr()
