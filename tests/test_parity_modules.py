@@ -352,4 +352,5 @@ def test_pickle_and_deepcopy_after_grad_access() -> None:
     for other in (c, d):
         assert "_grad_ref" not in other.weight.__dict__
         assert isinstance(other.weight, ts.nn.Parameter)
+        assert other.weight.grad.tolist() == g.tolist()  # the grad is copied too (torch)
     assert m.weight.grad is g

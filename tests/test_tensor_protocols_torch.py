@@ -14,13 +14,17 @@ torch = pytest.importorskip("torch")
 
 
 def both(f: Callable[[Any], Any]) -> None:
+    """Same value, or both raise and tessera's error is an instance of torch's error class."""
     out = []
     for m in (torch, ts):
         try:
             out.append(("ok", f(m)))
-        except Exception as e:  # noqa: BLE001 - the type is what we compare
-            out.append(("err", type(e).__name__))
-    assert out[1] == out[0]
+        except Exception as e:  # noqa: BLE001 - the class is what we compare
+            out.append(("err", e))
+    if out[0][0] == "err" and out[1][0] == "err":
+        assert isinstance(out[1][1], type(out[0][1])), (out[0][1], out[1][1])
+    else:
+        assert out[1] == out[0]
 
 
 @pytest.mark.parametrize("spec", [".2f", ">10.3e", "", "g", "+.1%"])
@@ -93,3 +97,37 @@ def test_deepcopy_and_pickle_keep_the_grad():
     for y in (copy.deepcopy(x), pickle.loads(pickle.dumps(x))):
         assert y.requires_grad and y.grad.tolist() == [2.0, 2.0, 2.0]
         assert y.grad.data_ptr() != x.grad.data_ptr()
+
+
+# ---- Python numbers written into tensors must fit (Note [Checked scalar writes])
+WRITES = [("uint8", 300), ("uint8", -1), ("uint8", 256), ("uint8", -129), ("uint8", -256),
+          ("int8", 128), ("int8", -129), ("int8", -128), ("int64", 2**63), ("int64", -2**63),
+          ("int32", 2.5), ("int32", -2.9), ("int32", float("nan")), ("int32", float("inf")),
+          ("int32", 3e9), ("float32", 1e40), ("float32", float("inf")),
+          ("float32", float("nan")), ("float32", 1 + 2j), ("bool", 2), ("bool", 0.5),
+          ("int32", True), ("uint8", 255.9), ("uint8", -0.5), ("uint8", 255.0),
+          ("complex64", 1 + 2j), ("float64", 1e308), ("int16", -32768), ("uint16", 65536)]
+
+
+@pytest.mark.parametrize("how", ["fill", "setitem"])
+@pytest.mark.parametrize("dtype,value", WRITES)
+def test_python_number_writes_are_checked_like_torch(dtype, value, how):
+    def f(m):
+        t = m.zeros(2, dtype=getattr(m, dtype))
+        if how == "fill":
+            t.fill_(value)
+        else:
+            t[0] = value
+        v = t[0].item()
+        return "nan" if v != v else v
+    both(f)
+
+
+def test_overflowing_write_names_the_value_and_dtype():
+    with pytest.raises(RuntimeError, match="300.*uint8.*overflow"):
+        ts.zeros(2, dtype=ts.uint8)[0] = 300
+    with pytest.raises(ValueError):  # also a ValueError (NumPy habits)
+        ts.zeros(2, dtype=ts.int8).fill_(1000)
+    x = ts.zeros(2, dtype=ts.uint8)
+    x[...] = ts.asarray([300, 2])  # tensors cast without checks, as in torch
+    assert x.tolist() == [44, 2]

@@ -1,5 +1,6 @@
 // Creation primitives, copies/casts, NumPy exchange, views and the linalg core.
 #include "autograd/autocast.h"
+#include "core/scalar_range.h"
 #include "ops/copy.h"
 #include "ops/linalg.h"
 #include "ops/views.h"
@@ -69,6 +70,7 @@ void init_core(py::module_& m) {
   m.def("_fill_", [](const Tensor& dst, py::handle value) {
     Scalar s;
     if (!to_scalar(value, s)) throw py::type_error("fill_: expected a Python number");
+    check_scalar_fits(s, dst.dtype(), "fill_");
     fill_(dst, s);
   });
   m.def("_clone", &clone_op);

@@ -1,6 +1,7 @@
 // Tensor.__getitem__ / __setitem__. The key is parsed here straight from the CPython objects
 // (no per-item Python allocations): basic keys are a hot path in training loops. Keys holding
 // arrays, lists or masks take the advanced path (ops/indexing_advanced.h).
+#include "core/scalar_range.h"
 #include "ops/copy.h"
 #include "ops/indexing_advanced.h"
 #include "ops/indexing_basic.h"
@@ -133,6 +134,12 @@ void init_indexing(py::module_& m) {
         AdvKey ak;
         const bool basic = parse_key(key, k, ak);
         Tensor v;
+        Scalar s;
+        // A Python number must fit x's dtype (Note [Checked scalar writes]); tensors cast.
+        if ((PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr()) ||
+             PyComplex_Check(value.ptr())) &&
+            to_scalar(value, s))
+          check_scalar_fits(s, x.dtype(), "setitem");
         if (!to_operand(value, v))
           throw py::type_error(
               "setitem: the value must be a tensor, a Python number or an array-like, got " +

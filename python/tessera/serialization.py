@@ -205,6 +205,7 @@ def _rebuild_tensor(values: np.ndarray, dtype_name: str, requires_grad: bool,
         t.requires_grad_(True)
     if grad is not None:  # a leaf's .grad travels with it, as in torch's deepcopy and pickle
         t.grad = grad
+        t.__dict__.pop("_grad_ref", None)  # the Python layer's identity cache starts empty
     for k, v in attrs.items():
         setattr(t, k, v)
     return t
