@@ -336,7 +336,9 @@ def test_errors():
     with pytest.raises(TypeError, match="solve"):
         ts.linalg.solve(ints, ints)
     with pytest.raises(ValueError, match="mode"):
-        ts.linalg.qr(ts.asarray(np.eye(2)), mode="r")
+        ts.linalg.qr(ts.asarray(np.eye(2)), mode="bogus")
+    q, r = ts.linalg.qr(ts.asarray(np.eye(2)), mode="r")  # torch's mode: (empty Q, R)
+    assert q.shape == (0,) and r.shape == (2, 2)
     with pytest.raises(ValueError, match="ord"):
         ts.linalg.matrix_norm(ts.asarray(np.eye(2)), ord=3)
     with pytest.raises(ValueError, match="solve: shapes"):

@@ -1,7 +1,7 @@
 """matmul, tensordot, vecdot, matrix_transpose (the array API's linear algebra core)."""
 from __future__ import annotations
 
-from typing import Sequence, Union
+from typing import Any, Sequence, Union
 
 from . import _C
 from ._C import Tensor
@@ -20,8 +20,17 @@ def tensordot(x1: Tensor, x2: Tensor, /, *, axes: Union[int, Sequence[Sequence[i
     return _C._tensordot_axes(x1, x2, list(xa), list(xb))
 
 
-def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
-    """sum(conj(x1) * x2, axis) with broadcasting over the other dims."""
+_UNSET: Any = object()
+
+
+def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1, dim: Any = _UNSET) -> Tensor:
+    """sum(conj(x1) * x2, axis) with broadcasting over the other dims. PyTorch's `dim=` is
+    accepted too, counted in the broadcast shape (so a non-negative dim also works)."""
+    if dim is not _UNSET:
+        if axis != -1:
+            raise TypeError("vecdot: pass either axis= or dim=, not both")
+        nd = max(getattr(x1, "ndim", 0), getattr(x2, "ndim", 0))
+        axis = dim - nd if isinstance(dim, int) and 0 <= dim < nd else dim
     return _C._vecdot(x1, x2, axis)
 
 

@@ -455,14 +455,14 @@ _SLOGDET = namedtuple("slogdet", ["sign", "logabsdet"])
 
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Tuple[Tensor, Tensor, Tensor]:
     """Deprecated torch.svd: (U, S, V) with V (not V^H); `some` gives the reduced form;
-    without `compute_uv`, U and V are zeros."""
+    without `compute_uv`, U (m, m) and V (n, n) are zeros whatever `some` (as torch)."""
     ts = _ts()
     if not compute_uv:
         s = ts.linalg.svdvals(input)
         m, n = input.shape[-2], input.shape[-1]
         batch = tuple(input.shape[:-2])
-        u = ts.zeros(batch + (m, m if not some else builtins.min(m, n)), dtype=input.dtype)
-        v = ts.zeros(batch + (n, n if not some else builtins.min(m, n)), dtype=input.dtype)
+        u = ts.zeros(batch + (m, m), dtype=input.dtype, device=input.device)
+        v = ts.zeros(batch + (n, n), dtype=input.dtype, device=input.device)
         return _SVD(u, s, v)
     u, s, vh = ts.linalg.svd(input, full_matrices=not some)
     return _SVD(u, s, vh.mH)

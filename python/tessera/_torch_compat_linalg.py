@@ -200,8 +200,13 @@ def det(input: Tensor) -> Tensor:
 
 
 def logdet(input: Tensor) -> Tensor:
-    """log(det(input)); NaN where det < 0, -inf where det == 0."""
-    sign, logabs = _ts().linalg.slogdet(input)
+    """log(det(input)); for real input NaN where det < 0, -inf where det == 0; for complex
+    input the complex log (log|det| + i arg(det); -inf + nan*i where det == 0, as torch)."""
+    ts = _ts()
+    sign, logabs = ts.linalg.slogdet(input)
+    if ts.isdtype(sign.dtype, "complex floating"):
+        out = logabs.astype(sign.dtype) + 1j * ts.angle(sign).astype(sign.dtype)
+        return _C.where(sign == 0, complex(float("-inf"), float("nan")), out)
     return _C.where(sign < 0, float("nan"), _C.where(sign == 0, float("-inf"), logabs))
 
 
@@ -234,6 +239,8 @@ METHODS = {
     "inverse": inverse, "pinverse": pinverse, "matrix_power": matrix_power, "cross": cross,
     "slogdet": lambda self: _ts().linalg.slogdet(self),
     "cholesky": lambda self, upper=False: (_ts().linalg.cholesky(self, upper=upper)),
+    "triangular_solve": lambda self, A, upper=True, transpose=False, unitriangular=False: (
+        _ts().triangular_solve(self, A, upper, transpose, unitriangular)),
 }
 # in-place twins of these are generated too (addmm_, baddbmm_, ...)
 INPLACE = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]

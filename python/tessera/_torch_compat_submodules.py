@@ -7,6 +7,7 @@ Built from tessera's own differentiable ops, so autograd flows through them.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections import namedtuple
 from typing import Any, Callable, Iterable, Optional, Sequence, Tuple, Union
@@ -98,8 +99,8 @@ def linalg_vander(x: Tensor, *, N: Optional[int] = None) -> Tensor:
     n = x.shape[-1] if N is None else N
     if n <= 1 and N is not None and N < 1:
         raise RuntimeError("linalg.vander: N must be greater than 1.")
-    if x.dtype == ts.bool:
-        x = x.astype(ts.int64)
+    if not ts.isdtype(x.dtype, ("real floating", "complex floating")):
+        x = x.astype(ts.int64)  # torch: integer powers in int64
     cols = [ts.ones_like(x)]
     for _ in range(1, n):
         cols.append(cols[-1] * x)
@@ -119,20 +120,105 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
         n = A.shape[-1]
         eye = ts.eye(n, dtype=A.dtype, device=A.device)
         T = T * (1 - eye) + eye
-    if left:
+    if not left:
+        return solve_triangular(A.mT, B.mT, upper=not upper, unitriangular=unitriangular).mT
+    try:
         return ts.linalg.solve(T, B)
-    return ts.linalg.solve(T.mT, B.mT).mT
+    except ts.linalg.LinAlgError:  # a zero on the diagonal: substitution gives torch's inf/nan
+        return _substitute(T, B, upper)
+
+
+def _substitute(T: Tensor, B: Tensor, upper: bool) -> Tensor:
+    """X with T X = B by forward / back substitution (no singularity check, as BLAS trsm:
+    a zero pivot gives inf / nan); differentiable."""
+    ts = _ts()
+    n = T.shape[-1]
+    xs: list = [None] * n
+    for i in (range(n - 1, -1, -1) if upper else range(n)):
+        acc = B[..., i, :]
+        for j in (range(i + 1, n) if upper else range(i)):
+            acc = acc - T[..., i, j:j + 1] * xs[j]
+        xs[i] = acc / T[..., i, i:i + 1]
+    if n == 0:
+        return ts.linalg.solve(T, B)
+    return ts.stack(xs, axis=-2)
+
+
+def _real_of(dtype: Any) -> Any:
+    ts = _ts()
+    return {ts.complex64: ts.float32, ts.complex128: ts.float64}.get(dtype, dtype)
+
+
+def _failing(A: Tensor, fn: Callable[[Tensor], Any], info_of: Callable[[Any], int]) -> Any:
+    """Per-matrix LAPACK-style info (int32 NumPy array, A's batch shape) of fn over the
+    matrices of A: 0 where fn succeeds, info_of(matrix as NumPy) where it raises
+    LinAlgError."""
+    import numpy as np
+    ts = _ts()
+    batch = tuple(A.shape[:-2])
+    flat = A.detach().reshape((math.prod(batch),) + tuple(A.shape[-2:]))
+    info = np.zeros(flat.shape[0], np.int32)
+    for i in range(flat.shape[0]):
+        try:
+            fn(flat[i])
+        except ts.linalg.LinAlgError:
+            info[i] = max(1, info_of(flat[i].cpu().numpy()))
+    return info.reshape(batch)
+
+
+def _lu_info(a: Any) -> int:
+    """getrf's info: the 1-based index of the first zero pivot (else the order)."""
+    i = int(_getrf(a[None])[2][0])
+    return i if i else a.shape[-1]
+
+
+def _chol_info(a: Any) -> int:
+    """potrf's info: the order of the first leading minor that is not positive-definite."""
+    ts = _ts()
+    for k in range(1, a.shape[-1] + 1):
+        try:
+            ts.linalg.cholesky(ts.asarray(a[:k, :k]))
+        except ts.linalg.LinAlgError:
+            return k
+    return a.shape[-1]
+
+
+def _masked(A: Tensor, info: Any) -> Tuple[Tensor, Tensor]:
+    """(A with its failing matrices replaced by identities, the failure mask (batch + (1,
+    1)))."""
+    ts = _ts()
+    bad = ts.asarray(info != 0, device=A.device)[..., None, None]
+    eye = ts.eye(A.shape[-1], dtype=A.dtype, device=A.device)
+    return ts.where(bad, eye, A), bad
 
 
 def cond(A: Tensor, p: Any = None) -> Tensor:
     """The condition number: sigma_max / sigma_min for p in (None, 2, -2 inverted), else
     norm(A, p) * norm(inv(A), p)."""
     ts = _ts()
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.cond: The input tensor A must have at least 2 dimensions.")
+    empty = A.shape[-1] == 0 or A.shape[-2] == 0
     if p in (None, 2, -2):
+        if empty:
+            return ts.zeros(tuple(A.shape[:-2]), dtype=_real_of(A.dtype), device=A.device)
         s = ts.linalg.svdvals(A)
         hi, lo = s[..., 0], s[..., -1]
         return hi / lo if p != -2 else lo / hi
-    return matrix_norm_dim(A, p) * matrix_norm_dim(ts.linalg.inv(A), p)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but "
+                           f"they are {A.shape[-2]} by {A.shape[-1]} matrices")
+    if empty:
+        return ts.zeros(tuple(A.shape[:-2]), dtype=_real_of(A.dtype), device=A.device)
+    try:
+        return matrix_norm_dim(A, p) * matrix_norm_dim(ts.linalg.inv(A), p)
+    except ts.linalg.LinAlgError:  # singular matrices have an infinite condition number
+        safe, bad = _masked(A, _failing(A, ts.linalg.inv, _lu_info))
+        na = matrix_norm_dim(A, p)
+        r = na * matrix_norm_dim(ts.linalg.inv(safe), p)
+        # torch fills the failed inverses with inf: its nuclear norm of 0 * that is NaN
+        worst = ts.where(na == 0, math.nan, math.inf) if p == "nuc" else math.inf
+        return ts.where(bad[..., 0, 0], worst, r)
 
 
 _Lstsq = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
@@ -140,43 +226,99 @@ _Lstsq = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"
 
 def lstsq(A: Tensor, B: Tensor, rcond: Optional[float] = None, *,
           driver: Optional[str] = None) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
-    """Least squares min ||A X - B|| through the pseudo-inverse. As torch's default CPU driver
-    ('gelsy'): residuals and singular_values are empty; rank is computed."""
+    """Least squares min ||A X - B|| through the pseudo-inverse, singular values at or below
+    rcond * the largest dropped (default: eps * max(m, n)). As torch's drivers: rank for all
+    but 'gels', singular_values for 'gelsd'/'gelss', and the squared residuals (..., k) when
+    m > n for 'gels', and for 'gelsd'/'gelss' when every matrix has full rank; the default
+    driver is 'gelsy' on the CPU, 'gels' on CUDA."""
     ts = _ts()
     if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, "
                            f"gelsy, gelsd, gelss), but got {driver}")
+    if driver is None:
+        driver = "gels" if str(A.device).startswith("cuda") else "gelsy"
     vec = B.ndim == A.ndim - 1
     Bm = B[..., None] if vec else B
-    X = ts.matmul(ts.linalg.pinv(A), Bm)
+    m, n = A.shape[-2], A.shape[-1]
+    X = ts.matmul(ts.linalg.pinv(A, rtol=rcond), Bm)
+    real = _real_of(A.dtype)
+    empty = ts.empty((0,), dtype=real, device=A.device)
+    rank = ts.linalg.matrix_rank(A, rtol=rcond) if driver != "gels" \
+        else ts.empty((0,), dtype=ts.int64, device=A.device)
+    sv = ts.linalg.svdvals(A) if driver in ("gelsd", "gelss") else empty
+    residuals = empty
+    if m > n and driver != "gelsy" and (driver == "gels" or bool(ts.all(rank == n))):
+        r = ts.matmul(A, X) - Bm
+        residuals = ts.sum(ts.abs(r) ** 2, axis=-2).astype(real)
     if vec:
         X = X[..., 0]
-    empty = ts.empty((0,), dtype=A.dtype, device=A.device)
-    rank = ts.linalg.matrix_rank(A) if driver != "gels" else ts.empty((0,), dtype=ts.int64)
-    sv = ts.linalg.svdvals(A) if driver in ("gelsd", "gelss") else empty
-    return _Lstsq(X, empty, rank, sv)
+    return _Lstsq(X, residuals, rank, sv)
 
 
-def _with_info(name: str, fn: Callable[..., Any], fields: Tuple[str, str]) -> Callable[..., Any]:
-    result = namedtuple(name, fields)
+_InvEx = namedtuple("inv_ex", ["inverse", "info"])
+_CholeskyEx = namedtuple("cholesky_ex", ["L", "info"])
+_SolveEx = namedtuple("solve_ex", ["result", "info"])
 
-    def ex(A: Tensor, *args: Any, check_errors: bool = False, **kwargs: Any) -> Any:
-        ts = _ts()
-        batch = tuple(A.shape[:-2])
-        try:
-            out = fn(A, *args, **kwargs)
-            info = ts.zeros(batch, dtype=ts.int32, device=A.device)
-        except ts.linalg.LinAlgError:
-            if check_errors:
-                raise
-            out = ts.full(tuple(A.shape) if name != "solve_ex" else tuple(args[0].shape),
-                          math.nan, dtype=A.dtype, device=A.device)
-            info = ts.ones(batch, dtype=ts.int32, device=A.device)
-        return result(out, info)
-    ex.__name__ = ex.__qualname__ = name
-    ex.__doc__ = f"(result, info) of linalg.{name[:-3]}: info is 0 where it succeeded " \
-                 f"(check_errors=True raises instead of reporting)."
-    return ex
+
+def _raise_info(op: str, info: Any, what: str) -> None:
+    ts = _ts()
+    i = int(info.reshape(-1).max()) if info.size else 0
+    raise ts.linalg.LinAlgError(f"linalg.{op}: {what} (info = {i})")
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:
+    """(inverse, info) of linalg.inv: info (int32, per matrix) is 0 where it succeeded, else
+    the 1-based index of the first zero pivot of the LU factorization (that matrix's inverse
+    is NaN; the others are exact). check_errors=True raises instead."""
+    ts = _ts()
+    try:
+        return _InvEx(ts.linalg.inv(A), ts.zeros(tuple(A.shape[:-2]), dtype=ts.int32,
+                                                 device=A.device))
+    except ts.linalg.LinAlgError:
+        if check_errors:
+            raise
+    info = _failing(A, ts.linalg.inv, _lu_info)
+    safe, bad = _masked(A, info)
+    out = ts.where(bad, math.nan, ts.linalg.inv(safe))
+    return _InvEx(out, ts.asarray(info, device=A.device))
+
+
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> Any:
+    """(L, info) of linalg.cholesky: info (int32, per matrix) is 0 where it succeeded, else the
+    order of the leading minor that is not positive-definite (that factor is NaN)."""
+    ts = _ts()
+    try:
+        return _CholeskyEx(ts.linalg.cholesky(A, upper=upper),
+                           ts.zeros(tuple(A.shape[:-2]), dtype=ts.int32, device=A.device))
+    except ts.linalg.LinAlgError:
+        if check_errors:
+            raise
+    info = _failing(A, ts.linalg.cholesky, _chol_info)
+    safe, bad = _masked(A, info)
+    out = ts.where(bad, math.nan, ts.linalg.cholesky(safe, upper=upper))
+    return _CholeskyEx(out, ts.asarray(info, device=A.device))
+
+
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> Any:
+    """(result, info) of linalg.solve: info (int32, per matrix of A) is 0 where A is
+    invertible, else the 1-based index of its first zero pivot (that result is NaN)."""
+    ts = _ts()
+    try:
+        out = ts.linalg.solve(A, B, left=left)
+        bad = None
+    except ts.linalg.LinAlgError:
+        if check_errors:
+            raise
+        info = _failing(A, ts.linalg.inv, _lu_info)
+        safe, bad = _masked(A, info)
+        out = ts.linalg.solve(safe, B, left=left)
+    if bad is None:
+        return _SolveEx(out, ts.zeros(tuple(A.shape[:-2]), dtype=ts.int32, device=A.device))
+    vec = B.ndim == 1 or (B.ndim >= 2 and A.ndim == B.ndim + 1
+                          and tuple(B.shape) == tuple(A.shape[:-1])
+                          and B.shape[-2] != A.shape[-1])
+    out = ts.where(bad[..., 0] if vec else bad, math.nan, out)
+    return _SolveEx(out, ts.asarray(info, device=A.device))  # A's batch shape, as torch
 
 
 def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
@@ -247,7 +389,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -
                            f"dimensions.")
     batch = tuple(A.shape[:-2])
     m, n = A.shape[-2], A.shape[-1]
-    lu, piv, info = _getrf(A.detach().cpu().numpy().reshape((-1, m, n)))
+    lu, piv, info = _getrf(A.detach().cpu().numpy().reshape((math.prod(batch), m, n)))
     out = ts.asarray(lu.reshape(batch + (m, n)), device=A.device)
     pv = ts.asarray(piv.reshape(batch + (min(m, n),)), device=A.device)
     inf = ts.asarray(info.reshape(batch), device=A.device)
@@ -281,7 +423,8 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
         L = ts.tril(LU_data[..., :, :k], k=-1) + eye
         U = ts.triu(LU_data[..., :k, :])
     if unpack_pivots:
-        piv = LU_pivots.cpu().numpy().reshape((-1, LU_pivots.shape[-1])).astype(np.int64) - 1
+        piv = LU_pivots.cpu().numpy().reshape((math.prod(tuple(LU_pivots.shape[:-1])),
+                                               LU_pivots.shape[-1])).astype(np.int64) - 1
         perms = np.tile(np.arange(m), (piv.shape[0], 1))
         for j in range(piv.shape[1]):
             rows = np.arange(piv.shape[0])
@@ -296,9 +439,9 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
 
 
 def linalg_lu(A: Tensor, *, pivot: bool = True) -> Any:
-    """(P, L, U) with A = P @ L @ U."""
-    LU, piv = lu_factor(A, pivot=pivot)
-    return lu_unpack(LU, piv)
+    """(P, L, U) with A = P @ L @ U (singular A included, as torch)."""
+    r = lu_factor_ex(A, pivot=pivot)
+    return lu_unpack(r.LU, r.pivots)
 
 
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
@@ -581,6 +724,248 @@ def _i0_(input: Tensor) -> Tensor:
     return _inplace_of(i0, "i0_")(input)
 
 
+# ----------------------------------------------------------------------------- linalg torch forms
+# Note [linalg torch forms]: ts.linalg's functions are the array API standard's, whose
+# signatures take the matrices positionally only and a few options by keyword. torch's
+# linalg names its arguments (A=, B=, input=, x=, y=, other=) and takes more options, some
+# positionally (vector_norm(x, ord, dim, keepdim), pinv(A, rcond, hermitian), qr(A, mode),
+# eigh(A, UPLO), svd(A, full_matrices)). A call that fits the standard signature goes to the
+# standard function unchanged (so the standard's semantics hold exactly); any other call can
+# only be torch-style and gets torch's meaning. inspect.signature shows the standard one.
+_M: Any = object()
+
+
+def _one(op: str, name: str, *given: Any) -> Any:
+    vals = [g for g in given if g is not _M]
+    if not vals:
+        raise TypeError(f"linalg.{op}() missing required argument '{name}'")
+    if len(vals) > 1:
+        raise TypeError(f"linalg.{op}() got multiple values for argument '{name}'")
+    return vals[0]
+
+
+def _no_out(op: str, out: Any) -> None:
+    if out is not None:
+        raise TypeError(f"linalg.{op}: out= is not supported")
+
+
+def _form(std: Callable[..., Any], n_pos: int, std_kw: Iterable[str],
+          torch_call: Callable[..., Any]) -> Callable[..., Any]:
+    kw = frozenset(std_kw)
+
+    @functools.wraps(std)
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        if len(args) <= n_pos and kw.issuperset(kwargs):
+            return std(*args, **kwargs)
+        return torch_call(*args, **kwargs)
+    fn.__torch_form_of__ = std  # type: ignore[attr-defined]
+    return fn
+
+
+def _check_driver(op: str, driver: Any) -> None:
+    if driver not in (None, "gesvd", "gesvdj", "gesvda"):
+        raise RuntimeError(f"torch.linalg.{op}: driver must be one of None, 'gesvd', 'gesvdj', "
+                           f"'gesvda' (it is ignored off cuSOLVER), got {driver!r}")
+
+
+def _eff_rtol(s: Tensor, A: Tensor, atol: Any, rtol: Any) -> Any:
+    """torch's tolerance max(atol, rtol * smax) as a relative one per matrix (..,), for the
+    standard functions: rtol defaults to eps * max(m, n), or 0 when atol > 0 is given."""
+    ts = _ts()
+    if rtol is None:
+        pos = atol is not None and (isinstance(atol, Tensor) or atol > 0)
+        rtol = 0.0 if pos else max(A.shape[-2], A.shape[-1]) * ts.finfo(_real_of(A.dtype)).eps
+    if atol is None:
+        return rtol
+    smax = ts.max(s, axis=-1) if s.shape[-1] > 0 else ts.zeros(tuple(s.shape[:-1]),
+                                                                 dtype=s.dtype)
+    smax = smax.detach()
+    return ts.maximum(ts.asarray(atol, dtype=s.dtype, device=s.device) / smax,
+                      ts.asarray(rtol, dtype=s.dtype, device=s.device))
+
+
+def _tol_args(op: str, tol: Any, atol: Any, rtol: Any, tol_is_atol: bool) -> Tuple[Any, Any]:
+    if tol is not None:
+        if atol is not None or rtol is not None:
+            raise RuntimeError(f"linalg.{op}: pass either the positional tolerance or atol= / "
+                               "rtol=, not both")
+        return (tol, 0.0) if tol_is_atol else (None, tol)
+    return atol, rtol
+
+
+def _linalg_forms(L: Any) -> dict:
+    """torch-style wrappers of the standard ts.linalg functions (Note [linalg torch forms])."""
+    ts = _ts()
+    from ._C import _diagonal
+    std = {n: getattr(L, n) for n in (
+        "det", "inv", "slogdet", "cholesky", "eigh", "eigvalsh", "solve", "qr", "svd",
+        "svdvals", "matrix_rank", "pinv", "matrix_norm", "vector_norm", "diagonal",
+        "matrix_power", "cross")}
+
+    def unary(name: str) -> Callable[..., Any]:
+        def call(A: Any = _M, *, input: Any = _M, out: Any = None) -> Any:
+            _no_out(name, out)
+            return std[name](_one(name, "A", A, input))
+        return _form(std[name], 1, (), call)
+
+    def cholesky(A: Any = _M, *, upper: bool = False, input: Any = _M, out: Any = None) -> Any:
+        _no_out("cholesky", out)
+        return std["cholesky"](_one("cholesky", "A", A, input), upper=upper)
+
+    def uplo(name: str) -> Callable[..., Any]:
+        def call(A: Any = _M, UPLO: str = "L", *, input: Any = _M, out: Any = None) -> Any:
+            _no_out(name, out)
+            A = _one(name, "A", A, input)
+            if UPLO not in ("L", "U"):
+                raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+            # the Hermitian matrix of A's upper triangle is the one of A^H's lower triangle
+            return std[name](A.mH if UPLO == "U" else A)
+        return _form(std[name], 1, (), call)
+
+    def solve(A: Any = _M, B: Any = _M, *, left: bool = True, input: Any = _M,
+              other: Any = _M, out: Any = None) -> Any:
+        _no_out("solve", out)
+        A, B = _one("solve", "A", A, input), _one("solve", "B", B, other)
+        if left:
+            return std["solve"](A, B)
+        if B.ndim == 1:  # x A = b  <=>  A^T x = b
+            return std["solve"](A.mT, B)
+        return std["solve"](A.mT, B.mT).mT
+
+    def qr(A: Any = _M, mode: str = "reduced", *, input: Any = _M, out: Any = None) -> Any:
+        _no_out("qr", out)
+        A = _one("qr", "A", A, input)
+        if mode == "r":  # torch: R only, Q empty
+            from .linalg import QRResult
+            r = std["qr"](A, mode="reduced").R
+            return QRResult(ts.empty((0,), dtype=A.dtype, device=A.device), r)
+        return std["qr"](A, mode=mode)
+
+    def svd(A: Any = _M, full_matrices: bool = True, *, driver: Any = None, input: Any = _M,
+            out: Any = None) -> Any:
+        _no_out("svd", out)
+        _check_driver("svd", driver)
+        return std["svd"](_one("svd", "A", A, input), full_matrices=full_matrices)
+
+    def svdvals(A: Any = _M, *, driver: Any = None, input: Any = _M, out: Any = None) -> Any:
+        _no_out("svdvals", out)
+        _check_driver("svdvals", driver)
+        return std["svdvals"](_one("svdvals", "A", A, input))
+
+    def matrix_rank(A: Any = _M, tol: Any = None, hermitian: bool = False, *, atol: Any = None,
+                    rtol: Any = None, input: Any = _M, out: Any = None) -> Any:
+        _no_out("matrix_rank", out)
+        A = _one("matrix_rank", "A", A, input)
+        atol, rtol = _tol_args("matrix_rank", tol, atol, rtol, True)
+        if not hermitian:
+            if atol is None:
+                return std["matrix_rank"](A, rtol=rtol)
+            return std["matrix_rank"](A, rtol=_eff_rtol(ts.linalg.svdvals(A), A, atol, rtol))
+        s = ts.abs(ts.linalg.eigvalsh(A))
+        s = ts.flip(ts.sort(s, axis=-1), axis=-1)
+        r = _eff_rtol(s, A, atol, rtol)
+        smax = ts.max(s, axis=-1, keepdims=True) if s.shape[-1] else s[..., :1]
+        rt = ts.asarray(r, dtype=s.dtype, device=s.device)
+        if rt.ndim:
+            rt = rt[..., None]
+        return ts.count_nonzero(s > smax * rt, axis=-1)
+
+    def pinv(A: Any = _M, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,
+             rtol: Any = None, input: Any = _M, out: Any = None) -> Any:
+        _no_out("pinv", out)
+        A = _one("pinv", "A", A, input)
+        atol, rtol = _tol_args("pinv", rcond, atol, rtol, False)
+        if not hermitian:
+            if atol is None:
+                return std["pinv"](A, rtol=rtol)
+            return std["pinv"](A, rtol=_eff_rtol(ts.linalg.svdvals(A).detach(), A, atol, rtol))
+        w, V = ts.linalg.eigh(A)
+        a = ts.abs(w)
+        r = _eff_rtol(ts.flip(ts.sort(a.detach(), axis=-1), axis=-1), A, atol, rtol)
+        amax = ts.max(a.detach(), axis=-1, keepdims=True) if a.shape[-1] else a[..., :1]
+        rt = ts.asarray(r, dtype=a.dtype, device=a.device)
+        if rt.ndim:
+            rt = rt[..., None]
+        keep = a > amax * rt
+        winv = ts.where(keep, 1 / ts.where(keep, w, ts.ones_like(w)), ts.zeros_like(w))
+        return ts.matmul(V * winv.astype(A.dtype)[..., None, :], V.mH)
+
+    def matrix_norm(A: Any = _M, ord: Any = "fro", dim: Any = (-2, -1), keepdim: Any = _M, *,
+                    dtype: Any = None, keepdims: Any = _M, input: Any = _M,
+                    out: Any = None) -> Any:
+        _no_out("matrix_norm", out)
+        A = _one("matrix_norm", "A", A, input)
+        keep = _one("matrix_norm", "keepdim", keepdim, keepdims) \
+            if keepdim is not _M or keepdims is not _M else False
+        if dtype is not None:
+            A = A.astype(dtype)
+        return matrix_norm_dim(A, ord, dim, keep)
+
+    def vector_norm(x: Any = _M, ord: Any = 2, dim: Any = _M, keepdim: Any = _M, *,
+                    dtype: Any = None, axis: Any = _M, keepdims: Any = _M, input: Any = _M,
+                    out: Any = None) -> Any:
+        _no_out("vector_norm", out)
+        x = _one("vector_norm", "x", x, input)
+        ax = _one("vector_norm", "dim", dim, axis) if dim is not _M or axis is not _M else None
+        keep = _one("vector_norm", "keepdim", keepdim, keepdims) \
+            if keepdim is not _M or keepdims is not _M else False
+        if isinstance(ax, list):
+            ax = tuple(ax)
+        if dtype is not None:
+            x = x.astype(dtype)
+        return std["vector_norm"](x, ord=ord, axis=ax, keepdims=keep)
+
+    def diagonal(A: Any = _M, *, offset: int = 0, dim1: int = -2, dim2: int = -1,
+                 input: Any = _M) -> Any:
+        A = ts.asarray(_one("diagonal", "A", A, input))
+        return _diagonal(A, offset, dim1, dim2)
+
+    def matrix_power(A: Any = _M, n: Any = _M, *, input: Any = _M, out: Any = None) -> Any:
+        _no_out("matrix_power", out)
+        return std["matrix_power"](_one("matrix_power", "A", A, input),
+                                   _one("matrix_power", "n", n))
+
+    def cross(input: Any = _M, other: Any = _M, *, dim: Any = _M, axis: Any = _M,
+              out: Any = None) -> Any:
+        _no_out("cross", out)
+        ax = _one("cross", "dim", dim, axis) if dim is not _M or axis is not _M else -1
+        return std["cross"](_one("cross", "input", input), _one("cross", "other", other),
+                            axis=ax)
+
+    out = {n: unary(n) for n in ("det", "inv", "slogdet")}
+    out.update({n: uplo(n) for n in ("eigh", "eigvalsh")})
+    out.update({
+        "cholesky": _form(std["cholesky"], 1, ("upper",), cholesky),
+        "solve": _form(std["solve"], 2, (), solve),
+        "qr": _form(std["qr"], 1, (), qr),
+        "svd": _form(std["svd"], 1, ("full_matrices",), svd),
+        "svdvals": _form(std["svdvals"], 1, (), svdvals),
+        "matrix_rank": _form(std["matrix_rank"], 1, ("rtol",), matrix_rank),
+        "pinv": _form(std["pinv"], 1, ("rtol",), pinv),
+        "matrix_norm": _form(std["matrix_norm"], 1, ("keepdims", "ord"), matrix_norm),
+        "vector_norm": _form(std["vector_norm"], 1,
+                             ("axis", "keepdims", "ord", "dim", "keepdim"), vector_norm),
+        "diagonal": _form(std["diagonal"], 1, ("offset",), diagonal),
+        "matrix_power": _form(std["matrix_power"], 2, (), matrix_power),
+        "cross": _form(std["cross"], 2, ("axis", "dim"), cross),
+    })
+    return out
+
+
+def _aliases(fn: Callable[..., Any], names: dict) -> Callable[..., Any]:
+    """fn that also takes torch's other keyword names of its arguments (input= for A=...)."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for alias, name in names.items():
+            if alias in kwargs:
+                if name in kwargs:
+                    raise TypeError(f"{fn.__name__}() got multiple values for argument "
+                                    f"'{name}'")
+                kwargs[name] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
 def install() -> None:
     """Attaches the functions above to tessera's submodules (keeping any that exist)."""
     ts = _ts()
@@ -621,9 +1006,7 @@ def install() -> None:
                     "cond": cond, "lstsq": lstsq, "tensorinv": tensorinv,
                     "tensorsolve": tensorsolve, "lu_factor": lu_factor,
                     "lu_factor_ex": lu_factor_ex, "lu": linalg_lu, "lu_solve": lu_solve,
-                    "inv_ex": _with_info("inv_ex", ts.linalg.inv, ("inverse", "info")),
-                    "cholesky_ex": _with_info("cholesky_ex", ts.linalg.cholesky, ("L", "info")),
-                    "solve_ex": _with_info("solve_ex", ts.linalg.solve, ("result", "info"))},
+                    "inv_ex": inv_ex, "cholesky_ex": cholesky_ex, "solve_ex": solve_ex},
         ts.fft: {n + "2": _fft2(n) for n in ("fft", "ifft", "rfft", "irfft")},
         ts.nn.init: {"dirac_": dirac_, "sparse_": sparse_,
                      **{n: _deprecated_init(n) for n in (
@@ -639,6 +1022,18 @@ def install() -> None:
         ts.autograd: {"Variable": Variable},
         ts.utils: {"swap_tensors": swap_tensors},
     }
+    if not hasattr(ts.linalg.det, "__torch_form_of__"):
+        for name, fn in _linalg_forms(ts.linalg).items():
+            setattr(ts.linalg, name, fn)
+    a_in, ab = {"input": "A"}, {"input": "A", "b": "B", "other": "B"}
+    for name, names in (("norm", a_in), ("cond", a_in), ("lstsq", ab),
+                        ("solve_triangular", ab), ("tensorinv", a_in), ("tensorsolve", ab),
+                        ("lu_factor", a_in), ("lu_factor_ex", a_in), ("lu", a_in),
+                        ("inv_ex", a_in), ("cholesky_ex", a_in), ("solve_ex", ab)):
+        fns = extras[ts.linalg]
+        fns[name] = _aliases(fns[name], names)
+    fns = extras[ts.linalg]
+    fns["matrix_exp"] = _aliases(ts.matrix_exp, {"A": "input"})
     for mod, fns in extras.items():
         for name, fn in fns.items():
             if not hasattr(mod, name):

@@ -3,16 +3,21 @@
 Transforms run on tessera's own FFT engine (mixed-radix Stockham for lengths with small prime
 factors, Bluestein for the rest: every length is O(n log n)). float16/bfloat16/float32 and
 complex64 inputs compute in complex64, float64 and complex128 in complex128; integer and bool
-inputs raise TypeError. ``norm`` is "backward" (default: no scaling forward, 1/n inverse),
+inputs (which the standard leaves unspecified) are promoted to the default floating dtype, as
+in PyTorch. ``norm`` is "backward" (default: no scaling forward, 1/n inverse),
 "ortho" (1/sqrt(n) both ways) or "forward" (1/n forward). As in PyTorch, ``dim=`` is accepted
-for ``axis=``/``axes=``, and ``norm=None`` means "backward".
+for ``axis=``/``axes=``, and ``norm=None`` means "backward"; so are torch's call forms
+(Note [fft torch forms]): ``input=``, positional ``n``/``s``, ``dim`` and ``norm``
+(``fft(x, 8, 0, "ortho")``), ``fftshift(x, dim)``, ``fftfreq(n, d, dtype=, requires_grad=)``.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Optional, Sequence, Union
 
 from . import _C
 from ._C import Tensor
+from ._dtypes import isdtype as _isdtype
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
            "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -65,8 +70,18 @@ def _resolve_axes(ndim: int, s: Any, axes: Any) -> list:
     return [a % ndim for a in ((axes,) if isinstance(axes, int) else axes)]
 
 
+def _promote(x: Any) -> Any:
+    """Integer and bool inputs as the default floating dtype (torch's promotion; the standard
+    leaves them unspecified)."""
+    if isinstance(x, Tensor) and not _isdtype(x.dtype, ("real floating", "complex floating")):
+        from ._torch_compat_default_dtype import get_default_dtype
+        return x.astype(get_default_dtype())
+    return x
+
+
 def _c2c(x: Tensor, s: Any, axes: Any, norm: str, inverse: bool, nd: bool) -> Tensor:
     """Runs a complex transform; records it for autograd when x requires grad."""
+    x = _promote(x)
     f = (_F.ifftn if inverse else _F.fftn) if nd else (_F.ifft if inverse else _F.fft)
     if not (x.requires_grad and _C.is_grad_enabled()):
         return f(x, s, axes, norm)
@@ -74,7 +89,8 @@ def _c2c(x: Tensor, s: Any, axes: Any, norm: str, inverse: bool, nd: bool) -> Te
     def backward(g: Tensor) -> Tensor:
         # The public transforms, so that create_graph=True records the backward too.
         if nd:
-            gx = (fftn if inverse else ifftn)(g, axes=axes, norm=_SWAP[norm])
+            gx = (fftn if inverse else ifftn)(g, axes=_resolve_axes(x.ndim, s, axes),
+                                              norm=_SWAP[norm])
         else:
             gx = (fft if inverse else ifft)(g, axis=axes, norm=_SWAP[norm])
         for a in _resolve_axes(x.ndim, s if nd else None, axes if nd else [axes]):
@@ -149,6 +165,7 @@ def _fit_all(g: Tensor, x: Tensor, axes: list) -> Tensor:
 def _real_transform(name: str, f: Any, x: Tensor, *args: Any) -> Tensor:
     """Runs a real-input or real-output transform; records its backward (Note [Real FFT
     backward]) when x requires grad."""
+    x = _promote(x)
     if not (x.requires_grad and _C.is_grad_enabled()):
         return f(x, *args)
     from ._elementwise import conj, real
@@ -263,16 +280,36 @@ def ihfft(x: Tensor, /, *, n: Optional[int] = None, axis: int = -1, norm: _Norm 
     return _real_transform("ihfft", _F.ihfft, x, n, _pick(None if axis == -1 else axis, dim, -1), _norm(norm))
 
 
-def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Tensor:
+def _freq_dtype(dtype: Any) -> Any:
+    if dtype is not None:
+        return dtype
+    from ._torch_compat_default_dtype import get_default_dtype
+    return get_default_dtype()
+
+
+def _freq(f: Any, n: int, d: Any, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+    if n == 0 and not isinstance(n, bool):  # torch's (the C++ asks n >= 1): fftfreq is
+        from ._creation import full      # empty, rfftfreq [0 / 0] = [nan]
+        out = full((0,) if f is _F.fftfreq else (1,), math.nan, dtype=_freq_dtype(dtype),
+                   device=device)
+    else:
+        out = f(n, float(d), _freq_dtype(dtype), device)
+    return out.requires_grad_(True) if requires_grad else out
+
+
+def fftfreq(n: int, /, d: float = 1.0, *, dtype: Any = None, device: Any = None,
+            requires_grad: bool = False, layout: Any = None) -> Tensor:
     """Sample frequencies [0, 1, ..., (n-1)//2, -(n//2), ..., -1] / (d*n), shape (n,).
 
-    dtype defaults to the default real floating dtype (float32)."""
-    return _F.fftfreq(n, float(d), "float32" if dtype is None else dtype, device)
+    dtype defaults to the default real floating dtype (float32, or ts.set_default_dtype's);
+    torch's positional d, requires_grad= and layout= are accepted."""
+    return _freq(_F.fftfreq, n, d, dtype, device, requires_grad)
 
 
-def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Tensor:
+def rfftfreq(n: int, /, d: float = 1.0, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False, layout: Any = None) -> Tensor:
     """Sample frequencies [0, 1, ..., n//2] / (d*n) of rfft, shape (n//2 + 1,)."""
-    return _F.rfftfreq(n, float(d), "float32" if dtype is None else dtype, device)
+    return _freq(_F.rfftfreq, n, d, dtype, device, requires_grad)
 
 
 def fftshift(x: Tensor, /, *, axes: Union[int, Sequence[int], None] = None,
@@ -285,3 +322,72 @@ def ifftshift(x: Tensor, /, *, axes: Union[int, Sequence[int], None] = None,
               dim: Union[int, Sequence[int], None] = None) -> Tensor:
     """Inverse of fftshift: a roll by -(n//2) along `axes` (default all)."""
     return _F.ifftshift(x, _axes_arg(_pick(axes, dim, None)))
+
+
+# Note [fft torch forms]: torch's signatures put n/s, dim and norm positionally after the input
+# (fft(input, n=None, dim=-1, norm=None)) and name the input `input`; the standard's take x
+# positionally and the rest by keyword only. A call that fits the standard signature goes to
+# the standard function unchanged; any other call (more positional arguments, input=) can only
+# be torch-style and gets torch's meaning. inspect.signature still shows the standard one.
+_MISSING: Any = object()
+
+
+def _torch_form(std: Any, second: str, third: str) -> Any:
+    import functools
+
+    def torch_call(input: Any = _MISSING, a: Any = _MISSING, dim: Any = _MISSING,
+                   norm: Any = _MISSING, **kw: Any) -> Tensor:
+        if input is _MISSING:
+            raise TypeError(f"{std.__name__}() missing required argument 'input' (pos 1)")
+        if a is not _MISSING:
+            if second in kw:
+                raise TypeError(f"{std.__name__}() got multiple values for argument '{second}'")
+            kw[second] = a
+        if dim is not _MISSING:
+            if dim is not None and (third in kw or "dim" in kw):
+                raise TypeError(f"{std.__name__}() got multiple values for argument 'dim'")
+            if dim is not None:
+                kw["dim"] = dim
+        if norm is not _MISSING:
+            if "norm" in kw:
+                raise TypeError(f"{std.__name__}() got multiple values for argument 'norm'")
+            kw["norm"] = norm
+        if "out" in kw and kw.pop("out") is not None:
+            raise TypeError(f"{std.__name__}: out= is not supported")
+        return std(input, **kw)
+
+    @functools.wraps(std)
+    def fn(*args: Any, **kwargs: Any) -> Tensor:
+        if len(args) == 1 and "input" not in kwargs:
+            return std(*args, **kwargs)
+        return torch_call(*args, **kwargs)
+    return fn
+
+
+def _torch_shift(std: Any) -> Any:
+    import functools
+
+    def torch_call(input: Any = _MISSING, dim: Any = _MISSING, **kw: Any) -> Tensor:
+        if input is _MISSING:
+            raise TypeError(f"{std.__name__}() missing required argument 'input' (pos 1)")
+        if dim is not _MISSING:
+            if "axes" in kw or "dim" in kw:
+                raise TypeError(f"{std.__name__}() got multiple values for argument 'dim'")
+            kw["dim"] = dim
+        return std(input, **kw)
+
+    @functools.wraps(std)
+    def fn(*args: Any, **kwargs: Any) -> Tensor:
+        if len(args) == 1 and "input" not in kwargs:
+            return std(*args, **kwargs)
+        return torch_call(*args, **kwargs)
+    return fn
+
+
+for _name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
+    globals()[_name] = _torch_form(globals()[_name], "n", "axis")
+for _name in ("fftn", "ifftn", "rfftn", "irfftn"):
+    globals()[_name] = _torch_form(globals()[_name], "s", "axes")
+for _name in ("fftshift", "ifftshift"):
+    globals()[_name] = _torch_shift(globals()[_name])
+del _name

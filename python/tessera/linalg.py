@@ -114,8 +114,15 @@ def inv(x: Tensor, /) -> Tensor:
 
 def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
     """Solves x1 @ out = x2. x1: (..., M, M); x2: (..., M, K) stacks (batch dims broadcast),
-    or a vector (M,) only when x2 is 1-D (the 2024.12 standard's rule)."""
-    return _C._linalg_solve(_arr(x1), _arr(x2))
+    or a vector (M,) only when x2 is 1-D (the 2024.12 standard's rule).
+
+    PyTorch's batch of vectors, x2 of shape x1.shape[:-1], is taken where the standard's
+    reading of x2 as (..., M, K) matrices cannot hold (x2.shape[-2] != M)."""
+    x1, x2 = _arr(x1), _arr(x2)
+    if (x2.ndim >= 2 and x1.ndim == x2.ndim + 1 and tuple(x2.shape) == tuple(x1.shape[:-1])
+            and x2.shape[-2] != x1.shape[-1]):
+        return _C._linalg_solve(x1, _ns().expand_dims(x2, axis=-1))[..., 0]
+    return _C._linalg_solve(x1, x2)
 
 
 def qr(x: Tensor, /, *, mode: str = "reduced") -> QRResult:
