@@ -118,8 +118,9 @@ def test_bce_with_logits(reduction, opts) -> None:
     pw = np.abs(randn(3)) + 0.5 if "pos_weight" in opts else None
 
     def fs(a, b):
-        return F.binary_cross_entropy_with_logits(a, b, None if w is None else tt(w), reduction,
-                                                  None if pw is None else tt(pw))
+        return F.binary_cross_entropy_with_logits(a, b, None if w is None else tt(w),
+                                                  reduction=reduction,
+                                                  pos_weight=None if pw is None else tt(pw))
 
     def ft(a, b):
         return TF.binary_cross_entropy_with_logits(a, b, None if w is None else torch.tensor(w),

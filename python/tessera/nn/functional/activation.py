@@ -67,35 +67,35 @@ def selu(x: Tensor, inplace: bool = False) -> Tensor:
     return _SELU_SCALE * elu(x, _SELU_ALPHA)
 
 
-def sigmoid(x: Tensor) -> Tensor:
+def sigmoid(input: Tensor) -> Tensor:
     """1 / (1 + exp(-x)), evaluated with exp(-|x|) so nothing overflows."""
     t = _ts()
     # -|x| as a where on the same test as below (abs has gradient 0 at 0, which made
     # sigmoid'(0) 0 instead of 0.25)
-    e = t.exp(t.where(x >= 0, -x, x))
-    return t.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    e = t.exp(t.where(input >= 0, -input, input))
+    return t.where(input >= 0, 1 / (1 + e), e / (1 + e))
 
 
-def logsigmoid(x: Tensor) -> Tensor:
+def logsigmoid(input: Tensor) -> Tensor:
     t = _ts()
     # min(x, 0) - log1p(exp(-|x|)) with the kinks at 0 written as wheres, so the second
     # derivative at 0 is torch's -1/4 (minimum / abs have none there)
-    return t.where(x >= 0, 0, x) - t.log1p(t.exp(t.where(x >= 0, -x, x)))
+    return t.where(input >= 0, 0, input) - t.log1p(t.exp(t.where(input >= 0, -input, input)))
 
 
-def tanh(x: Tensor) -> Tensor:
-    return _ts().tanh(x)
+def tanh(input: Tensor) -> Tensor:
+    return _ts().tanh(input)
 
 
-def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta x)) / beta, linear above `threshold` (PyTorch's rule)."""
-    x = _amp.cast(_amp.FP32_CUDA, x)
+    input = _amp.cast(_amp.FP32_CUDA, input)
     t = _ts()
-    bx = x * beta
+    bx = input * beta
     # where (not minimum): at beta*x == threshold torch takes the soft branch's full
     # derivative sigmoid(beta*x)
     soft = t.log1p(t.exp(t.where(bx > threshold, threshold, bx))) / beta
-    return t.where(bx > threshold, x, soft)
+    return t.where(bx > threshold, input, soft)
 
 
 def silu(x: Tensor, inplace: bool = False) -> Tensor:
@@ -153,12 +153,12 @@ def hardswish(x: Tensor, inplace: bool = False) -> Tensor:
     return _Hardswish.apply(x)
 
 
-def softsign(x: Tensor) -> Tensor:
-    return x / (1 + _ts().abs(x))
+def softsign(input: Tensor) -> Tensor:
+    return input / (1 + _ts().abs(input))
 
 
-def tanhshrink(x: Tensor) -> Tensor:
-    return x - _ts().tanh(x)
+def tanhshrink(input: Tensor) -> Tensor:
+    return input - _ts().tanh(input)
 
 
 # Note [erfc by a Chebyshev-fitted exponent]
@@ -223,17 +223,17 @@ class _GeluExact(Function):
         return g * (cdf + x * pdf)
 
 
-def gelu(x: Tensor, approximate: str = "none") -> Tensor:
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x); `approximate="tanh"` uses PyTorch's tanh formula."""
     t = _ts()
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    if fusable(x):
-        return Gelu.apply(x, approximate == "tanh")
+    if fusable(input):
+        return Gelu.apply(input, approximate == "tanh")
     if approximate == "tanh":
-        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)
-        return 0.5 * x * (1 + t.tanh(inner))
-    return _GeluExact.apply(x)
+        inner = math.sqrt(2 / math.pi) * (input + 0.044715 * input * input * input)
+        return 0.5 * input * (1 + t.tanh(inner))
+    return _GeluExact.apply(input)
 
 
 def _axis(x: Tensor, dim: Optional[int], op: str) -> int:
@@ -251,28 +251,30 @@ def _safe_max(x: Tensor, axis: Any) -> Tensor:
     return t.where(t.isfinite(m), m, 0)
 
 
-def softmax(x: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
+def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
     """exp(x) / sum(exp(x)) along `dim` (one fused pass per row for floating inputs)."""
-    x = _amp.cast(_amp.FP32_CUDA, x) if dtype is None else x
+    input = _amp.cast(_amp.FP32_CUDA, input) if dtype is None else input
     t = _ts()
     if dtype is not None:
-        x = x.astype(dtype)
-    axis = _axis(x, dim, "softmax")
-    if x.ndim and fusable(x):
-        return softmax_axis(x, _check_dim(x, axis, "softmax"), False)
-    e = t.exp(x - _safe_max(x, axis))
+        input = input.astype(dtype)
+    axis = _axis(input, dim, "softmax")
+    if input.ndim and fusable(input):
+        return softmax_axis(input, _check_dim(input, axis, "softmax"), False)
+    e = t.exp(input - _safe_max(input, axis))
     return e / t.sum(e, axis=axis, keepdims=True)
 
 
-def log_softmax(x: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
+def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
+                dtype: Any = None) -> Tensor:
     """x - logsumexp(x) along `dim` (one fused pass per row for floating inputs)."""
-    x = _amp.cast(_amp.FP32_CUDA, x) if dtype is None else x
+    input = _amp.cast(_amp.FP32_CUDA, input) if dtype is None else input
     if dtype is not None:
-        x = x.astype(dtype)
-    axis = _axis(x, dim, "log_softmax")
-    if x.ndim and fusable(x):
-        return softmax_axis(x, _check_dim(x, axis, "log_softmax"), True)
-    return x - logsumexp(x, axis, keepdim=True)
+        input = input.astype(dtype)
+    axis = _axis(input, dim, "log_softmax")
+    if input.ndim and fusable(input):
+        return softmax_axis(input, _check_dim(input, axis, "log_softmax"), True)
+    return input - logsumexp(input, axis, keepdim=True)
 
 
 def _check_dim(x: Tensor, axis: int, op: str) -> int:
@@ -281,8 +283,9 @@ def _check_dim(x: Tensor, axis: int, op: str) -> int:
     return axis % x.ndim
 
 
-def softmin(x: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
-    return softmax(-x, dim, dtype)
+def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
+    return softmax(-input, dim, dtype=dtype)
 
 
 def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
@@ -297,11 +300,11 @@ def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     return out
 
 
-def glu(x: Tensor, dim: int = -1) -> Tensor:
-    n = x.shape[dim]
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    n = input.shape[dim]
     if n % 2:
         raise ValueError(f"glu: halving dimension {dim} of size {n} must be even")
-    a, b = _halves(x, dim)
+    a, b = _halves(input, dim)
     return a * sigmoid(b)
 
 

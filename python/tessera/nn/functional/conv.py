@@ -46,15 +46,16 @@ class PadError(ValueError, RuntimeError):
     PyTorch raises."""
 
 
-def pad(x: Tensor, pad: Sequence[int], mode: str = "constant", value: Optional[float] = None) -> Tensor:
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
+        value: Optional[float] = None) -> Tensor:
     """PyTorch's F.pad: `pad` lists (left, right) pairs starting from the LAST dimension.
     Modes: constant, reflect, replicate, circular; negative pads crop."""
-    if len(pad) % 2 or len(pad) // 2 > x.ndim:
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise ValueError(f"pad: padding length {len(pad)} must be even and at most 2*ndim "
-                         f"({2 * x.ndim})")
-    out = x
+                         f"({2 * input.ndim})")
+    out = input
     for k in range(len(pad) // 2):
-        axis = x.ndim - 1 - k
+        axis = input.ndim - 1 - k
         out = _pad_axis(out, axis, int(pad[2 * k]), int(pad[2 * k + 1]), mode,
                         0.0 if value is None else value)
     return out
@@ -264,18 +265,18 @@ def _conv_gemm(x: Tensor, weight: Tensor, bias: Optional[Tensor], nsp: int,
     return t.squeeze(y, axis=2) if nsp == 1 else y
 
 
-def conv1d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
+def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
            padding: Any = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
     """(N, C, L) * (O, C/groups, k) -> (N, O, L_out)."""
-    x, weight, bias = _amp.cast(_amp.LOWER, x, weight, bias)
-    return _convnd(x, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+    input, weight, bias = _amp.cast(_amp.LOWER, input, weight, bias)
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
-def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
+def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
            padding: Any = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
     """(N, C, H, W) * (O, C/groups, kh, kw) -> (N, O, H_out, W_out)."""
-    x, weight, bias = _amp.cast(_amp.LOWER, x, weight, bias)
-    return _convnd(x, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+    input, weight, bias = _amp.cast(_amp.LOWER, input, weight, bias)
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
 def _conv_transposend(x: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTuple,
@@ -343,25 +344,25 @@ def _output_padding(x: Tensor, output_size: Optional[Sequence[int]], stride: Tup
     return tuple(res)
 
 
-def conv_transpose1d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
                      stride: IntOrTuple = 1, padding: IntOrTuple = 0,
                      output_padding: IntOrTuple = 0, groups: int = 1,
                      dilation: IntOrTuple = 1) -> Tensor:
     """(N, C_in, L) with weight (C_in, C_out/groups, k) -> (N, C_out, L_out),
     L_out = (L-1) stride - 2 padding + dilation (k-1) + output_padding + 1."""
-    x, weight, bias = _amp.cast(_amp.LOWER, x, weight, bias)
-    return _conv_transposend(x, weight, bias, stride, padding, output_padding, groups, dilation,
+    input, weight, bias = _amp.cast(_amp.LOWER, input, weight, bias)
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups, dilation,
                              1, "conv_transpose1d")
 
 
-def conv_transpose2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
                      stride: IntOrTuple = 1, padding: IntOrTuple = 0,
                      output_padding: IntOrTuple = 0, groups: int = 1,
                      dilation: IntOrTuple = 1) -> Tensor:
     """(N, C_in, H, W) with weight (C_in, C_out/groups, kh, kw) -> (N, C_out, H_out, W_out):
     the gradient of conv2d with respect to its input (a "deconvolution")."""
-    x, weight, bias = _amp.cast(_amp.LOWER, x, weight, bias)
-    return _conv_transposend(x, weight, bias, stride, padding, output_padding, groups, dilation,
+    input, weight, bias = _amp.cast(_amp.LOWER, input, weight, bias)
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups, dilation,
                              2, "conv_transpose2d")
 
 
@@ -448,22 +449,22 @@ def _max_pool(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
     return (y, t.reshape(idx, lead + out)) if return_indices else y
 
 
-def max_pool1d(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+def max_pool1d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
                padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> Any:
     """Max over kernel windows of (N, C, L) or (C, L); with return_indices also the int64
     position of each maximum within its row (PyTorch's indices)."""
-    return _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d",
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d",
                      return_indices)
 
 
-def max_pool2d(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+def max_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
                padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> Any:
     """Max over kernel windows of (N, C, H, W) or (C, H, W) (-inf padding); with
     return_indices also the int64 flat index h * W + w of each maximum in its (H, W) plane
     (PyTorch's indices, as max_unpool2d takes them)."""
-    return _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d",
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d",
                      return_indices)
 
 
@@ -491,18 +492,18 @@ def _avg_pool(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
     return total / counts
 
 
-def avg_pool1d(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+def avg_pool1d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
                padding: IntOrTuple = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
-    return _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1,
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1,
                      "avg_pool1d")
 
 
-def avg_pool2d(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+def avg_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
                padding: IntOrTuple = 0, ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: Optional[int] = None) -> Tensor:
     """Mean over kernel windows of (N, C, H, W) or (C, H, W)."""
-    return _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                      divisor_override, 2, "avg_pool2d")
 
 
@@ -542,13 +543,13 @@ def _adaptive_pool(x: Tensor, output_size: Any, nsp: int, reduce: str, op: str) 
     return t.stack(rows, axis=-2)
 
 
-def adaptive_avg_pool1d(x: Tensor, output_size: Any) -> Tensor:
-    return _adaptive_pool(x, output_size, 1, "mean", "adaptive_avg_pool1d")
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    return _adaptive_pool(input, output_size, 1, "mean", "adaptive_avg_pool1d")
 
 
-def adaptive_avg_pool2d(x: Tensor, output_size: Any) -> Tensor:
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Averages over PyTorch's adaptive windows [floor(i*H/h), ceil((i+1)*H/h))."""
-    return _adaptive_pool(x, output_size, 2, "mean", "adaptive_avg_pool2d")
+    return _adaptive_pool(input, output_size, 2, "mean", "adaptive_avg_pool2d")
 
 
 def adaptive_max_pool2d(x: Tensor, output_size: Any, return_indices: bool = False) -> Any:

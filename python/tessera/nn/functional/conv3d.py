@@ -71,12 +71,12 @@ def _conv3d(x: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTupl
     return y[0] if unbatched else y
 
 
-def conv3d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
+def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
            padding: Any = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
     """(N, C, D, H, W) * (O, C/groups, kd, kh, kw) -> (N, O, D_out, H_out, W_out)
     (Note [3-D convolution by depth taps])."""
-    x, weight, bias = _amp.cast(_amp.LOWER, x, weight, bias)
-    return _conv3d(x, weight, bias, stride, padding, dilation, groups, "zeros", "conv3d")
+    input, weight, bias = _amp.cast(_amp.LOWER, input, weight, bias)
+    return _conv3d(input, weight, bias, stride, padding, dilation, groups, "zeros", "conv3d")
 
 
 def _insert_zeros(y: Tensor, axis: int, s: int) -> Tensor:
@@ -92,18 +92,18 @@ def _insert_zeros(y: Tensor, axis: int, s: int) -> Tensor:
     return full[(slice(None),) * axis + (slice(0, (n - 1) * s + 1),)]
 
 
-def conv_transpose3d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
                      stride: IntOrTuple = 1, padding: IntOrTuple = 0,
                      output_padding: IntOrTuple = 0, groups: int = 1,
                      dilation: IntOrTuple = 1) -> Tensor:
     """(N, C_in, D, H, W) with weight (C_in, C_out/groups, kd, kh, kw) ->
     (N, C_out, D_out, H_out, W_out), D_out = (D-1) stride - 2 padding + dilation (kd-1) +
     output_padding + 1 (Note [3-D convolution by depth taps])."""
-    x, weight, bias = _amp.cast(_amp.LOWER, x, weight, bias)
+    input, weight, bias = _amp.cast(_amp.LOWER, input, weight, bias)
     t = _ts()
     op = "conv_transpose3d"
-    x, unbatched = _batched(x, weight, 3, op)
-    n, cin = x.shape[0], x.shape[1]
+    input, unbatched = _batched(input, weight, 3, op)
+    n, cin = input.shape[0], input.shape[1]
     if groups < 1 or weight.shape[0] != cin or cin % groups:
         raise ValueError(f"{op}: input with {cin} channels does not match weight "
                          f"{tuple(weight.shape)} (expected weight.shape[0] == {cin}) with "
@@ -117,13 +117,13 @@ def conv_transpose3d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
         raise ValueError(f"{op}: output_padding {opd} must be smaller than either stride {st} "
                          f"or dilation {dl}")
     kernel = tuple(weight.shape[2:])
-    d_in = x.shape[2]
+    d_in = input.shape[2]
     d_out = (d_in - 1) * st[0] - 2 * pd[0] + dl[0] * (kernel[0] - 1) + opd[0] + 1
     if d_out <= 0:
-        raise ValueError(f"{op}: input {tuple(x.shape[2:])} with kernel {kernel}, stride {st}, "
+        raise ValueError(f"{op}: input {tuple(input.shape[2:])} with kernel {kernel}, stride {st}, "
                          f"padding {pd} and dilation {dl} gives a non-positive output depth")
     full = (d_in - 1) * st[0] + dl[0] * (kernel[0] - 1) + 1 + opd[0]  # before cropping padding
-    folded = _fold_depth(x)
+    folded = _fold_depth(input)
     y = None
     for kd in range(kernel[0]):
         part = conv_transpose2d(folded, weight[:, :, kd], None, st[1:], pd[1:], opd[1:], groups,

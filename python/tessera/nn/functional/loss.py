@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Callable, Optional
 
 from ..._C import Tensor
@@ -30,12 +31,42 @@ def _reduce(loss: Tensor, reduction: str, op: str) -> Tensor:
 
 def _legacy_reduction(size_average: Optional[bool], reduce: Optional[bool],
                       reduction: str) -> str:
-    """PyTorch's deprecated size_average/reduce pair, mapped onto `reduction` when given."""
+    """PyTorch's deprecated size_average/reduce pair: when either is given it replaces
+    `reduction` (torch's _Reduction.legacy_get_string, with its deprecation warning):
+    reduce=False gives 'none', else size_average=False 'sum', else 'mean'."""
     if size_average is None and reduce is None:
         return reduction
-    if reduce is not None and not reduce:
-        return "none"
-    return "sum" if size_average is not None and not size_average else "mean"
+    if isinstance(size_average, str) or isinstance(reduce, str):
+        # A mode string in a legacy slot: a call written for the old (reduction-first)
+        # order, which torch would silently read as 'mean'.
+        raise TypeError(f"size_average and reduce take bools (deprecated), got "
+                        f"{size_average!r} and {reduce!r}; pass the mode as "
+                        "reduction=... (torch's argument order)")
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn("size_average and reduce args will be deprecated, please use "
+                  f"reduction='{ret}' instead.", stacklevel=3)
+    return ret
+
+
+def _weighted_reduce(loss: Tensor, input: Tensor, weight: Tensor, reduction: str, op: str,
+                     mean_by_weight: bool = True) -> Tensor:
+    """torch's optional per-element `weight` of mse_loss / l1_loss / huber_loss: weight has
+    input's shape; 'mean' divides by the summed weights (mse, l1) or the element count
+    (huber)."""
+    t = _ts()
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return t.sum(loss)
+    if reduction == "mean":
+        return t.sum(loss) / t.sum(weight) if mean_by_weight else t.mean(loss)
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
 
 
 def _broadcast(*xs: Tensor) -> tuple:
@@ -58,9 +89,12 @@ def _class_last(x: Tensor) -> Tensor:
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
-             ignore_index: int = -100, reduction: str = "mean") -> Tensor:
+             size_average: Optional[bool] = None, ignore_index: int = -100,
+             reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities; 'mean'
     divides by the summed weights of the non-ignored targets."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
     input, target, weight = _amp.cast(_amp.FP32, input, target, weight)
     t = _ts()
     if input.ndim < 1:
@@ -94,11 +128,14 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
-                  ignore_index: int = -100, reduction: str = "mean",
+                  size_average: Optional[bool] = None, ignore_index: int = -100,
+                  reduce: Optional[bool] = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
     """log_softmax over axis 1 (axis 0 for unbatched) + NLL with class indices, or the
     cross entropy with class probabilities when target is floating; PyTorch's formulas
     for weight, ignore_index and label_smoothing."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
     input, target, weight = _amp.cast(_amp.FP32, input, target, weight)
     t = _ts()
     if not 0.0 <= label_smoothing <= 1.0:
@@ -124,7 +161,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
         if reduction == "mean":
             return t.sum(loss) / (loss.size if loss.ndim else 1)
         return _reduce(loss, reduction, "cross_entropy")
-    nll = nll_loss(logp, target, weight, ignore_index, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing == 0:
         return nll
     # The smoothing term: -sum_c w_c log p_c per sample (no one-hot), zero where ignored;
@@ -177,20 +214,38 @@ def _cross_entropy_fused(input: Tensor, target: Tensor, weight: Optional[Tensor]
     return t.sum(loss) / t.sum(row_weight)
 
 
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+def mse_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
+             reduce: Optional[bool] = None, reduction: str = "mean",
+             weight: Optional[Tensor] = None) -> Tensor:
+    """(input - target)^2; with `weight` (input's shape) 'mean' is sum(w l) / sum(w)."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
     input, target = _amp.cast(_amp.FP32, input, target)
     d = input - target
+    if weight is not None:
+        return _weighted_reduce(d * d, input, weight, reduction, "mse_loss")
     return _reduce(d * d, reduction, "mse_loss")
 
 
-def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+def l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
+            reduce: Optional[bool] = None, reduction: str = "mean",
+            weight: Optional[Tensor] = None) -> Tensor:
+    """|input - target|; with `weight` (input's shape) 'mean' is sum(w l) / sum(w)."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
     input, target = _amp.cast(_amp.FP32, input, target)
-    return _reduce(_ts().abs(input - target), reduction, "l1_loss")
+    loss = _ts().abs(input - target)
+    if weight is not None:
+        return _weighted_reduce(loss, input, weight, reduction, "l1_loss")
+    return _reduce(loss, reduction, "l1_loss")
 
 
-def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean",
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
+                   reduce: Optional[bool] = None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (L1 when beta == 0)."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
     input, target = _amp.cast(_amp.FP32, input, target)
     t = _ts()
     if beta < 0:
@@ -202,14 +257,18 @@ def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean",
     return _reduce(loss, reduction, "smooth_l1_loss")
 
 
-def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0) -> Tensor:
-    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Optional[Tensor] = None) -> Tensor:
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta); with `weight` (input's
+    shape) the weighted losses are reduced ('mean' over the elements, as torch does)."""
     input, target = _amp.cast(_amp.FP32, input, target)
     t = _ts()
     if delta <= 0:
         raise ValueError(f"huber_loss: delta must be positive, got {delta}")
     d = t.abs(input - target)
     loss = t.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    if weight is not None:
+        return _weighted_reduce(loss, input, weight, reduction, "huber_loss", False)
     return _reduce(loss, reduction, "huber_loss")
 
 
@@ -233,8 +292,11 @@ class _BCE(Function):
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+                         size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                          reduction: str = "mean") -> Tensor:
     """-(y log p + (1-y) log(1-p)) with each log clamped at -100, as PyTorch does."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
     input, target, weight = _amp.cast_bce(input, target, weight)
     _check_same_shape(input, target, "binary_cross_entropy")
     loss = _BCE.apply(input, target)
@@ -244,9 +306,13 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor]
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
-                                     weight: Optional[Tensor] = None, reduction: str = "mean",
+                                     weight: Optional[Tensor] = None,
+                                     size_average: Optional[bool] = None,
+                                     reduce: Optional[bool] = None, reduction: str = "mean",
                                      pos_weight: Optional[Tensor] = None) -> Tensor:
     """(1-y) x + (1 + (pw-1) y) log(1 + exp(-x)), evaluated stably."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
     input, target, weight, pos_weight = _amp.cast(_amp.FP32, input, target, weight, pos_weight)
     t = _ts()
     _check_same_shape(input, target, "binary_cross_entropy_with_logits")
@@ -260,9 +326,13 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
     return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
 
 
-def kl_div(input: Tensor, target: Tensor, reduction: str = "mean", log_target: bool = False) -> Tensor:
+def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
+           reduce: Optional[bool] = None, reduction: str = "mean",
+           log_target: bool = False) -> Tensor:
     """target * (log target - input) pointwise (input holds log-probabilities);
     'batchmean' divides the sum by the batch size."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
     input, target = _amp.cast(_amp.FP32, input, target)
     t = _ts()
     if log_target:

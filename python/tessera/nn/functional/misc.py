@@ -18,22 +18,23 @@ def _ts() -> Any:
     return tessera
 
 
-def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """x @ weight.T + bias, weight of shape (out_features, in_features)."""
-    x, weight, bias = _amp.cast(_amp.LOWER, x, weight, bias)
-    if x.ndim >= 1 and weight.ndim == 2 and (bias is None or bias.ndim == 1) \
-            and fusable(x, weight, bias):
-        return _fused.Linear.apply(x, weight, bias)
-    y = _ts().matmul(x, weight.mT)
+    input, weight, bias = _amp.cast(_amp.LOWER, input, weight, bias)
+    if input.ndim >= 1 and weight.ndim == 2 and (bias is None or bias.ndim == 1) \
+            and fusable(input, weight, bias):
+        return _fused.Linear.apply(input, weight, bias)
+    y = _ts().matmul(input, weight.mT)
     return y + bias if bias is not None else y
 
 
 @_amp.op(_amp.PROMOTE_CUDA)
-def bilinear(x1: Tensor, x2: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
+             bias: Optional[Tensor] = None) -> Tensor:
     """y_k = x1 W_k x2 + b_k, weight (out, in1, in2)."""
     t = _ts()
-    rows = t.matmul(t.expand_dims(x1, axis=(-2, -3)), weight)[..., 0, :]  # (..., out, in2)
-    y = t.sum(rows * t.expand_dims(x2, axis=-2), axis=-1)
+    rows = t.matmul(t.expand_dims(input1, axis=(-2, -3)), weight)[..., 0, :]  # (..., out, in2)
+    y = t.sum(rows * t.expand_dims(input2, axis=-2), axis=-1)
     return y + bias if bias is not None else y
 
 
@@ -74,36 +75,38 @@ def _check_p(p: float, op: str) -> float:
     return p
 
 
-def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zeroes each element with probability p and scales the rest by 1/(1-p) (training only;
     p = 1 gives zeros). With `inplace` x itself is overwritten and returned (PyTorch)."""
     p = _check_p(p, "dropout")
     if not training or p == 0.0:
-        return x
+        return input
     if not inplace:
-        return _Dropout.apply(x, p)
-    if _C.is_grad_enabled() and x.requires_grad:
+        return _Dropout.apply(input, p)
+    if _C.is_grad_enabled() and input.requires_grad:
         # Written like x[...] = dropout(x), so autograd rebinds x's history (or refuses a leaf).
-        x[...] = _Dropout.apply(x, p)
-        return x
-    _C._dropout(x, p, _generator(), True)
-    return x
+        input[...] = _Dropout.apply(input, p)
+        return input
+    _C._dropout(input, p, _generator(), True)
+    return input
 
 
-def dropout2d(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
     """Zeroes whole channels of (N, C, H, W) or (C, H, W) input with probability p and scales
     the rest by 1/(1-p); the channel mask is drawn on x's device."""
     p = _check_p(p, "dropout2d")
     if not training or p == 0.0:
-        return x
+        return input
     t = _ts()
-    shape = tuple(x.shape[:-2]) + (1, 1)
+    shape = tuple(input.shape[:-2]) + (1, 1)
     # Dropout of ones: each channel's factor is 0 or 1/(1-p), drawn by the fused op.
-    keep, _ = _C._dropout(t.ones(shape, dtype=x.dtype, device=x.device), p, _generator(), False)
+    keep, _ = _C._dropout(t.ones(shape, dtype=input.dtype, device=input.device), p, _generator(),
+                          False)
     if inplace:
-        x *= keep
-        return x
-    return x * keep
+        input *= keep
+        return input
+    return input * keep
 
 
 class OneHotError(ValueError, RuntimeError):
@@ -111,19 +114,21 @@ class OneHotError(ValueError, RuntimeError):
     ValueError for the bad argument, RuntimeError as PyTorch raises."""
 
 
-def one_hot(x: Tensor, num_classes: int = -1) -> Tensor:
+def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding along a new last axis (classes compared against arange)."""
     t = _ts()
-    if not t.isdtype(x.dtype, "integral"):
-        raise TypeError(f"one_hot: expected an integer tensor of class indices, got {x.dtype}")
+    if not t.isdtype(input.dtype, "integral"):
+        raise TypeError(f"one_hot: expected an integer tensor of class indices, got "
+                        f"{input.dtype}")
     if num_classes < 0:
-        if not x.size:
+        if not input.size:
             raise OneHotError("one_hot: cannot infer the number of classes from an empty "
                               "tensor; pass num_classes")
-        num_classes = int(t.max(x).item()) + 1
-    if x.size and (int(t.min(x).item()) < 0 or int(t.max(x).item()) >= num_classes):
+        num_classes = int(t.max(input).item()) + 1
+    if input.size and (int(t.min(input).item()) < 0 or int(t.max(input).item()) >= num_classes):
         raise OneHotError(f"one_hot: class values must be in [0, {num_classes})")
-    return (t.expand_dims(x, axis=-1) == t.arange(num_classes, dtype=x.dtype)).astype(t.int64)
+    classes = t.arange(num_classes, dtype=input.dtype)
+    return (t.expand_dims(input, axis=-1) == classes).astype(t.int64)
 
 
 class _EmbeddingRows(Function):
@@ -146,35 +151,36 @@ class _EmbeddingRows(Function):
         return t.index_add(zero, 0, idx, g), None
 
 
-def embedding(x: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
+def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
               max_norm: Optional[float] = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
-    """Rows of `weight` picked by integer `x` (shape x.shape + (dim,)); the weight gradient is
-    a scatter-add into the picked rows, and the padding row gets none."""
+    """Rows of `weight` picked by integer `input` (shape input.shape + (dim,)); the weight
+    gradient is a scatter-add into the picked rows, and the padding row gets none."""
     t = _ts()
     if sparse:
         raise NotImplementedError("embedding: sparse gradients are not supported")
-    if not t.isdtype(x.dtype, "integral"):
-        raise TypeError(f"embedding: indices must be integers, got {x.dtype}")
+    if not t.isdtype(input.dtype, "integral"):
+        raise TypeError(f"embedding: indices must be integers, got {input.dtype}")
     num = weight.shape[0]
     # Host indices are checked here; on a device the take kernel checks them without a sync
     # and raises IndexError at the next synchronization (Note [Deferred device errors]).
-    if x.device.type == "cpu" and x.size and (int(t.min(x).item()) < -num
-                                              or int(t.max(x).item()) >= num):
+    if input.device.type == "cpu" and input.size and (int(t.min(input).item()) < -num
+                                                      or int(t.max(input).item()) >= num):
         raise IndexError(f"embedding: index out of range for {num} embeddings")
     if max_norm is not None:
         from ._renorm import embedding_renorm_
-        embedding_renorm_(weight, x, max_norm, norm_type)
-    rows = _EmbeddingRows.apply(weight, t.reshape(x, (-1,)))
+        embedding_renorm_(weight, input, max_norm, norm_type)
+    rows = _EmbeddingRows.apply(weight, t.reshape(input, (-1,)))
     if scale_grad_by_freq:
         from ._renorm import scale_grad_by_freq as _by_freq
-        rows = _by_freq(rows, t.reshape(x, (-1,)))
-    out = t.reshape(rows, tuple(x.shape) + (weight.shape[1],))
+        rows = _by_freq(rows, t.reshape(input, (-1,)))
+    out = t.reshape(rows, tuple(input.shape) + (weight.shape[1],))
     if padding_idx is not None:
         # The padding row's value still appears in the output (PyTorch returns it) but gets
         # no gradient.
         pidx = padding_idx % num
-        is_pad = t.expand_dims(((x == pidx) | (x == pidx - num)).astype(weight.dtype), axis=-1)
+        is_pad = t.expand_dims(((input == pidx) | (input == pidx - num)).astype(weight.dtype),
+                               axis=-1)
         out = out * (1.0 - is_pad) + is_pad * weight.detach()[pidx]
     return out
 
@@ -208,6 +214,11 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     at a zero vector: the norm's gradient is 0 there, Note [norm gradient at 0])."""
     x1, x2 = _amp.cast(_amp.FP32_CUDA, x1, x2)
     t = _ts()
+    if tuple(x1.shape) != tuple(x2.shape):
+        # Both to the common shape first (torch's expand_outplace): the norms along `dim`
+        # are then taken over the broadcast extent, not over a size-1 axis.
+        shape = t.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+        x1, x2 = t.broadcast_to(x1, shape), t.broadcast_to(x2, shape)
     n1 = _ClampMinNoGrad.apply(t.linalg.vector_norm(x1, ord=2, axis=dim), eps)
     n2 = _ClampMinNoGrad.apply(t.linalg.vector_norm(x2, ord=2, axis=dim), eps)
     return t.sum(x1 * x2, axis=dim) / (n1 * n2)

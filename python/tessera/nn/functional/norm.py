@@ -18,32 +18,32 @@ def _channel_shape(x: Tensor) -> Tuple[int, ...]:
     return (1, x.shape[1]) + (1,) * (x.ndim - 2)
 
 
-def batch_norm(x: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
+def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
                weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalizes over every axis but 1. In training, batch statistics are used and the
     running ones (if given) are updated in place: running = (1-m) running + m batch, with
     the unbiased batch variance, as PyTorch does."""
     t = _ts()
-    if x.ndim < 2:
+    if input.ndim < 2:
         raise ValueError(f"batch_norm: expected at least 2-D input (N, C, ...), got shape "
-                         f"{tuple(x.shape)}")
-    axes = (0,) + tuple(range(2, x.ndim))
-    shape = _channel_shape(x)
+                         f"{tuple(input.shape)}")
+    axes = (0,) + tuple(range(2, input.ndim))
+    shape = _channel_shape(input)
     if training:
-        count = math.prod(x.shape[a] for a in axes)
+        count = math.prod(input.shape[a] for a in axes)
         if count == 1:  # PyTorch's check: one value gives no variance (0 is let through)
             raise ValueError(f"batch_norm: expected more than 1 value per channel when "
-                             f"training, got input shape {tuple(x.shape)}")
+                             f"training, got input shape {tuple(input.shape)}")
         if count == 0:  # an empty batch: empty output, running statistics untouched
-            return _affine(x, weight, bias, shape)
-        mean = t.mean(x, axis=axes, keepdims=True)
-        var = t.var(x, axis=axes, keepdims=True)
+            return _affine(input, weight, bias, shape)
+        mean = t.mean(input, axis=axes, keepdims=True)
+        var = t.var(input, axis=axes, keepdims=True)
         if running_mean is not None and running_var is not None:
             with t.no_grad():
                 m = momentum
-                bm = t.reshape(mean.detach(), (x.shape[1],))
-                bv = t.reshape(var.detach(), (x.shape[1],)) * (count / (count - 1))
+                bm = t.reshape(mean.detach(), (input.shape[1],))
+                bv = t.reshape(var.detach(), (input.shape[1],)) * (count / (count - 1))
                 running_mean[...] = (1 - m) * running_mean + m * bm.astype(running_mean.dtype)
                 running_var[...] = (1 - m) * running_var + m * bv.astype(running_var.dtype)
     else:
@@ -51,7 +51,7 @@ def batch_norm(x: Tensor, running_mean: Optional[Tensor], running_var: Optional[
             raise ValueError("batch_norm: running_mean and running_var are required in eval mode")
         mean = t.reshape(running_mean, shape)
         var = t.reshape(running_var, shape)
-    return _affine((x - mean) / t.sqrt(var + eps), weight, bias, shape)
+    return _affine((input - mean) / t.sqrt(var + eps), weight, bias, shape)
 
 
 def _affine(y: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
@@ -73,23 +73,23 @@ def _norm_axes(x: Tensor, normalized_shape: Sequence[int], op: str) -> Tuple[int
     return tuple(range(x.ndim - len(ns), x.ndim))
 
 
-def layer_norm(x: Tensor, normalized_shape: Union[int, Sequence[int]],
+def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]],
                weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
                eps: float = 1e-5) -> Tensor:
-    x, weight, bias = _amp.cast(_amp.FP32_CUDA, x, weight, bias)
+    input, weight, bias = _amp.cast(_amp.FP32_CUDA, input, weight, bias)
     t = _ts()
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
-    axes = _norm_axes(x, normalized_shape, "layer_norm")
+    axes = _norm_axes(input, normalized_shape, "layer_norm")
     for name, p in (("weight", weight), ("bias", bias)):
         if p is not None and tuple(p.shape) != tuple(normalized_shape):
             raise ValueError(f"layer_norm: {name} of shape {tuple(p.shape)} does not match "
                              f"normalized_shape {tuple(normalized_shape)}")
-    if fusable(x, weight, bias) and x.size:
-        return LayerNorm.apply(x, weight, bias, math.prod(normalized_shape), eps)
-    mean = t.mean(x, axis=axes, keepdims=True)
-    var = t.var(x, axis=axes, keepdims=True)
-    y = (x - mean) / t.sqrt(var + eps)
+    if fusable(input, weight, bias) and input.size:
+        return LayerNorm.apply(input, weight, bias, math.prod(normalized_shape), eps)
+    mean = t.mean(input, axis=axes, keepdims=True)
+    var = t.var(input, axis=axes, keepdims=True)
+    y = (input - mean) / t.sqrt(var + eps)
     if weight is not None:
         y = y * weight
     if bias is not None:
@@ -97,16 +97,16 @@ def layer_norm(x: Tensor, normalized_shape: Union[int, Sequence[int]],
     return y
 
 
-def rms_norm(x: Tensor, normalized_shape: Union[int, Sequence[int]],
+def rms_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]],
              weight: Optional[Tensor] = None, eps: Optional[float] = None) -> Tensor:
     """x / sqrt(mean(x^2) + eps) * weight; eps defaults to the dtype's machine epsilon."""
     t = _ts()
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
-    axes = _norm_axes(x, normalized_shape, "rms_norm")
+    axes = _norm_axes(input, normalized_shape, "rms_norm")
     if eps is None:
-        eps = t.finfo(x.dtype).eps
-    y = x / t.sqrt(t.mean(x * x, axis=axes, keepdims=True) + eps)
+        eps = t.finfo(input.dtype).eps
+    y = input / t.sqrt(t.mean(input * input, axis=axes, keepdims=True) + eps)
     if weight is not None:
         y = y * weight
     return y
@@ -117,17 +117,17 @@ class GroupNormError(ValueError, RuntimeError):
     is what the argument error is; both catch it."""
 
 
-def group_norm(x: Tensor, num_groups: int, weight: Optional[Tensor] = None,
+def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
     """Normalizes each of `num_groups` channel groups of (N, C, ...) over its channels and
     positions, then scales/shifts per channel."""
-    if x.ndim >= 2 and x.shape[1] % num_groups == 0:
+    if input.ndim >= 2 and input.shape[1] % num_groups == 0:
         # PyTorch's _verify_batch_size: one value per group gives no variance.
-        size = [x.shape[0] * x.shape[1] // num_groups, num_groups] + list(x.shape[2:])
+        size = [input.shape[0] * input.shape[1] // num_groups, num_groups] + list(input.shape[2:])
         if math.prod(size[:1] + size[2:]) == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got "
                              f"input size {size}")
-    return _group_norm(x, num_groups, weight, bias, eps)
+    return _group_norm(input, num_groups, weight, bias, eps)
 
 
 def _group_norm(x: Tensor, num_groups: int, weight: Optional[Tensor], bias: Optional[Tensor],
@@ -154,9 +154,9 @@ def instance_norm(x: Tensor, weight: Optional[Tensor] = None, bias: Optional[Ten
     return _group_norm(x, x.shape[1], weight, bias, eps)
 
 
-def normalize(x: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
     """x / max(||x||_p, eps) along `dim` (torch's clamp_min: the norm's gradient passes where
     it is >= eps; the norm's own gradient is 0 at a zero vector, so that gives g / eps)."""
     t = _ts()
-    norm = t.linalg.vector_norm(x, ord=p, axis=dim, keepdims=True)
-    return x / t.where(norm < eps, eps, norm)
+    norm = t.linalg.vector_norm(input, ord=p, axis=dim, keepdims=True)
+    return input / t.where(norm < eps, eps, norm)

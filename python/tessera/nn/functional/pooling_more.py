@@ -60,39 +60,44 @@ def _max_pool_indices(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOr
     return y, flat
 
 
-def max_pool1d_with_indices(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+def max_pool1d_with_indices(input: Tensor, kernel_size: IntOrTuple,
+                            stride: Optional[IntOrTuple] = None,
                             padding: IntOrTuple = 0, dilation: IntOrTuple = 1,
                             ceil_mode: bool = False, return_indices: bool = True) -> Any:
-    return _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d", True)
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d",
+                     True)
 
 
-def max_pool2d_with_indices(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+def max_pool2d_with_indices(input: Tensor, kernel_size: IntOrTuple,
+                            stride: Optional[IntOrTuple] = None,
                             padding: IntOrTuple = 0, dilation: IntOrTuple = 1,
                             ceil_mode: bool = False, return_indices: bool = True) -> Any:
-    return _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d", True)
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d",
+                     True)
 
 
-def max_pool3d(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+def max_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
                padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> Any:
     """Max over kernel windows of (N, C, D, H, W) or (C, D, H, W) (-inf padding); indices are
     flat positions d * H * W + h * W + w in each plane."""
-    y, idx = _max_pool_indices(x, kernel_size, stride, padding, dilation, ceil_mode, 3,
+    y, idx = _max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3,
                                "max_pool3d")
     return (y, idx) if return_indices else y
 
 
-def max_pool3d_with_indices(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+def max_pool3d_with_indices(input: Tensor, kernel_size: IntOrTuple,
+                            stride: Optional[IntOrTuple] = None,
                             padding: IntOrTuple = 0, dilation: IntOrTuple = 1,
                             ceil_mode: bool = False, return_indices: bool = True) -> Any:
-    return max_pool3d(x, kernel_size, stride, padding, dilation, ceil_mode, True)
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def avg_pool3d(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+def avg_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
                padding: IntOrTuple = 0, ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: Optional[int] = None) -> Tensor:
     """Mean over kernel windows of (N, C, D, H, W) or (C, D, H, W)."""
-    return _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                      divisor_override, 3, "avg_pool3d")
 
 
@@ -129,9 +134,9 @@ def _adaptive_avg_pool_nd(x: Tensor, out: Sequence[int], nsp: int, op: str) -> T
     return y
 
 
-def adaptive_avg_pool3d(x: Tensor, output_size: Any) -> Tensor:
-    out = _adaptive_sizes(x, output_size, 3, "adaptive_avg_pool3d")
-    return _adaptive_avg_pool_nd(x, out, 3, "adaptive_avg_pool3d")
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    out = _adaptive_sizes(input, output_size, 3, "adaptive_avg_pool3d")
+    return _adaptive_avg_pool_nd(input, out, 3, "adaptive_avg_pool3d")
 
 
 def _adaptive_max_indices(x: Tensor, out: Tuple[int, ...], nsp: int) -> Tuple[Tensor, Tensor]:
@@ -177,40 +182,40 @@ def _adaptive_max_values(x: Tensor, out: Tuple[int, ...], nsp: int) -> Tensor:
     return t.squeeze(t.take_along_axis(win, a, axis=-1), axis=-1)
 
 
-def adaptive_max_pool1d(x: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    out = _adaptive_sizes(x, output_size, 1, "adaptive_max_pool1d")
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    out = _adaptive_sizes(input, output_size, 1, "adaptive_max_pool1d")
     if return_indices:
-        return _adaptive_max_indices(x, out, 1)
-    return _adaptive_max_values(x, out, 1)
+        return _adaptive_max_indices(input, out, 1)
+    return _adaptive_max_values(input, out, 1)
 
 
-def adaptive_max_pool2d(x: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    out = _adaptive_sizes(x, output_size, 2, "adaptive_max_pool2d")
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    out = _adaptive_sizes(input, output_size, 2, "adaptive_max_pool2d")
     if return_indices:
-        return _adaptive_max_indices(x, out, 2)
-    return _adaptive_max_values(x, out, 2)
+        return _adaptive_max_indices(input, out, 2)
+    return _adaptive_max_values(input, out, 2)
 
 
-def adaptive_max_pool3d(x: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    out = _adaptive_sizes(x, output_size, 3, "adaptive_max_pool3d")
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    out = _adaptive_sizes(input, output_size, 3, "adaptive_max_pool3d")
     if return_indices:
-        return _adaptive_max_indices(x, out, 3)
-    return _adaptive_max_values(x, out, 3)
+        return _adaptive_max_indices(input, out, 3)
+    return _adaptive_max_values(input, out, 3)
 
 
-def adaptive_max_pool1d_with_indices(x: Tensor, output_size: Any,
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = True) -> Any:
-    return adaptive_max_pool1d(x, output_size, True)
+    return adaptive_max_pool1d(input, output_size, True)
 
 
-def adaptive_max_pool2d_with_indices(x: Tensor, output_size: Any,
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = True) -> Any:
-    return adaptive_max_pool2d(x, output_size, True)
+    return adaptive_max_pool2d(input, output_size, True)
 
 
-def adaptive_max_pool3d_with_indices(x: Tensor, output_size: Any,
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = True) -> Any:
-    return adaptive_max_pool3d(x, output_size, True)
+    return adaptive_max_pool3d(input, output_size, True)
 
 
 # ------------------------------------------------------------------ unpooling
@@ -254,24 +259,24 @@ def _max_unpool(x: Tensor, indices: Tensor, kernel_size: IntOrTuple, stride: Opt
     return t.reshape(y, lead + out)
 
 
-def max_unpool1d(x: Tensor, indices: Tensor, kernel_size: IntOrTuple,
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: IntOrTuple,
                  stride: Optional[IntOrTuple] = None, padding: IntOrTuple = 0,
                  output_size: Optional[Sequence[int]] = None) -> Tensor:
     """The partial inverse of max_pool1d: values placed at their indices, zeros elsewhere."""
-    return _max_unpool(x, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
 
 
-def max_unpool2d(x: Tensor, indices: Tensor, kernel_size: IntOrTuple,
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: IntOrTuple,
                  stride: Optional[IntOrTuple] = None, padding: IntOrTuple = 0,
                  output_size: Optional[Sequence[int]] = None) -> Tensor:
     """The partial inverse of max_pool2d: values placed at their flat plane indices."""
-    return _max_unpool(x, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
 
 
-def max_unpool3d(x: Tensor, indices: Tensor, kernel_size: IntOrTuple,
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: IntOrTuple,
                  stride: Optional[IntOrTuple] = None, padding: IntOrTuple = 0,
                  output_size: Optional[Sequence[int]] = None) -> Tensor:
-    return _max_unpool(x, indices, kernel_size, stride, padding, output_size, 3, "max_unpool3d")
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3, "max_unpool3d")
 
 
 # ------------------------------------------------------------------ LP pooling
@@ -300,19 +305,19 @@ def _lp_pool(x: Tensor, norm_type: float, kernel_size: IntOrTuple, stride: Optio
     return out ** t.asarray(1.0 / norm_type, dtype=x.dtype, device=x.device)
 
 
-def lp_pool1d(x: Tensor, norm_type: float, kernel_size: IntOrTuple,
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: IntOrTuple,
               stride: Optional[IntOrTuple] = None, ceil_mode: bool = False) -> Tensor:
-    return _lp_pool(x, norm_type, kernel_size, stride, ceil_mode, 1, "lp_pool1d")
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1, "lp_pool1d")
 
 
-def lp_pool2d(x: Tensor, norm_type: float, kernel_size: IntOrTuple,
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: IntOrTuple,
               stride: Optional[IntOrTuple] = None, ceil_mode: bool = False) -> Tensor:
-    return _lp_pool(x, norm_type, kernel_size, stride, ceil_mode, 2, "lp_pool2d")
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2, "lp_pool2d")
 
 
-def lp_pool3d(x: Tensor, norm_type: float, kernel_size: IntOrTuple,
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: IntOrTuple,
               stride: Optional[IntOrTuple] = None, ceil_mode: bool = False) -> Tensor:
-    return _lp_pool(x, norm_type, kernel_size, stride, ceil_mode, 3, "lp_pool3d")
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3, "lp_pool3d")
 
 
 # ------------------------------------------------------------------ fold / unfold

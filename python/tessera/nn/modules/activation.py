@@ -1,6 +1,7 @@
 """Activation and dropout layers: thin wrappers over nn.functional."""
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional
 
 from ..._C import Tensor
@@ -28,10 +29,6 @@ class _Simple(Module):
 
 class ReLU(_Simple):
     _fn = staticmethod(F.relu)
-
-
-class ReLU6(_Simple):
-    _fn = staticmethod(F.relu6)
 
 
 class SiLU(_Simple):
@@ -118,8 +115,17 @@ class LeakyReLU(Module):
 
 
 class Hardtanh(Module):
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
+                 min_value: Optional[float] = None, max_value: Optional[float] = None) -> None:
         super().__init__()
+        if min_value is not None:
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`",
+                          FutureWarning, stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`",
+                          FutureWarning, stacklevel=2)
+            max_val = max_value
         if min_val > max_val:
             raise ValueError(f"Hardtanh: min_val ({min_val}) cannot be greater than max_val "
                              f"({max_val})")
@@ -131,6 +137,16 @@ class Hardtanh(Module):
     def extra_repr(self) -> str:
         return (f"min_val={self.min_val}, max_val={self.max_val}"
                 + (", inplace=True" if self.inplace else ""))
+
+
+class ReLU6(Hardtanh):
+    """min(max(0, x), 6): torch's Hardtanh(0, 6) subclass (min_val, max_val, inplace)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class Softplus(Module):

@@ -10,62 +10,71 @@ from .module import Module
 
 
 class _Loss(Module):
-    def __init__(self, reduction: str = "mean", size_average: Optional[bool] = None,
-                 reduce: Optional[bool] = None) -> None:
+    """torch's _Loss: (size_average, reduce, reduction), the deprecated pair replacing
+    `reduction` when either is given."""
+
+    def __init__(self, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+                 reduction: str = "mean") -> None:
         super().__init__()
-        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+        if size_average is not None or reduce is not None:
+            reduction = _legacy_reduction(size_average, reduce, reduction)
+        self.reduction = reduction
 
 
 class _WeightedLoss(_Loss):
-    def __init__(self, weight: Optional[Tensor] = None, reduction: str = "mean",
-                 size_average: Optional[bool] = None, reduce: Optional[bool] = None) -> None:
-        super().__init__(reduction, size_average, reduce)
+    def __init__(self, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
+                 reduce: Optional[bool] = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
 
 class CrossEntropyLoss(_WeightedLoss):
-    def __init__(self, weight: Optional[Tensor] = None, ignore_index: int = -100,
+    def __init__(self, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
+                 ignore_index: int = -100, reduce: Optional[bool] = None,
                  reduction: str = "mean", label_smoothing: float = 0.0) -> None:
-        super().__init__(weight, reduction)
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction,
-                               self.label_smoothing)
+        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
 class NLLLoss(_WeightedLoss):
-    def __init__(self, weight: Optional[Tensor] = None, ignore_index: int = -100,
+    def __init__(self, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
+                 ignore_index: int = -100, reduce: Optional[bool] = None,
                  reduction: str = "mean") -> None:
-        super().__init__(weight, reduction)
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
 
 
 class MSELoss(_Loss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.mse_loss(input, target, self.reduction)
+        return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class L1Loss(_Loss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.l1_loss(input, target, self.reduction)
+        return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
-    def __init__(self, reduction: str = "mean", beta: float = 1.0) -> None:
-        super().__init__(reduction)
+    def __init__(self, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+                 reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.smooth_l1_loss(input, target, self.reduction, self.beta)
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
 class HuberLoss(_Loss):
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.delta = delta
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
@@ -74,29 +83,31 @@ class HuberLoss(_Loss):
 
 class BCELoss(_WeightedLoss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.binary_cross_entropy(input, target, self.weight, self.reduction)
+        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
-    def __init__(self, weight: Optional[Tensor] = None, reduction: str = "mean",
+    def __init__(self, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
+                 reduce: Optional[bool] = None, reduction: str = "mean",
                  pos_weight: Optional[Tensor] = None) -> None:
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
-                                                  self.pos_weight)
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
 
 
 class KLDivLoss(_Loss):
-    def __init__(self, reduction: str = "mean", log_target: bool = False) -> None:
-        super().__init__(reduction)
+    def __init__(self, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+                 reduction: str = "mean", log_target: bool = False) -> None:
+        super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.kl_div(input, target, self.reduction, self.log_target)
-
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
 
@@ -106,7 +117,7 @@ class PoissonNLLLoss(_Loss):
     def __init__(self, log_input: bool = True, full: bool = False,
                  size_average: Optional[bool] = None, eps: float = 1e-8,
                  reduce: Optional[bool] = None, reduction: str = "mean") -> None:
-        super().__init__(reduction, size_average, reduce)
+        super().__init__(size_average, reduce, reduction)
         self.log_input, self.full, self.eps = log_input, full, eps
 
     def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
@@ -118,7 +129,7 @@ class GaussianNLLLoss(_Loss):
     """Gaussian negative log-likelihood with predicted variance (F.gaussian_nll_loss)."""
 
     def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.full, self.eps = full, eps
 
     def forward(self, input: Tensor, target: Tensor, var: Tensor) -> Tensor:
@@ -131,7 +142,7 @@ class SoftMarginLoss(_Loss):
 
     def __init__(self, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                  reduction: str = "mean") -> None:
-        super().__init__(reduction, size_average, reduce)
+        super().__init__(size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.soft_margin_loss(input, target, reduction=self.reduction)
@@ -142,7 +153,7 @@ class CosineEmbeddingLoss(_Loss):
 
     def __init__(self, margin: float = 0.0, size_average: Optional[bool] = None,
                  reduce: Optional[bool] = None, reduction: str = "mean") -> None:
-        super().__init__(reduction, size_average, reduce)
+        super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
@@ -155,7 +166,7 @@ class MarginRankingLoss(_Loss):
 
     def __init__(self, margin: float = 0.0, size_average: Optional[bool] = None,
                  reduce: Optional[bool] = None, reduction: str = "mean") -> None:
-        super().__init__(reduction, size_average, reduce)
+        super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
@@ -168,7 +179,7 @@ class HingeEmbeddingLoss(_Loss):
 
     def __init__(self, margin: float = 1.0, size_average: Optional[bool] = None,
                  reduce: Optional[bool] = None, reduction: str = "mean") -> None:
-        super().__init__(reduction, size_average, reduce)
+        super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
@@ -181,7 +192,7 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
 
     def __init__(self, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
                  reduce: Optional[bool] = None, reduction: str = "mean") -> None:
-        super().__init__(weight, reduction, size_average, reduce)
+        super().__init__(weight, size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.multilabel_soft_margin_loss(input, target, self.weight,
@@ -193,7 +204,7 @@ class MultiLabelMarginLoss(_Loss):
 
     def __init__(self, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                  reduction: str = "mean") -> None:
-        super().__init__(reduction, size_average, reduce)
+        super().__init__(size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
@@ -205,7 +216,7 @@ class MultiMarginLoss(_WeightedLoss):
     def __init__(self, p: int = 1, margin: float = 1.0, weight: Optional[Tensor] = None,
                  size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                  reduction: str = "mean") -> None:
-        super().__init__(weight, reduction, size_average, reduce)
+        super().__init__(weight, size_average, reduce, reduction)
         if p not in (1, 2):
             raise ValueError(f"MultiMarginLoss: only p == 1 and p == 2 supported, got {p}")
         if weight is not None and weight.ndim != 1:
@@ -223,7 +234,7 @@ class TripletMarginLoss(_Loss):
     def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
                  swap: bool = False, size_average: Optional[bool] = None,
                  reduce: Optional[bool] = None, reduction: str = "mean") -> None:
-        super().__init__(reduction, size_average, reduce)
+        super().__init__(size_average, reduce, reduction)
         if margin <= 0:
             raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got "
                              f"{margin} instead")
@@ -239,7 +250,7 @@ class TripletMarginWithDistanceLoss(_Loss):
 
     def __init__(self, *, distance_function: Optional[Callable[[Tensor, Tensor], Tensor]] = None,
                  margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> None:
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
                              f"than 0, got {margin} instead")
@@ -258,7 +269,7 @@ class CTCLoss(_Loss):
 
     def __init__(self, blank: int = 0, reduction: str = "mean",
                  zero_infinity: bool = False) -> None:
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.blank, self.zero_infinity = blank, zero_infinity
 
     def forward(self, log_probs: Tensor, targets: Tensor, input_lengths: Tensor,
