@@ -29,10 +29,15 @@ from . import cuda, backends  # noqa: E402
 
 _tensor._install()
 from ._torch_compat import *  # noqa: E402,F401,F403  (torch-style methods and functions)
+from . import _torch_compat_keywords as _torch_keywords  # noqa: E402
+
+globals().update(_torch_keywords.build(globals()))  # torch's keyword names (ts.stack(tensors=))
+_torch_keywords.install()
 
 from . import autograd, testing, utils  # noqa: E402
 from . import nn, optim, datasets  # noqa: E402
 from . import amp  # noqa: E402
+from . import cpu  # noqa: E402  (torch.cpu, with ts.cpu.amp)
 from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E402
                   set_autocast_enabled, set_autocast_dtype)
 from .serialization import save, load  # noqa: E402

@@ -171,8 +171,13 @@ def _squeeze_method(self: Tensor, dim: Any = None, *, axis: Any = None) -> Tenso
     return _C._squeeze(self, keep)
 
 
-def _expand(self: Tensor, *sizes: Any) -> Tensor:
-    """A broadcast view with `sizes`; -1 keeps a dim; new dims may be added in front."""
+def _expand(self: Tensor, *sizes: Any, size: Any = None, implicit: bool = False) -> Tensor:
+    """A broadcast view with `sizes` (or torch's size=); -1 keeps a dim; new dims may be
+    added in front."""
+    if size is not None:
+        if sizes:
+            raise TypeError("expand() got multiple values for argument 'size'")
+        sizes = (size,)
     sizes = tuple(_dims_arg(sizes))
     lead = len(sizes) - self.ndim
     if lead < 0:
@@ -188,8 +193,12 @@ def _expand(self: Tensor, *sizes: Any) -> Tensor:
     return _C._broadcast_to(self, tuple(shape))
 
 
-def _flip_method(self: Tensor, *dims: Any) -> Tensor:
-    dims = _dims_arg(dims)
+def _flip_method(self: Tensor, *order: Any, dims: Any = None) -> Tensor:
+    if dims is not None:
+        if order:
+            raise TypeError("flip() got multiple values for argument 'dims'")
+        order = (dims,)
+    dims = _dims_arg(order)
     return _C._flip(self, dims if dims != () else None)
 
 

@@ -99,15 +99,19 @@ def std(x: Tensor, /, *, axis: Axis = None, correction: Union[int, float] = 0.0,
 
 
 def max(x: Tensor, /, *, axis: Axis = None, keepdims: builtins.bool = False,
-        dim: Any = _UNSET, keepdim: Any = _UNSET) -> Tensor:
+        dim: Any = _UNSET, keepdim: Any = _UNSET, other: Any = _UNSET) -> Tensor:
     """Maximum over `axis` (values only, unlike torch.max(x, dim)). NaN propagates. Reducing
     a zero-size axis into a non-empty result raises ValueError (no identity)."""
+    if other is not _UNSET:  # torch's max(input, other=): the elementwise maximum
+        return _C.maximum(x, other)
     return _C._max(x, _axis("max", axis, dim), _keep("max", keepdims, keepdim))
 
 
 def min(x: Tensor, /, *, axis: Axis = None, keepdims: builtins.bool = False,
-        dim: Any = _UNSET, keepdim: Any = _UNSET) -> Tensor:
+        dim: Any = _UNSET, keepdim: Any = _UNSET, other: Any = _UNSET) -> Tensor:
     """Minimum over `axis` (values only). NaN propagates; empty reductions raise ValueError."""
+    if other is not _UNSET:  # torch's min(input, other=): the elementwise minimum
+        return _C.minimum(x, other)
     return _C._min(x, _axis("min", axis, dim), _keep("min", keepdims, keepdim))
 
 

@@ -87,9 +87,8 @@ def _round(std: Callable[..., Any]) -> Callable[..., Any]:
         decimals = kwargs.pop("decimals", 0)
         if decimals == 0 or len(args) != 1 or kwargs:
             return std(*args, **kwargs)
-        x, = args
-        scale = 10.0 ** decimals
-        return _C.divide(std(_C.multiply(x, scale)), scale)
+        from ._torch_compat_keywords import round_decimals
+        return round_decimals(args[0], decimals)  # torch's arithmetic (negative decimals too)
     return fn
 
 

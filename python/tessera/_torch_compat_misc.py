@@ -330,8 +330,13 @@ def _diff_method(self: Tensor, n: int = 1, dim: int = -1, prepend: Any = None,
     return _ts().diff(self, axis=dim, n=n, prepend=prepend, append=append)
 
 
-def _tile_method(self: Tensor, *dims: Any) -> Tensor:
+def _tile_method(self: Tensor, *reps: Any, dims: Any = None) -> Tensor:
     """NumPy's tile (torch.Tensor.tile): fewer reps than dims are padded with leading 1s."""
+    if dims is not None:  # torch's keyword form x.tile(dims=...)
+        if reps:
+            raise TypeError("tile() got multiple values for argument 'dims'")
+        reps = (dims,)
+    dims = reps
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
     from ._arg_errors import int_arg

@@ -86,7 +86,11 @@ def _extreme_method(name: str, reduce: Any, elementwise: Any, arg: Any, result: 
     """torch.Tensor.max / min: the extreme (no dim), (values, indices) along `dim`, or the
     elementwise extreme with another tensor."""
     def method(self: Tensor, dim: Any = None, keepdim: builtins.bool = False, *,
-               axis: Any = None, keepdims: Any = _UNSET) -> Any:
+               axis: Any = None, keepdims: Any = _UNSET, other: Any = _UNSET) -> Any:
+        if other is not _UNSET:  # torch's x.max(other=y): the elementwise extreme
+            if dim is not None:
+                raise TypeError(f"{name}() got both dim and other")
+            return elementwise(self, other)
         if isinstance(dim, Tensor):
             return elementwise(self, dim)
         keep = keepdim if keepdims is _UNSET else builtins.bool(keepdims)

@@ -161,9 +161,13 @@ def unbind(input: Tensor, dim: int = 0) -> Tuple[Tensor, ...]:
     return tuple(input[(slice(None),) * d + (i,)] for i in range(input.shape[d]))
 
 
-def _repeat_method(self: Tensor, *sizes: Any) -> Tensor:
+def _repeat_method(self: Tensor, *sizes: Any, repeats: Any = None) -> Tensor:
     """torch.Tensor.repeat: tiles self sizes[i] times along dim i (NumPy's tile); there must be
     at least self.ndim sizes (extra ones add leading dims)."""
+    if repeats is not None:  # torch's keyword form x.repeat(repeats=...)
+        if sizes:
+            raise TypeError("repeat() got multiple values for argument 'repeats'")
+        sizes = (repeats,)
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
     if len(sizes) < self.ndim:

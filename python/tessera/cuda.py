@@ -268,3 +268,15 @@ def manual_seed(seed: int) -> None:
 
 def manual_seed_all(seed: int) -> None:
     manual_seed(seed)
+
+
+def _install_amp() -> Any:
+    """ts.cuda.amp (torch.cuda.amp's deprecated autocast / GradScaler), importable as
+    ``tessera.cuda.amp`` too."""
+    import sys
+    from ._amp_legacy import cuda_amp
+    sys.modules[__name__ + ".amp"] = cuda_amp
+    return cuda_amp
+
+
+amp = _install_amp()

@@ -22,7 +22,7 @@ __all__ = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "ndtri", "log_ndtr", "expit
            "xlogy", "xlog1py", "sinc", "round", "softmax", "log_softmax", "logsumexp",
            "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
            "chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
-           "laguerre_polynomial_l", "legendre_polynomial_p", "gammainc", "gammaincc"]
+           "laguerre_polynomial_l", "legendre_polynomial_p", "gammainc", "gammaincc", "zeta"]
 
 
 def _ts() -> Any:
@@ -323,6 +323,12 @@ def _recurrence(x: Any, n: Any, p0: Callable[[Tensor], Tensor], p1: Callable[[Te
     ts = _ts()
     x = _float(x)
     n_t = n if isinstance(n, Tensor) else ts.asarray(n)
+    if ts.isdtype(n_t.dtype, "real floating"):
+        # torch casts n to an integer: non-integral n truncates toward zero (2.7 -> 2,
+        # -0.5 -> 0); NaN counts as negative (a zero result)
+        if isinstance(n, Tensor) and ts.isdtype(x.dtype, "real floating"):
+            x = x.astype(ts.result_type(x, n_t))
+        n_t = ts.where(ts.isnan(n_t), -1.0, ts.trunc(n_t))
     nmax = int(ts.max(n_t).item()) if n_t.size else 0
     x, n_b = ts.broadcast_arrays(x, n_t.astype(x.dtype) if n_t.dtype != x.dtype else n_t)
     prev, cur = p0(x), p1(x)
@@ -380,3 +386,63 @@ def legendre_polynomial_p(input: Any, n: Any) -> Tensor:
     """P_n(x): P_0 = 1, P_1 = x, (k+1) P_{k+1} = (2k+1) x P_k - k P_{k-1}."""
     return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: x,
                        lambda x, c, p, k: ((2 * k + 1) * x * c - k * p) / (k + 1))
+
+
+# ----------------------------------------------------------------------------- zeta
+# B_2j-based divisors of the Euler-Maclaurin corrections: (2j)! / B_2j (Cephes' zeta.c).
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+           7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+           -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
+
+
+def zeta(input: Any, other: Any) -> Tensor:
+    """The Hurwitz zeta function zeta(x, q) = sum_{k>=0} (k + q)^-x (torch.special.zeta;
+    x = input, q = other). Computed in float64 as Cephes (and torch) do: the first terms
+    summed directly until k + q > 9, then the Euler-Maclaurin tail. x == 1 gives inf, x < 1
+    NaN; q a non-positive integer gives inf, q < 0 with non-integral x NaN."""
+    ts = _ts()
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        input = ts.asarray(input, dtype=ts.get_default_dtype())
+    x_t, q_t = (v if isinstance(v, Tensor) else None for v in (input, other))
+    if x_t is not None and q_t is not None:
+        out_dtype = ts.result_type(x_t, q_t)
+    else:
+        out_dtype = (x_t if x_t is not None else q_t).dtype
+    if not ts.isdtype(out_dtype, "real floating"):
+        out_dtype = ts.get_default_dtype()
+    x = ts.asarray(input, dtype=ts.float64) if not isinstance(input, Tensor) else input.astype(ts.float64)
+    q = ts.asarray(other, dtype=ts.float64) if not isinstance(other, Tensor) else other.astype(ts.float64)
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        x = x.to(other.device) if x.device != other.device else x
+    x, q = ts.broadcast_arrays(x, q)
+    if x.size == 0:
+        return x.astype(out_dtype)
+    finite_q = ts.where(ts.isfinite(q), q, 9.0)
+    n = builtins_max(9, int(math.ceil(9.0 - float(ts.min(finite_q).item()))) + 1)
+    s = ts.zeros_like(x)
+    for k in range(n + 1):
+        s = s + ts.pow(q + k, -x)
+    w = q + n
+    b = ts.pow(w, -x)
+    s = s + b * w / (x - 1.0) - 0.5 * b
+    a = ts.ones_like(x)
+    kk = 0.0
+    for div in _ZETA_A:
+        a = a * (x + kk)
+        b = b / w
+        s = s + a * b / div
+        kk += 1.0
+        a = a * (x + kk)
+        b = b / w
+        kk += 1.0
+    inf, nan = ts.full_like(s, math.inf), ts.full_like(s, math.nan)
+    q_int = q == ts.floor(q)
+    s = ts.where((q <= 0) & (x != ts.floor(x)), nan, s)
+    s = ts.where((q <= 0) & q_int, inf, s)
+    s = ts.where(x < 1.0, nan, s)
+    s = ts.where(x == 1.0, inf, s)
+    s = ts.where(ts.isnan(x) | ts.isnan(q), nan, s)
+    return s.astype(out_dtype)
+
+
+builtins_max = max

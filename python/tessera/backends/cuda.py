@@ -16,6 +16,24 @@ class _MatmulSettings:
     def allow_tf32(self, value: bool) -> None:
         _C._cuda.set_allow_tf32(bool(value))
 
+    # torch's switches for reduced-precision reductions inside float16 / bfloat16 matmuls
+    # (default True, as torch); accepted and kept, tessera's kernels accumulate in float32.
+    allow_fp16_reduced_precision_reduction = True
+    allow_bf16_reduced_precision_reduction = True
+    allow_fp16_accumulation = False
+
+    @property
+    def fp32_precision(self) -> str:
+        """torch's newer spelling of allow_tf32: 'tf32', or 'ieee' / 'none' (the default)."""
+        return "tf32" if self.allow_tf32 else getattr(self, "_fp32_precision", "none")
+
+    @fp32_precision.setter
+    def fp32_precision(self, value: str) -> None:
+        if value not in ("tf32", "ieee", "none"):
+            raise ValueError(f"fp32_precision must be 'tf32', 'ieee' or 'none', got {value!r}")
+        self.allow_tf32 = value == "tf32"
+        self._fp32_precision = "none" if value == "tf32" else value
+
 
 matmul = _MatmulSettings()
 
