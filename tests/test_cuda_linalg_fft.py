@@ -347,10 +347,13 @@ def test_fft_autograd_matches_cpu():
 def test_fft_errors_as_on_cpu():
     c, g = both(rand((4,), "float32", 21))
     for f in (lambda x: ts.fft.fft(x, n=0), lambda x: ts.fft.fft(x, norm="bad"),
-              lambda x: ts.fft.rfft(x.astype(ts.complex64)),
-              lambda x: ts.fft.fft(x.astype(ts.int32))):
+              lambda x: ts.fft.rfft(x.astype(ts.complex64))):
         rc, rg = raised(f, c), raised(f, g)
         assert rc is not None and rc == rg, (rc, rg)
+    # Integer input is promoted to the default float (torch) on both devices.
+    ci, gi = ts.fft.fft(c.astype(ts.int32)), ts.fft.fft(g.astype(ts.int32))
+    assert ci.dtype == gi.dtype == ts.complex64
+    np.testing.assert_allclose(host(gi), host(ci), rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

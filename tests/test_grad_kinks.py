@@ -311,6 +311,10 @@ def test_amax_amin_share_ties_evenly(op, dtype):
 
 def test_aminmax_and_max_dim_indices():
     v = [[1.0, 3.0, 3.0], [2.0, 2.0, 1.0]]
+    try:  # torch before 2.13 has no aminmax derivative
+        torch.aminmax(torch.tensor(v, requires_grad=True), dim=1)[0].sum().backward()
+    except RuntimeError:
+        pytest.skip("this torch has no aminmax gradient to compare with")
     compare(lambda x: ts.aminmax(x, dim=1)[1], lambda x: torch.aminmax(x, dim=1)[1], v)
     compare(lambda x: ts.aminmax(x, dim=1)[0], lambda x: torch.aminmax(x, dim=1)[0], v)
     # max(dim) / min(dim) keep sending the gradient to the returned index, as torch
