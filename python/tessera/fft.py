@@ -332,9 +332,19 @@ def ifftshift(x: Tensor, /, *, axes: Union[int, Sequence[int], None] = None,
 _MISSING: Any = object()
 
 
-def _torch_form(std: Any, second: str, third: str) -> Any:
+def _dispatch(std: Any, torch_call: Any) -> Any:
+    """The standard function for the standard's call (x plus keywords), else torch_call."""
     import functools
 
+    @functools.wraps(std)
+    def fn(*args: Any, **kwargs: Any) -> Tensor:
+        if len(args) == 1 and "input" not in kwargs:
+            return std(*args, **kwargs)
+        return torch_call(*args, **kwargs)
+    return fn
+
+
+def _torch_form(std: Any, second: str, third: str) -> Any:
     def torch_call(input: Any = _MISSING, a: Any = _MISSING, dim: Any = _MISSING,
                    norm: Any = _MISSING, **kw: Any) -> Tensor:
         if input is _MISSING:
@@ -356,17 +366,10 @@ def _torch_form(std: Any, second: str, third: str) -> Any:
             raise TypeError(f"{std.__name__}: out= is not supported")
         return std(input, **kw)
 
-    @functools.wraps(std)
-    def fn(*args: Any, **kwargs: Any) -> Tensor:
-        if len(args) == 1 and "input" not in kwargs:
-            return std(*args, **kwargs)
-        return torch_call(*args, **kwargs)
-    return fn
+    return _dispatch(std, torch_call)
 
 
 def _torch_shift(std: Any) -> Any:
-    import functools
-
     def torch_call(input: Any = _MISSING, dim: Any = _MISSING, **kw: Any) -> Tensor:
         if input is _MISSING:
             raise TypeError(f"{std.__name__}() missing required argument 'input' (pos 1)")
@@ -376,12 +379,7 @@ def _torch_shift(std: Any) -> Any:
             kw["dim"] = dim
         return std(input, **kw)
 
-    @functools.wraps(std)
-    def fn(*args: Any, **kwargs: Any) -> Tensor:
-        if len(args) == 1 and "input" not in kwargs:
-            return std(*args, **kwargs)
-        return torch_call(*args, **kwargs)
-    return fn
+    return _dispatch(std, torch_call)
 
 
 for _name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
