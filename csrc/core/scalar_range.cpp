@@ -60,9 +60,10 @@ double float_max(DType d) {
     default:
       shown = v.is_u64 ? std::to_string(v.u) : std::to_string(v.i);
   }
-  throw ValueError(str(op, ": value ", shown, " cannot be converted to type ", dtype_name(d),
-                       " without overflow; hint: cast the tensor (x.astype(...)) to a wider "
-                       "dtype first"));
+  throw ValueError(
+      str(op, ": value ", shown, " cannot be converted to type ", dtype_name(d),
+          " without overflow; hint: use a dtype that holds it (e.g. cast the tensor with "
+          "x.astype(...), or pass dtype= to full)"));
 }
 
 }  // namespace

@@ -39,7 +39,9 @@ void init_core(py::module_& m) {
     if (!to_scalar(value, s))
       throw py::type_error("full: fill_value must be a Python bool, int, float or complex, got " +
                            py::repr(value).cast<std::string>());
-    Tensor t = Tensor::empty(to_shape(shape, "full"), to_dtype(dtype), creation_device(device));
+    const DType dt = to_dtype(dtype);
+    check_scalar_fits(s, dt, "full");  // PyTorch's overflow rule (Note [Checked scalar writes])
+    Tensor t = Tensor::empty(to_shape(shape, "full"), dt, creation_device(device));
     fill_(t, s);
     return t;
   });

@@ -274,7 +274,6 @@ def full(shape: ShapeLike, fill_value: Any, *, dtype: Any = None, device: Any = 
         dtype = _scalar_default_dtype(fill_value)
         if dtype is None:
             raise TypeError(f"full: fill_value must be a Python number, got {type(fill_value).__name__}")
-    _check_fill(fill_value, _as_dtype(dtype))
     return _rg(_C._full(_shape(shape), fill_value, _as_dtype(dtype), device), requires_grad)
 
 
@@ -350,38 +349,6 @@ def _like_layout(x: Tensor, flat: Any) -> Tensor:
     return flat((math.prod(x.shape),)).as_strided(tuple(x.shape), st)
 
 
-_FILL_LIMITS: dict = {}
-
-
-def _check_fill(value: Any, dt: Any) -> None:
-    """PyTorch's RuntimeError for a fill value that overflows dt (integer and 16/32-bit
-    float dtypes); unsigned dtypes take negative ints down to -max (two's complement)."""
-    if not _FILL_LIMITS:
-        from . import _dtypes as d
-        for t in (d.int8, d.int16, d.int32, d.int64, d.uint8, d.uint16, d.uint32, d.uint64):
-            info = np.iinfo(np.dtype(_C._numpy_dtype(t)))
-            _FILL_LIMITS[t] = (builtins.int(info.min), builtins.int(info.max), True)
-        _FILL_LIMITS[d.float16] = (-65504.0, 65504.0, False)
-        _FILL_LIMITS[d.bfloat16] = (-3.3895313892515355e38, 3.3895313892515355e38, False)
-        _FILL_LIMITS[d.float32] = (-3.4028234663852886e38, 3.4028234663852886e38, False)
-    lim = _FILL_LIMITS.get(dt)
-    if lim is None or isinstance(value, (builtins.bool, np.bool_)) or isinstance(value, Tensor):
-        return
-    lo, hi, integral = lim
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, builtins.complex) or not isinstance(value, (builtins.int, builtins.float)):
-        return
-    if integral:
-        if lo == 0 and isinstance(value, builtins.int) and value < 0:
-            lo = -hi
-        bad = (isinstance(value, builtins.float) and not math.isfinite(value)) or value < lo or value > hi
-    else:
-        bad = math.isfinite(value) and (value < lo or value > hi)
-    if bad:
-        raise RuntimeError(f"value cannot be converted to type {dt} without overflow")
-
-
 def empty_like(x: Tensor, /, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """An uninitialized tensor like x (laid out like x when x is, e.g., a transpose:
     PyTorch's preserve_format)."""
@@ -405,7 +372,6 @@ def full_like(x: Tensor, /, fill_value: Any, *, dtype: Any = None, device: Any =
     """fill_value with x's shape (and layout, as empty_like), dtype and device unless given;
     a value that overflows the dtype raises RuntimeError like PyTorch."""
     d, dev = _like(x, dtype, device)
-    _check_fill(fill_value, d)
     return _rg(_like_layout(x, lambda shape: _C._full(shape, fill_value, d, dev)), requires_grad)
 
 

@@ -31,14 +31,27 @@ def _dim_index(op: str, dim: Any, ndim: int) -> int:
     return dim % n
 
 
+_TORCH_SIZE: Any = None
+
+
+def _torch_size_class() -> Any:
+    global _TORCH_SIZE
+    if _TORCH_SIZE is None:
+        from ._torch_compat_legacy import Size
+        _TORCH_SIZE = Size
+    return _TORCH_SIZE
+
+
 class _Size(int):
     """The element count (an int) that can also be called like torch's ``Tensor.size``."""
 
     def __call__(self, dim: Optional[int] = None) -> Any:
         """size() -> the shape tuple; size(dim) -> the extent of `dim` (negative counts back)."""
-        if dim is None:
-            from ._torch_compat_legacy import Size  # torch.Size: a tuple with numel()
-            return Size(self._shape)
+        if dim is None:  # torch.Size (a tuple with numel()), made once per size object
+            sz = self.__dict__.get("_torch_size")
+            if sz is None:
+                sz = self._torch_size = _torch_size_class()(self._shape)
+            return sz
         if len(self._shape) == 0:
             raise IndexError(f"size: dimension specified as {dim} but tensor has no dimensions")
         return self._shape[_dim_index("size", dim, len(self._shape))]

@@ -122,6 +122,10 @@ def _with_memory_format(std: Callable[..., Any], op: str) -> Callable[..., Any]:
 
 
 def _memory_format_method(std: Callable[..., Any], op: str) -> Callable[..., Any]:
+    # Calls the core method directly (it replaces the parity layer's memory_format wrapper),
+    # so x.clone() costs one Python frame.
+    std = getattr(std, "_core", std)
+
     def method(self: Tensor, *args: Any, memory_format: Any = None, **kwargs: Any) -> Any:
         out = std(self, *args, **kwargs)
         return out if memory_format is None else _apply_memory_format(op, out, memory_format)

@@ -284,6 +284,7 @@ def _accept_memory_format(fn: Callable[..., Any], name: str) -> Callable[..., An
         return fn(self, *args, **kwargs)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = fn.__doc__
+    method._core = fn  # type: ignore[attr-defined]  (a later, fuller wrapper calls fn directly)
     if not isinstance(fn, types.FunctionType):  # a C++ method names itself in its errors
         method.__wrapped_by_arg_errors__ = True  # type: ignore[attr-defined]
     return method
