@@ -132,3 +132,24 @@ def record_applies(monkeypatch, fn_class, record=lambda args: args) -> list:
 
     monkeypatch.setattr(fn_class, "apply", staticmethod(counted))
     return calls
+
+
+def same_as_torch(f: Callable[[Any], Any], *, exact_error: bool = False) -> None:
+    """f(torch) and f(ts) give the same value, or both raise: tessera's error is an instance of
+    torch's class (the same class name with ``exact_error``)."""
+    import torch
+    out = []
+    for m in (torch, ts):
+        try:
+            out.append(("ok", f(m)))
+        except Exception as e:  # noqa: BLE001 - the class is what we compare
+            out.append(("err", e))
+    if out[0][0] == "err" and out[1][0] == "err":
+        want, got = out[0][1], out[1][1]
+        if exact_error:
+            assert type(got).__name__ == type(want).__name__, (want, got)
+        else:
+            assert isinstance(got, type(want)), (want, got)
+    else:
+        assert out[1] == out[0]
+

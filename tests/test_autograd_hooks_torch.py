@@ -3,24 +3,14 @@ backward(inputs=) on non-leaves, leaf hooks under autograd.grad, .grad under cre
 implicit complex backward, and custom Functions' non-tensor inputs/outputs and bad gradients."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 import pytest
 
 import tessera as ts
+from harness import same_as_torch
 
 torch = pytest.importorskip("torch")
-
-
-def both(f: Callable[[Any], Any]) -> None:
-    """f(torch) and f(ts) give the same values, or raise the same exception type."""
-    out = []
-    for m in (torch, ts):
-        try:
-            out.append(("ok", f(m)))
-        except Exception as e:  # noqa: BLE001 - the type is what we compare
-            out.append(("err", type(e).__name__))
-    assert out[1] == out[0]
 
 
 def test_backward_inputs_fills_a_non_leaf_grad():
@@ -29,7 +19,7 @@ def test_backward_inputs_fills_a_non_leaf_grad():
         y = x * 2
         (y * y).sum().backward(inputs=[y])
         return y.grad.tolist(), x.grad, y.retains_grad
-    both(f)
+    same_as_torch(f, exact_error=True)
 
 
 @pytest.mark.parametrize("order", ["retain_first", "hook_first", "between"])
@@ -49,7 +39,7 @@ def test_retain_grad_sees_every_tensor_hook(order):
             y.register_hook(lambda g: g * 3)
         (y * y).sum().backward()
         return y.grad.tolist(), x.grad.tolist()
-    both(f)
+    same_as_torch(f, exact_error=True)
 
 
 @pytest.mark.parametrize("ops", [("mul",), ("add", "mul"), ("view_mul",)])
@@ -67,7 +57,7 @@ def test_retain_grad_follows_in_place_ops(ops):
                 y[0:1].mul_(5)
         (y * y).sum().backward()
         return y.grad.tolist(), x.grad.tolist()
-    both(f)
+    same_as_torch(f, exact_error=True)
 
 
 def test_leaf_hooks_run_under_autograd_grad():
@@ -76,7 +66,7 @@ def test_leaf_hooks_run_under_autograd_grad():
         x.register_hook(lambda g: g * 10)
         (gx,) = m.autograd.grad((x * x).sum(), x)
         return gx.tolist(), x.grad
-    both(f)
+    same_as_torch(f, exact_error=True)
 
 
 def test_create_graph_grad_does_not_alias_other_tensors():
@@ -94,14 +84,14 @@ def test_create_graph_grad_does_not_alias_other_tensors():
         (u * 1).backward(g2, create_graph=True)
         g2.mul_(7)
         return x.grad.tolist(), z.grad.tolist(), u.grad.tolist(), g.tolist()
-    both(f)
+    same_as_torch(f, exact_error=True)
 
 
 def test_implicit_backward_of_a_complex_scalar_raises():
     def f(m):
         x = m.tensor([1 + 1j], requires_grad=True)
         (x * x).sum().backward()
-    both(f)
+    same_as_torch(f, exact_error=True)
 
 
 def _fn_with_int_output(m):
@@ -123,7 +113,7 @@ def test_function_non_tensor_output_gets_none_gradient():
         y, k = _fn_with_int_output(m).apply(x, 3.0)
         y.sum().backward()
         return x.grad.tolist(), k
-    both(f)
+    same_as_torch(f, exact_error=True)
 
 
 def _fn_returning(m, grads: Callable):
@@ -152,4 +142,4 @@ def test_function_backward_results_are_checked_like_torch(grads):
         x = m.tensor([1.0, 2.0], requires_grad=True)
         _fn_returning(m, grads).apply(x, 3.0).sum().backward()
         return x.grad.tolist()
-    both(f)
+    same_as_torch(f, exact_error=True)

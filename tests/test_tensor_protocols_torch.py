@@ -4,37 +4,23 @@ from __future__ import annotations
 
 import copy
 import pickle
-from typing import Any, Callable
 
 import pytest
 
 import tessera as ts
+from harness import same_as_torch
 
 torch = pytest.importorskip("torch")
 
 
-def both(f: Callable[[Any], Any]) -> None:
-    """Same value, or both raise and tessera's error is an instance of torch's error class."""
-    out = []
-    for m in (torch, ts):
-        try:
-            out.append(("ok", f(m)))
-        except Exception as e:  # noqa: BLE001 - the class is what we compare
-            out.append(("err", e))
-    if out[0][0] == "err" and out[1][0] == "err":
-        assert isinstance(out[1][1], type(out[0][1])), (out[0][1], out[1][1])
-    else:
-        assert out[1] == out[0]
-
-
 @pytest.mark.parametrize("spec", [".2f", ">10.3e", "", "g", "+.1%"])
 def test_format_of_a_0d_tensor(spec):
-    both(lambda m: format(m.tensor(3.14159), spec))
-    both(lambda m: format(m.tensor(7), spec.replace("%", "")) if "f" not in spec else 0)
+    same_as_torch(lambda m: format(m.tensor(3.14159), spec))
+    same_as_torch(lambda m: format(m.tensor(7), spec.replace("%", "")) if "f" not in spec else 0)
 
 
 def test_format_of_a_vector_needs_an_empty_spec():
-    both(lambda m: format(m.tensor([1.0, 2.0]), ".2f"))
+    same_as_torch(lambda m: format(m.tensor([1.0, 2.0]), ".2f"))
     assert format(ts.asarray([1.0, 2.0]), "") == str(ts.asarray([1.0, 2.0]))
 
 
@@ -44,19 +30,19 @@ def test_contains(element):
         x = m.tensor([[1, 2], [3, 4]])
         e = m.tensor([1, 5]) if element == "t" else element
         return e in x
-    both(f)
+    same_as_torch(f)
 
 
 @pytest.mark.parametrize("dim", [None, 0, 1, -1, -2, 2, -3])
 def test_stride_of_one_dim(dim):
-    both(lambda m: m.arange(6).reshape((2, 3)).stride(dim) if dim is not None
+    same_as_torch(lambda m: m.arange(6).reshape((2, 3)).stride(dim) if dim is not None
          else m.arange(6).reshape((2, 3)).stride())
-    both(lambda m: m.arange(12).reshape((3, 4)).t().stride(dim) if dim is not None
+    same_as_torch(lambda m: m.arange(12).reshape((3, 4)).t().stride(dim) if dim is not None
          else m.arange(12).reshape((3, 4)).t().stride())
 
 
 def test_size_is_a_size():
-    both(lambda m: (m.zeros(2, 3).size().numel(), m.zeros(2, 3).size() == (2, 3),
+    same_as_torch(lambda m: (m.zeros(2, 3).size().numel(), m.zeros(2, 3).size() == (2, 3),
                     m.zeros(2, 3).size(-1), tuple(m.zeros(2, 3).size())))
 
 
@@ -69,7 +55,7 @@ def test_real_and_imag_are_writable_views():
         x.real = m.tensor([7.0, 8.0])
         x.imag = 0.5
         return x.tolist(), strides, m.tensor([1.0, 2.0]).real.tolist()
-    both(f)
+    same_as_torch(f)
 
 
 def test_real_and_imag_gradients():
@@ -77,11 +63,11 @@ def test_real_and_imag_gradients():
         x = m.tensor([1 + 2j, 3j], requires_grad=True)
         (x.real * 2 + x.imag * 3).sum().backward()
         return x.grad.tolist()
-    both(f)
+    same_as_torch(f)
 
 
 def test_H_of_0d_complex_conjugates():
-    both(lambda m: m.tensor(1 + 2j).H.item())
+    same_as_torch(lambda m: m.tensor(1 + 2j).H.item())
 
 
 def test_dtype_to_complex_and_real():
@@ -120,7 +106,7 @@ def test_python_number_writes_are_checked_like_torch(dtype, value, how):
             t[0] = value
         v = t[0].item()
         return "nan" if v != v else v
-    both(f)
+    same_as_torch(f)
 
 
 def test_overflowing_write_names_the_value_and_dtype():
