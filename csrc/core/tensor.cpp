@@ -10,7 +10,7 @@ Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
   impl->dtype = dtype;
   impl->contiguous = true;
   int64_t nbytes;
-  if (__builtin_mul_overflow(impl->numel, ts::itemsize(dtype), &nbytes))
+  if (!mul_ok(impl->numel, ts::itemsize(dtype), &nbytes))
     throw ValueError(str("empty: shape ", shape_str(shape), " is too large"));
   impl->storage = std::make_shared<Storage>(nbytes, device);
   return Tensor(std::move(impl));
@@ -25,6 +25,10 @@ Tensor Tensor::view_of(const StoragePtr& storage, const Shape& shape, const Stri
   impl->offset = offset;
   impl->dtype = dtype;
   impl->refresh();
+  // Every view stays inside its storage (Note [Checked size arithmetic]): kernels may then
+  // compute any offset of it without overflow.
+  if (impl->numel > 0)
+    check_in_storage(shape, strides, offset, ts::itemsize(dtype), storage->nbytes, "view");
   return Tensor(std::move(impl));
 }
 

@@ -1,4 +1,5 @@
 // CPU kernels for arange, linspace and the tril/triu band mask.
+#include <algorithm>
 #include <cstring>
 
 #include "cpu/convert.h"
@@ -14,10 +15,13 @@ void cpu_arange(const Tensor& out, const Scalar& start, const Scalar& step) {
     using T = typename decltype(tag)::type;
     T* o = out.data<T>();
     if constexpr (std::is_integral_v<T>) {
-      // Integer ranges are computed exactly in int64 (wrapping like a cast into T).
-      const int64_t a = start.to<int64_t>(), s = step.to<int64_t>();
+      // Integer ranges are computed exactly modulo 2^64 (wrapping like a cast into T; in
+      // unsigned arithmetic, where wrapping is defined).
+      const uint64_t a = static_cast<uint64_t>(start.to<int64_t>()),
+                     s = static_cast<uint64_t>(step.to<int64_t>());
       parallel_for(0, n, 1 << 16, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) o[i] = static_cast<T>(a + i * s);
+        for (int64_t i = b; i < e; ++i)
+          o[i] = static_cast<T>(static_cast<int64_t>(a + static_cast<uint64_t>(i) * s));
       });
     } else {
       const double a = start.to<double>(), s = step.to<double>();
@@ -54,6 +58,9 @@ void cpu_linspace(const Tensor& out, std::complex<double> start, std::complex<do
 // Zero bits are zero in every dtype, so the mask needs no per-dtype code.
 void cpu_tri_zero(const Tensor& out, int64_t k, bool upper) {
   const int64_t rows = out.dim(out.ndim() - 2), cols = out.dim(out.ndim() - 1);
+  if (rows == 0 || cols == 0) return;
+  // The user's diagonal offset, clamped so that i + k cannot overflow (same result).
+  k = std::clamp<int64_t>(k, -rows - 1, cols + 1);
   const int64_t batch = out.numel() / (rows * cols), isz = out.itemsize();
   char* base = out.data_ptr();
   parallel_for(0, batch * rows, 256, [&](int64_t b, int64_t e) {

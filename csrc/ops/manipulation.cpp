@@ -81,7 +81,7 @@ Tensor concat(const std::vector<Tensor>& in, int64_t axis, bool axis_is_none) {
     TS_CHECK(ok, ValueError, "concat: tensor ", i, " has shape ", shape_str(t.shape()),
              " but tensor 0 has shape ", shape_str(first.shape()),
              "; all dimensions except the concatenation axis ", ax, " must match");
-    total += t.dim(ax);
+    total = checked_add(total, t.dim(ax), "concat");
   }
   shape[ax] = total;
   Tensor out = empty_in_layout_of(xs, shape, common_dtype(xs));
@@ -200,7 +200,8 @@ Tensor repeat(const Tensor& x, int64_t repeats, int64_t axis, bool flat) {
   TS_CHECK(repeats >= 0, ValueError, "repeat: repeats must be non-negative, got ", repeats);
   auto [src, ax] = repeat_args(x, axis, flat);
   const std::vector<int64_t> counts(src.dim(ax), repeats);
-  Tensor out = repeat_counts(src, ax, counts.data(), src.dim(ax) * repeats);
+  Tensor out =
+      repeat_counts(src, ax, counts.data(), checked_mul(src.dim(ax), repeats, "repeat"));
   if (autograd::needs_grad({&src})) autograd::record_repeat(src, out, ax, repeats);
   return out;
 }
@@ -224,7 +225,7 @@ Tensor repeat(const Tensor& x, const Tensor& repeats, int64_t axis, bool flat) {
   int64_t total = 0;
   for (int64_t i = 0; i < n; ++i) {
     TS_CHECK(r[i] >= 0, ValueError, "repeat: repeats must be non-negative, got ", r[i]);
-    total += r[i];
+    total = checked_add(total, r[i], "repeat");
   }
   Tensor out = repeat_counts(src, ax, r, total);
   if (autograd::needs_grad({&src})) {
@@ -252,7 +253,7 @@ Tensor tile(const Tensor& x, const Shape& reps_in) {
     inter.push_back(xs[d]);
     wide.push_back(reps[d]);
     wide.push_back(xs[d]);
-    shape.push_back(reps[d] * xs[d]);
+    shape.push_back(checked_mul(reps[d], xs[d], "tile"));
   }
   return reshape(broadcast_to(reshape(x, inter), wide), shape, 1);
 }

@@ -301,8 +301,9 @@ Tensor im2col(const Tensor& x, const Window2d& win) {
   TS_CHECK(ho > 0 && wo > 0, ValueError, "im2col: kernel (", win.kh, ", ", win.kw,
            ") with dilation (", win.dh, ", ", win.dw, ") does not fit the padded input of shape ",
            shape_str(x.shape()));
+  const int64_t rows = checked_mul(checked_mul(x.dim(1), win.kh, "im2col"), win.kw, "im2col");
   Tensor cols =
-      Tensor::empty(Shape{x.dim(0), x.dim(1) * win.kh * win.kw, ho * wo}, x.dtype(), x.device());
+      Tensor::empty(Shape{x.dim(0), rows, checked_mul(ho, wo, "im2col")}, x.dtype(), x.device());
   if (cols.numel() > 0) im2col_stub.get(x.device())(contiguous(x), cols, win);
   return cols;
 }
@@ -311,10 +312,12 @@ Tensor col2im(const Tensor& cols, int64_t channels, int64_t h, int64_t w, const 
   check_float(cols, "col2im");
   check_window(win, "col2im");
   const int64_t ho = win.out_h(h), wo = win.out_w(w);
-  TS_CHECK(cols.ndim() == 3 && cols.dim(1) == channels * win.kh * win.kw && cols.dim(2) == ho * wo,
+  const int64_t rows = checked_mul(checked_mul(channels, win.kh, "col2im"), win.kw, "col2im");
+  const int64_t len = checked_mul(ho, wo, "col2im");
+  TS_CHECK(cols.ndim() == 3 && cols.dim(1) == rows && cols.dim(2) == len,
            ValueError, "col2im: columns of shape ", shape_str(cols.shape()), " do not match ",
            channels, " channels of a (", h, ", ", w, ") image with a (", win.kh, ", ", win.kw,
-           ") kernel (expected (N, ", channels * win.kh * win.kw, ", ", ho * wo, "))");
+           ") kernel (expected (N, ", rows, ", ", len, "))");
   Tensor x = Tensor::empty(Shape{cols.dim(0), channels, h, w}, cols.dtype(), cols.device());
   if (x.numel() > 0) col2im_stub.get(cols.device())(contiguous(cols), x, win);
   return x;
@@ -385,9 +388,11 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, const Window
   TS_CHECK(out_h >= 0 && out_w >= 0, ValueError, "max_pool2d: negative output size (", out_h, ", ",
            out_w, ")");
   // Every window must start inside the input or its left padding, so it sees an element.
-  TS_CHECK(out_h == 0 || (out_h - 1) * win.sh - win.ph < x.dim(2), ValueError,
+  TS_CHECK(out_h == 0 || checked_mul(out_h - 1, win.sh, "max_pool2d") - win.ph < x.dim(2),
+           ValueError,
            "max_pool2d: output height ", out_h, " has windows past the input");
-  TS_CHECK(out_w == 0 || (out_w - 1) * win.sw - win.pw < x.dim(3), ValueError,
+  TS_CHECK(out_w == 0 || checked_mul(out_w - 1, win.sw, "max_pool2d") - win.pw < x.dim(3),
+           ValueError,
            "max_pool2d: output width ", out_w, " has windows past the input");
   const Shape shape{x.dim(0), x.dim(1), out_h, out_w};
   Tensor y = Tensor::empty(shape, x.dtype(), x.device());

@@ -19,8 +19,17 @@ namespace ts {
 // Geometry of a 2-D sliding window (1-D windows are 2-D ones with a height-1 kernel).
 struct Window2d {
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
-  int64_t out_h(int64_t h) const { return (h + 2 * ph - dh * (kh - 1) - 1) / sh + 1; }
-  int64_t out_w(int64_t w) const { return (w + 2 * pw - dw * (kw - 1) - 1) / sw + 1; }
+  int64_t out_h(int64_t h) const { return out_size(h, kh, sh, ph, dh); }
+  int64_t out_w(int64_t w) const { return out_size(w, kw, sw, pw, dw); }
+  // (in + 2 p - d (k - 1) - 1) / s + 1, checked (Note [Checked size arithmetic]): kernel,
+  // padding and dilation come from the user.
+  static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+    const char* op = "sliding window";
+    TS_CHECK(s > 0, ValueError, op, ": stride must be positive, got ", s);
+    const int64_t span = checked_mul(d, checked_add(k, -1, op), op);
+    const int64_t padded = checked_add(in, checked_mul(2, p, op), op);
+    return (padded - 1 - span) / s + 1;
+  }
 };
 
 // Kernels see contiguous tensors; rows x n for the row-wise ones.

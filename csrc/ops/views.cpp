@@ -29,7 +29,7 @@ Shape infer_shape(const Shape& shape, int64_t numel, const char* op, const Shape
     } else {
       TS_CHECK(out[i] >= 0, ValueError, op, ": negative dimension ", out[i], " in shape ",
                shape_str(shape));
-      known *= out[i];
+      known = checked_mul(known, out[i], op);
     }
   }
   if (infer >= 0) {
@@ -61,7 +61,7 @@ bool view_strides(const Shape& old_shape, const Strides& old_strides, const Shap
     tensor_numel *= old_shape[d];
     if (d == 0 || (old_shape[d - 1] != 1 && old_strides[d - 1] != tensor_numel * chunk_base)) {
       while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
-        out[view_d] = view_numel * chunk_base;
+        out[view_d] = checked_mul(view_numel, chunk_base, "view");
         view_numel *= shape[view_d];
         --view_d;
       }
@@ -170,7 +170,8 @@ Tensor expand_dims(const Tensor& x, int64_t axis) {
   if (axis < 0) axis += nd;
   Shape s = x.shape();
   Strides st = x.strides();
-  const int64_t stride = axis < x.ndim() ? x.strides()[axis] * x.dim(axis) : 1;
+  const int64_t stride =
+      axis < x.ndim() ? checked_mul(x.strides()[axis], x.dim(axis), "expand_dims") : 1;
   s.insert(axis, 1);
   st.insert(axis, stride);
   Tensor v = x.as_strided(s, st, x.offset());
@@ -276,13 +277,19 @@ Tensor moveaxis(const Tensor& x, const Shape& source, const Shape& destination) 
 Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop, int64_t step) {
   TS_CHECK(step != 0, ValueError, "slice: step cannot be zero");
   int64_t len = 0;
-  if (step > 0 && stop > start) len = (stop - start + step - 1) / step;
-  if (step < 0 && start > stop) len = (start - stop - step - 1) / (-step);
+  // (Written so that no step, however large, overflows: start and stop are in range.)
+  if (step > 0 && stop > start) len = (stop - start - 1) / step + 1;
+  if (step < 0 && start > stop) len = step == INT64_MIN ? 1 : (start - stop - 1) / -step + 1;
   Shape s = x.shape();
   Strides st = x.strides();
   const int64_t off = x.offset() + (len > 0 ? start * st[axis] : 0);
   s[axis] = len;
-  st[axis] *= step;
+  // A stride of a dim of size <= 1 is never used: one that would overflow stays as it was.
+  int64_t stepped;
+  if (mul_ok(st[axis], step, &stepped))
+    st[axis] = stepped;
+  else if (len > 1)
+    throw ValueError(str("slice: stride ", st[axis], " times step ", step, " overflows int64"));
   Tensor v = x.as_strided(s, st, off);
   if (autograd::needs_grad({&x}))
     autograd::record_slice(x, v, axis, start, stop, step);
@@ -332,7 +339,7 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t axis1, int64_t axis2) {
       st.push_back(x.strides()[d]);
     }
   s.push_back(len);
-  st.push_back(x.strides()[a1] + x.strides()[a2]);
+  st.push_back(checked_add(x.strides()[a1], x.strides()[a2], "diagonal"));
   Tensor v = x.as_strided(s, st, off);
   if (autograd::needs_grad({&x}))
     autograd::record_diagonal(x, v, offset, a1, a2);
@@ -370,10 +377,10 @@ Tensor view_dtype(const Tensor& x, DType dtype) {
              "; hint: call .contiguous() first");
     if (from > to) {
       const int64_t r = from / to;
-      for (int64_t d = 0; d < last; ++d) st[d] *= r;
-      s[last] *= r;
+      for (int64_t d = 0; d < last; ++d) st[d] = checked_mul(st[d], r, "view");
+      s[last] = checked_mul(s[last], r, "view");
       st[last] = 1;
-      off *= r;
+      off = checked_mul(off, r, "view");
     } else {
       const int64_t r = to / from;
       TS_CHECK(s[last] % r == 0, RuntimeError, "view: the last dim (size ", s[last],
@@ -400,11 +407,11 @@ Tensor view_as_real(const Tensor& x) {
            "view_as_real is only supported for complex tensors, got ", dtype_name(x.dtype()));
   Shape s = x.shape();
   Strides st = x.strides();
-  for (int64_t& v : st) v *= 2;
+  for (int64_t& v : st) v = checked_mul(v, 2, "view_as_real");
   s.push_back(2);
   st.push_back(1);
   const DType real_dtype = x.dtype() == DType::Complex64 ? DType::Float32 : DType::Float64;
-  return reinterpreted_view(x, s, st, x.offset() * 2, real_dtype);
+  return reinterpreted_view(x, s, st, checked_mul(x.offset(), 2, "view_as_real"), real_dtype);
 }
 
 Tensor view_as_complex(const Tensor& x) {
