@@ -28,7 +28,7 @@ Storage::Storage(int64_t n, Device d) : nbytes(n), device(d) {
 }
 
 Storage::Storage(void* p, int64_t n, Device d, std::function<void()> release)
-    : data(p), nbytes(n), device(d), release_(std::move(release)) {}
+    : data(p), nbytes(n), device(d), resizable(false), release_(std::move(release)) {}
 
 Storage::~Storage() {
   if (owned_) {

@@ -13,6 +13,7 @@ struct Storage {
   // Owned allocation from the device allocator.
   Storage(int64_t nbytes, Device device);
   // Borrowed memory (NumPy, DLPack, ...): `release` runs exactly once when the last view dies.
+  // Not resizable.
   Storage(void* data, int64_t nbytes, Device device, std::function<void()> release);
   ~Storage();
   Storage(const Storage&) = delete;
@@ -23,6 +24,10 @@ struct Storage {
   Device device;
   bool readonly = false;
   bool pinned = false;  // page-locked host memory (fast, asynchronous device copies)
+  // False once the memory is borrowed or exported (NumPy, buffer protocol, DLPack): resize_
+  // then raises as PyTorch does instead of giving the tensor other memory (Note [Exported
+  // storage] in interop/py_buffer.h).
+  bool resizable = true;
   // Bumped by every in-place write through any view (autograd checks saved tensors against it).
   std::atomic<uint64_t> version{0};
 

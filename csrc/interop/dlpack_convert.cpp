@@ -89,7 +89,9 @@ namespace {
 template <class M>
 struct ExportCtx {
   M managed{};
-  Tensor tensor;
+  // The storage, not the tensor: t.set_() / t.data = ... may give the tensor other memory while
+  // the consumer still reads this one (Note [Exported storage] in interop/py_buffer.h).
+  StoragePtr storage;
   Shape shape;
   Strides strides;
 
@@ -97,7 +99,8 @@ struct ExportCtx {
 
   static M* make(const Tensor& t) {
     auto* ctx = new ExportCtx;
-    ctx->tensor = t;
+    ctx->storage = t.storage();
+    ctx->storage->resizable = false;
     ctx->shape = t.shape();
     ctx->strides = t.strides();
     DLTensor& dl = ctx->managed.dl_tensor;
@@ -115,16 +118,6 @@ struct ExportCtx {
   }
 };
 
-// Element offsets (min, max) reachable from the first element; both 0 for an empty tensor.
-std::pair<int64_t, int64_t> extent(const Shape& shape, const Strides& strides) {
-  int64_t lo = 0, hi = 0;
-  for (int64_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 0) return {0, 0};
-    const int64_t span = (shape[d] - 1) * strides[d];
-    (span < 0 ? lo : hi) += span;
-  }
-  return {lo, hi};
-}
 
 }  // namespace
 
@@ -152,10 +145,18 @@ Tensor import_tensor(const DLTensor& dl, bool readonly, bool allow_copy,
   Strides strides =
       dl.strides ? Strides(dl.strides, dl.strides + dl.ndim) : contiguous_strides(shape);
   const int64_t isz = itemsize(dtype);
-  const auto [lo, hi] = extent(shape, strides);
+  // Element offsets (lo, hi) reachable from the first element (0, 0 when empty), and the
+  // bytes they span, all checked: a producer's shape and strides are untrusted input.
+  int64_t lo = 0, hi = 0, nbytes = 0, lo_bytes = 0;
+  if (numel_of(shape) > 0) {
+    TS_CHECK(strided_extent(shape, strides, 0, &lo, &hi) && mul_ok(lo, isz, &lo_bytes) &&
+                 !__builtin_sub_overflow(hi, lo, &nbytes) && add_ok(nbytes, 1, &nbytes) &&
+                 mul_ok(nbytes, isz, &nbytes),
+             ValueError, op, ": shape ", shape_str(shape), " and strides ", shape_str(strides),
+             " span more than 2^63 bytes");
+  }
   char* first = static_cast<char*>(dl.data) + dl.byte_offset;
-  char* base = first + lo * isz;  // negative strides reach below the first element
-  const int64_t nbytes = numel_of(shape) == 0 ? 0 : (hi - lo + 1) * isz;
+  char* base = first + lo_bytes;  // negative strides reach below the first element
   const bool aligned = reinterpret_cast<uintptr_t>(first) % isz == 0;
   TS_CHECK(aligned || allow_copy, ValueError, op,
            ": copy=False but the data is not aligned to its ", isz,
@@ -163,13 +164,31 @@ Tensor import_tensor(const DLTensor& dl, bool readonly, bool allow_copy,
   TS_CHECK(aligned || device.is_cpu(), ValueError, op, ": the data on ", device.str(),
            " is not aligned to its element size");
 
+  // Note [Bool bytes] (python/convert.cpp): bytes other than 0 and 1 import as a normalized
+  // copy (host memory only; device data is trusted).
+  bool odd_bools = false;
+  if (dtype == DType::Bool && device.is_cpu() && nbytes > 0) {
+    const auto* p = reinterpret_cast<const uint8_t*>(base);
+    uint8_t any = 0;
+    for (int64_t i = 0; i < nbytes; ++i) any |= p[i];
+    odd_bools = any > 1;
+    TS_CHECK(!odd_bools || allow_copy, ValueError, op,
+             ": copy=False but the bool data holds bytes other than 0 and 1; tessera imports "
+             "such data only as a normalized copy (x != 0)");
+  }
+
   on_commit();  // from here on this function owns the producer's tensor
   auto storage = std::make_shared<Storage>(base, nbytes, device, std::move(release));
   storage->readonly = readonly;
-  if (aligned) return Tensor::view_of(storage, shape, strides, -lo, dtype);
-  // Misaligned host memory: copy the bytes (same geometry) so kernels see aligned elements.
+  if (aligned && !odd_bools) return Tensor::view_of(storage, shape, strides, -lo, dtype);
+  // Misaligned host memory (or odd bools): copy the bytes (same geometry) so kernels see aligned elements.
   auto owned = std::make_shared<Storage>(nbytes, device);
   if (nbytes) std::memcpy(owned->data, base, static_cast<size_t>(nbytes));
+  if (odd_bools)
+    for (int64_t i = 0; i < nbytes; ++i) {
+      auto* b = static_cast<uint8_t*>(owned->data) + i;
+      *b = *b != 0;
+    }
   return Tensor::view_of(owned, shape, strides, -lo, dtype);
 }
 

@@ -10,12 +10,14 @@ namespace ts::python {
 
 namespace {
 
-// Shape and strides (in bytes) the Py_buffer points into; lives in view->internal until the
-// consumer releases the buffer.
+// Shape and strides (in bytes) the Py_buffer points into, and the storage that holds its
+// memory (Note [Exported storage]); lives in view->internal until the consumer releases it.
 struct BufferGeometry {
-  explicit BufferGeometry(int64_t n)
-      : shape(new Py_ssize_t[n ? n : 1]), strides(new Py_ssize_t[n ? n : 1]) {}
+  BufferGeometry(int64_t n, StoragePtr s)
+      : shape(new Py_ssize_t[n ? n : 1]), strides(new Py_ssize_t[n ? n : 1]),
+        storage(std::move(s)) {}
   std::unique_ptr<Py_ssize_t[]> shape, strides;
+  StoragePtr storage;
 };
 
 int fail(Py_buffer* view, PyObject* type, const std::string& msg) {
@@ -79,7 +81,7 @@ extern "C" int tensor_getbuffer(PyObject* obj, Py_buffer* view, int flags) {
     return fail(view, PyExc_BufferError,
                 "buffer: bfloat16 has no buffer-protocol format; hint: use np.asarray(x) "
                 "(ml_dtypes), DLPack (torch.from_dlpack(x)), or x.astype(tessera.float32)");
-  auto* geom = new BufferGeometry(t.ndim());
+  auto* geom = new BufferGeometry(t.ndim(), t.storage());
   for (int64_t d = 0; d < t.ndim(); ++d) {
     geom->shape[d] = t.dim(d);
     geom->strides[d] = t.strides()[d] * t.itemsize();
@@ -97,7 +99,8 @@ extern "C" int tensor_getbuffer(PyObject* obj, Py_buffer* view, int flags) {
     delete geom;
     return -1;
   }
-  // The memoryview holds the Python tensor, which holds the storage: the memory outlives `t`.
+  // The exported memory lives as long as the buffer (geom->storage), whatever the tensor does.
+  t.storage()->resizable = false;
   view->obj = obj;
   Py_INCREF(obj);
   return 0;

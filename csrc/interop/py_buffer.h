@@ -8,6 +8,14 @@ namespace py = pybind11;
 
 namespace ts::python {
 
+// Note [Exported storage]: memory handed to another library (np.asarray / t.numpy(), a
+// memoryview, a DLPack capsule) is owned by that export through a reference to the Storage,
+// never to the tensor: t.set_(), t.data = ... and resize_ give the tensor other memory, and
+// the exporter must keep reading the old one (it did read freed memory before). An exported
+// storage is marked not resizable, so resize_ beyond its size raises PyTorch's "Trying to
+// resize storage that is not resizable" (PyTorch marks storages shared with NumPy so too);
+// memory imported from NumPy or DLPack is borrowed and never resizable either.
+
 // Installs getbuffer/releasebuffer on the Tensor type (created with py::buffer_protocol()).
 void install_buffer_protocol(py::handle tensor_type);
 

@@ -187,8 +187,35 @@ DType from_numpy_dtype(const py::dtype& dt) {
                        " has no tessera equivalent");
 }
 
+namespace {
+// Note [Bool bytes]: a bool element is one byte that must be 0 or 1; kernels load it as C++
+// bool, where any other byte is undefined behaviour (sum() counted 2 as 2, ~x of 2 was True).
+// tessera normalizes at the boundary instead of in every kernel: an import from NumPy (and so
+// from buffers, frombuffer and the file loaders, which go through NumPy) or DLPack checks the
+// bytes (an OR over them, at memory speed) and, when one is neither 0 nor 1, imports a
+// normalized copy (x != 0, what PyTorch and NumPy compute) or, with copy=False, raises.
+// Bytes written into shared memory after the import are the writer's responsibility.
+bool bool_bytes_normal(const py::array& arr) {
+  if (arr.size() == 0) return true;
+  if (arr.flags() & py::array::c_style) {
+    const auto* p = static_cast<const uint8_t*>(arr.data());
+    uint8_t any = 0;
+    for (py::ssize_t i = 0; i < arr.size(); ++i) any |= p[i];
+    return any <= 1;
+  }
+  return !arr.attr("view")("uint8").attr("__gt__")(1).attr("any")().cast<bool>();
+}
+}  // namespace
+
 Tensor from_numpy(py::array arr, int copy) {
   const DType dt = from_numpy_dtype(arr.dtype());
+  if (dt == DType::Bool && !bool_bytes_normal(arr)) {
+    TS_CHECK(copy != 0, ValueError, "asarray: copy=False but the bool array holds bytes other "
+             "than 0 and 1 (e.g. a uint8 array viewed as bool); tessera imports such data only "
+             "as a normalized copy (x != 0); hint: pass arr != 0");
+    arr = py::array(arr.attr("view")("uint8").attr("__ne__")(0));
+    copy = 1;
+  }
   const int64_t isz = itemsize(dt);
   Shape shape;
   Strides strides;
@@ -204,14 +231,16 @@ Tensor from_numpy(py::array arr, int copy) {
     // Zero-copy: the storage keeps the array alive; the release runs under the GIL. It spans
     // the bytes the view reaches, from its lowest element (negative strides reach below
     // arr.data(), steps beyond arr.nbytes()).
-    int64_t lo = 0, hi = 0;
-    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-      const int64_t ext = shape[d] == 0 ? 0 : (shape[d] - 1) * strides[d];
-      (ext < 0 ? lo : hi) += ext;
-    }
+    // (np.lib.stride_tricks.as_strided makes any geometry: the arithmetic is checked.)
     const bool empty = arr.size() == 0;
-    char* first = static_cast<char*>(const_cast<void*>(arr.data())) + (empty ? 0 : lo * isz);
-    const int64_t span = empty ? 0 : (hi - lo + 1) * isz;
+    int64_t lo = 0, hi = 0, span = 0, lo_bytes = 0;
+    if (!empty)
+      TS_CHECK(strided_extent(shape, strides, 0, &lo, &hi) && mul_ok(lo, isz, &lo_bytes) &&
+                   !__builtin_sub_overflow(hi, lo, &span) && add_ok(span, 1, &span) &&
+                   mul_ok(span, isz, &span),
+               ValueError, "asarray: the array's shape ", shape_str(shape), " and strides ",
+               shape_str(strides), " span more than 2^63 bytes");
+    char* first = static_cast<char*>(const_cast<void*>(arr.data())) + lo_bytes;
     PyObject* ref = arr.ptr();
     Py_INCREF(ref);
     auto storage = std::make_shared<Storage>(first, span, Device{}, [ref]() {
@@ -236,7 +265,12 @@ py::array to_numpy(py::handle self_obj, const Tensor& t) {
            "; copy it to the host first with x.to('cpu')");
   std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end()), strides;
   for (int64_t s : t.strides()) strides.push_back(s * t.itemsize());
-  py::array a(numpy_dtype(t.dtype()), shape, strides, t.data_ptr(), self_obj);
+  // The array's base owns the storage itself, not the tensor: t.set_() or t.data = ... may
+  // give the tensor other memory while the array still reads this (Note [Exported storage]).
+  t.storage()->resizable = false;
+  py::capsule owner(new StoragePtr(t.storage()),
+                    [](void* p) { delete static_cast<StoragePtr*>(p); });
+  py::array a(numpy_dtype(t.dtype()), shape, strides, t.data_ptr(), owner);
   if (t.storage()->readonly)
     py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
   return a;

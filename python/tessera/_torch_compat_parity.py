@@ -14,6 +14,7 @@ import types
 import weakref
 from typing import Any, Callable, Optional, Sequence
 
+from . import _C
 from ._C import Tensor
 
 # Per-object caches of the Python layer: never copied, pickled or swapped with a tensor.
@@ -92,13 +93,22 @@ def _sizes(args: Sequence[Any]) -> tuple:
 
 def _resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
     """Gives the tensor shape `sizes` (contiguous); the first elements (in row-major order)
-    are kept, new ones are uninitialized (torch.Tensor.resize_)."""
+    are kept, new ones are uninitialized (torch.Tensor.resize_). As in PyTorch, a size that
+    fits the storage (from the tensor's offset) keeps the storage; a larger one raises for a
+    storage shared with NumPy, a memoryview or DLPack ("not resizable", Note [Exported
+    storage]) and otherwise moves the tensor to new memory."""
     ts = _ts()
     shape = _sizes(sizes)
     if any((not isinstance(n, int)) or n < 0 for n in shape):
         raise RuntimeError(f"Trying to create tensor with negative dimension: {list(shape)}")
+    n = math.prod(shape)
+    if (self._offset + n) * self.itemsize <= self._storage_nbytes():
+        new = _C._as_strided(self, shape, _contiguous_strides(shape), self._offset)
+        return _rebind(self, new, "resize_")
+    if not self._storage_resizable():
+        raise RuntimeError("Trying to resize storage that is not resizable")
     new = ts.empty(shape, dtype=self.dtype, device=self.device)
-    keep = min(math.prod(shape), int(self.size))
+    keep = min(n, int(self.size))
     if keep:
         with _no_grad():
             new.reshape(-1)[:keep] = self.reshape(-1)[:keep]
