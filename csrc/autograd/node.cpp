@@ -14,6 +14,36 @@ uint64_t next_sequence_nr() {
   return counter.fetch_add(1, std::memory_order_relaxed);
 }
 
+// Note [Iterative graph teardown]: a chain of n ops is n Nodes, each owning the next through
+// next_edges, so letting shared_ptr free it recursively needs n nested destructor frames and
+// overflows the C stack near 10^5 nodes. Like PyTorch's deleteNode, the outermost ~Node of a
+// thread moves its edges' nodes onto a thread-local list and frees them one at a time; a ~Node
+// that runs while that loop is active (a nested one) only adds its own edges to the list.
+// Saved tensors of a node are freed before ~Node's body (derived members go first), but they
+// hold the nodes their edges hold too, so that frees nothing deeper than one level.
+namespace {
+thread_local std::vector<std::shared_ptr<Node>>* t_teardown = nullptr;
+}  // namespace
+
+Node::~Node() {
+  if (t_teardown) {
+    for (Edge& e : next_edges)
+      if (e.fn) t_teardown->push_back(std::move(e.fn));
+    return;
+  }
+  std::vector<std::shared_ptr<Node>> pending;
+  for (Edge& e : next_edges)
+    if (e.fn) pending.push_back(std::move(e.fn));
+  if (pending.empty()) return;
+  t_teardown = &pending;
+  while (!pending.empty()) {
+    std::shared_ptr<Node> n = std::move(pending.back());
+    pending.pop_back();
+    n.reset();  // may run ~Node, which appends to `pending`
+  }
+  t_teardown = nullptr;
+}
+
 namespace {
 thread_local std::vector<std::shared_ptr<const SavedTensorHooks>> t_saved_hooks;
 thread_local std::string t_saved_hooks_disabled;

@@ -38,7 +38,8 @@ uint64_t next_sequence_nr();
 
 struct Node : std::enable_shared_from_this<Node> {
   Node() : sequence_nr(next_sequence_nr()) {}
-  virtual ~Node() = default;
+  // Frees the graph behind it iteratively (Note [Iterative graph teardown] in node.cpp).
+  virtual ~Node();
   virtual std::string name() const = 0;
   // Gradients w.r.t. this node's forward outputs -> gradients w.r.t. its forward inputs.
   virtual variable_list apply(variable_list&& grads) = 0;

@@ -19,9 +19,12 @@ namespace {
 constexpr int64_t kMinCached = int64_t(1) << 20;
 constexpr int64_t kMaxCachedTotal = int64_t(1) << 30;
 
-int64_t round_size(int64_t n) {
-  int64_t p = 1;
-  while (p * 2 <= n) p *= 2;
+// No machine has 2^60 bytes: larger requests fail before any size arithmetic near int64's
+// limit (the rounding below once looped forever past 2^62, where p * 2 overflowed).
+constexpr int64_t kMaxRequest = int64_t(1) << 60;
+
+int64_t round_size(int64_t n) {  // kMinCached <= n <= kMaxRequest
+  const int64_t p = int64_t(1) << (63 - __builtin_clzll(static_cast<uint64_t>(n)));
   const int64_t q = p / 4;
   return (n + q - 1) / q * q;
 }
@@ -76,6 +79,7 @@ void* raw_alloc(int64_t nbytes) {
 }  // namespace
 
 void* cpu_alloc(int64_t nbytes) {
+  if (nbytes < 0 || nbytes > kMaxRequest) throw std::bad_alloc();  // MemoryError in Python
   if (nbytes < kMinCached) return raw_alloc(nbytes == 0 ? 1 : nbytes);
   const int64_t size = round_size(nbytes);
   if (void* p = cache().take(size)) return p;
@@ -85,7 +89,7 @@ void* cpu_alloc(int64_t nbytes) {
 }
 
 void cpu_free(void* p, int64_t nbytes) {
-  if (nbytes >= kMinCached && cache().give(p, round_size(nbytes))) return;
+  if (nbytes >= kMinCached && nbytes <= kMaxRequest && cache().give(p, round_size(nbytes))) return;
   std::free(p);
 }
 

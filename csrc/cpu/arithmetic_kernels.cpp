@@ -1,29 +1,36 @@
 // CPU kernels for the arithmetic ops.
 #include "cpu/loops.h"
+#include "cpu/scalar_math.h"
 #include "ops/arithmetic.h"
 
 namespace ts {
 namespace {
 
 void add_kernel(const ElementwiseIter& it, DType dt) {
-  run_binary<kAllSet>(it, dt, "add", [](auto a, auto b) { return a + b; });
+  // Integers wrap (scalar::wrap_*: no signed-overflow UB); bool + bool is logical or.
+  run_binary<kAllSet>(it, dt, "add", [](auto a, auto b) {
+    if constexpr (std::is_same_v<decltype(a), bool>)
+      return static_cast<bool>(a || b);
+    else
+      return scalar::wrap_add(a, b);
+  });
 }
 void subtract_kernel(const ElementwiseIter& it, DType dt) {
-  run_binary<kNumericSet>(it, dt, "subtract", [](auto a, auto b) { return a - b; });
+  run_binary<kNumericSet>(it, dt, "subtract", [](auto a, auto b) { return scalar::wrap_sub(a, b); });
 }
 void multiply_kernel(const ElementwiseIter& it, DType dt) {
   run_binary<kAllSet>(it, dt, "multiply", [](auto a, auto b) {
     if constexpr (std::is_same_v<decltype(a), bool>)
       return static_cast<bool>(a && b);
     else
-      return a * b;
+      return scalar::wrap_mul(a, b);
   });
 }
 void divide_kernel(const ElementwiseIter& it, DType dt) {
   run_binary<kInexactSet>(it, dt, "divide", [](auto a, auto b) { return a / b; });
 }
 void negative_kernel(const ElementwiseIter& it, DType dt) {
-  run_unary<kNumericSet>(it, dt, "negative", [](auto a) { return decltype(a)(-a); });
+  run_unary<kNumericSet>(it, dt, "negative", [](auto a) { return scalar::wrap_neg(a); });
 }
 
 void conj_kernel(const ElementwiseIter& it, DType dt) {

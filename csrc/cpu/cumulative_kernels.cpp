@@ -6,6 +6,7 @@
 #include "cpu/convert.h"
 #include "cpu/parallel.h"
 #include "cpu/reduce_loops.h"
+#include "cpu/scalar_math.h"
 #include "ops/cumulative.h"
 
 namespace ts {
@@ -35,7 +36,7 @@ void scan_kernel(const ScanArgs& a, DType in, const char* name) {
           if (a.include_initial) *yo++ = convert<R, A>(acc);
           for (int64_t i = 0; i < n; ++i) {
             const A v = convert<A, T>(xi[i]);
-            acc = IsProd ? acc * v : acc + v;
+            acc = IsProd ? scalar::wrap_mul(acc, v) : scalar::wrap_add(acc, v);  // ints wrap
             yo[i] = convert<R, A>(acc);
           }
         }
@@ -56,7 +57,7 @@ void scan_kernel(const ScanArgs& a, DType in, const char* name) {
         for (int64_t i = 0; i < n; ++i, xi += inner, yo += inner)
           for (int64_t c = 0; c < w; ++c) {
             const A v = convert<A, T>(xi[c]);
-            acc[c] = IsProd ? acc[c] * v : acc[c] + v;
+            acc[c] = IsProd ? scalar::wrap_mul(acc[c], v) : scalar::wrap_add(acc[c], v);
             yo[c] = convert<R, A>(acc[c]);
           }
       }

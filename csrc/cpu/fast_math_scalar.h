@@ -6,11 +6,14 @@
 
 namespace ts::fast {
 
-inline float bits_to_float(int32_t i) {
+inline float bits_to_float(uint32_t i) {
   float f;
   std::memcpy(&f, &i, 4);
   return f;
 }
+// 2^e as a float32 from the biased exponent e + 127, shifted in unsigned arithmetic: a NaN
+// input makes e INT_MIN / 2 (the cast of NaN), and a left shift of a negative int is UB.
+inline float pow2_bits(int32_t e) { return bits_to_float(static_cast<uint32_t>(e + 127) << 23); }
 
 // Round-to-nearest of x / ln2 by the 1.5 * 2^23 trick (no SSE4.1 round needed), and the
 // Cody-Waite remainder r = x - n ln2 (ln2 split so n * hi is exact), |r| <= ln2/2.
@@ -40,7 +43,7 @@ inline float exp_f32(float x) {
   const float p = horner(r, kExp) * (r * r) + r + 1.0f;
   const int32_t n = static_cast<int32_t>(nf);
   const int32_t n1 = n >> 1, n2 = n - n1;  // a shift, not idiv: vectorizes
-  return p * bits_to_float((n1 + 127) << 23) * bits_to_float((n2 + 127) << 23);
+  return p * pow2_bits(n1) * pow2_bits(n2);
 }
 
 inline float tanh_f32(float x) {
@@ -54,7 +57,7 @@ inline float tanh_f32(float x) {
                                      4.166720062494278e-2f, 1.666654348373413e-1f,
                                      4.999999701976776e-1f};
   const float em1r = horner(r, kExpm1) * (r * r) + r;
-  const float two_n = bits_to_float((static_cast<int32_t>(nf) + 127) << 23);
+  const float two_n = pow2_bits(static_cast<int32_t>(nf));
   const float e = two_n * em1r + (two_n - 1.0f);  // expm1(y); 2^n - 1 is exact for n <= 24
   const float t = e / (e + 2.0f);
   // Copy x's sign bit: keeps -0 and makes tanh odd.

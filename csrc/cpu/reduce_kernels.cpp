@@ -1,5 +1,6 @@
 // CPU kernels for sum (and mean), prod, and the sqrt step of std.
 #include "cpu/reduce_loops.h"
+#include "cpu/scalar_math.h"
 #include "ops/reduce.h"
 
 namespace ts {
@@ -18,7 +19,10 @@ struct SumOp {
   }
   template <class X>  // X: A or a vector of A
   static X combine(X a, X b) {
-    return a + b;
+    if constexpr (std::is_integral_v<X>)
+      return scalar::wrap_add(a, b);  // integer sums wrap, no signed-overflow UB
+    else
+      return a + b;
   }
 };
 
@@ -32,7 +36,10 @@ struct ProdOp {
   }
   template <class X>
   static X combine(X a, X b) {
-    return a * b;
+    if constexpr (std::is_integral_v<X>)
+      return scalar::wrap_mul(a, b);
+    else
+      return a * b;
   }
 };
 

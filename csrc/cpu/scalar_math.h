@@ -36,15 +36,45 @@ inline bool sign_bit(double f) {
 // overflow is defined (uint16 * uint16 would promote to a signed int and overflow).
 template <class T>
 using wide_unsigned_t = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
+// The four wrap_* take any element type: integers (bool aside) go through U, the rest (bool,
+// floats, complex, half) use the plain operator.
+template <class T>
+constexpr bool wraps_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <class T>
+TS_HD T wrap_add(T a, T b) {
+  if constexpr (wraps_v<T>) {
+    using U = wide_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+TS_HD T wrap_sub(T a, T b) {
+  if constexpr (wraps_v<T>) {
+    using U = wide_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
 template <class T>
 TS_HD T wrap_mul(T a, T b) {
-  using U = wide_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  if constexpr (wraps_v<T>) {
+    using U = wide_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
 }
 template <class T>
 TS_HD T wrap_neg(T a) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(U(0) - static_cast<U>(a)));
+  if constexpr (wraps_v<T>) {
+    using U = wide_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(U(0) - static_cast<U>(a)));
+  } else {
+    return T(-a);
+  }
 }
 
 // Python's a // b for integers (rounds toward -inf). b == 0 gives 0 (NumPy, with no trap);
