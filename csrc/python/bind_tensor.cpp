@@ -53,6 +53,27 @@ py::int_ exact_int(const py::object& v) {
 
 py::object tensor_item(const Tensor& t) { return scalar_to_py(item(t)); }
 
+namespace {
+// Tensor.__new__(Tensor) (and of a subclass) gives an empty float32 tensor, as torch's does:
+// pybind11's own tp_new left an object with no C++ tensor behind it, and any use crashed.
+newfunc g_pybind11_tp_new = nullptr;
+PyObject* tensor_tp_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  PyObject* self = g_pybind11_tp_new(type, args, kwargs);
+  if (self == nullptr) return nullptr;
+  try {
+    auto* inst = reinterpret_cast<py::detail::instance*>(self);
+    auto v_h = inst->get_value_and_holder(py::detail::get_type_info(typeid(Tensor)));
+    v_h.value_ptr() = new Tensor(Tensor::empty(Shape{0}, DType::Float32));
+    v_h.type->init_instance(inst, nullptr);
+  } catch (const std::exception& e) {
+    Py_DECREF(self);
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+    return nullptr;
+  }
+  return self;
+}
+}  // namespace
+
 void init_device(py::module_& m) {
   py::class_<Device>(m, "Device", "Where a tensor lives: Device('cpu'), Device('cuda:0').")
       .def(py::init([](py::handle h) { return to_device(h); }), py::arg("device"))
@@ -85,12 +106,23 @@ void init_device(py::module_& m) {
              return d.is_cpu() ? std::string("device(type='cpu')")
                                : "device(type='cuda', index=" + std::to_string(d.index) + ")";
            })
-      .def("__str__", &Device::str);
+      .def("__str__", &Device::str)
+      // Pickles as Device('cuda:0') at every protocol (protocols 0 and 1 went through
+      // copyreg's fallback, which aborted on the pybind11 object).
+      .def("__reduce__", [](const Device& d) {
+        return py::make_tuple(py::type::of<Device>(), py::make_tuple(d.str()));
+      });
 }
 
 void init_tensor(py::module_& m) {
   py::class_<Tensor> cls(m, "Tensor", py::dynamic_attr(), py::buffer_protocol(),
                          "An n-dimensional array on a device (the array API's array object).");
+  {
+    auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+    g_pybind11_tp_new = type->tp_new;
+    type->tp_new = &tensor_tp_new;
+    PyType_Modified(type);
+  }
   cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape()); })
       .def_property_readonly("ndim", &Tensor::ndim)
       .def_property_readonly("size", &Tensor::numel, "Number of elements (the array API's size).")
@@ -132,7 +164,15 @@ void init_tensor(py::module_& m) {
       .def("_storage_ptr",
            [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage()->data); })
       .def("_is_readonly", [](const Tensor& t) { return t.storage()->readonly; })
+      // object.__reduce_ex__ uses this at every protocol (copyreg's dispatch table, which
+      // serialization.py also fills, is consulted by pickle only and for Tensor only).
+      .def("__reduce__",
+           [](py::handle self) {
+             return py::module_::import("tessera.serialization").attr("_reduce_tensor")(self);
+           })
       .def("_storage_nbytes", [](const Tensor& t) { return t.storage()->nbytes; })
+      // False once the storage is borrowed or exported (Note [Exported storage]).
+      .def("_storage_resizable", [](const Tensor& t) { return t.storage()->resizable; })
       .def("__len__",
            [](const Tensor& t) {
              if (t.ndim() == 0) throw py::type_error("len() of a 0-d tensor");
