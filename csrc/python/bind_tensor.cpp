@@ -122,6 +122,20 @@ void init_tensor(py::module_& m) {
     g_pybind11_tp_new = type->tp_new;
     type->tp_new = &tensor_tp_new;
     PyType_Modified(type);
+    // Tensor.__new__ must be ours too (it resolved to pybind11_object.__new__, which refuses).
+    cls.attr("__new__") = py::staticmethod(py::cpp_function(
+        [](py::handle type, py::args, py::kwargs) {
+          TS_CHECK(PyType_Check(type.ptr()) &&
+                       PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(type.ptr()),
+                                        reinterpret_cast<PyTypeObject*>(
+                                            py::type::of<Tensor>().ptr())),
+                   TypeError, "Tensor.__new__(X): X is not a subtype of Tensor");
+          PyObject* o = tensor_tp_new(reinterpret_cast<PyTypeObject*>(type.ptr()),
+                                      py::tuple().ptr(), nullptr);
+          if (o == nullptr) throw py::error_already_set();
+          return py::reinterpret_steal<py::object>(o);
+        },
+        py::name("__new__")));
   }
   cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape()); })
       .def_property_readonly("ndim", &Tensor::ndim)
