@@ -60,9 +60,10 @@ void check_in_storage(const Shape& shape, const Strides& strides, int64_t offset
                              list_str(shape), " and strides=", list_str(strides)));
     TS_CHECK(lo >= 0 && need <= storage_nbytes, RuntimeError, op, ": sizes ", list_str(shape),
              ", strides ", list_str(strides), ", storage offset ", offset, ", and itemsize ",
-             itemsize, lo < 0 ? " reach below the start of the storage" : " requiring a storage size of ",
-             lo < 0 ? std::string() : std::to_string(need), " are out of bounds for storage of size ",
-             storage_nbytes);
+             itemsize,
+             lo < 0 ? std::string(" reach below the start of the storage and")
+                    : " requiring a storage size of " + std::to_string(need),
+             " are out of bounds for storage of size ", storage_nbytes);
   }
   // Kernels scale every stride to bytes, those of size-1 dims too (which reach nothing).
   for (int64_t st : strides) {

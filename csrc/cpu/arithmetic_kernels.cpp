@@ -16,7 +16,8 @@ void add_kernel(const ElementwiseIter& it, DType dt) {
   });
 }
 void subtract_kernel(const ElementwiseIter& it, DType dt) {
-  run_binary<kNumericSet>(it, dt, "subtract", [](auto a, auto b) { return scalar::wrap_sub(a, b); });
+  run_binary<kNumericSet>(it, dt, "subtract",
+                          [](auto a, auto b) { return scalar::wrap_sub(a, b); });
 }
 void multiply_kernel(const ElementwiseIter& it, DType dt) {
   run_binary<kAllSet>(it, dt, "multiply", [](auto a, auto b) {

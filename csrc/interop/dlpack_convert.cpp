@@ -181,7 +181,8 @@ Tensor import_tensor(const DLTensor& dl, bool readonly, bool allow_copy,
   auto storage = std::make_shared<Storage>(base, nbytes, device, std::move(release));
   storage->readonly = readonly;
   if (aligned && !odd_bools) return Tensor::view_of(storage, shape, strides, -lo, dtype);
-  // Misaligned host memory (or odd bools): copy the bytes (same geometry) so kernels see aligned elements.
+  // Misaligned host memory (or odd bools): copy the bytes (same geometry) so kernels see
+  // aligned (normalized) elements.
   auto owned = std::make_shared<Storage>(nbytes, device);
   if (nbytes) std::memcpy(owned->data, base, static_cast<size_t>(nbytes));
   if (odd_bools)
