@@ -121,3 +121,68 @@ def test_huge_counts_raise_before_building() -> None:
     with pytest.raises(TypeError):
         ts.vander(ts.arange(5.0), N=2.5)
     assert time.perf_counter() - t0 < 2.0
+
+
+# ----------------------------------------------------------------------------- item 2: sizes
+def run_limited(code: str, limit_bytes: int = 2 << 30, timeout: float = 60.0) -> str:
+    """Runs `code` in a fresh interpreter under RLIMIT_AS = limit_bytes, so that a regression
+    that builds a huge table fails (MemoryError, nonzero exit) instead of OOM-killing CI."""
+    prelude = ("import resource\n"
+               f"resource.setrlimit(resource.RLIMIT_AS, ({limit_bytes}, {limit_bytes}))\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    env["OMP_NUM_THREADS"] = "1"
+    proc = subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code)],
+                          capture_output=True, text=True, timeout=timeout, env=env)
+    assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+HUGE_OUTPUT_CASES = """
+import time
+import tessera as ts
+import tessera.nn.functional as F
+cases = [
+    ("interpolate", RuntimeError, lambda: F.interpolate(ts.zeros((1, 1, 2, 2)), size=(2**31, 2**31))),
+    ("interpolate", MemoryError, lambda: F.interpolate(ts.zeros((1, 1, 2, 2)), size=(2**20, 2**20),
+                                                       mode="bilinear")),
+    ("interpolate", RuntimeError, lambda: F.interpolate(ts.zeros((1, 1, 2, 2)), scale_factor=1e12)),
+    ("affine_grid", RuntimeError, lambda: F.affine_grid(ts.zeros((1, 2, 3)), (1, 1, 2**31, 2**31),
+                                                        align_corners=False)),
+    ("affine_grid", MemoryError, lambda: F.affine_grid(ts.zeros((1, 3, 4)), (1, 1, 2**12, 2**12, 2**12),
+                                                       align_corners=True)),
+    ("tril_indices", RuntimeError, lambda: ts.tril_indices(2**31, 2**31)),
+    ("triu_indices", MemoryError, lambda: ts.triu_indices(2**20, 2**20)),
+    ("vander", MemoryError, lambda: ts.vander(ts.arange(5.0), N=2**40)),
+    ("combinations", MemoryError, lambda: ts.combinations(ts.arange(64), r=16)),
+]
+for op, cls, f in cases:
+    t0 = time.perf_counter()
+    try:
+        f()
+    except cls as e:
+        assert op in str(e), (op, e)
+    else:
+        raise AssertionError(f"{op}: no error")
+    assert time.perf_counter() - t0 < 5.0, op
+print("checked", len(cases))
+"""
+
+
+def test_huge_outputs_raise_before_building_under_rlimit() -> None:
+    assert "checked 9" in run_limited(HUGE_OUTPUT_CASES)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_tri_indices_match_torch(upper: bool) -> None:
+    import itertools
+    for r, c, o in itertools.product([0, 1, 2, 3, 5, 7], [0, 1, 2, 4, 6],
+                                     [-8, -3, -1, 0, 1, 2, 5, 9]):
+        want = (torch.triu_indices if upper else torch.tril_indices)(r, c, o).numpy()
+        got = (ts.triu_indices if upper else ts.tril_indices)(r, c, o).numpy()
+        assert got.shape == want.shape and (got == want).all(), (r, c, o)
+    # a tall triangle enumerates only the rows that hold entries
+    if upper:
+        assert tuple(ts.triu_indices(2 ** 62, 1).shape) == tuple(torch.triu_indices(2 ** 62, 1).shape)
+    else:
+        assert tuple(ts.tril_indices(2 ** 62, 2, -(2 ** 62) + 2).shape) == (2, 3)

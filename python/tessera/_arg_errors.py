@@ -145,3 +145,28 @@ def int_arg(op: str, name: str, value: Any) -> int:
     if not -(1 << 63) <= v < (1 << 63):
         raise ValueError(f"{op}: {name}={v} is out of range for a 64-bit integer")
     return v
+
+
+def check_output_size(op: str, shape: "tuple[int, ...] | list[int]", dtype: Any = None,
+                      device: Any = None) -> int:
+    """The element count of an output of `shape`, checked before any index array or table is
+    built for it: RuntimeError (as torch's "storage size calculation overflowed") past
+    2^63 - 1 elements; with `dtype`, MemoryError when the output cannot be allocated (probed
+    by allocating it, untouched, so no multi-GB intermediate is built first)."""
+    numel = 1
+    for d in shape:
+        numel *= int(d)
+    itemsize = 1 if dtype is None else max(getattr(dtype, "itemsize", 8), 1)
+    if numel * itemsize >= 1 << 63:
+        raise RuntimeError(f"{op}: the output of shape {tuple(int(d) for d in shape)} has "
+                           f"{numel} elements; its storage size calculation overflowed")
+    if dtype is not None and numel:
+        from ._creation import empty
+        try:
+            probe = empty(tuple(int(d) for d in shape), dtype=dtype, device=device)
+        except MemoryError:
+            raise MemoryError(f"{op}: cannot allocate the output of shape "
+                              f"{tuple(int(d) for d in shape)} ({numel * itemsize} bytes)"
+                              ) from None
+        del probe
+    return numel

@@ -81,18 +81,6 @@ def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) ->
 
 
 # ----------------------------------------------------------------------------- math helpers
-def _checked_numel(op: str, shape: Sequence[int]) -> int:
-    """The element count of `shape`; RuntimeError (as torch's) when it passes 2^63 - 1, checked
-    before anything is built."""
-    numel = 1
-    for d in shape:
-        numel *= d
-    if numel >= 1 << 63:
-        raise RuntimeError(f"{op}: the output of shape {tuple(shape)} has {numel} elements, "
-                           f"more than 2^63 - 1 (storage size calculation overflowed)")
-    return numel
-
-
 def _combination_rows(n: int, r: int, with_replacement: bool) -> Any:
     """The (count, r) int64 index rows of the r-combinations of range(n), in itertools order,
     built column by column; only prefixes that extend to a full row are kept, so no
@@ -118,7 +106,7 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     (itertools.combinations order; torch.combinations). RuntimeError when the count overflows
     int64, MemoryError when it cannot be allocated, both before any row is built."""
     ts = _ts()
-    from ._arg_errors import int_arg
+    from ._arg_errors import check_output_size, int_arg
     r = int_arg("combinations", "r", r)
     if not isinstance(input, Tensor):
         raise TypeError(f"combinations: argument 'input' must be a tensor, not "
@@ -131,11 +119,9 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
         return ts.empty((0,), dtype=input.dtype, device=input.device)
     n = input.shape[0]
     count = math.comb(n + r - 1, r) if with_replacement else math.comb(n, r)
-    _checked_numel("combinations", (count, r))
+    check_output_size("combinations", (count, r), input.dtype, input.device)
     if count == 0:
         return ts.empty((0, r), dtype=input.dtype, device=input.device)
-    out = ts.empty((count, r), dtype=input.dtype, device=input.device)  # MemoryError first
-    del out
     index = ts.asarray(_combination_rows(n, r, with_replacement), device=input.device)
     return input[index.reshape(-1)].reshape(count, r)
 
@@ -197,7 +183,7 @@ def vander(x: Tensor, N: Optional[int] = None, increasing: bool = False) -> Tens
     increasing), by a cumulative product; integer and bool inputs give int64 (torch.vander).
     The output size is checked before anything is allocated."""
     ts = _ts()
-    from ._arg_errors import int_arg
+    from ._arg_errors import check_output_size, int_arg
     if not isinstance(x, Tensor):
         raise TypeError(f"vander: argument 'x' must be a tensor, not {type(x).__name__}")
     if x.ndim != 1:
@@ -205,9 +191,9 @@ def vander(x: Tensor, N: Optional[int] = None, increasing: bool = False) -> Tens
     n = x.shape[0] if N is None else int_arg("vander", "N", N)
     if n < 0:
         raise RuntimeError("N must be non-negative.")
-    _checked_numel("vander", (x.shape[0], n))
     if x.dtype == ts.bool or ts.isdtype(x.dtype, "integral"):
         x = x.astype(ts.int64)
+    check_output_size("vander", (x.shape[0], n), x.dtype, x.device)
     if n == 0:
         return ts.empty((x.shape[0], 0), dtype=x.dtype, device=x.device)
     ones = ts.ones((x.shape[0], 1), dtype=x.dtype, device=x.device)
