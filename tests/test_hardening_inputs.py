@@ -186,3 +186,110 @@ def test_tri_indices_match_torch(upper: bool) -> None:
         assert tuple(ts.triu_indices(2 ** 62, 1).shape) == tuple(torch.triu_indices(2 ** 62, 1).shape)
     else:
         assert tuple(ts.tril_indices(2 ** 62, 2, -(2 ** 62) + 2).shape) == (2, 3)
+
+
+# ----------------------------------------------------------------------------- item 3: IDX
+def _idx_bytes(arr: np.ndarray, code: int = 0x08, dims: tuple | None = None) -> bytes:
+    dims = arr.shape if dims is None else dims
+    head = bytes([0, 0, code, len(dims)]) + b"".join(int(d).to_bytes(4, "big") for d in dims)
+    return head + arr.astype(arr.dtype.newbyteorder(">")).tobytes()
+
+
+def test_idx_roundtrip_plain_and_gzip(tmp_path) -> None:
+    import gzip
+    from tessera import datasets
+    arr = np.arange(24, dtype=np.uint8).reshape(2, 3, 4)
+    (tmp_path / "a").write_bytes(_idx_bytes(arr))
+    (tmp_path / "b.gz").write_bytes(gzip.compress(_idx_bytes(arr)))
+    (tmp_path / "c").write_bytes(gzip.compress(_idx_bytes(arr)))  # gzip detected by content
+    for name in ("a", "b.gz", "c"):
+        np.testing.assert_array_equal(datasets.read_idx(str(tmp_path / name)), arr)
+    f64 = np.linspace(-1, 1, 5)
+    (tmp_path / "d").write_bytes(_idx_bytes(f64, 0x0E))
+    np.testing.assert_array_equal(datasets.read_idx(str(tmp_path / "d")), f64)
+
+
+def _malformed_idx() -> dict:
+    import gzip
+    img = np.zeros((2, 3), dtype=np.uint8)
+    good = _idx_bytes(img)
+    huge = bytes([0, 0, 8, 3]) + (2 ** 32 - 1).to_bytes(4, "big") * 3
+    return {
+        "empty": (b"", "truncated"),
+        "short magic": (b"\x00\x00", "truncated"),
+        "bad magic": (b"\x01\x02\x03\x04" + good[4:], "bad magic"),
+        "unknown type": (bytes([0, 0, 0x42, 2]) + good[4:], "unknown IDX element type"),
+        "zero dims": (bytes([0, 0, 8, 0]), "0 dimensions"),
+        "too many dims": (bytes([0, 0, 8, 200]) + b"\x00" * 800, "200 dimensions"),
+        "truncated header": (good[:9], "truncated"),
+        "truncated data": (good[:-1], "truncated"),
+        "huge dims": (huge, "max_bytes"),
+        "huge dims gz": (gzip.compress(bytes([0, 0, 8, 2]) + (60000).to_bytes(4, "big")
+                                       + (60000).to_bytes(4, "big") + b"\x00" * 1000),
+                         "can hold at most"),
+        "truncated gz": (gzip.compress(_idx_bytes(np.random.default_rng(0).integers(
+            0, 255, (50, 50), dtype=np.uint8)))[:300], "corrupt gzip|truncated"),
+        "corrupt gz": (b"\x1f\x8b" + b"\x08\x00" + b"\xff" * 40, "corrupt gzip|truncated"),
+        "wrong dims for data": (bytes([0, 0, 8, 2]) + (4).to_bytes(4, "big") * 2 + b"\x00" * 5,
+                                "truncated"),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_malformed_idx()))
+def test_malformed_idx_raises_valueerror_naming_file(tmp_path, case: str) -> None:
+    from tessera import datasets
+    data, what = _malformed_idx()[case]
+    p = tmp_path / "train-images-idx3-ubyte"
+    p.write_bytes(data)
+    with pytest.raises(ValueError, match=what) as info:
+        datasets.read_idx(str(p))
+    assert str(p) in str(info.value)
+    assert type(info.value) is ValueError
+
+
+def test_mnist_mismatched_files_raise_valueerror(tmp_path) -> None:
+    from tessera import datasets
+    (tmp_path / "train-images-idx3-ubyte").write_bytes(_idx_bytes(np.zeros((3, 4, 4), np.uint8)))
+    (tmp_path / "train-labels-idx1-ubyte").write_bytes(_idx_bytes(np.zeros((3, 2), np.uint8)))
+    with pytest.raises(ValueError, match="do not match"):
+        datasets.MNIST(str(tmp_path))
+
+
+GZIP_BOMB = """
+import gzip, os, sys, tempfile, time, zlib
+import numpy as np
+from tessera import datasets
+d = tempfile.mkdtemp()
+# declared: 10 images of 28x28; the stream inflates to 1 GiB of zeros (a ~1 MB file)
+head = bytes([0, 0, 8, 3]) + (10).to_bytes(4, "big") + (28).to_bytes(4, "big") * 2
+comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+chunks = [comp.compress(head)]
+zeros = bytes(1 << 24)
+for _ in range(64):
+    chunks.append(comp.compress(zeros))
+chunks.append(comp.flush())
+path = os.path.join(d, "bomb.gz")
+with open(path, "wb") as f:
+    f.write(b"".join(chunks))
+assert os.path.getsize(path) < 2 << 20
+t0 = time.perf_counter()
+arr = datasets.read_idx(path)
+assert arr.shape == (10, 28, 28) and not arr.any()
+# declared 2**31 bytes in a 1 MB file: refused before decompressing
+head = bytes([0, 0, 8, 3]) + (2**15).to_bytes(4, "big") + (2**8).to_bytes(4, "big") * 2
+with open(path, "wb") as f:
+    f.write(gzip.compress(head + bytes(1 << 20)))
+try:
+    datasets.read_idx(path)
+except ValueError as e:
+    assert "can hold at most" in str(e), e
+else:
+    raise AssertionError("no error")
+assert time.perf_counter() - t0 < 10
+print("bomb ok")
+"""
+
+
+def test_idx_gzip_bomb_reads_only_declared_bytes() -> None:
+    # 1 GiB of address space: reading the whole stream would fail with MemoryError
+    assert "bomb ok" in run_limited(GZIP_BOMB, limit_bytes=1 << 30)
