@@ -293,3 +293,148 @@ print("bomb ok")
 def test_idx_gzip_bomb_reads_only_declared_bytes() -> None:
     # 1 GiB of address space: reading the whole stream would fail with MemoryError
     assert "bomb ok" in run_limited(GZIP_BOMB, limit_bytes=1 << 30)
+
+
+# ----------------------------------------------------------------------------- item 4: errors
+def _functional_tensor_params() -> list:
+    import inspect
+    import tessera.nn.functional as F
+    out = []
+    for name in sorted(dir(F)):
+        f = getattr(F, name)
+        if name.startswith("_") or not inspect.isfunction(f):
+            continue
+        for i, p in enumerate(inspect.signature(f).parameters.values()):
+            if str(p.annotation).replace(" ", "") in ("Tensor", "Optional[Tensor]") \
+                    and p.kind == p.POSITIONAL_OR_KEYWORD:
+                out.append((name, i, p.name, str(p.annotation) != "Tensor"))
+    return out
+
+
+FUNCTIONAL_PARAMS = _functional_tensor_params()
+
+
+def test_every_functional_takes_tensor_arguments() -> None:
+    import inspect
+    import tessera.nn.functional as F
+    names = {n for n, *_ in FUNCTIONAL_PARAMS}
+    public = {n for n in dir(F) if not n.startswith("_") and inspect.isfunction(getattr(F, n))}
+    assert len(public) >= 120 and names == public
+
+
+@pytest.mark.parametrize("name,pos,pname,optional", FUNCTIONAL_PARAMS,
+                         ids=[f"{n}-{p}" for n, _, p, _ in FUNCTIONAL_PARAMS])
+def test_functional_non_tensor_argument_is_typeerror(name: str, pos: int, pname: str,
+                                                     optional: bool) -> None:
+    import tessera.nn.functional as F
+    f = getattr(F, name)
+    x = ts.ones((2, 3, 4, 4))
+    bads = ["a", 1.5, [1.0, 2.0], np.ones(3)] + ([] if optional else [None])
+    for bad in bads:
+        args = [x] * pos + [bad]
+        with pytest.raises(TypeError, match=rf"{name}\(\): argument '{pname}' \(position "
+                                            rf"{pos + 1}\) must be Tensor"):
+            f(*args)
+        with pytest.raises(TypeError, match=rf"argument '{pname}' must be Tensor"):
+            f(*([x] * pos), **{pname: bad})
+
+
+X4, X3, X5 = (1, 1, 4, 4), (1, 1, 4), (1, 1, 4, 4, 4)
+ZERO_WINDOW_CASES = {
+    "max_pool2d k0": (lambda m, F, z: F.max_pool2d(z(X4), 0)),
+    "max_pool2d s0": (lambda m, F, z: F.max_pool2d(z(X4), 2, stride=0)),
+    "max_pool1d s0": (lambda m, F, z: F.max_pool1d(z(X3), 2, stride=0)),
+    "max_pool3d s0": (lambda m, F, z: F.max_pool3d(z(X5), 2, stride=0)),
+    "avg_pool2d k0": (lambda m, F, z: F.avg_pool2d(z(X4), 0)),
+    "avg_pool1d s0": (lambda m, F, z: F.avg_pool1d(z(X3), 2, stride=0)),
+    "avg_pool3d s0": (lambda m, F, z: F.avg_pool3d(z(X5), 2, stride=0)),
+    "avg_pool2d k0 s1": (lambda m, F, z: F.avg_pool2d(z(X4), 0, stride=1)),
+    "max_pool2d k-1": (lambda m, F, z: F.max_pool2d(z(X4), -1)),
+    "max_pool2d s-1": (lambda m, F, z: F.max_pool2d(z(X4), 2, stride=-1)),
+    "lp_pool2d s0": (lambda m, F, z: F.lp_pool2d(z(X4), 2, 2, stride=0)),
+    "lp_pool1d k0": (lambda m, F, z: F.lp_pool1d(z(X3), 2, 0)),
+    "conv1d s0": (lambda m, F, z: F.conv1d(z(X3), z((1, 1, 2)), stride=0)),
+    "conv2d s0": (lambda m, F, z: F.conv2d(z(X4), z((1, 1, 2, 2)), stride=0)),
+    "conv3d s0": (lambda m, F, z: F.conv3d(z(X5), z((1, 1, 2, 2, 2)), stride=0)),
+    "conv2d s-1": (lambda m, F, z: F.conv2d(z(X4), z((1, 1, 2, 2)), stride=-1)),
+    "conv_transpose2d s0": (lambda m, F, z: F.conv_transpose2d(z(X4), z((1, 1, 2, 2)), stride=0)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ZERO_WINDOW_CASES))
+def test_zero_window_sizes_raise_runtimeerror_as_torch(case: str) -> None:
+    import tessera.nn.functional as F
+    import torch.nn.functional as TF
+    f = ZERO_WINDOW_CASES[case]
+    with pytest.raises(RuntimeError):
+        f(torch, TF, lambda s: torch.zeros(s))
+    with pytest.raises(RuntimeError) as info:
+        f(ts, F, lambda s: ts.zeros(s))
+    assert not isinstance(info.value, ZeroDivisionError)
+    assert case.split()[0].split("_")[0] in str(info.value)
+
+
+@pytest.mark.parametrize("name,shape", [("adaptive_avg_pool1d", X3), ("adaptive_avg_pool2d", X4),
+                                        ("adaptive_avg_pool3d", X5), ("adaptive_max_pool1d", X3),
+                                        ("adaptive_max_pool2d", X4), ("adaptive_max_pool3d", X5)])
+def test_adaptive_pool_zero_output_is_empty_as_torch(name: str, shape: tuple) -> None:
+    import tessera.nn.functional as F
+    import torch.nn.functional as TF
+    want = getattr(TF, name)(torch.zeros(shape), 0)
+    got = getattr(F, name)(ts.zeros(shape), 0)
+    assert tuple(got.shape) == tuple(want.shape)
+    if "max" in name:
+        y, i = getattr(F, name)(ts.zeros(shape), 0, return_indices=True)
+        assert tuple(y.shape) == tuple(i.shape) == tuple(want.shape) and i.dtype == ts.int64
+
+
+@pytest.mark.parametrize("bad", [2.5, "a", None, [2, 2.5]])
+def test_window_sizes_must_be_ints(bad) -> None:
+    import tessera.nn.functional as F
+    with pytest.raises(TypeError, match="max_pool2d"):
+        F.max_pool2d(ts.zeros(X4), bad)
+    with pytest.raises(TypeError, match="conv2d"):
+        F.conv2d(ts.zeros(X4), ts.zeros((1, 1, 2, 2)), stride=bad if bad is not None else "b")
+
+
+def test_reshape_copy_must_be_bool() -> None:
+    with pytest.raises(TypeError, match="reshape: copy must be"):
+        ts.reshape(ts.zeros(4), (2, 2), copy=1.5)
+    with pytest.raises(TypeError, match="copy must be"):
+        ts.reshape(ts.zeros(4), (2, 2), copy="yes")
+    assert ts.reshape(ts.zeros(4), (2, 2), copy=np.True_).shape == (2, 2)
+    assert ts.reshape(ts.zeros(4), (2, 2), copy=False).shape == (2, 2)
+
+
+def test_copy_flags_must_be_bool() -> None:
+    x = ts.ones(3)
+    for f in (lambda c: ts.asarray(x, copy=c), lambda c: ts.from_dlpack(x, copy=c),
+              lambda c: x.__dlpack__(copy=c)):
+        for bad in (1.5, "a", 1):
+            with pytest.raises(TypeError, match="copy must be True, False or None"):
+                f(bad)
+        f(True), f(False), f(None), f(np.False_)
+
+
+def test_poisson_zero_dim() -> None:
+    ts.manual_seed(0)
+    y = ts.poisson(ts.asarray(2.0))
+    want = torch.poisson(torch.tensor(2.0))
+    assert y.shape == tuple(want.shape) == () and y.dtype == ts.float32
+    assert float(y.item()) >= 0 and float(y.item()) == int(y.item())
+    assert ts.poisson(ts.zeros((0, 3))).shape == (0, 3)
+
+
+def test_no_cpp_text_reaches_users() -> None:
+    leak = ("stoi", "pybind11", "incompatible function arguments", "Unable to cast", "C++ type")
+    x = ts.ones(3)
+    calls = [lambda: x.cuda(2 ** 70), lambda: ts.Device("cuda:" + "9" * 30),
+             lambda: ts.ones(2, device="cuda:99999"), lambda: ts.where(x > 0, x, x, dim=1),
+             lambda: ts.where(x > 0, x, x, bogus=1), lambda: ts.add(x, x, bogus=1),
+             lambda: ts.ones((2, 3), dtype=object()), lambda: ts.clip(x, bogus=1)]
+    for call in calls:
+        with pytest.raises((TypeError, ValueError, RuntimeError)) as info:
+            call()
+        assert not any(s in str(info.value) for s in leak), str(info.value)
+    with pytest.raises(ValueError, match="out of range"):
+        ts.Device("cuda:" + "9" * 30)

@@ -170,3 +170,55 @@ def check_output_size(op: str, shape: "tuple[int, ...] | list[int]", dtype: Any 
                               ) from None
         del probe
     return numel
+
+
+def _tensor_params(fn: Callable) -> "list[tuple[int | None, str, bool]]":
+    """(position, name, None allowed) of the parameters `fn` annotates as Tensor or
+    Optional[Tensor]."""
+    import inspect
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return []
+    out = []
+    for i, p in enumerate(params):
+        ann = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", "")
+        ann = ann.replace(" ", "")
+        if ann == "Tensor":
+            optional = False
+        elif ann in ("Optional[Tensor]", "Tensor|None", "None|Tensor"):
+            optional = True
+        else:
+            continue
+        positional = p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        out.append((i if positional else None, p.name, optional))
+    return out
+
+
+def require_tensor_args(fn: Callable, name: str) -> Callable:
+    """`fn` checking, before it runs, that each parameter annotated ``Tensor`` is a tensor
+    (``Optional[Tensor]``: a tensor or None), raising PyTorch's TypeError
+    ``name(): argument 'input' (position 1) must be Tensor, not str`` otherwise. Functions
+    with no such parameter are returned unchanged."""
+    checks = _tensor_params(fn)
+    if not checks or getattr(fn, "__requires_tensor_args__", False):
+        return fn
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for pos, pname, optional in checks:
+            if pos is not None and pos < len(args):
+                v = args[pos]
+                where = f"argument '{pname}' (position {pos + 1})"
+            elif pname in kwargs:
+                v = kwargs[pname]
+                where = f"argument '{pname}'"
+            else:
+                continue
+            if not isinstance(v, Tensor) and not (optional and v is None):
+                raise TypeError(f"{name}(): {where} must be Tensor"
+                                f"{' or None' if optional else ''}, not {type(v).__name__}")
+        return fn(*args, **kwargs)
+
+    wrapper.__requires_tensor_args__ = True  # type: ignore[attr-defined]
+    return wrapper

@@ -37,6 +37,9 @@ _COPY_FUNCTIONS = ("alias as_strided detach diagonal expand permute select squee
 
 def _method_function(name: str) -> Callable[..., Any]:
     def fn(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
         return getattr(input, name)(*args, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``torch.{name}(input, ...)``: the same as ``input.{name}(...)``."
@@ -45,6 +48,9 @@ def _method_function(name: str) -> Callable[..., Any]:
 
 def _copy_function(name: str) -> Callable[..., Any]:
     def fn(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}_copy(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
         if name in ("alias", "view_as_real", "view_as_complex"):
             if args or kwargs:
                 raise TypeError(f"{name}_copy() takes 1 positional argument (input), got "
@@ -402,7 +408,7 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     seed = int(ts.randint(0, 2 ** 31 - 1, (1,), generator=generator).item()) \
         if generator is not None else int(ts.randint(0, 2 ** 31 - 1, (1,)).item())
-    vals = np.random.default_rng(seed).poisson(rates).astype(rates.dtype)
+    vals = np.asarray(np.random.default_rng(seed).poisson(rates)).astype(rates.dtype)
     return ts.asarray(vals, device=input.device)
 
 
