@@ -72,6 +72,12 @@ def _guard(fn: Callable, name: str, first: int) -> Callable:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if first == 0 and (not args or not isinstance(args[0], Tensor)):
+            # a Tensor method called through the class on something else (as torch's
+            # "descriptor 'erfinv' for 'Tensor' objects doesn't apply to a 'int' object")
+            got = type(args[0]).__name__ if args else "nothing"
+            raise TypeError(f"descriptor '{name.rsplit('.', 1)[-1]}' for 'Tensor' objects "
+                            f"doesn't apply to a '{got}' object")
         try:
             return fn(*args, **kwargs)
         except AttributeError as e:
