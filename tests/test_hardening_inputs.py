@@ -438,3 +438,18 @@ def test_no_cpp_text_reaches_users() -> None:
         assert not any(s in str(info.value) for s in leak), str(info.value)
     with pytest.raises(ValueError, match="out of range"):
         ts.Device("cuda:" + "9" * 30)
+
+
+def test_tensor_methods_through_the_class_need_a_tensor() -> None:
+    # found by tests/fuzz: AttributeError from Python methods, pybind11's dump from C++ ones
+    with pytest.raises(TypeError, match="descriptor 'erfinv' for 'Tensor' objects doesn't "
+                                        "apply to a 'int' object"):
+        ts.Tensor.erfinv(0)
+    with pytest.raises(TypeError, match="called through the class without a tensor"):
+        ts.Tensor.asin(bias=1)
+    with pytest.raises(TypeError) as info:
+        ts.Tensor.remainder("a", 2)
+    assert "incompatible function arguments" not in str(info.value)
+    x = ts.ones(3)
+    assert ts.Tensor.sum(x).item() == 3 and x.remainder(2.5).tolist() == [1.0] * 3
+    assert not hasattr(ts.special, "builtins_max")

@@ -364,7 +364,7 @@ def _polynomial(x: Any, n: Any, p0: Callable[[Tensor], Tensor], p1: Callable[[Te
     prev, cur = p0(x), p1(x)
     out = ts.where(n_b == 0, prev, ts.zeros_like(x))
     out = ts.where(n_b == 1, cur, out)
-    for k in range(1, builtins_min(nmax, _EXACT_DEGREE)):
+    for k in range(1, _builtin_min(nmax, _EXACT_DEGREE)):
         prev, cur = cur, step(x, cur, prev, k)
         out = ts.where(n_b == k + 1, cur, out)
     if closed is not None and x.size:
@@ -590,7 +590,7 @@ def _zeta_pos(x: Tensor, q: Tensor) -> Tensor:
     most 10 of them), then the Euler-Maclaurin tail (Cephes)."""
     ts = _ts()
     finite_q = ts.where(ts.isfinite(q), q, 9.0)
-    n = builtins_max(9, int(math.ceil(9.0 - float(ts.min(finite_q).item()))) + 1)
+    n = _builtin_max(9, int(math.ceil(9.0 - float(ts.min(finite_q).item()))) + 1)
     s = ts.zeros_like(x)
     for k in range(n + 1):
         s = s + ts.pow(q + k, -x)
@@ -655,5 +655,5 @@ def zeta(input: Any, other: Any) -> Tensor:
     return s.astype(out_dtype)
 
 
-builtins_max = max
-builtins_min = min
+_builtin_max = max
+_builtin_min = min

@@ -84,8 +84,7 @@ def public_targets(include_known: bool = False) -> List[str]:
             continue
         out.append(f"Tensor.{n}")
     skip = EXCLUDED | (set() if include_known else KNOWN_CORE_DEFECTS)
-    return [t for t in out if t not in skip and not t.endswith(".builtins_max")
-            and not t.endswith(".builtins_min")]
+    return [t for t in out if t not in skip]
 
 
 # ----------------------------------------------------------------------------- strategies
