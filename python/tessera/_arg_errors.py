@@ -188,7 +188,8 @@ def _tensor_params(fn: Callable) -> "list[tuple[int | None, str, bool]]":
         return []
     out = []
     for i, p in enumerate(params):
-        ann = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", "")
+        ann = p.annotation if isinstance(p.annotation, str) \
+            else getattr(p.annotation, "__name__", "")
         ann = ann.replace(" ", "")
         if ann == "Tensor":
             optional = False

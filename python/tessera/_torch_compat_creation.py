@@ -220,7 +220,9 @@ def _tri_indices(op: str, row: int, col: int, offset: int, upper: builtins.bool,
         lin_lo, lin_hi = (builtins.max(lo, a - col + 1), hi) if upper else \
             (lo, builtins.min(hi, col - a - 1))
         nlin = builtins.max(0, lin_hi - lin_lo + 1)
-        total = full * col + (nlin * (2 * a + sign * (lin_lo + lin_hi))) // 2 if nlin else full * col
+        total = full * col
+        if nlin:  # an arithmetic series: nlin terms from a + sign*lin_lo to a + sign*lin_hi
+            total += (nlin * (2 * a + sign * (lin_lo + lin_hi))) // 2
     out_dtype = int64 if dtype is None else _as_dtype(dtype)
     check_output_size(op, (2, total), out_dtype, device)
     if total == 0:

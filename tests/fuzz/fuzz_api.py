@@ -106,7 +106,8 @@ def _py(values: Sequence[Any]) -> Any:
 
 
 sizes = st.one_of(
-    st.lists(st.sampled_from(HOSTILE_INTS[:8]), min_size=0, max_size=3).map(lambda v: ("py", tuple(v))),
+    st.lists(st.sampled_from(HOSTILE_INTS[:8]), min_size=0, max_size=3).map(
+        lambda v: ("py", tuple(v))),
     st.lists(st.sampled_from(HOSTILE_INTS), min_size=1, max_size=3).map(lambda v: ("py", tuple(v))),
     st.lists(st.sampled_from([1, 2, 2.5, -1, None, "a", float("nan")]), min_size=1,
              max_size=3).map(lambda v: ("py", tuple(v))),
