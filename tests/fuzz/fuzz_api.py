@@ -239,9 +239,12 @@ def fuzz_for(seconds: float, seed: Optional[int], batch_size: int = 150,
             raise _TimeUp()
         if len({c[0] for c in batch}) < batch_size // 4:
             return  # one of hypothesis's simplest examples: nothing new to learn
-        findings.extend(run_batch(batch, seed=worker_seed))
+        new = run_batch(batch, seed=worker_seed)
+        findings.extend(new)
         count[0] += 1
         if log:
+            for f in new:
+                log("FINDING: " + f)
             log(f"batch {count[0]}: {len(batch)} calls, {len(findings)} findings so far")
 
     try:
