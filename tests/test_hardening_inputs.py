@@ -454,3 +454,15 @@ def test_tensor_methods_through_the_class_need_a_tensor() -> None:
     x = ts.ones(3)
     assert ts.Tensor.sum(x).item() == 3 and x.remainder(2.5).tolist() == [1.0] * 3
     assert not hasattr(ts.special, "builtins_max")
+
+
+def test_bindings_check_self_and_returned_tensors() -> None:
+    # found by tests/fuzz: "Unable to cast Python instance of type <class 'float'> to C++ type"
+    x = ts.ones(3, requires_grad=True)
+    calls = [lambda: ts.Tensor.detach_(0.5), lambda: ts.Tensor.requires_grad_(0.5),
+             lambda: ts.Tensor.add_(0.5, 1), lambda: ts.Tensor.__imatmul__(0.5, x),
+             lambda: setattr(x, "grad", "a")]
+    for call in calls:
+        with pytest.raises(TypeError, match="must be a Tensor|doesn't apply") as info:
+            call()
+        assert "C++" not in str(info.value) and "Unable to cast" not in str(info.value)
