@@ -466,3 +466,11 @@ def test_bindings_check_self_and_returned_tensors() -> None:
         with pytest.raises(TypeError, match="must be a Tensor|doesn't apply") as info:
             call()
         assert "C++" not in str(info.value) and "Unable to cast" not in str(info.value)
+
+
+def test_fuzz_findings_where_and_matrix_norm() -> None:
+    with pytest.raises(TypeError, match=r"where\(\)") as info:
+        ts.where(ord="sum")
+    assert "pybind11" not in str(info.value)
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        ts.linalg.matrix_norm(ts.asarray(3, dtype=ts.int32), 0)
