@@ -302,7 +302,7 @@ def test_sdpa_composite_paths_still_work() -> None:
     assert tuple(y.shape) == (2, 3, 2)
     # The function is still exported from misc and the package.
     from tessera.nn.functional import misc
-    assert misc.scaled_dot_product_attention is F.scaled_dot_product_attention
+    assert getattr(F.scaled_dot_product_attention, "__wrapped__", None) is misc.scaled_dot_product_attention
 
 
 def test_sdpa_16bit_and_double_backward() -> None:

@@ -257,6 +257,12 @@ void install_on_class(py::handle cls_h) {
     cls.def(n.c_str(), [qual, sigs](py::object self, py::kwargs kw) {
       raise_bad_keyword_only(qual, sigs, kw);
     });
+    // Tensor.op(**kwargs) through the class, with no tensor at all.
+    // (Keyword arguments only, so it never takes a call that has a positional argument.)
+    cls.def(n.c_str(), [qual](py::kwargs) {
+      throw py::type_error(qual + "(): called through the class without a tensor; pass the "
+                                  "tensor first (" + qual + "(x, ...))");
+    });
     py::handle entry =
         PyDict_GetItemString(reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_dict, n.c_str());
     if (entry && PyInstanceMethod_Check(entry.ptr()))

@@ -79,13 +79,14 @@ std::shared_ptr<GradHook> make_hook(py::function fn) {
     py::gil_scoped_acquire gil;
     py::object r = ref->obj(g);
     if (r.is_none()) return Tensor();
-    return r.cast<Tensor>();
+    return tensor_or_throw(r, "hook", "the value a tensor hook returns");
   });
 }
 
 variable_list tensors_of(const py::sequence& seq) {
   variable_list v;
-  for (py::handle h : seq) v.push_back(h.is_none() ? Tensor() : h.cast<Tensor>());
+  for (py::handle h : seq)
+    v.push_back(h.is_none() ? Tensor() : tensor_or_throw(h, "autograd", "each entry"));
   return v;
 }
 
@@ -197,7 +198,7 @@ void init_autograd(py::module_& m) {
       .def(
           "requires_grad_",
           [](py::object self, bool v) {
-            set_requires_grad(self.cast<const Tensor&>(), v);
+            set_requires_grad(tensor_or_throw(self, "requires_grad_", "self"), v);
             return self;
           },
           py::arg("requires_grad") = true)
@@ -212,7 +213,7 @@ void init_autograd(py::module_& m) {
               if (AutogradMeta* mt = get_meta(t)) mt->grad = Tensor();
               return;
             }
-            const Tensor& gt = g.cast<const Tensor&>();
+            const Tensor& gt = tensor_or_throw(g, "grad", "the assigned gradient");
             TS_CHECK(gt.shape() == t.shape(), ValueError, "grad: assigned gradient of shape ",
                      shape_str(gt.shape()), " does not match the tensor's shape ",
                      shape_str(t.shape()));
@@ -291,7 +292,7 @@ void init_autograd(py::module_& m) {
       .def("detach", [](const Tensor& t) { return detach(t); })
       .def("detach_",
            [](py::object self) {
-             const Tensor& t = self.cast<const Tensor&>();
+             const Tensor& t = tensor_or_throw(self, "detach_", "self");
              if (AutogradMeta* mt = get_meta(t)) {
                TS_CHECK(!mt->view_base.defined(), RuntimeError,
                         "detach_: Can't detach views in-place. Use detach() instead");
@@ -386,14 +387,14 @@ void init_autograd(py::module_& m) {
               node->inputs.push_back({});
               continue;
             }
-            const Tensor& t = h.cast<const Tensor&>();
+            const Tensor& t = tensor_or_throw(h, "Function.apply", "each tensor input");
             node->next_edges.push_back(gradient_edge(t));
             node->inputs.push_back({t.shape(), t.dtype(), t.device()});
           }
           std::vector<const TensorImpl*> outs;
           uint32_t nr = 0;
           for (py::handle h : outputs) {
-            const Tensor& t = h.cast<const Tensor&>();
+            const Tensor& t = tensor_or_throw(h, "Function.forward", "each output");
             node->out_meta.push_back({t.shape(), t.dtype(), t.device()});
             bool nondiff = false;
             for (py::handle nd : non_differentiable) nondiff = nondiff || nd.is(h);
@@ -406,7 +407,7 @@ void init_autograd(py::module_& m) {
               node->saved.emplace_back();
               continue;
             }
-            const Tensor& t = h.cast<const Tensor&>();
+            const Tensor& t = tensor_or_throw(h, "save_for_backward", "each saved value");
             bool is_out = false;
             for (const TensorImpl* o : outs) is_out = is_out || o == t.impl();
             node->saved.emplace_back(t, is_out);

@@ -42,7 +42,9 @@ void init_core(py::module_& m) {
   m.def(
       "_from_numpy", [](py::array a, int copy) { return from_numpy(a, copy); }, py::arg("array"),
       py::arg("copy"));
-  m.def("_to_numpy", [](py::object self) { return to_numpy(self, self.cast<const Tensor&>()); });
+  m.def("_to_numpy", [](py::object self) {
+    return to_numpy(self, tensor_or_throw(self, "numpy", "self"));
+  });
 
   // ---- copies and casts
   m.def("_astype", [](const Tensor& x, py::handle dtype, bool copy) {

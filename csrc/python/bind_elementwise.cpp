@@ -189,7 +189,7 @@ void def_tensor_methods(py::module_& m) {
   for (const B& b : inplace) {
     const ElementwiseDef* d = b.def;
     cls.def(b.name, [d](py::object self, py::handle o) {
-      binary_op_(*d, self.cast<const Tensor&>(), operand_or_throw(o, d->name));
+      binary_op_(*d, tensor_or_throw(self, d->name, "self"), operand_or_throw(o, d->name));
       return self;
     });
   }

@@ -11,7 +11,21 @@ namespace ts::python {
 
 namespace {
 
-int copy_mode(py::handle copy) { return copy.is_none() ? -1 : copy.cast<bool>() ? 1 : 0; }
+// copy= of __dlpack__ / from_dlpack: None, True or False (a NumPy bool too); anything else is
+// a TypeError rather than its truthiness.
+int copy_mode(py::handle copy) {
+  if (copy.is_none()) return -1;
+  if (copy.ptr() == Py_True) return 1;
+  if (copy.ptr() == Py_False) return 0;
+  const py::handle np_bool = py::type::handle_of(copy);
+  if (py::str(np_bool.attr("__name__")).cast<std::string>().rfind("bool", 0) == 0 &&
+      py::hasattr(np_bool, "__module__") &&
+      py::str(np_bool.attr("__module__")).cast<std::string>() == "numpy")
+    return copy.cast<bool>() ? 1 : 0;
+  throw py::type_error("copy must be True, False or None, got " +
+                       py::str(np_bool.attr("__name__")).cast<std::string>() + " (" +
+                       py::repr(copy).cast<std::string>() + ")");
+}
 
 // A (major, minor) or (device_type, device_id) pair: a 2-sequence of ints (IntEnums included).
 // PyNumber_Index/PySequence_Fast keep this off Python-level attribute lookups (hot path).

@@ -281,7 +281,7 @@ void init_tensor(py::module_& m) {
   });
   cls.def("__imatmul__", [](py::object self, py::handle b) -> py::object {
     // NumPy's in-place matmul (PyTorch rebinds `a` instead): recorded like `a = a @ b`.
-    const Tensor& a = self.cast<const Tensor&>();
+    const Tensor& a = tensor_or_throw(self, "matmul", "self");
     autograd::check_inplace(a, "matmul");
     assign_inplace_result("matmul", a, matmul(a, operand_or_throw(b, "matmul")));
     return self;

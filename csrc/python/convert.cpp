@@ -41,6 +41,13 @@ bool to_scalar(py::handle h, Scalar& out) {
   return false;
 }
 
+const Tensor& tensor_or_throw(py::handle h, const char* op, const char* what) {
+  if (!py::isinstance<Tensor>(h))
+    throw py::type_error(std::string(op) + ": " + what + " must be a Tensor, got " +
+                         py::str(py::type::handle_of(h).attr("__name__")).cast<std::string>());
+  return h.cast<const Tensor&>();
+}
+
 bool to_operand(py::handle h, Tensor& out) {
   if (py::isinstance<Tensor>(h)) {
     out = h.cast<const Tensor&>();

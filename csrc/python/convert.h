@@ -16,6 +16,9 @@ bool to_scalar(py::handle h, Scalar& out);
 // asarray accepts (NumPy arrays, nested lists). Returns false when `h` cannot be an operand.
 bool to_operand(py::handle h, Tensor& out);
 Tensor operand_or_throw(py::handle h, const char* op);
+// `h` as the Tensor it holds (a reference into the Python object); a TypeError naming `op` and
+// `what` otherwise, never pybind11's "Unable to cast ... to C++ type".
+const Tensor& tensor_or_throw(py::handle h, const char* op, const char* what);
 
 Shape to_shape(py::handle h, const char* what);  // int or sequence of ints
 DType to_dtype(py::handle h);                    // a tessera dtype, NumPy dtype, or a name

@@ -72,6 +72,12 @@ def _guard(fn: Callable, name: str, first: int) -> Callable:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if first == 0 and (not args or not isinstance(args[0], Tensor)):
+            # a Tensor method called through the class on something else (as torch's
+            # "descriptor 'erfinv' for 'Tensor' objects doesn't apply to a 'int' object")
+            got = type(args[0]).__name__ if args else "nothing"
+            raise TypeError(f"descriptor '{name.rsplit('.', 1)[-1]}' for 'Tensor' objects "
+                            f"doesn't apply to a '{got}' object")
         try:
             return fn(*args, **kwargs)
         except AttributeError as e:
@@ -145,3 +151,81 @@ def int_arg(op: str, name: str, value: Any) -> int:
     if not -(1 << 63) <= v < (1 << 63):
         raise ValueError(f"{op}: {name}={v} is out of range for a 64-bit integer")
     return v
+
+
+def check_output_size(op: str, shape: "tuple[int, ...] | list[int]", dtype: Any = None,
+                      device: Any = None) -> int:
+    """The element count of an output of `shape`, checked before any index array or table is
+    built for it: RuntimeError (as torch's "storage size calculation overflowed") past
+    2^63 - 1 elements; with `dtype`, MemoryError when the output cannot be allocated (probed
+    by allocating it, untouched, so no multi-GB intermediate is built first)."""
+    numel = 1
+    for d in shape:
+        numel *= int(d)
+    itemsize = 1 if dtype is None else max(getattr(dtype, "itemsize", 8), 1)
+    if numel * itemsize >= 1 << 63:
+        raise RuntimeError(f"{op}: the output of shape {tuple(int(d) for d in shape)} has "
+                           f"{numel} elements; its storage size calculation overflowed")
+    if dtype is not None and numel:
+        from ._creation import empty
+        try:
+            probe = empty(tuple(int(d) for d in shape), dtype=dtype, device=device)
+        except MemoryError:
+            raise MemoryError(f"{op}: cannot allocate the output of shape "
+                              f"{tuple(int(d) for d in shape)} ({numel * itemsize} bytes)"
+                              ) from None
+        del probe
+    return numel
+
+
+def _tensor_params(fn: Callable) -> "list[tuple[int | None, str, bool]]":
+    """(position, name, None allowed) of the parameters `fn` annotates as Tensor or
+    Optional[Tensor]."""
+    import inspect
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return []
+    out = []
+    for i, p in enumerate(params):
+        ann = p.annotation if isinstance(p.annotation, str) \
+            else getattr(p.annotation, "__name__", "")
+        ann = ann.replace(" ", "")
+        if ann == "Tensor":
+            optional = False
+        elif ann in ("Optional[Tensor]", "Tensor|None", "None|Tensor"):
+            optional = True
+        else:
+            continue
+        positional = p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        out.append((i if positional else None, p.name, optional))
+    return out
+
+
+def require_tensor_args(fn: Callable, name: str) -> Callable:
+    """`fn` checking, before it runs, that each parameter annotated ``Tensor`` is a tensor
+    (``Optional[Tensor]``: a tensor or None), raising PyTorch's TypeError
+    ``name(): argument 'input' (position 1) must be Tensor, not str`` otherwise. Functions
+    with no such parameter are returned unchanged."""
+    checks = _tensor_params(fn)
+    if not checks or getattr(fn, "__requires_tensor_args__", False):
+        return fn
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for pos, pname, optional in checks:
+            if pos is not None and pos < len(args):
+                v = args[pos]
+                where = f"argument '{pname}' (position {pos + 1})"
+            elif pname in kwargs:
+                v = kwargs[pname]
+                where = f"argument '{pname}'"
+            else:
+                continue
+            if not isinstance(v, Tensor) and not (optional and v is None):
+                raise TypeError(f"{name}(): {where} must be Tensor"
+                                f"{' or None' if optional else ''}, not {type(v).__name__}")
+        return fn(*args, **kwargs)
+
+    wrapper.__requires_tensor_args__ = True  # type: ignore[attr-defined]
+    return wrapper

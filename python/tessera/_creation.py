@@ -82,6 +82,9 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optiona
     if device is None and isinstance(obj, (builtins.bool, builtins.int, builtins.float,
                                            builtins.complex, list, tuple)):
         device = _default_device_or_none()  # like torch.asarray: sequences go to the default
+    if copy is not None and not isinstance(copy, (builtins.bool, np.bool_)):
+        raise TypeError(f"asarray: copy must be True, False or None, got {type(copy).__name__} "
+                        f"({copy!r})")
     out = _asarray_host(obj, dtype=dtype, copy=copy)
     if device is not None and _C.Device(device) != out.device:
         if copy is False:

@@ -29,6 +29,11 @@ def _consumer_stream(device_id: int) -> int:
     return 1 if s == 0 else s
 
 
+def _np_bool() -> type:
+    import numpy as np
+    return np.bool_
+
+
 def from_dlpack(x: Any, /, *, device: Any = None, copy: Optional[builtins.bool] = None) -> Tensor:
     """A tensor sharing memory with `x`, any object with ``__dlpack__`` (NumPy, PyTorch, CuPy, JAX, ...).
 
@@ -44,6 +49,9 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: Optional[builtins.bool] 
     tensors. For a CUDA producer, the producer makes our current stream wait for its pending
     writes (the DLPack stream protocol). Shapes: the result has x's shape and strides.
     """
+    if copy is not None and not isinstance(copy, (builtins.bool, _np_bool())):
+        raise TypeError(f"from_dlpack: copy must be True, False or None, got "
+                        f"{type(copy).__name__} ({copy!r})")
     target = _C.Device(device) if device is not None else None
     if isinstance(x, Tensor):
         # A new tensor over the same memory, outside x's autograd graph (as a DLPack round

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
+import numpy as _np
+
 from . import _C
 from ._C import Tensor
 
@@ -12,8 +14,16 @@ __all__ = ["reshape", "permute_dims", "expand_dims", "squeeze", "broadcast_to", 
 
 
 def reshape(x: Tensor, /, shape: Tuple[int, ...], *, copy: Optional[bool] = None) -> Tensor:
-    """A view with `shape` when the strides allow (copy=None/False), else a copy."""
-    return _C._reshape(x, shape, {None: -1, False: 0, True: 1}[copy])
+    """A view with `shape` when the strides allow (copy=None/False), else a copy; copy=True
+    always copies, copy=False raises where a view is impossible."""
+    if copy is None:
+        mode = -1
+    elif isinstance(copy, (bool, _np.bool_)):
+        mode = 1 if copy else 0
+    else:
+        raise TypeError(f"reshape: copy must be True, False or None, got "
+                        f"{type(copy).__name__} ({copy!r})")
+    return _C._reshape(x, shape, mode)
 
 
 def permute_dims(x: Tensor, /, axes: Tuple[int, ...]) -> Tensor:

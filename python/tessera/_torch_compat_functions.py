@@ -7,7 +7,6 @@ global switches (deterministic algorithms, matmul precision, print options, comp
 from __future__ import annotations
 
 import builtins
-import itertools
 import math
 import sys
 import warnings
@@ -38,6 +37,9 @@ _COPY_FUNCTIONS = ("alias as_strided detach diagonal expand permute select squee
 
 def _method_function(name: str) -> Callable[..., Any]:
     def fn(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
         return getattr(input, name)(*args, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``torch.{name}(input, ...)``: the same as ``input.{name}(...)``."
@@ -46,6 +48,9 @@ def _method_function(name: str) -> Callable[..., Any]:
 
 def _copy_function(name: str) -> Callable[..., Any]:
     def fn(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}_copy(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
         if name in ("alias", "view_as_real", "view_as_complex"):
             if args or kwargs:
                 raise TypeError(f"{name}_copy() takes 1 positional argument (input), got "
@@ -82,10 +87,36 @@ def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) ->
 
 
 # ----------------------------------------------------------------------------- math helpers
+def _combination_rows(n: int, r: int, with_replacement: bool) -> Any:
+    """The (count, r) int64 index rows of the r-combinations of range(n), in itertools order,
+    built column by column; only prefixes that extend to a full row are kept, so no
+    intermediate outgrows the output."""
+    import numpy as np
+    first_max = n - 1 if with_replacement else n - r
+    rows = np.arange(first_max + 1, dtype=np.int64)[:, None]
+    for k in builtins.range(1, r):
+        last = rows[:, -1]
+        lo = last if with_replacement else last + 1
+        hi = n - 1 if with_replacement else n - r + k           # inclusive bound of column k
+        counts = np.maximum(hi - lo + 1, 0)
+        total = int(counts.sum())
+        starts = np.repeat(lo, counts)
+        offsets = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+        rows = np.concatenate([np.repeat(rows, counts, axis=0), (starts + offsets)[:, None]],
+                              axis=1)
+    return rows
+
+
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
-    """The length-`r` combinations of a 1-D tensor's elements, as rows of an (n, r) tensor
-    (itertools.combinations order; torch.combinations)."""
+    """The length-`r` combinations of a 1-D tensor's elements, as rows of a (count, r) tensor
+    (itertools.combinations order; torch.combinations). RuntimeError when the count overflows
+    int64, MemoryError when it cannot be allocated, both before any row is built."""
     ts = _ts()
+    from ._arg_errors import check_output_size, int_arg
+    r = int_arg("combinations", "r", r)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"combinations: argument 'input' must be a tensor, not "
+                        f"{type(input).__name__}")
     if input.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
     if r < 0:
@@ -93,12 +124,12 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     if r == 0:
         return ts.empty((0,), dtype=input.dtype, device=input.device)
     n = input.shape[0]
-    gen = itertools.combinations_with_replacement if with_replacement else itertools.combinations
-    idx = list(gen(builtins.range(n), r))
-    if not idx:
+    count = math.comb(n + r - 1, r) if with_replacement else math.comb(n, r)
+    check_output_size("combinations", (count, r), input.dtype, input.device)
+    if count == 0:
         return ts.empty((0, r), dtype=input.dtype, device=input.device)
-    index = ts.asarray(idx, dtype=ts.int64, device=input.device)
-    return input[index.reshape(-1)].reshape(len(idx), r)
+    index = ts.asarray(_combination_rows(n, r, with_replacement), device=input.device)
+    return input[index.reshape(-1)].reshape(count, r)
 
 
 def _trapezoid_parts(y: Tensor, x: Optional[Tensor], dx: Optional[float], dim: int,
@@ -154,24 +185,30 @@ def cumulative_trapezoid(y: Tensor, x: Optional[Tensor] = None, *, dx: Optional[
 
 
 def vander(x: Tensor, N: Optional[int] = None, increasing: bool = False) -> Tensor:
-    """The Vandermonde matrix of a 1-D tensor: columns x**(N-1) ... x**0 (or increasing);
-    integer and bool inputs give int64 (torch.vander)."""
+    """The (len(x), N) Vandermonde matrix of a 1-D tensor: columns x**(N-1) ... x**0 (or
+    increasing), by a cumulative product; integer and bool inputs give int64 (torch.vander).
+    The output size is checked before anything is allocated."""
     ts = _ts()
+    from ._arg_errors import check_output_size, int_arg
+    if not isinstance(x, Tensor):
+        raise TypeError(f"vander: argument 'x' must be a tensor, not {type(x).__name__}")
     if x.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
-    n = x.shape[0] if N is None else N
+    n = x.shape[0] if N is None else int_arg("vander", "N", N)
     if n < 0:
         raise RuntimeError("N must be non-negative.")
     if x.dtype == ts.bool or ts.isdtype(x.dtype, "integral"):
         x = x.astype(ts.int64)
+    check_output_size("vander", (x.shape[0], n), x.dtype, x.device)
     if n == 0:
         return ts.empty((x.shape[0], 0), dtype=x.dtype, device=x.device)
-    cols = [ts.ones_like(x)]
-    for _ in builtins.range(1, n):
-        cols.append(cols[-1] * x)
-    if not increasing:
-        cols = cols[::-1]
-    return ts.stack(cols, axis=1)
+    ones = ts.ones((x.shape[0], 1), dtype=x.dtype, device=x.device)
+    if n == 1:
+        out = ones
+    else:
+        powers = ts.cumprod(ts.broadcast_to(x[:, None], (x.shape[0], n - 1)), dim=1)
+        out = ts.concat([ones, powers], axis=1)
+    return out if increasing else ts.flip(out, axis=1)
 
 
 def unravel_index(indices: Any, shape: Union[int, Sequence[int]]) -> Tuple[Tensor, ...]:
@@ -371,7 +408,7 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     seed = int(ts.randint(0, 2 ** 31 - 1, (1,), generator=generator).item()) \
         if generator is not None else int(ts.randint(0, 2 ** 31 - 1, (1,)).item())
-    vals = np.random.default_rng(seed).poisson(rates).astype(rates.dtype)
+    vals = np.asarray(np.random.default_rng(seed).poisson(rates)).astype(rates.dtype)
     return ts.asarray(vals, device=input.device)
 
 

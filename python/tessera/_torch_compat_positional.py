@@ -63,11 +63,11 @@ def _method_style(std: Callable[..., Any], name: str,
 def _where(std: Callable[..., Any]) -> Callable[..., Any]:
     """where(condition, x1, x2); torch's one-argument where(condition) is nonzero(as_tuple)."""
     @functools.wraps(std)
-    def wrapper(condition: Any, *args: Any) -> Any:
-        if not args:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and not kwargs:
             from ._indexing import nonzero
-            return nonzero(condition)
-        return std(condition, *args)
+            return nonzero(args[0])
+        return std(*args, **kwargs)  # the binding names missing arguments and unknown keywords
     return wrapper
 
 

@@ -35,6 +35,10 @@ def matrix_norm_dim(A: Tensor, ord: Any = "fro", dim: Sequence[int] = (-2, -1),
     ts = _ts()
     d = _axes2(dim)
     nd = A.ndim
+    if nd < 2:
+        from . import errors
+        raise errors.ValueError(f"matrix_norm: the input must have at least 2 dimensions, "
+                                f"got shape {tuple(A.shape)}")
     d = tuple(x % nd for x in d)
     x = ts.moveaxis(A, d, (-2, -1))
     out = ts.linalg.matrix_norm(x, ord=ord, keepdims=keepdim)

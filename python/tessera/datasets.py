@@ -20,21 +20,89 @@ def _ts() -> Any:
     return tessera
 
 
-def read_idx(path: str) -> np.ndarray:
-    """Reads an IDX file (the MNIST format; gzip if the name ends in .gz)."""
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        data = f.read()
-    if len(data) < 4 or data[0] != 0 or data[1] != 0 or data[2] not in _IDX_DTYPES:
-        raise ValueError(f"read_idx: {path} is not an IDX file (bad magic number)")
-    ndim = data[3]
-    dims = tuple(int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(ndim))
-    dt = np.dtype(_IDX_DTYPES[data[2]])
-    count = int(np.prod(dims)) if dims else 1
-    offset = 4 + 4 * ndim
-    if len(data) - offset < count * dt.itemsize:
-        raise ValueError(f"read_idx: {path} is truncated: expected {count} values of shape {dims}")
-    return np.frombuffer(data, dtype=dt, count=count, offset=offset).reshape(dims).astype(dt.newbyteorder("="))
+# Note [untrusted IDX files]
+# The header declares the element type and the dimensions; everything it declares is checked
+# before data is read: the magic number, the dimension count, the element count (Python ints,
+# no overflow) against `max_bytes` and against what the file can hold (its size; for gzip,
+# DEFLATE's largest ratio 1032:1 times the compressed size). The payload is then decompressed
+# in chunks into the output buffer, never past the declared size, so a gzip bomb costs at most
+# the declared bytes. Every malformation is a ValueError naming the file and what is wrong.
+_IDX_MAX_BYTES = 1 << 33
+_IDX_MAX_NDIM = 32
+_GZIP_MAX_RATIO = 1032
+_IDX_CHUNK = 1 << 24
+
+
+def _idx_error(path: str, what: str) -> ValueError:
+    return ValueError(f"read_idx: {path}: {what}")
+
+
+def _read_exact(f: Any, n: int, path: str, what: str) -> bytes:
+    data = f.read(n)
+    if len(data) != n:
+        raise _idx_error(path, f"truncated: the file ends inside the {what} (expected {n} "
+                               f"bytes, got {len(data)})")
+    return data
+
+
+def read_idx(path: str, *, max_bytes: int = _IDX_MAX_BYTES) -> np.ndarray:
+    """Reads an IDX file (the MNIST format), gzip-compressed or not (detected from the
+    content). Returns an array of the declared shape (d0, d1, ...) in native byte order.
+
+    Untrusted input (Note [untrusted IDX files]): a malformed file (bad magic number, unknown
+    type, truncated header or data, a declared size beyond `max_bytes` or beyond what the file
+    can hold, a corrupt gzip stream) raises ValueError naming the file and the defect."""
+    import zlib
+    path = os.fspath(path)
+    file_size = os.path.getsize(path)
+    with open(path, "rb") as raw:
+        gz = raw.read(2) == b"\x1f\x8b"
+        raw.seek(0)
+        f: Any = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
+        try:
+            return _read_idx_stream(f, path, file_size, gz, max_bytes)
+        except (OSError, EOFError, zlib.error) as e:  # a corrupt gzip stream
+            raise _idx_error(path, f"corrupt gzip stream ({type(e).__name__}: {e})") from None
+
+
+def _read_idx_stream(f: Any, path: str, file_size: int, gz: bool, max_bytes: int) -> np.ndarray:
+    head = _read_exact(f, 4, path, "magic number")
+    if head[0] != 0 or head[1] != 0:
+        raise _idx_error(path, f"not an IDX file (bad magic number {head.hex()}: the first two "
+                               f"bytes must be zero)")
+    if head[2] not in _IDX_DTYPES:
+        raise _idx_error(path, f"unknown IDX element type 0x{head[2]:02x} (one of "
+                               f"{', '.join(f'0x{k:02x}' for k in _IDX_DTYPES)})")
+    ndim = head[3]
+    if not 1 <= ndim <= _IDX_MAX_NDIM:
+        raise _idx_error(path, f"{ndim} dimensions declared (1 to {_IDX_MAX_NDIM} supported)")
+    raw_dims = _read_exact(f, 4 * ndim, path, f"header ({ndim} dimensions)")
+    dims = tuple(int.from_bytes(raw_dims[4 * i:4 * i + 4], "big") for i in range(ndim))
+    dt = np.dtype(_IDX_DTYPES[head[2]])
+    count = 1
+    for d in dims:
+        count *= d
+    nbytes = count * dt.itemsize
+    if nbytes > max_bytes:
+        raise _idx_error(path, f"the declared shape {dims} of {dt} needs {nbytes} bytes, more "
+                               f"than max_bytes={max_bytes}")
+    header = 4 + 4 * ndim
+    can_hold = (file_size * _GZIP_MAX_RATIO) if gz else file_size - header
+    if nbytes > can_hold:
+        raise _idx_error(path, f"truncated or inconsistent: the declared shape {dims} needs "
+                               f"{nbytes} bytes of data, but the file "
+                               + (f"({file_size} bytes of gzip) can hold at most {can_hold}"
+                                  if gz else f"holds only {can_hold}"))
+    out = np.empty(count, dtype=dt)
+    view = memoryview(out.view(np.uint8).reshape(-1))
+    got = 0
+    while got < nbytes:
+        n = f.readinto(view[got:got + min(_IDX_CHUNK, nbytes - got)])
+        if not n:
+            raise _idx_error(path, f"truncated: the declared shape {dims} needs {nbytes} bytes "
+                                   f"of data, the file holds {got}")
+        got += n
+    return out.reshape(dims).astype(dt.newbyteorder("="), copy=False)
 
 
 def _find(root: str, stem: str) -> str:
@@ -65,7 +133,7 @@ class MNIST(Dataset):
         img_file, lbl_file = self._files[bool(train)]
         self.data = read_idx(_find(root, img_file))  # uint8 (N, 28, 28)
         self.targets = read_idx(_find(root, lbl_file)).astype(np.int64)
-        if self.data.ndim != 3 or len(self.data) != len(self.targets):
+        if self.data.ndim != 3 or self.targets.ndim != 1 or len(self.data) != len(self.targets):
             raise ValueError(f"{type(self).__name__}: images {self.data.shape} and labels "
                              f"{self.targets.shape} do not match")
 

@@ -316,76 +316,266 @@ def gammaincc(input: Any, other: Any) -> Tensor:
 
 
 # ----------------------------------------------------------------------------- polynomials
-def _recurrence(x: Any, n: Any, p0: Callable[[Tensor], Tensor], p1: Callable[[Tensor], Tensor],
-                step: Callable[[Tensor, Tensor, Tensor, int], Tensor]) -> Tensor:
-    """P_n(x) from P_0, P_1 and P_{k+1} = step(x, P_k, P_{k-1}, k); `n` may be a tensor (its
-    entries select per element; negative n gives 0)."""
+# Note [polynomials of large degree]
+# The degree n is data (a tensor or a huge int), so no Python loop may run n times: the
+# three-term recurrence runs for degrees up to _EXACT_DEGREE only (as torch's loop, the same
+# values). Larger degrees use bounded closed forms: Chebyshev's trigonometric/hyperbolic forms
+# (which torch itself uses for |x| < 1), Stieltjes' asymptotic series and the terminating
+# hypergeometric series for Legendre, the positive power series (x < 0) and Hilb's Bessel
+# approximation (x > 0, absolute error about x^(5/4) n^(-3/4) e^(x/2)) for Laguerre; Hermite
+# values overflow long before and give NaN (torch's limit). Where the value overflows, the
+# result is NaN as torch's recurrence gives (inf - inf).
+_EXACT_DEGREE = 512
+
+
+def _degree(x: Any, n: Any) -> "tuple[Tensor, Tensor, Tensor, int]":
+    """(x as float, n broadcast as x's dtype, n's odd mask, max n): n truncates toward zero
+    (2.7 -> 2, -0.5 -> 0) and NaN counts as negative, as torch's cast."""
     ts = _ts()
     x = _float(x)
     n_t = n if isinstance(n, Tensor) else ts.asarray(n)
+    if n_t.dtype == ts.bool:
+        n_t = n_t.astype(ts.int64)
+    if ts.isdtype(n_t.dtype, "complex floating"):
+        raise TypeError("special polynomial: the degree n must be real, got "
+                        f"{n_t.dtype}")
     if ts.isdtype(n_t.dtype, "real floating"):
-        # torch casts n to an integer: non-integral n truncates toward zero (2.7 -> 2,
-        # -0.5 -> 0); NaN counts as negative (a zero result)
         if isinstance(n, Tensor) and ts.isdtype(x.dtype, "real floating"):
             x = x.astype(ts.result_type(x, n_t))
-        n_t = ts.where(ts.isnan(n_t), -1.0, ts.trunc(n_t))
+        n_t = ts.where(ts.isnan(n_t), -1.0, ts.trunc(n_t.astype(ts.float64)))
+        odd = ts.fmod(n_t, 2.0) != 0
+    else:
+        odd = (n_t % 2) != 0
     nmax = int(ts.max(n_t).item()) if n_t.size else 0
-    x, n_b = ts.broadcast_arrays(x, n_t.astype(x.dtype) if n_t.dtype != x.dtype else n_t)
+    x, n_b, odd = ts.broadcast_arrays(x, n_t.astype(x.dtype) if n_t.dtype != x.dtype else n_t,
+                                      odd)
+    return x, n_b, odd, nmax
+
+
+def _polynomial(x: Any, n: Any, p0: Callable[[Tensor], Tensor], p1: Callable[[Tensor], Tensor],
+                step: Callable[[Tensor, Tensor, Tensor, int], Tensor],
+                closed: Optional[Callable[[Tensor, Tensor, Tensor], "tuple[Tensor, Tensor]"]]
+                ) -> Tensor:
+    """P_n(x) from P_0, P_1 and P_{k+1} = step(x, P_k, P_{k-1}, k) for n <= _EXACT_DEGREE;
+    `closed(x64, n64, odd)` gives (mask, value) in float64 for the elements it computes in
+    closed form (always those with n > _EXACT_DEGREE). Negative n gives 0."""
+    ts = _ts()
+    x, n_b, odd, nmax = _degree(x, n)
     prev, cur = p0(x), p1(x)
     out = ts.where(n_b == 0, prev, ts.zeros_like(x))
     out = ts.where(n_b == 1, cur, out)
-    for k in range(1, nmax):
+    for k in range(1, _builtin_min(nmax, _EXACT_DEGREE)):
         prev, cur = cur, step(x, cur, prev, k)
         out = ts.where(n_b == k + 1, cur, out)
+    if closed is not None and x.size:
+        real = ts.isdtype(x.dtype, "real floating")
+        x64 = x.astype(ts.float64) if real else x.astype(ts.complex128)
+        n64 = n_b.astype(ts.float64)
+        mask, val = closed(x64, ts.where(n64 < 0, 0.0, n64), odd)
+        mask = mask & (n64 >= 0)
+        if bool(ts.any(mask).item()):
+            if real:
+                val = ts.where(ts.isfinite(val) | ts.isnan(x64), val, math.nan)
+            out = ts.where(mask, val.astype(x.dtype), out)
     return out
 
 
+def _sign_pow(odd: Tensor, negative: Tensor) -> Tensor:
+    """(-1)^n where `negative`, else 1."""
+    return _ts().where(odd & negative, -1.0, 1.0)
+
+
+def _chebyshev(kind: str, trig_above: int) -> Callable[[Tensor, Tensor, Tensor], Any]:
+    """Closed forms of Chebyshev T/U/V/W: trigonometric for |x| < 1 (where torch uses them),
+    hyperbolic for |x| > 1, torch's endpoint values at |x| == 1."""
+    def closed(x: Tensor, n: Tensor, odd: Tensor) -> "tuple[Tensor, Tensor]":
+        ts = _ts()
+        if not ts.isdtype(x.dtype, "real floating"):
+            return n > _EXACT_DEGREE, ts.full_like(x, math.nan)
+        ax = ts.abs(x)
+        inside = ax < 1
+        neg = x < 0
+        th = ts.acos(ts.where(inside, x, 0.5))
+        t = ts.acosh(ts.where(inside, 2.0, ax))
+        np1, nh = n + 1.0, n + 0.5
+        sgn = _sign_pow(odd, neg)
+        if kind == "t":
+            ins = ts.cos(n * th)
+            out = sgn * ts.cosh(n * t)
+            edge = sgn
+        elif kind == "u":
+            s = ts.sin(th)
+            ins = ts.where(s != 0, ts.sin(np1 * th) / ts.where(s != 0, s, 1.0),
+                           np1 * ts.cos(np1 * th))
+            out = sgn * ts.sinh(np1 * t) / ts.sinh(t)
+            edge = sgn * np1
+        else:
+            cos_v, sin_w = ts.cos(nh * th) / ts.cos(th / 2), ts.sin(nh * th) / ts.sin(th / 2)
+            v_out = ts.cosh(nh * t) / ts.cosh(t / 2)   # V_n(|x|) for |x| > 1
+            w_out = ts.sinh(nh * t) / ts.sinh(t / 2)   # W_n(|x|)
+            odd_sign = ts.where(odd, -1.0, 1.0)
+            if kind == "v":   # V_n(-y) = (-1)^n W_n(y)
+                ins = cos_v
+                out = ts.where(neg, odd_sign * w_out, v_out)
+                edge = ts.where(neg, odd_sign * (2 * n + 1), 1.0)
+            else:             # W_n(-y) = (-1)^n V_n(y)
+                ins = sin_w
+                out = ts.where(neg, odd_sign * v_out, w_out)
+                edge = ts.where(neg, odd_sign, 2 * n + 1)
+        val = ts.where(inside, ins, ts.where(ax == 1, edge, out))
+        mask = (n > _EXACT_DEGREE) | (inside & (n > trig_above)) | (ax == 1)
+        return mask, val
+    return closed
+
+
 def chebyshev_polynomial_t(input: Any, n: Any) -> Tensor:
-    """T_n(x): T_0 = 1, T_1 = x, T_{k+1} = 2x T_k - T_{k-1}."""
-    return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: x,
-                       lambda x, c, p, k: 2 * x * c - p)
+    """T_n(x): T_0 = 1, T_1 = x, T_{k+1} = 2x T_k - T_{k-1}; cos(n acos x) for |x| < 1 and
+    large n (elementwise; n broadcasts with x)."""
+    return _polynomial(input, n, lambda x: x * 0 + 1, lambda x: x,
+                       lambda x, c, p, k: 2 * x * c - p, _chebyshev("t", 6))
 
 
 def chebyshev_polynomial_u(input: Any, n: Any) -> Tensor:
-    """U_n(x): U_0 = 1, U_1 = 2x."""
-    return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: 2 * x,
-                       lambda x, c, p, k: 2 * x * c - p)
+    """U_n(x): U_0 = 1, U_1 = 2x (elementwise; n broadcasts with x)."""
+    return _polynomial(input, n, lambda x: x * 0 + 1, lambda x: 2 * x,
+                       lambda x, c, p, k: 2 * x * c - p, _chebyshev("u", 8))
 
 
 def chebyshev_polynomial_v(input: Any, n: Any) -> Tensor:
-    """V_n(x): V_0 = 1, V_1 = 2x - 1."""
-    return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: 2 * x - 1,
-                       lambda x, c, p, k: 2 * x * c - p)
+    """V_n(x): V_0 = 1, V_1 = 2x - 1 (elementwise; n broadcasts with x)."""
+    return _polynomial(input, n, lambda x: x * 0 + 1, lambda x: 2 * x - 1,
+                       lambda x, c, p, k: 2 * x * c - p, _chebyshev("v", 8))
 
 
 def chebyshev_polynomial_w(input: Any, n: Any) -> Tensor:
-    """W_n(x): W_0 = 1, W_1 = 2x + 1."""
-    return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: 2 * x + 1,
-                       lambda x, c, p, k: 2 * x * c - p)
+    """W_n(x): W_0 = 1, W_1 = 2x + 1 (elementwise; n broadcasts with x)."""
+    return _polynomial(input, n, lambda x: x * 0 + 1, lambda x: 2 * x + 1,
+                       lambda x, c, p, k: 2 * x * c - p, _chebyshev("w", 8))
+
+
+def _overflowed(x: Tensor, n: Tensor, odd: Tensor) -> "tuple[Tensor, Tensor]":
+    """Degrees past _EXACT_DEGREE whose values overflow float64: NaN (torch's limit)."""
+    return n > _EXACT_DEGREE, _ts().full_like(x, math.nan)
 
 
 def hermite_polynomial_h(input: Any, n: Any) -> Tensor:
-    """Physicists' H_n(x): H_0 = 1, H_1 = 2x, H_{k+1} = 2x H_k - 2k H_{k-1}."""
-    return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: 2 * x,
-                       lambda x, c, p, k: 2 * x * c - 2 * k * p)
+    """Physicists' H_n(x): H_0 = 1, H_1 = 2x, H_{k+1} = 2x H_k - 2k H_{k-1}; NaN for
+    n > 512 (overflow, as torch)."""
+    return _polynomial(input, n, lambda x: x * 0 + 1, lambda x: 2 * x,
+                       lambda x, c, p, k: 2 * x * c - 2 * k * p, _overflowed)
 
 
 def hermite_polynomial_he(input: Any, n: Any) -> Tensor:
-    """Probabilists' He_n(x): He_0 = 1, He_1 = x, He_{k+1} = x He_k - k He_{k-1}."""
-    return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: x,
-                       lambda x, c, p, k: x * c - k * p)
+    """Probabilists' He_n(x): He_0 = 1, He_1 = x, He_{k+1} = x He_k - k He_{k-1}; NaN for
+    n > 512 (overflow, as torch)."""
+    return _polynomial(input, n, lambda x: x * 0 + 1, lambda x: x,
+                       lambda x, c, p, k: x * c - k * p, _overflowed)
+
+
+def _bessel_j0(z: Tensor) -> Tensor:
+    """J_0(z) for z >= 0 in float64: power series below 25, Hankel's expansion above."""
+    ts = _ts()
+    small = z < 25.0
+    zs = ts.where(small, z, 0.0)
+    q = -zs * zs / 4.0
+    term = ts.ones_like(zs)
+    total = term
+    for k in range(1, 90):
+        term = term * q / (k * k)
+        total = total + term
+    zl = ts.where(small, 25.0, z)
+    p_sum, q_sum = ts.ones_like(zl), -1.0 / (8.0 * zl)
+    a, b = ts.ones_like(zl), -1.0 / (8.0 * zl)
+    for j in range(1, 12):
+        a = -a * (4 * j - 3) ** 2 * (4 * j - 1) ** 2 / ((2 * j - 1) * (2 * j) * (8.0 * zl) ** 2)
+        b = -b * (4 * j - 1) ** 2 * (4 * j + 1) ** 2 / ((2 * j) * (2 * j + 1) * (8.0 * zl) ** 2)
+        p_sum, q_sum = p_sum + a, q_sum + b
+    xi = zl - math.pi / 4
+    asym = ts.sqrt(2.0 / (math.pi * zl)) * (p_sum * ts.cos(xi) - q_sum * ts.sin(xi))
+    return ts.where(small, total, asym)
+
+
+def _laguerre_closed(x: Tensor, n: Tensor, odd: Tensor) -> "tuple[Tensor, Tensor]":
+    ts = _ts()
+    big = n > _EXACT_DEGREE
+    if not ts.isdtype(x.dtype, "real floating"):
+        return big, ts.full_like(x, math.nan)
+    # x <= 0: sum_k C(n, k) |x|^k / k!, all terms positive; overflow past 2 sqrt(n|x|) ~ 709
+    ax = ts.where(x < 0, -x, 0.0)
+    growth = 2.0 * ts.sqrt(n * ax)
+    term = ts.ones_like(x)
+    total = term
+    if bool(ts.any(big & (x < 0)).item()):
+        for k in range(1100):
+            term = term * (n - k) * ax / ((k + 1.0) ** 2)
+            total = total + ts.where(n > k, term, 0.0)
+    neg = ts.where(growth > 709.0, math.nan, total)
+    # x > 0: Hilb's formula e^(x/2) J_0(2 sqrt((n + 1/2) x))
+    xp = ts.where(x > 0, x, 0.0)
+    pos = ts.exp(xp / 2) * _bessel_j0(2.0 * ts.sqrt((n + 0.5) * xp))
+    pos = ts.where(xp > 4.0 * n, math.nan, pos)   # beyond the oscillatory region: overflow
+    val = ts.where(x == 0, 1.0, ts.where(x < 0, neg, pos))
+    return big | (x == 0), val
 
 
 def laguerre_polynomial_l(input: Any, n: Any) -> Tensor:
-    """L_n(x): L_0 = 1, L_1 = 1 - x, (k+1) L_{k+1} = (2k + 1 - x) L_k - k L_{k-1}."""
-    return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: 1 - x,
-                       lambda x, c, p, k: ((2 * k + 1 - x) * c - k * p) / (k + 1))
+    """L_n(x): L_0 = 1, L_1 = 1 - x, (k+1) L_{k+1} = (2k + 1 - x) L_k - k L_{k-1} (see
+    Note [polynomials of large degree] for n > 512)."""
+    return _polynomial(input, n, lambda x: x * 0 + 1, lambda x: 1 - x,
+                       lambda x, c, p, k: ((2 * k + 1 - x) * c - k * p) / (k + 1),
+                       _laguerre_closed)
+
+
+def _legendre_closed(x: Tensor, n: Tensor, odd: Tensor) -> "tuple[Tensor, Tensor]":
+    ts = _ts()
+    big = n > _EXACT_DEGREE
+    ax = ts.abs(x)
+    edge = ax == 1
+    if not ts.isdtype(x.dtype, "real floating"):
+        return big, ts.full_like(x, math.nan)
+    sgn = _sign_pow(odd, x < 0)                     # P_n(-y) = (-1)^n P_n(y)
+    theta = ts.acos(ts.where(ax < 1, ax, 0.5))
+    sin_t = ts.sin(theta)
+    stieltjes = big & (ax < 1) & (n * sin_t >= 16.0)
+    val = ts.full_like(x, math.nan)
+    if bool(ts.any(stieltjes).item()):
+        # P_n(cos t) = C_n sum_m h_m cos((n + m + 1/2) t - (m + 1/2) pi/2) / (2 sin t)^(m+1/2)
+        nn = ts.where(stieltjes, n, 1000.0)
+        s2 = 2.0 * ts.where(stieltjes, sin_t, 1.0)
+        c_n = (2.0 / math.sqrt(math.pi)) * ts.exp(ts.lgamma(nn + 1.0) - ts.lgamma(nn + 1.5))
+        h = ts.ones_like(x)
+        total = ts.zeros_like(x)
+        for m in range(40):
+            if m:
+                h = h * (m - 0.5) ** 2 / (m * (nn + m + 0.5) * s2)
+            total = total + h * ts.cos((nn + m + 0.5) * theta - (m + 0.5) * math.pi / 2)
+        val = ts.where(stieltjes, c_n * total / ts.sqrt(s2), val)
+    series = big & ~stieltjes & ~edge
+    if bool(ts.any(series).item()):
+        # 2F1(-n, n + 1; 1; (1 - y) / 2): terminating; alternating but short near y = 1
+        # (n sin t < 16), all terms positive for y > 1 (ended by overflow)
+        z = (1.0 - ts.where(series, ax, 1.0)) / 2.0
+        nn = ts.where(series, n, 0.0)
+        term = ts.ones_like(x)
+        total = term
+        for k in range(1200):
+            term = term * (k - nn) * (nn + k + 1.0) / ((k + 1.0) ** 2) * z
+            total = total + ts.where(nn > k, term, 0.0)
+        val = ts.where(series, total, val)
+        # past n acosh|y| ~ 720 the value overflows (NaN as torch's recurrence): the
+        # 1200-term sum would stop short there
+        t = ts.acosh(ts.where(ax > 1, ax, 1.0))
+        val = ts.where(series & (n * t > 720.0), math.nan, val)
+    val = ts.where(edge, 1.0, val) * sgn
+    return big | edge, val
 
 
 def legendre_polynomial_p(input: Any, n: Any) -> Tensor:
-    """P_n(x): P_0 = 1, P_1 = x, (k+1) P_{k+1} = (2k+1) x P_k - k P_{k-1}."""
-    return _recurrence(input, n, lambda x: x * 0 + 1, lambda x: x,
-                       lambda x, c, p, k: ((2 * k + 1) * x * c - k * p) / (k + 1))
+    """P_n(x): P_0 = 1, P_1 = x, (k+1) P_{k+1} = (2k+1) x P_k - k P_{k-1} (see
+    Note [polynomials of large degree] for n > 512)."""
+    return _polynomial(input, n, lambda x: x * 0 + 1, lambda x: x,
+                       lambda x, c, p, k: ((2 * k + 1) * x * c - k * p) / (k + 1),
+                       _legendre_closed)
 
 
 # ----------------------------------------------------------------------------- zeta
@@ -393,6 +583,31 @@ def legendre_polynomial_p(input: Any, n: Any) -> Tensor:
 _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
            7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
            -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
+
+
+def _zeta_pos(x: Tensor, q: Tensor) -> Tensor:
+    """zeta(x, q) for q > 0 in float64: the first terms summed directly until k + q > 9 (at
+    most 10 of them), then the Euler-Maclaurin tail (Cephes)."""
+    ts = _ts()
+    finite_q = ts.where(ts.isfinite(q), q, 9.0)
+    n = _builtin_max(9, int(math.ceil(9.0 - float(ts.min(finite_q).item()))) + 1)
+    s = ts.zeros_like(x)
+    for k in range(n + 1):
+        s = s + ts.pow(q + k, -x)
+    w = q + n
+    b = ts.pow(w, -x)
+    s = s + b * w / (x - 1.0) - 0.5 * b
+    a = ts.ones_like(x)
+    kk = 0.0
+    for div in _ZETA_A:
+        a = a * (x + kk)
+        b = b / w
+        s = s + a * b / div
+        kk += 1.0
+        a = a * (x + kk)
+        b = b / w
+        kk += 1.0
+    return s
 
 
 def zeta(input: Any, other: Any) -> Tensor:
@@ -417,24 +632,19 @@ def zeta(input: Any, other: Any) -> Tensor:
     x, q = ts.broadcast_arrays(x, q)
     if x.size == 0:
         return x.astype(out_dtype)
-    finite_q = ts.where(ts.isfinite(q), q, 9.0)
-    n = builtins_max(9, int(math.ceil(9.0 - float(ts.min(finite_q).item()))) + 1)
-    s = ts.zeros_like(x)
-    for k in range(n + 1):
-        s = s + ts.pow(q + k, -x)
-    w = q + n
-    b = ts.pow(w, -x)
-    s = s + b * w / (x - 1.0) - 0.5 * b
-    a = ts.ones_like(x)
-    kk = 0.0
-    for div in _ZETA_A:
-        a = a * (x + kk)
-        b = b / w
-        s = s + a * b / div
-        kk += 1.0
-        a = a * (x + kk)
-        b = b / w
-        kk += 1.0
+    # q <= 0 (integral x only): the terms with q + k < 0 fold onto positive arguments,
+    # zeta(x, q) = zeta(x, g) + (-1)^x (zeta(x, 1 - g) - zeta(x, 1 - g + m)) with
+    # q = g - m, 0 < g < 1, so no loop runs -q times (Note [polynomials of large degree]).
+    pos = q > 0
+    g = q - ts.floor(q)
+    g = ts.where(pos | (g == 0) | ~ts.isfinite(g), 0.5, g)
+    m = ts.where(pos | ~ts.isfinite(q), 1.0, -ts.floor(q))
+    qp = ts.where(pos, q, g)
+    s = _zeta_pos(x, qp)
+    if not bool(ts.all(pos).item()):
+        parity = ts.where(ts.fmod(x, 2.0) == 0, 1.0, -1.0)
+        folded = (s + parity * _zeta_pos(x, 1.0 - g)) - parity * _zeta_pos(x, 1.0 - g + m)
+        s = ts.where(pos, s, folded)
     inf, nan = ts.full_like(s, math.inf), ts.full_like(s, math.nan)
     q_int = q == ts.floor(q)
     s = ts.where((q <= 0) & (x != ts.floor(x)), nan, s)
@@ -445,4 +655,5 @@ def zeta(input: Any, other: Any) -> Tensor:
     return s.astype(out_dtype)
 
 
-builtins_max = max
+_builtin_max = max
+_builtin_min = min

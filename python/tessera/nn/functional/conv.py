@@ -17,6 +17,7 @@ import math
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from ..._C import Tensor
+from ... import errors as _errors
 from ...amp import _policy as _amp
 from . import _fused
 from ._fused import fusable_windows as fusable
@@ -29,10 +30,20 @@ def _ts() -> Any:
     return tessera
 
 
+def _int(v: Any, name: str) -> int:
+    """An int window argument; TypeError (as torch's) for floats, strings, None and the like."""
+    if isinstance(v, bool) or not hasattr(v, "__index__"):
+        raise TypeError(f"{name}: expected ints for the window sizes, got {type(v).__name__} "
+                        f"({v!r})")
+    return v.__index__()
+
+
 def _ntuple(v: IntOrTuple, n: int, name: str) -> Tuple[int, ...]:
-    if isinstance(v, int):
+    if isinstance(v, int) and not isinstance(v, bool):
         return (v,) * n
-    v = tuple(int(a) for a in v)
+    if not isinstance(v, (tuple, list)):
+        return (_int(v, name),) * n
+    v = tuple(_int(a, name) for a in v)
     if len(v) == 1:
         return v * n
     if len(v) != n:
@@ -210,6 +221,8 @@ def _convnd(x: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTupl
                          f"groups={groups} do not match (expected {cg * groups} input channels)")
     st = _ntuple(stride, nsp, op)
     dl = _ntuple(dilation, nsp, op)
+    if any(v <= 0 for v in st):
+        raise _errors.ValueError(f"{op}: non-positive stride is not supported, got stride {st}")
     pads = _conv_padding(padding, kernel, dl, st, op)
     fused = fusable(x, weight)
     # im2col pads symmetric zeros itself; anything else is padded explicitly first.
@@ -300,8 +313,8 @@ def _conv_transposend(x: Tensor, weight: Tensor, bias: Optional[Tensor], stride:
     st, pd = _ntuple(stride, nsp, op), _ntuple(padding, nsp, op)
     opd, dl = _ntuple(output_padding, nsp, op), _ntuple(dilation, nsp, op)
     if any(v < 0 for v in pd + opd) or any(v < 1 for v in st + dl):
-        raise ValueError(f"{op}: stride {st} and dilation {dl} must be positive, padding {pd} "
-                         f"and output_padding {opd} non-negative")
+        raise _errors.ValueError(f"{op}: stride {st} and dilation {dl} must be positive, "
+                                 f"padding {pd} and output_padding {opd} non-negative")
     if any(opd[i] >= st[i] for i in range(nsp)):
         raise ValueError(f"{op}: output_padding {opd} must be smaller than stride {st}")
     ins = tuple(x.shape[2:])
@@ -367,6 +380,21 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
 
 
 # ------------------------------------------------------------------ pooling
+def _check_window(op: str, k: Tuple[int, ...], s: Tuple[int, ...], d: Tuple[int, ...]) -> None:
+    """Zero or negative strides, kernels and dilations: PyTorch's RuntimeErrors (raised as
+    tessera.errors.ValueError, which is both), before any size is divided by them."""
+    if any(v <= 0 for v in k):
+        raise _errors.ValueError(f"{op}: kernel size should be greater than zero, got "
+                                 f"kernel_size {k}")
+    if any(v == 0 for v in s):
+        raise _errors.ValueError(f"{op}: stride should not be zero, got stride {s}")
+    if any(v < 0 for v in s):
+        raise _errors.ValueError(f"{op}: stride should be greater than zero, got stride {s}")
+    if any(v <= 0 for v in d):
+        raise _errors.ValueError(f"{op}: dilation should be greater than zero, got "
+                                 f"dilation {d}")
+
+
 def _pool_setup(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
                 padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, nsp: int,
                 op: str) -> Tuple[Tuple[int, ...], ...]:
@@ -375,6 +403,7 @@ def _pool_setup(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple]
         else _ntuple(stride, nsp, op)
     p = _ntuple(padding, nsp, op)
     d = _ntuple(dilation, nsp, op)
+    _check_window(op, k, s, d)
     if any(pi * 2 > ki for pi, ki in zip(p, k)):
         raise ValueError(f"{op}: padding {p} should be at most half of kernel size {k}")
     if x.ndim not in (nsp + 1, nsp + 2):
@@ -523,6 +552,8 @@ def _adaptive_pool(x: Tensor, output_size: Any, nsp: int, reduce: str, op: str) 
     in_sp = tuple(x.shape[x.ndim - nsp:])
     sizes = tuple(in_sp[i] if sizes[i] is None else int(sizes[i]) for i in range(nsp))
     _check_adaptive_sizes(x, sizes, nsp, op)
+    if 0 in sizes:  # an empty output, as torch's
+        return t.empty(tuple(x.shape[:x.ndim - nsp]) + sizes, dtype=x.dtype, device=x.device)
     fn = t.mean if reduce == "mean" else t.max
     lead = (slice(None),) * (x.ndim - nsp)
     if all(n % m == 0 for n, m in zip(in_sp, sizes)):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..._C import Tensor
+from ... import errors as _errors
 from ...amp import _policy as _amp
 from .conv import (IntOrTuple, _batched, _conv_padding, _ntuple, _out_size, conv2d,
                    conv_transpose2d, pad)
@@ -49,6 +50,8 @@ def _conv3d(x: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTupl
         raise ValueError(f"{op}: input with {c} channels, weight {tuple(weight.shape)} and "
                          f"groups={groups} do not match (expected {cg * groups} input channels)")
     st, dl = _ntuple(stride, 3, op), _ntuple(dilation, 3, op)
+    if any(v <= 0 for v in st):
+        raise _errors.ValueError(f"{op}: non-positive stride is not supported, got stride {st}")
     pads = _conv_padding(padding, kernel, dl, st, op)
     flat = [v for pr in reversed(pads) for v in pr]
     if any(flat):
@@ -111,8 +114,8 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
     st, pd = _ntuple(stride, 3, op), _ntuple(padding, 3, op)
     opd, dl = _ntuple(output_padding, 3, op), _ntuple(dilation, 3, op)
     if any(v < 0 for v in pd + opd) or any(v < 1 for v in st + dl):
-        raise ValueError(f"{op}: stride {st} and dilation {dl} must be positive, padding {pd} "
-                         f"and output_padding {opd} non-negative")
+        raise _errors.ValueError(f"{op}: stride {st} and dilation {dl} must be positive, "
+                                 f"padding {pd} and output_padding {opd} non-negative")
     if any(opd[i] >= st[i] and opd[i] >= dl[i] for i in range(3)):
         raise ValueError(f"{op}: output_padding {opd} must be smaller than either stride {st} "
                          f"or dilation {dl}")

@@ -39,7 +39,11 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool = False)
     (N, H, W, 2), or theta (N, 3, 4) with size (N, C, D, H, W) -> (N, D, H, W, 3)."""
     import numpy as np
     t = _ts()
-    size = tuple(int(s) for s in size)
+    from ..._arg_errors import int_arg
+    if not isinstance(theta, Tensor):
+        raise TypeError(f"affine_grid: argument 'theta' must be a tensor, not "
+                        f"{type(theta).__name__}")
+    size = tuple(int_arg("affine_grid", "size", s) for s in size)
     if len(size) not in (4, 5):
         raise ValueError(f"affine_grid: size must have 4 or 5 elements (N, C, *spatial), got "
                          f"{size}")
@@ -51,6 +55,8 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool = False)
                          f"size {size}, got {tuple(theta.shape)}")
     if min(size[2:]) <= 0:
         raise ValueError(f"affine_grid: spatial sizes must be positive, got {size}")
+    from ..._arg_errors import check_output_size
+    check_output_size("affine_grid", (size[0],) + size[2:] + (k,), theta.dtype, theta.device)
     axes = [_base_coords(s, align_corners) for s in size[2:]]  # depth/height/width order
     mesh = np.meshgrid(*axes, indexing="ij")
     # homogeneous coordinates in (x, y[, z]) order: x is the last (width) axis

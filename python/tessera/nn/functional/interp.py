@@ -71,6 +71,10 @@ def _output_size(x: Tensor, nsp: int, size: SizeArg, scale_factor: ScaleArg,
     if any(o < 0 or (o == 0 and not empty_ok) for o in out) or any(n <= 0 for n in in_sp):
         raise InterpolateSizeError(f"interpolate: input spatial size {in_sp} and output size "
                                    f"{out} must be greater than 0")
+    # before any per-position table is built: overflow is a RuntimeError, an output that
+    # cannot be allocated a MemoryError
+    from ..._arg_errors import check_output_size
+    check_output_size("interpolate", tuple(x.shape[:2]) + out, x.dtype, x.device)
     return out, scales
 
 

@@ -373,6 +373,9 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
         if var < 0:
             raise ValueError("gaussian_nll_loss: var has negative entry/entries")
         var = t.full(tuple(input.shape), float(var), dtype=input.dtype, device=input.device)
+    elif not isinstance(var, Tensor):
+        raise TypeError(f"gaussian_nll_loss(): argument 'var' must be Tensor or float, not "
+                        f"{type(var).__name__}")
     elif var.size and bool(t.any(var < 0)):
         raise ValueError("gaussian_nll_loss: var has negative entry/entries")
     ishape, vshape = tuple(input.shape), tuple(var.shape)

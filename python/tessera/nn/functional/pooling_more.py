@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._C import Tensor
 from . import _fused
-from .conv import (IntOrTuple, _adaptive_bounds, _check_adaptive_sizes,
+from .conv import (IntOrTuple, _adaptive_bounds, _check_adaptive_sizes, _check_window,
                    _max_pool, _ntuple, _pool_pad, _pool_setup, _windows, avg_pool1d, avg_pool2d,
                    _avg_pool, max_pool1d, max_pool2d, pad)
 
@@ -136,6 +136,8 @@ def _adaptive_avg_pool_nd(x: Tensor, out: Sequence[int], nsp: int, op: str) -> T
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     out = _adaptive_sizes(input, output_size, 3, "adaptive_avg_pool3d")
+    if 0 in out:
+        return _empty_adaptive(input, out, 3, False)
     return _adaptive_avg_pool_nd(input, out, 3, "adaptive_avg_pool3d")
 
 
@@ -182,8 +184,18 @@ def _adaptive_max_values(x: Tensor, out: Tuple[int, ...], nsp: int) -> Tensor:
     return t.squeeze(t.take_along_axis(win, a, axis=-1), axis=-1)
 
 
+def _empty_adaptive(x: Tensor, out: Tuple[int, ...], nsp: int, return_indices: bool) -> Any:
+    """The empty output (and indices) of an adaptive pool with a zero output size, as torch's."""
+    t = _ts()
+    shape = tuple(x.shape[:x.ndim - nsp]) + tuple(out)
+    y = t.empty(shape, dtype=x.dtype, device=x.device)
+    return (y, t.empty(shape, dtype=t.int64, device=x.device)) if return_indices else y
+
+
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     out = _adaptive_sizes(input, output_size, 1, "adaptive_max_pool1d")
+    if 0 in out:
+        return _empty_adaptive(input, out, 1, return_indices)
     if return_indices:
         return _adaptive_max_indices(input, out, 1)
     return _adaptive_max_values(input, out, 1)
@@ -191,6 +203,8 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     out = _adaptive_sizes(input, output_size, 2, "adaptive_max_pool2d")
+    if 0 in out:
+        return _empty_adaptive(input, out, 2, return_indices)
     if return_indices:
         return _adaptive_max_indices(input, out, 2)
     return _adaptive_max_values(input, out, 2)
@@ -198,6 +212,8 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
 
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     out = _adaptive_sizes(input, output_size, 3, "adaptive_max_pool3d")
+    if 0 in out:
+        return _empty_adaptive(input, out, 3, return_indices)
     if return_indices:
         return _adaptive_max_indices(input, out, 3)
     return _adaptive_max_values(input, out, 3)
@@ -287,6 +303,7 @@ def _lp_pool(x: Tensor, norm_type: float, kernel_size: IntOrTuple, stride: Optio
     special-cases them."""
     t = _ts()
     k = _ntuple(kernel_size, nsp, op)
+    _check_window(op, k, k if stride is None else _ntuple(stride, nsp, op), (1,) * nsp)
     if math.isinf(norm_type):
         mp = {1: max_pool1d, 2: max_pool2d, 3: max_pool3d}[nsp]
         if norm_type > 0:
