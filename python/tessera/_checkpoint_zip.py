@@ -332,8 +332,11 @@ class _FullUnpickler(pickle.Unpickler):
     """weights_only=False: any global, with PyTorch's names of tensor pieces mapped to
     tessera's and other ``torch.*`` names to the ``tessera.*`` object of the same path."""
 
-    def __init__(self, data: bytes, persistent: Callable[[Any], Any], **kw: Any) -> None:
-        super().__init__(io.BytesIO(data), **kw)
+    def __init__(self, data: bytes, persistent: Callable[[Any], Any], start: int = 0,
+                 **kw: Any) -> None:
+        self.file = io.BytesIO(data)
+        self.file.seek(start)
+        super().__init__(self.file, **kw)
         self._persistent = persistent
         self._allowed = default_allowed_globals()
 
@@ -432,8 +435,13 @@ class CheckpointPickler(pickle._Pickler):  # type: ignore[name-defined,misc]
 
     def persistent_id(self, obj: Any) -> Any:
         if type(obj) is _StorageRef:
-            return ("storage", _Global.get("torch", _DTYPE_TO_STORAGE[obj.dtype_name]),
-                    obj.key, obj.location, obj.numel)
+            if obj.dtype_name in _DTYPE_TO_STORAGE:
+                return ("storage", _Global.get("torch", _DTYPE_TO_STORAGE[obj.dtype_name]),
+                        obj.key, obj.location, obj.numel)
+            # dtypes without a legacy storage class (uint16/32/64): an untyped storage of
+            # bytes, the dtype travels in _rebuild_tensor_v3 (as torch writes them)
+            return ("storage", _Global.get("torch.storage", "UntypedStorage"), obj.key,
+                    obj.location, obj.numel * _ITEMSIZE[obj.dtype_name])
         return None
 
     def save(self, obj: Any, save_persistent_id: bool = True) -> None:
@@ -461,9 +469,9 @@ class CheckpointPickler(pickle._Pickler):  # type: ignore[name-defined,misc]
 
     def _storage_ref(self, t: Tensor) -> _StorageRef:
         dt = str(t.dtype)
-        if dt not in _DTYPE_TO_STORAGE:
-            raise TypeError(f"save: tensors of dtype {dt} have no PyTorch storage class "
-                            f"(tessera saves {sorted(_DTYPE_TO_STORAGE)})")
+        if dt not in _ITEMSIZE:
+            raise TypeError(f"save: tensors of dtype {dt} cannot be saved "
+                            f"(tessera saves {sorted(_ITEMSIZE)})")
         nbytes, ptr = int(t._storage_nbytes()), int(t._storage_ptr())
         dev = t.device
         location = "cpu" if dev.type == "cpu" else f"{dev.type}:{dev.index or 0}"
@@ -497,6 +505,9 @@ class CheckpointPickler(pickle._Pickler):  # type: ignore[name-defined,misc]
         args = (self._storage_ref(t), t.storage_offset(), tuple(t.shape), tuple(t.stride()),
                 bool(t.requires_grad), hooks)
         func = _Global.get("torch._utils", "_rebuild_tensor_v2")
+        if str(t.dtype) not in _DTYPE_TO_STORAGE:
+            func = _Global.get("torch._utils", "_rebuild_tensor_v3")
+            args = args + (t.dtype,)
         if state:
             return (_Global.get("torch._tensor", "_rebuild_from_type_v2"),
                     (func, _Global.get("torch", "Tensor"), args, state))

@@ -181,8 +181,10 @@ class Unpickler:
     def __init__(self, data: bytes, *, user_globals: Optional[Dict[str, Any]] = None,
                  extra_globals: Optional[Dict[Tuple[str, str], Any]] = None,
                  persistent_load: Optional[Callable[[Any], Any]] = None,
-                 build_types: Tuple[type, ...] = (), encoding: str = "utf-8") -> None:
+                 build_types: Tuple[type, ...] = (), encoding: str = "utf-8",
+                 start: int = 0) -> None:
         self._file = io.BytesIO(data)
+        self._file.seek(start)
         self._size = len(data)
         self.allowed = default_allowed_globals()
         if extra_globals:
@@ -224,6 +226,11 @@ class Unpickler:
             raise UnpicklingError(f"{obj.path} is on PyTorch's allow-list but tessera cannot "
                                   f"load it (no such dtype, layout or tensor kind in tessera)")
         return obj
+
+    @property
+    def position(self) -> int:
+        """Where in the data the next pickle starts (after load)."""
+        return self._file.tell()
 
     def _allowed_callable(self, obj: Any) -> bool:
         return id(obj) in self._callable_ids

@@ -123,7 +123,7 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
     callable(storage, location)) places the tensors; mmap=True maps the file's tensor data
     copy-on-write instead of reading it (paths only). A malformed file raises ValueError
     (container) or pickle.UnpicklingError (pickle) naming the file."""
-    from . import _checkpoint_zip, _safetensors
+    from . import _checkpoint_legacy, _checkpoint_zip, _safetensors
     weights_only = _check_weights_only(weights_only)
     where = device if device is not None else map_location
     encoding = pickle_load_args.pop("encoding", "utf-8")
@@ -157,9 +157,13 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
             or name.endswith(".safetensors"):  # the safetensors reader says what is wrong
         out = _safetensors.load_safetensors(src, name, bool(mmap))
         return out if where is None else _map_tensors(out, where)
-    if head.startswith(b"\x80\x02\x8a\x0a" + (0x1950A86A20F9469CFC6C).to_bytes(10, "little")):
-        raise ValueError(f"load: {name} is in PyTorch's legacy (pre-1.6, non-zip) format, "
-                         f"which tessera does not read; re-save it with a current torch.save")
+    if head.startswith(_checkpoint_legacy.PREFIX):
+        data = src if isinstance(src, (bytes, bytearray)) else open(src, "rb").read()
+        if mmap:
+            raise ValueError(f"load: {name}: mmap needs the zip format (PyTorch's legacy "
+                             f"format is read into memory)")
+        return _checkpoint_legacy.load_legacy(bytes(data), name, where, weights_only, user,
+                                              encoding)
     if size < 8:
         raise ValueError(f"load: {name} is too short to be a safetensors file or a "
                          f"checkpoint ({size} bytes)")
