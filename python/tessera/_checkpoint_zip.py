@@ -352,7 +352,9 @@ class _FullUnpickler(pickle.Unpickler):
             try:
                 return super().find_class("tessera" + module[5:], name)
             except (ImportError, AttributeError):
-                pass
+                raise pickle.UnpicklingError(
+                    f"load: {module}.{name} has no tessera counterpart at "
+                    f"tessera{module[5:]}.{name}") from None
         return super().find_class(module, name)
 
 
