@@ -18,7 +18,7 @@ from typing import Any, Dict, List
 import numpy as np
 
 from ._checkpoint_zip import _ITEMSIZE, LoadedStorage, _default_restore, _np_dtype
-from ._weights_only_unpickler import StorageType, Unpickler
+from ._weights_only_unpickler import MalformedFile, StorageType, Unpickler
 
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 PROTOCOL_VERSION = 1001
@@ -39,10 +39,10 @@ def load_legacy(data: bytes, name: str, map_location: Any, weights_only: bool,
         return obj
 
     if next_pickle() != MAGIC_NUMBER:
-        raise ValueError(f"load: {name}: invalid magic number; corrupt file?")
+        raise MalformedFile(f"load: {name}: invalid magic number; corrupt file?")
     version = next_pickle()
     if version != PROTOCOL_VERSION:
-        raise ValueError(f"load: {name}: invalid legacy protocol version {version!r}")
+        raise MalformedFile(f"load: {name}: invalid legacy protocol version {version!r}")
     info = next_pickle()
     little = info.get("little_endian", True) if isinstance(info, dict) else True
     swap = bool(little) != (sys.byteorder == "little")
@@ -68,7 +68,7 @@ def load_legacy(data: bytes, name: str, map_location: Any, weights_only: bool,
             return storages[key]
         nbytes = numel * _ITEMSIZE[stype.dtype_name]
         if nbytes > len(data):
-            raise ValueError(f"load: {name}: storage {key} declares {numel} elements, more "
+            raise MalformedFile(f"load: {name}: storage {key} declares {numel} elements, more "
                              f"than the file holds")
         st = LoadedStorage(np.zeros(nbytes, np.uint8), location, False,
                            lambda t, loc: t, f"{name} (storage {key})")
@@ -84,16 +84,16 @@ def load_legacy(data: bytes, name: str, map_location: Any, weights_only: bool,
         result, pos = result
     keys = next_pickle()
     if not isinstance(keys, list):
-        raise ValueError(f"load: {name}: the storage key list is missing")
+        raise MalformedFile(f"load: {name}: the storage key list is missing")
     for key in keys:
         st = storages.get(key)
         if st is None:
-            raise ValueError(f"load: {name}: storage key {key!r} was not in the pickle")
+            raise MalformedFile(f"load: {name}: storage key {key!r} was not in the pickle")
         count = int.from_bytes(data[pos:pos + 8], "little")
         size = _ITEMSIZE[st.dtype_name]  # type: ignore[attr-defined]
         if pos + 8 > len(data) or count * size != st.raw.size \
                 or pos + 8 + st.raw.size > len(data):
-            raise ValueError(f"load: {name}: storage {key} data does not match its declared "
+            raise MalformedFile(f"load: {name}: storage {key} data does not match its declared "
                              f"size or is truncated")
         st.raw[:] = np.frombuffer(data, np.uint8, st.raw.size, pos + 8)
         pos += 8 + st.raw.size

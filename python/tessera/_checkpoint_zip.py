@@ -28,8 +28,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 from ._C import Tensor
-from ._weights_only_unpickler import (STORAGE_DTYPES, StorageType, Unpickler,
-                                      default_allowed_globals, map_python2_name)
+from ._weights_only_unpickler import (STORAGE_DTYPES, DeviceUnavailable, MalformedFile,
+                                      StorageType,
+                                      Unpickler, default_allowed_globals, map_python2_name)
 
 ZIP_MAGIC = b"PK\x03\x04"
 ALIGNMENT = 64
@@ -71,7 +72,7 @@ class LoadedStorage:
             raise pickle.UnpicklingError(f"load: {self.name}: dtype {dtype_name} is not "
                                          f"supported by tessera")
         if self.raw.size % _ITEMSIZE[dtype_name]:
-            raise ValueError(f"load: {self.name}: a storage of {self.raw.size} bytes cannot "
+            raise MalformedFile(f"load: {self.name}: a storage of {self.raw.size} bytes cannot "
                              f"hold {dtype_name} elements")
         arr = self.raw.view(_np_dtype(dtype_name))
         if self.swap and arr.dtype.itemsize > 1:
@@ -85,7 +86,7 @@ class LoadedStorage:
 
 def _check_int(value: Any, what: str) -> int:
     if type(value) is not int or value < 0:
-        raise ValueError(f"load: tensor {what} must be a non-negative int, got {value!r}")
+        raise MalformedFile(f"load: tensor {what} must be a non-negative int, got {value!r}")
     return value
 
 
@@ -94,7 +95,7 @@ def _view(storage: Any, dtype_name: str, offset: Any, size: Any, stride: Any) ->
         raise pickle.UnpicklingError(f"load: a tensor's storage must come from the file, "
                                      f"got {type(storage).__name__}")
     if not isinstance(size, tuple) or not isinstance(stride, tuple) or len(size) != len(stride):
-        raise ValueError(f"load: tensor size {size!r} and stride {stride!r} must be tuples of "
+        raise MalformedFile(f"load: tensor size {size!r} and stride {stride!r} must be tuples of "
                          f"equal length")
     offset = _check_int(offset, "storage offset")
     size = tuple(_check_int(s, "size") for s in size)
@@ -107,7 +108,7 @@ def _view(storage: Any, dtype_name: str, offset: Any, size: Any, stride: Any) ->
     else:
         ok = offset + sum((n - 1) * s for n, s in zip(size, stride)) < numel
     if not ok:
-        raise ValueError(f"load: {storage.name}: tensor of size {list(size)}, stride "
+        raise MalformedFile(f"load: {storage.name}: tensor of size {list(size)}, stride "
                          f"{list(stride)} and offset {offset} reaches beyond its storage of "
                          f"{numel} {dtype_name} elements")
     return _ts().as_strided(base, size, stride, offset)
@@ -115,7 +116,7 @@ def _view(storage: Any, dtype_name: str, offset: Any, size: Any, stride: Any) ->
 
 def _finish(t: Tensor, requires_grad: Any) -> Tensor:
     if type(requires_grad) is not bool:
-        raise ValueError(f"load: requires_grad must be a bool, got {requires_grad!r}")
+        raise MalformedFile(f"load: requires_grad must be a bool, got {requires_grad!r}")
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -220,7 +221,7 @@ class ZipReader:
         except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, struct.error, EOFError,
                 NotImplementedError, OverflowError, KeyError, IndexError,
                 UnicodeDecodeError) as e:
-            raise ValueError(f"load: {name} is not a valid checkpoint zip archive "
+            raise MalformedFile(f"load: {name} is not a valid checkpoint zip archive "
                              f"({type(e).__name__}: {e})") from None
         self.records: Dict[str, zipfile.ZipInfo] = {}
         prefixes = set()
@@ -229,7 +230,7 @@ class ZipReader:
             self.records[info.filename] = info
         pkl = [n for n in self.records if n.endswith("/data.pkl") and n.count("/") == 1]
         if len(pkl) != 1 or len(prefixes) != 1:
-            raise ValueError(f"load: {name}: a checkpoint holds one folder with a data.pkl "
+            raise MalformedFile(f"load: {name}: a checkpoint holds one folder with a data.pkl "
                              f"record (found {sorted(self.records)[:8]})")
         self.prefix = pkl[0][:-len("data.pkl")]
 
@@ -239,17 +240,17 @@ class ZipReader:
     def _span(self, rec: str) -> Tuple[int, int]:
         info = self.records.get(self.prefix + rec)
         if info is None:
-            raise ValueError(f"load: {self.name}: the archive has no record {rec!r}")
+            raise MalformedFile(f"load: {self.name}: the archive has no record {rec!r}")
         if info.compress_type != zipfile.ZIP_STORED or info.compress_size != info.file_size:
-            raise ValueError(f"load: {self.name}: record {rec!r} is compressed (checkpoint "
+            raise MalformedFile(f"load: {self.name}: record {rec!r} is compressed (checkpoint "
                              f"records are stored uncompressed)")
         head = self._bytes(info.header_offset, 30)
         if len(head) != 30 or head[:4] != ZIP_MAGIC:
-            raise ValueError(f"load: {self.name}: record {rec!r} has no valid local header")
+            raise MalformedFile(f"load: {self.name}: record {rec!r} has no valid local header")
         n_name, n_extra = struct.unpack("<HH", head[26:30])
         start = info.header_offset + 30 + n_name + n_extra
         if start + info.file_size > self.size:
-            raise ValueError(f"load: {self.name}: record {rec!r} of {info.file_size} bytes at "
+            raise MalformedFile(f"load: {self.name}: record {rec!r} of {info.file_size} bytes at "
                              f"offset {start} reaches beyond the file size {self.size}")
         return start, info.file_size
 
@@ -266,13 +267,13 @@ class ZipReader:
         start, n = self._span(rec)
         out = self._bytes(start, n)
         if zlib.crc32(out) != self.records[self.prefix + rec].CRC:
-            raise ValueError(f"load: {self.name}: record {rec!r} fails its CRC-32 check")
+            raise MalformedFile(f"load: {self.name}: record {rec!r} fails its CRC-32 check")
         return out
 
     def storage(self, rec: str, nbytes: int) -> np.ndarray:
         start, n = self._span(rec)
         if n != nbytes:
-            raise ValueError(f"load: {self.name}: storage record {rec!r} holds {n} bytes, the "
+            raise MalformedFile(f"load: {self.name}: storage record {rec!r} holds {n} bytes, the "
                              f"pickle declares {nbytes}")
         if self.mmap is not None:
             return self.mmap[start:start + n]
@@ -292,13 +293,13 @@ def _default_restore(t: Tensor, location: str) -> Tensor:
         return t if t.device.type == "cpu" else t.to("cpu")
     if location.startswith("cuda"):
         if not ts.cuda.is_available():
-            raise RuntimeError(
+            raise DeviceUnavailable(
                 "Attempting to deserialize object on a CUDA device but "
                 "tessera.cuda.is_available() is False. If you are running on a CPU-only "
                 "machine, please use tessera.load with map_location='cpu' to map your "
                 "storages to the CPU.")
         return t.to(location)
-    raise RuntimeError(f"load: don't know how to restore data location {location!r} "
+    raise DeviceUnavailable(f"load: don't know how to restore data location {location!r} "
                        f"(tessera has cpu and cuda)")
 
 
@@ -366,7 +367,7 @@ def load_zip(src: Any, name: str, map_location: Any, weights_only: bool, use_mma
     if reader.has("byteorder"):
         order = reader.record("byteorder")
         if order not in (b"little", b"big"):
-            raise ValueError(f"load: {name}: unknown byte order {order!r}")
+            raise MalformedFile(f"load: {name}: unknown byte order {order!r}")
         swap = order.decode() != sys.byteorder
     else:
         swap = sys.byteorder != "little"

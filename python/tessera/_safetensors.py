@@ -42,7 +42,7 @@ def looks_like_safetensors(head: bytes, size: int) -> bool:
     if len(head) < 9:
         return False
     n = int.from_bytes(head[:8], "little")
-    return 2 <= n <= size - 8 and head[8:9] == b"{"
+    return 2 <= n <= size - 8 and head[8:9] == b"{"  # noqa: PLR2004
 
 
 def _raw_bytes(t: Tensor) -> bytes:

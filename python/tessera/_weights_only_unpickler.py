@@ -59,6 +59,16 @@ _UNSUPPORTED = (
                                      "_rebuild_device_tensor_from_numpy")])
 
 
+class MalformedFile(ValueError):
+    """A checkpoint's container (zip records, storages, tensor views) is malformed; raised
+    through the unpickler unchanged."""
+
+
+class DeviceUnavailable(RuntimeError):
+    """A checkpoint's tensors were saved on a device this process cannot use (and
+    map_location does not move them)."""
+
+
 class StorageType:
     """What a storage class name in a checkpoint (``torch.FloatStorage``,
     ``torch.storage.UntypedStorage``) resolves to: the element dtype of the storage."""
@@ -238,10 +248,10 @@ class Unpickler:
     def load(self) -> Any:
         try:
             return self._load()
-        except UnpicklingError:
+        except (UnpicklingError, DeviceUnavailable, MalformedFile):
             raise
         except (IndexError, KeyError, struct.error, UnicodeDecodeError, EOFError, TypeError,
-                ValueError, OverflowError, AttributeError, MemoryError) as e:
+                ValueError, OverflowError, AttributeError, MemoryError, RuntimeError) as e:
             raise UnpicklingError(f"malformed pickle data ({type(e).__name__}: {e})") from None
 
     def _pop_mark(self) -> List[Any]:

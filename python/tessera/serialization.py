@@ -154,7 +154,8 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
         return _load_legacy_pickle(bytes(data[len(LEGACY_PICKLE_MAGIC):]), weights_only,
                                    where, user, encoding)
     if _safetensors.looks_like_safetensors(head, size) or head[8:9] == b"{" \
-            or name.endswith(".safetensors"):  # the safetensors reader says what is wrong
+            or name.endswith(".safetensors") \
+            or (size >= 8 and int.from_bytes(head[:8], "little") <= size - 8):  # the safetensors reader says what is wrong
         out = _safetensors.load_safetensors(src, name, bool(mmap))
         return out if where is None else _map_tensors(out, where)
     if head.startswith(_checkpoint_legacy.PREFIX):
@@ -169,7 +170,7 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
                          f"checkpoint ({size} bytes)")
     raise ValueError(f"load: {name} is not a checkpoint: neither a zip archive (torch.save), "
                      f"nor a safetensors file (header length "
-                     f"{int.from_bytes(head[:8], 'little')} does not fit the file size "
+                     f"{int.from_bytes(head[:8], 'little')} exceeds the file size "
                      f"{size}), nor a tessera pickle")
 
 
