@@ -199,10 +199,14 @@ def test_big_endian_file(tmp_path: Any) -> None:
     assert want["x"].tolist() == got["x"].tolist() and want["i"].tolist() == got["i"].tolist()
 
 
+def _net(lib: Any) -> Any:
+    nn = lib.nn
+    return nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 2))
+
+
 def _train_checkpoint(lib: Any) -> Dict[str, Any]:
     lib.manual_seed(0)
-    model = lib.nn.Sequential(lib.nn.Linear(4, 8), lib.nn.BatchNorm1d(8), lib.nn.ReLU(),
-                              lib.nn.Linear(8, 2))
+    model = _net(lib)
     opt = lib.optim.AdamW(model.parameters(), lr=0.01)
     sched = lib.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
     x = np.linspace(-1, 1, 24, dtype=np.float32).reshape(6, 4)
@@ -233,20 +237,26 @@ def _compare_checkpoints(a: Any, b: Any) -> None:
         assert a == b, (a, b)
 
 
+def _restore(lib: Any, got: Dict[str, Any], ck: Dict[str, Any]) -> Any:
+    """Model, optimizer and scheduler of `lib` resumed from the loaded checkpoint `got`
+    (checked against the saved `ck`); returns the scheduler."""
+    model = _net(lib)
+    model.load_state_dict(got["model"])
+    opt = lib.optim.AdamW(model.parameters(), lr=0.01)
+    opt.load_state_dict(got["optimizer"])
+    sched = lib.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+    sched.load_state_dict(got["scheduler"])
+    _compare_checkpoints(ck["model"], model.state_dict())
+    return sched
+
+
 def test_training_checkpoint_torch_to_tessera(tmp_path: Any) -> None:
     ck = _train_checkpoint(torch)
     path = tmp_path / "ck.pt"
     torch.save(ck, path)
     got = ts.load(path)
     _compare_checkpoints(ck, got)
-    model = ts.nn.Sequential(ts.nn.Linear(4, 8), ts.nn.BatchNorm1d(8), ts.nn.ReLU(),
-                             ts.nn.Linear(8, 2))
-    model.load_state_dict(got["model"])
-    opt = ts.optim.AdamW(model.parameters(), lr=0.01)
-    opt.load_state_dict(got["optimizer"])
-    sched = ts.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
-    sched.load_state_dict(got["scheduler"])
-    _compare_checkpoints(ck["model"], model.state_dict())
+    sched = _restore(ts, got, ck)
     assert sched.get_last_lr() == pytest.approx(ck["scheduler"]["_last_lr"])
 
 
@@ -256,14 +266,7 @@ def test_training_checkpoint_tessera_to_torch(tmp_path: Any) -> None:
     ts.save(ck, path)
     got = torch.load(path, weights_only=True)
     _compare_checkpoints(ck, got)
-    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8),
-                                torch.nn.ReLU(), torch.nn.Linear(8, 2))
-    model.load_state_dict(got["model"])
-    opt = torch.optim.AdamW(model.parameters(), lr=0.01)
-    opt.load_state_dict(got["optimizer"])
-    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
-    sched.load_state_dict(got["scheduler"])
-    _compare_checkpoints(ck["model"], model.state_dict())
+    _restore(torch, got, ck)
     # and tessera reads its own file back the same
     _compare_checkpoints(ck, ts.load(path))
 
