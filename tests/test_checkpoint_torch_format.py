@@ -319,3 +319,24 @@ def test_legacy_torch_format(tmp_path: Any, weights_only: bool) -> None:
     got["base"][1, 2] = 40
     assert got["v"].tolist() == [[1, 2], [4, 40]]  # the view shares its storage
     assert ts.load(path, map_location="cpu")["x"].dtype == ts.bfloat16
+
+
+def test_format_choice_and_safetensors_mmap(tmp_path: Any) -> None:
+    st = tmp_path / "w.safetensors"
+    ts.save({"a": ts.arange(4.0)}, st)
+    assert st.read_bytes()[8:9] == b"{"  # a .safetensors path gets safetensors
+    got = ts.load(st, mmap=True)
+    assert got["a"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    got["a"][0] = 9  # copy-on-write map: the file keeps its values
+    assert ts.load(st)["a"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    pt = tmp_path / "w.pt"
+    ts.save({"a": ts.arange(4.0)}, pt)
+    assert zipfile.is_zipfile(pt)  # anything else gets torch's zip format
+    ts.save({"a": ts.arange(4.0)}, pt, metadata={"k": "v"})  # metadata means safetensors
+    assert ts.serialization.load_metadata(pt) == {"k": "v"}
+    legacy = tmp_path / "legacy.pt"
+    torch.save({"x": torch.ones(1)}, legacy, _use_new_zipfile_serialization=False)
+    with pytest.raises(ValueError, match="mmap"):
+        ts.load(legacy, mmap=True)
+    with pytest.raises(ValueError, match="zip"):
+        ts.save({"a": ts.ones(1)}, pt, _use_new_zipfile_serialization=False)

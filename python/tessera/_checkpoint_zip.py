@@ -23,11 +23,12 @@ import sys
 import uuid
 import zipfile
 import zlib
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 import numpy as np
 
 from ._C import Tensor
+from ._torch_compat_parity import TRANSIENT_ATTRS
 from ._weights_only_unpickler import (STORAGE_DTYPES, DeviceUnavailable, MalformedFile,
                                       StorageType,
                                       Unpickler, default_allowed_globals, map_python2_name)
@@ -38,7 +39,6 @@ _DTYPE_TO_STORAGE = {v: k for k, v in STORAGE_DTYPES.items()}
 _ITEMSIZE = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4,
              "int16": 2, "int8": 1, "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8,
              "bool": 1, "complex64": 8, "complex128": 16}
-_TRANSIENT_ATTRS = frozenset({"_grad_ref", "_ts_size"})
 
 
 def _ts() -> Any:
@@ -496,7 +496,7 @@ class CheckpointPickler(pickle._Pickler):  # type: ignore[name-defined,misc]
         attrs = getattr(t, "__dict__", {})
         is_param = attrs.get("_is_param") is True
         state = {k: v for k, v in attrs.items()
-                 if k not in _TRANSIENT_ATTRS and k != "_is_param"}
+                 if k not in TRANSIENT_ATTRS and k != "_is_param"}
         hooks: Any = collections.OrderedDict()
         if is_param:
             data = t.detach()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import builtins
 import collections
-import io
 import os
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
@@ -200,6 +199,7 @@ def _map_tensors(obj: Any, where: Any) -> Any:
     """map_location for formats without storages: each tensor goes through it (recursing
     into lists, tuples and dicts)."""
     from ._checkpoint_zip import restore_location
+    from ._torch_compat_parity import TRANSIENT_ATTRS
     move = restore_location(where)
     memo: Dict[int, Any] = {}
 
@@ -210,7 +210,7 @@ def _map_tensors(obj: Any, where: Any) -> Any:
             out: Any = move(o, "cpu" if o.device.type == "cpu" else str(o.device))
             if out is not o:
                 for k, v in o.__dict__.items():
-                    if k not in ("_grad_ref", "_ts_size"):
+                    if k not in TRANSIENT_ATTRS:
                         setattr(out, k, v)
         elif isinstance(o, collections.OrderedDict):
             out = type(o)((k, walk(v)) for k, v in o.items())
