@@ -277,14 +277,15 @@ class ZipReader:
                              f"pickle declares {nbytes}")
         if self.mmap is not None:
             return self.mmap[start:start + n]
-        buf = bytearray(n)  # writable memory the tensor owns
+        buf = np.empty(n, dtype=np.uint8)  # writable memory the tensor owns, not zero-filled
         if self.data is not None:
-            buf[:] = self.data[start:start + n]
+            buf[:] = np.frombuffer(self.data, np.uint8, n, start)
         else:
             with open(self.path, "rb") as f:  # type: ignore[arg-type]
                 f.seek(start)
-                f.readinto(buf)
-        return np.frombuffer(buf, dtype=np.uint8)
+                if f.readinto(memoryview(buf)) != n:
+                    raise MalformedFile(f"load: {self.name}: record {rec!r} is truncated")
+        return buf
 
 
 def _default_restore(t: Tensor, location: str) -> Tensor:
