@@ -137,7 +137,8 @@ def test_mmap(tmp_path: Any) -> None:
         ts.load(io.BytesIO(path.read_bytes()), mmap=True)
 
 
-@pytest.mark.parametrize("where", ["cpu", "device", "dict", "callable", "callable_none"])
+@pytest.mark.parametrize("where", ["cpu", "device", "torch_device", "dict", "callable",
+                                   "callable_none"])
 def test_map_location_forms(tmp_path: Any, where: str) -> None:
     path = tmp_path / "m.pt"
     x = torch.arange(6.0).reshape(2, 3)
@@ -147,8 +148,8 @@ def test_map_location_forms(tmp_path: Any, where: str) -> None:
     def call(storage: Any, loc: str) -> Any:
         seen.append(loc)
         return storage if where == "callable" else None
-    ml = {"cpu": "cpu", "device": ts.device("cpu"), "dict": {"cpu": "cpu"}, "callable": call,
-          "callable_none": call}[where]
+    ml = {"cpu": "cpu", "device": ts.device("cpu"), "torch_device": torch.device("cpu"),
+          "dict": {"cpu": "cpu"}, "callable": call, "callable_none": call}[where]
     got = ts.load(path, map_location=ml)
     _same(got["v"], x[:, 1])
     assert got["v"]._storage_ptr() == got["x"]._storage_ptr()

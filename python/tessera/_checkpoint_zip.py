@@ -313,7 +313,8 @@ def restore_location(map_location: Any) -> Callable[[Tensor, str], Tensor]:
     if isinstance(map_location, dict):
         table = {str(k): str(v) for k, v in map_location.items()}
         return lambda t, loc: _default_restore(t, table.get(loc, loc))
-    if isinstance(map_location, str) or type(map_location).__name__ == "Device":
+    if isinstance(map_location, str) or type(map_location).__name__.lower() == "device":
+        # a tessera device, or a torch.device from a script written for torch
         where = str(map_location)
         return lambda t, loc: _default_restore(t, where)
     if callable(map_location):
