@@ -113,3 +113,17 @@ def test_torch_pickled_module_loads_into_tessera() -> None:
                                       (ts.nn.LayerNorm, "normalization", "LayerNorm")]]):
         got = ts.load(_save(torch, tm))
     np.testing.assert_allclose(_out(got, ts), _out(tm, torch), rtol=1e-5, atol=1e-6)
+
+
+def test_get_unsafe_globals_in_checkpoint_matches_torch(tmp_path: Any) -> None:
+    path = tmp_path / "m.pt"
+    torch.save({"model": _model(torch), "sd": _model(torch).state_dict(), "s": {1}}, path)
+    want = torch.serialization.get_unsafe_globals_in_checkpoint(path)
+    got = serialization.get_unsafe_globals_in_checkpoint(path)
+    assert sorted(got) == sorted(want) and "torch.nn.modules.container.Sequential" in got
+    ts.save({"sd": _model(ts).state_dict()}, path)
+    assert serialization.get_unsafe_globals_in_checkpoint(path) == []
+    ts.save(_model(ts), path)
+    with serialization.safe_globals(_classes(ts)):
+        assert serialization.get_unsafe_globals_in_checkpoint(path) == []
+    assert "tessera.nn.modules.linear.Linear" in serialization.get_unsafe_globals_in_checkpoint(path)

@@ -60,6 +60,40 @@ class safe_globals:
         _safe_globals = _safe_globals - set(self.safe_globals)
 
 
+def get_unsafe_globals_in_checkpoint(f: Any) -> List[str]:
+    """The globals a checkpoint (path or binary file object) names that
+    ``load(weights_only=True)`` would refuse with the current safe globals, read from its
+    pickle opcodes without running anything (torch.serialization's function of that name)."""
+    import pickle
+    import pickletools
+    from . import _checkpoint_zip
+    from ._weights_only_unpickler import default_allowed_globals, map_python2_name
+    raw = f.read() if hasattr(f, "read") else open(os.fspath(f), "rb").read()
+    name = str(getattr(f, "name", f))
+    if raw.startswith(_checkpoint_zip.ZIP_MAGIC):
+        data = _checkpoint_zip.ZipReader(raw, name, False).record("data.pkl")
+    elif raw.startswith(LEGACY_PICKLE_MAGIC):
+        data = raw[len(LEGACY_PICKLE_MAGIC):]
+    else:
+        raise ValueError(f"get_unsafe_globals_in_checkpoint: {name} is not a pickled checkpoint")
+    allowed = {f"{m}.{n}" for m, n in default_allowed_globals()} | set(_user_globals())
+    found: List[str] = []
+    strings: List[str] = []
+    try:
+        for op, arg, _ in pickletools.genops(data):
+            if isinstance(arg, str) and "UNICODE" in op.name:
+                strings.append(arg)
+            if op.name in ("GLOBAL", "STACK_GLOBAL"):
+                module, attr = arg.split(" ", 1) if op.name == "GLOBAL" else strings[-2:]
+                path = ".".join(map_python2_name(module, attr))
+                if path not in allowed and path not in found:
+                    found.append(path)
+    except (ValueError, IndexError) as e:
+        raise pickle.UnpicklingError(f"get_unsafe_globals_in_checkpoint: {name}: malformed "
+                                     f"pickle ({e})") from None
+    return found
+
+
 def _legacy_globals() -> Dict[Tuple[str, str], Any]:
     """What tessera's TESSERA-PICKLE files name: tensors were NumPy arrays rebuilt by
     _rebuild_tensor. Allowed (as exact pairs) only when reading such a file."""
