@@ -222,6 +222,10 @@ def _check(data: bytes, **kw: Any) -> None:
         ts.load(io.BytesIO(data), **kw)
     except ALLOWED:
         pass
+    try:
+        ts.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(data))
+    except ALLOWED:
+        pass
 
 
 _SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
