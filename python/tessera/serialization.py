@@ -1,31 +1,210 @@
-"""ts.save / ts.load: state dicts in the safetensors format, written and read by us (other
-objects are pickled as torch.save does: _serialization_pickle).
+"""ts.save / ts.load and the weights-only allow-list (PyTorch's ``torch.serialization``).
 
-Layout: an 8-byte little-endian header length N, N bytes of JSON
-({name: {"dtype": "F32", "shape": [...], "data_offsets": [begin, end]}, "__metadata__":
-{str: str}}), then the raw little-endian tensor bytes, offsets relative to the end of the
-header. Loading maps the file with np.memmap and copies each tensor once into tessera
-memory (so the file may be deleted or overwritten afterwards)."""
+``save`` writes PyTorch's zip checkpoint format (_checkpoint_zip), which ``torch.load``
+reads with ``weights_only=True``; a path ending in ``.safetensors`` (or ``metadata=``) gets
+the safetensors format (_safetensors). ``load`` tells the formats apart by their content:
+a zip archive, a safetensors header, or tessera's older pickle files (``TESSERA-PICKLE``).
+With ``weights_only=True`` (the default, as torch 2.6+) the pickle is read by the restricted
+unpickler (_weights_only_unpickler) with PyTorch's allow-list plus the user's safe globals.
+See docs/design.md, "Checkpoint files".
+"""
 from __future__ import annotations
 
-import json
+import builtins
+import collections
 import os
-from collections import OrderedDict
-from typing import Any, Dict, Mapping, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
 from ._C import Tensor
+from ._safetensors import load_metadata  # noqa: F401  (public: ts.serialization.load_metadata)
 
-_TO_ST = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16",
-          "int64": "I64", "int32": "I32", "int16": "I16", "int8": "I8", "uint8": "U8",
-          "uint16": "U16", "uint32": "U32", "uint64": "U64", "bool": "BOOL",
-          "complex64": "C64", "complex128": "C128"}
-_FROM_ST = {v: k for k, v in _TO_ST.items()}
-_ITEMSIZE = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1,
-             "U8": 1, "U16": 2, "U32": 4, "U64": 8, "BOOL": 1, "C64": 8, "C128": 16}
 PathLike = Union[str, "os.PathLike[str]"]
-_KEY_ORDER = "tessera.key_order"
+SafeGlobal = Union[Callable[..., Any], Tuple[Callable[..., Any], str]]
+LEGACY_PICKLE_MAGIC = b"TESSERA-PICKLE\n"  # tessera's own pickle files before the zip format
+
+_safe_globals: set = set()
+
+
+def add_safe_globals(safe_globals: List[SafeGlobal]) -> None:
+    """Marks globals (classes, functions, or (object, "module.qualname") pairs) as safe for
+    ``load(weights_only=True)``, as ``torch.serialization.add_safe_globals``."""
+    global _safe_globals
+    _safe_globals = _safe_globals.union(set(safe_globals))
+
+
+def get_safe_globals() -> List[SafeGlobal]:
+    """The globals added with add_safe_globals (and not cleared)."""
+    return list(_safe_globals)
+
+
+def clear_safe_globals() -> None:
+    """Forgets every global added with add_safe_globals."""
+    global _safe_globals
+    _safe_globals = set()
+
+
+class safe_globals:
+    """``with safe_globals([...]):`` allows the globals for weights-only loads inside the
+    block only (torch.serialization.safe_globals)."""
+
+    def __init__(self, safe_globals: List[SafeGlobal]) -> None:
+        self.safe_globals = safe_globals
+
+    def __enter__(self) -> None:
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, *exc: Any) -> None:
+        global _safe_globals
+        _safe_globals = _safe_globals - set(self.safe_globals)
+
+
+def get_unsafe_globals_in_checkpoint(f: Any) -> List[str]:
+    """The globals a checkpoint (path or binary file object) names that
+    ``load(weights_only=True)`` would refuse with the current safe globals, read from its
+    pickle opcodes without running anything (torch.serialization's function of that name)."""
+    import pickle
+    import pickletools
+    from . import _checkpoint_zip
+    from ._weights_only_unpickler import default_allowed_globals, map_python2_name
+    raw = f.read() if hasattr(f, "read") else open(os.fspath(f), "rb").read()
+    name = str(getattr(f, "name", f))
+    if raw.startswith(_checkpoint_zip.ZIP_MAGIC):
+        data = _checkpoint_zip.ZipReader(raw, name, False).record("data.pkl")
+    elif raw.startswith(LEGACY_PICKLE_MAGIC):
+        data = raw[len(LEGACY_PICKLE_MAGIC):]
+    else:
+        raise ValueError(f"get_unsafe_globals_in_checkpoint: {name} is not a pickled checkpoint")
+    allowed = {f"{m}.{n}" for m, n in default_allowed_globals()} | set(_user_globals())
+    found: List[str] = []
+    strings: List[str] = []
+    try:
+        for op, arg, _ in pickletools.genops(data):
+            if isinstance(arg, str) and "UNICODE" in op.name:
+                strings.append(arg)
+            if op.name in ("GLOBAL", "STACK_GLOBAL"):
+                module, attr = arg.split(" ", 1) if op.name == "GLOBAL" else strings[-2:]
+                path = ".".join(map_python2_name(module, attr))
+                if path not in allowed and path not in found:
+                    found.append(path)
+    except (ValueError, IndexError) as e:
+        raise pickle.UnpicklingError(f"get_unsafe_globals_in_checkpoint: {name}: malformed "
+                                     f"pickle ({e})") from None
+    return found
+
+
+def _legacy_globals() -> Dict[Tuple[str, str], Any]:
+    """What tessera's TESSERA-PICKLE files name: tensors were NumPy arrays rebuilt by
+    _rebuild_tensor. Allowed (as exact pairs) only when reading such a file."""
+    import importlib
+    rc: Dict[Tuple[str, str], Any] = {
+        ("tessera.serialization", "_rebuild_tensor"): _rebuild_tensor,
+        ("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): np.dtype,
+    }
+    for mod in ("numpy._core.multiarray", "numpy.core.multiarray"):
+        try:
+            m = importlib.import_module(mod)
+        except ImportError:
+            continue
+        rc[(mod, "_reconstruct")] = m._reconstruct
+        rc[(mod, "scalar")] = m.scalar
+    from ._dtypes import _dtype_by_name
+    rc[("tessera._dtypes", "_dtype_by_name")] = _dtype_by_name
+    rc[("tessera", "_dtype_by_name")] = _dtype_by_name
+    try:
+        import ml_dtypes
+        rc[("ml_dtypes", "bfloat16")] = ml_dtypes.bfloat16
+    except ImportError:
+        pass
+    return rc
+
+
+def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
+         _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False,
+         *, metadata: Optional[Dict[str, str]] = None) -> None:
+    """Writes `obj` to a path or a binary file object as torch.save does: PyTorch's zip
+    checkpoint (tensors keep their dtype, shape, strides and storage sharing; torch.load
+    reads it with weights_only=True). A path ending in ``.safetensors``, or `metadata`,
+    writes a flat {str: tensor} dict in the safetensors format instead."""
+    from . import _checkpoint_zip, _safetensors
+    if pickle_module is not None and pickle_module is not __import__("pickle"):
+        raise ValueError("save: tessera pickles with the standard pickle module only")
+    if not _use_new_zipfile_serialization:
+        raise ValueError("save: tessera writes only the zip checkpoint format "
+                         "(_use_new_zipfile_serialization=True)")
+    if type(pickle_protocol) is not int or not 2 <= pickle_protocol <= 5:
+        raise ValueError(f"save: pickle_protocol must be an int in [2, 5], got "
+                         f"{pickle_protocol!r}")
+    is_st = isinstance(f, (str, os.PathLike)) and os.fspath(f).endswith(".safetensors")
+    if metadata is not None or is_st:
+        _safetensors.save_safetensors(obj, f, metadata)
+    else:
+        _checkpoint_zip.save_zip(obj, f, pickle_protocol)
+
+
+def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
+         weights_only: Optional[bool] = None, mmap: Optional[bool] = None,
+         device: Any = None, **pickle_load_args: Any) -> Any:
+    """Reads a checkpoint from a path or a binary file object, as torch.load: PyTorch's zip
+    format (written by torch.save or ts.save), a safetensors file (an ordered
+    {name: tensor} dict) or tessera's older pickle files, told apart by content.
+
+    weights_only (default True, as torch 2.6+) unpickles only PyTorch's allow-list and the
+    globals added with add_safe_globals / safe_globals; anything else raises
+    pickle.UnpicklingError. map_location (a device, a str, a {saved: wanted} dict or a
+    callable(storage, location)) places the tensors; mmap=True maps the file's tensor data
+    copy-on-write instead of reading it (paths only). A malformed file raises ValueError
+    (container) or pickle.UnpicklingError (pickle) naming the file."""
+    from . import _checkpoint_legacy, _checkpoint_zip, _safetensors
+    weights_only = _check_weights_only(weights_only)
+    where = device if device is not None else map_location
+    encoding = pickle_load_args.pop("encoding", "utf-8")
+    if pickle_load_args:
+        raise TypeError(f"load: unexpected arguments {sorted(pickle_load_args)}")
+    if pickle_module is not None and pickle_module is not __import__("pickle"):
+        raise ValueError("load: tessera unpickles with the standard pickle module only")
+    if hasattr(f, "read"):
+        if mmap:
+            raise ValueError("load: f must be a file path in order to use the mmap argument")
+        src: Any = f.read()
+        if not isinstance(src, (bytes, bytearray)):
+            raise TypeError("load: the file object must be opened in binary mode")
+        name = str(getattr(f, "name", "<file object>"))
+        head, size = bytes(src[:4096]), len(src)
+    else:
+        src = os.fspath(f)
+        name = src
+        size = os.path.getsize(src)
+        with open(src, "rb") as fh:
+            head = fh.read(4096)
+    user = _user_globals() if weights_only else {}
+    if head.startswith(_checkpoint_zip.ZIP_MAGIC) or head.startswith(b"PK\x05\x06"):
+        return _checkpoint_zip.load_zip(src, name, where, weights_only, bool(mmap), user,
+                                        encoding)
+    if head.startswith(LEGACY_PICKLE_MAGIC):
+        data = src if isinstance(src, (bytes, bytearray)) else open(src, "rb").read()
+        return _load_legacy_pickle(bytes(data[len(LEGACY_PICKLE_MAGIC):]), weights_only,
+                                   where, user, encoding)
+    if _safetensors.looks_like_safetensors(head, size) or head[8:9] == b"{" \
+            or name.endswith(".safetensors") \
+            or (size >= 8 and int.from_bytes(head[:8], "little") <= size - 8):  # the safetensors reader says what is wrong
+        out = _safetensors.load_safetensors(src, name, bool(mmap))
+        return out if where is None else _map_tensors(out, where)
+    if head.startswith(_checkpoint_legacy.PREFIX):
+        data = src if isinstance(src, (bytes, bytearray)) else open(src, "rb").read()
+        if mmap:
+            raise ValueError(f"load: {name}: mmap needs the zip format (PyTorch's legacy "
+                             f"format is read into memory)")
+        return _checkpoint_legacy.load_legacy(bytes(data), name, where, weights_only, user,
+                                              encoding)
+    if size < 8:
+        raise ValueError(f"load: {name} is too short to be a safetensors file or a "
+                         f"checkpoint ({size} bytes)")
+    raise ValueError(f"load: {name} is not a checkpoint: neither a zip archive (torch.save), "
+                     f"nor a safetensors file (header length "
+                     f"{int.from_bytes(head[:8], 'little')} exceeds the file size "
+                     f"{size}), nor a tessera pickle")
 
 
 def _ts() -> Any:
@@ -33,162 +212,62 @@ def _ts() -> Any:
     return tessera
 
 
-def _raw_bytes(t: Tensor) -> bytes:
-    """The tensor's elements as C-ordered little-endian bytes (bfloat16 via its uint16
-    bit pattern, since NumPy has no bfloat16)."""
-    ts = _ts()
-    if t.dtype == ts.bfloat16:
-        import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
-    arr = np.ascontiguousarray(t.numpy())
-    if arr.dtype.byteorder == ">":
-        arr = arr.byteswap().view(arr.dtype.newbyteorder("<"))
-    return arr.tobytes()
+def _user_globals() -> Dict[str, Any]:
+    from ._weights_only_unpickler import user_allowed_globals
+    return user_allowed_globals(_safe_globals)
 
 
-def save(obj: Any, path: Any, metadata: Optional[Dict[str, str]] = None, *,
-         pickle_protocol: int = 2) -> None:
-    """Writes `obj` to a path or a binary file object. A flat {name: tensor} dict (tessera
-    tensors, NumPy arrays or torch tensors) is stored as safetensors (sorted names, 8-byte
-    aligned header; the dict's own key order is kept in the metadata for load); anything else (nested or optimizer state dicts, lists, modules) is
-    pickled as torch.save does (_serialization_pickle)."""
-    from .nn.modules.module import to_tensor
-    from . import _serialization_pickle as pk
-    if not pk.is_flat_tensor_dict(obj):
-        if metadata:
-            raise TypeError("save: metadata is only stored with a flat dict of tensors")
-        pk.pickle_save(obj, path, pickle_protocol)
-        return
-    header: Dict[str, Any] = {}
-    if metadata:
-        if not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
-            raise TypeError("save: metadata must map str to str")
-        header["__metadata__"] = dict(metadata)
-    if list(obj) != sorted(obj):  # torch.load gives the keys back in the saved order
-        header.setdefault("__metadata__", {})[_KEY_ORDER] = json.dumps(list(obj))
-    blobs = []
-    offset = 0
-    for name in sorted(obj):
-        if not isinstance(name, str):
-            raise TypeError(f"save: keys must be str, got {type(name).__name__}")
-        t = to_tensor(obj[name]).detach()
-        dt = str(t.dtype)
-        if dt not in _TO_ST:
-            raise TypeError(f"save: dtype {dt} of '{name}' has no safetensors code")
-        raw = _raw_bytes(t)
-        header[name] = {"dtype": _TO_ST[dt], "shape": list(t.shape),
-                        "data_offsets": [offset, offset + len(raw)]}
-        blobs.append(raw)
-        offset += len(raw)
-    hbytes = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    hbytes += b" " * (-len(hbytes) % 8)
-    if hasattr(path, "write"):
-        _write_safetensors(path, hbytes, blobs)
+def _load_legacy_pickle(data: bytes, weights_only: bool, where: Any, user: Dict[str, Any],
+                        encoding: str) -> Any:
+    import pickle
+    if weights_only:
+        from ._weights_only_unpickler import Unpickler
+        obj = Unpickler(data, user_globals=user, extra_globals=_legacy_globals(),
+                        build_types=(np.ndarray, np.dtype), encoding=encoding).load()
     else:
-        with open(path, "wb") as f:
-            _write_safetensors(f, hbytes, blobs)
+        obj = pickle.loads(data, encoding=encoding)
+    return obj if where is None else _map_tensors(obj, where)
 
 
-def _write_safetensors(f: Any, hbytes: bytes, blobs: list) -> None:
-    f.write(len(hbytes).to_bytes(8, "little"))
-    f.write(hbytes)
-    for raw in blobs:
-        f.write(raw)
+def _map_tensors(obj: Any, where: Any) -> Any:
+    """map_location for formats without storages: each tensor goes through it (recursing
+    into lists, tuples and dicts)."""
+    from ._checkpoint_zip import restore_location
+    from ._torch_compat_parity import TRANSIENT_ATTRS
+    move = restore_location(where)
+    memo: Dict[int, Any] = {}
+
+    def walk(o: Any) -> Any:
+        if id(o) in memo:
+            return memo[id(o)]
+        if isinstance(o, Tensor):
+            out: Any = move(o, "cpu" if o.device.type == "cpu" else str(o.device))
+            if out is not o:
+                for k, v in o.__dict__.items():
+                    if k not in TRANSIENT_ATTRS:
+                        setattr(out, k, v)
+        elif isinstance(o, collections.OrderedDict):
+            out = type(o)((k, walk(v)) for k, v in o.items())
+        elif isinstance(o, dict):
+            out = {k: walk(v) for k, v in o.items()}
+        elif isinstance(o, list):
+            out = [walk(v) for v in o]
+        elif isinstance(o, tuple) and not hasattr(o, "_fields"):
+            out = tuple(walk(v) for v in o)
+        else:
+            out = o
+        memo[id(o)] = out
+        return out
+    return walk(obj)
 
 
-def _read_header(path: PathLike, data: Optional[np.ndarray] = None) -> Any:
-    """(header, data start, total size) of a safetensors file at `path`, or of its bytes
-    `data` (a uint8 array) when given."""
-    if data is None:
-        size = os.path.getsize(path)
-        with open(path, "rb") as f:
-            head_bytes = f.read(min(size, 8))
-            n = int.from_bytes(head_bytes, "little") if len(head_bytes) == 8 else -1
-            body = f.read(n) if 0 <= n <= min(size - 8, 100_000_000) else b""
-    else:
-        size = data.size
-        head_bytes = bytes(data[:8])
-        n = int.from_bytes(head_bytes, "little") if len(head_bytes) == 8 else -1
-        body = bytes(data[8:8 + n]) if 0 <= n <= min(size - 8, 100_000_000) else b""
-    if len(head_bytes) < 8:
-        raise ValueError(f"load: {path} is too short to be a safetensors file")
-    if n > size - 8 or n > 100_000_000:
-        raise ValueError(f"load: {path}: header length {n} exceeds the file size {size}")
-    try:
-        header = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"load: {path}: invalid safetensors header ({e})") from None
-    if not isinstance(header, dict):
-        raise ValueError(f"load: {path}: the header is not a JSON object")
-    return header, 8 + n, size
-
-
-def load(path: Any, map_location: Any = None, *, weights_only: Optional[bool] = None,
-         device: Any = None, mmap: Any = None, **pickle_load_args: Any) -> Any:
-    """Reads what save wrote, from a path or a binary file object: a safetensors file as an
-    ordered {name: tensor} dict (in file order), a pickled object as itself (with torch's
-    weights_only=True default: only tensors, containers and plain values unpickle).
-    `map_location` (or `device`) moves the loaded tensors."""
-    from . import _serialization_pickle as pk
-    weights_only = pk.check_weights_only(weights_only)
-    where = device if device is not None else map_location
-    data: Optional[np.ndarray] = None
-    if hasattr(path, "read"):
-        buf = path.read()
-        if buf.startswith(pk.MAGIC):
-            return pk.pickle_load(buf, weights_only, where)
-        data = np.frombuffer(buf, dtype=np.uint8)
-        name = getattr(path, "name", "<file object>")
-    else:
-        with open(path, "rb") as f:
-            if f.read(len(pk.MAGIC)) == pk.MAGIC:
-                return pk.pickle_load(pk.read_all(path), weights_only, where)
-        name = path
-    out = _load_safetensors(name, data)
-    return out if where is None else pk.apply_map_location(out, where)
-
-
-def _load_safetensors(path: Any, data: Optional[np.ndarray]) -> "OrderedDict[str, Tensor]":
-    ts = _ts()
-    header, base, size = _read_header(path, data)
-    order = header.pop("__metadata__", None) or {}
-    order = order.get(_KEY_ORDER) if isinstance(order, dict) else None
-    if data is None:
-        data = np.memmap(path, dtype=np.uint8, mode="r") if size > base \
-            else np.zeros(0, np.uint8)
-    out: "OrderedDict[str, Tensor]" = OrderedDict()
-    for name, info in sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0]):
-        code, shape = info.get("dtype"), tuple(info.get("shape", ()))
-        begin, end = info.get("data_offsets", (0, -1))
-        if code not in _FROM_ST:
-            raise ValueError(f"load: '{name}' has unsupported dtype {code!r}")
-        count = int(np.prod(shape)) if shape else 1
-        if end - begin != count * _ITEMSIZE[code] or base + end > size or begin < 0:
-            raise ValueError(f"load: '{name}': data_offsets {[begin, end]} do not match shape "
-                             f"{list(shape)} of {code} (file size {size})")
-        raw = data[base + begin:base + end]
-        out[name] = ts.asarray(_decode(raw, _FROM_ST[code]).reshape(shape))
-    if order is not None:
-        keys = json.loads(order)
-        if sorted(keys) == sorted(out):
-            out = OrderedDict((k, out[k]) for k in keys)
-    return out
-
-
-def _decode(raw: np.ndarray, dt_name: str) -> np.ndarray:
-    """One owned, native-order copy of the mapped little-endian bytes."""
-    if dt_name == "bfloat16":
-        import ml_dtypes
-        return np.array(raw.view("<u2")).view(ml_dtypes.bfloat16)
-    npdt = np.dtype(dt_name).newbyteorder("<")
-    return raw.view(npdt).astype(npdt.newbyteorder("="), copy=True)
-
-
-def load_metadata(path: PathLike) -> Dict[str, str]:
-    """The __metadata__ dict of a .safetensors file ({} when absent; without tessera's own
-    key-order entry)."""
-    meta = dict(_read_header(path)[0].get("__metadata__", {}))
-    meta.pop(_KEY_ORDER, None)
-    return meta
+def _check_weights_only(value: Optional[bool]) -> bool:
+    """torch 2.6+'s default: weights_only=True unless given."""
+    if value is None:
+        return True
+    if not isinstance(value, builtins.bool):
+        raise TypeError(f"load: weights_only must be a bool, got {type(value).__name__}")
+    return value
 
 
 # Note [Pickling tensors through copyreg]

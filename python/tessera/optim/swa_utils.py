@@ -118,7 +118,7 @@ def update_bn(loader: Iterable[Any], model: Module, device: Any = None) -> None:
     """Recomputes every BatchNorm's running statistics with one pass over `loader`
     (cumulative averages: momentum None during the pass); batches that are lists or
     tuples contribute their first element."""
-    from ..nn.modules.normalization import _BatchNorm
+    from ..nn.modules.batchnorm import _BatchNorm
     t = _ts()
     momenta = {}
     for m in model.modules():

@@ -1,13 +1,15 @@
-"""Conv1d, Conv2d and pooling layers (the math lives in functional/conv.py)."""
+"""Convolution layers (torch.nn.modules.conv): Conv1d/2d, ConvTranspose1d/2d and their lazy
+forms (the math lives in functional/conv.py; the 3-D ones are in conv3d.py for now)."""
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple, Union
+from typing import Any, Optional
 
 from ..._C import Tensor
-from .. import functional as F
 from ..functional.conv import _ntuple
 from .linear import _make_weight_bias, _reset_weight_bias
+from .lazy import LazyModuleMixin, _lazy_class, _lazy_hooks, _no_grad
 from .module import Module
+from .._uninitialized import UninitializedParameter
 
 
 def _ts() -> Any:
@@ -116,76 +118,72 @@ class ConvTranspose2d(_ConvTransposeNd):
     _nsp = 2
 
 
-class MaxPool2d(Module):
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
-                 return_indices: bool = False, ceil_mode: bool = False) -> None:
-        super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None \
-            else kernel_size, padding
-        self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
+class _LazyConvXdMixin(LazyModuleMixin):
+    """in_channels from the first input: dim 1 when batched, dim 0 when unbatched."""
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            self.ceil_mode, self.return_indices)
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_channels != 0:  # type: ignore
+            super().reset_parameters()  # type: ignore[misc]
 
-    def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+    def _get_in_channels(self, input: Tensor) -> int:
+        nd = self._nsp + 1  # type: ignore[attr-defined]
+        if input.ndim not in (nd, nd + 1):
+            raise RuntimeError(f"Expected {nd}D (unbatched) or {nd + 1}D (batched) input to "
+                               f"{self.__class__.__name__}, but got input of size: "
+                               f"{tuple(input.shape)}")
+        return input.shape[1] if input.ndim == nd + 1 else input.shape[0]
 
+    def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
+        if not self.has_uninitialized_params():
+            return
+        self.in_channels = self._get_in_channels(input)
+        if self.in_channels % self.groups != 0:  # type: ignore[attr-defined]
+            raise ValueError("in_channels must be divisible by groups")
+        k = tuple(self.kernel_size)  # type: ignore[attr-defined]
+        g, out = self.groups, self.out_channels  # type: ignore[attr-defined]
+        shape = (self.in_channels, out // g) + k if self._transposed \
+            else (out, self.in_channels // g) + k  # type: ignore[attr-defined]
+        with _no_grad():
+            self.weight.materialize(shape)  # type: ignore[attr-defined]
+            if self.bias is not None:  # type: ignore[attr-defined]
+                self.bias.materialize((out,))  # type: ignore[attr-defined]
+            self.reset_parameters()
 
-class MaxPool1d(MaxPool2d):
-    def forward(self, input: Tensor) -> Tensor:
-        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            self.ceil_mode, self.return_indices)
+def _lazy_conv_init(mod: Module, out_channels: int, bias: bool, device: Any,
+                    dtype: Any) -> None:
+    mod.weight = UninitializedParameter(device=device, dtype=dtype)
+    mod.out_channels = out_channels
+    if bias:
+        mod.bias = UninitializedParameter(device=device, dtype=dtype)
 
+def _lazy_conv(base: type, module: str) -> type:
+    """LazyConv{1,2,3}d: torch's signature without in_channels."""
 
-class AvgPool2d(Module):
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
-                 ceil_mode: bool = False, count_include_pad: bool = True,
-                 divisor_override: Optional[int] = None) -> None:
-        super().__init__()
-        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+    def __init__(self: Any, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        base.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups, False,
+                      padding_mode)
+        _lazy_hooks(self)
+        _lazy_conv_init(self, out_channels, bias, device, dtype)
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+    return _lazy_class(_LazyConvXdMixin, base, {"__init__": __init__}, module)
 
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+def _lazy_conv_transpose(base: type, module: str) -> type:
+    """LazyConvTranspose{1,2,3}d: torch's signature without in_channels."""
 
+    def __init__(self: Any, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, output_padding: Any = 0, groups: int = 1, bias: bool = True,
+                 dilation: Any = 1, padding_mode: str = "zeros", device: Any = None,
+                 dtype: Any = None) -> None:
+        base.__init__(self, 0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                      dilation, padding_mode)
+        _lazy_hooks(self)
+        _lazy_conv_init(self, out_channels, bias, device, dtype)
 
-class AvgPool1d(AvgPool2d):
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
-                 ceil_mode: bool = False, count_include_pad: bool = True) -> None:
-        # PyTorch keeps 1-tuples here (its repr shows kernel_size=(2,))
-        super().__init__(_ntuple(kernel_size, 1, "AvgPool1d"),
-                         None if stride is None else _ntuple(stride, 1, "AvgPool1d"),
-                         _ntuple(padding, 1, "AvgPool1d"), ceil_mode, count_include_pad)
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad)
-
-
-class AdaptiveAvgPool2d(Module):
-    def __init__(self, output_size: Union[int, Tuple[Optional[int], Optional[int]]]) -> None:
-        super().__init__()
-        self.output_size = output_size
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.adaptive_avg_pool2d(input, self.output_size)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
-
-
-class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
-    def forward(self, input: Tensor) -> Tensor:
-        return F.adaptive_avg_pool1d(input, self.output_size)
+    return _lazy_class(_LazyConvXdMixin, base, {"__init__": __init__}, module)
 
 
-class AdaptiveMaxPool2d(AdaptiveAvgPool2d):
-    def forward(self, input: Tensor) -> Tensor:
-        return F.adaptive_max_pool2d(input, self.output_size)
+LazyConv1d, LazyConv2d = (_lazy_conv(b, __name__) for b in (Conv1d, Conv2d))
+LazyConvTranspose1d, LazyConvTranspose2d = (_lazy_conv_transpose(b, __name__)
+                                            for b in (ConvTranspose1d, ConvTranspose2d))

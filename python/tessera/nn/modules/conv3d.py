@@ -7,7 +7,7 @@ from typing import Any, Optional
 from ..._C import Tensor
 from ..functional.conv import _output_padding
 from ..functional.conv3d import _conv3d, conv_transpose3d
-from .conv import _ConvNd, _ConvTransposeNd
+from .conv import _ConvNd, _ConvTransposeNd, _lazy_conv, _lazy_conv_transpose
 
 
 class Conv3d(_ConvNd):
@@ -30,3 +30,7 @@ class ConvTranspose3d(_ConvTransposeNd):
             "ConvTranspose3d")
         return conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, opad,
                                 self.groups, self.dilation)
+
+
+LazyConv3d = _lazy_conv(Conv3d, __name__)
+LazyConvTranspose3d = _lazy_conv_transpose(ConvTranspose3d, __name__)

@@ -1,5 +1,6 @@
-"""Lazy modules (torch.nn's LazyLinear, LazyConv*, LazyConvTranspose*, LazyBatchNorm*,
-LazyInstanceNorm*): the input size is inferred on the first forward.
+"""LazyModuleMixin (torch.nn.modules.lazy), behind LazyLinear, LazyConv*, LazyConvTranspose*,
+LazyBatchNorm* and LazyInstanceNorm* (each defined next to its regular class): the input size
+is inferred on the first forward.
 
 Until then the weights are UninitializedParameter placeholders (nn/_uninitialized.py). The
 first call runs ``initialize_parameters(input)`` from a forward pre-hook, materializes the
@@ -13,15 +14,8 @@ from __future__ import annotations
 import itertools
 from typing import Any, Dict, List, Optional
 
-from ..._C import Tensor
-from .. import init
-from .._uninitialized import UninitializedBuffer, UninitializedParameter, is_lazy
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
-from .conv3d import Conv3d, ConvTranspose3d
-from .linear import Linear
+from .._uninitialized import is_lazy
 from .module import Module
-from .normalization import BatchNorm1d, BatchNorm2d
-from .normalization_more import BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 
 
 def _no_grad() -> Any:
@@ -94,109 +88,14 @@ class LazyModuleMixin:
                            "the modules")
 
 
-class LazyLinear(LazyModuleMixin, Linear):
-    """Linear whose in_features is inferred from the first input's last dimension."""
-
-    cls_to_become = Linear
-
-    def __init__(self, out_features: int, bias: bool = True, device: Any = None,
-                 dtype: Any = None) -> None:
-        super().__init__(0, 0, False)
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
-        self.out_features = out_features
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-
-    def reset_parameters(self) -> None:
-        if not self.has_uninitialized_params() and self.in_features != 0:
-            super().reset_parameters()
-
-    def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
-        if self.has_uninitialized_params():
-            with _no_grad():
-                self.in_features = input.shape[-1]
-                self.weight.materialize((self.out_features, self.in_features))
-                if self.bias is not None:
-                    self.bias.materialize((self.out_features,))
-                self.reset_parameters()
-
-
-class _LazyConvXdMixin(LazyModuleMixin):
-    """in_channels from the first input: dim 1 when batched, dim 0 when unbatched."""
-
-    def reset_parameters(self) -> None:
-        if not self.has_uninitialized_params() and self.in_channels != 0:  # type: ignore
-            super().reset_parameters()  # type: ignore[misc]
-
-    def _get_in_channels(self, input: Tensor) -> int:
-        nd = self._nsp + 1  # type: ignore[attr-defined]
-        if input.ndim not in (nd, nd + 1):
-            raise RuntimeError(f"Expected {nd}D (unbatched) or {nd + 1}D (batched) input to "
-                               f"{self.__class__.__name__}, but got input of size: "
-                               f"{tuple(input.shape)}")
-        return input.shape[1] if input.ndim == nd + 1 else input.shape[0]
-
-    def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
-        if not self.has_uninitialized_params():
-            return
-        self.in_channels = self._get_in_channels(input)
-        if self.in_channels % self.groups != 0:  # type: ignore[attr-defined]
-            raise ValueError("in_channels must be divisible by groups")
-        k = tuple(self.kernel_size)  # type: ignore[attr-defined]
-        g, out = self.groups, self.out_channels  # type: ignore[attr-defined]
-        shape = (self.in_channels, out // g) + k if self._transposed \
-            else (out, self.in_channels // g) + k  # type: ignore[attr-defined]
-        with _no_grad():
-            self.weight.materialize(shape)  # type: ignore[attr-defined]
-            if self.bias is not None:  # type: ignore[attr-defined]
-                self.bias.materialize((out,))  # type: ignore[attr-defined]
-            self.reset_parameters()
-
-
-def _lazy_conv_init(mod: Module, out_channels: int, bias: bool, device: Any,
-                    dtype: Any) -> None:
-    mod.weight = UninitializedParameter(device=device, dtype=dtype)
-    mod.out_channels = out_channels
-    if bias:
-        mod.bias = UninitializedParameter(device=device, dtype=dtype)
-
-
-def _lazy_class(mixin: type, base: type, attrs: Dict[str, Any]) -> type:
-    """The class Lazy<base>: `mixin` first, becoming `base` after the first forward."""
+def _lazy_class(mixin: type, base: type, attrs: Dict[str, Any], module: str) -> type:
+    """The class Lazy<base> of module `module` (where it is assigned, so pickles find it):
+    `mixin` first, becoming `base` after the first forward."""
     name = "Lazy" + base.__name__
-    attrs = dict(attrs, cls_to_become=base, __module__=__name__, __qualname__=name,
+    attrs = dict(attrs, cls_to_become=base, __module__=module, __qualname__=name,
                  __doc__=f"{base.__name__} whose input size (in_features / in_channels / "
                          f"num_features) comes from the first input.")
     return type(name, (mixin, base), attrs)
-
-
-def _lazy_conv(base: type) -> type:
-    """LazyConv{1,2,3}d: torch's signature without in_channels."""
-
-    def __init__(self: Any, out_channels: int, kernel_size: Any, stride: Any = 1,
-                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
-        base.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups, False,
-                      padding_mode)
-        _lazy_hooks(self)
-        _lazy_conv_init(self, out_channels, bias, device, dtype)
-
-    return _lazy_class(_LazyConvXdMixin, base, {"__init__": __init__})
-
-
-def _lazy_conv_transpose(base: type) -> type:
-    """LazyConvTranspose{1,2,3}d: torch's signature without in_channels."""
-
-    def __init__(self: Any, out_channels: int, kernel_size: Any, stride: Any = 1,
-                 padding: Any = 0, output_padding: Any = 0, groups: int = 1, bias: bool = True,
-                 dilation: Any = 1, padding_mode: str = "zeros", device: Any = None,
-                 dtype: Any = None) -> None:
-        base.__init__(self, 0, 0, kernel_size, stride, padding, output_padding, groups, False,
-                      dilation, padding_mode)
-        _lazy_hooks(self)
-        _lazy_conv_init(self, out_channels, bias, device, dtype)
-
-    return _lazy_class(_LazyConvXdMixin, base, {"__init__": __init__})
 
 
 def _lazy_hooks(mod: Any) -> None:
@@ -205,60 +104,3 @@ def _lazy_hooks(mod: Any) -> None:
     mod._load_hook = mod._register_load_state_dict_pre_hook(mod._lazy_load_hook)
     mod._initialize_hook = mod.register_forward_pre_hook(mod._infer_parameters,
                                                          with_kwargs=True)
-
-
-class _LazyNormBase(LazyModuleMixin):
-    """num_features from the first input's dim 1 (torch's _LazyNormBase)."""
-
-    def __init__(self, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: Any = None,
-                 dtype: Any = None) -> None:
-        from ... import zeros, int64
-        super().__init__(0, eps, momentum, False, False)  # type: ignore[call-arg]
-        self.affine = affine
-        self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = UninitializedParameter(device=device, dtype=dtype)
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-        if track_running_stats:
-            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
-            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
-            self.num_batches_tracked = zeros((), dtype=int64, device=device)
-
-    def reset_parameters(self) -> None:
-        if not self.has_uninitialized_params() and self.num_features != 0:
-            self.reset_running_stats()  # type: ignore[attr-defined]
-            if self.affine:
-                init.ones_(self.weight)
-                init.zeros_(self.bias)
-
-    def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
-        if not self.has_uninitialized_params():
-            return
-        self.num_features = input.shape[1]
-        with _no_grad():
-            if self.affine:
-                self.weight.materialize((self.num_features,))
-                self.bias.materialize((self.num_features,))
-            if self.track_running_stats:
-                self.running_mean.materialize((self.num_features,))
-                self.running_var.materialize((self.num_features,))
-            self.reset_parameters()
-
-
-def _lazy_norm(base: type) -> type:
-    return _lazy_class(_LazyNormBase, base, {})
-
-
-LazyConv1d, LazyConv2d, LazyConv3d = map(_lazy_conv, (Conv1d, Conv2d, Conv3d))
-LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = map(
-    _lazy_conv_transpose, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d))
-LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = map(
-    _lazy_norm, (BatchNorm1d, BatchNorm2d, BatchNorm3d))
-LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d = map(
-    _lazy_norm, (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d))
-
-__all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d",
-           "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
-           "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
-           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]

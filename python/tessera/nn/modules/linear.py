@@ -1,14 +1,17 @@
-"""Identity, Linear, Flatten, Unflatten, Embedding."""
+"""Linear layers (torch.nn.modules.linear): Identity, Linear, Bilinear, LazyLinear and
+NonDynamicallyQuantizableLinear (MultiheadAttention.out_proj's class)."""
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 from ..._C import Tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from .._uninitialized import UninitializedParameter
+from .lazy import LazyModuleMixin, _no_grad
 
 
 def _ts() -> Any:
@@ -69,114 +72,70 @@ class Linear(Module):
                 f"bias={self.bias is not None}")
 
 
-class Flatten(Module):
-    """Flattens dims start_dim..end_dim into one."""
-
-    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
-        super().__init__()
-        self.start_dim = start_dim
-        self.end_dim = end_dim
-
-    def forward(self, input: Tensor) -> Tensor:
-        if input.ndim == 0:
-            return _ts().reshape(input, (1,))
-        s = self.start_dim % input.ndim
-        e = self.end_dim % input.ndim
-        shape = (tuple(input.shape[:s]) + (math.prod(input.shape[s:e + 1]),)
-                 + tuple(input.shape[e + 1:]))
-        return _ts().reshape(input, shape)
-
-    def extra_repr(self) -> str:
-        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+class NonDynamicallyQuantizableLinear(Linear):
+    """The class of MultiheadAttention.out_proj in PyTorch (a Linear; the name shows in reprs)."""
 
 
-class Unflatten(Module):
-    """Splits dimension `dim` into `unflattened_size`."""
+class Bilinear(Module):
+    """y_k = x1 W_k x2 + b_k over (..., in1) and (..., in2) inputs -> (..., out); weight and
+    bias are drawn U(-1/sqrt(in1), 1/sqrt(in1)) like PyTorch."""
 
-    def __init__(self, dim: int, unflattened_size: Sequence[int]) -> None:
-        super().__init__()
-        self.dim = dim
-        self.unflattened_size = tuple(unflattened_size)
-
-    def forward(self, input: Tensor) -> Tensor:
-        d = self.dim % input.ndim
-        sizes = list(self.unflattened_size)
-        if -1 in sizes:
-            known = math.prod(s for s in sizes if s != -1)
-            sizes[sizes.index(-1)] = input.shape[d] // known if known else 0
-        if math.prod(sizes) != input.shape[d]:
-            raise ValueError(f"Unflatten: unflattened_size {self.unflattened_size} does not "
-                             f"match dimension {self.dim} of size {input.shape[d]}")
-        return _ts().reshape(input, tuple(input.shape[:d]) + tuple(sizes)
-                             + tuple(input.shape[d + 1:]))
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
-
-
-class Embedding(Module):
-    """A lookup table of `num_embeddings` vectors of size `embedding_dim`, initialized
-    N(0, 1) with the padding row zeroed."""
-
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: Optional[int] = None,
-                 max_norm: Optional[float] = None, norm_type: float = 2.0,
-                 scale_grad_by_freq: bool = False, sparse: bool = False,
-                 _weight: Optional[Tensor] = None, _freeze: bool = False,
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise ValueError("Embedding: padding_idx must be within num_embeddings")
-            padding_idx %= num_embeddings
-        self.padding_idx = padding_idx
-        self.max_norm, self.norm_type = max_norm, norm_type
-        self.scale_grad_by_freq = scale_grad_by_freq
-        # Kept (and passed to F.embedding, which rejects sparse gradients) rather than
-        # silently training densely.
-        self.sparse = sparse
-        if _weight is None:
-            self.weight = Parameter(_ts().empty((num_embeddings, embedding_dim), dtype=dtype),
-                                    requires_grad=not _freeze)
-            self.reset_parameters()
+        t = _ts()
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        self.weight = Parameter(t.empty((out_features, in1_features, in2_features), dtype=dtype))
+        if bias:
+            self.bias = Parameter(t.empty((out_features,), dtype=dtype))
         else:
-            self.weight = Parameter(_weight, requires_grad=not _freeze)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.normal_(self.weight)
-        if self.padding_idx is not None:
-            with _ts().no_grad():
-                self.weight[self.padding_idx] = 0
+        bound = 1 / math.sqrt(self.weight.shape[1]) if self.weight.shape[1] else 0.0
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
 
-    @classmethod
-    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
-                        padding_idx: Optional[int] = None, max_norm: Optional[float] = None,
-                        norm_type: float = 2.0, scale_grad_by_freq: bool = False,
-                        sparse: bool = False) -> "Embedding":
-        """An Embedding whose weight is `embeddings` (2-D), frozen unless freeze=False; the
-        other options are the constructor's (torch's signature)."""
-        if embeddings.ndim != 2:
-            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
-        rows, cols = embeddings.shape
-        return cls(rows, cols, padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
-                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse, _weight=embeddings,
-                   _freeze=freeze)
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
-                           self.scale_grad_by_freq, self.sparse)
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        x1, x2 = input1, input2
+        if (x1.ndim == 0 or x1.ndim != x2.ndim or x1.shape[-1] != self.in1_features
+                or x2.shape[-1] != self.in2_features
+                or tuple(x1.shape[:-1]) != tuple(x2.shape[:-1])):
+            raise ValueError(f"Bilinear: expected inputs (..., {self.in1_features}) and "
+                             f"(..., {self.in2_features}) with the same leading shape, got "
+                             f"{tuple(x1.shape)} and {tuple(x2.shape)}")
+        return F.bilinear(x1, x2, self.weight, self.bias)
 
     def extra_repr(self) -> str:
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq:
-            s += ", scale_grad_by_freq=True"
-        if self.sparse:
-            s += ", sparse=True"
-        return s
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """Linear whose in_features is inferred from the first input's last dimension."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
+        if self.has_uninitialized_params():
+            with _no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()

@@ -948,12 +948,12 @@ class Module:
                                   f"torch.Tensor or Tensor-like object from checkpoint but "
                                   f"received {type(state_dict[key])}")
                 continue
-            if len(param.shape) == 0 and len(value.shape) == 1 and value.shape[0] > 0:
-                value = value[0]  # torch's backward compatibility for 0-d entries
+            if len(param.shape) == 0 and len(value.shape) == 1 and value.shape[0] == 1:
+                value = value[0]  # torch's backward compatibility: a 1-element 1-d entry
             if tuple(value.shape) != tuple(param.shape):
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{tuple(value.shape)} from checkpoint, the shape in current "
-                                  f"model is {tuple(param.shape)}.")
+                                  f"{value.size()} from checkpoint, the shape in current "
+                                  f"model is {param.size()}.")
                 continue
             try:
                 if assign:

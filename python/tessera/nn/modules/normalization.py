@@ -1,4 +1,6 @@
-"""BatchNorm1d/2d, LayerNorm, RMSNorm, GroupNorm."""
+"""Normalization layers (torch.nn.modules.normalization): LayerNorm, RMSNorm, GroupNorm,
+LocalResponseNorm, CrossMapLRN2d (batch and instance norms are in batchnorm.py and
+instancenorm.py)."""
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Union
@@ -20,75 +22,6 @@ def _affine_params(mod: Module, shape: tuple, affine: bool, bias: bool, dtype: A
     mod.register_parameter("weight", Parameter(t.ones(shape, dtype=dtype)) if affine else None)
     mod.register_parameter("bias", Parameter(t.zeros(shape, dtype=dtype))
                            if affine and bias else None)
-
-
-class _BatchNorm(Module):
-    _ndims: Sequence[int] = ()
-    _version = 2  # torch's: version 1 state dicts lack num_batches_tracked
-
-    def _load_from_state_dict(self, state_dict: Any, prefix: str, local_metadata: Any,
-                              *args: Any) -> None:
-        version = local_metadata.get("version", None)
-        key = prefix + "num_batches_tracked"
-        if (version is None or version < 2) and self.track_running_stats \
-                and key not in state_dict:
-            state_dict[key] = self.num_batches_tracked
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, *args)
-
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: Optional[float] = 0.1,
-                 affine: bool = True, track_running_stats: bool = True, device: Any = None,
-                 dtype: Any = None, *, bias: bool = True) -> None:
-        super().__init__()
-        t = _ts()
-        self.num_features, self.eps, self.momentum = num_features, eps, momentum
-        self.affine, self.track_running_stats = affine, track_running_stats
-        self._has_bias = bias
-        _affine_params(self, (num_features,), affine, bias, dtype)
-        if track_running_stats:
-            self.register_buffer("running_mean", t.zeros((num_features,), dtype=dtype))
-            self.register_buffer("running_var", t.ones((num_features,), dtype=dtype))
-            self.register_buffer("num_batches_tracked", t.zeros((), dtype=t.int64))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
-
-    def reset_running_stats(self) -> None:
-        if self.track_running_stats:
-            with _ts().no_grad():
-                self.running_mean[...] = 0
-                self.running_var[...] = 1
-                self.num_batches_tracked[...] = 0
-
-    def forward(self, input: Tensor) -> Tensor:
-        if input.ndim not in self._ndims:
-            raise ValueError(f"{type(self).__name__}: expected {' or '.join(map(str, self._ndims))}"
-                             f"-D input, got shape {tuple(input.shape)}")
-        factor = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats:
-            with _ts().no_grad():
-                self.num_batches_tracked[...] = self.num_batches_tracked + 1
-            if self.momentum is None:  # cumulative moving average
-                factor = 1.0 / int(self.num_batches_tracked.item())
-        # Batch statistics in training, or always when no running stats are tracked.
-        use_batch = self.training or self.running_mean is None
-        return F.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
-                            use_batch, factor, self.eps)
-
-    def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, bias={self.bias is not None}, "
-                f"track_running_stats={self.track_running_stats}")
-
-
-class BatchNorm1d(_BatchNorm):
-    """Batch normalization over (N, C) or (N, C, L)."""
-    _ndims = (2, 3)
-
-
-class BatchNorm2d(_BatchNorm):
-    """Batch normalization over (N, C, H, W)."""
-    _ndims = (4,)
 
 
 class LayerNorm(Module):
@@ -149,3 +82,45 @@ class GroupNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
                 f"bias={self._has_bias}")
+
+
+class LocalResponseNorm(Module):
+    """Normalization over `size` neighbouring channels (AlexNet's LRN)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+class CrossMapLRN2d(LocalResponseNorm):
+    """PyTorch's legacy cross-map LRN over (N, C, H, W): x * (k + alpha/size * S)^-beta,
+    where S sums squares over the channel windows of the legacy running-sum recurrence
+    (which differ from LocalResponseNorm's near the ends)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        import numpy as np
+        t = _ts()
+        if input.ndim != 4:
+            raise ValueError(f"CrossMapLRN2d: expected a 4-D input (N, C, H, W), got shape "
+                             f"{tuple(input.shape)}")
+        c = input.shape[1]
+        pre = int((self.size - 1) / 2 + 1)
+        win = np.zeros((c, c))
+        if c:
+            win[0, :min(pre, c)] = 1
+        for i in range(1, c):  # the recurrence of PyTorch's implementation, as a matrix
+            win[i] = win[i - 1]
+            if i < c - pre + 1:
+                win[i, i + pre - 1] += 1
+            if i > pre:
+                win[i, i - pre] -= 1
+        sq = t.moveaxis(input * input, 1, -1)
+        sums = t.moveaxis(t.matmul(sq, t.asarray(win.T, device=input.device).astype(input.dtype)),
+                          -1, 1)
+        scale = sums * (self.alpha / self.size) + self.k
+        return input * scale ** t.asarray(-self.beta, dtype=input.dtype, device=input.device)

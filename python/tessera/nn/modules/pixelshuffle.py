@@ -1,8 +1,8 @@
-"""PixelShuffle, PixelUnshuffle, ChannelShuffle."""
+"""PixelShuffle, PixelUnshuffle (torch.nn.modules.pixelshuffle)."""
 from __future__ import annotations
 
 from ..._C import Tensor
-from ..functional.shuffle import channel_shuffle, pixel_shuffle, pixel_unshuffle
+from ..functional.shuffle import pixel_shuffle, pixel_unshuffle
 from .module import Module
 
 
@@ -32,17 +32,3 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
-
-
-class ChannelShuffle(Module):
-    """Interleaves the channels of `groups` groups."""
-
-    def __init__(self, groups: int) -> None:
-        super().__init__()
-        self.groups = groups
-
-    def forward(self, input: Tensor) -> Tensor:
-        return channel_shuffle(input, self.groups)
-
-    def extra_repr(self) -> str:
-        return f"groups={self.groups}"

@@ -1,14 +1,78 @@
-"""3-D pooling, adaptive max pooling for 1-D/3-D, AdaptiveAvgPool3d, MaxUnpool1d/2d/3d,
-LPPool1d/2d/3d, Fold and Unfold (math in functional/pooling_more.py)."""
+"""Pooling layers (torch.nn.modules.pooling): max, average, adaptive, LP, fractional max
+pooling and max unpooling."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Tuple, Union
 
 from ..._C import Tensor
 from .. import functional as F
-from ..functional.conv import _ntuple
-from .conv import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .module import Module
+from ..functional.conv import _ntuple
+
+
+class MaxPool2d(Module):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None \
+            else kernel_size, padding
+        self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+class MaxPool1d(MaxPool2d):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+class AvgPool2d(Module):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: Optional[int] = None) -> None:
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+class AvgPool1d(AvgPool2d):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True) -> None:
+        # PyTorch keeps 1-tuples here (its repr shows kernel_size=(2,))
+        super().__init__(_ntuple(kernel_size, 1, "AvgPool1d"),
+                         None if stride is None else _ntuple(stride, 1, "AvgPool1d"),
+                         _ntuple(padding, 1, "AvgPool1d"), ceil_mode, count_include_pad)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+class AdaptiveAvgPool2d(Module):
+    def __init__(self, output_size: Union[int, Tuple[Optional[int], Optional[int]]]) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool1d(input, self.output_size)
 
 
 class MaxPool3d(MaxPool2d):
@@ -18,7 +82,6 @@ class MaxPool3d(MaxPool2d):
         return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
 
-
 class AvgPool3d(AvgPool2d):
     """Average pooling over (N, C, D, H, W) or (C, D, H, W)."""
 
@@ -26,11 +89,9 @@ class AvgPool3d(AvgPool2d):
         return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
-
 class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool3d(input, self.output_size)
-
 
 class _AdaptiveMaxPool(Module):
     _fn: Any = None
@@ -45,14 +106,11 @@ class _AdaptiveMaxPool(Module):
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
-
 class AdaptiveMaxPool1d(_AdaptiveMaxPool):
     _fn = staticmethod(F.adaptive_max_pool1d)
 
-
 class AdaptiveMaxPool3d(_AdaptiveMaxPool):
     _fn = staticmethod(F.adaptive_max_pool3d)
-
 
 class _MaxUnpoolNd(Module):
     _nsp = 1
@@ -72,20 +130,16 @@ class _MaxUnpoolNd(Module):
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-
 class MaxUnpool1d(_MaxUnpoolNd):
     _fn = staticmethod(F.max_unpool1d)
-
 
 class MaxUnpool2d(_MaxUnpoolNd):
     _nsp = 2
     _fn = staticmethod(F.max_unpool2d)
 
-
 class MaxUnpool3d(_MaxUnpoolNd):
     _nsp = 3
     _fn = staticmethod(F.max_unpool3d)
-
 
 class _LPPoolNd(Module):
     _fn: Any = None
@@ -104,58 +158,18 @@ class _LPPoolNd(Module):
         return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
                 f"stride={self.stride}, ceil_mode={self.ceil_mode}")
 
-
 class LPPool1d(_LPPoolNd):
     _fn = staticmethod(F.lp_pool1d)
-
 
 class LPPool2d(_LPPoolNd):
     _fn = staticmethod(F.lp_pool2d)
 
-
 class LPPool3d(_LPPoolNd):
     _fn = staticmethod(F.lp_pool3d)
-
-
-class Fold(Module):
-    """Combines (N, C*kh*kw, L) sliding blocks into (N, C, *output_size), summing overlaps."""
-
-    def __init__(self, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
-                 stride: Any = 1) -> None:
-        super().__init__()
-        self.output_size, self.kernel_size = output_size, kernel_size
-        self.dilation, self.padding, self.stride = dilation, padding, stride
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
-                      self.stride)
-
-    def extra_repr(self) -> str:
-        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
-                f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}")
-
-
-class Unfold(Module):
-    """Extracts sliding blocks: (N, C, H, W) -> (N, C*kh*kw, L)."""
-
-    def __init__(self, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
-                 stride: Any = 1) -> None:
-        super().__init__()
-        self.kernel_size, self.dilation = kernel_size, dilation
-        self.padding, self.stride = padding, stride
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
-
-    def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
-                f"padding={self.padding}, stride={self.stride}")
-
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPool):
     """Adaptive max pooling over (N, C, H, W) or (C, H, W), optionally with indices."""
     _fn = staticmethod(F.adaptive_max_pool2d)
-
 
 class _FractionalMaxPoolNd(Module):
     """Fractional max pooling; `_random_samples` (a buffer, None by default) fixes the
@@ -188,10 +202,8 @@ class _FractionalMaxPoolNd(Module):
         return type(self)._fn(input, self.kernel_size, self.output_size, self.output_ratio,
                               self.return_indices, _random_samples=self._random_samples)
 
-
 class FractionalMaxPool2d(_FractionalMaxPoolNd):
     _fn = staticmethod(F.fractional_max_pool2d)
-
 
 class FractionalMaxPool3d(_FractionalMaxPoolNd):
     _nsp = 3
