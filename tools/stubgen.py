@@ -97,6 +97,23 @@ def _params(obj: Any, method: bool) -> Tuple[str, str]:
     return ", ".join(out), ret
 
 
+def _first_paragraph(obj: Any) -> str:
+    """The docstring's first paragraph (without a pybind11 signature line), safe in quotes."""
+    doc = inspect.getdoc(obj) or ""
+    lines = doc.splitlines()
+    while lines and re.match(r"^\w+\(.*\)( -> .*)?$", lines[0]):
+        lines.pop(0)
+    para: List[str] = []
+    for ln in lines:
+        if not ln.strip():
+            if para:
+                break
+            continue
+        para.append(ln.strip())
+    text = " ".join(para).replace("\\", "\\\\").replace('"', "'")
+    return text
+
+
 def _defined_in_source(obj: Any) -> Optional[str]:
     """The module to re-export `obj` from when it is a plain def/class there, else None."""
     mod = getattr(obj, "__module__", None)
@@ -131,7 +148,11 @@ def _tensor_class(Tensor: type) -> List[str]:
                 lines += ["    @classmethod", f"    def {name}({params.replace('self', 'cls', 1)}) -> {ret}: ..."]
             else:
                 params, ret = _params(getattr(Tensor, name), True)
-                lines.append(f"    def {name}({params}) -> {ret}: ...")
+                doc = _first_paragraph(getattr(Tensor, name))
+                if doc:
+                    lines += [f"    def {name}({params}) -> {ret}:", f'        """{doc}"""']
+                else:
+                    lines.append(f"    def {name}({params}) -> {ret}: ...")
         else:
             lines.append(f"    {name}: Any")
     lines += [
@@ -251,7 +272,9 @@ def generate(modname: str) -> str:
             body.append(f"{name}: Any")
     if modname == "tessera._C":
         body = [line.replace("-> dtype", "-> Any") if line.startswith("def ") else line for line in body]
-    out = HEADER + "\n".join(imports) + "\n\n" + "\n".join(body) + "\n"
+    exported = ", ".join(repr(n) for n in names)
+    out = (HEADER + "\n".join(imports) + "\n\n" + f"__all__ = [{exported}]\n\n"
+           + "\n".join(body) + "\n")
     return re.sub(r"\n{3,}", "\n\n\n", out)
 
 

@@ -4,6 +4,8 @@ from typing import Any, Iterator
 
 from tessera import Tensor as Tensor
 
+__all__ = ['Device', 'LinAlgError', 'Node', 'TypeError', 'ValueError', 'abs', 'acos', 'acosh', 'add', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bfloat16', 'bitwise_and', 'bitwise_invert', 'bitwise_left_shift', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bool', 'ceil', 'clamp', 'clip', 'complex128', 'complex64', 'conj', 'copysign', 'cos', 'cosh', 'divide', 'dtype', 'equal', 'exp', 'expm1', 'float16', 'float32', 'float64', 'floor', 'floor_divide', 'get_num_threads', 'greater', 'greater_equal', 'hypot', 'imag', 'int16', 'int32', 'int64', 'int8', 'is_anomaly_enabled', 'is_grad_enabled', 'isfinite', 'isinf', 'isnan', 'less', 'less_equal', 'log', 'log10', 'log1p', 'log2', 'logaddexp', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'matmul', 'maximum', 'minimum', 'multiply', 'negative', 'nextafter', 'not_equal', 'positive', 'pow', 'real', 'reciprocal', 'remainder', 'round', 'set_num_threads', 'sign', 'signbit', 'sin', 'sinh', 'sqrt', 'square', 'subtract', 'tan', 'tanh', 'trunc', 'uint16', 'uint32', 'uint64', 'uint8', 'where']
+
 
 class Device:
     index: Any

@@ -34,4 +34,6 @@ from tessera.optim import rprop as rprop
 from tessera.optim import sgd as sgd
 from tessera.optim import swa_utils as swa_utils
 
+__all__ = ['ASGD', 'Adadelta', 'Adafactor', 'Adagrad', 'Adam', 'AdamW', 'Adamax', 'LBFGS', 'Muon', 'NAdam', 'Optimizer', 'RAdam', 'RMSprop', 'Rprop', 'SGD', 'adadelta', 'adafactor', 'adam', 'adamax', 'asgd', 'lbfgs', 'lr_scheduler', 'muon', 'nadam', 'optimizer', 'register_optimizer_step_post_hook', 'register_optimizer_step_pre_hook', 'rmsprop', 'rprop', 'sgd', 'swa_utils']
+
 

@@ -24,4 +24,6 @@ from tessera.utils.data.collate import default_convert as default_convert
 from tessera.utils.data.worker import get_worker_info as get_worker_info
 from tessera.utils.data.dataset import random_split as random_split
 
+__all__ = ['BatchSampler', 'ChainDataset', 'ConcatDataset', 'DataLoader', 'Dataset', 'DistributedSampler', 'Generator', 'IterableDataset', 'RandomSampler', 'Sampler', 'SequentialSampler', 'StackDataset', 'Subset', 'SubsetRandomSampler', 'TensorDataset', 'WeightedRandomSampler', 'WorkerInfo', 'default_collate', 'default_collate_fn_map', 'default_convert', 'get_worker_info', 'random_split']
+
 default_collate_fn_map: Any
