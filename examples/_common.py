@@ -6,12 +6,12 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import tessera as ts
 from tessera import nn
 from tessera.nn import functional as F
-from tessera.utils.data import DataLoader, Generator, Subset
+from tessera.utils.data import DataLoader, Dataset, Generator, Subset
 
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -54,8 +54,8 @@ def mnist_loaders(args: argparse.Namespace) -> Tuple[DataLoader, DataLoader]:
     if args.threads:
         ts.set_num_threads(args.threads)
     ts.manual_seed(args.seed)
-    train = ts.datasets.MNIST(args.data_dir, train=True)
-    test = ts.datasets.MNIST(args.data_dir, train=False)
+    train: Dataset[Any] = ts.datasets.MNIST(args.data_dir, train=True)
+    test: Dataset[Any] = ts.datasets.MNIST(args.data_dir, train=False)
     if args.small:
         train, test, args.epochs = Subset(train, range(1000)), Subset(test, range(500)), 1
     return (DataLoader(train, batch_size=args.batch_size, shuffle=True,

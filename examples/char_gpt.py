@@ -42,7 +42,8 @@ class CausalSelfAttention(nn.Module):
         q, k, v = (qkv[:, :, i].transpose(1, 2) for i in range(3))  # (B, heads, T, head size)
         y = F.scaled_dot_product_attention(q, k, v, is_causal=True,
                                            dropout_p=self.dropout if self.training else 0.0)
-        return self.resid_dropout(self.c_proj(y.transpose(1, 2).reshape(B, T, C)))
+        out: ts.Tensor = self.resid_dropout(self.c_proj(y.transpose(1, 2).reshape(B, T, C)))
+        return out
 
 
 class Block(nn.Module):
@@ -56,7 +57,8 @@ class Block(nn.Module):
 
     def forward(self, x: ts.Tensor) -> ts.Tensor:
         x = x + self.attn(self.ln_1(x))
-        return x + self.mlp(self.ln_2(x))
+        out: ts.Tensor = x + self.mlp(self.ln_2(x))
+        return out
 
 
 class GPT(nn.Module):
@@ -84,7 +86,8 @@ class GPT(nn.Module):
     def forward(self, idx: ts.Tensor) -> ts.Tensor:
         T = idx.shape[1]
         x = self.wte(idx) + self.wpe(ts.arange(T))
-        return self.lm_head(self.ln_f(self.blocks(x)))
+        logits: ts.Tensor = self.lm_head(self.ln_f(self.blocks(x)))
+        return logits
 
     @ts.no_grad()
     def generate(self, idx: ts.Tensor, max_new_tokens: int, temperature: float = 1.0,

@@ -32,7 +32,8 @@ class ConvNet(nn.Module):
         )
 
     def forward(self, x: ts.Tensor) -> ts.Tensor:
-        return self.classifier(self.features(x))
+        out: ts.Tensor = self.classifier(self.features(x))
+        return out
 
 
 def main() -> None:

@@ -104,10 +104,25 @@ TS_HD T int_remainder(T a, T b) {
   }
 }
 
-// NumPy's npy_divmod for floats: floor division and the remainder with the divisor's sign,
-// including its special cases (x // 0 -> +-inf/nan, x % 0 -> nan, 5 % inf -> 5, -5 % inf -> inf).
+// Floor division of floats: NumPy's npy_divmod for finite operands (x // 0 -> +-inf/nan,
+// exact quotients), and the array API standard's special cases where an operand is infinite
+// (Note [Floor division by infinity]).
+//
+// Note [Floor division by infinity]
+// The standard defines a // b as floor(a / b) for infinite operands: +-inf // finite is an
+// infinity with the sign of the quotient (NumPy and PyTorch give nan) and finite // +-inf is a
+// zero with the sign of the quotient (NumPy, PyTorch and Python give -1 for 3 // -inf). inf //
+// inf is nan. remainder keeps Python's rule instead (3 % -inf is -inf), as the standard says,
+// so a == b * (a // b) + a % b does not hold across infinities.
 template <class F>
 TS_HD F float_floor_divide(F a, F b) {
+  if (std::isnan(a) || std::isnan(b)) return a + b;
+  if (std::isinf(a)) {
+    if (std::isinf(b)) return a - a;  // nan
+    const bool negative = std::signbit(a) != std::signbit(b);
+    return negative ? -std::numeric_limits<F>::infinity() : std::numeric_limits<F>::infinity();
+  }
+  if (std::isinf(b)) return a / b;  // a signed zero
   if (b == 0) return a / b;
   const F mod = std::fmod(a, b);
   F div = (a - mod) / b;

@@ -63,6 +63,8 @@ std::vector<std::string> signatures(const std::string& name, const std::string& 
     if (dot != std::string::npos && line.find_first_not_of("0123456789") == dot)
       line = line.substr(dot + 2);
     size_t arrow = line.rfind(") -> ");
+    // a text signature line ("name(args)" before "--") has no return annotation
+    if (arrow == std::string::npos && !line.empty() && line.back() == ')') arrow = line.size() - 1;
     if (line.rfind(name + "(", 0) != 0 || arrow == std::string::npos) continue;
     std::string sig = line.substr(0, arrow + 1);
     for (const char* prefix : {"tessera._C.", "typing.", "collections.abc."}) {
@@ -185,7 +187,13 @@ void raise_bad_keyword_only(const std::string& name, const std::vector<std::stri
 }
 
 // The docstring of a pybind11 function object as it is now (before the catch-all joins it).
+// The raw ml_doc is read, not __doc__: CPython strips a "name(...)\n--\n\n" text signature
+// from __doc__, and it must survive for inspect.signature (Note [Readable signatures]).
 std::string doc_of(py::handle fn) {
+  if (PyCFunction_Check(fn.ptr())) {
+    const char* raw = reinterpret_cast<PyCFunctionObject*>(fn.ptr())->m_ml->ml_doc;
+    return raw ? std::string(raw) : std::string();
+  }
   py::object d = fn.attr("__doc__");
   return d.is_none() ? std::string() : d.cast<std::string>();
 }

@@ -115,10 +115,17 @@ void def_binary_functions(py::module_& m) {
       },
       py::arg("x1"), py::arg("x2"), py::pos_only(),
       "x1 ** x2; integers wrap, and integers to negative integer powers raise ValueError.");
+  // Note [Readable signatures]: pybind11's own signature line is not one inspect.signature can
+  // parse; a CPython-style "name(args)\n--\n\n" first line is (it becomes __text_signature__).
+  py::options text_signature;
+  text_signature.disable_function_signatures();
   m.def("clip", &clip_py, py::arg("x"), py::pos_only(), py::arg("min") = py::none(),
         py::arg("max") = py::none(),
+        "clip(x, /, min=None, max=None)\n--\n\n"
         "x clamped to [min, max] (scalars or tensors broadcasting to x), in x's dtype.\n"
-        "Where min > max the result is max (NumPy); NaN in x or a bound gives NaN.");
+        "Where min > max the result is max (NumPy); NaN in x or a bound gives NaN. Bounds\n"
+        "outside an integer x's dtype are first clamped to its range (clip(uint8 [0], -1, 5)\n"
+        "is 0).");
 }
 
 // Torch-style methods: x.exp(), x.add(y), x.clamp(min, max), ... (names the standard's array
@@ -198,10 +205,18 @@ void def_tensor_methods(py::module_& m) {
     autocast::cast(autocast::kFp32Cuda, x, e);
     return pow(x, e);
   });
-  for (const char* name : {"clip", "clamp"})
+  {
+    py::options text_signature;  // Note [Readable signatures]
+    text_signature.disable_function_signatures();
     cls.def(
-        name, [](py::handle self, py::handle lo, py::handle hi) { return clip_py(self, lo, hi); },
-        py::arg("min") = py::none(), py::arg("max") = py::none());
+        "clip", [](py::handle self, py::handle lo, py::handle hi) { return clip_py(self, lo, hi); },
+        py::arg("min") = py::none(), py::arg("max") = py::none(),
+        "clip($self, /, min=None, max=None)\n--\n\nself clamped to [min, max] (see ts.clip).");
+    cls.def(
+        "clamp", [](py::handle self, py::handle lo, py::handle hi) { return clip_py(self, lo, hi); },
+        py::arg("min") = py::none(), py::arg("max") = py::none(),
+        "clamp($self, /, min=None, max=None)\n--\n\nself clamped to [min, max] (see ts.clip).");
+  }
   cls.def("conj", [](const Tensor& t) { return conj(t); });
 }
 

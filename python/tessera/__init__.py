@@ -25,7 +25,7 @@ from ._functions import *  # noqa: E402,F401,F403
 from . import _tensor  # noqa: E402
 from . import linalg, random  # noqa: E402
 from . import fft  # noqa: E402
-from . import cuda, backends  # noqa: E402
+from . import cuda, backends, accelerator  # noqa: E402
 
 _tensor._install()
 from ._torch_compat import *  # noqa: E402,F401,F403  (torch-style methods and functions)

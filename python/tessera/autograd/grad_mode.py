@@ -12,6 +12,7 @@ from typing import Any, Callable, TypeVar
 from .. import _C
 
 F = TypeVar("F", bound=Callable[..., Any])
+_Ctx = TypeVar("_Ctx", bound="_GradModeContext")
 
 _inference = threading.local()  # .depth: how many inference_mode(True) regions are open
 
@@ -54,13 +55,14 @@ class _GradModeContext:
 
     _enabled: bool = True
 
-    def __new__(cls, orig_func: Any = None) -> Any:
-        # `@no_grad` without parentheses passes the function itself.
+    def __new__(cls: "type[_Ctx]", orig_func: Any = None) -> _Ctx:
+        # `@no_grad` without parentheses passes the function itself (typed as the context,
+        # the common form, so `@ts.no_grad()` keeps the decorated function's type).
         if orig_func is None:
             return super().__new__(cls)
         if not callable(orig_func):
             raise TypeError(f"{cls.__name__}() takes no arguments")
-        return cls()(orig_func)
+        return cls()(orig_func)  # type: ignore[no-any-return]
 
     def __enter__(self) -> None:
         self._prev = _C.is_grad_enabled()

@@ -27,7 +27,25 @@ def _randint(high: int, size: int, generator: Optional[Generator]) -> List[int]:
     """`size` uniform integers in [0, high)."""
     if size == 0:
         return []
+    if high <= 0:
+        raise DataRuntimeError(f"random_ expects 'from' to be less than 'to', but got from=0 >= "
+                               f"to={high} (sampling indices of an empty data source)")
     return _random().randint(0, high, (size,), generator=generator).tolist()
+
+
+def _own_generator() -> Generator:
+    """A fresh generator seeded by one draw from the global one (PyTorch's RandomSampler
+    does this, so the global RNG's use between two items cannot change an epoch's order)."""
+    seed = int(_random().randint(0, 2 ** 63 - 1, ()).item())
+    return Generator(seed)
+
+
+# Note [Lazy sampling]: samplers are generators that draw their random numbers in bounded
+# chunks as they are consumed (PyTorch's RandomSampler draws 32 at a time with replacement and
+# one permutation per epoch without), so num_samples=10**10 costs nothing until iterated and
+# memory stays bounded by the chunk (or by len(data_source)) however many items are drawn.
+_CHUNK = 32
+_WEIGHTED_CHUNK = 4096
 
 
 class Sampler(Generic[T_co]):
@@ -80,13 +98,15 @@ class RandomSampler(Sampler[int]):
 
     def __iter__(self) -> Iterator[int]:
         n = len(self.data_source)
-        if self.replacement:
-            return iter(_randint(n, self.num_samples, self.generator))
-        out: List[int] = []
-        for _ in range(self.num_samples // n):
-            out += _randperm(n, self.generator)
-        out += _randperm(n, self.generator)[:self.num_samples % n]
-        return iter(out)
+        generator = self.generator if self.generator is not None else _own_generator()
+        if self.replacement:  # Note [Lazy sampling]
+            for _ in range(self.num_samples // _CHUNK):
+                yield from _randint(n, _CHUNK, generator)
+            yield from _randint(n, self.num_samples % _CHUNK, generator)
+        else:
+            for _ in range(self.num_samples // n):
+                yield from _randperm(n, generator)
+            yield from _randperm(n, generator)[:self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -134,20 +154,31 @@ class WeightedRandomSampler(Sampler[int]):
         if not self.replacement and self.num_samples > n:
             raise DataRuntimeError("cannot sample n_sample > prob_dist.size(-1) samples "
                                    "without replacement")
+        if self.replacement:  # Note [Lazy sampling]: independent draws, taken in chunks
+            left = self.num_samples
+            while left > 0:
+                k = min(left, _WEIGHTED_CHUNK)
+                yield from self._draw(k, True)
+                left -= k
+            return
         weights = self.weights.tolist()
         positive = sum(1 for w in weights if w > 0)
         # Without replacement PyTorch takes the zero-weight categories last, once the others
         # are exhausted; ts.random.multinomial refuses, so draw those separately.
-        extra = self.num_samples - positive if not self.replacement else 0
-        try:
-            drawn = _random().multinomial(self.weights, self.num_samples - max(extra, 0),
-                                          self.replacement, generator=self.generator).tolist()
-        except ValueError as e:  # PyTorch's multinomial reports bad requests as RuntimeError
-            raise DataRuntimeError(str(e)) from None
+        extra = max(self.num_samples - positive, 0)
+        if positive == 0:
+            raise DataRuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        yield from self._draw(self.num_samples - extra, False)
         if extra > 0:
             zeros = [i for i, w in enumerate(weights) if w == 0]
-            drawn += [zeros[i] for i in _randperm(len(zeros), self.generator)[:extra]]
-        return iter(drawn)
+            yield from [zeros[i] for i in _randperm(len(zeros), self.generator)[:extra]]
+
+    def _draw(self, k: int, replacement: bool) -> List[int]:
+        try:
+            return _random().multinomial(self.weights, k, replacement,
+                                         generator=self.generator).tolist()
+        except ValueError as e:  # PyTorch's multinomial reports bad weights as RuntimeError
+            raise DataRuntimeError(f"invalid multinomial distribution: {e}") from None
 
     def __len__(self) -> int:
         return self.num_samples
