@@ -90,3 +90,42 @@ def test_mlp_names_and_dynamic_batch():
     inits = {i.name for i in proto.graph.initializer}
     assert {"0.weight", "0.bias", "8.weight"} <= inits  # state_dict names
     assert "Dropout" not in _ops(proto) and "Gemm" in _ops(proto)
+
+
+# ------------------------------------------------------------------ CNN
+class _CNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.c2 = nn.Conv2d(8, 8, 3, stride=2, padding="same" if False else 1, groups=2)
+        self.c3 = nn.Conv2d(8, 6, 3, padding="same", dilation=2)
+        self.pool = nn.MaxPool2d(2)
+        self.avg = nn.AvgPool2d(2, stride=1)
+        self.gap = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(6, 5)
+
+    def forward(self, x):
+        x = F.relu(self.bn(self.c1(x)))
+        x = self.pool(x)
+        x = self.c2(x).relu()
+        x = self.avg(self.c3(x))
+        return self.fc(ts.flatten(self.gap(x), 1))
+
+
+def test_cnn_conv_pool_batchnorm_dynamic_batch():
+    m = _CNN()
+    with ts.no_grad():  # non-trivial running statistics
+        m.bn.running_mean[...] = ts.randn(8) * 0.1
+        m.bn.running_var[...] = ts.rand(8) + 0.5
+    proto = _check(m, ts.randn(2, 3, 16, 16), (ts.randn(5, 3, 16, 16),), input_names=["img"],
+                   dynamic_axes={"img": {0: "n"}})
+    assert {"Conv", "BatchNormalization", "MaxPool", "AveragePool",
+            "GlobalAveragePool"} <= _ops(proto)
+
+
+def test_cnn_1d_and_flatten_module():
+    m = nn.Sequential(nn.Conv1d(4, 6, 5, stride=2, padding=2), nn.ReLU(), nn.MaxPool1d(2),
+                      nn.AvgPool1d(3, stride=1, padding=1), nn.AdaptiveAvgPool1d(4),
+                      nn.Flatten(), nn.Linear(24, 3))
+    _check(m, ts.randn(2, 4, 32), (ts.randn(7, 4, 32),), dynamic_axes={"input_0": [0]})

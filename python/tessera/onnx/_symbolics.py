@@ -875,6 +875,16 @@ def _conv(nd: int) -> Callable:
 
 register("F.conv1d")(_conv(1))
 register("F.conv2d")(_conv(2))
+register("F.conv3d")(_conv(3))
+
+
+@register("F._convnd")
+def _convnd(g: GraphBuilder, out: Tensor, x: Tensor, weight: Tensor, bias: Any, stride: Any,
+            padding: Any, dilation: Any, groups: int, nsp: int, op: str = "",
+            padding_mode: str = "zeros") -> None:
+    if padding_mode != "zeros":
+        raise _unsupported(g, f"convolution with padding_mode={padding_mode!r}")
+    _conv(nsp)(g, out, x, weight, bias, stride, padding, dilation, groups)
 
 
 def _pool(nd: int, op: str) -> Callable:

@@ -143,6 +143,8 @@ def _patch_table() -> List[Tuple[Any, str, str]]:
         if (not n.startswith("_") and callable(f) and not isinstance(f, (type, property))) \
                 or n in _DUNDERS:
             table.append((Tensor, n, "Tensor." + n))
+    from tessera.nn.functional import conv as conv_impl
+    table.append((conv_impl, "_convnd", "F._convnd"))  # what the Conv modules call
     table += [(rnn.LSTM, "forward", "nn.LSTM"), (rnn.GRU, "forward", "nn.GRU"),
               (rnn.RNN, "forward", "nn.RNN")]
     # Modules that call a functional through a class attribute (`_fn = staticmethod(F.relu)`).
