@@ -129,3 +129,36 @@ def test_cnn_1d_and_flatten_module():
                       nn.AvgPool1d(3, stride=1, padding=1), nn.AdaptiveAvgPool1d(4),
                       nn.Flatten(), nn.Linear(24, 3))
     _check(m, ts.randn(2, 4, 32), (ts.randn(7, 4, 32),), dynamic_axes={"input_0": [0]})
+
+
+# ------------------------------------------------------------------ LSTM / GRU
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU, nn.RNN])
+@pytest.mark.parametrize("batch_first,bidirectional,layers", [(False, False, 1),
+                                                                (True, True, 2)])
+def test_recurrent(cls, batch_first, bidirectional, layers):
+    m = cls(5, 7, num_layers=layers, batch_first=batch_first, bidirectional=bidirectional)
+    x = ts.randn(3, 4, 5)
+    x2 = ts.randn(6, 4, 5) if batch_first else ts.randn(3, 6, 5)
+    ax = 0 if batch_first else 1
+    names = ["y", "h", "c"] if cls is nn.LSTM else ["y", "h"]
+    proto = _check(m, x, (x2,), input_names=["x"], output_names=names,
+                   dynamic_axes={"x": {ax: "batch"}, "y": {ax: "batch"}})
+    assert cls.__name__ in _ops(proto)
+
+
+def test_lstm_with_initial_state_and_head():
+    class Tagger(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(20, 6)
+            self.lstm = nn.LSTM(6, 8, batch_first=True)
+            self.head = nn.Linear(8, 3)
+
+        def forward(self, idx, h0, c0):
+            y, (h, c) = self.lstm(self.emb(idx), (h0, c0))
+            return self.head(y), h
+
+    m = Tagger()
+    idx = ts.randint(0, 20, (2, 5))
+    h0, c0 = ts.randn(1, 2, 8), ts.randn(1, 2, 8)
+    _check(m, (idx, h0, c0))
