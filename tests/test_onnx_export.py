@@ -162,3 +162,43 @@ def test_lstm_with_initial_state_and_head():
     idx = ts.randint(0, 20, (2, 5))
     h0, c0 = ts.randn(1, 2, 8), ts.randn(1, 2, 8)
     _check(m, (idx, h0, c0))
+
+
+# ------------------------------------------------------------------ Transformer layers
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_encoder_layer(norm_first):
+    layer = nn.TransformerEncoderLayer(16, 4, dim_feedforward=32, dropout=0.1, batch_first=True,
+                                       norm_first=norm_first, activation="gelu")
+    m = nn.TransformerEncoder(layer, 2)
+    proto = _check(m, ts.randn(2, 5, 16), (ts.randn(4, 5, 16),), input_names=["src"],
+                   dynamic_axes={"src": {0: "batch"}})
+    assert "LayerNormalization" in _ops(proto)
+
+
+def test_transformer_encoder_causal_mask_seq_first():
+    layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0)
+    mask = nn.Transformer.generate_square_subsequent_mask(6)
+
+    class Enc(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = layer
+
+        def forward(self, src):
+            return self.layer(src, src_mask=mask)
+    _check(Enc(), ts.randn(6, 3, 8), (ts.randn(6, 5, 8),), dynamic_axes={"input_0": {1: "b"}})
+
+
+def test_transformer_decoder_layer():
+    m = nn.TransformerDecoderLayer(16, 4, dim_feedforward=32, dropout=0.0, batch_first=True)
+    tgt, memory = ts.randn(2, 5, 16), ts.randn(2, 7, 16)
+    _check(m, (tgt, memory), (ts.randn(3, 5, 16), ts.randn(3, 7, 16)),
+           input_names=["tgt", "memory"],
+           dynamic_axes={"tgt": {0: "batch"}, "memory": {0: "batch"}})
+
+
+def test_multihead_attention_weights():
+    m = nn.MultiheadAttention(12, 3, batch_first=True)
+    q, k, v = ts.randn(2, 4, 12), ts.randn(2, 6, 12), ts.randn(2, 6, 12)
+    _check(m, (q, k, v), (ts.randn(5, 4, 12), ts.randn(5, 6, 12), ts.randn(5, 6, 12)),
+           dynamic_axes={"input_0": [0], "input_1": [0], "input_2": [0]})

@@ -193,7 +193,7 @@ def export(model: Any, args: Union[Tuple[Any, ...], Tensor] = (), f: Any = None,
     elif is_module and training == TrainingMode.TRAINING:
         model.train()
     try:
-        with tracing(g):
+        with tracing(g, model):
             result = model(*args, **kwargs)
     finally:
         if is_module and was_training is not None:

@@ -158,22 +158,42 @@ def _patch_table() -> List[Tuple[Any, str, str]]:
 
 
 @contextlib.contextmanager
-def tracing(g: GraphBuilder) -> Iterator[None]:
-    """Record the public ops called (by this thread) into ``g`` while active."""
+def tracing(g: GraphBuilder, model: Any = None) -> Iterator[None]:
+    """Record the public ops called (by this thread) into ``g`` while active. Ops the
+    model's modules hold as attributes (``self.activation = F.gelu``) are wrapped too."""
     from ._symbolics import SYMBOLICS
     if _T.active:
         raise RuntimeError("tessera.onnx.export: an export is already running")
     saved: List[Tuple[Any, str, bool, Any]] = []
+    by_id: Dict[int, Callable] = {}
     try:
         for owner, attr, name in _patch_table():
             own = attr in vars(owner)
             orig = vars(owner)[attr] if own else getattr(owner, attr)
             if isinstance(orig, staticmethod):
-                setattr(owner, attr, staticmethod(_make_wrapper(name, orig.__func__,
-                                                                SYMBOLICS.get(name))))
+                w = _make_wrapper(name, orig.__func__, SYMBOLICS.get(name))
+                setattr(owner, attr, staticmethod(w))
+                by_id[id(orig.__func__)] = w
             else:
-                setattr(owner, attr, _make_wrapper(name, orig, SYMBOLICS.get(name)))
+                w = _make_wrapper(name, orig, SYMBOLICS.get(name))
+                setattr(owner, attr, w)
+                by_id.setdefault(id(orig), w)
             saved.append((owner, attr, own, orig))
+        # Names bound by `from .activation import softmax` inside tessera's own modules.
+        import sys
+        for mname, m in list(sys.modules.items()):
+            if not (mname == "tessera" or mname.startswith("tessera.")) or m is None \
+                    or mname.startswith("tessera._C"):
+                continue
+            for attr, v in list(vars(m).items()):
+                if id(v) in by_id and not attr.startswith("__"):
+                    setattr(m, attr, by_id[id(v)])
+                    saved.append((m, attr, True, v))
+        for mod in (model.modules() if hasattr(model, "modules") else ()):
+            for attr, v in list(vars(mod).items()):
+                if id(v) in by_id and not attr.startswith("__"):
+                    setattr(mod, attr, by_id[id(v)])
+                    saved.append((mod, attr, True, v))
         for attr in _PROPERTIES:
             prop = vars(Tensor).get(attr)
             if isinstance(prop, property):
