@@ -202,3 +202,73 @@ def test_multihead_attention_weights():
     q, k, v = ts.randn(2, 4, 12), ts.randn(2, 6, 12), ts.randn(2, 6, 12)
     _check(m, (q, k, v), (ts.randn(5, 4, 12), ts.randn(5, 6, 12), ts.randn(5, 6, 12)),
            dynamic_axes={"input_0": [0], "input_1": [0], "input_2": [0]})
+
+
+# ------------------------------------------------------------------ GPT (the examples' models)
+def _example(name):
+    import importlib
+    import os
+    import sys
+    here = os.path.join(os.path.dirname(__file__), "..", "examples")
+    sys.path.insert(0, os.path.abspath(here))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.pop(0)
+
+
+def test_example_char_gpt_causal_sdpa():
+    gpt = _example("char_gpt")
+    m = gpt.GPT(vocab_size=30, block_size=16, n_layer=2, n_head=2, n_embd=16)
+    idx = ts.randint(0, 30, (2, 12))
+    proto = _check(m, idx, (ts.randint(0, 30, (5, 12)),), input_names=["idx"],
+                   output_names=["logits"],
+                   dynamic_axes={"idx": {0: "batch"}, "logits": {0: "batch"}})
+    assert {"Gather", "LayerNormalization", "Softmax", "MatMul"} <= _ops(proto)
+
+
+def test_example_mnist_models():
+    mlp, cnn = _example("mnist_mlp"), _example("mnist_cnn")
+    _check(mlp.make_model(), ts.randn(2, 1, 28, 28), (ts.randn(3, 1, 28, 28),),
+           dynamic_axes={"input_0": {0: "b"}})
+    _check(cnn.ConvNet(), ts.randn(2, 1, 28, 28), (ts.randn(3, 1, 28, 28),),
+           dynamic_axes={"input_0": {0: "b"}})
+
+
+class _Block(nn.Module):
+    """A GPT block written with explicit ops: masked_fill + softmax attention, split, views."""
+
+    def __init__(self, c=16, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = nn.LayerNorm(c), nn.LayerNorm(c)
+        self.qkv = nn.Linear(c, 3 * c)
+        self.proj = nn.Linear(c, c)
+        self.fc1, self.fc2 = nn.Linear(c, 4 * c), nn.Linear(4 * c, c)
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(C, dim=2)
+        q, k, v = (t.view(B, T, self.heads, C // self.heads).transpose(1, 2) for t in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        mask = ts.tril(ts.ones(T, T)).view(1, 1, T, T)
+        att = att.masked_fill(mask[:, :, :T, :T] == 0, float("-inf"))
+        att = F.softmax(att, dim=-1)
+        y = (att @ v).transpose(1, 2).contiguous().view(B, T, C)
+        x = x + self.proj(y)
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x)), approximate="tanh"))
+
+
+def test_gpt_block_explicit_attention():
+    _check(_Block(), ts.randn(2, 6, 16), (ts.randn(4, 6, 16),),
+           dynamic_axes={"input_0": {0: "batch"}})
+
+
+def test_sdpa_causal_dynamic_sequence():
+    class Attn(nn.Module):
+        def forward(self, q, k, v):
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    qkv = [ts.randn(2, 3, 5, 4) for _ in range(3)]
+    run = [ts.randn(1, 3, 9, 4) for _ in range(3)]
+    dyn = {f"input_{i}": {0: "b", 2: "t"} for i in range(3)}
+    _check(Attn(), tuple(qkv), tuple(run), dynamic_axes=dyn)

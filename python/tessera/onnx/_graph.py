@@ -41,7 +41,7 @@ def to_numpy(t: Tensor) -> np.ndarray:
         t = _C._to_device(t, "cpu", False)
     if t.dtype.name == "bfloat16":
         t = _C._astype(t, _C.float32, True)
-    return np.ascontiguousarray(_C._to_numpy(t))
+    return np.array(_C._to_numpy(t), order="C", copy=True)  # (ascontiguousarray makes 0-d 1-d)
 
 
 class Value:
@@ -122,7 +122,9 @@ class GraphBuilder:
 
     def const(self, a: Any, dtype: Any = None) -> str:
         """An initializer holding array ``a`` (deduplicated by content)."""
-        a = np.ascontiguousarray(a)
+        a = np.asarray(a)
+        if not a.flags.c_contiguous:
+            a = a.copy()
         key = (str(a.dtype) + (dtype.name if dtype is not None else ""), a.shape, a.tobytes())
         name = self._consts.get(key)
         if name is None:
