@@ -272,3 +272,138 @@ def test_sdpa_causal_dynamic_sequence():
     run = [ts.randn(1, 3, 9, 4) for _ in range(3)]
     dyn = {f"input_{i}": {0: "b", 2: "t"} for i in range(3)}
     _check(Attn(), tuple(qkv), tuple(run), dynamic_axes=dyn)
+
+
+# ------------------------------------------------------------------ ops
+class _Ops(nn.Module):
+    def forward(self, x, y):
+        a = (x + 2) * y - x / (y.abs() + 1) + 3 - x ** 2 + 2 ** y.clamp(-1, 1)
+        a = a + ts.maximum(x, y) - ts.minimum(x, 0.5) + (-x).exp().sqrt() + ts.where(x > y, x, 1.0)
+        b = a.permute(0, 2, 1).reshape(x.shape[0], -1)  # (N, 20)
+        c = ts.cat([b, b[:, :4] * 2], dim=1)  # (N, 24)
+        p, q = c.chunk(2, dim=1)
+        s = ts.stack([p, q], dim=1).sum(dim=1) + p.mean(-1, keepdim=True)
+        m = s.masked_fill(s < 0, 0.0) + s.max(dim=1).values[:, None] + s.amin(1, keepdim=True)
+        m = m + ts.tanh(m).sigmoid() * ts.log(m.abs() + 1) + m.var(dim=1, keepdim=True)
+        idx = s.argmax(dim=1)
+        r = m[..., 1::2] + m[:, None, :6].squeeze(1)[:, :6:1].sum() * 0.01
+        eq = ((x == y) | (x != x)).float().sum() + (~(x >= 0)).float().mean()
+        z = r.transpose(0, 1).T + ts.zeros_like(r) + eq
+        h = x.mT @ y
+        return z, idx, x.flatten(1).unsqueeze(-1).expand(-1, -1, 2), h.softmax(-1), \
+            F.log_softmax(b, dim=1)[:, 2], F.leaky_relu(b, 0.2) + F.silu(b) + F.elu(b) + \
+            F.hardtanh(b) + F.relu6(b) + F.softplus(b) + F.gelu(b), ts.split(b, [5, 15], dim=1)[1]
+
+
+def test_elementwise_shape_reduction_indexing_ops():
+    x, y = ts.randn(3, 4, 5), ts.randn(3, 4, 5)
+    proto = _check(_Ops(), (x, y), (ts.randn(6, 4, 5), ts.randn(6, 4, 5)),
+                   dynamic_axes={"input_0": {0: "n"}, "input_1": {0: "n"}})
+    assert len(proto.graph.output) == 7
+
+
+def test_embedding_gather_and_index_tensor():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(10, 4)
+            self.table = nn.Parameter(ts.randn(6, 3))
+
+        def forward(self, idx, sel):
+            e = self.emb(idx)  # (N, T, 4)
+            return e[:, sel] + 1, self.table[sel], ts.index_select(e, 1, sel), e[:, -1]
+    _check(M(), (ts.randint(0, 10, (2, 5)), ts.asarray([4, 0, 2])),
+           (ts.randint(0, 10, (3, 5)), ts.asarray([1, 1, 3])),
+           dynamic_axes={"input_0": [0]})
+
+
+def test_layer_norm_below_opset_17_is_decomposed():
+    m = nn.Sequential(nn.Linear(4, 6), nn.LayerNorm(6))
+    proto = _check(m, ts.randn(2, 4), opset_version=14)
+    assert "LayerNormalization" not in _ops(proto)
+    assert proto.opset_import[0].version == 14
+
+
+# ------------------------------------------------------------------ arguments
+def test_export_params_false_kwargs_and_file(tmp_path):
+    m = nn.Linear(3, 2)
+    path = tmp_path / "lin.onnx"
+    ts.onnx.export(m, (ts.randn(4, 3),), str(path), export_params=False, input_names=["x"])
+    proto = onnx.load(str(path))
+    onnx.checker.check_model(proto, full_check=True)
+    assert not proto.graph.initializer
+    assert [i.name for i in proto.graph.input] == ["x", "weight", "bias"]
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    x = ts.randn(4, 3)
+    got = sess.run(None, {"x": x.numpy(), "weight": m.weight.detach().numpy(),
+                          "bias": m.bias.detach().numpy()})[0]
+    np.testing.assert_allclose(got, m(x).detach().numpy(), rtol=TOL, atol=TOL)
+
+    class Scale(nn.Module):
+        def forward(self, x, *, factor, shift=None):
+            return x * factor + (0 if shift is None else shift)
+    x, s = ts.randn(2, 3), ts.randn(3)
+    proto, sess = _export(Scale(), (x,), kwargs={"factor": 2.0, "shift": s},
+                          input_names=["x", "shift"],
+                          dynamic_shapes={"x": {0: "batch"}})
+    assert proto.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"
+    np.testing.assert_allclose(sess.run(None, {"x": x.numpy(), "shift": s.numpy()})[0],
+                               (x * 2.0 + s).numpy(), rtol=TOL)
+    # torch's legacy form: a trailing dict in args holds the keyword arguments
+    proto, _ = _export(Scale(), (x, {"factor": 3.0}))
+    assert len(proto.graph.input) == 1
+
+
+def test_plain_function_and_list_dynamic_axes_names():
+    def fn(a, b):
+        return (a @ b).relu(), a.sum(0)
+    a, b = ts.randn(3, 4), ts.randn(4, 2)
+    proto = _check(fn, (a, b), (ts.randn(5, 4), b), dynamic_axes={"input_0": [0]})
+    assert proto.graph.input[0].type.tensor_type.shape.dim[0].dim_param == \
+        "input_0_dynamic_axes_1"
+
+
+# ------------------------------------------------------------------ errors and warnings
+def test_unsupported_op_raises_naming_op_and_opset():
+    class M(nn.Module):
+        def forward(self, x):
+            return ts.linalg.det(x)
+    with pytest.raises(ts.onnx.UnsupportedOperatorError, match=r"'linalg\.det'.*opset version 17"):
+        ts.onnx.export(M(), (ts.randn(2, 3, 3),), io.BytesIO())
+    with pytest.raises(ts.onnx.UnsupportedOperatorError, match=r"Trilu.*opset 14"):
+        ts.onnx.export(lambda x: ts.triu(x), (ts.randn(3, 3),), io.BytesIO(), opset_version=13)
+
+
+def test_inplace_and_training_errors():
+    def inplace(x):
+        y = x * 2
+        y[0] = 1.0
+        return y
+    with pytest.raises(ts.onnx.UnsupportedOperatorError, match="__setitem__"):
+        ts.onnx.export(inplace, (ts.randn(3),), io.BytesIO())
+    m = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.5))
+    with pytest.raises(ts.onnx.OnnxExporterError, match="dropout in training mode"):
+        ts.onnx.export(m, (ts.randn(2, 3),), io.BytesIO(), training=ts.onnx.TrainingMode.TRAINING)
+    with pytest.raises(ValueError, match="opset_version=7"):
+        ts.onnx.export(m, (ts.randn(2, 3),), io.BytesIO(), opset_version=7)
+
+
+def test_tracer_warning_on_python_value_and_unrolled_control_flow():
+    def fn(x):
+        if x.sum() > 0:  # data-dependent branch: traced as taken
+            return x * 2
+        return x - 1
+    x = ts.ones(3)
+    with pytest.warns(ts.onnx.TracerWarning, match="Python value"):
+        proto, sess = _export(fn, (x,))
+    neg = -ts.ones(3)
+    np.testing.assert_allclose(_run(sess, neg)[0], (neg * 2).numpy())  # the traced branch
+
+
+def test_patching_is_undone():
+    before = (ts.Tensor.__add__, ts.Tensor.T, F.linear, ts.matmul, nn.ReLU._fn)
+    ts.onnx.export(nn.Sequential(nn.Linear(2, 2), nn.ReLU()), (ts.randn(1, 2),), io.BytesIO())
+    with pytest.raises(ts.onnx.UnsupportedOperatorError):
+        ts.onnx.export(lambda x: ts.linalg.det(x), (ts.randn(2, 2),), io.BytesIO())
+    assert (ts.Tensor.__add__, ts.Tensor.T, F.linear, ts.matmul, nn.ReLU._fn) == before
+    assert not ts.onnx.is_in_onnx_export()
