@@ -407,3 +407,27 @@ def test_patching_is_undone():
         ts.onnx.export(lambda x: ts.linalg.det(x), (ts.randn(2, 2),), io.BytesIO())
     assert (ts.Tensor.__add__, ts.Tensor.T, F.linear, ts.matmul, nn.ReLU._fn) == before
     assert not ts.onnx.is_in_onnx_export()
+
+
+def test_dynamic_batch_and_sequence_reshapes():
+    class SelfAttn(nn.Module):
+        def __init__(self, c=12, heads=3):
+            super().__init__()
+            self.heads, self.qkv, self.out = heads, nn.Linear(c, 3 * c), nn.Linear(c, c)
+
+        def forward(self, x):
+            B, T, C = x.shape
+            q, k, v = self.qkv(x).view(B, T, 3, self.heads, C // self.heads).unbind(2)
+            y = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2),
+                                               v.transpose(1, 2), is_causal=True)
+            y = y.transpose(1, 2).reshape(B, T, C)  # two dynamic dims: read at run time
+            return self.out(y).reshape(B * T, C)
+    proto = _check(SelfAttn(), ts.randn(2, 5, 12), (ts.randn(3, 8, 12),),
+                   dynamic_axes={"input_0": {0: "batch", 1: "seq"}})
+    assert "Shape" in _ops(proto)
+
+
+def test_size_baked_from_dynamic_axis_warns():
+    with pytest.warns(ts.onnx.TracerWarning, match="'ones' was called with the size 6"):
+        ts.onnx.export(_Block(), (ts.randn(2, 6, 16),), io.BytesIO(),
+                       dynamic_axes={"input_0": {0: "batch", 1: "seq"}})

@@ -180,6 +180,7 @@ def export(model: Any, args: Union[Tuple[Any, ...], Tensor] = (), f: Any = None,
                 raise ValueError(f"onnx.export: dynamic axis {ax} of input {name!r} is out of "
                                  f"range for its shape {tuple(t.shape)}")
         axes = {ax % max(t.ndim, 1): dn for ax, dn in axes.items()}
+        g.dynamic_sizes.update(int(t.shape[ax]) for ax in axes)
         if id(t) in params:
             raise ValueError(f"onnx.export: input {name!r} is also a parameter of the model")
         if not g.is_known(t):

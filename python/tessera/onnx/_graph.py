@@ -73,6 +73,7 @@ class GraphBuilder:
         self._dims: Dict[Tuple[str, int], str] = {}
         self._n = 0
         self.current_op = "?"
+        self.dynamic_sizes: set = set()  # traced sizes of the inputs' dynamic dims
 
     # ------------------------------------------------------------------ names and values
     def fresh(self, hint: str) -> str:
@@ -217,20 +218,17 @@ class GraphBuilder:
             for j in gj:
                 out[j] = shape[j]
             dyn[big[0]] = True
-            out[big[0]] = -1  # resolved below
-            dims = [self.dim(x, i) if x.dyn[i] else x.shape[i] for i in gi]
-            total = self.product(dims)
             rest = int(np.prod([shape[j] for j in gj if j != big[0]], dtype=np.int64))
-            out[big[0]] = total if rest == 1 else ("div", total, rest)  # type: ignore[assignment]
+            out[big[0]] = ("group", gi, rest)  # type: ignore[assignment]  # resolved below
         n_dyn = sum(dyn)
         if n_dyn == 1:  # one unknown: -1 lets Reshape compute it
             spec = [-1 if dyn[j] else shape[j] for j in range(len(shape))]
             return self.node("Reshape", [x.name, self.i64(spec)]), dyn
         dims_out: List[Dim] = []
         for j, d in enumerate(out):
-            if isinstance(d, tuple):
-                d = self.node("Div", [d[1], self.i64([d[2]])]) if not isinstance(d[1], int) \
-                    else d[1] // d[2]
+            if isinstance(d, tuple):  # product of the group's input dims / the static rest
+                total = self.product([self.dim(x, i) if x.dyn[i] else x.shape[i] for i in d[1]])
+                d = total if d[2] == 1 else self.node("Div", [total, self.i64([d[2]])])
             dims_out.append(shape[j] if d is None else d)  # type: ignore[arg-type]
         return self.node("Reshape", [x.name, self.shape_of(dims_out)]), dyn
 

@@ -71,6 +71,31 @@ def _tensors(obj: Any) -> Iterator[Tensor]:
             yield from _tensors(o)
 
 
+# Creation ops: their sizes are Python ints, so a size read from a dynamic dim is baked.
+_CREATION = {"arange", "zeros", "ones", "full", "empty", "eye", "tril_indices", "triu_indices",
+             "randn", "rand", "randint", "linspace"}
+
+
+def _warn_baked_size(name: str, args: tuple, kwargs: dict) -> None:
+    sizes = _T.g.dynamic_sizes
+    flat: List[Any] = []
+
+    def walk(o: Any) -> None:
+        if isinstance(o, (list, tuple)):
+            for e in o:
+                walk(e)
+        elif isinstance(o, int) and not isinstance(o, bool):
+            flat.append(o)
+    walk((args, tuple(kwargs.values())))
+    hit = [v for v in flat if v in sizes]
+    if hit:
+        warnings.warn(f"'{name}' was called with the size {hit[0]}, the traced size of a "
+                      "dynamic axis: Python ints are recorded as constants, so this tensor "
+                      "keeps that size when the model runs with other sizes (derive it from a "
+                      "traced tensor instead, e.g. zeros_like / a slice of a parameter)",
+                      TracerWarning, stacklevel=3)
+
+
 def _has_traced(args: tuple, kwargs: dict) -> bool:
     g = _T.g
     return any(g.is_known(t) for t in _tensors((args, kwargs)))
@@ -79,8 +104,11 @@ def _has_traced(args: tuple, kwargs: dict) -> bool:
 def _make_wrapper(name: str, fn: Callable, symbolic: Any) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         tr = _T
-        if (not tr.active or tr.depth or threading.get_ident() != tr.thread
-                or not _has_traced(args, kwargs)):
+        if not tr.active or tr.depth or threading.get_ident() != tr.thread:
+            return fn(*args, **kwargs)
+        if not _has_traced(args, kwargs):
+            if name in _CREATION and tr.g.dynamic_sizes:
+                _warn_baked_size(name, args, kwargs)
             return fn(*args, **kwargs)
         if name in _CONVERSIONS:
             warnings.warn(f"Converting a traced tensor to a Python value ({name}) might cause "
