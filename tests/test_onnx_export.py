@@ -431,3 +431,23 @@ def test_size_baked_from_dynamic_axis_warns():
     with pytest.warns(ts.onnx.TracerWarning, match="'ones' was called with the size 6"):
         ts.onnx.export(_Block(), (ts.randn(2, 6, 16),), io.BytesIO(),
                        dynamic_axes={"input_0": {0: "batch", 1: "seq"}})
+
+
+@pytest.mark.parametrize("name,model,shape", [
+    ("rms_norm", lambda: nn.RMSNorm(6), (2, 6)),
+    ("group_norm", lambda: nn.GroupNorm(2, 4), (2, 4, 5)),
+    ("instance_norm", lambda: nn.InstanceNorm1d(4, affine=True), (2, 4, 5)),
+    ("normalize", lambda: (lambda x: F.normalize(x, dim=-1)), (2, 6)),
+    ("interpolate", lambda: nn.Upsample(scale_factor=2), (1, 2, 3, 3)),
+    ("conv_transpose", lambda: nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1,
+                                                  output_padding=1), (1, 2, 4, 4)),
+    ("iterate_rows", lambda: (lambda x: sum(r * i for i, r in enumerate(x))), (3, 4)),
+    ("activations", lambda: nn.Sequential(nn.PReLU(), nn.Mish(), nn.Hardswish(),
+                                          nn.LogSigmoid(), nn.Softmin(1)), (2, 3)),
+    ("pixel_shuffle", lambda: nn.PixelShuffle(2), (1, 4, 3, 3)),
+    ("flip_topk", lambda: (lambda x: x.flip(1).topk(2, dim=1).values + ts.flip(x, axis=0)[:, :2]),
+     (2, 5)),
+    ("norms", lambda: (lambda x: x.std(1) + ts.linalg.vector_norm(x, dim=1)), (2, 3)),
+])
+def test_composite_and_extra_ops(name, model, shape):
+    _check(model(), ts.randn(*shape), (ts.randn(*shape),))  # other values: nothing baked

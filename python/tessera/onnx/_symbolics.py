@@ -665,6 +665,32 @@ def _getitem(g: GraphBuilder, out: Tensor, x: Tensor, key: Any) -> None:
     g.bind(out, cur, dyn)
 
 
+@register("flip", "Tensor.flip")
+def _flip(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
+    dims = kw.get("dims", kw.get("axis"))
+    if dims is None:
+        dims = _varargs(args, 0) or list(range(x.ndim))
+    dims = [_axis(d, x.ndim) for d in ([dims] if isinstance(dims, int) else dims)]
+    xv = g.val(x)
+    n = len(dims)
+    g.bind(out, g.node("Slice", [xv.name, g.i64([-1] * n), g.i64([-INT64_MAX - 1] * n),
+                                 g.i64(dims), g.i64([-1] * n)]), xv.dyn)
+
+
+@register("topk", "Tensor.topk")
+def _topk(g: GraphBuilder, out: Any, x: Tensor, *args: Any, **kw: Any) -> None:
+    a = Args((x,) + args, kw)
+    k, ax = int(a.get(1, "k")), _axis(a.get(2, "dim", "axis", default=-1), x.ndim)
+    largest, srt = a.get(3, "largest", default=True), a.get(4, "sorted", default=True)
+    xv = g.val(x)
+    if xv.dyn[ax]:
+        raise _unsupported(g, "topk along a dynamic axis")
+    vals, idx = g.node("TopK", [xv.name, g.i64([k])], n_out=2, axis=ax, largest=int(largest),
+                       sorted=int(srt))
+    g.bind(out[0], vals, xv.dyn)
+    g.bind(out[1], idx, xv.dyn)
+
+
 @register("where")
 def _where(g: GraphBuilder, out: Tensor, cond: Tensor, x: Any, y: Any) -> None:
     import tessera
@@ -822,6 +848,23 @@ def _layer_norm(g: GraphBuilder, out: Tensor, x: Tensor, normalized_shape: Any, 
     g.bind(out, y, xv.dyn)
 
 
+@register("F.instance_norm")
+def _instance_norm(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
+    a = Args((x,) + args, kw)
+    w, b = a.get(3, "weight"), a.get(4, "bias")
+    if not a.get(5, "use_input_stats", default=True):
+        _batch_norm(g, out, x, a.get(1, "running_mean"), a.get(2, "running_var"), w, b, False,
+                    0.0, a.get(7, "eps", default=1e-5))
+        return
+    c = x.shape[1]
+    dt = np.dtype(x.dtype.name)
+    xv = g.val(x)
+    scale = g.val(w).name if w is not None else g.const(np.ones(c, dt))
+    bias = g.val(b).name if b is not None else g.const(np.zeros(c, dt))
+    g.bind(out, g.node("InstanceNormalization", [xv.name, scale, bias],
+                       epsilon=float(a.get(7, "eps", default=1e-5))), xv.dyn)
+
+
 @register("F.batch_norm")
 def _batch_norm(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
     a = Args((x,) + args, kw)
@@ -878,6 +921,21 @@ register("F.conv2d")(_conv(2))
 register("F.conv3d")(_conv(3))
 
 
+@register("F._conv_transposend")
+def _conv_transposend(g: GraphBuilder, out: Tensor, x: Tensor, weight: Tensor, bias: Any,
+                      stride: Any, padding: Any, output_padding: Any, groups: int, dilation: Any,
+                      nsp: int, op: str = "") -> None:
+    if x.ndim != nsp + 2:
+        raise _unsupported(g, f"unbatched ({x.ndim}-D) input")
+    p = _tup(padding, nsp)
+    xv = g.val(x)
+    ins = [xv.name, g.val(weight).name] + ([g.val(bias).name] if bias is not None else [])
+    y = g.node("ConvTranspose", ins, kernel_shape=list(weight.shape[2:]),
+               strides=_tup(stride, nsp), pads=p + p, dilations=_tup(dilation, nsp),
+               output_padding=_tup(output_padding, nsp), group=int(groups))
+    g.bind(out, y, [xv.dyn[0]] + [False] * (out.ndim - 1))
+
+
 @register("F._convnd")
 def _convnd(g: GraphBuilder, out: Tensor, x: Tensor, weight: Tensor, bias: Any, stride: Any,
             padding: Any, dilation: Any, groups: int, nsp: int, op: str = "",
@@ -914,10 +972,9 @@ def _pool(nd: int, op: str) -> Callable:
     return sym
 
 
-register("F.max_pool1d")(_pool(1, "MaxPool"))
-register("F.max_pool2d")(_pool(2, "MaxPool"))
-register("F.avg_pool1d")(_pool(1, "AveragePool"))
-register("F.avg_pool2d")(_pool(2, "AveragePool"))
+for _nd in (1, 2):
+    register(f"F.max_pool{_nd}d")(_pool(_nd, "MaxPool"))
+    register(f"F.avg_pool{_nd}d")(_pool(_nd, "AveragePool"))
 
 
 def _adaptive(nd: int, op: str) -> Callable:
@@ -941,10 +998,9 @@ def _adaptive(nd: int, op: str) -> Callable:
     return sym
 
 
-register("F.adaptive_avg_pool1d")(_adaptive(1, "AveragePool"))
-register("F.adaptive_avg_pool2d")(_adaptive(2, "AveragePool"))
-register("F.adaptive_max_pool1d")(_adaptive(1, "MaxPool"))
-register("F.adaptive_max_pool2d")(_adaptive(2, "MaxPool"))
+for _nd in (1, 2):
+    register(f"F.adaptive_avg_pool{_nd}d")(_adaptive(_nd, "AveragePool"))
+    register(f"F.adaptive_max_pool{_nd}d")(_adaptive(_nd, "MaxPool"))
 
 
 @register("F.pad")

@@ -110,6 +110,9 @@ def _make_wrapper(name: str, fn: Callable, symbolic: Any) -> Callable:
             if name in _CREATION and tr.g.dynamic_sizes:
                 _warn_baked_size(name, args, kwargs)
             return fn(*args, **kwargs)
+        if name == "Tensor.__iter__":  # rows through the traced __getitem__
+            x = args[0]
+            return iter([x[i] for i in range(x.shape[0])]) if x.ndim else fn(*args, **kwargs)
         if name in _CONVERSIONS:
             warnings.warn(f"Converting a traced tensor to a Python value ({name}) might cause "
                           "the trace to be incorrect: the value is recorded as a constant and "
@@ -173,6 +176,7 @@ def _patch_table() -> List[Tuple[Any, str, str]]:
             table.append((Tensor, n, "Tensor." + n))
     from tessera.nn.functional import conv as conv_impl
     table.append((conv_impl, "_convnd", "F._convnd"))  # what the Conv modules call
+    table.append((conv_impl, "_conv_transposend", "F._conv_transposend"))
     table += [(rnn.LSTM, "forward", "nn.LSTM"), (rnn.GRU, "forward", "nn.GRU"),
               (rnn.RNN, "forward", "nn.RNN")]
     # Modules that call a functional through a class attribute (`_fn = staticmethod(F.relu)`).
