@@ -110,9 +110,6 @@ def _make_wrapper(name: str, fn: Callable, symbolic: Any) -> Callable:
             if name in _CREATION and tr.g.dynamic_sizes:
                 _warn_baked_size(name, args, kwargs)
             return fn(*args, **kwargs)
-        if name == "Tensor.__iter__":  # rows through the traced __getitem__
-            x = args[0]
-            return iter([x[i] for i in range(x.shape[0])]) if x.ndim else fn(*args, **kwargs)
         if name in _CONVERSIONS:
             warnings.warn(f"Converting a traced tensor to a Python value ({name}) might cause "
                           "the trace to be incorrect: the value is recorded as a constant and "
