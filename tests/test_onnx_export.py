@@ -384,6 +384,8 @@ def test_inplace_and_training_errors():
     m = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.5))
     with pytest.raises(ts.onnx.OnnxExporterError, match="dropout in training mode"):
         ts.onnx.export(m, (ts.randn(2, 3),), io.BytesIO(), training=ts.onnx.TrainingMode.TRAINING)
+    with pytest.raises(TypeError, match="input_name"):
+        ts.onnx.export(m, (ts.randn(2, 3),), io.BytesIO(), input_name=["x"])
     with pytest.raises(ValueError, match="opset_version=7"):
         ts.onnx.export(m, (ts.randn(2, 3),), io.BytesIO(), opset_version=7)
 
@@ -451,3 +453,21 @@ def test_size_baked_from_dynamic_axis_warns():
 ])
 def test_composite_and_extra_ops(name, model, shape):
     _check(model(), ts.randn(*shape), (ts.randn(*shape),))  # other values: nothing baked
+
+
+def test_inplace_through_a_view_is_refused_and_plain_inplace_works():
+    def through_view(x):
+        y = x * 1
+        v = y[:, 0]
+        v += 1.0  # writes into y's memory
+        return y
+    with pytest.raises(ts.onnx.OnnxExporterError, match="in place"):
+        ts.onnx.export(through_view, (ts.randn(2, 3),), io.BytesIO())
+
+    def plain(x):
+        y = x * 2
+        y += 1.0
+        y = F.relu(y, inplace=True)
+        y *= y
+        return y.contiguous()
+    _check(plain, (ts.randn(2, 3),), (ts.randn(2, 3),))

@@ -25,6 +25,10 @@ __all__ = ["export", "OnnxExporterError", "UnsupportedOperatorError", "TracerWar
            "TrainingMode", "is_in_onnx_export"]
 
 _DEFAULT_OPSET = 17
+# torch.onnx.export's options that do not change a traced graph here (accepted, no effect).
+_TORCH_OPTIONS = {"operator_export_type", "custom_opsets", "export_modules_as_functions",
+                  "autograd_inlining", "report", "optimize", "verify", "profile",
+                  "dump_exported_program", "artifacts_dir", "fallback", "external_data"}
 _MIN_OPSET = 13
 
 
@@ -108,7 +112,7 @@ def export(model: Any, args: Union[Tuple[Any, ...], Tensor] = (), f: Any = None,
            dynamic_axes: Optional[Mapping[str, Any]] = None,
            keep_initializers_as_inputs: bool = False, dynamic_shapes: Any = None,
            training: TrainingMode = TrainingMode.EVAL, do_constant_folding: bool = True,
-           dynamo: bool = False, **_ignored: Any) -> None:
+           dynamo: bool = False, **torch_options: Any) -> None:
     """Trace ``model(*args, **kwargs)`` and write the ONNX model to ``f`` (a path or a binary
     file object).
 
@@ -129,6 +133,9 @@ def export(model: Any, args: Union[Tuple[Any, ...], Tensor] = (), f: Any = None,
     except ImportError as e:  # pragma: no cover - the extra is installed in CI
         raise ImportError("tessera.onnx.export needs the 'onnx' package: "
                           "pip install 'tessera[onnx]'") from e
+    unknown = set(torch_options) - _TORCH_OPTIONS
+    if unknown:
+        raise TypeError(f"onnx.export() got an unexpected keyword argument {sorted(unknown)[0]!r}")
     if dynamo:
         raise NotImplementedError("tessera.onnx.export: dynamo=True is not available; the "
                                   "exporter traces the forward pass (dynamo=False)")

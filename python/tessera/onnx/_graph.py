@@ -69,6 +69,7 @@ class GraphBuilder:
         self._params = params
         self._export_params = export_params
         self._vals: Dict[int, Tuple[Tensor, Value]] = {}
+        self._stale: Dict[int, str] = {}  # id -> the in-place op that changed its memory
         self._consts: Dict[Tuple[str, Tuple[int, ...], bytes], str] = {}
         self._dims: Dict[Tuple[str, int], str] = {}
         self._n = 0
@@ -89,6 +90,12 @@ class GraphBuilder:
         if len(dyn) != t.ndim:
             raise OnnxExporterError(f"internal error binding {self.current_op}: dims {dyn} for "
                                     f"a tensor of shape {tuple(t.shape)}")
+        old = self._vals.get(id(t))
+        if old is not None and old[1].name != name:  # an in-place write (Note [ONNX tracer])
+            ptr = t._storage_ptr()
+            for k, (other, _) in self._vals.items():
+                if other is not t and other._storage_ptr() == ptr:
+                    self._stale[k] = self.current_op
         v = Value(name, t.shape, dyn, t.dtype)
         self._vals[id(t)] = (t, v)
         return v
@@ -97,6 +104,11 @@ class GraphBuilder:
         """The Value of ``t``: traced, a parameter (initializer) or a constant (initializer)."""
         hit = self._vals.get(id(t))
         if hit is not None:
+            if id(t) in self._stale:
+                raise OnnxExporterError(
+                    f"{self.current_op}: a tensor of shape {tuple(t.shape)} is used after "
+                    f"'{self._stale[id(t)]}' wrote in place into a tensor sharing its memory (a "
+                    "view); the ONNX graph cannot express the aliasing: write it out of place")
             return hit[1]
         if id(t) in self._params:
             pname, _ = self._params[id(t)]
