@@ -92,6 +92,13 @@ def _operand(g: GraphBuilder, x: Any, dtype: Any) -> Tuple[str, Optional[Value]]
     return g.scalar(x, dtype), None
 
 
+def _tensor_operand(g: GraphBuilder, x: Tensor, dtype: Any) -> Tuple[str, Value]:
+    """_operand of a tensor: its Value is always there."""
+    name, v = _operand(g, x, dtype)
+    assert v is not None
+    return name, v
+
+
 def _alias_or_cast(g: GraphBuilder, out: Tensor, x: Tensor) -> None:
     v = g.val(x)
     if out.dtype == v.dtype:
@@ -187,10 +194,10 @@ register("logical_xor", "Tensor.logical_xor", "bitwise_xor", "Tensor.__xor__")(_
 # ---------------------------------------------------------------------- elementwise unary
 def _unary(*ops: str) -> Callable:
     def sym(g: GraphBuilder, out: Any, x: Tensor, *args: Any, **kw: Any) -> None:
-        xn, xv = _operand(g, x, out.dtype if out.dtype.name != "bool" else x.dtype)
+        xn, xv = _tensor_operand(g, x, out.dtype if out.dtype.name != "bool" else x.dtype)
         for op in ops:
             xn = g.node(op, [xn])
-        g.bind(out, xn, xv.dyn)  # type: ignore[union-attr]
+        g.bind(out, xn, xv.dyn)
     return sym
 
 
@@ -227,14 +234,14 @@ def _type_as(g: GraphBuilder, out: Tensor, x: Tensor, other: Tensor) -> None:
 
 @register("square", "Tensor.square")
 def _square(g: GraphBuilder, out: Tensor, x: Tensor, *a: Any, **k: Any) -> None:
-    xn, xv = _operand(g, x, out.dtype)
-    g.bind(out, g.node("Mul", [xn, xn]), xv.dyn)  # type: ignore[union-attr]
+    xn, xv = _tensor_operand(g, x, out.dtype)
+    g.bind(out, g.node("Mul", [xn, xn]), xv.dyn)
 
 
 @register("log1p", "Tensor.log1p")
 def _log1p(g: GraphBuilder, out: Tensor, x: Tensor, *a: Any, **k: Any) -> None:
-    xn, xv = _operand(g, x, out.dtype)
-    g.bind(out, g.node("Log", [g.node("Add", [xn, g.scalar(1, out.dtype)])]), xv.dyn)  # type: ignore[union-attr]
+    xn, xv = _tensor_operand(g, x, out.dtype)
+    g.bind(out, g.node("Log", [g.node("Add", [xn, g.scalar(1, out.dtype)])]), xv.dyn)
 
 
 # ---------------------------------------------------------------------- activations
@@ -271,7 +278,7 @@ def _hardswish(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -
 
 
 def _clip(g: GraphBuilder, out: Tensor, x: Tensor, lo: Any, hi: Any) -> None:
-    xn, xv = _operand(g, x, out.dtype)
+    xn, xv = _tensor_operand(g, x, out.dtype)
     if isinstance(lo, Tensor) or isinstance(hi, Tensor):
         if lo is not None:
             xn = g.node("Max", [xn, _operand(g, lo, out.dtype)[0]])
@@ -280,7 +287,7 @@ def _clip(g: GraphBuilder, out: Tensor, x: Tensor, lo: Any, hi: Any) -> None:
     else:
         xn = g.node("Clip", [xn, "" if lo is None else g.scalar(lo, out.dtype),
                              "" if hi is None else g.scalar(hi, out.dtype)])
-    g.bind(out, xn, xv.dyn)  # type: ignore[union-attr]
+    g.bind(out, xn, xv.dyn)
 
 
 @register("F.hardtanh")
@@ -350,8 +357,8 @@ def _softmax_like(op: str) -> Callable:
         dim = Args((x,) + args, kw).get(1, "dim", "axis")
         if dim is None:
             raise _unsupported(g, "softmax without dim (the implicit dim is deprecated)")
-        xn, xv = _operand(g, x, out.dtype)
-        g.bind(out, g.node(op, [xn], axis=_axis(dim, x.ndim)), xv.dyn)  # type: ignore[union-attr]
+        xn, xv = _tensor_operand(g, x, out.dtype)
+        g.bind(out, g.node(op, [xn], axis=_axis(dim, x.ndim)), xv.dyn)
     return sym
 
 
@@ -404,8 +411,8 @@ def _reduction(op: str) -> Callable:
             return
         axes = _axes_arg(a, x.ndim)
         keep = out.ndim == x.ndim and x.ndim > 0 and len(axes) > 0
-        xn, xv = _operand(g, x, out.dtype)
-        g.bind(out, _reduce_node(g, op, xn, axes, keep), _reduced_dyn(xv, axes, keep))  # type: ignore[arg-type]
+        xn, xv = _tensor_operand(g, x, out.dtype)
+        g.bind(out, _reduce_node(g, op, xn, axes, keep), _reduced_dyn(xv, axes, keep))
     return sym
 
 
@@ -477,9 +484,9 @@ def _var(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None
 @register("cumsum", "Tensor.cumsum")
 def _cumsum(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
     dim = Args((x,) + args, kw).get(1, "dim", "axis", default=0)
-    xn, xv = _operand(g, x, out.dtype)
+    xn, xv = _tensor_operand(g, x, out.dtype)
     g.bind(out, g.node("CumSum", [xn, g.const(np.asarray(_axis(dim, x.ndim), np.int64))]),
-           xv.dyn)  # type: ignore[union-attr]
+           xv.dyn)
 
 
 # ---------------------------------------------------------------------- shapes and views
@@ -567,7 +574,7 @@ def _concat(g: GraphBuilder, out: Tensor, xs: Sequence[Tensor], *args: Any, **kw
                                                           and out.ndim != 1)]
     dyn = [False] * out.ndim
     for _, v in parts:
-        for i, d in enumerate(v.dyn):  # type: ignore[union-attr]
+        for i, d in enumerate(v.dyn):
             dyn[i] = dyn[i] or d
     g.bind(out, g.node("Concat", [n for n, _ in parts], axis=ax), dyn)
 
@@ -578,7 +585,7 @@ def _stack(g: GraphBuilder, out: Tensor, xs: Sequence[Tensor], *args: Any, **kw:
     parts = [_operand(g, t, out.dtype) for t in xs]
     dyn = [False] * (out.ndim - 1)
     for _, v in parts:
-        for i, d in enumerate(v.dyn):  # type: ignore[union-attr]
+        for i, d in enumerate(v.dyn):
             dyn[i] = dyn[i] or d
     ins = [g.node("Unsqueeze", [n, g.i64([ax])]) for n, _ in parts]
     g.bind(out, g.node("Concat", ins, axis=ax), dyn[:ax] + [False] + dyn[ax:])
