@@ -219,6 +219,7 @@ class GraphBuilder:
         groups = _group_dims(list(x.shape), shape)
         out: List[Optional[Dim]] = [None] * len(shape)
         dyn = [False] * len(shape)
+        grouped: Dict[int, Tuple[List[int], int]] = {}  # dynamic out dim -> (input dims, rest)
         for gi, gj in groups:
             if not any(x.dyn[i] for i in gi):
                 for j in gj:
@@ -231,17 +232,19 @@ class GraphBuilder:
                 out[j] = shape[j]
             dyn[big[0]] = True
             rest = int(np.prod([shape[j] for j in gj if j != big[0]], dtype=np.int64))
-            out[big[0]] = ("group", gi, rest)  # type: ignore[assignment]  # resolved below
+            grouped[big[0]] = (gi, rest)
         n_dyn = sum(dyn)
         if n_dyn == 1:  # one unknown: -1 lets Reshape compute it
             spec = [-1 if dyn[j] else shape[j] for j in range(len(shape))]
             return self.node("Reshape", [x.name, self.i64(spec)]), dyn
         dims_out: List[Dim] = []
         for j, d in enumerate(out):
-            if isinstance(d, tuple):  # product of the group's input dims / the static rest
-                total = self.product([self.dim(x, i) if x.dyn[i] else x.shape[i] for i in d[1]])
-                d = total if d[2] == 1 else self.node("Div", [total, self.i64([d[2]])])
-            dims_out.append(shape[j] if d is None else d)  # type: ignore[arg-type]
+            if j in grouped:  # product of the group's input dims / the static rest
+                gi, rest = grouped[j]
+                total = self.product([self.dim(x, i) if x.dyn[i] else x.shape[i] for i in gi])
+                d = total if rest == 1 else total // rest if isinstance(total, int) else \
+                    self.node("Div", [total, self.i64([rest])])
+            dims_out.append(shape[j] if d is None else d)
         return self.node("Reshape", [x.name, self.shape_of(dims_out)]), dyn
 
 

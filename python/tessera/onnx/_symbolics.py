@@ -201,7 +201,7 @@ def _unary(*ops: str) -> Callable:
     return sym
 
 
-def _names(base: str, *extra: str) -> Tuple[str, ...]:
+def _fn_names(base: str, *extra: str) -> Tuple[str, ...]:
     return (base, "Tensor." + base) + extra
 
 
@@ -211,7 +211,7 @@ for _n, _ops in {"neg": ("Neg",), "negative": ("Neg",), "abs": ("Abs",), "exp": 
                  "floor": ("Floor",), "ceil": ("Ceil",), "reciprocal": ("Reciprocal",),
                  "sign": ("Sign",), "relu": ("Relu",), "rsqrt": ("Sqrt", "Reciprocal"),
                  "isnan": ("IsNaN",), "logical_not": ("Not",), "round": ("Round",)}.items():
-    register(*_names(_n, "F." + _n))(_unary(*_ops))
+    register(*_fn_names(_n, "F." + _n))(_unary(*_ops))
 register("Tensor.__neg__")(_unary("Neg"))
 register("Tensor.__abs__")(_unary("Abs"))
 register("Tensor.__invert__", "bitwise_not", "Tensor.bitwise_not")(_unary("Not"))
@@ -570,7 +570,7 @@ def _expand(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> N
 @register("concat", "cat", "concatenate")
 def _concat(g: GraphBuilder, out: Tensor, xs: Sequence[Tensor], *args: Any, **kw: Any) -> None:
     ax = _axis(Args((xs,) + args, kw).get(1, "dim", "axis", default=0), out.ndim)
-    parts = [_operand(g, t, out.dtype) for t in xs if not (t.ndim == 1 and t.shape[0] == 0
+    parts = [_tensor_operand(g, t, out.dtype) for t in xs if not (t.ndim == 1 and t.shape[0] == 0
                                                           and out.ndim != 1)]
     dyn = [False] * out.ndim
     for _, v in parts:
@@ -582,7 +582,7 @@ def _concat(g: GraphBuilder, out: Tensor, xs: Sequence[Tensor], *args: Any, **kw
 @register("stack")
 def _stack(g: GraphBuilder, out: Tensor, xs: Sequence[Tensor], *args: Any, **kw: Any) -> None:
     ax = _axis(Args((xs,) + args, kw).get(1, "dim", "axis", default=0), out.ndim)
-    parts = [_operand(g, t, out.dtype) for t in xs]
+    parts = [_tensor_operand(g, t, out.dtype) for t in xs]
     dyn = [False] * (out.ndim - 1)
     for _, v in parts:
         for i, d in enumerate(v.dyn):
@@ -796,9 +796,9 @@ def _matmul(reverse: bool = False) -> Callable:
             b = kw.get("other", kw.get("mat2"))
         if reverse:
             a, b = b, a
-        an, av = _operand(g, a, out.dtype)
-        bn, bv = _operand(g, b, out.dtype)
-        g.bind(out, g.node("MatMul", [an, bn]), _matmul_dyn(av, bv))  # type: ignore[arg-type]
+        an, av = _tensor_operand(g, a, out.dtype)
+        bn, bv = _tensor_operand(g, b, out.dtype)
+        g.bind(out, g.node("MatMul", [an, bn]), _matmul_dyn(av, bv))
     return sym
 
 

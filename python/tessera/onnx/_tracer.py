@@ -225,7 +225,7 @@ def tracing(g: GraphBuilder, model: Any = None) -> Iterator[None]:
                     saved.append((mod, attr, True, v))
         for attr in _PROPERTIES:
             prop = vars(Tensor).get(attr)
-            if isinstance(prop, property):
+            if isinstance(prop, property) and prop.fget is not None:
                 getter = _make_wrapper("Tensor." + attr, prop.fget,
                                        SYMBOLICS.get("Tensor." + attr))
                 setattr(Tensor, attr, property(getter, prop.fset))
