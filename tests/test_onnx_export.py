@@ -470,3 +470,28 @@ def test_inplace_through_a_view_is_refused_and_plain_inplace_works():
         y *= y
         return y.contiguous()
     _check(plain, (ts.randn(2, 3),), (ts.randn(2, 3),))
+
+
+def test_full_transformer_padding_mask_and_sdpa_masks():
+    tr = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                        dim_feedforward=16, dropout=0.0, batch_first=True)
+    _check(tr, (ts.randn(2, 5, 8), ts.randn(2, 4, 8)), (ts.randn(3, 5, 8), ts.randn(3, 4, 8)),
+           dynamic_axes={"input_0": [0], "input_1": [0]})
+
+    class KeyPadding(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mha = nn.MultiheadAttention(8, 2, batch_first=True)
+
+        def forward(self, x, pad):
+            return self.mha(x, x, x, key_padding_mask=pad, need_weights=False)[0]
+    pad = ts.asarray([[False, False, True], [False, True, True]])
+    _check(KeyPadding(), (ts.randn(2, 3, 8), pad),
+           (ts.randn(2, 3, 8), ts.asarray([[False, True, False], [False, False, False]])))
+
+    def sdpa(q, k, v, bool_mask, float_mask):
+        return (F.scaled_dot_product_attention(q, k, v, attn_mask=bool_mask)
+                + F.scaled_dot_product_attention(q, k, v, attn_mask=float_mask, scale=0.3))
+    qkv = (ts.randn(1, 2, 3, 4), ts.randn(1, 2, 5, 4), ts.randn(1, 2, 5, 4))
+    bm = ts.asarray(np.array([[1, 0, 1, 1, 0], [1, 1, 0, 0, 1], [0, 1, 1, 1, 1]], dtype=bool))
+    _check(sdpa, qkv + (bm, ts.randn(3, 5)))

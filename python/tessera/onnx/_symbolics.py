@@ -1049,7 +1049,8 @@ def _sdpa(g: GraphBuilder, out: Tensor, q: Tensor, k: Tensor, v: Tensor, *args: 
     perm = list(range(k.ndim - 2)) + [k.ndim - 1, k.ndim - 2]
     s = g.node("MatMul", [qv.name, g.node("Transpose", [kv.name], perm=perm)])
     s = g.node("Mul", [s, g.scalar(scale, d)])
-    neg = g.scalar(-math.inf, d)
+    def neg() -> str:
+        return g.scalar(-math.inf, d)
     if causal:
         if qv.dyn[-2] or kv.dyn[-2]:
             rows = g.node("Range", [g.scalar(0, _i64()), _scalar_dim(g, qv, q.ndim - 2),
@@ -1061,11 +1062,11 @@ def _sdpa(g: GraphBuilder, out: Tensor, q: Tensor, k: Tensor, v: Tensor, *args: 
         else:
             L, S = q.shape[-2], k.shape[-2]
             keep = g.const(np.tril(np.ones((L, S), dtype=bool)))
-        s = g.node("Where", [keep, s, neg])
+        s = g.node("Where", [keep, s, neg()])
     if mask is not None:
         mv = g.val(mask)
         if mask.dtype.name == "bool":
-            s = g.node("Where", [mv.name, s, neg])
+            s = g.node("Where", [mv.name, s, neg()])
         else:
             s = g.node("Add", [s, _operand(g, mask, d)[0]])
     p = g.node("Softmax", [s], axis=-1)
