@@ -495,3 +495,11 @@ def test_full_transformer_padding_mask_and_sdpa_masks():
     qkv = (ts.randn(1, 2, 3, 4), ts.randn(1, 2, 5, 4), ts.randn(1, 2, 5, 4))
     bm = ts.asarray(np.array([[1, 0, 1, 1, 0], [1, 1, 0, 0, 1], [0, 1, 1, 1, 1]], dtype=bool))
     _check(sdpa, qkv + (bm, ts.randn(3, 5)))
+
+
+def test_boolean_mask_index_is_refused():
+    for key in (lambda x: x > 0, lambda x: [True, False, True]):
+        with pytest.raises(ts.onnx.UnsupportedOperatorError, match="boolean mask"):
+            ts.onnx.export(lambda x, k=key: (x * 1)[k(x)], (ts.randn(3),), io.BytesIO())
+    _check(lambda x: (x * 1)[[2, 0]] + x[np.array([1, 1])], (ts.randn(3, 2),),
+           (ts.randn(3, 2),))

@@ -645,17 +645,18 @@ def _getitem(g: GraphBuilder, out: Tensor, x: Tensor, key: Any) -> None:
             dyn[p] = dyn[p] and not static
             shape[p] = n
             p += 1
-        elif isinstance(k, (Tensor, list)) or hasattr(k, "__index__") and not isinstance(k, bool):
-            if isinstance(k, Tensor) and k.dtype.name == "bool":
-                raise _unsupported(g, "indexing with a boolean mask (its result's shape depends "
-                                      "on the data)")
-            if isinstance(k, Tensor) or isinstance(k, list):
+        elif isinstance(k, (Tensor, list, np.ndarray)) or (hasattr(k, "__index__")
+                                                          and not isinstance(k, bool)):
+            if isinstance(k, (Tensor, list, np.ndarray)):
+                import tessera
+                if not isinstance(k, Tensor):
+                    k = tessera.asarray(k)
+                if k.dtype.name == "bool":
+                    raise _unsupported(g, "indexing with a boolean mask (its result's shape "
+                                          "depends on the data)")
                 n_tensor += 1
                 if n_tensor > 1:
                     raise _unsupported(g, "advanced indexing with more than one index tensor")
-                import tessera
-                if isinstance(k, list):
-                    k = tessera.asarray(k)
                 idx, iv = _operand(g, k, tessera.int64)
                 kshape, kdyn = list(k.shape), list(iv.dyn) if iv else [False] * k.ndim
             else:
