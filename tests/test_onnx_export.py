@@ -503,3 +503,12 @@ def test_boolean_mask_index_is_refused():
             ts.onnx.export(lambda x, k=key: (x * 1)[k(x)], (ts.randn(3),), io.BytesIO())
     _check(lambda x: (x * 1)[[2, 0]] + x[np.array([1, 1])], (ts.randn(3, 2),),
            (ts.randn(3, 2),))
+
+
+@pytest.mark.parametrize("opset", [14, 18, 21])
+def test_opsets(opset):
+    """Reduce*/Split/LayerNormalization change form across opsets."""
+    x, y = ts.randn(3, 4, 5), ts.randn(3, 4, 5)
+    proto = _check(_Ops(), (x, y), opset_version=opset)
+    assert proto.opset_import[0].version == opset
+    _check(_Block(), ts.randn(2, 6, 16), opset_version=opset)

@@ -1096,6 +1096,9 @@ def _recurrent(g: GraphBuilder, out: Any, mod: Any, input: Any, hx: Any = None) 
         raise _unsupported(g, "LSTM with proj_size > 0")
     if input.ndim != 3:
         raise _unsupported(g, "unbatched (2-D) input")
+    if mod.training and mod.dropout > 0 and mod.num_layers > 1:
+        raise OnnxExporterError(f"{g.current_op}: dropout between layers in training mode "
+                                f"(dropout={mod.dropout}) is random; export in eval mode")
     H, L = mod.hidden_size, mod.num_layers
     D = 2 if mod.bidirectional else 1
     order = _GATE_ORDER[mode]
