@@ -512,3 +512,16 @@ def test_opsets(opset):
     proto = _check(_Ops(), (x, y), opset_version=opset)
     assert proto.opset_import[0].version == opset
     _check(_Block(), ts.randn(2, 6, 16), opset_version=opset)
+
+
+def test_expand_to_a_dynamic_size_warns():
+    class Cls(nn.Module):  # ViT's class token: expanded to the batch size read from a shape
+        def __init__(self):
+            super().__init__()
+            self.cls = nn.Parameter(ts.randn(1, 1, 4))
+
+        def forward(self, x):
+            return ts.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1)
+    with pytest.warns(ts.onnx.TracerWarning, match="size 3"):
+        ts.onnx.export(Cls(), (ts.randn(3, 5, 4),), io.BytesIO(),
+                       dynamic_axes={"input_0": {0: "batch"}})

@@ -564,6 +564,9 @@ def _expand(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> N
         else:
             dims.append(int(s))
             dyn.append(False)
+            if int(s) in g.dynamic_sizes and int(s) != 1:
+                from ._tracer import _warn_baked_size
+                _warn_baked_size(g.current_op, (int(s),), {}, stacklevel=4)
     g.bind(out, g.node("Expand", [xv.name, g.i64(dims)]), dyn)
 
 

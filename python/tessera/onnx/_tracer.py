@@ -76,7 +76,8 @@ _CREATION = {"arange", "zeros", "ones", "full", "empty", "eye", "tril_indices", 
              "randn", "rand", "randint", "linspace"}
 
 
-def _warn_baked_size(name: str, args: tuple, kwargs: dict) -> None:
+def _warn_baked_size(name: str, args: tuple, kwargs: dict, stacklevel: int = 3) -> None:
+    """TracerWarning if a Python int argument equals the traced size of a dynamic axis."""
     sizes = _T.g.dynamic_sizes
     flat: List[Any] = []
 
@@ -93,7 +94,7 @@ def _warn_baked_size(name: str, args: tuple, kwargs: dict) -> None:
                       "dynamic axis: Python ints are recorded as constants, so this tensor "
                       "keeps that size when the model runs with other sizes (derive it from a "
                       "traced tensor instead, e.g. zeros_like / a slice of a parameter)",
-                      TracerWarning, stacklevel=3)
+                      TracerWarning, stacklevel=stacklevel)
 
 
 def _has_traced(args: tuple, kwargs: dict) -> bool:
@@ -123,6 +124,8 @@ def _make_wrapper(name: str, fn: Callable, symbolic: Any) -> Callable:
                     f"{tr.g.opset} is not supported by tessera.onnx.export; write it out of "
                     "place (e.g. x = x.masked_fill(m, v), ts.where)")
             out = fn(*args, **kwargs)
+            if name.startswith("Tensor.new_") and tr.g.dynamic_sizes:
+                _warn_baked_size(name, args[1:], kwargs)
             if name not in _VALUE_FREE:
                 for t in _tensors(out):
                     if not tr.g.is_known(t):
