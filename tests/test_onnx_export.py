@@ -7,14 +7,13 @@ import io
 import math
 
 import numpy as np
+import onnx  # the test extra installs onnx and onnxruntime: these tests always run
+import onnxruntime as ort
 import pytest
 
 import tessera as ts
 from tessera import nn
 from tessera.nn import functional as F
-
-onnx = pytest.importorskip("onnx")
-ort = pytest.importorskip("onnxruntime")
 
 TOL = 1e-5
 
