@@ -171,7 +171,8 @@ def _patch_table() -> List[Tuple[Any, str, str]]:
                        (F, "F.")):
         table += [(ns, n, prefix + n) for n, _ in _public_callables(ns)]
     for n, f in vars(Tensor).items():
-        if (not n.startswith("_") and callable(f) and not isinstance(f, (type, property))) \
+        if (not n.startswith("_") and callable(f)
+                and not isinstance(f, (type, property, classmethod))) \
                 or n in _DUNDERS:
             table.append((Tensor, n, "Tensor." + n))
     from tessera.nn.functional import conv as conv_impl
