@@ -427,10 +427,33 @@ def test_dynamic_batch_and_sequence_reshapes():
     assert "Shape" in _ops(proto)
 
 
+def test_sizes_read_from_a_dynamic_shape_stay_dynamic():
+    # _Block builds its causal mask with ts.ones(T, T) and slices it with [:T, :T], T read
+    # from x.shape: the mask follows the run-time sequence length
+    proto = _check(_Block(), ts.randn(2, 6, 16), (ts.randn(3, 9, 16),),
+                   dynamic_axes={"input_0": {0: "batch", 1: "seq"}})
+    assert "ConstantOfShape" in _ops(proto)
+    gpt = _example("char_gpt")  # ts.arange(T) for the positions: a Range
+    m = gpt.GPT(vocab_size=30, block_size=16, n_layer=1, n_head=2, n_embd=16)
+    proto = _check(m, ts.randint(0, 30, (2, 7)), (ts.randint(0, 30, (3, 12)),),
+                   dynamic_axes={"input_0": {0: "batch", 1: "seq"}})
+    assert "Range" in _ops(proto)
+
+    class Split(nn.Module):  # (B*T, C) -> (B, T, C): both dims from the shape
+        def forward(self, x):
+            B, T, C = x.shape
+            y = (x.reshape(B * T, C) * 2).reshape(B, T, C)
+            return y + ts.zeros(B, 1, C) + x.new_ones(T, C) + ts.ones(1, T, 1).expand(B, T, C)
+    _check(Split(), ts.randn(2, 3, 4), (ts.randn(5, 7, 4),),
+           dynamic_axes={"input_0": {0: "b", 1: "t"}})
+
+
 def test_size_baked_from_dynamic_axis_warns():
+    def fn(x):
+        n = int(x.shape[1])  # a plain int: the trace cannot follow it
+        return x + ts.ones(n)
     with pytest.warns(ts.onnx.TracerWarning, match="'ones' was called with the size 6"):
-        ts.onnx.export(_Block(), (ts.randn(2, 6, 16),), io.BytesIO(),
-                       dynamic_axes={"input_0": {0: "batch", 1: "seq"}})
+        ts.onnx.export(fn, (ts.randn(2, 6),), io.BytesIO(), dynamic_axes={"input_0": [1]})
 
 
 @pytest.mark.parametrize("name,model,shape", [
@@ -513,14 +536,17 @@ def test_opsets(opset):
     _check(_Block(), ts.randn(2, 6, 16), opset_version=opset)
 
 
-def test_expand_to_a_dynamic_size_warns():
+def test_expand_to_a_dynamic_size():
     class Cls(nn.Module):  # ViT's class token: expanded to the batch size read from a shape
-        def __init__(self):
+        def __init__(self, plain_int=False):
             super().__init__()
             self.cls = nn.Parameter(ts.randn(1, 1, 4))
+            self.plain_int = plain_int
 
         def forward(self, x):
-            return ts.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1)
+            b = int(x.shape[0]) if self.plain_int else x.shape[0]
+            return ts.cat([self.cls.expand(b, -1, -1), x], dim=1)
+    _check(Cls(), ts.randn(3, 5, 4), (ts.randn(6, 5, 4),), dynamic_axes={"input_0": {0: "b"}})
     with pytest.warns(ts.onnx.TracerWarning, match="size 3"):
-        ts.onnx.export(Cls(), (ts.randn(3, 5, 4),), io.BytesIO(),
+        ts.onnx.export(Cls(plain_int=True), (ts.randn(3, 5, 4),), io.BytesIO(),
                        dynamic_axes={"input_0": {0: "batch"}})

@@ -209,18 +209,26 @@ class GraphBuilder:
             return static
         return run if static == 1 else self.node("Mul", [run, self.i64([static])])
 
-    def reshape(self, x: Value, shape: Sequence[int]) -> Tuple[str, List[bool]]:
+    def reshape(self, x: Value, shape: Sequence[int],
+                known: Optional[Dict[int, str]] = None) -> Tuple[str, List[bool]]:
         """Reshape x to the concrete ``shape`` seen at trace time, keeping dynamic dims
         dynamic: the dims are grouped as the reshape merges or splits them, and a group holding
-        a dynamic input dim gives a run-time size (Note [Dynamic dims in reshape])."""
+        a dynamic input dim gives a run-time size (Note [Dynamic dims in reshape]). ``known``:
+        output dims whose run-time size the caller has (sizes read from a dynamic shape)."""
         shape = [int(s) for s in shape]
-        if not any(x.dyn):
+        known = known or {}
+        if not any(x.dyn) and not known:
             return self.node("Reshape", [x.name, self.i64(shape)]), [False] * len(shape)
         groups = _group_dims(list(x.shape), shape)
         out: List[Optional[Dim]] = [None] * len(shape)
         dyn = [False] * len(shape)
         grouped: Dict[int, Tuple[List[int], int]] = {}  # dynamic out dim -> (input dims, rest)
         for gi, gj in groups:
+            if any(j in known for j in gj):  # the caller's sizes decide this group
+                for j in gj:
+                    out[j] = known.get(j, shape[j])
+                    dyn[j] = j in known
+                continue
             if not any(x.dyn[i] for i in gi):
                 for j in gj:
                     out[j] = shape[j]
@@ -234,6 +242,8 @@ class GraphBuilder:
             rest = int(np.prod([shape[j] for j in gj if j != big[0]], dtype=np.int64))
             grouped[big[0]] = (gi, rest)
         n_dyn = sum(dyn)
+        if n_dyn == 0:
+            return self.node("Reshape", [x.name, self.i64(shape)]), dyn
         if n_dyn == 1:  # one unknown: -1 lets Reshape compute it
             spec = [-1 if dyn[j] else shape[j] for j in range(len(shape))]
             return self.node("Reshape", [x.name, self.i64(spec)]), dyn

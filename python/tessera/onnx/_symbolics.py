@@ -498,11 +498,83 @@ def _reshape(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> 
     if out.dtype != x.dtype:
         raise _unsupported(g, "a view as another dtype")
     xv = g.val(x)
-    if tuple(out.shape) == xv.shape:
+    if tuple(out.shape) == xv.shape and not _dim_args(args, kw):
         g.bind(out, xv.name, xv.dyn)
         return
-    name, dyn = g.reshape(xv, out.shape)
+    target = _size_args(args, kw, "shape", "size")
+    known: Dict[int, str] = {}
+    if target is not None and len(target) == out.ndim:
+        known = {j: d.src(g) for j, d in enumerate(target) if _is_dim(d)}
+    name, dyn = g.reshape(xv, out.shape, known)
     g.bind(out, name, dyn)
+
+
+def _is_dim(v: Any) -> bool:
+    from ._tracer import DimInt
+    return isinstance(v, DimInt)
+
+
+def _dim_args(args: tuple, kw: dict) -> bool:
+    from ._tracer import _dim_ints
+    return _dim_ints((args, kw))
+
+
+def _size_args(args: tuple, kw: dict, *names: str) -> Optional[List[Any]]:
+    """The size list of ``f(*sizes)`` / ``f(sizes)`` / ``f(size=...)`` (args after the tensor)."""
+    for n in names:
+        if isinstance(kw.get(n), (list, tuple)):
+            return list(kw[n])
+    if args and isinstance(args[0], (list, tuple)):
+        return list(args[0])
+    ints = []
+    for a in args:
+        if not isinstance(a, int) or isinstance(a, bool):
+            break
+        ints.append(a)
+    return ints or None
+
+
+@register("zeros", "ones", "full", "empty", "Tensor.new_zeros", "Tensor.new_ones",
+          "Tensor.new_full", "Tensor.new_empty")
+def _fill(g: GraphBuilder, out: Tensor, *args: Any, **kw: Any) -> None:
+    """A filled tensor whose size was read from a dynamic shape: ConstantOfShape (otherwise a
+    constant, folded where used)."""
+    name = g.current_op
+    rest = args[1:] if name.startswith("Tensor.") else args
+    sizes = _size_args(rest, kw, "size", "shape")
+    if not sizes or len(sizes) != out.ndim or not any(_is_dim(d) for d in sizes):
+        return
+    if name.endswith("full"):
+        value = kw.get("fill_value", rest[1] if len(rest) > 1 else None)
+    else:
+        value = 1 if name.endswith("ones") else 0
+    import onnx
+    tp = onnx.helper.make_tensor("value", onnx_dtype(out.dtype), [1],
+                                 [np.asarray(value).astype(np.dtype(out.dtype.name)).item()])
+    dims = [d.src(g) if _is_dim(d) else int(d) for d in sizes]
+    g.bind(out, g.node("ConstantOfShape", [g.shape_of(dims)], value=tp),
+           [_is_dim(d) for d in sizes])
+
+
+@register("arange")
+def _arange(g: GraphBuilder, out: Tensor, *args: Any, **kw: Any) -> None:
+    """arange with an end (or start) read from a dynamic shape: Range."""
+    a = Args(args, kw)
+    if len(args) >= 2 or "end" in kw or "stop" in kw:
+        start, end = a.get(0, "start", default=0), a.get(1, "end", "stop")
+    else:
+        start, end = kw.get("start", 0), a.get(0, "end", "stop")
+    step = a.get(2, "step", default=1)
+    if not any(_is_dim(v) for v in (start, end, step)):
+        return
+
+    def scalar(v: Any) -> str:
+        if _is_dim(v):
+            s = g.node("Squeeze", [v.src(g), g.i64([0])])
+            return s if out.dtype.name == "int64" else g.node("Cast", [s],
+                                                              to=onnx_dtype(out.dtype))
+        return g.scalar(v, out.dtype)
+    g.bind(out, g.node("Range", [scalar(start), scalar(end), scalar(step)]), [True])
 
 
 def _perm_of(name: str, x: Tensor, args: tuple, kw: dict) -> List[int]:
@@ -554,11 +626,23 @@ register("transpose", "Tensor.transpose", "swapaxes", "Tensor.swapaxes", "swapdi
 def _expand(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
     xv = g.val(x)
     off = out.ndim - x.ndim
-    dims: List[int] = []
+    if g.current_op == "Tensor.expand_as":
+        ov = g.val(args[0] if args else kw["other"])
+        target: List[Any] = [g.dim(ov, i) if d else n for i, (n, d) in
+                             enumerate(zip(ov.shape, ov.dyn))]
+    else:
+        target = _size_args(args, kw, "size", "shape") or []
+        target = [t.src(g) if _is_dim(t) else t for t in target]
+    if len(target) != out.ndim:
+        target = list(out.shape)
+    dims: List[Any] = []
     dyn: List[bool] = []
     for j, s in enumerate(out.shape):
         i = j - off
-        if i >= 0 and x.shape[i] == s:
+        if isinstance(target[j], str) and not (i >= 0 and xv.dyn[i]):
+            dims.append(target[j])  # a size read from a dynamic shape
+            dyn.append(True)
+        elif i >= 0 and x.shape[i] == s:
             dims.append(1)
             dyn.append(xv.dyn[i])
         else:
@@ -567,7 +651,7 @@ def _expand(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> N
             if int(s) in g.dynamic_sizes and int(s) != 1:
                 from ._tracer import _warn_baked_size
                 _warn_baked_size(g.current_op, (int(s),), {}, stacklevel=4)
-    g.bind(out, g.node("Expand", [xv.name, g.i64(dims)]), dyn)
+    g.bind(out, g.node("Expand", [xv.name, g.shape_of(dims)]), dyn)
 
 
 @register("concat", "cat", "concatenate")
@@ -642,10 +726,12 @@ def _getitem(g: GraphBuilder, out: Tensor, x: Tensor, key: Any) -> None:
                 continue
             st = 0 if start is None else int(start)
             en = INT64_MAX if stop is None else int(stop)
-            cur = g.node("Slice", [cur, g.i64([st]), g.i64([en]), g.i64([p]), g.i64([step])])
+            cur = g.node("Slice", [cur, start.src(g) if _is_dim(start) else g.i64([st]),
+                                   stop.src(g) if _is_dim(stop) else g.i64([en]),
+                                   g.i64([p]), g.i64([step])])
             n = len(range(*k.indices(shape[p])))
             static = st >= 0 and stop is not None and int(stop) >= 0
-            dyn[p] = dyn[p] and not static
+            dyn[p] = (dyn[p] and not static) or _is_dim(start) or _is_dim(stop)
             shape[p] = n
             p += 1
         elif isinstance(k, (Tensor, list, np.ndarray)) or (hasattr(k, "__index__")

@@ -60,6 +60,49 @@ _DUNDERS = ("__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__"
 _PROPERTIES = ("T", "mT", "H", "mH", "data")
 
 
+class DimInt(int):
+    """A size read from a dynamic dim of a traced tensor's ``shape`` (Note [Dynamic dims in
+    reshape]): an ordinary int that also knows where the graph holds it at run time, so that
+    creation ops, slices and expands given it stay dynamic. Arithmetic on it gives plain ints."""
+
+
+    value: Any
+    axis: int
+
+    def __new__(cls, size: int, value: Any, axis: int) -> "DimInt":
+        o = int.__new__(cls, size)
+        o.value, o.axis = value, axis
+        return o
+
+    def src(self, g: GraphBuilder) -> str:
+        """The 1-D int64 graph value [this size]."""
+        return g.dim(self.value, self.axis)
+
+
+def _traced_shape(fget: Callable) -> Callable:
+    def shape(self: Tensor) -> Any:
+        s = fget(self)
+        tr = _T
+        if not tr.active or tr.depth or threading.get_ident() != tr.thread:
+            return s
+        hit = tr.g._vals.get(id(self))
+        if hit is None or not any(hit[1].dyn):
+            return s
+        v = hit[1]
+        return tuple(DimInt(n, v, i) if d else n for i, (n, d) in enumerate(zip(s, v.dyn)))
+    return shape
+
+
+def _dim_ints(obj: Any) -> bool:
+    if isinstance(obj, DimInt):
+        return True
+    if isinstance(obj, (list, tuple)):
+        return any(_dim_ints(o) for o in obj)
+    if isinstance(obj, dict):
+        return any(_dim_ints(o) for o in obj.values())
+    return False
+
+
 def _tensors(obj: Any) -> Iterator[Tensor]:
     if isinstance(obj, Tensor):
         yield obj
@@ -88,7 +131,7 @@ def _warn_baked_size(name: str, args: tuple, kwargs: dict, stacklevel: int = 3) 
         elif isinstance(o, int) and not isinstance(o, bool):
             flat.append(o)
     walk((args, tuple(kwargs.values())))
-    hit = [v for v in flat if v in sizes]
+    hit = [v for v in flat if v in sizes and not isinstance(v, DimInt)]
     if hit:
         warnings.warn(f"'{name}' was called with the size {hit[0]}, the traced size of a "
                       "dynamic axis: Python ints are recorded as constants, so this tensor "
@@ -109,6 +152,15 @@ def _make_wrapper(name: str, fn: Callable, symbolic: Any) -> Callable:
             return fn(*args, **kwargs)
         if not _has_traced(args, kwargs):
             if name in _CREATION and tr.g.dynamic_sizes:
+                if symbolic is not None and _dim_ints((args, kwargs)):
+                    out = fn(*args, **kwargs)  # sizes read from dynamic dims: stays dynamic
+                    tr.depth += 1
+                    try:
+                        tr.g.current_op = name
+                        symbolic(tr.g, out, *args, **kwargs)
+                    finally:
+                        tr.depth -= 1
+                    return out
                 _warn_baked_size(name, args, kwargs)
             return fn(*args, **kwargs)
         if name in _CONVERSIONS:
@@ -124,7 +176,8 @@ def _make_wrapper(name: str, fn: Callable, symbolic: Any) -> Callable:
                     f"{tr.g.opset} is not supported by tessera.onnx.export; write it out of "
                     "place (e.g. x = x.masked_fill(m, v), ts.where)")
             out = fn(*args, **kwargs)
-            if name.startswith("Tensor.new_") and tr.g.dynamic_sizes:
+            if name.startswith("Tensor.new_") and tr.g.dynamic_sizes \
+                    and not _dim_ints((args, kwargs)):
                 _warn_baked_size(name, args[1:], kwargs)
             if name not in _VALUE_FREE:
                 for t in _tensors(out):
@@ -227,6 +280,10 @@ def tracing(g: GraphBuilder, model: Any = None) -> Iterator[None]:
                 if id(v) in by_id and not attr.startswith("__"):
                     setattr(mod, attr, by_id[id(v)])
                     saved.append((mod, attr, True, v))
+        shape_prop = vars(Tensor).get("shape")
+        if isinstance(shape_prop, property) and shape_prop.fget is not None:
+            setattr(Tensor, "shape", property(_traced_shape(shape_prop.fget), shape_prop.fset))
+            saved.append((Tensor, "shape", True, shape_prop))
         for attr in _PROPERTIES:
             prop = vars(Tensor).get(attr)
             if isinstance(prop, property) and prop.fget is not None:
