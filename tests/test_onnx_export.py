@@ -401,11 +401,14 @@ def test_tracer_warning_on_python_value_and_unrolled_control_flow():
 
 
 def test_patching_is_undone():
-    before = (ts.Tensor.__add__, ts.Tensor.T, F.linear, ts.matmul, nn.ReLU._fn)
+    before = (ts.Tensor.__add__, ts.Tensor.T, F.linear, ts.matmul, nn.ReLU._fn,
+              vars(ts.Tensor)["shape"])
     ts.onnx.export(nn.Sequential(nn.Linear(2, 2), nn.ReLU()), (ts.randn(1, 2),), io.BytesIO())
     with pytest.raises(ts.onnx.UnsupportedOperatorError):
         ts.onnx.export(lambda x: ts.linalg.det(x), (ts.randn(2, 2),), io.BytesIO())
-    assert (ts.Tensor.__add__, ts.Tensor.T, F.linear, ts.matmul, nn.ReLU._fn) == before
+    assert (ts.Tensor.__add__, ts.Tensor.T, F.linear, ts.matmul, nn.ReLU._fn,
+            vars(ts.Tensor)["shape"]) == before
+    assert type(ts.ones(2).shape[0]) is int
     assert not ts.onnx.is_in_onnx_export()
 
 
