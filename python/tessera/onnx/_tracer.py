@@ -93,6 +93,28 @@ def _traced_shape(fget: Callable) -> Callable:
     return shape
 
 
+def _traced_size(fget: Callable) -> Callable:
+    """``x.size`` (the element count, callable like torch's ``size``) whose ``x.size(d)`` /
+    ``x.size()`` give DimInts for a traced tensor's dynamic dims; not cached on the tensor."""
+    shape_of = _traced_shape(lambda t: tuple(t.shape))
+
+    def size(self: Tensor) -> Any:
+        tr = _T
+        if tr.active and not tr.depth and threading.get_ident() == tr.thread:
+            hit = tr.g._vals.get(id(self))
+            if hit is not None and any(hit[1].dyn):
+                tr.depth += 1  # the property caches its shape: a plain one
+                try:
+                    s = fget(self)
+                finally:
+                    tr.depth -= 1
+                fresh = int.__new__(type(s), int(s))
+                fresh._shape = shape_of(self)
+                return fresh
+        return fget(self)
+    return size
+
+
 def _dim_ints(obj: Any) -> bool:
     if isinstance(obj, DimInt):
         return True
@@ -280,10 +302,11 @@ def tracing(g: GraphBuilder, model: Any = None) -> Iterator[None]:
                 if id(v) in by_id and not attr.startswith("__"):
                     setattr(mod, attr, by_id[id(v)])
                     saved.append((mod, attr, True, v))
-        shape_prop = vars(Tensor).get("shape")
-        if isinstance(shape_prop, property) and shape_prop.fget is not None:
-            setattr(Tensor, "shape", property(_traced_shape(shape_prop.fget), shape_prop.fset))
-            saved.append((Tensor, "shape", True, shape_prop))
+        for attr, make in (("shape", _traced_shape), ("size", _traced_size)):
+            prop = vars(Tensor).get(attr)
+            if isinstance(prop, property) and prop.fget is not None:
+                setattr(Tensor, attr, property(make(prop.fget), prop.fset, doc=prop.__doc__))
+                saved.append((Tensor, attr, True, prop))
         for attr in _PROPERTIES:
             prop = vars(Tensor).get(attr)
             if isinstance(prop, property) and prop.fget is not None:
