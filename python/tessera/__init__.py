@@ -37,6 +37,7 @@ _torch_keywords.install()
 from . import autograd, testing, utils  # noqa: E402
 from . import nn, optim, datasets  # noqa: E402
 from . import amp  # noqa: E402
+from . import onnx  # noqa: E402  (torch.onnx.export; needs the onnx package only when called)
 from . import cpu  # noqa: E402  (torch.cpu, with ts.cpu.amp)
 from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E402
                   set_autocast_enabled, set_autocast_dtype)
