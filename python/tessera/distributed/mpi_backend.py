@@ -189,13 +189,11 @@ class MPIProcessGroup(ProcessGroup):
         return "mpi"
 
     def _work(self, reqs: List[Any], what: str, finish: Optional[Callable[[], None]] = None,
-              result: Optional[List[Any]] = None, status: Any = None) -> Work:
+              result: Optional[List[Any]] = None) -> Work:
         MPI = mpi()
 
         def test() -> bool:
             try:
-                if status is not None:
-                    return bool(reqs[0].Test(status))
                 return bool(MPI.Request.Testall(reqs))
             except MPI.Exception as e:
                 raise _mpi_error(what, e) from e
@@ -287,15 +285,30 @@ class MPIProcessGroup(ProcessGroup):
     def recv(self, tensor: Any, src: Optional[int], tag: int) -> Work:
         MPI = mpi()
         arr, back = _np_view(tensor)
-        status = MPI.Status()
         result: List[Any] = []
-        req = self.comm.Irecv(_raw(arr), MPI.ANY_SOURCE if src is None else src, tag)
+        if src is not None:
+            req = self.comm.Irecv(_raw(arr), src, tag)
+            result.append(src)
+            return self._work([req], "recv", back, result)
+        # From any rank: MPI_ANY_SOURCE does not match across the worlds that connect/accept
+        # joined (MPICH over UCX), so probe each peer in turn, then receive from the one found.
+        peers = [r for r in range(self._size) if r != self._rank]
+        reqs: List[Any] = []
 
-        def finish() -> None:
-            result.append(status.Get_source())
-            if back is not None:
-                back()
-        return self._work([req], "recv", finish, result, status)
+        def test() -> bool:
+            try:
+                if not reqs:
+                    for r in peers:
+                        if self.comm.Iprobe(r, tag):
+                            result.append(r)
+                            reqs.append(self.comm.Irecv(_raw(arr), r, tag))
+                            break
+                    else:
+                        return False
+                return bool(reqs[0].Test())
+            except MPI.Exception as e:
+                raise _mpi_error("recv", e) from e
+        return Work(test, back, self.timeout, "recv", result)
 
     def barrier(self) -> Work:
         return self._work([self.comm.Ibarrier()], "barrier")
