@@ -163,13 +163,20 @@ class MPIProcessGroup(ProcessGroup):
         else:
             port = store.get("mpi/port").decode()
         try:
+            # Joins go strictly in rank order: rank k connects only once rank 0 has seen it
+            # arrive and opened its turn, so no other rank's connect can take its accept.
             if rank > 0:
                 store.set(f"mpi/arrived/{rank}", b"1")
+                store.wait([f"mpi/turn/{rank}"])
                 inter = MPI.COMM_SELF.Connect(port, root=0)
                 comm = inter.Merge(high=True)
                 inter.Free()
             for k in range(max(rank, 0) + 1, world_size):
-                store.wait([f"mpi/arrived/{k}"])
+                if rank == 0:
+                    store.wait([f"mpi/arrived/{k}"])
+                    store.set(f"mpi/turn/{k}", b"1")
+                else:
+                    store.wait([f"mpi/turn/{k}"])
                 inter = comm.Accept(port, root=0)
                 merged = inter.Merge(high=False)
                 inter.Free()

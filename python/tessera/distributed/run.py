@@ -84,6 +84,16 @@ def find_mpiexec() -> Optional[str]:
     return shutil.which("mpiexec")
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: SIGTERM when the launcher dies, even by SIGKILL (Linux)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        try:
+            ctypes.CDLL(None).prctl(1, signal.SIGTERM)     # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+
 def _describe(code: int) -> str:
     if code < 0:
         try:
@@ -121,7 +131,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         if nproc > 1 and "OMP_NUM_THREADS" not in os.environ:
             env["OMP_NUM_THREADS"] = "1"      # torchrun's default, so workers don't oversubscribe
         full = ([mpiexec, "-n", "1"] + cmd) if mpiexec else cmd
-        procs.append(subprocess.Popen(full, env=env, start_new_session=True))
+        procs.append(subprocess.Popen(full, env=env, start_new_session=True,
+                                      preexec_fn=_die_with_parent))
 
     def end_all(sig: int = signal.SIGTERM) -> None:
         for p in procs:

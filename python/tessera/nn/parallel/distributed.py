@@ -191,12 +191,16 @@ class DistributedDataParallel(Module):
                 for v in o:
                     collect(v)
         collect(out)
-        found, seen, stack = set(), set(), roots
+        # seen keeps the node wrappers alive: pybind11 hands back the same wrapper for a live
+        # node, so ids are stable and shared subgraphs are walked once.
+        found: set = set()
+        seen: Dict[int, Any] = {}
+        stack = roots
         while stack:
             node = stack.pop()
             if id(node) in seen:
                 continue
-            seen.add(id(node))
+            seen[id(node)] = node
             if node.name() == "AccumulateGrad":
                 found.add(_key(node.variable))
             for nxt, _ in node.next_functions:
