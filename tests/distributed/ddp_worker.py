@@ -9,7 +9,13 @@ from tessera import nn
 from tessera.distributed.optim import ZeroRedundancyOptimizer
 from tessera.nn.parallel import DistributedDataParallel as DDP
 
-dist.init_process_group("gloo", timeout=60)
+import os
+
+DEVICE = os.environ.get("DEVICE", "cpu")      # cuda: the NCCL backend, one GPU per rank
+if DEVICE == "cuda":
+    ts.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    ts.set_default_device(f"cuda:{os.environ['LOCAL_RANK']}")
+dist.init_process_group("nccl" if DEVICE == "cuda" else "gloo", timeout=60)
 R, W = dist.get_rank(), dist.get_world_size()
 PER = 4
 
@@ -32,7 +38,8 @@ def local(t):
 
 
 def close(a, b, what, tol=1e-5):
-    a, b = np.asarray(a), np.asarray(b)
+    a = np.asarray(a.cpu() if hasattr(a, "cpu") else a)
+    b = np.asarray(b.cpu() if hasattr(b, "cpu") else b)
     assert np.allclose(a, b, rtol=tol, atol=tol), f"{what} rank {R}: max diff " \
         f"{np.abs(a - b).max()}"
 

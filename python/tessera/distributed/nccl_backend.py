@@ -100,11 +100,11 @@ def _dtype_count(t: Any, what: str, reducing: Optional[ReduceOp] = None) -> tupl
 def _op(op: ReduceOp, t: Any, what: str) -> int:
     if op not in _OPS:
         raise ValueError(f"{what}: ReduceOp.{op.name} is not supported by NCCL")
-    if str(t.dtype) == "bool":
-        return {0: 2, 1: 3, 2: 2, 3: 3}.get(_OPS[op], 2)     # or / and as max / min
-    if op == ReduceOp.AVG and str(t.dtype) in ("int8", "uint8", "int32", "uint32", "int64",
-                                               "uint64"):
+    if op == ReduceOp.AVG and str(t.dtype) in ("bool", "int8", "uint8", "int32", "uint32",
+                                               "int64", "uint64"):
         raise ValueError(f"{what}: ReduceOp.AVG needs a floating dtype, got {t.dtype}")
+    if str(t.dtype) == "bool":
+        return {0: 2, 1: 3, 2: 2, 3: 3}[_OPS[op]]     # SUM = or = MAX, PRODUCT = and = MIN
     return _OPS[op]
 
 
