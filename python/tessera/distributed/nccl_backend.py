@@ -64,7 +64,9 @@ def is_available() -> bool:
 
 
 class _UniqueId(ctypes.Structure):
-    _fields_ = [("internal", ctypes.c_char * 128)]
+    # c_ubyte, not c_char: reading a c_char array field stops at the first NUL byte, which
+    # truncated the id on its way through the store (seen on the 2-GPU machine).
+    _fields_ = [("internal", ctypes.c_ubyte * 128)]
 
 
 # ncclDataType_t and ncclRedOp_t values from nccl.h
@@ -160,9 +162,12 @@ class NCCLProcessGroup(ProcessGroup):
         uid = _UniqueId()
         if rank == 0:
             _check(L.ncclGetUniqueId(ctypes.byref(uid)), "ncclGetUniqueId")
-            store.set(key, bytes(uid.internal))
+            store.set(key, ctypes.string_at(ctypes.addressof(uid), 128))
         else:
             raw = store.get(key)
+            if len(raw) != 128:
+                raise DistBackendError(f"init_process_group: the NCCL unique id from the "
+                                       f"store has {len(raw)} bytes, expected 128")
             ctypes.memmove(ctypes.byref(uid), raw, 128)
         comm = ctypes.c_void_p()
         device = cuda.current_device()
