@@ -198,3 +198,18 @@ def test_dead_rank_makes_the_others_raise() -> None:
     r = launch(2, "dead_rank_worker.py", timeout=90)
     assert "RAISED" in r.stdout and "DistBackendError" in r.stdout, r.stdout
     assert time.monotonic() - t0 < 60
+
+
+def test_mpi_backend_without_a_process_manager_says_how_to_launch() -> None:
+    """A bare process (no launcher, no mpiexec) asking for world_size 2 gets a clear error."""
+    env = _env()
+    env.update(RANK="0", WORLD_SIZE="2", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()))
+    for k in list(env):
+        if k.startswith("PMI") or k.startswith("OMPI_"):
+            env.pop(k)
+    code = ("import tessera.distributed as d\n"
+            "try:\n    d.init_process_group('gloo', timeout=20)\n"
+            "except RuntimeError as e:\n    print('ERR', e)\n")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert "ERR" in r.stdout and "tessera.distributed.run" in r.stdout, r.stdout + r.stderr

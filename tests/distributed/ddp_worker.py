@@ -166,6 +166,20 @@ dist.broadcast_object_list(full, src=0)
 zero2.load_state_dict(full[0])
 assert len(zero2.optim.state) == owned
 
+# a checkpoint written by rank 0 loads into a plain (unwrapped) module on every rank
+import tempfile
+path = [os.path.join(tempfile.mkdtemp(), "ckpt.safetensors") if R == 0 else None]
+dist.broadcast_object_list(path, src=0)
+if R == 0:
+    ts.save(ddp.module.state_dict(), path[0])
+dist.barrier()
+plain = model(99)
+plain.load_state_dict(ts.load(path[0]))
+for p, q in zip(plain.parameters(), m.parameters()):
+    close(p.detach(), q.detach(), "checkpoint from rank 0", 0)
+for k, v in ddp.state_dict().items():
+    close(v, plain.state_dict()[k[len("module."):]], "module. prefix keys", 0)
+
 # DistributedSampler reads the process group
 from tessera.utils.data import DistributedSampler
 s = DistributedSampler(list(range(10)), shuffle=False)
