@@ -84,6 +84,15 @@ def find_mpiexec() -> Optional[str]:
     return shutil.which("mpiexec")
 
 
+def _mpiexec_prefix(mpiexec: str) -> List[str]:
+    """`mpiexec -n 1`; MPICH's Hydra is told to start locally by fork over loopback, so it needs
+    neither ssh nor a resolvable host name (containers, CI)."""
+    if os.path.exists(os.path.join(os.path.dirname(mpiexec), "hydra_pmi_proxy")):
+        return [mpiexec, "-launcher", "fork", "-localhost", "127.0.0.1", "-hosts", "127.0.0.1",
+                "-n", "1"]
+    return [mpiexec, "-n", "1"]
+
+
 def _die_with_parent() -> None:
     """In the child before exec: SIGTERM when the launcher dies, even by SIGKILL (Linux)."""
     if sys.platform.startswith("linux"):
@@ -130,7 +139,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                    TORCHELASTIC_RESTART_COUNT="0", TORCHELASTIC_MAX_RESTARTS="0")
         if nproc > 1 and "OMP_NUM_THREADS" not in os.environ:
             env["OMP_NUM_THREADS"] = "1"      # torchrun's default, so workers don't oversubscribe
-        full = ([mpiexec, "-n", "1"] + cmd) if mpiexec else cmd
+        full = (_mpiexec_prefix(mpiexec) + cmd) if mpiexec else cmd
         procs.append(subprocess.Popen(full, env=env, start_new_session=True,
                                       preexec_fn=_die_with_parent))
 
