@@ -5,6 +5,7 @@
 
 allreduce: all_reduce of --mib MiB float32 (default 1 GiB); prints the bus bandwidth
 (2 (n-1)/n x bytes / time, NCCL's definition), median of --reps after warm-up.
+--device cpu measures the CPU backends instead (tessera's MPI, PyTorch's gloo).
 gpt: a DDP training step of the GPT-2-small shape (12 layers, 12 heads, 768 channels, context
 1024, batch 8 per GPU, vocab 50304, bfloat16 autocast, AdamW) timed with CUDA events; run it
 with N=1 too for the scaling efficiency (per-GPU throughput against one GPU).
@@ -30,6 +31,8 @@ def main() -> None:
     p.add_argument("--reps", type=int, default=10)
     p.add_argument("--layers", type=int, default=12)
     p.add_argument("--batch", type=int, default=8)
+    p.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
+                   help="cpu: the gloo backend (tessera: MPI) on CPU tensors")
     p.add_argument("--out", default=None, help="append one JSON line of results here")
     a = p.parse_args()
     local = int(os.environ.get("LOCAL_RANK", 0))
@@ -37,29 +40,32 @@ def main() -> None:
         import torch as M
         import torch.distributed as dist
         from torch.nn.parallel import DistributedDataParallel as DDP
-        M.cuda.set_device(local)
+        if a.device == "cuda":
+            M.cuda.set_device(local)
     else:
         import tessera as M
         import tessera.distributed as dist
         from tessera.nn.parallel import DistributedDataParallel as DDP
-        M.cuda.set_device(local)
-    dist.init_process_group("nccl")
+        if a.device == "cuda":
+            M.cuda.set_device(local)
+    dist.init_process_group("nccl" if a.device == "cuda" else "gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
-    dev = f"cuda:{local}"
-    result = {"lib": a.lib, "what": a.what, "world": world}
+    dev = f"cuda:{local}" if a.device == "cuda" else "cpu"
+    sync = M.cuda.synchronize if a.device == "cuda" else (lambda: None)
+    result = {"lib": a.lib, "what": a.what, "world": world, "device": a.device}
     if a.what == "allreduce":
         n = a.mib * 1024 * 1024 // 4
         x = M.ones((n,), dtype=M.float32, device=dev)
         for _ in range(3):
             dist.all_reduce(x)
-        M.cuda.synchronize()
+        sync()
         times = []
         for _ in range(a.reps):
             dist.barrier()
-            M.cuda.synchronize()
+            sync()
             t0 = time.perf_counter()
             dist.all_reduce(x)
-            M.cuda.synchronize()
+            sync()
             times.append(time.perf_counter() - t0)
         t = float(np.median(times))
         busbw = 2 * (world - 1) / world * n * 4 / t / 1e9

@@ -65,17 +65,24 @@ class Work:
             return True
         limit = self._timeout if timeout is None else float(timeout)
         deadline = time.monotonic() + limit
+        # Note [Polling a collective]: MPI makes progress only inside its calls, so a long
+        # sleep between tests stalls a pipelined transfer; spin first, then yield, then sleep
+        # in steps of at most 200 us (2 cores shared by several ranks must not be starved).
         spins, delay = 0, 1e-5
         while not self._test():
             spins += 1
-            if spins > 64:
-                if time.monotonic() > deadline:
-                    raise DistBackendError(
-                        f"{self._what}: timed out after {limit:.1f} s; a peer rank may have "
-                        "died or called a different collective (timeout= of "
-                        "init_process_group sets the limit)")
+            if spins < 256:
+                continue
+            if time.monotonic() > deadline:
+                raise DistBackendError(
+                    f"{self._what}: timed out after {limit:.1f} s; a peer rank may have "
+                    "died or called a different collective (timeout= of "
+                    "init_process_group sets the limit)")
+            if spins < 4096:
+                time.sleep(0)
+            else:
                 time.sleep(delay)
-                delay = min(delay * 2, 2e-3)
+                delay = min(delay * 2, 2e-4)
         self._complete()
         return True
 
