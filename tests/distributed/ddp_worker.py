@@ -52,8 +52,17 @@ for kw in [dict(), dict(bucket_cap_mb=0.0005), dict(gradient_as_bucket_view=True
     ref = model(100)                     # rank 0's initial weights, on every rank
     for p, q in zip(m.parameters(), ref.parameters()):
         close(p.detach(), q.detach(), "broadcast from rank 0", 0)
+    launched_with = []
     if "bucket_cap_mb" in kw:
         assert ddp._get_ddp_logging_data()["num_buckets"] > 1
+        # overlap: the first bucket's all-reduce starts while backward still has gradients
+        # to compute (counted as parameters whose hook has fired at that moment)
+        orig = ddp._launch_ready
+
+        def spy(orig=orig, ddp=ddp):
+            launched_with.append(sum(ddp._used))
+            orig()
+        ddp._launch_ready = spy
     for step in range(2):
         x, y = batch(step)
         ddp.zero_grad()
@@ -62,6 +71,10 @@ for kw in [dict(), dict(bucket_cap_mb=0.0005), dict(gradient_as_bucket_view=True
         nn.functional.mse_loss(ref(x), y).backward()
         for (n, p), q in zip(m.named_parameters(), ref.parameters()):
             close(p.grad, q.grad, f"DDP grad {n} {kw} step {step}")
+        if "bucket_cap_mb" in kw:
+            n_params = len(list(m.parameters()))
+            assert launched_with and launched_with[0] < n_params, launched_with
+            launched_with.clear()
         with ts.no_grad():
             for p, q in zip(m.parameters(), ref.parameters()):
                 p -= 0.1 * p.grad
