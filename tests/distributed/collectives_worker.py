@@ -2,7 +2,6 @@
 
 Run by the launcher with 2-4 ranks; exits non-zero (an AssertionError's traceback) on the
 first mismatch. Each rank can compute every rank's input, so the reference is local."""
-import sys
 
 import numpy as np
 

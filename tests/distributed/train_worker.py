@@ -1,6 +1,5 @@
 """Worker of tests/test_distributed.py: a few DDP steps over a DistributedSampler; rank 0
 prints the global mean loss of each step as `LOSS <step> <value>` (world size from the env)."""
-import sys
 
 import numpy as np
 

@@ -140,11 +140,7 @@ def _rendezvous(init_method: Optional[str], rank: int, world_size: int,
                          "tcp://host:port or file:///path")
     if not 0 <= rank < world_size:
         raise ValueError(f"init_process_group: rank {rank} is outside [0, {world_size})")
-    # Note: the launcher may already host the store (TESSERA_STORE_HOSTED=1): then every rank,
-    # rank 0 included, is a client.
-    hosted = os.environ.get("TESSERA_STORE_HOSTED") == "1" and url.scheme == "env"
-    store = TCPStore(str(host), int(port), world_size, is_master=(rank == 0 and not hosted),
-                     timeout=timeout)
+    store = TCPStore(str(host), int(port), world_size, is_master=(rank == 0), timeout=timeout)
     return store, rank, world_size
 
 

@@ -42,11 +42,8 @@ def mpi() -> Any:
 
 
 def is_available() -> bool:
-    try:
-        import mpi4py  # noqa: F401
-        return True
-    except ImportError:
-        return False
+    import importlib.util
+    return importlib.util.find_spec("mpi4py") is not None
 
 
 def _under_pmi() -> bool:

@@ -176,7 +176,8 @@ class TCPStore(Store):
     """PyTorch's TCPStore: ``TCPStore(host, port, world_size=None, is_master=False,
     timeout=timedelta(seconds=300), wait_for_workers=True)``. The master hosts the server in a
     daemon thread (port 0 picks a free port, read back from ``.port``); every instance,
-    master included, talks to it through a client socket."""
+    master included, talks to it through a client socket. world_size and wait_for_workers
+    are accepted for PyTorch's signature: ranks meet in the backend's own rendezvous."""
 
     def __init__(self, host_name: str, port: int, world_size: Optional[int] = None,
                  is_master: bool = False,
@@ -193,8 +194,6 @@ class TCPStore(Store):
         self.port = int(port)
         self._lock = threading.Lock()
         self._sock = self._connect()
-        if is_master and world_size is not None and wait_for_workers:
-            pass  # workers announce themselves through init_process_group's own barrier
 
     def _connect(self) -> socket.socket:
         deadline = time.monotonic() + self.timeout
