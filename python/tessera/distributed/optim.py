@@ -95,7 +95,9 @@ class ZeroRedundancyOptimizer(Optimizer):
         local = self.optim.state_dict()
         # the local optimizer numbers its own params 0..k-1 in partition order
         mine = [index[id(p)] for g in self._partition[self.rank] for p in g]
-        shard = {mine[k]: v for k, v in local["state"].items()}
+        # state travels (pickled) and is kept on the host, so the state dict loads anywhere
+        shard = {mine[k]: {n: (x.cpu() if hasattr(x, "cpu") else x) for n, x in v.items()}
+                 for k, v in local["state"].items()}
         shards: List[Any] = [None] * self.world_size
         gather_object(shard, shards if self.rank == to else None, dst=to,
                       group=self.process_group)
