@@ -14,14 +14,20 @@ class DistributedSampler(Sampler[int]):
     (or cut down to one when drop_last), then replica r takes every num_replicas-th index
     from position r. Call :meth:`set_epoch` before each epoch for a new shuffle.
 
-    tessera has no process group, so num_replicas and rank must be given."""
+    num_replicas and rank default to the world size and rank of tessera.distributed's
+    default process group."""
 
     def __init__(self, dataset: Sized, num_replicas: Optional[int] = None,
                  rank: Optional[int] = None, shuffle: bool = True, seed: int = 0,
                  drop_last: bool = False) -> None:
         if num_replicas is None or rank is None:
-            raise RuntimeError("Requires distributed package to be available: tessera has no "
-                               "process group, pass num_replicas= and rank= explicitly")
+            from ... import distributed as dist
+            if not dist.is_initialized():
+                raise RuntimeError("DistributedSampler: the default process group has not been "
+                                   "initialized; call tessera.distributed.init_process_group() "
+                                   "or pass num_replicas= and rank=")
+            num_replicas = dist.get_world_size() if num_replicas is None else num_replicas
+            rank = dist.get_rank() if rank is None else rank
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval "
                              f"[0, {num_replicas - 1}]")

@@ -1,0 +1,343 @@
+"""The CUDA backend: NCCL, loaded at run time with ctypes from the ``nvidia-nccl-cu13`` wheel
+(or any ``libnccl.so.2`` the loader finds). A CPU-only build never touches it.
+
+Ordering (Note [NCCL streams]): each group owns a communication stream. A collective records
+an event on the caller's current stream, makes the communication stream wait on it, calls
+NCCL with the tensors' device pointers on the communication stream, and records a second
+event there; ``Work.wait()`` makes the *current* stream wait on that event (the host does not
+block), as PyTorch's ProcessGroupNCCL does. Tensors used by a collective are marked with
+``record_stream`` so the caching allocator does not hand their memory out before the
+communication stream is done with it. Backward kernels on the current stream and DDP's
+all-reduces on the communication stream therefore overlap.
+"""
+from __future__ import annotations
+
+import ctypes
+import glob
+import importlib.util
+import os
+from typing import Any, Callable, List, Optional, Sequence
+
+from .process_group import ProcessGroup, ReduceOp, Work
+from .store import DistBackendError, Store
+
+_lib: Any = None
+
+
+def _candidates() -> List[str]:
+    found = []
+    try:
+        spec = importlib.util.find_spec("nvidia.nccl")
+        for d in (spec.submodule_search_locations or []) if spec else []:
+            found += glob.glob(os.path.join(d, "lib", "libnccl.so*"))
+    except (ImportError, ValueError):
+        pass
+    return sorted(found, key=len) + ["libnccl.so.2", "libnccl.so"]
+
+
+def lib() -> Any:
+    global _lib
+    if _lib is None:
+        errors = []
+        for path in _candidates():
+            try:
+                _lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+                break
+            except OSError as e:
+                errors.append(f"{path}: {e}")
+        if _lib is None:
+            raise RuntimeError("the NCCL backend needs libnccl.so.2: pip install "
+                               "nvidia-nccl-cu13 (tried " + "; ".join(errors) + ")")
+        _lib.ncclGetErrorString.restype = ctypes.c_char_p
+    return _lib
+
+
+def is_available() -> bool:
+    from .. import cuda
+    if not cuda.is_available():
+        return False
+    try:
+        lib()
+        return True
+    except RuntimeError:
+        return False
+
+
+class _UniqueId(ctypes.Structure):
+    # c_ubyte, not c_char: reading a c_char array field stops at the first NUL byte, which
+    # truncated the id on its way through the store (seen on the 2-GPU machine).
+    _fields_ = [("internal", ctypes.c_ubyte * 128)]
+
+
+# ncclDataType_t and ncclRedOp_t values from nccl.h
+_DTYPES = {"int8": 0, "uint8": 1, "int32": 2, "uint32": 3, "int64": 4, "uint64": 5,
+           "float16": 6, "float32": 7, "float64": 8, "bfloat16": 9, "bool": 1,
+           "complex64": 7, "complex128": 8, "int16": 6, "uint16": 6}
+_OPS = {ReduceOp.SUM: 0, ReduceOp.PRODUCT: 1, ReduceOp.MAX: 2, ReduceOp.MIN: 3,
+        ReduceOp.AVG: 4}
+
+
+def _check(res: int, what: str) -> None:
+    if res != 0:
+        msg = lib().ncclGetErrorString(res).decode()
+        raise DistBackendError(f"{what}: NCCL error {res}: {msg}")
+
+
+def _dtype_count(t: Any, what: str, reducing: Optional[ReduceOp] = None) -> tuple:
+    name = str(t.dtype)
+    if name not in _DTYPES:
+        raise TypeError(f"{what}: dtype {name} is not supported by NCCL")
+    n = t.numel()
+    if name.startswith("complex"):
+        if reducing is not None and reducing not in (ReduceOp.SUM, ReduceOp.AVG):
+            raise ValueError(f"{what}: ReduceOp.{reducing.name} is not defined for {name}")
+        n *= 2
+    if name in ("int16", "uint16") and reducing is not None:
+        raise TypeError(f"{what}: NCCL cannot reduce {name}")
+    if name in ("int16", "uint16", "bool") and reducing is None:
+        return _DTYPES["uint8"], n * t.element_size()
+    return _DTYPES[name], n
+
+
+def _op(op: ReduceOp, t: Any, what: str) -> int:
+    if op not in _OPS:
+        raise ValueError(f"{what}: ReduceOp.{op.name} is not supported by NCCL")
+    if op == ReduceOp.AVG and str(t.dtype) in ("bool", "int8", "uint8", "int32", "uint32",
+                                               "int64", "uint64"):
+        raise ValueError(f"{what}: ReduceOp.AVG needs a floating dtype, got {t.dtype}")
+    if str(t.dtype) == "bool":
+        return {0: 2, 1: 3, 2: 2, 3: 3}[_OPS[op]]     # SUM = or = MAX, PRODUCT = and = MIN
+    return _OPS[op]
+
+
+class _NCCLWork(Work):
+    """Completion is an event on the communication stream; wait() orders the current stream
+    after it and never blocks the host."""
+
+    def __init__(self, pg: "NCCLProcessGroup", event: int, keep: List[Any],
+                 finish: Optional[Callable[[], None]], what: str) -> None:
+        from .. import _C
+        c = _C._cuda
+        super().__init__(lambda: bool(c.event_query(event)), finish, pg.timeout, what)
+        self._pg, self._event, self._keep = pg, event, keep
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        if self._done:
+            return True
+        from .. import _C
+        c = _C._cuda
+        dev = self._pg.device
+        c.stream_wait_event(dev, c.current_stream(dev), self._event)
+        self._complete()
+        return True
+
+    def _complete(self) -> None:
+        super()._complete()
+        self._keep = []
+
+    def __del__(self) -> None:
+        try:
+            from .. import _C
+            _C._cuda.destroy_event(self._event)
+        except Exception:
+            pass
+
+
+class NCCLProcessGroup(ProcessGroup):
+    def __init__(self, comm: ctypes.c_void_p, rank: int, size: int, timeout: float,
+                 device: int) -> None:
+        from .. import cuda
+        super().__init__(rank, size, timeout)
+        self.comm, self.device = comm, device
+        self.stream = cuda.Stream(device)
+
+    @staticmethod
+    def create(store: Store, rank: int, world_size: int, timeout: float,
+               key: str = "nccl/id") -> "NCCLProcessGroup":
+        from .. import cuda
+        if not cuda.is_available():
+            raise RuntimeError("init_process_group(backend='nccl'): no CUDA device (or this "
+                               "build has no CUDA backend); use backend='gloo' for CPU")
+        L = lib()
+        uid = _UniqueId()
+        if rank == 0:
+            _check(L.ncclGetUniqueId(ctypes.byref(uid)), "ncclGetUniqueId")
+            store.set(key, ctypes.string_at(ctypes.addressof(uid), 128))
+        else:
+            raw = store.get(key)
+            if len(raw) != 128:
+                raise DistBackendError(f"init_process_group: the NCCL unique id from the "
+                                       f"store has {len(raw)} bytes, expected 128")
+            ctypes.memmove(ctypes.byref(uid), raw, 128)
+        comm = ctypes.c_void_p()
+        device = cuda.current_device()
+        _check(L.ncclCommInitRank(ctypes.byref(comm), world_size, uid, rank),
+               "ncclCommInitRank")
+        return NCCLProcessGroup(comm, rank, world_size, timeout, device)
+
+    def name(self) -> str:
+        return "nccl"
+
+    def _launch(self, what: str, tensors: Sequence[Any],
+                call: Callable[[int], None], finish: Optional[Callable[[], None]] = None
+                ) -> Work:
+        from .. import _C
+        c = _C._cuda
+        for t in tensors:
+            if t.device.type != "cuda" or t.device.index != self.device:
+                raise ValueError(f"{what}: the NCCL backend of this process works on tensors "
+                                 f"on cuda:{self.device}, got one on {t.device} (call "
+                                 "ts.cuda.set_device(local_rank) before init_process_group)")
+        dev, s = self.device, self.stream.cuda_stream
+        ready = c.create_event(dev, False)
+        c.record_event(ready, dev, c.current_stream(dev))
+        c.stream_wait_event(dev, s, ready)
+        c.destroy_event(ready)
+        call(s)
+        for t in tensors:
+            c.record_stream(t, s)
+        done = c.create_event(dev, False)
+        c.record_event(done, dev, s)
+        return _NCCLWork(self, done, list(tensors), finish, what)
+
+    def _staged(self, t: Any) -> tuple:
+        if t.is_contiguous():
+            return t, None
+        staged = t.contiguous()
+
+        def back() -> None:
+            from .. import no_grad
+            with no_grad():
+                t.copy_(staged)
+        return staged, back
+
+    def allreduce(self, tensor: Any, op: ReduceOp) -> Work:
+        t, back = self._staged(tensor)
+        dt, n = _dtype_count(t, "all_reduce", op)
+        o = _op(op, t, "all_reduce")
+        p = ctypes.c_void_p(t.data_ptr())
+        return self._launch("all_reduce", [t], lambda s: _check(lib().ncclAllReduce(
+            p, p, ctypes.c_size_t(n), dt, o, self.comm, ctypes.c_void_p(s)), "all_reduce"),
+            back)
+
+    def broadcast(self, tensor: Any, root: int) -> Work:
+        t, back = self._staged(tensor)
+        dt, n = _dtype_count(t, "broadcast")
+        p = ctypes.c_void_p(t.data_ptr())
+        return self._launch("broadcast", [t], lambda s: _check(lib().ncclBroadcast(
+            p, p, ctypes.c_size_t(n), dt, root, self.comm, ctypes.c_void_p(s)), "broadcast"),
+            back)
+
+    def reduce(self, tensor: Any, root: int, op: ReduceOp) -> Work:
+        t, back = self._staged(tensor)
+        dt, n = _dtype_count(t, "reduce", op)
+        o = _op(op, t, "reduce")
+        p = ctypes.c_void_p(t.data_ptr())
+        return self._launch("reduce", [t], lambda s: _check(lib().ncclReduce(
+            p, p, ctypes.c_size_t(n), dt, o, root, self.comm, ctypes.c_void_p(s)), "reduce"),
+            back)
+
+    def allgather_into(self, output: Any, input: Any) -> Work:
+        out, back = self._staged(output)
+        dt, n = _dtype_count(input, "all_gather")
+        pi, po = ctypes.c_void_p(input.data_ptr()), ctypes.c_void_p(out.data_ptr())
+        return self._launch("all_gather", [out, input], lambda s: _check(lib().ncclAllGather(
+            pi, po, ctypes.c_size_t(n), dt, self.comm, ctypes.c_void_p(s)), "all_gather"), back)
+
+    def reduce_scatter_into(self, output: Any, input: Any, op: ReduceOp) -> Work:
+        out, back = self._staged(output)
+        dt, n = _dtype_count(out, "reduce_scatter", op)
+        o = _op(op, out, "reduce_scatter")
+        pi, po = ctypes.c_void_p(input.data_ptr()), ctypes.c_void_p(out.data_ptr())
+        return self._launch("reduce_scatter", [out, input], lambda s: _check(
+            lib().ncclReduceScatter(pi, po, ctypes.c_size_t(n), dt, o, self.comm,
+                                    ctypes.c_void_p(s)), "reduce_scatter"), back)
+
+    def _p2p_group(self, what: str, tensors: Sequence[Any],
+                   pairs: List[tuple], back: Optional[Callable[[], None]]) -> Work:
+        """pairs: (is_send, pointer, count, nccl dtype, peer), issued in one NCCL group."""
+        def call(s: int) -> None:
+            L = lib()
+            _check(L.ncclGroupStart(), what)
+            for is_send, ptr, count, dt, peer in pairs:
+                f = L.ncclSend if is_send else L.ncclRecv
+                _check(f(ctypes.c_void_p(ptr), ctypes.c_size_t(count), dt, peer, self.comm,
+                         ctypes.c_void_p(s)), what)
+            _check(L.ncclGroupEnd(), what)
+        return self._launch(what, tensors, call, back)
+
+    def alltoall(self, output: Any, input: Any, out_counts: Sequence[int],
+                 in_counts: Sequence[int]) -> Work:
+        out, back = self._staged(output)
+        dt, _ = _dtype_count(out, "all_to_all")
+        scale = _dtype_count(out, "all_to_all")[1] // max(out.numel(), 1) if out.numel() else 1
+        es = input.element_size()
+        pairs, oi, oo = [], 0, 0
+        for peer in range(self._size):
+            pairs.append((True, input.data_ptr() + oi * es, in_counts[peer] * scale, dt, peer))
+            pairs.append((False, out.data_ptr() + oo * es, out_counts[peer] * scale, dt, peer))
+            oi += in_counts[peer]
+            oo += out_counts[peer]
+        return self._p2p_group("all_to_all", [out, input], pairs, back)
+
+    def gather(self, output: Optional[Any], input: Any, root: int) -> Work:
+        dt, n = _dtype_count(input, "gather")
+        if self._rank != root:
+            return self._p2p_group("gather", [input], [(True, input.data_ptr(), n, dt, root)],
+                                   None)
+        es = input.numel() * input.element_size()
+        pairs = [(True, input.data_ptr(), n, dt, root)]
+        pairs += [(False, output.data_ptr() + r * es, n, dt, r) for r in range(self._size)]
+        return self._p2p_group("gather", [input, output], pairs, None)
+
+    def scatter(self, output: Any, input: Optional[Any], root: int) -> Work:
+        out, back = self._staged(output)
+        dt, n = _dtype_count(out, "scatter")
+        pairs = [(False, out.data_ptr(), n, dt, root)]
+        ts = [out]
+        if self._rank == root:
+            es = out.numel() * out.element_size()
+            pairs += [(True, input.data_ptr() + r * es, n, dt, r) for r in range(self._size)]
+            ts.append(input)
+        return self._p2p_group("scatter", ts, pairs, back)
+
+    def send(self, tensor: Any, dst: int, tag: int) -> Work:
+        t, _ = self._staged(tensor)
+        dt, n = _dtype_count(t, "send")
+        return self._p2p_group("send", [t], [(True, t.data_ptr(), n, dt, dst)], None)
+
+    def recv(self, tensor: Any, src: Optional[int], tag: int) -> Work:
+        if src is None:
+            raise ValueError("recv: the NCCL backend needs src= (NCCL has no receive from "
+                             "any rank)")
+        t, back = self._staged(tensor)
+        dt, n = _dtype_count(t, "recv")
+        w = self._p2p_group("recv", [t], [(False, t.data_ptr(), n, dt, src)], back)
+        w._result = [src]
+        return w
+
+    def barrier(self) -> Work:
+        from .._creation import zeros
+        from .. import cuda
+        one = zeros((1,), dtype="float32", device=f"cuda:{self.device}")
+        w = self.allreduce(one, ReduceOp.SUM)
+        w.wait()
+        cuda.synchronize(self.device)
+        return Work.completed()
+
+    def split(self, ranks: Sequence[int]) -> Optional["NCCLProcessGroup"]:
+        raise NotImplementedError("use split_with_store")
+
+    def split_with_store(self, ranks: Sequence[int], store: Store) -> Optional[
+            "NCCLProcessGroup"]:
+        if self._rank not in ranks:
+            return None
+        r = list(ranks).index(self._rank)
+        return NCCLProcessGroup.create(store, r, len(ranks), self.timeout, key="nccl/id")
+
+    def shutdown(self) -> None:
+        if self.comm:
+            try:
+                lib().ncclCommDestroy(self.comm)
+            finally:
+                self.comm = ctypes.c_void_p()
