@@ -176,20 +176,26 @@ _C_ADD_, _C_SUB_, _C_DIV_ = Tensor.add_, Tensor.sub_, Tensor.div_  # the C++ in-
 
 def _add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """self += alpha * other; returns self."""
-    return _C_ADD_(self, other) if alpha == 1 else _C_ADD_(self, alpha * other)
+    if alpha == 1 and not isinstance(alpha, builtins.float):
+        return _C_ADD_(self, other)
+    from ._torch_compat_kwargs import scaled_by_alpha
+    return _C_ADD_(self, scaled_by_alpha("add_", self, other, alpha))
 
 
 def _sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """self -= alpha * other; returns self."""
-    return _C_SUB_(self, other) if alpha == 1 else _C_SUB_(self, alpha * other)
+    if alpha == 1 and not isinstance(alpha, builtins.float):
+        return _C_SUB_(self, other)
+    from ._torch_compat_kwargs import scaled_by_alpha
+    return _C_SUB_(self, scaled_by_alpha("sub_", self, other, alpha))
 
 
 def _div_(self: Tensor, other: Any, *, rounding_mode: Any = None) -> Tensor:
     """self /= other (rounding_mode 'trunc' or 'floor' rounds the quotient); returns self."""
     if rounding_mode is None:
         return _C_DIV_(self, other)
-    from ._torch_compat_math import _div_mode
-    return make_inplace("div_", _div_mode)(self, other, rounding_mode=rounding_mode)
+    from ._torch_compat_kwargs import div_rounded
+    return make_inplace("div_", div_rounded)(self, other, rounding_mode)
 
 
 def install() -> None:
