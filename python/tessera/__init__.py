@@ -24,6 +24,7 @@ from ._creation import *  # noqa: E402,F401,F403
 from ._functions import *  # noqa: E402,F401,F403
 from . import _tensor  # noqa: E402
 from . import linalg, random  # noqa: E402
+from .random import default_generator  # noqa: E402,F401
 from . import fft  # noqa: E402
 from . import cuda, backends  # noqa: E402
 

@@ -1,19 +1,18 @@
-"""torch functions of submodules that tessera's lacked, attached at import (the last step of
-``tessera/__init__``): linalg (norm, multi_dot, vander, matrix_exp (= tessera.matrix_exp), solve_triangular, cond,
-lstsq, the *_ex variants, tensorinv/tensorsolve), fft (the 2-D transforms), nn.init (dirac_,
-sparse_, the deprecated non-underscore names), nn.utils (get_total_norm,
-clip_grads_with_norm_, clip_grad_norm, skip_init), testing.make_tensor, autograd.Variable.
-Built from tessera's own differentiable ops, so autograd flows through them.
+"""torch's linalg functions that tessera's lacked, attached to ts.linalg at import (norm,
+multi_dot, vander, matrix_exp (= tessera.matrix_exp), solve_triangular, cond, lstsq, the *_ex
+variants, tensorinv/tensorsolve), and a few torch-only Tensor methods (i0, igamma, lu, stft).
+The other families' torch functions live in their own modules (fft.fft2, nn.init.dirac_,
+nn.utils.get_total_norm, testing.make_tensor, autograd.Variable, utils.swap_tensors,
+random.fork_rng). Built from tessera's own differentiable ops, so autograd flows through them.
 """
 from __future__ import annotations
 
 import functools
 import math
 from collections import namedtuple
-from typing import Any, Callable, Iterable, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterable, Optional, Sequence, Tuple
 
 from ._C import Tensor
-from ._torch_compat_parity import TRANSIENT_ATTRS
 
 
 def _ts() -> Any:
@@ -468,239 +467,6 @@ def _legacy_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
     return lu_solve(LU_data, LU_pivots, b)
 
 
-# ----------------------------------------------------------------------------- fft
-def _fft2(name: str) -> Callable[..., Tensor]:
-    def fn(input: Tensor, s: Optional[Sequence[int]] = None, dim: Sequence[int] = (-2, -1),
-           norm: Optional[str] = None) -> Tensor:
-        base = getattr(_ts().fft, name + "n")
-        return base(input, s=s, axes=tuple(dim), norm="backward" if norm is None else norm)
-    fn.__name__ = fn.__qualname__ = name + "2"
-    fn.__doc__ = f"fft.{name}n over the two dims `dim` (default the last two)."
-    return fn
-
-
-# ----------------------------------------------------------------------------- nn.init
-def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
-    """Fills a 3/4/5-D conv weight with the Dirac delta (identity convolution per group)."""
-    ts = _ts()
-    if tensor.ndim not in (3, 4, 5):
-        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
-    out_per = tensor.shape[0] // groups
-    if tensor.shape[0] % groups != 0:
-        raise ValueError("dim 0 must be divisible by groups")
-    n = min(out_per, tensor.shape[1])
-    with ts.no_grad():
-        tensor[...] = 0
-        centre = tuple(k // 2 for k in tensor.shape[2:])
-        for g in range(groups):
-            for d in range(n):
-                tensor[(g * out_per + d, d) + centre] = 1
-    return tensor
-
-
-def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
-    """Fills a 2-D tensor with N(0, std) values and zeros ceil(sparsity * rows) entries of
-    each column."""
-    ts = _ts()
-    if tensor.ndim != 2:
-        raise ValueError("Only tensors with 2 dimensions are supported")
-    rows, cols = tensor.shape
-    zeros = int(math.ceil(sparsity * rows))
-    with ts.no_grad():
-        ts.nn.init.normal_(tensor, 0, std, generator=generator)
-        for c in range(cols):
-            idx = ts.randperm(rows, generator=generator)[:zeros] if generator is not None \
-                else ts.randperm(rows)[:zeros]
-            for r in idx.tolist():
-                tensor[r, c] = 0
-    return tensor
-
-
-def _deprecated_init(name: str) -> Callable[..., Any]:
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        import warnings
-        warnings.warn(f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`.",
-                      FutureWarning, stacklevel=2)
-        return getattr(_ts().nn.init, name + "_")(*args, **kwargs)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"Deprecated: nn.init.{name}_."
-    return fn
-
-
-# ----------------------------------------------------------------------------- nn.utils
-def get_total_norm(tensors: Union[Tensor, Iterable[Tensor]], norm_type: float = 2.0,
-                   error_if_nonfinite: bool = False, foreach: Any = None) -> Tensor:
-    """The norm of the norms of `tensors` (as if concatenated)."""
-    ts = _ts()
-    ts_list = [tensors] if isinstance(tensors, Tensor) else [t for t in tensors if t is not None]
-    if not ts_list:
-        return ts.asarray(0.0)
-    norms = ts.stack([ts.linalg.vector_norm(t, ord=norm_type) for t in ts_list])
-    total = ts.linalg.vector_norm(norms, ord=norm_type)
-    if error_if_nonfinite and not bool(ts.isfinite(total)):
-        raise RuntimeError(f"The total norm of order {float(norm_type)} for gradients from "
-                           "`parameters` is non-finite, so it cannot be clipped. To disable this "
-                           "error and scale the gradients by the non-finite norm anyway, set "
-                           "`error_if_nonfinite=False`")
-    return total
-
-
-def clip_grads_with_norm_(parameters: Union[Tensor, Iterable[Tensor]], max_norm: float,
-                          total_norm: Tensor, foreach: Any = None) -> None:
-    """Scales every .grad by min(1, max_norm / (total_norm + 1e-6)) in place."""
-    ts = _ts()
-    params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
-    coef = ts.clip(max_norm / (total_norm + 1e-6), max=1.0)
-    with ts.no_grad():
-        for p in params:
-            if p.grad is not None:
-                g = p.grad
-                g[...] = g * coef.astype(g.dtype)
-
-
-def clip_grad_norm(parameters: Any, max_norm: float, norm_type: float = 2.0,
-                   error_if_nonfinite: bool = False, foreach: Any = None) -> Tensor:
-    """Deprecated alias of clip_grad_norm_."""
-    import warnings
-    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
-                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
-    return _ts().nn.utils.clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite)
-
-
-def skip_init(module_cls: type, *args: Any, **kwargs: Any) -> Any:
-    """Builds module_cls(*args, **kwargs) (tessera cannot skip the initialization, so the
-    parameters are initialized as usual)."""
-    from .nn import Module
-    if not issubclass(module_cls, Module):
-        raise RuntimeError(f"Expected a Module; got {module_cls}")
-    kwargs.pop("device", None)
-    return module_cls(*args, **kwargs)
-
-
-# ----------------------------------------------------------------------------- testing
-def make_tensor(*shape: Any, dtype: Any, device: Any, low: Optional[float] = None,
-                high: Optional[float] = None, requires_grad: bool = False,
-                noncontiguous: bool = False, exclude_zero: bool = False,
-                memory_format: Any = None) -> Tensor:
-    """A random tensor of `shape` and `dtype` with values in [low, high): torch's defaults
-    are [-9, 9] (floats and signed ints), [0, 10) for uint8, and {False, True} for bool."""
-    ts = _ts()
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
-    if low is not None and high is not None and low > high:
-        raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
-    name = str(dtype).rsplit(".", 1)[-1]
-    if name == "bool":
-        out = ts.rand(shape) > 0.5
-    elif ts.isdtype(dtype, "integral"):
-        lo = (0 if name.startswith("uint") else -9) if low is None else math.ceil(low)
-        hi = (10 if name.startswith("uint") else 10) if high is None else math.ceil(high)
-        out = ts.randint(lo, max(hi, lo + 1), shape, dtype=dtype)
-    else:
-        lo = -9.0 if low is None else low
-        hi = 9.0 if high is None else high
-        real = ts.float64 if ts.isdtype(dtype, "complex floating") else dtype
-        out = (ts.rand(shape, dtype=ts.float64) * (hi - lo) + lo).astype(real)
-        if ts.isdtype(dtype, "complex floating"):
-            im = (ts.rand(shape, dtype=ts.float64) * (hi - lo) + lo)
-            out = (out + 1j * im).astype(dtype)
-    if exclude_zero:
-        tiny = 1 if ts.isdtype(dtype, "integral") else ts.finfo(dtype).tiny
-        out = ts.where(out == 0, ts.asarray(tiny, dtype=out.dtype), out) if name != "bool" \
-            else ts.ones_like(out)
-    if noncontiguous and out.size > 1:
-        wide = ts.repeat_interleave(out.reshape(-1), 2).reshape(tuple(shape[:-1]) + (-1,)) \
-            if len(shape) else out
-        out = wide[..., ::2] if len(shape) else out
-    if device is not None:
-        out = out.to(device)
-    if requires_grad:
-        out.requires_grad_(True)
-    return out
-
-
-# ----------------------------------------------------------------------------- autograd
-class _VariableMeta(type):
-    def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, Tensor)
-
-
-class Variable(metaclass=_VariableMeta):
-    """Deprecated torch.autograd.Variable: Variable(t, requires_grad=False) is t (as a leaf
-    sharing its memory with the flag set); isinstance(x, Variable) holds for every tensor."""
-
-    def __new__(cls, data: Tensor, requires_grad: bool = False,  # type: ignore[misc]
-                volatile: bool = False) -> Tensor:
-        t = data.detach() if data.requires_grad and not requires_grad else data
-        if requires_grad:
-            t = t.detach().requires_grad_(True)
-        return t
-
-
-# ----------------------------------------------------------------------------- utils
-def swap_tensors(t1: Tensor, t2: Tensor) -> None:
-    """Exchanges everything two tensors hold (data, shape, dtype, requires_grad, .grad and
-    Python attributes such as the Parameter marker) while both keep their identity
-    (torch.utils.swap_tensors). Tensors with autograd history cannot be swapped."""
-    if not isinstance(t1, Tensor) or not isinstance(t2, Tensor):
-        raise TypeError(f"swap_tensors: expected two tensors, got {type(t1).__name__} and "
-                        f"{type(t2).__name__}")
-    if t1 is t2:
-        return
-    if t1.grad_fn is not None or t2.grad_fn is not None:
-        raise RuntimeError("swap_tensors: cannot swap tensors that have autograd history "
-                           "(grad_fn); detach them first")
-    g1, g2 = t1.grad, t2.grad
-    r1, r2 = t1.requires_grad, t2.requires_grad
-    d1, d2 = dict(t1.__dict__), dict(t2.__dict__)
-    t1.grad = None
-    t2.grad = None
-    data1 = t1.detach()
-    t1._set_data(t2.detach())
-    t2._set_data(data1)
-    t1.requires_grad_(r2)
-    t2.requires_grad_(r1)
-    t1.__dict__.clear()
-    t1.__dict__.update({k: v for k, v in d2.items() if k not in TRANSIENT_ATTRS})
-    t2.__dict__.clear()
-    t2.__dict__.update({k: v for k, v in d1.items() if k not in TRANSIENT_ATTRS})
-    t1.grad, t2.grad = g2, g1
-
-
-# ----------------------------------------------------------------------------- random
-def _generator_seed(self: Any) -> int:
-    """Seeds this generator non-deterministically and returns the seed (torch's
-    Generator.seed)."""
-    import numpy as np
-    s = int(np.random.SeedSequence().entropy % (2 ** 63))
-    self.manual_seed(s)
-    return s
-
-
-def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng",
-             _devices_kw: str = "devices", device_type: str = "cuda") -> Any:
-    """A context manager that restores the default generator's state on exit (torch.random.
-    fork_rng); with enabled=False it does nothing."""
-    import contextlib
-    if devices is not None and (isinstance(devices, (str, bytes))
-                                or not hasattr(devices, "__iter__")):
-        raise TypeError(f"fork_rng: devices must be None or a list of devices, got "
-                        f"{type(devices).__name__}")
-
-    @contextlib.contextmanager
-    def ctx() -> Any:
-        if not enabled:
-            yield
-            return
-        g = _ts().random.default_generator
-        state = g.get_state()
-        try:
-            yield
-        finally:
-            g.set_state(state)
-    return ctx()
-
-
 def _inplace_of(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     """x.<name>(...) writes fn(x, ...) into x (its dtype must hold the result)."""
     from ._torch_compat_inplace import InplaceCastError
@@ -996,10 +762,6 @@ def install() -> None:
         Tensor.volatile = property(lambda self: False,
                                    doc="Removed in torch (always False); kept for old code.")
     ts.linalg.tensordot = ts.tensordot  # the standard's alias, with torch's dims= (kwargs)
-    if not hasattr(ts.random.Generator, "seed"):
-        ts.random.Generator.seed = _generator_seed
-    if not hasattr(ts, "default_generator"):
-        ts.default_generator = ts.random.default_generator
     extras = {
         ts.linalg: {"norm": norm, "multi_dot": multi_dot, "vander": linalg_vander,
                     "matrix_exp": ts.matrix_exp, "solve_triangular": solve_triangular,
@@ -1007,20 +769,6 @@ def install() -> None:
                     "tensorsolve": tensorsolve, "lu_factor": lu_factor,
                     "lu_factor_ex": lu_factor_ex, "lu": linalg_lu, "lu_solve": lu_solve,
                     "inv_ex": inv_ex, "cholesky_ex": cholesky_ex, "solve_ex": solve_ex},
-        ts.fft: {n + "2": _fft2(n) for n in ("fft", "ifft", "rfft", "irfft")},
-        ts.nn.init: {"dirac_": dirac_, "sparse_": sparse_,
-                     **{n: _deprecated_init(n) for n in (
-                         "uniform", "normal", "constant", "xavier_uniform", "xavier_normal",
-                         "kaiming_uniform", "kaiming_normal", "orthogonal", "eye", "dirac",
-                         "sparse")}},
-        ts.nn.utils: {"get_total_norm": get_total_norm,
-                      "clip_grads_with_norm_": clip_grads_with_norm_,
-                      "clip_grad_norm": clip_grad_norm, "skip_init": skip_init},
-        ts.testing: {"make_tensor": make_tensor},
-        ts.random: {"get_rng_state": ts.get_rng_state, "set_rng_state": ts.set_rng_state,
-                    "initial_seed": ts.initial_seed, "fork_rng": fork_rng},
-        ts.autograd: {"Variable": Variable},
-        ts.utils: {"swap_tensors": swap_tensors},
     }
     if not hasattr(ts.linalg.det, "__torch_form_of__"):
         for name, fn in _linalg_forms(ts.linalg).items():

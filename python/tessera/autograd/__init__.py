@@ -18,12 +18,13 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
 from . import functional
 from . import graph
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "functional", "graph",
-           "gradcheck", "gradgradcheck", "GradcheckError"]
+           "gradcheck", "gradgradcheck", "GradcheckError", "Variable"]
 
 _Tensors = Union[Tensor, Sequence[Tensor]]
 
