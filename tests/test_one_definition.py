@@ -27,9 +27,10 @@ TABLE = "_tensor_methods.py"
 
 # Measured on 1288347 (before issue 17's stage 2): 1797 sets of 1112 distinct (target, name)
 # pairs, 517 pairs set twice or more; 1032 of the sets are the `_arg_errors` guard re-wrapping
-# names already set (without it: 765 sets, 168 pairs set twice or more). Lower these as the redesign removes patches; never raise them.
-MAX_SETS = 1797
-MAX_SET_TWICE = 517
+# names already set (without it: 765 sets, 168 pairs set twice or more). The limits below
+# are today's, lowered as the patches go. Lower these as the redesign removes patches; never raise them.
+MAX_SETS = 1728
+MAX_SET_TWICE = 469
 
 _HOOK = r'''
 import importlib.abc, json, sys, types
@@ -107,6 +108,44 @@ def records():
 def test_hook_sees_patches(records):
     """The hook works: it sees the methods bound on Tensor (the test can fail)."""
     assert any(t == "Tensor" for t, *_ in records)
+
+
+def test_table_names_each_method_once():
+    """The table's literal keys are unique (a repeated key in a dict literal would silently
+    replace the first binding)."""
+    import ast
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = open(os.path.join(here, "..", "python", "tessera", TABLE)).read()
+    keys = [k.value for node in ast.walk(ast.parse(src)) if isinstance(node, ast.Dict)
+            for k in node.keys if isinstance(k, ast.Constant)]
+    dup = sorted(k for k, n in collections.Counter(keys).items() if n > 1)
+    assert keys and not dup, f"bound twice in {TABLE}: {dup}"
+
+
+# Table entries the torch-compatibility layers still wrap without functools.wraps (issue 17,
+# in progress): in-place methods (_cast_errors_as_torch), to (memory_format), transpose and
+# swapaxes (keyword names).
+_STILL_LAYERED = {"to", "transpose", "swapaxes"}
+
+
+def test_table_is_what_tensor_has():
+    """Every entry of the table is what Tensor answers with (or what its wrappers wrap): no
+    entry is dead, replaced by another definition."""
+    import tessera as ts
+    from tessera import _tensor_methods
+
+    def chain(f):
+        out = []
+        while f is not None and len(out) < 10:
+            out.append(f)
+            f = getattr(f, "__wrapped__", None)
+        return out
+    for name, value in _tensor_methods.TENSOR_METHODS.items():
+        if name.startswith("__") or isinstance(value, property):
+            continue
+        if name in _STILL_LAYERED or name.endswith("_"):
+            continue
+        assert value in chain(ts.Tensor.__dict__.get(name)), name
 
 
 def test_patches_do_not_grow(records):

@@ -22,13 +22,14 @@ from ._dtypes import (bool, int8, int16, int32, int64, uint8, uint16, uint32, ui
                       result_type, can_cast, finfo, iinfo, isdtype, _dtype_by_name)
 from ._creation import *  # noqa: E402,F401,F403
 from ._functions import *  # noqa: E402,F401,F403
-from . import _tensor  # noqa: E402
 from . import linalg, random  # noqa: E402
 from .random import default_generator  # noqa: E402,F401
 from . import fft  # noqa: E402
 from . import cuda, backends  # noqa: E402
 
-_tensor._install()
+from . import _tensor_methods  # noqa: E402
+
+_tensor_methods.bind()  # the one table of Tensor's Python methods
 from ._torch_compat import *  # noqa: E402,F401,F403  (torch-style methods and functions)
 from . import _torch_compat_keywords as _torch_keywords  # noqa: E402
 

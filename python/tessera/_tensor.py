@@ -229,33 +229,13 @@ def _transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     return _C._permute_dims(self, perm)
 
 
-def _install() -> None:
-    methods = {
-        "__repr__": _repr,
-        "__str__": _str,
-        "numpy": _numpy,
-        "__array__": _array,
-        "tolist": _tolist,
-        "__iter__": _iter,
-        "__array_namespace__": _array_namespace,
-        "to_device": _to_device,
-        "to": _to,
-        "astype": _astype_method,
-        "reshape": _reshape,
-        "view": _view,
-        "permute": _permute,
-        "transpose": _transpose,
-        "cpu": _cpu,
-        "cuda": _cuda,
-        "pin_memory": _pin_memory,
-        "is_pinned": lambda self: _C._is_pinned(self),
-        "record_stream": _record_stream,
-        "type": None,
-    }
-    for name, fn in methods.items():
-        if fn is not None:
-            setattr(Tensor, name, fn)
-    Tensor.is_cuda = property(lambda self: self.device.type == "cuda")
-    Tensor.is_cpu = property(lambda self: self.device.type == "cpu")
-    Tensor.__module__ = "tessera"
-    Tensor.__array_priority__ = 1000  # NumPy defers binary operators to us
+def _is_pinned(self: Tensor) -> builtins.bool:
+    return _C._is_pinned(self)
+
+
+def _is_cuda(self: Tensor) -> builtins.bool:
+    return self.device.type == "cuda"
+
+
+def _is_cpu(self: Tensor) -> builtins.bool:
+    return self.device.type == "cpu"

@@ -344,9 +344,6 @@ def _normal_method(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
     return self
 
 
-Tensor.uniform_ = _uniform_method
-Tensor.normal_ = _normal_method
-
 
 # ---- torch.random's functions of the default generator
 def initial_seed() -> int:

@@ -1,0 +1,90 @@
+"""The one table that binds Tensor's Python-level methods to their functions (issue 17).
+
+Each function is defined once, in the module of its family; this file only says which name
+of `Tensor` it answers to, and :func:`bind` sets every name once, at import. No other module
+sets attributes on `Tensor` (tests/test_one_definition.py checks it under an import hook).
+
+Still outside the table (issue 17, in progress): the torch-compatibility layers
+(`_torch_compat*.py`, `_arg_errors`), `autograd` (grad, backward, hooks) and
+`nn._uninitialized`; they move here as their families are rewritten.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from ._C import Tensor
+from . import _indexing as _ix
+from . import _manipulation as _mp
+from . import _sorting as _so
+from . import _statistical as _st
+from . import _tensor as _t
+from . import random as _rn
+
+TENSOR_METHODS: Dict[str, Any] = {
+    # conversion, printing, devices (_tensor.py)
+    "__repr__": _t._repr,
+    "__str__": _t._str,
+    "numpy": _t._numpy,
+    "__array__": _t._array,
+    "tolist": _t._tolist,
+    "__iter__": _t._iter,
+    "__array_namespace__": _t._array_namespace,
+    "to_device": _t._to_device,
+    "to": _t._to,
+    "astype": _t._astype_method,
+    "cpu": _t._cpu,
+    "cuda": _t._cuda,
+    "pin_memory": _t._pin_memory,
+    "is_pinned": _t._is_pinned,
+    "record_stream": _t._record_stream,
+    "is_cuda": property(_t._is_cuda),
+    "is_cpu": property(_t._is_cpu),
+    "__module__": "tessera",
+    "__array_priority__": 1000,  # NumPy defers binary operators to us
+    # views and shapes (_tensor.py, _manipulation.py)
+    "reshape": _t._reshape,
+    "view": _t._view,
+    "permute": _t._permute,
+    "transpose": _t._transpose,
+    "flatten": _mp._flatten,
+    "unsqueeze": _mp._unsqueeze,
+    "squeeze": _mp._squeeze_method,
+    "expand": _mp._expand,
+    "flip": _mp._flip_method,
+    "movedim": _mp._movedim,
+    "moveaxis": _mp._movedim,
+    "swapaxes": _mp._swapaxes,
+    # reductions (_statistical.py): x.sum(dim, keepdim) as well as x.sum(axis=, keepdims=);
+    # var/std/max/min are torch's forms (_torch_compat_reduce, still bound there)
+    **{name: _st._method(getattr(_st, name), name) for name in (
+        "sum", "prod", "mean", "all", "any", "argmax", "argmin", "count_nonzero")},
+    "cumsum": _st._cumsum,
+    "cumprod": _st._cumprod,
+    # indexing (_indexing.py)
+    "take": _ix._take_method,
+    "nonzero": _ix._nonzero_method,
+    "gather": _ix._gather_method,
+    "scatter": _ix.scatter,
+    "scatter_": _ix._scatter_,
+    "scatter_add": _ix.scatter_add,
+    "scatter_add_": _ix._scatter_add_,
+    "index_select": _ix.index_select,
+    "index_add": _ix.index_add,
+    "index_add_": _ix._index_add_,
+    "masked_fill": _ix.masked_fill,
+    "masked_fill_": _ix._masked_fill_,
+    "masked_select": _ix.masked_select,
+    # sorting (_sorting.py)
+    "sort": _so._sort_method,
+    "argsort": _so._argsort_method,
+    "topk": _so._topk_method,
+    # random fills (random.py)
+    "uniform_": _rn._uniform_method,
+    "normal_": _rn._normal_method,
+}
+
+
+def bind() -> None:
+    """Sets each name of the table on Tensor (once, at import)."""
+    for name, value in TENSOR_METHODS.items():
+        setattr(Tensor, name, value)
