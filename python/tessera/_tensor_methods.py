@@ -1,18 +1,18 @@
-"""The one table that binds Tensor's Python-level methods to their functions (issue 17).
+"""The one table that binds Tensor's (and autograd Node's) Python-level methods to their
+functions (issue 17).
 
 Each function is defined once, in the module of its family; this file only says which name
-of `Tensor` it answers to, and :func:`bind` sets every name once, at import. No other module
-sets attributes on `Tensor` (tests/test_one_definition.py checks it under an import hook).
-
-Still outside the table (issue 17, in progress): the torch-compatibility layers
-(`_torch_compat*.py`, `_arg_errors`), `autograd` (grad, backward, hooks) and
-`nn._uninitialized`; they move here as their families are rewritten.
+it answers to, and :func:`bind` sets every name once, at import. The goal is that no other
+module sets attributes on `Tensor`; tests/test_one_definition.py counts the ones that still
+do under an import hook: the torch-compatibility layers (`_torch_compat*.py`, the
+`_arg_errors` guard) and `nn._uninitialized`, which move here as their families are rewritten.
 """
 from __future__ import annotations
 
 from typing import Any, Dict
 
-from ._C import Tensor
+from ._C import Node, Tensor
+from . import autograd as _ag
 from . import _indexing as _ix
 from . import _manipulation as _mp
 from . import _sorting as _so
@@ -78,13 +78,25 @@ TENSOR_METHODS: Dict[str, Any] = {
     "sort": _so._sort_method,
     "argsort": _so._argsort_method,
     "topk": _so._topk_method,
+    # autograd (autograd/__init__.py)
+    "grad": property(_ag._get_grad, _ag._set_grad, _ag._del_grad, _ag._c_grad.__doc__),
+    "backward": _ag._tensor_backward,
+    "register_hook": _ag._register_hook,
+    "register_post_accumulate_grad_hook": _ag._register_post_accumulate_grad_hook,
     # random fills (random.py)
     "uniform_": _rn._uniform_method,
     "normal_": _rn._normal_method,
 }
 
 
+NODE_METHODS: Dict[str, Any] = {
+    "register_hook": _ag._node_register_hook,
+    "register_prehook": _ag._node_register_prehook,
+}
+
+
 def bind() -> None:
-    """Sets each name of the table on Tensor (once, at import)."""
-    for name, value in TENSOR_METHODS.items():
-        setattr(Tensor, name, value)
+    """Sets each name of the tables on Tensor and Node (once, at import)."""
+    for cls, table in ((Tensor, TENSOR_METHODS), (Node, NODE_METHODS)):
+        for name, value in table.items():
+            setattr(cls, name, value)
