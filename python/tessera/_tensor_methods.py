@@ -5,7 +5,7 @@ Each function is defined once, in the module of its family; this file only says 
 it answers to, and :func:`bind` sets every name once, at import. The goal is that no other
 module sets attributes on `Tensor`; tests/test_one_definition.py counts the ones that still
 do under an import hook: the torch-compatibility layers (`_torch_compat*.py`, the
-`_arg_errors` guard) and `nn._uninitialized`, which move here as their families are rewritten.
+`_arg_errors` guard), which move here as their families are rewritten.
 """
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ TENSOR_METHODS: Dict[str, Any] = {
     "record_stream": _t._record_stream,
     "is_cuda": property(_t._is_cuda),
     "is_cpu": property(_t._is_cpu),
+    "materialize": property(_t._materialize_attr),  # only on nn's lazy placeholders
     "__module__": "tessera",
     "__array_priority__": 1000,  # NumPy defers binary operators to us
     # views and shapes (_tensor.py, _manipulation.py)
