@@ -1,4 +1,4 @@
-"""The one table that binds Tensor's (and autograd Node's) Python-level methods to their
+"""The one table that binds Tensor's (and autograd Node's, dtype's) Python-level methods to their
 functions (issue 17).
 
 Each function is defined once, in the module of its family; this file only says which name
@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
-from ._C import Node, Tensor
+from ._C import Node, Tensor, dtype
 from . import autograd as _ag
 from . import _indexing as _ix
+from . import _torch_compat_basics as _tb
+from . import _torch_compat_creation as _tc
+from . import _torch_compat_inplace as _ti
 from . import _manipulation as _mp
 from . import _sorting as _so
 from . import _statistical as _st
@@ -79,6 +82,49 @@ TENSOR_METHODS: Dict[str, Any] = {
     "sort": _so._sort_method,
     "argsort": _so._argsort_method,
     "topk": _so._topk_method,
+    # torch's conversions and queries (_torch_compat_basics.py)
+    "size": _tb._size_property,
+    **{name: _tb._converter(dt, name) for name, dt in _tb._CONVERSIONS.items()},
+    "type": _tb._type,
+    "type_as": _tb._type_as,
+    "nelement": _tb._nelement,
+    "ndimension": _tb._ndimension,
+    "element_size": _tb._element_size,
+    "is_floating_point": _tb._is_floating_point,
+    "is_complex": _tb._is_complex,
+    "is_signed": _tb._is_signed,
+    "is_nonzero": _tb._is_nonzero,
+    "is_same_size": _tb._is_same_size,
+    "is_inference": _tb._false,
+    "is_conj": _tb._false,
+    "is_neg": _tb._false,
+    "resolve_conj": _tb._itself,
+    "resolve_neg": _tb._itself,
+    "get_device": _tb._get_device,
+    "storage_offset": _tb._storage_offset,
+    "data": property(_tb._data_get, _tb._data_set),
+    "adjoint": _tb._adjoint,
+    "mH": property(_tb._adjoint),
+    "H": property(_tb._H),
+    "__format__": _tb._format,
+    "__contains__": _tb._contains,
+    "stride": _tb._stride,
+    # torch's new_* creation (_torch_compat_creation.py)
+    "new_zeros": _tc._new_zeros,
+    "new_ones": _tc._new_ones,
+    "new_empty": _tc._new_empty,
+    "new_full": _tc._new_full,
+    "new_tensor": _tc._new_tensor,
+    # torch's in-place methods that are not an op and a write (_torch_compat_inplace.py)
+    "add_": _ti._add_,
+    "sub_": _ti._sub_,
+    "subtract_": _ti._sub_,
+    "div_": _ti._div_,
+    "divide_": _ti._div_,
+    "float_power_": _ti._float_power_,
+    "fill_": _ti._fill_method,
+    "zero_": _ti._zero_method,
+    "copy_": _ti._copy_method,
     # autograd (autograd/__init__.py)
     "grad": property(_ag._get_grad, _ag._set_grad, _ag._del_grad, _ag._c_grad.__doc__),
     "backward": _ag._tensor_backward,
@@ -96,8 +142,14 @@ NODE_METHODS: Dict[str, Any] = {
 }
 
 
+DTYPE_METHODS: Dict[str, Any] = {
+    "to_complex": _tb._dtype_to_complex,
+    "to_real": _tb._dtype_to_real,
+}
+
+
 def bind() -> None:
-    """Sets each name of the tables on Tensor and Node (once, at import)."""
-    for cls, table in ((Tensor, TENSOR_METHODS), (Node, NODE_METHODS)):
+    """Sets each name of the tables on Tensor, Node and dtype (once, at import)."""
+    for cls, table in ((Tensor, TENSOR_METHODS), (Node, NODE_METHODS), (dtype, DTYPE_METHODS)):
         for name, value in table.items():
             setattr(cls, name, value)

@@ -198,10 +198,6 @@ def _div_(self: Tensor, other: Any, *, rounding_mode: Any = None) -> Tensor:
     return make_inplace("div_", div_rounded)(self, other, rounding_mode)
 
 
-def install() -> None:
-    Tensor.add_, Tensor.sub_, Tensor.div_ = _add_, _sub_, _div_
-    Tensor.subtract_, Tensor.divide_ = _sub_, _div_
-    Tensor.float_power_ = _float_power_
-    Tensor.fill_ = named_errors("fill_", _fill_)
-    Tensor.zero_ = named_errors("zero_", _zero_)
-    Tensor.copy_ = named_errors("copy_", _copy_)
+_fill_method = named_errors("fill_", _fill_)
+_zero_method = named_errors("zero_", _zero_)
+_copy_method = named_errors("copy_", _copy_)
