@@ -17,6 +17,9 @@ from . import _indexing as _ix
 from . import _torch_compat_basics as _tb
 from . import _torch_compat_creation as _tc
 from . import _torch_compat_inplace as _ti
+from . import _torch_compat_parity as _tp
+from . import _stft, special as _sp
+from . import linalg as _la
 from . import _manipulation as _mp
 from . import _sorting as _so
 from . import _statistical as _st
@@ -125,6 +128,21 @@ TENSOR_METHODS: Dict[str, Any] = {
     "fill_": _ti._fill_method,
     "zero_": _ti._zero_method,
     "copy_": _ti._copy_method,
+    # torch functions of other families as methods
+    "i0": _sp.i0,
+    "i0_": _ti.i0_,
+    "igamma": _sp.gammainc,
+    "igamma_": _ti.igamma_,
+    "igammac": _sp.gammaincc,
+    "igammac_": _ti.igammac_,
+    "lu": _la._tensor_lu,
+    "lu_solve": _la._legacy_lu_solve,
+    "stft": _stft.stft,
+    "istft": _stft.istft,
+    # torch's deprecated forms (_torch_compat_parity.py)
+    "resize": _tp._resize,
+    "resize_as": _tp._resize_as,
+    "volatile": property(_tp._volatile),
     # autograd (autograd/__init__.py)
     "grad": property(_ag._get_grad, _ag._set_grad, _ag._del_grad, _ag._c_grad.__doc__),
     "backward": _ag._tensor_backward,

@@ -201,3 +201,29 @@ def _div_(self: Tensor, other: Any, *, rounding_mode: Any = None) -> Tensor:
 _fill_method = named_errors("fill_", _fill_)
 _zero_method = named_errors("zero_", _zero_)
 _copy_method = named_errors("copy_", _copy_)
+
+
+def inplace_of(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    """x.<name>(...) writes fn(x, ...) into x (its dtype must hold the result)."""
+    def method(self: Tensor, *args: Any) -> Tensor:
+        from ._dtypes import can_cast
+        from .autograd import no_grad
+        out = fn(self, *args)
+        if out.dtype != self.dtype and not can_cast(out.dtype, self.dtype):
+            raise InplaceCastError(f"{name}: result type {out.dtype} can't be cast to the "
+                                   f"desired output type {self.dtype}")
+        with no_grad():
+            self[...] = out
+        return self
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def _special_inplace() -> Any:
+    from . import special
+    return (inplace_of(special.i0, "i0_"), inplace_of(special.gammainc, "igamma_"),
+            inplace_of(special.gammaincc, "igammac_"))
+
+
+i0_, igamma_, igammac_ = _special_inplace()
+i0_.__doc__ = "In-place i0."

@@ -82,6 +82,19 @@ def _resize_as_(self: Tensor, other: Tensor, memory_format: Any = None) -> Tenso
     return _resize_(self, tuple(other.shape))
 
 
+def _resize(self: Tensor, *sizes: Any) -> Tensor:
+    return self.clone().resize_(*sizes)
+
+
+def _resize_as(self: Tensor, other: Tensor) -> Tensor:
+    return self.clone().resize_as_(other)
+
+
+def _volatile(self: Tensor) -> bool:
+    """Removed in torch (always False); kept for old code."""
+    return False
+
+
 def _set_(self: Tensor, source: Optional[Tensor] = None, storage_offset: Optional[int] = None,
           size: Optional[Sequence[int]] = None, stride: Optional[Sequence[int]] = None) -> Tensor:
     """``set_()`` empties the tensor; ``set_(source)`` makes it share source's memory and
