@@ -24,7 +24,7 @@ import torch.nn.functional as TF
 import tessera as ts
 import tessera.nn.functional as F
 from tessera import _C
-from common import calls_per_sample, fmt_time, machine, sample
+from common import calls_per_sample, emit, fmt_time, machine, sample
 
 Case = Dict[str, Optional[Callable[[], object]]]
 
@@ -171,11 +171,7 @@ def main() -> int:
     md = (f"Machine: {machine()}; 1 thread; tessera {ts.__version__}, PyTorch {torch.__version__}. "
           "Ratios < 1 mean tessera is faster (tessera/PyTorch) or closer to the bare C++ op "
           "(tessera/`_C`).\n\n" + table(rows))
-    print(md)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(md + "\n")
-    return 0
+    return emit(md, args.markdown)
 
 
 if __name__ == "__main__":
