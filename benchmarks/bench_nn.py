@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 import tessera as ts
-from common import fmt_time, machine
+from common import emit, fmt_time, machine
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -241,11 +241,7 @@ def main() -> int:
             f"first {size}; each number is the process CPU time of the best of {args.reps}+ rounds "
             f"with the two libraries taking turns. Ratios > 1 mean tessera is faster.")
     md = head + "\n\n" + table(rows)
-    print(md)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(md + "\n")
-    return 0
+    return emit(md, args.markdown)
 
 
 if __name__ == "__main__":

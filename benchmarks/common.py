@@ -73,6 +73,15 @@ def table(rows: List[Dict[str, object]]) -> str:
     return "\n".join(out)
 
 
+def emit(md: str, path: Optional[str]) -> int:
+    """Prints the table and writes it to `path` when given (a benchmark's last step)."""
+    print(md)
+    if path:
+        with open(path, "w") as f:
+            f.write(md + "\n")
+    return 0
+
+
 def run_case(name: str, fns: Dict[str, Optional[Callable]], min_time: float,
              repeats: int = 7) -> Dict[str, object]:
     """Times one case in every library that has it (None where an op is missing). The

@@ -22,12 +22,14 @@ from ._dtypes import (bool, int8, int16, int32, int64, uint8, uint16, uint32, ui
                       result_type, can_cast, finfo, iinfo, isdtype, _dtype_by_name)
 from ._creation import *  # noqa: E402,F401,F403
 from ._functions import *  # noqa: E402,F401,F403
-from . import _tensor  # noqa: E402
 from . import linalg, random  # noqa: E402
+from .random import default_generator  # noqa: E402,F401
 from . import fft  # noqa: E402
 from . import cuda, backends, accelerator  # noqa: E402
 
-_tensor._install()
+from . import _tensor_methods  # noqa: E402
+
+_tensor_methods.bind()  # the one table of Tensor's Python methods
 from ._torch_compat import *  # noqa: E402,F401,F403  (torch-style methods and functions)
 from . import _torch_compat_keywords as _torch_keywords  # noqa: E402
 
@@ -77,7 +79,10 @@ def _guard_public_functions() -> None:
         guard_namespace(ns)
 
 
-from . import _torch_compat_submodules as _submodules  # noqa: E402
+# torch's functions of other families in the top-level namespace
+from .special import i0, gammainc as igamma, gammaincc as igammac  # noqa: E402,F401
+from ._torch_compat_inplace import i0_  # noqa: E402,F401
+from .linalg import lu_unpack, _tensor_lu as lu, _legacy_lu_solve as lu_solve  # noqa: E402,F401
+from ._stft import stft, istft  # noqa: E402,F401
 
-_submodules.install()  # torch's linalg/fft/nn.init/nn.utils/testing extras
 _guard_public_functions()

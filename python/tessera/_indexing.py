@@ -236,17 +236,8 @@ def _cast_to(value: Any, x: Tensor, op: str) -> Tensor:
     return astype(asarray(value), x.dtype)
 
 
-Tensor.take = _take_method
-Tensor.nonzero = _nonzero_method
-Tensor.gather = lambda self, dim, index: gather(self, dim, index)
-Tensor.gather.__doc__ = gather.__doc__
-Tensor.scatter = scatter
-Tensor.scatter_ = _scatter_
-Tensor.scatter_add = scatter_add
-Tensor.scatter_add_ = _scatter_add_
-Tensor.index_select = index_select
-Tensor.index_add = index_add
-Tensor.index_add_ = _index_add_
-Tensor.masked_fill = masked_fill
-Tensor.masked_fill_ = _masked_fill_
-Tensor.masked_select = masked_select
+def _gather_method(self: Tensor, dim: int, index: Tensor) -> Tensor:
+    return gather(self, dim, index)
+
+
+_gather_method.__doc__ = gather.__doc__

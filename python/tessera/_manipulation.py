@@ -228,11 +228,3 @@ def _swapaxes(self: Tensor, axis0: int, axis1: int) -> Tensor:
 
 builtins_max = max
 
-Tensor.flatten = _flatten
-Tensor.unsqueeze = _unsqueeze
-Tensor.squeeze = _squeeze_method
-Tensor.expand = _expand
-Tensor.flip = _flip_method
-Tensor.movedim = _movedim
-Tensor.moveaxis = _movedim
-Tensor.swapaxes = _swapaxes

@@ -84,6 +84,3 @@ def _topk_method(self: Tensor, k: int, dim: int = -1, largest: builtins.bool = T
 
 
 _topk_method.__doc__ = topk.__doc__
-Tensor.sort = _sort_method
-Tensor.argsort = _argsort_method
-Tensor.topk = _topk_method

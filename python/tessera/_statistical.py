@@ -201,11 +201,4 @@ def _cumprod(self: Tensor, dim: Optional[int] = None, *, dtype: Any = None,
     return cumulative_prod(self, axis=dim if dim is not None else axis, dtype=dtype)
 
 
-for _name, _fn in [("sum", sum), ("prod", prod), ("mean", mean), ("var", var), ("std", std),
-                   ("max", max), ("min", min), ("all", all), ("any", any),
-                   ("argmax", argmax), ("argmin", argmin), ("count_nonzero", count_nonzero)]:
-    setattr(Tensor, _name, _method(_fn, _name))
 _amp.transparent(_method(sum, "sum"), _cumsum, _cumprod)  # x.sum() autocasts like ts.sum(x)
-Tensor.cumsum = _cumsum
-Tensor.cumprod = _cumprod
-del _name, _fn

@@ -21,7 +21,7 @@ def _numpy_for_print(t: Tensor) -> np.ndarray:
     return a
 
 
-def _repr(self: Tensor) -> str:
+def _values_repr(self: Tensor) -> str:
     a = _numpy_for_print(self)
     body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3)
     extra = ""
@@ -38,8 +38,39 @@ def _repr(self: Tensor) -> str:
     return f"tensor({body}{extra})"
 
 
+def _marked(self: Tensor, values: Any) -> str:
+    """torch's reprs of nn.Parameter ('Parameter containing:' before the values) and of the
+    lazy modules' placeholders ('<UninitializedParameter>', nn/_uninitialized.py), read from
+    the markers those set in the tensor's __dict__."""
+    d = self.__dict__
+    if d.get("_is_lazy", False):
+        return "<UninitializedParameter>" if d.get("_is_param", False) else "<UninitializedBuffer>"
+    if d.get("_is_param", False):
+        return "Parameter containing:\n" + _values_repr(self)
+    return values(self)
+
+
+def _repr(self: Tensor) -> str:
+    return _marked(self, _values_repr) if self.__dict__ else _values_repr(self)
+
+
 def _str(self: Tensor) -> str:
+    if self.__dict__:
+        return _marked(self, _str_values)
+    return _str_values(self)
+
+
+def _str_values(self: Tensor) -> str:
     return np.array2string(_numpy_for_print(self), threshold=1000, edgeitems=3)
+
+
+def _materialize_attr(self: Tensor) -> Any:
+    """x.materialize(shape, device=None, dtype=None) of an nn.UninitializedParameter /
+    UninitializedBuffer; other tensors have no such attribute (as in torch)."""
+    if self.__dict__.get("_is_lazy", False) is not True:
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute 'materialize'")
+    from .nn._uninitialized import _materialize
+    return lambda shape, device=None, dtype=None: _materialize(self, shape, device, dtype)
 
 
 def _numpy(self: Tensor, *, force: builtins.bool = False) -> np.ndarray:
@@ -229,33 +260,13 @@ def _transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     return _C._permute_dims(self, perm)
 
 
-def _install() -> None:
-    methods = {
-        "__repr__": _repr,
-        "__str__": _str,
-        "numpy": _numpy,
-        "__array__": _array,
-        "tolist": _tolist,
-        "__iter__": _iter,
-        "__array_namespace__": _array_namespace,
-        "to_device": _to_device,
-        "to": _to,
-        "astype": _astype_method,
-        "reshape": _reshape,
-        "view": _view,
-        "permute": _permute,
-        "transpose": _transpose,
-        "cpu": _cpu,
-        "cuda": _cuda,
-        "pin_memory": _pin_memory,
-        "is_pinned": lambda self: _C._is_pinned(self),
-        "record_stream": _record_stream,
-        "type": None,
-    }
-    for name, fn in methods.items():
-        if fn is not None:
-            setattr(Tensor, name, fn)
-    Tensor.is_cuda = property(lambda self: self.device.type == "cuda")
-    Tensor.is_cpu = property(lambda self: self.device.type == "cpu")
-    Tensor.__module__ = "tessera"
-    Tensor.__array_priority__ = 1000  # NumPy defers binary operators to us
+def _is_pinned(self: Tensor) -> builtins.bool:
+    return _C._is_pinned(self)
+
+
+def _is_cuda(self: Tensor) -> builtins.bool:
+    return self.device.type == "cuda"
+
+
+def _is_cpu(self: Tensor) -> builtins.bool:
+    return self.device.type == "cpu"

@@ -92,9 +92,6 @@ def _wrap_method(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
 
 
 def _install() -> None:
-    _basics.install()
-    _creation.install()
-    _inplace.install()
     _parity.install()
     methods: Dict[str, Callable[..., Any]] = {}
     for mod in (_math, _shape, _reduce, _linalg, _indexing, _misc, _extra):

@@ -268,34 +268,25 @@ def _dtype_to_real(self: Any) -> Any:
     return {complex64: float32, complex128: float64}.get(self, self)
 
 
-def install() -> None:
-    """Attaches the methods above to Tensor."""
-    Tensor.size = _size_property
-    for name, dt in _CONVERSIONS.items():
-        setattr(Tensor, name, _converter(dt, name))
-    Tensor.type = _type
-    Tensor.type_as = _type_as
-    Tensor.nelement = lambda self: int(self.size)
-    Tensor.ndimension = lambda self: self.ndim
-    Tensor.element_size = lambda self: self.itemsize
-    Tensor.is_floating_point = _is_floating_point
-    Tensor.is_complex = _is_complex
-    Tensor.is_signed = _is_signed
-    Tensor.is_nonzero = _is_nonzero
-    Tensor.is_same_size = _is_same_size
-    Tensor.is_inference = lambda self: False
-    Tensor.is_conj = lambda self: False
-    Tensor.is_neg = lambda self: False
-    Tensor.resolve_conj = lambda self: self
-    Tensor.resolve_neg = lambda self: self
-    Tensor.get_device = _get_device
-    Tensor.storage_offset = lambda self: self._offset
-    Tensor.data = property(_data_get, _data_set)
-    Tensor.adjoint = _adjoint
-    Tensor.mH = property(_adjoint)
-    Tensor.H = property(_H)
-    Tensor.__format__ = _format
-    Tensor.__contains__ = _contains
-    Tensor.stride = _stride
-    _C.dtype.to_complex = _dtype_to_complex
-    _C.dtype.to_real = _dtype_to_real
+def _nelement(self: Tensor) -> int:
+    return int(self.size)
+
+
+def _ndimension(self: Tensor) -> int:
+    return self.ndim
+
+
+def _element_size(self: Tensor) -> int:
+    return self.itemsize
+
+
+def _false(self: Tensor) -> builtins.bool:
+    return False
+
+
+def _itself(self: Tensor) -> Tensor:
+    return self
+
+
+def _storage_offset(self: Tensor) -> int:
+    return self._offset

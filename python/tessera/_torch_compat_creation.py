@@ -257,11 +257,3 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     vals = np.power(np.float64(base), exps)
     d = float32 if dtype is None else _as_dtype(dtype)
     return _creation.asarray(vals, dtype=d, device=device, copy=True, requires_grad=requires_grad)
-
-
-def install() -> None:
-    Tensor.new_zeros = _new_zeros
-    Tensor.new_ones = _new_ones
-    Tensor.new_empty = _new_empty
-    Tensor.new_full = _new_full
-    Tensor.new_tensor = _new_tensor

@@ -211,26 +211,7 @@ def polygamma(n: int, input: Tensor) -> Tensor:
     return _C._astype(_C.where(pole, -math.inf if n % 2 == 0 else math.inf, out), dt, True)
 
 
-def matrix_exp(input: Tensor) -> Tensor:
-    """exp of square matrices (batched) by scaling and squaring with a degree-18 Taylor
-    polynomial; differentiable."""
-    if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
-        raise RuntimeError(f"matrix_exp: expected a square matrix (or batch), got {tuple(input.shape)}")
-    n = input.shape[-1]
-    if input.size == 0:
-        return input.clone()
-    norm = float(_ts().max(_ts().sum(_C.abs(input.detach()), axis=-2))) if input.size else 0.0
-    squarings = builtins.max(0, math.ceil(math.log2(norm)) + 1) if norm > 0.5 else 0
-    a = input / (2.0 ** squarings)
-    eye = _ts().eye(n, dtype=input.dtype, device=input.device)
-    result = eye + a
-    term = a
-    for k in range(2, 19):
-        term = _C.matmul(term, a) / k
-        result = result + term
-    for _ in range(squarings):
-        result = _C.matmul(result, result)
-    return result
+from .linalg import matrix_exp  # noqa: E402  (torch.matrix_exp is linalg's)
 
 
 def cholesky_inverse(input: Tensor, upper: builtins.bool = False) -> Tensor:

@@ -176,26 +176,54 @@ _C_ADD_, _C_SUB_, _C_DIV_ = Tensor.add_, Tensor.sub_, Tensor.div_  # the C++ in-
 
 def _add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """self += alpha * other; returns self."""
-    return _C_ADD_(self, other) if alpha == 1 else _C_ADD_(self, alpha * other)
+    if alpha == 1 and not isinstance(alpha, builtins.float):
+        return _C_ADD_(self, other)
+    from ._torch_compat_kwargs import scaled_by_alpha
+    return _C_ADD_(self, scaled_by_alpha("add_", self, other, alpha))
 
 
 def _sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """self -= alpha * other; returns self."""
-    return _C_SUB_(self, other) if alpha == 1 else _C_SUB_(self, alpha * other)
+    if alpha == 1 and not isinstance(alpha, builtins.float):
+        return _C_SUB_(self, other)
+    from ._torch_compat_kwargs import scaled_by_alpha
+    return _C_SUB_(self, scaled_by_alpha("sub_", self, other, alpha))
 
 
 def _div_(self: Tensor, other: Any, *, rounding_mode: Any = None) -> Tensor:
     """self /= other (rounding_mode 'trunc' or 'floor' rounds the quotient); returns self."""
     if rounding_mode is None:
         return _C_DIV_(self, other)
-    from ._torch_compat_math import _div_mode
-    return make_inplace("div_", _div_mode)(self, other, rounding_mode=rounding_mode)
+    from ._torch_compat_kwargs import div_rounded
+    return make_inplace("div_", div_rounded)(self, other, rounding_mode)
 
 
-def install() -> None:
-    Tensor.add_, Tensor.sub_, Tensor.div_ = _add_, _sub_, _div_
-    Tensor.subtract_, Tensor.divide_ = _sub_, _div_
-    Tensor.float_power_ = _float_power_
-    Tensor.fill_ = named_errors("fill_", _fill_)
-    Tensor.zero_ = named_errors("zero_", _zero_)
-    Tensor.copy_ = named_errors("copy_", _copy_)
+_fill_method = named_errors("fill_", _fill_)
+_zero_method = named_errors("zero_", _zero_)
+_copy_method = named_errors("copy_", _copy_)
+
+
+def inplace_of(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    """x.<name>(...) writes fn(x, ...) into x (its dtype must hold the result)."""
+    def method(self: Tensor, *args: Any) -> Tensor:
+        from ._dtypes import can_cast
+        from .autograd import no_grad
+        out = fn(self, *args)
+        if out.dtype != self.dtype and not can_cast(out.dtype, self.dtype):
+            raise InplaceCastError(f"{name}: result type {out.dtype} can't be cast to the "
+                                   f"desired output type {self.dtype}")
+        with no_grad():
+            self[...] = out
+        return self
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def _special_inplace() -> Any:
+    from . import special
+    return (inplace_of(special.i0, "i0_"), inplace_of(special.gammainc, "igamma_"),
+            inplace_of(special.gammaincc, "igammac_"))
+
+
+i0_, igamma_, igammac_ = _special_inplace()
+i0_.__doc__ = "In-place i0."

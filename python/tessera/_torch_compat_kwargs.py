@@ -29,6 +29,15 @@ class ShapeArgumentError(ValueError, RuntimeError):
 EinsumError = ShapeArgumentError
 
 
+def scaled_by_alpha(name: str, x1: Any, x2: Any, alpha: Any) -> Any:
+    """alpha * x2 for add/sub(x1, x2, alpha=) and their in-place twins; a float alpha with
+    integral operands raises as in PyTorch."""
+    if isinstance(alpha, builtins.float) and _integral(x1) and _integral(x2):
+        raise RuntimeError(f"{name}: For integral input tensors, argument alpha must not be a "
+                           f"floating point number.")
+    return x2 * alpha if not isinstance(x2, Tensor) else _C.multiply(x2, alpha)
+
+
 def _with_alpha(std: Callable[..., Any], name: str) -> Callable[..., Any]:
     @functools.wraps(std)
     def fn(*args: Any, **kwargs: Any) -> Any:
@@ -38,45 +47,76 @@ def _with_alpha(std: Callable[..., Any], name: str) -> Callable[..., Any]:
         if alpha is None or len(args) != 2 or kwargs:
             return std(*args, **kwargs)
         x1, x2 = args
-        if isinstance(alpha, builtins.float) and _integral(x1) and _integral(x2):
-            raise RuntimeError(f"For integral input tensors, argument alpha must not be a "
-                               f"floating point number.")
-        scaled = x2 * alpha if not isinstance(x2, Tensor) else _C.multiply(x2, alpha)
-        return std(x1, scaled)
+        return std(x1, scaled_by_alpha(name, x1, x2, alpha))
+    fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (std.__doc__ or "") + f"\n\n{name}(x1, x2, alpha=a) computes x1 {'+' if name == 'add' else '-'} a * x2 (torch)."
     return fn
 
 
 def _integral(x: Any) -> builtins.bool:
     return _isdtype(x.dtype, ("integral", "bool")) if isinstance(x, Tensor) \
-        else isinstance(x, builtins.int)
+        else isinstance(x, (builtins.int, builtins.bool))
+
+
+def _check_integer_divisor(x2: Any) -> None:
+    """PyTorch's CPU integer division raises on a zero divisor (a CUDA divisor is not read
+    back: that would synchronize; the kernel gives 0 there)."""
+    if isinstance(x2, Tensor):
+        zero = x2.device.type == "cpu" and builtins.bool(_C._any(_C.equal(x2, 0), None, False))
+    else:
+        zero = x2 == 0
+    if zero:
+        raise ZeroDivisionRuntimeError("div: ZeroDivisionError (integer division by zero)")
+
+
+class ZeroDivisionRuntimeError(ZeroDivisionError, RuntimeError):
+    """Integer division by zero in div(rounding_mode=): RuntimeError as PyTorch raises, and a
+    ZeroDivisionError as Python's // does."""
 
 
 def _trunc_divide(x1: Any, x2: Any) -> Any:
     if not (_integral(x1) and _integral(x2)):
         return _C.trunc(_C.divide(x1, x2))
+    _check_integer_divisor(x2)
     fq = _C.floor_divide(x1, x2)
     # Integer floor division rounds down; truncation rounds toward zero.
     inexact = _C.not_equal(_C.multiply(fq, x2), x1)
     return _C.where(_C.logical_and(_C.less(fq, 0), inexact), _C.add(fq, 1), fq)
 
 
-def _with_rounding(std: Callable[..., Any]) -> Callable[..., Any]:
+def div_rounded(x1: Any, x2: Any, rounding_mode: Any) -> Any:
+    """div(x1, x2, rounding_mode=) of PyTorch: None (true division), 'trunc' or 'floor'."""
+    if rounding_mode is None:
+        return _C.divide(x1, x2)
+    if rounding_mode == "floor":
+        if _integral(x1) and _integral(x2):
+            _check_integer_divisor(x2)
+        return _C.floor_divide(x1, x2)
+    if rounding_mode == "trunc":
+        return _trunc_divide(x1, x2)
+    raise _C.ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                        f"but found '{rounding_mode}'")  # a ValueError and a RuntimeError
+
+
+def _with_rounding(std: Callable[..., Any], name: str) -> Callable[..., Any]:
     @functools.wraps(std)
     def fn(*args: Any, **kwargs: Any) -> Any:
         if not kwargs:
             return std(*args)
-        rounding_mode = kwargs.pop("rounding_mode", None)
-        if rounding_mode is None or len(args) != 2 or kwargs:
+        if "rounding_mode" not in kwargs or len(args) != 2 or len(kwargs) > 1:
             return std(*args, **kwargs)
-        x1, x2 = args
-        if rounding_mode == "floor":
-            return _C.floor_divide(x1, x2)
-        if rounding_mode == "trunc":
-            return _trunc_divide(x1, x2)
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-                           f"but found '{rounding_mode}'")
+        return div_rounded(args[0], args[1], kwargs["rounding_mode"])
+    fn.__name__ = fn.__qualname__ = name
     return fn
+
+
+@functools.wraps(_C.divide)
+def true_divide(x1: Any, x2: Any, /) -> Any:
+    return _C.divide(x1, x2)
+
+
+true_divide.__name__ = true_divide.__qualname__ = "true_divide"
+true_divide.__doc__ = "x1 / x2 (PyTorch's true_divide: divide without rounding_mode)."
 
 
 def _round(std: Callable[..., Any]) -> Callable[..., Any]:
@@ -254,8 +294,9 @@ def _build() -> dict:
         "add": _c_named(_with_alpha(_C.add, "add")),
         "subtract": _c_named(_with_alpha(_C.subtract, "subtract")),
         "sub": _c_named(_with_alpha(_C.subtract, "sub")),
-        "divide": _c_named(_with_rounding(_C.divide)), "div": _c_named(_with_rounding(_C.divide)),
-        "true_divide": _c_named(_with_rounding(_C.divide)), "round": _c_named(_round(_C.round)), "tensordot": _tensordot(_linalg_core.tensordot),
+        "divide": _c_named(_with_rounding(_C.divide, "divide")),
+        "div": _c_named(_with_rounding(_C.divide, "div")),
+        "true_divide": _c_named(true_divide), "round": _c_named(_round(_C.round)), "tensordot": _tensordot(_linalg_core.tensordot),
         "nonzero": _nonzero(_indexing.nonzero),
         "concat": _axis_positional(_manipulation.concat, "concat"),
         "count_nonzero": _axis_positional(_statistical.count_nonzero, "count_nonzero"),

@@ -444,38 +444,10 @@ def square(input: Tensor) -> Tensor:
 
 
 
-_C_ADD, _C_SUB = Tensor.add, Tensor.sub  # the C++ methods (fast path)
-
-
-def _sub_alpha(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    """input - alpha * other."""
-    return _C_SUB(input, other) if alpha == 1 else _C_SUB(input, alpha * other)
-
-
-def _add_alpha(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    """input + alpha * other."""
-    return _C_ADD(input, other) if alpha == 1 else _C_ADD(input, alpha * other)
-
-
-def _div_mode(input: Tensor, other: Any, *, rounding_mode: Optional[str] = None) -> Tensor:
-    """torch.div: true division, or rounding_mode='trunc' / 'floor'."""
-    if rounding_mode is None:
-        return _C.divide(input, other)
-    if rounding_mode == "floor":
-        return _C.floor_divide(input, other)
-    if rounding_mode == "trunc":
-        q = _C.trunc(_C.divide(input, other))
-        ints = input.dtype not in _FLOATS + _COMPLEX and (
-            isinstance(other, Tensor) and other.dtype not in _FLOATS + _COMPLEX or
-            isinstance(other, builtins.int))
-        if ints:  # integer operands keep an integer result, as in torch
-            if isinstance(other, Tensor) and builtins.bool(_C._any(other == 0, None, False)):
-                raise RuntimeError("div: ZeroDivisionError (integer division by zero)")
-            dt = _C._promote_types(input.dtype, other.dtype) if isinstance(other, Tensor) \
-                else input.dtype
-            return _C._astype(q, dt, True)
-        return q
-    raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
+# add/sub/div are the namespace's functions (one definition, Note [torch in-place] twins in
+# _torch_compat_inplace): alpha= and rounding_mode= as in PyTorch.
+from ._torch_compat_kwargs import add as _add, subtract as _subtract, sub as _sub  # noqa: E402
+from ._torch_compat_kwargs import div as _div, divide as _divide, true_divide as _true_divide  # noqa: E402,E501
 
 
 # name -> out-of-place implementation; each becomes a Tensor method and gets an in-place
@@ -489,9 +461,9 @@ METHODS = {
     "erfc": erfc, "erfinv": erfinv, "lgamma": lgamma, "digamma": digamma, "angle": angle,
     "gcd": gcd, "lcm": lcm, "absolute": absolute, "arccos": arccos, "arccosh": arccosh,
     "arcsin": arcsin, "arcsinh": arcsinh, "arctan": arctan, "arctan2": arctan2,
-    "arctanh": arctanh, "bitwise_not": bitwise_not, "true_divide": true_divide,
-    "divide": _div_mode, "div": _div_mode, "multiply": _C.multiply, "subtract": _sub_alpha,
-    "sub": _sub_alpha, "add": _add_alpha, "greater": gt, "greater_equal": ge, "less": lt,
+    "arctanh": arctanh, "bitwise_not": bitwise_not, "true_divide": _true_divide,
+    "divide": _divide, "div": _div, "multiply": _C.multiply, "subtract": _subtract,
+    "sub": _sub, "add": _add, "greater": gt, "greater_equal": ge, "less": lt,
     "less_equal": le, "not_equal": ne, "square": square, "acosh": _C.acosh, "asinh": _C.asinh, "atanh": _C.atanh,
     "hypot": _C.hypot, "copysign": _C.copysign, "nextafter": _C.nextafter, "positive": _C.positive,
     "bitwise_left_shift": _C.bitwise_left_shift, "bitwise_right_shift": _C.bitwise_right_shift,
@@ -510,7 +482,7 @@ INPLACE_OF_EXISTING = [
     "transpose", "swapaxes", "swapdims", "conj_physical", "eq", "ne", "lt", "le", "gt", "ge",
 ]
 # Hot methods installed as they are (no error-naming wrapper): their errors name them already.
-HOT = {"add", "sub", "subtract", "clamp", "clip"}
+HOT = {"add", "sub", "subtract", "div", "divide", "true_divide", "clamp", "clip"}
 NO_INPLACE = {"isposinf", "isneginf", "isreal", "isclose", "allclose", "equal", "real", "imag",
               "positive", "angle", "fmax", "fmin", "logaddexp", "logaddexp2", "add", "sub",
               "div"}

@@ -183,9 +183,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Any 
     return _ts().random.normal(mean, std, size, dtype=dtype, device=device, generator=generator)
 
 
-def initial_seed() -> int:
-    """The seed of the default generator."""
-    return _ts().random.default_generator.initial_seed()
+from .random import get_rng_state, initial_seed, set_rng_state  # noqa: E402,F401
 
 
 def seed() -> int:
@@ -193,22 +191,6 @@ def seed() -> int:
     s = int(np.random.SeedSequence().entropy % (2 ** 63))
     _ts().manual_seed(s)
     return s
-
-
-def get_rng_state() -> Tensor:
-    """The default generator's state as a uint8 tensor (for set_rng_state)."""
-    state = _ts().random.default_generator.get_state()
-    raw = np.array([int(v) for v in state], dtype=np.uint64).view(np.uint8)
-    return _ts().asarray(raw.copy())
-
-
-def set_rng_state(new_state: Tensor) -> None:
-    """Restores a state from get_rng_state."""
-    raw = np.asarray(new_state.cpu()).astype(np.uint8)
-    if raw.shape != (16,):
-        raise RuntimeError(f"set_rng_state: expected a state of 16 bytes, got shape {raw.shape}")
-    vals = raw.view(np.uint64)
-    _ts().random.default_generator.set_state((int(vals[0]), int(vals[1])))
 
 
 def _fill_random(self: Tensor, values: Tensor, op: str) -> Tensor:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import types
-import weakref
 from typing import Any, Callable, Optional, Sequence
 
 from . import _C
@@ -20,7 +19,6 @@ from ._C import Tensor
 # Per-object caches of the Python layer: never copied, pickled or swapped with a tensor.
 TRANSIENT_ATTRS = frozenset({"_grad_ref", "_ts_size"})
 
-_cpp_grad = Tensor.grad
 _cpp_set_data = Tensor._set_data
 
 
@@ -29,31 +27,6 @@ def _set_data(self: Tensor, src: Tensor) -> None:
     (the callable ``size`` object of _torch_compat_basics)."""
     _cpp_set_data(self, src)
     self.__dict__.pop("_ts_size", None)
-
-
-def _grad_get(self: Tensor) -> Optional[Tensor]:
-    g = _cpp_grad.fget(self)
-    if g is None:
-        return None
-    d = self.__dict__
-    ref = d.get("_grad_ref")
-    cached = ref() if ref is not None else None
-    if cached is not None and cached._impl_id == g._impl_id:
-        return cached
-    d["_grad_ref"] = weakref.ref(g)
-    return g
-
-
-def _grad_set(self: Tensor, value: Any) -> None:
-    _cpp_grad.fset(self, value)
-    if value is None:
-        self.__dict__.pop("_grad_ref", None)
-    else:
-        self.__dict__["_grad_ref"] = weakref.ref(value)
-
-
-def _grad_del(self: Tensor) -> None:
-    _grad_set(self, None)
 
 
 def _ts() -> Any:
@@ -117,6 +90,19 @@ def _resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
 
 def _resize_as_(self: Tensor, other: Tensor, memory_format: Any = None) -> Tensor:
     return _resize_(self, tuple(other.shape))
+
+
+def _resize(self: Tensor, *sizes: Any) -> Tensor:
+    return self.clone().resize_(*sizes)
+
+
+def _resize_as(self: Tensor, other: Tensor) -> Tensor:
+    return self.clone().resize_as_(other)
+
+
+def _volatile(self: Tensor) -> bool:
+    """Removed in torch (always False); kept for old code."""
+    return False
 
 
 def _set_(self: Tensor, source: Optional[Tensor] = None, storage_offset: Optional[int] = None,
@@ -391,7 +377,6 @@ class TypedStorage(UntypedStorage):
 def install() -> None:
     """Attaches the Tensor attributes above."""
     from ._torch_compat_legacy import strided
-    Tensor.grad = property(_grad_get, _grad_set, _grad_del, _cpp_grad.__doc__)
     Tensor._set_data = _set_data
     Tensor.__bool__ = _bool
     Tensor.item = _dual_item(Tensor.item)

@@ -20,7 +20,7 @@ from ._C import Tensor
 from ._dtypes import isdtype as _isdtype
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
-           "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+           "fftfreq", "rfftfreq", "fftshift", "ifftshift", "fft2", "ifft2", "rfft2", "irfft2"]
 
 _F = _C._fft
 _Norm = Optional[str]
@@ -389,3 +389,17 @@ for _name in ("fftn", "ifftn", "rfftn", "irfftn"):
 for _name in ("fftshift", "ifftshift"):
     globals()[_name] = _torch_shift(globals()[_name])
 del _name
+
+
+def _two_dim(name: str) -> Any:
+    nd = globals()[name + "n"]
+
+    def fn(input: Tensor, s: Optional[Sequence[int]] = None, dim: Sequence[int] = (-2, -1),
+           norm: Optional[str] = None) -> Tensor:
+        return nd(input, s=s, axes=tuple(dim), norm="backward" if norm is None else norm)
+    fn.__name__ = fn.__qualname__ = name + "2"
+    fn.__doc__ = f"{name}n over the two dims `dim` (default the last two), as torch.fft.{name}2."
+    return fn
+
+
+fft2, ifft2, rfft2, irfft2 = (_two_dim(n) for n in ("fft", "ifft", "rfft", "irfft"))

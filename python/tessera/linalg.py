@@ -9,8 +9,11 @@ raise :class:`LinAlgError`, a ``ValueError`` and ``RuntimeError`` subclass.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
-from typing import Any, NamedTuple, Optional, Tuple, Union
+import sys
+from collections import namedtuple
+from typing import Any, Callable, Iterable, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _C
 from ._C import Tensor, matmul
@@ -426,3 +429,746 @@ def matrix_norm(x: Tensor, /, *, keepdims: bool = False,
     if keepdims:
         r = F.expand_dims(F.expand_dims(r, axis=-1), axis=-1)
     return r
+
+
+# ---- torch.linalg beyond the standard (Note [linalg torch forms] below)
+def _axes2(dim: Any) -> Tuple[int, int]:
+    d = tuple(dim)
+    if len(d) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {d}")
+    return d  # type: ignore[return-value]
+
+
+def matrix_norm_dim(A: Tensor, ord: Any = "fro", dim: Sequence[int] = (-2, -1),
+                    keepdim: bool = False) -> Tensor:
+    """linalg.matrix_norm over the two dims `dim` (moved last for the standard function)."""
+    ts = _ns()
+    d = _axes2(dim)
+    nd = A.ndim
+    if nd < 2:
+        from . import errors
+        raise errors.ValueError(f"matrix_norm: the input must have at least 2 dimensions, "
+                                f"got shape {tuple(A.shape)}")
+    d = tuple(x % nd for x in d)
+    x = ts.moveaxis(A, d, (-2, -1))
+    out = ts.linalg.matrix_norm(x, ord=ord, keepdims=keepdim)
+    if keepdim:
+        out = ts.moveaxis(out, (-2, -1), d)
+    return out
+
+
+def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
+         dtype: Any = None) -> Tensor:
+    """torch.linalg.norm: the vector norm over one dim (or the flattened tensor when ord and
+    dim are None), the matrix norm over two dims (or a 2-D input with ord given)."""
+    ts = _ns()
+    if dtype is not None:
+        A = A.astype(dtype)
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None and len(dim) == 2 or dim is None and ord is not None and A.ndim == 2:
+        return matrix_norm_dim(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim,
+                               keepdim)
+    if ord is not None and dim is None and A.ndim != 1:
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be "
+                           f"1D or 2D. Got {A.ndim}D.")
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.vector_norm: ord {ord!r} is a matrix norm; give two dims")
+    return ts.linalg.vector_norm(A, ord=2 if ord is None else ord,
+                                 axis=None if dim is None else tuple(dim), keepdims=keepdim)
+
+
+def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
+    """A @ B @ ... with a 1-D first (row) / last (column) argument allowed, as torch."""
+    ts = _ns()
+    if not isinstance(tensors, (list, tuple)) or not all(isinstance(t, Tensor) for t in tensors):
+        raise TypeError(f"linalg_multi_dot(): argument 'tensors' (position 1) must be tuple of "
+                        f"Tensors, not {type(tensors).__name__}")
+    ts_list = list(tensors)
+    if len(ts_list) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts_list)}")
+    first_1d, last_1d = ts_list[0].ndim == 1, ts_list[-1].ndim == 1
+    if first_1d:
+        ts_list[0] = ts_list[0][None, :]
+    if last_1d:
+        ts_list[-1] = ts_list[-1][:, None]
+    for i, t in enumerate(ts_list):
+        if t.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
+    out = ts_list[0]
+    for t in ts_list[1:]:
+        out = ts.matmul(out, t)
+    if first_1d:
+        out = out[0]
+    if last_1d:
+        out = out[..., 0]
+    return out
+
+
+def linalg_vander(x: Tensor, *, N: Optional[int] = None) -> Tensor:
+    """torch.linalg.vander: increasing powers x^0 ... x^(N-1) along a new last dim."""
+    ts = _ns()
+    if x.ndim == 0:
+        raise RuntimeError("linalg.vander: x must have at least one dimension")
+    n = x.shape[-1] if N is None else N
+    if n <= 1 and N is not None and N < 1:
+        raise RuntimeError("linalg.vander: N must be greater than 1.")
+    if not ts.isdtype(x.dtype, ("real floating", "complex floating")):
+        x = x.astype(ts.int64)  # torch: integer powers in int64
+    cols = [ts.ones_like(x)]
+    for _ in range(1, n):
+        cols.append(cols[-1] * x)
+    return ts.stack(cols, axis=-1)
+
+
+def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
+                     unitriangular: bool = False) -> Tensor:
+    """Solves A X = B (or X A = B when not `left`) reading only A's upper / lower triangle
+    (its diagonal taken as ones when `unitriangular`)."""
+    ts = _ns()
+    if A.ndim < 2 or B.ndim < 2:
+        raise RuntimeError("linalg.solve_triangular: The input tensor A must have at least 2 "
+                           "dimensions.")
+    T = ts.triu(A) if upper else ts.tril(A)
+    if unitriangular:
+        n = A.shape[-1]
+        eye = ts.eye(n, dtype=A.dtype, device=A.device)
+        T = T * (1 - eye) + eye
+    if not left:
+        return solve_triangular(A.mT, B.mT, upper=not upper, unitriangular=unitriangular).mT
+    try:
+        return ts.linalg.solve(T, B)
+    except ts.linalg.LinAlgError:  # a zero on the diagonal: substitution gives torch's inf/nan
+        return _substitute(T, B, upper)
+
+
+def _substitute(T: Tensor, B: Tensor, upper: bool) -> Tensor:
+    """X with T X = B by forward / back substitution (no singularity check, as BLAS trsm:
+    a zero pivot gives inf / nan); differentiable."""
+    ts = _ns()
+    n = T.shape[-1]
+    xs: list = [None] * n
+    for i in (range(n - 1, -1, -1) if upper else range(n)):
+        acc = B[..., i, :]
+        for j in (range(i + 1, n) if upper else range(i)):
+            acc = acc - T[..., i, j:j + 1] * xs[j]
+        xs[i] = acc / T[..., i, i:i + 1]
+    if n == 0:
+        return ts.linalg.solve(T, B)
+    return ts.stack(xs, axis=-2)
+
+
+def _real_of(dtype: Any) -> Any:
+    ts = _ns()
+    return {ts.complex64: ts.float32, ts.complex128: ts.float64}.get(dtype, dtype)
+
+
+def _failing(A: Tensor, fn: Callable[[Tensor], Any], info_of: Callable[[Any], int]) -> Any:
+    """Per-matrix LAPACK-style info (int32 NumPy array, A's batch shape) of fn over the
+    matrices of A: 0 where fn succeeds, info_of(matrix as NumPy) where it raises
+    LinAlgError."""
+    import numpy as np
+    ts = _ns()
+    batch = tuple(A.shape[:-2])
+    flat = A.detach().reshape((math.prod(batch),) + tuple(A.shape[-2:]))
+    info = np.zeros(flat.shape[0], np.int32)
+    for i in range(flat.shape[0]):
+        try:
+            fn(flat[i])
+        except ts.linalg.LinAlgError:
+            info[i] = max(1, info_of(flat[i].cpu().numpy()))
+    return info.reshape(batch)
+
+
+def _lu_info(a: Any) -> int:
+    """getrf's info: the 1-based index of the first zero pivot (else the order)."""
+    i = int(_getrf(a[None])[2][0])
+    return i if i else a.shape[-1]
+
+
+def _chol_info(a: Any) -> int:
+    """potrf's info: the order of the first leading minor that is not positive-definite."""
+    ts = _ns()
+    for k in range(1, a.shape[-1] + 1):
+        try:
+            ts.linalg.cholesky(ts.asarray(a[:k, :k]))
+        except ts.linalg.LinAlgError:
+            return k
+    return a.shape[-1]
+
+
+def _masked(A: Tensor, info: Any) -> Tuple[Tensor, Tensor]:
+    """(A with its failing matrices replaced by identities, the failure mask (batch + (1,
+    1)))."""
+    ts = _ns()
+    bad = ts.asarray(info != 0, device=A.device)[..., None, None]
+    eye = ts.eye(A.shape[-1], dtype=A.dtype, device=A.device)
+    return ts.where(bad, eye, A), bad
+
+
+def cond(A: Tensor, p: Any = None) -> Tensor:
+    """The condition number: sigma_max / sigma_min for p in (None, 2, -2 inverted), else
+    norm(A, p) * norm(inv(A), p)."""
+    ts = _ns()
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.cond: The input tensor A must have at least 2 dimensions.")
+    empty = A.shape[-1] == 0 or A.shape[-2] == 0
+    if p in (None, 2, -2):
+        if empty:
+            return ts.zeros(tuple(A.shape[:-2]), dtype=_real_of(A.dtype), device=A.device)
+        s = ts.linalg.svdvals(A)
+        hi, lo = s[..., 0], s[..., -1]
+        return hi / lo if p != -2 else lo / hi
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but "
+                           f"they are {A.shape[-2]} by {A.shape[-1]} matrices")
+    if empty:
+        return ts.zeros(tuple(A.shape[:-2]), dtype=_real_of(A.dtype), device=A.device)
+    try:
+        return matrix_norm_dim(A, p) * matrix_norm_dim(ts.linalg.inv(A), p)
+    except ts.linalg.LinAlgError:  # singular matrices have an infinite condition number
+        safe, bad = _masked(A, _failing(A, ts.linalg.inv, _lu_info))
+        na = matrix_norm_dim(A, p)
+        r = na * matrix_norm_dim(ts.linalg.inv(safe), p)
+        # torch fills the failed inverses with inf: its nuclear norm of 0 * that is NaN
+        worst = ts.where(na == 0, math.nan, math.inf) if p == "nuc" else math.inf
+        return ts.where(bad[..., 0, 0], worst, r)
+
+
+_Lstsq = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
+
+
+def lstsq(A: Tensor, B: Tensor, rcond: Optional[float] = None, *,
+          driver: Optional[str] = None) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Least squares min ||A X - B|| through the pseudo-inverse, singular values at or below
+    rcond * the largest dropped (default: eps * max(m, n)). As torch's drivers: rank for all
+    but 'gels', singular_values for 'gelsd'/'gelss', and the squared residuals (..., k) when
+    m > n for 'gels', and for 'gelsd'/'gelss' when every matrix has full rank; the default
+    driver is 'gelsy' on the CPU, 'gels' on CUDA."""
+    ts = _ns()
+    if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, "
+                           f"gelsy, gelsd, gelss), but got {driver}")
+    if driver is None:
+        driver = "gels" if str(A.device).startswith("cuda") else "gelsy"
+    vec = B.ndim == A.ndim - 1
+    Bm = B[..., None] if vec else B
+    m, n = A.shape[-2], A.shape[-1]
+    X = ts.matmul(ts.linalg.pinv(A, rtol=rcond), Bm)
+    real = _real_of(A.dtype)
+    empty = ts.empty((0,), dtype=real, device=A.device)
+    rank = ts.linalg.matrix_rank(A, rtol=rcond) if driver != "gels" \
+        else ts.empty((0,), dtype=ts.int64, device=A.device)
+    sv = ts.linalg.svdvals(A) if driver in ("gelsd", "gelss") else empty
+    residuals = empty
+    if m > n and driver != "gelsy" and (driver == "gels" or bool(ts.all(rank == n))):
+        r = ts.matmul(A, X) - Bm
+        residuals = ts.sum(ts.abs(r) ** 2, axis=-2).astype(real)
+    if vec:
+        X = X[..., 0]
+    return _Lstsq(X, residuals, rank, sv)
+
+
+_InvEx = namedtuple("inv_ex", ["inverse", "info"])
+_CholeskyEx = namedtuple("cholesky_ex", ["L", "info"])
+_SolveEx = namedtuple("solve_ex", ["result", "info"])
+
+
+def _raise_info(op: str, info: Any, what: str) -> None:
+    ts = _ns()
+    i = int(info.reshape(-1).max()) if info.size else 0
+    raise ts.linalg.LinAlgError(f"linalg.{op}: {what} (info = {i})")
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:
+    """(inverse, info) of linalg.inv: info (int32, per matrix) is 0 where it succeeded, else
+    the 1-based index of the first zero pivot of the LU factorization (that matrix's inverse
+    is NaN; the others are exact). check_errors=True raises instead."""
+    ts = _ns()
+    try:
+        return _InvEx(ts.linalg.inv(A), ts.zeros(tuple(A.shape[:-2]), dtype=ts.int32,
+                                                 device=A.device))
+    except ts.linalg.LinAlgError:
+        if check_errors:
+            raise
+    info = _failing(A, ts.linalg.inv, _lu_info)
+    safe, bad = _masked(A, info)
+    out = ts.where(bad, math.nan, ts.linalg.inv(safe))
+    return _InvEx(out, ts.asarray(info, device=A.device))
+
+
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> Any:
+    """(L, info) of linalg.cholesky: info (int32, per matrix) is 0 where it succeeded, else the
+    order of the leading minor that is not positive-definite (that factor is NaN)."""
+    ts = _ns()
+    try:
+        return _CholeskyEx(ts.linalg.cholesky(A, upper=upper),
+                           ts.zeros(tuple(A.shape[:-2]), dtype=ts.int32, device=A.device))
+    except ts.linalg.LinAlgError:
+        if check_errors:
+            raise
+    info = _failing(A, ts.linalg.cholesky, _chol_info)
+    safe, bad = _masked(A, info)
+    out = ts.where(bad, math.nan, ts.linalg.cholesky(safe, upper=upper))
+    return _CholeskyEx(out, ts.asarray(info, device=A.device))
+
+
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> Any:
+    """(result, info) of linalg.solve: info (int32, per matrix of A) is 0 where A is
+    invertible, else the 1-based index of its first zero pivot (that result is NaN)."""
+    ts = _ns()
+    try:
+        out = ts.linalg.solve(A, B, left=left)
+        bad = None
+    except ts.linalg.LinAlgError:
+        if check_errors:
+            raise
+        info = _failing(A, ts.linalg.inv, _lu_info)
+        safe, bad = _masked(A, info)
+        out = ts.linalg.solve(safe, B, left=left)
+    if bad is None:
+        return _SolveEx(out, ts.zeros(tuple(A.shape[:-2]), dtype=ts.int32, device=A.device))
+    vec = B.ndim == 1 or (B.ndim >= 2 and A.ndim == B.ndim + 1
+                          and tuple(B.shape) == tuple(A.shape[:-1])
+                          and B.shape[-2] != A.shape[-1])
+    out = ts.where(bad[..., 0] if vec else bad, math.nan, out)
+    return _SolveEx(out, ts.asarray(info, device=A.device))  # A's batch shape, as torch
+
+
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
+    """The inverse of A seen as a matrix of its first `ind` dims by the rest."""
+    ts = _ns()
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    m = math.prod(rows)
+    if m != math.prod(cols):
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           "prod(self.shape[:ind])")
+    return ts.linalg.inv(A.reshape(m, m)).reshape(cols + rows)
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims: Optional[Sequence[int]] = None) -> Tensor:
+    """X with tensordot(A, X, X.ndim) == B."""
+    ts = _ns()
+    if dims is not None:
+        A = ts.moveaxis(A, tuple(dims), tuple(range(A.ndim - len(dims), A.ndim)))
+    rest = tuple(A.shape[B.ndim:])
+    n = math.prod(rest)
+    x = ts.linalg.solve(A.reshape(-1, n), B.reshape(-1, 1) if B.ndim else B.reshape(1, 1))
+    return x.reshape(rest)
+
+
+# ----------------------------------------------------------------------------- LU
+_LUFactor = namedtuple("lu_factor", ["LU", "pivots"])
+_LUFactorEx = namedtuple("lu_factor_ex", ["LU", "pivots", "info"])
+_PLU = namedtuple("lu", ["P", "L", "U"])
+
+
+def _getrf(a: Any) -> Tuple[Any, Any, Any]:
+    """LAPACK getrf (partial pivoting) on a (B, m, n) NumPy array: (LU, 1-based pivots
+    int32 (B, k), info int32 (B,))."""
+    import numpy as np
+    A = np.array(a, copy=True)
+    nb, m, n = A.shape
+    k = min(m, n)
+    piv = np.zeros((nb, k), np.int32)
+    info = np.zeros(nb, np.int32)
+    rows = np.arange(nb)
+    for j in range(k):
+        p = j + np.argmax(np.abs(A[:, j:, j]), axis=1)
+        piv[:, j] = p + 1
+        top = A[rows, j, :].copy()
+        A[rows, j, :] = A[rows, p, :]
+        A[rows, p, :] = top
+        d = A[:, j, j]
+        zero = d == 0
+        info = np.where(zero & (info == 0), j + 1, info).astype(np.int32)
+        safe = np.where(zero, 1, d)
+        A[:, j + 1:, j] = np.where(zero[:, None], A[:, j + 1:, j], A[:, j + 1:, j] / safe[:, None])
+        A[:, j + 1:, j + 1:] -= A[:, j + 1:, j:j + 1] * A[:, j:j + 1, j + 1:]
+    return A, piv, info
+
+
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -> Any:
+    """(LU, pivots, info) of (..., m, n) matrices with partial pivoting, LAPACK's layout:
+    L (unit diagonal) below and U on/above the diagonal of LU, 1-based int32 pivots. Values
+    only (not differentiable in tessera)."""
+    ts = _ns()
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
+                           "CPU.")
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.lu_factor: The input tensor A must have at least 2 "
+                           f"dimensions.")
+    batch = tuple(A.shape[:-2])
+    m, n = A.shape[-2], A.shape[-1]
+    lu, piv, info = _getrf(A.detach().cpu().numpy().reshape((math.prod(batch), m, n)))
+    out = ts.asarray(lu.reshape(batch + (m, n)), device=A.device)
+    pv = ts.asarray(piv.reshape(batch + (min(m, n),)), device=A.device)
+    inf = ts.asarray(info.reshape(batch), device=A.device)
+    if check_errors and bool((inf != 0).any()):
+        i = int(info.max())
+        raise ts.linalg.LinAlgError(f"linalg.lu_factor_ex: U[{i},{i}] is zero, singular U.")
+    return _LUFactorEx(out, pv, inf)
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True) -> Any:
+    """(LU, pivots) of lu_factor_ex; raises for singular input as torch does."""
+    ts = _ns()
+    r = lu_factor_ex(A, pivot=pivot)
+    if bool((r.info != 0).any()):
+        i = int(r.info.max())
+        raise ts.linalg.LinAlgError(f"torch.linalg.lu_factor: U[{i},{i}] is zero and using it "
+                                    f"on lu_solve would result in a division by zero.")
+    return _LUFactor(r.LU, r.pivots)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
+              unpack_pivots: bool = True) -> Any:
+    """(P, L, U) with A = P @ L @ U from lu_factor's output."""
+    import numpy as np
+    ts = _ns()
+    m, n = LU_data.shape[-2], LU_data.shape[-1]
+    k = min(m, n)
+    L = U = P = ts.empty((0,), dtype=LU_data.dtype)
+    if unpack_data:
+        eye = ts.eye(m, k, dtype=LU_data.dtype, device=LU_data.device)
+        L = ts.tril(LU_data[..., :, :k], k=-1) + eye
+        U = ts.triu(LU_data[..., :k, :])
+    if unpack_pivots:
+        piv = LU_pivots.cpu().numpy().reshape((math.prod(tuple(LU_pivots.shape[:-1])),
+                                               LU_pivots.shape[-1])).astype(np.int64) - 1
+        perms = np.tile(np.arange(m), (piv.shape[0], 1))
+        for j in range(piv.shape[1]):
+            rows = np.arange(piv.shape[0])
+            a, b = perms[rows, j].copy(), perms[rows, piv[:, j]].copy()
+            perms[rows, j], perms[rows, piv[:, j]] = b, a
+        mats = np.zeros((piv.shape[0], m, m))
+        for r in range(piv.shape[0]):
+            mats[r, perms[r], np.arange(m)] = 1
+        P = ts.asarray(mats.reshape(tuple(LU_pivots.shape[:-1]) + (m, m)),
+                       dtype=LU_data.dtype, device=LU_data.device)
+    return _PLU(P, L, U)
+
+
+def linalg_lu(A: Tensor, *, pivot: bool = True) -> Any:
+    """(P, L, U) with A = P @ L @ U (singular A included, as torch)."""
+    r = lu_factor_ex(A, pivot=pivot)
+    return lu_unpack(r.LU, r.pivots)
+
+
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
+             adjoint: bool = False) -> Tensor:
+    """Solves A X = B (X A = B when not `left`; with A^H when `adjoint`) from A's LU factors
+    (differentiable in B)."""
+    ts = _ns()
+    P, L, U = lu_unpack(LU, pivots)
+    A = ts.matmul(ts.matmul(P, L), U)
+    if adjoint:
+        A = A.mH
+    if left:
+        return ts.linalg.solve(A, B)
+    return ts.linalg.solve(A.mT, B.mT).mT
+
+
+def _tensor_lu(self: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
+    r = lu_factor_ex(self, pivot=pivot)
+    return (r.LU, r.pivots, r.info) if get_infos else (r.LU, r.pivots)
+
+
+def _legacy_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+    """Deprecated torch.lu_solve(b, LU_data, LU_pivots)."""
+    return lu_solve(LU_data, LU_pivots, b)
+
+
+# ----------------------------------------------------------------------------- linalg torch forms
+# Note [linalg torch forms]: ts.linalg's functions are the array API standard's, whose
+# signatures take the matrices positionally only and a few options by keyword. torch's
+# linalg names its arguments (A=, B=, input=, x=, y=, other=) and takes more options, some
+# positionally (vector_norm(x, ord, dim, keepdim), pinv(A, rcond, hermitian), qr(A, mode),
+# eigh(A, UPLO), svd(A, full_matrices)). A call that fits the standard signature goes to the
+# standard function unchanged (so the standard's semantics hold exactly); any other call can
+# only be torch-style and gets torch's meaning. inspect.signature shows the standard one.
+_M: Any = object()
+
+
+def _one(op: str, name: str, *given: Any) -> Any:
+    vals = [g for g in given if g is not _M]
+    if not vals:
+        raise TypeError(f"linalg.{op}() missing required argument '{name}'")
+    if len(vals) > 1:
+        raise TypeError(f"linalg.{op}() got multiple values for argument '{name}'")
+    return vals[0]
+
+
+def _no_out(op: str, out: Any) -> None:
+    if out is not None:
+        raise TypeError(f"linalg.{op}: out= is not supported")
+
+
+def _form(std: Callable[..., Any], n_pos: int, std_kw: Iterable[str],
+          torch_call: Callable[..., Any]) -> Callable[..., Any]:
+    kw = frozenset(std_kw)
+
+    @functools.wraps(std)
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        if len(args) <= n_pos and kw.issuperset(kwargs):
+            return std(*args, **kwargs)
+        return torch_call(*args, **kwargs)
+    fn.__torch_form_of__ = std  # type: ignore[attr-defined]
+    return fn
+
+
+def _check_driver(op: str, driver: Any) -> None:
+    if driver not in (None, "gesvd", "gesvdj", "gesvda"):
+        raise RuntimeError(f"torch.linalg.{op}: driver must be one of None, 'gesvd', 'gesvdj', "
+                           f"'gesvda' (it is ignored off cuSOLVER), got {driver!r}")
+
+
+def _eff_rtol(s: Tensor, A: Tensor, atol: Any, rtol: Any) -> Any:
+    """torch's tolerance max(atol, rtol * smax) as a relative one per matrix (..,), for the
+    standard functions: rtol defaults to eps * max(m, n), or 0 when atol > 0 is given."""
+    ts = _ns()
+    if rtol is None:
+        pos = atol is not None and (isinstance(atol, Tensor) or atol > 0)
+        rtol = 0.0 if pos else max(A.shape[-2], A.shape[-1]) * ts.finfo(_real_of(A.dtype)).eps
+    if atol is None:
+        return rtol
+    smax = ts.max(s, axis=-1) if s.shape[-1] > 0 else ts.zeros(tuple(s.shape[:-1]),
+                                                                 dtype=s.dtype)
+    smax = smax.detach()
+    return ts.maximum(ts.asarray(atol, dtype=s.dtype, device=s.device) / smax,
+                      ts.asarray(rtol, dtype=s.dtype, device=s.device))
+
+
+def _tol_args(op: str, tol: Any, atol: Any, rtol: Any, tol_is_atol: bool) -> Tuple[Any, Any]:
+    if tol is not None:
+        if atol is not None or rtol is not None:
+            raise RuntimeError(f"linalg.{op}: pass either the positional tolerance or atol= / "
+                               "rtol=, not both")
+        return (tol, 0.0) if tol_is_atol else (None, tol)
+    return atol, rtol
+
+
+def _linalg_forms(L: Any) -> dict:
+    """torch-style wrappers of the standard ts.linalg functions (Note [linalg torch forms])."""
+    ts = _ns()
+    from ._C import _diagonal
+    std = {n: getattr(L, n) for n in (
+        "det", "inv", "slogdet", "cholesky", "eigh", "eigvalsh", "solve", "qr", "svd",
+        "svdvals", "matrix_rank", "pinv", "matrix_norm", "vector_norm", "diagonal",
+        "matrix_power", "cross")}
+
+    def unary(name: str) -> Callable[..., Any]:
+        def call(A: Any = _M, *, input: Any = _M, out: Any = None) -> Any:
+            _no_out(name, out)
+            return std[name](_one(name, "A", A, input))
+        return _form(std[name], 1, (), call)
+
+    def cholesky(A: Any = _M, *, upper: bool = False, input: Any = _M, out: Any = None) -> Any:
+        _no_out("cholesky", out)
+        return std["cholesky"](_one("cholesky", "A", A, input), upper=upper)
+
+    def uplo(name: str) -> Callable[..., Any]:
+        def call(A: Any = _M, UPLO: str = "L", *, input: Any = _M, out: Any = None) -> Any:
+            _no_out(name, out)
+            A = _one(name, "A", A, input)
+            if UPLO not in ("L", "U"):
+                raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+            # the Hermitian matrix of A's upper triangle is the one of A^H's lower triangle
+            return std[name](A.mH if UPLO == "U" else A)
+        return _form(std[name], 1, (), call)
+
+    def solve(A: Any = _M, B: Any = _M, *, left: bool = True, input: Any = _M,
+              other: Any = _M, out: Any = None) -> Any:
+        _no_out("solve", out)
+        A, B = _one("solve", "A", A, input), _one("solve", "B", B, other)
+        if left:
+            return std["solve"](A, B)
+        if B.ndim == 1:  # x A = b  <=>  A^T x = b
+            return std["solve"](A.mT, B)
+        return std["solve"](A.mT, B.mT).mT
+
+    def qr(A: Any = _M, mode: str = "reduced", *, input: Any = _M, out: Any = None) -> Any:
+        _no_out("qr", out)
+        A = _one("qr", "A", A, input)
+        if mode == "r":  # torch: R only, Q empty
+            from .linalg import QRResult
+            r = std["qr"](A, mode="reduced").R
+            return QRResult(ts.empty((0,), dtype=A.dtype, device=A.device), r)
+        return std["qr"](A, mode=mode)
+
+    def svd(A: Any = _M, full_matrices: bool = True, *, driver: Any = None, input: Any = _M,
+            out: Any = None) -> Any:
+        _no_out("svd", out)
+        _check_driver("svd", driver)
+        return std["svd"](_one("svd", "A", A, input), full_matrices=full_matrices)
+
+    def svdvals(A: Any = _M, *, driver: Any = None, input: Any = _M, out: Any = None) -> Any:
+        _no_out("svdvals", out)
+        _check_driver("svdvals", driver)
+        return std["svdvals"](_one("svdvals", "A", A, input))
+
+    def matrix_rank(A: Any = _M, tol: Any = None, hermitian: bool = False, *, atol: Any = None,
+                    rtol: Any = None, input: Any = _M, out: Any = None) -> Any:
+        _no_out("matrix_rank", out)
+        A = _one("matrix_rank", "A", A, input)
+        atol, rtol = _tol_args("matrix_rank", tol, atol, rtol, True)
+        if not hermitian:
+            if atol is None:
+                return std["matrix_rank"](A, rtol=rtol)
+            return std["matrix_rank"](A, rtol=_eff_rtol(ts.linalg.svdvals(A), A, atol, rtol))
+        s = ts.abs(ts.linalg.eigvalsh(A))
+        s = ts.flip(ts.sort(s, axis=-1), axis=-1)
+        r = _eff_rtol(s, A, atol, rtol)
+        smax = ts.max(s, axis=-1, keepdims=True) if s.shape[-1] else s[..., :1]
+        rt = ts.asarray(r, dtype=s.dtype, device=s.device)
+        if rt.ndim:
+            rt = rt[..., None]
+        return ts.count_nonzero(s > smax * rt, axis=-1)
+
+    def pinv(A: Any = _M, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,
+             rtol: Any = None, input: Any = _M, out: Any = None) -> Any:
+        _no_out("pinv", out)
+        A = _one("pinv", "A", A, input)
+        atol, rtol = _tol_args("pinv", rcond, atol, rtol, False)
+        if not hermitian:
+            if atol is None:
+                return std["pinv"](A, rtol=rtol)
+            return std["pinv"](A, rtol=_eff_rtol(ts.linalg.svdvals(A).detach(), A, atol, rtol))
+        w, V = ts.linalg.eigh(A)
+        a = ts.abs(w)
+        r = _eff_rtol(ts.flip(ts.sort(a.detach(), axis=-1), axis=-1), A, atol, rtol)
+        amax = ts.max(a.detach(), axis=-1, keepdims=True) if a.shape[-1] else a[..., :1]
+        rt = ts.asarray(r, dtype=a.dtype, device=a.device)
+        if rt.ndim:
+            rt = rt[..., None]
+        keep = a > amax * rt
+        winv = ts.where(keep, 1 / ts.where(keep, w, ts.ones_like(w)), ts.zeros_like(w))
+        return ts.matmul(V * winv.astype(A.dtype)[..., None, :], V.mH)
+
+    def matrix_norm(A: Any = _M, ord: Any = "fro", dim: Any = (-2, -1), keepdim: Any = _M, *,
+                    dtype: Any = None, keepdims: Any = _M, input: Any = _M,
+                    out: Any = None) -> Any:
+        _no_out("matrix_norm", out)
+        A = _one("matrix_norm", "A", A, input)
+        keep = _one("matrix_norm", "keepdim", keepdim, keepdims) \
+            if keepdim is not _M or keepdims is not _M else False
+        if dtype is not None:
+            A = A.astype(dtype)
+        return matrix_norm_dim(A, ord, dim, keep)
+
+    def vector_norm(x: Any = _M, ord: Any = 2, dim: Any = _M, keepdim: Any = _M, *,
+                    dtype: Any = None, axis: Any = _M, keepdims: Any = _M, input: Any = _M,
+                    out: Any = None) -> Any:
+        _no_out("vector_norm", out)
+        x = _one("vector_norm", "x", x, input)
+        ax = _one("vector_norm", "dim", dim, axis) if dim is not _M or axis is not _M else None
+        keep = _one("vector_norm", "keepdim", keepdim, keepdims) \
+            if keepdim is not _M or keepdims is not _M else False
+        if isinstance(ax, list):
+            ax = tuple(ax)
+        if dtype is not None:
+            x = x.astype(dtype)
+        return std["vector_norm"](x, ord=ord, axis=ax, keepdims=keep)
+
+    def diagonal(A: Any = _M, *, offset: int = 0, dim1: int = -2, dim2: int = -1,
+                 input: Any = _M) -> Any:
+        A = ts.asarray(_one("diagonal", "A", A, input))
+        return _diagonal(A, offset, dim1, dim2)
+
+    def matrix_power(A: Any = _M, n: Any = _M, *, input: Any = _M, out: Any = None) -> Any:
+        _no_out("matrix_power", out)
+        return std["matrix_power"](_one("matrix_power", "A", A, input),
+                                   _one("matrix_power", "n", n))
+
+    def cross(input: Any = _M, other: Any = _M, *, dim: Any = _M, axis: Any = _M,
+              out: Any = None) -> Any:
+        _no_out("cross", out)
+        ax = _one("cross", "dim", dim, axis) if dim is not _M or axis is not _M else -1
+        return std["cross"](_one("cross", "input", input), _one("cross", "other", other),
+                            axis=ax)
+
+    out = {n: unary(n) for n in ("det", "inv", "slogdet")}
+    out.update({n: uplo(n) for n in ("eigh", "eigvalsh")})
+    out.update({
+        "cholesky": _form(std["cholesky"], 1, ("upper",), cholesky),
+        "solve": _form(std["solve"], 2, (), solve),
+        "qr": _form(std["qr"], 1, (), qr),
+        "svd": _form(std["svd"], 1, ("full_matrices",), svd),
+        "svdvals": _form(std["svdvals"], 1, (), svdvals),
+        "matrix_rank": _form(std["matrix_rank"], 1, ("rtol",), matrix_rank),
+        "pinv": _form(std["pinv"], 1, ("rtol",), pinv),
+        "matrix_norm": _form(std["matrix_norm"], 1, ("keepdims", "ord"), matrix_norm),
+        "vector_norm": _form(std["vector_norm"], 1,
+                             ("axis", "keepdims", "ord", "dim", "keepdim"), vector_norm),
+        "diagonal": _form(std["diagonal"], 1, ("offset",), diagonal),
+        "matrix_power": _form(std["matrix_power"], 2, (), matrix_power),
+        "cross": _form(std["cross"], 2, ("axis", "dim"), cross),
+    })
+    return out
+
+
+def _aliases(fn: Callable[..., Any], names: dict) -> Callable[..., Any]:
+    """fn that also takes torch's other keyword names of its arguments (input= for A=...)."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for alias, name in names.items():
+            if alias in kwargs:
+                if name in kwargs:
+                    raise TypeError(f"{fn.__name__}() got multiple values for argument "
+                                    f"'{name}'")
+                kwargs[name] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+# matrix_exp lives here; tessera.matrix_exp and Tensor.matrix_exp are this function.
+def matrix_exp(input: Tensor) -> Tensor:
+    """exp of square matrices (batched) by scaling and squaring with a degree-18 Taylor
+    polynomial; differentiable."""
+    if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
+        raise RuntimeError(f"matrix_exp: expected a square matrix (or batch), got {tuple(input.shape)}")
+    n = input.shape[-1]
+    if input.size == 0:
+        return input.clone()
+    ts = _ns()
+    norm = float(ts.max(ts.sum(_C.abs(input.detach()), axis=-2))) if input.size else 0.0
+    squarings = builtins.max(0, math.ceil(math.log2(norm)) + 1) if norm > 0.5 else 0
+    a = input / (2.0 ** squarings)
+    eye = ts.eye(n, dtype=input.dtype, device=input.device)
+    result = eye + a
+    term = a
+    for k in range(2, 19):
+        term = _C.matmul(term, a) / k
+        result = result + term
+    for _ in range(squarings):
+        result = _C.matmul(result, result)
+    return result
+
+
+def _torch_linalg() -> None:
+    """Gives the standard functions torch's call forms and adds torch's other functions (with
+    its keyword aliases) to this module's namespace."""
+    g = globals()
+    g.update(_linalg_forms(sys.modules[__name__]))
+    a_in, ab = {"input": "A"}, {"input": "A", "b": "B", "other": "B"}
+    extras = {"norm": norm, "multi_dot": multi_dot, "vander": linalg_vander,
+              "solve_triangular": solve_triangular, "cond": cond, "lstsq": lstsq,
+              "tensorinv": tensorinv, "tensorsolve": tensorsolve, "lu_factor": lu_factor,
+              "lu_factor_ex": lu_factor_ex, "lu": linalg_lu, "lu_solve": lu_solve,
+              "inv_ex": inv_ex, "cholesky_ex": cholesky_ex, "solve_ex": solve_ex}
+    for name, names in (("norm", a_in), ("cond", a_in), ("lstsq", ab),
+                        ("solve_triangular", ab), ("tensorinv", a_in), ("tensorsolve", ab),
+                        ("lu_factor", a_in), ("lu_factor_ex", a_in), ("lu", a_in),
+                        ("inv_ex", a_in), ("cholesky_ex", a_in), ("solve_ex", ab)):
+        extras[name] = _aliases(extras[name], names)
+    extras["matrix_exp"] = _aliases(matrix_exp, {"A": "input"})
+    from ._torch_compat_kwargs import tensordot as _tensordot_torch
+    extras["tensordot"] = _tensordot_torch  # the standard's, with torch's dims=
+    g.update(extras)
+    __all__.extend(n for n in extras if n not in __all__)
+
+
+_torch_linalg()

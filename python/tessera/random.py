@@ -23,7 +23,7 @@ from ._C import Tensor
 
 __all__ = ["Generator", "seed", "manual_seed", "default_generator", "rand", "randn", "randint",
            "randperm", "uniform", "normal", "bernoulli", "exponential", "permutation", "shuffle",
-           "choice", "multinomial"]
+           "choice", "multinomial", "initial_seed", "get_rng_state", "set_rng_state", "fork_rng"]
 
 Size = Union[None, int, Sequence[int]]
 
@@ -50,6 +50,13 @@ class Generator:
         """Restarts the stream from `seed`."""
         self._g.manual_seed(operator.index(seed) % (1 << 64))
         return self
+
+    def seed(self) -> int:
+        """Seeds this generator non-deterministically and returns the seed (torch's
+        Generator.seed)."""
+        s = int(_np.random.SeedSequence().entropy % (2 ** 63))
+        self.manual_seed(s)
+        return s
 
     def initial_seed(self) -> int:
         return self._g.initial_seed()
@@ -337,5 +344,49 @@ def _normal_method(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
     return self
 
 
-Tensor.uniform_ = _uniform_method
-Tensor.normal_ = _normal_method
+
+# ---- torch.random's functions of the default generator
+def initial_seed() -> int:
+    """The seed of the default generator."""
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    """The default generator's state as a uint8 tensor (for set_rng_state)."""
+    state = default_generator.get_state()
+    raw = _np.array([int(v) for v in state], dtype=_np.uint64).view(_np.uint8)
+    from ._creation import asarray
+    return asarray(raw.copy())
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    """Restores a state from get_rng_state."""
+    raw = _np.asarray(new_state.cpu()).astype(_np.uint8)
+    if raw.shape != (16,):
+        raise RuntimeError(f"set_rng_state: expected a state of 16 bytes, got shape {raw.shape}")
+    vals = raw.view(_np.uint64)
+    default_generator.set_state((int(vals[0]), int(vals[1])))
+
+
+def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng",
+             _devices_kw: str = "devices", device_type: str = "cuda") -> Any:
+    """A context manager that restores the default generator's state on exit (torch.random.
+    fork_rng); with enabled=False it does nothing."""
+    import contextlib
+    if devices is not None and (isinstance(devices, (str, bytes))
+                                or not hasattr(devices, "__iter__")):
+        raise TypeError(f"fork_rng: devices must be None or a list of devices, got "
+                        f"{type(devices).__name__}")
+
+    @contextlib.contextmanager
+    def ctx() -> Any:
+        if not enabled:
+            yield
+            return
+        g = default_generator
+        state = g.get_state()
+        try:
+            yield
+        finally:
+            g.set_state(state)
+    return ctx()

@@ -1,7 +1,8 @@
 """tessera.testing: gradcheck / gradgradcheck (analytical vs central finite differences)."""
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence, Tuple, Union
+import math
+from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -116,4 +117,45 @@ def gradgradcheck(fn: Callable, inputs: Union[Tensor, Sequence[Any]], grad_outpu
 
 from ._assert_close import assert_allclose, assert_close  # noqa: E402
 
-__all__ += ["assert_close", "assert_allclose"]
+__all__ += ["assert_close", "assert_allclose", "make_tensor"]
+
+
+def make_tensor(*shape: Any, dtype: Any, device: Any, low: Optional[float] = None,
+                high: Optional[float] = None, requires_grad: bool = False,
+                noncontiguous: bool = False, exclude_zero: bool = False,
+                memory_format: Any = None) -> Tensor:
+    """A random tensor of `shape` and `dtype` with values in [low, high): torch's defaults
+    are [-9, 9] (floats and signed ints), [0, 10) for uint8, and {False, True} for bool."""
+    import tessera as ts  # the namespace's creation and random functions
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    if low is not None and high is not None and low > high:
+        raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
+    name = str(dtype).rsplit(".", 1)[-1]
+    if name == "bool":
+        out = ts.rand(shape) > 0.5
+    elif ts.isdtype(dtype, "integral"):
+        lo = (0 if name.startswith("uint") else -9) if low is None else math.ceil(low)
+        hi = (10 if name.startswith("uint") else 10) if high is None else math.ceil(high)
+        out = ts.randint(lo, max(hi, lo + 1), shape, dtype=dtype)
+    else:
+        lo = -9.0 if low is None else low
+        hi = 9.0 if high is None else high
+        real = ts.float64 if ts.isdtype(dtype, "complex floating") else dtype
+        out = (ts.rand(shape, dtype=ts.float64) * (hi - lo) + lo).astype(real)
+        if ts.isdtype(dtype, "complex floating"):
+            im = (ts.rand(shape, dtype=ts.float64) * (hi - lo) + lo)
+            out = (out + 1j * im).astype(dtype)
+    if exclude_zero:
+        tiny = 1 if ts.isdtype(dtype, "integral") else ts.finfo(dtype).tiny
+        out = ts.where(out == 0, ts.asarray(tiny, dtype=out.dtype), out) if name != "bool" \
+            else ts.ones_like(out)
+    if noncontiguous and out.size > 1:
+        wide = ts.repeat_interleave(out.reshape(-1), 2).reshape(tuple(shape[:-1]) + (-1,)) \
+            if len(shape) else out
+        out = wide[..., ::2] if len(shape) else out
+    if device is not None:
+        out = out.to(device)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import traceback
+import weakref
 from typing import Any, Optional, Sequence, Union
 
 from .. import _C
@@ -18,12 +19,13 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
 from . import functional
 from . import graph
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "functional", "graph",
-           "gradcheck", "gradgradcheck", "GradcheckError"]
+           "gradcheck", "gradgradcheck", "GradcheckError", "Variable"]
 
 _Tensors = Union[Tensor, Sequence[Tensor]]
 
@@ -285,7 +287,18 @@ def _get_grad(self: Tensor) -> Optional[Tensor]:
             "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
             "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
             "the leaf Tensor instead.", UserWarning, stacklevel=2)
-    return _c_grad.fget(self)
+    g = _c_grad.fget(self)
+    if g is None:
+        return None
+    # x.grad is x.grad: the Python object of the gradient is kept while it lives (a weak
+    # reference; the key is in TRANSIENT_ATTRS, never copied, pickled or swapped)
+    d = self.__dict__
+    ref = d.get("_grad_ref")
+    cached = ref() if ref is not None else None
+    if cached is not None and cached._impl_id == g._impl_id:
+        return cached
+    d["_grad_ref"] = weakref.ref(g)
+    return g
 
 
 def _set_grad(self: Tensor, value: Optional[Tensor]) -> None:
@@ -305,6 +318,14 @@ def _set_grad(self: Tensor, value: Optional[Tensor]) -> None:
                                f"Please ensure that the gradient and the tensor are on the same "
                                f"device")
     _c_grad.fset(self, value)
+    if value is None:
+        self.__dict__.pop("_grad_ref", None)
+    else:
+        self.__dict__["_grad_ref"] = weakref.ref(value)
+
+
+def _del_grad(self: Tensor) -> None:
+    _set_grad(self, None)
 
 
 _c_node_register_hook = _C.Node.register_hook
@@ -322,9 +343,3 @@ def _node_register_prehook(self: Any, fn: Any) -> RemovableHandle:
     return RemovableHandle(_c_node_register_prehook(self, fn))
 
 
-_C.Node.register_hook = _node_register_hook
-_C.Node.register_prehook = _node_register_prehook
-Tensor.grad = property(_get_grad, _set_grad, doc=_c_grad.__doc__)
-Tensor.backward = _tensor_backward
-Tensor.register_hook = _register_hook
-Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook

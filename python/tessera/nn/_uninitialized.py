@@ -10,7 +10,7 @@ raising, and ops on it fail with the op's own shape error rather than torch's Va
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any
 
 from .._C import Tensor
 from .parameter import Parameter, _ParameterMeta
@@ -42,13 +42,6 @@ def _materialize(self: Tensor, shape: Any, device: Any = None, dtype: Any = None
                 device=self.device if device is None else device)
     self._set_data(new)
     self.__dict__.pop("_is_lazy", None)
-
-
-def _materialize_attr(self: Tensor) -> Callable[..., None]:
-    # Only uninitialized tensors have a materialize method (as in torch).
-    if not is_lazy(self):
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute 'materialize'")
-    return lambda shape, device=None, dtype=None: _materialize(self, shape, device, dtype)
 
 
 class _UninitializedParameterMeta(_ParameterMeta):
@@ -92,30 +85,3 @@ class UninitializedBuffer(UninitializedTensorMixin, metaclass=_UninitializedBuff
         t._is_buffer = True
         t._persistent = t.persistent = persistent
         return t
-
-
-def _uninitialized_repr(self: Tensor, base: Callable[[Tensor], str],
-                        param_base: Optional[Callable[[Tensor], str]] = None) -> str:
-    """torch's reprs: '<UninitializedParameter>', and 'Parameter containing:' before a
-    parameter's values."""
-    d = self.__dict__
-    if d.get("_is_lazy", False):
-        return "<UninitializedParameter>" if d.get("_is_param", False) \
-            else "<UninitializedBuffer>"
-    if d.get("_is_param", False):
-        return "Parameter containing:\n" + (param_base or base)(self)
-    return base(self)
-
-
-def install() -> None:
-    """Attaches ``materialize`` and the Parameter / placeholder reprs to Tensor (once)."""
-    if getattr(Tensor, "_uninitialized_installed", False):
-        return
-    base_repr, base_str = Tensor.__repr__, Tensor.__str__
-    Tensor.__repr__ = lambda self: _uninitialized_repr(self, base_repr)  # type: ignore
-    Tensor.__str__ = lambda self: _uninitialized_repr(self, base_str, base_repr)  # type: ignore
-    Tensor.materialize = property(_materialize_attr)  # type: ignore[attr-defined]
-    Tensor._uninitialized_installed = True  # type: ignore[attr-defined]
-
-
-install()

@@ -134,3 +134,56 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
     if rows < cols:
         q = q.T
     return _fill(tensor, _ts().asarray((gain * q).reshape(tensor.shape), dtype=tensor.dtype))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fills a 3/4/5-D conv weight with the Dirac delta (identity convolution per group)."""
+    ts = _ts()
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    out_per = tensor.shape[0] // groups
+    if tensor.shape[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    n = min(out_per, tensor.shape[1])
+    with ts.no_grad():
+        tensor[...] = 0
+        centre = tuple(k // 2 for k in tensor.shape[2:])
+        for g in range(groups):
+            for d in range(n):
+                tensor[(g * out_per + d, d) + centre] = 1
+    return tensor
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
+    """Fills a 2-D tensor with N(0, std) values and zeros ceil(sparsity * rows) entries of
+    each column."""
+    ts = _ts()
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    zeros = int(math.ceil(sparsity * rows))
+    with ts.no_grad():
+        normal_(tensor, 0, std, generator=generator)
+        for c in range(cols):
+            idx = ts.randperm(rows, generator=generator)[:zeros] if generator is not None \
+                else ts.randperm(rows)[:zeros]
+            for r in idx.tolist():
+                tensor[r, c] = 0
+    return tensor
+
+
+def _deprecated_init(name: str) -> Callable[..., Any]:
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        import warnings
+        warnings.warn(f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`.",
+                      FutureWarning, stacklevel=2)
+        return globals()[name + "_"](*args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Deprecated: nn.init.{name}_."
+    return fn
+
+
+(uniform, normal, constant, xavier_uniform, xavier_normal, kaiming_uniform, kaiming_normal,
+ orthogonal, eye, dirac, sparse) = (_deprecated_init(n) for n in (
+    "uniform", "normal", "constant", "xavier_uniform", "xavier_normal", "kaiming_uniform",
+    "kaiming_normal", "orthogonal", "eye", "dirac", "sparse"))

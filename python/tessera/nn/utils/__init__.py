@@ -1,5 +1,7 @@
 """tessera.nn.utils: gradient clipping and parameter/vector conversion."""
-from .clip_grad import clip_grad_norm_, clip_grad_value_  # noqa: F401
+from .clip_grad import (clip_grad_norm_, clip_grad_value_, clip_grad_norm,  # noqa: F401
+                        clip_grads_with_norm_, get_total_norm)
+from .init import skip_init  # noqa: F401
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from . import rnn  # noqa: F401
 from .weight_norm import weight_norm, remove_weight_norm  # noqa: F401

@@ -73,3 +73,42 @@ def clip_grad_value_(parameters: Union[Tensor, Iterable[Tensor]], clip_value: fl
                 g = p.grad
                 g[...] = t.clip(g, -clip_value, clip_value)
                 p.grad = g
+
+
+def get_total_norm(tensors: Union[Tensor, Iterable[Tensor]], norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: Any = None) -> Tensor:
+    """The norm of the norms of `tensors` (as if concatenated)."""
+    ts = _ts()
+    ts_list = [tensors] if isinstance(tensors, Tensor) else [t for t in tensors if t is not None]
+    if not ts_list:
+        return ts.asarray(0.0)
+    norms = ts.stack([ts.linalg.vector_norm(t, ord=norm_type) for t in ts_list])
+    total = ts.linalg.vector_norm(norms, ord=norm_type)
+    if error_if_nonfinite and not bool(ts.isfinite(total)):
+        raise RuntimeError(f"The total norm of order {float(norm_type)} for gradients from "
+                           "`parameters` is non-finite, so it cannot be clipped. To disable this "
+                           "error and scale the gradients by the non-finite norm anyway, set "
+                           "`error_if_nonfinite=False`")
+    return total
+
+
+def clip_grads_with_norm_(parameters: Union[Tensor, Iterable[Tensor]], max_norm: float,
+                          total_norm: Tensor, foreach: Any = None) -> None:
+    """Scales every .grad by min(1, max_norm / (total_norm + 1e-6)) in place."""
+    ts = _ts()
+    params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    coef = ts.clip(max_norm / (total_norm + 1e-6), max=1.0)
+    with ts.no_grad():
+        for p in params:
+            if p.grad is not None:
+                g = p.grad
+                g[...] = g * coef.astype(g.dtype)
+
+
+def clip_grad_norm(parameters: Any, max_norm: float, norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: Any = None) -> Tensor:
+    """Deprecated alias of clip_grad_norm_."""
+    import warnings
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite)

@@ -1,0 +1,173 @@
+"""The one table that binds Tensor's (and autograd Node's, dtype's) Python-level methods to their
+functions (issue 17).
+
+Each function is defined once, in the module of its family; this file only says which name
+it answers to, and :func:`bind` sets every name once, at import. The goal is that no other
+module sets attributes on `Tensor`; tests/test_one_definition.py counts the ones that still
+do under an import hook: the torch-compatibility layers (`_torch_compat*.py`, the
+`_arg_errors` guard), which move here as their families are rewritten.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from ._C import Node, Tensor, dtype
+from . import autograd as _ag
+from . import _indexing as _ix
+from . import _torch_compat_basics as _tb
+from . import _torch_compat_creation as _tc
+from . import _torch_compat_inplace as _ti
+from . import _torch_compat_parity as _tp
+from . import _stft, special as _sp
+from . import linalg as _la
+from . import _manipulation as _mp
+from . import _sorting as _so
+from . import _statistical as _st
+from . import _tensor as _t
+from . import random as _rn
+
+TENSOR_METHODS: Dict[str, Any] = {
+    # conversion, printing, devices (_tensor.py)
+    "__repr__": _t._repr,
+    "__str__": _t._str,
+    "numpy": _t._numpy,
+    "__array__": _t._array,
+    "tolist": _t._tolist,
+    "__iter__": _t._iter,
+    "__array_namespace__": _t._array_namespace,
+    "to_device": _t._to_device,
+    "to": _t._to,
+    "astype": _t._astype_method,
+    "cpu": _t._cpu,
+    "cuda": _t._cuda,
+    "pin_memory": _t._pin_memory,
+    "is_pinned": _t._is_pinned,
+    "record_stream": _t._record_stream,
+    "is_cuda": property(_t._is_cuda),
+    "is_cpu": property(_t._is_cpu),
+    "materialize": property(_t._materialize_attr),  # only on nn's lazy placeholders
+    "__module__": "tessera",
+    "__array_priority__": 1000,  # NumPy defers binary operators to us
+    # views and shapes (_tensor.py, _manipulation.py)
+    "reshape": _t._reshape,
+    "view": _t._view,
+    "permute": _t._permute,
+    "transpose": _t._transpose,
+    "flatten": _mp._flatten,
+    "unsqueeze": _mp._unsqueeze,
+    "squeeze": _mp._squeeze_method,
+    "expand": _mp._expand,
+    "flip": _mp._flip_method,
+    "movedim": _mp._movedim,
+    "moveaxis": _mp._movedim,
+    "swapaxes": _mp._swapaxes,
+    # reductions (_statistical.py): x.sum(dim, keepdim) as well as x.sum(axis=, keepdims=);
+    # var/std/max/min are torch's forms (_torch_compat_reduce, still bound there)
+    **{name: _st._method(getattr(_st, name), name) for name in (
+        "sum", "prod", "mean", "all", "any", "argmax", "argmin", "count_nonzero")},
+    "cumsum": _st._cumsum,
+    "cumprod": _st._cumprod,
+    # indexing (_indexing.py)
+    "take": _ix._take_method,
+    "nonzero": _ix._nonzero_method,
+    "gather": _ix._gather_method,
+    "scatter": _ix.scatter,
+    "scatter_": _ix._scatter_,
+    "scatter_add": _ix.scatter_add,
+    "scatter_add_": _ix._scatter_add_,
+    "index_select": _ix.index_select,
+    "index_add": _ix.index_add,
+    "index_add_": _ix._index_add_,
+    "masked_fill": _ix.masked_fill,
+    "masked_fill_": _ix._masked_fill_,
+    "masked_select": _ix.masked_select,
+    # sorting (_sorting.py)
+    "sort": _so._sort_method,
+    "argsort": _so._argsort_method,
+    "topk": _so._topk_method,
+    # torch's conversions and queries (_torch_compat_basics.py)
+    "size": _tb._size_property,
+    **{name: _tb._converter(dt, name) for name, dt in _tb._CONVERSIONS.items()},
+    "type": _tb._type,
+    "type_as": _tb._type_as,
+    "nelement": _tb._nelement,
+    "ndimension": _tb._ndimension,
+    "element_size": _tb._element_size,
+    "is_floating_point": _tb._is_floating_point,
+    "is_complex": _tb._is_complex,
+    "is_signed": _tb._is_signed,
+    "is_nonzero": _tb._is_nonzero,
+    "is_same_size": _tb._is_same_size,
+    "is_inference": _tb._false,
+    "is_conj": _tb._false,
+    "is_neg": _tb._false,
+    "resolve_conj": _tb._itself,
+    "resolve_neg": _tb._itself,
+    "get_device": _tb._get_device,
+    "storage_offset": _tb._storage_offset,
+    "data": property(_tb._data_get, _tb._data_set),
+    "adjoint": _tb._adjoint,
+    "mH": property(_tb._adjoint),
+    "H": property(_tb._H),
+    "__format__": _tb._format,
+    "__contains__": _tb._contains,
+    "stride": _tb._stride,
+    # torch's new_* creation (_torch_compat_creation.py)
+    "new_zeros": _tc._new_zeros,
+    "new_ones": _tc._new_ones,
+    "new_empty": _tc._new_empty,
+    "new_full": _tc._new_full,
+    "new_tensor": _tc._new_tensor,
+    # torch's in-place methods that are not an op and a write (_torch_compat_inplace.py)
+    "add_": _ti._add_,
+    "sub_": _ti._sub_,
+    "subtract_": _ti._sub_,
+    "div_": _ti._div_,
+    "divide_": _ti._div_,
+    "float_power_": _ti._float_power_,
+    "fill_": _ti._fill_method,
+    "zero_": _ti._zero_method,
+    "copy_": _ti._copy_method,
+    # torch functions of other families as methods
+    "i0": _sp.i0,
+    "i0_": _ti.i0_,
+    "igamma": _sp.gammainc,
+    "igamma_": _ti.igamma_,
+    "igammac": _sp.gammaincc,
+    "igammac_": _ti.igammac_,
+    "lu": _la._tensor_lu,
+    "lu_solve": _la._legacy_lu_solve,
+    "stft": _stft.stft,
+    "istft": _stft.istft,
+    # torch's deprecated forms (_torch_compat_parity.py)
+    "resize": _tp._resize,
+    "resize_as": _tp._resize_as,
+    "volatile": property(_tp._volatile),
+    # autograd (autograd/__init__.py)
+    "grad": property(_ag._get_grad, _ag._set_grad, _ag._del_grad, _ag._c_grad.__doc__),
+    "backward": _ag._tensor_backward,
+    "register_hook": _ag._register_hook,
+    "register_post_accumulate_grad_hook": _ag._register_post_accumulate_grad_hook,
+    # random fills (random.py)
+    "uniform_": _rn._uniform_method,
+    "normal_": _rn._normal_method,
+}
+
+
+NODE_METHODS: Dict[str, Any] = {
+    "register_hook": _ag._node_register_hook,
+    "register_prehook": _ag._node_register_prehook,
+}
+
+
+DTYPE_METHODS: Dict[str, Any] = {
+    "to_complex": _tb._dtype_to_complex,
+    "to_real": _tb._dtype_to_real,
+}
+
+
+def bind() -> None:
+    """Sets each name of the tables on Tensor, Node and dtype (once, at import)."""
+    for cls, table in ((Tensor, TENSOR_METHODS), (Node, NODE_METHODS), (dtype, DTYPE_METHODS)):
+        for name, value in table.items():
+            setattr(cls, name, value)
