@@ -84,11 +84,10 @@ def test_sdpa_dropout_cuda_matches_cpu_kernel(monkeypatch) -> None:
     mask tensor) and, under the same seed, gives the CPU kernel's output and gradients."""
     monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
     res = {}
+    arrays = [rng.standard_normal((4, 6, 128, 64)).astype(np.float32) for _ in range(3)]
     for dev in ("cpu", "cuda"):
         ts.manual_seed(7)
-        q, k, v = (ts.asarray(rng.standard_normal((4, 6, 128, 64)).astype(np.float32))
-                   for _ in range(3))
-        q, k, v = (x.to(dev).requires_grad_() for x in (q, k, v))
+        q, k, v = (ts.asarray(a).to(dev).requires_grad_() for a in arrays)
         out = F.scaled_dot_product_attention(q, k, v, dropout_p=0.2, is_causal=True)
         out.sum().backward()
         res[dev] = (out, q.grad, k.grad, v.grad)
