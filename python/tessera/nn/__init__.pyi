@@ -2,27 +2,27 @@
 import builtins
 from typing import Any, Iterator
 
-from tessera.nn.modules.conv import AdaptiveAvgPool1d as AdaptiveAvgPool1d
-from tessera.nn.modules.conv import AdaptiveAvgPool2d as AdaptiveAvgPool2d
-from tessera.nn.modules.pooling_more import AdaptiveAvgPool3d as AdaptiveAvgPool3d
+from tessera.nn.modules.pooling import AdaptiveAvgPool1d as AdaptiveAvgPool1d
+from tessera.nn.modules.pooling import AdaptiveAvgPool2d as AdaptiveAvgPool2d
+from tessera.nn.modules.pooling import AdaptiveAvgPool3d as AdaptiveAvgPool3d
 from tessera.nn.modules.adaptive import AdaptiveLogSoftmaxWithLoss as AdaptiveLogSoftmaxWithLoss
-from tessera.nn.modules.pooling_more import AdaptiveMaxPool1d as AdaptiveMaxPool1d
-from tessera.nn.modules.pooling_more import AdaptiveMaxPool2d as AdaptiveMaxPool2d
-from tessera.nn.modules.pooling_more import AdaptiveMaxPool3d as AdaptiveMaxPool3d
-from tessera.nn.modules.dropout_more import AlphaDropout as AlphaDropout
-from tessera.nn.modules.conv import AvgPool1d as AvgPool1d
-from tessera.nn.modules.conv import AvgPool2d as AvgPool2d
-from tessera.nn.modules.pooling_more import AvgPool3d as AvgPool3d
+from tessera.nn.modules.pooling import AdaptiveMaxPool1d as AdaptiveMaxPool1d
+from tessera.nn.modules.pooling import AdaptiveMaxPool2d as AdaptiveMaxPool2d
+from tessera.nn.modules.pooling import AdaptiveMaxPool3d as AdaptiveMaxPool3d
+from tessera.nn.modules.dropout import AlphaDropout as AlphaDropout
+from tessera.nn.modules.pooling import AvgPool1d as AvgPool1d
+from tessera.nn.modules.pooling import AvgPool2d as AvgPool2d
+from tessera.nn.modules.pooling import AvgPool3d as AvgPool3d
 from tessera.nn.modules.loss import BCELoss as BCELoss
 from tessera.nn.modules.loss import BCEWithLogitsLoss as BCEWithLogitsLoss
-from tessera.nn.modules.normalization import BatchNorm1d as BatchNorm1d
-from tessera.nn.modules.normalization import BatchNorm2d as BatchNorm2d
-from tessera.nn.modules.normalization_more import BatchNorm3d as BatchNorm3d
-from tessera.nn.modules.bilinear import Bilinear as Bilinear
+from tessera.nn.modules.batchnorm import BatchNorm1d as BatchNorm1d
+from tessera.nn.modules.batchnorm import BatchNorm2d as BatchNorm2d
+from tessera.nn.modules.batchnorm import BatchNorm3d as BatchNorm3d
+from tessera.nn.modules.linear import Bilinear as Bilinear
 from tessera.nn.parameter import Buffer as Buffer
 from tessera.nn.modules.activation import CELU as CELU
 from tessera.nn.modules.loss import CTCLoss as CTCLoss
-from tessera.nn.modules.pixelshuffle import ChannelShuffle as ChannelShuffle
+from tessera.nn.modules.channelshuffle import ChannelShuffle as ChannelShuffle
 from tessera.nn.modules.padding import CircularPad1d as CircularPad1d
 from tessera.nn.modules.padding import CircularPad2d as CircularPad2d
 from tessera.nn.modules.padding import CircularPad3d as CircularPad3d
@@ -38,59 +38,59 @@ from tessera.nn.modules.conv3d import ConvTranspose3d as ConvTranspose3d
 from tessera.nn.modules.loss import CosineEmbeddingLoss as CosineEmbeddingLoss
 from tessera.nn.modules.distance import CosineSimilarity as CosineSimilarity
 from tessera.nn.modules.loss import CrossEntropyLoss as CrossEntropyLoss
-from tessera.nn.modules.normalization_more import CrossMapLRN2d as CrossMapLRN2d
-from tessera.nn.modules.parallel import DataParallel as DataParallel
-from tessera.nn.modules.activation import Dropout as Dropout
-from tessera.nn.modules.dropout_more import Dropout1d as Dropout1d
-from tessera.nn.modules.activation import Dropout2d as Dropout2d
-from tessera.nn.modules.dropout_more import Dropout3d as Dropout3d
+from tessera.nn.modules.normalization import CrossMapLRN2d as CrossMapLRN2d
+from tessera.nn.parallel.data_parallel import DataParallel as DataParallel
+from tessera.nn.modules.dropout import Dropout as Dropout
+from tessera.nn.modules.dropout import Dropout1d as Dropout1d
+from tessera.nn.modules.dropout import Dropout2d as Dropout2d
+from tessera.nn.modules.dropout import Dropout3d as Dropout3d
 from tessera.nn.modules.activation import ELU as ELU
-from tessera.nn.modules.linear import Embedding as Embedding
+from tessera.nn.modules.sparse import Embedding as Embedding
 from tessera.nn.modules.sparse import EmbeddingBag as EmbeddingBag
-from tessera.nn.modules.dropout_more import FeatureAlphaDropout as FeatureAlphaDropout
-from tessera.nn.modules.linear import Flatten as Flatten
-from tessera.nn.modules.pooling_more import Fold as Fold
-from tessera.nn.modules.pooling_more import FractionalMaxPool2d as FractionalMaxPool2d
-from tessera.nn.modules.pooling_more import FractionalMaxPool3d as FractionalMaxPool3d
+from tessera.nn.modules.dropout import FeatureAlphaDropout as FeatureAlphaDropout
+from tessera.nn.modules.flatten import Flatten as Flatten
+from tessera.nn.modules.fold import Fold as Fold
+from tessera.nn.modules.pooling import FractionalMaxPool2d as FractionalMaxPool2d
+from tessera.nn.modules.pooling import FractionalMaxPool3d as FractionalMaxPool3d
 from tessera.nn.modules.activation import GELU as GELU
 from tessera.nn.modules.activation import GLU as GLU
 from tessera.nn.modules.rnn import GRU as GRU
 from tessera.nn.modules.rnn import GRUCell as GRUCell
 from tessera.nn.modules.loss import GaussianNLLLoss as GaussianNLLLoss
 from tessera.nn.modules.normalization import GroupNorm as GroupNorm
-from tessera.nn.modules.activation_more import Hardshrink as Hardshrink
+from tessera.nn.modules.activation import Hardshrink as Hardshrink
 from tessera.nn.modules.activation import Hardsigmoid as Hardsigmoid
 from tessera.nn.modules.activation import Hardswish as Hardswish
 from tessera.nn.modules.activation import Hardtanh as Hardtanh
 from tessera.nn.modules.loss import HingeEmbeddingLoss as HingeEmbeddingLoss
 from tessera.nn.modules.loss import HuberLoss as HuberLoss
 from tessera.nn.modules.linear import Identity as Identity
-from tessera.nn.modules.normalization_more import InstanceNorm1d as InstanceNorm1d
-from tessera.nn.modules.normalization_more import InstanceNorm2d as InstanceNorm2d
-from tessera.nn.modules.normalization_more import InstanceNorm3d as InstanceNorm3d
+from tessera.nn.modules.instancenorm import InstanceNorm1d as InstanceNorm1d
+from tessera.nn.modules.instancenorm import InstanceNorm2d as InstanceNorm2d
+from tessera.nn.modules.instancenorm import InstanceNorm3d as InstanceNorm3d
 from tessera.nn.modules.loss import KLDivLoss as KLDivLoss
 from tessera.nn.modules.loss import L1Loss as L1Loss
-from tessera.nn.modules.pooling_more import LPPool1d as LPPool1d
-from tessera.nn.modules.pooling_more import LPPool2d as LPPool2d
-from tessera.nn.modules.pooling_more import LPPool3d as LPPool3d
+from tessera.nn.modules.pooling import LPPool1d as LPPool1d
+from tessera.nn.modules.pooling import LPPool2d as LPPool2d
+from tessera.nn.modules.pooling import LPPool3d as LPPool3d
 from tessera.nn.modules.rnn import LSTM as LSTM
 from tessera.nn.modules.rnn import LSTMCell as LSTMCell
 from tessera.nn.modules.normalization import LayerNorm as LayerNorm
-from tessera.nn.modules.lazy import LazyLinear as LazyLinear
+from tessera.nn.modules.linear import LazyLinear as LazyLinear
 from tessera.nn.modules.lazy import LazyModuleMixin as LazyModuleMixin
 from tessera.nn.modules.activation import LeakyReLU as LeakyReLU
 from tessera.nn.modules.linear import Linear as Linear
-from tessera.nn.modules.normalization_more import LocalResponseNorm as LocalResponseNorm
+from tessera.nn.modules.normalization import LocalResponseNorm as LocalResponseNorm
 from tessera.nn.modules.activation import LogSigmoid as LogSigmoid
 from tessera.nn.modules.activation import LogSoftmax as LogSoftmax
 from tessera.nn.modules.loss import MSELoss as MSELoss
 from tessera.nn.modules.loss import MarginRankingLoss as MarginRankingLoss
-from tessera.nn.modules.conv import MaxPool1d as MaxPool1d
-from tessera.nn.modules.conv import MaxPool2d as MaxPool2d
-from tessera.nn.modules.pooling_more import MaxPool3d as MaxPool3d
-from tessera.nn.modules.pooling_more import MaxUnpool1d as MaxUnpool1d
-from tessera.nn.modules.pooling_more import MaxUnpool2d as MaxUnpool2d
-from tessera.nn.modules.pooling_more import MaxUnpool3d as MaxUnpool3d
+from tessera.nn.modules.pooling import MaxPool1d as MaxPool1d
+from tessera.nn.modules.pooling import MaxPool2d as MaxPool2d
+from tessera.nn.modules.pooling import MaxPool3d as MaxPool3d
+from tessera.nn.modules.pooling import MaxUnpool1d as MaxUnpool1d
+from tessera.nn.modules.pooling import MaxUnpool2d as MaxUnpool2d
+from tessera.nn.modules.pooling import MaxUnpool3d as MaxUnpool3d
 from tessera.nn.modules.activation import Mish as Mish
 from tessera.nn.modules.module import Module as Module
 from tessera.nn.modules.container import ModuleDict as ModuleDict
@@ -98,9 +98,10 @@ from tessera.nn.modules.container import ModuleList as ModuleList
 from tessera.nn.modules.loss import MultiLabelMarginLoss as MultiLabelMarginLoss
 from tessera.nn.modules.loss import MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss
 from tessera.nn.modules.loss import MultiMarginLoss as MultiMarginLoss
-from tessera.nn.modules.attention import MultiheadAttention as MultiheadAttention
+from tessera.nn.modules.activation import MultiheadAttention as MultiheadAttention
 from tessera.nn.modules.loss import NLLLoss as NLLLoss
-from tessera.nn.modules.activation_more import PReLU as PReLU
+from tessera.nn.modules.linear import NonDynamicallyQuantizableLinear as NonDynamicallyQuantizableLinear
+from tessera.nn.modules.activation import PReLU as PReLU
 from tessera.nn.modules.distance import PairwiseDistance as PairwiseDistance
 from tessera.nn.parameter import Parameter as Parameter
 from tessera.nn.modules.container import ParameterDict as ParameterDict
@@ -113,7 +114,7 @@ from tessera.nn.modules.rnn import RNN as RNN
 from tessera.nn.modules.rnn import RNNBase as RNNBase
 from tessera.nn.modules.rnn import RNNCell as RNNCell
 from tessera.nn.modules.rnn import RNNCellBase as RNNCellBase
-from tessera.nn.modules.activation_more import RReLU as RReLU
+from tessera.nn.modules.activation import RReLU as RReLU
 from tessera.nn.modules.activation import ReLU as ReLU
 from tessera.nn.modules.activation import ReLU6 as ReLU6
 from tessera.nn.modules.padding import ReflectionPad1d as ReflectionPad1d
@@ -129,24 +130,24 @@ from tessera.nn.modules.activation import Sigmoid as Sigmoid
 from tessera.nn.modules.loss import SmoothL1Loss as SmoothL1Loss
 from tessera.nn.modules.loss import SoftMarginLoss as SoftMarginLoss
 from tessera.nn.modules.activation import Softmax as Softmax
-from tessera.nn.modules.activation_more import Softmax2d as Softmax2d
+from tessera.nn.modules.activation import Softmax2d as Softmax2d
 from tessera.nn.modules.activation import Softmin as Softmin
 from tessera.nn.modules.activation import Softplus as Softplus
-from tessera.nn.modules.activation_more import Softshrink as Softshrink
+from tessera.nn.modules.activation import Softshrink as Softshrink
 from tessera.nn.modules.activation import Softsign as Softsign
-from tessera.nn.modules.normalization_more import SyncBatchNorm as SyncBatchNorm
+from tessera.nn.modules.batchnorm import SyncBatchNorm as SyncBatchNorm
 from tessera.nn.modules.activation import Tanh as Tanh
 from tessera.nn.modules.activation import Tanhshrink as Tanhshrink
-from tessera.nn.modules.activation_more import Threshold as Threshold
-from tessera.nn.modules.transformer_decoder import Transformer as Transformer
-from tessera.nn.modules.transformer_decoder import TransformerDecoder as TransformerDecoder
-from tessera.nn.modules.transformer_decoder import TransformerDecoderLayer as TransformerDecoderLayer
+from tessera.nn.modules.activation import Threshold as Threshold
+from tessera.nn.modules.transformer import Transformer as Transformer
+from tessera.nn.modules.transformer import TransformerDecoder as TransformerDecoder
+from tessera.nn.modules.transformer import TransformerDecoderLayer as TransformerDecoderLayer
 from tessera.nn.modules.transformer import TransformerEncoder as TransformerEncoder
 from tessera.nn.modules.transformer import TransformerEncoderLayer as TransformerEncoderLayer
 from tessera.nn.modules.loss import TripletMarginLoss as TripletMarginLoss
 from tessera.nn.modules.loss import TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss
-from tessera.nn.modules.linear import Unflatten as Unflatten
-from tessera.nn.modules.pooling_more import Unfold as Unfold
+from tessera.nn.modules.flatten import Unflatten as Unflatten
+from tessera.nn.modules.fold import Unfold as Unfold
 from tessera.nn._uninitialized import UninitializedBuffer as UninitializedBuffer
 from tessera.nn._uninitialized import UninitializedParameter as UninitializedParameter
 from tessera.nn.modules.upsampling import Upsample as Upsample
@@ -156,29 +157,30 @@ from tessera.nn.modules.padding import ZeroPad1d as ZeroPad1d
 from tessera.nn.modules.padding import ZeroPad2d as ZeroPad2d
 from tessera.nn.modules.padding import ZeroPad3d as ZeroPad3d
 import tessera.nn.modules.activation as activation
-import tessera.nn.modules.activation_more as activation_more
 import tessera.nn.modules.adaptive as adaptive
-import tessera.nn.modules.attention as attention
-import tessera.nn.modules.bilinear as bilinear
+import tessera.nn.modules.batchnorm as batchnorm
+import tessera.nn.modules.channelshuffle as channelshuffle
 import tessera.nn.modules.container as container
 import tessera.nn.modules.conv as conv
 import tessera.nn.modules.conv3d as conv3d
 import tessera.nn.modules.distance as distance
-import tessera.nn.modules.dropout_more as dropout_more
+import tessera.nn.modules.dropout as dropout
+import tessera.nn.modules.flatten as flatten
+import tessera.nn.modules.fold as fold
 from tessera.nn import functional as functional
 from tessera.nn import init as init
+import tessera.nn.modules.instancenorm as instancenorm
 import tessera.nn.modules.lazy as lazy
 import tessera.nn.modules.linear as linear
 import tessera.nn.modules.loss as loss
 import tessera.nn.modules.module as module
 from tessera.nn import modules as modules
 import tessera.nn.modules.normalization as normalization
-import tessera.nn.modules.normalization_more as normalization_more
 import tessera.nn.modules.padding as padding
-import tessera.nn.modules.parallel as parallel
+from tessera.nn import parallel as parallel
 from tessera.nn import parameter as parameter
 import tessera.nn.modules.pixelshuffle as pixelshuffle
-import tessera.nn.modules.pooling_more as pooling_more
+import tessera.nn.modules.pooling as pooling
 from tessera.nn.modules.module import register_module_backward_hook as register_module_backward_hook
 from tessera.nn.modules.module import register_module_forward_hook as register_module_forward_hook
 from tessera.nn.modules.module import register_module_forward_pre_hook as register_module_forward_pre_hook
@@ -187,11 +189,10 @@ from tessera.nn.modules.module import register_module_full_backward_pre_hook as 
 import tessera.nn.modules.rnn as rnn
 import tessera.nn.modules.sparse as sparse
 import tessera.nn.modules.transformer as transformer
-import tessera.nn.modules.transformer_decoder as transformer_decoder
 import tessera.nn.modules.upsampling as upsampling
 from tessera.nn import utils as utils
 
-__all__ = ['AdaptiveAvgPool1d', 'AdaptiveAvgPool2d', 'AdaptiveAvgPool3d', 'AdaptiveLogSoftmaxWithLoss', 'AdaptiveMaxPool1d', 'AdaptiveMaxPool2d', 'AdaptiveMaxPool3d', 'AlphaDropout', 'AvgPool1d', 'AvgPool2d', 'AvgPool3d', 'BCELoss', 'BCEWithLogitsLoss', 'BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'Bilinear', 'Buffer', 'CELU', 'CTCLoss', 'ChannelShuffle', 'CircularPad1d', 'CircularPad2d', 'CircularPad3d', 'ConstantPad1d', 'ConstantPad2d', 'ConstantPad3d', 'Conv1d', 'Conv2d', 'Conv3d', 'ConvTranspose1d', 'ConvTranspose2d', 'ConvTranspose3d', 'CosineEmbeddingLoss', 'CosineSimilarity', 'CrossEntropyLoss', 'CrossMapLRN2d', 'DataParallel', 'Dropout', 'Dropout1d', 'Dropout2d', 'Dropout3d', 'ELU', 'Embedding', 'EmbeddingBag', 'FeatureAlphaDropout', 'Flatten', 'Fold', 'FractionalMaxPool2d', 'FractionalMaxPool3d', 'GELU', 'GLU', 'GRU', 'GRUCell', 'GaussianNLLLoss', 'GroupNorm', 'Hardshrink', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'HingeEmbeddingLoss', 'HuberLoss', 'Identity', 'InstanceNorm1d', 'InstanceNorm2d', 'InstanceNorm3d', 'KLDivLoss', 'L1Loss', 'LPPool1d', 'LPPool2d', 'LPPool3d', 'LSTM', 'LSTMCell', 'LayerNorm', 'LazyBatchNorm1d', 'LazyBatchNorm2d', 'LazyBatchNorm3d', 'LazyConv1d', 'LazyConv2d', 'LazyConv3d', 'LazyConvTranspose1d', 'LazyConvTranspose2d', 'LazyConvTranspose3d', 'LazyInstanceNorm1d', 'LazyInstanceNorm2d', 'LazyInstanceNorm3d', 'LazyLinear', 'LazyModuleMixin', 'LeakyReLU', 'Linear', 'LocalResponseNorm', 'LogSigmoid', 'LogSoftmax', 'MSELoss', 'MarginRankingLoss', 'MaxPool1d', 'MaxPool2d', 'MaxPool3d', 'MaxUnpool1d', 'MaxUnpool2d', 'MaxUnpool3d', 'Mish', 'Module', 'ModuleDict', 'ModuleList', 'MultiLabelMarginLoss', 'MultiLabelSoftMarginLoss', 'MultiMarginLoss', 'MultiheadAttention', 'NLLLoss', 'PReLU', 'PairwiseDistance', 'Parameter', 'ParameterDict', 'ParameterList', 'PixelShuffle', 'PixelUnshuffle', 'PoissonNLLLoss', 'RMSNorm', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'RReLU', 'ReLU', 'ReLU6', 'ReflectionPad1d', 'ReflectionPad2d', 'ReflectionPad3d', 'ReplicationPad1d', 'ReplicationPad2d', 'ReplicationPad3d', 'SELU', 'Sequential', 'SiLU', 'Sigmoid', 'SmoothL1Loss', 'SoftMarginLoss', 'Softmax', 'Softmax2d', 'Softmin', 'Softplus', 'Softshrink', 'Softsign', 'SyncBatchNorm', 'Tanh', 'Tanhshrink', 'Threshold', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerEncoderLayer', 'TripletMarginLoss', 'TripletMarginWithDistanceLoss', 'Unflatten', 'Unfold', 'UninitializedBuffer', 'UninitializedParameter', 'Upsample', 'UpsamplingBilinear2d', 'UpsamplingNearest2d', 'ZeroPad1d', 'ZeroPad2d', 'ZeroPad3d', 'activation', 'activation_more', 'adaptive', 'attention', 'bilinear', 'container', 'conv', 'conv3d', 'distance', 'dropout_more', 'functional', 'init', 'lazy', 'linear', 'loss', 'module', 'modules', 'normalization', 'normalization_more', 'padding', 'parallel', 'parameter', 'pixelshuffle', 'pooling_more', 'register_module_backward_hook', 'register_module_forward_hook', 'register_module_forward_pre_hook', 'register_module_full_backward_hook', 'register_module_full_backward_pre_hook', 'rnn', 'sparse', 'transformer', 'transformer_decoder', 'upsampling', 'utils']
+__all__ = ['AdaptiveAvgPool1d', 'AdaptiveAvgPool2d', 'AdaptiveAvgPool3d', 'AdaptiveLogSoftmaxWithLoss', 'AdaptiveMaxPool1d', 'AdaptiveMaxPool2d', 'AdaptiveMaxPool3d', 'AlphaDropout', 'AvgPool1d', 'AvgPool2d', 'AvgPool3d', 'BCELoss', 'BCEWithLogitsLoss', 'BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'Bilinear', 'Buffer', 'CELU', 'CTCLoss', 'ChannelShuffle', 'CircularPad1d', 'CircularPad2d', 'CircularPad3d', 'ConstantPad1d', 'ConstantPad2d', 'ConstantPad3d', 'Conv1d', 'Conv2d', 'Conv3d', 'ConvTranspose1d', 'ConvTranspose2d', 'ConvTranspose3d', 'CosineEmbeddingLoss', 'CosineSimilarity', 'CrossEntropyLoss', 'CrossMapLRN2d', 'DataParallel', 'Dropout', 'Dropout1d', 'Dropout2d', 'Dropout3d', 'ELU', 'Embedding', 'EmbeddingBag', 'FeatureAlphaDropout', 'Flatten', 'Fold', 'FractionalMaxPool2d', 'FractionalMaxPool3d', 'GELU', 'GLU', 'GRU', 'GRUCell', 'GaussianNLLLoss', 'GroupNorm', 'Hardshrink', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'HingeEmbeddingLoss', 'HuberLoss', 'Identity', 'InstanceNorm1d', 'InstanceNorm2d', 'InstanceNorm3d', 'KLDivLoss', 'L1Loss', 'LPPool1d', 'LPPool2d', 'LPPool3d', 'LSTM', 'LSTMCell', 'LayerNorm', 'LazyBatchNorm1d', 'LazyBatchNorm2d', 'LazyBatchNorm3d', 'LazyConv1d', 'LazyConv2d', 'LazyConv3d', 'LazyConvTranspose1d', 'LazyConvTranspose2d', 'LazyConvTranspose3d', 'LazyInstanceNorm1d', 'LazyInstanceNorm2d', 'LazyInstanceNorm3d', 'LazyLinear', 'LazyModuleMixin', 'LeakyReLU', 'Linear', 'LocalResponseNorm', 'LogSigmoid', 'LogSoftmax', 'MSELoss', 'MarginRankingLoss', 'MaxPool1d', 'MaxPool2d', 'MaxPool3d', 'MaxUnpool1d', 'MaxUnpool2d', 'MaxUnpool3d', 'Mish', 'Module', 'ModuleDict', 'ModuleList', 'MultiLabelMarginLoss', 'MultiLabelSoftMarginLoss', 'MultiMarginLoss', 'MultiheadAttention', 'NLLLoss', 'NonDynamicallyQuantizableLinear', 'PReLU', 'PairwiseDistance', 'Parameter', 'ParameterDict', 'ParameterList', 'PixelShuffle', 'PixelUnshuffle', 'PoissonNLLLoss', 'RMSNorm', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'RReLU', 'ReLU', 'ReLU6', 'ReflectionPad1d', 'ReflectionPad2d', 'ReflectionPad3d', 'ReplicationPad1d', 'ReplicationPad2d', 'ReplicationPad3d', 'SELU', 'Sequential', 'SiLU', 'Sigmoid', 'SmoothL1Loss', 'SoftMarginLoss', 'Softmax', 'Softmax2d', 'Softmin', 'Softplus', 'Softshrink', 'Softsign', 'SyncBatchNorm', 'Tanh', 'Tanhshrink', 'Threshold', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerEncoderLayer', 'TripletMarginLoss', 'TripletMarginWithDistanceLoss', 'Unflatten', 'Unfold', 'UninitializedBuffer', 'UninitializedParameter', 'Upsample', 'UpsamplingBilinear2d', 'UpsamplingNearest2d', 'ZeroPad1d', 'ZeroPad2d', 'ZeroPad3d', 'activation', 'adaptive', 'batchnorm', 'channelshuffle', 'container', 'conv', 'conv3d', 'distance', 'dropout', 'flatten', 'fold', 'functional', 'init', 'instancenorm', 'lazy', 'linear', 'loss', 'module', 'modules', 'normalization', 'padding', 'parallel', 'parameter', 'pixelshuffle', 'pooling', 'register_module_backward_hook', 'register_module_forward_hook', 'register_module_forward_pre_hook', 'register_module_full_backward_hook', 'register_module_full_backward_pre_hook', 'rnn', 'sparse', 'transformer', 'upsampling', 'utils']
 
 LazyBatchNorm1d: Any
 LazyBatchNorm2d: Any

@@ -3,29 +3,30 @@ import builtins
 from typing import Any, Iterator
 
 from tessera.nn.utils import clip_grad as clip_grad
-from tessera._torch_compat_submodules import clip_grad_norm as clip_grad_norm
+from tessera.nn.utils.clip_grad import clip_grad_norm as clip_grad_norm
 from tessera.nn.utils.clip_grad import clip_grad_norm_ as clip_grad_norm_
 from tessera.nn.utils.clip_grad import clip_grad_value_ as clip_grad_value_
-from tessera._torch_compat_submodules import clip_grads_with_norm_ as clip_grads_with_norm_
+from tessera.nn.utils.clip_grad import clip_grads_with_norm_ as clip_grads_with_norm_
 from tessera.nn.utils import convert_parameters as convert_parameters
 from tessera.nn.utils.fusion import fuse_conv_bn_eval as fuse_conv_bn_eval
 from tessera.nn.utils.fusion import fuse_conv_bn_weights as fuse_conv_bn_weights
 from tessera.nn.utils.fusion import fuse_linear_bn_eval as fuse_linear_bn_eval
 from tessera.nn.utils.fusion import fuse_linear_bn_weights as fuse_linear_bn_weights
 from tessera.nn.utils import fusion as fusion
-from tessera._torch_compat_submodules import get_total_norm as get_total_norm
+from tessera.nn.utils.clip_grad import get_total_norm as get_total_norm
+from tessera.nn.utils import init as init
 from tessera.nn.utils.convert_parameters import parameters_to_vector as parameters_to_vector
 from tessera.nn.utils import parametrizations as parametrizations
 from tessera.nn.utils import parametrize as parametrize
 from tessera.nn.utils.spectral_norm import remove_spectral_norm as remove_spectral_norm
 from tessera.nn.utils.weight_norm import remove_weight_norm as remove_weight_norm
 from tessera.nn.utils import rnn as rnn
-from tessera._torch_compat_submodules import skip_init as skip_init
+from tessera.nn.utils.init import skip_init as skip_init
 from tessera.nn.utils.spectral_norm import spectral_norm as spectral_norm
 from tessera.nn.utils import stateless as stateless
 from tessera.nn.utils.convert_parameters import vector_to_parameters as vector_to_parameters
 from tessera.nn.utils.weight_norm import weight_norm as weight_norm
 
-__all__ = ['clip_grad', 'clip_grad_norm', 'clip_grad_norm_', 'clip_grad_value_', 'clip_grads_with_norm_', 'convert_parameters', 'fuse_conv_bn_eval', 'fuse_conv_bn_weights', 'fuse_linear_bn_eval', 'fuse_linear_bn_weights', 'fusion', 'get_total_norm', 'parameters_to_vector', 'parametrizations', 'parametrize', 'remove_spectral_norm', 'remove_weight_norm', 'rnn', 'skip_init', 'spectral_norm', 'stateless', 'vector_to_parameters', 'weight_norm']
+__all__ = ['clip_grad', 'clip_grad_norm', 'clip_grad_norm_', 'clip_grad_value_', 'clip_grads_with_norm_', 'convert_parameters', 'fuse_conv_bn_eval', 'fuse_conv_bn_weights', 'fuse_linear_bn_eval', 'fuse_linear_bn_weights', 'fusion', 'get_total_norm', 'init', 'parameters_to_vector', 'parametrizations', 'parametrize', 'remove_spectral_norm', 'remove_weight_norm', 'rnn', 'skip_init', 'spectral_norm', 'stateless', 'vector_to_parameters', 'weight_norm']
 
 
