@@ -112,7 +112,8 @@ def forever(loader: DataLoader) -> Iterator[Tuple[ts.Tensor, ts.Tensor]]:
 
 def lm_loss(model: nn.Module, x: ts.Tensor, y: ts.Tensor) -> ts.Tensor:
     logits = model(x)
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+    loss: ts.Tensor = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+    return loss
 
 
 def evaluate(model: nn.Module, loader: DataLoader) -> float:
