@@ -82,7 +82,9 @@ def record_import() -> List[Tuple[str, str, str, int]]:
     """(target, name, file, line) of every attribute set while importing tessera."""
     env = dict(os.environ)
     here = os.path.dirname(os.path.abspath(__file__))
-    env["PYTHONPATH"] = os.pathsep.join([os.path.join(here, "..", "python"), env.get("PYTHONPATH", "")])
+    import tessera  # the build this process tests: installed wheel under CI, python/ in development
+    parent = os.path.dirname(os.path.dirname(os.path.abspath(tessera.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([parent, env.get("PYTHONPATH", "")])
     r = subprocess.run([sys.executable, "-c", _HOOK], capture_output=True, text=True, env=env,
                        timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]

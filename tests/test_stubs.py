@@ -15,7 +15,10 @@ STUBS = ["__init__.pyi", "_C.pyi", "nn/__init__.pyi", "nn/functional/__init__.py
 
 def _env():
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(ROOT, "python") + os.pathsep + env.get("PYTHONPATH", "")
+    # the tessera this process imports (installed wheel under CI, python/ in development)
+    import tessera
+    parent = os.path.dirname(os.path.dirname(os.path.abspath(tessera.__file__)))
+    env["PYTHONPATH"] = parent + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
 

@@ -224,6 +224,9 @@ def generate(modname: str) -> str:
         names = [n for n in names if n != "Tensor"]
     if modname == "tessera":
         imports.append("from tessera._C import dtype as dtype, Device as Device")
+    else:  # annotations name Tensor; import it privately (no `as`: not re-exported)
+        if modname != "tessera._C":
+            imports.append("from tessera import Tensor")
     for name in names:
         obj = getattr(mod, name)
         if modname == "tessera" and obj is Tensor:

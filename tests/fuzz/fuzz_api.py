@@ -177,6 +177,13 @@ def describe(call: tuple) -> str:
     return f"{name}({', '.join(parts)})"
 
 
+def _package_parent() -> str:
+    """The folder holding the tessera this process imports (the installed wheel under CI, the
+    source tree's python/ in development), so the worker tests the same build."""
+    import tessera
+    return os.path.dirname(os.path.dirname(os.path.abspath(tessera.__file__)))
+
+
 def run_batch(batch: List[tuple], seed: int = 0, deadline: float = 120.0) -> List[str]:
     """Runs `batch` in a fresh worker; returns the findings (empty when all is well)."""
     with tempfile.TemporaryDirectory(prefix="tessera-fuzz-") as d:
@@ -184,8 +191,7 @@ def run_batch(batch: List[tuple], seed: int = 0, deadline: float = 120.0) -> Lis
         with open(paths[0], "wb") as f:
             pickle.dump((batch, seed), f)
         env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
-                   PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python")]
-                                              + [p for p in sys.path if p]))
+                   PYTHONPATH=os.pathsep.join([_package_parent()] + [p for p in sys.path if p]))
         cmd = [sys.executable, os.path.join(HERE, "fuzz_worker.py")] + paths
         t0 = time.monotonic()
         try:

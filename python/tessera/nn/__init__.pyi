@@ -2,6 +2,7 @@
 import builtins
 from typing import Any, Iterator
 
+from tessera import Tensor
 from tessera.nn.modules.pooling import AdaptiveAvgPool1d as AdaptiveAvgPool1d
 from tessera.nn.modules.pooling import AdaptiveAvgPool2d as AdaptiveAvgPool2d
 from tessera.nn.modules.pooling import AdaptiveAvgPool3d as AdaptiveAvgPool3d

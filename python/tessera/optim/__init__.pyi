@@ -2,6 +2,7 @@
 import builtins
 from typing import Any, Iterator
 
+from tessera import Tensor
 from tessera.optim.asgd import ASGD as ASGD
 from tessera.optim.adadelta import Adadelta as Adadelta
 from tessera.optim.adafactor import Adafactor as Adafactor

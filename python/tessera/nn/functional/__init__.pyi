@@ -2,6 +2,7 @@
 import builtins
 from typing import Any, Iterator
 
+from tessera import Tensor
 from tessera.nn.functional import activation as activation
 from tessera.nn.functional import activation_more as activation_more
 from tessera.nn.functional import attention as attention

@@ -2,6 +2,7 @@
 import builtins
 from typing import Any, Iterator
 
+from tessera import Tensor
 from tessera.nn.utils import clip_grad as clip_grad
 from tessera.nn.utils.clip_grad import clip_grad_norm as clip_grad_norm
 from tessera.nn.utils.clip_grad import clip_grad_norm_ as clip_grad_norm_

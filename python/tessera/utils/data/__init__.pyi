@@ -2,6 +2,7 @@
 import builtins
 from typing import Any, Iterator
 
+from tessera import Tensor
 from tessera.utils.data.sampler import BatchSampler as BatchSampler
 from tessera.utils.data.dataset import ChainDataset as ChainDataset
 from tessera.utils.data.dataset import ConcatDataset as ConcatDataset
