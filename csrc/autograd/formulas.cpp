@@ -17,6 +17,7 @@
 #include "ops/arithmetic.h"
 #include "ops/bitwise.h"
 #include "ops/compare.h"
+#include "ops/conv.h"
 #include "ops/copy.h"
 #include "ops/creation.h"
 #include "ops/cumulative.h"
@@ -891,6 +892,37 @@ const Formula kSum{"SumBackward", sum_bw}, kMean{"MeanBackward", mean_bw},
     kWhere{"WhereBackward", where_bw}, kConcat{"CatBackward", concat_bw},
     kCumsum{"CumsumBackward", cumsum_bw}, kClip{"ClampBackward", clip_bw};
 
+// ---- convolution (Note [Convolution as three ops]): each gradient is one of the three ops.
+// The bias gradient sums over the batch and spatial axes.
+Tensor bias_grad(const Tensor& g) {
+  Shape axes{0};
+  for (int64_t d = 2; d < g.ndim(); ++d) axes.push_back(d);
+  return sum(g, axes, false, std::nullopt);
+}
+FORMULA(conv_bw) {  // y = conv(x, w) + b
+  const ConvSpec s = ConvSpec::decode(c.attrs());
+  Tensor gx, gw, gb;
+  if (c.needs(0)) gx = conv_transpose_op(g[0], c.saved(1), Tensor(), s);
+  if (c.needs(1)) gw = conv_weight(g[0], c.saved(0), c.input(1).shape, s);
+  if (c.node.inputs.size() > 2 && c.needs(2)) gb = bias_grad(g[0]);
+  return {gx, gw, gb};
+}
+FORMULA(conv_transpose_bw) {  // y = conv^T(x, w) + b: x on the narrow side
+  const ConvSpec s = ConvSpec::decode(c.attrs());
+  Tensor gx, gw, gb;
+  if (c.needs(0)) gx = conv_forward(g[0], c.saved(1), Tensor(), s);
+  if (c.needs(1)) gw = conv_weight(c.saved(0), g[0], c.input(1).shape, s);
+  if (c.node.inputs.size() > 2 && c.needs(2)) gb = bias_grad(g[0]);
+  return {gx, gw, gb};
+}
+FORMULA(conv_weight_bw) {  // gw = dconv/dw(gy, x)
+  const ConvSpec s = ConvSpec::decode(c.attrs());
+  Tensor ggy, gx;
+  if (c.needs(0)) ggy = conv_forward(c.saved(1), g[0], Tensor(), s);
+  if (c.needs(1)) gx = conv_transpose_op(c.saved(0), g[0], Tensor(), s);
+  return {ggy, gx};
+}
+
 bool any_needs(const std::vector<Tensor>& ts) { return needs_grad(ts); }
 
 void stamp_site(Node& n) {
@@ -1149,6 +1181,24 @@ void record_tri(const Tensor& x, const Tensor& out, int64_t k, bool upper) {
   static const Formula kTri{"TriBackward", tri_bw};
   record(kTri, {x}, {out})->attrs = Shape{k, upper ? 1 : 0};
 }
+void record_conv(ConvKind kind, const std::vector<Tensor>& inputs, const Tensor& out,
+                 const Shape& spec) {
+  if (!any_needs(inputs)) return;
+  static const Formula kConv{"ConvolutionBackward", conv_bw},
+      kConvT{"ConvolutionTransposeBackward", conv_transpose_bw},
+      kConvW{"ConvolutionBackwardWeightBackward", conv_weight_bw};
+  const Formula& f = kind == ConvKind::Forward     ? kConv
+                     : kind == ConvKind::Transpose ? kConvT
+                                                   : kConvW;
+  std::vector<Tensor> ins = inputs;
+  if (ins.size() == 3 && !ins[2].defined()) ins.pop_back();
+  auto node = record(f, ins, {out});
+  stamp_site(*node);
+  node->attrs = spec;
+  node->save(ins[0]);
+  node->save(ins[1]);
+}
+
 void record_missing(const char* node_name, const std::vector<Tensor>& inputs,
                     const std::vector<Tensor>& outputs) {
   if (!any_needs(inputs)) return;

@@ -59,6 +59,11 @@ void record_repeat(const Tensor& src, const Tensor& out, int64_t axis, int64_t r
 void record_repeat_counts(const Tensor& src, const Tensor& out, int64_t axis, const Tensor& index);
 void record_cumprod(const Tensor& x, const Tensor& out, int64_t axis, bool include_initial);
 void record_tri(const Tensor& x, const Tensor& out, int64_t k, bool upper);
+// The three convolution ops (Note [Convolution as three ops] in ops/conv.h); `spec` is
+// ConvSpec::encode(). Forward/Transpose inputs (x, w, b), Weight inputs (gy, x).
+enum class ConvKind { Forward, Transpose, Weight };
+void record_conv(ConvKind kind, const std::vector<Tensor>& inputs, const Tensor& out,
+                 const Shape& spec);
 void record_missing(const char* node_name, const std::vector<Tensor>& inputs,
                     const std::vector<Tensor>& outputs);
 

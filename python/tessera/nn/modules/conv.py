@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from typing import Any, Optional, Tuple, Union
 
+from ... import _C
 from ..._C import Tensor
 from .. import functional as F
-from ..functional.conv import _ntuple
+from ..functional.conv import _ntuple, _output_padding, conv_padded
 from .linear import _make_weight_bias, _reset_weight_bias
 from .module import Module
 
@@ -51,9 +52,9 @@ class _ConvNd(Module):
         _reset_weight_bias(self)
 
     def forward(self, input: Tensor) -> Tensor:
-        from ..functional.conv import _convnd
-        return _convnd(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                       self.groups, self._nsp, type(self).__name__.lower(), self.padding_mode)
+        return conv_padded(input, self.weight, self.bias, self.stride, self.padding,
+                           self.dilation, self.groups, self.padding_mode, self._nsp,
+                           type(self).__name__.lower())
 
     def extra_repr(self) -> str:
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
@@ -97,13 +98,12 @@ class _ConvTransposeNd(_ConvNd):
                          groups, bias, padding_mode, device, dtype, output_padding)
 
     def forward(self, input: Tensor, output_size: Optional[Any] = None) -> Tensor:
-        from ..functional.conv import _conv_transposend, _output_padding
         name = type(self).__name__
         opad = self.output_padding if output_size is None else _output_padding(
             input, output_size, self.stride, self.padding, self.kernel_size, self.dilation,
             self._nsp, name)
-        return _conv_transposend(input, self.weight, self.bias, self.stride, self.padding, opad,
-                                 self.groups, self.dilation, self._nsp, name)
+        return _C._conv_transpose(input, self.weight, self.bias, self.stride, self.padding, opad,
+                                  self.groups, self.dilation, self._nsp, name.lower())
 
 
 class ConvTranspose1d(_ConvTransposeNd):
