@@ -16,6 +16,7 @@
 #include "autograd/view_writes.h"
 #include "ops/arithmetic.h"
 #include "ops/bitwise.h"
+#include "ops/batch_norm.h"
 #include "ops/compare.h"
 #include "ops/conv.h"
 #include "ops/copy.h"
@@ -923,6 +924,48 @@ FORMULA(conv_weight_bw) {  // gw = dconv/dw(gy, x)
   return {ggy, gx};
 }
 
+// ---- batch norm: attrs (batch_stats, has_w); saved x, mean, rstd[, w]. Without a graph of the
+// backward, the fused kernel; with one (create_graph), differentiable ops that recompute the
+// batch statistics from x, so second derivatives see their dependence on x.
+FORMULA(batch_norm_bw) {
+  const bool batch = c.attr(0) != 0, has_w = c.attr(1) != 0;
+  const Tensor x = c.saved(0), mean = c.saved(1), rstd = c.saved(2);
+  const Tensor w = has_w ? c.saved(3) : Tensor();
+  const bool need_w = c.needs(1), need_b = c.node.inputs.size() > 2 && c.needs(2);
+  if (!grad_enabled()) {
+    auto [gx, gw, gb] = batch_norm_backward(g[0], x, mean, rstd, w, batch, c.needs(0), need_w,
+                                            need_b);
+    return {gx, gw, gb};
+  }
+  Shape axes{0}, cshape{1, x.dim(1)};
+  for (int64_t d = 2; d < x.ndim(); ++d) {
+    axes.push_back(d);
+    cshape.push_back(1);
+  }
+  Tensor m = reshape(astype(mean, x.dtype(), false), cshape);
+  Tensor r = reshape(astype(rstd, x.dtype(), false), cshape);
+  if (batch) {
+    m = ts::mean(x, axes, true);
+    r = U(reciprocal_def, U(sqrt_def, add(var(x, axes, 0, true), sc(c.scalar(0)))));
+  }
+  const Tensor xhat = mul(subtract(x, m), r);
+  const Tensor wb = has_w ? reshape(w, cshape) : Tensor();
+  Tensor gx, gw, gb;
+  if (need_b) gb = sum(g[0], axes, false, std::nullopt);
+  if (need_w) gw = sum(mul(g[0], xhat), axes, false, std::nullopt);
+  if (c.needs(0)) {
+    if (batch) {
+      const Tensor inner = subtract(subtract(g[0], ts::mean(g[0], axes, true)),
+                                    mul(xhat, ts::mean(mul(g[0], xhat), axes, true)));
+      gx = mul(inner, r);
+    } else {
+      gx = mul(g[0], r);
+    }
+    if (has_w) gx = mul(gx, wb);
+  }
+  return {gx, gw, gb};
+}
+
 bool any_needs(const std::vector<Tensor>& ts) { return needs_grad(ts); }
 
 void stamp_site(Node& n) {
@@ -1197,6 +1240,23 @@ void record_conv(ConvKind kind, const std::vector<Tensor>& inputs, const Tensor&
   node->attrs = spec;
   node->save(ins[0]);
   node->save(ins[1]);
+}
+
+void record_batch_norm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& out,
+                       const Tensor& x_saved, const Tensor& mean, const Tensor& rstd,
+                       bool batch_stats, double eps) {
+  std::vector<Tensor> ins{x, w, b};
+  if (!any_needs(ins)) return;
+  static const Formula kBatchNorm{"NativeBatchNormBackward", batch_norm_bw};
+  if (!b.defined()) ins.pop_back();
+  auto node = record(kBatchNorm, ins, {out});
+  stamp_site(*node);
+  node->attrs = Shape{batch_stats ? 1 : 0, w.defined() ? 1 : 0};
+  node->scalars.push_back(eps);
+  node->save(x_saved);
+  node->save(mean);
+  node->save(rstd);
+  if (w.defined()) node->save(w);
 }
 
 void record_missing(const char* node_name, const std::vector<Tensor>& inputs,

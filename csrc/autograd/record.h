@@ -64,6 +64,11 @@ void record_tri(const Tensor& x, const Tensor& out, int64_t k, bool upper);
 enum class ConvKind { Forward, Transpose, Weight };
 void record_conv(ConvKind kind, const std::vector<Tensor>& inputs, const Tensor& out,
                  const Shape& spec);
+// batch_norm: inputs (x, weight, bias) (either may be undefined); saves the contiguous x, the
+// statistics the forward used and whether they were the batch's (Note in ops/batch_norm.h).
+void record_batch_norm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& out,
+                       const Tensor& x_saved, const Tensor& mean, const Tensor& rstd,
+                       bool batch_stats, double eps);
 void record_missing(const char* node_name, const std::vector<Tensor>& inputs,
                     const std::vector<Tensor>& outputs);
 

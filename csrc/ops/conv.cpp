@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
+#include "ops/memory_format.h"
 #include "ops/views.h"
 
 namespace ts {
@@ -34,7 +35,7 @@ Shape ConvSpec::out_shape() const {
 }
 Shape ConvSpec::encode() const {
   Shape a{nsp, groups};
-  for (const auto* v : {&in, &k, &s, &p, &d})
+  for (const auto* v : {&in, &k, &s, &p, &d, &o})
     for (int64_t e : *v) a.push_back(e);
   return a;
 }
@@ -43,7 +44,7 @@ ConvSpec ConvSpec::decode(const Shape& a) {
   s.nsp = static_cast<int>(a[0]);
   s.groups = a[1];
   int64_t i = 2;
-  for (auto* v : {&s.in, &s.k, &s.s, &s.p, &s.d})
+  for (auto* v : {&s.in, &s.k, &s.s, &s.p, &s.d, &s.o})
     for (int j = 0; j < 3; ++j) (*v)[j] = a[i++];
   return s;
 }
@@ -155,9 +156,10 @@ int64_t checked_numel(const Shape& s, const char* op) {
   return n;
 }
 
-// The output keeps the input's memory format, as PyTorch's convolutions do.
-Tensor like_input_format(const Tensor& y, const Tensor& x) {
-  return is_channels_last(x) ? to_channels_last(y) : y;
+// The output keeps the input's (or, as PyTorch's CPU convolutions, the weight's)
+// channels-last memory format.
+Tensor like_input_format(const Tensor& y, const Tensor& x, const Tensor& w) {
+  return is_channels_last(x) || is_channels_last(w) ? to_channels_last(y) : y;
 }
 
 }  // namespace
@@ -230,11 +232,12 @@ Tensor convolution(const Tensor& x_in, const Tensor& w_in, const Tensor& b_in, c
              " with padding ", shape_str(tail(s.p, nsp)), " has spatial size ", span,
              " in dim ", i - (3 - nsp) + 2, " but the kernel spans ", need);
   }
+  s.set_out();
   checked_numel(batch_shape(xb.dim(0), O, s.out_shape()), op);
   Tensor y = conv_forward(xb, w, b, s);
   for (int i = 3 - nsp; i < 3; ++i)
     if (drop[i]) y = slice(y, 2 + i - (3 - nsp), 1, y.dim(2 + i - (3 - nsp)), 1);
-  y = like_input_format(y, xb);
+  y = like_input_format(y, xb, w);
   return unbatched ? squeeze(y, Shape{0}) : y;
 }
 
@@ -285,39 +288,15 @@ Tensor convolution_transpose(const Tensor& x_in, const Tensor& w_in, const Tenso
              " with kernel ", shape_str(s.k_shape()), ", stride ", shape_str(stride),
              ", padding ", shape_str(padding), " and dilation ", shape_str(dilation),
              " gives a non-positive output size ", s.in[j], " in dim ", i + 2);
-    // The conv this transposes must map the output back to exactly n positions.
-    TS_CHECK(s.out(j) == n, ValueError, op, ": inconsistent geometry in dim ", i + 2);
+    // The conv this transposes maps the output back to n positions, or more when
+    // output_padding reaches past the stride (the extra outputs see no input).
+    s.o[j] = n;
+    TS_CHECK(s.out_formula(j) >= n, ValueError, op, ": inconsistent geometry in dim ", i + 2);
   }
   checked_numel(batch_shape(xb.dim(0), Cout, s.in_shape()), op);
   Tensor y = conv_transpose_op(xb, w, b, s);
-  y = like_input_format(y, xb);
+  y = like_input_format(y, xb, w);
   return unbatched ? squeeze(y, Shape{0}) : y;
-}
-
-bool is_channels_last(const Tensor& x) {
-  const int64_t nd = x.ndim();
-  if (nd != 4 && nd != 5) return false;
-  if (x.is_contiguous()) return false;
-  // Expected strides of (N, *spatial, C) row-major, seen through (N, C, *spatial).
-  const auto& st = x.strides();
-  int64_t expect = 1;
-  if (x.dim(1) != 1 && st[1] != expect) return false;
-  expect *= x.dim(1);
-  for (int64_t d = nd - 1; d >= 2; --d) {
-    if (x.dim(d) != 1 && st[d] != expect) return false;
-    expect *= x.dim(d);
-  }
-  return x.dim(0) == 1 || st[0] == expect;
-}
-
-Tensor to_channels_last(const Tensor& x) {
-  const int64_t nd = x.ndim();
-  if (nd != 4 && nd != 5) return x;
-  Shape to_last{0}, back{0, nd - 1};
-  for (int64_t d = 2; d < nd; ++d) to_last.push_back(d);
-  to_last.push_back(1);
-  for (int64_t d = 1; d < nd - 1; ++d) back.push_back(d);
-  return permute_dims(contiguous_op(permute_dims(x, to_last)), back);
 }
 
 }  // namespace ts

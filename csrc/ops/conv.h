@@ -30,7 +30,16 @@ struct ConvSpec {
   std::array<int64_t, 3> s{1, 1, 1};    // stride
   std::array<int64_t, 3> p{0, 0, 0};    // symmetric zero padding
   std::array<int64_t, 3> d{1, 1, 1};    // dilation
-  int64_t out(int i) const { return (in[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) / s[i] + 1; }
+  // The narrow side's size: conv's output size, or (conv_transpose with an output_padding
+  // of at least the stride) the transposed input's, smaller than what the formula gives.
+  std::array<int64_t, 3> o{1, 1, 1};
+  int64_t out(int i) const { return o[i]; }
+  int64_t out_formula(int i) const {
+    return (in[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) / s[i] + 1;
+  }
+  void set_out() {
+    for (int i = 0; i < 3; ++i) o[i] = out_formula(i);
+  }
   int64_t in_numel() const { return in[0] * in[1] * in[2]; }
   int64_t out_numel() const { return out(0) * out(1) * out(2); }
   int64_t k_numel() const { return k[0] * k[1] * k[2]; }
@@ -68,12 +77,5 @@ Tensor convolution(const Tensor& x, const Tensor& w, const Tensor& b, const Shap
 Tensor convolution_transpose(const Tensor& x, const Tensor& w, const Tensor& b, const Shape& stride,
                              const Shape& padding, const Shape& output_padding, int64_t groups,
                              const Shape& dilation, int nsp, const char* op);
-
-// PyTorch's memory formats of a 4-D/5-D tensor: whether its strides are those of an
-// (N, *spatial, C) contiguous tensor permuted to (N, C, *spatial) (and not also plain
-// contiguous, unless C == 1 or the spatial size is 1, where both hold).
-bool is_channels_last(const Tensor& x);
-// x copied to the channels-last strides (same shape and values); x itself when already so.
-Tensor to_channels_last(const Tensor& x);
 
 }  // namespace ts

@@ -36,10 +36,12 @@ void init_conv(py::module_& m) {
       py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
       py::arg("output_padding"), py::arg("groups"), py::arg("dilation"), py::arg("nsp"),
       py::arg("op"), "PyTorch's conv_transpose{1,2,3}d over nsp spatial dims");
-  m.def("_is_channels_last", &is_channels_last,
-        "whether a 4-D/5-D tensor has channels-last strides (and is not plain contiguous)");
-  m.def("_to_channels_last", &to_channels_last,
-        "a channels-last copy of a 4-D/5-D tensor (differentiable; itself for other ranks)");
+  m.def(
+      "_to_memory_format",
+      [](const Tensor& x, py::handle fmt, const std::string& op) {
+        return to_memory_format(x, memory_format_of(fmt, op.c_str()), op.c_str());
+      },
+      "x laid out as the memory format asks (a differentiable copy, or x itself)");
 }
 
 }  // namespace ts::python
