@@ -113,11 +113,15 @@ inline int64_t grain_for(int64_t work) {
   return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work, 1));
 }
 
-// Images per chunk: enough columns for an efficient GEMM, few enough to stay in cache.
+// Images per chunk: enough columns for an efficient GEMM (and, for few channels, enough
+// column values that the chunk's parallel passes are worth their fork/join), few enough to
+// stay in cache.
 inline int64_t chunk_images(const Geo& g) {
-  constexpr int64_t kChunkColumns = 1024;
-  return std::clamp<int64_t>((kChunkColumns + g.L - 1) / std::max<int64_t>(g.L, 1), 1,
-                             std::max<int64_t>(g.N, 1));
+  constexpr int64_t kChunkColumns = 1024, kChunkValues = 1 << 18;
+  const int64_t L = std::max<int64_t>(g.L, 1);
+  const int64_t by_cols = (kChunkColumns + L - 1) / L;
+  const int64_t by_values = kChunkValues / std::max<int64_t>(g.C * g.K * L, 1);
+  return std::clamp<int64_t>(std::max(by_cols, by_values), 1, std::max<int64_t>(g.N, 1));
 }
 
 // Columns (C*K, nb*L) of images [n0, n0 + nb).
