@@ -28,6 +28,7 @@
 #include "ops/linalg_ext.h"
 #include "ops/manipulation.h"
 #include "ops/math.h"
+#include "ops/pool.h"
 #include "ops/reduce.h"
 #include "ops/rounding.h"
 #include "ops/views.h"
@@ -966,6 +967,25 @@ FORMULA(batch_norm_bw) {
   return {gx, gw, gb};
 }
 
+// ---- pooling: the max's gradient scatters to the saved indices (the fused kernel, or under
+// create_graph a differentiable scatter-add); the average and its gradient are each other's
+// adjoints.
+FORMULA(max_pool_bw) {
+  const PoolSpec s = PoolSpec::decode(c.attrs());
+  const Tensor idx = c.saved(0);
+  const Shape& in = c.input(0).shape;
+  if (!grad_enabled()) return {max_pool_backward_op(g[0], idx, in, s)};
+  const int64_t N = in[0], C = in[1];
+  const Tensor z = zeros(Shape{N, C, s.in_numel()}, g[0].dtype(), g[0].device());
+  const Tensor flat = scatter(z, 2, reshape(idx, Shape{N, C, s.out_numel()}),
+                              reshape(g[0], Shape{N, C, s.out_numel()}), true);
+  return {reshape(flat, in)};
+}
+FORMULA(avg_pool_bw) {
+  return {avg_pool_backward_op(g[0], c.input(0).shape, PoolSpec::decode(c.attrs()))};
+}
+FORMULA(avg_pool_backward_bw) { return {avg_pool_forward_op(g[0], PoolSpec::decode(c.attrs()))}; }
+
 bool any_needs(const std::vector<Tensor>& ts) { return needs_grad(ts); }
 
 void stamp_site(Node& n) {
@@ -1257,6 +1277,21 @@ void record_batch_norm(const Tensor& x, const Tensor& w, const Tensor& b, const 
   node->save(mean);
   node->save(rstd);
   if (w.defined()) node->save(w);
+}
+
+void record_pool(PoolKind kind, const Tensor& input, const Tensor& out, const Tensor& idx,
+                 const Shape& spec) {
+  if (!any_needs({input})) return;
+  static const Formula kMaxPool{"MaxPoolBackward", max_pool_bw},
+      kAvgPool{"AvgPoolBackward", avg_pool_bw},
+      kAvgPoolBackward{"AvgPoolBackwardBackward", avg_pool_backward_bw};
+  const Formula& f = kind == PoolKind::Max   ? kMaxPool
+                     : kind == PoolKind::Avg ? kAvgPool
+                                             : kAvgPoolBackward;
+  auto node = record(f, {input}, {out});
+  stamp_site(*node);
+  node->attrs = spec;
+  if (kind == PoolKind::Max) node->save(idx);
 }
 
 void record_missing(const char* node_name, const std::vector<Tensor>& inputs,

@@ -69,6 +69,11 @@ void record_conv(ConvKind kind, const std::vector<Tensor>& inputs, const Tensor&
 void record_batch_norm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& out,
                        const Tensor& x_saved, const Tensor& mean, const Tensor& rstd,
                        bool batch_stats, double eps);
+// Pooling (ops/pool.h): Max (input x, saves the int64 indices), Avg (input x), AvgBackward
+// (input gy: the average's gradient, linear, whose own gradient is the average again).
+enum class PoolKind { Max, Avg, AvgBackward };
+void record_pool(PoolKind kind, const Tensor& input, const Tensor& out, const Tensor& idx,
+                 const Shape& spec);
 void record_missing(const char* node_name, const std::vector<Tensor>& inputs,
                     const std::vector<Tensor>& outputs);
 

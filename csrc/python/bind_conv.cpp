@@ -1,7 +1,10 @@
 // Bindings of the convolution ops (ops/conv.h). tessera.nn.functional's conv* forward here.
 #include <pybind11/stl.h>
 
+#include "core/error.h"
+
 #include "ops/conv.h"
+#include "ops/pool.h"
 #include "python/convert.h"
 
 namespace ts::python {
@@ -36,6 +39,28 @@ void init_conv(py::module_& m) {
       py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
       py::arg("output_padding"), py::arg("groups"), py::arg("dilation"), py::arg("nsp"),
       py::arg("op"), "PyTorch's conv_transpose{1,2,3}d over nsp spatial dims");
+  auto shape_or_empty = [](py::handle h, const char* what) {
+    return h.is_none() ? Shape{} : to_shape(h, what);
+  };
+  m.def(
+      "_max_pool",
+      [shape_or_empty](const Tensor& x, py::handle k, py::handle s, py::handle p, py::handle d,
+                       bool ceil_mode, int nsp, const std::string& op) {
+        return max_pool(x, nsp, to_shape(k, "kernel_size"), shape_or_empty(s, "stride"),
+                        to_shape(p, "padding"), to_shape(d, "dilation"), ceil_mode, op.c_str());
+      },
+      "(values, int64 flat per-plane indices) of PyTorch's max_pool{1,2,3}d");
+  m.def(
+      "_avg_pool",
+      [shape_or_empty](const Tensor& x, py::handle k, py::handle s, py::handle p, bool ceil_mode,
+                       bool count_include_pad, std::optional<int64_t> divisor, int nsp,
+                       const std::string& op) {
+        TS_CHECK(!divisor || *divisor != 0, ValueError, op, ": divisor must be not zero");
+        return avg_pool(x, nsp, to_shape(k, "kernel_size"), shape_or_empty(s, "stride"),
+                        to_shape(p, "padding"), ceil_mode, count_include_pad,
+                        divisor ? *divisor : 0, op.c_str());
+      },
+      "PyTorch's avg_pool{1,2,3}d");
   m.def(
       "_to_memory_format",
       [](const Tensor& x, py::handle fmt, const std::string& op) {

@@ -330,23 +330,18 @@ def _pool_pad(x: Tensor, p: Tuple[int, ...], k: Tuple[int, ...], s: Tuple[int, .
 def _max_pool(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
               padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, nsp: int,
               op: str, return_indices: bool = False) -> Any:
+    """Floating input: the C++ op (values and flat per-plane indices, gradients in C++);
+    integer input (no indices): the maximum of the stacked windows."""
     t = _ts()
+    if isinstance(x, Tensor) and t.isdtype(x.dtype, "real floating"):
+        y, idx = _C._max_pool(x, kernel_size, None if stride is None or stride == [] else stride,
+                              padding, dilation, ceil_mode, nsp, op)
+        return (y, idx) if return_indices else y
+    if return_indices:
+        raise TypeError(f"{op}: return_indices=True needs a floating-point input, got {x.dtype}")
     k, s, p, d, out = _pool_setup(x, kernel_size, stride, padding, dilation, ceil_mode, nsp, op)
-    if not fusable(x):
-        if return_indices:
-            raise TypeError(f"{op}: return_indices=True needs a floating-point input, got "
-                            f"{x.dtype}")
-        xp = _pool_pad(x, p, k, s, d, out, -math.inf)
-        return t.max(_windows(xp, k, s, d, out), axis=x.ndim - nsp)
-    shape = tuple(x.shape)
-    lead = shape[:x.ndim - nsp]
-    planes = math.prod(lead)
-    x4 = t.reshape(x, (1, planes) + ((1,) if nsp == 1 else ()) + shape[x.ndim - nsp:])
-    y, idx = _fused.MaxPool2d.apply(x4, _fused.pairs(k, nsp, 1), _fused.pairs(s, nsp, 1),
-                                    _fused.pairs(p, nsp, 0), _fused.pairs(d, nsp, 1),
-                                    _fused.pairs(out, nsp, 1))
-    y = t.reshape(y, lead + out)
-    return (y, t.reshape(idx, lead + out)) if return_indices else y
+    xp = _pool_pad(x, p, k, s, d, out, -math.inf)
+    return t.max(_windows(xp, k, s, d, out), axis=x.ndim - nsp)
 
 
 def max_pool1d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
@@ -371,25 +366,9 @@ def max_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTup
 def _avg_pool(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
               padding: IntOrTuple, ceil_mode: bool, count_include_pad: bool,
               divisor_override: Optional[int], nsp: int, op: str) -> Tensor:
-    t = _ts()
-    k, s, p, d, out = _pool_setup(x, kernel_size, stride, padding, 1, ceil_mode, nsp, op)
-    xp = _pool_pad(x, p, k, s, d, out, 0.0)
-    axis = x.ndim - nsp
-    total = t.sum(_windows(xp, k, s, d, out), axis=axis)
-    if divisor_override is not None:
-        return total / divisor_override
-    if not ceil_mode and (count_include_pad or not any(p)):
-        return total / math.prod(k)
-    # Divisors per window: PyTorch counts the padding (when asked) but never the
-    # ceil_mode overhang past the padded input.
-    ones = t.ones(tuple(x.shape[axis:]), dtype=x.dtype)
-    if count_include_pad:
-        ones = pad(ones, [v for i in reversed(range(nsp)) for v in (p[i], p[i])], value=1.0)
-        ones = _pool_pad(ones, (0,) * nsp, k, s, d, out, 0.0)
-    else:
-        ones = _pool_pad(ones, p, k, s, d, out, 0.0)
-    counts = t.sum(_windows(ones, k, s, d, out), axis=0)
-    return total / counts
+    """The C++ op (PyTorch's divisor rules, gradients in C++)."""
+    return _C._avg_pool(x, kernel_size, None if stride is None or stride == [] else stride,
+                        padding, ceil_mode, count_include_pad, divisor_override, nsp, op)
 
 
 def avg_pool1d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,

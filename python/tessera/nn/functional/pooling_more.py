@@ -31,35 +31,6 @@ def _ts() -> Any:
 
 
 # ------------------------------------------------------------------ max pooling with indices
-def _max_pool_indices(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
-                      padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, nsp: int,
-                      op: str) -> Tuple[Tensor, Tensor]:
-    """Max pooling of any rank by window stacking; the index of each maximum is its flat
-    position in the (unpadded) spatial plane, the first maximum winning as in PyTorch."""
-    t = _ts()
-    k, s, p, d, out = _pool_setup(x, kernel_size, stride, padding, dilation, ceil_mode, nsp, op)
-    if not t.isdtype(x.dtype, "real floating"):
-        raise TypeError(f"{op}: expected a floating-point input, got {x.dtype}")
-    xp = _pool_pad(x, p, k, s, d, out, -math.inf)
-    axis = x.ndim - nsp
-    win = _windows(xp, k, s, d, out)  # (..., K, *out)
-    y = t.max(win, axis=axis)
-    arg = t.argmax(win.detach(), axis=axis)  # (..., *out) window offsets
-    in_sp = tuple(x.shape[axis:])
-    # offset -> spatial coordinate per axis, then the flat index in the input plane.
-    flat = None
-    rem = arg
-    for i in range(nsp):
-        inner = math.prod(k[i + 1:])
-        off = rem // inner
-        rem = rem - off * inner
-        pos = t.reshape(t.arange(out[i], dtype=t.int64, device=x.device) * s[i],
-                        (-1,) + (1,) * (nsp - 1 - i))
-        coord = pos + off * d[i] - p[i]
-        flat = coord if flat is None else flat * in_sp[i] + coord
-    return y, flat
-
-
 def max_pool1d_with_indices(input: Tensor, kernel_size: IntOrTuple,
                             stride: Optional[IntOrTuple] = None,
                             padding: IntOrTuple = 0, dilation: IntOrTuple = 1,
@@ -81,9 +52,8 @@ def max_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTup
                return_indices: bool = False) -> Any:
     """Max over kernel windows of (N, C, D, H, W) or (C, D, H, W) (-inf padding); indices are
     flat positions d * H * W + h * W + w in each plane."""
-    y, idx = _max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3,
-                               "max_pool3d")
-    return (y, idx) if return_indices else y
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 3, "max_pool3d",
+                     return_indices)
 
 
 def max_pool3d_with_indices(input: Tensor, kernel_size: IntOrTuple,
