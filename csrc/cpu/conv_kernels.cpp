@@ -109,8 +109,13 @@ void col2vol_plane(const T* cols, T* x, const Geo& g, int64_t ld) {
   });
 }
 
+// The memory-bound passes split across threads only above ~2M values per pass: a chunk's
+// columns are one image's worth for typical CNN layers, and a fork/join per image per pass
+// cost more than it saved (badly so on a loaded machine, where a descheduled worker stalls
+// every join); the GEMMs between them are threaded by the BLAS.
+constexpr int64_t kConvGrain = 64 * kGrainSize;
 inline int64_t grain_for(int64_t work) {
-  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work, 1));
+  return std::max<int64_t>(1, kConvGrain / std::max<int64_t>(work, 1));
 }
 
 // Images per chunk: enough columns for an efficient GEMM (and, for few channels, enough
