@@ -1,8 +1,17 @@
-"""A char-GPT training step on CUDA, tessera vs PyTorch eager, same model code (nanoGPT's
-shakespeare-char shape by default: 6 layers, 6 heads, 384 channels, context 256, batch 64,
-float32, AdamW). Timed with CUDA events, median of `--steps` steps after warm-up.
+"""GPT training steps on CUDA, tessera vs PyTorch eager, same model code, one process.
 
-Run on a GPU machine: PYTHONPATH=python python benchmarks/bench_cuda_gpt.py
+`--config char` (the default): the original char-GPT of this file (nanoGPT's shakespeare-char
+shape, no dropout, biases, untied head, plain AdamW). `--config nanogpt-char` and
+`--config gpt2-small`: nanoGPT's model.py as people train it (its training configuration with
+every feature on: dropout 0.2 in attention, residual and embedding paths for shakespeare-char,
+no biases, the output head tied to the token embedding, its weight init, AdamW with nanoGPT's
+decay groups and fused=True, gradient clipping at 1.0; GPT-2 small: 12 layers, 12 heads, 768
+channels, context 1024, vocabulary 50304, batch 8, dropout 0). Timed with CUDA events, median
+of `--steps` steps after warm-up, and the peak GPU memory of a step. `--check-losses` trains
+both libraries from the same initial weights with dropout 0 in float32 (TF32 off) and compares
+the first 20 losses.
+
+Run on a GPU machine: PYTHONPATH=python python benchmarks/bench_cuda_gpt.py --config nanogpt-char
 """
 from __future__ import annotations
 
@@ -44,6 +53,188 @@ def build(nn, F, vocab: int, n_layer: int, n_head: int, n_embd: int, block: int)
             return self.head(self.ln(x))
 
     return GPT()
+
+
+CONFIGS = {
+    # nanoGPT config/train_shakespeare_char.py
+    "nanogpt-char": dict(n_layer=6, n_head=6, n_embd=384, block=256, batch=64, vocab=65,
+                         dropout=0.2, bias=False, lr=1e-3, betas=(0.9, 0.99)),
+    # nanoGPT's GPT-2 (124M) shape, config/train_gpt2.py's per-GPU micro-batch
+    "gpt2-small": dict(n_layer=12, n_head=12, n_embd=768, block=1024, batch=8, vocab=50304,
+                       dropout=0.0, bias=False, lr=6e-4, betas=(0.9, 0.95)),
+}
+
+
+def build_nanogpt(M, n_layer: int, n_head: int, n_embd: int, block: int, vocab: int,
+                  dropout: float, bias: bool, **_):
+    """nanoGPT's model.py (karpathy/nanoGPT), unchanged but for the library handle M."""
+    import math
+    nn, F = M.nn, M.nn.functional
+
+    class LayerNorm(nn.Module):
+        def __init__(self, ndim, bias):
+            super().__init__()
+            self.weight = nn.Parameter(M.ones(ndim))
+            self.bias = nn.Parameter(M.zeros(ndim)) if bias else None
+
+        def forward(self, input):
+            return F.layer_norm(input, self.weight.shape, self.weight, self.bias, 1e-5)
+
+    class CausalSelfAttention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c_attn = nn.Linear(n_embd, 3 * n_embd, bias=bias)
+            self.c_proj = nn.Linear(n_embd, n_embd, bias=bias)
+            self.attn_dropout = nn.Dropout(dropout)
+            self.resid_dropout = nn.Dropout(dropout)
+            self.dropout = dropout
+
+        def forward(self, x):
+            B, T, C = x.size()
+            q, k, v = self.c_attn(x).split(n_embd, dim=2)
+            k = k.view(B, T, n_head, C // n_head).transpose(1, 2)
+            q = q.view(B, T, n_head, C // n_head).transpose(1, 2)
+            v = v.view(B, T, n_head, C // n_head).transpose(1, 2)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=None,
+                                               dropout_p=self.dropout if self.training else 0,
+                                               is_causal=True)
+            y = y.transpose(1, 2).contiguous().view(B, T, C)
+            return self.resid_dropout(self.c_proj(y))
+
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c_fc = nn.Linear(n_embd, 4 * n_embd, bias=bias)
+            self.gelu = nn.GELU()
+            self.c_proj = nn.Linear(4 * n_embd, n_embd, bias=bias)
+            self.dropout = nn.Dropout(dropout)
+
+        def forward(self, x):
+            return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln_1 = LayerNorm(n_embd, bias=bias)
+            self.attn = CausalSelfAttention()
+            self.ln_2 = LayerNorm(n_embd, bias=bias)
+            self.mlp = MLP()
+
+        def forward(self, x):
+            x = x + self.attn(self.ln_1(x))
+            return x + self.mlp(self.ln_2(x))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.transformer = nn.ModuleDict(dict(
+                wte=nn.Embedding(vocab, n_embd), wpe=nn.Embedding(block, n_embd),
+                drop=nn.Dropout(dropout), h=nn.ModuleList([Block() for _ in range(n_layer)]),
+                ln_f=LayerNorm(n_embd, bias=bias)))
+            self.lm_head = nn.Linear(n_embd, vocab, bias=False)
+            self.transformer.wte.weight = self.lm_head.weight
+            self.apply(self._init_weights)
+            for pn, p in self.named_parameters():
+                if pn.endswith('c_proj.weight'):
+                    M.nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * n_layer))
+
+        def _init_weights(self, module):
+            if isinstance(module, nn.Linear):
+                M.nn.init.normal_(module.weight, mean=0.0, std=0.02)
+                if module.bias is not None:
+                    M.nn.init.zeros_(module.bias)
+            elif isinstance(module, nn.Embedding):
+                M.nn.init.normal_(module.weight, mean=0.0, std=0.02)
+
+        def forward(self, idx, targets):
+            b, t = idx.size()
+            pos = M.arange(0, t, dtype=M.long, device=idx.device)
+            x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))
+            for blk in self.transformer.h:
+                x = blk(x)
+            logits = self.lm_head(self.transformer.ln_f(x))
+            return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1),
+                                   ignore_index=-1)
+
+        def configure_optimizers(self, weight_decay, learning_rate, betas):
+            param_dict = {pn: p for pn, p in self.named_parameters() if p.requires_grad}
+            decay = [p for n, p in param_dict.items() if p.dim() >= 2]
+            nodecay = [p for n, p in param_dict.items() if p.dim() < 2]
+            groups = [{'params': decay, 'weight_decay': weight_decay},
+                      {'params': nodecay, 'weight_decay': 0.0}]
+            return M.optim.AdamW(groups, lr=learning_rate, betas=betas, fused=True)
+
+    return GPT()
+
+
+def make_nanogpt_step(M, cfg: dict, amp: bool, dropout=None, seed: int = 0):
+    """One nanoGPT training step (train.py's inner loop at gradient_accumulation_steps 1):
+    forward under autocast, backward, clip_grad_norm_(1.0), fused AdamW step, zero_grad."""
+    cfg = dict(cfg)
+    if dropout is not None:
+        cfg["dropout"] = dropout
+    M.manual_seed(seed)
+    model = build_nanogpt(M, **cfg).to("cuda")
+    model.train()
+    opt = model.configure_optimizers(0.1, cfg["lr"], cfg["betas"])
+    rng = np.random.default_rng(0)
+    B, T, V = cfg["batch"], cfg["block"], cfg["vocab"]
+    x = M.asarray(rng.integers(0, V, (B, T)), device="cuda")
+    y = M.asarray(rng.integers(0, V, (B, T)), device="cuda")
+    autocast = M.autocast("cuda", dtype=M.bfloat16, enabled=amp)
+
+    def step():
+        with autocast:
+            loss = model(x, y)
+        loss.backward()
+        M.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        return loss
+
+    return model, step
+
+
+def run_nanogpt(lib: str, cfg: dict, amp: bool, steps: int):
+    """(median ms per step, peak GPU bytes during a step) of lib's nanoGPT step."""
+    if lib == "torch":
+        import torch as M
+    else:
+        import tessera as M
+    model, step = make_nanogpt_step(M, cfg, amp)
+    from bench_cuda import cuda_time
+    for _ in range(3):
+        step()
+    M.cuda.synchronize()
+    M.cuda.reset_peak_memory_stats()
+    step()
+    M.cuda.synchronize()
+    peak = M.cuda.max_memory_allocated()
+    ms = cuda_time(step, M.cuda.synchronize, lambda: M.cuda.Event(enable_timing=True),
+                   reps=steps)
+    del model, step
+    return ms, peak
+
+
+def check_losses(cfg: dict, n: int = 20) -> float:
+    """Largest relative difference between tessera's and PyTorch's first n float32 losses from
+    the same initial weights, dropout 0 (TF32 off on both)."""
+    import tessera as ts
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    tm, tstep = make_nanogpt_step(torch, cfg, False, dropout=0.0)
+    sm, sstep = make_nanogpt_step(ts, cfg, False, dropout=0.0)
+    sd = {k: ts.asarray(v.detach().cpu().numpy(), device="cuda")
+          for k, v in tm.state_dict().items()}
+    sm.load_state_dict(sd)
+    worst = 0.0
+    for i in range(n):
+        a = float(tstep().item())
+        b = float(sstep().item())
+        worst = max(worst, abs(a - b) / abs(a))
+        print(f"  step {i}: torch {a:.6f} tessera {b:.6f}")
+    return worst
 
 
 def _split3(t, n):
@@ -108,6 +299,8 @@ def run(lib: str, args) -> float:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--config", default="char", choices=["char"] + list(CONFIGS))
+    p.add_argument("--check-losses", action="store_true")
     p.add_argument("--layers", type=int, default=6)
     p.add_argument("--heads", type=int, default=6)
     p.add_argument("--embd", type=int, default=384)
@@ -116,6 +309,20 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--amp", action="store_true", help="bfloat16 autocast (else float32)")
     args = p.parse_args()
+    if args.config != "char":
+        cfg = CONFIGS[args.config]
+        if args.check_losses:
+            print(f"{args.config}: largest relative loss difference over 20 float32 steps "
+                  f"(dropout 0): {check_losses(cfg):.2e}")
+            return
+        steps = max(args.steps, 30)
+        t_torch, m_torch = run_nanogpt("torch", cfg, args.amp, steps)
+        t_ts, m_ts = run_nanogpt("tessera", cfg, args.amp, steps)
+        print(f"{args.config} {'bf16 autocast' if args.amp else 'float32'}: tessera "
+              f"{t_ts:.1f} ms, torch {t_torch:.1f} ms, speed vs torch {t_torch / t_ts:.2f}x; "
+              f"peak memory tessera {m_ts / 2**30:.2f} GiB, torch {m_torch / 2**30:.2f} GiB "
+              f"({m_ts / m_torch:.2f}x)")
+        return
     t_torch = run("torch", args)
     t_ts = run("tessera", args)
     print(f"char-GPT step {args.layers}x{args.heads}x{args.embd}, block {args.block}, batch "

@@ -49,22 +49,51 @@ def pair(a: np.ndarray, dtype: str):
     return c, c.to("cuda")
 
 
-def check_op(N, L, S, E, Ev, causal, dtype, scale=None) -> None:
-    """Forward and backward of the op on CUDA vs CPU."""
+def check_op(N, L, S, E, Ev, causal, dtype, scale=None, drop=(0.0, 0, 0)) -> None:
+    """Forward and backward of the op on CUDA vs CPU; drop = (dropout_p, seed, offset): both
+    kernels draw the same mask from it (Note [Attention dropout])."""
     scale = 1.0 / np.sqrt(E) if scale is None else scale
     (q, qg), (k, kg), (v, vg) = (pair(rng.standard_normal(s), dtype)
                                  for s in ((N, L, E), (N, S, E), (N, S, Ev)))
-    out, lse = _C._flash_attention(q, k, v, scale, causal)
-    outg, lseg = _C._flash_attention(qg, kg, vg, scale, causal)
+    out, lse = _C._flash_attention(q, k, v, scale, causal, *drop)
+    outg, lseg = _C._flash_attention(qg, kg, vg, scale, causal, *drop)
     same(outg, out, dtype)
     same(lseg, lse, "float32")
     g, gg = pair(rng.standard_normal((N, L, Ev)), dtype)
     # Both backwards from the CPU forward's out/lse, so only the backward kernels differ.
-    ref = _C._flash_attention_backward(q, k, v, out, lse, g, scale, causal)
+    ref = _C._flash_attention_backward(q, k, v, out, lse, g, scale, causal, *drop)
     got = _C._flash_attention_backward(qg, kg, vg, out.to("cuda"), lse.to("cuda"), gg, scale,
-                                       causal)
+                                       causal, *drop)
     for a, b in zip(got, ref):
         same(a, b, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("N,L,S,E,Ev", [(3, 77, 77, 64, 64), (2, 130, 65, 32, 48),
+                                        (2, 63, 200, 128, 128), (6, 256, 256, 64, 64)])
+@pytest.mark.parametrize("p", [0.1, 0.5])
+def test_flash_dropout_matches_cpu(N, L, S, E, Ev, causal, dtype, p) -> None:
+    """Dropout inside the tensor-core kernels: the same mask as the CPU kernel's from the same
+    (seed, offset), forward and backward (so the backward regenerates the forward's mask)."""
+    check_op(N, L, S, E, Ev, causal, dtype, drop=(p, 1234 + N, 17 * L))
+
+
+def test_sdpa_dropout_cuda_matches_cpu_kernel(monkeypatch) -> None:
+    """scaled_dot_product_attention with dropout takes the fused kernel on CUDA (no score or
+    mask tensor) and, under the same seed, gives the CPU kernel's output and gradients."""
+    monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
+    res = {}
+    for dev in ("cpu", "cuda"):
+        ts.manual_seed(7)
+        q, k, v = (ts.asarray(rng.standard_normal((4, 6, 128, 64)).astype(np.float32))
+                   for _ in range(3))
+        q, k, v = (x.to(dev).requires_grad_() for x in (q, k, v))
+        out = F.scaled_dot_product_attention(q, k, v, dropout_p=0.2, is_causal=True)
+        out.sum().backward()
+        res[dev] = (out, q.grad, k.grad, v.grad)
+    for a, b in zip(res["cuda"], res["cpu"]):
+        same(a.detach(), b.detach(), "float32")
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

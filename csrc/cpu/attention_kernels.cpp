@@ -12,6 +12,7 @@
 #include "core/dtype.h"
 #include "cpu/parallel.h"
 #include "ops/attention.h"
+#include "ops/random_math.h"
 
 namespace ts {
 namespace {
@@ -67,10 +68,22 @@ struct Dims {
   int64_t N, L, S, E, Ev;
   double scale;
   bool causal;
+  AttentionDropout drop;
+  // The dropout factor of query row r = n * L + i and key j: 0 (dropped) or drop.scale, or 1
+  // without dropout (Note [Attention dropout]).
+  template <class A>
+  A keep(int64_t r, int64_t j) const {
+    if (!drop.on()) return A(1);
+    const uint64_t idx = static_cast<uint64_t>(r) * static_cast<uint64_t>(S) + j;
+    return rng::dropout_keep_at(idx, drop.threshold, drop.seed, drop.offset)
+               ? static_cast<A>(drop.scale)
+               : A(0);
+  }
 };
 
-Dims dims_of(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal) {
-  return Dims{q.dim(0) * q.dim(1), q.dim(2), k.dim(2), q.dim(3), v.dim(3), scale, causal};
+Dims dims_of(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal,
+             const AttentionDropout& drop) {
+  return Dims{q.dim(0) * q.dim(1), q.dim(2), k.dim(2), q.dim(3), v.dim(3), scale, causal, drop};
 }
 
 template <class T, class A>
@@ -103,7 +116,8 @@ void forward(const Tensor& qt, const Tensor& kt, const Tensor& vt, const Tensor&
         for (int64_t j = 0; j < nb; ++j) {
           const A p = std::exp(s[j] - mn);
           l += p;
-          axpy(p, vn + (j0 + j) * d.Ev, acc.data(), d.Ev);
+          const A pk = p * d.keep<A>(r, j0 + j);
+          if (pk != A(0)) axpy(pk, vn + (j0 + j) * d.Ev, acc.data(), d.Ev);
         }
         m = mn;
       }
@@ -115,8 +129,9 @@ void forward(const Tensor& qt, const Tensor& kt, const Tensor& vt, const Tensor&
 }
 
 void cpu_flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
-                         const Tensor& lse, double scale, bool causal) {
-  const Dims d = dims_of(q, k, v, scale, causal);
+                         const Tensor& lse, double scale, bool causal,
+                         const AttentionDropout& drop) {
+  const Dims d = dims_of(q, k, v, scale, causal, drop);
   visit_dtype<kFloatSet>(q.dtype(), "flash_attention", [&](auto tag) {
     using T = typename decltype(tag)::type;
     forward<T, acc_t<T>>(q, k, v, out, lse, d);
@@ -129,16 +144,18 @@ void store(const std::vector<A>& src, const Tensor& dst) {
   for (size_t i = 0; i < src.size(); ++i) p[i] = static_cast<T>(src[i]);
 }
 
-// The probability p and score gradient ds = p * (dO_i . v_j - D_i) of query row r, key j.
+// The (dropped) probability p and score gradient ds = p * (keep * dO_i . v_j - D_i) of query
+// row r, key j (keep: the dropout factor, Note [Attention dropout]).
 template <class A>
 struct PairGrad {
   const A *q, *k, *v, *go, *lse, *D;
   const Dims& d;
   void operator()(int64_t n, int64_t i, int64_t j, A& p, A& ds) const {
     const int64_t r = n * d.L + i, c = n * d.S + j;
-    const A scale = static_cast<A>(d.scale);
+    const A scale = static_cast<A>(d.scale), keep = d.keep<A>(r, j);
     p = std::exp(scale * dot(q + r * d.E, k + c * d.E, d.E) - lse[r]);
-    ds = p * (dot(go + r * d.Ev, v + c * d.Ev, d.Ev) - D[r]);
+    ds = p * (keep == A(0) ? -D[r] : keep * dot(go + r * d.Ev, v + c * d.Ev, d.Ev) - D[r]);
+    p *= keep;
   }
 };
 
@@ -187,8 +204,8 @@ void backward(const Tensor& qt, const Tensor& kt, const Tensor& vt, const Tensor
 void cpu_flash_attention_backward(const Tensor& q, const Tensor& k, const Tensor& v,
                                   const Tensor& out, const Tensor& lse, const Tensor& gout,
                                   const Tensor& dq, const Tensor& dk, const Tensor& dv,
-                                  double scale, bool causal) {
-  const Dims d = dims_of(q, k, v, scale, causal);
+                                  double scale, bool causal, const AttentionDropout& drop) {
+  const Dims d = dims_of(q, k, v, scale, causal, drop);
   visit_dtype<kFloatSet>(q.dtype(), "flash_attention_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     backward<T, acc_t<T>>(q, k, v, out, lse, gout, dq, dk, dv, d);

@@ -44,7 +44,7 @@ MmaLayout layout_of(const Tensor& x) {
 }
 
 MmaGeom geom_of(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal,
-                const char* op) {
+                const AttentionDropout& drop, const char* op) {
   const int64_t L = q.dim(2), S = k.dim(2), E = q.dim(3), Ev = v.dim(3);
   TS_CHECK(E <= kMaxHeadDim && Ev <= kMaxHeadDim, NotImplementedError, op, ": head dims up to ",
            kMaxHeadDim, " on CUDA, got E=", E, " and Ev=", Ev,
@@ -68,6 +68,10 @@ MmaGeom geom_of(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
   g.q = layout_of(q);
   g.k = layout_of(k);
   g.v = layout_of(v);
+  g.drop_threshold = drop.threshold;
+  g.drop_seed = drop.seed;
+  g.drop_offset = drop.offset;
+  g.drop_scale = static_cast<float>(drop.scale);
   return g;
 }
 
@@ -81,9 +85,10 @@ T* mptr(const Tensor& x) {
 }
 
 void flash_attention_cuda(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
-                          const Tensor& lse, double scale, bool causal) {
+                          const Tensor& lse, double scale, bool causal,
+                          const AttentionDropout& drop) {
   const char* op = "flash_attention";
-  MmaGeom g = geom_of(q, k, v, scale, causal, op);
+  MmaGeom g = geom_of(q, k, v, scale, causal, drop, op);
   g.o = layout_of(out);
   const int dev = q.device().index;
   DeviceGuard guard(dev);
@@ -98,9 +103,9 @@ void flash_attention_cuda(const Tensor& q, const Tensor& k, const Tensor& v, con
 void flash_attention_backward_cuda(const Tensor& q, const Tensor& k, const Tensor& v,
                                    const Tensor& out, const Tensor& lse, const Tensor& gout,
                                    const Tensor& dq, const Tensor& dk, const Tensor& dv,
-                                   double scale, bool causal) {
+                                   double scale, bool causal, const AttentionDropout& drop) {
   const char* op = "flash_attention_backward";
-  MmaGeom g = geom_of(q, k, v, scale, causal, op);
+  MmaGeom g = geom_of(q, k, v, scale, causal, drop, op);
   g.o = layout_of(out);
   g.go = layout_of(gout);
   g.dq = layout_of(dq);

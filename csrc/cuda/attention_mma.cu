@@ -37,6 +37,7 @@
 #include <type_traits>
 
 #include "cuda/attention_mma.h"
+#include "ops/random_math.h"
 
 namespace ts::cuda {
 namespace {
@@ -444,6 +445,16 @@ __device__ __forceinline__ void issue_kv(T* kv, int b, const T* kn, const T* vn,
   async_tile<T, D>(t + kTile * kPitch<T, D>, vn, g.Ev, g.v.row, vec.v, j0, g.S);
 }
 
+// The dropout factor of query i and key j of matrix n: 0 (dropped) or the 1 / (1 - p) scale
+// (Note [Attention dropout] in ops/attention.h); callers test g.drop_threshold first.
+__device__ __forceinline__ float drop_factor(const MmaGeom& g, int64_t n, int i, int j) {
+  const uint64_t idx = (static_cast<uint64_t>(n) * static_cast<uint64_t>(g.L) +
+                        static_cast<uint64_t>(i)) * static_cast<uint64_t>(g.S) +
+                       static_cast<uint64_t>(j);
+  return rng::dropout_keep_at(idx, g.drop_threshold, g.drop_seed, g.drop_offset) ? g.drop_scale
+                                                                                  : 0.f;
+}
+
 // Q, then two (K, V) buffers.
 template <class T, int D>
 constexpr size_t kFwdSmem = 5 * kTile* kPitch<T, D> * sizeof(T);
@@ -519,7 +530,7 @@ __global__ void __launch_bounds__(kThreads, kFwdBlocks<T, D>)
       for (int e = 0; e < 4; ++e) {
         const float p = exp2_sfu(s[t][e] - base[e / 2]);
         l[e / 2] += p;
-        s[t][e] = p;
+        s[t][e] = g.drop_threshold ? p * drop_factor(g, n, row[e / 2], col_of(j0, t, e)) : p;
       }
     accumulate<T, D>(o, s, vs);
   }
@@ -610,8 +621,9 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<T, D>)
           const int c = col_of(c0, t, e);
           const float p =
               full || sees(g, i0 + c, row[e / 2]) ? exp2_sfu(s[t][e] * scale_log2 - ls[c]) : 0.f;
-          s[t][e] = p;
-          dp[t][e] = p * (dp[t][e] - drow[c]);
+          const float f = g.drop_threshold ? drop_factor(g, n, i0 + c, row[e / 2]) : 1.f;
+          s[t][e] = p * f;
+          dp[t][e] = p * (f * dp[t][e] - drow[c]);
         }
       accumulate<T, D>(dva, s, gs + c0 * HP);   // dV += P^T dO
       accumulate<T, D>(dka, dp, qs + c0 * HP);  // dK += dS^T Q
@@ -680,7 +692,8 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<T, D>)
         const float p = full || sees(g, row[h], col_of(j0, t, e))
                             ? exp2_sfu(s[t][e] * scale_log2 - li[h])
                             : 0.f;
-        s[t][e] = p * (dp[t][e] - di[h]);
+        const float f = g.drop_threshold ? drop_factor(g, n, row[h], col_of(j0, t, e)) : 1.f;
+        s[t][e] = p * (f * dp[t][e] - di[h]);
       }
     accumulate<T, D>(dqa, s, ks);  // dQ += dS K
   }

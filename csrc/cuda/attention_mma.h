@@ -26,6 +26,9 @@ struct MmaGeom {
   float scale;
   bool causal;
   MmaLayout q, k, v, o, go, dq, dk, dv;  // o, go: out, grad_out
+  // Dropout (Note [Attention dropout] in ops/attention.h): threshold 0 means none.
+  uint64_t drop_threshold, drop_seed, drop_offset;
+  float drop_scale;
 };
 
 // T is __half, __nv_bfloat16 or float.

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "ops/copy.h"
+#include "ops/random.h"
 #include "ops/views.h"
 
 namespace ts {
@@ -83,12 +84,28 @@ Tensor like_input(const Tensor& x4, int64_t nd) {
   return nd == 4 ? x4 : reshape(x4, Shape{x4.dim(1), x4.dim(2), x4.dim(3)});
 }
 
+void check_dropout(double p, const char* op) {
+  TS_CHECK(p >= 0 && p <= 1, ValueError, op,
+           ": dropout probability has to be between 0 and 1, but got ", p);
+}
+
 }  // namespace
 
+AttentionDropout attention_dropout(double p, uint64_t seed, uint64_t offset) {
+  AttentionDropout d;
+  d.threshold = static_cast<uint64_t>(std::llround(std::ldexp(p, 32)));
+  d.scale = dropout_scale(p);
+  d.seed = seed;
+  d.offset = offset;
+  return d;
+}
+
 std::tuple<Tensor, Tensor> flash_attention(const Tensor& q_, const Tensor& k_, const Tensor& v_,
-                                           double scale, bool causal) {
+                                           double scale, bool causal, double dropout_p,
+                                           uint64_t seed, uint64_t offset) {
   const char* op = "flash_attention";
   check_qkv(q_, k_, v_, scale, op);
+  check_dropout(dropout_p, op);
   const int64_t nd = q_.ndim();
   const Tensor q = as4(q_), k = as4(k_), v = as4(v_);
   const int64_t B = q.dim(0), H = q.dim(1), L = q.dim(2), S = k.dim(2), Ev = v.dim(3);
@@ -99,7 +116,8 @@ std::tuple<Tensor, Tensor> flash_attention(const Tensor& q_, const Tensor& k_, c
     fill_(lse, Scalar::from_double(-std::numeric_limits<double>::infinity()));
   } else if (B * H * L != 0) {
     flash_attention_stub.get(q.device())(kernel_input(q), kernel_input(k), kernel_input(v), out,
-                                         lse, scale, causal);
+                                         lse, scale, causal,
+                                         attention_dropout(dropout_p, seed, offset));
   }
   if (nd == 3) lse = reshape(lse, Shape{H, L});
   return {like_input(out, nd), lse};
@@ -109,9 +127,11 @@ std::tuple<Tensor, Tensor, Tensor> flash_attention_backward(const Tensor& q_, co
                                                             const Tensor& v_, const Tensor& out_,
                                                             const Tensor& lse_,
                                                             const Tensor& gout_, double scale,
-                                                            bool causal) {
+                                                            bool causal, double dropout_p,
+                                                            uint64_t seed, uint64_t offset) {
   const char* op = "flash_attention_backward";
   check_qkv(q_, k_, v_, scale, op);
+  check_dropout(dropout_p, op);
   const int64_t nd = q_.ndim();
   Shape out_shape = q_.shape(), lse_shape;
   out_shape[nd - 1] = v_.dim(nd - 1);
@@ -137,7 +157,7 @@ std::tuple<Tensor, Tensor, Tensor> flash_attention_backward(const Tensor& q_, co
   } else {
     flash_attention_backward_stub.get(q.device())(
         kernel_input(q), kernel_input(k), kernel_input(v), kernel_input(out), contiguous(lse_),
-        kernel_input(gout), dq, dk, dv, scale, causal);
+        kernel_input(gout), dq, dk, dv, scale, causal, attention_dropout(dropout_p, seed, offset));
   }
   return {like_input(dq, nd), like_input(dk, nd), like_input(dv, nd)};
 }

@@ -10,6 +10,23 @@
 
 namespace ts {
 
+// Note [Attention dropout]: dropout on the attention probabilities inside the fused kernels,
+// never stored. Query i of matrix n (n = b * H + h) keeps key j when
+// rng::dropout_keep_at((n * L + i) * S + j, threshold, seed, offset) holds: exactly the mask
+// the dropout op draws for an (N, L, S) tensor from a generator in state (seed, offset), so the
+// composite (create_graph) backward and the tests rebuild it with that op. The forward keeps
+// the softmax statistics of the undropped probabilities (lse) and accumulates
+// out_i = sum_j keep_ij * scale * p_ij v_j; the backward regenerates keep from (seed, offset):
+// dV += (keep * scale * P)^T dO, dS = P * (keep * scale * dO V^T - D) with D = rowsum(dO * O)
+// as without dropout (sum_j p_ij keep_ij scale (dO_i . v_j) = dO_i . O_i).
+struct AttentionDropout {
+  uint64_t threshold = 0;  // round(p 2^32); 0: no dropout
+  double scale = 1.0;      // 1 / (1 - p), 0 for p = 1
+  uint64_t seed = 0, offset = 0;
+  bool on() const { return threshold != 0; }
+};
+AttentionDropout attention_dropout(double p, uint64_t seed, uint64_t offset);
+
 // Kernels see q (B, H, L, E), k (B, H, S, E), v (B, H, S, Ev), out (B, H, L, Ev) of one dtype
 // and a contiguous lse (B, H, L) in the statistics dtype (float64 for float64, else float32);
 // B * H, L, S > 0. On the CPU every tensor is contiguous (the reference kernel reads them as
@@ -18,13 +35,13 @@ namespace ts {
 // `causal` is PyTorch's top-left aligned is_causal: query i sees keys j <= i.
 using FlashAttentionKernel = void (*)(const Tensor& q, const Tensor& k, const Tensor& v,
                                       const Tensor& out, const Tensor& lse, double scale,
-                                      bool causal);
+                                      bool causal, const AttentionDropout& drop);
 // dq, dk, dv of q's, k's, v's shapes from the forward's out and lse and grad_out (N, L, Ev).
 using FlashAttentionBackwardKernel = void (*)(const Tensor& q, const Tensor& k, const Tensor& v,
                                               const Tensor& out, const Tensor& lse,
                                               const Tensor& gout, const Tensor& dq,
                                               const Tensor& dk, const Tensor& dv, double scale,
-                                              bool causal);
+                                              bool causal, const AttentionDropout& drop);
 
 TS_DECLARE_STUB(FlashAttentionKernel, flash_attention_stub);
 TS_DECLARE_STUB(FlashAttentionBackwardKernel, flash_attention_backward_stub);
@@ -32,13 +49,17 @@ TS_DECLARE_STUB(FlashAttentionBackwardKernel, flash_attention_backward_stub);
 // q, k, v are (B, H, L, E), (B, H, S, E), (B, H, S, Ev) or the 3-D (N, L, E) forms. Returns
 // (out (..., L, Ev) in q's dtype, lse (..., L) = logsumexp of each query row's scaled, masked
 // scores; float64 for float64 inputs, float32 otherwise). S == 0 gives out = 0 and lse = -inf,
-// as the composite softmax-then-matmul would give 0.
+// as the composite softmax-then-matmul would give 0. dropout_p > 0 drops probabilities as
+// Note [Attention dropout] says, from (seed, offset).
 std::tuple<Tensor, Tensor> flash_attention(const Tensor& q, const Tensor& k, const Tensor& v,
-                                           double scale, bool causal);
+                                           double scale, bool causal, double dropout_p = 0.0,
+                                           uint64_t seed = 0, uint64_t offset = 0);
 // Returns (dq, dk, dv) of q's, k's, v's shapes.
 std::tuple<Tensor, Tensor, Tensor> flash_attention_backward(const Tensor& q, const Tensor& k,
                                                             const Tensor& v, const Tensor& out,
                                                             const Tensor& lse, const Tensor& gout,
-                                                            double scale, bool causal);
+                                                            double scale, bool causal,
+                                                            double dropout_p = 0.0,
+                                                            uint64_t seed = 0, uint64_t offset = 0);
 
 }  // namespace ts

@@ -279,4 +279,13 @@ TS_HD inline int64_t randint_value(int64_t low, uint64_t range, uint32_t hi, uin
 // scaled by 1 / (1 - p) in the compute type.
 TS_HD inline bool dropout_keep(uint32_t w, uint64_t threshold) { return uint64_t{w} >= threshold; }
 
+// Whether element idx of a dropout mask drawn with (seed, offset) keeps its value: the same
+// decision the dropout kernels make for C-order element idx. The fused attention kernels call
+// it for idx = (n * L + i) * S + j (Note [Attention dropout] in ops/attention.h), so their mask
+// is the one dropout would draw over an (N, L, S) tensor, regenerated in the backward.
+TS_HD inline bool dropout_keep_at(uint64_t idx, uint64_t threshold, uint64_t seed,
+                                  uint64_t offset) {
+  return dropout_keep(philox4x32_10(idx >> 2, offset, seed)[static_cast<int>(idx & 3)], threshold);
+}
+
 }  // namespace ts::rng

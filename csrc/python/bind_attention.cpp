@@ -10,12 +10,16 @@ namespace ts::python {
 
 void init_attention(py::module_& m) {
   m.def("_flash_attention", &flash_attention, py::arg("q"), py::arg("k"), py::arg("v"),
-        py::arg("scale"), py::arg("causal"),
+        py::arg("scale"), py::arg("causal"), py::arg("dropout_p") = 0.0, py::arg("seed") = 0,
+        py::arg("offset") = 0,
         "(out, lse) of softmax(scale * q k^T) v for q (N, L, E), k (N, S, E), v (N, S, Ev); "
-        "causal: query i sees keys j <= i");
+        "causal: query i sees keys j <= i; dropout_p drops probabilities with the mask that "
+        "dropout draws over an (N, L, S) tensor from a generator in state (seed, offset)");
   m.def("_flash_attention_backward", &flash_attention_backward, py::arg("q"), py::arg("k"),
         py::arg("v"), py::arg("out"), py::arg("lse"), py::arg("grad_out"), py::arg("scale"),
-        py::arg("causal"), "(dq, dk, dv) of flash attention from its out, lse and grad_out");
+        py::arg("causal"), py::arg("dropout_p") = 0.0, py::arg("seed") = 0, py::arg("offset") = 0,
+        "(dq, dk, dv) of flash attention from its out, lse and grad_out (the forward's "
+        "dropout_p, seed and offset regenerate its dropout mask)");
   m.def("_causal_block_attention", &causal_block_attention, py::arg("q"), py::arg("k"),
         py::arg("v"), py::arg("scale"), py::arg("block"),
         "(out, p) of causal softmax(scale * q k^T) v by GEMMs on the block lower triangle");

@@ -140,20 +140,46 @@ def _heads(x: Tensor) -> Tensor:
     return _ts().reshape(x, (math.prod(lead[:-1]), lead[-1]) + tuple(x.shape[-2:]))
 
 
+def _dropout_draw(p: float) -> Tuple[int, int]:
+    """(seed, offset) for one fused-attention dropout draw: the default generator's next
+    offset, taken as the dropout op takes it, so ts.manual_seed reproduces the mask."""
+    from .misc import _generator
+    gen = _generator()
+    seed, offset = gen.get_state()
+    gen.set_state(seed, offset + 1)
+    return int(seed), int(offset)
+
+
+def attention_dropout_mask(shape: Tuple[int, ...], p: float, seed: int, offset: int,
+                           device: Any = None, dtype: Any = None) -> Tensor:
+    """The float mask (N, L, S) of keep / (1 - p) factors that the fused kernels apply for
+    (p, seed, offset) (Note [Attention dropout] in csrc/ops/attention.h): the dropout op's mask
+    over an (N, L, S) tensor drawn from a generator in state (seed, offset)."""
+    t = _ts()
+    gen = _C._Generator(seed)
+    gen.set_state(seed, offset)
+    ones = t.ones(shape, dtype=dtype, device=device)
+    return _C._dropout(ones, p, gen, False)[0]
+
+
 class FlashAttention(Function):
-    """softmax(scale * q k^T [causal]) v for q (..., L, E), k (..., S, E), v (..., S, Ev) with
-    equal batch dims, by the fused kernel; the backward recomputes the probabilities from the
-    saved logsumexp (see Note [Fused kernels and higher-order gradients] in _fused.py). On CUDA
-    the output of (B, H, L, E) inputs is laid out (B, L, H, Ev), as PyTorch's."""
+    """dropout(softmax(scale * q k^T [causal])) v for q (..., L, E), k (..., S, E),
+    v (..., S, Ev) with equal batch dims, by the fused kernel; the backward recomputes the
+    probabilities from the saved logsumexp and the dropout mask from (seed, offset) (see
+    Note [Fused kernels and higher-order gradients] in _fused.py and Note [Attention dropout]
+    in csrc/ops/attention.h): no score or mask tensor is stored. On CUDA the output of
+    (B, H, L, E) inputs is laid out (B, L, H, Ev), as PyTorch's."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, q: Tensor, k: Tensor, v: Tensor,  # type: ignore[override]
-                scale: float, causal: bool) -> Tensor:
-        out, lse = _C._flash_attention(_heads(q), _heads(k), _heads(v), scale, causal)
+                scale: float, causal: bool, dropout_p: float = 0.0) -> Tensor:
+        seed, offset = _dropout_draw(dropout_p) if dropout_p > 0.0 else (0, 0)
+        out, lse = _C._flash_attention(_heads(q), _heads(k), _heads(v), scale, causal,
+                                       dropout_p, seed, offset)
         # The inputs themselves (not their views made here, outside the graph), so that the
         # create_graph backward differentiates through to them.
         ctx.save_for_backward(q, k, v, out, lse)
-        ctx.meta = (scale, causal)
+        ctx.meta = (scale, causal, dropout_p, seed, offset)
         shape = tuple(q.shape[:-1]) + (v.shape[-1],)
         return out if tuple(out.shape) == shape else _ts().reshape(out, shape)
 
@@ -161,24 +187,36 @@ class FlashAttention(Function):
     def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
         t = _ts()
         q, k, v, out, lse = ctx.saved_tensors
-        scale, causal = ctx.meta
+        scale, causal, dropout_p, seed, offset = ctx.meta
         q4, k4, v4 = _heads(q), _heads(k), _heads(v)
         g4 = t.reshape(g, tuple(out.shape))
         if not _C.is_grad_enabled():
-            dq, dk, dv = _C._flash_attention_backward(q4, k4, v4, out, lse, g4, scale, causal)
+            dq, dk, dv = _C._flash_attention_backward(q4, k4, v4, out, lse, g4, scale, causal,
+                                                      dropout_p, seed, offset)
         else:
-            dq, dk, dv = _flash_grads_composite(q4, k4, v4, g4, scale, causal)
+            mask = None
+            if dropout_p > 0.0:
+                n = math.prod(tuple(q.shape[:-2]))
+                mask = attention_dropout_mask((n, q.shape[-2], k.shape[-2]), dropout_p, seed,
+                                              offset, q.device, q.dtype)
+                mask = t.reshape(mask, tuple(q4.shape[:-1]) + (k4.shape[-2],))
+            dq, dk, dv = _flash_grads_composite(q4, k4, v4, g4, scale, causal, mask)
         return (t.reshape(dq, tuple(q.shape)), t.reshape(dk, tuple(k.shape)),
-                t.reshape(dv, tuple(v.shape)), None, None)
+                t.reshape(dv, tuple(v.shape)), None, None, None)
 
 
 def _flash_grads_composite(q: Tensor, k: Tensor, v: Tensor, g: Tensor, scale: float,
-                           causal: bool) -> Tuple[Tensor, Tensor, Tensor]:
-    """The same gradients from differentiable ops (for create_graph=True)."""
+                           causal: bool, mask: Optional[Tensor] = None
+                           ) -> Tuple[Tensor, Tensor, Tensor]:
+    """The same gradients from differentiable ops (for create_graph=True); mask: the dropout
+    factors (keep / (1 - p)) of the forward, or None."""
     t = _ts()
     p = AttentionSoftmax.apply(t.matmul(q, k.mT), scale, causal)
-    dv = t.matmul(p.mT, g)
+    pd = p if mask is None else p * mask.to(p.dtype)
+    dv = t.matmul(pd.mT, g)
     dp = t.matmul(g, v.mT)
+    if mask is not None:
+        dp = dp * mask.to(dp.dtype)
     ds = p * (dp - t.sum(dp * p, axis=-1, keepdims=True)) * scale
     return t.matmul(ds, k), t.matmul(ds.mT, q), dv
 
@@ -218,8 +256,12 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         rep = query.shape[-3] // key.shape[-3]
         key = t.repeat(key, rep, axis=-3)
         value = t.repeat(value, rep, axis=-3)
-    if attn_mask is None and dropout_p == 0.0 and _flash_applies(query, key, value):
-        return FlashAttention.apply(query, key, value, float(scale), bool(is_causal))
+    if not 0.0 <= dropout_p <= 1.0:
+        raise ValueError("scaled_dot_product_attention: dropout_p has to be between 0 and 1, "
+                         f"but got {dropout_p}")
+    if attn_mask is None and _flash_applies(query, key, value):
+        return FlashAttention.apply(query, key, value, float(scale), bool(is_causal),
+                                    float(dropout_p))
     block = _causal_block(query, key, value) if is_causal and attn_mask is None \
         and dropout_p == 0.0 else 0
     if block:
