@@ -123,3 +123,24 @@ def test_memory_format_api():
     assert m[0].weight.is_contiguous(memory_format=ts.channels_last)
     out = m(ts.ones((2, 3, 8, 8)))
     assert out.shape == (2, 4, 3, 3)
+
+
+@pytest.mark.parametrize("shape,groups", [((2, 6, 5), 3), ((3, 4, 2, 3), 2), ((2, 4, 3), 4),
+                                          ((1, 6, 2, 2, 2), 1)])
+def test_group_and_instance_norm_on_the_batch_norm_path(shape, groups):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(shape) * 2 + 0.5
+    C = shape[1]
+    w, b = rng.standard_normal(C), rng.standard_normal(C)
+    tx, sx = torch.tensor(x, requires_grad=True), ts.tensor(x, requires_grad=True)
+    tw, sw = torch.tensor(w, requires_grad=True), ts.tensor(w, requires_grad=True)
+    ty = TF.group_norm(tx, groups, tw, torch.tensor(b), 1e-5)
+    sy = F.group_norm(sx, groups, sw, ts.tensor(b), 1e-5)
+    np.testing.assert_allclose(sy.detach().numpy(), ty.detach().numpy(), atol=1e-10)
+    g = rng.standard_normal(shape)
+    ty.backward(torch.tensor(g))
+    sy.backward(ts.tensor(g))
+    np.testing.assert_allclose(sx.grad.numpy(), tx.grad.numpy(), atol=1e-10)
+    np.testing.assert_allclose(sw.grad.numpy(), tw.grad.numpy(), atol=1e-10)
+    np.testing.assert_allclose(F.instance_norm(ts.tensor(x)).numpy(),
+                               TF.instance_norm(torch.tensor(x)).numpy(), atol=1e-10)

@@ -1,13 +1,12 @@
-"""pad, convolutions (C++ ops) and pooling.
+"""pad, convolutions and pooling (C++ ops: csrc/ops/conv.h, csrc/ops/pool.h), and the
+window stacking the remaining Python pools use.
 
 Note [Convolution by shifted strided slices]
 For each kernel offset (i, j) the strided slice
 x_padded[..., i*d : i*d + s*(Ho-1) + 1 : s, j*d : ... : s] is the (Ho, Wo) grid of input
-values that offset touches. Stacking the kh*kw slices gives the im2col matrix
-(N, C*kh*kw, Ho*Wo) in the (C, kh, kw) order of the weight's flattening, so the
-convolution is one (grouped, batched) matmul. Pooling stacks the same windows and
-reduces over the window axis. Every op used (concat, slicing, stack, matmul, max/mean)
-is differentiable, so gradients come for free.
+values that offset touches; stacking the kh*kw slices gives (N, C, kh*kw, Ho, Wo) windows.
+Integer max pooling, lp pooling and unfold reduce or reshape them; every op used is
+differentiable.
 """
 from __future__ import annotations
 
