@@ -99,3 +99,24 @@ def test_pool_channels_last_bfloat16_and_errors():
         F.max_pool1d(ts.zeros((1, 1, 4)), 2, stride=0)
     with pytest.raises(ValueError, match="divisor must be not zero"):
         F.avg_pool2d(ts.zeros((1, 1, 4, 4)), 2, divisor_override=0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 3), st.data(), st.booleans(), st.integers(0, 2 ** 31))
+def test_adaptive_pools_match_torch(nsp, data, is_max, seed):
+    size = tuple(data.draw(st.integers(1, 7)) for _ in range(nsp))
+    out = tuple(data.draw(st.integers(1, 5)) for _ in range(nsp))
+    x = np.random.default_rng(seed).standard_normal((2, 3) + size)
+    tx, sx = torch.tensor(x, requires_grad=True), ts.tensor(x, requires_grad=True)
+    if is_max:
+        ty, ti = getattr(TF, f"adaptive_max_pool{nsp}d")(tx, out, True)
+        sy, si = getattr(F, f"adaptive_max_pool{nsp}d")(sx, out, True)
+        np.testing.assert_array_equal(si.numpy(), ti.numpy())
+    else:
+        ty = getattr(TF, f"adaptive_avg_pool{nsp}d")(tx, out)
+        sy = getattr(F, f"adaptive_avg_pool{nsp}d")(sx, out)
+    np.testing.assert_allclose(sy.detach().numpy(), ty.detach().numpy(), atol=1e-12)
+    g = np.random.default_rng(seed + 1).standard_normal(tuple(ty.shape))
+    ty.backward(torch.tensor(g))
+    sy.backward(ts.tensor(g))
+    np.testing.assert_allclose(sx.grad.numpy(), tx.grad.numpy(), atol=1e-12)

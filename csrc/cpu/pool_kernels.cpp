@@ -26,6 +26,15 @@ inline Span span_of(int64_t o, int64_t n, int64_t k, int64_t s, int64_t p, int64
   while (start < 0) start += d;
   return {start, std::min(end, n), pad_len};
 }
+// Dim i's window for output position o: PyTorch's adaptive window, or the strided one.
+inline Span window(const PoolSpec& s, int i, int64_t o, int64_t d) {
+  if (s.adaptive) {
+    const int64_t n = s.in[i], m = s.out[i];
+    const int64_t lo = (o * n) / m, hi = ((o + 1) * n + m - 1) / m;
+    return {lo, hi, hi - lo};
+  }
+  return span_of(o, s.in[i], s.k[i], s.s[i], s.p[i], d);
+}
 inline int64_t taps(const Span& sp, int64_t d) {
   return sp.hi > sp.lo ? (sp.hi - sp.lo + d - 1) / d : 0;
 }
@@ -49,11 +58,11 @@ void max_any(const Tensor& x, const Tensor& y, const Tensor& idx, const PoolSpec
       int64_t* is = ip + pl * L;
       int64_t o = 0;
       for (int64_t od = 0; od < s.out[0]; ++od) {
-        const Span a = span_of(od, s.in[0], s.k[0], s.s[0], s.p[0], s.d[0]);
+        const Span a = window(s, 0, od, s.d[0]);
         for (int64_t oh = 0; oh < s.out[1]; ++oh) {
-          const Span b = span_of(oh, s.in[1], s.k[1], s.s[1], s.p[1], s.d[1]);
+          const Span b = window(s, 1, oh, s.d[1]);
           for (int64_t ow = 0; ow < s.out[2]; ++ow, ++o) {
-            const Span c = span_of(ow, s.in[2], s.k[2], s.s[2], s.p[2], s.d[2]);
+            const Span c = window(s, 2, ow, s.d[2]);
             A best = -std::numeric_limits<A>::infinity();
             int64_t at = (a.lo * H + b.lo) * W + c.lo;
             for (int64_t id = a.lo; id < a.hi; id += s.d[0])
@@ -114,11 +123,11 @@ void avg_any(const Tensor& x, const Tensor& y, const PoolSpec& s) {
       T* ys = yp + pl * L;
       int64_t o = 0;
       for (int64_t od = 0; od < s.out[0]; ++od) {
-        const Span a = span_of(od, s.in[0], s.k[0], s.s[0], s.p[0], 1);
+        const Span a = window(s, 0, od, 1);
         for (int64_t oh = 0; oh < s.out[1]; ++oh) {
-          const Span b = span_of(oh, s.in[1], s.k[1], s.s[1], s.p[1], 1);
+          const Span b = window(s, 1, oh, 1);
           for (int64_t ow = 0; ow < s.out[2]; ++ow, ++o) {
-            const Span c = span_of(ow, s.in[2], s.k[2], s.s[2], s.p[2], 1);
+            const Span c = window(s, 2, ow, 1);
             A sum = 0;
             for (int64_t id = a.lo; id < a.hi; ++id)
               for (int64_t ih = b.lo; ih < b.hi; ++ih) {
@@ -148,11 +157,11 @@ void avg_backward_any(const Tensor& gy, const Tensor& gx, const PoolSpec& s) {
       const T* gs = gp + pl * L;
       int64_t o = 0;
       for (int64_t od = 0; od < s.out[0]; ++od) {
-        const Span a = span_of(od, s.in[0], s.k[0], s.s[0], s.p[0], 1);
+        const Span a = window(s, 0, od, 1);
         for (int64_t oh = 0; oh < s.out[1]; ++oh) {
-          const Span b = span_of(oh, s.in[1], s.k[1], s.s[1], s.p[1], 1);
+          const Span b = window(s, 1, oh, 1);
           for (int64_t ow = 0; ow < s.out[2]; ++ow, ++o) {
-            const Span c = span_of(ow, s.in[2], s.k[2], s.s[2], s.p[2], 1);
+            const Span c = window(s, 2, ow, 1);
             const int64_t div = divisor_of(s, a, b, c);
             const A v = div ? A(gs[o]) / A(div) : A(0);
             for (int64_t id = a.lo; id < a.hi; ++id)

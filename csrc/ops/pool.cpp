@@ -1,5 +1,7 @@
 #include "ops/pool.h"
 
+#include <limits>
+
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "core/error.h"
@@ -15,7 +17,7 @@ TS_DEFINE_STUB(AvgPoolNdKernel, avg_pool_nd_stub, "avg_pool");
 TS_DEFINE_STUB(AvgPoolNdBackwardKernel, avg_pool_nd_backward_stub, "avg_pool_backward");
 
 Shape PoolSpec::encode() const {
-  Shape a{nsp, count_include_pad ? 1 : 0, divisor};
+  Shape a{nsp, count_include_pad ? 1 : 0, divisor, adaptive ? 1 : 0};
   for (const auto* v : {&in, &out, &k, &s, &p, &d})
     for (int64_t e : *v) a.push_back(e);
   return a;
@@ -25,7 +27,8 @@ PoolSpec PoolSpec::decode(const Shape& a) {
   s.nsp = static_cast<int>(a[0]);
   s.count_include_pad = a[1] != 0;
   s.divisor = a[2];
-  int64_t i = 3;
+  s.adaptive = a[3] != 0;
+  int64_t i = 4;
   for (auto* v : {&s.in, &s.out, &s.k, &s.s, &s.p, &s.d})
     for (int j = 0; j < 3; ++j) (*v)[j] = a[i++];
   return s;
@@ -132,6 +135,45 @@ Tensor avg_pool(const Tensor& x, int nsp, const Shape& kernel, const Shape& stri
   s.count_include_pad = count_include_pad;
   s.divisor = divisor_override;
   return finish(avg_pool_forward_op(xb, s), xb, unbatched);
+}
+
+std::tuple<Tensor, Tensor> adaptive_pool(const Tensor& x, int nsp, const Shape& out, bool max,
+                                         const char* op) {
+  TS_CHECK(x.ndim() == nsp + 1 || x.ndim() == nsp + 2, ValueError, op, ": expected a ", nsp + 1,
+           "-D or ", nsp + 2, "-D input, got shape ", shape_str(x.shape()));
+  TS_CHECK(is_floating(x.dtype()), TypeError, op,
+           ": expected a floating-point input (float16, bfloat16, float32, float64), got ",
+           dtype_name(x.dtype()));
+  TS_CHECK(static_cast<int>(out.size()) == nsp, ValueError, op, ": output_size ", shape_str(out),
+           " must have ", nsp, " elements");
+  const bool unbatched = x.ndim() == nsp + 1;
+  const Tensor xb = unbatched ? expand_dims(x, 0) : x;
+  PoolSpec s;
+  s.nsp = nsp;
+  s.adaptive = true;
+  for (int i = 0; i < nsp; ++i) {
+    const int j = 3 - nsp + i;
+    TS_CHECK(out[i] >= 0, ValueError, op,
+             ": elements of output_size must be greater than or equal to 0, got ", shape_str(out));
+    s.in[j] = xb.dim(2 + i);
+    TS_CHECK(s.in[j] > 0 || out[i] == 0, ValueError, op, ": input of shape ",
+             shape_str(xb.shape()), " has an empty spatial dim to pool to ", shape_str(out));
+    s.out[j] = out[i];
+  }
+  const Shape os = out_shape(xb, s);
+  int64_t total = 1;
+  for (int64_t v : os) {
+    TS_CHECK(v == 0 || total <= std::numeric_limits<int64_t>::max() / v, ValueError, op,
+             ": output of shape ", shape_str(os), " is too large");
+    total *= v;
+  }
+  if (!max) return {finish(avg_pool_forward_op(xb, s), xb, unbatched), Tensor()};
+  Tensor y = Tensor::empty(os, x.dtype(), x.device());
+  Tensor idx = Tensor::empty(os, DType::Int64, x.device());
+  if (y.numel() > 0 && s.in_numel() > 0) max_pool_nd_stub.get(x.device())(contiguous(xb), y, idx, s);
+  autograd::record_pool(autograd::PoolKind::Max, xb, y, idx, s.encode());
+  Tensor yi = is_channels_last(xb) ? to_channels_last(idx) : idx;
+  return {finish(y, xb, unbatched), unbatched ? squeeze(yi, Shape{0}) : yi};
 }
 
 Tensor avg_pool_forward_op(const Tensor& x, const PoolSpec& s) {

@@ -19,7 +19,8 @@ struct PoolSpec {
   std::array<int64_t, 3> in{1, 1, 1}, out{1, 1, 1}, k{1, 1, 1}, s{1, 1, 1}, p{0, 0, 0},
       d{1, 1, 1};
   bool count_include_pad = true;
-  int64_t divisor = 0;  // divisor_override, 0 for none
+  int64_t divisor = 0;    // divisor_override, 0 for none
+  bool adaptive = false;  // PyTorch's adaptive windows [floor(o*n/m), ceil((o+1)*n/m))
   int64_t in_numel() const { return in[0] * in[1] * in[2]; }
   int64_t out_numel() const { return out[0] * out[1] * out[2]; }
   Shape encode() const;
@@ -48,6 +49,11 @@ std::tuple<Tensor, Tensor> max_pool(const Tensor& x, int nsp, const Shape& kerne
 Tensor avg_pool(const Tensor& x, int nsp, const Shape& kernel, const Shape& stride,
                 const Shape& padding, bool ceil_mode, bool count_include_pad,
                 int64_t divisor_override, const char* op);
+
+// PyTorch's adaptive_{avg,max}_pool{1,2,3}d to output sizes `out` (nsp values, each >= 0;
+// for max, the values and flat per-plane indices; for avg, indices undefined).
+std::tuple<Tensor, Tensor> adaptive_pool(const Tensor& x, int nsp, const Shape& out, bool max,
+                                         const char* op);
 
 // The recorded pieces the gradient formulas use (x batched: (N, C, *in)).
 Tensor max_pool_backward_op(const Tensor& gy, const Tensor& idx, const Shape& in_shape,

@@ -62,6 +62,14 @@ void init_conv(py::module_& m) {
       },
       "PyTorch's avg_pool{1,2,3}d");
   m.def(
+      "_adaptive_pool",
+      [](const Tensor& x, py::handle out, bool max, int nsp, const std::string& op) -> py::object {
+        auto [y, idx] = adaptive_pool(x, nsp, to_shape(out, "output_size"), max, op.c_str());
+        if (!max) return py::cast(y);
+        return py::make_tuple(y, idx);
+      },
+      "PyTorch's adaptive_{avg,max}_pool{1,2,3}d (max: values and flat per-plane indices)");
+  m.def(
       "_to_memory_format",
       [](const Tensor& x, py::handle fmt, const std::string& op) {
         return to_memory_format(x, memory_format_of(fmt, op.c_str()), op.c_str());

@@ -401,6 +401,8 @@ def _adaptive_pool(x: Tensor, output_size: Any, nsp: int, reduce: str, op: str) 
     in_sp = tuple(x.shape[x.ndim - nsp:])
     sizes = tuple(in_sp[i] if sizes[i] is None else int(sizes[i]) for i in range(nsp))
     _check_adaptive_sizes(x, sizes, nsp, op)
+    if reduce == "mean" and t.isdtype(x.dtype, "real floating"):
+        return _C._adaptive_pool(x, sizes, False, nsp, op)  # the C++ op (csrc/ops/pool.h)
     fn = t.mean if reduce == "mean" else t.max
     lead = (slice(None),) * (x.ndim - nsp)
     if all(n % m == 0 for n, m in zip(in_sp, sizes)):

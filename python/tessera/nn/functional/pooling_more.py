@@ -9,6 +9,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ... import _C
 from ..._C import Tensor
 from . import _fused
 from .conv import (IntOrTuple, _adaptive_bounds, _check_adaptive_sizes,
@@ -106,6 +107,8 @@ def _adaptive_avg_pool_nd(x: Tensor, out: Sequence[int], nsp: int, op: str) -> T
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     out = _adaptive_sizes(input, output_size, 3, "adaptive_avg_pool3d")
+    if _ts().isdtype(input.dtype, "real floating"):
+        return _C._adaptive_pool(input, out, False, 3, "adaptive_avg_pool3d")
     return _adaptive_avg_pool_nd(input, out, 3, "adaptive_avg_pool3d")
 
 
@@ -154,6 +157,9 @@ def _adaptive_max_values(x: Tensor, out: Tuple[int, ...], nsp: int) -> Tensor:
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     out = _adaptive_sizes(input, output_size, 1, "adaptive_max_pool1d")
+    if _ts().isdtype(input.dtype, "real floating"):  # the C++ op (csrc/ops/pool.h)
+        y, idx = _C._adaptive_pool(input, out, True, 1, "adaptive_max_pool1d")
+        return (y, idx) if return_indices else y
     if return_indices:
         return _adaptive_max_indices(input, out, 1)
     return _adaptive_max_values(input, out, 1)
@@ -161,6 +167,9 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     out = _adaptive_sizes(input, output_size, 2, "adaptive_max_pool2d")
+    if _ts().isdtype(input.dtype, "real floating"):  # the C++ op (csrc/ops/pool.h)
+        y, idx = _C._adaptive_pool(input, out, True, 2, "adaptive_max_pool2d")
+        return (y, idx) if return_indices else y
     if return_indices:
         return _adaptive_max_indices(input, out, 2)
     return _adaptive_max_values(input, out, 2)
@@ -168,6 +177,9 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
 
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     out = _adaptive_sizes(input, output_size, 3, "adaptive_max_pool3d")
+    if _ts().isdtype(input.dtype, "real floating"):  # the C++ op (csrc/ops/pool.h)
+        y, idx = _C._adaptive_pool(input, out, True, 3, "adaptive_max_pool3d")
+        return (y, idx) if return_indices else y
     if return_indices:
         return _adaptive_max_indices(input, out, 3)
     return _adaptive_max_values(input, out, 3)
