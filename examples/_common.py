@@ -19,14 +19,15 @@ _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def default_data_dir(name: str, env: Optional[str] = None) -> str:
     """Where the data set `name` (a folder of ../shared/data: "mnist", "tinyshakespeare")
     is: $`env` when set, else $TESSERA_DATA/`name`, else ../shared/data/`name` from the
-    working directory, from beside the repository or from beside its parent (a git
-    worktree)."""
+    working directory, from beside the repository or from beside its parent or grandparent
+    (a git worktree)."""
     if env and os.environ.get(env):
         return os.environ[env]
     if os.environ.get("TESSERA_DATA"):
         return os.path.join(os.environ["TESSERA_DATA"], name)
     for base in (os.path.join("..", "shared"), os.path.join(_REPO, "..", "shared"),
-                 os.path.join(_REPO, "..", "..", "shared")):
+                 os.path.join(_REPO, "..", "..", "shared"),
+                 os.path.join(_REPO, "..", "..", "..", "shared")):
         cand = os.path.join(base, "data", name)
         if os.path.isdir(cand):
             return os.path.normpath(cand)

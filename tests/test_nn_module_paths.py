@@ -27,13 +27,8 @@ def _torch_classes():
     return sorted(set(out))
 
 
-# conv3d.py is being rewritten on the conv branch (issue 18); Conv3d, ConvTranspose3d and their
-# lazy forms move into conv.py once that lands (strict xfail: this list must shrink then).
-PENDING = {("conv", "Conv3d"), ("conv", "ConvTranspose3d"), ("conv", "LazyConv3d"),
-           ("conv", "LazyConvTranspose3d")}
-CASES = [pytest.param(sub, name, marks=pytest.mark.xfail(strict=True, reason="conv branch"))
-         if (sub, name) in PENDING else (sub, name)
-         for sub, name in _torch_classes() if hasattr(ts.nn.modules, name) or hasattr(ts.nn, name)]
+CASES = [(sub, name) for sub, name in _torch_classes()
+         if hasattr(ts.nn.modules, name) or hasattr(ts.nn, name)]
 
 
 def test_cover_most_of_torch_nn() -> None:

@@ -16,7 +16,9 @@
 #include "autograd/view_writes.h"
 #include "ops/arithmetic.h"
 #include "ops/bitwise.h"
+#include "ops/batch_norm.h"
 #include "ops/compare.h"
+#include "ops/conv.h"
 #include "ops/copy.h"
 #include "ops/creation.h"
 #include "ops/cumulative.h"
@@ -26,6 +28,7 @@
 #include "ops/linalg_ext.h"
 #include "ops/manipulation.h"
 #include "ops/math.h"
+#include "ops/pool.h"
 #include "ops/reduce.h"
 #include "ops/rounding.h"
 #include "ops/views.h"
@@ -891,6 +894,98 @@ const Formula kSum{"SumBackward", sum_bw}, kMean{"MeanBackward", mean_bw},
     kWhere{"WhereBackward", where_bw}, kConcat{"CatBackward", concat_bw},
     kCumsum{"CumsumBackward", cumsum_bw}, kClip{"ClampBackward", clip_bw};
 
+// ---- convolution (Note [Convolution as three ops]): each gradient is one of the three ops.
+// The bias gradient sums over the batch and spatial axes.
+Tensor bias_grad(const Tensor& g) {
+  Shape axes{0};
+  for (int64_t d = 2; d < g.ndim(); ++d) axes.push_back(d);
+  return sum(g, axes, false, std::nullopt);
+}
+FORMULA(conv_bw) {  // y = conv(x, w) + b
+  const ConvSpec s = ConvSpec::decode(c.attrs());
+  Tensor gx, gw, gb;
+  if (c.needs(0)) gx = conv_transpose_op(g[0], c.saved(1), Tensor(), s);
+  if (c.needs(1)) gw = conv_weight(g[0], c.saved(0), c.input(1).shape, s);
+  if (c.node.inputs.size() > 2 && c.needs(2)) gb = bias_grad(g[0]);
+  return {gx, gw, gb};
+}
+FORMULA(conv_transpose_bw) {  // y = conv^T(x, w) + b: x on the narrow side
+  const ConvSpec s = ConvSpec::decode(c.attrs());
+  Tensor gx, gw, gb;
+  if (c.needs(0)) gx = conv_forward(g[0], c.saved(1), Tensor(), s);
+  if (c.needs(1)) gw = conv_weight(c.saved(0), g[0], c.input(1).shape, s);
+  if (c.node.inputs.size() > 2 && c.needs(2)) gb = bias_grad(g[0]);
+  return {gx, gw, gb};
+}
+FORMULA(conv_weight_bw) {  // gw = dconv/dw(gy, x)
+  const ConvSpec s = ConvSpec::decode(c.attrs());
+  Tensor ggy, gx;
+  if (c.needs(0)) ggy = conv_forward(c.saved(1), g[0], Tensor(), s);
+  if (c.needs(1)) gx = conv_transpose_op(c.saved(0), g[0], Tensor(), s);
+  return {ggy, gx};
+}
+
+// ---- batch norm: attrs (batch_stats, has_w); saved x, mean, rstd[, w]. Without a graph of the
+// backward, the fused kernel; with one (create_graph), differentiable ops that recompute the
+// batch statistics from x, so second derivatives see their dependence on x.
+FORMULA(batch_norm_bw) {
+  const bool batch = c.attr(0) != 0, has_w = c.attr(1) != 0;
+  const Tensor x = c.saved(0), mean = c.saved(1), rstd = c.saved(2);
+  const Tensor w = has_w ? c.saved(3) : Tensor();
+  const bool need_w = c.needs(1), need_b = c.node.inputs.size() > 2 && c.needs(2);
+  if (!grad_enabled()) {
+    auto [gx, gw, gb] = batch_norm_backward(g[0], x, mean, rstd, w, batch, c.needs(0), need_w,
+                                            need_b);
+    return {gx, gw, gb};
+  }
+  Shape axes{0}, cshape{1, x.dim(1)};
+  for (int64_t d = 2; d < x.ndim(); ++d) {
+    axes.push_back(d);
+    cshape.push_back(1);
+  }
+  Tensor m = reshape(astype(mean, x.dtype(), false), cshape);
+  Tensor r = reshape(astype(rstd, x.dtype(), false), cshape);
+  if (batch) {
+    m = ts::mean(x, axes, true);
+    r = U(reciprocal_def, U(sqrt_def, add(var(x, axes, 0, true), sc(c.scalar(0)))));
+  }
+  const Tensor xhat = mul(subtract(x, m), r);
+  const Tensor wb = has_w ? reshape(w, cshape) : Tensor();
+  Tensor gx, gw, gb;
+  if (need_b) gb = sum(g[0], axes, false, std::nullopt);
+  if (need_w) gw = sum(mul(g[0], xhat), axes, false, std::nullopt);
+  if (c.needs(0)) {
+    if (batch) {
+      const Tensor inner = subtract(subtract(g[0], ts::mean(g[0], axes, true)),
+                                    mul(xhat, ts::mean(mul(g[0], xhat), axes, true)));
+      gx = mul(inner, r);
+    } else {
+      gx = mul(g[0], r);
+    }
+    if (has_w) gx = mul(gx, wb);
+  }
+  return {gx, gw, gb};
+}
+
+// ---- pooling: the max's gradient scatters to the saved indices (the fused kernel, or under
+// create_graph a differentiable scatter-add); the average and its gradient are each other's
+// adjoints.
+FORMULA(max_pool_bw) {
+  const PoolSpec s = PoolSpec::decode(c.attrs());
+  const Tensor idx = c.saved(0);
+  const Shape& in = c.input(0).shape;
+  if (!grad_enabled()) return {max_pool_backward_op(g[0], idx, in, s)};
+  const int64_t N = in[0], C = in[1];
+  const Tensor z = zeros(Shape{N, C, s.in_numel()}, g[0].dtype(), g[0].device());
+  const Tensor flat = scatter(z, 2, reshape(idx, Shape{N, C, s.out_numel()}),
+                              reshape(g[0], Shape{N, C, s.out_numel()}), true);
+  return {reshape(flat, in)};
+}
+FORMULA(avg_pool_bw) {
+  return {avg_pool_backward_op(g[0], c.input(0).shape, PoolSpec::decode(c.attrs()))};
+}
+FORMULA(avg_pool_backward_bw) { return {avg_pool_forward_op(g[0], PoolSpec::decode(c.attrs()))}; }
+
 bool any_needs(const std::vector<Tensor>& ts) { return needs_grad(ts); }
 
 void stamp_site(Node& n) {
@@ -1149,6 +1244,56 @@ void record_tri(const Tensor& x, const Tensor& out, int64_t k, bool upper) {
   static const Formula kTri{"TriBackward", tri_bw};
   record(kTri, {x}, {out})->attrs = Shape{k, upper ? 1 : 0};
 }
+void record_conv(ConvKind kind, const std::vector<Tensor>& inputs, const Tensor& out,
+                 const Shape& spec) {
+  if (!any_needs(inputs)) return;
+  static const Formula kConv{"ConvolutionBackward", conv_bw},
+      kConvT{"ConvolutionTransposeBackward", conv_transpose_bw},
+      kConvW{"ConvolutionBackwardWeightBackward", conv_weight_bw};
+  const Formula& f = kind == ConvKind::Forward     ? kConv
+                     : kind == ConvKind::Transpose ? kConvT
+                                                   : kConvW;
+  std::vector<Tensor> ins = inputs;
+  if (ins.size() == 3 && !ins[2].defined()) ins.pop_back();
+  auto node = record(f, ins, {out});
+  stamp_site(*node);
+  node->attrs = spec;
+  node->save(ins[0]);
+  node->save(ins[1]);
+}
+
+void record_batch_norm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& out,
+                       const Tensor& x_saved, const Tensor& mean, const Tensor& rstd,
+                       bool batch_stats, double eps) {
+  std::vector<Tensor> ins{x, w, b};
+  if (!any_needs(ins)) return;
+  static const Formula kBatchNorm{"NativeBatchNormBackward", batch_norm_bw};
+  if (!b.defined()) ins.pop_back();
+  auto node = record(kBatchNorm, ins, {out});
+  stamp_site(*node);
+  node->attrs = Shape{batch_stats ? 1 : 0, w.defined() ? 1 : 0};
+  node->scalars.push_back(eps);
+  node->save(x_saved);
+  node->save(mean);
+  node->save(rstd);
+  if (w.defined()) node->save(w);
+}
+
+void record_pool(PoolKind kind, const Tensor& input, const Tensor& out, const Tensor& idx,
+                 const Shape& spec) {
+  if (!any_needs({input})) return;
+  static const Formula kMaxPool{"MaxPoolBackward", max_pool_bw},
+      kAvgPool{"AvgPoolBackward", avg_pool_bw},
+      kAvgPoolBackward{"AvgPoolBackwardBackward", avg_pool_backward_bw};
+  const Formula& f = kind == PoolKind::Max   ? kMaxPool
+                     : kind == PoolKind::Avg ? kAvgPool
+                                             : kAvgPoolBackward;
+  auto node = record(f, {input}, {out});
+  stamp_site(*node);
+  node->attrs = spec;
+  if (kind == PoolKind::Max) node->save(idx);
+}
+
 void record_missing(const char* node_name, const std::vector<Tensor>& inputs,
                     const std::vector<Tensor>& outputs) {
   if (!any_needs(inputs)) return;

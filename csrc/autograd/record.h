@@ -59,6 +59,21 @@ void record_repeat(const Tensor& src, const Tensor& out, int64_t axis, int64_t r
 void record_repeat_counts(const Tensor& src, const Tensor& out, int64_t axis, const Tensor& index);
 void record_cumprod(const Tensor& x, const Tensor& out, int64_t axis, bool include_initial);
 void record_tri(const Tensor& x, const Tensor& out, int64_t k, bool upper);
+// The three convolution ops (Note [Convolution as three ops] in ops/conv.h); `spec` is
+// ConvSpec::encode(). Forward/Transpose inputs (x, w, b), Weight inputs (gy, x).
+enum class ConvKind { Forward, Transpose, Weight };
+void record_conv(ConvKind kind, const std::vector<Tensor>& inputs, const Tensor& out,
+                 const Shape& spec);
+// batch_norm: inputs (x, weight, bias) (either may be undefined); saves the contiguous x, the
+// statistics the forward used and whether they were the batch's (Note in ops/batch_norm.h).
+void record_batch_norm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& out,
+                       const Tensor& x_saved, const Tensor& mean, const Tensor& rstd,
+                       bool batch_stats, double eps);
+// Pooling (ops/pool.h): Max (input x, saves the int64 indices), Avg (input x), AvgBackward
+// (input gy: the average's gradient, linear, whose own gradient is the average again).
+enum class PoolKind { Max, Avg, AvgBackward };
+void record_pool(PoolKind kind, const Tensor& input, const Tensor& out, const Tensor& idx,
+                 const Shape& spec);
 void record_missing(const char* node_name, const std::vector<Tensor>& inputs,
                     const std::vector<Tensor>& outputs);
 

@@ -2,6 +2,7 @@
 // autograd Functions; these entry points compute values only.
 #include <pybind11/stl.h>
 
+#include "ops/batch_norm.h"
 #include "ops/linear.h"
 #include "ops/nn_fused.h"
 #include "python/convert.h"
@@ -114,6 +115,16 @@ void init_nn(py::module_& m) {
         return max_pool2d_with_indices(x, window(k, s, p, d), oh, ow);
       },
       "(values, flat per-plane int64 indices) of 2-D max pooling");
+  m.def(
+      "_batch_norm",
+      [](const Tensor& x, const std::optional<Tensor>& rm, const std::optional<Tensor>& rv,
+         const std::optional<Tensor>& w, const std::optional<Tensor>& b, bool training,
+         double momentum, double eps) {
+        return batch_norm(x, opt(rm), opt(rv), opt(w), opt(b), training, momentum, eps);
+      },
+      py::arg("input"), py::arg("running_mean"), py::arg("running_var"), py::arg("weight"),
+      py::arg("bias"), py::arg("training"), py::arg("momentum"), py::arg("eps"),
+      "PyTorch's F.batch_norm as one fused op (running statistics updated in place)");
   m.def("_max_pool2d_backward", &max_pool2d_backward,
         "scatters the output gradient to the recorded indices of (h, w) planes");
 }

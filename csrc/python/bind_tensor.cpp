@@ -9,12 +9,22 @@
 #include "ops/copy.h"
 #include "ops/linalg.h"
 #include "ops/math.h"
+#include "ops/memory_format.h"
 #include "ops/rounding.h"
 #include "ops/views.h"
 #include "python/convert.h"
 #include "python/elementwise_binding.h"
 
 namespace ts::python {
+
+MemoryFormat memory_format_of(py::handle fmt, const char* op) {
+  if (py::isinstance<py::str>(fmt)) return memory_format_from_name(fmt.cast<std::string>(), op);
+  if (py::hasattr(fmt, "name") && py::isinstance<py::str>(fmt.attr("name")))
+    return memory_format_from_name(fmt.attr("name").cast<std::string>(), op);
+  throw TypeError(str(op, ": memory_format must be a tessera memory format (ts.contiguous_format, "
+                      "ts.channels_last, ts.channels_last_3d, ts.preserve_format), got ",
+                      py::str(py::type::of(fmt).attr("__name__")).cast<std::string>()));
+}
 
 namespace {
 py::tuple shape_tuple(const Shape& s) {
@@ -157,8 +167,24 @@ void init_tensor(py::module_& m) {
       .def(
           "stride", [](const Tensor& t) { return shape_tuple(t.strides()); },
           "Strides in elements, like PyTorch's.")
-      .def("is_contiguous", &Tensor::is_contiguous)
-      .def("contiguous", [](const Tensor& t) { return contiguous_op(t); })
+      .def(
+          "is_contiguous",
+          [](const Tensor& t, py::handle fmt) {
+            return fmt.is_none() ? t.is_contiguous()
+                                 : is_contiguous_as(t, memory_format_of(fmt, "is_contiguous"));
+          },
+          py::arg("memory_format") = py::none(),
+          "Whether the strides are row-major, or those of memory_format (ts.channels_last: "
+          "(N, C, H, W) stored as (N, H, W, C))")
+      .def(
+          "contiguous",
+          [](const Tensor& t, py::handle fmt) {
+            return fmt.is_none() ? contiguous_op(t)
+                                 : to_memory_format(t, memory_format_of(fmt, "contiguous"),
+                                                    "contiguous");
+          },
+          py::arg("memory_format") = py::none(),
+          "This tensor with row-major strides (or memory_format's), copied only if needed")
       .def("clone", [](const Tensor& t) { return clone_op(t); })
       .def("item", &tensor_item)
       .def_property_readonly(

@@ -5,6 +5,7 @@
 
 #include "core/scalar.h"
 #include "core/tensor.h"
+#include "ops/memory_format.h"
 
 namespace py = pybind11;
 
@@ -29,6 +30,9 @@ Device& default_device();
 inline Device creation_device(py::handle h) {
   return h.is_none() ? default_device() : to_device(h);
 }
+
+// A tessera (torch-style) memory format object (ts.channels_last, ...) or its name.
+MemoryFormat memory_format_of(py::handle fmt, const char* op);
 
 // NumPy interop (zero-copy where possible).
 // copy: 1 always, 0 never (ValueError when impossible), -1 when needed.

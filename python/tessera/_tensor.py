@@ -167,6 +167,7 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     non_blocking = builtins.bool(kwargs.pop("non_blocking", False))
+    memory_format = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to: unexpected keyword arguments {sorted(kwargs)}")
     for a in args:
@@ -184,7 +185,9 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if device is not None and _C.Device(device) != out.device:
         out = _move(out, _C.Device(device), non_blocking)
     if dtype is not None and _as_dtype(dtype) != out.dtype:
-        return _C._astype(out, _as_dtype(dtype), True)
+        out = _C._astype(out, _as_dtype(dtype), True)
+    if memory_format is not None:
+        out = _C._to_memory_format(out, memory_format, "to")
     return _C._clone(out) if copy and out is self else out
 
 

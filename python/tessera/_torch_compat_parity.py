@@ -380,7 +380,7 @@ def install() -> None:
     Tensor._set_data = _set_data
     Tensor.__bool__ = _bool
     Tensor.item = _dual_item(Tensor.item)
-    for name in ("to", "clone", "contiguous"):
+    for name in ("clone", "contiguous"):  # Tensor.to takes memory_format itself
         setattr(Tensor, name, _accept_memory_format(getattr(Tensor, name), name))
     for name in ("squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_", "swapdims_",
                  "as_strided_"):

@@ -945,6 +945,28 @@ def _layer_norm(g: GraphBuilder, out: Tensor, x: Tensor, normalized_shape: Any, 
     g.bind(out, y, xv.dyn)
 
 
+@register("F.group_norm")
+def _group_norm(g: GraphBuilder, out: Tensor, x: Tensor, num_groups: int, *args: Any,
+                **kw: Any) -> None:
+    """(N, C, *) -> (N, G, C/G * prod(*)): mean and biased variance per group, then the
+    per-channel affine; written with basic nodes (any opset, dynamic batch kept)."""
+    a = Args((x, num_groups) + args, kw)
+    w, b, eps = a.get(2, "weight"), a.get(3, "bias"), float(a.get(4, "eps", default=1e-5))
+    xv = g.val(x)
+    grouped = g.node("Reshape", [xv.name, g.const(np.array([0, int(num_groups), -1], np.int64))])
+    mean = _reduce_node(g, "ReduceMean", grouped, [2], True)
+    d = g.node("Sub", [grouped, mean])
+    var = _reduce_node(g, "ReduceMean", g.node("Mul", [d, d]), [2], True)
+    y = g.node("Div", [d, g.node("Sqrt", [g.node("Add", [var, g.scalar(eps, x.dtype)])])])
+    y = g.node("Reshape", [y, g.node("Shape", [xv.name])])
+    per_channel = np.array([x.shape[1]] + [1] * (x.ndim - 2), np.int64)
+    if w is not None:
+        y = g.node("Mul", [y, g.node("Reshape", [g.val(w).name, g.const(per_channel)])])
+    if b is not None:
+        y = g.node("Add", [y, g.node("Reshape", [g.val(b).name, g.const(per_channel)])])
+    g.bind(out, y, xv.dyn)
+
+
 @register("F.instance_norm")
 def _instance_norm(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
     a = Args((x,) + args, kw)

@@ -4,7 +4,8 @@ from .activation import (relu, relu6, hardtanh, leaky_relu, elu, celu, selu, sig
                          logsigmoid, tanh, softplus, silu, mish, hardsigmoid, hardswish,
                          softsign, tanhshrink, erf, erfc, gelu, softmax, log_softmax, softmin,
                          logsumexp, glu)
-from .conv import (pad, conv1d, conv2d, conv_transpose1d, conv_transpose2d,  # noqa: F401
+from .conv import (pad, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
+                   conv_transpose3d,
                    max_pool1d, max_pool2d, avg_pool1d, avg_pool2d,
                    adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool2d)
 from .norm import (batch_norm, layer_norm, rms_norm, group_norm, instance_norm,  # noqa: F401
@@ -25,7 +26,6 @@ from .shuffle import (pixel_shuffle, pixel_unshuffle, channel_shuffle,  # noqa: 
 from .norm_more import instance_norm, local_response_norm  # noqa: F401  (torch's signature)
 from .dropout_more import dropout1d, dropout3d, alpha_dropout, feature_alpha_dropout  # noqa: F401
 from .embedding_bag import embedding_bag  # noqa: F401
-from .conv3d import conv3d, conv_transpose3d  # noqa: F401
 from .grid_sample import affine_grid, grid_sample  # noqa: F401
 from .sampling_distance import gumbel_softmax, pdist  # noqa: F401
 from .fractional_pool import (fractional_max_pool2d, fractional_max_pool3d,  # noqa: F401

@@ -75,86 +75,10 @@ class Linear(Function):
         return gx, gw, gb
 
 
-# ----------------------------------------------------------------- convolution GEMM
-class ConvGemm(Function):
-    """y = w @ cols for w (O, CK) and per-image columns (N, CK, L). The weight gradient
-    sum_n g_n cols_n^T is formed from whichever operand is smaller to transpose: matmul
-    copies a transposed batched operand, and the columns are usually the big one."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, w: Tensor, cols: Tensor) -> Tensor:  # type: ignore[override]
-        ctx.save_for_backward(w, cols)
-        return _ts().matmul(w, cols)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
-        t = _ts()
-        w, cols = ctx.saved_tensors
-        need_w, need_cols = ctx.needs_input_grad
-        gw = gcols = None
-        if need_w:
-            if cols.shape[1] > g.shape[1]:
-                gw = t.sum(t.matmul(cols, g.mT), axis=0).mT
-            else:
-                gw = t.sum(t.matmul(g, cols.mT), axis=0)
-        if need_cols:
-            gcols = t.matmul(w.mT, g)
-        return gw, gcols
-
-
-# ----------------------------------------------------------------- convolution (one GEMM)
+# The dtypes of F.fold's one-kernel col2im path.
 CONV_DTYPES = ("float32", "float64")
 
 
-class Conv2d(Function):
-    """2-D convolution with groups=1 and zero padding for float32/float64: per image, the
-    C++ kernel builds the im2col columns in a cache-sized buffer and runs one GEMM straight
-    into NCHW (bias added in place). The backward rebuilds the columns per image rather than
-    keeping the whole batch's (which are larger than the input by kh*kw)."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, w: Tensor, b: Optional[Tensor],  # type: ignore[override]
-                k: Pair, s: Pair, p: Pair, d: Pair) -> Tensor:
-        y = _C._conv2d(x, w, b, k, s, p, d)
-        ctx.save_for_backward(x, w)
-        ctx.geom = (k, s, p, d)
-        ctx.has_bias = b is not None
-        return y
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
-        x, w = ctx.saved_tensors
-        k, s, p, d = ctx.geom
-        need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        need_b = need_b and ctx.has_bias
-        if not _C.is_grad_enabled():
-            gx, gw, gb = _C._conv2d_backward(g, x, w, k, s, p, d, need_x, need_w, need_b)
-        else:
-            gx, gw, gb = _conv2d_backward_composite(g, x, w, ctx.geom, need_x, need_w, need_b)
-        return (gx, gw, gb) + (None,) * 4
-
-
-def _conv2d_backward_composite(g: Tensor, x: Tensor, w: Tensor, geom: Tuple[Pair, ...],
-                               need_x: bool, need_w: bool, need_b: bool) -> Any:
-    """The same gradients from differentiable ops (for create_graph=True)."""
-    t = _ts()
-    k, s, p, d = geom
-    n, o = g.shape[0], g.shape[1]
-    c = x.shape[1]
-    g3 = t.reshape(g, (n, o, g.shape[2] * g.shape[3]))
-    w2 = t.reshape(w, (o, c * k[0] * k[1]))
-    gx = gw = gb = None
-    if need_x:
-        gx = Col2im.apply(t.matmul(w2.mT, g3), c, x.shape[2], x.shape[3], k, s, p, d)
-    if need_w:
-        cols = Im2col.apply(x, k, s, p, d)
-        gw = t.reshape(t.sum(t.matmul(g3, cols.mT), axis=0), tuple(w.shape))
-    if need_b:
-        gb = t.sum(g, axis=(0, 2, 3))
-    return gx, gw, gb
-
-
-# ----------------------------------------------------------------- softmax
 class Softmax(Function):
     """softmax / log_softmax over the last axis."""
 
@@ -375,42 +299,6 @@ class Col2im(Function):
     def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
         k, s, p, d = ctx.geom
         return (Im2col.apply(g, k, s, p, d),) + (None,) * 7
-
-
-class MaxPool2d(Function):
-    """(N, C, H, W) -> values and flat per-plane indices (non-differentiable)."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, k: Pair, s: Pair, p: Pair, d: Pair,  # type: ignore[override]
-                out: Pair) -> Any:
-        y, idx = _C._max_pool2d(x, k, s, p, d, out[0], out[1])
-        ctx.save_for_backward(idx)
-        ctx.hw = (x.shape[2], x.shape[3])
-        ctx.mark_non_differentiable(idx)
-        return y, idx
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor, _gi: Any = None) -> Any:  # type: ignore[override]
-        (idx,) = ctx.saved_tensors
-        return (MaxPoolScatter.apply(g, idx, ctx.hw),) + (None,) * 5
-
-
-class MaxPoolScatter(Function):
-    """Scatters (sums) gradients to pooled positions; backward gathers them back."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, g: Tensor, idx: Tensor, hw: Pair) -> Tensor:  # type: ignore[override]
-        ctx.save_for_backward(idx)
-        return _C._max_pool2d_backward(g, idx, hw[0], hw[1])
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, gg: Tensor) -> Any:  # type: ignore[override]
-        (idx,) = ctx.saved_tensors
-        t = _ts()
-        n, c = idx.shape[0], idx.shape[1]
-        flat = t.reshape(gg, (n, c, -1))
-        picked = t.take_along_axis(flat, t.reshape(idx, (n, c, -1)), axis=2)
-        return t.reshape(picked, tuple(idx.shape)), None, None
 
 
 def pairs(values: Sequence[int], nsp: int, fill: int) -> Pair:

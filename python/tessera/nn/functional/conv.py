@@ -1,13 +1,12 @@
-"""pad, convolutions and pooling by window stacking.
+"""pad, convolutions and pooling (C++ ops: csrc/ops/conv.h, csrc/ops/pool.h), and the
+window stacking the remaining Python pools use.
 
 Note [Convolution by shifted strided slices]
 For each kernel offset (i, j) the strided slice
 x_padded[..., i*d : i*d + s*(Ho-1) + 1 : s, j*d : ... : s] is the (Ho, Wo) grid of input
-values that offset touches. Stacking the kh*kw slices gives the im2col matrix
-(N, C*kh*kw, Ho*Wo) in the (C, kh, kw) order of the weight's flattening, so the
-convolution is one (grouped, batched) matmul. Pooling stacks the same windows and
-reduces over the window axis. Every op used (concat, slicing, stack, matmul, max/mean)
-is differentiable, so gradients come for free.
+values that offset touches; stacking the kh*kw slices gives (N, C, kh*kw, Ho, Wo) windows.
+Integer max pooling, lp pooling and unfold reduce or reshape them; every op used is
+differentiable.
 """
 from __future__ import annotations
 
@@ -16,9 +15,8 @@ import numpy as np
 import math
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
+from ... import _C
 from ..._C import Tensor
-from ... import errors as _errors
-from ...amp import _policy as _amp
 from . import _fused
 from ._fused import fusable_windows as fusable
 
@@ -49,6 +47,22 @@ def _ntuple(v: IntOrTuple, n: int, name: str) -> Tuple[int, ...]:
     if len(v) != n:
         raise ValueError(f"{name}: expected {n} values, got {v}")
     return v
+
+
+def _check_window(op: str, k: Tuple[int, ...], s: Tuple[int, ...], d: Tuple[int, ...]) -> None:
+    """Zero or negative strides, kernels and dilations: PyTorch's RuntimeErrors (raised as
+    tessera.errors.ValueError, which is both), before any size is divided by them."""
+    from ... import errors
+    if any(v <= 0 for v in k):
+        raise errors.ValueError(f"{op}: kernel size should be greater than zero, got "
+                                f"kernel_size {k}")
+    if any(v == 0 for v in s):
+        raise errors.ValueError(f"{op}: stride should not be zero, got stride {s}")
+    if any(v < 0 for v in s):
+        raise errors.ValueError(f"{op}: stride should be greater than zero, got stride {s}")
+    if any(v <= 0 for v in d):
+        raise errors.ValueError(f"{op}: dilation should be greater than zero, got "
+                                f"dilation {d}")
 
 
 # ------------------------------------------------------------------ padding
@@ -178,163 +192,58 @@ def _offsets(kernel: Tuple[int, ...]) -> List[Tuple[int, ...]]:
 
 
 # ------------------------------------------------------------------ convolution
-def _conv_padding(padding: Any, kernel: Tuple[int, ...], dilation: Tuple[int, ...],
-                  stride: Tuple[int, ...], op: str) -> List[Tuple[int, int]]:
-    if isinstance(padding, str):
-        if padding == "valid":
-            return [(0, 0)] * len(kernel)
-        if padding == "same":
-            if any(s != 1 for s in stride):
-                raise ValueError(f"{op}: padding='same' is not supported for strided convolutions")
-            pads = []
-            for k, d in zip(kernel, dilation):
-                total = d * (k - 1)
-                pads.append((total // 2, total - total // 2))
-            return pads
-        raise ValueError(f"{op}: invalid padding string {padding!r} (use 'valid' or 'same')")
-    return [(p, p) for p in _ntuple(padding, len(kernel), op)]
-
-
-def _batched(x: Tensor, weight: Tensor, nsp: int, op: str) -> Tuple[Tensor, bool]:
-    """x with a batch axis (added when x is unbatched), and whether one was added."""
-    unbatched = x.ndim == nsp + 1
-    if unbatched:
-        x = _ts().expand_dims(x, axis=0)
-    if x.ndim != nsp + 2:
-        raise ValueError(f"{op}: expected a {nsp + 1}-D or {nsp + 2}-D input, got shape "
-                         f"{tuple(x.shape)}")
-    if weight.ndim != nsp + 2:
-        raise ValueError(f"{op}: expected a {nsp + 2}-D weight, got shape {tuple(weight.shape)}")
-    return x, unbatched
-
-
-def _convnd(x: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTuple,
-            padding: Any, dilation: IntOrTuple, groups: int, nsp: int, op: str,
-            padding_mode: str = "zeros") -> Tensor:
-    t = _ts()
-    x, unbatched = _batched(x, weight, nsp, op)
-    n, c = x.shape[0], x.shape[1]
-    o, cg = weight.shape[0], weight.shape[1]
-    kernel = tuple(weight.shape[2:])
-    if groups < 1 or c % groups or o % groups or cg * groups != c:
-        raise ValueError(f"{op}: input with {c} channels, weight {tuple(weight.shape)} and "
-                         f"groups={groups} do not match (expected {cg * groups} input channels)")
-    st = _ntuple(stride, nsp, op)
-    dl = _ntuple(dilation, nsp, op)
-    if any(v <= 0 for v in st):
-        raise _errors.ValueError(f"{op}: non-positive stride is not supported, got stride {st}")
-    pads = _conv_padding(padding, kernel, dl, st, op)
-    fused = fusable(x, weight)
-    # im2col pads symmetric zeros itself; anything else is padded explicitly first.
-    inner = tuple(lo for lo, _ in pads)
-    if not fused or padding_mode != "zeros" or any(lo != hi for lo, hi in pads):
-        flat = [v for pr in reversed(pads) for v in pr]
-        mode = {"zeros": "constant"}.get(padding_mode, padding_mode)
-        x = pad(x, flat, mode=mode) if any(flat) else x
-        inner = (0,) * nsp
-    span = [x.shape[2 + i] + 2 * inner[i] for i in range(nsp)]
-    if any(span[i] < dl[i] * (kernel[i] - 1) + 1 for i in range(nsp)):
-        raise ValueError(f"{op}: kernel size {kernel} (dilation {dl}) is larger than the padded "
-                         f"input {tuple(span)}")
-    out = tuple(_out_size(span[i], kernel[i], st[i], dl[i]) for i in range(nsp))
-    k = math.prod(kernel)
-    spatial = math.prod(out)
-    if (fused and groups == 1 and str(x.dtype) in _fused.CONV_DTYPES and x.device.type == "cpu"
-            and (bias is None or fusable(x, bias))):
-        y = _conv_gemm(x, weight, bias, nsp, kernel, st, inner, dl)
-        return y[0] if unbatched else y
-    if fused:
-        x4 = x if nsp == 2 else t.expand_dims(x, axis=2)
-        cols = _fused.Im2col.apply(x4, _fused.pairs(kernel, nsp, 1), _fused.pairs(st, nsp, 1),
-                                   _fused.pairs(inner, nsp, 0), _fused.pairs(dl, nsp, 1))
-    else:
-        cols = _windows(x, kernel, st, dl, out)  # (N, C, K, *out)
-    if groups == 1:
-        w2 = t.reshape(weight, (o, c * k))
-        cols = t.reshape(cols, (n, c * k, spatial))
-        y = _fused.ConvGemm.apply(w2, cols) if fused else t.matmul(w2, cols)
-    else:
-        cols = t.reshape(cols, (n, groups, cg * k, spatial))
-        w = t.reshape(weight, (1, groups, o // groups, cg * k))
-        y = t.reshape(t.matmul(w, cols), (n, o, spatial))
-    if bias is not None:
-        y = y + t.reshape(bias, (1, o, 1))
-    y = t.reshape(y, (n, o) + out)
-    return y[0] if unbatched else y
-
-
-def _conv_gemm(x: Tensor, weight: Tensor, bias: Optional[Tensor], nsp: int,
-               kernel: Tuple[int, ...], st: Tuple[int, ...], inner: Tuple[int, ...],
-               dl: Tuple[int, ...]) -> Tensor:
-    """groups=1 float32/float64 convolution through the fused C++ kernel (1-D as a height-1
-    2-D convolution)."""
-    t = _ts()
-    if nsp == 1:
-        x = t.expand_dims(x, axis=2)
-        weight = t.expand_dims(weight, axis=2)
-    y = _fused.Conv2d.apply(x, weight, bias, _fused.pairs(kernel, nsp, 1),
-                            _fused.pairs(st, nsp, 1), _fused.pairs(inner, nsp, 0),
-                            _fused.pairs(dl, nsp, 1))
-    return t.squeeze(y, axis=2) if nsp == 1 else y
-
-
+# The convolutions are C++ ops (csrc/ops/conv.h, Note [Convolution as three ops]): argument
+# checks, 'same'/'valid' padding, autocast (lower precision) and gradients of every order live
+# there; these functions only forward PyTorch's signatures.
 def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
            padding: Any = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
-    """(N, C, L) * (O, C/groups, k) -> (N, O, L_out)."""
-    input, weight, bias = _amp.cast(_amp.LOWER, input, weight, bias)
-    return _convnd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+    """(N, C, L) or (C, L) with weight (O, C/groups, k) -> (N, O, L_out); padding: ints,
+    'same' or 'valid'."""
+    return _C._conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
 def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
            padding: Any = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
-    """(N, C, H, W) * (O, C/groups, kh, kw) -> (N, O, H_out, W_out)."""
-    input, weight, bias = _amp.cast(_amp.LOWER, input, weight, bias)
-    return _convnd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+    """(N, C, H, W) or (C, H, W) with weight (O, C/groups, kh, kw) -> (N, O, H_out, W_out);
+    the output keeps a channels-last input's memory format."""
+    return _C._conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
-def _conv_transposend(x: Tensor, weight: Tensor, bias: Optional[Tensor], stride: IntOrTuple,
-                      padding: IntOrTuple, output_padding: IntOrTuple, groups: int,
-                      dilation: IntOrTuple, nsp: int, op: str) -> Tensor:
-    """The adjoint of convolution: columns W^T x, then col2im sums the overlapping windows
-    into the (N, C_out, *out) output; weight (C_in, C_out/groups, *k) as in PyTorch."""
-    t = _ts()
-    x, unbatched = _batched(x, weight, nsp, op)
-    n, cin = x.shape[0], x.shape[1]
-    if groups < 1 or weight.shape[0] != cin or cin % groups:
-        raise ValueError(f"{op}: input with {cin} channels does not match weight "
-                         f"{tuple(weight.shape)} (expected weight.shape[0] == {cin}) with "
-                         f"groups={groups} (which must divide it)")
-    if not t.isdtype(x.dtype, "real floating") or not t.isdtype(weight.dtype, "real floating"):
-        raise TypeError(f"{op}: expected floating-point input and weight, got {x.dtype} and "
-                        f"{weight.dtype}")
-    cog = weight.shape[1]
-    cout = cog * groups
-    kernel = tuple(weight.shape[2:])
-    st, pd = _ntuple(stride, nsp, op), _ntuple(padding, nsp, op)
-    opd, dl = _ntuple(output_padding, nsp, op), _ntuple(dilation, nsp, op)
-    if any(v < 0 for v in pd + opd) or any(v < 1 for v in st + dl):
-        raise _errors.ValueError(f"{op}: stride {st} and dilation {dl} must be positive, "
-                                 f"padding {pd} and output_padding {opd} non-negative")
-    if any(opd[i] >= st[i] for i in range(nsp)):
-        raise ValueError(f"{op}: output_padding {opd} must be smaller than stride {st}")
-    ins = tuple(x.shape[2:])
-    out = tuple((ins[i] - 1) * st[i] - 2 * pd[i] + dl[i] * (kernel[i] - 1) + opd[i] + 1
-                for i in range(nsp))
-    if any(o <= 0 for o in out):
-        raise ValueError(f"{op}: input {ins} with kernel {kernel}, stride {st}, padding {pd} "
-                         f"and dilation {dl} gives a non-positive output size {out}")
-    k, spatial = math.prod(kernel), math.prod(ins)
-    xg = t.reshape(x, (n, groups, cin // groups, spatial))
-    wg = t.reshape(weight, (groups, cin // groups, cog * k))
-    cols = t.reshape(t.matmul(wg.mT, xg), (n, cout * k, spatial))
-    out2 = _fused.pairs(out, nsp, 1)
-    y = _fused.Col2im.apply(cols, cout, out2[0], out2[1], _fused.pairs(kernel, nsp, 1),
-                            _fused.pairs(st, nsp, 1), _fused.pairs(pd, nsp, 0),
-                            _fused.pairs(dl, nsp, 1))
-    y = t.reshape(y, (n, cout) + out)
-    if bias is not None:
-        y = y + t.reshape(bias, (1, cout) + (1,) * nsp)
-    return y[0] if unbatched else y
+def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
+           padding: Any = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
+    """(N, C, D, H, W) or (C, D, H, W) with weight (O, C/groups, kd, kh, kw) ->
+    (N, O, D_out, H_out, W_out)."""
+    return _C._conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+                     stride: IntOrTuple = 1, padding: IntOrTuple = 0,
+                     output_padding: IntOrTuple = 0, groups: int = 1,
+                     dilation: IntOrTuple = 1) -> Tensor:
+    """(N, C_in, L) with weight (C_in, C_out/groups, k) -> (N, C_out, L_out),
+    L_out = (L-1) stride - 2 padding + dilation (k-1) + output_padding + 1."""
+    return _C._conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                              dilation, 1, "conv_transpose1d")
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+                     stride: IntOrTuple = 1, padding: IntOrTuple = 0,
+                     output_padding: IntOrTuple = 0, groups: int = 1,
+                     dilation: IntOrTuple = 1) -> Tensor:
+    """(N, C_in, H, W) with weight (C_in, C_out/groups, kh, kw) -> (N, C_out, H_out, W_out):
+    the gradient of conv2d with respect to its input (a "deconvolution")."""
+    return _C._conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                              dilation, 2, "conv_transpose2d")
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
+                     stride: IntOrTuple = 1, padding: IntOrTuple = 0,
+                     output_padding: IntOrTuple = 0, groups: int = 1,
+                     dilation: IntOrTuple = 1) -> Tensor:
+    """(N, C_in, D, H, W) with weight (C_in, C_out/groups, kd, kh, kw) ->
+    (N, C_out, D_out, H_out, W_out)."""
+    return _C._conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                              dilation, 3, "conv_transpose3d")
 
 
 def _output_padding(x: Tensor, output_size: Optional[Sequence[int]], stride: Tuple[int, ...],
@@ -357,44 +266,41 @@ def _output_padding(x: Tensor, output_size: Optional[Sequence[int]], stride: Tup
     return tuple(res)
 
 
-def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
-                     stride: IntOrTuple = 1, padding: IntOrTuple = 0,
-                     output_padding: IntOrTuple = 0, groups: int = 1,
-                     dilation: IntOrTuple = 1) -> Tensor:
-    """(N, C_in, L) with weight (C_in, C_out/groups, k) -> (N, C_out, L_out),
-    L_out = (L-1) stride - 2 padding + dilation (k-1) + output_padding + 1."""
-    input, weight, bias = _amp.cast(_amp.LOWER, input, weight, bias)
-    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups, dilation,
-                             1, "conv_transpose1d")
+def _same_pads(kernel: Tuple[int, ...], dilation: Tuple[int, ...]) -> List[int]:
+    """F.pad's list (last dim first) of PyTorch's 'same' padding: the extra one on the right."""
+    flat: List[int] = []
+    for k, d in zip(reversed(kernel), reversed(dilation)):
+        total = d * (k - 1)
+        flat += [total // 2, total - total // 2]
+    return flat
 
 
-def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
-                     stride: IntOrTuple = 1, padding: IntOrTuple = 0,
-                     output_padding: IntOrTuple = 0, groups: int = 1,
-                     dilation: IntOrTuple = 1) -> Tensor:
-    """(N, C_in, H, W) with weight (C_in, C_out/groups, kh, kw) -> (N, C_out, H_out, W_out):
-    the gradient of conv2d with respect to its input (a "deconvolution")."""
-    input, weight, bias = _amp.cast(_amp.LOWER, input, weight, bias)
-    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups, dilation,
-                             2, "conv_transpose2d")
+def _convnd(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: Tuple[int, ...],
+            padding: Any, dilation: Tuple[int, ...], groups: int, nsp: int, op: str,
+            padding_mode: str = "zeros") -> Tensor:
+    """The ConvNd modules' forward: zeros padding inside the op; reflect/replicate/circular
+    padding (PyTorch's padding_mode) applied with F.pad first, then an unpadded convolution."""
+    if padding_mode == "zeros":
+        return _C._conv(input, weight, bias, stride, padding, dilation, groups, nsp, op)
+    if isinstance(padding, str):
+        flat = [0] * (2 * nsp) if padding == "valid" else \
+            _same_pads(tuple(weight.shape[2:]), dilation)
+    else:
+        flat = [v for p in reversed(_ntuple(padding, nsp, op)) for v in (p, p)]
+    return _C._conv(pad(input, flat, mode=padding_mode), weight, bias, stride, 0, dilation,
+                    groups, nsp, op)
+
+
+def _conv_transposend(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: Any,
+                      padding: Any, output_padding: Any, groups: int, dilation: Any, nsp: int,
+                      op: str) -> Tensor:
+    """The ConvTransposeNd modules' forward (output_padding already resolved from
+    output_size): the C++ transposed-convolution op."""
+    return _C._conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                              dilation, nsp, op)
 
 
 # ------------------------------------------------------------------ pooling
-def _check_window(op: str, k: Tuple[int, ...], s: Tuple[int, ...], d: Tuple[int, ...]) -> None:
-    """Zero or negative strides, kernels and dilations: PyTorch's RuntimeErrors (raised as
-    tessera.errors.ValueError, which is both), before any size is divided by them."""
-    if any(v <= 0 for v in k):
-        raise _errors.ValueError(f"{op}: kernel size should be greater than zero, got "
-                                 f"kernel_size {k}")
-    if any(v == 0 for v in s):
-        raise _errors.ValueError(f"{op}: stride should not be zero, got stride {s}")
-    if any(v < 0 for v in s):
-        raise _errors.ValueError(f"{op}: stride should be greater than zero, got stride {s}")
-    if any(v <= 0 for v in d):
-        raise _errors.ValueError(f"{op}: dilation should be greater than zero, got "
-                                 f"dilation {d}")
-
-
 def _pool_setup(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
                 padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, nsp: int,
                 op: str) -> Tuple[Tuple[int, ...], ...]:
@@ -403,7 +309,6 @@ def _pool_setup(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple]
         else _ntuple(stride, nsp, op)
     p = _ntuple(padding, nsp, op)
     d = _ntuple(dilation, nsp, op)
-    _check_window(op, k, s, d)
     if any(pi * 2 > ki for pi, ki in zip(p, k)):
         raise ValueError(f"{op}: padding {p} should be at most half of kernel size {k}")
     if x.ndim not in (nsp + 1, nsp + 2):
@@ -459,23 +364,18 @@ def _pool_pad(x: Tensor, p: Tuple[int, ...], k: Tuple[int, ...], s: Tuple[int, .
 def _max_pool(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
               padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, nsp: int,
               op: str, return_indices: bool = False) -> Any:
+    """Floating input: the C++ op (values and flat per-plane indices, gradients in C++);
+    integer input (no indices): the maximum of the stacked windows."""
     t = _ts()
+    if isinstance(x, Tensor) and t.isdtype(x.dtype, "real floating"):
+        y, idx = _C._max_pool(x, kernel_size, None if stride is None or stride == [] else stride,
+                              padding, dilation, ceil_mode, nsp, op)
+        return (y, idx) if return_indices else y
+    if return_indices:
+        raise TypeError(f"{op}: return_indices=True needs a floating-point input, got {x.dtype}")
     k, s, p, d, out = _pool_setup(x, kernel_size, stride, padding, dilation, ceil_mode, nsp, op)
-    if not fusable(x):
-        if return_indices:
-            raise TypeError(f"{op}: return_indices=True needs a floating-point input, got "
-                            f"{x.dtype}")
-        xp = _pool_pad(x, p, k, s, d, out, -math.inf)
-        return t.max(_windows(xp, k, s, d, out), axis=x.ndim - nsp)
-    shape = tuple(x.shape)
-    lead = shape[:x.ndim - nsp]
-    planes = math.prod(lead)
-    x4 = t.reshape(x, (1, planes) + ((1,) if nsp == 1 else ()) + shape[x.ndim - nsp:])
-    y, idx = _fused.MaxPool2d.apply(x4, _fused.pairs(k, nsp, 1), _fused.pairs(s, nsp, 1),
-                                    _fused.pairs(p, nsp, 0), _fused.pairs(d, nsp, 1),
-                                    _fused.pairs(out, nsp, 1))
-    y = t.reshape(y, lead + out)
-    return (y, t.reshape(idx, lead + out)) if return_indices else y
+    xp = _pool_pad(x, p, k, s, d, out, -math.inf)
+    return t.max(_windows(xp, k, s, d, out), axis=x.ndim - nsp)
 
 
 def max_pool1d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
@@ -500,25 +400,9 @@ def max_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTup
 def _avg_pool(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
               padding: IntOrTuple, ceil_mode: bool, count_include_pad: bool,
               divisor_override: Optional[int], nsp: int, op: str) -> Tensor:
-    t = _ts()
-    k, s, p, d, out = _pool_setup(x, kernel_size, stride, padding, 1, ceil_mode, nsp, op)
-    xp = _pool_pad(x, p, k, s, d, out, 0.0)
-    axis = x.ndim - nsp
-    total = t.sum(_windows(xp, k, s, d, out), axis=axis)
-    if divisor_override is not None:
-        return total / divisor_override
-    if not ceil_mode and (count_include_pad or not any(p)):
-        return total / math.prod(k)
-    # Divisors per window: PyTorch counts the padding (when asked) but never the
-    # ceil_mode overhang past the padded input.
-    ones = t.ones(tuple(x.shape[axis:]), dtype=x.dtype)
-    if count_include_pad:
-        ones = pad(ones, [v for i in reversed(range(nsp)) for v in (p[i], p[i])], value=1.0)
-        ones = _pool_pad(ones, (0,) * nsp, k, s, d, out, 0.0)
-    else:
-        ones = _pool_pad(ones, p, k, s, d, out, 0.0)
-    counts = t.sum(_windows(ones, k, s, d, out), axis=0)
-    return total / counts
+    """The C++ op (PyTorch's divisor rules, gradients in C++)."""
+    return _C._avg_pool(x, kernel_size, None if stride is None or stride == [] else stride,
+                        padding, ceil_mode, count_include_pad, divisor_override, nsp, op)
 
 
 def avg_pool1d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
@@ -552,8 +436,8 @@ def _adaptive_pool(x: Tensor, output_size: Any, nsp: int, reduce: str, op: str) 
     in_sp = tuple(x.shape[x.ndim - nsp:])
     sizes = tuple(in_sp[i] if sizes[i] is None else int(sizes[i]) for i in range(nsp))
     _check_adaptive_sizes(x, sizes, nsp, op)
-    if 0 in sizes:  # an empty output, as torch's
-        return t.empty(tuple(x.shape[:x.ndim - nsp]) + sizes, dtype=x.dtype, device=x.device)
+    if reduce == "mean" and t.isdtype(x.dtype, "real floating"):
+        return _C._adaptive_pool(x, sizes, False, nsp, op)  # the C++ op (csrc/ops/pool.h)
     fn = t.mean if reduce == "mean" else t.max
     lead = (slice(None),) * (x.ndim - nsp)
     if all(n % m == 0 for n, m in zip(in_sp, sizes)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional, Sequence, Tuple, Union
 
+from ... import _C
 from ..._C import Tensor
 from ...amp import _policy as _amp
 from ._fused import LayerNorm, fusable
@@ -21,37 +22,14 @@ def _channel_shape(x: Tensor) -> Tuple[int, ...]:
 def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
                weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
-    """Normalizes over every axis but 1. In training, batch statistics are used and the
-    running ones (if given) are updated in place: running = (1-m) running + m batch, with
-    the unbiased batch variance, as PyTorch does."""
-    t = _ts()
-    if input.ndim < 2:
-        raise ValueError(f"batch_norm: expected at least 2-D input (N, C, ...), got shape "
-                         f"{tuple(input.shape)}")
-    axes = (0,) + tuple(range(2, input.ndim))
-    shape = _channel_shape(input)
-    if training:
-        count = math.prod(input.shape[a] for a in axes)
-        if count == 1:  # PyTorch's check: one value gives no variance (0 is let through)
-            raise ValueError(f"batch_norm: expected more than 1 value per channel when "
-                             f"training, got input shape {tuple(input.shape)}")
-        if count == 0:  # an empty batch: empty output, running statistics untouched
-            return _affine(input, weight, bias, shape)
-        mean = t.mean(input, axis=axes, keepdims=True)
-        var = t.var(input, axis=axes, keepdims=True)
-        if running_mean is not None and running_var is not None:
-            with t.no_grad():
-                m = momentum
-                bm = t.reshape(mean.detach(), (input.shape[1],))
-                bv = t.reshape(var.detach(), (input.shape[1],)) * (count / (count - 1))
-                running_mean[...] = (1 - m) * running_mean + m * bm.astype(running_mean.dtype)
-                running_var[...] = (1 - m) * running_var + m * bv.astype(running_var.dtype)
-    else:
-        if running_mean is None or running_var is None:
-            raise ValueError("batch_norm: running_mean and running_var are required in eval mode")
-        mean = t.reshape(running_mean, shape)
-        var = t.reshape(running_var, shape)
-    return _affine((input - mean) / t.sqrt(var + eps), weight, bias, shape)
+    """Normalizes (N, C, *) over every axis but 1 (one fused C++ op, statistics in float32
+    for 16-bit inputs). In training, batch statistics are used and the running ones (if
+    given) are updated in place: running = (1-m) running + m batch, with the unbiased batch
+    variance, as PyTorch does; in eval, the running statistics."""
+    if not training and (running_mean is None or running_var is None):
+        raise ValueError("batch_norm: running_mean and running_var are required in eval mode")
+    return _C._batch_norm(input, running_mean, running_var, weight, bias, training,
+                          0.0 if momentum is None else momentum, eps)
 
 
 def _affine(y: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
@@ -142,6 +120,12 @@ def _group_norm(x: Tensor, num_groups: int, weight: Optional[Tensor], bias: Opti
     if x.size == 0:
         return _affine(x, weight, bias, shape)
     n = x.shape[0]
+    per_group = x.size // (n * num_groups)
+    if per_group > 1 and t.isdtype(x.dtype, "real floating"):
+        # The batch-norm kernels: (N, G, rest) seen as a batch of one with N*G channels.
+        g = t.reshape(x, (1, n * num_groups, per_group))
+        y = t.reshape(_C._batch_norm(g, None, None, None, None, True, 0.0, eps), tuple(x.shape))
+        return _affine(y, weight, bias, shape)
     g = t.reshape(x, (n, num_groups, -1))
     mean = t.mean(g, axis=-1, keepdims=True)
     var = t.var(g, axis=-1, keepdims=True)

@@ -9,6 +9,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ... import _C
 from ..._C import Tensor
 from . import _fused
 from .conv import (IntOrTuple, _adaptive_bounds, _check_adaptive_sizes, _check_window,
@@ -31,35 +32,6 @@ def _ts() -> Any:
 
 
 # ------------------------------------------------------------------ max pooling with indices
-def _max_pool_indices(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
-                      padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, nsp: int,
-                      op: str) -> Tuple[Tensor, Tensor]:
-    """Max pooling of any rank by window stacking; the index of each maximum is its flat
-    position in the (unpadded) spatial plane, the first maximum winning as in PyTorch."""
-    t = _ts()
-    k, s, p, d, out = _pool_setup(x, kernel_size, stride, padding, dilation, ceil_mode, nsp, op)
-    if not t.isdtype(x.dtype, "real floating"):
-        raise TypeError(f"{op}: expected a floating-point input, got {x.dtype}")
-    xp = _pool_pad(x, p, k, s, d, out, -math.inf)
-    axis = x.ndim - nsp
-    win = _windows(xp, k, s, d, out)  # (..., K, *out)
-    y = t.max(win, axis=axis)
-    arg = t.argmax(win.detach(), axis=axis)  # (..., *out) window offsets
-    in_sp = tuple(x.shape[axis:])
-    # offset -> spatial coordinate per axis, then the flat index in the input plane.
-    flat = None
-    rem = arg
-    for i in range(nsp):
-        inner = math.prod(k[i + 1:])
-        off = rem // inner
-        rem = rem - off * inner
-        pos = t.reshape(t.arange(out[i], dtype=t.int64, device=x.device) * s[i],
-                        (-1,) + (1,) * (nsp - 1 - i))
-        coord = pos + off * d[i] - p[i]
-        flat = coord if flat is None else flat * in_sp[i] + coord
-    return y, flat
-
-
 def max_pool1d_with_indices(input: Tensor, kernel_size: IntOrTuple,
                             stride: Optional[IntOrTuple] = None,
                             padding: IntOrTuple = 0, dilation: IntOrTuple = 1,
@@ -81,9 +53,8 @@ def max_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTup
                return_indices: bool = False) -> Any:
     """Max over kernel windows of (N, C, D, H, W) or (C, D, H, W) (-inf padding); indices are
     flat positions d * H * W + h * W + w in each plane."""
-    y, idx = _max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3,
-                               "max_pool3d")
-    return (y, idx) if return_indices else y
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 3, "max_pool3d",
+                     return_indices)
 
 
 def max_pool3d_with_indices(input: Tensor, kernel_size: IntOrTuple,
@@ -136,8 +107,8 @@ def _adaptive_avg_pool_nd(x: Tensor, out: Sequence[int], nsp: int, op: str) -> T
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     out = _adaptive_sizes(input, output_size, 3, "adaptive_avg_pool3d")
-    if 0 in out:
-        return _empty_adaptive(input, out, 3, False)
+    if _ts().isdtype(input.dtype, "real floating"):
+        return _C._adaptive_pool(input, out, False, 3, "adaptive_avg_pool3d")
     return _adaptive_avg_pool_nd(input, out, 3, "adaptive_avg_pool3d")
 
 
@@ -184,18 +155,11 @@ def _adaptive_max_values(x: Tensor, out: Tuple[int, ...], nsp: int) -> Tensor:
     return t.squeeze(t.take_along_axis(win, a, axis=-1), axis=-1)
 
 
-def _empty_adaptive(x: Tensor, out: Tuple[int, ...], nsp: int, return_indices: bool) -> Any:
-    """The empty output (and indices) of an adaptive pool with a zero output size, as torch's."""
-    t = _ts()
-    shape = tuple(x.shape[:x.ndim - nsp]) + tuple(out)
-    y = t.empty(shape, dtype=x.dtype, device=x.device)
-    return (y, t.empty(shape, dtype=t.int64, device=x.device)) if return_indices else y
-
-
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     out = _adaptive_sizes(input, output_size, 1, "adaptive_max_pool1d")
-    if 0 in out:
-        return _empty_adaptive(input, out, 1, return_indices)
+    if _ts().isdtype(input.dtype, "real floating"):  # the C++ op (csrc/ops/pool.h)
+        y, idx = _C._adaptive_pool(input, out, True, 1, "adaptive_max_pool1d")
+        return (y, idx) if return_indices else y
     if return_indices:
         return _adaptive_max_indices(input, out, 1)
     return _adaptive_max_values(input, out, 1)
@@ -203,8 +167,9 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     out = _adaptive_sizes(input, output_size, 2, "adaptive_max_pool2d")
-    if 0 in out:
-        return _empty_adaptive(input, out, 2, return_indices)
+    if _ts().isdtype(input.dtype, "real floating"):  # the C++ op (csrc/ops/pool.h)
+        y, idx = _C._adaptive_pool(input, out, True, 2, "adaptive_max_pool2d")
+        return (y, idx) if return_indices else y
     if return_indices:
         return _adaptive_max_indices(input, out, 2)
     return _adaptive_max_values(input, out, 2)
@@ -212,8 +177,9 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
 
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     out = _adaptive_sizes(input, output_size, 3, "adaptive_max_pool3d")
-    if 0 in out:
-        return _empty_adaptive(input, out, 3, return_indices)
+    if _ts().isdtype(input.dtype, "real floating"):  # the C++ op (csrc/ops/pool.h)
+        y, idx = _C._adaptive_pool(input, out, True, 3, "adaptive_max_pool3d")
+        return (y, idx) if return_indices else y
     if return_indices:
         return _adaptive_max_indices(input, out, 3)
     return _adaptive_max_values(input, out, 3)

@@ -45,7 +45,7 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: F401
 from .channelshuffle import ChannelShuffle  # noqa: F401
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
-from .conv3d import Conv3d, ConvTranspose3d, LazyConv3d, LazyConvTranspose3d  # noqa: F401
+from .conv import Conv3d, ConvTranspose3d, LazyConv3d, LazyConvTranspose3d  # noqa: F401
 from .module import (register_module_forward_pre_hook, register_module_forward_hook,  # noqa: F401
                      register_module_full_backward_pre_hook, register_module_full_backward_hook,
                      register_module_backward_hook)

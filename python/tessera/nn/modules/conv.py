@@ -1,11 +1,11 @@
-"""Convolution layers (torch.nn.modules.conv): Conv1d/2d, ConvTranspose1d/2d and their lazy
-forms (the math lives in functional/conv.py; the 3-D ones are in conv3d.py for now)."""
+"""Convolution layers (torch.nn.modules.conv): Conv1d/2d/3d, ConvTranspose1d/2d/3d and their
+lazy forms (the math is the C++ convolution ops', reached through functional/conv.py)."""
 from __future__ import annotations
 
 from typing import Any, Optional
 
 from ..._C import Tensor
-from ..functional.conv import _ntuple
+from ..functional.conv import _conv_transposend, _convnd, _ntuple, _output_padding
 from .linear import _make_weight_bias, _reset_weight_bias
 from .lazy import LazyModuleMixin, _lazy_class, _lazy_hooks, _no_grad
 from .module import Module
@@ -53,7 +53,6 @@ class _ConvNd(Module):
         _reset_weight_bias(self)
 
     def forward(self, input: Tensor) -> Tensor:
-        from ..functional.conv import _convnd
         return _convnd(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
                        self.groups, self._nsp, type(self).__name__.lower(), self.padding_mode)
 
@@ -86,6 +85,11 @@ class Conv2d(_ConvNd):
     _nsp = 2
 
 
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C, D, H, W); weight (out, in/groups, kd, kh, kw)."""
+    _nsp = 3
+
+
 class _ConvTransposeNd(_ConvNd):
     """Transposed convolution; weight (in, out/groups, *k) and bias (out,) as in PyTorch,
     initialized like it (kaiming-uniform with fan-in weight.shape[1] * prod(k))."""
@@ -99,13 +103,12 @@ class _ConvTransposeNd(_ConvNd):
                          groups, bias, padding_mode, device, dtype, output_padding)
 
     def forward(self, input: Tensor, output_size: Optional[Any] = None) -> Tensor:
-        from ..functional.conv import _conv_transposend, _output_padding
         name = type(self).__name__
         opad = self.output_padding if output_size is None else _output_padding(
             input, output_size, self.stride, self.padding, self.kernel_size, self.dilation,
             self._nsp, name)
         return _conv_transposend(input, self.weight, self.bias, self.stride, self.padding, opad,
-                                 self.groups, self.dilation, self._nsp, name)
+                                 self.groups, self.dilation, self._nsp, name.lower())
 
 
 class ConvTranspose1d(_ConvTransposeNd):
@@ -116,6 +119,12 @@ class ConvTranspose1d(_ConvTransposeNd):
 class ConvTranspose2d(_ConvTransposeNd):
     """Transposed 2-D convolution over (N, C_in, H, W); weight (C_in, C_out/groups, kh, kw)."""
     _nsp = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution over (N, C_in, D, H, W); weight (C_in, C_out/groups, kd,
+    kh, kw)."""
+    _nsp = 3
 
 
 class _LazyConvXdMixin(LazyModuleMixin):
@@ -184,6 +193,7 @@ def _lazy_conv_transpose(base: type, module: str) -> type:
     return _lazy_class(_LazyConvXdMixin, base, {"__init__": __init__}, module)
 
 
-LazyConv1d, LazyConv2d = (_lazy_conv(b, __name__) for b in (Conv1d, Conv2d))
-LazyConvTranspose1d, LazyConvTranspose2d = (_lazy_conv_transpose(b, __name__)
-                                            for b in (ConvTranspose1d, ConvTranspose2d))
+LazyConv1d, LazyConv2d, LazyConv3d = (_lazy_conv(b, __name__) for b in (Conv1d, Conv2d, Conv3d))
+LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (
+    _lazy_conv_transpose(b, __name__) for b in (ConvTranspose1d, ConvTranspose2d,
+                                                ConvTranspose3d))

@@ -8,6 +8,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, TypeVar
 
+from ... import _C
 from ..._C import Tensor
 from ..parameter import Buffer, Parameter
 
@@ -676,7 +677,7 @@ class Module:
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)  # copies are synchronous in tessera
-        kwargs.pop("memory_format", None)
+        memory_format = kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to: unexpected keyword arguments {sorted(kwargs)}")
         for a in args:
@@ -701,6 +702,12 @@ class Module:
                     t = t.to(dtype)
             if device is not None and str(t.device) != str(device):
                 t = t.to(device)
+            if memory_format is not None and t.ndim in (4, 5):
+                # PyTorch converts the 4-D (and, for channels_last_3d, 5-D) parameters.
+                name = getattr(memory_format, "name", memory_format)
+                if t.ndim == (5 if name == "channels_last_3d" else 4) or \
+                        name not in ("channels_last", "channels_last_3d"):
+                    t = _C._to_memory_format(t, memory_format, "to")
             return t
         return self._apply(convert)
 

@@ -1,0 +1,405 @@
+// CPU kernels of the three convolution ops (ops/conv.h, Note [Convolution as three ops]).
+// Every geometry is handled as 3-D (1-D and 2-D specs have size-1 leading dims).
+// GEMM path: a chunk of B images has its im2col columns laid out (C*K, B*L) (row c*K + tap
+// holds that tap's values for image after image), so one GEMM per group covers B images;
+// chunks are sized to stay in cache (Note in nn_window_kernels.cpp). One image per chunk
+// (the common case for CNN feature maps) GEMMs straight from/into the tensors, and a 1x1
+// unstrided unpadded convolution skips im2col altogether. The GEMMs are called from one
+// thread (OpenBLAS threads each itself); the memory-bound column passes are parallel_for
+// loops over (image, channel) planes, which never share output.
+// Depthwise (groups == C, one input channel per group): a direct kernel, one plane per task.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "cpu/blas.h"
+#include "cpu/parallel.h"
+#include "ops/conv.h"
+
+namespace ts {
+namespace {
+
+// The outputs [lo, hi) whose input position o * s - p + off lies in [0, n).
+inline void valid_range(int64_t n_out, int64_t n_in, int64_t s, int64_t p, int64_t off,
+                        int64_t* lo, int64_t* hi) {
+  auto ceil_div = [](int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); };
+  *lo = std::clamp<int64_t>(ceil_div(p - off, s), 0, n_out);
+  *hi = std::clamp<int64_t>(ceil_div(n_in + p - off, s), *lo, n_out);
+}
+
+struct Geo {
+  int64_t N, C, O, G, Cg, Og, K, L, I;
+  int64_t D, H, W, Do, Ho, Wo;
+  int64_t k0, k1, k2, s0, s1, s2, p0, p1, p2, d0, d1, d2;
+  bool pointwise;
+  Geo(int64_t n, int64_t c, int64_t o, const ConvSpec& s)
+      : N(n), C(c), O(o), G(s.groups), Cg(c / s.groups), Og(o / s.groups), K(s.k_numel()),
+        L(s.out_numel()), I(s.in_numel()), D(s.in[0]), H(s.in[1]), W(s.in[2]), Do(s.out(0)),
+        Ho(s.out(1)), Wo(s.out(2)), k0(s.k[0]), k1(s.k[1]), k2(s.k[2]), s0(s.s[0]), s1(s.s[1]),
+        s2(s.s[2]), p0(s.p[0]), p1(s.p[1]), p2(s.p[2]), d0(s.d[0]), d1(s.d[1]), d2(s.d[2]) {
+    pointwise = K == 1 && s0 == 1 && s1 == 1 && s2 == 1 && p0 == 0 && p1 == 0 && p2 == 0;
+  }
+};
+
+// Calls f(tap, od_lo, od_hi, oh_lo, oh_hi, ow_lo, ow_hi, input offset of output (0,0,0))
+// for each kernel tap, with the output ranges whose input positions are inside the input.
+template <class F>
+inline void for_each_tap(const Geo& g, const F& f) {
+  int64_t tap = 0;
+  for (int64_t a = 0; a < g.k0; ++a)
+    for (int64_t b = 0; b < g.k1; ++b)
+      for (int64_t c = 0; c < g.k2; ++c, ++tap) {
+        int64_t dlo, dhi, hlo, hhi, wlo, whi;
+        valid_range(g.Do, g.D, g.s0, g.p0, a * g.d0, &dlo, &dhi);
+        valid_range(g.Ho, g.H, g.s1, g.p1, b * g.d1, &hlo, &hhi);
+        valid_range(g.Wo, g.W, g.s2, g.p2, c * g.d2, &wlo, &whi);
+        const int64_t base = ((a * g.d0 - g.p0) * g.H + (b * g.d1 - g.p1)) * g.W + c * g.d2 - g.p2;
+        f(tap, dlo, dhi, hlo, hhi, wlo, whi, base);
+      }
+}
+
+// One channel plane's columns: K rows (row stride ld) of L values each.
+template <class T>
+void vol2col_plane(const T* x, T* cols, const Geo& g, int64_t ld) {
+  const int64_t HoWo = g.Ho * g.Wo;
+  for_each_tap(g, [&](int64_t tap, int64_t dlo, int64_t dhi, int64_t hlo, int64_t hhi, int64_t wlo,
+                      int64_t whi, int64_t base) {
+    T* dst = cols + tap * ld;
+    for (int64_t od = 0; od < g.Do; ++od) {
+      T* dd = dst + od * HoWo;
+      if (od < dlo || od >= dhi) {
+        std::fill(dd, dd + HoWo, T(0));
+        continue;
+      }
+      for (int64_t oh = 0; oh < g.Ho; ++oh) {
+        T* d = dd + oh * g.Wo;
+        if (oh < hlo || oh >= hhi) {
+          std::fill(d, d + g.Wo, T(0));
+          continue;
+        }
+        const T* src = x + base + (od * g.s0 * g.H + oh * g.s1) * g.W;
+        std::fill(d, d + wlo, T(0));
+        if (g.s2 == 1)
+          std::memcpy(d + wlo, src + wlo, (whi - wlo) * sizeof(T));
+        else
+          for (int64_t ow = wlo; ow < whi; ++ow) d[ow] = src[ow * g.s2];
+        std::fill(d + whi, d + g.Wo, T(0));
+      }
+    }
+  });
+}
+
+// The adjoint: sums the columns into a zeroed input plane.
+template <class T>
+void col2vol_plane(const T* cols, T* x, const Geo& g, int64_t ld) {
+  std::fill(x, x + g.I, T(0));
+  const int64_t HoWo = g.Ho * g.Wo;
+  for_each_tap(g, [&](int64_t tap, int64_t dlo, int64_t dhi, int64_t hlo, int64_t hhi, int64_t wlo,
+                      int64_t whi, int64_t base) {
+    const T* src = cols + tap * ld;
+    for (int64_t od = dlo; od < dhi; ++od)
+      for (int64_t oh = hlo; oh < hhi; ++oh) {
+        T* d = x + base + (od * g.s0 * g.H + oh * g.s1) * g.W;
+        const T* s = src + od * HoWo + oh * g.Wo;
+        if (g.s2 == 1)
+          for (int64_t ow = wlo; ow < whi; ++ow) d[ow] += s[ow];
+        else
+          for (int64_t ow = wlo; ow < whi; ++ow) d[ow * g.s2] += s[ow];
+      }
+  });
+}
+
+// The memory-bound passes split across threads only above ~2M values per pass: a chunk's
+// columns are one image's worth for typical CNN layers, and a fork/join per image per pass
+// cost more than it saved (badly so on a loaded machine, where a descheduled worker stalls
+// every join); the GEMMs between them are threaded by the BLAS.
+constexpr int64_t kConvGrain = 64 * kGrainSize;
+inline int64_t grain_for(int64_t work) {
+  return std::max<int64_t>(1, kConvGrain / std::max<int64_t>(work, 1));
+}
+
+// Images per chunk: enough columns for an efficient GEMM (and, for few channels, enough
+// column values that the chunk's parallel passes are worth their fork/join), few enough to
+// stay in cache.
+inline int64_t chunk_images(const Geo& g) {
+  constexpr int64_t kChunkColumns = 1024, kChunkValues = 1 << 18;
+  const int64_t L = std::max<int64_t>(g.L, 1);
+  const int64_t by_cols = (kChunkColumns + L - 1) / L;
+  const int64_t by_values = kChunkValues / std::max<int64_t>(g.C * g.K * L, 1);
+  return std::clamp<int64_t>(std::max(by_cols, by_values), 1, std::max<int64_t>(g.N, 1));
+}
+
+// Columns (C*K, nb*L) of images [n0, n0 + nb).
+template <class T>
+void chunk_cols(const T* xp, T* cols, const Geo& g, int64_t n0, int64_t nb) {
+  const int64_t BL = nb * g.L;
+  parallel_for(0, nb * g.C, grain_for(g.K * g.L), [&](int64_t lo, int64_t hi) {
+    for (int64_t p = lo; p < hi; ++p) {
+      const int64_t j = p / g.C, c = p % g.C;
+      vol2col_plane(xp + ((n0 + j) * g.C + c) * g.I, cols + c * g.K * BL + j * g.L, g, BL);
+    }
+  });
+}
+
+// (O, nb*L) in column order from (nb, O, L) and back.
+template <class T>
+void gather_chunk(const T* src, T* dst, int64_t rows, int64_t L, int64_t n0, int64_t nb) {
+  const int64_t BL = nb * L;
+  parallel_for(0, rows * nb, grain_for(L), [&](int64_t lo, int64_t hi) {
+    for (int64_t p = lo; p < hi; ++p) {
+      const int64_t o = p / nb, j = p % nb;
+      std::memcpy(dst + o * BL + j * L, src + ((n0 + j) * rows + o) * L, L * sizeof(T));
+    }
+  });
+}
+
+// ---- depthwise: groups == C, one input channel per group, Og = O / C outputs per channel
+template <class T>
+bool depthwise(const Geo& g) {
+  return g.G > 1 && g.Cg == 1 && g.G == g.C;
+}
+
+template <class T>
+void dw_forward(const T* xp, const T* wp, const T* bp, T* yp, const Geo& g) {
+  const int64_t HoWo = g.Ho * g.Wo;
+  parallel_for(0, g.N * g.O, grain_for(g.L * g.K), [&](int64_t lo, int64_t hi) {
+    for (int64_t p = lo; p < hi; ++p) {
+      const int64_t n = p / g.O, o = p % g.O, c = o / g.Og;
+      T* y = yp + p * g.L;
+      std::fill(y, y + g.L, bp ? bp[o] : T(0));
+      const T* x = xp + (n * g.C + c) * g.I;
+      const T* w = wp + o * g.K;
+      for_each_tap(g, [&](int64_t tap, int64_t dlo, int64_t dhi, int64_t hlo, int64_t hhi,
+                          int64_t wlo, int64_t whi, int64_t base) {
+        const T wv = w[tap];
+        for (int64_t od = dlo; od < dhi; ++od)
+          for (int64_t oh = hlo; oh < hhi; ++oh) {
+            const T* s = x + base + (od * g.s0 * g.H + oh * g.s1) * g.W;
+            T* d = y + od * HoWo + oh * g.Wo;
+            if (g.s2 == 1)
+              for (int64_t ow = wlo; ow < whi; ++ow) d[ow] += wv * s[ow];
+            else
+              for (int64_t ow = wlo; ow < whi; ++ow) d[ow] += wv * s[ow * g.s2];
+          }
+      });
+    }
+  });
+}
+
+template <class T>
+void dw_transpose(const T* gyp, const T* wp, T* gxp, const Geo& g) {
+  const int64_t HoWo = g.Ho * g.Wo;
+  parallel_for(0, g.N * g.C, grain_for(g.L * g.K * g.Og), [&](int64_t lo, int64_t hi) {
+    for (int64_t p = lo; p < hi; ++p) {
+      const int64_t n = p / g.C, c = p % g.C;
+      T* x = gxp + p * g.I;
+      std::fill(x, x + g.I, T(0));
+      for (int64_t m = 0; m < g.Og; ++m) {
+        const int64_t o = c * g.Og + m;
+        const T* y = gyp + (n * g.O + o) * g.L;
+        const T* w = wp + o * g.K;
+        for_each_tap(g, [&](int64_t tap, int64_t dlo, int64_t dhi, int64_t hlo, int64_t hhi,
+                            int64_t wlo, int64_t whi, int64_t base) {
+          const T wv = w[tap];
+          for (int64_t od = dlo; od < dhi; ++od)
+            for (int64_t oh = hlo; oh < hhi; ++oh) {
+              T* d = x + base + (od * g.s0 * g.H + oh * g.s1) * g.W;
+              const T* s = y + od * HoWo + oh * g.Wo;
+              if (g.s2 == 1)
+                for (int64_t ow = wlo; ow < whi; ++ow) d[ow] += wv * s[ow];
+              else
+                for (int64_t ow = wlo; ow < whi; ++ow) d[ow * g.s2] += wv * s[ow];
+            }
+        });
+      }
+    }
+  });
+}
+
+template <class T>
+void dw_weight(const T* gyp, const T* xp, T* gwp, const Geo& g) {
+  const int64_t HoWo = g.Ho * g.Wo;
+  parallel_for(0, g.O, grain_for(g.N * g.L * g.K), [&](int64_t lo, int64_t hi) {
+    std::vector<double> acc(g.K);
+    for (int64_t o = lo; o < hi; ++o) {
+      const int64_t c = o / g.Og;
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t n = 0; n < g.N; ++n) {
+        const T* y = gyp + (n * g.O + o) * g.L;
+        const T* x = xp + (n * g.C + c) * g.I;
+        for_each_tap(g, [&](int64_t tap, int64_t dlo, int64_t dhi, int64_t hlo, int64_t hhi,
+                            int64_t wlo, int64_t whi, int64_t base) {
+          T part = 0;
+          for (int64_t od = dlo; od < dhi; ++od)
+            for (int64_t oh = hlo; oh < hhi; ++oh) {
+              const T* s = x + base + (od * g.s0 * g.H + oh * g.s1) * g.W;
+              const T* d = y + od * HoWo + oh * g.Wo;
+              if (g.s2 == 1)
+                for (int64_t ow = wlo; ow < whi; ++ow) part += d[ow] * s[ow];
+              else
+                for (int64_t ow = wlo; ow < whi; ++ow) part += d[ow] * s[ow * g.s2];
+            }
+          acc[tap] += part;
+        });
+      }
+      for (int64_t t = 0; t < g.K; ++t) gwp[o * g.K + t] = T(acc[t]);
+    }
+  });
+}
+
+// ---- GEMM paths
+template <class T>
+void add_bias(T* yp, const T* bp, const Geo& g) {
+  if (!bp) return;
+  parallel_for(0, g.N * g.O, grain_for(g.L), [&](int64_t lo, int64_t hi) {
+    for (int64_t p = lo; p < hi; ++p) {
+      const T b = bp[p % g.O];
+      T* y = yp + p * g.L;
+      for (int64_t l = 0; l < g.L; ++l) y[l] += b;
+    }
+  });
+}
+
+template <class T>
+void forward_any(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor& y,
+                 const ConvSpec& s) {
+  const Geo g(x.dim(0), x.dim(1), w.dim(0), s);
+  const T* xp = x.data<T>();
+  const T* wp = w.data<T>();
+  const T* bp = b ? b->data<T>() : nullptr;
+  T* yp = y.data<T>();
+  if (depthwise<T>(g)) return dw_forward(xp, wp, bp, yp, g);
+  const int64_t CgK = g.Cg * g.K;
+  if (CgK == 0) {
+    std::fill(yp, yp + y.numel(), T(0));
+    return add_bias(yp, bp, g);
+  }
+  const int64_t B = chunk_images(g);
+  std::vector<T> cols(g.pointwise && B == 1 ? 0 : g.C * g.K * B * g.L);
+  std::vector<T> prod(B > 1 ? g.O * B * g.L : 0);
+  for (int64_t n0 = 0; n0 < g.N; n0 += B) {
+    const int64_t nb = std::min(B, g.N - n0), BL = nb * g.L;
+    const T* src = xp + n0 * g.C * g.I;  // pointwise, one image: x is its own columns
+    if (!(g.pointwise && nb == 1)) {
+      chunk_cols(xp, cols.data(), g, n0, nb);
+      src = cols.data();
+    }
+    T* dst = nb == 1 ? yp + n0 * g.O * g.L : prod.data();
+    for (int64_t gi = 0; gi < g.G; ++gi)
+      gemm<T>(false, false, g.Og, BL, CgK, wp + gi * g.Og * CgK, CgK, src + gi * CgK * BL, BL,
+              dst + gi * g.Og * BL, BL);
+    if (nb > 1)
+      parallel_for(0, nb * g.O, grain_for(g.L), [&](int64_t lo, int64_t hi) {
+        for (int64_t p = lo; p < hi; ++p) {
+          const int64_t j = p / g.O, o = p % g.O;
+          std::memcpy(yp + ((n0 + j) * g.O + o) * g.L, prod.data() + o * BL + j * g.L,
+                      g.L * sizeof(T));
+        }
+      });
+  }
+  add_bias(yp, bp, g);
+}
+
+template <class T>
+void transpose_any(const Tensor& gy, const Tensor& w, const Tensor& gx, const ConvSpec& s) {
+  const Geo g(gx.dim(0), gx.dim(1), w.dim(0), s);
+  const T* gyp = gy.data<T>();
+  const T* wp = w.data<T>();
+  T* gxp = gx.data<T>();
+  if (depthwise<T>(g)) return dw_transpose(gyp, wp, gxp, g);
+  const int64_t CgK = g.Cg * g.K;
+  if (CgK == 0) return;
+  if (g.O == 0) {
+    std::fill(gxp, gxp + gx.numel(), T(0));
+    return;
+  }
+  const int64_t B = chunk_images(g);
+  std::vector<T> cols(g.pointwise && B == 1 ? 0 : g.C * g.K * B * g.L);
+  std::vector<T> gchunk(B > 1 ? g.O * B * g.L : 0);
+  for (int64_t n0 = 0; n0 < g.N; n0 += B) {
+    const int64_t nb = std::min(B, g.N - n0), BL = nb * g.L;
+    const T* src = gyp + n0 * g.O * g.L;
+    if (nb > 1) {
+      gather_chunk(gyp, gchunk.data(), g.O, g.L, n0, nb);
+      src = gchunk.data();
+    }
+    const bool direct = g.pointwise && nb == 1;
+    T* dst = direct ? gxp + n0 * g.C * g.I : cols.data();
+    for (int64_t gi = 0; gi < g.G; ++gi)
+      gemm<T>(true, false, CgK, BL, g.Og, wp + gi * g.Og * CgK, CgK, src + gi * g.Og * BL, BL,
+              dst + gi * CgK * BL, BL);
+    if (direct) continue;
+    parallel_for(0, nb * g.C, grain_for(g.K * g.L), [&](int64_t lo, int64_t hi) {
+      for (int64_t p = lo; p < hi; ++p) {
+        const int64_t j = p / g.C, c = p % g.C;
+        col2vol_plane(cols.data() + c * g.K * BL + j * g.L, gxp + ((n0 + j) * g.C + c) * g.I, g,
+                      BL);
+      }
+    });
+  }
+}
+
+template <class T>
+void weight_any(const Tensor& gy, const Tensor& x, const Tensor& gw, const ConvSpec& s) {
+  const Geo g(x.dim(0), x.dim(1), gw.dim(0), s);
+  const T* gyp = gy.data<T>();
+  const T* xp = x.data<T>();
+  T* gwp = gw.data<T>();
+  if (depthwise<T>(g)) return dw_weight(gyp, xp, gwp, g);
+  const int64_t CgK = g.Cg * g.K, total = g.O * CgK;
+  if (total == 0) return;
+  if (g.N == 0 || g.L == 0) {
+    std::fill(gwp, gwp + total, T(0));
+    return;
+  }
+  const int64_t B = chunk_images(g);
+  std::vector<T> cols(g.pointwise && B == 1 ? 0 : g.C * g.K * B * g.L);
+  std::vector<T> gchunk(B > 1 ? g.O * B * g.L : 0), prod(total);
+  const bool one_chunk = B >= g.N;
+  std::vector<double> acc(one_chunk ? 0 : total, 0.0);
+  for (int64_t n0 = 0; n0 < g.N; n0 += B) {
+    const int64_t nb = std::min(B, g.N - n0), BL = nb * g.L;
+    const T* ysrc = gyp + n0 * g.O * g.L;
+    if (nb > 1) {
+      gather_chunk(gyp, gchunk.data(), g.O, g.L, n0, nb);
+      ysrc = gchunk.data();
+    }
+    const T* xsrc = xp + n0 * g.C * g.I;
+    if (!(g.pointwise && nb == 1)) {
+      chunk_cols(xp, cols.data(), g, n0, nb);
+      xsrc = cols.data();
+    }
+    T* dst = one_chunk ? gwp : prod.data();
+    for (int64_t gi = 0; gi < g.G; ++gi)
+      gemm<T>(false, true, g.Og, CgK, BL, ysrc + gi * g.Og * BL, BL, xsrc + gi * CgK * BL, BL,
+              dst + gi * g.Og * CgK, CgK);
+    if (!one_chunk)
+      parallel_for(0, total, kGrainSize, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) acc[i] += prod[i];
+      });
+  }
+  if (!one_chunk)
+    for (int64_t i = 0; i < total; ++i) gwp[i] = T(acc[i]);
+}
+
+void cpu_conv_forward(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor& y,
+                      const ConvSpec& s) {
+  if (x.dtype() == DType::Float64) return forward_any<double>(x, w, b, y, s);
+  forward_any<float>(x, w, b, y, s);
+}
+void cpu_conv_transpose(const Tensor& gy, const Tensor& w, const Tensor& gx, const ConvSpec& s) {
+  if (gy.dtype() == DType::Float64) return transpose_any<double>(gy, w, gx, s);
+  transpose_any<float>(gy, w, gx, s);
+}
+void cpu_conv_weight(const Tensor& gy, const Tensor& x, const Tensor& gw, const ConvSpec& s) {
+  if (gy.dtype() == DType::Float64) return weight_any<double>(gy, x, gw, s);
+  weight_any<float>(gy, x, gw, s);
+}
+
+}  // namespace
+
+TS_REGISTER_KERNEL(conv_forward_stub, CPU, &cpu_conv_forward);
+TS_REGISTER_KERNEL(conv_transpose_stub, CPU, &cpu_conv_transpose);
+TS_REGISTER_KERNEL(conv_weight_stub, CPU, &cpu_conv_weight);
+
+}  // namespace ts

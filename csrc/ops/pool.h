@@ -1,0 +1,64 @@
+// Max and average pooling over 1-3 spatial dims as ops with C++ gradients. Windows follow
+// PyTorch: padding is -inf (max) or zeros (average), ceil_mode adds a last window that starts
+// inside the input or its left padding, max pooling's indices are flat positions in each
+// (unpadded) input plane and the first maximum wins (NaN wins over numbers), the average's
+// divisor is divisor_override, else the window's size clipped to the padded input
+// (count_include_pad) or to the input.
+#pragma once
+#include <array>
+#include <tuple>
+
+#include "core/tensor.h"
+#include "dispatch/dispatch.h"
+
+namespace ts {
+
+struct PoolSpec {
+  int nsp = 2;
+  // Right-aligned in 3 slots (leading slots 1 / 0), like ConvSpec.
+  std::array<int64_t, 3> in{1, 1, 1}, out{1, 1, 1}, k{1, 1, 1}, s{1, 1, 1}, p{0, 0, 0},
+      d{1, 1, 1};
+  bool count_include_pad = true;
+  int64_t divisor = 0;    // divisor_override, 0 for none
+  bool adaptive = false;  // PyTorch's adaptive windows [floor(o*n/m), ceil((o+1)*n/m))
+  int64_t in_numel() const { return in[0] * in[1] * in[2]; }
+  int64_t out_numel() const { return out[0] * out[1] * out[2]; }
+  Shape encode() const;
+  static PoolSpec decode(const Shape& a);
+};
+
+// Planes (P, *in) contiguous -> (P, *out); idx int64 (P, *out).
+using MaxPoolNdKernel = void (*)(const Tensor& x, const Tensor& y, const Tensor& idx,
+                                 const PoolSpec& s);
+// gx (P, *in) = 0, then gy scattered (summed) to idx.
+using MaxPoolNdBackwardKernel = void (*)(const Tensor& gy, const Tensor& idx, const Tensor& gx,
+                                         const PoolSpec& s);
+using AvgPoolNdKernel = void (*)(const Tensor& x, const Tensor& y, const PoolSpec& s);
+using AvgPoolNdBackwardKernel = void (*)(const Tensor& gy, const Tensor& gx, const PoolSpec& s);
+TS_DECLARE_STUB(MaxPoolNdKernel, max_pool_nd_stub);
+TS_DECLARE_STUB(MaxPoolNdBackwardKernel, max_pool_nd_backward_stub);
+TS_DECLARE_STUB(AvgPoolNdKernel, avg_pool_nd_stub);
+TS_DECLARE_STUB(AvgPoolNdBackwardKernel, avg_pool_nd_backward_stub);
+
+// PyTorch's max_pool{1,2,3}d / avg_pool{1,2,3}d on (N, C, *in) or (C, *in) floating input:
+// kernel/stride/padding/dilation one value or nsp values (stride empty: the kernel).
+// Returns (y, indices) for max pooling.
+std::tuple<Tensor, Tensor> max_pool(const Tensor& x, int nsp, const Shape& kernel,
+                                    const Shape& stride, const Shape& padding,
+                                    const Shape& dilation, bool ceil_mode, const char* op);
+Tensor avg_pool(const Tensor& x, int nsp, const Shape& kernel, const Shape& stride,
+                const Shape& padding, bool ceil_mode, bool count_include_pad,
+                int64_t divisor_override, const char* op);
+
+// PyTorch's adaptive_{avg,max}_pool{1,2,3}d to output sizes `out` (nsp values, each >= 0;
+// for max, the values and flat per-plane indices; for avg, indices undefined).
+std::tuple<Tensor, Tensor> adaptive_pool(const Tensor& x, int nsp, const Shape& out, bool max,
+                                         const char* op);
+
+// The recorded pieces the gradient formulas use (x batched: (N, C, *in)).
+Tensor max_pool_backward_op(const Tensor& gy, const Tensor& idx, const Shape& in_shape,
+                            const PoolSpec& s);
+Tensor avg_pool_forward_op(const Tensor& x, const PoolSpec& s);
+Tensor avg_pool_backward_op(const Tensor& gy, const Shape& in_shape, const PoolSpec& s);
+
+}  // namespace ts

@@ -1,0 +1,80 @@
+// Bindings of the convolution ops (ops/conv.h). tessera.nn.functional's conv* forward here.
+#include <pybind11/stl.h>
+
+#include "core/error.h"
+
+#include "ops/conv.h"
+#include "ops/pool.h"
+#include "python/convert.h"
+
+namespace ts::python {
+
+void init_conv(py::module_& m) {
+  m.def(
+      "_conv",
+      [](const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, py::handle stride,
+         py::handle padding, py::handle dilation, int64_t groups, int nsp, const std::string& op) {
+        std::string pad_str;
+        Shape pad{0};
+        if (py::isinstance<py::str>(padding))
+          pad_str = padding.cast<std::string>();
+        else
+          pad = to_shape(padding, (op + ": padding").c_str());
+        return convolution(x, w, b ? *b : Tensor(), to_shape(stride, (op + ": stride").c_str()), pad, pad_str,
+                           to_shape(dilation, (op + ": dilation").c_str()), groups, nsp, op.c_str());
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
+      py::arg("dilation"), py::arg("groups"), py::arg("nsp"), py::arg("op"),
+      "PyTorch's conv{1,2,3}d over nsp spatial dims (padding: ints, 'same' or 'valid')");
+  m.def(
+      "_conv_transpose",
+      [](const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, py::handle stride,
+         py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation,
+         int nsp, const std::string& op) {
+        return convolution_transpose(x, w, b ? *b : Tensor(), to_shape(stride, (op + ": stride").c_str()),
+                                     to_shape(padding, (op + ": padding").c_str()),
+                                     to_shape(output_padding, (op + ": output_padding").c_str()), groups,
+                                     to_shape(dilation, (op + ": dilation").c_str()), nsp, op.c_str());
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
+      py::arg("output_padding"), py::arg("groups"), py::arg("dilation"), py::arg("nsp"),
+      py::arg("op"), "PyTorch's conv_transpose{1,2,3}d over nsp spatial dims");
+  auto shape_or_empty = [](py::handle h, const char* what) {
+    return h.is_none() ? Shape{} : to_shape(h, what);
+  };
+  m.def(
+      "_max_pool",
+      [shape_or_empty](const Tensor& x, py::handle k, py::handle s, py::handle p, py::handle d,
+                       bool ceil_mode, int nsp, const std::string& op) {
+        return max_pool(x, nsp, to_shape(k, (op + ": kernel_size").c_str()), shape_or_empty(s, (op + ": stride").c_str()),
+                        to_shape(p, (op + ": padding").c_str()), to_shape(d, (op + ": dilation").c_str()), ceil_mode, op.c_str());
+      },
+      "(values, int64 flat per-plane indices) of PyTorch's max_pool{1,2,3}d");
+  m.def(
+      "_avg_pool",
+      [shape_or_empty](const Tensor& x, py::handle k, py::handle s, py::handle p, bool ceil_mode,
+                       bool count_include_pad, std::optional<int64_t> divisor, int nsp,
+                       const std::string& op) {
+        TS_CHECK(!divisor || *divisor != 0, ValueError, op, ": divisor must be not zero");
+        return avg_pool(x, nsp, to_shape(k, (op + ": kernel_size").c_str()), shape_or_empty(s, (op + ": stride").c_str()),
+                        to_shape(p, (op + ": padding").c_str()), ceil_mode, count_include_pad,
+                        divisor ? *divisor : 0, op.c_str());
+      },
+      "PyTorch's avg_pool{1,2,3}d");
+  m.def(
+      "_adaptive_pool",
+      [](const Tensor& x, py::handle out, bool max, int nsp, const std::string& op) -> py::object {
+        auto [y, idx] = adaptive_pool(x, nsp, to_shape(out, (op + ": output_size").c_str()), max, op.c_str());
+        if (!max) return py::cast(y);
+        return py::make_tuple(y, idx);
+      },
+      "PyTorch's adaptive_{avg,max}_pool{1,2,3}d (max: values and flat per-plane indices)");
+  m.def(
+      "_to_memory_format",
+      [](const Tensor& x, py::handle fmt, const std::string& op) {
+        return to_memory_format(x, memory_format_of(fmt, op.c_str()), op.c_str());
+      },
+      "x laid out as the memory format asks (a differentiable copy, or x itself)");
+}
+
+}  // namespace ts::python
