@@ -284,3 +284,35 @@ def test_make_graphed_callables_rejects_other_shapes():
     f = ts.cuda.make_graphed_callables(lambda a: a * 2, (ts.ones(3, device="cuda"),))
     with pytest.raises(ValueError, match="static shapes"):
         f(ts.ones(4, device="cuda"))
+
+
+@gpu
+def test_capturable_adamw_matches_host_step_counts():
+    def make(capturable):
+        ts.manual_seed(0)
+        m = ts.nn.Linear(8, 8).cuda()
+        return m, ts.optim.AdamW(m.parameters(), lr=1e-2, capturable=capturable)
+    (m1, o1), (m2, o2) = make(False), make(True)
+    x = ts.randn(4, 8, device="cuda")
+    for _ in range(5):
+        for m, o in [(m1, o1), (m2, o2)]:
+            o.zero_grad()
+            m(x).square().sum().backward()
+            o.step()
+    st = o2.state[next(iter(m2.parameters()))]["step"]
+    assert st.is_cuda and float(st) == 5.0
+    assert not o1.state[next(iter(m1.parameters()))]["step"].is_cuda
+    for p1, p2 in zip(m1.parameters(), m2.parameters()):
+        np.testing.assert_allclose(_np(p2), _np(p1), rtol=1e-6, atol=1e-7)
+
+
+@gpu
+def test_capturing_a_non_capturable_adam_step_raises():
+    m = ts.nn.Linear(4, 4).cuda()
+    o = ts.optim.AdamW(m.parameters())
+    m(ts.ones(2, 4, device="cuda")).sum().backward()
+    o.step()
+    g = ts.cuda.CUDAGraph()
+    with pytest.raises(RuntimeError, match="capturable=True"):
+        with ts.cuda.graph(g):
+            o.step()
