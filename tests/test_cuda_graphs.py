@@ -212,7 +212,8 @@ def test_shared_pool_and_reset_release_memory():
     lambda y: y.sum().item(),
     lambda y: y.cpu(),
     lambda y: ts.cuda.synchronize(),
-    lambda y: ts.asarray([1.0, 2.0], device="cuda"),
+    lambda y: float(y[0]),
+    lambda y: ts.cuda.current_stream().synchronize(),
 ])
 def test_sync_during_capture_raises_clearly(sync):
     x = ts.ones(16, device="cuda")
@@ -228,6 +229,21 @@ def test_sync_during_capture_raises_clearly(sync):
         z = x + 1
     g2.replay()
     np.testing.assert_array_equal(_np(z), np.full(16, 2, np.float32))
+
+
+@gpu
+def test_host_constants_in_capture_are_snapshotted():
+    x = ts.zeros(5, device="cuda")
+    host = np.arange(5, dtype=np.float32)
+    g = ts.cuda.CUDAGraph()
+    with ts.cuda.graph(g):
+        pos = ts.arange(5, device="cuda")  # nanoGPT's position ids: host data copied in
+        c = ts.asarray(host, device="cuda")
+        out = x + c + pos.astype(ts.float32)
+    host[:] = 100  # the capture took a snapshot: later host writes do not leak in
+    x.fill_(1.0)
+    g.replay()
+    np.testing.assert_array_equal(_np(out), 1 + 2 * np.arange(5, dtype=np.float32))
 
 
 @gpu

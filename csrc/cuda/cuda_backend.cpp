@@ -78,10 +78,16 @@ class CudaBackend final : public DeviceBackend {
   void copy_bytes(void* dst, Device dd, const void* src, Device sd, int64_t n,
                   bool non_blocking) override {
     const Device gpu = dd.is_cpu() ? sd : dd;
-    if (dd.is_cpu() || sd.is_cpu())
-      check_not_capturing(dd.is_cpu() ? "copy from a CUDA device to the host (item(), numpy(), cpu())"
-                                      : "copy from the host to a CUDA device");
+    if (dd.is_cpu()) check_not_capturing("copy from a CUDA device to the host (item(), numpy(), cpu())");
     DeviceGuard g(gpu);
+    if (sd.is_cpu()) {
+      if (Graph* graph = capturing_graph()) {  // Note [CUDA graphs]: host data is a constant
+        const void* snap = graph->snapshot_host(src, static_cast<size_t>(n));
+        TS_CUDA_CHECK(cudaMemcpyAsync(dst, snap, n, cudaMemcpyHostToDevice,
+                                      cuda::current_stream(gpu.index)));
+        return;
+      }
+    }
     cudaStream_t s = cuda::current_stream(gpu.index);
     if (!dd.is_cpu() && !sd.is_cpu() && dd.index != sd.index) {
       TS_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dd.index, src, sd.index, n, s));

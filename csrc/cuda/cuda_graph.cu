@@ -3,6 +3,7 @@
 #include "cuda/cuda_graph.h"
 
 #include <atomic>
+#include <cstring>
 
 #include "core/error.h"
 #include "cuda/caching_allocator.h"
@@ -20,6 +21,7 @@ __global__ void set_rng_state(uint64_t* state, uint64_t seed, uint64_t offset) {
 }
 
 std::atomic<int> g_captures{0};
+std::atomic<Graph*> g_capturing{nullptr};
 
 }  // namespace
 
@@ -35,6 +37,21 @@ void check_not_capturing(const char* what) {
            "stream. hint: keep item(), numpy(), print, .cpu(), tensors built from host data and "
            "synchronize() out of the captured region (use static device tensors and copy_() "
            "into them before replay)");
+}
+
+Graph* capturing_graph() { return g_capturing.load(); }
+
+const void* Graph::snapshot_host(const void* src, size_t n) {
+  void* p = nullptr;
+  // cudaHostAlloc is not a stream operation; relaxed mode lets it run during the capture.
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  TS_CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+  const cudaError_t e = cudaHostAlloc(&p, n > 0 ? n : 1, cudaHostAllocDefault);
+  (void)cudaThreadExchangeStreamCaptureMode(&mode);
+  TS_CUDA_CHECK(e);
+  std::memcpy(p, src, n);
+  pinned_.push_back(p);
+  return p;
 }
 
 Graph::~Graph() {
@@ -79,10 +96,12 @@ void Graph::capture_begin(int device, cudaStream_t stream, uint64_t pool,
   }
   capturing_ = true;
   ++g_captures;
+  g_capturing = this;
 }
 
 void Graph::finish_capture() {
   capturing_ = false;
+  g_capturing = nullptr;
   --g_captures;
   rng_calls_ = default_generator().end_graph_capture();
   cache_end_capture(device_, pool_);
@@ -137,9 +156,7 @@ void Graph::reset() {
     if (graph) cudaGraphDestroy(graph);
     finish_capture();
     cache_release_pool(device_, pool_);
-    return;
-  }
-  if (exec_) {
+  } else if (exec_) {
     DeviceGuard g(device_);
     // A replay may still run: the pool's memory goes back only after it finished.
     TS_CUDA_CHECK(cudaDeviceSynchronize());
@@ -152,6 +169,8 @@ void Graph::reset() {
     (void)cudaFree(rng_state_);
     rng_state_ = nullptr;
   }
+  for (void* p : pinned_) (void)cudaFreeHost(p);
+  pinned_.clear();
 }
 
 }  // namespace ts::cuda
