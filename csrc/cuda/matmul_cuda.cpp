@@ -153,7 +153,7 @@ void matmul_cuda(const Tensor& out, const Tensor& a0, const Tensor& b0) {
   DeviceGuard g(dev);
   cublasHandle_t h = handle(dev);
   cudaStream_t s = current_stream(dev);
-  check_cublas(cublasSetStream(h, s), "cublasSetStream");
+  bind_cublas(h, dev, s);
   // alpha/beta in the compute type: float for 32F compute (incl. half and complex64 as cuComplex).
   static const double one_d[2] = {1.0, 0.0}, zero_d[2] = {0.0, 0.0};
   static const float one_f[2] = {1.0f, 0.0f}, zero_f[2] = {0.0f, 0.0f};
