@@ -168,3 +168,29 @@ def test_matches_torch_accounting_for_one_tensor():
     a1 = ts.cuda.memory_allocated()
     assert a1 - a0 == t1 - t0  # the same 512-byte rounding
     del xt, xs
+
+
+def test_summary_layout_from_counters(monkeypatch):
+    """memory_summary's table from a known set of counters (runs without a GPU too)."""
+    import tessera.cuda as tc
+    import tessera.cuda.memory as mem
+    stats = {f"{st}.{p}.{k}": (5 << 20) if "bytes" in st else 7
+             for st in STATS for p in POOLS for k in KINDS}
+    stats.update(num_ooms=2, num_alloc_retries=3)
+
+    class Fake:
+        @staticmethod
+        def memory_stats(device):
+            return stats
+
+    monkeypatch.setattr(mem, "_c", Fake)
+    monkeypatch.setattr(tc, "_index", lambda d: 0)
+    text = ts.cuda.memory_summary()
+    lines = text.splitlines()
+    assert len({len(line) for line in lines}) == 1  # a rectangular table
+    assert "CUDA OOMs: 2" in text and "cudaMalloc retries: 3" in text
+    row = next(line for line in lines if line.startswith("| Allocated memory"))
+    assert row.count("5120 KiB") == 4
+    assert any(line.startswith("| Allocations") and "7" in line for line in lines)
+    assert ts.cuda.memory_stats_as_nested_dict()["reserved_bytes"]["large_pool"]["peak"] == 5 << 20
+    assert ts.cuda.memory_allocated() == 5 << 20

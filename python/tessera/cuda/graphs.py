@@ -214,7 +214,9 @@ def _graph_one(fn: Callable, sample_args: Tuple[Any, ...], num_warmup_iters: int
                     else:
                         dst.copy_(g)
             bwd_graph.replay()
-            it = iter(static_grad_inputs)
+            # Copies: the static tensors are overwritten by the next replay, while .grad may
+            # keep (and later accumulate into) what backward returns.
+            it = iter([None if g is None else g.clone() for g in static_grad_inputs])
             user = [next(it) if a.requires_grad else None for a in static_inputs]
             return tuple(user) + tuple(it)
 
