@@ -332,3 +332,74 @@ def test_capturing_a_non_capturable_adam_step_raises():
     with pytest.raises(RuntimeError, match="capturable=True"):
         with ts.cuda.graph(g):
             o.step()
+
+
+def _bench_module():
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "bench_cuda_gpt.py"
+    spec = importlib.util.spec_from_file_location("bench_cuda_gpt_for_tests", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@gpu
+@pytest.mark.parametrize("dropout", [0.0, 0.2])
+def test_nanogpt_step_capture_equals_eager(dropout):
+    """nanoGPT's model and training step (tied head, flash attention, cross entropy,
+    clip_grad_norm_, fused AdamW) captured whole: the replays give eager execution's losses
+    and weights, dropout included (the replays draw what eager steps draw after the same
+    manual_seed)."""
+    bench = _bench_module()
+    cfg = dict(n_layer=2, n_head=2, n_embd=32, block=16, vocab=50, dropout=dropout, bias=False)
+    rng = np.random.default_rng(0)
+    batches = [(rng.integers(0, 50, (4, 16)), rng.integers(0, 50, (4, 16))) for _ in range(5)]
+
+    def make():
+        ts.manual_seed(0)
+        model = bench.build_nanogpt(ts, capturable=True, **cfg).to("cuda")
+        model.train()
+        return model, model.configure_optimizers(0.1, 1e-3, (0.9, 0.99))
+
+    def step(model, opt, x, y):
+        loss = model(x, y)
+        loss.backward()
+        ts.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        opt.zero_grad(set_to_none=False)
+        return loss
+
+    m1, o1 = make()
+    x = ts.asarray(batches[0][0], device="cuda")
+    y = ts.asarray(batches[0][1], device="cuda")
+    ts.manual_seed(1)
+    eager = []
+    for xb, yb in batches:
+        x.copy_(ts.asarray(xb, device="cuda"))
+        y.copy_(ts.asarray(yb, device="cuda"))
+        eager.append(float(step(m1, o1, x, y)))
+    w_eager = [_np(p) for p in m1.parameters()]
+
+    m2, o2 = make()
+    x.copy_(ts.asarray(batches[0][0], device="cuda"))
+    y.copy_(ts.asarray(batches[0][1], device="cuda"))
+    ts.manual_seed(1)
+    side = ts.cuda.Stream()
+    side.wait_stream(ts.cuda.current_stream())
+    with ts.cuda.stream(side):
+        got = [float(step(m2, o2, x, y))]  # warm-up: creates the optimizer state
+    ts.cuda.current_stream().wait_stream(side)
+    g = ts.cuda.CUDAGraph()
+    state = ts.random.default_generator.get_state()
+    with ts.cuda.graph(g):
+        static_loss = step(m2, o2, x, y)
+    ts.random.default_generator.set_state(state)  # the capture itself draws nothing
+    for xb, yb in batches[1:]:
+        x.copy_(ts.asarray(xb, device="cuda"))
+        y.copy_(ts.asarray(yb, device="cuda"))
+        g.replay()
+        got.append(float(static_loss))
+    np.testing.assert_allclose(got, eager, rtol=1e-5)
+    for a, b in zip(m2.parameters(), w_eager):
+        np.testing.assert_allclose(_np(a), b, rtol=1e-4, atol=1e-6)
