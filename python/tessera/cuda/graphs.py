@@ -189,9 +189,11 @@ def _graph_one(fn: Callable, sample_args: Tuple[Any, ...], num_warmup_iters: int
         static_grad_outputs = [empty_like(o) if o.requires_grad else None for o in static_outputs]
     needs = [o for o, g in zip(static_outputs, static_grad_outputs) if g is not None]
     grads_in = [g for g in static_grad_outputs if g is not None]
-    with graph(bwd_graph, pool=fwd_graph.pool(), stream=side):
-        static_grad_inputs = autograd.grad(needs, diff_inputs, grad_outputs=grads_in,
-                                           allow_unused=allow_unused_input) if needs and diff_inputs else ()
+    static_grad_inputs: Sequence[Any] = ()
+    if needs and diff_inputs:
+        with graph(bwd_graph, pool=fwd_graph.pool(), stream=side):
+            static_grad_inputs = autograd.grad(needs, diff_inputs, grad_outputs=grads_in,
+                                               allow_unused=allow_unused_input)
     static_inputs = _flat_tensors(inputs)
 
     n_static = len(static_inputs)
@@ -213,6 +215,8 @@ def _graph_one(fn: Callable, sample_args: Tuple[Any, ...], num_warmup_iters: int
                         dst.zero_()
                     else:
                         dst.copy_(g)
+            if not static_grad_inputs:
+                return tuple(None for _ in range(n_static + len(params)))
             bwd_graph.replay()
             # Copies: the static tensors are overwritten by the next replay, while .grad may
             # keep (and later accumulate into) what backward returns.

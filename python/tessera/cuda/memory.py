@@ -10,7 +10,7 @@ key names: for each of ``allocated_bytes``, ``requested_bytes``, ``active_bytes`
 from __future__ import annotations
 
 import collections
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Union
 
 from .. import _C
 
