@@ -30,6 +30,9 @@ fi
 if [[ $WHAT == bench || $WHAT == all ]]; then
   cd benchmarks
   for amp in "" "--amp"; do
+    timeout 300 python3 cuda_memory_gpt.py $amp 2>&1 | tee "$OUT/memory_gpt${amp:+_amp}.txt" | head -8
+  done
+  for amp in "" "--amp"; do
     for graph in "" "--cuda-graph"; do
       name="gpt_nanogpt_char${amp:+_amp}${graph:+_graph}"
       echo "== bench_cuda_gpt.py --config nanogpt-char $amp $graph" | tee "$OUT/$name.txt"
