@@ -201,20 +201,22 @@ def _graph_one(fn: Callable, sample_args: Tuple[Any, ...], num_warmup_iters: int
     class Graphed(Function):
         @staticmethod
         def forward(ctx: Any, *args: Any) -> Any:
-            for dst, src in zip(static_inputs, args[:n_static]):
-                if dst.data_ptr() != src.data_ptr():
-                    dst.copy_(src)
+            with no_grad():  # the static inputs may be leaves that require grad
+                for dst, src in zip(static_inputs, args[:n_static]):
+                    if dst.data_ptr() != src.data_ptr():
+                        dst.copy_(src)
             fwd_graph.replay()
             return tuple(o.detach() for o in static_outputs)
 
         @staticmethod
         def backward(ctx: Any, *grads: Any) -> Any:
-            for dst, g in zip(static_grad_outputs, grads):
-                if dst is not None:
-                    if g is None:
-                        dst.zero_()
-                    else:
-                        dst.copy_(g)
+            with no_grad():
+                for dst, g in zip(static_grad_outputs, grads):
+                    if dst is not None:
+                        if g is None:
+                            dst.zero_()
+                        else:
+                            dst.copy_(g)
             if not static_grad_inputs:
                 return tuple(None for _ in range(n_static + len(params)))
             bwd_graph.replay()
