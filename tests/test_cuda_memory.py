@@ -112,13 +112,18 @@ def test_peak_and_accumulated_resets():
 
 @gpu
 def test_split_fragmentation_is_counted():
-    ts.cuda.empty_cache()
-    a = ts.empty(1024, dtype=ts.uint8, device="cuda")  # splits a new 2 MiB small segment
+    a = ts.empty(1024, dtype=ts.uint8, device="cuda")  # a small block split off a segment
+    b = ts.empty(5 << 20, dtype=ts.uint8, device="cuda")  # a large one split off 20 MiB
     s = ts.cuda.memory_stats()
+    snap = ts.cuda.memory_snapshot()
     assert s["inactive_split.small_pool.current"] >= 1
-    assert s["inactive_split_bytes.small_pool.current"] >= (2 << 20) - 1024 - 1024
-    del a
-    ts.cuda.empty_cache()
+    assert s["inactive_split.large_pool.current"] >= 1
+    for pool, kind in [("small_pool", "small"), ("large_pool", "large")]:
+        free_in_split = [blk for seg in snap if seg["segment_type"] == kind and len(seg["blocks"]) > 1
+                         for blk in seg["blocks"] if blk["state"] == "inactive"]
+        assert s[f"inactive_split.{pool}.current"] == len(free_in_split)
+        assert s[f"inactive_split_bytes.{pool}.current"] == sum(blk["size"] for blk in free_in_split)
+    del a, b
 
 
 @gpu
