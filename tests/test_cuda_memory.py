@@ -82,11 +82,15 @@ def test_allocated_follows_alloc_and_free():
     assert ts.cuda.memory_reserved() >= ts.cuda.memory_allocated()
     big = ts.empty(3 << 20, dtype=ts.uint8, device="cuda")  # a large-pool block
     s2 = ts.cuda.memory_stats()
-    assert s2["allocated_bytes.large_pool.current"] - s["allocated_bytes.large_pool.current"] == 3 << 20
+    grown = s2["allocated_bytes.large_pool.current"] - s["allocated_bytes.large_pool.current"]
+    # 3 MiB, plus at most the 1 MiB tail a large block keeps when it is not split further
+    assert 3 << 20 <= grown <= 4 << 20
+    assert s2["requested_bytes.large_pool.current"] - s["requested_bytes.large_pool.current"] == 3 << 20
     del x, big
     after = ts.cuda.memory_stats()
     assert after["allocated_bytes.all.current"] == before["allocated_bytes.all.current"]
-    assert after["allocated_bytes.all.freed"] - before["allocated_bytes.all.freed"] == 4096 + (3 << 20)
+    assert after["requested_bytes.all.current"] == before["requested_bytes.all.current"]
+    assert after["allocated_bytes.all.freed"] - before["allocated_bytes.all.freed"] == 4096 + grown
     for st in STATS:
         for kind in KINDS:
             a = after[f"{st}.all.{kind}"]
