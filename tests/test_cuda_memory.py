@@ -72,11 +72,13 @@ def test_allocated_follows_alloc_and_free():
     before = ts.cuda.memory_stats()
     x = ts.empty(1000, dtype=ts.float32, device="cuda")  # 4000 bytes -> one 4096-byte block
     s = ts.cuda.memory_stats()
-    assert s["allocated_bytes.all.current"] - before["allocated_bytes.all.current"] == 4096
+    # (a reused free block keeps a tail under 512 bytes it is not split off)
+    small = s["allocated_bytes.all.current"] - before["allocated_bytes.all.current"]
+    assert 4096 <= small < 4096 + 512
     assert s["requested_bytes.all.current"] - before["requested_bytes.all.current"] == 4000
     assert s["allocation.all.current"] - before["allocation.all.current"] == 1
-    assert s["allocated_bytes.small_pool.current"] - before["allocated_bytes.small_pool.current"] == 4096
-    assert s["allocated_bytes.all.allocated"] - before["allocated_bytes.all.allocated"] == 4096
+    assert s["allocated_bytes.small_pool.current"] - before["allocated_bytes.small_pool.current"] == small
+    assert s["allocated_bytes.all.allocated"] - before["allocated_bytes.all.allocated"] == small
     assert ts.cuda.memory_allocated() == s["allocated_bytes.all.current"]
     assert ts.cuda.max_memory_allocated() >= ts.cuda.memory_allocated()
     assert ts.cuda.memory_reserved() >= ts.cuda.memory_allocated()
@@ -90,7 +92,7 @@ def test_allocated_follows_alloc_and_free():
     after = ts.cuda.memory_stats()
     assert after["allocated_bytes.all.current"] == before["allocated_bytes.all.current"]
     assert after["requested_bytes.all.current"] == before["requested_bytes.all.current"]
-    assert after["allocated_bytes.all.freed"] - before["allocated_bytes.all.freed"] == 4096 + grown
+    assert after["allocated_bytes.all.freed"] - before["allocated_bytes.all.freed"] == small + grown
     for st in STATS:
         for kind in KINDS:
             a = after[f"{st}.all.{kind}"]
