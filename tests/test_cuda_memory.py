@@ -112,7 +112,7 @@ def test_peak_and_accumulated_resets():
     assert s["allocated_bytes.all.allocated"] == 0 and s["allocated_bytes.all.freed"] == 0
     assert s["num_alloc_retries"] == 0 and s["num_ooms"] == 0
     y = ts.empty(256, dtype=ts.float32, device="cuda")
-    assert ts.cuda.memory_stats()["allocated_bytes.all.allocated"] == 1024
+    assert 1024 <= ts.cuda.memory_stats()["allocated_bytes.all.allocated"] < 1024 + 512
     del y
 
 
