@@ -1,7 +1,10 @@
 #include "cuda/cublas_util.h"
 
+#include <vector>
+
 #include "core/device_backend.h"
 #include "core/error.h"
+#include "cuda/cuda_state.h"
 
 namespace ts::cuda {
 namespace {
@@ -30,6 +33,17 @@ const char* cublas_status_name(cublasStatus_t s) {
 void check_cublas(cublasStatus_t s, const char* what, const char* op) {
   if (s != CUBLAS_STATUS_SUCCESS)
     throw RuntimeError(str(op, ": cuBLAS failed in ", what, " with ", cublas_status_name(s)));
+}
+
+cublasHandle_t cublas_handle(int dev) {
+  thread_local std::vector<cublasHandle_t> handles;
+  if (handles.size() <= static_cast<size_t>(dev)) handles.resize(dev + 1, nullptr);
+  if (!handles[dev]) {
+    DeviceGuard g(dev);
+    check_cublas(cublasCreate(&handles[dev]), "cublasCreate");
+  }
+  check_cublas(cublasSetStream(handles[dev], current_stream(dev)), "cublasSetStream");
+  return handles[dev];
 }
 
 GemmTypes gemm_types(DType d) {
