@@ -124,15 +124,15 @@ __global__ void stats_merge_kernel(const A* __restrict__ part, A* __restrict__ m
 // y = x * scale[c] + shift[c]; Index: uint32_t when the element count allows (cheaper division).
 template <class T, class Index>
 __global__ void apply_kernel(const T* __restrict__ x, const dacc_t<T>* __restrict__ mean,
-                             const dacc_t<T>* __restrict__ rstd, const T* __restrict__ w,
-                             const T* __restrict__ b, T* __restrict__ y, Index C, Index L,
+                             const dacc_t<T>* __restrict__ rstd, const dacc_t<T>* __restrict__ w,
+                             const dacc_t<T>* __restrict__ b, T* __restrict__ y, Index C, Index L,
                              Index total) {
   using A = dacc_t<T>;
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<Index>(gridDim.x) * blockDim.x) {
     const Index c = (i / L) % C;
-    const A scale = rstd[c] * (w ? A(w[c]) : A(1));
-    const A shift = (b ? A(b[c]) : A(0)) - mean[c] * scale;
+    const A scale = rstd[c] * (w ? w[c] : A(1));
+    const A shift = (b ? b[c] : A(0)) - mean[c] * scale;
     y[i] = T(A(x[i]) * scale + shift);
   }
 }
@@ -174,8 +174,9 @@ __global__ void backward_partial_kernel(const T* __restrict__ gy, const T* __res
 // gx = k * (gy - mg - (x - mean) * proj).
 template <class T>
 __global__ void backward_merge_kernel(const dacc_t<T>* __restrict__ part,
-                                      const dacc_t<T>* __restrict__ rstd, const T* __restrict__ w,
-                                      T* __restrict__ gw, T* __restrict__ gb,
+                                      const dacc_t<T>* __restrict__ rstd,
+                                      const dacc_t<T>* __restrict__ w, dacc_t<T>* __restrict__ gw,
+                                      dacc_t<T>* __restrict__ gb,
                                       dacc_t<T>* __restrict__ coef, int64_t C, int64_t S,
                                       double count, bool training) {
   using A = dacc_t<T>;
@@ -187,10 +188,10 @@ __global__ void backward_merge_kernel(const dacc_t<T>* __restrict__ part,
     sgx += double(part[(c * S + s) * 2 + 1]);
   }
   const A r = rstd[c];
-  if (gb) gb[c] = T(sg);
-  if (gw) gw[c] = T(sgx * double(r));
+  if (gb) gb[c] = A(sg);
+  if (gw) gw[c] = A(sgx * double(r));
   if (!coef) return;
-  const A wv = w ? A(w[c]) : A(1);
+  const A wv = w ? w[c] : A(1);
   coef[c * 3] = wv * r;
   coef[c * 3 + 1] = training ? A(sg / count) : A(0);
   coef[c * 3 + 2] = training ? A(sgx / count) * r * r : A(0);
@@ -249,8 +250,8 @@ void cuda_apply(const Tensor& x, const Tensor& mean, const Tensor& rstd, const T
   cuda_visit<kFloatSet>(x.dtype(), "batch_norm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = dacc_t<T>;
-    const T* wp = w ? ptr<T>(*w) : nullptr;
-    const T* bp = b ? ptr<T>(*b) : nullptr;
+    const A* wp = w ? ptr<A>(*w) : nullptr;
+    const A* bp = b ? ptr<A>(*b) : nullptr;
     if (small(total))
       apply_kernel<T, uint32_t><<<grid_for(total), kThreads, 0, st>>>(
           ptr<T>(x), ptr<A>(mean), ptr<A>(rstd), wp, bp, ptr<T>(y), uint32_t(d.C),
@@ -279,8 +280,8 @@ void cuda_backward(const Tensor& gy, const Tensor& x, const Tensor& mean, const 
         ptr<T>(gy), ptr<T>(x), ptr<A>(mean), ptr<A>(part), d.C, d.L, NL, S);
     TS_CUDA_CHECK_LAUNCH();
     backward_merge_kernel<T><<<grid_for(d.C), kThreads, 0, st>>>(
-        ptr<A>(part), ptr<A>(rstd), w ? ptr<T>(*w) : nullptr, gw ? ptr<T>(*gw) : nullptr,
-        gb ? ptr<T>(*gb) : nullptr, gx ? ptr<A>(coef) : nullptr, d.C, S, double(NL), training);
+        ptr<A>(part), ptr<A>(rstd), w ? ptr<A>(*w) : nullptr, gw ? ptr<A>(*gw) : nullptr,
+        gb ? ptr<A>(*gb) : nullptr, gx ? ptr<A>(coef) : nullptr, d.C, S, double(NL), training);
     TS_CUDA_CHECK_LAUNCH();
     if (!gx) return;
     if (small(total))
