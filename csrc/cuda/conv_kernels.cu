@@ -430,13 +430,19 @@ void cuda_conv_forward(const Tensor& x, const Tensor& w, const Tensor* b, const 
   const int dev = y.device().index;
   DeviceGuard guard(dev);
   const Geo g = make_geo(x.dim(0), x.dim(1), w.dim(0), s);
-  if (!depthwise(g) && cudnn_conv_forward(x, w, b, y, s)) {
-    conv_path_used() = "cudnn";
-    return;
-  }
   cudaStream_t st = current_stream(dev);
+  const bool by_cudnn = cudnn_conv_forward(x, w, y, s);
   visit_conv(y.dtype(), "convolution", [&](auto tag) {
     using T = typename decltype(tag)::type;
+    if (by_cudnn) {
+      conv_path_used() = "cudnn";
+      if (b) {
+        add_bias_kernel<T><<<grid_for(y.numel()), kThreads, 0, st>>>(ptr<T>(y), ptr<T>(*b), g.O,
+                                                                     g.L, y.numel());
+        TS_CUDA_CHECK_LAUNCH();
+      }
+      return;
+    }
     if (depthwise(g)) {
       conv_path_used() = "cuda_depthwise";
       dw_forward_kernel<T><<<grid_for(y.numel()), kThreads, 0, st>>>(
@@ -453,7 +459,7 @@ void cuda_conv_transpose(const Tensor& gy, const Tensor& w, const Tensor& gx, co
   const int dev = gx.device().index;
   DeviceGuard guard(dev);
   const Geo g = make_geo(gx.dim(0), gx.dim(1), w.dim(0), s);
-  if (!depthwise(g) && cudnn_conv_transpose(gy, w, gx, s)) {
+  if (cudnn_conv_transpose(gy, w, gx, s)) {
     conv_path_used() = "cudnn";
     return;
   }
@@ -476,7 +482,7 @@ void cuda_conv_weight(const Tensor& gy, const Tensor& x, const Tensor& gw, const
   const int dev = gw.device().index;
   DeviceGuard guard(dev);
   const Geo g = make_geo(x.dim(0), x.dim(1), gw.dim(0), s);
-  if (!depthwise(g) && cudnn_conv_weight(gy, x, gw, s)) {
+  if (cudnn_conv_weight(gy, x, gw, s)) {
     conv_path_used() = "cudnn";
     return;
   }

@@ -1,6 +1,6 @@
 """ts.backends.cudnn: torch.backends.cudnn's switches, steering tessera's CUDA convolutions.
 
-cuDNN 9 is loaded at run time (no build-time dependency): ``libcudnn.so.9`` from the
+cuDNN 9 is loaded at run time (no link-time dependency): ``libcudnn_graph.so.9`` from the
 ``nvidia-cudnn-cu13`` wheel (found through the ``nvidia.cudnn`` package), from
 ``$TESSERA_CUDNN_PATH`` (a file or folder), or from the loader's search path. Where it loads
 and ``enabled`` is True, convolutions on CUDA run through it (graph API, one engine cached per
@@ -29,7 +29,7 @@ _SWITCHES = ("enabled", "benchmark", "deterministic", "allow_tf32")
 
 
 def _search_paths() -> List[str]:
-    """Folders that may hold libcudnn.so.9: $TESSERA_CUDNN_PATH, the nvidia-cudnn wheel's."""
+    """Folders that may hold cuDNN 9: $TESSERA_CUDNN_PATH, the nvidia-cudnn wheel's lib."""
     paths: List[str] = []
     env = os.environ.get("TESSERA_CUDNN_PATH")
     if env:
@@ -48,7 +48,7 @@ if _C._cuda.is_built():
 
 
 def is_available() -> bool:
-    """Whether cuDNN loads (a CUDA build, a GPU, and libcudnn.so.9 found)."""
+    """Whether cuDNN 9 loads (a CUDA build with its headers, a GPU, the library found)."""
     return _C._cuda.cudnn_version() > 0
 
 
@@ -60,6 +60,9 @@ def version() -> Optional[int]:
 
 def load_error() -> str:
     """Why cuDNN did not load ('' when it did or was not tried yet)."""
+    if not _C._cuda.is_built():
+        return "this build of tessera has no CUDA backend"
+    is_available()  # tries the load
     return str(_C._cuda.cudnn_load_error())
 
 
