@@ -90,9 +90,9 @@ __global__ void stats_partial_kernel(const T* __restrict__ x, dacc_t<T>* __restr
   __syncthreads();
   for (int step = kThreads / 2; step > 0; step >>= 1) {
     if (threadIdx.x < step) {
-      const Welford<A> r = merge<A>({sh[0][threadIdx.x], sh[1][threadIdx.x], sh[2][threadIdx.x]},
-                                    {sh[0][threadIdx.x + step], sh[1][threadIdx.x + step],
-                                     sh[2][threadIdx.x + step]});
+      const Welford<A> r = merge<A>(
+          {sh[0][threadIdx.x], sh[1][threadIdx.x], sh[2][threadIdx.x]},
+          {sh[0][threadIdx.x + step], sh[1][threadIdx.x + step], sh[2][threadIdx.x + step]});
       sh[0][threadIdx.x] = r.n;
       sh[1][threadIdx.x] = r.mean;
       sh[2][threadIdx.x] = r.m2;
@@ -176,9 +176,8 @@ template <class T>
 __global__ void backward_merge_kernel(const dacc_t<T>* __restrict__ part,
                                       const dacc_t<T>* __restrict__ rstd,
                                       const dacc_t<T>* __restrict__ w, dacc_t<T>* __restrict__ gw,
-                                      dacc_t<T>* __restrict__ gb,
-                                      dacc_t<T>* __restrict__ coef, int64_t C, int64_t S,
-                                      double count, bool training) {
+                                      dacc_t<T>* __restrict__ gb, dacc_t<T>* __restrict__ coef,
+                                      int64_t C, int64_t S, double count, bool training) {
   using A = dacc_t<T>;
   const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= C) return;
@@ -234,8 +233,8 @@ void cuda_stats(const Tensor& x, const Tensor& mean, const Tensor& var) {
     stats_partial_kernel<T><<<static_cast<unsigned>(d.C * S), kThreads, 0, st>>>(
         ptr<T>(x), ptr<A>(part), d.C, d.L, NL, S);
     TS_CUDA_CHECK_LAUNCH();
-    stats_merge_kernel<A><<<grid_for(d.C), kThreads, 0, st>>>(ptr<A>(part), ptr<A>(mean),
-                                                               ptr<A>(var), d.C, S);
+    stats_merge_kernel<A>
+        <<<grid_for(d.C), kThreads, 0, st>>>(ptr<A>(part), ptr<A>(mean), ptr<A>(var), d.C, S);
     TS_CUDA_CHECK_LAUNCH();
   });
 }
@@ -254,8 +253,8 @@ void cuda_apply(const Tensor& x, const Tensor& mean, const Tensor& rstd, const T
     const A* bp = b ? ptr<A>(*b) : nullptr;
     if (small(total))
       apply_kernel<T, uint32_t><<<grid_for(total), kThreads, 0, st>>>(
-          ptr<T>(x), ptr<A>(mean), ptr<A>(rstd), wp, bp, ptr<T>(y), uint32_t(d.C),
-          uint32_t(d.L), uint32_t(total));
+          ptr<T>(x), ptr<A>(mean), ptr<A>(rstd), wp, bp, ptr<T>(y), uint32_t(d.C), uint32_t(d.L),
+          uint32_t(total));
     else
       apply_kernel<T, int64_t><<<grid_for(total), kThreads, 0, st>>>(
           ptr<T>(x), ptr<A>(mean), ptr<A>(rstd), wp, bp, ptr<T>(y), d.C, d.L, total);

@@ -26,6 +26,7 @@
 #include "cuda/cudnn_conv.h"
 #include "cuda/device_types.cuh"
 #include "ops/conv.h"
+#include "ops/copy.h"
 
 namespace ts::cuda {
 namespace {
@@ -159,6 +160,7 @@ __global__ void gather_rows_kernel(const T* __restrict__ src, T* __restrict__ ds
   }
 }
 
+// y += b per channel; y (N, O, L) contiguous, or channels-last (N, L, O) in memory (L = 1).
 template <class T>
 __global__ void add_bias_kernel(T* __restrict__ y, const T* __restrict__ b, int64_t O, int64_t L,
                                 int64_t total) {
@@ -168,9 +170,19 @@ __global__ void add_bias_kernel(T* __restrict__ y, const T* __restrict__ b, int6
     y[i] = T(A(y[i]) + A(b[(i / L) % O]));
 }
 
+void add_bias(const Tensor& y, const Tensor& b, const Geo& g, cudaStream_t st) {
+  const int64_t L = y.is_contiguous() ? g.L : 1;  // channels-last: the channel is innermost
+  cuda_visit<kFloatSet>(y.dtype(), "convolution", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    add_bias_kernel<T><<<grid_for(y.numel()), kThreads, 0, st>>>(
+        reinterpret_cast<T*>(y.data_ptr()), reinterpret_cast<const T*>(b.data_ptr()), g.O, L,
+        y.numel());
+  });
+  TS_CUDA_CHECK_LAUNCH();
+}
+
 template <class T>
-__global__ void from_float_kernel(const float* __restrict__ src, T* __restrict__ dst,
-                                  int64_t n) {
+__global__ void from_float_kernel(const float* __restrict__ src, T* __restrict__ dst, int64_t n) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
     dst[i] = T(src[i]);
@@ -286,13 +298,14 @@ void rm_gemm(const Gemm& gm, bool ta, bool tb, int64_t M, int64_t N, int64_t K, 
   const void* alpha = gm.wide ? static_cast<const void*>(&one_d) : &one_f;
   const void* beta = accumulate ? (gm.wide ? static_cast<const void*>(&one_d) : &one_f)
                                 : (gm.wide ? static_cast<const void*>(&zero_d) : &zero_f);
-  const cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-  check_cublas(cublasGemmStridedBatchedEx(gm.h, opb, opa, as_int(N, op), as_int(M, op),
-                                          as_int(K, op), alpha, B, gm.ty.data, as_int(ldb, op), sb,
-                                          A, gm.ty.data, as_int(lda, op), sa, beta, C, gm.out_type,
-                                          as_int(ldc, op), sc, as_int(batch, op), gm.ty.compute,
-                                          CUBLAS_GEMM_DEFAULT),
-               "cublasGemmStridedBatchedEx", op);
+  const cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+                          opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  check_cublas(
+      cublasGemmStridedBatchedEx(gm.h, opb, opa, as_int(N, op), as_int(M, op), as_int(K, op), alpha,
+                                 B, gm.ty.data, as_int(ldb, op), sb, A, gm.ty.data, as_int(lda, op),
+                                 sa, beta, C, gm.out_type, as_int(ldc, op), sc, as_int(batch, op),
+                                 gm.ty.compute, CUBLAS_GEMM_DEFAULT),
+      "cublasGemmStridedBatchedEx", op);
 }
 
 Gemm make_gemm(int dev, DType d, bool float_out = false) {
@@ -336,8 +349,8 @@ void forward_gemm(const Tensor& x, const Tensor& w, const Tensor* b, const Tenso
       Tensor cols = Tensor::empty(Shape{B * CK * g.L}, y.dtype(), y.device());
       for (int64_t n0 = 0; n0 < g.N; n0 += B) {
         const int64_t nb = std::min(B, g.N - n0);
-        im2col_kernel<T><<<grid_for(nb * CK * g.L), kThreads, 0, st>>>(
-            ptr<T>(x), ptr<T>(cols), g, n0, nb, CK * g.L, g.L);
+        im2col_kernel<T><<<grid_for(nb * CK * g.L), kThreads, 0, st>>>(ptr<T>(x), ptr<T>(cols), g,
+                                                                       n0, nb, CK * g.L, g.L);
         TS_CUDA_CHECK_LAUNCH();
         for (int64_t gi = 0; gi < g.G; ++gi)
           rm_gemm(gm, false, false, g.Og, g.L, CgK, wp + gi * g.Og * CgK, CgK, 0,
@@ -346,11 +359,7 @@ void forward_gemm(const Tensor& x, const Tensor& w, const Tensor* b, const Tenso
       }
     }
   }
-  if (b) {
-    add_bias_kernel<T><<<grid_for(y.numel()), kThreads, 0, st>>>(ptr<T>(y), ptr<T>(*b), g.O, g.L,
-                                                                 y.numel());
-    TS_CUDA_CHECK_LAUNCH();
-  }
+  if (b) add_bias(y, *b, g, st);
 }
 
 template <class T>
@@ -364,9 +373,8 @@ void transpose_gemm(const Tensor& gy, const Tensor& w, const Tensor& gx, const G
   const T* gyp = ptr<T>(gy);
   if (pointwise(g)) {
     for (int64_t gi = 0; gi < g.G; ++gi)
-      rm_gemm(gm, true, false, CgK, g.L, g.Og, wp + gi * g.Og * CgK, CgK, 0,
-              gyp + gi * g.Og * g.L, g.L, g.O * g.L, ptr<T>(gx) + gi * CgK * g.I, g.I,
-              g.C * g.I, g.N, false, op);
+      rm_gemm(gm, true, false, CgK, g.L, g.Og, wp + gi * g.Og * CgK, CgK, 0, gyp + gi * g.Og * g.L,
+              g.L, g.O * g.L, ptr<T>(gx) + gi * CgK * g.I, g.I, g.C * g.I, g.N, false, op);
     return;
   }
   const int64_t B = chunk_images(g, CK * g.L, sizeof(T));
@@ -375,10 +383,10 @@ void transpose_gemm(const Tensor& gy, const Tensor& w, const Tensor& gx, const G
     const int64_t nb = std::min(B, g.N - n0);
     for (int64_t gi = 0; gi < g.G; ++gi)
       rm_gemm(gm, true, false, CgK, g.L, g.Og, wp + gi * g.Og * CgK, CgK, 0,
-              gyp + n0 * g.O * g.L + gi * g.Og * g.L, g.L, g.O * g.L,
-              ptr<T>(cols) + gi * CgK * g.L, g.L, CK * g.L, nb, false, op);
-    col2im_kernel<T><<<grid_for(nb * g.C * g.I), kThreads, 0, st>>>(
-        ptr<T>(cols), ptr<T>(gx), g, n0, nb, CK * g.L, g.L);
+              gyp + n0 * g.O * g.L + gi * g.Og * g.L, g.L, g.O * g.L, ptr<T>(cols) + gi * CgK * g.L,
+              g.L, CK * g.L, nb, false, op);
+    col2im_kernel<T><<<grid_for(nb * g.C * g.I), kThreads, 0, st>>>(ptr<T>(cols), ptr<T>(gx), g, n0,
+                                                                    nb, CK * g.L, g.L);
     TS_CUDA_CHECK_LAUNCH();
   }
 }
@@ -400,20 +408,20 @@ void weight_gemm(const Tensor& gy, const Tensor& x, const Tensor& gw, const Geo&
   Tensor gyc = Tensor::empty(Shape{B * g.O * g.L}, gw.dtype(), gw.device());
   for (int64_t n0 = 0; n0 < g.N; n0 += B) {
     const int64_t nb = std::min(B, g.N - n0), BL = nb * g.L;
-    gather_rows_kernel<T><<<grid_for(nb * g.O * g.L), kThreads, 0, st>>>(ptr<T>(gy), ptr<T>(gyc),
-                                                                         g.O, g.L, n0, nb);
+    gather_rows_kernel<T>
+        <<<grid_for(nb * g.O * g.L), kThreads, 0, st>>>(ptr<T>(gy), ptr<T>(gyc), g.O, g.L, n0, nb);
     TS_CUDA_CHECK_LAUNCH();
-    im2col_kernel<T><<<grid_for(nb * CK * g.L), kThreads, 0, st>>>(ptr<T>(x), ptr<T>(cols), g, n0,
-                                                                   nb, g.L, BL);
+    im2col_kernel<T>
+        <<<grid_for(nb * CK * g.L), kThreads, 0, st>>>(ptr<T>(x), ptr<T>(cols), g, n0, nb, g.L, BL);
     TS_CUDA_CHECK_LAUNCH();
     for (int64_t gi = 0; gi < g.G; ++gi)
       rm_gemm(gm, false, true, g.Og, CgK, BL, ptr<T>(gyc) + gi * g.Og * BL, BL, 0,
-              ptr<T>(cols) + gi * CgK * BL, BL, 0, accp + gi * g.Og * CgK * osz, CgK, 0, 1,
-              n0 > 0, op);
+              ptr<T>(cols) + gi * CgK * BL, BL, 0, accp + gi * g.Og * CgK * osz, CgK, 0, 1, n0 > 0,
+              op);
   }
   if (half) {
-    from_float_kernel<T><<<grid_for(gw.numel()), kThreads, 0, st>>>(ptr<float>(acc), ptr<T>(gw),
-                                                                   gw.numel());
+    from_float_kernel<T>
+        <<<grid_for(gw.numel()), kThreads, 0, st>>>(ptr<float>(acc), ptr<T>(gw), gw.numel());
     TS_CUDA_CHECK_LAUNCH();
   }
 }
@@ -425,34 +433,41 @@ void visit_conv(DType d, const char* op, F&& f) {
   cuda_visit<kFloatSet>(d, op, std::forward<F>(f));
 }
 
+// The GEMM and depthwise kernels work on contiguous tensors: channels-last operands are
+// copied to NCHW, and a channels-last result computed into an NCHW buffer and copied back.
+Tensor nchw(const Tensor& t) { return t.is_contiguous() ? t : contiguous(t); }
+Tensor nchw_out(const Tensor& t) {
+  return t.is_contiguous() ? t : Tensor::empty(t.shape(), t.dtype(), t.device());
+}
+void finish_out(const Tensor& out, const Tensor& buf) {
+  if (out.data_ptr() != buf.data_ptr()) copy_(out, buf);
+}
+
 void cuda_conv_forward(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor& y,
                        const ConvSpec& s) {
   const int dev = y.device().index;
   DeviceGuard guard(dev);
   const Geo g = make_geo(x.dim(0), x.dim(1), w.dim(0), s);
   cudaStream_t st = current_stream(dev);
-  const bool by_cudnn = cudnn_conv_forward(x, w, y, s);
+  if (cudnn_conv_forward(x, w, y, s)) {
+    conv_path_used() = "cudnn";
+    if (b) add_bias(y, *b, g, st);
+    return;
+  }
+  const Tensor xc = nchw(x), wc = nchw(w), yc = nchw_out(y);
   visit_conv(y.dtype(), "convolution", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if (by_cudnn) {
-      conv_path_used() = "cudnn";
-      if (b) {
-        add_bias_kernel<T><<<grid_for(y.numel()), kThreads, 0, st>>>(ptr<T>(y), ptr<T>(*b), g.O,
-                                                                     g.L, y.numel());
-        TS_CUDA_CHECK_LAUNCH();
-      }
-      return;
-    }
     if (depthwise(g)) {
       conv_path_used() = "cuda_depthwise";
-      dw_forward_kernel<T><<<grid_for(y.numel()), kThreads, 0, st>>>(
-          ptr<T>(x), ptr<T>(w), b ? ptr<T>(*b) : nullptr, ptr<T>(y), g);
+      dw_forward_kernel<T><<<grid_for(yc.numel()), kThreads, 0, st>>>(
+          ptr<T>(xc), ptr<T>(wc), b ? ptr<T>(*b) : nullptr, ptr<T>(yc), g);
       TS_CUDA_CHECK_LAUNCH();
       return;
     }
     conv_path_used() = "cuda_gemm";
-    forward_gemm<T>(x, w, b, y, g, dev, st);
+    forward_gemm<T>(xc, wc, b, yc, g, dev, st);
   });
+  finish_out(y, yc);
 }
 
 void cuda_conv_transpose(const Tensor& gy, const Tensor& w, const Tensor& gx, const ConvSpec& s) {
@@ -464,18 +479,20 @@ void cuda_conv_transpose(const Tensor& gy, const Tensor& w, const Tensor& gx, co
     return;
   }
   cudaStream_t st = current_stream(dev);
+  const Tensor gyc = nchw(gy), wc = nchw(w), gxc = nchw_out(gx);
   visit_conv(gx.dtype(), "conv_transpose", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (depthwise(g)) {
       conv_path_used() = "cuda_depthwise";
-      dw_transpose_kernel<T><<<grid_for(gx.numel()), kThreads, 0, st>>>(ptr<T>(gy), ptr<T>(w),
-                                                                       ptr<T>(gx), g);
+      dw_transpose_kernel<T>
+          <<<grid_for(gxc.numel()), kThreads, 0, st>>>(ptr<T>(gyc), ptr<T>(wc), ptr<T>(gxc), g);
       TS_CUDA_CHECK_LAUNCH();
       return;
     }
     conv_path_used() = "cuda_gemm";
-    transpose_gemm<T>(gy, w, gx, g, dev, st);
+    transpose_gemm<T>(gyc, wc, gxc, g, dev, st);
   });
+  finish_out(gx, gxc);
 }
 
 void cuda_conv_weight(const Tensor& gy, const Tensor& x, const Tensor& gw, const ConvSpec& s) {
@@ -487,19 +504,21 @@ void cuda_conv_weight(const Tensor& gy, const Tensor& x, const Tensor& gw, const
     return;
   }
   cudaStream_t st = current_stream(dev);
+  const Tensor gyc = nchw(gy), xc = nchw(x), gwc = nchw_out(gw);
   visit_conv(gw.dtype(), "convolution_backward_weight", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (depthwise(g)) {
       conv_path_used() = "cuda_depthwise";
-      if (g.N == 0 || g.L == 0) return zero(gw, st);
+      if (g.N == 0 || g.L == 0) return zero(gwc, st);
       dw_weight_kernel<T><<<static_cast<unsigned>(g.O * g.K), kThreads, 0, st>>>(
-          ptr<T>(gy), ptr<T>(x), ptr<T>(gw), g);
+          ptr<T>(gyc), ptr<T>(xc), ptr<T>(gwc), g);
       TS_CUDA_CHECK_LAUNCH();
       return;
     }
     conv_path_used() = "cuda_gemm";
-    weight_gemm<T>(gy, x, gw, g, dev, st);
+    weight_gemm<T>(gyc, xc, gwc, g, dev, st);
   });
+  finish_out(gw, gwc);
 }
 
 }  // namespace

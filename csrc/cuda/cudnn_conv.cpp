@@ -8,7 +8,7 @@
 // The convolutions use the graph (backend) API: one operation (forward, backward data or
 // backward filter) per graph, tensors with the actual strides (so NCHW and NHWC), engine
 // configurations from heuristics mode A then the fallback list, filtered as PyTorch does
-// (no TF32 tensor-core or down-converting engines for float32 unless allow_tf32, no
+// (no down-converting engines, no tensor-core ones for float32 unless allow_tf32, no
 // nondeterministic ones under deterministic), the first that finalizes taken, or under
 // benchmark the fastest of up to ten, timed on the call's own tensors. The plan is cached per
 // problem (kind, dtype, shapes, strides, geometry, device, switches); a problem cuDNN cannot
@@ -111,7 +111,7 @@ const Api* load_api() {
     }
     bool all = true;
     auto sym = [&](auto& fn, const char* name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)> >(dlsym(lib, name));
       if (!fn) all = false;
     };
     sym(api.GetVersion, "cudnnGetVersion");
@@ -173,8 +173,8 @@ void ok(cudnnStatus_t s, const char* what) {
 }
 
 template <class T>
-void set(const Api* a, const Desc& d, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t ty,
-         const T* v, int64_t n, const char* what) {
+void set(const Api* a, const Desc& d, cudnnBackendAttributeName_t name,
+         cudnnBackendAttributeType_t ty, const T* v, int64_t n, const char* what) {
   ok(a->SetAttribute(d.d, name, ty, n, v), what);
 }
 
@@ -203,17 +203,19 @@ struct Operand {
   std::vector<int64_t> dims, strides;
 };
 
-// A tensor's dims and packed strides as cuDNN sees them (NCHW, or NHWC for a channels-last
-// tensor); 1-D convolutions as 2-D with H = 1. *ok is false for any other layout.
-Operand operand(const Tensor& t, int nsp, bool* ok_layout) {
+// A tensor's dims and packed strides as cuDNN sees them: NCHW, or NHWC when the problem is
+// channels-last (`last`); 1-D convolutions as 2-D with H = 1. *ok_layout is false when the
+// tensor's memory is not laid out so.
+Operand operand(const Tensor& t, int nsp, bool last, bool* ok_layout) {
   Operand o;
   for (int64_t i = 0; i < t.ndim(); ++i) o.dims.push_back(t.dim(i));
   if (nsp == 1) o.dims.insert(o.dims.begin() + 2, 1);  // (N, C, L) -> (N, C, 1, L)
-  const bool last = is_channels_last(t);
-  *ok_layout = last || t.is_contiguous();
+  *ok_layout = last ? is_contiguous_as(t, t.ndim() == 5 ? MemoryFormat::ChannelsLast3d
+                                                        : MemoryFormat::ChannelsLast)
+                    : t.is_contiguous();
   const size_t nd = o.dims.size();
   o.strides.assign(nd, 1);
-  // Innermost first: W..., then C for channels-last; NCHW: the dims in reverse order.
+  // Innermost first: channels-last C, W, H(, D), N; NCHW the dims in reverse order.
   std::vector<size_t> order;
   if (last) {
     order.push_back(1);
@@ -269,8 +271,9 @@ struct Problem {
 
 std::vector<int64_t> cache_key(const Problem& p, const Operand& x, const Operand& w,
                                const Operand& y, int dev, const CudnnFlags& f) {
-  std::vector<int64_t> k{p.kind, static_cast<int64_t>(p.x->dtype()), dev, f.allow_tf32,
-                         f.deterministic, f.benchmark, p.s->nsp};
+  std::vector<int64_t> k{
+      p.kind,  static_cast<int64_t>(p.x->dtype()), dev, f.allow_tf32, f.deterministic, f.benchmark,
+      p.s->nsp};
   for (const Operand* o : {&x, &w, &y}) {
     k.insert(k.end(), o->dims.begin(), o->dims.end());
     k.insert(k.end(), o->strides.begin(), o->strides.end());
@@ -295,21 +298,19 @@ bool acceptable(const Api* a, cudnnBackendDescriptor_t cfg, DType dt, const Cudn
   if (a->GetAttribute(engine.d, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
                       CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &count, notes) != CUDNN_STATUS_SUCCESS)
     return false;
-  const bool wide = dt == DType::Float32 || dt == DType::Float64;
   for (int64_t i = 0; i < count; ++i) {
     if (f.deterministic && notes[i] == CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC) return false;
-    if (wide && notes[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS) return false;
-    if (wide && notes[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE &&
-        (dt == DType::Float64 || !f.allow_tf32))
+    if (notes[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS) return false;
+    if (dt == DType::Float32 && !f.allow_tf32 && notes[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE)
       return false;
   }
   return true;
 }
 
 // Engine configurations from one heuristics mode (empty when the mode has none).
-std::vector<std::shared_ptr<Desc>> engine_configs(const Api* a, const Desc& graph,
-                                                  cudnnBackendHeurMode_t mode) {
-  std::vector<std::shared_ptr<Desc>> out;
+std::vector<std::shared_ptr<Desc> > engine_configs(const Api* a, const Desc& graph,
+                                                   cudnnBackendHeurMode_t mode) {
+  std::vector<std::shared_ptr<Desc> > out;
   Desc heur(a, CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
   if (a->SetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR,
                       1, &graph.d) != CUDNN_STATUS_SUCCESS ||
@@ -319,7 +320,8 @@ std::vector<std::shared_ptr<Desc>> engine_configs(const Api* a, const Desc& grap
     return out;
   int64_t count = 0;
   if (a->GetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0,
-                      &count, nullptr) != CUDNN_STATUS_SUCCESS || count <= 0)
+                      &count, nullptr) != CUDNN_STATUS_SUCCESS ||
+      count <= 0)
     return out;
   std::vector<cudnnBackendDescriptor_t> raw;
   for (int64_t i = 0; i < count; ++i) {
@@ -411,9 +413,9 @@ Plan build_plan(const Api* a, cudnnHandle_t h, const Problem& p, const Operand& 
       CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR};
   // (conv desc, x, w, y, alpha, beta) attribute names per kind.
   static const cudnnBackendAttributeName_t names[3][6] = {
-      {CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
-       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
-       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
+      {CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA},
       {CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
@@ -444,11 +446,12 @@ Plan build_plan(const Api* a, cudnnHandle_t h, const Problem& p, const Operand& 
   ok(a->Finalize(op.d), "operation finalize");
 
   Desc graph(a, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-  set(a, graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, &op.d, 1, "graph ops");
+  set(a, graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, &op.d, 1,
+      "graph ops");
   set(a, graph, kGraphHandle, CUDNN_TYPE_HANDLE, &h, 1, "graph handle");
   ok(a->Finalize(graph.d), "operation graph finalize");
 
-  std::vector<std::shared_ptr<Desc>> cfgs = engine_configs(a, graph, CUDNN_HEUR_MODE_A);
+  std::vector<std::shared_ptr<Desc> > cfgs = engine_configs(a, graph, CUDNN_HEUR_MODE_A);
   for (auto& c : engine_configs(a, graph, CUDNN_HEUR_MODE_FALLBACK)) cfgs.push_back(c);
   Plan best;
   float best_ms = -1;
@@ -463,7 +466,8 @@ Plan build_plan(const Api* a, cudnnHandle_t h, const Problem& p, const Operand& 
       continue;
     int64_t ws = 0, n = 0;
     if (a->GetAttribute(plan->d, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &n,
-                        &ws) != CUDNN_STATUS_SUCCESS || ws > kMaxWorkspace)
+                        &ws) != CUDNN_STATUS_SUCCESS ||
+        ws > kMaxWorkspace)
       continue;
     if (!f.benchmark) return {plan, ws};
     const float ms = time_plan(a, h, *plan, ws, p, stream);
@@ -494,9 +498,11 @@ bool run(const Problem& p) {
   const int dev = p.y->device().index;
   DeviceGuard guard(dev);
   try {
+    // One layout for the three: channels-last when any of them is.
+    const bool last = is_channels_last(*p.x) || is_channels_last(*p.w) || is_channels_last(*p.y);
     bool lx = false, lw = false, ly = false;
-    const Operand xo = operand(*p.x, s.nsp, &lx), wo = operand(*p.w, s.nsp, &lw),
-                  yo = operand(*p.y, s.nsp, &ly);
+    const Operand xo = operand(*p.x, s.nsp, last, &lx), wo = operand(*p.w, s.nsp, last, &lw),
+                  yo = operand(*p.y, s.nsp, last, &ly);
     if (!lx || !lw || !ly) return false;
     cudnnHandle_t h = handle_for(a, dev);
     const std::vector<int64_t> key = cache_key(p, xo, wo, yo, dev, f);

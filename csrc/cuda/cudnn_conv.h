@@ -1,6 +1,7 @@
 // The three convolution ops through cuDNN 9 (Note [cuDNN at run time] in cudnn_conv.cpp):
-// tensors are contiguous or channels-last contiguous; each returns false, having done nothing, when cuDNN is disabled (ts.backends.cudnn.enabled),
-// cannot be loaded, or has no engine for the problem; the caller then runs its own kernels.
+// tensors are contiguous or channels-last contiguous; each returns false, having done nothing, when
+// cuDNN is disabled (ts.backends.cudnn.enabled), cannot be loaded, or has no engine for the
+// problem; the caller then runs its own kernels.
 #pragma once
 #include "core/tensor.h"
 #include "ops/conv.h"

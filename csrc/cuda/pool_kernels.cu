@@ -78,7 +78,9 @@ __device__ __forceinline__ void candidates(const PGeo& g, int i, int64_t x, int6
   *hi = min(*hi, m - 1);
 }
 
-__device__ __forceinline__ int64_t taps(const Span& sp) { return sp.hi > sp.lo ? sp.hi - sp.lo : 0; }
+__device__ __forceinline__ int64_t taps(const Span& sp) {
+  return sp.hi > sp.lo ? sp.hi - sp.lo : 0;
+}
 
 __device__ __forceinline__ int64_t divisor_of(const PGeo& g, const Span& a, const Span& b,
                                               const Span& c) {
@@ -146,8 +148,7 @@ __global__ void max_pool_backward_kernel(const T* __restrict__ gy, const int64_t
 }
 
 template <class T>
-__global__ void avg_pool_kernel(const T* __restrict__ x, T* __restrict__ y, PGeo g,
-                                int64_t total) {
+__global__ void avg_pool_kernel(const T* __restrict__ x, T* __restrict__ y, PGeo g, int64_t total) {
   using A = dacc_t<T>;
   const int64_t L = g.out[0] * g.out[1] * g.out[2], I = g.in[0] * g.in[1] * g.in[2];
   const int64_t H = g.in[1], W = g.in[2];
@@ -241,8 +242,8 @@ void cuda_avg(const Tensor& x, const Tensor& y, const PoolSpec& s) {
   const int64_t total = y.numel();
   cuda_visit<kFloatSet>(x.dtype(), "avg_pool", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    avg_pool_kernel<T><<<grid_for(total), kThreads, 0, current_stream(dev)>>>(
-        ptr<T>(x), ptr<T>(y), make_geo(s), total);
+    avg_pool_kernel<T><<<grid_for(total), kThreads, 0, current_stream(dev)>>>(ptr<T>(x), ptr<T>(y),
+                                                                              make_geo(s), total);
   });
   TS_CUDA_CHECK_LAUNCH();
 }

@@ -52,8 +52,9 @@ struct ConvSpec {
   static ConvSpec decode(const Shape& a);
 };
 
-// Kernels see contiguous tensors (N, C, *in), (O, C/groups, *k), (N, O, *out): float32/float64
-// on the CPU; on CUDA also float16/bfloat16 (the tensor cores take them as they are).
+// Kernels see tensors (N, C, *in), (O, C/groups, *k), (N, O, *out): contiguous float32/float64
+// on the CPU; on CUDA also float16/bfloat16 (the tensor cores take them as they are), and all
+// three either contiguous or all channels-last (Note [Channels-last convolutions on CUDA]).
 using ConvForwardKernel = void (*)(const Tensor& x, const Tensor& w, const Tensor* b,
                                    const Tensor& y, const ConvSpec& s);
 using ConvTransposeKernel = void (*)(const Tensor& gy, const Tensor& w, const Tensor& gx,
