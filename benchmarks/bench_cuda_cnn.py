@@ -18,52 +18,23 @@ import argparse
 import contextlib
 import json
 import os
-import statistics
 import sys
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "examples"))
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, _HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(_HERE), "examples"))
 
 import tessera as ts  # noqa: E402
 import torch  # noqa: E402
+from bench_cnn import RESNET18_CONVS  # noqa: E402  (C_in, C_out, H, kernel, stride)
+from bench_cuda import torch_time, ts_time  # noqa: E402  (CUDA events, medians)
 from resnet import resnet18  # noqa: E402
 
-# (C_in, C_out, H, kernel, stride) of ResNet-18's convolutions on 32x32 inputs.
-RESNET18_CONVS = [(3, 64, 32, 3, 1), (64, 64, 32, 3, 1), (64, 128, 32, 3, 2),
-                  (64, 128, 32, 1, 2), (128, 128, 16, 3, 1), (128, 256, 16, 3, 2),
-                  (128, 256, 16, 1, 2), (256, 256, 8, 3, 1), (256, 512, 8, 3, 2),
-                  (256, 512, 8, 1, 2), (512, 512, 4, 3, 1)]
 # (N, C, H, stride) of depthwise 3x3 convolutions in MobileNetV2 at 224x224.
 DEPTHWISE = [(64, 144, 56, 1), (64, 192, 28, 2), (64, 576, 14, 1)]
-
-
-def cuda_time(fn: Callable[[], object], sync: Callable[[], None], event: Callable[[], Any],
-              reps: int, warmup: int = 3) -> float:
-    """Median milliseconds of fn() between two events on the current stream."""
-    for _ in range(warmup):
-        fn()
-    sync()
-    samples = []
-    for _ in range(reps):
-        a, b = event(), event()
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        samples.append(a.elapsed_time(b))
-    return statistics.median(samples)
-
-
-def ts_time(fn: Callable[[], object], reps: int) -> float:
-    return cuda_time(fn, ts.cuda.synchronize, lambda: ts.cuda.Event(enable_timing=True), reps)
-
-
-def torch_time(fn: Callable[[], object], reps: int) -> float:
-    return cuda_time(fn, torch.cuda.synchronize, lambda: torch.cuda.Event(enable_timing=True),
-                     reps)
 
 
 @contextlib.contextmanager
@@ -155,6 +126,15 @@ def conv_pair(x: np.ndarray, w: np.ndarray, stride: int, pad: int, groups: int,
     return s, t
 
 
+def time_pair(case: str, fns: Tuple[Callable[[], None], Callable[[], None]], reps: int,
+              cudnn: bool) -> Dict[str, Any]:
+    sfn, tfn = fns
+    with tessera_cudnn(cudnn):
+        s_ms = ts_time(sfn, reps)
+        path = ts.backends.cudnn.last_conv_path()
+    return {"case": case, "ts_ms": s_ms, "torch_ms": torch_time(tfn, reps), "ts_path": path}
+
+
 def conv_rows(reps: int, batch: int, dtypes: List[str], cudnn: bool,
               quick: bool) -> List[Dict[str, Any]]:
     rows = []
@@ -164,21 +144,13 @@ def conv_rows(reps: int, batch: int, dtypes: List[str], cudnn: bool,
         for cin, cout, h, k, s in shapes:
             x = rng.standard_normal((batch, cin, h, h)).astype(np.float32)
             w = (rng.standard_normal((cout, cin, k, k)) * 0.05).astype(np.float32)
-            sfn, tfn = conv_pair(x, w, s, k // 2, 1, dtype)
-            with tessera_cudnn(cudnn):
-                s_ms = ts_time(sfn, reps)
-                path = ts.backends.cudnn.last_conv_path()
-            rows.append({"case": f"conv {cin}->{cout} {h}x{h} k{k} s{s} b{batch} {dtype}",
-                         "ts_ms": s_ms, "torch_ms": torch_time(tfn, reps), "ts_path": path})
+            rows.append(time_pair(f"conv {cin}->{cout} {h}x{h} k{k} s{s} b{batch} {dtype}",
+                                  conv_pair(x, w, s, k // 2, 1, dtype), reps, cudnn))
         for n, c, h, s in (DEPTHWISE[:1] if quick else DEPTHWISE):
             x = rng.standard_normal((n, c, h, h)).astype(np.float32)
             w = (rng.standard_normal((c, 1, 3, 3)) * 0.3).astype(np.float32)
-            sfn, tfn = conv_pair(x, w, s, 1, c, dtype)
-            with tessera_cudnn(cudnn):
-                s_ms = ts_time(sfn, reps)
-                path = ts.backends.cudnn.last_conv_path()
-            rows.append({"case": f"depthwise3x3 c{c} {h}x{h} s{s} b{n} {dtype}",
-                         "ts_ms": s_ms, "torch_ms": torch_time(tfn, reps), "ts_path": path})
+            rows.append(time_pair(f"depthwise3x3 c{c} {h}x{h} s{s} b{n} {dtype}",
+                                  conv_pair(x, w, s, 1, c, dtype), reps, cudnn))
     return rows
 
 

@@ -428,11 +428,6 @@ void weight_gemm(const Tensor& gy, const Tensor& x, const Tensor& gw, const Geo&
 
 // ---- entry points
 
-template <class F>
-void visit_conv(DType d, const char* op, F&& f) {
-  cuda_visit<kFloatSet>(d, op, std::forward<F>(f));
-}
-
 // The GEMM and depthwise kernels work on contiguous tensors: channels-last operands are
 // copied to NCHW, and a channels-last result computed into an NCHW buffer and copied back.
 Tensor nchw(const Tensor& t) { return t.is_contiguous() ? t : contiguous(t); }
@@ -443,82 +438,68 @@ void finish_out(const Tensor& out, const Tensor& buf) {
   if (out.data_ptr() != buf.data_ptr()) copy_(out, buf);
 }
 
-void cuda_conv_forward(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor& y,
-                       const ConvSpec& s) {
-  const int dev = y.device().index;
+// The common entry: cuDNN when it takes the problem (`cudnn()` true), else `kernels(tag, a, b,
+// out, stream)` (the depthwise or GEMM kernels) on contiguous copies of the operands a, b.
+template <class Cudnn, class Kernels>
+void conv_entry(const char* op, const Tensor& a, const Tensor& b, const Tensor& out, const Geo& g,
+                Cudnn&& cudnn, Kernels&& kernels) {
+  const int dev = out.device().index;
   DeviceGuard guard(dev);
-  const Geo g = make_geo(x.dim(0), x.dim(1), w.dim(0), s);
-  cudaStream_t st = current_stream(dev);
-  if (cudnn_conv_forward(x, w, y, s)) {
+  if (cudnn()) {
     conv_path_used() = "cudnn";
-    if (b) add_bias(y, *b, g, st);
     return;
   }
-  const Tensor xc = nchw(x), wc = nchw(w), yc = nchw_out(y);
-  visit_conv(y.dtype(), "convolution", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if (depthwise(g)) {
-      conv_path_used() = "cuda_depthwise";
-      dw_forward_kernel<T><<<grid_for(yc.numel()), kThreads, 0, st>>>(
-          ptr<T>(xc), ptr<T>(wc), b ? ptr<T>(*b) : nullptr, ptr<T>(yc), g);
-      TS_CUDA_CHECK_LAUNCH();
-      return;
-    }
-    conv_path_used() = "cuda_gemm";
-    forward_gemm<T>(xc, wc, b, yc, g, dev, st);
-  });
-  finish_out(y, yc);
+  cudaStream_t st = current_stream(dev);
+  const Tensor ac = nchw(a), bc = nchw(b), oc = nchw_out(out);
+  conv_path_used() = depthwise(g) ? "cuda_depthwise" : "cuda_gemm";
+  cuda_visit<kFloatSet>(out.dtype(), op, [&](auto tag) { kernels(tag, ac, bc, oc, st); });
+  finish_out(out, oc);
+}
+
+void cuda_conv_forward(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor& y,
+                       const ConvSpec& s) {
+  const Geo g = make_geo(x.dim(0), x.dim(1), w.dim(0), s);
+  conv_entry(
+      "convolution", x, w, y, g,
+      [&] {
+        if (!cudnn_conv_forward(x, w, y, s)) return false;
+        if (b) add_bias(y, *b, g, current_stream(y.device().index));
+        return true;
+      },
+      [&](auto tag, const Tensor& xc, const Tensor& wc, const Tensor& yc, cudaStream_t st) {
+        using T = typename decltype(tag)::type;
+        if (!depthwise(g)) return forward_gemm<T>(xc, wc, b, yc, g, yc.device().index, st);
+        dw_forward_kernel<T><<<grid_for(yc.numel()), kThreads, 0, st>>>(
+            ptr<T>(xc), ptr<T>(wc), b ? ptr<T>(*b) : nullptr, ptr<T>(yc), g);
+        TS_CUDA_CHECK_LAUNCH();
+      });
 }
 
 void cuda_conv_transpose(const Tensor& gy, const Tensor& w, const Tensor& gx, const ConvSpec& s) {
-  const int dev = gx.device().index;
-  DeviceGuard guard(dev);
   const Geo g = make_geo(gx.dim(0), gx.dim(1), w.dim(0), s);
-  if (cudnn_conv_transpose(gy, w, gx, s)) {
-    conv_path_used() = "cudnn";
-    return;
-  }
-  cudaStream_t st = current_stream(dev);
-  const Tensor gyc = nchw(gy), wc = nchw(w), gxc = nchw_out(gx);
-  visit_conv(gx.dtype(), "conv_transpose", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if (depthwise(g)) {
-      conv_path_used() = "cuda_depthwise";
-      dw_transpose_kernel<T>
-          <<<grid_for(gxc.numel()), kThreads, 0, st>>>(ptr<T>(gyc), ptr<T>(wc), ptr<T>(gxc), g);
-      TS_CUDA_CHECK_LAUNCH();
-      return;
-    }
-    conv_path_used() = "cuda_gemm";
-    transpose_gemm<T>(gyc, wc, gxc, g, dev, st);
-  });
-  finish_out(gx, gxc);
+  conv_entry(
+      "conv_transpose", gy, w, gx, g, [&] { return cudnn_conv_transpose(gy, w, gx, s); },
+      [&](auto tag, const Tensor& gyc, const Tensor& wc, const Tensor& gxc, cudaStream_t st) {
+        using T = typename decltype(tag)::type;
+        if (!depthwise(g)) return transpose_gemm<T>(gyc, wc, gxc, g, gxc.device().index, st);
+        dw_transpose_kernel<T>
+            <<<grid_for(gxc.numel()), kThreads, 0, st>>>(ptr<T>(gyc), ptr<T>(wc), ptr<T>(gxc), g);
+        TS_CUDA_CHECK_LAUNCH();
+      });
 }
 
 void cuda_conv_weight(const Tensor& gy, const Tensor& x, const Tensor& gw, const ConvSpec& s) {
-  const int dev = gw.device().index;
-  DeviceGuard guard(dev);
   const Geo g = make_geo(x.dim(0), x.dim(1), gw.dim(0), s);
-  if (cudnn_conv_weight(gy, x, gw, s)) {
-    conv_path_used() = "cudnn";
-    return;
-  }
-  cudaStream_t st = current_stream(dev);
-  const Tensor gyc = nchw(gy), xc = nchw(x), gwc = nchw_out(gw);
-  visit_conv(gw.dtype(), "convolution_backward_weight", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if (depthwise(g)) {
-      conv_path_used() = "cuda_depthwise";
-      if (g.N == 0 || g.L == 0) return zero(gwc, st);
-      dw_weight_kernel<T><<<static_cast<unsigned>(g.O * g.K), kThreads, 0, st>>>(
-          ptr<T>(gyc), ptr<T>(xc), ptr<T>(gwc), g);
-      TS_CUDA_CHECK_LAUNCH();
-      return;
-    }
-    conv_path_used() = "cuda_gemm";
-    weight_gemm<T>(gyc, xc, gwc, g, dev, st);
-  });
-  finish_out(gw, gwc);
+  conv_entry(
+      "convolution_backward_weight", gy, x, gw, g, [&] { return cudnn_conv_weight(gy, x, gw, s); },
+      [&](auto tag, const Tensor& gyc, const Tensor& xc, const Tensor& gwc, cudaStream_t st) {
+        using T = typename decltype(tag)::type;
+        if (!depthwise(g)) return weight_gemm<T>(gyc, xc, gwc, g, gwc.device().index, st);
+        if (g.N == 0 || g.L == 0) return zero(gwc, st);
+        dw_weight_kernel<T><<<static_cast<unsigned>(g.O * g.K), kThreads, 0, st>>>(
+            ptr<T>(gyc), ptr<T>(xc), ptr<T>(gwc), g);
+        TS_CUDA_CHECK_LAUNCH();
+      });
 }
 
 }  // namespace

@@ -89,19 +89,44 @@ __device__ __forceinline__ int64_t divisor_of(const PGeo& g, const Span& a, cons
   return taps(a) * taps(b) * taps(c);
 }
 
+// Output element i of plane-major (P, Do, Ho, Wo): its plane, flat position and coordinates.
+struct OutAt {
+  int64_t pl, o, od, oh, ow;
+};
+__device__ __forceinline__ OutAt out_at(const PGeo& g, int64_t i) {
+  const int64_t L = g.out[0] * g.out[1] * g.out[2], o = i % L;
+  return {i / L, o, o / (g.out[2] * g.out[1]), (o / g.out[2]) % g.out[1], o % g.out[2]};
+}
+
+// Input element i of (P, D, H, W): its plane, flat position, coordinates, and per dim the
+// outputs [lo, hi] whose windows may hold it.
+struct InAt {
+  int64_t pl, pos, x[3], lo[3], hi[3];
+};
+__device__ __forceinline__ InAt in_at(const PGeo& g, int64_t i) {
+  const int64_t I = g.in[0] * g.in[1] * g.in[2];
+  InAt a;
+  a.pl = i / I;
+  a.pos = i % I;
+  a.x[2] = a.pos % g.in[2];
+  a.x[1] = (a.pos / g.in[2]) % g.in[1];
+  a.x[0] = a.pos / (g.in[2] * g.in[1]);
+  for (int d = 0; d < 3; ++d) candidates(g, d, a.x[d], &a.lo[d], &a.hi[d]);
+  return a;
+}
+
 template <class T>
 __global__ void max_pool_kernel(const T* __restrict__ x, T* __restrict__ y,
                                 int64_t* __restrict__ idx, PGeo g, int64_t total) {
   using A = dacc_t<T>;
-  const int64_t L = g.out[0] * g.out[1] * g.out[2], I = g.in[0] * g.in[1] * g.in[2];
+  const int64_t I = g.in[0] * g.in[1] * g.in[2];
   const int64_t H = g.in[1], W = g.in[2];
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const int64_t pl = i / L, o = i % L;
-    const int64_t ow = o % g.out[2], oh = (o / g.out[2]) % g.out[1], od = o / (g.out[2] * g.out[1]);
-    const Span a = window(g, 0, od, g.d[0]), b = window(g, 1, oh, g.d[1]),
-               c = window(g, 2, ow, g.d[2]);
-    const T* xs = x + pl * I;
+    const OutAt at0 = out_at(g, i);
+    const Span a = window(g, 0, at0.od, g.d[0]), b = window(g, 1, at0.oh, g.d[1]),
+               c = window(g, 2, at0.ow, g.d[2]);
+    const T* xs = x + at0.pl * I;
     A best = -INFINITY;
     int64_t at = (a.lo * H + b.lo) * W + c.lo;
     for (int64_t id = a.lo; id < a.hi; id += g.d[0])
@@ -124,24 +149,18 @@ template <class T>
 __global__ void max_pool_backward_kernel(const T* __restrict__ gy, const int64_t* __restrict__ idx,
                                          T* __restrict__ gx, PGeo g, int64_t total) {
   using A = dacc_t<T>;
-  const int64_t L = g.out[0] * g.out[1] * g.out[2], I = g.in[0] * g.in[1] * g.in[2];
+  const int64_t L = g.out[0] * g.out[1] * g.out[2];
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const int64_t pl = i / I, pos = i % I;
-    const int64_t iw = pos % g.in[2], ih = (pos / g.in[2]) % g.in[1],
-                  id = pos / (g.in[2] * g.in[1]);
-    int64_t dlo, dhi, hlo, hhi, wlo, whi;
-    candidates(g, 0, id, &dlo, &dhi);
-    candidates(g, 1, ih, &hlo, &hhi);
-    candidates(g, 2, iw, &wlo, &whi);
-    const T* gs = gy + pl * L;
-    const int64_t* is = idx + pl * L;
+    const InAt in = in_at(g, i);
+    const T* gs = gy + in.pl * L;
+    const int64_t* is = idx + in.pl * L;
     A acc = A(0);
-    for (int64_t od = dlo; od <= dhi; ++od)
-      for (int64_t oh = hlo; oh <= hhi; ++oh)
-        for (int64_t ow = wlo; ow <= whi; ++ow) {
+    for (int64_t od = in.lo[0]; od <= in.hi[0]; ++od)
+      for (int64_t oh = in.lo[1]; oh <= in.hi[1]; ++oh)
+        for (int64_t ow = in.lo[2]; ow <= in.hi[2]; ++ow) {
           const int64_t o = (od * g.out[1] + oh) * g.out[2] + ow;
-          if (is[o] == pos) acc += A(gs[o]);
+          if (is[o] == in.pos) acc += A(gs[o]);
         }
     gx[i] = T(acc);
   }
@@ -150,14 +169,13 @@ __global__ void max_pool_backward_kernel(const T* __restrict__ gy, const int64_t
 template <class T>
 __global__ void avg_pool_kernel(const T* __restrict__ x, T* __restrict__ y, PGeo g, int64_t total) {
   using A = dacc_t<T>;
-  const int64_t L = g.out[0] * g.out[1] * g.out[2], I = g.in[0] * g.in[1] * g.in[2];
+  const int64_t I = g.in[0] * g.in[1] * g.in[2];
   const int64_t H = g.in[1], W = g.in[2];
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const int64_t pl = i / L, o = i % L;
-    const int64_t ow = o % g.out[2], oh = (o / g.out[2]) % g.out[1], od = o / (g.out[2] * g.out[1]);
-    const Span a = window(g, 0, od, 1), b = window(g, 1, oh, 1), c = window(g, 2, ow, 1);
-    const T* xs = x + pl * I;
+    const OutAt at = out_at(g, i);
+    const Span a = window(g, 0, at.od, 1), b = window(g, 1, at.oh, 1), c = window(g, 2, at.ow, 1);
+    const T* xs = x + at.pl * I;
     A sum = A(0);
     for (int64_t id = a.lo; id < a.hi; ++id)
       for (int64_t ih = b.lo; ih < b.hi; ++ih) {
@@ -173,27 +191,21 @@ template <class T>
 __global__ void avg_pool_backward_kernel(const T* __restrict__ gy, T* __restrict__ gx, PGeo g,
                                          int64_t total) {
   using A = dacc_t<T>;
-  const int64_t L = g.out[0] * g.out[1] * g.out[2], I = g.in[0] * g.in[1] * g.in[2];
+  const int64_t L = g.out[0] * g.out[1] * g.out[2];
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const int64_t pl = i / I, pos = i % I;
-    const int64_t iw = pos % g.in[2], ih = (pos / g.in[2]) % g.in[1],
-                  id = pos / (g.in[2] * g.in[1]);
-    int64_t dlo, dhi, hlo, hhi, wlo, whi;
-    candidates(g, 0, id, &dlo, &dhi);
-    candidates(g, 1, ih, &hlo, &hhi);
-    candidates(g, 2, iw, &wlo, &whi);
-    const T* gs = gy + pl * L;
+    const InAt in = in_at(g, i);
+    const T* gs = gy + in.pl * L;
     A acc = A(0);
-    for (int64_t od = dlo; od <= dhi; ++od) {
+    for (int64_t od = in.lo[0]; od <= in.hi[0]; ++od) {
       const Span a = window(g, 0, od, 1);
-      if (id < a.lo || id >= a.hi) continue;
-      for (int64_t oh = hlo; oh <= hhi; ++oh) {
+      if (in.x[0] < a.lo || in.x[0] >= a.hi) continue;
+      for (int64_t oh = in.lo[1]; oh <= in.hi[1]; ++oh) {
         const Span b = window(g, 1, oh, 1);
-        if (ih < b.lo || ih >= b.hi) continue;
-        for (int64_t ow = wlo; ow <= whi; ++ow) {
+        if (in.x[1] < b.lo || in.x[1] >= b.hi) continue;
+        for (int64_t ow = in.lo[2]; ow <= in.hi[2]; ++ow) {
           const Span c = window(g, 2, ow, 1);
-          if (iw < c.lo || iw >= c.hi) continue;
+          if (in.x[2] < c.lo || in.x[2] >= c.hi) continue;
           const int64_t div = divisor_of(g, a, b, c);
           if (div) acc += A(gs[(od * g.out[1] + oh) * g.out[2] + ow]) / A(div);
         }
@@ -208,60 +220,57 @@ T* ptr(const Tensor& t) {
   return reinterpret_cast<T*>(t.data_ptr());
 }
 
-void cuda_max(const Tensor& x, const Tensor& y, const Tensor& idx, const PoolSpec& s) {
-  const int dev = y.device().index;
+// Launches launch(tag, grid, stream, geometry, count) with one thread per element of `out` in
+// out's dtype; a backward with no outputs (`zero_if_empty`) just zeroes `out`.
+template <class Launch>
+void pool_launch(const char* op, const Tensor& out, DType dt, const PoolSpec& s, bool zero_if_empty,
+                 Launch&& launch) {
+  const int dev = out.device().index;
   DeviceGuard guard(dev);
-  const int64_t total = y.numel();
-  cuda_visit<kFloatSet>(x.dtype(), "max_pool", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    max_pool_kernel<T><<<grid_for(total), kThreads, 0, current_stream(dev)>>>(
-        ptr<T>(x), ptr<T>(y), ptr<int64_t>(idx), make_geo(s), total);
-  });
+  const int64_t total = out.numel();
+  cudaStream_t st = current_stream(dev);
+  if (zero_if_empty && s.out_numel() == 0) {
+    TS_CUDA_CHECK(cudaMemsetAsync(out.data_ptr(), 0, total * out.itemsize(), st));
+    return;
+  }
+  cuda_visit<kFloatSet>(dt, op,
+                        [&](auto tag) { launch(tag, grid_for(total), st, make_geo(s), total); });
   TS_CUDA_CHECK_LAUNCH();
+}
+
+void cuda_max(const Tensor& x, const Tensor& y, const Tensor& idx, const PoolSpec& s) {
+  pool_launch("max_pool", y, x.dtype(), s, false,
+              [&](auto tag, unsigned grid, cudaStream_t st, const PGeo& g, int64_t n) {
+                using T = typename decltype(tag)::type;
+                max_pool_kernel<T>
+                    <<<grid, kThreads, 0, st>>>(ptr<T>(x), ptr<T>(y), ptr<int64_t>(idx), g, n);
+              });
 }
 
 void cuda_max_backward(const Tensor& gy, const Tensor& idx, const Tensor& gx, const PoolSpec& s) {
-  const int dev = gx.device().index;
-  DeviceGuard guard(dev);
-  const int64_t total = gx.numel();
-  if (s.out_numel() == 0) {
-    TS_CUDA_CHECK(cudaMemsetAsync(gx.data_ptr(), 0, total * gx.itemsize(), current_stream(dev)));
-    return;
-  }
-  cuda_visit<kFloatSet>(gx.dtype(), "max_pool_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    max_pool_backward_kernel<T><<<grid_for(total), kThreads, 0, current_stream(dev)>>>(
-        ptr<T>(gy), ptr<int64_t>(idx), ptr<T>(gx), make_geo(s), total);
-  });
-  TS_CUDA_CHECK_LAUNCH();
+  pool_launch("max_pool_backward", gx, gx.dtype(), s, true,
+              [&](auto tag, unsigned grid, cudaStream_t st, const PGeo& g, int64_t n) {
+                using T = typename decltype(tag)::type;
+                max_pool_backward_kernel<T>
+                    <<<grid, kThreads, 0, st>>>(ptr<T>(gy), ptr<int64_t>(idx), ptr<T>(gx), g, n);
+              });
 }
 
 void cuda_avg(const Tensor& x, const Tensor& y, const PoolSpec& s) {
-  const int dev = y.device().index;
-  DeviceGuard guard(dev);
-  const int64_t total = y.numel();
-  cuda_visit<kFloatSet>(x.dtype(), "avg_pool", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    avg_pool_kernel<T><<<grid_for(total), kThreads, 0, current_stream(dev)>>>(ptr<T>(x), ptr<T>(y),
-                                                                              make_geo(s), total);
-  });
-  TS_CUDA_CHECK_LAUNCH();
+  pool_launch("avg_pool", y, x.dtype(), s, false,
+              [&](auto tag, unsigned grid, cudaStream_t st, const PGeo& g, int64_t n) {
+                using T = typename decltype(tag)::type;
+                avg_pool_kernel<T><<<grid, kThreads, 0, st>>>(ptr<T>(x), ptr<T>(y), g, n);
+              });
 }
 
 void cuda_avg_backward(const Tensor& gy, const Tensor& gx, const PoolSpec& s) {
-  const int dev = gx.device().index;
-  DeviceGuard guard(dev);
-  const int64_t total = gx.numel();
-  if (s.out_numel() == 0) {
-    TS_CUDA_CHECK(cudaMemsetAsync(gx.data_ptr(), 0, total * gx.itemsize(), current_stream(dev)));
-    return;
-  }
-  cuda_visit<kFloatSet>(gx.dtype(), "avg_pool_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    avg_pool_backward_kernel<T><<<grid_for(total), kThreads, 0, current_stream(dev)>>>(
-        ptr<T>(gy), ptr<T>(gx), make_geo(s), total);
-  });
-  TS_CUDA_CHECK_LAUNCH();
+  pool_launch("avg_pool_backward", gx, gx.dtype(), s, true,
+              [&](auto tag, unsigned grid, cudaStream_t st, const PGeo& g, int64_t n) {
+                using T = typename decltype(tag)::type;
+                avg_pool_backward_kernel<T>
+                    <<<grid, kThreads, 0, st>>>(ptr<T>(gy), ptr<T>(gx), g, n);
+              });
 }
 
 }  // namespace
