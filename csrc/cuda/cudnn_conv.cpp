@@ -260,6 +260,9 @@ void tensor_desc(const Api* a, Desc& d, const Operand& o, cudnnDataType_t dt, in
 struct Plan {
   std::shared_ptr<Desc> plan;  // null: cuDNN does not take this problem
   int64_t workspace = 0;
+  // The descriptors the plan was built from (tensors, convolution, operation, graph, engine
+  // configuration), kept alive with it.
+  std::vector<std::shared_ptr<Desc> > keep;
 };
 
 // The problem: x (N, C, *in), w (O, C/g, *k), y (N, O, *out) with the tensors' strides.
@@ -381,11 +384,16 @@ Plan build_plan(const Api* a, cudnnHandle_t h, const Problem& p, const Operand& 
   const DType dt = p.x->dtype();
   const cudnnDataType_t data = data_type(dt);
   const cudnnDataType_t comp = dt == DType::Float64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
-  Desc xd(a, CUDNN_BACKEND_TENSOR_DESCRIPTOR), wd(a, CUDNN_BACKEND_TENSOR_DESCRIPTOR),
-      yd(a, CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-  tensor_desc(a, xd, xo, data, kUidX);
-  tensor_desc(a, wd, wo, data, kUidW);
-  tensor_desc(a, yd, yo, data, kUidY);
+  std::vector<std::shared_ptr<Desc> > keep;
+  auto make = [&](cudnnBackendDescriptorType_t t) {
+    keep.push_back(std::make_shared<Desc>(a, t));
+    return keep.back();
+  };
+  const auto xd = make(CUDNN_BACKEND_TENSOR_DESCRIPTOR), wd = make(CUDNN_BACKEND_TENSOR_DESCRIPTOR),
+             yd = make(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+  tensor_desc(a, *xd, xo, data, kUidX);
+  tensor_desc(a, *wd, wo, data, kUidW);
+  tensor_desc(a, *yd, yo, data, kUidY);
   // The geometry: the 3 right-aligned slots of the spec, as 2 (1-D, 2-D) or 3 dims.
   const int nd = p.s->nsp == 3 ? 3 : 2;
   std::vector<int64_t> stride, pad, dil;
@@ -394,18 +402,18 @@ Plan build_plan(const Api* a, cudnnHandle_t h, const Problem& p, const Operand& 
     pad.push_back(p.s->p[i]);
     dil.push_back(p.s->d[i]);
   }
-  Desc conv(a, CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+  const auto conv = make(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
   const int64_t spatial = nd;
   const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
-  set(a, conv, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, &comp, 1, "comp type");
-  set(a, conv, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, &mode, 1, "mode");
-  set(a, conv, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, &spatial, 1, "dims");
-  set(a, conv, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, dil.data(), nd, "dilations");
-  set(a, conv, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, stride.data(), nd,
+  set(a, *conv, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, &comp, 1, "comp type");
+  set(a, *conv, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, &mode, 1, "mode");
+  set(a, *conv, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, &spatial, 1, "dims");
+  set(a, *conv, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, dil.data(), nd, "dilations");
+  set(a, *conv, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, stride.data(), nd,
       "strides");
-  set(a, conv, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, pad.data(), nd, "padding");
-  set(a, conv, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, pad.data(), nd, "padding");
-  ok(a->Finalize(conv.d), "convolution finalize");
+  set(a, *conv, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, pad.data(), nd, "padding");
+  set(a, *conv, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, pad.data(), nd, "padding");
+  ok(a->Finalize(conv->d), "convolution finalize");
 
   static const cudnnBackendDescriptorType_t op_types[3] = {
       CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
@@ -429,30 +437,30 @@ Plan build_plan(const Api* a, cudnnHandle_t h, const Problem& p, const Operand& 
        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA,
        CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA}};
   const auto& nm = names[p.kind];
-  Desc op(a, op_types[p.kind]);
-  set(a, op, nm[0], CUDNN_TYPE_BACKEND_DESCRIPTOR, &conv.d, 1, "op conv");
-  set(a, op, nm[1], CUDNN_TYPE_BACKEND_DESCRIPTOR, &xd.d, 1, "op x");
-  set(a, op, nm[2], CUDNN_TYPE_BACKEND_DESCRIPTOR, &wd.d, 1, "op w");
-  set(a, op, nm[3], CUDNN_TYPE_BACKEND_DESCRIPTOR, &yd.d, 1, "op y");
+  const auto op = make(op_types[p.kind]);
+  set(a, *op, nm[0], CUDNN_TYPE_BACKEND_DESCRIPTOR, &conv->d, 1, "op conv");
+  set(a, *op, nm[1], CUDNN_TYPE_BACKEND_DESCRIPTOR, &xd->d, 1, "op x");
+  set(a, *op, nm[2], CUDNN_TYPE_BACKEND_DESCRIPTOR, &wd->d, 1, "op w");
+  set(a, *op, nm[3], CUDNN_TYPE_BACKEND_DESCRIPTOR, &yd->d, 1, "op y");
   if (dt == DType::Float64) {
     const double one = 1.0, zero = 0.0;
-    set(a, op, nm[4], CUDNN_TYPE_DOUBLE, &one, 1, "alpha");
-    set(a, op, nm[5], CUDNN_TYPE_DOUBLE, &zero, 1, "beta");
+    set(a, *op, nm[4], CUDNN_TYPE_DOUBLE, &one, 1, "alpha");
+    set(a, *op, nm[5], CUDNN_TYPE_DOUBLE, &zero, 1, "beta");
   } else {
     const float one = 1.0f, zero = 0.0f;
-    set(a, op, nm[4], CUDNN_TYPE_FLOAT, &one, 1, "alpha");
-    set(a, op, nm[5], CUDNN_TYPE_FLOAT, &zero, 1, "beta");
+    set(a, *op, nm[4], CUDNN_TYPE_FLOAT, &one, 1, "alpha");
+    set(a, *op, nm[5], CUDNN_TYPE_FLOAT, &zero, 1, "beta");
   }
-  ok(a->Finalize(op.d), "operation finalize");
+  ok(a->Finalize(op->d), "operation finalize");
 
-  Desc graph(a, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-  set(a, graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, &op.d, 1,
+  const auto graph = make(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+  set(a, *graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, &op->d, 1,
       "graph ops");
-  set(a, graph, kGraphHandle, CUDNN_TYPE_HANDLE, &h, 1, "graph handle");
-  ok(a->Finalize(graph.d), "operation graph finalize");
+  set(a, *graph, kGraphHandle, CUDNN_TYPE_HANDLE, &h, 1, "graph handle");
+  ok(a->Finalize(graph->d), "operation graph finalize");
 
-  std::vector<std::shared_ptr<Desc> > cfgs = engine_configs(a, graph, CUDNN_HEUR_MODE_A);
-  for (auto& c : engine_configs(a, graph, CUDNN_HEUR_MODE_FALLBACK)) cfgs.push_back(c);
+  std::vector<std::shared_ptr<Desc> > cfgs = engine_configs(a, *graph, CUDNN_HEUR_MODE_A);
+  for (auto& c : engine_configs(a, *graph, CUDNN_HEUR_MODE_FALLBACK)) cfgs.push_back(c);
   Plan best;
   float best_ms = -1;
   int timed = 0;
@@ -469,10 +477,14 @@ Plan build_plan(const Api* a, cudnnHandle_t h, const Problem& p, const Operand& 
                         &ws) != CUDNN_STATUS_SUCCESS ||
         ws > kMaxWorkspace)
       continue;
-    if (!f.benchmark) return {plan, ws};
+    if (!f.benchmark) {
+      keep.push_back(cfg);
+      return {plan, ws, keep};
+    }
     const float ms = time_plan(a, h, *plan, ws, p, stream);
     if (ms >= 0 && (best_ms < 0 || ms < best_ms)) {
-      best = {plan, ws};
+      best = {plan, ws, keep};
+      best.keep.push_back(cfg);
       best_ms = ms;
     }
     if (++timed >= 10) break;
