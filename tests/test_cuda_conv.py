@@ -43,7 +43,10 @@ def conv_path(path: str) -> Iterator[None]:
 
 
 PATHS = ["cudnn", "fallback"]
-EXPECTED = {"cudnn": {"cudnn", "cuda_depthwise"}, "fallback": {"cuda_gemm", "cuda_depthwise"}}
+# (cuDNN may decline a problem, which then runs on tessera's kernels: the result is checked
+# either way; test_cudnn_switches_steer_the_path checks cuDNN takes the common case.)
+EXPECTED = {"cudnn": {"cudnn", "cuda_gemm", "cuda_depthwise"},
+            "fallback": {"cuda_gemm", "cuda_depthwise"}}
 if DEV == "cpu":
     EXPECTED = {"cudnn": {"cpu"}, "fallback": {"cpu"}}
 
