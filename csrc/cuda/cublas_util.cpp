@@ -3,11 +3,13 @@
 #include <map>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "core/device_backend.h"
 #include "core/error.h"
 #include "cuda/caching_allocator.h"
 #include "cuda/cuda_check.h"
+#include "cuda/cuda_state.h"
 
 namespace ts::cuda {
 namespace {
@@ -60,6 +62,17 @@ void bind_cublas(cublasHandle_t h, int dev, cudaStream_t s) {
 void check_cublas(cublasStatus_t s, const char* what, const char* op) {
   if (s != CUBLAS_STATUS_SUCCESS)
     throw RuntimeError(str(op, ": cuBLAS failed in ", what, " with ", cublas_status_name(s)));
+}
+
+cublasHandle_t cublas_handle(int dev) {
+  thread_local std::vector<cublasHandle_t> handles;
+  if (handles.size() <= static_cast<size_t>(dev)) handles.resize(dev + 1, nullptr);
+  if (!handles[dev]) {
+    DeviceGuard g(dev);
+    check_cublas(cublasCreate(&handles[dev]), "cublasCreate");
+  }
+  bind_cublas(handles[dev], dev, current_stream(dev));  // stream + graph-safe workspace
+  return handles[dev];
 }
 
 GemmTypes gemm_types(DType d) {

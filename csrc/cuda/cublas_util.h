@@ -15,6 +15,10 @@ void bind_cublas(cublasHandle_t h, int dev, cudaStream_t s);
 // Throws RuntimeError("<op>: cuBLAS failed in <what> with <status>") unless s is SUCCESS.
 void check_cublas(cublasStatus_t s, const char* what, const char* op = "matmul");
 
+// The calling thread's cuBLAS handle for device `dev` (created on first use, kept for the
+// thread's life), bound to the device's current stream.
+cublasHandle_t cublas_handle(int dev);
+
 struct GemmTypes {
   cudaDataType_t data;
   cublasComputeType_t compute;

@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "core/device_backend.h"
+#include "ops/conv.h"
 #include "ops/copy.h"
 #include "python/convert.h"
 
@@ -175,6 +176,33 @@ void init_cuda(py::module_& m) {
   bind_streams(c);
   bind_graphs(c);
   c.def("set_allow_tf32", [](bool v) { cuda_matmul_allow_tf32() = v; });
+  // ts.backends.cudnn (ops/conv.h: CudnnFlags, the loader, the path the last conv took).
+  c.def("cudnn_set_flag", [](const std::string& name, bool v) {
+    CudnnFlags& f = cudnn_flags();
+    bool* slot = name == "enabled"         ? &f.enabled
+                 : name == "benchmark"     ? &f.benchmark
+                 : name == "deterministic" ? &f.deterministic
+                 : name == "allow_tf32"    ? &f.allow_tf32
+                                           : nullptr;
+    TS_CHECK(slot, ValueError, "backends.cudnn: unknown switch '", name, "'");
+    *slot = v;
+  });
+  c.def("cudnn_get_flag", [](const std::string& name) {
+    const CudnnFlags& f = cudnn_flags();
+    if (name == "enabled") return f.enabled;
+    if (name == "benchmark") return f.benchmark;
+    if (name == "deterministic") return f.deterministic;
+    TS_CHECK(name == "allow_tf32", ValueError, "backends.cudnn: unknown switch '", name, "'");
+    return f.allow_tf32;
+  });
+  c.def("cudnn_set_search_paths",
+        [](const std::vector<std::string>& p) { cudnn_loader().search_paths = p; });
+  c.def("cudnn_version", [] {
+    const CudnnLoader& l = cudnn_loader();
+    return l.version && cuda_backend() && cuda_backend()->available() ? l.version() : int64_t(0);
+  });
+  c.def("cudnn_load_error", [] { return cudnn_loader().load_error; });
+  c.def("conv_last_path", [] { return std::string(conv_path_used()); });
   c.def("get_allow_tf32", [] { return cuda_matmul_allow_tf32(); });
   m.def("_to_device", [](const Tensor& x, py::handle device, bool non_blocking) {
     return ts::to_device(x, to_device(device), non_blocking);
