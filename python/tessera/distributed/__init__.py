@@ -145,12 +145,12 @@ def _rendezvous(init_method: Optional[str], rank: int, world_size: int,
 
 
 def _create(backend: str, store: Store, rank: int, world_size: int,
-            timeout: float) -> ProcessGroup:
+            timeout: float, device_id: Any = None) -> ProcessGroup:
     if backend in ("gloo", "mpi"):
         from .mpi_backend import MPIProcessGroup
         return MPIProcessGroup.create(store, rank, world_size, timeout)
     from .nccl_backend import NCCLProcessGroup
-    return NCCLProcessGroup.create(store, rank, world_size, timeout)
+    return NCCLProcessGroup.create(store, rank, world_size, timeout, device_id=device_id)
 
 
 def _backend_name(backend: Optional[str]) -> str:
@@ -186,7 +186,7 @@ def init_process_group(backend: Optional[str] = None, init_method: Optional[str]
         raise ValueError("init_process_group: with store=, rank= and world_size= are required")
     _State.generation += 1
     pstore = PrefixStore(f"tessera/{_State.generation}", store)
-    pg = _create(name, pstore, rank, world_size, t)
+    pg = _create(name, pstore, rank, world_size, t, device_id)
     _State.world, _State.backend, _State.store = pg, name, store
     _State.ranks = {id(pg): list(range(world_size))}
     _State.group_count = 0
