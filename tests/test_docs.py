@@ -51,7 +51,8 @@ def _nn_page_lists_every_module_class_with_its_docstring(page: str) -> None:
         if words not in text:
             absent.append((n, words))
     assert not absent, f"docstrings not rendered: {absent[:5]}"
-    assert 'id="tessera.nn.functional"' in page
+    for f in ("softmax", "cross_entropy", "scaled_dot_product_attention", "conv2d", "gelu"):
+        assert f'id="tessera.nn.functional.{f}"' in page, f
 
 
 def test_site_builds_strict(tmp_path):
