@@ -419,6 +419,22 @@ class NCCLProcessGroup(ProcessGroup):
         w._result = [src]
         return w
 
+    def batch_p2p(self, ops: Sequence[tuple]) -> List[Work]:
+        """One NCCL group of all the sends and receives: one Work (PyTorch's coalesced form)."""
+        pairs, tensors, backs = [], [], []
+        for is_send, tensor, peer, _ in ops:
+            t, back = self._staged(tensor)
+            dt, n = _dtype_count(t, "batch_isend_irecv")
+            pairs.append((bool(is_send), t.data_ptr(), n, dt, int(peer)))
+            tensors.append(t)
+            if back is not None and not is_send:
+                backs.append(back)
+
+        def finish() -> None:
+            for b in backs:
+                b()
+        return [self._p2p_group("batch_isend_irecv", tensors, pairs, finish if backs else None)]
+
     def barrier(self) -> Work:
         from .._creation import zeros
         from .. import cuda
