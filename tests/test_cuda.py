@@ -841,6 +841,7 @@ def test_linalg_and_fft_on_cuda_tensors_match_cpu():
     same(ts.fft.irfftn(ts.asarray(sig)), ts.fft.irfftn(ts.asarray(sig, device=DEV)), exact=False, rtol=1e-5, atol=1e-5)
 
 
+@gpu
 def test_asarray_follows_the_default_device_for_every_input_kind():
     """torch.asarray is one of torch's default-device constructors: NumPy arrays, buffers and
     sequences all go to the default device when no device= is given."""
