@@ -202,6 +202,9 @@ def _tensor_params(fn: Callable) -> "list[tuple[int | None, str, bool]]":
     return out
 
 
+_TRANSPARENT_TENSOR_ARGS = False
+
+
 def require_tensor_args(fn: Callable, name: str) -> Callable:
     """`fn` checking, before it runs, that each parameter annotated ``Tensor`` is a tensor
     (``Optional[Tensor]``: a tensor or None), raising PyTorch's TypeError
@@ -228,4 +231,9 @@ def require_tensor_args(fn: Callable, name: str) -> Callable:
         return fn(*args, **kwargs)
 
     wrapper.__requires_tensor_args__ = True  # type: ignore[attr-defined]
+    global _TRANSPARENT_TENSOR_ARGS
+    if not _TRANSPARENT_TENSOR_ARGS:  # autocast's nesting check looks through it to the caller
+        from .amp._policy import transparent
+        transparent(wrapper)
+        _TRANSPARENT_TENSOR_ARGS = True
     return wrapper
