@@ -61,10 +61,9 @@ void init_nn(py::module_& m) {
         [dtype_arg, log](const Tensor& input, std::optional<int64_t> dim, py::handle dtype) {
           return nn::softmax(input, dim, dtype_arg(dtype), log);
         },
-        py::arg("input"), py::arg("dim") = py::none(), py::kw_only(),
-        py::arg("dtype") = py::none(),
-        log ? "log_softmax(input, dim=None, *, dtype=None): x - logsumexp(x) along dim"
-            : "softmax(input, dim=None, *, dtype=None): exp(x) / sum(exp(x)) along dim "
+        py::arg("input"), py::arg("dim") = py::none(), py::arg("dtype") = py::none(),
+        log ? "log_softmax(input, dim=None, dtype=None): x - logsumexp(x) along dim"
+            : "softmax(input, dim=None, dtype=None): exp(x) / sum(exp(x)) along dim "
               "(PyTorch's implicit dim when None), in dtype if given");
   m.def(
       "layer_norm",

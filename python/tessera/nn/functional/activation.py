@@ -225,13 +225,13 @@ def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
             dtype: Any = None) -> Tensor:
     """exp(x) / sum(exp(x)) along `dim` (PyTorch's implicit dim when None), any shape; the C++
     op csrc/ops/nn/softmax.h (one fused pass per row, gradients of every order)."""
-    return _C.softmax(input, dim, dtype=dtype)
+    return _C.softmax(input, dim, dtype)
 
 
 def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
                 dtype: Any = None) -> Tensor:
     """x - logsumexp(x) along `dim`, any shape (the C++ op csrc/ops/nn/softmax.h)."""
-    return _C.log_softmax(input, dim, dtype=dtype)
+    return _C.log_softmax(input, dim, dtype)
 
 
 def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
