@@ -159,7 +159,7 @@ _MVLGAMMA_MAX_P = 1 << 16
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The multivariate log-gamma of dimension p: sum_i lgamma(x - i/2) + p(p-1)/4 log(pi)
     (defined for x > (p - 1) / 2; elsewhere the formula's value, as torch gives)."""
-    from ._torch_compat_special import lgamma
+    from .special import lgamma
     if isinstance(p, bool) or not hasattr(p, "__index__"):
         raise TypeError(f"mvlgamma: p must be an int, got {type(p).__name__}")
     p = p.__index__()
@@ -182,7 +182,7 @@ _POLYGAMMA_MAX_N = 170  # the largest n whose n! is a finite float64
 def polygamma(n: int, input: Tensor) -> Tensor:
     """The n-th derivative of digamma: (-1)**(n+1) n! zeta(n + 1, x) for n >= 1 (float64
     series: the recurrence shifts x by 12, then Euler-Maclaurin)."""
-    from ._torch_compat_special import _as_float64, digamma
+    from .special import _as_float64, digamma
     from ._arg_errors import int_arg
     n = int_arg("polygamma", "n", n)
     if n < 0:

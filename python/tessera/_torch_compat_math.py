@@ -426,7 +426,7 @@ def erfc(input: Tensor) -> Tensor:
     return F.erfc(_floating(input))
 
 
-from ._torch_compat_special import digamma, erfinv, lgamma  # noqa: E402
+from .special import digamma, erfinv, lgamma  # noqa: E402
 
 # Aliases whose target is a standard function.
 absolute = _C.abs
