@@ -5,7 +5,7 @@ from typing import Any, Iterator
 from tessera._C import dtype as dtype, Device as Device
 from tessera._C import Device as Device
 from tessera._torch_compat_misc import Generator as Generator
-from tessera._torch_compat_legacy import Size as Size
+from tessera._torch_legacy import Size as Size
 from tessera import accelerator as accelerator
 from tessera import amp as amp
 from tessera.amp.autocast_mode import autocast as autocast
@@ -20,11 +20,11 @@ from tessera._C import dtype as dtype
 from tessera.autograd.grad_mode import enable_grad as enable_grad
 from tessera import fft as fft
 from tessera.autograd.grad_mode import inference_mode as inference_mode
-from tessera._torch_compat_legacy import layout as layout
+from tessera._torch_legacy import layout as layout
 from tessera import linalg as linalg
 from tessera.linalg import lu_unpack as lu_unpack
 from tessera.linalg import matrix_exp as matrix_exp
-from tessera._torch_compat_legacy import memory_format as memory_format
+from tessera._torch_legacy import memory_format as memory_format
 from tessera import nn as nn
 from tessera.autograd.grad_mode import no_grad as no_grad
 from tessera import onnx as onnx
@@ -573,7 +573,7 @@ class Tensor:
     def less_equal_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place less_equal (torch.Tensor.less_equal_); returns self."""
     def lgamma(self) -> Tensor:
-        """log|Gamma(input)| (float result; +inf at the poles 0, -1, -2, ... and at +-inf)."""
+        """log|Gamma(input)| (torch.lgamma, special.gammaln): a float result; +inf at the poles 0, -1, -2, ... and at +-inf."""
     def lgamma_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place lgamma (torch.Tensor.lgamma_); returns self."""
     def log(self, *args: Any, **kwargs: Any) -> Tensor: ...

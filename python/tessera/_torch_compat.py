@@ -25,7 +25,7 @@ from . import (_torch_compat_basics as _basics, _torch_compat_creation as _creat
                _torch_compat_misc as _misc, _torch_compat_default_dtype as _default_dtype,
                _torch_compat_positional as _positional, _torch_compat_extra as _extra,
                _torch_compat_parity as _parity, _torch_compat_functions as _functions,
-               _torch_compat_legacy as _legacy, _torch_compat_kwargs as _kwargs,
+               _torch_legacy as _legacy, _torch_compat_kwargs as _kwargs,
                _torch_compat_ops as _ops)
 from ._dtypes import float32 as _float32, int32 as _int32
 from ._torch_compat_creation import *  # noqa: F401,F403
@@ -39,7 +39,7 @@ from ._torch_compat_extra import *  # noqa: F401,F403
 from ._torch_compat_default_dtype import *  # noqa: F401,F403  (wraps creation functions)
 from ._torch_compat_positional import *  # noqa: F401,F403  (Note [positional dim])
 from ._torch_compat_functions import *  # noqa: F401,F403
-from ._torch_compat_legacy import *  # noqa: F401,F403
+from ._torch_legacy import *  # noqa: F401,F403
 from ._torch_compat_kwargs import *  # noqa: F401,F403  (torch's extra keywords)
 from ._torch_compat_ops import *  # noqa: F401,F403
 

@@ -37,7 +37,7 @@ _TORCH_SIZE: Any = None
 def _torch_size_class() -> Any:
     global _TORCH_SIZE
     if _TORCH_SIZE is None:
-        from ._torch_compat_legacy import Size
+        from ._torch_legacy import Size
         _TORCH_SIZE = Size
     return _TORCH_SIZE
 

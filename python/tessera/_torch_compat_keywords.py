@@ -88,7 +88,7 @@ def _method_keywords(std: Callable[..., Any], op: str, slots: Sequence[Slot]) ->
 # ---- memory_format=
 def _apply_memory_format(op: str, t: Tensor, fmt: Any) -> Tensor:
     """t laid out as torch's memory format `fmt` asks (the values unchanged)."""
-    from ._torch_compat_legacy import memory_format, channels_last, channels_last_3d, \
+    from ._torch_legacy import memory_format, channels_last, channels_last_3d, \
         contiguous_format, preserve_format
     if fmt is None or fmt is preserve_format:
         return t
@@ -113,7 +113,7 @@ def _with_memory_format(std: Callable[..., Any], op: str) -> Callable[..., Any]:
         if "memory_format" not in kwargs:
             return std(*args, **kwargs)
         fmt = kwargs.pop("memory_format")
-        from ._torch_compat_legacy import preserve_format
+        from ._torch_legacy import preserve_format
         if fmt is None or fmt is preserve_format:
             return std(*args, **kwargs)
         return _apply_memory_format(op, std(*args, **kwargs), fmt)

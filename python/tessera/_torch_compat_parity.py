@@ -272,7 +272,7 @@ def _accept_memory_format(fn: Callable[..., Any], name: str) -> Callable[..., An
     """`fn` that also takes torch's memory_format=<a tessera memory format> (tessera keeps
     row-major layouts, so the format is accepted and has no effect); other values still
     reach `fn`, which rejects them."""
-    from ._torch_compat_legacy import memory_format
+    from ._torch_legacy import memory_format
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         if isinstance(kwargs.get("memory_format"), memory_format):
@@ -376,7 +376,7 @@ class TypedStorage(UntypedStorage):
 
 def install() -> None:
     """Attaches the Tensor attributes above."""
-    from ._torch_compat_legacy import strided
+    from ._torch_legacy import strided
     Tensor._set_data = _set_data
     Tensor.__bool__ = _bool
     Tensor.item = _dual_item(Tensor.item)

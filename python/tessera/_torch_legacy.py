@@ -1,6 +1,8 @@
-"""torch's small top-level objects that user code touches: ``device``, ``Size``, layouts and
-memory formats, the legacy typed-tensor classes (``torch.FloatTensor(2, 3)``,
-``isinstance(x, torch.LongTensor)``), window functions, and build/feature flags."""
+"""PyTorch's leftovers that belong to no family of ops (issue 17: the one module for them):
+``device``, ``Size``, layouts and memory formats, the legacy typed-tensor classes
+(``torch.FloatTensor(2, 3)``, ``isinstance(x, torch.LongTensor)``), window functions,
+build/feature flags, deprecated spellings, and the functions torch removed (which raise
+torch's error naming their replacement)."""
 from __future__ import annotations
 
 import math
