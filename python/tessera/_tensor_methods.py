@@ -14,7 +14,7 @@ from typing import Any, Dict
 from ._C import Node, Tensor, dtype
 from . import autograd as _ag
 from . import _indexing as _ix
-from . import _torch_compat_basics as _tb
+from . import _tensor as _tb
 from . import _torch_compat_creation as _tc
 from . import _torch_compat_inplace as _ti
 from . import _torch_compat_parity as _tp
@@ -85,7 +85,7 @@ TENSOR_METHODS: Dict[str, Any] = {
     "sort": _so._sort_method,
     "argsort": _so._argsort_method,
     "topk": _so._topk_method,
-    # torch's conversions and queries (_torch_compat_basics.py)
+    # torch's conversions and queries (_tensor.py)
     "size": _tb._size_property,
     **{name: _tb._converter(dt, name) for name, dt in _tb._CONVERSIONS.items()},
     "type": _tb._type,
@@ -112,6 +112,13 @@ TENSOR_METHODS: Dict[str, Any] = {
     "__format__": _tb._format,
     "__contains__": _tb._contains,
     "stride": _tb._stride,
+    # x.real / x.imag are attributes in NumPy and PyTorch alike (the namespace keeps the
+    # functions ts.real / ts.imag)
+    "real": property(_tb._real_get, _tb._real_set,
+                     doc="The real part: a writable view for complex tensors (x itself for real "
+                         "ones), as in PyTorch and NumPy."),
+    "imag": property(_tb._imag_get, _tb._imag_set,
+                     doc="The imaginary part: a writable view for complex tensors."),
     # torch's new_* creation (_torch_compat_creation.py)
     "new_zeros": _tc._new_zeros,
     "new_ones": _tc._new_ones,

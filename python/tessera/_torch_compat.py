@@ -1,8 +1,7 @@
 """PyTorch-style conveniences beside the array API namespace: attaches torch's Tensor methods
 at import and gathers torch's top-level functions for ``tessera``'s namespace.
 
-One module per concern: _torch_compat_basics (callable ``size``, dtype conversions, queries),
-_creation (varargs sizes, new_*, *_like), _inplace (Note [torch in-place]), _math
+One module per concern: _creation (varargs sizes, new_*, *_like), _inplace (Note [torch in-place]), _math
 (elementwise), _special (lgamma/digamma/erfinv), _shape, _reduce (Note [torch reductions vs
 the standard]), _linalg, _indexing.
 
@@ -18,7 +17,7 @@ import types
 from typing import Any, Callable, Dict
 
 from ._C import Tensor
-from . import (_torch_compat_basics as _basics, _torch_compat_creation as _creation,
+from . import (_torch_compat_creation as _creation,
                _torch_compat_inplace as _inplace, _torch_compat_math as _math,
                _torch_compat_shape as _shape, _torch_compat_reduce as _reduce,
                _torch_compat_linalg as _linalg, _torch_compat_indexing as _indexing,
@@ -104,13 +103,6 @@ def _install() -> None:
                                 "scatter_reduce"]
     for name in _misc.FALSE_PROPERTIES:
         setattr(Tensor, name, property(lambda self: False))
-    # x.real / x.imag are attributes in NumPy and PyTorch alike (the namespace keeps the
-    # functions ts.real / ts.imag).
-    Tensor.real = property(_basics._real_get, _basics._real_set,
-                           doc="The real part: a writable view for complex tensors (x itself "
-                               "for real ones), as in PyTorch and NumPy.")
-    Tensor.imag = property(_basics._imag_get, _basics._imag_set,
-                           doc="The imaginary part: a writable view for complex tensors.")
     for name in twins:
         if hasattr(Tensor, name) and not hasattr(Tensor, name + "_"):
             setattr(Tensor, name + "_", _inplace.make_inplace(name + "_", getattr(Tensor, name)))

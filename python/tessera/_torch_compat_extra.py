@@ -11,7 +11,7 @@ from typing import Any, Optional, Sequence
 from . import _C
 from ._C import Tensor
 from ._dtypes import float16, bfloat16, float32, float64
-from ._torch_compat_basics import _dim_index
+from ._tensor import _dim_index
 from .autograd.function import Function, FunctionCtx
 
 __all__ = ["as_strided", "select_scatter", "slice_scatter", "diagonal_scatter", "hardshrink",

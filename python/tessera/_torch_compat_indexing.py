@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 from . import _C
 from ._C import Tensor
-from ._torch_compat_basics import _dim_index
+from ._tensor import _dim_index
 from .autograd.function import Function, FunctionCtx, once_differentiable
 
 __all__ = ["masked_scatter", "index_fill", "index_copy", "index_put", "scatter_reduce"]

@@ -13,7 +13,7 @@ import numpy as np
 from . import _C
 from ._C import Tensor
 from ._dtypes import bool as bool_, float16, bfloat16, float32, float64
-from ._torch_compat_basics import _dim_index
+from ._tensor import _dim_index
 
 __all__ = ["unique", "unique_consecutive", "cov", "corrcoef", "frexp", "bernoulli",
            "multinomial", "normal", "initial_seed", "seed", "get_rng_state", "set_rng_state",

@@ -24,7 +24,7 @@ _cpp_set_data = Tensor._set_data
 
 def _set_data(self: Tensor, src: Tensor) -> None:
     """Tensor._set_data plus dropping what the Python layer cached about the old geometry
-    (the callable ``size`` object of _torch_compat_basics)."""
+    (the callable ``size`` object of _tensor.py)."""
     _cpp_set_data(self, src)
     self.__dict__.pop("_ts_size", None)
 

@@ -19,7 +19,7 @@ from typing import Any, Optional, Sequence, Union
 from . import _C
 from ._C import Tensor
 from ._dtypes import bool as bool_, complex64, complex128, float16, bfloat16, float32, float64
-from ._torch_compat_basics import _dim_index
+from ._tensor import _dim_index
 from .autograd.function import Function, FunctionCtx
 
 __all__ = ["amax", "amin", "aminmax", "median", "nanmedian", "mode", "kthvalue", "nanmean",

@@ -11,7 +11,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from . import _C
 from ._C import Tensor
-from ._torch_compat_basics import _dim_index
+from ._tensor import _dim_index
 
 __all__ = ["t", "split", "chunk", "tensor_split", "unbind", "repeat_interleave", "narrow",
            "select", "fliplr", "flipud", "rot90", "diag", "diagonal", "diag_embed", "diagflat",

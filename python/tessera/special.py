@@ -22,7 +22,7 @@ from typing import Any, Callable, Optional
 
 from . import _C
 from ._C import Tensor
-from ._dtypes import float16, bfloat16, float32, float64
+from ._dtypes import float16 as _f16, bfloat16 as _bf16, float32 as _f32, float64 as _f64
 from .autograd.function import Function, FunctionCtx
 
 __all__ = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "ndtri", "log_ndtr", "expit", "logit",
@@ -125,9 +125,9 @@ def _as_float64(input: Any) -> Any:
         input = _ts().asarray(input)
     if input.dtype in (_C.complex64, _C.complex128):
         raise RuntimeError(f"special function: not implemented for {input.dtype}")
-    dt = input.dtype if input.dtype in (float16, bfloat16, float32, float64) else \
+    dt = input.dtype if input.dtype in (_f16, _bf16, _f32, _f64) else \
         _ts().get_default_dtype()
-    x = input if input.dtype == float64 else _C._astype(input, float64, True)
+    x = input if input.dtype == _f64 else _C._astype(input, _f64, True)
     return x, dt
 
 
