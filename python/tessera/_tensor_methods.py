@@ -15,7 +15,7 @@ from ._C import Node, Tensor, dtype
 from . import autograd as _ag
 from . import _indexing as _ix
 from . import _tensor as _tb
-from . import _torch_compat_creation as _tc
+from . import _creation as _tc
 from . import _torch_compat_inplace as _ti
 from . import _torch_compat_parity as _tp
 from . import _stft, special as _sp
@@ -119,7 +119,7 @@ TENSOR_METHODS: Dict[str, Any] = {
                          "ones), as in PyTorch and NumPy."),
     "imag": property(_tb._imag_get, _tb._imag_set,
                      doc="The imaginary part: a writable view for complex tensors."),
-    # torch's new_* creation (_torch_compat_creation.py)
+    # torch's new_* creation (_creation.py)
     "new_zeros": _tc._new_zeros,
     "new_ones": _tc._new_ones,
     "new_empty": _tc._new_empty,

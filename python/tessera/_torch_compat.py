@@ -17,17 +17,14 @@ import types
 from typing import Any, Callable, Dict
 
 from ._C import Tensor
-from . import (_torch_compat_creation as _creation,
-               _torch_compat_inplace as _inplace, _torch_compat_math as _math,
+from . import (_torch_compat_inplace as _inplace, _torch_compat_math as _math,
                _torch_compat_shape as _shape, _torch_compat_reduce as _reduce,
                _torch_compat_linalg as _linalg, _torch_compat_indexing as _indexing,
-               _torch_compat_misc as _misc, _torch_compat_default_dtype as _default_dtype,
-               _torch_compat_positional as _positional, _torch_compat_extra as _extra,
+               _torch_compat_misc as _misc, _torch_compat_positional as _positional, _torch_compat_extra as _extra,
                _torch_compat_parity as _parity, _torch_compat_functions as _functions,
                _torch_legacy as _legacy, _torch_compat_kwargs as _kwargs,
                _torch_compat_ops as _ops)
 from ._dtypes import float32 as _float32, int32 as _int32
-from ._torch_compat_creation import *  # noqa: F401,F403
 from ._torch_compat_math import *  # noqa: F401,F403
 from ._torch_compat_shape import *  # noqa: F401,F403
 from ._torch_compat_reduce import *  # noqa: F401,F403
@@ -35,7 +32,6 @@ from ._torch_compat_linalg import *  # noqa: F401,F403
 from ._torch_compat_indexing import *  # noqa: F401,F403
 from ._torch_compat_misc import *  # noqa: F401,F403
 from ._torch_compat_extra import *  # noqa: F401,F403
-from ._torch_compat_default_dtype import *  # noqa: F401,F403  (wraps creation functions)
 from ._torch_compat_positional import *  # noqa: F401,F403  (Note [positional dim])
 from ._torch_compat_functions import *  # noqa: F401,F403
 from ._torch_legacy import *  # noqa: F401,F403
@@ -53,9 +49,9 @@ def detach(input: Tensor) -> Tensor:
     return input.detach()
 
 
-__all__ = (_creation.__all__ + _math.__all__ + _shape.__all__ + _reduce.__all__ +
+__all__ = (_math.__all__ + _shape.__all__ + _reduce.__all__ +
            _linalg.__all__ + _indexing.__all__ + _misc.__all__ + _extra.__all__ + ["clone", "detach"])
-__all__ = list(dict.fromkeys(__all__ + _default_dtype.__all__ + _positional.__all__
+__all__ = list(dict.fromkeys(__all__ + _positional.__all__
                              + _functions.__all__ + _legacy.__all__ + _kwargs.__all__
                              + _ops.__all__))
 

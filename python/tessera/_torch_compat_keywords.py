@@ -177,27 +177,6 @@ def _chalf(self: Tensor, memory_format: Any = None) -> Tensor:
                             "x.to(ts.complex64) instead")
 
 
-# ---- ts.randint(high=, size=)
-def _randint(std: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(std)
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        if kwargs and not args and "low" not in kwargs and "high" in kwargs:
-            kwargs["low"] = 0  # torch's randint(high=, size=): low defaults to 0
-        return std(*args, **kwargs)
-    return fn
-
-
-def _rand_size(std: Callable[..., Any], op: str) -> Callable[..., Any]:
-    @functools.wraps(std)
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        if "size" in kwargs:
-            if args:
-                raise TypeError(f"{op}() got multiple values for argument 'size'")
-            args = (kwargs.pop("size"),)
-        return std(*args, **kwargs)
-    return fn
-
-
 def build(ns: Dict[str, Any]) -> Dict[str, Any]:
     """The namespace functions of `ns` (tessera's, being assembled) with torch's keywords."""
     from . import random as _random
@@ -221,9 +200,6 @@ def build(ns: Dict[str, Any]) -> Dict[str, Any]:
         wrap(name, [("input",), ("dim0", "axis0"), ("dim1", "axis1")])
     wrap("tensor_split", [("input",), ("indices_or_sections", "sections", "indices",
                                        "tensor_indices_or_sections"), ("dim",)])
-    out["rand"] = _rand_size(ns["rand"], "rand")
-    out["randn"] = _rand_size(ns["randn"], "randn")
-    out["randint"] = _randint(ns["randint"])
     for name in ("zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
                  "randn_like", "randint_like"):
         if name in ns:

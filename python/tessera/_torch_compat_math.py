@@ -136,7 +136,7 @@ def _xlogy_operands(input: Any, other: Any) -> Any:
     """input and other as tensors of torch's result dtype for xlogy / xlog1py: Python (and
     NumPy) scalars are weak (xlogy(float32 tensor, 2.5) stays float32), and integer or bool
     results take the default float dtype."""
-    from ._torch_compat_default_dtype import get_default_dtype
+    from ._dtypes import get_default_dtype
     a = input.item() if isinstance(input, np.generic) else input
     b = other.item() if isinstance(other, np.generic) else other
     x, y = _t(a), _t(b)

@@ -156,26 +156,37 @@ def _size(size: Size, *more: int) -> Tuple[int, ...]:
 def _filled(shape: Tuple[int, ...], dtype: Any, device: Any, op: str) -> Tensor:
     """An uninitialized floating tensor to fill (any dtype spelling tessera accepts)."""
     t = _ns()
-    x = _C._empty(shape, t.float32 if dtype is None else dtype, device)
+    x = _C._empty(shape, t.get_default_dtype() if dtype is None else dtype, device)
     if dtype is not None and not t.isdtype(x.dtype, "real floating"):
         raise TypeError(f"{op}: expected a floating-point dtype, got {x.dtype}")
     return x
 
 
-def rand(*shape: Any, dtype: Any = None, device: Any = None,
-         generator: Optional[Generator] = None) -> Tensor:
-    """Uniform numbers in [0, 1) of the given shape (default dtype float32)."""
-    x = _filled(_size(*shape) if shape else (), dtype, device, "rand")
+def _shape_arg(op: str, shape: tuple, size: Any) -> Tuple[int, ...]:
+    """rand/randn's shape: varargs ints, one sequence, or torch's size=."""
+    if size is not None:
+        if shape:
+            raise TypeError(f"{op}() got multiple values for argument 'size'")
+        return _size(size)
+    return _size(*shape) if shape else ()
+
+
+def rand(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
+         generator: Optional[Generator] = None, requires_grad: bool = False) -> Tensor:
+    """Uniform numbers in [0, 1) of the given shape (varargs, one sequence or size=); the
+    dtype defaults to the default float dtype (float32 unless set)."""
+    x = _filled(_shape_arg("rand", shape, size), dtype, device, "rand")
     _C._uniform_(x, 0.0, 1.0, _gen(generator))
-    return x
+    return x.requires_grad_(True) if requires_grad else x
 
 
-def randn(*shape: Any, dtype: Any = None, device: Any = None,
-          generator: Optional[Generator] = None) -> Tensor:
-    """Standard normal numbers of the given shape (Box-Muller on Philox outputs)."""
-    x = _filled(_size(*shape) if shape else (), dtype, device, "randn")
+def randn(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
+          generator: Optional[Generator] = None, requires_grad: bool = False) -> Tensor:
+    """Standard normal numbers of the given shape (Box-Muller on Philox outputs); shape and
+    dtype as rand's."""
+    x = _filled(_shape_arg("randn", shape, size), dtype, device, "randn")
     _C._normal_(x, 0.0, 1.0, _gen(generator))
-    return x
+    return x.requires_grad_(True) if requires_grad else x
 
 
 def uniform(low: float = 0.0, high: float = 1.0, size: Size = None, *, dtype: Any = None,
@@ -203,11 +214,15 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Size = None, *, dtype: Any = N
     return x
 
 
-def randint(low: int, high: Any = None, size: Size = None, *, dtype: Any = None,
+def randint(low: Any = None, high: Any = None, size: Size = None, *, dtype: Any = None,
             device: Any = None, generator: Optional[Generator] = None) -> Tensor:
-    """Uniform integers in [low, high) (default dtype int64). `randint(high, size=...)` and
-    PyTorch's `randint(high, (shape,))` draw from [0, high)."""
-    if high is not None and not hasattr(high, "__index__"):  # torch: randint(high, size)
+    """Uniform integers in [low, high) (default dtype int64). `randint(high, size=...)`,
+    PyTorch's `randint(high, (shape,))` and `randint(high=, size=)` draw from [0, high)."""
+    if low is None:
+        if high is None:
+            raise TypeError("randint() missing 1 required positional argument: 'high'")
+        low = 0
+    elif high is not None and not hasattr(high, "__index__"):  # torch: randint(high, size)
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
