@@ -16,7 +16,7 @@ from . import autograd as _ag
 from . import _indexing as _ix
 from . import _tensor as _tb
 from . import _creation as _tc
-from . import _torch_compat_inplace as _ti
+from . import _inplace as _ti
 from . import _torch_compat_parity as _tp
 from . import _stft, special as _sp
 from . import linalg as _la
@@ -125,7 +125,7 @@ TENSOR_METHODS: Dict[str, Any] = {
     "new_empty": _tc._new_empty,
     "new_full": _tc._new_full,
     "new_tensor": _tc._new_tensor,
-    # torch's in-place methods that are not an op and a write (_torch_compat_inplace.py)
+    # torch's in-place methods that are not an op and a write (_inplace.py)
     "add_": _ti._add_,
     "sub_": _ti._sub_,
     "subtract_": _ti._sub_,

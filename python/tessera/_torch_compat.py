@@ -17,7 +17,7 @@ import types
 from typing import Any, Callable, Dict
 
 from ._C import Tensor
-from . import (_torch_compat_inplace as _inplace, _torch_compat_math as _math,
+from . import (_inplace, _torch_compat_math as _math,
                _torch_compat_shape as _shape, _torch_compat_reduce as _reduce,
                _torch_compat_linalg as _linalg, _torch_compat_indexing as _indexing,
                _torch_compat_misc as _misc, _torch_compat_positional as _positional, _torch_compat_extra as _extra,

@@ -1,5 +1,5 @@
 """PyTorch-style indexing methods: where, masked_scatter, index_fill, index_copy, index_put,
-scatter_reduce, put (out of place; the in-place twins come from _torch_compat_inplace)."""
+scatter_reduce, put (out of place; the in-place twins come from _inplace)."""
 from __future__ import annotations
 
 import builtins

@@ -212,7 +212,7 @@ def build(ns: Dict[str, Any]) -> Dict[str, Any]:
 
 def install() -> None:
     """Tensor methods with torch's keyword names."""
-    from ._torch_compat_inplace import make_inplace
+    from ._inplace import make_inplace
     for name in ("transpose", "swapaxes", "swapdims"):
         setattr(Tensor, name, _method_keywords(getattr(Tensor, name), name,
                                                [("dim0", "axis0"), ("dim1", "axis1")]))

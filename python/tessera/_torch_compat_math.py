@@ -445,13 +445,13 @@ def square(input: Tensor) -> Tensor:
 
 
 # add/sub/div are the namespace's functions (one definition, Note [torch in-place] twins in
-# _torch_compat_inplace): alpha= and rounding_mode= as in PyTorch.
+# _inplace): alpha= and rounding_mode= as in PyTorch.
 from ._torch_compat_kwargs import add as _add, subtract as _subtract, sub as _sub  # noqa: E402
 from ._torch_compat_kwargs import div as _div, divide as _divide, true_divide as _true_divide  # noqa: E402,E501
 
 
 # name -> out-of-place implementation; each becomes a Tensor method and gets an in-place
-# twin `name_` (Note [torch in-place] in _torch_compat_inplace.py).
+# twin `name_` (Note [torch in-place] in _inplace.py).
 METHODS = {
     "relu": relu, "sigmoid": sigmoid, "rsqrt": rsqrt, "exp2": exp2, "frac": frac, "fix": fix,
     "sinc": sinc, "deg2rad": deg2rad, "rad2deg": rad2deg, "logit": logit, "xlogy": xlogy,

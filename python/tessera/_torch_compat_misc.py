@@ -194,7 +194,7 @@ def seed() -> int:
 
 
 def _fill_random(self: Tensor, values: Tensor, op: str) -> Tensor:
-    from ._torch_compat_inplace import check_leaf
+    from ._inplace import check_leaf
     check_leaf(self, op)
     with _ts().no_grad():
         _C._copy_(self, _C._astype(values, self.dtype, True))
@@ -260,7 +260,7 @@ def _log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator
 def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: builtins.bool = False) -> Tensor:
     """Fills the main diagonal (all dims equal for ndim > 2) with fill_value; wrap=True
     continues below a tall matrix every ncols + 1 rows, like torch/NumPy."""
-    from ._torch_compat_inplace import check_leaf, write
+    from ._inplace import check_leaf, write
     check_leaf(self, "fill_diagonal_")
     if self.ndim < 2:
         raise RuntimeError("fill_diagonal_: dimensions must larger than 1")
@@ -337,7 +337,7 @@ def _apply_(self: Tensor, callable: Any) -> Tensor:
     flat = a.reshape(-1)
     for i in range(flat.shape[0]):
         flat[i] = callable(flat[i].item())
-    from ._torch_compat_inplace import write
+    from ._inplace import write
     return write(self, _ts().asarray(a, dtype=self.dtype), "apply_")
 
 

@@ -294,7 +294,7 @@ _INPLACE_OPERATORS = ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifl
 def _cast_errors_as_torch(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     """`fn` whose "can't be cast" dtype errors are InplaceCastError (TypeError as tessera's
     dtype errors, RuntimeError as torch raises)."""
-    from ._torch_compat_inplace import InplaceCastError
+    from ._inplace import InplaceCastError
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         try:

@@ -1,4 +1,5 @@
-"""PyTorch-style in-place methods (x.exp_(), x.clamp_(), x.copy_(y), x.fill_(v), x.zero_(), ...).
+"""Tensor's in-place methods (x.exp_(), x.clamp_(), x.copy_(y), x.fill_(v), x.zero_(), ...):
+the write-back rule shared by all of them, and the ones that are not an op and a write.
 
 Note [torch in-place]: every in-place method computes its out-of-place result and writes it
 back into ``self``:
