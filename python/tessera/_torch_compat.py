@@ -50,7 +50,8 @@ def detach(input: Tensor) -> Tensor:
 
 
 __all__ = (_math.__all__ + _shape.__all__ + _reduce.__all__ +
-           _linalg.__all__ + _indexing.__all__ + _misc.__all__ + _extra.__all__ + ["clone", "detach"])
+           _linalg.__all__[3:] +  # (the first three are the standard's)
+           _indexing.__all__ + _misc.__all__ + _extra.__all__ + ["clone", "detach"])
 __all__ = list(dict.fromkeys(__all__ + _positional.__all__
                              + _functions.__all__ + _legacy.__all__ + _kwargs.__all__
                              + _ops.__all__))
