@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict
 from ._C import Tensor
 from . import (_inplace, _torch_compat_math as _math,
                _torch_compat_shape as _shape, _torch_compat_reduce as _reduce,
-               _linalg_core as _linalg, _torch_compat_indexing as _indexing,
+               _linalg_core as _linalg, _indexing,
                _torch_compat_misc as _misc, _torch_compat_positional as _positional, _torch_compat_extra as _extra,
                _torch_compat_parity as _parity, _torch_compat_functions as _functions,
                _torch_legacy as _legacy, _torch_compat_kwargs as _kwargs,
@@ -29,7 +29,7 @@ from ._torch_compat_math import *  # noqa: F401,F403
 from ._torch_compat_shape import *  # noqa: F401,F403
 from ._torch_compat_reduce import *  # noqa: F401,F403
 from ._linalg_core import *  # noqa: F401,F403
-from ._torch_compat_indexing import *  # noqa: F401,F403
+from ._indexing import *  # noqa: F401,F403
 from ._torch_compat_misc import *  # noqa: F401,F403
 from ._torch_compat_extra import *  # noqa: F401,F403
 from ._torch_compat_positional import *  # noqa: F401,F403  (Note [positional dim])

@@ -109,7 +109,7 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
     """input (seen flattened) with input.flatten()[index] = source (or += with accumulate)."""
-    from ._torch_compat_indexing import index_put
+    from ._indexing import index_put
     if index.size != source.size:
         raise RuntimeError(f"put: expected source and index to have the same number of elements, "
                            f"but got {source.size} and {index.size}")
