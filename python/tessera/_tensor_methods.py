@@ -62,11 +62,12 @@ TENSOR_METHODS: Dict[str, Any] = {
     "moveaxis": _mp._movedim,
     "swapaxes": _mp._swapaxes,
     # reductions (_statistical.py): x.sum(dim, keepdim) as well as x.sum(axis=, keepdims=);
-    # var/std/max/min are torch's forms (_torch_compat_reduce, still bound there)
+    # var/std/max/min are torch's forms (_statistical.py's torch section, still bound by
+    # _torch_compat)
     **{name: _st._method(getattr(_st, name), name) for name in (
         "sum", "prod", "mean", "all", "any", "argmax", "argmin", "count_nonzero")},
-    "cumsum": _st._cumsum,
-    "cumprod": _st._cumprod,
+    "cumsum": _st.cumsum,
+    "cumprod": _st.cumprod,
     # indexing (_indexing.py)
     "take": _ix._take_method,
     "nonzero": _ix._nonzero_method,
