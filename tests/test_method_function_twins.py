@@ -131,3 +131,33 @@ def test_special_twins_are_one_definition(name, special, default):
     finally:
         ts.set_default_dtype(old)
         torch.set_default_dtype(torch_old)
+
+
+@pytest.mark.parametrize("name", ["tril", "triu"])
+def test_tril_triu_forms_are_one_definition(name):
+    """ts.tril/x.tril take torch's positional or keyword `diagonal` and the standard's k= in
+    one definition (was: a torch wrapper over the standard function, bound as the method)."""
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x, t = ts.asarray(a), torch.from_numpy(a)
+    for d in (-1, 0, 2):
+        want = getattr(torch, name)(t, d)
+        assert_same(getattr(ts, name)(x, d), want)
+        assert_same(getattr(ts, name)(x, diagonal=d), want)
+        assert_same(getattr(ts, name)(x, k=d), want)
+        assert_same(getattr(x, name)(d), want)
+        assert_same(getattr(x, name)(diagonal=d), want)
+    import inspect
+    assert inspect.unwrap(ts.Tensor.__dict__[name]) is getattr(ts._creation, name)
+    with pytest.raises(TypeError):
+        getattr(ts, name)(x, 1, k=1)
+
+
+@pytest.mark.parametrize("name,args", [("flatten", (1,)), ("unsqueeze", (1,)), ("movedim", (0, 2))])
+def test_shape_twins_are_one_definition(name, args):
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    want = getattr(torch, name)(torch.from_numpy(a), *args)
+    assert_same(getattr(ts, name)(ts.asarray(a), *args), want)
+    assert_same(getattr(ts.asarray(a), name)(*args), want)
+    from tessera import _manipulation
+    import inspect
+    assert inspect.unwrap(ts.Tensor.__dict__[name]) is getattr(_manipulation, name)

@@ -386,7 +386,7 @@ class Tensor:
     def fix_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place fix (torch.Tensor.fix_); returns self."""
     def flatten(self, start_dim: Any = ..., end_dim: Any = ...) -> Tensor:
-        """Merges dims start_dim..end_dim into one (a view when the strides allow)."""
+        """Merges dims start_dim..end_dim into one (a view when the strides allow); ts.flatten(x) and x.flatten()."""
     def flip(self, *order: Any, dims: Any = ...) -> Tensor: ...
     def fliplr(self) -> Tensor:
         """Reverses dim 1 (input must be at least 2-D)."""
@@ -667,8 +667,10 @@ class Tensor:
         """(values, indices): the most frequent value along `dim` (the smallest on ties) and the index of its last occurrence."""
     def module_load(self, other: Any, assign: Any = ...) -> Tensor:
         """How load_state_dict turns `other` into this tensor's new value: other detached (`assign`) or copied into self (torch.Tensor.module_load)."""
-    def moveaxis(self, source: Any, destination: Any) -> Tensor: ...
-    def movedim(self, source: Any, destination: Any) -> Tensor: ...
+    def moveaxis(self, source: Any, destination: Any) -> Tensor:
+        """A view with dims moved from `source` to `destination` (ts.movedim and x.movedim / x.moveaxis)."""
+    def movedim(self, source: Any, destination: Any) -> Tensor:
+        """A view with dims moved from `source` to `destination` (ts.movedim and x.movedim / x.moveaxis)."""
     def msort(self) -> Tensor:
         """Sorted along dim 0."""
     def mul(self, *args: Any, **kwargs: Any) -> Tensor: ...
@@ -967,11 +969,11 @@ class Tensor:
         """In-place transpose: this tensor becomes ``self.transpose(...)`` (a view of the same memory)."""
     def triangular_solve(self, A: Any, upper: Any = ..., transpose: Any = ..., unitriangular: Any = ...) -> Any: ...
     def tril(self, diagonal: Any = ..., *, k: Any = ...) -> Tensor:
-        """Lower triangle (on and below diagonal `diagonal`, which may be positional as in torch; ``k=`` is NumPy's name) of the last two dims."""
+        """The lower triangle of each matrix in x (..., M, N): elements with col - row <= k are kept, the rest are zero. `diagonal` (positional or keyword) is PyTorch's name for k."""
     def tril_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place tril (torch.Tensor.tril_); returns self."""
     def triu(self, diagonal: Any = ..., *, k: Any = ...) -> Tensor:
-        """Upper triangle (on and above diagonal `diagonal`) of the last two dims."""
+        """The upper triangle of each matrix in x (..., M, N): elements with col - row >= k are kept, the rest are zero. `diagonal` (positional or keyword) is PyTorch's name for k."""
     def triu_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place triu (torch.Tensor.triu_); returns self."""
     def true_divide(self, *args: Any, **kwargs: Any) -> Any:
@@ -1003,7 +1005,8 @@ class Tensor:
         """Same as split (tessera's pieces are ordinary views)."""
     def unsafe_split_with_sizes(self, *args: Any, **kwargs: Any) -> Any:
         """Same as split_with_sizes (tessera's pieces are ordinary views)."""
-    def unsqueeze(self, dim: Any) -> Tensor: ...
+    def unsqueeze(self, dim: Any) -> Tensor:
+        """A view with a size-1 dim inserted at `dim` (ts.unsqueeze(x, d) and x.unsqueeze(d))."""
     def unsqueeze_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place unsqueeze: this tensor becomes ``self.unsqueeze(...)`` (a view of the same memory)."""
     def untyped_storage(self) -> Any: ...

@@ -618,22 +618,24 @@ def eye(n_rows: int, n_cols: Optional[int] = None, /, *, k: int = 0, dtype: Any 
                        _dt(dtype, _default["dtype"]), device), requires_grad)
 
 
-def _band(op: str, x: Tensor, k: int, diagonal: Optional[int]) -> int:
+def _band(op: str, x: Tensor, k: Optional[int], diagonal: Optional[int]) -> int:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}: expected a tensor, got {type(x).__name__}")
-    return k if diagonal is None else diagonal
+    if k is not None and diagonal is not None:
+        raise TypeError(f"{op}: got the diagonal both as diagonal and as k=")
+    return k if k is not None else diagonal if diagonal is not None else 0
 
 
-def tril(x: Tensor, /, *, k: int = 0, diagonal: Optional[int] = None) -> Tensor:
+def tril(input: Tensor, diagonal: Optional[int] = None, *, k: Optional[int] = None) -> Tensor:
     """The lower triangle of each matrix in x (..., M, N): elements with col - row <= k are kept,
-    the rest are zero. `diagonal=` is PyTorch's name for k."""
-    return _C._tril(x, _band("tril", x, k, diagonal))
+    the rest are zero. `diagonal` (positional or keyword) is PyTorch's name for k."""
+    return _C._tril(input, _band("tril", input, k, diagonal))
 
 
-def triu(x: Tensor, /, *, k: int = 0, diagonal: Optional[int] = None) -> Tensor:
+def triu(input: Tensor, diagonal: Optional[int] = None, *, k: Optional[int] = None) -> Tensor:
     """The upper triangle of each matrix in x (..., M, N): elements with col - row >= k are kept,
-    the rest are zero. `diagonal=` is PyTorch's name for k."""
-    return _C._triu(x, _band("triu", x, k, diagonal))
+    the rest are zero. `diagonal` (positional or keyword) is PyTorch's name for k."""
+    return _C._triu(input, _band("triu", input, k, diagonal))
 
 
 def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list:

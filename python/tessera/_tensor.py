@@ -267,13 +267,6 @@ def _permute(self: Tensor, *order: Any, dims: Any = None) -> Tensor:
     return _C._permute_dims(self, _shape_args(order))
 
 
-def _transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
-    perm = list(range(self.ndim))
-    d0, d1 = dim0 % builtins.max(self.ndim, 1), dim1 % builtins.max(self.ndim, 1)
-    perm[d0], perm[d1] = perm[d1], perm[d0]
-    return _C._permute_dims(self, perm)
-
-
 def _is_pinned(self: Tensor) -> builtins.bool:
     return _C._is_pinned(self)
 

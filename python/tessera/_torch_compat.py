@@ -18,7 +18,7 @@ from typing import Any, Callable, Dict
 
 from ._C import Tensor
 from . import (_inplace, _torch_compat_math as _math,
-               _torch_compat_shape as _shape, _statistical as _reduce,
+               _manipulation as _shape, _statistical as _reduce,
                _linalg_core as _linalg, _indexing,
                _torch_compat_misc as _misc, _torch_compat_positional as _positional, _torch_compat_extra as _extra,
                _torch_compat_parity as _parity, _torch_compat_functions as _functions,
@@ -26,7 +26,7 @@ from . import (_inplace, _torch_compat_math as _math,
                _torch_compat_ops as _ops)
 from ._dtypes import float32 as _float32, int32 as _int32
 from ._torch_compat_math import *  # noqa: F401,F403
-from ._torch_compat_shape import *  # noqa: F401,F403
+from ._manipulation import *  # noqa: F401,F403
 from ._statistical import *  # noqa: F401,F403
 from ._linalg_core import *  # noqa: F401,F403
 from ._indexing import *  # noqa: F401,F403

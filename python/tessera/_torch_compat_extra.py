@@ -96,7 +96,7 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Optional[int]
 def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
                      dim2: int = 1) -> Tensor:
     """input with its diagonal (offset, dim1, dim2) replaced by src."""
-    from ._torch_compat_shape import diagonal
+    from ._manipulation import diagonal
     out = input.clone()
     view = diagonal(out, offset, dim1, dim2)
     if tuple(src.shape) != tuple(view.shape):
@@ -246,7 +246,7 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Optional[Sequence[float]
 
 def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """A copy of input.narrow(dim, start, length)."""
-    from ._torch_compat_shape import narrow
+    from ._manipulation import narrow
     return narrow(input, dim, start, length).clone()
 
 

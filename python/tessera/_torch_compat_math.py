@@ -226,7 +226,7 @@ def _clamp_torch(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
         return _C.clamp(x, min, max)
     shapes = [tuple(b.shape) for b in (min, max) if isinstance(b, Tensor)]
     if shapes:
-        from ._torch_compat_shape import broadcast_shapes
+        from ._manipulation import broadcast_shapes
         full = broadcast_shapes(tuple(x.shape), *shapes)
         if full != tuple(x.shape):
             x = _C._broadcast_to(x, full)
