@@ -239,7 +239,7 @@ class Tensor:
     def chunk(self, chunks: Any, dim: Any = ...) -> Any:
         """Up to `chunks` views along `dim`, each ceil(size / chunks) long (the last may be shorter; there may be fewer chunks than asked, as in torch)."""
     def clamp(self, min: Any = ..., max: Any = ...) -> Tensor:
-        """torch.clamp: like ts.clamp, but float bounds promote an integer input to float (torch's type promotion). With no bound at all it returns a copy, like ts.clamp (torch raises)."""
+        """torch.clamp (and x.clamp, x.clip): elementwise min(max(input, min), max), where float bounds promote an integer input to float (torch's promotion; ts.clip keeps the array API's x dtype). Bounds broadcast against input. With no bound at all it returns a copy, like ts.clip (torch raises)."""
     def clamp_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place clamp (torch.Tensor.clamp_); returns self."""
     def clamp_max(self, max: Any) -> Tensor:
@@ -251,7 +251,7 @@ class Tensor:
     def clamp_min_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place clamp_min (torch.Tensor.clamp_min_); returns self."""
     def clip(self, min: Any = ..., max: Any = ...) -> Tensor:
-        """torch.clamp: like ts.clamp, but float bounds promote an integer input to float (torch's type promotion). With no bound at all it returns a copy, like ts.clamp (torch raises)."""
+        """torch.clamp (and x.clamp, x.clip): elementwise min(max(input, min), max), where float bounds promote an integer input to float (torch's promotion; ts.clip keeps the array API's x dtype). Bounds broadcast against input. With no bound at all it returns a copy, like ts.clip (torch raises)."""
     def clip_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place clip (torch.Tensor.clip_); returns self."""
     def clone(self, *args: Any, memory_format: Any = ..., **kwargs: Any) -> Any: ...

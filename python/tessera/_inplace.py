@@ -163,7 +163,7 @@ def _copy_(self: Tensor, src: Any, non_blocking: builtins.bool = False) -> Tenso
 
 def _float_power_(self: Tensor, exponent: Any) -> Tensor:
     """In-place float_power: self must already be float64 (complex128), as in torch."""
-    from ._torch_compat_math import float_power
+    from ._elementwise import float_power
     want = complex128 if self.dtype in _COMPLEX or isinstance(exponent, builtins.complex) or (
         isinstance(exponent, Tensor) and exponent.dtype in _COMPLEX) else float64
     if self.dtype != want:

@@ -17,6 +17,7 @@ from . import _indexing as _ix
 from . import _tensor as _tb
 from . import _creation as _tc
 from . import _inplace as _ti
+from . import _torch_compat_kwargs as _kw
 from . import _torch_compat_parity as _tp
 from . import _stft, special as _sp
 from . import linalg as _la
@@ -27,6 +28,14 @@ from . import _tensor as _t
 from . import random as _rn
 
 TENSOR_METHODS: Dict[str, Any] = {
+    # add/sub/div are the namespace's functions (one definition; alpha= and rounding_mode= as
+    # in PyTorch, _torch_compat_kwargs.py)
+    "add": _kw.add,
+    "sub": _kw.sub,
+    "subtract": _kw.subtract,
+    "div": _kw.div,
+    "divide": _kw.divide,
+    "true_divide": _kw.true_divide,
     # conversion, printing, devices (_tensor.py)
     "__repr__": _t._repr,
     "__str__": _t._str,

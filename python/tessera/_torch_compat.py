@@ -17,7 +17,7 @@ import types
 from typing import Any, Callable, Dict
 
 from ._C import Tensor
-from . import (_inplace, _torch_compat_math as _math,
+from . import (_inplace, _elementwise as _math,
                _manipulation as _shape, _statistical as _reduce,
                _linalg_core as _linalg, _indexing,
                _torch_compat_misc as _misc, _torch_compat_positional as _positional, _torch_compat_extra as _extra,
@@ -25,7 +25,7 @@ from . import (_inplace, _torch_compat_math as _math,
                _torch_legacy as _legacy, _torch_compat_kwargs as _kwargs,
                _torch_compat_ops as _ops)
 from ._dtypes import float32 as _float32, int32 as _int32
-from ._torch_compat_math import *  # noqa: F401,F403
+from ._elementwise import *  # noqa: F401,F403
 from ._manipulation import *  # noqa: F401,F403
 from ._statistical import *  # noqa: F401,F403
 from ._linalg_core import *  # noqa: F401,F403
@@ -95,6 +95,7 @@ def _install() -> None:
     for name, fn in methods.items():
         setattr(Tensor, name, fn if name in _math.HOT else _wrap_method(fn, name))
     twins = [n for n in _math.METHODS if n not in _math.NO_INPLACE]
+    twins += ["subtract", "divide", "true_divide"]  # (bound by the table)
     twins += [n for n in _math.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
     twins += _linalg.INPLACE + _extra.INPLACE + ["masked_scatter", "index_fill", "index_copy", "index_put",
                                 "scatter_reduce"]

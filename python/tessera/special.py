@@ -342,7 +342,7 @@ def xlogy(input: Any, other: Any) -> Tensor:
 def xlog1py(input: Any, other: Any) -> Tensor:
     """x * log1p(y), 0 where x == 0 (unless y is nan); torch's gradients (d/dx is log1p(y),
     but 0 where x == 0 and y <= -1; d/dy is x / (1 + y))."""
-    from ._torch_compat_math import _xlogy
+    from ._elementwise import _xlogy
     return _xlogy(input, other, True)
 
 
