@@ -161,3 +161,22 @@ def test_shape_twins_are_one_definition(name, args):
     from tessera import _manipulation
     import inspect
     assert inspect.unwrap(ts.Tensor.__dict__[name]) is getattr(_manipulation, name)
+
+
+def test_random_twins_are_one_definition():
+    """ts.bernoulli/multinomial/normal/seed are ts.random's functions, which take torch's forms
+    too (was: torch wrappers over them in a second module)."""
+    for name in ("bernoulli", "multinomial", "normal", "seed", "initial_seed"):
+        import inspect
+        assert inspect.unwrap(getattr(ts, name)) is inspect.unwrap(getattr(ts.random, name)), name
+    x = ts.zeros(3, 4, dtype=ts.float64)
+    for got, want in ((ts.bernoulli(x, 0.5), torch.bernoulli(torch.zeros(3, 4, dtype=torch.float64), 0.5)),
+                      (x.bernoulli(0.5), torch.zeros(3, 4, dtype=torch.float64).bernoulli(0.5)),
+                      (ts.bernoulli(ts.ones(5)), torch.bernoulli(torch.ones(5)))):
+        assert tuple(got.shape) == tuple(want.shape) and str(want.dtype).endswith(got.dtype.name)
+    assert ts.bernoulli(ts.ones(5)).tolist() == [1.0] * 5
+    s = ts.seed()
+    assert isinstance(s, int) and ts.initial_seed() == s
+    assert isinstance(ts.random.seed(3), ts.random.Generator) and ts.initial_seed() == 3
+    m = ts.normal(ts.zeros(4), ts.ones(4))
+    assert tuple(m.shape) == (4,)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import math
+from collections import namedtuple
 from typing import Any, Optional
 
 import numpy as np
@@ -48,14 +49,15 @@ __all__ = [
 # addcmul, fmod, float_power, isclose, nan_to_num, ...), as functions and Tensor methods,
 # built from differentiable tessera ops. Integer and bool inputs of float functions compute in
 # float32 (torch's default dtype).
-__all__ += ["relu", "sigmoid", "rsqrt", "exp2", "frac", "fix", "sinc", "deg2rad", "rad2deg",
-            "logit", "xlogy", "float_power", "fmod", "lerp", "addcmul", "addcdiv", "clamp_min",
-            "clamp_max", "isclose", "allclose", "isposinf", "isneginf", "isreal", "nan_to_num",
-            "sgn", "heaviside", "fmax", "fmin", "logaddexp2", "ldexp", "absolute", "arccos",
-            "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "bitwise_not",
-            "mul", "neg", "ge", "gt", "le", "lt", "ne", "eq",
-            "erf", "erfc", "erfinv", "lgamma", "digamma", "angle", "gcd", "lcm",
-            "threshold", "rsub", "clamp"]
+_TORCH_NAMES = ["relu", "sigmoid", "rsqrt", "exp2", "frac", "fix", "sinc", "deg2rad", "rad2deg",
+                "logit", "xlogy", "float_power", "fmod", "lerp", "addcmul", "addcdiv", "clamp_min",
+                "clamp_max", "isclose", "allclose", "isposinf", "isneginf", "isreal", "nan_to_num",
+                "sgn", "heaviside", "fmax", "fmin", "logaddexp2", "ldexp", "absolute", "arccos",
+                "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "bitwise_not",
+                "mul", "neg", "ge", "gt", "le", "lt", "ne", "eq",
+                "erf", "erfc", "erfinv", "lgamma", "digamma", "angle", "gcd", "lcm", "frexp",
+                "threshold", "rsub", "clamp"]  # PyTorch's (the standard's are above)
+__all__ += _TORCH_NAMES
 
 _FLOATS = (float16, bfloat16, float32, float64)
 _COMPLEX = (complex64, complex128)
@@ -469,6 +471,20 @@ def _square_method(input: Tensor) -> Tensor:
     return _C.square(_C._astype(input, _C.int64, True) if input.dtype == bool_ else input)
 
 
+
+
+FrexpResult = namedtuple("frexp", ["mantissa", "exponent"])  # torch.return_types.frexp
+
+
+def frexp(input: Tensor) -> Any:
+    """(mantissa, exponent) with input == mantissa * 2**exponent, |mantissa| in [0.5, 1);
+    a named tuple with fields mantissa and exponent like torch.return_types.frexp."""
+    if input.dtype not in _FLOATS:
+        raise RuntimeError(f"frexp: only supports floating-point dtypes, got {input.dtype}")
+    mant, exp = np.frexp(np.asarray(input.detach().cpu()))
+    dev = input.device
+    return FrexpResult(_ts().asarray(mant, dtype=input.dtype, device=dev),
+                       _ts().asarray(exp.astype(np.int32), device=dev))
 
 # name -> out-of-place implementation; each becomes a Tensor method and gets an in-place
 # twin `name_` (Note [torch in-place] in _inplace.py).

@@ -248,7 +248,9 @@ _gather_method.__doc__ = gather.__doc__
 
 # ---- PyTorch's indexing functions and methods: where, masked_scatter, index_fill,
 # index_copy, index_put, scatter_reduce (out of place; the in-place twins are made from them)
-__all__ += ["masked_scatter", "index_fill", "index_copy", "index_put", "scatter_reduce"]
+_TORCH_NAMES = ["masked_scatter", "index_fill", "index_copy", "index_put",
+                "scatter_reduce"]  # PyTorch's (the standard's are above)
+__all__ += _TORCH_NAMES
 
 _INT = (_C.int8, _C.int16, _C.int32, _C.int64, _C.uint8)
 
@@ -500,3 +502,33 @@ class _ScatterProd(Function):
 
 METHODS = {"where": _where_method, "masked_scatter": masked_scatter, "index_fill": index_fill,
            "index_copy": index_copy, "index_put": index_put, "scatter_reduce": scatter_reduce}
+
+
+# ---- x.fill_diagonal_
+def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: builtins.bool = False) -> Tensor:
+    """Fills the main diagonal (all dims equal for ndim > 2) with fill_value; wrap=True
+    continues below a tall matrix every ncols + 1 rows, like torch/NumPy."""
+    from ._inplace import check_leaf, write
+    check_leaf(self, "fill_diagonal_")
+    if self.ndim < 2:
+        raise RuntimeError("fill_diagonal_: dimensions must larger than 1")
+    if self.ndim > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("fill_diagonal_: all dimensions of input must be of equal length")
+    n = builtins.min(self.shape)
+    if self.ndim == 2:
+        rows = list(range(n))
+        if wrap and self.shape[0] > self.shape[1]:
+            step = self.shape[1] + 1
+            rows = []
+            r = 0
+            while r < self.shape[0]:
+                rows += list(range(r, builtins.min(r + self.shape[1], self.shape[0])))
+                r += step
+        cols = [r % (self.shape[1] + 1) if wrap else r for r in rows]
+        idx = (_ts().asarray(rows, dtype=_C.int64), _ts().asarray(cols, dtype=_C.int64))
+    else:
+        idx = tuple(_ts().arange(n) for _ in range(self.ndim))
+    out = self.clone()
+    if idx[0].shape[0]:
+        out[idx] = _C._astype(_ts().asarray(fill_value), self.dtype, True)
+    return write(self, out, "fill_diagonal_")

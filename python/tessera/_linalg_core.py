@@ -12,9 +12,10 @@ from . import _C
 from ._C import Tensor
 
 __all__ = ["tensordot", "vecdot", "matrix_transpose"]
-__all__ += ["mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addr",
-            "baddbmm", "addbmm", "kron", "cdist", "chain_matmul", "det", "logdet", "inverse",
-            "pinverse", "matrix_power", "cross"]
+_TORCH_NAMES = ["mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addr",
+                "baddbmm", "addbmm", "kron", "cdist", "chain_matmul", "det", "logdet", "inverse",
+                "pinverse", "matrix_power", "cross"]  # PyTorch's (the standard's are above)
+__all__ += _TORCH_NAMES
 
 
 def tensordot(x1: Tensor, x2: Tensor, /, *, axes: Union[int, Sequence[Sequence[int]]] = 2) -> Tensor:
@@ -278,3 +279,15 @@ METHODS = {
 }
 # in-place twins of these are generated too (addmm_, baddbmm_, ...)
 INPLACE = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]
+
+
+# ---- x.svd (torch's deprecated form)
+def _svd_method(self: Tensor, some: builtins.bool = True, compute_uv: builtins.bool = True) -> Any:
+    """torch.svd (deprecated form): (U, S, V) with V (not V^H); some=True is the reduced SVD."""
+    from ._torch_compat_functions import svd
+    return svd(self, some, compute_uv)  # the named tuple (U, S, V) of torch.return_types.svd
+
+
+def _qr_method(self: Tensor, some: builtins.bool = True) -> Any:
+    """torch.Tensor.qr: (Q, R), reduced unless some=False."""
+    return _ts().linalg.qr(self, mode="reduced" if some else "complete")

@@ -232,13 +232,14 @@ builtins_max = max
 # fliplr/flipud, rot90, diag, diagonal, diag_embed, trace, unflatten, atleast_nd, h/v/d/column
 # stacks, broadcast_tensors/shapes, cartesian_prod, block_diag, take_along_dim. Pieces are views
 # (basic slicing) wherever torch returns views.
-__all__ += ["t", "split", "chunk", "tensor_split", "unbind", "repeat_interleave", "narrow",
-            "select", "fliplr", "flipud", "rot90", "diag", "diagonal", "diag_embed", "diagflat",
-            "trace", "unflatten", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
-            "dstack", "column_stack", "row_stack", "broadcast_tensors", "broadcast_shapes",
-            "cartesian_prod", "block_diag", "take_along_dim", "flatten", "unsqueeze", "permute",
-            "transpose", "swapdims", "swapaxes", "movedim", "ravel", "hsplit", "vsplit", "dsplit",
-            "concatenate", "cat"]
+_TORCH_NAMES = ["t", "split", "chunk", "tensor_split", "unbind", "repeat_interleave", "narrow",
+                "select", "fliplr", "flipud", "rot90", "diag", "diagonal", "diag_embed", "diagflat",
+                "trace", "unflatten", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
+                "dstack", "column_stack", "row_stack", "broadcast_tensors", "broadcast_shapes",
+                "cartesian_prod", "block_diag", "take_along_dim", "flatten", "unsqueeze", "permute",
+                "transpose", "swapdims", "swapaxes", "movedim", "ravel", "hsplit", "vsplit", "dsplit",
+                "concatenate", "cat"]  # PyTorch's (the standard's are above)
+__all__ += _TORCH_NAMES
 
 
 def _ts() -> Any:
@@ -794,3 +795,17 @@ METHODS = {
     "broadcast_to": lambda self, size: _C._broadcast_to(self, tuple(size)),
     "split_with_sizes": lambda self, split_sizes, dim=0: split(self, list(split_sizes), dim),
 }
+
+
+# ---- x.tile (NumPy's tile)
+def _tile_method(self: Tensor, *reps: Any, dims: Any = None) -> Tensor:
+    """NumPy's tile (torch.Tensor.tile): fewer reps than dims are padded with leading 1s."""
+    if dims is not None:  # torch's keyword form x.tile(dims=...)
+        if reps:
+            raise TypeError("tile() got multiple values for argument 'dims'")
+        reps = (dims,)
+    dims = reps
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = tuple(dims[0])
+    from ._arg_errors import int_arg
+    return _C._tile(self, tuple(int_arg("tile", "reps", d) for d in dims))

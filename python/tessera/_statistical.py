@@ -221,10 +221,11 @@ _amp.transparent(_method(sum, "sum"), cumsum, cumprod)  # x.sum() autocasts like
 # torch, whose behaviour differs: x.max(dim) returns (values, indices) and x.var() is unbiased
 # (correction=1) unless told otherwise. Values that come with indices are gathered from the
 # input at those indices, so they are differentiable.
-__all__ += ["amax", "amin", "aminmax", "median", "nanmedian", "mode", "kthvalue", "nanmean",
-            "nansum", "quantile", "nanquantile", "logsumexp", "logcumsumexp", "cummax", "cummin",
-            "var_mean", "std_mean", "norm", "dist", "softmax", "log_softmax", "bincount", "histc",
-            "bucketize", "cumsum", "cumprod", "msort"]
+_TORCH_NAMES = ["amax", "amin", "aminmax", "median", "nanmedian", "mode", "kthvalue", "nanmean",
+                "nansum", "quantile", "nanquantile", "logsumexp", "logcumsumexp", "cummax", "cummin",
+                "var_mean", "std_mean", "norm", "dist", "softmax", "log_softmax", "bincount", "histc",
+                "bucketize", "cumsum", "cumprod", "msort", "cov", "corrcoef"]  # PyTorch's (the standard's are above)
+__all__ += _TORCH_NAMES
 
 _FLOATS = (float16, bfloat16, float32, float64)
 _COMPLEX = (complex64, complex128)
@@ -814,3 +815,77 @@ METHODS = {
     "var": _var_method, "std": _std_method, "norm": norm, "dist": dist, "softmax": softmax,
     "log_softmax": log_softmax, "bincount": bincount, "histc": histc, "msort": msort,
 }
+
+
+# ---- PyTorch's cov, corrcoef, x.sum_to_size, x.diff
+def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None,
+        aweights: Optional[Tensor] = None) -> Tensor:
+    """Covariance of the rows (variables) of a 1-D or 2-D input whose columns are
+    observations (differentiable; fweights/aweights weight the observations)."""
+    if input.ndim > 2:
+        raise RuntimeError(f"cov: expected input to have two or fewer dimensions but got an "
+                           f"input with {input.ndim} dimensions")
+    x = input if input.ndim == 2 else _C._reshape(input, (1, -1), -1)
+    if x.dtype not in _FLOATS:
+        x = _C._astype(x, float32, True)
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        w = _C._astype(fweights, x.dtype, True)
+    if aweights is not None:
+        aw = _C._astype(aweights, x.dtype, True)
+        w = aw if w is None else w * aw
+    if w is None:
+        avg = _ts().mean(x, axis=1, keepdims=True)
+        norm = n - correction
+        xm = x - avg
+        c = _C.matmul(xm, _C.conj(xm).mT) / builtins.max(norm, 0)
+    else:
+        wsum = _ts().sum(w)
+        avg = _ts().sum(x * w, axis=1, keepdims=True) / wsum
+        if correction == 0:
+            norm = wsum
+        elif aweights is None:
+            norm = wsum - correction
+        else:
+            norm = wsum - correction * _ts().sum(w * _C._astype(aweights, x.dtype, True)) / wsum
+        xm = x - avg
+        c = _C.matmul(xm * w, _C.conj(xm).mT) / _C.clamp(norm, 0, None)
+    return _C._reshape(c, (), -1) if input.ndim < 2 else c
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the rows of input (clipped to [-1, 1])."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = _ts().linalg.diagonal(c)
+    sd = _C.sqrt(d)
+    c = c / _C._reshape(sd, (-1, 1), -1) / _C._reshape(sd, (1, -1), -1)
+    return _C.clamp(c, -1, 1)
+
+
+def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
+    """Sums self down to `size` (which self must broadcast to ... from)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    lead = self.ndim - len(size)
+    if lead < 0:
+        raise RuntimeError(f"sum_to_size: size {tuple(size)} is not expandable to size "
+                           f"{tuple(self.shape)}")
+    axes = list(range(lead))
+    for i, n in enumerate(size):
+        s = self.shape[lead + i]
+        if n == 1 and s != 1:
+            axes.append(lead + i)
+        elif n != s:
+            raise RuntimeError(f"sum_to_size: size {tuple(size)} is not expandable to size "
+                               f"{tuple(self.shape)}")
+    out = _ts().sum(self, axis=tuple(axes), keepdims=True) if axes else self
+    return _C._reshape(out, tuple(size), -1)
+
+
+def _diff_method(self: Tensor, n: int = 1, dim: int = -1, prepend: Any = None,
+                 append: Any = None) -> Tensor:
+    """torch.Tensor.diff: n-th forward difference along dim."""
+    return _ts().diff(self, axis=dim, n=n, prepend=prepend, append=append)

@@ -553,3 +553,18 @@ def _itself(self: Tensor) -> Tensor:
 
 def _storage_offset(self: Tensor) -> int:
     return self._offset
+
+
+def _apply_(self: Tensor, callable: Any) -> Tensor:
+    """Applies a Python function to each element in place (CPU, slow; as torch)."""
+    a = np.array(_numpy_for_print(self.detach()))
+    flat = a.reshape(-1)
+    for i in range(flat.shape[0]):
+        flat[i] = callable(flat[i].item())
+    from ._inplace import write
+    return write(self, _asarray(a, dtype=self.dtype), "apply_")
+
+
+def _asarray(*args: Any, **kwargs: Any) -> Tensor:
+    from ._creation import asarray
+    return asarray(*args, **kwargs)

@@ -13,7 +13,10 @@ from typing import Any, Dict
 
 from ._C import Node, Tensor, dtype
 from . import autograd as _ag
+from . import _elementwise as _el
 from . import _indexing as _ix
+from . import _linalg_core as _lc
+from . import _sets
 from . import _tensor as _tb
 from . import _creation as _tc
 from . import _inplace as _ti
@@ -116,6 +119,9 @@ TENSOR_METHODS: Dict[str, Any] = {
     "is_neg": _tb._false,
     "resolve_conj": _tb._itself,
     "resolve_neg": _tb._itself,
+    **{name: property(_tb._false) for name in (
+        "is_sparse", "is_sparse_csr", "is_quantized", "is_meta", "is_mkldnn", "is_mps", "is_xla",
+        "is_xpu", "is_vulkan", "is_ipu", "is_nested", "is_mtia", "is_maia")},
     "get_device": _tb._get_device,
     "storage_offset": _tb._storage_offset,
     "data": property(_tb._data_get, _tb._data_set),
@@ -171,6 +177,35 @@ TENSOR_METHODS: Dict[str, Any] = {
     # random fills (random.py)
     "uniform_": _rn._uniform_method,
     "normal_": _rn._normal_method,
+}
+
+
+# PyTorch's methods whose errors get the method's name in front (_torch_compat._install binds
+# them, wrapped by _inplace.named_errors, and makes the in-place twins it lists).
+TORCH_METHODS: Dict[str, Any] = {
+    "unique": _sets.unique,
+    "unique_consecutive": _sets.unique_consecutive,
+    "cov": _st.cov,
+    "corrcoef": _st.corrcoef,
+    "sum_to_size": _st._sum_to_size,
+    "diff": _st._diff_method,
+    "frexp": _el.frexp,
+    "bernoulli": _rn.bernoulli,
+    "multinomial": _rn.multinomial,
+    "bernoulli_": _rn._bernoulli_,
+    "random_": _rn._random_,
+    "exponential_": _rn._exponential_,
+    "geometric_": _rn._geometric_,
+    "cauchy_": _rn._cauchy_,
+    "log_normal_": _rn._log_normal_,
+    "fill_diagonal_": _ix._fill_diagonal_,
+    "tile": _mp._tile_method,
+    "svd": _lc._svd_method,
+    "apply_": _t._apply_,
+    "argwhere": _ix.argwhere,
+    "qr": _lc._qr_method,
+    "share_memory_": _tb._itself,
+    "is_shared": _tb._false,
 }
 
 

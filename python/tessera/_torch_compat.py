@@ -17,20 +17,21 @@ import types
 from typing import Any, Callable, Dict
 
 from ._C import Tensor
+from . import _tensor_methods
 from . import (_inplace, _elementwise as _math,
                _manipulation as _shape, _statistical as _reduce,
                _linalg_core as _linalg, _indexing,
-               _torch_compat_misc as _misc, _torch_compat_positional as _positional, _torch_compat_extra as _extra,
+               _torch_compat_positional as _positional, _torch_compat_extra as _extra,
                _torch_compat_parity as _parity, _torch_compat_functions as _functions,
                _torch_legacy as _legacy, _torch_compat_kwargs as _kwargs,
                _torch_compat_ops as _ops)
 from ._dtypes import float32 as _float32, int32 as _int32
 from ._elementwise import *  # noqa: F401,F403
+from ._sets import unique, unique_consecutive  # noqa: F401
 from ._manipulation import *  # noqa: F401,F403
 from ._statistical import *  # noqa: F401,F403
 from ._linalg_core import *  # noqa: F401,F403
 from ._indexing import *  # noqa: F401,F403
-from ._torch_compat_misc import *  # noqa: F401,F403
 from ._torch_compat_extra import *  # noqa: F401,F403
 from ._torch_compat_positional import *  # noqa: F401,F403  (Note [positional dim])
 from ._torch_compat_functions import *  # noqa: F401,F403
@@ -49,9 +50,10 @@ def detach(input: Tensor) -> Tensor:
     return input.detach()
 
 
-__all__ = (_math.__all__ + _shape.__all__ + _reduce.__all__ +
-           _linalg.__all__[3:] +  # (the first three are the standard's)
-           _indexing.__all__ + _misc.__all__ + _extra.__all__ + ["clone", "detach"])
+from . import _sets  # noqa: E402
+__all__ = (_math._TORCH_NAMES + _shape._TORCH_NAMES + _reduce._TORCH_NAMES
+           + _linalg._TORCH_NAMES + _indexing._TORCH_NAMES + _sets._TORCH_NAMES + _extra.__all__
+           + ["clone", "detach"])
 __all__ = list(dict.fromkeys(__all__ + _positional.__all__
                              + _functions.__all__ + _legacy.__all__ + _kwargs.__all__
                              + _ops.__all__))
@@ -90,8 +92,9 @@ def _wrap_method(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
 def _install() -> None:
     _parity.install()
     methods: Dict[str, Callable[..., Any]] = {}
-    for mod in (_math, _shape, _reduce, _linalg, _indexing, _misc, _extra):
+    for mod in (_math, _shape, _reduce, _linalg, _indexing, _extra):
         methods.update(mod.METHODS)
+    methods.update(_tensor_methods.TORCH_METHODS)
     for name, fn in methods.items():
         setattr(Tensor, name, fn if name in _math.HOT else _wrap_method(fn, name))
     twins = [n for n in _math.METHODS if n not in _math.NO_INPLACE]
@@ -99,8 +102,6 @@ def _install() -> None:
     twins += [n for n in _math.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
     twins += _linalg.INPLACE + _extra.INPLACE + ["masked_scatter", "index_fill", "index_copy", "index_put",
                                 "scatter_reduce"]
-    for name in _misc.FALSE_PROPERTIES:
-        setattr(Tensor, name, property(lambda self: False))
     for name in twins:
         if hasattr(Tensor, name) and not hasattr(Tensor, name + "_"):
             setattr(Tensor, name + "_", _inplace.make_inplace(name + "_", getattr(Tensor, name)))

@@ -122,15 +122,34 @@ class Generator:
                            generator=self)
 
 
+class TorchGenerator(Generator):
+    """torch.Generator (``ts.Generator``): ``ts.Generator(device="cpu").manual_seed(0)``,
+    usable wherever a ``generator=`` is taken (ts.rand, DataLoader, random_split, ...). Same
+    engine as ``ts.random.Generator(seed)``, the NumPy-style spelling; a fresh one starts from
+    PyTorch's default seed. Its argument is a device, as torch's (an int raises)."""
+
+    def __init__(self, device: Any = "cpu") -> None:
+        if isinstance(device, int) and not isinstance(device, bool):
+            raise TypeError("Generator: the argument is a device (torch.Generator(device)); "
+                            "seed it with .manual_seed(n) or use ts.random.Generator(seed)")
+        super().__init__(67280421310721)
+        self.device = _C.Device(device) if isinstance(device, str) else device
+
+
 default_generator = Generator._wrap(_C._default_generator())
 
 
-def seed(n: int) -> Generator:
-    """Reseeds the default generator."""
+def seed(n: Optional[int] = None) -> Any:
+    """seed(n) reseeds the default generator with n and returns it; PyTorch's seed() (no
+    argument) seeds it non-deterministically and returns the seed."""
+    if n is None:
+        return default_generator.seed()
     return default_generator.manual_seed(n)
 
 
-manual_seed = seed
+def manual_seed(n: int) -> Generator:
+    """Reseeds the default generator with n (returns it, as torch.manual_seed)."""
+    return default_generator.manual_seed(n)
 
 
 def _gen(generator: Optional[Generator]) -> Any:
@@ -239,12 +258,17 @@ def randperm(n: int, *, dtype: Any = None, device: Any = None,
                         _gen(generator))
 
 
-def bernoulli(p: Any, size: Size = None, *, dtype: Any = None, device: Any = None,
+def bernoulli(p: Any, size: Any = None, *, dtype: Any = None, device: Any = None,
               generator: Optional[Generator] = None) -> Tensor:
     """1 with probability p else 0: p a float (shape `size`) or a tensor of probabilities
-    (its shape; the dtype defaults to p's floating dtype, as in PyTorch)."""
+    (its shape; the dtype defaults to p's floating dtype, as in PyTorch). PyTorch's
+    ``bernoulli(input, p)`` (a float p) draws with probability p in input's shape and dtype."""
     t = _ns()
+    if isinstance(p, Tensor) and isinstance(size, float):  # torch.bernoulli(input, p)
+        out = bernoulli(t.full(tuple(p.shape), size, dtype=t.float32), generator=generator)
+        return _C._astype(out, p.dtype if dtype is None else dtype, True)
     if isinstance(p, Tensor):
+        p = p.detach()
         if not t.isdtype(p.dtype, "real floating"):
             raise TypeError(f"bernoulli: expected floating-point probabilities, got {p.dtype}")
         if p.size and not bool(t.all((p >= 0) & (p <= 1))):
@@ -358,6 +382,71 @@ def _normal_method(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
     _C._normal_(self, float(mean), float(std), _gen(generator))
     return self
 
+
+
+# ---- PyTorch's in-place random fills (Tensor methods)
+def _fill_random(self: Tensor, values: Tensor, op: str) -> Tensor:
+    from ._inplace import check_leaf
+    check_leaf(self, op)
+    with _ns().no_grad():
+        _C._copy_(self, _C._astype(values, self.dtype, True))
+    return self
+
+
+def _bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    """Fills self with 0/1 draws of probability p (a number or a tensor)."""
+    probs = p if isinstance(p, Tensor) else \
+        _ns().full(tuple(self.shape), float(p), dtype=_ns().float32)
+    probs = _C._broadcast_to(probs.detach(), tuple(self.shape))
+    return _fill_random(self, bernoulli(probs, generator=generator), "bernoulli_")
+
+
+def _mantissa_bits(dt: Any) -> int:
+    """Explicit mantissa bits of a float dtype (23 for float32): eps is 2**-bits."""
+    return round(-math.log2(_ns().finfo(dt).eps))
+
+
+def _random_(self: Tensor, from_: int = 0, to: Optional[int] = None, *, generator: Any = None) -> Tensor:
+    """Fills self with integers uniform in [from, to) (one bound: [0, from); none: [0, 2**mantissa])."""
+    if to is None:
+        if from_ == 0:
+            to = 2 ** (_mantissa_bits(self.dtype) + 1) if _ns().isdtype(self.dtype, "real floating") else \
+                int(_ns().iinfo(self.dtype).max) + 1 if self.dtype != _ns().bool else 2
+        else:
+            from_, to = 0, from_
+    if from_ >= to:
+        raise RuntimeError(f"random_: expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+    vals = randint(from_, to, tuple(self.shape), generator=generator)
+    return _fill_random(self, vals, "random_")
+
+
+def _exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fills self with exponential draws of rate lambd."""
+    if lambd <= 0:
+        raise RuntimeError(f"exponential_: expects lambda > 0.0, but found lambda={lambd}")
+    vals = exponential(size=tuple(self.shape), lambd=lambd, generator=generator)
+    return _fill_random(self, vals, "exponential_")
+
+
+def _geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
+    """Fills self with the number of Bernoulli(p) trials up to the first success (>= 1)."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_: expects p to be in (0, 1), but got p={p}")
+    u = rand(*self.shape, dtype=_ns().float64, generator=generator)
+    vals = _C.ceil(_C.log1p(-u) / math.log1p(-p))
+    return _fill_random(self, _C.clamp(vals, 1, None), "geometric_")
+
+
+def _cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fills self with Cauchy draws."""
+    u = rand(*self.shape, dtype=_ns().float64, generator=generator)
+    return _fill_random(self, median + sigma * _C.tan(math.pi * (u - 0.5)), "cauchy_")
+
+
+def _log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
+    """Fills self with exp(N(mean, std)) draws."""
+    n = randn(*self.shape, dtype=_ns().float64, generator=generator)
+    return _fill_random(self, _C.exp(mean + std * n), "log_normal_")
 
 
 # ---- torch.random's functions of the default generator
