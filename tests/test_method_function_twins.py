@@ -180,3 +180,27 @@ def test_random_twins_are_one_definition():
     assert isinstance(ts.random.seed(3), ts.random.Generator) and ts.initial_seed() == 3
     m = ts.normal(ts.zeros(4), ts.ones(4))
     assert tuple(m.shape) == (4,)
+
+
+@pytest.mark.parametrize("data", [[[0, 1], [2, 0]], [0, 3, 0, 4, 5], 5, 0])
+@pytest.mark.parametrize("size", [0, 2, 6])
+def test_nonzero_static_is_one_definition(data, size):
+    """ts.nonzero_static and x.nonzero_static were two implementations (one ignored the device,
+    the other 0-d inputs); now one, checked against PyTorch."""
+    a = np.array(data)
+    want = torch.nonzero_static(torch.from_numpy(a), size=size, fill_value=-1)
+    assert_same(ts.nonzero_static(ts.asarray(a), size=size), want)
+    assert_same(ts.asarray(a).nonzero_static(size=size), want)
+
+
+def test_mvlgamma_polygamma_twins():
+    """ts.mvlgamma/polygamma, x.mvlgamma/polygamma and special.multigammaln/polygamma are one
+    definition each (special's were wrappers over ts's)."""
+    a = np.array([2.5, 3.0, 7.25], dtype=np.float64)
+    x, t = ts.asarray(a), torch.from_numpy(a)
+    want = torch.mvlgamma(t, 3)
+    for got in (ts.mvlgamma(x, 3), x.mvlgamma(3), ts.special.multigammaln(x, 3)):
+        assert_same(got, want, rtol=1e-10)
+    want = torch.polygamma(2, t)
+    for got in (ts.polygamma(2, x), x.polygamma(2), ts.special.polygamma(2, x)):
+        assert_same(got, want, rtol=1e-10)

@@ -266,7 +266,7 @@ class Tensor:
     def conj(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def conj_physical(self) -> Tensor: ...
     def conj_physical_(self, *args: Any, **kwargs: Any) -> Any: ...
-    def const_data_ptr(self) -> Any: ...
+    def const_data_ptr(self) -> builtins.int: ...
     def contiguous(self, *args: Any, memory_format: Any = ..., **kwargs: Any) -> Any:
         """This tensor with row-major strides (or memory_format's), copied only if needed"""
     def copy_(self, *args: Any, **kwargs: Any) -> Any:
@@ -515,7 +515,7 @@ class Tensor:
         """Whether the strides are row-major, or those of memory_format (ts.channels_last: (N, C, H, W) stored as (N, H, W, C))"""
     is_cpu: Any
     is_cuda: builtins.bool
-    def is_distributed(self) -> Any: ...
+    def is_distributed(self) -> builtins.bool: ...
     def is_floating_point(self) -> builtins.bool: ...
     def is_inference(self) -> builtins.bool: ...
     is_ipu: Any
@@ -745,7 +745,7 @@ class Tensor:
     def nonzero(self, *, as_tuple: Any = ...) -> Any:
         """torch.Tensor.nonzero: a ``(count, ndim)`` int64 tensor, or with ``as_tuple=True`` a tuple of 1-d index tensors (for 0-d input, one tensor, as PyTorch does)."""
     def nonzero_static(self, *, size: Any, fill_value: Any = ...) -> Tensor:
-        """nonzero() as (size, ndim) int64: truncated or padded with fill_value."""
+        """nonzero() as (size, ndim) int64, truncated or padded with fill_value rows (torch.nonzero_static and x.nonzero_static)."""
     def norm(self, p: Any = ..., dim: Any = ..., keepdim: Any = ..., dtype: Any = ...) -> Tensor:
         """torch.norm: the p-norm of the elements over `dim` (all elements when None), 'fro' (the 2-norm of the elements) or 'nuc' (nuclear norm of the matrices in two dims)."""
     def normal_(self, *args: Any, **kwargs: Any) -> Any:
@@ -763,7 +763,8 @@ class Tensor:
     def pin_memory(self) -> Tensor:
         """A copy of this CPU tensor in page-locked memory (fast, asynchronous copies to the GPU)."""
     def pinverse(self, rcond: Any = ...) -> Tensor: ...
-    def polygamma(self, n: Any) -> Any: ...
+    def polygamma(self, n: Any) -> Tensor:
+        """x.polygamma(n) (torch's argument order for the method)."""
     def polygamma_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place polygamma (torch.Tensor.polygamma_); returns self."""
     def positive(self, *args: Any, **kwargs: Any) -> Any:
@@ -1008,12 +1009,9 @@ class Tensor:
         """torch.unique: the sorted distinct values (of the flattened input, or distinct slices along `dim`), plus the inverse indices and/or counts when asked."""
     def unique_consecutive(self, return_inverse: Any = ..., return_counts: Any = ..., dim: Any = ...) -> Any:
         """Collapses runs of equal consecutive values (of the flattened input, or slices along `dim`), plus inverse indices and/or run lengths when asked."""
-    def unsafe_chunk(self, *args: Any, **kwargs: Any) -> Any:
-        """Same as chunk (tessera's pieces are ordinary views)."""
-    def unsafe_split(self, *args: Any, **kwargs: Any) -> Any:
-        """Same as split (tessera's pieces are ordinary views)."""
-    def unsafe_split_with_sizes(self, *args: Any, **kwargs: Any) -> Any:
-        """Same as split_with_sizes (tessera's pieces are ordinary views)."""
+    def unsafe_chunk(self, chunks: Any, dim: Any = ...) -> Any: ...
+    def unsafe_split(self, split_size: Any, dim: Any = ...) -> Any: ...
+    def unsafe_split_with_sizes(self, split_sizes: Any, dim: Any = ...) -> Any: ...
     def unsqueeze(self, dim: Any) -> Tensor:
         """A view with a size-1 dim inserted at `dim` (ts.unsqueeze(x, d) and x.unsqueeze(d))."""
     def unsqueeze_(self, *args: Any, **kwargs: Any) -> Any:

@@ -56,6 +56,7 @@ _TORCH_NAMES = ["relu", "sigmoid", "rsqrt", "exp2", "frac", "fix", "sinc", "deg2
                 "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "bitwise_not",
                 "mul", "neg", "ge", "gt", "le", "lt", "ne", "eq",
                 "erf", "erfc", "erfinv", "lgamma", "digamma", "angle", "gcd", "lcm", "frexp",
+                "hardshrink", "prelu", "mvlgamma", "polygamma",
                 "threshold", "rsub", "clamp"]  # PyTorch's (the standard's are above)
 __all__ += _TORCH_NAMES
 
@@ -455,7 +456,7 @@ def erfc(input: Tensor) -> Tensor:
     return F.erfc(_floating(input))
 
 
-from .special import digamma, erfinv, lgamma  # noqa: E402
+from .special import digamma, erfinv, lgamma, mvlgamma, polygamma  # noqa: E402
 
 # Aliases whose target is a standard function.
 absolute = _C.abs
@@ -485,6 +486,22 @@ def frexp(input: Tensor) -> Any:
     dev = input.device
     return FrexpResult(_ts().asarray(mant, dtype=input.dtype, device=dev),
                        _ts().asarray(exp.astype(np.int32), device=dev))
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """input where |input| > lambd, else 0."""
+    return _C.where(_C.abs(input) > lambd, input, 0)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """max(0, x) + weight * min(0, x), weight per channel (dim 1) or one value."""
+    w = weight
+    if weight.size > 1:
+        if input.ndim < 2 or input.shape[1] != weight.size:
+            raise RuntimeError(f"prelu: mismatch of parameter numbers and input channel size: "
+                               f"{weight.size} weights for input {tuple(input.shape)}")
+        w = _C._reshape(weight, (1, weight.size) + (1,) * (input.ndim - 2), -1)
+    return _C.where(input >= 0, input, w * input)
 
 # name -> out-of-place implementation; each becomes a Tensor method and gets an in-place
 # twin `name_` (Note [torch in-place] in _inplace.py).

@@ -249,7 +249,8 @@ _gather_method.__doc__ = gather.__doc__
 # ---- PyTorch's indexing functions and methods: where, masked_scatter, index_fill,
 # index_copy, index_put, scatter_reduce (out of place; the in-place twins are made from them)
 _TORCH_NAMES = ["masked_scatter", "index_fill", "index_copy", "index_put",
-                "scatter_reduce"]  # PyTorch's (the standard's are above)
+                "scatter_reduce", "select_scatter", "slice_scatter", "diagonal_scatter", "put",
+                "nonzero_static"]  # PyTorch's (the standard's are above)
 __all__ += _TORCH_NAMES
 
 _INT = (_C.int8, _C.int16, _C.int32, _C.int64, _C.uint8)
@@ -532,3 +533,72 @@ def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: builtins.bool = False) 
     if idx[0].shape[0]:
         out[idx] = _C._astype(_ts().asarray(fill_value), self.dtype, True)
     return write(self, out, "fill_diagonal_")
+
+
+# ---- select/slice/diagonal_scatter, put, nonzero_static
+def _scatter_into(input: Tensor, key: Any, src: Tensor, op: str, expect: tuple) -> Tensor:
+    if tuple(src.shape) != expect:
+        raise RuntimeError(f"{op}: expected src to have a size equal to the slice of self, src "
+                           f"size = {tuple(src.shape)}, slice size = {expect}")
+    out = input.clone()
+    out[key] = _C._astype(src, input.dtype, False)
+    return out
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """input with input.select(dim, index) replaced by src."""
+    d = _dim_index("select_scatter", dim, input.ndim)
+    n = input.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select_scatter: index {index} out of range for dimension {dim} of size {n}")
+    key = (slice(None),) * d + (index,)
+    return _scatter_into(input, key, src, "select_scatter", tuple(input[key].shape))
+
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Optional[int] = None,
+                  end: Optional[int] = None, step: int = 1) -> Tensor:
+    """input with input[..., start:end:step, ...] (at dim) replaced by src."""
+    d = _dim_index("slice_scatter", dim, input.ndim)
+    key = (slice(None),) * d + (slice(start, end, step),)
+    return _scatter_into(input, key, src, "slice_scatter", tuple(input[key].shape))
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
+                     dim2: int = 1) -> Tensor:
+    """input with its diagonal (offset, dim1, dim2) replaced by src."""
+    from ._manipulation import diagonal
+    out = input.clone()
+    view = diagonal(out, offset, dim1, dim2)
+    if tuple(src.shape) != tuple(view.shape):
+        raise RuntimeError(f"diagonal_scatter: expected src to have a size equal to the diagonal "
+                           f"of self, src size = {tuple(src.shape)}, diagonal size = "
+                           f"{tuple(view.shape)}")
+    view[...] = _C._astype(src, input.dtype, False)
+    return out
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
+    """input (seen flattened) with input.flatten()[index] = source (or += with accumulate)."""
+    if index.size != source.size:
+        raise RuntimeError(f"put: expected source and index to have the same number of elements, "
+                           f"but got {source.size} and {index.size}")
+    if input.size == 0 and index.size:
+        raise IndexError("put: cannot put into an empty tensor")
+    n = input.size
+    flat_idx = _C._reshape(index, (-1,), -1)
+    if flat_idx.size and (builtins.bool(_ts().any(flat_idx >= n)) or builtins.bool(_ts().any(flat_idx < -n))):
+        raise IndexError(f"put: index out of range for a tensor of {n} elements")
+    flat = index_put(_C._reshape(input, (-1,), -1), (flat_idx,), _C._reshape(source, (-1,), -1),
+                     accumulate)
+    return _C._reshape(flat, tuple(input.shape), -1)
+
+
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """nonzero() as (size, ndim) int64, truncated or padded with fill_value rows
+    (torch.nonzero_static and x.nonzero_static)."""
+    nz = _ts().argwhere(input)
+    k = nz.shape[0]
+    if k >= size:
+        return nz[:size]
+    pad = _ts().full((size - k, input.ndim), fill_value, dtype=_C.int64, device=input.device)
+    return _ts().concat([nz, pad], axis=0)

@@ -14,7 +14,7 @@ from ._C import Tensor
 __all__ = ["tensordot", "vecdot", "matrix_transpose"]
 _TORCH_NAMES = ["mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addr",
                 "baddbmm", "addbmm", "kron", "cdist", "chain_matmul", "det", "logdet", "inverse",
-                "pinverse", "matrix_power", "cross"]  # PyTorch's (the standard's are above)
+                "pinverse", "matrix_power", "cross", "cholesky_inverse", "cholesky_solve"]  # PyTorch's (the standard's are above)
 __all__ += _TORCH_NAMES
 
 
@@ -291,3 +291,17 @@ def _svd_method(self: Tensor, some: builtins.bool = True, compute_uv: builtins.b
 def _qr_method(self: Tensor, some: builtins.bool = True) -> Any:
     """torch.Tensor.qr: (Q, R), reduced unless some=False."""
     return _ts().linalg.qr(self, mode="reduced" if some else "complete")
+
+
+# ---- cholesky_inverse, cholesky_solve
+def cholesky_inverse(input: Tensor, upper: builtins.bool = False) -> Tensor:
+    """The inverse of A = L L^H (or U^H U with upper=True) from its Cholesky factor."""
+    a = _C.matmul(_C.conj(input).mT, input) if upper else _C.matmul(input, _C.conj(input).mT)
+    return _ts().linalg.inv(a)
+
+
+def cholesky_solve(input: Tensor, input2: Tensor, upper: builtins.bool = False) -> Tensor:
+    """X with A X = input where A = L L^H (L = input2; U^H U with upper=True)."""
+    u = input2
+    a = _C.matmul(_C.conj(u).mT, u) if upper else _C.matmul(u, _C.conj(u).mT)
+    return _ts().linalg.solve(a, input)

@@ -12,6 +12,7 @@ import numpy as _np
 from . import _C
 from ._C import Tensor
 from ._tensor import _dim_index
+from .autograd.function import Function, FunctionCtx
 
 __all__ = ["reshape", "permute_dims", "expand_dims", "squeeze", "broadcast_to", "flip",
            "moveaxis", "broadcast_arrays", "concat", "stack", "unstack", "roll", "repeat",
@@ -238,7 +239,7 @@ _TORCH_NAMES = ["t", "split", "chunk", "tensor_split", "unbind", "repeat_interle
                 "dstack", "column_stack", "row_stack", "broadcast_tensors", "broadcast_shapes",
                 "cartesian_prod", "block_diag", "take_along_dim", "flatten", "unsqueeze", "permute",
                 "transpose", "swapdims", "swapaxes", "movedim", "ravel", "hsplit", "vsplit", "dsplit",
-                "concatenate", "cat"]  # PyTorch's (the standard's are above)
+                "concatenate", "cat", "as_strided", "narrow_copy"]  # PyTorch's
 __all__ += _TORCH_NAMES
 
 
@@ -809,3 +810,49 @@ def _tile_method(self: Tensor, *reps: Any, dims: Any = None) -> Tensor:
         dims = tuple(dims[0])
     from ._arg_errors import int_arg
     return _C._tile(self, tuple(int_arg("tile", "reps", d) for d in dims))
+
+
+# ---- as_strided (differentiable) and narrow_copy
+class _AsStrided(Function):
+    """as_strided of a contiguous tensor; the gradient scatter-adds back to the elements read."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, size: tuple, stride: tuple, offset: int) -> Tensor:  # type: ignore[override]
+        ctx.shape, ctx.size, ctx.stride, ctx.rel = tuple(x.shape), size, stride, offset - x._offset
+        return _C._as_strided(x, size, stride, offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        t = _ts()
+        pos = t.zeros(ctx.size, dtype=_C.int64) + ctx.rel
+        for d, (n, s) in enumerate(zip(ctx.size, ctx.stride)):
+            shape = [1] * len(ctx.size)
+            shape[d] = n
+            pos = pos + _C._reshape(t.arange(n) * s, tuple(shape), -1)
+        flat = t.zeros((math.prod(ctx.shape),), dtype=g.dtype, device=g.device)
+        flat = t.index_add(flat, 0, _C._reshape(pos, (-1,), -1), _C._reshape(g, (-1,), -1))
+        return _C._reshape(flat, ctx.shape, -1), None, None, None
+
+
+def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int],
+               storage_offset: Optional[int] = None) -> Tensor:
+    """A view of input's storage with the given size, strides (in elements) and offset
+    (input's own offset when None). Differentiable for contiguous inputs."""
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"as_strided: mismatch in length of strides and shape ({len(stride)} "
+                           f"vs {len(size)})")
+    if builtins.any(s < 0 for s in stride) or builtins.any(n < 0 for n in size):
+        raise RuntimeError("as_strided: negative sizes or strides are not supported")
+    offset = input._offset if storage_offset is None else int(storage_offset)
+    if input.requires_grad and _C.is_grad_enabled():
+        if not input.is_contiguous():
+            raise NotImplementedError("as_strided: the gradient needs a contiguous input; hint: "
+                                      "call .contiguous() first")
+        return _AsStrided.apply(input, size, stride, offset)
+    return _C._as_strided(input, size, stride, offset)
+
+
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """A copy of input.narrow(dim, start, length)."""
+    return narrow(input, dim, start, length).clone()

@@ -224,7 +224,8 @@ _amp.transparent(_method(sum, "sum"), cumsum, cumprod)  # x.sum() autocasts like
 _TORCH_NAMES = ["amax", "amin", "aminmax", "median", "nanmedian", "mode", "kthvalue", "nanmean",
                 "nansum", "quantile", "nanquantile", "logsumexp", "logcumsumexp", "cummax", "cummin",
                 "var_mean", "std_mean", "norm", "dist", "softmax", "log_softmax", "bincount", "histc",
-                "bucketize", "cumsum", "cumprod", "msort", "cov", "corrcoef"]  # PyTorch's (the standard's are above)
+                "bucketize", "cumsum", "cumprod", "msort", "cov", "corrcoef",
+                "renorm", "histogram"]  # PyTorch's (the standard's are above)
 __all__ += _TORCH_NAMES
 
 _FLOATS = (float16, bfloat16, float32, float64)
@@ -889,3 +890,34 @@ def _diff_method(self: Tensor, n: int = 1, dim: int = -1, prepend: Any = None,
                  append: Any = None) -> Tensor:
     """torch.Tensor.diff: n-th forward difference along dim."""
     return _ts().diff(self, axis=dim, n=n, prepend=prepend, append=append)
+
+
+# ---- renorm, histogram
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """Each slice along `dim` whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
+    if input.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+    if p <= 0:
+        raise RuntimeError(f"renorm: non-positive norm not supported, got p={p}")
+    d = _dim_index("renorm", dim, input.ndim)
+    others = tuple(i for i in range(input.ndim) if i != d)
+    norms = _ts().linalg.vector_norm(input, ord=p, axis=others, keepdims=True)
+    factor = _C.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    return input * factor
+
+
+def histogram(input: Tensor, bins: Any = 100, *, range: Optional[Sequence[float]] = None,
+              weight: Optional[Tensor] = None, density: builtins.bool = False) -> Any:
+    """(hist, bin_edges) like torch.histogram (NumPy's histogram semantics)."""
+    import numpy as np
+    from collections import namedtuple
+    if input.dtype not in _FLOATS:
+        raise RuntimeError(f"histogram: input tensor and bins tensors should have the same "
+                           f"floating-point dtype, got {input.dtype}")
+    a = np.asarray(input.detach().cpu()).ravel()
+    b = np.asarray(bins.cpu()) if isinstance(bins, Tensor) else bins
+    w = None if weight is None else np.asarray(weight.detach().cpu()).ravel()
+    hist, edges = np.histogram(a, bins=b, range=range, weights=w, density=density)
+    res = namedtuple("histogram", ["hist", "bin_edges"])
+    return res(_ts().asarray(hist, dtype=input.dtype, device=input.device),
+               _ts().asarray(edges, dtype=input.dtype, device=input.device))

@@ -568,3 +568,20 @@ def _apply_(self: Tensor, callable: Any) -> Tensor:
 def _asarray(*args: Any, **kwargs: Any) -> Tensor:
     from ._creation import asarray
     return asarray(*args, **kwargs)
+
+
+# ---- x.dim_order, x.is_set_to
+def _dim_order(self: Tensor) -> tuple:
+    """The dims from outermost to innermost in memory (by decreasing stride, stable)."""
+    st = self.stride()
+    return tuple(sorted(range(self.ndim), key=lambda d: -st[d]))
+
+
+def _is_set_to(self: Tensor, other: Tensor) -> builtins.bool:
+    """Same storage, offset, shape and strides."""
+    return (self._storage_ptr() == other._storage_ptr() and self._offset == other._offset and
+            tuple(self.shape) == tuple(other.shape) and self.stride() == other.stride())
+
+
+def _const_data_ptr(self: Tensor) -> int:
+    return self.data_ptr()

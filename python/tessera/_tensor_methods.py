@@ -17,6 +17,7 @@ from . import _elementwise as _el
 from . import _indexing as _ix
 from . import _linalg_core as _lc
 from . import _sets
+from . import _torch_legacy as _lg
 from . import _tensor as _tb
 from . import _creation as _tc
 from . import _inplace as _ti
@@ -206,7 +207,32 @@ TORCH_METHODS: Dict[str, Any] = {
     "qr": _lc._qr_method,
     "share_memory_": _tb._itself,
     "is_shared": _tb._false,
+    "as_strided": _mp.as_strided,
+    "select_scatter": _ix.select_scatter,
+    "slice_scatter": _ix.slice_scatter,
+    "diagonal_scatter": _ix.diagonal_scatter,
+    "put": _ix.put,
+    "hardshrink": _el.hardshrink,
+    "prelu": _el.prelu,
+    "renorm": _st.renorm,
+    "mvlgamma": _sp.mvlgamma,
+    "polygamma": _sp._polygamma_method,
+    "matrix_exp": _la.matrix_exp,
+    "cholesky_inverse": _lc.cholesky_inverse,
+    "cholesky_solve": _lc.cholesky_solve,
+    "histogram": _st.histogram,
+    "narrow_copy": _mp.narrow_copy,
+    "nonzero_static": _ix.nonzero_static,
+    "dim_order": _tb._dim_order,
+    "is_set_to": _tb._is_set_to,
+    "const_data_ptr": _tb._const_data_ptr,
+    "is_distributed": _lg.is_distributed,
+    "unsafe_split": _lg.unsafe_split,
+    "unsafe_chunk": _lg.unsafe_chunk,
+    "unsafe_split_with_sizes": _lg.unsafe_split_with_sizes,
 }
+# The in-place twins x.<name>_() of TORCH_METHODS entries (Note [torch in-place])
+TORCH_INPLACE_TWINS = ["put", "renorm", "mvlgamma", "polygamma"]
 
 
 NODE_METHODS: Dict[str, Any] = {

@@ -21,7 +21,7 @@ from . import _tensor_methods
 from . import (_inplace, _elementwise as _math,
                _manipulation as _shape, _statistical as _reduce,
                _linalg_core as _linalg, _indexing,
-               _torch_compat_positional as _positional, _torch_compat_extra as _extra,
+               _torch_compat_positional as _positional,
                _torch_compat_parity as _parity, _torch_compat_functions as _functions,
                _torch_legacy as _legacy, _torch_compat_kwargs as _kwargs,
                _torch_compat_ops as _ops)
@@ -32,7 +32,6 @@ from ._manipulation import *  # noqa: F401,F403
 from ._statistical import *  # noqa: F401,F403
 from ._linalg_core import *  # noqa: F401,F403
 from ._indexing import *  # noqa: F401,F403
-from ._torch_compat_extra import *  # noqa: F401,F403
 from ._torch_compat_positional import *  # noqa: F401,F403  (Note [positional dim])
 from ._torch_compat_functions import *  # noqa: F401,F403
 from ._torch_legacy import *  # noqa: F401,F403
@@ -52,7 +51,7 @@ def detach(input: Tensor) -> Tensor:
 
 from . import _sets  # noqa: E402
 __all__ = (_math._TORCH_NAMES + _shape._TORCH_NAMES + _reduce._TORCH_NAMES
-           + _linalg._TORCH_NAMES + _indexing._TORCH_NAMES + _sets._TORCH_NAMES + _extra.__all__
+           + _linalg._TORCH_NAMES + _indexing._TORCH_NAMES + _sets._TORCH_NAMES
            + ["clone", "detach"])
 __all__ = list(dict.fromkeys(__all__ + _positional.__all__
                              + _functions.__all__ + _legacy.__all__ + _kwargs.__all__
@@ -92,7 +91,7 @@ def _wrap_method(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
 def _install() -> None:
     _parity.install()
     methods: Dict[str, Callable[..., Any]] = {}
-    for mod in (_math, _shape, _reduce, _linalg, _indexing, _extra):
+    for mod in (_math, _shape, _reduce, _linalg, _indexing):
         methods.update(mod.METHODS)
     methods.update(_tensor_methods.TORCH_METHODS)
     for name, fn in methods.items():
@@ -100,7 +99,7 @@ def _install() -> None:
     twins = [n for n in _math.METHODS if n not in _math.NO_INPLACE]
     twins += ["subtract", "divide", "true_divide"]  # (bound by the table)
     twins += [n for n in _math.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
-    twins += _linalg.INPLACE + _extra.INPLACE + ["masked_scatter", "index_fill", "index_copy", "index_put",
+    twins += _linalg.INPLACE + _tensor_methods.TORCH_INPLACE_TWINS + ["masked_scatter", "index_fill", "index_copy", "index_put",
                                 "scatter_reduce"]
     for name in twins:
         if hasattr(Tensor, name) and not hasattr(Tensor, name + "_"):

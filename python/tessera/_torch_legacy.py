@@ -264,18 +264,6 @@ def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int 
     return input.split(list(split_sizes), dim)
 
 
-def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
-    """The first `size` rows of nonzero(input), padded with `fill_value` rows."""
-    ts = _ts()
-    nz = ts.stack(ts.nonzero(input), axis=1) if input.ndim else \
-        ts.zeros((int(bool(input)), 0), dtype=ts.int64)
-    nz = nz[:size]
-    if nz.shape[0] < size:
-        pad = ts.full((size - nz.shape[0], input.ndim), fill_value, dtype=ts.int64)
-        nz = ts.concat([nz.astype(ts.int64), pad], axis=0)
-    return nz
-
-
 __all__ = ["device", "Size", "layout", "memory_format", "strided", "sparse_coo",
            "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
            "legacy_contiguous_format", "FloatTensor", "DoubleTensor", "HalfTensor",
@@ -285,4 +273,4 @@ __all__ = ["device", "Size", "layout", "memory_format", "strided", "sparse_coo",
            "has_spectral", "is_vulkan_available", "cudnn_is_acceptable",
            "compiled_with_cxx11_abi", "is_distributed", "set_default_tensor_type", "to_dlpack",
            "matrix_rank", "nuclear_norm", "frobenius_norm", "constant_pad_nd", "unsafe_chunk",
-           "unsafe_split", "unsafe_split_with_sizes", "nonzero_static"]
+           "unsafe_split", "unsafe_split_with_sizes"]

@@ -239,12 +239,69 @@ gammaln = lgamma
 psi = digamma
 
 
+_MVLGAMMA_MAX_P = 1 << 16
+
+
+def mvlgamma(input: Tensor, p: int) -> Tensor:  # torch.mvlgamma, special.multigammaln
+    """The multivariate log-gamma of dimension p: sum_i lgamma(x - i/2) + p(p-1)/4 log(pi)
+    (defined for x > (p - 1) / 2; elsewhere the formula's value, as torch gives)."""
+    if isinstance(p, bool) or not hasattr(p, "__index__"):
+        raise TypeError(f"mvlgamma: p must be an int, got {type(p).__name__}")
+    p = p.__index__()
+    if p < 1:
+        raise RuntimeError(f"mvlgamma: p has to be greater than or equal to 1, got {p}")
+    if p > _MVLGAMMA_MAX_P:  # one lgamma pass per term: a huge p would run for ages
+        raise ValueError(f"mvlgamma: p={p} is too large (at most {_MVLGAMMA_MAX_P} terms)")
+    input = _float(input)
+    out = lgamma(input)
+    for i in range(1, p):
+        out = out + lgamma(input - i / 2)
+    return out + p * (p - 1) / 4 * math.log(math.pi)
+
+
+_BERNOULLI_2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
+
+
+_POLYGAMMA_MAX_N = 170  # the largest n whose n! is a finite float64
+
+
 def polygamma(n: int, input: Tensor) -> Tensor:
-    return _ts().polygamma(n, _float(input))
+    """torch.polygamma and special.polygamma: the n-th derivative of digamma: (-1)**(n+1) n! zeta(n + 1, x) for n >= 1 (float64
+    series: the recurrence shifts x by 12, then Euler-Maclaurin)."""
+    from ._arg_errors import int_arg
+    n = int_arg("polygamma", "n", n)
+    if n < 0:
+        raise RuntimeError(f"polygamma: does not support negative n, got {n}")
+    if n == 0:
+        return digamma(input)
+    x, dt = _as_float64(input)
+    if n > _POLYGAMMA_MAX_N:  # n! overflows float64: +-inf everywhere, as torch gives
+        inf = math.inf if n % 2 else -math.inf
+        return _C._astype(_C.where(x == x, inf, x), dt, True)
+    s = n + 1
+    shift = 12
+    acc = x * 0
+    for k in range(shift):
+        acc = acc + _C.pow(x + k, -float(s))
+    z = x + shift
+    tail = _C.pow(z, 1.0 - s) / (s - 1) + 0.5 * _C.pow(z, -float(s))
+    rising = float(s)  # (s)_(2k-1): s (s+1) ... (s + 2k - 2)
+    fact = 2.0         # (2k)!
+    for k, b in enumerate(_BERNOULLI_2K, start=1):
+        tail = tail + b / fact * rising * _C.pow(z, -float(s + 2 * k - 1))
+        rising *= (s + 2 * k - 1) * (s + 2 * k)
+        fact *= (2 * k + 1) * (2 * k + 2)
+    out = (acc + tail) * ((-1.0) ** (n + 1) * math.factorial(n))
+    pole = (x <= 0) & (_C.floor(x) == x)
+    return _C._astype(_C.where(pole, -math.inf if n % 2 == 0 else math.inf, out), dt, True)
 
 
-def multigammaln(input: Tensor, p: int) -> Tensor:
-    return _ts().mvlgamma(_float(input), p)
+multigammaln = mvlgamma
+
+
+def _polygamma_method(self: Tensor, n: int) -> Tensor:
+    """x.polygamma(n) (torch's argument order for the method)."""
+    return polygamma(n, self)
 
 
 def _bessel(input: Tensor, order: int, scaled: bool) -> Tensor:
