@@ -6,6 +6,7 @@ as_tensor, scalar_tensor, is_tensor/numel and friends, tril_indices/triu_indices
 from __future__ import annotations
 
 import builtins
+import warnings
 import math
 import operator
 from typing import Any, Optional, Sequence, Union
@@ -857,3 +858,99 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     vals = np.power(np.float64(base), exps)
     d = _default["dtype"] if dtype is None else _as_dtype(dtype)
     return asarray(vals, dtype=d, device=device, copy=True, requires_grad=requires_grad)
+
+
+# ---- torch.fill, empty_strided, frombuffer, empty_permuted, range
+def fill(input: Tensor, value: Any) -> Tensor:
+    """A new tensor like `input` filled with `value` (torch.fill)."""
+    return _ns().full_like(input, value)
+
+
+def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None,
+                  layout: Any = None, device: Any = None, requires_grad: bool = False,
+                  pin_memory: bool = False) -> Tensor:
+    """An uninitialized tensor of `size` with element `stride`s over fresh storage."""
+    ts = _ns()
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    extent = 0 if 0 in size else 1 + builtins.sum((n - 1) * s for n, s in zip(size, stride))
+    dt = ts.get_default_dtype() if dtype is None else dtype
+    base = ts.empty((extent,), dtype=dt, device=device)
+    out = base.as_strided(size, stride)
+    if requires_grad:
+        out = out.detach().requires_grad_(True)
+    return out
+
+
+def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
+               requires_grad: bool = False) -> Tensor:
+    """A 1-D tensor over an object exposing the buffer protocol (`count` items of `dtype`
+    from byte `offset`). tessera copies the bytes (torch shares them)."""
+    import numpy as np
+    ts = _ns()
+    np_dt = np.dtype(str(dtype).rsplit(".", 1)[-1]) if str(dtype) != "bfloat16" else None
+    if np_dt is None:
+        raise TypeError("frombuffer: bfloat16 is not supported")
+    nbytes = memoryview(buffer).nbytes
+    if offset < 0 or offset > nbytes - (1 if nbytes else 0):
+        raise ValueError(f"both buffer length ({nbytes}) and offset ({offset}) must be "
+                         "non-negative and offset must be less than the buffer length")
+    if count == 0 or (count < 0 and (nbytes - offset) % np_dt.itemsize):
+        raise ValueError(f"buffer length ({nbytes - offset} after offset) must be a multiple of "
+                         f"element size ({np_dt.itemsize})")
+    arr = np.frombuffer(buffer, dtype=np_dt, count=count, offset=offset)
+    out = ts.asarray(arr.copy())
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def empty_permuted(size: Sequence[int], physical_layout: Sequence[int], *, dtype: Any = None,
+                   device: Any = None, requires_grad: bool = False, **kwargs: Any) -> Tensor:
+    """An uninitialized tensor of `size` (tessera allocates row-major whatever the layout)."""
+    ts = _ns()
+    size, layout = tuple(size), tuple(physical_layout)
+    if sorted(layout) != list(range(len(size))):
+        raise RuntimeError(f"empty_permuted: physical_layout must be a permutation of the "
+                           f"dims, got {list(layout)} for size {list(size)}")
+    out = ts.empty(size, dtype=dtype, device=device)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def _range(start: Any, end: Any, step: Any = 1, *, dtype: Any = None,
+          device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Deprecated torch.range: like arange but *including* `end`, float by default."""
+    ts = _ns()
+    warnings.warn("torch.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    n = int(math.floor((end - start) / step)) + 1
+    dt = ts.get_default_dtype() if dtype is None else dtype
+    out = (ts.arange(n, dtype=ts.float64) * step + start).astype(dt)
+    if device is not None:
+        out = out.to(device)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+_range.__name__ = _range.__qualname__ = "range"  # ts.range (served lazily: Python's builtin name)
+
+
+def _ns() -> Any:
+    import tessera
+    return tessera
+
+
+__all__ += ["fill", "empty_strided", "frombuffer", "empty_permuted"]

@@ -14,7 +14,7 @@ __all__ = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32
            "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "dtype",
            "half", "double", "cfloat", "cdouble", "short", "long",
            "result_type", "can_cast", "finfo", "iinfo", "isdtype", "astype", "get_default_dtype",
-           "set_default_dtype"]
+           "set_default_dtype", "promote_types"]
 
 _ALL = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16,
         float32, float64, complex64, complex128)
@@ -183,3 +183,8 @@ def set_default_dtype(d: Any) -> None:
 def _default_complex() -> dtype:
     """The complex dtype matching the default float dtype."""
     return complex128 if _default["dtype"] == float64 else complex64
+
+
+def promote_types(type1: Any, type2: Any) -> dtype:
+    """The dtype both promote to (torch.promote_types: no weak scalars)."""
+    return result_type(type1, type2)

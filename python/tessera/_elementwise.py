@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 import math
 from collections import namedtuple
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
@@ -538,3 +538,78 @@ HOT = {"clamp", "clip"}
 NO_INPLACE = {"isposinf", "isneginf", "isreal", "isclose", "allclose", "equal", "real", "imag",
               "positive", "angle", "fmax", "fmin", "logaddexp", "logaddexp2", "add", "sub",
               "div"}
+
+
+# ---- complex numbers: torch.complex, polar, view_as_real, view_as_complex
+def _view_functions() -> Tuple[type, type]:
+    """The differentiable forms of view_as_real / view_as_complex (made on first use: the
+    autograd package imports this module's namespace)."""
+    global _VIEW_FUNCTIONS
+    if _VIEW_FUNCTIONS is None:
+        from .autograd import Function
+
+        class ViewAsReal(Function):
+            @staticmethod
+            def forward(ctx: Any, x: Tensor) -> Tensor:  # type: ignore[override]
+                return _C._view_as_real(x)
+
+            @staticmethod
+            def backward(ctx: Any, g: Tensor) -> Tensor:  # type: ignore[override]
+                return view_as_complex(g.contiguous())
+
+        class ViewAsComplex(Function):
+            @staticmethod
+            def forward(ctx: Any, x: Tensor) -> Tensor:  # type: ignore[override]
+                return _C._view_as_complex(x)
+
+            @staticmethod
+            def backward(ctx: Any, g: Tensor) -> Tensor:  # type: ignore[override]
+                return view_as_real(g.contiguous())
+
+        _VIEW_FUNCTIONS = (ViewAsReal, ViewAsComplex)
+    return _VIEW_FUNCTIONS
+
+
+_VIEW_FUNCTIONS: Optional[Tuple[type, type]] = None
+
+
+def view_as_real(input: Tensor) -> Tensor:
+    """A complex tensor's values as (..., 2) floats (real, imag): a view, like torch, so
+    writes reach `input`. Shapes: (...) complex -> (..., 2) real."""
+    if input.requires_grad and _C.is_grad_enabled():
+        return _view_functions()[0].apply(input)
+    return _C._view_as_real(input)
+
+
+def view_as_complex(input: Tensor) -> Tensor:
+    """A (..., 2) float32/float64 tensor's pairs as complex values: a view, like torch (the
+    last dim must have stride 1, the other strides and the offset must be even)."""
+    if input.requires_grad and _C.is_grad_enabled():
+        return _view_functions()[1].apply(input)
+    return _C._view_as_complex(input)
+
+
+def _complex(real: Tensor, imag: Tensor) -> Tensor:
+    """real + 1j * imag from two float tensors of the same dtype (torch.complex)."""
+    ts = _ts()
+    if real.dtype != imag.dtype:
+        raise RuntimeError(f"Expected object of scalar type {real.dtype} but got scalar type "
+                           f"{imag.dtype} for second argument")
+    if real.dtype not in (ts.float32, ts.float64):
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{real.dtype} and {imag.dtype}")
+    cdt = ts.complex64 if real.dtype == ts.float32 else ts.complex128
+    return real.astype(cdt) + imag.astype(cdt) * 1j
+
+
+def polar(abs: Tensor, angle: Tensor) -> Tensor:
+    """abs * (cos(angle) + 1j sin(angle)) (torch.polar)."""
+    ts = _ts()
+    return _complex(abs * ts.cos(angle), abs * ts.sin(angle))
+
+
+_complex.__name__ = _complex.__qualname__ = "complex"  # ts.complex (served lazily)
+
+
+_TORCH_NAMES += ["polar", "view_as_real", "view_as_complex"]
+__all__ += ["polar", "view_as_real", "view_as_complex"]

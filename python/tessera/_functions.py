@@ -10,7 +10,7 @@ from ._interop import *  # noqa: F401,F403
 from ._einsum import einsum  # noqa: F401
 from .random import (manual_seed, rand, randn, randint, randperm, seed,  # noqa: F401
                      bernoulli, multinomial, normal, initial_seed, get_rng_state,
-                     set_rng_state, TorchGenerator as Generator)
+                     set_rng_state, TorchGenerator as Generator, poisson, binomial)
 from ._indexing import *  # noqa: F401,F403
 from ._searching import *  # noqa: F401,F403
 from ._sorting import *  # noqa: F401,F403

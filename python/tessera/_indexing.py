@@ -13,7 +13,7 @@ out-of-range index raises IndexError naming the axis, the index and the size.
 from __future__ import annotations
 
 import builtins
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, Optional, Sequence, Tuple, Union
 
 from . import _C
 from ._C import Tensor
@@ -602,3 +602,28 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
         return nz[:size]
     pad = _ts().full((size - k, input.ndim), fill_value, dtype=_C.int64, device=input.device)
     return _ts().concat([nz, pad], axis=0)
+
+
+# ---- torch.unravel_index
+def unravel_index(indices: Any, shape: Union[int, Sequence[int]]) -> Tuple[Tensor, ...]:
+    """The coordinate tensors of flat `indices` into an array of `shape` (torch.unravel_index:
+    flat indices outside [0, prod(shape)) wrap around as torch's do)."""
+    ts = _ts()
+    if not isinstance(indices, Tensor):
+        indices = ts.asarray(indices)
+    if ts.isdtype(indices.dtype, ("real floating", "complex floating")) or indices.dtype == ts.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(s < 0 for s in shape):
+        raise ValueError("'shape' cannot have negative values, but got " + str(shape))
+    # As torch: out-of-range and negative flat indices wrap (floor division and modulo).
+    idx = indices.astype(ts.int64)
+    out = []
+    for s in reversed(shape):
+        out.append(idx % s if s else idx)
+        idx = idx // s if s else idx
+    return tuple(reversed(out))
+
+
+_TORCH_NAMES += ["unravel_index"]
+__all__ += ["unravel_index"]

@@ -6,7 +6,8 @@ require both operands to have the same dtype."""
 from __future__ import annotations
 
 import builtins
-from typing import Any, Sequence, Union
+from collections import namedtuple
+from typing import Any, Optional, Sequence, Tuple, Union
 
 from . import _C
 from ._C import Tensor
@@ -284,7 +285,6 @@ INPLACE = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]
 # ---- x.svd (torch's deprecated form)
 def _svd_method(self: Tensor, some: builtins.bool = True, compute_uv: builtins.bool = True) -> Any:
     """torch.svd (deprecated form): (U, S, V) with V (not V^H); some=True is the reduced SVD."""
-    from ._torch_compat_functions import svd
     return svd(self, some, compute_uv)  # the named tuple (U, S, V) of torch.return_types.svd
 
 
@@ -305,3 +305,86 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: builtins.bool = False) 
     u = input2
     a = _C.matmul(_C.conj(u).mT, u) if upper else _C.matmul(u, _C.conj(u).mT)
     return _ts().linalg.solve(a, input)
+
+
+# ---- torch.vander and the deprecated linalg spellings (svd, qr, cholesky, slogdet, triangular_solve)
+def vander(x: Tensor, N: Optional[int] = None, increasing: bool = False) -> Tensor:
+    """The (len(x), N) Vandermonde matrix of a 1-D tensor: columns x**(N-1) ... x**0 (or
+    increasing), by a cumulative product; integer and bool inputs give int64 (torch.vander).
+    The output size is checked before anything is allocated."""
+    ts = _ts()
+    from ._arg_errors import check_output_size, int_arg
+    if not isinstance(x, Tensor):
+        raise TypeError(f"vander: argument 'x' must be a tensor, not {type(x).__name__}")
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else int_arg("vander", "N", N)
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    if x.dtype == ts.bool or ts.isdtype(x.dtype, "integral"):
+        x = x.astype(ts.int64)
+    check_output_size("vander", (x.shape[0], n), x.dtype, x.device)
+    if n == 0:
+        return ts.empty((x.shape[0], 0), dtype=x.dtype, device=x.device)
+    ones = ts.ones((x.shape[0], 1), dtype=x.dtype, device=x.device)
+    if n == 1:
+        out = ones
+    else:
+        powers = ts.cumprod(ts.broadcast_to(x[:, None], (x.shape[0], n - 1)), dim=1)
+        out = ts.concat([ones, powers], axis=1)
+    return out if increasing else ts.flip(out, axis=1)
+
+
+_SVD = namedtuple("svd", ["U", "S", "V"])
+
+
+_QR = namedtuple("qr", ["Q", "R"])
+
+
+_SLOGDET = namedtuple("slogdet", ["sign", "logabsdet"])
+
+
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Tuple[Tensor, Tensor, Tensor]:
+    """Deprecated torch.svd: (U, S, V) with V (not V^H); `some` gives the reduced form;
+    without `compute_uv`, U (m, m) and V (n, n) are zeros whatever `some` (as torch)."""
+    ts = _ts()
+    if not compute_uv:
+        s = ts.linalg.svdvals(input)
+        m, n = input.shape[-2], input.shape[-1]
+        batch = tuple(input.shape[:-2])
+        u = ts.zeros(batch + (m, m), dtype=input.dtype, device=input.device)
+        v = ts.zeros(batch + (n, n), dtype=input.dtype, device=input.device)
+        return _SVD(u, s, v)
+    u, s, vh = ts.linalg.svd(input, full_matrices=not some)
+    return _SVD(u, s, vh.mH)
+
+
+def qr(input: Tensor, some: bool = True) -> Tuple[Tensor, Tensor]:
+    """torch.qr: linalg.qr with mode 'reduced' (`some`) or 'complete'."""
+    q, r = _ts().linalg.qr(input, mode="reduced" if some else "complete")
+    return _QR(q, r)
+
+
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    """torch.cholesky: the lower (or `upper`) Cholesky factor."""
+    return _ts().linalg.cholesky(input, upper=upper)
+
+
+def slogdet(A: Tensor) -> Tuple[Tensor, Tensor]:
+    """(sign, log|det|) of square matrices (torch.slogdet = linalg.slogdet)."""
+    sign, logabsdet = _ts().linalg.slogdet(A)
+    return _SLOGDET(sign, logabsdet)
+
+
+def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False) -> Tuple[Tensor, Tensor]:
+    """Deprecated torch.triangular_solve: (X with op(A) X = b, a copy of A), op(A) = A or A^T."""
+    from collections import namedtuple
+    ts = _ts()
+    T = A.mT if transpose else A
+    x = ts.linalg.solve_triangular(T, b, upper=upper != transpose, unitriangular=unitriangular)
+    return namedtuple("triangular_solve", ["solution", "cloned_coefficient"])(x, A.clone())
+
+
+_TORCH_NAMES += ["vander", "svd", "qr", "cholesky", "slogdet", "triangular_solve"]
+__all__ += ["vander", "svd", "qr", "cholesky", "slogdet", "triangular_solve"]

@@ -856,3 +856,17 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int],
 def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """A copy of input.narrow(dim, start, length)."""
     return narrow(input, dim, start, length).clone()
+
+
+# ---- torch.split_with_sizes
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> Tuple[Tensor, ...]:
+    """Splits `input` along `dim` into pieces of `split_sizes` (which must sum to its size)."""
+    if builtins.sum(split_sizes) != input.shape[dim]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to "
+                           f"{input.shape[dim]} (input tensor's size at dimension {dim}), but "
+                           f"got split_sizes={list(split_sizes)}")
+    return tuple(input.split(list(split_sizes), dim))
+
+
+_TORCH_NAMES += ["split_with_sizes"]
+__all__ += ["split_with_sizes"]

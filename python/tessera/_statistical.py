@@ -921,3 +921,177 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Optional[Sequence[float]
     res = namedtuple("histogram", ["hist", "bin_edges"])
     return res(_ts().asarray(hist, dtype=input.dtype, device=input.device),
                _ts().asarray(edges, dtype=input.dtype, device=input.device))
+
+
+# ---- combinations, the trapezoidal rule, gradient
+def _combination_rows(n: int, r: int, with_replacement: bool) -> Any:
+    """The (count, r) int64 index rows of the r-combinations of range(n), in itertools order,
+    built column by column; only prefixes that extend to a full row are kept, so no
+    intermediate outgrows the output."""
+    import numpy as np
+    first_max = n - 1 if with_replacement else n - r
+    rows = np.arange(first_max + 1, dtype=np.int64)[:, None]
+    for k in builtins.range(1, r):
+        last = rows[:, -1]
+        lo = last if with_replacement else last + 1
+        hi = n - 1 if with_replacement else n - r + k           # inclusive bound of column k
+        counts = np.maximum(hi - lo + 1, 0)
+        total = int(counts.sum())
+        starts = np.repeat(lo, counts)
+        offsets = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+        rows = np.concatenate([np.repeat(rows, counts, axis=0), (starts + offsets)[:, None]],
+                              axis=1)
+    return rows
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-`r` combinations of a 1-D tensor's elements, as rows of a (count, r) tensor
+    (itertools.combinations order; torch.combinations). RuntimeError when the count overflows
+    int64, MemoryError when it cannot be allocated, both before any row is built."""
+    ts = _ts()
+    from ._arg_errors import check_output_size, int_arg
+    r = int_arg("combinations", "r", r)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"combinations: argument 'input' must be a tensor, not "
+                        f"{type(input).__name__}")
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return ts.empty((0,), dtype=input.dtype, device=input.device)
+    n = input.shape[0]
+    count = math.comb(n + r - 1, r) if with_replacement else math.comb(n, r)
+    check_output_size("combinations", (count, r), input.dtype, input.device)
+    if count == 0:
+        return ts.empty((0, r), dtype=input.dtype, device=input.device)
+    index = ts.asarray(_combination_rows(n, r, with_replacement), device=input.device)
+    return input[index.reshape(-1)].reshape(count, r)
+
+
+def _trapezoid_parts(y: Tensor, x: Optional[Tensor], dx: Optional[float], dim: int,
+                     name: str) -> Tuple[Tensor, Any]:
+    """(pairwise averages of y along dim, the spacing: a scalar or the diffs of x)."""
+    if x is not None and dx is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments: x and dx "
+                        f"cannot both be given")
+    ts = _ts()
+    dim = dim % y.ndim if y.ndim else 0
+    n = y.shape[dim]
+    lo = y.narrow(dim, 0, builtins.max(n - 1, 0))
+    hi = y.narrow(dim, 1, builtins.max(n - 1, 0)) if n > 0 else lo
+    avg = (lo + hi) / 2
+    if x is None:
+        return avg, 1.0 if dx is None else dx
+    if not isinstance(x, Tensor):
+        x = ts.asarray(x)
+    if x.ndim == 1:
+        if x.shape[0] != n:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        d = ts.diff(x)
+        shape = [1] * y.ndim
+        shape[dim] = builtins.max(n - 1, 0)
+        return avg, d.reshape(tuple(shape))
+    return avg, ts.diff(x, axis=dim)
+
+
+def trapezoid(y: Tensor, x: Optional[Tensor] = None, *, dx: Optional[float] = None,
+              dim: int = -1) -> Tensor:
+    """The trapezoidal rule along `dim`: with sample points `x` or constant spacing `dx`
+    (default 1); integers give a float result (torch.trapezoid)."""
+    if y.ndim == 0:
+        raise IndexError("trapezoid: Dimension specified as -1 but tensor has no dimensions")
+    avg, spacing = _trapezoid_parts(y, x, dx, dim, "trapezoid")
+    return (avg * spacing).sum(dim)
+
+
+def trapz(y: Tensor, x: Optional[Tensor] = None, *, dx: Optional[float] = None,
+          dim: int = -1) -> Tensor:
+    """Alias of trapezoid."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y: Tensor, x: Optional[Tensor] = None, *, dx: Optional[float] = None,
+                         dim: int = -1) -> Tensor:
+    """The running trapezoidal integral along `dim` (one fewer element than y there)."""
+    if y.ndim == 0:
+        raise IndexError("cumulative_trapezoid: Dimension specified as -1 but tensor has no "
+                         "dimensions")
+    avg, spacing = _trapezoid_parts(y, x, dx, dim, "cumulative_trapezoid")
+    return (avg * spacing).cumsum(dim)
+
+
+def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None,
+             edge_order: int = 1) -> Tuple[Tensor, ...]:
+    """Central differences inside, one-sided (first or second order) at the edges, along
+    each dim in `dim` (default all); `spacing` is a scalar, one scalar per dim, or one
+    coordinate tensor per dim (torch.gradient, NumPy's np.gradient)."""
+    ts = _ts()
+    dims = list(builtins.range(input.ndim)) if dim is None else \
+        ([dim] if isinstance(dim, int) else list(dim))
+    dims = [d % input.ndim for d in dims]
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if isinstance(spacing, (int, float)) or isinstance(spacing, Tensor) and spacing.ndim == 0:
+        spacing = [spacing] * len(dims)
+    spacing = list(spacing)
+    if len(spacing) != len(dims):
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's "
+                           f"spacing and dim arguments to have the same length, but got a "
+                           f"spacing argument of length {len(spacing)} and a dim argument of "
+                           f"length {len(dims)}.")
+    x = input if ts.isdtype(input.dtype, ("real floating", "complex floating")) \
+        else input.astype(ts.get_default_dtype())
+    outs = []
+    for d, h in zip(dims, spacing):
+        n = x.shape[d]
+        if n < edge_order + 1:
+            raise RuntimeError(f"torch.gradient expected each dimension size to be at least "
+                               f"edge_order+1")
+        outs.append(_gradient_1d(x, d, h, edge_order, n))
+    return tuple(outs)
+
+
+def _gradient_1d(x: Tensor, d: int, h: Any, edge_order: int, n: int) -> Tensor:
+    ts = _ts()
+
+    def sl(a: int, b: int) -> Tensor:
+        return x.narrow(d, a, b - a)
+
+    if isinstance(h, Tensor) and h.ndim == 1:
+        coords = h.astype(x.dtype)
+        shape = [1] * x.ndim
+        dxs = ts.diff(coords)
+        shape[d] = n - 1
+        dxs = dxs.reshape(tuple(shape))
+        h1, h2 = dxs.narrow(d, 0, n - 2), dxs.narrow(d, 1, n - 2)
+        a = -h2 / (h1 * (h1 + h2))
+        b = (h2 - h1) / (h1 * h2)
+        c = h1 / (h2 * (h1 + h2))
+        mid = a * sl(0, n - 2) + b * sl(1, n - 1) + c * sl(2, n)
+        first_h, last_h = dxs.narrow(d, 0, 1), dxs.narrow(d, n - 2, 1)
+        if edge_order == 1:
+            first = (sl(1, 2) - sl(0, 1)) / first_h
+            last = (sl(n - 1, n) - sl(n - 2, n - 1)) / last_h
+        else:
+            g1, g2 = dxs.narrow(d, 0, 1), dxs.narrow(d, 1, 1)
+            first = (-(2 * g1 + g2) / (g1 * (g1 + g2)) * sl(0, 1)
+                     + (g1 + g2) / (g1 * g2) * sl(1, 2) - g1 / (g2 * (g1 + g2)) * sl(2, 3))
+            g1, g2 = dxs.narrow(d, n - 3, 1), dxs.narrow(d, n - 2, 1)
+            last = (g2 / (g1 * (g1 + g2)) * sl(n - 3, n - 2)
+                    - (g2 + g1) / (g1 * g2) * sl(n - 2, n - 1)
+                    + (2 * g2 + g1) / (g2 * (g1 + g2)) * sl(n - 1, n))
+    else:
+        h = float(h.item()) if isinstance(h, Tensor) else h
+        mid = (sl(2, n) - sl(0, n - 2)) / (2 * h)
+        if edge_order == 1:
+            first = (sl(1, 2) - sl(0, 1)) / h
+            last = (sl(n - 1, n) - sl(n - 2, n - 1)) / h
+        else:
+            first = (-1.5 * sl(0, 1) + 2 * sl(1, 2) - 0.5 * sl(2, 3)) / h
+            last = (0.5 * sl(n - 3, n - 2) - 2 * sl(n - 2, n - 1) + 1.5 * sl(n - 1, n)) / h
+    return ts.concat([first, mid, last], axis=d)
+
+
+_TORCH_NAMES += ["combinations", "trapezoid", "trapz", "cumulative_trapezoid", "gradient"]
+__all__ += ["combinations", "trapezoid", "trapz", "cumulative_trapezoid", "gradient"]

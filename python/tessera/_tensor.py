@@ -494,14 +494,14 @@ _c_stride = Tensor.stride
 # ---- x.real / x.imag: views of a complex tensor's parts, writable (torch's and NumPy's)
 def _real_get(self: Tensor) -> Tensor:
     if _is_complex(self):
-        from ._torch_compat_functions import view_as_real
+        from ._elementwise import view_as_real
         return view_as_real(self)[..., 0]
     return self
 
 
 def _imag_get(self: Tensor) -> Tensor:
     if _is_complex(self):
-        from ._torch_compat_functions import view_as_real
+        from ._elementwise import view_as_real
         return view_as_real(self)[..., 1]
     return _C.imag(self)
 

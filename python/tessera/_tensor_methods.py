@@ -9,7 +9,7 @@ do under an import hook: the torch-compatibility layers (`_torch_compat*.py`, th
 """
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Callable, Dict
 
 from ._C import Node, Tensor, dtype
 from . import autograd as _ag
@@ -252,3 +252,69 @@ def bind() -> None:
     for cls, table in ((Tensor, TENSOR_METHODS), (Node, NODE_METHODS), (dtype, DTYPE_METHODS)):
         for name, value in table.items():
             setattr(cls, name, value)
+
+
+# ---- the namespace functions made from Tensor methods: torch.abs_(x) is x.abs_(),
+# torch.adjoint(x) is x.adjoint(), torch.permute_copy(x, ...) is x.permute(...) copied
+_INPLACE_FUNCTIONS = (
+    "abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ "
+    "atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ detach_ erf_ "
+    "erfc_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ gcd_ index_put_ lcm_ ldexp_ log10_ log1p_ "
+    "log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ "
+    "sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ xlogy_ zero_ selu_ celu_ "
+    "threshold_ resize_as_ conj_physical_ as_strided_").split()
+
+
+_METHOD_FUNCTIONS = ("adjoint is_same_size is_signed is_conj is_neg is_inference resolve_conj "
+                     "resolve_neg get_device conj_physical as_strided_scatter index_reduce").split()
+
+
+_COPY_FUNCTIONS = ("alias as_strided detach diagonal expand permute select squeeze t transpose "
+                   "unbind unfold unsqueeze view view_as_real view_as_complex split "
+                   "split_with_sizes").split()
+
+
+def _method_function(name: str) -> Callable[..., Any]:
+    def fn(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        return getattr(input, name)(*args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``torch.{name}(input, ...)``: the same as ``input.{name}(...)``."
+    return fn
+
+
+def _copy_function(name: str) -> Callable[..., Any]:
+    def fn(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}_copy(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        if name in ("alias", "view_as_real", "view_as_complex"):
+            if args or kwargs:
+                raise TypeError(f"{name}_copy() takes 1 positional argument (input), got "
+                                f"{1 + len(args)} and keywords {sorted(kwargs)}")
+            out = input.clone() if name == "alias" else getattr(_el, name)(input)
+        else:
+            out = getattr(input, name)(*args, **kwargs)
+        if isinstance(out, (tuple, list)):
+            return type(out)(o.clone() for o in out) if isinstance(out, tuple) else \
+                [o.clone() for o in out]
+        return out if name == "alias" else out.clone()
+    fn.__name__ = fn.__qualname__ = name + "_copy"
+    fn.__doc__ = f"``torch.{name}_copy``: ``input.{name}(...)`` copied into new memory."
+    return fn
+
+
+def method_functions() -> Dict[str, Callable[..., Any]]:
+    """The method twins (torch.abs_, torch.permute_copy...) and nn.functional aliases, made
+    once the Tensor methods are bound."""
+    from ._nn_ops import functional_aliases
+    out: Dict[str, Callable[..., Any]] = {}
+    for name in _INPLACE_FUNCTIONS + _METHOD_FUNCTIONS:
+        if hasattr(Tensor, name):
+            out[name] = _method_function(name)
+    for name in _COPY_FUNCTIONS:
+        out[name + "_copy"] = _copy_function(name)
+    out.update(functional_aliases())
+    return out

@@ -22,9 +22,8 @@ from . import (_inplace, _elementwise as _math,
                _manipulation as _shape, _statistical as _reduce,
                _linalg_core as _linalg, _indexing,
                _torch_compat_positional as _positional,
-               _torch_compat_parity as _parity, _torch_compat_functions as _functions,
-               _torch_legacy as _legacy, _torch_compat_kwargs as _kwargs,
-               _torch_compat_ops as _ops)
+               _torch_compat_parity as _parity, _nn_ops, _config, _transforms,
+               _torch_legacy as _legacy, _torch_compat_kwargs as _kwargs)
 from ._dtypes import float32 as _float32, int32 as _int32
 from ._elementwise import *  # noqa: F401,F403
 from ._sets import unique, unique_consecutive  # noqa: F401
@@ -33,10 +32,11 @@ from ._statistical import *  # noqa: F401,F403
 from ._linalg_core import *  # noqa: F401,F403
 from ._indexing import *  # noqa: F401,F403
 from ._torch_compat_positional import *  # noqa: F401,F403  (Note [positional dim])
-from ._torch_compat_functions import *  # noqa: F401,F403
+from ._nn_ops import *  # noqa: F401,F403
+from ._config import *  # noqa: F401,F403
+from ._transforms import *  # noqa: F401,F403
 from ._torch_legacy import *  # noqa: F401,F403
 from ._torch_compat_kwargs import *  # noqa: F401,F403  (torch's extra keywords)
-from ._torch_compat_ops import *  # noqa: F401,F403
 
 
 def clone(input: Tensor) -> Tensor:
@@ -54,13 +54,16 @@ __all__ = (_math._TORCH_NAMES + _shape._TORCH_NAMES + _reduce._TORCH_NAMES
            + _linalg._TORCH_NAMES + _indexing._TORCH_NAMES + _sets._TORCH_NAMES
            + ["clone", "detach"])
 __all__ = list(dict.fromkeys(__all__ + _positional.__all__
-                             + _functions.__all__ + _legacy.__all__ + _kwargs.__all__
-                             + _ops.__all__))
+                             + _nn_ops.__all__ + _config.__all__ + _transforms.__all__
+                             + _legacy.__all__ + _kwargs.__all__))
 
 # torch's dtype spellings ts.float / ts.int (ts.long, ts.double, ... exist in _dtypes) are
 # served by the package's module __getattr__ (PEP 562) so that `from tessera import *` does
 # not shadow the builtins float and int.
-_LAZY_ATTRS = {"float": _float32, "int": _int32, **_functions.LAZY}
+from ._creation import _range  # noqa: E402
+from ._elementwise import _complex  # noqa: E402
+_LAZY_ATTRS = {"float": _float32, "int": _int32, "range": _range, "complex": _complex,
+               "compile": _transforms.compile}
 
 
 def _package_getattr(name: str) -> Any:
@@ -119,6 +122,7 @@ def _name_errors_of_functions() -> None:
 
 _install()
 _parity.wrap_inplace_cast_errors()  # after every in-place method exists
-globals().update(_functions.method_functions())  # needs the methods _install attached
-__all__ += [n for n in _functions.method_functions() if n not in __all__]
+_made = _tensor_methods.method_functions()  # needs the methods _install attached
+globals().update(_made)
+__all__ += [n for n in _made if n not in __all__]
 _name_errors_of_functions()

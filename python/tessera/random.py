@@ -494,3 +494,33 @@ def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng
         finally:
             g.set_state(state)
     return ctx()
+
+
+# ---- torch.poisson and torch.binomial
+def poisson(input: Tensor, generator: Any = None) -> Tensor:
+    """Samples Poisson(rate) for each element of the rate tensor `input` (torch.poisson)."""
+    import numpy as np
+    ts = _ns()
+    if not isinstance(input, Tensor):
+        raise TypeError(f"poisson(): argument 'input' must be a tensor, not {type(input).__name__}")
+    rates = input.detach().cpu().numpy()
+    if (rates < 0).any():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    seed = int(ts.randint(0, 2 ** 31 - 1, (1,), generator=generator).item()) \
+        if generator is not None else int(ts.randint(0, 2 ** 31 - 1, (1,)).item())
+    vals = np.asarray(np.random.default_rng(seed).poisson(rates)).astype(rates.dtype)
+    return ts.asarray(vals, device=input.device)
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
+    """Samples Binomial(count, prob) elementwise (float result like count)."""
+    import numpy as np
+    ts = _ns()
+    n = count.detach().cpu().numpy()
+    p = prob.detach().cpu().numpy()
+    if (p < 0).any() or (p > 1).any() or (n < 0).any():
+        raise RuntimeError("binomial: expected 0 <= prob <= 1 and count >= 0")
+    draw = ts.randint(0, 2 ** 31 - 1, (1,), generator=generator) if generator is not None \
+        else ts.randint(0, 2 ** 31 - 1, (1,))
+    vals = np.random.default_rng(int(draw.item())).binomial(n.astype(np.int64), p)
+    return ts.asarray(vals.astype(n.dtype), device=count.device)
