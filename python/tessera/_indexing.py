@@ -627,3 +627,28 @@ def unravel_index(indices: Any, shape: Union[int, Sequence[int]]) -> Tuple[Tenso
 
 _TORCH_NAMES += ["unravel_index"]
 __all__ += ["unravel_index"]
+
+
+# ---- x.index_reduce
+def _index_reduce(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                  include_self: bool = True) -> Tensor:
+    """Reduces the slices of `source` along `dim` into self's slices ``index[i]`` with
+    'prod', 'mean', 'amax' or 'amin' (torch.Tensor.index_reduce)."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    if index.ndim > 1:
+        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    d = dim % max(self.ndim, 1)
+    shape = [1] * source.ndim
+    shape[d] = index.shape[0]
+    full = _ts().broadcast_to(index.reshape(tuple(shape)), tuple(source.shape))
+    return self.scatter_reduce(d, full, source, reduce, include_self=include_self)
+
+
+def _index_reduce_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    out = _index_reduce(self, *args, **kwargs)
+    from .autograd import no_grad
+    with no_grad():
+        self[...] = out
+    return self

@@ -22,7 +22,6 @@ from . import _tensor as _tb
 from . import _creation as _tc
 from . import _inplace as _ti
 from . import _torch_compat_kwargs as _kw
-from . import _torch_compat_parity as _tp
 from . import _stft, special as _sp
 from . import linalg as _la
 from . import _manipulation as _mp
@@ -166,10 +165,38 @@ TENSOR_METHODS: Dict[str, Any] = {
     "lu_solve": _la._legacy_lu_solve,
     "stft": _stft.stft,
     "istft": _stft.istft,
-    # torch's deprecated forms (_torch_compat_parity.py)
-    "resize": _tp._resize,
-    "resize_as": _tp._resize_as,
-    "volatile": property(_tp._volatile),
+    # PyTorch's details of the Tensor object (_tensor.py): deprecated forms, metadata-only
+    # in-place ops, resize_/set_/new, truth value and item() errors, storages
+    "resize": _tb._resize,
+    "resize_as": _tb._resize_as,
+    "volatile": property(_tb._volatile),
+    "_set_data": _tb._set_data,
+    "__bool__": _tb._bool,
+    "item": _tb._dual_item(Tensor.item),
+    "clone": _tb._memory_format_method(Tensor.clone, "clone"),
+    "contiguous": _tb._memory_format_method(Tensor.contiguous, "contiguous"),
+    **{name: _tb._metadata_inplace(name) for name in (
+        "squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_", "swapdims_", "as_strided_")},
+    "resize_": _tb._resize_,
+    "resize_as_": _tb._resize_as_,
+    "set_": _tb._set_,
+    "new": _tb._new,
+    "new_empty_strided": _tb._new_empty_strided,
+    "index_reduce": _ix._index_reduce,
+    "index_reduce_": _ix._index_reduce_,
+    "map_": _tb._map_,
+    "map2_": _tb._map2_,
+    "as_strided_scatter": _tb._as_strided_scatter,
+    "conj_physical": _tb._conj_physical,
+    "conj_physical_": _tb._conj_physical_,
+    "layout": property(_tb._layout),
+    "name": property(_tb._name),
+    "dense_dim": _tb._dense_dim,
+    "sparse_dim": _tb._sparse_dim,
+    "to_dense": _tb._to_dense,
+    "module_load": _tb._module_load,
+    "untyped_storage": _tb._untyped_storage,
+    "storage": _tb._storage,
     # autograd (autograd/__init__.py)
     "grad": property(_ag._get_grad, _ag._set_grad, _ag._del_grad, _ag._c_grad.__doc__),
     "backward": _ag._tensor_backward,

@@ -22,7 +22,7 @@ from . import (_inplace, _elementwise as _math,
                _manipulation as _shape, _statistical as _reduce,
                _linalg_core as _linalg, _indexing,
                _torch_compat_positional as _positional,
-               _torch_compat_parity as _parity, _nn_ops, _config, _transforms,
+               _tensor as _basics, _nn_ops, _config, _transforms,
                _torch_legacy as _legacy, _torch_compat_kwargs as _kwargs)
 from ._dtypes import float32 as _float32, int32 as _int32
 from ._elementwise import *  # noqa: F401,F403
@@ -92,7 +92,6 @@ def _wrap_method(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
 
 
 def _install() -> None:
-    _parity.install()
     methods: Dict[str, Callable[..., Any]] = {}
     for mod in (_math, _shape, _reduce, _linalg, _indexing):
         methods.update(mod.METHODS)
@@ -121,7 +120,7 @@ def _name_errors_of_functions() -> None:
 
 
 _install()
-_parity.wrap_inplace_cast_errors()  # after every in-place method exists
+_basics.wrap_inplace_cast_errors()  # after every in-place method exists
 _made = _tensor_methods.method_functions()  # needs the methods _install attached
 globals().update(_made)
 __all__ += [n for n in _made if n not in __all__]
