@@ -1,8 +1,7 @@
 """PyTorch-style conveniences beside the array API namespace: attaches torch's Tensor methods
 at import and gathers torch's top-level functions for ``tessera``'s namespace.
 
-One module per concern: _torch_compat_basics (callable ``size``, dtype conversions, queries),
-_creation (varargs sizes, new_*, *_like), _inplace (Note [torch in-place]), _math
+One module per concern: _creation (varargs sizes, new_*, *_like), _inplace (Note [torch in-place]), _math
 (elementwise), _special (lgamma/digamma/erfinv), _shape, _reduce (Note [torch reductions vs
 the standard]), _linalg, _indexing.
 
@@ -18,30 +17,26 @@ import types
 from typing import Any, Callable, Dict
 
 from ._C import Tensor
-from . import (_torch_compat_basics as _basics, _torch_compat_creation as _creation,
-               _torch_compat_inplace as _inplace, _torch_compat_math as _math,
-               _torch_compat_shape as _shape, _torch_compat_reduce as _reduce,
-               _torch_compat_linalg as _linalg, _torch_compat_indexing as _indexing,
-               _torch_compat_misc as _misc, _torch_compat_default_dtype as _default_dtype,
-               _torch_compat_positional as _positional, _torch_compat_extra as _extra,
-               _torch_compat_parity as _parity, _torch_compat_functions as _functions,
-               _torch_compat_legacy as _legacy, _torch_compat_kwargs as _kwargs,
-               _torch_compat_ops as _ops)
+from . import _tensor_methods
+from . import (_inplace, _elementwise as _math,
+               _manipulation as _shape, _statistical as _reduce,
+               _linalg_core as _linalg, _indexing,
+               _torch_compat_positional as _positional,
+               _tensor as _basics, _nn_ops, _config, _transforms,
+               _torch_legacy as _legacy, _torch_compat_kwargs as _kwargs)
 from ._dtypes import float32 as _float32, int32 as _int32
-from ._torch_compat_creation import *  # noqa: F401,F403
-from ._torch_compat_math import *  # noqa: F401,F403
-from ._torch_compat_shape import *  # noqa: F401,F403
-from ._torch_compat_reduce import *  # noqa: F401,F403
-from ._torch_compat_linalg import *  # noqa: F401,F403
-from ._torch_compat_indexing import *  # noqa: F401,F403
-from ._torch_compat_misc import *  # noqa: F401,F403
-from ._torch_compat_extra import *  # noqa: F401,F403
-from ._torch_compat_default_dtype import *  # noqa: F401,F403  (wraps creation functions)
+from ._elementwise import *  # noqa: F401,F403
+from ._sets import unique, unique_consecutive  # noqa: F401
+from ._manipulation import *  # noqa: F401,F403
+from ._statistical import *  # noqa: F401,F403
+from ._linalg_core import *  # noqa: F401,F403
+from ._indexing import *  # noqa: F401,F403
 from ._torch_compat_positional import *  # noqa: F401,F403  (Note [positional dim])
-from ._torch_compat_functions import *  # noqa: F401,F403
-from ._torch_compat_legacy import *  # noqa: F401,F403
+from ._nn_ops import *  # noqa: F401,F403
+from ._config import *  # noqa: F401,F403
+from ._transforms import *  # noqa: F401,F403
+from ._torch_legacy import *  # noqa: F401,F403
 from ._torch_compat_kwargs import *  # noqa: F401,F403  (torch's extra keywords)
-from ._torch_compat_ops import *  # noqa: F401,F403
 
 
 def clone(input: Tensor) -> Tensor:
@@ -54,16 +49,21 @@ def detach(input: Tensor) -> Tensor:
     return input.detach()
 
 
-__all__ = (_creation.__all__ + _math.__all__ + _shape.__all__ + _reduce.__all__ +
-           _linalg.__all__ + _indexing.__all__ + _misc.__all__ + _extra.__all__ + ["clone", "detach"])
-__all__ = list(dict.fromkeys(__all__ + _default_dtype.__all__ + _positional.__all__
-                             + _functions.__all__ + _legacy.__all__ + _kwargs.__all__
-                             + _ops.__all__))
+from . import _sets  # noqa: E402
+__all__ = (_math._TORCH_NAMES + _shape._TORCH_NAMES + _reduce._TORCH_NAMES
+           + _linalg._TORCH_NAMES + _indexing._TORCH_NAMES + _sets._TORCH_NAMES
+           + ["clone", "detach"])
+__all__ = list(dict.fromkeys(__all__ + _positional.__all__
+                             + _nn_ops.__all__ + _config.__all__ + _transforms.__all__
+                             + _legacy.__all__ + _kwargs.__all__))
 
 # torch's dtype spellings ts.float / ts.int (ts.long, ts.double, ... exist in _dtypes) are
 # served by the package's module __getattr__ (PEP 562) so that `from tessera import *` does
 # not shadow the builtins float and int.
-_LAZY_ATTRS = {"float": _float32, "int": _int32, **_functions.LAZY}
+from ._creation import _range  # noqa: E402
+from ._elementwise import _complex  # noqa: E402
+_LAZY_ATTRS = {"float": _float32, "int": _int32, "range": _range, "complex": _complex,
+               "compile": _transforms.compile}
 
 
 def _package_getattr(name: str) -> Any:
@@ -92,25 +92,17 @@ def _wrap_method(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
 
 
 def _install() -> None:
-    _parity.install()
     methods: Dict[str, Callable[..., Any]] = {}
-    for mod in (_math, _shape, _reduce, _linalg, _indexing, _misc, _extra):
+    for mod in (_math, _shape, _reduce, _linalg, _indexing):
         methods.update(mod.METHODS)
+    methods.update(_tensor_methods.TORCH_METHODS)
     for name, fn in methods.items():
         setattr(Tensor, name, fn if name in _math.HOT else _wrap_method(fn, name))
     twins = [n for n in _math.METHODS if n not in _math.NO_INPLACE]
+    twins += ["subtract", "divide", "true_divide"]  # (bound by the table)
     twins += [n for n in _math.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
-    twins += _linalg.INPLACE + _extra.INPLACE + ["masked_scatter", "index_fill", "index_copy", "index_put",
+    twins += _linalg.INPLACE + _tensor_methods.TORCH_INPLACE_TWINS + ["masked_scatter", "index_fill", "index_copy", "index_put",
                                 "scatter_reduce"]
-    for name in _misc.FALSE_PROPERTIES:
-        setattr(Tensor, name, property(lambda self: False))
-    # x.real / x.imag are attributes in NumPy and PyTorch alike (the namespace keeps the
-    # functions ts.real / ts.imag).
-    Tensor.real = property(_basics._real_get, _basics._real_set,
-                           doc="The real part: a writable view for complex tensors (x itself "
-                               "for real ones), as in PyTorch and NumPy.")
-    Tensor.imag = property(_basics._imag_get, _basics._imag_set,
-                           doc="The imaginary part: a writable view for complex tensors.")
     for name in twins:
         if hasattr(Tensor, name) and not hasattr(Tensor, name + "_"):
             setattr(Tensor, name + "_", _inplace.make_inplace(name + "_", getattr(Tensor, name)))
@@ -128,7 +120,8 @@ def _name_errors_of_functions() -> None:
 
 
 _install()
-_parity.wrap_inplace_cast_errors()  # after every in-place method exists
-globals().update(_functions.method_functions())  # needs the methods _install attached
-__all__ += [n for n in _functions.method_functions() if n not in __all__]
+_basics.wrap_inplace_cast_errors()  # after every in-place method exists
+_made = _tensor_methods.method_functions()  # needs the methods _install attached
+globals().update(_made)
+__all__ += [n for n in _made if n not in __all__]
 _name_errors_of_functions()

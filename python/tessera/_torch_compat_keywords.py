@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, Sequence, Tuple
 
 from . import _C
 from ._C import Tensor
+from ._tensor import _apply_memory_format, clone
 
 __all__: list = []  # filled by build()
 
@@ -86,57 +87,18 @@ def _method_keywords(std: Callable[..., Any], op: str, slots: Sequence[Slot]) ->
 
 
 # ---- memory_format=
-def _apply_memory_format(op: str, t: Tensor, fmt: Any) -> Tensor:
-    """t laid out as torch's memory format `fmt` asks (the values unchanged)."""
-    from ._torch_compat_legacy import memory_format, channels_last, channels_last_3d, \
-        contiguous_format, preserve_format
-    if fmt is None or fmt is preserve_format:
-        return t
-    if not isinstance(fmt, memory_format):
-        raise TypeError(f"{op}(): memory_format must be a tessera memory format "
-                        f"(ts.preserve_format, ts.contiguous_format, ts.channels_last...), "
-                        f"got {type(fmt).__name__}")
-    if fmt is contiguous_format:
-        return t if t.is_contiguous() else t.contiguous()
-    rank = 4 if fmt is channels_last else 5
-    if t.ndim != rank:
-        raise RuntimeError(f"required rank {rank} tensor to use "
-                           f"{'channels_last' if rank == 4 else 'channels_last_3d'} format")
-    last = tuple(range(2, rank)) + (1,)  # N, spatial..., C
-    back = (0, rank - 1) + tuple(range(1, rank - 1))
-    return _C._permute_dims(_C._permute_dims(t, (0,) + last).contiguous(), back)
-
-
 def _with_memory_format(std: Callable[..., Any], op: str) -> Callable[..., Any]:
     @functools.wraps(std)
     def fn(*args: Any, **kwargs: Any) -> Any:
         if "memory_format" not in kwargs:
             return std(*args, **kwargs)
         fmt = kwargs.pop("memory_format")
-        from ._torch_compat_legacy import preserve_format
+        from ._torch_legacy import preserve_format
         if fmt is None or fmt is preserve_format:
             return std(*args, **kwargs)
         return _apply_memory_format(op, std(*args, **kwargs), fmt)
     fn.__wrapped_by_arg_errors__ = getattr(std, "__wrapped_by_arg_errors__", False)  # type: ignore[attr-defined]
     return fn
-
-
-def _memory_format_method(std: Callable[..., Any], op: str) -> Callable[..., Any]:
-    # Calls the core method directly (it replaces the parity layer's memory_format wrapper),
-    # so x.clone() costs one Python frame.
-    std = getattr(std, "_core", std)
-
-    def method(self: Tensor, *args: Any, memory_format: Any = None, **kwargs: Any) -> Any:
-        out = std(self, *args, **kwargs)
-        return out if memory_format is None else _apply_memory_format(op, out, memory_format)
-    method.__name__ = method.__qualname__ = op
-    method.__doc__ = std.__doc__
-    return method
-
-
-def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
-    """A copy of input (differentiable), laid out as memory_format asks (torch)."""
-    return _apply_memory_format("clone", input.clone(), memory_format)
 
 
 # ---- x.round(decimals=)
@@ -177,27 +139,6 @@ def _chalf(self: Tensor, memory_format: Any = None) -> Tensor:
                             "x.to(ts.complex64) instead")
 
 
-# ---- ts.randint(high=, size=)
-def _randint(std: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(std)
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        if kwargs and not args and "low" not in kwargs and "high" in kwargs:
-            kwargs["low"] = 0  # torch's randint(high=, size=): low defaults to 0
-        return std(*args, **kwargs)
-    return fn
-
-
-def _rand_size(std: Callable[..., Any], op: str) -> Callable[..., Any]:
-    @functools.wraps(std)
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        if "size" in kwargs:
-            if args:
-                raise TypeError(f"{op}() got multiple values for argument 'size'")
-            args = (kwargs.pop("size"),)
-        return std(*args, **kwargs)
-    return fn
-
-
 def build(ns: Dict[str, Any]) -> Dict[str, Any]:
     """The namespace functions of `ns` (tessera's, being assembled) with torch's keywords."""
     from . import random as _random
@@ -221,9 +162,6 @@ def build(ns: Dict[str, Any]) -> Dict[str, Any]:
         wrap(name, [("input",), ("dim0", "axis0"), ("dim1", "axis1")])
     wrap("tensor_split", [("input",), ("indices_or_sections", "sections", "indices",
                                        "tensor_indices_or_sections"), ("dim",)])
-    out["rand"] = _rand_size(ns["rand"], "rand")
-    out["randn"] = _rand_size(ns["randn"], "randn")
-    out["randint"] = _randint(ns["randint"])
     for name in ("zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
                  "randn_like", "randint_like"):
         if name in ns:
@@ -236,7 +174,7 @@ def build(ns: Dict[str, Any]) -> Dict[str, Any]:
 
 def install() -> None:
     """Tensor methods with torch's keyword names."""
-    from ._torch_compat_inplace import make_inplace
+    from ._inplace import make_inplace
     for name in ("transpose", "swapaxes", "swapdims"):
         setattr(Tensor, name, _method_keywords(getattr(Tensor, name), name,
                                                [("dim0", "axis0"), ("dim1", "axis1")]))
@@ -248,5 +186,3 @@ def install() -> None:
     Tensor.round = _round_method
     Tensor.round_ = make_inplace("round_", _round_method)
     Tensor.chalf = _chalf
-    for name in ("clone", "contiguous"):
-        setattr(Tensor, name, _memory_format_method(getattr(Tensor, name), name))

@@ -1,4 +1,5 @@
-"""PyTorch-style in-place methods (x.exp_(), x.clamp_(), x.copy_(y), x.fill_(v), x.zero_(), ...).
+"""Tensor's in-place methods (x.exp_(), x.clamp_(), x.copy_(y), x.fill_(v), x.zero_(), ...):
+the write-back rule shared by all of them, and the ones that are not an op and a write.
 
 Note [torch in-place]: every in-place method computes its out-of-place result and writes it
 back into ``self``:
@@ -162,7 +163,7 @@ def _copy_(self: Tensor, src: Any, non_blocking: builtins.bool = False) -> Tenso
 
 def _float_power_(self: Tensor, exponent: Any) -> Tensor:
     """In-place float_power: self must already be float64 (complex128), as in torch."""
-    from ._torch_compat_math import float_power
+    from ._elementwise import float_power
     want = complex128 if self.dtype in _COMPLEX or isinstance(exponent, builtins.complex) or (
         isinstance(exponent, Tensor) and exponent.dtype in _COMPLEX) else float64
     if self.dtype != want:
