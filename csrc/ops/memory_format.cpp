@@ -57,6 +57,16 @@ Tensor to_channels_last(const Tensor& x) {
   return permute_dims(contiguous_op(permute_dims(x, to_last)), back);
 }
 
+Tensor empty_channels_last(const Shape& shape, DType dtype, Device device) {
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  if (nd != 4 && nd != 5) return Tensor::empty(shape, dtype, device);
+  Shape last{shape[0]}, back{0, nd - 1};
+  for (int64_t d = 2; d < nd; ++d) last.push_back(shape[d]);
+  last.push_back(shape[1]);
+  for (int64_t d = 1; d < nd - 1; ++d) back.push_back(d);
+  return permute_dims(Tensor::empty(last, dtype, device), back);
+}
+
 Tensor to_memory_format(const Tensor& x, MemoryFormat fmt, const char* op) {
   switch (fmt) {
     case MemoryFormat::Preserve:
