@@ -199,10 +199,22 @@ __global__ void dw_forward_kernel(const T* __restrict__ x, const T* __restrict__
     const int64_t l = i % g.L, o = (i / g.L) % g.O, n = i / (g.L * g.O), c = o / g.Og;
     const T* xs = x + (n * g.C + c) * g.I;
     const T* ws = w + o * g.K;
+    // The window's corner, then the taps without per-tap divisions.
+    const int64_t ow = l % g.Wo, oh = (l / g.Wo) % g.Ho, od = l / (g.Wo * g.Ho);
+    const int64_t z0 = od * g.s0 - g.p0, y0 = oh * g.s1 - g.p1, x0 = ow * g.s2 - g.p2;
     A acc = b ? A(b[o]) : A(0);
-    for (int64_t tap = 0; tap < g.K; ++tap) {
-      const int64_t src = tap_source(g, l, tap);
-      if (src >= 0) acc += A(ws[tap]) * A(xs[src]);
+    int64_t tap = 0;
+    for (int64_t a = 0; a < g.k0; ++a) {
+      const int64_t id = z0 + a * g.d0;
+      const bool in_d = id >= 0 && id < g.D;
+      for (int64_t bb = 0; bb < g.k1; ++bb) {
+        const int64_t ih = y0 + bb * g.d1;
+        const bool in_h = in_d && ih >= 0 && ih < g.H;
+        for (int64_t e = 0; e < g.k2; ++e, ++tap) {
+          const int64_t iw = x0 + e * g.d2;
+          if (in_h && iw >= 0 && iw < g.W) acc += A(ws[tap]) * A(xs[(id * g.H + ih) * g.W + iw]);
+        }
+      }
     }
     y[i] = T(acc);
   }
