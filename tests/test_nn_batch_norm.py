@@ -148,6 +148,15 @@ def test_elementwise_results_keep_channels_last_as_torch():
             memory_format=torch.channels_last)
         assert s_.is_contiguous() == t.is_contiguous()
         np.testing.assert_allclose(s_.numpy(), t.numpy(), rtol=1e-6)
+    # A channels-last result is a fresh tensor, not a view: in-place ops and gradients as torch.
+    tx.requires_grad_(True)
+    sx.requires_grad_(True)
+    ty2, sy2 = tx * 2, sx * 2
+    ty2.relu_()
+    sy2.relu_()
+    (ty2 * ty2).sum().backward()
+    (sy2 * sy2).sum().backward()
+    np.testing.assert_allclose(sx.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
 
 
 def test_memory_format_api():
