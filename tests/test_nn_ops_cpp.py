@@ -328,3 +328,17 @@ def test_dropout_node_and_second_derivative() -> None:
     np.testing.assert_allclose(h.numpy(), np.where(keep, 2 / 0.36, 0), rtol=1e-12)
     with pytest.raises(ValueError, match=r"dropout: probability has to be between 0 and 1, but got 1.5"):
         F.dropout(x, 1.5)
+
+
+# ------------------------------------------------------------------ attention softmax
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_softmax(causal) -> None:
+    L, S, scale = 4, 5, 0.7
+
+    def ref(s):
+        if causal:
+            s = s.masked_fill(~torch.ones(L, S, dtype=torch.bool).tril(), -float("inf"))
+        return torch.softmax(s * scale, -1)
+    check(lambda s: _C.attention_softmax(s, scale, causal), ref, [randn(2, L, S)])
+    y = _C.attention_softmax(ts.asarray(randn(L, S), requires_grad=True), scale, causal)
+    assert y.grad_fn.name() == "AttentionSoftmaxBackward0"

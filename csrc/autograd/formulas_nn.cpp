@@ -47,6 +47,16 @@ FORMULA(softmax_bw) {
   return {mul(y, subtract(g[0], rowsum(mul(g[0], y), dim)))};
 }
 
+// ---- attention softmax: attrs (causal); scalars (scale); saved y. Masked entries have y == 0,
+// so they get no gradient either way.
+FORMULA(attention_softmax_bw) {
+  const bool causal = c.attr(0) != 0;
+  const double scale = c.scalar(0);
+  const Tensor y = c.saved(0);
+  if (!grad_enabled()) return {attention_softmax_backward(y, contiguous(g[0]), scale, causal)};
+  return {mul(sc(scale), mul(y, subtract(g[0], rowsum(mul(g[0], y), -1))))};
+}
+
 // ---- layer norm: attrs (n, has_w, has_b); scalars (eps); saved x, mean, rstd[, w].
 FORMULA(layer_norm_bw) {
   const int64_t n = c.attr(0);
@@ -241,6 +251,16 @@ void record_softmax(const Tensor& x, const Tensor& y, int64_t dim, bool log) {
   auto node = record(log ? kLogSoftmax : kSoftmax, {x}, {y});
   stamp_site(*node);
   node->attrs = Shape{dim, log ? 1 : 0};
+  node->save(y, /*is_output=*/true);
+}
+
+void record_attention_softmax(const Tensor& scores, const Tensor& y, double scale, bool causal) {
+  if (!needs_grad({&scores})) return;
+  static const Formula kAttentionSoftmax{"AttentionSoftmaxBackward", attention_softmax_bw};
+  auto node = record(kAttentionSoftmax, {scores}, {y});
+  stamp_site(*node);
+  node->attrs = Shape{causal ? 1 : 0};
+  node->scalars.push_back(scale);
   node->save(y, /*is_output=*/true);
 }
 

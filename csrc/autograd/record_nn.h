@@ -10,6 +10,8 @@ namespace ts::autograd {
 
 // y = softmax / log_softmax(x) over `dim` (normalized).
 void record_softmax(const Tensor& x, const Tensor& y, int64_t dim, bool log);
+// y = softmax(scale * scores) over the last axis, causal or not.
+void record_attention_softmax(const Tensor& scores, const Tensor& y, double scale, bool causal);
 // y = layer_norm(x) over the trailing n elements; w, b undefined when absent; mean/rstd the
 // kernel's per-row statistics.
 void record_layer_norm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y,

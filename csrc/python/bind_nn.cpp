@@ -124,6 +124,10 @@ void init_nn(py::module_& m) {
       },
       py::arg("input"), py::arg("approximate") = "none",
       "gelu(input, approximate='none'): x * Phi(x) ('tanh': PyTorch's tanh approximation)");
+  m.def("attention_softmax", &nn::attention_softmax, py::arg("scores"), py::arg("scale"),
+        py::arg("causal") = false,
+        "attention_softmax(scores, scale, causal=False): softmax(scale * scores) over the last "
+        "axis of (..., L, S) scores; causal: query i sees keys j <= i (no mask tensor)");
   m.def("relu", &nn::relu, py::arg("input"), "relu(input): max(x, 0) (NaN stays NaN)");
   m.def(
       "embedding",

@@ -63,4 +63,14 @@ Tensor softmax(const Tensor& input, std::optional<int64_t> dim, std::optional<DT
   return y;
 }
 
+Tensor attention_softmax(const Tensor& scores, double scale, bool causal) {
+  Tensor y;
+  {
+    autograd::GradModeGuard no_grad(false);
+    y = ts::attention_softmax(scores, scale, causal);
+  }
+  autograd::record_attention_softmax(scores, y, scale, causal);
+  return y;
+}
+
 }  // namespace ts::nn

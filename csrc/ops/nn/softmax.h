@@ -15,6 +15,11 @@ namespace ts::nn {
 Tensor softmax(const Tensor& x, std::optional<int64_t> dim, std::optional<DType> dtype,
                bool log = false);
 
+// Attention's softmax(scale * scores) over the last axis of (..., L, S) floating scores; with
+// `causal`, query i sees keys j <= i (no mask tensor). One node; its backward is the fused
+// kernel's (ops/nn_fused.h), or under create_graph scale * softmax's gradient with ops.
+Tensor attention_softmax(const Tensor& scores, double scale, bool causal);
+
 // The values over a normalized dim without recording (the kernel, moving dim last and back).
 Tensor softmax_values(const Tensor& x, int64_t dim, bool log);
 // The input gradient from the output y and its gradient gy, without recording.

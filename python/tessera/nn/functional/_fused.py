@@ -1,6 +1,6 @@
-"""Autograd Functions over the fused C++ kernels not yet moved into C++ ops: attention's
-softmax and the im2col/col2im window kernels. (softmax, layer norm, cross entropy, linear,
-GELU and ReLU are C++ ops with C++ formulas: csrc/ops/nn/, autograd/formulas_nn.cpp.)
+"""Autograd Functions over the fused C++ kernels not yet moved into C++ ops: the im2col/col2im
+window kernels. (softmax, attention's softmax, layer norm, cross entropy, linear, GELU, ReLU,
+embedding and dropout are C++ ops with C++ formulas: csrc/ops/nn/, autograd/formulas_nn.cpp.)
 
 Note [Fused kernels and higher-order gradients]
 The forward of each Function is one C++ kernel. Its backward calls the matching C++
@@ -23,11 +23,6 @@ Pair = Tuple[int, int]
 FUSED_DTYPES = ("float16", "bfloat16", "float32", "float64")
 
 
-def _ts() -> Any:
-    import tessera
-    return tessera
-
-
 # Devices with kernels for softmax, attention softmax, layer norm, GELU/ReLU backward and
 # cross entropy; the window kernels (im2col, conv2d, max pooling) are CPU-only.
 FUSED_DEVICES = ("cpu", "cuda")
@@ -48,33 +43,6 @@ def fusable_windows(*xs: Optional[Tensor]) -> bool:
 
 # The dtypes of F.fold's one-kernel col2im path.
 CONV_DTYPES = ("float32", "float64")
-
-
-def _softmax_grad(y: Tensor, g: Tensor) -> Tensor:
-    """softmax's input gradient from differentiable ops (for create_graph=True)."""
-    return y * (g - _ts().sum(g * y, axis=-1, keepdims=True))
-
-
-# ----------------------------------------------------------------- attention softmax
-class AttentionSoftmax(Function):
-    """softmax(scale * scores) over the last axis of (..., L, S) scores, optionally causal
-    (query i sees keys j <= i), in one kernel without a mask tensor."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, scores: Tensor, scale: float,  # type: ignore[override]
-                causal: bool) -> Tensor:
-        y = _C._attention_softmax(scores, scale, causal)
-        ctx.save_for_backward(y)
-        ctx.scale, ctx.causal = scale, causal
-        return y
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
-        (y,) = ctx.saved_tensors
-        if not _C.is_grad_enabled():
-            return _C._attention_softmax_backward(y, g, ctx.scale, ctx.causal), None, None
-        # Masked entries have y == 0, so they get no gradient here either.
-        return ctx.scale * _softmax_grad(y, g), None, None
 
 
 # ----------------------------------------------------------------- windows
