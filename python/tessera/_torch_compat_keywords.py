@@ -172,17 +172,19 @@ def build(ns: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
-def install() -> None:
-    """Tensor methods with torch's keyword names."""
+def method_keywords(current: Callable[[str], Any]) -> Dict[str, Any]:
+    """Tensor methods with torch's keyword names, wrapping `current(name)` (the method the
+    binding table has so far)."""
     from ._inplace import make_inplace
+    out: Dict[str, Any] = {}
     for name in ("transpose", "swapaxes", "swapdims"):
-        setattr(Tensor, name, _method_keywords(getattr(Tensor, name), name,
-                                               [("dim0", "axis0"), ("dim1", "axis1")]))
-    Tensor.split = _method_keywords(Tensor.split, "split",
+        out[name] = _method_keywords(current(name), name, [("dim0", "axis0"), ("dim1", "axis1")])
+    out["split"] = _method_keywords(current("split"), "split",
                                     [("split_size_or_sections", "split_size"), ("dim",)])
-    Tensor.tensor_split = _method_keywords(
-        Tensor.tensor_split, "tensor_split",
+    out["tensor_split"] = _method_keywords(
+        current("tensor_split"), "tensor_split",
         [("indices_or_sections", "sections", "indices", "tensor_indices_or_sections"), ("dim",)])
-    Tensor.round = _round_method
-    Tensor.round_ = make_inplace("round_", _round_method)
-    Tensor.chalf = _chalf
+    out["round"] = _round_method
+    out["round_"] = make_inplace("round_", _round_method)
+    out["chalf"] = _chalf
+    return out

@@ -1172,3 +1172,8 @@ def _torch_linalg() -> None:
 
 
 _torch_linalg()
+
+
+from ._arg_errors import guarded as _guarded  # noqa: E402
+
+globals().update(_guarded(globals()))  # non-tensor arguments raise TypeError naming the op
