@@ -41,11 +41,10 @@ from ._config import *  # noqa: E402,F401,F403
 from ._transforms import *  # noqa: E402,F401,F403
 from ._torch_legacy import *  # noqa: E402,F401,F403
 from ._tensor import clone, detach  # noqa: E402,F401
-from ._torch_compat_positional import *  # noqa: E402,F401,F403
-from ._torch_compat_kwargs import *  # noqa: E402,F401,F403
-from . import _torch_compat_keywords as _torch_keywords  # noqa: E402
+from ._arg_forms import *  # noqa: E402,F401,F403
+from . import _arg_forms  # noqa: E402
 
-globals().update(_torch_keywords.build(globals()))  # torch's keyword names (ts.stack(tensors=))
+globals().update(_arg_forms.build(globals()))  # torch's keyword names (ts.stack(tensors=))
 globals().update(_tensor_methods.method_functions())
 
 
@@ -55,14 +54,13 @@ def _name_errors_of_torch_functions() -> None:
     import functools
     import types
     from . import (_elementwise, _indexing, _inplace, _linalg_core, _manipulation, _sets,
-                   _statistical, _nn_ops, _config, _transforms, _torch_legacy,
-                   _torch_compat_positional, _torch_compat_kwargs)
+                   _statistical, _nn_ops, _config, _transforms, _torch_legacy)
     g = globals()
     names = (_elementwise._TORCH_NAMES + _manipulation._TORCH_NAMES
              + _statistical._TORCH_NAMES + _linalg_core._TORCH_NAMES + _indexing._TORCH_NAMES
-             + _sets._TORCH_NAMES + ["clone", "detach"] + _torch_compat_positional.__all__
+             + _sets._TORCH_NAMES + ["clone", "detach"] + _arg_forms.__all__
              + _nn_ops.__all__ + _config.__all__ + _transforms.__all__ + _torch_legacy.__all__
-             + _torch_compat_kwargs.__all__ + list(_tensor_methods.method_functions()))
+             + list(_tensor_methods.method_functions()))
     for name in dict.fromkeys(names):
         fn = g[name]
         # wrappers of the namespace's own functions (functools.wraps) keep their errors

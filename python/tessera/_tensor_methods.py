@@ -2,10 +2,10 @@
 functions (issue 17).
 
 Each function is defined once, in the module of its family; this file only says which name
-it answers to, and :func:`bind` sets every name once, at import. The goal is that no other
-module sets attributes on `Tensor`; tests/test_one_definition.py counts the ones that still
-do under an import hook: the torch-compatibility layers (`_torch_compat*.py`, the
-`_arg_errors` guard), which move here as their families are rewritten.
+it answers to, and :func:`bind` sets every name once, at import: no other module sets
+attributes on `Tensor` (tests/test_one_definition.py checks it under an import hook). The
+layers a method gets (torch's error naming, in-place twins, keyword forms, the argument
+guard) are composed in `_tensor_table` before the one `setattr` per name.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from . import _torch_legacy as _lg
 from . import _tensor as _tb
 from . import _creation as _tc
 from . import _inplace as _ti
-from . import _torch_compat_kwargs as _kw
+from . import _arg_forms as _kw
 from . import _stft, special as _sp
 from . import linalg as _la
 from . import _manipulation as _mp
@@ -33,7 +33,7 @@ from . import random as _rn
 
 TENSOR_METHODS: Dict[str, Any] = {
     # add/sub/div are the namespace's functions (one definition; alpha= and rounding_mode= as
-    # in PyTorch, _torch_compat_kwargs.py)
+    # in PyTorch, _arg_forms.py)
     "add": _kw.add,
     "sub": _kw.sub,
     "subtract": _kw.subtract,
@@ -297,7 +297,7 @@ def _tensor_table() -> Dict[str, Any]:
     in-place twins (Note [torch in-place]), torch's keyword names, the in-place dtype error
     class, and the argument-error guard (_arg_errors) on every public function."""
     from . import _elementwise as el, _linalg_core as lc, _manipulation as mp
-    from . import _statistical as st, _torch_compat_keywords as kw
+    from . import _statistical as st, _arg_forms as kw
     from ._arg_errors import _guard
     final: Dict[str, Any] = dict(TENSOR_METHODS)
 
