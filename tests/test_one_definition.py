@@ -1,7 +1,7 @@
 """One definition per name (issue 17): tessera is imported in a subprocess under a hook that
 records every attribute set on `Tensor` (and the other `_C` classes) and on tessera's modules
 after they are created: `setattr(Tensor, ...)`, `Tensor.x = ...`, `mod.x = ...` from another
-module. A module's own top-level definitions are not attribute sets and are not recorded; nor
+module. A module's own top-level definitions (and its sets on itself) are not recorded; nor
 are `_C`'s own bindings (made while the extension initializes) or the import system binding a
 submodule to its package.
 
@@ -42,7 +42,9 @@ class RecordingModule(types.ModuleType):
     def __setattr__(self, name, value):
         f = sys._getframe(1)
         fn = f.f_code.co_filename
-        if not fn.startswith("<frozen"):  # _C's own init, a submodule bound to its package
+        # not recorded: _C's own init, a submodule bound to its package (frozen importlib), a
+        # module setting its own attributes (e.g. its __class__, backends/cudnn.py)
+        if not fn.startswith("<frozen") and fn != self.__dict__.get("__file__"):
             records.append((self.__name__, name, fn, f.f_lineno))
         super().__setattr__(name, value)
 
