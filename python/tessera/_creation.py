@@ -89,9 +89,8 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optiona
     """
     if device is None:  # torch.asarray is a default-device constructor for every input kind
         device = _default_device_or_none()
-    if dtype is None and _default["dtype"] != float32 and isinstance(
-            obj, (builtins.bool, builtins.int, builtins.float, builtins.complex, list, tuple)):
-        dtype = _python_default_dtype(obj)
+    if dtype is None and _default["dtype"] != float32:
+        dtype = _python_default_dtype(obj)  # Python floats take the default dtype
     if copy is not None and not isinstance(copy, (builtins.bool, np.bool_)):
         raise TypeError(f"asarray: copy must be True, False or None, got {type(copy).__name__} "
                         f"({copy!r})")

@@ -179,7 +179,7 @@ def _add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """self += alpha * other; returns self."""
     if alpha == 1 and not isinstance(alpha, builtins.float):
         return _C_ADD_(self, other)
-    from ._torch_compat_kwargs import scaled_by_alpha
+    from ._arg_forms import scaled_by_alpha
     return _C_ADD_(self, scaled_by_alpha("add_", self, other, alpha))
 
 
@@ -187,7 +187,7 @@ def _sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """self -= alpha * other; returns self."""
     if alpha == 1 and not isinstance(alpha, builtins.float):
         return _C_SUB_(self, other)
-    from ._torch_compat_kwargs import scaled_by_alpha
+    from ._arg_forms import scaled_by_alpha
     return _C_SUB_(self, scaled_by_alpha("sub_", self, other, alpha))
 
 
@@ -195,7 +195,7 @@ def _div_(self: Tensor, other: Any, *, rounding_mode: Any = None) -> Tensor:
     """self /= other (rounding_mode 'trunc' or 'floor' rounds the quotient); returns self."""
     if rounding_mode is None:
         return _C_DIV_(self, other)
-    from ._torch_compat_kwargs import div_rounded
+    from ._arg_forms import div_rounded
     return make_inplace("div_", div_rounded)(self, other, rounding_mode)
 
 

@@ -971,3 +971,8 @@ def _memory_format_method(std: Callable[..., Any], op: str) -> Callable[..., Any
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """A copy of input (differentiable), laid out as memory_format asks (torch)."""
     return _apply_memory_format("clone", input.clone(), memory_format)
+
+
+def detach(input: Tensor) -> Tensor:
+    """input without autograd history (shares memory; torch.detach)."""
+    return input.detach()

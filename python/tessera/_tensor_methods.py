@@ -2,13 +2,14 @@
 functions (issue 17).
 
 Each function is defined once, in the module of its family; this file only says which name
-it answers to, and :func:`bind` sets every name once, at import. The goal is that no other
-module sets attributes on `Tensor`; tests/test_one_definition.py counts the ones that still
-do under an import hook: the torch-compatibility layers (`_torch_compat*.py`, the
-`_arg_errors` guard), which move here as their families are rewritten.
+it answers to, and :func:`bind` sets every name once, at import: no other module sets
+attributes on `Tensor` (tests/test_one_definition.py checks it under an import hook). The
+layers a method gets (torch's error naming, in-place twins, keyword forms, the argument
+guard) are composed in `_tensor_table` before the one `setattr` per name.
 """
 from __future__ import annotations
 
+import types
 from typing import Any, Callable, Dict
 
 from ._C import Node, Tensor, dtype
@@ -21,7 +22,7 @@ from . import _torch_legacy as _lg
 from . import _tensor as _tb
 from . import _creation as _tc
 from . import _inplace as _ti
-from . import _torch_compat_kwargs as _kw
+from . import _arg_forms as _kw
 from . import _stft, special as _sp
 from . import linalg as _la
 from . import _manipulation as _mp
@@ -32,7 +33,7 @@ from . import random as _rn
 
 TENSOR_METHODS: Dict[str, Any] = {
     # add/sub/div are the namespace's functions (one definition; alpha= and rounding_mode= as
-    # in PyTorch, _torch_compat_kwargs.py)
+    # in PyTorch, _arg_forms.py)
     "add": _kw.add,
     "sub": _kw.sub,
     "subtract": _kw.subtract,
@@ -77,8 +78,7 @@ TENSOR_METHODS: Dict[str, Any] = {
     "tril": _tc.tril,
     "triu": _tc.triu,
     # reductions (_statistical.py): x.sum(dim, keepdim) as well as x.sum(axis=, keepdims=);
-    # var/std/max/min are torch's forms (_statistical.py's torch section, still bound by
-    # _torch_compat)
+    # var/std/max/min are torch's forms (_statistical.py's METHODS, bound below)
     **{name: _st._method(getattr(_st, name), name) for name in (
         "sum", "prod", "mean", "all", "any", "argmax", "argmin", "count_nonzero")},
     "cumsum": _st.cumsum,
@@ -208,8 +208,8 @@ TENSOR_METHODS: Dict[str, Any] = {
 }
 
 
-# PyTorch's methods whose errors get the method's name in front (_torch_compat._install binds
-# them, wrapped by _inplace.named_errors, and makes the in-place twins it lists).
+# PyTorch's methods whose errors get the method's name in front (_tensor_table wraps them
+# in _inplace.named_errors and makes the in-place twins TORCH_INPLACE_TWINS lists).
 TORCH_METHODS: Dict[str, Any] = {
     "unique": _sets.unique,
     "unique_consecutive": _sets.unique_consecutive,
@@ -274,9 +274,68 @@ DTYPE_METHODS: Dict[str, Any] = {
 }
 
 
+# In-place methods that change metadata, not values, get no generated twin.
+_METADATA_ONLY = {"squeeze", "unsqueeze", "t", "transpose", "swapaxes", "swapdims",
+                  "conj_physical"}
+
+
+def _named_method(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """`fn` as a Tensor method whose errors name the method (a Python function binds as a
+    method itself; builtins such as C functions cannot, so they get a forwarding function)."""
+    if not isinstance(fn, types.FunctionType):
+        c_fn = fn
+
+        def fn(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+            return c_fn(self, *args, **kwargs)
+        fn.__name__, fn.__doc__ = name, c_fn.__doc__
+    return _ti.named_errors(name, fn)
+
+
+def _tensor_table() -> Dict[str, Any]:
+    """Every Python-level attribute of Tensor, each computed once: the table above, torch's
+    methods whose errors name them (the families' METHODS and TORCH_METHODS), their generated
+    in-place twins (Note [torch in-place]), torch's keyword names, the in-place dtype error
+    class, and the argument-error guard (_arg_errors) on every public function."""
+    from . import _elementwise as el, _linalg_core as lc, _manipulation as mp
+    from . import _statistical as st, _arg_forms as kw
+    from ._arg_errors import _guard
+    final: Dict[str, Any] = dict(TENSOR_METHODS)
+
+    def current(name: str) -> Any:
+        return final[name] if name in final else getattr(Tensor, name, None)
+    torch_methods: Dict[str, Any] = {}
+    for table in (el.METHODS, mp.METHODS, st.METHODS, lc.METHODS, _ix.METHODS, TORCH_METHODS):
+        torch_methods.update(table)
+    for name, fn in torch_methods.items():
+        final[name] = fn if name in el.HOT else _named_method(fn, name)
+    twins = [n for n in el.METHODS if n not in el.NO_INPLACE]
+    twins += ["subtract", "divide", "true_divide"]
+    twins += [n for n in el.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
+    twins += lc.INPLACE + TORCH_INPLACE_TWINS + ["masked_scatter", "index_fill", "index_copy",
+                                                 "index_put", "scatter_reduce"]
+    for name in twins:
+        if current(name) is not None and current(name + "_") is None:
+            final[name + "_"] = _ti.make_inplace(name + "_", current(name))
+    # in-place dtype errors are InplaceCastError (TypeError and RuntimeError)
+    inplace = [n for n in set(final) | set(dir(Tensor)) if n.endswith("_") and
+               not n.startswith("_") and callable(current(n))]
+    for name in (*_tb._INPLACE_OPERATORS, *sorted(inplace)):
+        fn = current(name)
+        if fn is None or isinstance(fn, property) or name in (
+                "requires_grad_", "share_memory_", "detach_", "retain_grad"):
+            continue
+        final[name] = _tb._cast_errors_as_torch(fn, name)
+    final.update(kw.method_keywords(current))
+    for name, fn in list(final.items()):  # the argument-error guard, last
+        if (not name.startswith("_") and isinstance(fn, types.FunctionType)
+                and not getattr(fn, "__wrapped_by_arg_errors__", False)):
+            final[name] = _guard(fn, name, 0)
+    return final
+
+
 def bind() -> None:
     """Sets each name of the tables on Tensor, Node and dtype (once, at import)."""
-    for cls, table in ((Tensor, TENSOR_METHODS), (Node, NODE_METHODS), (dtype, DTYPE_METHODS)):
+    for cls, table in ((Tensor, _tensor_table()), (Node, NODE_METHODS), (dtype, DTYPE_METHODS)):
         for name, value in table.items():
             setattr(cls, name, value)
 

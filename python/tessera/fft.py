@@ -403,3 +403,8 @@ def _two_dim(name: str) -> Any:
 
 
 fft2, ifft2, rfft2, irfft2 = (_two_dim(n) for n in ("fft", "ifft", "rfft", "irfft"))
+
+
+from ._arg_errors import guarded as _guarded  # noqa: E402
+
+globals().update(_guarded(globals()))  # non-tensor arguments raise TypeError naming the op

@@ -524,3 +524,8 @@ def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
         else ts.randint(0, 2 ** 31 - 1, (1,))
     vals = np.random.default_rng(int(draw.item())).binomial(n.astype(np.int64), p)
     return ts.asarray(vals.astype(n.dtype), device=count.device)
+
+
+from ._arg_errors import guarded as _guarded  # noqa: E402
+
+globals().update(_guarded(globals()))  # non-tensor arguments raise TypeError naming the op
