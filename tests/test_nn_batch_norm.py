@@ -85,6 +85,34 @@ def test_batch_norm_bfloat16_stats_in_float32():
     np.testing.assert_allclose(_np(sy), _np(ty), atol=0.1)
 
 
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_16bit_input_float32_parameters(training):
+    # Autocast's case (a bfloat16 conv output into a float32 BatchNorm), as PyTorch: the
+    # output keeps the input's dtype, the parameter gradients the parameters'.
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 3, 5, 5)).astype(np.float32)
+    w, b = rng.standard_normal(3).astype(np.float32), rng.standard_normal(3).astype(np.float32)
+    tx = torch.tensor(x).bfloat16().requires_grad_()
+    tw, tb = torch.tensor(w, requires_grad=True), torch.tensor(b, requires_grad=True)
+    trm, trv = torch.zeros(3), torch.ones(3)
+    sx = ts.tensor(x).astype(ts.bfloat16).detach().requires_grad_(True)
+    sw, sb = ts.tensor(w, requires_grad=True), ts.tensor(b, requires_grad=True)
+    srm, srv = ts.zeros(3), ts.ones(3)
+    ty = TF.batch_norm(tx, trm, trv, tw, tb, training=training)
+    sy = F.batch_norm(sx, srm, srv, sw, sb, training=training)
+    assert str(sy.dtype) == "bfloat16"
+    np.testing.assert_allclose(_np(sy), _np(ty), atol=0.02)
+    (ty.float() ** 2).sum().backward()
+    (sy.float() ** 2).sum().backward()
+    assert str(sw.grad.dtype) == "float32" and str(sx.grad.dtype) == "bfloat16"
+    for s_, t_ in ((sw, tw), (sb, tb), (sx, tx)):
+        np.testing.assert_allclose(_np(s_.grad), _np(t_.grad), rtol=2e-2, atol=2e-2)
+    np.testing.assert_allclose(srm.numpy(), trm.numpy(), atol=1e-3)
+    np.testing.assert_allclose(srv.numpy(), trv.numpy(), atol=1e-3)
+    with pytest.raises(TypeError, match="weight/bias dtype float64"):
+        F.batch_norm(sx, None, None, ts.ones(3, dtype=ts.float64), training=True)
+
+
 def test_batch_norm_channels_last_empty_and_errors():
     x = np.random.default_rng(4).standard_normal((2, 3, 4, 4)).astype(np.float32)
     sx = ts.tensor(x).to(memory_format=ts.channels_last)

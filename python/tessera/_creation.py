@@ -79,9 +79,8 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optiona
     Python floats become float32 and ints int64 (the default dtypes); NumPy scalars keep their
     dtype. `device` places the result (RuntimeError for a device this build cannot use).
     """
-    if device is None and isinstance(obj, (builtins.bool, builtins.int, builtins.float,
-                                           builtins.complex, list, tuple)):
-        device = _default_device_or_none()  # like torch.asarray: sequences go to the default
+    if device is None:  # torch.asarray is a default-device constructor for every input kind
+        device = _default_device_or_none()
     if copy is not None and not isinstance(copy, (builtins.bool, np.bool_)):
         raise TypeError(f"asarray: copy must be True, False or None, got {type(copy).__name__} "
                         f"({copy!r})")

@@ -46,13 +46,6 @@ EXCLUDED = {
     "ts.set_warn_always", "ts.compile", "ts.set_rng_state", "ts.set_anomaly_enabled",
     "ts.set_grad_enabled", "ts.build_config", "Tensor.share_memory_",
 }
-# Issue 22 defects owned by the C++ core hardening (harden-core): reachable, and crashing, until
-# that work lands; only the long mode (TESSERA_FUZZ_KNOWN=1) calls them.
-KNOWN_CORE_DEFECTS = {
-    "ts.as_strided", "Tensor.as_strided", "Tensor.as_strided_", "ts.as_strided_copy",
-    "ts.as_strided_scatter", "Tensor.set_", "Tensor.resize_", "Tensor.resize_as_",
-    "ts.empty_strided",
-}
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
@@ -67,7 +60,7 @@ KW_NAMES = ["dim", "axis", "keepdim", "keepdims", "dtype", "out", "device", "sha
             "value", "index", "groups", "reduction", "mode", "eps", "generator", "requires_grad"]
 
 
-def public_targets(include_known: bool = False) -> List[str]:
+def public_targets() -> List[str]:
     """Every public callable the fuzzer calls, as 'space.name'."""
     import tessera as ts
     import tessera.nn.functional as F
@@ -83,8 +76,7 @@ def public_targets(include_known: bool = False) -> List[str]:
         if n.startswith("_") or not callable(getattr(ts.Tensor, n, None)):
             continue
         out.append(f"Tensor.{n}")
-    skip = EXCLUDED | (set() if include_known else KNOWN_CORE_DEFECTS)
-    return [t for t in out if t not in skip]
+    return [t for t in out if t not in EXCLUDED]
 
 
 # ----------------------------------------------------------------------------- strategies
@@ -220,7 +212,7 @@ class _TimeUp(BaseException):
 
 
 def fuzz_for(seconds: float, seed: Optional[int], batch_size: int = 150,
-             only: Optional[Sequence[str]] = None, include_known: bool = False,
+             only: Optional[Sequence[str]] = None,
              max_batches: int = 10 ** 6, log: Any = None) -> List[str]:
     """Runs hypothesis-drawn batches until `seconds` pass (or `max_batches` ran); returns the
     findings. seed None: a random session; an int: the same batches every time.
@@ -231,7 +223,7 @@ def fuzz_for(seconds: float, seed: Optional[int], batch_size: int = 150,
     import random
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
-    targets = list(only) if only else public_targets(include_known)
+    targets = list(only) if only else public_targets()
     findings: List[str] = []
     end = time.monotonic() + seconds
     count = [0]
@@ -243,7 +235,7 @@ def fuzz_for(seconds: float, seed: Optional[int], batch_size: int = 150,
     def session(batch: List[tuple], worker_seed: int) -> None:
         if time.monotonic() > end or count[0] >= max_batches:
             raise _TimeUp()
-        if len({c[0] for c in batch}) < batch_size // 4:
+        if len({c[0] for c in batch}) < min(batch_size // 4, len(targets)):
             return  # one of hypothesis's simplest examples: nothing new to learn
         new = run_batch(batch, seed=worker_seed)
         findings.extend(new)
@@ -267,11 +259,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--batch", type=int, default=150)
     ap.add_argument("--only", default="", help="comma-separated targets, e.g. ts.add,F.conv2d")
-    ap.add_argument("--known", action="store_true", help="also call KNOWN_CORE_DEFECTS")
     a = ap.parse_args(argv)
     sys.path.insert(0, os.path.join(ROOT, "python"))
     findings = fuzz_for(a.seconds, a.seed, a.batch, [t for t in a.only.split(",") if t] or None,
-                        a.known, log=lambda m: print(m, file=sys.stderr, flush=True))
+                        log=lambda m: print(m, file=sys.stderr, flush=True))
     seen = set()
     for f in findings:
         key = f.split("\n")[0][:160]

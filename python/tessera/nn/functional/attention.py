@@ -140,13 +140,12 @@ def _heads(x: Tensor) -> Tensor:
     return _ts().reshape(x, (math.prod(lead[:-1]), lead[-1]) + tuple(x.shape[-2:]))
 
 
-def _dropout_draw(p: float) -> Tuple[int, int]:
-    """(seed, offset) for one fused-attention dropout draw: the default generator's next
-    offset, taken as the dropout op takes it, so ts.manual_seed reproduces the mask."""
+def _dropout_draw(p: float, device: Any) -> Tuple[int, int]:
+    """(seed, offset) for one fused-attention dropout draw on `device`: the default
+    generator's next offset, taken as the dropout op takes it, so ts.manual_seed reproduces the
+    mask (during a CUDA graph capture, the graph-safe pair of Note [Graph-safe RNG])."""
     from .misc import _generator
-    gen = _generator()
-    seed, offset = gen.get_state()
-    gen.set_state(seed, offset + 1)
+    seed, offset = _generator().next_philox(device)
     return int(seed), int(offset)
 
 
@@ -173,7 +172,7 @@ class FlashAttention(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, q: Tensor, k: Tensor, v: Tensor,  # type: ignore[override]
                 scale: float, causal: bool, dropout_p: float = 0.0) -> Tensor:
-        seed, offset = _dropout_draw(dropout_p) if dropout_p > 0.0 else (0, 0)
+        seed, offset = _dropout_draw(dropout_p, q.device) if dropout_p > 0.0 else (0, 0)
         out, lse = _C._flash_attention(_heads(q), _heads(k), _heads(v), scale, causal,
                                        dropout_p, seed, offset)
         # The inputs themselves (not their views made here, outside the graph), so that the
