@@ -565,7 +565,7 @@ def test_set_default_device_places_creations_on_cuda():
                   ts.linspace(0, 1, 3), ts.eye(2), ts.asarray([1.0, 2.0]), ts.asarray(3),
                   ts.tensor(np.ones(3))):
             assert t.device == cuda
-        assert ts.asarray(np.ones(3)).device == ts.Device("cpu")  # it lives on the host already
+        assert ts.asarray(np.ones(3)).device == cuda  # torch.asarray: a default-device constructor
         assert ts.zeros(2, device="cpu").device == ts.Device("cpu")
         assert ts.zeros_like(ts.zeros(2, device="cpu")).device == ts.Device("cpu")
     finally:
@@ -852,3 +852,12 @@ def test_asarray_follows_the_default_device_for_every_input_kind():
         assert ts.asarray(np.arange(4.0), device="cpu").device.type == "cpu"
     finally:
         ts.set_default_device(None)
+
+
+@gpu
+def test_cuda_tensors_pickle_and_deepcopy_onto_their_device():
+    import copy
+    import pickle
+    x = ts.arange(6.0, device="cuda").reshape(2, 3)
+    for y in (pickle.loads(pickle.dumps(x)), copy.deepcopy(x)):
+        assert y.device == x.device and np.array_equal(y.cpu().numpy(), x.cpu().numpy())

@@ -277,9 +277,14 @@ def _check_weights_only(value: Optional[bool]) -> bool:
 # deep-copied Module keeps Parameters as Parameters and shared tensors stay shared
 # within one copy (the memo). Storage sharing between distinct views is not preserved.
 def _rebuild_tensor(values: np.ndarray, dtype_name: str, requires_grad: bool,
-                    attrs: Dict[str, Any], grad: Optional[Tensor] = None) -> Tensor:
+                    attrs: Dict[str, Any], grad: Optional[Tensor] = None,
+                    device: str = "cpu") -> Tensor:
+    """Unpickles a tensor onto the device it was pickled from (as torch does: not the default
+    device), so CUDA tensors travel through pickle, deepcopy and broadcast_object_list."""
     ts = _ts()
-    t = ts.asarray(values).astype(getattr(ts, dtype_name))
+    t = ts.asarray(values, device="cpu").astype(getattr(ts, dtype_name))
+    if device != "cpu":
+        t = t.to(device)
     if requires_grad:
         t.requires_grad_(True)
     if grad is not None:  # a leaf's .grad travels with it, as in torch's deepcopy and pickle
@@ -293,12 +298,15 @@ def _rebuild_tensor(values: np.ndarray, dtype_name: str, requires_grad: bool,
 def _reduce_tensor(t: Tensor) -> Any:
     if str(t.dtype) == "bfloat16":
         import ml_dtypes  # noqa: F401  (NumPy needs it to hold bfloat16)
-    values = np.array(t.detach().numpy(), copy=True)
+    values = np.array(t.detach().cpu().numpy(), copy=True)
     from ._tensor import TRANSIENT_ATTRS
     attrs = {k: v for k, v in getattr(t, "__dict__", {}).items() if k not in TRANSIENT_ATTRS}
     leaf = bool(t.requires_grad and t.is_leaf)
     grad = t.grad if leaf else None
-    return _rebuild_tensor, (values, str(t.dtype), leaf, attrs, grad)
+    device = str(t.device)
+    if device == "cpu":  # the 5-tuple older tessera versions read too
+        return _rebuild_tensor, (values, str(t.dtype), leaf, attrs, grad)
+    return _rebuild_tensor, (values, str(t.dtype), leaf, attrs, grad, device)
 
 
 def _register_pickling() -> None:

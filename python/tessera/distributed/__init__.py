@@ -69,6 +69,7 @@ class _State:
     backend: str = ""
     store: Optional[Store] = None
     ranks: Dict[int, List[int]] = {}         # id(group) -> global ranks
+    groups: List[ProcessGroup] = []          # the subgroups made by new_group, to tear down
     generation: int = 0
     group_count: int = 0
 
@@ -199,6 +200,9 @@ def destroy_process_group(group: Optional[ProcessGroup] = None) -> None:
     if group is None or group is _State.world:
         if _State.world is None:
             return
+        for sub in _State.groups:  # NCCL communicators left alive crash the process at exit
+            sub.shutdown()
+        _State.groups = []
         _State.world.shutdown()
         store = _State.store
         _State.world, _State.backend, _State.store, _State.ranks = None, "", None, {}
@@ -208,6 +212,7 @@ def destroy_process_group(group: Optional[ProcessGroup] = None) -> None:
         return
     group.shutdown()
     _State.ranks.pop(id(group), None)
+    _State.groups = [g for g in _State.groups if g is not group]
 
 
 def _world() -> ProcessGroup:
@@ -281,6 +286,7 @@ def new_group(ranks: Optional[Sequence[int]] = None,
     if timeout is not None:
         sub.timeout = _timeout_s(timeout)
     _State.ranks[id(sub)] = list(ranks)
+    _State.groups.append(sub)
     return sub
 
 

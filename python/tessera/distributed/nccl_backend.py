@@ -229,6 +229,9 @@ class _NCCLWork(Work):
         self._keep = []
 
     def __del__(self) -> None:
+        import sys
+        if sys.is_finalizing():  # the CUDA state may be gone; the process is ending anyway
+            return
         try:
             from .. import _C
             _C._cuda.destroy_event(self._event)
