@@ -740,7 +740,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing `ndarray`'s memory (writes show through both ways)."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"from_numpy: expected np.ndarray, got {type(ndarray).__name__}")
-    return asarray(ndarray, copy=False)
+    return asarray(ndarray, copy=False, device="cpu")  # never the default device (torch)
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:

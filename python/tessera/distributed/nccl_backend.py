@@ -15,8 +15,10 @@ from __future__ import annotations
 import ctypes
 import glob
 import importlib.util
+import atexit
 import os
 import sys
+import weakref
 from typing import Any, Callable, List, Optional, Sequence
 
 from .process_group import ProcessGroup, ReduceOp, Work
@@ -213,6 +215,7 @@ class _NCCLWork(Work):
         c = _C._cuda
         super().__init__(lambda: bool(c.event_query(event)), finish, pg.timeout, what)
         self._pg, self._event, self._keep = pg, event, keep
+        _LIVE_WORKS.add(self)
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         if self._done:
@@ -228,13 +231,34 @@ class _NCCLWork(Work):
         super()._complete()
         self._keep = []
 
+    def _release(self) -> None:
+        """Drops the kept tensors and the event (idempotent)."""
+        self._keep = []
+        event, self._event = self._event, None
+        if event is not None:
+            from .. import _C
+            _C._cuda.destroy_event(event)
+
     def __del__(self) -> None:
-        import sys
-        if sys.is_finalizing():  # the CUDA state may be gone; the process is ending anyway
+        if sys.is_finalizing():  # _release_at_exit ran; nothing may be imported now
             return
         try:
-            from .. import _C
-            _C._cuda.destroy_event(self._event)
+            self._release()
+        except Exception:
+            pass
+
+
+_LIVE_WORKS: "weakref.WeakSet[_NCCLWork]" = weakref.WeakSet()
+
+
+@atexit.register
+def _release_at_exit() -> None:
+    """Works never waited on hold tensors and CUDA events: release them while the interpreter
+    and the CUDA backend are still whole, not in the garbage collection of finalization (which
+    crashed NCCL workers at exit)."""
+    for w in list(_LIVE_WORKS):
+        try:
+            w._release()
         except Exception:
             pass
 
