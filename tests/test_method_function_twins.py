@@ -204,3 +204,20 @@ def test_mvlgamma_polygamma_twins():
     want = torch.polygamma(2, t)
     for got in (ts.polygamma(2, x), x.polygamma(2), ts.special.polygamma(2, x)):
         assert_same(got, want, rtol=1e-10)
+
+
+def test_tensordot_forms_are_one_definition():
+    """ts.tensordot / ts.linalg.tensordot take the standard's axes= and torch's dims (positional,
+    keyword or a tensor) in one definition (was: a torch wrapper over the standard function)."""
+    a = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    b = np.arange(60, dtype=np.float64).reshape(3, 4, 5)
+    x, y, tx, ty = ts.asarray(a), ts.asarray(b), torch.from_numpy(a), torch.from_numpy(b)
+    want = torch.tensordot(tx, ty, dims=2)
+    for got in (ts.tensordot(x, y), ts.tensordot(x, y, 2), ts.tensordot(x, y, dims=2),
+                ts.tensordot(x, y, axes=([1, 2], [0, 1])), ts.tensordot(x, y, ts.asarray(2)),
+                ts.linalg.tensordot(x, y, dims=([1, 2], [0, 1]))):
+        assert_same(got, want)
+    import inspect
+    assert inspect.unwrap(ts.tensordot) is ts._linalg_core.tensordot
+    with pytest.raises(TypeError):
+        ts.tensordot(x, y, 2, axes=2)

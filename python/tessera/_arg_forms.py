@@ -4,7 +4,7 @@ signatures). Three kinds, each a thin wrapper that passes a standard call straig
 
 1. Positional ``dim`` (Note [positional dim] below): ``ts.sum(x, 1)``, ``ts.max(x, 1)``.
 2. torch's extra arguments: ``add(x, y, alpha=)``, ``div(x, y, rounding_mode=)``,
-   ``round(x, decimals=)``, ``tensordot(a, b, dims)``, ``nonzero(x, as_tuple=)``, ...
+   ``round(x, decimals=)``, ``nonzero(x, as_tuple=)``, ...
 3. torch's keyword names: ``ts.stack(tensors=)``, ``ts.full(size=)``, ``x.transpose(dim0=)``,
    ``memory_format=`` on the *_like functions (`build` and `method_keywords`).
 
@@ -127,14 +127,14 @@ globals().update(_build_positional())
 # ---- 2. torch's extra arguments
 # torch's extra arguments on namespace functions whose standard signature lacks them:
 # ``add/subtract/sub(x, y, alpha=)``, ``div/divide(x, y, rounding_mode=)``, ``round(x,
-# decimals=)``, ``tensordot(a, b, dims)``, ``nonzero(x, as_tuple=)``, ``concat(ts_, dim)``,
+# decimals=)``, ``nonzero(x, as_tuple=)``, ``concat(ts_, dim)``,
 # ``count_nonzero(x, dim)``, ``searchsorted(..., right=, side=, out_int32=)``.
-# 
+#
 # As Note [positional dim] (above): a call without the torch-only argument
 # goes to the standard function unchanged; the torch argument can only come from torch-style
 # code and gets torch's meaning.
-_EXTRA_ARGUMENT_NAMES = ["add", "subtract", "sub", "divide", "div", "true_divide", "round", "tensordot",
-           "nonzero", "concat", "count_nonzero", "searchsorted", "einsum", "diff"]
+_EXTRA_ARGUMENT_NAMES = ["add", "subtract", "sub", "divide", "div", "true_divide", "round",
+                         "nonzero", "concat", "count_nonzero", "searchsorted", "einsum", "diff"]
 
 
 class ShapeArgumentError(ValueError, RuntimeError):
@@ -244,24 +244,6 @@ def _round(std: Callable[..., Any]) -> Callable[..., Any]:
         if decimals == 0 or len(args) != 1 or kwargs:
             return std(*args, **kwargs)
         return round_decimals(args[0], decimals)  # torch's arithmetic (negative decimals too)
-    return fn
-
-
-def _tensordot(std: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(std)
-    def fn(x1: Any, x2: Any, /, *args: Any, **kwargs: Any) -> Any:
-        if "dims" in kwargs:
-            if "axes" in kwargs or args:
-                raise TypeError("tensordot: give the contracted dims once (dims or axes)")
-            kwargs["axes"] = kwargs.pop("dims")
-        if args:
-            if len(args) > 1 or "axes" in kwargs:
-                raise TypeError("tensordot: too many arguments")
-            kwargs["axes"] = args[0]
-        axes = kwargs.get("axes")
-        if isinstance(axes, Tensor):
-            kwargs["axes"] = int(axes) if axes.ndim == 0 else axes.tolist()
-        return std(x1, x2, **kwargs)
     return fn
 
 
@@ -411,7 +393,7 @@ def _build_extra_arguments() -> dict:
         "sub": _c_named(_with_alpha(_C.subtract, "sub")),
         "divide": _c_named(_with_rounding(_C.divide, "divide")),
         "div": _c_named(_with_rounding(_C.divide, "div")),
-        "true_divide": _c_named(true_divide), "round": _c_named(_round(_C.round)), "tensordot": _tensordot(_linalg_core.tensordot),
+        "true_divide": _c_named(true_divide), "round": _c_named(_round(_C.round)),
         "nonzero": _nonzero(_indexing.nonzero),
         "concat": _axis_positional(_manipulation.concat, "concat"),
         "count_nonzero": _axis_positional(_statistical.count_nonzero, "count_nonzero"),
@@ -428,7 +410,7 @@ globals().update(_build_extra_arguments())
 # names or positionally only: ``ts.stack(tensors=...)``, ``ts.full(size=..., fill_value=...)``,
 # ``ts.take(x, index=...)``, ``x.split(split_size=2, dim=1)``, ``x.transpose(dim0=, dim1=)``,
 # ``x.round(decimals=2)``, ``ts.zeros_like(x, memory_format=...)``...
-# 
+#
 # Each wrapper passes a call without keywords straight through (one ``if``), and maps torch's
 # keyword names onto the positions of the wrapped function otherwise, so the array API
 # standard's signatures (positional-only parameters, axis=/keepdims=) keep working unchanged;
