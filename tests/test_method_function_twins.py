@@ -221,3 +221,18 @@ def test_tensordot_forms_are_one_definition():
     assert inspect.unwrap(ts.tensordot) is ts._linalg_core.tensordot
     with pytest.raises(TypeError):
         ts.tensordot(x, y, 2, axes=2)
+
+
+def test_einsum_forms_are_one_definition():
+    """ts.einsum takes torch's sublist form and raises a ValueError that is also a
+    RuntimeError, in its one definition (was: a wrapper over the standard function)."""
+    a = np.arange(6, dtype=np.float64).reshape(2, 3)
+    b = np.arange(12, dtype=np.float64).reshape(3, 4)
+    want = torch.einsum(torch.from_numpy(a), [0, 1], torch.from_numpy(b), [1, 2], [0, 2])
+    assert_same(ts.einsum(ts.asarray(a), [0, 1], ts.asarray(b), [1, 2], [0, 2]), want)
+    assert_same(ts.einsum("ij,jk->ik", ts.asarray(a), ts.asarray(b)), want)
+    import inspect
+    assert inspect.unwrap(ts.einsum) is ts._einsum.einsum
+    for exc in (ValueError, RuntimeError):
+        with pytest.raises(exc):
+            ts.einsum("i,i", ts.ones(2), ts.ones(3))

@@ -134,7 +134,7 @@ globals().update(_build_positional())
 # goes to the standard function unchanged; the torch argument can only come from torch-style
 # code and gets torch's meaning.
 _EXTRA_ARGUMENT_NAMES = ["add", "subtract", "sub", "divide", "div", "true_divide", "round",
-                         "nonzero", "concat", "count_nonzero", "searchsorted", "einsum", "diff"]
+                         "nonzero", "concat", "count_nonzero", "searchsorted", "diff"]
 
 
 class ShapeArgumentError(ValueError, RuntimeError):
@@ -142,7 +142,6 @@ class ShapeArgumentError(ValueError, RuntimeError):
     RuntimeError as torch does, so code written for either catches it."""
 
 
-EinsumError = ShapeArgumentError
 
 
 def scaled_by_alpha(name: str, x1: Any, x2: Any, alpha: Any) -> Any:
@@ -323,45 +322,6 @@ def _batched_searchsorted(std: Callable[..., Any], seq: Tensor, values: Any, kw:
     return out.reshape(tuple(values.shape))
 
 
-def _einsum(std: Callable[..., Any]) -> Callable[..., Any]:
-    """einsum(equation, *operands) plus torch's sublist form einsum(op1, [0, 1], op2, [1, 2],
-    [0, 2]); equation/operand mismatches raise EinsumError."""
-    @functools.wraps(std)
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        if args and isinstance(args[0], Tensor):
-            args = _sublist_to_equation(args)
-        try:
-            return std(*args, **kwargs)
-        except ValueError as e:
-            raise EinsumError(str(e)) from None
-    return fn
-
-
-def _sublist_to_equation(args: tuple) -> tuple:
-    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-    def word(sub: Any) -> str:
-        out = []
-        for v in sub:
-            if v is Ellipsis:
-                out.append("...")
-            elif isinstance(v, builtins.int) and 0 <= v < len(letters):
-                out.append(letters[v])
-            else:
-                raise EinsumError(f"einsum(): expected subscript to be within the range [0, 52), "
-                                  f"got {v}")
-        return "".join(out)
-    ops, subs = list(args[0::2]), list(args[1::2])
-    out_sub = None
-    if len(args) % 2 == 1:
-        out_sub = args[-1]
-        ops = ops[:-1]
-    eq = ",".join(word(s) for s in subs[:len(ops)])
-    if out_sub is not None:
-        eq += "->" + word(out_sub)
-    return (eq, *ops)
-
-
 def _diff(std: Callable[..., Any]) -> Callable[..., Any]:
     """diff that also takes torch's dim= keyword."""
     @functools.wraps(std)
@@ -386,7 +346,6 @@ def _c_named(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _build_extra_arguments() -> dict:
     from . import _indexing, _linalg_core, _manipulation, _searching, _statistical
-    from . import _einsum as _einsum_mod
     return {
         "add": _c_named(_with_alpha(_C.add, "add")),
         "subtract": _c_named(_with_alpha(_C.subtract, "subtract")),
@@ -398,7 +357,7 @@ def _build_extra_arguments() -> dict:
         "concat": _axis_positional(_manipulation.concat, "concat"),
         "count_nonzero": _axis_positional(_statistical.count_nonzero, "count_nonzero"),
         "searchsorted": _searchsorted(_searching.searchsorted),
-        "einsum": _einsum(_einsum_mod.einsum), "diff": _diff(globals()["diff"]),
+        "diff": _diff(globals()["diff"]),
     }
 
 
