@@ -236,3 +236,18 @@ def test_einsum_forms_are_one_definition():
     for exc in (ValueError, RuntimeError):
         with pytest.raises(exc):
             ts.einsum("i,i", ts.ones(2), ts.ones(3))
+
+
+def test_nonzero_concat_forms_are_one_definition():
+    """ts.nonzero(as_tuple=) and ts.concat(tensors, dim) (positional dim) in one definition
+    each (were wrappers over the standard functions)."""
+    a = np.array([[0, 1], [2, 0]])
+    x, t = ts.asarray(a), torch.from_numpy(a)
+    assert_same(ts.nonzero(x, as_tuple=False), torch.nonzero(t, as_tuple=False))
+    assert_same(ts.nonzero(x, as_tuple=True), torch.nonzero(t, as_tuple=True))
+    assert_same(ts.concat([x, x], 1), torch.concat([t, t], 1))
+    assert_same(ts.concat([x, x], dim=1), torch.concat([t, t], dim=1))
+    import inspect
+    assert inspect.unwrap(ts.nonzero) is ts._indexing.nonzero
+    with pytest.raises(TypeError):
+        ts.concat([x, x], 1, dim=1)

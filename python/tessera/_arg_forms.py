@@ -4,7 +4,7 @@ signatures). Three kinds, each a thin wrapper that passes a standard call straig
 
 1. Positional ``dim`` (Note [positional dim] below): ``ts.sum(x, 1)``, ``ts.max(x, 1)``.
 2. torch's extra arguments: ``add(x, y, alpha=)``, ``div(x, y, rounding_mode=)``,
-   ``round(x, decimals=)``, ``nonzero(x, as_tuple=)``, ...
+   ``round(x, decimals=)``, ``count_nonzero(x, dim)``, ...
 3. torch's keyword names: ``ts.stack(tensors=)``, ``ts.full(size=)``, ``x.transpose(dim0=)``,
    ``memory_format=`` on the *_like functions (`build` and `method_keywords`).
 
@@ -127,14 +127,14 @@ globals().update(_build_positional())
 # ---- 2. torch's extra arguments
 # torch's extra arguments on namespace functions whose standard signature lacks them:
 # ``add/subtract/sub(x, y, alpha=)``, ``div/divide(x, y, rounding_mode=)``, ``round(x,
-# decimals=)``, ``nonzero(x, as_tuple=)``, ``concat(ts_, dim)``,
+# decimals=)``,
 # ``count_nonzero(x, dim)``, ``searchsorted(..., right=, side=, out_int32=)``.
 #
 # As Note [positional dim] (above): a call without the torch-only argument
 # goes to the standard function unchanged; the torch argument can only come from torch-style
 # code and gets torch's meaning.
 _EXTRA_ARGUMENT_NAMES = ["add", "subtract", "sub", "divide", "div", "true_divide", "round",
-                         "nonzero", "concat", "count_nonzero", "searchsorted", "diff"]
+                         "count_nonzero", "searchsorted", "diff"]
 
 
 class ShapeArgumentError(ValueError, RuntimeError):
@@ -246,18 +246,6 @@ def _round(std: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def _nonzero(std: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(std)
-    def fn(x: Any, /, *, as_tuple: Optional[builtins.bool] = None) -> Any:
-        out = std(x)
-        if as_tuple is None or as_tuple:
-            return out
-        # torch's default layout: one row per nonzero element, one column per dim
-        from ._manipulation import stack
-        return stack(list(out), axis=1)
-    return fn
-
-
 def _axis_positional(std: Callable[..., Any], name: str) -> Callable[..., Any]:
     @functools.wraps(std)
     def fn(x: Any, *args: Any, **kwargs: Any) -> Any:
@@ -345,7 +333,7 @@ def _c_named(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _build_extra_arguments() -> dict:
-    from . import _indexing, _linalg_core, _manipulation, _searching, _statistical
+    from . import _searching, _statistical
     return {
         "add": _c_named(_with_alpha(_C.add, "add")),
         "subtract": _c_named(_with_alpha(_C.subtract, "subtract")),
@@ -353,8 +341,6 @@ def _build_extra_arguments() -> dict:
         "divide": _c_named(_with_rounding(_C.divide, "divide")),
         "div": _c_named(_with_rounding(_C.divide, "div")),
         "true_divide": _c_named(true_divide), "round": _c_named(_round(_C.round)),
-        "nonzero": _nonzero(_indexing.nonzero),
-        "concat": _axis_positional(_manipulation.concat, "concat"),
         "count_nonzero": _axis_positional(_statistical.count_nonzero, "count_nonzero"),
         "searchsorted": _searchsorted(_searching.searchsorted),
         "diff": _diff(globals()["diff"]),
