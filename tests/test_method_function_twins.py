@@ -251,3 +251,16 @@ def test_nonzero_concat_forms_are_one_definition():
     assert inspect.unwrap(ts.nonzero) is ts._indexing.nonzero
     with pytest.raises(TypeError):
         ts.concat([x, x], 1, dim=1)
+
+
+@pytest.mark.parametrize("args,kw", [((), {}), ((1, 0), {}), ((), {"dim": 0}), ((2,), {"dim": 1})])
+def test_diff_is_one_definition(args, kw):
+    """ts.diff and x.diff are one definition taking the standard's axis= and torch's positional
+    n, dim (was: two wrappers over the standard function and a separate method)."""
+    a = np.array([[1, 4, 9, 3], [2, 3, 7, 0]])
+    want = torch.diff(torch.from_numpy(a), *args, **kw)
+    assert_same(ts.diff(ts.asarray(a), *args, **kw), want)
+    assert_same(ts.asarray(a).diff(*args, **kw), want)
+    import inspect
+    assert inspect.unwrap(ts.diff) is ts._statistical.diff
+    assert_same(ts.count_nonzero(ts.asarray(a), 0), torch.count_nonzero(torch.from_numpy(a), 0))

@@ -4,7 +4,7 @@ signatures). Three kinds, each a thin wrapper that passes a standard call straig
 
 1. Positional ``dim`` (Note [positional dim] below): ``ts.sum(x, 1)``, ``ts.max(x, 1)``.
 2. torch's extra arguments: ``add(x, y, alpha=)``, ``div(x, y, rounding_mode=)``,
-   ``round(x, decimals=)``, ``count_nonzero(x, dim)``, ...
+   ``round(x, decimals=)``, ``searchsorted(..., right=)``, ...
 3. torch's keyword names: ``ts.stack(tensors=)``, ``ts.full(size=)``, ``x.transpose(dim0=)``,
    ``memory_format=`` on the *_like functions (`build` and `method_keywords`).
 
@@ -35,7 +35,7 @@ from ._tensor import _apply_memory_format, clone
 
 # ---- 1. positional dim
 _POSITIONAL_NAMES = ["sum", "prod", "mean", "max", "min", "std", "var", "argmax", "argmin",
-                     "all", "any", "stack", "roll", "flip", "argsort", "diff", "sort", "where"]
+                     "all", "any", "stack", "roll", "flip", "argsort", "sort", "where"]
 
 
 def _positional(std: Callable[..., Any], torch_style: Callable[..., Any]) -> Callable[..., Any]:
@@ -100,8 +100,6 @@ def _build_positional() -> dict:
         "argsort": _positional(so.argsort, lambda x, dim=-1, descending=False, stable=True:
                                so.argsort(x, axis=dim, descending=descending, stable=stable)),
         "sort": _method_style(so.sort, "sort"), "where": _where(st.where),
-        "diff": _positional(st.diff, lambda x, n=1, dim=-1, prepend=None, append=None:
-                            st.diff(x, n=n, axis=dim, prepend=prepend, append=append)),
     }
 
 
@@ -128,13 +126,13 @@ globals().update(_build_positional())
 # torch's extra arguments on namespace functions whose standard signature lacks them:
 # ``add/subtract/sub(x, y, alpha=)``, ``div/divide(x, y, rounding_mode=)``, ``round(x,
 # decimals=)``,
-# ``count_nonzero(x, dim)``, ``searchsorted(..., right=, side=, out_int32=)``.
+# ``searchsorted(..., right=, side=, out_int32=)``.
 #
 # As Note [positional dim] (above): a call without the torch-only argument
 # goes to the standard function unchanged; the torch argument can only come from torch-style
 # code and gets torch's meaning.
 _EXTRA_ARGUMENT_NAMES = ["add", "subtract", "sub", "divide", "div", "true_divide", "round",
-                         "count_nonzero", "searchsorted", "diff"]
+                         "searchsorted"]
 
 
 class ShapeArgumentError(ValueError, RuntimeError):
@@ -246,21 +244,6 @@ def _round(std: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def _axis_positional(std: Callable[..., Any], name: str) -> Callable[..., Any]:
-    @functools.wraps(std)
-    def fn(x: Any, *args: Any, **kwargs: Any) -> Any:
-        if "dim" in kwargs:
-            if "axis" in kwargs:
-                raise TypeError(f"{name}: got both dim and axis")
-            kwargs["axis"] = kwargs.pop("dim")
-        if args:
-            if len(args) > 1 or "axis" in kwargs:
-                raise TypeError(f"{name}: too many positional arguments")
-            kwargs["axis"] = args[0]
-        return std(x, **kwargs)
-    return fn
-
-
 def _searchsorted(std: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(std)
     def fn(sorted_sequence: Any, values: Any, /, *, side: Optional[str] = None,
@@ -310,21 +293,6 @@ def _batched_searchsorted(std: Callable[..., Any], seq: Tensor, values: Any, kw:
     return out.reshape(tuple(values.shape))
 
 
-def _diff(std: Callable[..., Any]) -> Callable[..., Any]:
-    """diff that also takes torch's dim= keyword."""
-    @functools.wraps(std)
-    def fn(x: Any, *args: Any, **kwargs: Any) -> Any:
-        if "dim" in kwargs:
-            if "axis" in kwargs:
-                raise TypeError("diff: got both dim and axis")
-            kwargs["axis"] = kwargs.pop("dim")
-            if args:  # torch's diff(x, n, dim=...)
-                kwargs["n"] = args[0]
-                args = args[1:]
-        return std(x, *args, **kwargs)
-    return fn
-
-
 def _c_named(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Marks a wrapper of a C++ function as already naming its op in errors (so the
     namespace's argument-error guard adds no second Python layer on this hot path)."""
@@ -333,7 +301,7 @@ def _c_named(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _build_extra_arguments() -> dict:
-    from . import _searching, _statistical
+    from . import _searching
     return {
         "add": _c_named(_with_alpha(_C.add, "add")),
         "subtract": _c_named(_with_alpha(_C.subtract, "subtract")),
@@ -341,9 +309,7 @@ def _build_extra_arguments() -> dict:
         "divide": _c_named(_with_rounding(_C.divide, "divide")),
         "div": _c_named(_with_rounding(_C.divide, "div")),
         "true_divide": _c_named(true_divide), "round": _c_named(_round(_C.round)),
-        "count_nonzero": _axis_positional(_statistical.count_nonzero, "count_nonzero"),
         "searchsorted": _searchsorted(_searching.searchsorted),
-        "diff": _diff(globals()["diff"]),
     }
 
 
