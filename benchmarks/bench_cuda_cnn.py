@@ -159,9 +159,10 @@ def markdown(rows: List[Dict[str, Any]]) -> str:
            "| tessera path |", "|---|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         speed = r["torch_ms"] / r["ts_ms"] if r["ts_ms"] else float("nan")
+        path = r.get("ts_path", "") or r.get("error", "")
         out.append(f"| {r['case']} | {r['ts_ms']:.3f} | {r['torch_ms']:.3f} | {speed:.2f}x "
                    f"| {r.get('ts_peak_mb', float('nan')):.0f} "
-                   f"| {r.get('torch_peak_mb', float('nan')):.0f} | {r.get('ts_path', '')} |")
+                   f"| {r.get('torch_peak_mb', float('nan')):.0f} | {path} |")
     return "\n".join(out)
 
 
@@ -188,30 +189,49 @@ def main(argv: Optional[List[str]] = None) -> None:
             "cudnn_benchmark": a.cudnn_benchmark}
     print(json.dumps(info))
     rows: List[Dict[str, Any]] = []
+
+    def save() -> None:  # after every row: a failure later keeps what was measured
+        table = markdown(rows)
+        if a.markdown:
+            with open(a.markdown, "w") as f:
+                f.write(table + "\n")
+        if a.out:
+            with open(a.out, "w") as f:
+                json.dump({"info": info, "rows": rows}, f, indent=1)
+
+    def add(case: str, run: Callable[[], List[Dict[str, Any]]]) -> None:
+        try:
+            new = run()
+        except Exception as e:  # noqa: BLE001  (reported in the row, the others still run)
+            new = [{"case": case, "ts_ms": float("nan"), "torch_ms": float("nan"),
+                    "error": f"{type(e).__name__}: {e}"[:400]}]
+            print(f"{case}: {new[0]['error']}", flush=True)
+        rows.extend(new)
+        for r in new:
+            print(markdown([r]).splitlines()[-1], flush=True)
+        save()
+
     configs = [(False, False), (True, False), (False, True), (True, True)]
     for bf16, cl in configs[:2] if a.quick else configs:
-        rows.append(train_step(a.batch, bf16, cl, a.reps, cudnn))
-        print(markdown(rows[-1:]).splitlines()[-1], flush=True)
+        add(f"step bf16={bf16} channels_last={cl}",
+            lambda bf16=bf16, cl=cl: [train_step(a.batch, bf16, cl, a.reps, cudnn)])
     if a.both and cudnn:
-        r = train_step(a.batch, False, False, a.reps, False)
-        r["case"] += " (tessera fallback)"
-        rows.append(r)
-        print(markdown(rows[-1:]).splitlines()[-1], flush=True)
-    dtypes = ["fp32", "bf16"]
-    rows += conv_rows(a.reps, a.batch, dtypes, cudnn, a.quick)
+        def fallback_step() -> List[Dict[str, Any]]:
+            r = train_step(a.batch, False, False, a.reps, False)
+            r["case"] += " (tessera fallback)"
+            return [r]
+        add("step fallback", fallback_step)
+    for dtype in ("fp32", "bf16"):
+        add(f"conv shapes {dtype}",
+            lambda dtype=dtype: conv_rows(a.reps, a.batch, [dtype], cudnn, a.quick))
     if a.both and cudnn:
-        for r in conv_rows(a.reps, a.batch, ["fp32"], False, a.quick):
-            r["case"] += " (fallback)"
-            rows.append(r)
-    table = markdown(rows)
-    print(table)
-    if a.markdown:
-        with open(a.markdown, "w") as f:
-            f.write(table + "\n")
-    if a.out:
-        with open(a.out, "w") as f:
-            json.dump({"info": info, "rows": rows}, f, indent=1)
-
+        def fallback_convs() -> List[Dict[str, Any]]:
+            out = conv_rows(a.reps, a.batch, ["fp32"], False, a.quick)
+            for r in out:
+                r["case"] += " (fallback)"
+            return out
+        add("conv shapes fallback", fallback_convs)
+    print(markdown(rows))
 
 if __name__ == "__main__":
     main()

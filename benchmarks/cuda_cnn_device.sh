@@ -21,7 +21,8 @@ if [[ $WHAT == build || $WHAT == all ]]; then
 else
   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl 2>&1 | tail -2
 fi
-python3 - <<'EOF' 2>&1 | tee "$OUT/cudnn.txt"
+grep -i "cudnn" "$OUT/cmake.log" 2>/dev/null | tee "$OUT/cudnn.txt"
+python3 - <<'EOF' 2>&1 | tee -a "$OUT/cudnn.txt"
 import tessera as ts
 c = ts.backends.cudnn
 print("tessera", ts.__version__, "cuda", ts.cuda.is_available(), ts.cuda.get_device_name())

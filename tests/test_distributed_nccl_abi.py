@@ -108,3 +108,22 @@ def test_missing_library_says_which_wheel(monkeypatch, tmp_path) -> None:
     monkeypatch.setattr(nb, "_lib", None)
     with pytest.raises(RuntimeError, match="nvidia-nccl-cu13"):
         nb.lib()
+
+
+@pytest.mark.parametrize("device_id,current,local,want", [
+    (1, 0, None, 1), ("cuda:1", 0, "0", 1), (None, 0, "1", 1), (None, 1, "0", 1),
+    (None, 0, None, 0), (None, 0, "3", 1), (None, 0, "x", 0)])
+def test_the_communicators_device(monkeypatch, device_id, current, local, want) -> None:
+    """device_id= first, then the current device, except that a process still on cuda:0 with
+    LOCAL_RANK=k takes cuda:k (mod the device count): the GPU PyTorch's NCCL group would use."""
+    import tessera as ts
+    monkeypatch.setattr(ts.cuda, "current_device", lambda: current)
+    monkeypatch.setattr(ts.cuda, "device_count", lambda: 2)
+    if local is None:
+        monkeypatch.delenv("LOCAL_RANK", raising=False)
+    else:
+        monkeypatch.setenv("LOCAL_RANK", local)
+    assert nb._pick_device(device_id) == want
+    if device_id is not None:
+        assert nb._pick_device(ts.device(f"cuda:{want}") if hasattr(ts, "device") else want) \
+            == want

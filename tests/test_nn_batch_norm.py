@@ -130,6 +130,35 @@ def test_batch_norm_channels_last_empty_and_errors():
         F.batch_norm(ts.zeros((2, 3)), None, None, training=False)
 
 
+def test_elementwise_results_keep_channels_last_as_torch():
+    # A channels-last network stays channels-last between its convolutions (PyTorch keeps the
+    # first full-shape operand's layout in elementwise results).
+    x = np.random.default_rng(6).standard_normal((2, 3, 4, 5)).astype(np.float32)
+    tx, ty = torch.tensor(x).to(memory_format=torch.channels_last), torch.tensor(x + 1)
+    sx, sy = ts.tensor(x).to(memory_format=ts.channels_last), ts.tensor(x + 1)
+    tb, sb = torch.ones((1, 3, 1, 1)), ts.ones((1, 3, 1, 1))
+    cases = [(lambda a, b, c: F.relu(a), lambda a, b, c: TF.relu(a)),
+             (lambda a, b, c: a + b, None), (lambda a, b, c: b + a, None),
+             (lambda a, b, c: c * a, None), (lambda a, b, c: a * 2.0, None),
+             (lambda a, b, c: -a, None)]
+    for sfn, tfn in cases:
+        tfn = tfn or sfn
+        t, s_ = tfn(tx, ty, tb), sfn(sx, sy, sb)
+        assert s_.is_contiguous(memory_format=ts.channels_last) == t.is_contiguous(
+            memory_format=torch.channels_last)
+        assert s_.is_contiguous() == t.is_contiguous()
+        np.testing.assert_allclose(s_.numpy(), t.numpy(), rtol=1e-6)
+    # A channels-last result is a fresh tensor, not a view: in-place ops and gradients as torch.
+    tx.requires_grad_(True)
+    sx.requires_grad_(True)
+    ty2, sy2 = tx * 2, sx * 2
+    ty2.relu_()
+    sy2.relu_()
+    (ty2 * ty2).sum().backward()
+    (sy2 * sy2).sum().backward()
+    np.testing.assert_allclose(sx.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
+
+
 def test_memory_format_api():
     x = ts.tensor(np.arange(120, dtype=np.float32).reshape(2, 3, 4, 5))
     t = torch.arange(120, dtype=torch.float32).reshape(2, 3, 4, 5)

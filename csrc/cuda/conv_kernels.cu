@@ -82,18 +82,6 @@ bool pointwise(const Geo& g) {
 }
 bool depthwise(const Geo& g) { return g.G > 1 && g.Cg == 1 && g.G == g.C; }
 
-// The input offset (within a plane) that output position l reads at tap `tap`, or -1 where
-// that is padding.
-__device__ __forceinline__ int64_t tap_source(const Geo& g, int64_t l, int64_t tap) {
-  const int64_t ow = l % g.Wo, oh = (l / g.Wo) % g.Ho, od = l / (g.Wo * g.Ho);
-  const int64_t c2 = tap % g.k2, c1 = (tap / g.k2) % g.k1, c0 = tap / (g.k2 * g.k1);
-  const int64_t id = od * g.s0 - g.p0 + c0 * g.d0;
-  const int64_t ih = oh * g.s1 - g.p1 + c1 * g.d1;
-  const int64_t iw = ow * g.s2 - g.p2 + c2 * g.d2;
-  if (id < 0 || id >= g.D || ih < 0 || ih >= g.H || iw < 0 || iw >= g.W) return -1;
-  return (id * g.H + ih) * g.W + iw;
-}
-
 // Along one dim: whether input position i is read by tap t, and by which output (*o).
 __device__ __forceinline__ bool tap_hits(int64_t i, int64_t t, int64_t s, int64_t p, int64_t d,
                                          int64_t n_out, int64_t* o) {
@@ -103,17 +91,37 @@ __device__ __forceinline__ bool tap_hits(int64_t i, int64_t t, int64_t s, int64_
   return *o < n_out;
 }
 
+// Note [Row lanes]: the column and depthwise-weight kernels walk output rows (fixed image,
+// channel, tap, od, oh) with a group of `lanes` threads (a power of two up to 32, about the
+// output width) over ow: a row's index arithmetic is done once, and the lanes read and write
+// neighbouring elements.
+int lane_bits(int64_t wo) {
+  int b = 0;
+  while (b < 5 && (int64_t(1) << b) < wo) ++b;
+  return b;
+}
+
 // Columns of images [n0, n0 + nb): element (j, c*K + tap, l) at j * sn + (c*K + tap) * sr + l.
 template <class T>
 __global__ void im2col_kernel(const T* __restrict__ x, T* __restrict__ cols, Geo g, int64_t n0,
-                              int64_t nb, int64_t sn, int64_t sr) {
-  const int64_t total = nb * g.C * g.K * g.L;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const int64_t l = i % g.L, r = (i / g.L) % (g.C * g.K), j = i / (g.L * g.C * g.K);
+                              int64_t nb, int64_t sn, int64_t sr, int bits) {
+  const int lanes = 1 << bits, lane = threadIdx.x & (lanes - 1);
+  const int64_t rows = nb * g.C * g.K * g.Do * g.Ho;
+  const int64_t step = (static_cast<int64_t>(gridDim.x) * blockDim.x) >> bits;
+  for (int64_t row = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> bits;
+       row < rows; row += step) {
+    const int64_t oh = row % g.Ho, od = (row / g.Ho) % g.Do;
+    const int64_t r = (row / (g.Ho * g.Do)) % (g.C * g.K), j = row / (g.Ho * g.Do * g.C * g.K);
     const int64_t c = r / g.K, tap = r % g.K;
-    const int64_t src = tap_source(g, l, tap);
-    cols[j * sn + r * sr + l] = src < 0 ? T(0.0f) : x[((n0 + j) * g.C + c) * g.I + src];
+    const int64_t e = tap % g.k2, b = (tap / g.k2) % g.k1, a = tap / (g.k2 * g.k1);
+    const int64_t id = od * g.s0 - g.p0 + a * g.d0, ih = oh * g.s1 - g.p1 + b * g.d1;
+    const bool in = id >= 0 && id < g.D && ih >= 0 && ih < g.H;
+    const T* src = x + ((n0 + j) * g.C + c) * g.I + (in ? (id * g.H + ih) * g.W : 0);
+    T* dst = cols + j * sn + r * sr + (od * g.Ho + oh) * g.Wo;
+    for (int64_t ow = lane; ow < g.Wo; ow += lanes) {
+      const int64_t iw = ow * g.s2 - g.p2 + e * g.d2;
+      dst[ow] = in && iw >= 0 && iw < g.W ? src[iw] : T(0.0f);
+    }
   }
 }
 
@@ -199,10 +207,22 @@ __global__ void dw_forward_kernel(const T* __restrict__ x, const T* __restrict__
     const int64_t l = i % g.L, o = (i / g.L) % g.O, n = i / (g.L * g.O), c = o / g.Og;
     const T* xs = x + (n * g.C + c) * g.I;
     const T* ws = w + o * g.K;
+    // The window's corner, then the taps without per-tap divisions.
+    const int64_t ow = l % g.Wo, oh = (l / g.Wo) % g.Ho, od = l / (g.Wo * g.Ho);
+    const int64_t z0 = od * g.s0 - g.p0, y0 = oh * g.s1 - g.p1, x0 = ow * g.s2 - g.p2;
     A acc = b ? A(b[o]) : A(0);
-    for (int64_t tap = 0; tap < g.K; ++tap) {
-      const int64_t src = tap_source(g, l, tap);
-      if (src >= 0) acc += A(ws[tap]) * A(xs[src]);
+    int64_t tap = 0;
+    for (int64_t a = 0; a < g.k0; ++a) {
+      const int64_t id = z0 + a * g.d0;
+      const bool in_d = id >= 0 && id < g.D;
+      for (int64_t bb = 0; bb < g.k1; ++bb) {
+        const int64_t ih = y0 + bb * g.d1;
+        const bool in_h = in_d && ih >= 0 && ih < g.H;
+        for (int64_t e = 0; e < g.k2; ++e, ++tap) {
+          const int64_t iw = x0 + e * g.d2;
+          if (in_h && iw >= 0 && iw < g.W) acc += A(ws[tap]) * A(xs[(id * g.H + ih) * g.W + iw]);
+        }
+      }
     }
     y[i] = T(acc);
   }
@@ -240,19 +260,27 @@ __global__ void dw_transpose_kernel(const T* __restrict__ gy, const T* __restric
   }
 }
 
-// One block per (o, tap): the sum over images and output positions, a block reduction in a
-// fixed order.
+// One block per (o, tap): the sum over images and output positions (Note [Row lanes]), then
+// a block reduction in a fixed order.
 template <class T>
 __global__ void dw_weight_kernel(const T* __restrict__ gy, const T* __restrict__ x,
-                                 T* __restrict__ gw, Geo g) {
+                                 T* __restrict__ gw, Geo g, int bits) {
   using A = dacc_t<T>;
   const int64_t o = blockIdx.x / g.K, tap = blockIdx.x % g.K, c = o / g.Og;
+  const int64_t e = tap % g.k2, b = (tap / g.k2) % g.k1, a = tap / (g.k2 * g.k1);
+  const int lanes = 1 << bits, lane = threadIdx.x & (lanes - 1);
+  const int64_t rows = g.N * g.Do * g.Ho;
   A acc = A(0);
-  const int64_t total = g.N * g.L;
-  for (int64_t i = threadIdx.x; i < total; i += blockDim.x) {
-    const int64_t l = i % g.L, n = i / g.L;
-    const int64_t src = tap_source(g, l, tap);
-    if (src >= 0) acc += A(gy[(n * g.O + o) * g.L + l]) * A(x[(n * g.C + c) * g.I + src]);
+  for (int64_t row = threadIdx.x >> bits; row < rows; row += blockDim.x >> bits) {
+    const int64_t oh = row % g.Ho, od = (row / g.Ho) % g.Do, n = row / (g.Ho * g.Do);
+    const int64_t id = od * g.s0 - g.p0 + a * g.d0, ih = oh * g.s1 - g.p1 + b * g.d1;
+    if (id < 0 || id >= g.D || ih < 0 || ih >= g.H) continue;
+    const T* ys = gy + (n * g.O + o) * g.L + (od * g.Ho + oh) * g.Wo;
+    const T* xs = x + (n * g.C + c) * g.I + (id * g.H + ih) * g.W;
+    for (int64_t ow = lane; ow < g.Wo; ow += lanes) {
+      const int64_t iw = ow * g.s2 - g.p2 + e * g.d2;
+      if (iw >= 0 && iw < g.W) acc += A(ys[ow]) * A(xs[iw]);
+    }
   }
   __shared__ A part[kThreads];
   part[threadIdx.x] = acc;
@@ -346,11 +374,12 @@ void forward_gemm(const Tensor& x, const Tensor& w, const Tensor* b, const Tenso
                 g.N, false, op);
     } else {
       const int64_t B = chunk_images(g, CK * g.L, sizeof(T));
+      const int bits = lane_bits(g.Wo);
       Tensor cols = Tensor::empty(Shape{B * CK * g.L}, y.dtype(), y.device());
       for (int64_t n0 = 0; n0 < g.N; n0 += B) {
         const int64_t nb = std::min(B, g.N - n0);
-        im2col_kernel<T><<<grid_for(nb * CK * g.L), kThreads, 0, st>>>(ptr<T>(x), ptr<T>(cols), g,
-                                                                       n0, nb, CK * g.L, g.L);
+        im2col_kernel<T><<<grid_for((nb * CK * g.Do * g.Ho) << bits), kThreads, 0, st>>>(
+            ptr<T>(x), ptr<T>(cols), g, n0, nb, CK * g.L, g.L, bits);
         TS_CUDA_CHECK_LAUNCH();
         for (int64_t gi = 0; gi < g.G; ++gi)
           rm_gemm(gm, false, false, g.Og, g.L, CgK, wp + gi * g.Og * CgK, CgK, 0,
@@ -404,6 +433,7 @@ void weight_gemm(const Tensor& gy, const Tensor& x, const Tensor& gw, const Geo&
   char* accp = reinterpret_cast<char*>(acc.data_ptr());
   const int64_t osz = half ? 4 : sizeof(T);
   const int64_t B = chunk_images(g, (CK + g.O) * g.L, sizeof(T));
+  const int bits = lane_bits(g.Wo);
   Tensor cols = Tensor::empty(Shape{B * CK * g.L}, gw.dtype(), gw.device());
   Tensor gyc = Tensor::empty(Shape{B * g.O * g.L}, gw.dtype(), gw.device());
   for (int64_t n0 = 0; n0 < g.N; n0 += B) {
@@ -411,8 +441,8 @@ void weight_gemm(const Tensor& gy, const Tensor& x, const Tensor& gw, const Geo&
     gather_rows_kernel<T>
         <<<grid_for(nb * g.O * g.L), kThreads, 0, st>>>(ptr<T>(gy), ptr<T>(gyc), g.O, g.L, n0, nb);
     TS_CUDA_CHECK_LAUNCH();
-    im2col_kernel<T>
-        <<<grid_for(nb * CK * g.L), kThreads, 0, st>>>(ptr<T>(x), ptr<T>(cols), g, n0, nb, g.L, BL);
+    im2col_kernel<T><<<grid_for((nb * CK * g.Do * g.Ho) << bits), kThreads, 0, st>>>(
+        ptr<T>(x), ptr<T>(cols), g, n0, nb, g.L, BL, bits);
     TS_CUDA_CHECK_LAUNCH();
     for (int64_t gi = 0; gi < g.G; ++gi)
       rm_gemm(gm, false, true, g.Og, CgK, BL, ptr<T>(gyc) + gi * g.Og * BL, BL, 0,
@@ -497,7 +527,7 @@ void cuda_conv_weight(const Tensor& gy, const Tensor& x, const Tensor& gw, const
         if (!depthwise(g)) return weight_gemm<T>(gyc, xc, gwc, g, gwc.device().index, st);
         if (g.N == 0 || g.L == 0) return zero(gwc, st);
         dw_weight_kernel<T><<<static_cast<unsigned>(g.O * g.K), kThreads, 0, st>>>(
-            ptr<T>(gyc), ptr<T>(xc), ptr<T>(gwc), g);
+            ptr<T>(gyc), ptr<T>(xc), ptr<T>(gwc), g, lane_bits(g.Wo));
         TS_CUDA_CHECK_LAUNCH();
       });
 }

@@ -459,6 +459,10 @@ Plan build_plan(const Api* a, cudnnHandle_t h, const Problem& p, const Operand& 
   set(a, *graph, kGraphHandle, CUDNN_TYPE_HANDLE, &h, 1, "graph handle");
   ok(a->Finalize(graph->d), "operation graph finalize");
 
+  // No timing runs while a CUDA graph is being captured (they synchronize): heuristics' order.
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  TS_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+  const bool benchmark = f.benchmark && capture == cudaStreamCaptureStatusNone;
   std::vector<std::shared_ptr<Desc> > cfgs = engine_configs(a, *graph, CUDNN_HEUR_MODE_A);
   for (auto& c : engine_configs(a, *graph, CUDNN_HEUR_MODE_FALLBACK)) cfgs.push_back(c);
   Plan best;
@@ -477,7 +481,7 @@ Plan build_plan(const Api* a, cudnnHandle_t h, const Problem& p, const Operand& 
                         &ws) != CUDNN_STATUS_SUCCESS ||
         ws > kMaxWorkspace)
       continue;
-    if (!f.benchmark) {
+    if (!benchmark) {
       keep.push_back(cfg);
       return {plan, ws, keep};
     }

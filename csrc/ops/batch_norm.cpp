@@ -70,8 +70,11 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   const DType sd = stat_dtype(x.dtype());
   const Device dev = x.device();
   Tensor mean = Tensor::empty(Shape{C}, sd, dev), rstd;
-  Tensor y = Tensor::empty(x.shape(), x.dtype(), dev);
-  const Tensor xc = contiguous(x);
+  // The CUDA kernels also take channels-last tensors as they are (the CPU's, contiguous ones).
+  const bool cl = !dev.is_cpu() && is_channels_last(x);
+  Tensor y = cl ? empty_channels_last(x.shape(), x.dtype(), dev)
+                : Tensor::empty(x.shape(), x.dtype(), dev);
+  const Tensor xc = cl ? x : contiguous(x);
   {
     autograd::GradModeGuard no_grad(false);
     if (use_batch) {
@@ -119,7 +122,12 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& gy, const T
            " does not match input ", shape_str(x.shape()), " ", dtype_name(x.dtype()));
   const int64_t C = x.dim(1);
   const Device dev = x.device();
-  Tensor gx = need_x ? Tensor::empty(x.shape(), x.dtype(), dev) : Tensor();
+  // On CUDA a channels-last x keeps its layout, and gy and gx take it too.
+  const bool cl = !dev.is_cpu() && is_channels_last(x);
+  Tensor gx;
+  if (need_x)
+    gx = cl ? empty_channels_last(x.shape(), x.dtype(), dev)
+            : Tensor::empty(x.shape(), x.dtype(), dev);
   // gw/gb come out of the kernels in the statistics dtype, then take the parameters' dtype.
   const DType sd = stat_dtype(x.dtype()), pd = weight.defined() ? weight.dtype() : x.dtype();
   Tensor gw = need_w ? Tensor::empty(Shape{C}, sd, dev) : Tensor();
@@ -129,7 +137,8 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& gy, const T
       if (t->defined()) fill_(*t, Scalar::from_double(0));
   } else {
     const Tensor wc = weight.defined() ? contiguous(astype(weight, sd, false)) : Tensor();
-    batch_norm_backward_stub.get(dev)(contiguous(gy), contiguous(x), contiguous(mean),
+    batch_norm_backward_stub.get(dev)(cl ? to_channels_last(gy) : contiguous(gy),
+                                      cl ? x : contiguous(x), contiguous(mean),
                                       contiguous(rstd), weight.defined() ? &wc : nullptr,
                                       need_x ? &gx : nullptr, need_w ? &gw : nullptr,
                                       need_b ? &gb : nullptr, training);

@@ -11,7 +11,8 @@
 
 namespace ts {
 
-// x (N, C, L) contiguous; mean/var (C,) in the stats dtype (float32, float64 for float64 x).
+// x (N, C, L) contiguous (on CUDA, or x, y, gy, gx all channels-last: (N, L, C) in memory);
+// mean/var (C,) in the stats dtype (float32, float64 for float64 x).
 using BatchNormStatsKernel = void (*)(const Tensor& x, const Tensor& mean, const Tensor& var);
 // y = (x - mean) * rstd * w + b per channel; w/b (in the stats dtype) null for none.
 using BatchNormApplyKernel = void (*)(const Tensor& x, const Tensor& mean, const Tensor& rstd,

@@ -87,13 +87,7 @@ bool cuda_channels_last(const Tensor& a, const Tensor& b) {
 
 // An uninitialized tensor of `shape` ((N, C, *sp)), with channels-last strides when asked.
 Tensor empty_batch(const Shape& shape, DType dt, Device dev, bool channels_last) {
-  const int64_t nd = static_cast<int64_t>(shape.size());
-  if (!channels_last || (nd != 4 && nd != 5)) return Tensor::empty(shape, dt, dev);
-  Shape last{shape[0]}, back{0, nd - 1};
-  for (int64_t d = 2; d < nd; ++d) last.push_back(shape[d]);
-  last.push_back(shape[1]);
-  for (int64_t d = 1; d < nd - 1; ++d) back.push_back(d);
-  return permute_dims(Tensor::empty(last, dt, dev), back);
+  return channels_last ? empty_channels_last(shape, dt, dev) : Tensor::empty(shape, dt, dev);
 }
 
 // Kernels for `dev`; records the CPU path (the CUDA kernels record theirs).

@@ -203,6 +203,9 @@ def _tensor_params(fn: Callable) -> "list[tuple[int | None, str, bool]]":
     return out
 
 
+_TRANSPARENT_TENSOR_ARGS = False
+
+
 def require_tensor_args(fn: Callable, name: str) -> Callable:
     """`fn` checking, before it runs, that each parameter annotated ``Tensor`` is a tensor
     (``Optional[Tensor]``: a tensor or None), raising PyTorch's TypeError
@@ -214,19 +217,25 @@ def require_tensor_args(fn: Callable, name: str) -> Callable:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        n = len(args)  # (messages are formatted only on failure: this runs on every F call)
         for pos, pname, optional in checks:
-            if pos is not None and pos < len(args):
+            if pos is not None and pos < n:
                 v = args[pos]
-                where = f"argument '{pname}' (position {pos + 1})"
             elif pname in kwargs:
                 v = kwargs[pname]
-                where = f"argument '{pname}'"
             else:
                 continue
             if not isinstance(v, Tensor) and not (optional and v is None):
+                where = (f"argument '{pname}' (position {pos + 1})"
+                         if pos is not None and pos < n else f"argument '{pname}'")
                 raise TypeError(f"{name}(): {where} must be Tensor"
                                 f"{' or None' if optional else ''}, not {type(v).__name__}")
         return fn(*args, **kwargs)
 
     wrapper.__requires_tensor_args__ = True  # type: ignore[attr-defined]
+    global _TRANSPARENT_TENSOR_ARGS
+    if not _TRANSPARENT_TENSOR_ARGS:  # autocast's nesting check looks through it to the caller
+        from .amp._policy import transparent
+        transparent(wrapper)
+        _TRANSPARENT_TENSOR_ARGS = True
     return wrapper

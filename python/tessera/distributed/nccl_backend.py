@@ -239,11 +239,10 @@ class _NCCLWork(Work):
 def _pick_device(device_id: Any) -> int:
     from .. import cuda
     if device_id is not None:
-        idx = device_id if isinstance(device_id, int) else getattr(device_id, "index", None)
-        if idx is None:
-            s = str(device_id)
-            idx = int(s.split(":", 1)[1]) if ":" in s else cuda.current_device()
-        return int(idx)
+        if isinstance(device_id, int):
+            return device_id
+        s = str(device_id)          # "cuda:1", a Device
+        return int(s.split(":", 1)[1]) if ":" in s else cuda.current_device()
     device = cuda.current_device()
     local = os.environ.get("LOCAL_RANK")
     if device == 0 and local is not None and local.isdigit():

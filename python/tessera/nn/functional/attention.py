@@ -12,7 +12,7 @@ from ... import _C
 from ..._C import Tensor
 from ...amp import _policy as _amp
 from ...autograd.function import Function, FunctionCtx
-from ._fused import FUSED_DTYPES, AttentionSoftmax, fusable
+from ._fused import FUSED_DTYPES, fusable
 from .activation import softmax
 
 # Read at each call: _FLASH_ON_CUDA = False turns the CUDA kernel off (A/B timing against
@@ -210,7 +210,7 @@ def _flash_grads_composite(q: Tensor, k: Tensor, v: Tensor, g: Tensor, scale: fl
     """The same gradients from differentiable ops (for create_graph=True); mask: the dropout
     factors (keep / (1 - p)) of the forward, or None."""
     t = _ts()
-    p = AttentionSoftmax.apply(t.matmul(q, k.mT), scale, causal)
+    p = _C.attention_softmax(t.matmul(q, k.mT), scale, causal)
     pd = p if mask is None else p * mask.to(p.dtype)
     dv = t.matmul(pd.mT, g)
     dp = t.matmul(g, v.mT)
@@ -267,7 +267,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         return CausalBlockAttention.apply(query, key, value, float(scale), block)
     scores = t.matmul(query, key.mT)
     if attn_mask is None and dropout_p == 0.0 and fusable(scores):
-        return t.matmul(AttentionSoftmax.apply(scores, float(scale), bool(is_causal)), value)
+        return t.matmul(_C.attention_softmax(scores, float(scale), bool(is_causal)), value)
     scores = scores * scale
     if is_causal:
         causal = t.tril(t.ones((L, S), dtype=t.bool)).to(scores.device)  # built on the host
