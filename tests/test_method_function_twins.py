@@ -204,3 +204,63 @@ def test_mvlgamma_polygamma_twins():
     want = torch.polygamma(2, t)
     for got in (ts.polygamma(2, x), x.polygamma(2), ts.special.polygamma(2, x)):
         assert_same(got, want, rtol=1e-10)
+
+
+def test_tensordot_forms_are_one_definition():
+    """ts.tensordot / ts.linalg.tensordot take the standard's axes= and torch's dims (positional,
+    keyword or a tensor) in one definition (was: a torch wrapper over the standard function)."""
+    a = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    b = np.arange(60, dtype=np.float64).reshape(3, 4, 5)
+    x, y, tx, ty = ts.asarray(a), ts.asarray(b), torch.from_numpy(a), torch.from_numpy(b)
+    want = torch.tensordot(tx, ty, dims=2)
+    for got in (ts.tensordot(x, y), ts.tensordot(x, y, 2), ts.tensordot(x, y, dims=2),
+                ts.tensordot(x, y, axes=([1, 2], [0, 1])), ts.tensordot(x, y, ts.asarray(2)),
+                ts.linalg.tensordot(x, y, dims=([1, 2], [0, 1]))):
+        assert_same(got, want)
+    import inspect
+    assert inspect.unwrap(ts.tensordot) is ts._linalg_core.tensordot
+    with pytest.raises(TypeError):
+        ts.tensordot(x, y, 2, axes=2)
+
+
+def test_einsum_forms_are_one_definition():
+    """ts.einsum takes torch's sublist form and raises a ValueError that is also a
+    RuntimeError, in its one definition (was: a wrapper over the standard function)."""
+    a = np.arange(6, dtype=np.float64).reshape(2, 3)
+    b = np.arange(12, dtype=np.float64).reshape(3, 4)
+    want = torch.einsum(torch.from_numpy(a), [0, 1], torch.from_numpy(b), [1, 2], [0, 2])
+    assert_same(ts.einsum(ts.asarray(a), [0, 1], ts.asarray(b), [1, 2], [0, 2]), want)
+    assert_same(ts.einsum("ij,jk->ik", ts.asarray(a), ts.asarray(b)), want)
+    import inspect
+    assert inspect.unwrap(ts.einsum) is ts._einsum.einsum
+    for exc in (ValueError, RuntimeError):
+        with pytest.raises(exc):
+            ts.einsum("i,i", ts.ones(2), ts.ones(3))
+
+
+def test_nonzero_concat_forms_are_one_definition():
+    """ts.nonzero(as_tuple=) and ts.concat(tensors, dim) (positional dim) in one definition
+    each (were wrappers over the standard functions)."""
+    a = np.array([[0, 1], [2, 0]])
+    x, t = ts.asarray(a), torch.from_numpy(a)
+    assert_same(ts.nonzero(x, as_tuple=False), torch.nonzero(t, as_tuple=False))
+    assert_same(ts.nonzero(x, as_tuple=True), torch.nonzero(t, as_tuple=True))
+    assert_same(ts.concat([x, x], 1), torch.concat([t, t], 1))
+    assert_same(ts.concat([x, x], dim=1), torch.concat([t, t], dim=1))
+    import inspect
+    assert inspect.unwrap(ts.nonzero) is ts._indexing.nonzero
+    with pytest.raises(TypeError):
+        ts.concat([x, x], 1, dim=1)
+
+
+@pytest.mark.parametrize("args,kw", [((), {}), ((1, 0), {}), ((), {"dim": 0}), ((2,), {"dim": 1})])
+def test_diff_is_one_definition(args, kw):
+    """ts.diff and x.diff are one definition taking the standard's axis= and torch's positional
+    n, dim (was: two wrappers over the standard function and a separate method)."""
+    a = np.array([[1, 4, 9, 3], [2, 3, 7, 0]])
+    want = torch.diff(torch.from_numpy(a), *args, **kw)
+    assert_same(ts.diff(ts.asarray(a), *args, **kw), want)
+    assert_same(ts.asarray(a).diff(*args, **kw), want)
+    import inspect
+    assert inspect.unwrap(ts.diff) is ts._statistical.diff
+    assert_same(ts.count_nonzero(ts.asarray(a), 0), torch.count_nonzero(torch.from_numpy(a), 0))

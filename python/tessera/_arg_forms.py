@@ -4,7 +4,7 @@ signatures). Three kinds, each a thin wrapper that passes a standard call straig
 
 1. Positional ``dim`` (Note [positional dim] below): ``ts.sum(x, 1)``, ``ts.max(x, 1)``.
 2. torch's extra arguments: ``add(x, y, alpha=)``, ``div(x, y, rounding_mode=)``,
-   ``round(x, decimals=)``, ``tensordot(a, b, dims)``, ``nonzero(x, as_tuple=)``, ...
+   ``round(x, decimals=)``, ``searchsorted(..., right=)``, ...
 3. torch's keyword names: ``ts.stack(tensors=)``, ``ts.full(size=)``, ``x.transpose(dim0=)``,
    ``memory_format=`` on the *_like functions (`build` and `method_keywords`).
 
@@ -35,7 +35,7 @@ from ._tensor import _apply_memory_format, clone
 
 # ---- 1. positional dim
 _POSITIONAL_NAMES = ["sum", "prod", "mean", "max", "min", "std", "var", "argmax", "argmin",
-                     "all", "any", "stack", "roll", "flip", "argsort", "diff", "sort", "where"]
+                     "all", "any", "stack", "roll", "flip", "argsort", "sort", "where"]
 
 
 def _positional(std: Callable[..., Any], torch_style: Callable[..., Any]) -> Callable[..., Any]:
@@ -100,8 +100,6 @@ def _build_positional() -> dict:
         "argsort": _positional(so.argsort, lambda x, dim=-1, descending=False, stable=True:
                                so.argsort(x, axis=dim, descending=descending, stable=stable)),
         "sort": _method_style(so.sort, "sort"), "where": _where(st.where),
-        "diff": _positional(st.diff, lambda x, n=1, dim=-1, prepend=None, append=None:
-                            st.diff(x, n=n, axis=dim, prepend=prepend, append=append)),
     }
 
 
@@ -127,14 +125,14 @@ globals().update(_build_positional())
 # ---- 2. torch's extra arguments
 # torch's extra arguments on namespace functions whose standard signature lacks them:
 # ``add/subtract/sub(x, y, alpha=)``, ``div/divide(x, y, rounding_mode=)``, ``round(x,
-# decimals=)``, ``tensordot(a, b, dims)``, ``nonzero(x, as_tuple=)``, ``concat(ts_, dim)``,
-# ``count_nonzero(x, dim)``, ``searchsorted(..., right=, side=, out_int32=)``.
-# 
+# decimals=)``,
+# ``searchsorted(..., right=, side=, out_int32=)``.
+#
 # As Note [positional dim] (above): a call without the torch-only argument
 # goes to the standard function unchanged; the torch argument can only come from torch-style
 # code and gets torch's meaning.
-_EXTRA_ARGUMENT_NAMES = ["add", "subtract", "sub", "divide", "div", "true_divide", "round", "tensordot",
-           "nonzero", "concat", "count_nonzero", "searchsorted", "einsum", "diff"]
+_EXTRA_ARGUMENT_NAMES = ["add", "subtract", "sub", "divide", "div", "true_divide", "round",
+                         "searchsorted"]
 
 
 class ShapeArgumentError(ValueError, RuntimeError):
@@ -142,7 +140,6 @@ class ShapeArgumentError(ValueError, RuntimeError):
     RuntimeError as torch does, so code written for either catches it."""
 
 
-EinsumError = ShapeArgumentError
 
 
 def scaled_by_alpha(name: str, x1: Any, x2: Any, alpha: Any) -> Any:
@@ -247,51 +244,6 @@ def _round(std: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def _tensordot(std: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(std)
-    def fn(x1: Any, x2: Any, /, *args: Any, **kwargs: Any) -> Any:
-        if "dims" in kwargs:
-            if "axes" in kwargs or args:
-                raise TypeError("tensordot: give the contracted dims once (dims or axes)")
-            kwargs["axes"] = kwargs.pop("dims")
-        if args:
-            if len(args) > 1 or "axes" in kwargs:
-                raise TypeError("tensordot: too many arguments")
-            kwargs["axes"] = args[0]
-        axes = kwargs.get("axes")
-        if isinstance(axes, Tensor):
-            kwargs["axes"] = int(axes) if axes.ndim == 0 else axes.tolist()
-        return std(x1, x2, **kwargs)
-    return fn
-
-
-def _nonzero(std: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(std)
-    def fn(x: Any, /, *, as_tuple: Optional[builtins.bool] = None) -> Any:
-        out = std(x)
-        if as_tuple is None or as_tuple:
-            return out
-        # torch's default layout: one row per nonzero element, one column per dim
-        from ._manipulation import stack
-        return stack(list(out), axis=1)
-    return fn
-
-
-def _axis_positional(std: Callable[..., Any], name: str) -> Callable[..., Any]:
-    @functools.wraps(std)
-    def fn(x: Any, *args: Any, **kwargs: Any) -> Any:
-        if "dim" in kwargs:
-            if "axis" in kwargs:
-                raise TypeError(f"{name}: got both dim and axis")
-            kwargs["axis"] = kwargs.pop("dim")
-        if args:
-            if len(args) > 1 or "axis" in kwargs:
-                raise TypeError(f"{name}: too many positional arguments")
-            kwargs["axis"] = args[0]
-        return std(x, **kwargs)
-    return fn
-
-
 def _searchsorted(std: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(std)
     def fn(sorted_sequence: Any, values: Any, /, *, side: Optional[str] = None,
@@ -341,60 +293,6 @@ def _batched_searchsorted(std: Callable[..., Any], seq: Tensor, values: Any, kw:
     return out.reshape(tuple(values.shape))
 
 
-def _einsum(std: Callable[..., Any]) -> Callable[..., Any]:
-    """einsum(equation, *operands) plus torch's sublist form einsum(op1, [0, 1], op2, [1, 2],
-    [0, 2]); equation/operand mismatches raise EinsumError."""
-    @functools.wraps(std)
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        if args and isinstance(args[0], Tensor):
-            args = _sublist_to_equation(args)
-        try:
-            return std(*args, **kwargs)
-        except ValueError as e:
-            raise EinsumError(str(e)) from None
-    return fn
-
-
-def _sublist_to_equation(args: tuple) -> tuple:
-    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-    def word(sub: Any) -> str:
-        out = []
-        for v in sub:
-            if v is Ellipsis:
-                out.append("...")
-            elif isinstance(v, builtins.int) and 0 <= v < len(letters):
-                out.append(letters[v])
-            else:
-                raise EinsumError(f"einsum(): expected subscript to be within the range [0, 52), "
-                                  f"got {v}")
-        return "".join(out)
-    ops, subs = list(args[0::2]), list(args[1::2])
-    out_sub = None
-    if len(args) % 2 == 1:
-        out_sub = args[-1]
-        ops = ops[:-1]
-    eq = ",".join(word(s) for s in subs[:len(ops)])
-    if out_sub is not None:
-        eq += "->" + word(out_sub)
-    return (eq, *ops)
-
-
-def _diff(std: Callable[..., Any]) -> Callable[..., Any]:
-    """diff that also takes torch's dim= keyword."""
-    @functools.wraps(std)
-    def fn(x: Any, *args: Any, **kwargs: Any) -> Any:
-        if "dim" in kwargs:
-            if "axis" in kwargs:
-                raise TypeError("diff: got both dim and axis")
-            kwargs["axis"] = kwargs.pop("dim")
-            if args:  # torch's diff(x, n, dim=...)
-                kwargs["n"] = args[0]
-                args = args[1:]
-        return std(x, *args, **kwargs)
-    return fn
-
-
 def _c_named(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Marks a wrapper of a C++ function as already naming its op in errors (so the
     namespace's argument-error guard adds no second Python layer on this hot path)."""
@@ -403,20 +301,15 @@ def _c_named(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _build_extra_arguments() -> dict:
-    from . import _indexing, _linalg_core, _manipulation, _searching, _statistical
-    from . import _einsum as _einsum_mod
+    from . import _searching
     return {
         "add": _c_named(_with_alpha(_C.add, "add")),
         "subtract": _c_named(_with_alpha(_C.subtract, "subtract")),
         "sub": _c_named(_with_alpha(_C.subtract, "sub")),
         "divide": _c_named(_with_rounding(_C.divide, "divide")),
         "div": _c_named(_with_rounding(_C.divide, "div")),
-        "true_divide": _c_named(true_divide), "round": _c_named(_round(_C.round)), "tensordot": _tensordot(_linalg_core.tensordot),
-        "nonzero": _nonzero(_indexing.nonzero),
-        "concat": _axis_positional(_manipulation.concat, "concat"),
-        "count_nonzero": _axis_positional(_statistical.count_nonzero, "count_nonzero"),
+        "true_divide": _c_named(true_divide), "round": _c_named(_round(_C.round)),
         "searchsorted": _searchsorted(_searching.searchsorted),
-        "einsum": _einsum(_einsum_mod.einsum), "diff": _diff(globals()["diff"]),
     }
 
 
@@ -428,7 +321,7 @@ globals().update(_build_extra_arguments())
 # names or positionally only: ``ts.stack(tensors=...)``, ``ts.full(size=..., fill_value=...)``,
 # ``ts.take(x, index=...)``, ``x.split(split_size=2, dim=1)``, ``x.transpose(dim0=, dim1=)``,
 # ``x.round(decimals=2)``, ``ts.zeros_like(x, memory_format=...)``...
-# 
+#
 # Each wrapper passes a call without keywords straight through (one ``if``), and maps torch's
 # keyword names onto the positions of the wrapped function otherwise, so the array API
 # standard's signatures (positional-only parameters, axis=/keepdims=) keep working unchanged;

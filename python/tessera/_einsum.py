@@ -7,6 +7,7 @@ greedily by the smallest intermediate (as opt_einsum's "greedy" does).
 """
 from __future__ import annotations
 
+import builtins
 import functools
 import math
 import string
@@ -138,8 +139,22 @@ def einsum(subscripts: str, /, *operands: Tensor, optimize: Any = True) -> Tenso
     """Einstein summation, e.g. einsum('bij,bjk->bik', a, b), einsum('ii', a) (trace),
     einsum('...ij->...ji', a); implicit output (labels appearing once, alphabetically) when
     there is no '->'. Operands promote to a common dtype, as in NumPy; PyTorch's single list
-    of operands is accepted too. `optimize` is accepted for NumPy compatibility: the
-    contraction order is always chosen greedily."""
+    of operands is accepted too, and its sublist form einsum(op1, [0, 1], op2, [1, 2], [0, 2]).
+    `optimize` is accepted for NumPy compatibility: the contraction order is always chosen
+    greedily. Equation/operand mismatches raise tessera.errors.ValueError (also a
+    RuntimeError)."""
+    if isinstance(subscripts, Tensor):  # torch's sublist form einsum(op1, [0, 1], op2, [1, 2])
+        subscripts, *ops = _sublist_to_equation((subscripts,) + operands)
+        operands = tuple(ops)
+    try:
+        return _einsum(subscripts, operands)
+    except ValueError as e:  # equation/operand mismatches: a ValueError and a RuntimeError
+        if isinstance(e, _C.ValueError):
+            raise
+        raise _C.ValueError(str(e)) from None
+
+
+def _einsum(subscripts: str, operands: Tuple[Any, ...]) -> Tensor:
     t = _ns()
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
@@ -190,3 +205,28 @@ def einsum(subscripts: str, /, *operands: Tensor, optimize: Any = True) -> Tenso
     if tuple(r.shape) != target:  # size-1 broadcast dims that no other operand widened
         r = t.broadcast_to(r, target)
     return r.astype(dtype, copy=False) if r.dtype != dtype else r
+
+
+def _sublist_to_equation(args: tuple) -> tuple:
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def word(sub: Any) -> str:
+        out = []
+        for v in sub:
+            if v is Ellipsis:
+                out.append("...")
+            elif isinstance(v, builtins.int) and 0 <= v < len(letters):
+                out.append(letters[v])
+            else:
+                raise _C.ValueError(f"einsum(): expected subscript to be within the range [0, 52), "
+                                  f"got {v}")
+        return "".join(out)
+    ops, subs = list(args[0::2]), list(args[1::2])
+    out_sub = None
+    if len(args) % 2 == 1:
+        out_sub = args[-1]
+        ops = ops[:-1]
+    eq = ",".join(word(s) for s in subs[:len(ops)])
+    if out_sub is not None:
+        eq += "->" + word(out_sub)
+    return (eq, *ops)

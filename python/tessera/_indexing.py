@@ -61,11 +61,14 @@ def take_along_axis(x: Tensor, indices: Any, /, *, axis: int = -1) -> Tensor:
     return _C._take_along_axis(_tensor(x), _tensor(indices), axis)
 
 
-def nonzero(x: Tensor, /) -> Tuple[Tensor, ...]:
+def nonzero(x: Tensor, /, *, as_tuple: Optional[bool] = None) -> Any:
     """Indices of the nonzero (truthy) elements: a tuple of ``x.ndim`` int64 tensors of equal
     length, in row-major order (array API / NumPy). 0-d input raises ValueError, as in NumPy 2;
-    use ``argwhere`` or ``x.nonzero()`` for the ``(count, ndim)`` form."""
+    use ``argwhere``, ``x.nonzero()`` or torch's ``as_tuple=False`` for the ``(count, ndim)``
+    form."""
     x = _tensor(x)
+    if as_tuple is not None and not as_tuple:
+        return _C._nonzero(x)
     if x.ndim == 0:
         raise ValueError("nonzero: 0-d tensors are not supported; use x[None] or argwhere(x)")
     coords = _C._nonzero(x)

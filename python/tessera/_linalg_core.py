@@ -19,9 +19,18 @@ _TORCH_NAMES = ["mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addm
 __all__ += _TORCH_NAMES
 
 
-def tensordot(x1: Tensor, x2: Tensor, /, *, axes: Union[int, Sequence[Sequence[int]]] = 2) -> Tensor:
+def tensordot(x1: Tensor, x2: Tensor, /, dims: Any = None, *, axes: Any = None) -> Tensor:
     """Contracts `axes` of x1 with those of x2: an int n (last n of x1 with first n of x2) or
-    a pair of axis sequences."""
+    a pair of axis sequences (default 2). PyTorch's ``dims`` (positional or keyword, an int,
+    a pair of sequences or a tensor) is the same argument."""
+    if dims is not None:
+        if axes is not None:
+            raise TypeError("tensordot: give the contracted dims once (dims or axes)")
+        axes = dims
+    if axes is None:
+        axes = 2
+    if isinstance(axes, Tensor):
+        axes = int(axes) if axes.ndim == 0 else axes.tolist()
     if isinstance(axes, int):
         return _C._tensordot_n(x1, x2, axes)
     xa, xb = axes

@@ -93,14 +93,21 @@ def broadcast_arrays(*arrays: Tensor) -> List[Tensor]:
     return _C._broadcast_arrays(arrays)
 
 
-def concat(arrays: Union[Tuple[Tensor, ...], List[Tensor]], /, *, axis: Optional[int] = 0,
-           dim: Optional[int] = None) -> Tensor:
-    """Joins tensors along an existing axis; shapes must match except along `axis`.
+_AXIS_UNSET: Any = object()
+
+
+def concat(arrays: Union[Tuple[Tensor, ...], List[Tensor]], /, axis: Any = _AXIS_UNSET, *,
+           dim: Any = _AXIS_UNSET) -> Tensor:
+    """Joins tensors along an existing axis (default 0); shapes must match except along `axis`.
 
     axis=None flattens every input first. The result's dtype is the promotion of the inputs'.
-    `dim=` is PyTorch's name for axis.
+    `dim=` is PyTorch's name for axis, which torch also takes positionally (concat(ts_, 1)).
     """
-    return _C._concat(arrays, dim if dim is not None else axis)
+    if dim is not _AXIS_UNSET:
+        if axis is not _AXIS_UNSET:
+            raise TypeError("concat: got both dim and axis")
+        axis = dim
+    return _C._concat(arrays, 0 if axis is _AXIS_UNSET else axis)
 
 
 

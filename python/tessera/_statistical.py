@@ -132,9 +132,10 @@ def any(x: Tensor, /, *, axis: Axis = None, keepdims: builtins.bool = False,
     return _C._any(x, _axis("any", axis, dim), _keep("any", keepdims, keepdim))
 
 
-def count_nonzero(x: Tensor, /, *, axis: Axis = None, keepdims: builtins.bool = False,
+def count_nonzero(x: Tensor, /, axis: Axis = None, *, keepdims: builtins.bool = False,
                   dim: Any = _UNSET, keepdim: Any = _UNSET) -> Tensor:
-    """Number of nonzero elements along `axis`, as int64."""
+    """Number of nonzero elements along `axis` (positional too: torch's count_nonzero(x, dim)),
+    as int64."""
     return _C._count_nonzero(x, _axis("count_nonzero", axis, dim),
                              _keep("count_nonzero", keepdims, keepdim))
 
@@ -167,14 +168,19 @@ def cumulative_prod(x: Tensor, /, *, axis: Optional[int] = None, dtype: Any = No
     return _C._cumulative_prod(x, _axis("cumulative_prod", axis, dim), dtype, include_initial)
 
 
-def diff(x: Tensor, /, *, axis: int = -1, n: int = 1, prepend: Any = None,
-         append: Any = None) -> Tensor:
-    """n-th forward difference x[i+1] - x[i] along `axis`, after joining `prepend` and
-    `append` (tensors matching x outside `axis`, or scalars) to x along it. The result is
-    n shorter along `axis`; booleans give x[i+1] != x[i] (NumPy). Python numbers as
+def diff(x: Tensor, /, n: int = 1, dim: Any = _UNSET, prepend: Any = None, append: Any = None,
+         *, axis: Any = _UNSET) -> Tensor:
+    """n-th forward difference x[i+1] - x[i] along `axis` (default -1; PyTorch's `dim`, which
+    like n, prepend and append it also takes positionally: diff(x, n, dim)), after joining
+    `prepend` and `append` (tensors matching x outside `axis`, or scalars) to x along it. The
+    result is n shorter along `axis`; booleans give x[i+1] != x[i] (NumPy). Python numbers as
     prepend/append are weak (they take x's dtype kind), unlike NumPy's int64/float64.
-    n=0 returns x unchanged (prepend/append ignored, like NumPy)."""
-    return _C._diff(x, axis, n, prepend, append)
+    n=0 returns x unchanged (prepend/append ignored, like NumPy). Also x.diff(...)."""
+    if dim is not _UNSET:
+        if axis is not _UNSET:
+            raise TypeError("diff: got both dim and axis")
+        axis = dim
+    return _C._diff(x, -1 if axis is _UNSET else axis, n, prepend, append)
 
 
 # ---- Tensor methods (torch-style positional dim; values only for max/min)
@@ -884,12 +890,6 @@ def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
                                f"{tuple(self.shape)}")
     out = _ts().sum(self, axis=tuple(axes), keepdims=True) if axes else self
     return _C._reshape(out, tuple(size), -1)
-
-
-def _diff_method(self: Tensor, n: int = 1, dim: int = -1, prepend: Any = None,
-                 append: Any = None) -> Tensor:
-    """torch.Tensor.diff: n-th forward difference along dim."""
-    return _ts().diff(self, axis=dim, n=n, prepend=prepend, append=append)
 
 
 # ---- renorm, histogram

@@ -1165,8 +1165,6 @@ def _torch_linalg() -> None:
                         ("inv_ex", a_in), ("cholesky_ex", a_in), ("solve_ex", ab)):
         extras[name] = _aliases(extras[name], names)
     extras["matrix_exp"] = _aliases(matrix_exp, {"A": "input"})
-    from ._arg_forms import tensordot as _tensordot_torch
-    extras["tensordot"] = _tensordot_torch  # the standard's, with torch's dims=
     g.update(extras)
     __all__.extend(n for n in extras if n not in __all__)
 
