@@ -169,6 +169,7 @@ print("checked", len(cases))
 """
 
 
+@pytest.mark.not_sanitized
 def test_huge_outputs_raise_before_building_under_rlimit() -> None:
     assert "checked 9" in run_limited(HUGE_OUTPUT_CASES)
 
@@ -291,6 +292,7 @@ print("bomb ok")
 """
 
 
+@pytest.mark.not_sanitized
 def test_idx_gzip_bomb_reads_only_declared_bytes() -> None:
     # 1 GiB of address space: reading the whole stream would fail with MemoryError
     assert "bomb ok" in run_limited(GZIP_BOMB, limit_bytes=1 << 30)
