@@ -91,6 +91,11 @@ def test_window_sizes_that_overflow_raise():
     "F.conv1d(ts.zeros((1, 1, 4)), ts.zeros((1, 1, 2)), padding=2**62)",
     "F.conv3d(ts.zeros((1, 1, 4, 4, 4)), ts.zeros((1, 1, 2, 2, 2)), dilation=2**62)",
     "F.unfold(ts.zeros((1, 1, 4, 4)), 2, dilation=2**62)",
+    "F.conv2d(ts.zeros((1, 1, 4, 4)), ts.zeros((1, 1, 2, 2)), stride=2**63 - 1)",
+    "F.conv2d(ts.zeros((1, 1, 4, 4)), ts.zeros((1, 1, 2, 2)), padding='same', dilation=2**63 - 1)",
+    "F.conv_transpose1d(ts.zeros((1, 1, 4)), ts.zeros((1, 1, 2)), stride=2**62)",
+    "F.conv_transpose2d(ts.zeros((1, 1, 4, 4)), ts.zeros((1, 1, 2, 2)), output_padding=1, "
+    "stride=2**63 - 1)",
 ])
 def test_window_arithmetic_with_extreme_sizes(call):
     import tessera.nn.functional as F  # noqa: F401 (used by the call)
@@ -100,6 +105,23 @@ def test_window_arithmetic_with_extreme_sizes(call):
         assert call[2:call.index("(")] in str(e), e  # names the op
     else:
         assert all(d >= 0 for d in y.shape)
+
+
+def test_convolution_taps_far_outside_the_input():
+    # A tap's input offset of output 0 was computed (and turned into a pointer) even when it lay
+    # 2^63 elements away: signed overflow and pointer overflow (UBSan); only taps that reach the
+    # input may form an address. (PyTorch gives the same values.)
+    import tessera.nn.functional as F
+    y = F.conv1d(ts.ones((1, 1, 4)), ts.ones((1, 1, 3)), padding=2**61, dilation=2**61)
+    want = torch.nn.functional.conv1d(torch.ones((1, 1, 4)), torch.ones((1, 1, 3)),
+                                      padding=2**61, dilation=2**61)
+    assert y.tolist() == want.tolist() == [[[1.0, 1.0, 1.0, 1.0]]]
+    kw = dict(stride=(2**61 + 1, 1, 1), padding=(2**61, 0, 0))
+    y = F.conv3d(ts.arange(32.0).reshape(1, 1, 4, 2, 4), ts.ones((1, 1, 1, 1, 1)), **kw)
+    want = torch.nn.functional.conv3d(torch.arange(32.0).reshape(1, 1, 4, 2, 4),
+                                      torch.ones((1, 1, 1, 1, 1)), **kw)
+    assert tuple(y.shape) == tuple(want.shape) == (1, 1, 3, 2, 4)
+    np.testing.assert_array_equal(y.numpy(), want.numpy())
 
 
 def test_pooling_with_a_huge_padding_returns_quickly():
