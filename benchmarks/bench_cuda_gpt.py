@@ -9,7 +9,9 @@ decay groups and fused=True, gradient clipping at 1.0; GPT-2 small: 12 layers, 1
 channels, context 1024, vocabulary 50304, batch 8, dropout 0). Timed with CUDA events, median
 of `--steps` steps after warm-up, and the peak GPU memory of a step. `--check-losses` trains
 both libraries from the same initial weights with dropout 0 in float32 (TF32 off) and compares
-the first 20 losses.
+the first 20 losses. `--cuda-graph` (nanoGPT configs) captures the whole training step in
+one CUDA graph (static input/target buffers the next batch is copied into, AdamW
+capturable=True) and times it against PyTorch eager and PyTorch's own captured step.
 
 Run on a GPU machine: PYTHONPATH=python python benchmarks/bench_cuda_gpt.py --config nanogpt-char
 """
@@ -66,7 +68,7 @@ CONFIGS = {
 
 
 def build_nanogpt(M, n_layer: int, n_head: int, n_embd: int, block: int, vocab: int,
-                  dropout: float, bias: bool, **_):
+                  dropout: float, bias: bool, capturable: bool = False, **_):
     """nanoGPT's model.py (karpathy/nanoGPT), unchanged but for the library handle M."""
     import math
     nn, F = M.nn, M.nn.functional
@@ -162,19 +164,26 @@ def build_nanogpt(M, n_layer: int, n_head: int, n_embd: int, block: int, vocab: 
             nodecay = [p for n, p in param_dict.items() if p.dim() < 2]
             groups = [{'params': decay, 'weight_decay': weight_decay},
                       {'params': nodecay, 'weight_decay': 0.0}]
-            return M.optim.AdamW(groups, lr=learning_rate, betas=betas, fused=True)
+            return M.optim.AdamW(groups, lr=learning_rate, betas=betas, fused=True,
+                                 capturable=capturable)
 
     return GPT()
 
 
-def make_nanogpt_step(M, cfg: dict, amp: bool, dropout=None, seed: int = 0):
+def make_nanogpt_step(M, cfg: dict, amp: bool, dropout=None, seed: int = 0,
+                      cuda_graph: bool = False):
     """One nanoGPT training step (train.py's inner loop at gradient_accumulation_steps 1):
-    forward under autocast, backward, clip_grad_norm_(1.0), fused AdamW step, zero_grad."""
+    forward under autocast, backward, clip_grad_norm_(1.0), fused AdamW step, zero_grad.
+
+    cuda_graph: the whole step captured in one CUDA graph (AdamW capturable=True, gradients
+    kept with zero_grad(set_to_none=False), static input/target buffers): three warm-up steps
+    on a side stream, the capture, then each step copies the next batch into the static
+    buffers and replays."""
     cfg = dict(cfg)
     if dropout is not None:
         cfg["dropout"] = dropout
     M.manual_seed(seed)
-    model = build_nanogpt(M, **cfg).to("cuda")
+    model = build_nanogpt(M, capturable=cuda_graph, **cfg).to("cuda")
     model.train()
     opt = model.configure_optimizers(0.1, cfg["lr"], cfg["betas"])
     rng = np.random.default_rng(0)
@@ -189,19 +198,44 @@ def make_nanogpt_step(M, cfg: dict, amp: bool, dropout=None, seed: int = 0):
         loss.backward()
         M.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
-        opt.zero_grad(set_to_none=True)
+        opt.zero_grad(set_to_none=not cuda_graph)
         return loss
 
-    return model, step
+    if not cuda_graph:
+        return model, step
+    # Batches to copy in (as a data loader's pinned, prefetched batch would arrive).
+    xs = [M.asarray(rng.integers(0, V, (B, T)), device="cuda") for _ in range(2)]
+    ys = [M.asarray(rng.integers(0, V, (B, T)), device="cuda") for _ in range(2)]
+    side = M.cuda.Stream()
+    side.wait_stream(M.cuda.current_stream())
+    with M.cuda.stream(side):
+        for _ in range(3):
+            step()
+    M.cuda.current_stream().wait_stream(side)
+    M.cuda.synchronize()
+    graph = M.cuda.CUDAGraph()
+    with M.cuda.graph(graph):
+        static_loss = step()
+    k = [0]
+
+    def graphed_step():
+        i = k[0] = (k[0] + 1) % 2
+        x.copy_(xs[i])
+        y.copy_(ys[i])
+        graph.replay()
+        return static_loss
+
+    graphed_step.graph = graph  # keeps the graph (and its pool) alive with the step
+    return model, graphed_step
 
 
-def run_nanogpt(lib: str, cfg: dict, amp: bool, steps: int):
+def run_nanogpt(lib: str, cfg: dict, amp: bool, steps: int, cuda_graph: bool = False):
     """(median ms per step, peak GPU bytes during a step) of lib's nanoGPT step."""
     if lib == "torch":
         import torch as M
     else:
         import tessera as M
-    model, step = make_nanogpt_step(M, cfg, amp)
+    model, step = make_nanogpt_step(M, cfg, amp, cuda_graph=cuda_graph)
     from bench_cuda import cuda_time
     for _ in range(3):
         step()
@@ -209,7 +243,8 @@ def run_nanogpt(lib: str, cfg: dict, amp: bool, steps: int):
     M.cuda.reset_peak_memory_stats()
     step()
     M.cuda.synchronize()
-    peak = M.cuda.max_memory_allocated()
+    # A graph's intermediates live in its private pool, freed but reserved: count reserved.
+    peak = M.cuda.max_memory_reserved() if cuda_graph else M.cuda.max_memory_allocated()
     ms = cuda_time(step, M.cuda.synchronize, lambda: M.cuda.Event(enable_timing=True),
                    reps=steps)
     del model, step
@@ -297,6 +332,22 @@ def run(lib: str, args) -> float:
                      reps=args.steps)
 
 
+def _report_graphs(name: str, cfg: dict, amp: bool, steps: int) -> None:
+    """tessera's captured step against PyTorch eager and PyTorch's own captured step."""
+    res = {}
+    for lib, graph in [("torch", False), ("torch", True), ("tessera", True)]:
+        try:
+            res[(lib, graph)] = run_nanogpt(lib, cfg, amp, steps, cuda_graph=graph)
+        except Exception as e:  # report the others' numbers even if one fails
+            print(f"{lib} {'graph' if graph else 'eager'} failed: {type(e).__name__}: {e}")
+    kind = "bf16 autocast" if amp else "float32"
+    base = res.get(("torch", False))
+    for (lib, graph), (ms, peak) in res.items():
+        speed = f", speed vs torch eager {base[0] / ms:.2f}x" if base else ""
+        print(f"{name} {kind} {lib} {'CUDA graph' if graph else 'eager'}: {ms:.1f} ms{speed}; "
+              f"peak memory {peak / 2**30:.2f} GiB ({'reserved' if graph else 'allocated'})")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--config", default="char", choices=["char"] + list(CONFIGS))
@@ -308,6 +359,9 @@ def main() -> None:
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--amp", action="store_true", help="bfloat16 autocast (else float32)")
+    p.add_argument("--cuda-graph", action="store_true",
+                   help="nanoGPT configs: capture the whole training step in a CUDA graph and "
+                        "compare with PyTorch eager and PyTorch's own CUDA graph")
     args = p.parse_args()
     if args.config != "char":
         cfg = CONFIGS[args.config]
@@ -316,6 +370,9 @@ def main() -> None:
                   f"(dropout 0): {check_losses(cfg):.2e}")
             return
         steps = max(args.steps, 30)
+        if args.cuda_graph:
+            _report_graphs(args.config, cfg, args.amp, steps)
+            return
         t_torch, m_torch = run_nanogpt("torch", cfg, args.amp, steps)
         t_ts, m_ts = run_nanogpt("tessera", cfg, args.amp, steps)
         print(f"{args.config} {'bf16 autocast' if args.amp else 'float32'}: tessera "

@@ -15,7 +15,7 @@ if [[ $WHAT == build || $WHAT == all ]]; then
   t0=$(date +%s)
   cmake -S . -B build/cuda -G Ninja -DTESSERA_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$ARCHS" \
     -Dpybind11_DIR="$(python3 -m pybind11 --cmakedir)" > "$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
-  ninja -C build/cuda -j16 -k 0 > "$OUT/build.log" 2>&1 || { grep -E "error|Error" -A3 "$OUT/build.log" | head -60; exit 1; }
+  ninja -C build/cuda -j"$(nproc)" -k 0 > "$OUT/build.log" 2>&1 || { grep -E "error|Error" -A3 "$OUT/build.log" | head -60; exit 1; }
   echo "build took $(( $(date +%s) - t0 )) s (archs $ARCHS)" | tee "$OUT/build_time.txt"
   grep -c "warning" "$OUT/build.log" | sed 's/^/warnings: /'
 fi

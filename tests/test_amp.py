@@ -733,7 +733,7 @@ def test_nn_modules_under_autocast_match_torch(dtype: str) -> None:
 
 
 def test_torch_style_calls_autocast_like_the_namespace_functions() -> None:
-    # ts.prod(x, 0) goes through the PyTorch-style wrapper (tessera._torch_compat_*), which
+    # ts.prod(x, 0) goes through the PyTorch-style wrapper (tessera._arg_forms), which
     # must not count as "inside an op" for the autocast nesting check.
     x = ts.ones((3, 2), dtype=ts.bfloat16)
     xt = torch.ones((3, 2), dtype=torch.bfloat16)

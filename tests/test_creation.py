@@ -214,3 +214,33 @@ def test_default_device_rejects_bad_names():
     with pytest.raises(TypeError):
         ts.set_default_device(3.5)
     assert ts.get_default_device() == ts.Device("cpu")
+
+
+def test_creation_forms_are_one_definition_under_default_dtype():
+    """zeros/ones/empty/rand/randn/arange/linspace take torch's forms (varargs sizes, size=,
+    end=, steps=) and the default dtype in the one definition each (issue 17: the varargs and
+    default-dtype wrappers were separate layers, and ts.random.rand ignored the default dtype)."""
+    import torch
+    old, told = ts.get_default_dtype(), torch.get_default_dtype()
+    try:
+        ts.set_default_dtype(ts.float64)
+        torch.set_default_dtype(torch.float64)
+        for name in ("zeros", "ones", "empty"):
+            for args, kw in (((2, 3), {}), (((2, 3),), {}), ((), {"size": (2, 3)})):
+                got, want = getattr(ts, name)(*args, **kw), getattr(torch, name)(*args, **kw)
+                assert tuple(got.shape) == tuple(want.shape) and str(want.dtype).endswith(got.dtype.name)
+        for fn, tfn in ((ts.rand, torch.rand), (ts.randn, torch.randn), (ts.random.rand, torch.rand)):
+            assert fn(2, 3).dtype == ts.float64 and tfn(2, 3).dtype == torch.float64
+            assert tuple(fn(size=(4,)).shape) == (4,)
+        assert ts.arange(end=2.0).dtype == ts.float64
+        assert ts.arange(start=1, end=4).tolist() == torch.arange(start=1, end=4).tolist()
+        assert ts.linspace(0, 1, steps=5).tolist() == torch.linspace(0, 1, steps=5).tolist()
+        assert ts.full((2,), 1.5).dtype == ts.float64
+        assert ts.asarray([1.0, 2]).dtype == ts.float64
+    finally:
+        ts.set_default_dtype(old)
+        torch.set_default_dtype(told)
+    with pytest.raises(TypeError):
+        ts.zeros(2, shape=(2,))
+    with pytest.raises(TypeError):
+        ts.rand(2, size=(2,))

@@ -839,3 +839,16 @@ def test_linalg_and_fft_on_cuda_tensors_match_cpu():
     re = rand((5, 63), "float32", 27)
     same(ts.fft.rfft(ts.asarray(re)), ts.fft.rfft(ts.asarray(re, device=DEV)), exact=False, rtol=1e-5, atol=1e-5)
     same(ts.fft.irfftn(ts.asarray(sig)), ts.fft.irfftn(ts.asarray(sig, device=DEV)), exact=False, rtol=1e-5, atol=1e-5)
+
+
+@gpu
+def test_asarray_follows_the_default_device_for_every_input_kind():
+    """torch.asarray is one of torch's default-device constructors: NumPy arrays, buffers and
+    sequences all go to the default device when no device= is given."""
+    ts.set_default_device("cuda")
+    try:
+        for obj in (np.arange(4.0), [1.0, 2.0], 3.0, ts.arange(3, device="cpu")):
+            assert ts.asarray(obj).device.type == "cuda", type(obj)
+        assert ts.asarray(np.arange(4.0), device="cpu").device.type == "cpu"
+    finally:
+        ts.set_default_device(None)

@@ -163,6 +163,9 @@ def test_two_nodes_on_one_host_give_the_losses_of_one_node() -> None:
     assert one.returncode == 0, one.stdout
     assert len(_losses(one.stdout)) == 4
     assert _losses(outs[0]) == _losses(one.stdout)
+    # each rank checked DDP's parameters against single-process training on the global batch
+    assert "DDP matches single-process training over 4 steps" in one.stdout, one.stdout
+    assert "DDP matches single-process training over 4 steps" in outs[0], outs[0]
 
 
 def test_launcher_sets_torchrun_env(tmp_path) -> None:

@@ -28,6 +28,33 @@ def test_rendered_notebooks_are_current_and_have_outputs(name):
         assert any("image/png" in o.get("data", {}) for o in outputs), "plots missing"
 
 
+def _nn_page_lists_every_module_class_with_its_docstring(page: str) -> None:
+    """Every public class of tessera.nn has an entry (id="tessera.nn.<Name>") and its
+    docstring's first words on the page. mkdocstrings leaves out members without a docstring
+    and reads the sources statically (classes made in a loop are invisible to it): both hid
+    80 of the classes after the session-10 module moves."""
+    import html
+    import re
+
+    import tessera.nn as nn
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    text = re.sub(r"[^A-Za-z0-9]", "", text)     # markdown turns `x` and *x* into markup
+    classes = sorted(n for n in dir(nn) if not n.startswith("_") and isinstance(getattr(nn, n), type))
+    assert len(classes) > 150
+    missing = [n for n in classes if f'id="tessera.nn.{n}"' not in page]
+    assert not missing, f"classes without an entry on the nn page: {missing}"
+    undocumented = [n for n in classes if not (vars(getattr(nn, n)).get("__doc__") or "").strip()]
+    assert not undocumented, f"classes without a docstring: {undocumented}"
+    absent = []
+    for n in classes:
+        words = re.sub(r"[^A-Za-z0-9]", "", vars(getattr(nn, n))["__doc__"])[:30]
+        if words not in text:
+            absent.append((n, words))
+    assert not absent, f"docstrings not rendered: {absent[:5]}"
+    for f in ("softmax", "cross_entropy", "scaled_dot_product_attention", "conv2d", "gelu"):
+        assert f'id="tessera.nn.functional.{f}"' in page, f
+
+
 def test_site_builds_strict(tmp_path):
     pytest.importorskip("mkdocs")
     pytest.importorskip("mkdocstrings")
@@ -44,8 +71,5 @@ def test_site_builds_strict(tmp_path):
         assert (site / page).is_file(), page
     tensor = (site / "api/tensor/index.html").read_text()
     assert 'id="tessera.Tensor.reshape_as"' in tensor          # from the generated stub
-    nn = (site / "api/nn/index.html").read_text()
-    # TODO(session 11): after the session-10 merges the nn page renders no class entries in
-    # this build (griffe and the moved nn/modules files); the page must exist meanwhile.
-    assert nn
+    _nn_page_lists_every_module_class_with_its_docstring((site / "api/nn/index.html").read_text())
     assert "data:image/png" in (site / "notebooks/01_mnist_mlp/index.html").read_text()

@@ -108,3 +108,99 @@ def test_bad_rounding_mode_is_torchs_error():
         for exc in (RuntimeError, ValueError):
             with pytest.raises(exc, match="rounding_mode"):
                 call()
+
+
+@pytest.mark.parametrize("name,special", [("lgamma", "gammaln"), ("digamma", "digamma"),
+                                          ("digamma", "psi"), ("erfinv", "erfinv")])
+@pytest.mark.parametrize("default", ["float32", "float64"])
+def test_special_twins_are_one_definition(name, special, default):
+    """ts.lgamma/digamma/erfinv and their ts.special names are one definition. Was: two, which
+    disagreed on integer inputs under set_default_dtype(float64) (float32 from ts.digamma,
+    float64 from ts.special.digamma); PyTorch gives the default dtype for both."""
+    a = np.array([1, 2, 5], dtype=np.int64) if name != "erfinv" else np.array([0, 0, 0])
+    old = ts.get_default_dtype()
+    torch_old = torch.get_default_dtype()
+    try:
+        ts.set_default_dtype(getattr(ts, default))
+        torch.set_default_dtype(getattr(torch, default))
+        want = getattr(torch, name)(torch.from_numpy(a))
+        tol = {"atol": 1e-6} if name == "erfinv" else {}  # refined with a 1.2e-7 erf
+        assert_same(getattr(ts, name)(ts.asarray(a)), want, **tol)
+        assert_same(getattr(ts.special, special)(ts.asarray(a)), want, **tol)
+        assert_same(getattr(ts.asarray(a), name)(), want, **tol)
+    finally:
+        ts.set_default_dtype(old)
+        torch.set_default_dtype(torch_old)
+
+
+@pytest.mark.parametrize("name", ["tril", "triu"])
+def test_tril_triu_forms_are_one_definition(name):
+    """ts.tril/x.tril take torch's positional or keyword `diagonal` and the standard's k= in
+    one definition (was: a torch wrapper over the standard function, bound as the method)."""
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x, t = ts.asarray(a), torch.from_numpy(a)
+    for d in (-1, 0, 2):
+        want = getattr(torch, name)(t, d)
+        assert_same(getattr(ts, name)(x, d), want)
+        assert_same(getattr(ts, name)(x, diagonal=d), want)
+        assert_same(getattr(ts, name)(x, k=d), want)
+        assert_same(getattr(x, name)(d), want)
+        assert_same(getattr(x, name)(diagonal=d), want)
+    import inspect
+    assert inspect.unwrap(ts.Tensor.__dict__[name]) is getattr(ts._creation, name)
+    with pytest.raises(TypeError):
+        getattr(ts, name)(x, 1, k=1)
+
+
+@pytest.mark.parametrize("name,args", [("flatten", (1,)), ("unsqueeze", (1,)), ("movedim", (0, 2))])
+def test_shape_twins_are_one_definition(name, args):
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    want = getattr(torch, name)(torch.from_numpy(a), *args)
+    assert_same(getattr(ts, name)(ts.asarray(a), *args), want)
+    assert_same(getattr(ts.asarray(a), name)(*args), want)
+    from tessera import _manipulation
+    import inspect
+    assert inspect.unwrap(ts.Tensor.__dict__[name]) is getattr(_manipulation, name)
+
+
+def test_random_twins_are_one_definition():
+    """ts.bernoulli/multinomial/normal/seed are ts.random's functions, which take torch's forms
+    too (was: torch wrappers over them in a second module)."""
+    for name in ("bernoulli", "multinomial", "normal", "seed", "initial_seed"):
+        import inspect
+        assert inspect.unwrap(getattr(ts, name)) is inspect.unwrap(getattr(ts.random, name)), name
+    x = ts.zeros(3, 4, dtype=ts.float64)
+    for got, want in ((ts.bernoulli(x, 0.5), torch.bernoulli(torch.zeros(3, 4, dtype=torch.float64), 0.5)),
+                      (x.bernoulli(0.5), torch.zeros(3, 4, dtype=torch.float64).bernoulli(0.5)),
+                      (ts.bernoulli(ts.ones(5)), torch.bernoulli(torch.ones(5)))):
+        assert tuple(got.shape) == tuple(want.shape) and str(want.dtype).endswith(got.dtype.name)
+    assert ts.bernoulli(ts.ones(5)).tolist() == [1.0] * 5
+    s = ts.seed()
+    assert isinstance(s, int) and ts.initial_seed() == s
+    assert isinstance(ts.random.seed(3), ts.random.Generator) and ts.initial_seed() == 3
+    m = ts.normal(ts.zeros(4), ts.ones(4))
+    assert tuple(m.shape) == (4,)
+
+
+@pytest.mark.parametrize("data", [[[0, 1], [2, 0]], [0, 3, 0, 4, 5], 5, 0])
+@pytest.mark.parametrize("size", [0, 2, 6])
+def test_nonzero_static_is_one_definition(data, size):
+    """ts.nonzero_static and x.nonzero_static were two implementations (one ignored the device,
+    the other 0-d inputs); now one, checked against PyTorch."""
+    a = np.array(data)
+    want = torch.nonzero_static(torch.from_numpy(a), size=size, fill_value=-1)
+    assert_same(ts.nonzero_static(ts.asarray(a), size=size), want)
+    assert_same(ts.asarray(a).nonzero_static(size=size), want)
+
+
+def test_mvlgamma_polygamma_twins():
+    """ts.mvlgamma/polygamma, x.mvlgamma/polygamma and special.multigammaln/polygamma are one
+    definition each (special's were wrappers over ts's)."""
+    a = np.array([2.5, 3.0, 7.25], dtype=np.float64)
+    x, t = ts.asarray(a), torch.from_numpy(a)
+    want = torch.mvlgamma(t, 3)
+    for got in (ts.mvlgamma(x, 3), x.mvlgamma(3), ts.special.multigammaln(x, 3)):
+        assert_same(got, want, rtol=1e-10)
+    want = torch.polygamma(2, t)
+    for got in (ts.polygamma(2, x), x.polygamma(2), ts.special.polygamma(2, x)):
+        assert_same(got, want, rtol=1e-10)

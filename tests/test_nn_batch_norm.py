@@ -85,6 +85,34 @@ def test_batch_norm_bfloat16_stats_in_float32():
     np.testing.assert_allclose(_np(sy), _np(ty), atol=0.1)
 
 
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_16bit_input_float32_parameters(training):
+    # Autocast's case (a bfloat16 conv output into a float32 BatchNorm), as PyTorch: the
+    # output keeps the input's dtype, the parameter gradients the parameters'.
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 3, 5, 5)).astype(np.float32)
+    w, b = rng.standard_normal(3).astype(np.float32), rng.standard_normal(3).astype(np.float32)
+    tx = torch.tensor(x).bfloat16().requires_grad_()
+    tw, tb = torch.tensor(w, requires_grad=True), torch.tensor(b, requires_grad=True)
+    trm, trv = torch.zeros(3), torch.ones(3)
+    sx = ts.tensor(x).astype(ts.bfloat16).detach().requires_grad_(True)
+    sw, sb = ts.tensor(w, requires_grad=True), ts.tensor(b, requires_grad=True)
+    srm, srv = ts.zeros(3), ts.ones(3)
+    ty = TF.batch_norm(tx, trm, trv, tw, tb, training=training)
+    sy = F.batch_norm(sx, srm, srv, sw, sb, training=training)
+    assert str(sy.dtype) == "bfloat16"
+    np.testing.assert_allclose(_np(sy), _np(ty), atol=0.02)
+    (ty.float() ** 2).sum().backward()
+    (sy.float() ** 2).sum().backward()
+    assert str(sw.grad.dtype) == "float32" and str(sx.grad.dtype) == "bfloat16"
+    for s_, t_ in ((sw, tw), (sb, tb), (sx, tx)):
+        np.testing.assert_allclose(_np(s_.grad), _np(t_.grad), rtol=2e-2, atol=2e-2)
+    np.testing.assert_allclose(srm.numpy(), trm.numpy(), atol=1e-3)
+    np.testing.assert_allclose(srv.numpy(), trv.numpy(), atol=1e-3)
+    with pytest.raises(TypeError, match="weight/bias dtype float64"):
+        F.batch_norm(sx, None, None, ts.ones(3, dtype=ts.float64), training=True)
+
+
 def test_batch_norm_channels_last_empty_and_errors():
     x = np.random.default_rng(4).standard_normal((2, 3, 4, 4)).astype(np.float32)
     sx = ts.tensor(x).to(memory_format=ts.channels_last)
@@ -100,6 +128,35 @@ def test_batch_norm_channels_last_empty_and_errors():
         F.batch_norm(ts.zeros((2, 3)), None, None, ts.ones(2), training=True)
     with pytest.raises(ValueError, match="required in eval mode"):
         F.batch_norm(ts.zeros((2, 3)), None, None, training=False)
+
+
+def test_elementwise_results_keep_channels_last_as_torch():
+    # A channels-last network stays channels-last between its convolutions (PyTorch keeps the
+    # first full-shape operand's layout in elementwise results).
+    x = np.random.default_rng(6).standard_normal((2, 3, 4, 5)).astype(np.float32)
+    tx, ty = torch.tensor(x).to(memory_format=torch.channels_last), torch.tensor(x + 1)
+    sx, sy = ts.tensor(x).to(memory_format=ts.channels_last), ts.tensor(x + 1)
+    tb, sb = torch.ones((1, 3, 1, 1)), ts.ones((1, 3, 1, 1))
+    cases = [(lambda a, b, c: F.relu(a), lambda a, b, c: TF.relu(a)),
+             (lambda a, b, c: a + b, None), (lambda a, b, c: b + a, None),
+             (lambda a, b, c: c * a, None), (lambda a, b, c: a * 2.0, None),
+             (lambda a, b, c: -a, None)]
+    for sfn, tfn in cases:
+        tfn = tfn or sfn
+        t, s_ = tfn(tx, ty, tb), sfn(sx, sy, sb)
+        assert s_.is_contiguous(memory_format=ts.channels_last) == t.is_contiguous(
+            memory_format=torch.channels_last)
+        assert s_.is_contiguous() == t.is_contiguous()
+        np.testing.assert_allclose(s_.numpy(), t.numpy(), rtol=1e-6)
+    # A channels-last result is a fresh tensor, not a view: in-place ops and gradients as torch.
+    tx.requires_grad_(True)
+    sx.requires_grad_(True)
+    ty2, sy2 = tx * 2, sx * 2
+    ty2.relu_()
+    sy2.relu_()
+    (ty2 * ty2).sum().backward()
+    (sy2 * sy2).sum().backward()
+    np.testing.assert_allclose(sx.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
 
 
 def test_memory_format_api():

@@ -173,7 +173,6 @@ def test_transformer_encoder_layer(norm_first):
     assert "LayerNormalization" in _ops(proto)
 
 
-@pytest.mark.xfail(reason="regressed in the session-10 merge (nn.functional argument checks and the sdpa wrapper hide ops from the tracer); fix next session", strict=False)
 def test_transformer_encoder_causal_mask_seq_first():
     layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0)
     mask = nn.Transformer.generate_square_subsequent_mask(6)
@@ -478,13 +477,7 @@ def test_size_baked_from_dynamic_axis_warns():
     ("norms", lambda: (lambda x: x.std(1) + ts.linalg.vector_norm(x, dim=1)), (2, 3)),
 ])
 def test_composite_and_extra_ops(name, model, shape):
-    try:
-        _check(model(), ts.randn(*shape), (ts.randn(*shape),))  # other values: nothing baked
-    except ts.onnx._graph.UnsupportedOperatorError:
-        if name != "activations":
-            raise
-        pytest.xfail("F.softmin regressed in the session-10 merge (its argument check hides the "
-                     "ops it calls from the tracer); fix next session")
+    _check(model(), ts.randn(*shape), (ts.randn(*shape),))  # other values: nothing baked
 
 
 def test_inplace_through_a_view_is_refused_and_plain_inplace_works():
@@ -505,7 +498,6 @@ def test_inplace_through_a_view_is_refused_and_plain_inplace_works():
     _check(plain, (ts.randn(2, 3),), (ts.randn(2, 3),))
 
 
-@pytest.mark.xfail(reason="regressed in the session-10 merge (nn.functional argument checks and the sdpa wrapper hide ops from the tracer); fix next session", strict=False)
 def test_full_transformer_padding_mask_and_sdpa_masks():
     tr = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
                         dim_feedforward=16, dropout=0.0, batch_first=True)

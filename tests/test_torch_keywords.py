@@ -190,7 +190,10 @@ def test_backends_cudnn_like_torch():
     c, tc = ts.backends.cudnn, torch.backends.cudnn
     for attr in ("enabled", "deterministic", "benchmark", "allow_tf32"):
         assert getattr(c, attr) == getattr(tc, attr), attr
-    assert c.is_available() is False and c.version() is None
+    # cuDNN loads at run time where there is a GPU and the library (never in CI).
+    assert c.is_available() is (c.version() is not None)
+    if not ts.cuda.is_available():
+        assert c.is_available() is False and c.load_error()
     old = c.benchmark
     c.benchmark = True
     try:

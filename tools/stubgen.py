@@ -258,6 +258,10 @@ def generate(modname: str) -> str:
             continue
         if callable(obj):
             src = _defined_in_source(obj)
+            if src is None and getattr(obj, "__wrapped__", None) is not None:
+                # nn.functional's argument-checking wrappers (functools.wraps): re-export the
+                # implementation, whose docstring the API reference then finds.
+                src = _defined_in_source(obj.__wrapped__)
             if src and src != modname:
                 imports.append(f"from {src} import {obj.__name__} as {name}")
             else:

@@ -950,10 +950,12 @@ FORMULA(batch_norm_bw) {
     r = U(reciprocal_def, U(sqrt_def, add(var(x, axes, 0, true), sc(c.scalar(0)))));
   }
   const Tensor xhat = mul(subtract(x, m), r);
-  const Tensor wb = has_w ? reshape(w, cshape) : Tensor();
+  // (A 16-bit x may have float32 parameters: their gradients take the parameters' dtype.)
+  const Tensor wb = has_w ? reshape(astype(w, x.dtype(), false), cshape) : Tensor();
+  const DType pd = has_w ? w.dtype() : x.dtype();
   Tensor gx, gw, gb;
-  if (need_b) gb = sum(g[0], axes, false, std::nullopt);
-  if (need_w) gw = sum(mul(g[0], xhat), axes, false, std::nullopt);
+  if (need_b) gb = astype(sum(g[0], axes, false, std::nullopt), pd, false);
+  if (need_w) gw = astype(sum(mul(g[0], xhat), axes, false, std::nullopt), pd, false);
   if (c.needs(0)) {
     if (batch) {
       const Tensor inner = subtract(subtract(g[0], ts::mean(g[0], axes, true)),

@@ -8,6 +8,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/device.h"
 #include "core/tensor.h"
@@ -18,6 +19,23 @@ namespace ts {
 // subclass ts.cuda.OutOfMemoryError).
 struct OutOfMemoryError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+// One block of the caching allocator (ts.cuda.memory_snapshot; Note [Allocator statistics]).
+struct MemoryBlock {
+  enum State : uint8_t { kActiveAllocated, kActivePendingFree, kInactive };
+  uintptr_t address = 0;
+  int64_t size = 0, requested_size = 0;
+  State state = kInactive;
+};
+// One segment (one cudaMalloc) and its blocks in address order.
+struct MemorySegment {
+  int device = 0;
+  uintptr_t address = 0, stream = 0;
+  int64_t total_size = 0, allocated_size = 0, active_size = 0, requested_size = 0;
+  bool large = false;
+  uint64_t pool_id = 0;  // 0: the device's own pool, else a graph's private pool
+  std::vector<MemoryBlock> blocks;
 };
 
 struct DeviceBackend {
@@ -35,6 +53,8 @@ struct DeviceBackend {
   virtual void deallocate(void* p) = 0;
   virtual std::map<std::string, int64_t> memory_stats(int index) const = 0;
   virtual void reset_peak_memory_stats(int index) = 0;
+  virtual void reset_accumulated_memory_stats(int index) = 0;
+  virtual std::vector<MemorySegment> memory_snapshot() = 0;
   virtual void empty_cache() = 0;
 
   // dst and src are contiguous, same dtype and size, on different devices (one may be CPU).
@@ -61,6 +81,20 @@ struct DeviceBackend {
   // Tells the allocator that `p` (a block it handed out) is used on `stream` too, so it is
   // not reused before that stream's work is done.
   virtual void record_stream(void* p, int index, uintptr_t stream) = 0;
+
+  // CUDA graphs (Note [CUDA graphs] in cuda/cuda_graph.h): graphs are opaque handles.
+  virtual uint64_t graph_pool_handle() = 0;
+  virtual uintptr_t graph_create() = 0;
+  virtual void graph_destroy(uintptr_t graph) = 0;
+  // Captures the work queued on `stream` (not the legacy default stream) until capture_end;
+  // mode: 0 global, 1 thread_local, 2 relaxed (cudaStreamCaptureMode). pool 0: a new pool.
+  virtual void graph_capture_begin(uintptr_t graph, int index, uintptr_t stream, uint64_t pool,
+                                   int mode) = 0;
+  virtual void graph_capture_end(uintptr_t graph) = 0;
+  virtual void graph_replay(uintptr_t graph) = 0;  // on the current stream of its device
+  virtual void graph_reset(uintptr_t graph) = 0;
+  virtual uint64_t graph_pool(uintptr_t graph) = 0;
+  virtual bool is_current_stream_capturing() = 0;
 };
 
 // The CUDA backend, or nullptr when this build has none.

@@ -57,8 +57,8 @@ void apply_any(const Tensor& x, const Tensor& mean, const Tensor& rstd, const Te
   T* yp = y.data<T>();
   const Stat<T>* mp = mean.data<Stat<T>>();
   const Stat<T>* rp = rstd.data<Stat<T>>();
-  const T* wp = w ? w->data<T>() : nullptr;
-  const T* bp = b ? b->data<T>() : nullptr;
+  const Stat<T>* wp = w ? w->data<Stat<T>>() : nullptr;
+  const Stat<T>* bp = b ? b->data<Stat<T>>() : nullptr;
   parallel_for(0, N * C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(L, 1)),
                [&](int64_t lo, int64_t hi) {
                  for (int64_t p = lo; p < hi; ++p) {
@@ -82,10 +82,10 @@ void backward_any(const Tensor& gy, const Tensor& x, const Tensor& mean, const T
   const T* gp = gy.data<T>();
   const Stat<T>* mp = mean.data<Stat<T>>();
   const Stat<T>* rp = rstd.data<Stat<T>>();
-  const T* wp = w ? w->data<T>() : nullptr;
+  const Stat<T>* wp = w ? w->data<Stat<T>>() : nullptr;
   T* gxp = gx ? gx->data<T>() : nullptr;
-  T* gwp = gw ? gw->data<T>() : nullptr;
-  T* gbp = gb ? gb->data<T>() : nullptr;
+  Stat<T>* gwp = gw ? gw->data<Stat<T>>() : nullptr;
+  Stat<T>* gbp = gb ? gb->data<Stat<T>>() : nullptr;
   const double count = double(N * L);
   parallel_for(0, C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(N * L, 1)),
                [&](int64_t lo, int64_t hi) {
@@ -103,8 +103,8 @@ void backward_any(const Tensor& gy, const Tensor& x, const Tensor& mean, const T
                      sg += a;
                      sgx += bsum;
                    }
-                   if (gbp) gbp[c] = T(sg);
-                   if (gwp) gwp[c] = T(sgx * double(r));
+                   if (gbp) gbp[c] = Stat<T>(sg);
+                   if (gwp) gwp[c] = Stat<T>(sgx * double(r));
                    if (!gxp) continue;
                    const A wv = wp ? A(wp[c]) : A(1);
                    const A k = wv * r;

@@ -468,6 +468,7 @@ __global__ void __launch_bounds__(kThreads, kFwdBlocks<T, D>)
     mma_fwd(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
             T* __restrict__ out, float* __restrict__ lse, MmaGeom g, float scale_log2, int tiles,
             Vec vec) {
+  if (g.drop_threshold) rng::resolve_philox(g.drop_seed, g.drop_offset);  // Note [Graph-safe RNG]
   constexpr int HP = kPitch<T, D>;
   extern __shared__ __align__(128) unsigned char smem[];
   T* qs = reinterpret_cast<T*>(smem);
@@ -560,6 +561,7 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<T, D>)
                  const T* __restrict__ go, const float* __restrict__ lse,
                  const float* __restrict__ dd, T* __restrict__ dk, T* __restrict__ dv, MmaGeom g,
                  float scale_log2, int tiles, Vec vec) {
+  if (g.drop_threshold) rng::resolve_philox(g.drop_seed, g.drop_offset);  // Note [Graph-safe RNG]
   constexpr int HP = kPitch<T, D>;
   extern __shared__ __align__(128) unsigned char smem[];
   T* ks = reinterpret_cast<T*>(smem);
@@ -641,6 +643,7 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<T, D>)
                const T* __restrict__ go, const float* __restrict__ lse,
                const float* __restrict__ dd, T* __restrict__ dq, MmaGeom g, float scale_log2,
                int tiles, Vec vec) {
+  if (g.drop_threshold) rng::resolve_philox(g.drop_seed, g.drop_offset);  // Note [Graph-safe RNG]
   constexpr int HP = kPitch<T, D>;
   extern __shared__ __align__(128) unsigned char smem[];
   T* qs = reinterpret_cast<T*>(smem);

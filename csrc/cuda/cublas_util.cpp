@@ -1,10 +1,29 @@
 #include "cuda/cublas_util.h"
 
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
 #include "core/device_backend.h"
 #include "core/error.h"
+#include "cuda/caching_allocator.h"
+#include "cuda/cuda_check.h"
+#include "cuda/cuda_state.h"
 
 namespace ts::cuda {
 namespace {
+
+int sm_major(int dev) {
+  static std::mutex mu;
+  static std::map<int, int> majors;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = majors.find(dev);
+  if (it != majors.end()) return it->second;
+  int major = 0;
+  TS_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  return majors[dev] = major;
+}
 
 const char* cublas_status_name(cublasStatus_t s) {
   switch (s) {
@@ -27,9 +46,33 @@ const char* cublas_status_name(cublasStatus_t s) {
 
 }  // namespace
 
+void bind_cublas(cublasHandle_t h, int dev, cudaStream_t s) {
+  check_cublas(cublasSetStream(h, s), "cublasSetStream");
+  static std::mutex mu;
+  static std::map<std::pair<cublasHandle_t, cudaStream_t>, void*> workspaces;
+  std::lock_guard<std::mutex> lock(mu);
+  void*& ws = workspaces[{h, s}];
+  // 32 MiB on Hopper and later (split-K kernels use it), 4 MiB before: PyTorch's sizes.
+  const int64_t bytes = (sm_major(dev) >= 9 ? 32 : 4) << 20;
+  if (!ws) ws = cache_allocate(bytes, dev, s);
+  // cublasSetStream resets the workspace to cuBLAS's default: set ours after it, every time.
+  check_cublas(cublasSetWorkspace(h, ws, static_cast<size_t>(bytes)), "cublasSetWorkspace");
+}
+
 void check_cublas(cublasStatus_t s, const char* what, const char* op) {
   if (s != CUBLAS_STATUS_SUCCESS)
     throw RuntimeError(str(op, ": cuBLAS failed in ", what, " with ", cublas_status_name(s)));
+}
+
+cublasHandle_t cublas_handle(int dev) {
+  thread_local std::vector<cublasHandle_t> handles;
+  if (handles.size() <= static_cast<size_t>(dev)) handles.resize(dev + 1, nullptr);
+  if (!handles[dev]) {
+    DeviceGuard g(dev);
+    check_cublas(cublasCreate(&handles[dev]), "cublasCreate");
+  }
+  bind_cublas(handles[dev], dev, current_stream(dev));  // stream + graph-safe workspace
+  return handles[dev];
 }
 
 GemmTypes gemm_types(DType d) {

@@ -5,6 +5,7 @@
 #include "core/device_backend.h"
 #include "cuda/caching_allocator.h"
 #include "cuda/cuda_check.h"
+#include "cuda/cuda_graph.h"
 #include "cuda/cuda_state.h"
 #include "cuda/device_error.h"
 
@@ -13,6 +14,7 @@ namespace {
 
 cudaStream_t as_stream(uintptr_t s) { return reinterpret_cast<cudaStream_t>(s); }
 cudaEvent_t as_event(uintptr_t e) { return reinterpret_cast<cudaEvent_t>(e); }
+Graph* as_graph(uintptr_t g) { return reinterpret_cast<Graph*>(g); }
 
 // cudaStreamQuery/cudaEventQuery: done, still running (not an error), or a real error.
 bool ready(cudaError_t r) {
@@ -49,6 +51,7 @@ class CudaBackend final : public DeviceBackend {
   }
 
   void synchronize(int index) override {
+    check_not_capturing("cuda.synchronize");
     DeviceGuard g(index);
     TS_CUDA_CHECK(cudaDeviceSynchronize());
     raise_device_error(index);
@@ -68,12 +71,23 @@ class CudaBackend final : public DeviceBackend {
     return cache_stats(index);
   }
   void reset_peak_memory_stats(int index) override { cache_reset_peak(index); }
+  void reset_accumulated_memory_stats(int index) override { cache_reset_accumulated(index); }
+  std::vector<MemorySegment> memory_snapshot() override { return cache_snapshot(); }
   void empty_cache() override { cache_empty(); }
 
   void copy_bytes(void* dst, Device dd, const void* src, Device sd, int64_t n,
                   bool non_blocking) override {
     const Device gpu = dd.is_cpu() ? sd : dd;
+    if (dd.is_cpu()) check_not_capturing("copy from a CUDA device to the host (item(), numpy(), cpu())");
     DeviceGuard g(gpu);
+    if (sd.is_cpu()) {
+      if (Graph* graph = capturing_graph()) {  // Note [CUDA graphs]: host data is a constant
+        const void* snap = graph->snapshot_host(src, static_cast<size_t>(n));
+        TS_CUDA_CHECK(cudaMemcpyAsync(dst, snap, n, cudaMemcpyHostToDevice,
+                                      cuda::current_stream(gpu.index)));
+        return;
+      }
+    }
     cudaStream_t s = cuda::current_stream(gpu.index);
     if (!dd.is_cpu() && !sd.is_cpu() && dd.index != sd.index) {
       TS_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dd.index, src, sd.index, n, s));
@@ -112,6 +126,7 @@ class CudaBackend final : public DeviceBackend {
     (void)cudaStreamDestroy(as_stream(s));
   }
   void stream_synchronize(int index, uintptr_t s) override {
+    check_not_capturing("Stream.synchronize");
     DeviceGuard g(index);
     TS_CUDA_CHECK(cudaStreamSynchronize(as_stream(s)));
     raise_device_error(index);
@@ -137,6 +152,7 @@ class CudaBackend final : public DeviceBackend {
   }
   // Events do not know their device here; every device's report is looked at.
   void event_synchronize(uintptr_t e) override {
+    check_not_capturing("Event.synchronize");
     TS_CUDA_CHECK(cudaEventSynchronize(as_event(e)));
     for (int i = 0; i < cuda::device_count(); ++i) raise_device_error(i);
   }
@@ -148,6 +164,28 @@ class CudaBackend final : public DeviceBackend {
   }
   void record_stream(void* p, int /*index*/, uintptr_t s) override {
     cache_record_stream(p, as_stream(s));
+  }
+
+  uint64_t graph_pool_handle() override { return new_graph_pool_id(); }
+  uintptr_t graph_create() override { return reinterpret_cast<uintptr_t>(new Graph); }
+  void graph_destroy(uintptr_t g) override { delete as_graph(g); }
+  void graph_capture_begin(uintptr_t g, int index, uintptr_t s, uint64_t pool, int mode) override {
+    TS_CHECK(mode >= 0 && mode <= 2, ValueError, "CUDAGraph.capture_begin: unknown capture mode ",
+             mode);
+    static constexpr cudaStreamCaptureMode kModes[3] = {
+        cudaStreamCaptureModeGlobal, cudaStreamCaptureModeThreadLocal, cudaStreamCaptureModeRelaxed};
+    as_graph(g)->capture_begin(index, as_stream(s), pool, kModes[mode]);
+  }
+  void graph_capture_end(uintptr_t g) override { as_graph(g)->capture_end(); }
+  void graph_replay(uintptr_t g) override { as_graph(g)->replay(); }
+  void graph_reset(uintptr_t g) override { as_graph(g)->reset(); }
+  uint64_t graph_pool(uintptr_t g) override { return as_graph(g)->pool(); }
+  bool is_current_stream_capturing() override {
+    const cudaStream_t s = cuda::current_stream(cuda::current_device());
+    if (s == nullptr) return false;
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    TS_CUDA_CHECK(cudaStreamIsCapturing(s, &status));
+    return status == cudaStreamCaptureStatusActive;
   }
 };
 

@@ -18,16 +18,6 @@
 namespace ts::cuda {
 namespace {
 
-cublasHandle_t handle(int dev) {
-  thread_local std::vector<cublasHandle_t> handles;
-  if (handles.size() <= static_cast<size_t>(dev)) handles.resize(dev + 1, nullptr);
-  if (!handles[dev]) {
-    DeviceGuard g(dev);
-    check_cublas(cublasCreate(&handles[dev]), "cublasCreate");
-  }
-  return handles[dev];
-}
-
 // How cuBLAS can read the last two dims of t (row-major view): `trans` when t is stored
 // column-major; ld is the leading dimension in elements.
 struct Mat {
@@ -151,9 +141,8 @@ void matmul_cuda(const Tensor& out, const Tensor& a0, const Tensor& b0) {
            "matmul: dims beyond 2^31 are not supported on CUDA");
   const int dev = out.device().index;
   DeviceGuard g(dev);
-  cublasHandle_t h = handle(dev);
+  cublasHandle_t h = cublas_handle(dev);
   cudaStream_t s = current_stream(dev);
-  check_cublas(cublasSetStream(h, s), "cublasSetStream");
   // alpha/beta in the compute type: float for 32F compute (incl. half and complex64 as cuComplex).
   static const double one_d[2] = {1.0, 0.0}, zero_d[2] = {0.0, 0.0};
   static const float one_f[2] = {1.0f, 0.0f}, zero_f[2] = {0.0f, 0.0f};

@@ -37,12 +37,28 @@ __global__ void sgd_kernel(T* p, const T* g, T* buf, int64_t n, double lr, doubl
 
 struct AdamConsts {
   double neg_step_size, bc2_sqrt, eps, w1, b2, w2, wd, shrink;
+  double lr, beta1;  // for the bias corrections of a count on the device
   bool l2, decoupled, maximize;
 };
 
+// The bias-corrected constants from the count on the device (capturable steps): the host's
+// formulas with this update's count, old + 1.
+__device__ __forceinline__ void device_bias_correction(const float* step, const AdamConsts& c,
+                                                       double& neg_step_size, double& bc2_sqrt) {
+  const double t = static_cast<double>(*step) + 1;
+  const double bc1 = 1 - ::pow(c.beta1, t), bc2 = 1 - ::pow(c.b2, t);
+  neg_step_size = -(c.lr / bc1);
+  bc2_sqrt = ::sqrt(bc2);
+}
+
+// After every parameter's kernel has read it: the count of a capturable step, old + 1.
+__global__ void bump_step(float* step) { *step += 1.f; }
+
 template <class T>
-__global__ void adam_kernel(T* p, const T* g, T* m, T* v, T* vmax, int64_t n, AdamConsts c) {
+__global__ void adam_kernel(T* p, const T* g, T* m, T* v, T* vmax, int64_t n, AdamConsts c,
+                            const float* step) {
   using A = dacc_t<T>;
+  if (step) device_bias_correction(step, c, c.neg_step_size, c.bc2_sqrt);
   const A sign = c.maximize ? A(-1) : A(1), w1 = A(c.w1), b2 = A(c.b2), w2 = A(c.w2), wd = A(c.wd),
           shrink = A(c.shrink), nss = A(c.neg_step_size), bc2s = A(c.bc2_sqrt), eps = A(c.eps);
   const bool small_w = (w1 < A(0) ? -w1 : w1) < A(0.5);
@@ -108,6 +124,8 @@ void adam_cuda(const std::vector<AdamSlot>& slots, const AdamHyper& h) {
                        1 - h.beta2,
                        h.weight_decay,
                        1 - h.lr * h.weight_decay,
+                       h.lr,
+                       h.beta1,
                        decay && !h.decoupled,
                        decay && h.decoupled,
                        h.maximize};
@@ -117,9 +135,14 @@ void adam_cuda(const std::vector<AdamSlot>& slots, const AdamHyper& h) {
       if (n == 0) return;
       adam_kernel<T><<<grid_for(n, dev), kBlock, 0, st>>>(ptr<T>(s.param), ptr<T>(s.grad),
                                                           ptr<T>(s.exp_avg), ptr<T>(s.exp_avg_sq),
-                                                          ptr<T>(s.max_exp_avg_sq), n, c);
+                                                          ptr<T>(s.max_exp_avg_sq), n, c,
+                                                          ptr<float>(s.device_step));
       TS_CUDA_CHECK_LAUNCH();
     });
+    if (s.device_step.defined()) {
+      bump_step<<<1, 1, 0, st>>>(ptr<float>(s.device_step));
+      TS_CUDA_CHECK_LAUNCH();
+    }
   }
 }
 

@@ -18,6 +18,7 @@ namespace {
 template <class D, class Gen>
 __global__ void __launch_bounds__(kBlock)
     philox_fill_kernel(D* out, int64_t n, uint64_t seed, uint64_t offset, Gen gen) {
+  rng::resolve_philox(seed, offset);  // Note [Graph-safe RNG]
   constexpr int K = Gen::kPerBlock;
   const int64_t nblocks = (n + K - 1) / K;
   for (int64_t blk = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; blk < nblocks;
@@ -174,6 +175,7 @@ template <class D>
 __global__ void __launch_bounds__(kBlock)
     dropout_kernel(const D* x, D* y, bool* mask, int64_t n, uint64_t threshold, dacc_t<D> scale,
                    uint64_t seed, uint64_t offset) {
+  rng::resolve_philox(seed, offset);  // Note [Graph-safe RNG]
   using A = dacc_t<D>;
   const int64_t nblocks = (n + 3) / 4;
   for (int64_t blk = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; blk < nblocks;

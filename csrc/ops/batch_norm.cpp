@@ -48,9 +48,17 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   check_channel_vector(running_var, x, "running_var");
   check_channel_vector(weight, x, "weight");
   check_channel_vector(bias, x, "bias");
+  // PyTorch's mixed precision: a 16-bit input may come with float32 parameters (autocast
+  // leaves batch norm's weights in float32); the output keeps the input's dtype.
+  const bool half = x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16;
   for (const Tensor* t : {&weight, &bias})
-    TS_CHECK(!t->defined() || t->dtype() == x.dtype(), TypeError, "batch_norm: weight/bias dtype ",
-             dtype_name(t->dtype()), " differs from input dtype ", dtype_name(x.dtype()));
+    TS_CHECK(!t->defined() || t->dtype() == x.dtype() || (half && t->dtype() == DType::Float32),
+             TypeError, "batch_norm: weight/bias dtype ", dtype_name(t->dtype()),
+             " differs from input dtype ", dtype_name(x.dtype()),
+             " (a float16/bfloat16 input may have float32 weight and bias)");
+  TS_CHECK(!weight.defined() || !bias.defined() || weight.dtype() == bias.dtype(), TypeError,
+           "batch_norm: weight (", dtype_name(weight.dtype()), ") and bias (",
+           dtype_name(bias.dtype()), ") must have the same dtype");
   const int64_t C = x.dim(1);
   const int64_t count = C > 0 ? x.numel() / C : 0;
   const bool use_batch = training || !running_mean.defined() || !running_var.defined();
@@ -62,8 +70,11 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   const DType sd = stat_dtype(x.dtype());
   const Device dev = x.device();
   Tensor mean = Tensor::empty(Shape{C}, sd, dev), rstd;
-  Tensor y = Tensor::empty(x.shape(), x.dtype(), dev);
-  const Tensor xc = contiguous(x);
+  // The CUDA kernels also take channels-last tensors as they are (the CPU's, contiguous ones).
+  const bool cl = !dev.is_cpu() && is_channels_last(x);
+  Tensor y = cl ? empty_channels_last(x.shape(), x.dtype(), dev)
+                : Tensor::empty(x.shape(), x.dtype(), dev);
+  const Tensor xc = cl ? x : contiguous(x);
   {
     autograd::GradModeGuard no_grad(false);
     if (use_batch) {
@@ -91,8 +102,9 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
       rstd = rstd_of(astype(running_var, sd, false), eps);
     }
     if (x.numel() > 0) {
-      const Tensor wc = weight.defined() ? contiguous(weight) : Tensor();
-      const Tensor bc = bias.defined() ? contiguous(bias) : Tensor();
+      // The kernels take the affine parameters in the statistics dtype.
+      const Tensor wc = weight.defined() ? contiguous(astype(weight, sd, false)) : Tensor();
+      const Tensor bc = bias.defined() ? contiguous(astype(bias, sd, false)) : Tensor();
       batch_norm_apply_stub.get(dev)(xc, mean, contiguous(rstd), weight.defined() ? &wc : nullptr,
                                      bias.defined() ? &bc : nullptr, y);
     }
@@ -110,19 +122,29 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& gy, const T
            " does not match input ", shape_str(x.shape()), " ", dtype_name(x.dtype()));
   const int64_t C = x.dim(1);
   const Device dev = x.device();
-  Tensor gx = need_x ? Tensor::empty(x.shape(), x.dtype(), dev) : Tensor();
-  Tensor gw = need_w ? Tensor::empty(Shape{C}, x.dtype(), dev) : Tensor();
-  Tensor gb = need_b ? Tensor::empty(Shape{C}, x.dtype(), dev) : Tensor();
+  // On CUDA a channels-last x keeps its layout, and gy and gx take it too.
+  const bool cl = !dev.is_cpu() && is_channels_last(x);
+  Tensor gx;
+  if (need_x)
+    gx = cl ? empty_channels_last(x.shape(), x.dtype(), dev)
+            : Tensor::empty(x.shape(), x.dtype(), dev);
+  // gw/gb come out of the kernels in the statistics dtype, then take the parameters' dtype.
+  const DType sd = stat_dtype(x.dtype()), pd = weight.defined() ? weight.dtype() : x.dtype();
+  Tensor gw = need_w ? Tensor::empty(Shape{C}, sd, dev) : Tensor();
+  Tensor gb = need_b ? Tensor::empty(Shape{C}, sd, dev) : Tensor();
   if (x.numel() == 0) {
     for (Tensor* t : {&gw, &gb})
       if (t->defined()) fill_(*t, Scalar::from_double(0));
-    return {gx, gw, gb};
+  } else {
+    const Tensor wc = weight.defined() ? contiguous(astype(weight, sd, false)) : Tensor();
+    batch_norm_backward_stub.get(dev)(cl ? to_channels_last(gy) : contiguous(gy),
+                                      cl ? x : contiguous(x), contiguous(mean),
+                                      contiguous(rstd), weight.defined() ? &wc : nullptr,
+                                      need_x ? &gx : nullptr, need_w ? &gw : nullptr,
+                                      need_b ? &gb : nullptr, training);
   }
-  const Tensor wc = weight.defined() ? contiguous(weight) : Tensor();
-  batch_norm_backward_stub.get(dev)(contiguous(gy), contiguous(x), contiguous(mean),
-                                    contiguous(rstd), weight.defined() ? &wc : nullptr,
-                                    need_x ? &gx : nullptr, need_w ? &gw : nullptr,
-                                    need_b ? &gb : nullptr, training);
+  for (Tensor* t : {&gw, &gb})
+    if (t->defined()) *t = astype(*t, pd, false);
   return {gx, gw, gb};
 }
 

@@ -11,12 +11,14 @@
 
 namespace ts {
 
-// x (N, C, L) contiguous; mean/var (C,) in the stats dtype (float32, float64 for float64 x).
+// x (N, C, L) contiguous (on CUDA, or x, y, gy, gx all channels-last: (N, L, C) in memory);
+// mean/var (C,) in the stats dtype (float32, float64 for float64 x).
 using BatchNormStatsKernel = void (*)(const Tensor& x, const Tensor& mean, const Tensor& var);
-// y = (x - mean) * rstd * w + b per channel; w/b null for none.
+// y = (x - mean) * rstd * w + b per channel; w/b (in the stats dtype) null for none.
 using BatchNormApplyKernel = void (*)(const Tensor& x, const Tensor& mean, const Tensor& rstd,
                                       const Tensor* w, const Tensor* b, const Tensor& y);
-// gx (training: through the batch statistics; eval: gy * w * rstd), gw, gb (each may be null).
+// gx (training: through the batch statistics; eval: gy * w * rstd), gw, gb (each may be null);
+// w, gw and gb in the stats dtype, gx in x's.
 using BatchNormBackwardKernel = void (*)(const Tensor& gy, const Tensor& x, const Tensor& mean,
                                          const Tensor& rstd, const Tensor* w, const Tensor* gx,
                                          const Tensor* gw, const Tensor* gb, bool training);

@@ -19,6 +19,19 @@ TS_DEFINE_STUB(ConvForwardKernel, conv_forward_stub, "convolution");
 TS_DEFINE_STUB(ConvTransposeKernel, conv_transpose_stub, "conv_transpose");
 TS_DEFINE_STUB(ConvWeightKernel, conv_weight_stub, "convolution_backward_weight");
 
+CudnnFlags& cudnn_flags() {
+  static CudnnFlags f;
+  return f;
+}
+const char*& conv_path_used() {
+  thread_local const char* path = "none";
+  return path;
+}
+CudnnLoader& cudnn_loader() {
+  static CudnnLoader l;
+  return l;
+}
+
 namespace {
 Shape tail(const std::array<int64_t, 3>& a, int nsp) {
   Shape out;
@@ -52,10 +65,38 @@ ConvSpec ConvSpec::decode(const Shape& a) {
 
 namespace {
 
-// The dtype the kernels compute in (float16/bfloat16 go through float32).
-DType kernel_dtype(DType d) { return d == DType::Float64 ? DType::Float64 : DType::Float32; }
+// The dtype the kernels compute in: on the CPU float16/bfloat16 go through float32; the CUDA
+// kernels take every floating dtype as it is.
+DType kernel_dtype(DType d, Device dev) {
+  if (!dev.is_cpu()) return d;
+  return d == DType::Float64 ? DType::Float64 : DType::Float32;
+}
 
-Tensor as_kernel(const Tensor& t) { return contiguous(astype(t, kernel_dtype(t.dtype()), false)); }
+// Note [Channels-last convolutions on CUDA]: as PyTorch's cuDNN convolutions, when either
+// operand is channels-last the kernels get both operands and the result channels-last
+// (cuDNN runs NHWC natively; the GEMM path makes its own NCHW copies); otherwise contiguous.
+// The CPU kernels always get contiguous tensors.
+Tensor as_kernel(const Tensor& t, bool channels_last = false) {
+  const Tensor c = astype(t, kernel_dtype(t.dtype(), t.device()), false);
+  return channels_last ? to_channels_last(c) : contiguous(c);
+}
+
+bool cuda_channels_last(const Tensor& a, const Tensor& b) {
+  return !a.device().is_cpu() && (a.ndim() == 4 || a.ndim() == 5) &&
+         (is_channels_last(a) || is_channels_last(b));
+}
+
+// An uninitialized tensor of `shape` ((N, C, *sp)), with channels-last strides when asked.
+Tensor empty_batch(const Shape& shape, DType dt, Device dev, bool channels_last) {
+  return channels_last ? empty_channels_last(shape, dt, dev) : Tensor::empty(shape, dt, dev);
+}
+
+// Kernels for `dev`; records the CPU path (the CUDA kernels record theirs).
+template <class Fn>
+Fn conv_kernel(const KernelStub<Fn>& stub, Device dev) {
+  if (dev.is_cpu()) conv_path_used() = "cpu";
+  return stub.get(dev);
+}
 
 // The kernel's result in the op's dtype.
 Tensor from_kernel(const Tensor& t, DType d) { return t.dtype() == d ? t : astype(t, d, false); }
@@ -85,12 +126,14 @@ Shape batch_shape(int64_t n, int64_t c, const Shape& sp) {
 
 Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& b, const ConvSpec& s) {
   const DType dt = x.dtype();
-  Tensor y = Tensor::empty(batch_shape(x.dim(0), w.dim(0), s.out_shape()), kernel_dtype(dt),
-                           x.device());
+  const bool cl = cuda_channels_last(x, w);
+  Tensor y = empty_batch(batch_shape(x.dim(0), w.dim(0), s.out_shape()),
+                         kernel_dtype(dt, x.device()), x.device(), cl);
   if (y.numel() > 0) {
+    autograd::GradModeGuard no_grad(false);
     const Tensor bk = b.defined() ? as_kernel(b) : Tensor();
-    conv_forward_stub.get(x.device())(as_kernel(x), as_kernel(w), b.defined() ? &bk : nullptr, y,
-                                      s);
+    conv_kernel(conv_forward_stub, x.device())(as_kernel(x, cl), as_kernel(w, cl),
+                                               b.defined() ? &bk : nullptr, y, s);
   }
   y = from_kernel(y, dt);
   autograd::record_conv(autograd::ConvKind::Forward, {x, w, b}, y, s.encode());
@@ -100,10 +143,12 @@ Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Con
 Tensor conv_transpose_op(const Tensor& gy, const Tensor& w, const Tensor& b, const ConvSpec& s) {
   const DType dt = gy.dtype();
   const int64_t c = w.dim(1) * s.groups;
-  Tensor gx = Tensor::empty(batch_shape(gy.dim(0), c, s.in_shape()), kernel_dtype(dt), gy.device());
+  const bool cl = cuda_channels_last(gy, w);
+  Tensor gx = empty_batch(batch_shape(gy.dim(0), c, s.in_shape()), kernel_dtype(dt, gy.device()),
+                          gy.device(), cl);
   if (gx.numel() > 0) {
     autograd::GradModeGuard no_grad(false);
-    conv_transpose_stub.get(gy.device())(as_kernel(gy), as_kernel(w), gx, s);
+    conv_kernel(conv_transpose_stub, gy.device())(as_kernel(gy, cl), as_kernel(w, cl), gx, s);
     if (b.defined()) {
       Shape bs;
       for (int64_t i = 0; i < gx.ndim(); ++i) bs.push_back(i == 1 ? c : 1);
@@ -117,8 +162,12 @@ Tensor conv_transpose_op(const Tensor& gy, const Tensor& w, const Tensor& b, con
 
 Tensor conv_weight(const Tensor& gy, const Tensor& x, const Shape& w_shape, const ConvSpec& s) {
   const DType dt = gy.dtype();
-  Tensor gw = Tensor::empty(w_shape, kernel_dtype(dt), gy.device());
-  if (gw.numel() > 0) conv_weight_stub.get(gy.device())(as_kernel(gy), as_kernel(x), gw, s);
+  const bool cl = cuda_channels_last(gy, x);
+  Tensor gw = empty_batch(w_shape, kernel_dtype(dt, gy.device()), gy.device(), cl);
+  if (gw.numel() > 0) {
+    autograd::GradModeGuard no_grad(false);
+    conv_kernel(conv_weight_stub, gy.device())(as_kernel(gy, cl), as_kernel(x, cl), gw, s);
+  }
   gw = from_kernel(gw, dt);
   autograd::record_conv(autograd::ConvKind::Weight, {gy, x}, gw, s.encode());
   return gw;

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/tensor.h"
 #include "dispatch/dispatch.h"
@@ -51,7 +52,9 @@ struct ConvSpec {
   static ConvSpec decode(const Shape& a);
 };
 
-// Kernels see contiguous float32/float64 tensors (N, C, *in), (O, C/groups, *k), (N, O, *out).
+// Kernels see tensors (N, C, *in), (O, C/groups, *k), (N, O, *out): contiguous float32/float64
+// on the CPU; on CUDA also float16/bfloat16 (the tensor cores take them as they are), and all
+// three either contiguous or all channels-last (Note [Channels-last convolutions on CUDA]).
 using ConvForwardKernel = void (*)(const Tensor& x, const Tensor& w, const Tensor* b,
                                    const Tensor& y, const ConvSpec& s);
 using ConvTransposeKernel = void (*)(const Tensor& gy, const Tensor& w, const Tensor& gx,
@@ -61,6 +64,27 @@ using ConvWeightKernel = void (*)(const Tensor& gy, const Tensor& x, const Tenso
 TS_DECLARE_STUB(ConvForwardKernel, conv_forward_stub);
 TS_DECLARE_STUB(ConvTransposeKernel, conv_transpose_stub);
 TS_DECLARE_STUB(ConvWeightKernel, conv_weight_stub);
+
+// ts.backends.cudnn's switches, as in PyTorch; they steer the CUDA convolutions (cuDNN when
+// `enabled` and the library loads, else the GEMM path; `allow_tf32` lets float32 use TF32 on
+// either path; `benchmark` times the candidate engines once per shape; `deterministic` keeps
+// only engines without atomics).
+struct CudnnFlags {
+  bool enabled = true, benchmark = false, deterministic = false, allow_tf32 = true;
+};
+CudnnFlags& cudnn_flags();
+// What ran the calling thread's last convolution kernel: "cpu", "cudnn", "cuda_gemm" or
+// "cuda_depthwise" (ts.backends.cudnn.last_conv_path()).
+const char*& conv_path_used();
+// The cuDNN loader (cuda/cudnn_conv.cpp sets `version` in CUDA builds): the loaded library's
+// version, 0 when it cannot be loaded (or the build has no CUDA); `search_paths` are tried
+// (before the loader's default search) for libcudnn.so.9.
+struct CudnnLoader {
+  int64_t (*version)() = nullptr;
+  std::string load_error;
+  std::vector<std::string> search_paths;
+};
+CudnnLoader& cudnn_loader();
 
 // The three recorded ops (Note [Convolution as three ops]); b may be undefined.
 Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& b, const ConvSpec& s);

@@ -3,6 +3,7 @@
 #include "autograd/function.h"
 #include "autograd/record.h"
 #include "ops/copy.h"
+#include "ops/memory_format.h"
 
 namespace ts {
 
@@ -50,10 +51,24 @@ void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
                          " and ", b.device().str()));
 }
 
+namespace {
+
+// The result of an elementwise op takes the layout of its first operand of the result's shape:
+// channels-last or contiguous (as PyTorch keeps the layout through elementwise ops, so a
+// channels-last network stays so between its convolutions).
+Tensor empty_result(const Shape& shape, DType dt, Device dev, const Tensor& a,
+                    const Tensor* b = nullptr) {
+  const Tensor* lead = a.shape() == shape ? &a : b && b->shape() == shape ? b : nullptr;
+  if (lead && is_channels_last(*lead)) return empty_channels_last(shape, dt, dev);
+  return Tensor::empty(shape, dt, dev);
+}
+
+}  // namespace
+
 Tensor unary_op(const ElementwiseDef& def, const Tensor& x) {
   const DType c = compute_dtype(def, x.dtype(), x.dtype(), x.dtype());
   const Tensor xc = astype(x, c, /*copy=*/false);
-  Tensor out = Tensor::empty(x.shape(), output_dtype(def, c), x.device());
+  Tensor out = empty_result(x.shape(), output_dtype(def, c), x.device(), x);
   if (out.numel() != 0) {
     auto it = ElementwiseIter::make(out, {&xc}, def.name);
     def.stub->get(x.device())(it, c);
@@ -69,7 +84,7 @@ Tensor binary_op(const ElementwiseDef& def, const Tensor& a, const Tensor& b) {
       a.shape() == b.shape() ? a.shape() : broadcast_shapes(a.shape(), b.shape(), def.name);
   const Tensor ac = astype(a, c, false), bc = astype(b, c, false);
   const Device dev = a.ndim() == 0 && a.device().is_cpu() ? b.device() : a.device();
-  Tensor out = Tensor::empty(shape, output_dtype(def, c), dev);
+  Tensor out = empty_result(shape, output_dtype(def, c), dev, a, &b);
   if (out.numel() != 0) {
     auto it = ElementwiseIter::make(out, {&ac, &bc}, def.name);
     def.stub->get(dev)(it, c);

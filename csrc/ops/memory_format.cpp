@@ -1,5 +1,7 @@
 #include "ops/memory_format.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "ops/copy.h"
 #include "ops/views.h"
@@ -55,6 +57,26 @@ Tensor to_channels_last(const Tensor& x) {
   to_last.push_back(1);
   for (int64_t d = 1; d < nd - 1; ++d) back.push_back(d);
   return permute_dims(contiguous_op(permute_dims(x, to_last)), back);
+}
+
+Tensor empty_channels_last(const Shape& shape, DType dtype, Device device) {
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  if (nd != 4 && nd != 5) return Tensor::empty(shape, dtype, device);
+  int64_t numel = 1;
+  for (int64_t v : shape) numel *= v;
+  // (N, *spatial, C) row-major strides on the logical (N, C, *spatial) shape.
+  Strides st(nd);
+  int64_t stride = 1;
+  st[1] = stride;
+  stride *= std::max<int64_t>(shape[1], 1);
+  for (int64_t d = nd - 1; d >= 2; --d) {
+    st[d] = stride;
+    stride *= std::max<int64_t>(shape[d], 1);
+  }
+  st[0] = stride;
+  Tensor t = Tensor::empty(Shape{numel}, dtype, device).as_strided(shape, st, 0);
+  t.impl()->is_view = false;  // a fresh result, not a view (autograd must not track it as one)
+  return t;
 }
 
 Tensor to_memory_format(const Tensor& x, MemoryFormat fmt, const char* op) {

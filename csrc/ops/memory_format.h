@@ -20,6 +20,9 @@ bool is_channels_last(const Tensor& x);
 // x copied to the channels-last strides of its rank (4-D or 5-D; differentiable; x itself
 // when already so, or of another rank).
 Tensor to_channels_last(const Tensor& x);
+// An uninitialized (N, C, *spatial) tensor with channels-last strides (4-D or 5-D shapes;
+// other ranks come contiguous).
+Tensor empty_channels_last(const Shape& shape, DType dtype, Device device);
 // x laid out as `fmt` asks (x itself when already so, or for Preserve); `op` names errors.
 Tensor to_memory_format(const Tensor& x, MemoryFormat fmt, const char* op);
 

@@ -107,8 +107,14 @@ void adam_step_(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
     check_like(p, exp_avg_sqs[i], i, "exp_avg_sqs", op, true);
     if (h.amsgrad) check_like(p, max_exp_avg_sqs[i], i, "max_exp_avg_sqs", op, true);
     const Tensor& st = steps[i];
-    TS_CHECK(st.defined() && st.numel() == 1 && is_floating(st.dtype()) && st.device().is_cpu(),
-             TypeError, op, ": steps[", i, "] must be a one-element floating CPU tensor");
+    const bool on_device = st.defined() && !st.device().is_cpu();
+    TS_CHECK(st.defined() && st.numel() == 1 && is_floating(st.dtype()) &&
+                 (!on_device || (st.device() == p.device() && st.dtype() == DType::Float32 &&
+                                 st.is_contiguous())),
+             TypeError, op, ": steps[", i, "] must be a one-element floating CPU tensor, or a "
+             "float32 one on the parameter's device (capturable=True), got ",
+             dtype_name(st.dtype()), " on ", st.device().str());
+    if (on_device) slots[i].device_step = st;
     slots[i].grad = grad_operand(p, grads[i]);
     auto add = [&](const Tensor& t) {
       staged.push_back(stage(t));
@@ -122,6 +128,10 @@ void adam_step_(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
   // Counts are bumped only once every input has passed its checks, so a rejected call
   // leaves the optimizer state as it was.
   for (size_t i = 0; i < n; ++i) {
+    if (slots[i].device_step.defined()) {
+      steps[i].bump_version();  // the kernel bumps the count on the device
+      continue;
+    }
     slots[i].step = item(steps[i]).to<double>() + 1;
     fill_(steps[i], Scalar::from_double(slots[i].step));
   }

@@ -29,8 +29,12 @@ struct SgdSlot {
   bool first = false;
 };
 // `max_exp_avg_sq` is undefined without amsgrad; `step` is this update's (1-based) count.
+// `device_step` (capturable: a float32 0-d tensor on the parameter's device, PyTorch's
+// capturable=True state) is defined instead when the count lives on the device: the kernel
+// reads the old count there, uses count + 1 and stores it, so a CUDA graph replays correct
+// bias corrections (Note [CUDA graphs]).
 struct AdamSlot {
-  Tensor param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq;
+  Tensor param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, device_step;
   double step = 1;
 };
 
@@ -46,7 +50,8 @@ std::vector<Tensor> sgd_step_(const std::vector<Tensor>& params, const std::vect
                               const SgdHyper& h);
 
 // PyTorch's Adam/AdamW update. `steps` are 0-d floating tensors (PyTorch's state['step'])
-// incremented in place; the bias corrections use the incremented counts.
+// incremented in place; the bias corrections use the incremented counts. A step on the
+// parameters' (non-CPU) device must be float32 and is read and bumped by the device kernel.
 void adam_step_(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                 const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
                 const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<Tensor>& steps,

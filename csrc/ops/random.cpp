@@ -28,10 +28,10 @@ void fill_random(const Tensor& x, RandomDist dist, double a, double b, Generator
                  const char* op) {
   TS_CHECK(is_floating(x.dtype()), TypeError, op, ": expected a floating-point tensor, got ",
            dtype_name(x.dtype()));
-  const uint64_t offset = g.next_offset();
+  const auto [seed, offset] = g.next_philox(x.device());
   if (x.numel() == 0) return;
   Tensor buf = x.is_contiguous() ? x : Tensor::empty(x.shape(), x.dtype(), x.device());
-  random_fill_stub.get(x.device())(buf, dist, a, b, g.seed(), offset);
+  random_fill_stub.get(x.device())(buf, dist, a, b, seed, offset);
   if (!x.is_contiguous()) copy_(x, buf);
   x.bump_version();
 }
@@ -55,10 +55,10 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Devic
   TS_CHECK(is_integral(dtype) || is_floating(dtype), TypeError,
            "randint: expected an integer or floating dtype, got ", dtype_name(dtype));
   Tensor out = Tensor::empty(shape, dtype, device);
-  const uint64_t offset = g.next_offset();
+  const auto [seed, offset] = g.next_philox(device);
   if (out.numel() > 0)
     randint_stub.get(device)(out, low, static_cast<uint64_t>(high) - static_cast<uint64_t>(low),
-                             g.seed(), offset);
+                             seed, offset);
   return out;
 }
 
@@ -85,7 +85,7 @@ std::pair<Tensor, Tensor> dropout(const Tensor& x, double p, Generator& g, bool 
   TS_CHECK(!inplace || !x.storage()->readonly, ValueError,
            "dropout: the tensor is read-only (it shares memory with a read-only buffer); use "
            "inplace=False");
-  const uint64_t offset = g.next_offset();
+  const auto [seed, offset] = g.next_philox(x.device());
   Tensor mask = Tensor::empty(x.shape(), DType::Bool, x.device());
   // Element i of the mask is x's C-order element i for every layout of x.
   const Tensor xc = contiguous(x);
@@ -93,7 +93,7 @@ std::pair<Tensor, Tensor> dropout(const Tensor& x, double p, Generator& g, bool 
   Tensor y = direct ? x : Tensor::empty(x.shape(), x.dtype(), x.device());
   if (x.numel() > 0) {
     const uint64_t threshold = static_cast<uint64_t>(std::llround(std::ldexp(p, 32)));
-    dropout_stub.get(x.device())(xc, y, mask, threshold, dropout_scale(p), g.seed(), offset);
+    dropout_stub.get(x.device())(xc, y, mask, threshold, dropout_scale(p), seed, offset);
   }
   if (inplace) {
     if (!direct) copy_(x, y);

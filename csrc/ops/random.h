@@ -37,9 +37,29 @@ class Generator {
   }
   // The offset for one op call (each call gets its own, so successive calls differ).
   uint64_t next_offset() { return offset_++; }
+  // (seed, offset) for one op call on `device`: the plain pair, or during a CUDA graph capture
+  // and for a CUDA device, the pair Note [Graph-safe RNG] (ops/random_math.h) describes.
+  std::pair<uint64_t, uint64_t> next_philox(Device device) {
+    if (graph_state_ != 0 && !device.is_cpu())
+      return {graph_state_, rng::kGraphOffset | graph_calls_++};
+    return {seed_, offset_++};
+  }
+  // A graph capture starts (state: device address of its {seed, base offset} words) / ends;
+  // end returns how many offsets the captured ops use, by which each replay advances offset().
+  void begin_graph_capture(uint64_t state) {
+    graph_state_ = state;
+    graph_calls_ = 0;
+  }
+  uint64_t end_graph_capture() {
+    graph_state_ = 0;
+    return graph_calls_;
+  }
+  bool graph_capturing() const { return graph_state_ != 0; }
+  void advance(uint64_t n) { offset_ += n; }
 
  private:
   uint64_t seed_ = 0, offset_ = 0;
+  uint64_t graph_state_ = 0, graph_calls_ = 0;
 };
 
 Generator& default_generator();

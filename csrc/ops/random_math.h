@@ -288,4 +288,23 @@ TS_HD inline bool dropout_keep_at(uint64_t idx, uint64_t threshold, uint64_t see
   return dropout_keep(philox4x32_10(idx >> 2, offset, seed)[static_cast<int>(idx & 3)], threshold);
 }
 
+// ---- Note [Graph-safe RNG]: a CUDA graph replays its kernels with the arguments they were
+// captured with, so a (seed, offset) passed by value would draw the same numbers at every
+// replay. While a graph captures, the generator hands CUDA ops the pair (p, kGraphOffset | k)
+// instead: p is the device address of two uint64 words {seed, base offset} that the graph
+// rewrites before each replay, and k the op's rank inside the graph. A kernel calls
+// resolve_philox once before drawing; it turns the pair into (seed, base + k), so each replay
+// continues the generator's stream exactly where eager execution would have (and
+// ts.manual_seed reproduces it). Offsets of eager calls never reach 2^63.
+constexpr uint64_t kGraphOffset = uint64_t{1} << 63;
+#ifdef __CUDACC__
+__device__ __forceinline__ void resolve_philox(uint64_t& seed, uint64_t& offset) {
+  if (offset & kGraphOffset) {
+    const uint64_t* state = reinterpret_cast<const uint64_t*>(seed);
+    seed = state[0];
+    offset = state[1] + (offset & ~kGraphOffset);
+  }
+}
+#endif
+
 }  // namespace ts::rng

@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "core/device_backend.h"
+#include "ops/conv.h"
 #include "ops/copy.h"
 #include "python/convert.h"
 
@@ -59,6 +60,43 @@ void bind_memory(py::module_& c) {
     const int i = dev_index(d, "cuda.reset_peak_memory_stats");
     checked("cuda.reset_peak_memory_stats", i).reset_peak_memory_stats(i);
   });
+  c.def("reset_accumulated_memory_stats", [](py::handle d) {
+    const int i = dev_index(d, "cuda.reset_accumulated_memory_stats");
+    checked("cuda.reset_accumulated_memory_stats", i).reset_accumulated_memory_stats(i);
+  });
+  // PyTorch's memory_snapshot() layout: a dict per segment with its blocks in address order.
+  c.def("memory_snapshot", [] {
+    py::list out;
+    if (!cuda_backend() || !cuda_backend()->available()) return out;
+    static const char* kStates[3] = {"active_allocated", "active_pending_free", "inactive"};
+    for (const MemorySegment& seg : cuda_backend()->memory_snapshot()) {
+      py::list blocks;
+      for (const MemoryBlock& b : seg.blocks) {
+        py::dict bd;
+        bd["address"] = b.address;
+        bd["size"] = b.size;
+        bd["requested_size"] = b.requested_size;
+        bd["state"] = kStates[b.state];
+        bd["frames"] = py::list();
+        blocks.append(bd);
+      }
+      py::dict sd;
+      sd["device"] = seg.device;
+      sd["address"] = seg.address;
+      sd["total_size"] = seg.total_size;
+      sd["allocated_size"] = seg.allocated_size;
+      sd["active_size"] = seg.active_size;
+      sd["requested_size"] = seg.requested_size;
+      sd["stream"] = seg.stream;
+      sd["segment_type"] = seg.large ? "large" : "small";
+      sd["segment_pool_id"] = py::make_tuple(0, seg.pool_id);
+      sd["is_expandable"] = false;
+      sd["frames"] = py::list();
+      sd["blocks"] = blocks;
+      out.append(sd);
+    }
+    return out;
+  });
   c.def("empty_cache", [] {
     if (cuda_backend() && cuda_backend()->available()) cuda_backend()->empty_cache();
   });
@@ -107,6 +145,27 @@ void bind_streams(py::module_& c) {
   });
 }
 
+void bind_graphs(py::module_& c) {
+  c.def("graph_pool_handle", [] { return require_cuda("cuda.graph_pool_handle").graph_pool_handle(); });
+  c.def("graph_create", [] { return require_cuda("cuda.CUDAGraph").graph_create(); });
+  c.def("graph_destroy", [](uintptr_t g) {
+    if (cuda_backend()) cuda_backend()->graph_destroy(g);
+  });
+  c.def("graph_capture_begin", [](uintptr_t g, int i, uintptr_t s, uint64_t pool, int mode) {
+    checked("CUDAGraph.capture_begin", i).graph_capture_begin(g, i, s, pool, mode);
+  });
+  c.def("graph_capture_end", [](uintptr_t g) {
+    require_cuda("CUDAGraph.capture_end").graph_capture_end(g);
+  });
+  c.def("graph_replay", [](uintptr_t g) { require_cuda("CUDAGraph.replay").graph_replay(g); });
+  c.def("graph_reset", [](uintptr_t g) { require_cuda("CUDAGraph.reset").graph_reset(g); });
+  c.def("graph_pool", [](uintptr_t g) { return require_cuda("CUDAGraph.pool").graph_pool(g); });
+  c.def("is_current_stream_capturing", [] {
+    return cuda_backend() != nullptr && cuda_backend()->available() &&
+           cuda_backend()->is_current_stream_capturing();
+  });
+}
+
 }  // namespace
 
 void init_cuda(py::module_& m) {
@@ -115,7 +174,35 @@ void init_cuda(py::module_& m) {
   bind_queries(c);
   bind_memory(c);
   bind_streams(c);
+  bind_graphs(c);
   c.def("set_allow_tf32", [](bool v) { cuda_matmul_allow_tf32() = v; });
+  // ts.backends.cudnn (ops/conv.h: CudnnFlags, the loader, the path the last conv took).
+  c.def("cudnn_set_flag", [](const std::string& name, bool v) {
+    CudnnFlags& f = cudnn_flags();
+    bool* slot = name == "enabled"         ? &f.enabled
+                 : name == "benchmark"     ? &f.benchmark
+                 : name == "deterministic" ? &f.deterministic
+                 : name == "allow_tf32"    ? &f.allow_tf32
+                                           : nullptr;
+    TS_CHECK(slot, ValueError, "backends.cudnn: unknown switch '", name, "'");
+    *slot = v;
+  });
+  c.def("cudnn_get_flag", [](const std::string& name) {
+    const CudnnFlags& f = cudnn_flags();
+    if (name == "enabled") return f.enabled;
+    if (name == "benchmark") return f.benchmark;
+    if (name == "deterministic") return f.deterministic;
+    TS_CHECK(name == "allow_tf32", ValueError, "backends.cudnn: unknown switch '", name, "'");
+    return f.allow_tf32;
+  });
+  c.def("cudnn_set_search_paths",
+        [](const std::vector<std::string>& p) { cudnn_loader().search_paths = p; });
+  c.def("cudnn_version", [] {
+    const CudnnLoader& l = cudnn_loader();
+    return l.version && cuda_backend() && cuda_backend()->available() ? l.version() : int64_t(0);
+  });
+  c.def("cudnn_load_error", [] { return cudnn_loader().load_error; });
+  c.def("conv_last_path", [] { return std::string(conv_path_used()); });
   c.def("get_allow_tf32", [] { return cuda_matmul_allow_tf32(); });
   m.def("_to_device", [](const Tensor& x, py::handle device, bool non_blocking) {
     return ts::to_device(x, to_device(device), non_blocking);

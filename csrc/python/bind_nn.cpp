@@ -1,9 +1,17 @@
-// Bindings of the fused nn kernels (ops/nn_fused.h). tessera/nn/functional wraps them in
-// autograd Functions; these entry points compute values only.
+// Bindings of the nn ops (ops/nn/: softmax, norms, losses, linear, activations), which
+// tessera.nn.functional's functions call directly, and of the fused kernels under them
+// (ops/nn_fused.h: values only, no autograd; tests and benchmarks reach them).
 #include <pybind11/stl.h>
 
 #include "ops/batch_norm.h"
 #include "ops/linear.h"
+#include "ops/nn/activation.h"
+#include "ops/nn/embedding.h"
+#include "ops/random.h"
+#include "ops/nn/linear.h"
+#include "ops/nn/loss.h"
+#include "ops/nn/norm.h"
+#include "ops/nn/softmax.h"
 #include "ops/nn_fused.h"
 #include "python/convert.h"
 
@@ -42,6 +50,104 @@ bool fusable(const py::args& xs) {
 
 void init_nn(py::module_& m) {
   using A2 = std::array<int64_t, 2>;
+  // ---- the ops (arguments parsed here, once; checks, autocast and autograd in the op)
+  auto dtype_arg = [](py::handle h) -> std::optional<DType> {
+    if (h.is_none()) return std::nullopt;
+    return to_dtype(h);
+  };
+  for (bool log : {false, true})
+    m.def(
+        log ? "log_softmax" : "softmax",
+        [dtype_arg, log](const Tensor& input, std::optional<int64_t> dim, py::handle dtype) {
+          return nn::softmax(input, dim, dtype_arg(dtype), log);
+        },
+        py::arg("input"), py::arg("dim") = py::none(), py::arg("dtype") = py::none(),
+        log ? "log_softmax(input, dim=None, dtype=None): x - logsumexp(x) along dim"
+            : "softmax(input, dim=None, dtype=None): exp(x) / sum(exp(x)) along dim "
+              "(PyTorch's implicit dim when None), in dtype if given");
+  m.def(
+      "layer_norm",
+      [](const Tensor& input, py::handle normalized_shape, const std::optional<Tensor>& weight,
+         const std::optional<Tensor>& bias, double eps) {
+        return nn::layer_norm(input, to_shape(normalized_shape, "layer_norm: normalized_shape"),
+                              opt(weight), opt(bias), eps);
+      },
+      py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(),
+      py::arg("bias") = py::none(), py::arg("eps") = 1e-5,
+      "layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5): normalizes over "
+      "the trailing normalized_shape dims, then scales and shifts");
+  m.def(
+      "rms_norm",
+      [](const Tensor& input, py::handle normalized_shape, const std::optional<Tensor>& weight,
+         std::optional<double> eps) {
+        return nn::rms_norm(input, to_shape(normalized_shape, "rms_norm: normalized_shape"),
+                            opt(weight), eps);
+      },
+      py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(),
+      py::arg("eps") = py::none(),
+      "rms_norm(input, normalized_shape, weight=None, eps=None): x / sqrt(mean(x^2) + eps) * "
+      "weight (eps: the dtype's machine epsilon when None)");
+  m.def(
+      "cross_entropy",
+      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+         int64_t ignore_index, const std::string& reduction, double label_smoothing) {
+        return nn::cross_entropy(input, target, opt(weight), ignore_index,
+                                 nn::parse_reduction(reduction, "cross_entropy"), label_smoothing);
+      },
+      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
+      py::arg("ignore_index") = -100, py::arg("reduction") = "mean",
+      py::arg("label_smoothing") = 0.0,
+      "cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', "
+      "label_smoothing=0.0): log_softmax over dim 1 (0 unbatched) + NLL of class indices, or "
+      "the cross entropy with class probabilities");
+  m.def(
+      "nll_loss",
+      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+         int64_t ignore_index, const std::string& reduction) {
+        return nn::nll_loss(input, target, opt(weight), ignore_index,
+                            nn::parse_reduction(reduction, "nll_loss"));
+      },
+      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
+      py::arg("ignore_index") = -100, py::arg("reduction") = "mean",
+      "nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'): "
+      "-input[n, target[n]] * weight[target[n]]");
+  m.def(
+      "linear",
+      [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+        return nn::linear(input, weight, opt(bias));
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(),
+      "linear(input, weight, bias=None): input @ weight.T + bias");
+  m.def(
+      "gelu", [](const Tensor& input, const std::string& approximate) {
+        return nn::gelu(input, approximate);
+      },
+      py::arg("input"), py::arg("approximate") = "none",
+      "gelu(input, approximate='none'): x * Phi(x) ('tanh': PyTorch's tanh approximation)");
+  m.def("attention_softmax", &nn::attention_softmax, py::arg("scores"), py::arg("scale"),
+        py::arg("causal") = false,
+        "attention_softmax(scores, scale, causal=False): softmax(scale * scores) over the last "
+        "axis of (..., L, S) scores; causal: query i sees keys j <= i (no mask tensor)");
+  m.def("relu", &nn::relu, py::arg("input"), "relu(input): max(x, 0) (NaN stays NaN)");
+  m.def(
+      "embedding",
+      [](const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx) {
+        return nn::embedding(input, weight, padding_idx);
+      },
+      py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none(),
+      "embedding(input, weight, padding_idx=None): rows of weight (num, dim) at integer input "
+      "-> input.shape + (dim,); the padding row gets no gradient");
+  m.def(
+      "dropout",
+      [](const Tensor& input, double p, bool training, bool inplace, Generator* generator) {
+        return nn::dropout(input, p, training, inplace, generator);
+      },
+      py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true,
+      py::arg("inplace") = false, py::kw_only(), py::arg("generator") = py::none(),
+      "dropout(input, p=0.5, training=True, inplace=False, *, generator=None): zeroes each "
+      "element with probability p and scales the rest by 1/(1-p) (training only)");
+
+  // ---- the fused kernels (values only)
   m.def("_linear_bias", &linear_bias,
         "x @ w.T + b in one op (the bias fused into the GEMM where the backend can)");
   m.def("_fusable", &fusable,

@@ -11,7 +11,15 @@ void init_random(py::module_& m) {
       .def("manual_seed", &Generator::manual_seed)
       .def("initial_seed", &Generator::seed)
       .def("get_state", [](const Generator& g) { return py::make_tuple(g.seed(), g.offset()); })
-      .def("set_state", &Generator::set_state);
+      .def("set_state", &Generator::set_state)
+      .def(
+          "next_philox",
+          [](Generator& g, py::handle device) {
+            const auto [seed, offset] = g.next_philox(to_device(device));
+            return py::make_tuple(seed, offset);
+          },
+          "(seed, offset) for one op call on `device` (Note [Graph-safe RNG] during a CUDA "
+          "graph capture)");
   m.def("_default_generator", &default_generator, py::return_value_policy::reference);
   m.def("_uniform_", &uniform_, "fills x in place with uniform numbers in [low, high)");
   m.def("_normal_", &normal_, "fills x in place with normal numbers (mean, std)");

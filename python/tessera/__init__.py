@@ -8,6 +8,8 @@ PyTorch-style conveniences.
 """
 from __future__ import annotations
 
+from typing import Any as _Any
+
 from ._loader import preload_blas as _preload_blas, tame_openmp_spinning as _tame_openmp
 
 _tame_openmp()
@@ -30,11 +32,62 @@ from . import cuda, backends, accelerator  # noqa: E402
 from . import _tensor_methods  # noqa: E402
 
 _tensor_methods.bind()  # the one table of Tensor's Python methods
-from ._torch_compat import *  # noqa: E402,F401,F403  (torch-style methods and functions)
-from . import _torch_compat_keywords as _torch_keywords  # noqa: E402
 
-globals().update(_torch_keywords.build(globals()))  # torch's keyword names (ts.stack(tensors=))
-_torch_keywords.install()
+# PyTorch's functions that belong to no array-API family module (the families' own torch
+# functions came with _functions above), its argument forms for the namespace functions
+# (Note [positional dim]), and the functions made from Tensor methods (torch.abs_, *_copy)
+from ._nn_ops import *  # noqa: E402,F401,F403
+from ._config import *  # noqa: E402,F401,F403
+from ._transforms import *  # noqa: E402,F401,F403
+from ._torch_legacy import *  # noqa: E402,F401,F403
+from ._tensor import clone, detach  # noqa: E402,F401
+from ._arg_forms import *  # noqa: E402,F401,F403
+from . import _arg_forms  # noqa: E402
+
+globals().update(_arg_forms.build(globals()))  # torch's keyword names (ts.stack(tensors=))
+globals().update(_tensor_methods.method_functions())
+
+
+def _name_errors_of_torch_functions() -> None:
+    """PyTorch's functions' errors name them first (Note [torch in-place] explains
+    named_errors); inspect.signature still sees the original signature."""
+    import functools
+    import types
+    from . import (_elementwise, _indexing, _inplace, _linalg_core, _manipulation, _sets,
+                   _statistical, _nn_ops, _config, _transforms, _torch_legacy)
+    g = globals()
+    names = (_elementwise._TORCH_NAMES + _manipulation._TORCH_NAMES
+             + _statistical._TORCH_NAMES + _linalg_core._TORCH_NAMES + _indexing._TORCH_NAMES
+             + _sets._TORCH_NAMES + ["clone", "detach"] + _arg_forms.__all__
+             + _nn_ops.__all__ + _config.__all__ + _transforms.__all__ + _torch_legacy.__all__
+             + list(_tensor_methods.method_functions()))
+    for name in dict.fromkeys(names):
+        fn = g[name]
+        # wrappers of the namespace's own functions (functools.wraps) keep their errors
+        if isinstance(fn, types.FunctionType) and not hasattr(fn, "__wrapped__"):
+            g[name] = functools.wraps(fn)(_inplace.named_errors(name, fn))
+
+
+_name_errors_of_torch_functions()
+
+
+def __getattr__(name: str) -> _Any:
+    """torch's spellings that would shadow Python's builtins under `from tessera import *`
+    (ts.float, ts.int, ts.range, ts.complex, ts.compile), served lazily (PEP 562)."""
+    lazy = {"float": float32, "int": int32}
+    if name in lazy:
+        return lazy[name]
+    if name == "range":
+        from ._creation import _range
+        return _range
+    if name == "complex":
+        from ._elementwise import _complex
+        return _complex
+    if name == "compile":
+        from ._transforms import compile as _compile
+        return _compile
+    raise AttributeError(f"module 'tessera' has no attribute {name!r}")
+
 
 from . import autograd, testing, utils  # noqa: E402
 from . import nn, optim, datasets  # noqa: E402
@@ -72,17 +125,17 @@ def build_config() -> dict:
 
 
 def _guard_public_functions() -> None:
-    """AttributeErrors on non-tensor arguments become TypeErrors naming the op (last step)."""
-    import sys
-    from ._arg_errors import guard_namespace
-    for ns in (sys.modules[__name__], linalg, fft, random, Tensor):
-        guard_namespace(ns)
+    """AttributeErrors on non-tensor arguments become TypeErrors naming the op (last step;
+    linalg, fft and random guard their own namespaces, the binding table Tensor's methods)."""
+    from ._arg_errors import guarded
+    globals().update(guarded(globals()))
 
 
 # torch's functions of other families in the top-level namespace
 from .special import i0, gammainc as igamma, gammaincc as igammac  # noqa: E402,F401
-from ._torch_compat_inplace import i0_  # noqa: E402,F401
+from ._inplace import i0_  # noqa: E402,F401
 from .linalg import lu_unpack, _tensor_lu as lu, _legacy_lu_solve as lu_solve  # noqa: E402,F401
+from .linalg import matrix_exp  # noqa: E402,F401
 from ._stft import stft, istft  # noqa: E402,F401
 
 _guard_public_functions()

@@ -2,7 +2,7 @@
 
 Many public functions are Python wrappers that read ``x.ndim`` / ``x.dtype`` before calling
 the core; given ``None`` or a string they would fail with an ``AttributeError`` naming an
-attribute the caller never used. :func:`guard_namespace` wraps each public Python function so
+attribute the caller never used. :func:`guarded` wraps each public Python function so
 that such an ``AttributeError`` (one raised on an argument the caller passed) becomes
 ``TypeError("op: argument 1 must be a tensor, got NoneType")``. Working calls pay one Python
 frame; the ``try`` itself is free in CPython 3.11+.
@@ -127,19 +127,20 @@ def _guard(fn: Callable, name: str, first: int) -> Callable:
     return wrapper
 
 
-def guard_namespace(ns: Any, prefix: str = "") -> None:
-    """Wrap every public plain-Python function attribute of module or class ``ns``."""
-    is_class = isinstance(ns, type)
-    items = vars(ns).items() if is_class else [(n, getattr(ns, n)) for n in dir(ns)]
-    for n, f in list(items):
+def guarded(namespace: dict) -> dict:
+    """The guarded forms of a module namespace's public plain-Python functions (defined in
+    tessera): a module applies them to itself with ``globals().update(guarded(globals()))``,
+    so no module sets attributes on another."""
+    out = {}
+    for n, f in list(namespace.items()):
         if n.startswith("_") or not isinstance(f, types.FunctionType):
             continue
         if getattr(f, "__wrapped_by_arg_errors__", False):
             continue
-        if not is_class and not getattr(f, "__module__", "").startswith("tessera"):
+        if not getattr(f, "__module__", "").startswith("tessera"):
             continue
-        # A method's self is argument 0, so x.expand_as(None) blames "argument 1".
-        setattr(ns, n, _guard(f, prefix + n, 0 if is_class else 1))
+        out[n] = _guard(f, n, 1)
+    return out
 
 
 def int_arg(op: str, name: str, value: Any) -> int:
@@ -202,6 +203,9 @@ def _tensor_params(fn: Callable) -> "list[tuple[int | None, str, bool]]":
     return out
 
 
+_TRANSPARENT_TENSOR_ARGS = False
+
+
 def require_tensor_args(fn: Callable, name: str) -> Callable:
     """`fn` checking, before it runs, that each parameter annotated ``Tensor`` is a tensor
     (``Optional[Tensor]``: a tensor or None), raising PyTorch's TypeError
@@ -213,19 +217,25 @@ def require_tensor_args(fn: Callable, name: str) -> Callable:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        n = len(args)  # (messages are formatted only on failure: this runs on every F call)
         for pos, pname, optional in checks:
-            if pos is not None and pos < len(args):
+            if pos is not None and pos < n:
                 v = args[pos]
-                where = f"argument '{pname}' (position {pos + 1})"
             elif pname in kwargs:
                 v = kwargs[pname]
-                where = f"argument '{pname}'"
             else:
                 continue
             if not isinstance(v, Tensor) and not (optional and v is None):
+                where = (f"argument '{pname}' (position {pos + 1})"
+                         if pos is not None and pos < n else f"argument '{pname}'")
                 raise TypeError(f"{name}(): {where} must be Tensor"
                                 f"{' or None' if optional else ''}, not {type(v).__name__}")
         return fn(*args, **kwargs)
 
     wrapper.__requires_tensor_args__ = True  # type: ignore[attr-defined]
+    global _TRANSPARENT_TENSOR_ARGS
+    if not _TRANSPARENT_TENSOR_ARGS:  # autocast's nesting check looks through it to the caller
+        from .amp._policy import transparent
+        transparent(wrapper)
+        _TRANSPARENT_TENSOR_ARGS = True
     return wrapper

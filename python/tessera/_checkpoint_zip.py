@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 from ._C import Tensor
-from ._torch_compat_parity import TRANSIENT_ATTRS
+from ._tensor import TRANSIENT_ATTRS
 from ._weights_only_unpickler import (STORAGE_DTYPES, DeviceUnavailable, MalformedFile,
                                       StorageType,
                                       Unpickler, default_allowed_globals, map_python2_name)

@@ -1,7 +1,12 @@
-"""Creation functions of the array API (asarray, zeros, ones, empty, full, arange, ...)."""
+"""Creation functions: the array API's (asarray, zeros, ones, empty, full, arange, linspace,
+eye, *_like, ...) in every form PyTorch also accepts (``ts.zeros(2, 3)``, ``size=``,
+``requires_grad=``, ``memory_format=``, the default dtype of Note [default dtype] in
+_dtypes.py), and torch's others: x.new_*, rand_like/randn_like/randint_like, from_numpy,
+as_tensor, scalar_tensor, is_tensor/numel and friends, tril_indices/triu_indices, logspace."""
 from __future__ import annotations
 
 import builtins
+import warnings
 import math
 import operator
 from typing import Any, Optional, Sequence, Union
@@ -10,12 +15,15 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
-from ._dtypes import (_as_dtype, float32, float64, complex64, complex128, int64, uint64,
-                      bool as bool_)
+from ._dtypes import (_as_dtype, _default, _default_complex, float32, float64, complex64,
+                      complex128, int64, uint64, bool as bool_)
 
 __all__ = ["asarray", "tensor", "empty", "zeros", "ones", "full", "empty_like", "zeros_like",
            "ones_like", "full_like", "arange", "linspace", "eye", "tril", "triu", "meshgrid",
-           "set_default_device", "get_default_device"]
+           "set_default_device", "get_default_device", "rand_like", "randn_like",
+           "randint_like", "from_numpy", "as_tensor", "is_tensor", "is_floating_point",
+           "is_complex", "numel", "tril_indices", "triu_indices", "logspace", "scalar_tensor",
+           "is_nonzero"]
 
 ShapeLike = Union[int, Sequence[int]]
 
@@ -79,9 +87,10 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optiona
     Python floats become float32 and ints int64 (the default dtypes); NumPy scalars keep their
     dtype. `device` places the result (RuntimeError for a device this build cannot use).
     """
-    if device is None and isinstance(obj, (builtins.bool, builtins.int, builtins.float,
-                                           builtins.complex, list, tuple)):
-        device = _default_device_or_none()  # like torch.asarray: sequences go to the default
+    if device is None:  # torch.asarray is a default-device constructor for every input kind
+        device = _default_device_or_none()
+    if dtype is None and _default["dtype"] != float32:
+        dtype = _python_default_dtype(obj)  # Python floats take the default dtype
     if copy is not None and not isinstance(copy, (builtins.bool, np.bool_)):
         raise TypeError(f"asarray: copy must be True, False or None, got {type(copy).__name__} "
                         f"({copy!r})")
@@ -91,6 +100,19 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optiona
             raise ValueError(f"asarray: copy=False but moving to {device} needs a copy")
         out = out.to_device(device)
     return _rg(out, requires_grad)
+
+
+def _python_default_dtype(obj: Any) -> Any:
+    """The default (complex) dtype when obj is a Python float (complex) or a nested list/tuple
+    whose widest element is one (Note [default dtype]); None otherwise."""
+    if type(obj) in (builtins.float, builtins.complex):
+        kind: Any = type(obj)
+    elif isinstance(obj, (list, tuple)):
+        kind = _nested_kind(obj)
+    else:
+        return None
+    return _default["dtype"] if kind is builtins.float else \
+        _default_complex() if kind is builtins.complex else None
 
 
 def set_default_device(device: Any) -> None:
@@ -212,8 +234,7 @@ def _sequence_dtype(obj: Any) -> Any:
             return None
     if not found:
         return None
-    from ._torch_compat_default_dtype import get_default_dtype
-    fdef = get_default_dtype()
+    fdef = _default["dtype"]
     found = [fdef if f is None else (complex128 if fdef == float64 else complex64) if f == "complex"
              else f for f in found]
 
@@ -254,19 +275,71 @@ def _has_buffer(obj: Any) -> builtins.bool:
         return False
 
 
-def empty(shape: ShapeLike, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """An uninitialized tensor of `shape`."""
-    return _rg(_C._empty(_shape(shape), _dt(dtype, float32), device), requires_grad)
+def _size_args(op: str, size: tuple, shape: Any, kwargs: dict) -> tuple:
+    """The shape from any of the forms zeros/ones/empty take: the standard's one shape
+    argument (an int or a sequence), torch's ints as varargs, or shape= / size=. torch's
+    layout/pin_memory/memory_format/out keywords are checked and dropped from kwargs."""
+    if kwargs:
+        if kwargs.pop("layout", None) is not None or kwargs.pop("pin_memory", False):
+            raise NotImplementedError(f"{op}: layout= and pin_memory=True are not supported")
+        kwargs.pop("memory_format", None)
+        if kwargs.pop("out", None) is not None:
+            raise NotImplementedError(f"{op}: out= is not supported")
+        if "size" in kwargs:
+            if shape is not None:
+                raise TypeError(f"{op}: got the size both as shape= and as size=")
+            shape = kwargs.pop("size")
+        if kwargs:
+            raise TypeError(f"{op}: unexpected keyword arguments {sorted(kwargs)}")
+    if shape is not None:
+        if size:
+            raise TypeError(f"{op}: got the size both positionally and as a keyword")
+        return _shape(shape)
+    if len(size) == 1:
+        return _shape(size[0])
+    if not size:
+        raise TypeError(f"{op}: missing the size (e.g. {op}(2, 3) or {op}((2, 3)))")
+    for n in size:
+        if isinstance(n, builtins.bool) or not hasattr(n, "__index__"):
+            raise TypeError(f"{op}: sizes must be ints, got {type(n).__name__}")
+    return tuple(operator.index(n) for n in size)
 
 
-def zeros(shape: ShapeLike, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """A tensor of `shape` filled with 0."""
-    return _rg(_C._full(_shape(shape), 0, _dt(dtype, float32), device), requires_grad)
+def empty(*size: Any, shape: Any = None, dtype: Any = None, device: Any = None,
+          requires_grad: builtins.bool = False, **kwargs: Any) -> Tensor:
+    """An uninitialized tensor of `shape` (``empty((2, 3))``, ``empty(2, 3)``, ``size=``)."""
+    return _rg(_C._empty(_size_args("empty", size, shape, kwargs), _dt(dtype, _default["dtype"]),
+                         device), requires_grad)
 
 
-def ones(shape: ShapeLike, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """A tensor of `shape` filled with 1."""
-    return _rg(_C._full(_shape(shape), 1, _dt(dtype, float32), device), requires_grad)
+def zeros(*size: Any, shape: Any = None, dtype: Any = None, device: Any = None,
+          requires_grad: builtins.bool = False, **kwargs: Any) -> Tensor:
+    """A tensor of `shape` filled with 0 (``zeros((2, 3))``, ``zeros(2, 3)``, ``size=``)."""
+    return _rg(_C._full(_size_args("zeros", size, shape, kwargs), 0,
+                        _dt(dtype, _default["dtype"]), device), requires_grad)
+
+
+def ones(*size: Any, shape: Any = None, dtype: Any = None, device: Any = None,
+         requires_grad: builtins.bool = False, **kwargs: Any) -> Tensor:
+    """A tensor of `shape` filled with 1 (``ones((2, 3))``, ``ones(2, 3)``, ``size=``)."""
+    return _rg(_C._full(_size_args("ones", size, shape, kwargs), 1,
+                        _dt(dtype, _default["dtype"]), device), requires_grad)
+
+
+def _standard_signature(fn: Any) -> None:
+    """inspect.signature shows the standard's form fn(shape, *, dtype, device) (the function
+    takes torch's forms too, see _size_args)."""
+    import inspect
+    P = inspect.Parameter
+    fn.__signature__ = inspect.Signature(
+        [P("shape", P.POSITIONAL_OR_KEYWORD, annotation="ShapeLike")]
+        + [P(n, P.KEYWORD_ONLY, default=d) for n, d in
+           (("dtype", None), ("device", None), ("requires_grad", False))],
+        return_annotation="Tensor")
+
+
+for _fn in (empty, zeros, ones):
+    _standard_signature(_fn)
 
 
 def full(shape: ShapeLike, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
@@ -277,6 +350,8 @@ def full(shape: ShapeLike, fill_value: Any, *, dtype: Any = None, device: Any = 
         dtype = _scalar_default_dtype(fill_value)
         if dtype is None:
             raise TypeError(f"full: fill_value must be a Python number, got {type(fill_value).__name__}")
+        if dtype in (float32, complex64) and _default["dtype"] != float32:
+            dtype = _default["dtype"] if dtype == float32 else _default_complex()
     return _rg(_C._full(_shape(shape), fill_value, _as_dtype(dtype), device), requires_grad)
 
 
@@ -404,16 +479,37 @@ def _number(v: Any, op: str, name: str) -> Any:
     raise TypeError(f"{op}: {name} must be a number, got {type(v).__name__}")
 
 
-def arange(start: Union[int, float], /, stop: Optional[Union[int, float]] = None,
-           step: Union[int, float] = 1, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+def arange(*args: Union[int, float], start: Union[int, float, None] = None,
+           stop: Optional[Union[int, float]] = None, step: Union[int, float, None] = None,
+           dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False,
+           end: Optional[Union[int, float]] = None) -> Tensor:
     """Evenly spaced values in the half-open interval [start, stop): shape (n,) with
     n = max(0, ceil((stop - start) / step)) (NumPy's rule).
 
     Values are start + i * step computed in double precision, then cast (NumPy instead steps by
     (start + step) - start, which can drift by an ulp or so over long float ranges).
-    One argument means arange(0, start). The dtype defaults to int64 when every argument is an
-    int and float32 when any is a float.
+    One argument means arange(0, start); torch's ``end=`` is stop (``arange(end=n)`` counts
+    from 0). The dtype defaults to int64 when every argument is an int and to the default
+    float dtype (float32 unless set) when any is a float.
     """
+    if len(args) > 3:
+        raise TypeError(f"arange() takes at most 3 positional arguments ({len(args)} given)")
+    for name, value in zip(("start", "stop", "step"), args):
+        if {"start": start, "stop": stop, "step": step}[name] is not None:
+            raise TypeError(f"arange() got multiple values for argument '{name}'")
+    if args:
+        start, stop, step = (tuple(args) + (None, None))[:3] if len(args) > 1 else \
+            (args[0], stop, step)
+    if end is not None:
+        if stop is not None:
+            raise TypeError("arange: got both stop= and its alias end=")
+        stop = end
+    if start is None or (not args and stop is None):  # torch: arange(start=2) lacks "end"
+        if stop is None:
+            raise TypeError('arange() missing 1 required positional argument: "end"')
+        start = 0
+    if step is None:
+        step = 1
     start = _number(start, "arange", "start")
     if stop is None:
         start, stop = 0, start
@@ -423,7 +519,7 @@ def arange(start: Union[int, float], /, stop: Optional[Union[int, float]] = None
     if any(isinstance(a, builtins.complex) for a in args):
         raise TypeError("arange: start, stop and step must be real numbers")
     if dtype is None:
-        dtype = float32 if any(isinstance(a, builtins.float) for a in args) else int64
+        dtype = _default["dtype"] if any(isinstance(a, builtins.float) for a in args) else int64
     dtype = _as_dtype(dtype)
     if any(isinstance(a, builtins.float) for a in args) and _is_int_dtype(dtype):
         return _rg(_int_arange_of_floats(start, stop, step, dtype, device), requires_grad)
@@ -455,18 +551,34 @@ def _int_arange_of_floats(start: Any, stop: Any, step: Any, dtype: Any, device: 
     return _C._astype(idx * xstep + xstart, dtype, False)
 
 
-def linspace(start: Union[int, float, complex], stop: Union[int, float, complex], /, num: int, *,
-             dtype: Any = None, device: Any = None, endpoint: builtins.bool = True, requires_grad: builtins.bool = False) -> Tensor:
+def linspace(start: Union[int, float, complex], stop: Union[int, float, complex, None] = None,
+             num: Optional[int] = None, *, dtype: Any = None, device: Any = None,
+             endpoint: builtins.bool = True, requires_grad: builtins.bool = False,
+             end: Union[int, float, complex, None] = None, steps: Optional[int] = None) -> Tensor:
     """`num` evenly spaced values from start to stop (stop included when endpoint): shape (num,).
+    torch's names ``end=`` and ``steps=`` are stop and num.
 
     Computed in double precision as start + i * (stop - start) / div (div = num - 1 with the
     endpoint, else num), and the last element is exactly stop when endpoint; then cast.
-    The dtype defaults to float32, or complex64 when start or stop is complex.
+    The dtype defaults to the default float dtype (float32 unless set), or the matching
+    complex dtype when start or stop is complex.
     """
+    if end is not None:
+        if stop is not None:
+            raise TypeError("linspace: got both stop= and its alias end=")
+        stop = end
+    if steps is not None:
+        if num is not None:
+            raise TypeError("linspace: got both num= and its alias steps=")
+        num = steps
+    if stop is None or num is None:
+        raise TypeError("linspace() missing a required argument: "
+                        f"{'stop (end)' if stop is None else 'num (steps)'}")
     start = _number(start, "linspace", "start")
     stop = _number(stop, "linspace", "stop")
     if dtype is None:
-        dtype = complex64 if isinstance(start, builtins.complex) or isinstance(stop, builtins.complex) else float32
+        dtype = _default_complex() if isinstance(start, builtins.complex) or \
+            isinstance(stop, builtins.complex) else _default["dtype"]
     if _is_int_dtype(_as_dtype(dtype)):
         return _rg(_int_linspace(start, stop, num, _as_dtype(dtype), builtins.bool(endpoint), device),
                    requires_grad)
@@ -502,25 +614,28 @@ def _int_linspace(start: Any, stop: Any, num: int, dtype: Any, endpoint: builtin
 def eye(n_rows: int, n_cols: Optional[int] = None, /, *, k: int = 0, dtype: Any = None,
         device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """A (n_rows, n_cols) tensor with ones on the k-th diagonal (k > 0 above the main one)."""
-    return _rg(_C._eye(n_rows, n_rows if n_cols is None else n_cols, k, _dt(dtype, float32), device), requires_grad)
+    return _rg(_C._eye(n_rows, n_rows if n_cols is None else n_cols, k,
+                       _dt(dtype, _default["dtype"]), device), requires_grad)
 
 
-def _band(op: str, x: Tensor, k: int, diagonal: Optional[int]) -> int:
+def _band(op: str, x: Tensor, k: Optional[int], diagonal: Optional[int]) -> int:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}: expected a tensor, got {type(x).__name__}")
-    return k if diagonal is None else diagonal
+    if k is not None and diagonal is not None:
+        raise TypeError(f"{op}: got the diagonal both as diagonal and as k=")
+    return k if k is not None else diagonal if diagonal is not None else 0
 
 
-def tril(x: Tensor, /, *, k: int = 0, diagonal: Optional[int] = None) -> Tensor:
+def tril(input: Tensor, diagonal: Optional[int] = None, *, k: Optional[int] = None) -> Tensor:
     """The lower triangle of each matrix in x (..., M, N): elements with col - row <= k are kept,
-    the rest are zero. `diagonal=` is PyTorch's name for k."""
-    return _C._tril(x, _band("tril", x, k, diagonal))
+    the rest are zero. `diagonal` (positional or keyword) is PyTorch's name for k."""
+    return _C._tril(input, _band("tril", input, k, diagonal))
 
 
-def triu(x: Tensor, /, *, k: int = 0, diagonal: Optional[int] = None) -> Tensor:
+def triu(input: Tensor, diagonal: Optional[int] = None, *, k: Optional[int] = None) -> Tensor:
     """The upper triangle of each matrix in x (..., M, N): elements with col - row >= k are kept,
-    the rest are zero. `diagonal=` is PyTorch's name for k."""
-    return _C._triu(x, _band("triu", x, k, diagonal))
+    the rest are zero. `diagonal` (positional or keyword) is PyTorch's name for k."""
+    return _C._triu(input, _band("triu", input, k, diagonal))
 
 
 def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list:
@@ -552,3 +667,289 @@ def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list:
         view[pos[i]] = a.shape[0]
         out.append(_C._broadcast_to(_C._reshape(a, tuple(view), -1), tuple(shape)))
     return out
+
+
+# ---- x.new_*
+def _new_args(self: Tensor, dtype: Any, device: Any) -> dict:
+    return {"dtype": self.dtype if dtype is None else _as_dtype(dtype),
+            "device": self.device if device is None else device}
+
+
+def _new_zeros(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
+               requires_grad: builtins.bool = False, **kw: Any) -> Tensor:
+    """A zero tensor of `size` with this tensor's dtype and device (unless given)."""
+    return zeros(*size, requires_grad=requires_grad, **_new_args(self, dtype, device), **kw)
+
+
+def _new_ones(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
+              requires_grad: builtins.bool = False, **kw: Any) -> Tensor:
+    """A tensor of ones of `size` with this tensor's dtype and device (unless given)."""
+    return ones(*size, requires_grad=requires_grad, **_new_args(self, dtype, device), **kw)
+
+
+def _new_empty(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
+               requires_grad: builtins.bool = False, **kw: Any) -> Tensor:
+    """An uninitialized tensor of `size` with this tensor's dtype and device (unless given)."""
+    return empty(*size, requires_grad=requires_grad, **_new_args(self, dtype, device), **kw)
+
+
+def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+              requires_grad: builtins.bool = False) -> Tensor:
+    """A tensor of `size` filled with `fill_value`, with this tensor's dtype and device."""
+    return full(size, fill_value, requires_grad=requires_grad, **_new_args(self, dtype, device))
+
+
+def _new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
+                requires_grad: builtins.bool = False) -> Tensor:
+    """A copy of `data` as a new leaf tensor with this tensor's dtype and device (unless given)."""
+    if isinstance(data, Tensor):
+        data = data.detach()
+    return asarray(data, copy=True, requires_grad=requires_grad, **_new_args(self, dtype, device))
+
+
+# ---- *_like with random values
+def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+              requires_grad: builtins.bool = False) -> Tensor:
+    """Uniform [0, 1) values with input's shape, dtype and device (unless given)."""
+    from . import random
+    a = _new_args(input, dtype, device)
+    return _rg(_like_layout(input, lambda shape: random.rand(*shape, **a)), requires_grad)
+
+
+def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
+               requires_grad: builtins.bool = False) -> Tensor:
+    """Standard normal values with input's shape, dtype and device (unless given)."""
+    from . import random
+    a = _new_args(input, dtype, device)
+    return _rg(_like_layout(input, lambda shape: random.randn(*shape, **a)), requires_grad)
+
+
+def randint_like(input: Tensor, low: int = 0, high: Optional[int] = None, *, dtype: Any = None,
+                 device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+    """Random integers in [low, high) (one bound given: [0, low)) with input's shape, dtype
+    and device (unless given)."""
+    from . import random
+    if high is None:
+        low, high = 0, low
+    a = _new_args(input, dtype, device)
+    return _rg(random.randint(low, high, tuple(input.shape), **a), requires_grad)
+
+
+# ---- interop and queries
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor sharing `ndarray`'s memory (writes show through both ways)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"from_numpy: expected np.ndarray, got {type(ndarray).__name__}")
+    return asarray(ndarray, copy=False)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """`data` as a tensor, sharing memory when dtype and device allow (torch.as_tensor)."""
+    if isinstance(data, Tensor):
+        out = data
+        if device is not None and _C.Device(device) != data.device:
+            out = out.to(device)
+        return out if dtype is None else out.to(_as_dtype(dtype))
+    return asarray(data, dtype=dtype, device=device)
+
+
+def is_tensor(obj: Any) -> builtins.bool:
+    """True when `obj` is a tessera Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def _tensor_arg(op: str, x: Any) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}: expected a Tensor, got {type(x).__name__}")
+    return x
+
+
+def is_floating_point(input: Tensor) -> builtins.bool:
+    return _tensor_arg("is_floating_point", input).is_floating_point()
+
+
+def is_complex(input: Tensor) -> builtins.bool:
+    return _tensor_arg("is_complex", input).is_complex()
+
+
+def is_nonzero(input: Tensor) -> builtins.bool:
+    return _tensor_arg("is_nonzero", input).is_nonzero()
+
+
+def numel(input: Tensor) -> int:
+    """The number of elements of `input`."""
+    return int(_tensor_arg("numel", input).size)
+
+
+def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None,
+                  requires_grad: builtins.bool = False) -> Tensor:
+    """A 0-d tensor holding `s` (float32 unless dtype is given, like torch)."""
+    return asarray(s, dtype=_default["dtype"] if dtype is None else dtype, device=device,
+                   copy=True, requires_grad=requires_grad)
+
+
+def _tri_indices(op: str, row: int, col: int, offset: int, upper: builtins.bool, dtype: Any,
+                 device: Any) -> Tensor:
+    """Row i of the triangle holds clip(i + offset + 1, 0, col) columns from 0 (lower) or
+    clip(col - i - offset, 0, col) columns ending at col - 1 (upper): the count is summed in
+    closed form and checked (check_output_size) before any index is built, and only rows that
+    hold an entry are enumerated, so the work is O(output)."""
+    from ._arg_errors import check_output_size, int_arg
+    row, col = int_arg(op, "row", row), int_arg(op, "col", col)
+    offset = int_arg(op, "offset", offset)
+    for n, v in (("row", row), ("col", col)):
+        if v < 0:
+            raise RuntimeError(f"{op}: {n} must be non-negative, got {v}")
+    # rows lo..hi (inclusive) hold entries; row i holds clip(a + i, 0, col) (lower) or
+    # clip(a - i, 0, col) (upper) of them
+    if upper:
+        a = col - offset
+        lo, hi = 0, builtins.min(row - 1, a - 1)
+    else:
+        a = offset + 1
+        lo, hi = builtins.max(0, 1 - a), row - 1
+    if hi < lo or col == 0:
+        total = 0
+    else:
+        # rows where the count is not clipped at col: a linear run
+        sign = -1 if upper else 1
+        full_lo, full_hi = (lo, builtins.min(hi, a - col)) if upper else \
+            (builtins.max(lo, col - a), hi)
+        full = builtins.max(0, full_hi - full_lo + 1)
+        lin_lo, lin_hi = (builtins.max(lo, a - col + 1), hi) if upper else \
+            (lo, builtins.min(hi, col - a - 1))
+        nlin = builtins.max(0, lin_hi - lin_lo + 1)
+        total = full * col
+        if nlin:  # an arithmetic series: nlin terms from a + sign*lin_lo to a + sign*lin_hi
+            total += (nlin * (2 * a + sign * (lin_lo + lin_hi))) // 2
+    out_dtype = int64 if dtype is None else _as_dtype(dtype)
+    check_output_size(op, (2, total), out_dtype, device)
+    if total == 0:
+        return asarray(np.zeros((2, 0), dtype=np.int64), dtype=out_dtype, device=device)
+    rows = np.arange(lo, hi + 1, dtype=np.int64)
+    counts = np.clip(a - rows if upper else a + rows, 0, col)
+    starts = col - counts if upper else np.zeros_like(counts)
+    r = np.repeat(rows, counts)
+    c = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts - starts, counts)
+    return asarray(np.stack([r, c]), dtype=out_dtype, device=device)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
+                 device: Any = None) -> Tensor:
+    """2 x N int64 (row, col) indices of the lower triangle of a row x col matrix (on and
+    below diagonal `offset`), in row-major order."""
+    return _tri_indices("tril_indices", row, col, offset, False, dtype, device)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
+                 device: Any = None) -> Tensor:
+    """2 x N int64 (row, col) indices of the upper triangle (on and above diagonal `offset`)."""
+    return _tri_indices("triu_indices", row, col, offset, True, dtype, device)
+
+
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
+             device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+    """`steps` values base**linspace(start, end, steps) (the default float dtype unless dtype
+    is given)."""
+    if steps < 0:
+        raise RuntimeError(f"logspace: number of steps must be non-negative, got {steps}")
+    exps = np.linspace(start, end, steps, dtype=np.float64)
+    vals = np.power(np.float64(base), exps)
+    d = _default["dtype"] if dtype is None else _as_dtype(dtype)
+    return asarray(vals, dtype=d, device=device, copy=True, requires_grad=requires_grad)
+
+
+# ---- torch.fill, empty_strided, frombuffer, empty_permuted, range
+def fill(input: Tensor, value: Any) -> Tensor:
+    """A new tensor like `input` filled with `value` (torch.fill)."""
+    return _ns().full_like(input, value)
+
+
+def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None,
+                  layout: Any = None, device: Any = None, requires_grad: bool = False,
+                  pin_memory: bool = False) -> Tensor:
+    """An uninitialized tensor of `size` with element `stride`s over fresh storage."""
+    ts = _ns()
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    extent = 0 if 0 in size else 1 + builtins.sum((n - 1) * s for n, s in zip(size, stride))
+    dt = ts.get_default_dtype() if dtype is None else dtype
+    base = ts.empty((extent,), dtype=dt, device=device)
+    out = base.as_strided(size, stride)
+    if requires_grad:
+        out = out.detach().requires_grad_(True)
+    return out
+
+
+def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
+               requires_grad: bool = False) -> Tensor:
+    """A 1-D tensor over an object exposing the buffer protocol (`count` items of `dtype`
+    from byte `offset`). tessera copies the bytes (torch shares them)."""
+    import numpy as np
+    ts = _ns()
+    np_dt = np.dtype(str(dtype).rsplit(".", 1)[-1]) if str(dtype) != "bfloat16" else None
+    if np_dt is None:
+        raise TypeError("frombuffer: bfloat16 is not supported")
+    nbytes = memoryview(buffer).nbytes
+    if offset < 0 or offset > nbytes - (1 if nbytes else 0):
+        raise ValueError(f"both buffer length ({nbytes}) and offset ({offset}) must be "
+                         "non-negative and offset must be less than the buffer length")
+    if count == 0 or (count < 0 and (nbytes - offset) % np_dt.itemsize):
+        raise ValueError(f"buffer length ({nbytes - offset} after offset) must be a multiple of "
+                         f"element size ({np_dt.itemsize})")
+    arr = np.frombuffer(buffer, dtype=np_dt, count=count, offset=offset)
+    out = ts.asarray(arr.copy())
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def empty_permuted(size: Sequence[int], physical_layout: Sequence[int], *, dtype: Any = None,
+                   device: Any = None, requires_grad: bool = False, **kwargs: Any) -> Tensor:
+    """An uninitialized tensor of `size` (tessera allocates row-major whatever the layout)."""
+    ts = _ns()
+    size, layout = tuple(size), tuple(physical_layout)
+    if sorted(layout) != list(range(len(size))):
+        raise RuntimeError(f"empty_permuted: physical_layout must be a permutation of the "
+                           f"dims, got {list(layout)} for size {list(size)}")
+    out = ts.empty(size, dtype=dtype, device=device)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def _range(start: Any, end: Any, step: Any = 1, *, dtype: Any = None,
+          device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Deprecated torch.range: like arange but *including* `end`, float by default."""
+    ts = _ns()
+    warnings.warn("torch.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    n = int(math.floor((end - start) / step)) + 1
+    dt = ts.get_default_dtype() if dtype is None else dtype
+    out = (ts.arange(n, dtype=ts.float64) * step + start).astype(dt)
+    if device is not None:
+        out = out.to(device)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+_range.__name__ = _range.__qualname__ = "range"  # ts.range (served lazily: Python's builtin name)
+
+
+def _ns() -> Any:
+    import tessera
+    return tessera
+
+
+__all__ += ["fill", "empty_strided", "frombuffer", "empty_permuted"]

@@ -13,7 +13,8 @@ from ._C import (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
 __all__ = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
            "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "dtype",
            "half", "double", "cfloat", "cdouble", "short", "long",
-           "result_type", "can_cast", "finfo", "iinfo", "isdtype", "astype"]
+           "result_type", "can_cast", "finfo", "iinfo", "isdtype", "astype", "get_default_dtype",
+           "set_default_dtype", "promote_types"]
 
 _ALL = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16,
         float32, float64, complex64, complex128)
@@ -95,7 +96,6 @@ def finfo(type: Union[dtype, Tensor, None] = None, /) -> finfo_object:  # noqa: 
     """Machine limits of a floating-point or complex dtype (complex gives its real part's);
     without an argument, of the default float dtype (torch.finfo())."""
     if type is None:
-        from ._torch_compat_default_dtype import get_default_dtype
         type = get_default_dtype()
     d = type.dtype if isinstance(type, Tensor) else _as_dtype(type)
     bits, eps, mx, mn, smallest = _C._finfo(d)
@@ -152,3 +152,39 @@ def astype(x: Tensor, dtype: Any, /, *, copy: builtins.bool = True, device: Any 
     if device is not None:
         out = out.to_device(device)
     return out
+
+
+# ---- the default floating dtype (torch.set_default_dtype / get_default_dtype)
+# Note [default dtype]: the default floating dtype (float32 unless set) is what the namespace's
+# creation functions give when no dtype is passed and the values are Python floats or none at
+# all: zeros/ones/empty/full(float)/eye/linspace/logspace/arange(float)/rand/randn/
+# tensor/asarray/as_tensor/scalar_tensor of Python floats (complex Python values take the
+# matching complex dtype). NumPy arrays and tensors keep their own dtype. The C++ ops' own
+# int -> float promotions (e.g. ts.sqrt of an int tensor) stay float32, as the array API
+# namespace defines them.
+_default = {"dtype": float32}
+
+
+def get_default_dtype() -> dtype:
+    """The default floating dtype of the creation functions (float32 unless set)."""
+    return _default["dtype"]
+
+
+def set_default_dtype(d: Any) -> None:
+    """Sets the default floating dtype (float16, bfloat16, float32 or float64) of the creation
+    functions (Note [default dtype])."""
+    dt = _as_dtype(d)
+    if dt not in (float16, bfloat16, float32, float64):
+        raise TypeError(f"set_default_dtype: only floating-point types are supported as the "
+                        f"default type, got {dt}")
+    _default["dtype"] = dt
+
+
+def _default_complex() -> dtype:
+    """The complex dtype matching the default float dtype."""
+    return complex128 if _default["dtype"] == float64 else complex64
+
+
+def promote_types(type1: Any, type2: Any) -> dtype:
+    """The dtype both promote to (torch.promote_types: no weak scalars)."""
+    return result_type(type1, type2)

@@ -1,6 +1,8 @@
-"""Elementwise functions of the array API standard (2024.12).
+"""Elementwise functions of the array API standard (2024.12), and PyTorch's (relu, sigmoid,
+rsqrt, logit, xlogy, lerp, addcmul, fmod, float_power, isclose, nan_to_num, clamp, the
+arc*/comparison aliases, ...) with their Tensor methods.
 
-The functions themselves are bound in C++ (csrc/python/bind_elementwise.cpp, with their
+The standard's functions are bound in C++ (csrc/python/bind_elementwise.cpp, with their
 docstrings); this module gathers them into the namespace. Each takes its operands
 positionally; binary functions accept tensors or Python numbers (weak in promotion) as long
 as one operand is a tensor, and broadcast. Integer and boolean inputs of the float-only
@@ -8,15 +10,27 @@ functions (exp, sin, sqrt, divide, ...) compute in float32.
 """
 from __future__ import annotations
 
+import builtins
+import math
+from collections import namedtuple
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+from . import _C
+from ._C import Tensor
 from ._C import (  # noqa: F401
     abs, acos, acosh, add, asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_invert,
-    bitwise_left_shift, bitwise_or, bitwise_right_shift, bitwise_xor, ceil, clamp, clip, conj,
+    bitwise_left_shift, bitwise_or, bitwise_right_shift, bitwise_xor, ceil, clip, conj,
     copysign, cos, cosh, divide, equal, exp, expm1, floor, floor_divide, greater, greater_equal,
     hypot, imag, isfinite, isinf, isnan, less, less_equal, log, log1p, log2, log10, logaddexp,
     logical_and, logical_not, logical_or, logical_xor, maximum, minimum, multiply, negative,
     nextafter, not_equal, positive, pow, real, reciprocal, remainder, round, sign, signbit, sin,
     sinh, sqrt, square, subtract, tan, tanh, trunc,
 )
+from ._dtypes import (bool as bool_, complex64, complex128, float16, bfloat16, float32,
+                      float64)
+from .autograd.function import Function, FunctionCtx
 
 __all__ = [
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
@@ -28,3 +42,574 @@ __all__ = [
     "nextafter", "not_equal", "positive", "pow", "real", "reciprocal", "remainder", "round",
     "sign", "signbit", "sin", "sinh", "sqrt", "square", "subtract", "tan", "tanh", "trunc",
 ]
+
+
+# ---- PyTorch's elementwise functions and aliases
+# PyTorch-style elementwise functions and aliases (relu, sigmoid, rsqrt, logit, xlogy, lerp,
+# addcmul, fmod, float_power, isclose, nan_to_num, ...), as functions and Tensor methods,
+# built from differentiable tessera ops. Integer and bool inputs of float functions compute in
+# float32 (torch's default dtype).
+_TORCH_NAMES = ["relu", "sigmoid", "rsqrt", "exp2", "frac", "fix", "sinc", "deg2rad", "rad2deg",
+                "logit", "xlogy", "float_power", "fmod", "lerp", "addcmul", "addcdiv", "clamp_min",
+                "clamp_max", "isclose", "allclose", "isposinf", "isneginf", "isreal", "nan_to_num",
+                "sgn", "heaviside", "fmax", "fmin", "logaddexp2", "ldexp", "absolute", "arccos",
+                "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "bitwise_not",
+                "mul", "neg", "ge", "gt", "le", "lt", "ne", "eq",
+                "erf", "erfc", "erfinv", "lgamma", "digamma", "angle", "gcd", "lcm", "frexp",
+                "hardshrink", "prelu", "mvlgamma", "polygamma",
+                "threshold", "rsub", "clamp"]  # PyTorch's (the standard's are above)
+__all__ += _TORCH_NAMES
+
+_FLOATS = (float16, bfloat16, float32, float64)
+_COMPLEX = (complex64, complex128)
+
+
+def _t(x: Any) -> Tensor:
+    return x if isinstance(x, Tensor) else _C._wrap_scalar(x) if not hasattr(x, "__len__") \
+        else _ts().asarray(x)
+
+
+def _ts() -> Any:
+    import tessera
+    return tessera
+
+
+def _floating(x: Tensor) -> Tensor:
+    """x itself when floating or complex, else x as float32 (torch's int -> float rule)."""
+    return x if x.dtype in _FLOATS + _COMPLEX else _C._astype(x, float32, True)
+
+
+def relu(input: Tensor) -> Tensor:
+    """max(input, 0); NaN stays NaN. Any real dtype (bool raises like torch)."""
+    if input.dtype == bool_:
+        raise RuntimeError("relu: not implemented for 'Bool'")
+    from .nn import functional as F
+    return F.relu(input)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """1 / (1 + exp(-input)); integer input gives float32."""
+    from .nn import functional as F
+    return F.sigmoid(_floating(input))
+
+
+def rsqrt(input: Tensor) -> Tensor:
+    """1 / sqrt(input)."""
+    return _C.reciprocal(_C.sqrt(_floating(input)))
+
+
+def exp2(input: Tensor) -> Tensor:
+    """2 ** input (float result)."""
+    return _C.pow(2.0, _floating(input))
+
+
+def frac(input: Tensor) -> Tensor:
+    """input - trunc(input) (keeps the sign); floating input only, like torch."""
+    if input.dtype not in _FLOATS:
+        raise RuntimeError(f"frac: not implemented for {input.dtype}")
+    return input - _C.trunc(input)
+
+
+def fix(input: Tensor) -> Tensor:
+    """Rounds toward zero (alias of trunc)."""
+    return _C.trunc(input)
+
+
+def sinc(input: Tensor) -> Tensor:
+    """sin(pi x) / (pi x), 1 at 0."""
+    x = _floating(input)
+    px = x * math.pi
+    zero = px == 0
+    safe = _C.where(zero, 1.0, px)
+    return _C.where(zero, 1.0, _C.sin(safe) / safe)
+
+
+def deg2rad(input: Tensor) -> Tensor:
+    """input * pi / 180 (float result)."""
+    return _floating(input) * (math.pi / 180.0)
+
+
+def rad2deg(input: Tensor) -> Tensor:
+    """input * 180 / pi (float result)."""
+    return _floating(input) * (180.0 / math.pi)
+
+
+def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:
+    """log(p / (1 - p)) with p = input clamped to [eps, 1 - eps] when eps is given."""
+    x = _floating(input)
+    if eps is not None:
+        x = _C.clamp(x, eps, 1.0 - eps)
+    return _C.log(x / (1.0 - x))
+
+
+class _XLogY(Function):
+    """x * log(y) (log1p(y) for xlog1py), 0 where x == 0 unless y is NaN. Gradients are
+    torch's: d/dx = log(y) (log1p(y)), but 0 where x == 0 and y <= 0 (y <= -1), so x == 0
+    gets no NaN from log's pole; d/dy = x / y (x / (1 + y))."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, y: Tensor, log1p: builtins.bool) -> Tensor:  # type: ignore[override]
+        ctx.save_for_backward(x, y)
+        ctx.log1p = log1p
+        prod = x * (_C.log1p(y) if log1p else _C.log(y))
+        return _C.where((x == 0) & ~_C.isnan(y), 0.0, prod)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        x, y = ctx.saved_tensors
+        gx = gy = None
+        if ctx.needs_input_grad[0]:
+            pole = -1.0 if ctx.log1p else 0.0
+            ly = _C.log1p(y) if ctx.log1p else _C.log(y)
+            gx = g * _C.where((x == 0) & (y <= pole), 0.0, ly)
+        if ctx.needs_input_grad[1]:
+            gy = g * x / ((1 + y) if ctx.log1p else y)
+        return gx, gy, None
+
+
+def _xlogy_operands(input: Any, other: Any) -> Any:
+    """input and other as tensors of torch's result dtype for xlogy / xlog1py: Python (and
+    NumPy) scalars are weak (xlogy(float32 tensor, 2.5) stays float32), and integer or bool
+    results take the default float dtype."""
+    from ._dtypes import get_default_dtype
+    a = input.item() if isinstance(input, np.generic) else input
+    b = other.item() if isinstance(other, np.generic) else other
+    x, y = _t(a), _t(b)
+
+    def proxy(t: Tensor, orig: Any) -> Tensor:  # an empty stand-in with t's promotion weight
+        if not isinstance(orig, Tensor) and not hasattr(orig, "__len__"):
+            return t  # a weak wrapped Python scalar
+        return _C._empty(() if t.ndim == 0 else (0,), t.dtype, t.device)
+    dt = (proxy(x, a) * proxy(y, b)).dtype
+    if dt not in _FLOATS + _COMPLEX:
+        dt = get_default_dtype()
+    dev = x.device if isinstance(a, Tensor) else y.device
+    out = []
+    for t, orig in ((x, a), (y, b)):
+        if not isinstance(orig, Tensor) and not hasattr(orig, "__len__"):
+            t = _ts().asarray(orig, dtype=dt, device=dev)
+        elif t.dtype != dt:
+            t = _C._astype(t, dt, True)
+        out.append(t)
+    return out
+
+
+def _xlogy(input: Any, other: Any, log1p: builtins.bool) -> Tensor:
+    x, y = _xlogy_operands(input, other)
+    return _XLogY.apply(x, y, log1p)
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    """input * log(other), 0 where input == 0 (unless other is NaN); torch's gradients
+    (d/dinput is 0, not NaN, where input == 0 and other <= 0)."""
+    return _xlogy(input, other, False)
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """input ** exponent in float64 (complex128 when either is complex)."""
+    x, y = _t(input), _t(exponent)
+    cplx = x.dtype in _COMPLEX or y.dtype in _COMPLEX or isinstance(exponent, builtins.complex)
+    dt = complex128 if cplx else float64
+    x = _C._astype(x, dt, True)
+    y = exponent if isinstance(exponent, (builtins.int, builtins.float)) else _C._astype(y, dt, True)
+    return _C.pow(x, y)
+
+
+def fmod(input: Any, other: Any) -> Tensor:
+    """C-style remainder: the result has the dividend's sign (torch.fmod). Integer division
+    by zero raises RuntimeError like torch."""
+    x = _t(input)
+    y = other
+    r = _C.remainder(x, y)
+    if r.dtype not in _FLOATS + _COMPLEX and builtins.bool(_C._any(_t(y) == 0, None, False)):
+        raise RuntimeError("fmod: ZeroDivisionError (integer division by zero)")
+    yt = _t(y)
+    fix_sign = (r != 0) & ((r < 0) != (x < 0))
+    return _C.where(fix_sign, r - yt, r)
+
+
+def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
+    """input + weight * (end - input); floating tensors only (as in torch)."""
+    if input.dtype not in _FLOATS + _COMPLEX:
+        raise RuntimeError(f"lerp: not implemented for {input.dtype}")
+    return input + weight * (end - input)
+
+
+def addcmul(input: Tensor, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
+    """input + value * tensor1 * tensor2."""
+    prod = tensor1 * tensor2
+    return input + (prod if value == 1 else value * prod)
+
+
+def addcdiv(input: Tensor, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
+    """input + value * tensor1 / tensor2 (integer tensors raise, as in torch)."""
+    t1, t2 = _t(tensor1), _t(tensor2)
+    if t1.dtype not in _FLOATS + _COMPLEX and t2.dtype not in _FLOATS + _COMPLEX:
+        raise RuntimeError("addcdiv: integer division with addcdiv is no longer supported; "
+                           "hint: convert tensor1 or tensor2 to a floating dtype")
+    q = t1 / t2
+    return input + (q if value == 1 else value * q)
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """torch.clamp (and x.clamp, x.clip): elementwise min(max(input, min), max), where float
+    bounds promote an integer input to float (torch's promotion; ts.clip keeps the array API's
+    x dtype). Bounds broadcast against input. With no bound at all it returns a copy, like
+    ts.clip (torch raises)."""
+    x = input
+    if not isinstance(min, (Tensor, builtins.float)) and not isinstance(max, (Tensor, builtins.float)):
+        return _C.clamp(x, min, max)  # int / None bounds: nothing to promote or broadcast
+    if not isinstance(min, Tensor) and not isinstance(max, Tensor) and x.dtype.is_floating_point:
+        return _C.clamp(x, min, max)
+    shapes = [tuple(b.shape) for b in (min, max) if isinstance(b, Tensor)]
+    if shapes:
+        from ._manipulation import broadcast_shapes
+        full = broadcast_shapes(tuple(x.shape), *shapes)
+        if full != tuple(x.shape):
+            x = _C._broadcast_to(x, full)
+    if x.dtype not in _FLOATS + _COMPLEX:
+        for b in (min, max):
+            if isinstance(b, builtins.float) and x.dtype not in _FLOATS:
+                x = _C._astype(x, float32, True)
+            elif isinstance(b, Tensor) and b.dtype != x.dtype:
+                x = _C._astype(x, _C._promote_types(x.dtype, b.dtype), True)
+    return _C.clamp(x, min, max)
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:
+    """max(input, min)."""
+    return clamp(input, min, None)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:
+    """min(input, max)."""
+    return clamp(input, None, max)
+
+
+def isclose(input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: builtins.bool = False) -> Tensor:
+    """|input - other| <= atol + rtol * |other| elementwise (bool), infinities equal only to
+    themselves, NaN equal to NaN only with equal_nan=True."""
+    x, y = _t(input), _t(other)
+    if x.dtype != y.dtype and isinstance(other, Tensor):
+        raise RuntimeError(f"isclose: {x.dtype} did not match {y.dtype}")
+    if x.dtype == bool_ or (x.dtype not in _FLOATS + _COMPLEX and rtol == 0 and atol == 0):
+        return x == y
+    xf, yf = _floating(x), _floating(y)
+    eq = xf == yf
+    finite = _C.isfinite(xf) & _C.isfinite(yf)
+    close = _C.abs(xf - yf) <= atol + rtol * _C.abs(yf)
+    out = eq | (finite & close)
+    if equal_nan:
+        out = out | (_C.isnan(xf) & _C.isnan(yf))
+    return out
+
+
+def allclose(input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: builtins.bool = False) -> builtins.bool:
+    """True when isclose holds everywhere (after broadcasting)."""
+    return builtins.bool(_C._all(isclose(input, other, rtol, atol, equal_nan), None, False))
+
+
+def _equal_method(input: Tensor, other: Tensor) -> builtins.bool:
+    """torch.equal: same shape and the same values (NaN != NaN)."""
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return builtins.bool(_C._all(input == other, None, False))
+
+
+def isposinf(input: Tensor) -> Tensor:
+    """True where input is +inf."""
+    return _C.isinf(input) & (input > 0)
+
+
+def isneginf(input: Tensor) -> Tensor:
+    """True where input is -inf."""
+    return _C.isinf(input) & (input < 0)
+
+
+def isreal(input: Tensor) -> Tensor:
+    """True where the imaginary part is 0 (everywhere for real dtypes)."""
+    if input.dtype in _COMPLEX:
+        return _C.imag(input) == 0
+    return _C._full(tuple(input.shape), True, bool_, input.device)
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: Optional[float] = None,
+               neginf: Optional[float] = None) -> Tensor:
+    """NaN -> nan, +inf -> posinf (default: the dtype's max), -inf -> neginf (its lowest)."""
+    if input.dtype in _COMPLEX:
+        return _C.real(nan_to_num(_C.real(input), nan, posinf, neginf)) + 1j * \
+            nan_to_num(_C.imag(input), nan, posinf, neginf)
+    if input.dtype not in _FLOATS:
+        return input.clone()
+    fi = _ts().finfo(input.dtype)
+    hi = fi.max if posinf is None else posinf
+    lo = fi.min if neginf is None else neginf
+    out = _C.where(_C.isnan(input), nan, input)
+    out = _C.where(isposinf(input), hi, out)
+    return _C.where(isneginf(input), lo, out)
+
+
+def sgn(input: Tensor) -> Tensor:
+    """sign for real input; input / |input| (0 at 0) for complex input."""
+    if input.dtype == bool_:
+        return input.clone()
+    if input.dtype in _FLOATS:  # torch: sgn(NaN) == 0
+        return _C.where(_C.isnan(input), 0, _C.sign(input))
+    if input.dtype not in _COMPLEX:
+        return _C.sign(input)
+    a = _C.abs(input)
+    zero = a == 0
+    return _C.where(zero, 0, input / _C.where(zero, 1.0, a))
+
+
+def heaviside(input: Tensor, values: Any) -> Tensor:
+    """0 where input < 0, `values` where input == 0, 1 where input > 0."""
+    v = _t(values)
+    if isinstance(values, Tensor) and v.dtype != input.dtype:
+        raise RuntimeError(f"heaviside: input ({input.dtype}) and values ({v.dtype}) must have "
+                           "the same dtype")
+    one = _C._astype(_C._wrap_scalar(1), input.dtype, True)
+    zero = _C._astype(_C._wrap_scalar(0), input.dtype, True)
+    return _C.where(input == 0, v, _C.where(input > 0, one, zero))
+
+
+def fmax(input: Tensor, other: Any) -> Tensor:
+    """Elementwise maximum that ignores NaN (NaN only where both are NaN). As torch, the
+    gradient goes wholly to `input` where input >= other or other is NaN (ties included),
+    else to `other`."""
+    o = _t(other)
+    if input.dtype not in _FLOATS and o.dtype not in _FLOATS:
+        return _C.maximum(input, o)
+    return _C.where((input >= o) | _C.isnan(o), input, o)
+
+
+def fmin(input: Tensor, other: Any) -> Tensor:
+    """Elementwise minimum that ignores NaN; ties and a NaN `other` give `input` (and its
+    gradient), as torch."""
+    o = _t(other)
+    if input.dtype not in _FLOATS and o.dtype not in _FLOATS:
+        return _C.minimum(input, o)
+    return _C.where((input <= o) | _C.isnan(o), input, o)
+
+
+def logaddexp2(input: Tensor, other: Any) -> Tensor:
+    """log2(2**input + 2**other)."""
+    ln2 = math.log(2.0)
+    return _C.logaddexp(_floating(input) * ln2, _floating(_t(other)) * ln2) / ln2
+
+
+def ldexp(input: Tensor, other: Any) -> Tensor:
+    """input * 2**other (float result)."""
+    return _floating(input) * _C.pow(2.0, _floating(_t(other)))
+
+
+def angle(input: Tensor) -> Tensor:
+    """Argument of complex input; for real input pi where negative, else 0 (NaN kept)."""
+    if input.dtype in _COMPLEX:
+        return _C.atan2(_C.imag(input), _C.real(input))
+    x = _floating(input)
+    return _C.where(x < 0, math.pi, _C.where(_C.isnan(x), x, 0.0))
+
+
+def _gcd_np(a: Any, b: Any, op: str) -> Tensor:
+    import numpy as np
+    x, y = _t(a), _t(b)
+    for v in (x, y):
+        if v.dtype in _FLOATS + _COMPLEX + (bool_,):
+            raise RuntimeError(f"{op}: not implemented for {v.dtype}")
+    fn = np.gcd if op == "gcd" else np.lcm
+    res = fn(np.asarray(x.cpu()), np.asarray(y.cpu()))
+    return _ts().asarray(res, dtype=_C._promote_types(x.dtype, y.dtype), device=x.device)
+
+
+def gcd(input: Tensor, other: Tensor) -> Tensor:
+    """Greatest common divisor of integer tensors (non-negative)."""
+    return _gcd_np(input, other, "gcd")
+
+
+def lcm(input: Tensor, other: Tensor) -> Tensor:
+    """Least common multiple of integer tensors (non-negative)."""
+    return _gcd_np(input, other, "lcm")
+
+
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    """input where input > threshold, else value."""
+    return _C.where(input > threshold, input, value)
+
+
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """other - alpha * input."""
+    return other - (input if alpha == 1 else alpha * input)
+
+
+def erf(input: Tensor) -> Tensor:
+    """The error function (float result)."""
+    from .nn import functional as F
+    return F.erf(_floating(input))
+
+
+def erfc(input: Tensor) -> Tensor:
+    """1 - erf(input)."""
+    from .nn import functional as F
+    return F.erfc(_floating(input))
+
+
+from .special import digamma, erfinv, lgamma, mvlgamma, polygamma  # noqa: E402
+
+# Aliases whose target is a standard function.
+absolute = _C.abs
+arccos, arccosh, arcsin, arcsinh = _C.acos, _C.acosh, _C.asin, _C.asinh
+arctan, arctan2, arctanh = _C.atan, _C.atan2, _C.atanh
+bitwise_not = _C.bitwise_invert
+mul, neg = _C.multiply, _C.negative
+ge, gt, le, lt = _C.greater_equal, _C.greater, _C.less_equal, _C.less
+ne, eq = _C.not_equal, _C.equal
+def _square_method(input: Tensor) -> Tensor:
+    """x.square(): input * input (bool input gives int64, as torch's pow(x, 2)); the
+    namespace's ts.square stays the standard one."""
+    return _C.square(_C._astype(input, _C.int64, True) if input.dtype == bool_ else input)
+
+
+
+
+FrexpResult = namedtuple("frexp", ["mantissa", "exponent"])  # torch.return_types.frexp
+
+
+def frexp(input: Tensor) -> Any:
+    """(mantissa, exponent) with input == mantissa * 2**exponent, |mantissa| in [0.5, 1);
+    a named tuple with fields mantissa and exponent like torch.return_types.frexp."""
+    if input.dtype not in _FLOATS:
+        raise RuntimeError(f"frexp: only supports floating-point dtypes, got {input.dtype}")
+    mant, exp = np.frexp(np.asarray(input.detach().cpu()))
+    dev = input.device
+    return FrexpResult(_ts().asarray(mant, dtype=input.dtype, device=dev),
+                       _ts().asarray(exp.astype(np.int32), device=dev))
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """input where |input| > lambd, else 0."""
+    return _C.where(_C.abs(input) > lambd, input, 0)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """max(0, x) + weight * min(0, x), weight per channel (dim 1) or one value."""
+    w = weight
+    if weight.size > 1:
+        if input.ndim < 2 or input.shape[1] != weight.size:
+            raise RuntimeError(f"prelu: mismatch of parameter numbers and input channel size: "
+                               f"{weight.size} weights for input {tuple(input.shape)}")
+        w = _C._reshape(weight, (1, weight.size) + (1,) * (input.ndim - 2), -1)
+    return _C.where(input >= 0, input, w * input)
+
+# name -> out-of-place implementation; each becomes a Tensor method and gets an in-place
+# twin `name_` (Note [torch in-place] in _inplace.py).
+METHODS = {
+    "relu": relu, "sigmoid": sigmoid, "rsqrt": rsqrt, "exp2": exp2, "frac": frac, "fix": fix,
+    "sinc": sinc, "deg2rad": deg2rad, "rad2deg": rad2deg, "logit": logit, "xlogy": xlogy,
+    "float_power": float_power, "fmod": fmod, "lerp": lerp, "addcmul": addcmul,
+    "addcdiv": addcdiv, "clamp": clamp, "clip": clamp, "clamp_min": clamp_min, "clamp_max": clamp_max, "nan_to_num": nan_to_num,
+    "sgn": sgn, "heaviside": heaviside, "logaddexp2": logaddexp2, "ldexp": ldexp, "erf": erf,
+    "erfc": erfc, "erfinv": erfinv, "lgamma": lgamma, "digamma": digamma, "angle": angle,
+    "gcd": gcd, "lcm": lcm, "absolute": absolute, "arccos": arccos, "arccosh": arccosh,
+    "arcsin": arcsin, "arcsinh": arcsinh, "arctan": arctan, "arctan2": arctan2,
+    "arctanh": arctanh, "bitwise_not": bitwise_not,
+    "multiply": _C.multiply, "greater": gt, "greater_equal": ge, "less": lt,
+    "less_equal": le, "not_equal": ne, "square": _square_method, "acosh": _C.acosh, "asinh": _C.asinh, "atanh": _C.atanh,
+    "hypot": _C.hypot, "copysign": _C.copysign, "nextafter": _C.nextafter, "positive": _C.positive,
+    "bitwise_left_shift": _C.bitwise_left_shift, "bitwise_right_shift": _C.bitwise_right_shift,
+    "logaddexp": _C.logaddexp, "fmax": fmax, "fmin": fmin,
+    "isposinf": isposinf, "isneginf": isneginf, "isreal": isreal, "isclose": isclose,
+    "allclose": allclose, "equal": _equal_method, "threshold": threshold,
+}
+# Methods that need only the in-place twin (the method itself exists already).
+INPLACE_OF_EXISTING = [
+    "abs", "acos", "asin", "atan", "cos", "cosh", "sin", "sinh", "tan", "tanh", "exp", "expm1",
+    "log", "log10", "log1p", "log2", "sqrt", "ceil", "floor", "trunc", "round", "sign",
+    "reciprocal", "neg", "negative", "pow", "remainder", "atan2", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "logical_and", "logical_or", "logical_xor", "logical_not",
+    "floor_divide", "masked_scatter", "index_fill", "index_copy", "index_put",
+    "scatter_reduce", "tril", "triu", "cumsum", "cumprod", "squeeze", "unsqueeze", "t",
+    "transpose", "swapaxes", "swapdims", "conj_physical", "eq", "ne", "lt", "le", "gt", "ge",
+]
+# Hot methods installed as they are (no error-naming wrapper): their errors name them already.
+HOT = {"clamp", "clip"}
+NO_INPLACE = {"isposinf", "isneginf", "isreal", "isclose", "allclose", "equal", "real", "imag",
+              "positive", "angle", "fmax", "fmin", "logaddexp", "logaddexp2", "add", "sub",
+              "div"}
+
+
+# ---- complex numbers: torch.complex, polar, view_as_real, view_as_complex
+def _view_functions() -> Tuple[type, type]:
+    """The differentiable forms of view_as_real / view_as_complex (made on first use: the
+    autograd package imports this module's namespace)."""
+    global _VIEW_FUNCTIONS
+    if _VIEW_FUNCTIONS is None:
+        from .autograd import Function
+
+        class ViewAsReal(Function):
+            @staticmethod
+            def forward(ctx: Any, x: Tensor) -> Tensor:  # type: ignore[override]
+                return _C._view_as_real(x)
+
+            @staticmethod
+            def backward(ctx: Any, g: Tensor) -> Tensor:  # type: ignore[override]
+                return view_as_complex(g.contiguous())
+
+        class ViewAsComplex(Function):
+            @staticmethod
+            def forward(ctx: Any, x: Tensor) -> Tensor:  # type: ignore[override]
+                return _C._view_as_complex(x)
+
+            @staticmethod
+            def backward(ctx: Any, g: Tensor) -> Tensor:  # type: ignore[override]
+                return view_as_real(g.contiguous())
+
+        _VIEW_FUNCTIONS = (ViewAsReal, ViewAsComplex)
+    return _VIEW_FUNCTIONS
+
+
+_VIEW_FUNCTIONS: Optional[Tuple[type, type]] = None
+
+
+def view_as_real(input: Tensor) -> Tensor:
+    """A complex tensor's values as (..., 2) floats (real, imag): a view, like torch, so
+    writes reach `input`. Shapes: (...) complex -> (..., 2) real."""
+    if input.requires_grad and _C.is_grad_enabled():
+        return _view_functions()[0].apply(input)
+    return _C._view_as_real(input)
+
+
+def view_as_complex(input: Tensor) -> Tensor:
+    """A (..., 2) float32/float64 tensor's pairs as complex values: a view, like torch (the
+    last dim must have stride 1, the other strides and the offset must be even)."""
+    if input.requires_grad and _C.is_grad_enabled():
+        return _view_functions()[1].apply(input)
+    return _C._view_as_complex(input)
+
+
+def _complex(real: Tensor, imag: Tensor) -> Tensor:
+    """real + 1j * imag from two float tensors of the same dtype (torch.complex)."""
+    ts = _ts()
+    if real.dtype != imag.dtype:
+        raise RuntimeError(f"Expected object of scalar type {real.dtype} but got scalar type "
+                           f"{imag.dtype} for second argument")
+    if real.dtype not in (ts.float32, ts.float64):
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{real.dtype} and {imag.dtype}")
+    cdt = ts.complex64 if real.dtype == ts.float32 else ts.complex128
+    return real.astype(cdt) + imag.astype(cdt) * 1j
+
+
+def polar(abs: Tensor, angle: Tensor) -> Tensor:
+    """abs * (cos(angle) + 1j sin(angle)) (torch.polar)."""
+    ts = _ts()
+    return _complex(abs * ts.cos(angle), abs * ts.sin(angle))
+
+
+_complex.__name__ = _complex.__qualname__ = "complex"  # ts.complex (served lazily)
+
+
+_TORCH_NAMES += ["polar", "view_as_real", "view_as_complex"]
+__all__ += ["polar", "view_as_real", "view_as_complex"]

@@ -8,7 +8,9 @@ from ._manipulation import *  # noqa: F401,F403
 from ._linalg_core import *  # noqa: F401,F403
 from ._interop import *  # noqa: F401,F403
 from ._einsum import einsum  # noqa: F401
-from .random import manual_seed, rand, randn, randint, randperm  # noqa: F401
+from .random import (manual_seed, rand, randn, randint, randperm, seed,  # noqa: F401
+                     bernoulli, multinomial, normal, initial_seed, get_rng_state,
+                     set_rng_state, TorchGenerator as Generator, poisson, binomial)
 from ._indexing import *  # noqa: F401,F403
 from ._searching import *  # noqa: F401,F403
 from ._sorting import *  # noqa: F401,F403

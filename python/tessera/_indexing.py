@@ -12,10 +12,13 @@ out-of-range index raises IndexError naming the axis, the index and the size.
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+import builtins
+from typing import Any, Optional, Sequence, Tuple, Union
 
 from . import _C
 from ._C import Tensor
+from ._tensor import _dim_index
+from .autograd.function import Function, FunctionCtx, once_differentiable
 
 __all__ = ["take", "take_along_axis", "nonzero", "argwhere", "gather", "scatter",
            "scatter_add", "index_select", "index_add", "masked_fill", "masked_select"]
@@ -113,7 +116,7 @@ def _reduce(reduce: Optional[str], op: str) -> bool:
 def _scatter_multiply(input: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
     """torch's scatter(..., reduce='multiply'): ``out[index[i][j]][j] *= src[i][j]`` for
     dim=0 (src a tensor or a number, cast to input's dtype)."""
-    from ._torch_compat_indexing import scatter_reduce
+    from ._indexing import scatter_reduce
     index = _tensor(index)
     if not isinstance(src, Tensor):
         from ._creation import full
@@ -241,3 +244,411 @@ def _gather_method(self: Tensor, dim: int, index: Tensor) -> Tensor:
 
 
 _gather_method.__doc__ = gather.__doc__
+
+
+# ---- PyTorch's indexing functions and methods: where, masked_scatter, index_fill,
+# index_copy, index_put, scatter_reduce (out of place; the in-place twins are made from them)
+_TORCH_NAMES = ["masked_scatter", "index_fill", "index_copy", "index_put",
+                "scatter_reduce", "select_scatter", "slice_scatter", "diagonal_scatter", "put",
+                "nonzero_static"]  # PyTorch's (the standard's are above)
+__all__ += _TORCH_NAMES
+
+_INT = (_C.int8, _C.int16, _C.int32, _C.int64, _C.uint8)
+
+
+def _ts() -> Any:
+    import tessera
+    return tessera
+
+
+def _index_vec(op: str, index: Any) -> Tensor:
+    if not isinstance(index, Tensor):
+        index = _ts().asarray(index)
+    if index.dtype not in _INT:
+        raise RuntimeError(f"{op}: index must be an integer tensor, got {index.dtype}")
+    if index.ndim > 1:
+        raise IndexError(f"{op}: index must be a vector (at most 1-D), got {index.ndim}-D")
+    return _C._reshape(index, (-1,), -1)
+
+
+def _check_bounds(op: str, index: Tensor, n: int) -> Tensor:
+    if index.size and (builtins.bool(_ts().any(index >= n)) or builtins.bool(_ts().any(index < -n))):
+        raise IndexError(f"{op}: index out of range for dimension of size {n}")
+    return _C.where(index < 0, index + n, index)
+
+
+def _where_method(self: Tensor, condition: Any, y: Any) -> Tensor:
+    """self where condition is True, else y (torch.Tensor.where)."""
+    return _C.where(condition, self, y)
+
+
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """input with the positions where `mask` (broadcast to input) is True filled, in order,
+    by the first elements of `source`."""
+    if mask.dtype != _C.bool:
+        raise RuntimeError(f"masked_scatter: expected mask to have dtype bool, got {mask.dtype}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"masked_scatter: expected source ({source.dtype}) to have the same "
+                           f"dtype as self ({input.dtype})")
+    m = _C._broadcast_to(mask, tuple(input.shape))
+    count = int(_ts().sum(m).item())
+    src = _C._reshape(source, (-1,), -1)
+    if count > src.shape[0]:
+        raise RuntimeError(f"masked_scatter: number of elements in source ({src.shape[0]}) < "
+                           f"number of ones in mask ({count})")
+    if src.shape[0] == 0:
+        return input.clone()
+    pos = _ts().cumulative_sum(_C._reshape(_C._astype(m, _C.int64, True), (-1,), -1)) - 1
+    pos = _C.clamp(pos, 0, src.shape[0] - 1)
+    picked = _C._reshape(_ts().take(src, pos, axis=0), tuple(input.shape), -1)
+    return _C.where(m, picked, input)
+
+
+def index_fill(input: Tensor, dim: int, index: Any, value: Any) -> Tensor:
+    """input with the slices at `index` along `dim` set to `value` (a number or 0-d tensor)."""
+    d = _dim_index("index_fill", dim, input.ndim)
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(f"index_fill: only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s)")
+    n = input.shape[d] if input.ndim else 1
+    idx = _check_bounds("index_fill", _index_vec("index_fill", index), n)
+    hit = _ts().zeros((n,), dtype=_C.bool, device=input.device)
+    if idx.size:
+        hit[idx] = True
+    shape = [1] * builtins.max(input.ndim, 1)
+    shape[d] = n
+    hit = _C._reshape(hit, tuple(shape) if input.ndim else (), -1)
+    if not isinstance(value, Tensor):  # a number takes input's dtype (2.5 -> 2 for ints)
+        value = _ts().asarray(value, device=input.device)
+    return _C.where(hit, _C._astype(value, input.dtype, True), input)
+
+
+def index_copy(input: Tensor, dim: int, index: Any, source: Tensor) -> Tensor:
+    """input with input.select(dim, index[i]) replaced by source.select(dim, i)."""
+    d = _dim_index("index_copy", dim, input.ndim)
+    idx = _index_vec("index_copy", index)
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"index_copy: self ({input.dtype}) and source ({source.dtype}) must "
+                           "have the same dtype")
+    n = input.shape[d] if input.ndim else 1
+    expect = list(input.shape)
+    if input.ndim:
+        expect[d] = idx.shape[0]
+    if tuple(source.shape) != tuple(expect) and not (input.ndim == 0 and source.size == 1):
+        raise RuntimeError(f"index_copy: source {tuple(source.shape)} must have the shape of self "
+                           f"{tuple(input.shape)} with dim {dim} of size {idx.shape[0]}")
+    idx = _check_bounds("index_copy", idx, n)
+    out = input.clone()
+    if input.ndim == 0:
+        out[...] = _C._reshape(source, (), -1)
+    elif idx.size:
+        out[(slice(None),) * d + (idx,)] = source
+    return out
+
+
+def index_put(input: Tensor, indices: Sequence[Any], values: Any,
+              accumulate: builtins.bool = False) -> Tensor:
+    """input with input[indices] = values (accumulate=True adds instead, summing repeated
+    indices)."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put: indices must be a tuple of tensors, got {type(indices).__name__}")
+    key = tuple(indices)
+    v = values if isinstance(values, Tensor) else _ts().asarray(values, dtype=input.dtype)
+    if v.dtype != input.dtype:
+        raise RuntimeError(f"index_put: values ({v.dtype}) must have the same dtype as self "
+                           f"({input.dtype})")
+    if not accumulate:
+        out = input.clone()
+        out[key] = v
+        return out
+    lin = _ts().arange(input.size, device=input.device)
+    pos = _C._reshape(lin, tuple(input.shape), -1)[key]
+    vb = _C._broadcast_to(v, tuple(pos.shape))
+    flat = _ts().index_add(_C._reshape(input, (-1,), -1), 0, _C._reshape(pos, (-1,), -1),
+                           _C._reshape(vb, (-1,), -1))
+    return _C._reshape(flat, tuple(input.shape), -1)
+
+
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: builtins.bool = True) -> Tensor:
+    """Reduces src's values into input at `index` along `dim` with reduce in 'sum', 'prod',
+    'mean', 'amax', 'amin' (include_self=False leaves input's own values out where something
+    is scattered). All are differentiable ('prod' once: no double backward)."""
+    reduces = ("sum", "prod", "mean", "amax", "amin")
+    if reduce not in reduces:
+        raise RuntimeError(f"scatter_reduce: reduce argument must be one of {reduces}, got {reduce!r}")
+    if src.dtype != input.dtype:
+        raise RuntimeError(f"scatter_reduce: expected self ({input.dtype}) and src ({src.dtype}) "
+                           "to have the same dtype")
+    d = _dim_index("scatter_reduce", dim, input.ndim)
+    ones = _ts().ones_like(src)
+    hit = _ts().scatter_add(_ts().zeros_like(input), d, index, ones) > 0
+    base = input if include_self else _C.where(hit, 0, input)
+    if reduce == "sum":
+        return _ts().scatter_add(base, d, index, src)
+    if reduce == "mean":
+        total = _ts().scatter_add(base, d, index, src)
+        cnt = _ts().scatter_add(_ts().ones_like(input) if include_self else
+                                _ts().zeros_like(input), d, index, ones)
+        cnt = _C.where(cnt == 0, 1, cnt)
+        out = total / cnt
+        if input.dtype not in (_C.float16, _C.bfloat16, _C.float32, _C.float64):
+            out = _C._astype(_C.floor_divide(total, cnt), input.dtype, True)
+        return out
+    if reduce == "prod":
+        if input.dtype in (_C.float16, _C.bfloat16, _C.float32, _C.float64):
+            return _ScatterProd.apply(input, src, d, index, include_self, hit)
+        if _C.is_grad_enabled() and (input.requires_grad or src.requires_grad):
+            raise RuntimeError(f"scatter_reduce: reduce='prod' is not differentiable for "
+                               f"{input.dtype} (real floating dtypes only)")
+        return _scatter_numpy(input, d, index, src, reduce, include_self, hit)
+    return _ScatterExtreme.apply(input, src, d, index, reduce, include_self, hit)
+
+
+def _scatter_numpy(input: Tensor, d: int, index: Tensor, src: Tensor, reduce: str,
+                   include_self: builtins.bool, hit: Tensor) -> Tensor:
+    """scatter_reduce's prod / amax / amin values (not differentiable by themselves)."""
+    import numpy as np
+    a = np.array(np.asarray(input.detach().cpu()))
+    s = np.asarray(src.detach().cpu())
+    ix = np.asarray(index.cpu()).astype(np.int64)
+    hits = np.asarray(hit.cpu())
+    ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
+    if not include_self:
+        ident = {"prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
+        if a.dtype.kind != "f" and reduce != "prod":
+            info = np.iinfo(a.dtype)
+            ident = info.min if reduce == "amax" else info.max
+        a[hits] = ident
+    grids = list(np.meshgrid(*[np.arange(n) for n in ix.shape], indexing="ij"))
+    grids[d] = ix
+    ufunc.at(a, tuple(grids), s[tuple(slice(0, n) for n in ix.shape)])
+    return _ts().asarray(a, device=input.device)
+
+
+class _ScatterExtreme(Function):
+    """scatter_reduce amax/amin; the gradient goes evenly to every input/src value equal to
+    the result (torch's rule for ties)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, input: Tensor, src: Tensor, d: int, index: Tensor,  # type: ignore[override]
+                reduce: str, include_self: builtins.bool, hit: Tensor) -> Tensor:
+        out = _scatter_numpy(input, d, index, src, reduce, include_self, hit)
+        ctx.save_for_backward(input, src, out, index, hit)
+        ctx.d, ctx.include_self = d, include_self
+        return out
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        input, src, out, index, hit = ctx.saved_tensors
+        d = ctx.d
+        picked = _ts().gather(out, d, index)
+        src_hit = src[tuple(slice(0, n) for n in index.shape)] == picked
+        self_hit = (input == out) if ctx.include_self else (input == out) & ~hit
+        count = _ts().scatter_add(_C._astype(self_hit, g.dtype, True), d, index,
+                                  _C._astype(src_hit, g.dtype, True))
+        share = g / _C.where(count == 0, 1, count)
+        g_in = _C.where(self_hit, share, 0)
+        g_src_part = _C.where(src_hit, _ts().gather(share, d, index), 0)
+        g_src = _ts().zeros_like(src)
+        g_src[tuple(slice(0, n) for n in index.shape)] = g_src_part
+        return g_in, g_src, None, None, None, None, None
+
+
+class _ScatterProd(Function):
+    """scatter_reduce 'prod' with torch's scatter_reduce_backward: products of the other
+    factors are recomputed with zeros masked to 1, so a single zero factor still gets the
+    product of the rest (not 0 / 0)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, input: Tensor, src: Tensor, d: int, index: Tensor,  # type: ignore[override]
+                include_self: builtins.bool, hit: Tensor) -> Tensor:
+        out = _scatter_numpy(input, d, index, src, "prod", include_self, hit)
+        ctx.save_for_backward(input, src, out, index, hit)
+        ctx.d, ctx.include_self = d, include_self
+        return out
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        input, src, out, index, hit = ctx.saved_tensors
+        d, include_self = ctx.d, ctx.include_self
+        ts = _ts()
+        part = tuple(slice(0, n) for n in index.shape)
+        g_in = g_src = None
+        if ctx.needs_input_grad[0]:
+            masked_self = _C.where(input == 0, 1, input)
+            masked_self_result = _scatter_numpy(masked_self, d, index, src, "prod",
+                                                include_self, hit)
+            g_in = g * masked_self_result / masked_self
+            if not include_self:  # input's own values were left out where hit
+                g_in = _C.where(hit, 0, g_in)
+        if ctx.needs_input_grad[1]:
+            s = src[part]
+            src_zero = s == 0
+            n_zeros = ts.gather(ts.scatter_add(ts.zeros_like(g), d, index,
+                                               _C._astype(src_zero, g.dtype, True)), d, index)
+            single_zero = src_zero & (n_zeros == 1)
+            masked_src = _C.where(single_zero, 1, s)
+            full = src.clone()
+            full[part] = masked_src
+            masked_src_result = _scatter_numpy(input, d, index, full, "prod", include_self,
+                                               hit)
+            part_g = _C.where(single_zero, ts.gather(g * masked_src_result, d, index),
+                              ts.gather(g * out, d, index) / _C.where(src_zero, 1, s))
+            g_src = ts.zeros_like(src)
+            g_src[part] = part_g
+        return g_in, g_src, None, None, None, None
+
+
+METHODS = {"where": _where_method, "masked_scatter": masked_scatter, "index_fill": index_fill,
+           "index_copy": index_copy, "index_put": index_put, "scatter_reduce": scatter_reduce}
+
+
+# ---- x.fill_diagonal_
+def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: builtins.bool = False) -> Tensor:
+    """Fills the main diagonal (all dims equal for ndim > 2) with fill_value; wrap=True
+    continues below a tall matrix every ncols + 1 rows, like torch/NumPy."""
+    from ._inplace import check_leaf, write
+    check_leaf(self, "fill_diagonal_")
+    if self.ndim < 2:
+        raise RuntimeError("fill_diagonal_: dimensions must larger than 1")
+    if self.ndim > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("fill_diagonal_: all dimensions of input must be of equal length")
+    n = builtins.min(self.shape)
+    if self.ndim == 2:
+        rows = list(range(n))
+        if wrap and self.shape[0] > self.shape[1]:
+            step = self.shape[1] + 1
+            rows = []
+            r = 0
+            while r < self.shape[0]:
+                rows += list(range(r, builtins.min(r + self.shape[1], self.shape[0])))
+                r += step
+        cols = [r % (self.shape[1] + 1) if wrap else r for r in rows]
+        idx = (_ts().asarray(rows, dtype=_C.int64), _ts().asarray(cols, dtype=_C.int64))
+    else:
+        idx = tuple(_ts().arange(n) for _ in range(self.ndim))
+    out = self.clone()
+    if idx[0].shape[0]:
+        out[idx] = _C._astype(_ts().asarray(fill_value), self.dtype, True)
+    return write(self, out, "fill_diagonal_")
+
+
+# ---- select/slice/diagonal_scatter, put, nonzero_static
+def _scatter_into(input: Tensor, key: Any, src: Tensor, op: str, expect: tuple) -> Tensor:
+    if tuple(src.shape) != expect:
+        raise RuntimeError(f"{op}: expected src to have a size equal to the slice of self, src "
+                           f"size = {tuple(src.shape)}, slice size = {expect}")
+    out = input.clone()
+    out[key] = _C._astype(src, input.dtype, False)
+    return out
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """input with input.select(dim, index) replaced by src."""
+    d = _dim_index("select_scatter", dim, input.ndim)
+    n = input.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select_scatter: index {index} out of range for dimension {dim} of size {n}")
+    key = (slice(None),) * d + (index,)
+    return _scatter_into(input, key, src, "select_scatter", tuple(input[key].shape))
+
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Optional[int] = None,
+                  end: Optional[int] = None, step: int = 1) -> Tensor:
+    """input with input[..., start:end:step, ...] (at dim) replaced by src."""
+    d = _dim_index("slice_scatter", dim, input.ndim)
+    key = (slice(None),) * d + (slice(start, end, step),)
+    return _scatter_into(input, key, src, "slice_scatter", tuple(input[key].shape))
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
+                     dim2: int = 1) -> Tensor:
+    """input with its diagonal (offset, dim1, dim2) replaced by src."""
+    from ._manipulation import diagonal
+    out = input.clone()
+    view = diagonal(out, offset, dim1, dim2)
+    if tuple(src.shape) != tuple(view.shape):
+        raise RuntimeError(f"diagonal_scatter: expected src to have a size equal to the diagonal "
+                           f"of self, src size = {tuple(src.shape)}, diagonal size = "
+                           f"{tuple(view.shape)}")
+    view[...] = _C._astype(src, input.dtype, False)
+    return out
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
+    """input (seen flattened) with input.flatten()[index] = source (or += with accumulate)."""
+    if index.size != source.size:
+        raise RuntimeError(f"put: expected source and index to have the same number of elements, "
+                           f"but got {source.size} and {index.size}")
+    if input.size == 0 and index.size:
+        raise IndexError("put: cannot put into an empty tensor")
+    n = input.size
+    flat_idx = _C._reshape(index, (-1,), -1)
+    if flat_idx.size and (builtins.bool(_ts().any(flat_idx >= n)) or builtins.bool(_ts().any(flat_idx < -n))):
+        raise IndexError(f"put: index out of range for a tensor of {n} elements")
+    flat = index_put(_C._reshape(input, (-1,), -1), (flat_idx,), _C._reshape(source, (-1,), -1),
+                     accumulate)
+    return _C._reshape(flat, tuple(input.shape), -1)
+
+
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """nonzero() as (size, ndim) int64, truncated or padded with fill_value rows
+    (torch.nonzero_static and x.nonzero_static)."""
+    nz = _ts().argwhere(input)
+    k = nz.shape[0]
+    if k >= size:
+        return nz[:size]
+    pad = _ts().full((size - k, input.ndim), fill_value, dtype=_C.int64, device=input.device)
+    return _ts().concat([nz, pad], axis=0)
+
+
+# ---- torch.unravel_index
+def unravel_index(indices: Any, shape: Union[int, Sequence[int]]) -> Tuple[Tensor, ...]:
+    """The coordinate tensors of flat `indices` into an array of `shape` (torch.unravel_index:
+    flat indices outside [0, prod(shape)) wrap around as torch's do)."""
+    ts = _ts()
+    if not isinstance(indices, Tensor):
+        indices = ts.asarray(indices)
+    if ts.isdtype(indices.dtype, ("real floating", "complex floating")) or indices.dtype == ts.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(s < 0 for s in shape):
+        raise ValueError("'shape' cannot have negative values, but got " + str(shape))
+    # As torch: out-of-range and negative flat indices wrap (floor division and modulo).
+    idx = indices.astype(ts.int64)
+    out = []
+    for s in reversed(shape):
+        out.append(idx % s if s else idx)
+        idx = idx // s if s else idx
+    return tuple(reversed(out))
+
+
+_TORCH_NAMES += ["unravel_index"]
+__all__ += ["unravel_index"]
+
+
+# ---- x.index_reduce
+def _index_reduce(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                  include_self: bool = True) -> Tensor:
+    """Reduces the slices of `source` along `dim` into self's slices ``index[i]`` with
+    'prod', 'mean', 'amax' or 'amin' (torch.Tensor.index_reduce)."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    if index.ndim > 1:
+        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    d = dim % max(self.ndim, 1)
+    shape = [1] * source.ndim
+    shape[d] = index.shape[0]
+    full = _ts().broadcast_to(index.reshape(tuple(shape)), tuple(source.shape))
+    return self.scatter_reduce(d, full, source, reduce, include_self=include_self)
+
+
+def _index_reduce_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    out = _index_reduce(self, *args, **kwargs)
+    from .autograd import no_grad
+    with no_grad():
+        self[...] = out
+    return self

@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import builtins
 from collections import namedtuple
-from typing import Any
+from typing import Any, Optional
+
+import numpy as np
 
 from . import _C
 from ._C import Tensor
+from ._dtypes import bfloat16
+from ._tensor import _dim_index
 
-__all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values", "isin"]
+_TORCH_NAMES = ["unique", "unique_consecutive"]  # PyTorch's
+__all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values", "isin"] + _TORCH_NAMES
 
 UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
 UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
@@ -124,3 +129,69 @@ def isin(x1: Any, x2: Any, /, *, invert: builtins.bool = False) -> Tensor:
         pos = minimum(_C._searchsorted(sb, a, False, None), b.shape[0] - 1)
         found = sb[pos] == a
     return ~found if invert else found
+
+
+# ---- PyTorch's unique and unique_consecutive
+
+def _to_np(x: Tensor) -> np.ndarray:
+    return np.asarray(x.detach().cpu().float() if x.dtype == bfloat16 else x.detach().cpu())
+
+
+def _unique_result(input: Tensor, vals: np.ndarray, inv: np.ndarray, cnt: np.ndarray,
+                   return_inverse: builtins.bool, return_counts: builtins.bool) -> Any:
+    dev = input.device
+    out = _ns().asarray(vals, dtype=input.dtype, device=dev)
+    extra = []
+    if return_inverse:
+        extra.append(_ns().asarray(inv.astype(np.int64), device=dev))
+    if return_counts:
+        extra.append(_ns().asarray(cnt.astype(np.int64), device=dev))
+    return (out, *extra) if extra else out
+
+
+def unique(input: Tensor, sorted: builtins.bool = True, return_inverse: builtins.bool = False,
+           return_counts: builtins.bool = False, dim: Optional[int] = None) -> Any:
+    """torch.unique: the sorted distinct values (of the flattened input, or distinct slices
+    along `dim`), plus the inverse indices and/or counts when asked."""
+    a = _to_np(input)
+    if dim is None:
+        # equal_nan=False: every NaN is its own value, as torch keeps them
+        vals, inv, cnt = np.unique(a, return_inverse=True, return_counts=True, equal_nan=False)
+        inv = inv.reshape(a.shape)
+    else:
+        d = _dim_index("unique", dim, input.ndim)
+        vals, inv, cnt = np.unique(a, return_inverse=True, return_counts=True, axis=d)
+        inv = inv.reshape(-1)
+    return _unique_result(input, vals, inv, cnt, return_inverse, return_counts)
+
+
+def unique_consecutive(input: Tensor, return_inverse: builtins.bool = False,
+                       return_counts: builtins.bool = False, dim: Optional[int] = None) -> Any:
+    """Collapses runs of equal consecutive values (of the flattened input, or slices along
+    `dim`), plus inverse indices and/or run lengths when asked."""
+    a = _to_np(input)
+    if dim is None:
+        flat = a.reshape(-1)
+        change = np.ones(flat.shape[0], dtype=bool)
+        if flat.size:
+            change[1:] = flat[1:] != flat[:-1]
+        vals = flat[change]
+        inv = (np.cumsum(change) - 1).reshape(a.shape)
+    else:
+        d = _dim_index("unique_consecutive", dim, input.ndim)
+        m = np.moveaxis(a, d, 0)
+        change = np.ones(m.shape[0], dtype=bool)
+        if m.shape[0]:
+            per_slice = builtins.int(np.prod(m.shape[1:], dtype=np.int64))
+            change[1:] = np.any((m[1:] != m[:-1]).reshape(m.shape[0] - 1, per_slice), axis=1)
+        vals = np.moveaxis(m[change], 0, d)
+        inv = np.cumsum(change) - 1
+    starts = np.flatnonzero(change)
+    n = change.shape[0]
+    cnt = np.diff(np.append(starts, n))
+    return _unique_result(input, vals, inv, cnt, return_inverse, return_counts)
+
+
+def _ns() -> Any:
+    import tessera
+    return tessera

@@ -18,12 +18,17 @@ Conventions shared by the reductions:
 from __future__ import annotations
 
 import builtins
-from typing import Any, Optional, Tuple, Union
+import math
+from collections import namedtuple
+from typing import Any, Optional, Sequence, Tuple, Union
 
 from . import _C
 from .amp import _policy as _amp
 from .amp._policy import FP32 as _FP32, FP32_CPU as _FP32_CPU, FP32_CUDA as _FP32_CUDA, cast as _cast
 from ._C import Tensor, where
+from ._dtypes import bool as bool_, complex64, complex128, float16, bfloat16, float32, float64
+from ._tensor import _dim_index
+from .autograd.function import Function, FunctionCtx
 
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "all", "any", "count_nonzero",
            "argmax", "argmin", "cumulative_sum", "cumulative_prod", "diff", "where"]
@@ -189,16 +194,904 @@ def _method(fn: Any, name: str) -> Any:
     return method
 
 
-def _cumsum(self: Tensor, dim: Optional[int] = None, *, dtype: Any = None,
+def cumsum(input: Tensor, dim: Optional[int] = None, *, dtype: Any = None,
+           axis: Optional[int] = None) -> Tensor:
+    """Running sum along `dim` (torch.cumsum and x.cumsum(dim)): cumulative_sum along dim
+    (no initial element)."""
+    return cumulative_sum(input, axis=dim if dim is not None else axis, dtype=dtype)
+
+
+def cumprod(input: Tensor, dim: Optional[int] = None, *, dtype: Any = None,
             axis: Optional[int] = None) -> Tensor:
-    """torch-style x.cumsum(dim): cumulative_sum along dim (no initial element)."""
-    return cumulative_sum(self, axis=dim if dim is not None else axis, dtype=dtype)
+    """Running product along `dim` (torch.cumprod and x.cumprod(dim))."""
+    return cumulative_prod(input, axis=dim if dim is not None else axis, dtype=dtype)
 
 
-def _cumprod(self: Tensor, dim: Optional[int] = None, *, dtype: Any = None,
-             axis: Optional[int] = None) -> Tensor:
-    """torch-style x.cumprod(dim)."""
-    return cumulative_prod(self, axis=dim if dim is not None else axis, dtype=dtype)
+_amp.transparent(_method(sum, "sum"), cumsum, cumprod)  # x.sum() autocasts like ts.sum(x)
 
 
-_amp.transparent(_method(sum, "sum"), _cumsum, _cumprod)  # x.sum() autocasts like ts.sum(x)
+# ---- PyTorch's reductions
+# PyTorch-style reductions: x.max(dim)/x.min(dim) -> (values, indices), amax/amin,
+# aminmax, median/nanmedian, mode, kthvalue, nanmean, nansum, quantile/nanquantile, logsumexp,
+# logcumsumexp, cummax/cummin, torch-default var/std methods (unbiased), var_mean/std_mean,
+# norm, dist, softmax/log_softmax, bincount, histc, bucketize.
+#
+# Note [torch reductions vs the standard]: the namespace functions ts.max / ts.min / ts.var /
+# ts.std keep the array API semantics (values only; correction=0). The Tensor *methods* follow
+# torch, whose behaviour differs: x.max(dim) returns (values, indices) and x.var() is unbiased
+# (correction=1) unless told otherwise. Values that come with indices are gathered from the
+# input at those indices, so they are differentiable.
+_TORCH_NAMES = ["amax", "amin", "aminmax", "median", "nanmedian", "mode", "kthvalue", "nanmean",
+                "nansum", "quantile", "nanquantile", "logsumexp", "logcumsumexp", "cummax", "cummin",
+                "var_mean", "std_mean", "norm", "dist", "softmax", "log_softmax", "bincount", "histc",
+                "bucketize", "cumsum", "cumprod", "msort", "cov", "corrcoef",
+                "renorm", "histogram"]  # PyTorch's (the standard's are above)
+__all__ += _TORCH_NAMES
+
+_FLOATS = (float16, bfloat16, float32, float64)
+_COMPLEX = (complex64, complex128)
+
+# torch.return_types equivalents (named like torch's, so repr reads the same)
+ReturnMax = namedtuple("max", ["values", "indices"])
+ReturnMin = namedtuple("min", ["values", "indices"])
+ReturnAminmax = namedtuple("aminmax", ["min", "max"])
+ReturnMedian = namedtuple("median", ["values", "indices"])
+ReturnNanmedian = namedtuple("nanmedian", ["values", "indices"])
+ReturnMode = namedtuple("mode", ["values", "indices"])
+ReturnKthvalue = namedtuple("kthvalue", ["values", "indices"])
+ReturnCummax = namedtuple("cummax", ["values", "indices"])
+ReturnCummin = namedtuple("cummin", ["values", "indices"])
+
+
+def _ts() -> Any:
+    import tessera
+    return tessera
+
+
+def _dims(op: str, dim: Any, ndim: int) -> Any:
+    """None (all dims) or a tuple of normalized dims; () means all dims as in torch's amax."""
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return None
+        dims = tuple(_dim_index(op, d, ndim) for d in dim)
+    else:
+        dims = (_dim_index(op, dim, ndim),)
+    return None if ndim == 0 else dims  # a 0-d tensor accepts dim 0 / -1: all (no) dims
+
+
+def _gather_at(x: Tensor, idx: Tensor, d: int, keepdim: builtins.bool) -> Tensor:
+    """x's values at the per-slice indices idx (keepdim shape) along dim d."""
+    v = _ts().take_along_axis(x, idx, axis=d)
+    return v if keepdim else _C._squeeze(v, d)
+
+
+def _index_reduce(op: str, x: Tensor, dim: Any, keepdim: builtins.bool, pick: Any) -> Any:
+    """(values, indices) with indices = pick(x, d) (keepdim shape) along dim `dim`."""
+    d = _dim_index(op, dim, x.ndim)
+    xd = x if x.ndim else _C._reshape(x, (1,), -1)
+    if xd.shape[d] == 0:
+        raise IndexError(f"{op}: expected reduction dim {d} to have non-zero size")
+    idx = pick(xd, d)
+    vals = _gather_at(xd, idx, d, True)
+    if x.ndim == 0:
+        return _C._reshape(vals, (), -1), _C._reshape(idx, (), -1)
+    if not keepdim:
+        return _C._squeeze(vals, d), _C._squeeze(idx, d)
+    return vals, idx
+
+
+def _extreme_method(name: str, reduce: Any, elementwise: Any, arg: Any, result: Any) -> Any:
+    """torch.Tensor.max / min: the extreme (no dim), (values, indices) along `dim`, or the
+    elementwise extreme with another tensor."""
+    def method(self: Tensor, dim: Any = None, keepdim: builtins.bool = False, *,
+               axis: Any = None, keepdims: Any = _UNSET, other: Any = _UNSET) -> Any:
+        if other is not _UNSET:  # torch's x.max(other=y): the elementwise extreme
+            if dim is not None:
+                raise TypeError(f"{name}() got both dim and other")
+            return elementwise(self, other)
+        if isinstance(dim, Tensor):
+            return elementwise(self, dim)
+        keep = keepdim if keepdims is _UNSET else builtins.bool(keepdims)
+        dim = axis if dim is None else dim
+        if dim is None:
+            return reduce(self)
+        if isinstance(dim, (tuple, list)):
+            return reduce(self, axis=tuple(dim), keepdims=keep)
+        return result(*_index_reduce(name, self, dim, keep, lambda x, d: arg(x, d, True)))
+    method.__name__ = name
+    method.__doc__ = _extreme_method.__doc__
+    return method
+
+
+_max_method = _extreme_method("max", lambda *a, **k: _ts().max(*a, **k), _C.maximum,
+                              _C._argmax, ReturnMax)
+_min_method = _extreme_method("min", lambda *a, **k: _ts().min(*a, **k), _C.minimum,
+                              _C._argmin, ReturnMin)
+
+
+def _restore_dims(t: Tensor, axes: Any, ndim: int, keepdim: builtins.bool) -> Tensor:
+    """A reduction's result with its reduced axes put back as size 1 (keepdim shape)."""
+    if keepdim or axes is None:
+        return t  # (a 0-d result broadcasts as it is)
+    for ax in sorted(axes):
+        t = _ts().expand_dims(t, axis=ax)
+    return t
+
+
+class _AmaxAmin(Function):
+    """amax / amin over axes with torch's gradient (scale_grad_by_count): shared evenly by
+    every element equal to the result (a NaN result gives NaN gradients, as torch)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, axes: Any, keepdim: builtins.bool,  # type: ignore[override]
+                largest: builtins.bool) -> Tensor:
+        out = (_ts().max if largest else _ts().min)(x, axis=axes, keepdims=keepdim)
+        ctx.save_for_backward(x, out)
+        ctx.axes, ctx.keepdim = axes, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        x, out = ctx.saved_tensors
+        out = _restore_dims(out, ctx.axes, x.ndim, ctx.keepdim)
+        g = _restore_dims(g, ctx.axes, x.ndim, ctx.keepdim)
+        mask = _C._astype(x == out, g.dtype, True)
+        count = _ts().sum(mask, axis=ctx.axes, keepdims=True)
+        return (g / count) * mask, None, None, None
+
+
+def _extreme(op: str, input: Tensor, dim: Any, keepdim: builtins.bool,
+             largest: builtins.bool) -> Tensor:
+    axes = _dims(op, dim, input.ndim)
+    if input.dtype in _FLOATS:
+        return _AmaxAmin.apply(input, axes, keepdim, largest)
+    return (_ts().max if largest else _ts().min)(input, axis=axes, keepdims=keepdim)
+
+
+def amax(input: Tensor, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
+    """Maximum over `dim` (all dims when () or None); values only. The gradient is shared
+    evenly by the tied maxima (torch's rule)."""
+    return _extreme("amax", input, dim, keepdim, True)
+
+
+def amin(input: Tensor, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
+    """Minimum over `dim` (all dims when () or None); values only; ties share the gradient."""
+    return _extreme("amin", input, dim, keepdim, False)
+
+
+def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: builtins.bool = False) -> Any:
+    """(min, max) over `dim` (all elements when None)."""
+    axis = None if dim is None else _dim_index("aminmax", dim, input.ndim)
+    if input.ndim == 0:
+        axis = None
+    if input.size == 0 and (axis is None or input.shape[axis] == 0):
+        raise RuntimeError("aminmax: cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity")
+    return ReturnAminmax(_extreme("aminmax", input, axis, keepdim, False),
+                         _extreme("aminmax", input, axis, keepdim, True))
+
+
+def _sorted(x: Tensor, d: int) -> Any:
+    return _C._sort_with_indices(x, d, False)
+
+
+def _median_pick(nan_aware: builtins.bool) -> Any:
+    """Index (keepdim shape) of the lower median along d; with NaN: torch's choice."""
+    def pick(x: Tensor, d: int) -> Tensor:
+        _, order = _sorted(x, d)
+        n = x.shape[d]
+        if x.dtype in _FLOATS:
+            nans = _ts().sum(_C.isnan(x), axis=d, keepdims=True)
+            if nan_aware:  # lower median of the non-NaN values (all NaN: the first NaN)
+                valid = n - nans
+                k = _C.where(valid > 0, (valid - 1) // 2, 0)
+            else:  # any NaN makes the median NaN: point at the first NaN (sorted last)
+                k = _C.where(nans > 0, n - nans, (n - 1) // 2)
+        else:
+            k = _ts().full(tuple(x.shape[:d]) + (1,) + tuple(x.shape[d + 1:]), (n - 1) // 2,
+                           dtype=_C.int64, device=x.device)
+        return _ts().take_along_axis(order, k, axis=d)
+    return pick
+
+
+class _EvenlyDistribute(Function):
+    """A value picked from x (median / nanmedian over all elements) with torch's
+    evenly_distribute_backward: the gradient is shared by every element equal to the value
+    (by the NaNs when the value is NaN)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, value: Tensor) -> Tensor:  # type: ignore[override]
+        ctx.save_for_backward(x, value)
+        return value.clone()
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
+        x, value = ctx.saved_tensors
+        mask = _C.isnan(x) if builtins.bool(_C.isnan(value)) else x == value
+        mask = _C._astype(mask, g.dtype, True)
+        return mask * (g / _ts().sum(mask)), None
+
+
+def _median(op: str, input: Tensor, dim: Any, keepdim: builtins.bool, nan_aware: builtins.bool,
+            result: Any) -> Any:
+    if input.dtype in _COMPLEX or input.dtype == bool_:
+        raise RuntimeError(f"{op}: not implemented for {input.dtype}")
+    if dim is None:
+        flat = _C._reshape(input, (-1,), -1)
+        if flat.shape[0] == 0:  # torch fills NaN, which integer dtypes see as below
+            return _ts().full((), math.nan if input.dtype in _FLOATS else
+                              _EMPTY_INT_MEDIAN.get(str(input.dtype), 0),
+                              dtype=input.dtype, device=input.device)
+        v, _ = _index_reduce(op, flat, 0, False, _median_pick(nan_aware))
+        if input.dtype in _FLOATS:
+            return _EvenlyDistribute.apply(input, v.detach())
+        return v
+    return result(*_index_reduce(op, input, dim, keepdim, _median_pick(nan_aware)))
+
+
+# NaN converted to an integer on PyTorch's CPU (x86 cvttsd2si): INT_MIN for int32/int64,
+# its low bits (0) for the narrower types.
+_EMPTY_INT_MEDIAN = {"int32": -2**31, "int64": -2**63, "uint64": 2**63}
+
+
+def median(input: Tensor, dim: Optional[int] = None, keepdim: builtins.bool = False) -> Any:
+    """The lower median (of the flattened input when dim is None; then values only), or
+    (values, indices) along `dim`. NaN propagates."""
+    return _median("median", input, dim, keepdim, False, ReturnMedian)
+
+
+def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: builtins.bool = False) -> Any:
+    """median ignoring NaN (NaN only where a slice is all NaN)."""
+    return _median("nanmedian", input, dim, keepdim, True, ReturnNanmedian)
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: builtins.bool = False) -> Any:
+    """(values, indices) of the k-th smallest element (k counts from 1) along `dim`."""
+    xd = input if input.ndim else _C._reshape(input, (1,), -1)
+    d = _dim_index("kthvalue", dim, input.ndim)
+    n = xd.shape[d]
+    if not 1 <= k <= n:
+        raise IndexError(f"kthvalue: selected number k ({k}) out of range for dimension {dim} "
+                         f"of size {n}")
+
+    def pick(x: Tensor, dd: int) -> Tensor:
+        _, order = _sorted(x, dd)
+        return _C._reshape(order[(slice(None),) * dd + (slice(k - 1, k),)],
+                           tuple(x.shape[:dd]) + (1,) + tuple(x.shape[dd + 1:]), -1)
+    return ReturnKthvalue(*_index_reduce("kthvalue", input, dim, keepdim, pick))
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: builtins.bool = False) -> Any:
+    """(values, indices): the most frequent value along `dim` (the smallest on ties) and the
+    index of its last occurrence."""
+    def pick(x: Tensor, d: int) -> Tensor:
+        import numpy as np
+        a = np.moveaxis(np.asarray(x.detach().cpu()), d, -1)
+        flat = a.reshape(-1, a.shape[-1])
+        out = np.empty(flat.shape[0], dtype=np.int64)
+        for r, row in enumerate(flat):
+            vals, counts = np.unique(row, return_counts=True)
+            best = vals[np.argmax(counts)]  # np.unique sorts: the smallest value on ties
+            hits = np.nonzero((row == best) | (np.isnan(row) & np.isnan(best))
+                              if row.dtype.kind == "f" else row == best)[0]
+            out[r] = hits[-1]
+        idx = out.reshape(a.shape[:-1] + (1,))
+        return _ts().asarray(np.moveaxis(idx, -1, d), device=x.device)
+    return ReturnMode(*_index_reduce("mode", input, dim, keepdim, pick))
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *,
+           dtype: Any = None) -> Tensor:
+    """Sum treating NaN as 0."""
+    x = _C.where(_C.isnan(input), 0, input) if input.dtype in _FLOATS else input
+    return _ts().sum(x, axis=_dims("nansum", dim, input.ndim), keepdims=keepdim, dtype=dtype)
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *,
+            dtype: Any = None) -> Tensor:
+    """Mean of the non-NaN elements (NaN where there are none). Floating input only."""
+    if input.dtype not in _FLOATS:
+        raise RuntimeError(f"nanmean: expected a floating point tensor as input, got {input.dtype}")
+    x = input if dtype is None else input.astype(dtype)
+    dims = _dims("nanmean", dim, input.ndim)
+    valid = ~_C.isnan(x)
+    total = _ts().sum(_C.where(valid, x, 0), axis=dims, keepdims=keepdim)
+    return total / _ts().sum(valid, axis=dims, keepdims=keepdim)
+
+
+def _quantile(op: str, input: Tensor, q: Any, dim: Optional[int], keepdim: builtins.bool,
+              interpolation: str, ignore_nan: builtins.bool) -> Tensor:
+    if input.dtype not in (float32, float64):
+        raise RuntimeError(f"{op}: input tensor must be either float or double dtype, got "
+                           f"{input.dtype}")
+    modes = ("linear", "lower", "higher", "midpoint", "nearest")
+    if interpolation not in modes:
+        raise ValueError(f"{op}: interpolation must be one of {modes}, got {interpolation!r}")
+    scalar_q = not isinstance(q, Tensor)
+    qt = _ts().asarray(q, dtype=input.dtype, device=input.device) if scalar_q else q
+    if qt.ndim > 1:
+        raise RuntimeError(f"{op}: q must be a scalar or 1D tensor, got {qt.ndim}D")
+    if qt.dtype != input.dtype:
+        raise RuntimeError(f"{op}: q tensor must be same dtype as the input tensor")
+    if input.size == 0:
+        raise RuntimeError(f"{op}: input tensor must be non-empty")
+    qv = [float(v) for v in _C._reshape(qt, (-1,), -1).tolist()]
+    if builtins.any(not 0 <= v <= 1 for v in qv):
+        raise RuntimeError(f"{op}: q values must be in the range [0, 1]")
+    if dim is None:
+        x, d = _C._reshape(input, (-1,), -1), 0
+    else:
+        d = _dim_index(op, dim, input.ndim)
+        x = input if input.ndim else _C._reshape(input, (1,), -1)
+    n = x.shape[d]
+    if n == 0:
+        raise RuntimeError(f"{op}: input tensor must be non-empty")
+    s, _ = _sorted(x, d)
+    nans = _ts().sum(_C.isnan(x), axis=d, keepdims=True)
+    count = (n - nans) if ignore_nan else _ts().full_like(nans, n)
+    last = _C.clamp(count - 1, 0, None)
+    outs = []
+    for v in qv:
+        pos = _C._astype(last, input.dtype, True) * v
+        lo = _C._astype(_C.floor(pos), _C.int64, True)
+        hi = _C._astype(_C.ceil(pos), _C.int64, True)
+        vlo = _ts().take_along_axis(s, lo, axis=d)
+        vhi = _ts().take_along_axis(s, hi, axis=d)
+        if interpolation == "lower":
+            r = vlo
+        elif interpolation == "higher":
+            r = vhi
+        elif interpolation == "midpoint":
+            r = vlo + (vhi - vlo) * 0.5
+        elif interpolation == "nearest":
+            near = _C._astype(_C.round(pos), _C.int64, True)
+            r = _ts().take_along_axis(s, near, axis=d)
+        else:
+            r = vlo + (vhi - vlo) * (pos - _C.floor(pos))
+        if ignore_nan:
+            r = _C.where(count == 0, math.nan, r)
+        else:
+            r = _C.where(nans > 0, math.nan, r)
+        if dim is None:
+            r = _C._reshape(r, (1,) * input.ndim, -1) if keepdim else _C._reshape(r, (), -1)
+        elif input.ndim == 0:
+            r = _C._reshape(r, (), -1)
+        elif not keepdim:
+            r = _C._squeeze(r, d)
+        outs.append(r)
+    return outs[0] if scalar_q or qt.ndim == 0 else _ts().stack(outs, axis=0)
+
+
+def quantile(input: Tensor, q: Any, dim: Optional[int] = None, keepdim: builtins.bool = False,
+             *, interpolation: str = "linear") -> Tensor:
+    """The q-th quantiles (q a number or 1-D tensor in [0, 1]; a tensor q adds a leading dim)
+    along `dim` (of the flattened input when None). NaN propagates."""
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input: Tensor, q: Any, dim: Optional[int] = None, keepdim: builtins.bool = False,
+                *, interpolation: str = "linear") -> Tensor:
+    """quantile ignoring NaN."""
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+
+
+def logsumexp(input: Tensor, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
+    """log(sum(exp(input))) over `dim`, computed stably; integer input gives float32."""
+    from .nn import functional as F
+    x = input if input.dtype in _FLOATS + _COMPLEX else _C._astype(input, float32, True)
+    dims = _dims("logsumexp", dim, input.ndim)
+    if x.size == 0:  # no max to shift by; the sum over nothing is 0, its log -inf
+        return _C.log(_ts().sum(_C.exp(x), axis=dims, keepdims=keepdim))
+    return F.logsumexp(x, dims, keepdim)
+
+
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """log(cumsum(exp(input))) along `dim`, computed stably."""
+    d = _dim_index("logcumsumexp", dim, input.ndim)
+    if input.ndim == 0:
+        return input.clone()
+    if input.shape[d] == 0:
+        return input.clone()
+    m = _ts().max(input.detach(), axis=d, keepdims=True)
+    m = _C.where(_C.isfinite(m), m, 0)
+    return _C.log(_ts().cumulative_sum(_C.exp(input - m), axis=d)) + m
+
+
+def _cum_extreme(op: str, input: Tensor, dim: int, larger: builtins.bool, result: Any) -> Any:
+    import numpy as np
+    d = _dim_index(op, dim, input.ndim)
+    x = input if input.ndim else _C._reshape(input, (1,), -1)
+    a = np.moveaxis(np.asarray(x.detach().cpu()), d, -1)
+    idx = np.zeros(a.shape, dtype=np.int64)
+    if a.shape[-1]:
+        best = a[..., 0].copy()
+        cur = np.zeros(a.shape[:-1], dtype=np.int64)
+        for j in range(a.shape[-1]):
+            v = a[..., j]
+            better = (v >= best) if larger else (v <= best)
+            if a.dtype.kind == "f":
+                better = (better | np.isnan(v)) & ~(np.isnan(best) & ~np.isnan(v))
+            cur = np.where(better, j, cur)
+            best = np.where(better, v, best)
+            idx[..., j] = cur
+    it = _ts().asarray(np.moveaxis(idx, -1, d), device=x.device)
+    vals = _ts().take_along_axis(x, it, axis=d)
+    if input.ndim == 0:
+        return result(_C._reshape(vals, (), -1), _C._reshape(it, (), -1))
+    return result(vals, it)
+
+
+def cummax(input: Tensor, dim: int) -> Any:
+    """(values, indices) of the running maximum along `dim` (NaN propagates)."""
+    return _cum_extreme("cummax", input, dim, True, ReturnCummax)
+
+
+def cummin(input: Tensor, dim: int) -> Any:
+    """(values, indices) of the running minimum along `dim` (NaN propagates)."""
+    return _cum_extreme("cummin", input, dim, False, ReturnCummin)
+
+
+def msort(input: Tensor) -> Tensor:
+    """Sorted along dim 0."""
+    return _ts().sort(input, axis=0)
+
+
+def _correction(op: str, unbiased: Any, correction: Any) -> float:
+    if unbiased is not None and correction is not None:
+        raise RuntimeError(f"{op}: cannot specify both unbiased and correction")
+    if correction is not None:
+        return float(correction)
+    return 1.0 if unbiased is None or unbiased else 0.0
+
+
+def _var_args(op: str, dim: Any, unbiased: Any, keepdim: Any) -> Any:
+    """torch's overloads var(unbiased) and var(dim, unbiased, keepdim)."""
+    if isinstance(dim, builtins.bool):  # x.var(False) means unbiased=False
+        return None, dim, keepdim
+    return dim, unbiased, keepdim
+
+
+def _var_method(self: Tensor, dim: Any = None, unbiased: Any = None, keepdim: builtins.bool = False,
+                *, correction: Any = None, axis: Any = None, keepdims: Any = _UNSET) -> Tensor:
+    """torch.Tensor.var: unbiased (correction=1) by default; `unbiased=False` or
+    `correction=` change it."""
+    dim, unbiased, keepdim = _var_args("var", axis if dim is None else dim, unbiased, keepdim)
+    keep = keepdim if keepdims is _UNSET else builtins.bool(keepdims)
+    return _ts().var(self, axis=_dims("var", dim, self.ndim), keepdims=keep,
+                     correction=_correction("var", unbiased, correction))
+
+
+def _std_method(self: Tensor, dim: Any = None, unbiased: Any = None, keepdim: builtins.bool = False,
+                *, correction: Any = None, axis: Any = None, keepdims: Any = _UNSET) -> Tensor:
+    """torch.Tensor.std: unbiased by default, like var."""
+    dim, unbiased, keepdim = _var_args("std", axis if dim is None else dim, unbiased, keepdim)
+    keep = keepdim if keepdims is _UNSET else builtins.bool(keepdims)
+    return _ts().std(self, axis=_dims("std", dim, self.ndim), keepdims=keep,
+                     correction=_correction("std", unbiased, correction))
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: builtins.bool = False,
+             *, correction: Any = None) -> Any:
+    """(var, mean) over `dim` (var unbiased by default, like torch)."""
+    v = _var_method(input, dim, unbiased, keepdim, correction=correction)
+    d, _, k = _var_args("var_mean", dim, unbiased, keepdim)
+    return v, _ts().mean(input, axis=_dims("var_mean", d, input.ndim), keepdims=k)
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: builtins.bool = False,
+             *, correction: Any = None) -> Any:
+    """(std, mean) over `dim` (std unbiased by default, like torch)."""
+    s = _std_method(input, dim, unbiased, keepdim, correction=correction)
+    d, _, k = _var_args("std_mean", dim, unbiased, keepdim)
+    return s, _ts().mean(input, axis=_dims("std_mean", d, input.ndim), keepdims=k)
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: builtins.bool = False,
+         dtype: Any = None) -> Tensor:
+    """torch.norm: the p-norm of the elements over `dim` (all elements when None), 'fro' (the
+    2-norm of the elements) or 'nuc' (nuclear norm of the matrices in two dims)."""
+    if input.dtype not in _FLOATS + _COMPLEX:
+        raise RuntimeError(f"norm: input dtype should be either floating point or complex, got "
+                           f"{input.dtype}")
+    x = input if dtype is None else input.astype(dtype)
+    if p == "nuc":
+        dims = _dims("norm", dim, x.ndim) or (0, 1)
+        if len(dims) != 2:
+            raise RuntimeError("norm: the nuclear norm needs exactly two dims")
+        m = _C._moveaxis(x, dims, (-2, -1))
+        out = _ts().linalg.matrix_norm(m, ord="nuc", keepdims=keepdim)
+        return _C._moveaxis(out, (-2, -1), dims) if keepdim else out
+    if p == "fro" or p is None:
+        p = 2
+    if isinstance(p, str):
+        raise RuntimeError(f"norm: invalid norm type {p!r}")
+    axes = _dims("norm", dim, x.ndim)
+    if p in (math.inf, -math.inf):
+        # torch: max/min have no identity, so an empty reduced dim raises (NumPy's
+        # vector_norm, which ts.linalg follows, returns 0 for ord=inf instead).
+        for d in (range(x.ndim) if axes is None else axes):
+            if x.shape[d] == 0:
+                raise RuntimeError(f"norm: cannot compute the {p} norm over dimension {d} of "
+                                   f"shape {tuple(x.shape)}: it is empty and max/min have no "
+                                   "identity")
+    return _ts().linalg.vector_norm(x, ord=p, axis=axes, keepdims=keepdim)
+
+
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """The p-norm of input - other (broadcast)."""
+    return norm(input - other, p)
+
+
+def _softmax_like(op: str, fn: Any, input: Tensor, dim: Optional[int], dtype: Any) -> Tensor:
+    if input.ndim == 0:  # torch accepts dim 0 / -1 on a 0-d tensor
+        if dim is not None:
+            _dim_index(op, dim, 0)
+        return _C._reshape(fn(_C._reshape(input, (1,), -1), 0, dtype=dtype), (), -1)
+    return fn(input, dim, dtype=dtype)
+
+
+def softmax(input: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
+    """exp(x) / sum(exp(x)) along `dim`."""
+    from .nn import functional as F
+    return _softmax_like("softmax", F.softmax, input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
+    """log(softmax(x)) along `dim`, computed stably."""
+    from .nn import functional as F
+    return _softmax_like("log_softmax", F.log_softmax, input, dim, dtype)
+
+
+def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
+    """Counts of each value 0..max(input) of a 1-D non-negative integer tensor (weighted sums
+    with `weights`); int64 counts, or weights' dtype (float64 for integer weights)."""
+    import numpy as np
+    if input.ndim != 1 or input.dtype in _FLOATS + _COMPLEX + (bool_,):
+        raise RuntimeError(f"bincount: only 1-d non-negative integral inputs are supported, "
+                           f"got {input.ndim}-d {input.dtype}")
+    a = np.asarray(input.cpu()).astype(np.int64)
+    if a.size and a.min() < 0:
+        raise RuntimeError("bincount: input must be non-negative")
+    if minlength < 0:
+        raise RuntimeError(f"bincount: minlength should be >= 0, got {minlength}")
+    if weights is None:
+        return _ts().asarray(np.bincount(a, minlength=minlength).astype(np.int64),
+                             device=input.device)
+    if tuple(weights.shape) != tuple(input.shape):
+        raise RuntimeError("bincount: weights should be 1-d and have the same length as input")
+    out_dt = weights.dtype if weights.dtype in (float32, float64) else float64
+    n = builtins.max(int(a.max()) + 1 if a.size else 0, minlength)
+    out = _ts().zeros((n,), dtype=out_dt, device=input.device)
+    return _ts().index_add(out, 0, _ts().asarray(a, device=input.device),
+                           _C._astype(weights, out_dt, True))
+
+
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+    """Histogram of `bins` equal-width bins over [min, max] (the data's range when both are
+    0); values outside are ignored. Result has input's dtype."""
+    import numpy as np
+    if input.dtype not in _FLOATS:
+        raise RuntimeError(f"histc: not implemented for {input.dtype}")
+    from ._arg_errors import int_arg
+    bins = int_arg("histc", "bins", bins)
+    if bins <= 0:
+        raise RuntimeError(f"histc: bins must be > 0, got {bins}")
+    a = np.asarray(input.detach().cpu().float()).astype(np.float64).ravel()
+    lo, hi = float(min), float(max)
+    if lo == hi and a.size:
+        lo, hi = float(a.min()), float(a.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError(f"histc: max must be larger than min, got min={min} max={max}")
+    a = a[(a >= lo) & (a <= hi)]
+    idx = np.minimum(((a - lo) * bins / (hi - lo)).astype(np.int64), bins - 1)
+    counts = np.bincount(idx, minlength=bins).astype(np.float64)
+    return _ts().asarray(counts, dtype=input.dtype, device=input.device)
+
+
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: builtins.bool = False,
+              right: builtins.bool = False) -> Tensor:
+    """The bucket index of each input value among the sorted 1-D `boundaries`: with
+    right=False the i such that boundaries[i-1] < x <= boundaries[i]."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"bucketize: boundaries tensor must be 1 dimension, but got dim("
+                           f"{boundaries.ndim})")
+    x = input if isinstance(input, Tensor) else _ts().asarray(input)
+    out = _ts().searchsorted(boundaries, x, side="right" if right else "left")
+    return _C._astype(out, _C.int32, True) if out_int32 else out
+
+
+def _median_method(self: Tensor, dim: Optional[int] = None, keepdim: builtins.bool = False) -> Any:
+    return median(self, dim, keepdim)
+
+
+METHODS = {
+    "max": _max_method, "min": _min_method, "amax": amax, "amin": amin, "aminmax": aminmax,
+    "median": median, "nanmedian": nanmedian, "mode": mode, "kthvalue": kthvalue,
+    "nanmean": nanmean, "nansum": nansum, "quantile": quantile, "nanquantile": nanquantile,
+    "logsumexp": logsumexp, "logcumsumexp": logcumsumexp, "cummax": cummax, "cummin": cummin,
+    "var": _var_method, "std": _std_method, "norm": norm, "dist": dist, "softmax": softmax,
+    "log_softmax": log_softmax, "bincount": bincount, "histc": histc, "msort": msort,
+}
+
+
+# ---- PyTorch's cov, corrcoef, x.sum_to_size, x.diff
+def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None,
+        aweights: Optional[Tensor] = None) -> Tensor:
+    """Covariance of the rows (variables) of a 1-D or 2-D input whose columns are
+    observations (differentiable; fweights/aweights weight the observations)."""
+    if input.ndim > 2:
+        raise RuntimeError(f"cov: expected input to have two or fewer dimensions but got an "
+                           f"input with {input.ndim} dimensions")
+    x = input if input.ndim == 2 else _C._reshape(input, (1, -1), -1)
+    if x.dtype not in _FLOATS:
+        x = _C._astype(x, float32, True)
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        w = _C._astype(fweights, x.dtype, True)
+    if aweights is not None:
+        aw = _C._astype(aweights, x.dtype, True)
+        w = aw if w is None else w * aw
+    if w is None:
+        avg = _ts().mean(x, axis=1, keepdims=True)
+        norm = n - correction
+        xm = x - avg
+        c = _C.matmul(xm, _C.conj(xm).mT) / builtins.max(norm, 0)
+    else:
+        wsum = _ts().sum(w)
+        avg = _ts().sum(x * w, axis=1, keepdims=True) / wsum
+        if correction == 0:
+            norm = wsum
+        elif aweights is None:
+            norm = wsum - correction
+        else:
+            norm = wsum - correction * _ts().sum(w * _C._astype(aweights, x.dtype, True)) / wsum
+        xm = x - avg
+        c = _C.matmul(xm * w, _C.conj(xm).mT) / _C.clamp(norm, 0, None)
+    return _C._reshape(c, (), -1) if input.ndim < 2 else c
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the rows of input (clipped to [-1, 1])."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = _ts().linalg.diagonal(c)
+    sd = _C.sqrt(d)
+    c = c / _C._reshape(sd, (-1, 1), -1) / _C._reshape(sd, (1, -1), -1)
+    return _C.clamp(c, -1, 1)
+
+
+def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
+    """Sums self down to `size` (which self must broadcast to ... from)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    lead = self.ndim - len(size)
+    if lead < 0:
+        raise RuntimeError(f"sum_to_size: size {tuple(size)} is not expandable to size "
+                           f"{tuple(self.shape)}")
+    axes = list(range(lead))
+    for i, n in enumerate(size):
+        s = self.shape[lead + i]
+        if n == 1 and s != 1:
+            axes.append(lead + i)
+        elif n != s:
+            raise RuntimeError(f"sum_to_size: size {tuple(size)} is not expandable to size "
+                               f"{tuple(self.shape)}")
+    out = _ts().sum(self, axis=tuple(axes), keepdims=True) if axes else self
+    return _C._reshape(out, tuple(size), -1)
+
+
+def _diff_method(self: Tensor, n: int = 1, dim: int = -1, prepend: Any = None,
+                 append: Any = None) -> Tensor:
+    """torch.Tensor.diff: n-th forward difference along dim."""
+    return _ts().diff(self, axis=dim, n=n, prepend=prepend, append=append)
+
+
+# ---- renorm, histogram
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """Each slice along `dim` whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
+    if input.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+    if p <= 0:
+        raise RuntimeError(f"renorm: non-positive norm not supported, got p={p}")
+    d = _dim_index("renorm", dim, input.ndim)
+    others = tuple(i for i in range(input.ndim) if i != d)
+    norms = _ts().linalg.vector_norm(input, ord=p, axis=others, keepdims=True)
+    factor = _C.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    return input * factor
+
+
+def histogram(input: Tensor, bins: Any = 100, *, range: Optional[Sequence[float]] = None,
+              weight: Optional[Tensor] = None, density: builtins.bool = False) -> Any:
+    """(hist, bin_edges) like torch.histogram (NumPy's histogram semantics)."""
+    import numpy as np
+    from collections import namedtuple
+    if input.dtype not in _FLOATS:
+        raise RuntimeError(f"histogram: input tensor and bins tensors should have the same "
+                           f"floating-point dtype, got {input.dtype}")
+    a = np.asarray(input.detach().cpu()).ravel()
+    b = np.asarray(bins.cpu()) if isinstance(bins, Tensor) else bins
+    w = None if weight is None else np.asarray(weight.detach().cpu()).ravel()
+    hist, edges = np.histogram(a, bins=b, range=range, weights=w, density=density)
+    res = namedtuple("histogram", ["hist", "bin_edges"])
+    return res(_ts().asarray(hist, dtype=input.dtype, device=input.device),
+               _ts().asarray(edges, dtype=input.dtype, device=input.device))
+
+
+# ---- combinations, the trapezoidal rule, gradient
+def _combination_rows(n: int, r: int, with_replacement: bool) -> Any:
+    """The (count, r) int64 index rows of the r-combinations of range(n), in itertools order,
+    built column by column; only prefixes that extend to a full row are kept, so no
+    intermediate outgrows the output."""
+    import numpy as np
+    first_max = n - 1 if with_replacement else n - r
+    rows = np.arange(first_max + 1, dtype=np.int64)[:, None]
+    for k in builtins.range(1, r):
+        last = rows[:, -1]
+        lo = last if with_replacement else last + 1
+        hi = n - 1 if with_replacement else n - r + k           # inclusive bound of column k
+        counts = np.maximum(hi - lo + 1, 0)
+        total = int(counts.sum())
+        starts = np.repeat(lo, counts)
+        offsets = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+        rows = np.concatenate([np.repeat(rows, counts, axis=0), (starts + offsets)[:, None]],
+                              axis=1)
+    return rows
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-`r` combinations of a 1-D tensor's elements, as rows of a (count, r) tensor
+    (itertools.combinations order; torch.combinations). RuntimeError when the count overflows
+    int64, MemoryError when it cannot be allocated, both before any row is built."""
+    ts = _ts()
+    from ._arg_errors import check_output_size, int_arg
+    r = int_arg("combinations", "r", r)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"combinations: argument 'input' must be a tensor, not "
+                        f"{type(input).__name__}")
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return ts.empty((0,), dtype=input.dtype, device=input.device)
+    n = input.shape[0]
+    count = math.comb(n + r - 1, r) if with_replacement else math.comb(n, r)
+    check_output_size("combinations", (count, r), input.dtype, input.device)
+    if count == 0:
+        return ts.empty((0, r), dtype=input.dtype, device=input.device)
+    index = ts.asarray(_combination_rows(n, r, with_replacement), device=input.device)
+    return input[index.reshape(-1)].reshape(count, r)
+
+
+def _trapezoid_parts(y: Tensor, x: Optional[Tensor], dx: Optional[float], dim: int,
+                     name: str) -> Tuple[Tensor, Any]:
+    """(pairwise averages of y along dim, the spacing: a scalar or the diffs of x)."""
+    if x is not None and dx is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments: x and dx "
+                        f"cannot both be given")
+    ts = _ts()
+    dim = dim % y.ndim if y.ndim else 0
+    n = y.shape[dim]
+    lo = y.narrow(dim, 0, builtins.max(n - 1, 0))
+    hi = y.narrow(dim, 1, builtins.max(n - 1, 0)) if n > 0 else lo
+    avg = (lo + hi) / 2
+    if x is None:
+        return avg, 1.0 if dx is None else dx
+    if not isinstance(x, Tensor):
+        x = ts.asarray(x)
+    if x.ndim == 1:
+        if x.shape[0] != n:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        d = ts.diff(x)
+        shape = [1] * y.ndim
+        shape[dim] = builtins.max(n - 1, 0)
+        return avg, d.reshape(tuple(shape))
+    return avg, ts.diff(x, axis=dim)
+
+
+def trapezoid(y: Tensor, x: Optional[Tensor] = None, *, dx: Optional[float] = None,
+              dim: int = -1) -> Tensor:
+    """The trapezoidal rule along `dim`: with sample points `x` or constant spacing `dx`
+    (default 1); integers give a float result (torch.trapezoid)."""
+    if y.ndim == 0:
+        raise IndexError("trapezoid: Dimension specified as -1 but tensor has no dimensions")
+    avg, spacing = _trapezoid_parts(y, x, dx, dim, "trapezoid")
+    return (avg * spacing).sum(dim)
+
+
+def trapz(y: Tensor, x: Optional[Tensor] = None, *, dx: Optional[float] = None,
+          dim: int = -1) -> Tensor:
+    """Alias of trapezoid."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y: Tensor, x: Optional[Tensor] = None, *, dx: Optional[float] = None,
+                         dim: int = -1) -> Tensor:
+    """The running trapezoidal integral along `dim` (one fewer element than y there)."""
+    if y.ndim == 0:
+        raise IndexError("cumulative_trapezoid: Dimension specified as -1 but tensor has no "
+                         "dimensions")
+    avg, spacing = _trapezoid_parts(y, x, dx, dim, "cumulative_trapezoid")
+    return (avg * spacing).cumsum(dim)
+
+
+def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None,
+             edge_order: int = 1) -> Tuple[Tensor, ...]:
+    """Central differences inside, one-sided (first or second order) at the edges, along
+    each dim in `dim` (default all); `spacing` is a scalar, one scalar per dim, or one
+    coordinate tensor per dim (torch.gradient, NumPy's np.gradient)."""
+    ts = _ts()
+    dims = list(builtins.range(input.ndim)) if dim is None else \
+        ([dim] if isinstance(dim, int) else list(dim))
+    dims = [d % input.ndim for d in dims]
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if isinstance(spacing, (int, float)) or isinstance(spacing, Tensor) and spacing.ndim == 0:
+        spacing = [spacing] * len(dims)
+    spacing = list(spacing)
+    if len(spacing) != len(dims):
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's "
+                           f"spacing and dim arguments to have the same length, but got a "
+                           f"spacing argument of length {len(spacing)} and a dim argument of "
+                           f"length {len(dims)}.")
+    x = input if ts.isdtype(input.dtype, ("real floating", "complex floating")) \
+        else input.astype(ts.get_default_dtype())
+    outs = []
+    for d, h in zip(dims, spacing):
+        n = x.shape[d]
+        if n < edge_order + 1:
+            raise RuntimeError(f"torch.gradient expected each dimension size to be at least "
+                               f"edge_order+1")
+        outs.append(_gradient_1d(x, d, h, edge_order, n))
+    return tuple(outs)
+
+
+def _gradient_1d(x: Tensor, d: int, h: Any, edge_order: int, n: int) -> Tensor:
+    ts = _ts()
+
+    def sl(a: int, b: int) -> Tensor:
+        return x.narrow(d, a, b - a)
+
+    if isinstance(h, Tensor) and h.ndim == 1:
+        coords = h.astype(x.dtype)
+        shape = [1] * x.ndim
+        dxs = ts.diff(coords)
+        shape[d] = n - 1
+        dxs = dxs.reshape(tuple(shape))
+        h1, h2 = dxs.narrow(d, 0, n - 2), dxs.narrow(d, 1, n - 2)
+        a = -h2 / (h1 * (h1 + h2))
+        b = (h2 - h1) / (h1 * h2)
+        c = h1 / (h2 * (h1 + h2))
+        mid = a * sl(0, n - 2) + b * sl(1, n - 1) + c * sl(2, n)
+        first_h, last_h = dxs.narrow(d, 0, 1), dxs.narrow(d, n - 2, 1)
+        if edge_order == 1:
+            first = (sl(1, 2) - sl(0, 1)) / first_h
+            last = (sl(n - 1, n) - sl(n - 2, n - 1)) / last_h
+        else:
+            g1, g2 = dxs.narrow(d, 0, 1), dxs.narrow(d, 1, 1)
+            first = (-(2 * g1 + g2) / (g1 * (g1 + g2)) * sl(0, 1)
+                     + (g1 + g2) / (g1 * g2) * sl(1, 2) - g1 / (g2 * (g1 + g2)) * sl(2, 3))
+            g1, g2 = dxs.narrow(d, n - 3, 1), dxs.narrow(d, n - 2, 1)
+            last = (g2 / (g1 * (g1 + g2)) * sl(n - 3, n - 2)
+                    - (g2 + g1) / (g1 * g2) * sl(n - 2, n - 1)
+                    + (2 * g2 + g1) / (g2 * (g1 + g2)) * sl(n - 1, n))
+    else:
+        h = float(h.item()) if isinstance(h, Tensor) else h
+        mid = (sl(2, n) - sl(0, n - 2)) / (2 * h)
+        if edge_order == 1:
+            first = (sl(1, 2) - sl(0, 1)) / h
+            last = (sl(n - 1, n) - sl(n - 2, n - 1)) / h
+        else:
+            first = (-1.5 * sl(0, 1) + 2 * sl(1, 2) - 0.5 * sl(2, 3)) / h
+            last = (0.5 * sl(n - 3, n - 2) - 2 * sl(n - 2, n - 1) + 1.5 * sl(n - 1, n)) / h
+    return ts.concat([first, mid, last], axis=d)
+
+
+_TORCH_NAMES += ["combinations", "trapezoid", "trapz", "cumulative_trapezoid", "gradient"]
+__all__ += ["combinations", "trapezoid", "trapz", "cumulative_trapezoid", "gradient"]

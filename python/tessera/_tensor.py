@@ -1,15 +1,28 @@
 """Python-level Tensor methods: printing, conversions, and the torch-style conveniences that
-take flexible arguments. The hot operators are bound in C++ (csrc/python/bind_tensor.cpp)."""
+take flexible arguments. The hot operators are bound in C++ (csrc/python/bind_tensor.cpp).
+
+PyTorch's Tensor basics: the callable ``size``, dtype conversions (x.float(), x.long(),
+x.type(...), ...), the small query methods (numel, element_size,
+is_floating_point...), and the writable x.real / x.imag views.
+
+Note [callable size]: the array API makes ``x.size`` an int property (the element count),
+PyTorch makes it a method ``x.size(dim=None)``. ``x.size`` here is an int subclass that is
+also callable: ``x.size == 6`` and ``isinstance(x.size, int)`` hold, ``x.size()`` returns the
+shape tuple and ``x.size(1)`` / ``x.size(-1)`` one extent.
+"""
 from __future__ import annotations
 
 import builtins
-from typing import Any, Optional
+import math
+import types
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
 from . import _C
 from ._C import Tensor
-from ._dtypes import _as_dtype, bfloat16, float32
+from ._dtypes import (_as_dtype, bfloat16, bool as bool_, complex64, complex128, float16,
+                      float32, float64, int8, int16, int32, int64, uint8)
 
 _API_VERSION = "2024.12"
 
@@ -256,13 +269,6 @@ def _permute(self: Tensor, *order: Any, dims: Any = None) -> Tensor:
     return _C._permute_dims(self, _shape_args(order))
 
 
-def _transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
-    perm = list(range(self.ndim))
-    d0, d1 = dim0 % builtins.max(self.ndim, 1), dim1 % builtins.max(self.ndim, 1)
-    perm[d0], perm[d1] = perm[d1], perm[d0]
-    return _C._permute_dims(self, perm)
-
-
 def _is_pinned(self: Tensor) -> builtins.bool:
     return _C._is_pinned(self)
 
@@ -273,3 +279,700 @@ def _is_cuda(self: Tensor) -> builtins.bool:
 
 def _is_cpu(self: Tensor) -> builtins.bool:
     return self.device.type == "cpu"
+
+
+# ---- PyTorch's conversions and queries
+
+
+def _dim_index(op: str, dim: Any, ndim: int) -> int:
+    """`dim` normalized into [0, ndim) (a 0-d tensor accepts -1 and 0, like torch)."""
+    if isinstance(dim, builtins.bool) or not hasattr(dim, "__index__"):
+        raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__}")
+    dim = dim.__index__()
+    n = builtins.max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"{op}: dimension out of range (expected to be in range of "
+                         f"[{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+_TORCH_SIZE: Any = None
+
+
+def _torch_size_class() -> Any:
+    global _TORCH_SIZE
+    if _TORCH_SIZE is None:
+        from ._torch_legacy import Size
+        _TORCH_SIZE = Size
+    return _TORCH_SIZE
+
+
+class _Size(int):
+    """The element count (an int) that can also be called like torch's ``Tensor.size``."""
+
+    def __call__(self, dim: Optional[int] = None) -> Any:
+        """size() -> the shape tuple; size(dim) -> the extent of `dim` (negative counts back)."""
+        if dim is None:  # torch.Size (a tuple with numel()), made once per size object
+            sz = self.__dict__.get("_torch_size")
+            if sz is None:
+                sz = self._torch_size = _torch_size_class()(self._shape)
+            return sz
+        if len(self._shape) == 0:
+            raise IndexError(f"size: dimension specified as {dim} but tensor has no dimensions")
+        return self._shape[_dim_index("size", dim, len(self._shape))]
+
+    def __reduce__(self) -> Any:  # pickles as a plain int
+        return (int, (int(self),))
+
+
+_c_size = Tensor.size  # the C++ property (element count)
+_new_int = int.__new__
+
+
+def _size_get(self: Tensor) -> Any:
+    # Made once and kept in the instance dict (Tensor._set_data, which changes the shape, drops it).
+    d = self.__dict__
+    s = d.get("_ts_size")
+    if s is None:
+        n = _c_size.__get__(self)
+        if n is None:
+            return None
+        s = _new_int(_Size, n)
+        s._shape = self.shape
+        d["_ts_size"] = s
+    return s
+
+
+_size_property = property(_size_get, doc="Number of elements (array API), callable like torch: "
+                                         "x.size() is the shape, x.size(d) one extent.")
+
+
+# ---- dtype conversions
+def _converter(dtype: Any, name: str) -> Any:
+    def convert(self: Tensor, memory_format: Any = None) -> Tensor:
+        return self if self.dtype == dtype else _C._astype(self, dtype, True)
+    convert.__name__ = name
+    convert.__doc__ = f"torch.Tensor.{name}(): this tensor as {dtype.name} (itself when it already is)."
+    return convert
+
+
+_CONVERSIONS = {"float": float32, "double": float64, "half": float16, "bfloat16": bfloat16,
+                "long": int64, "int": int32, "short": int16, "char": int8, "byte": uint8,
+                "bool": bool_, "cfloat": complex64, "cdouble": complex128}
+
+_TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", float16: "HalfTensor",
+               bfloat16: "BFloat16Tensor", int64: "LongTensor", int32: "IntTensor",
+               int16: "ShortTensor", int8: "CharTensor", uint8: "ByteTensor",
+               bool_: "BoolTensor", complex64: "ComplexFloatTensor",
+               complex128: "ComplexDoubleTensor"}
+
+
+def _type_name(t: Tensor) -> str:
+    name = _TYPE_NAMES.get(t.dtype, f"{t.dtype.name}Tensor")
+    return f"tessera.{'cuda.' if t.device.type == 'cuda' else ''}{name}"
+
+
+def _type(self: Tensor, dtype: Any = None, non_blocking: builtins.bool = False, **kwargs: Any) -> Any:
+    """torch.Tensor.type: with no dtype the type name (e.g. 'tessera.FloatTensor'); with a
+    dtype (or a type name like 'torch.LongTensor') this tensor converted to it."""
+    if dtype is None:
+        return _type_name(self)
+    if isinstance(dtype, str):
+        short = dtype.rsplit(".", 1)[-1]
+        by_name = {v: k for k, v in _TYPE_NAMES.items()}
+        if short in by_name:
+            dtype = by_name[short]
+    d = _as_dtype(dtype)
+    return self if d == self.dtype else _C._astype(self, d, True)
+
+
+def _type_as(self: Tensor, other: Tensor) -> Tensor:
+    """This tensor converted to `other`'s dtype."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"type_as: other must be a Tensor, got {type(other).__name__}")
+    return _type(self, other.dtype)
+
+
+# ---- queries
+def _is_floating_point(self: Tensor) -> builtins.bool:
+    return self.dtype in (float16, bfloat16, float32, float64)
+
+
+def _is_complex(self: Tensor) -> builtins.bool:
+    return self.dtype in (complex64, complex128)
+
+
+def _is_signed(self: Tensor) -> builtins.bool:
+    return self.dtype not in (bool_, uint8, _C.uint16, _C.uint32, _C.uint64)
+
+
+def _get_device(self: Tensor) -> int:
+    """-1 on the CPU, else the CUDA device index (torch.Tensor.get_device)."""
+    return -1 if self.device.type == "cpu" else (self.device.index or 0)
+
+
+def _is_nonzero(self: Tensor) -> builtins.bool:
+    if self.size != 1:
+        raise RuntimeError(f"is_nonzero: a tensor with {int(self.size)} elements is ambiguous; "
+                           "it needs exactly one element")
+    return builtins.bool(self.item())
+
+
+def _is_same_size(self: Tensor, other: Tensor) -> builtins.bool:
+    return tuple(self.shape) == tuple(other.shape)
+
+
+def _data_get(self: Tensor) -> Tensor:
+    """torch's ``.data``: this tensor's values without autograd history (shares memory)."""
+    return self.detach()
+
+
+def _data_set(self: Tensor, value: Tensor) -> None:
+    """torch's ``t.data = value``: t keeps its identity (and autograd flags) but takes value's
+    storage, shape and dtype."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+    if self.requires_grad and not (_is_floating_point(value) or _is_complex(value)):
+        raise RuntimeError("data set to a tensor that requires gradients must be floating point "
+                           "or complex dtype")
+    self._set_data(value)
+
+
+def _no_grad() -> Any:
+    from .autograd import no_grad
+    return no_grad()
+
+
+def _adjoint(self: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dims (a view for real tensors)."""
+    if self.ndim < 2:
+        raise RuntimeError(f"adjoint: expected a tensor with 2 or more dimensions, got {self.ndim}")
+    t = self.mT
+    return _C.conj(t) if _is_complex(self) else t
+
+
+def _H(self: Tensor) -> Tensor:
+    if self.ndim not in (0, 2):
+        raise RuntimeError(f"H: expected a matrix or a 0-d tensor, got {self.ndim} dimensions")
+    if self.ndim == 0:
+        return _C.conj(self) if _is_complex(self) else self
+    return _adjoint(self)
+
+
+# ---- Python protocols torch defines on Tensor
+def _format(self: Tensor, spec: str) -> str:
+    """f"{loss:.4f}": a 0-d tensor formats as its Python value (torch's rule); others only
+    with an empty spec (their str)."""
+    if self.ndim == 0:
+        return format(self.item(), spec)
+    return object.__format__(self, spec)
+
+
+def _contains(self: Tensor, element: Any) -> builtins.bool:
+    """`v in x`: whether any element of x equals v (a number or a tensor broadcast against x),
+    torch's (and NumPy's) rule."""
+    if not isinstance(element, (Tensor, builtins.int, builtins.float, builtins.complex,
+                                builtins.bool)):
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you "
+                           f"passed in a {type(element).__name__}.")
+    return builtins.bool((self == element).any())
+
+
+def _stride(self: Tensor, dim: Optional[int] = None) -> Any:
+    """x.stride() -> strides in elements (a tuple); x.stride(d) -> one of them."""
+    st = _c_stride(self)
+    if dim is None:
+        return st
+    return st[_dim_index("stride", dim, self.ndim)] if self.ndim else _zero_d_stride(dim)
+
+
+def _zero_d_stride(dim: Any) -> Any:
+    raise IndexError(f"stride: dimension specified as {dim} but tensor has no dimensions")
+
+
+_c_stride = Tensor.stride
+
+
+# ---- x.real / x.imag: views of a complex tensor's parts, writable (torch's and NumPy's)
+def _real_get(self: Tensor) -> Tensor:
+    if _is_complex(self):
+        from ._elementwise import view_as_real
+        return view_as_real(self)[..., 0]
+    return self
+
+
+def _imag_get(self: Tensor) -> Tensor:
+    if _is_complex(self):
+        from ._elementwise import view_as_real
+        return view_as_real(self)[..., 1]
+    return _C.imag(self)
+
+
+def _real_set(self: Tensor, value: Any) -> None:
+    _real_get(self)[...] = value
+
+
+def _imag_set(self: Tensor, value: Any) -> None:
+    if not _is_complex(self):
+        raise RuntimeError(f"imag is not implemented for tensors with non-complex dtypes "
+                           f"({self.dtype})")
+    _imag_get(self)[...] = value
+
+
+def _dtype_to_complex(self: Any) -> Any:
+    """torch.dtype.to_complex(): the complex dtype of this float dtype's precision."""
+    table = {float32: complex64, float64: complex128, complex64: complex64,
+             complex128: complex128}
+    if self not in table:
+        raise RuntimeError(f"to_complex: no complex counterpart of {self}")
+    return table[self]
+
+
+def _dtype_to_real(self: Any) -> Any:
+    """torch.dtype.to_real(): the real dtype of this complex dtype's precision."""
+    return {complex64: float32, complex128: float64}.get(self, self)
+
+
+def _nelement(self: Tensor) -> int:
+    return int(self.size)
+
+
+def _ndimension(self: Tensor) -> int:
+    return self.ndim
+
+
+def _element_size(self: Tensor) -> int:
+    return self.itemsize
+
+
+def _false(self: Tensor) -> builtins.bool:
+    return False
+
+
+def _itself(self: Tensor) -> Tensor:
+    return self
+
+
+def _storage_offset(self: Tensor) -> int:
+    return self._offset
+
+
+def _apply_(self: Tensor, callable: Any) -> Tensor:
+    """Applies a Python function to each element in place (CPU, slow; as torch)."""
+    a = np.array(_numpy_for_print(self.detach()))
+    flat = a.reshape(-1)
+    for i in range(flat.shape[0]):
+        flat[i] = callable(flat[i].item())
+    from ._inplace import write
+    return write(self, _asarray(a, dtype=self.dtype), "apply_")
+
+
+def _asarray(*args: Any, **kwargs: Any) -> Tensor:
+    from ._creation import asarray
+    return asarray(*args, **kwargs)
+
+
+# ---- x.dim_order, x.is_set_to
+def _dim_order(self: Tensor) -> tuple:
+    """The dims from outermost to innermost in memory (by decreasing stride, stable)."""
+    st = self.stride()
+    return tuple(sorted(range(self.ndim), key=lambda d: -st[d]))
+
+
+def _is_set_to(self: Tensor, other: Tensor) -> builtins.bool:
+    """Same storage, offset, shape and strides."""
+    return (self._storage_ptr() == other._storage_ptr() and self._offset == other._offset and
+            tuple(self.shape) == tuple(other.shape) and self.stride() == other.stride())
+
+
+def _const_data_ptr(self: Tensor) -> int:
+    return self.data_ptr()
+
+
+# ---- PyTorch's details of the Tensor object: resize_/set_/new, in-place metadata ops,
+# truth value and item() errors, storages
+TRANSIENT_ATTRS = frozenset({"_grad_ref", "_ts_size"})
+
+
+_cpp_set_data = Tensor._set_data
+
+
+def _set_data(self: Tensor, src: Tensor) -> None:
+    """Tensor._set_data plus dropping what the Python layer cached about the old geometry
+    (the callable ``size`` object of _tensor.py)."""
+    _cpp_set_data(self, src)
+    self.__dict__.pop("_ts_size", None)
+
+
+def _rebind(self: Tensor, new: Tensor, name: str) -> Tensor:
+    """Makes `self` take `new`'s data (for metadata-only in-place ops such as t_())."""
+    from ._C import is_grad_enabled
+    if self.requires_grad and is_grad_enabled():
+        if self.is_leaf:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        raise RuntimeError(f"{name}: tessera cannot change the shape of a tensor with autograd "
+                           f"history in place; use the out-of-place {name[:-1]}()")
+    self._set_data(new)
+    return self
+
+
+def _metadata_inplace(name: str) -> Callable[..., Tensor]:
+    base = name[:-1]
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return _rebind(self, getattr(self, base)(*args, **kwargs), name)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"In-place {base}: this tensor becomes ``self.{base}(...)`` (a view of " \
+                     f"the same memory)."
+    return method
+
+
+def _sizes(args: Sequence[Any]) -> tuple:
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
+    """Gives the tensor shape `sizes` (contiguous); the first elements (in row-major order)
+    are kept, new ones are uninitialized (torch.Tensor.resize_). As in PyTorch, a size that
+    fits the storage (from the tensor's offset) keeps the storage; a larger one raises for a
+    storage shared with NumPy, a memoryview or DLPack ("not resizable", Note [Exported
+    storage]) and otherwise moves the tensor to new memory."""
+    ts = _ns()
+    shape = _sizes(sizes)
+    if any((not isinstance(n, int)) or n < 0 for n in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension: {list(shape)}")
+    n = math.prod(shape)
+    if (self._offset + n) * self.itemsize <= self._storage_nbytes():
+        new = _C._as_strided(self, shape, _contiguous_strides(shape), self._offset)
+        return _rebind(self, new, "resize_")
+    if not self._storage_resizable():
+        raise RuntimeError("Trying to resize storage that is not resizable")
+    new = ts.empty(shape, dtype=self.dtype, device=self.device)
+    keep = min(n, int(self.size))
+    if keep:
+        with _no_grad():
+            new.reshape(-1)[:keep] = self.reshape(-1)[:keep]
+    return _rebind(self, new, "resize_")
+
+
+def _resize_as_(self: Tensor, other: Tensor, memory_format: Any = None) -> Tensor:
+    return _resize_(self, tuple(other.shape))
+
+
+def _resize(self: Tensor, *sizes: Any) -> Tensor:
+    return self.clone().resize_(*sizes)
+
+
+def _resize_as(self: Tensor, other: Tensor) -> Tensor:
+    return self.clone().resize_as_(other)
+
+
+def _volatile(self: Tensor) -> bool:
+    """Removed in torch (always False); kept for old code."""
+    return False
+
+
+def _set_(self: Tensor, source: Optional[Tensor] = None, storage_offset: Optional[int] = None,
+          size: Optional[Sequence[int]] = None, stride: Optional[Sequence[int]] = None) -> Tensor:
+    """``set_()`` empties the tensor; ``set_(source)`` makes it share source's memory and
+    geometry; ``set_(source, storage_offset, size, stride)`` a strided view of source."""
+    ts = _ns()
+    if source is None:
+        new = ts.empty((0,), dtype=self.dtype, device=self.device)
+    elif not isinstance(source, Tensor):
+        raise TypeError(f"set_(): argument 'source' must be Tensor, not {type(source).__name__}")
+    elif size is not None:
+        new = source.as_strided(tuple(size), tuple(stride) if stride is not None else
+                                _contiguous_strides(tuple(size)), storage_offset)
+    else:
+        new = source
+    if source is not None and source.dtype != self.dtype:
+        raise RuntimeError(f"Expected object of scalar type {self.dtype} but got scalar type "
+                           f"{source.dtype} for argument 'source'")
+    return _rebind(self, new, "set_")
+
+
+def _contiguous_strides(shape: tuple) -> tuple:
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def _new(self: Tensor, *args: Any, device: Any = None) -> Tensor:
+    """Legacy ``x.new(*sizes)`` (uninitialized) / ``x.new(data)`` / ``x.new()`` with x's
+    dtype and device."""
+    ts = _ns()
+    dev = self.device if device is None else device
+    if not args:
+        return ts.empty((0,), dtype=self.dtype, device=dev)
+    if len(args) == 1 and not isinstance(args[0], int):
+        data = args[0]
+        if isinstance(data, tuple) and type(data).__name__ == "Size":
+            return ts.empty(tuple(data), dtype=self.dtype, device=dev)
+        return ts.asarray(data, dtype=self.dtype, device=dev)
+    return ts.empty(_sizes(args), dtype=self.dtype, device=dev)
+
+
+def _new_empty_strided(self: Tensor, size: Sequence[int], stride: Sequence[int], *,
+                       dtype: Any = None, device: Any = None, requires_grad: bool = False,
+                       layout: Any = None, pin_memory: bool = False) -> Tensor:
+    return _ns().empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype,
+                               device=self.device if device is None else device,
+                               requires_grad=requires_grad)
+
+
+def _map_(self: Tensor, tensor: Tensor, callable: Callable[[Any, Any], Any]) -> Tensor:
+    """self[i] = callable(self[i], tensor[i]) for each element (tensor broadcasts; CPU)."""
+    ts = _ns()
+    other = ts.broadcast_to(ts.asarray(tensor), tuple(self.shape)).numpy()
+    mine = self.numpy()
+    vals = [callable(a, b) for a, b in zip(mine.reshape(-1).tolist(), other.reshape(-1).tolist())]
+    with _no_grad():
+        self[...] = ts.asarray(vals, dtype=self.dtype).reshape(tuple(self.shape))
+    return self
+
+
+def _map2_(self: Tensor, x: Tensor, y: Tensor, callable: Callable[..., Any]) -> Tensor:
+    """self[i] = callable(self[i], x[i], y[i]) for each element (CPU)."""
+    ts = _ns()
+    shape = tuple(self.shape)
+    xs = ts.broadcast_to(ts.asarray(x), shape).numpy().reshape(-1).tolist()
+    ys = ts.broadcast_to(ts.asarray(y), shape).numpy().reshape(-1).tolist()
+    vals = [callable(a, b, c) for a, b, c in zip(self.numpy().reshape(-1).tolist(), xs, ys)]
+    with _no_grad():
+        self[...] = ts.asarray(vals, dtype=self.dtype).reshape(shape)
+    return self
+
+
+def _as_strided_scatter(self: Tensor, src: Tensor, size: Sequence[int], stride: Sequence[int],
+                        storage_offset: Optional[int] = None) -> Tensor:
+    """A copy of self (made contiguous) with ``src`` written into its as_strided view."""
+    out = self.contiguous().clone()
+    with _no_grad():
+        out.as_strided(tuple(size), tuple(stride), storage_offset)[...] = src
+    return out
+
+
+
+
+def _conj_physical(self: Tensor) -> Tensor:
+    return _ns().conj(self).clone()
+
+
+def _conj_physical_(self: Tensor) -> Tensor:
+    with _no_grad():
+        self[...] = _ns().conj(self)
+    return self
+
+
+def _module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
+    """How load_state_dict turns `other` into this tensor's new value: other detached
+    (`assign`) or copied into self (torch.Tensor.module_load)."""
+    if assign:
+        return other.detach()
+    with _no_grad():
+        self[...] = other
+    return self.detach()
+
+
+class AmbiguousTruthError(ValueError, RuntimeError):
+    """bool() of a tensor with several elements: NumPy raises ValueError, torch RuntimeError;
+    this is both, so code written for either catches it."""
+
+
+_cpp_bool = Tensor.__bool__
+
+
+def _bool(self: Tensor) -> bool:
+    try:
+        return _cpp_bool(self)
+    except ValueError as e:
+        raise AmbiguousTruthError(str(e)) from None
+
+
+class ItemConversionError(ValueError, RuntimeError):
+    """item() of a tensor without exactly one element (ValueError for NumPy users,
+    RuntimeError as torch raises)."""
+
+
+def _dual_item(item: Callable[[Tensor], Any]) -> Callable[[Tensor], Any]:
+    def method(self: Tensor) -> Any:
+        try:
+            return item(self)
+        except ValueError as e:
+            raise ItemConversionError(str(e)) from None
+    method.__name__ = method.__qualname__ = "item"
+    method.__doc__ = item.__doc__
+    method.__wrapped_by_arg_errors__ = True  # type: ignore[attr-defined]  (C++ names itself)
+    return method
+
+
+_INPLACE_OPERATORS = ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
+                      "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__",
+                      "__irshift__", "__imatmul__")
+
+
+def _cast_errors_as_torch(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """`fn` whose "can't be cast" dtype errors are InplaceCastError (TypeError as tessera's
+    dtype errors, RuntimeError as torch raises)."""
+    from ._inplace import InplaceCastError
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, *args, **kwargs)
+        except TypeError as e:
+            if "can't be cast" in str(e) and not isinstance(e, InplaceCastError):
+                raise InplaceCastError(str(e)) from None
+            raise
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    if not isinstance(fn, types.FunctionType):  # a C++ method names itself in its errors
+        method.__wrapped_by_arg_errors__ = True  # type: ignore[attr-defined]
+    return method
+
+
+def wrap_inplace_cast_errors() -> None:
+    """Applies _cast_errors_as_torch to the in-place operators and methods (run after every
+    in-place method is attached)."""
+    names = [n for n in dir(Tensor) if (n.endswith("_") and not n.startswith("_")
+                                        and callable(getattr(Tensor, n, None)))]
+    for name in (*_INPLACE_OPERATORS, *names):
+        fn = getattr(Tensor, name, None)
+        if fn is None or isinstance(fn, property) or name in ("requires_grad_", "share_memory_",
+                                                                "detach_", "retain_grad"):
+            continue
+        setattr(Tensor, name, _cast_errors_as_torch(fn, name))
+
+
+class UntypedStorage:
+    """The memory block a tensor views (torch's UntypedStorage, read-only facts): data_ptr,
+    nbytes / size / len in bytes, device; tensors sharing memory report the same data_ptr."""
+
+    def __init__(self, tensor: Tensor) -> None:
+        self._tensor = tensor
+
+    def data_ptr(self) -> int:
+        return self._tensor._storage_ptr()
+
+    def nbytes(self) -> int:
+        return self._tensor._storage_nbytes()
+
+    size = nbytes
+    __len__ = nbytes
+
+    def element_size(self) -> int:
+        return 1
+
+    @property
+    def device(self) -> Any:
+        return self._tensor.device
+
+    def __repr__(self) -> str:
+        return f"UntypedStorage(nbytes={self.nbytes()}, device={self.device})"
+
+
+class TypedStorage(UntypedStorage):
+    """torch's (deprecated) TypedStorage: the storage counted in elements of the dtype."""
+
+    @property
+    def dtype(self) -> Any:
+        return self._tensor.dtype
+
+    def element_size(self) -> int:
+        return self._tensor.itemsize
+
+    def size(self) -> int:  # type: ignore[override]
+        return self.nbytes() // self.element_size()
+
+    __len__ = size  # type: ignore[assignment]
+
+    def tolist(self) -> list:
+        """The storage's elements (the whole block, from its start)."""
+        base = self._tensor.as_strided((self.size(),), (1,), 0)
+        return base.tolist()
+
+    def __repr__(self) -> str:
+        return f"TypedStorage(size={self.size()}, dtype={self.dtype}, device={self.device})"
+
+
+def _layout(self: Tensor) -> Any:
+    """Always tessera.strided."""
+    from ._torch_legacy import strided
+    return strided
+
+
+def _name(self: Tensor) -> None:
+    """None (tessera has no named tensors)."""
+    return None
+
+
+def _dense_dim(self: Tensor) -> int:
+    return self.ndim
+
+
+def _sparse_dim(self: Tensor) -> int:
+    return 0
+
+
+def _to_dense(self: Tensor, dtype: Any = None, *, masked_grad: Any = None) -> Tensor:
+    return self if dtype is None else self.astype(dtype)
+
+
+def _untyped_storage(self: Tensor) -> UntypedStorage:
+    return UntypedStorage(self)
+
+
+def _storage(self: Tensor) -> TypedStorage:
+    return TypedStorage(self)
+
+
+def _ns() -> Any:
+    import tessera
+    return tessera
+
+
+# ---- torch's memory_format= (x.clone, x.contiguous, ts.clone, the *_like functions)
+def _apply_memory_format(op: str, t: Tensor, fmt: Any) -> Tensor:
+    """t laid out as torch's memory format `fmt` asks (the values unchanged)."""
+    from ._torch_legacy import memory_format, channels_last, channels_last_3d, \
+        contiguous_format, preserve_format
+    if fmt is None or fmt is preserve_format:
+        return t
+    if not isinstance(fmt, memory_format):
+        raise TypeError(f"{op}(): memory_format must be a tessera memory format "
+                        f"(ts.preserve_format, ts.contiguous_format, ts.channels_last...), "
+                        f"got {type(fmt).__name__}")
+    if fmt is contiguous_format:
+        return t if t.is_contiguous() else t.contiguous()
+    rank = 4 if fmt is channels_last else 5
+    if t.ndim != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use "
+                           f"{'channels_last' if rank == 4 else 'channels_last_3d'} format")
+    last = tuple(range(2, rank)) + (1,)  # N, spatial..., C
+    back = (0, rank - 1) + tuple(range(1, rank - 1))
+    return _C._permute_dims(_C._permute_dims(t, (0,) + last).contiguous(), back)
+
+
+def _memory_format_method(std: Callable[..., Any], op: str) -> Callable[..., Any]:
+    """The C++ method `std` (x.clone, x.contiguous) that also takes torch's memory_format=."""
+    def method(self: Tensor, *args: Any, memory_format: Any = None, **kwargs: Any) -> Any:
+        out = std(self, *args, **kwargs)
+        return out if memory_format is None else _apply_memory_format(op, out, memory_format)
+    method.__name__ = method.__qualname__ = op
+    method.__doc__ = std.__doc__
+    return method
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """A copy of input (differentiable), laid out as memory_format asks (torch)."""
+    return _apply_memory_format("clone", input.clone(), memory_format)
+
+
+def detach(input: Tensor) -> Tensor:
+    """input without autograd history (shares memory; torch.detach)."""
+    return input.detach()

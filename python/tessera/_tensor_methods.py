@@ -2,22 +2,27 @@
 functions (issue 17).
 
 Each function is defined once, in the module of its family; this file only says which name
-it answers to, and :func:`bind` sets every name once, at import. The goal is that no other
-module sets attributes on `Tensor`; tests/test_one_definition.py counts the ones that still
-do under an import hook: the torch-compatibility layers (`_torch_compat*.py`, the
-`_arg_errors` guard), which move here as their families are rewritten.
+it answers to, and :func:`bind` sets every name once, at import: no other module sets
+attributes on `Tensor` (tests/test_one_definition.py checks it under an import hook). The
+layers a method gets (torch's error naming, in-place twins, keyword forms, the argument
+guard) are composed in `_tensor_table` before the one `setattr` per name.
 """
 from __future__ import annotations
 
-from typing import Any, Dict
+import types
+from typing import Any, Callable, Dict
 
 from ._C import Node, Tensor, dtype
 from . import autograd as _ag
+from . import _elementwise as _el
 from . import _indexing as _ix
-from . import _torch_compat_basics as _tb
-from . import _torch_compat_creation as _tc
-from . import _torch_compat_inplace as _ti
-from . import _torch_compat_parity as _tp
+from . import _linalg_core as _lc
+from . import _sets
+from . import _torch_legacy as _lg
+from . import _tensor as _tb
+from . import _creation as _tc
+from . import _inplace as _ti
+from . import _arg_forms as _kw
 from . import _stft, special as _sp
 from . import linalg as _la
 from . import _manipulation as _mp
@@ -27,6 +32,14 @@ from . import _tensor as _t
 from . import random as _rn
 
 TENSOR_METHODS: Dict[str, Any] = {
+    # add/sub/div are the namespace's functions (one definition; alpha= and rounding_mode= as
+    # in PyTorch, _arg_forms.py)
+    "add": _kw.add,
+    "sub": _kw.sub,
+    "subtract": _kw.subtract,
+    "div": _kw.div,
+    "divide": _kw.divide,
+    "true_divide": _kw.true_divide,
     # conversion, printing, devices (_tensor.py)
     "__repr__": _t._repr,
     "__str__": _t._str,
@@ -52,21 +65,24 @@ TENSOR_METHODS: Dict[str, Any] = {
     "reshape": _t._reshape,
     "view": _t._view,
     "permute": _t._permute,
-    "transpose": _t._transpose,
-    "flatten": _mp._flatten,
-    "unsqueeze": _mp._unsqueeze,
+    "transpose": _mp.transpose,
+    "swapaxes": _mp.transpose,
+    "swapdims": _mp.transpose,
+    "flatten": _mp.flatten,
+    "unsqueeze": _mp.unsqueeze,
     "squeeze": _mp._squeeze_method,
     "expand": _mp._expand,
     "flip": _mp._flip_method,
-    "movedim": _mp._movedim,
-    "moveaxis": _mp._movedim,
-    "swapaxes": _mp._swapaxes,
+    "movedim": _mp.movedim,
+    "moveaxis": _mp.movedim,
+    "tril": _tc.tril,
+    "triu": _tc.triu,
     # reductions (_statistical.py): x.sum(dim, keepdim) as well as x.sum(axis=, keepdims=);
-    # var/std/max/min are torch's forms (_torch_compat_reduce, still bound there)
+    # var/std/max/min are torch's forms (_statistical.py's METHODS, bound below)
     **{name: _st._method(getattr(_st, name), name) for name in (
         "sum", "prod", "mean", "all", "any", "argmax", "argmin", "count_nonzero")},
-    "cumsum": _st._cumsum,
-    "cumprod": _st._cumprod,
+    "cumsum": _st.cumsum,
+    "cumprod": _st.cumprod,
     # indexing (_indexing.py)
     "take": _ix._take_method,
     "nonzero": _ix._nonzero_method,
@@ -85,7 +101,7 @@ TENSOR_METHODS: Dict[str, Any] = {
     "sort": _so._sort_method,
     "argsort": _so._argsort_method,
     "topk": _so._topk_method,
-    # torch's conversions and queries (_torch_compat_basics.py)
+    # torch's conversions and queries (_tensor.py)
     "size": _tb._size_property,
     **{name: _tb._converter(dt, name) for name, dt in _tb._CONVERSIONS.items()},
     "type": _tb._type,
@@ -103,6 +119,9 @@ TENSOR_METHODS: Dict[str, Any] = {
     "is_neg": _tb._false,
     "resolve_conj": _tb._itself,
     "resolve_neg": _tb._itself,
+    **{name: property(_tb._false) for name in (
+        "is_sparse", "is_sparse_csr", "is_quantized", "is_meta", "is_mkldnn", "is_mps", "is_xla",
+        "is_xpu", "is_vulkan", "is_ipu", "is_nested", "is_mtia", "is_maia")},
     "get_device": _tb._get_device,
     "storage_offset": _tb._storage_offset,
     "data": property(_tb._data_get, _tb._data_set),
@@ -112,13 +131,20 @@ TENSOR_METHODS: Dict[str, Any] = {
     "__format__": _tb._format,
     "__contains__": _tb._contains,
     "stride": _tb._stride,
-    # torch's new_* creation (_torch_compat_creation.py)
+    # x.real / x.imag are attributes in NumPy and PyTorch alike (the namespace keeps the
+    # functions ts.real / ts.imag)
+    "real": property(_tb._real_get, _tb._real_set,
+                     doc="The real part: a writable view for complex tensors (x itself for real "
+                         "ones), as in PyTorch and NumPy."),
+    "imag": property(_tb._imag_get, _tb._imag_set,
+                     doc="The imaginary part: a writable view for complex tensors."),
+    # torch's new_* creation (_creation.py)
     "new_zeros": _tc._new_zeros,
     "new_ones": _tc._new_ones,
     "new_empty": _tc._new_empty,
     "new_full": _tc._new_full,
     "new_tensor": _tc._new_tensor,
-    # torch's in-place methods that are not an op and a write (_torch_compat_inplace.py)
+    # torch's in-place methods that are not an op and a write (_inplace.py)
     "add_": _ti._add_,
     "sub_": _ti._sub_,
     "subtract_": _ti._sub_,
@@ -139,10 +165,38 @@ TENSOR_METHODS: Dict[str, Any] = {
     "lu_solve": _la._legacy_lu_solve,
     "stft": _stft.stft,
     "istft": _stft.istft,
-    # torch's deprecated forms (_torch_compat_parity.py)
-    "resize": _tp._resize,
-    "resize_as": _tp._resize_as,
-    "volatile": property(_tp._volatile),
+    # PyTorch's details of the Tensor object (_tensor.py): deprecated forms, metadata-only
+    # in-place ops, resize_/set_/new, truth value and item() errors, storages
+    "resize": _tb._resize,
+    "resize_as": _tb._resize_as,
+    "volatile": property(_tb._volatile),
+    "_set_data": _tb._set_data,
+    "__bool__": _tb._bool,
+    "item": _tb._dual_item(Tensor.item),
+    "clone": _tb._memory_format_method(Tensor.clone, "clone"),
+    "contiguous": _tb._memory_format_method(Tensor.contiguous, "contiguous"),
+    **{name: _tb._metadata_inplace(name) for name in (
+        "squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_", "swapdims_", "as_strided_")},
+    "resize_": _tb._resize_,
+    "resize_as_": _tb._resize_as_,
+    "set_": _tb._set_,
+    "new": _tb._new,
+    "new_empty_strided": _tb._new_empty_strided,
+    "index_reduce": _ix._index_reduce,
+    "index_reduce_": _ix._index_reduce_,
+    "map_": _tb._map_,
+    "map2_": _tb._map2_,
+    "as_strided_scatter": _tb._as_strided_scatter,
+    "conj_physical": _tb._conj_physical,
+    "conj_physical_": _tb._conj_physical_,
+    "layout": property(_tb._layout),
+    "name": property(_tb._name),
+    "dense_dim": _tb._dense_dim,
+    "sparse_dim": _tb._sparse_dim,
+    "to_dense": _tb._to_dense,
+    "module_load": _tb._module_load,
+    "untyped_storage": _tb._untyped_storage,
+    "storage": _tb._storage,
     # autograd (autograd/__init__.py)
     "grad": property(_ag._get_grad, _ag._set_grad, _ag._del_grad, _ag._c_grad.__doc__),
     "backward": _ag._tensor_backward,
@@ -152,6 +206,60 @@ TENSOR_METHODS: Dict[str, Any] = {
     "uniform_": _rn._uniform_method,
     "normal_": _rn._normal_method,
 }
+
+
+# PyTorch's methods whose errors get the method's name in front (_tensor_table wraps them
+# in _inplace.named_errors and makes the in-place twins TORCH_INPLACE_TWINS lists).
+TORCH_METHODS: Dict[str, Any] = {
+    "unique": _sets.unique,
+    "unique_consecutive": _sets.unique_consecutive,
+    "cov": _st.cov,
+    "corrcoef": _st.corrcoef,
+    "sum_to_size": _st._sum_to_size,
+    "diff": _st._diff_method,
+    "frexp": _el.frexp,
+    "bernoulli": _rn.bernoulli,
+    "multinomial": _rn.multinomial,
+    "bernoulli_": _rn._bernoulli_,
+    "random_": _rn._random_,
+    "exponential_": _rn._exponential_,
+    "geometric_": _rn._geometric_,
+    "cauchy_": _rn._cauchy_,
+    "log_normal_": _rn._log_normal_,
+    "fill_diagonal_": _ix._fill_diagonal_,
+    "tile": _mp._tile_method,
+    "svd": _lc._svd_method,
+    "apply_": _t._apply_,
+    "argwhere": _ix.argwhere,
+    "qr": _lc._qr_method,
+    "share_memory_": _tb._itself,
+    "is_shared": _tb._false,
+    "as_strided": _mp.as_strided,
+    "select_scatter": _ix.select_scatter,
+    "slice_scatter": _ix.slice_scatter,
+    "diagonal_scatter": _ix.diagonal_scatter,
+    "put": _ix.put,
+    "hardshrink": _el.hardshrink,
+    "prelu": _el.prelu,
+    "renorm": _st.renorm,
+    "mvlgamma": _sp.mvlgamma,
+    "polygamma": _sp._polygamma_method,
+    "matrix_exp": _la.matrix_exp,
+    "cholesky_inverse": _lc.cholesky_inverse,
+    "cholesky_solve": _lc.cholesky_solve,
+    "histogram": _st.histogram,
+    "narrow_copy": _mp.narrow_copy,
+    "nonzero_static": _ix.nonzero_static,
+    "dim_order": _tb._dim_order,
+    "is_set_to": _tb._is_set_to,
+    "const_data_ptr": _tb._const_data_ptr,
+    "is_distributed": _lg.is_distributed,
+    "unsafe_split": _lg.unsafe_split,
+    "unsafe_chunk": _lg.unsafe_chunk,
+    "unsafe_split_with_sizes": _lg.unsafe_split_with_sizes,
+}
+# The in-place twins x.<name>_() of TORCH_METHODS entries (Note [torch in-place])
+TORCH_INPLACE_TWINS = ["put", "renorm", "mvlgamma", "polygamma"]
 
 
 NODE_METHODS: Dict[str, Any] = {
@@ -166,8 +274,133 @@ DTYPE_METHODS: Dict[str, Any] = {
 }
 
 
+# In-place methods that change metadata, not values, get no generated twin.
+_METADATA_ONLY = {"squeeze", "unsqueeze", "t", "transpose", "swapaxes", "swapdims",
+                  "conj_physical"}
+
+
+def _named_method(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """`fn` as a Tensor method whose errors name the method (a Python function binds as a
+    method itself; builtins such as C functions cannot, so they get a forwarding function)."""
+    if not isinstance(fn, types.FunctionType):
+        c_fn = fn
+
+        def fn(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+            return c_fn(self, *args, **kwargs)
+        fn.__name__, fn.__doc__ = name, c_fn.__doc__
+    return _ti.named_errors(name, fn)
+
+
+def _tensor_table() -> Dict[str, Any]:
+    """Every Python-level attribute of Tensor, each computed once: the table above, torch's
+    methods whose errors name them (the families' METHODS and TORCH_METHODS), their generated
+    in-place twins (Note [torch in-place]), torch's keyword names, the in-place dtype error
+    class, and the argument-error guard (_arg_errors) on every public function."""
+    from . import _elementwise as el, _linalg_core as lc, _manipulation as mp
+    from . import _statistical as st, _arg_forms as kw
+    from ._arg_errors import _guard
+    final: Dict[str, Any] = dict(TENSOR_METHODS)
+
+    def current(name: str) -> Any:
+        return final[name] if name in final else getattr(Tensor, name, None)
+    torch_methods: Dict[str, Any] = {}
+    for table in (el.METHODS, mp.METHODS, st.METHODS, lc.METHODS, _ix.METHODS, TORCH_METHODS):
+        torch_methods.update(table)
+    for name, fn in torch_methods.items():
+        final[name] = fn if name in el.HOT else _named_method(fn, name)
+    twins = [n for n in el.METHODS if n not in el.NO_INPLACE]
+    twins += ["subtract", "divide", "true_divide"]
+    twins += [n for n in el.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
+    twins += lc.INPLACE + TORCH_INPLACE_TWINS + ["masked_scatter", "index_fill", "index_copy",
+                                                 "index_put", "scatter_reduce"]
+    for name in twins:
+        if current(name) is not None and current(name + "_") is None:
+            final[name + "_"] = _ti.make_inplace(name + "_", current(name))
+    # in-place dtype errors are InplaceCastError (TypeError and RuntimeError)
+    inplace = [n for n in set(final) | set(dir(Tensor)) if n.endswith("_") and
+               not n.startswith("_") and callable(current(n))]
+    for name in (*_tb._INPLACE_OPERATORS, *sorted(inplace)):
+        fn = current(name)
+        if fn is None or isinstance(fn, property) or name in (
+                "requires_grad_", "share_memory_", "detach_", "retain_grad"):
+            continue
+        final[name] = _tb._cast_errors_as_torch(fn, name)
+    final.update(kw.method_keywords(current))
+    for name, fn in list(final.items()):  # the argument-error guard, last
+        if (not name.startswith("_") and isinstance(fn, types.FunctionType)
+                and not getattr(fn, "__wrapped_by_arg_errors__", False)):
+            final[name] = _guard(fn, name, 0)
+    return final
+
+
 def bind() -> None:
     """Sets each name of the tables on Tensor, Node and dtype (once, at import)."""
-    for cls, table in ((Tensor, TENSOR_METHODS), (Node, NODE_METHODS), (dtype, DTYPE_METHODS)):
+    for cls, table in ((Tensor, _tensor_table()), (Node, NODE_METHODS), (dtype, DTYPE_METHODS)):
         for name, value in table.items():
             setattr(cls, name, value)
+
+
+# ---- the namespace functions made from Tensor methods: torch.abs_(x) is x.abs_(),
+# torch.adjoint(x) is x.adjoint(), torch.permute_copy(x, ...) is x.permute(...) copied
+_INPLACE_FUNCTIONS = (
+    "abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ "
+    "atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ detach_ erf_ "
+    "erfc_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ gcd_ index_put_ lcm_ ldexp_ log10_ log1p_ "
+    "log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ "
+    "sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ xlogy_ zero_ selu_ celu_ "
+    "threshold_ resize_as_ conj_physical_ as_strided_").split()
+
+
+_METHOD_FUNCTIONS = ("adjoint is_same_size is_signed is_conj is_neg is_inference resolve_conj "
+                     "resolve_neg get_device conj_physical as_strided_scatter index_reduce").split()
+
+
+_COPY_FUNCTIONS = ("alias as_strided detach diagonal expand permute select squeeze t transpose "
+                   "unbind unfold unsqueeze view view_as_real view_as_complex split "
+                   "split_with_sizes").split()
+
+
+def _method_function(name: str) -> Callable[..., Any]:
+    def fn(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        return getattr(input, name)(*args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``torch.{name}(input, ...)``: the same as ``input.{name}(...)``."
+    return fn
+
+
+def _copy_function(name: str) -> Callable[..., Any]:
+    def fn(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}_copy(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        if name in ("alias", "view_as_real", "view_as_complex"):
+            if args or kwargs:
+                raise TypeError(f"{name}_copy() takes 1 positional argument (input), got "
+                                f"{1 + len(args)} and keywords {sorted(kwargs)}")
+            out = input.clone() if name == "alias" else getattr(_el, name)(input)
+        else:
+            out = getattr(input, name)(*args, **kwargs)
+        if isinstance(out, (tuple, list)):
+            return type(out)(o.clone() for o in out) if isinstance(out, tuple) else \
+                [o.clone() for o in out]
+        return out if name == "alias" else out.clone()
+    fn.__name__ = fn.__qualname__ = name + "_copy"
+    fn.__doc__ = f"``torch.{name}_copy``: ``input.{name}(...)`` copied into new memory."
+    return fn
+
+
+def method_functions() -> Dict[str, Callable[..., Any]]:
+    """The method twins (torch.abs_, torch.permute_copy...) and nn.functional aliases, made
+    once the Tensor methods are bound."""
+    from ._nn_ops import functional_aliases
+    out: Dict[str, Callable[..., Any]] = {}
+    for name in _INPLACE_FUNCTIONS + _METHOD_FUNCTIONS:
+        if hasattr(Tensor, name):
+            out[name] = _method_function(name)
+    for name in _COPY_FUNCTIONS:
+        out[name + "_copy"] = _copy_function(name)
+    out.update(functional_aliases())
+    return out

@@ -210,5 +210,7 @@ def reset_peak_memory_stats(device_index: DeviceLike = None, /) -> None:
 
 
 def reset_accumulated_memory_stats(device_index: DeviceLike = None, /) -> None:
-    """Resets the accumulated counters (tessera keeps peaks and currents; resets the peaks)."""
-    reset_peak_memory_stats(device_index)
+    """Zeroes the accumulated (``*.allocated`` / ``*.freed``) counters of :func:`memory_stats`."""
+    index = _device_index(device_index, optional=True) if device_index is not None else None
+    _require()
+    _cuda.reset_accumulated_memory_stats(index)

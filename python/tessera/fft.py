@@ -74,7 +74,7 @@ def _promote(x: Any) -> Any:
     """Integer and bool inputs as the default floating dtype (torch's promotion; the standard
     leaves them unspecified)."""
     if isinstance(x, Tensor) and not _isdtype(x.dtype, ("real floating", "complex floating")):
-        from ._torch_compat_default_dtype import get_default_dtype
+        from ._dtypes import get_default_dtype
         return x.astype(get_default_dtype())
     return x
 
@@ -283,7 +283,7 @@ def ihfft(x: Tensor, /, *, n: Optional[int] = None, axis: int = -1, norm: _Norm 
 def _freq_dtype(dtype: Any) -> Any:
     if dtype is not None:
         return dtype
-    from ._torch_compat_default_dtype import get_default_dtype
+    from ._dtypes import get_default_dtype
     return get_default_dtype()
 
 
@@ -403,3 +403,8 @@ def _two_dim(name: str) -> Any:
 
 
 fft2, ifft2, rfft2, irfft2 = (_two_dim(n) for n in ("fft", "ifft", "rfft", "irfft"))
+
+
+from ._arg_errors import guarded as _guarded  # noqa: E402
+
+globals().update(_guarded(globals()))  # non-tensor arguments raise TypeError naming the op

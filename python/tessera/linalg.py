@@ -1165,10 +1165,15 @@ def _torch_linalg() -> None:
                         ("inv_ex", a_in), ("cholesky_ex", a_in), ("solve_ex", ab)):
         extras[name] = _aliases(extras[name], names)
     extras["matrix_exp"] = _aliases(matrix_exp, {"A": "input"})
-    from ._torch_compat_kwargs import tensordot as _tensordot_torch
+    from ._arg_forms import tensordot as _tensordot_torch
     extras["tensordot"] = _tensordot_torch  # the standard's, with torch's dims=
     g.update(extras)
     __all__.extend(n for n in extras if n not in __all__)
 
 
 _torch_linalg()
+
+
+from ._arg_errors import guarded as _guarded  # noqa: E402
+
+globals().update(_guarded(globals()))  # non-tensor arguments raise TypeError naming the op

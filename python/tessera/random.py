@@ -122,15 +122,34 @@ class Generator:
                            generator=self)
 
 
+class TorchGenerator(Generator):
+    """torch.Generator (``ts.Generator``): ``ts.Generator(device="cpu").manual_seed(0)``,
+    usable wherever a ``generator=`` is taken (ts.rand, DataLoader, random_split, ...). Same
+    engine as ``ts.random.Generator(seed)``, the NumPy-style spelling; a fresh one starts from
+    PyTorch's default seed. Its argument is a device, as torch's (an int raises)."""
+
+    def __init__(self, device: Any = "cpu") -> None:
+        if isinstance(device, int) and not isinstance(device, bool):
+            raise TypeError("Generator: the argument is a device (torch.Generator(device)); "
+                            "seed it with .manual_seed(n) or use ts.random.Generator(seed)")
+        super().__init__(67280421310721)
+        self.device = _C.Device(device) if isinstance(device, str) else device
+
+
 default_generator = Generator._wrap(_C._default_generator())
 
 
-def seed(n: int) -> Generator:
-    """Reseeds the default generator."""
+def seed(n: Optional[int] = None) -> Any:
+    """seed(n) reseeds the default generator with n and returns it; PyTorch's seed() (no
+    argument) seeds it non-deterministically and returns the seed."""
+    if n is None:
+        return default_generator.seed()
     return default_generator.manual_seed(n)
 
 
-manual_seed = seed
+def manual_seed(n: int) -> Generator:
+    """Reseeds the default generator with n (returns it, as torch.manual_seed)."""
+    return default_generator.manual_seed(n)
 
 
 def _gen(generator: Optional[Generator]) -> Any:
@@ -156,26 +175,37 @@ def _size(size: Size, *more: int) -> Tuple[int, ...]:
 def _filled(shape: Tuple[int, ...], dtype: Any, device: Any, op: str) -> Tensor:
     """An uninitialized floating tensor to fill (any dtype spelling tessera accepts)."""
     t = _ns()
-    x = _C._empty(shape, t.float32 if dtype is None else dtype, device)
+    x = _C._empty(shape, t.get_default_dtype() if dtype is None else dtype, device)
     if dtype is not None and not t.isdtype(x.dtype, "real floating"):
         raise TypeError(f"{op}: expected a floating-point dtype, got {x.dtype}")
     return x
 
 
-def rand(*shape: Any, dtype: Any = None, device: Any = None,
-         generator: Optional[Generator] = None) -> Tensor:
-    """Uniform numbers in [0, 1) of the given shape (default dtype float32)."""
-    x = _filled(_size(*shape) if shape else (), dtype, device, "rand")
+def _shape_arg(op: str, shape: tuple, size: Any) -> Tuple[int, ...]:
+    """rand/randn's shape: varargs ints, one sequence, or torch's size=."""
+    if size is not None:
+        if shape:
+            raise TypeError(f"{op}() got multiple values for argument 'size'")
+        return _size(size)
+    return _size(*shape) if shape else ()
+
+
+def rand(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
+         generator: Optional[Generator] = None, requires_grad: bool = False) -> Tensor:
+    """Uniform numbers in [0, 1) of the given shape (varargs, one sequence or size=); the
+    dtype defaults to the default float dtype (float32 unless set)."""
+    x = _filled(_shape_arg("rand", shape, size), dtype, device, "rand")
     _C._uniform_(x, 0.0, 1.0, _gen(generator))
-    return x
+    return x.requires_grad_(True) if requires_grad else x
 
 
-def randn(*shape: Any, dtype: Any = None, device: Any = None,
-          generator: Optional[Generator] = None) -> Tensor:
-    """Standard normal numbers of the given shape (Box-Muller on Philox outputs)."""
-    x = _filled(_size(*shape) if shape else (), dtype, device, "randn")
+def randn(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
+          generator: Optional[Generator] = None, requires_grad: bool = False) -> Tensor:
+    """Standard normal numbers of the given shape (Box-Muller on Philox outputs); shape and
+    dtype as rand's."""
+    x = _filled(_shape_arg("randn", shape, size), dtype, device, "randn")
     _C._normal_(x, 0.0, 1.0, _gen(generator))
-    return x
+    return x.requires_grad_(True) if requires_grad else x
 
 
 def uniform(low: float = 0.0, high: float = 1.0, size: Size = None, *, dtype: Any = None,
@@ -203,11 +233,15 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Size = None, *, dtype: Any = N
     return x
 
 
-def randint(low: int, high: Any = None, size: Size = None, *, dtype: Any = None,
+def randint(low: Any = None, high: Any = None, size: Size = None, *, dtype: Any = None,
             device: Any = None, generator: Optional[Generator] = None) -> Tensor:
-    """Uniform integers in [low, high) (default dtype int64). `randint(high, size=...)` and
-    PyTorch's `randint(high, (shape,))` draw from [0, high)."""
-    if high is not None and not hasattr(high, "__index__"):  # torch: randint(high, size)
+    """Uniform integers in [low, high) (default dtype int64). `randint(high, size=...)`,
+    PyTorch's `randint(high, (shape,))` and `randint(high=, size=)` draw from [0, high)."""
+    if low is None:
+        if high is None:
+            raise TypeError("randint() missing 1 required positional argument: 'high'")
+        low = 0
+    elif high is not None and not hasattr(high, "__index__"):  # torch: randint(high, size)
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
@@ -224,12 +258,17 @@ def randperm(n: int, *, dtype: Any = None, device: Any = None,
                         _gen(generator))
 
 
-def bernoulli(p: Any, size: Size = None, *, dtype: Any = None, device: Any = None,
+def bernoulli(p: Any, size: Any = None, *, dtype: Any = None, device: Any = None,
               generator: Optional[Generator] = None) -> Tensor:
     """1 with probability p else 0: p a float (shape `size`) or a tensor of probabilities
-    (its shape; the dtype defaults to p's floating dtype, as in PyTorch)."""
+    (its shape; the dtype defaults to p's floating dtype, as in PyTorch). PyTorch's
+    ``bernoulli(input, p)`` (a float p) draws with probability p in input's shape and dtype."""
     t = _ns()
+    if isinstance(p, Tensor) and isinstance(size, float):  # torch.bernoulli(input, p)
+        out = bernoulli(t.full(tuple(p.shape), size, dtype=t.float32), generator=generator)
+        return _C._astype(out, p.dtype if dtype is None else dtype, True)
     if isinstance(p, Tensor):
+        p = p.detach()
         if not t.isdtype(p.dtype, "real floating"):
             raise TypeError(f"bernoulli: expected floating-point probabilities, got {p.dtype}")
         if p.size and not bool(t.all((p >= 0) & (p <= 1))):
@@ -345,6 +384,71 @@ def _normal_method(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
 
 
 
+# ---- PyTorch's in-place random fills (Tensor methods)
+def _fill_random(self: Tensor, values: Tensor, op: str) -> Tensor:
+    from ._inplace import check_leaf
+    check_leaf(self, op)
+    with _ns().no_grad():
+        _C._copy_(self, _C._astype(values, self.dtype, True))
+    return self
+
+
+def _bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    """Fills self with 0/1 draws of probability p (a number or a tensor)."""
+    probs = p if isinstance(p, Tensor) else \
+        _ns().full(tuple(self.shape), float(p), dtype=_ns().float32)
+    probs = _C._broadcast_to(probs.detach(), tuple(self.shape))
+    return _fill_random(self, bernoulli(probs, generator=generator), "bernoulli_")
+
+
+def _mantissa_bits(dt: Any) -> int:
+    """Explicit mantissa bits of a float dtype (23 for float32): eps is 2**-bits."""
+    return round(-math.log2(_ns().finfo(dt).eps))
+
+
+def _random_(self: Tensor, from_: int = 0, to: Optional[int] = None, *, generator: Any = None) -> Tensor:
+    """Fills self with integers uniform in [from, to) (one bound: [0, from); none: [0, 2**mantissa])."""
+    if to is None:
+        if from_ == 0:
+            to = 2 ** (_mantissa_bits(self.dtype) + 1) if _ns().isdtype(self.dtype, "real floating") else \
+                int(_ns().iinfo(self.dtype).max) + 1 if self.dtype != _ns().bool else 2
+        else:
+            from_, to = 0, from_
+    if from_ >= to:
+        raise RuntimeError(f"random_: expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+    vals = randint(from_, to, tuple(self.shape), generator=generator)
+    return _fill_random(self, vals, "random_")
+
+
+def _exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fills self with exponential draws of rate lambd."""
+    if lambd <= 0:
+        raise RuntimeError(f"exponential_: expects lambda > 0.0, but found lambda={lambd}")
+    vals = exponential(size=tuple(self.shape), lambd=lambd, generator=generator)
+    return _fill_random(self, vals, "exponential_")
+
+
+def _geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
+    """Fills self with the number of Bernoulli(p) trials up to the first success (>= 1)."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_: expects p to be in (0, 1), but got p={p}")
+    u = rand(*self.shape, dtype=_ns().float64, generator=generator)
+    vals = _C.ceil(_C.log1p(-u) / math.log1p(-p))
+    return _fill_random(self, _C.clamp(vals, 1, None), "geometric_")
+
+
+def _cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fills self with Cauchy draws."""
+    u = rand(*self.shape, dtype=_ns().float64, generator=generator)
+    return _fill_random(self, median + sigma * _C.tan(math.pi * (u - 0.5)), "cauchy_")
+
+
+def _log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
+    """Fills self with exp(N(mean, std)) draws."""
+    n = randn(*self.shape, dtype=_ns().float64, generator=generator)
+    return _fill_random(self, _C.exp(mean + std * n), "log_normal_")
+
+
 # ---- torch.random's functions of the default generator
 def initial_seed() -> int:
     """The seed of the default generator."""
@@ -390,3 +494,38 @@ def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng
         finally:
             g.set_state(state)
     return ctx()
+
+
+# ---- torch.poisson and torch.binomial
+def poisson(input: Tensor, generator: Any = None) -> Tensor:
+    """Samples Poisson(rate) for each element of the rate tensor `input` (torch.poisson)."""
+    import numpy as np
+    ts = _ns()
+    if not isinstance(input, Tensor):
+        raise TypeError(f"poisson(): argument 'input' must be a tensor, not {type(input).__name__}")
+    rates = input.detach().cpu().numpy()
+    if (rates < 0).any():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    seed = int(ts.randint(0, 2 ** 31 - 1, (1,), generator=generator).item()) \
+        if generator is not None else int(ts.randint(0, 2 ** 31 - 1, (1,)).item())
+    vals = np.asarray(np.random.default_rng(seed).poisson(rates)).astype(rates.dtype)
+    return ts.asarray(vals, device=input.device)
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
+    """Samples Binomial(count, prob) elementwise (float result like count)."""
+    import numpy as np
+    ts = _ns()
+    n = count.detach().cpu().numpy()
+    p = prob.detach().cpu().numpy()
+    if (p < 0).any() or (p > 1).any() or (n < 0).any():
+        raise RuntimeError("binomial: expected 0 <= prob <= 1 and count >= 0")
+    draw = ts.randint(0, 2 ** 31 - 1, (1,), generator=generator) if generator is not None \
+        else ts.randint(0, 2 ** 31 - 1, (1,))
+    vals = np.random.default_rng(int(draw.item())).binomial(n.astype(np.int64), p)
+    return ts.asarray(vals.astype(n.dtype), device=count.device)
+
+
+from ._arg_errors import guarded as _guarded  # noqa: E402
+
+globals().update(_guarded(globals()))  # non-tensor arguments raise TypeError naming the op

@@ -233,7 +233,7 @@ def _map_tensors(obj: Any, where: Any) -> Any:
     """map_location for formats without storages: each tensor goes through it (recursing
     into lists, tuples and dicts)."""
     from ._checkpoint_zip import restore_location
-    from ._torch_compat_parity import TRANSIENT_ATTRS
+    from ._tensor import TRANSIENT_ATTRS
     move = restore_location(where)
     memo: Dict[int, Any] = {}
 
@@ -294,7 +294,7 @@ def _reduce_tensor(t: Tensor) -> Any:
     if str(t.dtype) == "bfloat16":
         import ml_dtypes  # noqa: F401  (NumPy needs it to hold bfloat16)
     values = np.array(t.detach().numpy(), copy=True)
-    from ._torch_compat_parity import TRANSIENT_ATTRS
+    from ._tensor import TRANSIENT_ATTRS
     attrs = {k: v for k, v in getattr(t, "__dict__", {}).items() if k not in TRANSIENT_ATTRS}
     leaf = bool(t.requires_grad and t.is_leaf)
     grad = t.grad if leaf else None

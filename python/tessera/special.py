@@ -7,13 +7,22 @@ expit/logit, softmax/log_softmax/logsumexp, sinc, round.
 Integer and bool inputs compute in the default float dtype, as torch's. The Bessel functions
 use their power series for |x| <= 15 and the large-argument asymptotic expansion beyond,
 evaluated in float64 (about 1e-15 relative error) and cast back.
+
+Note [gamma series]: for x >= 0.5 both use the recurrence to shift the argument to z = x + 10
+and the asymptotic (Stirling / de Moivre) series there, whose truncation error at z >= 10.5 is
+below 1e-15; x < 0.5 uses the reflection formula. Autograd differentiates the series term by
+term, which gives the series of the derivative, so gradients are as accurate as values. Poles
+(x = 0, -1, -2, ...) are mapped like torch: lgamma -> inf, digamma(+-0) -> -+inf, digamma at
+negative integers -> NaN.
 """
 from __future__ import annotations
 
 import math
 from typing import Any, Callable, Optional
 
+from . import _C
 from ._C import Tensor
+from ._dtypes import float16 as _f16, bfloat16 as _bf16, float32 as _f32, float64 as _f64
 from .autograd.function import Function, FunctionCtx
 
 __all__ = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "ndtri", "log_ndtr", "expit", "logit",
@@ -46,10 +55,6 @@ def erf(input: Tensor) -> Tensor:
 
 def erfc(input: Tensor) -> Tensor:
     return _ts().erfc(_float(input))
-
-
-def erfinv(input: Tensor) -> Tensor:
-    return _ts().erfinv(_float(input))
 
 
 def erfcx(input: Tensor) -> Tensor:
@@ -110,23 +115,193 @@ def log1p(input: Tensor) -> Tensor:
     return _ts().log1p(_float(input))
 
 
-def gammaln(input: Tensor) -> Tensor:
-    return _ts().lgamma(_float(input))
+_SHIFT = 10
+
+
+def _as_float64(input: Any) -> Any:
+    """input in float64, and the dtype the result takes: input's floating dtype, else the
+    default dtype (torch's rule for integer and bool inputs)."""
+    if not isinstance(input, Tensor):
+        input = _ts().asarray(input)
+    if input.dtype in (_C.complex64, _C.complex128):
+        raise RuntimeError(f"special function: not implemented for {input.dtype}")
+    dt = input.dtype if input.dtype in (_f16, _bf16, _f32, _f64) else \
+        _ts().get_default_dtype()
+    x = input if input.dtype == _f64 else _C._astype(input, _f64, True)
+    return x, dt
+
+
+def _lgamma_pos(x: Tensor) -> Tensor:
+    """lgamma for x >= 0.5 (Note [gamma series])."""
+    z = x + _SHIFT
+    logs = _C.log(x)
+    for k in range(1, _SHIFT):
+        logs = logs + _C.log(x + k)
+    r = _C.reciprocal(z)
+    r2 = r * r
+    series = r * (1 / 12 - r2 * (1 / 360 - r2 * (1 / 1260 - r2 * (
+        1 / 1680 - r2 * (1 / 1188 - r2 * (691 / 360360 - r2 * (1 / 156)))))))
+    return (z - 0.5) * _C.log(z) - z + 0.5 * math.log(2 * math.pi) + series - logs
+
+
+def _digamma_pos(x: Tensor) -> Tensor:
+    """digamma for x >= 0.5 (Note [gamma series])."""
+    z = x + _SHIFT
+    acc = _C.reciprocal(x)
+    for k in range(1, _SHIFT):
+        acc = acc + _C.reciprocal(x + k)
+    r = _C.reciprocal(z)
+    r2 = r * r
+    series = r2 * (1 / 12 - r2 * (1 / 120 - r2 * (1 / 252 - r2 * (1 / 240 - r2 * (
+        1 / 132 - r2 * (691 / 32760 - r2 * (1 / 12)))))))
+    return _C.log(z) - 0.5 * r - series - acc
+
+
+def _is_pole(x: Tensor) -> Tensor:
+    return (x <= 0) & (_C.floor(x) == x)
+
+
+def lgamma(input: Tensor) -> Tensor:
+    """log|Gamma(input)| (torch.lgamma, special.gammaln): a float result; +inf at the poles
+    0, -1, -2, ... and at +-inf."""
+    x, dt = _as_float64(input)
+    refl = x < 0.5
+    pole = _is_pole(x) | _C.isinf(x)
+    xs = _C.where(pole, 1.0, x)  # keeps the unselected branches finite (and their grads)
+    lg = _lgamma_pos(_C.where(refl, 1.0 - xs, xs))
+    s = _C.abs(_C.sin(math.pi * _C.where(refl, xs, 0.5)))
+    out = _C.where(refl, math.log(math.pi) - _C.log(s) - lg, lg)
+    return _C._astype(_C.where(pole, math.inf, out), dt, True)
 
 
 def digamma(input: Tensor) -> Tensor:
-    return _ts().digamma(_float(input))
+    """d/dx log Gamma(x) (float result; -inf at 0, NaN at negative integers and -inf)."""
+    x, dt = _as_float64(input)
+    refl = x < 0.5
+    pole = _is_pole(x)
+    xs = _C.where(pole | _C.isinf(x), 1.0, x)
+    dg = _digamma_pos(_C.where(refl, 1.0 - xs, xs))
+    out = _C.where(refl, dg - math.pi / _C.tan(math.pi * _C.where(refl, xs, 0.25)), dg)
+    out = _C.where(x == math.inf, math.inf, _C.where(x == -math.inf, math.nan, out))
+    zero = _C.where(_C.signbit(x), math.inf, -math.inf)  # torch: digamma(-0.0) = +inf
+    out = _C.where(pole, _C.where(x == 0, zero, math.nan), out)
+    return _C._astype(out, dt, True)
 
 
+_GILES_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                  0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_GILES_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+               0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+def _horner(coefs: tuple, w: Tensor) -> Tensor:
+    p = w * 0 + coefs[0]
+    for c in coefs[1:]:
+        p = p * w + c
+    return p
+
+
+def _erfinv_values(x: Tensor) -> Tensor:
+    """erfinv by Giles' approximation refined with Newton steps on erf (no autograd)."""
+    from .nn.functional.activation import erf
+    inside = _C.abs(x) < 1
+    xs = _C.where(inside, x, 0.0)
+    w = -_C.log((1.0 - xs) * (1.0 + xs))
+    central = _horner(_GILES_CENTRAL, w - 2.5)
+    tail = _horner(_GILES_TAIL, _C.sqrt(_C.where(w < 5, 5.0, w)) - 3.0)
+    y = _C.where(w < 5, central, tail) * xs
+    for _ in range(2):
+        y = y - (erf(y) - xs) / (_C.exp(-y * y) * (2 / math.sqrt(math.pi)))
+    edge = _C.where(x == 1, math.inf, _C.where(x == -1, -math.inf, math.nan))
+    return _C.where(inside, y, edge)
+
+
+class _ErfInv(Function):
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:  # type: ignore[override]
+        y = _erfinv_values(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, g: Tensor) -> Tensor:  # type: ignore[override]
+        (y,) = ctx.saved_tensors
+        return g * (math.sqrt(math.pi) / 2) * _C.exp(y * y)
+
+
+def erfinv(input: Tensor) -> Tensor:
+    """The inverse error function on (-1, 1); +-inf at +-1, NaN outside."""
+    x, dt = _as_float64(input)
+    return _C._astype(_ErfInv.apply(x), dt, True)
+
+
+gammaln = lgamma
 psi = digamma
 
 
+_MVLGAMMA_MAX_P = 1 << 16
+
+
+def mvlgamma(input: Tensor, p: int) -> Tensor:  # torch.mvlgamma, special.multigammaln
+    """The multivariate log-gamma of dimension p: sum_i lgamma(x - i/2) + p(p-1)/4 log(pi)
+    (defined for x > (p - 1) / 2; elsewhere the formula's value, as torch gives)."""
+    if isinstance(p, bool) or not hasattr(p, "__index__"):
+        raise TypeError(f"mvlgamma: p must be an int, got {type(p).__name__}")
+    p = p.__index__()
+    if p < 1:
+        raise RuntimeError(f"mvlgamma: p has to be greater than or equal to 1, got {p}")
+    if p > _MVLGAMMA_MAX_P:  # one lgamma pass per term: a huge p would run for ages
+        raise ValueError(f"mvlgamma: p={p} is too large (at most {_MVLGAMMA_MAX_P} terms)")
+    input = _float(input)
+    out = lgamma(input)
+    for i in range(1, p):
+        out = out + lgamma(input - i / 2)
+    return out + p * (p - 1) / 4 * math.log(math.pi)
+
+
+_BERNOULLI_2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
+
+
+_POLYGAMMA_MAX_N = 170  # the largest n whose n! is a finite float64
+
+
 def polygamma(n: int, input: Tensor) -> Tensor:
-    return _ts().polygamma(n, _float(input))
+    """torch.polygamma and special.polygamma: the n-th derivative of digamma: (-1)**(n+1) n! zeta(n + 1, x) for n >= 1 (float64
+    series: the recurrence shifts x by 12, then Euler-Maclaurin)."""
+    from ._arg_errors import int_arg
+    n = int_arg("polygamma", "n", n)
+    if n < 0:
+        raise RuntimeError(f"polygamma: does not support negative n, got {n}")
+    if n == 0:
+        return digamma(input)
+    x, dt = _as_float64(input)
+    if n > _POLYGAMMA_MAX_N:  # n! overflows float64: +-inf everywhere, as torch gives
+        inf = math.inf if n % 2 else -math.inf
+        return _C._astype(_C.where(x == x, inf, x), dt, True)
+    s = n + 1
+    shift = 12
+    acc = x * 0
+    for k in range(shift):
+        acc = acc + _C.pow(x + k, -float(s))
+    z = x + shift
+    tail = _C.pow(z, 1.0 - s) / (s - 1) + 0.5 * _C.pow(z, -float(s))
+    rising = float(s)  # (s)_(2k-1): s (s+1) ... (s + 2k - 2)
+    fact = 2.0         # (2k)!
+    for k, b in enumerate(_BERNOULLI_2K, start=1):
+        tail = tail + b / fact * rising * _C.pow(z, -float(s + 2 * k - 1))
+        rising *= (s + 2 * k - 1) * (s + 2 * k)
+        fact *= (2 * k + 1) * (2 * k + 2)
+    out = (acc + tail) * ((-1.0) ** (n + 1) * math.factorial(n))
+    pole = (x <= 0) & (_C.floor(x) == x)
+    return _C._astype(_C.where(pole, -math.inf if n % 2 == 0 else math.inf, out), dt, True)
 
 
-def multigammaln(input: Tensor, p: int) -> Tensor:
-    return _ts().mvlgamma(_float(input), p)
+multigammaln = mvlgamma
+
+
+def _polygamma_method(self: Tensor, n: int) -> Tensor:
+    """x.polygamma(n) (torch's argument order for the method)."""
+    return polygamma(n, self)
 
 
 def _bessel(input: Tensor, order: int, scaled: bool) -> Tensor:
@@ -224,7 +399,7 @@ def xlogy(input: Any, other: Any) -> Tensor:
 def xlog1py(input: Any, other: Any) -> Tensor:
     """x * log1p(y), 0 where x == 0 (unless y is nan); torch's gradients (d/dx is log1p(y),
     but 0 where x == 0 and y <= -1; d/dy is x / (1 + y))."""
-    from ._torch_compat_math import _xlogy
+    from ._elementwise import _xlogy
     return _xlogy(input, other, True)
 
 

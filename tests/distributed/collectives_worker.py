@@ -197,11 +197,33 @@ assert dist.barrier(async_op=True).wait()
 # point to point: a ring with isend/irecv, then send/recv with a tag and from any source
 nxt, prv = (R + 1) % W, (R - 1) % W
 buf = ts.zeros((5,), dtype=ts.int32)
-rq = dist.irecv(buf, src=prv)
-sq = dist.isend(ts.full((5,), R, dtype=ts.int32), dst=nxt)
+if NCCL and R % 2:      # NCCL runs each p2p call in stream order: even ranks send first
+    rq = dist.irecv(buf, src=prv)
+    sq = dist.isend(ts.full((5,), R, dtype=ts.int32), dst=nxt)
+else:
+    sq = dist.isend(ts.full((5,), R, dtype=ts.int32), dst=nxt)
+    rq = dist.irecv(buf, src=prv)
 sq.wait()
 rq.wait()
 check(buf, np.full(5, prv), "isend/irecv ring")
+# the same ring both ways at once through batch_isend_irecv (one NCCL group: no ordering)
+left, right = ts.zeros((3,), dtype=ts.float64), ts.zeros((2, 4))[:, ::2]     # a strided one
+ops = [dist.P2POp(dist.irecv, left, prv), dist.P2POp(dist.irecv, right, nxt),
+       dist.P2POp(dist.isend, ts.full((3,), float(R), dtype=ts.float64), nxt),
+       dist.P2POp(dist.isend, ts.full((2, 2), -float(R)), prv)]
+reqs = dist.batch_isend_irecv(ops)
+assert reqs and all(isinstance(q, dist.Work) for q in reqs)
+for q in reqs:
+    q.wait()
+check(left, np.full(3, prv), "batch_isend_irecv from the left")
+check(right, np.full((2, 2), -nxt), "batch_isend_irecv from the right (strided)")
+for bad in (lambda: dist.P2POp(dist.send, left, nxt), lambda: dist.batch_isend_irecv([]),
+            lambda: dist.batch_isend_irecv([ops[0], "x"]), lambda: dist.P2POp(dist.isend, left)):
+    try:
+        bad()
+        raise AssertionError("expected a ValueError")
+    except ValueError:
+        pass
 if R == 0:
     for k in range(W - 1):
         got = ts.zeros((2,))

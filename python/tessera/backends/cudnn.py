@@ -1,59 +1,105 @@
-"""ts.backends.cudnn: torch.backends.cudnn's switches. tessera has no cuDNN, so
-``is_available()`` is False and ``version()`` None; the switches (``benchmark``,
-``deterministic``, ``enabled``, ``allow_tf32``, ``benchmark_limit``) are accepted and kept,
-so training scripts that set them (``ts.backends.cudnn.benchmark = True``) run unchanged.
-They do not change tessera's kernels: ``deterministic`` is torch's cuDNN-only switch (as in
-torch, ``ts.use_deterministic_algorithms`` is the global one).
+"""ts.backends.cudnn: torch.backends.cudnn's switches, steering tessera's CUDA convolutions.
+
+cuDNN 9 is loaded at run time (no link-time dependency): ``libcudnn_graph.so.9`` from the
+``nvidia-cudnn-cu13`` wheel (found through the ``nvidia.cudnn`` package), from
+``$TESSERA_CUDNN_PATH`` (a file or folder), or from the loader's search path. Where it loads
+and ``enabled`` is True, convolutions on CUDA run through it (graph API, one engine cached per
+problem); otherwise tessera's own CUDA kernels (im2col + cuBLAS GEMMs, direct depthwise
+kernels) run. ``benchmark`` times the candidate engines once per problem, ``deterministic``
+keeps only deterministic ones, ``allow_tf32`` (default True, as PyTorch) lets float32
+convolutions use TF32 tensor cores on either path. ``last_conv_path()`` tells which
+implementation ran the calling thread's last convolution kernel.
 """
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, Optional
+import importlib.util
+import os
+import sys
+import types
+from typing import Any, Iterator, List, Optional
+
+from .. import _C
 
 __all__ = ["is_available", "version", "is_acceptable", "set_flags", "flags", "enabled",
-           "benchmark", "benchmark_limit", "deterministic", "allow_tf32"]
+           "benchmark", "benchmark_limit", "deterministic", "allow_tf32", "last_conv_path",
+           "load_error"]
 
-enabled: bool = True
-benchmark: bool = False
-deterministic: bool = False
-allow_tf32: bool = True
-benchmark_limit: Optional[int] = None  # torch's value where cuDNN is not available
-fp32_precision: str = "none"
+_SWITCHES = ("enabled", "benchmark", "deterministic", "allow_tf32")
+
+
+def _search_paths() -> List[str]:
+    """Folders that may hold cuDNN 9: $TESSERA_CUDNN_PATH, the nvidia-cudnn wheel's lib."""
+    paths: List[str] = []
+    env = os.environ.get("TESSERA_CUDNN_PATH")
+    if env:
+        paths.append(env)
+    try:
+        spec = importlib.util.find_spec("nvidia.cudnn")
+    except (ImportError, ValueError):
+        spec = None
+    for loc in (spec.submodule_search_locations or []) if spec else []:
+        paths.append(os.path.join(loc, "lib"))
+    return paths
+
+
+if _C._cuda.is_built():
+    _C._cuda.cudnn_set_search_paths(_search_paths())
 
 
 def is_available() -> bool:
-    """Whether cuDNN can be used: never in tessera (its CUDA kernels are its own)."""
-    return False
+    """Whether cuDNN 9 loads (a CUDA build with its headers, a GPU, the library found)."""
+    return _C._cuda.cudnn_version() > 0
 
 
 def version() -> Optional[int]:
-    """cuDNN's version: None, as torch reports without cuDNN."""
-    return None
+    """cuDNN's version as PyTorch reports it (e.g. 92801), None where it does not load."""
+    v = _C._cuda.cudnn_version()
+    return int(v) if v > 0 else None
+
+
+def load_error() -> str:
+    """Why cuDNN did not load ('' when it did or was not tried yet)."""
+    if not _C._cuda.is_built():
+        return "this build of tessera has no CUDA backend"
+    is_available()  # tries the load
+    return str(_C._cuda.cudnn_load_error())
 
 
 def is_acceptable(tensor: Any) -> bool:
-    """Whether cuDNN would take `tensor`: False (no cuDNN)."""
-    return False
+    """Whether cuDNN would take `tensor`: a floating CUDA tensor, with cuDNN on and loaded."""
+    from .._C import Tensor
+    if not isinstance(tensor, Tensor) or tensor.device.type != "cuda":
+        return False
+    return (bool(_C._cuda.cudnn_get_flag("enabled")) and is_available()
+            and bool(tensor.dtype.is_floating_point))
+
+
+def last_conv_path() -> str:
+    """What ran the calling thread's last convolution kernel: 'cpu', 'cudnn', 'cuda_gemm' or
+    'cuda_depthwise' ('none' before the first)."""
+    return str(_C._cuda.conv_last_path())
+
+
+benchmark_limit: Optional[int] = 10
+fp32_precision: str = "none"
 
 
 def set_flags(_enabled: Any = None, _benchmark: Any = None, _benchmark_limit: Any = None,
               _deterministic: Any = None, _allow_tf32: Any = None,
               _fp32_precision: Any = "none") -> tuple:
     """Sets the given switches (None leaves one as it is); returns the previous values."""
-    global enabled, benchmark, benchmark_limit, deterministic, allow_tf32, fp32_precision
-    orig = (enabled, benchmark, benchmark_limit, deterministic, allow_tf32, fp32_precision)
-    if _enabled is not None:
-        enabled = bool(_enabled)
-    if _benchmark is not None:
-        benchmark = bool(_benchmark)
-    if _benchmark_limit is not None and is_available():
-        benchmark_limit = int(_benchmark_limit)
-    if _deterministic is not None:
-        deterministic = bool(_deterministic)
-    if _allow_tf32 is not None:
-        allow_tf32 = bool(_allow_tf32)
+    mod = sys.modules[__name__]
+    orig = (mod.enabled, mod.benchmark, mod.benchmark_limit, mod.deterministic,  # type: ignore
+            mod.allow_tf32, mod.fp32_precision)  # type: ignore
+    for name, v in (("enabled", _enabled), ("benchmark", _benchmark),
+                    ("deterministic", _deterministic), ("allow_tf32", _allow_tf32)):
+        if v is not None:
+            setattr(mod, name, bool(v))
+    if _benchmark_limit is not None:
+        mod.benchmark_limit = int(_benchmark_limit)
     if _fp32_precision is not None:
-        fp32_precision = str(_fp32_precision)
+        mod.fp32_precision = str(_fp32_precision)
     return orig
 
 
@@ -68,5 +114,26 @@ def flags(enabled: bool = False, benchmark: bool = False, benchmark_limit: int =
     try:
         yield
     finally:
-        set_flags(*orig[:2], None, *orig[3:])
-        globals()["benchmark_limit"] = orig[2]  # (set_flags skips it without cuDNN)
+        set_flags(*orig)
+
+
+def _switch(name: str) -> property:
+    def get(self: types.ModuleType) -> bool:
+        return bool(_C._cuda.cudnn_get_flag(name))
+
+    def set_(self: types.ModuleType, value: Any) -> None:
+        _C._cuda.cudnn_set_flag(name, bool(value))
+
+    return property(get, set_, doc=f"ts.backends.cudnn.{name} (kept in the C++ core)")
+
+
+class _CudnnModule(types.ModuleType):
+    """This module's type: its switches live in the C++ core, where the kernels read them."""
+
+    enabled = _switch("enabled")
+    benchmark = _switch("benchmark")
+    deterministic = _switch("deterministic")
+    allow_tf32 = _switch("allow_tf32")
+
+
+sys.modules[__name__].__class__ = _CudnnModule

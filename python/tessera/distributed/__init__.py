@@ -13,7 +13,7 @@ import datetime
 import io
 import os
 import pickle
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 from urllib.parse import urlparse
 
 from .process_group import ProcessGroup, ReduceOp, Work
@@ -26,7 +26,8 @@ __all__ = ["is_available", "is_initialized", "is_mpi_available", "is_nccl_availa
            "get_global_rank", "get_group_rank", "get_process_group_ranks", "barrier",
            "all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
            "reduce_scatter", "reduce_scatter_tensor", "all_to_all_single", "all_to_all",
-           "gather", "scatter", "send", "recv", "isend", "irecv", "broadcast_object_list",
+           "gather", "scatter", "send", "recv", "isend", "irecv", "P2POp",
+           "batch_isend_irecv", "broadcast_object_list",
            "all_gather_object", "gather_object", "ReduceOp", "Work", "ProcessGroup",
            "GroupMember", "group", "Backend", "Store", "TCPStore", "FileStore", "HashStore",
            "PrefixStore", "DistError", "DistStoreError", "DistBackendError"]
@@ -145,12 +146,12 @@ def _rendezvous(init_method: Optional[str], rank: int, world_size: int,
 
 
 def _create(backend: str, store: Store, rank: int, world_size: int,
-            timeout: float) -> ProcessGroup:
+            timeout: float, device_id: Any = None) -> ProcessGroup:
     if backend in ("gloo", "mpi"):
         from .mpi_backend import MPIProcessGroup
         return MPIProcessGroup.create(store, rank, world_size, timeout)
     from .nccl_backend import NCCLProcessGroup
-    return NCCLProcessGroup.create(store, rank, world_size, timeout)
+    return NCCLProcessGroup.create(store, rank, world_size, timeout, device_id=device_id)
 
 
 def _backend_name(backend: Optional[str]) -> str:
@@ -186,7 +187,7 @@ def init_process_group(backend: Optional[str] = None, init_method: Optional[str]
         raise ValueError("init_process_group: with store=, rank= and world_size= are required")
     _State.generation += 1
     pstore = PrefixStore(f"tessera/{_State.generation}", store)
-    pg = _create(name, pstore, rank, world_size, t)
+    pg = _create(name, pstore, rank, world_size, t, device_id)
     _State.world, _State.backend, _State.store = pg, name, store
     _State.ranks = {id(pg): list(range(world_size))}
     _State.group_count = 0
@@ -548,6 +549,44 @@ def irecv(tensor: Any, src: Optional[int] = None, group: Optional[ProcessGroup] 
     peer = group_src if group_src is not None else (
         None if src is None else _group_rank(pg, group, int(src), "irecv"))
     return pg.recv(tensor, peer, int(tag))
+
+
+class P2POp:
+    """One point-to-point operation for :func:`batch_isend_irecv` (PyTorch's ``P2POp``):
+    `op` is :func:`isend` or :func:`irecv`, `peer` a global rank (or `group_peer` a rank in
+    `group`)."""
+
+    def __init__(self, op: Callable[..., Any], tensor: Any, peer: Optional[int] = None,
+                 group: Optional[ProcessGroup] = None, tag: int = 0,
+                 group_peer: Optional[int] = None) -> None:
+        if op is not isend and op is not irecv:
+            raise ValueError("Invalid ``op``. Expected ``op`` to be of type "
+                             "``tessera.distributed.isend`` or ``tessera.distributed.irecv``.")
+        _check(tensor, "P2POp")
+        pg = _pg(group)
+        if group_peer is None:
+            if peer is None:
+                raise ValueError("P2POp: pass peer= (a global rank) or group_peer=")
+            group_peer = _group_rank(pg, group, int(peer), "P2POp")
+        elif not 0 <= int(group_peer) < pg.size():
+            raise ValueError(f"P2POp: group_peer {group_peer} is outside [0, {pg.size()})")
+        self.op, self.tensor, self.tag = op, tensor, int(tag)
+        self.group, self.group_peer = pg, int(group_peer)
+        self.peer = _State.ranks[id(pg)][self.group_peer]
+
+
+def batch_isend_irecv(p2p_op_list: List[P2POp]) -> List[Work]:
+    """Starts every send and receive of the list at once and returns their Works. Under NCCL
+    they form one NCCL group (one Work), so a ring of sends and receives cannot deadlock as
+    separate isend/irecv calls can, since NCCL runs each in stream order."""
+    if not isinstance(p2p_op_list, list) or not p2p_op_list or \
+            not all(isinstance(o, P2POp) for o in p2p_op_list):
+        raise ValueError("Invalid ``p2p_op_list``. Each op is expected to to be of type "
+                         "``tessera.distributed.P2POp``.")
+    pg = p2p_op_list[0].group
+    if not all(o.group is pg for o in p2p_op_list):
+        raise ValueError("All ops need to use the same group.")
+    return pg.batch_p2p([(o.op is isend, o.tensor, o.group_peer, o.tag) for o in p2p_op_list])
 
 
 def send(tensor: Any, dst: Optional[int] = None, group: Optional[ProcessGroup] = None,

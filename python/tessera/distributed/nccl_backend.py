@@ -16,40 +16,104 @@ import ctypes
 import glob
 import importlib.util
 import os
+import sys
 from typing import Any, Callable, List, Optional, Sequence
 
 from .process_group import ProcessGroup, ReduceOp, Work
 from .store import DistBackendError, Store
 
 _lib: Any = None
+_lib_path = ""
+
+# Note [NCCL through ctypes]: every entry point gets its C signature (nccl.h) before the first
+# call. ``ncclUniqueId`` is a struct of 128 bytes that ncclCommInitRank takes BY VALUE (it is
+# not a pointer parameter), so its argtype is the Structure itself; ncclComm_t and
+# cudaStream_t are opaque pointers, counts are size_t. Without argtypes ctypes would pass
+# Python ints as C ints (a 64-bit stream or pointer would be cut to 32 bits) and guess the
+# struct's convention. TESSERA_NCCL_LIBRARY names a library to load instead of searching (the
+# CPU tests point it at a stand-in that records what it receives).
+
+
+class _UniqueId(ctypes.Structure):
+    # c_ubyte, not c_char: reading a c_char array field stops at the first NUL byte, which
+    # truncated the id on its way through the store (seen on the 2-GPU machine).
+    _fields_ = [("internal", ctypes.c_ubyte * 128)]
 
 
 def _candidates() -> List[str]:
-    found = []
+    if os.environ.get("TESSERA_NCCL_LIBRARY"):
+        return [os.environ["TESSERA_NCCL_LIBRARY"]]
+    dirs: List[str] = []
     try:
         spec = importlib.util.find_spec("nvidia.nccl")
-        for d in (spec.submodule_search_locations or []) if spec else []:
-            found += glob.glob(os.path.join(d, "lib", "libnccl.so*"))
+        dirs += list((spec.submodule_search_locations or []) if spec else [])
     except (ImportError, ValueError):
         pass
-    return sorted(found, key=len) + ["libnccl.so.2", "libnccl.so"]
+    # Also every sys.path entry's nvidia/nccl: a regular `nvidia` package earlier on the path
+    # (an old wheel's nvidia/__init__.py) hides the namespace's other folders from find_spec.
+    dirs += [os.path.join(p, "nvidia", "nccl") for p in sys.path if p]
+    found: List[str] = []
+    for d in dirs:
+        for f in sorted(glob.glob(os.path.join(d, "lib", "libnccl.so*")), key=len):
+            if f not in found:
+                found.append(f)
+    # The wheel's library first (libnccl.so.2 before any libnccl.so.2.x.y link), then
+    # whatever the dynamic loader finds.
+    return found + ["libnccl.so.2", "libnccl.so"]
+
+
+def _bind(L: Any) -> None:
+    P, I, Z = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
+    sig = {
+        "ncclGetErrorString": ([I], ctypes.c_char_p),
+        "ncclGetVersion": ([ctypes.POINTER(I)], I),
+        "ncclGetUniqueId": ([ctypes.POINTER(_UniqueId)], I),
+        "ncclCommInitRank": ([ctypes.POINTER(P), I, _UniqueId, I], I),
+        "ncclCommDestroy": ([P], I),
+        "ncclAllReduce": ([P, P, Z, I, I, P, P], I),
+        "ncclBroadcast": ([P, P, Z, I, I, P, P], I),
+        "ncclReduce": ([P, P, Z, I, I, I, P, P], I),
+        "ncclAllGather": ([P, P, Z, I, P, P], I),
+        "ncclReduceScatter": ([P, P, Z, I, I, P, P], I),
+        "ncclSend": ([P, Z, I, I, P, P], I),
+        "ncclRecv": ([P, Z, I, I, P, P], I),
+        "ncclGroupStart": ([], I),
+        "ncclGroupEnd": ([], I),
+    }
+    for name, (args, res) in sig.items():
+        f = getattr(L, name)
+        f.argtypes, f.restype = args, res
+    if hasattr(L, "ncclGetLastError"):
+        L.ncclGetLastError.argtypes, L.ncclGetLastError.restype = [P], ctypes.c_char_p
 
 
 def lib() -> Any:
-    global _lib
+    global _lib, _lib_path
     if _lib is None:
         errors = []
         for path in _candidates():
             try:
-                _lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
-                break
-            except OSError as e:
+                loaded = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+                _bind(loaded)
+            except (OSError, AttributeError) as e:
                 errors.append(f"{path}: {e}")
+                continue
+            _lib, _lib_path = loaded, path
+            break
         if _lib is None:
             raise RuntimeError("the NCCL backend needs libnccl.so.2: pip install "
                                "nvidia-nccl-cu13 (tried " + "; ".join(errors) + ")")
-        _lib.ncclGetErrorString.restype = ctypes.c_char_p
     return _lib
+
+
+def version() -> str:
+    """The loaded NCCL's version, e.g. '2.28.9', and the file it came from."""
+    v = ctypes.c_int()
+    _check(lib().ncclGetVersion(ctypes.byref(v)), "ncclGetVersion")
+    n = v.value
+    major, rest = (n // 10000, n % 10000) if n >= 10000 else (n // 1000, n % 1000)
+    minor, patch = rest // 100, rest % 100
+    return f"{major}.{minor}.{patch} ({_lib_path})"
 
 
 def is_available() -> bool:
@@ -63,10 +127,39 @@ def is_available() -> bool:
         return False
 
 
-class _UniqueId(ctypes.Structure):
-    # c_ubyte, not c_char: reading a c_char array field stops at the first NUL byte, which
-    # truncated the id on its way through the store (seen on the 2-GPU machine).
-    _fields_ = [("internal", ctypes.c_ubyte * 128)]
+def exchange_unique_id(store: Store, rank: int, key: str) -> _UniqueId:
+    """Rank 0 makes the id (ncclGetUniqueId) and puts its 128 raw bytes in the store; the
+    other ranks wait for them. Every byte travels, NULs included."""
+    uid = _UniqueId()
+    if rank == 0:
+        _check(lib().ncclGetUniqueId(ctypes.byref(uid)), "ncclGetUniqueId")
+        store.set(key, bytes(uid))
+    else:
+        raw = store.get(key)
+        if len(raw) != ctypes.sizeof(uid):
+            raise DistBackendError(f"init_process_group: the NCCL unique id from the "
+                                   f"store has {len(raw)} bytes, expected 128")
+        ctypes.memmove(ctypes.byref(uid), raw, len(raw))
+    return uid
+
+
+def comm_init_rank(uid: _UniqueId, world_size: int, rank: int, device: int) -> Any:
+    """ncclCommInitRank on `device` (the caller has made it current): the id by value."""
+    comm = ctypes.c_void_p()
+    L = lib()
+    res = L.ncclCommInitRank(ctypes.byref(comm), world_size, uid, rank)
+    if res != 0:
+        detail = ""
+        if hasattr(L, "ncclGetLastError"):
+            last = L.ncclGetLastError(None)
+            detail = f" ({last.decode(errors='replace')})" if last else ""
+        raise DistBackendError(
+            f"init_process_group(backend='nccl'): ncclCommInitRank failed on rank {rank} of "
+            f"{world_size}, cuda:{device}: NCCL error {res}: "
+            f"{L.ncclGetErrorString(res).decode()}{detail}; NCCL {version()}. Each rank "
+            "needs its own GPU (ts.cuda.set_device(local_rank) first); NCCL_DEBUG=INFO "
+            "tells more")
+    return comm
 
 
 # ncclDataType_t and ncclRedOp_t values from nccl.h
@@ -143,6 +236,20 @@ class _NCCLWork(Work):
             pass
 
 
+def _pick_device(device_id: Any) -> int:
+    from .. import cuda
+    if device_id is not None:
+        if isinstance(device_id, int):
+            return device_id
+        s = str(device_id)          # "cuda:1", a Device
+        return int(s.split(":", 1)[1]) if ":" in s else cuda.current_device()
+    device = cuda.current_device()
+    local = os.environ.get("LOCAL_RANK")
+    if device == 0 and local is not None and local.isdigit():
+        device = int(local) % max(cuda.device_count(), 1)
+    return device
+
+
 class NCCLProcessGroup(ProcessGroup):
     def __init__(self, comm: ctypes.c_void_p, rank: int, size: int, timeout: float,
                  device: int) -> None:
@@ -153,26 +260,21 @@ class NCCLProcessGroup(ProcessGroup):
 
     @staticmethod
     def create(store: Store, rank: int, world_size: int, timeout: float,
-               key: str = "nccl/id") -> "NCCLProcessGroup":
+               key: str = "nccl/id", device_id: Any = None) -> "NCCLProcessGroup":
+        """Joins the NCCL communicator of `world_size` ranks on this process's GPU: the one
+        `device_id` names, else the current device (ts.cuda.set_device), except that a
+        process still on cuda:0 with LOCAL_RANK=k set takes cuda:k (mod the device count),
+        the device PyTorch's NCCL group would pick for it. That device is made current
+        before ncclCommInitRank, which binds the communicator to the current device."""
         from .. import cuda
         if not cuda.is_available():
             raise RuntimeError("init_process_group(backend='nccl'): no CUDA device (or this "
                                "build has no CUDA backend); use backend='gloo' for CPU")
-        L = lib()
-        uid = _UniqueId()
-        if rank == 0:
-            _check(L.ncclGetUniqueId(ctypes.byref(uid)), "ncclGetUniqueId")
-            store.set(key, ctypes.string_at(ctypes.addressof(uid), 128))
-        else:
-            raw = store.get(key)
-            if len(raw) != 128:
-                raise DistBackendError(f"init_process_group: the NCCL unique id from the "
-                                       f"store has {len(raw)} bytes, expected 128")
-            ctypes.memmove(ctypes.byref(uid), raw, 128)
-        comm = ctypes.c_void_p()
-        device = cuda.current_device()
-        _check(L.ncclCommInitRank(ctypes.byref(comm), world_size, uid, rank),
-               "ncclCommInitRank")
+        lib()
+        device = _pick_device(device_id)
+        cuda.set_device(device)
+        uid = exchange_unique_id(store, rank, key)
+        comm = comm_init_rank(uid, world_size, rank, device)
         return NCCLProcessGroup(comm, rank, world_size, timeout, device)
 
     def name(self) -> str:
@@ -316,6 +418,22 @@ class NCCLProcessGroup(ProcessGroup):
         w._result = [src]
         return w
 
+    def batch_p2p(self, ops: Sequence[tuple]) -> List[Work]:
+        """One NCCL group of all the sends and receives: one Work (PyTorch's coalesced form)."""
+        pairs, tensors, backs = [], [], []
+        for is_send, tensor, peer, _ in ops:
+            t, back = self._staged(tensor)
+            dt, n = _dtype_count(t, "batch_isend_irecv")
+            pairs.append((bool(is_send), t.data_ptr(), n, dt, int(peer)))
+            tensors.append(t)
+            if back is not None and not is_send:
+                backs.append(back)
+
+        def finish() -> None:
+            for b in backs:
+                b()
+        return [self._p2p_group("batch_isend_irecv", tensors, pairs, finish if backs else None)]
+
     def barrier(self) -> Work:
         from .._creation import zeros
         from .. import cuda
@@ -333,7 +451,8 @@ class NCCLProcessGroup(ProcessGroup):
         if self._rank not in ranks:
             return None
         r = list(ranks).index(self._rank)
-        return NCCLProcessGroup.create(store, r, len(ranks), self.timeout, key="nccl/id")
+        return NCCLProcessGroup.create(store, r, len(ranks), self.timeout, key="nccl/id",
+                                       device_id=self.device)
 
     def shutdown(self) -> None:
         if self.comm:

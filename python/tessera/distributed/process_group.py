@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 import time
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from .store import DistBackendError
 
@@ -143,6 +143,11 @@ class ProcessGroup:
     def recv(self, tensor: Any, src: Optional[int], tag: int) -> Work:
         """src None: from any rank; the Work's result() holds the sender's group rank."""
         raise NotImplementedError
+
+    def batch_p2p(self, ops: Sequence[Tuple[bool, Any, int, int]]) -> List[Work]:
+        """(is_send, tensor, peer, tag) each, all started before any is waited for."""
+        return [self.send(t, peer, tag) if is_send else self.recv(t, peer, tag)
+                for is_send, t, peer, tag in ops]
 
     def barrier(self) -> Work:
         raise NotImplementedError

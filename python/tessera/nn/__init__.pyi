@@ -77,6 +77,18 @@ from tessera.nn.modules.pooling import LPPool3d as LPPool3d
 from tessera.nn.modules.rnn import LSTM as LSTM
 from tessera.nn.modules.rnn import LSTMCell as LSTMCell
 from tessera.nn.modules.normalization import LayerNorm as LayerNorm
+from tessera.nn.modules.batchnorm import LazyBatchNorm1d as LazyBatchNorm1d
+from tessera.nn.modules.batchnorm import LazyBatchNorm2d as LazyBatchNorm2d
+from tessera.nn.modules.batchnorm import LazyBatchNorm3d as LazyBatchNorm3d
+from tessera.nn.modules.conv import LazyConv1d as LazyConv1d
+from tessera.nn.modules.conv import LazyConv2d as LazyConv2d
+from tessera.nn.modules.conv import LazyConv3d as LazyConv3d
+from tessera.nn.modules.conv import LazyConvTranspose1d as LazyConvTranspose1d
+from tessera.nn.modules.conv import LazyConvTranspose2d as LazyConvTranspose2d
+from tessera.nn.modules.conv import LazyConvTranspose3d as LazyConvTranspose3d
+from tessera.nn.modules.instancenorm import LazyInstanceNorm1d as LazyInstanceNorm1d
+from tessera.nn.modules.instancenorm import LazyInstanceNorm2d as LazyInstanceNorm2d
+from tessera.nn.modules.instancenorm import LazyInstanceNorm3d as LazyInstanceNorm3d
 from tessera.nn.modules.linear import LazyLinear as LazyLinear
 from tessera.nn.modules.lazy import LazyModuleMixin as LazyModuleMixin
 from tessera.nn.modules.activation import LeakyReLU as LeakyReLU
@@ -194,15 +206,4 @@ from tessera.nn import utils as utils
 
 __all__ = ['AdaptiveAvgPool1d', 'AdaptiveAvgPool2d', 'AdaptiveAvgPool3d', 'AdaptiveLogSoftmaxWithLoss', 'AdaptiveMaxPool1d', 'AdaptiveMaxPool2d', 'AdaptiveMaxPool3d', 'AlphaDropout', 'AvgPool1d', 'AvgPool2d', 'AvgPool3d', 'BCELoss', 'BCEWithLogitsLoss', 'BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'Bilinear', 'Buffer', 'CELU', 'CTCLoss', 'ChannelShuffle', 'CircularPad1d', 'CircularPad2d', 'CircularPad3d', 'ConstantPad1d', 'ConstantPad2d', 'ConstantPad3d', 'Conv1d', 'Conv2d', 'Conv3d', 'ConvTranspose1d', 'ConvTranspose2d', 'ConvTranspose3d', 'CosineEmbeddingLoss', 'CosineSimilarity', 'CrossEntropyLoss', 'CrossMapLRN2d', 'DataParallel', 'Dropout', 'Dropout1d', 'Dropout2d', 'Dropout3d', 'ELU', 'Embedding', 'EmbeddingBag', 'FeatureAlphaDropout', 'Flatten', 'Fold', 'FractionalMaxPool2d', 'FractionalMaxPool3d', 'GELU', 'GLU', 'GRU', 'GRUCell', 'GaussianNLLLoss', 'GroupNorm', 'Hardshrink', 'Hardsigmoid', 'Hardswish', 'Hardtanh', 'HingeEmbeddingLoss', 'HuberLoss', 'Identity', 'InstanceNorm1d', 'InstanceNorm2d', 'InstanceNorm3d', 'KLDivLoss', 'L1Loss', 'LPPool1d', 'LPPool2d', 'LPPool3d', 'LSTM', 'LSTMCell', 'LayerNorm', 'LazyBatchNorm1d', 'LazyBatchNorm2d', 'LazyBatchNorm3d', 'LazyConv1d', 'LazyConv2d', 'LazyConv3d', 'LazyConvTranspose1d', 'LazyConvTranspose2d', 'LazyConvTranspose3d', 'LazyInstanceNorm1d', 'LazyInstanceNorm2d', 'LazyInstanceNorm3d', 'LazyLinear', 'LazyModuleMixin', 'LeakyReLU', 'Linear', 'LocalResponseNorm', 'LogSigmoid', 'LogSoftmax', 'MSELoss', 'MarginRankingLoss', 'MaxPool1d', 'MaxPool2d', 'MaxPool3d', 'MaxUnpool1d', 'MaxUnpool2d', 'MaxUnpool3d', 'Mish', 'Module', 'ModuleDict', 'ModuleList', 'MultiLabelMarginLoss', 'MultiLabelSoftMarginLoss', 'MultiMarginLoss', 'MultiheadAttention', 'NLLLoss', 'NonDynamicallyQuantizableLinear', 'PReLU', 'PairwiseDistance', 'Parameter', 'ParameterDict', 'ParameterList', 'PixelShuffle', 'PixelUnshuffle', 'PoissonNLLLoss', 'RMSNorm', 'RNN', 'RNNBase', 'RNNCell', 'RNNCellBase', 'RReLU', 'ReLU', 'ReLU6', 'ReflectionPad1d', 'ReflectionPad2d', 'ReflectionPad3d', 'ReplicationPad1d', 'ReplicationPad2d', 'ReplicationPad3d', 'SELU', 'Sequential', 'SiLU', 'Sigmoid', 'SmoothL1Loss', 'SoftMarginLoss', 'Softmax', 'Softmax2d', 'Softmin', 'Softplus', 'Softshrink', 'Softsign', 'SyncBatchNorm', 'Tanh', 'Tanhshrink', 'Threshold', 'Transformer', 'TransformerDecoder', 'TransformerDecoderLayer', 'TransformerEncoder', 'TransformerEncoderLayer', 'TripletMarginLoss', 'TripletMarginWithDistanceLoss', 'Unflatten', 'Unfold', 'UninitializedBuffer', 'UninitializedParameter', 'Upsample', 'UpsamplingBilinear2d', 'UpsamplingNearest2d', 'ZeroPad1d', 'ZeroPad2d', 'ZeroPad3d', 'activation', 'adaptive', 'batchnorm', 'channelshuffle', 'container', 'conv', 'distance', 'dropout', 'flatten', 'fold', 'functional', 'init', 'instancenorm', 'lazy', 'linear', 'loss', 'module', 'modules', 'normalization', 'padding', 'parallel', 'parameter', 'pixelshuffle', 'pooling', 'register_module_backward_hook', 'register_module_forward_hook', 'register_module_forward_pre_hook', 'register_module_full_backward_hook', 'register_module_full_backward_pre_hook', 'rnn', 'sparse', 'transformer', 'upsampling', 'utils']
 
-LazyBatchNorm1d: Any
-LazyBatchNorm2d: Any
-LazyBatchNorm3d: Any
-LazyConv1d: Any
-LazyConv2d: Any
-LazyConv3d: Any
-LazyConvTranspose1d: Any
-LazyConvTranspose2d: Any
-LazyConvTranspose3d: Any
-LazyInstanceNorm1d: Any
-LazyInstanceNorm2d: Any
-LazyInstanceNorm3d: Any
+

@@ -945,6 +945,25 @@ def _layer_norm(g: GraphBuilder, out: Tensor, x: Tensor, normalized_shape: Any, 
     g.bind(out, y, xv.dyn)
 
 
+@register("F.rms_norm")
+def _rms_norm(g: GraphBuilder, out: Tensor, x: Tensor, normalized_shape: Any, *args: Any,
+              **kw: Any) -> None:
+    """x / sqrt(mean(x^2) + eps) * weight over the trailing dims, with basic nodes (the C++ op
+    is one call, so the tracer sees no composite inside)."""
+    a = Args((x, normalized_shape) + args, kw)
+    w, eps = a.get(2, "weight"), a.get(3, "eps")
+    if eps is None:
+        eps = float(np.finfo(np.dtype(x.dtype.name)).eps) if x.dtype.name != "bfloat16" else 0.0078125
+    ns = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    xv = g.val(x)
+    axes = list(range(x.ndim - len(ns), x.ndim))
+    ms = _reduce_node(g, "ReduceMean", g.node("Mul", [xv.name, xv.name]), axes, True)
+    y = g.node("Div", [xv.name, g.node("Sqrt", [g.node("Add", [ms, g.scalar(float(eps), x.dtype)])])])
+    if w is not None:
+        y = g.node("Mul", [y, g.val(w).name])
+    g.bind(out, y, xv.dyn)
+
+
 @register("F.group_norm")
 def _group_norm(g: GraphBuilder, out: Tensor, x: Tensor, num_groups: int, *args: Any,
                 **kw: Any) -> None:

@@ -286,6 +286,13 @@ def tracing(g: GraphBuilder, model: Any = None) -> Iterator[None]:
                 w = _make_wrapper(name, orig, SYMBOLICS.get(name))
                 setattr(owner, attr, w)
                 by_id.setdefault(id(orig), w)
+                # An entry point that wraps the implementation (nn.functional's argument
+                # checks, functools.wraps): tessera's modules call the implementation by its
+                # own name (softmin -> activation.softmax), so that name is rebound too.
+                inner = getattr(orig, "__wrapped__", None)
+                while inner is not None and id(inner) not in by_id:
+                    by_id[id(inner)] = w
+                    inner = getattr(inner, "__wrapped__", None)
             saved.append((owner, attr, own, orig))
         # Names bound by `from .activation import softmax` inside tessera's own modules.
         import sys

@@ -51,11 +51,14 @@ class Adam(Optimizer):
                                                foreach=foreach, capturable=capturable,
                                                fused=fused)))
 
-    def _init_state(self, p: Tensor, amsgrad: bool) -> Dict[str, Any]:
+    def _init_state(self, p: Tensor, amsgrad: bool, capturable: bool = False) -> Dict[str, Any]:
         t = _ts()
         state = self.state[p]
         if not state:
-            state["step"] = t.zeros((), dtype=t.float32, device="cpu")
+            # capturable: the count lives on the parameter's device, read and bumped by the
+            # kernel, so a CUDA graph of the step replays the right bias corrections.
+            state["step"] = t.zeros((), dtype=t.float32,
+                                    device=p.device if capturable and p.is_cuda else "cpu")
             state["exp_avg"] = t.zeros_like(p)
             state["exp_avg_sq"] = t.zeros_like(p)
         if amsgrad and "max_exp_avg_sq" not in state:
@@ -67,7 +70,15 @@ class Adam(Optimizer):
         if not params:
             return
         amsgrad = group["amsgrad"]
-        states = [self._init_state(p, amsgrad) for p in params]
+        capturable = bool(group.get("capturable", False))
+        if not capturable and params[0].is_cuda:
+            from ..cuda import is_current_stream_capturing
+            if is_current_stream_capturing():
+                raise RuntimeError(f"{type(self).__name__}.step: CUDA graph capture of a step "
+                                   "with capturable=False (the step counts live on the host "
+                                   "and the captured bias corrections would never change). "
+                                   "hint: construct the optimizer with capturable=True")
+        states = [self._init_state(p, amsgrad, capturable) for p in params]
         m: List[Tensor] = [s["exp_avg"] for s in states]
         v: List[Tensor] = [s["exp_avg_sq"] for s in states]
         vmax: List[Tensor] = [s["max_exp_avg_sq"] for s in states] if amsgrad else []

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .._C import Tensor
-from .._torch_compat_parity import TRANSIENT_ATTRS
+from .._tensor import TRANSIENT_ATTRS
 from . import checkpoint  # noqa: F401
 from . import data  # noqa: F401
 # tessera.utils.tensorboard is imported on use (it needs the optional tensorboard package),

@@ -7,10 +7,10 @@ from __future__ import annotations
 import math
 from typing import Any, Optional, Sequence, Union
 
+from ... import _C
 from ..._C import Tensor
 from ...amp import _policy as _amp
 from ...autograd.function import Function, FunctionCtx
-from ._fused import Gelu, Relu, fusable, softmax_axis
 
 Dim = Optional[Union[int, Sequence[int]]]
 
@@ -21,10 +21,9 @@ def _ts() -> Any:
 
 
 def relu(x: Tensor, inplace: bool = False) -> Tensor:
-    """max(x, 0) (NaN stays NaN); the gradient is g where the output is positive."""
-    if fusable(x):
-        return Relu.apply(x)
-    return _ts().maximum(x, 0)
+    """max(x, 0) (NaN stays NaN); the gradient is g where the output is positive (the C++ op
+    csrc/ops/nn/activation.h)."""
+    return _C.relu(x)
 
 
 def relu6(x: Tensor, inplace: bool = False) -> Tensor:
@@ -208,39 +207,10 @@ def erf(x: Tensor) -> Tensor:
     return 1 - erfc(x)
 
 
-class _GeluExact(Function):
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:  # type: ignore[override]
-        ctx.save_for_backward(x)
-        return 0.5 * x * erfc(x * (-1 / math.sqrt(2.0)))
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Tensor:  # type: ignore[override]
-        (x,) = ctx.saved_tensors
-        t = _ts()
-        cdf = 0.5 * erfc(x * (-1 / math.sqrt(2.0)))
-        pdf = t.exp(-0.5 * x * x) * (1 / math.sqrt(2 * math.pi))
-        return g * (cdf + x * pdf)
-
-
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    """x * Phi(x); `approximate="tanh"` uses PyTorch's tanh formula."""
-    t = _ts()
-    if approximate not in ("none", "tanh"):
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    if fusable(input):
-        return Gelu.apply(input, approximate == "tanh")
-    if approximate == "tanh":
-        inner = math.sqrt(2 / math.pi) * (input + 0.044715 * input * input * input)
-        return 0.5 * input * (1 + t.tanh(inner))
-    return _GeluExact.apply(input)
-
-
-def _axis(x: Tensor, dim: Optional[int], op: str) -> int:
-    if dim is None:
-        # PyTorch's legacy implicit-dim rule.
-        return 0 if x.ndim in (0, 1, 3) else 1
-    return dim
+    """x * Phi(x), any shape; `approximate="tanh"` uses PyTorch's tanh formula (the C++ op
+    csrc/ops/nn/activation.h: one fused kernel, gradients of every order)."""
+    return _C.gelu(input, approximate)
 
 
 def _safe_max(x: Tensor, axis: Any) -> Tensor:
@@ -253,34 +223,15 @@ def _safe_max(x: Tensor, axis: Any) -> Tensor:
 
 def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
             dtype: Any = None) -> Tensor:
-    """exp(x) / sum(exp(x)) along `dim` (one fused pass per row for floating inputs)."""
-    input = _amp.cast(_amp.FP32_CUDA, input) if dtype is None else input
-    t = _ts()
-    if dtype is not None:
-        input = input.astype(dtype)
-    axis = _axis(input, dim, "softmax")
-    if input.ndim and fusable(input):
-        return softmax_axis(input, _check_dim(input, axis, "softmax"), False)
-    e = t.exp(input - _safe_max(input, axis))
-    return e / t.sum(e, axis=axis, keepdims=True)
+    """exp(x) / sum(exp(x)) along `dim` (PyTorch's implicit dim when None), any shape; the C++
+    op csrc/ops/nn/softmax.h (one fused pass per row, gradients of every order)."""
+    return _C.softmax(input, dim, dtype)
 
 
 def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
                 dtype: Any = None) -> Tensor:
-    """x - logsumexp(x) along `dim` (one fused pass per row for floating inputs)."""
-    input = _amp.cast(_amp.FP32_CUDA, input) if dtype is None else input
-    if dtype is not None:
-        input = input.astype(dtype)
-    axis = _axis(input, dim, "log_softmax")
-    if input.ndim and fusable(input):
-        return softmax_axis(input, _check_dim(input, axis, "log_softmax"), True)
-    return input - logsumexp(input, axis, keepdim=True)
-
-
-def _check_dim(x: Tensor, axis: int, op: str) -> int:
-    if not -x.ndim <= axis < x.ndim:
-        raise IndexError(f"{op}: dim {axis} is out of range for a {x.ndim}-D tensor")
-    return axis % x.ndim
+    """x - logsumexp(x) along `dim`, any shape (the C++ op csrc/ops/nn/softmax.h)."""
+    return _C.log_softmax(input, dim, dtype)
 
 
 def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,

@@ -12,7 +12,7 @@ from ... import _C
 from ..._C import Tensor
 from ...amp import _policy as _amp
 from ...autograd.function import Function, FunctionCtx
-from ._fused import FUSED_DTYPES, AttentionSoftmax, fusable
+from ._fused import FUSED_DTYPES, fusable
 from .activation import softmax
 
 # Read at each call: _FLASH_ON_CUDA = False turns the CUDA kernel off (A/B timing against
@@ -140,13 +140,12 @@ def _heads(x: Tensor) -> Tensor:
     return _ts().reshape(x, (math.prod(lead[:-1]), lead[-1]) + tuple(x.shape[-2:]))
 
 
-def _dropout_draw(p: float) -> Tuple[int, int]:
-    """(seed, offset) for one fused-attention dropout draw: the default generator's next
-    offset, taken as the dropout op takes it, so ts.manual_seed reproduces the mask."""
+def _dropout_draw(p: float, device: Any) -> Tuple[int, int]:
+    """(seed, offset) for one fused-attention dropout draw on `device`: the default
+    generator's next offset, taken as the dropout op takes it, so ts.manual_seed reproduces the
+    mask (during a CUDA graph capture, the graph-safe pair of Note [Graph-safe RNG])."""
     from .misc import _generator
-    gen = _generator()
-    seed, offset = gen.get_state()
-    gen.set_state(seed, offset + 1)
+    seed, offset = _generator().next_philox(device)
     return int(seed), int(offset)
 
 
@@ -173,7 +172,7 @@ class FlashAttention(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, q: Tensor, k: Tensor, v: Tensor,  # type: ignore[override]
                 scale: float, causal: bool, dropout_p: float = 0.0) -> Tensor:
-        seed, offset = _dropout_draw(dropout_p) if dropout_p > 0.0 else (0, 0)
+        seed, offset = _dropout_draw(dropout_p, q.device) if dropout_p > 0.0 else (0, 0)
         out, lse = _C._flash_attention(_heads(q), _heads(k), _heads(v), scale, causal,
                                        dropout_p, seed, offset)
         # The inputs themselves (not their views made here, outside the graph), so that the
@@ -211,7 +210,7 @@ def _flash_grads_composite(q: Tensor, k: Tensor, v: Tensor, g: Tensor, scale: fl
     """The same gradients from differentiable ops (for create_graph=True); mask: the dropout
     factors (keep / (1 - p)) of the forward, or None."""
     t = _ts()
-    p = AttentionSoftmax.apply(t.matmul(q, k.mT), scale, causal)
+    p = _C.attention_softmax(t.matmul(q, k.mT), scale, causal)
     pd = p if mask is None else p * mask.to(p.dtype)
     dv = t.matmul(pd.mT, g)
     dp = t.matmul(g, v.mT)
@@ -268,7 +267,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         return CausalBlockAttention.apply(query, key, value, float(scale), block)
     scores = t.matmul(query, key.mT)
     if attn_mask is None and dropout_p == 0.0 and fusable(scores):
-        return t.matmul(AttentionSoftmax.apply(scores, float(scale), bool(is_causal)), value)
+        return t.matmul(_C.attention_softmax(scores, float(scale), bool(is_causal)), value)
     scores = scores * scale
     if is_causal:
         causal = t.tril(t.ones((L, S), dtype=t.bool)).to(scores.device)  # built on the host

@@ -8,8 +8,7 @@ from typing import Any, Callable, Optional
 from ..._C import Tensor
 from ...amp import _policy as _amp
 from ...autograd.function import Function, FunctionCtx
-from ._fused import CrossEntropy, fusable
-from .activation import log_softmax
+from ... import _C
 
 
 def _ts() -> Any:
@@ -83,135 +82,28 @@ def _check_same_shape(input: Tensor, target: Tensor, op: str) -> None:
                          f"size {tuple(input.shape)}")
 
 
-def _class_last(x: Tensor) -> Tensor:
-    """(N, C, d1, ...) -> (N, d1, ..., C) so classes sit on the last axis."""
-    return _ts().moveaxis(x, 1, -1) if x.ndim > 2 else x
-
-
 def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
              size_average: Optional[bool] = None, ignore_index: int = -100,
              reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
-    """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities; 'mean'
-    divides by the summed weights of the non-ignored targets."""
+    """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities and
+    (N, ...) class indices; 'mean' divides by the summed weights of the non-ignored targets
+    (the C++ op csrc/ops/nn/loss.h)."""
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce, reduction)
-    input, target, weight = _amp.cast(_amp.FP32, input, target, weight)
-    t = _ts()
-    if input.ndim < 1:
-        raise ValueError("nll_loss: input must have at least one dimension")
-    batched = input.ndim > 1
-    if not batched:
-        input, target = t.expand_dims(input, axis=0), t.expand_dims(target, axis=0)
-    if not t.isdtype(target.dtype, "integral"):
-        raise TypeError(f"nll_loss: expected integer class indices as target, got {target.dtype}")
-    n_cls = input.shape[1]
-    if tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
-        raise ValueError(f"nll_loss: target shape {tuple(target.shape)} does not match input "
-                         f"shape {tuple(input.shape)}")
-    keep = target != ignore_index
-    if target.size:
-        valid = t.where(keep, target, 0)
-        if int(t.min(valid).item()) < 0 or int(t.max(valid).item()) >= n_cls:
-            raise IndexError(f"nll_loss: target values must be in [0, {n_cls}) or ignore_index")
-    valid = t.where(keep, target, 0)
-    kept = keep.astype(input.dtype)
-    # Each target's log-probability and weight (0 where ignored), picked by index.
-    picked = t.squeeze(t.take_along_axis(_class_last(input), t.expand_dims(valid, axis=-1), axis=-1),
-                       axis=-1)
-    wt = kept if weight is None else \
-        t.reshape(t.take(weight, t.reshape(valid, (-1,)), axis=0), tuple(valid.shape)) * kept
-    loss = -picked * wt
-    if reduction == "mean":
-        return t.sum(loss) / t.sum(wt)
-    out = _reduce(loss, reduction, "nll_loss")
-    return out if batched or reduction != "none" else out[0]
+    return _C.nll_loss(input, target, weight, ignore_index, reduction)
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
                   size_average: Optional[bool] = None, ignore_index: int = -100,
                   reduce: Optional[bool] = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
-    """log_softmax over axis 1 (axis 0 for unbatched) + NLL with class indices, or the
-    cross entropy with class probabilities when target is floating; PyTorch's formulas
-    for weight, ignore_index and label_smoothing."""
+    """log_softmax over dim 1 (dim 0 for unbatched (C,) input) + NLL with class indices
+    (N, ...), or the cross entropy with class probabilities (input's shape) when target is
+    floating; PyTorch's formulas for weight (C,), ignore_index and label_smoothing. The C++ op
+    csrc/ops/nn/loss.h: one fused kernel for class indices, gradients of every order."""
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce, reduction)
-    input, target, weight = _amp.cast(_amp.FP32, input, target, weight)
-    t = _ts()
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
-    if input.ndim < 1:
-        raise ValueError("cross_entropy: input must have at least one dimension (classes)")
-    if not t.isdtype(input.dtype, "real floating"):
-        raise TypeError(f"cross_entropy: expected floating-point logits, got {input.dtype}")
-    if t.isdtype(target.dtype, "integral") and fusable(input, weight):
-        return _cross_entropy_fused(input, target, weight, ignore_index, reduction,
-                                    label_smoothing)
-    cdim = 1 if input.ndim > 1 else 0
-    logp = log_softmax(input, dim=cdim)
-    n_cls = input.shape[cdim]
-    if t.isdtype(target.dtype, "real floating"):
-        _check_same_shape(input, target, "cross_entropy")
-        if label_smoothing > 0:
-            target = target * (1 - label_smoothing) + label_smoothing / n_cls
-        prod = logp * target
-        if weight is not None:
-            prod = prod * t.reshape(weight, (n_cls,) + (1,) * (input.ndim - cdim - 1))
-        loss = -t.sum(prod, axis=cdim)
-        if reduction == "mean":
-            return t.sum(loss) / (loss.size if loss.ndim else 1)
-        return _reduce(loss, reduction, "cross_entropy")
-    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
-    if label_smoothing == 0:
-        return nll
-    # The smoothing term: -sum_c w_c log p_c per sample (no one-hot), zero where ignored;
-    # 'mean' divides by the nll's denominator (the summed weights of the kept targets).
-    keep = (target != ignore_index)
-    lp = _class_last(logp if cdim else t.expand_dims(logp, axis=0))
-    smooth = -t.sum(lp * weight if weight is not None else lp, axis=-1)
-    smooth = t.where(keep if cdim else t.expand_dims(keep, axis=0), smooth, 0)
-    if reduction == "mean":
-        kept = keep.astype(input.dtype)
-        if weight is not None:
-            picked = t.take(weight, t.reshape(t.where(keep, target, 0), (-1,)), axis=0)
-            denom = t.sum(picked * t.reshape(kept, (-1,)))
-        else:
-            denom = t.sum(kept)
-        ret = t.sum(smooth) / denom
-    elif reduction == "sum":
-        ret = t.sum(smooth)
-    else:
-        ret = smooth if cdim else smooth[0]
-    return (1 - label_smoothing) * nll + ret * (label_smoothing / n_cls)
-
-
-def _cross_entropy_fused(input: Tensor, target: Tensor, weight: Optional[Tensor],
-                        ignore_index: int, reduction: str, label_smoothing: float) -> Tensor:
-    """Class-index cross entropy through the fused kernel: classes moved last and rows
-    flattened, (rows, C) logits -> per-row losses. No host synchronization: 'mean' divides
-    by the summed target weights on the device (bad CUDA targets raise at the next sync)."""
-    t = _ts()
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"cross_entropy: {reduction!r} is not a valid value for reduction "
-                         "('mean', 'sum' or 'none')")
-    batched = input.ndim > 1
-    n_cls = input.shape[1] if batched else input.shape[0]
-    expect = ((input.shape[0],) + tuple(input.shape[2:])) if batched else ()
-    if tuple(target.shape) != expect:
-        raise ValueError(f"cross_entropy: target shape {tuple(target.shape)} does not match input "
-                         f"shape {tuple(input.shape)} (expected {expect})")
-    if input.ndim > 2:
-        logits = t.reshape(t.moveaxis(input, 1, -1), (-1, n_cls))
-    else:
-        logits = input if batched else t.reshape(input, (1, n_cls))
-    rows = t.reshape(t.astype(target, t.int64, copy=False), (-1,))
-    loss, row_weight = CrossEntropy.apply(logits, rows, weight, int(ignore_index),
-                                          float(label_smoothing))
-    if reduction == "none":
-        return t.reshape(loss, expect)
-    if reduction == "sum":
-        return t.sum(loss)
-    return t.sum(loss) / t.sum(row_weight)
+    return _C.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
 
 
 def mse_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,

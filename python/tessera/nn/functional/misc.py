@@ -8,8 +8,6 @@ from ... import _C
 from ..._C import Tensor
 from ...amp import _policy as _amp
 from ...autograd.function import Function, FunctionCtx
-from . import _fused
-from ._fused import fusable
 from .attention import scaled_dot_product_attention  # noqa: F401
 
 
@@ -19,13 +17,9 @@ def _ts() -> Any:
 
 
 def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
-    """x @ weight.T + bias, weight of shape (out_features, in_features)."""
-    input, weight, bias = _amp.cast(_amp.LOWER, input, weight, bias)
-    if input.ndim >= 1 and weight.ndim == 2 and (bias is None or bias.ndim == 1) \
-            and fusable(input, weight, bias):
-        return _fused.Linear.apply(input, weight, bias)
-    y = _ts().matmul(input, weight.mT)
-    return y + bias if bias is not None else y
+    """input (..., in_features) @ weight.T + bias, weight (out_features, in_features), bias
+    (out_features,) -> (..., out_features) (the C++ op csrc/ops/nn/linear.h)."""
+    return _C.linear(input, weight, bias)
 
 
 @_amp.op(_amp.PROMOTE_CUDA)
@@ -44,30 +38,6 @@ def _generator() -> Any:
     return _random.default_generator._g
 
 
-class _Dropout(Function):
-    """y = x * mask / (1 - p) from the fused dropout op (csrc/ops/random.h): the mask is drawn
-    on x's device from the counter-based generator, so CPU and CUDA give the same mask for one
-    seed and nothing crosses to the host. The backward is linear, g * mask / (1 - p), written
-    with differentiable ops so create_graph works."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, p: float) -> Tensor:  # type: ignore[override]
-        y, mask = _C._dropout(x, p, _generator(), False)
-        ctx.save_for_backward(mask)
-        ctx.scale = _C._dropout_scale(p)
-        return y
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
-        t = _ts()
-        (mask,) = ctx.saved_tensors
-        if g.dtype in (t.float16, t.bfloat16):  # scaled in float32 like the forward (PyTorch too)
-            gs = (g.astype(t.float32) * ctx.scale).astype(g.dtype)
-        else:
-            gs = g * ctx.scale
-        return t.where(mask, gs, 0.0), None
-
-
 def _check_p(p: float, op: str) -> float:
     p = float(p)
     if not 0.0 <= p <= 1.0:
@@ -77,17 +47,19 @@ def _check_p(p: float, op: str) -> float:
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zeroes each element with probability p and scales the rest by 1/(1-p) (training only;
-    p = 1 gives zeros). With `inplace` x itself is overwritten and returned (PyTorch)."""
-    p = _check_p(p, "dropout")
-    if not training or p == 0.0:
+    p = 1 gives zeros), any shape. The mask is drawn on x's device from the counter-based
+    generator (the same mask on every device for one seed; the C++ op
+    csrc/ops/nn/embedding.h). With `inplace` x itself is overwritten and returned."""
+    if not training or not p:  # x itself (PyTorch returns the input object)
+        _check_p(p, "dropout")
         return input
     if not inplace:
-        return _Dropout.apply(input, p)
+        return _C.dropout(input, p, generator=_generator())
     if _C.is_grad_enabled() and input.requires_grad:
         # Written like x[...] = dropout(x), so autograd rebinds x's history (or refuses a leaf).
-        input[...] = _Dropout.apply(input, p)
-        return input
-    _C._dropout(input, p, _generator(), True)
+        input[...] = _C.dropout(input, p, generator=_generator())
+    else:
+        _C.dropout(input, p, True, True, generator=_generator())
     return input
 
 
@@ -131,57 +103,23 @@ def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
     return (t.expand_dims(input, axis=-1) == classes).astype(t.int64)
 
 
-class _EmbeddingRows(Function):
-    """Rows of `weight` at a 1-d integer index (negative indices wrap). The backward adds g's
-    rows into a zero gradient with index_add (atomics on CUDA): work and memory in proportion
-    to the batch, where the generic advanced-indexing backward addresses every element of the
-    weight. Same order of additions as that path on the CPU, so the same bits."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, weight: Tensor, idx: Tensor) -> Tensor:  # type: ignore[override]
-        ctx.save_for_backward(idx)
-        ctx.weight_shape = tuple(weight.shape)
-        return _ts().take(weight, idx, axis=0)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
-        t = _ts()
-        (idx,) = ctx.saved_tensors
-        zero = t.zeros(ctx.weight_shape, dtype=g.dtype, device=g.device)
-        return t.index_add(zero, 0, idx, g), None
-
-
 def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
               max_norm: Optional[float] = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
-    """Rows of `weight` picked by integer `input` (shape input.shape + (dim,)); the weight
-    gradient is a scatter-add into the picked rows, and the padding row gets none."""
-    t = _ts()
+    """Rows of `weight` (num, dim) picked by integer `input` -> input.shape + (dim,) (the C++
+    op csrc/ops/nn/embedding.h); the weight gradient adds into the picked rows only, and the
+    padding row gets none."""
     if sparse:
         raise NotImplementedError("embedding: sparse gradients are not supported")
-    if not t.isdtype(input.dtype, "integral"):
-        raise TypeError(f"embedding: indices must be integers, got {input.dtype}")
-    num = weight.shape[0]
-    # Host indices are checked here; on a device the take kernel checks them without a sync
-    # and raises IndexError at the next synchronization (Note [Deferred device errors]).
-    if input.device.type == "cpu" and input.size and (int(t.min(input).item()) < -num
-                                                      or int(t.max(input).item()) >= num):
-        raise IndexError(f"embedding: index out of range for {num} embeddings")
     if max_norm is not None:
         from ._renorm import embedding_renorm_
         embedding_renorm_(weight, input, max_norm, norm_type)
-    rows = _EmbeddingRows.apply(weight, t.reshape(input, (-1,)))
+    out = _C.embedding(input, weight, padding_idx)
     if scale_grad_by_freq:
         from ._renorm import scale_grad_by_freq as _by_freq
-        rows = _by_freq(rows, t.reshape(input, (-1,)))
-    out = t.reshape(rows, tuple(input.shape) + (weight.shape[1],))
-    if padding_idx is not None:
-        # The padding row's value still appears in the output (PyTorch returns it) but gets
-        # no gradient.
-        pidx = padding_idx % num
-        is_pad = t.expand_dims(((input == pidx) | (input == pidx - num)).astype(weight.dtype),
-                               axis=-1)
-        out = out * (1.0 - is_pad) + is_pad * weight.detach()[pidx]
+        t = _ts()
+        rows = _by_freq(t.reshape(out, (-1, weight.shape[1])), t.reshape(input, (-1,)))
+        out = t.reshape(rows, tuple(out.shape))
     return out
 
 

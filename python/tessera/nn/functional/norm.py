@@ -7,7 +7,6 @@ from typing import Any, Optional, Sequence, Tuple, Union
 from ... import _C
 from ..._C import Tensor
 from ...amp import _policy as _amp
-from ._fused import LayerNorm, fusable
 
 
 def _ts() -> Any:
@@ -43,51 +42,20 @@ def _affine(y: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
     return y
 
 
-def _norm_axes(x: Tensor, normalized_shape: Sequence[int], op: str) -> Tuple[int, ...]:
-    ns = tuple(normalized_shape)
-    if len(ns) > x.ndim or tuple(x.shape[x.ndim - len(ns):]) != ns:
-        raise ValueError(f"{op}: normalized_shape {ns} does not match the trailing dimensions "
-                         f"of input shape {tuple(x.shape)}")
-    return tuple(range(x.ndim - len(ns), x.ndim))
-
-
 def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]],
                weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
                eps: float = 1e-5) -> Tensor:
-    input, weight, bias = _amp.cast(_amp.FP32_CUDA, input, weight, bias)
-    t = _ts()
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    axes = _norm_axes(input, normalized_shape, "layer_norm")
-    for name, p in (("weight", weight), ("bias", bias)):
-        if p is not None and tuple(p.shape) != tuple(normalized_shape):
-            raise ValueError(f"layer_norm: {name} of shape {tuple(p.shape)} does not match "
-                             f"normalized_shape {tuple(normalized_shape)}")
-    if fusable(input, weight, bias) and input.size:
-        return LayerNorm.apply(input, weight, bias, math.prod(normalized_shape), eps)
-    mean = t.mean(input, axis=axes, keepdims=True)
-    var = t.var(input, axis=axes, keepdims=True)
-    y = (input - mean) / t.sqrt(var + eps)
-    if weight is not None:
-        y = y * weight
-    if bias is not None:
-        y = y + bias
-    return y
+    """Normalizes over the trailing `normalized_shape` dims of (*, *normalized_shape), then
+    scales by weight and shifts by bias (each of normalized_shape). The C++ op
+    csrc/ops/nn/norm.h: one fused kernel, gradients of every order."""
+    return _C.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
 def rms_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]],
              weight: Optional[Tensor] = None, eps: Optional[float] = None) -> Tensor:
-    """x / sqrt(mean(x^2) + eps) * weight; eps defaults to the dtype's machine epsilon."""
-    t = _ts()
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    axes = _norm_axes(input, normalized_shape, "rms_norm")
-    if eps is None:
-        eps = t.finfo(input.dtype).eps
-    y = input / t.sqrt(t.mean(input * input, axis=axes, keepdims=True) + eps)
-    if weight is not None:
-        y = y * weight
-    return y
+    """x / sqrt(mean(x^2) + eps) * weight over the trailing `normalized_shape` dims; eps
+    defaults to the dtype's machine epsilon (the C++ op csrc/ops/nn/norm.h)."""
+    return _C.rms_norm(input, normalized_shape, weight, eps)
 
 
 class GroupNormError(ValueError, RuntimeError):

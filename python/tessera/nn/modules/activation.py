@@ -35,52 +35,66 @@ class _Simple(Module):
 
 
 class ReLU(_Simple):
+    """ReLU(x) = max(0, x), elementwise; any shape (inplace=True writes into the input)."""
     _fn = staticmethod(F.relu)
 
 
 class SiLU(_Simple):
+    """SiLU(x) = x * sigmoid(x) (swish), elementwise; any shape."""
     _fn = staticmethod(F.silu)
 
 
 class Mish(_Simple):
+    """Mish(x) = x * tanh(softplus(x)), elementwise; any shape."""
     _fn = staticmethod(F.mish)
 
 
 class Hardswish(_Simple):
+    """Hardswish(x) = x * clip(x + 3, 0, 6) / 6, elementwise; any shape."""
     _fn = staticmethod(F.hardswish)
     _repr_inplace = False
 
 
 class Hardsigmoid(_Simple):
+    """Hardsigmoid(x) = clip(x / 6 + 1 / 2, 0, 1), elementwise; any shape."""
     _fn = staticmethod(F.hardsigmoid)
     _repr_inplace = False
 
 
 class SELU(_Simple):
+    """SELU(x) = scale * (max(0, x) + min(0, alpha (exp(x) - 1))) with PyTorch's constants,
+    elementwise; any shape."""
     _fn = staticmethod(F.selu)
 
 
 class Sigmoid(_Simple):
+    """Sigmoid(x) = 1 / (1 + exp(-x)), elementwise; any shape."""
     _fn = staticmethod(F.sigmoid)
 
 
 class LogSigmoid(_Simple):
+    """LogSigmoid(x) = log(1 / (1 + exp(-x))), computed stably; any shape."""
     _fn = staticmethod(F.logsigmoid)
 
 
 class Tanh(_Simple):
+    """Tanh(x), elementwise; any shape."""
     _fn = staticmethod(F.tanh)
 
 
 class Softsign(_Simple):
+    """Softsign(x) = x / (1 + |x|), elementwise; any shape."""
     _fn = staticmethod(F.softsign)
 
 
 class Tanhshrink(_Simple):
+    """Tanhshrink(x) = x - tanh(x), elementwise; any shape."""
     _fn = staticmethod(F.tanhshrink)
 
 
 class GELU(Module):
+    """GELU(x) = x Phi(x) (approximate='tanh': the tanh approximation), elementwise; any
+    shape."""
     def __init__(self, approximate: str = "none") -> None:
         super().__init__()
         self.approximate = approximate
@@ -93,6 +107,7 @@ class GELU(Module):
 
 
 class ELU(Module):
+    """ELU(x) = x if x > 0 else alpha (exp(x) - 1), elementwise; any shape."""
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         self.alpha, self.inplace = alpha, inplace
@@ -105,11 +120,13 @@ class ELU(Module):
 
 
 class CELU(ELU):
+    """CELU(x) = max(0, x) + min(0, alpha (exp(x / alpha) - 1)), elementwise; any shape."""
     def forward(self, input: Tensor) -> Tensor:
         return F.celu(input, self.alpha, self.inplace)
 
 
 class LeakyReLU(Module):
+    """LeakyReLU(x) = x if x >= 0 else negative_slope * x, elementwise; any shape."""
     def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         super().__init__()
         self.negative_slope, self.inplace = negative_slope, inplace
@@ -122,6 +139,7 @@ class LeakyReLU(Module):
 
 
 class Hardtanh(Module):
+    """Hardtanh(x) = clip(x, min_val, max_val), elementwise; any shape."""
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
                  min_value: Optional[float] = None, max_value: Optional[float] = None) -> None:
         super().__init__()
@@ -157,6 +175,7 @@ class ReLU6(Hardtanh):
 
 
 class Softplus(Module):
+    """Softplus(x) = log(1 + exp(beta x)) / beta, linear above `threshold`; any shape."""
     def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
         super().__init__()
         self.beta, self.threshold = beta, threshold
@@ -183,18 +202,23 @@ class _DimActivation(Module):
 
 
 class Softmax(_DimActivation):
+    """exp(x) / sum(exp(x)) along `dim`, computed stably; shape unchanged."""
     _fn = staticmethod(F.softmax)
 
 
 class LogSoftmax(_DimActivation):
+    """log(softmax(x)) along `dim`, computed in one stable pass; shape unchanged."""
     _fn = staticmethod(F.log_softmax)
 
 
 class Softmin(_DimActivation):
+    """softmax(-x) along `dim`; shape unchanged."""
     _fn = staticmethod(F.softmin)
 
 
 class GLU(Module):
+    """Gated linear unit: splits `dim` into halves a, b and returns a * sigmoid(b); that dim
+    halves."""
     def __init__(self, dim: int = -1) -> None:
         super().__init__()
         self.dim = dim
@@ -252,6 +276,7 @@ class Threshold(Module):
 
 
 class Hardshrink(Module):
+    """Hardshrink(x) = x if |x| > lambd else 0, elementwise; any shape."""
     def __init__(self, lambd: float = 0.5) -> None:
         super().__init__()
         self.lambd = lambd
@@ -264,6 +289,7 @@ class Hardshrink(Module):
 
 
 class Softshrink(Hardshrink):
+    """Softshrink(x) = x - lambd if x > lambd, x + lambd if x < -lambd, else 0; any shape."""
     def forward(self, input: Tensor) -> Tensor:
         return F.softshrink(input, self.lambd)
 
@@ -302,6 +328,11 @@ def _additive(mask: Optional[Tensor], dtype: Any) -> Optional[Tensor]:
 
 
 class MultiheadAttention(Module):
+    """Multi-head attention (Vaswani et al.): query (L, N, E) and key/value (S, N, E) (N first
+    with batch_first=True, or unbatched (L, E)) -> (output (L, N, E), weights (N, L, S) averaged
+    over heads, or per head with average_attn_weights=False); key_padding_mask (N, S),
+    attn_mask (L, S) or (N * num_heads, L, S), is_causal."""
+
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
                  add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: Optional[int] = None,
                  vdim: Optional[int] = None, batch_first: bool = False, device: Any = None,

@@ -9,7 +9,7 @@ from .module import Module
 from .normalization import _affine_params
 from .. import init
 from .._uninitialized import UninitializedBuffer, UninitializedParameter
-from .lazy import LazyModuleMixin, _lazy_class, _no_grad
+from .lazy import LazyModuleMixin, _no_grad
 
 
 def _ts() -> Any:
@@ -166,9 +166,17 @@ class _LazyNormBase(LazyModuleMixin):
                 self.running_var.materialize((self.num_features,))
             self.reset_parameters()
 
-def _lazy_norm(base: type, module: str) -> type:
-    return _lazy_class(_LazyNormBase, base, {}, module)
+# Written out (not made in a loop) so that the API reference, read statically, lists them.
+class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
+    """BatchNorm1d whose num_features comes from the first input's dim 1."""
+    cls_to_become = BatchNorm1d
 
 
-LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = (_lazy_norm(b, __name__) for b in
-                                                     (BatchNorm1d, BatchNorm2d, BatchNorm3d))
+class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
+    """BatchNorm2d whose num_features comes from the first input's dim 1."""
+    cls_to_become = BatchNorm2d
+
+
+class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
+    """BatchNorm3d whose num_features comes from the first input's dim 1."""
+    cls_to_become = BatchNorm3d

@@ -354,7 +354,7 @@ class ParameterDict(_DictProtocol, Module):
 
     def extra_repr(self) -> str:
         """One line per entry, as torch: '  (a): Parameter containing: [FloatTensor ...]'."""
-        from ..._torch_compat_functions import typename
+        from ..._torch_legacy import typename
         return "\n".join(f"  ({k}): " + _param_summary(p, typename(p))
                          for k, p in self._parameters.items())
 

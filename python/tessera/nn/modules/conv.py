@@ -7,7 +7,7 @@ from typing import Any, Optional
 from ..._C import Tensor
 from ..functional.conv import _conv_transposend, _convnd, _ntuple, _output_padding
 from .linear import _make_weight_bias, _reset_weight_bias
-from .lazy import LazyModuleMixin, _lazy_class, _lazy_hooks, _no_grad
+from .lazy import LazyModuleMixin, _lazy_hooks, _no_grad
 from .module import Module
 from .._uninitialized import UninitializedParameter
 
@@ -165,8 +165,8 @@ def _lazy_conv_init(mod: Module, out_channels: int, bias: bool, device: Any,
     if bias:
         mod.bias = UninitializedParameter(device=device, dtype=dtype)
 
-def _lazy_conv(base: type, module: str) -> type:
-    """LazyConv{1,2,3}d: torch's signature without in_channels."""
+def _lazy_conv(base: type) -> Any:
+    """LazyConv{1,2,3}d's __init__: torch's signature without in_channels."""
 
     def __init__(self: Any, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
@@ -176,10 +176,10 @@ def _lazy_conv(base: type, module: str) -> type:
         _lazy_hooks(self)
         _lazy_conv_init(self, out_channels, bias, device, dtype)
 
-    return _lazy_class(_LazyConvXdMixin, base, {"__init__": __init__}, module)
+    return __init__
 
-def _lazy_conv_transpose(base: type, module: str) -> type:
-    """LazyConvTranspose{1,2,3}d: torch's signature without in_channels."""
+def _lazy_conv_transpose(base: type) -> Any:
+    """LazyConvTranspose{1,2,3}d's __init__: torch's signature without in_channels."""
 
     def __init__(self: Any, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, output_padding: Any = 0, groups: int = 1, bias: bool = True,
@@ -190,10 +190,41 @@ def _lazy_conv_transpose(base: type, module: str) -> type:
         _lazy_hooks(self)
         _lazy_conv_init(self, out_channels, bias, device, dtype)
 
-    return _lazy_class(_LazyConvXdMixin, base, {"__init__": __init__}, module)
+    return __init__
 
 
-LazyConv1d, LazyConv2d, LazyConv3d = (_lazy_conv(b, __name__) for b in (Conv1d, Conv2d, Conv3d))
-LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (
-    _lazy_conv_transpose(b, __name__) for b in (ConvTranspose1d, ConvTranspose2d,
-                                                ConvTranspose3d))
+# Written out (not made in a loop) so that the API reference, read statically, lists them.
+class LazyConv1d(_LazyConvXdMixin, Conv1d):
+    """Conv1d whose in_channels comes from the first input (dim 1, or dim 0 unbatched)."""
+    cls_to_become = Conv1d
+    __init__ = _lazy_conv(Conv1d)
+
+
+class LazyConv2d(_LazyConvXdMixin, Conv2d):
+    """Conv2d whose in_channels comes from the first input (dim 1, or dim 0 unbatched)."""
+    cls_to_become = Conv2d
+    __init__ = _lazy_conv(Conv2d)
+
+
+class LazyConv3d(_LazyConvXdMixin, Conv3d):
+    """Conv3d whose in_channels comes from the first input (dim 1, or dim 0 unbatched)."""
+    cls_to_become = Conv3d
+    __init__ = _lazy_conv(Conv3d)
+
+
+class LazyConvTranspose1d(_LazyConvXdMixin, ConvTranspose1d):
+    """ConvTranspose1d whose in_channels comes from the first input (dim 1, or dim 0 unbatched)."""
+    cls_to_become = ConvTranspose1d
+    __init__ = _lazy_conv_transpose(ConvTranspose1d)
+
+
+class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
+    """ConvTranspose2d whose in_channels comes from the first input (dim 1, or dim 0 unbatched)."""
+    cls_to_become = ConvTranspose2d
+    __init__ = _lazy_conv_transpose(ConvTranspose2d)
+
+
+class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
+    """ConvTranspose3d whose in_channels comes from the first input (dim 1, or dim 0 unbatched)."""
+    cls_to_become = ConvTranspose3d
+    __init__ = _lazy_conv_transpose(ConvTranspose3d)

@@ -28,6 +28,8 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 class Dropout2d(Dropout):
+    """Zeroes whole channels of (N, C, H, W) or (C, H, W) with probability p in training,
+    scaling the rest by 1 / (1 - p)."""
     _fn = staticmethod(F.dropout2d)
 
 

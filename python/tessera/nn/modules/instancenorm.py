@@ -6,7 +6,7 @@ from typing import Any
 from ..._C import Tensor
 from .. import functional as F
 from .batchnorm import _BatchNorm
-from .batchnorm import _lazy_norm
+from .batchnorm import _LazyNormBase
 
 
 def _ts() -> Any:
@@ -58,5 +58,17 @@ class InstanceNorm3d(_InstanceNorm):
     _nsp = 3
 
 
-LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d = (
-    _lazy_norm(b, __name__) for b in (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d))
+# Written out (not made in a loop) so that the API reference, read statically, lists them.
+class LazyInstanceNorm1d(_LazyNormBase, InstanceNorm1d):
+    """InstanceNorm1d whose num_features comes from the first input's channel dim."""
+    cls_to_become = InstanceNorm1d
+
+
+class LazyInstanceNorm2d(_LazyNormBase, InstanceNorm2d):
+    """InstanceNorm2d whose num_features comes from the first input's channel dim."""
+    cls_to_become = InstanceNorm2d
+
+
+class LazyInstanceNorm3d(_LazyNormBase, InstanceNorm3d):
+    """InstanceNorm3d whose num_features comes from the first input's channel dim."""
+    cls_to_become = InstanceNorm3d

@@ -88,16 +88,6 @@ class LazyModuleMixin:
                            "the modules")
 
 
-def _lazy_class(mixin: type, base: type, attrs: Dict[str, Any], module: str) -> type:
-    """The class Lazy<base> of module `module` (where it is assigned, so pickles find it):
-    `mixin` first, becoming `base` after the first forward."""
-    name = "Lazy" + base.__name__
-    attrs = dict(attrs, cls_to_become=base, __module__=module, __qualname__=name,
-                 __doc__=f"{base.__name__} whose input size (in_features / in_channels / "
-                         f"num_features) comes from the first input.")
-    return type(name, (mixin, base), attrs)
-
-
 def _lazy_hooks(mod: Any) -> None:
     """The two hooks LazyModuleMixin.__init__ registers (for classes whose __init__ calls the
     regular base's __init__ directly)."""

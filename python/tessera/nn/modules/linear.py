@@ -20,6 +20,7 @@ def _ts() -> Any:
 
 
 class Identity(Module):
+    """Returns its input unchanged (arguments to the constructor are ignored, as PyTorch's)."""
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
 

@@ -29,6 +29,9 @@ class _WeightedLoss(_Loss):
 
 
 class CrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of logits (N, C) or (N, C, d1, ...) against class indices (N, ...) or
+    class probabilities of the logits' shape; weight, ignore_index, label_smoothing and
+    reduction as PyTorch's."""
     def __init__(self, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
                  ignore_index: int = -100, reduce: Optional[bool] = None,
                  reduction: str = "mean", label_smoothing: float = 0.0) -> None:
@@ -41,6 +44,8 @@ class CrossEntropyLoss(_WeightedLoss):
 
 
 class NLLLoss(_WeightedLoss):
+    """Negative log likelihood of log-probabilities (N, C) or (N, C, d1, ...) at class
+    indices (N, ...); weight, ignore_index and reduction as PyTorch's."""
     def __init__(self, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
                  ignore_index: int = -100, reduce: Optional[bool] = None,
                  reduction: str = "mean") -> None:
@@ -53,16 +58,20 @@ class NLLLoss(_WeightedLoss):
 
 
 class MSELoss(_Loss):
+    """Mean (or sum) squared error (input - target)^2 over inputs of the same shape."""
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class L1Loss(_Loss):
+    """Mean (or sum) absolute error |input - target| over inputs of the same shape."""
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
+    """Smooth L1 loss: 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, d = input -
+    target (same shapes); reduced by `reduction`."""
     def __init__(self, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                  reduction: str = "mean", beta: float = 1.0) -> None:
         super().__init__(size_average, reduce, reduction)
@@ -73,6 +82,8 @@ class SmoothL1Loss(_Loss):
 
 
 class HuberLoss(_Loss):
+    """Huber loss: 0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), d = input -
+    target (same shapes); reduced by `reduction`."""
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
         super().__init__(reduction=reduction)
         self.delta = delta
@@ -82,11 +93,15 @@ class HuberLoss(_Loss):
 
 
 class BCELoss(_WeightedLoss):
+    """Binary cross entropy between probabilities and targets of the same shape: -w (y log p
+    + (1 - y) log(1 - p)), logs clamped at -100; reduced by `reduction`."""
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
+    """Binary cross entropy on logits (a numerically stable sigmoid + BCELoss); pos_weight
+    weighs the positive class per channel."""
     def __init__(self, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
                  reduce: Optional[bool] = None, reduction: str = "mean",
                  pos_weight: Optional[Tensor] = None) -> None:
@@ -101,6 +116,9 @@ class BCEWithLogitsLoss(_Loss):
 
 
 class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence target * (log target - input) with `input` given as log-
+    probabilities (log_target=True: target too); reduction 'batchmean' divides by the
+    batch size."""
     def __init__(self, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                  reduction: str = "mean", log_target: bool = False) -> None:
         super().__init__(size_average, reduce, reduction)

@@ -25,6 +25,8 @@ def _affine_params(mod: Module, shape: tuple, affine: bool, bias: bool, dtype: A
 
 
 class LayerNorm(Module):
+    """Layer normalization over the trailing `normalized_shape` dims: (x - mean) / sqrt(var
+    + eps) * weight + bias; input (*, *normalized_shape)."""
     def __init__(self, normalized_shape: Union[int, Sequence[int]], eps: float = 1e-5,
                  elementwise_affine: bool = True, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:
@@ -45,6 +47,8 @@ class LayerNorm(Module):
 
 
 class RMSNorm(Module):
+    """Root-mean-square normalization over the trailing `normalized_shape` dims: x /
+    sqrt(mean(x^2) + eps) * weight (eps None: the dtype's eps)."""
     def __init__(self, normalized_shape: Union[int, Sequence[int]], eps: Optional[float] = None,
                  elementwise_affine: bool = True, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
@@ -67,6 +71,8 @@ class RMSNorm(Module):
 
 
 class GroupNorm(Module):
+    """Group normalization: (N, C, *) with C split into num_groups groups, each normalized
+    over its channels and the spatial dims; affine per channel."""
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
                  device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
         super().__init__()

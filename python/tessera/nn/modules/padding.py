@@ -59,10 +59,13 @@ class ConstantPad1d(_PadNd):
 
 
 class ConstantPad2d(ConstantPad1d):
+    """Pads the last two dims with a constant `value`; padding an int or (left, right, top,
+    bottom)."""
     _nsp = 2
 
 
 class ConstantPad3d(ConstantPad1d):
+    """Pads the last three dims with a constant `value`; padding an int or a 6-tuple."""
     _nsp = 3
 
 
@@ -77,44 +80,64 @@ class ZeroPad1d(ConstantPad1d):
 
 
 class ZeroPad2d(ZeroPad1d):
+    """Pads the last two dims with zeros; padding an int or (left, right, top, bottom)."""
     _nsp = 2
 
 
 class ZeroPad3d(ZeroPad1d):
+    """Pads the last three dims with zeros; padding an int or a 6-tuple."""
     _nsp = 3
 
 
 class ReflectionPad1d(_PadNd):
+    """Pads the last dim of (N, C, W) or (C, W) by reflection at the edges (the edge not
+    repeated); padding an int or (left, right)."""
     _mode = "reflect"
 
 
 class ReflectionPad2d(ReflectionPad1d):
+    """Pads the last two dims of (N, C, H, W) or (C, H, W) by reflection; padding an int or
+    (left, right, top, bottom)."""
     _nsp = 2
 
 
 class ReflectionPad3d(ReflectionPad1d):
+    """Pads the last three dims of (N, C, D, H, W) or (C, D, H, W) by reflection; padding an
+    int or a 6-tuple."""
     _nsp = 3
 
 
 class ReplicationPad1d(_PadNd):
+    """Pads the last dim of (N, C, W) or (C, W) by repeating the edge value; padding an int
+    or (left, right)."""
     _mode = "replicate"
 
 
 class ReplicationPad2d(ReplicationPad1d):
+    """Pads the last two dims of (N, C, H, W) or (C, H, W) by repeating the edge values;
+    padding an int or (left, right, top, bottom)."""
     _nsp = 2
 
 
 class ReplicationPad3d(ReplicationPad1d):
+    """Pads the last three dims of (N, C, D, H, W) or (C, D, H, W) by repeating the edge
+    values; padding an int or a 6-tuple."""
     _nsp = 3
 
 
 class CircularPad1d(_PadNd):
+    """Pads the last dim of (N, C, W) or (C, W) circularly (wrapping around); padding an int
+    or (left, right)."""
     _mode = "circular"
 
 
 class CircularPad2d(CircularPad1d):
+    """Pads the last two dims of (N, C, H, W) or (C, H, W) circularly; padding an int or
+    (left, right, top, bottom)."""
     _nsp = 2
 
 
 class CircularPad3d(CircularPad1d):
+    """Pads the last three dims of (N, C, D, H, W) or (C, D, H, W) circularly; padding an
+    int or a 6-tuple."""
     _nsp = 3

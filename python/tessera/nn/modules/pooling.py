@@ -11,6 +11,8 @@ from ..functional.conv import _ntuple
 
 
 class MaxPool2d(Module):
+    """Max pooling over windows of (N, C, H, W) or (C, H, W) (kernel_size, stride, padding,
+    dilation, ceil_mode); return_indices gives the argmax positions too."""
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                  return_indices: bool = False, ceil_mode: bool = False) -> None:
         super().__init__()
@@ -27,11 +29,15 @@ class MaxPool2d(Module):
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 class MaxPool1d(MaxPool2d):
+    """Max pooling over windows of (N, C, L) or (C, L) (kernel_size, stride, padding,
+    dilation, ceil_mode); return_indices gives the argmax positions too."""
     def forward(self, input: Tensor) -> Tensor:
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
 
 class AvgPool2d(Module):
+    """Average pooling over windows of (N, C, H, W) or (C, H, W) (kernel_size, stride,
+    padding, ceil_mode, count_include_pad, divisor_override)."""
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  ceil_mode: bool = False, count_include_pad: bool = True,
                  divisor_override: Optional[int] = None) -> None:
@@ -48,6 +54,8 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 class AvgPool1d(AvgPool2d):
+    """Average pooling over windows of (N, C, L) or (C, L) (kernel_size, stride, padding,
+    ceil_mode, count_include_pad)."""
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  ceil_mode: bool = False, count_include_pad: bool = True) -> None:
         # PyTorch keeps 1-tuples here (its repr shows kernel_size=(2,))
@@ -60,6 +68,8 @@ class AvgPool1d(AvgPool2d):
                             self.count_include_pad)
 
 class AdaptiveAvgPool2d(Module):
+    """Average pooling to a fixed output size: (N, C, H, W) or (C, H, W) -> (..., H_out,
+    W_out)."""
     def __init__(self, output_size: Union[int, Tuple[Optional[int], Optional[int]]]) -> None:
         super().__init__()
         self.output_size = output_size
@@ -71,6 +81,7 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    """Average pooling to a fixed output length: (N, C, L) or (C, L) -> (..., output_size)."""
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool1d(input, self.output_size)
 
@@ -90,6 +101,8 @@ class AvgPool3d(AvgPool2d):
                             self.count_include_pad, self.divisor_override)
 
 class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """Average pooling to a fixed output size: (N, C, D, H, W) or (C, D, H, W) -> (...,
+    D_out, H_out, W_out)."""
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool3d(input, self.output_size)
 
@@ -107,9 +120,13 @@ class _AdaptiveMaxPool(Module):
         return f"output_size={self.output_size}"
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPool):
+    """Max pooling to a fixed output length: (N, C, L) or (C, L) -> (..., output_size);
+    return_indices gives the argmax positions too."""
     _fn = staticmethod(F.adaptive_max_pool1d)
 
 class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    """Max pooling to a fixed output size: (N, C, D, H, W) or (C, D, H, W) -> (..., D_out,
+    H_out, W_out); return_indices gives the argmax positions too."""
     _fn = staticmethod(F.adaptive_max_pool3d)
 
 class _MaxUnpoolNd(Module):
@@ -131,13 +148,19 @@ class _MaxUnpoolNd(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 class MaxUnpool1d(_MaxUnpoolNd):
+    """The inverse of MaxPool1d: scatters values to the positions its indices name, zeros
+    elsewhere; (N, C, L_in) -> (N, C, L_out)."""
     _fn = staticmethod(F.max_unpool1d)
 
 class MaxUnpool2d(_MaxUnpoolNd):
+    """The inverse of MaxPool2d: scatters values to the positions its indices name, zeros
+    elsewhere; (N, C, H_in, W_in) -> (N, C, H_out, W_out)."""
     _nsp = 2
     _fn = staticmethod(F.max_unpool2d)
 
 class MaxUnpool3d(_MaxUnpoolNd):
+    """The inverse of MaxPool3d: scatters values to the positions its indices name, zeros
+    elsewhere; (N, C, D, H, W) in and out."""
     _nsp = 3
     _fn = staticmethod(F.max_unpool3d)
 
@@ -159,12 +182,17 @@ class _LPPoolNd(Module):
                 f"stride={self.stride}, ceil_mode={self.ceil_mode}")
 
 class LPPool1d(_LPPoolNd):
+    """Power-average pooling (sum of x^p over each window)^(1/p) of (N, C, L) or (C, L)."""
     _fn = staticmethod(F.lp_pool1d)
 
 class LPPool2d(_LPPoolNd):
+    """Power-average pooling (sum of x^p over each window)^(1/p) of (N, C, H, W) or (C, H,
+    W)."""
     _fn = staticmethod(F.lp_pool2d)
 
 class LPPool3d(_LPPoolNd):
+    """Power-average pooling (sum of x^p over each window)^(1/p) of (N, C, D, H, W) or (C,
+    D, H, W)."""
     _fn = staticmethod(F.lp_pool3d)
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPool):
@@ -203,8 +231,12 @@ class _FractionalMaxPoolNd(Module):
                               self.return_indices, _random_samples=self._random_samples)
 
 class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Fractional max pooling of (N, C, H, W) or (C, H, W) to output_size or output_ratio,
+    with pseudo-random window starts."""
     _fn = staticmethod(F.fractional_max_pool2d)
 
 class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Fractional max pooling of (N, C, D, H, W) or (C, D, H, W) to output_size or
+    output_ratio, with pseudo-random window starts."""
     _nsp = 3
     _fn = staticmethod(F.fractional_max_pool3d)

@@ -374,6 +374,9 @@ class GRU(RNNBase):
 
 # ------------------------------------------------------------------ cells
 class RNNCellBase(Module):
+    """The base of RNNCell, LSTMCell and GRUCell: input_size, hidden_size, bias and the
+    weight_ih / weight_hh / bias_ih / bias_hh parameters, initialized
+    U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
     _gates = 1
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,

@@ -1,4 +1,5 @@
-"""PyTorch-style in-place methods (x.exp_(), x.clamp_(), x.copy_(y), x.fill_(v), x.zero_(), ...).
+"""Tensor's in-place methods (x.exp_(), x.clamp_(), x.copy_(y), x.fill_(v), x.zero_(), ...):
+the write-back rule shared by all of them, and the ones that are not an op and a write.
 
 Note [torch in-place]: every in-place method computes its out-of-place result and writes it
 back into ``self``:
@@ -162,7 +163,7 @@ def _copy_(self: Tensor, src: Any, non_blocking: builtins.bool = False) -> Tenso
 
 def _float_power_(self: Tensor, exponent: Any) -> Tensor:
     """In-place float_power: self must already be float64 (complex128), as in torch."""
-    from ._torch_compat_math import float_power
+    from ._elementwise import float_power
     want = complex128 if self.dtype in _COMPLEX or isinstance(exponent, builtins.complex) or (
         isinstance(exponent, Tensor) and exponent.dtype in _COMPLEX) else float64
     if self.dtype != want:
@@ -178,7 +179,7 @@ def _add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """self += alpha * other; returns self."""
     if alpha == 1 and not isinstance(alpha, builtins.float):
         return _C_ADD_(self, other)
-    from ._torch_compat_kwargs import scaled_by_alpha
+    from ._arg_forms import scaled_by_alpha
     return _C_ADD_(self, scaled_by_alpha("add_", self, other, alpha))
 
 
@@ -186,7 +187,7 @@ def _sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """self -= alpha * other; returns self."""
     if alpha == 1 and not isinstance(alpha, builtins.float):
         return _C_SUB_(self, other)
-    from ._torch_compat_kwargs import scaled_by_alpha
+    from ._arg_forms import scaled_by_alpha
     return _C_SUB_(self, scaled_by_alpha("sub_", self, other, alpha))
 
 
@@ -194,7 +195,7 @@ def _div_(self: Tensor, other: Any, *, rounding_mode: Any = None) -> Tensor:
     """self /= other (rounding_mode 'trunc' or 'floor' rounds the quotient); returns self."""
     if rounding_mode is None:
         return _C_DIV_(self, other)
-    from ._torch_compat_kwargs import div_rounded
+    from ._arg_forms import div_rounded
     return make_inplace("div_", div_rounded)(self, other, rounding_mode)
 
 

@@ -1,6 +1,8 @@
-"""torch's small top-level objects that user code touches: ``device``, ``Size``, layouts and
-memory formats, the legacy typed-tensor classes (``torch.FloatTensor(2, 3)``,
-``isinstance(x, torch.LongTensor)``), window functions, and build/feature flags."""
+"""PyTorch's leftovers that belong to no family of ops (issue 17: the one module for them):
+``device``, ``Size``, layouts and memory formats, the legacy typed-tensor classes
+(``torch.FloatTensor(2, 3)``, ``isinstance(x, torch.LongTensor)``), window functions,
+build/feature flags, deprecated spellings, and the functions torch removed (which raise
+torch's error naming their replacement)."""
 from __future__ import annotations
 
 import math
@@ -262,18 +264,6 @@ def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int 
     return input.split(list(split_sizes), dim)
 
 
-def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
-    """The first `size` rows of nonzero(input), padded with `fill_value` rows."""
-    ts = _ts()
-    nz = ts.stack(ts.nonzero(input), axis=1) if input.ndim else \
-        ts.zeros((int(bool(input)), 0), dtype=ts.int64)
-    nz = nz[:size]
-    if nz.shape[0] < size:
-        pad = ts.full((size - nz.shape[0], input.ndim), fill_value, dtype=ts.int64)
-        nz = ts.concat([nz.astype(ts.int64), pad], axis=0)
-    return nz
-
-
 __all__ = ["device", "Size", "layout", "memory_format", "strided", "sparse_coo",
            "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
            "legacy_contiguous_format", "FloatTensor", "DoubleTensor", "HalfTensor",
@@ -283,4 +273,59 @@ __all__ = ["device", "Size", "layout", "memory_format", "strided", "sparse_coo",
            "has_spectral", "is_vulkan_available", "cudnn_is_acceptable",
            "compiled_with_cxx11_abi", "is_distributed", "set_default_tensor_type", "to_dlpack",
            "matrix_rank", "nuclear_norm", "frobenius_norm", "constant_pad_nd", "unsafe_chunk",
-           "unsafe_split", "unsafe_split_with_sizes", "nonzero_static"]
+           "unsafe_split", "unsafe_split_with_sizes"]
+
+
+# ---- torch.typename and the functions torch removed in 1.9
+_TYPENAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+              "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+              "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
+              "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
+              "complex128": "ComplexDoubleTensor"}
+
+
+def typename(obj: Any) -> str:
+    """'tessera.FloatTensor' style names for tensors, else the object's qualified type."""
+    if isinstance(obj, Tensor):
+        return "tessera." + _TYPENAMES.get(str(obj.dtype).rsplit(".", 1)[-1], "Tensor")
+    module, qual = "", ""
+    if hasattr(obj, "__module__"):
+        module = obj.__module__ + "."
+    if hasattr(obj, "__qualname__"):
+        qual = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qual = obj.__name__
+    else:
+        module = obj.__class__.__module__ + "."
+        qual = obj.__class__.__qualname__
+    if module in ("", "builtins."):
+        module = ""
+    return module + qual
+
+
+def _removed_error(name: str, hint: str) -> RuntimeError:
+    return RuntimeError(f"This function was deprecated since version 1.9 and is now removed. "
+                        f"`torch.{name}` is deprecated in favor of {hint}.")
+
+
+def solve(input: Tensor, A: Tensor) -> Any:
+    """Removed from torch in 1.9: use linalg.solve."""
+    raise _removed_error("solve", "`torch.linalg.solve`")
+
+
+def lstsq(input: Tensor, A: Tensor) -> Any:
+    """Removed from torch in 1.9: use linalg.lstsq."""
+    raise _removed_error("lstsq", "`torch.linalg.lstsq`")
+
+
+def eig(input: Tensor, eigenvectors: bool = False) -> Any:
+    """Removed from torch in 1.9: use linalg.eig."""
+    raise _removed_error("eig", "`torch.linalg.eig`")
+
+
+def symeig(input: Tensor, eigenvectors: bool = False, upper: bool = True) -> Any:
+    """Removed from torch in 1.9: use linalg.eigh."""
+    raise _removed_error("symeig", "`torch.linalg.eigh`")
+
+
+__all__ += ["typename", "solve", "lstsq", "eig", "symeig"]

@@ -1,4 +1,5 @@
-"""ts.cuda: CUDA devices, streams, events and the caching allocator's statistics.
+"""ts.cuda: CUDA devices, streams and events; the caching allocator's statistics (memory.py)
+and CUDA graphs (graphs.py).
 
 Mirrors ``torch.cuda``. Every function works in a CPU-only build: ``is_available()`` is then
 False, ``device_count()`` 0, and the rest raise a RuntimeError that says why.
@@ -8,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Dict, Iterator, Optional, Union
 
-from . import _C
+from .. import _C
 
 _c = _C._cuda
 
@@ -19,9 +20,15 @@ OutOfMemoryError.__doc__ = ("Raised when CUDA memory runs out even after tessera
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize",
            "get_device_name", "get_device_properties", "Stream", "Event", "current_stream",
-           "default_stream", "stream", "device", "empty_cache", "memory_allocated",
-           "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats",
-           "reset_peak_memory_stats", "OutOfMemoryError", "is_built"]
+           "default_stream", "stream", "device", "OutOfMemoryError", "is_built",
+           "manual_seed", "manual_seed_all", "is_current_stream_capturing",
+           # the caching allocator (memory.py)
+           "empty_cache", "memory_allocated", "max_memory_allocated", "memory_reserved",
+           "max_memory_reserved", "memory_stats", "memory_stats_as_nested_dict",
+           "reset_peak_memory_stats", "reset_accumulated_memory_stats", "memory_snapshot",
+           "memory_summary",
+           # CUDA graphs (graphs.py)
+           "CUDAGraph", "graph", "graph_pool_handle", "make_graphed_callables"]
 
 DeviceLike = Union[None, int, str, _C.Device]
 
@@ -228,41 +235,14 @@ class Event:
                 pass
 
 
-def memory_stats(device: DeviceLike = None) -> Dict[str, int]:
-    """The caching allocator's counters (PyTorch's key names)."""
-    return dict(_c.memory_stats(device))
-
-
-def memory_allocated(device: DeviceLike = None) -> int:
-    """Bytes held by live tensors on `device`."""
-    return memory_stats(device)["allocated_bytes.all.current"]
-
-
-def max_memory_allocated(device: DeviceLike = None) -> int:
-    return memory_stats(device)["allocated_bytes.all.peak"]
-
-
-def memory_reserved(device: DeviceLike = None) -> int:
-    """Bytes the caching allocator holds from CUDA (in use or cached)."""
-    return memory_stats(device)["reserved_bytes.all.current"]
-
-
-def max_memory_reserved(device: DeviceLike = None) -> int:
-    return memory_stats(device)["reserved_bytes.all.peak"]
-
-
-def reset_peak_memory_stats(device: DeviceLike = None) -> None:
-    _c.reset_peak_memory_stats(device)
-
-
-def empty_cache() -> None:
-    """Returns the cached, unused device memory to CUDA (other libraries can then use it)."""
-    _c.empty_cache()
+def is_current_stream_capturing() -> bool:
+    """True while the calling thread's current CUDA stream is capturing a CUDA graph."""
+    return _c.is_current_stream_capturing()
 
 
 def manual_seed(seed: int) -> None:
     """Seeds the generator (one counter-based generator serves every device)."""
-    from . import random
+    from .. import random
     random.manual_seed(seed)
 
 
@@ -274,9 +254,15 @@ def _install_amp() -> Any:
     """ts.cuda.amp (torch.cuda.amp's deprecated autocast / GradScaler), importable as
     ``tessera.cuda.amp`` too."""
     import sys
-    from ._amp_legacy import cuda_amp
+    from .._amp_legacy import cuda_amp
     sys.modules[__name__ + ".amp"] = cuda_amp
     return cuda_amp
 
 
 amp = _install_amp()
+
+from .memory import (empty_cache, max_memory_allocated, max_memory_reserved,  # noqa: E402
+                     memory_allocated, memory_reserved, memory_snapshot, memory_stats,
+                     memory_stats_as_nested_dict, memory_summary, reset_accumulated_memory_stats,
+                     reset_peak_memory_stats)
+from .graphs import CUDAGraph, graph, graph_pool_handle, make_graphed_callables  # noqa: E402

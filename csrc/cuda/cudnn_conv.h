@@ -1,0 +1,16 @@
+// The three convolution ops through cuDNN 9 (Note [cuDNN at run time] in cudnn_conv.cpp):
+// tensors are contiguous or channels-last contiguous; each returns false, having done nothing, when
+// cuDNN is disabled (ts.backends.cudnn.enabled), cannot be loaded, or has no engine for the
+// problem; the caller then runs its own kernels.
+#pragma once
+#include "core/tensor.h"
+#include "ops/conv.h"
+
+namespace ts::cuda {
+
+// y = conv(x, w) (no bias: the caller adds it).
+bool cudnn_conv_forward(const Tensor& x, const Tensor& w, const Tensor& y, const ConvSpec& s);
+bool cudnn_conv_transpose(const Tensor& gy, const Tensor& w, const Tensor& gx, const ConvSpec& s);
+bool cudnn_conv_weight(const Tensor& gy, const Tensor& x, const Tensor& gw, const ConvSpec& s);
+
+}  // namespace ts::cuda

@@ -1,0 +1,605 @@
+"""PyTorch's argument forms for the namespace functions whose array-API signature lacks them
+(issue 17: the layer still to fold into the functions and, in the end, into the pybind11
+signatures). Three kinds, each a thin wrapper that passes a standard call straight through:
+
+1. Positional ``dim`` (Note [positional dim] below): ``ts.sum(x, 1)``, ``ts.max(x, 1)``.
+2. torch's extra arguments: ``add(x, y, alpha=)``, ``div(x, y, rounding_mode=)``,
+   ``round(x, decimals=)``, ``tensordot(a, b, dims)``, ``nonzero(x, as_tuple=)``, ...
+3. torch's keyword names: ``ts.stack(tensors=)``, ``ts.full(size=)``, ``x.transpose(dim0=)``,
+   ``memory_format=`` on the *_like functions (`build` and `method_keywords`).
+
+Positional dim: torch's positional ``dim`` for namespace functions whose standard signature makes axis
+keyword-only: ``ts.sum(x, 1)``, ``ts.max(x, 1)`` (-> (values, indices)), ``ts.std(x, 0)``,
+``ts.stack(ts_, 1)``, ``ts.roll(x, 1, 0)``, ``ts.flip(x, [0])``, ``ts.argmax(x, 1)``,
+and ``ts.sort(x, 1)``.
+
+Note [positional dim]: the array API spells these ``f(x, /, *, axis=...)``, so a call with a
+positional dim can only come from torch-style code and gets torch's meaning (max/min/sort
+return (values, indices), std/var are unbiased by default, like the Tensor methods). The same
+holds for max/min/sort/std/var called with torch's ``dim=`` keyword (``ts.max(x, dim=1)``
+unpacks like torch's), and for std/var called with torch-only ``keepdim=`` or ``unbiased=``
+(``ts.var(x, keepdim=True)`` is unbiased, as in torch). Calls with ``axis=`` or no dim go to
+the standard function unchanged. Each wrapper keeps the standard signature for
+introspection.
+"""
+from __future__ import annotations
+
+import builtins
+import functools
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+
+from . import _C
+from ._C import Tensor
+from ._dtypes import isdtype as _isdtype
+from ._tensor import _apply_memory_format, clone
+
+# ---- 1. positional dim
+_POSITIONAL_NAMES = ["sum", "prod", "mean", "max", "min", "std", "var", "argmax", "argmin",
+                     "all", "any", "stack", "roll", "flip", "argsort", "diff", "sort", "where"]
+
+
+def _positional(std: Callable[..., Any], torch_style: Callable[..., Any]) -> Callable[..., Any]:
+    """std(x, **kw) unless extra positional arguments come: then torch_style(x, *args, **kw)."""
+    @functools.wraps(std)
+    def wrapper(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if args:
+            return torch_style(x, *args, **kwargs)
+        return std(x, **kwargs)
+    return wrapper
+
+
+def _reduction(std: Callable[..., Any], with_dtype: builtins.bool = False) -> Callable[..., Any]:
+    def torch_style(x: Any, dim: Any, keepdim: builtins.bool = False, **kw: Any) -> Any:
+        if kw.pop("out", None) is not None:
+            raise NotImplementedError(f"{std.__name__}: out= is not supported")
+        if not with_dtype and "dtype" in kw:
+            raise TypeError(f"{std.__name__}: unexpected keyword argument 'dtype'")
+        return std(x, axis=tuple(dim) if isinstance(dim, list) else dim, keepdims=keepdim, **kw)
+    return _positional(std, torch_style)
+
+
+def _method_style(std: Callable[..., Any], name: str,
+                  torch_keywords: tuple = ()) -> Callable[..., Any]:
+    """Calls with a positional dim, torch's dim= or one of `torch_keywords` (keywords only
+    torch's overloads take, e.g. std/var's keepdim= and unbiased=) behave as the Tensor
+    method `name` (torch semantics); others are the standard function's."""
+    @functools.wraps(std)
+    def wrapper(x: Any, *args: Any, **kwargs: Any) -> Any:
+        torch_kw = builtins.any(k in kwargs for k in torch_keywords) and "axis" not in kwargs \
+            and "keepdims" not in kwargs
+        if args or ("dim" in kwargs and "axis" not in kwargs) or torch_kw:
+            if not isinstance(x, Tensor):
+                raise TypeError(f"{name}: expected a Tensor, got {type(x).__name__}")
+            return getattr(x, name)(*args, **kwargs)
+        return std(x, **kwargs)
+    return wrapper
+
+
+def _where(std: Callable[..., Any]) -> Callable[..., Any]:
+    """where(condition, x1, x2); torch's one-argument where(condition) is nonzero(as_tuple)."""
+    @functools.wraps(std)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and not kwargs:
+            from ._indexing import nonzero
+            return nonzero(args[0])
+        return std(*args, **kwargs)  # the binding names missing arguments and unknown keywords
+    return wrapper
+
+
+def _build_positional() -> dict:
+    from . import _statistical as st, _manipulation as mp, _sorting as so
+    return {
+        "sum": _reduction(st.sum, True), "prod": _reduction(st.prod, True),
+        "mean": _reduction(st.mean, True), "all": _reduction(st.all), "any": _reduction(st.any),
+        "argmax": _reduction(st.argmax), "argmin": _reduction(st.argmin),
+        "max": _method_style(st.max, "max"), "min": _method_style(st.min, "min"),
+        "std": _method_style(st.std, "std", ("keepdim", "unbiased")),
+        "var": _method_style(st.var, "var", ("keepdim", "unbiased")),
+        "stack": _positional(mp.stack, lambda ts_, dim, **kw: mp.stack(ts_, axis=dim, **kw)),
+        "roll": _roll(mp.roll), "flip": _positional(mp.flip, lambda x, dims: mp.flip(x, axis=dims)),
+        "argsort": _positional(so.argsort, lambda x, dim=-1, descending=False, stable=True:
+                               so.argsort(x, axis=dim, descending=descending, stable=stable)),
+        "sort": _method_style(so.sort, "sort"), "where": _where(st.where),
+        "diff": _positional(st.diff, lambda x, n=1, dim=-1, prepend=None, append=None:
+                            st.diff(x, n=n, axis=dim, prepend=prepend, append=append)),
+    }
+
+
+def _roll(std: Callable[..., Any]) -> Callable[..., Any]:
+    """roll(x, shift, *, axis) that also takes torch's roll(x, shifts, dims) and shifts=."""
+    @functools.wraps(std)
+    def wrapper(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if "shifts" in kwargs:
+            if args:
+                raise TypeError("roll: got the shift both positionally and as shifts=")
+            args = (kwargs.pop("shifts"),)
+        if len(args) == 2:
+            if "axis" in kwargs or "dims" in kwargs:
+                raise TypeError("roll: got the dims both positionally and as a keyword")
+            return std(x, args[0], axis=args[1], **kwargs)
+        return std(x, *args, **kwargs)
+    return wrapper
+
+
+globals().update(_build_positional())
+
+
+# ---- 2. torch's extra arguments
+# torch's extra arguments on namespace functions whose standard signature lacks them:
+# ``add/subtract/sub(x, y, alpha=)``, ``div/divide(x, y, rounding_mode=)``, ``round(x,
+# decimals=)``, ``tensordot(a, b, dims)``, ``nonzero(x, as_tuple=)``, ``concat(ts_, dim)``,
+# ``count_nonzero(x, dim)``, ``searchsorted(..., right=, side=, out_int32=)``.
+# 
+# As Note [positional dim] (above): a call without the torch-only argument
+# goes to the standard function unchanged; the torch argument can only come from torch-style
+# code and gets torch's meaning.
+_EXTRA_ARGUMENT_NAMES = ["add", "subtract", "sub", "divide", "div", "true_divide", "round", "tensordot",
+           "nonzero", "concat", "count_nonzero", "searchsorted", "einsum", "diff"]
+
+
+class ShapeArgumentError(ValueError, RuntimeError):
+    """Operands whose shapes do not fit the call: ValueError as NumPy / the standard raise,
+    RuntimeError as torch does, so code written for either catches it."""
+
+
+EinsumError = ShapeArgumentError
+
+
+def scaled_by_alpha(name: str, x1: Any, x2: Any, alpha: Any) -> Any:
+    """alpha * x2 for add/sub(x1, x2, alpha=) and their in-place twins; a float alpha with
+    integral operands raises as in PyTorch."""
+    if isinstance(alpha, builtins.float) and _integral(x1) and _integral(x2):
+        raise RuntimeError(f"{name}: For integral input tensors, argument alpha must not be a "
+                           f"floating point number.")
+    return x2 * alpha if not isinstance(x2, Tensor) else _C.multiply(x2, alpha)
+
+
+def _with_alpha(std: Callable[..., Any], name: str) -> Callable[..., Any]:
+    @functools.wraps(std)
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:
+            return std(*args)  # the common call: straight to C++ (which reports bad calls)
+        alpha = kwargs.pop("alpha", None)
+        if alpha is None or len(args) != 2 or kwargs:
+            return std(*args, **kwargs)
+        x1, x2 = args
+        return std(x1, scaled_by_alpha(name, x1, x2, alpha))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (std.__doc__ or "") + f"\n\n{name}(x1, x2, alpha=a) computes x1 {'+' if name == 'add' else '-'} a * x2 (torch)."
+    return fn
+
+
+def _integral(x: Any) -> builtins.bool:
+    return _isdtype(x.dtype, ("integral", "bool")) if isinstance(x, Tensor) \
+        else isinstance(x, (builtins.int, builtins.bool))
+
+
+def _check_integer_divisor(x2: Any) -> None:
+    """PyTorch's CPU integer division raises on a zero divisor (a CUDA divisor is not read
+    back: that would synchronize; the kernel gives 0 there)."""
+    if isinstance(x2, Tensor):
+        zero = x2.device.type == "cpu" and builtins.bool(_C._any(_C.equal(x2, 0), None, False))
+    else:
+        zero = x2 == 0
+    if zero:
+        raise ZeroDivisionRuntimeError("div: ZeroDivisionError (integer division by zero)")
+
+
+class ZeroDivisionRuntimeError(ZeroDivisionError, RuntimeError):
+    """Integer division by zero in div(rounding_mode=): RuntimeError as PyTorch raises, and a
+    ZeroDivisionError as Python's // does."""
+
+
+def _trunc_divide(x1: Any, x2: Any) -> Any:
+    if not (_integral(x1) and _integral(x2)):
+        return _C.trunc(_C.divide(x1, x2))
+    _check_integer_divisor(x2)
+    fq = _C.floor_divide(x1, x2)
+    # Integer floor division rounds down; truncation rounds toward zero.
+    inexact = _C.not_equal(_C.multiply(fq, x2), x1)
+    return _C.where(_C.logical_and(_C.less(fq, 0), inexact), _C.add(fq, 1), fq)
+
+
+def div_rounded(x1: Any, x2: Any, rounding_mode: Any) -> Any:
+    """div(x1, x2, rounding_mode=) of PyTorch: None (true division), 'trunc' or 'floor'."""
+    if rounding_mode is None:
+        return _C.divide(x1, x2)
+    if rounding_mode == "floor":
+        if _integral(x1) and _integral(x2):
+            _check_integer_divisor(x2)
+        return _C.floor_divide(x1, x2)
+    if rounding_mode == "trunc":
+        return _trunc_divide(x1, x2)
+    raise _C.ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                        f"but found '{rounding_mode}'")  # a ValueError and a RuntimeError
+
+
+def _with_rounding(std: Callable[..., Any], name: str) -> Callable[..., Any]:
+    @functools.wraps(std)
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:
+            return std(*args)
+        if "rounding_mode" not in kwargs or len(args) != 2 or len(kwargs) > 1:
+            return std(*args, **kwargs)
+        return div_rounded(args[0], args[1], kwargs["rounding_mode"])
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+@functools.wraps(_C.divide)
+def true_divide(x1: Any, x2: Any, /) -> Any:
+    return _C.divide(x1, x2)
+
+
+true_divide.__name__ = true_divide.__qualname__ = "true_divide"
+true_divide.__doc__ = "x1 / x2 (PyTorch's true_divide: divide without rounding_mode)."
+
+
+def _round(std: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(std)
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs:
+            return std(*args)
+        decimals = kwargs.pop("decimals", 0)
+        if decimals == 0 or len(args) != 1 or kwargs:
+            return std(*args, **kwargs)
+        return round_decimals(args[0], decimals)  # torch's arithmetic (negative decimals too)
+    return fn
+
+
+def _tensordot(std: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(std)
+    def fn(x1: Any, x2: Any, /, *args: Any, **kwargs: Any) -> Any:
+        if "dims" in kwargs:
+            if "axes" in kwargs or args:
+                raise TypeError("tensordot: give the contracted dims once (dims or axes)")
+            kwargs["axes"] = kwargs.pop("dims")
+        if args:
+            if len(args) > 1 or "axes" in kwargs:
+                raise TypeError("tensordot: too many arguments")
+            kwargs["axes"] = args[0]
+        axes = kwargs.get("axes")
+        if isinstance(axes, Tensor):
+            kwargs["axes"] = int(axes) if axes.ndim == 0 else axes.tolist()
+        return std(x1, x2, **kwargs)
+    return fn
+
+
+def _nonzero(std: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(std)
+    def fn(x: Any, /, *, as_tuple: Optional[builtins.bool] = None) -> Any:
+        out = std(x)
+        if as_tuple is None or as_tuple:
+            return out
+        # torch's default layout: one row per nonzero element, one column per dim
+        from ._manipulation import stack
+        return stack(list(out), axis=1)
+    return fn
+
+
+def _axis_positional(std: Callable[..., Any], name: str) -> Callable[..., Any]:
+    @functools.wraps(std)
+    def fn(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if "dim" in kwargs:
+            if "axis" in kwargs:
+                raise TypeError(f"{name}: got both dim and axis")
+            kwargs["axis"] = kwargs.pop("dim")
+        if args:
+            if len(args) > 1 or "axis" in kwargs:
+                raise TypeError(f"{name}: too many positional arguments")
+            kwargs["axis"] = args[0]
+        return std(x, **kwargs)
+    return fn
+
+
+def _searchsorted(std: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(std)
+    def fn(sorted_sequence: Any, values: Any, /, *, side: Optional[str] = None,
+           sorter: Any = None, right: Optional[builtins.bool] = None,
+           out_int32: builtins.bool = False) -> Any:
+        if right is not None:
+            if side is not None and (side == "right") != right:
+                raise RuntimeError("torch.searchsorted(): side and right can't be set to "
+                                   "opposites, got side of left while right was True")
+            side = "right" if right else "left"
+        kw = {"side": side or "left"}
+        if sorter is not None:
+            kw["sorter"] = sorter
+        if isinstance(sorted_sequence, Tensor) and sorted_sequence.ndim > 1 \
+                and isinstance(values, Tensor) \
+                and tuple(values.shape[:-1]) == tuple(sorted_sequence.shape[:-1]):
+            out = _batched_searchsorted(std, sorted_sequence, values, kw)
+        else:
+            try:
+                out = std(sorted_sequence, values, **kw)
+            except ValueError as e:
+                if "side" in str(e):
+                    raise
+                raise ShapeArgumentError(str(e)) from None
+        return out.astype(_C.int32) if out_int32 else out
+    return fn
+
+
+def _batched_searchsorted(std: Callable[..., Any], seq: Tensor, values: Any, kw: dict) -> Any:
+    """torch's N-D form: row r of `values` searched in row r of `seq` (same leading dims;
+    other shapes reach the standard function, which asks for a 1-d x1)."""
+    from ._manipulation import stack
+    rows_s = seq.reshape(-1, seq.shape[-1])
+    rows_v = values.reshape(-1, values.shape[-1])
+    if rows_s.shape[0] == 0:
+        from ._creation import zeros
+        return zeros(tuple(values.shape), dtype=_C.int64)
+    sorter = kw.pop("sorter", None)
+    rows_k = None if sorter is None else sorter.reshape(-1, sorter.shape[-1])
+    if rows_k is not None and tuple(sorter.shape) != tuple(seq.shape):
+        raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, "
+                           f"but got boundary tensor {tuple(seq.shape)} and got sorter tensor "
+                           f"{tuple(sorter.shape)}")
+    out = stack([std(rows_s[r], rows_v[r], **kw,
+                     **({} if rows_k is None else {"sorter": rows_k[r]}))
+                 for r in range(rows_s.shape[0])], axis=0)
+    return out.reshape(tuple(values.shape))
+
+
+def _einsum(std: Callable[..., Any]) -> Callable[..., Any]:
+    """einsum(equation, *operands) plus torch's sublist form einsum(op1, [0, 1], op2, [1, 2],
+    [0, 2]); equation/operand mismatches raise EinsumError."""
+    @functools.wraps(std)
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        if args and isinstance(args[0], Tensor):
+            args = _sublist_to_equation(args)
+        try:
+            return std(*args, **kwargs)
+        except ValueError as e:
+            raise EinsumError(str(e)) from None
+    return fn
+
+
+def _sublist_to_equation(args: tuple) -> tuple:
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def word(sub: Any) -> str:
+        out = []
+        for v in sub:
+            if v is Ellipsis:
+                out.append("...")
+            elif isinstance(v, builtins.int) and 0 <= v < len(letters):
+                out.append(letters[v])
+            else:
+                raise EinsumError(f"einsum(): expected subscript to be within the range [0, 52), "
+                                  f"got {v}")
+        return "".join(out)
+    ops, subs = list(args[0::2]), list(args[1::2])
+    out_sub = None
+    if len(args) % 2 == 1:
+        out_sub = args[-1]
+        ops = ops[:-1]
+    eq = ",".join(word(s) for s in subs[:len(ops)])
+    if out_sub is not None:
+        eq += "->" + word(out_sub)
+    return (eq, *ops)
+
+
+def _diff(std: Callable[..., Any]) -> Callable[..., Any]:
+    """diff that also takes torch's dim= keyword."""
+    @functools.wraps(std)
+    def fn(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if "dim" in kwargs:
+            if "axis" in kwargs:
+                raise TypeError("diff: got both dim and axis")
+            kwargs["axis"] = kwargs.pop("dim")
+            if args:  # torch's diff(x, n, dim=...)
+                kwargs["n"] = args[0]
+                args = args[1:]
+        return std(x, *args, **kwargs)
+    return fn
+
+
+def _c_named(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Marks a wrapper of a C++ function as already naming its op in errors (so the
+    namespace's argument-error guard adds no second Python layer on this hot path)."""
+    fn.__wrapped_by_arg_errors__ = True  # type: ignore[attr-defined]
+    return fn
+
+
+def _build_extra_arguments() -> dict:
+    from . import _indexing, _linalg_core, _manipulation, _searching, _statistical
+    from . import _einsum as _einsum_mod
+    return {
+        "add": _c_named(_with_alpha(_C.add, "add")),
+        "subtract": _c_named(_with_alpha(_C.subtract, "subtract")),
+        "sub": _c_named(_with_alpha(_C.subtract, "sub")),
+        "divide": _c_named(_with_rounding(_C.divide, "divide")),
+        "div": _c_named(_with_rounding(_C.divide, "div")),
+        "true_divide": _c_named(true_divide), "round": _c_named(_round(_C.round)), "tensordot": _tensordot(_linalg_core.tensordot),
+        "nonzero": _nonzero(_indexing.nonzero),
+        "concat": _axis_positional(_manipulation.concat, "concat"),
+        "count_nonzero": _axis_positional(_statistical.count_nonzero, "count_nonzero"),
+        "searchsorted": _searchsorted(_searching.searchsorted),
+        "einsum": _einsum(_einsum_mod.einsum), "diff": _diff(globals()["diff"]),
+    }
+
+
+globals().update(_build_extra_arguments())
+
+
+# ---- 3. torch's keyword names
+# torch's keyword names for arguments that tessera's functions and methods take under other
+# names or positionally only: ``ts.stack(tensors=...)``, ``ts.full(size=..., fill_value=...)``,
+# ``ts.take(x, index=...)``, ``x.split(split_size=2, dim=1)``, ``x.transpose(dim0=, dim1=)``,
+# ``x.round(decimals=2)``, ``ts.zeros_like(x, memory_format=...)``...
+# 
+# Each wrapper passes a call without keywords straight through (one ``if``), and maps torch's
+# keyword names onto the positions of the wrapped function otherwise, so the array API
+# standard's signatures (positional-only parameters, axis=/keepdims=) keep working unchanged;
+# ``inspect.signature`` still shows the standard signature (``functools.wraps``).
+# A slot: the names one positional parameter may be given by (the wrapped function's own
+# name first, where it has one that it accepts as a keyword; None where it has not).
+Slot = Tuple[Any, ...]
+
+
+def _rebind(op: str, slots: Sequence[Slot], args: tuple, kwargs: Dict[str, Any]
+            ) -> Tuple[tuple, Dict[str, Any]]:
+    """args extended with the keyword arguments that name the next slots (torch's order);
+    a keyword naming a later slot after a gap goes on under the function's own name."""
+    n = len(args)
+    for slot in slots[:n]:
+        for name in slot:
+            if name is not None and name in kwargs:
+                raise TypeError(f"{op}() got multiple values for argument '{name}'")
+    out = list(args)
+    gap = False
+    for slot in slots[n:]:
+        hit = [name for name in slot if name is not None and name in kwargs]
+        if len(hit) > 1:
+            raise TypeError(f"{op}() got multiple values for argument '{hit[0]}' "
+                            f"(also given as '{hit[1]}')")
+        if not hit:
+            gap = True
+            continue
+        value = kwargs.pop(hit[0])
+        if not gap:
+            out.append(value)
+        elif slot[0] is not None:
+            kwargs[slot[0]] = value
+        else:
+            raise TypeError(f"{op}() missing an argument before '{hit[0]}'")
+    return tuple(out), kwargs
+
+
+def _keywords(std: Callable[..., Any], op: str, slots: Sequence[Slot],
+              drop: Sequence[str] = ()) -> Callable[..., Any]:
+    """std that also takes torch's keyword names (slots); keywords in `drop` are accepted
+    and ignored (torch's hints with no effect in tessera, e.g. assume_unique=)."""
+    names = frozenset(n for slot in slots for n in slot if n is not None) | frozenset(drop)
+
+    @functools.wraps(std)
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs or names.isdisjoint(kwargs):
+            return std(*args, **kwargs)
+        for name in drop:
+            kwargs.pop(name, None)
+        args, kwargs = _rebind(op, slots, args, kwargs)
+        return std(*args, **kwargs)
+    fn.__wrapped_by_arg_errors__ = getattr(std, "__wrapped_by_arg_errors__", False)  # type: ignore[attr-defined]
+    return fn
+
+
+def _method_keywords(std: Callable[..., Any], op: str, slots: Sequence[Slot]) -> Callable[..., Any]:
+    names = frozenset(n for slot in slots for n in slot if n is not None)
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs or names.isdisjoint(kwargs):
+            return std(self, *args, **kwargs)
+        args, kwargs = _rebind(op, slots, args, kwargs)
+        return std(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = op
+    method.__doc__ = std.__doc__
+    method.__wrapped__ = std  # type: ignore[attr-defined]
+    return method
+
+
+# ---- memory_format=
+def _with_memory_format(std: Callable[..., Any], op: str) -> Callable[..., Any]:
+    @functools.wraps(std)
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        if "memory_format" not in kwargs:
+            return std(*args, **kwargs)
+        fmt = kwargs.pop("memory_format")
+        from ._torch_legacy import preserve_format
+        if fmt is None or fmt is preserve_format:
+            return std(*args, **kwargs)
+        return _apply_memory_format(op, std(*args, **kwargs), fmt)
+    fn.__wrapped_by_arg_errors__ = getattr(std, "__wrapped_by_arg_errors__", False)  # type: ignore[attr-defined]
+    return fn
+
+
+# ---- x.round(decimals=)
+def round_decimals(x: Any, decimals: int) -> Any:
+    """torch's round(x, decimals=d): round-half-even of x * 10**d, divided back (for d < 0:
+    x / 10**-d rounded, multiplied back), as torch computes it."""
+    if decimals == 0:
+        return _C.round(x)
+    if isinstance(x, Tensor) and not x.dtype.is_floating_point and not x.dtype.is_complex:
+        raise RuntimeError(f"round_decimals: \"round_decimals\" not implemented for integer "
+                           f"tensors ({x.dtype})")
+    if decimals > 0:
+        p = 10.0 ** decimals
+        return _C.divide(_C.round(_C.multiply(x, p)), p)
+    p = 10.0 ** (-decimals)
+    return _C.multiply(_C.round(_C.divide(x, p)), p)
+
+
+def _round_method(self: Tensor, *, decimals: int = 0) -> Tensor:
+    """Rounds half to even; decimals= rounds to that many decimal places (torch)."""
+    if decimals == 0:
+        return _C.round(self)
+    return round_decimals(self, decimals)
+
+
+_round_method.__wrapped_by_arg_errors__ = True  # type: ignore[attr-defined]  (C++ names itself)
+
+
+# ---- complex32
+class MissingDtypeError(TypeError, RuntimeError):
+    """A torch dtype tessera does not have (TypeError; RuntimeError as torch raises for
+    unsupported dtypes)."""
+
+
+def _chalf(self: Tensor, memory_format: Any = None) -> Tensor:
+    """torch's x.chalf() converts to complex32, a dtype tessera does not have."""
+    raise MissingDtypeError("chalf(): tessera has no complex32 (chalf) dtype; use "
+                            "x.to(ts.complex64) instead")
+
+
+def build(ns: Dict[str, Any]) -> Dict[str, Any]:
+    """The namespace functions of `ns` (tessera's, being assembled) with torch's keywords."""
+    from . import random as _random
+    out: Dict[str, Any] = {}
+
+    def wrap(name: str, slots: Sequence[Slot], drop: Sequence[str] = ()) -> None:
+        out[name] = _keywords(ns[name], name, slots, drop)
+
+    wrap("stack", [("arrays", "tensors")])
+    wrap("concat", [("arrays", "tensors")])
+    wrap("full", [("shape", "size"), ("fill_value",)])
+    wrap("eye", [(None, "n"), (None, "m")])
+    wrap("take", [(None, "input"), (None, "index", "indices")])
+    wrap("moveaxis", [(None, "input", "x"), (None, "source"), (None, "destination")])
+    wrap("broadcast_to", [(None, "input"), ("shape", "size")])
+    wrap("tile", [(None, "input"), (None, "dims", "repetitions")])
+    wrap("isin", [(None, "elements"), (None, "test_elements")], drop=("assume_unique",))
+    wrap("where", [(None, "condition"), (None, "input"), (None, "other")])
+    wrap("manual_seed", [(None, "seed")])
+    for name in ("swapaxes", "swapdims", "transpose"):
+        wrap(name, [("input",), ("dim0", "axis0"), ("dim1", "axis1")])
+    wrap("tensor_split", [("input",), ("indices_or_sections", "sections", "indices",
+                                       "tensor_indices_or_sections"), ("dim",)])
+    for name in ("zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
+                 "randn_like", "randint_like"):
+        if name in ns:
+            out[name] = _with_memory_format(ns[name], name)
+    out["clone"] = clone
+    del _random
+    return out
+
+
+def method_keywords(current: Callable[[str], Any]) -> Dict[str, Any]:
+    """Tensor methods with torch's keyword names, wrapping `current(name)` (the method the
+    binding table has so far)."""
+    from ._inplace import make_inplace
+    out: Dict[str, Any] = {}
+    for name in ("transpose", "swapaxes", "swapdims"):
+        out[name] = _method_keywords(current(name), name, [("dim0", "axis0"), ("dim1", "axis1")])
+    out["split"] = _method_keywords(current("split"), "split",
+                                    [("split_size_or_sections", "split_size"), ("dim",)])
+    out["tensor_split"] = _method_keywords(
+        current("tensor_split"), "tensor_split",
+        [("indices_or_sections", "sections", "indices", "tensor_indices_or_sections"), ("dim",)])
+    out["round"] = _round_method
+    out["round_"] = make_inplace("round_", _round_method)
+    out["chalf"] = _chalf
+    return out
+
+
+__all__ = list(dict.fromkeys(_POSITIONAL_NAMES + _EXTRA_ARGUMENT_NAMES))
