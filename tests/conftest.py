@@ -30,15 +30,23 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "cpu_only: tests host-only behaviour; skipped with --device")
+    config.addinivalue_line("markers", "not_sanitized: measures memory (RSS, RLIMIT_AS) in ways "
+                            "ASan's shadow memory and quarantine defeat; skipped by "
+                            "tests/sanitize/run.sh (TESSERA_SANITIZED=1)")
     device = config.getoption("--device")
     if device != "cpu":
         _enable_device_mode(device)
 
 
 def pytest_collection_modifyitems(config, items):
+    import pytest
+    if os.environ.get("TESSERA_SANITIZED"):
+        skip_san = pytest.mark.skip(reason="memory measurement, meaningless under ASan")
+        for item in items:
+            if item.get_closest_marker("not_sanitized"):
+                item.add_marker(skip_san)
     if config.getoption("--device") == "cpu":
         return
-    import pytest
     skip = pytest.mark.skip(reason="host-only behaviour (device mode)")
     for item in items:
         if item.fspath.basename in HOST_ONLY_MODULES or item.get_closest_marker("cpu_only"):

@@ -230,6 +230,7 @@ def _rss_mb():
         return int(f.read().split()[1]) * 4096 / 2**20
 
 
+@pytest.mark.not_sanitized
 def test_graph_memory_flat_over_many_iterations():
     w = leaf(np.ones((16, 16)))
     x = ts.asarray(np.ones((8, 16)))

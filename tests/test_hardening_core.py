@@ -80,6 +80,68 @@ def test_window_sizes_that_overflow_raise():
         ts.nn.functional.conv2d(x, ts.zeros((1, 1, 2, 2)), dilation=2**62)
 
 
+@pytest.mark.parametrize("call", [
+    # each was a signed overflow (UBSan) in the output-size arithmetic before it was checked
+    "F.max_pool1d(ts.zeros((1, 1, 4)), 2, stride=1, padding=2**62)",
+    "F.max_pool2d(ts.zeros((1, 1, 4, 4)), 2**63 - 1, stride=2**63 - 1, padding=2**62, "
+    "ceil_mode=True)",
+    "F.max_pool3d(ts.zeros((1, 1, 4, 4, 4)), 2, dilation=2**63 - 1)",
+    "F.avg_pool2d(ts.zeros((1, 1, 4, 4)), 2, stride=2**63 - 1, ceil_mode=True)",
+    "F.avg_pool2d(ts.zeros((1, 1, 4, 4)), 2**63 - 1, padding=2**62, ceil_mode=True)",
+    "F.conv1d(ts.zeros((1, 1, 4)), ts.zeros((1, 1, 2)), padding=2**62)",
+    "F.conv3d(ts.zeros((1, 1, 4, 4, 4)), ts.zeros((1, 1, 2, 2, 2)), dilation=2**62)",
+    "F.unfold(ts.zeros((1, 1, 4, 4)), 2, dilation=2**62)",
+    "F.conv2d(ts.zeros((1, 1, 4, 4)), ts.zeros((1, 1, 2, 2)), stride=2**63 - 1)",
+    "F.conv2d(ts.zeros((1, 1, 4, 4)), ts.zeros((1, 1, 2, 2)), padding='same', dilation=2**63 - 1)",
+    "F.conv_transpose1d(ts.zeros((1, 1, 4)), ts.zeros((1, 1, 2)), stride=2**62)",
+    "F.conv_transpose2d(ts.zeros((1, 1, 4, 4)), ts.zeros((1, 1, 2, 2)), output_padding=1, "
+    "stride=2**63 - 1)",
+])
+def test_window_arithmetic_with_extreme_sizes(call):
+    import tessera.nn.functional as F  # noqa: F401 (used by the call)
+    try:
+        y = eval(call)
+    except (ValueError, RuntimeError) as e:
+        assert call[2:call.index("(")] in str(e), e  # names the op
+    else:
+        assert all(d >= 0 for d in y.shape)
+
+
+def test_convolution_taps_far_outside_the_input():
+    # A tap's input offset of output 0 was computed (and turned into a pointer) even when it lay
+    # 2^63 elements away: signed overflow and pointer overflow (UBSan); only taps that reach the
+    # input may form an address. (PyTorch gives the same values.)
+    import tessera.nn.functional as F
+    y = F.conv1d(ts.ones((1, 1, 4)), ts.ones((1, 1, 3)), padding=2**61, dilation=2**61)
+    want = torch.nn.functional.conv1d(torch.ones((1, 1, 4)), torch.ones((1, 1, 3)),
+                                      padding=2**61, dilation=2**61)
+    assert y.tolist() == want.tolist() == [[[1.0, 1.0, 1.0, 1.0]]]
+    kw = dict(stride=(2**61 + 1, 1, 1), padding=(2**61, 0, 0))
+    y = F.conv3d(ts.arange(32.0).reshape(1, 1, 4, 2, 4), ts.ones((1, 1, 1, 1, 1)), **kw)
+    want = torch.nn.functional.conv3d(torch.arange(32.0).reshape(1, 1, 4, 2, 4),
+                                      torch.ones((1, 1, 1, 1, 1)), **kw)
+    assert tuple(y.shape) == tuple(want.shape) == (1, 1, 3, 2, 4)
+    np.testing.assert_array_equal(y.numpy(), want.numpy())
+
+
+def test_pooling_with_a_huge_padding_returns_quickly():
+    # The window start was moved into the input one dilation step at a time: 2^61 iterations.
+    # (PyTorch loops the same way and hangs here too.)
+    run_py("""
+        import tessera as ts, tessera.nn.functional as F
+        y = F.max_pool1d(ts.zeros((1, 1, 4)), 2**62, stride=1, padding=2**61)
+        assert y.shape == (1, 1, 5) and y.abs().sum().item() == 0, y
+        y = F.avg_pool1d(ts.ones((1, 1, 4)), 2**62, stride=1, padding=2**61,
+                         count_include_pad=False)
+        assert y.tolist() == [[[1.0] * 5]], y
+        y = F.avg_pool1d(ts.ones((1, 1, 4), dtype=ts.float64), 2**62, stride=1, padding=2**61)
+        assert abs(y[0, 0, 0].item() * 2**62 - 4) < 1e-9, y  # divisor: the padded window
+        y, _ = ts._C._max_pool2d(ts.zeros((1, 1, 4, 4)), [2**62, 2], [1, 1], [2**61, 0],
+                                 [1, 1], 5, 3)  # the fused 2-D kernel (CUDA's twin)
+        assert y.shape == (1, 1, 5, 3) and y.abs().sum().item() == 0, y
+    """, timeout=60)
+
+
 def test_tril_with_an_extreme_diagonal():
     x = ts.ones((3, 3))
     for k in (2**63 - 1, -2**63):

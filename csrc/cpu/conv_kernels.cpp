@@ -22,7 +22,8 @@ namespace {
 // The outputs [lo, hi) whose input position o * s - p + off lies in [0, n).
 inline void valid_range(int64_t n_out, int64_t n_in, int64_t s, int64_t p, int64_t off,
                         int64_t* lo, int64_t* hi) {
-  auto ceil_div = [](int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); };
+  // (a + b - 1) / b would overflow for a stride near 2^63
+  auto ceil_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b + (a % b != 0) : -((-a) / b); };
   *lo = std::clamp<int64_t>(ceil_div(p - off, s), 0, n_out);
   *hi = std::clamp<int64_t>(ceil_div(n_in + p - off, s), *lo, n_out);
 }
@@ -41,20 +42,35 @@ struct Geo {
   }
 };
 
-// Calls f(tap, od_lo, od_hi, oh_lo, oh_hi, ow_lo, ow_hi, input offset of output (0,0,0))
-// for each kernel tap, with the output ranges whose input positions are inside the input.
+// One kernel tap's view of the input: the output ranges [lo, hi) per dim whose input
+// positions are inside the input, and the input position of output 0 per dim (far outside
+// for a hostile padding or dilation, so no pointer is ever formed from it).
+struct Tap {
+  int64_t dlo, dhi, hlo, hhi, wlo, whi;
+  int64_t d0, h0, w0;
+  bool empty() const { return dlo >= dhi || hlo >= hhi || wlo >= whi; }
+  // The input index read by output (od, oh, wlo), for od, oh inside their ranges and a
+  // non-empty w range: each dim's position lies inside the input, so nothing overflows.
+  int64_t first(const Geo& g, int64_t od, int64_t oh) const {
+    return ((od * g.s0 + d0) * g.H + oh * g.s1 + h0) * g.W + wlo * g.s2 + w0;
+  }
+};
+
+// Calls f(tap, Tap) for each kernel tap.
 template <class F>
 inline void for_each_tap(const Geo& g, const F& f) {
   int64_t tap = 0;
   for (int64_t a = 0; a < g.k0; ++a)
     for (int64_t b = 0; b < g.k1; ++b)
       for (int64_t c = 0; c < g.k2; ++c, ++tap) {
-        int64_t dlo, dhi, hlo, hhi, wlo, whi;
-        valid_range(g.Do, g.D, g.s0, g.p0, a * g.d0, &dlo, &dhi);
-        valid_range(g.Ho, g.H, g.s1, g.p1, b * g.d1, &hlo, &hhi);
-        valid_range(g.Wo, g.W, g.s2, g.p2, c * g.d2, &wlo, &whi);
-        const int64_t base = ((a * g.d0 - g.p0) * g.H + (b * g.d1 - g.p1)) * g.W + c * g.d2 - g.p2;
-        f(tap, dlo, dhi, hlo, hhi, wlo, whi, base);
+        Tap t;
+        valid_range(g.Do, g.D, g.s0, g.p0, a * g.d0, &t.dlo, &t.dhi);
+        valid_range(g.Ho, g.H, g.s1, g.p1, b * g.d1, &t.hlo, &t.hhi);
+        valid_range(g.Wo, g.W, g.s2, g.p2, c * g.d2, &t.wlo, &t.whi);
+        t.d0 = a * g.d0 - g.p0;
+        t.h0 = b * g.d1 - g.p1;
+        t.w0 = c * g.d2 - g.p2;
+        f(tap, t);
       }
 }
 
@@ -62,8 +78,8 @@ inline void for_each_tap(const Geo& g, const F& f) {
 template <class T>
 void vol2col_plane(const T* x, T* cols, const Geo& g, int64_t ld) {
   const int64_t HoWo = g.Ho * g.Wo;
-  for_each_tap(g, [&](int64_t tap, int64_t dlo, int64_t dhi, int64_t hlo, int64_t hhi, int64_t wlo,
-                      int64_t whi, int64_t base) {
+  for_each_tap(g, [&](int64_t tap, const Tap& t) {
+    const int64_t dlo = t.dlo, dhi = t.dhi, hlo = t.hlo, hhi = t.hhi, wlo = t.wlo, whi = t.whi;
     T* dst = cols + tap * ld;
     for (int64_t od = 0; od < g.Do; ++od) {
       T* dd = dst + od * HoWo;
@@ -77,12 +93,14 @@ void vol2col_plane(const T* x, T* cols, const Geo& g, int64_t ld) {
           std::fill(d, d + g.Wo, T(0));
           continue;
         }
-        const T* src = x + base + (od * g.s0 * g.H + oh * g.s1) * g.W;
         std::fill(d, d + wlo, T(0));
-        if (g.s2 == 1)
-          std::memcpy(d + wlo, src + wlo, (whi - wlo) * sizeof(T));
-        else
-          for (int64_t ow = wlo; ow < whi; ++ow) d[ow] = src[ow * g.s2];
+        if (wlo < whi) {
+          const T* src = x + t.first(g, od, oh);  // what output wlo reads
+          if (g.s2 == 1)
+            std::memcpy(d + wlo, src, (whi - wlo) * sizeof(T));
+          else
+            for (int64_t ow = wlo; ow < whi; ++ow) d[ow] = src[(ow - wlo) * g.s2];
+        }
         std::fill(d + whi, d + g.Wo, T(0));
       }
     }
@@ -94,17 +112,18 @@ template <class T>
 void col2vol_plane(const T* cols, T* x, const Geo& g, int64_t ld) {
   std::fill(x, x + g.I, T(0));
   const int64_t HoWo = g.Ho * g.Wo;
-  for_each_tap(g, [&](int64_t tap, int64_t dlo, int64_t dhi, int64_t hlo, int64_t hhi, int64_t wlo,
-                      int64_t whi, int64_t base) {
+  for_each_tap(g, [&](int64_t tap, const Tap& t) {
+    const int64_t dlo = t.dlo, dhi = t.dhi, hlo = t.hlo, hhi = t.hhi, wlo = t.wlo, whi = t.whi;
+    if (t.empty()) return;  // t.first() is meaningful only for a non-empty tap
     const T* src = cols + tap * ld;
     for (int64_t od = dlo; od < dhi; ++od)
       for (int64_t oh = hlo; oh < hhi; ++oh) {
-        T* d = x + base + (od * g.s0 * g.H + oh * g.s1) * g.W;
+        T* d = x + t.first(g, od, oh);  // what output wlo reads
         const T* s = src + od * HoWo + oh * g.Wo;
         if (g.s2 == 1)
-          for (int64_t ow = wlo; ow < whi; ++ow) d[ow] += s[ow];
+          for (int64_t ow = wlo; ow < whi; ++ow) d[ow - wlo] += s[ow];
         else
-          for (int64_t ow = wlo; ow < whi; ++ow) d[ow * g.s2] += s[ow];
+          for (int64_t ow = wlo; ow < whi; ++ow) d[(ow - wlo) * g.s2] += s[ow];
       }
   });
 }
@@ -169,17 +188,18 @@ void dw_forward(const T* xp, const T* wp, const T* bp, T* yp, const Geo& g) {
       std::fill(y, y + g.L, bp ? bp[o] : T(0));
       const T* x = xp + (n * g.C + c) * g.I;
       const T* w = wp + o * g.K;
-      for_each_tap(g, [&](int64_t tap, int64_t dlo, int64_t dhi, int64_t hlo, int64_t hhi,
-                          int64_t wlo, int64_t whi, int64_t base) {
+      for_each_tap(g, [&](int64_t tap, const Tap& t) {
+    const int64_t dlo = t.dlo, dhi = t.dhi, hlo = t.hlo, hhi = t.hhi, wlo = t.wlo, whi = t.whi;
+    if (t.empty()) return;  // t.first() is meaningful only for a non-empty tap
         const T wv = w[tap];
         for (int64_t od = dlo; od < dhi; ++od)
           for (int64_t oh = hlo; oh < hhi; ++oh) {
-            const T* s = x + base + (od * g.s0 * g.H + oh * g.s1) * g.W;
+            const T* s = x + t.first(g, od, oh);  // what output wlo reads
             T* d = y + od * HoWo + oh * g.Wo;
             if (g.s2 == 1)
-              for (int64_t ow = wlo; ow < whi; ++ow) d[ow] += wv * s[ow];
+              for (int64_t ow = wlo; ow < whi; ++ow) d[ow] += wv * s[ow - wlo];
             else
-              for (int64_t ow = wlo; ow < whi; ++ow) d[ow] += wv * s[ow * g.s2];
+              for (int64_t ow = wlo; ow < whi; ++ow) d[ow] += wv * s[(ow - wlo) * g.s2];
           }
       });
     }
@@ -198,17 +218,18 @@ void dw_transpose(const T* gyp, const T* wp, T* gxp, const Geo& g) {
         const int64_t o = c * g.Og + m;
         const T* y = gyp + (n * g.O + o) * g.L;
         const T* w = wp + o * g.K;
-        for_each_tap(g, [&](int64_t tap, int64_t dlo, int64_t dhi, int64_t hlo, int64_t hhi,
-                            int64_t wlo, int64_t whi, int64_t base) {
+        for_each_tap(g, [&](int64_t tap, const Tap& t) {
+    const int64_t dlo = t.dlo, dhi = t.dhi, hlo = t.hlo, hhi = t.hhi, wlo = t.wlo, whi = t.whi;
+    if (t.empty()) return;  // t.first() is meaningful only for a non-empty tap
           const T wv = w[tap];
           for (int64_t od = dlo; od < dhi; ++od)
             for (int64_t oh = hlo; oh < hhi; ++oh) {
-              T* d = x + base + (od * g.s0 * g.H + oh * g.s1) * g.W;
+              T* d = x + t.first(g, od, oh);  // what output wlo reads
               const T* s = y + od * HoWo + oh * g.Wo;
               if (g.s2 == 1)
-                for (int64_t ow = wlo; ow < whi; ++ow) d[ow] += wv * s[ow];
+                for (int64_t ow = wlo; ow < whi; ++ow) d[ow - wlo] += wv * s[ow];
               else
-                for (int64_t ow = wlo; ow < whi; ++ow) d[ow * g.s2] += wv * s[ow];
+                for (int64_t ow = wlo; ow < whi; ++ow) d[(ow - wlo) * g.s2] += wv * s[ow];
             }
         });
       }
@@ -227,17 +248,18 @@ void dw_weight(const T* gyp, const T* xp, T* gwp, const Geo& g) {
       for (int64_t n = 0; n < g.N; ++n) {
         const T* y = gyp + (n * g.O + o) * g.L;
         const T* x = xp + (n * g.C + c) * g.I;
-        for_each_tap(g, [&](int64_t tap, int64_t dlo, int64_t dhi, int64_t hlo, int64_t hhi,
-                            int64_t wlo, int64_t whi, int64_t base) {
+        for_each_tap(g, [&](int64_t tap, const Tap& t) {
+    const int64_t dlo = t.dlo, dhi = t.dhi, hlo = t.hlo, hhi = t.hhi, wlo = t.wlo, whi = t.whi;
+    if (t.empty()) return;  // t.first() is meaningful only for a non-empty tap
           T part = 0;
           for (int64_t od = dlo; od < dhi; ++od)
             for (int64_t oh = hlo; oh < hhi; ++oh) {
-              const T* s = x + base + (od * g.s0 * g.H + oh * g.s1) * g.W;
+              const T* s = x + t.first(g, od, oh);  // what output wlo reads
               const T* d = y + od * HoWo + oh * g.Wo;
               if (g.s2 == 1)
-                for (int64_t ow = wlo; ow < whi; ++ow) part += d[ow] * s[ow];
+                for (int64_t ow = wlo; ow < whi; ++ow) part += d[ow] * s[ow - wlo];
               else
-                for (int64_t ow = wlo; ow < whi; ++ow) part += d[ow] * s[ow * g.s2];
+                for (int64_t ow = wlo; ow < whi; ++ow) part += d[ow] * s[(ow - wlo) * g.s2];
             }
           acc[tap] += part;
         });

@@ -9,7 +9,8 @@
 
 namespace ts::fast {
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(TESSERA_NO_SIMD_CLONES)
 // x86-64-v4: AVX-512F/BW/DQ/VL + FMA; v3: AVX2 + FMA (a bare "avx2" clone gets no FMA).
 #define TS_TARGET_CLONES \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))

@@ -18,7 +18,8 @@
 namespace ts {
 namespace {
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(TESSERA_NO_SIMD_CLONES)
 #define TS_NN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define TS_NN_CLONES

@@ -14,6 +14,7 @@
 #include "cpu/blas.h"
 #include "cpu/parallel.h"
 #include "ops/nn_fused.h"
+#include "ops/window_math.h"
 
 namespace ts {
 namespace {
@@ -321,13 +322,12 @@ void max_pool_plane(const T* xs, T* ys, int64_t* is, int64_t H, int64_t W, int64
     return;
   }
   for (int64_t oh = 0; oh < Ho; ++oh) {
-    int64_t h0 = oh * w.sh - w.ph;
-    const int64_t h1 = std::min(h0 + (w.kh - 1) * w.dh + 1, H);
-    while (h0 < 0) h0 += w.dh;
+    const int64_t hs = oh * w.sh - w.ph;
+    const int64_t h0 = window_first_tap(hs, w.dh), h1 = window_end(hs, (w.kh - 1) * w.dh + 1, H);
     for (int64_t ow = 0; ow < Wo; ++ow) {
-      int64_t w0 = ow * w.sw - w.pw;
-      const int64_t w1 = std::min(w0 + (w.kw - 1) * w.dw + 1, W);
-      while (w0 < 0) w0 += w.dw;
+      const int64_t ws = ow * w.sw - w.pw;
+      const int64_t w0 = window_first_tap(ws, w.dw),
+                    w1 = window_end(ws, (w.kw - 1) * w.dw + 1, W);
       window_max(xs, W, h0, h1, w0, w1, w.dh, w.dw, ys + oh * Wo + ow, is + oh * Wo + ow);
     }
   }

@@ -9,6 +9,7 @@
 
 #include "cpu/parallel.h"
 #include "ops/pool.h"
+#include "ops/window_math.h"
 
 namespace ts {
 namespace {
@@ -19,12 +20,10 @@ struct Span {
   int64_t lo, hi, pad_len;
 };
 inline Span span_of(int64_t o, int64_t n, int64_t k, int64_t s, int64_t p, int64_t d) {
-  int64_t start = o * s - p;
-  const int64_t end = start + (k - 1) * d + 1;
-  const int64_t pad_end = std::min(end, n + p);
-  const int64_t pad_len = pad_end - start;  // before clipping, for count_include_pad
-  while (start < 0) start += d;
-  return {start, std::min(end, n), pad_len};
+  const int64_t start = o * s - p, reach = (k - 1) * d + 1;
+  // before clipping, for count_include_pad
+  const int64_t pad_len = window_end(start, reach, n + p) - start;
+  return {window_first_tap(start, d), window_end(start, reach, n), pad_len};
 }
 // Dim i's window for output position o: PyTorch's adaptive window, or the strided one.
 inline Span window(const PoolSpec& s, int i, int64_t o, int64_t d) {
@@ -104,10 +103,13 @@ void max_backward_any(const Tensor& gy, const Tensor& idx, const Tensor& gx, con
 }
 
 // The divisor of one window.
-inline int64_t divisor_of(const PoolSpec& s, const Span& a, const Span& b, const Span& c) {
-  if (s.divisor) return s.divisor;
-  if (s.count_include_pad) return a.pad_len * b.pad_len * c.pad_len;
-  return taps(a, 1) * taps(b, 1) * taps(c, 1);
+// In floating point: the product of three window extents of a hostile kernel size can pass
+// int64 (and the division is in floating point anyway).
+template <class A>
+inline A divisor_of(const PoolSpec& s, const Span& a, const Span& b, const Span& c) {
+  if (s.divisor) return A(s.divisor);
+  if (s.count_include_pad) return A(a.pad_len) * A(b.pad_len) * A(c.pad_len);
+  return A(taps(a, 1)) * A(taps(b, 1)) * A(taps(c, 1));
 }
 
 template <class T>
@@ -134,8 +136,8 @@ void avg_any(const Tensor& x, const Tensor& y, const PoolSpec& s) {
                 const T* r = xs + (id * H + ih) * W;
                 for (int64_t iw = c.lo; iw < c.hi; ++iw) sum += A(r[iw]);
               }
-            const int64_t div = divisor_of(s, a, b, c);
-            ys[o] = T(div ? sum / A(div) : A(0) / A(0));
+            const A div = divisor_of<A>(s, a, b, c);
+            ys[o] = T(div != A(0) ? sum / div : A(0) / A(0));
           }
         }
       }
@@ -162,8 +164,8 @@ void avg_backward_any(const Tensor& gy, const Tensor& gx, const PoolSpec& s) {
           const Span b = window(s, 1, oh, 1);
           for (int64_t ow = 0; ow < s.out[2]; ++ow, ++o) {
             const Span c = window(s, 2, ow, 1);
-            const int64_t div = divisor_of(s, a, b, c);
-            const A v = div ? A(gs[o]) / A(div) : A(0);
+            const A div = divisor_of<A>(s, a, b, c);
+            const A v = div != A(0) ? A(gs[o]) / div : A(0);
             for (int64_t id = a.lo; id < a.hi; ++id)
               for (int64_t ih = b.lo; ih < b.hi; ++ih) {
                 A* r = acc.data() + (id * H + ih) * W;

@@ -6,6 +6,7 @@
 #include "cuda/device_error.h"
 #include "cuda/loops.cuh"
 #include "ops/nn_fused.h"
+#include "ops/window_math.h"
 
 namespace ts::cuda {
 namespace {
@@ -65,11 +66,10 @@ __global__ void max_pool_kernel(const T* x, T* y, int64_t* idx, Geom g, int64_t 
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= total) return;
   const int64_t ow = i % g.Wo, oh = (i / g.Wo) % g.Ho, p = i / (g.Wo * g.Ho);
-  int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
-  const int64_t h1 = min(h0 + (g.kh - 1) * g.dh + 1, g.H),
-                w1 = min(w0 + (g.kw - 1) * g.dw + 1, g.W);
-  while (h0 < 0) h0 += g.dh;
-  while (w0 < 0) w0 += g.dw;
+  const int64_t hs = oh * g.sh - g.ph, ws = ow * g.sw - g.pw;
+  const int64_t h1 = window_end(hs, (g.kh - 1) * g.dh + 1, g.H),
+                w1 = window_end(ws, (g.kw - 1) * g.dw + 1, g.W);
+  const int64_t h0 = window_first_tap(hs, g.dh), w0 = window_first_tap(ws, g.dw);
   const T* xs = x + p * g.H * g.W;
   A best = -INFINITY;
   int64_t at = h0 * g.W + w0;

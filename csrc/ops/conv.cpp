@@ -6,6 +6,7 @@
 #include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
@@ -268,7 +269,7 @@ Tensor convolution(const Tensor& x_in, const Tensor& w_in, const Tensor& b_in, c
                ": padding='same' is not supported for strided convolutions (stride ",
                shape_str(stride), ")");
     for (int i = 0; i < 3; ++i) {
-      const int64_t total = s.d[i] * (s.k[i] - 1);
+      const int64_t total = checked_mul(s.d[i], s.k[i] - 1, op);
       s.p[i] = total - total / 2;
       drop[i] = total % 2;
     }
@@ -281,7 +282,9 @@ Tensor convolution(const Tensor& x_in, const Tensor& w_in, const Tensor& b_in, c
                shape_str(padding));
   }
   for (int i = 3 - nsp; i < 3; ++i) {
-    const int64_t span = s.in[i] + 2 * s.p[i] - drop[i], need = s.d[i] * (s.k[i] - 1) + 1;
+    // Checked (Note [Checked size arithmetic]): padding and dilation are the user's.
+    const int64_t span = checked_add(s.in[i], checked_mul(2, s.p[i], op), op) - drop[i],
+                  need = checked_add(checked_mul(s.d[i], s.k[i] - 1, op), 1, op);
     TS_CHECK(span >= need, ValueError, op, ": kernel size ", shape_str(s.k_shape()),
              " (dilation ", shape_str(tail(s.d, nsp)),
              ") is larger than the padded input: input of shape ", shape_str(xb.shape()),
@@ -334,7 +337,12 @@ Tensor convolution_transpose(const Tensor& x_in, const Tensor& w_in, const Tenso
     const int j = 3 - nsp + i;
     s.k[j] = w.dim(2 + i);
     const int64_t n = xb.dim(2 + i);
-    s.in[j] = (n - 1) * s.s[j] - 2 * s.p[j] + s.d[j] * (s.k[j] - 1) + op_pad[j] + 1;
+    // (n - 1) s - 2 p + d (k - 1) + output_padding + 1, checked: the sum of the non-negative
+    // terms, then the (checked) 2 p taken off, which cannot overflow.
+    s.in[j] = checked_add(checked_add(checked_mul(n - 1, s.s[j], op),
+                                      checked_mul(s.d[j], s.k[j] - 1, op), op),
+                          checked_add(op_pad[j], 1, op), op) -
+              checked_mul(2, s.p[j], op);
     TS_CHECK(s.in[j] > 0, ValueError, op, ": input of shape ", shape_str(xb.shape()),
              " with kernel ", shape_str(s.k_shape()), ", stride ", shape_str(stride),
              ", padding ", shape_str(padding), " and dilation ", shape_str(dilation),

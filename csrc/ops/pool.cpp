@@ -4,6 +4,7 @@
 
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "ops/copy.h"
 #include "ops/memory_format.h"
@@ -73,15 +74,20 @@ Tensor setup(const Tensor& x, int nsp, const Shape& kernel, const Shape& stride,
     TS_CHECK(s->k[i] > 0 && s->s[i] > 0 && s->d[i] > 0, ValueError, op, ": kernel_size ",
              shape_str(tail(s->k, nsp)), ", stride ", shape_str(tail(s->s, nsp)),
              " and dilation ", shape_str(tail(s->d, nsp)), " must be positive");
-    TS_CHECK(s->p[i] >= 0 && 2 * s->p[i] <= s->k[i], ValueError, op, ": padding ",
+    TS_CHECK(s->p[i] >= 0 && s->p[i] <= s->k[i] / 2, ValueError, op, ": padding ",
              shape_str(tail(s->p, nsp)), " should be at most half of kernel size ",
              shape_str(tail(s->k, nsp)));
     const int64_t n = xb.dim(2 + i - (3 - nsp));
     s->in[i] = n;
-    const int64_t span = n + 2 * s->p[i] - s->d[i] * (s->k[i] - 1) - 1;
+    // n + 2 p - (d (k - 1) + 1), checked (Note [Checked size arithmetic]): the sizes are the
+    // user's; the difference of two non-negative int64 cannot overflow.
+    const int64_t padded = checked_add(n, checked_mul(2, s->p[i], op), op);
+    const int64_t reach = checked_add(checked_mul(s->d[i], s->k[i] - 1, op), 1, op);
+    const int64_t span = padded - reach;
     auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
-    int64_t o = floor_div(ceil_mode ? span + s->s[i] - 1 : span, s->s[i]) + 1;
-    // PyTorch: the last window must start inside the input or its left padding.
+    int64_t o = floor_div(ceil_mode ? checked_add(span, s->s[i] - 1, op) : span, s->s[i]) + 1;
+    // PyTorch: the last window must start inside the input or its left padding ((o - 1) s is
+    // at most span + s - 1, computed above).
     if (ceil_mode && o > 0 && (o - 1) * s->s[i] >= n + s->p[i]) --o;
     s->out[i] = o;
   }
