@@ -17,7 +17,7 @@ import tessera as ts
 from tessera import _C
 from tessera.nn import functional as F
 from tessera.nn.functional import attention as A
-from tessera.nn.functional.misc import _generator
+from tessera.nn.functional.dropout import _generator
 
 
 @pytest.fixture(autouse=True)

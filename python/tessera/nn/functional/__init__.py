@@ -5,13 +5,13 @@ from .activation import (relu, relu6, hardtanh, leaky_relu, elu, celu, selu, sig
                          softsign, tanhshrink, erf, erfc, gelu, softmax, log_softmax, softmin,
                          logsumexp, glu)
 from .conv import (pad, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
-                   conv_transpose3d,
-                   max_pool1d, max_pool2d, avg_pool1d, avg_pool2d,
-                   adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool2d)
+                   conv_transpose3d)
 from .norm import (batch_norm, layer_norm, rms_norm, group_norm, instance_norm,  # noqa: F401
-                   normalize)
-from .misc import (linear, bilinear, dropout, dropout2d, one_hot, embedding,  # noqa: F401
+                   local_response_norm, normalize)
+from .misc import (linear, bilinear, one_hot, embedding,  # noqa: F401
                    scaled_dot_product_attention, pairwise_distance, cosine_similarity)
+from .dropout import (dropout, dropout1d, dropout2d, dropout3d, alpha_dropout,  # noqa: F401
+                      feature_alpha_dropout)
 from .loss import (gaussian_nll_loss, margin_ranking_loss, hinge_embedding_loss,  # noqa: F401
                    multilabel_soft_margin_loss, multilabel_margin_loss, multi_margin_loss,
                    triplet_margin_loss, triplet_margin_with_distance_loss, ctc_loss)
@@ -19,12 +19,19 @@ from .loss import (nll_loss, cross_entropy, mse_loss, l1_loss, smooth_l1_loss, h
                    binary_cross_entropy, binary_cross_entropy_with_logits, kl_div,
                    poisson_nll_loss, soft_margin_loss, cosine_embedding_loss)
 from .interp import interpolate, upsample, upsample_nearest, upsample_bilinear  # noqa: F401
-from .pooling_more import *  # noqa: F401,F403
-from .activation_more import *  # noqa: F401,F403  (inplace= forms override activation's)
+from .pooling import (max_pool1d, max_pool2d, max_pool3d, avg_pool1d, avg_pool2d,  # noqa: F401
+                      avg_pool3d, max_pool1d_with_indices, max_pool2d_with_indices,
+                      max_pool3d_with_indices, adaptive_avg_pool1d, adaptive_avg_pool2d,
+                      adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool2d,
+                      adaptive_max_pool3d, adaptive_max_pool1d_with_indices,
+                      adaptive_max_pool2d_with_indices, adaptive_max_pool3d_with_indices,
+                      max_unpool1d, max_unpool2d, max_unpool3d, lp_pool1d, lp_pool2d, lp_pool3d,
+                      unfold, fold)
+from .activation import (threshold, hardshrink, softshrink, prelu, rrelu,  # noqa: F401
+                         softmax2d, relu_, elu_, celu_, selu_, leaky_relu_, hardtanh_,
+                         threshold_, rrelu_)
 from .shuffle import (pixel_shuffle, pixel_unshuffle, channel_shuffle,  # noqa: F401
                       native_channel_shuffle)
-from .norm_more import instance_norm, local_response_norm  # noqa: F401  (torch's signature)
-from .dropout_more import dropout1d, dropout3d, alpha_dropout, feature_alpha_dropout  # noqa: F401
 from .embedding_bag import embedding_bag  # noqa: F401
 from .grid_sample import affine_grid, grid_sample  # noqa: F401
 from .sampling_distance import gumbel_softmax, pdist  # noqa: F401

@@ -144,7 +144,7 @@ def _dropout_draw(p: float, device: Any) -> Tuple[int, int]:
     """(seed, offset) for one fused-attention dropout draw on `device`: the default
     generator's next offset, taken as the dropout op takes it, so ts.manual_seed reproduces the
     mask (during a CUDA graph capture, the graph-safe pair of Note [Graph-safe RNG])."""
-    from .misc import _generator
+    from .dropout import _generator
     seed, offset = _generator().next_philox(device)
     return int(seed), int(offset)
 
@@ -281,6 +281,6 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     else:
         attn = softmax(scores, dim=-1)
     if dropout_p > 0.0:
-        from .misc import dropout
+        from .dropout import dropout
         attn = dropout(attn, dropout_p, True)
     return t.matmul(attn, value)

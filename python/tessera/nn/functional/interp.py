@@ -280,7 +280,7 @@ def interpolate(input: Tensor, size: SizeArg = None, scale_factor: ScaleArg = No
                                empty_ok=mode == "area")
     in_sp = tuple(x.shape[2:])
     if mode == "area":
-        from .pooling_more import _adaptive_avg_pool_nd
+        from .pooling import _adaptive_avg_pool_nd
         return _adaptive_avg_pool_nd(x, out, nsp, "interpolate")
     t = _ts()
     if mode not in ("nearest", "nearest-exact") and not t.isdtype(x.dtype, "real floating"):

@@ -1,4 +1,4 @@
-"""linear, dropout, one_hot, embedding, scaled_dot_product_attention, flatten helpers."""
+"""linear, bilinear, one_hot, embedding, scaled_dot_product_attention, distances."""
 from __future__ import annotations
 
 import math
@@ -30,55 +30,6 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
     rows = t.matmul(t.expand_dims(input1, axis=(-2, -3)), weight)[..., 0, :]  # (..., out, in2)
     y = t.sum(rows * t.expand_dims(input2, axis=-2), axis=-1)
     return y + bias if bias is not None else y
-
-
-def _generator() -> Any:
-    """The C++ generator nn's random numbers come from (ts.random's default)."""
-    from ... import random as _random
-    return _random.default_generator._g
-
-
-def _check_p(p: float, op: str) -> float:
-    p = float(p)
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"{op}: probability has to be between 0 and 1, but got {p}")
-    return p
-
-
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zeroes each element with probability p and scales the rest by 1/(1-p) (training only;
-    p = 1 gives zeros), any shape. The mask is drawn on x's device from the counter-based
-    generator (the same mask on every device for one seed; the C++ op
-    csrc/ops/nn/embedding.h). With `inplace` x itself is overwritten and returned."""
-    if not training or not p:  # x itself (PyTorch returns the input object)
-        _check_p(p, "dropout")
-        return input
-    if not inplace:
-        return _C.dropout(input, p, generator=_generator())
-    if _C.is_grad_enabled() and input.requires_grad:
-        # Written like x[...] = dropout(x), so autograd rebinds x's history (or refuses a leaf).
-        input[...] = _C.dropout(input, p, generator=_generator())
-    else:
-        _C.dropout(input, p, True, True, generator=_generator())
-    return input
-
-
-def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
-              inplace: bool = False) -> Tensor:
-    """Zeroes whole channels of (N, C, H, W) or (C, H, W) input with probability p and scales
-    the rest by 1/(1-p); the channel mask is drawn on x's device."""
-    p = _check_p(p, "dropout2d")
-    if not training or p == 0.0:
-        return input
-    t = _ts()
-    shape = tuple(input.shape[:-2]) + (1, 1)
-    # Dropout of ones: each channel's factor is 0 or 1/(1-p), drawn by the fused op.
-    keep, _ = _C._dropout(t.ones(shape, dtype=input.dtype, device=input.device), p, _generator(),
-                          False)
-    if inplace:
-        input *= keep
-        return input
-    return input * keep
 
 
 class OneHotError(ValueError, RuntimeError):

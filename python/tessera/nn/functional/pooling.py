@@ -1,7 +1,8 @@
-"""Pooling beyond conv.py's 1-D/2-D max/avg: 3-D max/avg pooling, pooling with indices for
-any rank, adaptive pooling for any rank (avg) and 1-D/3-D max, max_unpool, LP pooling,
-fold/unfold. Windows are stacked shifted slices (Note [Convolution by shifted strided slices]
-in conv.py), so every op is differentiable through tessera's autograd."""
+"""Pooling (torch.nn.functional's): max/avg pooling of any rank with indices, ceil_mode and
+dilation, adaptive average/max pooling, max_unpool, LP pooling and fold/unfold. Floating-point
+max/avg/adaptive pools run the C++ pooling ops (csrc/ops/pool.cpp, gradients in C++); integer
+inputs and the remaining forms stack shifted strided windows, differentiable through tessera's
+autograd."""
 from __future__ import annotations
 
 import math
@@ -12,18 +13,221 @@ import numpy as np
 from ... import _C
 from ..._C import Tensor
 from . import _fused
-from .conv import (IntOrTuple, _adaptive_bounds, _check_adaptive_sizes, _check_window,
-                   _max_pool, _ntuple, _pool_pad, _pool_setup, _windows, avg_pool1d, avg_pool2d,
-                   _avg_pool, max_pool1d, max_pool2d, pad)
+from .conv import IntOrTuple, _ntuple, pad
 
-__all__ = [
-    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d",
-    "max_pool3d_with_indices", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
-    "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool1d", "max_unpool2d",
-    "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "unfold", "fold",
-    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
-    "adaptive_max_pool3d_with_indices"
-]
+
+def _check_window(op: str, k: Tuple[int, ...], s: Tuple[int, ...], d: Tuple[int, ...]) -> None:
+    """Zero or negative strides, kernels and dilations: PyTorch's RuntimeErrors (raised as
+    tessera.errors.ValueError, which is both), before any size is divided by them."""
+    from ... import errors
+    if any(v <= 0 for v in k):
+        raise errors.ValueError(f"{op}: kernel size should be greater than zero, got "
+                                f"kernel_size {k}")
+    if any(v == 0 for v in s):
+        raise errors.ValueError(f"{op}: stride should not be zero, got stride {s}")
+    if any(v < 0 for v in s):
+        raise errors.ValueError(f"{op}: stride should be greater than zero, got stride {s}")
+    if any(v <= 0 for v in d):
+        raise errors.ValueError(f"{op}: dilation should be greater than zero, got "
+                                f"dilation {d}")
+
+
+# ------------------------------------------------------------------ windows
+def _out_size(n: int, k: int, s: int, d: int, ceil_mode: bool = False) -> int:
+    span = d * (k - 1) + 1
+    if ceil_mode:
+        return max(0, -(-(n - span) // s) + 1)
+    return max(0, (n - span) // s + 1)
+
+
+def _windows(xp: Tensor, kernel: Tuple[int, ...], stride: Tuple[int, ...],
+             dilation: Tuple[int, ...], out: Tuple[int, ...]) -> Tensor:
+    """Stacks the shifted strided slices of the padded input over the last len(kernel)
+    axes: (N, C, *spatial) -> (N, C, prod(kernel), *out)."""
+    t = _ts()
+    nsp = len(kernel)
+    lead = (slice(None),) * (xp.ndim - nsp)
+    slices = []
+    for offs in _offsets(kernel):
+        idx = tuple(slice(o * d, o * d + s * (m - 1) + 1, s)
+                    for o, d, s, m in zip(offs, dilation, stride, out))
+        slices.append(xp[lead + idx])
+    return t.stack(slices, axis=xp.ndim - nsp)
+
+
+def _offsets(kernel: Tuple[int, ...]) -> List[Tuple[int, ...]]:
+    offs: List[Tuple[int, ...]] = [()]
+    for k in kernel:
+        offs = [o + (i,) for o in offs for i in range(k)]
+    return offs
+
+
+# ------------------------------------------------------------------ pooling
+def _pool_setup(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
+                padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, nsp: int,
+                op: str) -> Tuple[Tuple[int, ...], ...]:
+    k = _ntuple(kernel_size, nsp, op)
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else _ntuple(stride, nsp, op)
+    p = _ntuple(padding, nsp, op)
+    d = _ntuple(dilation, nsp, op)
+    if any(pi * 2 > ki for pi, ki in zip(p, k)):
+        raise ValueError(f"{op}: padding {p} should be at most half of kernel size {k}")
+    if x.ndim not in (nsp + 1, nsp + 2):
+        raise ValueError(f"{op}: expected a {nsp + 1}-D or {nsp + 2}-D input, got shape "
+                         f"{tuple(x.shape)}")
+    out = []
+    for i in range(nsp):
+        n = x.shape[x.ndim - nsp + i]
+        o = _out_size(n + 2 * p[i], k[i], s[i], d[i], ceil_mode)
+        # PyTorch: the last window must start inside the input or left padding.
+        if ceil_mode and (o - 1) * s[i] >= n + p[i]:
+            o -= 1
+        out.append(o)
+    if any(o <= 0 for o in out):
+        # PyTorch's check; it also keeps a kernel far larger than the input from building its
+        # window offsets.
+        raise ValueError(f"{op}: given input size {tuple(x.shape)}, the calculated output size "
+                         f"{tuple(out)} is too small (kernel_size {k}, stride {s}, padding {p}, "
+                         f"dilation {d})")
+    return k, s, p, d, tuple(out)
+
+
+def _check_adaptive_sizes(x: Tensor, sizes: Tuple[int, ...], nsp: int, op: str) -> None:
+    """PyTorch's output_size check, plus a bound so that an absurd size fails at once instead
+    of building one window per output element."""
+    if len(sizes) != nsp:
+        raise ValueError(f"{op}: output_size {sizes} must have {nsp} elements")
+    if any(m < 0 for m in sizes):
+        raise ValueError(f"{op}: elements of output_size must be greater than or equal to 0, "
+                         f"got {sizes}")
+    shape = tuple(x.shape[:x.ndim - nsp]) + sizes
+    if math.prod(shape) >= 2 ** 63:
+        raise ValueError(f"{op}: output of shape {shape} has 2^63 or more elements")
+    # An output too large for memory raises MemoryError here, before any window is built.
+    try:
+        _ts().empty(shape, dtype=x.dtype, device=x.device)
+    except MemoryError as e:
+        raise MemoryError(f"{op}: output of shape {shape}: {e}") from None
+
+
+def _pool_pad(x: Tensor, p: Tuple[int, ...], k: Tuple[int, ...], s: Tuple[int, ...],
+              d: Tuple[int, ...], out: Tuple[int, ...], value: float) -> Tensor:
+    """Pads left by p and right by whatever the last window needs (ceil_mode)."""
+    nsp = len(p)
+    flat: List[int] = []
+    for i in reversed(range(nsp)):
+        n = x.shape[x.ndim - nsp + i]
+        need = (out[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1
+        flat += [p[i], max(need - n - p[i], 0)]
+    return pad(x, flat, value=value) if any(flat) else x
+
+
+def _max_pool(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
+              padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, nsp: int,
+              op: str, return_indices: bool = False) -> Any:
+    """Floating input: the C++ op (values and flat per-plane indices, gradients in C++);
+    integer input (no indices): the maximum of the stacked windows."""
+    t = _ts()
+    if isinstance(x, Tensor) and t.isdtype(x.dtype, "real floating"):
+        y, idx = _C._max_pool(x, kernel_size, None if stride is None or stride == [] else stride,
+                              padding, dilation, ceil_mode, nsp, op)
+        return (y, idx) if return_indices else y
+    if return_indices:
+        raise TypeError(f"{op}: return_indices=True needs a floating-point input, got {x.dtype}")
+    k, s, p, d, out = _pool_setup(x, kernel_size, stride, padding, dilation, ceil_mode, nsp, op)
+    xp = _pool_pad(x, p, k, s, d, out, -math.inf)
+    return t.max(_windows(xp, k, s, d, out), axis=x.ndim - nsp)
+
+
+def max_pool1d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+               padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Any:
+    """Max over kernel windows of (N, C, L) or (C, L); with return_indices also the int64
+    position of each maximum within its row (PyTorch's indices)."""
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d",
+                     return_indices)
+
+
+def max_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+               padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Any:
+    """Max over kernel windows of (N, C, H, W) or (C, H, W) (-inf padding); with
+    return_indices also the int64 flat index h * W + w of each maximum in its (H, W) plane
+    (PyTorch's indices, as max_unpool2d takes them)."""
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d",
+                     return_indices)
+
+
+def _avg_pool(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
+              padding: IntOrTuple, ceil_mode: bool, count_include_pad: bool,
+              divisor_override: Optional[int], nsp: int, op: str) -> Tensor:
+    """The C++ op (PyTorch's divisor rules, gradients in C++)."""
+    return _C._avg_pool(x, kernel_size, None if stride is None or stride == [] else stride,
+                        padding, ceil_mode, count_include_pad, divisor_override, nsp, op)
+
+
+def avg_pool1d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+               padding: IntOrTuple = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1,
+                     "avg_pool1d")
+
+
+def avg_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
+               padding: IntOrTuple = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Optional[int] = None) -> Tensor:
+    """Mean over kernel windows of (N, C, H, W) or (C, H, W)."""
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, 2, "avg_pool2d")
+
+
+def _adaptive_bounds(n: int, m: int) -> List[Tuple[int, int]]:
+    return [((i * n) // m, -(-((i + 1) * n) // m)) for i in range(m)]
+
+
+def _adaptive_pool(x: Tensor, output_size: Any, nsp: int, reduce: str, op: str) -> Tensor:
+    t = _ts()
+    if x.ndim not in (nsp + 1, nsp + 2):
+        raise ValueError(f"{op}: expected a {nsp + 1}-D or {nsp + 2}-D input, got shape "
+                         f"{tuple(x.shape)}")
+    sizes = (output_size,) * nsp if isinstance(output_size, int) or output_size is None \
+        else tuple(output_size)
+    if len(sizes) != nsp:
+        raise ValueError(f"{op}: output_size {output_size} must have {nsp} elements")
+    in_sp = tuple(x.shape[x.ndim - nsp:])
+    sizes = tuple(in_sp[i] if sizes[i] is None else int(sizes[i]) for i in range(nsp))
+    _check_adaptive_sizes(x, sizes, nsp, op)
+    if reduce == "mean" and t.isdtype(x.dtype, "real floating"):
+        return _C._adaptive_pool(x, sizes, False, nsp, op)  # the C++ op (csrc/ops/pool.h)
+    fn = t.mean if reduce == "mean" else t.max
+    lead = (slice(None),) * (x.ndim - nsp)
+    if all(n % m == 0 for n, m in zip(in_sp, sizes)):
+        # Uniform windows: one reshape and one reduction.
+        shape = tuple(x.shape[:x.ndim - nsp])
+        for n, m in zip(in_sp, sizes):
+            shape += (m, n // m)
+        axes = tuple(x.ndim - nsp + 2 * i + 1 for i in range(nsp))
+        return fn(t.reshape(x, shape), axis=axes)
+    if nsp == 1:
+        parts = [fn(x[lead + (slice(a, b),)], axis=-1) for a, b in _adaptive_bounds(in_sp[0], sizes[0])]
+        return t.stack(parts, axis=-1)
+    rows = []
+    for a, b in _adaptive_bounds(in_sp[0], sizes[0]):
+        cols = [fn(x[lead + (slice(a, b), slice(c, e))], axis=(-2, -1))
+                for c, e in _adaptive_bounds(in_sp[1], sizes[1])]
+        rows.append(t.stack(cols, axis=-1))
+    return t.stack(rows, axis=-2)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    return _adaptive_pool(input, output_size, 1, "mean", "adaptive_avg_pool1d")
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Averages over PyTorch's adaptive windows [floor(i*H/h), ceil((i+1)*H/h))."""
+    return _adaptive_pool(input, output_size, 2, "mean", "adaptive_avg_pool2d")
+
 
 
 def _ts() -> Any:
@@ -327,7 +531,6 @@ def unfold(input: Tensor, kernel_size: IntOrTuple, dilation: IntOrTuple = 1,
     if unbatched:
         x = t.expand_dims(x, axis=0)
     n, c, h, w = x.shape
-    from .conv import _out_size
     out = (_out_size(h + 2 * p[0], k[0], s[0], d[0]), _out_size(w + 2 * p[1], k[1], s[1], d[1]))
     if (h + 2 * p[0] < d[0] * (k[0] - 1) + 1 or w + 2 * p[1] < d[1] * (k[1] - 1) + 1
             or 0 in out):
@@ -353,7 +556,6 @@ def fold(input: Tensor, output_size: IntOrTuple, kernel_size: IntOrTuple,
     if unbatched:
         x = t.expand_dims(x, axis=0)
     kk = k[0] * k[1]
-    from .conv import _out_size
     blocks = [_out_size(osz[i] + 2 * p[i], k[i], s[i], d[i]) for i in range(2)]
     if x.shape[1] % kk or x.shape[2] != blocks[0] * blocks[1]:
         raise ValueError(f"fold: input of shape {tuple(input.shape)} does not match "

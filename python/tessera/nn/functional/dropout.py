@@ -1,5 +1,6 @@
-"""dropout1d, dropout3d, alpha_dropout, feature_alpha_dropout (PyTorch's masks and SELU-
-preserving affine correction); masks come from the fused dropout op's generator."""
+"""Dropout: dropout (the C++ op), dropout1d/2d/3d (whole channels), alpha_dropout and
+feature_alpha_dropout (PyTorch's masks and SELU-preserving affine correction); every mask comes
+from the counter-based generator through the fused dropout op."""
 from __future__ import annotations
 
 import math
@@ -7,7 +8,6 @@ from typing import Any, Tuple
 
 from ... import _C
 from ..._C import Tensor
-from .misc import _check_p, _generator
 
 _SELU_ALPHA_PRIME = 1.7580993408473766  # -scale * alpha of SELU
 
@@ -15,6 +15,55 @@ _SELU_ALPHA_PRIME = 1.7580993408473766  # -scale * alpha of SELU
 def _ts() -> Any:
     import tessera
     return tessera
+
+
+def _generator() -> Any:
+    """The C++ generator nn's random numbers come from (ts.random's default)."""
+    from ... import random as _random
+    return _random.default_generator._g
+
+
+def _check_p(p: float, op: str) -> float:
+    p = float(p)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{op}: probability has to be between 0 and 1, but got {p}")
+    return p
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zeroes each element with probability p and scales the rest by 1/(1-p) (training only;
+    p = 1 gives zeros), any shape. The mask is drawn on x's device from the counter-based
+    generator (the same mask on every device for one seed; the C++ op
+    csrc/ops/nn/embedding.h). With `inplace` x itself is overwritten and returned."""
+    if not training or not p:  # x itself (PyTorch returns the input object)
+        _check_p(p, "dropout")
+        return input
+    if not inplace:
+        return _C.dropout(input, p, generator=_generator())
+    if _C.is_grad_enabled() and input.requires_grad:
+        # Written like x[...] = dropout(x), so autograd rebinds x's history (or refuses a leaf).
+        input[...] = _C.dropout(input, p, generator=_generator())
+    else:
+        _C.dropout(input, p, True, True, generator=_generator())
+    return input
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zeroes whole channels of (N, C, H, W) or (C, H, W) input with probability p and scales
+    the rest by 1/(1-p); the channel mask is drawn on x's device."""
+    p = _check_p(p, "dropout2d")
+    if not training or p == 0.0:
+        return input
+    t = _ts()
+    shape = tuple(input.shape[:-2]) + (1, 1)
+    # Dropout of ones: each channel's factor is 0 or 1/(1-p), drawn by the fused op.
+    keep, _ = _C._dropout(t.ones(shape, dtype=input.dtype, device=input.device), p, _generator(),
+                          False)
+    if inplace:
+        input *= keep
+        return input
+    return input * keep
 
 
 def _keep_mask(shape: Tuple[int, ...], p: float, like: Tensor) -> Tensor:
