@@ -40,9 +40,10 @@ def bench_tessera(shape: tuple, dtype: str, path: str, iters: int) -> tuple:
     xs = [ts.asarray(rng.standard_normal((B, H, T, E)).astype(np.float32)).astype(
         getattr(ts, dtype)).to("cuda").requires_grad_(True) for _ in range(3)]
     g = ts.ones((B, H, T, E), dtype=getattr(ts, dtype), device="cuda")
-    saved = A._FLASH_ON_CUDA, A._CAUSAL_BLOCK
-    A._FLASH_ON_CUDA = path == "flash"
-    A._CAUSAL_BLOCK = 1 << 40 if path == "matmul" else A._CAUSAL_BLOCK
+    settings = A.attention_settings(flash_on_cuda=path == "flash",
+                                    causal_block=1 << 40 if path == "matmul"
+                                    else A.attention_settings()["causal_block"])
+    settings.__enter__()
 
     def fwd() -> Any:
         with ts.no_grad():
@@ -54,7 +55,7 @@ def bench_tessera(shape: tuple, dtype: str, path: str, iters: int) -> tuple:
     try:
         return timeit(fwd, ts.cuda.synchronize, iters), timeit(step, ts.cuda.synchronize, iters)
     finally:
-        A._FLASH_ON_CUDA, A._CAUSAL_BLOCK = saved
+        settings.__exit__(None, None, None)
 
 
 def bench_torch(shape: tuple, dtype: str, iters: int) -> tuple:

@@ -1,6 +1,6 @@
 """Causal attention through GEMMs on the block lower triangle of the scores
-(csrc/ops/attention_causal.h, Note [Causal block attention]) and the CausalBlockAttention
-Function that scaled_dot_product_attention(is_causal=True) runs on it: values and q/k/v
+(csrc/ops/attention_causal.h, Note [Causal block attention]) and the causal block path of the
+scaled_dot_product_attention op (csrc/ops/nn/attention.h, node CausalBlockAttentionBackward): values and q/k/v
 gradients vs PyTorch (L != S both ways, L off the block size, E != Ev, 1-3 batch dims, four
 float dtypes, non-contiguous inputs, several block sizes), finite-difference gradchecks in
 float64, gradients of gradients, the causal softmax backward ignoring never-computed score
@@ -18,18 +18,37 @@ from tessera import _C
 from tessera.nn import functional as F
 from tessera.nn.functional import attention as A
 
-from harness import double_backward_pairs, record_applies
+from harness import double_backward_pairs
 
 rng = np.random.default_rng(1)
 TOL = {"float64": 1e-12, "float32": 3e-5, "float16": 4e-3, "bfloat16": 3e-2}
 
 
+class Blocks:
+    """The row blocks of the causal block path calls in an attention trace (live)."""
+
+    def __init__(self, trace) -> None:
+        self.trace = trace
+
+    def _list(self) -> list:
+        return [b for path, _, b in self.trace if path == "causal_block"]
+
+    def __eq__(self, other: object) -> bool:
+        return self._list() == other
+
+    def __bool__(self) -> bool:
+        return bool(self._list())
+
+    def __repr__(self) -> str:
+        return repr(self._list())
+
+
 @pytest.fixture
-def blocked(monkeypatch):
+def blocked():
     """Small blocks (so short sequences take the path) and a record of the blocks used."""
-    monkeypatch.setattr(A, "_CAUSAL_BLOCK", 4)
-    monkeypatch.setattr(A, "_FLASH_ON_CUDA", False)  # device mode: 16-bit would take flash
-    return record_applies(monkeypatch, A.CausalBlockAttention, lambda args: args[-1])
+    # device mode: 16-bit would take flash
+    with A.attention_settings(causal_block=4, flash_on_cuda=False), A.attention_trace() as t:
+        yield Blocks(t)
 
 
 def rounded(a: np.ndarray, dtype: str) -> np.ndarray:
@@ -70,7 +89,8 @@ def run_pair(shapes, dtype="float64", transpose=False, scale=None):
 @pytest.mark.parametrize("L,S,E,Ev", [(8, 8, 3, 3), (13, 13, 4, 5), (9, 17, 3, 2), (17, 9, 2, 3),
                                       (16, 4, 3, 3), (8, 30, 2, 2), (23, 23, 1, 4)])
 def test_causal_block_vs_torch(monkeypatch, blocked, L, S, E, Ev, dtype) -> None:
-    monkeypatch.setattr(A, "_CAUSAL_DTYPES", tuple(TOL))  # the 16-bit dtypes too
+    A._C._set_attention_settings(causal_dtypes=tuple(TOL))  # the 16-bit dtypes too (the
+    # fixture restores the settings)
     run_pair([(2, 3, L, E), (2, 3, S, E), (2, 3, S, Ev)], dtype)
     assert blocked == [4]
 
@@ -189,10 +209,15 @@ def test_causal_softmax_block_prefix(block) -> None:
     np.testing.assert_array_equal(huge, _C._attention_softmax(ts.asarray(x), 0.7, True).numpy())
 
 
-def test_causal_block_selection(monkeypatch) -> None:
-    calls = []
-    monkeypatch.setattr(A.CausalBlockAttention, "apply",
-                        staticmethod(lambda *a: calls.append(a[-1]) or a[0]))
+def test_causal_block_selection() -> None:
+    with A.attention_trace() as trace:
+        _causal_block_selection(Blocks(trace))
+    x = ts.zeros((2, 3, 256, 8), requires_grad=True)
+    y = F.scaled_dot_product_attention(x, x, x, is_causal=True)
+    assert y.grad_fn.name() == "CausalBlockAttentionBackward0"
+
+
+def _causal_block_selection(calls) -> None:
     x = ts.zeros((2, 3, 256, 8))
     F.scaled_dot_product_attention(x, x, x, is_causal=True)
     F.scaled_dot_product_attention(ts.zeros((1, 1, 1024, 8)), ts.zeros((1, 1, 1024, 8)),

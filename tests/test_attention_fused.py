@@ -1,5 +1,5 @@
-"""The fused (flash-style) attention kernels (csrc/ops/attention.h) and the FlashAttention
-Function that scaled_dot_product_attention runs on them, forced onto the CPU reference
+"""The fused (flash-style) attention kernels (csrc/ops/attention.h) and the flash path of the
+scaled_dot_product_attention op (csrc/ops/nn/attention.h, node FlashAttentionBackward), forced onto the CPU reference
 kernel: values and q/k/v gradients vs PyTorch's scaled_dot_product_attention (causal or not,
 L != S both ways, E != Ev, 1-3 batch dims, four float dtypes, non-contiguous and empty
 inputs, explicit scale), finite-difference gradchecks in float64, gradients of gradients
@@ -19,7 +19,7 @@ from tessera import _C
 from tessera.nn import functional as F
 from tessera.nn.functional import attention as A
 
-from harness import double_backward_pairs, record_applies
+from harness import double_backward_pairs
 
 rng = np.random.default_rng(0)
 
@@ -30,10 +30,10 @@ TOL = {"float64": 1e-12, "float32": 2e-5, "float16": 4e-3, "bfloat16": 3e-2}
 
 
 @pytest.fixture
-def fused(monkeypatch):
-    """Forces the fused kernel on CPU and counts the FlashAttention calls."""
-    monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
-    return record_applies(monkeypatch, A.FlashAttention)
+def fused():
+    """Forces the fused kernel on CPU and records the fused paths taken."""
+    with A.attention_settings(flash_on_cpu=True), A.attention_trace() as calls:
+        yield calls
 
 
 def randn(*shape):
@@ -119,12 +119,8 @@ def test_sdpa_fused_empty(fused, shape, causal) -> None:
 @given(n=st.integers(1, 3), L=st.integers(1, 40), S=st.integers(1, 40), E=st.integers(1, 9),
        Ev=st.integers(1, 9), causal=st.booleans(), dtype=st.sampled_from(["float64", "float32"]))
 def test_sdpa_fused_hypothesis(n, L, S, E, Ev, causal, dtype) -> None:
-    old = A._FLASH_ON_CPU
-    A._FLASH_ON_CPU = True
-    try:
+    with A.attention_settings(flash_on_cpu=True):
         run_pair(randn(n, L, E), randn(n, S, E), randn(n, S, Ev), dtype, is_causal=causal)
-    finally:
-        A._FLASH_ON_CPU = old
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -143,12 +139,20 @@ def test_sdpa_fused_double_backward(fused) -> None:
         assert_close(a, b, "float64")
 
 
-def test_sdpa_cpu_default_keeps_matmul_path(monkeypatch) -> None:
-    calls = []
-    monkeypatch.setattr(A.FlashAttention, "apply", staticmethod(lambda *a: calls.append(a)))
-    q = ts.asarray(randn(2, 4, 3))
-    out = F.scaled_dot_product_attention(q, q, q, is_causal=True)
+def test_sdpa_cpu_default_keeps_matmul_path() -> None:
+    q = ts.asarray(randn(2, 4, 3), requires_grad=True)
+    with A.attention_trace() as calls:
+        out = F.scaled_dot_product_attention(q, q, q, is_causal=True)
     assert calls == [] and tuple(out.shape) == (2, 4, 3)
+    assert out.grad_fn.name().startswith("MatmulBackward")
+
+
+def test_sdpa_fused_records_one_cpp_node(fused) -> None:
+    """The flash path is one C++ node (no Python autograd.Function)."""
+    q = ts.asarray(randn(2, 4, 3), requires_grad=True)
+    out = F.scaled_dot_product_attention(q, q, q, is_causal=True)
+    assert out.grad_fn.name() == "FlashAttentionBackward0"
+    assert fused == [("flash", "cpu", 0)]
 
 
 def test_sdpa_fused_not_taken_for_masks_broadcast_2d(fused) -> None:
