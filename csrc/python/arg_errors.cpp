@@ -151,8 +151,15 @@ void raise_bad_keyword(const std::string& name, const std::vector<std::string>& 
 }
 
 // The catch-all for calls without positional arguments (beyond self).
+void raise_not_tensor(const std::string& name, const std::vector<std::string>& typed,
+                      const std::vector<std::string>& sigs, const std::vector<py::handle>& args,
+                      const py::kwargs& kwargs);
+
 void raise_bad_keyword_only(const std::string& name, const std::vector<std::string>& sigs,
-                            const py::kwargs& kwargs) {
+                            const std::vector<std::string>& typed, const py::kwargs& kwargs) {
+  // A Tensor parameter binds only a Tensor in either pass (no implicit conversions), so a
+  // non-tensor there fails every pass: say so now.
+  raise_not_tensor(name, typed, sigs, {}, kwargs);
   if (kwargs.empty() && !sigs.empty()) {  // no real overload takes zero arguments
     std::string expected;
     for (const auto& s : sigs) expected += "\n    " + s;
@@ -339,7 +346,7 @@ void install_on_module(py::module_& m) {
         },
         py::sibling(fn));
     m.def(
-        n.c_str(), [op, sigs](py::kwargs kw) { raise_bad_keyword_only(op, sigs, kw); },
+        n.c_str(), [op, sigs, typed](py::kwargs kw) { raise_bad_keyword_only(op, sigs, typed, kw); },
         py::sibling(m.attr(n.c_str())));
     set_doc(m.attr(n.c_str()), doc);
   }
@@ -370,8 +377,8 @@ void install_on_class(py::handle cls_h) {
               for (auto a : rest) args.push_back(a);
               raise_bad_call(qual, sigs, typed, args, kw);
             });
-    cls.def(n.c_str(), [qual, sigs](py::object self, py::kwargs kw) {
-      raise_bad_keyword_only(qual, sigs, kw);
+    cls.def(n.c_str(), [qual, sigs, typed](py::object self, py::kwargs kw) {
+      raise_bad_keyword_only(qual, sigs, typed, kw);
     });
     // Tensor.op(**kwargs) through the class, with no tensor at all.
     // (Keyword arguments only, so it never takes a call that has a positional argument.)
