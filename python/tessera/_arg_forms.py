@@ -34,7 +34,7 @@ from ._dtypes import isdtype as _isdtype
 from ._tensor import _apply_memory_format, clone
 
 # ---- 1. positional dim
-_POSITIONAL_NAMES = ["sum", "prod", "mean", "max", "min", "std", "var", "argmax", "argmin",
+_POSITIONAL_NAMES = ["prod", "mean", "max", "min", "std", "var", "argmax", "argmin",
                      "all", "any", "stack", "roll", "flip", "argsort", "sort", "where"]
 
 
@@ -89,7 +89,7 @@ def _where(std: Callable[..., Any]) -> Callable[..., Any]:
 def _build_positional() -> dict:
     from . import _statistical as st, _manipulation as mp, _sorting as so
     return {
-        "sum": _reduction(st.sum, True), "prod": _reduction(st.prod, True),
+        "prod": _reduction(st.prod, True),
         "mean": _reduction(st.mean, True), "all": _reduction(st.all), "any": _reduction(st.any),
         "argmax": _reduction(st.argmax), "argmin": _reduction(st.argmin),
         "max": _method_style(st.max, "max"), "min": _method_style(st.min, "min"),
