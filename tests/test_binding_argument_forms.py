@@ -89,3 +89,71 @@ def test_sum_alias_errors() -> None:
         ts.sum("abc")
     with pytest.raises((IndexError, ValueError)):
         ts.sum(xs, 3)
+
+
+SHAPE_FORMS = [
+    ("varargs", lambda x: x.reshape(4, 6)), ("tuple", lambda x: x.reshape((4, 6))),
+    ("list", lambda x: x.reshape([2, -1])), ("shape=", lambda x: x.reshape(shape=(24,))),
+    ("numpy int", lambda x: x.reshape(np.int64(24))), ("-1", lambda x: x.reshape(-1, 4)),
+    ("view varargs", lambda x: x.view(6, 4)), ("view size=", lambda x: x.view(size=(3, 8))),
+    ("view tuple", lambda x: x.view((2, 12))),
+]
+
+
+@pytest.mark.parametrize("name,f", SHAPE_FORMS, ids=[n for n, _ in SHAPE_FORMS])
+def test_reshape_and_view_forms_match_torch(name, f) -> None:
+    xs, xt = x_pair()
+    got, want = f(xs), f(xt)
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_view_dtype_and_errors() -> None:
+    xs, xt = x_pair()
+    for m, x in ((ts, xs), (torch, xt)):
+        assert str(x.view(m.int64).dtype).endswith("int64")
+        assert str(x.view(dtype=m.int64).dtype).endswith("int64")
+    np.testing.assert_array_equal(xs.view(ts.int64).numpy(), xt.view(torch.int64).numpy())
+    assert xs.view(ts.float64).shape == xs.shape
+    with pytest.raises(TypeError, match="multiple values for argument 'shape'"):
+        xs.reshape(4, 6, shape=(24,))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'size'"):
+        xs.reshape(size=(24,))
+    with pytest.raises(TypeError, match="either size= or dtype="):
+        xs.view(size=(24,), dtype=ts.int64)
+    with pytest.raises((ValueError, RuntimeError)):
+        xs.reshape(5, 5)
+    with pytest.raises((ValueError, RuntimeError)):  # not viewable: a copy would be needed
+        xs.mT.view(-1)
+    with pytest.raises(RuntimeError):
+        xt.mT.view(-1)
+
+
+STACK_FORMS = [
+    ("list", lambda m, a, b: m.stack([a, b])), ("tuple", lambda m, a, b: m.stack((a, b))),
+    ("positional dim", lambda m, a, b: m.stack([a, b], 1)),
+    ("dim=", lambda m, a, b: m.stack([a, b], dim=-1)),
+    ("tensors=", lambda m, a, b: m.stack(tensors=[a, b], dim=2)),
+]
+
+
+@pytest.mark.parametrize("name,f", STACK_FORMS, ids=[n for n, _ in STACK_FORMS])
+def test_stack_forms_match_torch(name, f) -> None:
+    xs, xt = x_pair()
+    got, want = f(ts, xs, xs * 2), f(torch, xt, xt * 2)
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_stack_standard_form_and_errors() -> None:
+    xs = ts.asarray(A)
+    np.testing.assert_array_equal(ts.stack([xs, xs], axis=-1).numpy(), np.stack([A, A], axis=-1))
+    assert ts.stack is _C.stack
+    with pytest.raises(TypeError, match="got both axis= and its alias dim="):
+        ts.stack([xs, xs], 0, axis=0)
+    with pytest.raises(TypeError, match="also given as 'tensors'"):
+        ts.stack([xs], tensors=[xs])
+    with pytest.raises(TypeError, match="expected a sequence of tensors"):
+        ts.stack(xs)
+    with pytest.raises((ValueError, RuntimeError)):
+        ts.stack([xs, xs[0]])

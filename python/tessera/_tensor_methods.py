@@ -62,8 +62,7 @@ TENSOR_METHODS: Dict[str, Any] = {
     "__module__": "tessera",
     "__array_priority__": 1000,  # NumPy defers binary operators to us
     # views and shapes (_tensor.py, _manipulation.py)
-    "reshape": _t._reshape,
-    "view": _t._view,
+    # (reshape and view are C++ methods: csrc/python/bind_core.cpp)
     "permute": _t._permute,
     "transpose": _mp.transpose,
     "swapaxes": _mp.transpose,
