@@ -157,3 +157,55 @@ def test_stack_standard_form_and_errors() -> None:
         ts.stack(xs)
     with pytest.raises((ValueError, RuntimeError)):
         ts.stack([xs, xs[0]])
+
+
+CREATION_FORMS = [
+    ("tuple", lambda m, f: f((2, 3))), ("varargs", lambda m, f: f(2, 3)),
+    ("int", lambda m, f: f(4)), ("list", lambda m, f: f([2, 1, 3])),
+    ("size=", lambda m, f: f(size=(3, 2))), ("empty shape", lambda m, f: f(())),
+    ("dtype", lambda m, f: f(2, 3, dtype=m.int32)),
+    ("requires_grad", lambda m, f: f(2, requires_grad=True)),
+    ("numpy ints", lambda m, f: f(np.int64(2), np.int32(3))),
+]
+
+
+@pytest.mark.parametrize("op", ["zeros", "ones", "empty"])
+@pytest.mark.parametrize("name,call", CREATION_FORMS, ids=[n for n, _ in CREATION_FORMS])
+def test_creation_forms_match_torch(op, name, call) -> None:
+    got, want = call(ts, getattr(ts, op)), call(torch, getattr(torch, op))
+    assert tuple(got.shape) == tuple(want.shape)
+    assert str(got.dtype) == str(want.dtype).replace("torch.", "")
+    assert got.requires_grad == want.requires_grad
+    if op != "empty":
+        np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+    assert getattr(ts, op) is getattr(_C, op)
+
+
+def test_creation_default_dtype_and_errors() -> None:
+    ts.set_default_dtype(ts.float64)
+    try:
+        assert ts.zeros(2).dtype == ts.float64 and ts.ones(2, 2).dtype == ts.float64
+    finally:
+        ts.set_default_dtype(ts.float32)
+    assert ts.empty(2).dtype == ts.float32
+    with pytest.raises(TypeError, match="zeros: missing the size"):
+        ts.zeros()
+    with pytest.raises(TypeError, match="ones: sizes must be ints, got str"):
+        ts.ones(2, "a")
+    with pytest.raises(TypeError, match="shape must be an int or a sequence of ints"):
+        ts.zeros((2, 2.5))
+    with pytest.raises(TypeError, match="both as shape= and as size="):
+        ts.zeros(shape=2, size=2)
+    with pytest.raises(TypeError, match="both positionally and as a keyword"):
+        ts.zeros(2, size=2)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
+        ts.empty(2, foo=1)
+    with pytest.raises(NotImplementedError, match="out= is not supported"):
+        ts.zeros(2, out=ts.zeros(2))
+    with pytest.raises(ValueError, match="zeros: negative dimension"):
+        ts.zeros(-1)
+    with pytest.raises(ValueError, match="ones: dimension .* out of range for a 64-bit size"):
+        ts.ones(2**70)
+    with pytest.raises(ValueError, match="empty: shape .* more than 2\\^63 elements"):
+        ts.empty(2**62, 2**62)
+    assert tuple(ts.zeros(2, memory_format=None).shape) == (2,)
