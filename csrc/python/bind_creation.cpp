@@ -34,25 +34,39 @@ std::string type_name_of(py::handle h) {
   return py::type::handle_of(h).attr("__name__").cast<std::string>();
 }
 
-bool int_like(py::handle h) {
-  return !py::isinstance<Tensor>(h) && (PyLong_Check(h.ptr()) || py::hasattr(h, "__index__"));
-}
-
 // A size as int64: ValueError naming the op past the range (as the shape helpers say it).
 int64_t size_value(py::handle h, const std::string& op) {
-  py::object v = h.attr("__index__")();
+  PyObject* v = PyLong_Check(h.ptr()) ? h.inc_ref().ptr() : PyNumber_Index(h.ptr());
+  if (!v) throw py::error_already_set();
+  py::object owned = py::reinterpret_steal<py::object>(v);
   int overflow = 0;
-  const long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  const long long n = PyLong_AsLongLongAndOverflow(v, &overflow);
   if (overflow)
-    throw py::value_error(op + ": dimension " + py::str(v).cast<std::string>() +
+    throw py::value_error(op + ": dimension " + py::str(owned).cast<std::string>() +
                           " is out of range for a 64-bit size");
   if (n == -1 && PyErr_Occurred()) throw py::error_already_set();
   return n;
 }
 
+bool int_like(py::handle h) {
+  return PyLong_Check(h.ptr()) || (PyIndex_Check(h.ptr()) && !py::isinstance<Tensor>(h));
+}
+
 // One shape argument: an int or a sequence of ints.
 Shape one_shape(py::handle h, const std::string& op) {
   if (int_like(h)) return Shape{size_value(h, op)};
+  if (PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) {  // the common case, without iterators
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(h.ptr());
+    PyObject** items = PySequence_Fast_ITEMS(h.ptr());
+    Shape out;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      if (!int_like(items[i]))
+        throw py::type_error(op + ": shape must be an int or a sequence of ints, got " +
+                             py::repr(h).cast<std::string>());
+      out.push_back(size_value(items[i], op));
+    }
+    return out;
+  }
   if (py::isinstance<py::str>(h) || py::isinstance<py::bytes>(h) || !py::hasattr(h, "__iter__"))
     throw py::type_error(op + ": shape must be an int or a sequence of ints, got " +
                          type_name_of(h));
