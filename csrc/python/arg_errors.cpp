@@ -85,10 +85,28 @@ std::vector<std::string> signatures(const std::string& name, const std::string& 
   return out;
 }
 
+// The text between the top-level commas of a signature "f(a: T, b: U = 1, *, c: V)".
+std::vector<std::string> top_level_params(const std::string& sig) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (size_t i = sig.find('(') + 1; i + 1 < sig.size(); ++i) {
+    const char c = sig[i];
+    if (c == '[' || c == '(') ++depth;
+    if (c == ']' || c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
 // Parameter names of a signature "f(a: T, b: U = 1, *, c: V)" (top-level commas only).
 void param_names(const std::string& sig, std::set<std::string>& names) {
-  size_t open = sig.find('(');
-  int depth = 0;
   std::string cur;
   std::set<std::string> seen;  // names so far; all positional-only if a "/" follows
   auto flush = [&] {
@@ -110,17 +128,10 @@ void param_names(const std::string& sig, std::set<std::string>& names) {
     }
     cur.clear();
   };
-  for (size_t i = open + 1; i + 1 < sig.size(); ++i) {
-    char c = sig[i];
-    if (c == '[' || c == '(') ++depth;
-    if (c == ']' || c == ')') --depth;
-    if (c == ',' && depth == 0) {
-      flush();
-    } else {
-      cur += c;
-    }
+  for (const std::string& piece : top_level_params(sig)) {
+    cur = piece;
+    flush();
   }
-  flush();
   names.insert(seen.begin(), seen.end());
 }
 
@@ -176,8 +187,6 @@ struct Param {
 };
 std::vector<Param> params_of(const std::string& sig) {
   std::vector<Param> out;
-  size_t open = sig.find('(');
-  int depth = 0;
   bool kw_only = false;
   std::string cur;
   auto trim = [](std::string t) {
@@ -201,17 +210,10 @@ std::vector<Param> params_of(const std::string& sig) {
     if (n == "self" || n == "$self") return;
     out.push_back({n, ty, !kw_only});
   };
-  for (size_t i = open + 1; i + 1 < sig.size(); ++i) {
-    char c = sig[i];
-    if (c == '[' || c == '(') ++depth;
-    if (c == ']' || c == ')') --depth;
-    if (c == ',' && depth == 0) {
-      flush();
-    } else {
-      cur += c;
-    }
+  for (const std::string& piece : top_level_params(sig)) {
+    cur = piece;
+    flush();
   }
-  flush();
   return out;
 }
 
