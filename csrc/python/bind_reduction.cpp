@@ -89,7 +89,10 @@ std::pair<Axes, bool> reduce_args(const std::string& op, py::handle dim, py::han
 
 Tensor sum_py(const Tensor& x_, py::handle dim, py::handle keepdim, py::handle axis,
               py::handle dtype, bool keepdims, py::handle out) {
-  if (!out.is_none()) throw py::type_error("sum(): out= is not supported");
+  if (!out.is_none()) {  // as the creation functions (and the former torch-form ts.sum)
+    PyErr_SetString(PyExc_NotImplementedError, "sum(): out= is not supported");
+    throw py::error_already_set();
+  }
   auto [axes, keep] = reduce_args("sum", dim, keepdim, axis, keepdims);
   const std::optional<DType> dt = to_opt_dtype(dtype);
   Tensor x = x_;
