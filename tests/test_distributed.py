@@ -198,9 +198,26 @@ def test_launcher_bad_arguments() -> None:
 
 def test_dead_rank_makes_the_others_raise() -> None:
     t0 = time.monotonic()
-    r = launch(2, "dead_rank_worker.py", timeout=90)
+    r = launch(2, "dead_rank_worker.py", "exit0", timeout=90)
     assert "RAISED" in r.stdout and "DistBackendError" in r.stdout, r.stdout
+    assert "timed out after 3.0 s" in r.stdout, r.stdout
     assert time.monotonic() - t0 < 60
+
+
+@pytest.mark.parametrize("mode,codes", [("crash", {7: "exit code 7"}),
+                                       ("kill", {137: "SIGKILL", 9: "exit code 9"})])
+def test_a_rank_that_dies_ends_the_one_waiting_in_a_collective(mode, codes) -> None:
+    """Rank 0 waits in an all_reduce with a 60 s timeout; rank 1 dies (exit code 7, or
+    SIGKILL): the launcher ends rank 0 within seconds and exits with rank 1's status. (A
+    worker under mpiexec that dies by a signal is reported by MPICH's Hydra as exit code =
+    the signal's number, 9; a plain worker as SIGKILL, 128 + 9.)"""
+    t0 = time.monotonic()
+    r = launch(2, "dead_rank_worker.py", mode, timeout=90)
+    took = time.monotonic() - t0
+    assert r.returncode in codes, (r.returncode, r.stdout)
+    assert "local_rank 1 (rank 1" in r.stdout and codes[r.returncode] in r.stdout, r.stdout
+    assert "NO ERROR" not in r.stdout and "RAISED" not in r.stdout, r.stdout
+    assert took < 40, took
 
 
 def test_mpi_backend_without_a_process_manager_says_how_to_launch() -> None:

@@ -1,0 +1,187 @@
+"""Note [The NCCL watchdog] on CPU: the watchdog thread with a stand-in group whose collectives
+never end (what a dead peer does to a NCCL collective), TORCH_NCCL_ASYNC_ERROR_HANDLING's
+modes, the process teardown when the main thread cannot take the error, and the two NCCL
+entry points it uses (ncclCommAbort, ncclCommGetAsyncError) against the stand-in libnccl."""
+import ctypes
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tessera.distributed import DistBackendError
+from tessera.distributed import nccl_backend as nb
+from tessera.distributed.watchdog import WatchedGroup, watchdog
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STUB_SRC = os.path.join(HERE, "distributed", "nccl_stub.c")
+
+
+class FakeWork:
+    def __init__(self, group, what="all_reduce", done=False):
+        self._what, self._done_flag, self._error = what, done, None
+        self._seq = group._next_seq()
+
+    def _test(self):
+        return self._done_flag
+
+    def _describe(self):
+        return f"{self._what} (sequence number {self._seq}, 4 elements of float32)"
+
+    def _on_device_done(self):
+        pass
+
+
+class FakeGroup(WatchedGroup):
+    def __init__(self, timeout, async_error=None):
+        self._init_watch(rank=0, timeout=timeout)
+        self.aborts = 0
+        self.async_error = async_error
+
+    def _abort_comm(self):
+        self.aborts += 1
+
+    def _async_error(self):
+        return self.async_error
+
+    def start(self, done=False):
+        w = FakeWork(self, done=done)
+        self._track(w)
+        return w
+
+
+def _wait_for_raise(seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def test_a_collective_that_never_ends_aborts_and_raises_in_the_main_thread(monkeypatch):
+    monkeypatch.delenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", raising=False)
+    g = FakeGroup(timeout=0.3)
+    ok = g.start(done=True)
+    stuck = g.start()
+    t0 = time.monotonic()
+    with pytest.raises(DistBackendError) as e:
+        _wait_for_raise(10)
+    took = time.monotonic() - t0
+    assert 0.3 <= took < 3, took
+    msg = str(e.value)
+    for part in ("[Rank 0] Watchdog caught collective operation timeout", "all_reduce",
+                 "sequence number 2", "milliseconds", "ncclCommAbort", "timeout="):
+        assert part in msg, (part, msg)
+    assert g.aborts == 1 and g._raised_in_main
+    assert stuck._error is not None and ok._error is None
+    with pytest.raises(DistBackendError, match="can no longer be used"):
+        g._check_usable("broadcast")
+    time.sleep(0.3)                       # the watchdog does not abort twice
+    assert g.aborts == 1
+    watchdog().forget(g)
+
+
+def test_an_asynchronous_nccl_error_fails_the_group(monkeypatch):
+    monkeypatch.delenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", raising=False)
+    g = FakeGroup(timeout=60)
+    g.start()
+    g.async_error = "NCCL error 6: remote process exited or there was a network error"
+    with pytest.raises(DistBackendError, match="remote process exited"):
+        _wait_for_raise(10)
+    assert g.aborts == 1
+    watchdog().forget(g)
+
+
+def test_cleanup_only_mode_raises_at_the_next_use_not_at_once(monkeypatch):
+    monkeypatch.setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "2")
+    g = FakeGroup(timeout=0.2)
+    w = g.start()
+    _wait_for_raise(1.0)                  # not interrupted
+    assert g.aborts == 1 and w._error is not None
+    with pytest.raises(DistBackendError, match="timed out|timeout"):
+        g._check_usable("all_reduce")
+    watchdog().forget(g)
+
+
+def test_mode_zero_reports_without_aborting(monkeypatch, capfd):
+    monkeypatch.setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "0")
+    g = FakeGroup(timeout=0.2)
+    g.start()
+    _wait_for_raise(1.0)
+    assert g.aborts == 0 and g._error is None
+    err = capfd.readouterr().err
+    assert err.count("Watchdog caught collective operation timeout") == 1, err
+    watchdog().forget(g)
+
+
+def test_completed_collectives_leave_the_watch_list(monkeypatch):
+    monkeypatch.delenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", raising=False)
+    g = FakeGroup(timeout=0.2)
+    works = [g.start() for _ in range(3)]
+    for w in works:
+        w._done_flag = True
+    time.sleep(0.5)
+    assert not g._inflight and g.aborts == 0 and g._error is None
+    watchdog().forget(g)
+
+
+def test_a_main_thread_that_cannot_take_the_error_ends_the_process():
+    """The main thread sleeps in C (as one blocked in a device wait would): the error cannot
+    be raised there, so after TESSERA_NCCL_ABORT_GRACE the process ends with exit code 1, as
+    PyTorch's watchdog tears the process down, and a launcher then ends the other ranks."""
+    code = (
+        "import sys, time\n"
+        f"sys.path.insert(0, {HERE!r})\n"
+        "from test_distributed_watchdog import FakeGroup\n"
+        "g = FakeGroup(timeout=0.2)\n"
+        "g.start()\n"
+        "time.sleep(30)\n"
+        "print('NOT ENDED')\n")
+    env = dict(os.environ, TESSERA_NCCL_ABORT_GRACE="0.5")
+    env.pop("TORCH_NCCL_ASYNC_ERROR_HANDLING", None)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
+    assert time.monotonic() - t0 < 15
+    assert "NOT ENDED" not in r.stdout
+    assert "Watchdog caught collective operation timeout" in r.stderr, r.stderr
+    assert "ending the process" in r.stderr, r.stderr
+
+
+# ------------------------------------------------------------------ the NCCL entry points
+@pytest.fixture
+def stub(tmp_path, monkeypatch):
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    assert cc, "a C compiler is needed to build the NCCL stand-in"
+    out = str(tmp_path / "libnccl_stub.so")
+    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-Wall", "-Werror", STUB_SRC, "-o", out],
+                   check=True)
+    monkeypatch.setenv("TESSERA_NCCL_LIBRARY", out)
+    monkeypatch.setattr(nb, "_lib", None)
+    monkeypatch.setattr(nb, "_lib_path", "")
+    L = nb.lib()
+    L.stub_last_aborted.restype = ctypes.c_void_p
+    yield L
+    L.stub_set_async_error(0)
+
+
+def test_comm_abort_and_async_error_bindings(stub):
+    comm = ctypes.c_void_p(0x7F00_0000_1234)
+    assert nb.comm_abort(comm) == 0
+    assert stub.stub_last_aborted() == 0x7F00_0000_1234      # the pointer kept 64 bits
+    assert nb.comm_async_error(comm) is None                  # ncclSuccess
+    stub.stub_set_async_error(7)
+    assert nb.comm_async_error(comm) is None                  # ncclInProgress is not an error
+    stub.stub_set_async_error(6)
+    msg = nb.comm_async_error(comm)
+    assert msg is not None and "NCCL error 6" in msg and "remote process exited" in msg
+
+
+def test_blocking_wait_switch(monkeypatch):
+    monkeypatch.delenv("NCCL_BLOCKING_WAIT", raising=False)
+    monkeypatch.setenv("TORCH_NCCL_BLOCKING_WAIT", "1")
+    assert nb._blocking_wait()
+    monkeypatch.setenv("TORCH_NCCL_BLOCKING_WAIT", "0")
+    assert not nb._blocking_wait()
