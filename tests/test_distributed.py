@@ -148,6 +148,16 @@ def test_ddp_no_sync_unused_zero_four_ranks() -> None:
     _ok(launch(4, "ddp_worker.py"), 4, "ddp ok")
 
 
+@pytest.mark.parametrize("nproc", [2, 4])
+def test_fsdp_matches_single_process_training(nproc) -> None:
+    """tests/distributed/fsdp_worker.py: FULL_SHARD/SHARD_GRAD_OP/NO_SHARD, nested and flat,
+    against one process on the concatenated batch (float64, 1e-10), state dicts at another
+    world size, memory per rank 1/world."""
+    r = launch(nproc, "fsdp_worker.py", timeout=240)
+    _ok(r, nproc, "fsdp ok")
+    assert "optimizer state" in r.stdout and f"1/world = {1 / nproc:.3f}" in r.stdout
+
+
 def _losses(text: str) -> list:
     return [line for line in text.splitlines() if line.startswith("LOSS")]
 
