@@ -37,7 +37,7 @@ if R == 1:
     if mode == "kill":
         time.sleep(0.5)
         os.kill(os.getpid(), signal.SIGKILL)
-    time.sleep(12)                   # hang, block: alive but absent
+    time.sleep(8)                    # hang, block: alive but absent
     os._exit(0)
 if mode == "exit0":
     time.sleep(0.5)
