@@ -214,6 +214,16 @@ def test_dead_rank_makes_the_others_raise() -> None:
     assert time.monotonic() - t0 < 60
 
 
+@pytest.mark.parametrize("mode,after", [("hang", "timed out after 3.0 s"),
+                                       ("block", "timed out after 2.0 s")])
+def test_a_rank_that_never_joins_makes_the_waiting_one_raise(mode, after) -> None:
+    """Rank 1 stays alive but skips the all_reduce: rank 0 raises after timeout= (3 s), or
+    after Work.wait's own timeout (a timedelta of 2 s)."""
+    r = launch(2, "dead_rank_worker.py", mode, timeout=90)
+    assert r.returncode == 0, r.stdout
+    assert "RAISED" in r.stdout and after in r.stdout, r.stdout
+
+
 @pytest.mark.parametrize("mode,codes", [("crash", {7: "exit code 7"}),
                                        ("kill", {137: "SIGKILL", 9: "exit code 9"})])
 def test_a_rank_that_dies_ends_the_one_waiting_in_a_collective(mode, codes) -> None:

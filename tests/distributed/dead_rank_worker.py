@@ -6,11 +6,12 @@ argv[1], the mode:
   crash  rank 1 exits with code 7 while rank 0 waits in an all_reduce with timeout= 60 s:
          the launcher ends rank 0 long before that.
   kill   as crash, but rank 1 dies by SIGKILL.
-  hang   (NCCL) rank 1 stays alive but never joins the all_reduce: rank 0's watchdog aborts
-         the communicator after timeout= (3 s) and the error reaches rank 0's main thread
-         while it waits in ts.cuda.synchronize().
-  block  (NCCL) as hang, but rank 0 waits with Work.wait(timeout=2): the error is raised by
-         wait() itself."""
+  hang   rank 1 stays alive but never joins the all_reduce: under NCCL rank 0's watchdog
+         aborts the communicator after timeout= (3 s) and the error reaches rank 0's main
+         thread while it waits in ts.cuda.synchronize() (MPI: the all_reduce's wait raises).
+  block  as hang, but rank 0 waits with Work.wait(timeout=timedelta(seconds=2)): the error is
+         raised by wait() itself."""
+import datetime
 import os
 import signal
 import sys
@@ -45,7 +46,7 @@ t0 = time.monotonic()
 try:
     x = ts.ones(4, device=dev)
     if mode == "block":
-        dist.all_reduce(x, async_op=True).wait(timeout=2)
+        dist.all_reduce(x, async_op=True).wait(timeout=datetime.timedelta(seconds=2))
     else:
         dist.all_reduce(x)
         if DEVICE == "cuda":

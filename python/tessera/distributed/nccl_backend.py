@@ -283,9 +283,9 @@ class _NCCLWork(Work):
         from .. import _C
         c = _C._cuda
         if timeout is not None or _blocking_wait():
+            if timeout is not None and hasattr(timeout, "total_seconds"):
+                timeout = timeout.total_seconds()      # PyTorch passes a timedelta
             limit = self._pg.timeout if timeout is None else float(timeout)
-            if hasattr(limit, "total_seconds"):
-                limit = limit.total_seconds()
             deadline = time.monotonic() + limit
             delay = 1e-5
             while not self._test():
