@@ -185,3 +185,127 @@ def test_blocking_wait_switch(monkeypatch):
     assert nb._blocking_wait()
     monkeypatch.setenv("TORCH_NCCL_BLOCKING_WAIT", "0")
     assert not nb._blocking_wait()
+
+
+# ------------------------------------------------ the NCCL group's own code, without a GPU
+class _FakeCuda:
+    """tessera._C._cuda stand-in: events are numbers whose completion the test decides."""
+
+    def __init__(self):
+        self.done, self.n, self.destroyed_streams, self.destroyed_events = {}, 100, [], []
+
+    def create_event(self, dev, timing):
+        self.n += 1
+        self.done[self.n] = False
+        return self.n
+
+    def event_query(self, e):
+        return self.done.get(e, True)
+
+    def destroy_event(self, e):
+        self.destroyed_events.append(e)
+        self.done.pop(e, None)
+
+    def destroy_stream(self, i, s):
+        self.destroyed_streams.append(s)
+
+    def finish_all(self):
+        for e in self.done:
+            self.done[e] = True
+
+    record_event = stream_wait_event = staticmethod(lambda *a: None)
+    record_stream = staticmethod(lambda *a: None)
+    current_stream = staticmethod(lambda d: 0)
+    create_stream = staticmethod(lambda i, p: 0xABC)
+
+
+class _FakeTensor:
+    class device:
+        type, index = "cuda", 0
+
+    dtype = "float32"
+
+    def is_contiguous(self):
+        return True
+
+    def numel(self):
+        return 4
+
+    def data_ptr(self):
+        return 0x1000
+
+    def element_size(self):
+        return 4
+
+
+@pytest.fixture
+def nccl_group(stub, monkeypatch):
+    """An NCCLProcessGroup over the stand-in libnccl and a stand-in CUDA runtime."""
+    import tessera.cuda as tcuda
+    from tessera import _C
+    from tessera.distributed import HashStore
+    fake = _FakeCuda()
+    monkeypatch.setattr(_C, "_cuda", fake)
+    monkeypatch.setattr(tcuda, "_c", fake)
+    monkeypatch.setattr(tcuda, "is_available", lambda: True)
+    monkeypatch.setattr(tcuda, "set_device", lambda d: None)
+    monkeypatch.setattr(tcuda, "current_device", lambda: 0)
+    monkeypatch.setattr(tcuda, "device_count", lambda: 1)
+    monkeypatch.delenv("TORCH_NCCL_BLOCKING_WAIT", raising=False)
+    monkeypatch.setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "2")
+
+    def make(timeout):
+        return nb.NCCLProcessGroup.create(HashStore(), 0, 1, timeout)
+    yield make, fake
+    for g in list(nb._LIVE_GROUPS):
+        g.shutdown()
+
+
+def test_nccl_group_watches_its_collectives_and_aborts(nccl_group, stub):
+    from tessera.distributed import ReduceOp
+    make, fake = nccl_group
+    pg = make(0.3)
+    w = pg.allreduce(_FakeTensor(), ReduceOp.SUM)
+    assert len(pg._inflight) == 1 and w._seq == 1
+    fake.finish_all()
+    time.sleep(0.35)                      # the watchdog drops completed collectives
+    assert not pg._inflight and pg._error is None
+    w.wait()
+    stuck = pg.allreduce(_FakeTensor(), ReduceOp.SUM)
+    t0 = time.monotonic()
+    while pg._error is None and time.monotonic() - t0 < 5:
+        time.sleep(0.02)
+    assert pg._error is not None, "the watchdog did not fail the group"
+    assert "all_reduce (sequence number 2, 4 elements of float32, cuda:0)" in str(pg._error)
+    assert stub.stub_last_aborted() == 0x1000 and not pg.comm     # ncclCommAbort, once
+    with pytest.raises(DistBackendError, match="sequence number 2"):
+        stuck.wait()
+    with pytest.raises(DistBackendError, match="can no longer be used"):
+        pg.allreduce(_FakeTensor(), ReduceOp.SUM)
+    pg.shutdown()                         # an aborted group is not destroyed again
+    assert 0xABC not in fake.destroyed_streams   # communication streams are never destroyed
+
+
+def test_nccl_work_wait_with_a_timeout_raises_and_aborts(nccl_group, stub):
+    import datetime
+    from tessera.distributed import ReduceOp
+    make, fake = nccl_group
+    pg = make(60)
+    w = pg.broadcast(_FakeTensor(), 0)
+    t0 = time.monotonic()
+    with pytest.raises(DistBackendError, match=r"did not complete within 0.2 s \(Work.wait\)"):
+        w.wait(timeout=datetime.timedelta(seconds=0.2))
+    assert 0.2 <= time.monotonic() - t0 < 3
+    assert pg._error is not None and stub.stub_last_aborted() == 0x1000
+
+
+def test_nccl_exit_aborts_live_groups_then_frees_events(nccl_group, stub, capfd):
+    from tessera.distributed import ReduceOp
+    make, fake = nccl_group
+    pg = make(60)
+    w = pg.allreduce(_FakeTensor(), ReduceOp.SUM)
+    fake.finish_all()
+    nb._at_exit()
+    assert stub.stub_last_aborted() == 0x1000 and not pg.comm
+    assert w._event is None and fake.destroyed_events          # released after the abort
+    assert "has NOT been destroyed" in capfd.readouterr().err
