@@ -288,7 +288,6 @@ def test_nccl_group_watches_its_collectives_and_aborts(nccl_group, stub):
 
 def test_nccl_work_wait_with_a_timeout_raises_and_aborts(nccl_group, stub):
     import datetime
-    from tessera.distributed import ReduceOp
     make, fake = nccl_group
     pg = make(60)
     w = pg.broadcast(_FakeTensor(), 0)

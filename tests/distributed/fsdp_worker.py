@@ -5,7 +5,6 @@ SHARD_GRAD_OP and NO_SHARD, nested (auto-wrapped blocks) and flat, tied weights,
 accumulation, mixed precision, clip_grad_norm_, memory per rank, full state dicts (original
 keys, rank0_only, loaded at another world size and by a plain model), and error paths."""
 import math
-import os
 
 import numpy as np
 
@@ -17,12 +16,9 @@ from tessera.distributed.fsdp import (FullStateDictConfig, FullyShardedDataParal
                                       StateDictType)
 from tessera.distributed.fsdp import fully_sharded_data_parallel as fsdp_impl
 
-DEVICE = os.environ.get("DEVICE", "cpu")
-if DEVICE == "cuda":
-    ts.cuda.set_device(int(os.environ["LOCAL_RANK"]))
-    ts.set_default_device(f"cuda:{os.environ['LOCAL_RANK']}")
-dist.init_process_group("nccl" if DEVICE == "cuda" else "gloo", timeout=120)
-R, W = dist.get_rank(), dist.get_world_size()
+from worker_setup import join
+
+R, W = join(timeout=120)
 DT = ts.float64
 TOL = 1e-10
 PER = 3

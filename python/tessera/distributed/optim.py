@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Type
 
-from . import Work, broadcast, gather_object, get_global_rank, get_rank, get_world_size
+from . import broadcast, gather_object, get_global_rank, get_rank, get_world_size
 from ..optim.optimizer import Optimizer
 
 __all__ = ["ZeroRedundancyOptimizer"]
