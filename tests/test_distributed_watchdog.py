@@ -308,3 +308,24 @@ def test_nccl_exit_aborts_live_groups_then_frees_events(nccl_group, stub, capfd)
     assert stub.stub_last_aborted() == 0x1000 and not pg.comm
     assert w._event is None and fake.destroyed_events          # released after the abort
     assert "has NOT been destroyed" in capfd.readouterr().err
+
+
+def test_nccl_work_is_freed_by_reference_counting(nccl_group):
+    """A Work dropped after wait() releases its event at once (no reference cycle that only
+    the garbage collector would break, leaving CUDA events to pile up)."""
+    import gc
+    from tessera.distributed import ReduceOp
+    make, fake = nccl_group
+    pg = make(60)
+    w = pg.allreduce(_FakeTensor(), ReduceOp.SUM)
+    fake.finish_all()
+    w.wait()
+    event = w._event
+    with pg._watch_lock:
+        pg._inflight.clear()
+    gc.disable()
+    try:
+        del w
+        assert event in fake.destroyed_events
+    finally:
+        gc.enable()

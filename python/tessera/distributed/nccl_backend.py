@@ -238,6 +238,10 @@ def _blocking_wait() -> bool:
         "NCCL_BLOCKING_WAIT", "0")).lower() in ("1", "true", "yes")
 
 
+def _never() -> bool:
+    return False
+
+
 class _NCCLWork(Work):
     """Completion is an event on the communication stream. wait() orders the current stream
     after it and does not block the host, unless a timeout is passed or
@@ -247,8 +251,9 @@ class _NCCLWork(Work):
     def __init__(self, pg: "NCCLProcessGroup", event: int, keep: List[Any],
                  finish: Optional[Callable[[], None]], what: str, numel: int,
                  dtype: str) -> None:
-        super().__init__(self._test, finish, pg.timeout, what)
-        self._pg, self._event, self._keep = pg, event, keep
+        super().__init__(_never, finish, pg.timeout, what)
+        del self._test          # the method below: a bound method kept here would be a cycle,
+        self._pg, self._event, self._keep = pg, event, keep   # and the event freed by GC only
         self._seq, self._numel, self._dtype = pg._next_seq(), numel, dtype
         self._error: Optional[DistBackendError] = None
         _LIVE_WORKS.add(self)
