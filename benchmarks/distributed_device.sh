@@ -19,7 +19,7 @@
 # installed to /tmp/site first. NVLink multicast stays off (KINDS.md): NCCL_NVLS_ENABLE=0 etc.
 # Usage: bash benchmarks/distributed_device.sh
 #   env: STAGES="tests bench" (pick), NS="2 4" (GPU counts), REPS=8 (timed GPT steps),
-#        BUDGET=480 (seconds from the start after which the remaining steps are skipped and
+#        BUDGET=450 (seconds from the start after which the remaining steps are skipped and
 #        said so), SKIP_BUILD=1 (warm machine), PAR2=1 (2-GPU benchmarks of both libraries at
 #        once on GPUs 0,1 and 2,3 instead of one after the other), DRY=1 (a rehearsal on a
 #        machine without GPUs: MPI backend, CPU tensors, a tiny GPT; checks the script itself).
@@ -34,7 +34,7 @@ trap 'tar czf "$OUT/dist_logs.tgz" -C "$LOG" . 2>/dev/null' EXIT
 NS=${NS:-2 4}
 REPS=${REPS:-8}
 STAGES=${STAGES:-tests bench}
-BUDGET=${BUDGET:-480}
+BUDGET=${BUDGET:-450}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
 T0=$(date +%s)
@@ -86,7 +86,7 @@ L="python3 -m tessera.distributed.run --no-mpiexec"
 
 suite() {  # n gpus port: the NCCL test suite on `gpus`
   local n=$1 gpus=$2 port=$3 f=$LOG/nccl_suite_$1.log
-  CUDA_VISIBLE_DEVICES=$gpus DEVICE=$WDEV timeout -k 5 200 $L --nproc-per-node "$n" --master-port "$port" \
+  CUDA_VISIBLE_DEVICES=$gpus DEVICE=$WDEV timeout -k 5 150 $L --nproc-per-node "$n" --master-port "$port" \
     tests/distributed/suite_worker.py collectives ddp train fsdp > "$f" 2>&1
   local rc=$?
   stamp "NCCL suite on $n GPUs ($gpus): rc=$rc (0 also means a clean exit); $(grep -c '^suite: .* passed' "$f") of $(( 4 * n )) rank-scripts passed"
@@ -134,14 +134,14 @@ if [[ $STAGES == *tests* ]]; then
       time_left 60 "dead-rank checks" && dead 0,1 29620
     fi
   fi
-  if [[ " $NS_OK " == *" 4 "* ]] && time_left 60 "NCCL tests on 4 GPUs"; then
+  if [[ " $NS_OK " == *" 4 "* ]] && time_left 45 "NCCL tests on 4 GPUs"; then
     suite 4 0,1,2,3 29650
   fi
 fi
 
 if [[ $STAGES == *bench* ]]; then
   B="benchmarks/bench_distributed.py --out $OUT/dist_bench.jsonl --reps $REPS $BX"
-  if time_left 60 "GPT step on 1 GPU"; then
+  if time_left 40 "GPT step on 1 GPU"; then
     # One GPU: PyTorch on GPU 0 and tessera on GPU 1 at once (separate GPUs and host cores).
     CUDA_VISIBLE_DEVICES=0 timeout -k 5 150 $L --nproc-per-node 1 --master-port 29710 $B --lib torch --what gpt \
       > "$LOG/gpt1_torch.log" 2>&1 &
@@ -160,9 +160,9 @@ if [[ $STAGES == *bench* ]]; then
         > "$LOG/bench2_tessera.log" 2>&1
       wait
     else
-      for lib in torch tessera; do
-        time_left $(( 30 + 10 * n )) "$lib $what on $n GPUs" || continue
-        CUDA_VISIBLE_DEVICES=$(GPUS "$n") timeout -k 5 240 $L --nproc-per-node "$n" --master-port $(( 29730 + n )) \
+      for lib in tessera torch; do     # tessera first: if the budget ends, ours are measured
+        time_left $(( 25 + 10 * n )) "$lib $what on $n GPUs" || continue
+        CUDA_VISIBLE_DEVICES=$(GPUS "$n") timeout -k 5 180 $L --nproc-per-node "$n" --master-port $(( 29730 + n )) \
           $B --lib $lib --what $what > "$LOG/bench${n}_$lib.log" 2>&1
       done
     fi
