@@ -3,7 +3,9 @@ rank): FullyShardedDataParallel against single-process training on the concatena
 (float64 on CPU: losses and parameters within 1e-10 after every step), for FULL_SHARD,
 SHARD_GRAD_OP and NO_SHARD, nested (auto-wrapped blocks) and flat, tied weights, no_sync
 accumulation, mixed precision, clip_grad_norm_, memory per rank, full state dicts (original
-keys, rank0_only, loaded at another world size and by a plain model), and error paths."""
+keys, rank0_only, loaded at another world size and by a plain model), optimizer state dicts
+(by parameter name, equal to the unsharded optimizer's, loaded at the same and at another
+world size), and error paths."""
 import math
 
 import numpy as np
@@ -170,6 +172,30 @@ if R == 0:
           f"({ratio_p:.3f}), optimizer state {state_numel(opt)} of {state_numel(ropt)} "
           f"({ratio_s:.3f}; 1/world = {1 / W:.3f})", flush=True)
 
+# --- optimizer state dicts: by parameter name, unsharded; loaded, training goes on alike -----
+osd = FSDP.optim_state_dict(m, opt)
+rsd = ropt.state_dict()
+names = [n for n, _ in ref.named_parameters()]
+assert sorted(osd["state"]) == sorted(names), (sorted(osd["state"]), names)
+for i, n in enumerate(names):
+    for k, v in rsd["state"][i].items():
+        close(osd["state"][n][k], v, f"optim_state_dict {n} {k}")
+assert sorted(osd["param_groups"][0]["params"]) == sorted(names)
+again = FSDP(make(3), auto_wrap_policy=ModuleWrapPolicy({Block}))
+again.load_state_dict(ref.state_dict())
+opt2 = ts.optim.AdamW(again.parameters(), lr=1e-2, weight_decay=0.1)
+opt2.load_state_dict(FSDP.optim_state_dict_to_load(again, opt2, osd))
+for step in (7, 8):
+    x, y = batch(step)
+    opt2.zero_grad()
+    ropt.zero_grad()
+    nn.functional.mse_loss(again(local(x)), local(y)).backward()
+    nn.functional.mse_loss(ref(x), y).backward()
+    opt2.step()
+    ropt.step()
+    check_state(again.state_dict(), ref, f"training after loading the optimizer state {step}")
+m, opt = again, opt2
+
 # --- state dicts ----------------------------------------------------------------------------
 with FSDP.state_dict_type(m, StateDictType.FULL_STATE_DICT,
                           FullStateDictConfig(offload_to_cpu=True, rank0_only=True)):
@@ -198,6 +224,13 @@ if R in half:
     check_state(small.state_dict(), ref, f"FSDP on {len(half)} ranks loading it")
     x, _ = batch(0)
     close(small(x), plain(x), "forward at another world size")
+    small_opt = ts.optim.AdamW(small.parameters(), lr=1e-2)
+    small_opt.load_state_dict(FSDP.optim_state_dict_to_load(small, small_opt, osd))
+    back = FSDP.optim_state_dict(small, small_opt)
+    assert sorted(back["state"]) == sorted(osd["state"])
+    for n in osd["state"]:
+        for k, v in osd["state"][n].items():
+            close(back["state"][n][k], v, f"optimizer state at another world size {n} {k}")
     with FSDP.summon_full_params(small):
         close(small.module.inp.weight, ref.inp.weight, "summon_full_params")
         with ts.no_grad():

@@ -26,7 +26,9 @@ parameters and returns the original module's keys and shapes (no ``_fsdp_wrapped
 prefix), the same dict a plain model or DDP's ``module`` writes, so it loads at any world
 size and into a model without FSDP; ``FullStateDictConfig(rank0_only=True,
 offload_to_cpu=True)`` keeps it on rank 0's host only. ``load_state_dict`` takes such a dict
-on every rank and keeps each rank's shard (no communication).
+on every rank and keeps each rank's shard (no communication). Optimizer state:
+``FSDP.optim_state_dict(model, optim)`` (full, keyed by parameter names) and
+``FSDP.optim_state_dict_to_load(model, optim, osd)`` (this rank's shard of it).
 """
 from __future__ import annotations
 
@@ -512,6 +514,128 @@ class FullyShardedDataParallel(Module):
         finally:
             for m, (t, c) in zip(insts, old):
                 m._sd_type, m._sd_config = t, c
+
+    # -- optimizer state dicts (PyTorch's FSDP.optim_state_dict layout) --------------------
+    @staticmethod
+    def _flat_index(model: Module) -> List[Tuple["FullyShardedDataParallel", List[str]]]:
+        """Every FSDP instance with parameters in `model`, with the original names (relative
+        to `model`, first name of tied parameters) of its flat parameter's pieces."""
+        out = []
+        for name, m in model.named_modules():
+            if not isinstance(m, FullyShardedDataParallel) or m._flat_param is None:
+                continue
+            prefix = ".".join(part for part in name.split(".")
+                              if part and part != "_fsdp_wrapped_module")
+            prefix = prefix + "." if prefix else ""
+            names: Dict[int, str] = {}
+            for _, _, fqn, k in m._slots:
+                names.setdefault(k, prefix + fqn)
+            out.append((m, [names[k] for k in range(len(m._spans))]))
+        return out
+
+    @staticmethod
+    def optim_state_dict(model: Module, optim: Any, optim_state_dict: Optional[Dict] = None,
+                         group: Any = None) -> Dict[str, Any]:
+        """The optimizer's state for the unsharded parameters (a collective): {'state': {name:
+        {key: value}}, 'param_groups': [{..., 'params': [names]}]}, names as in the full
+        model state dict. Per-element state (exp_avg, ...) is gathered and split per
+        parameter; scalars (step) are taken as they are. Loads at any world size through
+        optim_state_dict_to_load."""
+        osd = optim.state_dict() if optim_state_dict is None else optim_state_dict
+        order = [p for g in optim.param_groups for p in g["params"]]
+        index = {id(p): i for i, p in enumerate(order)}
+        names_of: Dict[int, List[str]] = {}
+        state: Dict[str, Any] = {}
+        with no_grad():
+            for m, names in FullyShardedDataParallel._flat_index(model):
+                i = index.get(id(m._flat_param))
+                if i is None:
+                    continue
+                names_of[i] = names
+                entry = osd["state"].get(i, {})
+                per = {n: {} for n in names}
+                for key in sorted(entry):
+                    v = entry[key]
+                    if hasattr(v, "shape") and tuple(v.shape) == tuple(m._flat_param.shape):
+                        full = m._unshard(v.to(m._flat_param.device), compute=False)
+                        for n, piece in zip(names, m._views(full)):
+                            per[n][key] = piece.clone()
+                    else:
+                        for n in names:
+                            per[n][key] = v.clone() if hasattr(v, "clone") else v
+                state.update((n, d) for n, d in per.items() if d)
+        plain = FullyShardedDataParallel._plain_names(model)
+        for i, p in enumerate(order):                 # parameters outside any flat parameter
+            if i not in names_of and id(p) in plain:
+                names_of[i] = [plain[id(p)]]
+                if i in osd["state"]:
+                    state[plain[id(p)]] = dict(osd["state"][i])
+        groups = []
+        for g in osd["param_groups"]:
+            packed = {k: v for k, v in g.items() if k != "params"}
+            packed["params"] = [n for i in g["params"] for n in names_of.get(i, [])]
+            groups.append(packed)
+        return {"state": state, "param_groups": groups}
+
+    @staticmethod
+    def _plain_names(model: Module) -> Dict[int, str]:
+        """id -> name (without `_fsdp_wrapped_module.`) of the parameters that are not flat."""
+        flats = {id(m._flat_param) for m in model.modules()
+                 if isinstance(m, FullyShardedDataParallel) and m._flat_param is not None}
+        return {id(p): ".".join(x for x in n.split(".") if x != "_fsdp_wrapped_module")
+                for n, p in model.named_parameters() if id(p) not in flats}
+
+    @staticmethod
+    def optim_state_dict_to_load(model: Module, optim: Any,
+                                 optim_state_dict: Dict[str, Any],
+                                 is_named_optimizer: bool = False,
+                                 load_directly: bool = False,
+                                 group: Any = None) -> Dict[str, Any]:
+        """The state dict `optim.load_state_dict` takes on this rank, made from a full one
+        (optim_state_dict's layout): each rank keeps the slice of its shards."""
+        from ..._creation import zeros
+        order = [p for g in optim.param_groups for p in g["params"]]
+        index = {id(p): i for i, p in enumerate(order)}
+        full_state = optim_state_dict["state"]
+        state: Dict[int, Any] = {}
+        with no_grad():
+            for m, names in FullyShardedDataParallel._flat_index(model):
+                i = index.get(id(m._flat_param))
+                if i is None:
+                    continue
+                have = [full_state[n] for n in names if n in full_state]
+                if not have:
+                    continue
+                fp = m._flat_param
+                s = m._shard_numel
+                lo = 0 if m.sharding_strategy == ShardingStrategy.NO_SHARD else m._rank * s
+                entry: Dict[str, Any] = {}
+                for key in have[0]:
+                    v0 = have[0][key]
+                    spans_shaped = hasattr(v0, "shape") and all(
+                        n in full_state and tuple(full_state[n][key].shape) == shape
+                        for n, (_, _, shape) in zip(names, m._spans)) and \
+                        (tuple(v0.shape) != () or all(sh == () for _, _, sh in m._spans))
+                    if not spans_shaped:
+                        entry[key] = v0
+                        continue
+                    flat = zeros((m._padded,), dtype=v0.dtype, device=fp.device)
+                    for n, (o, cnt, _) in zip(names, m._spans):
+                        flat[o:o + cnt].copy_(full_state[n][key].reshape(-1).to(fp.device))
+                    entry[key] = flat[lo:lo + s].clone()
+                state[i] = entry
+        plain = FullyShardedDataParallel._plain_names(model)
+        for i, p in enumerate(order):
+            n = plain.get(id(p))
+            if n is not None and i not in state and n in full_state:
+                state[i] = dict(full_state[n])
+        groups = []
+        for mine, theirs in zip(optim.state_dict()["param_groups"],
+                                optim_state_dict["param_groups"]):
+            packed = {k: v for k, v in theirs.items() if k != "params"}
+            packed["params"] = mine["params"]
+            groups.append(packed)
+        return {"state": state, "param_groups": groups}
 
     def state_dict(self, *args: Any, destination: Optional[Dict[str, Any]] = None,
                    prefix: str = "", keep_vars: bool = False) -> Dict[str, Any]:
