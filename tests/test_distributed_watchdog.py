@@ -58,6 +58,14 @@ def _wait_for_raise(seconds):
         time.sleep(0.005)
 
 
+def _until(cond, seconds=10.0):
+    """Waits (a loaded CI machine may run the watchdog late) until cond() or the deadline."""
+    deadline = time.monotonic() + seconds
+    while not cond() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return cond()
+
+
 def test_a_collective_that_never_ends_aborts_and_raises_in_the_main_thread(monkeypatch):
     monkeypatch.delenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", raising=False)
     g = FakeGroup(timeout=0.3)
@@ -67,7 +75,7 @@ def test_a_collective_that_never_ends_aborts_and_raises_in_the_main_thread(monke
     with pytest.raises(DistBackendError) as e:
         _wait_for_raise(10)
     took = time.monotonic() - t0
-    assert 0.3 <= took < 3, took
+    assert 0.3 <= took < 8, took
     msg = str(e.value)
     for part in ("[Rank 0] Watchdog caught collective operation timeout", "all_reduce",
                  "sequence number 2", "milliseconds", "ncclCommAbort", "timeout="):
@@ -96,8 +104,8 @@ def test_cleanup_only_mode_raises_at_the_next_use_not_at_once(monkeypatch):
     monkeypatch.setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "2")
     g = FakeGroup(timeout=0.2)
     w = g.start()
-    _wait_for_raise(1.0)                  # not interrupted
-    assert g.aborts == 1 and w._error is not None
+    assert _until(lambda: g.aborts == 1)  # not interrupted meanwhile
+    assert w._error is not None
     with pytest.raises(DistBackendError, match="timed out|timeout"):
         g._check_usable("all_reduce")
     watchdog().forget(g)
@@ -107,21 +115,26 @@ def test_mode_zero_reports_without_aborting(monkeypatch, capfd):
     monkeypatch.setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "0")
     g = FakeGroup(timeout=0.2)
     g.start()
-    _wait_for_raise(1.0)
+    err = ""
+    deadline = time.monotonic() + 10
+    while "Watchdog caught" not in err and time.monotonic() < deadline:
+        time.sleep(0.05)
+        err += capfd.readouterr().err
+    time.sleep(0.3)
+    err += capfd.readouterr().err
     assert g.aborts == 0 and g._error is None
-    err = capfd.readouterr().err
     assert err.count("Watchdog caught collective operation timeout") == 1, err
     watchdog().forget(g)
 
 
 def test_completed_collectives_leave_the_watch_list(monkeypatch):
     monkeypatch.delenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", raising=False)
-    g = FakeGroup(timeout=0.2)
+    g = FakeGroup(timeout=30)
     works = [g.start() for _ in range(3)]
     for w in works:
         w._done_flag = True
-    time.sleep(0.5)
-    assert not g._inflight and g.aborts == 0 and g._error is None
+    assert _until(lambda: not g._inflight)
+    assert g.aborts == 0 and g._error is None
     watchdog().forget(g)
 
 
@@ -264,18 +277,15 @@ def nccl_group(stub, monkeypatch):
 def test_nccl_group_watches_its_collectives_and_aborts(nccl_group, stub):
     from tessera.distributed import ReduceOp
     make, fake = nccl_group
-    pg = make(0.3)
+    pg = make(1.0)
     w = pg.allreduce(_FakeTensor(), ReduceOp.SUM)
     assert len(pg._inflight) == 1 and w._seq == 1
     fake.finish_all()
-    time.sleep(0.35)                      # the watchdog drops completed collectives
-    assert not pg._inflight and pg._error is None
+    assert _until(lambda: not pg._inflight)   # the watchdog drops completed collectives
+    assert pg._error is None
     w.wait()
     stuck = pg.allreduce(_FakeTensor(), ReduceOp.SUM)
-    t0 = time.monotonic()
-    while pg._error is None and time.monotonic() - t0 < 5:
-        time.sleep(0.02)
-    assert pg._error is not None, "the watchdog did not fail the group"
+    assert _until(lambda: pg._error is not None), "the watchdog did not fail the group"
     assert "all_reduce (sequence number 2, 4 elements of float32, cuda:0)" in str(pg._error)
     assert stub.stub_last_aborted() == 0x1000 and not pg.comm     # ncclCommAbort, once
     with pytest.raises(DistBackendError, match="sequence number 2"):
