@@ -7,8 +7,9 @@
 #      DDP training against single-process training, FSDP against single-process training);
 #      meanwhile on GPUs 2,3 the dead-rank checks of the NCCL watchdog
 #      (tests/distributed/dead_rank_worker.py: a rank that never joins -> the other's
-#      watchdog aborts and raises after timeout=3 s; Work.wait(timeout=2) raises; a rank that
-#      exits -> the other raises). rc=0 of a suite run also means no crash at exit;
+#      watchdog aborts and raises after timeout=3 s; Work.wait(timeout=2) raises; waiting in
+#      .cpu() (the GIL held) -> the abort timer aborts from C at 5 s and the error follows; a
+#      rank that exits -> the other raises). rc=0 of a suite run also means no crash at exit;
 #   3. bench: benchmarks/bench_distributed.py for tessera and PyTorch 2.11 on the same machine:
 #      GPT-2-small step on 1 GPU (PyTorch on GPU 0 and tessera on GPU 1 at once), then on 2
 #      and 4 GPUs the all_reduce of 1 GiB float32 (bus bandwidth) and the DDP step; on 4 GPUs
@@ -111,7 +112,7 @@ EOF2
 
 dead() {  # gpus port: the watchdog checks, 2 ranks
   local gpus=$1 port=$2
-  for mode in hang block exit0; do
+  for mode in hang block hold exit0; do
     local f=$LOG/nccl_dead_$mode.log t=$(date +%s)
     CUDA_VISIBLE_DEVICES=$gpus DEVICE=$WDEV timeout -k 5 60 $L --nproc-per-node 2 --master-port "$port" \
       tests/distributed/dead_rank_worker.py "$mode" > "$f" 2>&1

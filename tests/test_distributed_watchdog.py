@@ -339,3 +339,42 @@ def test_nccl_work_is_freed_by_reference_counting(nccl_group):
         assert event in fake.destroyed_events
     finally:
         gc.enable()
+
+
+def test_the_abort_timer_aborts_while_the_main_thread_holds_the_gil(nccl_group, stub):
+    """Note [Abort without the GIL]: the main thread blocks in C *holding the GIL* (as in
+    .item() on a collective whose peer hangs), so the watchdog thread cannot run; the POSIX
+    timer calls ncclCommAbort in C at timeout + slack (2 s), and the watchdog, once it runs
+    again, fails the group without aborting a second time."""
+    from tessera.distributed import ReduceOp
+    make, fake = nccl_group
+    pg = make(0.3)
+    if pg._timer is None:
+        pytest.skip("no POSIX timers here")
+    pg.allreduce(_FakeTensor(), ReduceOp.SUM)
+    holding = ctypes.PyDLL(None)                 # a PyDLL call keeps the GIL
+    holding.usleep.argtypes = [ctypes.c_uint]
+    t0 = time.monotonic()
+    holding.usleep(3_000_000)
+    assert stub.stub_abort_count() == 1 and stub.stub_last_aborted() == 0x1000
+    assert _until(lambda: pg._error is not None)
+    assert "abort timer fired" in str(pg._error) and "held the GIL" in str(pg._error)
+    assert time.monotonic() - t0 < 10
+    pg.shutdown()
+    assert stub.stub_abort_count() == 1                    # not aborted again, not destroyed
+
+
+def test_the_abort_timer_stays_quiet_when_collectives_complete(nccl_group, stub):
+    from tessera.distributed import ReduceOp
+    make, fake = nccl_group
+    pg = make(0.1)
+    if pg._timer is None:
+        pytest.skip("no POSIX timers here")
+    for _ in range(3):
+        w = pg.allreduce(_FakeTensor(), ReduceOp.SUM)
+        fake.finish_all()
+        w.wait()
+    assert _until(lambda: not pg._inflight)
+    time.sleep(2.5)                              # past timeout + slack: nothing in flight
+    assert stub.stub_abort_count() == 0 and pg._error is None and not pg._timer.armed
+    pg.shutdown()

@@ -10,7 +10,11 @@ argv[1], the mode:
          aborts the communicator after timeout= (3 s) and the error reaches rank 0's main
          thread while it waits in ts.cuda.synchronize() (MPI: the all_reduce's wait raises).
   block  as hang, but rank 0 waits with Work.wait(timeout=timedelta(seconds=2)): the error is
-         raised by wait() itself."""
+         raised by wait() itself.
+  hold   (NCCL) as hang, but rank 0 waits in x.cpu(), a device-to-host copy that keeps the
+         GIL, so the watchdog thread cannot run: the abort timer (Note [Abort without the
+         GIL]) calls ncclCommAbort from C after timeout + slack (5 s), the copy returns, and
+         the error reaches the main thread soon after (the sleep that follows)."""
 import datetime
 import os
 import signal
@@ -49,7 +53,10 @@ try:
         dist.all_reduce(x, async_op=True).wait(timeout=datetime.timedelta(seconds=2))
     else:
         dist.all_reduce(x)
-        if DEVICE == "cuda":
+        if DEVICE == "cuda" and mode == "hold":
+            x.cpu()
+            time.sleep(1.0)
+        elif DEVICE == "cuda":
             ts.cuda.synchronize()
     print("NO ERROR", flush=True)
 except dist.DistError as e:

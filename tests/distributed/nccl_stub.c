@@ -39,7 +39,8 @@ int ncclGetVersion(int* v) { *v = 22803; return 0; }
 int ncclCommDestroy(ncclComm_t c) { (void)c; return 0; }
 static ncclComm_t last_aborted;
 static int async_error;
-int ncclCommAbort(ncclComm_t c) { last_aborted = c; return 0; }
+static int abort_count;
+int ncclCommAbort(ncclComm_t c) { last_aborted = c; ++abort_count; return 0; }
 int ncclCommGetAsyncError(ncclComm_t c, int* result) {
   if (c == NULL) return 4;
   *result = async_error;
@@ -80,3 +81,4 @@ cudaStream_t stub_last_stream(void) { return last_stream; }
 int stub_last_dtype_op(void) { return last_dtype * 100 + last_op; }
 ncclComm_t stub_last_aborted(void) { return last_aborted; }
 void stub_set_async_error(int e) { async_error = e; }
+int stub_abort_count(void) { return abort_count; }

@@ -27,6 +27,7 @@ from typing import Any, Callable, List, Optional, Sequence
 
 from .process_group import ProcessGroup, ReduceOp, Work
 from .store import DistBackendError, Store
+from . import abort_timer
 from .watchdog import WatchedGroup, watchdog
 
 _lib: Any = None
@@ -409,6 +410,15 @@ class NCCLProcessGroup(ProcessGroup, WatchedGroup):
         self.stream = _comm_stream(device)
         self._launch_lock = threading.Lock()
         self._launch_t0 = 0.0
+        self._timer: Any = None
+        self._timer_target: Optional[float] = None
+        self._timer_fired = False
+        if abort_timer.enabled():
+            try:                           # Note [Abort without the GIL]
+                fn = ctypes.cast(lib().ncclCommAbort, ctypes.c_void_p).value
+                self._timer = abort_timer.AbortTimer(fn, comm.value)
+            except (OSError, AttributeError):
+                self._timer = None
         _LIVE_GROUPS.add(self)
         watchdog().watch(self)
 
@@ -469,7 +479,39 @@ class NCCLProcessGroup(ProcessGroup, WatchedGroup):
         return work
 
     # -- watchdog (Note [The NCCL watchdog]) ------------------------------------------------
+    def _timer_disarm(self) -> bool:
+        """Disarms the abort timer; True when it had fired (the communicator is gone)."""
+        with self._watch_lock:
+            if self._timer is None:
+                return self._timer_fired
+            if self._timer.set(None):
+                self._timer_fired = True
+                self.comm = ctypes.c_void_p()      # freed by ncclCommAbort in C
+            self._timer_target = None
+            return self._timer_fired
+
+    def _watch_updated(self) -> None:
+        """Keeps the abort timer at the oldest in-flight collective's start + timeout + slack
+        (Note [Abort without the GIL])."""
+        if self._timer is None or self._timer_fired or not self.comm:
+            return
+        target = None
+        if self._inflight:
+            slack = max(2.0, self.timeout / 10)
+            target = self._inflight[0]._t0 + self.timeout + slack
+        if target == self._timer_target:
+            return
+        if self._timer.set(None if target is None else target - time.monotonic()):
+            self._timer_fired = True
+            self.comm = ctypes.c_void_p()
+            return
+        self._timer_target = target
+
     def _async_error(self) -> Optional[str]:
+        if self._timer_disarm():           # re-armed at the end of the poll
+            return ("the abort timer fired: the watchdog could not run (the main thread held "
+                    "the GIL, e.g. blocked in .item() or .cpu()) for longer than the timeout "
+                    "plus slack, so ncclCommAbort ran from the timer")
         t0 = self._launch_t0
         if t0 and time.monotonic() - t0 > self.timeout:
             return (f"a NCCL call that queues a collective has blocked for more than "
@@ -488,8 +530,9 @@ class NCCLProcessGroup(ProcessGroup, WatchedGroup):
         must not free the communicator under it); one blocked longer is what abort ends."""
         got = self._launch_lock.acquire(timeout=1.0)
         try:
+            fired = self._timer_disarm()     # the timer must not abort a second time
             comm, self.comm = self.comm, ctypes.c_void_p()
-            if comm:
+            if comm and not fired:
                 comm_abort(comm)
         finally:
             if got:
@@ -665,12 +708,22 @@ class NCCLProcessGroup(ProcessGroup, WatchedGroup):
         stays (Note [NCCL at exit])."""
         watchdog().forget(self)
         _LIVE_GROUPS.discard(self)
-        if not self.comm:
+        if self._timer_disarm() or not self.comm:
+            self._delete_timer()
             return
         if self._error is not None or not self._drain(self.timeout):
             self._abort_comm()
+            self._delete_timer()
             return
         with self._launch_lock:
+            fired = self._delete_timer()
             comm, self.comm = self.comm, ctypes.c_void_p()
-        if comm:
+        if comm and not fired:
             _check(lib().ncclCommDestroy(comm), "destroy_process_group (ncclCommDestroy)")
+
+    def _delete_timer(self) -> bool:
+        with self._watch_lock:
+            timer, self._timer = self._timer, None
+            if timer is not None and timer.delete():
+                self._timer_fired = True
+            return self._timer_fired

@@ -79,7 +79,11 @@ class WatchedGroup:
         work._t0 = time.monotonic()
         with self._watch_lock:
             self._inflight.append(work)
+            self._watch_updated()
         watchdog().watch(self)
+
+    def _watch_updated(self) -> None:
+        """Called (under the watch lock) when the in-flight list changed or was polled."""
 
     # -- called by the watchdog thread ----------------------------------------------------
     def _async_error(self) -> Optional[str]:
@@ -111,6 +115,7 @@ class WatchedGroup:
                             "timeout= of init_process_group); a peer rank may have died, hung "
                             "or called a different collective")
                 break
+            self._watch_updated()
         return None
 
     def _fail(self, reason: str, from_watchdog: bool = True) -> DistBackendError:
