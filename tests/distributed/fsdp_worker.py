@@ -247,7 +247,11 @@ for bad, exc, text in [
          NotImplementedError, "HYBRID_SHARD"),
         (lambda: FSDP.state_dict_type(m, StateDictType.SHARDED_STATE_DICT).__enter__(),
          NotImplementedError, "FULL_STATE_DICT"),
-        (lambda: FSDP(object()), TypeError, "nn.Module")]:
+        (lambda: FSDP(object()), TypeError, "nn.Module"),
+        (lambda: fresh.load_state_dict({**sd, "inp.weight": ts.zeros((3, 3), dtype=DT)}),
+         RuntimeError, "size mismatch for inp.weight"),
+        (lambda: fresh.load_state_dict({k: v for k, v in sd.items() if k != "out.bias"}),
+         RuntimeError, "out.bias")]:
     try:
         bad()
         raise AssertionError(f"expected {exc.__name__}")
