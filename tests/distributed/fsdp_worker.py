@@ -187,12 +187,10 @@ opt2 = ts.optim.AdamW(again.parameters(), lr=1e-2, weight_decay=0.1)
 opt2.load_state_dict(FSDP.optim_state_dict_to_load(again, opt2, osd))
 for step in (7, 8):
     x, y = batch(step)
-    opt2.zero_grad()
-    ropt.zero_grad()
-    nn.functional.mse_loss(again(local(x)), local(y)).backward()
-    nn.functional.mse_loss(ref(x), y).backward()
-    opt2.step()
-    ropt.step()
+    for model, o, xs, ys in ((again, opt2, local(x), local(y)), (ref, ropt, x, y)):
+        o.zero_grad()
+        nn.functional.mse_loss(model(xs), ys).backward()
+        o.step()
     check_state(again.state_dict(), ref, f"training after loading the optimizer state {step}")
 m, opt = again, opt2
 
