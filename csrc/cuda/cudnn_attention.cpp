@@ -139,34 +139,41 @@ struct Problem {
   bool deterministic;
 };
 
-// A (B, H, R, C) tensor's strides as cuDNN takes them: a size-1 dim gets the stride it would
-// have packed (any value is valid there; cuDNN infers the layout from the strides).
-std::vector<int64_t> strides_of(const Tensor& t) {
-  std::vector<int64_t> s(t.strides().begin(), t.strides().end());
+// (B, H, R, C) strides as cuDNN takes them: a size-1 dim gets the stride it would have packed
+// (any value is valid there, and cuDNN infers the layout from the strides), so that equal
+// layouts give equal cache keys.
+std::vector<int64_t> unit_dims_fixed(const int64_t* dims, std::vector<int64_t> s) {
   for (int d = 2; d >= 0; --d)
-    if (t.dim(d) == 1) s[d] = s[d + 1] * std::max<int64_t>(t.dim(d + 1), 1);
+    if (dims[d] == 1) s[d] = s[d + 1] * std::max<int64_t>(dims[d + 1], 1);
   return s;
+}
+
+std::vector<int64_t> strides_of(const Tensor& t) {
+  const int64_t dims[4] = {t.dim(0), t.dim(1), t.dim(2), t.dim(3)};
+  return unit_dims_fixed(dims, std::vector<int64_t>(t.strides().begin(), t.strides().end()));
 }
 
 // Packed strides of t's shape with t's order of strides (outermost first): the layout dO is
 // given, which is O's own where O is dense (as the op allocates it).
 std::vector<int64_t> dense_strides(const Tensor& t) {
   const std::vector<int64_t> s = strides_of(t);
+  const int64_t dims[4] = {t.dim(0), t.dim(1), t.dim(2), t.dim(3)};
   int order[4] = {0, 1, 2, 3};
   std::stable_sort(order, order + 4, [&](int a, int b) { return s[a] > s[b]; });
   std::vector<int64_t> out(4);
   int64_t packed = 1;
   for (int i = 3; i >= 0; --i) {
     out[order[i]] = packed;
-    packed *= std::max<int64_t>(t.dim(order[i]), 1);
+    packed *= std::max<int64_t>(dims[order[i]], 1);
   }
-  return out;
+  return unit_dims_fixed(dims, out);
 }
 
 // The strides ops/attention.cpp's kernel_output gives a (B, H, R, C) gradient: (B, R, H, C)
 // memory.
-std::vector<int64_t> grad_strides(int64_t H, int64_t R, int64_t C) {
-  return {R * H * C, C, H * C, 1};
+std::vector<int64_t> grad_strides(int64_t B, int64_t H, int64_t R, int64_t C) {
+  const int64_t dims[4] = {B, H, R, C};
+  return unit_dims_fixed(dims, {R * H * C, C, H * C, 1});
 }
 
 std::vector<int64_t> key_of(const Problem& p) {
@@ -299,18 +306,19 @@ void record(const Tensor& lse, const AttentionDropout& d) {
   r[lse.storage().get()] = {lse.storage(), d.seed, d.offset, d.threshold};
 }
 
-// The record of lse's forward, if it ran on cuDNN with dropout (a new storage at a freed
-// one's address does not match: the weak pointer has expired).
-const DropoutRecord* find_record(const Tensor& lse) {
+// Whether lse came from a forward that ran on cuDNN with dropout, with `d`'s seed, offset and
+// probability unless d is null (a new storage at a freed one's address does not match: the
+// weak pointer has expired).
+bool recorded(const Tensor& lse, const AttentionDropout* d) {
+  if (!lse.defined() || lse.device().is_cpu()) return false;
   std::lock_guard<std::mutex> lock(record_mutex);
   auto it = records().find(lse.storage().get());
-  if (it == records().end() || it->second.lse.lock() != lse.storage()) return nullptr;
-  return &it->second;
+  if (it == records().end() || it->second.lse.lock() != lse.storage()) return false;
+  const DropoutRecord& r = it->second;
+  return !d || (r.seed == d->seed && r.offset == d->offset && r.threshold == d->threshold);
 }
 
-bool from_cudnn_dropout(const Tensor& lse) {
-  return lse.defined() && !lse.device().is_cpu() && find_record(lse) != nullptr;
-}
+bool from_cudnn_dropout(const Tensor& lse) { return recorded(lse, nullptr); }
 
 struct Register {
   Register() {
@@ -363,9 +371,9 @@ Problem problem(Kind kind, const Tensor& q, const Tensor& k, const Tensor& v, co
   p.deterministic = kind == kBackward && cudnn_flags().deterministic;
   if (kind == kBackward) {  // dO as it is given to cuDNN, the gradients as the op allocates them
     p.dO = dense_strides(out);
-    p.dq = grad_strides(p.H, p.L, p.E);
-    p.dk = grad_strides(p.H, p.S, p.E);
-    p.dv = grad_strides(p.H, p.S, p.Ev);
+    p.dq = grad_strides(p.B, p.H, p.L, p.E);
+    p.dk = grad_strides(p.B, p.H, p.S, p.E);
+    p.dv = grad_strides(p.B, p.H, p.S, p.Ev);
   }
   return p;
 }
@@ -384,7 +392,12 @@ bool execute(const Entry& e, cudnnHandle_t handle, std::unordered_map<int64_t, v
     ptrs[kOffset] = words.data<int64_t>() + 1;
   }
   if (e.workspace > 0) work = Tensor::empty(Shape{e.workspace}, DType::UInt8, like.device());
-  fe::error_t st = e.graph->execute(handle, ptrs, e.workspace > 0 ? work.data_ptr() : nullptr);
+  fe::error_t st;
+  try {
+    st = e.graph->execute(handle, ptrs, e.workspace > 0 ? work.data_ptr() : nullptr);
+  } catch (const std::exception& ex) {
+    return decline(std::string("execute: ") + ex.what());
+  }
   if (st.is_bad()) return decline("execute: " + st.get_message());
   last_status().clear();
   return true;
@@ -429,9 +442,7 @@ bool cudnn_sdpa_backward(const Tensor& q, const Tensor& k, const Tensor& v, cons
   const char* op = "flash_attention_backward";
   bool must = false;
   if (drop.on()) {
-    const DropoutRecord* r = find_record(lse);
-    if (!r || r->seed != drop.seed || r->offset != drop.offset || r->threshold != drop.threshold)
-      return decline("the forward with dropout ran on tessera's kernels");
+    if (!recorded(lse, &drop)) return decline("the forward with dropout ran on tessera's kernels");
     must = true;
   } else if (!cudnn_attention().enabled || !cudnn_flags().enabled) {
     return decline("cuDNN attention is off");
