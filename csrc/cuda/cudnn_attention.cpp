@@ -333,7 +333,7 @@ bool aligned(const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr())
 // Whether a (B, H, R, C) operand is laid out as cuDNN's 16-bit kernels read it: unit stride
 // along C, the other strides whole 16-byte chunks, the data 16-byte aligned.
 bool loadable(const Tensor& t) {
-  const auto& s = t.strides();
+  const std::vector<int64_t> s = strides_of(t);
   return s[3] == 1 && s[0] % 8 == 0 && s[1] % 8 == 0 && s[2] % 8 == 0 && aligned(t);
 }
 
