@@ -279,13 +279,6 @@ TS_HD inline int64_t randint_value(int64_t low, uint64_t range, uint32_t hi, uin
 // scaled by 1 / (1 - p) in the compute type.
 TS_HD inline bool dropout_keep(uint32_t w, uint64_t threshold) { return uint64_t{w} >= threshold; }
 
-// Whether element idx of a dropout mask drawn with (seed, offset) keeps its value: the same
-// decision the dropout kernels make for C-order element idx.
-TS_HD inline bool dropout_keep_at(uint64_t idx, uint64_t threshold, uint64_t seed,
-                                  uint64_t offset) {
-  return dropout_keep(philox4x32_10(idx >> 2, offset, seed)[static_cast<int>(idx & 3)], threshold);
-}
-
 // ---- Note [Attention dropout mask]: the mask of the fused attention kernels (Note [Attention
 // dropout] in ops/attention.h). Element (i, j) of matrix n (query i, key j) belongs to the
 // group of four {i0, i0 + 8} x {j0, j0 + 8} (i0 = i with bit 3 cleared, j0 likewise): one
