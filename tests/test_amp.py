@@ -391,6 +391,78 @@ def test_weight_cast_cache() -> None:
     np.testing.assert_array_equal(g_cached, w.grad.numpy())
 
 
+def _cast_nodes(*outs: Any) -> int:
+    """The number of distinct cast (ToCopyBackward) nodes in the graphs of `outs`."""
+    # (The node objects are kept alive in `alive`, so their ids stay unique.)
+    seen, stack, casts, alive = set(), [o.grad_fn for o in outs], set(), []
+    while stack:
+        f = stack.pop()
+        if f is None or id(f) in seen:
+            continue
+        alive.append(f)
+        seen.add(id(f))
+        if f.name().startswith("ToCopyBackward"):
+            casts.add(id(f))
+        stack.extend(n for n, _ in f.next_functions)
+    return len(casts)
+
+
+@pytest.mark.parametrize("cache", [True, False])
+def test_weight_used_three_times_is_cast_once(cache: bool) -> None:
+    # PyTorch's autocast cache: within a region, a float32 leaf that requires grad is cast to
+    # the lower dtype once however many ops use it; the input x (no grad) and a non-leaf are
+    # cast at each use. Gradients equal those without the cache.
+    w = ts.nn.Parameter(ts.asarray(randn(4, 4)))
+    x = ts.asarray(randn(2, 4))
+    with ts.autocast("cpu", cache_enabled=cache):
+        assert ts.is_autocast_cache_enabled() is cache
+        ys = [F.linear(x, w) for _ in range(3)]
+        assert _cast_nodes(*ys) == (1 if cache else 3)
+        loss = sum(y.astype(ts.float32).sum() for y in ys)
+    loss.backward()
+    wt = torch.tensor(w.detach().numpy(), requires_grad=True)
+    with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=cache):
+        lt = sum(torch.nn.functional.linear(torch.tensor(x.numpy()), wt).float().sum()
+                 for _ in range(3))
+    lt.backward()
+    np.testing.assert_allclose(w.grad.numpy(), wt.grad.numpy(), rtol=1e-2, atol=1e-2)
+    assert ts.is_autocast_cache_enabled()  # restored on exit
+
+
+def test_cache_lives_until_the_outermost_region_exits() -> None:
+    w = ts.nn.Parameter(ts.asarray(randn(3, 3)))
+    x = ts.asarray(randn(1, 3))
+
+    def cast_node(y: Any) -> Any:
+        return [f for f, _ in y.grad_fn.next_functions if f is not None][0]
+
+    with ts.autocast("cpu"):
+        a = F.linear(x, w)
+        with ts.autocast("cpu"):
+            b = F.linear(x, w)
+        c = F.linear(x, w)  # the inner region's exit keeps the cache
+        assert cast_node(a) is cast_node(b) is cast_node(c)
+    with ts.autocast("cpu"):
+        d = F.linear(x, w)  # a new outermost region casts afresh
+    assert cast_node(d) is not cast_node(a)
+    with ts.autocast("cpu"):
+        e = F.linear(x, w)
+        ts.clear_autocast_cache()
+        f = F.linear(x, w)
+    assert cast_node(e) is not cast_node(f)
+    ts.set_autocast_cache_enabled(False)
+    try:
+        with ts.autocast("cpu"):  # cache_enabled=None: the thread's setting
+            assert not ts.is_autocast_cache_enabled()
+            assert _cast_nodes(F.linear(x, w), F.linear(x, w)) == 2
+    finally:
+        ts.set_autocast_cache_enabled(True)
+    # Not a leaf that requires grad: cast at each use (as PyTorch).
+    with ts.autocast("cpu"):
+        v = w * 1.0
+        assert _cast_nodes(F.linear(x, v), F.linear(x, v)) == 2
+
+
 def test_cache_sees_in_place_updates_and_no_grad() -> None:
     w = ts.nn.Parameter(ts.ones((2, 2)))
     x = ts.ones((1, 2))

@@ -154,3 +154,41 @@ def test_composite_cpu_path_still_drops(monkeypatch: pytest.MonkeyPatch) -> None
     v = ts.broadcast_to(ts.eye(32), (2, 2, 32, 32))
     m = F.scaled_dot_product_attention(q, q, v, dropout_p=0.5).numpy() * 32
     assert 0.4 < (m > 0).mean() < 0.6
+
+
+def _philox4x32_10(block: int, offset: int, seed: int) -> list:
+    """Philox4x32-10 in plain Python (Salmon et al. 2011), to pin the mask's definition."""
+    m32 = 0xFFFFFFFF
+    c = [block & m32, block >> 32, offset & m32, offset >> 32]
+    k0, k1 = seed & m32, seed >> 32
+    for _ in range(10):
+        p0, p1 = 0xD2511F53 * c[0], 0xCD9E8D57 * c[2]
+        c = [(p1 >> 32) ^ c[1] ^ k0, p1 & m32, (p0 >> 32) ^ c[3] ^ k1, p0 & m32]
+        k0, k1 = (k0 + 0x9E3779B9) & m32, (k1 + 0xBB67AE85) & m32
+    return c
+
+
+@pytest.mark.parametrize("N,L,S", [(2, 19, 33), (1, 16, 16), (3, 5, 40)])
+def test_mask_follows_the_documented_philox_groups(N: int, L: int, S: int) -> None:
+    # Note [Attention dropout mask]: element (i, j) of matrix n takes word
+    # ((i >> 3) & 1) * 2 + ((j >> 3) & 1) of the Philox block of its group {i0, i0 + 8} x
+    # {j0, j0 + 8}; one block decides four elements (what the CUDA kernels rely on).
+    p, seed, offset = 0.3, 0x1234_5678_9ABC, 77
+    threshold = round(p * 2 ** 32)
+    mask = _C._attention_dropout_mask(N, L, S, p, seed, offset, ts.float64).numpy()
+    GL, GS = (L + 15) // 16 * 8, (S + 15) // 16 * 8
+    want = np.empty((N, L, S))
+    for n in range(N):
+        for i in range(L):
+            for j in range(S):
+                block = (n * GL + (i >> 4) * 8 + (i & 7)) * GS + (j >> 4) * 8 + (j & 7)
+                w = _philox4x32_10(block, offset, seed)[((i >> 3) & 1) * 2 + ((j >> 3) & 1)]
+                want[n, i, j] = 1 / (1 - p) if w >= threshold else 0.0
+    np.testing.assert_array_equal(mask, want)
+    # Distinct groups use distinct blocks: no two (n, group) pairs share one.
+    blocks = {(n * GL + (i >> 4) * 8 + (i & 7)) * GS + (j >> 4) * 8 + (j & 7)
+              for n in range(N) for i in range(0, L) for j in range(0, S) if not (i & 8 or j & 8)}
+    assert len(blocks) == N * len({(i >> 4, i & 7) for i in range(L) if not i & 8}) * len(
+        {(j >> 4, j & 7) for j in range(S) if not j & 8})
+    with pytest.raises(ValueError, match="attention_dropout_mask: dropout probability"):
+        _C._attention_dropout_mask(1, 2, 2, 1.5, 0, 0)

@@ -106,6 +106,39 @@ def test_sdpa_dropout_cuda_matches_cpu_kernel(monkeypatch) -> None:
         same(a.detach(), b.detach(), "float32")
 
 
+def test_flash_dropout_mask_on_cuda_is_the_kernels() -> None:
+    """Note [Attention dropout mask]: with v = I and uniform probabilities the kernel's output
+    is its mask / S; it equals _attention_dropout_mask built for CUDA, rows and columns off
+    the 16-element groups included (L = 77, S = 90); the keep rate is 1 - p."""
+    N, L, S, p, seed, offset = 6, 77, 90, 0.25, 99, 5
+    q = ts.zeros((N, L, 8), device="cuda")
+    k = ts.zeros((N, S, 8), device="cuda")
+    v = ts.broadcast_to(ts.eye(S, device="cuda"), (N, S, S))
+    out, _ = _C._flash_attention(q, k, v.contiguous(), 1.0, False, p, seed, offset)
+    mask = _C._attention_dropout_mask(N, L, S, p, seed, offset, ts.float32, "cuda")
+    assert mask.device.type == "cuda"
+    np.testing.assert_allclose(host(out) * S, host(mask), rtol=1e-5, atol=1e-5)
+    keep = host(mask) > 0
+    assert abs(keep.mean() - (1 - p)) < 4 * np.sqrt(p * (1 - p) / keep.size)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_sdpa_dropout_create_graph_matches_kernel_backward(monkeypatch, dtype) -> None:
+    """The create_graph backward (composite, with the mask op's tensor) and the kernels' own
+    backward agree on CUDA: both regenerate the forward's mask."""
+    arrays = [rng.standard_normal((2, 3, 70, 64)).astype(np.float32) for _ in range(3)]
+    q, k, v = (ts.asarray(a).to("cuda").astype(getattr(ts, dtype)).requires_grad_()
+               for a in arrays)
+    ts.manual_seed(11)
+    out = F.scaled_dot_product_attention(q, k, v, dropout_p=0.3, is_causal=True)
+    g = ts.asarray(rng.standard_normal(out.shape).astype(np.float32)).to("cuda").astype(
+        getattr(ts, dtype))
+    got = ts.autograd.grad(out, (q, k, v), g, retain_graph=True)
+    got_cg = ts.autograd.grad(out, (q, k, v), g, create_graph=True)
+    for a, b in zip(got, got_cg):
+        same(a, b.detach(), dtype)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("E", [16, 32, 64, 80, 128])

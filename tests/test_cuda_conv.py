@@ -296,6 +296,78 @@ def test_pool(case: Any, dtype: Any) -> None:
         close(xg.grad, xc.grad, dtype, name + " grad")
 
 
+def layout_of(shape: Sequence[int]) -> Any:
+    return ts.channels_last if len(shape) == 4 else ts.channels_last_3d
+
+
+@pytest.mark.parametrize("dtype", [ts.float32, ts.bfloat16], ids=["fp32", "bf16"])
+@pytest.mark.parametrize("case", [c for c in POOL_CASES if len(c[2]) >= 4],
+                         ids=[c[0] for c in POOL_CASES if len(c[2]) >= 4])
+def test_pool_channels_last(case: Any, dtype: Any) -> None:
+    # Note [CUDA channels-last pools]: a channels-last input pools on CUDA without layout
+    # copies; the output, the indices and the input's gradient stay channels-last (PyTorch's
+    # rule), with the values of the contiguous CPU path.
+    name, fn, shape = case
+    fmt = layout_of(shape)
+    x = rand(shape, 75)
+    xc = x.to(dtype).to(ts.float32).clone().requires_grad_(True)
+    xg = x.to(dtype).to(DEV).to(memory_format=fmt).detach().requires_grad_(True)
+    assert xg.is_contiguous(memory_format=fmt) and not xg.is_contiguous()
+    yc, yg = fn(xc), fn(xg)
+    if isinstance(yc, tuple):
+        (yc, ic), (yg, ig) = yc, yg
+        assert ig.is_contiguous(memory_format=fmt), (name, ig.stride())
+        if dtype == ts.float32:
+            np.testing.assert_array_equal(ig.cpu().numpy(), ic.numpy())
+    assert yg.is_contiguous(memory_format=fmt), (name, yg.stride())
+    close(yg, yc, dtype, name)
+    r = rand(yc.shape, 76).to(dtype)
+    (yc * r.to(ts.float32)).sum().backward()
+    (yg * r.to(DEV)).sum().backward()
+    assert xg.grad.is_contiguous(memory_format=fmt), (name, xg.grad.stride())
+    if dtype == ts.float32 or not name.startswith(("max", "amax")):
+        close(xg.grad, xc.grad, dtype, name + " grad")
+    # A contiguous input on the same device keeps the contiguous layout.
+    xn = x.to(dtype).to(DEV).requires_grad_(True)
+    yn = fn(xn)
+    yn = yn[0] if isinstance(yn, tuple) else yn
+    assert yn.is_contiguous()
+    (yn * r.to(DEV)).sum().backward()
+    assert xn.grad.is_contiguous()
+    close(yn, yc, dtype, name + " contiguous")
+
+
+def nonunit_strides(t: Any) -> List[Tuple[int, int]]:
+    return [(d, s) for d, s in zip(t.shape, t.stride()) if d != 1]
+
+
+def test_pool_and_activation_strides_match_torch() -> None:
+    # The ResNet's pools, ReLU and residual add on a channels-last input: the strides of every
+    # output and input gradient (size-1 dims aside) are PyTorch's.
+    torch = pytest.importorskip("torch")
+    TF = torch.nn.functional
+    x = rand((4, 16, 9, 8), 77)
+    cases = [
+        ("max", lambda f, v: f.max_pool2d(v, 3, 2, 1)),
+        ("avg", lambda f, v: f.avg_pool2d(v, 2)),
+        ("aavg1", lambda f, v: f.adaptive_avg_pool2d(v, 1)),
+        ("aavg", lambda f, v: f.adaptive_avg_pool2d(v, (3, 2))),
+        ("relu_add", lambda f, v: f.relu(v) + v * 2),
+    ]
+    for name, fn in cases:
+        xt = torch.tensor(x.numpy()).to(memory_format=torch.channels_last).requires_grad_(True)
+        yt = fn(TF, xt)
+        (yt * 1.5).sum().backward()
+        xg = x.to(DEV).to(memory_format=ts.channels_last).detach().requires_grad_(True)
+        yg = fn(F, xg)
+        (yg * 1.5).sum().backward()
+        assert nonunit_strides(yg) == nonunit_strides(yt), (name, yg.stride(), yt.stride())
+        assert nonunit_strides(xg.grad) == nonunit_strides(xt.grad), (
+            name, xg.grad.stride(), xt.grad.stride())
+        np.testing.assert_allclose(npf(yg), yt.detach().numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(npf(xg.grad), xt.grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
 def test_pool_channels_last_and_unpool() -> None:
     x = rand((2, 6, 10, 8), 81)
     xg = x.to(DEV).to(memory_format=ts.channels_last)

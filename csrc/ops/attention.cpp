@@ -4,7 +4,9 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/checked_math.h"
 #include "ops/copy.h"
+#include "ops/random_math.h"
 #include "ops/random.h"
 #include "ops/views.h"
 
@@ -107,6 +109,30 @@ AttentionDropout attention_dropout(double p, uint64_t seed, uint64_t offset) {
   d.seed = seed;
   d.offset = offset;
   return d;
+}
+
+Tensor attention_dropout_mask(int64_t N, int64_t L, int64_t S, double p, uint64_t seed,
+                              uint64_t offset, DType dtype, Device device) {
+  const char* op = "attention_dropout_mask";
+  check_dropout(p, op);
+  TS_CHECK(N >= 0 && L >= 0 && S >= 0, ValueError, op, ": sizes must be non-negative, got (", N,
+           ", ", L, ", ", S, ")");
+  TS_CHECK(is_floating(dtype), TypeError, op, ": expected a floating dtype, got ",
+           dtype_name(dtype));
+  checked_mul(checked_mul(N, L, op), S, op);
+  // Built on the host from the kernels' own rule (it serves the create_graph backward and the
+  // tests, not the training hot path).
+  const AttentionDropout d = attention_dropout(p, seed, offset);
+  Tensor m = Tensor::empty(Shape{N, L, S}, DType::Float64, Device{});
+  double* mp = m.data<double>();
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t i = 0; i < L; ++i)
+      for (int64_t j = 0; j < S; ++j)
+        *mp++ = !d.on() ? 1.0
+                : rng::attention_keep_at(n, i, j, L, S, d.threshold, d.seed, d.offset)
+                    ? d.scale
+                    : 0.0;
+  return to_device(astype(m, dtype, false), device);
 }
 
 std::tuple<Tensor, Tensor> flash_attention(const Tensor& q_, const Tensor& k_, const Tensor& v_,
