@@ -1,4 +1,4 @@
-"""Worker of tests/test_distributed.py: rank 1 dies right after joining; rank 0's next
+"""Worker of tests/distributed/test_distributed.py: rank 1 dies right after joining; rank 0's next
 collective must raise (timeout) rather than hang. Prints `RAISED <seconds>` on rank 0."""
 import os
 import time

@@ -207,7 +207,7 @@ def _example(name):
     import importlib
     import os
     import sys
-    here = os.path.join(os.path.dirname(__file__), "..", "examples")
+    here = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
     sys.path.insert(0, os.path.abspath(here))
     try:
         return importlib.import_module(name)

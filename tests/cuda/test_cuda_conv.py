@@ -1,5 +1,5 @@
 """Convolutions, pooling and batch norm on CUDA against tessera's CPU kernels (themselves
-tested against PyTorch in test_nn_conv_ops.py, test_nn_pool_ops.py, test_nn_batch_norm.py).
+tested against PyTorch in nn/test_conv_ops.py, nn/test_pool_ops.py, nn/test_batch_norm.py).
 
 Every convolution case runs twice: through cuDNN (skipped where it does not load) and through
 tessera's own CUDA kernels (``ts.backends.cudnn.enabled = False`` forces them), checking

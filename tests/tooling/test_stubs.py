@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PKG = os.path.join(ROOT, "python", "tessera")
 STUBS = ["__init__.pyi", "_C.pyi", "nn/__init__.pyi", "nn/functional/__init__.pyi",
          "nn/utils/__init__.pyi", "optim/__init__.pyi", "utils/data/__init__.pyi"]

@@ -2,7 +2,7 @@
 csrc/ops/attention.h): the kernels drop probabilities with the mask the dropout op draws over an
 (N, L, S) tensor from a generator in state (seed, offset) and regenerate it in the backward, so
 no mask is stored. Checked on the CPU kernel (the CUDA kernel against it in
-test_cuda_attention.py): forward and both backward paths (the kernel's, and the composite one
+cuda/test_cuda_attention.py): forward and both backward paths (the kernel's, and the composite one
 of create_graph) equal the composite softmax * mask @ v with that mask; finite differences
 under a fixed seed; keep rate, independence across heads and rows and between calls;
 ts.manual_seed reproduces; bad probabilities raise."""

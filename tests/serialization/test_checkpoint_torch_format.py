@@ -294,7 +294,7 @@ def test_archive_layout_matches_torch(tmp_path: Any) -> None:
 
 def test_older_tessera_files_still_load(tmp_path: Any) -> None:
     import pathlib
-    got = ts.load(pathlib.Path(__file__).parent / "data" / "tessera_pickle_v1.pt")
+    got = ts.load(pathlib.Path(__file__).parent / "fixtures" / "tessera_pickle_v1.pt")
     assert got["w"].tolist() == [[0, 1, 2], [3, 4, 5]] and got["step"] == 3
     assert got["b"].dtype == ts.bfloat16 and got["i"].dtype == ts.int64
     assert got["dt"] == ts.float16 and got["s"] == {1, 2}

@@ -17,7 +17,7 @@ import tessera.distributed as dist
 from tessera.distributed import DistStoreError, FileStore, HashStore, TCPStore
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-WORKERS = os.path.join(HERE, "distributed")
+WORKERS = HERE
 PKG_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(ts.__file__)))
 
 

@@ -327,7 +327,7 @@ def test_advanced_setitem_grads():
 
 
 def test_inplace_write_into_a_view_in_the_graph_rebases_the_base():
-    # Note [Writes into views]; the full coverage is in test_autograd_gaps.py.
+    # Note [Writes into views]; the full coverage is in autograd/test_grad_decompositions_scans_views.py.
     x = ts.asarray(ANY(3, 4), requires_grad=True)
     y = x * 2.0
     v = y[0]

@@ -10,7 +10,7 @@ redesign lands, `test_patches_do_not_grow` holds the count at or below today's, 
 patching sneaks in, and `test_one_binding_table` checks the end goal: every name set once, from
 the table.
 
-    python tests/test_one_definition.py      # prints the counts and the names set twice
+    python tests/tooling/test_one_definition.py      # prints the counts and the names set twice
 """
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def test_table_names_each_method_once():
     replace the first binding)."""
     import ast
     here = os.path.dirname(os.path.abspath(__file__))
-    src = open(os.path.join(here, "..", "python", "tessera", TABLE)).read()
+    src = open(os.path.join(here, "..", "..", "python", "tessera", TABLE)).read()
     tables = [node for node in ast.walk(ast.parse(src)) if isinstance(node, ast.Dict)]
     assert tables
     for node in tables:

@@ -15,8 +15,7 @@ import pytest
 from tessera.distributed import DistBackendError, PrefixStore, TCPStore
 from tessera.distributed import nccl_backend as nb
 
-STUB_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "distributed",
-                        "nccl_stub.c")
+STUB_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nccl_stub.c")
 
 
 @pytest.fixture(scope="module")

@@ -85,7 +85,7 @@ def test_linspace_complex_and_errors():
         ts.linspace(0, 1, -1)
     with pytest.raises(TypeError):
         ts.linspace(0, 1, 2.0)
-    # integer dtypes follow torch (values truncated toward zero; tests/test_torch_compat_gaps.py)
+    # integer dtypes follow torch (values truncated toward zero; tests/torch_api/test_call_forms_results.py)
     assert ts.linspace(0, 10, 5, dtype=ts.int32).tolist() == [0, 2, 5, 7, 10]
     with pytest.raises(TypeError):
         ts.linspace(0, 1j, 5, dtype=ts.float32)

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "examples")
 
 
 @pytest.mark.parametrize("channels_last", [False, True])

@@ -20,7 +20,7 @@ from nbclient import NotebookClient
 
 import tessera
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 EXAMPLES = ["mnist_mlp.py", "mnist_cnn.py", "char_gpt.py"]
 

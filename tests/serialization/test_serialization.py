@@ -113,7 +113,7 @@ def test_errors(tmp_path) -> None:
     bad.write_bytes(struct.pack("<Q", len(h)) + h + b"\0")
     with pytest.raises(ValueError, match="unsupported dtype"):
         ts.load(bad)
-    # Not a flat dict of tensors: pickled as torch.save does (tests/test_parity_functions.py).
+    # Not a flat dict of tensors: pickled as torch.save does (tests/torch_api/test_top_level_functions.py).
     ts.save([ts.ones(2)], tmp_path / "y.pt")
     assert ts.load(tmp_path / "y.pt")[0].tolist() == [1.0, 1.0]
 

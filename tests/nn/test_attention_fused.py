@@ -152,7 +152,7 @@ def test_sdpa_cpu_default_keeps_matmul_path(monkeypatch) -> None:
 
 
 def test_sdpa_fused_not_taken_for_masks_broadcast_2d(fused) -> None:
-    # Dropout takes the fused kernel (tests/test_attention_dropout.py); masks do not.
+    # Dropout takes the fused kernel (tests/nn/test_attention_dropout.py); masks do not.
     q = ts.asarray(randn(2, 4, 3))
     F.scaled_dot_product_attention(q, q, q, attn_mask=ts.ones((4, 4), dtype=ts.bool))
     F.scaled_dot_product_attention(q, ts.asarray(randn(1, 4, 3)), ts.asarray(randn(1, 4, 3)))

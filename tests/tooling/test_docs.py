@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _code(nb):

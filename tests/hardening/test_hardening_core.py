@@ -20,7 +20,7 @@ import torch
 
 import tessera as ts
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SANITIZED = bool(os.environ.get("TESSERA_SANITIZED"))
 
 
