@@ -1,11 +1,22 @@
-"""The differential-test harness: run the same lambda on tessera and on NumPy (or PyTorch)
-with the same inputs and compare values, dtypes and shapes. Most op tests are one line.
+"""The shared test harness: every test file takes its helpers from here (tests/README.md).
+
+Inputs: ``randn`` (the one source of random arrays) and ``rng`` (the current test's NumPy
+generator; tests/conftest.py reseeds it before every test and before every module's import, so a
+test draws the same data whichever tests ran before it). ``tt`` makes tessera tensors,
+``to_np`` reads tessera or torch tensors back.
+
+Comparisons against NumPy or PyTorch: ``check`` / ``check_torch`` run the same lambda on both
+libraries; ``assert_same`` compares values, dtypes and shapes; ``close`` values and shapes;
+``same_as_torch`` values or error classes; ``compare_fn`` / ``compare_module`` values and
+gradients of a function or of a module and its torch twin; ``double_backward_pairs`` second
+derivatives.
 
     check(lambda m, x, y: m.add(x, y), x_np, y_np)         # m is tessera or numpy
     check_torch(lambda m, x: m.tanh(x), x_np)              # m is tessera or torch
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -13,6 +24,46 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tessera as ts
+
+REPO_ROOT = Path(__file__).resolve().parent.parent  # the repository: examples/, docs/, tools/
+
+# ---- random inputs
+_generator = np.random.default_rng(0)
+
+
+def reseed(seed: int = 0) -> None:
+    """Restarts the generator behind ``rng`` and ``randn`` (conftest.py calls it before every
+    test and before importing every test module)."""
+    global _generator
+    _generator = np.random.default_rng(seed)
+
+
+class _CurrentGenerator:
+    """``rng``: forwards to the current test's ``np.random.Generator`` (``rng.integers(...)``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_generator, name)
+
+
+rng = _CurrentGenerator()
+
+
+def randn(*shape: int, dtype: Any = np.float32, scale: float = 1.0,
+          generator: Optional[np.random.Generator] = None) -> np.ndarray:
+    """Normal samples (standard deviation `scale`) of `shape` as a NumPy array of `dtype`
+    (float32 by default, as ``torch.randn``), drawn from ``rng`` or from `generator`. Complex
+    dtypes get an imaginary part drawn the same way."""
+    g = _generator if generator is None else generator
+    a = g.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * g.standard_normal(shape)
+    return (a * scale if scale != 1.0 else a).astype(dtype)
+
+
+def randn64(*shape: int, scale: float = 1.0) -> np.ndarray:
+    """``randn`` in float64 (gradient checks, finite differences)."""
+    return randn(*shape, dtype=np.float64, scale=scale)
+
 
 # NumPy dtype names that tessera shares (bfloat16 is checked separately through ml_dtypes).
 ALL_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -27,9 +78,24 @@ TOL = {"float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2), "float32": (1e-5, 1e-6
 
 
 def to_np(x: Any) -> Any:
+    """A tessera or torch tensor as a NumPy array (bfloat16 as float32); anything else as is."""
     if isinstance(x, ts.Tensor):
         return np.asarray(x.numpy()) if x.dtype != ts.bfloat16 else x.numpy().astype(np.float32)
+    if hasattr(x, "detach"):  # torch tensor
+        x = x.detach()
+        return x.float().numpy() if str(x.dtype) == "torch.bfloat16" else x.numpy()
     return x
+
+
+def rounded(a: np.ndarray, dtype: str) -> np.ndarray:
+    """`a` rounded to tessera's `dtype` (a name) and back to float64: the values a 16-bit
+    computation and its float64 reference both see."""
+    return ts.asarray(a).astype(getattr(ts, dtype)).astype(ts.float64).numpy()
+
+
+def tt(a: Any, requires_grad: bool = False) -> ts.Tensor:
+    """A C-contiguous tessera tensor holding a copy of `a` (a NumPy array or nested list)."""
+    return ts.asarray(np.array(a, order="C"), requires_grad=requires_grad)
 
 
 def assert_same(got: Any, want: Any, *, rtol: Optional[float] = None, atol: Optional[float] = None,
@@ -153,3 +219,69 @@ def same_as_torch(f: Callable[[Any], Any], *, exact_error: bool = False) -> None
     else:
         assert out[1] == out[0]
 
+
+# ---- modules and functions against their torch twins
+def close(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:
+    """a (tessera or NumPy) and b (torch or NumPy) have the same shape and close values."""
+    an = np.asarray(a.numpy() if isinstance(a, ts.Tensor) else a)
+    bn = b.detach().numpy() if hasattr(b, "detach") else np.asarray(b)
+    assert an.shape == bn.shape, (an.shape, bn.shape)
+    np.testing.assert_allclose(an, bn, rtol=rtol, atol=atol)
+
+
+def close_to_largest(a: ts.Tensor, b: Any, tol: float) -> None:
+    """a (tessera) and b (torch) in float64 agree within `tol` relative to each element and to
+    b's largest magnitude (at least 1): for results summed in another order than PyTorch's."""
+    an = a.astype(ts.float64).numpy()
+    bn = b.detach().double().numpy()
+    assert an.shape == bn.shape, (an.shape, bn.shape)
+    big = max(float(np.max(np.abs(bn))) if bn.size else 0.0, 1.0)
+    np.testing.assert_allclose(an, bn, rtol=tol, atol=tol * big)
+
+
+def compare_module(t_mod: Any, torch_mod: Any, x: np.ndarray, *, rtol: float = 1e-5,
+                   atol: float = 1e-5, grad_input: bool = True, train: bool = True) -> None:
+    """Loads torch_mod's weights into t_mod, then compares output, input gradient and
+    every parameter gradient (for a random output cotangent)."""
+    import torch
+    t_mod.load_state_dict(torch_mod.state_dict())
+    t_mod.train(train)
+    torch_mod.train(train)
+    float_in = np.issubdtype(x.dtype, np.floating)
+    xt = torch.tensor(x, requires_grad=grad_input and float_in)
+    xs = tt(x, requires_grad=grad_input and float_in)
+    yt = torch_mod(xt)
+    ys = t_mod(xs)
+    close(ys, yt, rtol, atol)
+    g = np.random.default_rng(1).standard_normal(tuple(yt.shape)).astype(x.dtype if float_in else np.float32)
+    yt.backward(torch.tensor(g))
+    ys.backward(tt(g))
+    if grad_input and float_in:
+        close(xs.grad, xt.grad, rtol, atol)
+    tparams = dict(torch_mod.named_parameters())
+    for name, p in t_mod.named_parameters():
+        if tparams[name].grad is None:
+            assert p.grad is None, name
+        else:
+            close(p.grad, tparams[name].grad, rtol, atol)
+    for name, b in t_mod.named_buffers():
+        close(b, dict(torch_mod.named_buffers())[name], rtol, atol)
+
+
+def compare_fn(fn_ts: Callable, fn_torch: Callable, *arrays: np.ndarray,
+               rtol: float = 1e-5, atol: float = 1e-6, grad: Optional[list] = None) -> None:
+    """Runs fn on tessera and torch inputs; compares outputs and gradients of the inputs
+    whose indices are in `grad` (default: all floating inputs)."""
+    import torch
+    if grad is None:
+        grad = [i for i, a in enumerate(arrays) if np.issubdtype(a.dtype, np.floating)]
+    ts_in = [tt(a, requires_grad=i in grad) for i, a in enumerate(arrays)]
+    th_in = [torch.tensor(a, requires_grad=i in grad) for i, a in enumerate(arrays)]
+    ys, yt = fn_ts(*ts_in), fn_torch(*th_in)
+    close(ys, yt, rtol, atol)
+    if grad:
+        g = np.random.default_rng(2).standard_normal(tuple(yt.shape)).astype(yt.detach().numpy().dtype)
+        yt.backward(torch.tensor(g))
+        ys.backward(tt(g))
+        for i in grad:
+            close(ts_in[i].grad, th_in[i].grad, rtol, atol)

@@ -12,6 +12,7 @@ import torch.nn.functional as TF
 
 import tessera as ts
 import tessera.nn.functional as F
+from harness import randn, rng
 
 DTYPES = [("bfloat16", ts.bfloat16, torch.bfloat16), ("float16", ts.float16, torch.float16)]
 
@@ -48,20 +49,6 @@ def run_both(fn_ts: Callable, fn_torch: Callable, arrays: List[np.ndarray], dtyp
         want = fn_torch(*ys)
     assert dtype_name(got.dtype) == dtype_name(want.dtype), (got.dtype, want.dtype)
     np.testing.assert_allclose(to_np(got), to_np(want), rtol=rtol, atol=atol)
-
-
-rng = np.random.default_rng(0)
-
-
-@pytest.fixture(autouse=True)
-def _fresh_rng() -> None:
-    """Each test draws the same data whichever tests run before it."""
-    global rng
-    rng = np.random.default_rng(0)
-
-
-def randn(*shape: int, dtype: Any = np.float32) -> np.ndarray:
-    return rng.standard_normal(shape).astype(dtype)
 
 
 # ---------------------------------------------------------------- the lower-precision list

@@ -8,14 +8,9 @@ import pytest
 
 import tessera as ts
 import tessera.nn.functional as F
+from harness import randn, rng
 
 pytestmark = pytest.mark.skipif(not ts.cuda.is_available(), reason="no CUDA device")
-
-rng = np.random.default_rng(0)
-
-
-def randn(*shape: int) -> np.ndarray:
-    return rng.standard_normal(shape).astype(np.float32)
 
 
 def cuda(a: np.ndarray) -> ts.Tensor:

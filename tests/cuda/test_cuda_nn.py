@@ -10,10 +10,10 @@ import pytest
 import tessera as ts
 from tessera import _C
 from tessera.nn import functional as F
+from harness import randn64, rng
 
 pytestmark = pytest.mark.skipif(not ts.cuda.is_available(), reason="no CUDA device")
 
-rng = np.random.default_rng(0)
 
 # Tolerance relative to the reference's largest magnitude: the kernels round the same float
 # (double) results, but sum rows in another order, which may move the last bit.
@@ -43,26 +43,22 @@ def pair(a: np.ndarray, dtype: str):
     return c, c.to("cuda")
 
 
-def randn(*shape):
-    return rng.standard_normal(shape) * 2
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("n", NS)
 @pytest.mark.parametrize("log", [False, True])
 def test_softmax(n, log, dtype) -> None:
     for rows in (1, 7):
-        x, xg = pair(randn(rows, n), dtype)
+        x, xg = pair(randn64(rows, n, scale=2), dtype)
         y, yg = _C._softmax_last(x, log), _C._softmax_last(xg, log)
         same(yg, y, dtype)
-        g, gg = pair(randn(rows, n), dtype)
+        g, gg = pair(randn64(rows, n, scale=2), dtype)
         same(_C._softmax_last_backward(yg, gg, log), _C._softmax_last_backward(y, g, log), dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_softmax_unaligned_rows_and_extremes(dtype) -> None:
     """A view starting one element into its buffer cannot take the vector loads."""
-    flat = randn(1 + 3 * 256)
+    flat = randn64(1 + 3 * 256, scale=2)
     x, xg = pair(flat, dtype)
     x, xg = ts.reshape(x[1:], (3, 256)), ts.reshape(xg[1:], (3, 256))
     same(_C._softmax_last(xg, False), _C._softmax_last(x, False), dtype)
@@ -79,10 +75,10 @@ def test_softmax_unaligned_rows_and_extremes(dtype) -> None:
 @pytest.mark.parametrize("L,S", [(1, 1), (5, 7), (7, 5), (65, 65), (256, 256), (3, 1000),
                                  (2, 4097), (4, 0)])
 def test_attention_softmax(L, S, causal, dtype) -> None:
-    s, sg = pair(randn(2, L, S), dtype)
+    s, sg = pair(randn64(2, L, S, scale=2), dtype)
     y, yg = _C._attention_softmax(s, 0.37, causal), _C._attention_softmax(sg, 0.37, causal)
     same(yg, y, dtype)
-    g, gg = pair(randn(2, L, S), dtype)
+    g, gg = pair(randn64(2, L, S, scale=2), dtype)
     same(_C._attention_softmax_backward(yg, gg, 0.37), _C._attention_softmax_backward(y, g, 0.37),
          dtype)
 
@@ -92,15 +88,15 @@ def test_attention_softmax(L, S, causal, dtype) -> None:
 @pytest.mark.parametrize("affine", ["both", "weight", "none"])
 def test_layer_norm(n, affine, dtype) -> None:
     for rows in (1, 7, 300):
-        x, xg = pair(randn(rows, n) + 1, dtype)
-        w, wg = pair(randn(n), dtype) if affine != "none" else (None, None)
-        b, bg = pair(randn(n), dtype) if affine == "both" else (None, None)
+        x, xg = pair(randn64(rows, n, scale=2) + 1, dtype)
+        w, wg = pair(randn64(n, scale=2), dtype) if affine != "none" else (None, None)
+        b, bg = pair(randn64(n, scale=2), dtype) if affine == "both" else (None, None)
         y, mean, rstd = _C._layer_norm(x, n, w, b, 1e-5)
         yg, meang, rstdg = _C._layer_norm(xg, n, wg, bg, 1e-5)
         same(yg, y, dtype)
         same(meang, mean, "float64" if dtype == "float64" else "float32")
         same(rstdg, rstd, "float64" if dtype == "float64" else "float32")
-        g, gg = pair(randn(rows, n), dtype)
+        g, gg = pair(randn64(rows, n, scale=2), dtype)
         ref = _C._layer_norm_backward(g, x, mean, rstd, w, b is not None)
         out = _C._layer_norm_backward(gg, xg, meang, rstdg, wg, bg is not None)
         for o, r in zip(out, ref):
@@ -110,10 +106,10 @@ def test_layer_norm(n, affine, dtype) -> None:
 
 
 def test_layer_norm_weight_gradient_is_deterministic() -> None:
-    x = ts.asarray(randn(4096, 384), device="cuda")
-    w = ts.asarray(randn(384), device="cuda")
+    x = ts.asarray(randn64(4096, 384, scale=2), device="cuda")
+    w = ts.asarray(randn64(384, scale=2), device="cuda")
     y, mean, rstd = _C._layer_norm(x, 384, w, w, 1e-5)
-    g = ts.asarray(randn(4096, 384), device="cuda")
+    g = ts.asarray(randn64(4096, 384, scale=2), device="cuda")
     first = _C._layer_norm_backward(g, x, mean, rstd, w, True)
     for _ in range(3):
         again = _C._layer_norm_backward(g, x, mean, rstd, w, True)
@@ -124,14 +120,14 @@ def test_layer_norm_weight_gradient_is_deterministic() -> None:
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("n", [1, 65, 1000, 4097, 0])
 def test_gelu_and_relu_backward(n, dtype) -> None:
-    x, xg = pair(randn(n) * 2, dtype)
-    g, gg = pair(randn(n), dtype)
+    x, xg = pair(randn64(n, scale=2) * 2, dtype)
+    g, gg = pair(randn64(n, scale=2), dtype)
     for approx in (False, True):
         same(_C._gelu(xg, approx), _C._gelu(x, approx), dtype)
         same(_C._gelu_backward(xg, gg, approx), _C._gelu_backward(x, g, approx), dtype)
     special = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1.0, -1.0])
-    y, yg = pair(np.concatenate([randn(n), special]), dtype)
-    g, gg = pair(randn(n + special.size), dtype)
+    y, yg = pair(np.concatenate([randn64(n, scale=2), special]), dtype)
+    g, gg = pair(randn64(n + special.size, scale=2), dtype)
     np.testing.assert_array_equal(host(_C._relu_backward(yg, gg)), host(_C._relu_backward(y, g)))
 
 
@@ -141,7 +137,7 @@ def test_gelu_and_relu_backward(n, dtype) -> None:
 @pytest.mark.parametrize("smoothing", [0.0, 0.2])
 def test_cross_entropy_op(C, weighted, smoothing, dtype) -> None:
     rows = 9
-    x, xg = pair(randn(rows, C), dtype)
+    x, xg = pair(randn64(rows, C, scale=2), dtype)
     t = rng.integers(0, C, rows)
     t[::4] = -100
     tc, tg = ts.asarray(t), ts.asarray(t, device="cuda")
@@ -151,7 +147,7 @@ def test_cross_entropy_op(C, weighted, smoothing, dtype) -> None:
     same(out[0], ref[0], dtype)
     same(out[1], ref[1], "float64" if dtype == "float64" else "float32")
     same(out[2], ref[2], dtype)
-    g, gg = pair(randn(rows), dtype)
+    g, gg = pair(randn64(rows, scale=2), dtype)
     same(_C._cross_entropy_backward(gg, xg, tg, wg, out[1], -100, smoothing),
          _C._cross_entropy_backward(g, x, tc, w, ref[1], -100, smoothing), dtype)
 
@@ -160,7 +156,7 @@ def test_cross_entropy_op(C, weighted, smoothing, dtype) -> None:
 def test_functional_paths_on_cuda(dtype) -> None:
     """F.cross_entropy (class indices, every reduction) and SDPA on CUDA take the fused
     kernels and give the CPU's values and gradients."""
-    x = randn(4, 65, 3)
+    x = randn64(4, 65, 3, scale=2)
     t = rng.integers(0, 65, (4, 3))
     t[0, 0] = -100
     for red in ("mean", "sum", "none"):
@@ -174,7 +170,7 @@ def test_functional_paths_on_cuda(dtype) -> None:
         lg.sum().backward()
         same(xg.grad, xc.grad, dtype)
     # Small scores: a last-bit difference of a 16-bit matmul moves softmax little.
-    q, k, v = randn(2, 4, 16, 8) * 0.3, randn(2, 4, 16, 8) * 0.3, randn(2, 4, 16, 8)
+    q, k, v = randn64(2, 4, 16, 8, scale=2) * 0.3, randn64(2, 4, 16, 8, scale=2) * 0.3, randn64(2, 4, 16, 8, scale=2)
     for causal in (False, True):
         cpu, gpu = zip(*(pair(a, dtype) for a in (q, k, v)))
         for a in cpu + gpu:
@@ -189,7 +185,7 @@ def test_functional_paths_on_cuda(dtype) -> None:
 
 
 def test_cross_entropy_bad_target_raises_at_next_sync() -> None:
-    x = ts.asarray(randn(4, 5), device="cuda")
+    x = ts.asarray(randn64(4, 5, scale=2), device="cuda")
     bad = ts.asarray([0, 7, 1, 2], device="cuda")
     loss = F.cross_entropy(x, bad)  # no host round trip here
     with pytest.raises(IndexError, match=r"cross_entropy: target 7 is out of range \[0, 5\)"):
@@ -217,7 +213,7 @@ WINDOWS = [  # (N, C, H, W), (kh, kw), stride, padding, dilation
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape,k,s,p,d", WINDOWS)
 def test_im2col_col2im(dtype, shape, k, s, p, d) -> None:
-    x, xg = pair(randn(*shape), dtype)
+    x, xg = pair(randn64(*shape, scale=2), dtype)
     cols, colsg = _C._im2col(x, k, s, p, d), _C._im2col(xg, k, s, p, d)
     same(colsg, cols, dtype)
     c, h, w = shape[1:]
@@ -231,7 +227,7 @@ def test_im2col_col2im(dtype, shape, k, s, p, d) -> None:
 def test_max_pool_with_indices_and_backward(dtype, shape, k, s, p, d) -> None:
     if p[0] * 2 > k[0] or p[1] * 2 > k[1]:
         pytest.skip("PyTorch's rule: padding at most half the kernel")
-    a = randn(*shape)
+    a = randn64(*shape, scale=2)
     a[0, 0, 0, :2] = np.nan  # NaN wins, the last NaN's index
     a.reshape(-1)[5::7] = a.reshape(-1)[4::7][: a.reshape(-1)[5::7].size]  # ties: first wins
     x, xg = pair(a, dtype)
@@ -241,7 +237,7 @@ def test_max_pool_with_indices_and_backward(dtype, shape, k, s, p, d) -> None:
     yg, idxg = _C._max_pool2d(xg, k, s, p, d, ho, wo)
     np.testing.assert_array_equal(host(yg), host(y))
     np.testing.assert_array_equal(idxg.cpu().numpy(), idx.numpy())
-    g, gg = pair(randn(*y.shape), dtype)
+    g, gg = pair(randn64(*y.shape, scale=2), dtype)
     same(_C._max_pool2d_backward(gg, idxg, shape[2], shape[3]),
          _C._max_pool2d_backward(g, idx, shape[2], shape[3]), dtype)
 

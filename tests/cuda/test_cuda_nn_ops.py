@@ -9,14 +9,9 @@ import pytest
 import tessera as ts
 from tessera import _C
 from tessera.nn import functional as F
+from harness import randn64
 
 pytestmark = pytest.mark.skipif(not ts.cuda.is_available(), reason="no CUDA device")
-
-rng = np.random.default_rng(0)
-
-
-def randn(*shape):
-    return rng.standard_normal(shape)
 
 
 def run(fn, arrays, consts, device):
@@ -57,7 +52,7 @@ CASES = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_cuda_matches_cpu(name) -> None:
     fn, shapes, consts = CASES[name]
-    arrays = [randn(*s) for s in shapes]
+    arrays = [randn64(*s) for s in shapes]
     yc, gc, hc = run(fn, arrays, consts, "cpu")
     yg, gg, hg = run(fn, arrays, consts, "cuda")
     np.testing.assert_allclose(yg, yc, rtol=1e-10, atol=1e-12)
@@ -78,8 +73,8 @@ def test_cuda_dropout_same_mask_as_cpu() -> None:
 
 
 def test_cuda_autocast_policies_inside_the_ops() -> None:
-    x = ts.asarray(randn(4, 10).astype(np.float32)).to("cuda")
-    w = ts.asarray(randn(3, 10).astype(np.float32)).to("cuda")
+    x = ts.asarray(randn64(4, 10).astype(np.float32)).to("cuda")
+    w = ts.asarray(randn64(3, 10).astype(np.float32)).to("cuda")
     x16 = x.astype(ts.float16)
     with ts.autocast("cuda"):
         assert F.linear(x, w).dtype == ts.float16

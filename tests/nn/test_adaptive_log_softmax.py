@@ -8,7 +8,7 @@ import torch
 
 import tessera as ts
 from tessera import nn
-from nn_helpers import close, tt
+from harness import close, tt
 
 rng = np.random.default_rng(0)
 

@@ -12,13 +12,7 @@ import torch.nn.functional as TF
 import tessera as ts
 from tessera import nn
 from tessera.nn import functional as F
-from nn_helpers import close, compare_fn, tt
-
-rng = np.random.default_rng(0)
-
-
-def randn(*shape, dtype=np.float64):
-    return rng.standard_normal(shape).astype(dtype)
+from harness import close, compare_fn, randn64, rng, tt
 
 
 REDUCTIONS = ["mean", "sum", "none"]
@@ -29,13 +23,13 @@ REDUCTIONS = ["mean", "sum", "none"]
                                 {"weight": True, "ignore_index": 2, "label_smoothing": 0.1}])
 @pytest.mark.parametrize("shape", [(6, 4), (3, 4, 5), (4,)])
 def test_cross_entropy_class_indices(reduction, kw, shape) -> None:
-    x = randn(*shape)
+    x = randn64(*shape)
     c = shape[1] if len(shape) > 1 else shape[0]
     tshape = (shape[0],) + shape[2:] if len(shape) > 1 else ()
     y = rng.integers(0, c, tshape).astype(np.int64)
     if y.ndim:
         y.flat[0] = 1
-    w = np.abs(randn(c)) + 0.5 if kw.get("weight") else None
+    w = np.abs(randn64(c)) + 0.5 if kw.get("weight") else None
     opts = {k: v for k, v in kw.items() if k != "weight"}
 
     def fs(x, y, *w):
@@ -50,10 +44,10 @@ def test_cross_entropy_class_indices(reduction, kw, shape) -> None:
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("kw", [{}, {"label_smoothing": 0.3}, {"weight": True}])
 def test_cross_entropy_probabilities(reduction, kw) -> None:
-    x = randn(5, 4, 3)
-    p = np.abs(randn(5, 4, 3))
+    x = randn64(5, 4, 3)
+    p = np.abs(randn64(5, 4, 3))
     p /= p.sum(axis=1, keepdims=True)
-    w = np.abs(randn(4)) if kw.get("weight") else None
+    w = np.abs(randn64(4)) if kw.get("weight") else None
     ls = kw.get("label_smoothing", 0.0)
     compare_fn(lambda a, b: F.cross_entropy(a, b, weight=None if w is None else tt(w), reduction=reduction,
                                             label_smoothing=ls),
@@ -64,9 +58,9 @@ def test_cross_entropy_probabilities(reduction, kw) -> None:
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_nll_loss(reduction) -> None:
-    x = randn(6, 5)
+    x = randn64(6, 5)
     y = np.array([0, 4, 2, 2, -100, 1])
-    w = np.abs(randn(5))
+    w = np.abs(randn64(5))
     compare_fn(lambda a, b, c: F.nll_loss(a, b, c, reduction=reduction),
                lambda a, b, c: TF.nll_loss(a, b, c, reduction=reduction), x, y, w, grad=[0],
                rtol=1e-10, atol=1e-12)
@@ -86,7 +80,7 @@ POINTWISE = [
 @pytest.mark.parametrize("name,kw", POINTWISE)
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_pointwise_losses(name, kw, reduction) -> None:
-    a, b = randn(4, 5), randn(4, 5)
+    a, b = randn64(4, 5), randn64(4, 5)
     if name == "soft_margin_loss":
         b = np.sign(b)
     compare_fn(lambda x, y: getattr(F, name)(x, y, reduction=reduction, **kw),
@@ -97,11 +91,11 @@ def test_pointwise_losses(name, kw, reduction) -> None:
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("weighted", [False, True])
 def test_binary_cross_entropy(reduction, weighted) -> None:
-    p = 1 / (1 + np.exp(-randn(4, 3)))
+    p = 1 / (1 + np.exp(-randn64(4, 3)))
     p[0, 0], p[0, 1] = 0.0, 1.0  # log clamped at -100 as in PyTorch
     y = rng.uniform(0, 1, (4, 3))
     y[0, 0], y[0, 1] = 1.0, 0.0
-    w = np.abs(randn(4, 3)) if weighted else None
+    w = np.abs(randn64(4, 3)) if weighted else None
     compare_fn(lambda a, b: F.binary_cross_entropy(a, b, None if w is None else tt(w), reduction=reduction),
                lambda a, b: TF.binary_cross_entropy(a, b, None if w is None else torch.tensor(w),
                                                     reduction=reduction),
@@ -111,11 +105,11 @@ def test_binary_cross_entropy(reduction, weighted) -> None:
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("opts", ["", "weight", "pos_weight", "weight+pos_weight"])
 def test_bce_with_logits(reduction, opts) -> None:
-    x = randn(4, 3) * 5
+    x = randn64(4, 3) * 5
     x[0, 0], x[0, 1] = 200.0, -200.0  # stable at extreme logits
     y = rng.uniform(0, 1, (4, 3))
-    w = np.abs(randn(4, 3)) if "weight" in opts.split("+") else None
-    pw = np.abs(randn(3)) + 0.5 if "pos_weight" in opts else None
+    w = np.abs(randn64(4, 3)) if "weight" in opts.split("+") else None
+    pw = np.abs(randn64(3)) + 0.5 if "pos_weight" in opts else None
 
     def fs(a, b):
         return F.binary_cross_entropy_with_logits(a, b, None if w is None else tt(w),
@@ -132,8 +126,8 @@ def test_bce_with_logits(reduction, opts) -> None:
 @pytest.mark.parametrize("reduction", REDUCTIONS + ["batchmean"])
 @pytest.mark.parametrize("log_target", [False, True])
 def test_kl_div(reduction, log_target) -> None:
-    x = np.log(np.abs(randn(3, 4)) + 0.1)
-    t = np.abs(randn(3, 4))
+    x = np.log(np.abs(randn64(3, 4)) + 0.1)
+    t = np.abs(randn64(3, 4))
     t[0, 0] = 0.0
     if log_target:
         t = np.log(t + 0.1)
@@ -144,16 +138,16 @@ def test_kl_div(reduction, log_target) -> None:
 
 
 def test_loss_modules_and_errors() -> None:
-    x, y = randn(5, 3), rng.integers(0, 3, 5)
-    w = np.abs(randn(3))
+    x, y = randn64(5, 3), rng.integers(0, 3, 5)
+    w = np.abs(randn64(3))
     pairs = [
         (nn.CrossEntropyLoss(weight=tt(w), label_smoothing=0.1),
          torch.nn.CrossEntropyLoss(weight=torch.tensor(w), label_smoothing=0.1), x, y),
         (nn.NLLLoss(reduction="sum"), torch.nn.NLLLoss(reduction="sum"), x, y),
-        (nn.MSELoss(), torch.nn.MSELoss(), x, randn(5, 3)),
-        (nn.L1Loss(reduction="none"), torch.nn.L1Loss(reduction="none"), x, randn(5, 3)),
-        (nn.SmoothL1Loss(beta=0.5), torch.nn.SmoothL1Loss(beta=0.5), x, randn(5, 3)),
-        (nn.HuberLoss(delta=2.0), torch.nn.HuberLoss(delta=2.0), x, randn(5, 3)),
+        (nn.MSELoss(), torch.nn.MSELoss(), x, randn64(5, 3)),
+        (nn.L1Loss(reduction="none"), torch.nn.L1Loss(reduction="none"), x, randn64(5, 3)),
+        (nn.SmoothL1Loss(beta=0.5), torch.nn.SmoothL1Loss(beta=0.5), x, randn64(5, 3)),
+        (nn.HuberLoss(delta=2.0), torch.nn.HuberLoss(delta=2.0), x, randn64(5, 3)),
         (nn.BCELoss(), torch.nn.BCELoss(), 1 / (1 + np.exp(-x)), rng.uniform(0, 1, (5, 3))),
         (nn.BCEWithLogitsLoss(pos_weight=tt(w)), torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor(w)),
          x, rng.uniform(0, 1, (5, 3))),
@@ -173,7 +167,7 @@ def test_loss_modules_and_errors() -> None:
                                    ("log_softmax", {"dim": -1}), ("softmin", {"dim": 1}),
                                    ("logsigmoid", {}), ("relu6", {}), ("glu", {"dim": 1})])
 def test_activation_functionals(fn, kw) -> None:
-    x = randn(3, 4, 2) * 4
+    x = randn64(3, 4, 2) * 4
     compare_fn(lambda a: getattr(F, fn)(a, **kw), lambda a: getattr(TF, fn)(a, **kw), x,
                rtol=1e-10, atol=1e-12)
 
@@ -184,7 +178,7 @@ def test_softmax_extremes_and_logsumexp() -> None:
     close(s, t, 1e-12, 1e-15)
     close(F.log_softmax(tt(x[:1]), dim=1), TF.log_softmax(torch.tensor(x[:1]), dim=1), 1e-12, 0)
     close(F.logsumexp(tt(x), dim=1), torch.logsumexp(torch.tensor(x), dim=1), 1e-12, 0)
-    y = randn(3, 4, 5)
+    y = randn64(3, 4, 5)
     compare_fn(lambda a: F.logsumexp(a, dim=(0, 2)), lambda a: torch.logsumexp(a, dim=(0, 2)), y)
     compare_fn(lambda a: F.logsumexp(a, dim=1, keepdim=True),
                lambda a: torch.logsumexp(a, dim=1, keepdim=True), y)
@@ -206,13 +200,13 @@ def test_one_hot() -> None:
 @pytest.mark.parametrize("pads", [(1, 2), (2, 0, 1, 1), (0, 1, 2, 0, 1, 1)])
 def test_pad(mode, pads) -> None:
     # Non-constant modes in PyTorch need exactly len(pads)//2 spatial dims (plus N, C).
-    x = randn(*(2, 3, 4, 5, 6)[:len(pads) // 2 + 2])
+    x = randn64(*(2, 3, 4, 5, 6)[:len(pads) // 2 + 2])
     compare_fn(lambda a: F.pad(a, pads, mode=mode, value=0.5 if mode == "constant" else None),
                lambda a: TF.pad(a, pads, mode=mode, value=0.5 if mode == "constant" else None), x)
 
 
 def test_pad_negative_and_errors() -> None:
-    x = randn(3, 6)
+    x = randn64(3, 6)
     compare_fn(lambda a: F.pad(a, (-1, 2, 1, -2)), lambda a: TF.pad(a, (-1, 2, 1, -2)), x)
     with pytest.raises(ValueError, match="reflect padding"):
         F.pad(tt(x), (6, 0), mode="reflect")
@@ -226,14 +220,14 @@ def test_pad_negative_and_errors() -> None:
 @pytest.mark.parametrize("shape", [((2, 3, 5, 4), (2, 3, 6, 4)), ((5, 8), (5, 8))])
 def test_scaled_dot_product_attention(mask, shape) -> None:
     qs, ks = shape
-    q, k, v = randn(*qs), randn(*ks), randn(*ks[:-1], 3)
+    q, k, v = randn64(*qs), randn64(*ks), randn64(*ks[:-1], 3)
     L, S = qs[-2], ks[-2]
     m = None
     if mask == "bool":
         m = rng.uniform(0, 1, (L, S)) > 0.3
         m[:, 0] = True
     elif mask == "float":
-        m = randn(L, S)
+        m = randn64(L, S)
     causal = mask == "causal"
     extra = (m,) if m is not None else ()
 
@@ -248,22 +242,22 @@ def test_scaled_dot_product_attention(mask, shape) -> None:
 
 
 def test_functional_misc() -> None:
-    x = randn(4, 5)
+    x = randn64(4, 5)
     compare_fn(lambda a: F.normalize(a), lambda a: TF.normalize(a), x)
     compare_fn(lambda a: F.normalize(a, p=1, dim=0), lambda a: TF.normalize(a, p=1, dim=0), x)
     compare_fn(lambda a, w, b: F.linear(a, w, b), lambda a, w, b: TF.linear(a, w, b),
-               x, randn(3, 5), randn(3))
+               x, randn64(3, 5), randn64(3))
     compare_fn(lambda a, w: F.embedding(a, w), lambda a, w: TF.embedding(a, w),
-               np.array([[1, 0], [3, 3]]), randn(4, 2))
+               np.array([[1, 0], [3, 3]]), randn64(4, 2))
     compare_fn(lambda a, b, w: F.bilinear(a, b, w), lambda a, b, w: TF.bilinear(a, b, w),
-               randn(3, 4), randn(3, 2), randn(5, 4, 2))
+               randn64(3, 4), randn64(3, 2), randn64(5, 4, 2))
     compare_fn(lambda a, b: F.cosine_similarity(a, b), lambda a, b: TF.cosine_similarity(a, b),
-               randn(3, 4), randn(3, 4), rtol=1e-7)
+               randn64(3, 4), randn64(3, 4), rtol=1e-7)
     with pytest.raises(IndexError, match="embedding: index out of range"):
-        F.embedding(tt(np.array([4])), tt(randn(4, 2)))
+        F.embedding(tt(np.array([4])), tt(randn64(4, 2)))
     compare_fn(lambda a: F.conv2d(a, tt(np.ones((2, 3, 2, 2))), stride=2),
                lambda a: TF.conv2d(a, torch.ones(2, 3, 2, 2, dtype=torch.float64), stride=2),
-               randn(1, 3, 5, 5))
+               randn64(1, 3, 5, 5))
 
 
 def test_init_functions() -> None:
@@ -303,9 +297,9 @@ def test_init_functions() -> None:
 
 
 def test_clip_grad_and_vector_conversion() -> None:
-    ws = [nn.Parameter(tt(randn(3, 2).astype(np.float32))), nn.Parameter(tt(randn(4).astype(np.float32)))]
+    ws = [nn.Parameter(tt(randn64(3, 2).astype(np.float32))), nn.Parameter(tt(randn64(4).astype(np.float32)))]
     wt = [torch.nn.Parameter(torch.tensor(w.numpy())) for w in ws]
-    gs = [randn(3, 2).astype(np.float32) * 5, randn(4).astype(np.float32) * 5]
+    gs = [randn64(3, 2).astype(np.float32) * 5, randn64(4).astype(np.float32) * 5]
     for norm_type in (2.0, 1.0, math.inf):
         for a, b, g in zip(ws, wt, gs):
             a.grad, b.grad = tt(g), torch.tensor(g)

@@ -15,13 +15,7 @@ from hypothesis import given, settings, strategies as st
 import tessera as ts
 from tessera import _C
 from tessera.nn import functional as F
-from nn_helpers import close, tt
-
-rng = np.random.default_rng(0)
-
-
-def randn(*shape, dtype=np.float64):
-    return (rng.standard_normal(shape) * 2).astype(dtype)
+from harness import close, randn, randn64, rng, tt
 
 
 def targets(shape, classes, ignore=None, frac=0.25):
@@ -52,7 +46,7 @@ def test_cross_entropy_matches_torch(shape, ignore_index, weighted, smoothing, r
                                      tol) -> None:
     classes = shape[1] if len(shape) > 1 else shape[0]
     tshape = (shape[0],) + shape[2:] if len(shape) > 1 else ()
-    x = randn(*shape, dtype=dtype)
+    x = randn(*shape, dtype=dtype, scale=2)
     t = targets(tshape, classes, ignore_index if len(shape) > 1 and shape[0] > 1 else None)
     w = rng.random(classes).astype(dtype) + 0.1 if weighted else None
     ys, yt, xs, xt = _ce_pair(x, t, w, ignore_index=ignore_index, reduction=reduction,
@@ -61,18 +55,18 @@ def test_cross_entropy_matches_torch(shape, ignore_index, weighted, smoothing, r
     close(ys, yt, tol, tol)
     if x.size == 0:
         return
-    g = randn(*yt.shape, dtype=dtype)
+    g = randn(*yt.shape, dtype=dtype, scale=2)
     ys.backward(tt(g))
     yt.backward(torch.tensor(g))
     close(xs.grad, xt.grad, tol, tol)
 
 
 def test_cross_entropy_non_contiguous_and_integer_dtypes() -> None:
-    x = randn(5, 6)
+    x = randn64(5, 6, scale=2)
     t = targets((6,), 5)
     ys = F.cross_entropy(tt(x).mT, ts.asarray(t.astype(np.int32)))
     close(ys, TF.cross_entropy(torch.tensor(x).mT, torch.tensor(t)), 1e-12, 1e-12)
-    x4 = randn(2, 3, 4, 5)
+    x4 = randn64(2, 3, 4, 5, scale=2)
     t4 = targets((2, 4, 5), 3)
     ys = F.cross_entropy(tt(x4)[:, :, ::-1], ts.asarray(t4.astype(np.uint8))[:, ::-1],
                          reduction="none")
@@ -88,7 +82,7 @@ def test_cross_entropy_extremes_and_all_ignored() -> None:
         close(ys, yt, 1e-12, 1e-12)
     # Every target ignored: 'mean' is 0/0 = NaN in both; 'sum' is 0.
     t_ign = np.full(3, -100)
-    x2 = randn(3, 3)
+    x2 = randn64(3, 3, scale=2)
     assert np.isnan(F.cross_entropy(tt(x2), ts.asarray(t_ign)).item())
     assert math.isnan(TF.cross_entropy(torch.tensor(x2), torch.tensor(t_ign)).item())
     assert F.cross_entropy(tt(x2), ts.asarray(t_ign), reduction="sum").item() == 0.0
@@ -98,7 +92,7 @@ def test_cross_entropy_extremes_and_all_ignored() -> None:
 @pytest.mark.parametrize("smoothing", [0.0, 0.2])
 def test_cross_entropy_16bit(dtype, tol, smoothing) -> None:
     """16-bit logits compute in float32 inside the kernels; compare with float32 PyTorch."""
-    x = randn(8, 65, dtype=np.float32)
+    x = randn(8, 65, dtype=np.float32, scale=2)
     t = targets((8,), 65, -100)
     w = rng.random(65).astype(np.float32) + 0.5
     xh = ts.asarray(x).astype(getattr(ts, dtype))
@@ -112,7 +106,7 @@ def test_cross_entropy_16bit(dtype, tol, smoothing) -> None:
                               label_smoothing=smoothing)
         assert str(ys.dtype) == dtype
         close(ys.astype(ts.float32), yt, tol, tol)
-    g = randn(8, dtype=np.float32)
+    g = randn(8, dtype=np.float32, scale=2)
     ys.backward(ts.asarray(g).astype(getattr(ts, dtype)))
     yt.backward(torch.tensor(g))
     assert str(xh.grad.dtype) == dtype
@@ -120,7 +114,7 @@ def test_cross_entropy_16bit(dtype, tol, smoothing) -> None:
 
 
 def test_cross_entropy_op_returns_lse_and_row_weights() -> None:
-    x, t, w = randn(4, 6), np.array([0, 5, -100, 2]), rng.random(6) + 0.1
+    x, t, w = randn64(4, 6, scale=2), np.array([0, 5, -100, 2]), rng.random(6) + 0.1
     loss, lse, rw = _C._cross_entropy(tt(x), ts.asarray(t), tt(w), -100, 0.0)
     close(lse, torch.logsumexp(torch.tensor(x), dim=1), 1e-12, 1e-12)
     close(rw, np.where(t == -100, 0.0, w[np.where(t == -100, 0, t)]), 0, 0)
@@ -133,7 +127,7 @@ def test_cross_entropy_op_returns_lse_and_row_weights() -> None:
 def test_cross_entropy_gradcheck_and_double_backward() -> None:
     """Finite differences of the fused path in float64, and gradients of gradients (the
     backward's composite fallback under create_graph) against PyTorch's."""
-    x, t, w = randn(4, 5), np.array([1, -100, 4, 0]), rng.random(5) + 0.2
+    x, t, w = randn64(4, 5, scale=2), np.array([1, -100, 4, 0]), rng.random(5) + 0.2
     for sm in (0.0, 0.3):
         f = lambda a: F.cross_entropy(a, ts.asarray(t), tt(w), label_smoothing=sm)
         xs = tt(x, requires_grad=True)
@@ -147,7 +141,7 @@ def test_cross_entropy_gradcheck_and_double_backward() -> None:
             num[i] = (f(tt(xp)).item() - f(tt(xm)).item()) / (2 * eps)
         close(xs.grad, num, 1e-6, 1e-8)
         for red in ("mean", "none"):
-            c = randn(4)
+            c = randn64(4, scale=2)
             xs, xt = tt(x, requires_grad=True), torch.tensor(x, requires_grad=True)
             ls = F.cross_entropy(xs, ts.asarray(t), tt(w), reduction=red, label_smoothing=sm)
             lt = TF.cross_entropy(xt, torch.tensor(t), torch.tensor(w), reduction=red,
@@ -164,7 +158,7 @@ def test_cross_entropy_gradcheck_and_double_backward() -> None:
 
 def test_cross_entropy_weight_requiring_grad_gets_no_gradient() -> None:
     """PyTorch refuses a weight that requires grad; here it simply gets none."""
-    x, t, w = randn(4, 3), np.array([0, 2, 1, 1]), rng.random(3) + 0.1
+    x, t, w = randn64(4, 3, scale=2), np.array([0, 2, 1, 1]), rng.random(3) + 0.1
     xs, ws = tt(x, requires_grad=True), tt(w, requires_grad=True)
     xt = torch.tensor(x, requires_grad=True)
     F.cross_entropy(xs, ts.asarray(t), ws).backward()
@@ -174,7 +168,7 @@ def test_cross_entropy_weight_requiring_grad_gets_no_gradient() -> None:
 
 
 def test_cross_entropy_errors() -> None:
-    x = tt(randn(4, 3))
+    x = tt(randn64(4, 3, scale=2))
     with pytest.raises(IndexError, match="cross_entropy: target 3 is out of range"):
         F.cross_entropy(x, ts.asarray([0, 1, 3, 2]))
     with pytest.raises(IndexError, match="target -1 is out of range"):
@@ -186,7 +180,7 @@ def test_cross_entropy_errors() -> None:
     with pytest.raises(TypeError, match="integer class indices"):
         F.cross_entropy(x, ts.asarray([True, False, True, True]))
     with pytest.raises(ValueError, match="target size"):  # probabilities of the wrong shape
-        F.cross_entropy(x, tt(randn(4, 2)))
+        F.cross_entropy(x, tt(randn64(4, 2, scale=2)))
     with pytest.raises(TypeError, match="floating-point logits"):
         F.cross_entropy(ts.asarray([[1, 2], [3, 4]]), ts.asarray([0, 1]))
     with pytest.raises(ValueError, match="not a valid value for reduction"):
@@ -201,16 +195,16 @@ def test_cross_entropy_errors() -> None:
     with pytest.raises(TypeError, match="floating-point"):
         _C._cross_entropy(ts.asarray([[1, 2]]), ts.asarray([0]), None, -100, 0.0)
     with pytest.raises(ValueError, match="weight of shape"):
-        _C._cross_entropy(x, ts.asarray([0, 1, 2, 0]), tt(randn(4)), -100, 0.0)
+        _C._cross_entropy(x, ts.asarray([0, 1, 2, 0]), tt(randn64(4, scale=2)), -100, 0.0)
     with pytest.raises(TypeError, match="weight dtype"):
-        _C._cross_entropy(x, ts.asarray([0, 1, 2, 0]), tt(randn(3).astype(np.float32)), -100, 0.0)
+        _C._cross_entropy(x, ts.asarray([0, 1, 2, 0]), tt(randn64(3, scale=2).astype(np.float32)), -100, 0.0)
     with pytest.raises(ValueError, match="logits of shape"):
-        _C._cross_entropy(tt(randn(2, 2, 2)), ts.asarray([0, 1]), None, -100, 0.0)
+        _C._cross_entropy(tt(randn64(2, 2, 2, scale=2)), ts.asarray([0, 1]), None, -100, 0.0)
     with pytest.raises(ValueError, match="label_smoothing"):
         _C._cross_entropy(x, ts.asarray([0, 1, 2, 0]), None, -100, -0.5)
     loss, lse, _ = _C._cross_entropy(x, ts.asarray([0, 1, 2, 0]), None, -100, 0.0)
     with pytest.raises(ValueError, match="loss gradient"):
-        _C._cross_entropy_backward(tt(randn(3)), x, ts.asarray([0, 1, 2, 0]), None, lse, -100, 0.0)
+        _C._cross_entropy_backward(tt(randn64(3, scale=2)), x, ts.asarray([0, 1, 2, 0]), None, lse, -100, 0.0)
     with pytest.raises(ValueError, match="lse must be"):
         _C._cross_entropy_backward(loss, x, ts.asarray([0, 1, 2, 0]), None, lse[:3], -100, 0.0)
     with pytest.raises(IndexError, match="out of range"):
@@ -232,19 +226,19 @@ def _ref_attention_softmax(s: np.ndarray, scale: float, causal: bool) -> torch.T
 @pytest.mark.parametrize("shape", [(5, 7), (7, 5), (2, 3, 4, 4), (1, 1), (3, 1), (2, 0, 3),
                                    (2, 3, 0), (4, 300)])
 def test_attention_softmax_op(shape, causal, dtype, tol) -> None:
-    s = randn(*shape, dtype=dtype)
+    s = randn(*shape, dtype=dtype, scale=2)
     scale = 0.37
     ys = _C._attention_softmax(tt(s), scale, causal)
     st = torch.tensor(s, requires_grad=True)
     yt = _ref_attention_softmax(st, scale, causal)
     close(ys, yt, tol, tol)
-    g = randn(*shape, dtype=dtype)
+    g = randn(*shape, dtype=dtype, scale=2)
     yt.backward(torch.tensor(g))
     close(_C._attention_softmax_backward(ys, tt(g), scale), st.grad, tol, tol)
 
 
 def test_attention_softmax_non_contiguous_16bit_and_errors() -> None:
-    s = randn(4, 6)
+    s = randn64(4, 6, scale=2)
     close(_C._attention_softmax(tt(s).mT, 1.0, True),
           _ref_attention_softmax(s.T.copy(), 1.0, True), 1e-12, 1e-12)
     for dtype, tol in (("float16", 2e-3), ("bfloat16", 2e-2)):
@@ -254,11 +248,11 @@ def test_attention_softmax_non_contiguous_16bit_and_errors() -> None:
         close(y.astype(ts.float64), _ref_attention_softmax(sh.astype(ts.float64).numpy(), 0.5,
                                                            True), tol, tol)
     with pytest.raises(ValueError, match="attention_softmax: expected scores"):
-        _C._attention_softmax(tt(randn(4)), 1.0, False)
+        _C._attention_softmax(tt(randn64(4, scale=2)), 1.0, False)
     with pytest.raises(TypeError, match="attention_softmax: expected a floating-point"):
         _C._attention_softmax(ts.ones((2, 2), dtype=ts.int32), 1.0, False)
     with pytest.raises(ValueError, match="shapes"):
-        _C._attention_softmax_backward(tt(randn(2, 3)), tt(randn(3, 2)), 1.0)
+        _C._attention_softmax_backward(tt(randn64(2, 3, scale=2)), tt(randn64(3, 2, scale=2)), 1.0)
 
 
 # ---------------------------------------------------------------- SDPA
@@ -274,12 +268,12 @@ def _sdpa_pair(q, k, v, **kw):
 @pytest.mark.parametrize("L,S", [(5, 5), (3, 7), (7, 3), (1, 4)])
 @pytest.mark.parametrize("batch", [(), (2,), (2, 3)])
 def test_sdpa_matches_torch(batch, L, S, causal, dtype, tol) -> None:
-    q, k, v = randn(*batch, L, 4, dtype=dtype), randn(*batch, S, 4, dtype=dtype), \
-        randn(*batch, S, 6, dtype=dtype)
+    q, k, v = randn(*batch, L, 4, dtype=dtype, scale=2), randn(*batch, S, 4, dtype=dtype, scale=2), \
+        randn(*batch, S, 6, dtype=dtype, scale=2)
     for scale in (None, 0.3):
         ys, yt, ins, int_ = _sdpa_pair(q, k, v, is_causal=causal, scale=scale)
         close(ys, yt, tol, tol)
-        g = randn(*yt.shape, dtype=dtype)
+        g = randn(*yt.shape, dtype=dtype, scale=2)
         ys.backward(tt(g))
         yt.backward(torch.tensor(g))
         for a, b in zip(ins, int_):
@@ -287,10 +281,10 @@ def test_sdpa_matches_torch(batch, L, S, causal, dtype, tol) -> None:
 
 
 def test_sdpa_composite_paths_still_work() -> None:
-    q, k, v = randn(2, 3, 4), randn(2, 5, 4), randn(2, 5, 2)
+    q, k, v = randn64(2, 3, 4, scale=2), randn64(2, 5, 4, scale=2), randn64(2, 5, 2, scale=2)
     mask = rng.random((3, 5)) > 0.3
     mask[:, 0] = True
-    for m in (mask, randn(3, 5)):
+    for m in (mask, randn64(3, 5, scale=2)):
         qs, ks, vs = (tt(a) for a in (q, k, v))
         close(F.scaled_dot_product_attention(qs, ks, vs, attn_mask=ts.asarray(m)),
               TF.scaled_dot_product_attention(*(torch.tensor(a) for a in (q, k, v)),
@@ -306,8 +300,8 @@ def test_sdpa_composite_paths_still_work() -> None:
 
 
 def test_sdpa_16bit_and_double_backward() -> None:
-    q, k, v = randn(2, 6, 8, dtype=np.float32), randn(2, 6, 8, dtype=np.float32), \
-        randn(2, 6, 8, dtype=np.float32)
+    q, k, v = randn(2, 6, 8, dtype=np.float32, scale=2), randn(2, 6, 8, dtype=np.float32, scale=2), \
+        randn(2, 6, 8, dtype=np.float32, scale=2)
     for dtype, tol in (("float16", 1e-2), ("bfloat16", 6e-2)):
         conv = [ts.asarray(a).astype(getattr(ts, dtype)) for a in (q, k, v)]
         ys = F.scaled_dot_product_attention(*conv, is_causal=True)
@@ -316,10 +310,10 @@ def test_sdpa_16bit_and_double_backward() -> None:
                                                 for c in conv), is_causal=True)
         close(ys.astype(ts.float32), ref, tol, tol)
     # Gradients of gradients (the composite backward under create_graph) match PyTorch's.
-    q, k, v = randn(2, 3, 4), randn(2, 5, 4), randn(2, 5, 3)
+    q, k, v = randn64(2, 3, 4, scale=2), randn64(2, 5, 4, scale=2), randn64(2, 5, 3, scale=2)
     for causal in (False, True):
         _, _, ins, int_ = _sdpa_pair(q, k, v)
-        c = randn(2, 3, 3)
+        c = randn64(2, 3, 3, scale=2)
         ys = F.scaled_dot_product_attention(*ins, is_causal=causal)
         yt = TF.scaled_dot_product_attention(*int_, is_causal=causal)
         gs = ts.autograd.grad((ys * tt(c)).sum(), list(ins), create_graph=True)

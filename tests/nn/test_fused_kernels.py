@@ -12,13 +12,7 @@ from hypothesis import given, settings, strategies as st
 import tessera as ts
 from tessera import nn
 from tessera.nn import functional as F
-from nn_helpers import close, compare_fn, compare_module, tt
-
-rng = np.random.default_rng(0)
-
-
-def randn(*shape, dtype=np.float64):
-    return rng.standard_normal(shape).astype(dtype)
+from harness import close, compare_fn, compare_module, randn, randn64, rng, tt
 
 
 # ---------------------------------------------------------------- row-wise kernels
@@ -32,7 +26,7 @@ def test_softmax_family(fn, shape, dim, dtype, tol) -> None:
 
 
 def test_softmax_non_contiguous_and_extremes() -> None:
-    x = randn(4, 6)
+    x = randn64(4, 6)
     compare_fn(lambda a: F.softmax(a.mT, dim=1), lambda a: TF.softmax(a.mT, dim=1), x)
     compare_fn(lambda a: F.log_softmax(a[::-1, ::2], dim=-1),
                lambda a: TF.log_softmax(a.flip(0)[:, ::2], dim=-1), x)
@@ -79,14 +73,14 @@ def test_layer_norm(shape, ns, affine, dtype, tol) -> None:
 
 
 def test_layer_norm_errors_and_bias_only() -> None:
-    x = tt(randn(3, 4))
+    x = tt(randn64(3, 4))
     with pytest.raises(ValueError, match="does not match normalized_shape"):
-        F.layer_norm(x, (4,), tt(randn(3)))
+        F.layer_norm(x, (4,), tt(randn64(3)))
     with pytest.raises(ValueError, match="normalized_shape"):
         F.layer_norm(x, (5,))
-    b = randn(4)
+    b = randn64(4)
     compare_fn(lambda a, c: F.layer_norm(a, (4,), None, c), lambda a, c: TF.layer_norm(a, (4,), None, c),
-               randn(3, 4), b)
+               randn64(3, 4), b)
 
 
 # float32: the tanh form's gradient is all cancellation in the tails (PyTorch's own is -0.0
@@ -114,7 +108,7 @@ def test_relu_values_and_gradient_at_zero_and_nan(dtype) -> None:
     assert F.relu(h).dtype == ts.bfloat16
     close(F.relu(h).astype(ts.float64), np.where(np.isnan(x), np.nan,
                                                  np.maximum(x.astype(np.float64), 0)), 1e-2, 0)
-    _second_order(lambda a: F.relu(a) ** 2, lambda a: TF.relu(a) ** 2, randn(4, 3))
+    _second_order(lambda a: F.relu(a) ** 2, lambda a: TF.relu(a) ** 2, randn64(4, 3))
 
 
 def _second_order(fs, ft, *arrays, tol=1e-9) -> None:
@@ -134,19 +128,19 @@ def _second_order(fs, ft, *arrays, tol=1e-9) -> None:
 
 
 def test_gradients_of_gradients_through_fused_ops() -> None:
-    x, w, b = randn(3, 5), randn(5), randn(5)
+    x, w, b = randn64(3, 5), randn64(5), randn64(5)
     _second_order(lambda a: F.softmax(a, dim=1), lambda a: TF.softmax(a, dim=1), x)
     _second_order(lambda a: F.log_softmax(a, dim=0), lambda a: TF.log_softmax(a, dim=0), x)
     _second_order(lambda a: F.gelu(a), lambda a: TF.gelu(a), x, tol=1e-5)
     _second_order(lambda a: F.gelu(a, approximate="tanh"), lambda a: TF.gelu(a, approximate="tanh"), x)
     _second_order(lambda a, c, d: F.layer_norm(a, (5,), c, d),
                   lambda a, c, d: TF.layer_norm(a, (5,), c, d), x, w, b)
-    xi, wi = randn(2, 2, 5, 5), randn(3, 2, 3, 3)
+    xi, wi = randn64(2, 2, 5, 5), randn64(3, 2, 3, 3)
     _second_order(lambda a, c: F.conv2d(a, c, stride=2, padding=1),
                   lambda a, c: TF.conv2d(a, c, stride=2, padding=1), xi, wi)
     _second_order(lambda a: F.max_pool2d(a * a, 2, 1), lambda a: TF.max_pool2d(a * a, 2, 1), xi)
     _second_order(lambda a, c: F.conv_transpose2d(a, c, stride=2),
-                  lambda a, c: TF.conv_transpose2d(a, c, stride=2), randn(1, 3, 3, 4), wi)
+                  lambda a, c: TF.conv_transpose2d(a, c, stride=2), randn64(1, 3, 3, 4), wi)
 
 
 # ---------------------------------------------------------------- convolution (GEMM per image)
@@ -191,15 +185,15 @@ def test_conv_modules_padding_modes_unbatched_and_16bit() -> None:
         tm = torch.nn.Conv2d(3, 5, 3, padding=1, padding_mode=mode).double()
         sm = nn.Conv2d(3, 5, 3, padding=1, padding_mode=mode).to(ts.float64)
         sm.load_state_dict({k: tt(v.detach().numpy()) for k, v in tm.state_dict().items()})
-        compare_module(sm, tm, randn(2, 3, 6, 7), rtol=1e-10, atol=1e-10)
+        compare_module(sm, tm, randn64(2, 3, 6, 7), rtol=1e-10, atol=1e-10)
     compare_fn(lambda a, b: F.conv2d(a, b, padding=1), lambda a, b: TF.conv2d(a, b, padding=1),
-               randn(3, 5, 4), randn(2, 3, 3, 3), rtol=1e-10, atol=1e-10)
+               randn64(3, 5, 4), randn64(2, 3, 3, 3), rtol=1e-10, atol=1e-10)
     # Non-contiguous input and weight (transposed views, negative steps).
     compare_fn(lambda a, b: F.conv2d(a.mT, b[:, :, ::-1], stride=(2, 1), padding=(1, 2)),
                lambda a, b: TF.conv2d(a.mT, b.flip(2), stride=(2, 1), padding=(1, 2)),
-               randn(2, 3, 7, 6), randn(4, 3, 3, 2), rtol=1e-10, atol=1e-10)
+               randn64(2, 3, 7, 6), randn64(4, 3, 3, 2), rtol=1e-10, atol=1e-10)
     # 16-bit inputs keep the im2col + matmul path.
-    x, w = randn(2, 3, 5, 5), randn(4, 3, 3, 3)
+    x, w = randn64(2, 3, 5, 5), randn64(4, 3, 3, 3)
     y = F.conv2d(ts.asarray(x).astype(ts.bfloat16), ts.asarray(w).astype(ts.bfloat16), padding=1)
     assert y.dtype == ts.bfloat16
     close(y.astype(ts.float64), TF.conv2d(torch.tensor(x), torch.tensor(w), padding=1), 5e-2, 5e-2)
@@ -223,10 +217,10 @@ def test_conv_several_chunks(threads) -> None:
 
 def test_conv_zero_sizes() -> None:
     compare_fn(lambda a, b, c: F.conv2d(a, b, c), lambda a, b, c: TF.conv2d(a, b, c),
-               randn(0, 2, 4, 4), randn(3, 2, 3, 3), randn(3), rtol=1e-12, atol=1e-12)
+               randn64(0, 2, 4, 4), randn64(3, 2, 3, 3), randn64(3), rtol=1e-12, atol=1e-12)
     # No input channels: the output is the bias (PyTorch returns a 0-channel output here).
-    b = tt(randn(3), requires_grad=True)
-    y = F.conv2d(tt(randn(2, 0, 4, 4)), tt(randn(3, 0, 3, 3)), b)
+    b = tt(randn64(3), requires_grad=True)
+    y = F.conv2d(tt(randn64(2, 0, 4, 4)), tt(randn64(3, 0, 3, 3)), b)
     close(y, np.broadcast_to(b.detach().numpy()[:, None, None], (2, 3, 2, 2)), 0, 0)
     y.sum().backward()
     close(b.grad, np.full(3, 8.0), 0, 0)
@@ -234,18 +228,18 @@ def test_conv_zero_sizes() -> None:
 
 def test_conv_kernel_entry_point_errors() -> None:
     from tessera import _C
-    x, w = tt(randn(1, 2, 5, 5)), tt(randn(3, 2, 3, 3))
+    x, w = tt(randn64(1, 2, 5, 5)), tt(randn64(3, 2, 3, 3))
     win = ((3, 3), (1, 1), (0, 0), (1, 1))
     with pytest.raises(TypeError, match="conv2d"):
         _C._conv2d(x.astype(ts.float32), w, None, *win)
     with pytest.raises(TypeError, match="conv2d"):
         _C._conv2d(x.astype(ts.float16), w.astype(ts.float16), None, *win)
     with pytest.raises(ValueError, match="conv2d: weight"):
-        _C._conv2d(x, tt(randn(3, 4, 3, 3)), None, *win)
+        _C._conv2d(x, tt(randn64(3, 4, 3, 3)), None, *win)
     with pytest.raises(ValueError, match="conv2d: bias"):
-        _C._conv2d(x, w, tt(randn(2)), *win)
+        _C._conv2d(x, w, tt(randn64(2)), *win)
     with pytest.raises(ValueError, match="does not fit"):
-        _C._conv2d(tt(randn(1, 2, 2, 2)), w, None, *win)
+        _C._conv2d(tt(randn64(1, 2, 2, 2)), w, None, *win)
     y = _C._conv2d(x, w, None, *win)
     with pytest.raises(ValueError, match="conv2d_backward"):
         _C._conv2d_backward(y[:, :2], x, w, *win, True, True, True)
@@ -296,27 +290,27 @@ def test_conv_transpose_modules(nsp) -> None:
     assert tuple(sm.weight.shape) == tuple(tm.weight.shape) and tuple(sm.bias.shape) == (6,)
     assert set(sm.state_dict()) == set(tm.state_dict())
     sm = sm.to(ts.float64)
-    compare_module(sm, tm, randn(*((2, 4) + (5,) * nsp)), rtol=1e-10, atol=1e-10)
+    compare_module(sm, tm, randn64(*((2, 4) + (5,) * nsp)), rtol=1e-10, atol=1e-10)
     # Unbatched input, no bias, float32 module.
     tm2, sm2 = getattr(torch.nn, cls)(3, 2, 2, bias=False), getattr(nn, cls)(3, 2, 2, bias=False)
     compare_module(sm2, tm2, randn(*((3,) + (4,) * nsp), dtype=np.float32), rtol=1e-5, atol=1e-5)
     # output_size picks the output padding.
-    x = randn(*((1, 4) + (5,) * nsp))
+    x = randn64(*((1, 4) + (5,) * nsp))
     size = (12,) * nsp
     close(sm(tt(x), output_size=size), tm(torch.tensor(x), output_size=size), 1e-10, 1e-10)
     assert "output_padding" in repr(sm)
 
 
 def test_conv_transpose_errors() -> None:
-    x, w = tt(randn(1, 4, 5, 5)), tt(randn(4, 2, 3, 3))
+    x, w = tt(randn64(1, 4, 5, 5)), tt(randn64(4, 2, 3, 3))
     with pytest.raises(ValueError, match="output_padding .* must be smaller than stride"):
         F.conv_transpose2d(x, w, stride=1, output_padding=1)
     with pytest.raises(ValueError, match="does not match weight"):
-        F.conv_transpose2d(x, tt(randn(3, 2, 3, 3)))
+        F.conv_transpose2d(x, tt(randn64(3, 2, 3, 3)))
     with pytest.raises(ValueError, match="non-positive output size"):
         F.conv_transpose2d(x, w, padding=5)
     with pytest.raises(ValueError, match="expected a 3-D or 4-D input"):
-        F.conv_transpose2d(tt(randn(4, 5)), w)
+        F.conv_transpose2d(tt(randn64(4, 5)), w)
     with pytest.raises(TypeError, match="floating-point"):
         F.conv_transpose2d(ts.ones((1, 4, 5, 5), dtype=ts.int64), w)
     with pytest.raises(ValueError, match="valid sizes range"):
@@ -400,7 +394,7 @@ def test_cross_entropy_label_smoothing_extra_dims_float32() -> None:
     x = randn(3, 5, 2, 4, dtype=np.float32)
     y = rng.integers(0, 5, (3, 2, 4))
     y[0, 0, :2] = 3
-    w = (np.abs(randn(5)) + 0.5).astype(np.float32)
+    w = (np.abs(randn64(5)) + 0.5).astype(np.float32)
     for red in ("mean", "sum", "none"):
         compare_fn(lambda a, b, c: F.cross_entropy(a, b, c, ignore_index=3, label_smoothing=0.25,
                                                    reduction=red),
@@ -424,7 +418,7 @@ def test_small_convnet_trains_in_lockstep_with_torch(opt_name, kw) -> None:
     tm = make(torch).double()
     sm = make(ts).to(ts.float64)
     sm.load_state_dict(tm.state_dict())
-    x = randn(8, 2, 8, 8)
+    x = randn64(8, 2, 8, 8)
     y = rng.integers(0, 5, 8)
     opt_t = getattr(torch.optim, opt_name)(tm.parameters(), **kw)
     opt_s = getattr(ts.optim, opt_name)(sm.parameters(), **kw)

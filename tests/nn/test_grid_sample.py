@@ -8,14 +8,9 @@ import torch.nn.functional as TF
 
 from tessera import nn
 from tessera.testing import gradcheck
-from nn_helpers import compare_fn, tt
+from harness import compare_fn, randn, rng, tt
 
 F = nn.functional
-rng = np.random.default_rng(0)
-
-
-def randn(*shape: int, dtype=np.float32) -> np.ndarray:
-    return rng.standard_normal(shape).astype(dtype)
 
 
 @pytest.mark.parametrize("align_corners", [False, True])

@@ -7,7 +7,7 @@ import torch.nn.functional as TF
 
 from tessera import nn
 from tessera.testing import gradcheck
-from nn_helpers import close, compare_fn, tt
+from harness import close, compare_fn, tt
 
 F = nn.functional
 rng = np.random.default_rng(0)

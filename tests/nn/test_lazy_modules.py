@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import tessera as ts
-from nn_helpers import close
+from harness import close
 
 CASES: Dict[str, Tuple[tuple, dict, tuple]] = {
     "LazyLinear": ((3,), {}, (2, 5)),

@@ -10,7 +10,7 @@ import torch
 import tessera as ts
 from tessera import nn
 from tessera.nn import functional as F
-from nn_helpers import close, compare_fn, tt
+from harness import close, compare_fn, tt
 
 TF = torch.nn.functional
 REDUCTIONS = ["mean", "sum", "none"]
@@ -19,10 +19,6 @@ DTYPES = [np.float32, np.float64]
 
 def _tol(dt):
     return dict(rtol=1e-5, atol=1e-6) if dt == np.float32 else dict(rtol=1e-10, atol=1e-12)
-
-
-def _rng(seed=0):
-    return np.random.default_rng(seed)
 
 
 def _pm1(rng, shape):
@@ -50,7 +46,7 @@ PAIR_SHAPES = [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1, 3), (4, 3)), ((), ()), 
 @pytest.mark.parametrize("red", REDUCTIONS)
 @pytest.mark.parametrize("shapes", PAIR_SHAPES)
 def test_hinge_and_soft_margin(shapes, red, dt) -> None:
-    rng = _rng(len(shapes[0]))
+    rng = np.random.default_rng(len(shapes[0]))
     x = rng.standard_normal(shapes[0]).astype(dt)
     y = rng.choice([-1.0, 1.0, 0.5], size=shapes[1]).astype(dt)  # hinge: other y add both terms
     compare_fn(*_both("hinge_embedding_loss", margin=0.7, reduction=red), x, y, **_tol(dt), grad=[0])
@@ -69,7 +65,7 @@ def test_hinge_and_soft_margin(shapes, red, dt) -> None:
 @pytest.mark.parametrize("shapes", [((3, 4), (1, 4), (3, 1)), ((5,), (5,), (5,)), ((), (), ()),
                                     ((0,), (0,), (0,)), ((2, 3), (2, 3), (2, 3))])
 def test_margin_ranking(shapes, red, dt) -> None:
-    rng = _rng(1)
+    rng = np.random.default_rng(1)
     x1, x2 = (rng.standard_normal(s).astype(dt) for s in shapes[:2])
     y = _pm1(rng, shapes[2]).astype(dt)
     compare_fn(*_both("margin_ranking_loss", margin=0.3, reduction=red), x1, x2, y, **_tol(dt),
@@ -81,7 +77,7 @@ def test_margin_ranking(shapes, red, dt) -> None:
 @pytest.mark.parametrize("log_input", [True, False])
 @pytest.mark.parametrize("red", REDUCTIONS)
 def test_poisson_nll(red, log_input, full, dt) -> None:
-    rng = _rng(2)
+    rng = np.random.default_rng(2)
     x = rng.standard_normal((4, 5)).astype(dt)
     if not log_input:
         x = np.abs(x) + 0.1
@@ -101,7 +97,7 @@ VAR_SHAPES = [(3, 4), (3,), (3, 1), (1, 4)]
 @pytest.mark.parametrize("red", REDUCTIONS)
 @pytest.mark.parametrize("vshape", VAR_SHAPES)
 def test_gaussian_nll(vshape, red, full, dt) -> None:
-    rng = _rng(3)
+    rng = np.random.default_rng(3)
     x = rng.standard_normal((3, 4)).astype(dt)
     y = rng.standard_normal((3, 4)).astype(dt)
     var = np.abs(rng.standard_normal(vshape)).astype(dt)
@@ -110,7 +106,7 @@ def test_gaussian_nll(vshape, red, full, dt) -> None:
 
 
 def test_gaussian_nll_float_var_and_errors() -> None:
-    x = _rng(4).standard_normal((3, 4)).astype(np.float32)
+    x = np.random.default_rng(4).standard_normal((3, 4)).astype(np.float32)
     close(F.gaussian_nll_loss(tt(x), tt(x * 0), 0.5), TF.gaussian_nll_loss(torch.tensor(x), torch.tensor(x * 0), 0.5))
     with pytest.raises(ValueError, match="negative"):
         F.gaussian_nll_loss(tt(x), tt(x), -1.0)
@@ -127,7 +123,7 @@ def test_gaussian_nll_float_var_and_errors() -> None:
 @pytest.mark.parametrize("red", REDUCTIONS)
 @pytest.mark.parametrize("n", [None, 0, 1, 5])
 def test_cosine_embedding(n, red, dt) -> None:
-    rng = _rng(5)
+    rng = np.random.default_rng(5)
     shape = (7,) if n is None else (n, 7)
     x1, x2 = rng.standard_normal(shape).astype(dt), rng.standard_normal(shape).astype(dt)
     y = rng.choice([-1.0, 1.0, 0.0], size=() if n is None else (n,)).astype(dt)
@@ -141,7 +137,7 @@ def test_cosine_embedding(n, red, dt) -> None:
                                 dict(margin=2.0, eps=1e-3, swap=True)])
 @pytest.mark.parametrize("shape", [(6,), (4, 6), (2, 3, 5)])
 def test_triplet_margin(shape, kw, red, dt) -> None:
-    rng = _rng(6)
+    rng = np.random.default_rng(6)
     a, p, n = (rng.standard_normal(shape).astype(dt) for _ in range(3))
     # (p=3: torch's norm gradient differs from the exact one by ~1e-7 relative in float64)
     tol = _tol(dt) if kw.get("p", 2) in (1, 2) else dict(rtol=1e-6, atol=1e-7)
@@ -165,7 +161,7 @@ def test_triplet_margin(shape, kw, red, dt) -> None:
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("shape", [(4, 5), (5,), (0, 5), (3, 1)])
 def test_multilabel_soft_margin(shape, weighted, red, dt) -> None:
-    rng = _rng(7)
+    rng = np.random.default_rng(7)
     x = rng.standard_normal(shape).astype(dt) * 3
     y = rng.integers(0, 2, shape).astype(dt)
     arrays = [x, y] + ([np.abs(rng.standard_normal(shape[-1:])).astype(dt)] if weighted else [])
@@ -189,7 +185,7 @@ def _multilabel_targets(rng, n, c):
 @pytest.mark.parametrize("red", REDUCTIONS)
 @pytest.mark.parametrize("n", [None, 0, 1, 6])
 def test_multilabel_margin(n, red, dt) -> None:
-    rng = _rng(8)
+    rng = np.random.default_rng(8)
     c = 5
     x = rng.standard_normal((1 if n is None else n, c)).astype(dt)
     y = _multilabel_targets(rng, x.shape[0], c)
@@ -210,7 +206,7 @@ def test_multilabel_margin(n, red, dt) -> None:
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("n", [None, -1, 0, 7])
 def test_multi_margin(n, weighted, kw, red, dt) -> None:
-    rng = _rng(9)
+    rng = np.random.default_rng(9)
     c = 4
     x = rng.standard_normal((1 if n in (None, -1) else n, c)).astype(dt)
     y = rng.integers(0, c, x.shape[0]).astype(np.int64)
@@ -232,7 +228,7 @@ def test_multi_margin(n, weighted, kw, red, dt) -> None:
 
 # ----------------------------------------------------------------------------- gradcheck
 def test_gradcheck_float64() -> None:
-    rng = _rng(10)
+    rng = np.random.default_rng(10)
     x = rng.standard_normal((3, 4))
     y = _pm1(rng, (3, 4))
     _gradcheck(lambda a, b: F.soft_margin_loss(a, b), x, y)
@@ -291,14 +287,14 @@ def _module_inputs(name, rng):
 @pytest.mark.parametrize("case", range(len(MODULES)))
 def test_modules_match_torch(case: int) -> None:
     name, kw, grad = MODULES[case]
-    arrays = _module_inputs(name, _rng(case))
+    arrays = _module_inputs(name, np.random.default_rng(case))
     m_ts, m_th = getattr(nn, name)(**kw), getattr(torch.nn, name)(**kw)
     compare_fn(m_ts, m_th, *arrays, grad=grad)
     assert m_ts.reduction == m_th.reduction
 
 
 def test_weighted_modules_and_legacy_reduction_args() -> None:
-    rng = _rng(11)
+    rng = np.random.default_rng(11)
     x = rng.standard_normal((4, 5)).astype(np.float32)
     w = np.abs(rng.standard_normal(5)).astype(np.float32)
     y = rng.integers(0, 5, 4)
@@ -365,7 +361,7 @@ def test_errors() -> None:
 # ----------------------------------------------------------------------------- CTC
 def _ctc_case(seed, T=12, N=4, C=6, blank=0, s_max=5, impossible=False):
     """Random log-probs, lengths and targets (labels avoid blank; some repeats)."""
-    rng = _rng(seed)
+    rng = np.random.default_rng(seed)
     x = rng.standard_normal((T, N, C))
     in_len = rng.integers(max(1, T // 2), T + 1, N)
     in_len[0] = T
@@ -495,7 +491,7 @@ def _strided(a: np.ndarray) -> ts.Tensor:
                                   "gaussian_nll_loss", "multi_margin_loss",
                                   "multilabel_margin_loss"])
 def test_non_contiguous_inputs(name: str) -> None:
-    rng = _rng(12)
+    rng = np.random.default_rng(12)
     x = rng.standard_normal((5, 4))
     args = {"soft_margin_loss": [x, _pm1(rng, (5, 4))],
             "hinge_embedding_loss": [x, _pm1(rng, (5, 4))],
@@ -552,7 +548,7 @@ def test_pointwise_losses_hypothesis(pair, red) -> None:
 @given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=5),
                   elements=_vals), st.sampled_from(REDUCTIONS), st.integers(0, 2 ** 31))
 def test_class_losses_hypothesis(x, red, seed) -> None:
-    rng = _rng(seed)
+    rng = np.random.default_rng(seed)
     n, c = x.shape
     y = rng.integers(0, c, n)
     compare_fn(*_both("multi_margin_loss", reduction=red, p=int(rng.integers(1, 3))), x, y,
@@ -580,7 +576,7 @@ def _asm_pair(head_bias=True, div_value=2.0, cutoffs=(4, 9, 15), n_classes=20, s
 @pytest.mark.parametrize("n", [12, 1, 0])
 def test_adaptive_log_softmax_matches_torch(cfg, n) -> None:
     sm, tm = _asm_pair(**cfg)
-    rng = _rng(n)
+    rng = np.random.default_rng(n)
     x = rng.standard_normal((n, 16)).astype(np.float32)
     y = rng.integers(0, tm.n_classes, n)
     xs, xt = tt(x, requires_grad=True), torch.tensor(x, requires_grad=True)
@@ -610,7 +606,7 @@ def test_adaptive_log_softmax_matches_torch(cfg, n) -> None:
 
 def test_adaptive_log_softmax_predict_branches_and_errors() -> None:
     sm, tm = _asm_pair()
-    x = _rng(1).standard_normal((40, 16)).astype(np.float32) * 4
+    x = np.random.default_rng(1).standard_normal((40, 16)).astype(np.float32) * 4
     with torch.no_grad():  # steer the head: every row, no row, and some rows to the tail
         for bias in (-50.0, 50.0, 0.0):
             tm.head.bias[4:] = bias
@@ -644,7 +640,7 @@ def test_autocast_dtypes_follow_torch(name: str) -> None:
     """Under CPU autocast, bfloat16 inputs give float32 losses where torch's fp32 list has
     the op, and stay bfloat16 for torch's Python composites (multilabel_soft_margin,
     gaussian_nll)."""
-    rng = _rng(13)
+    rng = np.random.default_rng(13)
     x = rng.standard_normal((4, 5)).astype(np.float32)
     extra = {"margin_ranking_loss": [x, np.ones((4, 5), np.float32)],
              "triplet_margin_loss": [x, x],

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import tessera as ts
-from nn_helpers import close
+from harness import close
 
 
 def _pair(seed: int = 0) -> Tuple[ts.nn.Module, torch.nn.Module]:

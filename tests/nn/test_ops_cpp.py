@@ -13,12 +13,7 @@ import torch.nn.functional as TF
 import tessera as ts
 import tessera.nn.functional as F
 from tessera import _C
-
-rng = np.random.default_rng(0)
-
-
-def randn(*shape):
-    return rng.standard_normal(shape)
+from harness import randn64, rng
 
 
 def both(a, grad=True):
@@ -34,7 +29,7 @@ def check(fn_ts, fn_torch, arrays, consts=(), rtol=1e-7, atol=1e-9, second=True)
     ys, yt = fn_ts(*tsx, *tsc), fn_torch(*tox, *toc)
     np.testing.assert_allclose(ys.numpy(), yt.detach().numpy(), rtol=rtol, atol=atol)
     assert ys.shape == tuple(yt.shape) and str(ys.dtype) == str(yt.dtype).replace("torch.", "")
-    v = randn(*yt.shape)
+    v = randn64(*yt.shape)
     gs = ts.autograd.grad([ys], list(tsx), [ts.asarray(v)], create_graph=second)
     gt = torch.autograd.grad([yt], list(tox), [torch.tensor(v)], create_graph=second)
     for a, b in zip(gs, gt):
@@ -42,7 +37,7 @@ def check(fn_ts, fn_torch, arrays, consts=(), rtol=1e-7, atol=1e-9, second=True)
     if not second:
         return
     # d/dx <grad, u>: the second derivative contracted with random directions.
-    us = [randn(*a.shape) for a in gt]
+    us = [randn64(*a.shape) for a in gt]
     ss = ts.sum(ts.stack([ts.sum(a * ts.asarray(u)) for a, u in zip(gs, us)]))
     st = sum((a * torch.tensor(u)).sum() for a, u in zip(gt, us))
     if not (st.requires_grad and ss.requires_grad):
@@ -69,11 +64,11 @@ def check(fn_ts, fn_torch, arrays, consts=(), rtol=1e-7, atol=1e-9, second=True)
                                        ((6,), 0), ((), 0), ((2, 3, 4), None)])
 def test_softmax(log, shape, dim) -> None:
     f, tf = (F.log_softmax, TF.log_softmax) if log else (F.softmax, TF.softmax)
-    check(lambda x: f(x, dim), lambda x: tf(x, dim), [randn(*shape)])
+    check(lambda x: f(x, dim), lambda x: tf(x, dim), [randn64(*shape)])
 
 
 def test_softmax_dtype_and_integers() -> None:
-    x = randn(3, 4).astype(np.float32)
+    x = randn64(3, 4).astype(np.float32)
     y = F.softmax(ts.asarray(x), -1, dtype=ts.float64)
     assert y.dtype == ts.float64
     np.testing.assert_allclose(y.numpy(), TF.softmax(torch.tensor(x), -1, dtype=torch.float64).numpy())
@@ -96,8 +91,8 @@ def test_softmax_errors() -> None:
 @pytest.mark.parametrize("shape,ns", [((4, 6), (6,)), ((2, 3, 4), (3, 4)), ((5,), (5,))])
 @pytest.mark.parametrize("affine", ["none", "weight", "both", "bias"])
 def test_layer_norm(shape, ns, affine) -> None:
-    w, b = 1 + 0.3 * randn(*ns), 0.3 * randn(*ns)
-    arrays = [randn(*shape)] + ([w] if affine in ("weight", "both") else []) + \
+    w, b = 1 + 0.3 * randn64(*ns), 0.3 * randn64(*ns)
+    arrays = [randn64(*shape)] + ([w] if affine in ("weight", "both") else []) + \
         ([b] if affine in ("bias", "both") else [])
 
     def run(fn):
@@ -112,7 +107,7 @@ def test_layer_norm(shape, ns, affine) -> None:
 
 
 def test_layer_norm_int_shape_and_errors() -> None:
-    x = randn(3, 4)
+    x = randn64(3, 4)
     np.testing.assert_allclose(F.layer_norm(ts.asarray(x), 4).numpy(),
                                TF.layer_norm(torch.tensor(x), (4,)).numpy(), rtol=1e-6, atol=1e-9)
     with pytest.raises(ValueError, match=r"layer_norm: normalized_shape \(5,\) does not match .*\(3, 4\)"):
@@ -126,10 +121,10 @@ def test_layer_norm_int_shape_and_errors() -> None:
 
 @pytest.mark.parametrize("weight", [False, True])
 def test_rms_norm(weight) -> None:
-    arrays = [randn(3, 5)] + ([1 + randn(5)] if weight else [])
+    arrays = [randn64(3, 5)] + ([1 + randn64(5)] if weight else [])
     check(lambda x, *w: F.rms_norm(x, (5,), w[0] if w else None, 1e-6),
           lambda x, *w: TF.rms_norm(x, (5,), w[0] if w else None, 1e-6), arrays)
-    x = randn(2, 4).astype(np.float32)
+    x = randn64(2, 4).astype(np.float32)
     np.testing.assert_allclose(F.rms_norm(ts.asarray(x), [4]).numpy(),
                                TF.rms_norm(torch.tensor(x), [4]).numpy(), rtol=1e-6)
 
@@ -158,7 +153,7 @@ def test_cross_entropy_indices(case) -> None:
 
     def run(fn):
         return lambda x, t, *ww: fn(x, t, ww[0] if ww else None, **c)
-    check(run(F.cross_entropy), run(TF.cross_entropy), [randn(*shape)], consts)
+    check(run(F.cross_entropy), run(TF.cross_entropy), [randn64(*shape)], consts)
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
@@ -168,11 +163,11 @@ def test_cross_entropy_probabilities(reduction, smoothing) -> None:
     p /= p.sum(1, keepdims=True)
     w = 0.5 + rng.random(4)
     run = (lambda fn: lambda x, t, ww: fn(x, t, ww, reduction=reduction, label_smoothing=smoothing))
-    check(run(F.cross_entropy), run(TF.cross_entropy), [randn(3, 4, 2)], [p, w])
+    check(run(F.cross_entropy), run(TF.cross_entropy), [randn64(3, 4, 2)], [p, w])
 
 
 def test_cross_entropy_mixed_dtype_weight_and_float32() -> None:
-    x = randn(4, 3).astype(np.float32)
+    x = randn64(4, 3).astype(np.float32)
     t = np.array([0, 2, 1, 2])
     w = np.array([0.2, 1.0, 2.0])
     got = F.cross_entropy(ts.asarray(x), ts.asarray(t), ts.asarray(w), label_smoothing=0.1)
@@ -209,8 +204,8 @@ def test_nll_loss(reduction, weighted) -> None:
     t = np.array([[1, 0], [2, -100], [0, 2]])
     w = [0.5 + rng.random(3)] if weighted else []
     run = (lambda fn: lambda x, tt, *ww: fn(x, tt, ww[0] if ww else None, reduction=reduction))
-    check(run(F.nll_loss), run(TF.nll_loss), [randn(3, 3, 2)], [t] + w)
-    check(run(F.nll_loss), run(TF.nll_loss), [randn(4)], [np.array(2)] + ([0.5 + rng.random(4)] if weighted else []))
+    check(run(F.nll_loss), run(TF.nll_loss), [randn64(3, 3, 2)], [t] + w)
+    check(run(F.nll_loss), run(TF.nll_loss), [randn64(4)], [np.array(2)] + ([0.5 + rng.random(4)] if weighted else []))
 
 
 @pytest.mark.cpu_only  # host-side checks: on CUDA bad targets surface at the next sync, as torch's
@@ -225,7 +220,7 @@ def test_nll_loss_errors() -> None:
 @pytest.mark.parametrize("xshape", [(4, 3), (2, 5, 3), (3,)])
 @pytest.mark.parametrize("bias", [False, True])
 def test_linear(xshape, bias) -> None:
-    arrays = [randn(*xshape), randn(6, 3)] + ([randn(6)] if bias else [])
+    arrays = [randn64(*xshape), randn64(6, 3)] + ([randn64(6)] if bias else [])
     check(lambda x, w, *b: F.linear(x, w, b[0] if b else None),
           lambda x, w, *b: TF.linear(x, w, b[0] if b else None), arrays)
 
@@ -243,7 +238,7 @@ def test_linear_errors_and_general_path() -> None:
 # ------------------------------------------------------------------ activations
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu(approximate) -> None:
-    x = randn(4, 5) * 2
+    x = randn64(4, 5) * 2
     check(lambda a: F.gelu(a, approximate), lambda a: TF.gelu(a, approximate=approximate), [x],
           rtol=1e-6, atol=1e-7)
 
@@ -264,7 +259,7 @@ def test_gelu_third_derivative_and_errors() -> None:
 
 
 def test_relu() -> None:
-    x = randn(3, 4)
+    x = randn64(3, 4)
     x[0, 0] = 0.0
     check(F.relu, TF.relu, [x])
     n = F.relu(ts.asarray([np.nan, -1.0, 2.0]))
@@ -283,7 +278,7 @@ def test_relu() -> None:
     (lambda x: F.relu(x), "ReluBackward0"),
 ])
 def test_one_cpp_node(call, node) -> None:
-    y = call(ts.asarray(randn(3, 4), requires_grad=True))
+    y = call(ts.asarray(randn64(3, 4), requires_grad=True))
     assert y.grad_fn.name() == node
 
 
@@ -295,7 +290,7 @@ def test_one_cpp_node(call, node) -> None:
     lambda x: F.linear(x, x),
 ])
 def test_gradcheck_finite_differences(fn) -> None:
-    x = ts.asarray(randn(2, 3), requires_grad=True)
+    x = ts.asarray(randn64(2, 3), requires_grad=True)
     assert ts.autograd.gradcheck(fn, (x,))
     assert ts.autograd.gradgradcheck(fn, (x,))
 
@@ -305,11 +300,11 @@ def test_gradcheck_finite_differences(fn) -> None:
 def test_embedding(padding_idx) -> None:
     idx = np.array([[0, 2, 4], [2, 1, 0]])
     check(lambda w, i: F.embedding(i, w, padding_idx), lambda w, i: TF.embedding(i, w, padding_idx),
-          [randn(5, 3)], [idx])
+          [randn64(5, 3)], [idx])
 
 
 def test_embedding_node_and_errors() -> None:
-    w = ts.asarray(randn(4, 2), requires_grad=True)
+    w = ts.asarray(randn64(4, 2), requires_grad=True)
     y = F.embedding(ts.asarray([1, 3]), w)
     assert y.grad_fn.name() == "EmbeddingBackward0"
     with pytest.raises(TypeError, match=r"embedding: indices must be integers, got float32"):
@@ -319,7 +314,7 @@ def test_embedding_node_and_errors() -> None:
 
 
 def test_dropout_node_and_second_derivative() -> None:
-    x = ts.asarray(randn(50), requires_grad=True)
+    x = ts.asarray(randn64(50), requires_grad=True)
     ts.manual_seed(0)
     y = F.dropout(x, 0.4)
     assert y.grad_fn.name() == "NativeDropoutBackward0"
@@ -342,6 +337,6 @@ def test_attention_softmax(causal) -> None:
         if causal:
             s = s.masked_fill(~torch.ones(L, S, dtype=torch.bool).tril(), -float("inf"))
         return torch.softmax(s * scale, -1)
-    check(lambda s: _C.attention_softmax(s, scale, causal), ref, [randn(2, L, S)])
-    y = _C.attention_softmax(ts.asarray(randn(L, S), requires_grad=True), scale, causal)
+    check(lambda s: _C.attention_softmax(s, scale, causal), ref, [randn64(2, L, S)])
+    y = _C.attention_softmax(ts.asarray(randn64(L, S), requires_grad=True), scale, causal)
     assert y.grad_fn.name() == "AttentionSoftmaxBackward0"

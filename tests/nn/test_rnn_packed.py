@@ -9,13 +9,7 @@ from torch.nn.utils import rnn as trnn
 
 from tessera import nn
 from tessera.nn.utils import rnn as srnn
-from nn_helpers import close, tt
-
-rng = np.random.default_rng(0)
-
-
-def randn(*shape: int, dtype=np.float32) -> np.ndarray:
-    return rng.standard_normal(shape).astype(dtype)
+from harness import close, randn, tt
 
 
 @pytest.mark.parametrize("lengths,enforce", [([5, 3, 3, 1], True), ([2, 5, 1, 4], False),

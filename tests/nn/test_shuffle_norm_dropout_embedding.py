@@ -12,14 +12,9 @@ import torch.nn.functional as TF
 import tessera as ts
 from tessera import nn
 from tessera.testing import gradcheck
-from nn_helpers import close, compare_fn, compare_module, tt
+from harness import close, compare_fn, compare_module, randn, rng, tt
 
 F = nn.functional
-rng = np.random.default_rng(0)
-
-
-def randn(*shape: int, dtype=np.float32) -> np.ndarray:
-    return rng.standard_normal(shape).astype(dtype)
 
 
 LAYERS = [

@@ -14,13 +14,7 @@ import torch.nn.functional as TF
 import tessera as ts
 from tessera import nn
 from tessera.nn import functional as F
-from nn_helpers import close, compare_fn, tt
-
-rng = np.random.default_rng(0)
-
-
-def randn(*shape):
-    return rng.standard_normal(shape)
+from harness import close, compare_fn, randn64, rng, tt
 
 
 def _params(fn):
@@ -104,9 +98,9 @@ def _cmp(fs, ft, rtol=1e-10, atol=1e-12):
 
 @pytest.mark.parametrize("sa,red", LEGACY)
 def test_cross_entropy_positional_legacy(sa, red) -> None:
-    x, t = randn(5, 4), rng.integers(0, 4, 5)
+    x, t = randn64(5, 4), rng.integers(0, 4, 5)
     t[0] = 1
-    w = np.abs(randn(4)) + 0.5
+    w = np.abs(randn64(4)) + 0.5
     # (input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing)
     _cmp(lambda: F.cross_entropy(tt(x), tt(t), tt(w), sa, 1, red, "sum", 0.1),
          lambda: TF.cross_entropy(torch.tensor(x), torch.tensor(t), torch.tensor(w), sa, 1, red,
@@ -119,7 +113,7 @@ def test_cross_entropy_positional_legacy(sa, red) -> None:
 
 
 def test_cross_entropy_fourth_positional_is_size_average() -> None:
-    x, t = randn(6, 3), np.array([0, 1, 1, 2, 1, 0])
+    x, t = randn64(6, 3), np.array([0, 1, 1, 2, 1, 0])
     _cmp(lambda: F.cross_entropy(tt(x), tt(t), None, True),
          lambda: TF.cross_entropy(torch.tensor(x), torch.tensor(t), None, True))
     _cmp(lambda: F.cross_entropy(tt(x), tt(t), None, False),
@@ -130,7 +124,7 @@ def test_cross_entropy_fourth_positional_is_size_average() -> None:
 
 
 def _pair(shape=(4, 3)):
-    return randn(*shape), randn(*shape)
+    return randn64(*shape), randn64(*shape)
 
 
 POINTWISE = {
@@ -161,7 +155,7 @@ def test_pointwise_loss_legacy_keywords(name, sa, red) -> None:
 def test_pointwise_loss_legacy_positional(sa, red) -> None:
     x, y = _pair()
     p, q = 1 / (1 + np.exp(-x)), 1 / (1 + np.exp(-y))
-    w = np.abs(randn(4, 3))
+    w = np.abs(randn64(4, 3))
     a, b = torch.tensor(x), torch.tensor(y)
     for fs, ft in [(F.mse_loss, TF.mse_loss), (F.l1_loss, TF.l1_loss),
                    (F.smooth_l1_loss, TF.smooth_l1_loss), (F.kl_div, TF.kl_div)]:
@@ -175,7 +169,7 @@ def test_pointwise_loss_legacy_positional(sa, red) -> None:
     _cmp(lambda: F.binary_cross_entropy(tt(p), tt(q), tt(w), sa, red, "sum"),
          lambda: TF.binary_cross_entropy(torch.tensor(p), torch.tensor(q), torch.tensor(w), sa,
                                          red, "sum"))
-    pw = np.abs(randn(3)) + 0.5
+    pw = np.abs(randn64(3)) + 0.5
     _cmp(lambda: F.binary_cross_entropy_with_logits(tt(x), tt(q), tt(w), sa, red, "mean",
                                                     tt(pw)),
          lambda: TF.binary_cross_entropy_with_logits(a, torch.tensor(q), torch.tensor(w), sa,
@@ -184,7 +178,7 @@ def test_pointwise_loss_legacy_positional(sa, red) -> None:
 
 def test_reduction_string_in_legacy_slot_is_refused() -> None:
     # The old tessera order (reduction third) must not silently become 'mean'.
-    x = tt(randn(3))
+    x = tt(randn64(3))
     with pytest.raises(TypeError, match="reduction="):
         F.mse_loss(x, x, "sum")
     with pytest.raises(TypeError, match="reduction="):
@@ -195,7 +189,7 @@ def test_reduction_string_in_legacy_slot_is_refused() -> None:
 @pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "huber_loss"])
 def test_weighted_pointwise_losses(name, reduction) -> None:
     x, y = _pair()
-    w = np.abs(randn(4, 3)) + 0.1
+    w = np.abs(randn64(4, 3)) + 0.1
     fs, ft = getattr(F, name), getattr(TF, name)
     compare_fn(lambda a, b, c: fs(a, b, reduction=reduction, weight=c),
                lambda a, b, c: ft(a, b, reduction=reduction, weight=c),
@@ -226,10 +220,10 @@ def _inputs(name):
         "MultiLabelSoftMarginLoss": (x, (y > 0) * 1.0),
         "CrossEntropyLoss": (x, cls), "NLLLoss": (x, cls), "MultiMarginLoss": (x, cls),
         "MultiLabelMarginLoss": (x, np.array([[0, 1, -1], [2, -1, 0], [1, 2, 0], [0, -1, 1]])),
-        "MarginRankingLoss": (x[:, 0], y[:, 0], np.sign(randn(4))),
-        "CosineEmbeddingLoss": (x, y, np.sign(randn(4))),
-        "TripletMarginLoss": (x, y, randn(4, 3)),
-        "GaussianNLLLoss": (x, y, np.abs(randn(4, 3)) + 0.1),
+        "MarginRankingLoss": (x[:, 0], y[:, 0], np.sign(randn64(4))),
+        "CosineEmbeddingLoss": (x, y, np.sign(randn64(4))),
+        "TripletMarginLoss": (x, y, randn64(4, 3)),
+        "GaussianNLLLoss": (x, y, np.abs(randn64(4, 3)) + 0.1),
     }[name]
     return [tt(a) for a in one], [torch.tensor(a) for a in one]
 
@@ -276,16 +270,16 @@ def test_loss_module_positional_constructor(name, args) -> None:
 
 
 def test_weighted_loss_modules_positional() -> None:
-    w = np.abs(randn(3)) + 0.5
-    x = randn(5, 3)
+    w = np.abs(randn64(3)) + 0.5
+    x = randn64(5, 3)
     t = np.array([0, 2, 1, 1, 0])
     for name in ("CrossEntropyLoss", "NLLLoss"):
         ms = getattr(nn, name)(tt(w), None, 2)
         mt = getattr(torch.nn, name)(torch.tensor(w), None, 2)
         assert ms.ignore_index == mt.ignore_index == 2
         close(ms(tt(x), tt(t)), mt(torch.tensor(x), torch.tensor(t)), 1e-10, 1e-12)
-    y = 1 / (1 + np.exp(-randn(5, 3)))
-    pw = np.abs(randn(3)) + 0.5
+    y = 1 / (1 + np.exp(-randn64(5, 3)))
+    pw = np.abs(randn64(3)) + 0.5
     ms = nn.BCEWithLogitsLoss(tt(w), None, None, "sum", tt(pw))
     mt = torch.nn.BCEWithLogitsLoss(torch.tensor(w), None, None, "sum", torch.tensor(pw))
     close(ms(tt(x), tt(y)), mt(torch.tensor(x), torch.tensor(y)), 1e-10, 1e-12)
@@ -304,7 +298,7 @@ def test_ctc_and_gaussian_keywords() -> None:
 
 @pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
 def test_softmax_stacklevel_and_dtype_positional(name) -> None:
-    x = randn(3, 4).astype(np.float32)
+    x = randn64(3, 4).astype(np.float32)
     fs, ft = getattr(F, name), getattr(TF, name)
     # (input, dim, _stacklevel, dtype)
     ys = fs(tt(x), 1, 3, ts.float64)
@@ -319,23 +313,23 @@ def test_softmax_stacklevel_and_dtype_positional(name) -> None:
 # ------------------------------------------------------------------ input= keyword
 
 def test_input_keyword_forms() -> None:
-    x = randn(2, 3, 8)
-    w1 = randn(4, 3, 3)
+    x = randn64(2, 3, 8)
+    w1 = randn64(4, 3, 3)
     xt, w1t = torch.tensor(x), torch.tensor(w1)
     close(F.conv1d(input=tt(x), weight=tt(w1), padding=1),
           TF.conv1d(input=xt, weight=w1t, padding=1), 1e-10, 1e-10)
-    x2, w2 = randn(1, 3, 5, 5), randn(2, 3, 3, 3)
+    x2, w2 = randn64(1, 3, 5, 5), randn64(2, 3, 3, 3)
     close(F.conv2d(input=tt(x2), weight=tt(w2), stride=2),
           TF.conv2d(input=torch.tensor(x2), weight=torch.tensor(w2), stride=2), 1e-10, 1e-10)
-    x3, w3 = randn(1, 2, 4, 4, 4), randn(3, 2, 2, 2, 2)
+    x3, w3 = randn64(1, 2, 4, 4, 4), randn64(3, 2, 2, 2, 2)
     close(F.conv3d(input=tt(x3), weight=tt(w3)),
           TF.conv3d(input=torch.tensor(x3), weight=torch.tensor(w3)), 1e-10, 1e-10)
-    wl, bl = randn(5, 8), randn(5)
+    wl, bl = randn64(5, 8), randn64(5)
     close(F.linear(input=tt(x), weight=tt(wl), bias=tt(bl)),
           TF.linear(input=xt, weight=torch.tensor(wl), bias=torch.tensor(bl)), 1e-10, 1e-10)
     close(F.pad(input=tt(x), pad=(1, 2), mode="constant", value=3.0),
           TF.pad(input=xt, pad=(1, 2), mode="constant", value=3.0))
-    idx, emb = np.array([[0, 2], [1, 1]]), randn(3, 4)
+    idx, emb = np.array([[0, 2], [1, 1]]), randn64(3, 4)
     close(F.embedding(input=tt(idx), weight=tt(emb)),
           TF.embedding(input=torch.tensor(idx), weight=torch.tensor(emb)))
     close(F.dropout(input=tt(x), p=0.3, training=False),
@@ -348,14 +342,14 @@ def test_input_keyword_forms() -> None:
     close(F.max_pool1d(input=tt(x), kernel_size=2), TF.max_pool1d(input=xt, kernel_size=2))
     close(F.one_hot(input=tt(idx), num_classes=4), TF.one_hot(input=torch.tensor(idx),
                                                               num_classes=4))
-    a, b, wb = randn(4, 3), randn(4, 2), randn(5, 3, 2)
+    a, b, wb = randn64(4, 3), randn64(4, 2), randn64(5, 3, 2)
     close(F.bilinear(input1=tt(a), input2=tt(b), weight=tt(wb)),
           TF.bilinear(input1=torch.tensor(a), input2=torch.tensor(b), weight=torch.tensor(wb)),
           1e-10, 1e-10)
 
 
 def test_positional_calls_still_bind() -> None:
-    x, wl = randn(3, 4), randn(2, 4)
+    x, wl = randn64(3, 4), randn64(2, 4)
     close(F.linear(tt(x), tt(wl)), TF.linear(torch.tensor(x), torch.tensor(wl)), 1e-12, 1e-12)
     close(F.pad(tt(x), (1, 1), "constant", 2.0), TF.pad(torch.tensor(x), (1, 1), "constant", 2.0))
     close(F.dropout(tt(x), 0.5, False), TF.dropout(torch.tensor(x), 0.5, False))
@@ -367,7 +361,7 @@ def test_positional_calls_still_bind() -> None:
                                        ((4, 1), (1, 5), 0), ((3,), (2, 3), -1),
                                        ((2, 3, 4), (2, 3, 4), 1), ((1, 4), (3, 1), 1)])
 def test_cosine_similarity_broadcast(s1, s2, dim) -> None:
-    a, b = randn(*s1), randn(*s2)
+    a, b = randn64(*s1), randn64(*s2)
     compare_fn(lambda x, y: F.cosine_similarity(x, y, dim),
                lambda x, y: TF.cosine_similarity(x, y, dim), a, b, rtol=1e-10, atol=1e-12)
     out = F.cosine_similarity(tt(a), tt(b), dim=dim).numpy()
@@ -390,7 +384,7 @@ def test_relu6_is_a_hardtanh() -> None:
     assert repr(m) == repr(mt) == "ReLU6()"
     assert repr(nn.ReLU6(True)) == repr(torch.nn.ReLU6(True))
     assert nn.ReLU6(True).inplace is True
-    x = randn(4, 5) * 5
+    x = randn64(4, 5) * 5
     compare_fn(lambda v: m(v), lambda v: mt(v), x, rtol=1e-12, atol=0)
     m.max_val, mt.max_val = 3.0, 3.0  # torch's forward reads the attributes
     close(m(tt(x)), mt(torch.tensor(x)))

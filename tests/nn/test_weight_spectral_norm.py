@@ -10,13 +10,7 @@ import torch
 
 import tessera as ts
 from tessera import nn
-from nn_helpers import close, tt
-
-rng = np.random.default_rng(0)
-
-
-def randn(*shape: int) -> np.ndarray:
-    return rng.standard_normal(shape).astype(np.float32)
+from harness import close, randn, tt
 
 
 def _keys(m) -> list:

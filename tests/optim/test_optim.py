@@ -8,7 +8,7 @@ import torch
 
 import tessera as ts
 from tessera import nn, optim
-from nn_helpers import close, tt
+from harness import close, tt
 
 OPTIMIZERS = [
     ("SGD", dict(lr=0.1)),

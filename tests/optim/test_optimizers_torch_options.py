@@ -11,11 +11,8 @@ import torch
 
 import tessera as ts
 from tessera import nn, optim
-from nn_helpers import close, tt
+from harness import close, tt
 
-
-def _rng(seed: int = 0) -> np.random.Generator:
-    return np.random.default_rng(seed)
 
 CASES = [
     ("NAdam", dict(lr=0.01)),
@@ -498,7 +495,7 @@ def test_optimizer_hooks() -> None:
 def test_newton_schulz_matches_torch_bitwise(shape, steps) -> None:
     from torch.optim._muon import _zeropower_via_newtonschulz as ns_torch
     from tessera.optim.muon import zeropower_via_newtonschulz as ns_ts
-    g = _rng(sum(shape)).standard_normal(shape).astype(np.float32)
+    g = np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
     coef = (3.4445, -4.7750, 2.0315)
     ours = ns_ts(tt(g), coef, steps, 1e-7)
     assert ours.dtype == ts.bfloat16 and tuple(ours.shape) == shape
@@ -509,7 +506,7 @@ def test_newton_schulz_matches_torch_bitwise(shape, steps) -> None:
                                                    adjust_lr_fn="match_rms_adamw"),
                                 dict(lr=0.01, momentum=0.5, ns_steps=3, adjust_lr_fn="original")])
 def test_muon_trajectory_and_state(kw) -> None:
-    rng = _rng(3)
+    rng = np.random.default_rng(3)
     arrays = [rng.standard_normal(s).astype(np.float32) for s in [(4, 3), (3, 5)]]
     tp = [torch.nn.Parameter(torch.tensor(a)) for a in arrays]
     sp = [nn.Parameter(tt(a.copy())) for a in arrays]
@@ -574,7 +571,7 @@ def test_lbfgs_several_parameters_float64(line_search) -> None:
     tm = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1)).double()
     sm = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1)).double()
     sm.load_state_dict(tm.state_dict())
-    rng = _rng(4)
+    rng = np.random.default_rng(4)
     x, y = rng.standard_normal((16, 3)), rng.standard_normal((16, 1))
     ot = torch.optim.LBFGS(tm.parameters(), lr=0.5, max_iter=6, history_size=4,
                            line_search_fn=line_search)

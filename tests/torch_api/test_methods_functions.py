@@ -12,24 +12,14 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tessera as ts
-from harness import assert_same, shapes
-
-RNG = np.random.default_rng(0)
-
-
-@pytest.fixture(autouse=True)
-def _fresh_rng():
-    """Each test draws the same data whatever ran before it (reproducible failures)."""
-    global RNG
-    RNG = np.random.default_rng(0)
-
+from harness import assert_same, rng, shapes
 
 def A(*shape: int, dtype: str = "float32", lo: float = -3, hi: float = 3) -> np.ndarray:
     if dtype.startswith("float"):
-        return RNG.uniform(lo, hi, shape).astype(dtype)
+        return rng.uniform(lo, hi, shape).astype(dtype)
     if dtype == "bool":
-        return RNG.integers(0, 2, shape).astype(bool)
-    return RNG.integers(int(lo), int(hi) + 1, shape).astype(dtype)
+        return rng.integers(0, 2, shape).astype(bool)
+    return rng.integers(int(lo), int(hi) + 1, shape).astype(dtype)
 
 
 def _mk(m: Any, a: np.ndarray, kind: str = "plain", grad: bool = False) -> Any:
@@ -104,7 +94,7 @@ def check_grad(fn: Callable, *arrays: np.ndarray, rtol: float = 1e-6, atol: floa
         fn0 = fn
         fn = lambda m, *xs: fn0(m, *xs)[-1]  # noqa: E731
         out_t = out_t[-1]
-    w = RNG.uniform(0.5, 1.5, tuple(out_t.shape))
+    w = rng.uniform(0.5, 1.5, tuple(out_t.shape))
     (out_t * torch.from_numpy(w)).sum().backward()
     xs = [_mk(ts, a, grad=True) for a in arrays]
     out = fn(ts, *xs)
@@ -683,7 +673,7 @@ def test_cat_torch_style():
 
 # ---------------------------------------------------------------- reductions
 def _distinct(*shape: int) -> np.ndarray:
-    return RNG.permutation(int(np.prod(shape))).reshape(shape).astype(np.float32) - 5
+    return rng.permutation(int(np.prod(shape))).reshape(shape).astype(np.float32) - 5
 
 
 REDUCE_FNS = [
@@ -947,7 +937,7 @@ MISC_FNS = [
 
 @pytest.mark.parametrize("fn", MISC_FNS)
 def test_misc_methods(fn):
-    a = RNG.integers(-2, 3, (4, 3)).astype(np.float32)
+    a = rng.integers(-2, 3, (4, 3)).astype(np.float32)
     a[1] = a[0]
     check(fn, a, kinds=("plain", "T"), rtol=1e-4, atol=1e-5)
 
@@ -1161,8 +1151,8 @@ INPLACE_HYP = [
        hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4), st.sampled_from(["plain", "T", "step"]))
 @settings(max_examples=150, deadline=None)
 def test_inplace_hypothesis(i, dtype, shape, kind):
-    a = RNG.uniform(-3, 3, shape).astype(dtype) if dtype.startswith("float") else \
-        RNG.integers(-5, 6, shape).astype(dtype)
+    a = rng.uniform(-3, 3, shape).astype(dtype) if dtype.startswith("float") else \
+        rng.integers(-5, 6, shape).astype(dtype)
     fn = INPLACE_HYP[i]
     check(lambda m, x: (fn(m, x), x)[1], a, kinds=(kind,), rtol=1e-5, atol=1e-6)
 
@@ -1173,7 +1163,7 @@ def test_inplace_hypothesis(i, dtype, shape, kind):
        hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3))
 @settings(max_examples=100, deadline=None)
 def test_conversions_hypothesis(name, dtype, shape):
-    a = RNG.uniform(0, 100, shape).astype(dtype)
+    a = rng.uniform(0, 100, shape).astype(dtype)
     check(lambda m, x: getattr(x, name)(), a, kinds=("plain", "T"))
 
 

@@ -11,10 +11,6 @@ import tessera as ts
 STREAM_BYTES = 8 << 20  # ElementwiseIter::kStreamBytes
 
 
-def _rng(seed: int = 0) -> np.random.Generator:
-    return np.random.default_rng(seed)
-
-
 def _values(shape, dtype, rng):
     if np.dtype(dtype).kind == "b":
         return rng.random(shape) < 0.5
@@ -28,7 +24,7 @@ def _values(shape, dtype, rng):
 @pytest.mark.parametrize("shape", [(16, 16), (17, 300), (129, 257), (600, 530), (1, 40, 70)])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32", "complex64", "bool"])
 def test_plus_transpose_matches_numpy_at_tile_edges(shape, dtype):
-    rng = _rng()
+    rng = np.random.default_rng(0)
     a = _values(shape, dtype, rng)
     b = _values(shape[:-2] + shape[-2:][::-1], dtype, rng)
     bt = np.swapaxes(b, -1, -2)
@@ -42,7 +38,7 @@ def test_plus_transpose_matches_numpy_at_tile_edges(shape, dtype):
 def test_streamed_output_matches_numpy_with_misaligned_rows(dtype, offset):
     """Outputs past the streaming threshold; sliced views put row starts off the 64-byte lines,
     so each row mixes plain head/tail stores with streamed whole lines."""
-    rng = _rng(1)
+    rng = np.random.default_rng(1)
     rows = 2048 if dtype == "float32" else 1100
     cols = STREAM_BYTES // (rows * np.dtype(dtype).itemsize) + 7
     i, j = offset
@@ -58,7 +54,7 @@ def test_streamed_output_matches_numpy_with_misaligned_rows(dtype, offset):
 
 
 def test_streamed_output_keeps_nan_and_inf():
-    rng = _rng(2)
+    rng = np.random.default_rng(2)
     a_np = rng.standard_normal((2048, 1100)).astype(np.float32)
     a_np[::7, ::5] = np.nan
     a_np[3::11, 1::13] = np.inf
@@ -69,7 +65,7 @@ def test_streamed_output_keeps_nan_and_inf():
 
 
 def test_streamed_in_place_add_of_a_transpose():
-    rng = _rng(3)
+    rng = np.random.default_rng(3)
     x_np = rng.standard_normal((2048, 1100)).astype(np.float32)
     y_np = rng.standard_normal((1100, 2048)).astype(np.float32)
     x = ts.asarray(x_np.copy())
@@ -79,7 +75,7 @@ def test_streamed_in_place_add_of_a_transpose():
 
 def test_square_self_transpose_in_place():
     """x += x.T reads what it writes; the result must be the out-of-place one."""
-    rng = _rng(4)
+    rng = np.random.default_rng(4)
     x_np = rng.standard_normal((1500, 1500)).astype(np.float32)
     x = ts.asarray(x_np.copy())
     x += x.T
@@ -87,7 +83,7 @@ def test_square_self_transpose_in_place():
 
 
 def test_batched_streamed_transpose():
-    rng = _rng(5)
+    rng = np.random.default_rng(5)
     a_np = rng.standard_normal((5, 640, 700)).astype(np.float32)
     b_np = rng.standard_normal((5, 700, 640)).astype(np.float32)
     assert a_np.nbytes >= STREAM_BYTES
@@ -96,7 +92,7 @@ def test_batched_streamed_transpose():
 
 
 def test_results_do_not_depend_on_thread_count():
-    rng = _rng(6)
+    rng = np.random.default_rng(6)
     a = ts.asarray(rng.standard_normal((2048, 1030)).astype(np.float32))
     b = ts.asarray(rng.standard_normal((1030, 2048)).astype(np.float32))
     old = ts.get_num_threads()
@@ -116,7 +112,7 @@ def test_results_do_not_depend_on_thread_count():
 @pytest.mark.parametrize("n", [16, 100, 128, 257, 700])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "complex128", "bool"])
 def test_self_transpose_matches_numpy(n, dtype):
-    rng = _rng(7)
+    rng = np.random.default_rng(7)
     a_np = _values((n, n), dtype, rng)
     a = ts.asarray(a_np)
     if dtype == "bool":
@@ -128,7 +124,7 @@ def test_self_transpose_matches_numpy(n, dtype):
 
 @pytest.mark.parametrize("n", [300, 2048])
 def test_self_transpose_mirrors_under_views_and_batches(n):
-    rng = _rng(8)
+    rng = np.random.default_rng(8)
     a_np = rng.standard_normal((3, n, n)).astype(np.float32)
     a = ts.asarray(a_np)
     sym = np.asarray((a + a.mT) * 0.5)
@@ -143,7 +139,7 @@ def test_self_transpose_mirrors_under_views_and_batches(n):
 
 
 def test_self_transpose_results_do_not_depend_on_thread_count():
-    a = ts.asarray(_rng(9).standard_normal((1500, 1500)).astype(np.float32))
+    a = ts.asarray(np.random.default_rng(9).standard_normal((1500, 1500)).astype(np.float32))
     old = ts.get_num_threads()
     try:
         ts.set_num_threads(1)
@@ -161,7 +157,7 @@ def test_self_transpose_results_do_not_depend_on_thread_count():
 @pytest.mark.parametrize("shape", [(16, 16), (17, 300), (129, 257), (2048, 1100), (3, 130, 70)])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "float16", "complex128", "bool"])
 def test_transposing_copy_matches_numpy(shape, dtype):
-    a_np = _values(shape, dtype, _rng(10))
+    a_np = _values(shape, dtype, np.random.default_rng(10))
     a = ts.asarray(a_np)
     got = ts.matrix_transpose(a).contiguous()
     assert got.is_contiguous()
@@ -175,7 +171,7 @@ def test_transposing_copy_matches_numpy(shape, dtype):
 def test_transposing_copy_into_a_window(rows, cols, offset):
     """Assignment of a transpose into a window of a larger tensor: output rows start off the
     64-byte lines (offset) or keep them (the (0, 0) and column-16 cases)."""
-    a_np = _values((rows, cols), "float32", _rng(11))
+    a_np = _values((rows, cols), "float32", np.random.default_rng(11))
     i, j = offset
     out_np = np.zeros((cols + 4, rows + 32), np.float32)
     out = ts.asarray(out_np.copy())
@@ -186,7 +182,7 @@ def test_transposing_copy_into_a_window(rows, cols, offset):
 
 def test_transposing_copy_of_itself_in_place():
     """x[...] = x.T overlaps its own input: the result must be that of a copy taken first."""
-    x_np = _values((300, 300), "float32", _rng(12))
+    x_np = _values((300, 300), "float32", np.random.default_rng(12))
     x = ts.asarray(x_np.copy())
     x[...] = x.T
     np.testing.assert_array_equal(np.asarray(x), x_np.T)

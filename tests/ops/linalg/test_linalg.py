@@ -10,27 +10,20 @@ import pytest
 from hypothesis import given, strategies as st
 
 import tessera as ts
-from harness import assert_same, strided_views
+from harness import assert_same, randn, strided_views
 
 LA_DTYPES = ["float32", "float64", "complex64", "complex128"]
 TOLS = {"float32": 2e-4, "complex64": 2e-4, "float64": 1e-10, "complex128": 1e-10}
 
 
-def rand(rng: np.random.Generator, shape, dtype: str) -> np.ndarray:
-    a = rng.standard_normal(shape)
-    if dtype.startswith("complex"):
-        a = a + 1j * rng.standard_normal(shape)
-    return a.astype(dtype)
-
-
 def well_conditioned(rng, batch, n, dtype) -> np.ndarray:
     """Diagonally dominant: far from singular."""
-    return (rand(rng, batch + (n, n), dtype) + 3 * n * np.eye(n)).astype(dtype)
+    return (randn(*(batch + (n, n)), dtype=dtype, generator=rng) + 3 * n * np.eye(n)).astype(dtype)
 
 
 def hpd(rng, batch, n, dtype) -> np.ndarray:
     """Hermitian positive-definite: B B^H + n I."""
-    b = rand(rng, batch + (n, n), dtype)
+    b = randn(*(batch + (n, n)), dtype=dtype, generator=rng)
     return (b @ np.conj(np.swapaxes(b, -1, -2)) + n * np.eye(n)).astype(dtype)
 
 
@@ -112,7 +105,7 @@ def test_solve(dtype, ba, bb, n, k, vector, seed):
     # Batch shapes that broadcast: bb's dims become 1 where they differ from ba's.
     bb = tuple(1 if i < len(ba) and d != ba[-1 - i] else d for i, d in enumerate(reversed(bb)))[::-1]
     a = well_conditioned(rng, ba, n, dtype)
-    b = rand(rng, (n,) if vector else bb + (n, k), dtype)
+    b = randn(*((n,) if vector else bb + (n, k)), dtype=dtype, generator=rng)
     got = ts.linalg.solve(ts.asarray(a), ts.asarray(b))
     want = np.linalg.solve(a, b)
     assert got.dtype.name == dtype and got.shape == want.shape
@@ -130,7 +123,7 @@ def test_solve_vector_rule():
 
 @given(dtypes, batches, sizes, sizes, st.sampled_from(["reduced", "complete"]), seeds, st.data())
 def test_qr(dtype, batch, m, n, mode, seed, data):
-    a = strided_views(data.draw, rand(np.random.default_rng(seed), batch + (m, n), dtype))
+    a = strided_views(data.draw, randn(*(batch + (m, n)), dtype=dtype, generator=np.random.default_rng(seed)))
     q, r = ts.linalg.qr(ts.asarray(a), mode=mode)
     wq, wr = np.linalg.qr(a, mode=mode)
     assert q.shape == wq.shape and r.shape == wr.shape and q.dtype.name == dtype
@@ -144,7 +137,7 @@ def test_qr(dtype, batch, m, n, mode, seed, data):
 
 @given(dtypes, batches, sizes, sizes, st.booleans(), seeds, st.data())
 def test_svd(dtype, batch, m, n, full, seed, data):
-    a = strided_views(data.draw, rand(np.random.default_rng(seed), batch + (m, n), dtype))
+    a = strided_views(data.draw, randn(*(batch + (m, n)), dtype=dtype, generator=np.random.default_rng(seed)))
     u, s, vh = ts.linalg.svd(ts.asarray(a), full_matrices=full)
     wu, ws, wvh = np.linalg.svd(a, full_matrices=full)
     assert (u.shape, s.shape, vh.shape) == (wu.shape, ws.shape, wvh.shape)
@@ -159,7 +152,7 @@ def test_svd(dtype, batch, m, n, full, seed, data):
 @given(dtypes, batches, st.integers(1, 5), st.integers(1, 5),
        st.sampled_from(["fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf]), st.booleans(), seeds)
 def test_matrix_norm(dtype, batch, m, n, ord, keepdims, seed):
-    a = rand(np.random.default_rng(seed), batch + (m, n), dtype)
+    a = randn(*(batch + (m, n)), dtype=dtype, generator=np.random.default_rng(seed))
     got = ts.linalg.matrix_norm(ts.asarray(a), ord=ord, keepdims=keepdims)
     want = np.linalg.matrix_norm(a, ord=ord, keepdims=keepdims)
     assert got.dtype.name == want.dtype.name and got.shape == want.shape
@@ -169,7 +162,7 @@ def test_matrix_norm(dtype, batch, m, n, ord, keepdims, seed):
 @given(dtypes, st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple),
        st.sampled_from([2, 1, 0, math.inf, -math.inf, 3, 0.5, -1]), st.booleans(), st.data())
 def test_vector_norm(dtype, shape, ord, keepdims, data):
-    a = rand(np.random.default_rng(data.draw(seeds)), shape, dtype)
+    a = randn(*shape, dtype=dtype, generator=np.random.default_rng(data.draw(seeds)))
     axis = data.draw(st.sampled_from([None, -1, 0, (0, -1)]))
     if isinstance(axis, tuple) and len(shape) < 2:
         axis = None
@@ -197,12 +190,12 @@ def test_matrix_power_int():
 @given(dtypes, batches, st.integers(1, 5), st.integers(1, 5), st.integers(0, 5), seeds)
 def test_matrix_rank_pinv(dtype, batch, m, n, r, seed):
     rng = np.random.default_rng(seed)
-    a = rand(rng, batch + (m, r), dtype) @ rand(rng, batch + (r, n), dtype)
+    a = randn(*(batch + (m, r)), dtype=dtype, generator=rng) @ randn(*(batch + (r, n)), dtype=dtype, generator=rng)
     got = ts.linalg.matrix_rank(ts.asarray(a))
     want = np.linalg.matrix_rank(a)
     assert got.dtype == ts.int64
     np.testing.assert_array_equal(got.numpy(), want)
-    b = rand(rng, batch + (m, n), dtype)  # full rank almost surely
+    b = randn(*(batch + (m, n)), dtype=dtype, generator=rng)  # full rank almost surely
     p = ts.linalg.pinv(ts.asarray(b))
     wp = np.linalg.pinv(b, rtol=None)
     assert p.dtype.name == dtype and p.shape == wp.shape
@@ -231,7 +224,7 @@ def test_rank_rtol():
 @given(st.sampled_from(["float64", "complex64", "int32", "int64"]), batches, sizes, sizes,
        st.integers(-3, 3), st.data())
 def test_trace_diagonal(dtype, batch, m, n, offset, data):
-    a = (rand(np.random.default_rng(data.draw(seeds)), batch + (m, n), "float64") * 10).astype(dtype)
+    a = (randn(*(batch + (m, n)), dtype="float64", generator=np.random.default_rng(data.draw(seeds))) * 10).astype(dtype)
     a = strided_views(data.draw, a)
     x = ts.asarray(a)
     assert_same(ts.linalg.diagonal(x, offset=offset), np.linalg.diagonal(a, offset=offset))
@@ -248,8 +241,8 @@ def test_cross_outer(dtype, batch, seed, axis):
     shape = batch + (3,) if axis == -1 else (3,) + batch if axis == 0 else batch[:1] + (3, 2)
     if axis == 0 and not batch:
         axis = -1
-    a = (rand(rng, shape, "float64") * 5).astype(dtype)
-    b = (rand(rng, shape, "float64") * 5).astype(dtype)
+    a = (randn(*shape, dtype="float64", generator=rng) * 5).astype(dtype)
+    b = (randn(*shape, dtype="float64", generator=rng) * 5).astype(dtype)
     assert_same(ts.linalg.cross(ts.asarray(a), ts.asarray(b), axis=axis),
                 np.linalg.cross(a, b, axis=axis), rtol=1e-5, atol=1e-5)
     u, v = a.reshape(-1), b.reshape(-1)[:4]
