@@ -82,7 +82,7 @@ def to_np(x: Any) -> Any:
     if isinstance(x, ts.Tensor):
         return np.asarray(x.numpy()) if x.dtype != ts.bfloat16 else x.numpy().astype(np.float32)
     if hasattr(x, "detach"):  # torch tensor
-        x = x.detach()
+        x = x.detach().cpu().resolve_conj().resolve_neg()
         return x.float().numpy() if str(x.dtype) == "torch.bfloat16" else x.numpy()
     return x
 

@@ -9,14 +9,9 @@ from hypothesis import given, settings, strategies as st
 
 import tessera as ts
 from tessera.testing import gradcheck, gradgradcheck
+from harness import to_np
 
 rng = np.random.default_rng(11)
-
-
-def _np(t):
-    if isinstance(t, torch.Tensor):
-        return t.detach().resolve_conj().resolve_neg().numpy()
-    return t.numpy()
 
 
 def compare(fn_ts, fn_t, arrays, rtol=None, dtype="float64", transpose=False):
@@ -33,14 +28,14 @@ def compare(fn_ts, fn_t, arrays, rtol=None, dtype="float64", transpose=False):
     r = rtol or (1e-8 if dtype == "float64" else 2e-3)
     lt, ly = 0, 0
     for a, b in zip(ot, oy):
-        np.testing.assert_allclose(_np(a), _np(b), rtol=r, atol=r)
+        np.testing.assert_allclose(to_np(a), to_np(b), rtol=r, atol=r)
         cot = rng.standard_normal(tuple(b.shape))
         if b.is_complex():
             cot = cot + 1j * rng.standard_normal(tuple(b.shape))
-            lt = lt + ts.sum(ts.real(a * ts.asarray(cot.astype(_np(b).dtype))))
-            ly = ly + (b * torch.tensor(cot.astype(_np(b).dtype))).real.sum()
+            lt = lt + ts.sum(ts.real(a * ts.asarray(cot.astype(to_np(b).dtype))))
+            ly = ly + (b * torch.tensor(cot.astype(to_np(b).dtype))).real.sum()
         else:
-            c = cot.astype(_np(b).dtype)
+            c = cot.astype(to_np(b).dtype)
             lt = lt + ts.sum(a * ts.asarray(c))
             ly = ly + (b * torch.tensor(c)).sum()
     lt.backward()
@@ -48,7 +43,7 @@ def compare(fn_ts, fn_t, arrays, rtol=None, dtype="float64", transpose=False):
     for x, y in zip(xs, ys):
         assert x.grad is not None
         assert x.grad.dtype.name == str(y.grad.dtype).replace("torch.", "")
-        np.testing.assert_allclose(x.grad.numpy(), _np(y.grad), rtol=r, atol=r)
+        np.testing.assert_allclose(x.grad.numpy(), to_np(y.grad), rtol=r, atol=r)
 
 
 def leaf(a):
@@ -290,7 +285,7 @@ def both(fn, *arrays):
     xs = [leaf(a) for a in arrays]
     ys = [torch.tensor(np.asarray(a, dtype=np.float64), requires_grad=True) for a in arrays]
     ot, oy = fn(ts, *xs), fn(torch, *ys)
-    np.testing.assert_allclose(_np(ot), _np(oy), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(to_np(ot), to_np(oy), rtol=1e-12, atol=1e-12)
     cot = rng.standard_normal(tuple(oy.shape))
     ts.sum(ot * ts.asarray(cot)).backward()
     (oy * torch.tensor(cot)).sum().backward()
@@ -386,7 +381,7 @@ def test_writes_into_negative_step_and_flipped_views():
     yt = xt * 2
     yt[[2, 0], 1] = wt[:2] * 4
     yt[0, [2, 1, 0]] += wt
-    np.testing.assert_allclose(y.detach().numpy(), _np(yt), rtol=1e-12)
+    np.testing.assert_allclose(y.detach().numpy(), to_np(yt), rtol=1e-12)
     cot = rng.standard_normal((3, 3))
     ts.sum(y * ts.asarray(cot)).backward()
     (yt * torch.tensor(cot)).sum().backward()

@@ -12,12 +12,9 @@ from hypothesis import given, settings, strategies as st
 
 import tessera as ts
 from tessera.testing import gradcheck, gradgradcheck
+from harness import to_np
 
 rng = np.random.default_rng(23)
-
-
-def _np(t: Any) -> np.ndarray:
-    return t.detach().numpy()
 
 
 def both(fn: Callable, arrays: Sequence[np.ndarray], dtype: str = "float64") -> None:
@@ -29,7 +26,7 @@ def both(fn: Callable, arrays: Sequence[np.ndarray], dtype: str = "float64") -> 
     tdt = getattr(torch, dtype)
     ot, oy = fn(ts, getattr(ts, dtype), *xs), fn(torch, tdt, *ys)
     tol = 1e-12 if dtype == "float64" else 1e-5
-    np.testing.assert_allclose(_np(ot), _np(oy), rtol=tol, atol=tol)
+    np.testing.assert_allclose(to_np(ot), to_np(oy), rtol=tol, atol=tol)
     assert ot.requires_grad == oy.requires_grad
     cot = rng.standard_normal(tuple(oy.shape)).astype(dtype)
     ts.sum(ot * ts.asarray(cot)).backward()
@@ -311,7 +308,7 @@ def test_negative_step_and_flipped_views_of_a_plain_buffer():
     v += w
     bt[[2, 0], 1] = wt[:2] * 4
     bt[0, [2, 1, 0]] += wt
-    np.testing.assert_allclose(buf.detach().numpy(), _np(bt), rtol=1e-12)
+    np.testing.assert_allclose(buf.detach().numpy(), to_np(bt), rtol=1e-12)
     cot = rng.standard_normal((3, 3))
     ts.sum(ts.exp(buf) * ts.asarray(cot)).backward()
     (torch.exp(bt) * torch.tensor(cot)).sum().backward()

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tessera as ts
+from harness import same_as_torch
 
 torch = pytest.importorskip("torch")
 
@@ -93,16 +94,6 @@ def test_view_dtype_is_not_differentiable():
 
 # ---- view_as_real / view_as_complex: views like torch's, differentiable
 
-def _same(f):
-    out = []
-    for m in (torch, ts):
-        try:
-            out.append(("ok", f(m)))
-        except RuntimeError:
-            out.append(("err", "RuntimeError"))
-    assert out[1] == out[0]
-
-
 @pytest.mark.parametrize("make", [
     lambda m: m.zeros(3, 4, dtype=m.complex64).t()[1:],
     lambda m: m.zeros((), dtype=m.complex128),
@@ -110,7 +101,7 @@ def _same(f):
     lambda m: m.zeros(3),  # not complex: refused
 ])
 def test_view_as_real_geometry(make):
-    _same(lambda m: (tuple(m.view_as_real(make(m)).shape), m.view_as_real(make(m)).stride(),
+    same_as_torch(lambda m: (tuple(m.view_as_real(make(m)).shape), m.view_as_real(make(m)).stride(),
                      m.view_as_real(make(m)).storage_offset()))
 
 
@@ -125,7 +116,7 @@ def test_view_as_real_geometry(make):
     lambda m: m.zeros(4, 6, dtype=m.float64)[:, 2:4],
 ])
 def test_view_as_complex_geometry(make):
-    _same(lambda m: (tuple(m.view_as_complex(make(m)).shape),
+    same_as_torch(lambda m: (tuple(m.view_as_complex(make(m)).shape),
                      m.view_as_complex(make(m)).stride(),
                      m.view_as_complex(make(m)).storage_offset()))
 
@@ -152,7 +143,7 @@ def test_view_as_real_and_complex_gradients_match_torch():
         (c * c).abs().sum().backward()
         return np.round(np.array(x.grad.tolist()), 10).tolist()
 
-    _same(real_grad)
-    _same(complex_grad)
+    same_as_torch(real_grad)
+    same_as_torch(complex_grad)
     x = ts.asarray([[0.3, -1.2], [2.0, 0.5]], dtype=ts.float64, requires_grad=True)
     assert ts.autograd.gradcheck(lambda t: ts.view_as_real(ts.view_as_complex(t) ** 2), (x,))

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tessera as ts
+from harness import randn
 
 HAS_CUDA = ts.cuda.is_available()
 pytestmark = pytest.mark.skipif(not HAS_CUDA, reason="no CUDA device")
@@ -21,17 +22,9 @@ def tol(dtype):
     return (2e-3, 2e-3) if dtype in ("float32", "complex64") else (1e-9, 1e-9)
 
 
-def rand(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    a = rng.standard_normal(shape)
-    if dtype.startswith("complex"):
-        a = a + 1j * rng.standard_normal(shape)
-    return a.astype(dtype)
-
-
 def spd(shape, dtype, seed=0):
     """Well-conditioned Hermitian positive-definite matrices."""
-    a = rand(shape, dtype, seed)
+    a = randn(*shape, dtype=dtype, generator=np.random.default_rng(seed))
     n = shape[-1]
     return (a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)).astype(dtype)
 
@@ -72,7 +65,7 @@ def test_cholesky_det_slogdet_inv_solve_match_cpu(dtype, shape):
     for a, b in zip(ts.linalg.slogdet(c), ts.linalg.slogdet(g)):
         close(a, b, dtype)
     close(ts.linalg.inv(c), ts.linalg.inv(g), dtype)
-    bc, bg = both(rand(shape[:-1] + (2,), dtype, 2))
+    bc, bg = both(randn(*(shape[:-1] + (2,)), dtype=dtype, generator=np.random.default_rng(2)))
     close(ts.linalg.solve(c, bc), ts.linalg.solve(g, bg), dtype)
 
 
@@ -80,16 +73,16 @@ def test_cholesky_det_slogdet_inv_solve_match_cpu(dtype, shape):
 def test_general_lu_paths_match_cpu(dtype):
     # Non-symmetric, pivoting inputs, a transposed (non-contiguous) view, a broadcast batch and
     # a vector right-hand side.
-    a = rand((3, 6, 6), dtype, 3) + 2 * np.eye(6, dtype=dtype)
+    a = randn(3, 6, 6, dtype=dtype, generator=np.random.default_rng(3)) + 2 * np.eye(6, dtype=dtype)
     c, g = both(a)
     ct, gt = c.mT, g.mT
     close(ts.linalg.det(ct), ts.linalg.det(gt), dtype, scale=100.0)
     for x, y in zip(ts.linalg.slogdet(ct), ts.linalg.slogdet(gt)):
         close(x, y, dtype)
     close(ts.linalg.inv(ct), ts.linalg.inv(gt), dtype)
-    bc, bg = both(rand((2, 1, 6, 4), dtype, 4))
+    bc, bg = both(randn(2, 1, 6, 4, dtype=dtype, generator=np.random.default_rng(4)))
     close(ts.linalg.solve(c, bc), ts.linalg.solve(g, bg), dtype)
-    vc, vg = both(rand((6,), dtype, 5))
+    vc, vg = both(randn(6, dtype=dtype, generator=np.random.default_rng(5)))
     close(ts.linalg.solve(c, vc), ts.linalg.solve(g, vg), dtype)
 
 
@@ -102,7 +95,7 @@ def test_large_matrices_take_the_unbatched_kernels(dtype, shape):
     close(ts.linalg.inv(c), ts.linalg.inv(g), dtype)
     for x, y in zip(ts.linalg.slogdet(c), ts.linalg.slogdet(g)):
         close(x, y, dtype, scale=10.0)
-    bc, bg = both(rand(shape[:-1] + (3,), dtype, 23))
+    bc, bg = both(randn(*(shape[:-1] + (3,)), dtype=dtype, generator=np.random.default_rng(23)))
     close(ts.linalg.solve(c, bc), ts.linalg.solve(g, bg), dtype)
     close(ts.linalg.cholesky(c), ts.linalg.cholesky(g), dtype)
     close(ts.linalg.eigvalsh(c), ts.linalg.eigvalsh(g), dtype, scale=100.0)
@@ -144,7 +137,7 @@ def test_eigh_eigvalsh_match_cpu(dtype, shape):
                                    (0, 3), (1, 1)])
 @pytest.mark.parametrize("mode", ["reduced", "complete"])
 def test_qr_matches_cpu(dtype, shape, mode):
-    c, g = both(rand(shape, dtype, 7))
+    c, g = both(randn(*shape, dtype=dtype, generator=np.random.default_rng(7)))
     qc, rc = ts.linalg.qr(c, mode=mode)
     q, r = ts.linalg.qr(g, mode=mode)
     assert (q.shape, r.shape, q.dtype, r.dtype) == (qc.shape, rc.shape, qc.dtype, rc.dtype)
@@ -162,7 +155,7 @@ def test_qr_matches_cpu(dtype, shape, mode):
                                    (1, 1)])
 @pytest.mark.parametrize("full", [False, True])
 def test_svd_svdvals_match_cpu(dtype, shape, full):
-    c, g = both(rand(shape, dtype, 8))
+    c, g = both(randn(*shape, dtype=dtype, generator=np.random.default_rng(8)))
     close(ts.linalg.svdvals(c), ts.linalg.svdvals(g), dtype)
     uc, sc, vhc = ts.linalg.svd(c, full_matrices=full)
     u, s, vh = ts.linalg.svd(g, full_matrices=full)
@@ -202,8 +195,8 @@ def test_error_paths_raise_as_on_cpu(dtype):
     not_pd = -spd((2, 3, 3), dtype, 10)
     singular = np.ones((2, 3, 3), dtype=dtype)
     cases = [(ts.linalg.cholesky, not_pd), (ts.linalg.inv, singular),
-             (lambda x: ts.linalg.solve(x, x), singular), (ts.linalg.cholesky, rand((3, 4), dtype)),
-             (ts.linalg.det, rand((2, 3), dtype))]
+             (lambda x: ts.linalg.solve(x, x), singular), (ts.linalg.cholesky, randn(3, 4, dtype=dtype, generator=np.random.default_rng(0))),
+             (ts.linalg.det, randn(2, 3, dtype=dtype, generator=np.random.default_rng(0)))]
     for f, a in cases:
         c, g = both(a)
         rc, rg = raised(f, c), raised(f, g)
@@ -226,8 +219,8 @@ def test_batch_entry_is_named_like_cpu():
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
 def test_autograd_matches_cpu(dtype):
     a = spd((2, 4, 4), dtype, 12)
-    b = rand((2, 4, 3), dtype, 13)
-    tall = rand((2, 5, 3), dtype, 14)
+    b = randn(2, 4, 3, dtype=dtype, generator=np.random.default_rng(13))
+    tall = randn(2, 5, 3, dtype=dtype, generator=np.random.default_rng(14))
 
     def losses(x, y, t):
         yield ts.sum(ts.abs(ts.linalg.inv(x)))
@@ -276,7 +269,7 @@ def fft_close(cpu, gpu_t, dtype, n=1):
 @pytest.mark.parametrize("n", [None, 1, 7, 16, 33])
 @pytest.mark.parametrize("axis", [-1, 0, 1])
 def test_fft_1d_matches_cpu(dtype, norm, n, axis):
-    c, g = both(rand((6, 10, 3), dtype, 15))
+    c, g = both(randn(6, 10, 3, dtype=dtype, generator=np.random.default_rng(15)))
     for f in (ts.fft.fft, ts.fft.ifft):
         fft_close(f(c, n=n, axis=axis, norm=norm), f(g, n=n, axis=axis, norm=norm), dtype, 64)
     if not dtype.startswith("complex"):
@@ -293,7 +286,7 @@ def test_fft_1d_matches_cpu(dtype, norm, n, axis):
 def test_irfft_drops_imaginary_dc_and_nyquist_like_cpu(dtype, n):
     # Arbitrary complex input (not a real signal's spectrum): the zero and Nyquist bins'
     # imaginary parts must be ignored as on the CPU; the input is left untouched.
-    a = rand((4, 5), dtype, 16)
+    a = randn(4, 5, dtype=dtype, generator=np.random.default_rng(16))
     c, g = both(a)
     fft_close(ts.fft.irfft(c, n=n), ts.fft.irfft(g, n=n), dtype, 16)
     np.testing.assert_array_equal(host(g), a)
@@ -302,7 +295,7 @@ def test_irfft_drops_imaginary_dc_and_nyquist_like_cpu(dtype, n):
 @pytest.mark.parametrize("dtype", FFT_DTYPES)
 @pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
 def test_fft_nd_matches_cpu(dtype, norm):
-    c, g = both(rand((4, 6, 5), dtype, 17))
+    c, g = both(randn(4, 6, 5, dtype=dtype, generator=np.random.default_rng(17)))
     for f in (ts.fft.fftn, ts.fft.ifftn):
         fft_close(f(c, norm=norm), f(g, norm=norm), dtype, 128)
         # fft2's transform: the last two axes
@@ -324,16 +317,16 @@ def test_fft_nd_matches_cpu(dtype, norm):
 def test_fft_layouts_and_sizes(shape, axis):
     # Long, prime-length and strided (middle-axis) transforms, both batch orders of the
     # middle-axis layout, non-contiguous input, and the plan cache's reuse on a second call.
-    c, g = both(rand(shape, "complex128", 18))
+    c, g = both(randn(*shape, dtype="complex128", generator=np.random.default_rng(18)))
     for _ in range(2):
         fft_close(ts.fft.fft(c, axis=axis), ts.fft.fft(g, axis=axis), "complex128", 1000)
-    ct, gt = both(rand(shape[::-1], "float64", 19))
+    ct, gt = both(randn(*(shape[::-1]), dtype="float64", generator=np.random.default_rng(19)))
     fft_close(ts.fft.rfft(ct.mT if ct.ndim > 1 else ct, axis=axis),
               ts.fft.rfft(gt.mT if gt.ndim > 1 else gt, axis=axis), "float64", 1000)
 
 
 def test_fft_autograd_matches_cpu():
-    a = rand((3, 8), "float64", 20)
+    a = randn(3, 8, dtype="float64", generator=np.random.default_rng(20))
 
     def grad(device):
         x = ts.asarray(a, device=device, requires_grad=True)
@@ -345,7 +338,7 @@ def test_fft_autograd_matches_cpu():
 
 
 def test_fft_errors_as_on_cpu():
-    c, g = both(rand((4,), "float32", 21))
+    c, g = both(randn(4, dtype="float32", generator=np.random.default_rng(21)))
     for f in (lambda x: ts.fft.fft(x, n=0), lambda x: ts.fft.fft(x, norm="bad"),
               lambda x: ts.fft.rfft(x.astype(ts.complex64))):
         rc, rg = raised(f, c), raised(f, g)

@@ -11,13 +11,9 @@ import torch
 import tessera as ts
 import tessera.nn as nn
 import tessera.nn.functional as F
-from harness import double_backward_pairs
+from harness import double_backward_pairs, to_np
 
 TF = torch.nn.functional
-
-
-def _np(t):
-    return t.detach().float().numpy() if str(t.dtype).endswith("bfloat16") else t.detach().numpy()
 
 
 @pytest.mark.parametrize("shape", [(4, 3), (2, 3, 5), (3, 2, 4, 5), (2, 2, 3, 2, 2)])
@@ -37,14 +33,14 @@ def test_batch_norm_matches_torch(shape, training, affine):
                        0.3, 1e-4)
     sy = F.batch_norm(sx, srm, srv, sw if affine else None, sb if affine else None, training,
                       0.3, 1e-4)
-    np.testing.assert_allclose(_np(sy), _np(ty), atol=1e-12)
+    np.testing.assert_allclose(to_np(sy), to_np(ty), atol=1e-12)
     np.testing.assert_allclose(srm.numpy(), trm.numpy(), atol=1e-12)
     np.testing.assert_allclose(srv.numpy(), trv.numpy(), atol=1e-12)
     g = rng.standard_normal(shape)
     ty.backward(torch.tensor(g))
     sy.backward(ts.tensor(g))
     for a, b_ in [(sx, tx)] + ([(sw, tw), (sb, tb)] if affine else []):
-        np.testing.assert_allclose(_np(a.grad), _np(b_.grad), atol=1e-10)
+        np.testing.assert_allclose(to_np(a.grad), to_np(b_.grad), atol=1e-10)
 
 
 def test_batch_norm_double_backward():
@@ -54,7 +50,7 @@ def test_batch_norm_double_backward():
                                   lambda x, w: TF.batch_norm(x, None, None, w, None, True) ** 3,
                                   raw)
     for a, b in pairs:
-        np.testing.assert_allclose(_np(a), _np(b), rtol=1e-8, atol=1e-8)
+        np.testing.assert_allclose(to_np(a), to_np(b), rtol=1e-8, atol=1e-8)
     x = ts.tensor(rng.standard_normal((3, 2, 2)), requires_grad=True)
     assert ts.autograd.gradcheck(lambda x: F.batch_norm(x, None, None, None, None, True), (x,))
 
@@ -82,7 +78,7 @@ def test_batch_norm_bfloat16_stats_in_float32():
     ty = TF.batch_norm(torch.tensor(x).bfloat16(), None, None, None, None, True)
     sy = F.batch_norm(ts.tensor(x).astype(ts.bfloat16), None, None, None, None, True)
     assert str(sy.dtype) == "bfloat16"
-    np.testing.assert_allclose(_np(sy), _np(ty), atol=0.1)
+    np.testing.assert_allclose(to_np(sy), to_np(ty), atol=0.1)
 
 
 @pytest.mark.parametrize("training", [True, False])
@@ -101,12 +97,12 @@ def test_batch_norm_16bit_input_float32_parameters(training):
     ty = TF.batch_norm(tx, trm, trv, tw, tb, training=training)
     sy = F.batch_norm(sx, srm, srv, sw, sb, training=training)
     assert str(sy.dtype) == "bfloat16"
-    np.testing.assert_allclose(_np(sy), _np(ty), atol=0.02)
+    np.testing.assert_allclose(to_np(sy), to_np(ty), atol=0.02)
     (ty.float() ** 2).sum().backward()
     (sy.float() ** 2).sum().backward()
     assert str(sw.grad.dtype) == "float32" and str(sx.grad.dtype) == "bfloat16"
     for s_, t_ in ((sw, tw), (sb, tb), (sx, tx)):
-        np.testing.assert_allclose(_np(s_.grad), _np(t_.grad), rtol=2e-2, atol=2e-2)
+        np.testing.assert_allclose(to_np(s_.grad), to_np(t_.grad), rtol=2e-2, atol=2e-2)
     np.testing.assert_allclose(srm.numpy(), trm.numpy(), atol=1e-3)
     np.testing.assert_allclose(srv.numpy(), trv.numpy(), atol=1e-3)
     with pytest.raises(TypeError, match="weight/bias dtype float64"):

@@ -12,10 +12,7 @@ torch = pytest.importorskip("torch")
 
 import tessera as ts  # noqa: E402
 from tessera import nn  # noqa: E402
-
-
-def _np(x):
-    return np.asarray(x.detach().numpy() if hasattr(x, "detach") else x.numpy())
+from harness import to_np
 
 
 def _pair(*names):
@@ -242,14 +239,14 @@ def test_forward_accepts_input_keyword():
     lin_s = nn.Linear(8, 4)
     lin_s.load_state_dict({k: ts.asarray(v.detach().numpy())
                            for k, v in lin_t.state_dict().items()})
-    np.testing.assert_allclose(_np(lin_s(input=ts.asarray(x))),
+    np.testing.assert_allclose(to_np(lin_s(input=ts.asarray(x))),
                                lin_t(input=torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
     for name in ("ReLU", "Tanh", "GELU", "Sigmoid", "Identity", "Flatten"):
         tt = getattr(torch.nn, name)()(input=torch.tensor(x)).numpy()
-        np.testing.assert_allclose(_np(getattr(nn, name)()(input=ts.asarray(x))), tt,
+        np.testing.assert_allclose(to_np(getattr(nn, name)()(input=ts.asarray(x))), tt,
                                    rtol=1e-5, atol=1e-6)
     seq = nn.Sequential(nn.ReLU(), nn.Flatten())
-    np.testing.assert_allclose(_np(seq(input=ts.asarray(x))),
+    np.testing.assert_allclose(to_np(seq(input=ts.asarray(x))),
                                torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Flatten())(
                                    input=torch.tensor(x)).numpy())
     assert tuple(nn.Conv1d(3, 2, 3)(input=ts.asarray(x)).shape) == \
@@ -275,12 +272,12 @@ def test_embedding_from_pretrained_full_signature():
     idx = np.array([0, 2, 2, 1, 3])
     to = te(torch.tensor(idx))
     so = se(ts.asarray(idx))
-    np.testing.assert_allclose(_np(so), to.detach().numpy(), rtol=1e-5)
+    np.testing.assert_allclose(to_np(so), to.detach().numpy(), rtol=1e-5)
     # max_norm renormalized the looked-up rows in place, as torch.
-    np.testing.assert_allclose(_np(se.weight), te.weight.detach().numpy(), rtol=1e-5)
+    np.testing.assert_allclose(to_np(se.weight), te.weight.detach().numpy(), rtol=1e-5)
     to.sum().backward()
     so.sum().backward()
-    np.testing.assert_allclose(_np(se.weight.grad), te.weight.grad.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(to_np(se.weight.grad), te.weight.grad.numpy(), rtol=1e-5)
     sp = nn.Embedding.from_pretrained(ts.asarray(w), sparse=True)
     assert sp.sparse and repr(sp) == repr(torch.nn.Embedding.from_pretrained(
         torch.tensor(w), sparse=True))
@@ -316,9 +313,9 @@ def test_clip_grad_norm_matches_torch(norm_type, max_norm):
     tt = torch.nn.utils.clip_grad_norm_(tp, max_norm, norm_type)
     st = nn.utils.clip_grad_norm_(sp, max_norm, norm_type)
     assert str(st.dtype).split(".")[-1] == str(tt.dtype).split(".")[-1]
-    np.testing.assert_allclose(_np(st), tt.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(to_np(st), tt.numpy(), rtol=1e-5)
     for a, b in zip(tp, sp):
-        np.testing.assert_allclose(_np(b.grad), a.grad.numpy(), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(to_np(b.grad), a.grad.numpy(), rtol=1e-5, atol=1e-7)
 
 
 def test_clip_grad_norm_dtype_generator_foreach():
@@ -331,9 +328,9 @@ def test_clip_grad_norm_dtype_generator_foreach():
         tt = torch.nn.utils.clip_grad_norm_((p for p in tp), 0.1, 2.0, foreach=foreach)
         st = nn.utils.clip_grad_norm_((p for p in sp), 0.1, 2.0, foreach=foreach)
         assert str(st.dtype).split(".")[-1] == str(tt.dtype).split(".")[-1] == "float64"
-        np.testing.assert_allclose(_np(st), tt.numpy(), rtol=1e-6)
+        np.testing.assert_allclose(to_np(st), tt.numpy(), rtol=1e-6)
         for a, b in zip(tp, sp):
-            np.testing.assert_allclose(_np(b.grad), a.grad.numpy(), rtol=1e-5)
+            np.testing.assert_allclose(to_np(b.grad), a.grad.numpy(), rtol=1e-5)
     with warnings.catch_warnings(record=True) as tw:
         warnings.simplefilter("always")
         torch.nn.utils.clip_grad_norm_((p for p in []), 1.0)
@@ -341,7 +338,7 @@ def test_clip_grad_norm_dtype_generator_foreach():
         warnings.simplefilter("always")
         out = nn.utils.clip_grad_norm_((p for p in []), 1.0)
     assert [str(w.message) for w in sw] == [str(w.message) for w in tw]
-    assert float(_np(out)) == 0.0
+    assert float(to_np(out)) == 0.0
 
 
 def test_clip_grad_norm_error_if_nonfinite():
@@ -355,9 +352,9 @@ def test_clip_grad_norm_error_if_nonfinite():
     # Without the flag both scale by the non-finite norm.
     tt = torch.nn.utils.clip_grad_norm_(tp, 1.0)
     st = nn.utils.clip_grad_norm_(sp, 1.0)
-    assert np.isinf(_np(st)) and np.isinf(tt.numpy())
+    assert np.isinf(to_np(st)) and np.isinf(tt.numpy())
     for a, b in zip(tp, sp):
-        np.testing.assert_allclose(_np(b.grad), a.grad.numpy(), equal_nan=True)
+        np.testing.assert_allclose(to_np(b.grad), a.grad.numpy(), equal_nan=True)
 
 
 # ------------------------------------------------------------------ adaptive max pooling ties
@@ -382,13 +379,13 @@ def test_adaptive_max_pool_grad_goes_to_argmax(name, shape, size, return_indices
     to = getattr(torch.nn, name)(size, return_indices)(tx)
     so = getattr(nn, name)(size, return_indices)(sx)
     if return_indices:
-        np.testing.assert_array_equal(_np(so[1]), to[1].numpy())
+        np.testing.assert_array_equal(to_np(so[1]), to[1].numpy())
         to, so = to[0], so[0]
-    np.testing.assert_allclose(_np(so), to.detach().numpy())
+    np.testing.assert_allclose(to_np(so), to.detach().numpy())
     w = rng.standard_normal(to.shape).astype(np.float32)
     (to * torch.tensor(w)).sum().backward()
     (so * ts.asarray(w)).sum().backward()
-    np.testing.assert_allclose(_np(sx.grad), tx.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(to_np(sx.grad), tx.grad.numpy(), rtol=1e-6)
 
 
 def test_adaptive_max_pool2d_functional_and_max_pool_ties():
@@ -402,7 +399,7 @@ def test_adaptive_max_pool2d_functional_and_max_pool_ties():
         fn(sx, 2).sum().backward()
         tx = torch.tensor(x, requires_grad=True)
         torch.nn.functional.adaptive_max_pool2d(tx, 2).sum().backward()
-        np.testing.assert_allclose(_np(sx.grad), tx.grad.numpy())
+        np.testing.assert_allclose(to_np(sx.grad), tx.grad.numpy())
     for name, shape, k in (("MaxPool1d", (1, 2, 6), 2), ("MaxPool2d", (1, 1, 5, 5), 3),
                            ("MaxPool3d", (1, 1, 4, 4, 4), 2)):
         tx = torch.tensor(np.ones(shape, dtype=np.float32), requires_grad=True)
@@ -410,7 +407,7 @@ def test_adaptive_max_pool2d_functional_and_max_pool_ties():
         sx.requires_grad = True
         getattr(torch.nn, name)(k, 1).forward(tx).sum().backward()
         getattr(nn, name)(k, 1)(sx).sum().backward()
-        np.testing.assert_allclose(_np(sx.grad), tx.grad.numpy())
+        np.testing.assert_allclose(to_np(sx.grad), tx.grad.numpy())
 
 
 # ------------------------------------------------------------------ LP pooling
@@ -428,12 +425,12 @@ def test_lp_pool_matches_torch(nsp, p, ceil_mode):
     sx.requires_grad = True
     to = getattr(torch.nn, name)(p, 2, ceil_mode=ceil_mode)(tx)
     so = getattr(nn, name)(p, 2, ceil_mode=ceil_mode)(sx)
-    np.testing.assert_allclose(_np(so), to.detach().numpy(), rtol=1e-5, atol=1e-6,
+    np.testing.assert_allclose(to_np(so), to.detach().numpy(), rtol=1e-5, atol=1e-6,
                                equal_nan=True)
     w = rng.standard_normal(to.shape).astype(np.float32)
     (to * torch.tensor(w)).sum().backward()
     (so * ts.asarray(w)).sum().backward()
-    np.testing.assert_allclose(_np(sx.grad), tx.grad.numpy(), rtol=1e-4, atol=1e-6,
+    np.testing.assert_allclose(to_np(sx.grad), tx.grad.numpy(), rtol=1e-4, atol=1e-6,
                                equal_nan=True)
 
 
@@ -442,11 +439,11 @@ def test_lp_pool_zero_window_grad_is_zero():
         sx = ts.zeros((1, 1) + (4,) * nsp)
         sx.requires_grad = True
         getattr(nn, f"LPPool{nsp}d")(2, 2)(sx).sum().backward()
-        assert not np.isnan(_np(sx.grad)).any()
-        assert (_np(sx.grad) == 0).all()
+        assert not np.isnan(to_np(sx.grad)).any()
+        assert (to_np(sx.grad) == 0).all()
     sx = ts.asarray(np.array([[[1.0, -3.0, 2.0, 0.5]]], dtype=np.float32))
     sx.requires_grad = True
     y = nn.LPPool1d(float("inf"), 2)(sx)
-    np.testing.assert_allclose(_np(y), [[[3.0, 2.0]]])
+    np.testing.assert_allclose(to_np(y), [[[3.0, 2.0]]])
     y.sum().backward()
-    np.testing.assert_allclose(_np(sx.grad), [[[0.0, -1.0, 1.0, 0.0]]])
+    np.testing.assert_allclose(to_np(sx.grad), [[[0.0, -1.0, 1.0, 0.0]]])

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tessera as ts
+from harness import to_np
 
 torch = pytest.importorskip("torch")
 
@@ -23,16 +24,8 @@ def S(a, **kw):
     return ts.asarray(np.asarray(a), **kw)
 
 
-def npy(x):
-    if isinstance(x, np.ndarray):
-        return x
-    if isinstance(x, torch.Tensor):
-        return x.detach().cpu().resolve_conj().resolve_neg().numpy()
-    return x.detach().numpy()
-
-
 def close(a, b, rtol=1e-7, atol=1e-9):
-    a, b = npy(a), npy(b)
+    a, b = to_np(a), to_np(b)
     assert a.shape == b.shape, (a.shape, b.shape)
     np.testing.assert_allclose(b, a, rtol=rtol, atol=atol, equal_nan=True)
 
@@ -364,9 +357,9 @@ def test_inv_ex_partial_batch():
     rt, rs = torch.linalg.inv_ex(T(A)), ts.linalg.inv_ex(S(A))
     close(rt.info, rs.info)
     same_dtype(rt.info, rs.info)
-    good = npy(rt.info) == 0
-    close(npy(rt.inverse)[good], npy(rs.inverse)[good])
-    assert list(npy(rs.info)) == [0, 2, 0, 2]
+    good = to_np(rt.info) == 0
+    close(to_np(rt.inverse)[good], to_np(rs.inverse)[good])
+    assert list(to_np(rs.info)) == [0, 2, 0, 2]
     with pytest.raises(ts.linalg.LinAlgError):
         ts.linalg.inv_ex(S(A), check_errors=True)
 
@@ -379,8 +372,8 @@ def test_cholesky_ex_info_is_minor_order():
     A = np.stack([_spd(3), np.diag([1., 2, -3]), _spd(3), -np.eye(3)])
     rt, rs = torch.linalg.cholesky_ex(T(A), upper=True), ts.linalg.cholesky_ex(S(A), upper=True)
     close(rt.info, rs.info)
-    good = npy(rt.info) == 0
-    close(npy(rt.L)[good], npy(rs.L)[good])
+    good = to_np(rt.info) == 0
+    close(to_np(rt.L)[good], to_np(rs.L)[good])
 
 
 def test_solve_ex_partial_batch():
@@ -388,18 +381,18 @@ def test_solve_ex_partial_batch():
     B = RNG.standard_normal((3, 3, 2))
     rt, rs = torch.linalg.solve_ex(T(A), T(B)), ts.linalg.solve_ex(S(A), S(B))
     close(rt.info, rs.info)
-    good = npy(rt.info) == 0
-    close(npy(rt.result)[good], npy(rs.result)[good])
+    good = to_np(rt.info) == 0
+    close(to_np(rt.result)[good], to_np(rs.result)[good])
     # broadcast B batch and vector right-hand sides
     rt, rs = torch.linalg.solve_ex(T(A), T(B[0, :, 0])), ts.linalg.solve_ex(S(A), S(B[0, :, 0]))
     close(rt.info, rs.info)
-    close(npy(rt.result)[good], npy(rs.result)[good])
+    close(to_np(rt.result)[good], to_np(rs.result)[good])
     Bb = RNG.standard_normal((4, 1, 3, 2))
     rt, rs = torch.linalg.solve_ex(T(A), T(Bb)), ts.linalg.solve_ex(S(A), S(Bb))
     close(rt.info, rs.info)
     good = np.broadcast_to(good[:, None, None], (4, 3, 3, 2))
-    close(npy(rt.result)[np.broadcast_to(good, rt.result.shape)],
-          npy(rs.result)[np.broadcast_to(good, tuple(rs.result.shape))])
+    close(to_np(rt.result)[np.broadcast_to(good, rt.result.shape)],
+          to_np(rs.result)[np.broadcast_to(good, tuple(rs.result.shape))])
 
 
 # ----------------------------------------------------------------------------- LU
