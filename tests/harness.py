@@ -239,6 +239,46 @@ def close_to_largest(a: ts.Tensor, b: Any, tol: float) -> None:
     np.testing.assert_allclose(an, bn, rtol=tol, atol=tol * big)
 
 
+def compare_grads(fn_ts: Callable, fn_torch: Callable, arrays: list, rtol: Optional[float] = None,
+                  dtype: str = "float64", transpose: bool = False,
+                  generator: Optional[np.random.Generator] = None) -> None:
+    """fn on the same inputs (cast to at least `dtype`; transposed layouts with `transpose`) in
+    tessera and torch: compares every output (a tensor or a tuple of them), then backpropagates
+    the same random cotangents (complex ones for complex outputs, drawn from `generator` or
+    ``rng``) and compares each input's gradient, dtype included. Tolerance: `rtol` (also as
+    atol), default 1e-8 in float64 and 2e-3 otherwise."""
+    import torch
+    g = _generator if generator is None else generator
+    arrs = [np.asarray(a).astype(np.result_type(np.asarray(a).dtype, dtype)) for a in arrays]
+    if transpose:
+        arrs = [np.ascontiguousarray(a.swapaxes(-1, -2)).swapaxes(-1, -2) if a.ndim >= 2 else a
+                for a in arrs]
+    xs = [ts.asarray(a.copy(), requires_grad=True) for a in arrs]
+    ys = [torch.tensor(a.copy(), requires_grad=True) for a in arrs]
+    ot, oy = fn_ts(*xs), fn_torch(*ys)
+    single = isinstance(oy, torch.Tensor)
+    ot, oy = ([ot], [oy]) if single else (list(ot), list(oy))
+    r = rtol or (1e-8 if dtype == "float64" else 2e-3)
+    lt, ly = 0, 0
+    for a, b in zip(ot, oy):
+        np.testing.assert_allclose(to_np(a), to_np(b), rtol=r, atol=r)
+        cot = g.standard_normal(tuple(b.shape))
+        if b.is_complex():
+            cot = cot + 1j * g.standard_normal(tuple(b.shape))
+            lt = lt + ts.sum(ts.real(a * ts.asarray(cot.astype(to_np(b).dtype))))
+            ly = ly + (b * torch.tensor(cot.astype(to_np(b).dtype))).real.sum()
+        else:
+            c = cot.astype(to_np(b).dtype)
+            lt = lt + ts.sum(a * ts.asarray(c))
+            ly = ly + (b * torch.tensor(c)).sum()
+    lt.backward()
+    ly.backward()
+    for x, y in zip(xs, ys):
+        assert x.grad is not None
+        assert x.grad.dtype.name == str(y.grad.dtype).replace("torch.", "")
+        np.testing.assert_allclose(x.grad.numpy(), to_np(y.grad), rtol=r, atol=r)
+
+
 def compare_module(t_mod: Any, torch_mod: Any, x: np.ndarray, *, rtol: float = 1e-5,
                    atol: float = 1e-5, grad_input: bool = True, train: bool = True) -> None:
     """Loads torch_mod's weights into t_mod, then compares output, input gradient and

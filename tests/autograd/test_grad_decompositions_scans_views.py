@@ -9,41 +9,9 @@ from hypothesis import given, settings, strategies as st
 
 import tessera as ts
 from tessera.testing import gradcheck, gradgradcheck
-from harness import to_np
+from harness import compare_grads, to_np
 
 rng = np.random.default_rng(11)
-
-
-def compare(fn_ts, fn_t, arrays, rtol=None, dtype="float64", transpose=False):
-    """Same inputs and random cotangents through tessera and torch; compares values and grads."""
-    arrs = [np.asarray(a).astype(np.result_type(np.asarray(a).dtype, dtype)) for a in arrays]
-    if transpose:
-        arrs = [np.ascontiguousarray(a.swapaxes(-1, -2)).swapaxes(-1, -2) if a.ndim >= 2 else a
-                for a in arrs]
-    xs = [ts.asarray(a.copy(), requires_grad=True) for a in arrs]
-    ys = [torch.tensor(a.copy(), requires_grad=True) for a in arrs]
-    ot, oy = fn_ts(*xs), fn_t(*ys)
-    single = isinstance(oy, torch.Tensor)
-    ot, oy = ([ot], [oy]) if single else (list(ot), list(oy))
-    r = rtol or (1e-8 if dtype == "float64" else 2e-3)
-    lt, ly = 0, 0
-    for a, b in zip(ot, oy):
-        np.testing.assert_allclose(to_np(a), to_np(b), rtol=r, atol=r)
-        cot = rng.standard_normal(tuple(b.shape))
-        if b.is_complex():
-            cot = cot + 1j * rng.standard_normal(tuple(b.shape))
-            lt = lt + ts.sum(ts.real(a * ts.asarray(cot.astype(to_np(b).dtype))))
-            ly = ly + (b * torch.tensor(cot.astype(to_np(b).dtype))).real.sum()
-        else:
-            c = cot.astype(to_np(b).dtype)
-            lt = lt + ts.sum(a * ts.asarray(c))
-            ly = ly + (b * torch.tensor(c)).sum()
-    lt.backward()
-    ly.backward()
-    for x, y in zip(xs, ys):
-        assert x.grad is not None
-        assert x.grad.dtype.name == str(y.grad.dtype).replace("torch.", "")
-        np.testing.assert_allclose(x.grad.numpy(), to_np(y.grad), rtol=r, atol=r)
 
 
 def leaf(a):
@@ -56,21 +24,21 @@ def leaf(a):
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_qr_reduced_matches_torch(shape, dtype):
     a = rng.standard_normal(shape)
-    compare(lambda x: tuple(ts.linalg.qr(x)), lambda x: tuple(torch.linalg.qr(x)), [a], dtype=dtype)
+    compare_grads(lambda x: tuple(ts.linalg.qr(x)), lambda x: tuple(torch.linalg.qr(x)), [a], dtype=dtype, generator=rng)
 
 
 def test_qr_complete_square_or_wide_and_complex():
-    compare(lambda x: tuple(ts.linalg.qr(x, mode="complete")),
-            lambda x: tuple(torch.linalg.qr(x, mode="complete")), [rng.standard_normal((3, 5))])
+    compare_grads(lambda x: tuple(ts.linalg.qr(x, mode="complete")),
+                  lambda x: tuple(torch.linalg.qr(x, mode="complete")), [rng.standard_normal((3, 5))], generator=rng)
     c = rng.standard_normal((4, 3)) + 1j * rng.standard_normal((4, 3))
-    compare(lambda x: tuple(ts.linalg.qr(x)), lambda x: tuple(torch.linalg.qr(x)), [c])
+    compare_grads(lambda x: tuple(ts.linalg.qr(x)), lambda x: tuple(torch.linalg.qr(x)), [c], generator=rng)
     w = rng.standard_normal((2, 4)) + 1j * rng.standard_normal((2, 4))
-    compare(lambda x: tuple(ts.linalg.qr(x)), lambda x: tuple(torch.linalg.qr(x)), [w])
+    compare_grads(lambda x: tuple(ts.linalg.qr(x)), lambda x: tuple(torch.linalg.qr(x)), [w], generator=rng)
 
 
 def test_qr_transposed_input_and_gradcheck():
-    compare(lambda x: tuple(ts.linalg.qr(x)), lambda x: tuple(torch.linalg.qr(x)),
-            [rng.standard_normal((4, 3))], transpose=True)
+    compare_grads(lambda x: tuple(ts.linalg.qr(x)), lambda x: tuple(torch.linalg.qr(x)),
+                  [rng.standard_normal((4, 3))], transpose=True, generator=rng)
     assert gradcheck(lambda x: ts.linalg.qr(x).Q, (leaf(rng.standard_normal((4, 3))),))
     assert gradcheck(lambda x: ts.linalg.qr(x).R, (leaf(rng.standard_normal((3, 5))),))
     assert gradgradcheck(lambda x: ts.linalg.qr(x).R, (leaf(rng.standard_normal((3, 2))),))
@@ -103,14 +71,14 @@ def _svd_loss_torch(x, full=False):
 @pytest.mark.parametrize("shape", [(5, 3), (3, 3), (3, 5), (2, 4, 3), (2, 3, 4)])
 @pytest.mark.parametrize("full", [False, True])
 def test_svd_matches_torch(shape, full):
-    compare(lambda x: _svd_loss_ts(x, full), lambda x: _svd_loss_torch(x, full), [rng.standard_normal(shape)])
+    compare_grads(lambda x: _svd_loss_ts(x, full), lambda x: _svd_loss_torch(x, full), [rng.standard_normal(shape)], generator=rng)
 
 
 def test_svd_float32_complex_and_gradcheck():
-    compare(_svd_loss_ts, _svd_loss_torch, [rng.standard_normal((4, 3))], dtype="float32")
+    compare_grads(_svd_loss_ts, _svd_loss_torch, [rng.standard_normal((4, 3))], dtype="float32", generator=rng)
     c = rng.standard_normal((4, 3)) + 1j * rng.standard_normal((4, 3))
-    compare(_svd_loss_ts, _svd_loss_torch, [c], rtol=1e-7)
-    compare(_svd_loss_ts, _svd_loss_torch, [c.T.copy()], rtol=1e-7)
+    compare_grads(_svd_loss_ts, _svd_loss_torch, [c], rtol=1e-7, generator=rng)
+    compare_grads(_svd_loss_ts, _svd_loss_torch, [c.T.copy()], rtol=1e-7, generator=rng)
     assert gradcheck(lambda x: _svd_loss_ts(x)[0], (leaf(rng.standard_normal((4, 3))),))
     assert gradcheck(lambda x: _svd_loss_ts(x)[0], (leaf(rng.standard_normal((2, 5))),))
     assert gradcheck(lambda x: ts.linalg.svd(x, full_matrices=False).S, (leaf(rng.standard_normal((3, 4))),))
@@ -137,23 +105,23 @@ def test_svd_complex_phase_dependent_loss_raises_like_torch():
 def test_hypothesis_qr_svd_shapes(batch, m, n, transposed, seed):
     r = np.random.default_rng(seed)
     a = r.standard_normal((batch, m, n) if batch else (m, n))
-    compare(lambda x: tuple(ts.linalg.qr(x)), lambda x: tuple(torch.linalg.qr(x)), [a],
-            transpose=transposed, rtol=1e-7)
-    compare(_svd_loss_ts, _svd_loss_torch, [a], transpose=transposed, rtol=1e-6)
+    compare_grads(lambda x: tuple(ts.linalg.qr(x)), lambda x: tuple(torch.linalg.qr(x)), [a],
+                  transpose=transposed, rtol=1e-7, generator=rng)
+    compare_grads(_svd_loss_ts, _svd_loss_torch, [a], transpose=transposed, rtol=1e-6, generator=rng)
 
 
 # ---- pinv
 @pytest.mark.parametrize("shape", [(4, 3), (3, 4), (3, 3), (2, 3, 2)])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_pinv_matches_torch(shape, dtype):
-    compare(ts.linalg.pinv, torch.linalg.pinv, [rng.standard_normal(shape)], dtype=dtype)
+    compare_grads(ts.linalg.pinv, torch.linalg.pinv, [rng.standard_normal(shape)], dtype=dtype, generator=rng)
 
 
 def test_pinv_rank_deficient_complex_and_gradcheck():
     a = np.outer(rng.standard_normal(4), rng.standard_normal(3))  # rank 1
-    compare(ts.linalg.pinv, torch.linalg.pinv, [a], rtol=1e-6)
+    compare_grads(ts.linalg.pinv, torch.linalg.pinv, [a], rtol=1e-6, generator=rng)
     c = rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))
-    compare(ts.linalg.pinv, torch.linalg.pinv, [c])
+    compare_grads(ts.linalg.pinv, torch.linalg.pinv, [c], generator=rng)
     assert gradcheck(ts.linalg.pinv, (leaf(rng.standard_normal((4, 3))),))
     assert gradgradcheck(ts.linalg.pinv, (leaf(rng.standard_normal((2, 3))),))
 
@@ -178,8 +146,8 @@ CUMPROD_CASES = [
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_cumprod_with_zeros_matches_torch(a, dtype):
     for axis in range(a.ndim):
-        compare(lambda x: ts.cumulative_prod(x, axis=axis), lambda x: torch.cumprod(x, dim=axis), [a],
-                dtype=dtype)
+        compare_grads(lambda x: ts.cumulative_prod(x, axis=axis), lambda x: torch.cumprod(x, dim=axis), [a],
+                      dtype=dtype, generator=rng)
 
 
 @pytest.mark.parametrize("a", CUMPROD_CASES)
@@ -191,14 +159,14 @@ def test_cumprod_gradcheck_and_double_backward(a):
 
 def test_cumprod_include_initial_dtype_complex_and_transposed():
     a = rng.uniform(0.5, 2, (3, 4))
-    compare(lambda x: ts.cumulative_prod(x, axis=1, include_initial=True),
-            lambda x: torch.cumprod(torch.cat([torch.ones(3, 1, dtype=x.dtype), x], 1), dim=1), [a])
-    compare(lambda x: ts.cumulative_prod(x, axis=0), lambda x: torch.cumprod(x, dim=0), [a], transpose=True)
-    compare(lambda x: ts.cumulative_prod(x, axis=1, dtype=ts.float64),
-            lambda x: torch.cumprod(x, dim=1, dtype=torch.float64), [a], dtype="float32")
+    compare_grads(lambda x: ts.cumulative_prod(x, axis=1, include_initial=True),
+                  lambda x: torch.cumprod(torch.cat([torch.ones(3, 1, dtype=x.dtype), x], 1), dim=1), [a], generator=rng)
+    compare_grads(lambda x: ts.cumulative_prod(x, axis=0), lambda x: torch.cumprod(x, dim=0), [a], transpose=True, generator=rng)
+    compare_grads(lambda x: ts.cumulative_prod(x, axis=1, dtype=ts.float64),
+                  lambda x: torch.cumprod(x, dim=1, dtype=torch.float64), [a], dtype="float32", generator=rng)
     c = a + 1j * rng.standard_normal((3, 4))
     c[1, 2] = 0
-    compare(lambda x: ts.cumulative_prod(x, axis=1), lambda x: torch.cumprod(x, dim=1), [c])
+    compare_grads(lambda x: ts.cumulative_prod(x, axis=1), lambda x: torch.cumprod(x, dim=1), [c], generator=rng)
 
 
 @settings(max_examples=25, deadline=None)
@@ -206,7 +174,7 @@ def test_cumprod_include_initial_dtype_complex_and_transposed():
 def test_hypothesis_cumprod_with_random_zeros(rows, n, seed):
     r = np.random.default_rng(seed)
     a = r.uniform(0.5, 2, (rows, n)) * (r.random((rows, n)) > 0.3)
-    compare(lambda x: ts.cumulative_prod(x, axis=1), lambda x: torch.cumprod(x, dim=1), [a])
+    compare_grads(lambda x: ts.cumulative_prod(x, axis=1), lambda x: torch.cumprod(x, dim=1), [a], generator=rng)
 
 
 # ---- repeat with per-element counts
@@ -214,14 +182,14 @@ def test_hypothesis_cumprod_with_random_zeros(rows, n, seed):
 def test_repeat_counts_matches_torch(dtype):
     a = rng.standard_normal((3, 4))
     counts = np.array([2, 0, 1, 3])
-    compare(lambda x: ts.repeat(x, ts.asarray(counts), axis=1),
-            lambda x: torch.repeat_interleave(x, torch.tensor(counts), dim=1), [a], dtype=dtype)
-    compare(lambda x: ts.repeat(x, ts.asarray(np.array([1, 3, 2])), axis=0),
-            lambda x: torch.repeat_interleave(x, torch.tensor([1, 3, 2]), dim=0), [a], dtype=dtype,
-            transpose=True)
+    compare_grads(lambda x: ts.repeat(x, ts.asarray(counts), axis=1),
+                  lambda x: torch.repeat_interleave(x, torch.tensor(counts), dim=1), [a], dtype=dtype, generator=rng)
+    compare_grads(lambda x: ts.repeat(x, ts.asarray(np.array([1, 3, 2])), axis=0),
+                  lambda x: torch.repeat_interleave(x, torch.tensor([1, 3, 2]), dim=0), [a], dtype=dtype,
+                  transpose=True, generator=rng)
     flat = np.arange(12) % 3
-    compare(lambda x: ts.repeat(x, ts.asarray(flat)), lambda x: torch.repeat_interleave(x, torch.tensor(flat)),
-            [a], dtype=dtype)
+    compare_grads(lambda x: ts.repeat(x, ts.asarray(flat)), lambda x: torch.repeat_interleave(x, torch.tensor(flat)),
+                  [a], dtype=dtype, generator=rng)
 
 
 def test_repeat_counts_gradcheck():
@@ -245,9 +213,9 @@ def test_1d_real_ffts_match_torch(name, complex_in, norm, n, double):
     dtype = {(False, True): "float64", (False, False): "float32", (True, True): "complex128",
              (True, False): "complex64"}[complex_in, double]
     for axis, transposed in ((-1, False), (0, True)):
-        compare(lambda x: getattr(ts.fft, name)(x, n=n, axis=axis, norm=norm),
-                lambda x: getattr(torch.fft, name)(x, n=n, dim=axis, norm=norm), [a], dtype=dtype,
-                transpose=transposed)
+        compare_grads(lambda x: getattr(ts.fft, name)(x, n=n, axis=axis, norm=norm),
+                      lambda x: getattr(torch.fft, name)(x, n=n, dim=axis, norm=norm), [a], dtype=dtype,
+                      transpose=transposed, generator=rng)
 
 
 @pytest.mark.parametrize("norm", NORMS)
@@ -256,18 +224,18 @@ def test_1d_real_ffts_match_torch(name, complex_in, norm, n, double):
 def test_rfftn_irfftn_match_torch(norm, s_axes, double):
     s, axes = s_axes
     a = rng.standard_normal((4, 3, 6))
-    compare(lambda x: ts.fft.rfftn(x, s=s, axes=axes, norm=norm),
-            lambda x: torch.fft.rfftn(x, s=s, dim=axes, norm=norm), [a],
-            dtype="float64" if double else "float32")
+    compare_grads(lambda x: ts.fft.rfftn(x, s=s, axes=axes, norm=norm),
+                  lambda x: torch.fft.rfftn(x, s=s, dim=axes, norm=norm), [a],
+                  dtype="float64" if double else "float32", generator=rng)
     c = rng.standard_normal((4, 3, 4)) + 1j * rng.standard_normal((4, 3, 4))
-    compare(lambda x: ts.fft.irfftn(x, s=s, axes=axes, norm=norm),
-            lambda x: torch.fft.irfftn(x, s=s, dim=axes, norm=norm), [c],
-            dtype="complex128" if double else "complex64", transpose=True)
+    compare_grads(lambda x: ts.fft.irfftn(x, s=s, axes=axes, norm=norm),
+                  lambda x: torch.fft.irfftn(x, s=s, dim=axes, norm=norm), [c],
+                  dtype="complex128" if double else "complex64", transpose=True, generator=rng)
 
 
 def test_real_ffts_transposed_inputs_and_gradcheck():
     a = rng.standard_normal((5, 4))
-    compare(lambda x: ts.fft.rfft(x, axis=0), lambda x: torch.fft.rfft(x, dim=0), [a], transpose=True)
+    compare_grads(lambda x: ts.fft.rfft(x, axis=0), lambda x: torch.fft.rfft(x, dim=0), [a], transpose=True, generator=rng)
     r = leaf(rng.standard_normal((2, 7)))
     c = ts.asarray(rng.standard_normal((2, 4)) + 1j * rng.standard_normal((2, 4)), requires_grad=True)
     assert gradcheck(lambda x: ts.real(ts.fft.rfft(x, n=6, norm="ortho")), (r,))
