@@ -141,6 +141,40 @@ def check_torch(fn: Callable, *arrays: np.ndarray, **tol: Any) -> None:
     assert_same(got, want, **tol)
 
 
+def same_result(got: Any, want: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:
+    """got (tessera) equals want (torch) in any structure: tensors (through ``assert_same``:
+    dtype, shape, values), namedtuples (field names too), tuples, lists, bools/ints/floats (floats
+    within rtol/atol, NaN equal to NaN), sizes."""
+    import torch
+    if isinstance(want, torch.Size):
+        assert tuple(got) == tuple(want)
+        return
+    if isinstance(want, tuple) and hasattr(want, "_fields") or hasattr(want, "values") and \
+            hasattr(want, "indices") and not isinstance(want, torch.Tensor):
+        fields = getattr(want, "_fields", ("values", "indices"))
+        for f in fields:
+            same_result(getattr(got, f), getattr(want, f), rtol, atol)
+        return
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)), f"expected a sequence, got {type(got)}"
+        assert len(got) == len(want), f"length {len(got)} != {len(want)}"
+        for g, w in zip(got, want):
+            same_result(g, w, rtol, atol)
+        return
+    if isinstance(want, torch.Tensor):
+        want = want.detach().resolve_conj().resolve_neg()
+        if want.dtype == torch.bfloat16:
+            want = want.float()
+            got = got.float()
+        assert_same(got, want, rtol=rtol, atol=atol)
+        return
+    assert type(got) is type(want) or isinstance(got, type(want)), f"{type(got)} != {type(want)}"
+    if isinstance(want, float):
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        assert got == want
+
+
 # ---- hypothesis strategies
 def shapes(min_dims: int = 0, max_dims: int = 4, min_side: int = 0, max_side: int = 5):
     return hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side, max_side=max_side)

@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tessera as ts
-from harness import assert_same, rng, shapes
+from harness import assert_same, rng, same_result, shapes
 
 def A(*shape: int, dtype: str = "float32", lo: float = -3, hi: float = 3) -> np.ndarray:
     if dtype.startswith("float"):
@@ -39,38 +39,6 @@ def _mk(m: Any, a: np.ndarray, kind: str = "plain", grad: bool = False) -> Any:
     return t
 
 
-def same(got: Any, want: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:
-    """Compares results of any structure: tensors, namedtuples (field names too), tuples,
-    bools/ints/floats, shapes."""
-    if isinstance(want, torch.Size):
-        assert tuple(got) == tuple(want)
-        return
-    if isinstance(want, tuple) and hasattr(want, "_fields") or hasattr(want, "values") and \
-            hasattr(want, "indices") and not isinstance(want, torch.Tensor):
-        fields = getattr(want, "_fields", ("values", "indices"))
-        for f in fields:
-            same(getattr(got, f), getattr(want, f), rtol, atol)
-        return
-    if isinstance(want, (tuple, list)):
-        assert isinstance(got, (tuple, list)), f"expected a sequence, got {type(got)}"
-        assert len(got) == len(want), f"length {len(got)} != {len(want)}"
-        for g, w in zip(got, want):
-            same(g, w, rtol, atol)
-        return
-    if isinstance(want, torch.Tensor):
-        want = want.detach().resolve_conj().resolve_neg()
-        if want.dtype == torch.bfloat16:
-            want = want.float()
-            got = got.float()
-        assert_same(got, want, rtol=rtol, atol=atol)
-        return
-    assert type(got) is type(want) or isinstance(got, type(want)), f"{type(got)} != {type(want)}"
-    if isinstance(want, float):
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
-    else:
-        assert got == want
-
-
 def check(fn: Callable, *arrays: np.ndarray, kinds=("plain", "T", "step"), **tol: Any) -> None:
     """fn(m, *tensors) on torch and tessera for each input layout; results must match, or
     both must raise (tessera with a typed error)."""
@@ -82,7 +50,7 @@ def check(fn: Callable, *arrays: np.ndarray, kinds=("plain", "T", "step"), **tol
                 fn(ts, *[_mk(ts, a, kind) for a in arrays])
             continue
         got = fn(ts, *[_mk(ts, a, kind) for a in arrays])
-        same(got, want, **tol)
+        same_result(got, want, **tol)
 
 
 def check_grad(fn: Callable, *arrays: np.ndarray, rtol: float = 1e-6, atol: float = 1e-8) -> None:
@@ -215,7 +183,7 @@ def test_new_methods():
                lambda x: x.new_ones(3), lambda x: x.new_full((2,), 7),
                lambda x: x.new_zeros(2, dtype=ts.float64 if isinstance(x, ts.Tensor) else torch.float64),
                lambda x: x.new_tensor([1, 2, 3]), lambda x: x.new_tensor(3)]:
-        same(fn(x), fn(t))
+        same_result(fn(x), fn(t))
     e = x.new_empty(4)
     assert e.shape == (4,) and e.dtype == ts.int32
     src = ts.ones((2,), requires_grad=True)
@@ -254,8 +222,8 @@ def test_interop_functions():
         ts.from_numpy([1, 2])
     x = ts.ones((2,))
     assert ts.as_tensor(x) is x and ts.as_tensor(x, dtype=ts.float64).dtype == ts.float64
-    same(ts.as_tensor([1, 2]), torch.as_tensor([1, 2]))
-    same(ts.scalar_tensor(3), torch.scalar_tensor(3))
+    same_result(ts.as_tensor([1, 2]), torch.as_tensor([1, 2]))
+    same_result(ts.scalar_tensor(3), torch.scalar_tensor(3))
     assert ts.get_default_dtype() == ts.float32
     with pytest.raises(TypeError, match="numel"):
         ts.numel([1])
@@ -263,13 +231,13 @@ def test_interop_functions():
 
 @pytest.mark.parametrize("r,c,o", [(3, 3, 0), (4, 3, 1), (3, 5, -1), (0, 3, 0), (3, 4, 5)])
 def test_tri_indices(r, c, o):
-    same(ts.tril_indices(r, c, o), torch.tril_indices(r, c, o))
-    same(ts.triu_indices(r, c, o), torch.triu_indices(r, c, o))
+    same_result(ts.tril_indices(r, c, o), torch.tril_indices(r, c, o))
+    same_result(ts.triu_indices(r, c, o), torch.triu_indices(r, c, o))
 
 
 def test_logspace():
-    same(ts.logspace(0, 2, 5), torch.logspace(0, 2, 5))
-    same(ts.logspace(-1, 1, 4, base=2.0), torch.logspace(-1, 1, 4, base=2.0))
+    same_result(ts.logspace(0, 2, 5), torch.logspace(0, 2, 5))
+    same_result(ts.logspace(-1, 1, 4, base=2.0), torch.logspace(-1, 1, 4, base=2.0))
 
 
 # ---------------------------------------------------------------- in-place methods
@@ -287,12 +255,12 @@ def test_unary_inplace_writes_through(name, kind):
     t, x = _mk(torch, a, kind), _mk(ts, a, kind)
     rt, rx = getattr(t, name)(), getattr(x, name)()
     assert rx is x and rt is t
-    same(x, t)
+    same_result(x, t)
     # a view of a bigger tensor: the write lands in the base
     tb, xb = torch.from_numpy(a.copy()), ts.asarray(a.copy())
     getattr(tb[1:, ::2], name)()
     getattr(xb[1:, ::2], name)()
-    same(xb, tb)
+    same_result(xb, tb)
 
 
 @pytest.mark.parametrize("name", ["exp_", "sqrt_", "sigmoid_", "relu_", "erf_"])
@@ -1130,8 +1098,8 @@ def test_extra_errors_and_histogram():
     for kw in ({}, {"bins": 7}, {"bins": 5, "range": (-1.0, 1.0)}, {"bins": 4, "density": True}):
         h, e = ts.histogram(ts.asarray(x), **kw)
         th, te = torch.histogram(torch.from_numpy(x), **kw)
-        same(h, th)
-        same(e, te)
+        same_result(h, th)
+        same_result(e, te)
     assert ts.asarray(x).histogram(3).hist.sum() == 50
     c = ts.asarray(A(3, 4)).contiguous()
     assert c.const_data_ptr() == c.data_ptr()

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import tessera as ts
+from harness import same_result
 
 
 def _raised(fn: Callable[[], Any]) -> Any:
@@ -103,29 +104,6 @@ def test_assert_close_message_details() -> None:
 
 
 # ----------------------------------------------------------------------------- functions
-def _np(x: Any) -> Any:
-    if isinstance(x, (tuple, list)):
-        return [_np(v) for v in x]
-    if isinstance(x, torch.Tensor):
-        return x.detach().numpy()
-    if isinstance(x, ts.Tensor):
-        return x.numpy()
-    return np.asarray(x)
-
-
-def same(got: Any, want: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:
-    """Same structure, shapes, dtypes (by name) and values."""
-    if isinstance(want, (tuple, list)):
-        assert isinstance(got, (tuple, list)) and len(got) == len(want)
-        for g, w in zip(got, want):
-            same(g, w, rtol, atol)
-        return
-    g, w = _np(got), _np(want)
-    assert g.shape == w.shape, (g.shape, w.shape)
-    assert g.dtype == w.dtype, (g.dtype, w.dtype)
-    np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
-
-
 def both(fn: Callable[[Any, Callable[[np.ndarray], Any]], Any], **tol: Any) -> None:
     """Runs fn(lib, to_tensor) with tessera and torch; compares results or exception types."""
     def run(lib: Any) -> Any:
@@ -139,7 +117,7 @@ def both(fn: Callable[[Any, Callable[[np.ndarray], Any]], Any], **tol: Any) -> N
     if terr:
         assert sval is tval or issubclass(sval, tval) or issubclass(tval, sval), (sval, tval)
     else:
-        same(sval, tval, **tol)
+        same_result(sval, tval, **tol)
 
 
 rng = np.random.default_rng(0)
@@ -601,7 +579,7 @@ def test_matrix_exp_gradient() -> None:
     xt = torch.tensor(a, requires_grad=True)
     ts.linalg.matrix_exp(xs).sum().backward()
     torch.linalg.matrix_exp(xt).sum().backward()
-    same(xs.grad, xt.grad, rtol=1e-8)
+    same_result(xs.grad, xt.grad, rtol=1e-8)
 
 
 @pytest.mark.parametrize("name", ["fft2", "ifft2", "rfft2"])
@@ -746,7 +724,7 @@ def test_special_gradients() -> None:
         xt = torch.tensor(data, requires_grad=True)
         getattr(ts.special, name)(xs).sum().backward()
         getattr(torch.special, name)(xt).sum().backward()
-        same(xs.grad, xt.grad, rtol=1e-7)
+        same_result(xs.grad, xt.grad, rtol=1e-7)
 
 
 def test_ambiguous_truth_value_is_value_and_runtime_error() -> None:
@@ -918,7 +896,7 @@ def test_stft_errors_and_grad() -> None:
     xt = torch.tensor(SIG, requires_grad=True)
     ts.abs(ts.stft(xs, 16, return_complex=True)).sum().backward()
     torch.stft(xt, 16, return_complex=True, window=torch.ones(16, dtype=torch.float64)).abs().sum().backward()
-    same(xs.grad, xt.grad, rtol=1e-9, atol=1e-12)
+    same_result(xs.grad, xt.grad, rtol=1e-9, atol=1e-12)
 
 
 def test_storage_objects() -> None:
