@@ -9,24 +9,13 @@ import numpy as np
 import pytest
 
 import tessera as ts
+from harness import same_result
 
 torch = pytest.importorskip("torch")
 
 
 def _dt(name):
     return getattr(ts, name), getattr(torch, name)
-
-
-def _same(q, r, exact=True):
-    """q (tessera) equals r (torch): dtype, shape and values."""
-    assert str(q.dtype) == str(r.dtype).split(".")[-1], (q.dtype, r.dtype)
-    assert tuple(q.shape) == tuple(r.shape)
-    a = np.asarray(q.tolist(), dtype=float)
-    b = np.asarray(r.tolist(), dtype=float)
-    if exact:
-        np.testing.assert_array_equal(a, b)
-    else:
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
 # ---- 1. mean(dtype=)
@@ -36,12 +25,11 @@ def test_mean_dtype(src, dst):
     a = np.arange(1, 7).reshape(2, 3) * 1.25
     x = ts.asarray(a, dtype=getattr(ts, src))
     t = torch.tensor(a, dtype=getattr(torch, src))
-    _same(x.mean(dtype=getattr(ts, dst)), t.mean(dtype=getattr(torch, dst)), exact=False)
-    _same(ts.mean(x, 0, dtype=getattr(ts, dst)), torch.mean(t, 0, dtype=getattr(torch, dst)), exact=False)
-    _same(ts.mean(x, 1, True, dtype=getattr(ts, dst)), torch.mean(t, 1, True, dtype=getattr(torch, dst)),
-          exact=False)
-    _same(x.mean(1, True, dtype=getattr(ts, dst)), t.mean(1, True, dtype=getattr(torch, dst)), exact=False)
-    _same(ts.mean(x, dtype=getattr(ts, dst)), torch.mean(t, dtype=getattr(torch, dst)), exact=False)
+    same_result(x.mean(dtype=getattr(ts, dst)), t.mean(dtype=getattr(torch, dst)))
+    same_result(ts.mean(x, 0, dtype=getattr(ts, dst)), torch.mean(t, 0, dtype=getattr(torch, dst)))
+    same_result(ts.mean(x, 1, True, dtype=getattr(ts, dst)), torch.mean(t, 1, True, dtype=getattr(torch, dst)))
+    same_result(x.mean(1, True, dtype=getattr(ts, dst)), t.mean(1, True, dtype=getattr(torch, dst)))
+    same_result(ts.mean(x, dtype=getattr(ts, dst)), torch.mean(t, dtype=getattr(torch, dst)))
 
 
 def test_mean_dtype_integer_raises_like_torch():
@@ -62,7 +50,7 @@ def test_mean_in_float64_differs_from_float32():
 @pytest.mark.parametrize("name", ["sum", "prod", "mean", "all", "any", "argmax", "argmin"])
 def test_reduction_methods_take_positional_keepdim(name):
     a = np.array([[1., 2., 3.], [4., 0., 6.]], dtype=np.float32)
-    _same(getattr(ts.asarray(a), name)(1, True), getattr(torch.tensor(a), name)(1, True))
+    same_result(getattr(ts.asarray(a), name)(1, True), getattr(torch.tensor(a), name)(1, True), rtol=0, atol=0)
 
 
 # ---- 2. arange
@@ -71,7 +59,7 @@ def test_reduction_methods_take_positional_keepdim(name):
     ((1,), {"end": 7.5, "step": 2}), ((), {"end": 4.0}), ((), {"start": -2, "end": 3, "step": 1.5}),
 ])
 def test_arange_torch_keywords(args, kwargs):
-    _same(ts.arange(*args, **kwargs), torch.arange(*args, **kwargs), exact=False)
+    same_result(ts.arange(*args, **kwargs), torch.arange(*args, **kwargs))
 
 
 def test_arange_start_keyword_alone_raises_like_torch():
@@ -95,7 +83,7 @@ def test_arange_float_args_integer_dtype(dtype, args):
     if dtype == "uint8" and any(a < 0 for a in args[:2]):
         pytest.skip("negative values in uint8")
     tsd, tod = _dt(dtype)
-    _same(ts.arange(*args, dtype=tsd), torch.arange(*args, dtype=tod))
+    same_result(ts.arange(*args, dtype=tsd), torch.arange(*args, dtype=tod), rtol=0, atol=0)
 
 
 def test_arange_step_truncating_to_zero():
@@ -104,7 +92,7 @@ def test_arange_step_truncating_to_zero():
     with pytest.raises(ValueError):
         ts.arange(0, 1, 0.1, dtype=ts.int64)
     # other integer dtypes: torch repeats trunc(start)
-    _same(ts.arange(0, 1, 0.1, dtype=ts.int32), torch.arange(0, 1, 0.1, dtype=torch.int32))
+    same_result(ts.arange(0, 1, 0.1, dtype=ts.int32), torch.arange(0, 1, 0.1, dtype=torch.int32), rtol=0, atol=0)
 
 
 # ---- 3. unique keeps NaNs apart
@@ -135,7 +123,7 @@ def test_xlogy_scalar_promotion(fn, dtype, other):
     t = torch.tensor(vals, dtype=getattr(torch, dtype))
     f_ts = ts.special.xlog1py if fn == "xlog1py" else ts.xlogy
     f_to = torch.special.xlog1py if fn == "xlog1py" else torch.xlogy
-    _same(f_ts(x, other), f_to(t, other), exact=False) if dtype != "float16" else None
+    same_result(f_ts(x, other), f_to(t, other)) if dtype != "float16" else None
     q, r = f_ts(other, x), f_to(other, t)
     assert str(q.dtype) == str(r.dtype).split(".")[-1]
     assert str(f_ts(x, other).dtype) == str(f_to(t, other).dtype).split(".")[-1]
@@ -144,8 +132,8 @@ def test_xlogy_scalar_promotion(fn, dtype, other):
 def test_xlogy_tensor_pairs():
     a = ts.asarray([0., 1., 2.]), torch.tensor([0., 1., 2.])
     b = ts.asarray([3, 0, 2], dtype=ts.int32), torch.tensor([3, 0, 2], dtype=torch.int32)
-    _same(ts.xlogy(a[0], b[0]), torch.xlogy(a[1], b[1]), exact=False)
-    _same(ts.xlogy(b[0], b[0]), torch.xlogy(b[1], b[1]), exact=False)
+    same_result(ts.xlogy(a[0], b[0]), torch.xlogy(a[1], b[1]))
+    same_result(ts.xlogy(b[0], b[0]), torch.xlogy(b[1], b[1]))
 
 
 # ---- 5. unique_consecutive with one slice
@@ -155,7 +143,7 @@ def test_unique_consecutive_single_slice(shape, dim):
     q = ts.unique_consecutive(ts.asarray(a), return_inverse=True, return_counts=True, dim=dim)
     r = torch.unique_consecutive(torch.tensor(a), return_inverse=True, return_counts=True, dim=dim)
     for u, v in zip(q, r):
-        _same(u, v)
+        same_result(u, v, rtol=0, atol=0)
 
 
 # ---- 6. scatter_ reduce='multiply' and in-place identity
@@ -179,10 +167,10 @@ def test_scatter_inplace_reduce(reduce, dtype, scalar):
             out.append(mod.scatter(mk(a).to(x.dtype) if mod is torch else mk(a, dtype=x.dtype),
                                    0, mk(idx), s, **kw))
     if scalar:
-        _same(out[0], out[1])
+        same_result(out[0], out[1], rtol=0, atol=0)
     else:
-        _same(out[0], out[2])
-        _same(out[1], out[3])
+        same_result(out[0], out[2], rtol=0, atol=0)
+        same_result(out[1], out[3], rtol=0, atol=0)
 
 
 def test_scatter_value_keyword_and_scatter_add_return_self():
@@ -190,10 +178,10 @@ def test_scatter_value_keyword_and_scatter_add_return_self():
     assert x.scatter_(1, ts.asarray([[0], [2]]), value=5.0) is x
     t = torch.zeros((2, 3))
     t.scatter_(1, torch.tensor([[0], [2]]), value=5.0)
-    _same(x, t)
+    same_result(x, t, rtol=0, atol=0)
     assert x.scatter_add_(0, ts.asarray([[1, 0, 1]]), ts.ones((1, 3))) is x
     t.scatter_add_(0, torch.tensor([[1, 0, 1]]), torch.ones((1, 3)))
-    _same(x, t)
+    same_result(x, t, rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("name,args", [
@@ -217,7 +205,7 @@ def test_inplace_methods_return_self(name, args):
     x, t = ts.asarray(a), torch.tensor(a)
     assert getattr(x, name)(*args(ts)) is x
     assert getattr(t, name)(*args(torch)) is t
-    _same(x, t)
+    same_result(x, t, rtol=0, atol=0)
 
 
 # ---- 7. integer linspace
@@ -226,12 +214,12 @@ def test_inplace_methods_return_self(name, args):
                                   (2.7, 9.9, 4), (-2.7, 9.9, 5), (5, 5, 3), (0, 10, 0), (-3, 3, 2)])
 def test_linspace_integer_dtype(dtype, args):
     tsd, tod = _dt(dtype)
-    _same(ts.linspace(*args, dtype=tsd), torch.linspace(*args, dtype=tod))
+    same_result(ts.linspace(*args, dtype=tsd), torch.linspace(*args, dtype=tod), rtol=0, atol=0)
 
 
 def test_linspace_integer_torch_keywords():
-    _same(ts.linspace(start=-5, end=5, steps=4, dtype=ts.int64),
-          torch.linspace(start=-5, end=5, steps=4, dtype=torch.int64))
+    same_result(ts.linspace(start=-5, end=5, steps=4, dtype=ts.int64),
+          torch.linspace(start=-5, end=5, steps=4, dtype=torch.int64), rtol=0, atol=0)
 
 
 # ---- 8. named tuples
@@ -264,8 +252,8 @@ def test_named_tuple_fields(call):
 def test_frexp_named_fields_values():
     a = np.array([0.0, 1.0, -3.5, 1e-3, 1024.0], dtype=np.float32)
     q, r = ts.frexp(ts.asarray(a)), torch.frexp(torch.tensor(a))
-    _same(q.mantissa, r.mantissa)
-    _same(q.exponent, r.exponent)
+    same_result(q.mantissa, r.mantissa, rtol=0, atol=0)
+    same_result(q.exponent, r.exponent, rtol=0, atol=0)
     assert type(q).__name__ == type(r).__name__ == "frexp"
 
 
@@ -276,7 +264,7 @@ def test_frexp_named_fields_values():
                                 {"dim": 1, "keepdim": True}])
 def test_std_var_torch_keywords(fn, kw):
     a = np.array([[1., 2., 5.], [3., 4., 9.]], dtype=np.float32)
-    _same(getattr(ts, fn)(ts.asarray(a), **kw), getattr(torch, fn)(torch.tensor(a), **kw), exact=False)
+    same_result(getattr(ts, fn)(ts.asarray(a), **kw), getattr(torch, fn)(torch.tensor(a), **kw))
 
 
 def test_std_var_array_api_calls_unchanged():
@@ -297,7 +285,7 @@ def test_std_var_array_api_calls_unchanged():
     lambda m: [m.tensor(1, dtype=m.uint8), m.tensor(1, dtype=m.int8)], lambda m: [m.tensor(1), 2],
 ])
 def test_tensor_of_mixed_tensors_and_numbers(make):
-    _same(ts.tensor(make(ts)), torch.tensor(make(torch)))
+    same_result(ts.tensor(make(ts)), torch.tensor(make(torch)), rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("indexing", ["ij", "xy"])
@@ -305,7 +293,7 @@ def test_meshgrid_zero_d(indexing):
     q = ts.meshgrid(ts.tensor(1.), ts.asarray([1., 2.]), ts.tensor(3.), indexing=indexing)
     r = torch.meshgrid(torch.tensor(1.), torch.tensor([1., 2.]), torch.tensor(3.), indexing=indexing)
     for u, v in zip(q, r):
-        _same(u, v)
+        same_result(u, v, rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64", "float32"])
@@ -314,7 +302,7 @@ def test_addbmm_keeps_dtype(dtype):
     b = np.arange(12).reshape(3, 2, 2)
     q = ts.addbmm(ts.ones((2, 2), dtype=tsd), ts.asarray(b, dtype=tsd), ts.asarray(b, dtype=tsd))
     r = torch.addbmm(torch.ones((2, 2), dtype=tod), torch.tensor(b, dtype=tod), torch.tensor(b, dtype=tod))
-    _same(q, r)
+    same_result(q, r, rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("dtype,value", [("int32", 2**40), ("int32", float("inf")), ("int32", 3e9),
@@ -334,7 +322,7 @@ def test_fill_overflow_raises(dtype, value):
                                          ("bool", 5), ("int8", 127), ("int32", 2.5)])
 def test_fill_in_range(dtype, value):
     tsd, tod = _dt(dtype)
-    _same(ts.full_like(ts.zeros(2, dtype=tsd), value), torch.full_like(torch.zeros(2, dtype=tod), value))
+    same_result(ts.full_like(ts.zeros(2, dtype=tsd), value), torch.full_like(torch.zeros(2, dtype=tod), value), rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("fn", ["median", "nanmedian"])
@@ -370,7 +358,7 @@ def test_like_preserves_layout(view, fn):
     assert tuple(q.shape) == tuple(r.shape)
     assert q.stride() == r.stride()
     if fn in ("zeros_like", "ones_like", "full_like"):
-        _same(q, r)
+        same_result(q, r, rtol=0, atol=0)
     q[...] = ts.asarray(np.asarray(x.tolist()))  # writable and dense: every element its own
     np.testing.assert_array_equal(np.asarray(q.tolist()), np.asarray(t.tolist()))
 
