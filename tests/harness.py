@@ -313,6 +313,32 @@ def compare_grads(fn_ts: Callable, fn_torch: Callable, arrays: list, rtol: Optio
         np.testing.assert_allclose(x.grad.numpy(), to_np(y.grad), rtol=r, atol=r)
 
 
+def compare_leaf_grads(fn: Callable, arrays: list, dtype: str = "float64",
+                       generator: Optional[np.random.Generator] = None) -> None:
+    """fn(lib, lib_dtype, *leaves) on tessera and torch, the leaves made from `arrays` in
+    `dtype`: compares the results (and whether they require grad), then backpropagates the same
+    random cotangent (from `generator` or ``rng``) and compares every leaf's gradient (a leaf
+    torch leaves without one must have none or zeros). Tolerance 1e-12 in float64, else 1e-5."""
+    import torch
+    g = _generator if generator is None else generator
+    arrs = [np.asarray(a, dtype=dtype) for a in arrays]
+    xs = [ts.asarray(a.copy(), requires_grad=True) for a in arrs]
+    ys = [torch.tensor(a.copy(), requires_grad=True) for a in arrs]
+    ot, oy = fn(ts, getattr(ts, dtype), *xs), fn(torch, getattr(torch, dtype), *ys)
+    tol = 1e-12 if dtype == "float64" else 1e-5
+    np.testing.assert_allclose(to_np(ot), to_np(oy), rtol=tol, atol=tol)
+    assert ot.requires_grad == oy.requires_grad
+    cot = g.standard_normal(tuple(oy.shape)).astype(dtype)
+    ts.sum(ot * ts.asarray(cot)).backward()
+    (oy * torch.tensor(cot)).sum().backward()
+    for x, y in zip(xs, ys):
+        if y.grad is None:
+            assert x.grad is None or np.allclose(x.grad.numpy(), 0)
+        else:
+            assert x.grad is not None and x.grad.dtype == x.dtype
+            np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=tol, atol=tol)
+
+
 def compare_module(t_mod: Any, torch_mod: Any, x: np.ndarray, *, rtol: float = 1e-5,
                    atol: float = 1e-5, grad_input: bool = True, train: bool = True) -> None:
     """Loads torch_mod's weights into t_mod, then compares output, input gradient and

@@ -3,7 +3,7 @@
 value, like PyTorch; `a @= b` records like `a = a @ b` written in place; in-place writes into a
 leaf that requires grad (or a view of one) still raise. Gradients are compared with PyTorch on
 the same programs in float32 and float64 and checked with gradcheck in float64."""
-from typing import Any, Callable, List, Sequence
+from typing import Any
 
 import numpy as np
 import pytest
@@ -12,31 +12,9 @@ from hypothesis import given, settings, strategies as st
 
 import tessera as ts
 from tessera.testing import gradcheck, gradgradcheck
-from harness import to_np
+from harness import compare_leaf_grads, to_np
 
 rng = np.random.default_rng(23)
-
-
-def both(fn: Callable, arrays: Sequence[np.ndarray], dtype: str = "float64") -> None:
-    """Runs fn(lib, dtype, *leaves) on tessera and torch; backward of the result times a random
-    cotangent; compares the results and the leaves' gradients (None in torch: zero or None)."""
-    arrs = [np.asarray(a, dtype=dtype) for a in arrays]
-    xs = [ts.asarray(a.copy(), requires_grad=True) for a in arrs]
-    ys = [torch.tensor(a.copy(), requires_grad=True) for a in arrs]
-    tdt = getattr(torch, dtype)
-    ot, oy = fn(ts, getattr(ts, dtype), *xs), fn(torch, tdt, *ys)
-    tol = 1e-12 if dtype == "float64" else 1e-5
-    np.testing.assert_allclose(to_np(ot), to_np(oy), rtol=tol, atol=tol)
-    assert ot.requires_grad == oy.requires_grad
-    cot = rng.standard_normal(tuple(oy.shape)).astype(dtype)
-    ts.sum(ot * ts.asarray(cot)).backward()
-    (oy * torch.tensor(cot)).sum().backward()
-    for x, y in zip(xs, ys):
-        if y.grad is None:
-            assert x.grad is None or np.allclose(x.grad.numpy(), 0)
-        else:
-            assert x.grad is not None and x.grad.dtype == x.dtype
-            np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=tol, atol=tol)
 
 
 def ones(lib: Any, dt: Any, shape: tuple) -> Any:
@@ -219,7 +197,7 @@ PROGRAMS = [
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("fn,shapes", PROGRAMS, ids=[p[0].__name__ for p in PROGRAMS])
 def test_writes_of_grad_values_into_plain_tensors_match_torch(fn, shapes, dtype):
-    both(fn, [rng.standard_normal(s) for s in shapes], dtype)
+    compare_leaf_grads(fn, [rng.standard_normal(s) for s in shapes], dtype, generator=rng)
 
 
 @pytest.mark.parametrize("fn,shapes", PROGRAMS, ids=[p[0].__name__ for p in PROGRAMS])
@@ -346,7 +324,7 @@ def test_hypothesis_writes_into_views_of_plain_buffers(rows, cols, seed, op, tra
             v.mul_(w)
         return lib.cos(buf) * 2
 
-    both(fn, [r.standard_normal(view_shape)])
+    compare_leaf_grads(fn, [r.standard_normal(view_shape)], generator=rng)
 
 
 # ---- what still raises
