@@ -7,9 +7,10 @@ test draws the same data whichever tests ran before it). ``tt`` makes tessera te
 
 Comparisons against NumPy or PyTorch: ``check`` / ``check_torch`` run the same lambda on both
 libraries; ``assert_same`` compares values, dtypes and shapes; ``close`` values and shapes;
-``same_as_torch`` values or error classes; ``compare_fn`` / ``compare_module`` values and
-gradients of a function or of a module and its torch twin; ``double_backward_pairs`` second
-derivatives.
+``close_to_largest`` values relative to the largest; ``same_result`` results of any structure;
+``same_as_torch`` values or error classes; ``compare_fn`` / ``compare_grads`` /
+``compare_leaf_grads`` values and gradients of functions, ``compare_module`` of a module and its
+torch twin; ``double_backward_pairs`` second derivatives.
 
     check(lambda m, x, y: m.add(x, y), x_np, y_np)         # m is tessera or numpy
     check_torch(lambda m, x: m.tanh(x), x_np)              # m is tessera or torch

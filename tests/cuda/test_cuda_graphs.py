@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tessera as ts
+from harness import REPO_ROOT
 
 HAS_CUDA = ts.cuda.is_available()
 gpu = pytest.mark.skipif(not HAS_CUDA, reason="no CUDA device")
@@ -336,8 +337,7 @@ def test_capturing_a_non_capturable_adam_step_raises():
 
 def _bench_module():
     import importlib.util
-    import pathlib
-    path = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "bench_cuda_gpt.py"
+    path = REPO_ROOT / "benchmarks" / "bench_cuda_gpt.py"
     spec = importlib.util.spec_from_file_location("bench_cuda_gpt_for_tests", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

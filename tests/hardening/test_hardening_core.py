@@ -19,8 +19,9 @@ import pytest
 import torch
 
 import tessera as ts
+from harness import REPO_ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(REPO_ROOT)
 SANITIZED = bool(os.environ.get("TESSERA_SANITIZED"))
 
 

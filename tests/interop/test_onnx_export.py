@@ -14,6 +14,7 @@ import pytest
 import tessera as ts
 from tessera import nn
 from tessera.nn import functional as F
+from harness import REPO_ROOT
 
 TOL = 1e-5
 
@@ -207,7 +208,7 @@ def _example(name):
     import importlib
     import os
     import sys
-    here = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
+    here = str(REPO_ROOT / "examples")
     sys.path.insert(0, os.path.abspath(here))
     try:
         return importlib.import_module(name)

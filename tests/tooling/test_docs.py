@@ -4,12 +4,12 @@ written by tools/render_notebooks.py with stored outputs and plots) are today's 
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
+from harness import REPO_ROOT
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_ROOT
 
 
 def _code(nb):

@@ -7,8 +7,9 @@ import os
 import sys
 
 import pytest
+from harness import REPO_ROOT
 
-EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "examples")
+EXAMPLES = str(REPO_ROOT / "examples")
 
 
 @pytest.mark.parametrize("channels_last", [False, True])

@@ -19,8 +19,9 @@ import pytest
 from nbclient import NotebookClient
 
 import tessera
+from harness import REPO_ROOT
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_ROOT
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 EXAMPLES = ["mnist_mlp.py", "mnist_cnn.py", "char_gpt.py"]
 

@@ -6,8 +6,9 @@ import subprocess
 import sys
 
 import pytest
+from harness import REPO_ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(REPO_ROOT)
 PKG = os.path.join(ROOT, "python", "tessera")
 STUBS = ["__init__.pyi", "_C.pyi", "nn/__init__.pyi", "nn/functional/__init__.pyi",
          "nn/utils/__init__.pyi", "optim/__init__.pyi", "utils/data/__init__.pyi"]
