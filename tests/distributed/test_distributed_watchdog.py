@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -378,3 +379,31 @@ def test_the_abort_timer_stays_quiet_when_collectives_complete(nccl_group, stub)
     time.sleep(2.5)                              # past timeout + slack: nothing in flight
     assert stub.stub_abort_count() == 0 and pg._error is None and not pg._timer.armed
     pg.shutdown()
+
+
+class UnblockingGroup(FakeGroup):
+    """The abort ends the main thread's blocking wait, as ncclCommAbort ends the NCCL kernel a
+    ts.cuda.synchronize() waits for."""
+
+    def __init__(self, timeout):
+        super().__init__(timeout)
+        self.unblocked = threading.Event()
+
+    def _abort_comm(self):
+        super()._abort_comm()
+        self.unblocked.set()
+
+
+def test_a_wait_the_abort_ends_raises_before_the_next_statement(monkeypatch):
+    # Found on 2 H200s: the error was posted after the abort, so the main thread, released
+    # from its device wait by the abort, ran on and printed success before it arrived.
+    monkeypatch.delenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", raising=False)
+    g = UnblockingGroup(timeout=0.3)
+    g.start()
+    after = []
+    with pytest.raises(DistBackendError):
+        g.unblocked.wait(10)       # a C-level wait without the GIL, like a device sync
+        after.append("ran on")     # must not run: the error is pending when the wait ends
+        _wait_for_raise(10)
+    assert after == []
+    assert g.aborts == 1
