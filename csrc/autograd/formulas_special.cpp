@@ -109,9 +109,7 @@ variable_list bessel1_bw(const BackwardCtx& c, G g, bool scaled) {
 }
 FORMULA(i1_bw) { return bessel1_bw(c, g, false); }
 FORMULA(i1e_bw) { return bessel1_bw(c, g, true); }
-FORMULA(entr_bw) {
-  return {mul(g[0], negative(add(sc(1.0), U(log_def, c.saved(0)))))};
-}
+FORMULA(entr_bw) { return {mul(g[0], negative(add(sc(1.0), U(log_def, c.saved(0)))))}; }
 // 1 / (x (1 - x)); nan outside [0, 1] (torch's logit_backward without eps; with eps the op
 // clamps first, whose gradient is 0 outside the bounds).
 FORMULA(logit_bw) {
@@ -135,8 +133,8 @@ variable_list xlogy_family_bw(const BackwardCtx& c, G g, bool log1p) {
   Tensor gx, gy;
   if (c.needs(0)) {
     const Tensor ly = U(log1p ? log1p_def : log_def, y);
-    const Tensor pole = B(logical_and_def, B(equal_def, x, sc(0.0)),
-                          B(less_equal_def, y, sc(log1p ? -1.0 : 0.0)));
+    const Tensor pole =
+        B(logical_and_def, B(equal_def, x, sc(0.0)), B(less_equal_def, y, sc(log1p ? -1.0 : 0.0)));
     gx = mul(g[0], where(pole, full_like(ly, 0.0), ly));
   }
   if (c.needs(1)) gy = mul(g[0], div(x, log1p ? add(y, sc(1.0)) : y));
@@ -147,8 +145,9 @@ FORMULA(xlog1py_bw) { return xlogy_family_bw(c, g, true); }
 // d/dq zeta(x, q) = -x zeta(x + 1, q); none w.r.t. x (torch's).
 FORMULA(zeta_bw) {
   if (c.needs(0))
-    throw NotImplementedError("zeta: the derivative with respect to x (the first argument) "
-                              "is not implemented (PyTorch does not define it either)");
+    throw NotImplementedError(
+        "zeta: the derivative with respect to x (the first argument) "
+        "is not implemented (PyTorch does not define it either)");
   const Tensor x = c.saved(0), q = c.saved(1);
   return {Tensor(), mul(g[0], negative(mul(x, B(zeta_def, add(x, sc(1.0)), q))))};
 }
@@ -156,12 +155,13 @@ FORMULA(zeta_bw) {
 // d/dx P(a, x) = x^(a-1) e^-x / Gamma(a) = -d/dx Q(a, x); none w.r.t. a (torch's).
 variable_list gammainc_bw(const BackwardCtx& c, G g, bool upper) {
   if (c.needs(0))
-    throw NotImplementedError(str(upper ? "igammac" : "igamma",
-                                  ": the derivative with respect to the input a (the first "
-                                  "argument) is not implemented (PyTorch does not define it either)"));
+    throw NotImplementedError(
+        str(upper ? "igammac" : "igamma",
+            ": the derivative with respect to the input a (the first "
+            "argument) is not implemented (PyTorch does not define it either)"));
   const Tensor a = c.saved(0), x = c.saved(1);
-  const Tensor e = U(exp_def, subtract(subtract(mul(subtract(a, sc(1.0)), U(log_def, x)), x),
-                                       U(lgamma_def, a)));
+  const Tensor e =
+      U(exp_def, subtract(subtract(mul(subtract(a, sc(1.0)), U(log_def, x)), x), U(lgamma_def, a)));
   return {Tensor(), mul(g[0], upper ? negative(e) : e)};
 }
 FORMULA(gammainc_bw_lower) { return gammainc_bw(c, g, false); }

@@ -5,15 +5,15 @@
 namespace ts {
 namespace {
 
-#define TS_CPU_SPECIAL_UNARY(op)                                                    \
-  void op##_kernel(const ElementwiseIter& it, DType dt) {                           \
-    run_unary<kFloatSet>(it, dt, #op, [](auto a) { return scalar::op(a); });        \
-  }                                                                                 \
+#define TS_CPU_SPECIAL_UNARY(op)                                             \
+  void op##_kernel(const ElementwiseIter& it, DType dt) {                    \
+    run_unary<kFloatSet>(it, dt, #op, [](auto a) { return scalar::op(a); }); \
+  }                                                                          \
   TS_REGISTER_KERNEL(op##_stub, CPU, &op##_kernel);
-#define TS_CPU_SPECIAL_BINARY(op)                                                   \
-  void op##_kernel(const ElementwiseIter& it, DType dt) {                           \
+#define TS_CPU_SPECIAL_BINARY(op)                                                        \
+  void op##_kernel(const ElementwiseIter& it, DType dt) {                                \
     run_binary<kFloatSet>(it, dt, #op, [](auto a, auto b) { return scalar::op(a, b); }); \
-  }                                                                                 \
+  }                                                                                      \
   TS_REGISTER_KERNEL(op##_stub, CPU, &op##_kernel);
 
 TS_CPU_SPECIAL_UNARY(lgamma)

@@ -9,8 +9,7 @@
 
 namespace ts {
 
-#define TS_REAL_SPECIAL(op) \
-  TS_DEFINE_ELEMENTWISE(op, kFloatSet, IntToFloat, Same, "real floating")
+#define TS_REAL_SPECIAL(op) TS_DEFINE_ELEMENTWISE(op, kFloatSet, IntToFloat, Same, "real floating")
 TS_REAL_SPECIAL(lgamma);
 TS_REAL_SPECIAL(digamma);
 TS_REAL_SPECIAL(erf);

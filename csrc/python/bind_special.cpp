@@ -18,8 +18,15 @@ Tensor unary(const ElementwiseDef& d, py::handle x) {
   return special_unary(d, t);
 }
 
+// A NumPy scalar (np.float32(2.0)) is a weak Python number here, as torch takes it.
+py::object weak_numpy_scalar(py::handle h) {
+  static const py::handle generic = py::object(py::module_::import("numpy").attr("generic")).release();
+  if (py::isinstance(h, generic)) return h.attr("item")();
+  return py::reinterpret_borrow<py::object>(h);
+}
+
 Tensor binary(const ElementwiseDef& d, py::handle a, py::handle b) {
-  auto [ta, tb] = binary_operands(a, b, d.name);
+  auto [ta, tb] = binary_operands(weak_numpy_scalar(a), weak_numpy_scalar(b), d.name);
   return special_binary(d, ta, tb);
 }
 
@@ -35,7 +42,8 @@ std::optional<double> optional_eps(py::handle eps) {
 
 void init_special(py::module_& m) {
   m.def(
-      "_set_default_float_dtype", [](py::handle d) { set_default_float_dtype(to_dtype(d)); }, py::arg("dtype"),
+      "_set_default_float_dtype", [](py::handle d) { set_default_float_dtype(to_dtype(d)); },
+      py::arg("dtype"),
       "Tells the C++ ops set_default_dtype's dtype (what integer inputs of torch.special's "
       "functions compute in).");
   struct U {
@@ -63,8 +71,7 @@ void init_special(py::module_& m) {
   };
   for (const U& u : unary_fns) {
     const ElementwiseDef* d = u.def;
-    m.def(
-        d->name, [d](py::handle x) { return unary(*d, x); }, py::arg("input"), u.doc);
+    m.def(d->name, [d](py::handle x) { return unary(*d, x); }, py::arg("input"), u.doc);
   }
   const U binary_fns[] = {
       {&xlogy_def, "input * log(other), 0 where input == 0 (unless other is nan)."},
@@ -73,31 +80,45 @@ void init_special(py::module_& m) {
        "The Hurwitz zeta function sum_k (k + other)**-input (inf at input == 1, nan for "
        "input < 1)."},
       {&gammainc_def, "The regularized lower incomplete gamma function P(input, other)."},
-      {&gammaincc_def,
-       "The regularized upper incomplete gamma function Q(input, other) = 1 - P."},
+      {&gammaincc_def, "The regularized upper incomplete gamma function Q(input, other) = 1 - P."},
   };
   for (const U& u : binary_fns) {
     const ElementwiseDef* d = u.def;
     m.def(
-        d->name, [d](py::handle a, py::handle b) { return binary(*d, a, b); },
-        py::arg("input"), py::arg("other"), u.doc);
+        d->name, [d](py::handle a, py::handle b) { return binary(*d, a, b); }, py::arg("input"),
+        py::arg("other"), u.doc);
   }
   const U polynomials[] = {
-      {&chebyshev_polynomial_t_def, "The Chebyshev polynomial of the first kind T_n(input). n broadcasts with input and truncates toward zero; negative n gives 0; not differentiable."},
-      {&chebyshev_polynomial_u_def, "The Chebyshev polynomial of the second kind U_n(input). n broadcasts with input and truncates toward zero; negative n gives 0; not differentiable."},
-      {&chebyshev_polynomial_v_def, "The Chebyshev polynomial of the third kind V_n(input). n broadcasts with input and truncates toward zero; negative n gives 0; not differentiable."},
-      {&chebyshev_polynomial_w_def, "The Chebyshev polynomial of the fourth kind W_n(input). n broadcasts with input and truncates toward zero; negative n gives 0; not differentiable."},
-      {&hermite_polynomial_h_def, "The physicists' Hermite polynomial H_n(input). n broadcasts with input and truncates toward zero; negative n gives 0; not differentiable."},
-      {&hermite_polynomial_he_def, "The probabilists' Hermite polynomial He_n(input). n broadcasts with input and truncates toward zero; negative n gives 0; not differentiable."},
-      {&laguerre_polynomial_l_def, "The Laguerre polynomial L_n(input). n broadcasts with input and truncates toward zero; negative n gives 0; not differentiable."},
-      {&legendre_polynomial_p_def, "The Legendre polynomial P_n(input). n broadcasts with input and truncates toward zero; negative n gives 0; not differentiable."},
+      {&chebyshev_polynomial_t_def,
+       "The Chebyshev polynomial of the first kind T_n(input). n broadcasts with input and "
+       "truncates toward zero; negative n gives 0; not differentiable."},
+      {&chebyshev_polynomial_u_def,
+       "The Chebyshev polynomial of the second kind U_n(input). n broadcasts with input and "
+       "truncates toward zero; negative n gives 0; not differentiable."},
+      {&chebyshev_polynomial_v_def,
+       "The Chebyshev polynomial of the third kind V_n(input). n broadcasts with input and "
+       "truncates toward zero; negative n gives 0; not differentiable."},
+      {&chebyshev_polynomial_w_def,
+       "The Chebyshev polynomial of the fourth kind W_n(input). n broadcasts with input and "
+       "truncates toward zero; negative n gives 0; not differentiable."},
+      {&hermite_polynomial_h_def,
+       "The physicists' Hermite polynomial H_n(input). n broadcasts with input and truncates "
+       "toward zero; negative n gives 0; not differentiable."},
+      {&hermite_polynomial_he_def,
+       "The probabilists' Hermite polynomial He_n(input). n broadcasts with input and truncates "
+       "toward zero; negative n gives 0; not differentiable."},
+      {&laguerre_polynomial_l_def,
+       "The Laguerre polynomial L_n(input). n broadcasts with input and truncates toward zero; "
+       "negative n gives 0; not differentiable."},
+      {&legendre_polynomial_p_def,
+       "The Legendre polynomial P_n(input). n broadcasts with input and truncates toward zero; "
+       "negative n gives 0; not differentiable."},
   };
   for (const U& u : polynomials) {
     const ElementwiseDef* d = u.def;
     m.def(
-        d->name, [d](py::handle x, py::handle n) { return binary(*d, x, n); },
-        py::arg("input"), py::arg("n"),
-        u.doc);
+        d->name, [d](py::handle x, py::handle n) { return binary(*d, x, n); }, py::arg("input"),
+        py::arg("n"), u.doc);
   }
   m.def(
       "polygamma",
@@ -125,31 +146,42 @@ void init_special(py::module_& m) {
   // Tensor methods (torch's names; in-place twins are generated in _tensor_methods.py).
   auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
   const ElementwiseDef* methods[] = {&lgamma_def, &digamma_def, &erf_def, &erfc_def,
-                                     &erfinv_def, &i0_def, &sinc_def};
+                                     &erfinv_def, &i0_def,      &sinc_def};
   for (const ElementwiseDef* d : methods)
     cls.def(d->name, [d](const Tensor& t) {
       Tensor x = t;
       autocast::cast_unary(d->name, x);
       return special_unary(*d, x);
     });
-  cls.def("xlogy", [](const Tensor& t, py::handle o) {
-    return special_binary(xlogy_def, t, operand_or_throw(o, "xlogy"));
-  }, py::arg("other"));
-  cls.def("igamma", [](const Tensor& t, py::handle o) {
-    return special_binary(gammainc_def, t, operand_or_throw(o, "igamma"));
-  }, py::arg("other"));
-  cls.def("igammac", [](const Tensor& t, py::handle o) {
-    return special_binary(gammaincc_def, t, operand_or_throw(o, "igammac"));
-  }, py::arg("other"));
-  cls.def("polygamma", [](const Tensor& t, py::handle n) {
-    return polygamma(int_arg(n, "polygamma", "n"), t);
-  }, py::arg("n"));
-  cls.def("mvlgamma", [](const Tensor& t, py::handle p) {
-    return mvlgamma(t, int_arg(p, "mvlgamma", "p"));
-  }, py::arg("p"));
-  cls.def("logit", [](const Tensor& t, py::handle eps) {
-    return logit(t, optional_eps(eps));
-  }, py::arg("eps") = py::none());
+  cls.def(
+      "xlogy",
+      [](const Tensor& t, py::handle o) {
+        return special_binary(xlogy_def, t, operand_or_throw(weak_numpy_scalar(o), "xlogy"));
+      },
+      py::arg("other"));
+  cls.def(
+      "igamma",
+      [](const Tensor& t, py::handle o) {
+        return special_binary(gammainc_def, t, operand_or_throw(o, "igamma"));
+      },
+      py::arg("other"));
+  cls.def(
+      "igammac",
+      [](const Tensor& t, py::handle o) {
+        return special_binary(gammaincc_def, t, operand_or_throw(o, "igammac"));
+      },
+      py::arg("other"));
+  cls.def(
+      "polygamma",
+      [](const Tensor& t, py::handle n) { return polygamma(int_arg(n, "polygamma", "n"), t); },
+      py::arg("n"));
+  cls.def(
+      "mvlgamma",
+      [](const Tensor& t, py::handle p) { return mvlgamma(t, int_arg(p, "mvlgamma", "p")); },
+      py::arg("p"));
+  cls.def(
+      "logit", [](const Tensor& t, py::handle eps) { return logit(t, optional_eps(eps)); },
+      py::arg("eps") = py::none());
 }
 
 }  // namespace ts::python
