@@ -179,14 +179,14 @@ Tensor gelu_deriv(const Tensor& x, bool tanh_approx) {
 FORMULA(gelu_bw) {
   const bool tanh_approx = c.attr(0) != 0;
   const Tensor x = c.saved(0);
-  if (!grad_enabled()) return {gelu_backward(x, contiguous(g[0]), tanh_approx)};
+  if (!grad_enabled()) return {gelu_backward(x, g[0], tanh_approx)};
   return {mul(g[0], gelu_deriv(x, tanh_approx))};
 }
 
 // ---- ReLU: saved y. The gradient passes where y > 0 (and where y is NaN, as PyTorch's).
 FORMULA(relu_bw) {
   const Tensor y = c.saved(0);
-  if (!grad_enabled()) return {relu_backward(y, contiguous(g[0]))};
+  if (!grad_enabled()) return {relu_backward(y, g[0])};
   return {where(B(less_equal_def, y, sc(0.0)), sc(0.0), g[0])};
 }
 

@@ -1,6 +1,9 @@
 #include "autograd/node.h"
 
+#include <algorithm>
 #include <atomic>
+#include <utility>
+#include <vector>
 
 #include "autograd/grad_mode.h"
 #include "autograd/meta.h"
@@ -126,6 +129,47 @@ Tensor SavedTensor::unpack(const char* op, const std::shared_ptr<Node>& owner) c
   return data_;
 }
 
+namespace {
+
+// Note [Gradient layout contract] (PyTorch's AccumulateGrad): a leaf whose strides are dense
+// and non-overlapping (contiguous, channels-last, any permutation of a contiguous array) gets
+// a .grad with its own strides, so a channels-last weight or input has a channels-last
+// gradient; any other leaf gets a contiguous .grad.
+bool dense_non_overlapping(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims of size > 1
+  for (int64_t d = 0; d < t.ndim(); ++d)
+    if (t.dim(d) != 1) dims.emplace_back(t.strides()[d], t.dim(d));
+  std::sort(dims.begin(), dims.end());
+  int64_t expect = 1;
+  for (const auto& [stride, size] : dims) {
+    if (size == 0) return true;
+    if (stride != expect) return false;
+    expect *= size;
+  }
+  return true;
+}
+
+bool obeys_layout_contract(const Tensor& g, const Tensor& v) {
+  if (g.shape() != v.shape()) return false;
+  if (!dense_non_overlapping(v)) return g.is_contiguous();
+  for (int64_t d = 0; d < g.ndim(); ++d) {
+    if (g.dim(d) != 1 ? g.strides()[d] != v.strides()[d] : g.strides()[d] == 0) return false;
+  }
+  return true;
+}
+
+// A fresh copy of g laid out as the contract asks for leaf v.
+Tensor clone_obeying_contract(const Tensor& g, const Tensor& v) {
+  if (g.shape() != v.shape() || v.is_contiguous() || g.numel() == 0 || !dense_non_overlapping(v))
+    return clone(g);
+  Tensor out = Tensor::empty(Shape{g.numel()}, g.dtype(), g.device()).as_strided(v.shape(),
+                                                                              v.strides(), 0);
+  copy_(out, g);
+  return out;
+}
+
+}  // namespace
+
 AccumulateGrad::AccumulateGrad(Tensor v) : variable(std::move(v)) {
   out_meta.push_back({variable.shape(), variable.dtype(), variable.device()});
 }
@@ -143,10 +187,10 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     // Keep the incoming tensor when nobody else holds it and no graph is being built;
     // else store a copy so later in-place accumulation cannot change someone else's tensor.
     const bool stealable = !grad_enabled() && g.impl_ptr().use_count() <= 2 &&
-                           g.storage().use_count() == 1 && g.is_contiguous();
+                           g.storage().use_count() == 1 && obeys_layout_contract(g, variable);
     // With create_graph the stored .grad is a differentiable copy, never an alias of a
     // tensor that others hold (another leaf's .grad, the caller's grad_outputs).
-    m.grad = grad_enabled() ? clone_op(g) : (stealable ? g : clone(g));
+    m.grad = grad_enabled() ? clone_op(g) : (stealable ? g : clone_obeying_contract(g, variable));
   } else if (grad_enabled() || requires_grad(m.grad)) {
     m.grad = add(m.grad, g);  // out of place: the sum joins the graph (create_graph=True)
   } else {

@@ -95,7 +95,8 @@ from . import amp  # noqa: E402
 from . import onnx  # noqa: E402  (torch.onnx.export; needs the onnx package only when called)
 from . import cpu  # noqa: E402  (torch.cpu, with ts.cpu.amp)
 from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E402
-                  set_autocast_enabled, set_autocast_dtype)
+                  set_autocast_enabled, set_autocast_dtype, is_autocast_cache_enabled,
+                  set_autocast_cache_enabled, clear_autocast_cache)
 from .serialization import save, load  # noqa: E402
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402
                        is_grad_enabled, is_inference_mode_enabled, is_anomaly_enabled,

@@ -152,13 +152,9 @@ def _dropout_draw(p: float, device: Any) -> Tuple[int, int]:
 def attention_dropout_mask(shape: Tuple[int, ...], p: float, seed: int, offset: int,
                            device: Any = None, dtype: Any = None) -> Tensor:
     """The float mask (N, L, S) of keep / (1 - p) factors that the fused kernels apply for
-    (p, seed, offset) (Note [Attention dropout] in csrc/ops/attention.h): the dropout op's mask
-    over an (N, L, S) tensor drawn from a generator in state (seed, offset)."""
-    t = _ts()
-    gen = _C._Generator(seed)
-    gen.set_state(seed, offset)
-    ones = t.ones(shape, dtype=dtype, device=device)
-    return _C._dropout(ones, p, gen, False)[0]
+    (p, seed, offset) (Note [Attention dropout mask] in csrc/ops/random_math.h)."""
+    n, L, S = shape
+    return _C._attention_dropout_mask(n, L, S, p, seed, offset, dtype, device)
 
 
 class FlashAttention(Function):
@@ -194,6 +190,11 @@ class FlashAttention(Function):
                                                       dropout_p, seed, offset)
         else:
             mask = None
+            if dropout_p > 0.0 and _C._cuda.attention_lse_from_cudnn_dropout(lse):
+                raise NotImplementedError(
+                    "scaled_dot_product_attention: double backward through dropout is not "
+                    "available after cuDNN's fused attention (its dropout mask cannot be "
+                    "rebuilt); call ts.backends.cuda.enable_cudnn_sdp(False) before the forward")
             if dropout_p > 0.0:
                 n = math.prod(tuple(q.shape[:-2]))
                 mask = attention_dropout_mask((n, q.shape[-2], k.shape[-2]), dropout_p, seed,
