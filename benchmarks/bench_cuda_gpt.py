@@ -19,6 +19,7 @@ Run on a GPU machine: PYTHONPATH=python python benchmarks/bench_cuda_gpt.py --co
 from __future__ import annotations
 
 import argparse
+from typing import Optional
 
 import numpy as np
 
@@ -302,9 +303,10 @@ def make_step(M, layers: int = 6, heads: int = 6, embd: int = 384, block: int = 
     return step
 
 
-def profiled_step(lib: str, amp: bool, warmup: int):
-    """One char-GPT step of `lib` ("tessera" or "torch") under torch.profiler's CUDA activity
-    (CUPTI sees tessera's kernels too), after `warmup` steps; returns the profile."""
+def profiled_step(lib: str, amp: bool, warmup: int, config: Optional[str] = None):
+    """One char-GPT step (or one step of the nanoGPT `config`) of `lib` ("tessera" or "torch")
+    under torch.profiler's CUDA activity (CUPTI sees tessera's kernels too), after `warmup`
+    steps; returns the profile."""
     import torch
     from torch.profiler import ProfilerActivity, profile
 
@@ -312,7 +314,10 @@ def profiled_step(lib: str, amp: bool, warmup: int):
         M = torch
     else:
         import tessera as M
-    step = make_step(M, amp=amp)
+    if config is None:
+        step = make_step(M, amp=amp)
+    else:
+        _, step = make_nanogpt_step(M, CONFIGS[config], amp)
     for _ in range(warmup):
         step()
     M.cuda.synchronize()

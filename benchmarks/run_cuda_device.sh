@@ -13,7 +13,11 @@ ARCHS=${ARCHS:-90}
 if [[ $WHAT == build || $WHAT == all ]]; then
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/gpu.txt"
   t0=$(date +%s)
-  cmake -S . -B build/cuda -G Ninja -DTESSERA_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$ARCHS" \
+  # cuDNN's fused attention needs the cuDNN frontend's headers: the nvidia-cudnn-frontend wheel
+  # in .whl/ installs them to /tmp/site/include (Note [cuDNN attention]).
+  FE=()
+  [[ -f /tmp/site/include/cudnn_frontend.h ]] && FE=(-DTESSERA_CUDNN_FRONTEND_INCLUDE=/tmp/site/include)
+  cmake -S . -B build/cuda -G Ninja -DTESSERA_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$ARCHS" ${FE[@]+"${FE[@]}"} \
     -Dpybind11_DIR="$(python3 -m pybind11 --cmakedir)" > "$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
   ninja -C build/cuda -j"$(nproc)" -k 0 > "$OUT/build.log" 2>&1 || { grep -E "error|Error" -A3 "$OUT/build.log" | head -60; exit 1; }
   echo "build took $(( $(date +%s) - t0 )) s (archs $ARCHS)" | tee "$OUT/build_time.txt"

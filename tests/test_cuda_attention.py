@@ -21,6 +21,17 @@ pytestmark = pytest.mark.skipif(not ts.cuda.is_available(), reason="no CUDA devi
 
 rng = np.random.default_rng(0)
 
+
+@pytest.fixture(autouse=True)
+def _tessera_kernels():
+    """This file tests tessera's own kernels (their dropout mask is the CPU kernel's): cuDNN's
+    fused attention, which would take float16/bfloat16, is off here and tested in
+    test_cuda_attention_cudnn.py."""
+    on = ts.backends.cuda.cudnn_sdp_enabled()
+    ts.backends.cuda.enable_cudnn_sdp(False)
+    yield
+    ts.backends.cuda.enable_cudnn_sdp(on)
+
 # Relative to the reference's largest magnitude: both sides compute in float from the same
 # rounded inputs, but in another order and with exp2f on the GPU; 16-bit outputs round once.
 # The 16-bit kernels also round P and dS to the input dtype before their matmuls (relative

@@ -205,3 +205,34 @@ def test_summary_layout_from_counters(monkeypatch):
     assert any(line.startswith("| Allocations") and "7" in line for line in lines)
     assert ts.cuda.memory_stats_as_nested_dict()["reserved_bytes"]["large_pool"]["peak"] == 5 << 20
     assert ts.cuda.memory_allocated() == 5 << 20
+
+
+@gpu
+def test_tensor_recorded_on_a_destroyed_stream_frees_cleanly():
+    # Note [Destroyed streams]: a process group's stream dies before the tensors it touched.
+    import gc
+    import subprocess
+    import sys
+    import os
+    code = (
+        "import gc, tessera as ts\n"
+        "s = ts.cuda.Stream()\n"
+        "keep = []\n"
+        "for i in range(8):\n"
+        "    x = ts.ones((1024 + i,), device='cuda')\n"
+        "    with ts.cuda.stream(s):\n"
+        "        y = x * 2\n"
+        "    x.record_stream(s)\n"
+        "    keep.append(x)\n"
+        "del s; gc.collect()\n"
+        "keep.clear(); gc.collect()\n"
+        "z = ts.ones((1024,), device='cuda') + 1\n"
+        "ts.cuda.synchronize()\n"
+        "print('ok', float(z.sum()))\n")
+    root = os.path.dirname(os.path.dirname(ts.__file__))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "ok 2048.0"
+    gc.collect()

@@ -148,6 +148,16 @@ def test_ddp_no_sync_unused_zero_four_ranks() -> None:
     _ok(launch(4, "ddp_worker.py"), 4, "ddp ok")
 
 
+@pytest.mark.parametrize("nproc", [2, 4])
+def test_fsdp_matches_single_process_training(nproc) -> None:
+    """tests/distributed/fsdp_worker.py: FULL_SHARD/SHARD_GRAD_OP/NO_SHARD, nested and flat,
+    against one process on the concatenated batch (float64, 1e-10), state dicts at another
+    world size, memory per rank 1/world."""
+    r = launch(nproc, "fsdp_worker.py", timeout=240)
+    _ok(r, nproc, "fsdp ok")
+    assert "optimizer state" in r.stdout and f"1/world = {1 / nproc:.3f}" in r.stdout
+
+
 def _losses(text: str) -> list:
     return [line for line in text.splitlines() if line.startswith("LOSS")]
 
@@ -198,9 +208,36 @@ def test_launcher_bad_arguments() -> None:
 
 def test_dead_rank_makes_the_others_raise() -> None:
     t0 = time.monotonic()
-    r = launch(2, "dead_rank_worker.py", timeout=90)
+    r = launch(2, "dead_rank_worker.py", "exit0", timeout=90)
     assert "RAISED" in r.stdout and "DistBackendError" in r.stdout, r.stdout
+    assert "timed out after 3.0 s" in r.stdout, r.stdout
     assert time.monotonic() - t0 < 60
+
+
+@pytest.mark.parametrize("mode,after", [("hang", "timed out after 3.0 s"),
+                                       ("block", "timed out after 2.0 s")])
+def test_a_rank_that_never_joins_makes_the_waiting_one_raise(mode, after) -> None:
+    """Rank 1 stays alive but skips the all_reduce: rank 0 raises after timeout= (3 s), or
+    after Work.wait's own timeout (a timedelta of 2 s)."""
+    r = launch(2, "dead_rank_worker.py", mode, timeout=90)
+    assert r.returncode == 0, r.stdout
+    assert "RAISED" in r.stdout and after in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("mode,codes", [("crash", {7: "exit code 7"}),
+                                       ("kill", {137: "SIGKILL", 9: "exit code 9"})])
+def test_a_rank_that_dies_ends_the_one_waiting_in_a_collective(mode, codes) -> None:
+    """Rank 0 waits in an all_reduce with a 60 s timeout; rank 1 dies (exit code 7, or
+    SIGKILL): the launcher ends rank 0 within seconds and exits with rank 1's status. (A
+    worker under mpiexec that dies by a signal is reported by MPICH's Hydra as exit code =
+    the signal's number, 9; a plain worker as SIGKILL, 128 + 9.)"""
+    t0 = time.monotonic()
+    r = launch(2, "dead_rank_worker.py", mode, timeout=90)
+    took = time.monotonic() - t0
+    assert r.returncode in codes, (r.returncode, r.stdout)
+    assert "local_rank 1 (rank 1" in r.stdout and codes[r.returncode] in r.stdout, r.stdout
+    assert "NO ERROR" not in r.stdout and "RAISED" not in r.stdout, r.stdout
+    assert took < 40, took
 
 
 def test_mpi_backend_without_a_process_manager_says_how_to_launch() -> None:

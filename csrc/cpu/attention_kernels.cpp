@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/dtype.h"
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "ops/attention.h"
 #include "ops/random_math.h"
 

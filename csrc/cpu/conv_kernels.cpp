@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cpu/blas.h"
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "ops/conv.h"
 
 namespace ts {

@@ -16,6 +16,15 @@ TS_DEFINE_STUB(FlashAttentionKernel, flash_attention_stub, "flash_attention");
 TS_DEFINE_STUB(FlashAttentionBackwardKernel, flash_attention_backward_stub,
                "flash_attention_backward");
 
+CudnnAttention& cudnn_attention() {
+  static CudnnAttention c;
+  return c;
+}
+const char*& attention_path_used() {
+  thread_local const char* path = "none";
+  return path;
+}
+
 namespace {
 
 DType stat_dtype(DType d) { return d == DType::Float64 ? DType::Float64 : DType::Float32; }
@@ -141,6 +150,7 @@ std::tuple<Tensor, Tensor> flash_attention(const Tensor& q_, const Tensor& k_, c
     fill_(out, Scalar::from_double(0.0));
     fill_(lse, Scalar::from_double(-std::numeric_limits<double>::infinity()));
   } else if (B * H * L != 0) {
+    if (q.device().is_cpu()) attention_path_used() = "cpu";
     flash_attention_stub.get(q.device())(kernel_input(q), kernel_input(k), kernel_input(v), out,
                                          lse, scale, causal,
                                          attention_dropout(dropout_p, seed, offset));
@@ -181,6 +191,7 @@ std::tuple<Tensor, Tensor, Tensor> flash_attention_backward(const Tensor& q_, co
     fill_(dk, Scalar::from_double(0.0));
     fill_(dv, Scalar::from_double(0.0));
   } else {
+    if (q.device().is_cpu()) attention_path_used() = "cpu";
     flash_attention_backward_stub.get(q.device())(
         kernel_input(q), kernel_input(k), kernel_input(v), kernel_input(out), contiguous(lse_),
         kernel_input(gout), dq, dk, dv, scale, causal, attention_dropout(dropout_p, seed, offset));

@@ -3,6 +3,7 @@
 // over keys with an online softmax) and cuda/attention_kernels.cu (FlashAttention-2 layout).
 // tessera/nn/functional/attention.py wraps the pair in an autograd Function.
 #pragma once
+#include <string>
 #include <tuple>
 
 #include "core/tensor.h"
@@ -51,6 +52,22 @@ using FlashAttentionBackwardKernel = void (*)(const Tensor& q, const Tensor& k, 
 
 TS_DECLARE_STUB(FlashAttentionKernel, flash_attention_stub);
 TS_DECLARE_STUB(FlashAttentionBackwardKernel, flash_attention_backward_stub);
+
+// Note [cuDNN attention]: on CUDA, float16/bfloat16 flash attention runs cuDNN 9's fused
+// SDPA (cuda/cudnn_attention.cpp) where cuDNN loads and takes the problem, else tessera's
+// kernels. `cudnn_sdp` is ts.backends.cuda.enable_cudnn_sdp's switch (cuDNN also needs
+// ts.backends.cudnn.enabled); attention_path_used() names what ran the calling thread's last
+// attention kernel, forward or backward: "cpu", "cuda_flash", "cudnn" ("none" before the
+// first). The CUDA backend fills the hooks: `from_cudnn_dropout` tells whether an lse came
+// from a cuDNN forward with dropout (its mask is cuDNN's, which neither tessera's kernels nor
+// the dropout op can regenerate), `status` why the last cuDNN attention problem was declined.
+struct CudnnAttention {
+  bool enabled = true;
+  bool (*from_cudnn_dropout)(const Tensor& lse) = nullptr;
+  std::string (*status)() = nullptr;
+};
+CudnnAttention& cudnn_attention();
+const char*& attention_path_used();
 
 // q, k, v are (B, H, L, E), (B, H, S, E), (B, H, S, Ev) or the 3-D (N, L, E) forms. Returns
 // (out (..., L, Ev) in q's dtype, lse (..., L) = logsumexp of each query row's scaled, masked

@@ -190,6 +190,11 @@ class FlashAttention(Function):
                                                       dropout_p, seed, offset)
         else:
             mask = None
+            if dropout_p > 0.0 and _C._cuda.attention_lse_from_cudnn_dropout(lse):
+                raise NotImplementedError(
+                    "scaled_dot_product_attention: double backward through dropout is not "
+                    "available after cuDNN's fused attention (its dropout mask cannot be "
+                    "rebuilt); call ts.backends.cuda.enable_cudnn_sdp(False) before the forward")
             if dropout_p > 0.0:
                 n = math.prod(tuple(q.shape[:-2]))
                 mask = attention_dropout_mask((n, q.shape[-2], k.shape[-2]), dropout_p, seed,

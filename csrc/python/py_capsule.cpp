@@ -1,4 +1,4 @@
-#include "interop/py_capsule.h"
+#include "python/py_capsule.h"
 
 #include "interop/dlpack_convert.h"
 #include "ops/copy.h"

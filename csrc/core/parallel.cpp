@@ -1,8 +1,6 @@
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 
 #include <pthread.h>
-
-#include "cpu/blas.h"
 
 namespace ts {
 
@@ -31,8 +29,9 @@ int get_num_threads() {
 void set_num_threads(int n) {
 #ifdef _OPENMP
   omp_set_num_threads(std::max(1, n));
+#else
+  (void)n;
 #endif
-  blas_set_num_threads(std::max(1, n));
 }
 
 bool openmp_enabled() {

@@ -1,4 +1,4 @@
-#include "interop/py_buffer.h"
+#include "python/py_buffer.h"
 
 #include <cstring>
 #include <memory>

@@ -13,7 +13,7 @@ namespace ts {
 constexpr int64_t kGrainSize = 32768;
 
 int get_num_threads();
-void set_num_threads(int n);  // also sets the BLAS thread count
+void set_num_threads(int n);  // OpenMP's; the binding sets the BLAS thread count too
 bool openmp_enabled();
 
 // Note [OpenMP after fork]: libgomp's worker threads do not survive fork(), and a parallel
