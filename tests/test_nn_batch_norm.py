@@ -159,6 +159,28 @@ def test_elementwise_results_keep_channels_last_as_torch():
     np.testing.assert_allclose(sx.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
 
 
+def test_dtype_casts_keep_channels_last_as_torch():
+    # x.to(dtype) preserves a channels-last layout (PyTorch's preserve_format), so autocast's
+    # casts in a channels-last network copy no layouts; the gradient through the cast too.
+    x = np.random.default_rng(7).standard_normal((2, 3, 4, 5)).astype(np.float32)
+    tx = torch.tensor(x).to(memory_format=torch.channels_last).requires_grad_(True)
+    sx = ts.tensor(x).to(memory_format=ts.channels_last).requires_grad_(True)
+    for name in ["bfloat16", "float16", "float64"]:
+        t, s_ = tx.to(getattr(torch, name)), sx.to(getattr(ts, name))
+        assert s_.stride() == t.stride(), (name, s_.stride(), t.stride())
+        assert sx.astype(getattr(ts, name)).stride() == t.stride()
+        np.testing.assert_allclose(s_.astype(ts.float32).numpy(), t.float().detach().numpy())
+    (tx.to(torch.bfloat16).float() * 3).sum().backward()
+    (sx.to(ts.bfloat16).astype(ts.float32) * 3).sum().backward()
+    assert sx.grad.stride() == tx.grad.stride()
+    np.testing.assert_allclose(sx.grad.numpy(), tx.grad.numpy())
+    with ts.autocast("cpu"):
+        w = ts.nn.Parameter(ts.tensor(np.ones((4, 3, 3, 3), np.float32)).to(
+            memory_format=ts.channels_last))
+        y = F.conv2d(sx.detach(), w, padding=1)
+    assert y.dtype == ts.bfloat16 and y.is_contiguous(memory_format=ts.channels_last)
+
+
 def test_memory_format_api():
     x = ts.tensor(np.arange(120, dtype=np.float32).reshape(2, 3, 4, 5))
     t = torch.arange(120, dtype=torch.float32).reshape(2, 3, 4, 5)
