@@ -182,14 +182,14 @@ Tensor gelu_deriv(const Tensor& x, bool tanh_approx) {
 FORMULA(gelu_bw) {
   const bool tanh_approx = c.attr(0) != 0;
   const Tensor x = c.saved(0);
-  if (!grad_enabled()) return {gelu_backward(x, contiguous(g[0]), tanh_approx)};
+  if (!grad_enabled()) return {gelu_backward(x, g[0], tanh_approx)};
   return {mul(g[0], gelu_deriv(x, tanh_approx))};
 }
 
 // ---- ReLU: saved y. The gradient passes where y > 0 (and where y is NaN, as PyTorch's).
 FORMULA(relu_bw) {
   const Tensor y = c.saved(0);
-  if (!grad_enabled()) return {relu_backward(y, contiguous(g[0]))};
+  if (!grad_enabled()) return {relu_backward(y, g[0])};
   return {where(B(less_equal_def, y, sc(0.0)), sc(0.0), g[0])};
 }
 
@@ -245,7 +245,8 @@ variable_list attention_grads_composite(const Tensor& q, const Tensor& k, const 
 // ---- flash attention: attrs (causal, seed, offset, out is the output); scalars (scale,
 // dropout_p); saved q, k, v, out (the kernel's (B, H, L, Ev) result), lse. The backward kernel
 // recomputes the probabilities from lse and the dropout mask from (seed, offset) (Note
-// [Attention dropout]); under create_graph the composite rebuilds the mask with the dropout op.
+// [Attention dropout]); under create_graph the composite rebuilds the mask from the kernels'
+// rule (attention_dropout_mask, Note [Attention dropout mask]).
 FORMULA(flash_attention_bw) {
   const bool causal = c.attr(0) != 0;
   const uint64_t seed = static_cast<uint64_t>(c.attr(1)), offset = static_cast<uint64_t>(c.attr(2));
@@ -259,13 +260,18 @@ FORMULA(flash_attention_bw) {
                                                     offset);
   } else {
     Tensor mask;
+    const auto from_cudnn = cudnn_attention().from_cudnn_dropout;
+    TS_CHECK(!(p > 0.0 && from_cudnn && from_cudnn(lse)), NotImplementedError,
+             "scaled_dot_product_attention: double backward through dropout is not available "
+             "after cuDNN's fused attention (its dropout mask cannot be rebuilt); call "
+             "ts.backends.cuda.enable_cudnn_sdp(False) before the forward");
     if (p > 0.0) {
       int64_t n = 1;
       for (int64_t d = 0; d + 2 < q.ndim(); ++d) n *= q.dim(d);
       const int64_t L = q.dim(q.ndim() - 2), S = k.dim(k.ndim() - 2);
       Shape mshape(q4.shape().begin(), q4.shape().end() - 1);
       mshape.push_back(S);
-      mask = reshape(nn::attention_dropout_mask(Shape{n, L, S}, p, seed, offset, q.dtype(), q.device()),
+      mask = reshape(attention_dropout_mask(n, L, S, p, seed, offset, q.dtype(), q.device()),
                      mshape);
     }
     auto grads = attention_grads_composite(q4, k4, v4, g4, scale, causal, mask);

@@ -372,14 +372,22 @@ void install_on_class(py::handle cls_h) {
                                          ? py::handle(PyInstanceMethod_GET_FUNCTION(fn.ptr()))
                                          : py::handle(fn));
     std::string qual = "Tensor." + n;
+    // Tensor.op(not_a_tensor, ...) through the class: torch's descriptor error.
+    auto check_self = [n](py::handle self) {
+      if (!py::isinstance<Tensor>(self))
+        throw py::type_error("descriptor '" + n + "' for 'Tensor' objects doesn't apply to a '" +
+                             type_name(self) + "' object");
+    };
     cls.def(n.c_str(),
-            [qual, sigs, typed](py::object self, SecondPass first, py::args rest,
-                                py::kwargs kw) {
+            [qual, sigs, typed, check_self](py::object self, SecondPass first, py::args rest,
+                                            py::kwargs kw) {
+              check_self(self);
               std::vector<py::handle> args{first.value};
               for (auto a : rest) args.push_back(a);
               raise_bad_call(qual, sigs, typed, args, kw);
             });
-    cls.def(n.c_str(), [qual, sigs, typed](py::object self, py::kwargs kw) {
+    cls.def(n.c_str(), [qual, sigs, typed, check_self](py::object self, py::kwargs kw) {
+      check_self(self);
       raise_bad_keyword_only(qual, sigs, typed, kw);
     });
     // Tensor.op(**kwargs) through the class, with no tensor at all.

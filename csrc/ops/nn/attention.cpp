@@ -165,14 +165,6 @@ Tensor attention_heads(const Tensor& x) {
   return reshape(x, Shape{n, x.dim(nd - 3), x.dim(nd - 2), x.dim(nd - 1)});
 }
 
-Tensor attention_dropout_mask(const Shape& shape, double p, uint64_t seed, uint64_t offset,
-                              DType dtype, Device device) {
-  autograd::GradModeGuard no_grad(false);
-  Generator gen(seed);
-  gen.set_state(seed, offset);
-  return ts::dropout(ones(shape, dtype, device), p, gen, false).first;
-}
-
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const Tensor& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale_arg, bool enable_gqa) {

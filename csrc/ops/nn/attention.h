@@ -64,9 +64,4 @@ Tensor safe_softmax(const Tensor& scores);
 // into B (a view wherever the strides allow, so q/k/v split from one projection are read in place).
 Tensor attention_heads(const Tensor& x);
 
-// The (N, L, S) float mask of keep / (1 - p) factors the fused kernels apply for (p, seed,
-// offset): the dropout op's mask over an (N, L, S) tensor from a generator in that state.
-Tensor attention_dropout_mask(const Shape& shape, double p, uint64_t seed, uint64_t offset,
-                              DType dtype, Device device);
-
 }  // namespace ts::nn

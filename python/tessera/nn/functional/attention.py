@@ -97,6 +97,6 @@ def attention_trace() -> Iterator[List[Tuple[str, str, int]]]:
 def attention_dropout_mask(shape: Tuple[int, ...], p: float, seed: int, offset: int,
                            device: Any = None, dtype: Any = None) -> Tensor:
     """The float mask (N, L, S) of keep / (1 - p) factors that the fused kernels apply for
-    (p, seed, offset) (Note [Attention dropout] in csrc/ops/attention.h): the dropout op's mask
-    over an (N, L, S) tensor drawn from a generator in state (seed, offset)."""
-    return _C._attention_dropout_mask(shape, p, seed, offset, device, dtype)
+    (p, seed, offset) (Note [Attention dropout mask] in csrc/ops/random_math.h)."""
+    n, L, S = shape
+    return _C._attention_dropout_mask(n, L, S, p, seed, offset, dtype, device)
