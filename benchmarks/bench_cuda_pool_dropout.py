@@ -82,11 +82,19 @@ ATTENTION = [("nanogpt-char", 64, 6, 256, 64), ("gpt2-small", 8, 12, 1024, 64)]
 
 
 def attention_rows(reps: int) -> List[Dict[str, Any]]:
+    """Each case on tessera's default path (cuDNN's fused attention where it applies, else
+    tessera's flash kernels) and, where that was cuDNN, again on the flash kernels."""
     import torch
     rows = []
+    cudnn_on = ts.backends.cuda.cudnn_sdp_enabled()
+    default_path: Dict[Any, str] = {}
     for name, B, H, T, D in ATTENTION:
         for dtype in ["float32", "bfloat16"]:
-            for p in [0.0, 0.2]:
+            for p, force_flash in [(0.0, False), (0.2, False), (0.0, True), (0.2, True)]:
+                if force_flash and (not cudnn_on or
+                                    default_path.get((name, dtype, p)) == "cuda_flash"):
+                    continue  # the default path was tessera's flash kernels: measured already
+                ts.backends.cuda.enable_cudnn_sdp(cudnn_on and not force_flash)
                 res = {}
                 for lib, M in [("torch", torch), ("tessera", ts)]:
                     r = np.random.default_rng(1)
@@ -102,12 +110,17 @@ def attention_rows(reps: int) -> List[Dict[str, Any]]:
                         q.grad = k.grad = v.grad = None
 
                     res[lib] = timed(M, step, reps)
+                path = ts.backends.cuda.last_attention_path()
+                if not force_flash:
+                    default_path[(name, dtype, p)] = path
                 rows.append(dict(case=f"sdpa {name} (B={B}, H={H}, T={T}, D={D}) causal",
-                                 dtype=dtype, dropout=p, torch_ms=res["torch"],
+                                 dtype=dtype, dropout=p, tessera_path=path, torch_ms=res["torch"],
                                  tessera_ms=res["tessera"],
                                  speed=res["torch"] / res["tessera"]))
-                print(f"{rows[-1]['case']:48s} {dtype:8s} p={p} torch {res['torch']:.3f} ms "
-                      f"tessera {res['tessera']:.3f} ms ({rows[-1]['speed']:.2f}x)", flush=True)
+                print(f"{rows[-1]['case']:48s} {dtype:8s} p={p} {path:10s} torch "
+                      f"{res['torch']:.3f} ms tessera {res['tessera']:.3f} ms "
+                      f"({rows[-1]['speed']:.2f}x)", flush=True)
+    ts.backends.cuda.enable_cudnn_sdp(cudnn_on)
     return rows
 
 

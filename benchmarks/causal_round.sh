@@ -23,7 +23,7 @@ for b in 64 128 1099511627776; do
   timeout 100 python3 -c "
 import sys, runpy
 import tessera.nn.functional.attention as A
-A._CAUSAL_BLOCK = $b
+A._C._set_attention_settings(causal_block=$b)
 sys.argv = ['bench_cuda_gpt.py']
 runpy.run_path('bench_cuda_gpt.py', run_name='__main__')" 2>&1 | tail -1 | tee -a "$S"
 done

@@ -21,7 +21,7 @@ for a in "" --amp; do
   timeout 100 python3 -c "
 import sys, runpy
 import tessera.nn.functional.attention as A
-A._FLASH_ON_CUDA = False
+A._C._set_attention_settings(flash_on_cuda=False)
 sys.argv = ['bench_cuda_gpt.py'] + sys.argv[1:]
 runpy.run_path('bench_cuda_gpt.py', run_name='__main__')" $a 2>&1 | tail -1 | sed 's/^/flash off: /' | tee -a "$S"
 done

@@ -983,6 +983,31 @@ FORMULA(avg_pool_bw) {
   return {avg_pool_backward_op(g[0], c.input(0).shape, PoolSpec::decode(c.attrs()))};
 }
 FORMULA(avg_pool_backward_bw) { return {avg_pool_forward_op(g[0], PoolSpec::decode(c.attrs()))}; }
+// max_unpool and the gather of its gradient are each other's adjoints.
+FORMULA(max_unpool_bw) { return {max_unpool_gather_op(g[0], c.saved(0))}; }
+FORMULA(max_unpool_gather_bw) { return {max_unpool_op(g[0], c.saved(0), c.attrs())}; }
+// LP pooling: the fused kernel, or under create_graph PyTorch's chain written with
+// differentiable ops: gx = p x^(p-1) avg_pool^T(where(out != 0, gy (1/p) out^(1/p-1) K, 0)),
+// out = K avg_pool(x^p) (the where's other branch keeps inf out of the graph at out == 0).
+FORMULA(lp_pool_bw) {
+  const PoolSpec s = PoolSpec::decode(c.attrs());
+  const double p = c.scalar(0);
+  const Tensor x = c.saved(0);
+  if (!grad_enabled()) return {lp_pool_backward_op(g[0], x, s, p)};
+  auto num = [&](double v) {
+    Tensor t = Tensor::empty(Shape{}, x.dtype(), x.device());
+    fill_(t, Scalar::from_double(v));
+    return t;
+  };
+  const Tensor K = num(static_cast<double>(s.k[0] * s.k[1] * s.k[2]));
+  const Tensor out = mul(avg_pool_forward_op(pow(x, num(p)), s), K);
+  const Tensor zero = zeros_like(out);
+  const Tensor nz = B(not_equal_def, out, zero);
+  const Tensor safe = where(nz, out, ones_like(out));
+  const Tensor coef =
+      where(nz, mul(mul(g[0], num(1.0 / p)), mul(pow(safe, num(1.0 / p - 1.0)), K)), zero);
+  return {mul(mul(avg_pool_backward_op(coef, x.shape(), s), num(p)), pow(x, num(p - 1.0)))};
+}
 
 bool any_needs(const std::vector<Tensor>& ts) { return needs_grad(ts); }
 
@@ -1292,6 +1317,27 @@ void record_pool(PoolKind kind, const Tensor& input, const Tensor& out, const Te
   stamp_site(*node);
   node->attrs = spec;
   if (kind == PoolKind::Max) node->save(idx);
+}
+
+void record_unpool(UnpoolKind kind, const Tensor& input, const Tensor& out, const Tensor& idx,
+                   const Shape& out_sp) {
+  if (!any_needs({input})) return;
+  static const Formula kUnpool{"MaxUnpoolBackward", max_unpool_bw},
+      kGather{"MaxUnpoolGatherBackward", max_unpool_gather_bw};
+  auto node = record(kind == UnpoolKind::Unpool ? kUnpool : kGather, {input}, {out});
+  stamp_site(*node);
+  node->attrs = out_sp;
+  node->save(idx);
+}
+
+void record_lp_pool(const Tensor& x, const Tensor& out, const Shape& spec, double p) {
+  if (!any_needs({x})) return;
+  static const Formula kLp{"LpPoolBackward", lp_pool_bw};
+  auto node = record(kLp, {x}, {out});
+  stamp_site(*node);
+  node->attrs = spec;
+  node->scalars.push_back(p);
+  node->save(x);
 }
 
 void record_missing(const char* node_name, const std::vector<Tensor>& inputs,

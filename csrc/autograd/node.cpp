@@ -1,14 +1,12 @@
 #include "autograd/node.h"
 
-#include <algorithm>
 #include <atomic>
-#include <utility>
-#include <vector>
 
 #include "autograd/grad_mode.h"
 #include "autograd/meta.h"
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
+#include "ops/memory_format.h"
 
 namespace ts::autograd {
 
@@ -134,38 +132,14 @@ namespace {
 // Note [Gradient layout contract] (PyTorch's AccumulateGrad): a leaf whose strides are dense
 // and non-overlapping (contiguous, channels-last, any permutation of a contiguous array) gets
 // a .grad with its own strides, so a channels-last weight or input has a channels-last
-// gradient; any other leaf gets a contiguous .grad.
-bool dense_non_overlapping(const Tensor& t) {
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims of size > 1
-  for (int64_t d = 0; d < t.ndim(); ++d)
-    if (t.dim(d) != 1) dims.emplace_back(t.strides()[d], t.dim(d));
-  std::sort(dims.begin(), dims.end());
-  int64_t expect = 1;
-  for (const auto& [stride, size] : dims) {
-    if (size == 0) return true;
-    if (stride != expect) return false;
-    expect *= size;
-  }
-  return true;
-}
-
+// gradient (and the optimizers walk both as flat arrays, Note [Optimizer layouts]); any other
+// leaf gets a contiguous .grad.
 bool obeys_layout_contract(const Tensor& g, const Tensor& v) {
-  if (g.shape() != v.shape()) return false;
-  if (!dense_non_overlapping(v)) return g.is_contiguous();
-  for (int64_t d = 0; d < g.ndim(); ++d) {
-    if (g.dim(d) != 1 ? g.strides()[d] != v.strides()[d] : g.strides()[d] == 0) return false;
-  }
+  if (!is_non_overlapping_and_dense(v)) return g.is_contiguous();
+  if (!same_strides(g, v)) return false;
+  for (int64_t d = 0; d < g.ndim(); ++d)
+    if (g.dim(d) == 1 && g.strides()[d] == 0) return false;  // a broadcast view, not owned
   return true;
-}
-
-// A fresh copy of g laid out as the contract asks for leaf v.
-Tensor clone_obeying_contract(const Tensor& g, const Tensor& v) {
-  if (g.shape() != v.shape() || v.is_contiguous() || g.numel() == 0 || !dense_non_overlapping(v))
-    return clone(g);
-  Tensor out = Tensor::empty(Shape{g.numel()}, g.dtype(), g.device()).as_strided(v.shape(),
-                                                                              v.strides(), 0);
-  copy_(out, g);
-  return out;
 }
 
 }  // namespace
@@ -190,7 +164,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
                            g.storage().use_count() == 1 && obeys_layout_contract(g, variable);
     // With create_graph the stored .grad is a differentiable copy, never an alias of a
     // tensor that others hold (another leaf's .grad, the caller's grad_outputs).
-    m.grad = grad_enabled() ? clone_op(g) : (stealable ? g : clone_obeying_contract(g, variable));
+    m.grad = grad_enabled() ? clone_op(g) : (stealable ? g : copy_in_layout_of(g, variable, true));
   } else if (grad_enabled() || requires_grad(m.grad)) {
     m.grad = add(m.grad, g);  // out of place: the sum joins the graph (create_graph=True)
   } else {

@@ -74,6 +74,12 @@ void record_batch_norm(const Tensor& x, const Tensor& w, const Tensor& b, const 
 enum class PoolKind { Max, Avg, AvgBackward };
 void record_pool(PoolKind kind, const Tensor& input, const Tensor& out, const Tensor& idx,
                  const Shape& spec);
+// max_unpool (input x, saves idx) and its adjoint gather (input gy, saves idx and the
+// unpooled spatial shape in attrs); lp_pool (input x, saves x; attrs the spec, scalar p).
+enum class UnpoolKind { Unpool, Gather };
+void record_unpool(UnpoolKind kind, const Tensor& input, const Tensor& out, const Tensor& idx,
+                   const Shape& out_sp);
+void record_lp_pool(const Tensor& x, const Tensor& out, const Shape& spec, double p);
 void record_missing(const char* node_name, const std::vector<Tensor>& inputs,
                     const std::vector<Tensor>& outputs);
 

@@ -43,33 +43,33 @@ CBLAS_TRANSPOSE tr(bool t) { return t ? CblasTrans : CblasNoTrans; }
 
 template <>
 void gemm<float>(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                 const float* b, int64_t ldb, float* c, int64_t ldc) {
+                 const float* b, int64_t ldb, float* c, int64_t ldc, float beta) {
   TS_CBLAS(sgemm)
   (CblasRowMajor, tr(ta), tr(tb), blasint_of(m), blasint_of(n), blasint_of(k), 1.0f, a,
-   blasint_of(lda), b, blasint_of(ldb), 0.0f, c, blasint_of(ldc));
+   blasint_of(lda), b, blasint_of(ldb), beta, c, blasint_of(ldc));
 }
 template <>
 void gemm<double>(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
-                  const double* b, int64_t ldb, double* c, int64_t ldc) {
+                  const double* b, int64_t ldb, double* c, int64_t ldc, double beta) {
   TS_CBLAS(dgemm)
   (CblasRowMajor, tr(ta), tr(tb), blasint_of(m), blasint_of(n), blasint_of(k), 1.0, a,
-   blasint_of(lda), b, blasint_of(ldb), 0.0, c, blasint_of(ldc));
+   blasint_of(lda), b, blasint_of(ldb), beta, c, blasint_of(ldc));
 }
 template <>
 void gemm<c64>(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const c64* a, int64_t lda,
-               const c64* b, int64_t ldb, c64* c, int64_t ldc) {
-  const c64 one(1, 0), zero(0, 0);
+               const c64* b, int64_t ldb, c64* c, int64_t ldc, c64 beta) {
+  const c64 one(1, 0);
   TS_CBLAS(cgemm)
   (CblasRowMajor, tr(ta), tr(tb), blasint_of(m), blasint_of(n), blasint_of(k), &one, a,
-   blasint_of(lda), b, blasint_of(ldb), &zero, c, blasint_of(ldc));
+   blasint_of(lda), b, blasint_of(ldb), &beta, c, blasint_of(ldc));
 }
 template <>
 void gemm<c128>(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const c128* a, int64_t lda,
-                const c128* b, int64_t ldb, c128* c, int64_t ldc) {
-  const c128 one(1, 0), zero(0, 0);
+                const c128* b, int64_t ldb, c128* c, int64_t ldc, c128 beta) {
+  const c128 one(1, 0);
   TS_CBLAS(zgemm)
   (CblasRowMajor, tr(ta), tr(tb), blasint_of(m), blasint_of(n), blasint_of(k), &one, a,
-   blasint_of(lda), b, blasint_of(ldb), &zero, c, blasint_of(ldc));
+   blasint_of(lda), b, blasint_of(ldb), &beta, c, blasint_of(ldc));
 }
 
 }  // namespace ts

@@ -8,12 +8,15 @@
 // thread (OpenBLAS threads each itself); the memory-bound column passes are parallel_for
 // loops over (image, channel) planes, which never share output.
 // Depthwise (groups == C, one input channel per group): a direct kernel, one plane per task.
+// 3x3 stride-1 2-D convolutions with enough channels: Winograd F(2x2, 3x3) for all three
+// ops (cpu/conv_winograd.cpp, Note [Winograd convolutions on the CPU]).
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "cpu/blas.h"
 #include "core/parallel.h"
+#include "cpu/conv_winograd.h"
 #include "ops/conv.h"
 
 namespace ts {
@@ -269,6 +272,17 @@ void dw_weight(const T* gyp, const T* xp, T* gwp, const Geo& g) {
   });
 }
 
+// ---- Winograd F(2x2, 3x3) (cpu/conv_winograd.cpp): 2-D 3x3, stride 1, no dilation, one
+// group, padding at most 2, where measured to pay.
+inline bool winograd_geometry(const Geo& g, winograd::Geometry* w) {
+  if (!(g.G == 1 && g.k0 == 1 && g.D == 1 && g.p0 == 0 && g.k1 == 3 && g.k2 == 3 && g.s1 == 1 &&
+        g.s2 == 1 && g.d1 == 1 && g.d2 == 1 && g.p1 <= 2 && g.p2 <= 2 &&
+        g.Ho == g.H + 2 * g.p1 - 2 && g.Wo == g.W + 2 * g.p2 - 2 && g.N > 0))
+    return false;
+  *w = winograd::Geometry{g.N, g.C, g.O, g.H, g.W, g.p1, g.p2};
+  return winograd::pays(*w);
+}
+
 // ---- GEMM paths
 template <class T>
 void add_bias(T* yp, const T* bp, const Geo& g) {
@@ -291,6 +305,11 @@ void forward_any(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor
   const T* bp = b ? b->data<T>() : nullptr;
   T* yp = y.data<T>();
   if (depthwise<T>(g)) return dw_forward(xp, wp, bp, yp, g);
+  winograd::Geometry wg;
+  if (winograd_geometry(g, &wg)) {
+    winograd::forward(xp, wp, yp, wg);
+    return add_bias(yp, bp, g);
+  }
   const int64_t CgK = g.Cg * g.K;
   if (CgK == 0) {
     std::fill(yp, yp + y.numel(), T(0));
@@ -329,6 +348,8 @@ void transpose_any(const Tensor& gy, const Tensor& w, const Tensor& gx, const Co
   const T* wp = w.data<T>();
   T* gxp = gx.data<T>();
   if (depthwise<T>(g)) return dw_transpose(gyp, wp, gxp, g);
+  winograd::Geometry wg;
+  if (winograd_geometry(g, &wg)) return winograd::input_grad(gyp, wp, gxp, wg);
   const int64_t CgK = g.Cg * g.K;
   if (CgK == 0) return;
   if (g.O == 0) {
@@ -368,6 +389,8 @@ void weight_any(const Tensor& gy, const Tensor& x, const Tensor& gw, const ConvS
   const T* xp = x.data<T>();
   T* gwp = gw.data<T>();
   if (depthwise<T>(g)) return dw_weight(gyp, xp, gwp, g);
+  winograd::Geometry wg;
+  if (winograd_geometry(g, &wg)) return winograd::weight_grad(gyp, xp, gwp, wg);
   const int64_t CgK = g.Cg * g.K, total = g.O * CgK;
   if (total == 0) return;
   if (g.N == 0 || g.L == 0) {

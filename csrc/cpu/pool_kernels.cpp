@@ -2,6 +2,8 @@
 // never share output). Every geometry runs as 3-D (1-D/2-D specs have size-1 leading dims).
 #pragma GCC optimize("no-trapping-math")
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -180,6 +182,184 @@ void avg_backward_any(const Tensor& gy, const Tensor& gx, const PoolSpec& s) {
   });
 }
 
+// ---- max_unpool: values copied by size (any dtype)
+template <int kBytes>
+struct Bytes {
+  unsigned char b[kBytes];
+};
+
+template <class V>
+bool unpool_any(const Tensor& x, const Tensor& idx, const Tensor& y, int64_t* first_bad) {
+  const int64_t P = x.dim(0) * x.dim(1);
+  const int64_t L = P ? x.numel() / P : 0, M = P ? y.numel() / P : 0;
+  const V* xp = x.data<const V>();
+  const int64_t* ip = idx.data<int64_t>();
+  V* yp = y.data<V>();
+  std::atomic<bool> found{false};
+  std::atomic<int64_t> bad{0};
+  parallel_for(0, P, plane_grain(L + M), [&](int64_t lo, int64_t hi) {
+    for (int64_t pl = lo; pl < hi; ++pl) {
+      V* ys = yp + pl * M;
+      std::memset(static_cast<void*>(ys), 0, M * sizeof(V));
+      const V* xs = xp + pl * L;
+      const int64_t* is = ip + pl * L;
+      for (int64_t l = 0; l < L; ++l) {
+        const int64_t at = is[l];
+        if (at < 0 || at >= M) {  // never written through; reported after the loop
+          if (!found.exchange(true)) bad.store(at);
+          continue;
+        }
+        ys[at] = xs[l];
+      }
+    }
+  });
+  if (!found.load()) return true;
+  *first_bad = bad.load();
+  return false;
+}
+
+bool cpu_unpool(const Tensor& x, const Tensor& idx, const Tensor& y, int64_t* first_bad) {
+  switch (x.itemsize()) {
+    case 1: return unpool_any<Bytes<1>>(x, idx, y, first_bad);
+    case 2: return unpool_any<Bytes<2>>(x, idx, y, first_bad);
+    case 4: return unpool_any<Bytes<4>>(x, idx, y, first_bad);
+    case 8: return unpool_any<Bytes<8>>(x, idx, y, first_bad);
+    default: return unpool_any<Bytes<16>>(x, idx, y, first_bad);
+  }
+}
+
+template <class V>
+void unpool_gather_any(const Tensor& gy, const Tensor& idx, const Tensor& gx) {
+  const int64_t P = gx.dim(0) * gx.dim(1);
+  const int64_t L = P ? gx.numel() / P : 0, M = P ? gy.numel() / P : 0;
+  const V* gp = gy.data<const V>();
+  const int64_t* ip = idx.data<int64_t>();
+  V* xp = gx.data<V>();
+  parallel_for(0, P, plane_grain(2 * L), [&](int64_t lo, int64_t hi) {
+    for (int64_t pl = lo; pl < hi; ++pl)
+      for (int64_t l = 0; l < L; ++l) {
+        const int64_t at = ip[pl * L + l];
+        // checked when the unpooling ran; a zero rather than a read out of bounds regardless
+        xp[pl * L + l] = at >= 0 && at < M ? gp[pl * M + at] : V{};
+      }
+  });
+}
+
+void cpu_unpool_gather(const Tensor& gy, const Tensor& idx, const Tensor& gx) {
+  switch (gy.itemsize()) {
+    case 1: return unpool_gather_any<Bytes<1>>(gy, idx, gx);
+    case 2: return unpool_gather_any<Bytes<2>>(gy, idx, gx);
+    case 4: return unpool_gather_any<Bytes<4>>(gy, idx, gx);
+    case 8: return unpool_gather_any<Bytes<8>>(gy, idx, gx);
+    default: return unpool_gather_any<Bytes<16>>(gy, idx, gx);
+  }
+}
+
+// ---- LP pooling (no padding or dilation: PoolSpec p = 0, d = 1)
+template <class A>
+inline A pow_p(A v, A p) {
+  if (p == A(2)) return v * v;
+  if (p == A(1)) return v;
+  return std::pow(v, p);
+}
+
+// Calls f(o, a, b, c) for each output o of a plane with its windows.
+template <class F>
+inline void for_each_window(const PoolSpec& s, const F& f) {
+  int64_t o = 0;
+  for (int64_t od = 0; od < s.out[0]; ++od) {
+    const Span a = window(s, 0, od, 1);
+    for (int64_t oh = 0; oh < s.out[1]; ++oh) {
+      const Span b = window(s, 1, oh, 1);
+      for (int64_t ow = 0; ow < s.out[2]; ++ow, ++o) f(o, a, b, window(s, 2, ow, 1));
+    }
+  }
+}
+
+// The window's value before the root: K / n * sum x^p (PyTorch's avg_pool(x^p) * K; +0 for
+// a zero, as its sign(out) * relu(|out|)).
+template <class T, class A>
+inline A lp_window(const T* xs, const PoolSpec& s, const Span& a, const Span& b, const Span& c,
+                   A p, A K) {
+  const int64_t H = s.in[1], W = s.in[2];
+  A sum = 0;
+  for (int64_t id = a.lo; id < a.hi; ++id)
+    for (int64_t ih = b.lo; ih < b.hi; ++ih) {
+      const T* r = xs + (id * H + ih) * W;
+      for (int64_t iw = c.lo; iw < c.hi; ++iw) sum += pow_p(A(r[iw]), p);
+    }
+  const A out = sum / divisor_of<A>(s, a, b, c) * K;
+  return out == A(0) ? A(0) : out;
+}
+
+template <class T>
+void lp_any(const Tensor& x, const Tensor& y, const PoolSpec& s, double pd) {
+  using A = acc_t<T>;
+  const int64_t I = s.in_numel(), L = s.out_numel(), P = L ? y.numel() / L : 0;
+  const A p = A(pd), r = A(1.0 / pd), K = A(s.k[0] * s.k[1] * s.k[2]);
+  const T* xp = x.data<T>();
+  T* yp = y.data<T>();
+  parallel_for(0, P, plane_grain(I + L), [&](int64_t lo, int64_t hi) {
+    for (int64_t pl = lo; pl < hi; ++pl) {
+      const T* xs = xp + pl * I;
+      T* ys = yp + pl * L;
+      for_each_window(s, [&](int64_t o, const Span& a, const Span& b, const Span& c) {
+        ys[o] = T(std::pow(lp_window<T, A>(xs, s, a, b, c, p, K), r));
+      });
+    }
+  });
+}
+
+// gx_i = p x_i^(p-1) sum over windows w holding i of gy_w (1/p) out_w^(1/p - 1) K / n_w,
+// the window's term 0 where out_w == 0 (PyTorch's chain through pow, relu, avg_pool, pow).
+template <class T>
+void lp_backward_any(const Tensor& gy, const Tensor& x, const Tensor& gx, const PoolSpec& s,
+                     double pd) {
+  using A = acc_t<T>;
+  const int64_t I = s.in_numel(), L = s.out_numel(), P = L ? gy.numel() / L : 0;
+  const int64_t H = s.in[1], W = s.in[2];
+  const A p = A(pd), r = A(1.0 / pd), K = A(s.k[0] * s.k[1] * s.k[2]);
+  const T* gp = gy.data<T>();
+  const T* xp = x.data<T>();
+  T* op = gx.data<T>();
+  parallel_for(0, P, plane_grain(2 * I + L), [&](int64_t lo, int64_t hi) {
+    std::vector<A> acc(I);
+    for (int64_t pl = lo; pl < hi; ++pl) {
+      std::fill(acc.begin(), acc.end(), A(0));
+      const T* xs = xp + pl * I;
+      const T* gs = gp + pl * L;
+      for_each_window(s, [&](int64_t o, const Span& a, const Span& b, const Span& c) {
+        const A out = lp_window<T, A>(xs, s, a, b, c, p, K);
+        if (out == A(0)) return;
+        const A v = A(gs[o]) * r * std::pow(out, r - A(1)) * K / divisor_of<A>(s, a, b, c);
+        for (int64_t id = a.lo; id < a.hi; ++id)
+          for (int64_t ih = b.lo; ih < b.hi; ++ih) {
+            A* row = acc.data() + (id * H + ih) * W;
+            for (int64_t iw = c.lo; iw < c.hi; ++iw) row[iw] += v;
+          }
+      });
+      T* os = op + pl * I;
+      for (int64_t i = 0; i < I; ++i) {
+        const A xv = A(xs[i]);
+        const A d = p == A(1) ? A(1) : p == A(2) ? xv : std::pow(xv, p - A(1));
+        os[i] = T(acc[i] * p * d);
+      }
+    }
+  });
+}
+
+void cpu_lp(const Tensor& x, const Tensor& y, const PoolSpec& s, double p) {
+  visit_dtype<kFloatSet>(x.dtype(), "lp_pool", [&](auto tag) {
+    lp_any<typename decltype(tag)::type>(x, y, s, p);
+  });
+}
+void cpu_lp_backward(const Tensor& gy, const Tensor& x, const Tensor& gx, const PoolSpec& s,
+                     double p) {
+  visit_dtype<kFloatSet>(x.dtype(), "lp_pool_backward", [&](auto tag) {
+    lp_backward_any<typename decltype(tag)::type>(gy, x, gx, s, p);
+  });
+}
+
 void cpu_max(const Tensor& x, const Tensor& y, const Tensor& idx, const PoolSpec& s) {
   visit_dtype<kFloatSet>(x.dtype(), "max_pool", [&](auto tag) {
     max_any<typename decltype(tag)::type>(x, y, idx, s);
@@ -207,5 +387,9 @@ TS_REGISTER_KERNEL(max_pool_nd_stub, CPU, &cpu_max);
 TS_REGISTER_KERNEL(max_pool_nd_backward_stub, CPU, &cpu_max_backward);
 TS_REGISTER_KERNEL(avg_pool_nd_stub, CPU, &cpu_avg);
 TS_REGISTER_KERNEL(avg_pool_nd_backward_stub, CPU, &cpu_avg_backward);
+TS_REGISTER_KERNEL(max_unpool_stub, CPU, &cpu_unpool);
+TS_REGISTER_KERNEL(max_unpool_gather_stub, CPU, &cpu_unpool_gather);
+TS_REGISTER_KERNEL(lp_pool_stub, CPU, &cpu_lp);
+TS_REGISTER_KERNEL(lp_pool_backward_stub, CPU, &cpu_lp_backward);
 
 }  // namespace ts

@@ -44,6 +44,24 @@ TS_DECLARE_STUB(MaxPoolNdKernel, max_pool_nd_stub);
 TS_DECLARE_STUB(MaxPoolNdBackwardKernel, max_pool_nd_backward_stub);
 TS_DECLARE_STUB(AvgPoolNdKernel, avg_pool_nd_stub);
 TS_DECLARE_STUB(AvgPoolNdBackwardKernel, avg_pool_nd_backward_stub);
+// max_unpool: planes x (P, L) and int64 idx (P, L) contiguous -> y (P, M): zeros, then
+// y[p, idx[p, l]] = x[p, l] in order (the last of repeated indices wins). Any dtype (the
+// values are copied). Returns false, with an index outside [0, M) in *first_bad, when there is
+// one; such an index is never written through.
+using MaxUnpoolKernel = bool (*)(const Tensor& x, const Tensor& idx, const Tensor& y,
+                                 int64_t* first_bad);
+// Its adjoint: gx (P, L) = gy (P, M) gathered at idx (P, L), the indices already checked.
+using MaxUnpoolGatherKernel = void (*)(const Tensor& gy, const Tensor& idx, const Tensor& gx);
+// LP pooling (PyTorch's formula, no padding, no dilation): y = (K / n_w * sum_w x^p)^(1/p)
+// per window w of n_w in-input taps (K the kernel's size); its gradient (the coefficient
+// masked to 0 where the window's value is 0, as PyTorch's relu there).
+using LpPoolKernel = void (*)(const Tensor& x, const Tensor& y, const PoolSpec& s, double p);
+using LpPoolBackwardKernel = void (*)(const Tensor& gy, const Tensor& x, const Tensor& gx,
+                                      const PoolSpec& s, double p);
+TS_DECLARE_STUB(MaxUnpoolKernel, max_unpool_stub);
+TS_DECLARE_STUB(MaxUnpoolGatherKernel, max_unpool_gather_stub);
+TS_DECLARE_STUB(LpPoolKernel, lp_pool_stub);
+TS_DECLARE_STUB(LpPoolBackwardKernel, lp_pool_backward_stub);
 
 // PyTorch's max_pool{1,2,3}d / avg_pool{1,2,3}d on (N, C, *in) or (C, *in) floating input:
 // kernel/stride/padding/dilation one value or nsp values (stride empty: the kernel).
@@ -60,10 +78,28 @@ Tensor avg_pool(const Tensor& x, int nsp, const Shape& kernel, const Shape& stri
 std::tuple<Tensor, Tensor> adaptive_pool(const Tensor& x, int nsp, const Shape& out, bool max,
                                          const char* op);
 
+// PyTorch's max_unpool{1,2,3}d: x (N, C, *in) or (C, *in), indices of the same shape (any
+// integer dtype; flat positions in each output plane), output_size nsp values (or nsp + 1 /
+// nsp + 2 with the leading ones ignored; empty: the default (in - 1) s - 2 p + k).
+// IndexError for an index outside the output plane.
+Tensor max_unpool(const Tensor& x, const Tensor& indices, int nsp, const Shape& kernel,
+                  const Shape& stride, const Shape& padding, const Shape& output_size,
+                  const char* op);
+// PyTorch's lp_pool{1,2,3}d: norm_type +inf is max_pool of |x|, -inf minus max_pool of -|x|.
+Tensor lp_pool(const Tensor& x, int nsp, double norm_type, const Shape& kernel,
+               const Shape& stride, bool ceil_mode, const char* op);
+
 // The recorded pieces the gradient formulas use (x batched: (N, C, *in)).
 Tensor max_pool_backward_op(const Tensor& gy, const Tensor& idx, const Shape& in_shape,
                             const PoolSpec& s);
 Tensor avg_pool_forward_op(const Tensor& x, const PoolSpec& s);
 Tensor avg_pool_backward_op(const Tensor& gy, const Shape& in_shape, const PoolSpec& s);
+// x, idx (N, C, *in) -> (N, C, *out_sp) and back (the indices checked by max_unpool).
+Tensor max_unpool_op(const Tensor& x, const Tensor& idx, const Shape& out_sp,
+                     const char* op = "max_unpool");
+Tensor max_unpool_gather_op(const Tensor& gy, const Tensor& idx);
+Tensor lp_pool_forward_op(const Tensor& x, const PoolSpec& s, double p);
+// The fused gradient (no graph; the formula composes differentiable ops under create_graph).
+Tensor lp_pool_backward_op(const Tensor& gy, const Tensor& x, const PoolSpec& s, double p);
 
 }  // namespace ts

@@ -70,6 +70,24 @@ void init_conv(py::module_& m) {
       },
       "PyTorch's adaptive_{avg,max}_pool{1,2,3}d (max: values and flat per-plane indices)");
   m.def(
+      "_max_unpool",
+      [shape_or_empty](const Tensor& x, const Tensor& idx, py::handle k, py::handle s,
+                       py::handle p, py::handle output_size, int nsp, const std::string& op) {
+        return max_unpool(x, idx, nsp, to_shape(k, (op + ": kernel_size").c_str()),
+                          shape_or_empty(s, (op + ": stride").c_str()),
+                          to_shape(p, (op + ": padding").c_str()),
+                          shape_or_empty(output_size, (op + ": output_size").c_str()), op.c_str());
+      },
+      "PyTorch's max_unpool{1,2,3}d");
+  m.def(
+      "_lp_pool",
+      [shape_or_empty](const Tensor& x, double norm_type, py::handle k, py::handle s,
+                       bool ceil_mode, int nsp, const std::string& op) {
+        return lp_pool(x, nsp, norm_type, to_shape(k, (op + ": kernel_size").c_str()),
+                       shape_or_empty(s, (op + ": stride").c_str()), ceil_mode, op.c_str());
+      },
+      "PyTorch's lp_pool{1,2,3}d");
+  m.def(
       "_to_memory_format",
       [](const Tensor& x, py::handle fmt, const std::string& op) {
         return to_memory_format(x, memory_format_of(fmt, op.c_str()), op.c_str());

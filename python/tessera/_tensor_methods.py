@@ -62,8 +62,7 @@ TENSOR_METHODS: Dict[str, Any] = {
     "__module__": "tessera",
     "__array_priority__": 1000,  # NumPy defers binary operators to us
     # views and shapes (_tensor.py, _manipulation.py)
-    "reshape": _t._reshape,
-    "view": _t._view,
+    # (reshape and view are C++ methods: csrc/python/bind_core.cpp)
     "permute": _t._permute,
     "transpose": _mp.transpose,
     "swapaxes": _mp.transpose,
@@ -79,8 +78,9 @@ TENSOR_METHODS: Dict[str, Any] = {
     "triu": _tc.triu,
     # reductions (_statistical.py): x.sum(dim, keepdim) as well as x.sum(axis=, keepdims=);
     # var/std/max/min are torch's forms (_statistical.py's METHODS, bound below)
+    # (x.sum is the C++ method: csrc/python/bind_reduction.cpp)
     **{name: _st._method(getattr(_st, name), name) for name in (
-        "sum", "prod", "mean", "all", "any", "argmax", "argmin", "count_nonzero")},
+        "prod", "mean", "all", "any", "argmax", "argmin", "count_nonzero")},
     "cumsum": _st.cumsum,
     "cumprod": _st.cumprod,
     # indexing (_indexing.py)

@@ -42,6 +42,25 @@ TOL = {"float32": 5e-5, "float16": 4e-3, "bfloat16": 3e-2}
 DTYPES = list(TOL)
 
 
+@pytest.fixture(autouse=True)
+def attention_paths():
+    """Restores the attention path settings (csrc/ops/nn/attention.h) after each test and
+    records the fused paths its calls take, as (path, device type, block)."""
+    with A.attention_settings(flash_on_cpu=A.attention_settings()["flash_on_cpu"]), \
+            A.attention_trace() as trace:
+        yield trace
+
+
+class FlashCalls:
+    """The number of flash-path calls in an attention trace (live)."""
+
+    def __init__(self, trace) -> None:
+        self.trace = trace
+
+    def __len__(self) -> int:
+        return sum(1 for path, _, _ in self.trace if path == "flash")
+
+
 def host(t: ts.Tensor) -> np.ndarray:
     return t.to("cpu").astype(ts.float64).numpy()
 
@@ -93,7 +112,7 @@ def test_flash_dropout_matches_cpu(N, L, S, E, Ev, causal, dtype, p) -> None:
 def test_sdpa_dropout_cuda_matches_cpu_kernel(monkeypatch) -> None:
     """scaled_dot_product_attention with dropout takes the fused kernel on CUDA (no score or
     mask tensor) and, under the same seed, gives the CPU kernel's output and gradients."""
-    monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
+    _C._set_attention_settings(flash_on_cpu=True)
     res = {}
     arrays = [rng.standard_normal((4, 6, 128, 64)).astype(np.float32) for _ in range(3)]
     for dev in ("cpu", "cuda"):
@@ -253,15 +272,11 @@ def test_flash_cuda_errors() -> None:
                                      ("float64", 64), ("float32", 160), ("float32", 96),
                                      ("bfloat16", 96)])
 @pytest.mark.parametrize("causal", [False, True])
-def test_sdpa_cuda(monkeypatch, dtype, E, causal) -> None:
+def test_sdpa_cuda(attention_paths, dtype, E, causal) -> None:
     """F.scaled_dot_product_attention on CUDA (fused where it applies, else the matmul path)
     vs the CPU flash kernel, values and gradients (the CPU side forced onto its flash kernel
     so that 16-bit runs compare two float computations on the same rounded inputs)."""
-    calls = []
-    apply = A.FlashAttention.apply
-    monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
-    monkeypatch.setattr(A.FlashAttention, "apply",
-                        staticmethod(lambda *a: calls.append(a[0].device.type) or apply(*a)))
+    _C._set_attention_settings(flash_on_cpu=True)
     raw = [rng.standard_normal((2, 3, 40, E)) for _ in range(4)]
     tol = {"float64": 1e-10, **TOL}[dtype]
     res = {}
@@ -272,7 +287,8 @@ def test_sdpa_cuda(monkeypatch, dtype, E, causal) -> None:
         out.backward(ts.asarray(raw[3]).astype(getattr(ts, dtype)).to(dev))
         res[dev] = [host(out)] + [host(x.grad) for x in xs]
     flash = {"float64": 0, "float32": 64}.get(dtype, 128)  # largest head dim on the kernel
-    assert calls.count("cuda") == (1 if E <= flash else 0)
+    assert [d for p, d, _ in attention_paths if p == "flash"].count("cuda") == \
+        (1 if E <= flash else 0)
     for a, b in zip(res["cuda"], res["cpu"]):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol * max(np.abs(b).max(), 1.0))
 
@@ -280,7 +296,7 @@ def test_sdpa_cuda(monkeypatch, dtype, E, causal) -> None:
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 def test_sdpa_cuda_non_contiguous(monkeypatch, dtype) -> None:
     """q/k/v as (B, H, T, E) views of (B, T, H, E) projections, on CUDA vs CPU (flash both)."""
-    monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
+    _C._set_attention_settings(flash_on_cpu=True)
     raw = [rng.standard_normal((2, 37, 3, 64)) for _ in range(3)]
     g = rng.standard_normal((2, 3, 37, 64))
     res = {}
@@ -302,7 +318,7 @@ def test_flash_reads_strided_inputs_in_place(monkeypatch, dtype, layout) -> None
     non-unit stride along E (copied first), more or fewer leading dims; the output of 4-D
     inputs is laid out (B, L, H, Ev), so transpose(1, 2).reshape(B, L, H * Ev) is a view;
     values and gradients equal the CPU reference's."""
-    monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
+    _C._set_attention_settings(flash_on_cpu=True)
     B, T, H = 2, 70, 3
     E = 13 if layout == "gpt_odd" else 32
     g_raw = rng.standard_normal((B, H, T, E))
@@ -352,14 +368,11 @@ def test_flash_op_shapes_and_errors() -> None:
 
 
 @pytest.mark.parametrize("causal", [False, True])
-def test_sdpa_cuda_picks_flash_at_every_size(monkeypatch, causal) -> None:
+def test_sdpa_cuda_picks_flash_at_every_size(attention_paths, causal) -> None:
     """float16/bfloat16/float32 take the fused kernel on CUDA at every size, float32 causal
     too where the CPU would take the causal block path (L >= 128); float64, float32 head dims
     above 64 and other head dims above 128 take the GEMM paths."""
-    calls = []
-    apply = A.FlashAttention.apply
-    monkeypatch.setattr(A.FlashAttention, "apply",
-                        staticmethod(lambda *a: calls.append(1) or apply(*a)))
+    calls = FlashCalls(attention_paths)
     for shape in ((2, 3, 4, 16), (2, 3, 40, 16), (2, 3, 256, 64)):
         q = ts.zeros(shape, device="cuda")
         for dt in (ts.float32, ts.bfloat16, ts.float16):
@@ -375,7 +388,7 @@ def test_sdpa_cuda_picks_flash_at_every_size(monkeypatch, causal) -> None:
     assert len(calls) == 10
     # float32 head dims 65..128 take the fused kernel where the GEMM paths' score tensor
     # would pass the memory threshold (here lowered to the test's size).
-    monkeypatch.setattr(A, "_FLASH_MIN_SCORE_BYTES", 2 * 3 * 256 * 256 * 4 - 1)
+    _C._set_attention_settings(flash_min_score_bytes=2 * 3 * 256 * 256 * 4 - 1)
     q = ts.zeros((2, 3, 256, 128), device="cuda")
     F.scaled_dot_product_attention(q, q, q, is_causal=causal)
     assert len(calls) == 11

@@ -1,6 +1,6 @@
 """Causal attention through GEMMs on the block lower triangle of the scores
-(csrc/ops/attention_causal.h, Note [Causal block attention]) and the CausalBlockAttention
-Function that scaled_dot_product_attention(is_causal=True) runs on it: values and q/k/v
+(csrc/ops/attention_causal.h, Note [Causal block attention]) and the causal block path of the
+scaled_dot_product_attention op (csrc/ops/nn/attention.h, node CausalBlockAttentionBackward): values and q/k/v
 gradients vs PyTorch (L != S both ways, L off the block size, E != Ev, 1-3 batch dims, four
 float dtypes, non-contiguous inputs, several block sizes), finite-difference gradchecks in
 float64, gradients of gradients, the causal softmax backward ignoring never-computed score
@@ -18,18 +18,48 @@ from tessera import _C
 from tessera.nn import functional as F
 from tessera.nn.functional import attention as A
 
-from harness import close_to_largest, double_backward_pairs, record_applies, rounded
+from harness import double_backward_pairs
 
 rng = np.random.default_rng(1)
 TOL = {"float64": 1e-12, "float32": 3e-5, "float16": 4e-3, "bfloat16": 3e-2}
 
 
+class Blocks:
+    """The row blocks of the causal block path calls in an attention trace (live)."""
+
+    def __init__(self, trace) -> None:
+        self.trace = trace
+
+    def _list(self) -> list:
+        return [b for path, _, b in self.trace if path == "causal_block"]
+
+    def __eq__(self, other: object) -> bool:
+        return self._list() == other
+
+    def __bool__(self) -> bool:
+        return bool(self._list())
+
+    def __repr__(self) -> str:
+        return repr(self._list())
+
+
 @pytest.fixture
-def blocked(monkeypatch):
+def blocked():
     """Small blocks (so short sequences take the path) and a record of the blocks used."""
-    monkeypatch.setattr(A, "_CAUSAL_BLOCK", 4)
-    monkeypatch.setattr(A, "_FLASH_ON_CUDA", False)  # device mode: 16-bit would take flash
-    return record_applies(monkeypatch, A.CausalBlockAttention, lambda args: args[-1])
+    # device mode: 16-bit would take flash
+    with A.attention_settings(causal_block=4, flash_on_cuda=False), A.attention_trace() as t:
+        yield Blocks(t)
+
+
+def rounded(a: np.ndarray, dtype: str) -> np.ndarray:
+    return ts.asarray(a).astype(getattr(ts, dtype)).astype(ts.float64).numpy()
+
+
+def assert_close(a: ts.Tensor, b: torch.Tensor, dtype: str) -> None:
+    an, bn = a.astype(ts.float64).numpy(), b.detach().double().numpy()
+    assert an.shape == bn.shape
+    big = max(float(np.max(np.abs(bn))) if bn.size else 0.0, 1.0)
+    np.testing.assert_allclose(an, bn, rtol=TOL[dtype], atol=TOL[dtype] * big)
 
 
 def run_pair(shapes, dtype="float64", transpose=False, scale=None):
@@ -46,20 +76,21 @@ def run_pair(shapes, dtype="float64", transpose=False, scale=None):
     out = F.scaled_dot_product_attention(*xs, is_causal=True, scale=scale)
     ref = TF.scaled_dot_product_attention(*xt, is_causal=True, scale=scale)
     assert str(out.dtype) == dtype
-    close_to_largest(out, ref, TOL[dtype])
+    assert_close(out, ref, dtype)
     g = rounded(rng.standard_normal(tuple(ref.shape)), dtype)
     out.backward(ts.asarray(g).astype(getattr(ts, dtype)))
     ref.backward(torch.tensor(g))
     for a, b in zip(xs, xt):
         assert str(a.grad.dtype) == dtype
-        close_to_largest(a.grad, b.grad, TOL[dtype])
+        assert_close(a.grad, b.grad, dtype)
 
 
 @pytest.mark.parametrize("dtype", list(TOL))
 @pytest.mark.parametrize("L,S,E,Ev", [(8, 8, 3, 3), (13, 13, 4, 5), (9, 17, 3, 2), (17, 9, 2, 3),
                                       (16, 4, 3, 3), (8, 30, 2, 2), (23, 23, 1, 4)])
 def test_causal_block_vs_torch(monkeypatch, blocked, L, S, E, Ev, dtype) -> None:
-    monkeypatch.setattr(A, "_CAUSAL_DTYPES", tuple(TOL))  # the 16-bit dtypes too
+    A._C._set_attention_settings(causal_dtypes=tuple(TOL))  # the 16-bit dtypes too (the
+    # fixture restores the settings)
     run_pair([(2, 3, L, E), (2, 3, S, E), (2, 3, S, Ev)], dtype)
     assert blocked == [4]
 
@@ -84,11 +115,11 @@ def test_causal_block_gpt_layout(blocked) -> None:
         q, k, v = (x[..., i * H * D:(i + 1) * H * D].reshape(B, T, H, D).transpose(1, 2)
                    for i in range(3))
         outs.append(lib.scaled_dot_product_attention(q, k, v, is_causal=True))
-    close_to_largest(outs[0], outs[1], TOL["float64"])
+    assert_close(outs[0], outs[1], "float64")
     g = rng.standard_normal((B, H, T, D))
     outs[0].backward(ts.asarray(g))
     outs[1].backward(torch.tensor(g))
-    close_to_largest(qkv.grad, qkvt.grad, TOL["float64"])
+    assert_close(qkv.grad, qkvt.grad, "float64")
     assert blocked == [4]
 
 
@@ -102,7 +133,7 @@ def test_causal_block_op_hypothesis(L, S, E, Ev, block, dtype) -> None:
     qt, kt, vt = (torch.tensor(r, requires_grad=True) for r in raw)
     out, p = _C._causal_block_attention(q, k, v, 0.5, block)
     ref = TF.scaled_dot_product_attention(qt, kt, vt, is_causal=True, scale=0.5)
-    close_to_largest(out, ref, TOL[dtype])
+    assert_close(out, ref, dtype)
     mask = np.tril(np.ones((L, S), dtype=bool))
     pt = torch.softmax(0.5 * qt @ kt.mT + torch.tensor(np.where(mask, 0.0, -np.inf)), -1)
     # p is defined on each row block's key prefix only (the rest is never written).
@@ -115,7 +146,7 @@ def test_causal_block_op_hypothesis(L, S, E, Ev, block, dtype) -> None:
     grads = _C._causal_block_attention_backward(q, k, v, p, ts.asarray(g).astype(q.dtype), 0.5,
                                                 block)
     for a, b in zip(grads, (qt, kt, vt)):
-        close_to_largest(a, b.grad, TOL[dtype])
+        assert_close(a, b.grad, dtype)
 
 
 def test_causal_block_gradcheck(blocked) -> None:
@@ -137,7 +168,7 @@ def test_causal_block_double_backward(blocked, transposed) -> None:
     for a, b in double_backward_pairs(
             lambda *x: F.scaled_dot_product_attention(*x, is_causal=True),
             lambda *x: TF.scaled_dot_product_attention(*x, is_causal=True), raw):
-        close_to_largest(a, b, TOL["float64"])
+        assert_close(a, b, "float64")
 
 
 def test_causal_softmax_backward_ignores_masked_entries() -> None:
@@ -178,10 +209,15 @@ def test_causal_softmax_block_prefix(block) -> None:
     np.testing.assert_array_equal(huge, _C._attention_softmax(ts.asarray(x), 0.7, True).numpy())
 
 
-def test_causal_block_selection(monkeypatch) -> None:
-    calls = []
-    monkeypatch.setattr(A.CausalBlockAttention, "apply",
-                        staticmethod(lambda *a: calls.append(a[-1]) or a[0]))
+def test_causal_block_selection() -> None:
+    with A.attention_trace() as trace:
+        _causal_block_selection(Blocks(trace))
+    x = ts.zeros((2, 3, 256, 8), requires_grad=True)
+    y = F.scaled_dot_product_attention(x, x, x, is_causal=True)
+    assert y.grad_fn.name() == "CausalBlockAttentionBackward0"
+
+
+def _causal_block_selection(calls) -> None:
     x = ts.zeros((2, 3, 256, 8))
     F.scaled_dot_product_attention(x, x, x, is_causal=True)
     F.scaled_dot_product_attention(ts.zeros((1, 1, 1024, 8)), ts.zeros((1, 1, 1024, 8)),
@@ -285,7 +321,7 @@ def test_sdpa_empty_head_dim_matches_torch(L, causal) -> None:
     want = TF.scaled_dot_product_attention(torch.zeros(2, 1, L, 0, dtype=torch.float64),
                                            torch.zeros(2, 1, L, 0, dtype=torch.float64),
                                            torch.tensor(v), is_causal=causal)
-    close_to_largest(got, want, TOL["float64"])
+    assert_close(got, want, "float64")
 
 
 @pytest.mark.parametrize("kind", ["bool", "float"])
@@ -303,14 +339,14 @@ def test_sdpa_fully_masked_rows_match_torch(kind) -> None:
     xt = [torch.tensor(r, requires_grad=True) for r in raw]
     got = F.scaled_dot_product_attention(*xs, attn_mask=ts.asarray(mask))
     want = TF.scaled_dot_product_attention(*xt, attn_mask=torch.tensor(mask))
-    close_to_largest(got, want, TOL["float64"])
+    assert_close(got, want, "float64")
     assert np.all(got.numpy()[:, [1, 3]] == 0)
     g = rng.standard_normal((2, L, 2))
     got.backward(ts.asarray(g))
     want.backward(torch.tensor(g))
     for a, b in zip(xs, xt):
         assert np.isfinite(a.grad.numpy()).all()
-        close_to_largest(a.grad, b.grad, TOL["float64"])
+        assert_close(a.grad, b.grad, "float64")
 
 
 @pytest.mark.parametrize("need_weights", [True, False])

@@ -21,8 +21,9 @@ from tessera.nn.functional.dropout import _generator
 
 
 @pytest.fixture(autouse=True)
-def flash_on_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
+def flash_on_cpu():
+    with A.attention_settings(flash_on_cpu=True):
+        yield
 
 
 def composite(q: ts.Tensor, k: ts.Tensor, v: ts.Tensor, mask: ts.Tensor,
@@ -147,8 +148,8 @@ def test_bad_probability(p: float) -> None:
         _C._flash_attention(q, q, q, 0.5, False, p, 0, 0)
 
 
-def test_composite_cpu_path_still_drops(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(A, "_FLASH_ON_CPU", False)
+def test_composite_cpu_path_still_drops() -> None:
+    _C._set_attention_settings(flash_on_cpu=False)  # (the fixture restores it)
     ts.manual_seed(2)
     q = ts.zeros((2, 2, 32, 4))
     v = ts.broadcast_to(ts.eye(32), (2, 2, 32, 32))

@@ -1,5 +1,5 @@
-"""The fused (flash-style) attention kernels (csrc/ops/attention.h) and the FlashAttention
-Function that scaled_dot_product_attention runs on them, forced onto the CPU reference
+"""The fused (flash-style) attention kernels (csrc/ops/attention.h) and the flash path of the
+scaled_dot_product_attention op (csrc/ops/nn/attention.h, node FlashAttentionBackward), forced onto the CPU reference
 kernel: values and q/k/v gradients vs PyTorch's scaled_dot_product_attention (causal or not,
 L != S both ways, E != Ev, 1-3 batch dims, four float dtypes, non-contiguous and empty
 inputs, explicit scale), finite-difference gradchecks in float64, gradients of gradients
@@ -19,8 +19,9 @@ from tessera import _C
 from tessera.nn import functional as F
 from tessera.nn.functional import attention as A
 
-from harness import close_to_largest, double_backward_pairs, randn64, record_applies, rounded
+from harness import double_backward_pairs
 
+rng = np.random.default_rng(0)
 
 # Relative to the reference's largest magnitude: float64/float32 sum in another order than
 # PyTorch; 16-bit inputs are compared with a float64 reference on the same rounded values, so
@@ -29,10 +30,27 @@ TOL = {"float64": 1e-12, "float32": 2e-5, "float16": 4e-3, "bfloat16": 3e-2}
 
 
 @pytest.fixture
-def fused(monkeypatch):
-    """Forces the fused kernel on CPU and counts the FlashAttention calls."""
-    monkeypatch.setattr(A, "_FLASH_ON_CPU", True)
-    return record_applies(monkeypatch, A.FlashAttention)
+def fused():
+    """Forces the fused kernel on CPU and records the fused paths taken."""
+    with A.attention_settings(flash_on_cpu=True), A.attention_trace() as calls:
+        yield calls
+
+
+def randn(*shape):
+    return rng.standard_normal(shape)
+
+
+def rounded(a: np.ndarray, dtype: str) -> np.ndarray:
+    """a rounded to `dtype` and back to float64 (the values both sides actually see)."""
+    return ts.asarray(a).astype(getattr(ts, dtype)).astype(ts.float64).numpy()
+
+
+def assert_close(a: ts.Tensor, b: torch.Tensor, dtype: str) -> None:
+    an = a.astype(ts.float64).numpy()
+    bn = b.detach().double().numpy()
+    assert an.shape == bn.shape, (an.shape, bn.shape)
+    big = max(float(np.max(np.abs(bn))) if bn.size else 0.0, 1.0)
+    np.testing.assert_allclose(an, bn, rtol=TOL[dtype], atol=TOL[dtype] * big)
 
 
 def run_pair(q, k, v, dtype="float64", g=None, **kw):
@@ -44,14 +62,14 @@ def run_pair(q, k, v, dtype="float64", g=None, **kw):
     os_ = F.scaled_dot_product_attention(qs, ks, vs, **kw)
     ot = TF.scaled_dot_product_attention(qt, kt, vt, **kw)
     assert str(os_.dtype) == dtype
-    close_to_largest(os_, ot, TOL[dtype])
-    g = randn64(*ot.shape) if g is None else g
+    assert_close(os_, ot, dtype)
+    g = randn(*ot.shape) if g is None else g
     g = rounded(g, dtype)
     os_.backward(ts.asarray(g).astype(getattr(ts, dtype)))
     ot.backward(torch.tensor(g))
     for a, b in ((qs, qt), (ks, kt), (vs, vt)):
         assert str(a.grad.dtype) == dtype
-        close_to_largest(a.grad, b.grad, TOL[dtype])
+        assert_close(a.grad, b.grad, dtype)
 
 
 @pytest.mark.parametrize("dtype", list(TOL))
@@ -59,14 +77,14 @@ def run_pair(q, k, v, dtype="float64", g=None, **kw):
 @pytest.mark.parametrize("L,S,E,Ev", [(5, 7, 4, 6), (7, 5, 4, 4), (1, 1, 3, 3), (33, 70, 8, 5),
                                       (130, 65, 16, 16), (64, 64, 64, 64)])
 def test_sdpa_fused_vs_torch(fused, L, S, E, Ev, causal, dtype) -> None:
-    run_pair(randn64(2, 3, L, E), randn64(2, 3, S, E), randn64(2, 3, S, Ev), dtype, is_causal=causal)
+    run_pair(randn(2, 3, L, E), randn(2, 3, S, E), randn(2, 3, S, Ev), dtype, is_causal=causal)
     assert len(fused) == 1
 
 
 @pytest.mark.parametrize("batch", [(4,), (2, 3), (2, 1, 3)])
 @pytest.mark.parametrize("causal", [False, True])
 def test_sdpa_fused_batch_dims_and_scale(fused, batch, causal) -> None:
-    run_pair(randn64(*batch, 9, 5), randn64(*batch, 11, 5), randn64(*batch, 11, 3),
+    run_pair(randn(*batch, 9, 5), randn(*batch, 11, 5), randn(*batch, 11, 3),
              is_causal=causal, scale=0.123)
     assert len(fused) == 1
 
@@ -75,17 +93,17 @@ def test_sdpa_fused_batch_dims_and_scale(fused, batch, causal) -> None:
 def test_sdpa_fused_non_contiguous(fused, causal) -> None:
     """q/k/v viewed as (B, H, T, E) from (B, T, H, E) projections, as attention layers do."""
     B, T, H, E = 2, 10, 3, 4
-    raw = [randn64(B, T, H, E) for _ in range(3)]
+    raw = [randn(B, T, H, E) for _ in range(3)]
     xs = [ts.asarray(r, requires_grad=True) for r in raw]
     xt = [torch.tensor(r, requires_grad=True) for r in raw]
     os_ = F.scaled_dot_product_attention(*(x.permute(0, 2, 1, 3) for x in xs), is_causal=causal)
     ot = TF.scaled_dot_product_attention(*(x.permute(0, 2, 1, 3) for x in xt), is_causal=causal)
-    close_to_largest(os_, ot, TOL["float64"])
-    g = randn64(*ot.shape)
+    assert_close(os_, ot, "float64")
+    g = randn(*ot.shape)
     os_.backward(ts.asarray(g))
     ot.backward(torch.tensor(g))
     for a, b in zip(xs, xt):
-        close_to_largest(a.grad, b.grad, TOL["float64"])
+        assert_close(a.grad, b.grad, "float64")
     assert len(fused) == 1
 
 
@@ -94,58 +112,62 @@ def test_sdpa_fused_non_contiguous(fused, causal) -> None:
 def test_sdpa_fused_empty(fused, shape, causal) -> None:
     """Empty batch, no queries (L == 0), no keys (S == 0: output and gradients are 0)."""
     N, L, S, E = shape
-    run_pair(randn64(N, L, E), randn64(N, S, E), randn64(N, S, 2), is_causal=causal)
+    run_pair(randn(N, L, E), randn(N, S, E), randn(N, S, 2), is_causal=causal)
 
 
 @settings(max_examples=25, deadline=None)
 @given(n=st.integers(1, 3), L=st.integers(1, 40), S=st.integers(1, 40), E=st.integers(1, 9),
        Ev=st.integers(1, 9), causal=st.booleans(), dtype=st.sampled_from(["float64", "float32"]))
 def test_sdpa_fused_hypothesis(n, L, S, E, Ev, causal, dtype) -> None:
-    old = A._FLASH_ON_CPU
-    A._FLASH_ON_CPU = True
-    try:
-        run_pair(randn64(n, L, E), randn64(n, S, E), randn64(n, S, Ev), dtype, is_causal=causal)
-    finally:
-        A._FLASH_ON_CPU = old
+    with A.attention_settings(flash_on_cpu=True):
+        run_pair(randn(n, L, E), randn(n, S, E), randn(n, S, Ev), dtype, is_causal=causal)
 
 
 @pytest.mark.parametrize("causal", [False, True])
 def test_sdpa_fused_gradcheck(fused, causal) -> None:
-    q, k, v = (ts.asarray(randn64(2, *s), requires_grad=True) for s in ((4, 3), (6, 3), (6, 2)))
+    q, k, v = (ts.asarray(randn(2, *s), requires_grad=True) for s in ((4, 3), (6, 3), (6, 2)))
     fn = lambda a, b, c: F.scaled_dot_product_attention(a, b, c, is_causal=causal)  # noqa: E731
     assert ts.autograd.gradcheck(fn, (q, k, v), eps=1e-6, atol=1e-7)
 
 
 def test_sdpa_fused_double_backward(fused) -> None:
     """create_graph=True differentiates the composite recomputation of the backward."""
-    raw = [randn64(2, 5, 3), randn64(2, 6, 3), randn64(2, 6, 4)]
+    raw = [randn(2, 5, 3), randn(2, 6, 3), randn(2, 6, 4)]
     for a, b in double_backward_pairs(
             lambda *x: F.scaled_dot_product_attention(*x, is_causal=True),
             lambda *x: TF.scaled_dot_product_attention(*x, is_causal=True), raw):
-        close_to_largest(a, b, TOL["float64"])
+        assert_close(a, b, "float64")
 
 
-def test_sdpa_cpu_default_keeps_matmul_path(monkeypatch) -> None:
-    calls = []
-    monkeypatch.setattr(A.FlashAttention, "apply", staticmethod(lambda *a: calls.append(a)))
-    q = ts.asarray(randn64(2, 4, 3))
-    out = F.scaled_dot_product_attention(q, q, q, is_causal=True)
+def test_sdpa_cpu_default_keeps_matmul_path() -> None:
+    q = ts.asarray(randn(2, 4, 3), requires_grad=True)
+    with A.attention_trace() as calls:
+        out = F.scaled_dot_product_attention(q, q, q, is_causal=True)
     assert calls == [] and tuple(out.shape) == (2, 4, 3)
+    assert out.grad_fn.name().startswith("MatmulBackward")
+
+
+def test_sdpa_fused_records_one_cpp_node(fused) -> None:
+    """The flash path is one C++ node (no Python autograd.Function)."""
+    q = ts.asarray(randn(2, 4, 3), requires_grad=True)
+    out = F.scaled_dot_product_attention(q, q, q, is_causal=True)
+    assert out.grad_fn.name() == "FlashAttentionBackward0"
+    assert fused == [("flash", "cpu", 0)]
 
 
 def test_sdpa_fused_not_taken_for_masks_broadcast_2d(fused) -> None:
-    # Dropout takes the fused kernel (tests/nn/test_attention_dropout.py); masks do not.
-    q = ts.asarray(randn64(2, 4, 3))
+    # Dropout takes the fused kernel (tests/test_attention_dropout.py); masks do not.
+    q = ts.asarray(randn(2, 4, 3))
     F.scaled_dot_product_attention(q, q, q, attn_mask=ts.ones((4, 4), dtype=ts.bool))
-    F.scaled_dot_product_attention(q, ts.asarray(randn64(1, 4, 3)), ts.asarray(randn64(1, 4, 3)))
-    F.scaled_dot_product_attention(ts.asarray(randn64(4, 3)), ts.asarray(randn64(4, 3)),
-                                   ts.asarray(randn64(4, 3)))
+    F.scaled_dot_product_attention(q, ts.asarray(randn(1, 4, 3)), ts.asarray(randn(1, 4, 3)))
+    F.scaled_dot_product_attention(ts.asarray(randn(4, 3)), ts.asarray(randn(4, 3)),
+                                   ts.asarray(randn(4, 3)))
     F.scaled_dot_product_attention(q, q.astype(ts.float32), q)
     assert fused == []
 
 
 def test_flash_op_lse() -> None:
-    q, k, v = randn64(2, 5, 3), randn64(2, 7, 3), randn64(2, 7, 4)
+    q, k, v = randn(2, 5, 3), randn(2, 7, 3), randn(2, 7, 4)
     for causal in (False, True):
         out, lse = _C._flash_attention(ts.asarray(q), ts.asarray(k), ts.asarray(v), 0.5, causal)
         s = torch.tensor(q) @ torch.tensor(k).mT * 0.5
@@ -157,13 +179,13 @@ def test_flash_op_lse() -> None:
         x = ts.asarray(q).astype(getattr(ts, dtype))
         out, lse = _C._flash_attention(x, x, x, 1.0, True)
         assert str(out.dtype) == dtype and lse.dtype == ts.float32
-    out, lse = _C._flash_attention(ts.asarray(q), ts.asarray(randn64(2, 0, 3)),
-                                   ts.asarray(randn64(2, 0, 4)), 1.0, False)
+    out, lse = _C._flash_attention(ts.asarray(q), ts.asarray(randn(2, 0, 3)),
+                                   ts.asarray(randn(2, 0, 4)), 1.0, False)
     assert np.all(out.numpy() == 0) and np.all(lse.numpy() == -np.inf)
 
 
 def test_flash_op_errors() -> None:
-    f = lambda *s: ts.asarray(randn64(*s))  # noqa: E731
+    f = lambda *s: ts.asarray(randn(*s))  # noqa: E731
     q, k, v = f(2, 5, 3), f(2, 7, 3), f(2, 7, 4)
     with pytest.raises(TypeError, match="flash_attention: expected floating-point"):
         _C._flash_attention(ts.ones((2, 5, 3), dtype=ts.int32), k, v, 1.0, False)
@@ -201,7 +223,7 @@ def test_sdpa_fused_projection_views_vs_torch(fused, causal) -> None:
     through their strides), heads merged back by transpose(1, 2).reshape: values and the
     projection's gradient vs PyTorch."""
     B, T, H, E = 2, 37, 3, 8
-    raw = randn64(B, T, 3 * H * E)
+    raw = randn(B, T, 3 * H * E)
 
     def run(m, x):
         q, k, v = (x[..., i * H * E:(i + 1) * H * E].reshape(B, T, H, E).transpose(1, 2)
@@ -217,20 +239,20 @@ def test_sdpa_fused_projection_views_vs_torch(fused, causal) -> None:
     ty = run(torch, tx)
     ty.backward(torch.tensor(np.cos(np.arange(ty.numel())).reshape(tuple(ty.shape))))
     assert len(fused) == 1
-    close_to_largest(y.detach(), ty, TOL["float64"])
-    close_to_largest(x.grad, tx.grad, TOL["float64"])
+    assert_close(y.detach(), ty, "float64")
+    assert_close(x.grad, tx.grad, "float64")
 
 
 def test_flash_op_four_dims() -> None:
     """(B, H, L, E) inputs give (B, H, L, Ev) out and (B, H, L) lse equal to the 3-D form's."""
-    q, k, v = randn64(2, 3, 5, 4), randn64(2, 3, 7, 4), randn64(2, 3, 7, 6)
+    q, k, v = randn(2, 3, 5, 4), randn(2, 3, 7, 4), randn(2, 3, 7, 6)
     out, lse = _C._flash_attention(ts.asarray(q), ts.asarray(k), ts.asarray(v), 0.5, True)
     assert tuple(out.shape) == (2, 3, 5, 6) and tuple(lse.shape) == (2, 3, 5)
     flat = [ts.asarray(a.reshape((6,) + a.shape[2:])) for a in (q, k, v)]
     out3, lse3 = _C._flash_attention(*flat, 0.5, True)
     np.testing.assert_array_equal(out.numpy().reshape(6, 5, 6), out3.numpy())
     np.testing.assert_array_equal(lse.numpy().reshape(6, 5), lse3.numpy())
-    g = ts.asarray(randn64(2, 3, 5, 6))
+    g = ts.asarray(randn(2, 3, 5, 6))
     grads = _C._flash_attention_backward(ts.asarray(q), ts.asarray(k), ts.asarray(v), out, lse, g,
                                          0.5, True)
     grads3 = _C._flash_attention_backward(*flat, out3, lse3, ts.reshape(g, (6, 5, 6)), 0.5, True)
@@ -239,4 +261,4 @@ def test_flash_op_four_dims() -> None:
     with pytest.raises(ValueError, match=r"flash_attention: expected key of shape \(B, H, S, E\)"):
         _C._flash_attention(ts.asarray(q), flat[1], ts.asarray(v), 0.5, True)
     with pytest.raises(ValueError, match="flash_attention: query .* do not match"):
-        _C._flash_attention(ts.asarray(q), ts.asarray(randn64(2, 4, 7, 4)), ts.asarray(v), 0.5, True)
+        _C._flash_attention(ts.asarray(q), ts.asarray(randn(2, 4, 7, 4)), ts.asarray(v), 0.5, True)

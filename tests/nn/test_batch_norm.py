@@ -155,6 +155,44 @@ def test_elementwise_results_keep_channels_last_as_torch():
     np.testing.assert_allclose(sx.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
 
 
+def test_dtype_casts_keep_channels_last_as_torch():
+    # x.to(dtype) preserves a channels-last layout (PyTorch's preserve_format), so autocast's
+    # casts in a channels-last network copy no layouts; the gradient through the cast too.
+    x = np.random.default_rng(7).standard_normal((2, 3, 4, 5)).astype(np.float32)
+    tx = torch.tensor(x).to(memory_format=torch.channels_last).requires_grad_(True)
+    sx = ts.tensor(x).to(memory_format=ts.channels_last).requires_grad_(True)
+    for name in ["bfloat16", "float16", "float64"]:
+        t, s_ = tx.to(getattr(torch, name)), sx.to(getattr(ts, name))
+        assert s_.stride() == t.stride(), (name, s_.stride(), t.stride())
+        assert sx.astype(getattr(ts, name)).stride() == t.stride()
+        np.testing.assert_allclose(s_.astype(ts.float32).numpy(), t.float().detach().numpy())
+    (tx.to(torch.bfloat16).float() * 3).sum().backward()
+    (sx.to(ts.bfloat16).astype(ts.float32) * 3).sum().backward()
+    assert sx.grad.stride() == tx.grad.stride()
+    np.testing.assert_allclose(sx.grad.numpy(), tx.grad.numpy())
+    with ts.autocast("cpu"):
+        w = ts.nn.Parameter(ts.tensor(np.ones((4, 3, 3, 3), np.float32)).to(
+            memory_format=ts.channels_last))
+        y = F.conv2d(sx.detach(), w, padding=1)
+    assert y.dtype == ts.bfloat16 and y.is_contiguous(memory_format=ts.channels_last)
+
+
+def test_layouts_through_a_channels_last_backward_as_torch():
+    # ReLU/GELU backward, the pools and batch norm keep channels-last gradients; a channels-last
+    # leaf's .grad is channels-last (PyTorch's gradient layout contract).
+    x = np.random.default_rng(8).standard_normal((2, 4, 6, 6)).astype(np.float32)
+    cases = [lambda f, v: f.relu(v), lambda f, v: f.gelu(v),
+             lambda f, v: f.max_pool2d(f.relu(v), 2), lambda f, v: f.adaptive_avg_pool2d(v, 1),
+             lambda f, v: f.avg_pool2d(f.gelu(v) * 2, 3, 1, 1)]
+    for fn in cases:
+        tx = torch.tensor(x).to(memory_format=torch.channels_last).requires_grad_(True)
+        sx = ts.tensor(x).to(memory_format=ts.channels_last).requires_grad_(True)
+        (fn(TF, tx) ** 2).sum().backward()
+        (fn(F, sx) ** 2).sum().backward()
+        assert sx.grad.stride() == tx.grad.stride(), (sx.grad.stride(), tx.grad.stride())
+        np.testing.assert_allclose(sx.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
 def test_memory_format_api():
     x = ts.tensor(np.arange(120, dtype=np.float32).reshape(2, 3, 4, 5))
     t = torch.arange(120, dtype=torch.float32).reshape(2, 3, 4, 5)

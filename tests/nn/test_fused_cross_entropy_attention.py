@@ -294,9 +294,10 @@ def test_sdpa_composite_paths_still_work() -> None:
     # dropout_p > 0 takes the composite path: every output row is a combination of v rows.
     y = F.scaled_dot_product_attention(tt(q), tt(k), tt(v), dropout_p=0.5)
     assert tuple(y.shape) == (2, 3, 2)
-    # The function is still exported from misc and the package.
+    # The function is still exported from misc and the package: the C++ op itself.
     from tessera.nn.functional import misc
-    assert getattr(F.scaled_dot_product_attention, "__wrapped__", None) is misc.scaled_dot_product_attention
+    assert F.scaled_dot_product_attention is misc.scaled_dot_product_attention \
+        is ts._C.scaled_dot_product_attention
 
 
 def test_sdpa_16bit_and_double_backward() -> None:

@@ -362,3 +362,51 @@ def test_scheduler_state_dict_resume_and_load_errors() -> None:
         optim.SGD([p], lr=0.1).load_state_dict({"state": {}, "param_groups": [{"params": [0, 1]}]})
     with pytest.raises(TypeError, match="is not an Optimizer"):
         optim.lr_scheduler.StepLR(object(), 3)
+
+
+@pytest.mark.parametrize("make", [
+    lambda ps: optim.SGD(ps, lr=1e-3, momentum=0.9, weight_decay=0.01),
+    lambda ps: optim.AdamW(ps, lr=0.01, fused=True),
+], ids=["sgd_momentum", "adamw_fused"])
+def test_channels_last_params_step_in_place_in_their_layout(make) -> None:
+    # Note [Optimizer layouts] / [Gradient layout contract]: a channels-last parameter gets a
+    # channels-last .grad (PyTorch's AccumulateGrad rule) and the fused step updates it in place
+    # with its state in the same layout, with the values of the same step on contiguous params
+    # and of PyTorch's.
+    rng = np.random.default_rng(5)
+    w0 = rng.standard_normal((6, 4, 3, 3)).astype(np.float32)
+    x0 = rng.standard_normal((2, 4, 5, 5)).astype(np.float32)
+
+    def run(cl: bool):
+        w = nn.Parameter(ts.asarray(w0.copy()))  # (asarray shares w0's memory)
+        if cl:
+            w = nn.Parameter(w.detach().to(memory_format=ts.channels_last))
+        opt = make([w])
+        ptr = w.data_ptr()
+        for _ in range(3):
+            x = ts.asarray(x0).to(memory_format=ts.channels_last) if cl else ts.asarray(x0)
+            loss = (nn.functional.conv2d(x, w, padding=1) ** 2).sum()
+            opt.zero_grad()
+            loss.backward()
+            fmt = ts.channels_last if cl else ts.contiguous_format
+            assert w.grad.is_contiguous(memory_format=fmt), w.grad.stride()
+            opt.step()
+        assert w.data_ptr() == ptr and w.is_contiguous(memory_format=fmt)
+        for st in opt.state[w].values():
+            if hasattr(st, "shape") and tuple(st.shape) == w0.shape:
+                assert st.is_contiguous(memory_format=fmt), st.stride()
+        return w.detach().numpy()
+
+    a, b = run(True), run(False)
+    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    tw = torch.nn.Parameter(torch.tensor(w0).to(memory_format=torch.channels_last))
+    topt = {"SGD": lambda p: torch.optim.SGD(p, lr=1e-3, momentum=0.9, weight_decay=0.01),
+            "AdamW": lambda p: torch.optim.AdamW(p, lr=0.01)}[type(make([nn.Parameter(
+                ts.zeros(1))])).__name__]([tw])
+    for _ in range(3):
+        tx = torch.tensor(x0).to(memory_format=torch.channels_last)
+        tl = (torch.nn.functional.conv2d(tx, tw, padding=1) ** 2).sum()
+        topt.zero_grad()
+        tl.backward()
+        topt.step()
+    np.testing.assert_allclose(a, tw.detach().numpy(), rtol=1e-4, atol=1e-5)

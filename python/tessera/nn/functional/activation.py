@@ -174,10 +174,7 @@ def tanhshrink(input: Tensor) -> Tensor:
 erf, erfc = _C.erf, _C.erfc  # the C++ ops (csrc/ops/special.h)
 
 
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    """x * Phi(x), any shape; `approximate="tanh"` uses PyTorch's tanh formula (the C++ op
-    csrc/ops/nn/activation.h: one fused kernel, gradients of every order)."""
-    return _C.gelu(input, approximate)
+gelu = _C.gelu  # the C++ op itself (csrc/python/bind_nn.cpp: signature, docstring, errors)
 
 
 def _safe_max(x: Tensor, axis: Any) -> Tensor:
@@ -188,17 +185,8 @@ def _safe_max(x: Tensor, axis: Any) -> Tensor:
     return t.where(t.isfinite(m), m, 0)
 
 
-def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
-            dtype: Any = None) -> Tensor:
-    """exp(x) / sum(exp(x)) along `dim` (PyTorch's implicit dim when None), any shape; the C++
-    op csrc/ops/nn/softmax.h (one fused pass per row, gradients of every order)."""
-    return _C.softmax(input, dim, dtype)
-
-
-def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
-                dtype: Any = None) -> Tensor:
-    """x - logsumexp(x) along `dim`, any shape (the C++ op csrc/ops/nn/softmax.h)."""
-    return _C.log_softmax(input, dim, dtype)
+softmax = _C.softmax  # the C++ ops themselves (csrc/python/bind_nn.cpp)
+log_softmax = _C.log_softmax
 
 
 def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,

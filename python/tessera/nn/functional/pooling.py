@@ -405,106 +405,61 @@ def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,
 
 
 # ------------------------------------------------------------------ unpooling
-def _unpool_size(x: Tensor, k: Tuple[int, ...], s: Tuple[int, ...], p: Tuple[int, ...],
-                 output_size: Optional[Sequence[int]], nsp: int, op: str) -> Tuple[int, ...]:
-    default = tuple((x.shape[x.ndim - nsp + i] - 1) * s[i] - 2 * p[i] + k[i] for i in range(nsp))
-    if output_size is None:
-        return default
-    size = tuple(int(v) for v in output_size)
-    if len(size) == nsp + 2 or (len(size) == nsp + 1 and x.ndim == nsp + 1):
-        size = size[-nsp:]
-    if len(size) != nsp:
-        raise ValueError(f"{op}: output_size should have {nsp} or {nsp + 2} elements, got {size}")
-    for i in range(nsp):
-        lo, hi = default[i] - s[i], default[i] + s[i]
-        if not lo < size[i] < hi:
-            raise ValueError(f"{op}: invalid output_size {size} (dim {i} must be between "
-                             f"{lo} and {hi} exclusive)")
-    return size
-
-
-def _max_unpool(x: Tensor, indices: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
-                padding: IntOrTuple, output_size: Optional[Sequence[int]], nsp: int,
-                op: str) -> Tensor:
-    t = _ts()
-    k = _ntuple(kernel_size, nsp, op)
-    s = k if stride is None else _ntuple(stride, nsp, op)
-    p = _ntuple(padding, nsp, op)
-    if x.ndim not in (nsp + 1, nsp + 2) or tuple(indices.shape) != tuple(x.shape):
-        raise ValueError(f"{op}: expected a {nsp + 1}-D or {nsp + 2}-D input and indices of the "
-                         f"same shape, got {tuple(x.shape)} and {tuple(indices.shape)}")
-    out = _unpool_size(x, k, s, p, output_size, nsp, op)
-    lead = tuple(x.shape[:x.ndim - nsp])
-    total = math.prod(out)
-    idx = t.reshape(indices.astype(t.int64), lead + (-1,))
-    if idx.size and (int(t.min(idx).item()) < 0 or int(t.max(idx).item()) >= total):
-        raise IndexError(f"{op}: found an invalid max index (output size {out})")
-    vals = t.reshape(x, lead + (-1,))
-    zero = t.zeros(lead + (total,), dtype=x.dtype, device=x.device)
-    y = t.scatter(zero, x.ndim - nsp, idx, vals)
-    return t.reshape(y, lead + out)
+def _unpool_args(stride: Optional[IntOrTuple], padding: IntOrTuple,
+                 output_size: Optional[Sequence[int]]) -> Tuple[Any, Any, Any]:
+    s = None if stride is None or stride == [] else stride
+    return s, padding, None if output_size is None else [int(v) for v in output_size]
 
 
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: IntOrTuple,
                  stride: Optional[IntOrTuple] = None, padding: IntOrTuple = 0,
                  output_size: Optional[Sequence[int]] = None) -> Tensor:
-    """The partial inverse of max_pool1d: values placed at their indices, zeros elsewhere."""
-    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
+    """The partial inverse of max_pool1d: (N, C, L_in) values placed at their flat indices
+    of (N, C, L_out) planes, zeros elsewhere; L_out = (L_in - 1) stride - 2 padding + kernel
+    unless output_size says otherwise. IndexError for an index outside the plane."""
+    s, p, o = _unpool_args(stride, padding, output_size)
+    return _C._max_unpool(input, indices, kernel_size, s, p, o, 1, "max_unpool1d")
 
 
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: IntOrTuple,
                  stride: Optional[IntOrTuple] = None, padding: IntOrTuple = 0,
                  output_size: Optional[Sequence[int]] = None) -> Tensor:
-    """The partial inverse of max_pool2d: values placed at their flat plane indices."""
-    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
+    """The partial inverse of max_pool2d: (N, C, H_in, W_in) values placed at their flat
+    indices of (N, C, H_out, W_out) planes, zeros elsewhere."""
+    s, p, o = _unpool_args(stride, padding, output_size)
+    return _C._max_unpool(input, indices, kernel_size, s, p, o, 2, "max_unpool2d")
 
 
 def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: IntOrTuple,
                  stride: Optional[IntOrTuple] = None, padding: IntOrTuple = 0,
                  output_size: Optional[Sequence[int]] = None) -> Tensor:
-    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3, "max_unpool3d")
+    """The partial inverse of max_pool3d: (N, C, D_in, H_in, W_in) values placed at their
+    flat indices of (N, C, D_out, H_out, W_out) planes, zeros elsewhere."""
+    s, p, o = _unpool_args(stride, padding, output_size)
+    return _C._max_unpool(input, indices, kernel_size, s, p, o, 3, "max_unpool3d")
 
 
 # ------------------------------------------------------------------ LP pooling
-def _lp_pool(x: Tensor, norm_type: float, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
-             ceil_mode: bool, nsp: int, op: str) -> Tensor:
-    """PyTorch's formula: (sum over the window of x^p)^(1/p), via avg_pool * window size;
-    p = +inf is max_pool of |x| and p = -inf is -max_pool(-|x|) (the min of |x|), as torch
-    special-cases them."""
-    t = _ts()
-    k = _ntuple(kernel_size, nsp, op)
-    _check_window(op, k, k if stride is None else _ntuple(stride, nsp, op), (1,) * nsp)
-    if math.isinf(norm_type):
-        mp = {1: max_pool1d, 2: max_pool2d, 3: max_pool3d}[nsp]
-        if norm_type > 0:
-            return mp(t.abs(x), k, stride, 0, 1, ceil_mode)
-        return -mp(-t.abs(x), k, stride, 0, 1, ceil_mode)
-    avg = avg_pool1d if nsp == 1 else avg_pool2d
-    if nsp == 3:
-        avg = avg_pool3d
-    # Exponents as 0-d tensors of x's dtype: a Python-float exponent's gradient rounds
-    # (p - 1) to float32 in the core pow backward.
-    out = avg(x ** t.asarray(norm_type, dtype=x.dtype, device=x.device), k, stride, 0, ceil_mode)
-    # torch's sign(out) * relu(|out|) is `out` itself, except that relu's backward zeroes the
-    # gradient where out == 0; that masks the infinite d(out^(1/p)) of an all-zero window,
-    # which would otherwise turn into NaN. A where() has the same backward.
-    out = t.where(out != 0, out, t.zeros_like(out)) * math.prod(k)
-    return out ** t.asarray(1.0 / norm_type, dtype=x.dtype, device=x.device)
-
-
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size: IntOrTuple,
               stride: Optional[IntOrTuple] = None, ceil_mode: bool = False) -> Tensor:
-    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1, "lp_pool1d")
+    """(N, C, L) -> (N, C, L_out): (sum over each window of x^p)^(1/p) (PyTorch's formula:
+    the window's average times its full size); p = inf is the max of |x|."""
+    s = None if stride is None or stride == [] else stride
+    return _C._lp_pool(input, float(norm_type), kernel_size, s, ceil_mode, 1, "lp_pool1d")
 
 
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size: IntOrTuple,
               stride: Optional[IntOrTuple] = None, ceil_mode: bool = False) -> Tensor:
-    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2, "lp_pool2d")
+    """(N, C, H, W) -> (N, C, H_out, W_out): the p-norm of each window, as lp_pool1d."""
+    s = None if stride is None or stride == [] else stride
+    return _C._lp_pool(input, float(norm_type), kernel_size, s, ceil_mode, 2, "lp_pool2d")
 
 
 def lp_pool3d(input: Tensor, norm_type: float, kernel_size: IntOrTuple,
               stride: Optional[IntOrTuple] = None, ceil_mode: bool = False) -> Tensor:
-    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3, "lp_pool3d")
+    """(N, C, D, H, W) -> (N, C, D_out, H_out, W_out): the p-norm of each window."""
+    s = None if stride is None or stride == [] else stride
+    return _C._lp_pool(input, float(norm_type), kernel_size, s, ceil_mode, 3, "lp_pool3d")
 
 
 # ------------------------------------------------------------------ fold / unfold
