@@ -5,6 +5,7 @@
 #include "autograd/meta.h"
 #include "core/error.h"
 #include "ops/copy.h"
+#include "ops/default_dtype.h"
 #include "python/convert.h"
 #include "python/int_arg.h"
 
@@ -23,7 +24,6 @@ std::complex<double> complex_arg(py::handle h, const char* name) {
   const Scalar s = scalar_arg(h, "linspace", name);
   return s.kind == ScalarKind::Complex ? s.c : std::complex<double>(s.to<double>(), 0.0);
 }
-DType g_default_float = DType::Float32;
 
 [[noreturn]] void not_implemented(const std::string& msg) {
   PyErr_SetString(PyExc_NotImplementedError, msg.c_str());
@@ -123,7 +123,7 @@ Tensor create(const char* op_name, int fill, const py::args& size, const py::kwa
       sh.push_back(size_value(n, op));
     }
   }
-  const DType dt = !dtype || dtype.is_none() ? g_default_float : to_dtype(dtype);
+  const DType dt = !dtype || dtype.is_none() ? default_float_dtype() : to_dtype(dtype);
   Tensor t;
   try {
     t = Tensor::empty(sh, dt, creation_device(device ? device : py::none()));
@@ -160,9 +160,6 @@ void init_creation(py::module_& m) {
           doc.c_str());
     }
   }
-  m.def(
-      "_set_default_float_dtype", [](py::handle d) { g_default_float = to_dtype(d); },
-      "the dtype zeros/ones/empty give without dtype= (set by ts.set_default_dtype)");
   m.def("_arange", [](py::handle start, py::handle stop, py::handle step, py::handle dtype,
                       py::handle device) {
     return arange(scalar_arg(start, "arange", "start"), scalar_arg(stop, "arange", "stop"),

@@ -366,7 +366,8 @@ def test_every_functional_takes_tensor_arguments() -> None:
     import tessera.nn.functional as F
     names = {n for n, *_ in FUNCTIONAL_PARAMS}
     public = {n for n in dir(F) if not n.startswith("_") and inspect.isfunction(getattr(F, n))}
-    assert len(public) >= 120 and names == public
+    # (F.erf/F.erfc are C++ ops since the special functions moved to C++: 119 Python ones)
+    assert len(public) >= 115 and names == public
 
 
 @pytest.mark.parametrize("name,pos,pname,optional", FUNCTIONAL_PARAMS,
