@@ -44,8 +44,6 @@ from tessera.nn.functional.activation import elu as elu
 from tessera.nn.functional.activation import elu_ as elu_
 from tessera.nn.functional.misc import embedding as embedding
 from tessera.nn.functional.embedding_bag import embedding_bag as embedding_bag
-from tessera.nn.functional.activation import erf as erf
-from tessera.nn.functional.activation import erfc as erfc
 from tessera.nn.functional.dropout import feature_alpha_dropout as feature_alpha_dropout
 from tessera.nn.functional.pooling import fold as fold
 from tessera.nn.functional.fractional_pool import fractional_max_pool2d as fractional_max_pool2d
@@ -140,6 +138,10 @@ __all__ = ['activation', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive
 
 def cross_entropy(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ..., label_smoothing: Any = ...) -> Any:
     """log_softmax over dim 1 (dim 0 for unbatched (C,) input) + NLL with class indices (N, ...), or the cross entropy with class probabilities (input's shape) when target is floating; PyTorch's formulas for weight (C,), ignore_index and label_smoothing (the legacy size_average/reduce replace reduction, with PyTorch's warning). The C++ op csrc/ops/nn/loss.h: one fused kernel for class indices, gradients of every order."""
+def erf(*args: Any, **kwargs: Any) -> Tensor:
+    """The error function."""
+def erfc(*args: Any, **kwargs: Any) -> Tensor:
+    """1 - erf(x), accurate for large x."""
 def gelu(input: Any, approximate: Any = ...) -> Any:
     """x * Phi(x), any shape; approximate='tanh' uses PyTorch's tanh formula (the C++ op csrc/ops/nn/activation.h: one fused kernel, gradients of every order)."""
 def layer_norm(input: Any, normalized_shape: Any, weight: Any = ..., bias: Any = ..., eps: Any = ...) -> Any:
