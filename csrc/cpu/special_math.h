@@ -26,6 +26,14 @@
 
 #include "cpu/scalar_math.h"
 
+// The long, branchy helpers are compiled once per device program rather than inlined into
+// every kernel variant (contiguous/tiled/strided x dtype): that keeps ptxas's work small.
+#ifdef __CUDACC__
+#define TS_HD_NOINLINE __host__ __device__ __noinline__
+#else
+#define TS_HD_NOINLINE
+#endif
+
 namespace ts::scalar {
 
 template <class F>
@@ -112,7 +120,7 @@ TS_HD F trigamma(F x) {
 }
 
 // Hurwitz zeta(x, q) = sum_k (k + q)^-x for q > 0 (Cephes' zeta, in double).
-TS_HD inline double zeta_cephes(double x, double q) {
+TS_HD_NOINLINE inline double zeta_cephes(double x, double q) {
   constexpr double A[] = {12.0,
                           -720.0,
                           30240.0,
@@ -156,7 +164,7 @@ TS_HD inline double zeta_cephes(double x, double q) {
 // zeta(x, q) with PyTorch's domain: inf at x == 1 and at q = 0, -1, ...; nan for x < 1 and
 // for q < 0 with non-integral x. q < -64 (integral x) is folded: with q = g - m (0 < g < 1),
 // zeta(x, q) = zeta(x, g) + (-1)^x (zeta(x, 1 - g) - zeta(x, 1 - g + m)).
-TS_HD inline double zeta(double x, double q) {
+TS_HD_NOINLINE inline double zeta(double x, double q) {
   if (x == 1.0) return inf_of<double>();
   if (x < 1.0) return nan_of<double>();
   if (q <= 0.0) {
@@ -226,7 +234,7 @@ TS_HD F erfinv(F y) {
 // exp(x^2) erfc(x) in double: x^2 = hi + lo exactly (fma), so exp(x^2) carries no error from
 // rounding x^2; the asymptotic series 1/(sqrt(pi) x) sum (-1)^k (2k-1)!! / (2x^2)^k from x = 26
 // (where erfc underflows soon after; 12 terms leave ~1e-26).
-TS_HD inline double erfcx(double x) {
+TS_HD_NOINLINE inline double erfcx(double x) {
   if (std::isnan(x)) return x;
   constexpr double kInvSqrtPi = 0.56418958354775628694807945156;
   if (x < 0) {
@@ -480,7 +488,7 @@ TS_HD inline double igam_fac(double a, double x) {
 }
 constexpr double kIgamMachEp = 1.11022302462515654042E-16;
 // DLMF 8.11.4.
-TS_HD inline double igam_series(double a, double x) {
+TS_HD_NOINLINE inline double igam_series(double a, double x) {
   const double ax = igam_fac(a, x);
   if (ax == 0.0) return 0.0;
   double r = a, c = 1.0, ans = 1.0;
@@ -493,7 +501,7 @@ TS_HD inline double igam_series(double a, double x) {
   return ans * ax / a;
 }
 // DLMF 8.7.3, for small x.
-TS_HD inline double igamc_series(double a, double x) {
+TS_HD_NOINLINE inline double igamc_series(double a, double x) {
   double fac = 1, sum = 0;
   for (int n = 1; n < 2000; ++n) {
     fac *= -x / n;
@@ -505,7 +513,7 @@ TS_HD inline double igamc_series(double a, double x) {
   return -std::expm1(a * logx - std::lgamma(1 + a)) - std::exp(a * logx - std::lgamma(a)) * sum;
 }
 // DLMF 8.12.3/8.12.4 (Temme's uniform expansion for large a with x ~ a).
-TS_HD inline double igam_asymptotic_series(double a, double x, bool igam) {
+TS_HD_NOINLINE inline double igam_asymptotic_series(double a, double x, bool igam) {
   constexpr double d[25][25] = {
       {-3.3333333333333333e-1,  8.3333333333333333e-2,   -1.4814814814814815e-2,
        1.1574074074074074e-3,   3.527336860670194e-4,    -1.7875514403292181e-4,
@@ -767,7 +775,7 @@ TS_HD inline double igam_asymptotic_series(double a, double x, bool igam) {
   return res;
 }
 // DLMF 8.9.2.
-TS_HD inline double igamc_continued_fraction(double a, double x) {
+TS_HD_NOINLINE inline double igamc_continued_fraction(double a, double x) {
   constexpr double kBig = 4.503599627370496e15, kBigInv = 2.22044604925031308085e-16;
   const double ax = igam_fac(a, x);
   if (ax == 0.0) return 0.0;
@@ -800,7 +808,7 @@ TS_HD inline double igamc_continued_fraction(double a, double x) {
   }
   return ans * ax;
 }
-TS_HD inline double gammaincc(double a, double x) {
+TS_HD_NOINLINE inline double gammaincc(double a, double x) {
   if (x < 0 || a < 0) return nan_of<double>();
   if (a == 0) return x > 0 ? 0.0 : nan_of<double>();
   if (x == 0) return 1.0;
@@ -813,7 +821,7 @@ TS_HD inline double gammaincc(double a, double x) {
   if (x <= 0.5) return -0.4 / std::log(x) < a ? 1.0 - igam_series(a, x) : igamc_series(a, x);
   return x * 1.1 < a ? 1.0 - igam_series(a, x) : igamc_series(a, x);
 }
-TS_HD inline double gammainc(double a, double x) {
+TS_HD_NOINLINE inline double gammainc(double a, double x) {
   if (x < 0 || a < 0) return nan_of<double>();
   if (a == 0) return x > 0 ? 1.0 : nan_of<double>();
   if (x == 0) return 0.0;
@@ -858,7 +866,7 @@ TS_HD inline bool poly_odd(double n) { return std::fmod(n, 2.0) != 0.0; }
 TS_HD inline double poly_finite(double v) { return std::isfinite(v) ? v : nan_of<double>(); }
 
 // kind: 0 T, 1 U, 2 V, 3 W.
-TS_HD inline double chebyshev_closed(int kind, double x, double n) {
+TS_HD_NOINLINE inline double chebyshev_closed(int kind, double x, double n) {
   const double ax = std::fabs(x);
   const bool neg = x < 0, odd = poly_odd(n);
   const double odd_sign = odd ? -1.0 : 1.0, sgn = (odd && neg) ? -1.0 : 1.0;
@@ -972,7 +980,7 @@ TS_HD F hermite_polynomial_he(F x, F n) {
 }
 
 // J0(z) for z >= 0 in double: the power series below 25, Hankel's expansion above.
-TS_HD inline double bessel_j0_pos(double z) {
+TS_HD_NOINLINE inline double bessel_j0_pos(double z) {
   if (z < 25.0) {
     const double q = -z * z / 4.0;
     double term = 1.0, total = 1.0;
@@ -996,7 +1004,7 @@ TS_HD inline double bessel_j0_pos(double z) {
   return std::sqrt(2.0 / (kPi * z)) * (p_sum * std::cos(xi) - q_sum * std::sin(xi));
 }
 
-TS_HD inline double laguerre_closed(double x, double n) {
+TS_HD_NOINLINE inline double laguerre_closed(double x, double n) {
   if (x < 0) {  // sum_k C(n, k) |x|^k / k!, all terms positive
     const double ax = -x;
     if (2.0 * std::sqrt(n * ax) > 709.0) return nan_of<double>();
@@ -1029,7 +1037,7 @@ TS_HD F laguerre_polynomial_l(F x, F nf) {
   return r;
 }
 
-TS_HD inline double legendre_closed(double x, double n) {
+TS_HD_NOINLINE inline double legendre_closed(double x, double n) {
   const double ax = std::fabs(x), sgn = (poly_odd(n) && x < 0) ? -1.0 : 1.0;
   if (ax < 1) {
     const double theta = std::acos(ax), sin_t = std::sin(theta);

@@ -1,6 +1,5 @@
 #include "ops/special.h"
 
-#include <atomic>
 #include <cmath>
 
 #include "ops/arithmetic.h"
@@ -45,14 +44,11 @@ TS_REAL_SPECIAL(polygamma);
 TS_DEFINE_ELEMENTWISE(sinc, kInexactSet, IntToFloat, Same, "numeric");
 
 namespace {
-std::atomic<DType> g_default_float{DType::Float32};
 Tensor as_default_float(const Tensor& x) {
   return is_inexact(x.dtype()) ? x : astype(x, default_float_dtype(), false);
 }
 }  // namespace
 
-DType default_float_dtype() { return g_default_float.load(std::memory_order_relaxed); }
-void set_default_float_dtype(DType d) { g_default_float.store(d, std::memory_order_relaxed); }
 
 Tensor special_unary(const ElementwiseDef& def, const Tensor& x) {
   return unary_op(def, as_default_float(x));

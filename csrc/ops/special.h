@@ -6,6 +6,7 @@
 #pragma once
 #include <optional>
 
+#include "ops/default_dtype.h"
 #include "ops/elementwise_defs.h"
 
 namespace ts {
@@ -49,10 +50,6 @@ TS_DECLARE_ELEMENTWISE(hermite_polynomial_he);
 TS_DECLARE_ELEMENTWISE(laguerre_polynomial_l);
 TS_DECLARE_ELEMENTWISE(legendre_polynomial_p);
 
-// torch.set_default_dtype's dtype (float32 unless set; Note [default dtype] in _dtypes.py,
-// which sets it): what integer and bool inputs of these functions compute in.
-DType default_float_dtype();
-void set_default_float_dtype(DType d);
 // unary_op/binary_op of a def above, with integer/bool operands first cast to
 // default_float_dtype() (where the promoted dtype is not floating; a weak Python number
 // stays weak).

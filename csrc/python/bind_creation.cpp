@@ -5,7 +5,7 @@
 #include "autograd/meta.h"
 #include "core/error.h"
 #include "ops/copy.h"
-#include "ops/special.h"
+#include "ops/default_dtype.h"
 #include "python/convert.h"
 #include "python/int_arg.h"
 
@@ -123,7 +123,6 @@ Tensor create(const char* op_name, int fill, const py::args& size, const py::kwa
       sh.push_back(size_value(n, op));
     }
   }
-  // ts.set_default_dtype's (Note [default dtype]), kept in ops/special.h
   const DType dt = !dtype || dtype.is_none() ? default_float_dtype() : to_dtype(dtype);
   Tensor t;
   try {

@@ -44,8 +44,8 @@ void init_special(py::module_& m) {
   m.def(
       "_set_default_float_dtype", [](py::handle d) { set_default_float_dtype(to_dtype(d)); },
       py::arg("dtype"),
-      "Tells the C++ ops set_default_dtype's dtype (what integer inputs of torch.special's "
-      "functions compute in).");
+      "Tells the C++ ops set_default_dtype's dtype (ops/default_dtype.h): what zeros/ones/empty "
+      "give without dtype= and what integer inputs of torch.special's functions compute in.");
   struct U {
     const ElementwiseDef* def;
     const char* doc;
