@@ -6,7 +6,8 @@ shape, no dropout, biases, untied head, plain AdamW). `--config nanogpt-char` an
 every feature on: dropout 0.2 in attention, residual and embedding paths for shakespeare-char,
 no biases, the output head tied to the token embedding, its weight init, AdamW with nanoGPT's
 decay groups and fused=True, gradient clipping at 1.0; GPT-2 small: 12 layers, 12 heads, 768
-channels, context 1024, vocabulary 50304, batch 8, dropout 0). Timed with CUDA events, median
+channels, context 1024, vocabulary 50304, batch 8, dropout 0; `--dropout P` overrides a
+config's dropout, e.g. issue 19's GPT-2-small rows with dropout). Timed with CUDA events, median
 of `--steps` steps after warm-up, and the peak GPU memory of a step. `--check-losses` trains
 both libraries from the same initial weights with dropout 0 in float32 (TF32 off) and compares
 the first 20 losses. `--cuda-graph` (nanoGPT configs) captures the whole training step in
@@ -18,6 +19,7 @@ Run on a GPU machine: PYTHONPATH=python python benchmarks/bench_cuda_gpt.py --co
 from __future__ import annotations
 
 import argparse
+from typing import Optional
 
 import numpy as np
 
@@ -301,9 +303,10 @@ def make_step(M, layers: int = 6, heads: int = 6, embd: int = 384, block: int = 
     return step
 
 
-def profiled_step(lib: str, amp: bool, warmup: int):
-    """One char-GPT step of `lib` ("tessera" or "torch") under torch.profiler's CUDA activity
-    (CUPTI sees tessera's kernels too), after `warmup` steps; returns the profile."""
+def profiled_step(lib: str, amp: bool, warmup: int, config: Optional[str] = None):
+    """One char-GPT step (or one step of the nanoGPT `config`) of `lib` ("tessera" or "torch")
+    under torch.profiler's CUDA activity (CUPTI sees tessera's kernels too), after `warmup`
+    steps; returns the profile."""
     import torch
     from torch.profiler import ProfilerActivity, profile
 
@@ -311,7 +314,10 @@ def profiled_step(lib: str, amp: bool, warmup: int):
         M = torch
     else:
         import tessera as M
-    step = make_step(M, amp=amp)
+    if config is None:
+        step = make_step(M, amp=amp)
+    else:
+        _, step = make_nanogpt_step(M, CONFIGS[config], amp)
     for _ in range(warmup):
         step()
     M.cuda.synchronize()
@@ -359,12 +365,17 @@ def main() -> None:
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--amp", action="store_true", help="bfloat16 autocast (else float32)")
+    p.add_argument("--dropout", type=float, default=None,
+                   help="nanoGPT configs: override the config's dropout (e.g. --config "
+                        "gpt2-small --dropout 0.1 for issue 19's GPT-2-small rows with dropout)")
     p.add_argument("--cuda-graph", action="store_true",
                    help="nanoGPT configs: capture the whole training step in a CUDA graph and "
                         "compare with PyTorch eager and PyTorch's own CUDA graph")
     args = p.parse_args()
     if args.config != "char":
-        cfg = CONFIGS[args.config]
+        cfg = dict(CONFIGS[args.config])
+        if args.dropout is not None:
+            cfg["dropout"] = args.dropout
         if args.check_losses:
             print(f"{args.config}: largest relative loss difference over 20 float32 steps "
                   f"(dropout 0): {check_losses(cfg):.2e}")
@@ -375,7 +386,7 @@ def main() -> None:
             return
         t_torch, m_torch = run_nanogpt("torch", cfg, args.amp, steps)
         t_ts, m_ts = run_nanogpt("tessera", cfg, args.amp, steps)
-        print(f"{args.config} {'bf16 autocast' if args.amp else 'float32'}: tessera "
+        print(f"{args.config} dropout {cfg['dropout']} {'bf16 autocast' if args.amp else 'float32'}: tessera "
               f"{t_ts:.1f} ms, torch {t_torch:.1f} ms, speed vs torch {t_torch / t_ts:.2f}x; "
               f"peak memory tessera {m_ts / 2**30:.2f} GiB, torch {m_torch / 2**30:.2f} GiB "
               f"({m_ts / m_torch:.2f}x)")

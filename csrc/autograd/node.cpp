@@ -6,6 +6,7 @@
 #include "autograd/meta.h"
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
+#include "ops/memory_format.h"
 
 namespace ts::autograd {
 
@@ -126,6 +127,23 @@ Tensor SavedTensor::unpack(const char* op, const std::shared_ptr<Node>& owner) c
   return data_;
 }
 
+namespace {
+
+// Note [Gradient layout contract] (PyTorch's AccumulateGrad): a leaf whose strides are dense
+// and non-overlapping (contiguous, channels-last, any permutation of a contiguous array) gets
+// a .grad with its own strides, so a channels-last weight or input has a channels-last
+// gradient (and the optimizers walk both as flat arrays, Note [Optimizer layouts]); any other
+// leaf gets a contiguous .grad.
+bool obeys_layout_contract(const Tensor& g, const Tensor& v) {
+  if (!is_non_overlapping_and_dense(v)) return g.is_contiguous();
+  if (!same_strides(g, v)) return false;
+  for (int64_t d = 0; d < g.ndim(); ++d)
+    if (g.dim(d) == 1 && g.strides()[d] == 0) return false;  // a broadcast view, not owned
+  return true;
+}
+
+}  // namespace
+
 AccumulateGrad::AccumulateGrad(Tensor v) : variable(std::move(v)) {
   out_meta.push_back({variable.shape(), variable.dtype(), variable.device()});
 }
@@ -143,10 +161,10 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     // Keep the incoming tensor when nobody else holds it and no graph is being built;
     // else store a copy so later in-place accumulation cannot change someone else's tensor.
     const bool stealable = !grad_enabled() && g.impl_ptr().use_count() <= 2 &&
-                           g.storage().use_count() == 1 && g.is_contiguous();
+                           g.storage().use_count() == 1 && obeys_layout_contract(g, variable);
     // With create_graph the stored .grad is a differentiable copy, never an alias of a
     // tensor that others hold (another leaf's .grad, the caller's grad_outputs).
-    m.grad = grad_enabled() ? clone_op(g) : (stealable ? g : clone(g));
+    m.grad = grad_enabled() ? clone_op(g) : (stealable ? g : copy_in_layout_of(g, variable, true));
   } else if (grad_enabled() || requires_grad(m.grad)) {
     m.grad = add(m.grad, g);  // out of place: the sum joins the graph (create_graph=True)
   } else {

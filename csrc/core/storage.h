@@ -26,7 +26,7 @@ struct Storage {
   bool pinned = false;  // page-locked host memory (fast, asynchronous device copies)
   // False once the memory is borrowed or exported (NumPy, buffer protocol, DLPack): resize_
   // then raises as PyTorch does instead of giving the tensor other memory (Note [Exported
-  // storage] in interop/py_buffer.h).
+  // storage] in python/py_buffer.h).
   bool resizable = true;
   // Bumped by every in-place write through any view (autograd checks saved tensors against it).
   std::atomic<uint64_t> version{0};

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/dtype.h"
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "ops/attention.h"
 #include "ops/random_math.h"
 
@@ -74,8 +74,10 @@ struct Dims {
   template <class A>
   A keep(int64_t r, int64_t j) const {
     if (!drop.on()) return A(1);
-    const uint64_t idx = static_cast<uint64_t>(r) * static_cast<uint64_t>(S) + j;
-    return rng::dropout_keep_at(idx, drop.threshold, drop.seed, drop.offset)
+    return rng::attention_keep_at(static_cast<uint64_t>(r / L), static_cast<uint64_t>(r % L),
+                                  static_cast<uint64_t>(j), static_cast<uint64_t>(L),
+                                  static_cast<uint64_t>(S), drop.threshold, drop.seed,
+                                  drop.offset)
                ? static_cast<A>(drop.scale)
                : A(0);
   }

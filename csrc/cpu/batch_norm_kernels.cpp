@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "ops/batch_norm.h"
 
 namespace ts {

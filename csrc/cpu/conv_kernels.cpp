@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "cpu/blas.h"
+#include "core/parallel.h"
 #include "cpu/conv_winograd.h"
-#include "cpu/parallel.h"
 #include "ops/conv.h"
 
 namespace ts {

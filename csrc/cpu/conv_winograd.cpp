@@ -21,7 +21,7 @@
 #include <memory>
 
 #include "cpu/blas.h"
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "cpu/simd_clones.h"
 
 namespace ts {

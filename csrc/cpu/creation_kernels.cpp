@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "cpu/convert.h"
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "ops/creation.h"
 
 namespace ts {

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "cpu/convert.h"
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "cpu/reduce_loops.h"
 #include "cpu/scalar_math.h"
 #include "ops/cumulative.h"

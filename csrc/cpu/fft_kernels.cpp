@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "cpu/fft_plan.h"
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "ops/fft.h"
 
 namespace ts {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "ops/indexing_advanced.h"
 
 namespace ts {

@@ -6,7 +6,7 @@
 #include <complex>
 #include <type_traits>
 
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "ops/linalg_ext.h"
 
 // LAPACKE's complex types as std::complex (same layout as C's _Complex).

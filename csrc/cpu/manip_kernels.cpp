@@ -2,7 +2,7 @@
 // element sizes.
 #include <cstring>
 
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "ops/manipulation.h"
 
 namespace ts {

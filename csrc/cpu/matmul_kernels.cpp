@@ -2,7 +2,7 @@
 // whole batch when it folds into the rows); float16/bfloat16 via float32; integers with a
 // cache-friendly i-k-j loop (no BLAS has integer GEMM).
 #include "cpu/blas.h"
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "ops/copy.h"
 #include "ops/linalg.h"
 

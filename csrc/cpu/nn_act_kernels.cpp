@@ -12,7 +12,7 @@
 #include <type_traits>
 
 #include "cpu/fast_math_scalar.h"
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "ops/nn_fused.h"
 
 namespace ts {

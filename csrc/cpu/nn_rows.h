@@ -7,7 +7,7 @@
 #include <type_traits>
 
 #include "cpu/fast_math.h"
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 
 namespace ts::nn_rows {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cpu/blas.h"
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "ops/nn_fused.h"
 #include "ops/window_math.h"
 

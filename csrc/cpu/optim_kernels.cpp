@@ -10,7 +10,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "ops/optim_step.h"
 
 namespace ts {

@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "ops/pool.h"
 #include "ops/window_math.h"
 

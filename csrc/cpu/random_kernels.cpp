@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "ops/random.h"
 
 namespace ts {

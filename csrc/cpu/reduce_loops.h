@@ -16,7 +16,7 @@
 #include <memory>
 
 #include "cpu/convert.h"
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "cpu/reduce_simd.h"
 #include "cpu/simd_clones.h"
 #include "iter/reduce_iter.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/half.h"
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "ops/sort.h"
 
 namespace ts {

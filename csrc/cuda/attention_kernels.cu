@@ -10,6 +10,7 @@
 #include "cuda/attention_mma.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_state.h"
+#include "cuda/cudnn_attention.h"
 #include "cuda/device_types.cuh"
 #include "ops/attention.h"
 
@@ -87,6 +88,8 @@ T* mptr(const Tensor& x) {
 void flash_attention_cuda(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
                           const Tensor& lse, double scale, bool causal,
                           const AttentionDropout& drop) {
+  if (cudnn_sdpa_forward(q, k, v, out, lse, scale, causal, drop)) return;  // Note [cuDNN attention]
+  attention_path_used() = "cuda_flash";
   const char* op = "flash_attention";
   MmaGeom g = geom_of(q, k, v, scale, causal, drop, op);
   g.o = layout_of(out);
@@ -104,6 +107,8 @@ void flash_attention_backward_cuda(const Tensor& q, const Tensor& k, const Tenso
                                    const Tensor& out, const Tensor& lse, const Tensor& gout,
                                    const Tensor& dq, const Tensor& dk, const Tensor& dv,
                                    double scale, bool causal, const AttentionDropout& drop) {
+  if (cudnn_sdpa_backward(q, k, v, out, lse, gout, dq, dk, dv, scale, causal, drop)) return;
+  attention_path_used() = "cuda_flash";
   const char* op = "flash_attention_backward";
   MmaGeom g = geom_of(q, k, v, scale, causal, drop, op);
   g.o = layout_of(out);

@@ -445,14 +445,37 @@ __device__ __forceinline__ void issue_kv(T* kv, int b, const T* kn, const T* vn,
   async_tile<T, D>(t + kTile * kPitch<T, D>, vn, g.Ev, g.v.row, vec.v, j0, g.S);
 }
 
-// The dropout factor of query i and key j of matrix n: 0 (dropped) or the 1 / (1 - p) scale
-// (Note [Attention dropout] in ops/attention.h); callers test g.drop_threshold first.
-__device__ __forceinline__ float drop_factor(const MmaGeom& g, int64_t n, int i, int j) {
-  const uint64_t idx = (static_cast<uint64_t>(n) * static_cast<uint64_t>(g.L) +
-                        static_cast<uint64_t>(i)) * static_cast<uint64_t>(g.S) +
-                       static_cast<uint64_t>(j);
-  return rng::dropout_keep_at(idx, g.drop_threshold, g.drop_seed, g.drop_offset) ? g.drop_scale
-                                                                                  : 0.f;
+// Dropout on a thread's NT x 4 fragment of scores (Note [Attention dropout mask] in
+// ops/random_math.h): calls f(t, e, factor) for each element, factor 0 (dropped) or the
+// 1 / (1 - p) scale, one Philox call per four elements. The fragment's rows are r0 and r0 + 8
+// (r0 % 16 < 8) and its columns col_of(c0, t, e) (c0 % 16 == 0, NT even); rows are queries and
+// columns keys, or, with keys_rows (the dK/dV pass's transposed scores), the other way round.
+// Callers test g.drop_threshold first.
+template <int NT, class F>
+__device__ __forceinline__ void for_each_drop(const MmaGeom& g, int64_t n, int r0, int c0,
+                                              bool keys_rows, F&& f) {
+  const uint64_t GL = rng::attention_drop_groups(static_cast<uint64_t>(g.L));
+  const uint64_t GS = rng::attention_drop_groups(static_cast<uint64_t>(g.S));
+#pragma unroll
+  for (int t = 0; t < NT; t += 2)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      // (r0, c) is the group's first element: bit 3 of both is clear.
+      const int c = col_of(c0, t, e);
+      const uint64_t i = static_cast<uint64_t>(keys_rows ? c : r0);
+      const uint64_t j = static_cast<uint64_t>(keys_rows ? r0 : c);
+      const rng::Philox4x32 w = rng::philox4x32_10(
+          rng::attention_drop_block(static_cast<uint64_t>(n), i, j, GL, GS), g.drop_offset,
+          g.drop_seed);
+      auto factor = [&](int word) {
+        return rng::dropout_keep(w[word], g.drop_threshold) ? g.drop_scale : 0.f;
+      };
+      // Word ((i >> 3) & 1) * 2 + ((j >> 3) & 1): column + 8 is tile t + 1, row + 8 is e + 2.
+      f(t, e, factor(0));
+      f(t + 1, e, factor(keys_rows ? 2 : 1));
+      f(t, e + 2, factor(keys_rows ? 1 : 2));
+      f(t + 1, e + 2, factor(3));
+    }
 }
 
 // Q, then two (K, V) buffers.
@@ -531,8 +554,10 @@ __global__ void __launch_bounds__(kThreads, kFwdBlocks<T, D>)
       for (int e = 0; e < 4; ++e) {
         const float p = exp2_sfu(s[t][e] - base[e / 2]);
         l[e / 2] += p;
-        s[t][e] = g.drop_threshold ? p * drop_factor(g, n, row[e / 2], col_of(j0, t, e)) : p;
+        s[t][e] = p;
       }
+    if (g.drop_threshold)
+      for_each_drop<kNT>(g, n, row[0], j0, false, [&](int t, int e, float f) { s[t][e] *= f; });
     accumulate<T, D>(o, s, vs);
   }
   float inv[2];
@@ -623,10 +648,15 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<T, D>)
           const int c = col_of(c0, t, e);
           const float p =
               full || sees(g, i0 + c, row[e / 2]) ? exp2_sfu(s[t][e] * scale_log2 - ls[c]) : 0.f;
-          const float f = g.drop_threshold ? drop_factor(g, n, i0 + c, row[e / 2]) : 1.f;
-          s[t][e] = p * f;
-          dp[t][e] = p * (f * dp[t][e] - drow[c]);
+          s[t][e] = p;
+          if (!g.drop_threshold) dp[t][e] = p * (dp[t][e] - drow[c]);
         }
+      if (g.drop_threshold)
+        for_each_drop<kNT / kParts>(g, n, row[0], i0 + c0, true, [&](int t, int e, float f) {
+          const float p = s[t][e];
+          s[t][e] = p * f;
+          dp[t][e] = p * (f * dp[t][e] - drow[col_of(c0, t, e)]);
+        });
       accumulate<T, D>(dva, s, gs + c0 * HP);   // dV += P^T dO
       accumulate<T, D>(dka, dp, qs + c0 * HP);  // dK += dS^T Q
     }
@@ -695,9 +725,12 @@ __global__ void __launch_bounds__(kThreads, kBwdBlocks<T, D>)
         const float p = full || sees(g, row[h], col_of(j0, t, e))
                             ? exp2_sfu(s[t][e] * scale_log2 - li[h])
                             : 0.f;
-        const float f = g.drop_threshold ? drop_factor(g, n, row[h], col_of(j0, t, e)) : 1.f;
-        s[t][e] = p * (f * dp[t][e] - di[h]);
+        s[t][e] = g.drop_threshold ? p : p * (dp[t][e] - di[h]);
       }
+    if (g.drop_threshold)
+      for_each_drop<kNT>(g, n, row[0], j0, false, [&](int t, int e, float f) {
+        s[t][e] *= f * dp[t][e] - di[e / 2];
+      });
     accumulate<T, D>(dqa, s, ks);  // dQ += dS K
   }
   const float mul[2] = {g.scale, g.scale};

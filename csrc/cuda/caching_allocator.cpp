@@ -180,6 +180,20 @@ class Allocator {
     it->second->streams.push_back(s);
   }
 
+  // Note [Destroyed streams]: a stream is about to be destroyed (its work has completed: the
+  // caller synchronized it). Blocks that recorded it need no event on it any more, and an event
+  // recorded on a destroyed stream is undefined behaviour (it crashed NCCL workers whose
+  // process-group stream died before tensors it had touched were freed).
+  void forget_stream(cudaStream_t s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto drop = [s](Block* b) {
+      b->streams.erase(std::remove(b->streams.begin(), b->streams.end(), s), b->streams.end());
+    };
+    for (auto& kv : active_) drop(kv.second);
+    for (DeviceCache& dc : caches_)
+      for (Block* b : dc.deferred) drop(b);
+  }
+
   void empty() {
     std::lock_guard<std::mutex> lock(mu_);
     TS_CHECK(captures_ == 0, RuntimeError,
@@ -567,6 +581,7 @@ void* cache_allocate(int64_t nbytes, int device, cudaStream_t stream) {
 }
 void cache_free(void* p) { allocator().free(p); }
 void cache_record_stream(void* p, cudaStream_t s) { allocator().record_stream(p, s); }
+void cache_forget_stream(cudaStream_t s) { allocator().forget_stream(s); }
 void cache_empty() { allocator().empty(); }
 std::map<std::string, int64_t> cache_stats(int device) { return allocator().stats(device); }
 void cache_reset_peak(int device) { allocator().reset_peak(device); }

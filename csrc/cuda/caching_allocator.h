@@ -42,6 +42,8 @@ namespace ts::cuda {
 void* cache_allocate(int64_t nbytes, int device, cudaStream_t stream);
 void cache_free(void* p);
 void cache_record_stream(void* p, cudaStream_t stream);
+// Note [Destroyed streams]: drops `stream` from every block's record_stream list.
+void cache_forget_stream(cudaStream_t stream);
 // Releases every wholly free cached segment (RuntimeError during a graph capture).
 void cache_empty();
 std::map<std::string, int64_t> cache_stats(int device);

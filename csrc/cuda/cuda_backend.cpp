@@ -123,6 +123,9 @@ class CudaBackend final : public DeviceBackend {
   }
   void destroy_stream(int index, uintptr_t s) override {
     DeviceGuard g(index);
+    // Note [Destroyed streams]: finish the stream's work, then make the allocator forget it.
+    (void)cudaStreamSynchronize(as_stream(s));
+    cache_forget_stream(as_stream(s));
     (void)cudaStreamDestroy(as_stream(s));
   }
   void stream_synchronize(int index, uintptr_t s) override {

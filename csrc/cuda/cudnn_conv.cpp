@@ -52,6 +52,8 @@ bool cudnn_conv_transpose(const Tensor&, const Tensor&, const Tensor&, const Con
 bool cudnn_conv_weight(const Tensor&, const Tensor&, const Tensor&, const ConvSpec&) {
   return false;
 }
+void* cudnn_library() { return nullptr; }
+void* cudnn_handle(int) { return nullptr; }
 
 namespace {
 struct NoCudnn {
@@ -98,6 +100,24 @@ void* open_library(std::string* why) {
   return nullptr;
 }
 
+// cuDNN's runtime-compiled engines (its fused attention among them) dlopen NVRTC by name; in a
+// process that did not load it yet (PyTorch does), it is found in the nvidia NVRTC wheel beside
+// the cuDNN wheel (nvidia/cu13/lib, or nvidia/cuda_nvrtc/lib for CUDA 12 wheels) and loaded
+// here, so that cuDNN's dlopen by name finds it loaded. Failing that, cuDNN answers "no engine"
+// for those graphs and tessera's kernels run.
+void preload_nvrtc() {
+  const std::string major = std::to_string(CUDART_VERSION / 1000);
+  const std::string name = "libnvrtc.so." + major;
+  if (dlopen(name.c_str(), RTLD_NOW | RTLD_GLOBAL)) return;
+  const std::string rels[2] = {"/../../cu" + major + "/lib/", "/../../cuda_nvrtc/lib/"};
+  for (const std::string& dir : cudnn_loader().search_paths)
+    for (const std::string& rel : rels)
+      if (dlopen((dir + rel + name).c_str(), RTLD_NOW | RTLD_GLOBAL)) return;
+  dlerror();  // nothing found: clear the error
+}
+
+void* library_handle = nullptr;
+
 const Api* load_api() {
   static std::once_flag once;
   static Api api;
@@ -109,6 +129,7 @@ const Api* load_api() {
       cudnn_loader().load_error = why;
       return;
     }
+    preload_nvrtc();
     bool all = true;
     auto sym = [&](auto& fn, const char* name) {
       fn = reinterpret_cast<std::remove_reference_t<decltype(fn)> >(dlsym(lib, name));
@@ -134,6 +155,7 @@ const Api* load_api() {
           "libcudnn version " + std::to_string(api.version) + " is not cuDNN 9";
       return;
     }
+    library_handle = lib;
     ok = true;
   });
   return ok ? &api : nullptr;
@@ -554,6 +576,18 @@ bool cudnn_conv_transpose(const Tensor& gy, const Tensor& w, const Tensor& gx, c
 }
 bool cudnn_conv_weight(const Tensor& gy, const Tensor& x, const Tensor& gw, const ConvSpec& s) {
   return run({kBackwardFilter, &x, &gw, &gy, &s});
+}
+
+void* cudnn_library() { return load_api() ? library_handle : nullptr; }
+
+void* cudnn_handle(int dev) {
+  const Api* a = load_api();
+  if (!a) return nullptr;
+  try {
+    return handle_for(a, dev);
+  } catch (const CudnnFailure&) {
+    return nullptr;
+  }
 }
 
 #endif

@@ -13,4 +13,10 @@ bool cudnn_conv_forward(const Tensor& x, const Tensor& w, const Tensor& y, const
 bool cudnn_conv_transpose(const Tensor& gy, const Tensor& w, const Tensor& gx, const ConvSpec& s);
 bool cudnn_conv_weight(const Tensor& gy, const Tensor& x, const Tensor& gw, const ConvSpec& s);
 
+// For the other cuDNN users (cuda/cudnn_attention.cpp), as opaque pointers: the dlopen handle of
+// the loaded libcudnn_graph.so.9, and the calling thread's cuDNN handle (cudnnHandle_t) for
+// device `dev` bound to that device's current stream; nullptr where cuDNN does not load.
+void* cudnn_library();
+void* cudnn_handle(int dev);
+
 }  // namespace ts::cuda

@@ -14,10 +14,11 @@ namespace ts::cuda {
 using cf32 = ::cuda::std::complex<float>;
 using cf64 = ::cuda::std::complex<double>;
 
-template <class T>
-struct acc_type {
-  using type = T;
-};
+}  // namespace ts::cuda
+
+namespace ts {
+// The device's 16-bit floats compute in float, as their host twins (ts::acc_type, core/dtype.h,
+// is the one definition; these are its specializations for the CUDA storage types).
 template <>
 struct acc_type<__half> {
   using type = float;
@@ -26,8 +27,12 @@ template <>
 struct acc_type<__nv_bfloat16> {
   using type = float;
 };
+}  // namespace ts
+
+namespace ts::cuda {
+
 template <class T>
-using dacc_t = typename acc_type<T>::type;
+using dacc_t = ts::acc_t<T>;
 
 template <class T>
 inline constexpr bool is_dcomplex_v =

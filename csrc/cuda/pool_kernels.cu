@@ -3,6 +3,12 @@
 // forward; the backward gathers, one thread per input element, the outputs whose windows
 // hold it, in output order, so the sums need no atomics and are deterministic. Every geometry
 // runs as 3-D (1-D/2-D specs have size-1 leading dims); planes are (n, c) pairs.
+// Note [CUDA channels-last pools]: with PoolSpec::channels_last, x, y, indices, gy and gx are
+// all channels-last ((N, *spatial, C) in memory) and the same kernels address them so: a
+// plane's element at flat spatial position pos lives at base + pos * step, with (base, step)
+// = (plane * I, 1) for NCHW and (n * I * C + c, C) for NHWC; thread i still handles element i
+// of the array it writes, so in NHWC neighbouring threads take neighbouring channels and every
+// load is coalesced. No layout copies; indices keep PyTorch's per-plane spatial positions.
 #include <algorithm>
 
 #include "cuda/cuda_check.h"
@@ -23,11 +29,14 @@ unsigned grid_for(int64_t n) {
 struct PGeo {
   int64_t in[3], out[3], k[3], s[3], p[3], d[3];
   int64_t divisor;
-  bool count_include_pad, adaptive;
+  int64_t C;  // channels (dim 1): the NHWC addressing's step
+  bool count_include_pad, adaptive, cl;
 };
 
-PGeo make_geo(const PoolSpec& s) {
+PGeo make_geo(const PoolSpec& s, int64_t channels) {
   PGeo g;
+  g.C = std::max<int64_t>(channels, 1);
+  g.cl = s.channels_last;
   for (int i = 0; i < 3; ++i) {
     g.in[i] = s.in[i];
     g.out[i] = s.out[i];
@@ -89,25 +98,53 @@ __device__ __forceinline__ int64_t divisor_of(const PGeo& g, const Span& a, cons
   return taps(a) * taps(b) * taps(c);
 }
 
-// Output element i of plane-major (P, Do, Ho, Wo): its plane, flat position and coordinates.
-struct OutAt {
-  int64_t pl, o, od, oh, ow;
+// A plane's element at spatial position pos of an array with `len` positions a plane sits at
+// base + pos * step (Note [CUDA channels-last pools]).
+struct Plane {
+  int64_t base, step;
 };
-__device__ __forceinline__ OutAt out_at(const PGeo& g, int64_t i) {
-  const int64_t L = g.out[0] * g.out[1] * g.out[2], o = i % L;
-  return {i / L, o, o / (g.out[2] * g.out[1]), (o / g.out[2]) % g.out[1], o % g.out[2]};
+// Element i of an array of `len` positions a plane: its spatial position, and the addressing
+// of the same plane in the other array (of `other_len` positions a plane).
+__device__ __forceinline__ void plane_of(const PGeo& g, int64_t i, int64_t len, int64_t* pos,
+                                        Plane* other, int64_t other_len) {
+  if (g.cl) {
+    const int64_t c = i % g.C, r = i / g.C, n = r / len;
+    *pos = r - n * len;
+    *other = {n * other_len * g.C + c, g.C};
+  } else {
+    const int64_t pl = i / len;
+    *pos = i - pl * len;
+    *other = {pl * other_len, 1};
+  }
 }
 
-// Input element i of (P, D, H, W): its plane, flat position, coordinates, and per dim the
-// outputs [lo, hi] whose windows may hold it.
+// Output element i of (N, C, Do, Ho, Wo) (either layout): its flat spatial position,
+// coordinates, and the addressing of its input plane.
+struct OutAt {
+  int64_t o, od, oh, ow;
+  Plane in;
+};
+__device__ __forceinline__ OutAt out_at(const PGeo& g, int64_t i) {
+  const int64_t L = g.out[0] * g.out[1] * g.out[2], I = g.in[0] * g.in[1] * g.in[2];
+  OutAt a;
+  plane_of(g, i, L, &a.o, &a.in, I);
+  a.od = a.o / (g.out[2] * g.out[1]);
+  a.oh = (a.o / g.out[2]) % g.out[1];
+  a.ow = a.o % g.out[2];
+  return a;
+}
+
+// Input element i of (N, C, D, H, W) (either layout): its flat spatial position, coordinates,
+// the addressing of its output plane, and per dim the outputs [lo, hi] whose windows may hold
+// it.
 struct InAt {
-  int64_t pl, pos, x[3], lo[3], hi[3];
+  int64_t pos, x[3], lo[3], hi[3];
+  Plane out;
 };
 __device__ __forceinline__ InAt in_at(const PGeo& g, int64_t i) {
-  const int64_t I = g.in[0] * g.in[1] * g.in[2];
+  const int64_t I = g.in[0] * g.in[1] * g.in[2], L = g.out[0] * g.out[1] * g.out[2];
   InAt a;
-  a.pl = i / I;
-  a.pos = i % I;
+  plane_of(g, i, I, &a.pos, &a.out, L);
   a.x[2] = a.pos % g.in[2];
   a.x[1] = (a.pos / g.in[2]) % g.in[1];
   a.x[0] = a.pos / (g.in[2] * g.in[1]);
@@ -119,21 +156,21 @@ template <class T>
 __global__ void max_pool_kernel(const T* __restrict__ x, T* __restrict__ y,
                                 int64_t* __restrict__ idx, PGeo g, int64_t total) {
   using A = dacc_t<T>;
-  const int64_t I = g.in[0] * g.in[1] * g.in[2];
   const int64_t H = g.in[1], W = g.in[2];
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const OutAt at0 = out_at(g, i);
     const Span a = window(g, 0, at0.od, g.d[0]), b = window(g, 1, at0.oh, g.d[1]),
                c = window(g, 2, at0.ow, g.d[2]);
-    const T* xs = x + at0.pl * I;
+    const T* xs = x + at0.in.base;
+    const int64_t st = at0.in.step;
     A best = -INFINITY;
     int64_t at = (a.lo * H + b.lo) * W + c.lo;
     for (int64_t id = a.lo; id < a.hi; id += g.d[0])
       for (int64_t ih = b.lo; ih < b.hi; ih += g.d[1]) {
         const int64_t row = (id * H + ih) * W;
         for (int64_t iw = c.lo; iw < c.hi; iw += g.d[2]) {
-          const A v = A(xs[row + iw]);
+          const A v = A(xs[(row + iw) * st]);
           if (v > best || v != v) {  // PyTorch's rule: the last NaN wins
             best = v;
             at = row + iw;
@@ -149,17 +186,17 @@ template <class T>
 __global__ void max_pool_backward_kernel(const T* __restrict__ gy, const int64_t* __restrict__ idx,
                                          T* __restrict__ gx, PGeo g, int64_t total) {
   using A = dacc_t<T>;
-  const int64_t L = g.out[0] * g.out[1] * g.out[2];
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const InAt in = in_at(g, i);
-    const T* gs = gy + in.pl * L;
-    const int64_t* is = idx + in.pl * L;
+    const T* gs = gy + in.out.base;
+    const int64_t* is = idx + in.out.base;
+    const int64_t st = in.out.step;
     A acc = A(0);
     for (int64_t od = in.lo[0]; od <= in.hi[0]; ++od)
       for (int64_t oh = in.lo[1]; oh <= in.hi[1]; ++oh)
         for (int64_t ow = in.lo[2]; ow <= in.hi[2]; ++ow) {
-          const int64_t o = (od * g.out[1] + oh) * g.out[2] + ow;
+          const int64_t o = ((od * g.out[1] + oh) * g.out[2] + ow) * st;
           if (is[o] == in.pos) acc += A(gs[o]);
         }
     gx[i] = T(acc);
@@ -169,18 +206,18 @@ __global__ void max_pool_backward_kernel(const T* __restrict__ gy, const int64_t
 template <class T>
 __global__ void avg_pool_kernel(const T* __restrict__ x, T* __restrict__ y, PGeo g, int64_t total) {
   using A = dacc_t<T>;
-  const int64_t I = g.in[0] * g.in[1] * g.in[2];
   const int64_t H = g.in[1], W = g.in[2];
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const OutAt at = out_at(g, i);
     const Span a = window(g, 0, at.od, 1), b = window(g, 1, at.oh, 1), c = window(g, 2, at.ow, 1);
-    const T* xs = x + at.pl * I;
+    const T* xs = x + at.in.base;
+    const int64_t st = at.in.step;
     A sum = A(0);
     for (int64_t id = a.lo; id < a.hi; ++id)
       for (int64_t ih = b.lo; ih < b.hi; ++ih) {
-        const T* r = xs + (id * H + ih) * W;
-        for (int64_t iw = c.lo; iw < c.hi; ++iw) sum += A(r[iw]);
+        const T* r = xs + (id * H + ih) * W * st;
+        for (int64_t iw = c.lo; iw < c.hi; ++iw) sum += A(r[iw * st]);
       }
     const int64_t div = divisor_of(g, a, b, c);
     y[i] = T(div ? sum / A(div) : A(NAN));
@@ -191,11 +228,11 @@ template <class T>
 __global__ void avg_pool_backward_kernel(const T* __restrict__ gy, T* __restrict__ gx, PGeo g,
                                          int64_t total) {
   using A = dacc_t<T>;
-  const int64_t L = g.out[0] * g.out[1] * g.out[2];
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const InAt in = in_at(g, i);
-    const T* gs = gy + in.pl * L;
+    const T* gs = gy + in.out.base;
+    const int64_t st = in.out.step;
     A acc = A(0);
     for (int64_t od = in.lo[0]; od <= in.hi[0]; ++od) {
       const Span a = window(g, 0, od, 1);
@@ -207,7 +244,7 @@ __global__ void avg_pool_backward_kernel(const T* __restrict__ gy, T* __restrict
           const Span c = window(g, 2, ow, 1);
           if (in.x[2] < c.lo || in.x[2] >= c.hi) continue;
           const int64_t div = divisor_of(g, a, b, c);
-          if (div) acc += A(gs[(od * g.out[1] + oh) * g.out[2] + ow]) / A(div);
+          if (div) acc += A(gs[((od * g.out[1] + oh) * g.out[2] + ow) * st]) / A(div);
         }
       }
     }
@@ -233,8 +270,8 @@ void pool_launch(const char* op, const Tensor& out, DType dt, const PoolSpec& s,
     TS_CUDA_CHECK(cudaMemsetAsync(out.data_ptr(), 0, total * out.itemsize(), st));
     return;
   }
-  cuda_visit<kFloatSet>(dt, op,
-                        [&](auto tag) { launch(tag, grid_for(total), st, make_geo(s), total); });
+  const PGeo g = make_geo(s, out.ndim() >= 2 ? out.dim(1) : 1);
+  cuda_visit<kFloatSet>(dt, op, [&](auto tag) { launch(tag, grid_for(total), st, g, total); });
   TS_CUDA_CHECK_LAUNCH();
 }
 

@@ -90,7 +90,7 @@ template <class M>
 struct ExportCtx {
   M managed{};
   // The storage, not the tensor: t.set_() / t.data = ... may give the tensor other memory while
-  // the consumer still reads this one (Note [Exported storage] in interop/py_buffer.h).
+  // the consumer still reads this one (Note [Exported storage] in python/py_buffer.h).
   StoragePtr storage;
   Shape shape;
   Strides strides;

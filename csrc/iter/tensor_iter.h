@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 
 namespace ts {
 

@@ -4,7 +4,9 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/checked_math.h"
 #include "ops/copy.h"
+#include "ops/random_math.h"
 #include "ops/random.h"
 #include "ops/views.h"
 
@@ -13,6 +15,15 @@ namespace ts {
 TS_DEFINE_STUB(FlashAttentionKernel, flash_attention_stub, "flash_attention");
 TS_DEFINE_STUB(FlashAttentionBackwardKernel, flash_attention_backward_stub,
                "flash_attention_backward");
+
+CudnnAttention& cudnn_attention() {
+  static CudnnAttention c;
+  return c;
+}
+const char*& attention_path_used() {
+  thread_local const char* path = "none";
+  return path;
+}
 
 namespace {
 
@@ -100,6 +111,30 @@ AttentionDropout attention_dropout(double p, uint64_t seed, uint64_t offset) {
   return d;
 }
 
+Tensor attention_dropout_mask(int64_t N, int64_t L, int64_t S, double p, uint64_t seed,
+                              uint64_t offset, DType dtype, Device device) {
+  const char* op = "attention_dropout_mask";
+  check_dropout(p, op);
+  TS_CHECK(N >= 0 && L >= 0 && S >= 0, ValueError, op, ": sizes must be non-negative, got (", N,
+           ", ", L, ", ", S, ")");
+  TS_CHECK(is_floating(dtype), TypeError, op, ": expected a floating dtype, got ",
+           dtype_name(dtype));
+  checked_mul(checked_mul(N, L, op), S, op);
+  // Built on the host from the kernels' own rule (it serves the create_graph backward and the
+  // tests, not the training hot path).
+  const AttentionDropout d = attention_dropout(p, seed, offset);
+  Tensor m = Tensor::empty(Shape{N, L, S}, DType::Float64, Device{});
+  double* mp = m.data<double>();
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t i = 0; i < L; ++i)
+      for (int64_t j = 0; j < S; ++j)
+        *mp++ = !d.on() ? 1.0
+                : rng::attention_keep_at(n, i, j, L, S, d.threshold, d.seed, d.offset)
+                    ? d.scale
+                    : 0.0;
+  return to_device(astype(m, dtype, false), device);
+}
+
 std::tuple<Tensor, Tensor> flash_attention(const Tensor& q_, const Tensor& k_, const Tensor& v_,
                                            double scale, bool causal, double dropout_p,
                                            uint64_t seed, uint64_t offset) {
@@ -115,6 +150,7 @@ std::tuple<Tensor, Tensor> flash_attention(const Tensor& q_, const Tensor& k_, c
     fill_(out, Scalar::from_double(0.0));
     fill_(lse, Scalar::from_double(-std::numeric_limits<double>::infinity()));
   } else if (B * H * L != 0) {
+    if (q.device().is_cpu()) attention_path_used() = "cpu";
     flash_attention_stub.get(q.device())(kernel_input(q), kernel_input(k), kernel_input(v), out,
                                          lse, scale, causal,
                                          attention_dropout(dropout_p, seed, offset));
@@ -155,6 +191,7 @@ std::tuple<Tensor, Tensor, Tensor> flash_attention_backward(const Tensor& q_, co
     fill_(dk, Scalar::from_double(0.0));
     fill_(dv, Scalar::from_double(0.0));
   } else {
+    if (q.device().is_cpu()) attention_path_used() = "cpu";
     flash_attention_backward_stub.get(q.device())(
         kernel_input(q), kernel_input(k), kernel_input(v), kernel_input(out), contiguous(lse_),
         kernel_input(gout), dq, dk, dv, scale, causal, attention_dropout(dropout_p, seed, offset));

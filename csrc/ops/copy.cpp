@@ -3,6 +3,7 @@
 #include "autograd/function.h"
 #include "autograd/record.h"
 #include "core/device_backend.h"
+#include "ops/memory_format.h"
 #include "ops/views.h"
 
 namespace ts {
@@ -126,7 +127,16 @@ Tensor clone_op(const Tensor& x) {
 Tensor contiguous_op(const Tensor& x) { return x.is_contiguous() ? x : clone_op(x); }
 
 Tensor astype_op(const Tensor& x, DType dtype, bool copy) {
-  Tensor out = astype(x, dtype, copy);
+  // As PyTorch's x.to(dtype) (preserve_format), a channels-last tensor casts to a
+  // channels-last one, so autocast's casts of a channels-last network copy no layouts.
+  Tensor out;
+  if ((copy || x.dtype() != dtype) && is_channels_last(x) && x.numel() > 0) {
+    out = empty_channels_last(x.shape(), dtype, x.device());
+    auto it = ElementwiseIter::make(out, {&x}, "astype");
+    copy_stub.get(x.device())(it, dtype, x.dtype());
+  } else {
+    out = astype(x, dtype, copy);
+  }
   if (out.impl() != x.impl() && autograd::needs_grad({&x}) && is_inexact(dtype))
     autograd::record_identity(x, out, "astype");
   return out;

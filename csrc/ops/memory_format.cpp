@@ -1,6 +1,8 @@
 #include "ops/memory_format.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "core/error.h"
 #include "ops/copy.h"
@@ -43,6 +45,50 @@ bool is_contiguous_as(const Tensor& x, MemoryFormat fmt) {
     default:
       return x.is_contiguous();
   }
+}
+
+bool is_non_overlapping_and_dense(const Tensor& x) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims of size > 1
+  for (int64_t d = 0; d < x.ndim(); ++d) {
+    if (x.dim(d) == 0) return true;
+    if (x.dim(d) != 1) dims.emplace_back(x.strides()[d], x.dim(d));
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t expect = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != expect) return false;
+    expect *= size;
+  }
+  return true;
+}
+
+bool same_strides(const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape()) return false;
+  for (int64_t d = 0; d < a.ndim(); ++d)
+    if (a.dim(d) != 1 && a.strides()[d] != b.strides()[d]) return false;
+  return true;
+}
+
+namespace {
+bool dense_not_contiguous(const Tensor& t) {
+  return !t.is_contiguous() && t.numel() > 0 && is_non_overlapping_and_dense(t);
+}
+Tensor empty_strided_like(const Tensor& like, DType dtype, Device device) {
+  return Tensor::empty(Shape{like.numel()}, dtype, device).as_strided(like.shape(), like.strides(), 0);
+}
+}  // namespace
+
+Tensor empty_in_layout_of(const Tensor& like) {
+  return dense_not_contiguous(like) ? empty_strided_like(like, like.dtype(), like.device())
+                                    : Tensor::empty(like.shape(), like.dtype(), like.device());
+}
+
+Tensor copy_in_layout_of(const Tensor& x, const Tensor& like, bool copy) {
+  if (!dense_not_contiguous(like)) return copy ? clone(x) : contiguous(x);
+  if (!copy && same_strides(x, like)) return x;
+  Tensor out = empty_strided_like(like, x.dtype(), x.device());
+  copy_(out, x);
+  return out;
 }
 
 bool is_channels_last(const Tensor& x) {

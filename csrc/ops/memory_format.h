@@ -23,6 +23,19 @@ Tensor to_channels_last(const Tensor& x);
 // An uninitialized (N, C, *spatial) tensor with channels-last strides (4-D or 5-D shapes;
 // other ranks come contiguous).
 Tensor empty_channels_last(const Shape& shape, DType dtype, Device device);
+// PyTorch's is_non_overlapping_and_dense: x's elements fill exactly numel() consecutive slots
+// from its data pointer in some dim order (contiguous, channels-last, any permutation of a
+// contiguous array; size-1 dims' strides ignored).
+bool is_non_overlapping_and_dense(const Tensor& x);
+// Whether a and b have one shape and the same strides on every dim of size > 1: their elements
+// sit at the same offsets, so a kernel may walk both as flat arrays when one is dense.
+bool same_strides(const Tensor& a, const Tensor& b);
+// An uninitialized tensor of like's shape and dtype, with like's strides when like is
+// non-overlapping and dense, else contiguous.
+Tensor empty_in_layout_of(const Tensor& like);
+// A fresh copy of x with like's strides when like is non-overlapping and dense (x's shape must
+// be like's), else contiguous; x itself when it is already so (`copy` false).
+Tensor copy_in_layout_of(const Tensor& x, const Tensor& like, bool copy);
 // x laid out as `fmt` asks (x itself when already so, or for Preserve); `op` names errors.
 Tensor to_memory_format(const Tensor& x, MemoryFormat fmt, const char* op);
 

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "ops/copy.h"
+#include "ops/memory_format.h"
 
 namespace ts {
 
@@ -48,6 +49,14 @@ int64_t last_dim(const Tensor& x, const char* op) {
 }
 
 Tensor empty_like(const Tensor& x) { return Tensor::empty(x.shape(), x.dtype(), x.device()); }
+
+// The activation gradients' kernels walk flat arrays, so their operands need one dense layout:
+// channels-last when the saved tensor is (a channels-last network keeps its layout through the
+// backward as PyTorch's does, with no copies), else contiguous.
+Tensor same_layout_empty(const Tensor& x, bool cl) {
+  return cl ? empty_channels_last(x.shape(), x.dtype(), x.device()) : empty_like(x);
+}
+Tensor same_layout(const Tensor& x, bool cl) { return cl ? to_channels_last(x) : contiguous(x); }
 
 DType stat_dtype(DType d) { return d == DType::Float64 ? DType::Float64 : DType::Float32; }
 
@@ -280,17 +289,19 @@ Tensor gelu(const Tensor& x, bool tanh_approx) {
 Tensor gelu_backward(const Tensor& x, const Tensor& gy, bool tanh_approx) {
   check_float(x, "gelu_backward");
   check_same(x, gy, "gelu_backward");
-  Tensor gx = empty_like(x);
+  const bool cl = is_channels_last(x);
+  Tensor gx = same_layout_empty(x, cl);
   if (x.numel() > 0)
-    gelu_backward_stub.get(x.device())(contiguous(x), contiguous(gy), gx, tanh_approx);
+    gelu_backward_stub.get(x.device())(same_layout(x, cl), same_layout(gy, cl), gx, tanh_approx);
   return gx;
 }
 
 Tensor relu_backward(const Tensor& y, const Tensor& gy) {
   check_float(y, "relu_backward");
   check_same(y, gy, "relu_backward");
-  Tensor gx = empty_like(y);
-  if (y.numel() > 0) relu_backward_stub.get(y.device())(contiguous(y), contiguous(gy), gx);
+  const bool cl = is_channels_last(y);
+  Tensor gx = same_layout_empty(y, cl);
+  if (y.numel() > 0) relu_backward_stub.get(y.device())(same_layout(y, cl), same_layout(gy, cl), gx);
   return gx;
 }
 

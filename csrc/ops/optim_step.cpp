@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/scalar.h"
 #include "ops/copy.h"
+#include "ops/memory_format.h"
 
 namespace ts {
 
@@ -13,8 +14,12 @@ TS_DEFINE_STUB(AdamStepKernel, adam_step_stub, "adam_step");
 
 namespace {
 
-// Kernels see contiguous buffers; a non-contiguous tensor the step writes is updated through
-// a contiguous copy that is written back afterwards.
+// Note [Optimizer layouts]: the step kernels walk flat arrays, so the tensors of one slot
+// (parameter, gradient, state) must share one dense layout: the parameter's own strides when
+// they are non-overlapping and dense (contiguous, or channels-last: a channels-last model
+// steps with no copies, its gradients having its strides by Note [Gradient layout contract]
+// and its state being made like it), else contiguous. A tensor the step writes that is laid
+// out otherwise is updated through a copy in the slot's layout, written back afterwards.
 struct Staged {
   Tensor target, work;
   void write_back() const {
@@ -23,7 +28,8 @@ struct Staged {
   }
 };
 
-Staged stage(const Tensor& t) { return {t, contiguous(t)}; }
+// t (of p's shape) as the kernels read it in p's slot.
+Staged stage(const Tensor& t, const Tensor& p) { return {t, copy_in_layout_of(t, p, false)}; }
 
 void check_lengths(size_t n, size_t m, const char* what, const char* op) {
   TS_CHECK(n == m, ValueError, op, ": got ", n, " parameters but ", m, " ", what);
@@ -48,9 +54,9 @@ void check_param(const Tensor& p, size_t i, const char* op) {
   TS_CHECK(!p.storage()->readonly, ValueError, op, ": params[", i, "] is read-only");
 }
 
-// The gradient as the kernel reads it: contiguous, in the parameter's dtype.
+// The gradient as the kernel reads it: in the slot's layout and the parameter's dtype.
 Tensor grad_operand(const Tensor& p, const Tensor& g) {
-  return g.dtype() == p.dtype() ? contiguous(g) : astype(g, p.dtype(), true);
+  return copy_in_layout_of(g.dtype() == p.dtype() ? g : astype(g, p.dtype(), true), p, false);
 }
 
 }  // namespace
@@ -69,16 +75,17 @@ std::vector<Tensor> sgd_step_(const std::vector<Tensor>& params, const std::vect
   for (size_t i = 0; i < n; ++i) {
     check_param(params[i], i, op);
     check_like(params[i], grads[i], i, "grads", op, false);
-    staged.push_back(stage(params[i]));
+    staged.push_back(stage(params[i], params[i]));
     slots[i].param = staged.back().work;
     slots[i].grad = grad_operand(params[i], grads[i]);
     if (!use_momentum) continue;
     const auto& b = momentum_buffers[i];
     slots[i].first = !b.has_value();
-    Tensor buf = b ? *b : Tensor::empty(params[i].shape(), params[i].dtype(), params[i].device());
+    // A new buffer takes the parameter's layout (PyTorch's is a clone of the gradient).
+    Tensor buf = b ? *b : empty_in_layout_of(params[i]);
     if (b) check_like(params[i], buf, i, "momentum_buffers", op, true);
     buffers.push_back(buf);
-    staged.push_back(stage(buf));
+    staged.push_back(stage(buf, params[i]));
     slots[i].buf = staged.back().work;
   }
   if (n > 0) sgd_step_stub.get(params[0].device())(slots, h);
@@ -117,7 +124,7 @@ void adam_step_(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
     if (on_device) slots[i].device_step = st;
     slots[i].grad = grad_operand(p, grads[i]);
     auto add = [&](const Tensor& t) {
-      staged.push_back(stage(t));
+      staged.push_back(stage(t, p));
       return staged.back().work;
     };
     slots[i].param = add(p);

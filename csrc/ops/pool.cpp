@@ -28,7 +28,7 @@ TS_DEFINE_STUB(LpPoolKernel, lp_pool_stub, "lp_pool");
 TS_DEFINE_STUB(LpPoolBackwardKernel, lp_pool_backward_stub, "lp_pool_backward");
 
 Shape PoolSpec::encode() const {
-  Shape a{nsp, count_include_pad ? 1 : 0, divisor, adaptive ? 1 : 0};
+  Shape a{nsp, count_include_pad ? 1 : 0, divisor, adaptive ? 1 : 0, channels_last ? 1 : 0};
   for (const auto* v : {&in, &out, &k, &s, &p, &d})
     for (int64_t e : *v) a.push_back(e);
   return a;
@@ -39,7 +39,8 @@ PoolSpec PoolSpec::decode(const Shape& a) {
   s.count_include_pad = a[1] != 0;
   s.divisor = a[2];
   s.adaptive = a[3] != 0;
-  int64_t i = 4;
+  s.channels_last = a[4] != 0;
+  int64_t i = 5;
   for (auto* v : {&s.in, &s.out, &s.k, &s.s, &s.p, &s.d})
     for (int j = 0; j < 3; ++j) (*v)[j] = a[i++];
   return s;
@@ -111,6 +112,31 @@ Tensor setup(const Tensor& x, int nsp, const Shape& kernel, const Shape& stride,
   return xb;
 }
 
+// Note [CUDA channels-last pools]: a channels-last input keeps its layout through the pool
+// and its gradient, as PyTorch's (PoolSpec::channels_last records it for the backward). On
+// CUDA every tensor the kernels see is channels-last, so no layout copy happens on either
+// pass; the CPU kernels take contiguous planes and the op copies around them.
+// The spec the device's kernels see: channels_last only where they take that layout.
+PoolSpec kernel_spec(const PoolSpec& s, Device dev) {
+  PoolSpec k = s;
+  k.channels_last = s.channels_last && !dev.is_cpu();
+  return k;
+}
+
+// The kernels' view of t: contiguous, or channels-last where k says so (t itself when it is).
+Tensor kernel_layout(const Tensor& t, const PoolSpec& k) {
+  return k.channels_last ? to_channels_last(t) : contiguous(t);
+}
+
+Tensor kernel_empty(const Shape& shape, DType dt, Device dev, const PoolSpec& k) {
+  return k.channels_last ? empty_channels_last(shape, dt, dev) : Tensor::empty(shape, dt, dev);
+}
+
+// A kernel's result in the layout s asks for (a copy only where the kernels took another).
+Tensor user_layout(const Tensor& t, const PoolSpec& s) {
+  return s.channels_last ? to_channels_last(t) : t;
+}
+
 Shape out_shape(const Tensor& xb, const PoolSpec& s) {
   Shape o{xb.dim(0), xb.dim(1)};
   for (int i = 3 - s.nsp; i < 3; ++i) o.push_back(s.out[i]);
@@ -130,10 +156,12 @@ std::tuple<Tensor, Tensor> max_pool(const Tensor& x, int nsp, const Shape& kerne
   PoolSpec s;
   bool unbatched = false;
   const Tensor xb = setup(x, nsp, kernel, stride, padding, dilation, ceil_mode, &s, &unbatched, op);
+  s.channels_last = is_channels_last(xb);
+  const PoolSpec ks = kernel_spec(s, x.device());
   const Shape os = out_shape(xb, s);
-  Tensor y = Tensor::empty(os, x.dtype(), x.device());
-  Tensor idx = Tensor::empty(os, DType::Int64, x.device());
-  if (y.numel() > 0) max_pool_nd_stub.get(x.device())(contiguous(xb), y, idx, s);
+  Tensor y = kernel_empty(os, x.dtype(), x.device(), ks);
+  Tensor idx = kernel_empty(os, DType::Int64, x.device(), ks);
+  if (y.numel() > 0) max_pool_nd_stub.get(x.device())(kernel_layout(xb, ks), y, idx, ks);
   autograd::record_pool(autograd::PoolKind::Max, xb, y, idx, s.encode());
   Tensor yi = idx;
   if (is_channels_last(xb)) yi = to_channels_last(idx);
@@ -150,6 +178,7 @@ Tensor avg_pool(const Tensor& x, int nsp, const Shape& kernel, const Shape& stri
            divisor_override);
   s.count_include_pad = count_include_pad;
   s.divisor = divisor_override;
+  s.channels_last = is_channels_last(xb);
   return finish(avg_pool_forward_op(xb, s), xb, unbatched);
 }
 
@@ -167,6 +196,7 @@ std::tuple<Tensor, Tensor> adaptive_pool(const Tensor& x, int nsp, const Shape& 
   PoolSpec s;
   s.nsp = nsp;
   s.adaptive = true;
+  s.channels_last = is_channels_last(xb);
   for (int i = 0; i < nsp; ++i) {
     const int j = 3 - nsp + i;
     TS_CHECK(out[i] >= 0, ValueError, op,
@@ -184,34 +214,40 @@ std::tuple<Tensor, Tensor> adaptive_pool(const Tensor& x, int nsp, const Shape& 
     total *= v;
   }
   if (!max) return {finish(avg_pool_forward_op(xb, s), xb, unbatched), Tensor()};
-  Tensor y = Tensor::empty(os, x.dtype(), x.device());
-  Tensor idx = Tensor::empty(os, DType::Int64, x.device());
-  if (y.numel() > 0 && s.in_numel() > 0) max_pool_nd_stub.get(x.device())(contiguous(xb), y, idx, s);
+  const PoolSpec ks = kernel_spec(s, x.device());
+  Tensor y = kernel_empty(os, x.dtype(), x.device(), ks);
+  Tensor idx = kernel_empty(os, DType::Int64, x.device(), ks);
+  if (y.numel() > 0 && s.in_numel() > 0)
+    max_pool_nd_stub.get(x.device())(kernel_layout(xb, ks), y, idx, ks);
   autograd::record_pool(autograd::PoolKind::Max, xb, y, idx, s.encode());
   Tensor yi = is_channels_last(xb) ? to_channels_last(idx) : idx;
   return {finish(y, xb, unbatched), unbatched ? squeeze(yi, Shape{0}) : yi};
 }
 
 Tensor avg_pool_forward_op(const Tensor& x, const PoolSpec& s) {
-  Tensor y = Tensor::empty(out_shape(x, s), x.dtype(), x.device());
-  if (y.numel() > 0) avg_pool_nd_stub.get(x.device())(contiguous(x), y, s);
+  const PoolSpec ks = kernel_spec(s, x.device());
+  Tensor y = kernel_empty(out_shape(x, s), x.dtype(), x.device(), ks);
+  if (y.numel() > 0) avg_pool_nd_stub.get(x.device())(kernel_layout(x, ks), y, ks);
   autograd::record_pool(autograd::PoolKind::Avg, x, y, Tensor(), s.encode());
-  return y;
+  return user_layout(y, s);
 }
 
 Tensor avg_pool_backward_op(const Tensor& gy, const Shape& in_shape, const PoolSpec& s) {
-  Tensor gx = Tensor::empty(in_shape, gy.dtype(), gy.device());
-  if (gx.numel() > 0) avg_pool_nd_backward_stub.get(gy.device())(contiguous(gy), gx, s);
+  const PoolSpec ks = kernel_spec(s, gy.device());
+  Tensor gx = kernel_empty(in_shape, gy.dtype(), gy.device(), ks);
+  if (gx.numel() > 0) avg_pool_nd_backward_stub.get(gy.device())(kernel_layout(gy, ks), gx, ks);
   autograd::record_pool(autograd::PoolKind::AvgBackward, gy, gx, Tensor(), s.encode());
-  return gx;
+  return user_layout(gx, s);
 }
 
 Tensor max_pool_backward_op(const Tensor& gy, const Tensor& idx, const Shape& in_shape,
                             const PoolSpec& s) {
-  Tensor gx = Tensor::empty(in_shape, gy.dtype(), gy.device());
+  const PoolSpec ks = kernel_spec(s, gy.device());
+  Tensor gx = kernel_empty(in_shape, gy.dtype(), gy.device(), ks);
   if (gx.numel() > 0)
-    max_pool_nd_backward_stub.get(gy.device())(contiguous(gy), contiguous(idx), gx, s);
-  return gx;
+    max_pool_nd_backward_stub.get(gy.device())(kernel_layout(gy, ks), kernel_layout(idx, ks), gx,
+                                               ks);
+  return user_layout(gx, s);
 }
 
 // ---- max_unpool

@@ -21,13 +21,18 @@ struct PoolSpec {
   bool count_include_pad = true;
   int64_t divisor = 0;    // divisor_override, 0 for none
   bool adaptive = false;  // PyTorch's adaptive windows [floor(o*n/m), ceil((o+1)*n/m))
+  // Every tensor the kernels see is channels-last ((N, *spatial, C) in memory) rather than
+  // contiguous. Set on CUDA for channels-last inputs only: the CPU kernels take contiguous
+  // planes, the op copies around them (Note [CUDA channels-last pools]).
+  bool channels_last = false;
   int64_t in_numel() const { return in[0] * in[1] * in[2]; }
   int64_t out_numel() const { return out[0] * out[1] * out[2]; }
   Shape encode() const;
   static PoolSpec decode(const Shape& a);
 };
 
-// Planes (P, *in) contiguous -> (P, *out); idx int64 (P, *out).
+// x (N, C, *in) contiguous -> y (N, C, *out); idx int64 (N, C, *out); all three channels-last
+// instead where s.channels_last (which only devices whose kernels take it see).
 using MaxPoolNdKernel = void (*)(const Tensor& x, const Tensor& y, const Tensor& idx,
                                  const PoolSpec& s);
 // gx (P, *in) = 0, then gy scattered (summed) to idx.

@@ -279,13 +279,32 @@ TS_HD inline int64_t randint_value(int64_t low, uint64_t range, uint32_t hi, uin
 // scaled by 1 / (1 - p) in the compute type.
 TS_HD inline bool dropout_keep(uint32_t w, uint64_t threshold) { return uint64_t{w} >= threshold; }
 
-// Whether element idx of a dropout mask drawn with (seed, offset) keeps its value: the same
-// decision the dropout kernels make for C-order element idx. The fused attention kernels call
-// it for idx = (n * L + i) * S + j (Note [Attention dropout] in ops/attention.h), so their mask
-// is the one dropout would draw over an (N, L, S) tensor, regenerated in the backward.
-TS_HD inline bool dropout_keep_at(uint64_t idx, uint64_t threshold, uint64_t seed,
-                                  uint64_t offset) {
-  return dropout_keep(philox4x32_10(idx >> 2, offset, seed)[static_cast<int>(idx & 3)], threshold);
+// ---- Note [Attention dropout mask]: the mask of the fused attention kernels (Note [Attention
+// dropout] in ops/attention.h). Element (i, j) of matrix n (query i, key j) belongs to the
+// group of four {i0, i0 + 8} x {j0, j0 + 8} (i0 = i with bit 3 cleared, j0 likewise): one
+// Philox4x32 block per group, whose word ((i >> 3) & 1) * 2 + ((j >> 3) & 1) decides the element
+// as dropout_keep does. The group's block is (n * GL + gi) * GS + gj, with gi = (i >> 4) * 8 +
+// (i & 7) and GL = ceil(L / 16) * 8 (gj and GS likewise over j and S); the offset and seed are
+// the draw's. Why these groups: a thread of the tensor-core kernels holds rows {r, r + 8} and
+// column pairs {c, c + 1} (r, c < 8 within a 16-aligned tile) of the scores in the forward and
+// the dQ pass, and the same with queries and keys swapped in the dK/dV pass; {i0, i0 + 8} x
+// {j0, j0 + 8} is the finest grouping whole in every thread of both orientations, so each
+// Philox call (ten rounds) serves four elements instead of one.
+TS_HD inline uint64_t attention_drop_groups(uint64_t len) { return (len + 15) / 16 * 8; }
+TS_HD inline uint64_t attention_drop_block(uint64_t n, uint64_t i, uint64_t j, uint64_t GL,
+                                           uint64_t GS) {
+  return (n * GL + ((i >> 4) * 8 + (i & 7))) * GS + ((j >> 4) * 8 + (j & 7));
+}
+TS_HD inline int attention_drop_word(uint64_t i, uint64_t j) {
+  return static_cast<int>(((i >> 3) & 1) * 2 + ((j >> 3) & 1));
+}
+// Whether query i keeps key j in matrix n of an (N, L, S) attention with dropout (threshold,
+// seed, offset): one element's decision, for the CPU kernel and the mask op.
+TS_HD inline bool attention_keep_at(uint64_t n, uint64_t i, uint64_t j, uint64_t L, uint64_t S,
+                                    uint64_t threshold, uint64_t seed, uint64_t offset) {
+  const uint64_t block =
+      attention_drop_block(n, i, j, attention_drop_groups(L), attention_drop_groups(S));
+  return dropout_keep(philox4x32_10(block, offset, seed)[attention_drop_word(i, j)], threshold);
 }
 
 // ---- Note [Graph-safe RNG]: a CUDA graph replays its kernels with the arguments they were

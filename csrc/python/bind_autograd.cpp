@@ -1,7 +1,7 @@
 // Autograd from Python: requires_grad/grad/grad_fn/hooks on Tensor, the engine entry points,
 // grad mode, and the node behind tessera.autograd.Function.
 #include "autograd/engine.h"
-#include "autograd/py_node.h"
+#include "python/py_node.h"
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
 #include "python/convert.h"

@@ -1,7 +1,7 @@
 // Build configuration and threading controls.
 #include "core/cpu_allocator.h"
 #include "cpu/blas.h"
-#include "cpu/parallel.h"
+#include "core/parallel.h"
 #include "python/convert.h"
 
 namespace ts::python {
@@ -24,6 +24,7 @@ void init_config(py::module_& m) {
           throw py::value_error("set_num_threads: expected a positive thread count, got " +
                                 std::to_string(n));
         set_num_threads(n);
+        blas_set_num_threads(n);
       },
       py::arg("n"), "Threads used by tessera's CPU kernels and its BLAS.");
   m.def("get_num_threads", &get_num_threads);

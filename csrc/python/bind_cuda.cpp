@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "core/device_backend.h"
+#include "ops/attention.h"
 #include "ops/conv.h"
 #include "ops/copy.h"
 #include "python/convert.h"
@@ -203,6 +204,18 @@ void init_cuda(py::module_& m) {
   });
   c.def("cudnn_load_error", [] { return cudnn_loader().load_error; });
   c.def("conv_last_path", [] { return std::string(conv_path_used()); });
+  // Note [cuDNN attention] (ops/attention.h): ts.backends.cuda's SDP switch and reports.
+  c.def("cudnn_sdp_set_enabled", [](bool v) { cudnn_attention().enabled = v; });
+  c.def("cudnn_sdp_enabled", [] { return cudnn_attention().enabled; });
+  c.def("attention_last_path", [] { return std::string(attention_path_used()); });
+  c.def("cudnn_sdp_status", [] {
+    const auto f = cudnn_attention().status;
+    return f ? f() : std::string("this build of tessera has no CUDA backend");
+  });
+  c.def("attention_lse_from_cudnn_dropout", [](const Tensor& lse) {
+    const auto f = cudnn_attention().from_cudnn_dropout;
+    return f != nullptr && f(lse);
+  });
   c.def("get_allow_tf32", [] { return cuda_matmul_allow_tf32(); });
   m.def("_to_device", [](const Tensor& x, py::handle device, bool non_blocking) {
     return ts::to_device(x, to_device(device), non_blocking);

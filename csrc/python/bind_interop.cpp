@@ -2,8 +2,8 @@
 // capsule importer behind tessera.from_dlpack (python/tessera/_interop.py).
 #include "core/device_backend.h"
 #include "interop/dlpack_convert.h"
-#include "interop/py_buffer.h"
-#include "interop/py_capsule.h"
+#include "python/py_buffer.h"
+#include "python/py_capsule.h"
 #include "ops/copy.h"
 #include "python/convert.h"
 

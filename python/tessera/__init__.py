@@ -95,7 +95,8 @@ from . import amp  # noqa: E402
 from . import onnx  # noqa: E402  (torch.onnx.export; needs the onnx package only when called)
 from . import cpu  # noqa: E402  (torch.cpu, with ts.cpu.amp)
 from .amp import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E402
-                  set_autocast_enabled, set_autocast_dtype)
+                  set_autocast_enabled, set_autocast_dtype, is_autocast_cache_enabled,
+                  set_autocast_cache_enabled, clear_autocast_cache)
 from .serialization import save, load  # noqa: E402
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402
                        is_grad_enabled, is_inference_mode_enabled, is_anomaly_enabled,
@@ -133,7 +134,6 @@ def _guard_public_functions() -> None:
 
 # torch's functions of other families in the top-level namespace
 from .special import i0, gammainc as igamma, gammaincc as igammac  # noqa: E402,F401
-from ._inplace import i0_  # noqa: E402,F401
 from .linalg import lu_unpack, _tensor_lu as lu, _legacy_lu_solve as lu_solve  # noqa: E402,F401
 from .linalg import matrix_exp  # noqa: E402,F401
 from ._stft import stft, istft  # noqa: E402,F401

@@ -1,4 +1,4 @@
-"""Worker of tests/test_distributed.py: every collective against a NumPy reference.
+"""Worker of tests/distributed/test_distributed.py: every collective against a NumPy reference.
 
 Run by the launcher with 2-4 ranks; exits non-zero (an AssertionError's traceback) on the
 first mismatch. Each rank can compute every rank's input, so the reference is local."""
@@ -239,6 +239,27 @@ assert objs == [{"rank": 0, "s": ""}, None], objs
 gathered = [None] * W
 dist.all_gather_object(gathered, ("r", R, list(range(R))))
 assert gathered == [("r", r, list(range(r))) for r in range(W)], gathered
+
+# Large messages (MPI's rendezvous protocol, where the peer reads this rank's buffer after the
+# call returned: a staging copy freed before completion crashed the peer, "Bad address"),
+# several collectives in flight at once, the input dropped right after the call.
+n = 1 << 21
+big = [np.arange(n * W, dtype=np.float32) % 97 + r for r in range(W)]
+outs, works = [], []
+for k in range(3):
+    out = ts.zeros((n,))
+    works.append(dist.reduce_scatter_tensor(out, t_of(big[R] + k, "float32"), async_op=True))
+    outs.append(out)
+gathered = ts.zeros((n * W,))
+works.append(dist.all_gather_into_tensor(gathered, t_of(big[R][:n] * 2, "float32"),
+                                         async_op=True))
+for w in works:
+    w.wait()
+total = sum(big)
+for k, out in enumerate(outs):
+    check(out, total[R * n:(R + 1) * n] + W * k, f"large reduce_scatter_tensor {k}")
+check(gathered, np.concatenate([b[:n] * 2 for b in big]), "large all_gather_into_tensor")
+del outs, works, gathered
 
 # subgroups: ranks {0, W-1}
 sub = dist.new_group([0, W - 1])

@@ -1,4 +1,4 @@
-/* A stand-in for libnccl.so.2 with nccl.h's signatures, for tests/test_distributed_nccl_abi.py:
+/* A stand-in for libnccl.so.2 with nccl.h's signatures, for tests/distributed/test_distributed_nccl_abi.py:
  * it records what the ctypes bindings of tessera.distributed.nccl_backend pass, so the CPU CI
  * checks the calling convention (ncclUniqueId BY VALUE, 64-bit counts and stream pointers)
  * that the real library on a GPU machine depends on. */
@@ -25,10 +25,27 @@ int ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank) {
   *comm = (ncclComm_t)(size_t)(0x1000 + rank);
   return 0;
 }
-const char* ncclGetErrorString(int r) { return r == 0 ? "no error" : "invalid argument"; }
+const char* ncclGetErrorString(int r) {
+  switch (r) {
+    case 0: return "no error";
+    case 3: return "internal error - please report this issue to the NCCL developers";
+    case 6: return "remote process exited or there was a network error";
+    case 7: return "NCCL operation in progress";
+    default: return "invalid argument";
+  }
+}
 const char* ncclGetLastError(ncclComm_t comm) { (void)comm; return "stub: rank out of range"; }
 int ncclGetVersion(int* v) { *v = 22803; return 0; }
 int ncclCommDestroy(ncclComm_t c) { (void)c; return 0; }
+static ncclComm_t last_aborted;
+static int async_error;
+static int abort_count;
+int ncclCommAbort(ncclComm_t c) { last_aborted = c; ++abort_count; return 0; }
+int ncclCommGetAsyncError(ncclComm_t c, int* result) {
+  if (c == NULL) return 4;
+  *result = async_error;
+  return 0;
+}
 int ncclAllReduce(const void* s, void* r, size_t n, int dt, int op, ncclComm_t c, cudaStream_t st) {
   (void)s; (void)r; (void)c;
   last_count = n; last_dtype = dt; last_op = op; last_stream = st;
@@ -62,3 +79,6 @@ void stub_received(int rank, ncclUniqueId* out) { *out = received[rank]; }
 size_t stub_last_count(void) { return last_count; }
 cudaStream_t stub_last_stream(void) { return last_stream; }
 int stub_last_dtype_op(void) { return last_dtype * 100 + last_op; }
+ncclComm_t stub_last_aborted(void) { return last_aborted; }
+void stub_set_async_error(int e) { async_error = e; }
+int stub_abort_count(void) { return abort_count; }

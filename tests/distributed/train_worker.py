@@ -1,4 +1,4 @@
-"""Worker of tests/test_distributed.py: a few DDP steps over a DistributedSampler; rank 0
+"""Worker of tests/distributed/test_distributed.py: a few DDP steps over a DistributedSampler; rank 0
 prints the global mean loss of each step as `LOSS <step> <value>` (world size from the env).
 
 Every rank also trains a plain single-process replica on the global batch (all ranks'
@@ -6,7 +6,6 @@ micro-batches gathered, in rank order) and checks after each step that DDP's par
 the replica's: DDP training is single-process training on the concatenated batch. DEVICE=cuda
 runs it on the NCCL backend, one GPU per rank (benchmarks/distributed_device.sh)."""
 
-import os
 
 import numpy as np
 
@@ -16,12 +15,9 @@ from tessera import nn
 from tessera.nn.parallel import DistributedDataParallel as DDP
 from tessera.utils.data import DataLoader, DistributedSampler, TensorDataset
 
-DEVICE = os.environ.get("DEVICE", "cpu")
-if DEVICE == "cuda":
-    ts.cuda.set_device(int(os.environ["LOCAL_RANK"]))
-    ts.set_default_device(f"cuda:{os.environ['LOCAL_RANK']}")
-dist.init_process_group("nccl" if DEVICE == "cuda" else "gloo", timeout=60)
-R, W = dist.get_rank(), dist.get_world_size()
+from worker_setup import join
+
+R, W = join(timeout=60)
 rng = np.random.default_rng(0)
 X = ts.asarray(rng.standard_normal((64, 5)).astype(np.float32))
 Y = ts.asarray(rng.standard_normal((64, 1)).astype(np.float32))

@@ -58,6 +58,25 @@ def set_autocast_dtype(device_type: str, dtype: Any) -> None:
     _C._autocast_set_dtype(_check_device_type(device_type, "set_autocast_dtype"), dtype)
 
 
+def is_autocast_cache_enabled() -> bool:
+    """Whether autocast caches, within its outermost region, the lower-precision casts of
+    float32 leaf tensors that require grad (weights), so each is cast once per region
+    (torch.is_autocast_cache_enabled; on by default, per thread)."""
+    return bool(_C._autocast_is_cache_enabled())
+
+
+def set_autocast_cache_enabled(enabled: bool) -> None:
+    """Low-level: turns the weight-cast cache on or off in this thread (autocast's
+    ``cache_enabled=`` sets it for its region and restores it on exit)."""
+    _C._autocast_set_cache_enabled(bool(enabled))
+
+
+def clear_autocast_cache() -> None:
+    """Drops this thread's cached weight casts (done on leaving the outermost autocast
+    region)."""
+    _C._autocast_clear_cache()
+
+
 def _supported_dtypes() -> tuple:
     from .. import _dtypes
     return (_dtypes.bfloat16, _dtypes.float16)

@@ -1,4 +1,9 @@
-"""ts.backends.cuda: ``matmul.allow_tf32`` (default False, like PyTorch)."""
+"""ts.backends.cuda: ``matmul.allow_tf32`` (default False, like PyTorch), and the switch of
+cuDNN's fused attention: ``enable_cudnn_sdp(bool)`` / ``cudnn_sdp_enabled()`` (default on, as
+PyTorch's). Where cuDNN 9 loads (ts.backends.cudnn) and ``ts.backends.cudnn.enabled`` holds,
+float16/bfloat16 ``scaled_dot_product_attention`` on CUDA runs cuDNN's flash attention forward
+and backward for the problems it takes, else tessera's own kernels; ``last_attention_path()``
+tells which ran the calling thread's last attention kernel."""
 from __future__ import annotations
 
 from .. import _C
@@ -40,3 +45,24 @@ matmul = _MatmulSettings()
 
 def is_built() -> bool:
     return _C._cuda.is_built()
+
+
+def enable_cudnn_sdp(enabled: bool) -> None:
+    """Turns cuDNN's fused attention on or off (tessera's flash kernels run when off)."""
+    _C._cuda.cudnn_sdp_set_enabled(bool(enabled))
+
+
+def cudnn_sdp_enabled() -> bool:
+    """Whether cuDNN's fused attention may run (the switch; cuDNN must also load)."""
+    return bool(_C._cuda.cudnn_sdp_enabled())
+
+
+def last_attention_path() -> str:
+    """What ran the calling thread's last fused attention kernel, forward or backward:
+    'cudnn', 'cuda_flash' (tessera's CUDA kernels), 'cpu', or 'none' before the first."""
+    return str(_C._cuda.attention_last_path())
+
+
+def _cudnn_sdp_status() -> str:
+    """Why the calling thread's last attention problem did not run on cuDNN ('' if it did)."""
+    return str(_C._cuda.cudnn_sdp_status())

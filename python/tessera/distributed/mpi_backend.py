@@ -193,7 +193,11 @@ class MPIProcessGroup(ProcessGroup):
         return "mpi"
 
     def _work(self, reqs: List[Any], what: str, finish: Optional[Callable[[], None]] = None,
-              result: Optional[List[Any]] = None) -> Work:
+              result: Optional[List[Any]] = None, keep: Sequence[Any] = ()) -> Work:
+        """A Work over MPI requests. `keep`: every buffer MPI reads or writes until the
+        requests complete (staging copies included): the Work holds them, since a buffer
+        freed early is read by the peer after it is gone (UCX's CMA rendezvous: 'Bad
+        address', seen for a reduce_scatter staging copy of 28 MB)."""
         MPI = mpi()
 
         def test() -> bool:
@@ -201,7 +205,9 @@ class MPIProcessGroup(ProcessGroup):
                 return bool(MPI.Request.Testall(reqs))
             except MPI.Exception as e:
                 raise _mpi_error(what, e) from e
-        return Work(test, finish, self.timeout, what, result)
+        work = Work(test, finish, self.timeout, what, result)
+        work._mpi_buffers = list(keep)       # type: ignore[attr-defined]
+        return work
 
     def _chain(self, *fs: Optional[Callable[[], None]]) -> Callable[[], None]:
         def run() -> None:
@@ -219,11 +225,12 @@ class MPIProcessGroup(ProcessGroup):
             store(buf)
             if op == ReduceOp.AVG:
                 arr[...] = arr / self._size
-        return self._work([req], "all_reduce", self._chain(finish, back))
+        return self._work([req], "all_reduce", self._chain(finish, back), keep=(buf, arr))
 
     def broadcast(self, tensor: Any, root: int) -> Work:
         arr, back = _np_view(tensor)
-        return self._work([self.comm.Ibcast(_raw(arr), root)], "broadcast", back)
+        raw = _raw(arr)
+        return self._work([self.comm.Ibcast(raw, root)], "broadcast", back, keep=(raw,))
 
     def reduce(self, tensor: Any, root: int, op: ReduceOp) -> Work:
         arr, back = _np_view(tensor)
@@ -238,12 +245,13 @@ class MPIProcessGroup(ProcessGroup):
                 store(buf)
                 if op == ReduceOp.AVG:
                     arr[...] = arr / self._size
-        return self._work([req], "reduce", self._chain(finish, back))
+        return self._work([req], "reduce", self._chain(finish, back), keep=(buf, arr))
 
     def allgather_into(self, output: Any, input: Any) -> Work:
         out, back = _np_view(output)
         inp, _ = _np_view(input)
-        return self._work([self.comm.Iallgather(_raw(inp), _raw(out))], "all_gather", back)
+        ri, ro = _raw(inp), _raw(out)
+        return self._work([self.comm.Iallgather(ri, ro)], "all_gather", back, keep=(ri, ro))
 
     def reduce_scatter_into(self, output: Any, input: Any, op: ReduceOp) -> Work:
         out, back = _np_view(output)
@@ -258,7 +266,8 @@ class MPIProcessGroup(ProcessGroup):
             store(obuf)
             if op == ReduceOp.AVG:
                 out[...] = out / self._size
-        return self._work([req], "reduce_scatter", self._chain(finish, back))
+        return self._work([req], "reduce_scatter", self._chain(finish, back),
+                          keep=(ibuf, obuf, out))
 
     def alltoall(self, output: Any, input: Any, out_counts: Sequence[int],
                  in_counts: Sequence[int]) -> Work:
@@ -266,34 +275,41 @@ class MPIProcessGroup(ProcessGroup):
         inp, _ = _np_view(input)
         sd = np.concatenate([[0], np.cumsum(in_counts)[:-1]]).astype(np.int64)
         rd = np.concatenate([[0], np.cumsum(out_counts)[:-1]]).astype(np.int64)
-        req = self.comm.Ialltoallv([_raw(inp), (list(in_counts), list(sd))],
-                                   [_raw(out), (list(out_counts), list(rd))])
-        return self._work([req], "all_to_all", back)
+        ri, ro = _raw(inp), _raw(out)
+        req = self.comm.Ialltoallv([ri, (list(in_counts), list(sd))],
+                                   [ro, (list(out_counts), list(rd))])
+        return self._work([req], "all_to_all", back, keep=(ri, ro))
 
     def gather(self, output: Optional[Any], input: Any, root: int) -> Work:
         inp, _ = _np_view(input)
+        ri = _raw(inp)
         if self._rank == root:
             out, back = _np_view(output)
-            return self._work([self.comm.Igather(_raw(inp), _raw(out), root)], "gather", back)
-        return self._work([self.comm.Igather(_raw(inp), None, root)], "gather")
+            ro = _raw(out)
+            return self._work([self.comm.Igather(ri, ro, root)], "gather", back, keep=(ri, ro))
+        return self._work([self.comm.Igather(ri, None, root)], "gather", keep=(ri,))
 
     def scatter(self, output: Any, input: Optional[Any], root: int) -> Work:
         out, back = _np_view(output)
         src = _raw(_np_view(input)[0]) if self._rank == root else None
-        return self._work([self.comm.Iscatter(src, _raw(out), root)], "scatter", back)
+        ro = _raw(out)
+        return self._work([self.comm.Iscatter(src, ro, root)], "scatter", back,
+                          keep=(src, ro))
 
     def send(self, tensor: Any, dst: int, tag: int) -> Work:
         arr, _ = _np_view(tensor)
-        return self._work([self.comm.Isend(_raw(arr), dst, tag)], "send")
+        raw = _raw(arr)
+        return self._work([self.comm.Isend(raw, dst, tag)], "send", keep=(raw,))
 
     def recv(self, tensor: Any, src: Optional[int], tag: int) -> Work:
         MPI = mpi()
         arr, back = _np_view(tensor)
         result: List[Any] = []
         if src is not None:
-            req = self.comm.Irecv(_raw(arr), src, tag)
+            raw = _raw(arr)
+            req = self.comm.Irecv(raw, src, tag)
             result.append(src)
-            return self._work([req], "recv", back, result)
+            return self._work([req], "recv", back, result, keep=(raw,))
         # From any rank: MPI_ANY_SOURCE does not match across the worlds that connect/accept
         # joined (MPICH over UCX), so probe each peer in turn, then receive from the one found.
         peers = [r for r in range(self._size) if r != self._rank]

@@ -9,6 +9,8 @@ block), as PyTorch's ProcessGroupNCCL does. Tensors used by a collective are mar
 ``record_stream`` so the caching allocator does not hand their memory out before the
 communication stream is done with it. Backward kernels on the current stream and DDP's
 all-reduces on the communication stream therefore overlap.
+
+Timeouts and dead peers: Note [The NCCL watchdog] in watchdog.py. Exit: Note [NCCL at exit].
 """
 from __future__ import annotations
 
@@ -18,11 +20,15 @@ import importlib.util
 import atexit
 import os
 import sys
+import threading
+import time
 import weakref
 from typing import Any, Callable, List, Optional, Sequence
 
 from .process_group import ProcessGroup, ReduceOp, Work
 from .store import DistBackendError, Store
+from . import abort_timer
+from .watchdog import WatchedGroup, watchdog
 
 _lib: Any = None
 _lib_path = ""
@@ -72,6 +78,8 @@ def _bind(L: Any) -> None:
         "ncclGetUniqueId": ([ctypes.POINTER(_UniqueId)], I),
         "ncclCommInitRank": ([ctypes.POINTER(P), I, _UniqueId, I], I),
         "ncclCommDestroy": ([P], I),
+        "ncclCommAbort": ([P], I),
+        "ncclCommGetAsyncError": ([P, ctypes.POINTER(I)], I),
         "ncclAllReduce": ([P, P, Z, I, I, P, P], I),
         "ncclBroadcast": ([P, P, Z, I, I, P, P], I),
         "ncclReduce": ([P, P, Z, I, I, I, P, P], I),
@@ -205,25 +213,103 @@ def _op(op: ReduceOp, t: Any, what: str) -> int:
     return _OPS[op]
 
 
+def comm_abort(comm: Any) -> int:
+    """ncclCommAbort: ends the communicator's in-flight kernels and frees it (local)."""
+    return int(lib().ncclCommAbort(comm))
+
+
+def comm_async_error(comm: Any) -> Optional[str]:
+    """ncclCommGetAsyncError: None while the communicator is healthy (ncclSuccess or
+    ncclInProgress), else NCCL's error text."""
+    res = ctypes.c_int(0)
+    L = lib()
+    rc = L.ncclCommGetAsyncError(comm, ctypes.byref(res))
+    code = res.value if rc == 0 else rc
+    if code in (0, 7):                       # ncclSuccess, ncclInProgress
+        return None
+    detail = ""
+    if hasattr(L, "ncclGetLastError"):
+        last = L.ncclGetLastError(comm)
+        detail = f" ({last.decode(errors='replace')})" if last else ""
+    return f"NCCL error {code}: {L.ncclGetErrorString(code).decode()}{detail}"
+
+
+def _blocking_wait() -> bool:
+    return os.environ.get("TORCH_NCCL_BLOCKING_WAIT", os.environ.get(
+        "NCCL_BLOCKING_WAIT", "0")).lower() in ("1", "true", "yes")
+
+
+def _never() -> bool:
+    return False
+
+
 class _NCCLWork(Work):
-    """Completion is an event on the communication stream; wait() orders the current stream
-    after it and never blocks the host."""
+    """Completion is an event on the communication stream. wait() orders the current stream
+    after it and does not block the host, unless a timeout is passed or
+    TORCH_NCCL_BLOCKING_WAIT=1: then the host waits (releasing the GIL) and a collective
+    that does not end in time fails its group (ncclCommAbort) and raises here."""
 
     def __init__(self, pg: "NCCLProcessGroup", event: int, keep: List[Any],
-                 finish: Optional[Callable[[], None]], what: str) -> None:
-        from .. import _C
-        c = _C._cuda
-        super().__init__(lambda: bool(c.event_query(event)), finish, pg.timeout, what)
-        self._pg, self._event, self._keep = pg, event, keep
+                 finish: Optional[Callable[[], None]], what: str, numel: int,
+                 dtype: str) -> None:
+        super().__init__(_never, finish, pg.timeout, what)
+        del self._test          # the method below: a bound method kept here would be a cycle,
+        self._pg, self._event, self._keep = pg, event, keep   # and the event freed by GC only
+        self._seq, self._numel, self._dtype = pg._next_seq(), numel, dtype
+        self._error: Optional[DistBackendError] = None
         _LIVE_WORKS.add(self)
 
+    def _describe(self) -> str:
+        return (f"{self._what} (sequence number {self._seq}, {self._numel} elements of "
+                f"{self._dtype}, cuda:{self._pg.device})")
+
+    def _test(self) -> bool:
+        with self._pg._watch_lock:
+            if self._event is None:
+                return True
+            from .. import _C
+            return bool(_C._cuda.event_query(self._event))
+
+    def _on_device_done(self) -> None:
+        pass
+
+    def _raise_failed(self) -> None:
+        if self._error is not None:
+            raise DistBackendError(f"{self._what}: {self._error}")
+
+    def is_completed(self) -> bool:
+        if self._error is not None:
+            return True
+        return super().is_completed()
+
     def wait(self, timeout: Optional[float] = None) -> bool:
+        self._raise_failed()
         if self._done:
             return True
         from .. import _C
         c = _C._cuda
-        dev = self._pg.device
-        c.stream_wait_event(dev, c.current_stream(dev), self._event)
+        if timeout is not None or _blocking_wait():
+            if timeout is not None and hasattr(timeout, "total_seconds"):
+                timeout = timeout.total_seconds()      # PyTorch passes a timedelta
+            limit = self._pg.timeout if timeout is None else float(timeout)
+            deadline = time.monotonic() + limit
+            delay = 1e-5
+            while not self._test():
+                self._raise_failed()
+                if time.monotonic() > deadline:
+                    err = self._pg._fail(
+                        f"[Rank {self._pg.rank()}] {self._describe()} did not complete within "
+                        f"{limit:.1f} s (Work.wait); a peer rank may have died, hung or "
+                        "called a different collective", from_watchdog=False)
+                    raise DistBackendError(f"{self._what}: {err}")
+                time.sleep(delay)                 # releases the GIL: the watchdog runs
+                delay = min(delay * 2, 1e-3)
+            self._raise_failed()
+        else:
+            dev = self._pg.device
+            with self._pg._watch_lock:
+                if self._event is not None:
+                    c.stream_wait_event(dev, c.current_stream(dev), self._event)
         self._complete()
         return True
 
@@ -234,13 +320,14 @@ class _NCCLWork(Work):
     def _release(self) -> None:
         """Drops the kept tensors and the event (idempotent)."""
         self._keep = []
-        event, self._event = self._event, None
+        with self._pg._watch_lock:
+            event, self._event = self._event, None
         if event is not None:
             from .. import _C
             _C._cuda.destroy_event(event)
 
     def __del__(self) -> None:
-        if sys.is_finalizing():  # _release_at_exit ran; nothing may be imported now
+        if sys.is_finalizing():  # _at_exit ran; nothing may be imported now
             return
         try:
             self._release()
@@ -249,13 +336,50 @@ class _NCCLWork(Work):
 
 
 _LIVE_WORKS: "weakref.WeakSet[_NCCLWork]" = weakref.WeakSet()
+_LIVE_GROUPS: "weakref.WeakSet[NCCLProcessGroup]" = weakref.WeakSet()
+_STREAMS: List[Any] = []
 
 
+def _comm_stream(device: int) -> Any:
+    """A new communication stream that lives as long as the process (Note [NCCL at exit])."""
+    from .. import cuda
+    s = cuda.Stream(device)
+    s._owned = False            # never destroyed: tensors may be record_stream'ed on it
+    _STREAMS.append(s)
+    return s
+
+
+# Note [NCCL at exit]: what a worker must not do at exit, each seen or possible:
+# - destroy a communication stream while tensors used by collectives are alive: those tensors
+#   were record_stream'ed on it, so freeing them later makes the caching allocator record an
+#   event on a destroyed stream (the crash at exit after destroy_process_group, which dropped
+#   the group and its stream before the tensors). Communication streams are therefore never
+#   destroyed (as PyTorch's stream pool); the driver frees them with the process.
+# - leave a communicator alive into interpreter finalization and the CUDA runtime's teardown
+#   (NCCL's proxy threads go on touching CUDA): _at_exit, registered when this module is
+#   imported (after the CUDA backend's, so it runs first), stops the watchdog, waits (bounded)
+#   for in-flight collectives, aborts every communicator destroy_process_group did not
+#   destroy (PyTorch does the same in ~ProcessGroupNCCL, with a warning), and only then
+#   destroys the events of works never waited on and drops their tensors, while the CUDA
+#   backend is still whole, not in finalization's garbage collection.
 @atexit.register
-def _release_at_exit() -> None:
-    """Works never waited on hold tensors and CUDA events: release them while the interpreter
-    and the CUDA backend are still whole, not in the garbage collection of finalization (which
-    crashed NCCL workers at exit)."""
+def _at_exit() -> None:
+    from .watchdog import watchdog
+    try:
+        watchdog().stop()
+    except Exception:
+        pass
+    groups = [g for g in list(_LIVE_GROUPS) if g.comm]
+    if groups:
+        print("tessera.distributed: WARNING: process group has NOT been destroyed before "
+              "exit; call destroy_process_group() at the end of the script (aborting the "
+              "NCCL communicators now)", file=sys.stderr, flush=True)
+    for g in groups:
+        try:
+            g._drain(min(g.timeout, 10.0))
+            g._abort_comm()
+        except Exception:
+            pass
     for w in list(_LIVE_WORKS):
         try:
             w._release()
@@ -277,13 +401,26 @@ def _pick_device(device_id: Any) -> int:
     return device
 
 
-class NCCLProcessGroup(ProcessGroup):
+class NCCLProcessGroup(ProcessGroup, WatchedGroup):
     def __init__(self, comm: ctypes.c_void_p, rank: int, size: int, timeout: float,
                  device: int) -> None:
-        from .. import cuda
         super().__init__(rank, size, timeout)
+        self._init_watch(rank, timeout)
         self.comm, self.device = comm, device
-        self.stream = cuda.Stream(device)
+        self.stream = _comm_stream(device)
+        self._launch_lock = threading.Lock()
+        self._launch_t0 = 0.0
+        self._timer: Any = None
+        self._timer_target: Optional[float] = None
+        self._timer_fired = False
+        if abort_timer.enabled():
+            try:                           # Note [Abort without the GIL]
+                fn = ctypes.cast(lib().ncclCommAbort, ctypes.c_void_p).value
+                self._timer = abort_timer.AbortTimer(fn, comm.value)
+            except (OSError, AttributeError):
+                self._timer = None
+        _LIVE_GROUPS.add(self)
+        watchdog().watch(self)
 
     @staticmethod
     def create(store: Store, rank: int, world_size: int, timeout: float,
@@ -317,17 +454,102 @@ class NCCLProcessGroup(ProcessGroup):
                 raise ValueError(f"{what}: the NCCL backend of this process works on tensors "
                                  f"on cuda:{self.device}, got one on {t.device} (call "
                                  "ts.cuda.set_device(local_rank) before init_process_group)")
+        self._check_usable(what)
         dev, s = self.device, self.stream.cuda_stream
         ready = c.create_event(dev, False)
         c.record_event(ready, dev, c.current_stream(dev))
         c.stream_wait_event(dev, s, ready)
         c.destroy_event(ready)
-        call(s)
+        with self._launch_lock:
+            self._check_usable(what)            # the watchdog may have aborted meanwhile
+            self._launch_t0 = time.monotonic()  # a call that blocks is watched too
+            try:
+                call(s)
+            finally:
+                self._launch_t0 = 0.0
         for t in tensors:
             c.record_stream(t, s)
         done = c.create_event(dev, False)
         c.record_event(done, dev, s)
-        return _NCCLWork(self, done, list(tensors), finish, what)
+        main = tensors[0] if tensors else None
+        work = _NCCLWork(self, done, list(tensors), finish, what,
+                         main.numel() if main is not None else 0,
+                         str(main.dtype) if main is not None else "-")
+        self._track(work)
+        return work
+
+    # -- watchdog (Note [The NCCL watchdog]) ------------------------------------------------
+    def _timer_disarm(self) -> bool:
+        """Disarms the abort timer; True when it had fired (the communicator is gone)."""
+        with self._watch_lock:
+            if self._timer is None:
+                return self._timer_fired
+            if self._timer.set(None):
+                self._timer_fired = True
+                self.comm = ctypes.c_void_p()      # freed by ncclCommAbort in C
+            self._timer_target = None
+            return self._timer_fired
+
+    def _watch_updated(self) -> None:
+        """Keeps the abort timer at the oldest in-flight collective's start + timeout + slack
+        (Note [Abort without the GIL])."""
+        if self._timer is None or self._timer_fired or not self.comm:
+            return
+        target = None
+        if self._inflight:
+            slack = max(2.0, self.timeout / 10)
+            target = self._inflight[0]._t0 + self.timeout + slack
+        if target == self._timer_target:
+            return
+        if self._timer.set(None if target is None else target - time.monotonic()):
+            self._timer_fired = True
+            self.comm = ctypes.c_void_p()
+            return
+        self._timer_target = target
+
+    def _async_error(self) -> Optional[str]:
+        if self._timer_disarm():           # re-armed at the end of the poll
+            return ("the abort timer fired: the watchdog could not run (the main thread held "
+                    "the GIL, e.g. blocked in .item() or .cpu()) for longer than the timeout "
+                    "plus slack, so ncclCommAbort ran from the timer")
+        t0 = self._launch_t0
+        if t0 and time.monotonic() - t0 > self.timeout:
+            return (f"a NCCL call that queues a collective has blocked for more than "
+                    f"{self.timeout:.1f} s")
+        # Under the launch lock: shutdown() destroys the communicator under it too, so the
+        # query never sees a freed one. A launch in progress: asked again next round.
+        if not self._launch_lock.acquire(blocking=False):
+            return None
+        try:
+            return comm_async_error(self.comm) if self.comm else None
+        finally:
+            self._launch_lock.release()
+
+    def _abort_comm(self) -> None:
+        """ncclCommAbort, once. A launch in progress gets a second to finish queueing (NCCL
+        must not free the communicator under it); one blocked longer is what abort ends."""
+        got = self._launch_lock.acquire(timeout=1.0)
+        try:
+            fired = self._timer_disarm()     # the timer must not abort a second time
+            comm, self.comm = self.comm, ctypes.c_void_p()
+            if comm and not fired:
+                comm_abort(comm)
+        finally:
+            if got:
+                self._launch_lock.release()
+
+    def _drain(self, limit: float) -> bool:
+        """Waits (host, GIL released) up to `limit` s for the in-flight collectives."""
+        deadline = time.monotonic() + limit
+        while True:
+            with self._watch_lock:
+                while self._inflight and self._inflight[0]._test():
+                    self._inflight.popleft()
+                if not self._inflight:
+                    return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(1e-3)
 
     def _staged(self, t: Any) -> tuple:
         if t.is_contiguous():
@@ -462,12 +684,10 @@ class NCCLProcessGroup(ProcessGroup):
         return [self._p2p_group("batch_isend_irecv", tensors, pairs, finish if backs else None)]
 
     def barrier(self) -> Work:
+        """An all-reduce of one element that the host waits for (bounded by the timeout)."""
         from .._creation import zeros
-        from .. import cuda
         one = zeros((1,), dtype="float32", device=f"cuda:{self.device}")
-        w = self.allreduce(one, ReduceOp.SUM)
-        w.wait()
-        cuda.synchronize(self.device)
+        self.allreduce(one, ReduceOp.SUM).wait(timeout=self.timeout)
         return Work.completed()
 
     def split(self, ranks: Sequence[int]) -> Optional["NCCLProcessGroup"]:
@@ -482,8 +702,28 @@ class NCCLProcessGroup(ProcessGroup):
                                        device_id=self.device)
 
     def shutdown(self) -> None:
-        if self.comm:
-            try:
-                lib().ncclCommDestroy(self.comm)
-            finally:
-                self.comm = ctypes.c_void_p()
+        """destroy_process_group: ncclCommDestroy once every collective in flight has ended
+        (within the timeout); a group that failed, or whose collectives do not end, is
+        aborted instead, since ncclCommDestroy would wait for them. The communication stream
+        stays (Note [NCCL at exit])."""
+        watchdog().forget(self)
+        _LIVE_GROUPS.discard(self)
+        if self._timer_disarm() or not self.comm:
+            self._delete_timer()
+            return
+        if self._error is not None or not self._drain(self.timeout):
+            self._abort_comm()
+            self._delete_timer()
+            return
+        with self._launch_lock:
+            fired = self._delete_timer()
+            comm, self.comm = self.comm, ctypes.c_void_p()
+        if comm and not fired:
+            _check(lib().ncclCommDestroy(comm), "destroy_process_group (ncclCommDestroy)")
+
+    def _delete_timer(self) -> bool:
+        with self._watch_lock:
+            timer, self._timer = self._timer, None
+            if timer is not None and timer.delete():
+                self._timer_fired = True
+            return self._timer_fired

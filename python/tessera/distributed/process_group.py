@@ -63,6 +63,8 @@ class Work:
     def wait(self, timeout: Optional[float] = None) -> bool:
         if self._done:
             return True
+        if timeout is not None and hasattr(timeout, "total_seconds"):
+            timeout = timeout.total_seconds()        # PyTorch passes a timedelta
         limit = self._timeout if timeout is None else float(timeout)
         deadline = time.monotonic() + limit
         # Note [Polling a collective]: MPI makes progress only inside its calls, so a long

@@ -6,7 +6,10 @@ import types
 import warnings
 from typing import Any, Iterable, Union
 
+from ... import _C
 from ..._C import Tensor
+
+_REAL_FLOATS = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
 
 
 def _ts() -> Any:
@@ -22,6 +25,10 @@ def _vector_norm(x: Tensor, p: float) -> Tensor:
     """torch.linalg.vector_norm(x, p) over all elements, in x's dtype: p=0 counts the
     nonzeros, +-inf is the max/min magnitude, other p is (sum |x|^p)^(1/p)."""
     t = _ts()
+    if p == 2 and x.dtype in _REAL_FLOATS and 0 < x.numel() < 2**31:
+        # One pass over the gradient (a BLAS/cuBLAS dot) instead of abs, pow and sum kernels.
+        v = x.reshape(-1)
+        return t.sqrt(_C.matmul(v, v))
     if p == 0:
         return t.sum(t.not_equal(x, 0)).astype(x.dtype)
     if math.isinf(p):
@@ -57,9 +64,7 @@ def clip_grad_norm_(parameters: Union[Tensor, Iterable[Tensor]], max_norm: float
         coef = t.minimum(float(max_norm) / (total + 1e-6), 1.0)
         for p in params:
             if p.grad is not None:
-                g = p.grad
-                g[...] = g * coef.astype(g.dtype)
-                p.grad = g
+                p.grad.mul_(coef.astype(p.grad.dtype))
     return total
 
 
