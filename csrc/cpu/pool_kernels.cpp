@@ -114,35 +114,59 @@ inline A divisor_of(const PoolSpec& s, const Span& a, const Span& b, const Span&
   return A(taps(a, 1)) * A(taps(b, 1)) * A(taps(c, 1));
 }
 
+// Calls f(o, a, b, c) for each output o of a plane with its windows.
+template <class F>
+inline void for_each_window(const PoolSpec& s, const F& f) {
+  int64_t o = 0;
+  for (int64_t od = 0; od < s.out[0]; ++od) {
+    const Span a = window(s, 0, od, 1);
+    for (int64_t oh = 0; oh < s.out[1]; ++oh) {
+      const Span b = window(s, 1, oh, 1);
+      for (int64_t ow = 0; ow < s.out[2]; ++ow, ++o) f(o, a, b, window(s, 2, ow, 1));
+    }
+  }
+}
+
+// The sum of f(x) over a window (dilation 1) of the plane xs.
+template <class A, class T, class F>
+inline A window_sum(const T* xs, const PoolSpec& s, const Span& a, const Span& b, const Span& c,
+                    const F& f) {
+  const int64_t H = s.in[1], W = s.in[2];
+  A sum = 0;
+  for (int64_t id = a.lo; id < a.hi; ++id)
+    for (int64_t ih = b.lo; ih < b.hi; ++ih) {
+      const T* r = xs + (id * H + ih) * W;
+      for (int64_t iw = c.lo; iw < c.hi; ++iw) sum += f(A(r[iw]));
+    }
+  return sum;
+}
+
+// acc[i] += v over a window (dilation 1) of the plane.
+template <class A>
+inline void spread(A* acc, const PoolSpec& s, const Span& a, const Span& b, const Span& c, A v) {
+  const int64_t H = s.in[1], W = s.in[2];
+  for (int64_t id = a.lo; id < a.hi; ++id)
+    for (int64_t ih = b.lo; ih < b.hi; ++ih) {
+      A* r = acc + (id * H + ih) * W;
+      for (int64_t iw = c.lo; iw < c.hi; ++iw) r[iw] += v;
+    }
+}
+
 template <class T>
 void avg_any(const Tensor& x, const Tensor& y, const PoolSpec& s) {
   using A = acc_t<T>;
   const int64_t I = s.in_numel(), L = s.out_numel(), P = L ? y.numel() / L : 0;
-  const int64_t H = s.in[1], W = s.in[2];
   const T* xp = x.data<T>();
   T* yp = y.data<T>();
   parallel_for(0, P, plane_grain(I + L), [&](int64_t lo, int64_t hi) {
     for (int64_t pl = lo; pl < hi; ++pl) {
       const T* xs = xp + pl * I;
       T* ys = yp + pl * L;
-      int64_t o = 0;
-      for (int64_t od = 0; od < s.out[0]; ++od) {
-        const Span a = window(s, 0, od, 1);
-        for (int64_t oh = 0; oh < s.out[1]; ++oh) {
-          const Span b = window(s, 1, oh, 1);
-          for (int64_t ow = 0; ow < s.out[2]; ++ow, ++o) {
-            const Span c = window(s, 2, ow, 1);
-            A sum = 0;
-            for (int64_t id = a.lo; id < a.hi; ++id)
-              for (int64_t ih = b.lo; ih < b.hi; ++ih) {
-                const T* r = xs + (id * H + ih) * W;
-                for (int64_t iw = c.lo; iw < c.hi; ++iw) sum += A(r[iw]);
-              }
-            const A div = divisor_of<A>(s, a, b, c);
-            ys[o] = T(div != A(0) ? sum / div : A(0) / A(0));
-          }
-        }
-      }
+      for_each_window(s, [&](int64_t o, const Span& a, const Span& b, const Span& c) {
+        const A sum = window_sum<A>(xs, s, a, b, c, [](A v) { return v; });
+        const A div = divisor_of<A>(s, a, b, c);
+        ys[o] = T(div != A(0) ? sum / div : A(0) / A(0));
+      });
     }
   });
 }
@@ -151,7 +175,6 @@ template <class T>
 void avg_backward_any(const Tensor& gy, const Tensor& gx, const PoolSpec& s) {
   using A = acc_t<T>;
   const int64_t I = s.in_numel(), L = s.out_numel(), P = L ? gy.numel() / L : 0;
-  const int64_t H = s.in[1], W = s.in[2];
   const T* gp = gy.data<T>();
   T* xp = gx.data<T>();
   parallel_for(0, P, plane_grain(I + L), [&](int64_t lo, int64_t hi) {
@@ -159,23 +182,10 @@ void avg_backward_any(const Tensor& gy, const Tensor& gx, const PoolSpec& s) {
     for (int64_t pl = lo; pl < hi; ++pl) {
       std::fill(acc.begin(), acc.end(), A(0));
       const T* gs = gp + pl * L;
-      int64_t o = 0;
-      for (int64_t od = 0; od < s.out[0]; ++od) {
-        const Span a = window(s, 0, od, 1);
-        for (int64_t oh = 0; oh < s.out[1]; ++oh) {
-          const Span b = window(s, 1, oh, 1);
-          for (int64_t ow = 0; ow < s.out[2]; ++ow, ++o) {
-            const Span c = window(s, 2, ow, 1);
-            const A div = divisor_of<A>(s, a, b, c);
-            const A v = div != A(0) ? A(gs[o]) / div : A(0);
-            for (int64_t id = a.lo; id < a.hi; ++id)
-              for (int64_t ih = b.lo; ih < b.hi; ++ih) {
-                A* r = acc.data() + (id * H + ih) * W;
-                for (int64_t iw = c.lo; iw < c.hi; ++iw) r[iw] += v;
-              }
-          }
-        }
-      }
+      for_each_window(s, [&](int64_t o, const Span& a, const Span& b, const Span& c) {
+        const A div = divisor_of<A>(s, a, b, c);
+        spread(acc.data(), s, a, b, c, div != A(0) ? A(gs[o]) / div : A(0));
+      });
       T* xs = xp + pl * I;
       for (int64_t i = 0; i < I; ++i) xs[i] = T(acc[i]);
     }
@@ -263,31 +273,12 @@ inline A pow_p(A v, A p) {
   return std::pow(v, p);
 }
 
-// Calls f(o, a, b, c) for each output o of a plane with its windows.
-template <class F>
-inline void for_each_window(const PoolSpec& s, const F& f) {
-  int64_t o = 0;
-  for (int64_t od = 0; od < s.out[0]; ++od) {
-    const Span a = window(s, 0, od, 1);
-    for (int64_t oh = 0; oh < s.out[1]; ++oh) {
-      const Span b = window(s, 1, oh, 1);
-      for (int64_t ow = 0; ow < s.out[2]; ++ow, ++o) f(o, a, b, window(s, 2, ow, 1));
-    }
-  }
-}
-
 // The window's value before the root: K / n * sum x^p (PyTorch's avg_pool(x^p) * K; +0 for
 // a zero, as its sign(out) * relu(|out|)).
 template <class T, class A>
 inline A lp_window(const T* xs, const PoolSpec& s, const Span& a, const Span& b, const Span& c,
                    A p, A K) {
-  const int64_t H = s.in[1], W = s.in[2];
-  A sum = 0;
-  for (int64_t id = a.lo; id < a.hi; ++id)
-    for (int64_t ih = b.lo; ih < b.hi; ++ih) {
-      const T* r = xs + (id * H + ih) * W;
-      for (int64_t iw = c.lo; iw < c.hi; ++iw) sum += pow_p(A(r[iw]), p);
-    }
+  const A sum = window_sum<A>(xs, s, a, b, c, [p](A v) { return pow_p(v, p); });
   const A out = sum / divisor_of<A>(s, a, b, c) * K;
   return out == A(0) ? A(0) : out;
 }
@@ -317,7 +308,6 @@ void lp_backward_any(const Tensor& gy, const Tensor& x, const Tensor& gx, const 
                      double pd) {
   using A = acc_t<T>;
   const int64_t I = s.in_numel(), L = s.out_numel(), P = L ? gy.numel() / L : 0;
-  const int64_t H = s.in[1], W = s.in[2];
   const A p = A(pd), r = A(1.0 / pd), K = A(s.k[0] * s.k[1] * s.k[2]);
   const T* gp = gy.data<T>();
   const T* xp = x.data<T>();
@@ -331,12 +321,8 @@ void lp_backward_any(const Tensor& gy, const Tensor& x, const Tensor& gx, const 
       for_each_window(s, [&](int64_t o, const Span& a, const Span& b, const Span& c) {
         const A out = lp_window<T, A>(xs, s, a, b, c, p, K);
         if (out == A(0)) return;
-        const A v = A(gs[o]) * r * std::pow(out, r - A(1)) * K / divisor_of<A>(s, a, b, c);
-        for (int64_t id = a.lo; id < a.hi; ++id)
-          for (int64_t ih = b.lo; ih < b.hi; ++ih) {
-            A* row = acc.data() + (id * H + ih) * W;
-            for (int64_t iw = c.lo; iw < c.hi; ++iw) row[iw] += v;
-          }
+        spread(acc.data(), s, a, b, c,
+               A(gs[o]) * r * std::pow(out, r - A(1)) * K / divisor_of<A>(s, a, b, c));
       });
       T* os = op + pl * I;
       for (int64_t i = 0; i < I; ++i) {
