@@ -73,6 +73,34 @@ def matmul_case(n: int, rng: np.random.Generator) -> tuple:
                                      "torch": lambda: p_t @ q_t})
 
 
+def special_case_group(n: int, size: str, rng: np.random.Generator) -> List[tuple]:
+    pos_np = rng.uniform(0.1, 20.0, n).astype(np.float32)
+    unit_np = rng.uniform(-0.99, 0.99, n).astype(np.float32)
+    pos_ts, unit_ts = ts.asarray(pos_np), ts.asarray(unit_np)
+    pos_t, unit_t = torch.from_numpy(pos_np), torch.from_numpy(unit_np)
+    return [
+        (f"lgamma {size} float32", {"ts": lambda: ts.lgamma(pos_ts),
+                                    "torch": lambda: torch.lgamma(pos_t)}),
+        (f"digamma {size} float32", {"ts": lambda: ts.digamma(pos_ts),
+                                     "torch": lambda: torch.digamma(pos_t)}),
+        (f"polygamma(2) {size} float32", {"ts": lambda: ts.polygamma(2, pos_ts),
+                                          "torch": lambda: torch.polygamma(2, pos_t)}),
+        (f"erfinv {size} float32", {"ts": lambda: ts.erfinv(unit_ts),
+                                    "torch": lambda: torch.erfinv(unit_t)}),
+        (f"i0 {size} float32", {"ts": lambda: ts.i0(pos_ts), "torch": lambda: torch.i0(pos_t)}),
+        (f"xlogy {size} float32", {"ts": lambda: ts.xlogy(unit_ts, pos_ts),
+                                   "torch": lambda: torch.xlogy(unit_t, pos_t)}),
+        (f"sinc {size} float32", {"ts": lambda: ts.sinc(unit_ts),
+                                  "torch": lambda: torch.sinc(unit_t)}),
+    ]
+
+
+def special_cases(p: int, rng: np.random.Generator) -> List[tuple]:
+    """torch.special's functions (C++ ops, csrc/ops/special.h): 4 elements (overhead) and 2^p
+    float32 elements (the kernels), for x > 0 (lgamma/digamma/i0/xlogy) or in (-1, 1)."""
+    return special_case_group(4, "4", rng) + special_case_group(2 ** p, f"2^{p}", rng)
+
+
 def cases(quick: bool) -> List[tuple]:
     out = []
     # ---- per-op overhead
@@ -91,6 +119,7 @@ def cases(quick: bool) -> List[tuple]:
     rng = np.random.default_rng(0)
     for p in sizes:
         out += bandwidth_cases(p, rng)
+    out += special_cases(20, rng)
     # ---- layout
     out += transpose_cases(2048, rng, copy=True)
     if not quick:

@@ -47,9 +47,11 @@ def bench_tessera(shape: tuple, dtype: str, path: str, iters: int) -> tuple:
     xs = [ts.asarray(rng.standard_normal((B, H, T, E)).astype(np.float32)).astype(
         getattr(ts, dtype)).to("cuda").requires_grad_(True) for _ in range(3)]
     g = ts.ones((B, H, T, E), dtype=getattr(ts, dtype), device="cuda")
-    saved = A._FLASH_ON_CUDA, A._CAUSAL_BLOCK, ts.backends.cuda.cudnn_sdp_enabled()
-    A._FLASH_ON_CUDA = path in ("flash", "cudnn")
-    A._CAUSAL_BLOCK = 1 << 40 if path == "matmul" else A._CAUSAL_BLOCK
+    saved_cudnn = ts.backends.cuda.cudnn_sdp_enabled()
+    settings = A.attention_settings(flash_on_cuda=path in ("flash", "cudnn"),
+                                    causal_block=1 << 40 if path == "matmul"
+                                    else A.attention_settings()["causal_block"])
+    settings.__enter__()
     ts.backends.cuda.enable_cudnn_sdp(path == "cudnn")
 
     def fwd() -> Any:
@@ -63,8 +65,8 @@ def bench_tessera(shape: tuple, dtype: str, path: str, iters: int) -> tuple:
         res = timeit(fwd, ts.cuda.synchronize, iters), timeit(step, ts.cuda.synchronize, iters)
         return res + (ts.backends.cuda.last_attention_path(),)
     finally:
-        A._FLASH_ON_CUDA, A._CAUSAL_BLOCK = saved[:2]
-        ts.backends.cuda.enable_cudnn_sdp(saved[2])
+        settings.__exit__(None, None, None)
+        ts.backends.cuda.enable_cudnn_sdp(saved_cudnn)
 
 
 def bench_torch(shape: tuple, dtype: str, iters: int) -> tuple:

@@ -3,9 +3,10 @@ and against PyTorch (issue 17): CPU, one thread, tiny tensors, samples interleav
 (public form, bare `_C`, PyTorch, public form, ...) so a noisy neighbour shifts all alike.
 
 Each call is timed without autograd and with it (inputs that require grad, so the op
-records a node). The nn ops (linear, layer_norm, softmax, gelu, cross_entropy) are C++ ops
-that record their own node: the `_C` column is that op (csrc/ops/nn/); attention's is still
-its kernels without autograd.
+records a node). The nn ops (linear, layer_norm, softmax, gelu, cross_entropy,
+scaled_dot_product_attention) are C++ ops that record their own node: the `_C` column is that
+op (csrc/ops/nn/); the row "sdpa vs its kernels" compares the attention op with the bare
+matmul, fused softmax, matmul it runs (no autograd there).
 Targets (issue 17): public form <= 1.3x the bare `_C` call and below PyTorch.
 
     python benchmarks/bench_overhead.py [--quick] [--markdown FILE]
@@ -60,6 +61,9 @@ def cases(grad: bool) -> List[tuple]:
         ("x + y", {"ts": lambda: x + y, "C": lambda: _C.add(x, y), "torch": lambda: xt + yt}),
         ("ts.sum(x, axis=1)", {"ts": lambda: ts.sum(x, axis=1), "C": lambda: _C._sum(x, (1,), False, None),
                                "torch": lambda: torch.sum(xt, dim=1)}),
+        ("ts.sum(x, 1) (torch form)", {"ts": lambda: ts.sum(x, 1),
+                                       "C": lambda: _C._sum(x, (1,), False, None),
+                                       "torch": lambda: torch.sum(xt, 1)}),
         ("x.sum(1)", {"ts": lambda: x.sum(1), "C": lambda: _C._sum(x, (1,), False, None),
                       "torch": lambda: xt.sum(1)}),
         ("x.reshape(8, 4)", {"ts": lambda: x.reshape(8, 4), "C": lambda: _C._reshape(x, (8, 4), -1),
@@ -79,14 +83,21 @@ def cases(grad: bool) -> List[tuple]:
                                    "torch": lambda: TF.cross_entropy(xt, tgtt)}),
         ("F.scaled_dot_product_attention", {
             "ts": lambda: F.scaled_dot_product_attention(q, k, v),
-            "C": lambda: _C.matmul(_C._attention_softmax(_C.matmul(q, k.mT), scale, False), v),
+            "C": lambda: _C.scaled_dot_product_attention(q, k, v),
+            "torch": lambda: TF.scaled_dot_product_attention(qt, kt, vt)}),
+        ("sdpa vs its kernels", {
+            "ts": lambda: F.scaled_dot_product_attention(q, k, v),
+            "C": lambda: _C.matmul(_C._attention_softmax(_C.matmul(q, _C._matrix_transpose(k)),
+                                                         scale, False), v),
             "torch": lambda: TF.scaled_dot_product_attention(qt, kt, vt)}),
     ]
     if not grad:  # creation functions and in-place ops on leaves have no autograd form
         out[3:3] = [("x += y", {"ts": lambda: acc.__iadd__(y), "C": lambda: _C._copy_(acc, _C.add(acc, y)),
                                 "torch": lambda: acct.__iadd__(yt)})]
         out += [("ts.zeros((4, 8))", {"ts": lambda: ts.zeros((4, 8)), "C": lambda: _C._full((4, 8), 0, f32, None),
-                                      "torch": lambda: torch.zeros((4, 8))})]
+                                      "torch": lambda: torch.zeros((4, 8))}),
+                ("ts.zeros(4, 8)", {"ts": lambda: ts.zeros(4, 8), "C": lambda: _C._full((4, 8), 0, f32, None),
+                                    "torch": lambda: torch.zeros(4, 8)})]
     else:
         out[3:3] = [("x += y (non-leaf)", {"ts": lambda: acc.__iadd__(y),
                                            "C": lambda: _C._copy_(acc, _C.add(acc, y)),

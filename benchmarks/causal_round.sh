@@ -9,7 +9,7 @@ S=$OUT/summary.txt
 bash benchmarks/run_cuda_device.sh build > /tmp/build_round.txt 2>&1
 tail -3 /tmp/build_round.txt | tee -a "$S"
 export PYTHONPATH=/tmp/site:$PWD/python PYTHONUNBUFFERED=1
-for f in tests/test_attention_causal_block.py ${EXTRA_TESTS:-}; do
+for f in tests/nn/test_attention_causal_block.py ${EXTRA_TESTS:-}; do
   timeout 250 python3 -X faulthandler -m pytest $f -q -p no:cacheprovider --tb=line > /tmp/t.txt 2>&1
   echo "== $f: $(tail -1 /tmp/t.txt)" | tee -a "$S"
   grep -E "^(E  |/.*:[0-9]+: )|Fatal|Error" /tmp/t.txt | head -20 | cut -c1-300 | tee -a "$S"
@@ -23,7 +23,7 @@ for b in 64 128 1099511627776; do
   timeout 100 python3 -c "
 import sys, runpy
 import tessera.nn.functional.attention as A
-A._CAUSAL_BLOCK = $b
+A._C._set_attention_settings(causal_block=$b)
 sys.argv = ['bench_cuda_gpt.py']
 runpy.run_path('bench_cuda_gpt.py', run_name='__main__')" 2>&1 | tail -1 | tee -a "$S"
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 18 on the GPU machine: builds tessera with the CUDA backend, runs the CUDA convolution /
-# pooling / batch-norm tests (tests/test_cuda_conv.py) and the CNN benchmark
+# pooling / batch-norm tests (tests/cuda/test_cuda_conv.py) and the CNN benchmark
 # (benchmarks/bench_cuda_cnn.py); everything lands in $OUT. From the repo root:
 #   bash benchmarks/cuda_cnn_device.sh [all|build|test|bench]     (carry .whl as for run_cuda_device.sh)
 # cuDNN: loaded at run time from the nvidia-cudnn-cu13 package that PyTorch's wheel brings
@@ -44,11 +44,11 @@ ts.cuda.synchronize()
 print("with cudnn.enabled=False:", c.last_conv_path())
 EOF
 if [[ $WHAT == test || $WHAT == all ]]; then
-  python3 -X faulthandler -m pytest tests/test_cuda_conv.py -q -p no:cacheprovider --timeout 300 \
+  python3 -X faulthandler -m pytest tests/cuda/test_cuda_conv.py -q -p no:cacheprovider --timeout 300 \
     -k "${K:-}" 2>&1 | tee "$OUT/test_cuda_conv.log" | tail -5
   grep -E "^(FAILED|ERROR)|Fatal|Error:" "$OUT/test_cuda_conv.log" | head -40
   # The shared cuBLAS handle (matmul_cuda.cpp now uses cublas_util's): a quick matmul check.
-  python3 -m pytest tests/test_cuda.py -q -p no:cacheprovider --timeout 300 -k "matmul" 2>&1 \
+  python3 -m pytest tests/cuda/test_cuda.py -q -p no:cacheprovider --timeout 300 -k "matmul" 2>&1 \
     | tail -2 | tee -a "$OUT/test_cuda_conv.log"
 fi
 if [[ $WHAT == bench || $WHAT == all ]]; then

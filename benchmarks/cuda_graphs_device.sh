@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 19 (memory visibility, CUDA graphs) on the GPU machine: builds the CUDA backend, runs
-# tests/test_cuda_memory.py and tests/test_cuda_graphs.py, then bench_cuda_gpt.py on the
+# tests/cuda/test_cuda_memory.py and tests/cuda/test_cuda_graphs.py, then bench_cuda_gpt.py on the
 # nanogpt-char shape, eager and with --cuda-graph, float32 and --amp. Logs and results go to
 # $OUT. Run from the repo root: bash benchmarks/cuda_graphs_device.sh [build|test|bench|all]
 set -uo pipefail
@@ -17,7 +17,7 @@ python3 -c "import tessera as ts; print(ts.cuda.is_available(), ts.cuda.get_devi
   | tee "$OUT/device.txt" || exit 1
 if [[ $WHAT == test || $WHAT == all ]]; then
   for t in test_cuda_memory test_cuda_graphs; do
-    timeout 600 python3 -X faulthandler -m pytest tests/$t.py -q -p no:cacheprovider -x -rf \
+    timeout 600 python3 -X faulthandler -m pytest tests/cuda/$t.py -q -p no:cacheprovider -x -rf \
       --timeout 300 2>&1 | tee "$OUT/$t.log" | tail -15
   done
   python3 - <<'PY' 2>&1 | tee "$OUT/memory_summary.txt"

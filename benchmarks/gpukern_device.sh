@@ -26,11 +26,11 @@ if [[ $WHAT == test || $WHAT == all || $WHAT == run ]]; then
   # (CUDA kernel = CPU kernel = mask op, create_graph backward), autocast on CUDA.
   # CPU: the mask's definition (Python Philox), autocast cache counts.
   # (No --timeout: pytest-timeout may be missing there; the shell's timeout bounds each run.)
-  { timeout 300 python3 -X faulthandler -m pytest -q -p no:cacheprovider tests/test_cuda_conv.py \
+  { timeout 300 python3 -X faulthandler -m pytest -q -p no:cacheprovider tests/cuda/test_cuda_conv.py \
       -k "pool or strides or batch_norm or small_cnn" 2>&1
     timeout 400 python3 -X faulthandler -m pytest -q -p no:cacheprovider \
-      tests/test_cuda_attention.py tests/test_attention_dropout.py tests/test_cuda_amp.py \
-      tests/test_amp.py 2>&1; } | tee "$OUT/test_gpukern.log" | tail -5
+      tests/cuda/test_cuda_attention.py tests/nn/test_attention_dropout.py tests/cuda/test_cuda_amp.py \
+      tests/amp/test_amp.py tests/optim/test_optim.py tests/nn/test_batch_norm.py 2>&1; } | tee "$OUT/test_gpukern.log" | tail -5
   grep -E "^(FAILED|ERROR)|Fatal|passed|failed" "$OUT/test_gpukern.log" | head -40
 fi
 if [[ $WHAT == bench || $WHAT == all || $WHAT == run ]]; then

@@ -40,7 +40,8 @@ def main() -> None:
     """CAUSAL_BLOCK=n in the environment sets the causal block path's row block (a huge value
     turns it off)."""
     rows = int(sys.argv[1]) if len(sys.argv) > 1 else 15
-    A._CAUSAL_BLOCK = int(os.environ.get("CAUSAL_BLOCK", A._CAUSAL_BLOCK))
+    A._C._set_attention_settings(causal_block=int(os.environ.get(
+        "CAUSAL_BLOCK", A.attention_settings()["causal_block"])))
     for dtype in ("float32", "bfloat16"):
         for lib in (ts, torch):
             step, sync = step_fn(lib, dtype)

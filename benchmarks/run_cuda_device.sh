@@ -25,17 +25,17 @@ if [[ $WHAT == build || $WHAT == all ]]; then
 fi
 python3 -c "import tessera as ts; print(ts.__version__, ts.cuda.is_available(), ts.cuda.get_device_name())" || exit 1
 if [[ $WHAT == test || $WHAT == all ]]; then
-  python3 -X faulthandler -m pytest tests/test_cuda.py -q -p no:cacheprovider --timeout 300 -k "${K:-}" 2>&1 | tee "$OUT/test_cuda.log" | tail -5
+  python3 -X faulthandler -m pytest tests/cuda/test_cuda.py -q -p no:cacheprovider --timeout 300 -k "${K:-}" 2>&1 | tee "$OUT/test_cuda.log" | tail -5
   grep -E "^(FAILED|ERROR)|Fatal|line [0-9]+ in test_" "$OUT/test_cuda.log" | head -40
 fi
 if [[ $WHAT == debug ]]; then
-  cuda-gdb -batch -ex run -ex "bt 12" --args python3 -m pytest tests/test_cuda.py -q -p no:cacheprovider \
+  cuda-gdb -batch -ex run -ex "bt 12" --args python3 -m pytest tests/cuda/test_cuda.py -q -p no:cacheprovider \
     -k "${K:-out_of_memory}" 2>&1 | grep -E "^#|signal|SIG" | head -30
 fi
 if [[ $WHAT == sanitize ]]; then
   # A representative subset (memcheck slows every kernel ~100x): copies, views, every kernel
   # family in float32, matmul, streams, pinned copies, autograd.
-  compute-sanitizer --tool memcheck --print-limit 20 python3 -m pytest tests/test_cuda.py -q \
+  compute-sanitizer --tool memcheck --print-limit 20 python3 -m pytest tests/cuda/test_cuda.py -q \
     -p no:cacheprovider -k "${K:-round_trip or strided or (ops_match_cpu and float32) or \
 (reductions and float32) or matmul_matches or streams or pinned or autograd or scalars}" \
     2>&1 | tee "$OUT/memcheck.log" | tail -6

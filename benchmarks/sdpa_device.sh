@@ -2,7 +2,7 @@
 # cuDNN's fused attention (Note [cuDNN at run time], Note [cuDNN attention]) on the GPU machine:
 # builds tessera with the CUDA backend (run_cuda_device.sh build; .whl/ must hold the
 # nvidia-cudnn-frontend wheel for the headers), says whether cuDNN's attention runs and why not,
-# runs the attention tests (tests/test_cuda_attention_cudnn.py, tests/test_cuda_attention.py)
+# runs the attention tests (tests/cuda/test_cuda_attention_cudnn.py, tests/cuda/test_cuda_attention.py)
 # and benchmarks/bench_cuda_attention.py against PyTorch. From the repo root:
 #   bash benchmarks/sdpa_device.sh [all|build|test|bench|full]   (carry .whl as for run_cuda_device.sh)
 # all = build + test + bench (--quick: GPT-2 small and char-GPT-with-dropout, bfloat16);
@@ -37,7 +37,7 @@ for dt in (ts.bfloat16, ts.float16, ts.float32):
           f" ({b._cudnn_sdp_status() or 'ok'})")
 PY
 if [[ $WHAT == test || $WHAT == all ]]; then
-  python3 -X faulthandler -m pytest tests/test_cuda_attention_cudnn.py tests/test_cuda_attention.py \
+  python3 -X faulthandler -m pytest tests/cuda/test_cuda_attention_cudnn.py tests/cuda/test_cuda_attention.py \
     -q -p no:cacheprovider --timeout 300 -k "${K:-}" 2>&1 | tee "$OUT/test_sdpa.log" | tail -5
   grep -E "^(FAILED|ERROR)|Fatal|Error:" "$OUT/test_sdpa.log" | head -40
 fi

@@ -6,10 +6,10 @@ OUT=${OUT:-/tmp/out}
 DEV=${DEV:-cuda}
 mkdir -p "$OUT/suite"
 export PYTHONPATH=/tmp/site:$PWD/python
-for f in ${MODULES:-tests/test_*.py}; do
-  # Host-only behaviour, and test_attention_fused.py: the CPU reference attention kernel
-  # (forced on by its fixture; tests/test_cuda_attention.py checks the CUDA kernels against it).
-  case $f in *test_notebooks.py|*test_demo.py|*test_cuda.py|*test_leaks.py|*test_interop.py|*test_amp.py|*test_attention_fused.py) continue;; esac
+for f in ${MODULES:-$(find tests -name 'test_*.py' | sort)}; do
+  # Host-only behaviour, and nn/test_attention_fused.py: the CPU reference attention kernel
+  # (forced on by its fixture; tests/cuda/test_cuda_attention.py checks the CUDA kernels against it).
+  case $f in *tooling/test_notebooks.py|*tooling/test_demo.py|*cuda/test_cuda.py|*hardening/test_leaks.py|*interop/test_interop.py|*amp/test_amp.py|*nn/test_attention_fused.py) continue;; esac
   [[ -n ${DEADLINE:-} && $(date +%s) -ge $DEADLINE ]] && { echo "deadline: stopped before $f"; break; }
   name=$(basename "$f" .py)
   timeout ${MOD_TIMEOUT:-120} python3 -X faulthandler -m pytest "$f" -q -p no:cacheprovider --device "$DEV" \

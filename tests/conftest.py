@@ -1,5 +1,7 @@
 import os
 
+import pytest
+
 from hypothesis import HealthCheck, settings
 
 # CI is derandomized: each test draws the same examples every run, so a submission's result does
@@ -36,6 +38,22 @@ def pytest_configure(config):
     device = config.getoption("--device")
     if device != "cpu":
         _enable_device_mode(device)
+
+
+def pytest_collectstart(collector):
+    """Module-level draws from harness.rng / randn see the same stream whatever was imported
+    before (the module is imported right after this hook)."""
+    if isinstance(collector, pytest.Module):
+        import harness
+        harness.reseed(0)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Every test starts harness.rng / randn from seed 0: a test draws the same data alone or
+    in the whole suite, in any order."""
+    import harness
+    harness.reseed(0)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -266,7 +266,12 @@ def generate(modname: str) -> str:
                 imports.append(f"from {src} import {obj.__name__} as {name}")
             else:
                 params, ret = _params(obj, False)
-                body.append(f"def {name}({params}) -> {ret}: ...")
+                doc = _first_paragraph(obj) if modname == "tessera.nn.functional" else ""
+                if doc:  # nn.functional's C++ entry points (F.linear is _C.linear): the API
+                    # reference reads their docstrings here
+                    body += [f"def {name}({params}) -> {ret}:", f'    """{doc}"""']
+                else:
+                    body.append(f"def {name}({params}) -> {ret}: ...")
             continue
         tname = type(obj).__name__
         if type(obj) is type(getattr(C, "float32", None)):

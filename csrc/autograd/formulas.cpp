@@ -11,6 +11,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "autograd/formulas_elementwise.h"
 #include "autograd/function.h"
 #include "autograd/record.h"
 #include "autograd/view_writes.h"
@@ -63,7 +64,7 @@ using G = const variable_list&;
 #define FORMULA(name) variable_list name(const BackwardCtx& c, G g)
 
 // ---- elementwise: save flags say which of (a, b, out) the formula reads
-constexpr int kA = 1, kB = 2, kOut = 4;
+constexpr int kA = kSaveA, kB = kSaveB, kOut = kSaveOut;
 // saved(): index of each saved tensor in the order a, b, out (only those flagged).
 struct Saved {
   const BackwardCtx& c;
@@ -226,11 +227,6 @@ FORMULA(not_implemented_bw) {
   throw NotImplementedError(str("backward: the derivative of ", c.node.formula->name,
                                 " is not implemented (PyTorch does not define it either)"));
 }
-
-struct ElementwiseFormula {
-  Formula formula;
-  int save;
-};
 
 const std::unordered_map<std::string_view, ElementwiseFormula>& elementwise_table() {
   static const std::unordered_map<std::string_view, ElementwiseFormula> t = {
@@ -1003,7 +999,9 @@ void record_elementwise(const ElementwiseDef& def, const std::vector<Tensor>& in
   const auto& table = elementwise_table();
   auto it = table.find(def.name);
   static const ElementwiseFormula missing{{"ElementwiseBackward", not_implemented_bw}, 0};
-  const ElementwiseFormula& f = it == table.end() ? missing : it->second;
+  const ElementwiseFormula* special = it == table.end() ? special_formula(def.name) : nullptr;
+  if (special && !special->formula.fn) return;  // not differentiable
+  const ElementwiseFormula& f = it != table.end() ? it->second : special ? *special : missing;
   auto node = record(f.formula, inputs, {out});
   stamp_site(*node);
   if (f.save & kA) node->save(computed[0]);

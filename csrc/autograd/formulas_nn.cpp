@@ -1,5 +1,5 @@
 // Backward formulas of the nn ops (csrc/ops/nn/, Note [Fused nn backward] in record_nn.h):
-// softmax, layer norm, cross entropy, linear, GELU, ReLU.
+// softmax, layer norm, cross entropy, linear, GELU, ReLU, embedding, dropout, attention.
 #include <cmath>
 
 #include "autograd/function.h"
@@ -12,6 +12,9 @@
 #include "ops/indexing_advanced.h"
 #include "ops/linalg.h"
 #include "ops/math.h"
+#include "ops/attention.h"
+#include "ops/attention_causal.h"
+#include "ops/nn/attention.h"
 #include "ops/nn/softmax.h"
 #include "ops/nn_fused.h"
 #include "ops/reduce.h"
@@ -224,6 +227,81 @@ FORMULA(dropout_bw) {
   return {where(mask, gs, sc(0.0))};
 }
 
+
+// ---- attention: the gradients of dropout(softmax(scale * q k^T [causal])) v written with ops
+// (for create_graph); mask: the dropout factors (keep / (1 - p)) of the forward, or undefined.
+variable_list attention_grads_composite(const Tensor& q, const Tensor& k, const Tensor& v,
+                                        const Tensor& g, double scale, bool causal,
+                                        const Tensor& mask) {
+  const Tensor p = nn::attention_softmax(matmul(q, matrix_transpose(k)), scale, causal);
+  const Tensor pd = mask.defined() ? mul(p, astype_op(mask, p.dtype(), false)) : p;
+  const Tensor dv = matmul(matrix_transpose(pd), g);
+  Tensor dp = matmul(g, matrix_transpose(v));
+  if (mask.defined()) dp = mul(dp, astype_op(mask, dp.dtype(), false));
+  const Tensor ds = mul(mul(p, subtract(dp, rowsum(mul(dp, p), -1))), sc(scale));
+  return {matmul(ds, k), matmul(matrix_transpose(ds), q), dv};
+}
+
+// ---- flash attention: attrs (causal, seed, offset, out is the output); scalars (scale,
+// dropout_p); saved q, k, v, out (the kernel's (B, H, L, Ev) result), lse. The backward kernel
+// recomputes the probabilities from lse and the dropout mask from (seed, offset) (Note
+// [Attention dropout]); under create_graph the composite rebuilds the mask from the kernels'
+// rule (attention_dropout_mask, Note [Attention dropout mask]).
+FORMULA(flash_attention_bw) {
+  const bool causal = c.attr(0) != 0;
+  const uint64_t seed = static_cast<uint64_t>(c.attr(1)), offset = static_cast<uint64_t>(c.attr(2));
+  const double scale = c.scalar(0), p = c.scalar(1);
+  const Tensor q = c.saved(0), k = c.saved(1), v = c.saved(2), out = c.saved(3), lse = c.saved(4);
+  const Tensor q4 = nn::attention_heads(q), k4 = nn::attention_heads(k), v4 = nn::attention_heads(v);
+  const Tensor g4 = g[0].shape() == out.shape() ? g[0] : reshape(g[0], out.shape());
+  Tensor dq, dk, dv;
+  if (!grad_enabled()) {
+    std::tie(dq, dk, dv) = flash_attention_backward(q4, k4, v4, out, lse, g4, scale, causal, p, seed,
+                                                    offset);
+  } else {
+    Tensor mask;
+    const auto from_cudnn = cudnn_attention().from_cudnn_dropout;
+    TS_CHECK(!(p > 0.0 && from_cudnn && from_cudnn(lse)), NotImplementedError,
+             "scaled_dot_product_attention: double backward through dropout is not available "
+             "after cuDNN's fused attention (its dropout mask cannot be rebuilt); call "
+             "ts.backends.cuda.enable_cudnn_sdp(False) before the forward");
+    if (p > 0.0) {
+      int64_t n = 1;
+      for (int64_t d = 0; d + 2 < q.ndim(); ++d) n *= q.dim(d);
+      const int64_t L = q.dim(q.ndim() - 2), S = k.dim(k.ndim() - 2);
+      Shape mshape(q4.shape().begin(), q4.shape().end() - 1);
+      mshape.push_back(S);
+      mask = reshape(attention_dropout_mask(n, L, S, p, seed, offset, q.dtype(), q.device()),
+                     mshape);
+    }
+    auto grads = attention_grads_composite(q4, k4, v4, g4, scale, causal, mask);
+    dq = grads[0];
+    dk = grads[1];
+    dv = grads[2];
+  }
+  auto back = [](const Tensor& d, const Tensor& like) {
+    return d.shape() == like.shape() ? d : reshape(d, like.shape());
+  };
+  return {back(dq, q), back(dk, k), back(dv, v)};
+}
+
+// ---- causal block attention: attrs (block, has contiguous copies); scalars (scale); saved q,
+// k, v, p[, the contiguous q, k, v the kernels read].
+FORMULA(causal_block_attention_bw) {
+  const int64_t block = c.attr(0);
+  const bool copies = c.attr(1) != 0;
+  const double scale = c.scalar(0);
+  const Tensor q = c.saved(0), k = c.saved(1), v = c.saved(2), p = c.saved(3);
+  if (!grad_enabled()) {
+    const Tensor qc = copies ? c.saved(4) : q, kc = copies ? c.saved(5) : k,
+                 vc = copies ? c.saved(6) : v;
+    const Tensor gc = copies ? contiguous(g[0]) : g[0];
+    auto [dq, dk, dv] = causal_block_attention_backward(qc, kc, vc, p, gc, scale, block);
+    return {dq, dk, dv};
+  }
+  return attention_grads_composite(q, k, v, g[0], scale, true, Tensor());
+}
+
 }  // namespace
 
 void record_embedding(const Tensor& weight, const Tensor& rows, const Tensor& idx, int64_t pad) {
@@ -318,6 +396,46 @@ void record_relu(const Tensor& x, const Tensor& y) {
   auto node = record(kRelu, {x}, {y});
   stamp_site(*node);
   node->save(y, /*is_output=*/true);
+}
+
+
+void record_flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& y,
+                            const Tensor& out, const Tensor& lse, double scale, bool causal,
+                            double dropout_p, uint64_t seed, uint64_t offset) {
+  if (!needs_grad({&q, &k, &v})) return;
+  static const Formula kFlash{"FlashAttentionBackward", flash_attention_bw};
+  auto node = record(kFlash, {q, k, v}, {y});
+  stamp_site(*node);
+  const bool same = out.impl() == y.impl();
+  node->attrs = Shape{causal ? 1 : 0, static_cast<int64_t>(seed), static_cast<int64_t>(offset),
+                      same ? 1 : 0};
+  node->scalars = {scale, dropout_p};
+  node->save(q);
+  node->save(k);
+  node->save(v);
+  node->save(out, /*is_output=*/same);
+  node->save(lse);
+}
+
+void record_causal_block_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                   const Tensor& qc, const Tensor& kc, const Tensor& vc,
+                                   const Tensor& out, const Tensor& p, double scale, int64_t block,
+                                   bool copies) {
+  if (!needs_grad({&q, &k, &v})) return;
+  static const Formula kCausal{"CausalBlockAttentionBackward", causal_block_attention_bw};
+  auto node = record(kCausal, {q, k, v}, {out});
+  stamp_site(*node);
+  node->attrs = Shape{block, copies ? 1 : 0};
+  node->scalars.push_back(scale);
+  node->save(q);
+  node->save(k);
+  node->save(v);
+  node->save(p);
+  if (copies) {
+    node->save(qc);
+    node->save(kc);
+    node->save(vc);
+  }
 }
 
 }  // namespace ts::autograd

@@ -32,4 +32,15 @@ void record_embedding(const Tensor& weight, const Tensor& rows, const Tensor& id
 // y = x * mask * scale (mask bool of x's shape).
 void record_dropout(const Tensor& x, const Tensor& y, const Tensor& mask, double scale);
 
+// y = flash attention of q, k, v (the kernel's out, maybe reshaped; lse its statistics).
+void record_flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& y,
+                            const Tensor& out, const Tensor& lse, double scale, bool causal,
+                            double dropout_p, uint64_t seed, uint64_t offset);
+// out = causal block attention of q, k, v (qc, kc, vc: the contiguous copies the kernels read
+// when `copies`; p the probabilities).
+void record_causal_block_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                   const Tensor& qc, const Tensor& kc, const Tensor& vc,
+                                   const Tensor& out, const Tensor& p, double scale, int64_t block,
+                                   bool copies);
+
 }  // namespace ts::autograd

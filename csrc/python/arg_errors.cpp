@@ -11,6 +11,8 @@
 // work pay only that. Instead of the dump, callers get:
 //   - TypeError "op(): got an unexpected keyword argument 'axsi' (accepted: x, axis, ...)"
 //   - ValueError "op(): integer argument 2**70 ... out of range" for ints beyond int64
+//   - TypeError "op(): argument 'input' (position 1) must be Tensor, not str" (PyTorch's) where
+//     the one signature declares a Tensor
 //   - TypeError "op(): invalid argument types (Tensor, str); expected op(x: Tensor, ...)"
 #include <cstdlib>
 #include <cstring>
@@ -83,10 +85,28 @@ std::vector<std::string> signatures(const std::string& name, const std::string& 
   return out;
 }
 
+// The text between the top-level commas of a signature "f(a: T, b: U = 1, *, c: V)".
+std::vector<std::string> top_level_params(const std::string& sig) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (size_t i = sig.find('(') + 1; i + 1 < sig.size(); ++i) {
+    const char c = sig[i];
+    if (c == '[' || c == '(') ++depth;
+    if (c == ']' || c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
 // Parameter names of a signature "f(a: T, b: U = 1, *, c: V)" (top-level commas only).
 void param_names(const std::string& sig, std::set<std::string>& names) {
-  size_t open = sig.find('(');
-  int depth = 0;
   std::string cur;
   std::set<std::string> seen;  // names so far; all positional-only if a "/" follows
   auto flush = [&] {
@@ -108,17 +128,10 @@ void param_names(const std::string& sig, std::set<std::string>& names) {
     }
     cur.clear();
   };
-  for (size_t i = open + 1; i + 1 < sig.size(); ++i) {
-    char c = sig[i];
-    if (c == '[' || c == '(') ++depth;
-    if (c == ']' || c == ')') --depth;
-    if (c == ',' && depth == 0) {
-      flush();
-    } else {
-      cur += c;
-    }
+  for (const std::string& piece : top_level_params(sig)) {
+    cur = piece;
+    flush();
   }
-  flush();
   names.insert(seen.begin(), seen.end());
 }
 
@@ -149,8 +162,15 @@ void raise_bad_keyword(const std::string& name, const std::vector<std::string>& 
 }
 
 // The catch-all for calls without positional arguments (beyond self).
+void raise_not_tensor(const std::string& name, const std::vector<std::string>& typed,
+                      const std::vector<std::string>& sigs, const std::vector<py::handle>& args,
+                      const py::kwargs& kwargs);
+
 void raise_bad_keyword_only(const std::string& name, const std::vector<std::string>& sigs,
-                            const py::kwargs& kwargs) {
+                            const std::vector<std::string>& typed, const py::kwargs& kwargs) {
+  // A Tensor parameter binds only a Tensor in either pass (no implicit conversions), so a
+  // non-tensor there fails every pass: say so now.
+  raise_not_tensor(name, typed, sigs, {}, kwargs);
   if (kwargs.empty() && !sigs.empty()) {  // no real overload takes zero arguments
     std::string expected;
     for (const auto& s : sigs) expected += "\n    " + s;
@@ -159,12 +179,90 @@ void raise_bad_keyword_only(const std::string& name, const std::vector<std::stri
   raise_bad_keyword(name, sigs, kwargs);
 }
 
+// The parameters of a signature "f(a: T, b: U = 1, *, c: V)" as (name, type, positional),
+// top-level commas only; "self" and the "/" and "*" markers are not parameters.
+struct Param {
+  std::string name, type;
+  bool positional;
+};
+std::vector<Param> params_of(const std::string& sig) {
+  std::vector<Param> out;
+  bool kw_only = false;
+  std::string cur;
+  auto trim = [](std::string t) {
+    size_t b = t.find_first_not_of(' '), e = t.find_last_not_of(' ');
+    return b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
+  };
+  auto flush = [&] {
+    std::string t = trim(cur);
+    cur.clear();
+    if (t.empty() || t == "/") return;
+    if (t[0] == '*') {  // "*" or "*args" / "**kwargs"
+      kw_only = true;
+      return;
+    }
+    size_t colon = t.find(':'), eq = t.find('=');
+    std::string n = trim(t.substr(0, std::min(colon, eq)));
+    std::string ty = colon == std::string::npos || (eq != std::string::npos && eq < colon)
+                         ? std::string()
+                         : trim(t.substr(colon + 1, eq == std::string::npos ? std::string::npos
+                                                                             : eq - colon - 1));
+    if (n == "self" || n == "$self") return;
+    out.push_back({n, ty, !kw_only});
+  };
+  for (const std::string& piece : top_level_params(sig)) {
+    cur = piece;
+    flush();
+  }
+  return out;
+}
+
+// PyTorch's TypeError for a non-tensor where the only signature declares a Tensor
+// ("linear(): argument 'input' (position 1) must be Tensor, not str"), if there is one.
+void raise_not_tensor(const std::string& name, const std::vector<std::string>& typed,
+                      const std::vector<std::string>& sigs, const std::vector<py::handle>& args,
+                      const py::kwargs& kwargs) {
+  if (typed.size() != 1 || sigs.size() != 1) return;
+  const auto params = params_of(typed[0]);
+  auto tensor_type = [](const std::string& ty, bool& optional) {
+    optional = ty == "Tensor | None" || ty == "Optional[Tensor]" || ty == "None | Tensor";
+    return ty == "Tensor" || optional;
+  };
+  auto bad = [](py::handle h, bool optional) {
+    return !py::isinstance<Tensor>(h) && !(optional && h.is_none());
+  };
+  auto raise = [&](const std::string& where, bool optional, py::handle h) {
+    throw py::type_error(name + "(): " + where + " must be Tensor" + (optional ? " or None" : "") +
+                         ", not " + type_name(h) + "; expected " + sigs[0]);
+  };
+  size_t pos = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    while (pos < params.size() && !params[pos].positional) ++pos;
+    if (pos >= params.size()) return;
+    bool optional = false;
+    if (tensor_type(params[pos].type, optional) && bad(args[i], optional))
+      raise("argument '" + params[pos].name + "' (position " + std::to_string(i + 1) + ")",
+            optional, args[i]);
+    ++pos;
+  }
+  for (auto kv : kwargs) {
+    const std::string k = py::str(kv.first);
+    for (const auto& p : params) {
+      bool optional = false;
+      if (p.name == k && tensor_type(p.type, optional) && bad(kv.second, optional))
+        raise("argument '" + k + "'", optional, kv.second);
+    }
+  }
+}
+
 [[noreturn]] void raise_bad_call(const std::string& name, const std::vector<std::string>& sigs,
+                                 const std::vector<std::string>& typed,
                                  const std::vector<py::handle>& args, const py::kwargs& kwargs) {
   try {
     raise_bad_keyword(name, sigs, kwargs);
   } catch (const py::reference_cast_error&) {
   }
+  raise_not_tensor(name, typed, sigs, args, kwargs);
   std::string got;
   auto add = [&](const std::string& s) { got += (got.empty() ? "" : ", ") + s; };
   for (auto a : args) {
@@ -208,6 +306,20 @@ void set_doc(py::handle fn, const std::string& doc) {
   f->m_ml->ml_doc = strdup(doc.c_str());
 }
 
+// The signatures pybind11 generated for `fn`'s overloads, with types ("name(x: Tensor, ...)"),
+// also where the docstring carries an untyped text signature (Note [Readable signatures]).
+std::vector<std::string> typed_signatures(const std::string& name, py::handle fn) {
+  std::string doc;
+  if (PyCFunction_Check(fn.ptr())) {
+    PyObject* self = PyCFunction_GET_SELF(fn.ptr());
+    if (self != nullptr && py::detail::is_function_record_PyObject(self)) {
+      for (auto* rec = py::detail::function_record_ptr_from_PyObject(self); rec; rec = rec->next)
+        if (rec->signature) doc += name + rec->signature + "\n";
+    }
+  }
+  return signatures(name, doc);
+}
+
 bool is_pybind_function(py::handle h) {
   if (!PyCFunction_Check(h.ptr())) return false;
   PyObject* self = PyCFunction_GET_SELF(h.ptr());
@@ -225,17 +337,18 @@ void install_on_module(py::module_& m) {
     py::object fn = m.attr(n.c_str());
     std::string doc = doc_of(fn);
     auto sigs = signatures(n, doc);
+    auto typed = typed_signatures(n, fn);
     std::string op = n.substr(n.find_first_not_of('_'));
     m.def(
         n.c_str(),
-        [op, sigs](SecondPass first, py::args rest, py::kwargs kw) {
+        [op, sigs, typed](SecondPass first, py::args rest, py::kwargs kw) {
           std::vector<py::handle> args{first.value};
           for (auto a : rest) args.push_back(a);
-          raise_bad_call(op, sigs, args, kw);
+          raise_bad_call(op, sigs, typed, args, kw);
         },
         py::sibling(fn));
     m.def(
-        n.c_str(), [op, sigs](py::kwargs kw) { raise_bad_keyword_only(op, sigs, kw); },
+        n.c_str(), [op, sigs, typed](py::kwargs kw) { raise_bad_keyword_only(op, sigs, typed, kw); },
         py::sibling(m.attr(n.c_str())));
     set_doc(m.attr(n.c_str()), doc);
   }
@@ -255,15 +368,27 @@ void install_on_class(py::handle cls_h) {
     py::object fn = py::getattr(cls, n.c_str());
     std::string doc = doc_of(fn);
     auto sigs = signatures(n, doc);
+    auto typed = typed_signatures(n, PyInstanceMethod_Check(fn.ptr())
+                                         ? py::handle(PyInstanceMethod_GET_FUNCTION(fn.ptr()))
+                                         : py::handle(fn));
     std::string qual = "Tensor." + n;
+    // Tensor.op(not_a_tensor, ...) through the class: torch's descriptor error.
+    auto check_self = [n](py::handle self) {
+      if (!py::isinstance<Tensor>(self))
+        throw py::type_error("descriptor '" + n + "' for 'Tensor' objects doesn't apply to a '" +
+                             type_name(self) + "' object");
+    };
     cls.def(n.c_str(),
-            [qual, sigs](py::object self, SecondPass first, py::args rest, py::kwargs kw) {
+            [qual, sigs, typed, check_self](py::object self, SecondPass first, py::args rest,
+                                            py::kwargs kw) {
+              check_self(self);
               std::vector<py::handle> args{first.value};
               for (auto a : rest) args.push_back(a);
-              raise_bad_call(qual, sigs, args, kw);
+              raise_bad_call(qual, sigs, typed, args, kw);
             });
-    cls.def(n.c_str(), [qual, sigs](py::object self, py::kwargs kw) {
-      raise_bad_keyword_only(qual, sigs, kw);
+    cls.def(n.c_str(), [qual, sigs, typed, check_self](py::object self, py::kwargs kw) {
+      check_self(self);
+      raise_bad_keyword_only(qual, sigs, typed, kw);
     });
     // Tensor.op(**kwargs) through the class, with no tensor at all.
     // (Keyword arguments only, so it never takes a call that has a positional argument.)

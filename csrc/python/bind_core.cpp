@@ -9,7 +9,66 @@
 namespace ts::python {
 
 
+namespace {
+
+// Tensor.reshape(*shape) / view(*shape): torch's varargs sizes, one sequence, or the keyword
+// (shape= / size=).
+py::handle shape_from_args(const char* op, const char* kw_name, const py::args& sizes,
+                           const py::kwargs& kw, py::handle& dtype) {
+  py::handle keyword;
+  for (auto item : kw) {
+    const std::string k = py::str(item.first);
+    if (k == kw_name) {
+      keyword = item.second;
+    } else if (std::string(op) == "view" && k == "dtype") {
+      dtype = item.second;
+    } else {
+      throw py::type_error(std::string(op) + "() got an unexpected keyword argument '" + k + "'");
+    }
+  }
+  if (keyword && sizes.size() > 0)
+    throw py::type_error(std::string(op) + "() got multiple values for argument '" + kw_name + "'");
+  if (keyword) return keyword;
+  if (sizes.size() == 1 && !PyLong_Check(sizes[0].ptr()) && !py::hasattr(sizes[0], "__index__"))
+    return sizes[0];
+  return sizes;
+}
+
+}  // namespace
+
 void init_core(py::module_& m) {
+  {
+    auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
+    cls.def(
+        "reshape",
+        [](const Tensor& self, const py::args& sizes, const py::kwargs& kw) {
+          py::handle dtype;
+          py::handle shape = shape_from_args("reshape", "shape", sizes, kw, dtype);
+          return reshape(self, to_shape(shape, "reshape"), -1);
+        },
+        "reshape(*shape) -> Tensor: a view with that shape where the strides allow, else a "
+        "copy (sizes as varargs, one sequence, or shape=; one -1 is inferred).");
+    cls.def(
+        "view",
+        [](const Tensor& self, const py::args& sizes, const py::kwargs& kw) {
+          py::handle dtype;
+          py::handle shape = shape_from_args("view", "size", sizes, kw, dtype);
+          if (dtype) {
+            if (sizes.size() > 0 || kw.contains("size"))
+              throw py::type_error("view() takes either size= or dtype=, not both");
+          } else if (sizes.size() == 1 &&
+                     py::type::handle_of(sizes[0]).is(py::type::handle_of(dtype_object(DType::Float32)))) {
+            dtype = sizes[0];
+          }
+          if (dtype) {
+            const DType dt = to_dtype(dtype);
+            return dt == self.dtype() ? reshape(self, self.shape(), 0) : view_dtype(self, dt);
+          }
+          return reshape(self, to_shape(shape, "view"), 0);
+        },
+        "view(*shape) -> Tensor: a view with that shape (RuntimeError where the strides do "
+        "not allow one); view(dtype) reinterprets the bytes as another dtype.");
+  }
   // ---- creation primitives (ts.empty/zeros/ones/full in Python parse the arguments)
   m.def("_empty", [](py::handle shape, py::handle dtype, py::handle device) {
     return Tensor::empty(to_shape(shape, "empty"), to_dtype(dtype), creation_device(device));

@@ -1,6 +1,10 @@
-// Bindings for the computed-content creation ops (arange, linspace, eye, tril, triu); the
+// Bindings for the creation ops: zeros/ones/empty with every argument form (the public
+// functions themselves), and the computed-content ops (arange, linspace, eye, tril, triu), whose
 // Python wrappers in python/tessera/_creation.py pick default dtypes.
 #include "ops/creation.h"
+#include "autograd/meta.h"
+#include "core/error.h"
+#include "ops/copy.h"
 #include "python/convert.h"
 #include "python/int_arg.h"
 
@@ -19,9 +23,146 @@ std::complex<double> complex_arg(py::handle h, const char* name) {
   const Scalar s = scalar_arg(h, "linspace", name);
   return s.kind == ScalarKind::Complex ? s.c : std::complex<double>(s.to<double>(), 0.0);
 }
+DType g_default_float = DType::Float32;
+
+[[noreturn]] void not_implemented(const std::string& msg) {
+  PyErr_SetString(PyExc_NotImplementedError, msg.c_str());
+  throw py::error_already_set();
+}  // ts.set_default_dtype's (Note [default dtype])
+
+std::string type_name_of(py::handle h) {
+  return py::type::handle_of(h).attr("__name__").cast<std::string>();
+}
+
+// A size as int64: ValueError naming the op past the range (as the shape helpers say it).
+int64_t size_value(py::handle h, const std::string& op) {
+  PyObject* v = PyLong_Check(h.ptr()) ? h.inc_ref().ptr() : PyNumber_Index(h.ptr());
+  if (!v) throw py::error_already_set();
+  py::object owned = py::reinterpret_steal<py::object>(v);
+  int overflow = 0;
+  const long long n = PyLong_AsLongLongAndOverflow(v, &overflow);
+  if (overflow)
+    throw py::value_error(op + ": dimension " + py::str(owned).cast<std::string>() +
+                          " is out of range for a 64-bit size");
+  if (n == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return n;
+}
+
+bool int_like(py::handle h) {
+  return PyLong_Check(h.ptr()) || (PyIndex_Check(h.ptr()) && !py::isinstance<Tensor>(h));
+}
+
+// One shape argument: an int or a sequence of ints.
+Shape one_shape(py::handle h, const std::string& op) {
+  if (int_like(h)) return Shape{size_value(h, op)};
+  if (PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) {  // the common case, without iterators
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(h.ptr());
+    PyObject** items = PySequence_Fast_ITEMS(h.ptr());
+    Shape out;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      if (!int_like(items[i]))
+        throw py::type_error(op + ": shape must be an int or a sequence of ints, got " +
+                             py::repr(h).cast<std::string>());
+      out.push_back(size_value(items[i], op));
+    }
+    return out;
+  }
+  if (py::isinstance<py::str>(h) || py::isinstance<py::bytes>(h) || !py::hasattr(h, "__iter__"))
+    throw py::type_error(op + ": shape must be an int or a sequence of ints, got " +
+                         type_name_of(h));
+  Shape out;
+  for (py::handle e : h) {
+    if (!int_like(e))
+      throw py::type_error(op + ": shape must be an int or a sequence of ints, got " +
+                           py::repr(h).cast<std::string>());
+    out.push_back(size_value(e, op));
+  }
+  return out;
+}
+
+// zeros/ones/empty in every form: the standard's one shape argument, torch's sizes as varargs,
+// shape= / size=, dtype=, device=, requires_grad=; torch's layout/pin_memory/memory_format/out
+// checked (memory_format is a no-op for a new contiguous tensor).
+Tensor create(const char* op_name, int fill, const py::args& size, const py::kwargs& kw) {
+  const std::string op = op_name;
+  py::handle shape, dtype, device, requires_grad;
+  for (auto item : kw) {
+    const std::string k = py::str(item.first);
+    py::handle v = item.second;
+    if (k == "shape" || k == "size") {
+      if (shape) throw py::type_error(op + ": got the size both as shape= and as size=");
+      shape = v;
+    } else if (k == "dtype") {
+      dtype = v;
+    } else if (k == "device") {
+      device = v;
+    } else if (k == "requires_grad") {
+      requires_grad = v;
+    } else if (k == "layout" || k == "pin_memory") {
+      if (!v.is_none() && PyObject_IsTrue(v.ptr()))
+        not_implemented(op + ": layout= and pin_memory=True are not supported");
+    } else if (k == "out") {
+      if (!v.is_none()) not_implemented(op + ": out= is not supported");
+    } else if (k != "memory_format") {
+      throw py::type_error(op + ": unexpected keyword argument '" + k + "'");
+    }
+  }
+  Shape sh;
+  if (shape) {
+    if (size.size() > 0)
+      throw py::type_error(op + ": got the size both positionally and as a keyword");
+    sh = one_shape(shape, op);
+  } else if (size.size() == 1) {
+    sh = one_shape(size[0], op);
+  } else if (size.size() == 0) {
+    throw py::type_error(op + ": missing the size (e.g. " + op + "(2, 3) or " + op + "((2, 3)))");
+  } else {
+    for (py::handle n : size) {
+      if (PyBool_Check(n.ptr()) || !int_like(n))
+        throw py::type_error(op + ": sizes must be ints, got " + type_name_of(n));
+      sh.push_back(size_value(n, op));
+    }
+  }
+  const DType dt = !dtype || dtype.is_none() ? g_default_float : to_dtype(dtype);
+  Tensor t;
+  try {
+    t = Tensor::empty(sh, dt, creation_device(device ? device : py::none()));
+  } catch (const ValueError& e) {  // the shape and device checks do not know the op
+    throw ValueError(op + ": " + e.what());
+  } catch (const RuntimeError& e) {
+    throw RuntimeError(op + ": " + e.what());
+  } catch (const TypeError& e) {
+    throw TypeError(op + ": " + e.what());
+  }
+  if (fill >= 0) fill_(t, Scalar::from_int(fill));
+  if (requires_grad && PyObject_IsTrue(requires_grad.ptr())) autograd::set_requires_grad(t, true);
+  return t;
+}
+
 }  // namespace
 
 void init_creation(py::module_& m) {
+  {
+    py::options text_signature;  // Note [Readable signatures]
+    text_signature.disable_function_signatures();
+    for (auto [name, fill] : {std::pair{"zeros", 0}, {"ones", 1}, {"empty", -1}}) {
+      const std::string doc =
+          std::string(name) + "(shape, *, dtype=None, device=None, requires_grad=False)\n--\n\n" +
+          (fill < 0 ? std::string("An uninitialized tensor of shape")
+                    : "A tensor of shape filled with " + std::to_string(fill)) +
+          " (" + name + "((2, 3)), " + name + "(2, 3), size=); dtype defaults to the default\n"
+          "float dtype (ts.set_default_dtype), device to the default device.";
+      m.def(
+          name,
+          [name = std::string(name), fill](const py::args& size, const py::kwargs& kw) {
+            return create(name.c_str(), fill, size, kw);
+          },
+          doc.c_str());
+    }
+  }
+  m.def(
+      "_set_default_float_dtype", [](py::handle d) { g_default_float = to_dtype(d); },
+      "the dtype zeros/ones/empty give without dtype= (set by ts.set_default_dtype)");
   m.def("_arange", [](py::handle start, py::handle stop, py::handle step, py::handle dtype,
                       py::handle device) {
     return arange(scalar_arg(start, "arange", "start"), scalar_arg(stop, "arange", "stop"),

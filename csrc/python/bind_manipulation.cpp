@@ -24,6 +24,32 @@ py::tuple to_tuple(const std::vector<Tensor>& ts) {
 }  // namespace
 
 void init_manipulation(py::module_& m) {
+  {
+    py::options text_signature;  // Note [Readable signatures]
+    text_signature.disable_function_signatures();
+    // ts.stack in both conventions, parsed once: the standard's stack(arrays, /, *, axis=0)
+    // and PyTorch's stack(tensors, dim=0) (positional dim, tensors=, dim=).
+    m.def(
+        "stack",
+        [](py::handle arrays, py::handle dim, py::handle axis, py::handle tensors,
+           py::handle out) {
+          if (!out.is_none()) throw py::type_error("stack(): out= is not supported");
+          if (!arrays.is_none() && !tensors.is_none())
+            throw py::type_error(
+                "stack() got multiple values for argument 'arrays' (also given as 'tensors')");
+          py::handle xs = arrays.is_none() ? tensors : arrays;
+          if (xs.is_none()) throw py::type_error("stack() missing required argument 'arrays'");
+          if (!dim.is_none() && !axis.is_none())
+            throw py::type_error("stack: got both axis= and its alias dim=; pass one");
+          py::handle ax = dim.is_none() ? axis : dim;
+          return stack(tensor_list(xs, "stack"), ax.is_none() ? 0 : int_arg(ax, "stack", "axis"));
+        },
+        py::arg("arrays") = py::none(), py::arg("dim") = py::none(), py::kw_only(),
+        py::arg("axis") = py::none(), py::arg("tensors") = py::none(), py::arg("out") = py::none(),
+        "stack(arrays, dim=None, *, axis=None, tensors=None, out=None)\n--\n\n"
+        "Joins same-shape tensors along a new axis: k tensors of shape S -> shape S with k\n"
+        "inserted at axis (default 0). PyTorch's forms too: a positional dim, dim=, tensors=.");
+  }
   m.def("_concat", [](py::handle xs, py::handle axis) {
     return axis.is_none() ? concat(tensor_list(xs, "concat"), 0, true)
                           : concat(tensor_list(xs, "concat"), int_arg(axis, "concat", "axis"));

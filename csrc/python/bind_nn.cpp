@@ -30,6 +30,35 @@ py::object opt_out(const Tensor& t) { return t.defined() ? py::cast(t) : py::non
 // tessera.nn.functional's fusable(): the fused kernels take floating tensors of one dtype on
 // one device (None ignored, anything else refused). In C++ because every fused op asks it on
 // each call: 0.3 µs instead of 3.5 µs in Python.
+// PyTorch's deprecated size_average/reduce pair: when either is given it replaces `reduction`
+// (torch's _Reduction.legacy_get_string, with its deprecation warning): reduce=False gives
+// 'none', else size_average=False 'sum', else 'mean'.
+// stacklevel: the warning's, counted from the Python frame that called into C++ (1).
+std::string legacy_reduction(py::handle size_average, py::handle reduce,
+                             const std::string& reduction, int stacklevel = 1) {
+  if (size_average.is_none() && reduce.is_none()) return reduction;
+  if (py::isinstance<py::str>(size_average) || py::isinstance<py::str>(reduce))
+    // A mode string in a legacy slot: a call written for the old (reduction-first) order,
+    // which torch would silently read as 'mean'.
+    throw py::type_error("size_average and reduce take bools (deprecated), got " +
+                         py::repr(size_average).cast<std::string>() + " and " +
+                         py::repr(reduce).cast<std::string>() +
+                         "; pass the mode as reduction=... (torch's argument order)");
+  auto truth = [](py::handle h) {
+    if (h.is_none()) return true;
+    const int t = PyObject_IsTrue(h.ptr());
+    if (t < 0) throw py::error_already_set();
+    return t != 0;
+  };
+  const bool sa = truth(size_average), rd = truth(reduce);
+  const std::string ret = sa && rd ? "mean" : rd ? "sum" : "none";
+  const std::string msg =
+      "size_average and reduce args will be deprecated, please use reduction='" + ret +
+      "' instead.";
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), stacklevel) < 0) throw py::error_already_set();
+  return ret;
+}
+
 bool fusable(const py::args& xs) {
   const Tensor* first = nullptr;
   for (py::handle h : xs) {
@@ -55,16 +84,29 @@ void init_nn(py::module_& m) {
     if (h.is_none()) return std::nullopt;
     return to_dtype(h);
   };
+  // nn.functional's entry points themselves (F.softmax is _C.softmax): PyTorch's signatures,
+  // readable by inspect.signature (Note [Readable signatures]); non-tensor arguments get
+  // PyTorch's TypeError from arg_errors.cpp.
+  {
+  py::options text_signature;
+  text_signature.disable_function_signatures();
   for (bool log : {false, true})
     m.def(
         log ? "log_softmax" : "softmax",
-        [dtype_arg, log](const Tensor& input, std::optional<int64_t> dim, py::handle dtype) {
+        [dtype_arg, log](const Tensor& input, std::optional<int64_t> dim, int64_t /*stacklevel*/,
+                         py::handle dtype) {
           return nn::softmax(input, dim, dtype_arg(dtype), log);
         },
-        py::arg("input"), py::arg("dim") = py::none(), py::arg("dtype") = py::none(),
-        log ? "log_softmax(input, dim=None, dtype=None): x - logsumexp(x) along dim"
-            : "softmax(input, dim=None, dtype=None): exp(x) / sum(exp(x)) along dim "
-              "(PyTorch's implicit dim when None), in dtype if given");
+        py::arg("input"), py::arg("dim") = py::none(), py::arg("_stacklevel") = 3,
+        py::arg("dtype") = py::none(),
+        log ? "log_softmax(input, dim=None, _stacklevel=3, dtype=None)\n--\n\n"
+              "x - logsumexp(x) along dim (PyTorch's implicit dim when None), any shape, in\n"
+              "dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row,\n"
+              "gradients of every order)."
+            : "softmax(input, dim=None, _stacklevel=3, dtype=None)\n--\n\n"
+              "exp(x) / sum(exp(x)) along dim (PyTorch's implicit dim when None: 0 for 0-, 1-\n"
+              "and 3-D input, else 1), any shape, in dtype if given (the C++ op\n"
+              "csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order).");
   m.def(
       "layer_norm",
       [](const Tensor& input, py::handle normalized_shape, const std::optional<Tensor>& weight,
@@ -74,8 +116,10 @@ void init_nn(py::module_& m) {
       },
       py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(),
       py::arg("bias") = py::none(), py::arg("eps") = 1e-5,
-      "layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5): normalizes over "
-      "the trailing normalized_shape dims, then scales and shifts");
+      "layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05)\n--\n\n"
+      "Normalizes (*, *normalized_shape) over the trailing normalized_shape dims, then scales\n"
+      "by weight and shifts by bias (each of normalized_shape). The C++ op csrc/ops/nn/norm.h:\n"
+      "one fused kernel, gradients of every order.");
   m.def(
       "rms_norm",
       [](const Tensor& input, py::handle normalized_shape, const std::optional<Tensor>& weight,
@@ -85,45 +129,64 @@ void init_nn(py::module_& m) {
       },
       py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(),
       py::arg("eps") = py::none(),
-      "rms_norm(input, normalized_shape, weight=None, eps=None): x / sqrt(mean(x^2) + eps) * "
-      "weight (eps: the dtype's machine epsilon when None)");
+      "rms_norm(input, normalized_shape, weight=None, eps=None)\n--\n\n"
+      "x / sqrt(mean(x^2) + eps) * weight over the trailing normalized_shape dims; eps\n"
+      "defaults to the dtype's machine epsilon (the C++ op csrc/ops/nn/norm.h).");
   m.def(
       "cross_entropy",
       [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
-         int64_t ignore_index, const std::string& reduction, double label_smoothing) {
+         py::handle size_average, int64_t ignore_index, py::handle reduce,
+         const std::string& reduction, double label_smoothing) {
+        const std::string r = legacy_reduction(size_average, reduce, reduction);
         return nn::cross_entropy(input, target, opt(weight), ignore_index,
-                                 nn::parse_reduction(reduction, "cross_entropy"), label_smoothing);
+                                 nn::parse_reduction(r, "cross_entropy"), label_smoothing);
       },
       py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
-      py::arg("ignore_index") = -100, py::arg("reduction") = "mean",
+      py::arg("size_average") = py::none(), py::arg("ignore_index") = -100,
+      py::arg("reduce") = py::none(), py::arg("reduction") = "mean",
       py::arg("label_smoothing") = 0.0,
-      "cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', "
-      "label_smoothing=0.0): log_softmax over dim 1 (0 unbatched) + NLL of class indices, or "
-      "the cross entropy with class probabilities");
+      "cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, "
+      "reduce=None, reduction='mean', label_smoothing=0.0)\n--\n\n"
+      "log_softmax over dim 1 (dim 0 for unbatched (C,) input) + NLL with class indices\n"
+      "(N, ...), or the cross entropy with class probabilities (input's shape) when target is\n"
+      "floating; PyTorch's formulas for weight (C,), ignore_index and label_smoothing (the\n"
+      "legacy size_average/reduce replace reduction, with PyTorch's warning). The C++ op\n"
+      "csrc/ops/nn/loss.h: one fused kernel for class indices, gradients of every order.");
   m.def(
       "nll_loss",
       [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
-         int64_t ignore_index, const std::string& reduction) {
+         py::handle size_average, int64_t ignore_index, py::handle reduce,
+         const std::string& reduction) {
+        const std::string r = legacy_reduction(size_average, reduce, reduction);
         return nn::nll_loss(input, target, opt(weight), ignore_index,
-                            nn::parse_reduction(reduction, "nll_loss"));
+                            nn::parse_reduction(r, "nll_loss"));
       },
       py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
-      py::arg("ignore_index") = -100, py::arg("reduction") = "mean",
-      "nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'): "
-      "-input[n, target[n]] * weight[target[n]]");
+      py::arg("size_average") = py::none(), py::arg("ignore_index") = -100,
+      py::arg("reduce") = py::none(), py::arg("reduction") = "mean",
+      "nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, "
+      "reduce=None, reduction='mean')\n--\n\n"
+      "-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities and (N, ...)\n"
+      "class indices; 'mean' divides by the summed weights of the non-ignored targets (the C++\n"
+      "op csrc/ops/nn/loss.h).");
   m.def(
       "linear",
       [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
         return nn::linear(input, weight, opt(bias));
       },
       py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(),
-      "linear(input, weight, bias=None): input @ weight.T + bias");
+      "linear(input, weight, bias=None)\n--\n\n"
+      "input (..., in_features) @ weight.T + bias, weight (out_features, in_features), bias\n"
+      "(out_features,) -> (..., out_features) (the C++ op csrc/ops/nn/linear.h).");
   m.def(
       "gelu", [](const Tensor& input, const std::string& approximate) {
         return nn::gelu(input, approximate);
       },
       py::arg("input"), py::arg("approximate") = "none",
-      "gelu(input, approximate='none'): x * Phi(x) ('tanh': PyTorch's tanh approximation)");
+      "gelu(input, approximate='none')\n--\n\n"
+      "x * Phi(x), any shape; approximate='tanh' uses PyTorch's tanh formula (the C++ op\n"
+      "csrc/ops/nn/activation.h: one fused kernel, gradients of every order).");
+  }
   m.def("attention_softmax", &nn::attention_softmax, py::arg("scores"), py::arg("scale"),
         py::arg("causal") = false,
         "attention_softmax(scores, scale, causal=False): softmax(scale * scores) over the last "
@@ -150,6 +213,10 @@ void init_nn(py::module_& m) {
   // ---- the fused kernels (values only)
   m.def("_linear_bias", &linear_bias,
         "x @ w.T + b in one op (the bias fused into the GEMM where the backend can)");
+  m.def("_legacy_reduction", &legacy_reduction, py::arg("size_average"), py::arg("reduce"),
+        py::arg("reduction"), py::arg("stacklevel") = 2,
+        "the reduction PyTorch's deprecated size_average/reduce give (with its warning, "
+        "stacklevel frames up from the Python caller)");
   m.def("_fusable", &fusable,
         "whether the fused kernels take these tensors: floating, one dtype and device");
   m.def("_softmax_last", &softmax_last, "softmax (log_softmax if log) over the last axis");

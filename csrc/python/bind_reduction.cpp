@@ -1,8 +1,10 @@
 // Bindings for the statistical/utility area: reductions, cumulative ops, diff, where.
-// Argument conventions (keyword names, dim= aliases, docstrings) live in tessera/_statistical.py;
-// these private entry points take positional arguments only.
+// sum (ts.sum and Tensor.sum) parses every argument form here (the standard's axis=/keepdims=,
+// PyTorch's positional dim, keepdim, dim=, dtype=); the other reductions' argument conventions
+// still live in tessera/_statistical.py over private positional entry points.
 #include <pybind11/stl.h>
 
+#include "autograd/autocast.h"
 #include "ops/cumulative.h"
 #include "ops/reduce.h"
 #include "ops/where.h"
@@ -65,9 +67,66 @@ void def_scan(py::module_& m, const char* name, const char* op, ScanFn fn) {
   });
 }
 
+// The axes and keepdims of a reduction called in either convention: the standard's
+// (axis=, keepdims=) or PyTorch's (positional or keyword dim, keepdim); one of each pair.
+std::pair<Axes, bool> reduce_args(const std::string& op, py::handle dim, py::handle keepdim,
+                                  py::handle axis, bool keepdims) {
+  py::handle ax = axis;
+  if (!dim.is_none()) {
+    if (!axis.is_none())
+      throw py::type_error(op + ": got both axis= and its alias dim=; pass one");
+    ax = dim;
+  }
+  if (!keepdim.is_none()) {
+    if (keepdims)
+      throw py::type_error(op + ": got both keepdims= and its alias keepdim=; pass one");
+    const int t = PyObject_IsTrue(keepdim.ptr());
+    if (t < 0) throw py::error_already_set();
+    keepdims = t != 0;
+  }
+  return {to_axes(ax, op.c_str()), keepdims};
+}
+
+Tensor sum_py(const Tensor& x_, py::handle dim, py::handle keepdim, py::handle axis,
+              py::handle dtype, bool keepdims, py::handle out) {
+  if (!out.is_none()) throw py::type_error("sum(): out= is not supported");
+  auto [axes, keep] = reduce_args("sum", dim, keepdim, axis, keepdims);
+  const std::optional<DType> dt = to_opt_dtype(dtype);
+  Tensor x = x_;
+  if (!dt) autocast::cast(autocast::kFp32Cuda, x);  // PyTorch's CUDA float32 list
+  return sum(x, axes, keep, dt);
+}
+
+constexpr const char* kSumDoc =
+    "Sum over axis (all axes when None). Default result dtype: bool and signed ints -> int64,\n"
+    "unsigned ints -> uint64, floats and complex keep theirs; dtype= casts the input first and\n"
+    "accumulates in it. The sum over no elements is 0. PyTorch's forms too: a positional dim\n"
+    "(int or tuple) and keepdim, or dim=/keepdim= (one of each alias pair).";
+
 }  // namespace
 
 void init_reduction(py::module_& m) {
+  {
+    py::options text_signature;  // Note [Readable signatures]
+    text_signature.disable_function_signatures();
+    m.def(
+        "sum",
+        [](py::handle x, py::handle dim, py::handle keepdim, py::handle axis, py::handle dtype,
+           bool keepdims, py::handle out) {
+          return sum_py(operand_or_throw(x, "sum"), dim, keepdim, axis, dtype, keepdims, out);
+        },
+        py::arg("x"), py::pos_only(), py::arg("dim") = py::none(),
+        py::arg("keepdim") = py::none(), py::kw_only(), py::arg("axis") = py::none(),
+        py::arg("dtype") = py::none(), py::arg("keepdims") = false, py::arg("out") = py::none(),
+        (std::string("sum(x, /, dim=None, keepdim=None, *, axis=None, dtype=None, keepdims=False, "
+                     "out=None)\n--\n\n") + kSumDoc).c_str());
+    auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
+    cls.def("sum", &sum_py, py::arg("dim") = py::none(), py::arg("keepdim") = py::none(),
+            py::kw_only(), py::arg("axis") = py::none(), py::arg("dtype") = py::none(),
+            py::arg("keepdims") = false, py::arg("out") = py::none(),
+            (std::string("sum($self, /, dim=None, keepdim=None, *, axis=None, dtype=None, "
+                         "keepdims=False, out=None)\n--\n\n") + kSumDoc).c_str());
+  }
   def_with_dtype(m, "_sum", "sum", &sum);
   def_with_dtype(m, "_prod", "prod", &prod);
   def_axes(m, "_mean", "mean", &mean);

@@ -8,6 +8,7 @@ void init_tensor(py::module_& m);
 void init_config(py::module_& m);
 void init_core(py::module_& m);
 void init_elementwise(py::module_& m);
+void init_special(py::module_& m);
 // Areas filled in by their own bindings files; each defines its init_* (see below).
 void init_reduction(py::module_& m);
 void init_creation(py::module_& m);
@@ -89,6 +90,7 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_config(m);
   ts::python::init_core(m);
   ts::python::init_elementwise(m);
+  ts::python::init_special(m);
   ts::python::init_reduction(m);
   ts::python::init_creation(m);
   ts::python::init_manipulation(m);

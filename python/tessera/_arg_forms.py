@@ -34,8 +34,8 @@ from ._dtypes import isdtype as _isdtype
 from ._tensor import _apply_memory_format, clone
 
 # ---- 1. positional dim
-_POSITIONAL_NAMES = ["sum", "prod", "mean", "max", "min", "std", "var", "argmax", "argmin",
-                     "all", "any", "stack", "roll", "flip", "argsort", "sort", "where"]
+_POSITIONAL_NAMES = ["prod", "mean", "max", "min", "std", "var", "argmax", "argmin",
+                     "all", "any", "roll", "flip", "argsort", "sort", "where"]
 
 
 def _positional(std: Callable[..., Any], torch_style: Callable[..., Any]) -> Callable[..., Any]:
@@ -89,13 +89,12 @@ def _where(std: Callable[..., Any]) -> Callable[..., Any]:
 def _build_positional() -> dict:
     from . import _statistical as st, _manipulation as mp, _sorting as so
     return {
-        "sum": _reduction(st.sum, True), "prod": _reduction(st.prod, True),
+        "prod": _reduction(st.prod, True),
         "mean": _reduction(st.mean, True), "all": _reduction(st.all), "any": _reduction(st.any),
         "argmax": _reduction(st.argmax), "argmin": _reduction(st.argmin),
         "max": _method_style(st.max, "max"), "min": _method_style(st.min, "min"),
         "std": _method_style(st.std, "std", ("keepdim", "unbiased")),
         "var": _method_style(st.var, "var", ("keepdim", "unbiased")),
-        "stack": _positional(mp.stack, lambda ts_, dim, **kw: mp.stack(ts_, axis=dim, **kw)),
         "roll": _roll(mp.roll), "flip": _positional(mp.flip, lambda x, dims: mp.flip(x, axis=dims)),
         "argsort": _positional(so.argsort, lambda x, dim=-1, descending=False, stable=True:
                                so.argsort(x, axis=dim, descending=descending, stable=stable)),
@@ -453,7 +452,6 @@ def build(ns: Dict[str, Any]) -> Dict[str, Any]:
     def wrap(name: str, slots: Sequence[Slot], drop: Sequence[str] = ()) -> None:
         out[name] = _keywords(ns[name], name, slots, drop)
 
-    wrap("stack", [("arrays", "tensors")])
     wrap("concat", [("arrays", "tensors")])
     wrap("full", [("shape", "size"), ("fill_value",)])
     wrap("eye", [(None, "n"), (None, "m")])

@@ -275,71 +275,12 @@ def _has_buffer(obj: Any) -> builtins.bool:
         return False
 
 
-def _size_args(op: str, size: tuple, shape: Any, kwargs: dict) -> tuple:
-    """The shape from any of the forms zeros/ones/empty take: the standard's one shape
-    argument (an int or a sequence), torch's ints as varargs, or shape= / size=. torch's
-    layout/pin_memory/memory_format/out keywords are checked and dropped from kwargs."""
-    if kwargs:
-        if kwargs.pop("layout", None) is not None or kwargs.pop("pin_memory", False):
-            raise NotImplementedError(f"{op}: layout= and pin_memory=True are not supported")
-        kwargs.pop("memory_format", None)
-        if kwargs.pop("out", None) is not None:
-            raise NotImplementedError(f"{op}: out= is not supported")
-        if "size" in kwargs:
-            if shape is not None:
-                raise TypeError(f"{op}: got the size both as shape= and as size=")
-            shape = kwargs.pop("size")
-        if kwargs:
-            raise TypeError(f"{op}: unexpected keyword arguments {sorted(kwargs)}")
-    if shape is not None:
-        if size:
-            raise TypeError(f"{op}: got the size both positionally and as a keyword")
-        return _shape(shape)
-    if len(size) == 1:
-        return _shape(size[0])
-    if not size:
-        raise TypeError(f"{op}: missing the size (e.g. {op}(2, 3) or {op}((2, 3)))")
-    for n in size:
-        if isinstance(n, builtins.bool) or not hasattr(n, "__index__"):
-            raise TypeError(f"{op}: sizes must be ints, got {type(n).__name__}")
-    return tuple(operator.index(n) for n in size)
-
-
-def empty(*size: Any, shape: Any = None, dtype: Any = None, device: Any = None,
-          requires_grad: builtins.bool = False, **kwargs: Any) -> Tensor:
-    """An uninitialized tensor of `shape` (``empty((2, 3))``, ``empty(2, 3)``, ``size=``)."""
-    return _rg(_C._empty(_size_args("empty", size, shape, kwargs), _dt(dtype, _default["dtype"]),
-                         device), requires_grad)
-
-
-def zeros(*size: Any, shape: Any = None, dtype: Any = None, device: Any = None,
-          requires_grad: builtins.bool = False, **kwargs: Any) -> Tensor:
-    """A tensor of `shape` filled with 0 (``zeros((2, 3))``, ``zeros(2, 3)``, ``size=``)."""
-    return _rg(_C._full(_size_args("zeros", size, shape, kwargs), 0,
-                        _dt(dtype, _default["dtype"]), device), requires_grad)
-
-
-def ones(*size: Any, shape: Any = None, dtype: Any = None, device: Any = None,
-         requires_grad: builtins.bool = False, **kwargs: Any) -> Tensor:
-    """A tensor of `shape` filled with 1 (``ones((2, 3))``, ``ones(2, 3)``, ``size=``)."""
-    return _rg(_C._full(_size_args("ones", size, shape, kwargs), 1,
-                        _dt(dtype, _default["dtype"]), device), requires_grad)
-
-
-def _standard_signature(fn: Any) -> None:
-    """inspect.signature shows the standard's form fn(shape, *, dtype, device) (the function
-    takes torch's forms too, see _size_args)."""
-    import inspect
-    P = inspect.Parameter
-    fn.__signature__ = inspect.Signature(
-        [P("shape", P.POSITIONAL_OR_KEYWORD, annotation="ShapeLike")]
-        + [P(n, P.KEYWORD_ONLY, default=d) for n, d in
-           (("dtype", None), ("device", None), ("requires_grad", False))],
-        return_annotation="Tensor")
-
-
-for _fn in (empty, zeros, ones):
-    _standard_signature(_fn)
+# zeros/ones/empty(shape, *, dtype=None, device=None, requires_grad=False) in every form
+# (torch's varargs sizes, size=, layout/pin_memory/memory_format/out checks): the C++ bindings
+# themselves (csrc/python/bind_creation.cpp).
+empty = _C.empty
+zeros = _C.zeros
+ones = _C.ones
 
 
 def full(shape: ShapeLike, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:

@@ -30,7 +30,6 @@ from ._C import (  # noqa: F401
 )
 from ._dtypes import (bool as bool_, complex64, complex128, float16, bfloat16, float32,
                       float64)
-from .autograd.function import Function, FunctionCtx
 
 __all__ = [
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
@@ -115,15 +114,6 @@ def fix(input: Tensor) -> Tensor:
     return _C.trunc(input)
 
 
-def sinc(input: Tensor) -> Tensor:
-    """sin(pi x) / (pi x), 1 at 0."""
-    x = _floating(input)
-    px = x * math.pi
-    zero = px == 0
-    safe = _C.where(zero, 1.0, px)
-    return _C.where(zero, 1.0, _C.sin(safe) / safe)
-
-
 def deg2rad(input: Tensor) -> Tensor:
     """input * pi / 180 (float result)."""
     return _floating(input) * (math.pi / 180.0)
@@ -132,77 +122,6 @@ def deg2rad(input: Tensor) -> Tensor:
 def rad2deg(input: Tensor) -> Tensor:
     """input * 180 / pi (float result)."""
     return _floating(input) * (180.0 / math.pi)
-
-
-def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:
-    """log(p / (1 - p)) with p = input clamped to [eps, 1 - eps] when eps is given."""
-    x = _floating(input)
-    if eps is not None:
-        x = _C.clamp(x, eps, 1.0 - eps)
-    return _C.log(x / (1.0 - x))
-
-
-class _XLogY(Function):
-    """x * log(y) (log1p(y) for xlog1py), 0 where x == 0 unless y is NaN. Gradients are
-    torch's: d/dx = log(y) (log1p(y)), but 0 where x == 0 and y <= 0 (y <= -1), so x == 0
-    gets no NaN from log's pole; d/dy = x / y (x / (1 + y))."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, y: Tensor, log1p: builtins.bool) -> Tensor:  # type: ignore[override]
-        ctx.save_for_backward(x, y)
-        ctx.log1p = log1p
-        prod = x * (_C.log1p(y) if log1p else _C.log(y))
-        return _C.where((x == 0) & ~_C.isnan(y), 0.0, prod)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
-        x, y = ctx.saved_tensors
-        gx = gy = None
-        if ctx.needs_input_grad[0]:
-            pole = -1.0 if ctx.log1p else 0.0
-            ly = _C.log1p(y) if ctx.log1p else _C.log(y)
-            gx = g * _C.where((x == 0) & (y <= pole), 0.0, ly)
-        if ctx.needs_input_grad[1]:
-            gy = g * x / ((1 + y) if ctx.log1p else y)
-        return gx, gy, None
-
-
-def _xlogy_operands(input: Any, other: Any) -> Any:
-    """input and other as tensors of torch's result dtype for xlogy / xlog1py: Python (and
-    NumPy) scalars are weak (xlogy(float32 tensor, 2.5) stays float32), and integer or bool
-    results take the default float dtype."""
-    from ._dtypes import get_default_dtype
-    a = input.item() if isinstance(input, np.generic) else input
-    b = other.item() if isinstance(other, np.generic) else other
-    x, y = _t(a), _t(b)
-
-    def proxy(t: Tensor, orig: Any) -> Tensor:  # an empty stand-in with t's promotion weight
-        if not isinstance(orig, Tensor) and not hasattr(orig, "__len__"):
-            return t  # a weak wrapped Python scalar
-        return _C._empty(() if t.ndim == 0 else (0,), t.dtype, t.device)
-    dt = (proxy(x, a) * proxy(y, b)).dtype
-    if dt not in _FLOATS + _COMPLEX:
-        dt = get_default_dtype()
-    dev = x.device if isinstance(a, Tensor) else y.device
-    out = []
-    for t, orig in ((x, a), (y, b)):
-        if not isinstance(orig, Tensor) and not hasattr(orig, "__len__"):
-            t = _ts().asarray(orig, dtype=dt, device=dev)
-        elif t.dtype != dt:
-            t = _C._astype(t, dt, True)
-        out.append(t)
-    return out
-
-
-def _xlogy(input: Any, other: Any, log1p: builtins.bool) -> Tensor:
-    x, y = _xlogy_operands(input, other)
-    return _XLogY.apply(x, y, log1p)
-
-
-def xlogy(input: Any, other: Any) -> Tensor:
-    """input * log(other), 0 where input == 0 (unless other is NaN); torch's gradients
-    (d/dinput is 0, not NaN, where input == 0 and other <= 0)."""
-    return _xlogy(input, other, False)
 
 
 def float_power(input: Any, exponent: Any) -> Tensor:
@@ -444,19 +363,9 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return other - (input if alpha == 1 else alpha * input)
 
 
-def erf(input: Tensor) -> Tensor:
-    """The error function (float result)."""
-    from .nn import functional as F
-    return F.erf(_floating(input))
-
-
-def erfc(input: Tensor) -> Tensor:
-    """1 - erf(input)."""
-    from .nn import functional as F
-    return F.erfc(_floating(input))
-
-
-from .special import digamma, erfinv, lgamma, mvlgamma, polygamma  # noqa: E402
+from .special import (  # noqa: E402  (the C++ special functions: csrc/ops/special.h)
+    digamma, erf, erfc, erfinv, lgamma, logit, mvlgamma, polygamma, sinc, xlogy,
+)
 
 # Aliases whose target is a standard function.
 absolute = _C.abs
@@ -507,11 +416,10 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 # twin `name_` (Note [torch in-place] in _inplace.py).
 METHODS = {
     "relu": relu, "sigmoid": sigmoid, "rsqrt": rsqrt, "exp2": exp2, "frac": frac, "fix": fix,
-    "sinc": sinc, "deg2rad": deg2rad, "rad2deg": rad2deg, "logit": logit, "xlogy": xlogy,
+    "deg2rad": deg2rad, "rad2deg": rad2deg,
     "float_power": float_power, "fmod": fmod, "lerp": lerp, "addcmul": addcmul,
     "addcdiv": addcdiv, "clamp": clamp, "clip": clamp, "clamp_min": clamp_min, "clamp_max": clamp_max, "nan_to_num": nan_to_num,
-    "sgn": sgn, "heaviside": heaviside, "logaddexp2": logaddexp2, "ldexp": ldexp, "erf": erf,
-    "erfc": erfc, "erfinv": erfinv, "lgamma": lgamma, "digamma": digamma, "angle": angle,
+    "sgn": sgn, "heaviside": heaviside, "logaddexp2": logaddexp2, "ldexp": ldexp, "angle": angle,
     "gcd": gcd, "lcm": lcm, "absolute": absolute, "arccos": arccos, "arccosh": arccosh,
     "arcsin": arcsin, "arcsinh": arcsinh, "arctan": arctan, "arctan2": arctan2,
     "arctanh": arctanh, "bitwise_not": bitwise_not,
@@ -532,6 +440,9 @@ INPLACE_OF_EXISTING = [
     "floor_divide", "masked_scatter", "index_fill", "index_copy", "index_put",
     "scatter_reduce", "tril", "triu", "cumsum", "cumprod", "squeeze", "unsqueeze", "t",
     "transpose", "swapaxes", "swapdims", "conj_physical", "eq", "ne", "lt", "le", "gt", "ge",
+    # the special functions' methods, bound in C++ (csrc/python/bind_special.cpp)
+    "sinc", "logit", "xlogy", "erf", "erfc", "erfinv", "lgamma", "digamma", "i0", "igamma",
+    "igammac",
 ]
 # Hot methods installed as they are (no error-naming wrapper): their errors name them already.
 HOT = {"clamp", "clip"}

@@ -218,13 +218,3 @@ def inplace_of(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
         return self
     method.__name__ = method.__qualname__ = name
     return method
-
-
-def _special_inplace() -> Any:
-    from . import special
-    return (inplace_of(special.i0, "i0_"), inplace_of(special.gammainc, "igamma_"),
-            inplace_of(special.gammaincc, "igammac_"))
-
-
-i0_, igamma_, igammac_ = _special_inplace()
-i0_.__doc__ = "In-place i0."

@@ -111,11 +111,9 @@ def concat(arrays: Union[Tuple[Tensor, ...], List[Tensor]], /, axis: Any = _AXIS
 
 
 
-def stack(arrays: Union[Tuple[Tensor, ...], List[Tensor]], /, *, axis: int = 0,
-          dim: Optional[int] = None) -> Tensor:
-    """Joins same-shape tensors along a new axis: k tensors of shape S -> shape S with k
-    inserted at `axis`."""
-    return _C._stack(arrays, dim if dim is not None else axis)
+# stack(arrays, dim=None, *, axis=None, tensors=None): the C++ binding parses both
+# conventions (csrc/python/bind_manipulation.cpp).
+stack = _C.stack
 
 
 def unstack(x: Tensor, /, *, axis: int = 0, dim: Optional[int] = None) -> Tuple[Tensor, ...]:

@@ -53,13 +53,9 @@ def _keep(name: str, keepdims: builtins.bool, keepdim: Any) -> builtins.bool:
     return builtins.bool(keepdim)
 
 
-def sum(x: Tensor, /, *, axis: Axis = None, dtype: Any = None, keepdims: builtins.bool = False,
-        dim: Any = _UNSET, keepdim: Any = _UNSET) -> Tensor:
-    """Sum over `axis`. Default result dtype: bool and signed ints -> int64, unsigned ints ->
-    uint64, floats and complex keep theirs; ``dtype=`` casts the input first and accumulates
-    in it. The sum over no elements is 0."""
-    x = _cast(_FP32_CUDA, x) if dtype is None else x
-    return _C._sum(x, _axis("sum", axis, dim), _keep("sum", keepdims, keepdim), dtype)
+# sum(x, /, dim=None, keepdim=None, *, axis=None, dtype=None, keepdims=False): the C++
+# binding parses both conventions (csrc/python/bind_reduction.cpp); Tensor.sum is its method.
+sum = _C.sum
 
 
 def prod(x: Tensor, /, *, axis: Axis = None, dtype: Any = None, keepdims: builtins.bool = False,
@@ -213,7 +209,7 @@ def cumprod(input: Tensor, dim: Optional[int] = None, *, dtype: Any = None,
     return cumulative_prod(input, axis=dim if dim is not None else axis, dtype=dtype)
 
 
-_amp.transparent(_method(sum, "sum"), cumsum, cumprod)  # x.sum() autocasts like ts.sum(x)
+_amp.transparent(cumsum, cumprod)
 
 
 # ---- PyTorch's reductions

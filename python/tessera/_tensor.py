@@ -244,25 +244,6 @@ def _one_keyword(op: str, name: str, given: tuple, value: Any) -> tuple:
     return (value,)
 
 
-def _reshape(self: Tensor, *sizes: Any, shape: Any = None) -> Tensor:
-    if shape is not None:
-        sizes = _one_keyword("reshape", "shape", sizes, shape)
-    return _C._reshape(self, _shape_args(sizes), -1)
-
-
-def _view(self: Tensor, *shape: Any, size: Any = None, dtype: Any = None) -> Tensor:
-    if size is not None or dtype is not None:  # torch's view(size=...) / view(dtype=...)
-        if size is not None and dtype is not None:
-            raise TypeError("view() takes either size= or dtype=, not both")
-        shape = _one_keyword("view", "size" if dtype is None else "dtype", shape,
-                             _as_dtype(dtype) if dtype is not None else size)
-    if len(shape) == 1 and isinstance(shape[0], _C.dtype):
-        if shape[0] == self.dtype:
-            return _C._reshape(self, self.shape, 0)
-        return _C._view_dtype(self, shape[0])
-    return _C._reshape(self, _shape_args(shape), 0)
-
-
 def _permute(self: Tensor, *order: Any, dims: Any = None) -> Tensor:
     if dims is not None:
         order = _one_keyword("permute", "dims", order, dims)

@@ -23,7 +23,7 @@ from . import _tensor as _tb
 from . import _creation as _tc
 from . import _inplace as _ti
 from . import _arg_forms as _kw
-from . import _stft, special as _sp
+from . import _stft
 from . import linalg as _la
 from . import _manipulation as _mp
 from . import _sorting as _so
@@ -62,8 +62,7 @@ TENSOR_METHODS: Dict[str, Any] = {
     "__module__": "tessera",
     "__array_priority__": 1000,  # NumPy defers binary operators to us
     # views and shapes (_tensor.py, _manipulation.py)
-    "reshape": _t._reshape,
-    "view": _t._view,
+    # (reshape and view are C++ methods: csrc/python/bind_core.cpp)
     "permute": _t._permute,
     "transpose": _mp.transpose,
     "swapaxes": _mp.transpose,
@@ -79,8 +78,9 @@ TENSOR_METHODS: Dict[str, Any] = {
     "triu": _tc.triu,
     # reductions (_statistical.py): x.sum(dim, keepdim) as well as x.sum(axis=, keepdims=);
     # var/std/max/min are torch's forms (_statistical.py's METHODS, bound below)
+    # (x.sum is the C++ method: csrc/python/bind_reduction.cpp)
     **{name: _st._method(getattr(_st, name), name) for name in (
-        "sum", "prod", "mean", "all", "any", "argmax", "argmin", "count_nonzero")},
+        "prod", "mean", "all", "any", "argmax", "argmin", "count_nonzero")},
     "cumsum": _st.cumsum,
     "cumprod": _st.cumprod,
     # indexing (_indexing.py)
@@ -155,12 +155,6 @@ TENSOR_METHODS: Dict[str, Any] = {
     "zero_": _ti._zero_method,
     "copy_": _ti._copy_method,
     # torch functions of other families as methods
-    "i0": _sp.i0,
-    "i0_": _ti.i0_,
-    "igamma": _sp.gammainc,
-    "igamma_": _ti.igamma_,
-    "igammac": _sp.gammaincc,
-    "igammac_": _ti.igammac_,
     "lu": _la._tensor_lu,
     "lu_solve": _la._legacy_lu_solve,
     "stft": _stft.stft,
@@ -242,8 +236,6 @@ TORCH_METHODS: Dict[str, Any] = {
     "hardshrink": _el.hardshrink,
     "prelu": _el.prelu,
     "renorm": _st.renorm,
-    "mvlgamma": _sp.mvlgamma,
-    "polygamma": _sp._polygamma_method,
     "matrix_exp": _la.matrix_exp,
     "cholesky_inverse": _lc.cholesky_inverse,
     "cholesky_solve": _lc.cholesky_solve,
@@ -345,7 +337,7 @@ def bind() -> None:
 _INPLACE_FUNCTIONS = (
     "abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ "
     "atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ detach_ erf_ "
-    "erfc_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ gcd_ index_put_ lcm_ ldexp_ log10_ log1p_ "
+    "erfc_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ gcd_ i0_ index_put_ lcm_ ldexp_ log10_ log1p_ "
     "log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ round_ rsqrt_ "
     "sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ xlogy_ zero_ selu_ celu_ "
     "threshold_ resize_as_ conj_physical_ as_strided_").split()

@@ -1,4 +1,4 @@
-"""Worker of tests/test_distributed.py: every collective against a NumPy reference.
+"""Worker of tests/distributed/test_distributed.py: every collective against a NumPy reference.
 
 Run by the launcher with 2-4 ranks; exits non-zero (an AssertionError's traceback) on the
 first mismatch. Each rank can compute every rank's input, so the reference is local."""

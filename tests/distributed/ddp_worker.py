@@ -1,4 +1,4 @@
-"""Worker of tests/test_distributed.py: DDP gradients equal single-process gradients on the
+"""Worker of tests/distributed/test_distributed.py: DDP gradients equal single-process gradients on the
 concatenated batch; no_sync; unused parameters; gradient_as_bucket_view; several buckets;
 state_dict prefix; ZeRO against the unsharded optimizer; DistributedSampler defaults."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""Worker of tests/test_distributed.py (and, with DEVICE=cuda, of the NCCL run in
+"""Worker of tests/distributed/test_distributed.py (and, with DEVICE=cuda, of the NCCL run in
 benchmarks/distributed_device.sh): a rank dies or stops answering; the others must not hang.
 argv[1], the mode:
   exit0  rank 1 exits quietly (code 0) after a barrier: rank 0's next collective raises

@@ -1,4 +1,4 @@
-"""Worker of tests/test_distributed.py (2 and 4 ranks on MPI; DEVICE=cuda: NCCL, one GPU per
+"""Worker of tests/distributed/test_distributed.py (2 and 4 ranks on MPI; DEVICE=cuda: NCCL, one GPU per
 rank): FullyShardedDataParallel against single-process training on the concatenated batch
 (float64 on CPU: losses and parameters within 1e-10 after every step), for FULL_SHARD,
 SHARD_GRAD_OP and NO_SHARD, nested (auto-wrapped blocks) and flat, tied weights, no_sync

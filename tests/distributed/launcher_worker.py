@@ -1,4 +1,4 @@
-"""Worker of tests/test_distributed.py's launcher tests (no tessera import: fast).
+"""Worker of tests/distributed/test_distributed.py's launcher tests (no tessera import: fast).
 argv: out_dir mode. Writes its torchrun environment to out_dir/env.<rank>."""
 import json
 import os

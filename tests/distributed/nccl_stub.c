@@ -1,4 +1,4 @@
-/* A stand-in for libnccl.so.2 with nccl.h's signatures, for tests/test_distributed_nccl_abi.py:
+/* A stand-in for libnccl.so.2 with nccl.h's signatures, for tests/distributed/test_distributed_nccl_abi.py:
  * it records what the ctypes bindings of tessera.distributed.nccl_backend pass, so the CPU CI
  * checks the calling convention (ncclUniqueId BY VALUE, 64-bit counts and stream pointers)
  * that the real library on a GPU machine depends on. */

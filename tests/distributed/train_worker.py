@@ -1,4 +1,4 @@
-"""Worker of tests/test_distributed.py: a few DDP steps over a DistributedSampler; rank 0
+"""Worker of tests/distributed/test_distributed.py: a few DDP steps over a DistributedSampler; rank 0
 prints the global mean loss of each step as `LOSS <step> <value>` (world size from the env).
 
 Every rank also trains a plain single-process replica on the global batch (all ranks'

@@ -56,11 +56,11 @@ export PYTHONPATH="$pkg"
 export TESSERA_SANITIZED=1  # tests that need RLIMIT_AS or allocate terabytes skip themselves
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}"
 if [ $# -eq 0 ]; then
-  set -- tests/test_core.py tests/test_indexing.py tests/test_indexing_advanced.py \
-    tests/test_autograd_engine.py tests/test_autograd_inplace.py tests/test_interop.py \
-    tests/test_view_dtype.py tests/test_cumulative.py tests/test_reduction.py \
-    tests/test_hardening_core.py tests/test_hardening_inputs.py tests/test_serialization.py \
-    tests/test_checkpoint_malformed.py tests/test_checkpoint_security.py
+  set -- tests/core/test_tensor.py tests/ops/indexing/test_indexing.py tests/ops/indexing/test_indexing_advanced.py \
+    tests/autograd/test_engine.py tests/autograd/test_inplace.py tests/interop/test_interop.py \
+    tests/core/test_view_dtype.py tests/ops/reduction/test_cumulative.py tests/ops/reduction/test_reduction.py \
+    tests/hardening/test_hardening_core.py tests/hardening/test_hardening_inputs.py tests/serialization/test_serialization.py \
+    tests/serialization/test_checkpoint_malformed.py tests/serialization/test_checkpoint_security.py
 fi
 python -c "import tessera, sys; assert '$build' in tessera._C.__file__, tessera._C.__file__"
 status=0

@@ -55,7 +55,7 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
   Tensor x = input, w = weight, b = bias;
   if (autocast::active()) {  // PyTorch's CUDA float32 list (Note [Autocast])
     Tensor* args[] = {&x, &w, &b};
-    autocast::cast_args(autocast::kFp32Cuda, args, 3, /*from_python_hook=*/true);
+    autocast::cast_args(autocast::kFp32Cuda, args, 3);
   }
   const Shape axes = norm_axes(x, normalized_shape, op);
   check_param(w, x, normalized_shape, op, "weight");

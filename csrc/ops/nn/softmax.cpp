@@ -43,10 +43,10 @@ Tensor softmax(const Tensor& input, std::optional<int64_t> dim, std::optional<DT
   if (dtype) {
     x = astype_op(x, *dtype, /*copy=*/false);
   } else if (autocast::active()) {
-    // PyTorch's CUDA float32 list; called from the thin F.softmax, whose caller decides
-    // whether this is a nested call (Note [Autocast]).
+    // PyTorch's CUDA float32 list; F.softmax is this op's binding, so the calling Python
+    // frame decides whether this is a nested call (Note [Autocast]).
     Tensor* args[] = {&x};
-    autocast::cast_args(autocast::kFp32Cuda, args, 1, /*from_python_hook=*/true);
+    autocast::cast_args(autocast::kFp32Cuda, args, 1);
   }
   TS_CHECK(!is_complex(x.dtype()), TypeError, op,
            ": expected a real (floating or integer) input, got ", dtype_name(x.dtype()));

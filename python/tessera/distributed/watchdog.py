@@ -135,12 +135,17 @@ class WatchedGroup:
             self._inflight.clear()
             for w in failed:
                 w._error = err
+            # The error is posted to the main thread before the abort: the abort is what
+            # unblocks a main thread waiting on the device (ts.cuda.synchronize), and it must
+            # find the error pending when it resumes, not run on as if the collective had
+            # succeeded.
+            deliver = from_watchdog and mode in (1, 3) and _post_to_main(self, err)
             try:
                 self._abort_comm()
             finally:
                 print(f"tessera.distributed: {err}", file=sys.stderr, flush=True)
-        if from_watchdog and mode in (1, 3):
-            _raise_in_main(self, err)
+        if deliver:
+            _await_main(self)
         return err
 
 
@@ -149,10 +154,12 @@ class _Delivery:
     PyThreadState_SetAsyncExc instantiates the class it is given without arguments)."""
 
 
-def _raise_in_main(group: WatchedGroup, err: DistBackendError) -> None:
+def _post_to_main(group: WatchedGroup, err: DistBackendError) -> bool:
+    """Makes `err` pending in the main thread (PyThreadState_SetAsyncExc: raised at its next
+    Python instruction); False when there is no main thread to take it."""
     main = threading.main_thread()
     if not main.is_alive() or main.ident is None:
-        return
+        return False
     message = str(err)
 
     def init(self: BaseException) -> None:
@@ -163,6 +170,13 @@ def _raise_in_main(group: WatchedGroup, err: DistBackendError) -> None:
     set_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
     set_exc.argtypes, set_exc.restype = [ctypes.c_ulong, ctypes.py_object], ctypes.c_int
     set_exc(main.ident, cls)
+    return True
+
+
+def _await_main(group: WatchedGroup) -> None:
+    """Waits TESSERA_NCCL_ABORT_GRACE seconds (default 10) for the main thread to take the
+    posted error; ends the process (exit code 1) if it does not, as PyTorch's watchdog does."""
+    main = threading.main_thread()
     grace = float(os.environ.get("TESSERA_NCCL_ABORT_GRACE", 10))
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:

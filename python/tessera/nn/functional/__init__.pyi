@@ -35,7 +35,6 @@ from tessera.nn.functional.conv import conv_transpose2d as conv_transpose2d
 from tessera.nn.functional.conv import conv_transpose3d as conv_transpose3d
 from tessera.nn.functional.loss import cosine_embedding_loss as cosine_embedding_loss
 from tessera.nn.functional.misc import cosine_similarity as cosine_similarity
-from tessera.nn.functional.loss import cross_entropy as cross_entropy
 from tessera.nn.functional.loss import ctc_loss as ctc_loss
 from tessera.nn.functional.dropout import dropout as dropout
 from tessera.nn.functional.dropout import dropout1d as dropout1d
@@ -55,7 +54,6 @@ from tessera.nn.functional.fractional_pool import fractional_max_pool3d as fract
 from tessera.nn.functional.fractional_pool import fractional_max_pool3d_with_indices as fractional_max_pool3d_with_indices
 from tessera.nn.functional import fractional_pool as fractional_pool
 from tessera.nn.functional.loss import gaussian_nll_loss as gaussian_nll_loss
-from tessera.nn.functional.activation import gelu as gelu
 from tessera.nn.functional.activation import glu as glu
 from tessera.nn.functional.grid_sample import grid_sample as grid_sample
 from tessera.nn.functional.norm import group_norm as group_norm
@@ -72,12 +70,9 @@ from tessera.nn.functional import interp as interp
 from tessera.nn.functional.interp import interpolate as interpolate
 from tessera.nn.functional.loss import kl_div as kl_div
 from tessera.nn.functional.loss import l1_loss as l1_loss
-from tessera.nn.functional.norm import layer_norm as layer_norm
 from tessera.nn.functional.activation import leaky_relu as leaky_relu
 from tessera.nn.functional.activation import leaky_relu_ as leaky_relu_
-from tessera.nn.functional.misc import linear as linear
 from tessera.nn.functional.norm import local_response_norm as local_response_norm
-from tessera.nn.functional.activation import log_softmax as log_softmax
 from tessera.nn.functional.activation import logsigmoid as logsigmoid
 from tessera.nn.functional.activation import logsumexp as logsumexp
 from tessera.nn.functional import loss as loss
@@ -101,7 +96,6 @@ from tessera.nn.functional.loss import multi_margin_loss as multi_margin_loss
 from tessera.nn.functional.loss import multilabel_margin_loss as multilabel_margin_loss
 from tessera.nn.functional.loss import multilabel_soft_margin_loss as multilabel_soft_margin_loss
 from tessera.nn.functional.shuffle import channel_shuffle as native_channel_shuffle
-from tessera.nn.functional.loss import nll_loss as nll_loss
 from tessera.nn.functional import norm as norm
 from tessera.nn.functional.norm import normalize as normalize
 from tessera.nn.functional.misc import one_hot as one_hot
@@ -116,11 +110,9 @@ from tessera.nn.functional.activation import prelu as prelu
 from tessera.nn.functional.activation import relu as relu
 from tessera.nn.functional.activation import relu6 as relu6
 from tessera.nn.functional.activation import relu_ as relu_
-from tessera.nn.functional.norm import rms_norm as rms_norm
 from tessera.nn.functional.activation import rrelu as rrelu
 from tessera.nn.functional.activation import rrelu_ as rrelu_
 from tessera.nn.functional import sampling_distance as sampling_distance
-from tessera.nn.functional.attention import scaled_dot_product_attention as scaled_dot_product_attention
 from tessera.nn.functional.activation import selu as selu
 from tessera.nn.functional.activation import selu_ as selu_
 from tessera.nn.functional import shuffle as shuffle
@@ -128,7 +120,6 @@ from tessera.nn.functional.activation import sigmoid as sigmoid
 from tessera.nn.functional.activation import silu as silu
 from tessera.nn.functional.loss import smooth_l1_loss as smooth_l1_loss
 from tessera.nn.functional.loss import soft_margin_loss as soft_margin_loss
-from tessera.nn.functional.activation import softmax as softmax
 from tessera.nn.functional.activation import softmax2d as softmax2d
 from tessera.nn.functional.activation import softmin as softmin
 from tessera.nn.functional.activation import softplus as softplus
@@ -147,4 +138,21 @@ from tessera.nn.functional.interp import upsample_nearest as upsample_nearest
 
 __all__ = ['activation', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool1d', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d', 'adaptive_max_pool3d_with_indices', 'affine_grid', 'alpha_dropout', 'attention', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'batch_norm', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'celu', 'celu_', 'channel_shuffle', 'conv', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'cosine_embedding_loss', 'cosine_similarity', 'cross_entropy', 'ctc_loss', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'elu', 'elu_', 'embedding', 'embedding_bag', 'erf', 'erfc', 'feature_alpha_dropout', 'fold', 'fractional_max_pool2d', 'fractional_max_pool2d_with_indices', 'fractional_max_pool3d', 'fractional_max_pool3d_with_indices', 'fractional_pool', 'gaussian_nll_loss', 'gelu', 'glu', 'grid_sample', 'group_norm', 'gumbel_softmax', 'hardshrink', 'hardsigmoid', 'hardswish', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'huber_loss', 'instance_norm', 'interp', 'interpolate', 'kl_div', 'l1_loss', 'layer_norm', 'leaky_relu', 'leaky_relu_', 'linear', 'local_response_norm', 'log_softmax', 'logsigmoid', 'logsumexp', 'loss', 'lp_pool1d', 'lp_pool2d', 'lp_pool3d', 'margin_ranking_loss', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_pool3d', 'max_pool3d_with_indices', 'max_unpool1d', 'max_unpool2d', 'max_unpool3d', 'misc', 'mish', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'native_channel_shuffle', 'nll_loss', 'norm', 'normalize', 'one_hot', 'pad', 'pairwise_distance', 'pdist', 'pixel_shuffle', 'pixel_unshuffle', 'poisson_nll_loss', 'pooling', 'prelu', 'relu', 'relu6', 'relu_', 'rms_norm', 'rrelu', 'rrelu_', 'sampling_distance', 'scaled_dot_product_attention', 'selu', 'selu_', 'shuffle', 'sigmoid', 'silu', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softmax2d', 'softmin', 'softplus', 'softshrink', 'softsign', 'tanh', 'tanhshrink', 'threshold', 'threshold_', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'unfold', 'upsample', 'upsample_bilinear', 'upsample_nearest']
 
-
+def cross_entropy(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ..., label_smoothing: Any = ...) -> Any:
+    """log_softmax over dim 1 (dim 0 for unbatched (C,) input) + NLL with class indices (N, ...), or the cross entropy with class probabilities (input's shape) when target is floating; PyTorch's formulas for weight (C,), ignore_index and label_smoothing (the legacy size_average/reduce replace reduction, with PyTorch's warning). The C++ op csrc/ops/nn/loss.h: one fused kernel for class indices, gradients of every order."""
+def gelu(input: Any, approximate: Any = ...) -> Any:
+    """x * Phi(x), any shape; approximate='tanh' uses PyTorch's tanh formula (the C++ op csrc/ops/nn/activation.h: one fused kernel, gradients of every order)."""
+def layer_norm(input: Any, normalized_shape: Any, weight: Any = ..., bias: Any = ..., eps: Any = ...) -> Any:
+    """Normalizes (*, *normalized_shape) over the trailing normalized_shape dims, then scales by weight and shifts by bias (each of normalized_shape). The C++ op csrc/ops/nn/norm.h: one fused kernel, gradients of every order."""
+def linear(input: Any, weight: Any, bias: Any = ...) -> Any:
+    """input (..., in_features) @ weight.T + bias, weight (out_features, in_features), bias (out_features,) -> (..., out_features) (the C++ op csrc/ops/nn/linear.h)."""
+def log_softmax(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
+    """x - logsumexp(x) along dim (PyTorch's implicit dim when None), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""
+def nll_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+    """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities and (N, ...) class indices; 'mean' divides by the summed weights of the non-ignored targets (the C++ op csrc/ops/nn/loss.h)."""
+def rms_norm(input: Any, normalized_shape: Any, weight: Any = ..., eps: Any = ...) -> Any:
+    """x / sqrt(mean(x^2) + eps) * weight over the trailing normalized_shape dims; eps defaults to the dtype's machine epsilon (the C++ op csrc/ops/nn/norm.h)."""
+def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = ..., dropout_p: Any = ..., is_causal: Any = ..., scale: Any = ..., enable_gqa: Any = ...) -> Any:
+    """A bool mask keeps True positions; a float mask is added to the scores. is_causal lets query i attend to keys j <= i (PyTorch's top-left aligned tril(ones(L, S))). scale defaults to 1/sqrt(E); enable_gqa repeats key/value heads to match the query's; dropout_p drops attention probabilities (the default generator's mask, replayed by the backward). Fused kernels where they apply (csrc/ops/nn/attention.h)."""
+def softmax(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
+    """exp(x) / sum(exp(x)) along dim (PyTorch's implicit dim when None: 0 for 0-, 1- and 3-D input, else 1), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""

@@ -14,7 +14,6 @@ Branch-free forms are chosen so that no unselected branch can overflow: an inf i
 branch that `where` discards would turn its zero gradient into NaN (0 * inf)."""
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Optional, Sequence, Union
 
 from ... import _C
@@ -171,57 +170,11 @@ def tanhshrink(input: Tensor) -> Tensor:
     return input - _ts().tanh(input)
 
 
-# Note [erfc by a Chebyshev-fitted exponent]
-# tessera has no erf kernel yet. erfc(z) = t exp(-z^2 + P(t)), t = 1/(1 + z/2), z = |x|,
-# with the 9th-degree P of Numerical Recipes' erfcc has RELATIVE error < 1.2e-7 for all
-# z >= 0; erfc(-z) = 2 - erfc(z). GELU is written through erfc so its error stays relative
-# in both tails (about 1e-8 absolute). Backward uses the exact derivative
-# d/dx erfc(x) = -2/sqrt(pi) exp(-x^2) (erfc is an autograd Function), not the derivative of
-# the fit (which was also 0 at x = 0, through |x|).
-_ERFC_C = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807,
-           -1.13520398, 1.48851587, -0.82215223, 0.17087277)
+
+erf, erfc = _C.erf, _C.erfc  # the C++ ops (csrc/ops/special.h)
 
 
-def _erfc_fit(x: Tensor) -> Tensor:
-    t = _ts()
-    z = t.abs(x)
-    u = 1 / (1 + 0.5 * z)
-    p = _ERFC_C[-1]
-    for c in reversed(_ERFC_C[:-1]):
-        p = c + u * p
-    y = u * t.exp(p - z * z)
-    return t.where(x >= 0, y, 2 - y)
-
-
-class _Erfc(Function):
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:  # type: ignore[override]
-        ctx.save_for_backward(x)
-        return _erfc_fit(x)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Tensor:  # type: ignore[override]
-        (x,) = ctx.saved_tensors
-        return g * (_ts().exp(-(x * x)) * (-2 / math.sqrt(math.pi)))
-
-
-def erfc(x: Tensor) -> Tensor:
-    """The complementary error function (relative error < 1.2e-7; Note [erfc by a
-    Chebyshev-fitted exponent]); its gradient is the exact -2/sqrt(pi) exp(-x^2)."""
-    if isinstance(x, Tensor) and _ts().isdtype(x.dtype, "real floating"):
-        return _Erfc.apply(x)
-    return _erfc_fit(x)
-
-
-def erf(x: Tensor) -> Tensor:
-    """The error function, 1 - erfc(x) (absolute error < 1.2e-7)."""
-    return 1 - erfc(x)
-
-
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    """x * Phi(x), any shape; `approximate="tanh"` uses PyTorch's tanh formula (the C++ op
-    csrc/ops/nn/activation.h: one fused kernel, gradients of every order)."""
-    return _C.gelu(input, approximate)
+gelu = _C.gelu  # the C++ op itself (csrc/python/bind_nn.cpp: signature, docstring, errors)
 
 
 def _safe_max(x: Tensor, axis: Any) -> Tensor:
@@ -232,17 +185,8 @@ def _safe_max(x: Tensor, axis: Any) -> Tensor:
     return t.where(t.isfinite(m), m, 0)
 
 
-def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
-            dtype: Any = None) -> Tensor:
-    """exp(x) / sum(exp(x)) along `dim` (PyTorch's implicit dim when None), any shape; the C++
-    op csrc/ops/nn/softmax.h (one fused pass per row, gradients of every order)."""
-    return _C.softmax(input, dim, dtype)
-
-
-def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
-                dtype: Any = None) -> Tensor:
-    """x - logsumexp(x) along `dim`, any shape (the C++ op csrc/ops/nn/softmax.h)."""
-    return _C.log_softmax(input, dim, dtype)
+softmax = _C.softmax  # the C++ ops themselves (csrc/python/bind_nn.cpp)
+log_softmax = _C.log_softmax
 
 
 def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,

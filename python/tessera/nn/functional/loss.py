@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any, Callable, Optional
 
 from ..._C import Tensor
@@ -28,25 +27,9 @@ def _reduce(loss: Tensor, reduction: str, op: str) -> Tensor:
                      "('mean', 'sum' or 'none')")
 
 
-def _legacy_reduction(size_average: Optional[bool], reduce: Optional[bool],
-                      reduction: str) -> str:
-    """PyTorch's deprecated size_average/reduce pair: when either is given it replaces
-    `reduction` (torch's _Reduction.legacy_get_string, with its deprecation warning):
-    reduce=False gives 'none', else size_average=False 'sum', else 'mean'."""
-    if size_average is None and reduce is None:
-        return reduction
-    if isinstance(size_average, str) or isinstance(reduce, str):
-        # A mode string in a legacy slot: a call written for the old (reduction-first)
-        # order, which torch would silently read as 'mean'.
-        raise TypeError(f"size_average and reduce take bools (deprecated), got "
-                        f"{size_average!r} and {reduce!r}; pass the mode as "
-                        "reduction=... (torch's argument order)")
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn("size_average and reduce args will be deprecated, please use "
-                  f"reduction='{ret}' instead.", stacklevel=3)
-    return ret
+# PyTorch's deprecated size_average/reduce pair (replaces `reduction`, with torch's warning
+# pointing at the caller of the loss): the binding the C++ losses use too.
+_legacy_reduction = _C._legacy_reduction
 
 
 def _weighted_reduce(loss: Tensor, input: Tensor, weight: Tensor, reduction: str, op: str,
@@ -82,28 +65,8 @@ def _check_same_shape(input: Tensor, target: Tensor, op: str) -> None:
                          f"size {tuple(input.shape)}")
 
 
-def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
-             size_average: Optional[bool] = None, ignore_index: int = -100,
-             reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
-    """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities and
-    (N, ...) class indices; 'mean' divides by the summed weights of the non-ignored targets
-    (the C++ op csrc/ops/nn/loss.h)."""
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _C.nll_loss(input, target, weight, ignore_index, reduction)
-
-
-def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
-                  size_average: Optional[bool] = None, ignore_index: int = -100,
-                  reduce: Optional[bool] = None, reduction: str = "mean",
-                  label_smoothing: float = 0.0) -> Tensor:
-    """log_softmax over dim 1 (dim 0 for unbatched (C,) input) + NLL with class indices
-    (N, ...), or the cross entropy with class probabilities (input's shape) when target is
-    floating; PyTorch's formulas for weight (C,), ignore_index and label_smoothing. The C++ op
-    csrc/ops/nn/loss.h: one fused kernel for class indices, gradients of every order."""
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _C.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
+nll_loss = _C.nll_loss  # the C++ ops themselves (csrc/python/bind_nn.cpp)
+cross_entropy = _C.cross_entropy
 
 
 def mse_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,

@@ -16,10 +16,7 @@ def _ts() -> Any:
     return tessera
 
 
-def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
-    """input (..., in_features) @ weight.T + bias, weight (out_features, in_features), bias
-    (out_features,) -> (..., out_features) (the C++ op csrc/ops/nn/linear.h)."""
-    return _C.linear(input, weight, bias)
+linear = _C.linear  # the C++ op itself (csrc/python/bind_nn.cpp)
 
 
 @_amp.op(_amp.PROMOTE_CUDA)

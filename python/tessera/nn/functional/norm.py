@@ -3,7 +3,7 @@ normalize."""
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Tuple
 
 from ... import _C
 from ..._C import Tensor
@@ -43,20 +43,8 @@ def _affine(y: Tensor, weight: Optional[Tensor], bias: Optional[Tensor],
     return y
 
 
-def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]],
-               weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
-               eps: float = 1e-5) -> Tensor:
-    """Normalizes over the trailing `normalized_shape` dims of (*, *normalized_shape), then
-    scales by weight and shifts by bias (each of normalized_shape). The C++ op
-    csrc/ops/nn/norm.h: one fused kernel, gradients of every order."""
-    return _C.layer_norm(input, normalized_shape, weight, bias, eps)
-
-
-def rms_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]],
-             weight: Optional[Tensor] = None, eps: Optional[float] = None) -> Tensor:
-    """x / sqrt(mean(x^2) + eps) * weight over the trailing `normalized_shape` dims; eps
-    defaults to the dtype's machine epsilon (the C++ op csrc/ops/nn/norm.h)."""
-    return _C.rms_norm(input, normalized_shape, weight, eps)
+layer_norm = _C.layer_norm  # the C++ ops themselves (csrc/python/bind_nn.cpp)
+rms_norm = _C.rms_norm
 
 
 class GroupNormError(ValueError, RuntimeError):
