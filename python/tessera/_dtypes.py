@@ -178,11 +178,7 @@ def set_default_dtype(d: Any) -> None:
         raise TypeError(f"set_default_dtype: only floating-point types are supported as the "
                         f"default type, got {dt}")
     _default["dtype"] = dt
-<<<<<<< HEAD
-    _C._set_default_float_dtype(dt)
-=======
     _C._set_default_float_dtype(dt)  # what the C++ creation functions read
->>>>>>> thin
 
 
 def _default_complex() -> dtype:
