@@ -30,7 +30,7 @@ if [[ $WHAT == test || $WHAT == all || $WHAT == run ]]; then
       -k "pool or strides or batch_norm or small_cnn" 2>&1
     timeout 400 python3 -X faulthandler -m pytest -q -p no:cacheprovider \
       tests/cuda/test_cuda_attention.py tests/nn/test_attention_dropout.py tests/cuda/test_cuda_amp.py \
-      tests/amp/test_amp.py 2>&1; } | tee "$OUT/test_gpukern.log" | tail -5
+      tests/amp/test_amp.py tests/optim/test_optim.py tests/nn/test_batch_norm.py 2>&1; } | tee "$OUT/test_gpukern.log" | tail -5
   grep -E "^(FAILED|ERROR)|Fatal|passed|failed" "$OUT/test_gpukern.log" | head -40
 fi
 if [[ $WHAT == bench || $WHAT == all || $WHAT == run ]]; then
