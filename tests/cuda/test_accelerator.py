@@ -24,7 +24,9 @@ def test_names_match_torch():
     for name in PUBLIC:
         assert hasattr(torch.accelerator, name), name
         assert hasattr(ts.accelerator, name), name
-    assert set(ts.accelerator.__all__) == set(PUBLIC)
+    assert set(PUBLIC) <= set(ts.accelerator.__all__)
+    if torch.__version__.startswith("2.13"):  # the pinned PyTorch: the same names exactly
+        assert set(ts.accelerator.__all__) == set(PUBLIC)
 
 
 def test_signatures_match_torch():

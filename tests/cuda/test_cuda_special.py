@@ -25,8 +25,8 @@ def _f(mod, path):
     return mod
 
 
-def _close(cuda_out, cpu_out, rtol):
-    np.testing.assert_allclose(cuda_out.cpu().numpy(), cpu_out.numpy(), rtol=rtol, atol=1e-30,
+def _close(cuda_out, cpu_out, rtol, atol=1e-30):
+    np.testing.assert_allclose(cuda_out.cpu().numpy(), cpu_out.numpy(), rtol=rtol, atol=atol,
                                equal_nan=True)
 
 
@@ -40,8 +40,11 @@ def test_unary_cuda_matches_cpu(name, dtype):
     f = _f(ts, name)
     cpu, cuda = f(ts.asarray(a)), f(ts.asarray(a).to("cuda"))
     assert cuda.device.type == "cuda" and cuda.dtype == cpu.dtype
-    # the device's libm (exp, log, erf, lgamma) differs from glibc's by an ulp or two
-    _close(cuda, cpu, 1e-5 if dtype == "float32" else 1e-12)
+    # the device's libm (exp, log, erf, lgamma) differs from glibc's by an ulp or two; near a
+    # root (lgamma at 1 and 2, digamma at 1.46) that is an absolute, not a relative, error
+    # (seen on an H200: 2.4e-7 at lgamma -0.0094)
+    _close(cuda, cpu, 1e-5 if dtype == "float32" else 1e-12,
+           1e-6 if dtype == "float32" else 1e-14)
     want = _f(torch, name)(torch.from_numpy(a).cuda()).cpu().numpy()
     if name != "special.ndtr":  # torch's ndtr loses the lower tail (test_special.py)
         np.testing.assert_allclose(cuda.cpu().numpy(), want, rtol=1e-4 if dtype == "float32"

@@ -39,15 +39,17 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
         TS_CHECK(p[i] >= -num && p[i] < num, IndexError, op, ": index out of range for ", num,
                  " embeddings (got ", p[i], ")");
     }
-    flat = where(binary_op(less_def, flat, wrap_scalar(Scalar::from_int(0))),
-                 add(flat, wrap_scalar(Scalar::from_int(num))), flat);
   }
   Shape shape = indices.shape();
   shape.push_back(weight.dim(1));
   Tensor out;
   {
     autograd::GradModeGuard no_grad(false);
+    // The raw indices go to index_select, whose kernels check [-num, num) (on a device without
+    // a sync); wrapping first would turn -num - 1 into a valid -1 and read the last row.
     out = reshape(index_select(weight, 0, flat), shape);
+    flat = where(binary_op(less_def, flat, wrap_scalar(Scalar::from_int(0))),
+                 add(flat, wrap_scalar(Scalar::from_int(num))), flat);
   }
   const int64_t pad = padding_idx ? (*padding_idx + num) % num : -1;
   autograd::record_embedding(weight, out, flat, pad);
