@@ -68,7 +68,10 @@ def is_autocast_cache_enabled() -> bool:
 def set_autocast_cache_enabled(enabled: bool) -> None:
     """Low-level: turns the weight-cast cache on or off in this thread (autocast's
     ``cache_enabled=`` sets it for its region and restores it on exit)."""
-    _C._autocast_set_cache_enabled(bool(enabled))
+    if not isinstance(enabled, bool):  # as PyTorch, which takes a bool only
+        raise TypeError(f"set_autocast_cache_enabled: enabled must be a bool (got "
+                        f"{type(enabled).__name__})")
+    _C._autocast_set_cache_enabled(enabled)
 
 
 def clear_autocast_cache() -> None:
