@@ -17,6 +17,7 @@
 #include "ops/nn/attention.h"
 #include "ops/nn/softmax.h"
 #include "ops/nn_fused.h"
+#include "ops/random.h"
 #include "ops/reduce.h"
 #include "ops/views.h"
 #include "ops/where.h"
@@ -218,6 +219,7 @@ FORMULA(embedding_bw) {
 FORMULA(dropout_bw) {
   const Tensor mask = c.saved(0);
   const double scale = c.scalar(0);
+  if (!grad_enabled()) return {dropout_backward(g[0], mask, scale)};  // one pass
   const DType dt = g[0].dtype();
   Tensor gs;
   if (dt == DType::Float16 || dt == DType::BFloat16)

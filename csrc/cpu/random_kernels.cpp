@@ -206,6 +206,21 @@ void cpu_dropout(const Tensor& x, const Tensor& y, const Tensor& mask, uint64_t 
   });
 }
 
+void cpu_dropout_backward(const Tensor& g, const Tensor& mask, const Tensor& out, double scale) {
+  visit_dtype<kFloatSet>(g.dtype(), "dropout_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_t<T>;
+    const T* gp = g.data<T>();
+    const uint8_t* mp = reinterpret_cast<const uint8_t*>(mask.data<bool>());
+    T* op = out.data<T>();
+    const A s = static_cast<A>(scale);
+    parallel_for(0, g.numel(), kRandomGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        op[i] = T(keep_or_zero(static_cast<A>(gp[i]) * s, static_cast<uint32_t>(mp[i])));
+    });
+  });
+}
+
 // low + (64 random bits mod range): the modulo bias is below range / 2^64.
 void cpu_randint(const Tensor& out, int64_t low, uint64_t range, uint64_t seed, uint64_t offset) {
   visit_dtype<kIntSet | kFloatSet>(out.dtype(), "randint", [&](auto tag) {
@@ -278,6 +293,7 @@ void cpu_multinomial(const Tensor& probs, const Tensor& out, bool replacement, u
 
 TS_REGISTER_KERNEL(random_fill_stub, CPU, &cpu_random_fill);
 TS_REGISTER_KERNEL(dropout_stub, CPU, &cpu_dropout);
+TS_REGISTER_KERNEL(dropout_backward_stub, CPU, &cpu_dropout_backward);
 TS_REGISTER_KERNEL(randint_stub, CPU, &cpu_randint);
 TS_REGISTER_KERNEL(randperm_stub, CPU, &cpu_randperm);
 TS_REGISTER_KERNEL(multinomial_stub, CPU, &cpu_multinomial);

@@ -15,6 +15,7 @@ TS_DEFINE_STUB(RandintKernel, randint_stub, "randint");
 TS_DEFINE_STUB(RandpermKernel, randperm_stub, "randperm");
 TS_DEFINE_STUB(MultinomialKernel, multinomial_stub, "multinomial");
 TS_DEFINE_STUB(DropoutKernel, dropout_stub, "dropout");
+TS_DEFINE_STUB(DropoutBackwardKernel, dropout_backward_stub, "dropout_backward");
 
 Generator& default_generator() {
   static Generator g(0);
@@ -101,6 +102,20 @@ std::pair<Tensor, Tensor> dropout(const Tensor& x, double p, Generator& g, bool 
     y = x;
   }
   return {y, mask};
+}
+
+Tensor dropout_backward(const Tensor& g, const Tensor& mask, double scale) {
+  TS_CHECK(mask.dtype() == DType::Bool && mask.shape() == g.shape() && mask.is_contiguous() &&
+               mask.device() == g.device() && is_floating(g.dtype()),
+           ValueError,
+           "dropout_backward: expected a floating gradient and a contiguous bool mask "
+           "of its shape on its device, got ",
+           dtype_name(g.dtype()), " ", shape_str(g.shape()), " and ", dtype_name(mask.dtype()), " ",
+           shape_str(mask.shape()));
+  const Tensor gc = contiguous(g);
+  Tensor out = Tensor::empty(g.shape(), g.dtype(), g.device());
+  if (g.numel() > 0) dropout_backward_stub.get(g.device())(gc, mask, out, scale);
+  return out;
 }
 
 Tensor take_rows(const Tensor& x, const Tensor& idx) {

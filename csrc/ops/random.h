@@ -80,7 +80,12 @@ using MultinomialKernel = void (*)(const Tensor& probs, const Tensor& out, bool 
 // i, threshold), y = mask ? x * scale : 0.
 using DropoutKernel = void (*)(const Tensor& x, const Tensor& y, const Tensor& mask,
                                uint64_t threshold, double scale, uint64_t seed, uint64_t offset);
+// g, mask, out contiguous with g's shape: out = mask ? g * scale : 0, scaled in g's accumulation
+// type.
+using DropoutBackwardKernel = void (*)(const Tensor& g, const Tensor& mask, const Tensor& out,
+                                       double scale);
 TS_DECLARE_STUB(RandomFillKernel, random_fill_stub);
+TS_DECLARE_STUB(DropoutBackwardKernel, dropout_backward_stub);
 TS_DECLARE_STUB(DropoutKernel, dropout_stub);
 TS_DECLARE_STUB(RandintKernel, randint_stub);
 TS_DECLARE_STUB(RandpermKernel, randperm_stub);
@@ -103,6 +108,10 @@ Tensor take_rows(const Tensor& x, const Tensor& idx);
 std::pair<Tensor, Tensor> dropout(const Tensor& x, double p, Generator& g, bool inplace);
 // The 1 / (1 - p) a kept element is multiplied by (0 for p = 1).
 double dropout_scale(double p);
+// The gradient of dropout in one pass: mask ? g * scale : 0 (mask: dropout's bool mask of g's
+// shape), 16-bit g scaled in float32 like the forward. Not differentiable itself: the formula
+// uses it when no graph is being built (autograd/formulas_nn.cpp dropout_bw).
+Tensor dropout_backward(const Tensor& g, const Tensor& mask, double scale);
 
 // probs (n,) or (R, n) non-negative weights -> (k,) or (R, k) int64 category indices.
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator& g);

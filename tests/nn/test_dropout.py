@@ -301,3 +301,26 @@ def test_gradient_scale_rounds_like_the_forward(dtype):
     want = ts.where(y.detach() != 0, (g.astype(acc) * (1 / 0.9)).astype(dt), 0.0)
     np.testing.assert_array_equal(x.grad.astype(ts.float64).numpy(),
                                   want.astype(ts.float64).numpy())
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_backward_one_pass_equals_composite(dtype):
+    # The plain backward runs the fused dropout_backward kernel; under create_graph the formula
+    # is written with ops. Both give mask ? g * scale : 0 (16-bit scaled in float32), for a
+    # non-contiguous incoming gradient and a NaN where an element was dropped.
+    p = 0.3
+    x = ts.randn(37, 29).astype(getattr(ts, dtype)).requires_grad_(True)
+    ts.random.seed(3)
+    y = F.dropout(x, p, True)
+    g = ts.randn(29, 37).astype(getattr(ts, dtype)).T
+    kept = (y != 0).numpy()
+    gn = g.numpy().copy()
+    gn[~kept] = np.nan
+    g = ts.asarray(gn.T).T
+    (fast,) = ts.autograd.grad(y, x, g, retain_graph=True)
+    (slow,) = ts.autograd.grad(y, x, g, create_graph=True)
+    acc = np.float64 if dtype == "float64" else np.float32
+    ref = np.where(kept, gn.astype(acc) * acc(1 / (1 - p)), 0).astype(fast.numpy().dtype)
+    np.testing.assert_array_equal(fast.numpy(), ref)
+    np.testing.assert_array_equal(slow.detach().numpy(), ref)
+
