@@ -401,6 +401,8 @@ FORMULA(slice_bw) {
       g[0], c.input(0), [&](const Tensor& z) { return slice(z, a[0], a[1], a[2], a[3]); },
       kSliceBackwardBackward, a)};
 }
+// split_with_sizes: the pieces' gradients (zeros for pieces without one) side by side.
+FORMULA(split_bw) { return {concat(std::vector<Tensor>(g.begin(), g.end()), c.attr(0))}; }
 FORMULA(select_bw_bw) { return {select(g[0], c.attr(0), c.attr(1))}; }
 const Formula kSelectBackwardBackward{"SelectBackwardBackward", select_bw_bw};
 FORMULA(select_bw) {
@@ -1100,6 +1102,12 @@ void record_slice(const Tensor& x, const Tensor& out, int64_t axis, int64_t star
   if (!any_needs({x})) return;
   auto node = record(kSlice, {x}, {out});
   node->attrs = Shape{axis, start, stop, step};
+}
+void record_split(const Tensor& x, const std::vector<Tensor>& outs, int64_t axis) {
+  if (!any_needs({x})) return;
+  static const Formula kSplit{"SplitWithSizesBackward", split_bw};
+  auto node = record(kSplit, {x}, outs);
+  node->attrs = Shape{axis};
 }
 void record_select(const Tensor& x, const Tensor& out, int64_t axis, int64_t index) {
   if (!any_needs({x})) return;

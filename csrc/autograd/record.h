@@ -32,6 +32,7 @@ void record_flip(const Tensor& x, const Tensor& out, const Shape& axes);
 void record_slice(const Tensor& x, const Tensor& out, int64_t axis, int64_t start, int64_t stop,
                   int64_t step);
 void record_select(const Tensor& x, const Tensor& out, int64_t axis, int64_t index);
+void record_split(const Tensor& x, const std::vector<Tensor>& outs, int64_t axis);
 void record_diagonal(const Tensor& x, const Tensor& out, int64_t offset, int64_t axis1,
                      int64_t axis2);
 // Every view op that did not record `view` (source does not require grad): in grad mode,

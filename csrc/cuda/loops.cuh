@@ -1,6 +1,6 @@
 // The CUDA elementwise launcher over ElementwiseIter's metadata (output first, byte strides,
 // innermost dim first). Note [CUDA elementwise]: when every operand is contiguous or a
-// broadcast scalar, each thread handles kVec neighbouring elements with one wide (up to
+// broadcast scalar, each thread handles V (vec_width) neighbouring elements with one wide (up to
 // 16-byte) load per contiguous operand; otherwise each element's byte offsets come from its
 // linear index, divided in 32 bits when the element count allows. Operands that live in host
 // memory (0-d CPU tensors mixed into a CUDA op, like Python scalars) travel by value in the
@@ -72,14 +72,20 @@ __global__ void __launch_bounds__(kBlock) elem_strided_kernel(ElemArgs<N> a, F f
   }
 }
 
-constexpr int kVec = 4;
+// Elements a thread moves in the contiguous kernel: 4, or 8 when an operand or the result is a
+// 16-bit or 8-bit type, so that 16-bit loads are 16 bytes wide (as PyTorch's vectorized
+// elementwise kernels; 8-byte loads of bfloat16 reached about 60% of the bandwidth).
+template <class R, class T>
+constexpr int vec_width() {
+  return (sizeof(T) <= 2 || sizeof(R) <= 2) ? 8 : 4;
+}
 
-template <class T>
-struct alignas(sizeof(T) * kVec) VecT {
-  T v[kVec];
+template <class T, int V>
+struct alignas(sizeof(T) * V) VecT {
+  T v[V];
 };
 
-// Contiguous operands: thread t handles elements [t*kVec, t*kVec+kVec); `scalar_mask` marks
+// Contiguous operands: thread t handles elements [t*V, t*V+V); `scalar_mask` marks
 // operands broadcast from one element (stride 0), read once.
 // Operands broadcast along one axis of a 2-D (inner `period` x outer) output: a row-broadcast
 // one (a bias: strides (1, 0)) reads element i % period, a column-broadcast one (a per-row
@@ -87,52 +93,52 @@ struct alignas(sizeof(T) * kVec) VecT {
 struct Broadcast2d {
   unsigned row_mask = 0, col_mask = 0;
   int64_t period = 1;
-  bool row_vec = false;  // row-broadcast operands allow wide loads (period % kVec == 0, aligned)
+  bool row_vec = false;  // row-broadcast operands allow wide loads (period % V == 0, aligned)
 };
 
-template <class R, class T, int N, class F>
+template <class R, class T, int N, int V, class F>
 __global__ void __launch_bounds__(kBlock)
     elem_contig_kernel(ElemArgs<N> a, unsigned scalar_mask, bool aligned, Broadcast2d bc, F f) {
-  const int64_t i0 = (static_cast<int64_t>(blockIdx.x) * kBlock + threadIdx.x) * kVec;
+  const int64_t i0 = (static_cast<int64_t>(blockIdx.x) * kBlock + threadIdx.x) * V;
   if (i0 >= a.numel) return;
   using A = dacc_t<T>;
-  A in[N][kVec];
-  const bool full = aligned && i0 + kVec <= a.numel;
+  A in[N][V];
+  const bool full = aligned && i0 + V <= a.numel;
 #pragma unroll
   for (int k = 1; k < N; ++k) {
     if (scalar_mask & (1u << k)) {
       const A v = dconvert<A>(load_operand<T>(a, k, 0));
 #pragma unroll
-      for (int j = 0; j < kVec; ++j) in[k][j] = v;
+      for (int j = 0; j < V; ++j) in[k][j] = v;
     } else if (bc.row_mask & (1u << k)) {
       const T* p = reinterpret_cast<const T*>(a.base[k]);
       if (full && bc.row_vec) {
-        const VecT<T> v = *reinterpret_cast<const VecT<T>*>(p + i0 % bc.period);
+        const VecT<T, V> v = *reinterpret_cast<const VecT<T, V>*>(p + i0 % bc.period);
 #pragma unroll
-        for (int j = 0; j < kVec; ++j) in[k][j] = dconvert<A>(v.v[j]);
+        for (int j = 0; j < V; ++j) in[k][j] = dconvert<A>(v.v[j]);
       } else {
 #pragma unroll
-        for (int j = 0; j < kVec; ++j)
+        for (int j = 0; j < V; ++j)
           in[k][j] = i0 + j < a.numel ? dconvert<A>(p[(i0 + j) % bc.period]) : A{};
       }
     } else if (bc.col_mask & (1u << k)) {
       const T* p = reinterpret_cast<const T*>(a.base[k]);
 #pragma unroll
-      for (int j = 0; j < kVec; ++j)
+      for (int j = 0; j < V; ++j)
         in[k][j] = i0 + j < a.numel ? dconvert<A>(p[(i0 + j) / bc.period]) : A{};
     } else if (full) {
-      const VecT<T> v = *reinterpret_cast<const VecT<T>*>(a.base[k] + i0 * sizeof(T));
+      const VecT<T, V> v = *reinterpret_cast<const VecT<T, V>*>(a.base[k] + i0 * sizeof(T));
 #pragma unroll
-      for (int j = 0; j < kVec; ++j) in[k][j] = dconvert<A>(v.v[j]);
+      for (int j = 0; j < V; ++j) in[k][j] = dconvert<A>(v.v[j]);
     } else {
       const T* p = reinterpret_cast<const T*>(a.base[k]);
 #pragma unroll
-      for (int j = 0; j < kVec; ++j) in[k][j] = i0 + j < a.numel ? dconvert<A>(p[i0 + j]) : A{};
+      for (int j = 0; j < V; ++j) in[k][j] = i0 + j < a.numel ? dconvert<A>(p[i0 + j]) : A{};
     }
   }
-  R out[kVec];
+  R out[V];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) {
+  for (int j = 0; j < V; ++j) {
     if constexpr (N == 2)
       out[j] = dconvert<R>(f(in[1][j]));
     else if constexpr (N == 3)
@@ -142,13 +148,13 @@ __global__ void __launch_bounds__(kBlock)
   }
   R* o = reinterpret_cast<R*>(a.base[0]) + i0;
   if (full) {
-    VecT<R> v;
+    VecT<R, V> v;
 #pragma unroll
-    for (int j = 0; j < kVec; ++j) v.v[j] = out[j];
-    *reinterpret_cast<VecT<R>*>(o) = v;
+    for (int j = 0; j < V; ++j) v.v[j] = out[j];
+    *reinterpret_cast<VecT<R, V>*>(o) = v;
   } else {
 #pragma unroll
-    for (int j = 0; j < kVec; ++j)
+    for (int j = 0; j < V; ++j)
       if (i0 + j < a.numel) o[j] = out[j];
   }
 }
@@ -263,7 +269,7 @@ ElemArgs<N> make_args(const ElementwiseIter& it, int in_itemsize, unsigned& scal
 // runs with `bc` describing the broadcast operands instead of the strided one.
 template <int N>
 bool broadcast_2d(const ElemArgs<N>& a, int64_t out_size, int64_t in_size, unsigned scalar_mask,
-                  Broadcast2d& bc) {
+                  int vec, Broadcast2d& bc) {
   if (a.ndim != 2) return false;
   const int64_t inner = a.sizes[0];
   if (a.strides[0][0] != out_size || a.strides[0][1] != out_size * inner) return false;
@@ -280,10 +286,10 @@ bool broadcast_2d(const ElemArgs<N>& a, int64_t out_size, int64_t in_size, unsig
   }
   if (!(bc.row_mask | bc.col_mask)) return false;
   bc.period = inner;
-  bc.row_vec = inner % kVec == 0;
+  bc.row_vec = inner % vec == 0;
   for (int k = 1; k < N; ++k)
     if (bc.row_mask & (1u << k))
-      bc.row_vec = bc.row_vec && reinterpret_cast<uintptr_t>(a.base[k]) % (in_size * kVec) == 0;
+      bc.row_vec = bc.row_vec && reinterpret_cast<uintptr_t>(a.base[k]) % (in_size * vec) == 0;
   return true;
 }
 
@@ -297,14 +303,15 @@ void launch_elementwise(const ElementwiseIter& it, F f) {
   const int dev = current_device();
   cudaStream_t s = current_stream(dev);
   Broadcast2d bc;
-  if (contig || broadcast_2d(a, sizeof(R), sizeof(T), scalar_mask, bc)) {
-    bool aligned = reinterpret_cast<uintptr_t>(a.base[0]) % alignof(VecT<R>) == 0;
+  constexpr int V = vec_width<R, T>();
+  if (contig || broadcast_2d(a, sizeof(R), sizeof(T), scalar_mask, V, bc)) {
+    bool aligned = reinterpret_cast<uintptr_t>(a.base[0]) % alignof(VecT<R, V>) == 0;
     for (int k = 1; k < N; ++k)
       if (!((scalar_mask | bc.row_mask | bc.col_mask) & (1u << k)))
-        aligned = aligned && reinterpret_cast<uintptr_t>(a.base[k]) % alignof(VecT<T>) == 0;
-    const int64_t threads = (a.numel + kVec - 1) / kVec;
+        aligned = aligned && reinterpret_cast<uintptr_t>(a.base[k]) % alignof(VecT<T, V>) == 0;
+    const int64_t threads = (a.numel + V - 1) / V;
     const unsigned grid = static_cast<unsigned>((threads + kBlock - 1) / kBlock);
-    elem_contig_kernel<R, T, N><<<grid, kBlock, 0, s>>>(a, scalar_mask, aligned, bc, f);
+    elem_contig_kernel<R, T, N, V><<<grid, kBlock, 0, s>>>(a, scalar_mask, aligned, bc, f);
   } else if (const unsigned tmask = tiled_inputs(a, sizeof(T))) {
     const dim3 grid(static_cast<unsigned>((a.sizes[0] + kTile - 1) / kTile),
                     static_cast<unsigned>((a.sizes[1] + kTile - 1) / kTile),

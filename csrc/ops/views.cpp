@@ -298,6 +298,34 @@ Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop, int64_t
   return v;
 }
 
+std::vector<Tensor> split_with_sizes(const Tensor& x, int64_t axis, const Shape& sizes) {
+  TS_CHECK(x.ndim() > 0, RuntimeError, "split: expected at least a 1-dimensional tensor");
+  TS_CHECK(axis >= 0 && axis < x.ndim(), IndexError, "split: dimension ", axis,
+           " out of range for a tensor of ", x.ndim(), " dims");
+  int64_t total = 0;
+  bool ok = true;
+  for (int64_t s : sizes) ok = ok && s >= 0 && add_ok(total, s, &total);
+  TS_CHECK(ok && total == x.dim(axis), RuntimeError,
+           "split: split_with_sizes expects split_sizes to sum exactly to ", x.dim(axis),
+           " (input tensor's size at dimension ", axis,
+           "), but got split_sizes=", shape_str(sizes));
+  std::vector<Tensor> out;
+  out.reserve(sizes.size());
+  int64_t start = 0;
+  for (int64_t len : sizes) {
+    Shape s = x.shape();
+    s[axis] = len;
+    out.push_back(
+        x.as_strided(s, x.strides(), x.offset() + (len > 0 ? start * x.strides()[axis] : 0)));
+    start += len;
+  }
+  if (autograd::needs_grad({&x}))
+    autograd::record_split(x, out, axis);
+  else
+    for (const Tensor& v : out) autograd::note_view(x, v);
+  return out;
+}
+
 Tensor select(const Tensor& x, int64_t axis, int64_t index) {
   const int64_t size = x.dim(axis);
   TS_CHECK(index >= -size && index < size, IndexError, "index ", index,

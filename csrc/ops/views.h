@@ -19,6 +19,11 @@ Tensor moveaxis(const Tensor& x, const Shape& source, const Shape& destination);
 Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop, int64_t step);
 // x[..., index, ...]: drops the axis.
 Tensor select(const Tensor& x, int64_t axis, int64_t index);
+// PyTorch's split_with_sizes: consecutive views of x along `axis` with the given lengths
+// (non-negative, summing to x.dim(axis)). One autograd node for all pieces, whose backward
+// concatenates their gradients (PyTorch's SplitWithSizesBackward), not one zero-filled
+// scatter per piece.
+std::vector<Tensor> split_with_sizes(const Tensor& x, int64_t axis, const Shape& sizes);
 Tensor diagonal(const Tensor& x, int64_t offset, int64_t axis1, int64_t axis2);
 // x.view(dtype) (PyTorch): the same bytes read as `dtype`. A different item size rescales the
 // last dim, which must be contiguous; not differentiable (the result never requires grad).

@@ -1,6 +1,7 @@
 // Bindings for the manipulation area (concat, stack, roll, repeat, tile, ...); the Python
 // wrappers in python/tessera/_manipulation.py handle keyword names and defaults.
 #include "ops/manipulation.h"
+#include "ops/views.h"
 #include "python/convert.h"
 #include "python/int_arg.h"
 
@@ -59,6 +60,11 @@ void init_manipulation(py::module_& m) {
   });
   m.def("_unstack", [](const Tensor& x, py::handle axis) {
     return to_tuple(unstack(x, int_arg(axis, "unstack", "axis")));
+  });
+  m.def("_split_with_sizes", [](const Tensor& x, py::handle sizes, py::handle dim) {
+    int64_t d = int_arg(dim, "split", "dim");
+    if (d < 0 && x.ndim() > 0) d += x.ndim();
+    return to_tuple(split_with_sizes(x, d, to_shape(sizes, "split")));
   });
   m.def("_broadcast_arrays", [](py::handle xs) {
     return py::list(to_tuple(broadcast_arrays(tensor_list(xs, "broadcast_arrays"))));

@@ -2,12 +2,17 @@
 // them once per param group.
 #include <pybind11/stl.h>
 
+#include "ops/foreach.h"
 #include "ops/optim_step.h"
 #include "python/convert.h"
 
 namespace ts::python {
 
 void init_optim(py::module_& m) {
+  m.def("_foreach_norm", &foreach_norm, py::arg("tensors"),
+        "_foreach_norm(tensors) -> Tensor\n\nThe 2-norm of each tensor (float32/float64, one "
+        "dtype and device) as a 1-D tensor: torch._foreach_norm(tensors, 2) stacked. Used by "
+        "nn.utils.clip_grad_norm_; records no gradient.");
   m.def(
       "_sgd_step_",
       [](const std::vector<Tensor>& params, const std::vector<Tensor>& grads,

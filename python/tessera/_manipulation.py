@@ -291,11 +291,7 @@ def split(tensor: Tensor, split_size_or_sections: Union[int, Sequence[int]], dim
             raise RuntimeError(f"split: split_size must be positive (non-negative for an empty "
                                f"dim), got {size}")
         sizes = [size] * (n // size) + ([n % size] if n % size else []) if n else [0]
-    out, start = [], 0
-    for s in sizes:
-        out.append(_slice_along(tensor, d, start, start + s))
-        start += s
-    return tuple(out)
+    return _C._split_with_sizes(tensor, sizes, d)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> Tuple[Tensor, ...]:

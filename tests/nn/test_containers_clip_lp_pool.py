@@ -341,6 +341,38 @@ def test_clip_grad_norm_dtype_generator_foreach():
     assert float(to_np(out)) == 0.0
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_foreach_norm_matches_torch(dtype):
+    """_C._foreach_norm (clip_grad_norm_'s one-read 2-norms): strided, empty, 0-d, large."""
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal((7, 5)).astype(dtype),
+              rng.standard_normal((4, 6)).astype(dtype).T,  # transposed: not contiguous
+              np.zeros((0, 3), dtype=dtype), np.array(2.5, dtype=dtype),
+              rng.standard_normal(70001).astype(dtype)]
+    xs = [ts.asarray(a) for a in arrays]
+    xs[1] = ts.asarray(arrays[1].T).T
+    got = ts._C._foreach_norm(xs)
+    want = torch.stack(torch._foreach_norm([torch.tensor(a) for a in arrays], 2))
+    assert got.shape == (5,) and str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    np.testing.assert_allclose(to_np(got), want.numpy(), rtol=1e-6 if dtype == np.float32 else 1e-12)
+    with pytest.raises(TypeError, match="_foreach_norm"):
+        ts._C._foreach_norm([ts.ones(2), ts.ones(2, dtype=ts.float64)])
+    with pytest.raises(TypeError, match="_foreach_norm"):
+        ts._C._foreach_norm([ts.ones(2, dtype=ts.int64)])
+    with pytest.raises(ValueError, match="_foreach_norm"):
+        ts._C._foreach_norm([])
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, float("inf")])
+def test_get_total_norm_matches_torch(norm_type):
+    rng = np.random.default_rng(4)
+    arrays = [rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal(9)
+              .astype(np.float32)]
+    want = torch.nn.utils.get_total_norm([torch.tensor(a) for a in arrays], norm_type)
+    got = nn.utils.get_total_norm([ts.asarray(a) for a in arrays], norm_type)
+    np.testing.assert_allclose(to_np(got), want.numpy(), rtol=1e-6)
+
+
 def test_clip_grad_norm_error_if_nonfinite():
     grads = [np.array([1.0, np.inf], dtype=np.float32), np.array([1.0], dtype=np.float32)]
     tp, sp = _grads_pair(grads)

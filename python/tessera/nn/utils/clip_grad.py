@@ -36,6 +36,17 @@ def _vector_norm(x: Tensor, p: float) -> Tensor:
     return t.sum(t.abs(x) ** p) ** (1.0 / p)
 
 
+def _norms(grads: list, p: float) -> Tensor:
+    """The p-norm of each gradient, stacked (1-D). The 2-norm of same-dtype float32/float64
+    gradients on one device is one sum-of-squares reduction each (`_C._foreach_norm`, as
+    torch._foreach_norm); other cases one `_vector_norm` each."""
+    d, dev = grads[0].dtype, grads[0].device
+    if p == 2 and d in (_C.float32, _C.float64) and all(
+            g.dtype == d and g.device == dev for g in grads):
+        return _C._foreach_norm(grads)
+    return _ts().stack([_vector_norm(g, p) for g in grads])
+
+
 def clip_grad_norm_(parameters: Union[Tensor, Iterable[Tensor]], max_norm: float,
                     norm_type: float = 2.0, error_if_nonfinite: bool = False,
                     foreach: Any = None) -> Tensor:
@@ -55,7 +66,7 @@ def clip_grad_norm_(parameters: Union[Tensor, Iterable[Tensor]], max_norm: float
         return t.asarray(0.0)
     norm_type = float(norm_type)
     with t.no_grad():
-        total = _vector_norm(t.stack([_vector_norm(g, norm_type) for g in grads]), norm_type)
+        total = _vector_norm(_norms(grads, norm_type), norm_type)
         if error_if_nonfinite and not bool(t.isfinite(total)):
             raise RuntimeError(f"The total norm of order {norm_type} for gradients from "
                                "`parameters` is non-finite, so it cannot be clipped. To "
@@ -87,8 +98,9 @@ def get_total_norm(tensors: Union[Tensor, Iterable[Tensor]], norm_type: float = 
     ts_list = [tensors] if isinstance(tensors, Tensor) else [t for t in tensors if t is not None]
     if not ts_list:
         return ts.asarray(0.0)
-    norms = ts.stack([ts.linalg.vector_norm(t, ord=norm_type) for t in ts_list])
-    total = ts.linalg.vector_norm(norms, ord=norm_type)
+    norm_type = float(norm_type)
+    with ts.no_grad():
+        total = _vector_norm(_norms(ts_list, norm_type), norm_type)
     if error_if_nonfinite and not bool(ts.isfinite(total)):
         raise RuntimeError(f"The total norm of order {float(norm_type)} for gradients from "
                            "`parameters` is non-finite, so it cannot be clipped. To disable this "
