@@ -93,10 +93,13 @@ FORMULA(cross_entropy_bw) {
   const int64_t ignore_index = c.attr(0);
   const bool has_w = c.attr(1) != 0;
   const double eps = c.scalar(0);
-  const Tensor x = c.saved(0), target = c.saved(1), lse = c.saved(2);
+  const Tensor x0 = c.saved(0), target = c.saved(1), lse = c.saved(2);
   const Tensor w = has_w ? c.saved(3) : Tensor();
   if (!grad_enabled())
-    return {cross_entropy_backward(g[0], x, target, w, lse, ignore_index, eps)};
+    return {cross_entropy_backward(g[0], x0, target, w, lse, ignore_index, eps)};
+  // 16-bit logits of a float32 loss (Note [Cross entropy on 16-bit logits]): the formula in
+  // float32, through a recorded cast so that it reaches the logits.
+  const Tensor x = x0.dtype() == g[0].dtype() ? x0 : astype_op(x0, g[0].dtype(), false);
   // d loss_n / d x_nc = (1 - eps) w_t (p_c - [c == t]) + eps / C (sum(w) p_c - w_c), times g_n,
   // 0 for ignored rows. The terms without x are constants of the graph.
   const int64_t classes = x.dim(1);

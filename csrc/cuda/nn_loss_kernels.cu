@@ -6,6 +6,7 @@
 // synchronize): the kernels clamp them and report a deferred device error, raised as an
 // IndexError at the next synchronization (Note [Deferred device errors], cuda/device_error.h).
 #include <algorithm>
+#include <type_traits>
 
 #include "cuda/device_error.h"
 #include "cuda/nn_rows.cuh"
@@ -45,13 +46,15 @@ __device__ __forceinline__ int64_t row_target(const int64_t* target, int64_t r, 
   return C > 0 ? ::min(::max(t, int64_t(0)), C - 1) : -1;
 }
 
-template <class T, int G>
-__device__ __forceinline__ void ce_row(const T* __restrict__ x, const int64_t* __restrict__ target,
+// X: the logits' type; T: the loss's (float32 for 16-bit logits under autocast, Note [Cross
+// entropy on 16-bit logits]); the arithmetic is in T's accumulation type either way.
+template <class X, class T, int G>
+__device__ __forceinline__ void ce_row(const X* __restrict__ x, const int64_t* __restrict__ target,
                                        const T* __restrict__ w, T* __restrict__ loss,
                                        dacc_t<T>* __restrict__ lse, T* __restrict__ row_weight,
                                        int64_t r, int64_t C, const CeArgs& a) {
   using A = dacc_t<T>;
-  const T* xr = x + r * C;
+  const X* xr = x + r * C;
   const int tid = threadIdx.x;
   A m = MaxOp<A>::identity();
   for (int64_t i = tid; i < C; i += G) m = MaxOp<A>()(m, dconvert<A>(xr[i]));
@@ -89,34 +92,34 @@ __device__ __forceinline__ void ce_row(const T* __restrict__ x, const int64_t* _
   row_weight[r] = dconvert<T>(wt);
 }
 
-template <class T, int G>
+template <class X, class T, int G>
 __global__ void __launch_bounds__(G == 32 ? 32 * kWarpRows : G)
-    ce_forward(const T* __restrict__ x, const int64_t* __restrict__ target, const T* __restrict__ w,
+    ce_forward(const X* __restrict__ x, const int64_t* __restrict__ target, const T* __restrict__ w,
                T* __restrict__ loss, dacc_t<T>* __restrict__ lse, T* __restrict__ row_weight,
                int64_t nrows, int64_t C, CeArgs a) {
   if constexpr (G == 32) {
     const int64_t r = static_cast<int64_t>(blockIdx.x) * kWarpRows + threadIdx.y;
-    if (r < nrows) ce_row<T, G>(x, target, w, loss, lse, row_weight, r, C, a);
+    if (r < nrows) ce_row<X, T, G>(x, target, w, loss, lse, row_weight, r, C, a);
   } else {
     for (int64_t r = blockIdx.x; r < nrows; r += gridDim.x)
-      ce_row<T, G>(x, target, w, loss, lse, row_weight, r, C, a);
+      ce_row<X, T, G>(x, target, w, loss, lse, row_weight, r, C, a);
   }
 }
 
 // d loss / d x_c = g ((1 - eps) w_t (p_c - [c == t]) + eps / C (sum(w) p_c - w_c)).
-template <class T, int G>
-__device__ __forceinline__ void ce_backward_row(const T* __restrict__ g, const T* __restrict__ x,
+template <class X, class T, int G>
+__device__ __forceinline__ void ce_backward_row(const T* __restrict__ g, const X* __restrict__ x,
                                                 const int64_t* __restrict__ target,
                                                 const T* __restrict__ w,
                                                 const dacc_t<T>* __restrict__ lse,
-                                                T* __restrict__ gx, int64_t r, int64_t C,
+                                                X* __restrict__ gx, int64_t r, int64_t C,
                                                 const CeArgs& a) {
   using A = dacc_t<T>;
   const int tid = threadIdx.x;
-  T* out = gx + r * C;
+  X* out = gx + r * C;
   const int64_t t = row_target(target, r, C, a);
   if (t < 0) {  // the same for the whole group
-    for (int64_t i = tid; i < C; i += G) out[i] = dconvert<T>(A(0));
+    for (int64_t i = tid; i < C; i += G) out[i] = dconvert<X>(A(0));
     return;
   }
   const A eps = A(a.eps);
@@ -126,7 +129,7 @@ __device__ __forceinline__ void ce_backward_row(const T* __restrict__ g, const T
     for (int64_t i = tid; i < C; i += G) wsum += dconvert<A>(w[i]);
     wsum = group_allreduce<G>(wsum, SumOp<A>());
   }
-  const T* xr = x + r * C;
+  const X* xr = x + r * C;
   const A gr = dconvert<A>(g[r]), s = lse[r];
   const A wt = w ? dconvert<A>(w[t]) : A(1);
   const A nll = gr * (A(1) - eps) * wt;  // the target term's factor
@@ -136,22 +139,22 @@ __device__ __forceinline__ void ce_backward_row(const T* __restrict__ g, const T
     A v = pcoef * ::cuda::std::exp(dconvert<A>(xr[i]) - s);
     if (a.eps > 0) v -= sm * (w ? dconvert<A>(w[i]) : A(1));
     if (i == t) v -= nll;
-    out[i] = dconvert<T>(v);
+    out[i] = dconvert<X>(v);
   }
 }
 
-template <class T, int G>
+template <class X, class T, int G>
 __global__ void __launch_bounds__(G == 32 ? 32 * kWarpRows : G)
-    ce_backward(const T* __restrict__ g, const T* __restrict__ x,
+    ce_backward(const T* __restrict__ g, const X* __restrict__ x,
                 const int64_t* __restrict__ target, const T* __restrict__ w,
-                const dacc_t<T>* __restrict__ lse, T* __restrict__ gx, int64_t nrows, int64_t C,
+                const dacc_t<T>* __restrict__ lse, X* __restrict__ gx, int64_t nrows, int64_t C,
                 CeArgs a) {
   if constexpr (G == 32) {
     const int64_t r = static_cast<int64_t>(blockIdx.x) * kWarpRows + threadIdx.y;
-    if (r < nrows) ce_backward_row<T, G>(g, x, target, w, lse, gx, r, C, a);
+    if (r < nrows) ce_backward_row<X, T, G>(g, x, target, w, lse, gx, r, C, a);
   } else {
     for (int64_t r = blockIdx.x; r < nrows; r += gridDim.x)
-      ce_backward_row<T, G>(g, x, target, w, lse, gx, r, C, a);
+      ce_backward_row<X, T, G>(g, x, target, w, lse, gx, r, C, a);
   }
 }
 
@@ -172,19 +175,32 @@ void launch_rows(WarpK warp_k, BlockK block_k, int64_t nrows, int64_t C, cudaStr
   TS_CUDA_CHECK_LAUNCH();
 }
 
+// Calls f(X-tag) with the logits' type: T itself, or a 16-bit type read by float32 kernels.
+template <class T, class F>
+void visit_logits(DType x, F&& f) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (x == DType::BFloat16) return f(DTag<__nv_bfloat16>{});
+    if (x == DType::Float16) return f(DTag<__half>{});
+  }
+  f(DTag<T>{});
+}
+
 void cross_entropy_cuda(const Tensor& x, const Tensor& target, const Tensor* w, const Tensor& loss,
                         const Tensor& lse, const Tensor& row_weight, int64_t nrows, int64_t C,
                         const CrossEntropyOpts& o) {
   const int dev = x.device().index;
   DeviceGuard guard(dev);
   const CeArgs a = ce_args(o, dev);
-  cuda_visit<kFloatSet>(x.dtype(), "cross_entropy", [&](auto tag) {
+  cuda_visit<kFloatSet>(loss.dtype(), "cross_entropy", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = dacc_t<T>;
-    launch_rows(ce_forward<T, 32>, ce_forward<T, kRowBlock>, nrows, C, current_stream(dev),
-                cptr<T>(&x), cptr<int64_t>(&target), cptr<T>(w),
-                reinterpret_cast<T*>(loss.data_ptr()), reinterpret_cast<A*>(lse.data_ptr()),
-                reinterpret_cast<T*>(row_weight.data_ptr()), nrows, C, a);
+    visit_logits<T>(x.dtype(), [&](auto xtag) {
+      using X = typename decltype(xtag)::type;
+      launch_rows(ce_forward<X, T, 32>, ce_forward<X, T, kRowBlock>, nrows, C,
+                  current_stream(dev), cptr<X>(&x), cptr<int64_t>(&target), cptr<T>(w),
+                  reinterpret_cast<T*>(loss.data_ptr()), reinterpret_cast<A*>(lse.data_ptr()),
+                  reinterpret_cast<T*>(row_weight.data_ptr()), nrows, C, a);
+    });
   });
 }
 
@@ -194,13 +210,16 @@ void cross_entropy_backward_cuda(const Tensor& g, const Tensor& x, const Tensor&
   const int dev = x.device().index;
   DeviceGuard guard(dev);
   const CeArgs a = ce_args(o, dev);
-  cuda_visit<kFloatSet>(x.dtype(), "cross_entropy_backward", [&](auto tag) {
+  cuda_visit<kFloatSet>(g.dtype(), "cross_entropy_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = dacc_t<T>;
-    launch_rows(ce_backward<T, 32>, ce_backward<T, kRowBlock>, nrows, C, current_stream(dev),
-                cptr<T>(&g), cptr<T>(&x), cptr<int64_t>(&target), cptr<T>(w),
-                reinterpret_cast<const A*>(lse.data_ptr()), reinterpret_cast<T*>(gx.data_ptr()),
-                nrows, C, a);
+    visit_logits<T>(x.dtype(), [&](auto xtag) {
+      using X = typename decltype(xtag)::type;
+      launch_rows(ce_backward<X, T, 32>, ce_backward<X, T, kRowBlock>, nrows, C,
+                  current_stream(dev), cptr<T>(&g), cptr<X>(&x), cptr<int64_t>(&target),
+                  cptr<T>(w), reinterpret_cast<const A*>(lse.data_ptr()),
+                  reinterpret_cast<X*>(gx.data_ptr()), nrows, C, a);
+    });
   });
 }
 

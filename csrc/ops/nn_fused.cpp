@@ -144,8 +144,14 @@ namespace {
 // Shared checks of cross entropy's logits/target/weight; returns the contiguous weight (or
 // an undefined tensor).
 Tensor check_cross_entropy(const Tensor& x, const Tensor& target, const Tensor& weight,
-                           double smoothing, const char* op) {
+                           double smoothing, DType compute, const char* op) {
   check_float(x, op);
+  TS_CHECK(compute == x.dtype() ||
+               (compute == DType::Float32 && x.device().type == DeviceType::CUDA &&
+                (x.dtype() == DType::BFloat16 || x.dtype() == DType::Float16)),
+           TypeError, op, ": a ", dtype_name(compute), " loss of ", dtype_name(x.dtype()),
+           " logits on ", x.device().str(),
+           " (only 16-bit logits on CUDA may have a float32 loss)");
   TS_CHECK(x.ndim() == 2, ValueError, op, ": expected logits of shape (rows, C), got ",
            shape_str(x.shape()));
   TS_CHECK(target.dtype() == DType::Int64, TypeError, op,
@@ -160,8 +166,8 @@ Tensor check_cross_entropy(const Tensor& x, const Tensor& target, const Tensor& 
   if (!weight.defined()) return Tensor();
   TS_CHECK(weight.ndim() == 1 && weight.dim(0) == x.dim(1), ValueError, op, ": weight of shape ",
            shape_str(weight.shape()), " does not match ", x.dim(1), " classes");
-  TS_CHECK(weight.dtype() == x.dtype(), TypeError, op, ": weight dtype ",
-           dtype_name(weight.dtype()), " differs from logits dtype ", dtype_name(x.dtype()));
+  TS_CHECK(weight.dtype() == compute, TypeError, op, ": weight dtype ",
+           dtype_name(weight.dtype()), " differs from the loss dtype ", dtype_name(compute));
   TS_CHECK(weight.device() == x.device(), ValueError, op, ": logits on ", x.device().str(),
            " and weight on ", weight.device().str());
   return contiguous(weight);
@@ -181,16 +187,18 @@ void check_targets_cpu(const Tensor& t, int64_t classes, int64_t ignore_index, c
 
 std::tuple<Tensor, Tensor, Tensor> cross_entropy_forward(const Tensor& logits, const Tensor& target,
                                                          const Tensor& weight, int64_t ignore_index,
-                                                         double label_smoothing) {
+                                                         double label_smoothing,
+                                                         std::optional<DType> loss_dtype) {
   const char* op = "cross_entropy";
-  const Tensor wc = check_cross_entropy(logits, target, weight, label_smoothing, op);
+  const DType cd = loss_dtype.value_or(logits.dtype());
+  const Tensor wc = check_cross_entropy(logits, target, weight, label_smoothing, cd, op);
   const int64_t rows = logits.dim(0), classes = logits.dim(1);
   const Tensor tc = contiguous(target);
   check_targets_cpu(tc, classes, ignore_index, op);
   const Device dev = logits.device();
-  Tensor loss = Tensor::empty(Shape{rows}, logits.dtype(), dev);
-  Tensor lse = Tensor::empty(Shape{rows}, stat_dtype(logits.dtype()), dev);
-  Tensor row_weight = Tensor::empty(Shape{rows}, logits.dtype(), dev);
+  Tensor loss = Tensor::empty(Shape{rows}, cd, dev);
+  Tensor lse = Tensor::empty(Shape{rows}, stat_dtype(cd), dev);
+  Tensor row_weight = Tensor::empty(Shape{rows}, cd, dev);
   if (rows > 0)
     cross_entropy_stub.get(dev)(contiguous(logits), tc, wc.defined() ? &wc : nullptr, loss, lse,
                                 row_weight, rows, classes,
@@ -202,15 +210,16 @@ Tensor cross_entropy_backward(const Tensor& g, const Tensor& logits, const Tenso
                               const Tensor& weight, const Tensor& lse, int64_t ignore_index,
                               double label_smoothing) {
   const char* op = "cross_entropy_backward";
-  const Tensor wc = check_cross_entropy(logits, target, weight, label_smoothing, op);
+  // The loss's dtype is the gradient's: the logits' own, or float32 for 16-bit CUDA logits.
+  const DType cd = g.dtype();
+  const Tensor wc = check_cross_entropy(logits, target, weight, label_smoothing, cd, op);
   const int64_t rows = logits.dim(0), classes = logits.dim(1);
-  TS_CHECK(
-      g.shape() == target.shape() && g.dtype() == logits.dtype() && g.device() == logits.device(),
-      ValueError, op, ": the loss gradient must be (", rows, ",) ", dtype_name(logits.dtype()),
-      ", got ", shape_str(g.shape()), " ", dtype_name(g.dtype()));
-  TS_CHECK(lse.shape() == target.shape() && lse.dtype() == stat_dtype(logits.dtype()) &&
+  TS_CHECK(g.shape() == target.shape() && g.device() == logits.device(), ValueError, op,
+           ": the loss gradient must be (", rows, ",) ", dtype_name(cd), ", got ",
+           shape_str(g.shape()), " ", dtype_name(g.dtype()));
+  TS_CHECK(lse.shape() == target.shape() && lse.dtype() == stat_dtype(cd) &&
                lse.device() == logits.device(),
-           ValueError, op, ": lse must be (", rows, ",) ", dtype_name(stat_dtype(logits.dtype())));
+           ValueError, op, ": lse must be (", rows, ",) ", dtype_name(stat_dtype(cd)));
   const Tensor tc = contiguous(target);
   check_targets_cpu(tc, classes, ignore_index, op);
   Tensor gx = empty_like(logits);

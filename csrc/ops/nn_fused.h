@@ -9,6 +9,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <tuple>
 
 #include "core/tensor.h"
@@ -130,11 +131,14 @@ Tensor attention_softmax_backward(const Tensor& y, const Tensor& gy, double scal
 //   loss[n] = (1 - eps) * w[t] * (lse - x[t]) + eps / C * sum_c w[c] * (lse - x[c]),
 // 0 where t == ignore_index. Returns (loss, lse, row_weight): loss and row_weight = w[t]
 // (0 where ignored; the 'mean' reduction divides by its sum) in the logits' dtype, lse in
-// float (float64 for float64 logits).
-std::tuple<Tensor, Tensor, Tensor> cross_entropy_forward(const Tensor& logits, const Tensor& target,
-                                                         const Tensor& weight, int64_t ignore_index,
-                                                         double label_smoothing);
-// Grad logits (rows, C) from the per-row loss gradient g (rows,) and the forward's lse.
+// float (float64 for float64 logits). `loss_dtype` float32 with bfloat16/float16 logits on
+// CUDA (Note [Cross entropy on 16-bit logits]): the kernels read the 16-bit logits, compute
+// and return the loss in float32, and the backward writes the gradient in the logits' dtype.
+std::tuple<Tensor, Tensor, Tensor> cross_entropy_forward(
+    const Tensor& logits, const Tensor& target, const Tensor& weight, int64_t ignore_index,
+    double label_smoothing, std::optional<DType> loss_dtype = std::nullopt);
+// Grad logits (rows, C), in the logits' dtype, from the per-row loss gradient g (rows,; the
+// loss's dtype) and the forward's lse.
 Tensor cross_entropy_backward(const Tensor& g, const Tensor& logits, const Tensor& target,
                               const Tensor& weight, const Tensor& lse, int64_t ignore_index,
                               double label_smoothing);

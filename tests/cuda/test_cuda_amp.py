@@ -131,3 +131,47 @@ def test_composites_off_the_lists_keep_float16_on_cuda() -> None:
         assert F.softmax(x16, dim=-1, dtype=ts.float16).dtype == ts.float16
         assert x16.sum().dtype == ts.float32 and x16.cumsum(0).dtype == ts.float32
         assert ts.exp(x16).dtype == ts.float32 and x16.exp().dtype == ts.float32
+
+
+@pytest.mark.parametrize("dtype", [ts.bfloat16, ts.float16])
+@pytest.mark.parametrize("opts", [dict(), dict(label_smoothing=0.1), dict(reduction="sum"),
+                                  dict(reduction="none", ignore_index=2), dict(weight=True),
+                                  dict(weight=True, label_smoothing=0.2, reduction="none")])
+@pytest.mark.parametrize("classes", [7, 3000])
+def test_cross_entropy_reads_16bit_logits_under_autocast(dtype, opts, classes) -> None:
+    """Note [Cross entropy on 16-bit logits]: under CUDA autocast, 16-bit logits go to the
+    fused kernels as they are; the loss is float32 and equal (bit for bit) to the loss of the
+    float32 cast, and the logits' gradient is the float32 gradient rounded once to their dtype,
+    as the cast's backward gives it."""
+    opts = dict(opts)
+    n = 37
+    logits = cuda(randn(n, classes) * 3).astype(dtype)
+    target = cuda(rng.integers(0, min(classes, 5), n))
+    if opts.pop("weight", False):
+        opts["weight"] = cuda(np.abs(randn(classes)) + 0.5).astype(dtype)
+    x1 = logits.detach().requires_grad_(True)
+    with ts.autocast("cuda", dtype=dtype):
+        loss = F.cross_entropy(x1, target, **opts)
+    assert loss.dtype == ts.float32
+    x2 = logits.detach().requires_grad_(True)
+    ref_opts = dict(opts)
+    if "weight" in ref_opts:
+        ref_opts["weight"] = ref_opts["weight"].astype(ts.float32)
+    ref = F.cross_entropy(x2.astype(ts.float32), target, **ref_opts)
+    np.testing.assert_array_equal(host(loss), host(ref))
+    gout = cuda(np.abs(randn(*loss.shape)) + 0.1) if loss.ndim else None
+    loss.backward(gout)
+    ref.backward(gout)
+    assert x1.grad.dtype == dtype
+    np.testing.assert_array_equal(host(x1.grad), host(x2.grad))
+    # double backward goes through the float32 formula and reaches the 16-bit logits
+    x3 = logits.detach().requires_grad_(True)
+    with ts.autocast("cuda", dtype=dtype):
+        l3 = F.cross_entropy(x3, target, **opts)
+    (g3,) = ts.autograd.grad(l3.sum(), x3, create_graph=True)
+    (gg,) = ts.autograd.grad((g3.astype(ts.float32) ** 2).sum(), x3)
+    assert g3.dtype == dtype and gg.dtype == dtype
+    x4 = logits.detach().requires_grad_(True)
+    F.cross_entropy(x4.astype(ts.float32), target, **ref_opts).sum().backward()
+    np.testing.assert_allclose(host(g3), host(x4.grad), rtol=2e-2, atol=1e-3)
+    assert np.isfinite(host(gg)).all()

@@ -73,9 +73,13 @@ def clip_grad_norm_(parameters: Union[Tensor, Iterable[Tensor]], max_norm: float
                                "disable this error and scale the gradients by the non-finite "
                                "norm anyway, set `error_if_nonfinite=False`")
         coef = t.minimum(float(max_norm) / (total + 1e-6), 1.0)
+        casts = {coef.dtype: coef}
         for p in params:
             if p.grad is not None:
-                p.grad.mul_(coef.astype(p.grad.dtype))
+                d = p.grad.dtype
+                if d not in casts:
+                    casts[d] = coef.astype(d)
+                p.grad.mul_(casts[d])
     return total
 
 
