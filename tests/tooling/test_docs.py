@@ -16,7 +16,8 @@ def _code(nb):
     return [c.source for c in nb.cells if c.cell_type == "code"]
 
 
-@pytest.mark.parametrize("name", ["01_mnist_mlp.ipynb", "02_mnist_cnn.ipynb", "03_char_gpt.ipynb"])
+@pytest.mark.parametrize("name", ["01_mnist_mlp.ipynb", "02_mnist_cnn.ipynb", "03_char_gpt.ipynb",
+                                  "04_resnet.ipynb"])
 def test_rendered_notebooks_are_current_and_have_outputs(name):
     src = nbformat.read(REPO / "notebooks" / name, as_version=4)
     rendered = nbformat.read(REPO / "docs" / "notebooks" / name, as_version=4)

@@ -50,7 +50,7 @@ def _env() -> Dict[str, str]:
 
 def test_every_notebook_is_listed() -> None:
     assert [p.name for p in NOTEBOOKS] == ["01_mnist_mlp.ipynb", "02_mnist_cnn.ipynb",
-                                           "03_char_gpt.ipynb"]
+                                           "03_char_gpt.ipynb", "04_resnet.ipynb"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
