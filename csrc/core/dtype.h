@@ -80,22 +80,6 @@ TS_DTYPE_OF(int16_t, Int16) TS_DTYPE_OF(int32_t, Int32) TS_DTYPE_OF(int64_t, Int
                 TS_DTYPE_OF(c128, Complex128)
 #undef TS_DTYPE_OF
 
-    // The type a kernel computes in: float for the 16-bit floats, the type itself otherwise.
-    template <class T>
-    struct acc_type {
-  using type = T;
-};
-template <>
-struct acc_type<Half> {
-  using type = float;
-};
-template <>
-struct acc_type<BFloat16> {
-  using type = float;
-};
-template <class T>
-using acc_t = typename acc_type<T>::type;
-
 template <class T>
 struct Tag {
   using type = T;

@@ -1,6 +1,6 @@
 // CPU kernels for the arithmetic ops.
 #include "cpu/loops.h"
-#include "cpu/scalar_math.h"
+#include "kernels/scalar_math.h"
 #include "ops/arithmetic.h"
 
 namespace ts {

@@ -12,7 +12,8 @@
 #include "core/dtype.h"
 #include "core/parallel.h"
 #include "ops/attention.h"
-#include "ops/random_math.h"
+#include "kernels/random_math.h"
+#include "kernels/acc_type.h"
 
 namespace ts {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "core/parallel.h"
 #include "ops/batch_norm.h"
+#include "kernels/acc_type.h"
 
 namespace ts {
 namespace {

@@ -1,5 +1,6 @@
 // CPU kernels for the bitwise and logical ops.
-#include "cpu/scalar_math.h"
+#include "cpu/loops.h"
+#include "kernels/scalar_math.h"
 #include "ops/bitwise.h"
 
 namespace ts {

@@ -6,8 +6,10 @@
 #include "cpu/convert.h"
 #include "core/parallel.h"
 #include "cpu/reduce_loops.h"
-#include "cpu/scalar_math.h"
+#include "cpu/loops.h"
+#include "kernels/scalar_math.h"
 #include "ops/cumulative.h"
+#include "kernels/acc_type.h"
 
 namespace ts {
 namespace {

@@ -1,6 +1,7 @@
 // CPU kernels for exp, log and their relatives, sqrt and reciprocal (float, complex).
 #include "cpu/fast_math.h"
-#include "cpu/scalar_math.h"
+#include "cpu/loops.h"
+#include "kernels/scalar_math.h"
 #include "ops/math.h"
 
 namespace ts {

@@ -12,6 +12,7 @@
 #include "cpu/convert.h"
 #include "cpu/simd_clones.h"
 #include "iter/tensor_iter.h"
+#include "kernels/acc_type.h"
 
 namespace ts {
 

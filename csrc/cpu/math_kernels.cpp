@@ -1,7 +1,9 @@
 // CPU kernels for abs/sign/square/positive/pow, real/imag, the float predicates and the
 // binary real-float functions (atan2, hypot, logaddexp, copysign, nextafter).
-#include "cpu/scalar_math.h"
+#include "cpu/loops.h"
+#include "kernels/scalar_math.h"
 #include "ops/math.h"
+#include "kernels/acc_type.h"
 
 namespace ts {
 namespace {

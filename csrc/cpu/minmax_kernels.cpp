@@ -2,6 +2,7 @@
 // max/min NaN, and argmax/argmin return the first NaN's index.
 #include "cpu/reduce_loops.h"
 #include "ops/reduce.h"
+#include "kernels/acc_type.h"
 
 namespace ts {
 namespace {

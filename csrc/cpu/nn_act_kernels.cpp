@@ -14,6 +14,7 @@
 #include "cpu/fast_math_scalar.h"
 #include "core/parallel.h"
 #include "ops/nn_fused.h"
+#include "kernels/acc_type.h"
 
 namespace ts {
 namespace {

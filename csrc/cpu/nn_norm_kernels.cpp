@@ -11,6 +11,7 @@
 
 #include "cpu/nn_rows.h"
 #include "ops/nn_fused.h"
+#include "kernels/acc_type.h"
 
 namespace ts {
 namespace {

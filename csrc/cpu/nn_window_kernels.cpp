@@ -14,7 +14,8 @@
 #include "cpu/blas.h"
 #include "core/parallel.h"
 #include "ops/nn_fused.h"
-#include "ops/window_math.h"
+#include "kernels/window_math.h"
+#include "kernels/acc_type.h"
 
 namespace ts {
 namespace {

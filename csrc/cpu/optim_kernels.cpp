@@ -12,6 +12,7 @@
 
 #include "core/parallel.h"
 #include "ops/optim_step.h"
+#include "kernels/acc_type.h"
 
 namespace ts {
 namespace {

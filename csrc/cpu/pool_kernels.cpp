@@ -11,7 +11,8 @@
 
 #include "core/parallel.h"
 #include "ops/pool.h"
-#include "ops/window_math.h"
+#include "kernels/window_math.h"
+#include "kernels/acc_type.h"
 
 namespace ts {
 namespace {

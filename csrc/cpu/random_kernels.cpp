@@ -9,6 +9,7 @@
 
 #include "core/parallel.h"
 #include "ops/random.h"
+#include "kernels/acc_type.h"
 
 namespace ts {
 namespace {
@@ -73,7 +74,7 @@ void fill_blocks(T* out, int64_t n, uint64_t seed, uint64_t offset, const F& f) 
                std::max<int64_t>(1, kRandomGrain / (kGroup * PerBlock)), run);
 }
 
-// Uniform in [0, 1) exact in T (ops/random_math.h): 53 bits for double, else the bits T's
+// Uniform in [0, 1) exact in T (kernels/random_math.h): 53 bits for double, else the bits T's
 // significand holds.
 template <class T>
 double unit(uint32_t w0, uint32_t w1) {
@@ -170,7 +171,7 @@ A keep_or_zero(A v, uint32_t keep) {
   return v;
 }
 
-// Four elements per Philox block, one word each (ops/random_math.h): a group's words first,
+// Four elements per Philox block, one word each (kernels/random_math.h): a group's words first,
 // then a branch-free loop over its elements that the compiler vectorizes (for float32/64).
 void cpu_dropout(const Tensor& x, const Tensor& y, const Tensor& mask, uint64_t threshold,
                  double scale, uint64_t seed, uint64_t offset) {

@@ -1,7 +1,9 @@
 // CPU kernels for sum (and mean), prod, and the sqrt step of std.
 #include "cpu/reduce_loops.h"
-#include "cpu/scalar_math.h"
+#include "cpu/loops.h"
+#include "kernels/scalar_math.h"
 #include "ops/reduce.h"
+#include "kernels/acc_type.h"
 
 namespace ts {
 namespace {

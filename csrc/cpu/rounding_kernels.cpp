@@ -1,5 +1,6 @@
 // CPU kernels for ceil/floor/trunc/round and floored division (Python/NumPy semantics).
-#include "cpu/scalar_math.h"
+#include "cpu/loops.h"
+#include "kernels/scalar_math.h"
 #include "ops/rounding.h"
 
 namespace ts {

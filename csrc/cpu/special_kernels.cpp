@@ -1,5 +1,6 @@
-// CPU kernels of the special functions (ops/special.h); the math is cpu/special_math.h.
-#include "cpu/special_math.h"
+// CPU kernels of the special functions (ops/special.h); the math is kernels/special_math.h.
+#include "cpu/loops.h"
+#include "kernels/special_math.h"
 #include "ops/special.h"
 
 namespace ts {

@@ -37,7 +37,7 @@
 #include <type_traits>
 
 #include "cuda/attention_mma.h"
-#include "ops/random_math.h"
+#include "kernels/random_math.h"
 
 namespace ts::cuda {
 namespace {
@@ -446,7 +446,7 @@ __device__ __forceinline__ void issue_kv(T* kv, int b, const T* kn, const T* vn,
 }
 
 // Dropout on a thread's NT x 4 fragment of scores (Note [Attention dropout mask] in
-// ops/random_math.h): calls f(t, e, factor) for each element, factor 0 (dropped) or the
+// kernels/random_math.h): calls f(t, e, factor) for each element, factor 0 (dropped) or the
 // 1 / (1 - p) scale, one Philox call per four elements. The fragment's rows are r0 and r0 + 8
 // (r0 % 16 < 8) and its columns col_of(c0, t, e) (c0 % 16 == 0, NT even); rows are queries and
 // columns keys, or, with keys_rows (the dK/dV pass's transposed scores), the other way round.

@@ -15,6 +15,7 @@
 #include "cuda/cuda_state.h"
 #include "cuda/device_types.cuh"
 #include "ops/batch_norm.h"
+#include "kernels/acc_type.h"
 
 namespace ts::cuda {
 namespace {

@@ -27,6 +27,7 @@
 #include "cuda/device_types.cuh"
 #include "ops/conv.h"
 #include "ops/copy.h"
+#include "kernels/acc_type.h"
 
 namespace ts::cuda {
 namespace {

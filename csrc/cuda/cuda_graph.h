@@ -6,7 +6,7 @@
 // - Memory: allocations on the capturing stream come from a private pool (Note [Graph memory
 //   pools] in caching_allocator.h), so every address the graph uses stays reserved for it.
 // - Random numbers: the generator hands CUDA ops device-resident (seed, offset) words during
-//   capture (Note [Graph-safe RNG] in ops/random_math.h); each replay first writes the
+//   capture (Note [Graph-safe RNG] in kernels/random_math.h); each replay first writes the
 //   generator's current (seed, offset) there and advances the generator by the number of
 //   offsets the graph uses, so successive replays draw fresh numbers, exactly those eager
 //   execution would have drawn from the same state.

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "cuda/cudnn_attention.h"
-#include "ops/random_math.h"
+#include "kernels/random_math.h"
 
 namespace ts::cuda {
 namespace {

@@ -8,6 +8,7 @@
 #include <cuda/std/type_traits>
 
 #include "core/dtype.h"
+#include "kernels/acc_type.h"
 
 namespace ts::cuda {
 

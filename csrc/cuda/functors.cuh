@@ -1,12 +1,12 @@
 // Device functors for the elementwise ops. They compute on the compute type (dacc_t) and follow
 // the CPU kernels' conventions: integer ops wrap and never trap, NaNs propagate through
 // maximum/minimum, floored division and remainder are NumPy's (shared with the CPU through
-// cpu/scalar_math.h).
+// kernels/scalar_math.h).
 #pragma once
 #include <cuda/std/cmath>
 #include <cuda/std/complex>
 
-#include "cpu/scalar_math.h"
+#include "kernels/scalar_math.h"
 #include "cuda/device_types.cuh"
 
 namespace ts::cuda::fn {
@@ -129,7 +129,7 @@ TS_MATH_FN(Acosh, acosh)
 TS_MATH_FN(Atanh, atanh)
 TS_MATH_FN(Log10, log10)
 #undef TS_MATH_FN
-// The complex forms cuda::std lacks, written as the CPU's (cpu/scalar_math.h): exp's special
+// The complex forms cuda::std lacks, written as the CPU's (kernels/scalar_math.h): exp's special
 // values minus 1 for non-finite input, +0 + 0j for a complex zero.
 TS_UNARY_FN(
     Expm1, if constexpr (is_dcomplex_v<A>) {

@@ -12,6 +12,7 @@
 #include "cuda/cuda_state.h"
 #include "cuda/device_types.cuh"
 #include "iter/tensor_iter.h"
+#include "kernels/acc_type.h"
 
 namespace ts::cuda {
 

@@ -3,6 +3,7 @@
 #include "cuda/functors.cuh"
 #include "cuda/loops.cuh"
 #include "ops/math.h"
+#include "kernels/acc_type.h"
 
 namespace ts::cuda {
 namespace {

@@ -11,6 +11,7 @@
 #include "cuda/device_error.h"
 #include "cuda/nn_rows.cuh"
 #include "ops/nn_fused.h"
+#include "kernels/acc_type.h"
 
 namespace ts::cuda {
 namespace {

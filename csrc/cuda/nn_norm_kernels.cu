@@ -8,6 +8,7 @@
 
 #include "cuda/nn_rows.cuh"
 #include "ops/nn_fused.h"
+#include "kernels/acc_type.h"
 
 namespace ts::cuda {
 namespace {

@@ -6,7 +6,8 @@
 #include "cuda/device_error.h"
 #include "cuda/loops.cuh"
 #include "ops/nn_fused.h"
-#include "ops/window_math.h"
+#include "kernels/window_math.h"
+#include "kernels/acc_type.h"
 
 namespace ts::cuda {
 namespace {

@@ -8,6 +8,7 @@
 #include "cuda/device_types.cuh"
 #include "cuda/loops.cuh"
 #include "ops/optim_step.h"
+#include "kernels/acc_type.h"
 
 namespace ts::cuda {
 namespace {

@@ -1,6 +1,6 @@
 // CUDA kernels of the random ops (ops/random.h): uniform/normal fills, randint and fused
 // dropout. Each thread turns whole Philox blocks into values with the CPU kernels' arithmetic
-// (ops/random_math.h, Note [Bit-identical random numbers]), so a CUDA tensor holds exactly the
+// (kernels/random_math.h, Note [Bit-identical random numbers]), so a CUDA tensor holds exactly the
 // numbers the CPU would draw for the same seed and offset, with no host round trip.
 #include <algorithm>
 #include <type_traits>
@@ -9,6 +9,7 @@
 #include "cuda/device_types.cuh"
 #include "cuda/loops.cuh"
 #include "ops/random.h"
+#include "kernels/acc_type.h"
 
 namespace ts::cuda {
 namespace {

@@ -6,11 +6,12 @@
 // so each thread owns one output and walks the reduced dim, reads coalescing across threads.
 // float16/bfloat16/float32 accumulate in float32 with four accumulators per thread and a
 // tree over threads, far closer to the exact sum than one running total.
-#include "cpu/scalar_math.h"
+#include "kernels/scalar_math.h"
 #include "cuda/device_types.cuh"
 #include "cuda/loops.cuh"
 #include "iter/reduce_iter.h"
 #include "ops/reduce.h"
+#include "kernels/acc_type.h"
 
 namespace ts::cuda {
 namespace {

@@ -9,6 +9,7 @@
 #include "cuda/device_types.cuh"
 #include "cuda/loops.cuh"
 #include "ops/cumulative.h"
+#include "kernels/acc_type.h"
 
 namespace ts::cuda {
 namespace {

@@ -11,6 +11,7 @@
 #include "ops/copy.h"
 #include "ops/sort.h"
 #include "ops/views.h"
+#include "kernels/acc_type.h"
 
 namespace ts::cuda {
 namespace {

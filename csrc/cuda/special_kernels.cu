@@ -1,6 +1,6 @@
 // CUDA kernels of the special functions (ops/special.h): the functors call the same
-// cpu/special_math.h functions as the CPU kernels (Note [Special function algorithms]).
-#include "cpu/special_math.h"
+// kernels/special_math.h functions as the CPU kernels (Note [Special function algorithms]).
+#include "kernels/special_math.h"
 #include "cuda/functors.cuh"
 #include "cuda/loops.cuh"
 #include "ops/special.h"

@@ -6,7 +6,7 @@
 #include "core/error.h"
 #include "core/checked_math.h"
 #include "ops/copy.h"
-#include "ops/random_math.h"
+#include "kernels/random_math.h"
 #include "ops/random.h"
 #include "ops/views.h"
 

@@ -14,7 +14,7 @@ namespace ts {
 // Note [Attention dropout]: dropout on the attention probabilities inside the fused kernels,
 // never stored. Query i of matrix n (n = b * H + h) keeps key j when
 // rng::attention_keep_at(n, i, j, L, S, threshold, seed, offset) holds (Note [Attention dropout
-// mask] in ops/random_math.h: one Philox block decides four elements, so the kernels call the
+// mask] in kernels/random_math.h: one Philox block decides four elements, so the kernels call the
 // generator once per four scores); attention_dropout_mask builds the same mask as a tensor for
 // the composite (create_graph) backward and the tests. The forward keeps
 // the softmax statistics of the undropped probabilities (lse) and accumulates

@@ -5,6 +5,7 @@
 #include "core/device_backend.h"
 #include "ops/memory_format.h"
 #include "ops/views.h"
+#include "kernels/acc_type.h"
 
 namespace ts {
 

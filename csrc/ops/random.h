@@ -8,7 +8,7 @@
 
 #include "core/tensor.h"
 #include "dispatch/dispatch.h"
-#include "ops/random_math.h"
+#include "kernels/random_math.h"
 
 namespace ts {
 
@@ -17,7 +17,7 @@ namespace ts {
 // key = seed and counter = (block index, offset). Each op call takes a fresh `offset` from its
 // Generator, and element i of its output reads block i / k (k = elements per 4-word block), so
 // results depend neither on the thread count nor on the chunking, and the CUDA kernels, which
-// compute the same function (ops/random_math.h, Note [Bit-identical random numbers]),
+// compute the same function (kernels/random_math.h, Note [Bit-identical random numbers]),
 // reproduce the CPU stream bit for bit. One generator serves every device.
 using rng::philox4x32_10;
 
@@ -38,7 +38,7 @@ class Generator {
   // The offset for one op call (each call gets its own, so successive calls differ).
   uint64_t next_offset() { return offset_++; }
   // (seed, offset) for one op call on `device`: the plain pair, or during a CUDA graph capture
-  // and for a CUDA device, the pair Note [Graph-safe RNG] (ops/random_math.h) describes.
+  // and for a CUDA device, the pair Note [Graph-safe RNG] (kernels/random_math.h) describes.
   std::pair<uint64_t, uint64_t> next_philox(Device device) {
     if (graph_state_ != 0 && !device.is_cpu())
       return {graph_state_, rng::kGraphOffset | graph_calls_++};

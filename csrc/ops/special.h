@@ -1,6 +1,6 @@
 // torch.special's elementwise functions (scipy.special names): the gamma family, error
 // functions, modified Bessel functions, entropy and log helpers. Scalar math in
-// cpu/special_math.h (shared by the CPU and CUDA kernels), gradients in
+// kernels/special_math.h (shared by the CPU and CUDA kernels), gradients in
 // autograd/formulas_special.cpp. Integer and bool inputs compute in set_default_dtype's dtype
 // (special_unary/special_binary below), as torch's; complex inputs raise (sinc aside).
 #pragma once
@@ -40,7 +40,7 @@ TS_DECLARE_ELEMENTWISE(gammainc);   // (a, x): the regularized lower incomplete 
 TS_DECLARE_ELEMENTWISE(gammaincc);  // (a, x): Q = 1 - P
 TS_DECLARE_ELEMENTWISE(polygamma);  // (n as a 0-d tensor, x); use polygamma() below
 // Orthogonal polynomials P_n(x), (x, n) broadcast (n truncates toward zero); not
-// differentiable, as torch's (Note [polynomials of large degree] in cpu/special_math.h).
+// differentiable, as torch's (Note [polynomials of large degree] in kernels/special_math.h).
 TS_DECLARE_ELEMENTWISE(chebyshev_polynomial_t);
 TS_DECLARE_ELEMENTWISE(chebyshev_polynomial_u);
 TS_DECLARE_ELEMENTWISE(chebyshev_polynomial_v);

@@ -1,5 +1,5 @@
 """The special functions' CUDA kernels (csrc/cuda/special_kernels.cu) against their CPU
-kernels (the same cpu/special_math.h lines) and PyTorch's CUDA values, with gradients."""
+kernels (the same kernels/special_math.h lines) and PyTorch's CUDA values, with gradients."""
 from __future__ import annotations
 
 import numpy as np

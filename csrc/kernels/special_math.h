@@ -1,6 +1,6 @@
 // Scalar special functions (torch.special / scipy.special), written once for the CPU kernels
 // (csrc/cpu/special_kernels.cpp) and the CUDA functors (csrc/cuda/special_kernels.cu): every
-// function is TS_HD (cpu/scalar_math.h), templated on the compute type F (float for
+// function is TS_HD (kernels/scalar_math.h), templated on the compute type F (float for
 // float16/bfloat16/float32, double for float64), with no static state, so both backends
 // compute the same values from the same lines.
 //
@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "cpu/scalar_math.h"
+#include "kernels/scalar_math.h"
 
 // The long, branchy helpers are compiled once per device program rather than inlined into
 // every kernel variant (contiguous/tiled/strided x dtype): that keeps ptxas's work small.

@@ -7,7 +7,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "cpu/loops.h"
+#include "core/dtype.h"
 
 // The integer and real helpers below are __host__ __device__ under nvcc, so the CUDA kernels
 // compute exactly what the CPU ones do.
