@@ -23,6 +23,11 @@ struct NotImplementedError : std::runtime_error {
 struct RuntimeError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// Integer division by zero where PyTorch raises (div with rounding_mode on the CPU):
+// tessera.errors.ZeroDivisionError, a ZeroDivisionError and a RuntimeError.
+struct ZeroDivisionError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 namespace detail {
 // Note [Error text without iostreams]: numbers are formatted with to_string/snprintf, not an

@@ -93,19 +93,40 @@ Tensor binary_op(const ElementwiseDef& def, const Tensor& a, const Tensor& b) {
   return out;
 }
 
+namespace {
+// PyTorch's canCast: the rule of in-place results and out= (not the standard's can_cast).
+bool torch_can_cast(DType rd, DType ad) {
+  return rd == ad || (is_complex(ad)) || (is_floating(ad) && !is_complex(rd)) ||
+         (is_integral(ad) && (is_integral(rd) || is_bool(rd))) || is_bool(rd);
+}
+}  // namespace
+
 void assign_inplace_result(const char* op, const Tensor& a, const Tensor& r) {
   if (r.shape() != a.shape())
     throw ValueError(str(op, " (in-place): the result of shape ", shape_str(r.shape()),
                          " does not fit the output of shape ", shape_str(a.shape())));
   const DType rd = r.dtype(), ad = a.dtype();
-  const bool ok = rd == ad || (is_complex(ad)) || (is_floating(ad) && !is_complex(rd)) ||
-                  (is_integral(ad) && (is_integral(rd) || is_bool(rd))) || is_bool(rd);
-  if (!ok)
+  if (!torch_can_cast(rd, ad))
     throw TypeError(str(op, " (in-place): result type ", dtype_name(rd),
                         " can't be cast to the output's dtype ", dtype_name(ad),
                         "; hint: use an out-of-place op (x = x ", "op y) or cast x first"));
   autograd::rebase_history(a, r);
   copy_(a, r);
+}
+
+void write_out(const char* op, const Tensor& out, const Tensor& r) {
+  if (autograd::needs_grad({&r, &out}))
+    throw RuntimeError(str(op, "(): functions with out=... arguments don't support automatic "
+                               "differentiation, but one of the arguments requires grad; hint: "
+                               "call it without out= or under ts.no_grad()"));
+  if (r.shape() != out.shape())
+    throw ValueError(str(op, ": out= has shape ", shape_str(out.shape()), " but the result has ",
+                         shape_str(r.shape()), "; hint: pass an out of the result's shape"));
+  if (!torch_can_cast(r.dtype(), out.dtype()))
+    throw TypeError(str(op, ": result type ", dtype_name(r.dtype()),
+                        " can't be cast to the desired output type ", dtype_name(out.dtype()),
+                        " of out=; hint: pass an out of dtype ", dtype_name(r.dtype())));
+  copy_(out, r);
 }
 
 void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b) {

@@ -44,6 +44,9 @@ void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b);
 // a = r for an in-place op (`op` names it in errors): r must have a's shape and cast safely to
 // a's dtype; a takes r's autograd history (PyTorch's in-place rules) before the copy.
 void assign_inplace_result(const char* op, const Tensor& a, const Tensor& r);
+// out= of PyTorch's functions: r written into `out`, which must have r's shape and a dtype r
+// casts to (PyTorch's in-place rule); nothing records through out= (RuntimeError, as PyTorch).
+void write_out(const char* op, const Tensor& out, const Tensor& r);
 
 void check_same_device(const char* op, const Tensor& a, const Tensor& b);
 

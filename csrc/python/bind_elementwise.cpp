@@ -3,9 +3,11 @@
 #include "ops/arithmetic.h"
 #include "ops/bitwise.h"
 #include "ops/compare.h"
+#include "ops/copy.h"
 #include "ops/math.h"
 #include "ops/rounding.h"
 #include "python/elementwise_binding.h"
+#include "python/function_method.h"
 
 namespace ts::python {
 
@@ -163,10 +165,6 @@ void def_tensor_methods(py::module_& m) {
     const ElementwiseDef* def;
   };
   const B binary[] = {
-      {"add", &kAdd},
-      {"sub", &kSubtract},
-      {"mul", &kMultiply},
-      {"div", &kDivide},
       {"maximum", &maximum_def},
       {"minimum", &minimum_def},
       {"atan2", &atan2_def},
@@ -191,15 +189,6 @@ void def_tensor_methods(py::module_& m) {
       return binary_op(*d, t, operand_or_throw(o, d->name));
     });
   }
-  const B inplace[] = {
-      {"add_", &kAdd}, {"sub_", &kSubtract}, {"mul_", &kMultiply}, {"div_", &kDivide}};
-  for (const B& b : inplace) {
-    const ElementwiseDef* d = b.def;
-    cls.def(b.name, [d](py::object self, py::handle o) {
-      binary_op_(*d, tensor_or_throw(self, d->name, "self"), operand_or_throw(o, d->name));
-      return self;
-    });
-  }
   cls.def("pow", [](const Tensor& t, py::handle o) {
     Tensor x = t, e = operand_or_throw(o, "pow");
     autocast::cast(autocast::kFp32Cuda, x, e);
@@ -220,13 +209,160 @@ void def_tensor_methods(py::module_& m) {
   cls.def("conj", [](const Tensor& t) { return conj(t); });
 }
 
+
+// ---- add / subtract / multiply / divide in both conventions (Note [Arithmetic argument forms]):
+// the standard's add(x1, x2, /) and PyTorch's add(input, other, *, alpha=1, out=None), the
+// aliases sub/mul/div and true_divide, one function each; Tensor.add is the same object. The
+// in-place methods x.add_(other, *, alpha=1), ... parse the same keywords.
+Scalar alpha_of(py::handle h, const char* op) {
+  Scalar s;
+  if (!PyBool_Check(h.ptr()) && to_scalar(h, s)) return s;
+  if (PyBool_Check(h.ptr())) return Scalar::from_bool(h.ptr() == Py_True);
+  if (py::isinstance<Tensor>(h)) {
+    const Tensor& t = h.cast<const Tensor&>();
+    if (t.numel() == 1) return item(t);
+  }
+  throw TypeError(str(op, ": alpha must be a number, got ",
+                      py::type::handle_of(h).attr("__name__").cast<std::string>(),
+                      "; hint: pass alpha=2 or alpha=0.5"));
+}
+
+RoundingMode mode_of(py::handle h, const char* op) {
+  if (h.is_none()) return RoundingMode::None;
+  if (!PyUnicode_Check(h.ptr()))
+    throw TypeError(str(op, ": rounding_mode must be None, 'trunc' or 'floor', got ",
+                        py::type::handle_of(h).attr("__name__").cast<std::string>()));
+  return rounding_mode_of(PyUnicode_AsUTF8(h.ptr()), op);
+}
+
+// The result, or `out` holding it for out=.
+py::object result_or_out(const char* op, Tensor r, py::handle out) {
+  if (out.is_none()) return py::cast(std::move(r));
+  write_out(op, tensor_or_throw(out, op, "out"), r);
+  return py::reinterpret_borrow<py::object>(out);
+}
+
+// The in-place methods take `self` as a Python object so they return it (no new wrapper).
+const Tensor& self_of(py::handle self, const char* op) { return tensor_or_throw(self, op, "self"); }
+
+constexpr const char* kAddDoc =
+    "add(input, other, *, alpha=1, out=None)\n--\n\n"
+    "input + alpha * other, broadcasting; Python numbers are weak in promotion (the standard's\n"
+    "add(x1, x2) and PyTorch's). A floating alpha with integral operands raises TypeError.";
+constexpr const char* kSubtractDoc =
+    "subtract(input, other, *, alpha=1, out=None)\n--\n\n"
+    "input - alpha * other, broadcasting (ts.sub is the same function).";
+constexpr const char* kMultiplyDoc =
+    "multiply(input, other, *, out=None)\n--\n\n"
+    "input * other, broadcasting (ts.mul is the same function).";
+constexpr const char* kDivideDoc =
+    "divide(input, other, *, rounding_mode=None, out=None)\n--\n\n"
+    "input / other: true division (integers divide in the default float dtype); PyTorch's\n"
+    "rounding_mode='trunc' or 'floor' rounds the quotient, exactly in an integer dtype, and\n"
+    "raises ZeroDivisionError for a zero integer divisor on the CPU (ts.div is the same\n"
+    "function).";
+constexpr const char* kTrueDivideDoc =
+    "true_divide(input, other, *, out=None)\n--\n\n"
+    "input / other (PyTorch's true_divide: divide without rounding_mode).";
+
+void def_arithmetic(py::module_& m) {
+  py::options text_signature;  // Note [Readable signatures]
+  text_signature.disable_function_signatures();
+  m.def(
+      "add",
+      [](py::handle a, py::handle b, py::handle alpha, py::handle out) {
+        auto [ta, tb] = binary_operands(a, b, "add");
+        return result_or_out("add", add(ta, tb, alpha_of(alpha, "add"), "add"), out);
+      },
+      py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1,
+      py::arg("out") = py::none(), kAddDoc);
+  m.def(
+      "subtract",
+      [](py::handle a, py::handle b, py::handle alpha, py::handle out) {
+        auto [ta, tb] = binary_operands(a, b, "subtract");
+        return result_or_out("subtract",
+                             subtract(ta, tb, alpha_of(alpha, "subtract"), "subtract"), out);
+      },
+      py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1,
+      py::arg("out") = py::none(), kSubtractDoc);
+  // multiply(input, other, *, out=None) and true_divide(input, other, *, out=None)
+  struct Plain {
+    const char* name;
+    const ElementwiseDef* def;
+    const char* doc;
+  };
+  for (const Plain& p : {Plain{"multiply", &kMultiply, kMultiplyDoc},
+                         Plain{"true_divide", &kDivide, kTrueDivideDoc}}) {
+    const Plain q = p;
+    m.def(
+        q.name,
+        [q](py::handle a, py::handle b, py::handle out) {
+          auto [ta, tb] = binary_operands(a, b, q.name);
+          return result_or_out(q.name, binary_op(*q.def, ta, tb), out);
+        },
+        py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none(), q.doc);
+  }
+  m.def(
+      "divide",
+      [](py::handle a, py::handle b, py::handle mode, py::handle out) {
+        auto [ta, tb] = binary_operands(a, b, "div");
+        return result_or_out("div", divide(ta, tb, mode_of(mode, "div"), "div"), out);
+      },
+      py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(),
+      py::arg("out") = py::none(), kDivideDoc);
+  m.attr("sub") = m.attr("subtract");
+  m.attr("mul") = m.attr("multiply");
+  m.attr("div") = m.attr("divide");
+
+  auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
+  for (const char* name : {"add_", "sub_", "subtract_"}) {
+    const bool is_add = name[0] == 'a';
+    cls.def(
+        name,
+        [name, is_add](py::object self, py::handle o, py::handle alpha) {
+          const Tensor& x = self_of(self, name);
+          const Tensor other = operand_or_throw(o, name);
+          if (is_add)
+            add_(x, other, alpha_of(alpha, name), name);
+          else
+            subtract_(x, other, alpha_of(alpha, name), name);
+          return self;
+        },
+        py::arg("other"), py::kw_only(), py::arg("alpha") = 1,
+        is_add ? "add_($self, /, other, *, alpha=1)\n--\n\nself += alpha * other; returns self."
+               : "sub_($self, /, other, *, alpha=1)\n--\n\nself -= alpha * other; returns self.");
+  }
+  for (const char* name : {"mul_", "multiply_"})
+    cls.def(
+        name,
+        [name](py::object self, py::handle o) {
+          binary_op_(kMultiply, self_of(self, name), operand_or_throw(o, name));
+          return self;
+        },
+        py::arg("other"), "mul_($self, /, other)\n--\n\nself *= other; returns self.");
+  for (const char* name : {"div_", "divide_"})
+    cls.def(
+        name,
+        [name](py::object self, py::handle o, py::handle mode) {
+          divide_(self_of(self, name), operand_or_throw(o, name), mode_of(mode, name), name);
+          return self;
+        },
+        py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(),
+        "div_($self, /, other, *, rounding_mode=None)\n--\n\n"
+        "self /= other (rounding_mode 'trunc' or 'floor' rounds the quotient); returns self.");
+  cls.def(
+      "true_divide_",
+      [](py::object self, py::handle o) {
+        binary_op_(kDivide, self_of(self, "true_divide_"), operand_or_throw(o, "true_divide_"));
+        return self;
+      },
+      py::arg("other"), "true_divide_($self, /, other)\n--\n\nself /= other; returns self.");
+}
+
 }  // namespace
 
 void init_elementwise(py::module_& m) {
-  def_binary_function(m, kAdd, "x1 + x2, broadcasting; Python scalars are weak.");
-  def_binary_function(m, kSubtract, "x1 - x2, broadcasting.");
-  def_binary_function(m, kMultiply, "x1 * x2, broadcasting.");
-  def_binary_function(m, kDivide, "x1 / x2 (true division; integers divide in float32).");
+  def_arithmetic(m);
   def_unary_function(m, kNegative, "-x.");
   m.def(
       "conj", [](py::handle x) { return conj(operand_or_throw(x, "conj")); }, py::arg("x"),
@@ -235,6 +371,9 @@ void init_elementwise(py::module_& m) {
   def_binary_functions(m);
   m.attr("clamp") = m.attr("clip");
   def_tensor_methods(m);
+  // x.add(y, alpha=2) is ts.add(x, y, alpha=2) (Note [One function, two spellings])
+  bind_functions_as_methods(
+      m, {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide"});
 }
 
 }  // namespace ts::python

@@ -36,6 +36,7 @@ namespace {
 // RuntimeError (what PyTorch raises for bad shapes and unsupported dtypes), and both work.
 PyObject* g_type_error = nullptr;
 PyObject* g_value_error = nullptr;
+PyObject* g_zero_division_error = nullptr;
 
 PyObject* new_error(py::module_& m, const char* name, PyObject* builtin, const char* doc) {
   PyObject* bases = PyTuple_Pack(2, builtin, PyExc_RuntimeError);
@@ -54,6 +55,9 @@ void register_errors(py::module_& m) {
   g_value_error = new_error(m, "ValueError", PyExc_ValueError,
                             "A shape or argument value an op does not accept (also a "
                             "RuntimeError, as PyTorch reports it).");
+  g_zero_division_error =
+      new_error(m, "ZeroDivisionError", PyExc_ZeroDivisionError,
+                "Integer division by zero where PyTorch raises (also a RuntimeError).");
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -61,6 +65,8 @@ void register_errors(py::module_& m) {
       PyErr_SetString(g_type_error, e.what());
     } catch (const ts::ValueError& e) {
       PyErr_SetString(g_value_error, e.what());
+    } catch (const ts::ZeroDivisionError& e) {
+      PyErr_SetString(g_zero_division_error, e.what());
     } catch (const ts::IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
     } catch (const ts::NotImplementedError& e) {

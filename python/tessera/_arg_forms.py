@@ -3,8 +3,7 @@
 signatures). Three kinds, each a thin wrapper that passes a standard call straight through:
 
 1. Positional ``dim`` (Note [positional dim] below): ``ts.sum(x, 1)``, ``ts.max(x, 1)``.
-2. torch's extra arguments: ``add(x, y, alpha=)``, ``div(x, y, rounding_mode=)``,
-   ``round(x, decimals=)``, ``searchsorted(..., right=)``, ...
+2. torch's extra arguments: ``round(x, decimals=)``, ``searchsorted(..., right=)``, ...
 3. torch's keyword names: ``ts.stack(tensors=)``, ``ts.full(size=)``, ``x.transpose(dim0=)``,
    ``memory_format=`` on the *_like functions (`build` and `method_keywords`).
 
@@ -30,7 +29,6 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 from . import _C
 from ._C import Tensor
-from ._dtypes import isdtype as _isdtype
 from ._tensor import _apply_memory_format, clone
 
 # ---- 1. positional dim
@@ -123,112 +121,18 @@ globals().update(_build_positional())
 
 # ---- 2. torch's extra arguments
 # torch's extra arguments on namespace functions whose standard signature lacks them:
-# ``add/subtract/sub(x, y, alpha=)``, ``div/divide(x, y, rounding_mode=)``, ``round(x,
-# decimals=)``,
-# ``searchsorted(..., right=, side=, out_int32=)``.
+# ``round(x, decimals=)``, ``searchsorted(..., right=, side=, out_int32=)`` (add/sub's alpha=
+# and div's rounding_mode= are parsed by their bindings: csrc/python/bind_elementwise.cpp).
 #
 # As Note [positional dim] (above): a call without the torch-only argument
 # goes to the standard function unchanged; the torch argument can only come from torch-style
 # code and gets torch's meaning.
-_EXTRA_ARGUMENT_NAMES = ["add", "subtract", "sub", "divide", "div", "true_divide", "round",
-                         "searchsorted"]
+_EXTRA_ARGUMENT_NAMES = ["round", "searchsorted"]
 
 
 class ShapeArgumentError(ValueError, RuntimeError):
     """Operands whose shapes do not fit the call: ValueError as NumPy / the standard raise,
     RuntimeError as torch does, so code written for either catches it."""
-
-
-
-
-def scaled_by_alpha(name: str, x1: Any, x2: Any, alpha: Any) -> Any:
-    """alpha * x2 for add/sub(x1, x2, alpha=) and their in-place twins; a float alpha with
-    integral operands raises as in PyTorch."""
-    if isinstance(alpha, builtins.float) and _integral(x1) and _integral(x2):
-        raise RuntimeError(f"{name}: For integral input tensors, argument alpha must not be a "
-                           f"floating point number.")
-    return x2 * alpha if not isinstance(x2, Tensor) else _C.multiply(x2, alpha)
-
-
-def _with_alpha(std: Callable[..., Any], name: str) -> Callable[..., Any]:
-    @functools.wraps(std)
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        if not kwargs:
-            return std(*args)  # the common call: straight to C++ (which reports bad calls)
-        alpha = kwargs.pop("alpha", None)
-        if alpha is None or len(args) != 2 or kwargs:
-            return std(*args, **kwargs)
-        x1, x2 = args
-        return std(x1, scaled_by_alpha(name, x1, x2, alpha))
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = (std.__doc__ or "") + f"\n\n{name}(x1, x2, alpha=a) computes x1 {'+' if name == 'add' else '-'} a * x2 (torch)."
-    return fn
-
-
-def _integral(x: Any) -> builtins.bool:
-    return _isdtype(x.dtype, ("integral", "bool")) if isinstance(x, Tensor) \
-        else isinstance(x, (builtins.int, builtins.bool))
-
-
-def _check_integer_divisor(x2: Any) -> None:
-    """PyTorch's CPU integer division raises on a zero divisor (a CUDA divisor is not read
-    back: that would synchronize; the kernel gives 0 there)."""
-    if isinstance(x2, Tensor):
-        zero = x2.device.type == "cpu" and builtins.bool(_C._any(_C.equal(x2, 0), None, False))
-    else:
-        zero = x2 == 0
-    if zero:
-        raise ZeroDivisionRuntimeError("div: ZeroDivisionError (integer division by zero)")
-
-
-class ZeroDivisionRuntimeError(ZeroDivisionError, RuntimeError):
-    """Integer division by zero in div(rounding_mode=): RuntimeError as PyTorch raises, and a
-    ZeroDivisionError as Python's // does."""
-
-
-def _trunc_divide(x1: Any, x2: Any) -> Any:
-    if not (_integral(x1) and _integral(x2)):
-        return _C.trunc(_C.divide(x1, x2))
-    _check_integer_divisor(x2)
-    fq = _C.floor_divide(x1, x2)
-    # Integer floor division rounds down; truncation rounds toward zero.
-    inexact = _C.not_equal(_C.multiply(fq, x2), x1)
-    return _C.where(_C.logical_and(_C.less(fq, 0), inexact), _C.add(fq, 1), fq)
-
-
-def div_rounded(x1: Any, x2: Any, rounding_mode: Any) -> Any:
-    """div(x1, x2, rounding_mode=) of PyTorch: None (true division), 'trunc' or 'floor'."""
-    if rounding_mode is None:
-        return _C.divide(x1, x2)
-    if rounding_mode == "floor":
-        if _integral(x1) and _integral(x2):
-            _check_integer_divisor(x2)
-        return _C.floor_divide(x1, x2)
-    if rounding_mode == "trunc":
-        return _trunc_divide(x1, x2)
-    raise _C.ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-                        f"but found '{rounding_mode}'")  # a ValueError and a RuntimeError
-
-
-def _with_rounding(std: Callable[..., Any], name: str) -> Callable[..., Any]:
-    @functools.wraps(std)
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        if not kwargs:
-            return std(*args)
-        if "rounding_mode" not in kwargs or len(args) != 2 or len(kwargs) > 1:
-            return std(*args, **kwargs)
-        return div_rounded(args[0], args[1], kwargs["rounding_mode"])
-    fn.__name__ = fn.__qualname__ = name
-    return fn
-
-
-@functools.wraps(_C.divide)
-def true_divide(x1: Any, x2: Any, /) -> Any:
-    return _C.divide(x1, x2)
-
-
-true_divide.__name__ = true_divide.__qualname__ = "true_divide"
-true_divide.__doc__ = "x1 / x2 (PyTorch's true_divide: divide without rounding_mode)."
 
 
 def _round(std: Callable[..., Any]) -> Callable[..., Any]:
@@ -302,12 +206,7 @@ def _c_named(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _build_extra_arguments() -> dict:
     from . import _searching
     return {
-        "add": _c_named(_with_alpha(_C.add, "add")),
-        "subtract": _c_named(_with_alpha(_C.subtract, "subtract")),
-        "sub": _c_named(_with_alpha(_C.subtract, "sub")),
-        "divide": _c_named(_with_rounding(_C.divide, "divide")),
-        "div": _c_named(_with_rounding(_C.divide, "div")),
-        "true_divide": _c_named(true_divide), "round": _c_named(_round(_C.round)),
+        "round": _c_named(_round(_C.round)),
         "searchsorted": _searchsorted(_searching.searchsorted),
     }
 

@@ -27,6 +27,7 @@ from ._C import (  # noqa: F401
     logical_and, logical_not, logical_or, logical_xor, maximum, minimum, multiply, negative,
     nextafter, not_equal, positive, pow, real, reciprocal, remainder, round, sign, signbit, sin,
     sinh, sqrt, square, subtract, tan, tanh, trunc,
+    sub, mul, div, true_divide,  # PyTorch's forms and aliases (the same function objects)
 )
 from ._dtypes import (bool as bool_, complex64, complex128, float16, bfloat16, float32,
                       float64)
@@ -53,7 +54,7 @@ _TORCH_NAMES = ["relu", "sigmoid", "rsqrt", "exp2", "frac", "fix", "sinc", "deg2
                 "clamp_max", "isclose", "allclose", "isposinf", "isneginf", "isreal", "nan_to_num",
                 "sgn", "heaviside", "fmax", "fmin", "logaddexp2", "ldexp", "absolute", "arccos",
                 "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "bitwise_not",
-                "mul", "neg", "ge", "gt", "le", "lt", "ne", "eq",
+                "mul", "sub", "div", "true_divide", "neg", "ge", "gt", "le", "lt", "ne", "eq",
                 "erf", "erfc", "erfinv", "lgamma", "digamma", "angle", "gcd", "lcm", "frexp",
                 "hardshrink", "prelu", "mvlgamma", "polygamma",
                 "threshold", "rsub", "clamp"]  # PyTorch's (the standard's are above)
@@ -372,7 +373,7 @@ absolute = _C.abs
 arccos, arccosh, arcsin, arcsinh = _C.acos, _C.acosh, _C.asin, _C.asinh
 arctan, arctan2, arctanh = _C.atan, _C.atan2, _C.atanh
 bitwise_not = _C.bitwise_invert
-mul, neg = _C.multiply, _C.negative
+neg = _C.negative
 ge, gt, le, lt = _C.greater_equal, _C.greater, _C.less_equal, _C.less
 ne, eq = _C.not_equal, _C.equal
 def _square_method(input: Tensor) -> Tensor:
@@ -423,7 +424,7 @@ METHODS = {
     "gcd": gcd, "lcm": lcm, "absolute": absolute, "arccos": arccos, "arccosh": arccosh,
     "arcsin": arcsin, "arcsinh": arcsinh, "arctan": arctan, "arctan2": arctan2,
     "arctanh": arctanh, "bitwise_not": bitwise_not,
-    "multiply": _C.multiply, "greater": gt, "greater_equal": ge, "less": lt,
+    "greater": gt, "greater_equal": ge, "less": lt,
     "less_equal": le, "not_equal": ne, "square": _square_method, "acosh": _C.acosh, "asinh": _C.asinh, "atanh": _C.atanh,
     "hypot": _C.hypot, "copysign": _C.copysign, "nextafter": _C.nextafter, "positive": _C.positive,
     "bitwise_left_shift": _C.bitwise_left_shift, "bitwise_right_shift": _C.bitwise_right_shift,

@@ -172,33 +172,6 @@ def _float_power_(self: Tensor, exponent: Any) -> Tensor:
     return make_inplace("float_power_", float_power)(self, exponent)
 
 
-_C_ADD_, _C_SUB_, _C_DIV_ = Tensor.add_, Tensor.sub_, Tensor.div_  # the C++ in-place methods
-
-
-def _add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    """self += alpha * other; returns self."""
-    if alpha == 1 and not isinstance(alpha, builtins.float):
-        return _C_ADD_(self, other)
-    from ._arg_forms import scaled_by_alpha
-    return _C_ADD_(self, scaled_by_alpha("add_", self, other, alpha))
-
-
-def _sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    """self -= alpha * other; returns self."""
-    if alpha == 1 and not isinstance(alpha, builtins.float):
-        return _C_SUB_(self, other)
-    from ._arg_forms import scaled_by_alpha
-    return _C_SUB_(self, scaled_by_alpha("sub_", self, other, alpha))
-
-
-def _div_(self: Tensor, other: Any, *, rounding_mode: Any = None) -> Tensor:
-    """self /= other (rounding_mode 'trunc' or 'floor' rounds the quotient); returns self."""
-    if rounding_mode is None:
-        return _C_DIV_(self, other)
-    from ._arg_forms import div_rounded
-    return make_inplace("div_", div_rounded)(self, other, rounding_mode)
-
-
 _fill_method = named_errors("fill_", _fill_)
 _zero_method = named_errors("zero_", _zero_)
 _copy_method = named_errors("copy_", _copy_)

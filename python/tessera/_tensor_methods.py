@@ -32,14 +32,8 @@ from . import _tensor as _t
 from . import random as _rn
 
 TENSOR_METHODS: Dict[str, Any] = {
-    # add/sub/div are the namespace's functions (one definition; alpha= and rounding_mode= as
-    # in PyTorch, _arg_forms.py)
-    "add": _kw.add,
-    "sub": _kw.sub,
-    "subtract": _kw.subtract,
-    "div": _kw.div,
-    "divide": _kw.divide,
-    "true_divide": _kw.true_divide,
+    # (add/sub/subtract/mul/multiply/div/divide/true_divide are the namespace's functions
+    # themselves and their in-place forms C++ methods: csrc/python/bind_elementwise.cpp)
     # conversion, printing, devices (_tensor.py)
     "__repr__": _t._repr,
     "__str__": _t._str,
@@ -145,11 +139,6 @@ TENSOR_METHODS: Dict[str, Any] = {
     "new_full": _tc._new_full,
     "new_tensor": _tc._new_tensor,
     # torch's in-place methods that are not an op and a write (_inplace.py)
-    "add_": _ti._add_,
-    "sub_": _ti._sub_,
-    "subtract_": _ti._sub_,
-    "div_": _ti._div_,
-    "divide_": _ti._div_,
     "float_power_": _ti._float_power_,
     "fill_": _ti._fill_method,
     "zero_": _ti._zero_method,
@@ -301,7 +290,6 @@ def _tensor_table() -> Dict[str, Any]:
     for name, fn in torch_methods.items():
         final[name] = fn if name in el.HOT else _named_method(fn, name)
     twins = [n for n in el.METHODS if n not in el.NO_INPLACE]
-    twins += ["subtract", "divide", "true_divide"]
     twins += [n for n in el.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
     twins += lc.INPLACE + TORCH_INPLACE_TWINS + ["masked_scatter", "index_fill", "index_copy",
                                                  "index_put", "scatter_reduce"]
@@ -313,7 +301,8 @@ def _tensor_table() -> Dict[str, Any]:
                not n.startswith("_") and callable(current(n))]
     for name in (*_tb._INPLACE_OPERATORS, *sorted(inplace)):
         fn = current(name)
-        if fn is None or isinstance(fn, property) or name in (
+        # C++ methods raise tessera.errors.TypeError, already a RuntimeError as well
+        if fn is None or not isinstance(fn, types.FunctionType) or name in (
                 "requires_grad_", "share_memory_", "detach_", "retain_grad"):
             continue
         final[name] = _tb._cast_errors_as_torch(fn, name)

@@ -3,14 +3,16 @@
 ``TypeError`` and ``ValueError`` here subclass both the builtin of that name and
 ``RuntimeError`` (Note [Errors that are also RuntimeErrors] in csrc/python/module.cpp), so
 ``except ValueError`` (NumPy habits) and ``except RuntimeError`` (PyTorch habits) both catch a
-bad shape or dtype. ``LinAlgError`` is raised by ``ts.linalg`` for singular or non-convergent
+bad shape or dtype. ``ZeroDivisionError`` (integer division by zero in ``div(...,
+rounding_mode=)`` on the CPU, as PyTorch) is a ``ZeroDivisionError`` and a ``RuntimeError``.
+``LinAlgError`` is raised by ``ts.linalg`` for singular or non-convergent
 input.
 """
-from ._C import TypeError, ValueError  # noqa: A004 - the point of this module
+from ._C import TypeError, ValueError, ZeroDivisionError  # noqa: A004 - the point of this module
 
 try:
     from ._C import LinAlgError
 except ImportError:  # pragma: no cover - every build registers it
     pass
 
-__all__ = ["TypeError", "ValueError", "LinAlgError"]
+__all__ = ["TypeError", "ValueError", "ZeroDivisionError", "LinAlgError"]
