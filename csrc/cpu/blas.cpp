@@ -1,6 +1,7 @@
 #include "cpu/blas.h"
 
 #include <climits>
+#include <mutex>
 
 #include "core/error.h"
 
@@ -31,6 +32,24 @@ int blas_get_num_threads() {
 #else
   return 1;
 #endif
+}
+
+namespace {
+std::mutex serial_mutex;
+int serial_depth = 0, serial_saved = 1;
+}  // namespace
+
+BlasSerialScope::BlasSerialScope() {
+  std::lock_guard<std::mutex> lock(serial_mutex);
+  if (serial_depth++ == 0) {
+    serial_saved = blas_get_num_threads();
+    if (serial_saved != 1) blas_set_num_threads(1);
+  }
+}
+
+BlasSerialScope::~BlasSerialScope() {
+  std::lock_guard<std::mutex> lock(serial_mutex);
+  if (--serial_depth == 0 && serial_saved != 1) blas_set_num_threads(serial_saved);
 }
 
 namespace {

@@ -10,6 +10,20 @@ const char* blas_name();
 void blas_set_num_threads(int n);
 int blas_get_num_threads();
 
+// Note [Serial BLAS inside parallel regions]: while one of these is alive the BLAS runs
+// single-threaded, for code that splits its GEMMs across parallel_for's workers itself (each
+// worker calling gemm on its own part). Two thread pools on the same cores otherwise
+// oversubscribe them: OpenBLAS's pthreads spin after each call while our OpenMP workers wait
+// for a core. The count is process-wide (OpenBLAS has no per-thread one); scopes nest and
+// overlap across threads, the last one to end restores the count the first one found.
+class BlasSerialScope {
+ public:
+  BlasSerialScope();
+  ~BlasSerialScope();
+  BlasSerialScope(const BlasSerialScope&) = delete;
+  BlasSerialScope& operator=(const BlasSerialScope&) = delete;
+};
+
 // Row-major C = op(A) @ op(B) + beta * C for float, double, c64, c128 (beta 0: C is only
 // written, never read; beta 1 accumulates).
 template <class T>

@@ -20,8 +20,8 @@
 #include <algorithm>
 #include <memory>
 
-#include "cpu/blas.h"
 #include "core/parallel.h"
+#include "cpu/blas.h"
 #include "cpu/simd_clones.h"
 
 namespace ts {
@@ -36,7 +36,8 @@ std::unique_ptr<T[]> uninit(int64_t n) {
 // The calling thread's scratch buffers (transformed weights, tiles, products), kept between
 // calls up to kKeep bytes each: allocating them afresh costs a page fault per 4 KB on every
 // call (the buffers are megabytes), which measured more than the transforms themselves.
-// Workers of parallel_for never call in here: only the thread that runs the convolution.
+// Slot 0 (the transformed weights) and 3 (the weight gradient's accumulators) belong to the
+// thread that runs the convolution; slots 1 and 2 (a block's tiles) to each task's thread.
 class Scratch {
  public:
   template <class T>
@@ -50,10 +51,10 @@ class Scratch {
     }
     return reinterpret_cast<T*>(b.p.get());
   }
-  // Buffers over kKeep are freed when the call ends.
-  void release_large() {
-    for (Buf& b : bufs_)
-      if (!b.keep) b = Buf();
+  // Buffers over kKeep (of slots [first, end)) are freed when the call ends.
+  void release_large(int first = 0, int end = 4) {
+    for (int i = first; i < end; ++i)
+      if (!bufs_[i].keep) bufs_[i] = Buf();
   }
 
  private:
@@ -80,8 +81,9 @@ struct ScratchScope {
   ~ScratchScope() { scratch().release_large(); }
 };
 
-// U[xi * xi_stride(no * ni) + o * ni + c] = (G g G^T)[xi] of the 3x3 kernel g = w[o][c] (or, `flipped`, of w[c][o]
-// turned by 180 degrees: the kernel of the input gradient). Out channels `no`, in `ni`.
+// U[xi * xi_stride(no * ni) + o * ni + c] = (G g G^T)[xi] of the 3x3 kernel g = w[o][c] (or,
+// `flipped`, of w[c][o] turned by 180 degrees: the kernel of the input gradient). Out channels
+// `no`, in `ni`.
 template <class T>
 void transform_weights(const T* w, T* U, int64_t no, int64_t ni, bool flipped) {
   const int64_t us = xi_stride(no * ni);
@@ -172,8 +174,8 @@ TS_SIMD_CLONES void input_tiles(const T* x, int64_t H, int64_t W, int64_t ph, in
 // The 2x2 output tiles A^T m A of one (Ho, Wo) plane from M[xi * ld + i * tw + j].
 // A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]. `rows` is scratch of 4 * tw values.
 template <class T>
-TS_SIMD_CLONES void output_tiles(const T* M, int64_t ld, int64_t th, int64_t tw, T* y,
-                                 int64_t Ho, int64_t Wo, T* rows) {
+TS_SIMD_CLONES void output_tiles(const T* M, int64_t ld, int64_t th, int64_t tw, T* y, int64_t Ho,
+                                 int64_t Wo, T* rows) {
   for (int64_t i = 0; i < th; ++i) {
     const T* m = M + i * tw;
     T* y00 = rows;
@@ -213,8 +215,8 @@ TS_SIMD_CLONES void output_tiles(const T* M, int64_t ld, int64_t th, int64_t tw,
 // plane) into G[xi * ld + i * tw + j]. A = [[1, 0], [1, 1], [1, -1], [0, -1]]. `rows` is
 // scratch of 2 * (2 tw) values.
 template <class T>
-TS_SIMD_CLONES void grad_tiles(const T* gy, int64_t Ho, int64_t Wo, int64_t th, int64_t tw,
-                               T* G, int64_t ld, T* rows) {
+TS_SIMD_CLONES void grad_tiles(const T* gy, int64_t Ho, int64_t Wo, int64_t th, int64_t tw, T* G,
+                               int64_t ld, T* rows) {
   const int64_t Wp = 2 * tw;
   T* r0 = rows;
   T* r1 = rows + Wp;
@@ -250,14 +252,42 @@ TS_SIMD_CLONES void grad_tiles(const T* gy, int64_t Ho, int64_t Wo, int64_t th, 
 // sides (16 (ci + co) values per tile) within ~2 MB (the L2 cache), at least one image.
 // Measured (1 thread, ResNet-18 CIFAR shapes at batch 32): larger blocks (at least 256 or
 // 1024 tiles) were no faster for the forward and up to 2x slower for the weight gradient.
-int64_t images_per_block(int64_t tiles, int64_t ci, int64_t co, int64_t N) {
+// With several threads (Note [Winograd blocks across threads]) a block holds at most a
+// thread's share of the images, so every thread gets blocks.
+int64_t images_per_block(int64_t tiles, int64_t ci, int64_t co, int64_t N, int tasks) {
   constexpr int64_t kBlockValues = int64_t(1) << 19;
   const int64_t per_image = 16 * (ci + co) * std::max<int64_t>(tiles, 1);
-  return std::clamp<int64_t>(kBlockValues / per_image, 1, std::max<int64_t>(N, 1));
+  const int64_t share = (std::max<int64_t>(N, 1) + tasks - 1) / tasks;
+  return std::clamp<int64_t>(kBlockValues / per_image, 1, share);
 }
 
 inline int64_t plane_grain(int64_t plane_values) {
   return std::max<int64_t>(1, 16 * kGrainSize / std::max<int64_t>(plane_values, 1));
+}
+
+// Note [Winograd blocks across threads]: with T > 1 threads and at least T images, the image
+// blocks are split into T tasks of consecutive blocks, one per thread, each running its
+// blocks' transforms and GEMMs start to finish on its own (the GEMMs single-threaded, its own
+// scratch): no fork/join per block and per pass, and each core keeps its block in its own
+// L2. Measured on the 2-core machine: threaded GEMMs inside the block loop gained nothing
+// over one thread (OpenBLAS's pool and ours competing for the cores, a join per pass). The
+// weight gradient gives each task its own accumulator, summed in task order afterwards (so
+// results depend on the thread count by roundings, never on the schedule). Fewer images than
+// threads: one task, the passes parallel_for loops and the GEMMs the BLAS's threads.
+inline int tasks_for(int64_t N) {
+  const int nt = get_num_threads();
+  return nt > 1 && N >= nt ? nt : 1;
+}
+
+// Calls f(task, first block, end block) for each task, the tasks on parallel_for's threads,
+// with the BLAS single-threaded when there is more than one.
+template <class F>
+void run_tasks(int tasks, int64_t blocks, const F& f) {
+  if (tasks == 1) return f(0, int64_t(0), blocks);
+  BlasSerialScope serial;
+  parallel_for(0, tasks, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t t = lo; t < hi; ++t) f(t, t * blocks / tasks, (t + 1) * blocks / tasks);
+  });
 }
 
 // y (N, co, Ho, Wo) = the convolution of x (N, ci, H, W) by U (16, co, ci), padding (ph, pw).
@@ -266,31 +296,35 @@ void run_forward(const T* x, const T* U, T* y, int64_t N, int64_t ci, int64_t co
                  int64_t W, int64_t ph, int64_t pw) {
   const int64_t Ho = H + 2 * ph - 2, Wo = W + 2 * pw - 2;
   const int64_t th = (Ho + 1) / 2, tw = (Wo + 1) / 2, P = th * tw;
-  const int64_t B = images_per_block(P, ci, co, N);
+  const int tasks = tasks_for(N);
+  const int64_t B = images_per_block(P, ci, co, N, tasks), blocks = (N + B - 1) / B;
   const int64_t vs = xi_stride(ci * B * P), ms = xi_stride(co * B * P), us = xi_stride(co * ci);
-  T* V = scratch().get<T>(1, 16 * vs);
-  T* M = scratch().get<T>(2, 16 * ms);
-  for (int64_t n0 = 0; n0 < N; n0 += B) {
-    const int64_t nb = std::min(B, N - n0), Tn = nb * P;
-    parallel_for(0, nb * ci, plane_grain(16 * P), [&](int64_t lo, int64_t hi) {
-      auto rows = uninit<T>(8 * (tw + 1));
-      for (int64_t p = lo; p < hi; ++p) {
-        const int64_t j = p / ci, c = p % ci;
-        input_tiles(x + ((n0 + j) * ci + c) * H * W, H, W, ph, pw, th, tw,
-                    V + c * Tn + j * P, vs, rows.get());
-      }
-    });
-    for (int64_t xi = 0; xi < 16; ++xi)
-      gemm<T>(false, false, co, Tn, ci, U + xi * us, ci, V + xi * vs, Tn, M + xi * ms, Tn);
-    parallel_for(0, nb * co, plane_grain(16 * P), [&](int64_t lo, int64_t hi) {
-      auto rows = uninit<T>(4 * tw);
-      for (int64_t p = lo; p < hi; ++p) {
-        const int64_t j = p / co, o = p % co;
-        output_tiles(M + o * Tn + j * P, ms, th, tw,
-                     y + ((n0 + j) * co + o) * Ho * Wo, Ho, Wo, rows.get());
-      }
-    });
-  }
+  run_tasks(tasks, blocks, [&](int64_t, int64_t b0, int64_t b1) {
+    T* V = scratch().get<T>(1, 16 * vs);  // this thread's
+    T* M = scratch().get<T>(2, 16 * ms);
+    for (int64_t n0 = b0 * B; n0 < std::min(N, b1 * B); n0 += B) {
+      const int64_t nb = std::min(B, N - n0), Tn = nb * P;
+      parallel_for(0, nb * ci, plane_grain(16 * P), [&](int64_t lo, int64_t hi) {
+        auto rows = uninit<T>(8 * (tw + 1));
+        for (int64_t p = lo; p < hi; ++p) {
+          const int64_t j = p / ci, c = p % ci;
+          input_tiles(x + ((n0 + j) * ci + c) * H * W, H, W, ph, pw, th, tw, V + c * Tn + j * P, vs,
+                      rows.get());
+        }
+      });
+      for (int64_t xi = 0; xi < 16; ++xi)
+        gemm<T>(false, false, co, Tn, ci, U + xi * us, ci, V + xi * vs, Tn, M + xi * ms, Tn);
+      parallel_for(0, nb * co, plane_grain(16 * P), [&](int64_t lo, int64_t hi) {
+        auto rows = uninit<T>(4 * tw);
+        for (int64_t p = lo; p < hi; ++p) {
+          const int64_t j = p / co, o = p % co;
+          output_tiles(M + o * Tn + j * P, ms, th, tw, y + ((n0 + j) * co + o) * Ho * Wo, Ho, Wo,
+                       rows.get());
+        }
+      });
+    }
+    scratch().release_large(1, 3);  // a task's tiles
+  });
 }
 
 }  // namespace
@@ -322,29 +356,43 @@ void weight_grad(const T* gy, const T* x, T* gw, const Geometry& g) {
   const int64_t Ho = g.Ho(), Wo = g.Wo(), th = (Ho + 1) / 2, tw = (Wo + 1) / 2, P = th * tw;
   const int64_t C = g.C, O = g.O;
   ScratchScope scope;
-  const int64_t B = images_per_block(P, C, O, g.N);
+  const int tasks = tasks_for(g.N);
+  const int64_t B = images_per_block(P, C, O, g.N, tasks), blocks = (g.N + B - 1) / B;
   const int64_t vs = xi_stride(C * B * P), gs = xi_stride(O * B * P), as = xi_stride(O * C);
-  T* V = scratch().get<T>(1, 16 * vs);
-  T* Gt = scratch().get<T>(2, 16 * gs);
-  T* acc = scratch().get<T>(3, 16 * as);
-  for (int64_t n0 = 0; n0 < g.N; n0 += B) {
-    const int64_t nb = std::min(B, g.N - n0), Tn = nb * P;
-    parallel_for(0, nb * (C + O), plane_grain(16 * P), [&](int64_t lo, int64_t hi) {
-      auto rows = uninit<T>(8 * (tw + 1));
-      for (int64_t p = lo; p < hi; ++p) {
-        const int64_t j = p / (C + O), c = p % (C + O);
-        if (c < C)
-          input_tiles(x + ((n0 + j) * C + c) * g.H * g.W, g.H, g.W, g.ph, g.pw, th, tw,
-                      V + c * Tn + j * P, vs, rows.get());
-        else
-          grad_tiles(gy + ((n0 + j) * O + (c - C)) * Ho * Wo, Ho, Wo, th, tw,
-                     Gt + (c - C) * Tn + j * P, gs, rows.get());
+  T* acc = scratch().get<T>(3, int64_t(tasks) * 16 * as);  // one accumulator per task
+  run_tasks(tasks, blocks, [&](int64_t t, int64_t b0, int64_t b1) {
+    T* V = scratch().get<T>(1, 16 * vs);
+    T* Gt = scratch().get<T>(2, 16 * gs);
+    T* a = acc + t * 16 * as;
+    for (int64_t n0 = b0 * B; n0 < std::min(g.N, b1 * B); n0 += B) {
+      const int64_t nb = std::min(B, g.N - n0), Tn = nb * P;
+      parallel_for(0, nb * (C + O), plane_grain(16 * P), [&](int64_t lo, int64_t hi) {
+        auto rows = uninit<T>(8 * (tw + 1));
+        for (int64_t p = lo; p < hi; ++p) {
+          const int64_t j = p / (C + O), c = p % (C + O);
+          if (c < C)
+            input_tiles(x + ((n0 + j) * C + c) * g.H * g.W, g.H, g.W, g.ph, g.pw, th, tw,
+                        V + c * Tn + j * P, vs, rows.get());
+          else
+            grad_tiles(gy + ((n0 + j) * O + (c - C)) * Ho * Wo, Ho, Wo, th, tw,
+                       Gt + (c - C) * Tn + j * P, gs, rows.get());
+        }
+      });
+      for (int64_t xi = 0; xi < 16; ++xi)
+        gemm<T>(false, true, O, C, Tn, Gt + xi * gs, Tn, V + xi * vs, Tn, a + xi * as, C,
+                n0 == b0 * B ? T(0) : T(1));
+    }
+    if (b0 == b1) std::fill(a, a + 16 * as, T(0));
+    scratch().release_large(1, 3);
+  });
+  // the tasks' accumulators summed in task order into the first
+  if (tasks > 1)
+    parallel_for(0, 16 * as, kGrainSize, [&](int64_t lo, int64_t hi) {
+      for (int t = 1; t < tasks; ++t) {
+        const T* src = acc + t * 16 * as;
+        for (int64_t i = lo; i < hi; ++i) acc[i] += src[i];
       }
     });
-    for (int64_t xi = 0; xi < 16; ++xi)
-      gemm<T>(false, true, O, C, Tn, Gt + xi * gs, Tn, V + xi * vs, Tn, acc + xi * as, C,
-              n0 == 0 ? T(0) : T(1));
-  }
   // gw[o][c] = G^T acc[.][o][c] G, G^T = [[1, 1/2, 1/2, 0], [0, 1/2, -1/2, 0], [0, 1/2, 1/2, 1]]
   const T* a = acc;
   parallel_for(0, O * C, kGrainSize / 16, [&](int64_t lo, int64_t hi) {
