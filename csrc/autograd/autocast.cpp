@@ -1,6 +1,5 @@
 #include "autograd/autocast.h"
 
-#include <cstring>
 #include <unordered_map>
 
 #include "autograd/grad_mode.h"
@@ -9,21 +8,20 @@
 
 // Note [Autocast]
 // PyTorch puts autocast in front of an op as a dispatch key; tessera has no dispatcher, so
-// each op on a cast list calls cast_args() at its entry (the Python functional layer through
-// _C._autocast_cast, the matmul bindings directly), before autograd records anything: the
+// each op in the policy table (ops/autocast_policy.h) applies its policy at its own entry
+// (Note [Autocast inside the ops]) through cast_args(), before autograd records anything: the
 // casts are themselves recorded (astype's ToCopyBackward), so a lower-precision op saves its
 // inputs in the lower dtype and gradients flow back to every input in its own dtype.
 // The state is thread-local, as in PyTorch: `t_mask` has one bit per device type whose
 // autocast is enabled, so the off path is a single thread-local load.
-// Nesting: PyTorch's autocast wrappers exclude autocast while the op runs, and most of its
-// ops are kernels, so an op's insides never autocast. Many tessera ops are composites of
-// public ops (on CUDA nearly all: gelu uses pow and tanh, softmax exp and sum), so a hook
-// that fired inside them would change the dtype of ops that are on no list. The hooks whose
-// policy is float32 on CUDA only (the exp/log family, pow, sum, softmax, layer_norm, ...)
-// therefore skip when the calling Python frame is in one of tessera's op modules (the
-// NestedFn set by the bindings). The other hooks need no such check: the lower-precision
-// ones are idempotent inside lower-precision composites, and the CPU lists match PyTorch's
-// decompositions (which do autocast their insides, e.g. CPU tensordot -> mm).
+// Nesting: PyTorch's autocast wrappers exclude autocast while the op runs; a C++ op's OpScope
+// does the same (suspend/resume). Ops written in Python are composites of public ops, so a
+// float32-on-CUDA hook (the exp/log family, pow, sum, softmax, layer_norm, ...) reached from
+// inside one would change the dtype of ops that are on no list: those hooks therefore skip
+// when the calling Python frame is in one of tessera's op modules (the NestedFn set by the
+// bindings). The lower-precision hooks need no such check (they are idempotent inside
+// lower-precision composites), and the CPU lists match PyTorch's decompositions (which do
+// autocast their insides, e.g. CPU tensordot -> mm).
 // Weight cache: like PyTorch (after Apex), casts of float32 leaves that require grad to the
 // autocast dtype are cached until the outermost autocast region exits, so a weight used by
 // many ops (or many time steps) is cast once. The cache is per thread (the state is too) and
@@ -90,14 +88,25 @@ thread_local ThreadExit t_exit;
 }  // namespace
 
 bool is_enabled(DeviceType dev) { return (t_mask >> index_of(dev)) & 1; }
-void set_enabled(DeviceType dev, bool enabled) {
+namespace {
+void set_mask(uint8_t mask) {
   t_exit.armed = true;  // constructs (and arms) this thread's exit hook
-  const uint8_t bit = static_cast<uint8_t>(1u << index_of(dev));
   const uint8_t old = t_mask;
-  t_mask = enabled ? (old | bit) : (old & ~bit);
+  t_mask = mask;
   if (!old && t_mask) detail::g_threads_enabled.fetch_add(1, std::memory_order_relaxed);
   if (old && !t_mask) detail::g_threads_enabled.fetch_sub(1, std::memory_order_relaxed);
 }
+}  // namespace
+void set_enabled(DeviceType dev, bool enabled) {
+  const uint8_t bit = static_cast<uint8_t>(1u << index_of(dev));
+  set_mask(enabled ? (t_mask | bit) : (t_mask & ~bit));
+}
+uint8_t suspend() {
+  const uint8_t old = t_mask;
+  if (old) set_mask(0);
+  return old;
+}
+void resume(uint8_t mask) { set_mask(mask); }
 DType dtype(DeviceType dev) { return t_dtype[index_of(dev)]; }
 void set_dtype(DeviceType dev, DType dtype) { t_dtype[index_of(dev)] = dtype; }
 bool cache_enabled() { return t_cache_enabled; }
@@ -106,19 +115,14 @@ int increment_nesting() { return ++t_nesting; }
 int decrement_nesting() { return --t_nesting; }
 void clear_cache() { t_cache.clear(); }
 
-bool on_cuda_fp32_list(const char* name) {
-  static const char* const kList[] = {"acos",  "asin", "cosh",  "exp",        "expm1", "log",
-                                      "log10", "log2", "log1p", "reciprocal", "sinh",  "tan"};
-  for (const char* n : kList)
-    if (std::strcmp(n, name) == 0) return true;
-  return false;
-}
-
 void set_nested_fn(NestedFn fn) { g_nested = fn; }
 
 void cast_args(uint8_t packed, Tensor* const* args, int n, bool from_python_hook) {
   if (!t_mask) return;
-  if (packed == kFp32Cuda && g_nested) {
+  // Float32 on CUDA only (the exp/log family, pow, sum, softmax, layer_norm, ...): skipped
+  // when called from inside an op written in Python (Note [Autocast]).
+  if (g_nested && policy_on(packed, DeviceType::CPU) == Policy::None &&
+      policy_on(packed, DeviceType::CUDA) == Policy::Fp32) {
     bool would_cast = false;
     for (int i = 0; i < n && !would_cast; ++i)
       would_cast = eligible(*args[i]) && args[i]->device().type == DeviceType::CUDA &&

@@ -1,7 +1,8 @@
 // Autocast (mixed precision, PyTorch's torch.autocast): a thread-local state per device type
 // (enabled + the lower-precision dtype), a nesting depth and a per-thread cast cache. Ops on
-// the cast lists call cast_args() first; it returns at once (one thread-local load) unless
-// autocast is on for some device type in this thread (Note [Autocast]).
+// the policy table (ops/autocast_policy.h) call cast_args() first; it returns at once (one
+// thread-local load) unless autocast is on for some device type in this thread
+// (Note [Autocast]).
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -58,33 +59,24 @@ void set_nested_fn(NestedFn fn);
 // autocast is enabled are cast. A no-op unless active().
 void cast_args(uint8_t packed, Tensor* const* args, int n, bool from_python_hook = false);
 
-// The hook of a C++-bound op: `cast(kLowerBoth, a, b);` at its entry.
-template <class... Ts>
-inline void cast(uint8_t packed, Ts&... ts) {
-  if (!active()) return;
-  Tensor* args[] = {&ts...};
-  cast_args(packed, args, static_cast<int>(sizeof...(Ts)));
-}
+// Turns autocast off in this thread for every device type and returns the previous mask
+// (0 when it was off); resume(mask) restores it. OpScope (ops/autocast_policy.h) and the
+// backward formulas (FormulaNode) use them.
+uint8_t suspend();
+void resume(uint8_t mask);
 
-// PyTorch's lists for the C++-bound ops: matmul and vecdot run in the autocast dtype on both
-// device types; tensordot promotes on CUDA, and on CPU (where PyTorch decomposes it into mm)
-// runs in the autocast dtype.
-constexpr uint8_t kLowerBoth = pack(Policy::Lower, Policy::Lower);
-constexpr uint8_t kFp32Cuda = pack(Policy::None, Policy::Fp32);
-constexpr uint8_t kTensordot = pack(Policy::Lower, Policy::Promote);
+// RAII form of suspend/resume.
+class Suspended {
+ public:
+  Suspended() : saved_(active() ? suspend() : 0) {}
+  ~Suspended() {
+    if (saved_) resume(saved_);
+  }
+  Suspended(const Suspended&) = delete;
+  Suspended& operator=(const Suspended&) = delete;
 
-}  // namespace ts::autocast
-
-namespace ts::autocast {
-
-// Whether the elementwise function `name` is on PyTorch's CUDA float32 list (acos, asin,
-// cosh, exp, expm1, log, log10, log2, log1p, reciprocal, sinh, tan; pow is hooked apart).
-bool on_cuda_fp32_list(const char* name);
-
-// The hook of the unary elementwise bindings: float32 on CUDA for the functions on the list.
-inline void cast_unary(const char* name, Tensor& x) {
-  if (!active() || !on_cuda_fp32_list(name)) return;
-  cast(kFp32Cuda, x);
-}
+ private:
+  uint8_t saved_;
+};
 
 }  // namespace ts::autocast

@@ -1,5 +1,6 @@
 #include "autograd/function.h"
 
+#include "autograd/autocast.h"
 #include "autograd/view_writes.h"
 #include "ops/copy.h"
 #include "ops/math.h"
@@ -74,6 +75,9 @@ Tensor reduce_grad_to_input(const Tensor& grad, const InputMeta& meta) {
 }
 
 variable_list FormulaNode::apply(variable_list&& grads) {
+  // The formulas run with autocast off (Note [Autocast inside the ops]): the gradients come in
+  // the dtypes the forward's casts gave, and the formulas' own ops must not cast them again.
+  const autocast::Suspended no_autocast;
   // Multi-output ops may get gradients for only some outputs: the rest are zeros.
   for (size_t i = 0; i < out_meta.size() && i < grads.size() && !formula->pass_undefined; ++i)
     if (!grads[i].defined()) {

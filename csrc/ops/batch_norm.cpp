@@ -4,6 +4,7 @@
 #include "autograd/record.h"
 #include "core/error.h"
 #include "ops/arithmetic.h"
+#include "ops/autocast_policy.h"
 #include "ops/copy.h"
 #include "ops/math.h"
 #include "ops/memory_format.h"
@@ -38,6 +39,7 @@ Tensor rstd_of(const Tensor& var, double eps) {
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight, const Tensor& bias, bool training, double momentum,
                   double eps) {
+  const autocast::OpScope scope(TS_AUTOCAST_POLICY("batch_norm"));  // no cast; none inside
   TS_CHECK(x.ndim() >= 2, ValueError,
            "batch_norm: expected at least 2-D input (N, C, ...), got shape ", shape_str(x.shape()));
   TS_CHECK(is_floating(x.dtype()), TypeError,

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <limits>
 
-#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "core/checked_math.h"
 #include "core/error.h"
 #include "ops/arithmetic.h"
+#include "ops/autocast_policy.h"
 #include "ops/copy.h"
 #include "ops/memory_format.h"
 #include "ops/views.h"
@@ -212,13 +212,9 @@ Tensor like_input_format(const Tensor& y, const Tensor& x, const Tensor& w) {
   return is_channels_last(x) || is_channels_last(w) ? to_channels_last(y) : y;
 }
 
-// The convolutions' common entry: autocast (lower precision), the batch axis, dtype checks.
-// Returns x batched; w and b are replaced by their autocast copies.
-Tensor prepare(const Tensor& x_in, Tensor* w, Tensor* b, int nsp, bool* unbatched,
-               const char* op) {
-  Tensor x = x_in;
-  Tensor* args[] = {&x, w, b};
-  autocast::cast_args(autocast::pack(autocast::Policy::Lower, autocast::Policy::Lower), args, 3);
+// The convolutions' common entry after autocast: the batch axis, dtype checks. Returns x
+// batched.
+Tensor prepare(const Tensor& x, Tensor* w, Tensor* b, int nsp, bool* unbatched, const char* op) {
   Tensor xb = batched(x, *w, nsp, unbatched, op);
   check_float_operands(op, xb, *w, *b);
   return xb;
@@ -229,9 +225,10 @@ Tensor prepare(const Tensor& x_in, Tensor* w, Tensor* b, int nsp, bool* unbatche
 Tensor convolution(const Tensor& x_in, const Tensor& w_in, const Tensor& b_in, const Shape& stride,
                    const Shape& padding, const std::string& pad_str, const Shape& dilation,
                    int64_t groups, int nsp, const char* op) {
-  Tensor w = w_in, b = b_in;
+  Tensor x = x_in, w = w_in, b = b_in;
+  const autocast::OpScope scope(TS_AUTOCAST_POLICY("conv"), x, w, b);
   bool unbatched = false;
-  const Tensor xb = prepare(x_in, &w, &b, nsp, &unbatched, op);
+  const Tensor xb = prepare(x, &w, &b, nsp, &unbatched, op);
   const int64_t C = xb.dim(1), O = w.dim(0);
   TS_CHECK(groups > 0, ValueError, op, ": groups must be a positive integer, got ", groups);
   TS_CHECK(C % groups == 0 && w.dim(1) * groups == C, ValueError, op, ": input with ", C,
@@ -304,9 +301,10 @@ Tensor convolution_transpose(const Tensor& x_in, const Tensor& w_in, const Tenso
                              const Shape& stride, const Shape& padding,
                              const Shape& output_padding, int64_t groups, const Shape& dilation,
                              int nsp, const char* op) {
-  Tensor w = w_in, b = b_in;
+  Tensor x = x_in, w = w_in, b = b_in;
+  const autocast::OpScope scope(TS_AUTOCAST_POLICY("conv"), x, w, b);
   bool unbatched = false;
-  const Tensor xb = prepare(x_in, &w, &b, nsp, &unbatched, op);
+  const Tensor xb = prepare(x, &w, &b, nsp, &unbatched, op);
   const int64_t Cin = xb.dim(1);
   TS_CHECK(groups > 0, ValueError, op, ": groups must be a positive integer, got ", groups);
   TS_CHECK(w.dim(0) == Cin && Cin % groups == 0, ValueError, op, ": input with ", Cin,

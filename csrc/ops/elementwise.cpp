@@ -2,6 +2,7 @@
 
 #include "autograd/function.h"
 #include "autograd/record.h"
+#include "ops/autocast_policy.h"
 #include "ops/copy.h"
 #include "ops/memory_format.h"
 
@@ -66,6 +67,14 @@ Tensor empty_result(const Shape& shape, DType dt, Device dev, const Tensor& a,
 }  // namespace
 
 Tensor unary_op(const ElementwiseDef& def, const Tensor& x) {
+  // The table's policy for def.name, if any (Note [Autocast inside the ops]).
+  if (autocast::active()) {
+    if (const std::optional<uint8_t> policy = autocast::find_policy(def.name)) {
+      Tensor xc = x;
+      const autocast::OpScope scope(*policy, xc);
+      return unary_op(def, xc);
+    }
+  }
   const DType c = compute_dtype(def, x.dtype(), x.dtype(), x.dtype());
   const Tensor xc = astype(x, c, /*copy=*/false);
   Tensor out = empty_result(x.shape(), output_dtype(def, c), x.device(), x);

@@ -3,6 +3,7 @@
 #include "autograd/function.h"
 #include "autograd/record.h"
 #include "ops/arithmetic.h"
+#include "ops/autocast_policy.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/views.h"
@@ -51,6 +52,11 @@ Tensor matmul_impl(const Tensor& a0, const Tensor& b0) {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (autocast::active()) {  // Note [Autocast inside the ops]
+    Tensor x = a, y = b;
+    const autocast::OpScope scope(TS_AUTOCAST_POLICY("matmul"), x, y);
+    return matmul(x, y);
+  }
   if (!autograd::needs_grad({&a, &b})) return matmul_impl(a, b);
   Tensor out;
   {
@@ -63,6 +69,11 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor tensordot(const Tensor& a, const Tensor& b, const Shape& axes_a, const Shape& axes_b) {
+  if (autocast::active()) {
+    Tensor x = a, y = b;
+    const autocast::OpScope scope(TS_AUTOCAST_POLICY("tensordot"), x, y);
+    return tensordot(x, y, axes_a, axes_b);
+  }
   TS_CHECK(axes_a.size() == axes_b.size(), ValueError, "tensordot: axes ", shape_str(axes_a),
            " and ", shape_str(axes_b), " must have the same length");
   SmallVec<bool, 8> ca(a.ndim(), false), cb(b.ndim(), false);
@@ -102,6 +113,11 @@ Tensor tensordot(const Tensor& a, const Tensor& b, const Shape& axes_a, const Sh
 }
 
 Tensor tensordot(const Tensor& a, const Tensor& b, int64_t naxes) {
+  if (autocast::active()) {
+    Tensor x = a, y = b;
+    const autocast::OpScope scope(TS_AUTOCAST_POLICY("tensordot"), x, y);
+    return tensordot(x, y, naxes);
+  }
   TS_CHECK(naxes >= 0 && naxes <= a.ndim() && naxes <= b.ndim(), ValueError,
            "tensordot: axes=", naxes, " is invalid for shapes ", shape_str(a.shape()), " and ",
            shape_str(b.shape()));
@@ -114,6 +130,11 @@ Tensor tensordot(const Tensor& a, const Tensor& b, int64_t naxes) {
 }
 
 Tensor vecdot(const Tensor& a, const Tensor& b, int64_t axis) {
+  if (autocast::active()) {
+    Tensor x = a, y = b;
+    const autocast::OpScope scope(TS_AUTOCAST_POLICY("vecdot"), x, y);
+    return vecdot(x, y, axis);
+  }
   TS_CHECK(a.ndim() >= 1 && b.ndim() >= 1, ValueError, "vecdot: inputs need at least 1 dimension");
   TS_CHECK(axis < 0, ValueError, "vecdot: axis must be negative (counted from the end), got ",
            axis);

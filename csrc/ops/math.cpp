@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "ops/autocast_policy.h"
 #include "ops/compare.h"
 #include "ops/copy.h"
 #include "ops/reduce.h"
@@ -72,6 +73,11 @@ void check_int_exponents(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor pow(const Tensor& a, const Tensor& b) {
+  if (autocast::active()) {  // Note [Autocast inside the ops]
+    Tensor x = a, y = b;
+    const autocast::OpScope scope(TS_AUTOCAST_POLICY("pow"), x, y);
+    return pow(x, y);
+  }
   check_int_exponents(a, b);
   return binary_op(pow_def, a, b);
 }

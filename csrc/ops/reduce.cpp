@@ -2,6 +2,7 @@
 
 #include "autograd/function.h"
 #include "autograd/record.h"
+#include "ops/autocast_policy.h"
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
 #include "ops/views.h"
@@ -250,6 +251,12 @@ Tensor recorded(autograd::ReduceKind kind, const Tensor& x, const Axes& axes, co
 }  // namespace
 
 Tensor sum(const Tensor& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  if (autocast::active()) {  // Note [Autocast inside the ops]
+    Tensor xc = x;
+    const autocast::OpScope scope(
+        dtype ? TS_AUTOCAST_POLICY_DTYPE("sum") : TS_AUTOCAST_POLICY("sum"), xc);
+    return sum(xc, axes, keepdims, dtype);
+  }
   return recorded(autograd::ReduceKind::Sum, x, axes, "sum",
                   [&] { return sum_plain(x, axes, keepdims, dtype); });
 }

@@ -1,11 +1,13 @@
-// Autocast state (ts.autocast's C++ side) and _autocast_cast, the entry hook of the Python
-// ops on the cast lists (Note [Autocast] in autograd/autocast.cpp).
+// Autocast state (ts.autocast's C++ side), the policy table for Python (ops/autocast_policy.h)
+// and _autocast_cast, the entry hook of the ops written in Python (Note [Autocast inside the
+// ops] in ops/autocast_policy.cpp).
 #include <pybind11/detail/exception_translation.h>
 
 #include <cstring>
 #include <unordered_set>
 
 #include "autograd/autocast.h"
+#include "ops/autocast_policy.h"
 #include "python/convert.h"
 
 namespace ts::python {
@@ -103,28 +105,60 @@ PyObject* cast_slow(uint8_t packed, PyObject* const* args, Py_ssize_t n) {
   return t.release().ptr();
 }
 
-// _autocast_cast(policy, *args): args with the policy applied (non-tensors and None pass
-// through). A raw METH_FASTCALL function: when autocast is off in this thread it costs one
-// thread-local load beyond the call itself.
-PyObject* autocast_cast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+// _autocast_cast(op, *args): args with op's policy in the table applied (non-tensors and None
+// pass through); _autocast_cast_dtype: the same for a call given an explicit dtype=. Raw
+// METH_FASTCALL functions: when autocast is off in this thread they cost one thread-local
+// load beyond the call itself.
+PyObject* cast_hook(PyObject* const* args, Py_ssize_t nargs, bool explicit_dtype) {
   if (nargs < 2) {
-    PyErr_SetString(PyExc_TypeError, "_autocast_cast: expected a policy and at least one argument");
+    PyErr_SetString(PyExc_TypeError,
+                    "_autocast_cast: expected an op name and at least one argument");
     return nullptr;
   }
   if (!autocast::active()) return pass_through(args + 1, nargs - 1);
-  const long packed = PyLong_AsLong(args[0]);
-  if (packed == -1 && PyErr_Occurred()) return nullptr;
+  Py_ssize_t len = 0;
+  const char* op = PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8AndSize(args[0], &len) : nullptr;
+  if (!op) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "_autocast_cast: op must be a str");
+    return nullptr;
+  }
+  const std::optional<uint8_t> packed =
+      autocast::find_policy(std::string_view(op, static_cast<size_t>(len)), explicit_dtype);
+  if (!packed) {
+    PyErr_Format(PyExc_KeyError, "_autocast_cast: '%s' is not in the autocast policy table", op);
+    return nullptr;
+  }
   try {
-    return cast_slow(static_cast<uint8_t>(packed), args + 1, nargs - 1);
+    return cast_slow(*packed, args + 1, nargs - 1);
   } catch (...) {
     py::detail::try_translate_exceptions();
     return nullptr;
   }
 }
+PyObject* autocast_cast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  return cast_hook(args, nargs, false);
+}
+PyObject* autocast_cast_dtype(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  return cast_hook(args, nargs, true);
+}
 
 PyMethodDef g_cast_def = {
     "_autocast_cast", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(autocast_cast)),
-    METH_FASTCALL, "_autocast_cast(policy, *args): the autocast entry hook of an op."};
+    METH_FASTCALL,
+    "_autocast_cast(op, *args): the autocast entry hook of an op written in Python."};
+PyMethodDef g_cast_dtype_def = {
+    "_autocast_cast_dtype",
+    reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(autocast_cast_dtype)),
+    METH_FASTCALL, "_autocast_cast_dtype(op, *args): _autocast_cast for a call given dtype=."};
+
+const char* policy_name(autocast::Policy p) {
+  switch (p) {
+    case autocast::Policy::Lower: return "lower";
+    case autocast::Policy::Fp32: return "fp32";
+    case autocast::Policy::Promote: return "promote";
+    default: return "none";
+  }
+}
 
 }  // namespace
 
@@ -141,22 +175,23 @@ void init_autocast(py::module_& m) {
         }
       },
       "Registers thin Python wrappers the autocast nesting check looks through.");
-  PyObject* fn = PyCFunction_NewEx(&g_cast_def, nullptr, m.attr("__name__").ptr());
-  if (!fn) throw py::error_already_set();
-  m.add_object("_autocast_cast", py::reinterpret_steal<py::object>(fn));
-  // Packed policies (autocast::pack(cpu, cuda)) for the Python hooks.
-  using autocast::Policy;
-  py::dict policies;
-  for (auto [cpu, cpu_name] : {std::pair{Policy::None, "NONE"},
-                               {Policy::Lower, "LOWER"},
-                               {Policy::Fp32, "FP32"},
-                               {Policy::Promote, "PROMOTE"}})
-    for (auto [cuda, cuda_name] : {std::pair{Policy::None, "NONE"},
-                                   {Policy::Lower, "LOWER"},
-                                   {Policy::Fp32, "FP32"},
-                                   {Policy::Promote, "PROMOTE"}})
-      policies[py::str(std::string(cpu_name) + "_" + cuda_name)] = autocast::pack(cpu, cuda);
-  m.attr("_autocast_policies") = policies;
+  for (PyMethodDef* def : {&g_cast_def, &g_cast_dtype_def}) {
+    PyObject* fn = PyCFunction_NewEx(def, nullptr, m.attr("__name__").ptr());
+    if (!fn) throw py::error_already_set();
+    m.add_object(def->ml_name, py::reinterpret_steal<py::object>(fn));
+  }
+  m.def(
+      "_autocast_policy_table",
+      [] {
+        py::dict table;
+        for (const autocast::OpPolicy& e : autocast::kOpPolicies)
+          table[py::str(std::string(e.op))] =
+              py::make_tuple(policy_name(e.cpu), policy_name(e.cuda), e.opt_dtype);
+        return table;
+      },
+      "The autocast policy table (ops/autocast_policy.h): op -> (cpu, cuda, opt_dtype), each "
+      "policy 'lower', 'fp32', 'promote' or 'none'; opt_dtype: no CUDA cast when dtype= is "
+      "given.");
 
   m.def("_autocast_active", &autocast::active);
   m.def(

@@ -1,5 +1,4 @@
 // Creation primitives, copies/casts, NumPy exchange, views and the linalg core.
-#include "autograd/autocast.h"
 #include "core/scalar_range.h"
 #include "ops/copy.h"
 #include "ops/linalg.h"
@@ -157,25 +156,18 @@ void init_core(py::module_& m) {
   m.def(
       "matmul",
       [](py::handle a, py::handle b) {
-        Tensor ta = operand_or_throw(a, "matmul"), tb = operand_or_throw(b, "matmul");
-        autocast::cast(autocast::kLowerBoth, ta, tb);
-        return matmul(ta, tb);
+        return matmul(operand_or_throw(a, "matmul"), operand_or_throw(b, "matmul"));
       },
       py::arg("x1"), py::arg("x2"), py::pos_only(),
       "Matrix product with NumPy's rules for 1-D operands and broadcast batch dims.\n"
       "(..., m, k) @ (..., k, n) -> (..., m, n).");
-  m.def("_tensordot_axes", [](Tensor a, Tensor b, py::handle xa, py::handle xb) {
-    autocast::cast(autocast::kTensordot, a, b);
+  m.def("_tensordot_axes", [](const Tensor& a, const Tensor& b, py::handle xa, py::handle xb) {
     return tensordot(a, b, to_shape(xa, "tensordot"), to_shape(xb, "tensordot"));
   });
-  m.def("_tensordot_n", [](Tensor a, Tensor b, int64_t n) {
-    autocast::cast(autocast::kTensordot, a, b);
-    return tensordot(a, b, n);
-  });
-  m.def("_vecdot", [](Tensor a, Tensor b, int64_t axis) {
-    autocast::cast(autocast::kLowerBoth, a, b);
-    return vecdot(a, b, axis);
-  });
+  m.def("_tensordot_n",
+        [](const Tensor& a, const Tensor& b, int64_t n) { return tensordot(a, b, n); });
+  m.def("_vecdot",
+        [](const Tensor& a, const Tensor& b, int64_t axis) { return vecdot(a, b, axis); });
 }
 
 }  // namespace ts::python

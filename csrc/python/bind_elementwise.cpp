@@ -112,7 +112,6 @@ void def_binary_functions(py::module_& m) {
       "pow",
       [](py::handle a, py::handle b) {
         auto [ta, tb] = binary_operands(a, b, "pow");
-        autocast::cast(autocast::kFp32Cuda, ta, tb);
         return pow(ta, tb);
       },
       py::arg("x1"), py::arg("x2"), py::pos_only(),
@@ -153,12 +152,7 @@ void def_tensor_methods(py::module_& m) {
   };
   for (const U& u : unary) {
     const ElementwiseDef* d = u.def;
-    cls.def(u.name, [d](const Tensor& t) {
-      if (!autocast::active()) return unary_op(*d, t);
-      Tensor x = t;
-      autocast::cast_unary(d->name, x);
-      return unary_op(*d, x);
-    });
+    cls.def(u.name, [d](const Tensor& t) { return unary_op(*d, t); });
   }
   struct B {
     const char* name;
@@ -190,9 +184,7 @@ void def_tensor_methods(py::module_& m) {
     });
   }
   cls.def("pow", [](const Tensor& t, py::handle o) {
-    Tensor x = t, e = operand_or_throw(o, "pow");
-    autocast::cast(autocast::kFp32Cuda, x, e);
-    return pow(x, e);
+    return pow(t, operand_or_throw(o, "pow"));
   });
   {
     py::options text_signature;  // Note [Readable signatures]

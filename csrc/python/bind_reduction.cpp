@@ -4,7 +4,6 @@
 // still live in tessera/_statistical.py over private positional entry points.
 #include <pybind11/stl.h>
 
-#include "autograd/autocast.h"
 #include "ops/cumulative.h"
 #include "ops/reduce.h"
 #include "ops/where.h"
@@ -87,17 +86,14 @@ std::pair<Axes, bool> reduce_args(const std::string& op, py::handle dim, py::han
   return {to_axes(ax, op.c_str()), keepdims};
 }
 
-Tensor sum_py(const Tensor& x_, py::handle dim, py::handle keepdim, py::handle axis,
+Tensor sum_py(const Tensor& x, py::handle dim, py::handle keepdim, py::handle axis,
               py::handle dtype, bool keepdims, py::handle out) {
   if (!out.is_none()) {  // as the creation functions (and the former torch-form ts.sum)
     PyErr_SetString(PyExc_NotImplementedError, "sum(): out= is not supported");
     throw py::error_already_set();
   }
   auto [axes, keep] = reduce_args("sum", dim, keepdim, axis, keepdims);
-  const std::optional<DType> dt = to_opt_dtype(dtype);
-  Tensor x = x_;
-  if (!dt) autocast::cast(autocast::kFp32Cuda, x);  // PyTorch's CUDA float32 list
-  return sum(x, axes, keep, dt);
+  return sum(x, axes, keep, to_opt_dtype(dtype));
 }
 
 constexpr const char* kSumDoc =

@@ -3,7 +3,6 @@
 // namespaces (ts.lgamma, ts.special.gammaln, ...) re-export these objects.
 #include <optional>
 
-#include "autograd/autocast.h"
 #include "ops/special.h"
 #include "python/elementwise_binding.h"
 #include "python/int_arg.h"
@@ -13,9 +12,7 @@ namespace ts::python {
 namespace {
 
 Tensor unary(const ElementwiseDef& d, py::handle x) {
-  Tensor t = operand_or_throw(x, d.name);
-  autocast::cast_unary(d.name, t);  // Note [Autocast]
-  return special_unary(d, t);
+  return special_unary(d, operand_or_throw(x, d.name));
 }
 
 // A NumPy scalar (np.float32(2.0)) is a weak Python number here, as torch takes it.
@@ -148,11 +145,7 @@ void init_special(py::module_& m) {
   const ElementwiseDef* methods[] = {&lgamma_def, &digamma_def, &erf_def, &erfc_def,
                                      &erfinv_def, &i0_def,      &sinc_def};
   for (const ElementwiseDef* d : methods)
-    cls.def(d->name, [d](const Tensor& t) {
-      Tensor x = t;
-      autocast::cast_unary(d->name, x);
-      return special_unary(*d, x);
-    });
+    cls.def(d->name, [d](const Tensor& t) { return special_unary(*d, t); });
   cls.def(
       "xlogy",
       [](const Tensor& t, py::handle o) {

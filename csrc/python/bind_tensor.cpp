@@ -1,7 +1,6 @@
 // tessera.Tensor: attributes, conversions to Python numbers, and the core operators.
 // Methods with flexible signatures (sum(axis=..., dim=...), reshape(*shape), repr) are added in
 // python/tessera/_tensor.py over these.
-#include "autograd/autocast.h"
 #include "autograd/record.h"
 #include "ops/arithmetic.h"
 #include "ops/bitwise.h"
@@ -266,12 +265,7 @@ void init_tensor(py::module_& m) {
   def_binary_operator(cls, "__mod__", "__rmod__", "__imod__", remainder_def);
   def_binary_operator_with(
       cls, "__pow__", "__rpow__", "__ipow__",
-      [](const Tensor& a, const Tensor& b) {
-        if (!autocast::active()) return pow(a, b);
-        Tensor x = a, y = b;
-        autocast::cast(autocast::kFp32Cuda, x, y);  // PyTorch's CUDA float32 list
-        return pow(x, y);
-      },
+      [](const Tensor& a, const Tensor& b) { return pow(a, b); },
       &pow_);
   def_binary_operator(cls, "__and__", "__rand__", "__iand__", bitwise_and_def);
   def_binary_operator(cls, "__or__", "__ror__", "__ior__", bitwise_or_def);
@@ -292,18 +286,12 @@ void init_tensor(py::module_& m) {
   cls.def("__matmul__", [](const Tensor& a, py::handle b) -> py::object {
     Tensor o;
     if (!to_operand(b, o)) return not_implemented();
-    if (!autocast::active()) return py::cast(matmul(a, o));
-    Tensor self = a;
-    autocast::cast(autocast::kLowerBoth, self, o);
-    return py::cast(matmul(self, o));
+    return py::cast(matmul(a, o));
   });
   cls.def("__rmatmul__", [](const Tensor& a, py::handle b) -> py::object {
     Tensor o;
     if (!to_operand(b, o)) return not_implemented();
-    if (!autocast::active()) return py::cast(matmul(o, a));
-    Tensor self = a;
-    autocast::cast(autocast::kLowerBoth, o, self);
-    return py::cast(matmul(o, self));
+    return py::cast(matmul(o, a));
   });
   cls.def("__imatmul__", [](py::object self, py::handle b) -> py::object {
     // NumPy's in-place matmul (PyTorch rebinds `a` instead): recorded like `a = a @ b`.

@@ -1,6 +1,5 @@
 // Helpers that bind an ElementwiseDef as a namespace function and as Tensor operators.
 #pragma once
-#include "autograd/autocast.h"
 #include "ops/elementwise.h"
 #include "python/convert.h"
 
@@ -39,9 +38,7 @@ inline void def_unary_function(py::module_& m, const ElementwiseDef& def, const 
   m.def(
       def.name,
       [d](py::handle x) {
-        Tensor t = operand_or_throw(x, d->name);
-        autocast::cast_unary(d->name, t);  // Note [Autocast]
-        return unary_op(*d, t);
+        return unary_op(*d, operand_or_throw(x, d->name));
       },
       py::arg("x"), py::pos_only(), doc);
 }

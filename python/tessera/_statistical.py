@@ -24,7 +24,6 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 from . import _C
 from .amp import _policy as _amp
-from .amp._policy import FP32 as _FP32, FP32_CPU as _FP32_CPU, FP32_CUDA as _FP32_CUDA, cast as _cast
 from ._C import Tensor, where
 from ._dtypes import bool as bool_, complex64, complex128, float16, bfloat16, float32, float64
 from ._tensor import _dim_index
@@ -61,7 +60,7 @@ sum = _C.sum
 def prod(x: Tensor, /, *, axis: Axis = None, dtype: Any = None, keepdims: builtins.bool = False,
          dim: Any = _UNSET, keepdim: Any = _UNSET) -> Tensor:
     """Product over `axis`; dtype rules as for `sum`. The product over no elements is 1."""
-    x = _cast(_FP32 if dtype is None else _FP32_CPU, x)
+    x = _amp.cast("prod", x) if dtype is None else _amp.cast_dtype("prod", x)
     return _C._prod(x, _axis("prod", axis, dim), _keep("prod", keepdims, keepdim), dtype)
 
 
@@ -153,14 +152,14 @@ def cumulative_sum(x: Tensor, /, *, axis: Optional[int] = None, dtype: Any = Non
                    include_initial: builtins.bool = False, dim: Any = _UNSET) -> Tensor:
     """Running sums along `axis` (required unless x is 1-D). With include_initial=True the
     result starts with the identity 0 and is one longer along `axis`. Dtype rules as `sum`."""
-    x = _cast(_FP32_CUDA, x) if dtype is None else x
+    x = _amp.cast("cumsum", x) if dtype is None else _amp.cast_dtype("cumsum", x)
     return _C._cumulative_sum(x, _axis("cumulative_sum", axis, dim), dtype, include_initial)
 
 
 def cumulative_prod(x: Tensor, /, *, axis: Optional[int] = None, dtype: Any = None,
                     include_initial: builtins.bool = False, dim: Any = _UNSET) -> Tensor:
     """Running products along `axis` (identity 1 first with include_initial=True)."""
-    x = _cast(_FP32_CUDA, x) if dtype is None else x
+    x = _amp.cast("cumprod", x) if dtype is None else _amp.cast_dtype("cumprod", x)
     return _C._cumulative_prod(x, _axis("cumulative_prod", axis, dim), dtype, include_initial)
 
 

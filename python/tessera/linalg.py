@@ -329,7 +329,7 @@ def vector_norm(x: Tensor, /, *, axis: Optional[Union[int, Tuple[int, ...]]] = N
     """p-norm over `axis` (all axes when None): ord 2 (default), 1, inf (max |x|), -inf
     (min |x|), 0 (count of nonzeros), or any p (sum |x|^p)^(1/p). Real dtype out. PyTorch's
     dim=/keepdim= are accepted as aliases."""
-    x = _amp.cast(_amp.FP32_CUDA, x)
+    x = _amp.cast("vector_norm", x)
     x = _inexact(x, "vector_norm")
     F = _ns()
     axes = _axes_tuple(_axis("vector_norm", axis, dim))
@@ -409,7 +409,7 @@ def matrix_norm(x: Tensor, /, *, keepdims: bool = False,
     """Norms of the matrices of (..., M, N): 'fro', 'nuc' (sum of singular values), 2 / -2
     (largest / smallest singular value), 1 / -1 (max / min column abs sum), inf / -inf (max /
     min row abs sum). Real dtype out, shape (...) or (..., 1, 1) with keepdims."""
-    x = _amp.cast(_amp.FP32_CUDA, x)
+    x = _amp.cast("matrix_norm", x)
     x = _inexact(x, "matrix_norm")
     _matrices(x, "matrix_norm")
     F = _ns()

@@ -113,7 +113,7 @@ def test_op_decorator_excludes_covered_device_types() -> None:
     from tessera.amp import _policy
     seen = []
 
-    @_policy.op(_policy.FP32_CPU)
+    @_policy.op("binary_cross_entropy")  # float32 on CPU, none on CUDA
     def f(a: ts.Tensor, *, b: ts.Tensor) -> ts.Tensor:
         seen.append((a.dtype, b.dtype, ts.is_autocast_enabled("cpu")))
         return a @ b
@@ -348,16 +348,19 @@ def test_cuda_autocast_without_cuda_warns_and_disables() -> None:
 def test_hook_passes_non_tensors_and_checks_arity() -> None:
     from tessera.amp import _policy
     x = ts.ones(3)
-    assert _policy.cast(_policy.LOWER, x) is x
-    assert _policy.cast(_policy.LOWER, x, None, 2.0)[1:] == (None, 2.0)
+    assert _policy.cast("matmul", x) is x
+    assert _policy.cast("matmul", x, None, 2.0)[1:] == (None, 2.0)
     with ts.autocast("cpu"):
-        y, none, num = _policy.cast(_policy.LOWER, x, None, 2.0)
+        y, none, num = _policy.cast("matmul", x, None, 2.0)
         assert y.dtype == ts.bfloat16 and none is None and num == 2.0
-        assert _policy.cast(_policy.FP32, y).dtype == ts.float32
-        assert _policy.cast(_policy.FP32_CUDA, y) is y
+        assert _policy.cast("mse_loss", y).dtype == ts.float32
+        assert _policy.cast("exp", y) is y  # float32 on CUDA only
     with pytest.raises(TypeError):
-        _policy.cast(_policy.LOWER)
+        _policy.cast("matmul")
     with pytest.raises(TypeError):
+        with ts.autocast("cpu"):
+            _policy.cast(1, x)
+    with pytest.raises(KeyError, match="not in the autocast policy table"):
         with ts.autocast("cpu"):
             _policy.cast("lower", x)
 

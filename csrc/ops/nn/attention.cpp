@@ -3,13 +3,13 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "autograd/record_nn.h"
 #include "core/error.h"
 #include "ops/arithmetic.h"
 #include "ops/attention.h"
 #include "ops/attention_causal.h"
+#include "ops/autocast_policy.h"
 #include "ops/compare.h"
 #include "ops/copy.h"
 #include "ops/creation.h"
@@ -169,7 +169,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                                     const Tensor& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale_arg, bool enable_gqa) {
   Tensor q = query, k = key, v = value, mask = attn_mask;
-  autocast::cast(autocast::kLowerBoth, q, k, v, mask);
+  const autocast::OpScope scope(TS_AUTOCAST_POLICY("scaled_dot_product_attention"), q, k, v, mask);
   TS_CHECK(!(is_causal && mask.defined()), ValueError, kOp,
            ": pass either attn_mask or is_causal, not both");
   TS_CHECK(q.ndim() >= 2 && k.ndim() >= 2 && v.ndim() >= 2, ValueError, kOp,

@@ -1,10 +1,10 @@
 #include "ops/nn/linear.h"
 
-#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "autograd/record_nn.h"
 #include "core/error.h"
 #include "ops/arithmetic.h"
+#include "ops/autocast_policy.h"
 #include "ops/linalg.h"
 #include "ops/linear.h"
 #include "ops/views.h"
@@ -13,7 +13,7 @@ namespace ts::nn {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   Tensor x = input, w = weight, b = bias;
-  autocast::cast(autocast::kLowerBoth, x, w, b);
+  const autocast::OpScope scope(TS_AUTOCAST_POLICY("linear"), x, w, b);
   const DType dt = x.dtype();
   const bool fused = x.ndim() >= 1 && w.ndim() == 2 && is_floating(dt) && w.dtype() == dt &&
                      w.device() == x.device() &&

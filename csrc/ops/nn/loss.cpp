@@ -1,10 +1,10 @@
 #include "ops/nn/loss.h"
 
-#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "autograd/record_nn.h"
 #include "core/error.h"
 #include "ops/arithmetic.h"
+#include "ops/autocast_policy.h"
 #include "ops/compare.h"
 #include "ops/copy.h"
 #include "ops/indexing_advanced.h"
@@ -18,17 +18,9 @@ namespace ts::nn {
 
 namespace {
 
-constexpr uint8_t kFp32Both = autocast::pack(autocast::Policy::Fp32, autocast::Policy::Fp32);
-
 Tensor sc(double v) { return wrap_scalar(Scalar::from_double(v)); }
 Tensor isc(int64_t v) { return wrap_scalar(Scalar::from_int(v)); }
 Tensor total(const Tensor& x) { return sum(x, std::nullopt, false, std::nullopt); }
-
-void fp32_autocast(Tensor& x, Tensor& t, Tensor& w) {
-  if (!autocast::active()) return;
-  Tensor* args[] = {&x, &t, &w};
-  autocast::cast_args(kFp32Both, args, 3);
-}
 
 // (N, C, d1, ...) -> (N, d1, ..., C).
 Tensor class_last(const Tensor& x) { return x.ndim() > 2 ? moveaxis(x, Shape{1}, Shape{-1}) : x; }
@@ -110,7 +102,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                 int64_t ignore_index, Reduction r) {
   const char* op = "nll_loss";
   Tensor x = input, t = target, w = weight;
-  fp32_autocast(x, t, w);
+  const autocast::OpScope scope(TS_AUTOCAST_POLICY("nll_loss"), x, t, w);
   TS_CHECK(x.ndim() >= 1, ValueError, op, ": input must have at least one dimension");
   const bool batched = x.ndim() > 1;
   check_index_target(x, t, op);
@@ -155,12 +147,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                           autocast::is_enabled(DeviceType::CUDA) &&
                           (x.dtype() == DType::BFloat16 || x.dtype() == DType::Float16) &&
                           !is_inexact(t.dtype());
-  if (low_logits) {
-    Tensor none;
-    fp32_autocast(none, t, w);  // the weight still goes to float32
-  } else {
-    fp32_autocast(x, t, w);
-  }
+  Tensor none;  // 16-bit CUDA logits stay as they are; the weight still goes to float32
+  const autocast::OpScope scope(TS_AUTOCAST_POLICY("cross_entropy"), low_logits ? none : x, t, w);
   TS_CHECK(eps >= 0 && eps <= 1, ValueError, op, ": label_smoothing must be in [0, 1], got ",
            eps);
   TS_CHECK(x.ndim() >= 1, ValueError, op,

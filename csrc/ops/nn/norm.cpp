@@ -1,10 +1,10 @@
 #include "ops/nn/norm.h"
 
-#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "autograd/record_nn.h"
 #include "core/error.h"
 #include "ops/arithmetic.h"
+#include "ops/autocast_policy.h"
 #include "ops/copy.h"
 #include "ops/math.h"
 #include "ops/nn_fused.h"
@@ -53,10 +53,7 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
                   const Tensor& bias, double eps) {
   const char* op = "layer_norm";
   Tensor x = input, w = weight, b = bias;
-  if (autocast::active()) {  // PyTorch's CUDA float32 list (Note [Autocast])
-    Tensor* args[] = {&x, &w, &b};
-    autocast::cast_args(autocast::kFp32Cuda, args, 3);
-  }
+  const autocast::OpScope scope(TS_AUTOCAST_POLICY("layer_norm"), x, w, b);
   const Shape axes = norm_axes(x, normalized_shape, op);
   check_param(w, x, normalized_shape, op, "weight");
   check_param(b, x, normalized_shape, op, "bias");

@@ -1,9 +1,9 @@
 #include "ops/nn/softmax.h"
 
-#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "autograd/record_nn.h"
 #include "core/error.h"
+#include "ops/autocast_policy.h"
 #include "ops/copy.h"
 #include "ops/nn_fused.h"
 #include "ops/views.h"
@@ -40,14 +40,14 @@ Tensor softmax(const Tensor& input, std::optional<int64_t> dim, std::optional<DT
                bool log) {
   const char* op = log ? "log_softmax" : "softmax";
   Tensor x = input;
-  if (dtype) {
-    x = astype_op(x, *dtype, /*copy=*/false);
-  } else if (autocast::active()) {
-    // PyTorch's CUDA float32 list; F.softmax is this op's binding, so the calling Python
-    // frame decides whether this is a nested call (Note [Autocast]).
-    Tensor* args[] = {&x};
-    autocast::cast_args(autocast::kFp32Cuda, args, 1);
-  }
+  // F.softmax is this op's binding, so the calling Python frame decides whether this is a
+  // nested call (Note [Autocast]).
+  const autocast::OpScope scope(log ? (dtype ? TS_AUTOCAST_POLICY_DTYPE("log_softmax")
+                                             : TS_AUTOCAST_POLICY("log_softmax"))
+                                    : (dtype ? TS_AUTOCAST_POLICY_DTYPE("softmax")
+                                             : TS_AUTOCAST_POLICY("softmax")),
+                                x);
+  if (dtype) x = astype_op(x, *dtype, /*copy=*/false);
   TS_CHECK(!is_complex(x.dtype()), TypeError, op,
            ": expected a real (floating or integer) input, got ", dtype_name(x.dtype()));
   if (!is_floating(x.dtype())) x = astype_op(x, DType::Float32, /*copy=*/false);

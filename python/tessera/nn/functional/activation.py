@@ -98,7 +98,7 @@ def tanh(input: Tensor) -> Tensor:
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta x)) / beta, linear above `threshold` (PyTorch's rule)."""
-    input = _amp.cast(_amp.FP32_CUDA, input)
+    input = _amp.cast("softplus", input)
     t = _ts()
     bx = input * beta
     # where (not minimum): at beta*x == threshold torch takes the soft branch's full
@@ -196,7 +196,7 @@ def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
 
 def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
     """log(sum(exp(x))) over `dim`, shifted by the (detached) max for stability."""
-    x = _amp.cast(_amp.FP32_CUDA, x)
+    x = _amp.cast("logsumexp", x)
     t = _ts()
     axis = tuple(range(x.ndim)) if dim is None else dim
     m = _safe_max(x, axis)

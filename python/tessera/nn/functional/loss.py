@@ -75,7 +75,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
     """(input - target)^2; with `weight` (input's shape) 'mean' is sum(w l) / sum(w)."""
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce, reduction)
-    input, target = _amp.cast(_amp.FP32, input, target)
+    input, target = _amp.cast("mse_loss", input, target)
     d = input - target
     if weight is not None:
         return _weighted_reduce(d * d, input, weight, reduction, "mse_loss")
@@ -88,7 +88,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
     """|input - target|; with `weight` (input's shape) 'mean' is sum(w l) / sum(w)."""
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce, reduction)
-    input, target = _amp.cast(_amp.FP32, input, target)
+    input, target = _amp.cast("l1_loss", input, target)
     loss = _ts().abs(input - target)
     if weight is not None:
         return _weighted_reduce(loss, input, weight, reduction, "l1_loss")
@@ -101,7 +101,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] =
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (L1 when beta == 0)."""
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce, reduction)
-    input, target = _amp.cast(_amp.FP32, input, target)
+    input, target = _amp.cast("smooth_l1_loss", input, target)
     t = _ts()
     if beta < 0:
         raise ValueError(f"smooth_l1_loss: beta must be non-negative, got {beta}")
@@ -116,7 +116,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                weight: Optional[Tensor] = None) -> Tensor:
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta); with `weight` (input's
     shape) the weighted losses are reduced ('mean' over the elements, as torch does)."""
-    input, target = _amp.cast(_amp.FP32, input, target)
+    input, target = _amp.cast("huber_loss", input, target)
     t = _ts()
     if delta <= 0:
         raise ValueError(f"huber_loss: delta must be positive, got {delta}")
@@ -168,7 +168,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
     """(1-y) x + (1 + (pw-1) y) log(1 + exp(-x)), evaluated stably."""
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce, reduction)
-    input, target, weight, pos_weight = _amp.cast(_amp.FP32, input, target, weight, pos_weight)
+    input, target, weight, pos_weight = _amp.cast("binary_cross_entropy_with_logits", input,
+                                                  target, weight, pos_weight)
     t = _ts()
     _check_same_shape(input, target, "binary_cross_entropy_with_logits")
     softplus_neg = t.log1p(t.exp(-t.abs(input))) + t.maximum(-input, 0)
@@ -188,7 +189,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
     'batchmean' divides the sum by the batch size."""
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce, reduction)
-    input, target = _amp.cast(_amp.FP32, input, target)
+    input, target = _amp.cast("kl_div", input, target)
     t = _ts()
     if log_target:
         loss = t.exp(target) * (target - input)
@@ -205,7 +206,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
                      reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     """exp(x) - y x (log_input) or x - y log(x + eps); full adds the Stirling term
     y log y - y + 0.5 log(2 pi y) where y > 1. Input and target broadcast."""
-    input, target = _amp.cast(_amp.FP32, input, target)
+    input, target = _amp.cast("poisson_nll_loss", input, target)
     t = _ts()
     reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = t.exp(input) - target * input if log_input else input - target * t.log(input + eps)
@@ -256,7 +257,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
                      reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-y x)) in input's shape (target broadcasts to it)."""
-    input, target = _amp.cast(_amp.FP32, input, target)
+    input, target = _amp.cast("soft_margin_loss", input, target)
     t = _ts()
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if _broadcast(input, target) != tuple(input.shape):
@@ -270,7 +271,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
                           reduction: str = "mean") -> Tensor:
     """1 - cos(x1, x2) where y == 1, max(0, cos - margin) where y == -1, 0 elsewhere;
     inputs (N, D) with target (N,), or (D,) with a 0-d target."""
-    input1, input2, target = _amp.cast(_amp.FP32, input1, input2, target)
+    input1, input2, target = _amp.cast("cosine_embedding_loss", input1, input2, target)
     t = _ts()
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if target.ndim not in (0, 1):
@@ -294,7 +295,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
                         size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                         reduction: str = "mean") -> Tensor:
     """max(0, -y (x1 - x2) + margin); the three tensors have one rank and broadcast."""
-    input1, input2, target = _amp.cast(_amp.FP32, input1, input2, target)
+    input1, input2, target = _amp.cast("margin_ranking_loss", input1, input2, target)
     t = _ts()
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if not input1.ndim == input2.ndim == target.ndim:
@@ -310,7 +311,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          reduction: str = "mean") -> Tensor:
     """x where y == 1, max(0, margin - x) where y == -1 (both terms for other y, as
     PyTorch computes it); input and target broadcast."""
-    input, target = _amp.cast(_amp.FP32, input, target)
+    input, target = _amp.cast("hinge_embedding_loss", input, target)
     t = _ts()
     reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = (t.where(target != 1, t.maximum(margin - input, 0), 0.0)
@@ -355,7 +356,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Optional
                            reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     """sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])) / C;
     target (input's shape) lists each sample's classes, ended by the first -1."""
-    input = _amp.cast(_amp.FP32, input)
+    input = _amp.cast("multilabel_margin_loss", input)
     t = _ts()
     op = "multilabel_margin_loss"
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -389,7 +390,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
                       reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     """Multi-class hinge: sum over i != y of w[y] max(0, margin - x[y] + x[i])^p / C,
     p in {1, 2}; input (N, C) with target (N,), or (C,) with a 0-d or (1,) target."""
-    input, weight = _amp.cast(_amp.FP32, input, weight)
+    input, weight = _amp.cast("multi_margin_loss", input, weight)
     t = _ts()
     op = "multi_margin_loss"
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -444,7 +445,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     """max(0, margin + d(a, p) - d(a, n)) with d the p-norm distance over the last axis
     (pairwise_distance, eps added to the difference); swap uses min(d(a, n), d(p, n))."""
     from .misc import pairwise_distance
-    anchor, positive, negative = _amp.cast(_amp.FP32, anchor, positive, negative)
+    anchor, positive, negative = _amp.cast("triplet_margin_loss", anchor, positive, negative)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"triplet_margin_loss: margin must be greater than 0, got {margin}")
@@ -492,7 +493,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     (at least 1) and averages over the batch; zero_infinity zeroes impossible alignments'
     losses and gradients. The gradient is PyTorch's (see _ctc.CTCForward)."""
     from ._ctc import CTCForward, _shift
-    log_probs = _amp.cast(_amp.FP32, log_probs)
+    log_probs = _amp.cast("ctc_loss", log_probs)
     t = _ts()
     op = "ctc_loss"
     if reduction not in ("mean", "sum", "none"):

@@ -19,7 +19,7 @@ def _ts() -> Any:
 linear = _C.linear  # the C++ op itself (csrc/python/bind_nn.cpp)
 
 
-@_amp.op(_amp.PROMOTE_CUDA)
+@_amp.op("bilinear")
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
              bias: Optional[Tensor] = None) -> Tensor:
     """y_k = x1 W_k x2 + b_k, weight (out, in1, in2)."""
@@ -98,7 +98,7 @@ class _ClampMinNoGrad(Function):
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """x1 . x2 / (max(||x1||, eps) max(||x2||, eps)) along `dim`, with torch's gradient (finite
     at a zero vector: the norm's gradient is 0 there, Note [norm gradient at 0])."""
-    x1, x2 = _amp.cast(_amp.FP32_CUDA, x1, x2)
+    x1, x2 = _amp.cast("cosine_similarity", x1, x2)
     t = _ts()
     if tuple(x1.shape) != tuple(x2.shape):
         # Both to the common shape first (torch's expand_outplace): the norms along `dim`

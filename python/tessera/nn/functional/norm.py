@@ -67,7 +67,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None,
 
 def _group_norm(x: Tensor, num_groups: int, weight: Optional[Tensor], bias: Optional[Tensor],
                 eps: float) -> Tensor:
-    x, weight, bias = _amp.cast(_amp.FP32_CUDA, x, weight, bias)
+    x, weight, bias = _amp.cast("group_norm", x, weight, bias)
     t = _ts()
     if x.ndim < 2 or x.shape[1] % num_groups:
         raise GroupNormError(f"group_norm: {x.shape[1] if x.ndim > 1 else '?'} channels of "
@@ -98,7 +98,7 @@ def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None,
     use_input_stats and running buffers, the buffers move toward the batch means of the
     per-instance mean and unbiased variance; without use_input_stats the running statistics
     normalize. As in PyTorch: batch_norm over (1, N*C, *) with the stats repeated N times."""
-    x, weight, bias = _amp.cast(_amp.FP32_CUDA, input, weight, bias)
+    x, weight, bias = _amp.cast("instance_norm", input, weight, bias)
     t = _ts()
     if x.ndim < 3:
         raise ValueError(f"instance_norm: expected an input of at least 3 dims (N, C, *), got "
