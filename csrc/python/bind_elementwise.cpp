@@ -206,19 +206,6 @@ void def_tensor_methods(py::module_& m) {
 // the standard's add(x1, x2, /) and PyTorch's add(input, other, *, alpha=1, out=None), the
 // aliases sub/mul/div and true_divide, one function each; Tensor.add is the same object. The
 // in-place methods x.add_(other, *, alpha=1), ... parse the same keywords.
-Scalar alpha_of(py::handle h, const char* op) {
-  Scalar s;
-  if (!PyBool_Check(h.ptr()) && to_scalar(h, s)) return s;
-  if (PyBool_Check(h.ptr())) return Scalar::from_bool(h.ptr() == Py_True);
-  if (py::isinstance<Tensor>(h)) {
-    const Tensor& t = h.cast<const Tensor&>();
-    if (t.numel() == 1) return item(t);
-  }
-  throw TypeError(str(op, ": alpha must be a number, got ",
-                      py::type::handle_of(h).attr("__name__").cast<std::string>(),
-                      "; hint: pass alpha=2 or alpha=0.5"));
-}
-
 RoundingMode mode_of(py::handle h, const char* op) {
   if (h.is_none()) return RoundingMode::None;
   if (!PyUnicode_Check(h.ptr()))
@@ -227,15 +214,6 @@ RoundingMode mode_of(py::handle h, const char* op) {
   return rounding_mode_of(PyUnicode_AsUTF8(h.ptr()), op);
 }
 
-// The result, or `out` holding it for out=.
-py::object result_or_out(const char* op, Tensor r, py::handle out) {
-  if (out.is_none()) return py::cast(std::move(r));
-  write_out(op, tensor_or_throw(out, op, "out"), r);
-  return py::reinterpret_borrow<py::object>(out);
-}
-
-// The in-place methods take `self` as a Python object so they return it (no new wrapper).
-const Tensor& self_of(py::handle self, const char* op) { return tensor_or_throw(self, op, "self"); }
 
 constexpr const char* kAddDoc =
     "add(input, other, *, alpha=1, out=None)\n--\n\n"

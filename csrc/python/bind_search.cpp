@@ -1,38 +1,256 @@
-// Bindings for advanced indexing functions, sorting and searching. The Python layer
-// (_indexing.py, _sorting.py, _searching.py) adds keyword handling and docstrings.
+// Bindings for PyTorch's gather/scatter/index/masked family and take_along_axis (every
+// argument form parsed here), and the private entry points of sorting and searching (the
+// Python layer, _sorting.py and _searching.py, adds their keyword handling and docstrings).
 #include <pybind11/stl.h>
 
+#include "autograd/record.h"
+#include "ops/arithmetic.h"
 #include "ops/copy.h"
+#include "ops/elementwise.h"
 #include "ops/indexing_advanced.h"
+#include "ops/masked.h"
 #include "ops/sort.h"
+#include "ops/views.h"
 #include "python/convert.h"
+#include "python/elementwise_binding.h"
+#include "python/function_method.h"
+#include "python/int_arg.h"
 
 namespace ts::python {
 
+namespace {
+
+// ---- PyTorch's index-based selection and update (gather, scatter, scatter_add, index_select,
+// index_add, masked_fill, masked_select) and the standard's take_along_axis: every argument
+// form parsed here once (dim positional or keyword, out=, alpha=, sparse_grad= accepted and
+// ignored); the ops check shapes and dtypes and name themselves. Tensor.gather is ts.gather
+// (Note [One function, two spellings]); the in-place forms are methods.
+Tensor operand(py::handle h, const char* op) { return operand_or_throw(h, op); }
+
+// scatter's src: a tensor (or array-like), or a number given as src or value= (one of them).
+Tensor scatter_src(py::handle src, py::handle value, const char* op) {
+  if (src.is_none() == value.is_none())
+    throw py::type_error(std::string(op) + (src.is_none()
+                                                ? ": pass src (a tensor) or value (a number)"
+                                                : ": pass only one of src and value"));
+  return operand(src.is_none() ? value : src, op);
+}
+
+// reduce=None / 'add' as a flag; 'multiply' is -1 (scatter_reduce's 'prod', include_self).
+int scatter_reduce_mode(py::handle reduce, const char* op) {
+  if (reduce.is_none()) return 0;
+  const std::string r = py::str(reduce);
+  if (r == "add") return 1;
+  if (r == "multiply") return -1;
+  throw ValueError(str(op, ": reduce must be None, 'add' or 'multiply', got '", r, "'"));
+}
+
+// reduce='multiply': the prod reduction of scatter_reduce (python/tessera/_indexing.py), with
+// a number src filled to index's shape in x's dtype.
+Tensor scatter_multiply(const Tensor& x, int64_t dim, const Tensor& index, Tensor src) {
+  if (src.ndim() == 0) src = broadcast_to(astype(src, x.dtype(), false), index.shape());
+  return py::module_::import("tessera._indexing")
+      .attr("scatter_reduce")(x, dim, index, src, "prod", py::arg("include_self") = true)
+      .cast<Tensor>();
+}
+
+Tensor scatter_py(const Tensor& x, py::handle dim, py::handle index, py::handle src,
+                  py::handle value, py::handle reduce, const char* op) {
+  const int64_t d = int_arg(dim, op, "dim");
+  const Tensor idx = operand(index, op), s = scatter_src(src, value, op);
+  const int mode = scatter_reduce_mode(reduce, op);
+  return mode < 0 ? scatter_multiply(x, d, idx, s) : scatter(x, d, idx, s, mode > 0);
+}
+
+Tensor index_add_py(const Tensor& x, py::handle dim, py::handle index, py::handle source,
+                    py::handle alpha, const char* op) {
+  Tensor src = operand(source, op);
+  const Scalar a = alpha_of(alpha, op);
+  if (!(a.kind == ScalarKind::Int && a.i == 1)) src = multiply(src, wrap_scalar(a));
+  return index_add(x, int_arg(dim, op, "dim"), operand(index, op), src);
+}
+
+constexpr const char* kGatherDoc =
+    "gather(input, dim, index, *, sparse_grad=False, out=None)\n--\n\n"
+    "out[i][j][k] = input[index[i][j][k]][j][k] for dim=0 (and so on): index is an integer\n"
+    "tensor of input's rank, no larger than input in any dim but `dim`; the result has index's\n"
+    "shape and input's dtype. sparse_grad is accepted and ignored (dense gradients).";
+constexpr const char* kScatterDoc =
+    "scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None)\n--\n\n"
+    "A copy of input with out[index[i][j]][j] = src[i][j] for dim=0. src is a tensor (at least\n"
+    "index's size in every dim) or a number (also as value=). Repeated indices: the last write\n"
+    "wins; reduce='add' accumulates, reduce='multiply' multiplies.";
+constexpr const char* kScatterAddDoc =
+    "scatter_add(input, dim, index, src, *, out=None)\n--\n\n"
+    "A copy of input with out[index[i][j]][j] += src[i][j] for dim=0; repeated indices "
+    "accumulate.";
+constexpr const char* kIndexSelectDoc =
+    "index_select(input, dim, index, *, out=None)\n--\n\n"
+    "The slices of input at the 0-d or 1-d integer `index` along `dim` (a copy; input's shape\n"
+    "with `dim` replaced by len(index)).";
+constexpr const char* kIndexAddDoc =
+    "index_add(input, dim, index, source, *, alpha=1, out=None)\n--\n\n"
+    "A copy of input with out.select(dim, index[i]) += alpha * source.select(dim, i); repeated\n"
+    "indices accumulate. source has input's shape with `dim` of len(index).";
+constexpr const char* kMaskedFillDoc =
+    "masked_fill(input, mask, value)\n--\n\n"
+    "input with `value` (a number or 0-d tensor, cast to input's dtype) where the bool `mask`\n"
+    "(broadcastable to input) is True.";
+constexpr const char* kMaskedSelectDoc =
+    "masked_select(input, mask, *, out=None)\n--\n\n"
+    "The 1-d tensor of input's elements where `mask` is True, input and mask broadcast\n"
+    "together (row-major order).";
+constexpr const char* kTakeAlongAxisDoc =
+    "take_along_axis(x, indices, /, *, axis=-1)\n--\n\n"
+    "out[..., j, ...] = x[..., indices[..., j, ...], ...] along `axis` (NumPy's take_along_axis):\n"
+    "x and indices have the same rank and broadcast against each other in every other axis.";
+
+void def_gather_scatter(py::module_& m) {
+  py::options text_signature;  // Note [Readable signatures]
+  text_signature.disable_function_signatures();
+  m.def(
+      "gather",
+      [](py::handle x, py::handle dim, py::handle index, py::handle, py::handle out) {
+        return result_or_out(
+            "gather",
+            gather(operand(x, "gather"), int_arg(dim, "gather", "dim"), operand(index, "gather")),
+            out);
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(),
+      py::arg("sparse_grad") = false, py::arg("out") = py::none(), kGatherDoc);
+  m.def(
+      "scatter",
+      [](py::handle x, py::handle dim, py::handle index, py::handle src, py::handle value,
+         py::handle reduce, py::handle out) {
+        return result_or_out(
+            "scatter", scatter_py(operand(x, "scatter"), dim, index, src, value, reduce, "scatter"),
+            out);
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src") = py::none(),
+      py::kw_only(), py::arg("value") = py::none(), py::arg("reduce") = py::none(),
+      py::arg("out") = py::none(), kScatterDoc);
+  m.def(
+      "scatter_add",
+      [](py::handle x, py::handle dim, py::handle index, py::handle src, py::handle out) {
+        const char* op = "scatter_add";
+        return result_or_out(op,
+                             scatter(operand(x, op), int_arg(dim, op, "dim"), operand(index, op),
+                                     operand(src, op), true),
+                             out);
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),
+      py::arg("out") = py::none(), kScatterAddDoc);
+  m.def(
+      "index_select",
+      [](py::handle x, py::handle dim, py::handle index, py::handle out) {
+        const char* op = "index_select";
+        return result_or_out(
+            op, index_select(operand(x, op), int_arg(dim, op, "dim"), operand(index, op)), out);
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(),
+      py::arg("out") = py::none(), kIndexSelectDoc);
+  m.def(
+      "index_add",
+      [](py::handle x, py::handle dim, py::handle index, py::handle source, py::handle alpha,
+         py::handle out) {
+        return result_or_out(
+            "index_add", index_add_py(operand(x, "index_add"), dim, index, source, alpha, "index_add"),
+            out);
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(),
+      py::arg("alpha") = 1, py::arg("out") = py::none(), kIndexAddDoc);
+  m.def(
+      "masked_fill",
+      [](py::handle x, py::handle mask, py::handle value) {
+        return masked_fill(operand(x, "masked_fill"), operand(mask, "masked_fill"),
+                           operand(value, "masked_fill"), "masked_fill");
+      },
+      py::arg("input"), py::arg("mask"), py::arg("value"), kMaskedFillDoc);
+  m.def(
+      "masked_select",
+      [](py::handle x, py::handle mask, py::handle out) {
+        return result_or_out(
+            "masked_select",
+            masked_select(operand(x, "masked_select"), operand(mask, "masked_select")), out);
+      },
+      py::arg("input"), py::arg("mask"), py::kw_only(), py::arg("out") = py::none(),
+      kMaskedSelectDoc);
+  m.def(
+      "take_along_axis",
+      [](py::handle x, py::handle indices, py::handle axis) {
+        const char* op = "take_along_axis";
+        return take_along_axis(operand(x, op), operand(indices, op), int_arg(axis, op, "axis"));
+      },
+      py::arg("x"), py::arg("indices"), py::pos_only(), py::kw_only(), py::arg("axis") = -1,
+      kTakeAlongAxisDoc);
+  bind_functions_as_methods(m, {"gather", "scatter", "scatter_add", "index_select", "index_add",
+                                "masked_fill", "masked_select"});
+
+  // The in-place forms: x.scatter_(...), x.scatter_add_(...), x.index_add_(...),
+  // x.masked_fill_(...); each returns self.
+  auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
+  cls.def(
+      "scatter_",
+      [](py::object self, py::handle dim, py::handle index, py::handle src, py::handle value,
+         py::handle reduce) {
+        const char* op = "scatter_";
+        const Tensor& x = self_of(self, op);
+        if (scatter_reduce_mode(reduce, op) < 0) {
+          autograd::check_inplace(x, op);
+          assign_inplace_result(op, x, scatter_py(x, dim, index, src, value, reduce, op));
+        } else {
+          scatter_(x, int_arg(dim, op, "dim"), operand(index, op), scatter_src(src, value, op),
+                   scatter_reduce_mode(reduce, op) > 0);
+        }
+        return self;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("src") = py::none(), py::kw_only(),
+      py::arg("value") = py::none(), py::arg("reduce") = py::none(),
+      "scatter_($self, /, dim, index, src=None, *, value=None, reduce=None)\n--\n\n"
+      "In-place scatter (see ts.scatter); returns self.");
+  cls.def(
+      "scatter_add_",
+      [](py::object self, py::handle dim, py::handle index, py::handle src) {
+        const char* op = "scatter_add_";
+        scatter_(self_of(self, op), int_arg(dim, op, "dim"), operand(index, op), operand(src, op),
+                 true);
+        return self;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("src"),
+      "scatter_add_($self, /, dim, index, src)\n--\n\n"
+      "In-place scatter_add (see ts.scatter_add); returns self.");
+  cls.def(
+      "index_add_",
+      [](py::object self, py::handle dim, py::handle index, py::handle source, py::handle alpha) {
+        const char* op = "index_add_";
+        const Tensor& x = self_of(self, op);
+        autograd::check_inplace(x, op);
+        assign_inplace_result(op, x, index_add_py(x, dim, index, source, alpha, op));
+        return self;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1,
+      "index_add_($self, /, dim, index, source, *, alpha=1)\n--\n\n"
+      "In-place index_add (see ts.index_add); returns self.");
+  cls.def(
+      "masked_fill_",
+      [](py::object self, py::handle mask, py::handle value) {
+        const char* op = "masked_fill_";
+        masked_fill_(self_of(self, op), operand(mask, op), operand(value, op), op);
+        return self;
+      },
+      py::arg("mask"), py::arg("value"),
+      "masked_fill_($self, /, mask, value)\n--\n\n"
+      "In-place masked_fill (see ts.masked_fill); returns self.");
+}
+
+}  // namespace
+
 void init_search(py::module_& m) {
+  def_gather_scatter(m);
   auto t = [](py::handle h, const char* op) { return operand_or_throw(h, op); };
   m.def("_nonzero", [=](py::handle x) { return nonzero(t(x, "nonzero")); });
-  m.def("_gather", [=](py::handle x, int64_t dim, py::handle index) {
-    return gather(t(x, "gather"), dim, t(index, "gather"));
-  });
-  m.def("_scatter",
-        [=](py::handle x, int64_t dim, py::handle index, py::handle src, bool add, bool inplace) {
-          const Tensor xt = t(x, "scatter");
-          if (!inplace) return scatter(xt, dim, t(index, "scatter"), t(src, "scatter"), add);
-          scatter_(xt, dim, t(index, "scatter"), t(src, "scatter"), add);
-          return xt;
-        });
-  m.def("_index_select", [=](py::handle x, int64_t dim, py::handle index) {
-    return index_select(t(x, "index_select"), dim, t(index, "index_select"));
-  });
-  m.def("_index_add", [=](py::handle x, int64_t dim, py::handle index, py::handle source) {
-    return index_add(t(x, "index_add"), dim, t(index, "index_add"), t(source, "index_add"));
-  });
   m.def("_scatter_permutation", [=](py::handle perm, py::handle values) {
     return scatter_permutation(t(perm, "scatter_permutation"), t(values, "scatter_permutation"));
-  });
-  m.def("_take_along_axis", [=](py::handle x, py::handle indices, int64_t axis) {
-    return take_along_axis(t(x, "take_along_axis"), t(indices, "take_along_axis"), axis);
   });
   m.def("_sort", [=](py::handle x, int64_t axis, bool descending) {
     return sort(t(x, "sort"), axis, descending);

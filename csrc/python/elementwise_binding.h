@@ -1,5 +1,6 @@
 // Helpers that bind an ElementwiseDef as a namespace function and as Tensor operators.
 #pragma once
+#include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "python/convert.h"
 
@@ -7,6 +8,32 @@ namespace ts::python {
 
 inline py::object not_implemented() {
   return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+}
+
+// The result, or `out` holding it for PyTorch's out= (write_out's shape and dtype rules).
+inline py::object result_or_out(const char* op, Tensor r, py::handle out) {
+  if (out.is_none()) return py::cast(std::move(r));
+  write_out(op, tensor_or_throw(out, op, "out"), r);
+  return py::reinterpret_borrow<py::object>(out);
+}
+
+// The in-place methods take `self` as a Python object so they return it (no new wrapper).
+inline const Tensor& self_of(py::handle self, const char* op) {
+  return tensor_or_throw(self, op, "self");
+}
+
+// PyTorch's alpha= (a Python number, or a one-element tensor).
+inline Scalar alpha_of(py::handle h, const char* op) {
+  Scalar s;
+  if (!PyBool_Check(h.ptr()) && to_scalar(h, s)) return s;
+  if (PyBool_Check(h.ptr())) return Scalar::from_bool(h.ptr() == Py_True);
+  if (py::isinstance<Tensor>(h)) {
+    const Tensor& t = h.cast<const Tensor&>();
+    if (t.numel() == 1) return item(t);
+  }
+  throw TypeError(str(op, ": alpha must be a number, got ",
+                      py::type::handle_of(h).attr("__name__").cast<std::string>(),
+                      "; hint: pass alpha=2 or alpha=0.5"));
 }
 
 using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);

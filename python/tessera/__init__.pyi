@@ -42,14 +42,11 @@ from tessera._dtypes import finfo as finfo
 from tessera._interop import from_dlpack as from_dlpack
 from tessera._creation import from_numpy as from_numpy
 from tessera._creation import frombuffer as frombuffer
-from tessera._indexing import gather as gather
 from tessera.amp.autocast_mode import get_autocast_dtype as get_autocast_dtype
 from tessera._creation import get_default_device as get_default_device
 from tessera._dtypes import get_default_dtype as get_default_dtype
 from tessera.random import get_rng_state as get_rng_state
 from tessera._dtypes import iinfo as iinfo
-from tessera._indexing import index_add as index_add
-from tessera._indexing import index_select as index_select
 from tessera.autograd.grad_mode import inference_mode as inference_mode
 from tessera.random import initial_seed as initial_seed
 from tessera.autograd import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
@@ -73,8 +70,6 @@ from tessera.linalg import _tensor_lu as lu
 from tessera.linalg import _legacy_lu_solve as lu_solve
 from tessera.linalg import lu_unpack as lu_unpack
 from tessera.random import manual_seed as manual_seed
-from tessera._indexing import masked_fill as masked_fill
-from tessera._indexing import masked_select as masked_select
 from tessera.linalg import matrix_exp as matrix_exp
 from tessera._linalg_core import matrix_transpose as matrix_transpose
 from tessera._torch_legacy import memory_format as memory_format
@@ -100,8 +95,6 @@ from tessera._manipulation import reshape as reshape
 from tessera._dtypes import result_type as result_type
 from tessera.serialization import save as save
 from tessera._creation import scalar_tensor as scalar_tensor
-from tessera._indexing import scatter as scatter
-from tessera._indexing import scatter_add as scatter_add
 from tessera.random import seed as seed
 from tessera import serialization as serialization
 from tessera.amp.autocast_mode import set_autocast_cache_enabled as set_autocast_cache_enabled
@@ -114,7 +107,6 @@ from tessera.random import set_rng_state as set_rng_state
 from tessera import special as special
 from tessera._manipulation import squeeze as squeeze
 from tessera._stft import stft as stft
-from tessera._indexing import take_along_axis as take_along_axis
 from tessera._creation import tensor as tensor
 from tessera._linalg_core import tensordot as tensordot
 from tessera import testing as testing
@@ -506,8 +498,8 @@ class Tensor:
         """In-place frac (torch.Tensor.frac_); returns self."""
     def frexp(self) -> Any:
         """(mantissa, exponent) with input == mantissa * 2**exponent, |mantissa| in [0.5, 1); a named tuple with fields mantissa and exponent like torch.return_types.frexp."""
-    def gather(self, dim: Any, index: Any) -> Tensor:
-        """torch.gather: ``out[i][j][k] = input[index[i][j][k]][j][k]`` for dim=0 (and so on)."""
+    def gather(self, dim: Any, index: Any, *, sparse_grad: Any = ..., out: Any = ...) -> Any:
+        """out[i][j][k] = input[index[i][j][k]][j][k] for dim=0 (and so on): index is an integer tensor of input's rank, no larger than input in any dim but `dim`; the result has index's shape and input's dtype. sparse_grad is accepted and ignored (dense gradients)."""
     def gcd(self, other: Any) -> Tensor:
         """Greatest common divisor of integer tensors (non-negative)."""
     def gcd_(self, *args: Any, **kwargs: Any) -> Any:
@@ -562,10 +554,10 @@ class Tensor:
     def igammac_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place igammac (torch.Tensor.igammac_); returns self."""
     imag: Tensor
-    def index_add(self, dim: Any, index: Any, source: Any, *, alpha: Any = ...) -> Tensor:
-        """torch.index_add (out of place): ``out.select(dim, index[i]) += alpha * source.select(dim, i)``; repeated indices accumulate. source has input's shape with `dim` of len(index)."""
+    def index_add(self, dim: Any, index: Any, source: Any, *, alpha: Any = ..., out: Any = ...) -> Any:
+        """A copy of input with out.select(dim, index[i]) += alpha * source.select(dim, i); repeated indices accumulate. source has input's shape with `dim` of len(index)."""
     def index_add_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place index_add (torch.Tensor.index_add_); returns self."""
+        """In-place index_add (see ts.index_add); returns self."""
     def index_copy(self, dim: Any, index: Any, source: Any) -> Tensor:
         """input with input.select(dim, index[i]) replaced by source.select(dim, i)."""
     def index_copy_(self, *args: Any, **kwargs: Any) -> Any:
@@ -581,8 +573,8 @@ class Tensor:
     def index_reduce(self, dim: Any, index: Any, source: Any, reduce: Any, *, include_self: Any = ...) -> Tensor:
         """Reduces the slices of `source` along `dim` into self's slices ``index[i]`` with 'prod', 'mean', 'amax' or 'amin' (torch.Tensor.index_reduce)."""
     def index_reduce_(self, *args: Any, **kwargs: Any) -> Any: ...
-    def index_select(self, dim: Any, index: Any) -> Tensor:
-        """torch.index_select: the slices of input at the 1-d integer `index` along `dim` (a copy; ``input.shape`` with ``dim`` replaced by ``len(index)``)."""
+    def index_select(self, dim: Any, index: Any, *, out: Any = ...) -> Any:
+        """The slices of input at the 0-d or 1-d integer `index` along `dim` (a copy; input's shape with `dim` replaced by len(index))."""
     def inner(self, other: Any) -> Tensor:
         """Sum over the last dims of input and other (scalars multiply); shape input.shape[:-1] + other.shape[:-1]."""
     def int(self, memory_format: Any = ...) -> Tensor:
@@ -720,16 +712,16 @@ class Tensor:
         """self[i] = callable(self[i], x[i], y[i]) for each element (CPU)."""
     def map_(self, *args: Any, **kwargs: Any) -> Any:
         """self[i] = callable(self[i], tensor[i]) for each element (tensor broadcasts; CPU)."""
-    def masked_fill(self, mask: Any, value: Any) -> Tensor:
-        """torch.masked_fill (out of place): input with `value` (a number or 0-d tensor, cast to input's dtype) where the bool `mask` (broadcastable to input) is True."""
+    def masked_fill(self, mask: Any, value: Any) -> Any:
+        """input with `value` (a number or 0-d tensor, cast to input's dtype) where the bool `mask` (broadcastable to input) is True."""
     def masked_fill_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place masked_fill (torch.Tensor.masked_fill_); returns self."""
+        """In-place masked_fill (see ts.masked_fill); returns self."""
     def masked_scatter(self, mask: Any, source: Any) -> Tensor:
         """input with the positions where `mask` (broadcast to input) is True filled, in order, by the first elements of `source`."""
     def masked_scatter_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place masked_scatter (torch.Tensor.masked_scatter_); returns self."""
-    def masked_select(self, mask: Any) -> Tensor:
-        """torch.masked_select: the 1-d tensor of input's elements where `mask` is True, with input and mask broadcast together (row-major order)."""
+    def masked_select(self, mask: Any, *, out: Any = ...) -> Any:
+        """The 1-d tensor of input's elements where `mask` is True, input and mask broadcast together (row-major order)."""
     materialize: Any
     def matmul(self, *args: Any, **kwargs: Any) -> Any:
         """Matrix product with NumPy's rules for 1-D operands and broadcast batch dims. (..., m, k) @ (..., k, n) -> (..., m, n)."""
@@ -921,14 +913,14 @@ class Tensor:
         """1 / sqrt(input)."""
     def rsqrt_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place rsqrt (torch.Tensor.rsqrt_); returns self."""
-    def scatter(self, dim: Any, index: Any, src: Any = ..., *, value: Any = ..., reduce: Any = ...) -> Tensor:
-        """torch.scatter (out of place): a copy of input with ``out[index[i][j]][j] = src[i][j]`` for dim=0. `src` is a tensor (at least index's size in every dim) or a number. With repeated indices the last write wins. ``reduce='add'`` accumulates instead, ``reduce='multiply'`` multiplies."""
+    def scatter(self, dim: Any, index: Any, src: Any = ..., *, value: Any = ..., reduce: Any = ..., out: Any = ...) -> Any:
+        """A copy of input with out[index[i][j]][j] = src[i][j] for dim=0. src is a tensor (at least index's size in every dim) or a number (also as value=). Repeated indices: the last write wins; reduce='add' accumulates, reduce='multiply' multiplies."""
     def scatter_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place scatter (torch.Tensor.scatter_); returns self (reduce: None, 'add' or 'multiply')."""
-    def scatter_add(self, dim: Any, index: Any, src: Any) -> Tensor:
-        """torch.scatter_add (out of place): ``out[index[i][j]][j] += src[i][j]`` for dim=0; repeated indices accumulate."""
+        """In-place scatter (see ts.scatter); returns self."""
+    def scatter_add(self, dim: Any, index: Any, src: Any, *, out: Any = ...) -> Any:
+        """A copy of input with out[index[i][j]][j] += src[i][j] for dim=0; repeated indices accumulate."""
     def scatter_add_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place scatter_add (torch.Tensor.scatter_add_); returns self."""
+        """In-place scatter_add (see ts.scatter_add); returns self."""
     def scatter_reduce(self, dim: Any, index: Any, src: Any, reduce: Any, *, include_self: Any = ...) -> Tensor:
         """Reduces src's values into input at `index` along `dim` with reduce in 'sum', 'prod', 'mean', 'amax', 'amin' (include_self=False leaves input's own values out where something is scattered). All are differentiable ('prod' once: no double backward)."""
     def scatter_reduce_(self, *args: Any, **kwargs: Any) -> Any:
@@ -1387,6 +1379,7 @@ def frexp(input: Any) -> Any: ...
 def frobenius_norm(input: Any, dim: Any = ..., keepdim: Any = ...) -> Tensor: ...
 def full(shape: Any, fill_value: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: Any = ...) -> Tensor: ...
 def full_like(x: Any, /, fill_value: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: Any = ...) -> Tensor: ...
+def gather(input: Any, dim: Any, index: Any, *, sparse_grad: Any = ..., out: Any = ...) -> Any: ...
 def gcd(input: Any, other: Any) -> Tensor: ...
 def gcd_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def ge(*args: Any, **kwargs: Any) -> Tensor: ...
@@ -1423,11 +1416,13 @@ def i0_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def igamma(*args: Any, **kwargs: Any) -> Tensor: ...
 def igammac(*args: Any, **kwargs: Any) -> Tensor: ...
 def imag(*args: Any, **kwargs: Any) -> Tensor: ...
+def index_add(input: Any, dim: Any, index: Any, source: Any, *, alpha: Any = ..., out: Any = ...) -> Any: ...
 def index_copy(input: Any, dim: Any, index: Any, source: Any) -> Tensor: ...
 def index_fill(input: Any, dim: Any, index: Any, value: Any) -> Tensor: ...
 def index_put(input: Any, indices: Any, values: Any, accumulate: Any = ...) -> Tensor: ...
 def index_put_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def index_reduce(input: Any, *args: Any, **kwargs: Any) -> Any: ...
+def index_select(input: Any, dim: Any, index: Any, *, out: Any = ...) -> Any: ...
 inf: builtins.float
 def init_num_threads() -> None: ...
 def inner(input: Any, other: Any) -> Tensor: ...
@@ -1495,7 +1490,9 @@ def lstm_cell(input: Any, hx: Any, w_ih: Any, w_hh: Any, b_ih: Any = ..., b_hh: 
 def lstsq(input: Any, A: Any) -> Any: ...
 def lt(*args: Any, **kwargs: Any) -> Tensor: ...
 def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., reduction: Any = ...) -> Tensor: ...
+def masked_fill(input: Any, mask: Any, value: Any) -> Any: ...
 def masked_scatter(input: Any, mask: Any, source: Any) -> Tensor: ...
+def masked_select(input: Any, mask: Any, *, out: Any = ...) -> Any: ...
 def matmul(*args: Any, **kwargs: Any) -> Tensor: ...
 def matrix_power(input: Any, n: Any) -> Tensor: ...
 def matrix_rank(input: Any, tol: Any = ..., symmetric: Any = ...) -> Tensor: ...
@@ -1590,6 +1587,8 @@ def rrelu(input: Any, lower: Any = ..., upper: Any = ..., training: Any = ..., g
 def rsqrt(input: Any) -> Tensor: ...
 def rsqrt_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def rsub(input: Any, other: Any, *, alpha: Any = ...) -> Tensor: ...
+def scatter(input: Any, dim: Any, index: Any, src: Any = ..., *, value: Any = ..., reduce: Any = ..., out: Any = ...) -> Any: ...
+def scatter_add(input: Any, dim: Any, index: Any, src: Any, *, out: Any = ...) -> Any: ...
 def scatter_reduce(input: Any, dim: Any, index: Any, src: Any, reduce: Any, *, include_self: Any = ...) -> Tensor: ...
 def searchsorted(x1: Any, x2: Any, /, *, side: Any = ..., sorter: Any = ...) -> Tensor: ...
 def select(input: Any, dim: Any, index: Any) -> Tensor: ...
@@ -1646,6 +1645,7 @@ def symeig(input: Any, eigenvectors: Any = ..., upper: Any = ...) -> Any: ...
 def t(input: Any) -> Tensor: ...
 def t_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def take(x: Any, indices: Any, /, *, axis: Any = ...) -> Tensor: ...
+def take_along_axis(x: Any, indices: Any, /, *, axis: Any = ...) -> Any: ...
 def take_along_dim(input: Any, indices: Any, dim: Any = ...) -> Tensor: ...
 def tan(*args: Any, **kwargs: Any) -> Tensor: ...
 def tan_(input: Any, *args: Any, **kwargs: Any) -> Any: ...

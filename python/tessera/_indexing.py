@@ -1,6 +1,9 @@
-"""Index-based selection and update: take / take_along_axis (array API), the PyTorch family
-gather / scatter / scatter_add / index_select / index_add / masked_fill / masked_select, and
-nonzero / argwhere, with the matching Tensor methods.
+"""Index-based selection and update: take (array API), nonzero / argwhere, and PyTorch's
+index_fill / index_copy / index_put / scatter_reduce / masked_scatter / the *_scatter family,
+with the matching Tensor methods. take_along_axis and PyTorch's gather / scatter /
+scatter_add / index_select / index_add / masked_fill / masked_select (and their methods and
+in-place forms) are C++ functions with their argument forms parsed in the binding
+(csrc/python/bind_search.cpp); this module gathers them into the namespace.
 
 ``ts.nonzero(x)`` follows the standard (and NumPy): a tuple of ``x.ndim`` int64 index
 tensors. The method ``x.nonzero()`` follows PyTorch: one ``(count, x.ndim)`` int64 tensor
@@ -17,6 +20,10 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 from . import _C
 from ._C import Tensor
+from ._C import (  # noqa: F401  (the C++ functions: csrc/python/bind_search.cpp)
+    gather, index_add, index_select, masked_fill, masked_select, scatter, scatter_add,
+    take_along_axis,
+)
 from ._tensor import _dim_index
 from .autograd.function import Function, FunctionCtx, once_differentiable
 
@@ -53,14 +60,6 @@ def _take_method(self: Tensor, index: Any) -> Tensor:
     return take(self, index)
 
 
-def take_along_axis(x: Tensor, indices: Any, /, *, axis: int = -1) -> Tensor:
-    """``out[..., j, ...] = x[..., indices[..., j, ...], ...]`` along `axis` (NumPy's
-    take_along_axis): `x` and `indices` have the same rank and broadcast against each other
-    in every other axis. Pairs with argsort: ``take_along_axis(x, argsort(x, axis=a), axis=a)``.
-    """
-    return _C._take_along_axis(_tensor(x), _tensor(indices), axis)
-
-
 def nonzero(x: Tensor, /, *, as_tuple: Optional[bool] = None) -> Any:
     """Indices of the nonzero (truthy) elements: a tuple of ``x.ndim`` int64 tensors of equal
     length, in row-major order (array API / NumPy). 0-d input raises ValueError, as in NumPy 2;
@@ -89,164 +88,6 @@ def _nonzero_method(self: Tensor, *, as_tuple: bool = False) -> Any:
     if self.ndim == 0:
         return (_C._nonzero(self.reshape(1))[:, 0],)
     return nonzero(self)
-
-
-def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    """torch.gather: ``out[i][j][k] = input[index[i][j][k]][j][k]`` for dim=0 (and so on).
-
-    `index` is an integer tensor of input's rank, no larger than input in any dim but `dim`;
-    the result has index's shape and input's dtype."""
-    return _C._gather(_tensor(input), dim, _tensor(index))
-
-
-def _src(src: Any, value: Any, op: str) -> Any:
-    if src is None and value is None:
-        raise TypeError(f"{op}: pass src (a tensor) or value (a number)")
-    if src is not None and value is not None:
-        raise TypeError(f"{op}: pass only one of src and value")
-    return src if src is not None else value
-
-
-def _reduce(reduce: Optional[str], op: str) -> bool:
-    """True for reduce='add', False for None; 'multiply' is handled by _scatter_multiply."""
-    if reduce is None:
-        return False
-    if reduce == "add":
-        return True
-    raise ValueError(f"{op}: reduce must be None, 'add' or 'multiply', got {reduce!r}")
-
-
-def _scatter_multiply(input: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
-    """torch's scatter(..., reduce='multiply'): ``out[index[i][j]][j] *= src[i][j]`` for
-    dim=0 (src a tensor or a number, cast to input's dtype)."""
-    from ._indexing import scatter_reduce
-    index = _tensor(index)
-    if not isinstance(src, Tensor):
-        from ._creation import full
-        src = full(tuple(index.shape), src, dtype=input.dtype, device=input.device)
-    return scatter_reduce(input, dim, index, src, "prod", include_self=True)
-
-
-def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
-            reduce: Optional[str] = None) -> Tensor:
-    """torch.scatter (out of place): a copy of input with ``out[index[i][j]][j] = src[i][j]``
-    for dim=0. `src` is a tensor (at least index's size in every dim) or a number. With
-    repeated indices the last write wins. ``reduce='add'`` accumulates instead,
-    ``reduce='multiply'`` multiplies."""
-    if reduce == "multiply":
-        return _scatter_multiply(_tensor(input), dim, index, _src(src, value, "scatter"))
-    return _C._scatter(_tensor(input), dim, _tensor(index), _src(src, value, "scatter"),
-                       _reduce(reduce, "scatter"), False)
-
-
-def scatter_add(input: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
-    """torch.scatter_add (out of place): ``out[index[i][j]][j] += src[i][j]`` for dim=0;
-    repeated indices accumulate."""
-    return _C._scatter(_tensor(input), dim, _tensor(index), src, True, False)
-
-
-def _scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
-              reduce: Optional[str] = None) -> Tensor:
-    """In-place scatter (torch.Tensor.scatter_); returns self (reduce: None, 'add' or
-    'multiply')."""
-    if reduce == "multiply":
-        self[...] = _scatter_multiply(self, dim, index, _src(src, value, "scatter_"))
-        return self
-    _C._scatter(self, dim, _tensor(index), _src(src, value, "scatter_"),
-                _reduce(reduce, "scatter_"), True)
-    return self
-
-
-def _scatter_add_(self: Tensor, dim: int, index: Tensor, src: Any) -> Tensor:
-    """In-place scatter_add (torch.Tensor.scatter_add_); returns self."""
-    _C._scatter(self, dim, _tensor(index), src, True, True)
-    return self
-
-
-def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    """torch.index_select: the slices of input at the 1-d integer `index` along `dim`
-    (a copy; ``input.shape`` with ``dim`` replaced by ``len(index)``)."""
-    return _C._index_select(_tensor(input), dim, _tensor(index))
-
-
-def index_add(input: Tensor, dim: int, index: Tensor, source: Any, *, alpha: Any = 1) -> Tensor:
-    """torch.index_add (out of place): ``out.select(dim, index[i]) += alpha * source.select(dim, i)``;
-    repeated indices accumulate. source has input's shape with `dim` of len(index)."""
-    source = _tensor(source)
-    if alpha != 1:
-        source = source * alpha
-    return _C._index_add(_tensor(input), dim, _tensor(index), source)
-
-
-def _index_add_(self: Tensor, dim: int, index: Tensor, source: Any, *, alpha: Any = 1) -> Tensor:
-    """In-place index_add (torch.Tensor.index_add_); returns self."""
-    self[...] = index_add(self, dim, index, source, alpha=alpha)
-    return self
-
-
-def _mask(mask: Any, op: str) -> Tensor:
-    mask = _tensor(mask)
-    if mask.dtype != _C.bool:
-        raise TypeError(f"{op}: mask must be a bool tensor, got {mask.dtype}")
-    return mask
-
-
-def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
-    """torch.masked_fill (out of place): input with `value` (a number or 0-d tensor, cast to
-    input's dtype) where the bool `mask` (broadcastable to input) is True."""
-    from ._statistical import where
-    input = _tensor(input)
-    mask = _mask(mask, "masked_fill")
-    _check_broadcasts_into(mask, input, "masked_fill")
-    return where(mask, _cast_to(value, input, "masked_fill"), input)
-
-
-def _masked_fill_(self: Tensor, mask: Any, value: Any) -> Tensor:
-    """In-place masked_fill (torch.Tensor.masked_fill_); returns self."""
-    mask = _mask(mask, "masked_fill_")
-    _check_broadcasts_into(mask, self, "masked_fill_")
-    from ._manipulation import broadcast_to
-    self[broadcast_to(mask, tuple(self.shape))] = _cast_to(value, self, "masked_fill_")
-    return self
-
-
-def masked_select(input: Tensor, mask: Any) -> Tensor:
-    """torch.masked_select: the 1-d tensor of input's elements where `mask` is True, with
-    input and mask broadcast together (row-major order)."""
-    from ._manipulation import broadcast_arrays
-    input = _tensor(input)
-    mask = _mask(mask, "masked_select")
-    x, m = broadcast_arrays(input, mask)
-    return x[m] if x.ndim else x[None][m[None]]
-
-
-def _check_broadcasts_into(mask: Tensor, x: Tensor, op: str) -> None:
-    ok = mask.ndim <= x.ndim and all(
-        m in (1, s) for m, s in zip(reversed(tuple(mask.shape)), reversed(tuple(x.shape))))
-    if not ok:
-        raise ValueError(f"{op}: mask of shape {tuple(mask.shape)} does not broadcast to the "
-                         f"input's shape {tuple(x.shape)}")
-
-
-def _cast_to(value: Any, x: Tensor, op: str) -> Tensor:
-    from ._dtypes import astype
-    from ._creation import asarray
-    if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise ValueError(f"{op}: value must be a number or a 0-d tensor, got shape "
-                             f"{tuple(value.shape)}")
-        return astype(value, x.dtype)
-    if not isinstance(value, (bool, int, float, complex)):
-        raise TypeError(f"{op}: value must be a number or a 0-d tensor, got "
-                        f"{type(value).__name__}")
-    return astype(asarray(value), x.dtype)
-
-
-def _gather_method(self: Tensor, dim: int, index: Tensor) -> Tensor:
-    return gather(self, dim, index)
-
-
-_gather_method.__doc__ = gather.__doc__
 
 
 # ---- PyTorch's indexing functions and methods: where, masked_scatter, index_fill,

@@ -80,17 +80,8 @@ TENSOR_METHODS: Dict[str, Any] = {
     # indexing (_indexing.py)
     "take": _ix._take_method,
     "nonzero": _ix._nonzero_method,
-    "gather": _ix._gather_method,
-    "scatter": _ix.scatter,
-    "scatter_": _ix._scatter_,
-    "scatter_add": _ix.scatter_add,
-    "scatter_add_": _ix._scatter_add_,
-    "index_select": _ix.index_select,
-    "index_add": _ix.index_add,
-    "index_add_": _ix._index_add_,
-    "masked_fill": _ix.masked_fill,
-    "masked_fill_": _ix._masked_fill_,
-    "masked_select": _ix.masked_select,
+    # (gather/scatter/scatter_add/index_select/index_add/masked_fill/masked_select and their
+    # in-place forms are C++: csrc/python/bind_search.cpp)
     # sorting (_sorting.py)
     "sort": _so._sort_method,
     "argsort": _so._argsort_method,

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import tessera as ts
+import tessera.errors  # noqa: F401
 from harness import assert_same
 
 BIG = np.array([2 ** 40 + 7, -7, 7, -(2 ** 50) - 3], dtype=np.int64)
@@ -264,3 +265,71 @@ def test_diff_is_one_definition(args, kw):
     import inspect
     assert inspect.unwrap(ts.diff) is ts._statistical.diff
     assert_same(ts.count_nonzero(ts.asarray(a), 0), torch.count_nonzero(torch.from_numpy(a), 0))
+
+
+@pytest.mark.parametrize("name", ["mul", "multiply"])
+def test_mul_method_is_the_function(name):
+    """x.multiply was a Python forwarder of _C.multiply; now one object, as add/div."""
+    assert getattr(ts.Tensor, name) is ts.multiply
+    x = ts.asarray([1.0, 2.0])
+    assert_same(getattr(x, name)(3), torch.tensor([3.0, 6.0]))
+
+
+def test_zero_division_error_is_tessera_errors_class():
+    """The op raises tessera.errors.ZeroDivisionError (a ZeroDivisionError and a
+    RuntimeError), naming the op and the divisor; no Python re-raise."""
+    with pytest.raises(ts.errors.ZeroDivisionError, match="div: .*divisor of int64"):
+        ts.div(ts.asarray([1, 2]), ts.asarray([1, 0]), rounding_mode="trunc")
+    assert issubclass(ts.errors.ZeroDivisionError, RuntimeError)
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "true_divide"])
+def test_out_writes_into_out_like_torch(name):
+    """out= was refused by the wrappers (an unexpected keyword); now written as PyTorch."""
+    a = np.array([[1.5, -2.0], [3.0, 0.25]], dtype=np.float32)
+    b = np.array([0.5, 4.0], dtype=np.float32)
+    want = getattr(torch, name)(torch.from_numpy(a), torch.from_numpy(b))
+    out = ts.zeros((2, 2))
+    got = getattr(ts, name)(ts.asarray(a), ts.asarray(b), out=out)
+    assert got is out
+    assert_same(out, want)
+    with pytest.raises(ValueError, match="out= has shape"):
+        getattr(ts, name)(ts.asarray(a), ts.asarray(b), out=ts.zeros(3))
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        getattr(ts, name)(ts.asarray(a), ts.asarray(b), out=ts.zeros((2, 2), dtype=ts.int64))
+    x = ts.asarray(a, requires_grad=True)
+    with pytest.raises(RuntimeError, match="out=... arguments don't support automatic"):
+        getattr(ts, name)(x, ts.asarray(b), out=ts.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float32", "float64"])
+def test_alpha_with_python_number_other_stays_weak(dtype):
+    """ts.add(x, 2, alpha=3): the Python number times alpha stays a weak scalar (x's dtype)."""
+    a = np.array([1, 2, 3], dtype=dtype)
+    for name in ("add", "sub"):
+        want = getattr(torch, name)(torch.from_numpy(a), 2, alpha=3)
+        assert_same(getattr(ts, name)(ts.asarray(a), 2, alpha=3), want)
+    if dtype != "int8":
+        want = torch.add(torch.from_numpy(a), 0.1, alpha=3)
+        assert_same(ts.add(ts.asarray(a), 0.1, alpha=3), want)
+
+
+def test_inplace_keyword_forms():
+    """x.subtract_(y, alpha=), x.divide_(y, rounding_mode=) and x.true_divide_(y) are C++
+    methods with PyTorch's keywords (were generated Python twins)."""
+    a = np.array([7.0, -7.0, 5.5], dtype=np.float32)
+    b = np.array([2.0, 2.0, -2.0], dtype=np.float32)
+    for call in (lambda t, u: t.subtract_(u, alpha=2), lambda t, u: t.divide_(u, rounding_mode="floor"),
+                 lambda t, u: t.true_divide_(u), lambda t, u: t.multiply_(u)):
+        want = call(torch.from_numpy(a.copy()), torch.from_numpy(b))
+        x = ts.asarray(a.copy())
+        assert call(x, ts.asarray(b)) is x
+        assert_same(x, want)
+
+
+def test_bad_alpha_and_rounding_mode_types():
+    x = ts.ones(2)
+    with pytest.raises(TypeError, match="alpha must be a number"):
+        ts.add(x, x, alpha="2")
+    with pytest.raises(TypeError, match="rounding_mode must be None"):
+        ts.div(x, x, rounding_mode=1)

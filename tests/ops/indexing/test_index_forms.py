@@ -1,0 +1,121 @@
+"""The argument forms of PyTorch's gather / scatter / scatter_add / index_select / index_add /
+masked_fill / masked_select and the standard's take_along_axis, parsed once in their C++
+bindings (issue 17): dim positional or keyword, out=, sparse_grad= (ignored), alpha=, the
+method and in-place forms, and the errors the ops raise (op name, shapes, a hint)."""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+import torch
+
+import tessera as ts
+from harness import assert_same
+
+A = np.arange(12, dtype=np.float32).reshape(3, 4)
+IDX = np.array([[0, 2], [1, 0], [2, 2]], dtype=np.int64)
+
+
+@pytest.mark.parametrize("name", ["gather", "scatter", "scatter_add", "index_select",
+                                  "index_add", "masked_fill", "masked_select"])
+def test_method_is_the_function(name):
+    """One definition: Tensor.gather is ts.gather (was a Python method beside the function)."""
+    assert getattr(ts.Tensor, name) is getattr(ts, name)
+    assert "input" in inspect.signature(getattr(ts, name)).parameters
+
+
+def test_gather_forms_match_torch():
+    x, t = ts.asarray(A), torch.from_numpy(A)
+    i, ti = ts.asarray(IDX), torch.from_numpy(IDX)
+    want = torch.gather(t, 1, ti)
+    assert_same(ts.gather(x, 1, i), want)
+    assert_same(ts.gather(x, dim=1, index=i), want)
+    assert_same(ts.gather(x, 1, i, sparse_grad=True), want)
+    assert_same(x.gather(1, i), want)
+    assert_same(x.gather(dim=1, index=i), want)
+    out = ts.zeros((3, 2))
+    assert ts.gather(x, 1, i, out=out) is out
+    assert_same(out, want)
+
+
+def test_index_select_and_index_add_forms_match_torch():
+    x, t = ts.asarray(A), torch.from_numpy(A)
+    j = np.array([2, 0, 2], dtype=np.int64)
+    src = np.ones((3, 3), dtype=np.float32)
+    assert_same(ts.index_select(x, dim=1, index=ts.asarray(j)),
+                torch.index_select(t, 1, torch.from_numpy(j)))
+    want = torch.index_add(t, 1, torch.from_numpy(j), torch.from_numpy(src), alpha=2.5)
+    assert_same(ts.index_add(x, 1, ts.asarray(j), ts.asarray(src), alpha=2.5), want)
+    assert_same(x.index_add(1, ts.asarray(j), ts.asarray(src), alpha=2.5), want)
+    y = ts.asarray(A.copy())
+    assert y.index_add_(1, ts.asarray(j), ts.asarray(src), alpha=2.5) is y
+    assert_same(y, want)
+
+
+def test_scatter_forms_match_torch():
+    x, t = ts.asarray(A), torch.from_numpy(A)
+    i, ti = ts.asarray(IDX), torch.from_numpy(IDX)
+    s = np.full((3, 2), 5.0, dtype=np.float32)
+    assert_same(ts.scatter(x, 1, i, ts.asarray(s)), torch.scatter(t, 1, ti, torch.from_numpy(s)))
+    assert_same(ts.scatter(x, 1, i, value=2.0), torch.scatter(t, 1, ti, value=2.0))
+    assert_same(x.scatter(1, i, 2.0, reduce="multiply"),
+                t.scatter(1, ti, 2.0, reduce="multiply"))
+    assert_same(ts.scatter_add(x, dim=1, index=i, src=ts.asarray(s)),
+                torch.scatter_add(t, 1, ti, torch.from_numpy(s)))
+    y, ty = ts.asarray(A.copy()), t.clone()
+    assert y.scatter_(1, i, ts.asarray(s), reduce="add") is y
+    assert_same(y, ty.scatter_(1, ti, torch.from_numpy(s), reduce="add"))
+    assert y.scatter_add_(1, i, ts.asarray(s)) is y
+    assert_same(y, ty.scatter_add_(1, ti, torch.from_numpy(s)))
+    with pytest.raises(TypeError, match="only one of src and value"):
+        ts.scatter(x, 1, i, ts.asarray(s), value=1.0)
+    with pytest.raises(ValueError, match="reduce must be None, 'add' or 'multiply'"):
+        ts.scatter(x, 1, i, ts.asarray(s), reduce="max")
+
+
+def test_masked_forms_match_torch():
+    x, t = ts.asarray(A), torch.from_numpy(A)
+    m = A[0] > 4  # broadcasts over the rows
+    assert_same(ts.masked_fill(x, ts.asarray(m), -1.0), torch.masked_fill(t, torch.from_numpy(m), -1.0))
+    assert_same(x.masked_fill(ts.asarray(m), ts.asarray(3.0)),
+                t.masked_fill(torch.from_numpy(m), torch.tensor(3.0)))
+    y = ts.asarray(A.copy())
+    assert y.masked_fill_(ts.asarray(m), 0.5) is y
+    assert_same(y, t.clone().masked_fill_(torch.from_numpy(m), 0.5))
+    want = torch.masked_select(t, torch.from_numpy(m))
+    assert_same(ts.masked_select(x, ts.asarray(m)), want)
+    out = ts.zeros(tuple(want.shape))
+    assert ts.masked_select(x, ts.asarray(m), out=out) is out
+    assert_same(out, want)
+    assert_same(ts.masked_select(ts.asarray(2.0), ts.asarray(True)),
+                torch.masked_select(torch.tensor(2.0), torch.tensor(True)))
+
+
+def test_masked_fill_errors_name_op_and_shapes():
+    x = ts.asarray(A)
+    with pytest.raises(TypeError, match="masked_fill: mask must be a bool tensor, got int64"):
+        ts.masked_fill(x, ts.asarray([1, 0, 1, 0]), 1.0)
+    with pytest.raises(ValueError, match=r"masked_fill_: mask of shape \(2,\) does not broadcast"):
+        x.masked_fill_(ts.asarray([True, False]), 1.0)
+    with pytest.raises(ValueError, match="value must be a number or a 0-d tensor"):
+        ts.masked_fill(x, ts.asarray(A > 3), ts.ones(2))
+
+
+def test_masked_fill_gradient_matches_torch():
+    x = ts.asarray(A, requires_grad=True)
+    v = ts.asarray(2.0, requires_grad=True)
+    t = torch.from_numpy(A).requires_grad_(True)
+    tv = torch.tensor(2.0, requires_grad=True)
+    m = A > 5
+    (ts.masked_fill(x, ts.asarray(m), v) * 3).sum().backward()
+    (torch.masked_fill(t, torch.from_numpy(m), tv) * 3).sum().backward()
+    assert_same(x.grad, t.grad)
+    assert_same(v.grad, tv.grad)
+
+
+def test_take_along_axis_keeps_the_standard_signature():
+    assert str(inspect.signature(ts.take_along_axis)) == "(x, indices, /, *, axis=-1)"
+    x = ts.asarray(A)
+    i = ts.argsort(x, axis=1)
+    assert_same(ts.take_along_axis(x, i, axis=1), np.take_along_axis(A, np.argsort(A, axis=1), 1))
