@@ -201,6 +201,31 @@ void gather_chunk(const T* src, T* dst, int64_t rows, int64_t L, int64_t n0, int
   });
 }
 
+// The batch's image chunks and the tasks they are split into (Note [Convolutions split by
+// images across threads]).
+struct Chunking {
+  int tasks;
+  int64_t B, chunks;
+  explicit Chunking(const Geo& g)
+      : tasks(conv_tasks(g.N)),
+        B(conv_chunk(chunk_images(g), g.N, tasks)),
+        chunks((g.N + B - 1) / B) {}
+};
+
+// Calls body(task, n0, nb, cols, chunk) for each chunk of nb images from n0, a task's chunks
+// on one thread with that task's buffers: the chunk's columns (none for pointwise
+// one-image chunks) and an (O, nb*L) buffer for chunks of several images.
+template <class T, class F>
+void for_chunks(const Geo& g, const Chunking& ch, const F& body) {
+  const int64_t B = ch.B;
+  run_conv_tasks(ch.tasks, ch.chunks, [&](int64_t t, int64_t c0, int64_t c1) {
+    std::vector<T> cols(g.pointwise && B == 1 ? 0 : g.C * g.K * B * g.L);
+    std::vector<T> chunk(B > 1 ? g.O * B * g.L : 0);
+    for (int64_t n0 = c0 * B; n0 < std::min(g.N, c1 * B); n0 += B)
+      body(t, n0, std::min(B, g.N - n0), cols.data(), chunk.data());
+  });
+}
+
 // ---- depthwise: groups == C, one input channel per group, Og = O / C outputs per channel
 template <class T>
 bool depthwise(const Geo& g) {
@@ -343,19 +368,15 @@ void forward_any(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor
     std::fill(yp, yp + y.numel(), T(0));
     return add_bias(yp, bp, g);
   }
-  const int tasks = conv_tasks(g.N);
-  const int64_t B = conv_chunk(chunk_images(g), g.N, tasks), chunks = (g.N + B - 1) / B;
-  run_conv_tasks(tasks, chunks, [&](int64_t, int64_t c0, int64_t c1) {
-    std::vector<T> cols(g.pointwise && B == 1 ? 0 : g.C * g.K * B * g.L);
-    std::vector<T> prod(B > 1 ? g.O * B * g.L : 0);
-    for (int64_t n0 = c0 * B; n0 < std::min(g.N, c1 * B); n0 += B) {
-      const int64_t nb = std::min(B, g.N - n0), BL = nb * g.L;
+  for_chunks<T>(g, Chunking(g), [&](int64_t, int64_t n0, int64_t nb, T* cols, T* prod) {
+    {
+      const int64_t BL = nb * g.L;
       const T* src = xp + n0 * g.C * g.I;  // pointwise, one image: x is its own columns
       if (!(g.pointwise && nb == 1)) {
-        chunk_cols(xp, cols.data(), g, n0, nb);
-        src = cols.data();
+        chunk_cols(xp, cols, g, n0, nb);
+        src = cols;
       }
-      T* dst = nb == 1 ? yp + n0 * g.O * g.L : prod.data();
+      T* dst = nb == 1 ? yp + n0 * g.O * g.L : prod;
       for (int64_t gi = 0; gi < g.G; ++gi)
         gemm<T>(false, false, g.Og, BL, CgK, wp + gi * g.Og * CgK, CgK, src + gi * CgK * BL, BL,
                 dst + gi * g.Og * BL, BL);
@@ -363,8 +384,7 @@ void forward_any(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor
         parallel_for(0, nb * g.O, grain_for(g.L), [&](int64_t lo, int64_t hi) {
           for (int64_t p = lo; p < hi; ++p) {
             const int64_t j = p / g.O, o = p % g.O;
-            std::memcpy(yp + ((n0 + j) * g.O + o) * g.L, prod.data() + o * BL + j * g.L,
-                        g.L * sizeof(T));
+            std::memcpy(yp + ((n0 + j) * g.O + o) * g.L, prod + o * BL + j * g.L, g.L * sizeof(T));
           }
         });
     }
@@ -387,29 +407,24 @@ void transpose_any(const Tensor& gy, const Tensor& w, const Tensor& gx, const Co
     std::fill(gxp, gxp + gx.numel(), T(0));
     return;
   }
-  const int tasks = conv_tasks(g.N);
-  const int64_t B = conv_chunk(chunk_images(g), g.N, tasks), chunks = (g.N + B - 1) / B;
-  run_conv_tasks(tasks, chunks, [&](int64_t, int64_t c0, int64_t c1) {
-    std::vector<T> cols(g.pointwise && B == 1 ? 0 : g.C * g.K * B * g.L);
-    std::vector<T> gchunk(B > 1 ? g.O * B * g.L : 0);
-    for (int64_t n0 = c0 * B; n0 < std::min(g.N, c1 * B); n0 += B) {
-      const int64_t nb = std::min(B, g.N - n0), BL = nb * g.L;
+  for_chunks<T>(g, Chunking(g), [&](int64_t, int64_t n0, int64_t nb, T* cols, T* gchunk) {
+    {
+      const int64_t BL = nb * g.L;
       const T* src = gyp + n0 * g.O * g.L;
       if (nb > 1) {
-        gather_chunk(gyp, gchunk.data(), g.O, g.L, n0, nb);
-        src = gchunk.data();
+        gather_chunk(gyp, gchunk, g.O, g.L, n0, nb);
+        src = gchunk;
       }
       const bool direct = g.pointwise && nb == 1;
-      T* dst = direct ? gxp + n0 * g.C * g.I : cols.data();
+      T* dst = direct ? gxp + n0 * g.C * g.I : cols;
       for (int64_t gi = 0; gi < g.G; ++gi)
         gemm<T>(true, false, CgK, BL, g.Og, wp + gi * g.Og * CgK, CgK, src + gi * g.Og * BL, BL,
                 dst + gi * CgK * BL, BL);
-      if (direct) continue;
+      if (direct) return;
       parallel_for(0, nb * g.C, grain_for(g.K * g.L), [&](int64_t lo, int64_t hi) {
         for (int64_t p = lo; p < hi; ++p) {
           const int64_t j = p / g.C, c = p % g.C;
-          col2vol_plane(cols.data() + c * g.K * BL + j * g.L, gxp + ((n0 + j) * g.C + c) * g.I, g,
-                        BL);
+          col2vol_plane(cols + c * g.K * BL + j * g.L, gxp + ((n0 + j) * g.C + c) * g.I, g, BL);
         }
       });
     }
@@ -431,28 +446,28 @@ void weight_any(const Tensor& gy, const Tensor& x, const Tensor& gw, const ConvS
     std::fill(gwp, gwp + total, T(0));
     return;
   }
-  const int tasks = conv_tasks(g.N);
-  const int64_t B = conv_chunk(chunk_images(g), g.N, tasks), chunks = (g.N + B - 1) / B;
-  const bool one_chunk = chunks == 1;
-  // each task's sum over its chunks, in double across chunks (its first in gw when one chunk)
+  const Chunking ch(g);
+  const int tasks = ch.tasks;
+  const bool one_chunk = ch.chunks == 1;
+  // each task's sum over its chunks, in double across chunks (the one chunk's straight in gw)
   std::vector<double> acc(one_chunk ? 0 : tasks * total, 0.0);
-  run_conv_tasks(tasks, chunks, [&](int64_t t, int64_t c0, int64_t c1) {
-    std::vector<T> cols(g.pointwise && B == 1 ? 0 : g.C * g.K * B * g.L);
-    std::vector<T> gchunk(B > 1 ? g.O * B * g.L : 0), prod(one_chunk ? 0 : total);
+  std::vector<T> prods(one_chunk ? 0 : tasks * total);
+  for_chunks<T>(g, ch, [&](int64_t t, int64_t n0, int64_t nb, T* cols, T* gchunk) {
     double* a = acc.data() + t * total;
-    for (int64_t n0 = c0 * B; n0 < std::min(g.N, c1 * B); n0 += B) {
-      const int64_t nb = std::min(B, g.N - n0), BL = nb * g.L;
+    T* prod = prods.data() + t * total;
+    {
+      const int64_t BL = nb * g.L;
       const T* ysrc = gyp + n0 * g.O * g.L;
       if (nb > 1) {
-        gather_chunk(gyp, gchunk.data(), g.O, g.L, n0, nb);
-        ysrc = gchunk.data();
+        gather_chunk(gyp, gchunk, g.O, g.L, n0, nb);
+        ysrc = gchunk;
       }
       const T* xsrc = xp + n0 * g.C * g.I;
       if (!(g.pointwise && nb == 1)) {
-        chunk_cols(xp, cols.data(), g, n0, nb);
-        xsrc = cols.data();
+        chunk_cols(xp, cols, g, n0, nb);
+        xsrc = cols;
       }
-      T* dst = one_chunk ? gwp : prod.data();
+      T* dst = one_chunk ? gwp : prod;
       for (int64_t gi = 0; gi < g.G; ++gi)
         gemm<T>(false, true, g.Og, CgK, BL, ysrc + gi * g.Og * BL, BL, xsrc + gi * CgK * BL, BL,
                 dst + gi * g.Og * CgK, CgK);
