@@ -4,9 +4,11 @@
 // holds that tap's values for image after image), so one GEMM per group covers B images;
 // chunks are sized to stay in cache (Note in nn_window_kernels.cpp). One image per chunk
 // (the common case for CNN feature maps) GEMMs straight from/into the tensors, and a 1x1
-// unstrided unpadded convolution skips im2col altogether. The GEMMs are called from one
-// thread (OpenBLAS threads each itself); the memory-bound column passes are parallel_for
-// loops over (image, channel) planes, which never share output.
+// unstrided unpadded convolution skips im2col altogether. With several threads and images the
+// chunks are split across threads, each with its own buffers and single-threaded GEMMs (Note
+// [Convolutions split by images across threads], cpu/conv_tasks.h); otherwise the GEMMs are
+// called from one thread (OpenBLAS threads each itself) and the memory-bound column passes
+// are parallel_for loops over (image, channel) planes, which never share output.
 // Depthwise (groups == C, one input channel per group): a direct kernel, one plane per task.
 // 3x3 stride-1 2-D convolutions with enough channels: Winograd F(2x2, 3x3) for all three
 // ops (cpu/conv_winograd.cpp, Note [Winograd convolutions on the CPU]).
@@ -14,8 +16,9 @@
 #include <cstring>
 #include <vector>
 
-#include "cpu/blas.h"
 #include "core/parallel.h"
+#include "cpu/blas.h"
+#include "cpu/conv_tasks.h"
 #include "cpu/conv_winograd.h"
 #include "ops/conv.h"
 
@@ -23,8 +26,8 @@ namespace ts {
 namespace {
 
 // The outputs [lo, hi) whose input position o * s - p + off lies in [0, n).
-inline void valid_range(int64_t n_out, int64_t n_in, int64_t s, int64_t p, int64_t off,
-                        int64_t* lo, int64_t* hi) {
+inline void valid_range(int64_t n_out, int64_t n_in, int64_t s, int64_t p, int64_t off, int64_t* lo,
+                        int64_t* hi) {
   // (a + b - 1) / b would overflow for a stride near 2^63
   auto ceil_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b + (a % b != 0) : -((-a) / b); };
   *lo = std::clamp<int64_t>(ceil_div(p - off, s), 0, n_out);
@@ -37,10 +40,33 @@ struct Geo {
   int64_t k0, k1, k2, s0, s1, s2, p0, p1, p2, d0, d1, d2;
   bool pointwise;
   Geo(int64_t n, int64_t c, int64_t o, const ConvSpec& s)
-      : N(n), C(c), O(o), G(s.groups), Cg(c / s.groups), Og(o / s.groups), K(s.k_numel()),
-        L(s.out_numel()), I(s.in_numel()), D(s.in[0]), H(s.in[1]), W(s.in[2]), Do(s.out(0)),
-        Ho(s.out(1)), Wo(s.out(2)), k0(s.k[0]), k1(s.k[1]), k2(s.k[2]), s0(s.s[0]), s1(s.s[1]),
-        s2(s.s[2]), p0(s.p[0]), p1(s.p[1]), p2(s.p[2]), d0(s.d[0]), d1(s.d[1]), d2(s.d[2]) {
+      : N(n),
+        C(c),
+        O(o),
+        G(s.groups),
+        Cg(c / s.groups),
+        Og(o / s.groups),
+        K(s.k_numel()),
+        L(s.out_numel()),
+        I(s.in_numel()),
+        D(s.in[0]),
+        H(s.in[1]),
+        W(s.in[2]),
+        Do(s.out(0)),
+        Ho(s.out(1)),
+        Wo(s.out(2)),
+        k0(s.k[0]),
+        k1(s.k[1]),
+        k2(s.k[2]),
+        s0(s.s[0]),
+        s1(s.s[1]),
+        s2(s.s[2]),
+        p0(s.p[0]),
+        p1(s.p[1]),
+        p2(s.p[2]),
+        d0(s.d[0]),
+        d1(s.d[1]),
+        d2(s.d[2]) {
     pointwise = K == 1 && s0 == 1 && s1 == 1 && s2 == 1 && p0 == 0 && p1 == 0 && p2 == 0;
   }
 };
@@ -175,6 +201,31 @@ void gather_chunk(const T* src, T* dst, int64_t rows, int64_t L, int64_t n0, int
   });
 }
 
+// The batch's image chunks and the tasks they are split into (Note [Convolutions split by
+// images across threads]).
+struct Chunking {
+  int tasks;
+  int64_t B, chunks;
+  explicit Chunking(const Geo& g)
+      : tasks(conv_tasks(g.N)),
+        B(conv_chunk(chunk_images(g), g.N, tasks)),
+        chunks((g.N + B - 1) / B) {}
+};
+
+// Calls body(task, n0, nb, cols, chunk) for each chunk of nb images from n0, a task's chunks
+// on one thread with that task's buffers: the chunk's columns (none for pointwise
+// one-image chunks) and an (O, nb*L) buffer for chunks of several images.
+template <class T, class F>
+void for_chunks(const Geo& g, const Chunking& ch, const F& body) {
+  const int64_t B = ch.B;
+  run_conv_tasks(ch.tasks, ch.chunks, [&](int64_t t, int64_t c0, int64_t c1) {
+    std::vector<T> cols(g.pointwise && B == 1 ? 0 : g.C * g.K * B * g.L);
+    std::vector<T> chunk(B > 1 ? g.O * B * g.L : 0);
+    for (int64_t n0 = c0 * B; n0 < std::min(g.N, c1 * B); n0 += B)
+      body(t, n0, std::min(B, g.N - n0), cols.data(), chunk.data());
+  });
+}
+
 // ---- depthwise: groups == C, one input channel per group, Og = O / C outputs per channel
 template <class T>
 bool depthwise(const Geo& g) {
@@ -192,8 +243,8 @@ void dw_forward(const T* xp, const T* wp, const T* bp, T* yp, const Geo& g) {
       const T* x = xp + (n * g.C + c) * g.I;
       const T* w = wp + o * g.K;
       for_each_tap(g, [&](int64_t tap, const Tap& t) {
-    const int64_t dlo = t.dlo, dhi = t.dhi, hlo = t.hlo, hhi = t.hhi, wlo = t.wlo, whi = t.whi;
-    if (t.empty()) return;  // t.first() is meaningful only for a non-empty tap
+        const int64_t dlo = t.dlo, dhi = t.dhi, hlo = t.hlo, hhi = t.hhi, wlo = t.wlo, whi = t.whi;
+        if (t.empty()) return;  // t.first() is meaningful only for a non-empty tap
         const T wv = w[tap];
         for (int64_t od = dlo; od < dhi; ++od)
           for (int64_t oh = hlo; oh < hhi; ++oh) {
@@ -222,8 +273,9 @@ void dw_transpose(const T* gyp, const T* wp, T* gxp, const Geo& g) {
         const T* y = gyp + (n * g.O + o) * g.L;
         const T* w = wp + o * g.K;
         for_each_tap(g, [&](int64_t tap, const Tap& t) {
-    const int64_t dlo = t.dlo, dhi = t.dhi, hlo = t.hlo, hhi = t.hhi, wlo = t.wlo, whi = t.whi;
-    if (t.empty()) return;  // t.first() is meaningful only for a non-empty tap
+          const int64_t dlo = t.dlo, dhi = t.dhi, hlo = t.hlo, hhi = t.hhi, wlo = t.wlo,
+                        whi = t.whi;
+          if (t.empty()) return;  // t.first() is meaningful only for a non-empty tap
           const T wv = w[tap];
           for (int64_t od = dlo; od < dhi; ++od)
             for (int64_t oh = hlo; oh < hhi; ++oh) {
@@ -252,8 +304,9 @@ void dw_weight(const T* gyp, const T* xp, T* gwp, const Geo& g) {
         const T* y = gyp + (n * g.O + o) * g.L;
         const T* x = xp + (n * g.C + c) * g.I;
         for_each_tap(g, [&](int64_t tap, const Tap& t) {
-    const int64_t dlo = t.dlo, dhi = t.dhi, hlo = t.hlo, hhi = t.hhi, wlo = t.wlo, whi = t.whi;
-    if (t.empty()) return;  // t.first() is meaningful only for a non-empty tap
+          const int64_t dlo = t.dlo, dhi = t.dhi, hlo = t.hlo, hhi = t.hhi, wlo = t.wlo,
+                        whi = t.whi;
+          if (t.empty()) return;  // t.first() is meaningful only for a non-empty tap
           T part = 0;
           for (int64_t od = dlo; od < dhi; ++od)
             for (int64_t oh = hlo; oh < hhi; ++oh) {
@@ -315,29 +368,27 @@ void forward_any(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor
     std::fill(yp, yp + y.numel(), T(0));
     return add_bias(yp, bp, g);
   }
-  const int64_t B = chunk_images(g);
-  std::vector<T> cols(g.pointwise && B == 1 ? 0 : g.C * g.K * B * g.L);
-  std::vector<T> prod(B > 1 ? g.O * B * g.L : 0);
-  for (int64_t n0 = 0; n0 < g.N; n0 += B) {
-    const int64_t nb = std::min(B, g.N - n0), BL = nb * g.L;
-    const T* src = xp + n0 * g.C * g.I;  // pointwise, one image: x is its own columns
-    if (!(g.pointwise && nb == 1)) {
-      chunk_cols(xp, cols.data(), g, n0, nb);
-      src = cols.data();
+  for_chunks<T>(g, Chunking(g), [&](int64_t, int64_t n0, int64_t nb, T* cols, T* prod) {
+    {
+      const int64_t BL = nb * g.L;
+      const T* src = xp + n0 * g.C * g.I;  // pointwise, one image: x is its own columns
+      if (!(g.pointwise && nb == 1)) {
+        chunk_cols(xp, cols, g, n0, nb);
+        src = cols;
+      }
+      T* dst = nb == 1 ? yp + n0 * g.O * g.L : prod;
+      for (int64_t gi = 0; gi < g.G; ++gi)
+        gemm<T>(false, false, g.Og, BL, CgK, wp + gi * g.Og * CgK, CgK, src + gi * CgK * BL, BL,
+                dst + gi * g.Og * BL, BL);
+      if (nb > 1)
+        parallel_for(0, nb * g.O, grain_for(g.L), [&](int64_t lo, int64_t hi) {
+          for (int64_t p = lo; p < hi; ++p) {
+            const int64_t j = p / g.O, o = p % g.O;
+            std::memcpy(yp + ((n0 + j) * g.O + o) * g.L, prod + o * BL + j * g.L, g.L * sizeof(T));
+          }
+        });
     }
-    T* dst = nb == 1 ? yp + n0 * g.O * g.L : prod.data();
-    for (int64_t gi = 0; gi < g.G; ++gi)
-      gemm<T>(false, false, g.Og, BL, CgK, wp + gi * g.Og * CgK, CgK, src + gi * CgK * BL, BL,
-              dst + gi * g.Og * BL, BL);
-    if (nb > 1)
-      parallel_for(0, nb * g.O, grain_for(g.L), [&](int64_t lo, int64_t hi) {
-        for (int64_t p = lo; p < hi; ++p) {
-          const int64_t j = p / g.O, o = p % g.O;
-          std::memcpy(yp + ((n0 + j) * g.O + o) * g.L, prod.data() + o * BL + j * g.L,
-                      g.L * sizeof(T));
-        }
-      });
-  }
+  });
   add_bias(yp, bp, g);
 }
 
@@ -356,30 +407,28 @@ void transpose_any(const Tensor& gy, const Tensor& w, const Tensor& gx, const Co
     std::fill(gxp, gxp + gx.numel(), T(0));
     return;
   }
-  const int64_t B = chunk_images(g);
-  std::vector<T> cols(g.pointwise && B == 1 ? 0 : g.C * g.K * B * g.L);
-  std::vector<T> gchunk(B > 1 ? g.O * B * g.L : 0);
-  for (int64_t n0 = 0; n0 < g.N; n0 += B) {
-    const int64_t nb = std::min(B, g.N - n0), BL = nb * g.L;
-    const T* src = gyp + n0 * g.O * g.L;
-    if (nb > 1) {
-      gather_chunk(gyp, gchunk.data(), g.O, g.L, n0, nb);
-      src = gchunk.data();
-    }
-    const bool direct = g.pointwise && nb == 1;
-    T* dst = direct ? gxp + n0 * g.C * g.I : cols.data();
-    for (int64_t gi = 0; gi < g.G; ++gi)
-      gemm<T>(true, false, CgK, BL, g.Og, wp + gi * g.Og * CgK, CgK, src + gi * g.Og * BL, BL,
-              dst + gi * CgK * BL, BL);
-    if (direct) continue;
-    parallel_for(0, nb * g.C, grain_for(g.K * g.L), [&](int64_t lo, int64_t hi) {
-      for (int64_t p = lo; p < hi; ++p) {
-        const int64_t j = p / g.C, c = p % g.C;
-        col2vol_plane(cols.data() + c * g.K * BL + j * g.L, gxp + ((n0 + j) * g.C + c) * g.I, g,
-                      BL);
+  for_chunks<T>(g, Chunking(g), [&](int64_t, int64_t n0, int64_t nb, T* cols, T* gchunk) {
+    {
+      const int64_t BL = nb * g.L;
+      const T* src = gyp + n0 * g.O * g.L;
+      if (nb > 1) {
+        gather_chunk(gyp, gchunk, g.O, g.L, n0, nb);
+        src = gchunk;
       }
-    });
-  }
+      const bool direct = g.pointwise && nb == 1;
+      T* dst = direct ? gxp + n0 * g.C * g.I : cols;
+      for (int64_t gi = 0; gi < g.G; ++gi)
+        gemm<T>(true, false, CgK, BL, g.Og, wp + gi * g.Og * CgK, CgK, src + gi * g.Og * BL, BL,
+                dst + gi * CgK * BL, BL);
+      if (direct) return;
+      parallel_for(0, nb * g.C, grain_for(g.K * g.L), [&](int64_t lo, int64_t hi) {
+        for (int64_t p = lo; p < hi; ++p) {
+          const int64_t j = p / g.C, c = p % g.C;
+          col2vol_plane(cols + c * g.K * BL + j * g.L, gxp + ((n0 + j) * g.C + c) * g.I, g, BL);
+        }
+      });
+    }
+  });
 }
 
 template <class T>
@@ -397,34 +446,45 @@ void weight_any(const Tensor& gy, const Tensor& x, const Tensor& gw, const ConvS
     std::fill(gwp, gwp + total, T(0));
     return;
   }
-  const int64_t B = chunk_images(g);
-  std::vector<T> cols(g.pointwise && B == 1 ? 0 : g.C * g.K * B * g.L);
-  std::vector<T> gchunk(B > 1 ? g.O * B * g.L : 0), prod(total);
-  const bool one_chunk = B >= g.N;
-  std::vector<double> acc(one_chunk ? 0 : total, 0.0);
-  for (int64_t n0 = 0; n0 < g.N; n0 += B) {
-    const int64_t nb = std::min(B, g.N - n0), BL = nb * g.L;
-    const T* ysrc = gyp + n0 * g.O * g.L;
-    if (nb > 1) {
-      gather_chunk(gyp, gchunk.data(), g.O, g.L, n0, nb);
-      ysrc = gchunk.data();
+  const Chunking ch(g);
+  const int tasks = ch.tasks;
+  const bool one_chunk = ch.chunks == 1;
+  // each task's sum over its chunks, in double across chunks (the one chunk's straight in gw)
+  std::vector<double> acc(one_chunk ? 0 : tasks * total, 0.0);
+  std::vector<T> prods(one_chunk ? 0 : tasks * total);
+  for_chunks<T>(g, ch, [&](int64_t t, int64_t n0, int64_t nb, T* cols, T* gchunk) {
+    double* a = acc.data() + t * total;
+    T* prod = prods.data() + t * total;
+    {
+      const int64_t BL = nb * g.L;
+      const T* ysrc = gyp + n0 * g.O * g.L;
+      if (nb > 1) {
+        gather_chunk(gyp, gchunk, g.O, g.L, n0, nb);
+        ysrc = gchunk;
+      }
+      const T* xsrc = xp + n0 * g.C * g.I;
+      if (!(g.pointwise && nb == 1)) {
+        chunk_cols(xp, cols, g, n0, nb);
+        xsrc = cols;
+      }
+      T* dst = one_chunk ? gwp : prod;
+      for (int64_t gi = 0; gi < g.G; ++gi)
+        gemm<T>(false, true, g.Og, CgK, BL, ysrc + gi * g.Og * BL, BL, xsrc + gi * CgK * BL, BL,
+                dst + gi * g.Og * CgK, CgK);
+      if (!one_chunk)
+        parallel_for(0, total, kGrainSize, [&](int64_t lo, int64_t hi) {
+          for (int64_t i = lo; i < hi; ++i) a[i] += prod[i];
+        });
     }
-    const T* xsrc = xp + n0 * g.C * g.I;
-    if (!(g.pointwise && nb == 1)) {
-      chunk_cols(xp, cols.data(), g, n0, nb);
-      xsrc = cols.data();
-    }
-    T* dst = one_chunk ? gwp : prod.data();
-    for (int64_t gi = 0; gi < g.G; ++gi)
-      gemm<T>(false, true, g.Og, CgK, BL, ysrc + gi * g.Og * BL, BL, xsrc + gi * CgK * BL, BL,
-              dst + gi * g.Og * CgK, CgK);
-    if (!one_chunk)
-      parallel_for(0, total, kGrainSize, [&](int64_t lo, int64_t hi) {
-        for (int64_t i = lo; i < hi; ++i) acc[i] += prod[i];
-      });
-  }
+  });
   if (!one_chunk)
-    for (int64_t i = 0; i < total; ++i) gwp[i] = T(acc[i]);
+    parallel_for(0, total, kGrainSize, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) {
+        double v = acc[i];
+        for (int t = 1; t < tasks; ++t) v += acc[t * total + i];
+        gwp[i] = T(v);
+      }
+    });
 }
 
 void cpu_conv_forward(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor& y,

@@ -22,6 +22,7 @@
 
 #include "core/parallel.h"
 #include "cpu/blas.h"
+#include "cpu/conv_tasks.h"
 #include "cpu/simd_clones.h"
 
 namespace ts {
@@ -252,42 +253,16 @@ TS_SIMD_CLONES void grad_tiles(const T* gy, int64_t Ho, int64_t Wo, int64_t th, 
 // sides (16 (ci + co) values per tile) within ~2 MB (the L2 cache), at least one image.
 // Measured (1 thread, ResNet-18 CIFAR shapes at batch 32): larger blocks (at least 256 or
 // 1024 tiles) were no faster for the forward and up to 2x slower for the weight gradient.
-// With several threads (Note [Winograd blocks across threads]) a block holds at most a
-// thread's share of the images, so every thread gets blocks.
+// With several threads (Note [Convolutions split by images across threads]) a block holds at
+// most a thread's share of the images, so every thread gets blocks.
 int64_t images_per_block(int64_t tiles, int64_t ci, int64_t co, int64_t N, int tasks) {
   constexpr int64_t kBlockValues = int64_t(1) << 19;
   const int64_t per_image = 16 * (ci + co) * std::max<int64_t>(tiles, 1);
-  const int64_t share = (std::max<int64_t>(N, 1) + tasks - 1) / tasks;
-  return std::clamp<int64_t>(kBlockValues / per_image, 1, share);
+  return conv_chunk(kBlockValues / per_image, N, tasks);
 }
 
 inline int64_t plane_grain(int64_t plane_values) {
   return std::max<int64_t>(1, 16 * kGrainSize / std::max<int64_t>(plane_values, 1));
-}
-
-// Note [Winograd blocks across threads]: with T > 1 threads and at least T images, the image
-// blocks are split into T tasks of consecutive blocks, one per thread, each running its
-// blocks' transforms and GEMMs start to finish on its own (the GEMMs single-threaded, its own
-// scratch): no fork/join per block and per pass, and each core keeps its block in its own
-// L2. Measured on the 2-core machine: threaded GEMMs inside the block loop gained nothing
-// over one thread (OpenBLAS's pool and ours competing for the cores, a join per pass). The
-// weight gradient gives each task its own accumulator, summed in task order afterwards (so
-// results depend on the thread count by roundings, never on the schedule). Fewer images than
-// threads: one task, the passes parallel_for loops and the GEMMs the BLAS's threads.
-inline int tasks_for(int64_t N) {
-  const int nt = get_num_threads();
-  return nt > 1 && N >= nt ? nt : 1;
-}
-
-// Calls f(task, first block, end block) for each task, the tasks on parallel_for's threads,
-// with the BLAS single-threaded when there is more than one.
-template <class F>
-void run_tasks(int tasks, int64_t blocks, const F& f) {
-  if (tasks == 1) return f(0, int64_t(0), blocks);
-  BlasSerialScope serial;
-  parallel_for(0, tasks, 1, [&](int64_t lo, int64_t hi) {
-    for (int64_t t = lo; t < hi; ++t) f(t, t * blocks / tasks, (t + 1) * blocks / tasks);
-  });
 }
 
 // y (N, co, Ho, Wo) = the convolution of x (N, ci, H, W) by U (16, co, ci), padding (ph, pw).
@@ -296,10 +271,10 @@ void run_forward(const T* x, const T* U, T* y, int64_t N, int64_t ci, int64_t co
                  int64_t W, int64_t ph, int64_t pw) {
   const int64_t Ho = H + 2 * ph - 2, Wo = W + 2 * pw - 2;
   const int64_t th = (Ho + 1) / 2, tw = (Wo + 1) / 2, P = th * tw;
-  const int tasks = tasks_for(N);
+  const int tasks = conv_tasks(N);
   const int64_t B = images_per_block(P, ci, co, N, tasks), blocks = (N + B - 1) / B;
   const int64_t vs = xi_stride(ci * B * P), ms = xi_stride(co * B * P), us = xi_stride(co * ci);
-  run_tasks(tasks, blocks, [&](int64_t, int64_t b0, int64_t b1) {
+  run_conv_tasks(tasks, blocks, [&](int64_t, int64_t b0, int64_t b1) {
     T* V = scratch().get<T>(1, 16 * vs);  // this thread's
     T* M = scratch().get<T>(2, 16 * ms);
     for (int64_t n0 = b0 * B; n0 < std::min(N, b1 * B); n0 += B) {
@@ -356,11 +331,11 @@ void weight_grad(const T* gy, const T* x, T* gw, const Geometry& g) {
   const int64_t Ho = g.Ho(), Wo = g.Wo(), th = (Ho + 1) / 2, tw = (Wo + 1) / 2, P = th * tw;
   const int64_t C = g.C, O = g.O;
   ScratchScope scope;
-  const int tasks = tasks_for(g.N);
+  const int tasks = conv_tasks(g.N);
   const int64_t B = images_per_block(P, C, O, g.N, tasks), blocks = (g.N + B - 1) / B;
   const int64_t vs = xi_stride(C * B * P), gs = xi_stride(O * B * P), as = xi_stride(O * C);
   T* acc = scratch().get<T>(3, int64_t(tasks) * 16 * as);  // one accumulator per task
-  run_tasks(tasks, blocks, [&](int64_t t, int64_t b0, int64_t b1) {
+  run_conv_tasks(tasks, blocks, [&](int64_t t, int64_t b0, int64_t b1) {
     T* V = scratch().get<T>(1, 16 * vs);
     T* Gt = scratch().get<T>(2, 16 * gs);
     T* a = acc + t * 16 * as;
