@@ -405,7 +405,10 @@ void install_on_class(py::handle cls_h) {
 
 }  // namespace
 
+void init_tensor_method(py::module_& m);  // tensor_method.cpp
+
 void install_arg_errors(py::module_& m) {
+  init_tensor_method(m);
   install_on_module(m);
   install_on_class(m.attr("Tensor"));
 }

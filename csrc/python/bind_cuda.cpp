@@ -217,9 +217,15 @@ void init_cuda(py::module_& m) {
     return f != nullptr && f(lse);
   });
   c.def("get_allow_tf32", [] { return cuda_matmul_allow_tf32(); });
-  m.def("_to_device", [](const Tensor& x, py::handle device, bool non_blocking) {
-    return ts::to_device(x, to_device(device), non_blocking);
-  });
+  // `op` names the public op in the error when the target is CUDA and there is none.
+  m.def(
+      "_to_device",
+      [](const Tensor& x, py::handle device, bool non_blocking, const std::string& op) {
+        const Device d = to_device(device);
+        if (!d.is_cpu() && d != x.device()) require_cuda(op.c_str());
+        return ts::to_device(x, d, non_blocking);
+      },
+      py::arg("x"), py::arg("device"), py::arg("non_blocking"), py::arg("op") = "to");
   m.def("_pin_memory", &pin_memory);
   m.def("_is_pinned", &is_pinned);
 }

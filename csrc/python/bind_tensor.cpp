@@ -220,7 +220,7 @@ void init_tensor(py::module_& m) {
       .def("__bool__",
            [](const Tensor& t) {
              if (t.numel() != 1)
-               throw py::value_error("The truth value of a tensor with " +
+               throw ts::ValueError("The truth value of a tensor with " +
                                      std::to_string(t.numel()) +
                                      " elements is ambiguous; hint: use any() or all()");
              Scalar s = item(t);

@@ -735,7 +735,7 @@ def _tri_indices(op: str, row: int, col: int, offset: int, upper: builtins.bool,
     clip(col - i - offset, 0, col) columns ending at col - 1 (upper): the count is summed in
     closed form and checked (check_output_size) before any index is built, and only rows that
     hold an entry are enumerated, so the work is O(output)."""
-    from ._arg_errors import check_output_size, int_arg
+    from ._arg_checks import check_output_size, int_arg
     row, col = int_arg(op, "row", row), int_arg(op, "col", col)
     offset = int_arg(op, "offset", offset)
     for n, v in (("row", row), ("col", col)):

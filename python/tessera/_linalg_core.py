@@ -322,7 +322,7 @@ def vander(x: Tensor, N: Optional[int] = None, increasing: bool = False) -> Tens
     increasing), by a cumulative product; integer and bool inputs give int64 (torch.vander).
     The output size is checked before anything is allocated."""
     ts = _ts()
-    from ._arg_errors import check_output_size, int_arg
+    from ._arg_checks import check_output_size, int_arg
     if not isinstance(x, Tensor):
         raise TypeError(f"vander: argument 'x' must be a tensor, not {type(x).__name__}")
     if x.ndim != 1:

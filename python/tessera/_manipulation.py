@@ -285,7 +285,7 @@ def split(tensor: Tensor, split_size_or_sections: Union[int, Sequence[int]], dim
                                f"{n} (input tensor's size at dimension {dim}), but got "
                                f"split_sizes={sizes}")
     else:
-        from ._arg_errors import int_arg
+        from ._arg_checks import int_arg
         size = int_arg("split", "split_size", split_size_or_sections)
         if size < 0 or (size == 0 and n != 0):
             raise RuntimeError(f"split: split_size must be positive (non-negative for an empty "
@@ -297,7 +297,7 @@ def split(tensor: Tensor, split_size_or_sections: Union[int, Sequence[int]], dim
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> Tuple[Tensor, ...]:
     """Up to `chunks` views along `dim`, each ceil(size / chunks) long (the last may be
     shorter; there may be fewer chunks than asked, as in torch)."""
-    from ._arg_errors import int_arg
+    from ._arg_checks import int_arg
     chunks = int_arg("chunk", "chunks", chunks)
     if chunks <= 0:
         raise RuntimeError(f"chunk: chunks must be greater than 0, got {chunks}")
@@ -335,7 +335,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> Tuple
             b = builtins.min(builtins.max(b + n if b < 0 else b, 0), n)
             out.append(_slice_along(input, d, a, builtins.max(a, b)))
         return tuple(out)
-    from ._arg_errors import int_arg
+    from ._arg_checks import int_arg
     sections = int_arg("tensor_split", "sections", ios)
     if sections <= 0:
         raise RuntimeError(f"tensor_split: number of sections must be larger than 0, got {sections}")
@@ -424,7 +424,7 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     _check_nd("narrow", input)
     d = _dim_index("narrow", dim, input.ndim)
     n = input.shape[d]
-    from ._arg_errors import int_arg
+    from ._arg_checks import int_arg
     start, length = int_arg("narrow", "start", start), int_arg("narrow", "length", length)
     if not -n <= start <= n:
         raise IndexError(f"narrow: start ({start}) out of range for dimension {dim} of size {n}")
@@ -495,7 +495,7 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     a, b = (_dim_index("rot90", x, input.ndim) for x in dims)
     if a == b:
         raise RuntimeError(f"rot90: expected rotation dims to be different, got {a} and {b}")
-    from ._arg_errors import int_arg
+    from ._arg_checks import int_arg
     k = int_arg("rot90", "k", k) % 4
     if k == 1:
         return _swap(_C._flip(input, b), a, b)
@@ -809,7 +809,7 @@ def _tile_method(self: Tensor, *reps: Any, dims: Any = None) -> Tensor:
     dims = reps
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
-    from ._arg_errors import int_arg
+    from ._arg_checks import int_arg
     return _C._tile(self, tuple(int_arg("tile", "reps", d) for d in dims))
 
 

@@ -775,7 +775,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     import numpy as np
     if input.dtype not in _FLOATS:
         raise RuntimeError(f"histc: not implemented for {input.dtype}")
-    from ._arg_errors import int_arg
+    from ._arg_checks import int_arg
     bins = int_arg("histc", "bins", bins)
     if bins <= 0:
         raise RuntimeError(f"histc: bins must be > 0, got {bins}")
@@ -944,7 +944,7 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     (itertools.combinations order; torch.combinations). RuntimeError when the count overflows
     int64, MemoryError when it cannot be allocated, both before any row is built."""
     ts = _ts()
-    from ._arg_errors import check_output_size, int_arg
+    from ._arg_checks import check_output_size, int_arg
     r = int_arg("combinations", "r", r)
     if not isinstance(input, Tensor):
         raise TypeError(f"combinations: argument 'input' must be a tensor, not "

@@ -226,6 +226,12 @@ def _pin_memory(self: Tensor) -> Tensor:
 def _record_stream(self: Tensor, stream: Any) -> None:
     """Marks this tensor's memory as used by `stream` too: the allocator will not reuse it
     until that stream's queued work is done."""
+    if isinstance(stream, Tensor):
+        raise TypeError("record_stream: argument 1 cannot be a tensor; expected a "
+                        "ts.cuda.Stream")
+    if not hasattr(stream, "cuda_stream"):
+        raise TypeError(f"record_stream: argument 1 has an unsupported type "
+                        f"{type(stream).__name__}; expected a ts.cuda.Stream")
     _C._cuda.record_stream(self, stream.cuda_stream)
 
 
@@ -759,75 +765,6 @@ def _module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
     with _no_grad():
         self[...] = other
     return self.detach()
-
-
-class AmbiguousTruthError(ValueError, RuntimeError):
-    """bool() of a tensor with several elements: NumPy raises ValueError, torch RuntimeError;
-    this is both, so code written for either catches it."""
-
-
-_cpp_bool = Tensor.__bool__
-
-
-def _bool(self: Tensor) -> bool:
-    try:
-        return _cpp_bool(self)
-    except ValueError as e:
-        raise AmbiguousTruthError(str(e)) from None
-
-
-class ItemConversionError(ValueError, RuntimeError):
-    """item() of a tensor without exactly one element (ValueError for NumPy users,
-    RuntimeError as torch raises)."""
-
-
-def _dual_item(item: Callable[[Tensor], Any]) -> Callable[[Tensor], Any]:
-    def method(self: Tensor) -> Any:
-        try:
-            return item(self)
-        except ValueError as e:
-            raise ItemConversionError(str(e)) from None
-    method.__name__ = method.__qualname__ = "item"
-    method.__doc__ = item.__doc__
-    method.__wrapped_by_arg_errors__ = True  # type: ignore[attr-defined]  (C++ names itself)
-    return method
-
-
-_INPLACE_OPERATORS = ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
-                      "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__",
-                      "__irshift__", "__imatmul__")
-
-
-def _cast_errors_as_torch(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """`fn` whose "can't be cast" dtype errors are InplaceCastError (TypeError as tessera's
-    dtype errors, RuntimeError as torch raises)."""
-    from ._inplace import InplaceCastError
-
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(self, *args, **kwargs)
-        except TypeError as e:
-            if "can't be cast" in str(e) and not isinstance(e, InplaceCastError):
-                raise InplaceCastError(str(e)) from None
-            raise
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = fn.__doc__
-    if not isinstance(fn, types.FunctionType):  # a C++ method names itself in its errors
-        method.__wrapped_by_arg_errors__ = True  # type: ignore[attr-defined]
-    return method
-
-
-def wrap_inplace_cast_errors() -> None:
-    """Applies _cast_errors_as_torch to the in-place operators and methods (run after every
-    in-place method is attached)."""
-    names = [n for n in dir(Tensor) if (n.endswith("_") and not n.startswith("_")
-                                        and callable(getattr(Tensor, n, None)))]
-    for name in (*_INPLACE_OPERATORS, *names):
-        fn = getattr(Tensor, name, None)
-        if fn is None or isinstance(fn, property) or name in ("requires_grad_", "share_memory_",
-                                                                "detach_", "retain_grad"):
-            continue
-        setattr(Tensor, name, _cast_errors_as_torch(fn, name))
 
 
 class UntypedStorage:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import types
 from typing import Any, Callable, Dict
 
+from . import _C
 from ._C import Node, Tensor, dtype
 from . import autograd as _ag
 from . import _elementwise as _el
@@ -145,8 +146,6 @@ TENSOR_METHODS: Dict[str, Any] = {
     "resize_as": _tb._resize_as,
     "volatile": property(_tb._volatile),
     "_set_data": _tb._set_data,
-    "__bool__": _tb._bool,
-    "item": _tb._dual_item(Tensor.item),
     "clone": _tb._memory_format_method(Tensor.clone, "clone"),
     "contiguous": _tb._memory_format_method(Tensor.contiguous, "contiguous"),
     **{name: _tb._metadata_inplace(name) for name in (
@@ -266,11 +265,12 @@ def _named_method(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
 def _tensor_table() -> Dict[str, Any]:
     """Every Python-level attribute of Tensor, each computed once: the table above, torch's
     methods whose errors name them (the families' METHODS and TORCH_METHODS), their generated
-    in-place twins (Note [torch in-place]), torch's keyword names, the in-place dtype error
-    class, and the argument-error guard (_arg_errors) on every public function."""
+    in-place twins (Note [torch in-place]) and torch's keyword names; every public Python
+    function is bound through _C._tensor_method, which raises PyTorch's TypeErrors for a
+    non-tensor where it annotates a Tensor (Note [Tensor methods written in Python])."""
     from . import _elementwise as el, _linalg_core as lc, _manipulation as mp
     from . import _statistical as st, _arg_forms as kw
-    from ._arg_errors import _guard
+    from ._arg_checks import tensor_checks
     final: Dict[str, Any] = dict(TENSOR_METHODS)
 
     def current(name: str) -> Any:
@@ -284,24 +284,20 @@ def _tensor_table() -> Dict[str, Any]:
     twins += [n for n in el.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
     twins += lc.INPLACE + TORCH_INPLACE_TWINS + ["masked_scatter", "index_fill", "index_copy",
                                                  "index_put", "scatter_reduce"]
+    checked_as: Dict[str, Any] = {}  # an in-place twin checks the arguments of its origin
     for name in twins:
         if current(name) is not None and current(name + "_") is None:
             final[name + "_"] = _ti.make_inplace(name + "_", current(name))
-    # in-place dtype errors are InplaceCastError (TypeError and RuntimeError)
-    inplace = [n for n in set(final) | set(dir(Tensor)) if n.endswith("_") and
-               not n.startswith("_") and callable(current(n))]
-    for name in (*_tb._INPLACE_OPERATORS, *sorted(inplace)):
-        fn = current(name)
-        # C++ methods raise tessera.errors.TypeError, already a RuntimeError as well
-        if fn is None or not isinstance(fn, types.FunctionType) or name in (
-                "requires_grad_", "share_memory_", "detach_", "retain_grad"):
-            continue
-        final[name] = _tb._cast_errors_as_torch(fn, name)
+            checked_as[name + "_"] = current(name)
     final.update(kw.method_keywords(current))
-    for name, fn in list(final.items()):  # the argument-error guard, last
+    for name, fn in list(final.items()):
+        # (the namespace functions bound as methods as they are, x.add is ts.add, are not:
+        # their errors come from the C++ op they reach)
         if (not name.startswith("_") and isinstance(fn, types.FunctionType)
                 and not getattr(fn, "__wrapped_by_arg_errors__", False)):
-            final[name] = _guard(fn, name, 0)
+            final[name] = _C._tensor_method(fn, name, tuple(
+                (-1 if pos is None else pos, pname, optional)
+                for pos, pname, optional in tensor_checks(checked_as.get(name, fn))))
     return final
 
 

@@ -379,7 +379,9 @@ def _uniform_method(self: Tensor, a: float = 0.0, b: float = 1.0, *,
 def _normal_method(self: Tensor, mean: float = 0.0, std: float = 1.0, *,
                    generator: Optional[Generator] = None) -> Tensor:
     """Fills self in place with normal numbers (PyTorch's Tensor.normal_)."""
-    _C._normal_(self, float(mean), float(std), _gen(generator))
+    from ._arg_checks import float_arg
+    _C._normal_(self, float_arg("normal_", "mean", mean), float_arg("normal_", "std", std),
+                _gen(generator))
     return self
 
 

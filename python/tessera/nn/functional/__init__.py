@@ -44,7 +44,7 @@ def _require_tensor_args() -> None:
     """Every function here checks its Tensor-annotated arguments first (TypeError naming the
     argument, as torch's) instead of failing on an attribute of None or a string."""
     import types
-    from ..._arg_errors import require_tensor_args
+    from ..._arg_checks import require_tensor_args
     ns = globals()
     for n, f in list(ns.items()):
         if not n.startswith("_") and isinstance(f, types.FunctionType) \

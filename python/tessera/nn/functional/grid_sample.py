@@ -39,7 +39,7 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool = False)
     (N, H, W, 2), or theta (N, 3, 4) with size (N, C, D, H, W) -> (N, D, H, W, 3)."""
     import numpy as np
     t = _ts()
-    from ..._arg_errors import int_arg
+    from ..._arg_checks import int_arg
     if not isinstance(theta, Tensor):
         raise TypeError(f"affine_grid: argument 'theta' must be a tensor, not "
                         f"{type(theta).__name__}")
@@ -55,7 +55,7 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool = False)
                          f"size {size}, got {tuple(theta.shape)}")
     if min(size[2:]) <= 0:
         raise ValueError(f"affine_grid: spatial sizes must be positive, got {size}")
-    from ..._arg_errors import check_output_size
+    from ..._arg_checks import check_output_size
     check_output_size("affine_grid", (size[0],) + size[2:] + (k,), theta.dtype, theta.device)
     axes = [_base_coords(s, align_corners) for s in size[2:]]  # depth/height/width order
     mesh = np.meshgrid(*axes, indexing="ij")

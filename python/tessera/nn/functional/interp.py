@@ -73,7 +73,7 @@ def _output_size(x: Tensor, nsp: int, size: SizeArg, scale_factor: ScaleArg,
                                    f"{out} must be greater than 0")
     # before any per-position table is built: overflow is a RuntimeError, an output that
     # cannot be allocated a MemoryError
-    from ..._arg_errors import check_output_size
+    from ..._arg_checks import check_output_size
     check_output_size("interpolate", tuple(x.shape[:2]) + out, x.dtype, x.device)
     return out, scales
 
