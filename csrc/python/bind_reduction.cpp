@@ -223,16 +223,24 @@ Tensor scan_py(bool is_sum, const char* op, py::handle x_, py::handle dim, py::h
   return (is_sum ? cumulative_sum : cumulative_prod)(x, ax, dt, include_initial);
 }
 
-// ---- PyTorch's amax / amin / aminmax, median / nanmedian, kthvalue
+// ---- PyTorch's amax / amin / aminmax, median / nanmedian, kthvalue, nansum / nanmean: their
+// input must be a Tensor (no Python numbers), as in PyTorch.
+const Tensor& input_tensor(py::handle h, const char* op) {
+  if (!py::isinstance<Tensor>(h))
+    throw py::type_error(std::string(op) + ": argument 1 must be a tensor, got " +
+                         py::str(py::type::handle_of(h).attr("__name__")).cast<std::string>());
+  return h.cast<const Tensor&>();
+}
+
 Tensor amax_py(bool largest, py::handle x_, py::handle dim, bool keepdim) {
   const char* op = largest ? "amax" : "amin";
-  const Tensor x = operand_or_throw(x_, op);
+  const Tensor& x = input_tensor(x_, op);
   const Axes axes = torch_axes(dim, x.ndim(), op);
   return largest ? amax(x, axes, keepdim) : amin(x, axes, keepdim);
 }
 
 py::object aminmax_py(py::handle x_, py::handle dim, bool keepdim) {
-  const Tensor x = operand_or_throw(x_, "aminmax");
+  const Tensor& x = input_tensor(x_, "aminmax");
   Axes axes;
   if (!dim.is_none() && x.ndim() != 0) axes = Shape{to_dim(dim, "aminmax")};
   if (!dim.is_none() && x.ndim() == 0) normalize_axis(to_dim(dim, "aminmax"), 1, "aminmax");
@@ -248,7 +256,7 @@ py::object aminmax_py(py::handle x_, py::handle dim, bool keepdim) {
 
 py::object median_py(bool ignore_nan, py::handle x_, py::handle dim, bool keepdim) {
   const char* op = ignore_nan ? "nanmedian" : "median";
-  const Tensor x = operand_or_throw(x_, op);
+  const Tensor& x = input_tensor(x_, op);
   if (dim.is_none()) return py::cast(median_all(x, ignore_nan));
   return pair(op, median_with_indices(x, to_dim(dim, op), keepdim, ignore_nan));
 }
@@ -293,7 +301,7 @@ void def_scan(py::module_& m, const char* name, const char* op, ScanFn fn) {
 // nansum / nanmean: NaN read as absent (nansum: as 0; nanmean: not counted).
 Tensor nan_reduce_py(bool is_mean, py::handle x_, py::handle dim, bool keepdim, py::handle dtype) {
   const char* op = is_mean ? "nanmean" : "nansum";
-  Tensor x = operand_or_throw(x_, op);
+  Tensor x = input_tensor(x_, op);
   const std::optional<DType> dt = to_opt_dtype(dtype);
   const Axes axes = torch_axes(dim, x.ndim(), op);
   const Tensor zero = wrap_scalar(Scalar::from_int(0));
@@ -569,7 +577,7 @@ void init_reduction(py::module_& m) {
         "The named tuple (values, indices) of the k-th smallest element (k counts from 1)\n"
         "along dim.";
     auto fn = [](py::handle x, int64_t k, int64_t dim, bool keepdim) {
-      return pair("kthvalue", kthvalue(operand_or_throw(x, "kthvalue"), k, dim, keepdim));
+      return pair("kthvalue", kthvalue(input_tensor(x, "kthvalue"), k, dim, keepdim));
     };
     m.def("kthvalue", fn, py::arg("input"), py::arg("k"), py::arg("dim") = -1,
           py::arg("keepdim") = false,
