@@ -234,7 +234,7 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> axis, bool keepdims) {
 namespace {
 template <class F>
 Tensor recorded(autograd::ReduceKind kind, const Tensor& x, const Axes& axes, const char* op,
-                const F& compute, double correction = 0) {
+                const F& compute, double correction = 0, bool evenly = false) {
   if (!autograd::needs_grad({&x})) return compute();
   Tensor out;
   {
@@ -244,7 +244,8 @@ Tensor recorded(autograd::ReduceKind kind, const Tensor& x, const Axes& axes, co
   out.impl()->is_view = false;  // a fresh result (possibly reshaped), not a view of x
   const auto mask = axes_mask(axes, x.ndim(), op);
   const Shape keep = keepdims_shape(x.shape(), mask);
-  const int64_t single = axes && axes->size() == 1 ? normalize_axis((*axes)[0], x.ndim(), op) : -1;
+  const int64_t single =
+      !evenly && axes && axes->size() == 1 ? normalize_axis((*axes)[0], x.ndim(), op) : -1;
   autograd::record_reduction(kind, x, out, keep, correction, single);
   return out;
 }
@@ -285,6 +286,17 @@ Tensor max(const Tensor& x, const Axes& axes, bool keepdims) {
 Tensor min(const Tensor& x, const Axes& axes, bool keepdims) {
   return recorded(autograd::ReduceKind::MaxMin, x, axes, "min",
                   [&] { return min_plain(x, axes, keepdims); });
+}
+
+Tensor amax(const Tensor& x, const Axes& axes, bool keepdims) {
+  return recorded(
+      autograd::ReduceKind::MaxMin, x, axes, "amax", [&] { return max_plain(x, axes, keepdims); },
+      0, /*evenly=*/true);
+}
+Tensor amin(const Tensor& x, const Axes& axes, bool keepdims) {
+  return recorded(
+      autograd::ReduceKind::MaxMin, x, axes, "amin", [&] { return min_plain(x, axes, keepdims); },
+      0, /*evenly=*/true);
 }
 
 }  // namespace ts

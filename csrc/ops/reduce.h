@@ -46,6 +46,10 @@ Tensor var(const Tensor& x, const Axes& axes, double correction, bool keepdims);
 Tensor std(const Tensor& x, const Axes& axes, double correction, bool keepdims);
 Tensor max(const Tensor& x, const Axes& axes, bool keepdims);
 Tensor min(const Tensor& x, const Axes& axes, bool keepdims);
+// torch.amax / amin: max / min whose gradient is shared evenly by the tied extrema along
+// every reduced axis, a single one included (max/min along one axis give it to the first).
+Tensor amax(const Tensor& x, const Axes& axes, bool keepdims);
+Tensor amin(const Tensor& x, const Axes& axes, bool keepdims);
 Tensor all(const Tensor& x, const Axes& axes, bool keepdims);
 Tensor any(const Tensor& x, const Axes& axes, bool keepdims);
 Tensor count_nonzero(const Tensor& x, const Axes& axes, bool keepdims);

@@ -32,8 +32,8 @@ from ._C import Tensor
 from ._tensor import _apply_memory_format, clone
 
 # ---- 1. positional dim
-_POSITIONAL_NAMES = ["prod", "mean", "max", "min", "std", "var", "argmax", "argmin",
-                     "all", "any", "roll", "flip", "argsort", "sort", "where"]
+# (the reductions' forms are parsed by their bindings: csrc/python/bind_reduction.cpp)
+_POSITIONAL_NAMES = ["roll", "flip", "argsort", "sort", "where"]
 
 
 def _positional(std: Callable[..., Any], torch_style: Callable[..., Any]) -> Callable[..., Any]:
@@ -44,16 +44,6 @@ def _positional(std: Callable[..., Any], torch_style: Callable[..., Any]) -> Cal
             return torch_style(x, *args, **kwargs)
         return std(x, **kwargs)
     return wrapper
-
-
-def _reduction(std: Callable[..., Any], with_dtype: builtins.bool = False) -> Callable[..., Any]:
-    def torch_style(x: Any, dim: Any, keepdim: builtins.bool = False, **kw: Any) -> Any:
-        if kw.pop("out", None) is not None:
-            raise NotImplementedError(f"{std.__name__}: out= is not supported")
-        if not with_dtype and "dtype" in kw:
-            raise TypeError(f"{std.__name__}: unexpected keyword argument 'dtype'")
-        return std(x, axis=tuple(dim) if isinstance(dim, list) else dim, keepdims=keepdim, **kw)
-    return _positional(std, torch_style)
 
 
 def _method_style(std: Callable[..., Any], name: str,
@@ -87,12 +77,6 @@ def _where(std: Callable[..., Any]) -> Callable[..., Any]:
 def _build_positional() -> dict:
     from . import _statistical as st, _manipulation as mp, _sorting as so
     return {
-        "prod": _reduction(st.prod, True),
-        "mean": _reduction(st.mean, True), "all": _reduction(st.all), "any": _reduction(st.any),
-        "argmax": _reduction(st.argmax), "argmin": _reduction(st.argmin),
-        "max": _method_style(st.max, "max"), "min": _method_style(st.min, "min"),
-        "std": _method_style(st.std, "std", ("keepdim", "unbiased")),
-        "var": _method_style(st.var, "var", ("keepdim", "unbiased")),
         "roll": _roll(mp.roll), "flip": _positional(mp.flip, lambda x, dims: mp.flip(x, axis=dims)),
         "argsort": _positional(so.argsort, lambda x, dim=-1, descending=False, stable=True:
                                so.argsort(x, axis=dim, descending=descending, stable=stable)),

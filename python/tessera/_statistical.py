@@ -12,22 +12,21 @@ Conventions shared by the reductions:
 * Float reductions are pairwise over fixed blocks: float32 sums stay accurate over millions
   of elements, and results are bit-identical for any thread count. float16/bfloat16
   accumulate in float32.
-* Unlike ``torch.max(x, dim)``, ``max``/``min`` (and the methods) return values only, as the
-  standard specifies; use ``argmax``/``argmin`` for the indices.
+* The reductions themselves, with every argument form (the standard's and PyTorch's), are
+  C++ bindings (csrc/python/bind_reduction.cpp; median/kthvalue in csrc/ops/order_stats.cpp):
+  ``ts.max(x, axis=1)`` returns values as the standard specifies, ``ts.max(x, 1)`` and
+  ``x.max(1)`` PyTorch's (values, indices). This module holds the rest of the family.
 """
 from __future__ import annotations
 
 import builtins
 import math
-from collections import namedtuple
 from typing import Any, Optional, Sequence, Tuple, Union
 
 from . import _C
-from .amp import _policy as _amp
 from ._C import Tensor, where
 from ._dtypes import bool as bool_, complex64, complex128, float16, bfloat16, float32, float64
 from ._tensor import _dim_index
-from .autograd.function import Function, FunctionCtx
 
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "all", "any", "count_nonzero",
            "argmax", "argmin", "cumulative_sum", "cumulative_prod", "diff", "where"]
@@ -52,115 +51,13 @@ def _keep(name: str, keepdims: builtins.bool, keepdim: Any) -> builtins.bool:
     return builtins.bool(keepdim)
 
 
-# sum(x, /, dim=None, keepdim=None, *, axis=None, dtype=None, keepdims=False): the C++
-# binding parses both conventions (csrc/python/bind_reduction.cpp); Tensor.sum is its method.
-sum = _C.sum
-
-
-def prod(x: Tensor, /, *, axis: Axis = None, dtype: Any = None, keepdims: builtins.bool = False,
-         dim: Any = _UNSET, keepdim: Any = _UNSET) -> Tensor:
-    """Product over `axis`; dtype rules as for `sum`. The product over no elements is 1."""
-    x = _amp.cast("prod", x) if dtype is None else _amp.cast_dtype("prod", x)
-    return _C._prod(x, _axis("prod", axis, dim), _keep("prod", keepdims, keepdim), dtype)
-
-
-def mean(x: Tensor, /, *, axis: Axis = None, keepdims: builtins.bool = False,
-         dim: Any = _UNSET, keepdim: Any = _UNSET, dtype: Any = None) -> Tensor:
-    """Arithmetic mean over `axis`. Floating and complex inputs keep their dtype (float16 /
-    bfloat16 accumulate in float32); integer and bool inputs are averaged in the default float
-    dtype, float32 (NumPy would give float64; the standard leaves integers unspecified).
-    The mean over no elements is NaN. ``dtype=`` (PyTorch's keyword) casts the input to that
-    floating or complex dtype first and averages in it; an integer or bool dtype raises
-    RuntimeError like torch."""
-    if dtype is not None:
-        from ._dtypes import _as_dtype
-        dt = _as_dtype(dtype)
-        if dt not in (_C.float16, _C.bfloat16, _C.float32, _C.float64, _C.complex64, _C.complex128):
-            raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be "
-                               f"either a floating point or complex dtype. Got: {dt}")
-        if x.dtype != dt:
-            x = _C._astype(x, dt, True)
-    return _C._mean(x, _axis("mean", axis, dim), _keep("mean", keepdims, keepdim))
-
-
-def var(x: Tensor, /, *, axis: Axis = None, correction: Union[int, float] = 0.0,
-        keepdims: builtins.bool = False, dim: Any = _UNSET, keepdim: Any = _UNSET) -> Tensor:
-    """Variance: sum((x - mean)**2) / max(N - correction, 0) over `axis` (correction=1 gives
-    the unbiased estimate; NumPy calls it ddof). Real floating input keeps its dtype; integers
-    and bool compute in float32; complex input raises TypeError. N - correction <= 0 gives
-    inf or NaN like NumPy."""
-    return _C._var(x, _axis("var", axis, dim), float(correction), _keep("var", keepdims, keepdim))
-
-
-def std(x: Tensor, /, *, axis: Axis = None, correction: Union[int, float] = 0.0,
-        keepdims: builtins.bool = False, dim: Any = _UNSET, keepdim: Any = _UNSET) -> Tensor:
-    """Standard deviation: sqrt(var(x, axis=axis, correction=correction))."""
-    return _C._std(x, _axis("std", axis, dim), float(correction), _keep("std", keepdims, keepdim))
-
-
-def max(x: Tensor, /, *, axis: Axis = None, keepdims: builtins.bool = False,
-        dim: Any = _UNSET, keepdim: Any = _UNSET, other: Any = _UNSET) -> Tensor:
-    """Maximum over `axis` (values only, unlike torch.max(x, dim)). NaN propagates. Reducing
-    a zero-size axis into a non-empty result raises ValueError (no identity)."""
-    if other is not _UNSET:  # torch's max(input, other=): the elementwise maximum
-        return _C.maximum(x, other)
-    return _C._max(x, _axis("max", axis, dim), _keep("max", keepdims, keepdim))
-
-
-def min(x: Tensor, /, *, axis: Axis = None, keepdims: builtins.bool = False,
-        dim: Any = _UNSET, keepdim: Any = _UNSET, other: Any = _UNSET) -> Tensor:
-    """Minimum over `axis` (values only). NaN propagates; empty reductions raise ValueError."""
-    if other is not _UNSET:  # torch's min(input, other=): the elementwise minimum
-        return _C.minimum(x, other)
-    return _C._min(x, _axis("min", axis, dim), _keep("min", keepdims, keepdim))
-
-
-def all(x: Tensor, /, *, axis: Axis = None, keepdims: builtins.bool = False,
-        dim: Any = _UNSET, keepdim: Any = _UNSET) -> Tensor:
-    """True where every element along `axis` is nonzero (True over no elements); bool result."""
-    return _C._all(x, _axis("all", axis, dim), _keep("all", keepdims, keepdim))
-
-
-def any(x: Tensor, /, *, axis: Axis = None, keepdims: builtins.bool = False,
-        dim: Any = _UNSET, keepdim: Any = _UNSET) -> Tensor:
-    """True where some element along `axis` is nonzero (False over no elements); bool result."""
-    return _C._any(x, _axis("any", axis, dim), _keep("any", keepdims, keepdim))
-
-
-def count_nonzero(x: Tensor, /, axis: Axis = None, *, keepdims: builtins.bool = False,
-                  dim: Any = _UNSET, keepdim: Any = _UNSET) -> Tensor:
-    """Number of nonzero elements along `axis` (positional too: torch's count_nonzero(x, dim)),
-    as int64."""
-    return _C._count_nonzero(x, _axis("count_nonzero", axis, dim),
-                             _keep("count_nonzero", keepdims, keepdim))
-
-
-def argmax(x: Tensor, /, *, axis: Optional[int] = None, keepdims: builtins.bool = False,
-           dim: Any = _UNSET, keepdim: Any = _UNSET) -> Tensor:
-    """Index (int64) of the first maximum along `axis`; over the flattened tensor when axis is
-    None. The first NaN counts as the maximum (NumPy). Empty axes raise ValueError."""
-    return _C._argmax(x, _axis("argmax", axis, dim), _keep("argmax", keepdims, keepdim))
-
-
-def argmin(x: Tensor, /, *, axis: Optional[int] = None, keepdims: builtins.bool = False,
-           dim: Any = _UNSET, keepdim: Any = _UNSET) -> Tensor:
-    """Index (int64) of the first minimum along `axis` (the first NaN wins)."""
-    return _C._argmin(x, _axis("argmin", axis, dim), _keep("argmin", keepdims, keepdim))
-
-
-def cumulative_sum(x: Tensor, /, *, axis: Optional[int] = None, dtype: Any = None,
-                   include_initial: builtins.bool = False, dim: Any = _UNSET) -> Tensor:
-    """Running sums along `axis` (required unless x is 1-D). With include_initial=True the
-    result starts with the identity 0 and is one longer along `axis`. Dtype rules as `sum`."""
-    x = _amp.cast("cumsum", x) if dtype is None else _amp.cast_dtype("cumsum", x)
-    return _C._cumulative_sum(x, _axis("cumulative_sum", axis, dim), dtype, include_initial)
-
-
-def cumulative_prod(x: Tensor, /, *, axis: Optional[int] = None, dtype: Any = None,
-                    include_initial: builtins.bool = False, dim: Any = _UNSET) -> Tensor:
-    """Running products along `axis` (identity 1 first with include_initial=True)."""
-    x = _amp.cast("cumprod", x) if dtype is None else _amp.cast_dtype("cumprod", x)
-    return _C._cumulative_prod(x, _axis("cumulative_prod", axis, dim), dtype, include_initial)
+# The reductions parse every argument form in their bindings (csrc/python/bind_reduction.cpp),
+# for the namespace function and the Tensor method alike: the standard's axis=/keepdims=/
+# correction= and PyTorch's positional dim, keepdim, dim=, unbiased=, dtype=, and its
+# (values, indices) named tuples (Note [torch reductions vs the standard] below).
+from ._C import (sum, prod, mean, var, std, max, min, all, any, count_nonzero,  # noqa: E402,A004
+                 argmax, argmin, cumulative_sum, cumulative_prod, cumsum, cumprod, amax, amin,
+                 aminmax, median, nanmedian, kthvalue, nansum, nanmean)
 
 
 def diff(x: Tensor, /, n: int = 1, dim: Any = _UNSET, prepend: Any = None, append: Any = None,
@@ -176,39 +73,6 @@ def diff(x: Tensor, /, n: int = 1, dim: Any = _UNSET, prepend: Any = None, appen
             raise TypeError("diff: got both dim and axis")
         axis = dim
     return _C._diff(x, -1 if axis is _UNSET else axis, n, prepend, append)
-
-
-# ---- Tensor methods (torch-style positional dim; values only for max/min)
-def _method(fn: Any, name: str) -> Any:
-    def method(self: Tensor, axis: Axis = None, *args: Any, keepdims: builtins.bool = False,
-               dim: Any = _UNSET, keepdim: Any = _UNSET, **kw: Any) -> Tensor:
-        if args:  # torch's x.sum(dim, keepdim)
-            if len(args) > 1 or name == "count_nonzero":
-                raise TypeError(f"{name}() takes from 1 to {2 if name == 'count_nonzero' else 3} "
-                                f"positional arguments but {len(args) + 2} were given")
-            if keepdim is not _UNSET:
-                raise TypeError(f"{name}(): got keepdim both positionally and as a keyword")
-            keepdim = args[0]
-        return fn(self, axis=axis, keepdims=keepdims, dim=dim, keepdim=keepdim, **kw)
-    method.__name__ = name
-    method.__doc__ = f"Same as tessera.{fn.__name__}(self, ...); `axis` may be passed positionally."
-    return method
-
-
-def cumsum(input: Tensor, dim: Optional[int] = None, *, dtype: Any = None,
-           axis: Optional[int] = None) -> Tensor:
-    """Running sum along `dim` (torch.cumsum and x.cumsum(dim)): cumulative_sum along dim
-    (no initial element)."""
-    return cumulative_sum(input, axis=dim if dim is not None else axis, dtype=dtype)
-
-
-def cumprod(input: Tensor, dim: Optional[int] = None, *, dtype: Any = None,
-            axis: Optional[int] = None) -> Tensor:
-    """Running product along `dim` (torch.cumprod and x.cumprod(dim))."""
-    return cumulative_prod(input, axis=dim if dim is not None else axis, dtype=dtype)
-
-
-_amp.transparent(cumsum, cumprod)
 
 
 # ---- PyTorch's reductions
@@ -233,15 +97,9 @@ _FLOATS = (float16, bfloat16, float32, float64)
 _COMPLEX = (complex64, complex128)
 
 # torch.return_types equivalents (named like torch's, so repr reads the same)
-ReturnMax = namedtuple("max", ["values", "indices"])
-ReturnMin = namedtuple("min", ["values", "indices"])
-ReturnAminmax = namedtuple("aminmax", ["min", "max"])
-ReturnMedian = namedtuple("median", ["values", "indices"])
-ReturnNanmedian = namedtuple("nanmedian", ["values", "indices"])
-ReturnMode = namedtuple("mode", ["values", "indices"])
-ReturnKthvalue = namedtuple("kthvalue", ["values", "indices"])
-ReturnCummax = namedtuple("cummax", ["values", "indices"])
-ReturnCummin = namedtuple("cummin", ["values", "indices"])
+ReturnMode = _C._return_type("mode")
+ReturnCummax = _C._return_type("cummax")
+ReturnCummin = _C._return_type("cummin")
 
 
 def _ts() -> Any:
@@ -283,187 +141,6 @@ def _index_reduce(op: str, x: Tensor, dim: Any, keepdim: builtins.bool, pick: An
     return vals, idx
 
 
-def _extreme_method(name: str, reduce: Any, elementwise: Any, arg: Any, result: Any) -> Any:
-    """torch.Tensor.max / min: the extreme (no dim), (values, indices) along `dim`, or the
-    elementwise extreme with another tensor."""
-    def method(self: Tensor, dim: Any = None, keepdim: builtins.bool = False, *,
-               axis: Any = None, keepdims: Any = _UNSET, other: Any = _UNSET) -> Any:
-        if other is not _UNSET:  # torch's x.max(other=y): the elementwise extreme
-            if dim is not None:
-                raise TypeError(f"{name}() got both dim and other")
-            return elementwise(self, other)
-        if isinstance(dim, Tensor):
-            return elementwise(self, dim)
-        keep = keepdim if keepdims is _UNSET else builtins.bool(keepdims)
-        dim = axis if dim is None else dim
-        if dim is None:
-            return reduce(self)
-        if isinstance(dim, (tuple, list)):
-            return reduce(self, axis=tuple(dim), keepdims=keep)
-        return result(*_index_reduce(name, self, dim, keep, lambda x, d: arg(x, d, True)))
-    method.__name__ = name
-    method.__doc__ = _extreme_method.__doc__
-    return method
-
-
-_max_method = _extreme_method("max", lambda *a, **k: _ts().max(*a, **k), _C.maximum,
-                              _C._argmax, ReturnMax)
-_min_method = _extreme_method("min", lambda *a, **k: _ts().min(*a, **k), _C.minimum,
-                              _C._argmin, ReturnMin)
-
-
-def _restore_dims(t: Tensor, axes: Any, ndim: int, keepdim: builtins.bool) -> Tensor:
-    """A reduction's result with its reduced axes put back as size 1 (keepdim shape)."""
-    if keepdim or axes is None:
-        return t  # (a 0-d result broadcasts as it is)
-    for ax in sorted(axes):
-        t = _ts().expand_dims(t, axis=ax)
-    return t
-
-
-class _AmaxAmin(Function):
-    """amax / amin over axes with torch's gradient (scale_grad_by_count): shared evenly by
-    every element equal to the result (a NaN result gives NaN gradients, as torch)."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, axes: Any, keepdim: builtins.bool,  # type: ignore[override]
-                largest: builtins.bool) -> Tensor:
-        out = (_ts().max if largest else _ts().min)(x, axis=axes, keepdims=keepdim)
-        ctx.save_for_backward(x, out)
-        ctx.axes, ctx.keepdim = axes, keepdim
-        return out
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
-        x, out = ctx.saved_tensors
-        out = _restore_dims(out, ctx.axes, x.ndim, ctx.keepdim)
-        g = _restore_dims(g, ctx.axes, x.ndim, ctx.keepdim)
-        mask = _C._astype(x == out, g.dtype, True)
-        count = _ts().sum(mask, axis=ctx.axes, keepdims=True)
-        return (g / count) * mask, None, None, None
-
-
-def _extreme(op: str, input: Tensor, dim: Any, keepdim: builtins.bool,
-             largest: builtins.bool) -> Tensor:
-    axes = _dims(op, dim, input.ndim)
-    if input.dtype in _FLOATS:
-        return _AmaxAmin.apply(input, axes, keepdim, largest)
-    return (_ts().max if largest else _ts().min)(input, axis=axes, keepdims=keepdim)
-
-
-def amax(input: Tensor, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
-    """Maximum over `dim` (all dims when () or None); values only. The gradient is shared
-    evenly by the tied maxima (torch's rule)."""
-    return _extreme("amax", input, dim, keepdim, True)
-
-
-def amin(input: Tensor, dim: Any = (), keepdim: builtins.bool = False) -> Tensor:
-    """Minimum over `dim` (all dims when () or None); values only; ties share the gradient."""
-    return _extreme("amin", input, dim, keepdim, False)
-
-
-def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: builtins.bool = False) -> Any:
-    """(min, max) over `dim` (all elements when None)."""
-    axis = None if dim is None else _dim_index("aminmax", dim, input.ndim)
-    if input.ndim == 0:
-        axis = None
-    if input.size == 0 and (axis is None or input.shape[axis] == 0):
-        raise RuntimeError("aminmax: cannot compute aminmax over an empty dimension as the "
-                           "operation has no identity")
-    return ReturnAminmax(_extreme("aminmax", input, axis, keepdim, False),
-                         _extreme("aminmax", input, axis, keepdim, True))
-
-
-def _sorted(x: Tensor, d: int) -> Any:
-    return _C._sort_with_indices(x, d, False)
-
-
-def _median_pick(nan_aware: builtins.bool) -> Any:
-    """Index (keepdim shape) of the lower median along d; with NaN: torch's choice."""
-    def pick(x: Tensor, d: int) -> Tensor:
-        _, order = _sorted(x, d)
-        n = x.shape[d]
-        if x.dtype in _FLOATS:
-            nans = _ts().sum(_C.isnan(x), axis=d, keepdims=True)
-            if nan_aware:  # lower median of the non-NaN values (all NaN: the first NaN)
-                valid = n - nans
-                k = _C.where(valid > 0, (valid - 1) // 2, 0)
-            else:  # any NaN makes the median NaN: point at the first NaN (sorted last)
-                k = _C.where(nans > 0, n - nans, (n - 1) // 2)
-        else:
-            k = _ts().full(tuple(x.shape[:d]) + (1,) + tuple(x.shape[d + 1:]), (n - 1) // 2,
-                           dtype=_C.int64, device=x.device)
-        return _ts().take_along_axis(order, k, axis=d)
-    return pick
-
-
-class _EvenlyDistribute(Function):
-    """A value picked from x (median / nanmedian over all elements) with torch's
-    evenly_distribute_backward: the gradient is shared by every element equal to the value
-    (by the NaNs when the value is NaN)."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, value: Tensor) -> Tensor:  # type: ignore[override]
-        ctx.save_for_backward(x, value)
-        return value.clone()
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
-        x, value = ctx.saved_tensors
-        mask = _C.isnan(x) if builtins.bool(_C.isnan(value)) else x == value
-        mask = _C._astype(mask, g.dtype, True)
-        return mask * (g / _ts().sum(mask)), None
-
-
-def _median(op: str, input: Tensor, dim: Any, keepdim: builtins.bool, nan_aware: builtins.bool,
-            result: Any) -> Any:
-    if input.dtype in _COMPLEX or input.dtype == bool_:
-        raise RuntimeError(f"{op}: not implemented for {input.dtype}")
-    if dim is None:
-        flat = _C._reshape(input, (-1,), -1)
-        if flat.shape[0] == 0:  # torch fills NaN, which integer dtypes see as below
-            return _ts().full((), math.nan if input.dtype in _FLOATS else
-                              _EMPTY_INT_MEDIAN.get(str(input.dtype), 0),
-                              dtype=input.dtype, device=input.device)
-        v, _ = _index_reduce(op, flat, 0, False, _median_pick(nan_aware))
-        if input.dtype in _FLOATS:
-            return _EvenlyDistribute.apply(input, v.detach())
-        return v
-    return result(*_index_reduce(op, input, dim, keepdim, _median_pick(nan_aware)))
-
-
-# NaN converted to an integer on PyTorch's CPU (x86 cvttsd2si): INT_MIN for int32/int64,
-# its low bits (0) for the narrower types.
-_EMPTY_INT_MEDIAN = {"int32": -2**31, "int64": -2**63, "uint64": 2**63}
-
-
-def median(input: Tensor, dim: Optional[int] = None, keepdim: builtins.bool = False) -> Any:
-    """The lower median (of the flattened input when dim is None; then values only), or
-    (values, indices) along `dim`. NaN propagates."""
-    return _median("median", input, dim, keepdim, False, ReturnMedian)
-
-
-def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: builtins.bool = False) -> Any:
-    """median ignoring NaN (NaN only where a slice is all NaN)."""
-    return _median("nanmedian", input, dim, keepdim, True, ReturnNanmedian)
-
-
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: builtins.bool = False) -> Any:
-    """(values, indices) of the k-th smallest element (k counts from 1) along `dim`."""
-    xd = input if input.ndim else _C._reshape(input, (1,), -1)
-    d = _dim_index("kthvalue", dim, input.ndim)
-    n = xd.shape[d]
-    if not 1 <= k <= n:
-        raise IndexError(f"kthvalue: selected number k ({k}) out of range for dimension {dim} "
-                         f"of size {n}")
-
-    def pick(x: Tensor, dd: int) -> Tensor:
-        _, order = _sorted(x, dd)
-        return _C._reshape(order[(slice(None),) * dd + (slice(k - 1, k),)],
-                           tuple(x.shape[:dd]) + (1,) + tuple(x.shape[dd + 1:]), -1)
-    return ReturnKthvalue(*_index_reduce("kthvalue", input, dim, keepdim, pick))
-
-
 def mode(input: Tensor, dim: int = -1, keepdim: builtins.bool = False) -> Any:
     """(values, indices): the most frequent value along `dim` (the smallest on ties) and the
     index of its last occurrence."""
@@ -481,25 +158,6 @@ def mode(input: Tensor, dim: int = -1, keepdim: builtins.bool = False) -> Any:
         idx = out.reshape(a.shape[:-1] + (1,))
         return _ts().asarray(np.moveaxis(idx, -1, d), device=x.device)
     return ReturnMode(*_index_reduce("mode", input, dim, keepdim, pick))
-
-
-def nansum(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *,
-           dtype: Any = None) -> Tensor:
-    """Sum treating NaN as 0."""
-    x = _C.where(_C.isnan(input), 0, input) if input.dtype in _FLOATS else input
-    return _ts().sum(x, axis=_dims("nansum", dim, input.ndim), keepdims=keepdim, dtype=dtype)
-
-
-def nanmean(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *,
-            dtype: Any = None) -> Tensor:
-    """Mean of the non-NaN elements (NaN where there are none). Floating input only."""
-    if input.dtype not in _FLOATS:
-        raise RuntimeError(f"nanmean: expected a floating point tensor as input, got {input.dtype}")
-    x = input if dtype is None else input.astype(dtype)
-    dims = _dims("nanmean", dim, input.ndim)
-    valid = ~_C.isnan(x)
-    total = _ts().sum(_C.where(valid, x, 0), axis=dims, keepdims=keepdim)
-    return total / _ts().sum(valid, axis=dims, keepdims=keepdim)
 
 
 def _quantile(op: str, input: Tensor, q: Any, dim: Optional[int], keepdim: builtins.bool,
@@ -529,8 +187,8 @@ def _quantile(op: str, input: Tensor, q: Any, dim: Optional[int], keepdim: built
     n = x.shape[d]
     if n == 0:
         raise RuntimeError(f"{op}: input tensor must be non-empty")
-    s, _ = _sorted(x, d)
-    nans = _ts().sum(_C.isnan(x), axis=d, keepdims=True)
+    s, _ = _C._sort_with_indices(x, d, False)
+    nans = sum(_C.isnan(x), axis=d, keepdims=True)
     count = (n - nans) if ignore_nan else _ts().full_like(nans, n)
     last = _C.clamp(count - 1, 0, None)
     outs = []
@@ -584,7 +242,7 @@ def logsumexp(input: Tensor, dim: Any = None, keepdim: builtins.bool = False) ->
     x = input if input.dtype in _FLOATS + _COMPLEX else _C._astype(input, float32, True)
     dims = _dims("logsumexp", dim, input.ndim)
     if x.size == 0:  # no max to shift by; the sum over nothing is 0, its log -inf
-        return _C.log(_ts().sum(_C.exp(x), axis=dims, keepdims=keepdim))
+        return _C.log(sum(_C.exp(x), axis=dims, keepdims=keepdim))
     return F.logsumexp(x, dims, keepdim)
 
 
@@ -595,7 +253,7 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
         return input.clone()
     if input.shape[d] == 0:
         return input.clone()
-    m = _ts().max(input.detach(), axis=d, keepdims=True)
+    m = max(input.detach(), axis=d, keepdims=True)
     m = _C.where(_C.isfinite(m), m, 0)
     return _C.log(_ts().cumulative_sum(_C.exp(input - m), axis=d)) + m
 
@@ -639,54 +297,25 @@ def msort(input: Tensor) -> Tensor:
     return _ts().sort(input, axis=0)
 
 
-def _correction(op: str, unbiased: Any, correction: Any) -> float:
-    if unbiased is not None and correction is not None:
-        raise RuntimeError(f"{op}: cannot specify both unbiased and correction")
-    if correction is not None:
-        return float(correction)
-    return 1.0 if unbiased is None or unbiased else 0.0
-
-
-def _var_args(op: str, dim: Any, unbiased: Any, keepdim: Any) -> Any:
-    """torch's overloads var(unbiased) and var(dim, unbiased, keepdim)."""
-    if isinstance(dim, builtins.bool):  # x.var(False) means unbiased=False
-        return None, dim, keepdim
-    return dim, unbiased, keepdim
-
-
-def _var_method(self: Tensor, dim: Any = None, unbiased: Any = None, keepdim: builtins.bool = False,
-                *, correction: Any = None, axis: Any = None, keepdims: Any = _UNSET) -> Tensor:
-    """torch.Tensor.var: unbiased (correction=1) by default; `unbiased=False` or
-    `correction=` change it."""
-    dim, unbiased, keepdim = _var_args("var", axis if dim is None else dim, unbiased, keepdim)
-    keep = keepdim if keepdims is _UNSET else builtins.bool(keepdims)
-    return _ts().var(self, axis=_dims("var", dim, self.ndim), keepdims=keep,
-                     correction=_correction("var", unbiased, correction))
-
-
-def _std_method(self: Tensor, dim: Any = None, unbiased: Any = None, keepdim: builtins.bool = False,
-                *, correction: Any = None, axis: Any = None, keepdims: Any = _UNSET) -> Tensor:
-    """torch.Tensor.std: unbiased by default, like var."""
-    dim, unbiased, keepdim = _var_args("std", axis if dim is None else dim, unbiased, keepdim)
-    keep = keepdim if keepdims is _UNSET else builtins.bool(keepdims)
-    return _ts().std(self, axis=_dims("std", dim, self.ndim), keepdims=keep,
-                     correction=_correction("std", unbiased, correction))
+def _moments_mean(op: str, moment: Any, input: Tensor, dim: Any, unbiased: Any,
+                  keepdim: builtins.bool, correction: Any) -> Any:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}: expected a Tensor, got {type(input).__name__}")
+    m = moment(input, dim, unbiased, keepdim, correction=correction)  # the method: torch's rules
+    d = None if isinstance(dim, builtins.bool) else dim  # var_mean(x, unbiased)
+    return m, _C._mean(input, _dims(op, d, input.ndim), keepdim)
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: builtins.bool = False,
              *, correction: Any = None) -> Any:
     """(var, mean) over `dim` (var unbiased by default, like torch)."""
-    v = _var_method(input, dim, unbiased, keepdim, correction=correction)
-    d, _, k = _var_args("var_mean", dim, unbiased, keepdim)
-    return v, _ts().mean(input, axis=_dims("var_mean", d, input.ndim), keepdims=k)
+    return _moments_mean("var_mean", Tensor.var, input, dim, unbiased, keepdim, correction)
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: builtins.bool = False,
              *, correction: Any = None) -> Any:
     """(std, mean) over `dim` (std unbiased by default, like torch)."""
-    s = _std_method(input, dim, unbiased, keepdim, correction=correction)
-    d, _, k = _var_args("std_mean", dim, unbiased, keepdim)
-    return s, _ts().mean(input, axis=_dims("std_mean", d, input.ndim), keepdims=k)
+    return _moments_mean("std_mean", Tensor.std, input, dim, unbiased, keepdim, correction)
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: builtins.bool = False,
@@ -805,16 +434,10 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: builtins.bool = Fals
     return _C._astype(out, _C.int32, True) if out_int32 else out
 
 
-def _median_method(self: Tensor, dim: Optional[int] = None, keepdim: builtins.bool = False) -> Any:
-    return median(self, dim, keepdim)
-
-
 METHODS = {
-    "max": _max_method, "min": _min_method, "amax": amax, "amin": amin, "aminmax": aminmax,
-    "median": median, "nanmedian": nanmedian, "mode": mode, "kthvalue": kthvalue,
-    "nanmean": nanmean, "nansum": nansum, "quantile": quantile, "nanquantile": nanquantile,
+    "mode": mode, "quantile": quantile, "nanquantile": nanquantile,
     "logsumexp": logsumexp, "logcumsumexp": logcumsumexp, "cummax": cummax, "cummin": cummin,
-    "var": _var_method, "std": _std_method, "norm": norm, "dist": dist, "softmax": softmax,
+    "norm": norm, "dist": dist, "softmax": softmax,
     "log_softmax": log_softmax, "bincount": bincount, "histc": histc, "msort": msort,
 }
 
@@ -838,19 +461,19 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None
         aw = _C._astype(aweights, x.dtype, True)
         w = aw if w is None else w * aw
     if w is None:
-        avg = _ts().mean(x, axis=1, keepdims=True)
+        avg = mean(x, axis=1, keepdims=True)
         norm = n - correction
         xm = x - avg
         c = _C.matmul(xm, _C.conj(xm).mT) / builtins.max(norm, 0)
     else:
-        wsum = _ts().sum(w)
-        avg = _ts().sum(x * w, axis=1, keepdims=True) / wsum
+        wsum = sum(w)
+        avg = sum(x * w, axis=1, keepdims=True) / wsum
         if correction == 0:
             norm = wsum
         elif aweights is None:
             norm = wsum - correction
         else:
-            norm = wsum - correction * _ts().sum(w * _C._astype(aweights, x.dtype, True)) / wsum
+            norm = wsum - correction * sum(w * _C._astype(aweights, x.dtype, True)) / wsum
         xm = x - avg
         c = _C.matmul(xm * w, _C.conj(xm).mT) / _C.clamp(norm, 0, None)
     return _C._reshape(c, (), -1) if input.ndim < 2 else c
@@ -883,7 +506,7 @@ def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
         elif n != s:
             raise RuntimeError(f"sum_to_size: size {tuple(size)} is not expandable to size "
                                f"{tuple(self.shape)}")
-    out = _ts().sum(self, axis=tuple(axes), keepdims=True) if axes else self
+    out = sum(self, axis=tuple(axes), keepdims=True) if axes else self
     return _C._reshape(out, tuple(size), -1)
 
 

@@ -71,13 +71,9 @@ TENSOR_METHODS: Dict[str, Any] = {
     "moveaxis": _mp.movedim,
     "tril": _tc.tril,
     "triu": _tc.triu,
-    # reductions (_statistical.py): x.sum(dim, keepdim) as well as x.sum(axis=, keepdims=);
-    # var/std/max/min are torch's forms (_statistical.py's METHODS, bound below)
-    # (x.sum is the C++ method: csrc/python/bind_reduction.cpp)
-    **{name: _st._method(getattr(_st, name), name) for name in (
-        "prod", "mean", "all", "any", "argmax", "argmin", "count_nonzero")},
-    "cumsum": _st.cumsum,
-    "cumprod": _st.cumprod,
+    # (the reductions sum, prod, mean, var, std, max, min, all, any, count_nonzero, argmax,
+    # argmin, cumsum, cumprod, amax, amin, aminmax, median, nanmedian, kthvalue are C++
+    # methods with every argument form: csrc/python/bind_reduction.cpp)
     # indexing (_indexing.py)
     "take": _ix._take_method,
     "nonzero": _ix._nonzero_method,
