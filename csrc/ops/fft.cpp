@@ -2,8 +2,11 @@
 
 #include <cmath>
 
+#include "autograd/grad_mode.h"
+#include "autograd/record_fft.h"
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
+#include "ops/default_dtype.h"
 #include "ops/manipulation.h"
 #include "ops/views.h"
 
@@ -27,9 +30,10 @@ enum class Kind { C2C, R2C, C2R };
 
 // The complex dtype a transform computes in (Note [FFT engine]): float16/bfloat16/float32
 // compute in complex64, float64 in complex128.
+// Integer and bool inputs compute in the default floating dtype's (PyTorch's promotion; the
+// standard leaves them unspecified).
 DType compute_dtype(DType d, bool real_only, const char* op) {
-  TS_CHECK(is_inexact(d), TypeError, op, ": expected a floating-point input, got ", dtype_name(d),
-           "; hint: cast it first, e.g. x.astype(ts.float32)");
+  if (!is_inexact(d)) d = default_float_dtype();
   TS_CHECK(!real_only || !is_complex(d), TypeError, op, ": expected a real floating-point input, ",
            "got ", dtype_name(d), "; hint: use fft for complex input, or take x.real");
   return d == DType::Float64 || d == DType::Complex128 ? DType::Complex128 : DType::Complex64;
@@ -119,7 +123,13 @@ Tensor c2c_1d(const Tensor& x, std::optional<int64_t> n, int64_t axis, FftNorm n
   const DType cdt = compute_dtype(x.dtype(), false, op);
   const int64_t ax = default_axis(x, axis, op);
   const int64_t len = check_length(n ? *n : x.dim(ax), op);
-  return transform_axis(x, ax, len, Kind::C2C, fwd, norm_scale(norm, len, fwd), cdt);
+  Tensor out;
+  {
+    autograd::GradModeGuard no_grad(false);
+    out = transform_axis(x, ax, len, Kind::C2C, fwd, norm_scale(norm, len, fwd), cdt);
+  }
+  autograd::record_fft(autograd::FftKindRec::C2C, x, out, Shape{ax}, Shape{len}, fwd, norm);
+  return out;
 }
 
 Tensor r2c_1d(const Tensor& x, std::optional<int64_t> n, int64_t axis, FftNorm norm,
@@ -127,7 +137,13 @@ Tensor r2c_1d(const Tensor& x, std::optional<int64_t> n, int64_t axis, FftNorm n
   const DType cdt = compute_dtype(x.dtype(), true, op);
   const int64_t ax = default_axis(x, axis, op);
   const int64_t len = check_length(n ? *n : x.dim(ax), op);
-  return transform_axis(x, ax, len, Kind::R2C, true, norm_scale(norm, len, true), cdt);
+  Tensor out;
+  {
+    autograd::GradModeGuard no_grad(false);
+    out = transform_axis(x, ax, len, Kind::R2C, true, norm_scale(norm, len, true), cdt);
+  }
+  autograd::record_fft(autograd::FftKindRec::R2C, x, out, Shape{ax}, Shape{len}, true, norm);
+  return out;
 }
 
 Tensor c2r_1d(const Tensor& x, std::optional<int64_t> n, int64_t axis, FftNorm norm,
@@ -135,7 +151,13 @@ Tensor c2r_1d(const Tensor& x, std::optional<int64_t> n, int64_t axis, FftNorm n
   const DType cdt = compute_dtype(x.dtype(), false, op);
   const int64_t ax = default_axis(x, axis, op);
   const int64_t len = check_length(n ? *n : 2 * (x.dim(ax) - 1), op);
-  return transform_axis(x, ax, len, Kind::C2R, false, norm_scale(norm, len, false), cdt);
+  Tensor out;
+  {
+    autograd::GradModeGuard no_grad(false);
+    out = transform_axis(x, ax, len, Kind::C2R, false, norm_scale(norm, len, false), cdt);
+  }
+  autograd::record_fft(autograd::FftKindRec::C2R, x, out, Shape{ax}, Shape{len}, false, norm);
+  return out;
 }
 
 // Resolved (axis, length) pairs of an n-D transform; for c2r the last length defaults to
@@ -169,12 +191,8 @@ AxesPlan resolve_axes(const Tensor& x, const std::optional<Shape>& s,
   return r;
 }
 
-Tensor nd(const Tensor& x, const std::optional<Shape>& s, const std::optional<Shape>& axes,
-          FftNorm norm, Kind kind, bool fwd, const char* op) {
-  const DType cdt = compute_dtype(x.dtype(), kind == Kind::R2C, op);
-  const AxesPlan p = resolve_axes(x, s, axes, kind, op);
+Tensor nd_values(const Tensor& x, const AxesPlan& p, FftNorm norm, Kind kind, bool fwd, DType cdt) {
   const int64_t k = static_cast<int64_t>(p.axes.size());
-  if (k == 0) return astype(x, cdt, true);
   // NumPy's orders: fftn goes last axis to first; rfftn does the real transform on the last
   // axis first, irfftn last, and the complex ones first to last (it matters for repeated axes).
   Tensor r = x;
@@ -193,6 +211,23 @@ Tensor nd(const Tensor& x, const std::optional<Shape>& s, const std::optional<Sh
     r = transform_axis(r, p.axes[k - 1], p.lens[k - 1], kind, false,
                        norm_scale(norm, p.lens[k - 1], false), cdt);
   return r;
+}
+
+Tensor nd(const Tensor& x, const std::optional<Shape>& s, const std::optional<Shape>& axes,
+          FftNorm norm, Kind kind, bool fwd, const char* op) {
+  const DType cdt = compute_dtype(x.dtype(), kind == Kind::R2C, op);
+  const AxesPlan p = resolve_axes(x, s, axes, kind, op);
+  if (p.axes.empty()) return astype_op(x, cdt, true);
+  Tensor out;
+  {
+    autograd::GradModeGuard no_grad(false);
+    out = nd_values(x, p, norm, kind, fwd, cdt);
+  }
+  const auto rec = kind == Kind::C2C   ? autograd::FftKindRec::C2C
+                   : kind == Kind::R2C ? autograd::FftKindRec::R2C
+                                       : autograd::FftKindRec::C2R;
+  autograd::record_fft(rec, x, out, p.axes, p.lens, fwd, norm);
+  return out;
 }
 
 Tensor frequencies(int64_t n, double d, DType dtype, Device device, bool half, const char* op) {

@@ -11,7 +11,9 @@ namespace {
 using Fn1 = Tensor (*)(const Tensor&, std::optional<int64_t>, int64_t, FftNorm);
 using FnN = Tensor (*)(const Tensor&, std::optional<Shape>, std::optional<Shape>, FftNorm);
 
+// norm: "backward" (also None, as PyTorch), "ortho" or "forward".
 std::string norm_arg(py::handle h, const char* op) {
+  if (h.is_none()) return "backward";
   if (!py::isinstance<py::str>(h))
     throw py::type_error(std::string(op) + ": norm must be a str, got " +
                          py::type::handle_of(h).attr("__name__").cast<std::string>());
@@ -24,20 +26,27 @@ std::optional<Shape> shape_arg(py::handle h, const char* op) {
 }
 
 void def_1d(py::module_& f, const char* name, Fn1 fn) {
-  f.def(name, [fn, name](py::handle x, py::handle n, py::handle axis, py::handle norm) {
-    const Tensor t = operand_or_throw(x, name);
-    const std::optional<int64_t> len =
-        n.is_none() ? std::nullopt : std::optional<int64_t>(int_arg(n, name, "n"));
-    return fn(t, len, int_arg(axis, name, "axis"), parse_fft_norm(norm_arg(norm, name), name));
-  });
+  f.def(
+      name,
+      [fn, name](py::handle x, py::handle n, py::handle axis, py::handle norm) {
+        const Tensor t = operand_or_throw(x, name);
+        const std::optional<int64_t> len =
+            n.is_none() ? std::nullopt : std::optional<int64_t>(int_arg(n, name, "n"));
+        return fn(t, len, int_arg(axis, name, "axis"), parse_fft_norm(norm_arg(norm, name), name));
+      },
+      py::arg("x"), py::arg("n") = py::none(), py::arg("axis") = -1, py::arg("norm") = py::none());
 }
 
 void def_nd(py::module_& f, const char* name, FnN fn) {
-  f.def(name, [fn, name](py::handle x, py::handle s, py::handle axes, py::handle norm) {
-    const Tensor t = operand_or_throw(x, name);
-    return fn(t, shape_arg(s, name), shape_arg(axes, name),
-              parse_fft_norm(norm_arg(norm, name), name));
-  });
+  f.def(
+      name,
+      [fn, name](py::handle x, py::handle s, py::handle axes, py::handle norm) {
+        const Tensor t = operand_or_throw(x, name);
+        return fn(t, shape_arg(s, name), shape_arg(axes, name),
+                  parse_fft_norm(norm_arg(norm, name), name));
+      },
+      py::arg("x"), py::arg("s") = py::none(), py::arg("axes") = py::none(),
+      py::arg("norm") = py::none());
 }
 
 }  // namespace

@@ -20,7 +20,6 @@ from ._C import Tensor, matmul
 from ._linalg_core import matrix_transpose, tensordot, vecdot
 from ._statistical import _UNSET, _axis, _keep
 from .amp import _policy as _amp
-from .autograd.function import Function, FunctionCtx
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
@@ -197,112 +196,23 @@ def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1, dim: Any = _UNSET) -> Te
 def matrix_power(x: Tensor, n: int, /) -> Tensor:
     """x @ x @ ... (n times) for square (..., M, M); n = 0 gives identities and n < 0 powers
     of the inverse."""
-    x = _arr(x)
-    F = _ns()
-    if isinstance(n, builtins.bool) or not hasattr(n, "__index__"):
-        raise TypeError(f"matrix_power: n must be an integer, got {type(n).__name__}")
-    n = n.__index__()
-    _matrices(x, "matrix_power")
-    if x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"matrix_power: expected square matrices, got shape {tuple(x.shape)}")
-    if n == 0:
-        eye = F.eye(x.shape[-1], dtype=x.dtype)
-        return F.broadcast_to(eye, tuple(x.shape)).astype(x.dtype, copy=True)
-    if n < 0:
-        x, n = inv(x), -n
-    result = None
-    base = x
-    while n:  # binary exponentiation: O(log n) products
-        if n & 1:
-            result = base if result is None else matmul(result, base)
-        n >>= 1
-        if n:
-            base = matmul(base, base)
-    return result
-
-
-def _real_dtype(x: Tensor) -> Any:
-    from ._dtypes import complex64, complex128, float32, float64
-    return {complex64: float32, complex128: float64}.get(x.dtype, x.dtype)
-
-
-def _svals_tol(s: Tensor, x: Tensor, rtol: Any, op: str) -> Tensor:
-    """rtol * largest singular value, per matrix, shaped (..., 1) to compare with s."""
-    F = _ns()
-    if rtol is None:
-        rtol = builtins.max(x.shape[-2], x.shape[-1]) * F.finfo(_real_dtype(x)).eps
-    smax = F.max(s, axis=-1, keepdims=True) if s.shape[-1] > 0 else F.zeros_like(s[..., :1])
-    rt = _arr(rtol)
-    if rt.ndim > 0:
-        rt = F.expand_dims(rt, axis=-1)
-    return smax * rt
+    return _C._linalg_matrix_power(x, n)
 
 
 def matrix_rank(x: Tensor, /, *, rtol: Optional[Union[float, Tensor]] = None) -> Tensor:
     """Number of singular values above rtol * max singular value (default rtol:
     max(M, N) * eps) for each matrix of (..., M, N) -> int64 (...)."""
-    x = _inexact(x, "matrix_rank")
-    _matrices(x, "matrix_rank")
-    F = _ns()
-    s = svdvals(x)
-    return F.count_nonzero(s > _svals_tol(s, x, rtol, "matrix_rank"), axis=-1)
+    return _C._linalg_matrix_rank(x, rtol)
 
 
 def pinv(x: Tensor, /, *, rtol: Optional[Union[float, Tensor]] = None) -> Tensor:
     """Moore-Penrose pseudo-inverse of (..., M, N) -> (..., N, M) via the SVD, dropping
     singular values at or below rtol * max singular value (default rtol: max(M, N) * eps).
 
-    Differentiable with PyTorch's formula (Note [pinv backward]), which holds where the rank
-    is locally constant; rank-deficient inputs are fine, unlike differentiating through svd."""
-    x = _inexact(x, "pinv")
-    _matrices(x, "pinv")
-    if not (x.requires_grad and _C.is_grad_enabled()):
-        return _pinv_plain(x, rtol)
-    from .autograd.function import Function
-
-    class Pinv(Function):
-        @staticmethod
-        def forward(ctx: Any, a: Tensor) -> Tensor:
-            p = _pinv_plain(a, rtol)
-            ctx.save_for_backward(a, p)
-            return p
-
-        @staticmethod
-        def backward(ctx: Any, g: Tensor) -> Tensor:
-            a, p = ctx.saved_tensors
-            return _pinv_grad(g, p, a)
-
-    return Pinv.apply(x)
-
-
-def _pinv_plain(x: Tensor, rtol: Any) -> Tensor:
-    F = _ns()
-    u, s, vh = svd(x, full_matrices=False)
-    keep = s > _svals_tol(s, x, rtol, "pinv")
-    s_inv = F.where(keep, 1 / F.where(keep, s, F.ones_like(s)), F.zeros_like(s))
-    uh = F.conj(matrix_transpose(u))
-    v = F.conj(matrix_transpose(vh))
-    return matmul(v * F.expand_dims(s_inv.astype(x.dtype), axis=-2), uh)
-
-
-def _mh(t: Tensor) -> Tensor:
-    return _ns().conj(matrix_transpose(t))
-
-
-# Note [pinv backward]: PyTorch's pinv_backward (Golub & Pereyra's derivative of the
-# pseudo-inverse for constant rank), arranged so the largest intermediate is min(M, N) square.
-def _pinv_grad(g: Tensor, p: Tensor, a: Tensor) -> Tensor:
-    m, n = a.shape[-2], a.shape[-1]
-    ph, gh = _mh(p), _mh(g)
-    if m <= n:
-        k = matmul(gh, p)
-        kph = matmul(k, ph)
-        return (-_mh(matmul(p, k)) + kph - matmul(matmul(a, p), kph)
-                + matmul(matmul(ph, p), gh - matmul(k, a)))
-    k = matmul(p, gh)
-    phk = matmul(ph, k)
-    return (-_mh(matmul(k, p)) + matmul(matmul(gh - matmul(a, k), p), ph) + phk
-            - matmul(matmul(phk, p), a))
+    Differentiable with PyTorch's formula (Note [pinv backward] in
+    csrc/autograd/formulas_linalg.cpp), which holds where the rank is locally constant;
+    rank-deficient inputs are fine, unlike differentiating through svd."""
+    return _C._linalg_pinv(x, rtol)
 
 
 def _axes_tuple(axis: Any) -> Optional[Tuple[int, ...]]:
@@ -337,7 +247,7 @@ def vector_norm(x: Tensor, /, *, axis: Optional[Union[int, Tuple[int, ...]]] = N
     a = F.abs(x)
     if ord in (math.inf, -math.inf):
         if x.dtype in (_C.float16, _C.bfloat16, _C.float32, _C.float64):
-            return _InfNorm.apply(x, axes, keepdims, ord > 0)
+            return _C._linalg_vector_norm_inf(x, axes, keepdims, ord > 0)
         if ord == math.inf:
             return _nonneg_max(a, axes, keepdims)
         return F.min(a, axis=axes, keepdims=keepdims)
@@ -365,43 +275,6 @@ def vector_norm(x: Tensor, /, *, axis: Optional[Union[int, Tuple[int, ...]]] = N
         return s ** (1.0 / ord)
     zero = s == 0
     return F.where(zero, 0, F.where(zero, 1, s) ** (1.0 / ord))
-
-
-def _restore_dims(t: Tensor, axes: Optional[Tuple[int, ...]], ndim: int, keepdims: bool) -> Tensor:
-    """A reduction's result with its reduced axes put back as size 1 (keepdims shape)."""
-    if keepdims or axes is None:
-        return t  # (a 0-d result broadcasts as it is)
-    for ax in sorted(ax % ndim for ax in axes):
-        t = _ns().expand_dims(t, axis=ax)
-    return t
-
-
-class _InfNorm(Function):
-    """max (inf) / min (-inf) of |x| over axes; torch's norm_backward for p = +-inf: the
-    gradient is shared evenly by the elements whose |x| equals the norm (or is NaN), times
-    sgn(x)."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, axes: Any, keepdims: bool,  # type: ignore[override]
-                largest: bool) -> Tensor:
-        F = _ns()
-        a = F.abs(x)
-        out = _nonneg_max(a, axes, keepdims) if largest else F.min(a, axis=axes, keepdims=keepdims)
-        ctx.save_for_backward(x, out)
-        ctx.axes, ctx.keepdims = axes, keepdims
-        return out
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Tensor:  # type: ignore[override]
-        F = _ns()
-        x, out = ctx.saved_tensors
-        out = _restore_dims(out, ctx.axes, x.ndim, ctx.keepdims)
-        g = _restore_dims(g, ctx.axes, x.ndim, ctx.keepdims)
-        a = F.abs(x)
-        mask = ((a == out) | F.isnan(a)).astype(g.dtype)
-        count = F.sum(mask, axis=ctx.axes, keepdims=True)
-        sgn = F.where(F.isnan(x), 0, F.sign(x))  # torch's sgn: 0 at NaN
-        return sgn * ((g / count) * mask), None, None, None
 
 
 def matrix_norm(x: Tensor, /, *, keepdims: bool = False,
@@ -480,29 +353,7 @@ def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
 
 def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
     """A @ B @ ... with a 1-D first (row) / last (column) argument allowed, as torch."""
-    ts = _ns()
-    if not isinstance(tensors, (list, tuple)) or not all(isinstance(t, Tensor) for t in tensors):
-        raise TypeError(f"linalg_multi_dot(): argument 'tensors' (position 1) must be tuple of "
-                        f"Tensors, not {type(tensors).__name__}")
-    ts_list = list(tensors)
-    if len(ts_list) < 2:
-        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts_list)}")
-    first_1d, last_1d = ts_list[0].ndim == 1, ts_list[-1].ndim == 1
-    if first_1d:
-        ts_list[0] = ts_list[0][None, :]
-    if last_1d:
-        ts_list[-1] = ts_list[-1][:, None]
-    for i, t in enumerate(ts_list):
-        if t.ndim != 2:
-            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
-    out = ts_list[0]
-    for t in ts_list[1:]:
-        out = ts.matmul(out, t)
-    if first_1d:
-        out = out[0]
-    if last_1d:
-        out = out[..., 0]
-    return out
+    return _C._linalg_multi_dot(tensors)
 
 
 def linalg_vander(x: Tensor, *, N: Optional[int] = None) -> Tensor:

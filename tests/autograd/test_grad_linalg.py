@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import tessera as ts
-from tessera.testing import gradcheck
+from tessera.testing import gradcheck, gradgradcheck
 from harness import compare_grads
 
 rng = np.random.default_rng(7)
@@ -71,3 +71,45 @@ def test_fftn_grads_and_real_input():
     compare_grads(lambda t: ts.real(ts.fft.fftn(t)) * 2.0, lambda t: torch.fft.fftn(t).real * 2.0, [x], generator=rng)
     compare_grads(lambda t: ts.imag(ts.fft.ifftn(t, s=(3, 8), axes=(0, 1), norm="ortho")),
                   lambda t: torch.fft.ifftn(t, s=(3, 8), dim=(0, 1), norm="ortho").imag, [x], generator=rng)
+
+
+# ---- pinv and the infinity vector norms: C++ formulas (csrc/autograd/formulas_linalg.cpp)
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (2, 4, 4)])
+def test_pinv_grad_matches_torch_and_gradgradcheck(shape):
+    a = rng.standard_normal(shape)
+    compare_grads(ts.linalg.pinv, torch.linalg.pinv, [a], generator=rng)
+    x = ts.asarray(a, requires_grad=True)
+    assert ts.linalg.pinv(x).grad_fn.name() == "LinalgPinvBackward0"
+    assert gradcheck(ts.linalg.pinv, (x,))
+    assert gradgradcheck(ts.linalg.pinv, (x,))
+
+
+def test_pinv_rank_deficient_and_complex():
+    a = rng.standard_normal((4, 2)) @ rng.standard_normal((2, 3))  # rank 2
+    compare_grads(ts.linalg.pinv, torch.linalg.pinv, [a], rtol=1e-6, generator=rng)
+    z = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    compare_grads(ts.linalg.pinv, torch.linalg.pinv, [z], generator=rng)
+    assert int(ts.linalg.matrix_rank(ts.asarray(a))) == 2
+    # a tensor rtol broadcasts against the batch, as torch's: shape (1,) here
+    assert ts.linalg.matrix_rank(ts.asarray(a), rtol=ts.asarray([1e-12])).shape == (1,)
+
+
+@pytest.mark.parametrize("ord", [np.inf, -np.inf])
+@pytest.mark.parametrize("axis,keepdims", [(None, False), (1, False), ((0, 2), True), ((0, 2), False)])
+def test_inf_vector_norm_grad_matches_torch(ord, axis, keepdims):
+    a = np.round(rng.standard_normal((3, 4, 2)), 1)  # ties: the gradient is shared
+    a[0, 0, 0] = a[0, 1, 0] = 3.0
+    a[1, 2, 1] = -a[1, 2, 0]
+    compare_grads(lambda t: ts.linalg.vector_norm(t, ord=ord, axis=axis, keepdims=keepdims),
+                  lambda t: torch.linalg.vector_norm(t, ord=ord, dim=axis, keepdim=keepdims),
+                  [a], generator=rng)
+    x = ts.asarray(rng.standard_normal((3, 4, 2)), requires_grad=True)
+    f = lambda t: ts.linalg.vector_norm(t, ord=ord, axis=axis, keepdims=keepdims)  # noqa: E731
+    assert f(x).grad_fn.name() == "LinalgVectorNormBackward0"
+    assert gradgradcheck(f, (x,))
+
+
+def test_inf_vector_norm_of_empty_is_zero():
+    x = ts.zeros((0, 3), requires_grad=True)
+    out = ts.linalg.vector_norm(x, ord=np.inf, axis=0)
+    assert np.asarray(out.detach()).tolist() == [0.0, 0.0, 0.0]

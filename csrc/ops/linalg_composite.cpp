@@ -1,0 +1,139 @@
+#include "ops/linalg_composite.h"
+
+#include <algorithm>
+#include <cfloat>
+
+#include "autograd/grad_mode.h"
+#include "autograd/record_linalg.h"
+#include "ops/arithmetic.h"
+#include "ops/compare.h"
+#include "ops/copy.h"
+#include "ops/creation.h"
+#include "ops/linalg.h"
+#include "ops/linalg_ext.h"
+#include "ops/math.h"
+#include "ops/views.h"
+#include "ops/where.h"
+
+namespace ts {
+
+namespace {
+
+Tensor sc(double v) { return wrap_scalar(Scalar::from_double(v)); }
+
+void check_matrices(const Tensor& x, const char* op) {
+  TS_CHECK(is_inexact(x.dtype()), TypeError, op, ": expected a floating-point or complex input, ",
+           "got ", dtype_name(x.dtype()), "; hint: cast first, e.g. x.astype(ts.float64)");
+  TS_CHECK(x.ndim() >= 2, ValueError, op, ": expected a (stack of) matrices with at least 2 ",
+           "dims, got shape ", shape_str(x.shape()));
+}
+
+double eps_of(DType d) {
+  switch (to_real(d)) {
+    case DType::Float16:
+      return 0.0009765625;  // 2^-10
+    case DType::BFloat16:
+      return 0.0078125;  // 2^-7
+    case DType::Float64:
+      return DBL_EPSILON;
+    default:
+      return FLT_EPSILON;
+  }
+}
+
+// rtol * the largest singular value, per matrix, shaped (..., 1) to compare with s.
+Tensor svals_tol(const Tensor& s, const Tensor& x, const std::optional<Tensor>& rtol) {
+  Tensor rt;
+  if (rtol) {
+    rt = rtol->ndim() > 0 ? expand_dims(*rtol, -1) : *rtol;
+  } else {
+    rt = sc(static_cast<double>(std::max(x.dim(x.ndim() - 2), x.dim(x.ndim() - 1))) *
+            eps_of(x.dtype()));
+  }
+  // The largest of no singular values is 0 (a sum over the empty axis).
+  const Tensor smax =
+      s.dim(s.ndim() - 1) > 0 ? max(s, Shape{-1}, true) : sum(s, Shape{-1}, true, std::nullopt);
+  return multiply(smax, rt);
+}
+
+}  // namespace
+
+Tensor pinv(const Tensor& x, const std::optional<Tensor>& rtol) {
+  check_matrices(x, "pinv");
+  Tensor p;
+  {
+    autograd::GradModeGuard no_grad(false);
+    auto [u, s, vh] = svd(x, false);
+    const Tensor keep = binary_op(greater_def, s, svals_tol(s, x, rtol));
+    const Tensor s_inv = where(keep, unary_op(reciprocal_def, s), sc(0.0));
+    const Tensor v = conj(matrix_transpose(vh));
+    p = matmul(multiply(v, expand_dims(astype(s_inv, x.dtype(), false), -2)),
+               conj(matrix_transpose(u)));
+  }
+  autograd::record_pinv(x, p);
+  return p;
+}
+
+Tensor matrix_rank(const Tensor& x, const std::optional<Tensor>& rtol) {
+  check_matrices(x, "matrix_rank");
+  autograd::GradModeGuard no_grad(false);
+  const Tensor s = svdvals(x);
+  return count_nonzero(binary_op(greater_def, s, svals_tol(s, x, rtol)), Shape{-1}, false);
+}
+
+Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool largest) {
+  Tensor out;
+  {
+    autograd::GradModeGuard no_grad(false);
+    const Tensor a = unary_op(abs_def, x);
+    bool empty = false;
+    const auto mask = axes_mask(axes, x.ndim(), "vector_norm");
+    for (int64_t d = 0; d < x.ndim(); ++d) empty = empty || (mask[d] && x.dim(d) == 0);
+    if (largest && empty) {
+      out = sum(a, axes, keepdims, std::nullopt);  // all zeros: NumPy's norm of nothing
+    } else {
+      out = largest ? max(a, axes, keepdims) : min(a, axes, keepdims);
+    }
+  }
+  autograd::record_inf_norm(x, out, axes, keepdims);
+  return out;
+}
+
+Tensor matrix_power(const Tensor& x, int64_t n) {
+  TS_CHECK(x.ndim() >= 2, ValueError, "matrix_power: expected a (stack of) matrices with at least ",
+           "2 dims, got shape ", shape_str(x.shape()));
+  TS_CHECK(x.dim(x.ndim() - 1) == x.dim(x.ndim() - 2), ValueError,
+           "matrix_power: expected square matrices, got shape ", shape_str(x.shape()));
+  if (n == 0) {
+    const Tensor eye_ = eye(x.dim(x.ndim() - 1), x.dim(x.ndim() - 1), 0, x.dtype(), x.device());
+    return astype(broadcast_to(eye_, x.shape()), x.dtype(), true);
+  }
+  Tensor base = n < 0 ? inv(x) : x, result;
+  // -n of INT64_MIN does not fit; its bits are those of 2^63, which the loop reads unsigned.
+  uint64_t k = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+  while (k) {  // binary exponentiation: O(log n) products
+    if (k & 1) result = result.defined() ? matmul(result, base) : base;
+    k >>= 1;
+    if (k) base = matmul(base, base);
+  }
+  return result;
+}
+
+Tensor multi_dot(const std::vector<Tensor>& xs) {
+  TS_CHECK(xs.size() >= 2, RuntimeError, "multi_dot(): expected at least 2 tensors but got ",
+           xs.size());
+  std::vector<Tensor> ms = xs;
+  const bool first_1d = ms.front().ndim() == 1, last_1d = ms.back().ndim() == 1;
+  if (first_1d) ms.front() = expand_dims(ms.front(), 0);
+  if (last_1d) ms.back() = expand_dims(ms.back(), -1);
+  for (size_t i = 0; i < ms.size(); ++i)
+    TS_CHECK(ms[i].ndim() == 2, RuntimeError, "multi_dot(): tensor ", i, " must be 2D but got ",
+             ms[i].ndim(), "D; hint: only the first and last may be 1-D");
+  Tensor out = ms[0];
+  for (size_t i = 1; i < ms.size(); ++i) out = matmul(out, ms[i]);
+  if (first_1d) out = select(out, 0, 0);
+  if (last_1d) out = select(out, out.ndim() - 1, 0);
+  return out;
+}
+
+}  // namespace ts
