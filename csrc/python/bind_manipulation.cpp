@@ -86,6 +86,12 @@ void init_manipulation(py::module_& m) {
     auto cat = [](py::handle tensors, py::handle dim, py::handle axis, py::handle out,
                   const char* op) {
       if (!out.is_none()) throw py::type_error(std::string(op) + "(): out= is not supported");
+      if (py::isinstance<py::sequence>(tensors) && !py::isinstance<Tensor>(tensors))
+        for (py::handle h : tensors)
+          if (!py::isinstance<Tensor>(h))
+            throw py::type_error(std::string(op) +
+                                 ": argument 1 (a sequence) must be tensors, got " +
+                                 py::type::handle_of(h).attr("__name__").cast<std::string>());
       std::vector<Tensor> xs = tensor_list(tensors, op);
       if (xs.empty()) throw RuntimeError(str(op, ": expects a non-empty TensorList"));
       std::vector<Tensor> kept;

@@ -37,7 +37,9 @@ py::object varargs(const char* op, const char* kw_name, const py::args& args, py
                            "'");
     return py::reinterpret_borrow<py::object>(keyword);
   }
-  if (args.size() == 1 && !PyIndex_Check(args[0].ptr())) return args[0];
+  if (args.size() == 1 && !PyIndex_Check(args[0].ptr()) && PySequence_Check(args[0].ptr()) &&
+      !PyUnicode_Check(args[0].ptr()))
+    return args[0];
   return args;
 }
 
@@ -355,17 +357,29 @@ void init_views(py::module_& m) {
       "dims=; every dim when none is given).");
 
   // ---- view_as / reshape_as / expand_as
+  auto other_shape = [](py::handle other, const char* op) {
+    if (!py::isinstance<Tensor>(other))
+      throw py::type_error(std::string(op) + ": argument 1 must be a tensor, got " +
+                           py::type::handle_of(other).attr("__name__").cast<std::string>());
+    return other.cast<const Tensor&>().shape();
+  };
   cls.def(
       "view_as",
-      [](const Tensor& self, const Tensor& other) { return reshape(self, other.shape(), 0); },
+      [other_shape](const Tensor& self, py::handle other) {
+        return reshape(self, other_shape(other, "view_as"), 0);
+      },
       py::arg("other"), "view_as($self, other)\n--\n\nself.view(other.shape).");
   cls.def(
       "reshape_as",
-      [](const Tensor& self, const Tensor& other) { return reshape(self, other.shape(), -1); },
+      [other_shape](const Tensor& self, py::handle other) {
+        return reshape(self, other_shape(other, "reshape_as"), -1);
+      },
       py::arg("other"), "reshape_as($self, other)\n--\n\nself.reshape(other.shape).");
   cls.def(
       "expand_as",
-      [](const Tensor& self, const Tensor& other) { return expand_sizes(self, other.shape()); },
+      [other_shape](const Tensor& self, py::handle other) {
+        return expand_sizes(self, other_shape(other, "expand_as"));
+      },
       py::arg("other"), "expand_as($self, other)\n--\n\nself.expand(other.shape).");
 
   // ---- narrow / select / unbind / split / chunk (methods and functions)
