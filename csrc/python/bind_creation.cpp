@@ -1,10 +1,10 @@
 // Bindings for the creation ops: zeros/ones/empty with every argument form (the public
 // functions themselves), and the computed-content ops (arange, linspace, eye, tril, triu), whose
 // Python wrappers in python/tessera/_creation.py pick default dtypes.
-#include "ops/creation.h"
 #include "autograd/meta.h"
 #include "core/error.h"
 #include "ops/copy.h"
+#include "ops/creation.h"
 #include "ops/default_dtype.h"
 #include "python/convert.h"
 #include "python/int_arg.h"
@@ -82,8 +82,10 @@ Shape one_shape(py::handle h, const std::string& op) {
 
 // zeros/ones/empty in every form: the standard's one shape argument, torch's sizes as varargs,
 // shape= / size=, dtype=, device=, requires_grad=; torch's layout/pin_memory/memory_format/out
-// checked (memory_format is a no-op for a new contiguous tensor).
-Tensor create(const char* op_name, int fill, const py::args& size, const py::kwargs& kw) {
+// checked (memory_format is a no-op for a new contiguous tensor). With `like` (x.new_zeros),
+// dtype and device default to like's.
+Tensor create(const char* op_name, int fill, const py::args& size, const py::kwargs& kw,
+              const Tensor* like = nullptr) {
   const std::string op = op_name;
   py::handle shape, dtype, device, requires_grad;
   for (auto item : kw) {
@@ -123,10 +125,13 @@ Tensor create(const char* op_name, int fill, const py::args& size, const py::kwa
       sh.push_back(size_value(n, op));
     }
   }
-  const DType dt = !dtype || dtype.is_none() ? default_float_dtype() : to_dtype(dtype);
+  const bool no_dtype = !dtype || dtype.is_none(), no_device = !device || device.is_none();
+  const DType dt = !no_dtype ? to_dtype(dtype) : like ? like->dtype() : default_float_dtype();
   Tensor t;
   try {
-    t = Tensor::empty(sh, dt, creation_device(device ? device : py::none()));
+    const Device dev =
+        no_device && like ? like->device() : creation_device(device ? device : py::none());
+    t = Tensor::empty(sh, dt, dev);
   } catch (const ValueError& e) {  // the shape and device checks do not know the op
     throw ValueError(op + ": " + e.what());
   } catch (const RuntimeError& e) {
@@ -146,18 +151,33 @@ void init_creation(py::module_& m) {
     py::options text_signature;  // Note [Readable signatures]
     text_signature.disable_function_signatures();
     for (auto [name, fill] : {std::pair{"zeros", 0}, {"ones", 1}, {"empty", -1}}) {
-      const std::string doc =
-          std::string(name) + "(shape, *, dtype=None, device=None, requires_grad=False)\n--\n\n" +
-          (fill < 0 ? std::string("An uninitialized tensor of shape")
-                    : "A tensor of shape filled with " + std::to_string(fill)) +
-          " (" + name + "((2, 3)), " + name + "(2, 3), size=); dtype defaults to the default\n"
-          "float dtype (ts.set_default_dtype), device to the default device.";
+      const std::string doc = std::string(name) +
+                              "(shape, *, dtype=None, device=None, requires_grad=False)\n--\n\n" +
+                              (fill < 0 ? std::string("An uninitialized tensor of shape")
+                                        : "A tensor of shape filled with " + std::to_string(fill)) +
+                              " (" + name + "((2, 3)), " + name +
+                              "(2, 3), size=); dtype defaults to the default\n"
+                              "float dtype (ts.set_default_dtype), device to the default device.";
       m.def(
           name,
           [name = std::string(name), fill](const py::args& size, const py::kwargs& kw) {
             return create(name.c_str(), fill, size, kw);
           },
           doc.c_str());
+      // x.new_zeros / new_ones / new_empty: the same forms, dtype and device from x
+      const std::string method = "new_" + std::string(name);
+      const std::string mdoc =
+          method + "($self, *size, dtype=None, device=None, requires_grad=False)\n--\n\n" +
+          (fill < 0 ? std::string("An uninitialized tensor of size")
+                    : "A tensor of size filled with " + std::to_string(fill)) +
+          " with this tensor's dtype and device (unless given).";
+      py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"))
+          .def(
+              method.c_str(),
+              [method, fill](const Tensor& self, const py::args& size, const py::kwargs& kw) {
+                return create(method.c_str(), fill, size, kw, &self);
+              },
+              mdoc.c_str());
     }
   }
   m.def("_arange", [](py::handle start, py::handle stop, py::handle step, py::handle dtype,

@@ -13,6 +13,7 @@ void init_special(py::module_& m);
 void init_reduction(py::module_& m);
 void init_creation(py::module_& m);
 void init_manipulation(py::module_& m);
+void init_views(py::module_& m);
 void init_indexing(py::module_& m);
 void init_search(py::module_& m);
 void init_interop(py::module_& m);
@@ -100,6 +101,7 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_reduction(m);
   ts::python::init_creation(m);
   ts::python::init_manipulation(m);
+  ts::python::init_views(m);
   ts::python::init_indexing(m);
   ts::python::init_search(m);
   ts::python::init_interop(m);

@@ -335,7 +335,6 @@ def build(ns: Dict[str, Any]) -> Dict[str, Any]:
     def wrap(name: str, slots: Sequence[Slot], drop: Sequence[str] = ()) -> None:
         out[name] = _keywords(ns[name], name, slots, drop)
 
-    wrap("concat", [("arrays", "tensors")])
     wrap("full", [("shape", "size"), ("fill_value",)])
     wrap("eye", [(None, "n"), (None, "m")])
     wrap("take", [(None, "input"), (None, "index", "indices")])
@@ -345,8 +344,6 @@ def build(ns: Dict[str, Any]) -> Dict[str, Any]:
     wrap("isin", [(None, "elements"), (None, "test_elements")], drop=("assume_unique",))
     wrap("where", [(None, "condition"), (None, "input"), (None, "other")])
     wrap("manual_seed", [(None, "seed")])
-    for name in ("swapaxes", "swapdims", "transpose"):
-        wrap(name, [("input",), ("dim0", "axis0"), ("dim1", "axis1")])
     wrap("tensor_split", [("input",), ("indices_or_sections", "sections", "indices",
                                        "tensor_indices_or_sections"), ("dim",)])
     for name in ("zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
@@ -363,10 +360,6 @@ def method_keywords(current: Callable[[str], Any]) -> Dict[str, Any]:
     binding table has so far)."""
     from ._inplace import make_inplace
     out: Dict[str, Any] = {}
-    for name in ("transpose", "swapaxes", "swapdims"):
-        out[name] = _method_keywords(current(name), name, [("dim0", "axis0"), ("dim1", "axis1")])
-    out["split"] = _method_keywords(current("split"), "split",
-                                    [("split_size_or_sections", "split_size"), ("dim",)])
     out["tensor_split"] = _method_keywords(
         current("tensor_split"), "tensor_split",
         [("indices_or_sections", "sections", "indices", "tensor_indices_or_sections"), ("dim",)])

@@ -616,24 +616,6 @@ def _new_args(self: Tensor, dtype: Any, device: Any) -> dict:
             "device": self.device if device is None else device}
 
 
-def _new_zeros(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
-               requires_grad: builtins.bool = False, **kw: Any) -> Tensor:
-    """A zero tensor of `size` with this tensor's dtype and device (unless given)."""
-    return zeros(*size, requires_grad=requires_grad, **_new_args(self, dtype, device), **kw)
-
-
-def _new_ones(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
-              requires_grad: builtins.bool = False, **kw: Any) -> Tensor:
-    """A tensor of ones of `size` with this tensor's dtype and device (unless given)."""
-    return ones(*size, requires_grad=requires_grad, **_new_args(self, dtype, device), **kw)
-
-
-def _new_empty(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
-               requires_grad: builtins.bool = False, **kw: Any) -> Tensor:
-    """An uninitialized tensor of `size` with this tensor's dtype and device (unless given)."""
-    return empty(*size, requires_grad=requires_grad, **_new_args(self, dtype, device), **kw)
-
-
 def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
               requires_grad: builtins.bool = False) -> Tensor:
     """A tensor of `size` filled with `fill_value`, with this tensor's dtype and device."""

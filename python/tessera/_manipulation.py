@@ -11,6 +11,11 @@ import numpy as _np
 
 from . import _C
 from ._C import Tensor
+# PyTorch's view functions, parsed in C++ (csrc/python/bind_views.cpp)
+from ._C import flatten, movedim, permute, swapaxes, swapdims, t, transpose, unsqueeze
+# concat / cat / concatenate and stack, every form parsed in C++ (bind_manipulation.cpp)
+from ._C import cat, concat, concatenate, stack
+from ._C import chunk, narrow, select, split, unbind
 from ._tensor import _dim_index
 from .autograd.function import Function, FunctionCtx
 
@@ -93,29 +98,6 @@ def broadcast_arrays(*arrays: Tensor) -> List[Tensor]:
     return _C._broadcast_arrays(arrays)
 
 
-_AXIS_UNSET: Any = object()
-
-
-def concat(arrays: Union[Tuple[Tensor, ...], List[Tensor]], /, axis: Any = _AXIS_UNSET, *,
-           dim: Any = _AXIS_UNSET) -> Tensor:
-    """Joins tensors along an existing axis (default 0); shapes must match except along `axis`.
-
-    axis=None flattens every input first. The result's dtype is the promotion of the inputs'.
-    `dim=` is PyTorch's name for axis, which torch also takes positionally (concat(ts_, 1)).
-    """
-    if dim is not _AXIS_UNSET:
-        if axis is not _AXIS_UNSET:
-            raise TypeError("concat: got both dim and axis")
-        axis = dim
-    return _C._concat(arrays, 0 if axis is _AXIS_UNSET else axis)
-
-
-
-# stack(arrays, dim=None, *, axis=None, tensors=None): the C++ binding parses both
-# conventions (csrc/python/bind_manipulation.cpp).
-stack = _C.stack
-
-
 def unstack(x: Tensor, /, *, axis: int = 0, dim: Optional[int] = None) -> Tuple[Tensor, ...]:
     """Splits x along `axis` into a tuple of views, each without that axis."""
     return _C._unstack(x, dim if dim is not None else axis)
@@ -151,85 +133,6 @@ def _dims_arg(dims: tuple) -> Any:
     return dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
 
 
-def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    """Merges dims start_dim..end_dim into one (a view when the strides allow); ts.flatten(x)
-    and x.flatten()."""
-    if input.ndim == 0:
-        return _C._reshape(input, (1,), -1)
-    s, e = start_dim, end_dim
-    for v in (s, e):
-        if not -input.ndim <= v < input.ndim:
-            raise IndexError(f"flatten: dimension {v} is out of range for a tensor of dimension {input.ndim}")
-    s, e = s % input.ndim, e % input.ndim
-    if s > e:
-        raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
-    merged = 1
-    for n in input.shape[s:e + 1]:
-        merged *= n
-    shape = input.shape[:s] + (merged,) + input.shape[e + 1:]
-    return _C._reshape(input, shape, -1)
-
-
-def unsqueeze(input: Tensor, dim: int) -> Tensor:
-    """A view with a size-1 dim inserted at `dim` (ts.unsqueeze(x, d) and x.unsqueeze(d))."""
-    return _C._expand_dims(input, dim)
-
-
-def _squeeze_method(self: Tensor, dim: Any = None, *, axis: Any = None) -> Tensor:
-    """torch semantics: no dim squeezes every size-1 dim; a named dim that is not size 1 is
-    left alone."""
-    dim = axis if dim is None else dim
-    if dim is None:
-        return _C._squeeze(self, tuple(i for i, n in enumerate(self.shape) if n == 1))
-    dims = (dim,) if not isinstance(dim, (tuple, list)) else tuple(dim)
-    nd = builtins_max(self.ndim, 1)
-    for d in dims:
-        if not -nd <= d < nd:
-            raise IndexError(f"squeeze: dimension {d} is out of range for a tensor of dimension {self.ndim}")
-    if self.ndim == 0:
-        return self
-    keep = tuple(sorted({d % self.ndim for d in dims if self.shape[d % self.ndim] == 1}))
-    return _C._squeeze(self, keep)
-
-
-def _expand(self: Tensor, *sizes: Any, size: Any = None, implicit: bool = False) -> Tensor:
-    """A broadcast view with `sizes` (or torch's size=); -1 keeps a dim; new dims may be
-    added in front."""
-    if size is not None:
-        if sizes:
-            raise TypeError("expand() got multiple values for argument 'size'")
-        sizes = (size,)
-    sizes = tuple(_dims_arg(sizes))
-    lead = len(sizes) - self.ndim
-    if lead < 0:
-        raise ValueError(f"expand: the number of sizes ({len(sizes)}) must be at least the tensor's "
-                         f"dimension ({self.ndim})")
-    shape = []
-    for i, n in enumerate(sizes):
-        if n == -1:
-            if i < lead:
-                raise ValueError(f"expand: -1 is not allowed for the new leading dimension {i}")
-            n = self.shape[i - lead]
-        shape.append(n)
-    return _C._broadcast_to(self, tuple(shape))
-
-
-def _flip_method(self: Tensor, *order: Any, dims: Any = None) -> Tensor:
-    if dims is not None:
-        if order:
-            raise TypeError("flip() got multiple values for argument 'dims'")
-        order = (dims,)
-    dims = _dims_arg(order)
-    return _C._flip(self, dims if dims != () else None)
-
-
-def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
-    """A view with dims moved from `source` to `destination` (ts.movedim and x.movedim /
-    x.moveaxis)."""
-    return _C._moveaxis(input, source, destination)
-
-
-builtins_max = max
 
 
 # ---- PyTorch's shape functions and methods
@@ -238,12 +141,12 @@ builtins_max = max
 # fliplr/flipud, rot90, diag, diagonal, diag_embed, trace, unflatten, atleast_nd, h/v/d/column
 # stacks, broadcast_tensors/shapes, cartesian_prod, block_diag, take_along_dim. Pieces are views
 # (basic slicing) wherever torch returns views.
-_TORCH_NAMES = ["t", "split", "chunk", "tensor_split", "unbind", "repeat_interleave", "narrow",
+_TORCH_NAMES = ["split", "chunk", "tensor_split", "unbind", "repeat_interleave", "narrow",
                 "select", "fliplr", "flipud", "rot90", "diag", "diagonal", "diag_embed", "diagflat",
                 "trace", "unflatten", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
                 "dstack", "column_stack", "row_stack", "broadcast_tensors", "broadcast_shapes",
-                "cartesian_prod", "block_diag", "take_along_dim", "flatten", "unsqueeze", "permute",
-                "transpose", "swapdims", "swapaxes", "movedim", "ravel", "hsplit", "vsplit", "dsplit",
+                "cartesian_prod", "block_diag", "take_along_dim", "flatten", "unsqueeze", "permute", "transpose",
+                "swapdims", "swapaxes", "movedim", "t", "ravel", "hsplit", "vsplit", "dsplit",
                 "concatenate", "cat", "as_strided", "narrow_copy"]  # PyTorch's
 __all__ += _TORCH_NAMES
 
@@ -257,59 +160,9 @@ def _slice_along(x: Tensor, dim: int, start: int, stop: int, step: int = 1) -> T
     return x[(slice(None),) * dim + (slice(start, stop, step),)]
 
 
-def t(input: Tensor) -> Tensor:
-    """Transposes a 2-D tensor (a view); 0-D and 1-D tensors come back as they are."""
-    if input.ndim > 2:
-        raise RuntimeError(f"t: expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
-    return input if input.ndim < 2 else _C._permute_dims(input, (1, 0))
-
-
 def _check_nd(op: str, x: Tensor) -> None:
     if x.ndim == 0:
         raise RuntimeError(f"{op}: expected at least a 1-dimensional tensor")
-
-
-def split(tensor: Tensor, split_size_or_sections: Union[int, Sequence[int]], dim: int = 0
-          ) -> Tuple[Tensor, ...]:
-    """Views of `tensor` along `dim`: pieces of split_size (the last may be smaller), or of
-    the listed sizes (which must add up to the dim's size)."""
-    _check_nd("split", tensor)
-    d = _dim_index("split", dim, tensor.ndim)
-    n = tensor.shape[d]
-    if isinstance(split_size_or_sections, Tensor):
-        split_size_or_sections = split_size_or_sections.tolist()
-    if isinstance(split_size_or_sections, (list, tuple)):
-        sizes = [int(s) for s in split_size_or_sections]
-        if builtins.any(s < 0 for s in sizes) or builtins.sum(sizes) != n:
-            raise RuntimeError(f"split: split_with_sizes expects split_sizes to sum exactly to "
-                               f"{n} (input tensor's size at dimension {dim}), but got "
-                               f"split_sizes={sizes}")
-    else:
-        from ._arg_checks import int_arg
-        size = int_arg("split", "split_size", split_size_or_sections)
-        if size < 0 or (size == 0 and n != 0):
-            raise RuntimeError(f"split: split_size must be positive (non-negative for an empty "
-                               f"dim), got {size}")
-        sizes = [size] * (n // size) + ([n % size] if n % size else []) if n else [0]
-    return _C._split_with_sizes(tensor, sizes, d)
-
-
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> Tuple[Tensor, ...]:
-    """Up to `chunks` views along `dim`, each ceil(size / chunks) long (the last may be
-    shorter; there may be fewer chunks than asked, as in torch)."""
-    from ._arg_checks import int_arg
-    chunks = int_arg("chunk", "chunks", chunks)
-    if chunks <= 0:
-        raise RuntimeError(f"chunk: chunks must be greater than 0, got {chunks}")
-    _check_nd("chunk", input)
-    d = _dim_index("chunk", dim, input.ndim)
-    n = input.shape[d]
-    if n == 0:  # torch gives `chunks` empty pieces here
-        if chunks > _MAX_EMPTY_PIECES:
-            raise ValueError(f"chunk: {chunks} empty chunks is more than can be returned "
-                             f"(at most {_MAX_EMPTY_PIECES})")
-        return tuple(_slice_along(input, d, 0, 0) for _ in range(chunks))
-    return split(input, -(-n // chunks), d)
 
 
 _MAX_EMPTY_PIECES = 1 << 16
@@ -376,33 +229,6 @@ def _even_split(op: str, x: Tensor, sections: Any, dim: int, min_nd: int) -> Tup
     return tensor_split(x, sections, dim)
 
 
-def unbind(input: Tensor, dim: int = 0) -> Tuple[Tensor, ...]:
-    """The slices of `input` along `dim` (views without that dim)."""
-    _check_nd("unbind", input)
-    d = _dim_index("unbind", dim, input.ndim)
-    return tuple(input[(slice(None),) * d + (i,)] for i in range(input.shape[d]))
-
-
-def _repeat_method(self: Tensor, *sizes: Any, repeats: Any = None) -> Tensor:
-    """torch.Tensor.repeat: tiles self sizes[i] times along dim i (NumPy's tile); there must be
-    at least self.ndim sizes (extra ones add leading dims)."""
-    if repeats is not None:  # torch's keyword form x.repeat(repeats=...)
-        if sizes:
-            raise TypeError("repeat() got multiple values for argument 'repeats'")
-        sizes = (repeats,)
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = tuple(sizes[0])
-    if len(sizes) < self.ndim:
-        raise RuntimeError("repeat: number of dimensions of repeat dims can not be smaller than "
-                           f"number of dimensions of tensor ({len(sizes)} < {self.ndim})")
-    for s in sizes:
-        if isinstance(s, builtins.bool) or not hasattr(s, "__index__"):
-            raise TypeError(f"repeat: sizes must be ints, got {type(s).__name__}")
-        if s < 0:
-            raise RuntimeError(f"repeat: repeats can not be negative, got {tuple(sizes)}")
-    return _C._tile(self, tuple(int(s) for s in sizes))
-
-
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: Optional[int] = None, *,
                       output_size: Optional[int] = None) -> Tensor:
     """Repeats each element `repeats` times along `dim` (of the flattened input when None).
@@ -417,32 +243,6 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: Optional[int] = N
     if dim is None:
         return _ts().repeat(_C._reshape(input, (-1,), -1), repeats, axis=0)
     return _ts().repeat(input, repeats, axis=_dim_index("repeat_interleave", dim, input.ndim))
-
-
-def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
-    """The view input[start:start+length] along `dim` (a negative start counts from the end)."""
-    _check_nd("narrow", input)
-    d = _dim_index("narrow", dim, input.ndim)
-    n = input.shape[d]
-    from ._arg_checks import int_arg
-    start, length = int_arg("narrow", "start", start), int_arg("narrow", "length", length)
-    if not -n <= start <= n:
-        raise IndexError(f"narrow: start ({start}) out of range for dimension {dim} of size {n}")
-    start = start + n if start < 0 else start
-    if length < 0 or start + length > n:
-        raise RuntimeError(f"narrow: start ({start}) + length ({length}) exceeds dimension size ({n})")
-    return _slice_along(input, d, start, start + length)
-
-
-def select(input: Tensor, dim: int, index: int) -> Tensor:
-    """The view input[..., index, ...] at `dim` (that dim removed)."""
-    _check_nd("select", input)
-    d = _dim_index("select", dim, input.ndim)
-    n = input.shape[d]
-    if not -n <= index < n:
-        raise IndexError(f"select: index {index} out of range for tensor of size "
-                         f"{tuple(input.shape)} at dimension {dim}")
-    return input[(slice(None),) * d + (index,)]
 
 
 def _unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
@@ -636,12 +436,12 @@ def _seq(op: str, tensors: Any) -> List[Tensor]:
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
     """Concatenates along dim 1 (dim 0 for 1-D inputs)."""
     ts_ = [atleast_1d(x) for x in _seq("hstack", tensors)]
-    return _ts().concat(ts_, axis=0 if ts_[0].ndim == 1 else 1)
+    return concat(ts_, axis=0 if ts_[0].ndim == 1 else 1)
 
 
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
     """Concatenates the inputs made at least 2-D along dim 0."""
-    return _ts().concat([atleast_2d(x) for x in _seq("vstack", tensors)], axis=0)
+    return concat([atleast_2d(x) for x in _seq("vstack", tensors)], axis=0)
 
 
 row_stack = vstack
@@ -649,28 +449,14 @@ row_stack = vstack
 
 def dstack(tensors: Sequence[Tensor]) -> Tensor:
     """Concatenates the inputs made at least 3-D along dim 2."""
-    return _ts().concat([atleast_3d(x) for x in _seq("dstack", tensors)], axis=2)
+    return concat([atleast_3d(x) for x in _seq("dstack", tensors)], axis=2)
 
 
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     """Stacks 0-D/1-D inputs as columns (n -> (n, 1)) and concatenates along dim 1."""
     cols = [_C._reshape(x, (x.size, 1), -1) if x.ndim <= 1 else x
             for x in _seq("column_stack", tensors)]
-    return _ts().concat(cols, axis=1)
-
-
-def cat(tensors: Sequence[Tensor], dim: Optional[int] = 0, *, axis: Optional[int] = None) -> Tensor:
-    """torch.cat: joins tensors along an existing dim (``dim`` may be positional); 1-D empty
-    tensors of shape (0,) are skipped like torch's legacy rule."""
-    seq = _seq("cat", tensors)
-    d = dim if axis is None else axis
-    kept = [x for x in seq if not (x.ndim == 1 and x.shape[0] == 0)] or seq[:1]
-    return _ts().concat(kept, axis=d)
-
-
-def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
-    """torch.concatenate: concat along `axis`."""
-    return cat(tensors, axis)
+    return concat(cols, axis=1)
 
 
 def broadcast_tensors(*tensors: Tensor) -> Tuple[Tensor, ...]:
@@ -750,67 +536,20 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) ->
     return _ts().take_along_axis(xb, ib, axis=d)
 
 
-# ---- function forms of methods
-def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
-    """A view with dims reordered."""
-    return _C._permute_dims(input, tuple(dims))
-
-
-def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    """A view with dims dim0 and dim1 swapped."""
-    a, b = _dim_index("transpose", dim0, input.ndim), _dim_index("transpose", dim1, input.ndim)
-    return input if input.ndim == 0 else _swap(input, a, b)
-
-
-swapdims = swapaxes = transpose
-
-
-def _view_as(self: Tensor, other: Tensor) -> Tensor:
-    """self.view(other.shape)."""
-    return self.view(tuple(other.shape))
-
-
-def _reshape_as(self: Tensor, other: Tensor) -> Tensor:
-    """self.reshape(other.shape)."""
-    return self.reshape(tuple(other.shape))
-
-
-def _expand_as(self: Tensor, other: Tensor) -> Tensor:
-    """self.expand(other.shape)."""
-    return self.expand(tuple(other.shape))
-
-
 def _roll(self: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     """Rolls along dims (the flattened tensor when dims is None)."""
     return _ts().roll(self, shifts, axis=dims)
 
 
 METHODS = {
-    "t": t, "split": split, "chunk": chunk, "tensor_split": tensor_split, "unbind": unbind,
-    "repeat": _repeat_method, "repeat_interleave": repeat_interleave, "narrow": narrow,
-    "select": select, "unfold": _unfold, "fliplr": fliplr, "flipud": flipud, "rot90": rot90,
+    "tensor_split": tensor_split, "repeat_interleave": repeat_interleave, "unfold": _unfold, "fliplr": fliplr, "flipud": flipud, "rot90": rot90,
     "diag": diag, "diagonal": diagonal, "diag_embed": diag_embed, "diagflat": diagflat,
     "trace": trace, "unflatten": unflatten, "ravel": ravel, "hsplit": hsplit, "vsplit": vsplit,
-    "dsplit": dsplit, "take_along_dim": take_along_dim, "view_as": _view_as,
-    "reshape_as": _reshape_as, "expand_as": _expand_as,
+    "dsplit": dsplit, "take_along_dim": take_along_dim,
     "roll": _roll,
     "broadcast_to": lambda self, size: _C._broadcast_to(self, tuple(size)),
     "split_with_sizes": lambda self, split_sizes, dim=0: split(self, list(split_sizes), dim),
 }
-
-
-# ---- x.tile (NumPy's tile)
-def _tile_method(self: Tensor, *reps: Any, dims: Any = None) -> Tensor:
-    """NumPy's tile (torch.Tensor.tile): fewer reps than dims are padded with leading 1s."""
-    if dims is not None:  # torch's keyword form x.tile(dims=...)
-        if reps:
-            raise TypeError("tile() got multiple values for argument 'dims'")
-        reps = (dims,)
-    dims = reps
-    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-        dims = tuple(dims[0])
-    from ._arg_checks import int_arg
-    return _C._tile(self, tuple(int_arg("tile", "reps", d) for d in dims))
 
 
 # ---- as_strided (differentiable) and narrow_copy

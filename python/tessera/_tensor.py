@@ -239,23 +239,6 @@ def _astype_method(self: Tensor, dtype: Any, /, *, copy: builtins.bool = True) -
     return _C._astype(self, _as_dtype(dtype), copy)
 
 
-def _shape_args(shape: tuple) -> Any:
-    return shape[0] if len(shape) == 1 and not isinstance(shape[0], (builtins.int, np.integer)) else shape
-
-
-def _one_keyword(op: str, name: str, given: tuple, value: Any) -> tuple:
-    """torch's keyword form (x.view(size=...), x.reshape(shape=...)) as the varargs tuple."""
-    if given:
-        raise TypeError(f"{op}() got multiple values for argument '{name}'")
-    return (value,)
-
-
-def _permute(self: Tensor, *order: Any, dims: Any = None) -> Tensor:
-    if dims is not None:
-        order = _one_keyword("permute", "dims", order, dims)
-    return _C._permute_dims(self, _shape_args(order))
-
-
 def _is_pinned(self: Tensor) -> builtins.bool:
     return _C._is_pinned(self)
 

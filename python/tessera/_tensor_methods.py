@@ -57,18 +57,9 @@ TENSOR_METHODS: Dict[str, Any] = {
     "__module__": "tessera",
     "__array_priority__": 1000,  # NumPy defers binary operators to us
     # views and shapes (_tensor.py, _manipulation.py)
-    # (reshape and view are C++ methods: csrc/python/bind_core.cpp)
-    "permute": _t._permute,
-    "transpose": _mp.transpose,
-    "swapaxes": _mp.transpose,
-    "swapdims": _mp.transpose,
-    "flatten": _mp.flatten,
-    "unsqueeze": _mp.unsqueeze,
-    "squeeze": _mp._squeeze_method,
-    "expand": _mp._expand,
-    "flip": _mp._flip_method,
-    "movedim": _mp.movedim,
-    "moveaxis": _mp.movedim,
+    # (reshape and view are C++ methods: csrc/python/bind_core.cpp; permute, transpose /
+    # swapaxes / swapdims, flatten, unsqueeze, squeeze, expand, flip, movedim / moveaxis, t,
+    # view_as / reshape_as / expand_as: csrc/python/bind_views.cpp)
     "tril": _tc.tril,
     "triu": _tc.triu,
     # (the reductions sum, prod, mean, var, std, max, min, all, any, count_nonzero, argmax,
@@ -121,9 +112,7 @@ TENSOR_METHODS: Dict[str, Any] = {
     "imag": property(_tb._imag_get, _tb._imag_set,
                      doc="The imaginary part: a writable view for complex tensors."),
     # torch's new_* creation (_creation.py)
-    "new_zeros": _tc._new_zeros,
-    "new_ones": _tc._new_ones,
-    "new_empty": _tc._new_empty,
+    # (new_zeros / new_ones / new_empty are C++ methods: csrc/python/bind_creation.cpp)
     "new_full": _tc._new_full,
     "new_tensor": _tc._new_tensor,
     # torch's in-place methods that are not an op and a write (_inplace.py)
@@ -196,7 +185,7 @@ TORCH_METHODS: Dict[str, Any] = {
     "cauchy_": _rn._cauchy_,
     "log_normal_": _rn._log_normal_,
     "fill_diagonal_": _ix._fill_diagonal_,
-    "tile": _mp._tile_method,
+    # (x.tile and x.repeat are C++ methods: csrc/python/bind_views.cpp)
     "svd": _lc._svd_method,
     "apply_": _t._apply_,
     "argwhere": _ix.argwhere,
