@@ -21,11 +21,8 @@ from tessera.random import binomial as binomial
 from tessera._manipulation import broadcast_arrays as broadcast_arrays
 from tessera._dtypes import can_cast as can_cast
 from tessera.amp.autocast_mode import clear_autocast_cache as clear_autocast_cache
-from tessera._statistical import count_nonzero as count_nonzero
 from tessera import cpu as cpu
 from tessera import cuda as cuda
-from tessera._statistical import cumulative_prod as cumulative_prod
-from tessera._statistical import cumulative_sum as cumulative_sum
 from tessera import datasets as datasets
 from tessera._C import Device as device
 from tessera._statistical import diff as diff
@@ -42,14 +39,11 @@ from tessera._dtypes import finfo as finfo
 from tessera._interop import from_dlpack as from_dlpack
 from tessera._creation import from_numpy as from_numpy
 from tessera._creation import frombuffer as frombuffer
-from tessera._indexing import gather as gather
 from tessera.amp.autocast_mode import get_autocast_dtype as get_autocast_dtype
 from tessera._creation import get_default_device as get_default_device
 from tessera._dtypes import get_default_dtype as get_default_dtype
 from tessera.random import get_rng_state as get_rng_state
 from tessera._dtypes import iinfo as iinfo
-from tessera._indexing import index_add as index_add
-from tessera._indexing import index_select as index_select
 from tessera.autograd.grad_mode import inference_mode as inference_mode
 from tessera.random import initial_seed as initial_seed
 from tessera.autograd import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
@@ -73,8 +67,6 @@ from tessera.linalg import _tensor_lu as lu
 from tessera.linalg import _legacy_lu_solve as lu_solve
 from tessera.linalg import lu_unpack as lu_unpack
 from tessera.random import manual_seed as manual_seed
-from tessera._indexing import masked_fill as masked_fill
-from tessera._indexing import masked_select as masked_select
 from tessera.linalg import matrix_exp as matrix_exp
 from tessera._linalg_core import matrix_transpose as matrix_transpose
 from tessera._torch_legacy import memory_format as memory_format
@@ -100,8 +92,6 @@ from tessera._manipulation import reshape as reshape
 from tessera._dtypes import result_type as result_type
 from tessera.serialization import save as save
 from tessera._creation import scalar_tensor as scalar_tensor
-from tessera._indexing import scatter as scatter
-from tessera._indexing import scatter_add as scatter_add
 from tessera.random import seed as seed
 from tessera import serialization as serialization
 from tessera.amp.autocast_mode import set_autocast_cache_enabled as set_autocast_cache_enabled
@@ -114,7 +104,6 @@ from tessera.random import set_rng_state as set_rng_state
 from tessera import special as special
 from tessera._manipulation import squeeze as squeeze
 from tessera._stft import stft as stft
-from tessera._indexing import take_along_axis as take_along_axis
 from tessera._creation import tensor as tensor
 from tessera._linalg_core import tensordot as tensordot
 from tessera import testing as testing
@@ -149,159 +138,159 @@ class Tensor:
     H: Tensor
     T: Tensor
     def abs(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def abs_(self, *args: Any, **kwargs: Any) -> Any:
+    def abs_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place abs (torch.Tensor.abs_); returns self."""
     def absolute(self, *args: Any, **kwargs: Any) -> Any:
         """|x|; abs of a complex tensor is real (float32 for complex64). abs(INT_MIN) wraps."""
-    def absolute_(self, *args: Any, **kwargs: Any) -> Any:
+    def absolute_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place absolute (torch.Tensor.absolute_); returns self."""
     def acos(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def acos_(self, *args: Any, **kwargs: Any) -> Any:
+    def acos_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place acos (torch.Tensor.acos_); returns self."""
     def acosh(self, *args: Any, **kwargs: Any) -> Any:
         """Inverse hyperbolic cosine."""
-    def acosh_(self, *args: Any, **kwargs: Any) -> Any:
+    def acosh_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place acosh (torch.Tensor.acosh_); returns self."""
-    def add(self, *args: Any, **kwargs: Any) -> Tensor:
-        """x1 + x2, broadcasting; Python scalars are weak."""
+    def add(self, other: Any, *, alpha: Any = ..., out: Any = ...) -> Any:
+        """input + alpha * other, broadcasting; Python numbers are weak in promotion (the standard's add(x1, x2) and PyTorch's). A floating alpha with integral operands raises TypeError."""
     def add_(self, *args: Any, **kwargs: Any) -> Any:
         """self += alpha * other; returns self."""
     def addbmm(self, batch1: Any, batch2: Any, *, beta: Any = ..., alpha: Any = ...) -> Tensor:
         """beta * input + alpha * sum_b (batch1[b] @ batch2[b])."""
-    def addbmm_(self, *args: Any, **kwargs: Any) -> Any:
+    def addbmm_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place addbmm (torch.Tensor.addbmm_); returns self."""
     def addcdiv(self, tensor1: Any, tensor2: Any, *, value: Any = ...) -> Tensor:
         """input + value * tensor1 / tensor2 (integer tensors raise, as in torch)."""
-    def addcdiv_(self, *args: Any, **kwargs: Any) -> Any:
+    def addcdiv_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place addcdiv (torch.Tensor.addcdiv_); returns self."""
     def addcmul(self, tensor1: Any, tensor2: Any, *, value: Any = ...) -> Tensor:
         """input + value * tensor1 * tensor2."""
-    def addcmul_(self, *args: Any, **kwargs: Any) -> Any:
+    def addcmul_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place addcmul (torch.Tensor.addcmul_); returns self."""
     def addmm(self, mat1: Any, mat2: Any, *, beta: Any = ..., alpha: Any = ...) -> Tensor:
         """beta * input + alpha * (mat1 @ mat2); input broadcasts to the product's shape."""
-    def addmm_(self, *args: Any, **kwargs: Any) -> Any:
+    def addmm_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place addmm (torch.Tensor.addmm_); returns self."""
     def addmv(self, mat: Any, vec: Any, *, beta: Any = ..., alpha: Any = ...) -> Tensor:
         """beta * input + alpha * (mat @ vec)."""
-    def addmv_(self, *args: Any, **kwargs: Any) -> Any:
+    def addmv_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place addmv (torch.Tensor.addmv_); returns self."""
     def addr(self, vec1: Any, vec2: Any, *, beta: Any = ..., alpha: Any = ...) -> Tensor:
         """beta * input + alpha * outer(vec1, vec2)."""
-    def addr_(self, *args: Any, **kwargs: Any) -> Any:
+    def addr_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place addr (torch.Tensor.addr_); returns self."""
     def adjoint(self) -> Tensor:
         """The conjugate transpose of the last two dims (a view for real tensors)."""
-    def all(self, axis: Any = ..., *args: Any, keepdims: Any = ..., dim: Any = ..., keepdim: Any = ..., **kw: Any) -> Tensor:
-        """Same as tessera.all(self, ...); `axis` may be passed positionally."""
+    def all(self, *args: Any, **kwargs: Any) -> Any:
+        """True where every element along axis is nonzero (True over no elements); bool result."""
     def allclose(self, other: Any, rtol: Any = ..., atol: Any = ..., equal_nan: Any = ...) -> builtins.bool:
         """True when isclose holds everywhere (after broadcasting)."""
-    def amax(self, dim: Any = ..., keepdim: Any = ...) -> Tensor:
-        """Maximum over `dim` (all dims when () or None); values only. The gradient is shared evenly by the tied maxima (torch's rule)."""
-    def amin(self, dim: Any = ..., keepdim: Any = ...) -> Tensor:
-        """Minimum over `dim` (all dims when () or None); values only; ties share the gradient."""
-    def aminmax(self, *, dim: Any = ..., keepdim: Any = ...) -> Any:
-        """(min, max) over `dim` (all elements when None)."""
+    def amax(self, *args: Any, **kwargs: Any) -> Any:
+        """The maximum over dim (all dims when () or None); values only. The gradient is shared evenly by the tied extrema (PyTorch's rule)."""
+    def amin(self, *args: Any, **kwargs: Any) -> Any:
+        """The minimum over dim (all dims when () or None); values only. The gradient is shared evenly by the tied extrema (PyTorch's rule)."""
+    def aminmax(self, *args: Any, **kwargs: Any) -> Any:
+        """(min, max) over dim (all elements when None), as a named tuple."""
     def angle(self) -> Tensor:
         """Argument of complex input; for real input pi where negative, else 0 (NaN kept)."""
-    def any(self, axis: Any = ..., *args: Any, keepdims: Any = ..., dim: Any = ..., keepdim: Any = ..., **kw: Any) -> Tensor:
-        """Same as tessera.any(self, ...); `axis` may be passed positionally."""
-    def apply_(self, *args: Any, **kwargs: Any) -> Any:
+    def any(self, *args: Any, **kwargs: Any) -> Any:
+        """True where some element along axis is nonzero (False over no elements); bool result."""
+    def apply_(self, callable: Any) -> Tensor:
         """Applies a Python function to each element in place (CPU, slow; as torch)."""
     def arccos(self, *args: Any, **kwargs: Any) -> Any:
         """Inverse cosine. Integer and boolean inputs compute in float32."""
-    def arccos_(self, *args: Any, **kwargs: Any) -> Any:
+    def arccos_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place arccos (torch.Tensor.arccos_); returns self."""
     def arccosh(self, *args: Any, **kwargs: Any) -> Any:
         """Inverse hyperbolic cosine."""
-    def arccosh_(self, *args: Any, **kwargs: Any) -> Any:
+    def arccosh_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place arccosh (torch.Tensor.arccosh_); returns self."""
     def arcsin(self, *args: Any, **kwargs: Any) -> Any:
         """Inverse sine."""
-    def arcsin_(self, *args: Any, **kwargs: Any) -> Any:
+    def arcsin_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place arcsin (torch.Tensor.arcsin_); returns self."""
     def arcsinh(self, *args: Any, **kwargs: Any) -> Any:
         """Inverse hyperbolic sine."""
-    def arcsinh_(self, *args: Any, **kwargs: Any) -> Any:
+    def arcsinh_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place arcsinh (torch.Tensor.arcsinh_); returns self."""
     def arctan(self, *args: Any, **kwargs: Any) -> Any:
         """Inverse tangent."""
     def arctan2(self, *args: Any, **kwargs: Any) -> Any:
         """Angle of the point (x2, x1), quadrant-aware."""
-    def arctan2_(self, *args: Any, **kwargs: Any) -> Any:
+    def arctan2_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place arctan2 (torch.Tensor.arctan2_); returns self."""
-    def arctan_(self, *args: Any, **kwargs: Any) -> Any:
+    def arctan_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place arctan (torch.Tensor.arctan_); returns self."""
     def arctanh(self, *args: Any, **kwargs: Any) -> Any:
         """Inverse hyperbolic tangent."""
-    def arctanh_(self, *args: Any, **kwargs: Any) -> Any:
+    def arctanh_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place arctanh (torch.Tensor.arctanh_); returns self."""
-    def argmax(self, axis: Any = ..., *args: Any, keepdims: Any = ..., dim: Any = ..., keepdim: Any = ..., **kw: Any) -> Tensor:
-        """Same as tessera.argmax(self, ...); `axis` may be passed positionally."""
-    def argmin(self, axis: Any = ..., *args: Any, keepdims: Any = ..., dim: Any = ..., keepdim: Any = ..., **kw: Any) -> Tensor:
-        """Same as tessera.argmin(self, ...); `axis` may be passed positionally."""
+    def argmax(self, *args: Any, **kwargs: Any) -> Any:
+        """Index (int64) of the first maximum along axis (one int); over the flattened tensor when axis is None. The first NaN counts as the maximum. Empty axes raise ValueError."""
+    def argmin(self, *args: Any, **kwargs: Any) -> Any:
+        """Index (int64) of the first minimum along axis (the first NaN wins)."""
     def argsort(self, dim: Any = ..., descending: Any = ..., stable: Any = ...) -> Tensor:
         """torch.Tensor.argsort: int64 indices that sort along `dim` (stable)."""
     def argwhere(self, /) -> Tensor:
         """Coordinates of the nonzero elements as one ``(count, x.ndim)`` int64 tensor (NumPy's argwhere, torch's ``x.nonzero()``)."""
     def as_strided(self, size: Any, stride: Any, storage_offset: Any = ...) -> Tensor:
         """A view of input's storage with the given size, strides (in elements) and offset (input's own offset when None). Differentiable for contiguous inputs."""
-    def as_strided_(self, *args: Any, **kwargs: Any) -> Any:
+    def as_strided_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place as_strided: this tensor becomes ``self.as_strided(...)`` (a view of the same memory)."""
     def as_strided_scatter(self, src: Any, size: Any, stride: Any, storage_offset: Any = ...) -> Tensor:
         """A copy of self (made contiguous) with ``src`` written into its as_strided view."""
     def asin(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def asin_(self, *args: Any, **kwargs: Any) -> Any:
+    def asin_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place asin (torch.Tensor.asin_); returns self."""
     def asinh(self, *args: Any, **kwargs: Any) -> Any:
         """Inverse hyperbolic sine."""
-    def asinh_(self, *args: Any, **kwargs: Any) -> Any:
+    def asinh_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place asinh (torch.Tensor.asinh_); returns self."""
     def astype(self, dtype: Any, /, *, copy: Any = ...) -> Tensor: ...
     def atan(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def atan2(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def atan2_(self, *args: Any, **kwargs: Any) -> Any:
+    def atan2_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place atan2 (torch.Tensor.atan2_); returns self."""
-    def atan_(self, *args: Any, **kwargs: Any) -> Any:
+    def atan_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place atan (torch.Tensor.atan_); returns self."""
     def atanh(self, *args: Any, **kwargs: Any) -> Any:
         """Inverse hyperbolic tangent."""
-    def atanh_(self, *args: Any, **kwargs: Any) -> Any:
+    def atanh_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place atanh (torch.Tensor.atanh_); returns self."""
     def backward(self, gradient: Any = ..., retain_graph: Any = ..., create_graph: Any = ..., inputs: Any = ...) -> None:
         """Computes the gradient of this tensor w.r.t. the graph's leaves (into their .grad)."""
     def baddbmm(self, batch1: Any, batch2: Any, *, beta: Any = ..., alpha: Any = ...) -> Tensor:
         """beta * input + alpha * bmm(batch1, batch2)."""
-    def baddbmm_(self, *args: Any, **kwargs: Any) -> Any:
+    def baddbmm_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place baddbmm (torch.Tensor.baddbmm_); returns self."""
     def bernoulli(self, size: Any = ..., *, dtype: Any = ..., device: Any = ..., generator: Any = ...) -> Tensor:
         """1 with probability p else 0: p a float (shape `size`) or a tensor of probabilities (its shape; the dtype defaults to p's floating dtype, as in PyTorch). PyTorch's ``bernoulli(input, p)`` (a float p) draws with probability p in input's shape and dtype."""
-    def bernoulli_(self, *args: Any, **kwargs: Any) -> Any:
+    def bernoulli_(self, p: Any = ..., *, generator: Any = ...) -> Tensor:
         """Fills self with 0/1 draws of probability p (a number or a tensor)."""
     def bfloat16(self, memory_format: Any = ...) -> Tensor:
         """torch.Tensor.bfloat16(): this tensor as bfloat16 (itself when it already is)."""
     def bincount(self, weights: Any = ..., minlength: Any = ...) -> Tensor:
         """Counts of each value 0..max(input) of a 1-D non-negative integer tensor (weighted sums with `weights`); int64 counts, or weights' dtype (float64 for integer weights)."""
     def bitwise_and(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def bitwise_and_(self, *args: Any, **kwargs: Any) -> Any:
+    def bitwise_and_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place bitwise_and (torch.Tensor.bitwise_and_); returns self."""
     def bitwise_left_shift(self, *args: Any, **kwargs: Any) -> Any:
         """x1 << x2; shifting by >= the bit width gives 0."""
-    def bitwise_left_shift_(self, *args: Any, **kwargs: Any) -> Any:
+    def bitwise_left_shift_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place bitwise_left_shift (torch.Tensor.bitwise_left_shift_); returns self."""
     def bitwise_not(self, *args: Any, **kwargs: Any) -> Any:
         """~x for integers; logical not for booleans."""
-    def bitwise_not_(self, *args: Any, **kwargs: Any) -> Any:
+    def bitwise_not_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place bitwise_not (torch.Tensor.bitwise_not_); returns self."""
     def bitwise_or(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def bitwise_or_(self, *args: Any, **kwargs: Any) -> Any:
+    def bitwise_or_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place bitwise_or (torch.Tensor.bitwise_or_); returns self."""
     def bitwise_right_shift(self, *args: Any, **kwargs: Any) -> Any:
         """x1 >> x2 (arithmetic); by >= the bit width gives 0, or -1 for negative x1."""
-    def bitwise_right_shift_(self, *args: Any, **kwargs: Any) -> Any:
+    def bitwise_right_shift_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place bitwise_right_shift (torch.Tensor.bitwise_right_shift_); returns self."""
     def bitwise_xor(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def bitwise_xor_(self, *args: Any, **kwargs: Any) -> Any:
+    def bitwise_xor_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place bitwise_xor (torch.Tensor.bitwise_xor_); returns self."""
     def bmm(self, mat2: Any) -> Tensor:
         """(b, n, m) @ (b, m, p) -> (b, n, p); no broadcasting of the batch."""
@@ -310,12 +299,12 @@ class Tensor:
     def broadcast_to(self, size: Any) -> Any: ...
     def byte(self, memory_format: Any = ...) -> Tensor:
         """torch.Tensor.byte(): this tensor as uint8 (itself when it already is)."""
-    def cauchy_(self, *args: Any, **kwargs: Any) -> Any:
+    def cauchy_(self, median: Any = ..., sigma: Any = ..., *, generator: Any = ...) -> Tensor:
         """Fills self with Cauchy draws."""
     def cdouble(self, memory_format: Any = ...) -> Tensor:
         """torch.Tensor.cdouble(): this tensor as complex128 (itself when it already is)."""
     def ceil(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def ceil_(self, *args: Any, **kwargs: Any) -> Any:
+    def ceil_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ceil (torch.Tensor.ceil_); returns self."""
     def cfloat(self, memory_format: Any = ...) -> Tensor:
         """torch.Tensor.cfloat(): this tensor as complex64 (itself when it already is)."""
@@ -332,43 +321,43 @@ class Tensor:
         """Up to chunks views along dim, each ceil(size / chunks) long (the last may be shorter; there may be fewer chunks than asked, as in torch)."""
     def clamp(self, min: Any = ..., max: Any = ...) -> Tensor:
         """torch.clamp (and x.clamp, x.clip): elementwise min(max(input, min), max), where float bounds promote an integer input to float (torch's promotion; ts.clip keeps the array API's x dtype). Bounds broadcast against input. With no bound at all it returns a copy, like ts.clip (torch raises)."""
-    def clamp_(self, *args: Any, **kwargs: Any) -> Any:
+    def clamp_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place clamp (torch.Tensor.clamp_); returns self."""
     def clamp_max(self, max: Any) -> Tensor:
         """min(input, max)."""
-    def clamp_max_(self, *args: Any, **kwargs: Any) -> Any:
+    def clamp_max_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place clamp_max (torch.Tensor.clamp_max_); returns self."""
     def clamp_min(self, min: Any) -> Tensor:
         """max(input, min)."""
-    def clamp_min_(self, *args: Any, **kwargs: Any) -> Any:
+    def clamp_min_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place clamp_min (torch.Tensor.clamp_min_); returns self."""
     def clip(self, min: Any = ..., max: Any = ...) -> Tensor:
         """torch.clamp (and x.clamp, x.clip): elementwise min(max(input, min), max), where float bounds promote an integer input to float (torch's promotion; ts.clip keeps the array API's x dtype). Bounds broadcast against input. With no bound at all it returns a copy, like ts.clip (torch raises)."""
-    def clip_(self, *args: Any, **kwargs: Any) -> Any:
+    def clip_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place clip (torch.Tensor.clip_); returns self."""
     def clone(self, *args: Any, memory_format: Any = ..., **kwargs: Any) -> Any: ...
     def conj(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def conj_physical(self) -> Tensor: ...
-    def conj_physical_(self, *args: Any, **kwargs: Any) -> Any: ...
+    def conj_physical_(self) -> Tensor: ...
     def const_data_ptr(self) -> builtins.int: ...
     def contiguous(self, *args: Any, memory_format: Any = ..., **kwargs: Any) -> Any:
         """This tensor with row-major strides (or memory_format's), copied only if needed"""
-    def copy_(self, *args: Any, **kwargs: Any) -> Any:
+    def copy_(self, src: Any, non_blocking: Any = ...) -> Tensor:
         """Copies `src` (broadcast to self's shape, cast to self's dtype, any device) into self; returns self. Differentiable with respect to src."""
     def copysign(self, *args: Any, **kwargs: Any) -> Any:
         """|x1| with the sign of x2."""
-    def copysign_(self, *args: Any, **kwargs: Any) -> Any:
+    def copysign_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place copysign (torch.Tensor.copysign_); returns self."""
     def corrcoef(self) -> Tensor:
         """Pearson correlation coefficients of the rows of input (clipped to [-1, 1])."""
     def cos(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def cos_(self, *args: Any, **kwargs: Any) -> Any:
+    def cos_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place cos (torch.Tensor.cos_); returns self."""
     def cosh(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def cosh_(self, *args: Any, **kwargs: Any) -> Any:
+    def cosh_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place cosh (torch.Tensor.cosh_); returns self."""
-    def count_nonzero(self, axis: Any = ..., *args: Any, keepdims: Any = ..., dim: Any = ..., keepdim: Any = ..., **kw: Any) -> Tensor:
-        """Same as tessera.count_nonzero(self, ...); `axis` may be passed positionally."""
+    def count_nonzero(self, *args: Any, **kwargs: Any) -> Any:
+        """Number of nonzero elements along axis (positional too: torch's count_nonzero(x, dim)), as int64."""
     def cov(self, *, correction: Any = ..., fweights: Any = ..., aweights: Any = ...) -> Tensor:
         """Covariance of the rows (variables) of a 1-D or 2-D input whose columns are observations (differentiable; fweights/aweights weight the observations)."""
     def cpu(self) -> Tensor: ...
@@ -380,19 +369,19 @@ class Tensor:
         """(values, indices) of the running maximum along `dim` (NaN propagates)."""
     def cummin(self, dim: Any) -> Any:
         """(values, indices) of the running minimum along `dim` (NaN propagates)."""
-    def cumprod(self, dim: Any = ..., *, dtype: Any = ..., axis: Any = ...) -> Tensor:
-        """Running product along `dim` (torch.cumprod and x.cumprod(dim))."""
-    def cumprod_(self, *args: Any, **kwargs: Any) -> Any:
+    def cumprod(self, *args: Any, **kwargs: Any) -> Any:
+        """Running products along axis (identity 1 first with include_initial=True)."""
+    def cumprod_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place cumprod (torch.Tensor.cumprod_); returns self."""
-    def cumsum(self, dim: Any = ..., *, dtype: Any = ..., axis: Any = ...) -> Tensor:
-        """Running sum along `dim` (torch.cumsum and x.cumsum(dim)): cumulative_sum along dim (no initial element)."""
-    def cumsum_(self, *args: Any, **kwargs: Any) -> Any:
+    def cumsum(self, *args: Any, **kwargs: Any) -> Any:
+        """Running sums along axis (required unless x is 1-D; PyTorch's positional dim or dim=). With include_initial=True the result starts with 0 and is one longer along axis. Dtype rules as sum."""
+    def cumsum_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place cumsum (torch.Tensor.cumsum_); returns self."""
     data: Tensor
     def data_ptr(self, *args: Any, **kwargs: Any) -> builtins.int: ...
     def deg2rad(self) -> Tensor:
         """input * pi / 180 (float result)."""
-    def deg2rad_(self, *args: Any, **kwargs: Any) -> Any:
+    def deg2rad_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place deg2rad (torch.Tensor.deg2rad_); returns self."""
     def dense_dim(self) -> builtins.int: ...
     def det(self) -> Tensor: ...
@@ -412,21 +401,21 @@ class Tensor:
     def diff(self, /, n: Any = ..., dim: Any = ..., prepend: Any = ..., append: Any = ..., *, axis: Any = ...) -> Tensor:
         """n-th forward difference x[i+1] - x[i] along `axis` (default -1; PyTorch's `dim`, which like n, prepend and append it also takes positionally: diff(x, n, dim)), after joining `prepend` and `append` (tensors matching x outside `axis`, or scalars) to x along it. The result is n shorter along `axis`; booleans give x[i+1] != x[i] (NumPy). Python numbers as prepend/append are weak (they take x's dtype kind), unlike NumPy's int64/float64. n=0 returns x unchanged (prepend/append ignored, like NumPy). Also x.diff(...)."""
     def digamma(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def digamma_(self, *args: Any, **kwargs: Any) -> Any:
+    def digamma_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place digamma (torch.Tensor.digamma_); returns self."""
     def dim(self, *args: Any, **kwargs: Any) -> builtins.int: ...
     def dim_order(self) -> Any:
         """The dims from outermost to innermost in memory (by decreasing stride, stable)."""
     def dist(self, other: Any, p: Any = ...) -> Tensor:
         """The p-norm of input - other (broadcast)."""
-    def div(self, *args: Any, **kwargs: Any) -> Tensor:
-        """x1 / x2 (true division; integers divide in float32)."""
+    def div(self, other: Any, *, rounding_mode: Any = ..., out: Any = ...) -> Any:
+        """input / other: true division (integers divide in the default float dtype); PyTorch's rounding_mode='trunc' or 'floor' rounds the quotient, exactly in an integer dtype, and raises ZeroDivisionError for a zero integer divisor on the CPU (ts.div is the same function)."""
     def div_(self, *args: Any, **kwargs: Any) -> Any:
         """self /= other (rounding_mode 'trunc' or 'floor' rounds the quotient); returns self."""
-    def divide(self, *args: Any, **kwargs: Any) -> Tensor:
-        """x1 / x2 (true division; integers divide in float32)."""
+    def divide(self, other: Any, *, rounding_mode: Any = ..., out: Any = ...) -> Any:
+        """input / other: true division (integers divide in the default float dtype); PyTorch's rounding_mode='trunc' or 'floor' rounds the quotient, exactly in an integer dtype, and raises ZeroDivisionError for a zero integer divisor on the CPU (ts.div is the same function)."""
     def divide_(self, *args: Any, **kwargs: Any) -> Any:
-        """self /= other (rounding_mode 'trunc' or 'floor' rounds the quotient); returns self."""
+        """--"""
     def dot(self, tensor: Any) -> Tensor:
         """Inner product of two 1-D tensors of the same length and dtype (0-d result)."""
     def double(self, memory_format: Any = ...) -> Tensor:
@@ -436,42 +425,42 @@ class Tensor:
     dtype: dtype
     def element_size(self) -> builtins.int: ...
     def eq(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def eq_(self, *args: Any, **kwargs: Any) -> Any:
+    def eq_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place eq (torch.Tensor.eq_); returns self."""
     def equal(self, other: Any) -> builtins.bool:
         """torch.equal: same shape and the same values (NaN != NaN)."""
     def erf(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def erf_(self, *args: Any, **kwargs: Any) -> Any:
+    def erf_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place erf (torch.Tensor.erf_); returns self."""
     def erfc(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def erfc_(self, *args: Any, **kwargs: Any) -> Any:
+    def erfc_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place erfc (torch.Tensor.erfc_); returns self."""
     def erfinv(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def erfinv_(self, *args: Any, **kwargs: Any) -> Any:
+    def erfinv_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place erfinv (torch.Tensor.erfinv_); returns self."""
     def exp(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def exp2(self) -> Tensor:
         """2 ** input (float result)."""
-    def exp2_(self, *args: Any, **kwargs: Any) -> Any:
+    def exp2_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place exp2 (torch.Tensor.exp2_); returns self."""
-    def exp_(self, *args: Any, **kwargs: Any) -> Any:
+    def exp_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place exp (torch.Tensor.exp_); returns self."""
     def expand(self, *args: Any, **kwargs: Any) -> Any:
         """A broadcast view with sizes (varargs, one sequence, or size=); -1 keeps a dim, new dims may be added in front."""
     def expand_as(self, *args: Any, **kwargs: Any) -> Any:
         """self.expand(other.shape)."""
     def expm1(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def expm1_(self, *args: Any, **kwargs: Any) -> Any:
+    def expm1_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place expm1 (torch.Tensor.expm1_); returns self."""
-    def exponential_(self, *args: Any, **kwargs: Any) -> Any:
+    def exponential_(self, lambd: Any = ..., *, generator: Any = ...) -> Tensor:
         """Fills self with exponential draws of rate lambd."""
-    def fill_(self, *args: Any, **kwargs: Any) -> Any:
+    def fill_(self, value: Any) -> Tensor:
         """Fills self with `value` (a number or a 0-d tensor); returns self."""
-    def fill_diagonal_(self, *args: Any, **kwargs: Any) -> Any:
+    def fill_diagonal_(self, fill_value: Any, wrap: Any = ...) -> Tensor:
         """Fills the main diagonal (all dims equal for ndim > 2) with fill_value; wrap=True continues below a tall matrix every ncols + 1 rows, like torch/NumPy."""
     def fix(self) -> Tensor:
         """Rounds toward zero (alias of trunc)."""
-    def fix_(self, *args: Any, **kwargs: Any) -> Any:
+    def fix_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place fix (torch.Tensor.fix_); returns self."""
     def flatten(self, *args: Any, **kwargs: Any) -> Any:
         """Merges dims start_dim..end_dim into one (a view where the strides allow)."""
@@ -485,13 +474,13 @@ class Tensor:
         """torch.Tensor.float(): this tensor as float32 (itself when it already is)."""
     def float_power(self, exponent: Any) -> Tensor:
         """input ** exponent in float64 (complex128 when either is complex)."""
-    def float_power_(self, *args: Any, **kwargs: Any) -> Any:
+    def float_power_(self, exponent: Any) -> Tensor:
         """In-place float_power: self must already be float64 (complex128), as in torch."""
     def floor(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def floor_(self, *args: Any, **kwargs: Any) -> Any:
+    def floor_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place floor (torch.Tensor.floor_); returns self."""
     def floor_divide(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def floor_divide_(self, *args: Any, **kwargs: Any) -> Any:
+    def floor_divide_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place floor_divide (torch.Tensor.floor_divide_); returns self."""
     def fmax(self, other: Any) -> Tensor:
         """Elementwise maximum that ignores NaN (NaN only where both are NaN). As torch, the gradient goes wholly to `input` where input >= other or other is NaN (ties included), else to `other`."""
@@ -499,24 +488,24 @@ class Tensor:
         """Elementwise minimum that ignores NaN; ties and a NaN `other` give `input` (and its gradient), as torch."""
     def fmod(self, other: Any) -> Tensor:
         """C-style remainder: the result has the dividend's sign (torch.fmod). Integer division by zero raises RuntimeError like torch."""
-    def fmod_(self, *args: Any, **kwargs: Any) -> Any:
+    def fmod_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place fmod (torch.Tensor.fmod_); returns self."""
     def frac(self) -> Tensor:
         """input - trunc(input) (keeps the sign); floating input only, like torch."""
-    def frac_(self, *args: Any, **kwargs: Any) -> Any:
+    def frac_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place frac (torch.Tensor.frac_); returns self."""
     def frexp(self) -> Any:
         """(mantissa, exponent) with input == mantissa * 2**exponent, |mantissa| in [0.5, 1); a named tuple with fields mantissa and exponent like torch.return_types.frexp."""
-    def gather(self, dim: Any, index: Any) -> Tensor:
-        """torch.gather: ``out[i][j][k] = input[index[i][j][k]][j][k]`` for dim=0 (and so on)."""
+    def gather(self, dim: Any, index: Any, *, sparse_grad: Any = ..., out: Any = ...) -> Any:
+        """out[i][j][k] = input[index[i][j][k]][j][k] for dim=0 (and so on): index is an integer tensor of input's rank, no larger than input in any dim but `dim`; the result has index's shape and input's dtype. sparse_grad is accepted and ignored (dense gradients)."""
     def gcd(self, other: Any) -> Tensor:
         """Greatest common divisor of integer tensors (non-negative)."""
-    def gcd_(self, *args: Any, **kwargs: Any) -> Any:
+    def gcd_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place gcd (torch.Tensor.gcd_); returns self."""
     def ge(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def ge_(self, *args: Any, **kwargs: Any) -> Any:
+    def ge_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ge (torch.Tensor.ge_); returns self."""
-    def geometric_(self, *args: Any, **kwargs: Any) -> Any:
+    def geometric_(self, p: Any, *, generator: Any = ...) -> Tensor:
         """Fills self with the number of Bernoulli(p) trials up to the first success (>= 1)."""
     def ger(self, vec2: Any) -> Tensor:
         """(n,) x (m,) -> (n, m) with out[i, j] = input[i] * vec2[j]."""
@@ -526,14 +515,14 @@ class Tensor:
     grad_fn: Any
     def greater(self, *args: Any, **kwargs: Any) -> Any:
         """x1 > x2."""
-    def greater_(self, *args: Any, **kwargs: Any) -> Any:
+    def greater_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place greater (torch.Tensor.greater_); returns self."""
     def greater_equal(self, *args: Any, **kwargs: Any) -> Any:
         """x1 >= x2."""
-    def greater_equal_(self, *args: Any, **kwargs: Any) -> Any:
+    def greater_equal_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place greater_equal (torch.Tensor.greater_equal_); returns self."""
     def gt(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def gt_(self, *args: Any, **kwargs: Any) -> Any:
+    def gt_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place gt (torch.Tensor.gt_); returns self."""
     def half(self, memory_format: Any = ...) -> Tensor:
         """torch.Tensor.half(): this tensor as float16 (itself when it already is)."""
@@ -541,7 +530,7 @@ class Tensor:
         """input where |input| > lambd, else 0."""
     def heaviside(self, values: Any) -> Tensor:
         """0 where input < 0, `values` where input == 0, 1 where input > 0."""
-    def heaviside_(self, *args: Any, **kwargs: Any) -> Any:
+    def heaviside_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place heaviside (torch.Tensor.heaviside_); returns self."""
     def histc(self, bins: Any = ..., min: Any = ..., max: Any = ...) -> Tensor:
         """Histogram of `bins` equal-width bins over [min, max] (the data's range when both are 0); values outside are ignored. Result has input's dtype."""
@@ -551,39 +540,39 @@ class Tensor:
         """tensor_split along dim 1 (dim 0 for 1-D input); an int must divide the size evenly."""
     def hypot(self, *args: Any, **kwargs: Any) -> Any:
         """sqrt(x1**2 + x2**2) without undue overflow."""
-    def hypot_(self, *args: Any, **kwargs: Any) -> Any:
+    def hypot_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place hypot (torch.Tensor.hypot_); returns self."""
     def i0(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def i0_(self, *args: Any, **kwargs: Any) -> Any:
+    def i0_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place i0 (torch.Tensor.i0_); returns self."""
     def igamma(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def igamma_(self, *args: Any, **kwargs: Any) -> Any:
+    def igamma_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place igamma (torch.Tensor.igamma_); returns self."""
     def igammac(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def igammac_(self, *args: Any, **kwargs: Any) -> Any:
+    def igammac_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place igammac (torch.Tensor.igammac_); returns self."""
     imag: Tensor
-    def index_add(self, dim: Any, index: Any, source: Any, *, alpha: Any = ...) -> Tensor:
-        """torch.index_add (out of place): ``out.select(dim, index[i]) += alpha * source.select(dim, i)``; repeated indices accumulate. source has input's shape with `dim` of len(index)."""
+    def index_add(self, dim: Any, index: Any, source: Any, *, alpha: Any = ..., out: Any = ...) -> Any:
+        """A copy of input with out.select(dim, index[i]) += alpha * source.select(dim, i); repeated indices accumulate. source has input's shape with `dim` of len(index)."""
     def index_add_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place index_add (torch.Tensor.index_add_); returns self."""
+        """In-place index_add (see ts.index_add); returns self."""
     def index_copy(self, dim: Any, index: Any, source: Any) -> Tensor:
         """input with input.select(dim, index[i]) replaced by source.select(dim, i)."""
-    def index_copy_(self, *args: Any, **kwargs: Any) -> Any:
+    def index_copy_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place index_copy (torch.Tensor.index_copy_); returns self."""
     def index_fill(self, dim: Any, index: Any, value: Any) -> Tensor:
         """input with the slices at `index` along `dim` set to `value` (a number or 0-d tensor)."""
-    def index_fill_(self, *args: Any, **kwargs: Any) -> Any:
+    def index_fill_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place index_fill (torch.Tensor.index_fill_); returns self."""
     def index_put(self, indices: Any, values: Any, accumulate: Any = ...) -> Tensor:
         """input with input[indices] = values (accumulate=True adds instead, summing repeated indices)."""
-    def index_put_(self, *args: Any, **kwargs: Any) -> Any:
+    def index_put_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place index_put (torch.Tensor.index_put_); returns self."""
     def index_reduce(self, dim: Any, index: Any, source: Any, reduce: Any, *, include_self: Any = ...) -> Tensor:
         """Reduces the slices of `source` along `dim` into self's slices ``index[i]`` with 'prod', 'mean', 'amax' or 'amin' (torch.Tensor.index_reduce)."""
-    def index_reduce_(self, *args: Any, **kwargs: Any) -> Any: ...
-    def index_select(self, dim: Any, index: Any) -> Tensor:
-        """torch.index_select: the slices of input at the 1-d integer `index` along `dim` (a copy; ``input.shape`` with ``dim`` replaced by ``len(index)``)."""
+    def index_reduce_(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def index_select(self, dim: Any, index: Any, *, out: Any = ...) -> Any:
+        """The slices of input at the 0-d or 1-d integer `index` along `dim` (a copy; input's shape with `dim` replaced by len(index))."""
     def inner(self, other: Any) -> Tensor:
         """Sum over the last dims of input and other (scalars multiply); shape input.shape[:-1] + other.shape[:-1]."""
     def int(self, memory_format: Any = ...) -> Tensor:
@@ -633,52 +622,52 @@ class Tensor:
         """True where the imaginary part is 0 (everywhere for real dtypes)."""
     def istft(self, n_fft: Any, hop_length: Any = ..., win_length: Any = ..., window: Any = ..., center: Any = ..., normalized: Any = ..., onesided: Any = ..., length: Any = ..., return_complex: Any = ...) -> Tensor:
         """The inverse of stft: windowed overlap-add of the inverse FFTs of the frames, divided by the overlapped squared window."""
-    def item(self) -> Any: ...
+    def item(self, *args: Any, **kwargs: Any) -> Any: ...
     itemsize: Any
     def kron(self, other: Any) -> Tensor:
         """The Kronecker product (ranks padded with leading 1s to match)."""
-    def kthvalue(self, k: Any, dim: Any = ..., keepdim: Any = ...) -> Any:
-        """(values, indices) of the k-th smallest element (k counts from 1) along `dim`."""
+    def kthvalue(self, *args: Any, **kwargs: Any) -> Any:
+        """The named tuple (values, indices) of the k-th smallest element (k counts from 1) along dim."""
     layout: Any
     def lcm(self, other: Any) -> Tensor:
         """Least common multiple of integer tensors (non-negative)."""
-    def lcm_(self, *args: Any, **kwargs: Any) -> Any:
+    def lcm_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place lcm (torch.Tensor.lcm_); returns self."""
     def ldexp(self, other: Any) -> Tensor:
         """input * 2**other (float result)."""
-    def ldexp_(self, *args: Any, **kwargs: Any) -> Any:
+    def ldexp_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ldexp (torch.Tensor.ldexp_); returns self."""
     def le(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def le_(self, *args: Any, **kwargs: Any) -> Any:
+    def le_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place le (torch.Tensor.le_); returns self."""
     def lerp(self, end: Any, weight: Any) -> Tensor:
         """input + weight * (end - input); floating tensors only (as in torch)."""
-    def lerp_(self, *args: Any, **kwargs: Any) -> Any:
+    def lerp_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place lerp (torch.Tensor.lerp_); returns self."""
     def less(self, *args: Any, **kwargs: Any) -> Any:
         """x1 < x2."""
-    def less_(self, *args: Any, **kwargs: Any) -> Any:
+    def less_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place less (torch.Tensor.less_); returns self."""
     def less_equal(self, *args: Any, **kwargs: Any) -> Any:
         """x1 <= x2."""
-    def less_equal_(self, *args: Any, **kwargs: Any) -> Any:
+    def less_equal_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place less_equal (torch.Tensor.less_equal_); returns self."""
     def lgamma(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def lgamma_(self, *args: Any, **kwargs: Any) -> Any:
+    def lgamma_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place lgamma (torch.Tensor.lgamma_); returns self."""
     def log(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def log10(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def log10_(self, *args: Any, **kwargs: Any) -> Any:
+    def log10_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place log10 (torch.Tensor.log10_); returns self."""
     def log1p(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def log1p_(self, *args: Any, **kwargs: Any) -> Any:
+    def log1p_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place log1p (torch.Tensor.log1p_); returns self."""
     def log2(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def log2_(self, *args: Any, **kwargs: Any) -> Any:
+    def log2_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place log2 (torch.Tensor.log2_); returns self."""
-    def log_(self, *args: Any, **kwargs: Any) -> Any:
+    def log_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place log (torch.Tensor.log_); returns self."""
-    def log_normal_(self, *args: Any, **kwargs: Any) -> Any:
+    def log_normal_(self, mean: Any = ..., std: Any = ..., *, generator: Any = ...) -> Tensor:
         """Fills self with exp(N(mean, std)) draws."""
     def log_softmax(self, dim: Any = ..., dtype: Any = ...) -> Tensor:
         """log(softmax(x)) along `dim`, computed stably."""
@@ -691,61 +680,61 @@ class Tensor:
     def logdet(self) -> Tensor:
         """log(det(input)); for real input NaN where det < 0, -inf where det == 0; for complex input the complex log (log|det| + i arg(det); -inf + nan*i where det == 0, as torch)."""
     def logical_and(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def logical_and_(self, *args: Any, **kwargs: Any) -> Any:
+    def logical_and_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place logical_and (torch.Tensor.logical_and_); returns self."""
     def logical_not(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def logical_not_(self, *args: Any, **kwargs: Any) -> Any:
+    def logical_not_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place logical_not (torch.Tensor.logical_not_); returns self."""
     def logical_or(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def logical_or_(self, *args: Any, **kwargs: Any) -> Any:
+    def logical_or_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place logical_or (torch.Tensor.logical_or_); returns self."""
     def logical_xor(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def logical_xor_(self, *args: Any, **kwargs: Any) -> Any:
+    def logical_xor_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place logical_xor (torch.Tensor.logical_xor_); returns self."""
     def logit(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def logit_(self, *args: Any, **kwargs: Any) -> Any:
+    def logit_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place logit (torch.Tensor.logit_); returns self."""
     def logsumexp(self, dim: Any = ..., keepdim: Any = ...) -> Tensor:
         """log(sum(exp(input))) over `dim`, computed stably; integer input gives float32."""
     def long(self, memory_format: Any = ...) -> Tensor:
         """torch.Tensor.long(): this tensor as int64 (itself when it already is)."""
     def lt(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def lt_(self, *args: Any, **kwargs: Any) -> Any:
+    def lt_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place lt (torch.Tensor.lt_); returns self."""
     def lu(self, pivot: Any = ..., get_infos: Any = ...) -> Any: ...
     def lu_solve(self, LU_data: Any, LU_pivots: Any) -> Tensor:
         """Deprecated torch.lu_solve(b, LU_data, LU_pivots)."""
     mH: Tensor
     mT: Tensor
-    def map2_(self, *args: Any, **kwargs: Any) -> Any:
+    def map2_(self, x: Any, y: Any, callable: Any) -> Tensor:
         """self[i] = callable(self[i], x[i], y[i]) for each element (CPU)."""
-    def map_(self, *args: Any, **kwargs: Any) -> Any:
+    def map_(self, tensor: Any, callable: Any) -> Tensor:
         """self[i] = callable(self[i], tensor[i]) for each element (tensor broadcasts; CPU)."""
-    def masked_fill(self, mask: Any, value: Any) -> Tensor:
-        """torch.masked_fill (out of place): input with `value` (a number or 0-d tensor, cast to input's dtype) where the bool `mask` (broadcastable to input) is True."""
+    def masked_fill(self, mask: Any, value: Any) -> Any:
+        """input with `value` (a number or 0-d tensor, cast to input's dtype) where the bool `mask` (broadcastable to input) is True."""
     def masked_fill_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place masked_fill (torch.Tensor.masked_fill_); returns self."""
+        """In-place masked_fill (see ts.masked_fill); returns self."""
     def masked_scatter(self, mask: Any, source: Any) -> Tensor:
         """input with the positions where `mask` (broadcast to input) is True filled, in order, by the first elements of `source`."""
-    def masked_scatter_(self, *args: Any, **kwargs: Any) -> Any:
+    def masked_scatter_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place masked_scatter (torch.Tensor.masked_scatter_); returns self."""
-    def masked_select(self, mask: Any) -> Tensor:
-        """torch.masked_select: the 1-d tensor of input's elements where `mask` is True, with input and mask broadcast together (row-major order)."""
+    def masked_select(self, mask: Any, *, out: Any = ...) -> Any:
+        """The 1-d tensor of input's elements where `mask` is True, input and mask broadcast together (row-major order)."""
     materialize: Any
     def matmul(self, *args: Any, **kwargs: Any) -> Any:
         """Matrix product with NumPy's rules for 1-D operands and broadcast batch dims. (..., m, k) @ (..., k, n) -> (..., m, n)."""
     def matrix_exp(self) -> Tensor:
         """exp of square matrices (batched) by scaling and squaring with a degree-18 Taylor polynomial; differentiable."""
     def matrix_power(self, n: Any) -> Tensor: ...
-    def max(self, dim: Any = ..., keepdim: Any = ..., *, axis: Any = ..., keepdims: Any = ..., other: Any = ...) -> Any:
-        """torch.Tensor.max / min: the extreme (no dim), (values, indices) along `dim`, or the elementwise extreme with another tensor."""
+    def max(self, *args: Any, **kwargs: Any) -> Any:
+        """The max over axis (all axes when None). The standard's call (no dim, or axis=) returns the values; PyTorch's (positional dim or dim=, and every call of the Tensor method with one int dim) returns the named tuple (values, indices) of the first max along dim, whose values carry the gradient to that element. max(x, other) and other= give the elementwise maximum. NaN propagates; empty reductions raise."""
     def maximum(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def mean(self, axis: Any = ..., *args: Any, keepdims: Any = ..., dim: Any = ..., keepdim: Any = ..., **kw: Any) -> Tensor:
-        """Same as tessera.mean(self, ...); `axis` may be passed positionally."""
-    def median(self, dim: Any = ..., keepdim: Any = ...) -> Any:
-        """The lower median (of the flattened input when dim is None; then values only), or (values, indices) along `dim`. NaN propagates."""
-    def min(self, dim: Any = ..., keepdim: Any = ..., *, axis: Any = ..., keepdims: Any = ..., other: Any = ...) -> Any:
-        """torch.Tensor.max / min: the extreme (no dim), (values, indices) along `dim`, or the elementwise extreme with another tensor."""
+    def mean(self, *args: Any, **kwargs: Any) -> Any:
+        """Arithmetic mean over axis. Floating and complex inputs keep their dtype (float16 / bfloat16 accumulate in float32); integer and bool inputs are averaged in float32. The mean over no elements is NaN. dtype= (PyTorch's) casts the input to that floating or complex dtype first; an integer or bool dtype raises RuntimeError like torch."""
+    def median(self, *args: Any, **kwargs: Any) -> Any:
+        """The lower median: of all elements when dim is None (values only; the gradient shared by the elements equal to it), else the named tuple (values, indices) along dim. NaN propagates."""
+    def min(self, *args: Any, **kwargs: Any) -> Any:
+        """The min over axis (all axes when None). The standard's call (no dim, or axis=) returns the values; PyTorch's (positional dim or dim=, and every call of the Tensor method with one int dim) returns the named tuple (values, indices) of the first min along dim, whose values carry the gradient to that element. min(x, other) and other= give the elementwise minimum. NaN propagates; empty reductions raise."""
     def minimum(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def mm(self, mat2: Any) -> Tensor:
         """(n, m) @ (m, p) -> (n, p)."""
@@ -759,32 +748,34 @@ class Tensor:
         """A view with the dims at source (an int or a sequence) moved to destination."""
     def msort(self) -> Tensor:
         """Sorted along dim 0."""
-    def mul(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def mul_(self, *args: Any, **kwargs: Any) -> Any: ...
+    def mul(self, other: Any, *, out: Any = ...) -> Any:
+        """input * other, broadcasting (ts.mul is the same function)."""
+    def mul_(self, *args: Any, **kwargs: Any) -> Any:
+        """self *= other; returns self."""
     def multinomial(self, num_samples: Any, replacement: Any = ..., *, dtype: Any = ..., device: Any = ..., generator: Any = ...) -> Tensor:
         """PyTorch's multinomial: for each row of probs ((N,) or (R, N) non-negative weights, not necessarily normalized), num_samples category indices (int64 unless `dtype`), drawn without replacement unless `replacement`."""
-    def multiply(self, *args: Any, **kwargs: Any) -> Any:
-        """x1 * x2, broadcasting."""
+    def multiply(self, other: Any, *, out: Any = ...) -> Any:
+        """input * other, broadcasting (ts.mul is the same function)."""
     def multiply_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place multiply (torch.Tensor.multiply_); returns self."""
+        """--"""
     def mv(self, vec: Any) -> Tensor:
         """(n, m) @ (m,) -> (n,)."""
     def mvlgamma(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def mvlgamma_(self, *args: Any, **kwargs: Any) -> Any:
+    def mvlgamma_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place mvlgamma (torch.Tensor.mvlgamma_); returns self."""
     name: Any
     def nan_to_num(self, nan: Any = ..., posinf: Any = ..., neginf: Any = ...) -> Tensor:
         """NaN -> nan, +inf -> posinf (default: the dtype's max), -inf -> neginf (its lowest)."""
-    def nan_to_num_(self, *args: Any, **kwargs: Any) -> Any:
+    def nan_to_num_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place nan_to_num (torch.Tensor.nan_to_num_); returns self."""
-    def nanmean(self, dim: Any = ..., keepdim: Any = ..., *, dtype: Any = ...) -> Tensor:
-        """Mean of the non-NaN elements (NaN where there are none). Floating input only."""
-    def nanmedian(self, dim: Any = ..., keepdim: Any = ...) -> Any:
+    def nanmean(self, *args: Any, **kwargs: Any) -> Any:
+        """Mean of the non-NaN elements over dim (NaN where there are none). Floating input only."""
+    def nanmedian(self, *args: Any, **kwargs: Any) -> Any:
         """median ignoring NaN (NaN only where a slice is all NaN)."""
     def nanquantile(self, q: Any, dim: Any = ..., keepdim: Any = ..., *, interpolation: Any = ...) -> Tensor:
         """quantile ignoring NaN."""
-    def nansum(self, dim: Any = ..., keepdim: Any = ..., *, dtype: Any = ...) -> Tensor:
-        """Sum treating NaN as 0."""
+    def nansum(self, *args: Any, **kwargs: Any) -> Any:
+        """Sum over dim treating NaN as 0."""
     def narrow(self, *args: Any, **kwargs: Any) -> Any:
         """The view self[start:start+length] along dim (a negative start counts from the end)."""
     def narrow_copy(self, dim: Any, start: Any, length: Any) -> Tensor:
@@ -793,13 +784,13 @@ class Tensor:
     ndim: builtins.int
     def ndimension(self) -> builtins.int: ...
     def ne(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def ne_(self, *args: Any, **kwargs: Any) -> Any:
+    def ne_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ne (torch.Tensor.ne_); returns self."""
     def neg(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def neg_(self, *args: Any, **kwargs: Any) -> Any:
+    def neg_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place neg (torch.Tensor.neg_); returns self."""
     def negative(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def negative_(self, *args: Any, **kwargs: Any) -> Any:
+    def negative_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place negative (torch.Tensor.negative_); returns self."""
     def nelement(self) -> builtins.int: ...
     def new(self, *args: Any, device: Any = ...) -> Tensor:
@@ -817,7 +808,7 @@ class Tensor:
         """A tensor of size filled with 0 with this tensor's dtype and device (unless given)."""
     def nextafter(self, *args: Any, **kwargs: Any) -> Any:
         """The next representable value after x1 toward x2 (in x1's dtype)."""
-    def nextafter_(self, *args: Any, **kwargs: Any) -> Any:
+    def nextafter_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place nextafter (torch.Tensor.nextafter_); returns self."""
     def nonzero(self, *, as_tuple: Any = ...) -> Any:
         """torch.Tensor.nonzero: a ``(count, ndim)`` int64 tensor, or with ``as_tuple=True`` a tuple of 1-d index tensors (for 0-d input, one tensor, as PyTorch does)."""
@@ -825,11 +816,11 @@ class Tensor:
         """nonzero() as (size, ndim) int64, truncated or padded with fill_value rows (torch.nonzero_static and x.nonzero_static)."""
     def norm(self, p: Any = ..., dim: Any = ..., keepdim: Any = ..., dtype: Any = ...) -> Tensor:
         """torch.norm: the p-norm of the elements over `dim` (all elements when None), 'fro' (the 2-norm of the elements) or 'nuc' (nuclear norm of the matrices in two dims)."""
-    def normal_(self, *args: Any, **kwargs: Any) -> Any:
+    def normal_(self, mean: Any = ..., std: Any = ..., *, generator: Any = ...) -> Tensor:
         """Fills self in place with normal numbers (PyTorch's Tensor.normal_)."""
     def not_equal(self, *args: Any, **kwargs: Any) -> Any:
         """x1 != x2."""
-    def not_equal_(self, *args: Any, **kwargs: Any) -> Any:
+    def not_equal_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place not_equal (torch.Tensor.not_equal_); returns self."""
     def numel(self, *args: Any, **kwargs: Any) -> builtins.int: ...
     def numpy(self, *, force: Any = ...) -> Any:
@@ -842,20 +833,20 @@ class Tensor:
         """A copy of this CPU tensor in page-locked memory (fast, asynchronous copies to the GPU)."""
     def pinverse(self, rcond: Any = ...) -> Tensor: ...
     def polygamma(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def polygamma_(self, *args: Any, **kwargs: Any) -> Any:
+    def polygamma_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place polygamma (torch.Tensor.polygamma_); returns self."""
     def positive(self, *args: Any, **kwargs: Any) -> Any:
         """+x (a copy)."""
     def pow(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def pow_(self, *args: Any, **kwargs: Any) -> Any:
+    def pow_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place pow (torch.Tensor.pow_); returns self."""
     def prelu(self, weight: Any) -> Tensor:
         """max(0, x) + weight * min(0, x), weight per channel (dim 1) or one value."""
-    def prod(self, axis: Any = ..., *args: Any, keepdims: Any = ..., dim: Any = ..., keepdim: Any = ..., **kw: Any) -> Tensor:
-        """Same as tessera.prod(self, ...); `axis` may be passed positionally."""
+    def prod(self, *args: Any, **kwargs: Any) -> Any:
+        """Product over axis; dtype rules as for sum. The product over no elements is 1. PyTorch's forms too: positional dim and keepdim, dim=/keepdim=."""
     def put(self, index: Any, source: Any, accumulate: Any = ...) -> Tensor:
         """input (seen flattened) with input.flatten()[index] = source (or += with accumulate)."""
-    def put_(self, *args: Any, **kwargs: Any) -> Any:
+    def put_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place put (torch.Tensor.put_); returns self."""
     def qr(self, some: Any = ...) -> Any:
         """torch.Tensor.qr: (Q, R), reduced unless some=False."""
@@ -863,15 +854,15 @@ class Tensor:
         """The q-th quantiles (q a number or 1-D tensor in [0, 1]; a tensor q adds a leading dim) along `dim` (of the flattened input when None). NaN propagates."""
     def rad2deg(self) -> Tensor:
         """input * 180 / pi (float result)."""
-    def rad2deg_(self, *args: Any, **kwargs: Any) -> Any:
+    def rad2deg_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place rad2deg (torch.Tensor.rad2deg_); returns self."""
-    def random_(self, *args: Any, **kwargs: Any) -> Any:
+    def random_(self, from_: Any = ..., to: Any = ..., *, generator: Any = ...) -> Tensor:
         """Fills self with integers uniform in [from, to) (one bound: [0, from); none: [0, 2**mantissa])."""
     def ravel(self) -> Tensor:
         """The flattened input (a view when possible)."""
     real: Tensor
     def reciprocal(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def reciprocal_(self, *args: Any, **kwargs: Any) -> Any:
+    def reciprocal_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place reciprocal (torch.Tensor.reciprocal_); returns self."""
     def record_stream(self, stream: Any) -> None:
         """Marks this tensor's memory as used by `stream` too: the allocator will not reuse it until that stream's queued work is done."""
@@ -881,14 +872,14 @@ class Tensor:
         """hook(tensor) runs after backward has accumulated into this leaf's .grad (e.g. to step an optimizer per parameter). Returns a handle with remove()."""
     def relu(self) -> Tensor:
         """max(input, 0); NaN stays NaN. Any real dtype (bool raises like torch)."""
-    def relu_(self, *args: Any, **kwargs: Any) -> Any:
+    def relu_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place relu (torch.Tensor.relu_); returns self."""
     def remainder(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def remainder_(self, *args: Any, **kwargs: Any) -> Any:
+    def remainder_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place remainder (torch.Tensor.remainder_); returns self."""
     def renorm(self, p: Any, dim: Any, maxnorm: Any) -> Tensor:
         """Each slice along `dim` whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
-    def renorm_(self, *args: Any, **kwargs: Any) -> Any:
+    def renorm_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place renorm (torch.Tensor.renorm_); returns self."""
     def repeat(self, *args: Any, **kwargs: Any) -> Any:
         """Tiles self sizes[i] times along dim i (NumPy's tile); there must be at least self.ndim sizes (extra ones add leading dims)."""
@@ -901,10 +892,10 @@ class Tensor:
     def reshape_as(self, *args: Any, **kwargs: Any) -> Any:
         """self.reshape(other.shape)."""
     def resize(self, *sizes: Any) -> Tensor: ...
-    def resize_(self, *args: Any, **kwargs: Any) -> Any:
+    def resize_(self, *sizes: Any, memory_format: Any = ...) -> Tensor:
         """Gives the tensor shape `sizes` (contiguous); the first elements (in row-major order) are kept, new ones are uninitialized (torch.Tensor.resize_). As in PyTorch, a size that fits the storage (from the tensor's offset) keeps the storage; a larger one raises for a storage shared with NumPy, a memoryview or DLPack ('not resizable', Note [Exported storage]) and otherwise moves the tensor to new memory."""
     def resize_as(self, other: Any) -> Tensor: ...
-    def resize_as_(self, *args: Any, **kwargs: Any) -> Any: ...
+    def resize_as_(self, other: Any, memory_format: Any = ...) -> Tensor: ...
     def resolve_conj(self) -> Tensor: ...
     def resolve_neg(self) -> Tensor: ...
     def retain_grad(self, *args: Any, **kwargs: Any) -> None: ...
@@ -919,29 +910,29 @@ class Tensor:
         """In-place round (torch.Tensor.round_); returns self."""
     def rsqrt(self) -> Tensor:
         """1 / sqrt(input)."""
-    def rsqrt_(self, *args: Any, **kwargs: Any) -> Any:
+    def rsqrt_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place rsqrt (torch.Tensor.rsqrt_); returns self."""
-    def scatter(self, dim: Any, index: Any, src: Any = ..., *, value: Any = ..., reduce: Any = ...) -> Tensor:
-        """torch.scatter (out of place): a copy of input with ``out[index[i][j]][j] = src[i][j]`` for dim=0. `src` is a tensor (at least index's size in every dim) or a number. With repeated indices the last write wins. ``reduce='add'`` accumulates instead, ``reduce='multiply'`` multiplies."""
+    def scatter(self, dim: Any, index: Any, src: Any = ..., *, value: Any = ..., reduce: Any = ..., out: Any = ...) -> Any:
+        """A copy of input with out[index[i][j]][j] = src[i][j] for dim=0. src is a tensor (at least index's size in every dim) or a number (also as value=). Repeated indices: the last write wins; reduce='add' accumulates, reduce='multiply' multiplies."""
     def scatter_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place scatter (torch.Tensor.scatter_); returns self (reduce: None, 'add' or 'multiply')."""
-    def scatter_add(self, dim: Any, index: Any, src: Any) -> Tensor:
-        """torch.scatter_add (out of place): ``out[index[i][j]][j] += src[i][j]`` for dim=0; repeated indices accumulate."""
+        """In-place scatter (see ts.scatter); returns self."""
+    def scatter_add(self, dim: Any, index: Any, src: Any, *, out: Any = ...) -> Any:
+        """A copy of input with out[index[i][j]][j] += src[i][j] for dim=0; repeated indices accumulate."""
     def scatter_add_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place scatter_add (torch.Tensor.scatter_add_); returns self."""
+        """In-place scatter_add (see ts.scatter_add); returns self."""
     def scatter_reduce(self, dim: Any, index: Any, src: Any, reduce: Any, *, include_self: Any = ...) -> Tensor:
         """Reduces src's values into input at `index` along `dim` with reduce in 'sum', 'prod', 'mean', 'amax', 'amin' (include_self=False leaves input's own values out where something is scattered). All are differentiable ('prod' once: no double backward)."""
-    def scatter_reduce_(self, *args: Any, **kwargs: Any) -> Any:
+    def scatter_reduce_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place scatter_reduce (torch.Tensor.scatter_reduce_); returns self."""
     def select(self, *args: Any, **kwargs: Any) -> Any:
         """The view self[..., index, ...] at dim (that dim removed)."""
     def select_scatter(self, src: Any, dim: Any, index: Any) -> Tensor:
         """input with input.select(dim, index) replaced by src."""
-    def set_(self, *args: Any, **kwargs: Any) -> Any:
+    def set_(self, source: Any = ..., storage_offset: Any = ..., size: Any = ..., stride: Any = ...) -> Tensor:
         """``set_()`` empties the tensor; ``set_(source)`` makes it share source's memory and geometry; ``set_(source, storage_offset, size, stride)`` a strided view of source."""
     def sgn(self) -> Tensor:
         """sign for real input; input / |input| (0 at 0) for complex input."""
-    def sgn_(self, *args: Any, **kwargs: Any) -> Any:
+    def sgn_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place sgn (torch.Tensor.sgn_); returns self."""
     shape: Any
     def share_memory_(self) -> Tensor: ...
@@ -949,20 +940,20 @@ class Tensor:
         """torch.Tensor.short(): this tensor as int16 (itself when it already is)."""
     def sigmoid(self) -> Tensor:
         """1 / (1 + exp(-input)); integer input gives float32."""
-    def sigmoid_(self, *args: Any, **kwargs: Any) -> Any:
+    def sigmoid_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place sigmoid (torch.Tensor.sigmoid_); returns self."""
     def sign(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def sign_(self, *args: Any, **kwargs: Any) -> Any:
+    def sign_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place sign (torch.Tensor.sign_); returns self."""
     def signbit(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def sin(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def sin_(self, *args: Any, **kwargs: Any) -> Any:
+    def sin_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place sin (torch.Tensor.sin_); returns self."""
     def sinc(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def sinc_(self, *args: Any, **kwargs: Any) -> Any:
+    def sinc_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place sinc (torch.Tensor.sinc_); returns self."""
     def sinh(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def sinh_(self, *args: Any, **kwargs: Any) -> Any:
+    def sinh_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place sinh (torch.Tensor.sinh_); returns self."""
     size: Any
     def slice_scatter(self, src: Any, dim: Any = ..., start: Any = ..., end: Any = ..., step: Any = ...) -> Tensor:
@@ -977,18 +968,18 @@ class Tensor:
         """Views along dim: pieces of split_size (the last may be smaller), or of the listed sizes (which must add up to the dim's size)."""
     def split_with_sizes(self, split_sizes: Any, dim: Any = ...) -> Any: ...
     def sqrt(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def sqrt_(self, *args: Any, **kwargs: Any) -> Any:
+    def sqrt_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place sqrt (torch.Tensor.sqrt_); returns self."""
     def square(self) -> Tensor:
         """x.square(): input * input (bool input gives int64, as torch's pow(x, 2)); the namespace's ts.square stays the standard one."""
-    def square_(self, *args: Any, **kwargs: Any) -> Any:
+    def square_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place square (torch.Tensor.square_); returns self."""
     def squeeze(self, *args: Any, **kwargs: Any) -> Any:
         """A view without size-1 dims: all of them when dim is None, else those of dim (an int or a tuple) that have size 1 (others stay, as in PyTorch)."""
-    def squeeze_(self, *args: Any, **kwargs: Any) -> Any:
+    def squeeze_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place squeeze: this tensor becomes ``self.squeeze(...)`` (a view of the same memory)."""
-    def std(self, dim: Any = ..., unbiased: Any = ..., keepdim: Any = ..., *, correction: Any = ..., axis: Any = ..., keepdims: Any = ...) -> Tensor:
-        """torch.Tensor.std: unbiased by default, like var."""
+    def std(self, *args: Any, **kwargs: Any) -> Any:
+        """The standard deviation over axis: the standard's call (axis=, correction=; default correction 0) or PyTorch's (positional dim, dim=, unbiased=, keepdim=; default unbiased, correction 1). The Tensor method always follows PyTorch. Real floating input keeps its dtype; integers and bool compute in float32; N - correction <= 0 gives inf or NaN."""
     def stft(self, n_fft: Any, hop_length: Any = ..., win_length: Any = ..., window: Any = ..., center: Any = ..., pad_mode: Any = ..., normalized: Any = ..., onesided: Any = ..., return_complex: Any = ...) -> Tensor:
         """The short-time Fourier transform of a 1-D (L,) or batched (B, L) signal: (..., n_fft // 2 + 1 or n_fft, n_frames), complex (or (..., 2) reals without return_complex)."""
     def storage(self) -> Any: ...
@@ -996,14 +987,14 @@ class Tensor:
     def stride(self, dim: Any = ...) -> Any:
         """x.stride() -> strides in elements (a tuple); x.stride(d) -> one of them."""
     strides: Any
-    def sub(self, *args: Any, **kwargs: Any) -> Tensor:
-        """x1 - x2, broadcasting."""
+    def sub(self, other: Any, *, alpha: Any = ..., out: Any = ...) -> Any:
+        """input - alpha * other, broadcasting (ts.sub is the same function)."""
     def sub_(self, *args: Any, **kwargs: Any) -> Any:
         """self -= alpha * other; returns self."""
-    def subtract(self, *args: Any, **kwargs: Any) -> Tensor:
-        """x1 - x2, broadcasting."""
+    def subtract(self, other: Any, *, alpha: Any = ..., out: Any = ...) -> Any:
+        """input - alpha * other, broadcasting (ts.sub is the same function)."""
     def subtract_(self, *args: Any, **kwargs: Any) -> Any:
-        """self -= alpha * other; returns self."""
+        """--"""
     def sum(self, *args: Any, **kwargs: Any) -> Any:
         """Sum over axis (all axes when None). Default result dtype: bool and signed ints -> int64, unsigned ints -> uint64, floats and complex keep theirs; dtype= casts the input first and accumulates in it. The sum over no elements is 0. PyTorch's forms too: a positional dim (int or tuple) and keepdim, or dim=/keepdim= (one of each alias pair)."""
     def sum_to_size(self, *size: Any) -> Tensor:
@@ -1012,31 +1003,31 @@ class Tensor:
         """torch.svd (deprecated form): (U, S, V) with V (not V^H); some=True is the reduced SVD."""
     def swapaxes(self, *args: Any, **kwargs: Any) -> Any:
         """A view with dims dim0 and dim1 swapped (negative dims count from the end; axis0=/axis1= are aliases)."""
-    def swapaxes_(self, *args: Any, **kwargs: Any) -> Any:
+    def swapaxes_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place swapaxes: this tensor becomes ``self.swapaxes(...)`` (a view of the same memory)."""
     def swapdims(self, *args: Any, **kwargs: Any) -> Any:
         """A view with dims dim0 and dim1 swapped (negative dims count from the end; axis0=/axis1= are aliases)."""
-    def swapdims_(self, *args: Any, **kwargs: Any) -> Any:
+    def swapdims_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place swapdims: this tensor becomes ``self.swapdims(...)`` (a view of the same memory)."""
     def t(self, *args: Any, **kwargs: Any) -> Any:
         """Transposes a 2-D tensor (a view); 0-D and 1-D tensors come back as they are."""
-    def t_(self, *args: Any, **kwargs: Any) -> Any:
+    def t_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place t: this tensor becomes ``self.t(...)`` (a view of the same memory)."""
     def take(self, index: Any) -> Tensor:
         """torch.Tensor.take: elements of the flattened tensor at `index` (shape of index)."""
     def take_along_dim(self, indices: Any, dim: Any = ...) -> Tensor:
         """Picks values along `dim` at `indices` (which broadcasts against input elsewhere); with dim None, from the flattened input."""
     def tan(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def tan_(self, *args: Any, **kwargs: Any) -> Any:
+    def tan_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place tan (torch.Tensor.tan_); returns self."""
     def tanh(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def tanh_(self, *args: Any, **kwargs: Any) -> Any:
+    def tanh_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place tanh (torch.Tensor.tanh_); returns self."""
     def tensor_split(self, indices_or_sections: Any, dim: Any = ...) -> Any:
         """NumPy's array_split as views: an int n gives n pieces (the first size % n one longer); a list of indices gives the pieces between those split points."""
     def threshold(self, threshold: Any, value: Any) -> Tensor:
         """input where input > threshold, else value."""
-    def threshold_(self, *args: Any, **kwargs: Any) -> Any:
+    def threshold_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place threshold (torch.Tensor.threshold_); returns self."""
     def tile(self, *args: Any, **kwargs: Any) -> Any:
         """NumPy's tile: self repeated reps[i] times along dim i; fewer reps than dims are padded with leading 1s."""
@@ -1052,23 +1043,23 @@ class Tensor:
         """Sum of the main diagonal of a 2-D tensor (integer input sums to int64)."""
     def transpose(self, *args: Any, **kwargs: Any) -> Any:
         """A view with dims dim0 and dim1 swapped (negative dims count from the end; axis0=/axis1= are aliases)."""
-    def transpose_(self, *args: Any, **kwargs: Any) -> Any:
+    def transpose_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place transpose: this tensor becomes ``self.transpose(...)`` (a view of the same memory)."""
     def triangular_solve(self, A: Any, upper: Any = ..., transpose: Any = ..., unitriangular: Any = ...) -> Any: ...
     def tril(self, diagonal: Any = ..., *, k: Any = ...) -> Tensor:
         """The lower triangle of each matrix in x (..., M, N): elements with col - row <= k are kept, the rest are zero. `diagonal` (positional or keyword) is PyTorch's name for k."""
-    def tril_(self, *args: Any, **kwargs: Any) -> Any:
+    def tril_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place tril (torch.Tensor.tril_); returns self."""
     def triu(self, diagonal: Any = ..., *, k: Any = ...) -> Tensor:
         """The upper triangle of each matrix in x (..., M, N): elements with col - row >= k are kept, the rest are zero. `diagonal` (positional or keyword) is PyTorch's name for k."""
-    def triu_(self, *args: Any, **kwargs: Any) -> Any:
+    def triu_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place triu (torch.Tensor.triu_); returns self."""
-    def true_divide(self, *args: Any, **kwargs: Any) -> Any:
-        """x1 / x2 (PyTorch's true_divide: divide without rounding_mode)."""
+    def true_divide(self, other: Any, *, out: Any = ...) -> Any:
+        """input / other (PyTorch's true_divide: divide without rounding_mode)."""
     def true_divide_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place true_divide (torch.Tensor.true_divide_); returns self."""
+        """self /= other; returns self."""
     def trunc(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def trunc_(self, *args: Any, **kwargs: Any) -> Any:
+    def trunc_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place trunc (torch.Tensor.trunc_); returns self."""
     def type(self, dtype: Any = ..., non_blocking: Any = ..., **kwargs: Any) -> Any:
         """torch.Tensor.type: with no dtype the type name (e.g. 'tessera.FloatTensor'); with a dtype (or a type name like 'torch.LongTensor') this tensor converted to it."""
@@ -1080,7 +1071,7 @@ class Tensor:
         """Splits dim `dim` into `sizes` (one entry may be -1)."""
     def unfold(self, dimension: Any, size: Any, step: Any) -> Tensor:
         """torch.Tensor.unfold: every `size`-long window along `dimension`, `step` apart, as a new last dim (a view sharing storage when autograd does not record, else a stacked copy)."""
-    def uniform_(self, *args: Any, **kwargs: Any) -> Any:
+    def uniform_(self, a: Any = ..., b: Any = ..., *, generator: Any = ...) -> Tensor:
         """Fills self in place with uniform numbers in [a, b) (PyTorch's Tensor.uniform_)."""
     def unique(self, sorted: Any = ..., return_inverse: Any = ..., return_counts: Any = ..., dim: Any = ...) -> Any:
         """torch.unique: the sorted distinct values (of the flattened input, or distinct slices along `dim`), plus the inverse indices and/or counts when asked."""
@@ -1091,11 +1082,11 @@ class Tensor:
     def unsafe_split_with_sizes(self, split_sizes: Any, dim: Any = ...) -> Any: ...
     def unsqueeze(self, *args: Any, **kwargs: Any) -> Any:
         """A view with a size-1 dim inserted at dim."""
-    def unsqueeze_(self, *args: Any, **kwargs: Any) -> Any:
+    def unsqueeze_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place unsqueeze: this tensor becomes ``self.unsqueeze(...)`` (a view of the same memory)."""
     def untyped_storage(self) -> Any: ...
-    def var(self, dim: Any = ..., unbiased: Any = ..., keepdim: Any = ..., *, correction: Any = ..., axis: Any = ..., keepdims: Any = ...) -> Tensor:
-        """torch.Tensor.var: unbiased (correction=1) by default; `unbiased=False` or `correction=` change it."""
+    def var(self, *args: Any, **kwargs: Any) -> Any:
+        """The variance over axis: the standard's call (axis=, correction=; default correction 0) or PyTorch's (positional dim, dim=, unbiased=, keepdim=; default unbiased, correction 1). The Tensor method always follows PyTorch. Real floating input keeps its dtype; integers and bool compute in float32; N - correction <= 0 gives inf or NaN."""
     def vdot(self, other: Any) -> Tensor:
         """dot(conj(input), other) of 1-D tensors."""
     def view(self, *args: Any, **kwargs: Any) -> Tensor:
@@ -1108,9 +1099,9 @@ class Tensor:
     def where(self, condition: Any, y: Any) -> Tensor:
         """self where condition is True, else y (torch.Tensor.where)."""
     def xlogy(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def xlogy_(self, *args: Any, **kwargs: Any) -> Any:
+    def xlogy_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place xlogy (torch.Tensor.xlogy_); returns self."""
-    def zero_(self, *args: Any, **kwargs: Any) -> Any:
+    def zero_(self) -> Tensor:
         """Fills self with zeros; returns self."""
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
     def __getitem__(self, key: Any) -> Tensor: ...
@@ -1181,7 +1172,7 @@ def acosh(*args: Any, **kwargs: Any) -> Tensor: ...
 def acosh_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def adaptive_avg_pool1d(*args: Any, **kwargs: Any) -> Any: ...
 def adaptive_max_pool1d(input: Any, output_size: Any) -> Any: ...
-def add(*args: Any, **kwargs: Any) -> Tensor: ...
+def add(input: Any, other: Any, *, alpha: Any = ..., out: Any = ...) -> Any: ...
 def addbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...
 def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = ...) -> Tensor: ...
 def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = ...) -> Tensor: ...
@@ -1192,15 +1183,15 @@ def addr(input: Any, vec1: Any, vec2: Any, *, beta: Any = ..., alpha: Any = ...)
 def adjoint(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def affine_grid_generator(theta: Any, size: Any, align_corners: Any) -> Tensor: ...
 def alias_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...
-def all(x: Any, /, *, axis: Any = ..., keepdims: Any = ..., dim: Any = ..., keepdim: Any = ...) -> Tensor: ...
+def all(x: Any, /, dim: Any = ..., keepdim: Any = ..., *, axis: Any = ..., keepdims: Any = ..., out: Any = ...) -> Any: ...
 def allclose(input: Any, other: Any, rtol: Any = ..., atol: Any = ..., equal_nan: Any = ...) -> builtins.bool: ...
 def alpha_dropout(input: Any, p: Any, train: Any) -> Tensor: ...
-def amax(input: Any, dim: Any = ..., keepdim: Any = ...) -> Tensor: ...
-def amin(input: Any, dim: Any = ..., keepdim: Any = ...) -> Tensor: ...
+def amax(input: Any, dim: Any = ..., keepdim: Any = ...) -> Any: ...
+def amin(input: Any, dim: Any = ..., keepdim: Any = ...) -> Any: ...
 def aminmax(input: Any, *, dim: Any = ..., keepdim: Any = ...) -> Any: ...
 def angle(input: Any) -> Tensor: ...
 annotations: Any
-def any(x: Any, /, *, axis: Any = ..., keepdims: Any = ..., dim: Any = ..., keepdim: Any = ...) -> Tensor: ...
+def any(x: Any, /, dim: Any = ..., keepdim: Any = ..., *, axis: Any = ..., keepdims: Any = ..., out: Any = ...) -> Any: ...
 def arccos(*args: Any, **kwargs: Any) -> Tensor: ...
 def arccos_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def arccosh(*args: Any, **kwargs: Any) -> Tensor: ...
@@ -1215,8 +1206,8 @@ def arctan_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def arctanh(*args: Any, **kwargs: Any) -> Tensor: ...
 def arctanh_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def are_deterministic_algorithms_enabled() -> builtins.bool: ...
-def argmax(x: Any, /, *, axis: Any = ..., keepdims: Any = ..., dim: Any = ..., keepdim: Any = ...) -> Tensor: ...
-def argmin(x: Any, /, *, axis: Any = ..., keepdims: Any = ..., dim: Any = ..., keepdim: Any = ...) -> Tensor: ...
+def argmax(x: Any, /, dim: Any = ..., keepdim: Any = ..., *, axis: Any = ..., keepdims: Any = ..., out: Any = ...) -> Any: ...
+def argmin(x: Any, /, dim: Any = ..., keepdim: Any = ..., *, axis: Any = ..., keepdims: Any = ..., out: Any = ...) -> Any: ...
 def argsort(x: Any, /, *, axis: Any = ..., descending: Any = ..., stable: Any = ..., dim: Any = ...) -> Tensor: ...
 def as_strided(input: Any, size: Any, stride: Any, storage_offset: Any = ...) -> Tensor: ...
 def as_strided_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
@@ -1311,14 +1302,17 @@ def cosh(*args: Any, **kwargs: Any) -> Tensor: ...
 def cosh_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., reduction: Any = ...) -> Tensor: ...
 def cosine_similarity(*args: Any, **kwargs: Any) -> Any: ...
+def count_nonzero(x: Any, /, dim: Any = ..., keepdim: Any = ..., *, axis: Any = ..., keepdims: Any = ..., out: Any = ...) -> Any: ...
 def cov(input: Any, *, correction: Any = ..., fweights: Any = ..., aweights: Any = ...) -> Tensor: ...
 def cross(input: Any, other: Any, dim: Any = ...) -> Tensor: ...
 def ctc_loss(*args: Any, **kwargs: Any) -> Any: ...
 def cudnn_is_acceptable(tensor: Any) -> builtins.bool: ...
 def cummax(input: Any, dim: Any) -> Any: ...
 def cummin(input: Any, dim: Any) -> Any: ...
-def cumprod(input: Any, dim: Any = ..., *, dtype: Any = ..., axis: Any = ...) -> Tensor: ...
-def cumsum(input: Any, dim: Any = ..., *, dtype: Any = ..., axis: Any = ...) -> Tensor: ...
+def cumprod(x: Any, /, dim: Any = ..., *, axis: Any = ..., dtype: Any = ..., include_initial: Any = ..., out: Any = ...) -> Any: ...
+def cumsum(x: Any, /, dim: Any = ..., *, axis: Any = ..., dtype: Any = ..., include_initial: Any = ..., out: Any = ...) -> Any: ...
+def cumulative_prod(x: Any, /, dim: Any = ..., *, axis: Any = ..., dtype: Any = ..., include_initial: Any = ..., out: Any = ...) -> Any: ...
+def cumulative_sum(x: Any, /, dim: Any = ..., *, axis: Any = ..., dtype: Any = ..., include_initial: Any = ..., out: Any = ...) -> Any: ...
 def cumulative_trapezoid(y: Any, x: Any = ..., *, dx: Any = ..., dim: Any = ...) -> Tensor: ...
 default_generator: Any
 def deg2rad(input: Any) -> Tensor: ...
@@ -1335,8 +1329,8 @@ def diagonal_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def diagonal_scatter(input: Any, src: Any, offset: Any = ..., dim1: Any = ..., dim2: Any = ...) -> Tensor: ...
 def digamma(*args: Any, **kwargs: Any) -> Tensor: ...
 def dist(input: Any, other: Any, p: Any = ...) -> Tensor: ...
-def div(*args: Any, **kwargs: Any) -> Tensor: ...
-def divide(*args: Any, **kwargs: Any) -> Tensor: ...
+def div(input: Any, other: Any, *, rounding_mode: Any = ..., out: Any = ...) -> Any: ...
+def divide(input: Any, other: Any, *, rounding_mode: Any = ..., out: Any = ...) -> Any: ...
 def dot(input: Any, tensor: Any) -> Tensor: ...
 double: dtype
 def dropout(input: Any, p: Any, train: Any) -> Tensor: ...
@@ -1387,6 +1381,7 @@ def frexp(input: Any) -> Any: ...
 def frobenius_norm(input: Any, dim: Any = ..., keepdim: Any = ...) -> Tensor: ...
 def full(shape: Any, fill_value: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: Any = ...) -> Tensor: ...
 def full_like(x: Any, /, fill_value: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: Any = ...) -> Tensor: ...
+def gather(input: Any, dim: Any, index: Any, *, sparse_grad: Any = ..., out: Any = ...) -> Any: ...
 def gcd(input: Any, other: Any) -> Tensor: ...
 def gcd_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def ge(*args: Any, **kwargs: Any) -> Tensor: ...
@@ -1423,11 +1418,13 @@ def i0_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def igamma(*args: Any, **kwargs: Any) -> Tensor: ...
 def igammac(*args: Any, **kwargs: Any) -> Tensor: ...
 def imag(*args: Any, **kwargs: Any) -> Tensor: ...
+def index_add(input: Any, dim: Any, index: Any, source: Any, *, alpha: Any = ..., out: Any = ...) -> Any: ...
 def index_copy(input: Any, dim: Any, index: Any, source: Any) -> Tensor: ...
 def index_fill(input: Any, dim: Any, index: Any, value: Any) -> Tensor: ...
 def index_put(input: Any, indices: Any, values: Any, accumulate: Any = ...) -> Tensor: ...
 def index_put_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def index_reduce(input: Any, *args: Any, **kwargs: Any) -> Any: ...
+def index_select(input: Any, dim: Any, index: Any, *, out: Any = ...) -> Any: ...
 inf: builtins.float
 def init_num_threads() -> None: ...
 def inner(input: Any, other: Any) -> Tensor: ...
@@ -1495,36 +1492,38 @@ def lstm_cell(input: Any, hx: Any, w_ih: Any, w_hh: Any, b_ih: Any = ..., b_hh: 
 def lstsq(input: Any, A: Any) -> Any: ...
 def lt(*args: Any, **kwargs: Any) -> Tensor: ...
 def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., reduction: Any = ...) -> Tensor: ...
+def masked_fill(input: Any, mask: Any, value: Any) -> Any: ...
 def masked_scatter(input: Any, mask: Any, source: Any) -> Tensor: ...
+def masked_select(input: Any, mask: Any, *, out: Any = ...) -> Any: ...
 def matmul(*args: Any, **kwargs: Any) -> Tensor: ...
 def matrix_power(input: Any, n: Any) -> Tensor: ...
 def matrix_rank(input: Any, tol: Any = ..., symmetric: Any = ...) -> Tensor: ...
-def max(x: Any, /, *, axis: Any = ..., keepdims: Any = ..., dim: Any = ..., keepdim: Any = ..., other: Any = ...) -> Tensor: ...
+def max(x: Any, /, dim: Any = ..., keepdim: Any = ..., *, axis: Any = ..., keepdims: Any = ..., other: Any = ..., out: Any = ...) -> Any: ...
 def max_pool1d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ...) -> Tensor: ...
 def max_pool1d_with_indices(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ...) -> Any: ...
 def max_pool2d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ...) -> Tensor: ...
 def max_pool3d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ...) -> Tensor: ...
 def maximum(*args: Any, **kwargs: Any) -> Tensor: ...
-def mean(x: Any, /, *, axis: Any = ..., keepdims: Any = ..., dim: Any = ..., keepdim: Any = ..., dtype: Any = ...) -> Tensor: ...
+def mean(x: Any, /, dim: Any = ..., keepdim: Any = ..., *, axis: Any = ..., dtype: Any = ..., keepdims: Any = ..., out: Any = ...) -> Any: ...
 def median(input: Any, dim: Any = ..., keepdim: Any = ...) -> Any: ...
-def min(x: Any, /, *, axis: Any = ..., keepdims: Any = ..., dim: Any = ..., keepdim: Any = ..., other: Any = ...) -> Tensor: ...
+def min(x: Any, /, dim: Any = ..., keepdim: Any = ..., *, axis: Any = ..., keepdims: Any = ..., other: Any = ..., out: Any = ...) -> Any: ...
 def minimum(*args: Any, **kwargs: Any) -> Tensor: ...
 def mm(input: Any, mat2: Any) -> Tensor: ...
 def mode(input: Any, dim: Any = ..., keepdim: Any = ...) -> Any: ...
 def moveaxis(x: Any, source: Any, destination: Any, /) -> Tensor: ...
 def movedim(input: Any, source: Any, destination: Any) -> Any: ...
 def msort(input: Any) -> Tensor: ...
-def mul(*args: Any, **kwargs: Any) -> Tensor: ...
-def multiply(*args: Any, **kwargs: Any) -> Tensor: ...
+def mul(input: Any, other: Any, *, out: Any = ...) -> Any: ...
+def multiply(input: Any, other: Any, *, out: Any = ...) -> Any: ...
 def mv(input: Any, vec: Any) -> Tensor: ...
 def mvlgamma(*args: Any, **kwargs: Any) -> Tensor: ...
 nan: builtins.float
 def nan_to_num(input: Any, nan: Any = ..., posinf: Any = ..., neginf: Any = ...) -> Tensor: ...
 def nan_to_num_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
-def nanmean(input: Any, dim: Any = ..., keepdim: Any = ..., *, dtype: Any = ...) -> Tensor: ...
+def nanmean(input: Any, dim: Any = ..., keepdim: Any = ..., *, dtype: Any = ...) -> Any: ...
 def nanmedian(input: Any, dim: Any = ..., keepdim: Any = ...) -> Any: ...
 def nanquantile(input: Any, q: Any, dim: Any = ..., keepdim: Any = ..., *, interpolation: Any = ...) -> Tensor: ...
-def nansum(input: Any, dim: Any = ..., keepdim: Any = ..., *, dtype: Any = ...) -> Tensor: ...
+def nansum(input: Any, dim: Any = ..., keepdim: Any = ..., *, dtype: Any = ...) -> Any: ...
 def narrow(input: Any, dim: Any, start: Any, length: Any) -> Any: ...
 def narrow_copy(input: Any, dim: Any, start: Any, length: Any) -> Tensor: ...
 def native_channel_shuffle(*args: Any, **kwargs: Any) -> Any: ...
@@ -1557,7 +1556,7 @@ def positive(*args: Any, **kwargs: Any) -> Tensor: ...
 def pow(*args: Any, **kwargs: Any) -> Tensor: ...
 def prelu(input: Any, weight: Any) -> Tensor: ...
 preserve_format: Any
-def prod(x: Any, /, *, axis: Any = ..., dtype: Any = ..., keepdims: Any = ..., dim: Any = ..., keepdim: Any = ...) -> Tensor: ...
+def prod(x: Any, /, dim: Any = ..., keepdim: Any = ..., *, axis: Any = ..., dtype: Any = ..., keepdims: Any = ..., out: Any = ...) -> Any: ...
 def put(input: Any, index: Any, source: Any, accumulate: Any = ...) -> Tensor: ...
 def qr(input: Any, some: Any = ...) -> Any: ...
 def quantile(input: Any, q: Any, dim: Any = ..., keepdim: Any = ..., *, interpolation: Any = ...) -> Tensor: ...
@@ -1590,6 +1589,8 @@ def rrelu(input: Any, lower: Any = ..., upper: Any = ..., training: Any = ..., g
 def rsqrt(input: Any) -> Tensor: ...
 def rsqrt_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def rsub(input: Any, other: Any, *, alpha: Any = ...) -> Tensor: ...
+def scatter(input: Any, dim: Any, index: Any, src: Any = ..., *, value: Any = ..., reduce: Any = ..., out: Any = ...) -> Any: ...
+def scatter_add(input: Any, dim: Any, index: Any, src: Any, *, out: Any = ...) -> Any: ...
 def scatter_reduce(input: Any, dim: Any, index: Any, src: Any, reduce: Any, *, include_self: Any = ...) -> Tensor: ...
 def searchsorted(x1: Any, x2: Any, /, *, side: Any = ..., sorter: Any = ...) -> Tensor: ...
 def select(input: Any, dim: Any, index: Any) -> Any: ...
@@ -1633,11 +1634,11 @@ def square(*args: Any, **kwargs: Any) -> Tensor: ...
 def square_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def squeeze_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def stack(arrays: Any, dim: Any = ..., *, axis: Any = ..., tensors: Any = ..., out: Any = ...) -> Any: ...
-def std(x: Any, /, *, axis: Any = ..., correction: Any = ..., keepdims: Any = ..., dim: Any = ..., keepdim: Any = ...) -> Tensor: ...
+def std(x: Any, /, dim: Any = ..., unbiased: Any = ..., keepdim: Any = ..., *, axis: Any = ..., correction: Any = ..., keepdims: Any = ..., out: Any = ...) -> Any: ...
 def std_mean(input: Any, dim: Any = ..., unbiased: Any = ..., keepdim: Any = ..., *, correction: Any = ...) -> Any: ...
 strided: Any
-def sub(*args: Any, **kwargs: Any) -> Tensor: ...
-def subtract(*args: Any, **kwargs: Any) -> Tensor: ...
+def sub(input: Any, other: Any, *, alpha: Any = ..., out: Any = ...) -> Any: ...
+def subtract(input: Any, other: Any, *, alpha: Any = ..., out: Any = ...) -> Any: ...
 def sum(x: Any, /, dim: Any = ..., keepdim: Any = ..., *, axis: Any = ..., dtype: Any = ..., keepdims: Any = ..., out: Any = ...) -> Any: ...
 def svd(input: Any, some: Any = ..., compute_uv: Any = ...) -> Any: ...
 def swapaxes(input: Any, dim0: Any, dim1: Any) -> Any: ...
@@ -1646,6 +1647,7 @@ def symeig(input: Any, eigenvectors: Any = ..., upper: Any = ...) -> Any: ...
 def t(input: Any) -> Any: ...
 def t_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def take(x: Any, indices: Any, /, *, axis: Any = ...) -> Tensor: ...
+def take_along_axis(x: Any, indices: Any, /, *, axis: Any = ...) -> Any: ...
 def take_along_dim(input: Any, indices: Any, dim: Any = ...) -> Tensor: ...
 def tan(*args: Any, **kwargs: Any) -> Tensor: ...
 def tan_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
@@ -1663,7 +1665,7 @@ def trapezoid(y: Any, x: Any = ..., *, dx: Any = ..., dim: Any = ...) -> Tensor:
 def trapz(y: Any, x: Any = ..., *, dx: Any = ..., dim: Any = ...) -> Tensor: ...
 def triangular_solve(b: Any, A: Any, upper: Any = ..., transpose: Any = ..., unitriangular: Any = ...) -> Any: ...
 def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: Any = ..., p: Any = ..., eps: Any = ..., swap: Any = ..., reduction: Any = ...) -> Tensor: ...
-def true_divide(*args: Any, **kwargs: Any) -> Any: ...
+def true_divide(input: Any, other: Any, *, out: Any = ...) -> Any: ...
 def trunc(*args: Any, **kwargs: Any) -> Tensor: ...
 def trunc_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def typename(obj: Any) -> builtins.str: ...
@@ -1685,7 +1687,7 @@ def unsqueeze(input: Any, dim: Any) -> Any: ...
 def unsqueeze_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def use_deterministic_algorithms(mode: Any, *, warn_only: Any = ...) -> None: ...
 def vander(x: Any, N: Any = ..., increasing: Any = ...) -> Tensor: ...
-def var(x: Any, /, *, axis: Any = ..., correction: Any = ..., keepdims: Any = ..., dim: Any = ..., keepdim: Any = ...) -> Tensor: ...
+def var(x: Any, /, dim: Any = ..., unbiased: Any = ..., keepdim: Any = ..., *, axis: Any = ..., correction: Any = ..., keepdims: Any = ..., out: Any = ...) -> Any: ...
 def var_mean(input: Any, dim: Any = ..., unbiased: Any = ..., keepdim: Any = ..., *, correction: Any = ...) -> Any: ...
 def vdot(input: Any, other: Any) -> Tensor: ...
 def view_as_complex(input: Any) -> Tensor: ...
@@ -1696,7 +1698,7 @@ def view_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def vmap(func: Any, in_dims: Any = ..., out_dims: Any = ..., randomness: Any = ..., *, chunk_size: Any = ...) -> Any: ...
 def vsplit(input: Any, sections: Any) -> Any: ...
 def vstack(tensors: Any) -> Tensor: ...
-def where(*args: Any, **kwargs: Any) -> Tensor: ...
+def where(condition: Any, x1: Any, x2: Any, /) -> Any: ...
 def while_loop(cond_fn: Any, body_fn: Any, carried_inputs: Any) -> Any: ...
 def xlogy(*args: Any, **kwargs: Any) -> Tensor: ...
 def xlogy_(input: Any, *args: Any, **kwargs: Any) -> Any: ...

@@ -45,8 +45,8 @@ CASES = [
     (lambda: ts.amax(None), TypeError, r"^amax: argument 1 must be a tensor, got NoneType"),
     (lambda: ts.softmax("abc", 0), TypeError, r"^softmax: argument 1 must be a tensor, got str"),
     (lambda: ts.cat(["a", "b"]), TypeError, r"^cat: argument 1 \(a sequence\) must be tensors"),
-    (lambda: x23().expand_as(None), TypeError,  # PyTorch's message (Tensor methods in Python)
-     r"^expand_as\(\): argument 'other' \(position 1\) must be Tensor, not NoneType"),
+    (lambda: x23().expand_as(None), TypeError,  # a C++ method (bind_views.cpp)
+     r"^expand_as: argument 1 must be a tensor, got NoneType"),
     (lambda: ts.linalg.matrix_exp(object()) if hasattr(ts.linalg, "matrix_exp")
      else ts.matrix_exp(object()), TypeError, r"matrix_exp: argument 1 must be a tensor"),
     # hangs found by the fuzzer
