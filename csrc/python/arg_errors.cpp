@@ -171,10 +171,12 @@ void raise_bad_keyword_only(const std::string& name, const std::vector<std::stri
   // A Tensor parameter binds only a Tensor in either pass (no implicit conversions), so a
   // non-tensor there fails every pass: say so now.
   raise_not_tensor(name, typed, sigs, {}, kwargs);
-  if (kwargs.empty() && !sigs.empty()) {  // no real overload takes zero arguments
+  if (kwargs.empty()) {  // no real overload takes zero arguments
     std::string expected;
     for (const auto& s : sigs) expected += "\n    " + s;
-    throw py::type_error(name + "(): missing required arguments; expected" + expected);
+    throw py::type_error(name + "(): missing required arguments" +
+                         (expected.empty() ? std::string("; see help(") + name + ")"
+                                           : "; expected" + expected));
   }
   raise_bad_keyword(name, sigs, kwargs);
 }
