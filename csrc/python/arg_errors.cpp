@@ -178,7 +178,36 @@ void raise_bad_keyword_only(const std::string& name, const std::vector<std::stri
                          (expected.empty() ? std::string("; see help(") + name + ")"
                                            : "; expected" + expected));
   }
-  raise_bad_keyword(name, sigs, kwargs);
+  // Every signature needs an argument the call lacks (a required positional-only one, or a
+  // required one not among the keywords; e.g. ts.all(keepdims=True)): no pass can take it.
+  bool all_lack = !sigs.empty();
+  for (const auto& sig : sigs) {
+    const std::vector<std::string> pieces = top_level_params(sig);
+    size_t slash = pieces.size();
+    for (size_t i = 0; i < pieces.size(); ++i)
+      if (pieces[i].find_first_not_of(' ') != std::string::npos &&
+          pieces[i].substr(pieces[i].find_first_not_of(' '), 1) == "/")
+        slash = i;
+    bool lacks = false;
+    for (size_t i = 0; i < pieces.size() && !lacks; ++i) {
+      const std::string& t = pieces[i];
+      const size_t b = t.find_first_not_of(' ');
+      if (b == std::string::npos || t[b] == '/' || t[b] == '*') continue;
+      if (t.find('=') != std::string::npos) continue;  // has a default
+      const std::string n = t.substr(b, t.find_first_of(":= ", b) - b);
+      if (n == "self" || n == "$self") continue;
+      lacks = i < slash ? true : !kwargs.contains(n);
+    }
+    all_lack = all_lack && lacks;
+  }
+  try {
+    raise_bad_keyword(name, sigs, kwargs);  // an unknown keyword first
+  } catch (const py::reference_cast_error&) {
+    if (!all_lack) throw;
+    std::string expected;
+    for (const auto& s : sigs) expected += "\n    " + s;
+    throw py::type_error(name + "(): missing required arguments; expected" + expected);
+  }
 }
 
 // The parameters of a signature "f(a: T, b: U = 1, *, c: V)" as (name, type, positional),

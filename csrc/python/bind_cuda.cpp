@@ -222,7 +222,8 @@ void init_cuda(py::module_& m) {
       "_to_device",
       [](const Tensor& x, py::handle device, bool non_blocking, const std::string& op) {
         const Device d = to_device(device);
-        if (!d.is_cpu() && d != x.device()) require_cuda(op.c_str());
+        if (!d.is_cpu() && d != x.device())  // the message names the device asked for
+          require_cuda((op + ": device '" + std::string(py::str(device)) + "'").c_str());
         return ts::to_device(x, d, non_blocking);
       },
       py::arg("x"), py::arg("device"), py::arg("non_blocking"), py::arg("op") = "to");
