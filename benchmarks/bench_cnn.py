@@ -93,8 +93,10 @@ def make_cases(quick: bool) -> List[Tuple[str, Dict[str, Callable]]]:
         return nn_.Sequential(
             nn_.Conv2d(1, 32, 3, padding=1), nn_.ReLU(), nn_.MaxPool2d(2),
             nn_.Conv2d(32, 64, 3, padding=1), nn_.ReLU(), nn_.MaxPool2d(2),
-            nn_.Flatten(), nn_.Linear(64 * 7 * 7, 128), nn_.ReLU(), nn_.Linear(128, 10))
-    cases.append(("MNIST CNN example step, batch 128 (Adam)",
+            nn_.Flatten(), nn_.Linear(64 * 7 * 7, 128), nn_.ReLU(), nn_.Dropout(0.25),
+            nn_.Linear(128, 10))
+    # examples/mnist_cnn.py's ConvNet, with its dropout 0.25 (training mode, as it trains).
+    cases.append(("MNIST CNN example step, batch 128 (Adam, dropout 0.25)",
                   train_step_case(mnist_cnn, (128, 1, 28, 28), 10, "adam")))
     return cases
 

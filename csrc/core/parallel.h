@@ -54,4 +54,11 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
   f(begin, end);
 }
 
+// Runs job(0) .. job(n - 1) each on its own thread, all alive at the same time (the jobs may
+// wait for one another, as OpenBLAS's level-3 jobs do): an OpenMP team of n threads when one
+// can be had (the pool's threads are already running), std::threads for the jobs the team
+// cannot take (inside a parallel region, after a fork, or a team cut short). job(0) runs on
+// the calling thread. For Note [One thread pool for the BLAS] (cpu/blas.cpp).
+void run_concurrently(int n, void (*job)(int, void*), void* ctx);
+
 }  // namespace ts

@@ -1,9 +1,12 @@
 #include "cpu/blas.h"
 
 #include <climits>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 #include "core/error.h"
+#include "core/parallel.h"
 
 #ifdef TESSERA_BLAS_SCIPY_OPENBLAS
 #include <cblas.h>
@@ -31,6 +34,52 @@ int blas_get_num_threads() {
   return TS_OPENBLAS(get_num_threads)();
 #else
   return 1;
+#endif
+}
+
+// Note [One thread pool for the BLAS]: OpenBLAS's own pthreads pool and our OpenMP pool on the
+// same cores fight: after a parallel region the OpenMP workers spin waiting for more work while
+// OpenBLAS's threads want the cores, and the other way round (on the 2-core machine a 3136->128
+// linear layer at two threads ran slower than at one). OpenBLAS (0.3.27+) lets the caller run
+// its jobs: the callback below hands each call's jobs to run_concurrently, so OpenBLAS starts no
+// threads of its own and its work runs on the OpenMP workers that are already awake. The
+// callback must be installed before the first BLAS call, hence at load time.
+// TESSERA_BLAS_THREADS=native keeps OpenBLAS's pool.
+#ifdef TESSERA_BLAS_SCIPY_OPENBLAS
+namespace {
+struct BlasJobs {
+  openblas_dojob_callback dojob;
+  char* data;
+  size_t elsize;
+  int dojob_data;
+};
+
+void run_blas_job(int i, void* ctx) {
+  auto* jobs = static_cast<BlasJobs*>(ctx);
+  jobs->dojob(i, jobs->data + static_cast<size_t>(i) * jobs->elsize, jobs->dojob_data);
+}
+
+void blas_threads_callback(int /*sync*/, openblas_dojob_callback dojob, int numjobs,
+                           size_t jobdata_elsize, void* jobdata, int dojob_data) {
+  BlasJobs jobs{dojob, static_cast<char*>(jobdata), jobdata_elsize, dojob_data};
+  run_concurrently(numjobs, &run_blas_job, &jobs);
+}
+
+bool install_blas_threads_callback() {
+  const char* mode = std::getenv("TESSERA_BLAS_THREADS");
+  if (mode != nullptr && std::strcmp(mode, "native") == 0) return false;
+  TS_OPENBLAS(set_threads_callback_function)(&blas_threads_callback);
+  return true;
+}
+[[maybe_unused]] const bool kBlasCallbackInstalled = install_blas_threads_callback();
+}  // namespace
+#endif
+
+bool blas_uses_our_threads() {
+#ifdef TESSERA_BLAS_SCIPY_OPENBLAS
+  return kBlasCallbackInstalled;
+#else
+  return false;
 #endif
 }
 

@@ -9,6 +9,8 @@ namespace ts {
 const char* blas_name();
 void blas_set_num_threads(int n);
 int blas_get_num_threads();
+// True when OpenBLAS runs its jobs on our threads (Note [One thread pool for the BLAS]).
+bool blas_uses_our_threads();
 
 // Note [Serial BLAS inside parallel regions]: while one of these is alive the BLAS runs
 // single-threaded, for code that splits its GEMMs across parallel_for's workers itself (each

@@ -12,6 +12,7 @@ void init_config(py::module_& m) {
     py::dict d;
     d["version"] = TESSERA_VERSION;
     d["blas"] = blas_name();
+    d["blas_threads"] = blas_uses_our_threads() ? "tessera" : "blas";
     d["openmp"] = openmp_enabled();
     d["cuda"] = static_cast<bool>(TESSERA_WITH_CUDA);
     d["compiler"] = __VERSION__;

@@ -399,6 +399,37 @@ def test_parallel_op_in_a_forked_child_does_not_hang():
     """, timeout=60, env={"OMP_NUM_THREADS": "2"})
 
 
+def test_blas_on_our_threads_in_a_forked_child_and_from_python_threads():
+    # Note [One thread pool for the BLAS]: OpenBLAS's jobs run on our threads; a GEMM big enough
+    # to be split must work in a forked child (no OpenMP pool there) and from several Python
+    # threads at once, and give the same values as NumPy.
+    run_py("""
+        import os, threading, numpy as np, tessera as ts
+        assert ts.build_config()["blas_threads"] in ("tessera", "blas")
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal((384, 512)).astype(np.float32)
+        b = rng.standard_normal((512, 256)).astype(np.float32)
+        ta, tb = ts.tensor(a), ts.tensor(b)
+        want = a.astype(np.float64) @ b
+        ok = lambda: np.allclose((ta @ tb).numpy(), want, rtol=1e-4, atol=1e-3)
+        assert ok()
+        results = []
+        threads = [threading.Thread(target=lambda: results.append(all(ok() for _ in range(5))))
+                   for _ in range(3)]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
+        assert results == [True] * 3, results
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os._exit(0 if ok() else 1)
+            except BaseException:
+                os._exit(2)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    """, timeout=120, env={"OMP_NUM_THREADS": "2"})
+
+
 # ---- 10. integer kernels wrap ------------------------------------------------------------------
 
 INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
