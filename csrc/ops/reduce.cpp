@@ -46,16 +46,22 @@ struct ReduceDef {
   uint32_t allowed;
   const char* allowed_desc;
   const char* no_identity;  // NumPy's name of the op for the empty-reduction error, or null
+  // The reduction that combines partial results of this one (Note [Two-stage reductions]).
+  const ReduceDef* combine;
 };
 
-const ReduceDef kSumDef{"sum", &sum_stub, kAllSet, "numeric", nullptr};
-const ReduceDef kSumSquaresDef{"var", &sum_squares_stub, kFloatSet, "real floating", nullptr};
-const ReduceDef kProdDef{"prod", &prod_stub, kAllSet, "numeric", nullptr};
-const ReduceDef kMaxDef{"max", &max_stub, kRealSet | kBoolSet, "real-valued", "maximum"};
-const ReduceDef kMinDef{"min", &min_stub, kRealSet | kBoolSet, "real-valued", "minimum"};
-const ReduceDef kAllDef{"all", &all_stub, kAllSet, "any", nullptr};
-const ReduceDef kAnyDef{"any", &any_stub, kAllSet, "any", nullptr};
-const ReduceDef kCountDef{"count_nonzero", &count_nonzero_stub, kAllSet, "any", nullptr};
+extern const ReduceDef kSumDef;
+const ReduceDef kSumDef{"sum", &sum_stub, kAllSet, "numeric", nullptr, &kSumDef};
+const ReduceDef kSumSquaresDef{"var", &sum_squares_stub, kFloatSet, "real floating", nullptr,
+                               &kSumDef};
+extern const ReduceDef kProdDef, kMaxDef, kMinDef, kAllDef, kAnyDef;
+const ReduceDef kProdDef{"prod", &prod_stub, kAllSet, "numeric", nullptr, &kProdDef};
+const ReduceDef kMaxDef{"max", &max_stub, kRealSet | kBoolSet, "real-valued", "maximum", &kMaxDef};
+const ReduceDef kMinDef{"min", &min_stub, kRealSet | kBoolSet, "real-valued", "minimum", &kMinDef};
+const ReduceDef kAllDef{"all", &all_stub, kAllSet, "any", nullptr, &kAllDef};
+const ReduceDef kAnyDef{"any", &any_stub, kAllSet, "any", nullptr, &kAnyDef};
+const ReduceDef kCountDef{"count_nonzero", &count_nonzero_stub, kAllSet, "any", nullptr,
+                          &kSumDef};
 
 void check_dtype(const char* op, DType d, uint32_t allowed, const char* desc) {
   TS_CHECK(in_set(d, allowed), TypeError, op, ": not supported for dtype ", dtype_name(d),
@@ -94,6 +100,39 @@ void plan_and_run(const Tensor& x, const SmallVec<bool, 8>& mask, const Tensor& 
   run(ReducePlan::make(x2, mask2, permute_dims(out, perm)));
 }
 
+// Note [Two-stage reductions]: reduced dims that do not coalesce (a bias gradient's sum over
+// (N, H, W) of an NCHW tensor: C sits between N and H) would make plan_and_run copy the whole
+// input into (kept..., reduced...) order first (the 128x32x28x28 sum took 2.0 ms against
+// PyTorch's 0.4). When some reduced dims lie inside every kept dim (smaller strides), they are
+// reduced first, in place, into partial results in the output dtype, and the partials are
+// reduced over the remaining dims by the combining reduction (sums of squares and counts add
+// up with sum); the divisor is applied once, at the end. Not for 16-bit outputs, whose partials
+// would be rounded. Block boundaries still depend on the shape alone.
+bool reduce_in_two_stages(const ReduceDef& def, const Tensor& x, const SmallVec<bool, 8>& mask,
+                          const Tensor& out, DType out_dtype, double divisor) {
+  if (!def.combine || (is_floating(out_dtype) && itemsize(out_dtype) < 4)) return false;
+  int64_t min_kept = INT64_MAX;
+  for (int64_t d = 0; d < x.ndim(); ++d)
+    if (!mask[d] && x.dim(d) > 1) min_kept = std::min<int64_t>(min_kept, std::abs(x.strides()[d]));
+  SmallVec<bool, 8> inner(x.ndim(), false), rest(x.ndim(), false);
+  bool has_inner = false, has_rest = false;
+  for (int64_t d = 0; d < x.ndim(); ++d) {
+    if (!mask[d]) continue;
+    if (x.dim(d) > 1 && std::abs(x.strides()[d]) < min_kept)
+      inner[d] = has_inner = true;
+    else
+      rest[d] = true, has_rest = has_rest || x.dim(d) > 1;
+  }
+  if (!has_inner || !has_rest || ReducePlan::make(x, mask, out).red_sizes.size() <= 1) return false;
+  Tensor part = Tensor::empty(keepdims_shape(x.shape(), inner), out_dtype, x.device());
+  const auto first = def.stub->get(x.device());
+  plan_and_run(x, inner, part, [&](const ReducePlan& p) { first(p, x.dtype(), out_dtype, 1.0); });
+  const auto second = def.combine->stub->get(x.device());
+  plan_and_run(part, rest, out,
+               [&](const ReducePlan& p) { second(p, out_dtype, out_dtype, divisor); });
+  return true;
+}
+
 // The shared path of the accumulating reductions: x already in the kernel's input dtype.
 Tensor reduce(const ReduceDef& def, const Tensor& x, const Axes& axes, bool keepdims,
               DType out_dtype, bool divide_by_count = false, const char* op = nullptr) {
@@ -112,9 +151,11 @@ Tensor reduce(const ReduceDef& def, const Tensor& x, const Axes& axes, bool keep
                          "); hint: reduce over non-empty axes"));
   if (out.numel() != 0) {
     const double divisor = divide_by_count ? static_cast<double>(n_red) : 1.0;
-    const auto kernel = def.stub->get(x.device());
-    plan_and_run(x, mask, out,
-                 [&](const ReducePlan& p) { kernel(p, x.dtype(), out_dtype, divisor); });
+    if (!reduce_in_two_stages(def, x, mask, out, out_dtype, divisor)) {
+      const auto kernel = def.stub->get(x.device());
+      plan_and_run(x, mask, out,
+                   [&](const ReducePlan& p) { kernel(p, x.dtype(), out_dtype, divisor); });
+    }
   }
   return drop_reduced(out, mask, keepdims);
 }

@@ -288,3 +288,44 @@ def test_broadcast_views_with_zero_strides():
             assert_same(ts.sum(t, axis=axis), np.sum(v, axis=axis))
             assert_same(ts.max(t, axis=axis), np.max(v, axis=axis))
         assert_same(ts.argmax(t, axis=0), np.argmax(v, axis=0))
+
+
+# Note [Two-stage reductions]: reduced axes split by a kept one (a bias gradient's (0, 2, 3)
+# of NCHW) reduce their inner part in place, then the partials; every reduction that goes
+# through the shared path must agree with NumPy there, for contiguous, transposed and
+# channels-last inputs, keepdims both ways, NaNs propagated and integer sums exact.
+@pytest.mark.parametrize("shape,axes", [((16, 3, 5, 7), (0, 2, 3)), ((4, 5, 6, 7), (0, 2)),
+                                        ((4, 5, 6, 7), (0, 3)), ((3, 1, 5, 2), (0, 2, 3)),
+                                        ((2, 3, 4), (0, 2)), ((6, 5, 4), (2, 0)),
+                                        ((2, 3, 0, 4), (0, 3)), ((2, 3, 4, 1), (0, 2, 3))])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "channels_last"])
+def test_reductions_over_axes_split_by_a_kept_axis(shape, axes, layout):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(shape).astype(np.float32)
+    t = ts.tensor(a)
+    if layout == "transposed":
+        perm = tuple(reversed(range(a.ndim)))
+        a, t = a.transpose(perm), t.permute(*perm)
+        axes = tuple(perm.index(d) for d in axes)
+    elif layout == "channels_last" and a.ndim == 4:
+        t = t.contiguous(memory_format=ts.channels_last)
+    for name in ("sum", "mean", "max", "min", "prod", "var", "std"):
+        if a.size == 0 and name in ("max", "min"):
+            continue
+        want = getattr(np, name)(a.astype(np.float64), axis=axes)
+        got = getattr(ts, name)(t, axis=axes)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-4, atol=1e-5, err_msg=name)
+        kept = getattr(ts, name)(t, axis=axes, keepdims=True)
+        assert kept.shape == np.sum(a, axis=axes, keepdims=True).shape
+    b = a > 0.3
+    tb = ts.tensor(b) if layout == "contiguous" else t > 0.3
+    assert (ts.all(tb, axis=axes).numpy() == b.all(axis=axes)).all()
+    assert (ts.any(tb, axis=axes).numpy() == b.any(axis=axes)).all()
+    assert (ts.count_nonzero(tb, axis=axes).numpy() == np.count_nonzero(b, axis=axes)).all()
+    ai = (a * 1000).astype(np.int32)
+    assert (ts.sum(ts.tensor(ai), axis=axes).numpy() == ai.sum(axis=axes)).all()
+    if a.size:
+        an = a.copy()
+        an.flat[a.size // 2] = np.nan
+        got = ts.max(ts.tensor(an), axis=axes).numpy()
+        assert (np.isnan(got) == np.isnan(np.max(an, axis=axes))).all()
