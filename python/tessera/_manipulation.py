@@ -16,123 +16,21 @@ from ._C import flatten, movedim, permute, swapaxes, swapdims, t, transpose, uns
 # concat / cat / concatenate and stack, every form parsed in C++ (bind_manipulation.cpp)
 from ._C import cat, concat, concatenate, stack
 from ._C import chunk, narrow, select, split, unbind
+# parsed in C++ with every argument form; those that are Tensor methods too are the same
+# objects (csrc/python/bind_views.cpp, bind_manipulation.cpp)
+from ._C import (broadcast_to, diagonal, dsplit, fliplr, flipud, hsplit, moveaxis, narrow_copy,
+                 ravel, repeat_interleave, reshape, roll, rot90, split_with_sizes, squeeze,
+                 tensor_split, trace, unflatten, vsplit)
+from ._C import (broadcast_arrays, expand_dims, flip, permute_dims, repeat, tile,  # noqa: F401
+                 unstack)
+from ._C import (atleast_1d, atleast_2d, atleast_3d, broadcast_shapes, broadcast_tensors,
+                 column_stack, dstack, hstack, row_stack, vstack)
 from ._tensor import _dim_index
 from .autograd.function import Function, FunctionCtx
 
 __all__ = ["reshape", "permute_dims", "expand_dims", "squeeze", "broadcast_to", "flip",
            "moveaxis", "broadcast_arrays", "concat", "stack", "unstack", "roll", "repeat",
            "tile"]
-
-
-def reshape(x: Tensor, /, shape: Tuple[int, ...], *, copy: Optional[bool] = None) -> Tensor:
-    """A view with `shape` when the strides allow (copy=None/False), else a copy; copy=True
-    always copies, copy=False raises where a view is impossible."""
-    if copy is None:
-        mode = -1
-    elif isinstance(copy, (bool, _np.bool_)):
-        mode = 1 if copy else 0
-    else:
-        raise TypeError(f"reshape: copy must be True, False or None, got "
-                        f"{type(copy).__name__} ({copy!r})")
-    return _C._reshape(x, shape, mode)
-
-
-def permute_dims(x: Tensor, /, axes: Tuple[int, ...]) -> Tensor:
-    """A view with axes reordered: result.shape[i] == x.shape[axes[i]]."""
-    return _C._permute_dims(x, axes)
-
-
-def expand_dims(x: Tensor, /, axis: Union[int, Tuple[int, ...]] = 0, *,
-                dim: Optional[int] = None) -> Tensor:
-    """A view with a new size-1 axis at `axis` (in the result's numbering); `dim=` is
-    PyTorch's name for it.
-
-    A tuple of axes (the standard's next revision, and NumPy) inserts len(axis) axes; each
-    position is in [-M, M) with M = x.ndim + len(axis) and must be unique.
-    """
-    axis = axis if dim is None else dim
-    if not isinstance(axis, (tuple, list)):
-        return _C._expand_dims(x, axis)
-    m = x.ndim + len(axis)
-    pos = []
-    for a in axis:
-        if not -m <= a < m:
-            raise IndexError(f"expand_dims: axis {a} is out of bounds for the result of dimension {m}")
-        pos.append(a % m)
-    if len(set(pos)) != len(pos):
-        raise ValueError(f"expand_dims: repeated axis in {tuple(axis)}")
-    for p in sorted(pos):  # ascending: each insertion lands at its final position
-        x = _C._expand_dims(x, p)
-    return x
-
-
-def squeeze(x: Tensor, /, axis: Union[int, Tuple[int, ...]] = None, *,
-            dim: Union[int, Tuple[int, ...], None] = None) -> Tensor:
-    """A view without the named size-1 axes (ValueError when a named axis is not size 1)."""
-    axis = axis if dim is None else dim
-    if axis is None:
-        raise TypeError("squeeze: the axis to remove must be given (axis=...); hint: the method "
-                        "x.squeeze() removes every size-1 axis like PyTorch")
-    return _C._squeeze(x, axis)
-
-
-def broadcast_to(x: Tensor, /, shape: Tuple[int, ...]) -> Tensor:
-    """A read-through view of x broadcast to `shape` (stride 0 on broadcast dims)."""
-    return _C._broadcast_to(x, shape)
-
-
-def flip(x: Tensor, /, *, axis: Optional[Union[int, Tuple[int, ...]]] = None,
-         dims: Optional[Union[int, Tuple[int, ...]]] = None) -> Tensor:
-    """A view with the order of elements reversed along `axis` (all axes when None); `dims=`
-    is PyTorch's name for it."""
-    return _C._flip(x, axis if dims is None else dims)
-
-
-def moveaxis(x: Tensor, source: Union[int, Sequence[int]], destination: Union[int, Sequence[int]], /) -> Tensor:
-    """A view with axes moved from `source` to `destination`."""
-    return _C._moveaxis(x, source, destination)
-
-
-def broadcast_arrays(*arrays: Tensor) -> List[Tensor]:
-    """Read-through views of the inputs broadcast to their common shape."""
-    return _C._broadcast_arrays(arrays)
-
-
-def unstack(x: Tensor, /, *, axis: int = 0, dim: Optional[int] = None) -> Tuple[Tensor, ...]:
-    """Splits x along `axis` into a tuple of views, each without that axis."""
-    return _C._unstack(x, dim if dim is not None else axis)
-
-
-def roll(x: Tensor, /, shift: Union[int, Tuple[int, ...]], *,
-         axis: Optional[Union[int, Tuple[int, ...]]] = None, dims: Any = None) -> Tensor:
-    """Rolls elements along `axis` by `shift` (elements leaving one end come back at the other).
-
-    axis=None rolls the flattened tensor and restores the shape. Tuples of shifts and axes pair
-    up; a single shift applies to every listed axis. `dims=` is PyTorch's name for axis.
-    """
-    return _C._roll(x, shift, dims if dims is not None else axis)
-
-
-def repeat(x: Tensor, repeats: Union[int, Tensor], /, *, axis: Optional[int] = None,
-           dim: Optional[int] = None) -> Tensor:
-    """Repeats each element `repeats` times along `axis` (of the flattened x when None).
-
-    `repeats` is an int or a 1-D integer tensor with one count per element along the axis.
-    """
-    return _C._repeat(x, repeats, dim if dim is not None else axis)
-
-
-def tile(x: Tensor, repetitions: Tuple[int, ...], /) -> Tensor:
-    """x repeated `repetitions[i]` times along each axis i (the shorter of x.ndim and
-    len(repetitions) is padded with leading 1s)."""
-    return _C._tile(x, repetitions)
-
-
-# ---- PyTorch-style Tensor methods (none clashes with a standard name).
-def _dims_arg(dims: tuple) -> Any:
-    return dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
-
-
 
 
 # ---- PyTorch's shape functions and methods
@@ -147,7 +45,7 @@ _TORCH_NAMES = ["split", "chunk", "tensor_split", "unbind", "repeat_interleave",
                 "dstack", "column_stack", "row_stack", "broadcast_tensors", "broadcast_shapes",
                 "cartesian_prod", "block_diag", "take_along_dim", "flatten", "unsqueeze", "permute", "transpose",
                 "swapdims", "swapaxes", "movedim", "t", "ravel", "hsplit", "vsplit", "dsplit",
-                "concatenate", "cat", "as_strided", "narrow_copy"]  # PyTorch's
+                "concatenate", "cat", "as_strided", "narrow_copy", "split_with_sizes"]  # PyTorch's
 __all__ += _TORCH_NAMES
 
 
@@ -158,91 +56,6 @@ def _ts() -> Any:
 
 def _slice_along(x: Tensor, dim: int, start: int, stop: int, step: int = 1) -> Tensor:
     return x[(slice(None),) * dim + (slice(start, stop, step),)]
-
-
-def _check_nd(op: str, x: Tensor) -> None:
-    if x.ndim == 0:
-        raise RuntimeError(f"{op}: expected at least a 1-dimensional tensor")
-
-
-_MAX_EMPTY_PIECES = 1 << 16
-
-
-def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> Tuple[Tensor, ...]:
-    """NumPy's array_split as views: an int n gives n pieces (the first size % n one longer);
-    a list of indices gives the pieces between those split points."""
-    _check_nd("tensor_split", input)
-    d = _dim_index("tensor_split", dim, input.ndim)
-    n = input.shape[d]
-    ios = indices_or_sections
-    if isinstance(ios, Tensor):
-        if ios.ndim > 1 or ios.dtype not in (_C.int64, _C.int32, _C.int16, _C.int8, _C.uint8):
-            raise RuntimeError("tensor_split: indices_or_sections must be a 0-d or 1-d integer "
-                               f"tensor, got {ios.dtype} of {ios.ndim} dims")
-        ios = ios.item() if ios.ndim == 0 else ios.tolist()
-    if isinstance(ios, (list, tuple)):
-        bounds = [0] + [int(i) for i in ios] + [n]
-        out = []
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            a = builtins.min(builtins.max(a + n if a < 0 else a, 0), n)
-            b = builtins.min(builtins.max(b + n if b < 0 else b, 0), n)
-            out.append(_slice_along(input, d, a, builtins.max(a, b)))
-        return tuple(out)
-    from ._arg_checks import int_arg
-    sections = int_arg("tensor_split", "sections", ios)
-    if sections <= 0:
-        raise RuntimeError(f"tensor_split: number of sections must be larger than 0, got {sections}")
-    if sections > builtins.max(n, _MAX_EMPTY_PIECES):  # each piece is a Python object
-        raise ValueError(f"tensor_split: {sections} sections for a dimension of size {n}; at "
-                         f"most max(size, {_MAX_EMPTY_PIECES}) pieces can be returned")
-    q, r = divmod(n, sections)
-    out, start = [], 0
-    for i in range(sections):
-        size = q + (1 if i < r else 0)
-        out.append(_slice_along(input, d, start, start + size))
-        start += size
-    return tuple(out)
-
-
-def hsplit(input: Tensor, sections: Any) -> Tuple[Tensor, ...]:
-    """tensor_split along dim 1 (dim 0 for 1-D input); an int must divide the size evenly."""
-    return _even_split("hsplit", input, sections, 1 if input.ndim > 1 else 0, 1)
-
-
-def vsplit(input: Tensor, sections: Any) -> Tuple[Tensor, ...]:
-    """tensor_split along dim 0 of an at least 2-D tensor."""
-    return _even_split("vsplit", input, sections, 0, 2)
-
-
-def dsplit(input: Tensor, sections: Any) -> Tuple[Tensor, ...]:
-    """tensor_split along dim 2 of an at least 3-D tensor."""
-    return _even_split("dsplit", input, sections, 2, 3)
-
-
-def _even_split(op: str, x: Tensor, sections: Any, dim: int, min_nd: int) -> Tuple[Tensor, ...]:
-    if x.ndim < min_nd:
-        raise RuntimeError(f"{op}: requires a tensor with at least {min_nd} dimension(s), but "
-                           f"got a tensor with {x.ndim} dimensions")
-    if isinstance(sections, builtins.int) and (sections == 0 or x.shape[dim] % sections):
-        raise RuntimeError(f"{op}: attempted to split along dimension {dim}, but the size of the "
-                           f"dimension {x.shape[dim]} is not divisible by the split_size {sections}")
-    return tensor_split(x, sections, dim)
-
-
-def repeat_interleave(input: Tensor, repeats: Any = None, dim: Optional[int] = None, *,
-                      output_size: Optional[int] = None) -> Tensor:
-    """Repeats each element `repeats` times along `dim` (of the flattened input when None).
-    With only a 1-D count tensor, repeats each index i counts[i] times."""
-    if repeats is None:
-        counts = input
-        return _ts().repeat(_ts().arange(counts.shape[0], device=counts.device), counts)
-    if isinstance(repeats, Tensor) and repeats.ndim == 0:
-        repeats = int(repeats.item())
-    if isinstance(repeats, builtins.int) and repeats < 0:
-        raise RuntimeError(f"repeat_interleave: repeats can not be negative, got {repeats}")
-    if dim is None:
-        return _ts().repeat(_C._reshape(input, (-1,), -1), repeats, axis=0)
-    return _ts().repeat(input, repeats, axis=_dim_index("repeat_interleave", dim, input.ndim))
 
 
 def _unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
@@ -270,57 +83,6 @@ def _unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     st = strides[d]
     strides[d] = st * step
     return _C._as_strided(self, tuple(shape) + (size,), tuple(strides) + (st,), self._offset)
-
-
-def fliplr(input: Tensor) -> Tensor:
-    """Reverses dim 1 (input must be at least 2-D)."""
-    if input.ndim < 2:
-        raise RuntimeError("fliplr: input must be >= 2-d")
-    return _C._flip(input, 1)
-
-
-def flipud(input: Tensor) -> Tensor:
-    """Reverses dim 0 (input must be at least 1-D)."""
-    if input.ndim < 1:
-        raise RuntimeError("flipud: input must be >= 1-d")
-    return _C._flip(input, 0)
-
-
-def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
-    """Rotates by 90 degrees k times in the plane of `dims` (from the first toward the second)."""
-    if len(dims) != 2:
-        raise RuntimeError(f"rot90: expected total rotation dims == 2, but got dims = {len(dims)}")
-    if input.ndim < 2:
-        raise RuntimeError(f"rot90: expected total dims >= 2, but got total dims = {input.ndim}")
-    a, b = (_dim_index("rot90", x, input.ndim) for x in dims)
-    if a == b:
-        raise RuntimeError(f"rot90: expected rotation dims to be different, got {a} and {b}")
-    from ._arg_checks import int_arg
-    k = int_arg("rot90", "k", k) % 4
-    if k == 1:
-        return _swap(_C._flip(input, b), a, b)
-    if k == 2:
-        return _C._flip(input, (a, b))
-    if k == 3:
-        return _C._flip(_swap(input, a, b), b)
-    return input
-
-
-def _swap(x: Tensor, a: int, b: int) -> Tensor:
-    perm = list(range(x.ndim))
-    perm[a], perm[b] = perm[b], perm[a]
-    return _C._permute_dims(x, tuple(perm))
-
-
-def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    """The diagonal (a view) of the (dim1, dim2) planes, as a new last dim; offset > 0 is
-    above the main diagonal."""
-    if input.ndim < 2:
-        raise RuntimeError(f"diagonal: expected a tensor with at least 2 dimensions, got {input.ndim}")
-    a, b = _dim_index("diagonal", dim1, input.ndim), _dim_index("diagonal", dim2, input.ndim)
-    if a == b:
-        raise RuntimeError(f"diagonal: diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return _C._diagonal(input, offset, a, b)
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -360,128 +122,6 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """The flattened input on diagonal `offset` of a square matrix."""
     return diag_embed(_C._reshape(input, (-1,), -1), offset)
-
-
-def trace(input: Tensor) -> Tensor:
-    """Sum of the main diagonal of a 2-D tensor (integer input sums to int64)."""
-    if input.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
-    return _ts().sum(_C._diagonal(input, 0, 0, 1))
-
-
-def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
-    """Splits dim `dim` into `sizes` (one entry may be -1)."""
-    d = _dim_index("unflatten", dim, input.ndim)
-    sizes = tuple(int(s) for s in sizes)
-    if not sizes:
-        raise RuntimeError("unflatten: sizes must be non-empty")
-    known = math.prod(s for s in sizes if s != -1)
-    n = input.shape[d]
-    if -1 in sizes:
-        if sizes.count(-1) > 1 or known == 0 or n % known:
-            raise RuntimeError(f"unflatten: provided sizes {sizes} don't multiply up to the size "
-                               f"of dim {dim} ({n}) in the input tensor")
-        sizes = tuple(n // known if s == -1 else s for s in sizes)
-    elif known != n:
-        raise RuntimeError(f"unflatten: provided sizes {sizes} don't multiply up to the size of "
-                           f"dim {dim} ({n}) in the input tensor")
-    return _C._reshape(input, tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]), -1)
-
-
-def ravel(input: Tensor) -> Tensor:
-    """The flattened input (a view when possible)."""
-    return _C._reshape(input, (-1,), -1)
-
-
-def _atleast(op: str, nd: int, tensors: tuple) -> Any:
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        return tuple(_atleast(op, nd, (x,)) for x in tensors[0])
-    if len(tensors) != 1:
-        return tuple(_atleast(op, nd, (x,)) for x in tensors)
-    x = tensors[0]
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}: expected Tensors, got {type(x).__name__}")
-    if x.ndim >= nd:
-        return x
-    if nd == 3 and x.ndim == 2:
-        return _C._reshape(x, tuple(x.shape) + (1,), -1)
-    if nd == 3:
-        return _C._reshape(x, (1, x.size, 1), -1)
-    return _C._reshape(x, (1,) * (nd - 1) + (x.size,), -1)
-
-
-def atleast_1d(*tensors: Any) -> Any:
-    """Each tensor with at least 1 dim (0-D -> (1,)); a tuple for several inputs."""
-    return _atleast("atleast_1d", 1, tensors)
-
-
-def atleast_2d(*tensors: Any) -> Any:
-    """Each tensor with at least 2 dims ((n,) -> (1, n))."""
-    return _atleast("atleast_2d", 2, tensors)
-
-
-def atleast_3d(*tensors: Any) -> Any:
-    """Each tensor with at least 3 dims ((n,) -> (1, n, 1), (m, n) -> (m, n, 1))."""
-    return _atleast("atleast_3d", 3, tensors)
-
-
-def _seq(op: str, tensors: Any) -> List[Tensor]:
-    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{op}: expected a sequence of Tensors, got {type(tensors).__name__}")
-    if not tensors:
-        raise RuntimeError(f"{op}: expects a non-empty TensorList")
-    return list(tensors)
-
-
-def hstack(tensors: Sequence[Tensor]) -> Tensor:
-    """Concatenates along dim 1 (dim 0 for 1-D inputs)."""
-    ts_ = [atleast_1d(x) for x in _seq("hstack", tensors)]
-    return concat(ts_, axis=0 if ts_[0].ndim == 1 else 1)
-
-
-def vstack(tensors: Sequence[Tensor]) -> Tensor:
-    """Concatenates the inputs made at least 2-D along dim 0."""
-    return concat([atleast_2d(x) for x in _seq("vstack", tensors)], axis=0)
-
-
-row_stack = vstack
-
-
-def dstack(tensors: Sequence[Tensor]) -> Tensor:
-    """Concatenates the inputs made at least 3-D along dim 2."""
-    return concat([atleast_3d(x) for x in _seq("dstack", tensors)], axis=2)
-
-
-def column_stack(tensors: Sequence[Tensor]) -> Tensor:
-    """Stacks 0-D/1-D inputs as columns (n -> (n, 1)) and concatenates along dim 1."""
-    cols = [_C._reshape(x, (x.size, 1), -1) if x.ndim <= 1 else x
-            for x in _seq("column_stack", tensors)]
-    return concat(cols, axis=1)
-
-
-def broadcast_tensors(*tensors: Tensor) -> Tuple[Tensor, ...]:
-    """Views of the inputs broadcast to their common shape."""
-    return tuple(_C._broadcast_arrays(tensors))
-
-
-def broadcast_shapes(*shapes: Any) -> Tuple[int, ...]:
-    """The broadcast of the given shapes (ints count as 1-D shapes)."""
-    out: List[int] = []
-    for s in shapes:
-        s = (s,) if isinstance(s, builtins.int) else tuple(s)
-        if len(s) > len(out):
-            out = [1] * (len(s) - len(out)) + out
-        for i, n in enumerate(s):
-            j = len(out) - len(s) + i
-            if n < 0:
-                raise RuntimeError(f"broadcast_shapes: trying to create tensor with negative "
-                                   f"dimension {n}: {s}")
-            if out[j] == 1:
-                out[j] = n
-            elif n not in (1, out[j]):
-                raise RuntimeError(f"broadcast_shapes: shape mismatch: objects cannot be broadcast "
-                                   f"to a single shape ({shapes})")
-    return tuple(out)
 
 
 def cartesian_prod(*tensors: Tensor) -> Tensor:
@@ -536,19 +176,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) ->
     return _ts().take_along_axis(xb, ib, axis=d)
 
 
-def _roll(self: Tensor, shifts: Any, dims: Any = None) -> Tensor:
-    """Rolls along dims (the flattened tensor when dims is None)."""
-    return _ts().roll(self, shifts, axis=dims)
-
-
 METHODS = {
-    "tensor_split": tensor_split, "repeat_interleave": repeat_interleave, "unfold": _unfold, "fliplr": fliplr, "flipud": flipud, "rot90": rot90,
-    "diag": diag, "diagonal": diagonal, "diag_embed": diag_embed, "diagflat": diagflat,
-    "trace": trace, "unflatten": unflatten, "ravel": ravel, "hsplit": hsplit, "vsplit": vsplit,
-    "dsplit": dsplit, "take_along_dim": take_along_dim,
-    "roll": _roll,
-    "broadcast_to": lambda self, size: _C._broadcast_to(self, tuple(size)),
-    "split_with_sizes": lambda self, split_sizes, dim=0: split(self, list(split_sizes), dim),
+    "unfold": _unfold, "diag": diag, "diag_embed": diag_embed, "diagflat": diagflat,
+    "take_along_dim": take_along_dim,
 }
 
 
@@ -591,22 +221,3 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int],
                                       "call .contiguous() first")
         return _AsStrided.apply(input, size, stride, offset)
     return _C._as_strided(input, size, stride, offset)
-
-
-def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
-    """A copy of input.narrow(dim, start, length)."""
-    return narrow(input, dim, start, length).clone()
-
-
-# ---- torch.split_with_sizes
-def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> Tuple[Tensor, ...]:
-    """Splits `input` along `dim` into pieces of `split_sizes` (which must sum to its size)."""
-    if builtins.sum(split_sizes) != input.shape[dim]:
-        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to "
-                           f"{input.shape[dim]} (input tensor's size at dimension {dim}), but "
-                           f"got split_sizes={list(split_sizes)}")
-    return tuple(input.split(list(split_sizes), dim))
-
-
-_TORCH_NAMES += ["split_with_sizes"]
-__all__ += ["split_with_sizes"]

@@ -204,7 +204,6 @@ TORCH_METHODS: Dict[str, Any] = {
     "cholesky_inverse": _lc.cholesky_inverse,
     "cholesky_solve": _lc.cholesky_solve,
     "histogram": _st.histogram,
-    "narrow_copy": _mp.narrow_copy,
     "nonzero_static": _ix.nonzero_static,
     "dim_order": _tb._dim_order,
     "is_set_to": _tb._is_set_to,
