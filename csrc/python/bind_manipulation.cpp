@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ops/creation.h"
+#include "ops/indexing_advanced.h"
 #include "ops/manipulation.h"
 #include "ops/views.h"
 #include "python/convert.h"
@@ -431,8 +432,33 @@ void init_manipulation(py::module_& m) {
         "tile(input, dims)\n--\n\n"
         "input repeated dims[i] times along each axis i (the shorter of input.ndim and\n"
         "len(dims) is padded with leading 1s); repetitions= is the standard's name.");
+    m.def(
+        "take_along_dim",
+        [](const Tensor& input, const Tensor& indices, py::handle dim) {
+          if (dim.is_none())
+            return take_along_axis(reshape(input, Shape{-1}, -1), reshape(indices, Shape{-1}, -1),
+                                   0);
+          const int64_t d = dim_index(dim, "take_along_dim", input.ndim());
+          if (indices.ndim() != input.ndim())
+            throw RuntimeError(
+                str("take_along_dim: input and indices should have the same "
+                    "number of dimensions, but got ",
+                    input.ndim(), " and ", indices.ndim()));
+          // both broadcast to one shape except along d
+          Shape sx = input.shape(), si = indices.shape();
+          sx[d] = si[d] = 1;
+          Shape b = broadcast_shapes(sx, si, "take_along_dim");
+          sx = si = b;
+          sx[d] = input.shape()[d];
+          si[d] = indices.shape()[d];
+          return take_along_axis(broadcast_to(input, sx), broadcast_to(indices, si), d);
+        },
+        py::arg("input"), py::arg("indices"), py::arg("dim") = py::none(),
+        "take_along_dim(input, indices, dim=None)\n--\n\n"
+        "Picks values along dim at indices (which broadcast against input elsewhere); with\n"
+        "dim None, from the flattened input.");
   }
-  bind_functions_as_methods(m, {"roll", "repeat_interleave"});
+  bind_functions_as_methods(m, {"roll", "repeat_interleave", "take_along_dim"});
   m.def("_tile", [](const Tensor& x, py::handle reps) { return tile(x, to_shape(reps, "tile")); });
 }
 

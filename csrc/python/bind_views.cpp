@@ -6,6 +6,7 @@
 // in the bindings").
 #include <algorithm>
 
+#include "autograd/function.h"
 #include "ops/copy.h"
 #include "ops/manipulation.h"
 #include "ops/reduce.h"
@@ -391,6 +392,41 @@ py::tuple split_sizes_dim(const Tensor& x, py::handle sizes_h, py::handle dim) {
   }
   return to_tuple(split_with_sizes(x, d, sizes));
 }
+
+// torch's x.unfold(dimension, size, step): every size-long window along dimension, step apart,
+// as a new last dim: a strided view when autograd does not record, else the windows stacked
+// (each a differentiable slice).
+Tensor unfold_dim(const Tensor& x, py::handle dimension, py::handle size_h, py::handle step_h) {
+  const int64_t nd = x.ndim();
+  const int64_t d = dim_index(dimension, "unfold", nd);
+  const int64_t n = nd ? x.shape()[d] : 1;
+  const int64_t size = int_arg(size_h, "unfold", "size");
+  const int64_t step = int_arg(step_h, "unfold", "step");
+  if (size < 0 || size > n)
+    throw RuntimeError(
+        str("unfold: maximum size for tensor at dimension ", d, " is ", n, " but size is ", size));
+  if (step <= 0) throw RuntimeError(str("unfold: step is ", step, " but must be > 0"));
+  const int64_t count = (n - size) / step + 1;
+  if (nd == 0) return reshape(x, Shape{size}, -1);
+  if (autograd::needs_grad({&x})) {
+    std::vector<Tensor> wins;
+    for (int64_t i = 0; i < count; ++i) wins.push_back(slice(x, d, i * step, i * step + size, 1));
+    if (wins.empty()) {
+      Shape shape = x.shape();
+      shape[d] = 0;
+      shape.push_back(size);
+      return reshape(slice(x, d, 0, 0, 1), shape, -1);
+    }
+    return moveaxis(stack(wins, d), Shape{d + 1}, Shape{nd});
+  }
+  Shape shape = x.shape();
+  Strides strides = x.strides();
+  shape[d] = count;
+  shape.push_back(size);
+  strides.push_back(strides[d]);
+  strides[d] *= step;
+  return x.as_strided(shape, strides, x.offset());
+}
 }  // namespace
 
 void init_views(py::module_& m) {
@@ -502,6 +538,11 @@ void init_views(py::module_& m) {
       "flip($self, *dims)\n--\n\n"
       "A view with the order of elements reversed along dims (varargs, one sequence, or\n"
       "dims=; every dim when none is given).");
+
+  cls.def("unfold", &unfold_dim, py::arg("dimension"), py::arg("size"), py::arg("step"),
+          "unfold($self, dimension, size, step)\n--\n\n"
+          "Every size-long window along dimension, step apart, as a new last dim (a view when\n"
+          "autograd does not record, else the windows stacked).");
 
   // ---- view_as / reshape_as / expand_as
   auto other_shape = [](py::handle other, const char* op) {

@@ -23,6 +23,7 @@ from ._C import (broadcast_to, diagonal, dsplit, fliplr, flipud, hsplit, moveaxi
                  tensor_split, trace, unflatten, vsplit)
 from ._C import (broadcast_arrays, expand_dims, flip, permute_dims, repeat, tile,  # noqa: F401
                  unstack)
+from ._C import take_along_dim
 from ._C import (atleast_1d, atleast_2d, atleast_3d, broadcast_shapes, broadcast_tensors,
                  column_stack, dstack, hstack, row_stack, vstack)
 from ._tensor import _dim_index
@@ -52,37 +53,6 @@ __all__ += _TORCH_NAMES
 def _ts() -> Any:
     import tessera
     return tessera
-
-
-def _slice_along(x: Tensor, dim: int, start: int, stop: int, step: int = 1) -> Tensor:
-    return x[(slice(None),) * dim + (slice(start, stop, step),)]
-
-
-def _unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
-    """torch.Tensor.unfold: every `size`-long window along `dimension`, `step` apart, as a new
-    last dim (a view sharing storage when autograd does not record, else a stacked copy)."""
-    nd = self.ndim
-    d = _dim_index("unfold", dimension, nd)
-    n = self.shape[d] if nd else 1
-    if size < 0 or size > n:
-        raise RuntimeError(f"unfold: maximum size for tensor at dimension {d} is {n} but size is {size}")
-    if step <= 0:
-        raise RuntimeError(f"unfold: step is {step} but must be > 0")
-    count = (n - size) // step + 1
-    if nd == 0:
-        return _C._reshape(self, (size,), -1)
-    if self.requires_grad and _C.is_grad_enabled():
-        wins = [_slice_along(self, d, i * step, i * step + size) for i in range(count)]
-        if not wins:
-            return _C._reshape(_slice_along(self, d, 0, 0), tuple(self.shape[:d]) + (0,) +
-                               tuple(self.shape[d + 1:]) + (size,), -1)
-        return _C._moveaxis(_ts().stack(wins, axis=d), d + 1, nd)
-    shape = list(self.shape)
-    strides = list(self.stride())
-    shape[d] = count
-    st = strides[d]
-    strides[d] = st * step
-    return _C._as_strided(self, tuple(shape) + (size,), tuple(strides) + (st,), self._offset)
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -158,28 +128,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
     return out
 
 
-def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) -> Tensor:
-    """Picks values along `dim` at `indices` (which broadcasts against input elsewhere); with
-    dim None, from the flattened input."""
-    if dim is None:
-        return _ts().take_along_axis(ravel(input), ravel(indices), axis=0)
-    d = _dim_index("take_along_dim", dim, input.ndim)
-    if indices.ndim != input.ndim:
-        raise RuntimeError(f"take_along_dim: input and indices should have the same number of "
-                           f"dimensions, but got {input.ndim} and {indices.ndim}")
-    shape_x = list(input.shape)
-    shape_i = list(indices.shape)
-    shape_x[d] = shape_i[d] = 1
-    b = broadcast_shapes(shape_x, shape_i)
-    xb = _C._broadcast_to(input, tuple(b[:d]) + (input.shape[d],) + tuple(b[d + 1:]))
-    ib = _C._broadcast_to(indices, tuple(b[:d]) + (indices.shape[d],) + tuple(b[d + 1:]))
-    return _ts().take_along_axis(xb, ib, axis=d)
-
-
-METHODS = {
-    "unfold": _unfold, "diag": diag, "diag_embed": diag_embed, "diagflat": diagflat,
-    "take_along_dim": take_along_dim,
-}
+METHODS = {"diag": diag, "diag_embed": diag_embed, "diagflat": diagflat}
 
 
 # ---- as_strided (differentiable) and narrow_copy

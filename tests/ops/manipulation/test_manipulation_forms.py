@@ -23,7 +23,7 @@ def _pair(a=A):
 @pytest.mark.parametrize("name", ["movedim", "moveaxis", "broadcast_to", "diagonal", "trace",
                                   "tensor_split", "hsplit", "vsplit", "dsplit", "roll",
                                   "repeat_interleave", "fliplr", "flipud", "rot90", "ravel",
-                                  "unflatten", "narrow_copy", "split_with_sizes"])
+                                  "unflatten", "narrow_copy", "split_with_sizes", "take_along_dim"])
 def test_method_is_the_function(name):
     assert getattr(ts.Tensor, name) is getattr(ts, name)
     assert ts.row_stack is ts.vstack
@@ -119,6 +119,16 @@ CASES = {
     "flip_kw": lambda m, x: m.flip(x, dims=(1,)),
     "tile": lambda m, x: m.tile(x, (2, 1)),
     "tile_kw": lambda m, x: m.tile(input=x, dims=(1, 2, 1, 1)),
+    # take_along_dim (function and method), x.unfold
+    "take_along_dim": lambda m, x: m.take_along_dim(x, m.argsort(x, dim=2), 2),
+    "take_along_dim_bcast": lambda m, x: m.take_along_dim(x, m.tensor([[[0], [3], [1]]]), dim=-1),
+    "take_along_dim_flat": lambda m, x: m.take_along_dim(x, m.tensor([0, 23, 5])),
+    "take_along_dim_method": lambda m, x: x.take_along_dim(m.tensor([[[1, 0, 2, 1]]]), 1),
+    "unfold": lambda m, x: x.unfold(2, 2, 1),
+    "unfold_step": lambda m, x: x.unfold(-1, 3, 2),
+    "unfold_dim0": lambda m, x: x.unfold(0, 2, 1),
+    "unfold_empty": lambda m, x: x.unfold(1, 3, 5),
+    "unfold_0d": lambda m, x: x[0, 0, 0].unfold(0, 1, 1),
 }
 
 
@@ -163,6 +173,10 @@ ERRORS = {
     "broadcast_shapes_bad": lambda m, x: m.broadcast_shapes((2, 3), (4,)),
     "broadcast_shapes_neg": lambda m, x: m.broadcast_shapes((2, -1)),
     "broadcast_tensors_bad": lambda m, x: m.broadcast_tensors(x, x[0, :2]),
+    "take_along_dim_ndim": lambda m, x: m.take_along_dim(x, m.tensor([0]), 1),
+    "take_along_dim_bcast_bad": lambda m, x: m.take_along_dim(x, m.zeros((3, 3, 1), dtype=m.int64), 2),
+    "unfold_size": lambda m, x: x.unfold(1, 4, 1),
+    "unfold_step": lambda m, x: x.unfold(1, 2, 0),
 }
 
 
@@ -225,7 +239,9 @@ def test_gradients_flow():
     for m, t in ((ts, x), (torch, y)):
         out = (m.roll(t, 1, 0) * 2).sum() + m.trace(t[:, :3] ** 2) + m.diagonal(t, 1).sum() \
             + sum((p * (i + 1)).sum() for i, p in enumerate(m.tensor_split(t, 3, 1))) \
-            + (m.repeat_interleave(t, 2, 0) ** 2).sum() + m.moveaxis(t, 0, 1)[0].sum()
+            + (m.repeat_interleave(t, 2, 0) ** 2).sum() + m.moveaxis(t, 0, 1)[0].sum() \
+            + (t.unfold(1, 2, 1) ** 2).sum() + (m.rot90(t, 1) * m.rot90(t, 3)).sum() \
+            + m.take_along_dim(t, m.tensor([[0], [2], [1]]), 1).sum() * 3
         out.backward()
     np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=1e-10)
 
