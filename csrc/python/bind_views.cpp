@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "autograd/function.h"
+#include "autograd/view_writes.h"
 #include "ops/copy.h"
 #include "ops/manipulation.h"
 #include "ops/reduce.h"
@@ -427,6 +428,27 @@ Tensor unfold_dim(const Tensor& x, py::handle dimension, py::handle size_h, py::
   strides[d] *= step;
   return x.as_strided(shape, strides, x.offset());
 }
+
+// torch.as_strided: a view of input's storage with the given size, strides (in elements) and
+// offset (input's own when None); it must stay inside the storage. Differentiable for
+// contiguous inputs (csrc/autograd/view_writes.cpp).
+Tensor as_strided_of(const Tensor& input, py::handle size_h, py::handle stride_h,
+                     py::handle offset_h) {
+  const Shape size = to_shape(size_h, "as_strided"), stride = to_shape(stride_h, "as_strided");
+  if (size.size() != stride.size())
+    throw RuntimeError(str("as_strided: mismatch in length of strides and shape (", stride.size(),
+                           " vs ", size.size(), ")"));
+  for (int64_t i = 0; i < size.size(); ++i)
+    if (size[i] < 0 || stride[i] < 0)
+      throw RuntimeError("as_strided: negative sizes or strides are not supported");
+  const int64_t offset =
+      offset_h.is_none() ? input.offset() : int_arg(offset_h, "as_strided", "storage_offset");
+  if (offset < 0) throw RuntimeError(str("as_strided: Negative storage offset ", offset));
+  check_in_storage(size, stride, offset, input.itemsize(), input.storage()->nbytes, "as_strided");
+  Tensor v = input.as_strided(size, stride, offset);
+  autograd::record_as_strided(input, v);
+  return v;
+}
 }  // namespace
 
 void init_views(py::module_& m) {
@@ -777,9 +799,15 @@ void init_views(py::module_& m) {
         py::arg("dim") = 0,
         "split_with_sizes(input, split_sizes, dim=0)\n--\n\n"
         "Views of input along dim of the listed sizes (which must add up to the dim's size).");
-  bind_functions_as_methods(m, {"movedim", "moveaxis", "broadcast_to", "diagonal", "trace",
-                                "tensor_split", "hsplit", "vsplit", "dsplit", "fliplr", "flipud",
-                                "rot90", "ravel", "unflatten", "narrow_copy", "split_with_sizes"});
+  m.def("as_strided", &as_strided_of, py::arg("input"), py::arg("size"), py::arg("stride"),
+        py::arg("storage_offset") = py::none(),
+        "as_strided(input, size, stride, storage_offset=None)\n--\n\n"
+        "A view of input's storage with the given size, strides (in elements) and offset\n"
+        "(input's own offset when None). Differentiable for contiguous inputs.");
+  bind_functions_as_methods(
+      m, {"movedim", "moveaxis", "broadcast_to", "diagonal", "trace", "tensor_split", "hsplit",
+          "vsplit", "dsplit", "fliplr", "flipud", "rot90", "ravel", "unflatten", "narrow_copy",
+          "split_with_sizes", "as_strided"});
 }
 
 }  // namespace ts::python

@@ -1,33 +1,26 @@
 """Manipulation functions of the array API (views where possible), and PyTorch's shape
 functions and methods (t, split/chunk/unbind, narrow/select, diag/diagonal/trace, the stacks,
-cat, flatten/unsqueeze/transpose/movedim, ...)."""
+cat, flatten/unsqueeze/transpose/movedim, ...): the namespace's names for the C++ functions,
+and the few still written here (diag/diag_embed/diagflat, cartesian_prod, block_diag)."""
 from __future__ import annotations
 
 import builtins
-import math
-from typing import Any, List, Optional, Sequence, Tuple, Union
-
-import numpy as _np
+from typing import Any
 
 from . import _C
 from ._C import Tensor
-# PyTorch's view functions, parsed in C++ (csrc/python/bind_views.cpp)
-from ._C import flatten, movedim, permute, swapaxes, swapdims, t, transpose, unsqueeze
-# concat / cat / concatenate and stack, every form parsed in C++ (bind_manipulation.cpp)
-from ._C import cat, concat, concatenate, stack
-from ._C import chunk, narrow, select, split, unbind
-# parsed in C++ with every argument form; those that are Tensor methods too are the same
-# objects (csrc/python/bind_views.cpp, bind_manipulation.cpp)
-from ._C import (broadcast_to, diagonal, dsplit, fliplr, flipud, hsplit, moveaxis, narrow_copy,
-                 ravel, repeat_interleave, reshape, roll, rot90, split_with_sizes, squeeze,
-                 tensor_split, trace, unflatten, vsplit)
-from ._C import (broadcast_arrays, expand_dims, flip, permute_dims, repeat, tile,  # noqa: F401
-                 unstack)
-from ._C import take_along_dim
-from ._C import (atleast_1d, atleast_2d, atleast_3d, broadcast_shapes, broadcast_tensors,
-                 column_stack, dstack, hstack, row_stack, vstack)
+# Every other function of the family is parsed in C++ with all its argument forms (the
+# standard's and PyTorch's names); those that are Tensor methods too are the same objects
+# (Tensor.roll is ts.roll): csrc/python/bind_views.cpp, csrc/python/bind_manipulation.cpp.
+from ._C import (as_strided, atleast_1d, atleast_2d, atleast_3d, broadcast_arrays,  # noqa: F401
+                 broadcast_shapes, broadcast_tensors, broadcast_to, cat, chunk, column_stack,
+                 concat, concatenate, diagonal, dsplit, dstack, expand_dims, flatten, flip, fliplr,
+                 flipud, hsplit, hstack, movedim, moveaxis, narrow, narrow_copy, permute,
+                 permute_dims, ravel, repeat, repeat_interleave, reshape, roll, rot90, row_stack,
+                 select, split, split_with_sizes, squeeze, stack, swapaxes, swapdims, t,
+                 take_along_dim, tensor_split, tile, trace, transpose, unbind, unflatten,
+                 unsqueeze, unstack, vsplit, vstack)
 from ._tensor import _dim_index
-from .autograd.function import Function, FunctionCtx
 
 __all__ = ["reshape", "permute_dims", "expand_dims", "squeeze", "broadcast_to", "flip",
            "moveaxis", "broadcast_arrays", "concat", "stack", "unstack", "roll", "repeat",
@@ -129,44 +122,3 @@ def block_diag(*tensors: Tensor) -> Tensor:
 
 
 METHODS = {"diag": diag, "diag_embed": diag_embed, "diagflat": diagflat}
-
-
-# ---- as_strided (differentiable) and narrow_copy
-class _AsStrided(Function):
-    """as_strided of a contiguous tensor; the gradient scatter-adds back to the elements read."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, size: tuple, stride: tuple, offset: int) -> Tensor:  # type: ignore[override]
-        ctx.shape, ctx.size, ctx.stride, ctx.rel = tuple(x.shape), size, stride, offset - x._offset
-        return _C._as_strided(x, size, stride, offset)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
-        t = _ts()
-        pos = t.zeros(ctx.size, dtype=_C.int64) + ctx.rel
-        for d, (n, s) in enumerate(zip(ctx.size, ctx.stride)):
-            shape = [1] * len(ctx.size)
-            shape[d] = n
-            pos = pos + _C._reshape(t.arange(n) * s, tuple(shape), -1)
-        flat = t.zeros((math.prod(ctx.shape),), dtype=g.dtype, device=g.device)
-        flat = t.index_add(flat, 0, _C._reshape(pos, (-1,), -1), _C._reshape(g, (-1,), -1))
-        return _C._reshape(flat, ctx.shape, -1), None, None, None
-
-
-def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int],
-               storage_offset: Optional[int] = None) -> Tensor:
-    """A view of input's storage with the given size, strides (in elements) and offset
-    (input's own offset when None). Differentiable for contiguous inputs."""
-    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
-    if len(size) != len(stride):
-        raise RuntimeError(f"as_strided: mismatch in length of strides and shape ({len(stride)} "
-                           f"vs {len(size)})")
-    if builtins.any(s < 0 for s in stride) or builtins.any(n < 0 for n in size):
-        raise RuntimeError("as_strided: negative sizes or strides are not supported")
-    offset = input._offset if storage_offset is None else int(storage_offset)
-    if input.requires_grad and _C.is_grad_enabled():
-        if not input.is_contiguous():
-            raise NotImplementedError("as_strided: the gradient needs a contiguous input; hint: "
-                                      "call .contiguous() first")
-        return _AsStrided.apply(input, size, stride, offset)
-    return _C._as_strided(input, size, stride, offset)

@@ -26,7 +26,6 @@ from . import _inplace as _ti
 from . import _arg_forms as _kw
 from . import _stft
 from . import linalg as _la
-from . import _manipulation as _mp
 from . import _sorting as _so
 from . import _statistical as _st
 from . import _tensor as _t
@@ -192,7 +191,6 @@ TORCH_METHODS: Dict[str, Any] = {
     "qr": _lc._qr_method,
     "share_memory_": _tb._itself,
     "is_shared": _tb._false,
-    "as_strided": _mp.as_strided,
     "select_scatter": _ix.select_scatter,
     "slice_scatter": _ix.slice_scatter,
     "diagonal_scatter": _ix.diagonal_scatter,

@@ -279,3 +279,27 @@ def test_standard_manipulation_forms():
                  lambda: ts.repeat(x, 2, axis=0, dim=0), lambda: ts.tile(x)):
         with pytest.raises(TypeError):
             call()
+
+
+def test_as_strided_forward_and_gradient_as_torch():
+    """as_strided is C++ with a C++ gradient (was: a Python autograd.Function)."""
+    assert ts.Tensor.as_strided is ts.as_strided
+    a = np.random.default_rng(1).standard_normal(12)
+    for size, stride, off in (((3, 4), (4, 1), None), ((5, 3), (2, 1), 1), ((2, 2), (1, 2), 3),
+                              ((4,), (0,), 2), ((3, 3), (3, 1), 0)):
+        x = ts.asarray(a, requires_grad=True)
+        y = torch.tensor(a, requires_grad=True)
+        got, want = ts.as_strided(x, size, stride, off), torch.as_strided(y, size, stride, off)
+        same_result(got, want)
+        w = np.arange(1, got.numel() + 1, dtype=np.float64).reshape(size)
+        (got * ts.asarray(w)).sum().backward()
+        (want * torch.from_numpy(w)).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy())
+    x = ts.asarray(a.reshape(3, 4))
+    same_result(x.as_strided((2, 2), (1, 2)), torch.from_numpy(a.reshape(3, 4)).as_strided((2, 2), (1, 2)))
+    with pytest.raises(NotImplementedError):
+        ts.asarray(a.reshape(3, 4), requires_grad=True).mT.as_strided((2,), (1,))
+    with pytest.raises(RuntimeError):
+        ts.as_strided(x, (2, 2), (1,))
+    with pytest.raises(RuntimeError):
+        ts.as_strided(x, (20,), (1,))  # beyond the storage
