@@ -9,9 +9,11 @@
 #include "autograd/function.h"
 #include "autograd/view_writes.h"
 #include "ops/copy.h"
+#include "ops/creation.h"
 #include "ops/manipulation.h"
 #include "ops/reduce.h"
 #include "ops/views.h"
+#include "ops/where.h"
 #include "python/convert.h"
 #include "python/function_method.h"
 #include "python/int_arg.h"
@@ -449,6 +451,46 @@ Tensor as_strided_of(const Tensor& input, py::handle size_h, py::handle stride_h
   autograd::record_as_strided(input, v);
   return v;
 }
+// torch.diag_embed: matrices (in dims dim1, dim2 of the result) whose offset diagonal holds
+// input's last dim, zeros elsewhere; made of differentiable ops (where, concat, permute).
+Tensor diag_embed_dims(const Tensor& input, int64_t offset, py::handle dim1, py::handle dim2) {
+  const Tensor x = input.ndim() ? input : reshape(input, Shape{1}, -1);
+  const int64_t nd = input.ndim() + 1;
+  const int64_t a = dim_index(dim1, "diag_embed", nd), b = dim_index(dim2, "diag_embed", nd);
+  if (a == b)
+    throw RuntimeError(str("diag_embed: diagonal dimensions cannot be identical ",
+                           py::str(dim1).cast<std::string>(), ", ",
+                           py::str(dim2).cast<std::string>()));
+  const int64_t n = x.shape()[x.ndim() - 1], k = std::abs(offset), m = n + k;
+  // (..., n, n) with x[..., i] at [i, i]
+  Tensor out = where(eye(n, n, 0, DType::Bool, x.device()), expand_dims(x, x.ndim()),
+                     scalar_tensor(Scalar::from_int(0), x.dtype()));
+  if (k > 0) {  // the n x n block k columns right of (offset > 0) or rows below the corner
+    const Shape lead(x.shape().begin(), x.shape().begin() + (x.ndim() - 1));
+    auto zeros = [&](int64_t rows, int64_t cols) {
+      Shape s = lead;
+      s.push_back(rows);
+      s.push_back(cols);
+      Tensor z = Tensor::empty(s, x.dtype(), x.device());
+      fill_(z, Scalar::from_int(0));
+      return z;
+    };
+    if (offset > 0)
+      out = concat({concat({zeros(n, k), out}, nd - 1), zeros(k, m)}, nd - 2);
+    else
+      out = concat({concat({zeros(k, n), out}, nd - 2), zeros(m, k)}, nd - 1);
+  }
+  // out's last two dims are (dim1, dim2): move them into place
+  Shape order;
+  for (int64_t i = 0; i < nd; ++i)
+    if (i != a && i != b) order.push_back(i);
+  order.push_back(a);
+  order.push_back(b);
+  Shape perm(nd);
+  for (int64_t src = 0; src < nd; ++src) perm[order[src]] = src;
+  return permute_dims(out, perm);
+}
+
 }  // namespace
 
 void init_views(py::module_& m) {
@@ -791,7 +833,7 @@ void init_views(py::module_& m) {
   m.def(
       "narrow_copy",
       [](const Tensor& input, py::handle dim, py::handle start, py::handle length) {
-        return clone(narrow_dim(input, dim, start, length));
+        return clone_op(narrow_dim(input, dim, start, length));
       },
       py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("length"),
       "narrow_copy(input, dim, start, length)\n--\n\nA copy of input.narrow(dim, start, length).");
@@ -799,15 +841,46 @@ void init_views(py::module_& m) {
         py::arg("dim") = 0,
         "split_with_sizes(input, split_sizes, dim=0)\n--\n\n"
         "Views of input along dim of the listed sizes (which must add up to the dim's size).");
+  m.def(
+      "diag_embed",
+      [](const Tensor& input, py::handle offset, py::handle dim1, py::handle dim2) {
+        return diag_embed_dims(input, int_arg(offset, "diag_embed", "offset"), dim1, dim2);
+      },
+      py::arg("input"), py::arg("offset") = 0, py::arg("dim1") = -2, py::arg("dim2") = -1,
+      "diag_embed(input, offset=0, dim1=-2, dim2=-1)\n--\n\n"
+      "Matrices whose offset diagonal (in dims dim1, dim2 of the result) holds the last dim\n"
+      "of input; zeros elsewhere.");
+  m.def(
+      "diag",
+      [](const Tensor& input, py::handle diagonal_h) {
+        const int64_t k = int_arg(diagonal_h, "diag", "diagonal");
+        if (input.ndim() == 1) return diag_embed_dims(input, k, py::int_(-2), py::int_(-1));
+        if (input.ndim() == 2) return clone_op(diagonal(input, k, 0, 1));
+        throw RuntimeError(str("diag: expected a 1-D or 2-D tensor, got ", input.ndim(), "-D"));
+      },
+      py::arg("input"), py::arg("diagonal") = 0,
+      "diag(input, diagonal=0)\n--\n\n"
+      "1-D input: the square matrix with input on diagonal `diagonal`; 2-D input: a copy of\n"
+      "that diagonal as a 1-D tensor.");
+  m.def(
+      "diagflat",
+      [](const Tensor& input, py::handle offset) {
+        return diag_embed_dims(reshape(input, Shape{-1}, -1), int_arg(offset, "diagflat", "offset"),
+                               py::int_(-2), py::int_(-1));
+      },
+      py::arg("input"), py::arg("offset") = 0,
+      "diagflat(input, offset=0)\n--\n\nThe flattened input on diagonal offset of a square "
+      "matrix.");
   m.def("as_strided", &as_strided_of, py::arg("input"), py::arg("size"), py::arg("stride"),
         py::arg("storage_offset") = py::none(),
         "as_strided(input, size, stride, storage_offset=None)\n--\n\n"
         "A view of input's storage with the given size, strides (in elements) and offset\n"
         "(input's own offset when None). Differentiable for contiguous inputs.");
   bind_functions_as_methods(
-      m, {"movedim", "moveaxis", "broadcast_to", "diagonal", "trace", "tensor_split", "hsplit",
-          "vsplit", "dsplit", "fliplr", "flipud", "rot90", "ravel", "unflatten", "narrow_copy",
-          "split_with_sizes", "as_strided"});
+      m, {"movedim",          "moveaxis",   "broadcast_to", "diagonal",   "trace",
+          "tensor_split",     "hsplit",     "vsplit",       "dsplit",     "fliplr",
+          "flipud",           "rot90",      "ravel",        "unflatten",  "narrow_copy",
+          "split_with_sizes", "as_strided", "diag",         "diag_embed", "diagflat"});
 }
 
 }  // namespace ts::python

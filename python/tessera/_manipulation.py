@@ -14,13 +14,12 @@ from ._C import Tensor
 # (Tensor.roll is ts.roll): csrc/python/bind_views.cpp, csrc/python/bind_manipulation.cpp.
 from ._C import (as_strided, atleast_1d, atleast_2d, atleast_3d, broadcast_arrays,  # noqa: F401
                  broadcast_shapes, broadcast_tensors, broadcast_to, cat, chunk, column_stack,
-                 concat, concatenate, diagonal, dsplit, dstack, expand_dims, flatten, flip, fliplr,
+                 concat, concatenate, diag, diag_embed, diagflat, diagonal, dsplit, dstack, expand_dims, flatten, flip, fliplr,
                  flipud, hsplit, hstack, movedim, moveaxis, narrow, narrow_copy, permute,
                  permute_dims, ravel, repeat, repeat_interleave, reshape, roll, rot90, row_stack,
                  select, split, split_with_sizes, squeeze, stack, swapaxes, swapdims, t,
                  take_along_dim, tensor_split, tile, trace, transpose, unbind, unflatten,
                  unsqueeze, unstack, vsplit, vstack)
-from ._tensor import _dim_index
 
 __all__ = ["reshape", "permute_dims", "expand_dims", "squeeze", "broadcast_to", "flip",
            "moveaxis", "broadcast_arrays", "concat", "stack", "unstack", "roll", "repeat",
@@ -46,45 +45,6 @@ __all__ += _TORCH_NAMES
 def _ts() -> Any:
     import tessera
     return tessera
-
-
-def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
-    """Matrices whose `offset` diagonal (in dims dim1, dim2 of the result) holds the last dim
-    of input; zeros elsewhere."""
-    n = input.shape[-1] if input.ndim else 1
-    m = n + builtins.abs(offset)
-    nd = input.ndim + 1
-    a, b = _dim_index("diag_embed", dim1, nd), _dim_index("diag_embed", dim2, nd)
-    if a == b:
-        raise RuntimeError(f"diag_embed: diagonal dimensions cannot be identical {dim1}, {dim2}")
-    x = input if input.ndim else _C._reshape(input, (1,), -1)
-    lead = tuple(x.shape[:-1])
-    out = _ts().zeros(lead + (m, m), dtype=x.dtype, device=x.device)
-    idx = _ts().arange(n, device=x.device)
-    rows, cols = idx + builtins.max(-offset, 0), idx + builtins.max(offset, 0)
-    if n:
-        out[..., rows, cols] = x
-    # out's last two dims are (dim1, dim2); move them into place.
-    order = [i for i in range(nd) if i not in (a, b)]
-    perm = [0] * nd
-    for src, dst in enumerate(order + [a, b]):
-        perm[dst] = src
-    return _C._permute_dims(out, tuple(perm))
-
-
-def diag(input: Tensor, diagonal: int = 0) -> Tensor:
-    """1-D input: the square matrix with input on diagonal `diagonal`; 2-D input: a copy of
-    that diagonal as a 1-D tensor."""
-    if input.ndim == 1:
-        return diag_embed(input, diagonal)
-    if input.ndim == 2:
-        return _C._diagonal(input, diagonal, 0, 1).clone()
-    raise RuntimeError(f"diag: expected a 1-D or 2-D tensor, got {input.ndim}-D")
-
-
-def diagflat(input: Tensor, offset: int = 0) -> Tensor:
-    """The flattened input on diagonal `offset` of a square matrix."""
-    return diag_embed(_C._reshape(input, (-1,), -1), offset)
 
 
 def cartesian_prod(*tensors: Tensor) -> Tensor:
@@ -120,5 +80,3 @@ def block_diag(*tensors: Tensor) -> Tensor:
         r, c = r + m.shape[0], c + m.shape[1]
     return out
 
-
-METHODS = {"diag": diag, "diag_embed": diag_embed, "diagflat": diagflat}

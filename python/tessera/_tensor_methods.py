@@ -250,7 +250,7 @@ def _tensor_table() -> Dict[str, Any]:
     in-place twins (Note [torch in-place]) and torch's keyword names; every public Python
     function is bound through _C._tensor_method, which raises PyTorch's TypeErrors for a
     non-tensor where it annotates a Tensor (Note [Tensor methods written in Python])."""
-    from . import _elementwise as el, _linalg_core as lc, _manipulation as mp
+    from . import _elementwise as el, _linalg_core as lc
     from . import _statistical as st, _arg_forms as kw
     from ._arg_checks import tensor_checks
     final: Dict[str, Any] = dict(TENSOR_METHODS)
@@ -258,7 +258,7 @@ def _tensor_table() -> Dict[str, Any]:
     def current(name: str) -> Any:
         return final[name] if name in final else getattr(Tensor, name, None)
     torch_methods: Dict[str, Any] = {}
-    for table in (el.METHODS, mp.METHODS, st.METHODS, lc.METHODS, _ix.METHODS, TORCH_METHODS):
+    for table in (el.METHODS, st.METHODS, lc.METHODS, _ix.METHODS, TORCH_METHODS):
         torch_methods.update(table)
     for name, fn in torch_methods.items():
         final[name] = fn if name in el.HOT else _named_method(fn, name)

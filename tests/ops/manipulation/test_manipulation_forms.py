@@ -23,7 +23,8 @@ def _pair(a=A):
 @pytest.mark.parametrize("name", ["movedim", "moveaxis", "broadcast_to", "diagonal", "trace",
                                   "tensor_split", "hsplit", "vsplit", "dsplit", "roll",
                                   "repeat_interleave", "fliplr", "flipud", "rot90", "ravel",
-                                  "unflatten", "narrow_copy", "split_with_sizes", "take_along_dim"])
+                                  "unflatten", "narrow_copy", "split_with_sizes", "take_along_dim",
+                                  "diag", "diag_embed", "diagflat"])
 def test_method_is_the_function(name):
     assert getattr(ts.Tensor, name) is getattr(ts, name)
     assert ts.row_stack is ts.vstack
@@ -129,6 +130,21 @@ CASES = {
     "unfold_dim0": lambda m, x: x.unfold(0, 2, 1),
     "unfold_empty": lambda m, x: x.unfold(1, 3, 5),
     "unfold_0d": lambda m, x: x[0, 0, 0].unfold(0, 1, 1),
+    # diag / diag_embed / diagflat
+    "diag_1d": lambda m, x: m.diag(x[0, 0]),
+    "diag_1d_up": lambda m, x: m.diag(x[0, 0], 2),
+    "diag_1d_down": lambda m, x: x[0, 1].diag(-1),
+    "diag_2d": lambda m, x: m.diag(x[0], 1),
+    "diag_2d_method": lambda m, x: x[1].diag(diagonal=-1),
+    "diag_embed": lambda m, x: m.diag_embed(x),
+    "diag_embed_dims": lambda m, x: m.diag_embed(x, 1, 0, 2),
+    "diag_embed_neg": lambda m, x: m.diag_embed(x, offset=-2, dim1=-1, dim2=1),
+    "diag_embed_method": lambda m, x: x.diag_embed(0, 3, 0),
+    "diag_embed_empty": lambda m, x: m.diag_embed(x[:, :, :0], 1),
+    "diag_embed_int": lambda m, x: m.diag_embed(x.to(m.int64), -1),
+    "diag_embed_bool": lambda m, x: m.diag_embed(x > 5),
+    "diagflat": lambda m, x: m.diagflat(x[0]),
+    "diagflat_off": lambda m, x: x[0, :2].diagflat(-3),
 }
 
 
@@ -177,6 +193,9 @@ ERRORS = {
     "take_along_dim_bcast_bad": lambda m, x: m.take_along_dim(x, m.zeros((3, 3, 1), dtype=m.int64), 2),
     "unfold_size": lambda m, x: x.unfold(1, 4, 1),
     "unfold_step": lambda m, x: x.unfold(1, 2, 0),
+    "diag_3d": lambda m, x: m.diag(x),
+    "diag_embed_same": lambda m, x: m.diag_embed(x, 0, 1, 1),
+    "diag_embed_range": lambda m, x: m.diag_embed(x, 0, 0, 4),
 }
 
 
@@ -241,7 +260,9 @@ def test_gradients_flow():
             + sum((p * (i + 1)).sum() for i, p in enumerate(m.tensor_split(t, 3, 1))) \
             + (m.repeat_interleave(t, 2, 0) ** 2).sum() + m.moveaxis(t, 0, 1)[0].sum() \
             + (t.unfold(1, 2, 1) ** 2).sum() + (m.rot90(t, 1) * m.rot90(t, 3)).sum() \
-            + m.take_along_dim(t, m.tensor([[0], [2], [1]]), 1).sum() * 3
+            + m.take_along_dim(t, m.tensor([[0], [2], [1]]), 1).sum() * 3 \
+            + (m.diag_embed(t, 1, 0, 2) * m.arange(75.0).reshape(5, 3, 5)).sum() \
+            + (m.diag(t[0], -1) ** 2).sum() + m.diag(t).sum() * 4 + m.narrow_copy(t, 1, 1, 2).sum()
         out.backward()
     np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=1e-10)
 
@@ -303,3 +324,10 @@ def test_as_strided_forward_and_gradient_as_torch():
         ts.as_strided(x, (2, 2), (1,))
     with pytest.raises(RuntimeError):
         ts.as_strided(x, (20,), (1,))  # beyond the storage
+
+
+def test_diag_embed_keeps_infinities_off_the_diagonal():
+    x = ts.asarray([1.0, np.inf, np.nan])
+    got = ts.diag_embed(x).numpy()
+    assert np.isinf(got[1, 1]) and np.isnan(got[2, 2])
+    assert (got[~np.eye(3, dtype=bool)] == 0).all()
