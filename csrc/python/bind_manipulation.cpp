@@ -3,7 +3,9 @@
 // name keywords).
 #include <algorithm>
 
+#include "ops/copy.h"
 #include "ops/creation.h"
+#include "ops/default_dtype.h"
 #include "ops/indexing_advanced.h"
 #include "ops/manipulation.h"
 #include "ops/views.h"
@@ -123,6 +125,68 @@ py::handle axis_or_dim(py::handle axis, py::handle dim, const char* op) {
   if (!axis.is_none() && !dim.is_none())
     throw py::type_error(std::string(op) + "() got both axis= and its alias dim=; pass one");
   return axis.is_none() ? dim : axis;
+}
+
+Tensor zeros_of(const Shape& shape, DType dtype, Device device) {
+  Tensor z = Tensor::empty(shape, dtype, device);
+  fill_(z, Scalar::from_int(0));
+  return z;
+}
+
+// torch.block_diag: the inputs (0-D -> 1x1, 1-D (n,) -> 1 x n) on the diagonal of one matrix
+// of their promoted dtype, each row of blocks joined with zeros (differentiable).
+Tensor block_diag_of(const py::args& tensors) {
+  std::vector<Tensor> mats;
+  for (py::handle h : tensors) {
+    const Tensor& x = tensor_or_throw(h, "block_diag", "tensors");
+    if (x.ndim() > 2)
+      throw RuntimeError(
+          str("block_diag: input tensors must have 2 or fewer dimensions, got ", x.ndim()));
+    mats.push_back(x.ndim() == 2 ? x : reshape(x, Shape{1, x.numel()}, -1));
+  }
+  if (mats.empty()) return zeros_of(Shape{1, 0}, default_float_dtype(), Device{});
+  DType dt = mats[0].dtype();
+  int64_t cols = 0;
+  for (const Tensor& m : mats) {
+    dt = promote_types(dt, m.dtype());
+    cols += m.shape()[1];
+  }
+  std::vector<Tensor> rows;
+  int64_t c = 0;
+  for (const Tensor& m : mats) {
+    const int64_t r = m.shape()[0], w = m.shape()[1];
+    const Tensor block = astype_op(m, dt, false);
+    rows.push_back(concat({zeros_of(Shape{r, c}, dt, m.device()), block,
+                           zeros_of(Shape{r, cols - c - w}, dt, m.device())},
+                          1));
+    c += w;
+  }
+  return concat(rows, 0);
+}
+
+// torch.cartesian_prod: every combination of the 1-D inputs' elements, as rows (the "ij"
+// meshgrid of the inputs, flattened and stacked); one input comes back as itself.
+py::object cartesian_prod_of(const py::args& tensors) {
+  std::vector<Tensor> xs;
+  for (py::handle h : tensors) {
+    const Tensor& x = tensor_or_throw(h, "cartesian_prod", "tensors");
+    if (x.ndim() != 1)
+      throw RuntimeError(
+          str("cartesian_prod: expect a 1D vector, but got shape ", shape_str(x.shape())));
+    xs.push_back(x);
+  }
+  if (xs.empty()) throw RuntimeError("cartesian_prod: expects a non-empty TensorList");
+  if (xs.size() == 1) return py::reinterpret_borrow<py::object>(tensors[0]);
+  const int64_t k = xs.size();
+  Shape full;
+  for (const Tensor& x : xs) full.push_back(x.numel());
+  std::vector<Tensor> cols;
+  for (int64_t i = 0; i < k; ++i) {
+    Shape s(k, 1);
+    s[i] = full[i];
+    cols.push_back(reshape(broadcast_to(reshape(xs[i], s, -1), full), Shape{-1}, -1));
+  }
+  return py::cast(stack(cols, 1));
 }
 }  // namespace
 
@@ -457,6 +521,13 @@ void init_manipulation(py::module_& m) {
         "take_along_dim(input, indices, dim=None)\n--\n\n"
         "Picks values along dim at indices (which broadcast against input elsewhere); with\n"
         "dim None, from the flattened input.");
+    m.def("block_diag", &block_diag_of,
+          "block_diag(*tensors)\n--\n\n"
+          "The block-diagonal matrix of the inputs (0-D -> 1x1, 1-D (n,) -> 1 x n), of their\n"
+          "promoted dtype.");
+    m.def("cartesian_prod", &cartesian_prod_of,
+          "cartesian_prod(*tensors)\n--\n\n"
+          "All combinations of the 1-D inputs' elements, as rows (one input: itself).");
   }
   bind_functions_as_methods(m, {"roll", "repeat_interleave", "take_along_dim"});
   m.def("_tile", [](const Tensor& x, py::handle reps) { return tile(x, to_shape(reps, "tile")); });

@@ -145,6 +145,13 @@ CASES = {
     "diag_embed_bool": lambda m, x: m.diag_embed(x > 5),
     "diagflat": lambda m, x: m.diagflat(x[0]),
     "diagflat_off": lambda m, x: x[0, :2].diagflat(-3),
+    # block_diag / cartesian_prod
+    "block_diag": lambda m, x: m.block_diag(x[0], x[1, :2, :1].to(m.float64), x[0, 0, 0], x[1, 1]),
+    "block_diag_int": lambda m, x: m.block_diag(x[0].to(m.int32), x[1, :0]),
+    "block_diag_one": lambda m, x: m.block_diag(x[0]),
+    "cartesian_prod": lambda m, x: m.cartesian_prod(x[0, 0], x[1, 1, :2]),
+    "cartesian_prod_3": lambda m, x: m.cartesian_prod(x[0, 0, :2], x[0, 1, :3], x[1, 2, :0]),
+    "cartesian_prod_one": lambda m, x: m.cartesian_prod(x[0, 0]),
 }
 
 
@@ -196,6 +203,8 @@ ERRORS = {
     "diag_3d": lambda m, x: m.diag(x),
     "diag_embed_same": lambda m, x: m.diag_embed(x, 0, 1, 1),
     "diag_embed_range": lambda m, x: m.diag_embed(x, 0, 0, 4),
+    "block_diag_3d": lambda m, x: m.block_diag(x),
+    "cartesian_prod_2d": lambda m, x: m.cartesian_prod(x[0], x[0, 0]),
 }
 
 
@@ -262,7 +271,9 @@ def test_gradients_flow():
             + (t.unfold(1, 2, 1) ** 2).sum() + (m.rot90(t, 1) * m.rot90(t, 3)).sum() \
             + m.take_along_dim(t, m.tensor([[0], [2], [1]]), 1).sum() * 3 \
             + (m.diag_embed(t, 1, 0, 2) * m.arange(75.0).reshape(5, 3, 5)).sum() \
-            + (m.diag(t[0], -1) ** 2).sum() + m.diag(t).sum() * 4 + m.narrow_copy(t, 1, 1, 2).sum()
+            + (m.diag(t[0], -1) ** 2).sum() + m.diag(t).sum() * 4 + m.narrow_copy(t, 1, 1, 2).sum() \
+            + (m.block_diag(t, t[0], t[1, 1]) * m.arange(45.0).reshape(5, 9)).sum() \
+            + (m.cartesian_prod(t[0], t[1]) ** 2).sum()
         out.backward()
     np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=1e-10)
 
@@ -331,3 +342,9 @@ def test_diag_embed_keeps_infinities_off_the_diagonal():
     got = ts.diag_embed(x).numpy()
     assert np.isinf(got[1, 1]) and np.isnan(got[2, 2])
     assert (got[~np.eye(3, dtype=bool)] == 0).all()
+
+
+def test_block_diag_of_nothing_and_identity():
+    assert ts.block_diag().shape == (1, 0) and ts.block_diag().dtype == ts.float32
+    x = ts.asarray(A[0, 0])
+    assert ts.cartesian_prod(x) is x
