@@ -128,6 +128,28 @@ void check_addressable(const Tensor& base, const Tensor& view, const char* op) {
 
 }  // namespace
 
+namespace {
+// input: x (contiguous); output: as_strided(x, ...); saved: the flat positions in x of the
+// output's elements. The gradient adds each output element's back where it was read (an
+// element read twice gets both).
+variable_list as_strided_bw(const BackwardCtx& c, const variable_list& g) {
+  const InputMeta& in = c.input(0);
+  Tensor z = Tensor::empty(Shape{numel_of(in.shape)}, g[0].dtype(), g[0].device());
+  fill_(z, Scalar::from_int(0));
+  return {reshape(index_add(z, 0, c.saved(0), flat(g[0])), in.shape)};
+}
+const Formula kAsStrided{"AsStridedBackward0", as_strided_bw};
+}  // namespace
+
+void record_as_strided(const Tensor& x, const Tensor& out) {
+  if (!needs_grad({&x})) return;
+  TS_CHECK(x.is_contiguous(), NotImplementedError,
+           "as_strided: the gradient needs a contiguous input; hint: call .contiguous() first");
+  const Tensor pos = view_positions(x, out);
+  auto node = record(kAsStrided, {x}, {out});
+  node->save(pos);
+}
+
 void track_view(const Tensor& view, const Tensor& source) {
   const AutogradMeta* sm = get_meta(source);
   const Tensor base = sm && sm->view_base.defined() ? sm->view_base : source;

@@ -7,6 +7,9 @@ namespace ts::autograd {
 // After a recorded op made `view` from `source` (sharing its storage): remember the root base.
 void track_view(const Tensor& view, const Tensor& source);
 
+// Records as_strided's gradient (x must be contiguous: NotImplementedError otherwise).
+void record_as_strided(const Tensor& x, const Tensor& out);
+
 // Re-derives a tracked view's grad_fn when its base's history changed since (cheap no-op
 // otherwise). Called wherever a view's history is read.
 void refresh_view_history(const Tensor& view, AutogradMeta& m);

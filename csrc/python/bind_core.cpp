@@ -7,7 +7,6 @@
 
 namespace ts::python {
 
-
 namespace {
 
 // Tensor.reshape(*shape) / view(*shape): torch's varargs sizes, one sequence, or the keyword
@@ -28,8 +27,7 @@ py::handle shape_from_args(const char* op, const char* kw_name, const py::args& 
   if (keyword && sizes.size() > 0)
     throw py::type_error(std::string(op) + "() got multiple values for argument '" + kw_name + "'");
   if (keyword) return keyword;
-  if (sizes.size() == 1 && !PyLong_Check(sizes[0].ptr()) && !py::hasattr(sizes[0], "__index__"))
-    return sizes[0];
+  if (sizes.size() == 1 && !PyIndex_Check(sizes[0].ptr())) return sizes[0];
   return sizes;
 }
 
@@ -40,11 +38,17 @@ void init_core(py::module_& m) {
     auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
     cls.def(
         "reshape",
-        [](const Tensor& self, const py::args& sizes, const py::kwargs& kw) {
-          py::handle dtype;
-          py::handle shape = shape_from_args("reshape", "shape", sizes, kw, dtype);
-          return reshape(self, to_shape(shape, "reshape"), -1);
+        [](const Tensor& self, const py::args& sizes, py::handle shape) {
+          if (!shape.is_none()) {
+            if (sizes.size() > 0)
+              throw py::type_error("reshape() got multiple values for argument 'shape'");
+            return reshape(self, to_shape(shape, "reshape"), -1);
+          }
+          if (sizes.size() == 1 && !PyIndex_Check(sizes[0].ptr()))
+            return reshape(self, to_shape(sizes[0], "reshape"), -1);
+          return reshape(self, to_shape(sizes, "reshape"), -1);
         },
+        py::kw_only(), py::arg("shape") = py::none(),
         "reshape(*shape) -> Tensor: a view with that shape where the strides allow, else a "
         "copy (sizes as varargs, one sequence, or shape=; one -1 is inferred).");
     cls.def(
@@ -55,8 +59,8 @@ void init_core(py::module_& m) {
           if (dtype) {
             if (sizes.size() > 0 || kw.contains("size"))
               throw py::type_error("view() takes either size= or dtype=, not both");
-          } else if (sizes.size() == 1 &&
-                     py::type::handle_of(sizes[0]).is(py::type::handle_of(dtype_object(DType::Float32)))) {
+          } else if (sizes.size() == 1 && py::type::handle_of(sizes[0]).is(
+                                              py::type::handle_of(dtype_object(DType::Float32)))) {
             dtype = sizes[0];
           }
           if (dtype) {
@@ -100,9 +104,8 @@ void init_core(py::module_& m) {
   m.def(
       "_from_numpy", [](py::array a, int copy) { return from_numpy(a, copy); }, py::arg("array"),
       py::arg("copy"));
-  m.def("_to_numpy", [](py::object self) {
-    return to_numpy(self, tensor_or_throw(self, "numpy", "self"));
-  });
+  m.def("_to_numpy",
+        [](py::object self) { return to_numpy(self, tensor_or_throw(self, "numpy", "self")); });
 
   // ---- copies and casts
   m.def("_astype", [](const Tensor& x, py::handle dtype, bool copy) {

@@ -9,7 +9,7 @@ signatures). Three kinds, each a thin wrapper that passes a standard call straig
 
 Positional dim: torch's positional ``dim`` for namespace functions whose standard signature makes axis
 keyword-only: ``ts.sum(x, 1)``, ``ts.max(x, 1)`` (-> (values, indices)), ``ts.std(x, 0)``,
-``ts.stack(ts_, 1)``, ``ts.roll(x, 1, 0)``, ``ts.flip(x, [0])``, ``ts.argmax(x, 1)``,
+``ts.stack(ts_, 1)``, ``ts.argmax(x, 1)``,
 and ``ts.sort(x, 1)``.
 
 Note [positional dim]: the array API spells these ``f(x, /, *, axis=...)``, so a call with a
@@ -33,7 +33,7 @@ from ._tensor import _apply_memory_format, clone
 
 # ---- 1. positional dim
 # (the reductions' forms are parsed by their bindings: csrc/python/bind_reduction.cpp)
-_POSITIONAL_NAMES = ["roll", "flip", "argsort", "sort", "where"]
+_POSITIONAL_NAMES = [ "argsort", "sort", "where"]
 
 
 def _positional(std: Callable[..., Any], torch_style: Callable[..., Any]) -> Callable[..., Any]:
@@ -75,29 +75,12 @@ def _where(std: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _build_positional() -> dict:
-    from . import _statistical as st, _manipulation as mp, _sorting as so
+    from . import _statistical as st, _sorting as so
     return {
-        "roll": _roll(mp.roll), "flip": _positional(mp.flip, lambda x, dims: mp.flip(x, axis=dims)),
         "argsort": _positional(so.argsort, lambda x, dim=-1, descending=False, stable=True:
                                so.argsort(x, axis=dim, descending=descending, stable=stable)),
         "sort": _method_style(so.sort, "sort"), "where": _where(st.where),
     }
-
-
-def _roll(std: Callable[..., Any]) -> Callable[..., Any]:
-    """roll(x, shift, *, axis) that also takes torch's roll(x, shifts, dims) and shifts=."""
-    @functools.wraps(std)
-    def wrapper(x: Any, *args: Any, **kwargs: Any) -> Any:
-        if "shifts" in kwargs:
-            if args:
-                raise TypeError("roll: got the shift both positionally and as shifts=")
-            args = (kwargs.pop("shifts"),)
-        if len(args) == 2:
-            if "axis" in kwargs or "dims" in kwargs:
-                raise TypeError("roll: got the dims both positionally and as a keyword")
-            return std(x, args[0], axis=args[1], **kwargs)
-        return std(x, *args, **kwargs)
-    return wrapper
 
 
 globals().update(_build_positional())
@@ -260,20 +243,6 @@ def _keywords(std: Callable[..., Any], op: str, slots: Sequence[Slot],
     return fn
 
 
-def _method_keywords(std: Callable[..., Any], op: str, slots: Sequence[Slot]) -> Callable[..., Any]:
-    names = frozenset(n for slot in slots for n in slot if n is not None)
-
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        if not kwargs or names.isdisjoint(kwargs):
-            return std(self, *args, **kwargs)
-        args, kwargs = _rebind(op, slots, args, kwargs)
-        return std(self, *args, **kwargs)
-    method.__name__ = method.__qualname__ = op
-    method.__doc__ = std.__doc__
-    method.__wrapped__ = std  # type: ignore[attr-defined]
-    return method
-
-
 # ---- memory_format=
 def _with_memory_format(std: Callable[..., Any], op: str) -> Callable[..., Any]:
     @functools.wraps(std)
@@ -338,14 +307,9 @@ def build(ns: Dict[str, Any]) -> Dict[str, Any]:
     wrap("full", [("shape", "size"), ("fill_value",)])
     wrap("eye", [(None, "n"), (None, "m")])
     wrap("take", [(None, "input"), (None, "index", "indices")])
-    wrap("moveaxis", [(None, "input", "x"), (None, "source"), (None, "destination")])
-    wrap("broadcast_to", [(None, "input"), ("shape", "size")])
-    wrap("tile", [(None, "input"), (None, "dims", "repetitions")])
     wrap("isin", [(None, "elements"), (None, "test_elements")], drop=("assume_unique",))
     wrap("where", [(None, "condition"), (None, "input"), (None, "other")])
     wrap("manual_seed", [(None, "seed")])
-    wrap("tensor_split", [("input",), ("indices_or_sections", "sections", "indices",
-                                       "tensor_indices_or_sections"), ("dim",)])
     for name in ("zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
                  "randn_like", "randint_like"):
         if name in ns:
@@ -360,9 +324,6 @@ def method_keywords(current: Callable[[str], Any]) -> Dict[str, Any]:
     binding table has so far)."""
     from ._inplace import make_inplace
     out: Dict[str, Any] = {}
-    out["tensor_split"] = _method_keywords(
-        current("tensor_split"), "tensor_split",
-        [("indices_or_sections", "sections", "indices", "tensor_indices_or_sections"), ("dim",)])
     out["round"] = _round_method
     out["round_"] = make_inplace("round_", _round_method)
     out["chalf"] = _chalf

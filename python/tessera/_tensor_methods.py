@@ -26,7 +26,6 @@ from . import _inplace as _ti
 from . import _arg_forms as _kw
 from . import _stft
 from . import linalg as _la
-from . import _manipulation as _mp
 from . import _sorting as _so
 from . import _statistical as _st
 from . import _tensor as _t
@@ -192,7 +191,6 @@ TORCH_METHODS: Dict[str, Any] = {
     "qr": _lc._qr_method,
     "share_memory_": _tb._itself,
     "is_shared": _tb._false,
-    "as_strided": _mp.as_strided,
     "select_scatter": _ix.select_scatter,
     "slice_scatter": _ix.slice_scatter,
     "diagonal_scatter": _ix.diagonal_scatter,
@@ -204,7 +202,6 @@ TORCH_METHODS: Dict[str, Any] = {
     "cholesky_inverse": _lc.cholesky_inverse,
     "cholesky_solve": _lc.cholesky_solve,
     "histogram": _st.histogram,
-    "narrow_copy": _mp.narrow_copy,
     "nonzero_static": _ix.nonzero_static,
     "dim_order": _tb._dim_order,
     "is_set_to": _tb._is_set_to,
@@ -253,7 +250,7 @@ def _tensor_table() -> Dict[str, Any]:
     in-place twins (Note [torch in-place]) and torch's keyword names; every public Python
     function is bound through _C._tensor_method, which raises PyTorch's TypeErrors for a
     non-tensor where it annotates a Tensor (Note [Tensor methods written in Python])."""
-    from . import _elementwise as el, _linalg_core as lc, _manipulation as mp
+    from . import _elementwise as el, _linalg_core as lc
     from . import _statistical as st, _arg_forms as kw
     from ._arg_checks import tensor_checks
     final: Dict[str, Any] = dict(TENSOR_METHODS)
@@ -261,7 +258,7 @@ def _tensor_table() -> Dict[str, Any]:
     def current(name: str) -> Any:
         return final[name] if name in final else getattr(Tensor, name, None)
     torch_methods: Dict[str, Any] = {}
-    for table in (el.METHODS, mp.METHODS, st.METHODS, lc.METHODS, _ix.METHODS, TORCH_METHODS):
+    for table in (el.METHODS, st.METHODS, lc.METHODS, _ix.METHODS, TORCH_METHODS):
         torch_methods.update(table)
     for name, fn in torch_methods.items():
         final[name] = fn if name in el.HOT else _named_method(fn, name)
