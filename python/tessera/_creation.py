@@ -275,123 +275,14 @@ def _has_buffer(obj: Any) -> builtins.bool:
         return False
 
 
-# zeros/ones/empty(shape, *, dtype=None, device=None, requires_grad=False) in every form
-# (torch's varargs sizes, size=, layout/pin_memory/memory_format/out checks): the C++ bindings
-# themselves (csrc/python/bind_creation.cpp).
-empty = _C.empty
-zeros = _C.zeros
-ones = _C.ones
-
-
-def full(shape: ShapeLike, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """A tensor of `shape` filled with `fill_value` (dtype inferred from it when not given)."""
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    if dtype is None:
-        dtype = _scalar_default_dtype(fill_value)
-        if dtype is None:
-            raise TypeError(f"full: fill_value must be a Python number, got {type(fill_value).__name__}")
-        if dtype in (float32, complex64) and _default["dtype"] != float32:
-            dtype = _default["dtype"] if dtype == float32 else _default_complex()
-    return _rg(_C._full(_shape(shape), fill_value, _as_dtype(dtype), device), requires_grad)
-
-
-def _like(x: Tensor, dtype: Any, device: Any):
-    return (x.dtype if dtype is None else _as_dtype(dtype)), (x.device if device is None else device)
-
-
-def _preserved_strides(x: Tensor) -> Optional[tuple]:
-    """The strides PyTorch's memory_format=preserve_format gives a tensor made like x, or
-    None when they are the row-major ones: x's own strides when x is non-overlapping and
-    dense (e.g. a transpose), else dense strides in x's stride order (infer_dense_strides)."""
-    if not isinstance(x, Tensor) or x.ndim < 2 or x.is_contiguous():
-        return None
-    shape, strides = tuple(x.shape), tuple(x.stride())
-    if 0 in shape:
-        return None
-    if not _non_overlapping_and_dense(shape, strides):
-        strides = _infer_dense_strides(shape, strides)
-    row_major, acc = [0] * len(shape), 1
-    for i in reversed(range(len(shape))):
-        row_major[i] = acc
-        acc *= builtins.max(shape[i], 1)
-    return None if tuple(row_major) == strides else strides
-
-
-def _non_overlapping_and_dense(shape: tuple, strides: tuple) -> builtins.bool:
-    perm = sorted(range(len(shape)), key=lambda d: (shape[d] < 2, strides[d]))
-    need = 1
-    for d in perm:
-        if shape[d] < 2:
-            return True
-        if strides[d] != need:
-            return False
-        need *= shape[d]
-    return True
-
-
-def _infer_dense_strides(shape: tuple, strides: tuple) -> tuple:
-    """ATen's infer_dense_strides: dims sorted by stride (stable insertion sort, zero strides
-    stay in place, ties put the smaller size inner), then packed densely."""
-    n = len(shape)
-    perm = list(range(n - 1, -1, -1))
-
-    def should_swap(d0: int, d1: int) -> int:
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        return 1 if shape[d0] > shape[d1] else 0
-    for i in range(1, n):
-        d1 = i
-        for j in range(1, i + 1):
-            d0 = i - j
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    out, acc = [0] * n, 1
-    for d in perm:
-        out[d] = acc
-        acc *= builtins.max(shape[d], 1)
-    return tuple(out)
-
-
-def _like_layout(x: Tensor, flat: Any) -> Tensor:
-    """flat(shape) -> a row-major tensor; the result laid out like x (preserve_format)."""
-    st = _preserved_strides(x)
-    if st is None:
-        return flat(tuple(x.shape))
-    return flat((math.prod(x.shape),)).as_strided(tuple(x.shape), st)
-
-
-def empty_like(x: Tensor, /, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """An uninitialized tensor like x (laid out like x when x is, e.g., a transpose:
-    PyTorch's preserve_format)."""
-    d, dev = _like(x, dtype, device)
-    return _rg(_like_layout(x, lambda shape: _C._empty(shape, d, dev)), requires_grad)
-
-
-def zeros_like(x: Tensor, /, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """Zeros with x's shape (and layout, as empty_like), dtype and device unless given."""
-    d, dev = _like(x, dtype, device)
-    return _rg(_like_layout(x, lambda shape: _C._full(shape, 0, d, dev)), requires_grad)
-
-
-def ones_like(x: Tensor, /, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """Ones with x's shape (and layout, as empty_like), dtype and device unless given."""
-    d, dev = _like(x, dtype, device)
-    return _rg(_like_layout(x, lambda shape: _C._full(shape, 1, d, dev)), requires_grad)
-
-
-def full_like(x: Tensor, /, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """fill_value with x's shape (and layout, as empty_like), dtype and device unless given;
-    a value that overflows the dtype raises RuntimeError like PyTorch."""
-    d, dev = _like(x, dtype, device)
-    return _rg(_like_layout(x, lambda shape: _C._full(shape, fill_value, d, dev)), requires_grad)
+# zeros/ones/empty, full, the *_like functions (random ones too), eye, tril/triu,
+# scalar_tensor, empty_strided/empty_permuted, fill and the tensor queries in every argument
+# form (torch's varargs sizes, size=, n=/m=, diagonal=, layout/pin_memory/memory_format/out):
+# the C++ bindings themselves (csrc/python/bind_creation.cpp).
+from ._C import (empty, zeros, ones, full, empty_like, zeros_like, ones_like,  # noqa: E402
+                 full_like, eye, tril, triu, rand_like, randn_like, randint_like, scalar_tensor,
+                 is_tensor, is_floating_point, is_complex, is_nonzero, numel, fill,
+                 empty_strided, empty_permuted)
 
 
 def tensor(data: Any, *, dtype: Any = None, device: Any = None,
@@ -552,33 +443,6 @@ def _int_linspace(start: Any, stop: Any, num: int, dtype: Any, endpoint: builtin
     return asarray(vals, dtype=dtype, device=device)
 
 
-def eye(n_rows: int, n_cols: Optional[int] = None, /, *, k: int = 0, dtype: Any = None,
-        device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """A (n_rows, n_cols) tensor with ones on the k-th diagonal (k > 0 above the main one)."""
-    return _rg(_C._eye(n_rows, n_rows if n_cols is None else n_cols, k,
-                       _dt(dtype, _default["dtype"]), device), requires_grad)
-
-
-def _band(op: str, x: Tensor, k: Optional[int], diagonal: Optional[int]) -> int:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}: expected a tensor, got {type(x).__name__}")
-    if k is not None and diagonal is not None:
-        raise TypeError(f"{op}: got the diagonal both as diagonal and as k=")
-    return k if k is not None else diagonal if diagonal is not None else 0
-
-
-def tril(input: Tensor, diagonal: Optional[int] = None, *, k: Optional[int] = None) -> Tensor:
-    """The lower triangle of each matrix in x (..., M, N): elements with col - row <= k are kept,
-    the rest are zero. `diagonal` (positional or keyword) is PyTorch's name for k."""
-    return _C._tril(input, _band("tril", input, k, diagonal))
-
-
-def triu(input: Tensor, diagonal: Optional[int] = None, *, k: Optional[int] = None) -> Tensor:
-    """The upper triangle of each matrix in x (..., M, N): elements with col - row >= k are kept,
-    the rest are zero. `diagonal` (positional or keyword) is PyTorch's name for k."""
-    return _C._triu(input, _band("triu", input, k, diagonal))
-
-
 def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list:
     """Coordinate grids from 1-D tensors x1 (N1,), x2 (N2,), ... (0-d ones count as 1-D of
     one element, as in PyTorch): with indexing='xy' each
@@ -616,46 +480,12 @@ def _new_args(self: Tensor, dtype: Any, device: Any) -> dict:
             "device": self.device if device is None else device}
 
 
-def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-              requires_grad: builtins.bool = False) -> Tensor:
-    """A tensor of `size` filled with `fill_value`, with this tensor's dtype and device."""
-    return full(size, fill_value, requires_grad=requires_grad, **_new_args(self, dtype, device))
-
-
 def _new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
                 requires_grad: builtins.bool = False) -> Tensor:
     """A copy of `data` as a new leaf tensor with this tensor's dtype and device (unless given)."""
     if isinstance(data, Tensor):
         data = data.detach()
     return asarray(data, copy=True, requires_grad=requires_grad, **_new_args(self, dtype, device))
-
-
-# ---- *_like with random values
-def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-              requires_grad: builtins.bool = False) -> Tensor:
-    """Uniform [0, 1) values with input's shape, dtype and device (unless given)."""
-    from . import random
-    a = _new_args(input, dtype, device)
-    return _rg(_like_layout(input, lambda shape: random.rand(*shape, **a)), requires_grad)
-
-
-def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-               requires_grad: builtins.bool = False) -> Tensor:
-    """Standard normal values with input's shape, dtype and device (unless given)."""
-    from . import random
-    a = _new_args(input, dtype, device)
-    return _rg(_like_layout(input, lambda shape: random.randn(*shape, **a)), requires_grad)
-
-
-def randint_like(input: Tensor, low: int = 0, high: Optional[int] = None, *, dtype: Any = None,
-                 device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """Random integers in [low, high) (one bound given: [0, low)) with input's shape, dtype
-    and device (unless given)."""
-    from . import random
-    if high is None:
-        low, high = 0, low
-    a = _new_args(input, dtype, device)
-    return _rg(random.randint(low, high, tuple(input.shape), **a), requires_grad)
 
 
 # ---- interop and queries
@@ -674,41 +504,6 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
             out = out.to(device)
         return out if dtype is None else out.to(_as_dtype(dtype))
     return asarray(data, dtype=dtype, device=device)
-
-
-def is_tensor(obj: Any) -> builtins.bool:
-    """True when `obj` is a tessera Tensor."""
-    return isinstance(obj, Tensor)
-
-
-def _tensor_arg(op: str, x: Any) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}: expected a Tensor, got {type(x).__name__}")
-    return x
-
-
-def is_floating_point(input: Tensor) -> builtins.bool:
-    return _tensor_arg("is_floating_point", input).is_floating_point()
-
-
-def is_complex(input: Tensor) -> builtins.bool:
-    return _tensor_arg("is_complex", input).is_complex()
-
-
-def is_nonzero(input: Tensor) -> builtins.bool:
-    return _tensor_arg("is_nonzero", input).is_nonzero()
-
-
-def numel(input: Tensor) -> int:
-    """The number of elements of `input`."""
-    return int(_tensor_arg("numel", input).size)
-
-
-def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None,
-                  requires_grad: builtins.bool = False) -> Tensor:
-    """A 0-d tensor holding `s` (float32 unless dtype is given, like torch)."""
-    return asarray(s, dtype=_default["dtype"] if dtype is None else dtype, device=device,
-                   copy=True, requires_grad=requires_grad)
 
 
 def _tri_indices(op: str, row: int, col: int, offset: int, upper: builtins.bool, dtype: Any,
@@ -782,32 +577,6 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     return asarray(vals, dtype=d, device=device, copy=True, requires_grad=requires_grad)
 
 
-# ---- torch.fill, empty_strided, frombuffer, empty_permuted, range
-def fill(input: Tensor, value: Any) -> Tensor:
-    """A new tensor like `input` filled with `value` (torch.fill)."""
-    return _ns().full_like(input, value)
-
-
-def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None,
-                  layout: Any = None, device: Any = None, requires_grad: bool = False,
-                  pin_memory: bool = False) -> Tensor:
-    """An uninitialized tensor of `size` with element `stride`s over fresh storage."""
-    ts = _ns()
-    size, stride = tuple(size), tuple(stride)
-    if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
-    if any(s < 0 for s in stride):
-        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
-                           f"strides: {list(stride)}")
-    extent = 0 if 0 in size else 1 + builtins.sum((n - 1) * s for n, s in zip(size, stride))
-    dt = ts.get_default_dtype() if dtype is None else dtype
-    base = ts.empty((extent,), dtype=dt, device=device)
-    out = base.as_strided(size, stride)
-    if requires_grad:
-        out = out.detach().requires_grad_(True)
-    return out
-
-
 def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
                requires_grad: bool = False) -> Tensor:
     """A 1-D tensor over an object exposing the buffer protocol (`count` items of `dtype`
@@ -826,20 +595,6 @@ def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
                          f"element size ({np_dt.itemsize})")
     arr = np.frombuffer(buffer, dtype=np_dt, count=count, offset=offset)
     out = ts.asarray(arr.copy())
-    if requires_grad:
-        out.requires_grad_(True)
-    return out
-
-
-def empty_permuted(size: Sequence[int], physical_layout: Sequence[int], *, dtype: Any = None,
-                   device: Any = None, requires_grad: bool = False, **kwargs: Any) -> Tensor:
-    """An uninitialized tensor of `size` (tessera allocates row-major whatever the layout)."""
-    ts = _ns()
-    size, layout = tuple(size), tuple(physical_layout)
-    if sorted(layout) != list(range(len(size))):
-        raise RuntimeError(f"empty_permuted: physical_layout must be a permutation of the "
-                           f"dims, got {list(layout)} for size {list(size)}")
-    out = ts.empty(size, dtype=dtype, device=device)
     if requires_grad:
         out.requires_grad_(True)
     return out
