@@ -46,6 +46,66 @@ int64_t arange_length(const Scalar& start, const Scalar& stop, const Scalar& ste
   TS_CHECK(len < 9.0e18, ValueError, "arange: the range has too many elements (", len, ")");
   return len > 0 ? static_cast<int64_t>(len) : 0;
 }
+// A real number truncated toward zero to int64, as Python's int() of a float.
+int64_t trunc_int(const Scalar& s, const char* op) {
+  if (s.kind != ScalarKind::Float) return s.i;
+  TS_CHECK(std::isfinite(s.d) && std::fabs(s.d) < 9.2e18, ValueError, op, ": ", s.d,
+           " does not fit an integer dtype");
+  return static_cast<int64_t>(std::trunc(s.d));
+}
+
+// int64 values v0, v0 + dv, ... (n of them; wrapping like PyTorch's integer arithmetic) cast to
+// dtype.
+Tensor int_ramp(int64_t v0, int64_t dv, int64_t n, DType dtype) {
+  Tensor out = Tensor::empty(Shape{n}, DType::Int64, Device{});
+  auto* p = out.data<int64_t>();
+  for (int64_t i = 0; i < n; ++i)
+    p[i] = static_cast<int64_t>(static_cast<uint64_t>(v0) +
+                                static_cast<uint64_t>(i) * static_cast<uint64_t>(dv));
+  return dtype == DType::Int64 ? out : astype_op(out, dtype, false);
+}
+
+// arange with a float argument and an integer dtype, as PyTorch computes it: the values are
+// trunc(start) + i * trunc(step). For int64 the length comes from the truncated arguments too
+// (a step truncating to 0 raises ValueError); for the other integer dtypes from
+// ceil((stop - start) / step) over the float arguments.
+Tensor int_arange_of_floats(const Scalar& start, const Scalar& stop, const Scalar& step,
+                            DType dtype) {
+  TS_CHECK(as_double(step) != 0, ValueError, "arange: step must be nonzero");
+  const int64_t xstart = trunc_int(start, "arange"), xstep = trunc_int(step, "arange");
+  int64_t n = 0;
+  if (dtype == DType::Int64) {
+    TS_CHECK(xstep != 0, ValueError, "arange: step must be nonzero");
+    n = arange_length(Scalar::from_int(xstart), Scalar::from_int(trunc_int(stop, "arange")),
+                      Scalar::from_int(xstep));
+  } else {
+    n = arange_length(Scalar::from_double(as_double(start)), Scalar::from_double(as_double(stop)),
+                      Scalar::from_double(as_double(step)));
+  }
+  return int_ramp(xstart, xstep, n, dtype);
+}
+
+// linspace with an integer dtype, as PyTorch computes it: start and stop are truncated to
+// integers, the step (stop - start) / (num - 1) is a double, the first half of the values is
+// start + i * step and the second half stop - (num - 1 - i) * step, each truncated toward zero.
+Tensor int_linspace(double start, double stop, int64_t num, DType dtype, bool endpoint) {
+  const double a = std::trunc(start), b = std::trunc(stop);
+  Tensor out = Tensor::empty(Shape{num}, DType::Int64, Device{});
+  auto* p = out.data<int64_t>();
+  if (num == 1) {
+    p[0] = static_cast<int64_t>(a);
+  } else if (endpoint) {
+    const double step = (b - a) / double(num - 1);
+    const int64_t half = num / 2;
+    for (int64_t i = 0; i < num; ++i)
+      p[i] = static_cast<int64_t>(
+          std::trunc(i < half ? a + step * double(i) : b - step * double(num - 1 - i)));
+  } else {
+    const double step = num ? (b - a) / double(num) : 0.0;
+    for (int64_t i = 0; i < num; ++i) p[i] = static_cast<int64_t>(std::trunc(a + step * double(i)));
+  }
+  return dtype == DType::Int64 ? out : astype_op(out, dtype, false);
+}
 }  // namespace
 
 Tensor arange(const Scalar& start, const Scalar& stop, const Scalar& step, DType dtype,
@@ -54,6 +114,9 @@ Tensor arange(const Scalar& start, const Scalar& stop, const Scalar& step, DType
   if (!device.is_cpu()) return to_device(arange(start, stop, step, dtype, Device{}), device);
   TS_CHECK(is_real_number(start) && is_real_number(stop) && is_real_number(step), TypeError,
            "arange: start, stop and step must be real numbers");
+  if (is_integral(dtype) && (start.kind == ScalarKind::Float || stop.kind == ScalarKind::Float ||
+                             step.kind == ScalarKind::Float))
+    return int_arange_of_floats(start, stop, step, dtype);
   TS_CHECK(in_set(dtype, kRealSet), TypeError, "arange: dtype ", dtype_name(dtype),
            " is not supported; use an integer or real floating-point dtype");
   Tensor out = Tensor::empty(Shape{arange_length(start, stop, step)}, dtype, device);
@@ -66,9 +129,14 @@ Tensor linspace(std::complex<double> start, std::complex<double> stop, int64_t n
   // Computed on the host and copied: these are small and built once.
   if (!device.is_cpu())
     return to_device(linspace(start, stop, num, dtype, endpoint, Device{}), device);
-  TS_CHECK(num >= 0, ValueError, "linspace: num must be non-negative, got ", num);
+  TS_CHECK(num >= 0, ValueError, "linspace: number of steps must be non-negative, got ", num);
+  if (is_integral(dtype)) {
+    TS_CHECK(start.imag() == 0 && stop.imag() == 0, TypeError,
+             "linspace: complex endpoints need a complex dtype, got ", dtype_name(dtype));
+    return int_linspace(start.real(), stop.real(), num, dtype, endpoint);
+  }
   TS_CHECK(is_inexact(dtype), TypeError, "linspace: dtype ", dtype_name(dtype),
-           " is not supported; use a real floating-point or complex dtype");
+           " is not supported; use a real floating-point, complex or integer dtype");
   TS_CHECK(is_complex(dtype) || (start.imag() == 0 && stop.imag() == 0), TypeError,
            "linspace: complex start/stop need a complex dtype, got ", dtype_name(dtype));
   Tensor out = Tensor::empty(Shape{num}, dtype, device);
@@ -78,6 +146,18 @@ Tensor linspace(std::complex<double> start, std::complex<double> stop, int64_t n
   const std::complex<double> step = div > 0 ? (stop - start) / double(div) : 0.0;
   linspace_stub.get(device)(out, start, step, stop, endpoint && num > 1);
   return out;
+}
+
+Tensor logspace(double start, double stop, int64_t num, double base, DType dtype, Device device) {
+  TS_CHECK(num >= 0, RuntimeError, "logspace: number of steps must be non-negative, got ", num);
+  // base ** linspace(start, stop) in double precision (NumPy's values), then cast.
+  Tensor exps = linspace(start, stop, num, DType::Float64, true, Device{});
+  Tensor out = Tensor::empty(Shape{num}, DType::Float64, Device{});
+  const double* e = exps.data<double>();
+  double* p = out.data<double>();
+  for (int64_t i = 0; i < num; ++i) p[i] = std::pow(base, e[i]);
+  if (dtype != DType::Float64) out = astype_op(out, dtype, false);
+  return device.is_cpu() ? out : to_device(out, device);
 }
 
 Tensor eye(int64_t n_rows, int64_t n_cols, int64_t k, DType dtype, Device device) {

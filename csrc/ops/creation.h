@@ -21,11 +21,16 @@ TS_DECLARE_STUB(ArangeKernel, arange_stub);
 TS_DECLARE_STUB(LinspaceKernel, linspace_stub);
 TS_DECLARE_STUB(TriZeroKernel, tri_zero_stub);
 
-// NumPy's length rule: ceil((stop - start) / step), at least 0. Ints stay exact.
+// NumPy's length rule: ceil((stop - start) / step), at least 0. Ints stay exact. Float
+// arguments with an integer dtype follow PyTorch (trunc(start) + i * trunc(step)).
 Tensor arange(const Scalar& start, const Scalar& stop, const Scalar& step, DType dtype,
               Device device = {});
+// Integer dtypes follow PyTorch (truncated ends, the two halves stepped from either end).
 Tensor linspace(std::complex<double> start, std::complex<double> stop, int64_t num, DType dtype,
                 bool endpoint, Device device = {});
+// base ** linspace(start, stop, num) computed in double precision, then cast to dtype.
+Tensor logspace(double start, double stop, int64_t num, double base, DType dtype,
+                Device device = {});
 Tensor eye(int64_t n_rows, int64_t n_cols, int64_t k, DType dtype, Device device = {});
 Tensor tril(const Tensor& x, int64_t k);
 Tensor triu(const Tensor& x, int64_t k);

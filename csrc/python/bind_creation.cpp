@@ -18,19 +18,6 @@
 namespace ts::python {
 
 namespace {
-Scalar scalar_arg(py::handle h, const char* op, const char* name) {
-  Scalar s;
-  if (!to_scalar(h, s))
-    throw py::type_error(std::string(op) + ": " + name + " must be a Python number, got " +
-                         py::type::handle_of(h).attr("__name__").cast<std::string>());
-  return s;
-}
-
-std::complex<double> complex_arg(py::handle h, const char* name) {
-  const Scalar s = scalar_arg(h, "linspace", name);
-  return s.kind == ScalarKind::Complex ? s.c : std::complex<double>(s.to<double>(), 0.0);
-}
-
 [[noreturn]] void not_implemented(const std::string& msg) {
   PyErr_SetString(PyExc_NotImplementedError, msg.c_str());
   throw py::error_already_set();
@@ -84,6 +71,14 @@ Shape one_shape(py::handle h, const std::string& op) {
     out.push_back(size_value(e, op));
   }
   return out;
+}
+
+// An argument given under one of two names (the standard's `slot`, torch's `alias`): slot
+// takes alias's value; a TypeError with `both` when both are given.
+void take_alias(py::handle& slot, py::handle alias, const char* both) {
+  if (alias.is_none()) return;
+  if (!slot.is_none()) throw TypeError(both);
+  slot = alias;
 }
 
 // torch's layout=: strided (or None) is tessera's only layout; others raise.
@@ -208,10 +203,7 @@ Tensor full_py(py::handle shape, py::handle fill_value, py::handle dtype, py::ha
                py::handle pin_memory) {
   const std::string op = "full";
   check_torch_options(op, layout, pin_memory, out);
-  if (!size.is_none()) {
-    if (!shape.is_none()) throw TypeError("full: got the size both as shape and as size=");
-    shape = size;
-  }
+  take_alias(shape, size, "full: got the size both as shape and as size=");
   if (shape.is_none()) throw TypeError("full() missing required argument 'shape' (pos 1)");
   if (fill_value.is_none())
     throw TypeError("full() missing required argument 'fill_value' (pos 2)");
@@ -262,14 +254,8 @@ Tensor eye_py(py::handle n_rows, py::handle n_cols, py::handle k, py::handle dty
               py::handle device, py::handle requires_grad, py::handle n, py::handle m,
               py::handle out, py::handle layout, py::handle pin_memory) {
   check_torch_options("eye", layout, pin_memory, out);
-  if (!n.is_none()) {
-    if (!n_rows.is_none()) throw TypeError("eye() got multiple values for argument 'n'");
-    n_rows = n;
-  }
-  if (!m.is_none()) {
-    if (!n_cols.is_none()) throw TypeError("eye() got multiple values for argument 'm'");
-    n_cols = m;
-  }
+  take_alias(n_rows, n, "eye() got multiple values for argument 'n'");
+  take_alias(n_cols, m, "eye() got multiple values for argument 'm'");
   if (n_rows.is_none()) throw TypeError("eye() missing required argument 'n_rows' (pos 1)");
   if (n_cols.is_none()) n_cols = n_rows;
   const DType dt = dtype_or(dtype, default_float_dtype());
@@ -450,6 +436,97 @@ bool is_nonzero_py(py::handle input) {
 }
 int64_t numel_py(py::handle input) { return tensor_or_throw(input, "numel", "input").numel(); }
 
+// arange(start, stop, step) in the standard's forms and torch's (end=, keyword start=/step=):
+// one positional argument is the stop. The dtype is int64 when every argument is an integer,
+// else the default float dtype.
+Tensor arange_py(const py::args& args, py::handle start, py::handle stop, py::handle step,
+                 py::handle dtype, py::handle device, py::handle requires_grad, py::handle end,
+                 py::handle out, py::handle layout, py::handle pin_memory) {
+  check_torch_options("arange", layout, pin_memory, out);
+  const size_t n = args.size();
+  if (n > 3)
+    throw TypeError("arange() takes at most 3 positional arguments (" + std::to_string(n) +
+                    " given)");
+  py::handle slots[3] = {start, stop, step};
+  const char* names[3] = {"start", "stop", "step"};
+  for (size_t i = 0; i < n; ++i) {
+    if (!slots[i].is_none())
+      throw TypeError(std::string("arange() got multiple values for argument '") + names[i] + "'");
+    slots[i] = args[i];
+  }
+  take_alias(slots[1], end, "arange: got both stop= and its alias end=");
+  if (slots[0].is_none() || (n == 0 && slots[1].is_none())) {  // torch: arange(start=2)
+    if (slots[1].is_none())
+      throw TypeError("arange() missing 1 required positional argument: \"end\"");
+    slots[0] = py::int_(0);
+  }
+  Scalar a = number_arg(slots[0], "arange", "start"), b, d = Scalar::from_int(1);
+  if (slots[1].is_none()) {
+    b = a;
+    a = Scalar::from_int(0);
+  } else {
+    b = number_arg(slots[1], "arange", "stop");
+  }
+  if (!slots[2].is_none()) d = number_arg(slots[2], "arange", "step");
+  if (a.kind == ScalarKind::Complex || b.kind == ScalarKind::Complex ||
+      d.kind == ScalarKind::Complex)
+    throw TypeError("arange: start, stop and step must be real numbers");
+  const bool any_float =
+      a.kind == ScalarKind::Float || b.kind == ScalarKind::Float || d.kind == ScalarKind::Float;
+  const DType dt = dtype_or(dtype, any_float ? default_float_dtype() : DType::Int64);
+  return leaf(arange(a, b, d, dt, creation_device(device)), requires_grad);
+}
+
+// linspace(start, stop, num) with torch's end= / steps= names: the default float dtype, or
+// its complex twin when an end is complex.
+Tensor linspace_py(py::handle start, py::handle stop, py::handle num, py::handle dtype,
+                   py::handle device, py::handle endpoint, py::handle requires_grad, py::handle end,
+                   py::handle steps, py::handle out, py::handle layout, py::handle pin_memory) {
+  check_torch_options("linspace", layout, pin_memory, out);
+  take_alias(stop, end, "linspace: got both stop= and its alias end=");
+  take_alias(num, steps, "linspace: got both num= and its alias steps=");
+  if (start.is_none() || stop.is_none() || num.is_none())
+    throw TypeError(std::string("linspace() missing a required argument: ") +
+                    (start.is_none()  ? "start"
+                     : stop.is_none() ? "stop (end)"
+                                      : "num (steps)"));
+  const Scalar a = number_arg(start, "linspace", "start");
+  const Scalar b = number_arg(stop, "linspace", "stop");
+  const bool complex_end = a.kind == ScalarKind::Complex || b.kind == ScalarKind::Complex;
+  const DType dt =
+      dtype_or(dtype, complex_end ? number_dtype(Scalar::from_complex({})) : default_float_dtype());
+  if (complex_end && is_integral(dt))
+    throw TypeError("linspace: complex endpoints need a complex dtype, got " +
+                    std::string(dtype_name(dt)));
+  const auto ab = [](const Scalar& s) {
+    return s.kind == ScalarKind::Complex ? s.c : std::complex<double>(s.to<double>(), 0.0);
+  };
+  const int e = PyObject_IsTrue(endpoint.ptr());
+  if (e < 0) throw py::error_already_set();
+  return leaf(linspace(ab(a), ab(b), int_param(num, "linspace", "num"), dt, e != 0,
+                       creation_device(device)),
+              requires_grad);
+}
+
+// logspace(start, end, steps, base=10.0): base ** linspace(start, end, steps) in double
+// precision, of the default float dtype unless given.
+Tensor logspace_py(py::handle start, py::handle end, py::handle steps, py::handle base,
+                   py::handle dtype, py::handle device, py::handle requires_grad, py::handle out,
+                   py::handle layout, py::handle pin_memory) {
+  check_torch_options("logspace", layout, pin_memory, out);
+  const auto real = [](py::handle h, const char* name) {
+    const Scalar s = number_arg(h, "logspace", name);
+    if (s.kind == ScalarKind::Complex)
+      throw TypeError(std::string("logspace: ") + name + " must be a real number");
+    return s.to<double>();
+  };
+  const DType dt = dtype_or(dtype, default_float_dtype());
+  return leaf(
+      logspace(real(start, "start"), real(end, "end"), int_param(steps, "logspace", "steps"),
+               real(base, "base"), dt, creation_device(device)),
+      requires_grad);
+}
+
 // zeros/ones/empty in every form: the standard's one shape argument, torch's sizes as varargs,
 // shape= / size=, dtype=, device=, requires_grad=; torch's layout/pin_memory/memory_format/out
 // checked (memory_format is a no-op for a new contiguous tensor). With `like` (x.new_zeros),
@@ -543,17 +620,6 @@ void init_creation(py::module_& m) {
               mdoc.c_str());
     }
   }
-  m.def("_arange", [](py::handle start, py::handle stop, py::handle step, py::handle dtype,
-                      py::handle device) {
-    return arange(scalar_arg(start, "arange", "start"), scalar_arg(stop, "arange", "stop"),
-                  scalar_arg(step, "arange", "step"), to_dtype(dtype), creation_device(device));
-  });
-  m.def("_linspace", [](py::handle start, py::handle stop, py::handle num, py::handle dtype,
-                        bool endpoint, py::handle device) {
-    return linspace(complex_arg(start, "start"), complex_arg(stop, "stop"),
-                    int_arg(num, "linspace", "num"), to_dtype(dtype), endpoint,
-                    creation_device(device));
-  });
   py::options text_signature;  // Note [Readable signatures]
   text_signature.disable_function_signatures();
   const auto none = py::none();
@@ -641,6 +707,42 @@ void init_creation(py::module_& m) {
         py::arg("input"), py::arg("diagonal") = unset(), py::kw_only(), py::arg("k") = none,
         py::arg("out") = none, doc.c_str());
   }
+  m.def("arange", &arange_py, py::arg("start") = none, py::arg("stop") = none,
+        py::arg("step") = none, py::arg("dtype") = none, py::arg("device") = none,
+        py::arg("requires_grad") = false, py::arg("end") = none, py::arg("out") = none,
+        py::arg("layout") = none, py::arg("pin_memory") = false,
+        "arange(*args, start=None, stop=None, step=None, dtype=None, device=None, "
+        "requires_grad=False, end=None, out=None, layout=None, pin_memory=False)\n--\n\n"
+        "arange(stop), arange(start, stop), arange(start, stop, step) (or by keyword).\n\n"
+        "Evenly spaced values in the half-open interval [start, stop): shape (n,) with\n"
+        "n = max(0, ceil((stop - start) / step)) (NumPy's rule).\n\n"
+        "Values are start + i * step computed in double precision, then cast. One argument\n"
+        "means arange(0, start); torch's end= is stop (arange(end=n) counts from 0). The dtype\n"
+        "defaults to int64 when every argument is an int and to the default float dtype when\n"
+        "any is a float; float arguments with an integer dtype follow PyTorch\n"
+        "(trunc(start) + i * trunc(step)).");
+  m.def("linspace", &linspace_py, py::arg("start") = none, py::arg("stop") = none,
+        py::arg("num") = none, py::kw_only(), py::arg("dtype") = none, py::arg("device") = none,
+        py::arg("endpoint") = true, py::arg("requires_grad") = false, py::arg("end") = none,
+        py::arg("steps") = none, py::arg("out") = none, py::arg("layout") = none,
+        py::arg("pin_memory") = false,
+        "linspace(start, stop, num, *, dtype=None, device=None, endpoint=True, "
+        "requires_grad=False, end=None, steps=None, out=None, layout=None, pin_memory=False)"
+        "\n--\n\n"
+        "num evenly spaced values from start to stop (stop included when endpoint): shape\n"
+        "(num,). torch's names end= and steps= are stop and num.\n\n"
+        "Computed in double precision as start + i * (stop - start) / div (div = num - 1 with\n"
+        "the endpoint, else num), the last element exactly stop when endpoint; then cast. The\n"
+        "dtype defaults to the default float dtype, or its complex twin when start or stop is\n"
+        "complex; integer dtypes follow PyTorch.");
+  m.def("logspace", &logspace_py, py::arg("start"), py::arg("end"), py::arg("steps"),
+        py::arg("base") = 10.0, py::kw_only(), py::arg("dtype") = none, py::arg("device") = none,
+        py::arg("requires_grad") = false, py::arg("out") = none, py::arg("layout") = none,
+        py::arg("pin_memory") = false,
+        "logspace(start, end, steps, base=10.0, *, dtype=None, device=None, "
+        "requires_grad=False, out=None, layout=None, pin_memory=False)\n--\n\n"
+        "steps values base ** linspace(start, end, steps), computed in double precision (the\n"
+        "default float dtype unless dtype is given).");
   m.def(
       "fill",
       [](py::handle input, py::handle value) {

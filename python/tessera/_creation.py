@@ -275,14 +275,15 @@ def _has_buffer(obj: Any) -> builtins.bool:
         return False
 
 
-# zeros/ones/empty, full, the *_like functions (random ones too), eye, tril/triu,
+# zeros/ones/empty, full, the *_like functions (random ones too), arange, linspace,
+# logspace, eye, tril/triu,
 # scalar_tensor, empty_strided/empty_permuted, fill and the tensor queries in every argument
 # form (torch's varargs sizes, size=, n=/m=, diagonal=, layout/pin_memory/memory_format/out):
 # the C++ bindings themselves (csrc/python/bind_creation.cpp).
 from ._C import (empty, zeros, ones, full, empty_like, zeros_like, ones_like,  # noqa: E402
                  full_like, eye, tril, triu, rand_like, randn_like, randint_like, scalar_tensor,
                  is_tensor, is_floating_point, is_complex, is_nonzero, numel, fill,
-                 empty_strided, empty_permuted)
+                 empty_strided, empty_permuted, arange, linspace, logspace)
 
 
 def tensor(data: Any, *, dtype: Any = None, device: Any = None,
@@ -292,155 +293,6 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None,
     if device is None:
         device = _default_device_or_none()
     return asarray(data, dtype=dtype, device=device, copy=True, requires_grad=requires_grad)
-
-
-def _number(v: Any, op: str, name: str) -> Any:
-    """A Python number from an int/float/complex, a NumPy scalar or a one-element tensor."""
-    if isinstance(v, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
-        return v
-    if isinstance(v, Tensor):
-        if v.ndim != 0:
-            raise TypeError(f"{op}: {name} must be a number or a 0-d tensor, got shape {v.shape}")
-        return v.item()
-    if isinstance(v, np.generic):
-        return v.item()
-    if hasattr(v, "__index__"):
-        return v.__index__()
-    if hasattr(v, "__float__"):
-        return builtins.float(v)
-    raise TypeError(f"{op}: {name} must be a number, got {type(v).__name__}")
-
-
-def arange(*args: Union[int, float], start: Union[int, float, None] = None,
-           stop: Optional[Union[int, float]] = None, step: Union[int, float, None] = None,
-           dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False,
-           end: Optional[Union[int, float]] = None) -> Tensor:
-    """Evenly spaced values in the half-open interval [start, stop): shape (n,) with
-    n = max(0, ceil((stop - start) / step)) (NumPy's rule).
-
-    Values are start + i * step computed in double precision, then cast (NumPy instead steps by
-    (start + step) - start, which can drift by an ulp or so over long float ranges).
-    One argument means arange(0, start); torch's ``end=`` is stop (``arange(end=n)`` counts
-    from 0). The dtype defaults to int64 when every argument is an int and to the default
-    float dtype (float32 unless set) when any is a float.
-    """
-    if len(args) > 3:
-        raise TypeError(f"arange() takes at most 3 positional arguments ({len(args)} given)")
-    for name, value in zip(("start", "stop", "step"), args):
-        if {"start": start, "stop": stop, "step": step}[name] is not None:
-            raise TypeError(f"arange() got multiple values for argument '{name}'")
-    if args:
-        start, stop, step = (tuple(args) + (None, None))[:3] if len(args) > 1 else \
-            (args[0], stop, step)
-    if end is not None:
-        if stop is not None:
-            raise TypeError("arange: got both stop= and its alias end=")
-        stop = end
-    if start is None or (not args and stop is None):  # torch: arange(start=2) lacks "end"
-        if stop is None:
-            raise TypeError('arange() missing 1 required positional argument: "end"')
-        start = 0
-    if step is None:
-        step = 1
-    start = _number(start, "arange", "start")
-    if stop is None:
-        start, stop = 0, start
-    stop = _number(stop, "arange", "stop")
-    step = _number(step, "arange", "step")
-    args = (start, stop, step)
-    if any(isinstance(a, builtins.complex) for a in args):
-        raise TypeError("arange: start, stop and step must be real numbers")
-    if dtype is None:
-        dtype = _default["dtype"] if any(isinstance(a, builtins.float) for a in args) else int64
-    dtype = _as_dtype(dtype)
-    if any(isinstance(a, builtins.float) for a in args) and _is_int_dtype(dtype):
-        return _rg(_int_arange_of_floats(start, stop, step, dtype, device), requires_grad)
-    return _rg(_C._arange(start, stop, step, dtype, device), requires_grad)
-
-
-def _is_int_dtype(dt: Any) -> builtins.bool:
-    from . import _dtypes
-    return dt in (_dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64, _dtypes.uint8,
-                  _dtypes.uint16, _dtypes.uint32, _dtypes.uint64)
-
-
-def _int_arange_of_floats(start: Any, stop: Any, step: Any, dtype: Any, device: Any) -> Tensor:
-    """arange with float arguments and an integer dtype, as PyTorch computes it: the values
-    are trunc(start) + i * trunc(step). For int64 the length comes from the truncated
-    arguments too (a step truncating to 0 raises ValueError); for the other integer dtypes
-    from ceil((stop - start) / step) over the float arguments."""
-    if step == 0:
-        raise ValueError("arange: step must be nonzero")
-    xstart, xstep = builtins.int(start), builtins.int(step)
-    if dtype == int64:
-        if xstep == 0:
-            raise ValueError("arange: step must be nonzero")
-        xstop = builtins.int(stop)
-        n = builtins.max(0, -((xstart - xstop) // xstep))  # ceil((xstop - xstart) / xstep)
-    else:
-        n = builtins.max(0, math.ceil((builtins.float(stop) - builtins.float(start)) / step))
-    idx = _C._arange(0, n, 1, int64, device)
-    return _C._astype(idx * xstep + xstart, dtype, False)
-
-
-def linspace(start: Union[int, float, complex], stop: Union[int, float, complex, None] = None,
-             num: Optional[int] = None, *, dtype: Any = None, device: Any = None,
-             endpoint: builtins.bool = True, requires_grad: builtins.bool = False,
-             end: Union[int, float, complex, None] = None, steps: Optional[int] = None) -> Tensor:
-    """`num` evenly spaced values from start to stop (stop included when endpoint): shape (num,).
-    torch's names ``end=`` and ``steps=`` are stop and num.
-
-    Computed in double precision as start + i * (stop - start) / div (div = num - 1 with the
-    endpoint, else num), and the last element is exactly stop when endpoint; then cast.
-    The dtype defaults to the default float dtype (float32 unless set), or the matching
-    complex dtype when start or stop is complex.
-    """
-    if end is not None:
-        if stop is not None:
-            raise TypeError("linspace: got both stop= and its alias end=")
-        stop = end
-    if steps is not None:
-        if num is not None:
-            raise TypeError("linspace: got both num= and its alias steps=")
-        num = steps
-    if stop is None or num is None:
-        raise TypeError("linspace() missing a required argument: "
-                        f"{'stop (end)' if stop is None else 'num (steps)'}")
-    start = _number(start, "linspace", "start")
-    stop = _number(stop, "linspace", "stop")
-    if dtype is None:
-        dtype = _default_complex() if isinstance(start, builtins.complex) or \
-            isinstance(stop, builtins.complex) else _default["dtype"]
-    if _is_int_dtype(_as_dtype(dtype)):
-        return _rg(_int_linspace(start, stop, num, _as_dtype(dtype), builtins.bool(endpoint), device),
-                   requires_grad)
-    return _rg(_C._linspace(start, stop, num, _as_dtype(dtype), builtins.bool(endpoint), device), requires_grad)
-
-
-def _int_linspace(start: Any, stop: Any, num: int, dtype: Any, endpoint: builtins.bool,
-                  device: Any) -> Tensor:
-    """linspace with an integer dtype, as PyTorch computes it: start and stop are truncated to
-    integers, the step (stop - start) / (num - 1) is a double, the first half of the values
-    is start + i * step and the second half stop - (num - 1 - i) * step, each truncated
-    toward zero."""
-    if isinstance(start, builtins.complex) or isinstance(stop, builtins.complex):
-        raise TypeError("linspace: complex endpoints need a complex dtype")
-    num = operator.index(num)
-    if num < 0:
-        raise ValueError(f"linspace: number of steps must be non-negative, got {num}")
-    a, b = builtins.int(start), builtins.int(stop)
-    if num == 1:
-        vals = np.array([a], dtype=np.int64)
-    else:
-        i = np.arange(num, dtype=np.float64)
-        if endpoint:
-            step = (builtins.float(b) - builtins.float(a)) / (num - 1) if num > 1 else 0.0
-            half = num // 2
-            v = np.where(i < half, a + step * i, b - step * (num - 1 - i))
-        else:
-            v = a + ((builtins.float(b) - builtins.float(a)) / num) * i if num else i
-        vals = np.trunc(v).astype(np.int64)
-    return asarray(vals, dtype=dtype, device=device)
 
 
 def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list:
@@ -563,18 +415,6 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
                  device: Any = None) -> Tensor:
     """2 x N int64 (row, col) indices of the upper triangle (on and above diagonal `offset`)."""
     return _tri_indices("triu_indices", row, col, offset, True, dtype, device)
-
-
-def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
-             device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """`steps` values base**linspace(start, end, steps) (the default float dtype unless dtype
-    is given)."""
-    if steps < 0:
-        raise RuntimeError(f"logspace: number of steps must be non-negative, got {steps}")
-    exps = np.linspace(start, end, steps, dtype=np.float64)
-    vals = np.power(np.float64(base), exps)
-    d = _default["dtype"] if dtype is None else _as_dtype(dtype)
-    return asarray(vals, dtype=d, device=device, copy=True, requires_grad=requires_grad)
 
 
 def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,

@@ -152,3 +152,51 @@ def test_random_like():
     assert r.dtype == ts.float32 and 5 <= float(r.min()) and float(r.max()) < 8
     with pytest.raises(TypeError, match="^rand_like: expected a floating-point dtype"):
         ts.rand_like(ts.ones(2, dtype=ts.int64))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.arange(0, 10, step=3),  # was: the keyword step was dropped after two positionals
+    lambda m: m.arange(end=4), lambda m: m.arange(1, end=7, step=2),
+    lambda m: m.arange(start=1, end=4), lambda m: m.arange(np.int64(5)),
+    lambda m: m.arange(m.tensor(3)), lambda m: m.arange(0.5, 5.7, 1.3, dtype=m.int64),
+    lambda m: m.arange(-3.5, 4.2, 1.5, dtype=m.int32), lambda m: m.arange(2.5),
+    lambda m: m.arange(1, 4, dtype=m.float64)])
+def test_arange_forms_as_torch(call):
+    same(call(ts), call(torch))
+
+
+def test_arange_argument_errors():
+    with pytest.raises(TypeError, match='missing 1 required positional argument: "end"'):
+        ts.arange(start=2)
+    with pytest.raises(TypeError, match="multiple values for argument 'start'"):
+        ts.arange(1, start=2)
+    with pytest.raises(TypeError, match="real numbers"):
+        ts.arange(1j)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "int16"])
+@pytest.mark.parametrize("start,end,steps", [(0, 10, 4), (-3.7, 9.2, 7), (5, -5, 6), (1, 1, 1),
+                                             (0, 100, 0), (2.9, 250.5, 11)])
+def test_integer_linspace_as_torch(dtype, start, end, steps):
+    if dtype == "uint8" and min(start, end) < 0:
+        return
+    same(ts.linspace(start, end, steps, dtype=getattr(ts, dtype)),
+         torch.linspace(start, end, steps, dtype=getattr(torch, dtype)))
+
+
+@pytest.mark.parametrize("kw", [{}, {"base": 2.0}, {"dtype": "float64"}, {"dtype": "int64"}])
+def test_logspace_as_torch(kw):
+    kt = {k: getattr(torch, v) if k == "dtype" else v for k, v in kw.items()}
+    ks = {k: getattr(ts, v) if k == "dtype" else v for k, v in kw.items()}
+    got, want = ts.logspace(-1, 3, 9, **ks), torch.logspace(-1, 3, 9, **kt)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    assert str(got.dtype).rsplit(".", 1)[-1] == str(want.dtype).rsplit(".", 1)[-1]
+    with pytest.raises(RuntimeError, match="logspace: number of steps must be non-negative"):
+        ts.logspace(0, 1, -1)
+
+
+def test_linspace_torch_names():
+    same(ts.linspace(0, end=1, steps=5), torch.linspace(0, end=1, steps=5))
+    same(ts.linspace(start=1, end=2, steps=3), torch.linspace(start=1, end=2, steps=3))
+    with pytest.raises(TypeError, match="got both num= and its alias steps="):
+        ts.linspace(0, 1, 3, steps=3)
