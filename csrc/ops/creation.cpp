@@ -160,6 +160,27 @@ Tensor logspace(double start, double stop, int64_t num, double base, DType dtype
   return device.is_cpu() ? out : to_device(out, device);
 }
 
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, bool xy) {
+  const size_t n = xs.size();
+  std::vector<size_t> pos(n);
+  for (size_t i = 0; i < n; ++i) pos[i] = i;
+  if (xy && n >= 2) std::swap(pos[0], pos[1]);
+  Shape shape(static_cast<int64_t>(n), 1);
+  for (size_t i = 0; i < n; ++i) {
+    TS_CHECK(xs[i].ndim() <= 1, ValueError, "meshgrid: argument ", i,
+             " must be 0-D or 1-D, got shape ", shape_str(xs[i].shape()));
+    shape[pos[i]] = xs[i].numel();  // a 0-d tensor counts as 1-D of one element (torch)
+  }
+  std::vector<Tensor> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    Shape view(static_cast<int64_t>(n), 1);
+    view[pos[i]] = xs[i].numel();
+    out.push_back(broadcast_to(reshape(xs[i], view), shape));
+  }
+  return out;
+}
+
 Tensor eye(int64_t n_rows, int64_t n_cols, int64_t k, DType dtype, Device device) {
   // Computed on the host and copied: these are small and built once.
   if (!device.is_cpu()) return to_device(eye(n_rows, n_cols, k, dtype, Device{}), device);

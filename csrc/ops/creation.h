@@ -1,6 +1,7 @@
 // Creation ops with computed contents: arange, linspace, eye, tril/triu.
 #pragma once
 #include <complex>
+#include <vector>
 
 #include "core/scalar.h"
 #include "core/tensor.h"
@@ -32,6 +33,9 @@ Tensor linspace(std::complex<double> start, std::complex<double> stop, int64_t n
 Tensor logspace(double start, double stop, int64_t num, double base, DType dtype,
                 Device device = {});
 Tensor eye(int64_t n_rows, int64_t n_cols, int64_t k, DType dtype, Device device = {});
+// Coordinate grids from 0-D/1-D tensors: broadcast views, shape (N2, N1, N3, ...) with xy
+// indexing, (N1, N2, N3, ...) with ij.
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, bool xy);
 Tensor tril(const Tensor& x, int64_t k);
 Tensor triu(const Tensor& x, int64_t k);
 

@@ -3,6 +3,8 @@
 // form here, once (issue 17): the array API's (shape, dtype=, device=, k=) and PyTorch's
 // (varargs sizes, size=, n=/m=, diagonal=, requires_grad=, layout=, pin_memory=,
 // memory_format=, out=), with the default dtypes of Note [default dtype].
+#include <pybind11/stl.h>
+
 #include "autograd/meta.h"
 #include "core/error.h"
 #include "core/scalar_range.h"
@@ -743,6 +745,32 @@ void init_creation(py::module_& m) {
         "requires_grad=False, out=None, layout=None, pin_memory=False)\n--\n\n"
         "steps values base ** linspace(start, end, steps), computed in double precision (the\n"
         "default float dtype unless dtype is given).");
+  m.def(
+      "meshgrid",
+      [](const py::args& args, py::handle indexing) {
+        const std::string ix =
+            py::isinstance<py::str>(indexing) ? indexing.cast<std::string>() : "";
+        if (ix != "xy" && ix != "ij")
+          throw ValueError("meshgrid: indexing must be 'xy' or 'ij', got " +
+                           py::repr(indexing).cast<std::string>());
+        py::sequence items = args;
+        if (args.size() == 1 && (PyList_Check(args[0].ptr()) || PyTuple_Check(args[0].ptr())))
+          items = py::reinterpret_borrow<py::sequence>(args[0]);
+        std::vector<Tensor> xs;
+        for (size_t i = 0; i < items.size(); ++i) {
+          if (!py::isinstance<Tensor>(items[i]))
+            throw TypeError("meshgrid: argument " + std::to_string(i) + " must be a tensor, got " +
+                            type_name_of(items[i]));
+          xs.push_back(items[i].cast<Tensor>());
+        }
+        return py::cast(meshgrid(xs, ix == "xy"));
+      },
+      py::arg("indexing") = "xy",
+      "meshgrid(*tensors, indexing='xy')\n--\n\n"
+      "Coordinate grids from 1-D tensors x1 (N1,), x2 (N2,), ... (0-d ones count as 1-D of one\n"
+      "element, as in PyTorch; one list of tensors works too): with indexing='xy' each result\n"
+      "has shape (N2, N1, N3, ...), with 'ij' (N1, N2, N3, ...). The results are broadcast views\n"
+      "of the inputs (writing to one writes to many elements).");
   m.def(
       "fill",
       [](py::handle input, py::handle value) {

@@ -276,14 +276,14 @@ def _has_buffer(obj: Any) -> builtins.bool:
 
 
 # zeros/ones/empty, full, the *_like functions (random ones too), arange, linspace,
-# logspace, eye, tril/triu,
+# logspace, eye, tril/triu, meshgrid,
 # scalar_tensor, empty_strided/empty_permuted, fill and the tensor queries in every argument
 # form (torch's varargs sizes, size=, n=/m=, diagonal=, layout/pin_memory/memory_format/out):
 # the C++ bindings themselves (csrc/python/bind_creation.cpp).
 from ._C import (empty, zeros, ones, full, empty_like, zeros_like, ones_like,  # noqa: E402
                  full_like, eye, tril, triu, rand_like, randn_like, randint_like, scalar_tensor,
                  is_tensor, is_floating_point, is_complex, is_nonzero, numel, fill,
-                 empty_strided, empty_permuted, arange, linspace, logspace)
+                 empty_strided, empty_permuted, arange, linspace, logspace, meshgrid)
 
 
 def tensor(data: Any, *, dtype: Any = None, device: Any = None,
@@ -293,37 +293,6 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None,
     if device is None:
         device = _default_device_or_none()
     return asarray(data, dtype=dtype, device=device, copy=True, requires_grad=requires_grad)
-
-
-def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list:
-    """Coordinate grids from 1-D tensors x1 (N1,), x2 (N2,), ... (0-d ones count as 1-D of
-    one element, as in PyTorch): with indexing='xy' each
-    result has shape (N2, N1, N3, ...), with 'ij' (N1, N2, N3, ...). The results are broadcast
-    views of the inputs (read-only in spirit: writing to one writes to many elements)."""
-    if indexing not in ("xy", "ij"):
-        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
-    if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
-        arrays = tuple(arrays[0])
-    for i, a in enumerate(arrays):
-        if not isinstance(a, Tensor):
-            raise TypeError(f"meshgrid: argument {i} must be a tensor, got {type(a).__name__}")
-        if a.ndim > 1:
-            raise ValueError(f"meshgrid: argument {i} must be 0-D or 1-D, got shape {a.shape}")
-    # like torch, a 0-d tensor counts as a 1-D tensor of one element
-    arrays = tuple(_C._reshape(a, (1,), -1) if a.ndim == 0 else a for a in arrays)
-    n = len(arrays)
-    pos = list(range(n))
-    if indexing == "xy" and n >= 2:
-        pos[0], pos[1] = 1, 0
-    shape = [0] * n
-    for i, a in enumerate(arrays):
-        shape[pos[i]] = a.shape[0]
-    out = []
-    for i, a in enumerate(arrays):
-        view = [1] * n
-        view[pos[i]] = a.shape[0]
-        out.append(_C._broadcast_to(_C._reshape(a, tuple(view), -1), tuple(shape)))
-    return out
 
 
 # ---- x.new_*

@@ -200,3 +200,19 @@ def test_linspace_torch_names():
     same(ts.linspace(start=1, end=2, steps=3), torch.linspace(start=1, end=2, steps=3))
     with pytest.raises(TypeError, match="got both num= and its alias steps="):
         ts.linspace(0, 1, 3, steps=3)
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+def test_meshgrid_as_torch(indexing):
+    def grids(m):
+        return m.meshgrid(m.arange(3), m.tensor(7), m.arange(4), indexing=indexing)
+    for got, want in zip(grids(ts), grids(torch)):
+        same(got, want)
+    for got, want in zip(ts.meshgrid([ts.arange(2), ts.arange(3)], indexing=indexing),
+                         torch.meshgrid([torch.arange(2), torch.arange(3)], indexing=indexing)):
+        same(got, want)
+    x = ts.arange(3.0, requires_grad=True)
+    ts.meshgrid(x, ts.arange(2.0), indexing=indexing)[0].sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0, 2.0])
+    with pytest.raises(TypeError, match="^meshgrid: argument 1 must be a tensor"):
+        ts.meshgrid(ts.arange(2), [1, 2], indexing=indexing)
