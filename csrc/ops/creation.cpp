@@ -1,5 +1,6 @@
 #include "ops/creation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -157,6 +158,51 @@ Tensor logspace(double start, double stop, int64_t num, double base, DType dtype
   double* p = out.data<double>();
   for (int64_t i = 0; i < num; ++i) p[i] = std::pow(base, e[i]);
   if (dtype != DType::Float64) out = astype_op(out, dtype, false);
+  return device.is_cpu() ? out : to_device(out, device);
+}
+
+Tensor tri_indices(int64_t row, int64_t col, int64_t offset, bool upper, DType dtype,
+                   Device device) {
+  const char* op = upper ? "triu_indices" : "tril_indices";
+  TS_CHECK(row >= 0, RuntimeError, op, ": row must be non-negative, got ", row);
+  TS_CHECK(col >= 0, RuntimeError, op, ": col must be non-negative, got ", col);
+  // Rows lo..hi hold entries; row i holds clip(a + i, 0, col) (lower) or clip(a - i, 0, col)
+  // (upper) of them. The count is summed in closed form (in 128 bits) and checked before
+  // anything is built, and only rows with entries are enumerated: the work is O(output).
+  using I = __int128;
+  const I a = upper ? I(col) - offset : I(offset) + 1;
+  const I lo = upper ? 0 : std::max<I>(0, 1 - a);
+  const I hi = upper ? std::min<I>(I(row) - 1, a - 1) : I(row) - 1;
+  const auto count = [&](I i) { return std::clamp<I>(upper ? a - i : a + i, 0, col); };
+  I total = 0;
+  if (hi >= lo && col > 0) {
+    // rows where the count is clipped at col, then an arithmetic series for the rest
+    const I full_lo = upper ? lo : std::max<I>(lo, I(col) - a);
+    const I full_hi = upper ? std::min<I>(hi, a - col) : hi;
+    const I lin_lo = upper ? std::max<I>(lo, a - col + 1) : lo;
+    const I lin_hi = upper ? hi : std::min<I>(hi, I(col) - a - 1);
+    const I nfull = std::max<I>(0, full_hi - full_lo + 1);
+    const I nlin = std::max<I>(0, lin_hi - lin_lo + 1);
+    total = nfull * col;
+    if (nlin > 0) total += (nlin * (2 * a + (upper ? -1 : 1) * (lin_lo + lin_hi))) / 2;
+  }
+  TS_CHECK(total * 2 * itemsize(dtype) < (I(1) << 63), RuntimeError, op,
+           ": the output of shape (2, ", static_cast<double>(total),
+           ") is too large; its storage size calculation overflowed");
+  const int64_t n = static_cast<int64_t>(total);
+  Tensor out = Tensor::empty(Shape{2, n}, DType::Int64, Device{});
+  int64_t* r = out.data<int64_t>();
+  int64_t* c = r + n;
+  int64_t k = 0;
+  for (I i = lo; n > 0 && i <= hi; ++i) {
+    const int64_t m = static_cast<int64_t>(count(i));
+    const int64_t start = upper ? col - m : 0;
+    for (int64_t j = 0; j < m; ++j, ++k) {
+      r[k] = static_cast<int64_t>(i);
+      c[k] = start + j;
+    }
+  }
+  if (dtype != DType::Int64) out = astype_op(out, dtype, false);
   return device.is_cpu() ? out : to_device(out, device);
 }
 

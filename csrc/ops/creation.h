@@ -33,6 +33,10 @@ Tensor linspace(std::complex<double> start, std::complex<double> stop, int64_t n
 Tensor logspace(double start, double stop, int64_t num, double base, DType dtype,
                 Device device = {});
 Tensor eye(int64_t n_rows, int64_t n_cols, int64_t k, DType dtype, Device device = {});
+// The (2, N) row and column indices of the lower (upper) triangle of a row x col matrix, on
+// and below (above) diagonal offset, in row-major order.
+Tensor tri_indices(int64_t row, int64_t col, int64_t offset, bool upper, DType dtype,
+                   Device device = {});
 // Coordinate grids from 0-D/1-D tensors: broadcast views, shape (N2, N1, N3, ...) with xy
 // indexing, (N1, N2, N3, ...) with ij.
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, bool xy);

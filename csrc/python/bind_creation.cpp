@@ -745,6 +745,43 @@ void init_creation(py::module_& m) {
         "requires_grad=False, out=None, layout=None, pin_memory=False)\n--\n\n"
         "steps values base ** linspace(start, end, steps), computed in double precision (the\n"
         "default float dtype unless dtype is given).");
+  for (const bool upper : {false, true}) {
+    const char* name = upper ? "triu_indices" : "tril_indices";
+    const std::string doc =
+        std::string(name) + "(row, col, offset=0, *, dtype=None, device=None, layout=None)" +
+        "\n--\n\n2 x N int64 (row, col) indices of the " + (upper ? "upper" : "lower") +
+        " triangle of a row x col matrix (on and\n" + (upper ? "above" : "below") +
+        " diagonal offset), in row-major order.";
+    m.def(
+        name,
+        [upper, name](py::handle row, py::handle col, py::handle offset, py::handle dtype,
+                      py::handle device, py::handle layout) {
+          check_layout(name, layout);
+          const auto arg = [name](py::handle h, const char* what) {
+            try {
+              return int_param(h, name, what);
+            } catch (const ValueError&) {
+              throw ValueError(std::string(name) + ": " + what + "=" +
+                               py::str(h).cast<std::string>() + " is out of range for int64");
+            }
+          };
+          const int64_t r = arg(row, "row"), c = arg(col, "col"), o = arg(offset, "offset");
+          const DType dt = dtype_or(dtype, DType::Int64);
+          try {
+            return tri_indices(r, c, o, upper, dt, creation_device(device));
+          } catch (const std::bad_alloc&) {
+            PyErr_SetString(PyExc_MemoryError,
+                            (std::string(name) +
+                             ": cannot allocate the output of shape (2, N) "
+                             "for a " +
+                             std::to_string(r) + " x " + std::to_string(c) + " matrix")
+                                .c_str());
+            throw py::error_already_set();
+          }
+        },
+        py::arg("row"), py::arg("col"), py::arg("offset") = 0, py::kw_only(),
+        py::arg("dtype") = none, py::arg("device") = none, py::arg("layout") = none, doc.c_str());
+  }
   m.def(
       "meshgrid",
       [](const py::args& args, py::handle indexing) {

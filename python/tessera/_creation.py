@@ -276,14 +276,15 @@ def _has_buffer(obj: Any) -> builtins.bool:
 
 
 # zeros/ones/empty, full, the *_like functions (random ones too), arange, linspace,
-# logspace, eye, tril/triu, meshgrid,
+# logspace, eye, tril/triu, tril_indices/triu_indices, meshgrid,
 # scalar_tensor, empty_strided/empty_permuted, fill and the tensor queries in every argument
 # form (torch's varargs sizes, size=, n=/m=, diagonal=, layout/pin_memory/memory_format/out):
 # the C++ bindings themselves (csrc/python/bind_creation.cpp).
 from ._C import (empty, zeros, ones, full, empty_like, zeros_like, ones_like,  # noqa: E402
                  full_like, eye, tril, triu, rand_like, randn_like, randint_like, scalar_tensor,
                  is_tensor, is_floating_point, is_complex, is_nonzero, numel, fill,
-                 empty_strided, empty_permuted, arange, linspace, logspace, meshgrid)
+                 empty_strided, empty_permuted, arange, linspace, logspace, meshgrid,
+                 tril_indices, triu_indices)
 
 
 def tensor(data: Any, *, dtype: Any = None, device: Any = None,
@@ -325,65 +326,6 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
             out = out.to(device)
         return out if dtype is None else out.to(_as_dtype(dtype))
     return asarray(data, dtype=dtype, device=device)
-
-
-def _tri_indices(op: str, row: int, col: int, offset: int, upper: builtins.bool, dtype: Any,
-                 device: Any) -> Tensor:
-    """Row i of the triangle holds clip(i + offset + 1, 0, col) columns from 0 (lower) or
-    clip(col - i - offset, 0, col) columns ending at col - 1 (upper): the count is summed in
-    closed form and checked (check_output_size) before any index is built, and only rows that
-    hold an entry are enumerated, so the work is O(output)."""
-    from ._arg_checks import check_output_size, int_arg
-    row, col = int_arg(op, "row", row), int_arg(op, "col", col)
-    offset = int_arg(op, "offset", offset)
-    for n, v in (("row", row), ("col", col)):
-        if v < 0:
-            raise RuntimeError(f"{op}: {n} must be non-negative, got {v}")
-    # rows lo..hi (inclusive) hold entries; row i holds clip(a + i, 0, col) (lower) or
-    # clip(a - i, 0, col) (upper) of them
-    if upper:
-        a = col - offset
-        lo, hi = 0, builtins.min(row - 1, a - 1)
-    else:
-        a = offset + 1
-        lo, hi = builtins.max(0, 1 - a), row - 1
-    if hi < lo or col == 0:
-        total = 0
-    else:
-        # rows where the count is not clipped at col: a linear run
-        sign = -1 if upper else 1
-        full_lo, full_hi = (lo, builtins.min(hi, a - col)) if upper else \
-            (builtins.max(lo, col - a), hi)
-        full = builtins.max(0, full_hi - full_lo + 1)
-        lin_lo, lin_hi = (builtins.max(lo, a - col + 1), hi) if upper else \
-            (lo, builtins.min(hi, col - a - 1))
-        nlin = builtins.max(0, lin_hi - lin_lo + 1)
-        total = full * col
-        if nlin:  # an arithmetic series: nlin terms from a + sign*lin_lo to a + sign*lin_hi
-            total += (nlin * (2 * a + sign * (lin_lo + lin_hi))) // 2
-    out_dtype = int64 if dtype is None else _as_dtype(dtype)
-    check_output_size(op, (2, total), out_dtype, device)
-    if total == 0:
-        return asarray(np.zeros((2, 0), dtype=np.int64), dtype=out_dtype, device=device)
-    rows = np.arange(lo, hi + 1, dtype=np.int64)
-    counts = np.clip(a - rows if upper else a + rows, 0, col)
-    starts = col - counts if upper else np.zeros_like(counts)
-    r = np.repeat(rows, counts)
-    c = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts - starts, counts)
-    return asarray(np.stack([r, c]), dtype=out_dtype, device=device)
-
-
-def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
-                 device: Any = None) -> Tensor:
-    """2 x N int64 (row, col) indices of the lower triangle of a row x col matrix (on and
-    below diagonal `offset`), in row-major order."""
-    return _tri_indices("tril_indices", row, col, offset, False, dtype, device)
-
-
-def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
-                 device: Any = None) -> Tensor:
-    """2 x N int64 (row, col) indices of the upper triangle (on and above diagonal `offset`)."""
-    return _tri_indices("triu_indices", row, col, offset, True, dtype, device)
 
 
 def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,

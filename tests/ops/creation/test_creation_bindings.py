@@ -216,3 +216,12 @@ def test_meshgrid_as_torch(indexing):
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0, 2.0])
     with pytest.raises(TypeError, match="^meshgrid: argument 1 must be a tensor"):
         ts.meshgrid(ts.arange(2), [1, 2], indexing=indexing)
+
+
+@pytest.mark.parametrize("name", ["tril_indices", "triu_indices"])
+@pytest.mark.parametrize("r,c,o", [(3, 3, 0), (4, 3, -1), (3, 5, 2), (0, 3, 0), (5, 2, -7),
+                                   (2, 6, 9)])
+def test_tri_indices_as_torch(name, r, c, o):
+    same(getattr(ts, name)(r, c, o), getattr(torch, name)(r, c, o))
+    same(getattr(ts, name)(r, c, offset=o, dtype=ts.int32),
+         getattr(torch, name)(r, c, offset=o, dtype=torch.int32))
