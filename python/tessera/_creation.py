@@ -8,7 +8,6 @@ from __future__ import annotations
 import builtins
 import warnings
 import math
-import operator
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
@@ -26,21 +25,6 @@ __all__ = ["asarray", "tensor", "empty", "zeros", "ones", "full", "empty_like", 
            "is_nonzero"]
 
 ShapeLike = Union[int, Sequence[int]]
-
-
-def _shape(shape: Any) -> tuple:
-    if hasattr(shape, "__index__") and not isinstance(shape, Tensor):
-        return (operator.index(shape),)
-    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
-        raise TypeError(f"shape must be an int or a sequence of ints, got {type(shape).__name__}")
-    try:
-        return tuple(operator.index(s) for s in shape)
-    except TypeError:
-        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
-
-
-def _dt(dtype: Any, default: Any) -> Any:
-    return default if dtype is None else _as_dtype(dtype)
 
 
 _INT64_MAX, _UINT64_MAX = 2**63 - 1, 2**64 - 1
