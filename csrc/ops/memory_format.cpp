@@ -74,7 +74,8 @@ bool dense_not_contiguous(const Tensor& t) {
   return !t.is_contiguous() && t.numel() > 0 && is_non_overlapping_and_dense(t);
 }
 Tensor empty_strided_like(const Tensor& like, DType dtype, Device device) {
-  return Tensor::empty(Shape{like.numel()}, dtype, device).as_strided(like.shape(), like.strides(), 0);
+  return Tensor::empty(Shape{like.numel()}, dtype, device)
+      .as_strided(like.shape(), like.strides(), 0);
 }
 }  // namespace
 
@@ -89,6 +90,50 @@ Tensor copy_in_layout_of(const Tensor& x, const Tensor& like, bool copy) {
   Tensor out = empty_strided_like(like, x.dtype(), x.device());
   copy_(out, x);
   return out;
+}
+
+Strides preserved_strides(const Tensor& x) {
+  const int64_t n = x.ndim();
+  if (n < 2 || x.is_contiguous() || x.numel() == 0) return {};
+  const Shape& shape = x.shape();
+  const Strides& strides = x.strides();
+  if (is_non_overlapping_and_dense(x)) return strides;
+  // ATen's infer_dense_strides: dims sorted by stride (a stable insertion sort from the last
+  // dim; zero strides stay in place, ties put the smaller size inner), then packed densely.
+  std::vector<int64_t> perm(n);
+  for (int64_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
+  const auto should_swap = [&](int64_t d0, int64_t d1) {
+    const int64_t s0 = strides[d0], s1 = strides[d1];
+    if (s0 == 0 || s1 == 0) return 0;
+    if (s0 != s1) return s0 < s1 ? -1 : 1;
+    return shape[d0] > shape[d1] ? 1 : 0;
+  };
+  for (int64_t i = 1; i < n; ++i) {
+    int64_t d1 = i;
+    for (int64_t j = 1; j <= i; ++j) {
+      const int64_t d0 = i - j;
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  Strides out(n);
+  int64_t acc = 1;
+  for (int64_t d : perm) {
+    out[d] = acc;
+    acc *= std::max<int64_t>(shape[d], 1);
+  }
+  return out;
+}
+
+Tensor empty_preserving_layout(const Tensor& like, DType dtype, Device device) {
+  const Strides st = preserved_strides(like);
+  if (st.empty()) return Tensor::empty(like.shape(), dtype, device);
+  return Tensor::empty(Shape{like.numel()}, dtype, device).as_strided(like.shape(), st, 0);
 }
 
 bool is_channels_last(const Tensor& x) {

@@ -33,6 +33,13 @@ bool same_strides(const Tensor& a, const Tensor& b);
 // An uninitialized tensor of like's shape and dtype, with like's strides when like is
 // non-overlapping and dense, else contiguous.
 Tensor empty_in_layout_of(const Tensor& like);
+// PyTorch's preserve_format strides for a new tensor made like x: x's own strides when x is
+// non-overlapping and dense, else dense strides in x's stride order (ATen's
+// infer_dense_strides); empty (meaning row-major) when x is contiguous or empty.
+Strides preserved_strides(const Tensor& x);
+// An uninitialized tensor of like's shape laid out as preserve_format asks (preserved_strides),
+// of `dtype` on `device`.
+Tensor empty_preserving_layout(const Tensor& like, DType dtype, Device device);
 // A fresh copy of x with like's strides when like is non-overlapping and dense (x's shape must
 // be like's), else contiguous; x itself when it is already so (`copy` false).
 Tensor copy_in_layout_of(const Tensor& x, const Tensor& like, bool copy);

@@ -149,7 +149,7 @@ void init_tensor(py::module_& m) {
   cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape()); })
       .def_property_readonly("ndim", &Tensor::ndim)
       .def_property_readonly("size", &Tensor::numel, "Number of elements (the array API's size).")
-      .def("numel", &Tensor::numel)
+      // (numel is ts.numel itself: csrc/python/bind_creation.cpp)
       .def("dim", &Tensor::ndim)
       .def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
       .def_property_readonly("device", &Tensor::device)

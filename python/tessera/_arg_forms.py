@@ -304,14 +304,13 @@ def build(ns: Dict[str, Any]) -> Dict[str, Any]:
     def wrap(name: str, slots: Sequence[Slot], drop: Sequence[str] = ()) -> None:
         out[name] = _keywords(ns[name], name, slots, drop)
 
-    wrap("full", [("shape", "size"), ("fill_value",)])
-    wrap("eye", [(None, "n"), (None, "m")])
+    # (full's size= and eye's n=/m= are parsed by the C++ bindings: bind_creation.cpp)
     wrap("take", [(None, "input"), (None, "index", "indices")])
     wrap("isin", [(None, "elements"), (None, "test_elements")], drop=("assume_unique",))
     wrap("where", [(None, "condition"), (None, "input"), (None, "other")])
     wrap("manual_seed", [(None, "seed")])
-    for name in ("zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
-                 "randn_like", "randint_like"):
+    # (zeros_like/ones_like/empty_like/full_like take memory_format= in C++)
+    for name in ("rand_like", "randn_like", "randint_like"):
         if name in ns:
             out[name] = _with_memory_format(ns[name], name)
     out["clone"] = clone

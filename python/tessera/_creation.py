@@ -8,7 +8,6 @@ from __future__ import annotations
 import builtins
 import warnings
 import math
-import operator
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
@@ -26,21 +25,6 @@ __all__ = ["asarray", "tensor", "empty", "zeros", "ones", "full", "empty_like", 
            "is_nonzero"]
 
 ShapeLike = Union[int, Sequence[int]]
-
-
-def _shape(shape: Any) -> tuple:
-    if hasattr(shape, "__index__") and not isinstance(shape, Tensor):
-        return (operator.index(shape),)
-    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
-        raise TypeError(f"shape must be an int or a sequence of ints, got {type(shape).__name__}")
-    try:
-        return tuple(operator.index(s) for s in shape)
-    except TypeError:
-        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
-
-
-def _dt(dtype: Any, default: Any) -> Any:
-    return default if dtype is None else _as_dtype(dtype)
 
 
 _INT64_MAX, _UINT64_MAX = 2**63 - 1, 2**64 - 1
@@ -275,123 +259,16 @@ def _has_buffer(obj: Any) -> builtins.bool:
         return False
 
 
-# zeros/ones/empty(shape, *, dtype=None, device=None, requires_grad=False) in every form
-# (torch's varargs sizes, size=, layout/pin_memory/memory_format/out checks): the C++ bindings
-# themselves (csrc/python/bind_creation.cpp).
-empty = _C.empty
-zeros = _C.zeros
-ones = _C.ones
-
-
-def full(shape: ShapeLike, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """A tensor of `shape` filled with `fill_value` (dtype inferred from it when not given)."""
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    if dtype is None:
-        dtype = _scalar_default_dtype(fill_value)
-        if dtype is None:
-            raise TypeError(f"full: fill_value must be a Python number, got {type(fill_value).__name__}")
-        if dtype in (float32, complex64) and _default["dtype"] != float32:
-            dtype = _default["dtype"] if dtype == float32 else _default_complex()
-    return _rg(_C._full(_shape(shape), fill_value, _as_dtype(dtype), device), requires_grad)
-
-
-def _like(x: Tensor, dtype: Any, device: Any):
-    return (x.dtype if dtype is None else _as_dtype(dtype)), (x.device if device is None else device)
-
-
-def _preserved_strides(x: Tensor) -> Optional[tuple]:
-    """The strides PyTorch's memory_format=preserve_format gives a tensor made like x, or
-    None when they are the row-major ones: x's own strides when x is non-overlapping and
-    dense (e.g. a transpose), else dense strides in x's stride order (infer_dense_strides)."""
-    if not isinstance(x, Tensor) or x.ndim < 2 or x.is_contiguous():
-        return None
-    shape, strides = tuple(x.shape), tuple(x.stride())
-    if 0 in shape:
-        return None
-    if not _non_overlapping_and_dense(shape, strides):
-        strides = _infer_dense_strides(shape, strides)
-    row_major, acc = [0] * len(shape), 1
-    for i in reversed(range(len(shape))):
-        row_major[i] = acc
-        acc *= builtins.max(shape[i], 1)
-    return None if tuple(row_major) == strides else strides
-
-
-def _non_overlapping_and_dense(shape: tuple, strides: tuple) -> builtins.bool:
-    perm = sorted(range(len(shape)), key=lambda d: (shape[d] < 2, strides[d]))
-    need = 1
-    for d in perm:
-        if shape[d] < 2:
-            return True
-        if strides[d] != need:
-            return False
-        need *= shape[d]
-    return True
-
-
-def _infer_dense_strides(shape: tuple, strides: tuple) -> tuple:
-    """ATen's infer_dense_strides: dims sorted by stride (stable insertion sort, zero strides
-    stay in place, ties put the smaller size inner), then packed densely."""
-    n = len(shape)
-    perm = list(range(n - 1, -1, -1))
-
-    def should_swap(d0: int, d1: int) -> int:
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        return 1 if shape[d0] > shape[d1] else 0
-    for i in range(1, n):
-        d1 = i
-        for j in range(1, i + 1):
-            d0 = i - j
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    out, acc = [0] * n, 1
-    for d in perm:
-        out[d] = acc
-        acc *= builtins.max(shape[d], 1)
-    return tuple(out)
-
-
-def _like_layout(x: Tensor, flat: Any) -> Tensor:
-    """flat(shape) -> a row-major tensor; the result laid out like x (preserve_format)."""
-    st = _preserved_strides(x)
-    if st is None:
-        return flat(tuple(x.shape))
-    return flat((math.prod(x.shape),)).as_strided(tuple(x.shape), st)
-
-
-def empty_like(x: Tensor, /, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """An uninitialized tensor like x (laid out like x when x is, e.g., a transpose:
-    PyTorch's preserve_format)."""
-    d, dev = _like(x, dtype, device)
-    return _rg(_like_layout(x, lambda shape: _C._empty(shape, d, dev)), requires_grad)
-
-
-def zeros_like(x: Tensor, /, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """Zeros with x's shape (and layout, as empty_like), dtype and device unless given."""
-    d, dev = _like(x, dtype, device)
-    return _rg(_like_layout(x, lambda shape: _C._full(shape, 0, d, dev)), requires_grad)
-
-
-def ones_like(x: Tensor, /, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """Ones with x's shape (and layout, as empty_like), dtype and device unless given."""
-    d, dev = _like(x, dtype, device)
-    return _rg(_like_layout(x, lambda shape: _C._full(shape, 1, d, dev)), requires_grad)
-
-
-def full_like(x: Tensor, /, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """fill_value with x's shape (and layout, as empty_like), dtype and device unless given;
-    a value that overflows the dtype raises RuntimeError like PyTorch."""
-    d, dev = _like(x, dtype, device)
-    return _rg(_like_layout(x, lambda shape: _C._full(shape, fill_value, d, dev)), requires_grad)
+# zeros/ones/empty, full, the *_like functions (random ones too), arange, linspace,
+# logspace, eye, tril/triu, tril_indices/triu_indices, meshgrid,
+# scalar_tensor, empty_strided/empty_permuted, fill and the tensor queries in every argument
+# form (torch's varargs sizes, size=, n=/m=, diagonal=, layout/pin_memory/memory_format/out):
+# the C++ bindings themselves (csrc/python/bind_creation.cpp).
+from ._C import (empty, zeros, ones, full, empty_like, zeros_like, ones_like,  # noqa: E402
+                 full_like, eye, tril, triu, rand_like, randn_like, randint_like, scalar_tensor,
+                 is_tensor, is_floating_point, is_complex, is_nonzero, numel, fill,
+                 empty_strided, empty_permuted, arange, linspace, logspace, meshgrid,
+                 tril_indices, triu_indices)
 
 
 def tensor(data: Any, *, dtype: Any = None, device: Any = None,
@@ -403,223 +280,10 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None,
     return asarray(data, dtype=dtype, device=device, copy=True, requires_grad=requires_grad)
 
 
-def _number(v: Any, op: str, name: str) -> Any:
-    """A Python number from an int/float/complex, a NumPy scalar or a one-element tensor."""
-    if isinstance(v, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
-        return v
-    if isinstance(v, Tensor):
-        if v.ndim != 0:
-            raise TypeError(f"{op}: {name} must be a number or a 0-d tensor, got shape {v.shape}")
-        return v.item()
-    if isinstance(v, np.generic):
-        return v.item()
-    if hasattr(v, "__index__"):
-        return v.__index__()
-    if hasattr(v, "__float__"):
-        return builtins.float(v)
-    raise TypeError(f"{op}: {name} must be a number, got {type(v).__name__}")
-
-
-def arange(*args: Union[int, float], start: Union[int, float, None] = None,
-           stop: Optional[Union[int, float]] = None, step: Union[int, float, None] = None,
-           dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False,
-           end: Optional[Union[int, float]] = None) -> Tensor:
-    """Evenly spaced values in the half-open interval [start, stop): shape (n,) with
-    n = max(0, ceil((stop - start) / step)) (NumPy's rule).
-
-    Values are start + i * step computed in double precision, then cast (NumPy instead steps by
-    (start + step) - start, which can drift by an ulp or so over long float ranges).
-    One argument means arange(0, start); torch's ``end=`` is stop (``arange(end=n)`` counts
-    from 0). The dtype defaults to int64 when every argument is an int and to the default
-    float dtype (float32 unless set) when any is a float.
-    """
-    if len(args) > 3:
-        raise TypeError(f"arange() takes at most 3 positional arguments ({len(args)} given)")
-    for name, value in zip(("start", "stop", "step"), args):
-        if {"start": start, "stop": stop, "step": step}[name] is not None:
-            raise TypeError(f"arange() got multiple values for argument '{name}'")
-    if args:
-        start, stop, step = (tuple(args) + (None, None))[:3] if len(args) > 1 else \
-            (args[0], stop, step)
-    if end is not None:
-        if stop is not None:
-            raise TypeError("arange: got both stop= and its alias end=")
-        stop = end
-    if start is None or (not args and stop is None):  # torch: arange(start=2) lacks "end"
-        if stop is None:
-            raise TypeError('arange() missing 1 required positional argument: "end"')
-        start = 0
-    if step is None:
-        step = 1
-    start = _number(start, "arange", "start")
-    if stop is None:
-        start, stop = 0, start
-    stop = _number(stop, "arange", "stop")
-    step = _number(step, "arange", "step")
-    args = (start, stop, step)
-    if any(isinstance(a, builtins.complex) for a in args):
-        raise TypeError("arange: start, stop and step must be real numbers")
-    if dtype is None:
-        dtype = _default["dtype"] if any(isinstance(a, builtins.float) for a in args) else int64
-    dtype = _as_dtype(dtype)
-    if any(isinstance(a, builtins.float) for a in args) and _is_int_dtype(dtype):
-        return _rg(_int_arange_of_floats(start, stop, step, dtype, device), requires_grad)
-    return _rg(_C._arange(start, stop, step, dtype, device), requires_grad)
-
-
-def _is_int_dtype(dt: Any) -> builtins.bool:
-    from . import _dtypes
-    return dt in (_dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64, _dtypes.uint8,
-                  _dtypes.uint16, _dtypes.uint32, _dtypes.uint64)
-
-
-def _int_arange_of_floats(start: Any, stop: Any, step: Any, dtype: Any, device: Any) -> Tensor:
-    """arange with float arguments and an integer dtype, as PyTorch computes it: the values
-    are trunc(start) + i * trunc(step). For int64 the length comes from the truncated
-    arguments too (a step truncating to 0 raises ValueError); for the other integer dtypes
-    from ceil((stop - start) / step) over the float arguments."""
-    if step == 0:
-        raise ValueError("arange: step must be nonzero")
-    xstart, xstep = builtins.int(start), builtins.int(step)
-    if dtype == int64:
-        if xstep == 0:
-            raise ValueError("arange: step must be nonzero")
-        xstop = builtins.int(stop)
-        n = builtins.max(0, -((xstart - xstop) // xstep))  # ceil((xstop - xstart) / xstep)
-    else:
-        n = builtins.max(0, math.ceil((builtins.float(stop) - builtins.float(start)) / step))
-    idx = _C._arange(0, n, 1, int64, device)
-    return _C._astype(idx * xstep + xstart, dtype, False)
-
-
-def linspace(start: Union[int, float, complex], stop: Union[int, float, complex, None] = None,
-             num: Optional[int] = None, *, dtype: Any = None, device: Any = None,
-             endpoint: builtins.bool = True, requires_grad: builtins.bool = False,
-             end: Union[int, float, complex, None] = None, steps: Optional[int] = None) -> Tensor:
-    """`num` evenly spaced values from start to stop (stop included when endpoint): shape (num,).
-    torch's names ``end=`` and ``steps=`` are stop and num.
-
-    Computed in double precision as start + i * (stop - start) / div (div = num - 1 with the
-    endpoint, else num), and the last element is exactly stop when endpoint; then cast.
-    The dtype defaults to the default float dtype (float32 unless set), or the matching
-    complex dtype when start or stop is complex.
-    """
-    if end is not None:
-        if stop is not None:
-            raise TypeError("linspace: got both stop= and its alias end=")
-        stop = end
-    if steps is not None:
-        if num is not None:
-            raise TypeError("linspace: got both num= and its alias steps=")
-        num = steps
-    if stop is None or num is None:
-        raise TypeError("linspace() missing a required argument: "
-                        f"{'stop (end)' if stop is None else 'num (steps)'}")
-    start = _number(start, "linspace", "start")
-    stop = _number(stop, "linspace", "stop")
-    if dtype is None:
-        dtype = _default_complex() if isinstance(start, builtins.complex) or \
-            isinstance(stop, builtins.complex) else _default["dtype"]
-    if _is_int_dtype(_as_dtype(dtype)):
-        return _rg(_int_linspace(start, stop, num, _as_dtype(dtype), builtins.bool(endpoint), device),
-                   requires_grad)
-    return _rg(_C._linspace(start, stop, num, _as_dtype(dtype), builtins.bool(endpoint), device), requires_grad)
-
-
-def _int_linspace(start: Any, stop: Any, num: int, dtype: Any, endpoint: builtins.bool,
-                  device: Any) -> Tensor:
-    """linspace with an integer dtype, as PyTorch computes it: start and stop are truncated to
-    integers, the step (stop - start) / (num - 1) is a double, the first half of the values
-    is start + i * step and the second half stop - (num - 1 - i) * step, each truncated
-    toward zero."""
-    if isinstance(start, builtins.complex) or isinstance(stop, builtins.complex):
-        raise TypeError("linspace: complex endpoints need a complex dtype")
-    num = operator.index(num)
-    if num < 0:
-        raise ValueError(f"linspace: number of steps must be non-negative, got {num}")
-    a, b = builtins.int(start), builtins.int(stop)
-    if num == 1:
-        vals = np.array([a], dtype=np.int64)
-    else:
-        i = np.arange(num, dtype=np.float64)
-        if endpoint:
-            step = (builtins.float(b) - builtins.float(a)) / (num - 1) if num > 1 else 0.0
-            half = num // 2
-            v = np.where(i < half, a + step * i, b - step * (num - 1 - i))
-        else:
-            v = a + ((builtins.float(b) - builtins.float(a)) / num) * i if num else i
-        vals = np.trunc(v).astype(np.int64)
-    return asarray(vals, dtype=dtype, device=device)
-
-
-def eye(n_rows: int, n_cols: Optional[int] = None, /, *, k: int = 0, dtype: Any = None,
-        device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """A (n_rows, n_cols) tensor with ones on the k-th diagonal (k > 0 above the main one)."""
-    return _rg(_C._eye(n_rows, n_rows if n_cols is None else n_cols, k,
-                       _dt(dtype, _default["dtype"]), device), requires_grad)
-
-
-def _band(op: str, x: Tensor, k: Optional[int], diagonal: Optional[int]) -> int:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}: expected a tensor, got {type(x).__name__}")
-    if k is not None and diagonal is not None:
-        raise TypeError(f"{op}: got the diagonal both as diagonal and as k=")
-    return k if k is not None else diagonal if diagonal is not None else 0
-
-
-def tril(input: Tensor, diagonal: Optional[int] = None, *, k: Optional[int] = None) -> Tensor:
-    """The lower triangle of each matrix in x (..., M, N): elements with col - row <= k are kept,
-    the rest are zero. `diagonal` (positional or keyword) is PyTorch's name for k."""
-    return _C._tril(input, _band("tril", input, k, diagonal))
-
-
-def triu(input: Tensor, diagonal: Optional[int] = None, *, k: Optional[int] = None) -> Tensor:
-    """The upper triangle of each matrix in x (..., M, N): elements with col - row >= k are kept,
-    the rest are zero. `diagonal` (positional or keyword) is PyTorch's name for k."""
-    return _C._triu(input, _band("triu", input, k, diagonal))
-
-
-def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list:
-    """Coordinate grids from 1-D tensors x1 (N1,), x2 (N2,), ... (0-d ones count as 1-D of
-    one element, as in PyTorch): with indexing='xy' each
-    result has shape (N2, N1, N3, ...), with 'ij' (N1, N2, N3, ...). The results are broadcast
-    views of the inputs (read-only in spirit: writing to one writes to many elements)."""
-    if indexing not in ("xy", "ij"):
-        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
-    if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
-        arrays = tuple(arrays[0])
-    for i, a in enumerate(arrays):
-        if not isinstance(a, Tensor):
-            raise TypeError(f"meshgrid: argument {i} must be a tensor, got {type(a).__name__}")
-        if a.ndim > 1:
-            raise ValueError(f"meshgrid: argument {i} must be 0-D or 1-D, got shape {a.shape}")
-    # like torch, a 0-d tensor counts as a 1-D tensor of one element
-    arrays = tuple(_C._reshape(a, (1,), -1) if a.ndim == 0 else a for a in arrays)
-    n = len(arrays)
-    pos = list(range(n))
-    if indexing == "xy" and n >= 2:
-        pos[0], pos[1] = 1, 0
-    shape = [0] * n
-    for i, a in enumerate(arrays):
-        shape[pos[i]] = a.shape[0]
-    out = []
-    for i, a in enumerate(arrays):
-        view = [1] * n
-        view[pos[i]] = a.shape[0]
-        out.append(_C._broadcast_to(_C._reshape(a, tuple(view), -1), tuple(shape)))
-    return out
-
-
 # ---- x.new_*
 def _new_args(self: Tensor, dtype: Any, device: Any) -> dict:
     return {"dtype": self.dtype if dtype is None else _as_dtype(dtype),
             "device": self.device if device is None else device}
-
-
-def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-              requires_grad: builtins.bool = False) -> Tensor:
-    """A tensor of `size` filled with `fill_value`, with this tensor's dtype and device."""
-    return full(size, fill_value, requires_grad=requires_grad, **_new_args(self, dtype, device))
 
 
 def _new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
@@ -628,34 +292,6 @@ def _new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = Non
     if isinstance(data, Tensor):
         data = data.detach()
     return asarray(data, copy=True, requires_grad=requires_grad, **_new_args(self, dtype, device))
-
-
-# ---- *_like with random values
-def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-              requires_grad: builtins.bool = False) -> Tensor:
-    """Uniform [0, 1) values with input's shape, dtype and device (unless given)."""
-    from . import random
-    a = _new_args(input, dtype, device)
-    return _rg(_like_layout(input, lambda shape: random.rand(*shape, **a)), requires_grad)
-
-
-def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-               requires_grad: builtins.bool = False) -> Tensor:
-    """Standard normal values with input's shape, dtype and device (unless given)."""
-    from . import random
-    a = _new_args(input, dtype, device)
-    return _rg(_like_layout(input, lambda shape: random.randn(*shape, **a)), requires_grad)
-
-
-def randint_like(input: Tensor, low: int = 0, high: Optional[int] = None, *, dtype: Any = None,
-                 device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """Random integers in [low, high) (one bound given: [0, low)) with input's shape, dtype
-    and device (unless given)."""
-    from . import random
-    if high is None:
-        low, high = 0, low
-    a = _new_args(input, dtype, device)
-    return _rg(random.randint(low, high, tuple(input.shape), **a), requires_grad)
 
 
 # ---- interop and queries
@@ -676,138 +312,6 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     return asarray(data, dtype=dtype, device=device)
 
 
-def is_tensor(obj: Any) -> builtins.bool:
-    """True when `obj` is a tessera Tensor."""
-    return isinstance(obj, Tensor)
-
-
-def _tensor_arg(op: str, x: Any) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}: expected a Tensor, got {type(x).__name__}")
-    return x
-
-
-def is_floating_point(input: Tensor) -> builtins.bool:
-    return _tensor_arg("is_floating_point", input).is_floating_point()
-
-
-def is_complex(input: Tensor) -> builtins.bool:
-    return _tensor_arg("is_complex", input).is_complex()
-
-
-def is_nonzero(input: Tensor) -> builtins.bool:
-    return _tensor_arg("is_nonzero", input).is_nonzero()
-
-
-def numel(input: Tensor) -> int:
-    """The number of elements of `input`."""
-    return int(_tensor_arg("numel", input).size)
-
-
-def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None,
-                  requires_grad: builtins.bool = False) -> Tensor:
-    """A 0-d tensor holding `s` (float32 unless dtype is given, like torch)."""
-    return asarray(s, dtype=_default["dtype"] if dtype is None else dtype, device=device,
-                   copy=True, requires_grad=requires_grad)
-
-
-def _tri_indices(op: str, row: int, col: int, offset: int, upper: builtins.bool, dtype: Any,
-                 device: Any) -> Tensor:
-    """Row i of the triangle holds clip(i + offset + 1, 0, col) columns from 0 (lower) or
-    clip(col - i - offset, 0, col) columns ending at col - 1 (upper): the count is summed in
-    closed form and checked (check_output_size) before any index is built, and only rows that
-    hold an entry are enumerated, so the work is O(output)."""
-    from ._arg_checks import check_output_size, int_arg
-    row, col = int_arg(op, "row", row), int_arg(op, "col", col)
-    offset = int_arg(op, "offset", offset)
-    for n, v in (("row", row), ("col", col)):
-        if v < 0:
-            raise RuntimeError(f"{op}: {n} must be non-negative, got {v}")
-    # rows lo..hi (inclusive) hold entries; row i holds clip(a + i, 0, col) (lower) or
-    # clip(a - i, 0, col) (upper) of them
-    if upper:
-        a = col - offset
-        lo, hi = 0, builtins.min(row - 1, a - 1)
-    else:
-        a = offset + 1
-        lo, hi = builtins.max(0, 1 - a), row - 1
-    if hi < lo or col == 0:
-        total = 0
-    else:
-        # rows where the count is not clipped at col: a linear run
-        sign = -1 if upper else 1
-        full_lo, full_hi = (lo, builtins.min(hi, a - col)) if upper else \
-            (builtins.max(lo, col - a), hi)
-        full = builtins.max(0, full_hi - full_lo + 1)
-        lin_lo, lin_hi = (builtins.max(lo, a - col + 1), hi) if upper else \
-            (lo, builtins.min(hi, col - a - 1))
-        nlin = builtins.max(0, lin_hi - lin_lo + 1)
-        total = full * col
-        if nlin:  # an arithmetic series: nlin terms from a + sign*lin_lo to a + sign*lin_hi
-            total += (nlin * (2 * a + sign * (lin_lo + lin_hi))) // 2
-    out_dtype = int64 if dtype is None else _as_dtype(dtype)
-    check_output_size(op, (2, total), out_dtype, device)
-    if total == 0:
-        return asarray(np.zeros((2, 0), dtype=np.int64), dtype=out_dtype, device=device)
-    rows = np.arange(lo, hi + 1, dtype=np.int64)
-    counts = np.clip(a - rows if upper else a + rows, 0, col)
-    starts = col - counts if upper else np.zeros_like(counts)
-    r = np.repeat(rows, counts)
-    c = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts - starts, counts)
-    return asarray(np.stack([r, c]), dtype=out_dtype, device=device)
-
-
-def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
-                 device: Any = None) -> Tensor:
-    """2 x N int64 (row, col) indices of the lower triangle of a row x col matrix (on and
-    below diagonal `offset`), in row-major order."""
-    return _tri_indices("tril_indices", row, col, offset, False, dtype, device)
-
-
-def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
-                 device: Any = None) -> Tensor:
-    """2 x N int64 (row, col) indices of the upper triangle (on and above diagonal `offset`)."""
-    return _tri_indices("triu_indices", row, col, offset, True, dtype, device)
-
-
-def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
-             device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
-    """`steps` values base**linspace(start, end, steps) (the default float dtype unless dtype
-    is given)."""
-    if steps < 0:
-        raise RuntimeError(f"logspace: number of steps must be non-negative, got {steps}")
-    exps = np.linspace(start, end, steps, dtype=np.float64)
-    vals = np.power(np.float64(base), exps)
-    d = _default["dtype"] if dtype is None else _as_dtype(dtype)
-    return asarray(vals, dtype=d, device=device, copy=True, requires_grad=requires_grad)
-
-
-# ---- torch.fill, empty_strided, frombuffer, empty_permuted, range
-def fill(input: Tensor, value: Any) -> Tensor:
-    """A new tensor like `input` filled with `value` (torch.fill)."""
-    return _ns().full_like(input, value)
-
-
-def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None,
-                  layout: Any = None, device: Any = None, requires_grad: bool = False,
-                  pin_memory: bool = False) -> Tensor:
-    """An uninitialized tensor of `size` with element `stride`s over fresh storage."""
-    ts = _ns()
-    size, stride = tuple(size), tuple(stride)
-    if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
-    if any(s < 0 for s in stride):
-        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
-                           f"strides: {list(stride)}")
-    extent = 0 if 0 in size else 1 + builtins.sum((n - 1) * s for n, s in zip(size, stride))
-    dt = ts.get_default_dtype() if dtype is None else dtype
-    base = ts.empty((extent,), dtype=dt, device=device)
-    out = base.as_strided(size, stride)
-    if requires_grad:
-        out = out.detach().requires_grad_(True)
-    return out
-
-
 def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
                requires_grad: bool = False) -> Tensor:
     """A 1-D tensor over an object exposing the buffer protocol (`count` items of `dtype`
@@ -826,20 +330,6 @@ def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
                          f"element size ({np_dt.itemsize})")
     arr = np.frombuffer(buffer, dtype=np_dt, count=count, offset=offset)
     out = ts.asarray(arr.copy())
-    if requires_grad:
-        out.requires_grad_(True)
-    return out
-
-
-def empty_permuted(size: Sequence[int], physical_layout: Sequence[int], *, dtype: Any = None,
-                   device: Any = None, requires_grad: bool = False, **kwargs: Any) -> Tensor:
-    """An uninitialized tensor of `size` (tessera allocates row-major whatever the layout)."""
-    ts = _ns()
-    size, layout = tuple(size), tuple(physical_layout)
-    if sorted(layout) != list(range(len(size))):
-        raise RuntimeError(f"empty_permuted: physical_layout must be a permutation of the "
-                           f"dims, got {list(layout)} for size {list(size)}")
-    out = ts.empty(size, dtype=dtype, device=device)
     if requires_grad:
         out.requires_grad_(True)
     return out

@@ -364,14 +364,6 @@ def _type_as(self: Tensor, other: Tensor) -> Tensor:
 
 
 # ---- queries
-def _is_floating_point(self: Tensor) -> builtins.bool:
-    return self.dtype in (float16, bfloat16, float32, float64)
-
-
-def _is_complex(self: Tensor) -> builtins.bool:
-    return self.dtype in (complex64, complex128)
-
-
 def _is_signed(self: Tensor) -> builtins.bool:
     return self.dtype not in (bool_, uint8, _C.uint16, _C.uint32, _C.uint64)
 
@@ -379,13 +371,6 @@ def _is_signed(self: Tensor) -> builtins.bool:
 def _get_device(self: Tensor) -> int:
     """-1 on the CPU, else the CUDA device index (torch.Tensor.get_device)."""
     return -1 if self.device.type == "cpu" else (self.device.index or 0)
-
-
-def _is_nonzero(self: Tensor) -> builtins.bool:
-    if self.size != 1:
-        raise RuntimeError(f"is_nonzero: a tensor with {int(self.size)} elements is ambiguous; "
-                           "it needs exactly one element")
-    return builtins.bool(self.item())
 
 
 def _is_same_size(self: Tensor, other: Tensor) -> builtins.bool:
@@ -402,7 +387,7 @@ def _data_set(self: Tensor, value: Tensor) -> None:
     storage, shape and dtype."""
     if not isinstance(value, Tensor):
         raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
-    if self.requires_grad and not (_is_floating_point(value) or _is_complex(value)):
+    if self.requires_grad and not (_C.is_floating_point(value) or _C.is_complex(value)):
         raise RuntimeError("data set to a tensor that requires gradients must be floating point "
                            "or complex dtype")
     self._set_data(value)
@@ -418,14 +403,14 @@ def _adjoint(self: Tensor) -> Tensor:
     if self.ndim < 2:
         raise RuntimeError(f"adjoint: expected a tensor with 2 or more dimensions, got {self.ndim}")
     t = self.mT
-    return _C.conj(t) if _is_complex(self) else t
+    return _C.conj(t) if _C.is_complex(self) else t
 
 
 def _H(self: Tensor) -> Tensor:
     if self.ndim not in (0, 2):
         raise RuntimeError(f"H: expected a matrix or a 0-d tensor, got {self.ndim} dimensions")
     if self.ndim == 0:
-        return _C.conj(self) if _is_complex(self) else self
+        return _C.conj(self) if _C.is_complex(self) else self
     return _adjoint(self)
 
 
@@ -465,14 +450,14 @@ _c_stride = Tensor.stride
 
 # ---- x.real / x.imag: views of a complex tensor's parts, writable (torch's and NumPy's)
 def _real_get(self: Tensor) -> Tensor:
-    if _is_complex(self):
+    if _C.is_complex(self):
         from ._elementwise import view_as_real
         return view_as_real(self)[..., 0]
     return self
 
 
 def _imag_get(self: Tensor) -> Tensor:
-    if _is_complex(self):
+    if _C.is_complex(self):
         from ._elementwise import view_as_real
         return view_as_real(self)[..., 1]
     return _C.imag(self)
@@ -483,7 +468,7 @@ def _real_set(self: Tensor, value: Any) -> None:
 
 
 def _imag_set(self: Tensor, value: Any) -> None:
-    if not _is_complex(self):
+    if not _C.is_complex(self):
         raise RuntimeError(f"imag is not implemented for tensors with non-complex dtypes "
                            f"({self.dtype})")
     _imag_get(self)[...] = value

@@ -59,8 +59,7 @@ TENSOR_METHODS: Dict[str, Any] = {
     # (reshape and view are C++ methods: csrc/python/bind_core.cpp; permute, transpose /
     # swapaxes / swapdims, flatten, unsqueeze, squeeze, expand, flip, movedim / moveaxis, t,
     # view_as / reshape_as / expand_as: csrc/python/bind_views.cpp)
-    "tril": _tc.tril,
-    "triu": _tc.triu,
+    # (tril / triu are the namespace's functions: csrc/python/bind_creation.cpp)
     # (the reductions sum, prod, mean, var, std, max, min, all, any, count_nonzero, argmax,
     # argmin, cumsum, cumprod, amax, amin, aminmax, median, nanmedian, kthvalue are C++
     # methods with every argument form: csrc/python/bind_reduction.cpp)
@@ -81,10 +80,7 @@ TENSOR_METHODS: Dict[str, Any] = {
     "nelement": _tb._nelement,
     "ndimension": _tb._ndimension,
     "element_size": _tb._element_size,
-    "is_floating_point": _tb._is_floating_point,
-    "is_complex": _tb._is_complex,
     "is_signed": _tb._is_signed,
-    "is_nonzero": _tb._is_nonzero,
     "is_same_size": _tb._is_same_size,
     "is_inference": _tb._false,
     "is_conj": _tb._false,
@@ -111,8 +107,8 @@ TENSOR_METHODS: Dict[str, Any] = {
     "imag": property(_tb._imag_get, _tb._imag_set,
                      doc="The imaginary part: a writable view for complex tensors."),
     # torch's new_* creation (_creation.py)
-    # (new_zeros / new_ones / new_empty are C++ methods: csrc/python/bind_creation.cpp)
-    "new_full": _tc._new_full,
+    # (new_zeros / new_ones / new_empty / new_full are C++ methods, and is_floating_point /
+    # is_complex / is_nonzero / numel the namespace's functions: csrc/python/bind_creation.cpp)
     "new_tensor": _tc._new_tensor,
     # torch's in-place methods that are not an op and a write (_inplace.py)
     "float_power_": _ti._float_power_,
