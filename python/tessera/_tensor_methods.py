@@ -264,7 +264,7 @@ def _tensor_table() -> Dict[str, Any]:
     for table in (el.METHODS, mp.METHODS, st.METHODS, lc.METHODS, _ix.METHODS, TORCH_METHODS):
         torch_methods.update(table)
     for name, fn in torch_methods.items():
-        final[name] = fn if name in el.HOT else _named_method(fn, name)
+        final[name] = _named_method(fn, name)
     twins = [n for n in el.METHODS if n not in el.NO_INPLACE]
     twins += [n for n in el.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
     twins += lc.INPLACE + TORCH_INPLACE_TWINS + ["masked_scatter", "index_fill", "index_copy",

@@ -1,0 +1,42 @@
+// PyTorch's pointwise functions composed of elementwise ops (clamp, lerp, addcmul, addcdiv,
+// nan_to_num, isclose/allclose, fmod): one definition each, with PyTorch's dtype rules and
+// errors naming the op. Their gradients come from the differentiable ops they are made of.
+#pragma once
+#include <optional>
+
+#include "core/scalar.h"
+#include "core/tensor.h"
+
+namespace ts {
+
+// torch.clamp: clip (Note [clip]) after PyTorch's promotion: a Python float bound (a wrapped
+// number) makes an integer or bool input the default float dtype, a tensor bound of another
+// dtype promotes an integer or bool input (a floating input keeps its dtype), and tensor bounds
+// broadcast the input to their shape. No bound at all gives a copy (as ts.clip).
+Tensor clamp(const Tensor& x, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi);
+
+// input + weight * (end - input); input must be floating or complex (RuntimeError).
+Tensor lerp(const Tensor& input, const Tensor& end, const Tensor& weight);
+// input + value * tensor1 * tensor2 (value == 1 multiplies nothing).
+Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value);
+// input + value * tensor1 / tensor2; two integral divisors raise RuntimeError (PyTorch).
+Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value);
+
+// NaN -> nan, +inf -> posinf (default: the dtype's largest finite value), -inf -> neginf (its
+// lowest); complex input: each part; integral and bool input: a copy.
+Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf,
+                  std::optional<double> neginf);
+
+// |x - y| <= atol + rtol * |y| elementwise (bool); infinities equal only themselves, NaN equal
+// to NaN only with equal_nan. `same_dtype` (other given as a tensor): the dtypes must match
+// (RuntimeError, as PyTorch). allclose: isclose everywhere (after broadcasting).
+Tensor isclose(const Tensor& x, const Tensor& y, double rtol, double atol, bool equal_nan,
+               bool same_dtype);
+bool allclose(const Tensor& x, const Tensor& y, double rtol, double atol, bool equal_nan,
+              bool same_dtype);
+
+// C's fmod: the remainder with the dividend's sign. An integral zero divisor raises
+// ZeroDivisionError (a RuntimeError, as PyTorch).
+Tensor fmod(const Tensor& x, const Tensor& y);
+
+}  // namespace ts
