@@ -67,9 +67,8 @@ TENSOR_METHODS: Dict[str, Any] = {
     # methods with every argument form: csrc/python/bind_reduction.cpp)
     # indexing (_indexing.py)
     "take": _ix._take_method,
-    "nonzero": _ix._nonzero_method,
-    # (gather/scatter/scatter_add/index_select/index_add/masked_fill/masked_select and their
-    # in-place forms are C++: csrc/python/bind_search.cpp)
+    # (gather/scatter/scatter_add/index_select/index_add/masked_fill/masked_select/index_fill/
+    # index_copy/nonzero/argwhere and their in-place forms are C++: csrc/python/bind_search.cpp)
     # sorting (_sorting.py)
     "sort": _so._sort_method,
     "argsort": _so._argsort_method,
@@ -188,7 +187,6 @@ TORCH_METHODS: Dict[str, Any] = {
     # (x.tile and x.repeat are C++ methods: csrc/python/bind_views.cpp)
     "svd": _lc._svd_method,
     "apply_": _t._apply_,
-    "argwhere": _ix.argwhere,
     "qr": _lc._qr_method,
     "share_memory_": _tb._itself,
     "is_shared": _tb._false,
