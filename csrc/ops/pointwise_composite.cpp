@@ -165,4 +165,101 @@ Tensor fmod(const Tensor& x, const Tensor& y) {
   return where(fix_sign, subtract(r, y), r);
 }
 
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kLn2 = 0.69314718055994530942;
+}  // namespace
+
+Tensor rsqrt(const Tensor& x) { return unary_op(reciprocal_def, unary_op(sqrt_def, floating(x))); }
+
+Tensor exp2(const Tensor& x) { return pow(num(2.0), floating(x)); }
+
+Tensor frac(const Tensor& x) {
+  TS_CHECK(is_floating(x.dtype()), RuntimeError, "frac: not implemented for ",
+           dtype_name(x.dtype()), " (input of shape ", shape_str(x.shape()),
+           "); hint: frac takes a floating tensor");
+  return subtract(x, unary_op(trunc_def, x));
+}
+
+Tensor deg2rad(const Tensor& x) { return multiply(floating(x), num(kPi / 180.0)); }
+
+Tensor rad2deg(const Tensor& x) { return multiply(floating(x), num(180.0 / kPi)); }
+
+Tensor isposinf(const Tensor& x) {
+  autograd::GradModeGuard no_grad(false);
+  return binary_op(logical_and_def, unary_op(isinf_def, x), binary_op(greater_def, x, num(0.0)));
+}
+
+Tensor isneginf(const Tensor& x) {
+  autograd::GradModeGuard no_grad(false);
+  return binary_op(logical_and_def, unary_op(isinf_def, x), binary_op(less_def, x, num(0.0)));
+}
+
+Tensor sgn(const Tensor& x) {
+  if (is_bool(x.dtype())) return clone_op(x);
+  if (is_floating(x.dtype()))  // torch: sgn(NaN) == 0
+    return where(unary_op(isnan_def, x), num(0.0), unary_op(sign_def, x));
+  if (!is_complex(x.dtype())) return unary_op(sign_def, x);
+  const Tensor a = unary_op(abs_def, x);
+  Tensor zero;
+  {
+    autograd::GradModeGuard no_grad(false);
+    zero = binary_op(equal_def, a, num(0.0));
+  }
+  return where(zero, num(0.0), divide(x, where(zero, num(1.0), a)));
+}
+
+namespace {
+// fmax / fmin: x where (x >= y, or x <= y) or y is NaN, else y; integral operands: max / min.
+Tensor nan_ignoring(const Tensor& x, const Tensor& y, bool is_max) {
+  if (!is_floating(x.dtype()) && !is_floating(y.dtype()))
+    return binary_op(is_max ? maximum_def : minimum_def, x, y);
+  Tensor take_x;
+  {
+    autograd::GradModeGuard no_grad(false);
+    take_x = binary_op(logical_or_def, binary_op(is_max ? greater_equal_def : less_equal_def, x, y),
+                       unary_op(isnan_def, y));
+  }
+  return where(take_x, x, y);
+}
+}  // namespace
+
+Tensor fmax(const Tensor& x, const Tensor& y) {
+  check_broadcast("fmax", {&x, &y});
+  return nan_ignoring(x, y, true);
+}
+
+Tensor fmin(const Tensor& x, const Tensor& y) {
+  check_broadcast("fmin", {&x, &y});
+  return nan_ignoring(x, y, false);
+}
+
+Tensor logaddexp2(const Tensor& x, const Tensor& y) {
+  check_broadcast("logaddexp2", {&x, &y});
+  const Tensor ln2 = num(kLn2);
+  return divide(binary_op(logaddexp_def, multiply(floating(x), ln2), multiply(floating(y), ln2)),
+                ln2);
+}
+
+Tensor ldexp(const Tensor& x, const Tensor& y) {
+  check_broadcast("ldexp", {&x, &y});
+  return multiply(floating(x), pow(num(2.0), floating(y)));
+}
+
+Tensor heaviside(const Tensor& x, const Tensor& values, bool same_dtype) {
+  TS_CHECK(!same_dtype || values.dtype() == x.dtype(), RuntimeError, "heaviside: input (",
+           dtype_name(x.dtype()), ") and values (", dtype_name(values.dtype()),
+           ") must have the same dtype; hint: cast values with .to(input.dtype)");
+  check_broadcast("heaviside", {&x, &values});
+  const Tensor one = scalar_tensor(Scalar::from_int(1), x.dtype());
+  const Tensor zero = scalar_tensor(Scalar::from_int(0), x.dtype());
+  Tensor at_zero, positive;
+  {
+    autograd::GradModeGuard no_grad(false);
+    at_zero = binary_op(equal_def, x, zero);
+    positive = binary_op(greater_def, x, zero);
+  }
+  return where(at_zero, values, where(positive, one, zero));
+}
+
 }  // namespace ts

@@ -39,4 +39,26 @@ bool allclose(const Tensor& x, const Tensor& y, double rtol, double atol, bool e
 // ZeroDivisionError (a RuntimeError, as PyTorch).
 Tensor fmod(const Tensor& x, const Tensor& y);
 
+// Unary functions of PyTorch (integer and bool inputs of the float ones compute in the default
+// float dtype): rsqrt = 1 / sqrt(x); exp2 = 2 ** x; frac = x - trunc(x) (floating x only);
+// deg2rad / rad2deg; isposinf / isneginf; sgn (sign for real x with sgn(NaN) = 0, x / |x| for
+// complex x, 0 at 0).
+Tensor rsqrt(const Tensor& x);
+Tensor exp2(const Tensor& x);
+Tensor frac(const Tensor& x);
+Tensor deg2rad(const Tensor& x);
+Tensor rad2deg(const Tensor& x);
+Tensor isposinf(const Tensor& x);
+Tensor isneginf(const Tensor& x);
+Tensor sgn(const Tensor& x);
+
+// Binary functions of PyTorch: fmax / fmin ignore NaN (NaN only where both are; ties and a NaN
+// `other` give input and its gradient); logaddexp2 = log2(2**x + 2**y); ldexp = x * 2**y;
+// heaviside = 0 / values / 1 where x < 0 / == 0 / > 0 (values of x's dtype).
+Tensor fmax(const Tensor& x, const Tensor& y);
+Tensor fmin(const Tensor& x, const Tensor& y);
+Tensor logaddexp2(const Tensor& x, const Tensor& y);
+Tensor ldexp(const Tensor& x, const Tensor& y);
+Tensor heaviside(const Tensor& x, const Tensor& values, bool same_dtype);
+
 }  // namespace ts

@@ -1,5 +1,8 @@
 // The elementwise functions of the array API namespace, and the torch-style Tensor methods
 // that call them (x.exp(), x.clamp(...)). Operators (x + y, x ** y, ...) are in bind_tensor.cpp.
+#include <deque>
+#include <string_view>
+
 #include "ops/arithmetic.h"
 #include "ops/bitwise.h"
 #include "ops/compare.h"
@@ -476,6 +479,92 @@ void def_torch_pointwise(py::module_& m) {
   m.attr("Tensor").attr("clip") = function_method(m.attr("clamp"));
 }
 
+// PyTorch's unary and binary functions made of elementwise ops: f(input, *, out=None) and
+// f(input, other, *, out=None), each also the Tensor method (in-place twins: _tensor_methods).
+void def_torch_unary_binary(py::module_& m) {
+  static std::deque<std::string> docs;  // "name(args)\n--\n\n" + text, alive for the module
+  auto doc = [](const char* name, const char* args, const char* text) {
+    return docs.emplace_back(str(name, "(", args, ")\n--\n\n", text)).c_str();
+  };
+  py::options text_signature;  // Note [Readable signatures]
+  text_signature.disable_function_signatures();
+  using UnaryFn = Tensor (*)(const Tensor&);
+  struct U {
+    const char* name;
+    UnaryFn fn;
+    const char* doc;
+  };
+  const U unary[] = {
+      {"rsqrt", &rsqrt, "1 / sqrt(input); integer input gives the default float dtype."},
+      {"exp2", &exp2, "2 ** input (float result)."},
+      {"frac", &frac, "input - trunc(input), keeping the sign; floating input only (as torch)."},
+      {"deg2rad", &deg2rad, "input * pi / 180 (float result)."},
+      {"rad2deg", &rad2deg, "input * 180 / pi (float result)."},
+      {"isposinf", &isposinf, "True where input is +inf."},
+      {"isneginf", &isneginf, "True where input is -inf."},
+      {"sgn", &sgn, "sign for real input (sgn(NaN) is 0); input / |input| (0 at 0) for complex."},
+  };
+  for (const U& u : unary) {
+    const U v = u;
+    m.def(
+        v.name,
+        [v](py::handle x, py::handle out) {
+          return result_or_out(v.name, v.fn(tensor_or_throw(x, v.name, "input")), out);
+        },
+        py::arg("input"), py::kw_only(), py::arg("out") = py::none(),
+        doc(v.name, "input, *, out=None", v.doc));
+  }
+  using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
+  struct B {
+    const char* name;
+    BinaryFn fn;
+    const char* doc;
+  };
+  const B binary[] = {
+      {"fmax", &fmax,
+       "Elementwise maximum that ignores NaN (NaN only where both are NaN); ties and a NaN\n"
+       "`other` give input and its gradient, as torch."},
+      {"fmin", &fmin,
+       "Elementwise minimum that ignores NaN (NaN only where both are NaN); ties and a NaN\n"
+       "`other` give input and its gradient, as torch."},
+      {"logaddexp2", &logaddexp2, "log2(2**input + 2**other) without overflow (float result)."},
+      {"ldexp", &ldexp, "input * 2**other (float result); other is a tensor."},
+  };
+  for (const B& b : binary) {
+    const B v = b;
+    m.def(
+        v.name,
+        [v](py::handle x, py::handle other, py::handle out) {
+          const Tensor& t = tensor_or_throw(x, v.name, "input");
+          // ldexp's other is a tensor, as torch's (a number raises TypeError there too)
+          const bool need_tensor = std::string_view(v.name) == "ldexp";
+          return result_or_out(v.name,
+                               v.fn(t, need_tensor ? tensor_or_throw(other, v.name, "other")
+                                                   : operand_or_throw(other, v.name)),
+                               out);
+        },
+        py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none(),
+        doc(v.name, "input, other, *, out=None", v.doc));
+  }
+  m.def(
+      "heaviside",
+      [](py::handle x, py::handle values, py::handle out) {
+        const char* op = "heaviside";
+        return result_or_out(
+            op,
+            heaviside(tensor_or_throw(x, op, "input"), operand_or_throw(values, op),
+                      py::isinstance<Tensor>(values)),
+            out);
+      },
+      py::arg("input"), py::arg("values"), py::kw_only(), py::arg("out") = py::none(),
+      "heaviside(input, values, *, out=None)\n--\n\n"
+      "0 where input < 0, `values` where input == 0, 1 where input > 0; a tensor `values` must\n"
+      "have input's dtype (RuntimeError, as torch).");
+  bind_functions_as_methods(
+      m, {"rsqrt", "exp2", "frac", "deg2rad", "rad2deg", "isposinf", "isneginf", "sgn", "fmax",
+          "fmin", "logaddexp2", "ldexp", "heaviside"});
+}
+
 }  // namespace
 
 void init_elementwise(py::module_& m) {
@@ -488,6 +577,7 @@ void init_elementwise(py::module_& m) {
   def_binary_functions(m);
   def_tensor_methods(m);
   def_torch_pointwise(m);
+  def_torch_unary_binary(m);
   // x.add(y, alpha=2) is ts.add(x, y, alpha=2) (Note [One function, two spellings])
   bind_functions_as_methods(
       m, {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide"});

@@ -30,6 +30,8 @@ from ._C import (  # noqa: F401
     sub, mul, div, true_divide,  # PyTorch's forms and aliases (the same function objects)
     # PyTorch's pointwise functions (csrc/python/bind_elementwise.cpp; Tensor.clamp is ts.clamp)
     clamp, clamp_min, clamp_max, lerp, addcmul, addcdiv, nan_to_num, isclose, allclose, fmod,
+    rsqrt, exp2, frac, deg2rad, rad2deg, isposinf, isneginf, sgn, fmax, fmin, logaddexp2, ldexp,
+    heaviside,
 )
 from ._dtypes import (bool as bool_, complex64, complex128, float16, bfloat16, float32,
                       float64)
@@ -95,36 +97,9 @@ def sigmoid(input: Tensor) -> Tensor:
     return F.sigmoid(_floating(input))
 
 
-def rsqrt(input: Tensor) -> Tensor:
-    """1 / sqrt(input)."""
-    return _C.reciprocal(_C.sqrt(_floating(input)))
-
-
-def exp2(input: Tensor) -> Tensor:
-    """2 ** input (float result)."""
-    return _C.pow(2.0, _floating(input))
-
-
-def frac(input: Tensor) -> Tensor:
-    """input - trunc(input) (keeps the sign); floating input only, like torch."""
-    if input.dtype not in _FLOATS:
-        raise RuntimeError(f"frac: not implemented for {input.dtype}")
-    return input - _C.trunc(input)
-
-
 def fix(input: Tensor) -> Tensor:
     """Rounds toward zero (alias of trunc)."""
     return _C.trunc(input)
-
-
-def deg2rad(input: Tensor) -> Tensor:
-    """input * pi / 180 (float result)."""
-    return _floating(input) * (math.pi / 180.0)
-
-
-def rad2deg(input: Tensor) -> Tensor:
-    """input * 180 / pi (float result)."""
-    return _floating(input) * (180.0 / math.pi)
 
 
 def float_power(input: Any, exponent: Any) -> Tensor:
@@ -144,75 +119,11 @@ def _equal_method(input: Tensor, other: Tensor) -> builtins.bool:
     return builtins.bool(_C._all(input == other, None, False))
 
 
-def isposinf(input: Tensor) -> Tensor:
-    """True where input is +inf."""
-    return _C.isinf(input) & (input > 0)
-
-
-def isneginf(input: Tensor) -> Tensor:
-    """True where input is -inf."""
-    return _C.isinf(input) & (input < 0)
-
-
 def isreal(input: Tensor) -> Tensor:
     """True where the imaginary part is 0 (everywhere for real dtypes)."""
     if input.dtype in _COMPLEX:
         return _C.imag(input) == 0
     return _C._full(tuple(input.shape), True, bool_, input.device)
-
-
-def sgn(input: Tensor) -> Tensor:
-    """sign for real input; input / |input| (0 at 0) for complex input."""
-    if input.dtype == bool_:
-        return input.clone()
-    if input.dtype in _FLOATS:  # torch: sgn(NaN) == 0
-        return _C.where(_C.isnan(input), 0, _C.sign(input))
-    if input.dtype not in _COMPLEX:
-        return _C.sign(input)
-    a = _C.abs(input)
-    zero = a == 0
-    return _C.where(zero, 0, input / _C.where(zero, 1.0, a))
-
-
-def heaviside(input: Tensor, values: Any) -> Tensor:
-    """0 where input < 0, `values` where input == 0, 1 where input > 0."""
-    v = _t(values)
-    if isinstance(values, Tensor) and v.dtype != input.dtype:
-        raise RuntimeError(f"heaviside: input ({input.dtype}) and values ({v.dtype}) must have "
-                           "the same dtype")
-    one = _C._astype(_C._wrap_scalar(1), input.dtype, True)
-    zero = _C._astype(_C._wrap_scalar(0), input.dtype, True)
-    return _C.where(input == 0, v, _C.where(input > 0, one, zero))
-
-
-def fmax(input: Tensor, other: Any) -> Tensor:
-    """Elementwise maximum that ignores NaN (NaN only where both are NaN). As torch, the
-    gradient goes wholly to `input` where input >= other or other is NaN (ties included),
-    else to `other`."""
-    o = _t(other)
-    if input.dtype not in _FLOATS and o.dtype not in _FLOATS:
-        return _C.maximum(input, o)
-    return _C.where((input >= o) | _C.isnan(o), input, o)
-
-
-def fmin(input: Tensor, other: Any) -> Tensor:
-    """Elementwise minimum that ignores NaN; ties and a NaN `other` give `input` (and its
-    gradient), as torch."""
-    o = _t(other)
-    if input.dtype not in _FLOATS and o.dtype not in _FLOATS:
-        return _C.minimum(input, o)
-    return _C.where((input <= o) | _C.isnan(o), input, o)
-
-
-def logaddexp2(input: Tensor, other: Any) -> Tensor:
-    """log2(2**input + 2**other)."""
-    ln2 = math.log(2.0)
-    return _C.logaddexp(_floating(input) * ln2, _floating(_t(other)) * ln2) / ln2
-
-
-def ldexp(input: Tensor, other: Any) -> Tensor:
-    """input * 2**other (float result)."""
-    return _floating(input) * _C.pow(2.0, _floating(_t(other)))
 
 
 def angle(input: Tensor) -> Tensor:
@@ -306,10 +217,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 # name -> out-of-place implementation; each becomes a Tensor method and gets an in-place
 # twin `name_` (Note [torch in-place] in _inplace.py).
 METHODS = {
-    "relu": relu, "sigmoid": sigmoid, "rsqrt": rsqrt, "exp2": exp2, "frac": frac, "fix": fix,
-    "deg2rad": deg2rad, "rad2deg": rad2deg,
-    "float_power": float_power,
-    "sgn": sgn, "heaviside": heaviside, "logaddexp2": logaddexp2, "ldexp": ldexp, "angle": angle,
+    "relu": relu, "sigmoid": sigmoid, "fix": fix, "float_power": float_power, "angle": angle,
     "gcd": gcd, "lcm": lcm, "absolute": absolute, "arccos": arccos, "arccosh": arccosh,
     "arcsin": arcsin, "arcsinh": arcsinh, "arctan": arctan, "arctan2": arctan2,
     "arctanh": arctanh, "bitwise_not": bitwise_not,
@@ -317,8 +225,7 @@ METHODS = {
     "less_equal": le, "not_equal": ne, "square": _square_method, "acosh": _C.acosh, "asinh": _C.asinh, "atanh": _C.atanh,
     "hypot": _C.hypot, "copysign": _C.copysign, "nextafter": _C.nextafter, "positive": _C.positive,
     "bitwise_left_shift": _C.bitwise_left_shift, "bitwise_right_shift": _C.bitwise_right_shift,
-    "logaddexp": _C.logaddexp, "fmax": fmax, "fmin": fmin,
-    "isposinf": isposinf, "isneginf": isneginf, "isreal": isreal,
+    "logaddexp": _C.logaddexp, "isreal": isreal,
     "equal": _equal_method, "threshold": threshold,
 }
 # Methods that need only the in-place twin (the method itself exists already).
@@ -329,15 +236,16 @@ INPLACE_OF_EXISTING = [
     "bitwise_xor", "logical_and", "logical_or", "logical_xor", "logical_not",
     "floor_divide", "masked_scatter",
     # PyTorch's pointwise functions bound in C++ (csrc/python/bind_elementwise.cpp)
-    "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "nan_to_num", "fmod", "index_fill", "index_copy", "index_put",
+    "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "nan_to_num", "fmod",
+    "rsqrt", "exp2", "frac", "deg2rad", "rad2deg", "sgn", "heaviside", "ldexp", "index_fill", "index_copy", "index_put",
     "scatter_reduce", "tril", "triu", "cumsum", "cumprod", "squeeze", "unsqueeze", "t",
     "transpose", "swapaxes", "swapdims", "conj_physical", "eq", "ne", "lt", "le", "gt", "ge",
     # the special functions' methods, bound in C++ (csrc/python/bind_special.cpp)
     "sinc", "logit", "xlogy", "erf", "erfc", "erfinv", "lgamma", "digamma", "i0", "igamma",
     "igammac",
 ]
-NO_INPLACE = {"isposinf", "isneginf", "isreal", "equal", "real", "imag",
-              "positive", "angle", "fmax", "fmin", "logaddexp", "logaddexp2", "add", "sub",
+NO_INPLACE = {"isreal", "equal", "real", "imag",
+              "positive", "angle", "logaddexp", "add", "sub",
               "div"}
 
 
