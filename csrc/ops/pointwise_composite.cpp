@@ -209,6 +209,26 @@ Tensor sgn(const Tensor& x) {
   return where(zero, num(0.0), divide(x, where(zero, num(1.0), a)));
 }
 
+Tensor angle(const Tensor& x) {
+  if (is_complex(x.dtype())) return binary_op(atan2_def, imag(x), real(x));
+  const Tensor f = floating(x);
+  Tensor negative_x, nan_x;
+  {
+    autograd::GradModeGuard no_grad(false);
+    negative_x = binary_op(less_def, f, num(0.0));
+    nan_x = unary_op(isnan_def, f);
+  }
+  return where(negative_x, num(kPi), where(nan_x, f, num(0.0)));
+}
+
+Tensor isreal(const Tensor& x) {
+  autograd::GradModeGuard no_grad(false);
+  if (is_complex(x.dtype())) return binary_op(equal_def, imag(x), num(0.0));
+  Tensor out = Tensor::empty(x.shape(), DType::Bool, x.device());
+  fill_(out, Scalar::from_bool(true));
+  return out;
+}
+
 namespace {
 // fmax / fmin: x where (x >= y, or x <= y) or y is NaN, else y; integral operands: max / min.
 Tensor nan_ignoring(const Tensor& x, const Tensor& y, bool is_max) {

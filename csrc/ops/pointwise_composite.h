@@ -51,6 +51,10 @@ Tensor rad2deg(const Tensor& x);
 Tensor isposinf(const Tensor& x);
 Tensor isneginf(const Tensor& x);
 Tensor sgn(const Tensor& x);
+// angle: the argument of complex x; for real x pi where negative, else 0 (NaN kept; float
+// result). isreal: True where the imaginary part is 0 (everywhere for real dtypes).
+Tensor angle(const Tensor& x);
+Tensor isreal(const Tensor& x);
 
 // Binary functions of PyTorch: fmax / fmin ignore NaN (NaN only where both are; ties and a NaN
 // `other` give input and its gradient); logaddexp2 = log2(2**x + 2**y); ldexp = x * 2**y;

@@ -503,6 +503,9 @@ void def_torch_unary_binary(py::module_& m) {
       {"isposinf", &isposinf, "True where input is +inf."},
       {"isneginf", &isneginf, "True where input is -inf."},
       {"sgn", &sgn, "sign for real input (sgn(NaN) is 0); input / |input| (0 at 0) for complex."},
+      {"angle", &angle,
+       "The argument of complex input; for real input pi where negative, else 0 (NaN kept)."},
+      {"isreal", &isreal, "True where the imaginary part is 0 (everywhere for real dtypes)."},
   };
   for (const U& u : unary) {
     const U v = u;
@@ -560,9 +563,21 @@ void def_torch_unary_binary(py::module_& m) {
       "heaviside(input, values, *, out=None)\n--\n\n"
       "0 where input < 0, `values` where input == 0, 1 where input > 0; a tensor `values` must\n"
       "have input's dtype (RuntimeError, as torch).");
+  m.def(
+      "rsub",
+      [](py::handle x, py::handle other, py::handle alpha, py::handle out) {
+        const char* op = "rsub";
+        const Tensor& t = tensor_or_throw(x, op, "input");
+        return result_or_out(op, subtract(operand_or_throw(other, op), t, alpha_of(alpha, op), op),
+                             out);
+      },
+      py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1,
+      py::arg("out") = py::none(),
+      "rsub(input, other, *, alpha=1, out=None)\n--\n\n"
+      "other - alpha * input (torch.rsub: subtract with the operands swapped).");
   bind_functions_as_methods(
-      m, {"rsqrt", "exp2", "frac", "deg2rad", "rad2deg", "isposinf", "isneginf", "sgn", "fmax",
-          "fmin", "logaddexp2", "ldexp", "heaviside"});
+      m, {"rsqrt", "exp2", "frac", "deg2rad", "rad2deg", "isposinf", "isneginf", "sgn", "angle",
+          "isreal", "fmax", "fmin", "logaddexp2", "ldexp", "heaviside"});
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ from ._C import (  # noqa: F401
     # PyTorch's pointwise functions (csrc/python/bind_elementwise.cpp; Tensor.clamp is ts.clamp)
     clamp, clamp_min, clamp_max, lerp, addcmul, addcdiv, nan_to_num, isclose, allclose, fmod,
     rsqrt, exp2, frac, deg2rad, rad2deg, isposinf, isneginf, sgn, fmax, fmin, logaddexp2, ldexp,
-    heaviside,
+    heaviside, angle, isreal, rsub,
 )
 from ._dtypes import (bool as bool_, complex64, complex128, float16, bfloat16, float32,
                       float64)
@@ -119,21 +119,6 @@ def _equal_method(input: Tensor, other: Tensor) -> builtins.bool:
     return builtins.bool(_C._all(input == other, None, False))
 
 
-def isreal(input: Tensor) -> Tensor:
-    """True where the imaginary part is 0 (everywhere for real dtypes)."""
-    if input.dtype in _COMPLEX:
-        return _C.imag(input) == 0
-    return _C._full(tuple(input.shape), True, bool_, input.device)
-
-
-def angle(input: Tensor) -> Tensor:
-    """Argument of complex input; for real input pi where negative, else 0 (NaN kept)."""
-    if input.dtype in _COMPLEX:
-        return _C.atan2(_C.imag(input), _C.real(input))
-    x = _floating(input)
-    return _C.where(x < 0, math.pi, _C.where(_C.isnan(x), x, 0.0))
-
-
 def _gcd_np(a: Any, b: Any, op: str) -> Tensor:
     import numpy as np
     x, y = _t(a), _t(b)
@@ -158,11 +143,6 @@ def lcm(input: Tensor, other: Tensor) -> Tensor:
 def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
     """input where input > threshold, else value."""
     return _C.where(input > threshold, input, value)
-
-
-def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    """other - alpha * input."""
-    return other - (input if alpha == 1 else alpha * input)
 
 
 from .special import (  # noqa: E402  (the C++ special functions: csrc/ops/special.h)
@@ -217,7 +197,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 # name -> out-of-place implementation; each becomes a Tensor method and gets an in-place
 # twin `name_` (Note [torch in-place] in _inplace.py).
 METHODS = {
-    "relu": relu, "sigmoid": sigmoid, "fix": fix, "float_power": float_power, "angle": angle,
+    "relu": relu, "sigmoid": sigmoid, "fix": fix, "float_power": float_power,
     "gcd": gcd, "lcm": lcm, "absolute": absolute, "arccos": arccos, "arccosh": arccosh,
     "arcsin": arcsin, "arcsinh": arcsinh, "arctan": arctan, "arctan2": arctan2,
     "arctanh": arctanh, "bitwise_not": bitwise_not,
@@ -225,7 +205,7 @@ METHODS = {
     "less_equal": le, "not_equal": ne, "square": _square_method, "acosh": _C.acosh, "asinh": _C.asinh, "atanh": _C.atanh,
     "hypot": _C.hypot, "copysign": _C.copysign, "nextafter": _C.nextafter, "positive": _C.positive,
     "bitwise_left_shift": _C.bitwise_left_shift, "bitwise_right_shift": _C.bitwise_right_shift,
-    "logaddexp": _C.logaddexp, "isreal": isreal,
+    "logaddexp": _C.logaddexp,
     "equal": _equal_method, "threshold": threshold,
 }
 # Methods that need only the in-place twin (the method itself exists already).
@@ -244,8 +224,8 @@ INPLACE_OF_EXISTING = [
     "sinc", "logit", "xlogy", "erf", "erfc", "erfinv", "lgamma", "digamma", "i0", "igamma",
     "igammac",
 ]
-NO_INPLACE = {"isreal", "equal", "real", "imag",
-              "positive", "angle", "logaddexp", "add", "sub",
+NO_INPLACE = {"equal", "real", "imag",
+              "positive", "logaddexp", "add", "sub",
               "div"}
 
 

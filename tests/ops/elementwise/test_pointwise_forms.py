@@ -194,7 +194,8 @@ def test_inplace_forms():
 
 
 # ---- PyTorch's unary/binary functions made of elementwise ops (csrc/ops/pointwise_composite.cpp)
-UNARY = ["rsqrt", "exp2", "frac", "deg2rad", "rad2deg", "isposinf", "isneginf", "sgn"]
+UNARY = ["rsqrt", "exp2", "frac", "deg2rad", "rad2deg", "isposinf", "isneginf", "sgn", "angle",
+         "isreal"]
 BINARY = ["fmax", "fmin", "logaddexp2", "ldexp", "heaviside"]
 
 
@@ -253,3 +254,16 @@ def test_unary_binary_errors_and_gradients():
     for name in ["fmax", "fmin", "logaddexp2", "ldexp"]:
         compare_grads(lambda x, y: getattr(ts, name)(x, y), lambda x, y: getattr(torch, name)(x, y),
                       [X, Y])
+
+
+def test_rsub_matches_torch():
+    (x, tx), (y, ty) = pair(X), pair(Y)
+    assert_same(ts.rsub(x, y), torch.rsub(tx, ty))
+    assert_same(ts.rsub(x, y, alpha=2), torch.rsub(tx, ty, alpha=2))
+    assert_same(ts.rsub(x, 3.0), torch.rsub(tx, 3.0))
+    assert list(inspect.signature(ts.rsub).parameters) == ["input", "other", "alpha", "out"]
+    (i, ti) = pair(np.array([1, 2, 3]))
+    with pytest.raises(TypeError, match="rsub"):  # a float alpha with integers, as torch
+        ts.rsub(i, i, alpha=0.5)
+    with pytest.raises(RuntimeError):
+        torch.rsub(ti, ti, alpha=0.5)
