@@ -35,19 +35,6 @@ IntRange int_range(DType d) {
   }
 }
 
-double float_max(DType d) {
-  switch (d) {
-    case DType::Float16:
-      return 65504.0;
-    case DType::BFloat16:
-      return 3.3895313892515355e38;
-    case DType::Float32:
-      return std::numeric_limits<float>::max();
-    default:
-      return std::numeric_limits<double>::max();
-  }
-}
-
 [[noreturn]] void overflow(const Scalar& v, DType d, const char* op) {
   std::string shown;
   switch (v.kind) {
@@ -67,6 +54,19 @@ double float_max(DType d) {
 }
 
 }  // namespace
+
+double float_max(DType d) {
+  switch (d) {
+    case DType::Float16:
+      return 65504.0;
+    case DType::BFloat16:
+      return 3.3895313892515355e38;
+    case DType::Float32:
+      return std::numeric_limits<float>::max();
+    default:
+      return std::numeric_limits<double>::max();
+  }
+}
 
 // Note [Checked scalar writes]: a Python number written into a tensor must fit its dtype, as
 // in PyTorch (NumPy 2 refuses out-of-range integers too): integers within the dtype's range,

@@ -7,6 +7,9 @@ namespace ts {
 
 // Raises ValueError (a RuntimeError in Python) when `value` cannot be stored in `dtype`
 // without overflow, with PyTorch's rules (Note [Checked scalar writes]).
+// The largest finite value of a floating dtype (float16: 65504, bfloat16, float32, float64).
+double float_max(DType d);
+
 void check_scalar_fits(const Scalar& value, DType dtype, const char* op);
 
 }  // namespace ts

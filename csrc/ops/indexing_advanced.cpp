@@ -6,8 +6,12 @@
 #include "autograd/record.h"
 #include "core/device_backend.h"
 #include "core/shape.h"
+#include "ops/arithmetic.h"
+#include "ops/bitwise.h"
+#include "ops/compare.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/reduce.h"
 #include "ops/views.h"
 #include "ops/where.h"
 
@@ -596,6 +600,81 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor
   Tensor spread = broadcast_to(reshape(idx, ishape), expect);
   Tensor out = scatter(xx, dim, spread, src, true);
   return x.ndim() == 0 ? reshape(out, {}) : out;
+}
+
+namespace {
+
+// index_fill / index_copy's index: an integer vector.
+void check_index_vector(const char* op, const Tensor& index) {
+  TS_CHECK(is_integral(index.dtype()), RuntimeError, op, ": index must be an integer tensor, got ",
+           dtype_name(index.dtype()), "; hint: pass an int64 tensor of indices");
+  TS_CHECK(index.ndim() <= 1, IndexError, op, ": index must be a vector (at most 1-D), got ",
+           index.ndim(), "-D of shape ", shape_str(index.shape()));
+}
+
+// The checked index as a 1-d vector, each in [-n, n) (negative counted from the end),
+// returned non-negative.
+Tensor index_in_range(const char* op, const Tensor& index, int64_t n) {
+  const Tensor idx = reshape(index, {-1});
+  autograd::GradModeGuard no_grad(false);
+  const Tensor nn = scalar_tensor(Scalar::from_int(n), idx.dtype());
+  if (idx.numel() > 0) {
+    const Tensor bad = binary_op(logical_or_def, binary_op(greater_equal_def, idx, nn),
+                                 binary_op(less_def, idx, negative(nn)));
+    TS_CHECK(item(any(bad, std::nullopt, false)).i == 0, IndexError, op,
+             ": index out of range for dimension of size ", n, " (indices must be in [", -n, ", ",
+             n, "))");
+  }
+  return where(binary_op(less_def, idx, scalar_tensor(Scalar::from_int(0), idx.dtype())),
+               add(idx, nn), idx);
+}
+
+}  // namespace
+
+Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& value) {
+  const char* op = "index_fill";
+  const int64_t d = normalize_axis(dim, std::max<int64_t>(x.ndim(), 1), op);
+  TS_CHECK(value.ndim() == 0, RuntimeError, op,
+           ": only supports a 0-dimensional value tensor, but got tensor with ", value.ndim(),
+           " dimension(s); hint: use index_copy for a tensor of values");
+  const int64_t n = x.ndim() ? x.dim(d) : 1;
+  check_index_vector(op, index);
+  const Tensor idx = index_in_range(op, index, n);
+  Tensor hit = Tensor::empty({n}, DType::Bool, x.device());
+  {
+    autograd::GradModeGuard no_grad(false);
+    fill_(hit, Scalar::from_bool(false));
+    if (idx.numel() > 0)
+      index_put_advanced(hit, {AdvItem{{}, idx}},
+                         scalar_tensor(Scalar::from_bool(true), DType::Bool));
+  }
+  Shape shape(std::max<int64_t>(x.ndim(), 1), 1);
+  shape[d] = n;
+  hit = reshape(hit, x.ndim() ? shape : Shape{});
+  Tensor v = astype_op(value, x.dtype(), false);
+  if (v.device() != x.device()) v = to_device(v, x.device());
+  return where(hit, v, x);
+}
+
+Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+  const char* op = "index_copy";
+  const int64_t d = normalize_axis(dim, std::max<int64_t>(x.ndim(), 1), op);
+  check_index_vector(op, index);
+  TS_CHECK(source.dtype() == x.dtype(), RuntimeError, op, ": self (", dtype_name(x.dtype()),
+           ") and source (", dtype_name(source.dtype()),
+           ") must have the same dtype; hint: cast source with .to(self.dtype)");
+  const int64_t k = index.numel();
+  Shape expect = x.shape();
+  if (x.ndim()) expect[d] = k;
+  TS_CHECK(source.shape() == expect || (x.ndim() == 0 && source.numel() == 1), RuntimeError, op,
+           ": source ", shape_str(source.shape()), " must have the shape of self ",
+           shape_str(x.shape()), " with dim ", dim, " of size ", k);
+  const Tensor idx = index_in_range(op, index, x.ndim() ? x.dim(d) : 1);
+  if (x.ndim() == 0) return clone_op(reshape(source, {}));
+  if (k == 0) return clone_op(x);
+  Shape ishape(x.ndim(), 1);
+  ishape[d] = k;
+  return scatter(x, d, broadcast_to(reshape(idx, ishape), expect), source, false);
 }
 
 Tensor scatter_permutation(const Tensor& perm, const Tensor& values) {

@@ -107,6 +107,12 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
 void scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, bool add);
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source);
+// torch.index_fill: x with the slices at `index` (an integer vector, negative counted from the
+// end) along `dim` set to `value` (0-d, cast to x's dtype); differentiable in x and value.
+Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& value);
+// torch.index_copy: x with x.select(dim, index[i]) replaced by source.select(dim, i); source
+// has x's dtype and x's shape with `dim` of len(index). Differentiable in x and source.
+Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source);
 // out[perm[j]] = values[j] for a permutation `perm` of range(n) (argsort's result), in
 // parallel: the inverse-permutation scatter behind unique_inverse. IndexError for an index
 // outside [0, n); ValueError unless perm and values are 1-d of one length.

@@ -1,10 +1,14 @@
 // The elementwise functions of the array API namespace, and the torch-style Tensor methods
 // that call them (x.exp(), x.clamp(...)). Operators (x + y, x ** y, ...) are in bind_tensor.cpp.
+#include <deque>
+#include <string_view>
+
 #include "ops/arithmetic.h"
 #include "ops/bitwise.h"
 #include "ops/compare.h"
 #include "ops/copy.h"
 #include "ops/math.h"
+#include "ops/pointwise_composite.h"
 #include "ops/rounding.h"
 #include "python/elementwise_binding.h"
 #include "python/function_method.h"
@@ -183,24 +187,9 @@ void def_tensor_methods(py::module_& m) {
       return binary_op(*d, t, operand_or_throw(o, d->name));
     });
   }
-  cls.def("pow", [](const Tensor& t, py::handle o) {
-    return pow(t, operand_or_throw(o, "pow"));
-  });
-  {
-    py::options text_signature;  // Note [Readable signatures]
-    text_signature.disable_function_signatures();
-    cls.def(
-        "clip", [](py::handle self, py::handle lo, py::handle hi) { return clip_py(self, lo, hi); },
-        py::arg("min") = py::none(), py::arg("max") = py::none(),
-        "clip($self, /, min=None, max=None)\n--\n\nself clamped to [min, max] (see ts.clip).");
-    cls.def(
-        "clamp", [](py::handle self, py::handle lo, py::handle hi) { return clip_py(self, lo, hi); },
-        py::arg("min") = py::none(), py::arg("max") = py::none(),
-        "clamp($self, /, min=None, max=None)\n--\n\nself clamped to [min, max] (see ts.clip).");
-  }
+  cls.def("pow", [](const Tensor& t, py::handle o) { return pow(t, operand_or_throw(o, "pow")); });
   cls.def("conj", [](const Tensor& t) { return conj(t); });
 }
-
 
 // ---- add / subtract / multiply / divide in both conventions (Note [Arithmetic argument forms]):
 // the standard's add(x1, x2, /) and PyTorch's add(input, other, *, alpha=1, out=None), the
@@ -213,7 +202,6 @@ RoundingMode mode_of(py::handle h, const char* op) {
                         py::type::handle_of(h).attr("__name__").cast<std::string>()));
   return rounding_mode_of(PyUnicode_AsUTF8(h.ptr()), op);
 }
-
 
 constexpr const char* kAddDoc =
     "add(input, other, *, alpha=1, out=None)\n--\n\n"
@@ -250,8 +238,8 @@ void def_arithmetic(py::module_& m) {
       "subtract",
       [](py::handle a, py::handle b, py::handle alpha, py::handle out) {
         auto [ta, tb] = binary_operands(a, b, "subtract");
-        return result_or_out("subtract",
-                             subtract(ta, tb, alpha_of(alpha, "subtract"), "subtract"), out);
+        return result_or_out("subtract", subtract(ta, tb, alpha_of(alpha, "subtract"), "subtract"),
+                             out);
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1,
       py::arg("out") = py::none(), kSubtractDoc);
@@ -329,6 +317,269 @@ void def_arithmetic(py::module_& m) {
       py::arg("other"), "true_divide_($self, /, other)\n--\n\nself /= other; returns self.");
 }
 
+// ---- PyTorch's pointwise functions composed of elementwise ops (csrc/ops/pointwise_composite.h):
+// clamp/clamp_min/clamp_max, lerp, addcmul, addcdiv, nan_to_num, isclose, allclose, fmod. Every
+// argument form parsed here once (positional or keyword, value=, out=); Tensor.clamp is
+// ts.clamp (Note [One function, two spellings]), x.clip is torch's clamp too (ts.clip keeps the
+// standard's dtype rule). The in-place forms (x.clamp_(), ...) are the generated twins of
+// python/tessera/_tensor_methods.py (Note [torch in-place]).
+double float_arg(py::handle h, const char* op, const char* name) {
+  if (PyFloat_Check(h.ptr())) return PyFloat_AS_DOUBLE(h.ptr());
+  if (!h.is_none() && !PyUnicode_Check(h.ptr()) && PyNumber_Check(h.ptr()) &&
+      !PyComplex_Check(h.ptr())) {
+    const double v = PyFloat_AsDouble(h.ptr());
+    if (!(v == -1.0 && PyErr_Occurred())) return v;
+    PyErr_Clear();
+  }
+  throw TypeError(str(op, ": ", name, " must be a real number, got ",
+                      py::type::handle_of(h).attr("__name__").cast<std::string>(),
+                      "; hint: pass a Python float such as ", name, "=1e-5"));
+}
+
+std::optional<double> optional_float(py::handle h, const char* op, const char* name) {
+  if (h.is_none()) return std::nullopt;
+  return float_arg(h, op, name);
+}
+
+constexpr const char* kClampDoc =
+    "clamp(input, min=None, max=None, *, out=None)\n--\n\n"
+    "input clamped to [min, max] elementwise (torch.clamp; x.clamp and x.clip are this\n"
+    "function). min and max are numbers or tensors broadcasting with input; a float bound makes\n"
+    "an integer input float (the default dtype) and a tensor bound of another dtype promotes an\n"
+    "integer input. Where min > max the result is max; NaN stays NaN. With no bound at all the\n"
+    "result is a copy (as ts.clip; torch raises). ts.clip is the array API's clip (input's dtype).";
+constexpr const char* kClampMinDoc =
+    "clamp_min(input, min, *, out=None)\n--\n\nmax(input, min) elementwise (clamp with min only).";
+constexpr const char* kClampMaxDoc =
+    "clamp_max(input, max, *, out=None)\n--\n\nmin(input, max) elementwise (clamp with max only).";
+constexpr const char* kLerpDoc =
+    "lerp(input, end, weight, *, out=None)\n--\n\n"
+    "input + weight * (end - input), broadcasting; weight is a number or a tensor. input must be\n"
+    "floating or complex (RuntimeError otherwise, as torch).";
+constexpr const char* kAddcmulDoc =
+    "addcmul(input, tensor1, tensor2, *, value=1, out=None)\n--\n\n"
+    "input + value * tensor1 * tensor2, broadcasting.";
+constexpr const char* kAddcdivDoc =
+    "addcdiv(input, tensor1, tensor2, *, value=1, out=None)\n--\n\n"
+    "input + value * tensor1 / tensor2, broadcasting; two integer divisors raise RuntimeError\n"
+    "(torch).";
+constexpr const char* kNanToNumDoc =
+    "nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None)\n--\n\n"
+    "input with NaN replaced by `nan`, +inf by `posinf` (default: the dtype's largest finite\n"
+    "value) and -inf by `neginf` (default: its lowest); each part of a complex input; a copy of\n"
+    "an integer or bool input.";
+constexpr const char* kIsCloseDoc =
+    "isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False)\n--\n\n"
+    "|input - other| <= atol + rtol * |other| elementwise (bool), broadcasting; infinities are\n"
+    "close only to themselves, NaN to NaN only with equal_nan=True. A tensor `other` must have\n"
+    "input's dtype (RuntimeError, as torch).";
+constexpr const char* kAllCloseDoc =
+    "allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False)\n--\n\n"
+    "True when isclose(input, other, ...) holds everywhere (a Python bool).";
+constexpr const char* kFmodDoc =
+    "fmod(input, other, *, out=None)\n--\n\n"
+    "C's remainder: input - trunc(input / other) * other, with the dividend's sign (ts.remainder\n"
+    "has the divisor's). An integer zero divisor raises ZeroDivisionError (a RuntimeError).";
+
+void def_torch_pointwise(py::module_& m) {
+  py::options text_signature;  // Note [Readable signatures]
+  text_signature.disable_function_signatures();
+  m.def(
+      "clamp",
+      [](py::handle x, py::handle lo, py::handle hi, py::handle out) {
+        const char* op = "clamp";
+        return result_or_out(op,
+                             clamp(tensor_or_throw(x, op, "input"), optional_operand(lo, op),
+                                   optional_operand(hi, op)),
+                             out);
+      },
+      py::arg("input"), py::arg("min") = py::none(), py::arg("max") = py::none(), py::kw_only(),
+      py::arg("out") = py::none(), kClampDoc);
+  for (const bool is_min : {true, false}) {
+    const char* name = is_min ? "clamp_min" : "clamp_max";
+    m.def(
+        name,
+        [name, is_min](py::handle x, py::handle bound, py::handle out) {
+          if (bound.is_none())
+            throw TypeError(str(name, ": ", is_min ? "min" : "max",
+                                " must be a number or a tensor, got None; hint: use ts.clamp(x, "
+                                "min, max) for an optional bound"));
+          const Tensor& t = tensor_or_throw(x, name, "input");
+          const Tensor b = operand_or_throw(bound, name);
+          return result_or_out(name, is_min ? clamp(t, b, std::nullopt) : clamp(t, std::nullopt, b),
+                               out);
+        },
+        py::arg("input"), py::arg(is_min ? "min" : "max"), py::kw_only(),
+        py::arg("out") = py::none(), is_min ? kClampMinDoc : kClampMaxDoc);
+  }
+  m.def(
+      "lerp",
+      [](py::handle x, py::handle end, py::handle weight, py::handle out) {
+        const char* op = "lerp";
+        return result_or_out(op,
+                             lerp(tensor_or_throw(x, op, "input"), operand_or_throw(end, op),
+                                  operand_or_throw(weight, op)),
+                             out);
+      },
+      py::arg("input"), py::arg("end"), py::arg("weight"), py::kw_only(),
+      py::arg("out") = py::none(), kLerpDoc);
+  for (const bool is_mul : {true, false}) {
+    const char* name = is_mul ? "addcmul" : "addcdiv";
+    m.def(
+        name,
+        [name, is_mul](py::handle x, py::handle t1, py::handle t2, py::handle value,
+                       py::handle out) {
+          const Tensor& t = tensor_or_throw(x, name, "input");
+          const Tensor a = operand_or_throw(t1, name), b = operand_or_throw(t2, name);
+          const Scalar v = alpha_of(value, name);
+          return result_or_out(name, is_mul ? addcmul(t, a, b, v) : addcdiv(t, a, b, v), out);
+        },
+        py::arg("input"), py::arg("tensor1"), py::arg("tensor2"), py::kw_only(),
+        py::arg("value") = 1, py::arg("out") = py::none(), is_mul ? kAddcmulDoc : kAddcdivDoc);
+  }
+  m.def(
+      "nan_to_num",
+      [](py::handle x, py::handle nan, py::handle posinf, py::handle neginf, py::handle out) {
+        const char* op = "nan_to_num";
+        return result_or_out(
+            op,
+            nan_to_num(tensor_or_throw(x, op, "input"),
+                       nan.is_none() ? 0.0 : float_arg(nan, op, "nan"),
+                       optional_float(posinf, op, "posinf"), optional_float(neginf, op, "neginf")),
+            out);
+      },
+      py::arg("input"), py::arg("nan") = 0.0, py::arg("posinf") = py::none(),
+      py::arg("neginf") = py::none(), py::kw_only(), py::arg("out") = py::none(), kNanToNumDoc);
+  for (const bool all : {false, true}) {
+    const char* name = all ? "allclose" : "isclose";
+    m.def(
+        name,
+        [name, all](py::handle x, py::handle other, py::handle rtol, py::handle atol,
+                    py::handle equal_nan) -> py::object {
+          const Tensor& t = tensor_or_throw(x, name, "input");
+          const Tensor o = operand_or_throw(other, name);
+          const double r = float_arg(rtol, name, "rtol"), a = float_arg(atol, name, "atol");
+          const bool e = PyObject_IsTrue(equal_nan.ptr()) == 1;
+          const bool same = py::isinstance<Tensor>(other);
+          if (all) return py::bool_(allclose(t, o, r, a, e, same));
+          return py::cast(isclose(t, o, r, a, e, same));
+        },
+        py::arg("input"), py::arg("other"), py::arg("rtol") = 1e-05, py::arg("atol") = 1e-08,
+        py::arg("equal_nan") = false, all ? kAllCloseDoc : kIsCloseDoc);
+  }
+  m.def(
+      "fmod",
+      [](py::handle x, py::handle other, py::handle out) {
+        auto [a, b] = binary_operands(x, other, "fmod");
+        return result_or_out("fmod", fmod(a, b), out);
+      },
+      py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none(), kFmodDoc);
+  bind_functions_as_methods(m, {"clamp", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv",
+                                "nan_to_num", "isclose", "allclose", "fmod"});
+  m.attr("Tensor").attr("clip") = function_method(m.attr("clamp"));
+}
+
+// PyTorch's unary and binary functions made of elementwise ops: f(input, *, out=None) and
+// f(input, other, *, out=None), each also the Tensor method (in-place twins: _tensor_methods).
+void def_torch_unary_binary(py::module_& m) {
+  static std::deque<std::string> docs;  // "name(args)\n--\n\n" + text, alive for the module
+  auto doc = [](const char* name, const char* args, const char* text) {
+    return docs.emplace_back(str(name, "(", args, ")\n--\n\n", text)).c_str();
+  };
+  py::options text_signature;  // Note [Readable signatures]
+  text_signature.disable_function_signatures();
+  using UnaryFn = Tensor (*)(const Tensor&);
+  struct U {
+    const char* name;
+    UnaryFn fn;
+    const char* doc;
+  };
+  const U unary[] = {
+      {"rsqrt", &rsqrt, "1 / sqrt(input); integer input gives the default float dtype."},
+      {"exp2", &exp2, "2 ** input (float result)."},
+      {"frac", &frac, "input - trunc(input), keeping the sign; floating input only (as torch)."},
+      {"deg2rad", &deg2rad, "input * pi / 180 (float result)."},
+      {"rad2deg", &rad2deg, "input * 180 / pi (float result)."},
+      {"isposinf", &isposinf, "True where input is +inf."},
+      {"isneginf", &isneginf, "True where input is -inf."},
+      {"sgn", &sgn, "sign for real input (sgn(NaN) is 0); input / |input| (0 at 0) for complex."},
+      {"angle", &angle,
+       "The argument of complex input; for real input pi where negative, else 0 (NaN kept)."},
+      {"isreal", &isreal, "True where the imaginary part is 0 (everywhere for real dtypes)."},
+  };
+  for (const U& u : unary) {
+    const U v = u;
+    m.def(
+        v.name,
+        [v](py::handle x, py::handle out) {
+          return result_or_out(v.name, v.fn(tensor_or_throw(x, v.name, "input")), out);
+        },
+        py::arg("input"), py::kw_only(), py::arg("out") = py::none(),
+        doc(v.name, "input, *, out=None", v.doc));
+  }
+  using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
+  struct B {
+    const char* name;
+    BinaryFn fn;
+    const char* doc;
+  };
+  const B binary[] = {
+      {"fmax", &fmax,
+       "Elementwise maximum that ignores NaN (NaN only where both are NaN); ties and a NaN\n"
+       "`other` give input and its gradient, as torch."},
+      {"fmin", &fmin,
+       "Elementwise minimum that ignores NaN (NaN only where both are NaN); ties and a NaN\n"
+       "`other` give input and its gradient, as torch."},
+      {"logaddexp2", &logaddexp2, "log2(2**input + 2**other) without overflow (float result)."},
+      {"ldexp", &ldexp, "input * 2**other (float result); other is a tensor."},
+  };
+  for (const B& b : binary) {
+    const B v = b;
+    m.def(
+        v.name,
+        [v](py::handle x, py::handle other, py::handle out) {
+          const Tensor& t = tensor_or_throw(x, v.name, "input");
+          // ldexp's other is a tensor, as torch's (a number raises TypeError there too)
+          const bool need_tensor = std::string_view(v.name) == "ldexp";
+          return result_or_out(v.name,
+                               v.fn(t, need_tensor ? tensor_or_throw(other, v.name, "other")
+                                                   : operand_or_throw(other, v.name)),
+                               out);
+        },
+        py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none(),
+        doc(v.name, "input, other, *, out=None", v.doc));
+  }
+  m.def(
+      "heaviside",
+      [](py::handle x, py::handle values, py::handle out) {
+        const char* op = "heaviside";
+        return result_or_out(
+            op,
+            heaviside(tensor_or_throw(x, op, "input"), operand_or_throw(values, op),
+                      py::isinstance<Tensor>(values)),
+            out);
+      },
+      py::arg("input"), py::arg("values"), py::kw_only(), py::arg("out") = py::none(),
+      "heaviside(input, values, *, out=None)\n--\n\n"
+      "0 where input < 0, `values` where input == 0, 1 where input > 0; a tensor `values` must\n"
+      "have input's dtype (RuntimeError, as torch).");
+  m.def(
+      "rsub",
+      [](py::handle x, py::handle other, py::handle alpha, py::handle out) {
+        const char* op = "rsub";
+        const Tensor& t = tensor_or_throw(x, op, "input");
+        return result_or_out(op, subtract(operand_or_throw(other, op), t, alpha_of(alpha, op), op),
+                             out);
+      },
+      py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1,
+      py::arg("out") = py::none(),
+      "rsub(input, other, *, alpha=1, out=None)\n--\n\n"
+      "other - alpha * input (torch.rsub: subtract with the operands swapped).");
+  bind_functions_as_methods(
+      m, {"rsqrt", "exp2", "frac", "deg2rad", "rad2deg", "isposinf", "isneginf", "sgn", "angle",
+          "isreal", "fmax", "fmin", "logaddexp2", "ldexp", "heaviside"});
+}
+
 }  // namespace
 
 void init_elementwise(py::module_& m) {
@@ -339,8 +590,9 @@ void init_elementwise(py::module_& m) {
       py::pos_only(), "Complex conjugate (real inputs are returned unchanged).");
   def_unary_functions(m);
   def_binary_functions(m);
-  m.attr("clamp") = m.attr("clip");
   def_tensor_methods(m);
+  def_torch_pointwise(m);
+  def_torch_unary_binary(m);
   // x.add(y, alpha=2) is ts.add(x, y, alpha=2) (Note [One function, two spellings])
   bind_functions_as_methods(
       m, {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide"});

@@ -154,8 +154,8 @@ void def_gather_scatter(py::module_& m) {
       [](py::handle x, py::handle dim, py::handle index, py::handle source, py::handle alpha,
          py::handle out) {
         return result_or_out(
-            "index_add", index_add_py(operand(x, "index_add"), dim, index, source, alpha, "index_add"),
-            out);
+            "index_add",
+            index_add_py(operand(x, "index_add"), dim, index, source, alpha, "index_add"), out);
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(),
       py::arg("alpha") = 1, py::arg("out") = py::none(), kIndexAddDoc);
@@ -243,12 +243,96 @@ void def_gather_scatter(py::module_& m) {
       "In-place masked_fill (see ts.masked_fill); returns self.");
 }
 
+// ---- nonzero / argwhere, index_fill / index_copy
+// ts.nonzero follows the standard (a tuple of x.ndim index tensors); x.nonzero() follows
+// PyTorch ((count, ndim) coordinates, or the tuple with as_tuple=True); ts.argwhere is NumPy's
+// name for PyTorch's form.
+py::tuple coordinate_columns(const Tensor& coords, int64_t ndim) {
+  py::tuple out(ndim);
+  for (int64_t j = 0; j < ndim; ++j) out[j] = py::cast(select(coords, 1, j));
+  return out;
+}
+
+constexpr const char* kNonzeroDoc =
+    "nonzero(x, /, *, as_tuple=None)\n--\n\n"
+    "Indices of the nonzero (truthy) elements: a tuple of x.ndim int64 tensors of equal length,\n"
+    "in row-major order (array API / NumPy); 0-d input raises ValueError, as in NumPy 2. With\n"
+    "PyTorch's as_tuple=False: one (count, x.ndim) int64 tensor (as argwhere and x.nonzero()).";
+constexpr const char* kArgwhereDoc =
+    "argwhere(x, /)\n--\n\n"
+    "Coordinates of the nonzero elements as one (count, x.ndim) int64 tensor (NumPy's argwhere,\n"
+    "torch's x.nonzero()).";
+constexpr const char* kIndexFillDoc =
+    "index_fill(input, dim, index, value)\n--\n\n"
+    "input with the slices at `index` (an integer vector; negative counts from the end) along\n"
+    "`dim` set to `value` (a number or 0-d tensor, cast to input's dtype).";
+constexpr const char* kIndexCopyDoc =
+    "index_copy(input, dim, index, source, *, out=None)\n--\n\n"
+    "input with input.select(dim, index[i]) replaced by source.select(dim, i); source has input's\n"
+    "dtype and input's shape with `dim` of len(index). Repeated indices: the last write wins.";
+
+void def_nonzero_index_fill(py::module_& m) {
+  py::options text_signature;  // Note [Readable signatures]
+  text_signature.disable_function_signatures();
+  m.def(
+      "nonzero",
+      [](py::handle x, py::handle as_tuple) -> py::object {
+        const Tensor t = operand(x, "nonzero");
+        if (!as_tuple.is_none() && !PyObject_IsTrue(as_tuple.ptr())) return py::cast(nonzero(t));
+        if (t.ndim() == 0)
+          throw ValueError(
+              "nonzero: 0-d tensors are not supported; hint: use x[None], "
+              "argwhere(x) or x.nonzero()");
+        return coordinate_columns(nonzero(t), t.ndim());
+      },
+      py::arg("x"), py::pos_only(), py::kw_only(), py::arg("as_tuple") = py::none(), kNonzeroDoc);
+  m.def(
+      "argwhere", [](py::handle x) { return nonzero(operand(x, "argwhere")); }, py::arg("x"),
+      py::pos_only(), kArgwhereDoc);
+  auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
+  cls.def(
+      "nonzero",
+      [](const Tensor& self, bool as_tuple) -> py::object {
+        if (!as_tuple) return py::cast(nonzero(self));
+        if (self.ndim() == 0) return coordinate_columns(nonzero(reshape(self, {1})), 1);
+        return coordinate_columns(nonzero(self), self.ndim());
+      },
+      py::kw_only(), py::arg("as_tuple") = false,
+      "nonzero($self, /, *, as_tuple=False)\n--\n\n"
+      "torch.Tensor.nonzero: a (count, ndim) int64 tensor of the nonzero elements' coordinates,\n"
+      "or with as_tuple=True a tuple of 1-d index tensors (one for 0-d input, as PyTorch).");
+  cls.def(
+      "argwhere", [](const Tensor& self) { return nonzero(self); },
+      "argwhere($self, /)\n--\n\nThe (count, ndim) int64 coordinates of the nonzero elements "
+      "(ts.argwhere, which also takes array-likes).");
+  m.def(
+      "index_fill",
+      [](py::handle x, py::handle dim, py::handle index, py::handle value) {
+        const char* op = "index_fill";
+        return index_fill(tensor_or_throw(x, op, "input"), int_arg(dim, op, "dim"),
+                          operand(index, op), operand(value, op));
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("value"), kIndexFillDoc);
+  m.def(
+      "index_copy",
+      [](py::handle x, py::handle dim, py::handle index, py::handle source, py::handle out) {
+        const char* op = "index_copy";
+        return result_or_out(op,
+                             index_copy(tensor_or_throw(x, op, "input"), int_arg(dim, op, "dim"),
+                                        operand(index, op), tensor_or_throw(source, op, "source")),
+                             out);
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(),
+      py::arg("out") = py::none(), kIndexCopyDoc);
+  bind_functions_as_methods(m, {"index_fill", "index_copy"});
+}
+
 }  // namespace
 
 void init_search(py::module_& m) {
   def_gather_scatter(m);
+  def_nonzero_index_fill(m);
   auto t = [](py::handle h, const char* op) { return operand_or_throw(h, op); };
-  m.def("_nonzero", [=](py::handle x) { return nonzero(t(x, "nonzero")); });
   m.def("_scatter_permutation", [=](py::handle perm, py::handle values) {
     return scatter_permutation(t(perm, "scatter_permutation"), t(values, "scatter_permutation"));
   });

@@ -28,6 +28,10 @@ from ._C import (  # noqa: F401
     nextafter, not_equal, positive, pow, real, reciprocal, remainder, round, sign, signbit, sin,
     sinh, sqrt, square, subtract, tan, tanh, trunc,
     sub, mul, div, true_divide,  # PyTorch's forms and aliases (the same function objects)
+    # PyTorch's pointwise functions (csrc/python/bind_elementwise.cpp; Tensor.clamp is ts.clamp)
+    clamp, clamp_min, clamp_max, lerp, addcmul, addcdiv, nan_to_num, isclose, allclose, fmod,
+    rsqrt, exp2, frac, deg2rad, rad2deg, isposinf, isneginf, sgn, fmax, fmin, logaddexp2, ldexp,
+    heaviside, angle, isreal, rsub,
 )
 from ._dtypes import (bool as bool_, complex64, complex128, float16, bfloat16, float32,
                       float64)
@@ -93,36 +97,9 @@ def sigmoid(input: Tensor) -> Tensor:
     return F.sigmoid(_floating(input))
 
 
-def rsqrt(input: Tensor) -> Tensor:
-    """1 / sqrt(input)."""
-    return _C.reciprocal(_C.sqrt(_floating(input)))
-
-
-def exp2(input: Tensor) -> Tensor:
-    """2 ** input (float result)."""
-    return _C.pow(2.0, _floating(input))
-
-
-def frac(input: Tensor) -> Tensor:
-    """input - trunc(input) (keeps the sign); floating input only, like torch."""
-    if input.dtype not in _FLOATS:
-        raise RuntimeError(f"frac: not implemented for {input.dtype}")
-    return input - _C.trunc(input)
-
-
 def fix(input: Tensor) -> Tensor:
     """Rounds toward zero (alias of trunc)."""
     return _C.trunc(input)
-
-
-def deg2rad(input: Tensor) -> Tensor:
-    """input * pi / 180 (float result)."""
-    return _floating(input) * (math.pi / 180.0)
-
-
-def rad2deg(input: Tensor) -> Tensor:
-    """input * 180 / pi (float result)."""
-    return _floating(input) * (180.0 / math.pi)
 
 
 def float_power(input: Any, exponent: Any) -> Tensor:
@@ -135,202 +112,11 @@ def float_power(input: Any, exponent: Any) -> Tensor:
     return _C.pow(x, y)
 
 
-def fmod(input: Any, other: Any) -> Tensor:
-    """C-style remainder: the result has the dividend's sign (torch.fmod). Integer division
-    by zero raises RuntimeError like torch."""
-    x = _t(input)
-    y = other
-    r = _C.remainder(x, y)
-    if r.dtype not in _FLOATS + _COMPLEX and builtins.bool(_C._any(_t(y) == 0, None, False)):
-        raise RuntimeError("fmod: ZeroDivisionError (integer division by zero)")
-    yt = _t(y)
-    fix_sign = (r != 0) & ((r < 0) != (x < 0))
-    return _C.where(fix_sign, r - yt, r)
-
-
-def lerp(input: Tensor, end: Any, weight: Any) -> Tensor:
-    """input + weight * (end - input); floating tensors only (as in torch)."""
-    if input.dtype not in _FLOATS + _COMPLEX:
-        raise RuntimeError(f"lerp: not implemented for {input.dtype}")
-    return input + weight * (end - input)
-
-
-def addcmul(input: Tensor, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
-    """input + value * tensor1 * tensor2."""
-    prod = tensor1 * tensor2
-    return input + (prod if value == 1 else value * prod)
-
-
-def addcdiv(input: Tensor, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Tensor:
-    """input + value * tensor1 / tensor2 (integer tensors raise, as in torch)."""
-    t1, t2 = _t(tensor1), _t(tensor2)
-    if t1.dtype not in _FLOATS + _COMPLEX and t2.dtype not in _FLOATS + _COMPLEX:
-        raise RuntimeError("addcdiv: integer division with addcdiv is no longer supported; "
-                           "hint: convert tensor1 or tensor2 to a floating dtype")
-    q = t1 / t2
-    return input + (q if value == 1 else value * q)
-
-
-def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
-    """torch.clamp (and x.clamp, x.clip): elementwise min(max(input, min), max), where float
-    bounds promote an integer input to float (torch's promotion; ts.clip keeps the array API's
-    x dtype). Bounds broadcast against input. With no bound at all it returns a copy, like
-    ts.clip (torch raises)."""
-    x = input
-    if not isinstance(min, (Tensor, builtins.float)) and not isinstance(max, (Tensor, builtins.float)):
-        return _C.clamp(x, min, max)  # int / None bounds: nothing to promote or broadcast
-    if not isinstance(min, Tensor) and not isinstance(max, Tensor) and x.dtype.is_floating_point:
-        return _C.clamp(x, min, max)
-    shapes = [tuple(b.shape) for b in (min, max) if isinstance(b, Tensor)]
-    if shapes:
-        from ._manipulation import broadcast_shapes
-        full = broadcast_shapes(tuple(x.shape), *shapes)
-        if full != tuple(x.shape):
-            x = _C._broadcast_to(x, full)
-    if x.dtype not in _FLOATS + _COMPLEX:
-        for b in (min, max):
-            if isinstance(b, builtins.float) and x.dtype not in _FLOATS:
-                x = _C._astype(x, float32, True)
-            elif isinstance(b, Tensor) and b.dtype != x.dtype:
-                x = _C._astype(x, _C._promote_types(x.dtype, b.dtype), True)
-    return _C.clamp(x, min, max)
-
-
-def clamp_min(input: Tensor, min: Any) -> Tensor:
-    """max(input, min)."""
-    return clamp(input, min, None)
-
-
-def clamp_max(input: Tensor, max: Any) -> Tensor:
-    """min(input, max)."""
-    return clamp(input, None, max)
-
-
-def isclose(input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
-            equal_nan: builtins.bool = False) -> Tensor:
-    """|input - other| <= atol + rtol * |other| elementwise (bool), infinities equal only to
-    themselves, NaN equal to NaN only with equal_nan=True."""
-    x, y = _t(input), _t(other)
-    if x.dtype != y.dtype and isinstance(other, Tensor):
-        raise RuntimeError(f"isclose: {x.dtype} did not match {y.dtype}")
-    if x.dtype == bool_ or (x.dtype not in _FLOATS + _COMPLEX and rtol == 0 and atol == 0):
-        return x == y
-    xf, yf = _floating(x), _floating(y)
-    eq = xf == yf
-    finite = _C.isfinite(xf) & _C.isfinite(yf)
-    close = _C.abs(xf - yf) <= atol + rtol * _C.abs(yf)
-    out = eq | (finite & close)
-    if equal_nan:
-        out = out | (_C.isnan(xf) & _C.isnan(yf))
-    return out
-
-
-def allclose(input: Tensor, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
-             equal_nan: builtins.bool = False) -> builtins.bool:
-    """True when isclose holds everywhere (after broadcasting)."""
-    return builtins.bool(_C._all(isclose(input, other, rtol, atol, equal_nan), None, False))
-
-
 def _equal_method(input: Tensor, other: Tensor) -> builtins.bool:
     """torch.equal: same shape and the same values (NaN != NaN)."""
     if tuple(input.shape) != tuple(other.shape):
         return False
     return builtins.bool(_C._all(input == other, None, False))
-
-
-def isposinf(input: Tensor) -> Tensor:
-    """True where input is +inf."""
-    return _C.isinf(input) & (input > 0)
-
-
-def isneginf(input: Tensor) -> Tensor:
-    """True where input is -inf."""
-    return _C.isinf(input) & (input < 0)
-
-
-def isreal(input: Tensor) -> Tensor:
-    """True where the imaginary part is 0 (everywhere for real dtypes)."""
-    if input.dtype in _COMPLEX:
-        return _C.imag(input) == 0
-    return _C._full(tuple(input.shape), True, bool_, input.device)
-
-
-def nan_to_num(input: Tensor, nan: float = 0.0, posinf: Optional[float] = None,
-               neginf: Optional[float] = None) -> Tensor:
-    """NaN -> nan, +inf -> posinf (default: the dtype's max), -inf -> neginf (its lowest)."""
-    if input.dtype in _COMPLEX:
-        return _C.real(nan_to_num(_C.real(input), nan, posinf, neginf)) + 1j * \
-            nan_to_num(_C.imag(input), nan, posinf, neginf)
-    if input.dtype not in _FLOATS:
-        return input.clone()
-    fi = _ts().finfo(input.dtype)
-    hi = fi.max if posinf is None else posinf
-    lo = fi.min if neginf is None else neginf
-    out = _C.where(_C.isnan(input), nan, input)
-    out = _C.where(isposinf(input), hi, out)
-    return _C.where(isneginf(input), lo, out)
-
-
-def sgn(input: Tensor) -> Tensor:
-    """sign for real input; input / |input| (0 at 0) for complex input."""
-    if input.dtype == bool_:
-        return input.clone()
-    if input.dtype in _FLOATS:  # torch: sgn(NaN) == 0
-        return _C.where(_C.isnan(input), 0, _C.sign(input))
-    if input.dtype not in _COMPLEX:
-        return _C.sign(input)
-    a = _C.abs(input)
-    zero = a == 0
-    return _C.where(zero, 0, input / _C.where(zero, 1.0, a))
-
-
-def heaviside(input: Tensor, values: Any) -> Tensor:
-    """0 where input < 0, `values` where input == 0, 1 where input > 0."""
-    v = _t(values)
-    if isinstance(values, Tensor) and v.dtype != input.dtype:
-        raise RuntimeError(f"heaviside: input ({input.dtype}) and values ({v.dtype}) must have "
-                           "the same dtype")
-    one = _C._astype(_C._wrap_scalar(1), input.dtype, True)
-    zero = _C._astype(_C._wrap_scalar(0), input.dtype, True)
-    return _C.where(input == 0, v, _C.where(input > 0, one, zero))
-
-
-def fmax(input: Tensor, other: Any) -> Tensor:
-    """Elementwise maximum that ignores NaN (NaN only where both are NaN). As torch, the
-    gradient goes wholly to `input` where input >= other or other is NaN (ties included),
-    else to `other`."""
-    o = _t(other)
-    if input.dtype not in _FLOATS and o.dtype not in _FLOATS:
-        return _C.maximum(input, o)
-    return _C.where((input >= o) | _C.isnan(o), input, o)
-
-
-def fmin(input: Tensor, other: Any) -> Tensor:
-    """Elementwise minimum that ignores NaN; ties and a NaN `other` give `input` (and its
-    gradient), as torch."""
-    o = _t(other)
-    if input.dtype not in _FLOATS and o.dtype not in _FLOATS:
-        return _C.minimum(input, o)
-    return _C.where((input <= o) | _C.isnan(o), input, o)
-
-
-def logaddexp2(input: Tensor, other: Any) -> Tensor:
-    """log2(2**input + 2**other)."""
-    ln2 = math.log(2.0)
-    return _C.logaddexp(_floating(input) * ln2, _floating(_t(other)) * ln2) / ln2
-
-
-def ldexp(input: Tensor, other: Any) -> Tensor:
-    """input * 2**other (float result)."""
-    return _floating(input) * _C.pow(2.0, _floating(_t(other)))
-
-
-def angle(input: Tensor) -> Tensor:
-    """Argument of complex input; for real input pi where negative, else 0 (NaN kept)."""
-    if input.dtype in _COMPLEX:
-        return _C.atan2(_C.imag(input), _C.real(input))
-    x = _floating(input)
-    return _C.where(x < 0, math.pi, _C.where(_C.isnan(x), x, 0.0))
 
 
 def _gcd_np(a: Any, b: Any, op: str) -> Tensor:
@@ -357,11 +143,6 @@ def lcm(input: Tensor, other: Tensor) -> Tensor:
 def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
     """input where input > threshold, else value."""
     return _C.where(input > threshold, input, value)
-
-
-def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    """other - alpha * input."""
-    return other - (input if alpha == 1 else alpha * input)
 
 
 from .special import (  # noqa: E402  (the C++ special functions: csrc/ops/special.h)
@@ -416,11 +197,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 # name -> out-of-place implementation; each becomes a Tensor method and gets an in-place
 # twin `name_` (Note [torch in-place] in _inplace.py).
 METHODS = {
-    "relu": relu, "sigmoid": sigmoid, "rsqrt": rsqrt, "exp2": exp2, "frac": frac, "fix": fix,
-    "deg2rad": deg2rad, "rad2deg": rad2deg,
-    "float_power": float_power, "fmod": fmod, "lerp": lerp, "addcmul": addcmul,
-    "addcdiv": addcdiv, "clamp": clamp, "clip": clamp, "clamp_min": clamp_min, "clamp_max": clamp_max, "nan_to_num": nan_to_num,
-    "sgn": sgn, "heaviside": heaviside, "logaddexp2": logaddexp2, "ldexp": ldexp, "angle": angle,
+    "relu": relu, "sigmoid": sigmoid, "fix": fix, "float_power": float_power,
     "gcd": gcd, "lcm": lcm, "absolute": absolute, "arccos": arccos, "arccosh": arccosh,
     "arcsin": arcsin, "arcsinh": arcsinh, "arctan": arctan, "arctan2": arctan2,
     "arctanh": arctanh, "bitwise_not": bitwise_not,
@@ -428,9 +205,8 @@ METHODS = {
     "less_equal": le, "not_equal": ne, "square": _square_method, "acosh": _C.acosh, "asinh": _C.asinh, "atanh": _C.atanh,
     "hypot": _C.hypot, "copysign": _C.copysign, "nextafter": _C.nextafter, "positive": _C.positive,
     "bitwise_left_shift": _C.bitwise_left_shift, "bitwise_right_shift": _C.bitwise_right_shift,
-    "logaddexp": _C.logaddexp, "fmax": fmax, "fmin": fmin,
-    "isposinf": isposinf, "isneginf": isneginf, "isreal": isreal, "isclose": isclose,
-    "allclose": allclose, "equal": _equal_method, "threshold": threshold,
+    "logaddexp": _C.logaddexp,
+    "equal": _equal_method, "threshold": threshold,
 }
 # Methods that need only the in-place twin (the method itself exists already).
 INPLACE_OF_EXISTING = [
@@ -438,17 +214,18 @@ INPLACE_OF_EXISTING = [
     "log", "log10", "log1p", "log2", "sqrt", "ceil", "floor", "trunc", "round", "sign",
     "reciprocal", "neg", "negative", "pow", "remainder", "atan2", "bitwise_and", "bitwise_or",
     "bitwise_xor", "logical_and", "logical_or", "logical_xor", "logical_not",
-    "floor_divide", "masked_scatter", "index_fill", "index_copy", "index_put",
+    "floor_divide", "masked_scatter",
+    # PyTorch's pointwise functions bound in C++ (csrc/python/bind_elementwise.cpp)
+    "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "nan_to_num", "fmod",
+    "rsqrt", "exp2", "frac", "deg2rad", "rad2deg", "sgn", "heaviside", "ldexp", "index_fill", "index_copy", "index_put",
     "scatter_reduce", "tril", "triu", "cumsum", "cumprod", "squeeze", "unsqueeze", "t",
     "transpose", "swapaxes", "swapdims", "conj_physical", "eq", "ne", "lt", "le", "gt", "ge",
     # the special functions' methods, bound in C++ (csrc/python/bind_special.cpp)
     "sinc", "logit", "xlogy", "erf", "erfc", "erfinv", "lgamma", "digamma", "i0", "igamma",
     "igammac",
 ]
-# Hot methods installed as they are (no error-naming wrapper): their errors name them already.
-HOT = {"clamp", "clip"}
-NO_INPLACE = {"isposinf", "isneginf", "isreal", "isclose", "allclose", "equal", "real", "imag",
-              "positive", "angle", "fmax", "fmin", "logaddexp", "logaddexp2", "add", "sub",
+NO_INPLACE = {"equal", "real", "imag",
+              "positive", "logaddexp", "add", "sub",
               "div"}
 
 

@@ -1,8 +1,8 @@
 """Index-based selection and update: take (array API), nonzero / argwhere, and PyTorch's
 index_fill / index_copy / index_put / scatter_reduce / masked_scatter / the *_scatter family,
-with the matching Tensor methods. take_along_axis and PyTorch's gather / scatter /
-scatter_add / index_select / index_add / masked_fill / masked_select (and their methods and
-in-place forms) are C++ functions with their argument forms parsed in the binding
+with the matching Tensor methods. take_along_axis, nonzero / argwhere and PyTorch's gather /
+scatter / scatter_add / index_select / index_add / masked_fill / masked_select / index_fill /
+index_copy (and their methods and in-place forms) are C++ functions with their argument forms parsed in the binding
 (csrc/python/bind_search.cpp); this module gathers them into the namespace.
 
 ``ts.nonzero(x)`` follows the standard (and NumPy): a tuple of ``x.ndim`` int64 index
@@ -21,8 +21,8 @@ from typing import Any, Optional, Sequence, Tuple, Union
 from . import _C
 from ._C import Tensor
 from ._C import (  # noqa: F401  (the C++ functions: csrc/python/bind_search.cpp)
-    gather, index_add, index_select, masked_fill, masked_select, scatter, scatter_add,
-    take_along_axis,
+    argwhere, gather, index_add, index_copy, index_fill, index_select, masked_fill,
+    masked_select, nonzero, scatter, scatter_add, take_along_axis,
 )
 from ._tensor import _dim_index
 from .autograd.function import Function, FunctionCtx, once_differentiable
@@ -58,36 +58,6 @@ def take(x: Tensor, indices: Any, /, *, axis: Optional[int] = None) -> Tensor:
 def _take_method(self: Tensor, index: Any) -> Tensor:
     """torch.Tensor.take: elements of the flattened tensor at `index` (shape of index)."""
     return take(self, index)
-
-
-def nonzero(x: Tensor, /, *, as_tuple: Optional[bool] = None) -> Any:
-    """Indices of the nonzero (truthy) elements: a tuple of ``x.ndim`` int64 tensors of equal
-    length, in row-major order (array API / NumPy). 0-d input raises ValueError, as in NumPy 2;
-    use ``argwhere``, ``x.nonzero()`` or torch's ``as_tuple=False`` for the ``(count, ndim)``
-    form."""
-    x = _tensor(x)
-    if as_tuple is not None and not as_tuple:
-        return _C._nonzero(x)
-    if x.ndim == 0:
-        raise ValueError("nonzero: 0-d tensors are not supported; use x[None] or argwhere(x)")
-    coords = _C._nonzero(x)
-    return tuple(coords[:, j] for j in range(x.ndim))
-
-
-def argwhere(x: Tensor, /) -> Tensor:
-    """Coordinates of the nonzero elements as one ``(count, x.ndim)`` int64 tensor (NumPy's
-    argwhere, torch's ``x.nonzero()``)."""
-    return _C._nonzero(_tensor(x))
-
-
-def _nonzero_method(self: Tensor, *, as_tuple: bool = False) -> Any:
-    """torch.Tensor.nonzero: a ``(count, ndim)`` int64 tensor, or with ``as_tuple=True`` a
-    tuple of 1-d index tensors (for 0-d input, one tensor, as PyTorch does)."""
-    if not as_tuple:
-        return _C._nonzero(self)
-    if self.ndim == 0:
-        return (_C._nonzero(self.reshape(1))[:, 0],)
-    return nonzero(self)
 
 
 # ---- PyTorch's indexing functions and methods: where, masked_scatter, index_fill,
@@ -146,48 +116,6 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     pos = _C.clamp(pos, 0, src.shape[0] - 1)
     picked = _C._reshape(_ts().take(src, pos, axis=0), tuple(input.shape), -1)
     return _C.where(m, picked, input)
-
-
-def index_fill(input: Tensor, dim: int, index: Any, value: Any) -> Tensor:
-    """input with the slices at `index` along `dim` set to `value` (a number or 0-d tensor)."""
-    d = _dim_index("index_fill", dim, input.ndim)
-    if isinstance(value, Tensor) and value.ndim != 0:
-        raise RuntimeError(f"index_fill: only supports a 0-dimensional value tensor, but got "
-                           f"tensor with {value.ndim} dimension(s)")
-    n = input.shape[d] if input.ndim else 1
-    idx = _check_bounds("index_fill", _index_vec("index_fill", index), n)
-    hit = _ts().zeros((n,), dtype=_C.bool, device=input.device)
-    if idx.size:
-        hit[idx] = True
-    shape = [1] * builtins.max(input.ndim, 1)
-    shape[d] = n
-    hit = _C._reshape(hit, tuple(shape) if input.ndim else (), -1)
-    if not isinstance(value, Tensor):  # a number takes input's dtype (2.5 -> 2 for ints)
-        value = _ts().asarray(value, device=input.device)
-    return _C.where(hit, _C._astype(value, input.dtype, True), input)
-
-
-def index_copy(input: Tensor, dim: int, index: Any, source: Tensor) -> Tensor:
-    """input with input.select(dim, index[i]) replaced by source.select(dim, i)."""
-    d = _dim_index("index_copy", dim, input.ndim)
-    idx = _index_vec("index_copy", index)
-    if source.dtype != input.dtype:
-        raise RuntimeError(f"index_copy: self ({input.dtype}) and source ({source.dtype}) must "
-                           "have the same dtype")
-    n = input.shape[d] if input.ndim else 1
-    expect = list(input.shape)
-    if input.ndim:
-        expect[d] = idx.shape[0]
-    if tuple(source.shape) != tuple(expect) and not (input.ndim == 0 and source.size == 1):
-        raise RuntimeError(f"index_copy: source {tuple(source.shape)} must have the shape of self "
-                           f"{tuple(input.shape)} with dim {dim} of size {idx.shape[0]}")
-    idx = _check_bounds("index_copy", idx, n)
-    out = input.clone()
-    if input.ndim == 0:
-        out[...] = _C._reshape(source, (), -1)
-    elif idx.size:
-        out[(slice(None),) * d + (idx,)] = source
-    return out
 
 
 def index_put(input: Tensor, indices: Sequence[Any], values: Any,
@@ -345,8 +273,8 @@ class _ScatterProd(Function):
         return g_in, g_src, None, None, None, None
 
 
-METHODS = {"where": _where_method, "masked_scatter": masked_scatter, "index_fill": index_fill,
-           "index_copy": index_copy, "index_put": index_put, "scatter_reduce": scatter_reduce}
+METHODS = {"where": _where_method, "masked_scatter": masked_scatter, "index_put": index_put,
+           "scatter_reduce": scatter_reduce}
 
 
 # ---- x.fill_diagonal_

@@ -62,7 +62,7 @@ def _unique(x: Tensor, want_index: builtins.bool, want_counts: builtins.bool) ->
     else:
         sv, perm = _C._sort(flat, 0, False), None
     flags = _run_starts(sv)
-    starts = _C._nonzero(flags)[:, 0]
+    starts = _C.argwhere(flags)[:, 0]
     values = sv[starts]
     counts = inverse = indices = None
     if want_counts:

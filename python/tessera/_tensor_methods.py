@@ -65,9 +65,8 @@ TENSOR_METHODS: Dict[str, Any] = {
     # methods with every argument form: csrc/python/bind_reduction.cpp)
     # indexing (_indexing.py)
     "take": _ix._take_method,
-    "nonzero": _ix._nonzero_method,
-    # (gather/scatter/scatter_add/index_select/index_add/masked_fill/masked_select and their
-    # in-place forms are C++: csrc/python/bind_search.cpp)
+    # (gather/scatter/scatter_add/index_select/index_add/masked_fill/masked_select/index_fill/
+    # index_copy/nonzero/argwhere and their in-place forms are C++: csrc/python/bind_search.cpp)
     # sorting (_sorting.py)
     "sort": _so._sort_method,
     "argsort": _so._argsort_method,
@@ -183,7 +182,6 @@ TORCH_METHODS: Dict[str, Any] = {
     # (x.tile and x.repeat are C++ methods: csrc/python/bind_views.cpp)
     "svd": _lc._svd_method,
     "apply_": _t._apply_,
-    "argwhere": _ix.argwhere,
     "qr": _lc._qr_method,
     "share_memory_": _tb._itself,
     "is_shared": _tb._false,
@@ -257,7 +255,7 @@ def _tensor_table() -> Dict[str, Any]:
     for table in (el.METHODS, st.METHODS, lc.METHODS, _ix.METHODS, TORCH_METHODS):
         torch_methods.update(table)
     for name, fn in torch_methods.items():
-        final[name] = fn if name in el.HOT else _named_method(fn, name)
+        final[name] = _named_method(fn, name)
     twins = [n for n in el.METHODS if n not in el.NO_INPLACE]
     twins += [n for n in el.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
     twins += lc.INPLACE + TORCH_INPLACE_TWINS + ["masked_scatter", "index_fill", "index_copy",

@@ -119,3 +119,104 @@ def test_take_along_axis_keeps_the_standard_signature():
     x = ts.asarray(A)
     i = ts.argsort(x, axis=1)
     assert_same(ts.take_along_axis(x, i, axis=1), np.take_along_axis(A, np.argsort(A, axis=1), 1))
+
+
+# ---- nonzero / argwhere / index_fill / index_copy, bound in C++ (csrc/python/bind_search.cpp)
+@pytest.mark.parametrize("name", ["index_fill", "index_copy"])
+def test_more_methods_are_the_functions(name):
+    assert getattr(ts.Tensor, name) is getattr(ts, name)
+    assert not inspect.isfunction(getattr(ts, name))
+
+
+NZ = np.array([[0, 1.5, 0], [2, 0, -1]], dtype=np.float32)
+
+
+def test_nonzero_forms():
+    """ts.nonzero is the standard's tuple; torch's as_tuple=False, x.nonzero() and argwhere
+    are the (count, ndim) form."""
+    x, t = ts.asarray(NZ), torch.from_numpy(NZ)
+    assert_same(ts.nonzero(x), tuple(torch.from_numpy(c) for c in np.nonzero(NZ)))
+    assert_same(ts.nonzero(x, as_tuple=True), torch.nonzero(t, as_tuple=True))
+    assert_same(ts.nonzero(x, as_tuple=False), torch.nonzero(t))
+    assert_same(x.nonzero(), t.nonzero())
+    assert_same(x.nonzero(as_tuple=True), t.nonzero(as_tuple=True))
+    assert_same(ts.argwhere(x), torch.argwhere(t))
+    assert_same(x.argwhere(), t.argwhere())
+    s, st = ts.asarray(2.0), torch.tensor(2.0)
+    assert_same(s.nonzero(as_tuple=True), st.nonzero(as_tuple=True))
+    assert_same(s.nonzero(), st.nonzero())
+    with pytest.raises(ValueError, match="nonzero"):
+        ts.nonzero(s)
+    assert_same(ts.nonzero([0, 3, 4]), (torch.tensor([1, 2]),))
+    assert list(inspect.signature(ts.nonzero).parameters) == ["x", "as_tuple"]
+    with pytest.raises(TypeError):
+        ts.Tensor.argwhere(3)  # the method needs a tensor (torch's TypeError)
+
+
+@pytest.mark.parametrize("dim,index,value", [
+    (0, [1], 7.0), (1, [0, 2], -1), (-1, [-1, 0, 0], 2.5), (1, [], 3.0), (0, 1, 4.0),
+])
+def test_index_fill_matches_torch(dim, index, value):
+    x, t = ts.asarray(A), torch.from_numpy(A)
+    i, ti = ts.asarray(np.array(index, dtype=np.int64)), torch.tensor(index, dtype=torch.int64)
+    want = torch.index_fill(t, dim, ti, value)
+    assert_same(ts.index_fill(x, dim, i, value), want)
+    assert_same(x.index_fill(dim, i, value), want)
+    assert_same(ts.index_fill(x, dim=dim, index=i, value=ts.asarray(value)), want)
+    y = ts.asarray(A.copy())
+    assert y.index_fill_(dim, i, value) is y
+    assert_same(y, want)
+    xi, tii = ts.asarray(A.astype(np.int32)), torch.from_numpy(A.astype(np.int32))
+    assert_same(xi.index_fill(dim, i, value), tii.index_fill(dim, ti, value))
+
+
+@pytest.mark.parametrize("dim,index", [(0, [2, 0]), (1, [3, 1, 0]), (-1, [-1]), (0, [])])
+def test_index_copy_matches_torch(dim, index):
+    x, t = ts.asarray(A), torch.from_numpy(A)
+    i, ti = ts.asarray(np.array(index, dtype=np.int64)), torch.tensor(index, dtype=torch.int64)
+    shape = list(A.shape)
+    shape[dim] = len(index)
+    src = np.arange(np.prod(shape), dtype=np.float32).reshape(shape) + 100
+    want = torch.index_copy(t, dim, torch.tensor([(k + A.shape[dim]) % A.shape[dim] for k in index],
+                                                 dtype=torch.int64), torch.from_numpy(src))
+    assert_same(ts.index_copy(x, dim, i, ts.asarray(src)), want)
+    assert_same(x.index_copy(dim=dim, index=i, source=ts.asarray(src)), want)
+    out = ts.empty(A.shape)
+    assert ts.index_copy(x, dim, i, ts.asarray(src), out=out) is out
+    assert_same(out, want)
+    y = ts.asarray(A.copy())
+    assert y.index_copy_(dim, i, ts.asarray(src)) is y
+    assert_same(y, want)
+
+
+def test_index_fill_copy_gradients_match_torch():
+    i, ti = ts.asarray([2, 0]), torch.tensor([2, 0])
+    src = np.ones((3, 2), dtype=np.float64) * 3
+    for ts_fn, t_fn in [
+        (lambda x, s: ts.index_copy(x, 1, i, s) * x, lambda x, s: torch.index_copy(x, 1, ti, s) * x),
+        (lambda x, s: ts.index_fill(x, 1, i, -2.0) * x, lambda x, s: torch.index_fill(x, 1, ti, -2.0) * x),
+    ]:
+        x, s = ts.asarray(A.astype(np.float64), requires_grad=True), ts.asarray(src, requires_grad=True)
+        tx, tsrc = (torch.from_numpy(A.astype(np.float64)).requires_grad_(),
+                    torch.from_numpy(src).requires_grad_())
+        ts_fn(x, s).sum().backward()
+        t_fn(tx, tsrc).sum().backward()
+        assert_same(x.grad, tx.grad)
+        if tsrc.grad is not None:
+            assert_same(s.grad, tsrc.grad)
+
+
+def test_index_fill_copy_errors():
+    x = ts.asarray(A)
+    with pytest.raises(IndexError, match="index_fill"):
+        x.index_fill(1, ts.asarray([4]), 1.0)
+    with pytest.raises(IndexError, match="index_copy"):
+        x.index_copy(0, ts.asarray([[0]]), ts.ones((1, 4)))
+    with pytest.raises(RuntimeError, match="index_fill.*0-dimensional"):
+        x.index_fill(0, ts.asarray([0]), ts.ones(2))
+    with pytest.raises(RuntimeError, match="index_copy.*same dtype"):
+        x.index_copy(0, ts.asarray([0]), ts.ones((1, 4), dtype=ts.float64))
+    with pytest.raises(RuntimeError, match="index_copy.*shape"):
+        x.index_copy(0, ts.asarray([0]), ts.ones((2, 4)))
+    with pytest.raises(RuntimeError, match="index_fill.*integer"):
+        x.index_fill(0, ts.asarray([0.0]), 1.0)
