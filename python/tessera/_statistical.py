@@ -15,7 +15,9 @@ Conventions shared by the reductions:
 * The reductions themselves, with every argument form (the standard's and PyTorch's), are
   C++ bindings (csrc/python/bind_reduction.cpp; median/kthvalue in csrc/ops/order_stats.cpp):
   ``ts.max(x, axis=1)`` returns values as the standard specifies, ``ts.max(x, 1)`` and
-  ``x.max(1)`` PyTorch's (values, indices). This module holds the rest of the family.
+  ``x.max(1)`` PyTorch's (values, indices). So are diff, logsumexp, cummax/cummin, mode,
+  quantile/nanquantile and var_mean/std_mean (csrc/ops/statistics.cpp), each Tensor method
+  the namespace function itself. This module holds the rest of the family.
 """
 from __future__ import annotations
 
@@ -57,22 +59,10 @@ def _keep(name: str, keepdims: builtins.bool, keepdim: Any) -> builtins.bool:
 # (values, indices) named tuples (Note [torch reductions vs the standard] below).
 from ._C import (sum, prod, mean, var, std, max, min, all, any, count_nonzero,  # noqa: E402,A004
                  argmax, argmin, cumulative_sum, cumulative_prod, cumsum, cumprod, amax, amin,
-                 aminmax, median, nanmedian, kthvalue, nansum, nanmean)
-
-
-def diff(x: Tensor, /, n: int = 1, dim: Any = _UNSET, prepend: Any = None, append: Any = None,
-         *, axis: Any = _UNSET) -> Tensor:
-    """n-th forward difference x[i+1] - x[i] along `axis` (default -1; PyTorch's `dim`, which
-    like n, prepend and append it also takes positionally: diff(x, n, dim)), after joining
-    `prepend` and `append` (tensors matching x outside `axis`, or scalars) to x along it. The
-    result is n shorter along `axis`; booleans give x[i+1] != x[i] (NumPy). Python numbers as
-    prepend/append are weak (they take x's dtype kind), unlike NumPy's int64/float64.
-    n=0 returns x unchanged (prepend/append ignored, like NumPy). Also x.diff(...)."""
-    if dim is not _UNSET:
-        if axis is not _UNSET:
-            raise TypeError("diff: got both dim and axis")
-        axis = dim
-    return _C._diff(x, -1 if axis is _UNSET else axis, n, prepend, append)
+                 aminmax, median, nanmedian, kthvalue, nansum, nanmean, diff)
+# (ops/statistics.h, bound in the same file, Tensor methods the same objects)
+from ._C import (logsumexp, cummax, cummin, mode, quantile, nanquantile,  # noqa: E402
+                 var_mean, std_mean)
 
 
 # ---- PyTorch's reductions
@@ -96,12 +86,6 @@ __all__ += _TORCH_NAMES
 _FLOATS = (float16, bfloat16, float32, float64)
 _COMPLEX = (complex64, complex128)
 
-# torch.return_types equivalents (named like torch's, so repr reads the same)
-ReturnMode = _C._return_type("mode")
-ReturnCummax = _C._return_type("cummax")
-ReturnCummin = _C._return_type("cummin")
-
-
 def _ts() -> Any:
     import tessera
     return tessera
@@ -120,132 +104,6 @@ def _dims(op: str, dim: Any, ndim: int) -> Any:
     return None if ndim == 0 else dims  # a 0-d tensor accepts dim 0 / -1: all (no) dims
 
 
-def _gather_at(x: Tensor, idx: Tensor, d: int, keepdim: builtins.bool) -> Tensor:
-    """x's values at the per-slice indices idx (keepdim shape) along dim d."""
-    v = _ts().take_along_axis(x, idx, axis=d)
-    return v if keepdim else _C._squeeze(v, d)
-
-
-def _index_reduce(op: str, x: Tensor, dim: Any, keepdim: builtins.bool, pick: Any) -> Any:
-    """(values, indices) with indices = pick(x, d) (keepdim shape) along dim `dim`."""
-    d = _dim_index(op, dim, x.ndim)
-    xd = x if x.ndim else _C._reshape(x, (1,), -1)
-    if xd.shape[d] == 0:
-        raise IndexError(f"{op}: expected reduction dim {d} to have non-zero size")
-    idx = pick(xd, d)
-    vals = _gather_at(xd, idx, d, True)
-    if x.ndim == 0:
-        return _C._reshape(vals, (), -1), _C._reshape(idx, (), -1)
-    if not keepdim:
-        return _C._squeeze(vals, d), _C._squeeze(idx, d)
-    return vals, idx
-
-
-def mode(input: Tensor, dim: int = -1, keepdim: builtins.bool = False) -> Any:
-    """(values, indices): the most frequent value along `dim` (the smallest on ties) and the
-    index of its last occurrence."""
-    def pick(x: Tensor, d: int) -> Tensor:
-        import numpy as np
-        a = np.moveaxis(np.asarray(x.detach().cpu()), d, -1)
-        flat = a.reshape(-1, a.shape[-1])
-        out = np.empty(flat.shape[0], dtype=np.int64)
-        for r, row in enumerate(flat):
-            vals, counts = np.unique(row, return_counts=True)
-            best = vals[np.argmax(counts)]  # np.unique sorts: the smallest value on ties
-            hits = np.nonzero((row == best) | (np.isnan(row) & np.isnan(best))
-                              if row.dtype.kind == "f" else row == best)[0]
-            out[r] = hits[-1]
-        idx = out.reshape(a.shape[:-1] + (1,))
-        return _ts().asarray(np.moveaxis(idx, -1, d), device=x.device)
-    return ReturnMode(*_index_reduce("mode", input, dim, keepdim, pick))
-
-
-def _quantile(op: str, input: Tensor, q: Any, dim: Optional[int], keepdim: builtins.bool,
-              interpolation: str, ignore_nan: builtins.bool) -> Tensor:
-    if input.dtype not in (float32, float64):
-        raise RuntimeError(f"{op}: input tensor must be either float or double dtype, got "
-                           f"{input.dtype}")
-    modes = ("linear", "lower", "higher", "midpoint", "nearest")
-    if interpolation not in modes:
-        raise ValueError(f"{op}: interpolation must be one of {modes}, got {interpolation!r}")
-    scalar_q = not isinstance(q, Tensor)
-    qt = _ts().asarray(q, dtype=input.dtype, device=input.device) if scalar_q else q
-    if qt.ndim > 1:
-        raise RuntimeError(f"{op}: q must be a scalar or 1D tensor, got {qt.ndim}D")
-    if qt.dtype != input.dtype:
-        raise RuntimeError(f"{op}: q tensor must be same dtype as the input tensor")
-    if input.size == 0:
-        raise RuntimeError(f"{op}: input tensor must be non-empty")
-    qv = [float(v) for v in _C._reshape(qt, (-1,), -1).tolist()]
-    if builtins.any(not 0 <= v <= 1 for v in qv):
-        raise RuntimeError(f"{op}: q values must be in the range [0, 1]")
-    if dim is None:
-        x, d = _C._reshape(input, (-1,), -1), 0
-    else:
-        d = _dim_index(op, dim, input.ndim)
-        x = input if input.ndim else _C._reshape(input, (1,), -1)
-    n = x.shape[d]
-    if n == 0:
-        raise RuntimeError(f"{op}: input tensor must be non-empty")
-    s, _ = _C._sort_with_indices(x, d, False)
-    nans = sum(_C.isnan(x), axis=d, keepdims=True)
-    count = (n - nans) if ignore_nan else _ts().full_like(nans, n)
-    last = _C.clamp(count - 1, 0, None)
-    outs = []
-    for v in qv:
-        pos = _C._astype(last, input.dtype, True) * v
-        lo = _C._astype(_C.floor(pos), _C.int64, True)
-        hi = _C._astype(_C.ceil(pos), _C.int64, True)
-        vlo = _ts().take_along_axis(s, lo, axis=d)
-        vhi = _ts().take_along_axis(s, hi, axis=d)
-        if interpolation == "lower":
-            r = vlo
-        elif interpolation == "higher":
-            r = vhi
-        elif interpolation == "midpoint":
-            r = vlo + (vhi - vlo) * 0.5
-        elif interpolation == "nearest":
-            near = _C._astype(_C.round(pos), _C.int64, True)
-            r = _ts().take_along_axis(s, near, axis=d)
-        else:
-            r = vlo + (vhi - vlo) * (pos - _C.floor(pos))
-        if ignore_nan:
-            r = _C.where(count == 0, math.nan, r)
-        else:
-            r = _C.where(nans > 0, math.nan, r)
-        if dim is None:
-            r = _C._reshape(r, (1,) * input.ndim, -1) if keepdim else _C._reshape(r, (), -1)
-        elif input.ndim == 0:
-            r = _C._reshape(r, (), -1)
-        elif not keepdim:
-            r = _C._squeeze(r, d)
-        outs.append(r)
-    return outs[0] if scalar_q or qt.ndim == 0 else _ts().stack(outs, axis=0)
-
-
-def quantile(input: Tensor, q: Any, dim: Optional[int] = None, keepdim: builtins.bool = False,
-             *, interpolation: str = "linear") -> Tensor:
-    """The q-th quantiles (q a number or 1-D tensor in [0, 1]; a tensor q adds a leading dim)
-    along `dim` (of the flattened input when None). NaN propagates."""
-    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
-
-
-def nanquantile(input: Tensor, q: Any, dim: Optional[int] = None, keepdim: builtins.bool = False,
-                *, interpolation: str = "linear") -> Tensor:
-    """quantile ignoring NaN."""
-    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
-
-
-def logsumexp(input: Tensor, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
-    """log(sum(exp(input))) over `dim`, computed stably; integer input gives float32."""
-    from .nn import functional as F
-    x = input if input.dtype in _FLOATS + _COMPLEX else _C._astype(input, float32, True)
-    dims = _dims("logsumexp", dim, input.ndim)
-    if x.size == 0:  # no max to shift by; the sum over nothing is 0, its log -inf
-        return _C.log(sum(_C.exp(x), axis=dims, keepdims=keepdim))
-    return F.logsumexp(x, dims, keepdim)
-
-
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """log(cumsum(exp(input))) along `dim`, computed stably."""
     d = _dim_index("logcumsumexp", dim, input.ndim)
@@ -258,64 +116,9 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     return _C.log(_ts().cumulative_sum(_C.exp(input - m), axis=d)) + m
 
 
-def _cum_extreme(op: str, input: Tensor, dim: int, larger: builtins.bool, result: Any) -> Any:
-    import numpy as np
-    d = _dim_index(op, dim, input.ndim)
-    x = input if input.ndim else _C._reshape(input, (1,), -1)
-    a = np.moveaxis(np.asarray(x.detach().cpu()), d, -1)
-    idx = np.zeros(a.shape, dtype=np.int64)
-    if a.shape[-1]:
-        best = a[..., 0].copy()
-        cur = np.zeros(a.shape[:-1], dtype=np.int64)
-        for j in range(a.shape[-1]):
-            v = a[..., j]
-            better = (v >= best) if larger else (v <= best)
-            if a.dtype.kind == "f":
-                better = (better | np.isnan(v)) & ~(np.isnan(best) & ~np.isnan(v))
-            cur = np.where(better, j, cur)
-            best = np.where(better, v, best)
-            idx[..., j] = cur
-    it = _ts().asarray(np.moveaxis(idx, -1, d), device=x.device)
-    vals = _ts().take_along_axis(x, it, axis=d)
-    if input.ndim == 0:
-        return result(_C._reshape(vals, (), -1), _C._reshape(it, (), -1))
-    return result(vals, it)
-
-
-def cummax(input: Tensor, dim: int) -> Any:
-    """(values, indices) of the running maximum along `dim` (NaN propagates)."""
-    return _cum_extreme("cummax", input, dim, True, ReturnCummax)
-
-
-def cummin(input: Tensor, dim: int) -> Any:
-    """(values, indices) of the running minimum along `dim` (NaN propagates)."""
-    return _cum_extreme("cummin", input, dim, False, ReturnCummin)
-
-
 def msort(input: Tensor) -> Tensor:
     """Sorted along dim 0."""
     return _ts().sort(input, axis=0)
-
-
-def _moments_mean(op: str, moment: Any, input: Tensor, dim: Any, unbiased: Any,
-                  keepdim: builtins.bool, correction: Any) -> Any:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}: expected a Tensor, got {type(input).__name__}")
-    m = moment(input, dim, unbiased, keepdim, correction=correction)  # the method: torch's rules
-    d = None if isinstance(dim, builtins.bool) else dim  # var_mean(x, unbiased)
-    return m, _C._mean(input, _dims(op, d, input.ndim), keepdim)
-
-
-def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: builtins.bool = False,
-             *, correction: Any = None) -> Any:
-    """(var, mean) over `dim` (var unbiased by default, like torch)."""
-    return _moments_mean("var_mean", Tensor.var, input, dim, unbiased, keepdim, correction)
-
-
-def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: builtins.bool = False,
-             *, correction: Any = None) -> Any:
-    """(std, mean) over `dim` (std unbiased by default, like torch)."""
-    return _moments_mean("std_mean", Tensor.std, input, dim, unbiased, keepdim, correction)
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: builtins.bool = False,
@@ -435,8 +238,7 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: builtins.bool = Fals
 
 
 METHODS = {
-    "mode": mode, "quantile": quantile, "nanquantile": nanquantile,
-    "logsumexp": logsumexp, "logcumsumexp": logcumsumexp, "cummax": cummax, "cummin": cummin,
+    "logcumsumexp": logcumsumexp,
     "norm": norm, "dist": dist, "softmax": softmax,
     "log_softmax": log_softmax, "bincount": bincount, "histc": histc, "msort": msort,
 }

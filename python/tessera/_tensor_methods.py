@@ -174,7 +174,6 @@ TORCH_METHODS: Dict[str, Any] = {
     "cov": _st.cov,
     "corrcoef": _st.corrcoef,
     "sum_to_size": _st._sum_to_size,
-    "diff": _st.diff,
     "frexp": _el.frexp,
     "bernoulli": _rn.bernoulli,
     "multinomial": _rn.multinomial,

@@ -1,0 +1,34 @@
+// PyTorch's statistics written with ops (so their gradients come from the ops they are made
+// of, and they run on every device): logsumexp, cummax / cummin, mode, quantile / nanquantile.
+// The values that come with indices are gathered from x at those indices (take_along_axis), so
+// their gradient flows to the picked elements. A 0-d x is read as shape (1,) along dim 0 or -1.
+#pragma once
+#include <string>
+#include <utility>
+
+#include "core/tensor.h"
+#include "ops/reduce.h"
+
+namespace ts {
+
+// log(sum(exp(x))) over axes (all when nullopt), shifted by the detached max; integer and
+// bool input give float32. An empty reduction gives -inf.
+Tensor logsumexp(const Tensor& x, const Axes& axes, bool keepdim);
+
+// (values, int64 indices) of the running maximum / minimum along dim: the index of the last
+// occurrence of the extreme so far; NaN propagates (the index of the latest NaN).
+std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim);
+std::pair<Tensor, Tensor> cummin(const Tensor& x, int64_t dim);
+
+// (values, indices): the most frequent value along dim (the smallest on ties; NaNs count as
+// one value) and the index of its last occurrence.
+std::pair<Tensor, Tensor> mode(const Tensor& x, int64_t dim, bool keepdim);
+
+// The q-th quantiles (q a 0-d or 1-D tensor of x's dtype, values in [0, 1]; a 1-D q adds a
+// leading dim) along dim, of the flattened x when nullopt. interpolation: linear, lower,
+// higher, midpoint or nearest. ignore_nan=false: NaN propagates; true (nanquantile): NaNs are
+// skipped (NaN where a slice has no other value).
+Tensor quantile(const Tensor& x, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                const std::string& interpolation, bool ignore_nan);
+
+}  // namespace ts
