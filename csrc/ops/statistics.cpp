@@ -10,6 +10,7 @@
 #include "ops/compare.h"
 #include "ops/copy.h"
 #include "ops/creation.h"
+#include "ops/cumulative.h"
 #include "ops/elementwise_defs.h"
 #include "ops/indexing_advanced.h"
 #include "ops/manipulation.h"
@@ -122,6 +123,33 @@ Tensor logsumexp(const Tensor& input, const Axes& axes, bool keepdim) {
     for (int64_t a = 0; a < x.ndim(); ++a) dims.push_back(a);
   }
   return squeeze(out, dims);
+}
+
+Tensor logcumsumexp(const Tensor& x, int64_t dim) {
+  const int64_t d = normalize_axis(dim, x.ndim() == 0 ? 1 : x.ndim(), "logcumsumexp");
+  if (x.ndim() == 0 || x.dim(d) == 0) return clone_op(x);
+  Tensor m;
+  {
+    autograd::GradModeGuard no_grad(false);
+    m = amax(autograd::detach(x), Shape{d}, true);
+    m = where(unary_op(isfinite_def, m), m, int_scalar(0));  // slices of all -inf stay finite
+  }
+  const Tensor sums = cumulative_sum(unary_op(exp_def, subtract(x, m)), d, std::nullopt, false);
+  return add(unary_op(log_def, sums), m);
+}
+
+Tensor msort(const Tensor& x) {
+  if (x.ndim() == 0) return clone_op(x);
+  return sort_with_indices(x, 0, false).first;
+}
+
+Tensor bucketize(const Tensor& x, const Tensor& boundaries, bool out_int32, bool right) {
+  TS_CHECK(boundaries.ndim() == 1, RuntimeError,
+           "bucketize: boundaries tensor must be 1 dimension, but got dim(", boundaries.ndim(),
+           ") (boundaries shape ", shape_str(boundaries.shape()),
+           "); pass the sorted bucket edges as a 1-D tensor");
+  const Tensor out = searchsorted(boundaries, x, right, nullptr);
+  return out_int32 ? astype(out, DType::Int32, true) : out;
 }
 
 std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim) {

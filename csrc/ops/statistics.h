@@ -15,6 +15,17 @@ namespace ts {
 // bool input give float32. An empty reduction gives -inf.
 Tensor logsumexp(const Tensor& x, const Axes& axes, bool keepdim);
 
+// log(cumsum(exp(x))) along dim, shifted by the detached max of each slice; a 0-d or empty x
+// gives a copy.
+Tensor logcumsumexp(const Tensor& x, int64_t dim);
+
+// x sorted along dim 0 (values only; their gradient flows back to where they came from).
+Tensor msort(const Tensor& x);
+
+// The bucket index (int64, int32 with out_int32) of each value of x among the sorted 1-D
+// boundaries: with right=false the i such that boundaries[i-1] < x <= boundaries[i].
+Tensor bucketize(const Tensor& x, const Tensor& boundaries, bool out_int32, bool right);
+
 // (values, int64 indices) of the running maximum / minimum along dim: the index of the last
 // occurrence of the extreme so far; NaN propagates (the index of the latest NaN).
 std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim);

@@ -719,8 +719,29 @@ void init_reduction(py::module_& m) {
       "dim, or scalars, which are weak: they take input's dtype kind) to input along it. The\n"
       "result is n shorter along dim; booleans give input[i+1] != input[i] (NumPy). n=0\n"
       "returns input unchanged (prepend/append ignored, like NumPy).");
-  bind_functions_as_methods(
-      m, {"logsumexp", "cummax", "cummin", "mode", "quantile", "nanquantile", "diff"});
+  m.def(
+      "logcumsumexp",
+      [](py::handle x, int64_t dim) { return logcumsumexp(input_tensor(x, "logcumsumexp"), dim); },
+      py::arg("input"), py::arg("dim"),
+      "logcumsumexp(input, dim)\n--\n\n"
+      "log(cumsum(exp(input))) along dim, computed stably (shifted by the max of each slice).");
+  m.def(
+      "msort", [](py::handle x) { return msort(input_tensor(x, "msort")); }, py::arg("input"),
+      "msort(input)\n--\n\ninput sorted along dim 0 (values only).");
+  m.def(
+      "bucketize",
+      [](py::handle x, py::handle boundaries, bool out_int32, bool right) {
+        return bucketize(operand_or_throw(x, "bucketize"), input_tensor(boundaries, "bucketize"),
+                         out_int32, right);
+      },
+      py::arg("input"), py::arg("boundaries"), py::kw_only(), py::arg("out_int32") = false,
+      py::arg("right") = false,
+      "bucketize(input, boundaries, *, out_int32=False, right=False)\n--\n\n"
+      "The bucket index of each input value (a tensor or a number) among the sorted 1-D\n"
+      "boundaries: with right=False the i such that boundaries[i-1] < x <= boundaries[i],\n"
+      "with right=True boundaries[i-1] <= x < boundaries[i]. int64, or int32 with out_int32.");
+  bind_functions_as_methods(m, {"logsumexp", "cummax", "cummin", "mode", "quantile", "nanquantile",
+                                "diff", "logcumsumexp", "msort"});
   def_with_dtype(m, "_sum", "sum", &sum);
   def_with_dtype(m, "_prod", "prod", &prod);
   def_axes(m, "_mean", "mean", &mean);

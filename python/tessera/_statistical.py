@@ -16,7 +16,8 @@ Conventions shared by the reductions:
   C++ bindings (csrc/python/bind_reduction.cpp; median/kthvalue in csrc/ops/order_stats.cpp):
   ``ts.max(x, axis=1)`` returns values as the standard specifies, ``ts.max(x, 1)`` and
   ``x.max(1)`` PyTorch's (values, indices). So are diff, logsumexp, cummax/cummin, mode,
-  quantile/nanquantile and var_mean/std_mean (csrc/ops/statistics.cpp), each Tensor method
+  quantile/nanquantile, var_mean/std_mean, logcumsumexp, msort and bucketize
+  (csrc/ops/statistics.cpp), each Tensor method
   the namespace function itself. This module holds the rest of the family.
 """
 from __future__ import annotations
@@ -62,7 +63,10 @@ from ._C import (sum, prod, mean, var, std, max, min, all, any, count_nonzero,  
                  aminmax, median, nanmedian, kthvalue, nansum, nanmean, diff)
 # (ops/statistics.h, bound in the same file, Tensor methods the same objects)
 from ._C import (logsumexp, cummax, cummin, mode, quantile, nanquantile,  # noqa: E402
-                 var_mean, std_mean)
+                 var_mean, std_mean, logcumsumexp, msort, bucketize)
+# ts.softmax is F.softmax: the C++ op (csrc/python/bind_nn.cpp), which also reads torch.softmax's
+# positional dtype
+from ._C import softmax, log_softmax  # noqa: E402
 
 
 # ---- PyTorch's reductions
@@ -104,23 +108,6 @@ def _dims(op: str, dim: Any, ndim: int) -> Any:
     return None if ndim == 0 else dims  # a 0-d tensor accepts dim 0 / -1: all (no) dims
 
 
-def logcumsumexp(input: Tensor, dim: int) -> Tensor:
-    """log(cumsum(exp(input))) along `dim`, computed stably."""
-    d = _dim_index("logcumsumexp", dim, input.ndim)
-    if input.ndim == 0:
-        return input.clone()
-    if input.shape[d] == 0:
-        return input.clone()
-    m = max(input.detach(), axis=d, keepdims=True)
-    m = _C.where(_C.isfinite(m), m, 0)
-    return _C.log(_ts().cumulative_sum(_C.exp(input - m), axis=d)) + m
-
-
-def msort(input: Tensor) -> Tensor:
-    """Sorted along dim 0."""
-    return _ts().sort(input, axis=0)
-
-
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: builtins.bool = False,
          dtype: Any = None) -> Tensor:
     """torch.norm: the p-norm of the elements over `dim` (all elements when None), 'fro' (the
@@ -155,26 +142,6 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: builtins.bool 
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """The p-norm of input - other (broadcast)."""
     return norm(input - other, p)
-
-
-def _softmax_like(op: str, fn: Any, input: Tensor, dim: Optional[int], dtype: Any) -> Tensor:
-    if input.ndim == 0:  # torch accepts dim 0 / -1 on a 0-d tensor
-        if dim is not None:
-            _dim_index(op, dim, 0)
-        return _C._reshape(fn(_C._reshape(input, (1,), -1), 0, dtype=dtype), (), -1)
-    return fn(input, dim, dtype=dtype)
-
-
-def softmax(input: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
-    """exp(x) / sum(exp(x)) along `dim`."""
-    from .nn import functional as F
-    return _softmax_like("softmax", F.softmax, input, dim, dtype)
-
-
-def log_softmax(input: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
-    """log(softmax(x)) along `dim`, computed stably."""
-    from .nn import functional as F
-    return _softmax_like("log_softmax", F.log_softmax, input, dim, dtype)
 
 
 def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
@@ -225,22 +192,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     return _ts().asarray(counts, dtype=input.dtype, device=input.device)
 
 
-def bucketize(input: Any, boundaries: Tensor, *, out_int32: builtins.bool = False,
-              right: builtins.bool = False) -> Tensor:
-    """The bucket index of each input value among the sorted 1-D `boundaries`: with
-    right=False the i such that boundaries[i-1] < x <= boundaries[i]."""
-    if boundaries.ndim != 1:
-        raise RuntimeError(f"bucketize: boundaries tensor must be 1 dimension, but got dim("
-                           f"{boundaries.ndim})")
-    x = input if isinstance(input, Tensor) else _ts().asarray(input)
-    out = _ts().searchsorted(boundaries, x, side="right" if right else "left")
-    return _C._astype(out, _C.int32, True) if out_int32 else out
-
-
 METHODS = {
-    "logcumsumexp": logcumsumexp,
-    "norm": norm, "dist": dist, "softmax": softmax,
-    "log_softmax": log_softmax, "bincount": bincount, "histc": histc, "msort": msort,
+    "norm": norm, "dist": dist, "bincount": bincount, "histc": histc,
 }
 
 

@@ -172,7 +172,8 @@ def test_gradients_match_torch(f):
 
 
 def test_signatures_and_methods_are_the_functions():
-    for name in ("logsumexp", "cummax", "cummin", "mode", "quantile", "nanquantile", "diff"):
+    for name in ("logsumexp", "cummax", "cummin", "mode", "quantile", "nanquantile", "diff",
+                 "logcumsumexp", "msort"):
         assert getattr(ts.Tensor, name) is getattr(ts, name)
         assert ts.__dict__[name].__doc__
     assert str(inspect.signature(ts.quantile)) == (
@@ -182,3 +183,53 @@ def test_signatures_and_methods_are_the_functions():
     assert str(inspect.signature(ts.diff)) == (
         "(input, n=1, dim=None, prepend=None, append=None, *, axis=None)")
     assert list(inspect.signature(ts.ones(2).cummax).parameters) == ["dim"]
+
+
+@pytest.mark.parametrize("shape,dim", SHAPES_DIMS + [((3, 0), 1)])
+def test_logcumsumexp_msort_match_torch(shape, dim):
+    a = rng.standard_normal(shape)
+    same(ts.logcumsumexp(ts.asarray(a), dim), torch.logcumsumexp(torch.from_numpy(a), dim))
+    same(ts.asarray(a).logcumsumexp(dim), torch.from_numpy(a).logcumsumexp(dim))
+    same(ts.msort(ts.asarray(a)), torch.msort(torch.from_numpy(a)))
+    same(ts.asarray(a).msort(), torch.from_numpy(a).msort())
+    inf = np.array([-np.inf, -np.inf, 1.0, -np.inf])
+    same(ts.logcumsumexp(ts.asarray(inf), 0), torch.logcumsumexp(torch.from_numpy(inf), 0))
+
+
+@pytest.mark.parametrize("right", [False, True])
+@pytest.mark.parametrize("out_int32", [False, True])
+def test_bucketize_matches_torch(right, out_int32):
+    b = np.array([1.0, 3.0, 5.0, 7.0])
+    for x in (np.array([[0.0, 1.0, 3.5], [5.0, 7.0, 9.0]]), np.array(3.0)):
+        same(ts.bucketize(ts.asarray(x), ts.asarray(b), out_int32=out_int32, right=right),
+             torch.bucketize(torch.from_numpy(x), torch.from_numpy(b), out_int32=out_int32,
+                             right=right))
+    same(ts.bucketize(3, ts.asarray(b), right=right),
+         torch.bucketize(3, torch.from_numpy(b), right=right))
+    with pytest.raises(RuntimeError, match="bucketize"):
+        ts.bucketize(ts.ones(3), ts.ones((2, 2)))
+
+
+def test_softmax_is_the_functional_op_with_torch_positional_dtype():
+    import tessera.nn.functional as F
+    assert ts.softmax is F.softmax and ts.log_softmax is F.log_softmax
+    assert ts.Tensor.softmax is ts.softmax and ts.Tensor.log_softmax is ts.log_softmax
+    a = rng.standard_normal((2, 3)).astype(np.float32)
+    for name in ("softmax", "log_softmax"):
+        # torch.softmax(x, dim, dtype) takes the dtype in third place (F.softmax's _stacklevel)
+        same(getattr(ts, name)(ts.asarray(a), 1, ts.float64),
+             getattr(torch, name)(torch.from_numpy(a), 1, torch.float64))
+        same(getattr(ts.asarray(a), name)(0, dtype=ts.float64),
+             getattr(torch.from_numpy(a), name)(0, dtype=torch.float64))
+        same(getattr(ts, name)(ts.asarray(np.float32(2.0)), 0),
+             getattr(torch, name)(torch.tensor(2.0), 0))
+        with pytest.raises(TypeError):
+            getattr(ts, name)(ts.asarray(a), 1, ts.float64, dtype=ts.float64)
+
+
+@pytest.mark.parametrize("f", [
+    lambda m, x: m.logcumsumexp(x, 1),
+    lambda m, x: m.msort(x),
+])
+def test_more_gradients_match_torch(f):
+    compare_grads(lambda x: f(ts, x), lambda x: f(torch, x), [rng.standard_normal((3, 4, 5))])
