@@ -1,5 +1,6 @@
 #include "ops/statistics.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "autograd/grad_mode.h"
@@ -150,6 +151,72 @@ Tensor bucketize(const Tensor& x, const Tensor& boundaries, bool out_int32, bool
            "); pass the sorted bucket edges as a 1-D tensor");
   const Tensor out = searchsorted(boundaries, x, right, nullptr);
   return out_int32 ? astype(out, DType::Int32, true) : out;
+}
+
+namespace {
+
+Tensor zeros(int64_t n, DType dtype, Device device) {
+  Tensor out = Tensor::empty(Shape{n}, dtype, device);
+  fill_(out, Scalar::from_int(0));
+  return out;
+}
+
+}  // namespace
+
+Tensor bincount(const Tensor& x, const Tensor* weights, int64_t minlength) {
+  TS_CHECK(x.ndim() == 1 && !is_inexact(x.dtype()) && x.dtype() != DType::Bool, RuntimeError,
+           "bincount: only 1-d non-negative integral inputs are supported, got ", x.ndim(), "-d ",
+           dtype_name(x.dtype()), " (input shape ", shape_str(x.shape()), ")");
+  const Tensor idx = astype(x, DType::Int64, false);
+  int64_t n = 0;
+  if (x.numel() != 0) {
+    autograd::GradModeGuard no_grad(false);
+    TS_CHECK(item(amin(idx, std::nullopt, false)).to<int64_t>() >= 0, RuntimeError,
+             "bincount: input must be non-negative");
+    n = item(amax(idx, std::nullopt, false)).to<int64_t>() + 1;
+  }
+  TS_CHECK(minlength >= 0, RuntimeError, "bincount: minlength should be >= 0, got ", minlength);
+  n = std::max(n, minlength);
+  if (weights == nullptr)
+    return index_add(zeros(n, DType::Int64, x.device()), 0, idx,
+                     broadcast_to(int_scalar(1), x.shape()));
+  TS_CHECK(weights->shape() == x.shape(), RuntimeError,
+           "bincount: weights should be 1-d and have the same length as input, got weights "
+           "shape ",
+           shape_str(weights->shape()), " and input shape ", shape_str(x.shape()));
+  const DType dt = weights->dtype() == DType::Float32 || weights->dtype() == DType::Float64
+                       ? weights->dtype()
+                       : DType::Float64;
+  return index_add(zeros(n, dt, x.device()), 0, idx, astype_op(*weights, dt, false));
+}
+
+Tensor histc(const Tensor& x, int64_t bins, double min, double max) {
+  TS_CHECK(is_floating(x.dtype()), RuntimeError, "histc: not implemented for ",
+           dtype_name(x.dtype()), " (input shape ", shape_str(x.shape()),
+           "); pass a floating-point tensor");
+  TS_CHECK(bins > 0, RuntimeError, "histc: bins must be > 0, got ", bins);
+  autograd::GradModeGuard no_grad(false);
+  const Tensor a = astype(reshape(autograd::detach(x), Shape{x.numel()}), DType::Float64, true);
+  double lo = min, hi = max;
+  if (lo == hi && a.numel() != 0) {
+    lo = item(amin(a, std::nullopt, false)).to<double>();
+    hi = item(amax(a, std::nullopt, false)).to<double>();
+  }
+  if (lo == hi) {
+    lo -= 1;
+    hi += 1;
+  }
+  TS_CHECK(!(lo > hi), RuntimeError, "histc: max must be larger than min, got min=", min,
+           " max=", max);
+  const Tensor inside = both(binary_op(greater_equal_def, a, float_scalar(lo)),
+                             binary_op(less_equal_def, a, float_scalar(hi)));
+  const Tensor scaled =
+      divide(multiply(subtract(a, float_scalar(lo)), float_scalar(bins)), float_scalar(hi - lo));
+  Tensor bin = astype(where(inside, scaled, float_scalar(0)), DType::Int64, true);
+  bin = clip(bin, int_scalar(0), int_scalar(bins - 1));
+  const Tensor counts =
+      index_add(zeros(bins, DType::Float64, x.device()), 0, bin, astype(inside, DType::Float64));
+  return astype(counts, x.dtype(), true);
 }
 
 std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim) {

@@ -26,6 +26,15 @@ Tensor msort(const Tensor& x);
 // boundaries: with right=false the i such that boundaries[i-1] < x <= boundaries[i].
 Tensor bucketize(const Tensor& x, const Tensor& boundaries, bool out_int32, bool right);
 
+// Counts of each value 0..max(x) (at least minlength of them) of a 1-D non-negative integer x:
+// int64, or with weights (x's shape) their sums, in weights' dtype when float32/float64 (else
+// float64); differentiable in weights.
+Tensor bincount(const Tensor& x, const Tensor* weights, int64_t minlength);
+
+// Histogram of x's values in `bins` equal-width bins over [min, max] (x's range when both are
+// equal; values outside are ignored), in x's (floating) dtype. Not differentiable.
+Tensor histc(const Tensor& x, int64_t bins, double min, double max);
+
 // (values, int64 indices) of the running maximum / minimum along dim: the index of the last
 // occurrence of the extreme so far; NaN propagates (the index of the latest NaN).
 std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim);

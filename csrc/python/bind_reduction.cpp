@@ -740,8 +740,29 @@ void init_reduction(py::module_& m) {
       "The bucket index of each input value (a tensor or a number) among the sorted 1-D\n"
       "boundaries: with right=False the i such that boundaries[i-1] < x <= boundaries[i],\n"
       "with right=True boundaries[i-1] <= x < boundaries[i]. int64, or int32 with out_int32.");
-  bind_functions_as_methods(m, {"logsumexp", "cummax", "cummin", "mode", "quantile", "nanquantile",
-                                "diff", "logcumsumexp", "msort"});
+  m.def(
+      "bincount",
+      [](py::handle x, py::handle weights, int64_t minlength) {
+        const Tensor& t = input_tensor(x, "bincount");
+        if (weights.is_none()) return bincount(t, nullptr, minlength);
+        return bincount(t, &input_tensor(weights, "bincount"), minlength);
+      },
+      py::arg("input"), py::arg("weights") = py::none(), py::arg("minlength") = 0,
+      "bincount(input, weights=None, minlength=0)\n--\n\n"
+      "Counts of each value 0..max(input) (at least minlength of them) of a 1-D non-negative\n"
+      "integer tensor: int64, or with weights (input's shape) their sums, in weights' dtype\n"
+      "when float32/float64 (else float64).");
+  m.def(
+      "histc",
+      [](py::handle x, int64_t bins, double min, double max) {
+        return histc(input_tensor(x, "histc"), bins, min, max);
+      },
+      py::arg("input"), py::arg("bins") = 100, py::arg("min") = 0, py::arg("max") = 0,
+      "histc(input, bins=100, min=0, max=0)\n--\n\n"
+      "Histogram of bins equal-width bins over [min, max] (the data's range when both are\n"
+      "equal); values outside are ignored. The result has input's (floating) dtype.");
+  bind_functions_as_methods(m, {"bincount", "histc", "logsumexp", "cummax", "cummin", "mode",
+                                "quantile", "nanquantile", "diff", "logcumsumexp", "msort"});
   def_with_dtype(m, "_sum", "sum", &sum);
   def_with_dtype(m, "_prod", "prod", &prod);
   def_axes(m, "_mean", "mean", &mean);

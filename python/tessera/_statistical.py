@@ -16,7 +16,7 @@ Conventions shared by the reductions:
   C++ bindings (csrc/python/bind_reduction.cpp; median/kthvalue in csrc/ops/order_stats.cpp):
   ``ts.max(x, axis=1)`` returns values as the standard specifies, ``ts.max(x, 1)`` and
   ``x.max(1)`` PyTorch's (values, indices). So are diff, logsumexp, cummax/cummin, mode,
-  quantile/nanquantile, var_mean/std_mean, logcumsumexp, msort and bucketize
+  quantile/nanquantile, var_mean/std_mean, logcumsumexp, msort, bucketize, bincount and histc
   (csrc/ops/statistics.cpp), each Tensor method
   the namespace function itself. This module holds the rest of the family.
 """
@@ -63,7 +63,7 @@ from ._C import (sum, prod, mean, var, std, max, min, all, any, count_nonzero,  
                  aminmax, median, nanmedian, kthvalue, nansum, nanmean, diff)
 # (ops/statistics.h, bound in the same file, Tensor methods the same objects)
 from ._C import (logsumexp, cummax, cummin, mode, quantile, nanquantile,  # noqa: E402
-                 var_mean, std_mean, logcumsumexp, msort, bucketize)
+                 var_mean, std_mean, logcumsumexp, msort, bucketize, bincount, histc)
 # ts.softmax is F.softmax: the C++ op (csrc/python/bind_nn.cpp), which also reads torch.softmax's
 # positional dtype
 from ._C import softmax, log_softmax  # noqa: E402
@@ -144,56 +144,8 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     return norm(input - other, p)
 
 
-def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
-    """Counts of each value 0..max(input) of a 1-D non-negative integer tensor (weighted sums
-    with `weights`); int64 counts, or weights' dtype (float64 for integer weights)."""
-    import numpy as np
-    if input.ndim != 1 or input.dtype in _FLOATS + _COMPLEX + (bool_,):
-        raise RuntimeError(f"bincount: only 1-d non-negative integral inputs are supported, "
-                           f"got {input.ndim}-d {input.dtype}")
-    a = np.asarray(input.cpu()).astype(np.int64)
-    if a.size and a.min() < 0:
-        raise RuntimeError("bincount: input must be non-negative")
-    if minlength < 0:
-        raise RuntimeError(f"bincount: minlength should be >= 0, got {minlength}")
-    if weights is None:
-        return _ts().asarray(np.bincount(a, minlength=minlength).astype(np.int64),
-                             device=input.device)
-    if tuple(weights.shape) != tuple(input.shape):
-        raise RuntimeError("bincount: weights should be 1-d and have the same length as input")
-    out_dt = weights.dtype if weights.dtype in (float32, float64) else float64
-    n = builtins.max(int(a.max()) + 1 if a.size else 0, minlength)
-    out = _ts().zeros((n,), dtype=out_dt, device=input.device)
-    return _ts().index_add(out, 0, _ts().asarray(a, device=input.device),
-                           _C._astype(weights, out_dt, True))
-
-
-def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
-    """Histogram of `bins` equal-width bins over [min, max] (the data's range when both are
-    0); values outside are ignored. Result has input's dtype."""
-    import numpy as np
-    if input.dtype not in _FLOATS:
-        raise RuntimeError(f"histc: not implemented for {input.dtype}")
-    from ._arg_checks import int_arg
-    bins = int_arg("histc", "bins", bins)
-    if bins <= 0:
-        raise RuntimeError(f"histc: bins must be > 0, got {bins}")
-    a = np.asarray(input.detach().cpu().float()).astype(np.float64).ravel()
-    lo, hi = float(min), float(max)
-    if lo == hi and a.size:
-        lo, hi = float(a.min()), float(a.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if lo > hi:
-        raise RuntimeError(f"histc: max must be larger than min, got min={min} max={max}")
-    a = a[(a >= lo) & (a <= hi)]
-    idx = np.minimum(((a - lo) * bins / (hi - lo)).astype(np.int64), bins - 1)
-    counts = np.bincount(idx, minlength=bins).astype(np.float64)
-    return _ts().asarray(counts, dtype=input.dtype, device=input.device)
-
-
 METHODS = {
-    "norm": norm, "dist": dist, "bincount": bincount, "histc": histc,
+    "norm": norm, "dist": dist,
 }
 
 

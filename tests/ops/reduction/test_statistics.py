@@ -233,3 +233,45 @@ def test_softmax_is_the_functional_op_with_torch_positional_dtype():
 ])
 def test_more_gradients_match_torch(f):
     compare_grads(lambda x: f(ts, x), lambda x: f(torch, x), [rng.standard_normal((3, 4, 5))])
+
+
+@pytest.mark.parametrize("minlength", [0, 7])
+def test_bincount_matches_torch(minlength):
+    x = np.array([1, 1, 3, 0, 5, 3, 3])
+    for w in (None, rng.standard_normal(7), rng.standard_normal(7).astype(np.float32),
+              np.arange(7)):
+        got = ts.bincount(ts.asarray(x), None if w is None else ts.asarray(w), minlength)
+        want = torch.bincount(torch.from_numpy(x), None if w is None else torch.from_numpy(w),
+                              minlength)
+        same(got, want)
+    same(ts.bincount(ts.asarray(np.zeros(0, np.int64)), minlength=minlength),
+         torch.bincount(torch.zeros(0, dtype=torch.int64), minlength=minlength))
+    same(ts.asarray(x.astype(np.int32)).bincount(), torch.from_numpy(x.astype(np.int32))
+         .bincount())
+    for bad in (lambda: ts.bincount(ts.asarray([-1, 2])), lambda: ts.bincount(ts.ones((2, 2))),
+                lambda: ts.bincount(ts.asarray([1, 2]), ts.ones(3)),
+                lambda: ts.bincount(ts.asarray([1, 2]), minlength=-1)):
+        with pytest.raises(RuntimeError, match="bincount"):
+            bad()
+    # differentiable in weights (torch's bincount is not): d sum(c * out) / dw = c[x]
+    w = ts.asarray(rng.standard_normal(7), requires_grad=True)
+    c = rng.standard_normal(max(6, minlength))
+    ts.sum(ts.bincount(ts.asarray(x), w, minlength) * ts.asarray(c)).backward()
+    np.testing.assert_allclose(w.grad.numpy(), c[x])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_histc_matches_torch(dtype):
+    a = (rng.standard_normal(50) * 3).astype(dtype)
+    for args in ((), (10,), (7, -1.0, 2.0), (5, 2.0, 2.0), (4, 0, 0)):
+        same(ts.histc(ts.asarray(a), *args), torch.histc(torch.from_numpy(a), *args))
+    same(ts.asarray(a).histc(bins=3, min=-1, max=1),
+         torch.from_numpy(a).histc(bins=3, min=-1, max=1))
+    same(ts.histc(ts.ones(4, dtype=getattr(ts, dtype)), 3),
+         torch.histc(torch.ones(4, dtype=getattr(torch, dtype)), 3))
+    same(ts.histc(ts.ones(0, dtype=getattr(ts, dtype)), 3),
+         torch.histc(torch.ones(0, dtype=getattr(torch, dtype)), 3))
+    for bad in (lambda: ts.histc(ts.asarray([1, 2])), lambda: ts.histc(ts.ones(3), 0),
+                lambda: ts.histc(ts.ones(3), 3, 2.0, 1.0)):
+        with pytest.raises(RuntimeError, match="histc"):
+            bad()
