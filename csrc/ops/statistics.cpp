@@ -14,6 +14,7 @@
 #include "ops/cumulative.h"
 #include "ops/elementwise_defs.h"
 #include "ops/indexing_advanced.h"
+#include "ops/linalg.h"
 #include "ops/manipulation.h"
 #include "ops/math.h"
 #include "ops/rounding.h"
@@ -217,6 +218,51 @@ Tensor histc(const Tensor& x, int64_t bins, double min, double max) {
   const Tensor counts =
       index_add(zeros(bins, DType::Float64, x.device()), 0, bin, astype(inside, DType::Float64));
   return astype(counts, x.dtype(), true);
+}
+
+Tensor cov(const Tensor& input, int64_t correction, const Tensor* fweights,
+           const Tensor* aweights) {
+  TS_CHECK(input.ndim() <= 2, RuntimeError,
+           "cov: expected input to have two or fewer dimensions but got an input with ",
+           input.ndim(), " dimensions (input shape ", shape_str(input.shape()), ")");
+  Tensor x = input.ndim() == 2 ? input : reshape(input, Shape{1, input.numel()});
+  if (!is_floating(x.dtype())) x = astype_op(x, DType::Float32, false);
+  const int64_t n = x.dim(1);
+  Tensor w, aw;
+  if (fweights != nullptr) w = astype_op(*fweights, x.dtype(), false);
+  if (aweights != nullptr) {
+    aw = astype_op(*aweights, x.dtype(), false);
+    w = w.defined() ? multiply(w, aw) : aw;
+  }
+  Tensor c;
+  if (!w.defined()) {
+    const Tensor xm = subtract(x, mean(x, Shape{1}, true));
+    c = divide(matmul(xm, matrix_transpose(conj(xm))),
+               int_scalar(std::max<int64_t>(n - correction, 0)));
+  } else {
+    const Tensor wsum = sum(w, std::nullopt, false, std::nullopt);
+    const Tensor avg = divide(sum(multiply(x, w), Shape{1}, true, std::nullopt), wsum);
+    Tensor norm = wsum;
+    if (correction != 0)
+      norm = aweights == nullptr ? subtract(wsum, int_scalar(correction))
+                                 : subtract(wsum, divide(multiply(int_scalar(correction),
+                                                                  sum(multiply(w, aw), std::nullopt,
+                                                                      false, std::nullopt)),
+                                                         wsum));
+    const Tensor xm = subtract(x, avg);
+    c = divide(matmul(multiply(xm, w), matrix_transpose(conj(xm))),
+               clip(norm, int_scalar(0), std::nullopt));
+  }
+  return input.ndim() < 2 ? reshape(c, Shape{}) : c;
+}
+
+Tensor corrcoef(const Tensor& x) {
+  const Tensor c = cov(x, 1, nullptr, nullptr);
+  if (c.ndim() == 0) return divide(c, c);
+  const Tensor sd = unary_op(sqrt_def, diagonal(c, 0, 0, 1));
+  const int64_t k = sd.numel();
+  const Tensor r = divide(divide(c, reshape(sd, Shape{k, 1})), reshape(sd, Shape{1, k}));
+  return clip(r, int_scalar(-1), int_scalar(1));
 }
 
 std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim) {

@@ -35,6 +35,12 @@ Tensor bincount(const Tensor& x, const Tensor* weights, int64_t minlength);
 // equal; values outside are ignored), in x's (floating) dtype. Not differentiable.
 Tensor histc(const Tensor& x, int64_t bins, double min, double max);
 
+// Covariance of the rows (variables) of a 1-D or 2-D x whose columns are observations, the
+// observations weighted by the optional fweights (integer counts) and aweights; integer input
+// is computed in float32. Differentiable. corrcoef: the Pearson coefficients, clipped to [-1, 1].
+Tensor cov(const Tensor& x, int64_t correction, const Tensor* fweights, const Tensor* aweights);
+Tensor corrcoef(const Tensor& x);
+
 // (values, int64 indices) of the running maximum / minimum along dim: the index of the last
 // occurrence of the extreme so far; NaN propagates (the index of the latest NaN).
 std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim);

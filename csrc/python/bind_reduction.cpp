@@ -761,8 +761,28 @@ void init_reduction(py::module_& m) {
       "histc(input, bins=100, min=0, max=0)\n--\n\n"
       "Histogram of bins equal-width bins over [min, max] (the data's range when both are\n"
       "equal); values outside are ignored. The result has input's (floating) dtype.");
-  bind_functions_as_methods(m, {"bincount", "histc", "logsumexp", "cummax", "cummin", "mode",
-                                "quantile", "nanquantile", "diff", "logcumsumexp", "msort"});
+  m.def(
+      "cov",
+      [](py::handle x, int64_t correction, py::handle fweights, py::handle aweights) {
+        Tensor fw, aw;
+        if (!fweights.is_none()) fw = input_tensor(fweights, "cov");
+        if (!aweights.is_none()) aw = input_tensor(aweights, "cov");
+        return cov(input_tensor(x, "cov"), correction, fw.defined() ? &fw : nullptr,
+                   aw.defined() ? &aw : nullptr);
+      },
+      py::arg("input"), py::kw_only(), py::arg("correction") = 1, py::arg("fweights") = py::none(),
+      py::arg("aweights") = py::none(),
+      "cov(input, *, correction=1, fweights=None, aweights=None)\n--\n\n"
+      "Covariance of the rows (variables) of a 1-D or 2-D input whose columns are\n"
+      "observations (differentiable; fweights/aweights weight the observations).");
+  m.def(
+      "corrcoef", [](py::handle x) { return corrcoef(input_tensor(x, "corrcoef")); },
+      py::arg("input"),
+      "corrcoef(input)\n--\n\n"
+      "Pearson correlation coefficients of the rows of input (clipped to [-1, 1]).");
+  bind_functions_as_methods(
+      m, {"cov", "corrcoef", "bincount", "histc", "logsumexp", "cummax", "cummin", "mode",
+          "quantile", "nanquantile", "diff", "logcumsumexp", "msort"});
   def_with_dtype(m, "_sum", "sum", &sum);
   def_with_dtype(m, "_prod", "prod", &prod);
   def_axes(m, "_mean", "mean", &mean);

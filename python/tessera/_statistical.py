@@ -16,7 +16,8 @@ Conventions shared by the reductions:
   C++ bindings (csrc/python/bind_reduction.cpp; median/kthvalue in csrc/ops/order_stats.cpp):
   ``ts.max(x, axis=1)`` returns values as the standard specifies, ``ts.max(x, 1)`` and
   ``x.max(1)`` PyTorch's (values, indices). So are diff, logsumexp, cummax/cummin, mode,
-  quantile/nanquantile, var_mean/std_mean, logcumsumexp, msort, bucketize, bincount and histc
+  quantile/nanquantile, var_mean/std_mean, logcumsumexp, msort, bucketize, bincount, histc,
+  cov and corrcoef
   (csrc/ops/statistics.cpp), each Tensor method
   the namespace function itself. This module holds the rest of the family.
 """
@@ -63,7 +64,8 @@ from ._C import (sum, prod, mean, var, std, max, min, all, any, count_nonzero,  
                  aminmax, median, nanmedian, kthvalue, nansum, nanmean, diff)
 # (ops/statistics.h, bound in the same file, Tensor methods the same objects)
 from ._C import (logsumexp, cummax, cummin, mode, quantile, nanquantile,  # noqa: E402
-                 var_mean, std_mean, logcumsumexp, msort, bucketize, bincount, histc)
+                 var_mean, std_mean, logcumsumexp, msort, bucketize, bincount, histc, cov,
+                 corrcoef)
 # ts.softmax is F.softmax: the C++ op (csrc/python/bind_nn.cpp), which also reads torch.softmax's
 # positional dtype
 from ._C import softmax, log_softmax  # noqa: E402
@@ -149,54 +151,7 @@ METHODS = {
 }
 
 
-# ---- PyTorch's cov, corrcoef, x.sum_to_size, x.diff
-def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None,
-        aweights: Optional[Tensor] = None) -> Tensor:
-    """Covariance of the rows (variables) of a 1-D or 2-D input whose columns are
-    observations (differentiable; fweights/aweights weight the observations)."""
-    if input.ndim > 2:
-        raise RuntimeError(f"cov: expected input to have two or fewer dimensions but got an "
-                           f"input with {input.ndim} dimensions")
-    x = input if input.ndim == 2 else _C._reshape(input, (1, -1), -1)
-    if x.dtype not in _FLOATS:
-        x = _C._astype(x, float32, True)
-    n = x.shape[1]
-    w = None
-    if fweights is not None:
-        w = _C._astype(fweights, x.dtype, True)
-    if aweights is not None:
-        aw = _C._astype(aweights, x.dtype, True)
-        w = aw if w is None else w * aw
-    if w is None:
-        avg = mean(x, axis=1, keepdims=True)
-        norm = n - correction
-        xm = x - avg
-        c = _C.matmul(xm, _C.conj(xm).mT) / builtins.max(norm, 0)
-    else:
-        wsum = sum(w)
-        avg = sum(x * w, axis=1, keepdims=True) / wsum
-        if correction == 0:
-            norm = wsum
-        elif aweights is None:
-            norm = wsum - correction
-        else:
-            norm = wsum - correction * sum(w * _C._astype(aweights, x.dtype, True)) / wsum
-        xm = x - avg
-        c = _C.matmul(xm * w, _C.conj(xm).mT) / _C.clamp(norm, 0, None)
-    return _C._reshape(c, (), -1) if input.ndim < 2 else c
-
-
-def corrcoef(input: Tensor) -> Tensor:
-    """Pearson correlation coefficients of the rows of input (clipped to [-1, 1])."""
-    c = cov(input)
-    if c.ndim == 0:
-        return c / c
-    d = _ts().linalg.diagonal(c)
-    sd = _C.sqrt(d)
-    c = c / _C._reshape(sd, (-1, 1), -1) / _C._reshape(sd, (1, -1), -1)
-    return _C.clamp(c, -1, 1)
-
-
+# ---- x.sum_to_size
 def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
     """Sums self down to `size` (which self must broadcast to ... from)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):

@@ -171,8 +171,6 @@ TENSOR_METHODS: Dict[str, Any] = {
 TORCH_METHODS: Dict[str, Any] = {
     "unique": _sets.unique,
     "unique_consecutive": _sets.unique_consecutive,
-    "cov": _st.cov,
-    "corrcoef": _st.corrcoef,
     "sum_to_size": _st._sum_to_size,
     "frexp": _el.frexp,
     "bernoulli": _rn.bernoulli,

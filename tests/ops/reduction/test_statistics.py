@@ -275,3 +275,26 @@ def test_histc_matches_torch(dtype):
                 lambda: ts.histc(ts.ones(3), 3, 2.0, 1.0)):
         with pytest.raises(RuntimeError, match="histc"):
             bad()
+
+
+def test_cov_corrcoef_match_torch():
+    a = rng.standard_normal((3, 6))
+    fw = np.array([1, 2, 1, 3, 1, 2])
+    aw = rng.random(6)
+    for kwargs in ({}, {"correction": 0}, {"correction": 2}, {"fweights": fw},
+                   {"aweights": aw}, {"fweights": fw, "aweights": aw, "correction": 0},
+                   {"fweights": fw, "aweights": aw}):
+        tk = {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v
+              for k, v in kwargs.items()}
+        sk = {k: ts.asarray(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+        same(ts.cov(ts.asarray(a), **sk), torch.cov(torch.from_numpy(a), **tk), 1e-10)
+        same(ts.asarray(a[0]).cov(**sk), torch.from_numpy(a[0]).cov(**tk), 1e-10)
+    same(ts.corrcoef(ts.asarray(a)), torch.corrcoef(torch.from_numpy(a)), 1e-10)
+    same(ts.asarray(a[1]).corrcoef(), torch.from_numpy(a[1]).corrcoef(), 1e-10)
+    same(ts.cov(ts.asarray(np.arange(6).reshape(2, 3))),
+         torch.cov(torch.arange(6).reshape(2, 3)))
+    with pytest.raises(RuntimeError, match="cov"):
+        ts.cov(ts.ones((2, 2, 2)))
+    assert ts.Tensor.cov is ts.cov and ts.Tensor.corrcoef is ts.corrcoef
+    compare_grads(lambda x: ts.cov(x, correction=0), lambda x: torch.cov(x, correction=0), [a])
+    compare_grads(lambda x: ts.corrcoef(x), lambda x: torch.corrcoef(x), [a])
