@@ -265,6 +265,45 @@ Tensor corrcoef(const Tensor& x) {
   return clip(r, int_scalar(-1), int_scalar(1));
 }
 
+namespace {
+
+// The terms of the trapezoidal rule along the normalized dim d: pairwise averages of y times
+// the spacing.
+Tensor trapezoid_terms(const char* op, const Tensor& y, const Tensor* x, std::optional<double> dx,
+                       int64_t dim, int64_t* d) {
+  TS_CHECK(y.ndim() != 0, IndexError, op, ": Dimension specified as ", dim,
+           " but tensor has no dimensions");
+  TS_CHECK(x == nullptr || !dx, TypeError, op,
+           "() received an invalid combination of arguments: x and dx cannot both be given");
+  *d = normalize_axis(dim, y.ndim(), op);
+  const int64_t n = y.dim(*d), m = std::max<int64_t>(n - 1, 0);
+  const Tensor lo = slice(y, *d, 0, m, 1), hi = n > 0 ? slice(y, *d, 1, n, 1) : lo;
+  const Tensor avg = divide(add(lo, hi), int_scalar(2));
+  if (x == nullptr) return multiply(avg, float_scalar(dx.value_or(1.0)));
+  if (x->ndim() != 1) return multiply(avg, diff(*x, *d, 1, nullptr, nullptr));
+  TS_CHECK(x->dim(0) == n, RuntimeError, op,
+           ": There must be one `x` value for each sample point (x shape ", shape_str(x->shape()),
+           ", y shape ", shape_str(y.shape()), ", dim ", *d, ")");
+  Shape s(y.ndim(), 1);
+  s[*d] = m;
+  return multiply(avg, reshape(diff(*x, 0, 1, nullptr, nullptr), s));
+}
+
+}  // namespace
+
+Tensor trapezoid(const Tensor& y, const Tensor* x, std::optional<double> dx, int64_t dim) {
+  int64_t d = 0;
+  const Tensor terms = trapezoid_terms("trapezoid", y, x, dx, dim, &d);
+  return sum(terms, Shape{d}, false, std::nullopt);
+}
+
+Tensor cumulative_trapezoid(const Tensor& y, const Tensor* x, std::optional<double> dx,
+                            int64_t dim) {
+  int64_t d = 0;
+  const Tensor terms = trapezoid_terms("cumulative_trapezoid", y, x, dx, dim, &d);
+  return cumulative_sum(terms, d, std::nullopt, false);
+}
+
 std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim) {
   return cum_extreme("cummax", x, dim, true);
 }

@@ -41,6 +41,12 @@ Tensor histc(const Tensor& x, int64_t bins, double min, double max);
 Tensor cov(const Tensor& x, int64_t correction, const Tensor* fweights, const Tensor* aweights);
 Tensor corrcoef(const Tensor& x);
 
+// The trapezoidal rule along dim (its running integral, one shorter along dim): sample points
+// x (1-D of y's length along dim, or shaped like y) or constant spacing dx (default 1).
+Tensor trapezoid(const Tensor& y, const Tensor* x, std::optional<double> dx, int64_t dim);
+Tensor cumulative_trapezoid(const Tensor& y, const Tensor* x, std::optional<double> dx,
+                            int64_t dim);
+
 // (values, int64 indices) of the running maximum / minimum along dim: the index of the last
 // occurrence of the extreme so far; NaN propagates (the index of the latest NaN).
 std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim);

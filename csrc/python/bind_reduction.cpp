@@ -780,6 +780,27 @@ void init_reduction(py::module_& m) {
       py::arg("input"),
       "corrcoef(input)\n--\n\n"
       "Pearson correlation coefficients of the rows of input (clipped to [-1, 1]).");
+  for (const bool cumulative : {false, true}) {
+    const char* name = cumulative ? "cumulative_trapezoid" : "trapezoid";
+    const std::string doc =
+        std::string(name) + "(y, x=None, *, dx=None, dim=-1)\n--\n\n" +
+        (cumulative ? "The running trapezoidal integral along dim (one fewer element than y "
+                      "there)."
+                    : "The trapezoidal rule along dim: with sample points x or constant "
+                      "spacing dx\n(default 1); integers give a float result.");
+    m.def(
+        name,
+        [cumulative](const Tensor& y, py::handle x, std::optional<double> dx, int64_t dim) {
+          const char* op = cumulative ? "cumulative_trapezoid" : "trapezoid";
+          Tensor xt;
+          if (!x.is_none()) xt = operand_or_throw(x, op);
+          const Tensor* xp = xt.defined() ? &xt : nullptr;
+          return cumulative ? cumulative_trapezoid(y, xp, dx, dim) : trapezoid(y, xp, dx, dim);
+        },
+        py::arg("y"), py::arg("x") = py::none(), py::kw_only(), py::arg("dx") = py::none(),
+        py::arg("dim") = -1, doc.c_str());
+  }
+  m.attr("trapz") = m.attr("trapezoid");  // torch's alias
   bind_functions_as_methods(
       m, {"cov", "corrcoef", "bincount", "histc", "logsumexp", "cummax", "cummin", "mode",
           "quantile", "nanquantile", "diff", "logcumsumexp", "msort"});

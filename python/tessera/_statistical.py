@@ -17,7 +17,7 @@ Conventions shared by the reductions:
   ``ts.max(x, axis=1)`` returns values as the standard specifies, ``ts.max(x, 1)`` and
   ``x.max(1)`` PyTorch's (values, indices). So are diff, logsumexp, cummax/cummin, mode,
   quantile/nanquantile, var_mean/std_mean, logcumsumexp, msort, bucketize, bincount, histc,
-  cov and corrcoef
+  cov, corrcoef, trapezoid/trapz and cumulative_trapezoid
   (csrc/ops/statistics.cpp), each Tensor method
   the namespace function itself. This module holds the rest of the family.
 """
@@ -65,7 +65,7 @@ from ._C import (sum, prod, mean, var, std, max, min, all, any, count_nonzero,  
 # (ops/statistics.h, bound in the same file, Tensor methods the same objects)
 from ._C import (logsumexp, cummax, cummin, mode, quantile, nanquantile,  # noqa: E402
                  var_mean, std_mean, logcumsumexp, msort, bucketize, bincount, histc, cov,
-                 corrcoef)
+                 corrcoef, trapezoid, trapz, cumulative_trapezoid)
 # ts.softmax is F.softmax: the C++ op (csrc/python/bind_nn.cpp), which also reads torch.softmax's
 # positional dtype
 from ._C import softmax, log_softmax  # noqa: E402
@@ -247,58 +247,6 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
         return ts.empty((0, r), dtype=input.dtype, device=input.device)
     index = ts.asarray(_combination_rows(n, r, with_replacement), device=input.device)
     return input[index.reshape(-1)].reshape(count, r)
-
-
-def _trapezoid_parts(y: Tensor, x: Optional[Tensor], dx: Optional[float], dim: int,
-                     name: str) -> Tuple[Tensor, Any]:
-    """(pairwise averages of y along dim, the spacing: a scalar or the diffs of x)."""
-    if x is not None and dx is not None:
-        raise TypeError(f"{name}() received an invalid combination of arguments: x and dx "
-                        f"cannot both be given")
-    ts = _ts()
-    dim = dim % y.ndim if y.ndim else 0
-    n = y.shape[dim]
-    lo = y.narrow(dim, 0, builtins.max(n - 1, 0))
-    hi = y.narrow(dim, 1, builtins.max(n - 1, 0)) if n > 0 else lo
-    avg = (lo + hi) / 2
-    if x is None:
-        return avg, 1.0 if dx is None else dx
-    if not isinstance(x, Tensor):
-        x = ts.asarray(x)
-    if x.ndim == 1:
-        if x.shape[0] != n:
-            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
-        d = ts.diff(x)
-        shape = [1] * y.ndim
-        shape[dim] = builtins.max(n - 1, 0)
-        return avg, d.reshape(tuple(shape))
-    return avg, ts.diff(x, axis=dim)
-
-
-def trapezoid(y: Tensor, x: Optional[Tensor] = None, *, dx: Optional[float] = None,
-              dim: int = -1) -> Tensor:
-    """The trapezoidal rule along `dim`: with sample points `x` or constant spacing `dx`
-    (default 1); integers give a float result (torch.trapezoid)."""
-    if y.ndim == 0:
-        raise IndexError("trapezoid: Dimension specified as -1 but tensor has no dimensions")
-    avg, spacing = _trapezoid_parts(y, x, dx, dim, "trapezoid")
-    return (avg * spacing).sum(dim)
-
-
-def trapz(y: Tensor, x: Optional[Tensor] = None, *, dx: Optional[float] = None,
-          dim: int = -1) -> Tensor:
-    """Alias of trapezoid."""
-    return trapezoid(y, x, dx=dx, dim=dim)
-
-
-def cumulative_trapezoid(y: Tensor, x: Optional[Tensor] = None, *, dx: Optional[float] = None,
-                         dim: int = -1) -> Tensor:
-    """The running trapezoidal integral along `dim` (one fewer element than y there)."""
-    if y.ndim == 0:
-        raise IndexError("cumulative_trapezoid: Dimension specified as -1 but tensor has no "
-                         "dimensions")
-    avg, spacing = _trapezoid_parts(y, x, dx, dim, "cumulative_trapezoid")
-    return (avg * spacing).cumsum(dim)
 
 
 def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None,

@@ -298,3 +298,24 @@ def test_cov_corrcoef_match_torch():
     assert ts.Tensor.cov is ts.cov and ts.Tensor.corrcoef is ts.corrcoef
     compare_grads(lambda x: ts.cov(x, correction=0), lambda x: torch.cov(x, correction=0), [a])
     compare_grads(lambda x: ts.corrcoef(x), lambda x: torch.corrcoef(x), [a])
+
+
+@pytest.mark.parametrize("name", ["trapezoid", "trapz", "cumulative_trapezoid"])
+def test_trapezoid_family_matches_torch(name):
+    y = rng.standard_normal((3, 5))
+    x1 = np.cumsum(rng.random(5))
+    x2 = np.cumsum(rng.random((3, 5)), axis=1)
+    f, g = getattr(ts, name), getattr(torch, name)
+    T = torch.from_numpy
+    same(f(ts.asarray(y)), g(T(y)), 1e-10)
+    same(f(ts.asarray(y), dim=0), g(T(y), dim=0), 1e-10)
+    same(f(ts.asarray(y), dx=0.5), g(T(y), dx=0.5), 1e-10)
+    same(f(ts.asarray(y), ts.asarray(x1)), g(T(y), T(x1)), 1e-10)
+    same(f(ts.asarray(y), ts.asarray(x2), dim=1), g(T(y), T(x2), dim=1), 1e-10)
+    same(f(ts.asarray(np.arange(6).reshape(2, 3))), g(torch.arange(6).reshape(2, 3)))
+    same(f(ts.ones((2, 0))), g(torch.ones(2, 0)))
+    with pytest.raises(IndexError):
+        f(ts.asarray(2.0))
+    with pytest.raises(RuntimeError, match="one `x` value"):
+        f(ts.asarray(y), ts.ones(4))
+    compare_grads(lambda a: f(a, dx=0.25), lambda a: g(a, dx=0.25), [y])
