@@ -14,6 +14,7 @@
 #include "ops/nn/softmax.h"
 #include "ops/nn_fused.h"
 #include "python/convert.h"
+#include "python/function_method.h"
 
 namespace ts::python {
 namespace {
@@ -93,8 +94,16 @@ void init_nn(py::module_& m) {
   for (bool log : {false, true})
     m.def(
         log ? "log_softmax" : "softmax",
-        [dtype_arg, log](const Tensor& input, std::optional<int64_t> dim, int64_t /*stacklevel*/,
+        [dtype_arg, log](const Tensor& input, std::optional<int64_t> dim, py::handle third,
                          py::handle dtype) {
+          // F.softmax(x, dim, _stacklevel, dtype); torch.softmax(x, dim, dtype): a dtype in
+          // third place is torch.softmax's (ts.softmax is this function)
+          if (!PyLong_Check(third.ptr())) {
+            if (!dtype.is_none())
+              throw py::type_error(std::string(log ? "log_softmax" : "softmax") +
+                                   ": got dtype both positionally and as a keyword");
+            dtype = third;
+          }
           return nn::softmax(input, dim, dtype_arg(dtype), log);
         },
         py::arg("input"), py::arg("dim") = py::none(), py::arg("_stacklevel") = 3,
@@ -107,6 +116,7 @@ void init_nn(py::module_& m) {
               "exp(x) / sum(exp(x)) along dim (PyTorch's implicit dim when None: 0 for 0-, 1-\n"
               "and 3-D input, else 1), any shape, in dtype if given (the C++ op\n"
               "csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order).");
+  bind_functions_as_methods(m, {"softmax", "log_softmax"});  // x.softmax is ts.softmax
   m.def(
       "layer_norm",
       [](const Tensor& input, py::handle normalized_shape, const std::optional<Tensor>& weight,

@@ -10,8 +10,8 @@
 #include <pybind11/stl.h>
 
 #include "autograd/autocast.h"
-#include "ops/autocast_policy.h"
 #include "ops/arithmetic.h"
+#include "ops/autocast_policy.h"
 #include "ops/bitwise.h"
 #include "ops/compare.h"
 #include "ops/copy.h"
@@ -20,8 +20,10 @@
 #include "ops/math.h"
 #include "ops/order_stats.h"
 #include "ops/reduce.h"
+#include "ops/statistics.h"
 #include "ops/where.h"
 #include "python/convert.h"
+#include "python/function_method.h"
 
 namespace ts::python {
 
@@ -129,8 +131,7 @@ py::object reduce_py(Kind kind, const char* op, py::handle x_, py::handle dim, p
   switch (kind) {
     case Kind::Sum:
       return py::cast(sum(x, axes, keep, dt));  // (the op applies its autocast row)
-    case Kind::Prod:
-    {
+    case Kind::Prod: {
       const autocast::OpScope scope(
           dt ? TS_AUTOCAST_POLICY_DTYPE("prod") : TS_AUTOCAST_POLICY("prod"), x);
       return py::cast(prod(x, axes, keep, dt));
@@ -265,6 +266,41 @@ py::object median_py(bool ignore_nan, py::handle x_, py::handle dim, bool keepdi
   const Tensor& x = input_tensor(x_, op);
   if (dim.is_none()) return py::cast(median_all(x, ignore_nan));
   return pair(op, median_with_indices(x, to_dim(dim, op), keepdim, ignore_nan));
+}
+
+// ---- logsumexp, cummax / cummin, mode, quantile / nanquantile (ops/statistics.h), var_mean /
+// std_mean
+Tensor logsumexp_py(py::handle x_, py::handle dim, bool keepdim) {
+  Tensor x = input_tensor(x_, "logsumexp");
+  const autocast::OpScope scope(TS_AUTOCAST_POLICY("logsumexp"), x);
+  return logsumexp(x, torch_axes(dim, x.ndim(), "logsumexp"), keepdim);
+}
+
+Tensor quantile_py(bool ignore_nan, py::handle x_, py::handle q, py::handle dim, bool keepdim,
+                   const std::string& interpolation) {
+  const char* op = ignore_nan ? "nanquantile" : "quantile";
+  const Tensor& x = input_tensor(x_, op);
+  Tensor qt;
+  if (py::isinstance<Tensor>(q)) {
+    qt = q.cast<Tensor>();
+  } else if (PyFloat_Check(q.ptr()) || (PyLong_Check(q.ptr()) && !PyBool_Check(q.ptr()))) {
+    qt = to_device(scalar_tensor(Scalar::from_double(py::cast<double>(q)), x.dtype()), x.device());
+  } else {
+    throw py::type_error(std::string(op) + ": q must be a float or a Tensor, got " +
+                         py::str(py::type::handle_of(q).attr("__name__")).cast<std::string>() +
+                         "; pass a list of quantiles as a 1-D tensor");
+  }
+  return quantile(x, qt, to_opt_axis(dim, op), keepdim, interpolation, ignore_nan);
+}
+
+py::tuple moments_mean_py(bool is_std, py::handle x_, py::handle dim, py::handle unbiased,
+                          bool keepdim, py::handle correction) {
+  const char* op = is_std ? "std_mean" : "var_mean";
+  const Tensor& x = input_tensor(x_, op);
+  const Tensor m = moments_py(is_std, true, x_, dim, unbiased, py::bool_(keepdim), py::none(),
+                              correction, py::none(), py::none());
+  const py::handle d = PyBool_Check(dim.ptr()) ? py::handle(py::none()) : dim;  // (x, unbiased)
+  return py::make_tuple(m, mean(x, torch_axes(d, x.ndim(), op), keepdim));
 }
 
 using AxesFn = Tensor (*)(const Tensor&, const Axes&, bool);
@@ -591,6 +627,183 @@ void init_reduction(py::module_& m) {
     cls.def("kthvalue", fn, py::arg("k"), py::arg("dim") = -1, py::arg("keepdim") = false,
             (std::string("kthvalue($self, k, dim=-1, keepdim=False)\n--\n\n") + doc).c_str());
   }
+  {
+    const char* doc =
+        "log(sum(exp(input))) over dim (all dims when None or ()), computed stably (shifted by\n"
+        "the max); integer input gives float32.";
+    m.def("logsumexp", &logsumexp_py, py::arg("input"), py::arg("dim") = py::none(),
+          py::arg("keepdim") = false,
+          (std::string("logsumexp(input, dim=None, keepdim=False)\n--\n\n") + doc).c_str());
+  }
+  for (const bool larger : {true, false}) {
+    const char* name = larger ? "cummax" : "cummin";
+    const std::string doc =
+        std::string("The named tuple (values, indices) of the running ") +
+        (larger ? "maximum" : "minimum") +
+        " along dim: indices\nof the last occurrence of the extreme so far. NaN propagates.";
+    m.def(
+        name,
+        [larger, name](py::handle x, int64_t dim) {
+          const Tensor& t = input_tensor(x, name);
+          return pair(name, larger ? cummax(t, dim) : cummin(t, dim));
+        },
+        py::arg("input"), py::arg("dim"),
+        (std::string(name) + "(input, dim)\n--\n\n" + doc).c_str());
+  }
+  m.def(
+      "mode",
+      [](py::handle x, int64_t dim, bool keepdim) {
+        return pair("mode", ts::mode(input_tensor(x, "mode"), dim, keepdim));
+      },
+      py::arg("input"), py::arg("dim") = -1, py::arg("keepdim") = false,
+      "mode(input, dim=-1, keepdim=False)\n--\n\n"
+      "The named tuple (values, indices): the most frequent value along dim (the smallest on\n"
+      "ties) and the index of its last occurrence.");
+  for (const bool ignore_nan : {false, true}) {
+    const char* name = ignore_nan ? "nanquantile" : "quantile";
+    const std::string doc =
+        ignore_nan
+            ? "quantile ignoring NaN (NaN only where a slice is all NaN)."
+            : "The q-th quantiles (q a float or a 0-d / 1-D tensor of input's dtype, in [0, 1];\n"
+              "a 1-D q adds a leading dim) along dim, of the flattened input when None.\n"
+              "interpolation: 'linear', 'lower', 'higher', 'midpoint' or 'nearest'. NaN\n"
+              "propagates. float32 / float64 input only.";
+    m.def(
+        name,
+        [ignore_nan](py::handle x, py::handle q, py::handle dim, bool keepdim,
+                     const std::string& interpolation) {
+          return quantile_py(ignore_nan, x, q, dim, keepdim, interpolation);
+        },
+        py::arg("input"), py::arg("q"), py::arg("dim") = py::none(), py::arg("keepdim") = false,
+        py::kw_only(), py::arg("interpolation") = "linear",
+        (std::string(name) +
+         "(input, q, dim=None, keepdim=False, *, interpolation='linear')\n--\n\n" + doc)
+            .c_str());
+  }
+  for (const bool is_std : {false, true}) {
+    const char* name = is_std ? "std_mean" : "var_mean";
+    const std::string doc =
+        std::string("The tuple (") + (is_std ? "std" : "var") +
+        ", mean) over dim (all dims when None), with PyTorch's\nrules: unbiased (correction=1) "
+        "unless told otherwise; var_mean(input, unbiased) reads\nthe bool as unbiased.";
+    m.def(
+        name,
+        [is_std](py::handle x, py::handle dim, py::handle unbiased, bool keepdim,
+                 py::handle correction) {
+          return moments_mean_py(is_std, x, dim, unbiased, keepdim, correction);
+        },
+        py::arg("input"), py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
+        py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none(),
+        (std::string(name) +
+         "(input, dim=None, unbiased=None, keepdim=False, *, correction=None)\n--\n\n" + doc)
+            .c_str());
+  }
+  m.def(
+      "diff",
+      [](py::handle x, int64_t n, py::handle dim, py::handle prepend, py::handle append,
+         py::handle axis) {
+        const py::handle ax = alias("diff", dim, axis);
+        const Tensor& xt = input_tensor(x, "diff");
+        Tensor pre, app;
+        if (!prepend.is_none()) pre = operand_or_throw(prepend, "diff");
+        if (!append.is_none()) app = operand_or_throw(append, "diff");
+        return diff(xt, ax.is_none() ? -1 : to_dim(ax, "diff"), n, pre.defined() ? &pre : nullptr,
+                    app.defined() ? &app : nullptr);
+      },
+      py::arg("input"), py::arg("n") = 1, py::arg("dim") = py::none(),
+      py::arg("prepend") = py::none(), py::arg("append") = py::none(), py::kw_only(),
+      py::arg("axis") = py::none(),
+      "diff(input, n=1, dim=None, prepend=None, append=None, *, axis=None)\n--\n\n"
+      "n-th forward difference input[i+1] - input[i] along dim (default -1; the standard's\n"
+      "axis= is its alias), after joining prepend and append (tensors matching input outside\n"
+      "dim, or scalars, which are weak: they take input's dtype kind) to input along it. The\n"
+      "result is n shorter along dim; booleans give input[i+1] != input[i] (NumPy). n=0\n"
+      "returns input unchanged (prepend/append ignored, like NumPy).");
+  m.def(
+      "logcumsumexp",
+      [](py::handle x, int64_t dim) { return logcumsumexp(input_tensor(x, "logcumsumexp"), dim); },
+      py::arg("input"), py::arg("dim"),
+      "logcumsumexp(input, dim)\n--\n\n"
+      "log(cumsum(exp(input))) along dim, computed stably (shifted by the max of each slice).");
+  m.def(
+      "msort", [](py::handle x) { return msort(input_tensor(x, "msort")); }, py::arg("input"),
+      "msort(input)\n--\n\ninput sorted along dim 0 (values only).");
+  m.def(
+      "bucketize",
+      [](py::handle x, py::handle boundaries, bool out_int32, bool right) {
+        return bucketize(operand_or_throw(x, "bucketize"), input_tensor(boundaries, "bucketize"),
+                         out_int32, right);
+      },
+      py::arg("input"), py::arg("boundaries"), py::kw_only(), py::arg("out_int32") = false,
+      py::arg("right") = false,
+      "bucketize(input, boundaries, *, out_int32=False, right=False)\n--\n\n"
+      "The bucket index of each input value (a tensor or a number) among the sorted 1-D\n"
+      "boundaries: with right=False the i such that boundaries[i-1] < x <= boundaries[i],\n"
+      "with right=True boundaries[i-1] <= x < boundaries[i]. int64, or int32 with out_int32.");
+  m.def(
+      "bincount",
+      [](py::handle x, py::handle weights, int64_t minlength) {
+        const Tensor& t = input_tensor(x, "bincount");
+        if (weights.is_none()) return bincount(t, nullptr, minlength);
+        return bincount(t, &input_tensor(weights, "bincount"), minlength);
+      },
+      py::arg("input"), py::arg("weights") = py::none(), py::arg("minlength") = 0,
+      "bincount(input, weights=None, minlength=0)\n--\n\n"
+      "Counts of each value 0..max(input) (at least minlength of them) of a 1-D non-negative\n"
+      "integer tensor: int64, or with weights (input's shape) their sums, in weights' dtype\n"
+      "when float32/float64 (else float64).");
+  m.def(
+      "histc",
+      [](py::handle x, int64_t bins, double min, double max) {
+        return histc(input_tensor(x, "histc"), bins, min, max);
+      },
+      py::arg("input"), py::arg("bins") = 100, py::arg("min") = 0, py::arg("max") = 0,
+      "histc(input, bins=100, min=0, max=0)\n--\n\n"
+      "Histogram of bins equal-width bins over [min, max] (the data's range when both are\n"
+      "equal); values outside are ignored. The result has input's (floating) dtype.");
+  m.def(
+      "cov",
+      [](py::handle x, int64_t correction, py::handle fweights, py::handle aweights) {
+        Tensor fw, aw;
+        if (!fweights.is_none()) fw = input_tensor(fweights, "cov");
+        if (!aweights.is_none()) aw = input_tensor(aweights, "cov");
+        return cov(input_tensor(x, "cov"), correction, fw.defined() ? &fw : nullptr,
+                   aw.defined() ? &aw : nullptr);
+      },
+      py::arg("input"), py::kw_only(), py::arg("correction") = 1, py::arg("fweights") = py::none(),
+      py::arg("aweights") = py::none(),
+      "cov(input, *, correction=1, fweights=None, aweights=None)\n--\n\n"
+      "Covariance of the rows (variables) of a 1-D or 2-D input whose columns are\n"
+      "observations (differentiable; fweights/aweights weight the observations).");
+  m.def(
+      "corrcoef", [](py::handle x) { return corrcoef(input_tensor(x, "corrcoef")); },
+      py::arg("input"),
+      "corrcoef(input)\n--\n\n"
+      "Pearson correlation coefficients of the rows of input (clipped to [-1, 1]).");
+  for (const bool cumulative : {false, true}) {
+    const char* name = cumulative ? "cumulative_trapezoid" : "trapezoid";
+    const std::string doc =
+        std::string(name) + "(y, x=None, *, dx=None, dim=-1)\n--\n\n" +
+        (cumulative ? "The running trapezoidal integral along dim (one fewer element than y "
+                      "there)."
+                    : "The trapezoidal rule along dim: with sample points x or constant "
+                      "spacing dx\n(default 1); integers give a float result.");
+    m.def(
+        name,
+        [cumulative](const Tensor& y, py::handle x, std::optional<double> dx, int64_t dim) {
+          const char* op = cumulative ? "cumulative_trapezoid" : "trapezoid";
+          Tensor xt;
+          if (!x.is_none()) xt = operand_or_throw(x, op);
+          const Tensor* xp = xt.defined() ? &xt : nullptr;
+          return cumulative ? cumulative_trapezoid(y, xp, dx, dim) : trapezoid(y, xp, dx, dim);
+        },
+        py::arg("y"), py::arg("x") = py::none(), py::kw_only(), py::arg("dx") = py::none(),
+        py::arg("dim") = -1, doc.c_str());
+  }
+  m.attr("trapz") = m.attr("trapezoid");  // torch's alias
+  bind_functions_as_methods(
+      m, {"cov", "corrcoef", "bincount", "histc", "logsumexp", "cummax", "cummin", "mode",
+          "quantile", "nanquantile", "diff", "logcumsumexp", "msort"});
   def_with_dtype(m, "_sum", "sum", &sum);
   def_with_dtype(m, "_prod", "prod", &prod);
   def_axes(m, "_mean", "mean", &mean);
@@ -608,13 +821,6 @@ void init_reduction(py::module_& m) {
   m.def("_return_type", &return_type, py::arg("name"),
         "_return_type(name)\n--\n\nThe named tuple class of torch.return_types.<name>.");
 
-  m.def("_diff", [](py::handle x, int64_t axis, int64_t n, py::handle prepend, py::handle append) {
-    const Tensor xt = operand_or_throw(x, "diff");
-    Tensor pre, app;
-    if (!prepend.is_none()) pre = operand_or_throw(prepend, "diff");
-    if (!append.is_none()) app = operand_or_throw(append, "diff");
-    return diff(xt, axis, n, pre.defined() ? &pre : nullptr, app.defined() ? &app : nullptr);
-  });
   m.def(
       "where",
       [](py::handle condition, py::handle x1, py::handle x2) {

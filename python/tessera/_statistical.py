@@ -15,7 +15,11 @@ Conventions shared by the reductions:
 * The reductions themselves, with every argument form (the standard's and PyTorch's), are
   C++ bindings (csrc/python/bind_reduction.cpp; median/kthvalue in csrc/ops/order_stats.cpp):
   ``ts.max(x, axis=1)`` returns values as the standard specifies, ``ts.max(x, 1)`` and
-  ``x.max(1)`` PyTorch's (values, indices). This module holds the rest of the family.
+  ``x.max(1)`` PyTorch's (values, indices). So are diff, logsumexp, cummax/cummin, mode,
+  quantile/nanquantile, var_mean/std_mean, logcumsumexp, msort, bucketize, bincount, histc,
+  cov, corrcoef, trapezoid/trapz and cumulative_trapezoid
+  (csrc/ops/statistics.cpp), each Tensor method
+  the namespace function itself. This module holds the rest of the family.
 """
 from __future__ import annotations
 
@@ -57,22 +61,14 @@ def _keep(name: str, keepdims: builtins.bool, keepdim: Any) -> builtins.bool:
 # (values, indices) named tuples (Note [torch reductions vs the standard] below).
 from ._C import (sum, prod, mean, var, std, max, min, all, any, count_nonzero,  # noqa: E402,A004
                  argmax, argmin, cumulative_sum, cumulative_prod, cumsum, cumprod, amax, amin,
-                 aminmax, median, nanmedian, kthvalue, nansum, nanmean)
-
-
-def diff(x: Tensor, /, n: int = 1, dim: Any = _UNSET, prepend: Any = None, append: Any = None,
-         *, axis: Any = _UNSET) -> Tensor:
-    """n-th forward difference x[i+1] - x[i] along `axis` (default -1; PyTorch's `dim`, which
-    like n, prepend and append it also takes positionally: diff(x, n, dim)), after joining
-    `prepend` and `append` (tensors matching x outside `axis`, or scalars) to x along it. The
-    result is n shorter along `axis`; booleans give x[i+1] != x[i] (NumPy). Python numbers as
-    prepend/append are weak (they take x's dtype kind), unlike NumPy's int64/float64.
-    n=0 returns x unchanged (prepend/append ignored, like NumPy). Also x.diff(...)."""
-    if dim is not _UNSET:
-        if axis is not _UNSET:
-            raise TypeError("diff: got both dim and axis")
-        axis = dim
-    return _C._diff(x, -1 if axis is _UNSET else axis, n, prepend, append)
+                 aminmax, median, nanmedian, kthvalue, nansum, nanmean, diff)
+# (ops/statistics.h, bound in the same file, Tensor methods the same objects)
+from ._C import (logsumexp, cummax, cummin, mode, quantile, nanquantile,  # noqa: E402
+                 var_mean, std_mean, logcumsumexp, msort, bucketize, bincount, histc, cov,
+                 corrcoef, trapezoid, trapz, cumulative_trapezoid)
+# ts.softmax is F.softmax: the C++ op (csrc/python/bind_nn.cpp), which also reads torch.softmax's
+# positional dtype
+from ._C import softmax, log_softmax  # noqa: E402
 
 
 # ---- PyTorch's reductions
@@ -96,12 +92,6 @@ __all__ += _TORCH_NAMES
 _FLOATS = (float16, bfloat16, float32, float64)
 _COMPLEX = (complex64, complex128)
 
-# torch.return_types equivalents (named like torch's, so repr reads the same)
-ReturnMode = _C._return_type("mode")
-ReturnCummax = _C._return_type("cummax")
-ReturnCummin = _C._return_type("cummin")
-
-
 def _ts() -> Any:
     import tessera
     return tessera
@@ -118,204 +108,6 @@ def _dims(op: str, dim: Any, ndim: int) -> Any:
     else:
         dims = (_dim_index(op, dim, ndim),)
     return None if ndim == 0 else dims  # a 0-d tensor accepts dim 0 / -1: all (no) dims
-
-
-def _gather_at(x: Tensor, idx: Tensor, d: int, keepdim: builtins.bool) -> Tensor:
-    """x's values at the per-slice indices idx (keepdim shape) along dim d."""
-    v = _ts().take_along_axis(x, idx, axis=d)
-    return v if keepdim else _C._squeeze(v, d)
-
-
-def _index_reduce(op: str, x: Tensor, dim: Any, keepdim: builtins.bool, pick: Any) -> Any:
-    """(values, indices) with indices = pick(x, d) (keepdim shape) along dim `dim`."""
-    d = _dim_index(op, dim, x.ndim)
-    xd = x if x.ndim else _C._reshape(x, (1,), -1)
-    if xd.shape[d] == 0:
-        raise IndexError(f"{op}: expected reduction dim {d} to have non-zero size")
-    idx = pick(xd, d)
-    vals = _gather_at(xd, idx, d, True)
-    if x.ndim == 0:
-        return _C._reshape(vals, (), -1), _C._reshape(idx, (), -1)
-    if not keepdim:
-        return _C._squeeze(vals, d), _C._squeeze(idx, d)
-    return vals, idx
-
-
-def mode(input: Tensor, dim: int = -1, keepdim: builtins.bool = False) -> Any:
-    """(values, indices): the most frequent value along `dim` (the smallest on ties) and the
-    index of its last occurrence."""
-    def pick(x: Tensor, d: int) -> Tensor:
-        import numpy as np
-        a = np.moveaxis(np.asarray(x.detach().cpu()), d, -1)
-        flat = a.reshape(-1, a.shape[-1])
-        out = np.empty(flat.shape[0], dtype=np.int64)
-        for r, row in enumerate(flat):
-            vals, counts = np.unique(row, return_counts=True)
-            best = vals[np.argmax(counts)]  # np.unique sorts: the smallest value on ties
-            hits = np.nonzero((row == best) | (np.isnan(row) & np.isnan(best))
-                              if row.dtype.kind == "f" else row == best)[0]
-            out[r] = hits[-1]
-        idx = out.reshape(a.shape[:-1] + (1,))
-        return _ts().asarray(np.moveaxis(idx, -1, d), device=x.device)
-    return ReturnMode(*_index_reduce("mode", input, dim, keepdim, pick))
-
-
-def _quantile(op: str, input: Tensor, q: Any, dim: Optional[int], keepdim: builtins.bool,
-              interpolation: str, ignore_nan: builtins.bool) -> Tensor:
-    if input.dtype not in (float32, float64):
-        raise RuntimeError(f"{op}: input tensor must be either float or double dtype, got "
-                           f"{input.dtype}")
-    modes = ("linear", "lower", "higher", "midpoint", "nearest")
-    if interpolation not in modes:
-        raise ValueError(f"{op}: interpolation must be one of {modes}, got {interpolation!r}")
-    scalar_q = not isinstance(q, Tensor)
-    qt = _ts().asarray(q, dtype=input.dtype, device=input.device) if scalar_q else q
-    if qt.ndim > 1:
-        raise RuntimeError(f"{op}: q must be a scalar or 1D tensor, got {qt.ndim}D")
-    if qt.dtype != input.dtype:
-        raise RuntimeError(f"{op}: q tensor must be same dtype as the input tensor")
-    if input.size == 0:
-        raise RuntimeError(f"{op}: input tensor must be non-empty")
-    qv = [float(v) for v in _C._reshape(qt, (-1,), -1).tolist()]
-    if builtins.any(not 0 <= v <= 1 for v in qv):
-        raise RuntimeError(f"{op}: q values must be in the range [0, 1]")
-    if dim is None:
-        x, d = _C._reshape(input, (-1,), -1), 0
-    else:
-        d = _dim_index(op, dim, input.ndim)
-        x = input if input.ndim else _C._reshape(input, (1,), -1)
-    n = x.shape[d]
-    if n == 0:
-        raise RuntimeError(f"{op}: input tensor must be non-empty")
-    s, _ = _C._sort_with_indices(x, d, False)
-    nans = sum(_C.isnan(x), axis=d, keepdims=True)
-    count = (n - nans) if ignore_nan else _ts().full_like(nans, n)
-    last = _C.clamp(count - 1, 0, None)
-    outs = []
-    for v in qv:
-        pos = _C._astype(last, input.dtype, True) * v
-        lo = _C._astype(_C.floor(pos), _C.int64, True)
-        hi = _C._astype(_C.ceil(pos), _C.int64, True)
-        vlo = _ts().take_along_axis(s, lo, axis=d)
-        vhi = _ts().take_along_axis(s, hi, axis=d)
-        if interpolation == "lower":
-            r = vlo
-        elif interpolation == "higher":
-            r = vhi
-        elif interpolation == "midpoint":
-            r = vlo + (vhi - vlo) * 0.5
-        elif interpolation == "nearest":
-            near = _C._astype(_C.round(pos), _C.int64, True)
-            r = _ts().take_along_axis(s, near, axis=d)
-        else:
-            r = vlo + (vhi - vlo) * (pos - _C.floor(pos))
-        if ignore_nan:
-            r = _C.where(count == 0, math.nan, r)
-        else:
-            r = _C.where(nans > 0, math.nan, r)
-        if dim is None:
-            r = _C._reshape(r, (1,) * input.ndim, -1) if keepdim else _C._reshape(r, (), -1)
-        elif input.ndim == 0:
-            r = _C._reshape(r, (), -1)
-        elif not keepdim:
-            r = _C._squeeze(r, d)
-        outs.append(r)
-    return outs[0] if scalar_q or qt.ndim == 0 else _ts().stack(outs, axis=0)
-
-
-def quantile(input: Tensor, q: Any, dim: Optional[int] = None, keepdim: builtins.bool = False,
-             *, interpolation: str = "linear") -> Tensor:
-    """The q-th quantiles (q a number or 1-D tensor in [0, 1]; a tensor q adds a leading dim)
-    along `dim` (of the flattened input when None). NaN propagates."""
-    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
-
-
-def nanquantile(input: Tensor, q: Any, dim: Optional[int] = None, keepdim: builtins.bool = False,
-                *, interpolation: str = "linear") -> Tensor:
-    """quantile ignoring NaN."""
-    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
-
-
-def logsumexp(input: Tensor, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
-    """log(sum(exp(input))) over `dim`, computed stably; integer input gives float32."""
-    from .nn import functional as F
-    x = input if input.dtype in _FLOATS + _COMPLEX else _C._astype(input, float32, True)
-    dims = _dims("logsumexp", dim, input.ndim)
-    if x.size == 0:  # no max to shift by; the sum over nothing is 0, its log -inf
-        return _C.log(sum(_C.exp(x), axis=dims, keepdims=keepdim))
-    return F.logsumexp(x, dims, keepdim)
-
-
-def logcumsumexp(input: Tensor, dim: int) -> Tensor:
-    """log(cumsum(exp(input))) along `dim`, computed stably."""
-    d = _dim_index("logcumsumexp", dim, input.ndim)
-    if input.ndim == 0:
-        return input.clone()
-    if input.shape[d] == 0:
-        return input.clone()
-    m = max(input.detach(), axis=d, keepdims=True)
-    m = _C.where(_C.isfinite(m), m, 0)
-    return _C.log(_ts().cumulative_sum(_C.exp(input - m), axis=d)) + m
-
-
-def _cum_extreme(op: str, input: Tensor, dim: int, larger: builtins.bool, result: Any) -> Any:
-    import numpy as np
-    d = _dim_index(op, dim, input.ndim)
-    x = input if input.ndim else _C._reshape(input, (1,), -1)
-    a = np.moveaxis(np.asarray(x.detach().cpu()), d, -1)
-    idx = np.zeros(a.shape, dtype=np.int64)
-    if a.shape[-1]:
-        best = a[..., 0].copy()
-        cur = np.zeros(a.shape[:-1], dtype=np.int64)
-        for j in range(a.shape[-1]):
-            v = a[..., j]
-            better = (v >= best) if larger else (v <= best)
-            if a.dtype.kind == "f":
-                better = (better | np.isnan(v)) & ~(np.isnan(best) & ~np.isnan(v))
-            cur = np.where(better, j, cur)
-            best = np.where(better, v, best)
-            idx[..., j] = cur
-    it = _ts().asarray(np.moveaxis(idx, -1, d), device=x.device)
-    vals = _ts().take_along_axis(x, it, axis=d)
-    if input.ndim == 0:
-        return result(_C._reshape(vals, (), -1), _C._reshape(it, (), -1))
-    return result(vals, it)
-
-
-def cummax(input: Tensor, dim: int) -> Any:
-    """(values, indices) of the running maximum along `dim` (NaN propagates)."""
-    return _cum_extreme("cummax", input, dim, True, ReturnCummax)
-
-
-def cummin(input: Tensor, dim: int) -> Any:
-    """(values, indices) of the running minimum along `dim` (NaN propagates)."""
-    return _cum_extreme("cummin", input, dim, False, ReturnCummin)
-
-
-def msort(input: Tensor) -> Tensor:
-    """Sorted along dim 0."""
-    return _ts().sort(input, axis=0)
-
-
-def _moments_mean(op: str, moment: Any, input: Tensor, dim: Any, unbiased: Any,
-                  keepdim: builtins.bool, correction: Any) -> Any:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}: expected a Tensor, got {type(input).__name__}")
-    m = moment(input, dim, unbiased, keepdim, correction=correction)  # the method: torch's rules
-    d = None if isinstance(dim, builtins.bool) else dim  # var_mean(x, unbiased)
-    return m, _C._mean(input, _dims(op, d, input.ndim), keepdim)
-
-
-def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: builtins.bool = False,
-             *, correction: Any = None) -> Any:
-    """(var, mean) over `dim` (var unbiased by default, like torch)."""
-    return _moments_mean("var_mean", Tensor.var, input, dim, unbiased, keepdim, correction)
-
-
-def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: builtins.bool = False,
-             *, correction: Any = None) -> Any:
-    """(std, mean) over `dim` (std unbiased by default, like torch)."""
-    return _moments_mean("std_mean", Tensor.std, input, dim, unbiased, keepdim, correction)
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: builtins.bool = False,
@@ -354,142 +146,12 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     return norm(input - other, p)
 
 
-def _softmax_like(op: str, fn: Any, input: Tensor, dim: Optional[int], dtype: Any) -> Tensor:
-    if input.ndim == 0:  # torch accepts dim 0 / -1 on a 0-d tensor
-        if dim is not None:
-            _dim_index(op, dim, 0)
-        return _C._reshape(fn(_C._reshape(input, (1,), -1), 0, dtype=dtype), (), -1)
-    return fn(input, dim, dtype=dtype)
-
-
-def softmax(input: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
-    """exp(x) / sum(exp(x)) along `dim`."""
-    from .nn import functional as F
-    return _softmax_like("softmax", F.softmax, input, dim, dtype)
-
-
-def log_softmax(input: Tensor, dim: Optional[int] = None, dtype: Any = None) -> Tensor:
-    """log(softmax(x)) along `dim`, computed stably."""
-    from .nn import functional as F
-    return _softmax_like("log_softmax", F.log_softmax, input, dim, dtype)
-
-
-def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
-    """Counts of each value 0..max(input) of a 1-D non-negative integer tensor (weighted sums
-    with `weights`); int64 counts, or weights' dtype (float64 for integer weights)."""
-    import numpy as np
-    if input.ndim != 1 or input.dtype in _FLOATS + _COMPLEX + (bool_,):
-        raise RuntimeError(f"bincount: only 1-d non-negative integral inputs are supported, "
-                           f"got {input.ndim}-d {input.dtype}")
-    a = np.asarray(input.cpu()).astype(np.int64)
-    if a.size and a.min() < 0:
-        raise RuntimeError("bincount: input must be non-negative")
-    if minlength < 0:
-        raise RuntimeError(f"bincount: minlength should be >= 0, got {minlength}")
-    if weights is None:
-        return _ts().asarray(np.bincount(a, minlength=minlength).astype(np.int64),
-                             device=input.device)
-    if tuple(weights.shape) != tuple(input.shape):
-        raise RuntimeError("bincount: weights should be 1-d and have the same length as input")
-    out_dt = weights.dtype if weights.dtype in (float32, float64) else float64
-    n = builtins.max(int(a.max()) + 1 if a.size else 0, minlength)
-    out = _ts().zeros((n,), dtype=out_dt, device=input.device)
-    return _ts().index_add(out, 0, _ts().asarray(a, device=input.device),
-                           _C._astype(weights, out_dt, True))
-
-
-def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
-    """Histogram of `bins` equal-width bins over [min, max] (the data's range when both are
-    0); values outside are ignored. Result has input's dtype."""
-    import numpy as np
-    if input.dtype not in _FLOATS:
-        raise RuntimeError(f"histc: not implemented for {input.dtype}")
-    from ._arg_checks import int_arg
-    bins = int_arg("histc", "bins", bins)
-    if bins <= 0:
-        raise RuntimeError(f"histc: bins must be > 0, got {bins}")
-    a = np.asarray(input.detach().cpu().float()).astype(np.float64).ravel()
-    lo, hi = float(min), float(max)
-    if lo == hi and a.size:
-        lo, hi = float(a.min()), float(a.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if lo > hi:
-        raise RuntimeError(f"histc: max must be larger than min, got min={min} max={max}")
-    a = a[(a >= lo) & (a <= hi)]
-    idx = np.minimum(((a - lo) * bins / (hi - lo)).astype(np.int64), bins - 1)
-    counts = np.bincount(idx, minlength=bins).astype(np.float64)
-    return _ts().asarray(counts, dtype=input.dtype, device=input.device)
-
-
-def bucketize(input: Any, boundaries: Tensor, *, out_int32: builtins.bool = False,
-              right: builtins.bool = False) -> Tensor:
-    """The bucket index of each input value among the sorted 1-D `boundaries`: with
-    right=False the i such that boundaries[i-1] < x <= boundaries[i]."""
-    if boundaries.ndim != 1:
-        raise RuntimeError(f"bucketize: boundaries tensor must be 1 dimension, but got dim("
-                           f"{boundaries.ndim})")
-    x = input if isinstance(input, Tensor) else _ts().asarray(input)
-    out = _ts().searchsorted(boundaries, x, side="right" if right else "left")
-    return _C._astype(out, _C.int32, True) if out_int32 else out
-
-
 METHODS = {
-    "mode": mode, "quantile": quantile, "nanquantile": nanquantile,
-    "logsumexp": logsumexp, "logcumsumexp": logcumsumexp, "cummax": cummax, "cummin": cummin,
-    "norm": norm, "dist": dist, "softmax": softmax,
-    "log_softmax": log_softmax, "bincount": bincount, "histc": histc, "msort": msort,
+    "norm": norm, "dist": dist,
 }
 
 
-# ---- PyTorch's cov, corrcoef, x.sum_to_size, x.diff
-def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None,
-        aweights: Optional[Tensor] = None) -> Tensor:
-    """Covariance of the rows (variables) of a 1-D or 2-D input whose columns are
-    observations (differentiable; fweights/aweights weight the observations)."""
-    if input.ndim > 2:
-        raise RuntimeError(f"cov: expected input to have two or fewer dimensions but got an "
-                           f"input with {input.ndim} dimensions")
-    x = input if input.ndim == 2 else _C._reshape(input, (1, -1), -1)
-    if x.dtype not in _FLOATS:
-        x = _C._astype(x, float32, True)
-    n = x.shape[1]
-    w = None
-    if fweights is not None:
-        w = _C._astype(fweights, x.dtype, True)
-    if aweights is not None:
-        aw = _C._astype(aweights, x.dtype, True)
-        w = aw if w is None else w * aw
-    if w is None:
-        avg = mean(x, axis=1, keepdims=True)
-        norm = n - correction
-        xm = x - avg
-        c = _C.matmul(xm, _C.conj(xm).mT) / builtins.max(norm, 0)
-    else:
-        wsum = sum(w)
-        avg = sum(x * w, axis=1, keepdims=True) / wsum
-        if correction == 0:
-            norm = wsum
-        elif aweights is None:
-            norm = wsum - correction
-        else:
-            norm = wsum - correction * sum(w * _C._astype(aweights, x.dtype, True)) / wsum
-        xm = x - avg
-        c = _C.matmul(xm * w, _C.conj(xm).mT) / _C.clamp(norm, 0, None)
-    return _C._reshape(c, (), -1) if input.ndim < 2 else c
-
-
-def corrcoef(input: Tensor) -> Tensor:
-    """Pearson correlation coefficients of the rows of input (clipped to [-1, 1])."""
-    c = cov(input)
-    if c.ndim == 0:
-        return c / c
-    d = _ts().linalg.diagonal(c)
-    sd = _C.sqrt(d)
-    c = c / _C._reshape(sd, (-1, 1), -1) / _C._reshape(sd, (1, -1), -1)
-    return _C.clamp(c, -1, 1)
-
-
+# ---- x.sum_to_size
 def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
     """Sums self down to `size` (which self must broadcast to ... from)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
@@ -585,58 +247,6 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
         return ts.empty((0, r), dtype=input.dtype, device=input.device)
     index = ts.asarray(_combination_rows(n, r, with_replacement), device=input.device)
     return input[index.reshape(-1)].reshape(count, r)
-
-
-def _trapezoid_parts(y: Tensor, x: Optional[Tensor], dx: Optional[float], dim: int,
-                     name: str) -> Tuple[Tensor, Any]:
-    """(pairwise averages of y along dim, the spacing: a scalar or the diffs of x)."""
-    if x is not None and dx is not None:
-        raise TypeError(f"{name}() received an invalid combination of arguments: x and dx "
-                        f"cannot both be given")
-    ts = _ts()
-    dim = dim % y.ndim if y.ndim else 0
-    n = y.shape[dim]
-    lo = y.narrow(dim, 0, builtins.max(n - 1, 0))
-    hi = y.narrow(dim, 1, builtins.max(n - 1, 0)) if n > 0 else lo
-    avg = (lo + hi) / 2
-    if x is None:
-        return avg, 1.0 if dx is None else dx
-    if not isinstance(x, Tensor):
-        x = ts.asarray(x)
-    if x.ndim == 1:
-        if x.shape[0] != n:
-            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
-        d = ts.diff(x)
-        shape = [1] * y.ndim
-        shape[dim] = builtins.max(n - 1, 0)
-        return avg, d.reshape(tuple(shape))
-    return avg, ts.diff(x, axis=dim)
-
-
-def trapezoid(y: Tensor, x: Optional[Tensor] = None, *, dx: Optional[float] = None,
-              dim: int = -1) -> Tensor:
-    """The trapezoidal rule along `dim`: with sample points `x` or constant spacing `dx`
-    (default 1); integers give a float result (torch.trapezoid)."""
-    if y.ndim == 0:
-        raise IndexError("trapezoid: Dimension specified as -1 but tensor has no dimensions")
-    avg, spacing = _trapezoid_parts(y, x, dx, dim, "trapezoid")
-    return (avg * spacing).sum(dim)
-
-
-def trapz(y: Tensor, x: Optional[Tensor] = None, *, dx: Optional[float] = None,
-          dim: int = -1) -> Tensor:
-    """Alias of trapezoid."""
-    return trapezoid(y, x, dx=dx, dim=dim)
-
-
-def cumulative_trapezoid(y: Tensor, x: Optional[Tensor] = None, *, dx: Optional[float] = None,
-                         dim: int = -1) -> Tensor:
-    """The running trapezoidal integral along `dim` (one fewer element than y there)."""
-    if y.ndim == 0:
-        raise IndexError("cumulative_trapezoid: Dimension specified as -1 but tensor has no "
-                         "dimensions")
-    avg, spacing = _trapezoid_parts(y, x, dx, dim, "cumulative_trapezoid")
-    return (avg * spacing).cumsum(dim)
 
 
 def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None,

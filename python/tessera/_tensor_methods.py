@@ -165,10 +165,7 @@ TENSOR_METHODS: Dict[str, Any] = {
 TORCH_METHODS: Dict[str, Any] = {
     "unique": _sets.unique,
     "unique_consecutive": _sets.unique_consecutive,
-    "cov": _st.cov,
-    "corrcoef": _st.corrcoef,
     "sum_to_size": _st._sum_to_size,
-    "diff": _st.diff,
     "frexp": _el.frexp,
     "bernoulli": _rn.bernoulli,
     "multinomial": _rn.multinomial,

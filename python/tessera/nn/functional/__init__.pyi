@@ -72,7 +72,6 @@ from tessera.nn.functional.activation import leaky_relu as leaky_relu
 from tessera.nn.functional.activation import leaky_relu_ as leaky_relu_
 from tessera.nn.functional.norm import local_response_norm as local_response_norm
 from tessera.nn.functional.activation import logsigmoid as logsigmoid
-from tessera.nn.functional.activation import logsumexp as logsumexp
 from tessera.nn.functional import loss as loss
 from tessera.nn.functional.pooling import lp_pool1d as lp_pool1d
 from tessera.nn.functional.pooling import lp_pool2d as lp_pool2d
@@ -150,6 +149,8 @@ def linear(input: Any, weight: Any, bias: Any = ...) -> Any:
     """input (..., in_features) @ weight.T + bias, weight (out_features, in_features), bias (out_features,) -> (..., out_features) (the C++ op csrc/ops/nn/linear.h)."""
 def log_softmax(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
     """x - logsumexp(x) along dim (PyTorch's implicit dim when None), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""
+def logsumexp(input: Any, dim: Any = ..., keepdim: Any = ...) -> Any:
+    """log(sum(exp(input))) over dim (all dims when None or ()), computed stably (shifted by the max); integer input gives float32."""
 def nll_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities and (N, ...) class indices; 'mean' divides by the summed weights of the non-ignored targets (the C++ op csrc/ops/nn/loss.h)."""
 def rms_norm(input: Any, normalized_shape: Any, weight: Any = ..., eps: Any = ...) -> Any:

@@ -177,14 +177,6 @@ erf, erfc = _C.erf, _C.erfc  # the C++ ops (csrc/ops/special.h)
 gelu = _C.gelu  # the C++ op itself (csrc/python/bind_nn.cpp: signature, docstring, errors)
 
 
-def _safe_max(x: Tensor, axis: Any) -> Tensor:
-    """max over axis (keepdims), detached, with infinities replaced by 0 so that
-    x - max stays finite for rows of all -inf."""
-    t = _ts()
-    m = t.max(x.detach(), axis=axis, keepdims=True)
-    return t.where(t.isfinite(m), m, 0)
-
-
 softmax = _C.softmax  # the C++ ops themselves (csrc/python/bind_nn.cpp)
 log_softmax = _C.log_softmax
 
@@ -194,16 +186,7 @@ def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
     return softmax(-input, dim, dtype=dtype)
 
 
-def logsumexp(x: Tensor, dim: Dim = None, keepdim: bool = False) -> Tensor:
-    """log(sum(exp(x))) over `dim`, shifted by the (detached) max for stability."""
-    x = _amp.cast("logsumexp", x)
-    t = _ts()
-    axis = tuple(range(x.ndim)) if dim is None else dim
-    m = _safe_max(x, axis)
-    out = t.log(t.sum(t.exp(x - m), axis=axis, keepdims=True)) + m
-    if not keepdim:
-        out = t.squeeze(out, axis=axis if isinstance(axis, tuple) else (axis,))
-    return out
+logsumexp = _C.logsumexp  # ts.logsumexp itself (csrc/ops/statistics.cpp)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
