@@ -9,6 +9,7 @@
 #include "ops/default_dtype.h"
 #include "ops/fft.h"
 #include "python/convert.h"
+#include "python/input_arg.h"
 #include "python/int_arg.h"
 
 namespace ts::python {
@@ -17,30 +18,6 @@ namespace {
 
 using Fn1 = Tensor (*)(const Tensor&, std::optional<int64_t>, int64_t, FftNorm);
 using FnN = Tensor (*)(const Tensor&, std::optional<Shape>, std::optional<Shape>, FftNorm);
-
-// The default of x: tells "no x" (input= may give it) from x=None.
-py::handle missing() {
-  static py::object* m = new py::object(py::module_::import("builtins").attr("object")());
-  return *m;
-}
-
-std::string type_name(py::handle h) {
-  return py::type::handle_of(h).attr("__name__").cast<std::string>();
-}
-
-// x positionally, or torch's input=; exactly one of them.
-Tensor input_arg(py::handle x, py::handle input, const char* op) {
-  const bool has_x = !x.is(missing()), has_input = !input.is(missing());
-  if (has_x && has_input)
-    throw py::type_error(std::string(op) + "() got multiple values for argument 'input'");
-  if (!has_x && !has_input)
-    throw py::type_error(std::string(op) + "() missing required argument 'input' (pos 1)");
-  return operand_or_throw(has_x ? x : input, op);
-}
-
-void no_out(py::handle out, const char* op) {
-  if (!out.is_none()) throw py::type_error(std::string(op) + ": out= is not supported");
-}
 
 // norm: "backward" (also None, as PyTorch), "ortho" or "forward".
 FftNorm norm_arg(py::handle h, const char* op) {
