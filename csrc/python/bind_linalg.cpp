@@ -2,9 +2,11 @@
 // ts.linalg's functions that are bindings themselves (submodule _C._linalg: the norms), with
 // the standard's and torch's argument forms parsed here (Note [linalg torch forms] in
 // tessera/linalg.py); the rest of the Python front is tessera/linalg.py.
+#include "ops/arithmetic.h"
 #include "ops/copy.h"
 #include "ops/linalg_composite.h"
 #include "ops/linalg_ext.h"
+#include "ops/views.h"
 #include "python/convert.h"
 #include "python/input_arg.h"
 #include "python/int_arg.h"
@@ -166,6 +168,66 @@ void def_norms(py::module_& l) {
           .c_str());
 }
 
+// det, inv, eigvalsh, cholesky: x (or torch's A= / input=), their options, out= refused.
+void def_matrix_fns(py::module_& l) {
+  using Unary = Tensor (*)(const Tensor&);
+  const struct {
+    const char* name;
+    Unary fn;
+    const char* doc;
+  } unary[] = {
+      {"det", &det, "Determinants of (..., M, M) matrices -> shape (...)."},
+      {"inv", &inv, "Inverses of (..., M, M) matrices; LinAlgError when singular."},
+  };
+  for (const auto& e : unary) {
+    const Unary fn = e.fn;
+    const char* name = e.name;
+    l.def(
+        name,
+        [fn, name](py::handle x, py::handle A, py::handle input, py::handle out) {
+          no_out(out, name);
+          return fn(first_arg(x, A, input, name));
+        },
+        py::arg("x") = missing(), py::pos_only(), py::kw_only(), py::arg("A") = missing(),
+        py::arg("input") = missing(), py::arg("out") = py::none(),
+        sig(name, "x, /, *, A=None, input=None, out=None",
+            (std::string(e.doc) + "\ntorch's forms too: A=, input=.").c_str())
+            .c_str());
+  }
+  l.def(
+      "eigvalsh",
+      [](py::handle x, py::handle uplo, py::handle A, py::handle input, py::handle out) {
+        no_out(out, "eigvalsh");
+        const Tensor t = first_arg(x, A, input, "eigvalsh");
+        const std::string u = py::isinstance<py::str>(uplo) ? uplo.cast<std::string>() : "";
+        if (u != "L" && u != "U")
+          throw RuntimeError("Expected UPLO argument to be 'L' or 'U', but got " +
+                             py::str(uplo).cast<std::string>());
+        // the Hermitian matrix of x's upper triangle is the one of x^H's lower triangle
+        return eigvalsh(u == "U" ? conj(matrix_transpose(t)) : t);
+      },
+      py::arg("x") = missing(), py::pos_only(), py::arg("UPLO") = "L", py::kw_only(),
+      py::arg("A") = missing(), py::arg("input") = missing(), py::arg("out") = py::none(),
+      sig("eigvalsh", "x, /, UPLO='L', *, A=None, input=None, out=None",
+          "Eigenvalues (ascending, real) of Hermitian (..., M, M) matrices -> (..., M), read\n"
+          "from the lower triangle (torch's UPLO='U': the upper one).")
+          .c_str());
+  l.def(
+      "cholesky",
+      [](py::handle x, py::handle upper, py::handle A, py::handle input, py::handle out) {
+        no_out(out, "cholesky");
+        if (!PyBool_Check(upper.ptr()) && type_name(upper) != "bool_")
+          throw py::type_error("cholesky: upper must be a bool, got " + type_name(upper));
+        return cholesky(first_arg(x, A, input, "cholesky"), truth(upper));
+      },
+      py::arg("x") = missing(), py::pos_only(), py::kw_only(), py::arg("upper") = false,
+      py::arg("A") = missing(), py::arg("input") = missing(), py::arg("out") = py::none(),
+      sig("cholesky", "x, /, *, upper=False, A=None, input=None, out=None",
+          "Cholesky factor of Hermitian positive-definite (..., M, M) matrices: lower L with\n"
+          "x = L @ L^H, or upper U with x = U^H @ U. LinAlgError when not positive-definite.")
+          .c_str());
+}
+
 }  // namespace
 
 void init_linalg(py::module_& m) {
@@ -225,6 +287,7 @@ void init_linalg(py::module_& m) {
   text_signature.disable_function_signatures();
   py::module_ l = m.def_submodule("_linalg", "ts.linalg's functions (python/tessera/linalg.py)");
   def_norms(l);
+  def_matrix_fns(l);
 }
 
 }  // namespace ts::python

@@ -23,6 +23,16 @@ inline Tensor input_arg(py::handle x, py::handle input, const char* op) {
   return operand_or_throw(has_x ? x : input, op);
 }
 
+// The first argument of a torch.linalg function: x positionally, or by one of torch's names
+// (A=, input=); exactly one of them.
+inline Tensor first_arg(py::handle x, py::handle A, py::handle input, const char* op) {
+  const int given = !x.is(missing()) + !A.is(missing()) + !input.is(missing());
+  if (given > 1) throw py::type_error(std::string(op) + "() got multiple values for argument 'A'");
+  if (given == 0)
+    throw py::type_error(std::string(op) + "() missing required argument 'A' (pos 1)");
+  return operand_or_throw(!x.is(missing()) ? x : !A.is(missing()) ? A : input, op);
+}
+
 inline void no_out(py::handle out, const char* op) {
   if (!out.is_none()) throw py::type_error(std::string(op) + ": out= is not supported");
 }

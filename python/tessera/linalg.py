@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, NamedTuple, Optional, Sequence, Tupl
 
 from . import _C
 from ._C import Tensor, matmul
-from ._C._linalg import matrix_norm, norm, vector_norm
+from ._C._linalg import cholesky, det, eigvalsh, inv, matrix_norm, norm, vector_norm
 from ._linalg_core import matrix_transpose, tensordot, vecdot
 from ._statistical import _UNSET
 
@@ -81,17 +81,6 @@ def _matrices(x: Tensor, op: str) -> None:
                          f"got shape {tuple(x.shape)}")
 
 
-def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
-    """Cholesky factor of Hermitian positive-definite (..., M, M) matrices: lower L with
-    x = L @ L^H, or upper U with x = U^H @ U. LinAlgError when not positive-definite."""
-    return _C._linalg_cholesky(_arr(x), upper)
-
-
-def det(x: Tensor, /) -> Tensor:
-    """Determinants of (..., M, M) matrices -> shape (...)."""
-    return _C._linalg_det(_arr(x))
-
-
 def slogdet(x: Tensor, /) -> SlogdetResult:
     """(sign, logabsdet) of (..., M, M) matrices; sign 0 and logabsdet -inf when singular.
     For complex input sign has modulus 1 (or 0)."""
@@ -102,16 +91,6 @@ def eigh(x: Tensor, /) -> EighResult:
     """Eigenvalues (ascending, real) and eigenvectors (columns) of Hermitian (..., M, M)
     matrices; only the lower triangle is read."""
     return EighResult(*_C._linalg_eigh(_arr(x)))
-
-
-def eigvalsh(x: Tensor, /) -> Tensor:
-    """Eigenvalues (ascending, real) of Hermitian (..., M, M) matrices -> (..., M)."""
-    return _C._linalg_eigvalsh(_arr(x))
-
-
-def inv(x: Tensor, /) -> Tensor:
-    """Inverses of (..., M, M) matrices; LinAlgError when singular."""
-    return _C._linalg_inv(_arr(x))
 
 
 def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
@@ -672,7 +651,7 @@ def _linalg_forms(L: Any) -> dict:
     ts = _ns()
     from ._C import _diagonal
     std = {n: getattr(L, n) for n in (
-        "det", "inv", "slogdet", "cholesky", "eigh", "eigvalsh", "solve", "qr", "svd",
+        "slogdet", "eigh", "solve", "qr", "svd",
         "svdvals", "matrix_rank", "pinv", "diagonal",
         "matrix_power", "cross")}
 
@@ -681,10 +660,6 @@ def _linalg_forms(L: Any) -> dict:
             _no_out(name, out)
             return std[name](_one(name, "A", A, input))
         return _form(std[name], 1, (), call)
-
-    def cholesky(A: Any = _M, *, upper: bool = False, input: Any = _M, out: Any = None) -> Any:
-        _no_out("cholesky", out)
-        return std["cholesky"](_one("cholesky", "A", A, input), upper=upper)
 
     def uplo(name: str) -> Callable[..., Any]:
         def call(A: Any = _M, UPLO: str = "L", *, input: Any = _M, out: Any = None) -> Any:
@@ -781,10 +756,8 @@ def _linalg_forms(L: Any) -> dict:
         return std["cross"](_one("cross", "input", input), _one("cross", "other", other),
                             axis=ax)
 
-    out = {n: unary(n) for n in ("det", "inv", "slogdet")}
-    out.update({n: uplo(n) for n in ("eigh", "eigvalsh")})
+    out = {"slogdet": unary("slogdet"), "eigh": uplo("eigh")}
     out.update({
-        "cholesky": _form(std["cholesky"], 1, ("upper",), cholesky),
         "solve": _form(std["solve"], 2, (), solve),
         "qr": _form(std["qr"], 1, (), qr),
         "svd": _form(std["svd"], 1, ("full_matrices",), svd),

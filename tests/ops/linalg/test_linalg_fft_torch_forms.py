@@ -514,3 +514,20 @@ def test_norms_are_the_bindings_and_follow_torch_where_they_disagreed():
           ts.linalg.matrix_norm(S(x), "nuc", (2, 0), True))
     close(torch.linalg.norm(T(x), 3, 1, True), ts.linalg.norm(S(x), 3, 1, True))
     close(torch.linalg.norm(T(x[0]), -2), ts.linalg.norm(A=S(x[0]), ord=-2))
+
+
+def test_matrix_functions_are_the_bindings():
+    # det / inv / eigvalsh / cholesky: one C++ binding each, with torch's A=, input=, UPLO
+    for name in ("det", "inv", "eigvalsh", "cholesky"):
+        assert type(getattr(ts.linalg, name)).__name__ == "builtin_function_or_method", name
+    close(torch.linalg.det(A=T(A3)), ts.linalg.det(A=S(A3)))
+    close(torch.linalg.inv(A=T(A3)), ts.linalg.inv(input=S(A3)))
+    close(torch.linalg.eigvalsh(T(UP), "U"), ts.linalg.eigvalsh(S(UP), "U"))
+    with pytest.raises(TypeError, match="multiple values"):
+        ts.linalg.det(S(A3), A=S(A3))
+    # upper must be a bool (as torch; None / 1.5 were taken for their truth value)
+    for bad in (None, 1.5, "abc"):
+        with pytest.raises(TypeError):
+            torch.linalg.cholesky(T(SPD), upper=bad)
+        with pytest.raises(TypeError):
+            ts.linalg.cholesky(S(SPD), upper=bad)
