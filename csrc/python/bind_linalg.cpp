@@ -195,6 +195,21 @@ void def_matrix_fns(py::module_& l) {
             .c_str());
   }
   l.def(
+      "matrix_power",
+      [](py::handle x, py::handle n, py::handle A, py::handle input, py::handle out) {
+        no_out(out, "matrix_power");
+        const Tensor t = first_arg(x, A, input, "matrix_power");
+        if (n.is(missing()))
+          throw py::type_error("matrix_power() missing required argument 'n' (pos 2)");
+        return matrix_power(t, int_arg(n, "matrix_power", "n"));
+      },
+      py::arg("x") = missing(), py::pos_only(), py::arg("n") = missing(), py::kw_only(),
+      py::arg("A") = missing(), py::arg("input") = missing(), py::arg("out") = py::none(),
+      sig("matrix_power", "x, /, n, *, A=None, input=None, out=None",
+          "x @ x @ ... (n times) for square (..., M, M); n = 0 gives identities and n < 0\n"
+          "powers of the inverse. torch's forms too: n=, A=, input=.")
+          .c_str());
+  l.def(
       "eigvalsh",
       [](py::handle x, py::handle uplo, py::handle A, py::handle input, py::handle out) {
         no_out(out, "eigvalsh");

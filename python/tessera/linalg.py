@@ -17,7 +17,8 @@ from typing import Any, Callable, Iterable, NamedTuple, Optional, Sequence, Tupl
 
 from . import _C
 from ._C import Tensor, matmul
-from ._C._linalg import cholesky, det, eigvalsh, inv, matrix_norm, norm, vector_norm
+from ._C._linalg import (cholesky, det, eigvalsh, inv, matrix_norm, matrix_power, norm,
+                         vector_norm)
 from ._linalg_core import matrix_transpose, tensordot, vecdot
 from ._statistical import _UNSET
 
@@ -170,12 +171,6 @@ def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1, dim: Any = _UNSET) -> Te
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
     c = F.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
     return F.moveaxis(c, -1, ax)
-
-
-def matrix_power(x: Tensor, n: int, /) -> Tensor:
-    """x @ x @ ... (n times) for square (..., M, M); n = 0 gives identities and n < 0 powers
-    of the inverse."""
-    return _C._linalg_matrix_power(x, n)
 
 
 def matrix_rank(x: Tensor, /, *, rtol: Optional[Union[float, Tensor]] = None) -> Tensor:
@@ -653,7 +648,7 @@ def _linalg_forms(L: Any) -> dict:
     std = {n: getattr(L, n) for n in (
         "slogdet", "eigh", "solve", "qr", "svd",
         "svdvals", "matrix_rank", "pinv", "diagonal",
-        "matrix_power", "cross")}
+        "cross")}
 
     def unary(name: str) -> Callable[..., Any]:
         def call(A: Any = _M, *, input: Any = _M, out: Any = None) -> Any:
@@ -744,11 +739,6 @@ def _linalg_forms(L: Any) -> dict:
         A = ts.asarray(_one("diagonal", "A", A, input))
         return _diagonal(A, offset, dim1, dim2)
 
-    def matrix_power(A: Any = _M, n: Any = _M, *, input: Any = _M, out: Any = None) -> Any:
-        _no_out("matrix_power", out)
-        return std["matrix_power"](_one("matrix_power", "A", A, input),
-                                   _one("matrix_power", "n", n))
-
     def cross(input: Any = _M, other: Any = _M, *, dim: Any = _M, axis: Any = _M,
               out: Any = None) -> Any:
         _no_out("cross", out)
@@ -765,7 +755,6 @@ def _linalg_forms(L: Any) -> dict:
         "matrix_rank": _form(std["matrix_rank"], 1, ("rtol",), matrix_rank),
         "pinv": _form(std["pinv"], 1, ("rtol",), pinv),
         "diagonal": _form(std["diagonal"], 1, ("offset",), diagonal),
-        "matrix_power": _form(std["matrix_power"], 2, (), matrix_power),
         "cross": _form(std["cross"], 2, ("axis", "dim"), cross),
     })
     return out

@@ -518,7 +518,7 @@ def test_norms_are_the_bindings_and_follow_torch_where_they_disagreed():
 
 def test_matrix_functions_are_the_bindings():
     # det / inv / eigvalsh / cholesky: one C++ binding each, with torch's A=, input=, UPLO
-    for name in ("det", "inv", "eigvalsh", "cholesky"):
+    for name in ("det", "inv", "eigvalsh", "cholesky", "matrix_power"):
         assert type(getattr(ts.linalg, name)).__name__ == "builtin_function_or_method", name
     close(torch.linalg.det(A=T(A3)), ts.linalg.det(A=S(A3)))
     close(torch.linalg.inv(A=T(A3)), ts.linalg.inv(input=S(A3)))
