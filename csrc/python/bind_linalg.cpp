@@ -253,12 +253,8 @@ void init_linalg(py::module_& m) {
   py::register_exception<LinAlgError>(
       m, "LinAlgError",
       py::make_tuple(py::handle(PyExc_ValueError), py::handle(PyExc_RuntimeError)));
-  m.def("_linalg_cholesky", &cholesky, "Cholesky factor of Hermitian positive-definite matrices");
-  m.def("_linalg_det", &det);
   m.def("_linalg_slogdet", &slogdet);
   m.def("_linalg_eigh", &eigh);
-  m.def("_linalg_eigvalsh", &eigvalsh);
-  m.def("_linalg_inv", &inv);
   m.def("_linalg_solve", &solve);
   m.def("_linalg_qr", &qr);
   m.def("_linalg_svd", &svd);
@@ -267,20 +263,6 @@ void init_linalg(py::module_& m) {
            "Moore-Penrose pseudo-inverse (..., M, N) -> (..., N, M) via the SVD");
   def_rtol(m, "_linalg_matrix_rank", "matrix_rank", &matrix_rank,
            "number of singular values above rtol * the largest, int64 (...)");
-  m.def(
-      "_linalg_vector_norm_inf",
-      [](const Tensor& x, py::handle axes, bool keepdims, bool largest) {
-        return vector_norm_inf(x, axes.is_none() ? Axes() : Axes(to_shape(axes, "axis")), keepdims,
-                               largest);
-      },
-      py::arg("x"), py::arg("axes"), py::arg("keepdims"), py::arg("largest"),
-      "max (largest) or min of |x| over axes, with PyTorch's gradient");
-  m.def(
-      "_linalg_matrix_power",
-      [](py::handle x, py::handle n) {
-        return matrix_power(operand_or_throw(x, "matrix_power"), int_arg(n, "matrix_power", "n"));
-      },
-      py::arg("x"), py::arg("n"), "x @ x @ ... (n times); n = 0 identities, n < 0 the inverse's");
   m.def(
       "_linalg_multi_dot",
       [](py::handle tensors) {
