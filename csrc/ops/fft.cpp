@@ -1,6 +1,7 @@
 #include "ops/fft.h"
 
 #include <cmath>
+#include <limits>
 
 #include "autograd/grad_mode.h"
 #include "autograd/record_fft.h"
@@ -231,9 +232,14 @@ Tensor nd(const Tensor& x, const std::optional<Shape>& s, const std::optional<Sh
 }
 
 Tensor frequencies(int64_t n, double d, DType dtype, Device device, bool half, const char* op) {
-  TS_CHECK(n >= 1, ValueError, op, ": n must be at least 1, got ", n);
+  TS_CHECK(n >= 0, ValueError, op, ": n must be at least 0, got ", n);
   TS_CHECK(is_floating(dtype), TypeError, op, ": dtype must be a real floating-point dtype, got ",
            dtype_name(dtype));
+  if (n == 0) {  // torch's: fftfreq(0) is empty, rfftfreq(0) is [0 / 0] = [nan]
+    Tensor f = Tensor::empty(Shape{half ? 1 : 0}, dtype, device);
+    if (half) fill_(f, Scalar::from_double(std::numeric_limits<double>::quiet_NaN()));
+    return f;
+  }
   TS_CHECK(d != 0.0, ValueError, op, ": sample spacing d must be nonzero");
   const int64_t len = half ? n / 2 + 1 : n;
   Tensor f = Tensor::empty(Shape{len}, DType::Float64);

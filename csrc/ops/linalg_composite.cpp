@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 
 #include "autograd/grad_mode.h"
 #include "autograd/record_linalg.h"
 #include "ops/arithmetic.h"
+#include "ops/autocast_policy.h"
 #include "ops/compare.h"
 #include "ops/copy.h"
 #include "ops/creation.h"
@@ -97,6 +99,98 @@ Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool la
   }
   autograd::record_inf_norm(x, out, axes, keepdims);
   return out;
+}
+
+namespace {
+
+Tensor weak(double v) { return wrap_scalar(Scalar::from_double(v)); }
+Tensor weak_int(int64_t v) { return wrap_scalar(Scalar::from_int(v)); }
+
+// max of non-negative values that is 0 over an empty reduction (NumPy's norms: the largest of
+// no magnitudes is 0), instead of max's error.
+Tensor nonneg_max(const Tensor& a, const Axes& axes, bool keepdims, const char* op) {
+  const auto mask = axes_mask(axes, a.ndim(), op);
+  for (int64_t d = 0; d < a.ndim(); ++d)
+    if (mask[d] && a.dim(d) == 0) return sum(a, axes, keepdims, std::nullopt);  // empty: zeros
+  return max(a, axes, keepdims);
+}
+
+void check_inexact(const Tensor& x, const char* op) {
+  TS_CHECK(is_inexact(x.dtype()), TypeError, op,
+           ": expected a floating-point or complex input, got ", dtype_name(x.dtype()),
+           "; hint: cast first, e.g. x.astype(ts.float64)");
+}
+
+}  // namespace
+
+Tensor vector_norm(const Tensor& x_, const Axes& axes, bool keepdims, const Scalar& ord) {
+  Tensor x = x_;
+  const autocast::OpScope scope(TS_AUTOCAST_POLICY("vector_norm"), x);
+  check_inexact(x, "vector_norm");
+  const double p = ord.to<double>();
+  const Tensor a = unary_op(abs_def, x);
+  if (std::isinf(p)) {
+    if (is_floating(x.dtype())) return vector_norm_inf(x, axes, keepdims, p > 0);
+    return p > 0 ? nonneg_max(a, axes, keepdims, "vector_norm") : min(a, axes, keepdims);
+  }
+  if (p == 0) return astype(count_nonzero(a, axes, keepdims), a.dtype());
+  if (p == 1) return sum(a, axes, keepdims, std::nullopt);
+  // Note [norm gradient at 0]: torch's norm_backward gives 0 (not 0 * inf = NaN) where the
+  // norm is 0, and for p < 1 where an element is 0. The root (and for p < 1 the power) is
+  // taken of a where-guarded argument and the exact result is selected by a where, so those
+  // points get zero first and second derivatives while the values stay bit-identical.
+  if (p == 2) {
+    const Tensor s = sum(multiply(a, a), axes, keepdims, std::nullopt);
+    const Tensor zero = binary_op(equal_def, s, weak_int(0));
+    return where(zero, weak_int(0), unary_op(sqrt_def, where(zero, weak_int(1), s)));
+  }
+  Tensor ap;
+  if (p < 1) {  // a ** p has an infinite slope (p > 0) or a pole (p < 0) at a == 0
+    const Tensor nil = binary_op(equal_def, a, weak_int(0));
+    ap = where(nil, p > 0 ? weak_int(0) : weak(INFINITY),
+               pow(where(nil, weak_int(1), a), wrap_scalar(ord)));
+  } else {
+    ap = pow(a, wrap_scalar(ord));
+  }
+  const Tensor s = sum(ap, axes, keepdims, std::nullopt);
+  if (p < 0) return pow(s, weak(1.0 / p));  // s is never 0 (bar empty reductions)
+  const Tensor zero = binary_op(equal_def, s, weak_int(0));
+  return where(zero, weak_int(0), pow(where(zero, weak_int(1), s), weak(1.0 / p)));
+}
+
+Tensor matrix_norm(const Tensor& x_, const MatrixNormOrd& ord, int64_t d0, int64_t d1,
+                   bool keepdims) {
+  Tensor x = x_;
+  const autocast::OpScope scope(TS_AUTOCAST_POLICY("matrix_norm"), x);
+  TS_CHECK(x.ndim() >= 2, ValueError,
+           "matrix_norm: expected a (stack of) matrices with at least 2 dimensions, got shape ",
+           shape_str(x.shape()));
+  check_inexact(x, "matrix_norm");
+  d0 = normalize_axis(d0, x.ndim(), "matrix_norm");
+  d1 = normalize_axis(d1, x.ndim(), "matrix_norm");
+  TS_CHECK(d0 != d1, RuntimeError, "linalg.matrix_norm: dims must be different. Got (", d0, ", ",
+           d1, ")");
+  const Tensor m = moveaxis(x, Shape{d0, d1}, Shape{-2, -1});
+  const double p = ord.p;
+  const bool named = !ord.name.empty();
+  Tensor r;
+  if (named && ord.name == "fro") {
+    r = vector_norm(m, Shape{-2, -1}, false, Scalar::from_int(2));
+  } else if (named && ord.name == "nuc") {
+    r = sum(svdvals(m), Shape{-1}, false, std::nullopt);
+  } else if (!named && (p == 2 || p == -2)) {
+    const Tensor s = svdvals(m);
+    r = p > 0 ? nonneg_max(s, Shape{-1}, false, "matrix_norm") : min(s, Shape{-1}, false);
+  } else if (!named && (p == 1 || p == -1 || std::isinf(p))) {
+    const Tensor sums =
+        sum(unary_op(abs_def, m), Shape{std::isinf(p) ? -1 : -2}, false, std::nullopt);
+    r = p > 0 ? nonneg_max(sums, Shape{-1}, false, "matrix_norm") : min(sums, Shape{-1}, false);
+  } else {
+    throw ValueError(str("matrix_norm: invalid ord ", named ? "'" + ord.name + "'" : str(p),
+                         "; expected 'fro', 'nuc', 1, -1, 2, -2, inf or -inf"));
+  }
+  if (!keepdims) return r;
+  return moveaxis(expand_dims(expand_dims(r, -1), -1), Shape{-2, -1}, Shape{d0, d1});
 }
 
 Tensor matrix_power(const Tensor& x, int64_t n) {

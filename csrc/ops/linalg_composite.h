@@ -3,8 +3,10 @@
 // infinity vector norms.
 #pragma once
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "core/scalar.h"
 #include "core/tensor.h"
 #include "ops/reduce.h"
 
@@ -19,6 +21,23 @@ Tensor matrix_rank(const Tensor& x, const std::optional<Tensor>& rtol);
 // max (largest) or min of |x| over `axes` for real floating x (the vector norms of ord +-inf);
 // the max over an empty reduction is 0. Gradient: PyTorch's norm_backward for p = +-inf.
 Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool largest);
+
+// The p-norm of floating or complex x over `axes` (all when nullopt): ord 2, 1, +-inf (max / min
+// |x|), 0 (count of nonzeros), or any p ((sum |x|^p)^(1/p)); a real result. Autocast: float32.
+// Differentiable through its ops, with torch's zero gradient where the norm is 0 (Note [norm
+// gradient at 0]).
+Tensor vector_norm(const Tensor& x, const Axes& axes, bool keepdims, const Scalar& ord);
+
+// A matrix norm's order: a number (1, -1, 2, -2, inf, -inf) or "fro" / "nuc" (name non-empty).
+struct MatrixNormOrd {
+  double p = 0;
+  std::string name;
+};
+// The norms of the matrices of x over its dims (d0, d1) (the standard's: the last two):
+// 'fro', 'nuc' (sum of singular values), 2 / -2 (largest / smallest singular value), 1 / -1
+// (max / min column abs sum), inf / -inf (max / min row abs sum); keepdims keeps both dims as 1.
+Tensor matrix_norm(const Tensor& x, const MatrixNormOrd& ord, int64_t d0, int64_t d1,
+                   bool keepdims);
 
 // x @ x @ ... (n times) for square (..., M, M) by binary exponentiation; n = 0 gives identities
 // (a copy in x's dtype), n < 0 powers of the inverse. Differentiable through matmul/inv.

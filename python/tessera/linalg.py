@@ -17,14 +17,15 @@ from typing import Any, Callable, Iterable, NamedTuple, Optional, Sequence, Tupl
 
 from . import _C
 from ._C import Tensor, matmul
+from ._C._linalg import (cholesky, det, eigvalsh, inv, matrix_norm, matrix_power, norm,
+                         vector_norm)
 from ._linalg_core import matrix_transpose, tensordot, vecdot
-from ._statistical import _UNSET, _axis, _keep
-from .amp import _policy as _amp
+from ._statistical import _UNSET
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
            "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
-           "vector_norm"]
+           "vector_norm", "norm"]
 
 LinAlgError = _C.LinAlgError
 LinAlgError.__module__ = "tessera.linalg"
@@ -81,17 +82,6 @@ def _matrices(x: Tensor, op: str) -> None:
                          f"got shape {tuple(x.shape)}")
 
 
-def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
-    """Cholesky factor of Hermitian positive-definite (..., M, M) matrices: lower L with
-    x = L @ L^H, or upper U with x = U^H @ U. LinAlgError when not positive-definite."""
-    return _C._linalg_cholesky(_arr(x), upper)
-
-
-def det(x: Tensor, /) -> Tensor:
-    """Determinants of (..., M, M) matrices -> shape (...)."""
-    return _C._linalg_det(_arr(x))
-
-
 def slogdet(x: Tensor, /) -> SlogdetResult:
     """(sign, logabsdet) of (..., M, M) matrices; sign 0 and logabsdet -inf when singular.
     For complex input sign has modulus 1 (or 0)."""
@@ -102,16 +92,6 @@ def eigh(x: Tensor, /) -> EighResult:
     """Eigenvalues (ascending, real) and eigenvectors (columns) of Hermitian (..., M, M)
     matrices; only the lower triangle is read."""
     return EighResult(*_C._linalg_eigh(_arr(x)))
-
-
-def eigvalsh(x: Tensor, /) -> Tensor:
-    """Eigenvalues (ascending, real) of Hermitian (..., M, M) matrices -> (..., M)."""
-    return _C._linalg_eigvalsh(_arr(x))
-
-
-def inv(x: Tensor, /) -> Tensor:
-    """Inverses of (..., M, M) matrices; LinAlgError when singular."""
-    return _C._linalg_inv(_arr(x))
 
 
 def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
@@ -193,12 +173,6 @@ def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1, dim: Any = _UNSET) -> Te
     return F.moveaxis(c, -1, ax)
 
 
-def matrix_power(x: Tensor, n: int, /) -> Tensor:
-    """x @ x @ ... (n times) for square (..., M, M); n = 0 gives identities and n < 0 powers
-    of the inverse."""
-    return _C._linalg_matrix_power(x, n)
-
-
 def matrix_rank(x: Tensor, /, *, rtol: Optional[Union[float, Tensor]] = None) -> Tensor:
     """Number of singular values above rtol * max singular value (default rtol:
     max(M, N) * eps) for each matrix of (..., M, N) -> int64 (...)."""
@@ -215,142 +189,7 @@ def pinv(x: Tensor, /, *, rtol: Optional[Union[float, Tensor]] = None) -> Tensor
     return _C._linalg_pinv(x, rtol)
 
 
-def _axes_tuple(axis: Any) -> Optional[Tuple[int, ...]]:
-    if axis is None:
-        return None
-    if isinstance(axis, int):
-        return (axis,)
-    return tuple(axis)
-
-
-def _nonneg_max(a: Tensor, axis: Any, keepdims: bool) -> Tensor:
-    """max of non-negative values that is 0 over an empty reduction (NumPy's norms: the
-    largest of no magnitudes is 0), instead of max's error."""
-    F = _ns()
-    axes = range(a.ndim) if axis is None else ((axis,) if isinstance(axis, int) else axis)
-    if builtins.any(a.shape[ax] == 0 for ax in axes):
-        return F.sum(F.zeros_like(a), axis=axis, keepdims=keepdims)
-    return F.max(a, axis=axis, keepdims=keepdims)
-
-
-def vector_norm(x: Tensor, /, *, axis: Optional[Union[int, Tuple[int, ...]]] = None,
-                keepdims: bool = False, ord: Union[int, float] = 2, dim: Any = _UNSET,
-                keepdim: Any = _UNSET) -> Tensor:
-    """p-norm over `axis` (all axes when None): ord 2 (default), 1, inf (max |x|), -inf
-    (min |x|), 0 (count of nonzeros), or any p (sum |x|^p)^(1/p). Real dtype out. PyTorch's
-    dim=/keepdim= are accepted as aliases."""
-    x = _amp.cast("vector_norm", x)
-    x = _inexact(x, "vector_norm")
-    F = _ns()
-    axes = _axes_tuple(_axis("vector_norm", axis, dim))
-    keepdims = _keep("vector_norm", keepdims, keepdim)
-    a = F.abs(x)
-    if ord in (math.inf, -math.inf):
-        if x.dtype in (_C.float16, _C.bfloat16, _C.float32, _C.float64):
-            return _C._linalg_vector_norm_inf(x, axes, keepdims, ord > 0)
-        if ord == math.inf:
-            return _nonneg_max(a, axes, keepdims)
-        return F.min(a, axis=axes, keepdims=keepdims)
-    if ord == 0:
-        return F.count_nonzero(a, axis=axes, keepdims=keepdims).astype(a.dtype)
-    if ord == 1:
-        return F.sum(a, axis=axes, keepdims=keepdims)
-    # Note [norm gradient at 0]: torch's norm_backward gives 0 (not 0 * inf = NaN) where the
-    # norm is 0, and for p < 1 where an element is 0. The root (and for p < 1 the power) is
-    # taken of a where-guarded argument and the exact result is selected by a where, so those
-    # points get zero first and second derivatives while the values stay bit-identical.
-    if ord == 2:
-        s = F.sum(a * a, axis=axes, keepdims=keepdims)
-        zero = s == 0
-        return F.where(zero, 0, F.sqrt(F.where(zero, 1, s)))
-    if isinstance(ord, builtins.bool) or not isinstance(ord, (int, float)):
-        raise ValueError(f"vector_norm: ord must be a number, got {ord!r}")
-    if ord < 1:  # a ** ord has an infinite slope (ord > 0) or a pole (ord < 0) at a == 0
-        nil = a == 0
-        ap = F.where(nil, 0 if ord > 0 else math.inf, F.where(nil, 1, a) ** ord)
-    else:
-        ap = a ** ord
-    s = F.sum(ap, axis=axes, keepdims=keepdims)
-    if ord < 0:  # s is never 0 (bar empty reductions); 0 ** (1/ord) would be inf anyway
-        return s ** (1.0 / ord)
-    zero = s == 0
-    return F.where(zero, 0, F.where(zero, 1, s) ** (1.0 / ord))
-
-
-def matrix_norm(x: Tensor, /, *, keepdims: bool = False,
-                ord: Optional[Union[int, float, str]] = "fro") -> Tensor:
-    """Norms of the matrices of (..., M, N): 'fro', 'nuc' (sum of singular values), 2 / -2
-    (largest / smallest singular value), 1 / -1 (max / min column abs sum), inf / -inf (max /
-    min row abs sum). Real dtype out, shape (...) or (..., 1, 1) with keepdims."""
-    x = _amp.cast("matrix_norm", x)
-    x = _inexact(x, "matrix_norm")
-    _matrices(x, "matrix_norm")
-    F = _ns()
-    if ord is None or ord == "fro":
-        r = vector_norm(x, axis=(-2, -1))
-    elif ord == "nuc":
-        r = F.sum(svdvals(x), axis=-1)
-    elif ord in (2, -2):
-        s = svdvals(x)
-        r = _nonneg_max(s, -1, False) if ord == 2 else F.min(s, axis=-1)
-    elif ord in (1, -1, math.inf, -math.inf):
-        sums = F.sum(F.abs(x), axis=-2 if ord in (1, -1) else -1)
-        r = _nonneg_max(sums, -1, False) if ord > 0 else F.min(sums, axis=-1)
-    else:
-        raise ValueError(f"matrix_norm: invalid ord {ord!r}; expected 'fro', 'nuc', 1, -1, 2, "
-                         "-2, inf or -inf")
-    if keepdims:
-        r = F.expand_dims(F.expand_dims(r, axis=-1), axis=-1)
-    return r
-
-
 # ---- torch.linalg beyond the standard (Note [linalg torch forms] below)
-def _axes2(dim: Any) -> Tuple[int, int]:
-    d = tuple(dim)
-    if len(d) != 2:
-        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {d}")
-    return d  # type: ignore[return-value]
-
-
-def matrix_norm_dim(A: Tensor, ord: Any = "fro", dim: Sequence[int] = (-2, -1),
-                    keepdim: bool = False) -> Tensor:
-    """linalg.matrix_norm over the two dims `dim` (moved last for the standard function)."""
-    ts = _ns()
-    d = _axes2(dim)
-    nd = A.ndim
-    if nd < 2:
-        from . import errors
-        raise errors.ValueError(f"matrix_norm: the input must have at least 2 dimensions, "
-                                f"got shape {tuple(A.shape)}")
-    d = tuple(x % nd for x in d)
-    x = ts.moveaxis(A, d, (-2, -1))
-    out = ts.linalg.matrix_norm(x, ord=ord, keepdims=keepdim)
-    if keepdim:
-        out = ts.moveaxis(out, (-2, -1), d)
-    return out
-
-
-def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
-         dtype: Any = None) -> Tensor:
-    """torch.linalg.norm: the vector norm over one dim (or the flattened tensor when ord and
-    dim are None), the matrix norm over two dims (or a 2-D input with ord given)."""
-    ts = _ns()
-    if dtype is not None:
-        A = A.astype(dtype)
-    if isinstance(dim, int):
-        dim = (dim,)
-    if dim is not None and len(dim) == 2 or dim is None and ord is not None and A.ndim == 2:
-        return matrix_norm_dim(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim,
-                               keepdim)
-    if ord is not None and dim is None and A.ndim != 1:
-        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be "
-                           f"1D or 2D. Got {A.ndim}D.")
-    if isinstance(ord, str):
-        raise RuntimeError(f"linalg.vector_norm: ord {ord!r} is a matrix norm; give two dims")
-    return ts.linalg.vector_norm(A, ord=2 if ord is None else ord,
-                                 axis=None if dim is None else tuple(dim), keepdims=keepdim)
-
-
 def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
     """A @ B @ ... with a 1-D first (row) / last (column) argument allowed, as torch."""
     return _C._linalg_multi_dot(tensors)
@@ -476,11 +315,11 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
     if empty:
         return ts.zeros(tuple(A.shape[:-2]), dtype=_real_of(A.dtype), device=A.device)
     try:
-        return matrix_norm_dim(A, p) * matrix_norm_dim(ts.linalg.inv(A), p)
+        return matrix_norm(A, p) * matrix_norm(ts.linalg.inv(A), p)
     except ts.linalg.LinAlgError:  # singular matrices have an infinite condition number
         safe, bad = _masked(A, _failing(A, ts.linalg.inv, _lu_info))
-        na = matrix_norm_dim(A, p)
-        r = na * matrix_norm_dim(ts.linalg.inv(safe), p)
+        na = matrix_norm(A, p)
+        r = na * matrix_norm(ts.linalg.inv(safe), p)
         # torch fills the failed inverses with inf: its nuclear norm of 0 * that is NaN
         worst = ts.where(na == 0, math.nan, math.inf) if p == "nuc" else math.inf
         return ts.where(bad[..., 0, 0], worst, r)
@@ -807,19 +646,15 @@ def _linalg_forms(L: Any) -> dict:
     ts = _ns()
     from ._C import _diagonal
     std = {n: getattr(L, n) for n in (
-        "det", "inv", "slogdet", "cholesky", "eigh", "eigvalsh", "solve", "qr", "svd",
-        "svdvals", "matrix_rank", "pinv", "matrix_norm", "vector_norm", "diagonal",
-        "matrix_power", "cross")}
+        "slogdet", "eigh", "solve", "qr", "svd",
+        "svdvals", "matrix_rank", "pinv", "diagonal",
+        "cross")}
 
     def unary(name: str) -> Callable[..., Any]:
         def call(A: Any = _M, *, input: Any = _M, out: Any = None) -> Any:
             _no_out(name, out)
             return std[name](_one(name, "A", A, input))
         return _form(std[name], 1, (), call)
-
-    def cholesky(A: Any = _M, *, upper: bool = False, input: Any = _M, out: Any = None) -> Any:
-        _no_out("cholesky", out)
-        return std["cholesky"](_one("cholesky", "A", A, input), upper=upper)
 
     def uplo(name: str) -> Callable[..., Any]:
         def call(A: Any = _M, UPLO: str = "L", *, input: Any = _M, out: Any = None) -> Any:
@@ -899,40 +734,10 @@ def _linalg_forms(L: Any) -> dict:
         winv = ts.where(keep, 1 / ts.where(keep, w, ts.ones_like(w)), ts.zeros_like(w))
         return ts.matmul(V * winv.astype(A.dtype)[..., None, :], V.mH)
 
-    def matrix_norm(A: Any = _M, ord: Any = "fro", dim: Any = (-2, -1), keepdim: Any = _M, *,
-                    dtype: Any = None, keepdims: Any = _M, input: Any = _M,
-                    out: Any = None) -> Any:
-        _no_out("matrix_norm", out)
-        A = _one("matrix_norm", "A", A, input)
-        keep = _one("matrix_norm", "keepdim", keepdim, keepdims) \
-            if keepdim is not _M or keepdims is not _M else False
-        if dtype is not None:
-            A = A.astype(dtype)
-        return matrix_norm_dim(A, ord, dim, keep)
-
-    def vector_norm(x: Any = _M, ord: Any = 2, dim: Any = _M, keepdim: Any = _M, *,
-                    dtype: Any = None, axis: Any = _M, keepdims: Any = _M, input: Any = _M,
-                    out: Any = None) -> Any:
-        _no_out("vector_norm", out)
-        x = _one("vector_norm", "x", x, input)
-        ax = _one("vector_norm", "dim", dim, axis) if dim is not _M or axis is not _M else None
-        keep = _one("vector_norm", "keepdim", keepdim, keepdims) \
-            if keepdim is not _M or keepdims is not _M else False
-        if isinstance(ax, list):
-            ax = tuple(ax)
-        if dtype is not None:
-            x = x.astype(dtype)
-        return std["vector_norm"](x, ord=ord, axis=ax, keepdims=keep)
-
     def diagonal(A: Any = _M, *, offset: int = 0, dim1: int = -2, dim2: int = -1,
                  input: Any = _M) -> Any:
         A = ts.asarray(_one("diagonal", "A", A, input))
         return _diagonal(A, offset, dim1, dim2)
-
-    def matrix_power(A: Any = _M, n: Any = _M, *, input: Any = _M, out: Any = None) -> Any:
-        _no_out("matrix_power", out)
-        return std["matrix_power"](_one("matrix_power", "A", A, input),
-                                   _one("matrix_power", "n", n))
 
     def cross(input: Any = _M, other: Any = _M, *, dim: Any = _M, axis: Any = _M,
               out: Any = None) -> Any:
@@ -941,21 +746,15 @@ def _linalg_forms(L: Any) -> dict:
         return std["cross"](_one("cross", "input", input), _one("cross", "other", other),
                             axis=ax)
 
-    out = {n: unary(n) for n in ("det", "inv", "slogdet")}
-    out.update({n: uplo(n) for n in ("eigh", "eigvalsh")})
+    out = {"slogdet": unary("slogdet"), "eigh": uplo("eigh")}
     out.update({
-        "cholesky": _form(std["cholesky"], 1, ("upper",), cholesky),
         "solve": _form(std["solve"], 2, (), solve),
         "qr": _form(std["qr"], 1, (), qr),
         "svd": _form(std["svd"], 1, ("full_matrices",), svd),
         "svdvals": _form(std["svdvals"], 1, (), svdvals),
         "matrix_rank": _form(std["matrix_rank"], 1, ("rtol",), matrix_rank),
         "pinv": _form(std["pinv"], 1, ("rtol",), pinv),
-        "matrix_norm": _form(std["matrix_norm"], 1, ("keepdims", "ord"), matrix_norm),
-        "vector_norm": _form(std["vector_norm"], 1,
-                             ("axis", "keepdims", "ord", "dim", "keepdim"), vector_norm),
         "diagonal": _form(std["diagonal"], 1, ("offset",), diagonal),
-        "matrix_power": _form(std["matrix_power"], 2, (), matrix_power),
         "cross": _form(std["cross"], 2, ("axis", "dim"), cross),
     })
     return out
@@ -1005,12 +804,12 @@ def _torch_linalg() -> None:
     g = globals()
     g.update(_linalg_forms(sys.modules[__name__]))
     a_in, ab = {"input": "A"}, {"input": "A", "b": "B", "other": "B"}
-    extras = {"norm": norm, "multi_dot": multi_dot, "vander": linalg_vander,
+    extras = {"multi_dot": multi_dot, "vander": linalg_vander,
               "solve_triangular": solve_triangular, "cond": cond, "lstsq": lstsq,
               "tensorinv": tensorinv, "tensorsolve": tensorsolve, "lu_factor": lu_factor,
               "lu_factor_ex": lu_factor_ex, "lu": linalg_lu, "lu_solve": lu_solve,
               "inv_ex": inv_ex, "cholesky_ex": cholesky_ex, "solve_ex": solve_ex}
-    for name, names in (("norm", a_in), ("cond", a_in), ("lstsq", ab),
+    for name, names in (("cond", a_in), ("lstsq", ab),
                         ("solve_triangular", ab), ("tensorinv", a_in), ("tensorsolve", ab),
                         ("lu_factor", a_in), ("lu_factor_ex", a_in), ("lu", a_in),
                         ("inv_ex", a_in), ("cholesky_ex", a_in), ("solve_ex", ab)):

@@ -434,6 +434,29 @@ register("min", "Tensor.min", "amin", "Tensor.amin")(_reduction("ReduceMin"))
 register("logsumexp", "Tensor.logsumexp")(_reduction("ReduceLogSumExp"))
 
 
+@register("linalg.vector_norm")
+def _vector_norm(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
+    """ReduceL2 / ReduceL1, ReduceMax / ReduceMin of |x| for +-inf, else (sum |x|^p)^(1/p)."""
+    a = Args((x,) + args, kw)
+    p = a.get(1, "ord", default=2)
+    dim = a.get(2, "dim", "axis")
+    axes = _axes_arg(Args((x, dim), {}), x.ndim)
+    keep = out.ndim == x.ndim and x.ndim > 0 and len(axes) > 0
+    xn, xv = _tensor_operand(g, x, out.dtype)
+    dyn = _reduced_dyn(xv, axes, keep)
+    if p in (1, 2):
+        g.bind(out, _reduce_node(g, "ReduceL2" if p == 2 else "ReduceL1", xn, axes, keep), dyn)
+    elif p in (math.inf, -math.inf):
+        ax = g.node("Abs", [xn])
+        g.bind(out, _reduce_node(g, "ReduceMax" if p > 0 else "ReduceMin", ax, axes, keep), dyn)
+    elif p != 0:
+        powed = g.node("Pow", [g.node("Abs", [xn]), g.scalar(float(p), out.dtype)])
+        total = _reduce_node(g, "ReduceSum", powed, axes, keep)
+        g.bind(out, g.node("Pow", [total, g.scalar(1.0 / p, out.dtype)]), dyn)
+    else:
+        raise _unsupported(g, "vector_norm with ord=0 (a count of nonzeros)")
+
+
 def _argreduce(op: str) -> Callable:
     def sym(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
         a = Args((x,) + args, kw)

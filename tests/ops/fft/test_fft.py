@@ -295,3 +295,20 @@ def test_empty_batch():
     x = np.ones((0, 8))
     assert_same(ts.fft.fft(ts.asarray(x)), np.fft.fft(x))
     assert_same(ts.fft.rfft(ts.asarray(x)), np.fft.rfft(x))
+
+
+def test_fft_functions_are_the_bindings():
+    # issue 17: ts.fft's functions are the C++ bindings, with one signature for both forms
+    import inspect
+    import torch
+    for name in ts.fft.__all__:
+        assert type(getattr(ts.fft, name)).__name__ == "builtin_function_or_method", name
+    assert "input=None" in str(inspect.signature(ts.fft.rfft))
+    x = np.arange(6.0).reshape(2, 3)
+    t = torch.fft.fft2(torch.tensor(x), None, (0, 1), "ortho")
+    assert_same(ts.fft.fft2(ts.asarray(x), None, (0, 1), "ortho", out=None), t.numpy())
+    assert ts.fft.rfftfreq(0).shape == (1,) and np.isnan(ts.fft.rfftfreq(0).numpy()[0])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'axsi'"):
+        ts.fft.fft(ts.asarray(x), axsi=0)
+    with pytest.raises(TypeError, match="multiple values for argument 'input'"):
+        ts.fft.fft(ts.asarray(x), input=ts.asarray(x))

@@ -488,3 +488,46 @@ def test_tensor_triangular_solve_method():
     rt = T(B32).triangular_solve(T(UP))
     rs = S(B32).triangular_solve(S(UP))
     close(rt.solution, rs.solution)
+
+
+def test_norms_are_the_bindings_and_follow_torch_where_they_disagreed():
+    # issue 17: vector_norm / matrix_norm / norm are the C++ bindings (one signature, both forms)
+    for name in ("vector_norm", "matrix_norm", "norm"):
+        assert type(getattr(ts.linalg, name)).__name__ == "builtin_function_or_method", name
+    assert "keepdims=False" in str(inspect.signature(ts.linalg.vector_norm))
+    x = RNG.standard_normal((2, 3, 4))
+    # a non-number ord is a TypeError (as torch; was ValueError)
+    for bad in ("fro", None, object()):
+        with pytest.raises(TypeError):
+            torch.linalg.vector_norm(T(x), bad)
+        with pytest.raises(TypeError):
+            ts.linalg.vector_norm(S(x), bad)
+    # an out-of-range dim of matrix_norm raises IndexError (as torch; was wrapped modulo ndim)
+    with pytest.raises(IndexError):
+        torch.linalg.matrix_norm(T(x), dim=(5, 1))
+    with pytest.raises(IndexError):
+        ts.linalg.matrix_norm(S(x), dim=(5, 1))
+    with pytest.raises(TypeError, match="keepdims"):
+        ts.linalg.vector_norm(S(x), keepdim=True, keepdims=True)
+    # torch's forms and the standard's agree on the values
+    close(torch.linalg.matrix_norm(T(x), "nuc", (2, 0), True),
+          ts.linalg.matrix_norm(S(x), "nuc", (2, 0), True))
+    close(torch.linalg.norm(T(x), 3, 1, True), ts.linalg.norm(S(x), 3, 1, True))
+    close(torch.linalg.norm(T(x[0]), -2), ts.linalg.norm(A=S(x[0]), ord=-2))
+
+
+def test_matrix_functions_are_the_bindings():
+    # det / inv / eigvalsh / cholesky: one C++ binding each, with torch's A=, input=, UPLO
+    for name in ("det", "inv", "eigvalsh", "cholesky", "matrix_power"):
+        assert type(getattr(ts.linalg, name)).__name__ == "builtin_function_or_method", name
+    close(torch.linalg.det(A=T(A3)), ts.linalg.det(A=S(A3)))
+    close(torch.linalg.inv(A=T(A3)), ts.linalg.inv(input=S(A3)))
+    close(torch.linalg.eigvalsh(T(UP), "U"), ts.linalg.eigvalsh(S(UP), "U"))
+    with pytest.raises(TypeError, match="multiple values"):
+        ts.linalg.det(S(A3), A=S(A3))
+    # upper must be a bool (as torch; None / 1.5 were taken for their truth value)
+    for bad in (None, 1.5, "abc"):
+        with pytest.raises(TypeError):
+            torch.linalg.cholesky(T(SPD), upper=bad)
+        with pytest.raises(TypeError):
+            ts.linalg.cholesky(S(SPD), upper=bad)

@@ -1,0 +1,44 @@
+// torch's call forms shared by the family bindings: the input given positionally or as
+// input= (Note [fft torch forms], Note [linalg torch forms]), and out= refused.
+#pragma once
+#include <string>
+
+#include "python/convert.h"
+
+namespace ts::python {
+
+// The default of a first parameter that input= may give instead: tells "not given" from None.
+inline py::handle missing() {
+  static py::object* m = new py::object(py::module_::import("builtins").attr("object")());
+  return *m;
+}
+
+// x positionally (or by its own keyword), or torch's input=; exactly one of them.
+inline Tensor input_arg(py::handle x, py::handle input, const char* op) {
+  const bool has_x = !x.is(missing()), has_input = !input.is(missing());
+  if (has_x && has_input)
+    throw py::type_error(std::string(op) + "() got multiple values for argument 'input'");
+  if (!has_x && !has_input)
+    throw py::type_error(std::string(op) + "() missing required argument 'input' (pos 1)");
+  return operand_or_throw(has_x ? x : input, op);
+}
+
+// The first argument of a torch.linalg function: x positionally, or by one of torch's names
+// (A=, input=); exactly one of them.
+inline Tensor first_arg(py::handle x, py::handle A, py::handle input, const char* op) {
+  const int given = !x.is(missing()) + !A.is(missing()) + !input.is(missing());
+  if (given > 1) throw py::type_error(std::string(op) + "() got multiple values for argument 'A'");
+  if (given == 0)
+    throw py::type_error(std::string(op) + "() missing required argument 'A' (pos 1)");
+  return operand_or_throw(!x.is(missing()) ? x : !A.is(missing()) ? A : input, op);
+}
+
+inline void no_out(py::handle out, const char* op) {
+  if (!out.is_none()) throw py::type_error(std::string(op) + ": out= is not supported");
+}
+
+inline std::string type_name(py::handle h) {
+  return py::type::handle_of(h).attr("__name__").cast<std::string>();
+}
+
+}  // namespace ts::python
