@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 import tessera as ts
 import tessera.nn.functional as F
-from harness import double_backward_pairs
+from harness import compare_fn, double_backward_pairs
 
 TF = torch.nn.functional
 
@@ -120,3 +120,31 @@ def test_adaptive_pools_match_torch(nsp, data, is_max, seed):
     ty.backward(torch.tensor(g))
     sy.backward(ts.tensor(g))
     np.testing.assert_allclose(sx.grad.numpy(), tx.grad.numpy(), atol=1e-12)
+
+
+@pytest.mark.parametrize("nsp", [1, 2, 3])
+def test_avg_pool_is_the_cpp_op(nsp) -> None:
+    # One definition (issue 17): F.avg_pool{n}d is the binding, with torch's parameters; its
+    # argument forms (stride None or [], int or tuple sizes, divisor_override) and float64
+    # gradients match torch's.
+    import inspect
+    from tessera import _C
+    name = f"avg_pool{nsp}d"
+    assert getattr(F, name) is getattr(_C, name)
+    doc = getattr(torch.nn.functional, name).__doc__.strip().split("\n")[0]
+    want = [a.split("=")[0].strip() for a in doc[doc.index("(") + 1:doc.rindex(")")].split(",")]
+    assert list(inspect.signature(getattr(F, name)).parameters) == want
+    x = np.random.default_rng(nsp).standard_normal((2, 3) + (5,) * nsp)
+    kw = [dict(kernel_size=3), dict(kernel_size=(3,) * nsp, stride=[], padding=1),
+          dict(kernel_size=2, stride=1, ceil_mode=True, count_include_pad=False)]
+    if nsp > 1:
+        kw.append(dict(kernel_size=2, stride=2, padding=1, divisor_override=3))
+    for k in kw:
+        compare_fn(lambda a: getattr(F, name)(a, **k),
+                   lambda a: getattr(torch.nn.functional, name)(a, **k), x,
+                   rtol=1e-10, atol=1e-12)
+        assert ts.testing.gradcheck(lambda a: getattr(F, name)(a, **k),
+                                    [ts.asarray(x[:1, :1], requires_grad=True)])
+    if nsp > 1:
+        with pytest.raises(ValueError, match="divisor must be not zero"):
+            getattr(F, name)(ts.asarray(x), 2, divisor_override=0)

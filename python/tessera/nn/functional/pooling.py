@@ -159,27 +159,11 @@ def max_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTup
                      return_indices)
 
 
-def _avg_pool(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
-              padding: IntOrTuple, ceil_mode: bool, count_include_pad: bool,
-              divisor_override: Optional[int], nsp: int, op: str) -> Tensor:
-    """The C++ op (PyTorch's divisor rules, gradients in C++)."""
-    return _C._avg_pool(x, kernel_size, None if stride is None or stride == [] else stride,
-                        padding, ceil_mode, count_include_pad, divisor_override, nsp, op)
-
-
-def avg_pool1d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
-               padding: IntOrTuple = 0, ceil_mode: bool = False,
-               count_include_pad: bool = True) -> Tensor:
-    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1,
-                     "avg_pool1d")
-
-
-def avg_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
-               padding: IntOrTuple = 0, ceil_mode: bool = False, count_include_pad: bool = True,
-               divisor_override: Optional[int] = None) -> Tensor:
-    """Mean over kernel windows of (N, C, H, W) or (C, H, W)."""
-    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                     divisor_override, 2, "avg_pool2d")
+# The C++ ops themselves (csrc/python/bind_conv.cpp: PyTorch's signatures and divisor rules,
+# gradients in C++).
+avg_pool1d = _C.avg_pool1d
+avg_pool2d = _C.avg_pool2d
+avg_pool3d = _C.avg_pool3d
 
 
 def _adaptive_bounds(n: int, m: int) -> List[Tuple[int, int]]:
@@ -266,14 +250,6 @@ def max_pool3d_with_indices(input: Tensor, kernel_size: IntOrTuple,
                             padding: IntOrTuple = 0, dilation: IntOrTuple = 1,
                             ceil_mode: bool = False, return_indices: bool = True) -> Any:
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
-
-
-def avg_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
-               padding: IntOrTuple = 0, ceil_mode: bool = False, count_include_pad: bool = True,
-               divisor_override: Optional[int] = None) -> Tensor:
-    """Mean over kernel windows of (N, C, D, H, W) or (C, D, H, W)."""
-    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                     divisor_override, 3, "avg_pool3d")
 
 
 # ------------------------------------------------------------------ adaptive pooling
