@@ -42,14 +42,43 @@ void init_conv(py::module_& m) {
   auto shape_or_empty = [](py::handle h, const char* what) {
     return h.is_none() ? Shape{} : to_shape(h, what);
   };
-  m.def(
-      "_max_pool",
-      [shape_or_empty](const Tensor& x, py::handle k, py::handle s, py::handle p, py::handle d,
-                       bool ceil_mode, int nsp, const std::string& op) {
-        return max_pool(x, nsp, to_shape(k, (op + ": kernel_size").c_str()), shape_or_empty(s, (op + ": stride").c_str()),
-                        to_shape(p, (op + ": padding").c_str()), to_shape(d, (op + ": dilation").c_str()), ceil_mode, op.c_str());
-      },
-      "(values, int64 flat per-plane indices) of PyTorch's max_pool{1,2,3}d");
+  {
+    // F.max_pool{1,2,3}d and max_pool{1,2,3}d_with_indices themselves: PyTorch's signatures
+    // (Note [Readable signatures]); the values, or (values, int64 flat per-plane indices) with
+    // return_indices (always for the _with_indices forms).
+    py::options text_signature;
+    text_signature.disable_function_signatures();
+    for (int nsp : {1, 2, 3})
+      for (bool with_indices : {false, true}) {
+        const std::string op = "max_pool" + std::to_string(nsp) + "d";
+        const std::string name = with_indices ? op + "_with_indices" : op;
+        const std::string doc =
+            name + "(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, " +
+            "return_indices=" + (with_indices ? "True" : "False") + ")\n--\n\n" +
+            "Max over kernel windows of (N, C, *spatial) or (C, *spatial) with " +
+            std::to_string(nsp) +
+            " spatial dims (-inf\npadding; floating input, or integer on the CPU); " +
+            (with_indices ? "(values, indices)" : "with return_indices also") +
+            " the int64\nflat index of each maximum in its plane, as max_unpool takes them (the "
+            "C++ op\ncsrc/ops/pool.h, gradients in C++).";
+        m.def(
+            name.c_str(),
+            [shape_or_empty, op, nsp, with_indices](const Tensor& x, py::handle k, py::handle s,
+                                                    py::handle p, py::handle d, bool ceil_mode,
+                                                    bool return_indices) -> py::object {
+              auto [y, idx] =
+                  max_pool(x, nsp, to_shape(k, (op + ": kernel_size").c_str()),
+                           shape_or_empty(s, (op + ": stride").c_str()),
+                           to_shape(p, (op + ": padding").c_str()),
+                           to_shape(d, (op + ": dilation").c_str()), ceil_mode, op.c_str());
+              if (with_indices || return_indices) return py::make_tuple(y, idx);
+              return py::cast(y);
+            },
+            py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
+            py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("ceil_mode") = false,
+            py::arg("return_indices") = with_indices, doc.c_str());
+      }
+  }
   {
     // F.avg_pool{1,2,3}d themselves: PyTorch's signatures (Note [Readable signatures]); stride
     // None or empty: the kernel size; divisor_override 0 is refused (None: the window's count).

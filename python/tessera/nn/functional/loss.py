@@ -41,15 +41,8 @@ def _broadcast(*xs: Tensor) -> tuple:
 
 # The C++ ops themselves (csrc/python/bind_loss.cpp: PyTorch's signatures, the legacy
 # size_average/reduce pair, checks, autocast and gradients in csrc/ops/nn/loss*.cpp).
-nll_loss = _C.nll_loss
-cross_entropy = _C.cross_entropy
-mse_loss = _C.mse_loss
-l1_loss = _C.l1_loss
-smooth_l1_loss = _C.smooth_l1_loss
-huber_loss = _C.huber_loss
-binary_cross_entropy = _C.binary_cross_entropy
-binary_cross_entropy_with_logits = _C.binary_cross_entropy_with_logits
-kl_div = _C.kl_div
+from ..._C import (nll_loss, cross_entropy, mse_loss, l1_loss, smooth_l1_loss,  # noqa: E402,F401
+                  huber_loss, binary_cross_entropy, binary_cross_entropy_with_logits, kl_div)
 
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
