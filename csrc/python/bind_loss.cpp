@@ -195,6 +195,47 @@ void init_loss(py::module_& m) {
       "targets y of its shape, evaluated stably; weight and pos_weight broadcast (the C++ op\n"
       "csrc/ops/nn/loss.h).");
   m.def(
+      "soft_margin_loss",
+      [](const Tensor& input, const Tensor& target, py::handle size_average, py::handle reduce,
+         py::handle reduction) {
+        return nn::soft_margin_loss(
+            input, target, reduction_of(size_average, reduce, reduction, "soft_margin_loss"));
+      },
+      py::arg("input"), py::arg("target"), py::arg("size_average") = None, py::arg("reduce") = None,
+      py::arg("reduction") = "mean",
+      "soft_margin_loss(input, target, size_average=None, reduce=None, reduction='mean')\n--\n\n"
+      "log(1 + exp(-target * input)) in input's shape (target broadcasts to it), reduced by\n"
+      "reduction (the C++ op csrc/ops/nn/loss.h).");
+  m.def(
+      "margin_ranking_loss",
+      [](const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+         py::handle size_average, py::handle reduce, py::handle reduction) {
+        return nn::margin_ranking_loss(
+            input1, input2, target, margin,
+            reduction_of(size_average, reduce, reduction, "margin_ranking_loss"));
+      },
+      py::arg("input1"), py::arg("input2"), py::arg("target"), py::arg("margin") = 0.0,
+      py::arg("size_average") = None, py::arg("reduce") = None, py::arg("reduction") = "mean",
+      "margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, "
+      "reduction='mean')\n--\n\n"
+      "max(0, -target * (input1 - input2) + margin); the three tensors have one rank and\n"
+      "broadcast (the C++ op csrc/ops/nn/loss.h).");
+  m.def(
+      "hinge_embedding_loss",
+      [](const Tensor& input, const Tensor& target, double margin, py::handle size_average,
+         py::handle reduce, py::handle reduction) {
+        return nn::hinge_embedding_loss(
+            input, target, margin,
+            reduction_of(size_average, reduce, reduction, "hinge_embedding_loss"));
+      },
+      py::arg("input"), py::arg("target"), py::arg("margin") = 1.0, py::arg("size_average") = None,
+      py::arg("reduce") = None, py::arg("reduction") = "mean",
+      "hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, "
+      "reduction='mean')\n--\n\n"
+      "input where target == 1, max(0, margin - input) where target == -1 (both terms for\n"
+      "other targets, as PyTorch computes it); input and target broadcast (the C++ op\n"
+      "csrc/ops/nn/loss.h).");
+  m.def(
       "kl_div",
       [](const Tensor& input, const Tensor& target, py::handle size_average, py::handle reduce,
          py::handle reduction, bool log_target) {

@@ -739,3 +739,27 @@ def test_legacy_reduction_warning_points_at_the_caller() -> None:
         F.mse_loss(x, x, size_average=False)
     assert rec[0].filename == __file__
     assert randn_pair.shape == (2, 2)
+
+
+@pytest.mark.parametrize("name", ["soft_margin_loss", "margin_ranking_loss",
+                                  "hinge_embedding_loss"])
+def test_margin_losses_are_the_cpp_ops(name) -> None:
+    # One definition (issue 17): the bindings themselves, torch's parameters, float64
+    # gradients, torch's ValueError for a reduction that is not a string.
+    import inspect
+    from tessera import _C
+    fn = getattr(F, name)
+    assert fn is getattr(_C, name)
+    assert [(p.name, p.default) for p in inspect.signature(fn).parameters.values()] == \
+        [(p.name, p.default) for p in inspect.signature(getattr(TF, name)).parameters.values()]
+    rng = np.random.default_rng(7)
+    ys = _pm1(rng, (3, 4))
+    xs = [rng.standard_normal((3, 4))] * (2 if name == "margin_ranking_loss" else 1)
+    xs = [x + 0.01 * i for i, x in enumerate(xs)]
+    for red in REDUCTIONS:
+        _gradcheck(lambda *a: fn(*a, reduction=red), *xs, ys, grad=list(range(len(xs))))
+        if name == "soft_margin_loss":  # (the others are piecewise linear)
+            assert ts.autograd.gradgradcheck(lambda *a: fn(*a, ts.asarray(ys), reduction=red),
+                                             [tt(x, requires_grad=True) for x in xs])
+    with pytest.raises(ValueError, match="not a valid value for reduction"):
+        fn(*[tt(x) for x in xs], tt(ys), reduction=1)

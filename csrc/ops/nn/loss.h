@@ -50,5 +50,14 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 // log_target); batchmean divides the sum by the batch size.
 Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool batchmean,
               bool log_target);
+// log(1 + exp(-y x)) in input's shape (target broadcasts to it).
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction);
+// max(0, -y (x1 - x2) + margin); the three tensors have one rank and broadcast.
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                           double margin, Reduction reduction);
+// x where y == 1, max(0, margin - x) where y == -1 (both terms for other y, as PyTorch
+// computes it); input and target broadcast.
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin,
+                            Reduction reduction);
 
 }  // namespace ts::nn

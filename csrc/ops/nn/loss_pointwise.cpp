@@ -147,4 +147,38 @@ Tensor kl_div(const Tensor& input, const Tensor& target, Reduction r, bool batch
   return reduce(loss, r);
 }
 
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction r) {
+  Tensor x = input, y = target;
+  const autocast::OpScope scope(TS_AUTOCAST_POLICY("soft_margin_loss"), x, y);
+  bool fits = y.ndim() <= x.ndim();
+  for (int64_t i = 1; fits && i <= y.ndim(); ++i)
+    fits = y.dim(y.ndim() - i) == 1 || y.dim(y.ndim() - i) == x.dim(x.ndim() - i);
+  TS_CHECK(fits, ValueError, "soft_margin_loss: target of shape ", shape_str(y.shape()),
+           " does not broadcast to the input's shape ", shape_str(x.shape()));
+  return reduce(U(log1p_def, U(exp_def, multiply(negative(y), x))), r);
+}
+
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                           double margin, Reduction r) {
+  Tensor x1 = input1, x2 = input2, y = target;
+  const autocast::OpScope scope(TS_AUTOCAST_POLICY("margin_ranking_loss"), x1, x2, y);
+  TS_CHECK(x1.ndim() == x2.ndim() && x2.ndim() == y.ndim(), ValueError,
+           "margin_ranking_loss: all input tensors should have the same number of dimensions, "
+           "but got sizes input1: ",
+           shape_str(x1.shape()), ", input2: ", shape_str(x2.shape()),
+           ", target: ", shape_str(y.shape()));
+  const Tensor v = add(multiply(negative(y), subtract(x1, x2)), sc(margin));
+  return reduce(B(maximum_def, v, sc(0.0)), r);
+}
+
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin, Reduction r) {
+  Tensor x = input, y = target;
+  const autocast::OpScope scope(TS_AUTOCAST_POLICY("hinge_embedding_loss"), x, y);
+  const Tensor zero = sc(0.0);
+  const Tensor loss =
+      add(where(B(not_equal_def, y, sc(1.0)), B(maximum_def, subtract(sc(margin), x), zero), zero),
+          where(B(not_equal_def, y, sc(-1.0)), x, zero));
+  return reduce(loss, r);
+}
+
 }  // namespace ts::nn

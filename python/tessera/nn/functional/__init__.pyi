@@ -56,7 +56,6 @@ from tessera.nn.functional.activation import hardsigmoid as hardsigmoid
 from tessera.nn.functional.activation import hardswish as hardswish
 from tessera.nn.functional.activation import hardtanh as hardtanh
 from tessera.nn.functional.activation import hardtanh_ as hardtanh_
-from tessera.nn.functional.loss import hinge_embedding_loss as hinge_embedding_loss
 from tessera.nn.functional.norm import instance_norm as instance_norm
 from tessera.nn.functional import interp as interp
 from tessera.nn.functional.interp import interpolate as interpolate
@@ -69,7 +68,6 @@ from tessera.nn.functional import loss as loss
 from tessera.nn.functional.pooling import lp_pool1d as lp_pool1d
 from tessera.nn.functional.pooling import lp_pool2d as lp_pool2d
 from tessera.nn.functional.pooling import lp_pool3d as lp_pool3d
-from tessera.nn.functional.loss import margin_ranking_loss as margin_ranking_loss
 from tessera.nn.functional.pooling import max_unpool1d as max_unpool1d
 from tessera.nn.functional.pooling import max_unpool2d as max_unpool2d
 from tessera.nn.functional.pooling import max_unpool3d as max_unpool3d
@@ -101,7 +99,6 @@ from tessera.nn.functional.activation import selu_ as selu_
 from tessera.nn.functional import shuffle as shuffle
 from tessera.nn.functional.activation import sigmoid as sigmoid
 from tessera.nn.functional.activation import silu as silu
-from tessera.nn.functional.loss import soft_margin_loss as soft_margin_loss
 from tessera.nn.functional.activation import softmax2d as softmax2d
 from tessera.nn.functional.activation import softmin as softmin
 from tessera.nn.functional.activation import softplus as softplus
@@ -138,6 +135,8 @@ def erfc(*args: Any, **kwargs: Any) -> Tensor:
     """1 - erf(x), accurate for large x."""
 def gelu(input: Any, approximate: Any = ...) -> Any:
     """x * Phi(x), any shape; approximate='tanh' uses PyTorch's tanh formula (the C++ op csrc/ops/nn/activation.h: one fused kernel, gradients of every order)."""
+def hinge_embedding_loss(input: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+    """input where target == 1, max(0, margin - input) where target == -1 (both terms for other targets, as PyTorch computes it); input and target broadcast (the C++ op csrc/ops/nn/loss.h)."""
 def huber_loss(input: Any, target: Any, reduction: Any = ..., delta: Any = ..., weight: Any = ...) -> Any:
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), d = input - target (delta > 0), reduced by reduction; weight (input's shape) scales each element, 'mean' still over the element count as in PyTorch (the C++ op csrc/ops/nn/loss.h)."""
 def kl_div(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., log_target: Any = ...) -> Any:
@@ -150,6 +149,8 @@ def linear(input: Any, weight: Any, bias: Any = ...) -> Any:
     """input (..., in_features) @ weight.T + bias, weight (out_features, in_features), bias (out_features,) -> (..., out_features) (the C++ op csrc/ops/nn/linear.h)."""
 def log_softmax(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
     """x - logsumexp(x) along dim (PyTorch's implicit dim when None), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""
+def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+    """max(0, -target * (input1 - input2) + margin); the three tensors have one rank and broadcast (the C++ op csrc/ops/nn/loss.h)."""
 def max_pool1d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ..., return_indices: Any = ...) -> Any:
     """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 1 spatial dims (-inf padding; floating input, or integer on the CPU); with return_indices also the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
 def max_pool1d_with_indices(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ..., return_indices: Any = ...) -> Any:
@@ -172,5 +173,7 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     """A bool mask keeps True positions; a float mask is added to the scores. is_causal lets query i attend to keys j <= i (PyTorch's top-left aligned tril(ones(L, S))). scale defaults to 1/sqrt(E); enable_gqa repeats key/value heads to match the query's; dropout_p drops attention probabilities (the default generator's mask, replayed by the backward). Fused kernels where they apply (csrc/ops/nn/attention.h)."""
 def smooth_l1_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., beta: Any = ...) -> Any:
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, d = input - target (L1 when beta == 0; a negative beta is a ValueError), reduced by reduction (the C++ op csrc/ops/nn/loss.h)."""
+def soft_margin_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+    """log(1 + exp(-target * input)) in input's shape (target broadcasts to it), reduced by reduction (the C++ op csrc/ops/nn/loss.h)."""
 def softmax(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
     """exp(x) / sum(exp(x)) along dim (PyTorch's implicit dim when None: 0 for 0-, 1- and 3-D input, else 1), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""

@@ -31,18 +31,11 @@ def _reduce(loss: Tensor, reduction: str, op: str) -> Tensor:
 _legacy_reduction = _C._legacy_reduction
 
 
-def _broadcast(*xs: Tensor) -> tuple:
-    import numpy as np
-    try:
-        return tuple(np.broadcast_shapes(*(tuple(x.shape) for x in xs)))
-    except ValueError:
-        return ()
-
-
 # The C++ ops themselves (csrc/python/bind_loss.cpp: PyTorch's signatures, the legacy
 # size_average/reduce pair, checks, autocast and gradients in csrc/ops/nn/loss*.cpp).
 from ..._C import (nll_loss, cross_entropy, mse_loss, l1_loss, smooth_l1_loss,  # noqa: E402,F401
-                  huber_loss, binary_cross_entropy, binary_cross_entropy_with_logits, kl_div)
+                  huber_loss, binary_cross_entropy, binary_cross_entropy_with_logits, kl_div,
+                  soft_margin_loss, margin_ranking_loss, hinge_embedding_loss)
 
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
@@ -98,18 +91,6 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     return _reduce(loss, reduction, "gaussian_nll_loss")
 
 
-def soft_margin_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
-                     reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
-    """log(1 + exp(-y x)) in input's shape (target broadcasts to it)."""
-    input, target = _amp.cast("soft_margin_loss", input, target)
-    t = _ts()
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    if _broadcast(input, target) != tuple(input.shape):
-        raise ValueError(f"soft_margin_loss: target of shape {tuple(target.shape)} does not "
-                         f"broadcast to the input's shape {tuple(input.shape)}")
-    return _reduce(t.log1p(t.exp(-target * input)), reduction, "soft_margin_loss")
-
-
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                           reduction: str = "mean") -> Tensor:
@@ -133,34 +114,6 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     loss = (t.where(target == 1, 1 - cos, 0.0)
             + t.where(target == -1, t.maximum(cos - margin, 0), 0.0))
     return _reduce(loss, reduction, "cosine_embedding_loss")
-
-
-def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
-                        size_average: Optional[bool] = None, reduce: Optional[bool] = None,
-                        reduction: str = "mean") -> Tensor:
-    """max(0, -y (x1 - x2) + margin); the three tensors have one rank and broadcast."""
-    input1, input2, target = _amp.cast("margin_ranking_loss", input1, input2, target)
-    t = _ts()
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    if not input1.ndim == input2.ndim == target.ndim:
-        raise ValueError(f"margin_ranking_loss: all input tensors should have the same number "
-                         f"of dimensions, but got sizes input1: {tuple(input1.shape)}, input2: "
-                         f"{tuple(input2.shape)}, target: {tuple(target.shape)}")
-    return _reduce(t.maximum(-target * (input1 - input2) + margin, 0), reduction,
-                   "margin_ranking_loss")
-
-
-def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
-                         size_average: Optional[bool] = None, reduce: Optional[bool] = None,
-                         reduction: str = "mean") -> Tensor:
-    """x where y == 1, max(0, margin - x) where y == -1 (both terms for other y, as
-    PyTorch computes it); input and target broadcast."""
-    input, target = _amp.cast("hinge_embedding_loss", input, target)
-    t = _ts()
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    loss = (t.where(target != 1, t.maximum(margin - input, 0), 0.0)
-            + t.where(target != -1, input, 0.0))
-    return _reduce(loss, reduction, "hinge_embedding_loss")
 
 
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
