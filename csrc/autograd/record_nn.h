@@ -21,6 +21,9 @@ void record_layer_norm(const Tensor& x, const Tensor& w, const Tensor& b, const 
 void record_cross_entropy(const Tensor& logits, const Tensor& target, const Tensor& weight,
                           const Tensor& loss, const Tensor& lse, int64_t ignore_index,
                           double label_smoothing);
+// loss = pointwise binary cross entropy of probabilities p and targets y (formulas_loss.cpp):
+// PyTorch's derivatives d/dp = (p - y) / max(p (1 - p), 1e-12f), d/dy = log(1 - p) - log p.
+void record_binary_cross_entropy(const Tensor& p, const Tensor& y, const Tensor& loss);
 // y = x w^T + b (b undefined when absent).
 void record_linear(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y);
 void record_gelu(const Tensor& x, const Tensor& y, bool tanh_approx);

@@ -65,7 +65,8 @@ void max_any(const Tensor& x, const Tensor& y, const Tensor& idx, const PoolSpec
           const Span b = window(s, 1, oh, s.d[1]);
           for (int64_t ow = 0; ow < s.out[2]; ++ow, ++o) {
             const Span c = window(s, 2, ow, s.d[2]);
-            A best = -std::numeric_limits<A>::infinity();
+            A best = std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
+                                                          : std::numeric_limits<A>::lowest();
             int64_t at = (a.lo * H + b.lo) * W + c.lo;
             for (int64_t id = a.lo; id < a.hi; id += s.d[0])
               for (int64_t ih = b.lo; ih < b.hi; ih += s.d[1]) {
@@ -348,7 +349,7 @@ void cpu_lp_backward(const Tensor& gy, const Tensor& x, const Tensor& gx, const 
 }
 
 void cpu_max(const Tensor& x, const Tensor& y, const Tensor& idx, const PoolSpec& s) {
-  visit_dtype<kFloatSet>(x.dtype(), "max_pool", [&](auto tag) {
+  visit_dtype<kRealSet>(x.dtype(), "max_pool", [&](auto tag) {  // integers too, as PyTorch
     max_any<typename decltype(tag)::type>(x, y, idx, s);
   });
 }

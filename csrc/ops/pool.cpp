@@ -64,15 +64,17 @@ Shape tail(const std::array<int64_t, 3>& a, int nsp) {
   return o;
 }
 
-// Checks the arguments, fills the spec and returns x batched ((N, C, *in)).
+// Checks the arguments, fills the spec and returns x batched ((N, C, *in)). int_ok: integer
+// input is taken on the CPU too (max pooling, as PyTorch's CPU kernels).
 Tensor setup(const Tensor& x, int nsp, const Shape& kernel, const Shape& stride,
              const Shape& padding, const Shape& dilation, bool ceil_mode, PoolSpec* s,
-             bool* unbatched, const char* op) {
+             bool* unbatched, const char* op, bool int_ok = false) {
   TS_CHECK(x.ndim() == nsp + 1 || x.ndim() == nsp + 2, ValueError, op, ": expected a ", nsp + 1,
            "-D or ", nsp + 2, "-D input, got shape ", shape_str(x.shape()));
-  TS_CHECK(is_floating(x.dtype()), TypeError, op,
-           ": expected a floating-point input (float16, bfloat16, float32, float64), got ",
-           dtype_name(x.dtype()));
+  TS_CHECK(is_floating(x.dtype()) || (int_ok && is_integral(x.dtype()) && x.device().is_cpu()),
+           TypeError, op, ": expected a floating-point input (float16, bfloat16, float32, float64)",
+           int_ok ? ", or an integer one on the CPU" : "", ", got ", dtype_name(x.dtype()), " on ",
+           x.device().str());
   *unbatched = x.ndim() == nsp + 1;
   Tensor xb = *unbatched ? expand_dims(x, 0) : x;
   s->nsp = nsp;
@@ -155,7 +157,8 @@ std::tuple<Tensor, Tensor> max_pool(const Tensor& x, int nsp, const Shape& kerne
                                     const Shape& dilation, bool ceil_mode, const char* op) {
   PoolSpec s;
   bool unbatched = false;
-  const Tensor xb = setup(x, nsp, kernel, stride, padding, dilation, ceil_mode, &s, &unbatched, op);
+  const Tensor xb =
+      setup(x, nsp, kernel, stride, padding, dilation, ceil_mode, &s, &unbatched, op, true);
   s.channels_last = is_channels_last(xb);
   const PoolSpec ks = kernel_spec(s, x.device());
   const Shape os = out_shape(xb, s);

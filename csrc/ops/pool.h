@@ -63,9 +63,9 @@ TS_DECLARE_STUB(MaxUnpoolGatherKernel, max_unpool_gather_stub);
 TS_DECLARE_STUB(LpPoolKernel, lp_pool_stub);
 TS_DECLARE_STUB(LpPoolBackwardKernel, lp_pool_backward_stub);
 
-// PyTorch's max_pool{1,2,3}d / avg_pool{1,2,3}d on (N, C, *in) or (C, *in) floating input:
-// kernel/stride/padding/dilation one value or nsp values (stride empty: the kernel).
-// Returns (y, indices) for max pooling.
+// PyTorch's max_pool{1,2,3}d / avg_pool{1,2,3}d on (N, C, *in) or (C, *in) floating input
+// (max pooling: integer input too on the CPU, as PyTorch's): kernel/stride/padding/dilation
+// one value or nsp values (stride empty: the kernel). Returns (y, indices) for max pooling.
 std::tuple<Tensor, Tensor> max_pool(const Tensor& x, int nsp, const Shape& kernel,
                                     const Shape& stride, const Shape& padding,
                                     const Shape& dilation, bool ceil_mode, const char* op);

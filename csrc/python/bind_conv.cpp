@@ -42,25 +42,84 @@ void init_conv(py::module_& m) {
   auto shape_or_empty = [](py::handle h, const char* what) {
     return h.is_none() ? Shape{} : to_shape(h, what);
   };
-  m.def(
-      "_max_pool",
-      [shape_or_empty](const Tensor& x, py::handle k, py::handle s, py::handle p, py::handle d,
-                       bool ceil_mode, int nsp, const std::string& op) {
-        return max_pool(x, nsp, to_shape(k, (op + ": kernel_size").c_str()), shape_or_empty(s, (op + ": stride").c_str()),
-                        to_shape(p, (op + ": padding").c_str()), to_shape(d, (op + ": dilation").c_str()), ceil_mode, op.c_str());
-      },
-      "(values, int64 flat per-plane indices) of PyTorch's max_pool{1,2,3}d");
-  m.def(
-      "_avg_pool",
-      [shape_or_empty](const Tensor& x, py::handle k, py::handle s, py::handle p, bool ceil_mode,
-                       bool count_include_pad, std::optional<int64_t> divisor, int nsp,
-                       const std::string& op) {
+  {
+    // F.max_pool{1,2,3}d and max_pool{1,2,3}d_with_indices themselves: PyTorch's signatures
+    // (Note [Readable signatures]); the values, or (values, int64 flat per-plane indices) with
+    // return_indices (always for the _with_indices forms).
+    py::options text_signature;
+    text_signature.disable_function_signatures();
+    for (int nsp : {1, 2, 3})
+      for (bool with_indices : {false, true}) {
+        const std::string op = "max_pool" + std::to_string(nsp) + "d";
+        const std::string name = with_indices ? op + "_with_indices" : op;
+        const std::string doc =
+            name + "(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, " +
+            "return_indices=" + (with_indices ? "True" : "False") + ")\n--\n\n" +
+            "Max over kernel windows of (N, C, *spatial) or (C, *spatial) with " +
+            std::to_string(nsp) +
+            " spatial dims (-inf\npadding; floating input, or integer on the CPU); " +
+            (with_indices ? "(values, indices)" : "with return_indices also") +
+            " the int64\nflat index of each maximum in its plane, as max_unpool takes them (the "
+            "C++ op\ncsrc/ops/pool.h, gradients in C++).";
+        m.def(
+            name.c_str(),
+            [shape_or_empty, op, nsp, with_indices](const Tensor& x, py::handle k, py::handle s,
+                                                    py::handle p, py::handle d, bool ceil_mode,
+                                                    bool return_indices) -> py::object {
+              auto [y, idx] =
+                  max_pool(x, nsp, to_shape(k, (op + ": kernel_size").c_str()),
+                           shape_or_empty(s, (op + ": stride").c_str()),
+                           to_shape(p, (op + ": padding").c_str()),
+                           to_shape(d, (op + ": dilation").c_str()), ceil_mode, op.c_str());
+              if (with_indices || return_indices) return py::make_tuple(y, idx);
+              return py::cast(y);
+            },
+            py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
+            py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("ceil_mode") = false,
+            py::arg("return_indices") = with_indices, doc.c_str());
+      }
+  }
+  {
+    // F.avg_pool{1,2,3}d themselves: PyTorch's signatures (Note [Readable signatures]); stride
+    // None or empty: the kernel size; divisor_override 0 is refused (None: the window's count).
+    py::options text_signature;
+    text_signature.disable_function_signatures();
+    for (int nsp : {1, 2, 3}) {
+      const std::string op = "avg_pool" + std::to_string(nsp) + "d";
+      const std::string doc =
+          op + "(input, kernel_size, stride=None, padding=0, ceil_mode=False, " +
+          "count_include_pad=True" + (nsp > 1 ? ", divisor_override=None" : "") + ")\n--\n\n" +
+          "Mean over kernel windows of (N, C, *spatial) or (C, *spatial) with " +
+          std::to_string(nsp) +
+          " spatial dims;\ncount_include_pad counts the zero padding in each divisor" +
+          (nsp > 1 ? ", divisor_override\nreplaces it" : "") +
+          " (the C++ op csrc/ops/pool.h, gradients in C++).";
+      auto fn = [shape_or_empty, op, nsp](const Tensor& x, py::handle k, py::handle s, py::handle p,
+                                          bool ceil_mode, bool count_include_pad,
+                                          std::optional<int64_t> divisor) {
         TS_CHECK(!divisor || *divisor != 0, ValueError, op, ": divisor must be not zero");
-        return avg_pool(x, nsp, to_shape(k, (op + ": kernel_size").c_str()), shape_or_empty(s, (op + ": stride").c_str()),
+        return avg_pool(x, nsp, to_shape(k, (op + ": kernel_size").c_str()),
+                        shape_or_empty(s, (op + ": stride").c_str()),
                         to_shape(p, (op + ": padding").c_str()), ceil_mode, count_include_pad,
                         divisor ? *divisor : 0, op.c_str());
-      },
-      "PyTorch's avg_pool{1,2,3}d");
+      };
+      if (nsp == 1)
+        m.def(
+            op.c_str(),
+            [fn](const Tensor& x, py::handle k, py::handle s, py::handle p, bool ceil_mode,
+                 bool count_include_pad) {
+              return fn(x, k, s, p, ceil_mode, count_include_pad, std::nullopt);
+            },
+            py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
+            py::arg("padding") = 0, py::arg("ceil_mode") = false,
+            py::arg("count_include_pad") = true, doc.c_str());
+      else
+        m.def(op.c_str(), fn, py::arg("input"), py::arg("kernel_size"),
+              py::arg("stride") = py::none(), py::arg("padding") = 0, py::arg("ceil_mode") = false,
+              py::arg("count_include_pad") = true, py::arg("divisor_override") = py::none(),
+              doc.c_str());
+    }
+  }
   m.def(
       "_adaptive_pool",
       [](const Tensor& x, py::handle out, bool max, int nsp, const std::string& op) -> py::object {

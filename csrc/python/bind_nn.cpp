@@ -1,4 +1,5 @@
-// Bindings of the nn ops (ops/nn/: softmax, norms, losses, linear, activations), which
+// Bindings of the nn ops (ops/nn/: softmax, norms, linear, activations; the losses in
+// bind_loss.cpp), which
 // tessera.nn.functional's functions call directly, and of the fused kernels under them
 // (ops/nn_fused.h: values only, no autograd; tests and benchmarks reach them).
 #include <pybind11/stl.h>
@@ -9,7 +10,6 @@
 #include "ops/nn/embedding.h"
 #include "ops/random.h"
 #include "ops/nn/linear.h"
-#include "ops/nn/loss.h"
 #include "ops/nn/norm.h"
 #include "ops/nn/softmax.h"
 #include "ops/nn_fused.h"
@@ -31,35 +31,6 @@ py::object opt_out(const Tensor& t) { return t.defined() ? py::cast(t) : py::non
 // tessera.nn.functional's fusable(): the fused kernels take floating tensors of one dtype on
 // one device (None ignored, anything else refused). In C++ because every fused op asks it on
 // each call: 0.3 µs instead of 3.5 µs in Python.
-// PyTorch's deprecated size_average/reduce pair: when either is given it replaces `reduction`
-// (torch's _Reduction.legacy_get_string, with its deprecation warning): reduce=False gives
-// 'none', else size_average=False 'sum', else 'mean'.
-// stacklevel: the warning's, counted from the Python frame that called into C++ (1).
-std::string legacy_reduction(py::handle size_average, py::handle reduce,
-                             const std::string& reduction, int stacklevel = 1) {
-  if (size_average.is_none() && reduce.is_none()) return reduction;
-  if (py::isinstance<py::str>(size_average) || py::isinstance<py::str>(reduce))
-    // A mode string in a legacy slot: a call written for the old (reduction-first) order,
-    // which torch would silently read as 'mean'.
-    throw py::type_error("size_average and reduce take bools (deprecated), got " +
-                         py::repr(size_average).cast<std::string>() + " and " +
-                         py::repr(reduce).cast<std::string>() +
-                         "; pass the mode as reduction=... (torch's argument order)");
-  auto truth = [](py::handle h) {
-    if (h.is_none()) return true;
-    const int t = PyObject_IsTrue(h.ptr());
-    if (t < 0) throw py::error_already_set();
-    return t != 0;
-  };
-  const bool sa = truth(size_average), rd = truth(reduce);
-  const std::string ret = sa && rd ? "mean" : rd ? "sum" : "none";
-  const std::string msg =
-      "size_average and reduce args will be deprecated, please use reduction='" + ret +
-      "' instead.";
-  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), stacklevel) < 0) throw py::error_already_set();
-  return ret;
-}
-
 bool fusable(const py::args& xs) {
   const Tensor* first = nullptr;
   for (py::handle h : xs) {
@@ -143,43 +114,6 @@ void init_nn(py::module_& m) {
       "x / sqrt(mean(x^2) + eps) * weight over the trailing normalized_shape dims; eps\n"
       "defaults to the dtype's machine epsilon (the C++ op csrc/ops/nn/norm.h).");
   m.def(
-      "cross_entropy",
-      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
-         py::handle size_average, int64_t ignore_index, py::handle reduce,
-         const std::string& reduction, double label_smoothing) {
-        const std::string r = legacy_reduction(size_average, reduce, reduction);
-        return nn::cross_entropy(input, target, opt(weight), ignore_index,
-                                 nn::parse_reduction(r, "cross_entropy"), label_smoothing);
-      },
-      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
-      py::arg("size_average") = py::none(), py::arg("ignore_index") = -100,
-      py::arg("reduce") = py::none(), py::arg("reduction") = "mean",
-      py::arg("label_smoothing") = 0.0,
-      "cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, "
-      "reduce=None, reduction='mean', label_smoothing=0.0)\n--\n\n"
-      "log_softmax over dim 1 (dim 0 for unbatched (C,) input) + NLL with class indices\n"
-      "(N, ...), or the cross entropy with class probabilities (input's shape) when target is\n"
-      "floating; PyTorch's formulas for weight (C,), ignore_index and label_smoothing (the\n"
-      "legacy size_average/reduce replace reduction, with PyTorch's warning). The C++ op\n"
-      "csrc/ops/nn/loss.h: one fused kernel for class indices, gradients of every order.");
-  m.def(
-      "nll_loss",
-      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
-         py::handle size_average, int64_t ignore_index, py::handle reduce,
-         const std::string& reduction) {
-        const std::string r = legacy_reduction(size_average, reduce, reduction);
-        return nn::nll_loss(input, target, opt(weight), ignore_index,
-                            nn::parse_reduction(r, "nll_loss"));
-      },
-      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
-      py::arg("size_average") = py::none(), py::arg("ignore_index") = -100,
-      py::arg("reduce") = py::none(), py::arg("reduction") = "mean",
-      "nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, "
-      "reduce=None, reduction='mean')\n--\n\n"
-      "-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities and (N, ...)\n"
-      "class indices; 'mean' divides by the summed weights of the non-ignored targets (the C++\n"
-      "op csrc/ops/nn/loss.h).");
-  m.def(
       "linear",
       [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
         return nn::linear(input, weight, opt(bias));
@@ -223,10 +157,6 @@ void init_nn(py::module_& m) {
   // ---- the fused kernels (values only)
   m.def("_linear_bias", &linear_bias,
         "x @ w.T + b in one op (the bias fused into the GEMM where the backend can)");
-  m.def("_legacy_reduction", &legacy_reduction, py::arg("size_average"), py::arg("reduce"),
-        py::arg("reduction"), py::arg("stacklevel") = 2,
-        "the reduction PyTorch's deprecated size_average/reduce give (with its warning, "
-        "stacklevel frames up from the Python caller)");
   m.def("_fusable", &fusable,
         "whether the fused kernels take these tensors: floating, one dtype and device");
   m.def("_softmax_last", &softmax_last, "softmax (log_softmax if log) over the last axis");

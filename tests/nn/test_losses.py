@@ -660,3 +660,106 @@ def test_autocast_dtypes_follow_torch(name: str) -> None:
     assert ours.dtype == (ts.bfloat16 if composite else ts.float32)
     assert theirs.dtype == (torch.bfloat16 if composite else torch.float32)
     close(ours.astype(ts.float32), theirs.float(), 2e-2 if composite else 1e-5, 1e-6)
+
+
+# ------------------------------------------------- the pointwise losses as C++ ops (issue 17)
+POINTWISE = {  # name: (input in (0, 1)?, extra keywords)
+    "mse_loss": (False, {}), "l1_loss": (False, {}), "smooth_l1_loss": (False, {"beta": 0.7}),
+    "huber_loss": (False, {"delta": 0.6}), "binary_cross_entropy": (True, {}),
+    "binary_cross_entropy_with_logits": (False, {}), "kl_div": (False, {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POINTWISE))
+def test_pointwise_loss_is_the_cpp_op(name) -> None:
+    # One definition: F.<name> is the binding itself, with torch's signature and a docstring.
+    import inspect
+    from tessera import _C
+    assert getattr(F, name) is getattr(_C, name)
+    params = [(p.name, p.kind, p.default)
+              for f in (getattr(F, name), getattr(TF, name))
+              for p in inspect.signature(f).parameters.values()]
+    assert params[:len(params) // 2] == params[len(params) // 2:]
+    assert "csrc/ops/nn/loss.h" in getattr(F, name).__doc__
+
+
+@pytest.mark.parametrize("red", REDUCTIONS)
+@pytest.mark.parametrize("name", sorted(POINTWISE))
+def test_pointwise_loss_gradcheck(name, red) -> None:
+    # float64 gradients of every floating input (gradcheck), and second derivatives vs torch.
+    rng = np.random.default_rng(5)
+    prob, kw = POINTWISE[name]
+    x = rng.uniform(0.05, 0.95, (3, 4)) if prob else rng.standard_normal((3, 4))
+    y = rng.uniform(0.05, 0.95, (3, 4))
+    _gradcheck(lambda a, b: getattr(F, name)(a, b, reduction=red, **kw), x, y)
+    assert ts.autograd.gradgradcheck(lambda a, b: getattr(F, name)(a, b, reduction=red, **kw),
+                                     [tt(x, requires_grad=True), tt(y, requires_grad=True)])
+    compare_fn(*_both(name, reduction=red, **kw), x, y, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("red", REDUCTIONS)
+def test_bce_with_logits_weight_and_pos_weight_grads(red) -> None:
+    rng = np.random.default_rng(6)
+    x, y = rng.standard_normal((3, 4)), rng.uniform(0, 1, (3, 4))
+    w, pw = rng.uniform(0.5, 2, (4,)), rng.uniform(0.5, 2, (4,))
+    compare_fn(lambda a, b, c, d: F.binary_cross_entropy_with_logits(a, b, c, reduction=red,
+                                                                      pos_weight=d),
+               lambda a, b, c, d: TF.binary_cross_entropy_with_logits(a, b, c, reduction=red,
+                                                                       pos_weight=d),
+               x, y, w, pw, rtol=1e-10, atol=1e-12, grad=[0, 1])  # torch: none for weights
+    _gradcheck(lambda a, b, c, d: F.binary_cross_entropy_with_logits(a, b, c, reduction=red,
+                                                                      pos_weight=d), x, y, w, pw)
+
+
+def test_bce_gradient_at_the_clamped_ends() -> None:
+    # PyTorch's derivative (p - y) / max(p (1 - p), eps) stays finite where the clamped logs
+    # are flat (eps: the float 1e-12 of PyTorch's kernel, 4e-9 from the double 1e-12 the Python
+    # version used); the node is PyTorch's.
+    p, y = np.array([0.0, 0.3, 1.0]), np.array([1.0, 0.5, 0.0])
+    compare_fn(lambda a, b: F.binary_cross_entropy(a, b, reduction="none"),
+               lambda a, b: TF.binary_cross_entropy(a, b, reduction="none"), p, y,
+               rtol=1e-10, atol=1e-12, grad=[0])
+    out = F.binary_cross_entropy(tt(p, requires_grad=True), tt(y), reduction="none")
+    assert out.grad_fn.name() == "BinaryCrossEntropyBackward0"
+
+
+@pytest.mark.parametrize("name", sorted(POINTWISE))
+def test_pointwise_loss_reduction_errors(name) -> None:
+    x = tt(np.full((2, 3), 0.5))
+    for bad in (2, None, "avg"):  # torch's _Reduction.get_enum: ValueError for each
+        with pytest.raises(ValueError, match="not a valid value for reduction"):
+            getattr(F, name)(x, x, reduction=bad)
+        with pytest.raises(ValueError):
+            getattr(TF, name)(torch.full((2, 3), 0.5), torch.full((2, 3), 0.5), reduction=bad)
+
+
+def test_legacy_reduction_warning_points_at_the_caller() -> None:
+    x = tt(randn_pair := np.ones((2, 2)))
+    with pytest.warns(UserWarning, match="reduction='sum'") as rec:
+        F.mse_loss(x, x, size_average=False)
+    assert rec[0].filename == __file__
+    assert randn_pair.shape == (2, 2)
+
+
+@pytest.mark.parametrize("name", ["soft_margin_loss", "margin_ranking_loss",
+                                  "hinge_embedding_loss"])
+def test_margin_losses_are_the_cpp_ops(name) -> None:
+    # One definition (issue 17): the bindings themselves, torch's parameters, float64
+    # gradients, torch's ValueError for a reduction that is not a string.
+    import inspect
+    from tessera import _C
+    fn = getattr(F, name)
+    assert fn is getattr(_C, name)
+    assert [(p.name, p.default) for p in inspect.signature(fn).parameters.values()] == \
+        [(p.name, p.default) for p in inspect.signature(getattr(TF, name)).parameters.values()]
+    rng = np.random.default_rng(7)
+    ys = _pm1(rng, (3, 4))
+    xs = [rng.standard_normal((3, 4))] * (2 if name == "margin_ranking_loss" else 1)
+    xs = [x + 0.01 * i for i, x in enumerate(xs)]
+    for red in REDUCTIONS:
+        _gradcheck(lambda *a: fn(*a, reduction=red), *xs, ys, grad=list(range(len(xs))))
+        if name == "soft_margin_loss":  # (the others are piecewise linear)
+            assert ts.autograd.gradgradcheck(lambda *a: fn(*a, ts.asarray(ys), reduction=red),
+                                             [tt(x, requires_grad=True) for x in xs])
+    with pytest.raises(ValueError, match="not a valid value for reduction"):
+        fn(*[tt(x) for x in xs], tt(ys), reduction=1)

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 import tessera as ts
 import tessera.nn.functional as F
-from harness import double_backward_pairs
+from harness import compare_fn, double_backward_pairs
 
 TF = torch.nn.functional
 
@@ -120,3 +120,79 @@ def test_adaptive_pools_match_torch(nsp, data, is_max, seed):
     ty.backward(torch.tensor(g))
     sy.backward(ts.tensor(g))
     np.testing.assert_allclose(sx.grad.numpy(), tx.grad.numpy(), atol=1e-12)
+
+
+@pytest.mark.parametrize("nsp", [1, 2, 3])
+def test_avg_pool_is_the_cpp_op(nsp) -> None:
+    # One definition (issue 17): F.avg_pool{n}d is the binding, with torch's parameters; its
+    # argument forms (stride None or [], int or tuple sizes, divisor_override) and float64
+    # gradients match torch's.
+    import inspect
+    from tessera import _C
+    name = f"avg_pool{nsp}d"
+    assert getattr(F, name) is getattr(_C, name)
+    doc = getattr(torch.nn.functional, name).__doc__.strip().split("\n")[0]
+    want = [a.split("=")[0].strip() for a in doc[doc.index("(") + 1:doc.rindex(")")].split(",")]
+    assert list(inspect.signature(getattr(F, name)).parameters) == want
+    x = np.random.default_rng(nsp).standard_normal((2, 3) + (5,) * nsp)
+    kw = [dict(kernel_size=3), dict(kernel_size=(3,) * nsp, stride=[], padding=1),
+          dict(kernel_size=2, stride=1, ceil_mode=True, count_include_pad=False)]
+    if nsp > 1:
+        kw.append(dict(kernel_size=2, stride=2, padding=1, divisor_override=3))
+    for k in kw:
+        compare_fn(lambda a: getattr(F, name)(a, **k),
+                   lambda a: getattr(torch.nn.functional, name)(a, **k), x,
+                   rtol=1e-10, atol=1e-12)
+        assert ts.testing.gradcheck(lambda a: getattr(F, name)(a, **k),
+                                    [ts.asarray(x[:1, :1], requires_grad=True)])
+    if nsp > 1:
+        with pytest.raises(ValueError, match="divisor must be not zero"):
+            getattr(F, name)(ts.asarray(x), 2, divisor_override=0)
+
+
+@pytest.mark.parametrize("nsp", [1, 2, 3])
+def test_max_pool_is_the_cpp_op(nsp) -> None:
+    # One definition (issue 17): F.max_pool{n}d(_with_indices) are the bindings, with torch's
+    # parameters; values, indices and float64 gradients match torch's.
+    import inspect
+    from tessera import _C
+    for name in (f"max_pool{nsp}d", f"max_pool{nsp}d_with_indices"):
+        assert getattr(F, name) is getattr(_C, name)
+        assert list(inspect.signature(getattr(F, name)).parameters) == [
+            "input", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices"]
+    x = np.random.default_rng(nsp).standard_normal((2, 3) + (6,) * nsp)
+    fs, ft = getattr(F, f"max_pool{nsp}d"), getattr(torch.nn.functional, f"max_pool{nsp}d")
+    for k in [dict(kernel_size=3), dict(kernel_size=(3,) * nsp, stride=[], padding=1),
+              dict(kernel_size=2, stride=1, dilation=2, ceil_mode=True)]:
+        compare_fn(lambda a: fs(a, **k), lambda a: ft(a, **k), x, rtol=1e-10, atol=1e-12)
+        ys, iis = getattr(F, f"max_pool{nsp}d_with_indices")(ts.asarray(x), **k)
+        yt, it = ft(torch.tensor(x), return_indices=True, **k)
+        np.testing.assert_array_equal(iis.numpy(), it.numpy())
+        assert ts.testing.gradcheck(lambda a: fs(a, **k),
+                                    [ts.asarray(x[:1, :1], requires_grad=True)])
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8"])
+def test_max_pool_integer_input_as_torch(dtype) -> None:
+    # Integer input runs the C++ kernel on the CPU, as PyTorch's: values and indices (the
+    # Python window path this replaced refused return_indices=True for integers).
+    x = np.random.default_rng(0).integers(0 if dtype == "uint8" else -100, 100,
+                                          (2, 3, 7, 7)).astype(dtype)
+    for k in [dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=2, ceil_mode=True),
+              dict(kernel_size=(2, 3), dilation=2)]:
+        ys, iis = F.max_pool2d(ts.asarray(x), return_indices=True, **k)
+        yt, it = torch.nn.functional.max_pool2d(torch.tensor(x), return_indices=True, **k)
+        assert str(ys.dtype) == dtype
+        np.testing.assert_array_equal(ys.numpy(), yt.numpy())
+        np.testing.assert_array_equal(iis.numpy(), it.numpy())
+    y1 = F.max_pool1d(ts.asarray(x[0]), 2)  # (torch's has integers only with indices)
+    np.testing.assert_array_equal(y1.numpy(), torch.nn.functional.max_pool1d(
+        torch.tensor(x[0]), 2, return_indices=True)[0].numpy())
+
+
+def test_max_pool_bool_input_is_refused_as_torch() -> None:
+    x = np.ones((1, 1, 4, 4), dtype=bool)
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.max_pool2d(torch.tensor(x), 2)
+    with pytest.raises(TypeError, match="max_pool2d: expected a floating-point input"):
+        F.max_pool2d(ts.asarray(x), 2)

@@ -21,23 +21,11 @@ from .._C import _autocast_cast as cast, _autocast_cast_dtype as cast_dtype
 # looks through (an op called from inside another op's implementation does not autocast).
 from .._C import _autocast_transparent as transparent
 
-__all__ = ["POLICIES", "cast", "cast_dtype", "cast_bce", "op", "transparent"]
+__all__ = ["POLICIES", "cast", "cast_dtype", "op", "transparent"]
 
 # op -> (cpu policy, cuda policy, opt_dtype); each policy 'lower', 'fp32', 'promote', 'none'.
 POLICIES: "types.MappingProxyType[str, Tuple[str, str, bool]]" = types.MappingProxyType(
     _C._autocast_policy_table())
-
-
-def cast_bce(input: Any, target: Any, weight: Any) -> Tuple[Any, Any, Any]:
-    """binary_cross_entropy's hook: its row (float32 on CPU); on CUDA PyTorch bans it under
-    autocast (a sigmoid before it loses too much in float16), and so does tessera."""
-    if _C._autocast_is_enabled("cuda") and isinstance(input, _C.Tensor) \
-            and input.device.type == "cuda":
-        raise RuntimeError(
-            "binary_cross_entropy: unsafe to autocast on CUDA (a sigmoid right before it loses "
-            "too much in float16); use binary_cross_entropy_with_logits / BCEWithLogitsLoss, "
-            "which is safe to autocast, or disable autocast around it.")
-    return cast("binary_cross_entropy", input, target, weight)
 
 
 def op(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

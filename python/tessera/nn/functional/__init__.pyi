@@ -16,13 +16,8 @@ from tessera.nn.functional.pooling import adaptive_max_pool3d_with_indices as ad
 from tessera.nn.functional.grid_sample import affine_grid as affine_grid
 from tessera.nn.functional.dropout import alpha_dropout as alpha_dropout
 from tessera.nn.functional import attention as attention
-from tessera.nn.functional.pooling import avg_pool1d as avg_pool1d
-from tessera.nn.functional.pooling import avg_pool2d as avg_pool2d
-from tessera.nn.functional.pooling import avg_pool3d as avg_pool3d
 from tessera.nn.functional.norm import batch_norm as batch_norm
 from tessera.nn.functional.misc import bilinear as bilinear
-from tessera.nn.functional.loss import binary_cross_entropy as binary_cross_entropy
-from tessera.nn.functional.loss import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits
 from tessera.nn.functional.activation import celu as celu
 from tessera.nn.functional.activation import celu_ as celu_
 from tessera.nn.functional.shuffle import channel_shuffle as channel_shuffle
@@ -61,13 +56,9 @@ from tessera.nn.functional.activation import hardsigmoid as hardsigmoid
 from tessera.nn.functional.activation import hardswish as hardswish
 from tessera.nn.functional.activation import hardtanh as hardtanh
 from tessera.nn.functional.activation import hardtanh_ as hardtanh_
-from tessera.nn.functional.loss import hinge_embedding_loss as hinge_embedding_loss
-from tessera.nn.functional.loss import huber_loss as huber_loss
 from tessera.nn.functional.norm import instance_norm as instance_norm
 from tessera.nn.functional import interp as interp
 from tessera.nn.functional.interp import interpolate as interpolate
-from tessera.nn.functional.loss import kl_div as kl_div
-from tessera.nn.functional.loss import l1_loss as l1_loss
 from tessera.nn.functional.activation import leaky_relu as leaky_relu
 from tessera.nn.functional.activation import leaky_relu_ as leaky_relu_
 from tessera.nn.functional.norm import local_response_norm as local_response_norm
@@ -76,19 +67,11 @@ from tessera.nn.functional import loss as loss
 from tessera.nn.functional.pooling import lp_pool1d as lp_pool1d
 from tessera.nn.functional.pooling import lp_pool2d as lp_pool2d
 from tessera.nn.functional.pooling import lp_pool3d as lp_pool3d
-from tessera.nn.functional.loss import margin_ranking_loss as margin_ranking_loss
-from tessera.nn.functional.pooling import max_pool1d as max_pool1d
-from tessera.nn.functional.pooling import max_pool1d_with_indices as max_pool1d_with_indices
-from tessera.nn.functional.pooling import max_pool2d as max_pool2d
-from tessera.nn.functional.pooling import max_pool2d_with_indices as max_pool2d_with_indices
-from tessera.nn.functional.pooling import max_pool3d as max_pool3d
-from tessera.nn.functional.pooling import max_pool3d_with_indices as max_pool3d_with_indices
 from tessera.nn.functional.pooling import max_unpool1d as max_unpool1d
 from tessera.nn.functional.pooling import max_unpool2d as max_unpool2d
 from tessera.nn.functional.pooling import max_unpool3d as max_unpool3d
 from tessera.nn.functional import misc as misc
 from tessera.nn.functional.activation import mish as mish
-from tessera.nn.functional.loss import mse_loss as mse_loss
 from tessera.nn.functional.loss import multi_margin_loss as multi_margin_loss
 from tessera.nn.functional.loss import multilabel_margin_loss as multilabel_margin_loss
 from tessera.nn.functional.loss import multilabel_soft_margin_loss as multilabel_soft_margin_loss
@@ -115,8 +98,6 @@ from tessera.nn.functional.activation import selu_ as selu_
 from tessera.nn.functional import shuffle as shuffle
 from tessera.nn.functional.activation import sigmoid as sigmoid
 from tessera.nn.functional.activation import silu as silu
-from tessera.nn.functional.loss import smooth_l1_loss as smooth_l1_loss
-from tessera.nn.functional.loss import soft_margin_loss as soft_margin_loss
 from tessera.nn.functional.activation import softmax2d as softmax2d
 from tessera.nn.functional.activation import softmin as softmin
 from tessera.nn.functional.activation import softplus as softplus
@@ -135,6 +116,16 @@ from tessera.nn.functional.interp import upsample_nearest as upsample_nearest
 
 __all__ = ['activation', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool1d', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d', 'adaptive_max_pool3d_with_indices', 'affine_grid', 'alpha_dropout', 'attention', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'batch_norm', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'celu', 'celu_', 'channel_shuffle', 'conv', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'cosine_embedding_loss', 'cosine_similarity', 'cross_entropy', 'ctc_loss', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'elu', 'elu_', 'embedding', 'embedding_bag', 'erf', 'erfc', 'feature_alpha_dropout', 'fold', 'fractional_max_pool2d', 'fractional_max_pool2d_with_indices', 'fractional_max_pool3d', 'fractional_max_pool3d_with_indices', 'fractional_pool', 'gaussian_nll_loss', 'gelu', 'glu', 'grid_sample', 'group_norm', 'gumbel_softmax', 'hardshrink', 'hardsigmoid', 'hardswish', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'huber_loss', 'instance_norm', 'interp', 'interpolate', 'kl_div', 'l1_loss', 'layer_norm', 'leaky_relu', 'leaky_relu_', 'linear', 'local_response_norm', 'log_softmax', 'logsigmoid', 'logsumexp', 'loss', 'lp_pool1d', 'lp_pool2d', 'lp_pool3d', 'margin_ranking_loss', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_pool3d', 'max_pool3d_with_indices', 'max_unpool1d', 'max_unpool2d', 'max_unpool3d', 'misc', 'mish', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'native_channel_shuffle', 'nll_loss', 'norm', 'normalize', 'one_hot', 'pad', 'pairwise_distance', 'pdist', 'pixel_shuffle', 'pixel_unshuffle', 'poisson_nll_loss', 'pooling', 'prelu', 'relu', 'relu6', 'relu_', 'rms_norm', 'rrelu', 'rrelu_', 'sampling_distance', 'scaled_dot_product_attention', 'selu', 'selu_', 'shuffle', 'sigmoid', 'silu', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softmax2d', 'softmin', 'softplus', 'softshrink', 'softsign', 'tanh', 'tanhshrink', 'threshold', 'threshold_', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'unfold', 'upsample', 'upsample_bilinear', 'upsample_nearest']
 
+def avg_pool1d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ...) -> Any:
+    """Mean over kernel windows of (N, C, *spatial) or (C, *spatial) with 1 spatial dims; count_include_pad counts the zero padding in each divisor (the C++ op csrc/ops/pool.h, gradients in C++)."""
+def avg_pool2d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ..., divisor_override: Any = ...) -> Any:
+    """Mean over kernel windows of (N, C, *spatial) or (C, *spatial) with 2 spatial dims; count_include_pad counts the zero padding in each divisor, divisor_override replaces it (the C++ op csrc/ops/pool.h, gradients in C++)."""
+def avg_pool3d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ..., divisor_override: Any = ...) -> Any:
+    """Mean over kernel windows of (N, C, *spatial) or (C, *spatial) with 3 spatial dims; count_include_pad counts the zero padding in each divisor, divisor_override replaces it (the C++ op csrc/ops/pool.h, gradients in C++)."""
+def binary_cross_entropy(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+    """-weight (y log p + (1 - y) log(1 - p)) for probabilities p = input and targets y of its shape, each log clamped at -100 as in PyTorch, with PyTorch's derivative (finite at p in {0, 1}); refused under CUDA autocast (the C++ op csrc/ops/nn/loss.h)."""
+def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., pos_weight: Any = ...) -> Any:
+    """weight ((1 - y) x + (1 + (pos_weight - 1) y) log(1 + exp(-x))) for logits x = input and targets y of its shape, evaluated stably; weight and pos_weight broadcast (the C++ op csrc/ops/nn/loss.h)."""
 def cross_entropy(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ..., label_smoothing: Any = ...) -> Any:
     """log_softmax over dim 1 (dim 0 for unbatched (C,) input) + NLL with class indices (N, ...), or the cross entropy with class probabilities (input's shape) when target is floating; PyTorch's formulas for weight (C,), ignore_index and label_smoothing (the legacy size_average/reduce replace reduction, with PyTorch's warning). The C++ op csrc/ops/nn/loss.h: one fused kernel for class indices, gradients of every order."""
 def erf(*args: Any, **kwargs: Any) -> Tensor:
@@ -143,19 +134,50 @@ def erfc(*args: Any, **kwargs: Any) -> Tensor:
     """1 - erf(x), accurate for large x."""
 def gelu(input: Any, approximate: Any = ...) -> Any:
     """x * Phi(x), any shape; approximate='tanh' uses PyTorch's tanh formula (the C++ op csrc/ops/nn/activation.h: one fused kernel, gradients of every order)."""
+def hinge_embedding_loss(input: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+    """input where target == 1, max(0, margin - input) where target == -1 (both terms for other targets, as PyTorch computes it); input and target broadcast (the C++ op csrc/ops/nn/loss.h)."""
+def huber_loss(input: Any, target: Any, reduction: Any = ..., delta: Any = ..., weight: Any = ...) -> Any:
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), d = input - target (delta > 0), reduced by reduction; weight (input's shape) scales each element, 'mean' still over the element count as in PyTorch (the C++ op csrc/ops/nn/loss.h)."""
+def kl_div(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., log_target: Any = ...) -> Any:
+    """target (log target - input) pointwise, input holding log-probabilities (target too when log_target); reduction 'batchmean' divides the sum by the batch size (the C++ op csrc/ops/nn/loss.h)."""
+def l1_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., weight: Any = ...) -> Any:
+    """|input - target| (broadcast), reduced by reduction ('mean', 'sum' or 'none'; the legacy size_average/reduce replace it, with PyTorch's warning). weight (input's shape) scales each element and 'mean' then divides by its sum (the C++ op csrc/ops/nn/loss.h)."""
 def layer_norm(input: Any, normalized_shape: Any, weight: Any = ..., bias: Any = ..., eps: Any = ...) -> Any:
     """Normalizes (*, *normalized_shape) over the trailing normalized_shape dims, then scales by weight and shifts by bias (each of normalized_shape). The C++ op csrc/ops/nn/norm.h: one fused kernel, gradients of every order."""
 def linear(input: Any, weight: Any, bias: Any = ...) -> Any:
     """input (..., in_features) @ weight.T + bias, weight (out_features, in_features), bias (out_features,) -> (..., out_features) (the C++ op csrc/ops/nn/linear.h)."""
 def log_softmax(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
     """x - logsumexp(x) along dim (PyTorch's implicit dim when None), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""
+<<<<<<< HEAD
 def logsumexp(input: Any, dim: Any = ..., keepdim: Any = ...) -> Any:
     """log(sum(exp(input))) over dim (all dims when None or ()), computed stably (shifted by the max); integer input gives float32."""
+=======
+def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+    """max(0, -target * (input1 - input2) + margin); the three tensors have one rank and broadcast (the C++ op csrc/ops/nn/loss.h)."""
+def max_pool1d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ..., return_indices: Any = ...) -> Any:
+    """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 1 spatial dims (-inf padding; floating input, or integer on the CPU); with return_indices also the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
+def max_pool1d_with_indices(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ..., return_indices: Any = ...) -> Any:
+    """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 1 spatial dims (-inf padding; floating input, or integer on the CPU); (values, indices) the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
+def max_pool2d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ..., return_indices: Any = ...) -> Any:
+    """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 2 spatial dims (-inf padding; floating input, or integer on the CPU); with return_indices also the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
+def max_pool2d_with_indices(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ..., return_indices: Any = ...) -> Any:
+    """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 2 spatial dims (-inf padding; floating input, or integer on the CPU); (values, indices) the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
+def max_pool3d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ..., return_indices: Any = ...) -> Any:
+    """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 3 spatial dims (-inf padding; floating input, or integer on the CPU); with return_indices also the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
+def max_pool3d_with_indices(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ..., return_indices: Any = ...) -> Any:
+    """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 3 spatial dims (-inf padding; floating input, or integer on the CPU); (values, indices) the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
+def mse_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., weight: Any = ...) -> Any:
+    """(input - target)^2 (broadcast), reduced by reduction ('mean', 'sum' or 'none'; the legacy size_average/reduce replace it, with PyTorch's warning). weight (input's shape) scales each element and 'mean' then divides by its sum (the C++ op csrc/ops/nn/loss.h)."""
+>>>>>>> h/nnf
 def nll_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities and (N, ...) class indices; 'mean' divides by the summed weights of the non-ignored targets (the C++ op csrc/ops/nn/loss.h)."""
 def rms_norm(input: Any, normalized_shape: Any, weight: Any = ..., eps: Any = ...) -> Any:
     """x / sqrt(mean(x^2) + eps) * weight over the trailing normalized_shape dims; eps defaults to the dtype's machine epsilon (the C++ op csrc/ops/nn/norm.h)."""
 def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = ..., dropout_p: Any = ..., is_causal: Any = ..., scale: Any = ..., enable_gqa: Any = ...) -> Any:
     """A bool mask keeps True positions; a float mask is added to the scores. is_causal lets query i attend to keys j <= i (PyTorch's top-left aligned tril(ones(L, S))). scale defaults to 1/sqrt(E); enable_gqa repeats key/value heads to match the query's; dropout_p drops attention probabilities (the default generator's mask, replayed by the backward). Fused kernels where they apply (csrc/ops/nn/attention.h)."""
+def smooth_l1_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., beta: Any = ...) -> Any:
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, d = input - target (L1 when beta == 0; a negative beta is a ValueError), reduced by reduction (the C++ op csrc/ops/nn/loss.h)."""
+def soft_margin_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+    """log(1 + exp(-target * input)) in input's shape (target broadcasts to it), reduced by reduction (the C++ op csrc/ops/nn/loss.h)."""
 def softmax(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
     """exp(x) / sum(exp(x)) along dim (PyTorch's implicit dim when None: 0 for 0-, 1- and 3-D input, else 1), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""

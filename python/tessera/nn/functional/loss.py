@@ -6,7 +6,6 @@ from typing import Any, Callable, Optional
 
 from ..._C import Tensor
 from ...amp import _policy as _amp
-from ...autograd.function import Function, FunctionCtx
 from ... import _C
 
 
@@ -32,173 +31,11 @@ def _reduce(loss: Tensor, reduction: str, op: str) -> Tensor:
 _legacy_reduction = _C._legacy_reduction
 
 
-def _weighted_reduce(loss: Tensor, input: Tensor, weight: Tensor, reduction: str, op: str,
-                     mean_by_weight: bool = True) -> Tensor:
-    """torch's optional per-element `weight` of mse_loss / l1_loss / huber_loss: weight has
-    input's shape; 'mean' divides by the summed weights (mse, l1) or the element count
-    (huber)."""
-    t = _ts()
-    if tuple(weight.shape) != tuple(input.shape):
-        raise ValueError("Weights and input must have the same size.")
-    loss = loss * weight
-    if reduction == "none":
-        return loss
-    if reduction == "sum":
-        return t.sum(loss)
-    if reduction == "mean":
-        return t.sum(loss) / t.sum(weight) if mean_by_weight else t.mean(loss)
-    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
-                     "'sum'.")
-
-
-def _broadcast(*xs: Tensor) -> tuple:
-    import numpy as np
-    try:
-        return tuple(np.broadcast_shapes(*(tuple(x.shape) for x in xs)))
-    except ValueError:
-        return ()
-
-
-def _check_same_shape(input: Tensor, target: Tensor, op: str) -> None:
-    if tuple(input.shape) != tuple(target.shape):
-        raise ValueError(f"{op}: target size {tuple(target.shape)} must be the same as input "
-                         f"size {tuple(input.shape)}")
-
-
-nll_loss = _C.nll_loss  # the C++ ops themselves (csrc/python/bind_nn.cpp)
-cross_entropy = _C.cross_entropy
-
-
-def mse_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
-             reduce: Optional[bool] = None, reduction: str = "mean",
-             weight: Optional[Tensor] = None) -> Tensor:
-    """(input - target)^2; with `weight` (input's shape) 'mean' is sum(w l) / sum(w)."""
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce, reduction)
-    input, target = _amp.cast("mse_loss", input, target)
-    d = input - target
-    if weight is not None:
-        return _weighted_reduce(d * d, input, weight, reduction, "mse_loss")
-    return _reduce(d * d, reduction, "mse_loss")
-
-
-def l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
-            reduce: Optional[bool] = None, reduction: str = "mean",
-            weight: Optional[Tensor] = None) -> Tensor:
-    """|input - target|; with `weight` (input's shape) 'mean' is sum(w l) / sum(w)."""
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce, reduction)
-    input, target = _amp.cast("l1_loss", input, target)
-    loss = _ts().abs(input - target)
-    if weight is not None:
-        return _weighted_reduce(loss, input, weight, reduction, "l1_loss")
-    return _reduce(loss, reduction, "l1_loss")
-
-
-def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
-                   reduce: Optional[bool] = None, reduction: str = "mean",
-                   beta: float = 1.0) -> Tensor:
-    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (L1 when beta == 0)."""
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce, reduction)
-    input, target = _amp.cast("smooth_l1_loss", input, target)
-    t = _ts()
-    if beta < 0:
-        raise ValueError(f"smooth_l1_loss: beta must be non-negative, got {beta}")
-    d = t.abs(input - target)
-    if beta == 0:
-        return _reduce(d, reduction, "smooth_l1_loss")
-    loss = t.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
-    return _reduce(loss, reduction, "smooth_l1_loss")
-
-
-def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
-               weight: Optional[Tensor] = None) -> Tensor:
-    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta); with `weight` (input's
-    shape) the weighted losses are reduced ('mean' over the elements, as torch does)."""
-    input, target = _amp.cast("huber_loss", input, target)
-    t = _ts()
-    if delta <= 0:
-        raise ValueError(f"huber_loss: delta must be positive, got {delta}")
-    d = t.abs(input - target)
-    loss = t.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    if weight is not None:
-        return _weighted_reduce(loss, input, weight, reduction, "huber_loss", False)
-    return _reduce(loss, reduction, "huber_loss")
-
-
-class _BCE(Function):
-    """Pointwise BCE with PyTorch's derivatives: d/dp = (p - y) / max(p (1 - p), 1e-12)
-    (finite at p in {0, 1}, where the clamped logs would give 0), d/dy = log(1-p) - log p."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, p: Tensor, y: Tensor) -> Tensor:  # type: ignore[override]
-        t = _ts()
-        ctx.save_for_backward(p, y)
-        return -(y * t.maximum(t.log(p), -100.0) + (1 - y) * t.maximum(t.log1p(-p), -100.0))
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
-        t = _ts()
-        p, y = ctx.saved_tensors
-        gp = g * (p - y) / t.maximum((1 - p) * p, 1e-12)
-        gy = g * (t.log1p(-p) - t.log(p))
-        return gp, gy
-
-
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
-                         size_average: Optional[bool] = None, reduce: Optional[bool] = None,
-                         reduction: str = "mean") -> Tensor:
-    """-(y log p + (1-y) log(1-p)) with each log clamped at -100, as PyTorch does."""
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce, reduction)
-    input, target, weight = _amp.cast_bce(input, target, weight)
-    _check_same_shape(input, target, "binary_cross_entropy")
-    loss = _BCE.apply(input, target)
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction, "binary_cross_entropy")
-
-
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
-                                     weight: Optional[Tensor] = None,
-                                     size_average: Optional[bool] = None,
-                                     reduce: Optional[bool] = None, reduction: str = "mean",
-                                     pos_weight: Optional[Tensor] = None) -> Tensor:
-    """(1-y) x + (1 + (pw-1) y) log(1 + exp(-x)), evaluated stably."""
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce, reduction)
-    input, target, weight, pos_weight = _amp.cast("binary_cross_entropy_with_logits", input,
-                                                  target, weight, pos_weight)
-    t = _ts()
-    _check_same_shape(input, target, "binary_cross_entropy_with_logits")
-    softplus_neg = t.log1p(t.exp(-t.abs(input))) + t.maximum(-input, 0)
-    if pos_weight is not None:
-        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * softplus_neg
-    else:
-        loss = (1 - target) * input + softplus_neg
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
-
-
-def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
-           reduce: Optional[bool] = None, reduction: str = "mean",
-           log_target: bool = False) -> Tensor:
-    """target * (log target - input) pointwise (input holds log-probabilities);
-    'batchmean' divides the sum by the batch size."""
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce, reduction)
-    input, target = _amp.cast("kl_div", input, target)
-    t = _ts()
-    if log_target:
-        loss = t.exp(target) * (target - input)
-    else:
-        pos = target > 0
-        loss = t.where(pos, target * t.log(t.where(pos, target, 1)), 0) - target * input
-    if reduction == "batchmean":
-        return t.sum(loss) / (input.shape[0] if input.ndim else 1)
-    return _reduce(loss, reduction, "kl_div")
+# The C++ ops themselves (csrc/python/bind_loss.cpp: PyTorch's signatures, the legacy
+# size_average/reduce pair, checks, autocast and gradients in csrc/ops/nn/loss*.cpp).
+from ..._C import (nll_loss, cross_entropy, mse_loss, l1_loss, smooth_l1_loss,  # noqa: E402,F401
+                  huber_loss, binary_cross_entropy, binary_cross_entropy_with_logits, kl_div,
+                  soft_margin_loss, margin_ranking_loss, hinge_embedding_loss)
 
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
@@ -254,18 +91,6 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     return _reduce(loss, reduction, "gaussian_nll_loss")
 
 
-def soft_margin_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
-                     reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
-    """log(1 + exp(-y x)) in input's shape (target broadcasts to it)."""
-    input, target = _amp.cast("soft_margin_loss", input, target)
-    t = _ts()
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    if _broadcast(input, target) != tuple(input.shape):
-        raise ValueError(f"soft_margin_loss: target of shape {tuple(target.shape)} does not "
-                         f"broadcast to the input's shape {tuple(input.shape)}")
-    return _reduce(t.log1p(t.exp(-target * input)), reduction, "soft_margin_loss")
-
-
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                           reduction: str = "mean") -> Tensor:
@@ -289,34 +114,6 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     loss = (t.where(target == 1, 1 - cos, 0.0)
             + t.where(target == -1, t.maximum(cos - margin, 0), 0.0))
     return _reduce(loss, reduction, "cosine_embedding_loss")
-
-
-def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
-                        size_average: Optional[bool] = None, reduce: Optional[bool] = None,
-                        reduction: str = "mean") -> Tensor:
-    """max(0, -y (x1 - x2) + margin); the three tensors have one rank and broadcast."""
-    input1, input2, target = _amp.cast("margin_ranking_loss", input1, input2, target)
-    t = _ts()
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    if not input1.ndim == input2.ndim == target.ndim:
-        raise ValueError(f"margin_ranking_loss: all input tensors should have the same number "
-                         f"of dimensions, but got sizes input1: {tuple(input1.shape)}, input2: "
-                         f"{tuple(input2.shape)}, target: {tuple(target.shape)}")
-    return _reduce(t.maximum(-target * (input1 - input2) + margin, 0), reduction,
-                   "margin_ranking_loss")
-
-
-def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
-                         size_average: Optional[bool] = None, reduce: Optional[bool] = None,
-                         reduction: str = "mean") -> Tensor:
-    """x where y == 1, max(0, margin - x) where y == -1 (both terms for other y, as
-    PyTorch computes it); input and target broadcast."""
-    input, target = _amp.cast("hinge_embedding_loss", input, target)
-    t = _ts()
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    loss = (t.where(target != 1, t.maximum(margin - input, 0), 0.0)
-            + t.where(target != -1, input, 0.0))
-    return _reduce(loss, reduction, "hinge_embedding_loss")
 
 
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,

@@ -1,8 +1,8 @@
 """Pooling (torch.nn.functional's): max/avg pooling of any rank with indices, ceil_mode and
-dilation, adaptive average/max pooling, max_unpool, LP pooling and fold/unfold. Floating-point
-max/avg/adaptive pools run the C++ pooling ops (csrc/ops/pool.cpp, gradients in C++); integer
-inputs and the remaining forms stack shifted strided windows, differentiable through tessera's
-autograd."""
+dilation, adaptive average/max pooling, max_unpool, LP pooling and fold/unfold. max/avg pooling
+are the C++ bindings themselves and the floating adaptive pools run the C++ pooling ops
+(csrc/ops/pool.cpp, gradients in C++); the remaining forms stack shifted strided windows,
+differentiable through tessera's autograd."""
 from __future__ import annotations
 
 import math
@@ -14,22 +14,6 @@ from ... import _C
 from ..._C import Tensor
 from . import _fused
 from .conv import IntOrTuple, _ntuple, pad
-
-
-def _check_window(op: str, k: Tuple[int, ...], s: Tuple[int, ...], d: Tuple[int, ...]) -> None:
-    """Zero or negative strides, kernels and dilations: PyTorch's RuntimeErrors (raised as
-    tessera.errors.ValueError, which is both), before any size is divided by them."""
-    from ... import errors
-    if any(v <= 0 for v in k):
-        raise errors.ValueError(f"{op}: kernel size should be greater than zero, got "
-                                f"kernel_size {k}")
-    if any(v == 0 for v in s):
-        raise errors.ValueError(f"{op}: stride should not be zero, got stride {s}")
-    if any(v < 0 for v in s):
-        raise errors.ValueError(f"{op}: stride should be greater than zero, got stride {s}")
-    if any(v <= 0 for v in d):
-        raise errors.ValueError(f"{op}: dilation should be greater than zero, got "
-                                f"dilation {d}")
 
 
 # ------------------------------------------------------------------ windows
@@ -63,36 +47,6 @@ def _offsets(kernel: Tuple[int, ...]) -> List[Tuple[int, ...]]:
 
 
 # ------------------------------------------------------------------ pooling
-def _pool_setup(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
-                padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, nsp: int,
-                op: str) -> Tuple[Tuple[int, ...], ...]:
-    k = _ntuple(kernel_size, nsp, op)
-    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
-        else _ntuple(stride, nsp, op)
-    p = _ntuple(padding, nsp, op)
-    d = _ntuple(dilation, nsp, op)
-    if any(pi * 2 > ki for pi, ki in zip(p, k)):
-        raise ValueError(f"{op}: padding {p} should be at most half of kernel size {k}")
-    if x.ndim not in (nsp + 1, nsp + 2):
-        raise ValueError(f"{op}: expected a {nsp + 1}-D or {nsp + 2}-D input, got shape "
-                         f"{tuple(x.shape)}")
-    out = []
-    for i in range(nsp):
-        n = x.shape[x.ndim - nsp + i]
-        o = _out_size(n + 2 * p[i], k[i], s[i], d[i], ceil_mode)
-        # PyTorch: the last window must start inside the input or left padding.
-        if ceil_mode and (o - 1) * s[i] >= n + p[i]:
-            o -= 1
-        out.append(o)
-    if any(o <= 0 for o in out):
-        # PyTorch's check; it also keeps a kernel far larger than the input from building its
-        # window offsets.
-        raise ValueError(f"{op}: given input size {tuple(x.shape)}, the calculated output size "
-                         f"{tuple(out)} is too small (kernel_size {k}, stride {s}, padding {p}, "
-                         f"dilation {d})")
-    return k, s, p, d, tuple(out)
-
-
 def _check_adaptive_sizes(x: Tensor, sizes: Tuple[int, ...], nsp: int, op: str) -> None:
     """PyTorch's output_size check, plus a bound so that an absurd size fails at once instead
     of building one window per output element."""
@@ -111,75 +65,11 @@ def _check_adaptive_sizes(x: Tensor, sizes: Tuple[int, ...], nsp: int, op: str) 
         raise MemoryError(f"{op}: output of shape {shape}: {e}") from None
 
 
-def _pool_pad(x: Tensor, p: Tuple[int, ...], k: Tuple[int, ...], s: Tuple[int, ...],
-              d: Tuple[int, ...], out: Tuple[int, ...], value: float) -> Tensor:
-    """Pads left by p and right by whatever the last window needs (ceil_mode)."""
-    nsp = len(p)
-    flat: List[int] = []
-    for i in reversed(range(nsp)):
-        n = x.shape[x.ndim - nsp + i]
-        need = (out[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1
-        flat += [p[i], max(need - n - p[i], 0)]
-    return pad(x, flat, value=value) if any(flat) else x
-
-
-def _max_pool(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
-              padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, nsp: int,
-              op: str, return_indices: bool = False) -> Any:
-    """Floating input: the C++ op (values and flat per-plane indices, gradients in C++);
-    integer input (no indices): the maximum of the stacked windows."""
-    t = _ts()
-    if isinstance(x, Tensor) and t.isdtype(x.dtype, "real floating"):
-        y, idx = _C._max_pool(x, kernel_size, None if stride is None or stride == [] else stride,
-                              padding, dilation, ceil_mode, nsp, op)
-        return (y, idx) if return_indices else y
-    if return_indices:
-        raise TypeError(f"{op}: return_indices=True needs a floating-point input, got {x.dtype}")
-    k, s, p, d, out = _pool_setup(x, kernel_size, stride, padding, dilation, ceil_mode, nsp, op)
-    xp = _pool_pad(x, p, k, s, d, out, -math.inf)
-    return t.max(_windows(xp, k, s, d, out), axis=x.ndim - nsp)
-
-
-def max_pool1d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
-               padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
-               return_indices: bool = False) -> Any:
-    """Max over kernel windows of (N, C, L) or (C, L); with return_indices also the int64
-    position of each maximum within its row (PyTorch's indices)."""
-    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d",
-                     return_indices)
-
-
-def max_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
-               padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
-               return_indices: bool = False) -> Any:
-    """Max over kernel windows of (N, C, H, W) or (C, H, W) (-inf padding); with
-    return_indices also the int64 flat index h * W + w of each maximum in its (H, W) plane
-    (PyTorch's indices, as max_unpool2d takes them)."""
-    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d",
-                     return_indices)
-
-
-def _avg_pool(x: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple],
-              padding: IntOrTuple, ceil_mode: bool, count_include_pad: bool,
-              divisor_override: Optional[int], nsp: int, op: str) -> Tensor:
-    """The C++ op (PyTorch's divisor rules, gradients in C++)."""
-    return _C._avg_pool(x, kernel_size, None if stride is None or stride == [] else stride,
-                        padding, ceil_mode, count_include_pad, divisor_override, nsp, op)
-
-
-def avg_pool1d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
-               padding: IntOrTuple = 0, ceil_mode: bool = False,
-               count_include_pad: bool = True) -> Tensor:
-    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1,
-                     "avg_pool1d")
-
-
-def avg_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
-               padding: IntOrTuple = 0, ceil_mode: bool = False, count_include_pad: bool = True,
-               divisor_override: Optional[int] = None) -> Tensor:
-    """Mean over kernel windows of (N, C, H, W) or (C, H, W)."""
-    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                     divisor_override, 2, "avg_pool2d")
+# The C++ ops themselves (csrc/python/bind_conv.cpp: PyTorch's signatures, argument forms and
+# divisor rules; integer max pooling on the CPU; gradients in C++).
+from ..._C import (max_pool1d, max_pool2d, max_pool3d, max_pool1d_with_indices,  # noqa: E402,F401
+                  max_pool2d_with_indices, max_pool3d_with_indices, avg_pool1d, avg_pool2d,
+                  avg_pool3d)
 
 
 def _adaptive_bounds(n: int, m: int) -> List[Tuple[int, int]]:
@@ -233,47 +123,6 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 def _ts() -> Any:
     import tessera
     return tessera
-
-
-# ------------------------------------------------------------------ max pooling with indices
-def max_pool1d_with_indices(input: Tensor, kernel_size: IntOrTuple,
-                            stride: Optional[IntOrTuple] = None,
-                            padding: IntOrTuple = 0, dilation: IntOrTuple = 1,
-                            ceil_mode: bool = False, return_indices: bool = True) -> Any:
-    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d",
-                     True)
-
-
-def max_pool2d_with_indices(input: Tensor, kernel_size: IntOrTuple,
-                            stride: Optional[IntOrTuple] = None,
-                            padding: IntOrTuple = 0, dilation: IntOrTuple = 1,
-                            ceil_mode: bool = False, return_indices: bool = True) -> Any:
-    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d",
-                     True)
-
-
-def max_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
-               padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
-               return_indices: bool = False) -> Any:
-    """Max over kernel windows of (N, C, D, H, W) or (C, D, H, W) (-inf padding); indices are
-    flat positions d * H * W + h * W + w in each plane."""
-    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 3, "max_pool3d",
-                     return_indices)
-
-
-def max_pool3d_with_indices(input: Tensor, kernel_size: IntOrTuple,
-                            stride: Optional[IntOrTuple] = None,
-                            padding: IntOrTuple = 0, dilation: IntOrTuple = 1,
-                            ceil_mode: bool = False, return_indices: bool = True) -> Any:
-    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
-
-
-def avg_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: Optional[IntOrTuple] = None,
-               padding: IntOrTuple = 0, ceil_mode: bool = False, count_include_pad: bool = True,
-               divisor_override: Optional[int] = None) -> Tensor:
-    """Mean over kernel windows of (N, C, D, H, W) or (C, D, H, W)."""
-    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                     divisor_override, 3, "avg_pool3d")
 
 
 # ------------------------------------------------------------------ adaptive pooling
