@@ -148,10 +148,8 @@ def linear(input: Any, weight: Any, bias: Any = ...) -> Any:
     """input (..., in_features) @ weight.T + bias, weight (out_features, in_features), bias (out_features,) -> (..., out_features) (the C++ op csrc/ops/nn/linear.h)."""
 def log_softmax(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
     """x - logsumexp(x) along dim (PyTorch's implicit dim when None), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""
-<<<<<<< HEAD
 def logsumexp(input: Any, dim: Any = ..., keepdim: Any = ...) -> Any:
     """log(sum(exp(input))) over dim (all dims when None or ()), computed stably (shifted by the max); integer input gives float32."""
-=======
 def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """max(0, -target * (input1 - input2) + margin); the three tensors have one rank and broadcast (the C++ op csrc/ops/nn/loss.h)."""
 def max_pool1d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ..., return_indices: Any = ...) -> Any:
@@ -168,7 +166,6 @@ def max_pool3d_with_indices(input: Any, kernel_size: Any, stride: Any = ..., pad
     """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 3 spatial dims (-inf padding; floating input, or integer on the CPU); (values, indices) the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
 def mse_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., weight: Any = ...) -> Any:
     """(input - target)^2 (broadcast), reduced by reduction ('mean', 'sum' or 'none'; the legacy size_average/reduce replace it, with PyTorch's warning). weight (input's shape) scales each element and 'mean' then divides by its sum (the C++ op csrc/ops/nn/loss.h)."""
->>>>>>> h/nnf
 def nll_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities and (N, ...) class indices; 'mean' divides by the summed weights of the non-ignored targets (the C++ op csrc/ops/nn/loss.h)."""
 def rms_norm(input: Any, normalized_shape: Any, weight: Any = ..., eps: Any = ...) -> Any:
