@@ -365,8 +365,12 @@ def test_max_pool_modules_with_indices_and_special_values() -> None:
         np.testing.assert_array_equal(i_s.numpy(), i_t.numpy())
     xi = ts.ones((1, 1, 4, 4), dtype=ts.int32)
     assert F.max_pool2d(xi, 2).dtype == ts.int32
-    with pytest.raises(TypeError, match="return_indices=True needs a floating-point input"):
-        F.max_pool2d(xi, 2, return_indices=True)
+    # Integer input takes return_indices as PyTorch's CPU kernel does (values and indices).
+    zi = np.arange(32, dtype=np.int32).reshape(1, 2, 4, 4)[..., ::-1].copy()
+    (vs, js), (vt, jt) = (F.max_pool2d(ts.tensor(zi), 2, return_indices=True),
+                          TF.max_pool2d(torch.tensor(zi), 2, return_indices=True))
+    np.testing.assert_array_equal(vs.numpy(), vt.numpy())
+    np.testing.assert_array_equal(js.numpy(), jt.numpy())
 
 
 def test_pool_kernel_entry_point_errors() -> None:
