@@ -14,6 +14,7 @@
 #include "autograd/view_writes.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <utility>
 #include <vector>
@@ -33,21 +34,28 @@ namespace {
 
 InputMeta meta_of(const Tensor& t) { return {t.shape(), t.dtype(), t.device()}; }
 
-// Flat (row-major) positions in a contiguous `base` of the elements of `view`.
-Tensor contiguous_positions(const Tensor& base, const Tensor& view) {
-  const int64_t delta = view.offset() - base.offset();
-  Tensor pos = reshape(arange(Scalar::from_int(delta), Scalar::from_int(delta + 1),
-                              Scalar::from_int(1), DType::Int64, base.device()),
+// Storage positions, relative to `lo`, of the elements of a tensor with this geometry, as a
+// 1-D int64 tensor in row-major order.
+Tensor geometry_positions(const Shape& shape, const Strides& strides, int64_t offset,
+                          Device device) {
+  Tensor pos = reshape(arange(Scalar::from_int(offset), Scalar::from_int(offset + 1),
+                              Scalar::from_int(1), DType::Int64, device),
                        Shape{});
-  const int64_t nd = view.ndim();
+  const int64_t nd = static_cast<int64_t>(shape.size());
   for (int64_t d = 0; d < nd; ++d) {
     Shape s(nd, 1);
-    s[d] = view.dim(d);
-    const Tensor steps = arange(Scalar::from_int(0), Scalar::from_int(view.dim(d)),
-                                Scalar::from_int(1), DType::Int64, base.device());
-    pos = add(pos, reshape(multiply(steps, wrap_scalar(Scalar::from_int(view.strides()[d]))), s));
+    s[d] = shape[d];
+    const Tensor steps = arange(Scalar::from_int(0), Scalar::from_int(shape[d]),
+                                Scalar::from_int(1), DType::Int64, device);
+    pos = add(pos, reshape(multiply(steps, wrap_scalar(Scalar::from_int(strides[d]))), s));
   }
-  return clone(broadcast_to(pos, view.shape()));
+  return reshape(clone(broadcast_to(pos, shape)), Shape{numel_of(shape)});
+}
+
+// Flat (row-major) positions in a contiguous `base` of the elements of `view`.
+Tensor contiguous_positions(const Tensor& base, const Tensor& view) {
+  return geometry_positions(view.shape(), view.strides(), view.offset() - base.offset(),
+                            base.device());
 }
 
 // The same for a strided `base` (transposed, negative steps, gaps): write each element's
@@ -129,25 +137,63 @@ void check_addressable(const Tensor& base, const Tensor& view, const char* op) {
 }  // namespace
 
 namespace {
-// input: x (contiguous); output: as_strided(x, ...); saved: the flat positions in x of the
-// output's elements. The gradient adds each output element's back where it was read (an
-// element read twice gets both).
+// The lowest and one past the highest storage element a geometry reaches (empty: none).
+void widen_span(const Tensor& t, int64_t& lo, int64_t& hi) {
+  if (t.numel() == 0) return;
+  int64_t a = t.offset(), b = t.offset();
+  for (int64_t d = 0; d < t.ndim(); ++d) {
+    const int64_t ext = (t.dim(d) - 1) * t.strides()[d];
+    (ext < 0 ? a : b) += ext;
+  }
+  lo = std::min(lo, a);
+  hi = std::max(hi, b + 1);
+}
+
+// Note [as_strided's gradient]: as PyTorch's as_strided_backward, in storage coordinates.
+// The output's gradient is summed into a buffer spanning the storage both geometries reach
+// (an element read twice gets both); the input's gradient reads that buffer through the
+// input's own geometry, so any input layout works (transposed, sliced, negative steps). An
+// input whose elements share memory (an expand) splits each storage element's gradient evenly
+// among the input elements on it. Storage the input does not cover gets no gradient.
+// input: x; output: as_strided(x, ...); saved: the output's and the input's storage positions
+// (relative to the span), and for an overlapping input the count of input elements sharing each
+// input element's position; attrs: the span's length, whether the counts are saved.
 variable_list as_strided_bw(const BackwardCtx& c, const variable_list& g) {
-  const InputMeta& in = c.input(0);
-  Tensor z = Tensor::empty(Shape{numel_of(in.shape)}, g[0].dtype(), g[0].device());
-  fill_(z, Scalar::from_int(0));
-  return {reshape(index_add(z, 0, c.saved(0), flat(g[0])), in.shape)};
+  const Tensor out_pos = c.saved(0), in_pos = c.saved(1);
+  const int64_t span = c.attr(0);
+  Tensor buf = Tensor::empty(Shape{span}, g[0].dtype(), g[0].device());
+  fill_(buf, Scalar::from_int(0));
+  buf = index_add(buf, 0, out_pos, flat(g[0]));
+  Tensor gi = index_select(buf, 0, in_pos);
+  if (c.attr(1)) gi = divide(gi, c.saved(2));
+  return {reshape(gi, c.input(0).shape)};
 }
 const Formula kAsStrided{"AsStridedBackward0", as_strided_bw};
 }  // namespace
 
 void record_as_strided(const Tensor& x, const Tensor& out) {
   if (!needs_grad({&x})) return;
-  TS_CHECK(x.is_contiguous(), NotImplementedError,
-           "as_strided: the gradient needs a contiguous input; hint: call .contiguous() first");
-  const Tensor pos = view_positions(x, out);
+  GradModeGuard off(false);
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  widen_span(x, lo, hi);
+  widen_span(out, lo, hi);
+  if (lo > hi) lo = hi = 0;  // both empty
+  const Tensor out_pos =
+      geometry_positions(out.shape(), out.strides(), out.offset() - lo, x.device());
+  const Tensor in_pos = geometry_positions(x.shape(), x.strides(), x.offset() - lo, x.device());
   auto node = record(kAsStrided, {x}, {out});
-  node->save(pos);
+  node->save(out_pos);
+  node->save(in_pos);
+  const bool overlapping = x.numel() > 1 && !x.is_contiguous() && !non_overlapping(x);
+  node->attrs = {hi - lo, overlapping ? 1 : 0};
+  if (overlapping) {
+    Tensor count = Tensor::empty(Shape{hi - lo}, x.dtype(), x.device());
+    fill_(count, Scalar::from_int(0));
+    Tensor ones = Tensor::empty(Shape{x.numel()}, x.dtype(), x.device());
+    fill_(ones, Scalar::from_int(1));
+    count = index_add(count, 0, in_pos, ones);
+    node->save(index_select(count, 0, in_pos));
+  }
 }
 
 void track_view(const Tensor& view, const Tensor& source) {

@@ -432,8 +432,8 @@ Tensor unfold_dim(const Tensor& x, py::handle dimension, py::handle size_h, py::
 }
 
 // torch.as_strided: a view of input's storage with the given size, strides (in elements) and
-// offset (input's own when None); it must stay inside the storage. Differentiable for
-// contiguous inputs (csrc/autograd/view_writes.cpp).
+// offset (input's own when None); it must stay inside the storage. Differentiable for any
+// input layout (Note [as_strided's gradient], csrc/autograd/view_writes.cpp).
 Tensor as_strided_of(const Tensor& input, py::handle size_h, py::handle stride_h,
                      py::handle offset_h) {
   const Shape size = to_shape(size_h, "as_strided"), stride = to_shape(stride_h, "as_strided");
@@ -875,7 +875,7 @@ void init_views(py::module_& m) {
         py::arg("storage_offset") = py::none(),
         "as_strided(input, size, stride, storage_offset=None)\n--\n\n"
         "A view of input's storage with the given size, strides (in elements) and offset\n"
-        "(input's own offset when None). Differentiable for contiguous inputs.");
+        "(input's own offset when None). Differentiable for any input layout, as torch.");
   bind_functions_as_methods(
       m, {"movedim",          "moveaxis",   "broadcast_to", "diagonal",   "trace",
           "tensor_split",     "hsplit",     "vsplit",       "dsplit",     "fliplr",

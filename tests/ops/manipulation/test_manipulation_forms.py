@@ -329,12 +329,42 @@ def test_as_strided_forward_and_gradient_as_torch():
         np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy())
     x = ts.asarray(a.reshape(3, 4))
     same_result(x.as_strided((2, 2), (1, 2)), torch.from_numpy(a.reshape(3, 4)).as_strided((2, 2), (1, 2)))
-    with pytest.raises(NotImplementedError):
-        ts.asarray(a.reshape(3, 4), requires_grad=True).mT.as_strided((2,), (1,))
     with pytest.raises(RuntimeError):
         ts.as_strided(x, (2, 2), (1,))
     with pytest.raises(RuntimeError):
         ts.as_strided(x, (20,), (1,))  # beyond the storage
+
+
+@pytest.mark.parametrize("view", [
+    lambda t: t, lambda t: t.mT, lambda t: t[1:, ::2], lambda t: t[:1].expand(3, 5),
+    lambda t: t[:, :1].expand(4, 3), lambda t: t.mT[::2], lambda t: t[2:, 3:]])
+@pytest.mark.parametrize("size, stride, off", [
+    ((3, 3), (1, 2), None), ((2, 2), (5, 1), 3), ((4,), (3,), 0), ((2, 3), (1, 1), None),
+    ((6,), (0,), 7), ((0, 2), (1, 1), None)])
+def test_as_strided_gradient_of_any_input_layout_as_torch(view, size, stride, off):
+    """The gradient works in storage coordinates as torch's (Note [as_strided's gradient]):
+    transposed, sliced and expanded (memory-sharing) inputs, output elements read twice, and
+    storage the input does not cover."""
+    a = np.random.default_rng(2).standard_normal((4, 5))
+    x, y = ts.asarray(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    got, want = ts.as_strided(view(x), size, stride, off), torch.as_strided(view(y), size, stride, off)
+    same_result(got, want)
+    w = np.random.default_rng(3).standard_normal(size)
+    (got * ts.asarray(w)).sum().backward()
+    (want * torch.from_numpy(w)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_as_strided_double_backward_as_torch():
+    a = np.random.default_rng(4).standard_normal((3, 4))
+    x, y = ts.asarray(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    gx, = ts.autograd.grad((ts.as_strided(x.mT, (3, 3), (1, 1)) ** 3).sum(), x, create_graph=True)
+    gy, = torch.autograd.grad((torch.as_strided(y.mT, (3, 3), (1, 1)) ** 3).sum(), y,
+                              create_graph=True)
+    np.testing.assert_allclose(gx.detach().numpy(), gy.detach().numpy(), rtol=1e-12)
+    (gx * gx).sum().backward()
+    (gy * gy).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=1e-12)
 
 
 def test_diag_embed_keeps_infinities_off_the_diagonal():
