@@ -16,8 +16,8 @@
 #include "autograd/record.h"
 #include "autograd/view_writes.h"
 #include "ops/arithmetic.h"
-#include "ops/bitwise.h"
 #include "ops/batch_norm.h"
+#include "ops/bitwise.h"
 #include "ops/compare.h"
 #include "ops/conv.h"
 #include "ops/copy.h"
@@ -932,8 +932,8 @@ FORMULA(batch_norm_bw) {
   const Tensor w = has_w ? c.saved(3) : Tensor();
   const bool need_w = c.needs(1), need_b = c.node.inputs.size() > 2 && c.needs(2);
   if (!grad_enabled()) {
-    auto [gx, gw, gb] = batch_norm_backward(g[0], x, mean, rstd, w, batch, c.needs(0), need_w,
-                                            need_b);
+    auto [gx, gw, gb] =
+        batch_norm_backward(g[0], x, mean, rstd, w, batch, c.needs(0), need_w, need_b);
     return {gx, gw, gb};
   }
   Shape axes{0}, cshape{1, x.dim(1)};
@@ -1086,6 +1086,16 @@ void record_identity(const Tensor& x, const Tensor& out, const char* name) {
                      : n == "astype"     ? kCast
                                          : kIdentity;
   record(f, {x}, {out});
+}
+// view_as_real / view_as_complex: each one's gradient is the other's view of the (contiguous)
+// gradient, as PyTorch's derivatives.
+FORMULA(view_as_real_bw) { return {view_as_complex(contiguous_op(g[0]))}; }
+FORMULA(view_as_complex_bw) { return {view_as_real(contiguous_op(g[0]))}; }
+void record_view_as(const Tensor& x, const Tensor& out, bool to_real) {
+  if (!any_needs({x})) return;
+  static const Formula kAsReal{"ViewAsRealBackward0", view_as_real_bw};
+  static const Formula kAsComplex{"ViewAsComplexBackward0", view_as_complex_bw};
+  record(to_real ? kAsReal : kAsComplex, {x}, {out});
 }
 void record_permute(const Tensor& x, const Tensor& out, const Shape& axes) {
   if (!any_needs({x})) return;

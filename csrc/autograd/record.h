@@ -27,6 +27,8 @@ void record_reduction(ReduceKind kind, const Tensor& x, const Tensor& out, const
 void record_reshape(const Tensor& x, const Tensor& out);  // reshape, squeeze, expand_dims
 void record_identity(const Tensor& x, const Tensor& out,
                      const char* name);  // broadcast_to, clone, astype
+// view_as_real (to_real) / view_as_complex.
+void record_view_as(const Tensor& x, const Tensor& out, bool to_real);
 void record_permute(const Tensor& x, const Tensor& out, const Shape& axes);
 void record_flip(const Tensor& x, const Tensor& out, const Shape& axes);
 void record_slice(const Tensor& x, const Tensor& out, int64_t axis, int64_t start, int64_t stop,

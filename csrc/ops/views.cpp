@@ -439,7 +439,9 @@ Tensor view_as_real(const Tensor& x) {
   s.push_back(2);
   st.push_back(1);
   const DType real_dtype = x.dtype() == DType::Complex64 ? DType::Float32 : DType::Float64;
-  return reinterpreted_view(x, s, st, checked_mul(x.offset(), 2, "view_as_real"), real_dtype);
+  Tensor v = reinterpreted_view(x, s, st, checked_mul(x.offset(), 2, "view_as_real"), real_dtype);
+  autograd::record_view_as(x, v, true);
+  return v;
 }
 
 Tensor view_as_complex(const Tensor& x) {
@@ -466,7 +468,9 @@ Tensor view_as_complex(const Tensor& x) {
            "view_as_complex: the tensor must have a storage_offset divisible by 2, got ",
            x.offset());
   const DType cdtype = x.dtype() == DType::Float32 ? DType::Complex64 : DType::Complex128;
-  return reinterpreted_view(x, s, st, x.offset() / 2, cdtype);
+  Tensor v = reinterpreted_view(x, s, st, x.offset() / 2, cdtype);
+  autograd::record_view_as(x, v, false);
+  return v;
 }
 
 }  // namespace ts

@@ -142,8 +142,14 @@ void init_core(py::module_& m) {
     return moveaxis(x, to_shape(s, "moveaxis"), to_shape(d, "moveaxis"));
   });
   m.def("_diagonal", &diagonal);
-  m.def("_view_as_real", &view_as_real);
-  m.def("_view_as_complex", &view_as_complex);
+  m.def("view_as_real", &view_as_real, py::arg("input"),
+        "A complex tensor's values as (..., 2) floats (real, "
+        "imag): a view, so writes reach input. Shapes: (...) complex -> (..., 2) real. "
+        "Differentiable (ViewAsRealBackward0).");
+  m.def("view_as_complex", &view_as_complex, py::arg("input"),
+        "A (..., 2) float32/float64 tensor's pairs as "
+        "complex values: a view (the last dim must have stride 1, the other strides and the "
+        "offset must be even). Shapes: (..., 2) real -> (...) complex. Differentiable.");
   m.def("_view_dtype",
         [](const Tensor& x, py::handle dtype) { return view_dtype(x, to_dtype(dtype)); });
   m.def("_as_strided", [](const Tensor& x, py::handle shape, py::handle strides, int64_t offset) {

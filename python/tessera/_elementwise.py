@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 import math
 from collections import namedtuple
-from typing import Any, Optional, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -229,53 +229,10 @@ NO_INPLACE = {"equal", "real", "imag",
               "div"}
 
 
-# ---- complex numbers: torch.complex, polar, view_as_real, view_as_complex
-def _view_functions() -> Tuple[type, type]:
-    """The differentiable forms of view_as_real / view_as_complex (made on first use: the
-    autograd package imports this module's namespace)."""
-    global _VIEW_FUNCTIONS
-    if _VIEW_FUNCTIONS is None:
-        from .autograd import Function
-
-        class ViewAsReal(Function):
-            @staticmethod
-            def forward(ctx: Any, x: Tensor) -> Tensor:  # type: ignore[override]
-                return _C._view_as_real(x)
-
-            @staticmethod
-            def backward(ctx: Any, g: Tensor) -> Tensor:  # type: ignore[override]
-                return view_as_complex(g.contiguous())
-
-        class ViewAsComplex(Function):
-            @staticmethod
-            def forward(ctx: Any, x: Tensor) -> Tensor:  # type: ignore[override]
-                return _C._view_as_complex(x)
-
-            @staticmethod
-            def backward(ctx: Any, g: Tensor) -> Tensor:  # type: ignore[override]
-                return view_as_real(g.contiguous())
-
-        _VIEW_FUNCTIONS = (ViewAsReal, ViewAsComplex)
-    return _VIEW_FUNCTIONS
-
-
-_VIEW_FUNCTIONS: Optional[Tuple[type, type]] = None
-
-
-def view_as_real(input: Tensor) -> Tensor:
-    """A complex tensor's values as (..., 2) floats (real, imag): a view, like torch, so
-    writes reach `input`. Shapes: (...) complex -> (..., 2) real."""
-    if input.requires_grad and _C.is_grad_enabled():
-        return _view_functions()[0].apply(input)
-    return _C._view_as_real(input)
-
-
-def view_as_complex(input: Tensor) -> Tensor:
-    """A (..., 2) float32/float64 tensor's pairs as complex values: a view, like torch (the
-    last dim must have stride 1, the other strides and the offset must be even)."""
-    if input.requires_grad and _C.is_grad_enabled():
-        return _view_functions()[1].apply(input)
-    return _C._view_as_complex(input)
+# ---- complex numbers: torch.complex, polar; view_as_real / view_as_complex are C++ views with
+# C++ gradients (csrc/ops/views.cpp, csrc/autograd/formulas.cpp)
+view_as_real = _C.view_as_real
+view_as_complex = _C.view_as_complex
 
 
 def _complex(real: Tensor, imag: Tensor) -> Tensor:

@@ -147,3 +147,24 @@ def test_view_as_real_and_complex_gradients_match_torch():
     same_as_torch(complex_grad)
     x = ts.asarray([[0.3, -1.2], [2.0, 0.5]], dtype=ts.float64, requires_grad=True)
     assert ts.autograd.gradcheck(lambda t: ts.view_as_real(ts.view_as_complex(t) ** 2), (x,))
+
+
+def test_view_as_real_and_complex_are_cpp_with_cpp_gradients():
+    """One definition: the public functions are the bindings, the gradients C++ formulas named
+    as torch's (ViewAsRealBackward0 / ViewAsComplexBackward0), and double backward works."""
+    assert ts.view_as_real is ts._C.view_as_real and ts.view_as_complex is ts._C.view_as_complex
+    x = ts.asarray([1 + 2j, 3 - 1j], dtype=ts.complex128, requires_grad=True)
+    y = torch.tensor([1 + 2j, 3 - 1j], dtype=torch.complex128, requires_grad=True)
+    assert ts.view_as_real(x).grad_fn.name() == torch.view_as_real(y).grad_fn.name()
+    gx, = ts.autograd.grad((ts.view_as_real(x) ** 3).sum(), x, create_graph=True)
+    gy, = torch.autograd.grad((torch.view_as_real(y) ** 3).sum(), y, create_graph=True)
+    np.testing.assert_allclose(gx.detach().numpy(), gy.detach().numpy())
+    gx.abs().sum().backward()
+    gy.abs().sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=1e-12)
+    a = ts.asarray([[0.3, -1.2], [2.0, 0.5], [1.0, 1.0]], dtype=ts.float64, requires_grad=True)
+    assert ts.autograd.gradgradcheck(lambda t: ts.view_as_real(ts.view_as_complex(t) ** 2), (a,))
+    with pytest.raises(TypeError, match="view_as_real"):
+        ts.view_as_real([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="view_as_complex"):
+        ts.view_as_complex(ts.zeros((3, 3)))
