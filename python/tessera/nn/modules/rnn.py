@@ -7,8 +7,9 @@ Per layer and direction, the input projection x W_ih^T + b_ih of every timestep 
 matmul over the whole (L, N, H_in) sequence; only h W_hh^T + b_hh stays inside the time
 loop. Sequences run in PackedSequence's time-major row layout (a padded batch is the case
 of equal batch sizes): step t holds the first batch_sizes[t] rows, and rows whose sequence
-has ended keep their last state. The projection is split into timesteps by _SplitRows, whose
-backward concatenates the step gradients once: slicing x[t] in the loop would give every
+has ended keep their last state. The projection is split into timesteps by one split node
+(_split_rows: SplitWithSizesBackward0), whose backward concatenates the step gradients
+once: slicing x[t] in the loop would give every
 step a backward that writes a zero tensor of the full sequence size (O(L^2) work). Outputs
 are concatenated once at the end. Everything else is differentiable tessera ops, so
 gradients (and create_graph) come from autograd.
@@ -21,7 +22,6 @@ from typing import Any, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..._C import Tensor
-from ...autograd.function import Function, FunctionCtx
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -35,33 +35,13 @@ def _ts() -> Any:
     return tessera
 
 
-class _SplitRows(Function):
-    """x (R, ...) -> consecutive row blocks of the given sizes; backward concatenates their
-    gradients in one op (Note [Recurrence over precomputed input projections])."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor,  # type: ignore[override]
-                sizes: Tuple[int, ...]) -> Any:
-        ctx.meta = (tuple(x.shape[1:]), x.dtype, x.device, sizes)
-        out, row = [], 0
-        for n in sizes:
-            out.append(x[row:row + n])
-            row += n
-        return tuple(out)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, *grads: Optional[Tensor]) -> Any:  # type: ignore[override]
-        t = _ts()
-        shape, dtype, device, sizes = ctx.meta
-        parts = [t.zeros((n,) + shape, dtype=dtype, device=device) if g is None else g
-                 for g, n in zip(grads, sizes)]
-        return t.concat(parts, axis=0), None
-
-
 def _split_rows(x: Tensor, sizes: Tuple[int, ...]) -> Sequence[Tensor]:
+    """x (R, ...) -> consecutive row blocks of the given sizes: one split node, whose backward
+    concatenates the blocks' gradients in one op (Note [Recurrence over precomputed input
+    projections])."""
     if len(sizes) == 1:
         return (x,)
-    return _SplitRows.apply(x, sizes)
+    return _ts().split(x, list(sizes), 0)
 
 
 def _sigmoid(x: Tensor) -> Tensor:
