@@ -126,6 +126,43 @@ Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left) {
   return solve(a, b);
 }
 
+LstsqResult lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond,
+                  std::optional<std::string> driver) {
+  if (!driver) driver = a.device().is_cpu() ? "gelsy" : "gels";
+  const std::string& d = *driver;
+  TS_CHECK(d == "gels" || d == "gelsy" || d == "gelsd" || d == "gelss", RuntimeError,
+           "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss), "
+           "but got ",
+           d);
+  check_matrices(a, "lstsq");
+  const bool vec = b.ndim() == a.ndim() - 1;
+  const Tensor bm = vec ? expand_dims(b, -1) : b;
+  const std::optional<Tensor> rt =
+      rcond ? std::optional<Tensor>(sc(*rcond)) : std::optional<Tensor>();
+  Tensor x = matmul(pinv(a, std::nullopt, rt, false), bm);
+  const DType real = to_real(a.dtype());
+  const Tensor empty = Tensor::empty(Shape{0}, real, a.device());
+  LstsqResult r;
+  r.rank = d != "gels" ? matrix_rank(a, std::nullopt, rt, false)
+                       : Tensor::empty(Shape{0}, DType::Int64, a.device());
+  r.singular_values = d == "gelsd" || d == "gelss" ? svdvals(a) : empty;
+  r.residuals = empty;
+  const int64_t m = a.dim(a.ndim() - 2), n = a.dim(a.ndim() - 1);
+  // torch: the squared residuals where m > n, for gels always, for gelsd / gelss when every
+  // matrix has full rank, never for gelsy.
+  if (m > n && d != "gelsy" &&
+      (d == "gels" ||
+       item(all(binary_op(equal_def, r.rank, wrap_scalar(Scalar::from_int(n))), Axes(), false)).i !=
+           0)) {
+    const Tensor res = subtract(matmul(a, x), bm);
+    r.residuals =
+        astype(sum(unary_op(square_def, unary_op(abs_def, res)), Shape{-2}, false, std::nullopt),
+               real, false);
+  }
+  r.solution = vec ? squeeze(x, Shape{-1}) : x;
+  return r;
+}
+
 Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool largest) {
   Tensor out;
   {

@@ -27,6 +27,17 @@ Tensor matrix_rank(const Tensor& x, const std::optional<Tensor>& atol,
 // vectors (b of shape a.shape[:-1], taken where the standard's reading of b as (..., M, K)
 // matrices cannot hold: b.shape[-2] != M) and left=false (solves X a = b).
 Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left);
+// torch.linalg.lstsq: min ||a x - b|| through the pseudo-inverse, singular values at or below
+// rcond * the largest dropped (default max(M, N) * eps); b (..., M, K) or a batch of vectors
+// (b.ndim == a.ndim - 1). As torch's drivers (default gelsy on the CPU, gels elsewhere): rank
+// for all but gels, singular_values for gelsd / gelss, and the squared residuals (..., K) where
+// M > N for gels, and for gelsd / gelss when every matrix has full rank; the others empty.
+// Differentiable through pinv and matmul.
+struct LstsqResult {
+  Tensor solution, residuals, rank, singular_values;
+};
+LstsqResult lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond,
+                  std::optional<std::string> driver);
 // max (largest) or min of |x| over `axes` for real floating x (the vector norms of ord +-inf);
 // the max over an empty reduction is 0. Gradient: PyTorch's norm_backward for p = +-inf.
 Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool largest);

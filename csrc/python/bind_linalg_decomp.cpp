@@ -16,11 +16,14 @@ namespace ts::python {
 
 namespace {
 
-// A named tuple class of tessera.linalg, made once (kept alive by the module attribute).
-py::object result_type(py::module_& l, const char* name, py::tuple fields) {
-  py::object cls = py::module_::import("collections")
-                       .attr("namedtuple")(name, fields, py::arg("module") = "tessera.linalg");
-  l.add_object(name, cls);
+// A named tuple class of tessera.linalg, made once (kept alive by the module attribute `attr`;
+// its class name `name` when given).
+py::object result_type(py::module_& l, const char* attr, py::tuple fields,
+                       const char* name = nullptr) {
+  py::object cls =
+      py::module_::import("collections")
+          .attr("namedtuple")(name ? name : attr, fields, py::arg("module") = "tessera.linalg");
+  l.add_object(attr, cls);
   return cls;
 }
 
@@ -222,6 +225,42 @@ void init_linalg_decomp(py::module_& l) {
       "defaults to max(M, N) * eps, or 0 when atol > 0 is given; torch's positional rcond is\n"
       "rtol. Differentiable with PyTorch's formula (Note [pinv backward] in\n"
       "csrc/autograd/formulas_linalg.cpp), which holds where the rank is locally constant.");
+  const py::object lstsq_t =
+      result_type(l, "LstsqResult",
+                  py::make_tuple("solution", "residuals", "rank", "singular_values"), "lstsq");
+  l.def(
+      "lstsq",
+      [lstsq_t](py::handle A, py::handle B, py::handle rcond, py::handle driver, py::handle input,
+                py::handle b, py::handle other, py::handle out) {
+        constexpr const char* op = "lstsq";
+        no_out(out, op);
+        const Tensor a = first_arg(A, missing(), input, op);
+        const Tensor rhs = second_arg(B, b, other, op);
+        std::optional<double> rc;
+        if (!rcond.is_none()) {
+          if (!PyFloat_Check(rcond.ptr()) && !PyLong_Check(rcond.ptr()))
+            throw py::type_error("lstsq: argument 'rcond' must be a float or None, not " +
+                                 type_name(rcond));
+          rc = PyFloat_AsDouble(rcond.ptr());
+        }
+        std::optional<std::string> drv;
+        if (!driver.is_none())
+          drv = py::isinstance<py::str>(driver) ? driver.cast<std::string>()
+                                                : py::repr(driver).cast<std::string>();
+        const LstsqResult r = lstsq(a, rhs, rc, drv);
+        return lstsq_t(r.solution, r.residuals, r.rank, r.singular_values);
+      },
+      py::arg("A") = missing(), py::arg("B") = missing(), py::arg("rcond") = py::none(),
+      py::kw_only(), py::arg("driver") = py::none(), py::arg("input") = missing(),
+      py::arg("b") = missing(), py::arg("other") = missing(), py::arg("out") = py::none(),
+      sig("lstsq", "A, B, rcond=None, *, driver=None, input=None, b=None, other=None, out=None",
+          "(solution, residuals, rank, singular_values) of min ||A X - B|| through the\n"
+          "pseudo-inverse, singular values at or below rcond * the largest dropped (default:\n"
+          "eps * max(M, N)). As torch's drivers: rank for all but 'gels', singular_values for\n"
+          "'gelsd'/'gelss', and the squared residuals (..., K) when M > N for 'gels', and for\n"
+          "'gelsd'/'gelss' when every matrix has full rank; the default driver is 'gelsy' on\n"
+          "the CPU, 'gels' on CUDA. B may be a batch of vectors (B.ndim == A.ndim - 1).")
+          .c_str());
 }
 
 }  // namespace ts::python

@@ -18,15 +18,15 @@ from typing import Any, Callable, Iterable, Optional, Sequence, Tuple
 from . import _C
 from ._C import Tensor, matmul
 from ._C._linalg import (EighResult, QRResult, SlogdetResult, SVDResult, cholesky, det, eigh,
-                         eigvalsh, inv, matrix_norm, matrix_power, matrix_rank, norm, pinv, qr,
-                         slogdet, solve, svd, svdvals, vector_norm)
+                         eigvalsh, inv, lstsq, matrix_norm, matrix_power, matrix_rank, norm, pinv,
+                         qr, slogdet, solve, svd, svdvals, vector_norm)
 from ._linalg_core import matrix_transpose, tensordot, vecdot
 from ._statistical import _UNSET
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
            "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
-           "vector_norm", "norm"]
+           "vector_norm", "norm", "lstsq"]
 
 LinAlgError = _C.LinAlgError
 LinAlgError.__module__ = "tessera.linalg"
@@ -243,40 +243,6 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
         # torch fills the failed inverses with inf: its nuclear norm of 0 * that is NaN
         worst = ts.where(na == 0, math.nan, math.inf) if p == "nuc" else math.inf
         return ts.where(bad[..., 0, 0], worst, r)
-
-
-_Lstsq = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
-
-
-def lstsq(A: Tensor, B: Tensor, rcond: Optional[float] = None, *,
-          driver: Optional[str] = None) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
-    """Least squares min ||A X - B|| through the pseudo-inverse, singular values at or below
-    rcond * the largest dropped (default: eps * max(m, n)). As torch's drivers: rank for all
-    but 'gels', singular_values for 'gelsd'/'gelss', and the squared residuals (..., k) when
-    m > n for 'gels', and for 'gelsd'/'gelss' when every matrix has full rank; the default
-    driver is 'gelsy' on the CPU, 'gels' on CUDA."""
-    ts = _ns()
-    if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
-        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, "
-                           f"gelsy, gelsd, gelss), but got {driver}")
-    if driver is None:
-        driver = "gels" if str(A.device).startswith("cuda") else "gelsy"
-    vec = B.ndim == A.ndim - 1
-    Bm = B[..., None] if vec else B
-    m, n = A.shape[-2], A.shape[-1]
-    X = ts.matmul(ts.linalg.pinv(A, rtol=rcond), Bm)
-    real = _real_of(A.dtype)
-    empty = ts.empty((0,), dtype=real, device=A.device)
-    rank = ts.linalg.matrix_rank(A, rtol=rcond) if driver != "gels" \
-        else ts.empty((0,), dtype=ts.int64, device=A.device)
-    sv = ts.linalg.svdvals(A) if driver in ("gelsd", "gelss") else empty
-    residuals = empty
-    if m > n and driver != "gelsy" and (driver == "gels" or bool(ts.all(rank == n))):
-        r = ts.matmul(A, X) - Bm
-        residuals = ts.sum(ts.abs(r) ** 2, axis=-2).astype(real)
-    if vec:
-        X = X[..., 0]
-    return _Lstsq(X, residuals, rank, sv)
 
 
 _InvEx = namedtuple("inv_ex", ["inverse", "info"])
@@ -597,11 +563,11 @@ def _torch_linalg() -> None:
     g.update(_linalg_forms(sys.modules[__name__]))
     a_in, ab = {"input": "A"}, {"input": "A", "b": "B", "other": "B"}
     extras = {"multi_dot": multi_dot, "vander": linalg_vander,
-              "solve_triangular": solve_triangular, "cond": cond, "lstsq": lstsq,
+              "solve_triangular": solve_triangular, "cond": cond,
               "tensorinv": tensorinv, "tensorsolve": tensorsolve, "lu_factor": lu_factor,
               "lu_factor_ex": lu_factor_ex, "lu": linalg_lu, "lu_solve": lu_solve,
               "inv_ex": inv_ex, "cholesky_ex": cholesky_ex, "solve_ex": solve_ex}
-    for name, names in (("cond", a_in), ("lstsq", ab),
+    for name, names in (("cond", a_in),
                         ("solve_triangular", ab), ("tensorinv", a_in), ("tensorsolve", ab),
                         ("lu_factor", a_in), ("lu_factor_ex", a_in), ("lu", a_in),
                         ("inv_ex", a_in), ("cholesky_ex", a_in), ("solve_ex", ab)):

@@ -234,3 +234,36 @@ def test_argument_errors():
         ts.linalg.slogdet(a, out=(a, a))
     with pytest.raises(TypeError, match="slogdet"):
         ts.linalg.slogdet("abc")
+
+
+# ---- lstsq
+def test_lstsq_is_the_binding_with_torchs_forms():
+    assert type(ts.linalg.lstsq).__name__ == "builtin_function_or_method"
+    assert str(inspect.signature(ts.linalg.lstsq)).startswith("(A, B, rcond=None, *, driver=None")
+    a, b = mat((2, 5, 3)), mat((2, 5, 2))
+    for kw in (dict(), dict(driver="gelsd"), dict(driver="gels"), dict(rcond=0.5, driver="gelss")):
+        got, want = ts.linalg.lstsq(S(a), S(b), **kw), torch.linalg.lstsq(T(a), T(b), **kw)
+        assert got._fields == ("solution", "residuals", "rank", "singular_values")
+        for g, w in zip(got, want):
+            close(w, g, atol=1e-10)
+    # torch's batch of vectors, b= / input=, empty and non-contiguous inputs
+    close(torch.linalg.lstsq(T(a), T(b[..., 0])).solution,
+          ts.linalg.lstsq(input=S(a), b=S(b[..., 0])).solution)
+    close(torch.linalg.lstsq(T(mat((0, 3))), T(mat((0, 2)))).solution,
+          ts.linalg.lstsq(S(mat((0, 3))), S(mat((0, 2)))).solution)
+    close(torch.linalg.lstsq(T(a).mT, T(a[..., :3, :]).mT).solution,
+          ts.linalg.lstsq(S(a).mT, S(a[..., :3, :]).mT).solution, atol=1e-10)
+    compare_grads(lambda x, y: ts.linalg.lstsq(x, y).solution,
+                  lambda x, y: torch.linalg.lstsq(x, y).solution, [a, b], generator=RNG)
+
+
+def test_lstsq_errors_name_the_op():
+    a = S(mat((3, 2)))
+    with pytest.raises(RuntimeError, match="lstsq.*driver"):
+        ts.linalg.lstsq(a, a, driver="nope")
+    with pytest.raises(TypeError, match="lstsq"):
+        ts.linalg.lstsq(S(np.ones((3, 2), np.int64)), a)
+    with pytest.raises(TypeError, match="rcond"):
+        ts.linalg.lstsq(a, a, "x")
+    with pytest.raises(TypeError, match="multiple values"):
+        ts.linalg.lstsq(a, a, b=a)
