@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <tuple>
 
 #include "autograd/grad_mode.h"
 #include "autograd/record_linalg.h"
@@ -43,44 +44,123 @@ double eps_of(DType d) {
   }
 }
 
-// rtol * the largest singular value, per matrix, shaped (..., 1) to compare with s.
-Tensor svals_tol(const Tensor& s, const Tensor& x, const std::optional<Tensor>& rtol) {
+// torch's tolerance max(atol, rtol * smax) per matrix, shaped (..., 1) to compare with the
+// magnitudes s (..., K) (singular values, or |eigenvalues| when hermitian). atol and rtol are
+// scalars or tensors broadcasting against the batch; rtol defaults to max(M, N) * eps, or to 0
+// where atol > 0 is given (torch's get_atol_rtol). Computed in s's (real) dtype.
+Tensor svals_tol(const Tensor& s, const Tensor& x, const std::optional<Tensor>& atol,
+                 const std::optional<Tensor>& rtol) {
+  const DType dt = s.dtype();
+  const auto batched = [dt](const Tensor& t) {
+    const Tensor c = astype(t, dt, false);
+    return c.ndim() > 0 ? expand_dims(c, -1) : c;
+  };
+  const Tensor dflt = astype(
+      sc(static_cast<double>(std::max(x.dim(x.ndim() - 2), x.dim(x.ndim() - 1))) * eps_of(dt)), dt,
+      false);
   Tensor rt;
   if (rtol) {
-    rt = rtol->ndim() > 0 ? expand_dims(*rtol, -1) : *rtol;
+    rt = batched(*rtol);
+  } else if (atol) {
+    rt = where(binary_op(greater_def, batched(*atol), sc(0.0)), sc(0.0), dflt);
   } else {
-    rt = sc(static_cast<double>(std::max(x.dim(x.ndim() - 2), x.dim(x.ndim() - 1))) *
-            eps_of(x.dtype()));
+    rt = dflt;
   }
-  // The largest of no singular values is 0 (a sum over the empty axis).
+  // The largest of no magnitudes is 0 (a sum over the empty axis).
   const Tensor smax =
       s.dim(s.ndim() - 1) > 0 ? max(s, Shape{-1}, true) : sum(s, Shape{-1}, true, std::nullopt);
-  return multiply(smax, rt);
+  const Tensor tol = multiply(smax, rt);
+  return atol ? binary_op(maximum_def, batched(*atol), tol) : tol;
 }
 
 }  // namespace
 
-Tensor pinv(const Tensor& x, const std::optional<Tensor>& rtol) {
+Tensor pinv(const Tensor& x, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol,
+            bool hermitian) {
   check_matrices(x, "pinv");
   Tensor p;
   {
     autograd::GradModeGuard no_grad(false);
-    auto [u, s, vh] = svd(x, false);
-    const Tensor keep = binary_op(greater_def, s, svals_tol(s, x, rtol));
+    Tensor left, s, right;  // x = left diag(s) right^H
+    if (hermitian) {
+      std::tie(s, left) = eigh(x);
+      right = left;
+    } else {
+      Tensor vh;
+      std::tie(left, s, vh) = svd(x, false);
+      right = conj(matrix_transpose(vh));
+    }
+    const Tensor mag = hermitian ? unary_op(abs_def, s) : s;
+    const Tensor keep = binary_op(greater_def, mag, svals_tol(mag, x, atol, rtol));
     const Tensor s_inv = where(keep, unary_op(reciprocal_def, s), sc(0.0));
-    const Tensor v = conj(matrix_transpose(vh));
-    p = matmul(multiply(v, expand_dims(astype(s_inv, x.dtype(), false), -2)),
-               conj(matrix_transpose(u)));
+    p = matmul(multiply(right, expand_dims(astype(s_inv, x.dtype(), false), -2)),
+               conj(matrix_transpose(left)));
   }
-  autograd::record_pinv(x, p);
+  autograd::record_pinv(x, p);  // torch's pinv_backward, hermitian or not
   return p;
 }
 
-Tensor matrix_rank(const Tensor& x, const std::optional<Tensor>& rtol) {
+Tensor matrix_rank(const Tensor& x, const std::optional<Tensor>& atol,
+                   const std::optional<Tensor>& rtol, bool hermitian) {
   check_matrices(x, "matrix_rank");
   autograd::GradModeGuard no_grad(false);
-  const Tensor s = svdvals(x);
-  return count_nonzero(binary_op(greater_def, s, svals_tol(s, x, rtol)), Shape{-1}, false);
+  const Tensor s = hermitian ? unary_op(abs_def, eigvalsh(x)) : svdvals(x);
+  return count_nonzero(binary_op(greater_def, s, svals_tol(s, x, atol, rtol)), Shape{-1}, false);
+}
+
+Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left) {
+  if (a.ndim() < 2) return solve(a, b);  // the op's own error
+  if (!left) {                           // X A = B  <=>  A^T X^T = B^T
+    if (b.ndim() == 1) return linalg_solve(matrix_transpose(a), b, true);
+    if (b.ndim() < 2) return solve(a, b);
+    return matrix_transpose(linalg_solve(matrix_transpose(a), matrix_transpose(b), true));
+  }
+  const int64_t n = a.ndim();
+  if (b.ndim() >= 2 && n == b.ndim() + 1 && b.dim(b.ndim() - 1) == a.dim(n - 2) &&
+      b.dim(b.ndim() - 2) != a.dim(n - 1)) {
+    bool batch_of_vectors = true;  // b.shape == a.shape[:-1]
+    for (int64_t d = 0; d < b.ndim(); ++d)
+      batch_of_vectors = batch_of_vectors && b.dim(d) == a.dim(d);
+    if (batch_of_vectors) return squeeze(solve(a, expand_dims(b, -1)), Shape{-1});
+  }
+  return solve(a, b);
+}
+
+LstsqResult lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond,
+                  std::optional<std::string> driver) {
+  if (!driver) driver = a.device().is_cpu() ? "gelsy" : "gels";
+  const std::string& d = *driver;
+  TS_CHECK(d == "gels" || d == "gelsy" || d == "gelsd" || d == "gelss", RuntimeError,
+           "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss), "
+           "but got ",
+           d);
+  check_matrices(a, "lstsq");
+  const bool vec = b.ndim() == a.ndim() - 1;
+  const Tensor bm = vec ? expand_dims(b, -1) : b;
+  const std::optional<Tensor> rt =
+      rcond ? std::optional<Tensor>(sc(*rcond)) : std::optional<Tensor>();
+  Tensor x = matmul(pinv(a, std::nullopt, rt, false), bm);
+  const DType real = to_real(a.dtype());
+  const Tensor empty = Tensor::empty(Shape{0}, real, a.device());
+  LstsqResult r;
+  r.rank = d != "gels" ? matrix_rank(a, std::nullopt, rt, false)
+                       : Tensor::empty(Shape{0}, DType::Int64, a.device());
+  r.singular_values = d == "gelsd" || d == "gelss" ? svdvals(a) : empty;
+  r.residuals = empty;
+  const int64_t m = a.dim(a.ndim() - 2), n = a.dim(a.ndim() - 1);
+  // torch: the squared residuals where m > n, for gels always, for gelsd / gelss when every
+  // matrix has full rank, never for gelsy.
+  if (m > n && d != "gelsy" &&
+      (d == "gels" ||
+       item(all(binary_op(equal_def, r.rank, wrap_scalar(Scalar::from_int(n))), Axes(), false)).i !=
+           0)) {
+    const Tensor res = subtract(matmul(a, x), bm);
+    r.residuals =
+        astype(sum(unary_op(square_def, unary_op(abs_def, res)), Shape{-2}, false, std::nullopt),
+               real, false);
+  }
+  r.solution = vec ? squeeze(x, Shape{-1}) : x;
+  return r;
 }
 
 Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool largest) {

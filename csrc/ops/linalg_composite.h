@@ -12,12 +12,32 @@
 
 namespace ts {
 
-// Moore-Penrose pseudo-inverse of (..., M, N) -> (..., N, M) via the SVD, dropping singular
-// values at or below rtol * the largest (rtol: a scalar or a tensor broadcasting against the
-// batch; default max(M, N) * eps). Differentiable with PyTorch's formula (Note [pinv backward]).
-Tensor pinv(const Tensor& x, const std::optional<Tensor>& rtol);
-// The number of singular values above the same tolerance, int64 (...).
-Tensor matrix_rank(const Tensor& x, const std::optional<Tensor>& rtol);
+// Moore-Penrose pseudo-inverse of (..., M, N) -> (..., N, M) via the SVD (via eigh when
+// `hermitian`), dropping singular values (|eigenvalues|) at or below torch's tolerance
+// max(atol, rtol * the largest); atol / rtol: scalars or tensors broadcasting against the batch;
+// rtol defaults to max(M, N) * eps, or 0 where atol > 0 is given. Differentiable with PyTorch's
+// formula (Note [pinv backward]).
+Tensor pinv(const Tensor& x, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol,
+            bool hermitian);
+// The number of singular values (|eigenvalues| when `hermitian`) above the same tolerance,
+// int64 (...).
+Tensor matrix_rank(const Tensor& x, const std::optional<Tensor>& atol,
+                   const std::optional<Tensor>& rtol, bool hermitian);
+// torch.linalg.solve: the standard's solve(a, b) (ops/linalg_ext.h), plus torch's batch of
+// vectors (b of shape a.shape[:-1], taken where the standard's reading of b as (..., M, K)
+// matrices cannot hold: b.shape[-2] != M) and left=false (solves X a = b).
+Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left);
+// torch.linalg.lstsq: min ||a x - b|| through the pseudo-inverse, singular values at or below
+// rcond * the largest dropped (default max(M, N) * eps); b (..., M, K) or a batch of vectors
+// (b.ndim == a.ndim - 1). As torch's drivers (default gelsy on the CPU, gels elsewhere): rank
+// for all but gels, singular_values for gelsd / gelss, and the squared residuals (..., K) where
+// M > N for gels, and for gelsd / gelss when every matrix has full rank; the others empty.
+// Differentiable through pinv and matmul.
+struct LstsqResult {
+  Tensor solution, residuals, rank, singular_values;
+};
+LstsqResult lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond,
+                  std::optional<std::string> driver);
 // max (largest) or min of |x| over `axes` for real floating x (the vector norms of ord +-inf);
 // the max over an empty reduction is 0. Gradient: PyTorch's norm_backward for p = +-inf.
 Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool largest);

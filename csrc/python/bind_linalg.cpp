@@ -1,5 +1,6 @@
 // Bindings of the linalg extension's factorizations (ops/linalg_ext.h) and LinAlgError, and
-// ts.linalg's functions that are bindings themselves (submodule _C._linalg: the norms), with
+// ts.linalg's functions that are bindings themselves (submodule _C._linalg: the norms and the
+// matrix functions here, the factorizations in bind_linalg_decomp.cpp), with
 // the standard's and torch's argument forms parsed here (Note [linalg torch forms] in
 // tessera/linalg.py); the rest of the Python front is tessera/linalg.py.
 #include "ops/arithmetic.h"
@@ -13,21 +14,9 @@
 
 namespace ts::python {
 
-namespace {
+void init_linalg_decomp(py::module_& l);  // bind_linalg_decomp.cpp
 
-// fn(x, rtol) with rtol None (max(M, N) * eps), a number or a tensor broadcasting against the
-// batch.
-void def_rtol(py::module_& m, const char* name, const char* op,
-              Tensor (*fn)(const Tensor&, const std::optional<Tensor>&), const char* doc) {
-  m.def(
-      name,
-      [fn, op](py::handle x, py::handle rtol) {
-        return fn(operand_or_throw(x, op), rtol.is_none()
-                                               ? std::nullopt
-                                               : std::optional<Tensor>(operand_or_throw(rtol, op)));
-      },
-      py::arg("x"), py::arg("rtol") = py::none(), doc);
-}
+namespace {
 
 // One of an alias pair (the standard's name, torch's): a TypeError when both are given.
 py::handle alias(py::handle a, py::handle b, const char* op, const char* names) {
@@ -253,16 +242,6 @@ void init_linalg(py::module_& m) {
   py::register_exception<LinAlgError>(
       m, "LinAlgError",
       py::make_tuple(py::handle(PyExc_ValueError), py::handle(PyExc_RuntimeError)));
-  m.def("_linalg_slogdet", &slogdet);
-  m.def("_linalg_eigh", &eigh);
-  m.def("_linalg_solve", &solve);
-  m.def("_linalg_qr", &qr);
-  m.def("_linalg_svd", &svd);
-  m.def("_linalg_svdvals", &svdvals);
-  def_rtol(m, "_linalg_pinv", "pinv", &pinv,
-           "Moore-Penrose pseudo-inverse (..., M, N) -> (..., N, M) via the SVD");
-  def_rtol(m, "_linalg_matrix_rank", "matrix_rank", &matrix_rank,
-           "number of singular values above rtol * the largest, int64 (...)");
   m.def(
       "_linalg_multi_dot",
       [](py::handle tensors) {
@@ -285,6 +264,7 @@ void init_linalg(py::module_& m) {
   py::module_ l = m.def_submodule("_linalg", "ts.linalg's functions (python/tessera/linalg.py)");
   def_norms(l);
   def_matrix_fns(l);
+  init_linalg_decomp(l);
 }
 
 }  // namespace ts::python

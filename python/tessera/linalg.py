@@ -13,45 +13,25 @@ import functools
 import math
 import sys
 from collections import namedtuple
-from typing import Any, Callable, Iterable, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterable, Optional, Sequence, Tuple
 
 from . import _C
 from ._C import Tensor, matmul
-from ._C._linalg import (cholesky, det, eigvalsh, inv, matrix_norm, matrix_power, norm,
-                         vector_norm)
+from ._C._linalg import (EighResult, QRResult, SlogdetResult, SVDResult, cholesky, det, eigh,
+                         eigvalsh, inv, lstsq, matrix_norm, matrix_power, matrix_rank, norm, pinv,
+                         qr, slogdet, solve, svd, svdvals, vector_norm)
 from ._linalg_core import matrix_transpose, tensordot, vecdot
 from ._statistical import _UNSET
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
            "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
-           "vector_norm", "norm"]
+           "vector_norm", "norm", "lstsq"]
 
 LinAlgError = _C.LinAlgError
 LinAlgError.__module__ = "tessera.linalg"
 LinAlgError.__doc__ = ("Singular, not positive-definite or non-converging input (a ValueError "
                        "as NumPy's, and a RuntimeError as torch's).")
-
-
-class EighResult(NamedTuple):
-    eigenvalues: Tensor
-    eigenvectors: Tensor
-
-
-class QRResult(NamedTuple):
-    Q: Tensor
-    R: Tensor
-
-
-class SlogdetResult(NamedTuple):
-    sign: Tensor
-    logabsdet: Tensor
-
-
-class SVDResult(NamedTuple):
-    U: Tensor
-    S: Tensor
-    Vh: Tensor
 
 
 def _ns() -> Any:
@@ -80,50 +60,6 @@ def _matrices(x: Tensor, op: str) -> None:
     if x.ndim < 2:
         raise ValueError(f"{op}: expected a (stack of) matrices with at least 2 dims, "
                          f"got shape {tuple(x.shape)}")
-
-
-def slogdet(x: Tensor, /) -> SlogdetResult:
-    """(sign, logabsdet) of (..., M, M) matrices; sign 0 and logabsdet -inf when singular.
-    For complex input sign has modulus 1 (or 0)."""
-    return SlogdetResult(*_C._linalg_slogdet(_arr(x)))
-
-
-def eigh(x: Tensor, /) -> EighResult:
-    """Eigenvalues (ascending, real) and eigenvectors (columns) of Hermitian (..., M, M)
-    matrices; only the lower triangle is read."""
-    return EighResult(*_C._linalg_eigh(_arr(x)))
-
-
-def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
-    """Solves x1 @ out = x2. x1: (..., M, M); x2: (..., M, K) stacks (batch dims broadcast),
-    or a vector (M,) only when x2 is 1-D (the 2024.12 standard's rule).
-
-    PyTorch's batch of vectors, x2 of shape x1.shape[:-1], is taken where the standard's
-    reading of x2 as (..., M, K) matrices cannot hold (x2.shape[-2] != M)."""
-    x1, x2 = _arr(x1), _arr(x2)
-    if (x2.ndim >= 2 and x1.ndim == x2.ndim + 1 and tuple(x2.shape) == tuple(x1.shape[:-1])
-            and x2.shape[-2] != x1.shape[-1]):
-        return _C._linalg_solve(x1, _ns().expand_dims(x2, axis=-1))[..., 0]
-    return _C._linalg_solve(x1, x2)
-
-
-def qr(x: Tensor, /, *, mode: str = "reduced") -> QRResult:
-    """QR of (..., M, N): 'reduced' gives Q (..., M, K), R (..., K, N) with K = min(M, N);
-    'complete' gives Q (..., M, M), R (..., M, N)."""
-    if mode not in ("reduced", "complete"):
-        raise ValueError(f"qr: mode must be 'reduced' or 'complete', got {mode!r}")
-    return QRResult(*_C._linalg_qr(_arr(x), mode == "complete"))
-
-
-def svd(x: Tensor, /, *, full_matrices: bool = True) -> SVDResult:
-    """x = U @ diag(S) @ Vh for (..., M, N): S (..., K) descending, K = min(M, N); U is
-    (..., M, M) and Vh (..., N, N) when full_matrices, else (..., M, K) and (..., K, N)."""
-    return SVDResult(*_C._linalg_svd(_arr(x), full_matrices))
-
-
-def svdvals(x: Tensor, /) -> Tensor:
-    """Singular values (descending) of (..., M, N) -> (..., min(M, N))."""
-    return _C._linalg_svdvals(_arr(x))
 
 
 def diagonal(x: Tensor, /, *, offset: int = 0) -> Tensor:
@@ -171,22 +107,6 @@ def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1, dim: Any = _UNSET) -> Te
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
     c = F.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
     return F.moveaxis(c, -1, ax)
-
-
-def matrix_rank(x: Tensor, /, *, rtol: Optional[Union[float, Tensor]] = None) -> Tensor:
-    """Number of singular values above rtol * max singular value (default rtol:
-    max(M, N) * eps) for each matrix of (..., M, N) -> int64 (...)."""
-    return _C._linalg_matrix_rank(x, rtol)
-
-
-def pinv(x: Tensor, /, *, rtol: Optional[Union[float, Tensor]] = None) -> Tensor:
-    """Moore-Penrose pseudo-inverse of (..., M, N) -> (..., N, M) via the SVD, dropping
-    singular values at or below rtol * max singular value (default rtol: max(M, N) * eps).
-
-    Differentiable with PyTorch's formula (Note [pinv backward] in
-    csrc/autograd/formulas_linalg.cpp), which holds where the rank is locally constant;
-    rank-deficient inputs are fine, unlike differentiating through svd."""
-    return _C._linalg_pinv(x, rtol)
 
 
 # ---- torch.linalg beyond the standard (Note [linalg torch forms] below)
@@ -323,40 +243,6 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
         # torch fills the failed inverses with inf: its nuclear norm of 0 * that is NaN
         worst = ts.where(na == 0, math.nan, math.inf) if p == "nuc" else math.inf
         return ts.where(bad[..., 0, 0], worst, r)
-
-
-_Lstsq = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
-
-
-def lstsq(A: Tensor, B: Tensor, rcond: Optional[float] = None, *,
-          driver: Optional[str] = None) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
-    """Least squares min ||A X - B|| through the pseudo-inverse, singular values at or below
-    rcond * the largest dropped (default: eps * max(m, n)). As torch's drivers: rank for all
-    but 'gels', singular_values for 'gelsd'/'gelss', and the squared residuals (..., k) when
-    m > n for 'gels', and for 'gelsd'/'gelss' when every matrix has full rank; the default
-    driver is 'gelsy' on the CPU, 'gels' on CUDA."""
-    ts = _ns()
-    if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
-        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, "
-                           f"gelsy, gelsd, gelss), but got {driver}")
-    if driver is None:
-        driver = "gels" if str(A.device).startswith("cuda") else "gelsy"
-    vec = B.ndim == A.ndim - 1
-    Bm = B[..., None] if vec else B
-    m, n = A.shape[-2], A.shape[-1]
-    X = ts.matmul(ts.linalg.pinv(A, rtol=rcond), Bm)
-    real = _real_of(A.dtype)
-    empty = ts.empty((0,), dtype=real, device=A.device)
-    rank = ts.linalg.matrix_rank(A, rtol=rcond) if driver != "gels" \
-        else ts.empty((0,), dtype=ts.int64, device=A.device)
-    sv = ts.linalg.svdvals(A) if driver in ("gelsd", "gelss") else empty
-    residuals = empty
-    if m > n and driver != "gelsy" and (driver == "gels" or bool(ts.all(rank == n))):
-        r = ts.matmul(A, X) - Bm
-        residuals = ts.sum(ts.abs(r) ** 2, axis=-2).astype(real)
-    if vec:
-        X = X[..., 0]
-    return _Lstsq(X, residuals, rank, sv)
 
 
 _InvEx = namedtuple("inv_ex", ["inverse", "info"])
@@ -610,129 +496,11 @@ def _form(std: Callable[..., Any], n_pos: int, std_kw: Iterable[str],
     return fn
 
 
-def _check_driver(op: str, driver: Any) -> None:
-    if driver not in (None, "gesvd", "gesvdj", "gesvda"):
-        raise RuntimeError(f"torch.linalg.{op}: driver must be one of None, 'gesvd', 'gesvdj', "
-                           f"'gesvda' (it is ignored off cuSOLVER), got {driver!r}")
-
-
-def _eff_rtol(s: Tensor, A: Tensor, atol: Any, rtol: Any) -> Any:
-    """torch's tolerance max(atol, rtol * smax) as a relative one per matrix (..,), for the
-    standard functions: rtol defaults to eps * max(m, n), or 0 when atol > 0 is given."""
-    ts = _ns()
-    if rtol is None:
-        pos = atol is not None and (isinstance(atol, Tensor) or atol > 0)
-        rtol = 0.0 if pos else max(A.shape[-2], A.shape[-1]) * ts.finfo(_real_of(A.dtype)).eps
-    if atol is None:
-        return rtol
-    smax = ts.max(s, axis=-1) if s.shape[-1] > 0 else ts.zeros(tuple(s.shape[:-1]),
-                                                                 dtype=s.dtype)
-    smax = smax.detach()
-    return ts.maximum(ts.asarray(atol, dtype=s.dtype, device=s.device) / smax,
-                      ts.asarray(rtol, dtype=s.dtype, device=s.device))
-
-
-def _tol_args(op: str, tol: Any, atol: Any, rtol: Any, tol_is_atol: bool) -> Tuple[Any, Any]:
-    if tol is not None:
-        if atol is not None or rtol is not None:
-            raise RuntimeError(f"linalg.{op}: pass either the positional tolerance or atol= / "
-                               "rtol=, not both")
-        return (tol, 0.0) if tol_is_atol else (None, tol)
-    return atol, rtol
-
-
 def _linalg_forms(L: Any) -> dict:
     """torch-style wrappers of the standard ts.linalg functions (Note [linalg torch forms])."""
     ts = _ns()
     from ._C import _diagonal
-    std = {n: getattr(L, n) for n in (
-        "slogdet", "eigh", "solve", "qr", "svd",
-        "svdvals", "matrix_rank", "pinv", "diagonal",
-        "cross")}
-
-    def unary(name: str) -> Callable[..., Any]:
-        def call(A: Any = _M, *, input: Any = _M, out: Any = None) -> Any:
-            _no_out(name, out)
-            return std[name](_one(name, "A", A, input))
-        return _form(std[name], 1, (), call)
-
-    def uplo(name: str) -> Callable[..., Any]:
-        def call(A: Any = _M, UPLO: str = "L", *, input: Any = _M, out: Any = None) -> Any:
-            _no_out(name, out)
-            A = _one(name, "A", A, input)
-            if UPLO not in ("L", "U"):
-                raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-            # the Hermitian matrix of A's upper triangle is the one of A^H's lower triangle
-            return std[name](A.mH if UPLO == "U" else A)
-        return _form(std[name], 1, (), call)
-
-    def solve(A: Any = _M, B: Any = _M, *, left: bool = True, input: Any = _M,
-              other: Any = _M, out: Any = None) -> Any:
-        _no_out("solve", out)
-        A, B = _one("solve", "A", A, input), _one("solve", "B", B, other)
-        if left:
-            return std["solve"](A, B)
-        if B.ndim == 1:  # x A = b  <=>  A^T x = b
-            return std["solve"](A.mT, B)
-        return std["solve"](A.mT, B.mT).mT
-
-    def qr(A: Any = _M, mode: str = "reduced", *, input: Any = _M, out: Any = None) -> Any:
-        _no_out("qr", out)
-        A = _one("qr", "A", A, input)
-        if mode == "r":  # torch: R only, Q empty
-            from .linalg import QRResult
-            r = std["qr"](A, mode="reduced").R
-            return QRResult(ts.empty((0,), dtype=A.dtype, device=A.device), r)
-        return std["qr"](A, mode=mode)
-
-    def svd(A: Any = _M, full_matrices: bool = True, *, driver: Any = None, input: Any = _M,
-            out: Any = None) -> Any:
-        _no_out("svd", out)
-        _check_driver("svd", driver)
-        return std["svd"](_one("svd", "A", A, input), full_matrices=full_matrices)
-
-    def svdvals(A: Any = _M, *, driver: Any = None, input: Any = _M, out: Any = None) -> Any:
-        _no_out("svdvals", out)
-        _check_driver("svdvals", driver)
-        return std["svdvals"](_one("svdvals", "A", A, input))
-
-    def matrix_rank(A: Any = _M, tol: Any = None, hermitian: bool = False, *, atol: Any = None,
-                    rtol: Any = None, input: Any = _M, out: Any = None) -> Any:
-        _no_out("matrix_rank", out)
-        A = _one("matrix_rank", "A", A, input)
-        atol, rtol = _tol_args("matrix_rank", tol, atol, rtol, True)
-        if not hermitian:
-            if atol is None:
-                return std["matrix_rank"](A, rtol=rtol)
-            return std["matrix_rank"](A, rtol=_eff_rtol(ts.linalg.svdvals(A), A, atol, rtol))
-        s = ts.abs(ts.linalg.eigvalsh(A))
-        s = ts.flip(ts.sort(s, axis=-1), axis=-1)
-        r = _eff_rtol(s, A, atol, rtol)
-        smax = ts.max(s, axis=-1, keepdims=True) if s.shape[-1] else s[..., :1]
-        rt = ts.asarray(r, dtype=s.dtype, device=s.device)
-        if rt.ndim:
-            rt = rt[..., None]
-        return ts.count_nonzero(s > smax * rt, axis=-1)
-
-    def pinv(A: Any = _M, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,
-             rtol: Any = None, input: Any = _M, out: Any = None) -> Any:
-        _no_out("pinv", out)
-        A = _one("pinv", "A", A, input)
-        atol, rtol = _tol_args("pinv", rcond, atol, rtol, False)
-        if not hermitian:
-            if atol is None:
-                return std["pinv"](A, rtol=rtol)
-            return std["pinv"](A, rtol=_eff_rtol(ts.linalg.svdvals(A).detach(), A, atol, rtol))
-        w, V = ts.linalg.eigh(A)
-        a = ts.abs(w)
-        r = _eff_rtol(ts.flip(ts.sort(a.detach(), axis=-1), axis=-1), A, atol, rtol)
-        amax = ts.max(a.detach(), axis=-1, keepdims=True) if a.shape[-1] else a[..., :1]
-        rt = ts.asarray(r, dtype=a.dtype, device=a.device)
-        if rt.ndim:
-            rt = rt[..., None]
-        keep = a > amax * rt
-        winv = ts.where(keep, 1 / ts.where(keep, w, ts.ones_like(w)), ts.zeros_like(w))
-        return ts.matmul(V * winv.astype(A.dtype)[..., None, :], V.mH)
+    std = {n: getattr(L, n) for n in ("diagonal", "cross")}
 
     def diagonal(A: Any = _M, *, offset: int = 0, dim1: int = -2, dim2: int = -1,
                  input: Any = _M) -> Any:
@@ -746,18 +514,8 @@ def _linalg_forms(L: Any) -> dict:
         return std["cross"](_one("cross", "input", input), _one("cross", "other", other),
                             axis=ax)
 
-    out = {"slogdet": unary("slogdet"), "eigh": uplo("eigh")}
-    out.update({
-        "solve": _form(std["solve"], 2, (), solve),
-        "qr": _form(std["qr"], 1, (), qr),
-        "svd": _form(std["svd"], 1, ("full_matrices",), svd),
-        "svdvals": _form(std["svdvals"], 1, (), svdvals),
-        "matrix_rank": _form(std["matrix_rank"], 1, ("rtol",), matrix_rank),
-        "pinv": _form(std["pinv"], 1, ("rtol",), pinv),
-        "diagonal": _form(std["diagonal"], 1, ("offset",), diagonal),
-        "cross": _form(std["cross"], 2, ("axis", "dim"), cross),
-    })
-    return out
+    return {"diagonal": _form(std["diagonal"], 1, ("offset",), diagonal),
+            "cross": _form(std["cross"], 2, ("axis", "dim"), cross)}
 
 
 def _aliases(fn: Callable[..., Any], names: dict) -> Callable[..., Any]:
@@ -805,11 +563,11 @@ def _torch_linalg() -> None:
     g.update(_linalg_forms(sys.modules[__name__]))
     a_in, ab = {"input": "A"}, {"input": "A", "b": "B", "other": "B"}
     extras = {"multi_dot": multi_dot, "vander": linalg_vander,
-              "solve_triangular": solve_triangular, "cond": cond, "lstsq": lstsq,
+              "solve_triangular": solve_triangular, "cond": cond,
               "tensorinv": tensorinv, "tensorsolve": tensorsolve, "lu_factor": lu_factor,
               "lu_factor_ex": lu_factor_ex, "lu": linalg_lu, "lu_solve": lu_solve,
               "inv_ex": inv_ex, "cholesky_ex": cholesky_ex, "solve_ex": solve_ex}
-    for name, names in (("cond", a_in), ("lstsq", ab),
+    for name, names in (("cond", a_in),
                         ("solve_triangular", ab), ("tensorinv", a_in), ("tensorsolve", ab),
                         ("lu_factor", a_in), ("lu_factor_ex", a_in), ("lu", a_in),
                         ("inv_ex", a_in), ("cholesky_ex", a_in), ("solve_ex", ab)):

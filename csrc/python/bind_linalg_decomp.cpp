@@ -1,0 +1,266 @@
+// ts.linalg's factorizations and the functions built on them, as bindings in _C._linalg with
+// the standard's and torch's argument forms parsed here (Note [linalg torch forms] in
+// tessera/linalg.py): slogdet, eigh, solve, qr, svd, svdvals, matrix_rank, pinv. Results with
+// several parts are named tuples (torch.return_types' fields), made once here.
+#include <tuple>
+
+#include "ops/arithmetic.h"
+#include "ops/copy.h"
+#include "ops/linalg_composite.h"
+#include "ops/linalg_ext.h"
+#include "ops/views.h"
+#include "python/convert.h"
+#include "python/input_arg.h"
+
+namespace ts::python {
+
+namespace {
+
+// A named tuple class of tessera.linalg, made once (kept alive by the module attribute `attr`;
+// its class name `name` when given).
+py::object result_type(py::module_& l, const char* attr, py::tuple fields,
+                       const char* name = nullptr) {
+  py::object cls =
+      py::module_::import("collections")
+          .attr("namedtuple")(name ? name : attr, fields, py::arg("module") = "tessera.linalg");
+  l.add_object(attr, cls);
+  return cls;
+}
+
+bool flag(py::handle h, const char* op, const char* name) {
+  if (!PyBool_Check(h.ptr()) && type_name(h) != "bool_")
+    throw py::type_error(std::string(op) + ": argument '" + name + "' must be a bool, got " +
+                         type_name(h));
+  return PyObject_IsTrue(h.ptr()) == 1;
+}
+
+// torch's `B` of solve: positionally, as B= or other=; exactly one of them.
+Tensor second_arg(py::handle x2, py::handle B, py::handle other, const char* op) {
+  const int given = !x2.is(missing()) + !B.is(missing()) + !other.is(missing());
+  if (given > 1) throw py::type_error(std::string(op) + "() got multiple values for argument 'B'");
+  if (given == 0)
+    throw py::type_error(std::string(op) + "() missing required argument 'B' (pos 2)");
+  return operand_or_throw(!x2.is(missing()) ? x2 : !B.is(missing()) ? B : other, op);
+}
+
+std::optional<Tensor> tol_arg(py::handle h, const char* op) {
+  if (h.is_none()) return std::nullopt;
+  return operand_or_throw(h, op);
+}
+
+// UPLO 'L' reads the lower triangle; 'U' the upper one, which is the lower one of x^H.
+Tensor by_uplo(const Tensor& x, py::handle uplo) {
+  const std::string u = py::isinstance<py::str>(uplo) ? uplo.cast<std::string>() : "";
+  if (u != "L" && u != "U")
+    throw RuntimeError("Expected UPLO argument to be 'L' or 'U', but got " +
+                       py::str(uplo).cast<std::string>());
+  return u == "U" ? conj(matrix_transpose(x)) : x;
+}
+
+void check_driver(py::handle driver, const char* op) {
+  if (driver.is_none()) return;
+  const std::string d = py::isinstance<py::str>(driver) ? driver.cast<std::string>() : "";
+  if (d != "gesvd" && d != "gesvdj" && d != "gesvda")
+    throw RuntimeError(std::string("linalg.") + op +
+                       ": driver must be one of None, 'gesvd', 'gesvdj', 'gesvda' (it is ignored "
+                       "off cuSOLVER), got " +
+                       py::repr(driver).cast<std::string>());
+}
+
+std::string sig(const char* name, const char* params, const char* doc) {
+  return std::string(name) + "(" + params + ")\n--\n\n" + doc;
+}
+
+// Tolerances of matrix_rank / pinv: torch's positional one (matrix_rank's tol is an absolute
+// one, pinv's rcond a relative one) or atol= / rtol=, not both.
+std::pair<std::optional<Tensor>, std::optional<Tensor>> tolerances(py::handle tol, bool tol_is_atol,
+                                                                   py::handle atol, py::handle rtol,
+                                                                   const char* op) {
+  if (!tol.is_none()) {
+    if (!atol.is_none() || !rtol.is_none())
+      throw RuntimeError(std::string("linalg.") + op +
+                         ": pass either the positional tolerance or atol= / rtol=, not both");
+    if (tol_is_atol) return {tol_arg(tol, op), wrap_scalar(Scalar::from_double(0.0))};
+    return {std::nullopt, tol_arg(tol, op)};
+  }
+  return {tol_arg(atol, op), tol_arg(rtol, op)};
+}
+
+// matrix_rank / pinv: x, torch's positional tolerance `tol_name` and hermitian, atol= / rtol=.
+using TolFn = Tensor (*)(const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&,
+                         bool);
+void def_tolerance(py::module_& l, const char* name, const char* tol_name, bool tol_is_atol,
+                   TolFn fn, const char* doc) {
+  l.def(
+      name,
+      [name, tol_is_atol, fn](py::handle x, py::handle tol, py::handle hermitian, py::handle atol,
+                              py::handle rtol, py::handle A, py::handle input, py::handle out) {
+        no_out(out, name);
+        const Tensor t = first_arg(x, A, input, name);
+        auto [at, rt] = tolerances(tol, tol_is_atol, atol, rtol, name);
+        return fn(t, at, rt, flag(hermitian, name, "hermitian"));
+      },
+      py::arg("x") = missing(), py::pos_only(), py::arg(tol_name) = py::none(),
+      py::arg("hermitian") = false, py::kw_only(), py::arg("atol") = py::none(),
+      py::arg("rtol") = py::none(), py::arg("A") = missing(), py::arg("input") = missing(),
+      py::arg("out") = py::none(),
+      sig(name,
+          (std::string("x, /, ") + tol_name +
+           "=None, hermitian=False, *, atol=None, rtol=None, A=None, input=None, out=None")
+              .c_str(),
+          doc)
+          .c_str());
+}
+
+}  // namespace
+
+void init_linalg_decomp(py::module_& l) {
+  const py::object slogdet_t = result_type(l, "SlogdetResult", py::make_tuple("sign", "logabsdet"));
+  const py::object eigh_t =
+      result_type(l, "EighResult", py::make_tuple("eigenvalues", "eigenvectors"));
+  const py::object qr_t = result_type(l, "QRResult", py::make_tuple("Q", "R"));
+  const py::object svd_t = result_type(l, "SVDResult", py::make_tuple("U", "S", "Vh"));
+
+  l.def(
+      "slogdet",
+      [slogdet_t](py::handle x, py::handle A, py::handle input, py::handle out) {
+        no_out(out, "slogdet");
+        auto [sign, logabs] = slogdet(first_arg(x, A, input, "slogdet"));
+        return slogdet_t(sign, logabs);
+      },
+      py::arg("x") = missing(), py::pos_only(), py::kw_only(), py::arg("A") = missing(),
+      py::arg("input") = missing(), py::arg("out") = py::none(),
+      sig("slogdet", "x, /, *, A=None, input=None, out=None",
+          "(sign, logabsdet) of (..., M, M) matrices; sign 0 and logabsdet -inf when singular.\n"
+          "For complex input sign has modulus 1 (or 0). torch's forms too: A=, input=.")
+          .c_str());
+  l.def(
+      "eigh",
+      [eigh_t](py::handle x, py::handle uplo, py::handle A, py::handle input, py::handle out) {
+        no_out(out, "eigh");
+        auto [w, v] = eigh(by_uplo(first_arg(x, A, input, "eigh"), uplo));
+        return eigh_t(w, v);
+      },
+      py::arg("x") = missing(), py::pos_only(), py::arg("UPLO") = "L", py::kw_only(),
+      py::arg("A") = missing(), py::arg("input") = missing(), py::arg("out") = py::none(),
+      sig("eigh", "x, /, UPLO='L', *, A=None, input=None, out=None",
+          "(eigenvalues, eigenvectors): eigenvalues ascending and real, eigenvectors as columns,\n"
+          "of Hermitian (..., M, M) matrices read from the lower triangle (torch's UPLO='U':\n"
+          "the upper one).")
+          .c_str());
+  l.def(
+      "solve",
+      [](py::handle x1, py::handle x2, bool left, py::handle A, py::handle B, py::handle input,
+         py::handle other, py::handle out) {
+        no_out(out, "solve");
+        const Tensor a = first_arg(x1, A, input, "solve");
+        return linalg_solve(a, second_arg(x2, B, other, "solve"), left);
+      },
+      py::arg("x1") = missing(), py::arg("x2") = missing(), py::pos_only(), py::kw_only(),
+      py::arg("left") = true, py::arg("A") = missing(), py::arg("B") = missing(),
+      py::arg("input") = missing(), py::arg("other") = missing(), py::arg("out") = py::none(),
+      sig("solve", "x1, x2, /, *, left=True, A=None, B=None, input=None, other=None, out=None",
+          "Solves x1 @ out = x2 (out @ x1 = x2 when not `left`). x1: (..., M, M); x2: (..., M, "
+          "K)\nstacks (batch dims broadcast), or a vector (M,) only when x2 is 1-D (the 2024.12\n"
+          "standard's rule). PyTorch's batch of vectors, x2 of shape x1.shape[:-1], is taken\n"
+          "where the standard's reading of x2 as (..., M, K) matrices cannot hold\n"
+          "(x2.shape[-2] != M). torch's forms too: A=/input=, B=/other=.")
+          .c_str());
+  l.def(
+      "qr",
+      [qr_t](py::handle x, py::handle mode, py::handle A, py::handle input, py::handle out) {
+        no_out(out, "qr");
+        const Tensor t = first_arg(x, A, input, "qr");
+        const std::string md = py::isinstance<py::str>(mode) ? mode.cast<std::string>() : "";
+        if (md != "reduced" && md != "complete" && md != "r")
+          throw ValueError("qr: mode must be 'reduced', 'complete' or torch's 'r', got " +
+                           py::repr(mode).cast<std::string>());
+        auto [q, r] = qr(t, md == "complete");
+        if (md == "r") q = Tensor::empty({0}, t.dtype(), t.device());  // torch: R only
+        return qr_t(q, r);
+      },
+      py::arg("x") = missing(), py::pos_only(), py::arg("mode") = "reduced", py::kw_only(),
+      py::arg("A") = missing(), py::arg("input") = missing(), py::arg("out") = py::none(),
+      sig("qr", "x, /, mode='reduced', *, A=None, input=None, out=None",
+          "QR of (..., M, N): 'reduced' gives Q (..., M, K), R (..., K, N) with K = min(M, N);\n"
+          "'complete' gives Q (..., M, M), R (..., M, N); torch's 'r' gives R only (Q empty).")
+          .c_str());
+  l.def(
+      "svd",
+      [svd_t](py::handle x, bool full_matrices, py::handle driver, py::handle A, py::handle input,
+              py::handle out) {
+        no_out(out, "svd");
+        check_driver(driver, "svd");
+        auto [u, s, vh] = svd(first_arg(x, A, input, "svd"), full_matrices);
+        return svd_t(u, s, vh);
+      },
+      py::arg("x") = missing(), py::pos_only(), py::arg("full_matrices") = true, py::kw_only(),
+      py::arg("driver") = py::none(), py::arg("A") = missing(), py::arg("input") = missing(),
+      py::arg("out") = py::none(),
+      sig("svd", "x, /, full_matrices=True, *, driver=None, A=None, input=None, out=None",
+          "x = U @ diag(S) @ Vh for (..., M, N): S (..., K) descending, K = min(M, N); U is\n"
+          "(..., M, M) and Vh (..., N, N) when full_matrices, else (..., M, K) and (..., K, N).\n"
+          "driver (torch's cuSOLVER choice) is checked and ignored.")
+          .c_str());
+  l.def(
+      "svdvals",
+      [](py::handle x, py::handle driver, py::handle A, py::handle input, py::handle out) {
+        no_out(out, "svdvals");
+        check_driver(driver, "svdvals");
+        return svdvals(first_arg(x, A, input, "svdvals"));
+      },
+      py::arg("x") = missing(), py::pos_only(), py::kw_only(), py::arg("driver") = py::none(),
+      py::arg("A") = missing(), py::arg("input") = missing(), py::arg("out") = py::none(),
+      sig("svdvals", "x, /, *, driver=None, A=None, input=None, out=None",
+          "Singular values (descending) of (..., M, N) -> (..., min(M, N)).")
+          .c_str());
+  def_tolerance(l, "matrix_rank", "tol", true, &matrix_rank,
+                "Number of singular values (|eigenvalues| when hermitian) above max(atol, rtol * "
+                "the\nlargest) of each matrix of (..., M, N) -> int64 (...). rtol defaults to\n"
+                "max(M, N) * eps, or 0 when atol > 0 is given; torch's positional tol is atol.");
+  def_tolerance(
+      l, "pinv", "rcond", false, &pinv,
+      "Moore-Penrose pseudo-inverse of (..., M, N) -> (..., N, M) via the SVD (eigh when\n"
+      "hermitian), dropping singular values at or below max(atol, rtol * the largest); rtol\n"
+      "defaults to max(M, N) * eps, or 0 when atol > 0 is given; torch's positional rcond is\n"
+      "rtol. Differentiable with PyTorch's formula (Note [pinv backward] in\n"
+      "csrc/autograd/formulas_linalg.cpp), which holds where the rank is locally constant.");
+  const py::object lstsq_t =
+      result_type(l, "LstsqResult",
+                  py::make_tuple("solution", "residuals", "rank", "singular_values"), "lstsq");
+  l.def(
+      "lstsq",
+      [lstsq_t](py::handle A, py::handle B, py::handle rcond, py::handle driver, py::handle input,
+                py::handle b, py::handle other, py::handle out) {
+        constexpr const char* op = "lstsq";
+        no_out(out, op);
+        const Tensor a = first_arg(A, missing(), input, op);
+        const Tensor rhs = second_arg(B, b, other, op);
+        std::optional<double> rc;
+        if (!rcond.is_none()) {
+          if (!PyFloat_Check(rcond.ptr()) && !PyLong_Check(rcond.ptr()))
+            throw py::type_error("lstsq: argument 'rcond' must be a float or None, not " +
+                                 type_name(rcond));
+          rc = PyFloat_AsDouble(rcond.ptr());
+        }
+        std::optional<std::string> drv;
+        if (!driver.is_none())
+          drv = py::isinstance<py::str>(driver) ? driver.cast<std::string>()
+                                                : py::repr(driver).cast<std::string>();
+        const LstsqResult r = lstsq(a, rhs, rc, drv);
+        return lstsq_t(r.solution, r.residuals, r.rank, r.singular_values);
+      },
+      py::arg("A") = missing(), py::arg("B") = missing(), py::arg("rcond") = py::none(),
+      py::kw_only(), py::arg("driver") = py::none(), py::arg("input") = missing(),
+      py::arg("b") = missing(), py::arg("other") = missing(), py::arg("out") = py::none(),
+      sig("lstsq", "A, B, rcond=None, *, driver=None, input=None, b=None, other=None, out=None",
+          "(solution, residuals, rank, singular_values) of min ||A X - B|| through the\n"
+          "pseudo-inverse, singular values at or below rcond * the largest dropped (default:\n"
+          "eps * max(M, N)). As torch's drivers: rank for all but 'gels', singular_values for\n"
+          "'gelsd'/'gelss', and the squared residuals (..., K) when M > N for 'gels', and for\n"
+          "'gelsd'/'gelss' when every matrix has full rank; the default driver is 'gelsy' on\n"
+          "the CPU, 'gels' on CUDA. B may be a batch of vectors (B.ndim == A.ndim - 1).")
+          .c_str());
+}
+
+}  // namespace ts::python
