@@ -2,7 +2,6 @@
 #include <pybind11/stl.h>
 
 #include "core/error.h"
-
 #include "ops/conv.h"
 #include "ops/pool.h"
 #include "python/convert.h"
@@ -20,8 +19,9 @@ void init_conv(py::module_& m) {
           pad_str = padding.cast<std::string>();
         else
           pad = to_shape(padding, (op + ": padding").c_str());
-        return convolution(x, w, b ? *b : Tensor(), to_shape(stride, (op + ": stride").c_str()), pad, pad_str,
-                           to_shape(dilation, (op + ": dilation").c_str()), groups, nsp, op.c_str());
+        return convolution(x, w, b ? *b : Tensor(), to_shape(stride, (op + ": stride").c_str()),
+                           pad, pad_str, to_shape(dilation, (op + ": dilation").c_str()), groups,
+                           nsp, op.c_str());
       },
       py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
       py::arg("dilation"), py::arg("groups"), py::arg("nsp"), py::arg("op"),
@@ -31,10 +31,11 @@ void init_conv(py::module_& m) {
       [](const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, py::handle stride,
          py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation,
          int nsp, const std::string& op) {
-        return convolution_transpose(x, w, b ? *b : Tensor(), to_shape(stride, (op + ": stride").c_str()),
-                                     to_shape(padding, (op + ": padding").c_str()),
-                                     to_shape(output_padding, (op + ": output_padding").c_str()), groups,
-                                     to_shape(dilation, (op + ": dilation").c_str()), nsp, op.c_str());
+        return convolution_transpose(
+            x, w, b ? *b : Tensor(), to_shape(stride, (op + ": stride").c_str()),
+            to_shape(padding, (op + ": padding").c_str()),
+            to_shape(output_padding, (op + ": output_padding").c_str()), groups,
+            to_shape(dilation, (op + ": dilation").c_str()), nsp, op.c_str());
       },
       py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
       py::arg("output_padding"), py::arg("groups"), py::arg("dilation"), py::arg("nsp"),
@@ -120,32 +121,6 @@ void init_conv(py::module_& m) {
               doc.c_str());
     }
   }
-  m.def(
-      "_adaptive_pool",
-      [](const Tensor& x, py::handle out, bool max, int nsp, const std::string& op) -> py::object {
-        auto [y, idx] = adaptive_pool(x, nsp, to_shape(out, (op + ": output_size").c_str()), max, op.c_str());
-        if (!max) return py::cast(y);
-        return py::make_tuple(y, idx);
-      },
-      "PyTorch's adaptive_{avg,max}_pool{1,2,3}d (max: values and flat per-plane indices)");
-  m.def(
-      "_max_unpool",
-      [shape_or_empty](const Tensor& x, const Tensor& idx, py::handle k, py::handle s,
-                       py::handle p, py::handle output_size, int nsp, const std::string& op) {
-        return max_unpool(x, idx, nsp, to_shape(k, (op + ": kernel_size").c_str()),
-                          shape_or_empty(s, (op + ": stride").c_str()),
-                          to_shape(p, (op + ": padding").c_str()),
-                          shape_or_empty(output_size, (op + ": output_size").c_str()), op.c_str());
-      },
-      "PyTorch's max_unpool{1,2,3}d");
-  m.def(
-      "_lp_pool",
-      [shape_or_empty](const Tensor& x, double norm_type, py::handle k, py::handle s,
-                       bool ceil_mode, int nsp, const std::string& op) {
-        return lp_pool(x, nsp, norm_type, to_shape(k, (op + ": kernel_size").c_str()),
-                       shape_or_empty(s, (op + ": stride").c_str()), ceil_mode, op.c_str());
-      },
-      "PyTorch's lp_pool{1,2,3}d");
   m.def(
       "_to_memory_format",
       [](const Tensor& x, py::handle fmt, const std::string& op) {

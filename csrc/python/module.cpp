@@ -26,6 +26,7 @@ void init_optim(py::module_& m);
 void init_nn(py::module_& m);
 void init_loss(py::module_& m);
 void init_conv(py::module_& m);
+void init_pool(py::module_& m);
 void init_autocast(py::module_& m);
 void init_attention(py::module_& m);
 void install_arg_errors(py::module_& m);  // last: wraps every binding above
@@ -115,6 +116,7 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_nn(m);
   ts::python::init_loss(m);
   ts::python::init_conv(m);
+  ts::python::init_pool(m);
   ts::python::init_autocast(m);
   ts::python::init_attention(m);
   ts::python::install_arg_errors(m);

@@ -7,9 +7,18 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
+from . import _C
 from ._C import Tensor
 
-__all__ = ["adaptive_max_pool1d", "affine_grid_generator", "alpha_dropout", "batch_norm", "binary_cross_entropy_with_logits", "convolution", "cosine_embedding_loss", "dropout", "embedding", "feature_alpha_dropout", "feature_dropout", "grid_sampler", "group_norm", "gru_cell", "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm", "lstm_cell", "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "poisson_nll_loss", "rms_norm", "rnn_relu_cell", "rnn_tanh_cell", "rrelu", "triplet_margin_loss"]
+# torch.max_pool{1,2,3}d, max_pool1d_with_indices, avg_pool1d, adaptive_avg_pool1d: the
+# nn.functional bindings themselves (csrc/python/bind_conv.cpp, bind_pool.cpp; their
+# signatures take torch's top-level arguments). torch.adaptive_max_pool1d always returns
+# (values, indices): the _with_indices binding.
+from ._C import (max_pool1d, max_pool2d, max_pool3d, max_pool1d_with_indices,  # noqa: E402,F401
+                 avg_pool1d, adaptive_avg_pool1d)
+adaptive_max_pool1d = _C.adaptive_max_pool1d_with_indices
+
+__all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "avg_pool1d", "affine_grid_generator", "alpha_dropout", "batch_norm", "binary_cross_entropy_with_logits", "convolution", "cosine_embedding_loss", "dropout", "embedding", "feature_alpha_dropout", "feature_dropout", "grid_sampler", "group_norm", "gru_cell", "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm", "lstm_cell", "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "poisson_nll_loss", "rms_norm", "rnn_relu_cell", "rnn_tanh_cell", "rrelu", "triplet_margin_loss"]
 
 
 def _ts() -> Any:
@@ -212,32 +221,6 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool,
                                  reduction=_reduction(reduction))
 
 
-def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
-               dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
-    return _F().max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
-
-
-def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
-               dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
-    return _F().max_pool2d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
-
-
-def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
-               dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
-    return _F().max_pool3d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
-
-
-def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
-                            dilation: Any = 1, ceil_mode: bool = False) -> Tuple[Tensor, Tensor]:
-    return _F().max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode,
-                           return_indices=True)
-
-
-def adaptive_max_pool1d(input: Tensor, output_size: Any) -> Tuple[Tensor, Tensor]:
-    """torch.adaptive_max_pool1d returns (values, indices)."""
-    return _F().adaptive_max_pool1d(input, output_size, return_indices=True)
-
-
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
           training: bool = False, generator: Any = None) -> Tensor:
     return _F().rrelu(input, lower, upper, training)
@@ -253,8 +236,8 @@ def _functional_alias(name: str) -> Callable[..., Any]:
 
 _FUNCTIONAL_ALIASES = ("conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d "
                        "selu celu cosine_similarity pairwise_distance pdist pixel_shuffle "
-                       "pixel_unshuffle channel_shuffle native_channel_shuffle avg_pool1d "
-                       "adaptive_avg_pool1d bilinear ctc_loss").split()
+                       "pixel_unshuffle channel_shuffle native_channel_shuffle bilinear "
+                       "ctc_loss").split()
 
 
 def functional_aliases() -> Dict[str, Callable[..., Any]]:

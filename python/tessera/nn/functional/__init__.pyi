@@ -4,15 +4,6 @@ from typing import Any, Iterator
 
 from tessera import Tensor
 from tessera.nn.functional import activation as activation
-from tessera.nn.functional.pooling import adaptive_avg_pool1d as adaptive_avg_pool1d
-from tessera.nn.functional.pooling import adaptive_avg_pool2d as adaptive_avg_pool2d
-from tessera.nn.functional.pooling import adaptive_avg_pool3d as adaptive_avg_pool3d
-from tessera.nn.functional.pooling import adaptive_max_pool1d as adaptive_max_pool1d
-from tessera.nn.functional.pooling import adaptive_max_pool1d_with_indices as adaptive_max_pool1d_with_indices
-from tessera.nn.functional.pooling import adaptive_max_pool2d as adaptive_max_pool2d
-from tessera.nn.functional.pooling import adaptive_max_pool2d_with_indices as adaptive_max_pool2d_with_indices
-from tessera.nn.functional.pooling import adaptive_max_pool3d as adaptive_max_pool3d
-from tessera.nn.functional.pooling import adaptive_max_pool3d_with_indices as adaptive_max_pool3d_with_indices
 from tessera.nn.functional.grid_sample import affine_grid as affine_grid
 from tessera.nn.functional.dropout import alpha_dropout as alpha_dropout
 from tessera.nn.functional import attention as attention
@@ -64,12 +55,6 @@ from tessera.nn.functional.activation import leaky_relu_ as leaky_relu_
 from tessera.nn.functional.norm import local_response_norm as local_response_norm
 from tessera.nn.functional.activation import logsigmoid as logsigmoid
 from tessera.nn.functional import loss as loss
-from tessera.nn.functional.pooling import lp_pool1d as lp_pool1d
-from tessera.nn.functional.pooling import lp_pool2d as lp_pool2d
-from tessera.nn.functional.pooling import lp_pool3d as lp_pool3d
-from tessera.nn.functional.pooling import max_unpool1d as max_unpool1d
-from tessera.nn.functional.pooling import max_unpool2d as max_unpool2d
-from tessera.nn.functional.pooling import max_unpool3d as max_unpool3d
 from tessera.nn.functional import misc as misc
 from tessera.nn.functional.activation import mish as mish
 from tessera.nn.functional.loss import multi_margin_loss as multi_margin_loss
@@ -116,6 +101,24 @@ from tessera.nn.functional.interp import upsample_nearest as upsample_nearest
 
 __all__ = ['activation', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool1d', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d', 'adaptive_max_pool3d_with_indices', 'affine_grid', 'alpha_dropout', 'attention', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'batch_norm', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'celu', 'celu_', 'channel_shuffle', 'conv', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'cosine_embedding_loss', 'cosine_similarity', 'cross_entropy', 'ctc_loss', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'elu', 'elu_', 'embedding', 'embedding_bag', 'erf', 'erfc', 'feature_alpha_dropout', 'fold', 'fractional_max_pool2d', 'fractional_max_pool2d_with_indices', 'fractional_max_pool3d', 'fractional_max_pool3d_with_indices', 'fractional_pool', 'gaussian_nll_loss', 'gelu', 'glu', 'grid_sample', 'group_norm', 'gumbel_softmax', 'hardshrink', 'hardsigmoid', 'hardswish', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'huber_loss', 'instance_norm', 'interp', 'interpolate', 'kl_div', 'l1_loss', 'layer_norm', 'leaky_relu', 'leaky_relu_', 'linear', 'local_response_norm', 'log_softmax', 'logsigmoid', 'logsumexp', 'loss', 'lp_pool1d', 'lp_pool2d', 'lp_pool3d', 'margin_ranking_loss', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_pool3d', 'max_pool3d_with_indices', 'max_unpool1d', 'max_unpool2d', 'max_unpool3d', 'misc', 'mish', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'native_channel_shuffle', 'nll_loss', 'norm', 'normalize', 'one_hot', 'pad', 'pairwise_distance', 'pdist', 'pixel_shuffle', 'pixel_unshuffle', 'poisson_nll_loss', 'pooling', 'prelu', 'relu', 'relu6', 'relu_', 'rms_norm', 'rrelu', 'rrelu_', 'sampling_distance', 'scaled_dot_product_attention', 'selu', 'selu_', 'shuffle', 'sigmoid', 'silu', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softmax2d', 'softmin', 'softplus', 'softshrink', 'softsign', 'tanh', 'tanhshrink', 'threshold', 'threshold_', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'unfold', 'upsample', 'upsample_bilinear', 'upsample_nearest']
 
+def adaptive_avg_pool1d(input: Any, output_size: Any) -> Any:
+    """Mean over PyTorch's adaptive windows [floor(i n / m), ceil((i + 1) n / m)) of (N, C, *spatial) or (C, *spatial) floating input with 1 spatial dims; output_size an int or 1 values (None keeps the input's size). The C++ op csrc/ops/pool.h, gradients in C++."""
+def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:
+    """Mean over PyTorch's adaptive windows [floor(i n / m), ceil((i + 1) n / m)) of (N, C, *spatial) or (C, *spatial) floating input with 2 spatial dims; output_size an int or 2 values (None keeps the input's size). The C++ op csrc/ops/pool.h, gradients in C++."""
+def adaptive_avg_pool3d(input: Any, output_size: Any) -> Any:
+    """Mean over PyTorch's adaptive windows [floor(i n / m), ceil((i + 1) n / m)) of (N, C, *spatial) or (C, *spatial) floating input with 3 spatial dims; output_size an int or 3 values (None keeps the input's size). The C++ op csrc/ops/pool.h, gradients in C++."""
+def adaptive_max_pool1d(input: Any, output_size: Any, return_indices: Any = ...) -> Any:
+    """Max over PyTorch's adaptive windows of (N, C, *spatial) or (C, *spatial) floating input; with return_indices also the int64 flat index of each window's first maximum in its plane (where the gradient goes). The C++ op csrc/ops/pool.h."""
+def adaptive_max_pool1d_with_indices(input: Any, output_size: Any, return_indices: Any = ...) -> Any:
+    """Max over PyTorch's adaptive windows of (N, C, *spatial) or (C, *spatial) floating input; (values, indices) the int64 flat index of each window's first maximum in its plane (where the gradient goes). The C++ op csrc/ops/pool.h."""
+def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: Any = ...) -> Any:
+    """Max over PyTorch's adaptive windows of (N, C, *spatial) or (C, *spatial) floating input; with return_indices also the int64 flat index of each window's first maximum in its plane (where the gradient goes). The C++ op csrc/ops/pool.h."""
+def adaptive_max_pool2d_with_indices(input: Any, output_size: Any, return_indices: Any = ...) -> Any:
+    """Max over PyTorch's adaptive windows of (N, C, *spatial) or (C, *spatial) floating input; (values, indices) the int64 flat index of each window's first maximum in its plane (where the gradient goes). The C++ op csrc/ops/pool.h."""
+def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: Any = ...) -> Any:
+    """Max over PyTorch's adaptive windows of (N, C, *spatial) or (C, *spatial) floating input; with return_indices also the int64 flat index of each window's first maximum in its plane (where the gradient goes). The C++ op csrc/ops/pool.h."""
+def adaptive_max_pool3d_with_indices(input: Any, output_size: Any, return_indices: Any = ...) -> Any:
+    """Max over PyTorch's adaptive windows of (N, C, *spatial) or (C, *spatial) floating input; (values, indices) the int64 flat index of each window's first maximum in its plane (where the gradient goes). The C++ op csrc/ops/pool.h."""
 def avg_pool1d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ...) -> Any:
     """Mean over kernel windows of (N, C, *spatial) or (C, *spatial) with 1 spatial dims; count_include_pad counts the zero padding in each divisor (the C++ op csrc/ops/pool.h, gradients in C++)."""
 def avg_pool2d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ..., divisor_override: Any = ...) -> Any:
@@ -150,6 +153,12 @@ def log_softmax(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any =
     """x - logsumexp(x) along dim (PyTorch's implicit dim when None), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""
 def logsumexp(input: Any, dim: Any = ..., keepdim: Any = ...) -> Any:
     """log(sum(exp(input))) over dim (all dims when None or ()), computed stably (shifted by the max); integer input gives float32."""
+def lp_pool1d(input: Any, norm_type: Any, kernel_size: Any, stride: Any = ..., ceil_mode: Any = ...) -> Any:
+    """(sum over each window of x^p)^(1/p) (PyTorch's formula: the window's average times its full size) of (N, C, *spatial) or (C, *spatial) input; p = inf is the max of |x|. The C++ op csrc/ops/pool.h, gradients in C++."""
+def lp_pool2d(input: Any, norm_type: Any, kernel_size: Any, stride: Any = ..., ceil_mode: Any = ...) -> Any:
+    """(sum over each window of x^p)^(1/p) (PyTorch's formula: the window's average times its full size) of (N, C, *spatial) or (C, *spatial) input; p = inf is the max of |x|. The C++ op csrc/ops/pool.h, gradients in C++."""
+def lp_pool3d(input: Any, norm_type: Any, kernel_size: Any, stride: Any = ..., ceil_mode: Any = ...) -> Any:
+    """(sum over each window of x^p)^(1/p) (PyTorch's formula: the window's average times its full size) of (N, C, *spatial) or (C, *spatial) input; p = inf is the max of |x|. The C++ op csrc/ops/pool.h, gradients in C++."""
 def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """max(0, -target * (input1 - input2) + margin); the three tensors have one rank and broadcast (the C++ op csrc/ops/nn/loss.h)."""
 def max_pool1d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ..., return_indices: Any = ...) -> Any:
@@ -164,6 +173,12 @@ def max_pool3d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = .
     """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 3 spatial dims (-inf padding; floating input, or integer on the CPU); with return_indices also the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
 def max_pool3d_with_indices(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ..., return_indices: Any = ...) -> Any:
     """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 3 spatial dims (-inf padding; floating input, or integer on the CPU); (values, indices) the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
+def max_unpool1d(input: Any, indices: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., output_size: Any = ...) -> Any:
+    """The partial inverse of max_pool1d: the values placed at their flat indices of the output planes, zeros elsewhere; each output size (in - 1) stride - 2 padding + kernel unless output_size (1 values, or with the leading N, C) says otherwise. Any dtype; IndexError for an index outside the plane. The C++ op csrc/ops/pool.h."""
+def max_unpool2d(input: Any, indices: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., output_size: Any = ...) -> Any:
+    """The partial inverse of max_pool2d: the values placed at their flat indices of the output planes, zeros elsewhere; each output size (in - 1) stride - 2 padding + kernel unless output_size (2 values, or with the leading N, C) says otherwise. Any dtype; IndexError for an index outside the plane. The C++ op csrc/ops/pool.h."""
+def max_unpool3d(input: Any, indices: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., output_size: Any = ...) -> Any:
+    """The partial inverse of max_pool3d: the values placed at their flat indices of the output planes, zeros elsewhere; each output size (in - 1) stride - 2 padding + kernel unless output_size (3 values, or with the leading N, C) says otherwise. Any dtype; IndexError for an index outside the plane. The C++ op csrc/ops/pool.h."""
 def mse_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., weight: Any = ...) -> Any:
     """(input - target)^2 (broadcast), reduced by reduction ('mean', 'sum' or 'none'; the legacy size_average/reduce replace it, with PyTorch's warning). weight (input's shape) scales each element and 'mean' then divides by its sum (the C++ op csrc/ops/nn/loss.h)."""
 def nll_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:

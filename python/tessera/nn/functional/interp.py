@@ -17,6 +17,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from ... import _C
 from ..._C import Tensor
 from ...autograd.function import Function, FunctionCtx
 
@@ -280,8 +281,7 @@ def interpolate(input: Tensor, size: SizeArg = None, scale_factor: ScaleArg = No
                                empty_ok=mode == "area")
     in_sp = tuple(x.shape[2:])
     if mode == "area":
-        from .pooling import _adaptive_avg_pool_nd
-        return _adaptive_avg_pool_nd(x, out, nsp, "interpolate")
+        return getattr(_C, f"adaptive_avg_pool{nsp}d")(x, out)
     t = _ts()
     if mode not in ("nearest", "nearest-exact") and not t.isdtype(x.dtype, "real floating"):
         raise TypeError(f"interpolate: mode {mode!r} needs a floating-point input, got {x.dtype}")
