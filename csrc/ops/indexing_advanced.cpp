@@ -487,6 +487,11 @@ void copy_by_offsets(const Tensor& x, const std::vector<int64_t>& off, const Ten
 }
 }  // namespace
 
+Tensor scatter_offsets(const char* op, const Tensor& x, int64_t& dim, const Tensor& index,
+                       const Tensor* src, std::vector<int64_t>& off) {
+  return dim_index(op, x, dim, index, src, &off);
+}
+
 // gather / scatter_add from an index already on x's device (Note [CUDA advanced indexing]).
 bool device_addressing(const Tensor& x, const Tensor& index) {
   return !x.device().is_cpu() && index.device() == x.device();

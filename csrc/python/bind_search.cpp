@@ -8,6 +8,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/indexing_advanced.h"
+#include "ops/indexing_scatter.h"
 #include "ops/masked.h"
 #include "ops/sort.h"
 #include "ops/views.h"
@@ -45,13 +46,11 @@ int scatter_reduce_mode(py::handle reduce, const char* op) {
   throw ValueError(str(op, ": reduce must be None, 'add' or 'multiply', got '", r, "'"));
 }
 
-// reduce='multiply': the prod reduction of scatter_reduce (python/tessera/_indexing.py), with
-// a number src filled to index's shape in x's dtype.
+// reduce='multiply': scatter_reduce's prod (include_self), with a number src filled to index's
+// shape in x's dtype.
 Tensor scatter_multiply(const Tensor& x, int64_t dim, const Tensor& index, Tensor src) {
   if (src.ndim() == 0) src = broadcast_to(astype(src, x.dtype(), false), index.shape());
-  return py::module_::import("tessera._indexing")
-      .attr("scatter_reduce")(x, dim, index, src, "prod", py::arg("include_self") = true)
-      .cast<Tensor>();
+  return scatter_reduce(x, dim, index, src, ScatterReduceOp::Prod, true);
 }
 
 Tensor scatter_py(const Tensor& x, py::handle dim, py::handle index, py::handle src,

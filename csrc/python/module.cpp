@@ -16,6 +16,7 @@ void init_manipulation(py::module_& m);
 void init_views(py::module_& m);
 void init_indexing(py::module_& m);
 void init_search(py::module_& m);
+void init_index_forms(py::module_& m);
 void init_interop(py::module_& m);
 void init_autograd(py::module_& m);
 void init_linalg(py::module_& m);
@@ -106,6 +107,7 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_views(m);
   ts::python::init_indexing(m);
   ts::python::init_search(m);
+  ts::python::init_index_forms(m);
   ts::python::init_interop(m);
   ts::python::init_cuda(m);
   ts::python::init_autograd(m);

@@ -24,8 +24,8 @@ from ._C import (  # noqa: F401  (the C++ functions: csrc/python/bind_search.cpp
     argwhere, gather, index_add, index_copy, index_fill, index_select, masked_fill,
     masked_select, nonzero, scatter, scatter_add, take_along_axis,
 )
+from ._C import scatter_reduce  # noqa: F401  (csrc/python/bind_index_forms.cpp)
 from ._tensor import _dim_index
-from .autograd.function import Function, FunctionCtx, once_differentiable
 
 __all__ = ["take", "take_along_axis", "nonzero", "argwhere", "gather", "scatter",
            "scatter_add", "index_select", "index_add", "masked_fill", "masked_select"]
@@ -63,9 +63,9 @@ def _take_method(self: Tensor, index: Any) -> Tensor:
 # ---- PyTorch's indexing functions and methods: where, masked_scatter, index_fill,
 # index_copy, index_put, scatter_reduce (out of place; the in-place twins are made from them)
 _TORCH_NAMES = ["masked_scatter", "index_fill", "index_copy", "index_put",
-                "scatter_reduce", "select_scatter", "slice_scatter", "diagonal_scatter", "put",
+                "select_scatter", "slice_scatter", "diagonal_scatter", "put",
                 "nonzero_static"]  # PyTorch's (the standard's are above)
-__all__ += _TORCH_NAMES
+__all__ += _TORCH_NAMES + ["scatter_reduce"]
 
 _INT = (_C.int8, _C.int16, _C.int32, _C.int64, _C.uint8)
 
@@ -141,140 +141,7 @@ def index_put(input: Tensor, indices: Sequence[Any], values: Any,
     return _C._reshape(flat, tuple(input.shape), -1)
 
 
-def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
-                   include_self: builtins.bool = True) -> Tensor:
-    """Reduces src's values into input at `index` along `dim` with reduce in 'sum', 'prod',
-    'mean', 'amax', 'amin' (include_self=False leaves input's own values out where something
-    is scattered). All are differentiable ('prod' once: no double backward)."""
-    reduces = ("sum", "prod", "mean", "amax", "amin")
-    if reduce not in reduces:
-        raise RuntimeError(f"scatter_reduce: reduce argument must be one of {reduces}, got {reduce!r}")
-    if src.dtype != input.dtype:
-        raise RuntimeError(f"scatter_reduce: expected self ({input.dtype}) and src ({src.dtype}) "
-                           "to have the same dtype")
-    d = _dim_index("scatter_reduce", dim, input.ndim)
-    ones = _ts().ones_like(src)
-    hit = _ts().scatter_add(_ts().zeros_like(input), d, index, ones) > 0
-    base = input if include_self else _C.where(hit, 0, input)
-    if reduce == "sum":
-        return _ts().scatter_add(base, d, index, src)
-    if reduce == "mean":
-        total = _ts().scatter_add(base, d, index, src)
-        cnt = _ts().scatter_add(_ts().ones_like(input) if include_self else
-                                _ts().zeros_like(input), d, index, ones)
-        cnt = _C.where(cnt == 0, 1, cnt)
-        out = total / cnt
-        if input.dtype not in (_C.float16, _C.bfloat16, _C.float32, _C.float64):
-            out = _C._astype(_C.floor_divide(total, cnt), input.dtype, True)
-        return out
-    if reduce == "prod":
-        if input.dtype in (_C.float16, _C.bfloat16, _C.float32, _C.float64):
-            return _ScatterProd.apply(input, src, d, index, include_self, hit)
-        if _C.is_grad_enabled() and (input.requires_grad or src.requires_grad):
-            raise RuntimeError(f"scatter_reduce: reduce='prod' is not differentiable for "
-                               f"{input.dtype} (real floating dtypes only)")
-        return _scatter_numpy(input, d, index, src, reduce, include_self, hit)
-    return _ScatterExtreme.apply(input, src, d, index, reduce, include_self, hit)
-
-
-def _scatter_numpy(input: Tensor, d: int, index: Tensor, src: Tensor, reduce: str,
-                   include_self: builtins.bool, hit: Tensor) -> Tensor:
-    """scatter_reduce's prod / amax / amin values (not differentiable by themselves)."""
-    import numpy as np
-    a = np.array(np.asarray(input.detach().cpu()))
-    s = np.asarray(src.detach().cpu())
-    ix = np.asarray(index.cpu()).astype(np.int64)
-    hits = np.asarray(hit.cpu())
-    ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
-    if not include_self:
-        ident = {"prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
-        if a.dtype.kind != "f" and reduce != "prod":
-            info = np.iinfo(a.dtype)
-            ident = info.min if reduce == "amax" else info.max
-        a[hits] = ident
-    grids = list(np.meshgrid(*[np.arange(n) for n in ix.shape], indexing="ij"))
-    grids[d] = ix
-    ufunc.at(a, tuple(grids), s[tuple(slice(0, n) for n in ix.shape)])
-    return _ts().asarray(a, device=input.device)
-
-
-class _ScatterExtreme(Function):
-    """scatter_reduce amax/amin; the gradient goes evenly to every input/src value equal to
-    the result (torch's rule for ties)."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, input: Tensor, src: Tensor, d: int, index: Tensor,  # type: ignore[override]
-                reduce: str, include_self: builtins.bool, hit: Tensor) -> Tensor:
-        out = _scatter_numpy(input, d, index, src, reduce, include_self, hit)
-        ctx.save_for_backward(input, src, out, index, hit)
-        ctx.d, ctx.include_self = d, include_self
-        return out
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
-        input, src, out, index, hit = ctx.saved_tensors
-        d = ctx.d
-        picked = _ts().gather(out, d, index)
-        src_hit = src[tuple(slice(0, n) for n in index.shape)] == picked
-        self_hit = (input == out) if ctx.include_self else (input == out) & ~hit
-        count = _ts().scatter_add(_C._astype(self_hit, g.dtype, True), d, index,
-                                  _C._astype(src_hit, g.dtype, True))
-        share = g / _C.where(count == 0, 1, count)
-        g_in = _C.where(self_hit, share, 0)
-        g_src_part = _C.where(src_hit, _ts().gather(share, d, index), 0)
-        g_src = _ts().zeros_like(src)
-        g_src[tuple(slice(0, n) for n in index.shape)] = g_src_part
-        return g_in, g_src, None, None, None, None, None
-
-
-class _ScatterProd(Function):
-    """scatter_reduce 'prod' with torch's scatter_reduce_backward: products of the other
-    factors are recomputed with zeros masked to 1, so a single zero factor still gets the
-    product of the rest (not 0 / 0)."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, input: Tensor, src: Tensor, d: int, index: Tensor,  # type: ignore[override]
-                include_self: builtins.bool, hit: Tensor) -> Tensor:
-        out = _scatter_numpy(input, d, index, src, "prod", include_self, hit)
-        ctx.save_for_backward(input, src, out, index, hit)
-        ctx.d, ctx.include_self = d, include_self
-        return out
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
-        input, src, out, index, hit = ctx.saved_tensors
-        d, include_self = ctx.d, ctx.include_self
-        ts = _ts()
-        part = tuple(slice(0, n) for n in index.shape)
-        g_in = g_src = None
-        if ctx.needs_input_grad[0]:
-            masked_self = _C.where(input == 0, 1, input)
-            masked_self_result = _scatter_numpy(masked_self, d, index, src, "prod",
-                                                include_self, hit)
-            g_in = g * masked_self_result / masked_self
-            if not include_self:  # input's own values were left out where hit
-                g_in = _C.where(hit, 0, g_in)
-        if ctx.needs_input_grad[1]:
-            s = src[part]
-            src_zero = s == 0
-            n_zeros = ts.gather(ts.scatter_add(ts.zeros_like(g), d, index,
-                                               _C._astype(src_zero, g.dtype, True)), d, index)
-            single_zero = src_zero & (n_zeros == 1)
-            masked_src = _C.where(single_zero, 1, s)
-            full = src.clone()
-            full[part] = masked_src
-            masked_src_result = _scatter_numpy(input, d, index, full, "prod", include_self,
-                                               hit)
-            part_g = _C.where(single_zero, ts.gather(g * masked_src_result, d, index),
-                              ts.gather(g * out, d, index) / _C.where(src_zero, 1, s))
-            g_src = ts.zeros_like(src)
-            g_src[part] = part_g
-        return g_in, g_src, None, None, None, None
-
-
-METHODS = {"where": _where_method, "masked_scatter": masked_scatter, "index_put": index_put,
-           "scatter_reduce": scatter_reduce}
+METHODS = {"where": _where_method, "masked_scatter": masked_scatter, "index_put": index_put}
 
 
 # ---- x.fill_diagonal_

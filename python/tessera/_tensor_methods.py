@@ -256,7 +256,7 @@ def _tensor_table() -> Dict[str, Any]:
     twins = [n for n in el.METHODS if n not in el.NO_INPLACE]
     twins += [n for n in el.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
     twins += lc.INPLACE + TORCH_INPLACE_TWINS + ["masked_scatter", "index_fill", "index_copy",
-                                                 "index_put", "scatter_reduce"]
+                                                 "index_put"]
     checked_as: Dict[str, Any] = {}  # an in-place twin checks the arguments of its origin
     for name in twins:
         if current(name) is not None and current(name + "_") is None:
