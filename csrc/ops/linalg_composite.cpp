@@ -126,6 +126,73 @@ Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left) {
   return solve(a, b);
 }
 
+namespace {
+
+// int32 zeros of x's batch shape: the info of factorizations that all succeeded.
+Tensor no_failures(const Tensor& x) {
+  Tensor out =
+      Tensor::empty(Shape(x.shape().begin(), x.shape().end() - 2), DType::Int32, x.device());
+  fill_(out, Scalar::from_int(0));
+  return out;
+}
+
+// (x with its failing matrices, info != 0, replaced by identities; the failure mask (batch...,
+// 1, 1)): the factorization of the rest runs as usual and stays differentiable.
+std::pair<Tensor, Tensor> failing_as_identity(const Tensor& x, const Tensor& info) {
+  const Tensor bad = expand_dims(
+      expand_dims(binary_op(not_equal_def, info, wrap_scalar(Scalar::from_int(0))), -1), -1);
+  const int64_t n = x.dim(x.ndim() - 1);
+  return {where(bad, eye(n, n, 0, x.dtype(), x.device()), x), bad};
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> inv_ex(const Tensor& x, bool check_errors) {
+  check_matrices(x, "inv_ex");
+  try {
+    Tensor r = inv(x);
+    return {r, no_failures(x)};
+  } catch (const LinAlgError&) {
+    if (check_errors) throw;
+  }
+  const Tensor info = factorization_info(x, false);
+  auto [safe, bad] = failing_as_identity(x, info);
+  return {where(bad, sc(NAN), inv(safe)), info};
+}
+
+std::pair<Tensor, Tensor> cholesky_ex(const Tensor& x, bool upper, bool check_errors) {
+  check_matrices(x, "cholesky_ex");
+  try {
+    Tensor r = cholesky(x, upper);
+    return {r, no_failures(x)};
+  } catch (const LinAlgError&) {
+    if (check_errors) throw;
+  }
+  const Tensor info = factorization_info(x, true, upper);
+  auto [safe, bad] = failing_as_identity(x, info);
+  return {where(bad, sc(NAN), cholesky(safe, upper)), info};
+}
+
+std::pair<Tensor, Tensor> solve_ex(const Tensor& a, const Tensor& b, bool left, bool check_errors) {
+  check_matrices(a, "solve_ex");
+  try {
+    Tensor r = linalg_solve(a, b, left);
+    return {r, no_failures(a)};
+  } catch (const LinAlgError&) {
+    if (check_errors) throw;
+  }
+  const Tensor info = factorization_info(a, false);
+  auto [safe, bad] = failing_as_identity(a, info);
+  const Tensor out = linalg_solve(safe, b, left);
+  const int64_t n = a.ndim();
+  bool vec = b.ndim() == 1;  // a vector result (torch's batch of vectors included)
+  if (b.ndim() >= 2 && n == b.ndim() + 1 && b.dim(b.ndim() - 2) != a.dim(n - 1)) {
+    vec = true;
+    for (int64_t d = 0; d < b.ndim(); ++d) vec = vec && b.dim(d) == a.dim(d);
+  }
+  return {where(vec ? squeeze(bad, Shape{-1}) : bad, sc(NAN), out), info};
+}
+
 LstsqResult lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond,
                   std::optional<std::string> driver) {
   if (!driver) driver = a.device().is_cpu() ? "gelsy" : "gels";

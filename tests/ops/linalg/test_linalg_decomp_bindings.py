@@ -267,3 +267,57 @@ def test_lstsq_errors_name_the_op():
         ts.linalg.lstsq(a, a, "x")
     with pytest.raises(TypeError, match="multiple values"):
         ts.linalg.lstsq(a, a, b=a)
+
+
+# ---- inv_ex / cholesky_ex / solve_ex: LAPACK's info from the C++ kernels
+def test_ex_functions_are_bindings_with_lapack_info():
+    for name in ("inv_ex", "cholesky_ex", "solve_ex"):
+        assert type(getattr(ts.linalg, name)).__name__ == "builtin_function_or_method", name
+    sing = np.array([[1., 2, 3], [2, 4, 6], [0, 0, 1]])  # second pivot zero
+    A = np.stack([mat((3, 3)), sing, np.zeros((3, 3))])
+    rt, rs = torch.linalg.inv_ex(T(A)), ts.linalg.inv_ex(S(A))
+    close(rt.info, rs.info)
+    assert rs._fields == ("inverse", "info")
+    close(rt.inverse[0], rs.inverse[0])
+    assert np.isnan(to_np(rs.inverse)[1:]).all()
+    # a non-contiguous batch, and the upper triangle read by cholesky_ex(upper=True)
+    H = np.stack([herm((3, 3)), np.diag([1., -1, 2]), herm((3, 3))])
+    Ht = np.swapaxes(H, -1, -2).copy()
+    for upper in (False, True):
+        rt = torch.linalg.cholesky_ex(T(Ht).mT, upper=upper)
+        rs = ts.linalg.cholesky_ex(S(Ht).mT, upper=upper)
+        close(rt.info, rs.info)
+        close(rt.L[0], rs.L[0])
+    # empty batches and matrices
+    for shape in ((0, 3, 3), (2, 0, 0)):
+        for name in ("inv_ex", "cholesky_ex"):
+            rt, rs = getattr(torch.linalg, name)(T(np.zeros(shape))), \
+                getattr(ts.linalg, name)(S(np.zeros(shape)))
+            close(rt.info, rs.info)
+            assert tuple(rt[0].shape) == tuple(rs[0].shape)
+    b = mat((3, 3, 2))
+    rt, rs = torch.linalg.solve_ex(T(A), T(b)), ts.linalg.solve_ex(S(A), S(b))
+    close(rt.info, rs.info)
+    close(rt.result[0], rs.result[0])
+
+
+def test_ex_gradients_and_errors():
+    a = mat((2, 3, 3))
+    compare_grads(lambda x: ts.linalg.inv_ex(x).inverse, lambda x: torch.linalg.inv_ex(x).inverse,
+                  [a], generator=RNG)
+    compare_grads(lambda x, y: ts.linalg.solve_ex(x, y).result,
+                  lambda x, y: torch.linalg.solve_ex(x, y).result, [a, mat((2, 3, 2))],
+                  generator=RNG)
+    compare_grads(lambda x: ts.linalg.cholesky_ex((x + x.mT) / 2).L,
+                  lambda x: torch.linalg.cholesky_ex((x + x.mT) / 2).L, [herm((2, 3, 3))],
+                  generator=RNG)
+    with pytest.raises(ts.linalg.LinAlgError, match="inv"):
+        ts.linalg.inv_ex(S(np.zeros((2, 2))), check_errors=True)
+    with pytest.raises(ts.linalg.LinAlgError, match="cholesky"):
+        ts.linalg.cholesky_ex(S(-np.eye(2)), check_errors=True)
+    with pytest.raises(TypeError, match="inv_ex"):
+        ts.linalg.inv_ex(S(np.eye(2, dtype=np.int64)))
+    with pytest.raises(ValueError, match="cholesky_ex|cholesky"):
+        ts.linalg.cholesky_ex(S(np.ones((2, 3))))
+    with pytest.raises(TypeError, match="upper"):
+        ts.linalg.cholesky_ex(S(np.eye(2)), upper=None)
