@@ -230,6 +230,42 @@ LstsqResult lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond,
   return r;
 }
 
+Tensor tensorinv(const Tensor& a, int64_t ind) {
+  TS_CHECK(ind > 0, RuntimeError,
+           "linalg.tensorinv: Expected a strictly positive integer for 'ind', but got ", ind);
+  TS_CHECK(ind <= a.ndim(), RuntimeError, "linalg.tensorinv: ind ", ind,
+           " is beyond the dims of A of shape ", shape_str(a.shape()));
+  const Shape rows(a.shape().begin(), a.shape().begin() + ind);
+  const Shape cols(a.shape().begin() + ind, a.shape().end());
+  const int64_t m = numel_of(rows);
+  TS_CHECK(m == numel_of(cols), RuntimeError,
+           "linalg.tensorinv: Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+           "prod(self.shape[:ind]), got shape ",
+           shape_str(a.shape()), " and ind ", ind);
+  Shape out = cols;
+  for (int64_t r : rows) out.push_back(r);
+  return reshape(inv(reshape(a, Shape{m, m})), out);
+}
+
+Tensor tensorsolve(const Tensor& a, const Tensor& b, const std::optional<Shape>& dims) {
+  Tensor x = a;
+  if (dims) {
+    Shape dest;
+    const int64_t k = static_cast<int64_t>(dims->size());
+    for (int64_t i = 0; i < k; ++i) dest.push_back(a.ndim() - k + i);
+    x = moveaxis(a, *dims, dest);
+  }
+  TS_CHECK(b.ndim() <= x.ndim(), RuntimeError, "linalg.tensorsolve: B of shape ",
+           shape_str(b.shape()), " has more dims than A of shape ", shape_str(x.shape()));
+  const Shape rest(x.shape().begin() + b.ndim(), x.shape().end());
+  const int64_t n = numel_of(rest);
+  TS_CHECK(n == b.numel(), RuntimeError,
+           "linalg.tensorsolve: Expected A to satisfy the requirement prod(A.shape[B.ndim:]) == "
+           "prod(A.shape[:B.ndim]), got A of shape ",
+           shape_str(x.shape()), " and B of shape ", shape_str(b.shape()));
+  return reshape(solve(reshape(x, Shape{-1, n}), reshape(b, Shape{-1, 1})), rest);
+}
+
 Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool largest) {
   Tensor out;
   {

@@ -45,6 +45,11 @@ struct LstsqResult {
 };
 LstsqResult lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond,
                   std::optional<std::string> driver);
+// torch.linalg.tensorinv: the inverse of a seen as a matrix of its first `ind` dims by the rest,
+// shaped a.shape[ind:] + a.shape[:ind]. torch.linalg.tensorsolve: x with tensordot(a, x,
+// x.ndim) == b (a's `dims` moved to the end first). Differentiable through inv / solve.
+Tensor tensorinv(const Tensor& a, int64_t ind);
+Tensor tensorsolve(const Tensor& a, const Tensor& b, const std::optional<Shape>& dims);
 // max (largest) or min of |x| over `axes` for real floating x (the vector norms of ord +-inf);
 // the max over an empty reduction is 0. Gradient: PyTorch's norm_backward for p = +-inf.
 Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool largest);

@@ -3,6 +3,7 @@
 // tessera/linalg.py): slogdet, eigh, solve, qr, svd, svdvals, matrix_rank, pinv. Results with
 // several parts are named tuples (torch.return_types' fields), made once here.
 #include <tuple>
+#include <vector>
 
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
@@ -11,6 +12,7 @@
 #include "ops/views.h"
 #include "python/convert.h"
 #include "python/input_arg.h"
+#include "python/int_arg.h"
 
 namespace ts::python {
 
@@ -312,6 +314,56 @@ void init_linalg_decomp(py::module_& l) {
           "A, B, *, left=True, check_errors=False, input=None, b=None, other=None, out=None",
           "(result, info) of linalg.solve: info (int32, per matrix of A) is 0 where A is\n"
           "invertible, else the 1-based index of its first zero pivot (that result is NaN).")
+          .c_str());
+  l.def(
+      "multi_dot",
+      [](py::handle tensors, py::handle out) {
+        no_out(out, "multi_dot");
+        bool ok = py::isinstance<py::list>(tensors) || py::isinstance<py::tuple>(tensors);
+        if (ok)
+          for (py::handle t : tensors) ok = ok && py::isinstance<Tensor>(t);
+        if (!ok)
+          throw py::type_error(
+              "linalg_multi_dot(): argument 'tensors' (position 1) must be tuple of Tensors, not " +
+              type_name(tensors));
+        std::vector<Tensor> xs;
+        for (py::handle t : tensors) xs.push_back(t.cast<const Tensor&>());
+        return multi_dot(xs);
+      },
+      py::arg("tensors"), py::kw_only(), py::arg("out") = py::none(),
+      sig("multi_dot", "tensors, *, out=None",
+          "A @ B @ ... of 2-D tensors, the first may be 1-D (a row) and the last 1-D (a column),\n"
+          "as torch.linalg.multi_dot.")
+          .c_str());
+  l.def(
+      "tensorinv",
+      [](py::handle A, py::handle ind, py::handle input, py::handle out) {
+        no_out(out, "tensorinv");
+        return tensorinv(first_arg(A, missing(), input, "tensorinv"),
+                         int_arg(ind, "tensorinv", "ind"));
+      },
+      py::arg("A") = missing(), py::arg("ind") = 2, py::kw_only(), py::arg("input") = missing(),
+      py::arg("out") = py::none(),
+      sig("tensorinv", "A, ind=2, *, input=None, out=None",
+          "The inverse of A seen as a matrix of its first `ind` dims by the rest, of shape\n"
+          "A.shape[ind:] + A.shape[:ind].")
+          .c_str());
+  l.def(
+      "tensorsolve",
+      [](py::handle A, py::handle B, py::handle dims, py::handle input, py::handle b,
+         py::handle other, py::handle out) {
+        no_out(out, "tensorsolve");
+        const Tensor a = first_arg(A, missing(), input, "tensorsolve");
+        const Tensor rhs = second_arg(B, b, other, "tensorsolve");
+        return tensorsolve(
+            a, rhs,
+            dims.is_none() ? std::nullopt : std::optional<Shape>(to_shape(dims, "tensorsolve")));
+      },
+      py::arg("A") = missing(), py::arg("B") = missing(), py::arg("dims") = py::none(),
+      py::kw_only(), py::arg("input") = missing(), py::arg("b") = missing(),
+      py::arg("other") = missing(), py::arg("out") = py::none(),
+      sig("tensorsolve", "A, B, dims=None, *, input=None, b=None, other=None, out=None",
+          "X with tensordot(A, X, X.ndim) == B; A's dims `dims` are moved to the end first.")
           .c_str());
 }
 

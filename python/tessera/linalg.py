@@ -19,15 +19,16 @@ from . import _C
 from ._C import Tensor, matmul
 from ._C._linalg import (EighResult, QRResult, SlogdetResult, SVDResult, cholesky,
                          cholesky_ex, det, eigh, eigvalsh, inv, inv_ex, lstsq, matrix_norm,
-                         matrix_power, matrix_rank, norm, pinv, qr, slogdet, solve, solve_ex, svd,
-                         svdvals, vector_norm)
+                         matrix_power, matrix_rank, multi_dot, norm, pinv, qr, slogdet, solve,
+                         solve_ex, svd, svdvals, tensorinv, tensorsolve, vector_norm)
 from ._linalg_core import matrix_transpose, tensordot, vecdot
 from ._statistical import _UNSET
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
            "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
-           "vector_norm", "norm", "lstsq", "inv_ex", "cholesky_ex", "solve_ex"]
+           "vector_norm", "norm", "lstsq", "inv_ex", "cholesky_ex", "solve_ex", "multi_dot",
+           "tensorinv", "tensorsolve"]
 
 LinAlgError = _C.LinAlgError
 LinAlgError.__module__ = "tessera.linalg"
@@ -111,11 +112,6 @@ def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1, dim: Any = _UNSET) -> Te
 
 
 # ---- torch.linalg beyond the standard (Note [linalg torch forms] below)
-def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
-    """A @ B @ ... with a 1-D first (row) / last (column) argument allowed, as torch."""
-    return _C._linalg_multi_dot(tensors)
-
-
 def linalg_vander(x: Tensor, *, N: Optional[int] = None) -> Tensor:
     """torch.linalg.vander: increasing powers x^0 ... x^(N-1) along a new last dim."""
     ts = _ns()
@@ -204,30 +200,6 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
     # torch fills the failed inverses with inf: its nuclear norm of 0 * that is NaN
     worst = ts.where(na == 0, math.nan, math.inf) if p == "nuc" else math.inf
     return ts.where(bad, worst, r)
-
-
-def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
-    """The inverse of A seen as a matrix of its first `ind` dims by the rest."""
-    ts = _ns()
-    if ind <= 0:
-        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
-    rows, cols = tuple(A.shape[:ind]), tuple(A.shape[ind:])
-    m = math.prod(rows)
-    if m != math.prod(cols):
-        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
-                           "prod(self.shape[:ind])")
-    return ts.linalg.inv(A.reshape(m, m)).reshape(cols + rows)
-
-
-def tensorsolve(A: Tensor, B: Tensor, dims: Optional[Sequence[int]] = None) -> Tensor:
-    """X with tensordot(A, X, X.ndim) == B."""
-    ts = _ns()
-    if dims is not None:
-        A = ts.moveaxis(A, tuple(dims), tuple(range(A.ndim - len(dims), A.ndim)))
-    rest = tuple(A.shape[B.ndim:])
-    n = math.prod(rest)
-    x = ts.linalg.solve(A.reshape(-1, n), B.reshape(-1, 1) if B.ndim else B.reshape(1, 1))
-    return x.reshape(rest)
 
 
 # ----------------------------------------------------------------------------- LU
@@ -457,12 +429,12 @@ def _torch_linalg() -> None:
     g = globals()
     g.update(_linalg_forms(sys.modules[__name__]))
     a_in, ab = {"input": "A"}, {"input": "A", "b": "B", "other": "B"}
-    extras = {"multi_dot": multi_dot, "vander": linalg_vander,
+    extras = {"vander": linalg_vander,
               "solve_triangular": solve_triangular, "cond": cond,
-              "tensorinv": tensorinv, "tensorsolve": tensorsolve, "lu_factor": lu_factor,
+              "lu_factor": lu_factor,
               "lu_factor_ex": lu_factor_ex, "lu": linalg_lu, "lu_solve": lu_solve}
     for name, names in (("cond", a_in),
-                        ("solve_triangular", ab), ("tensorinv", a_in), ("tensorsolve", ab),
+                        ("solve_triangular", ab),
                         ("lu_factor", a_in), ("lu_factor_ex", a_in), ("lu", a_in)):
         extras[name] = _aliases(extras[name], names)
     extras["matrix_exp"] = _aliases(matrix_exp, {"A": "input"})

@@ -321,3 +321,42 @@ def test_ex_gradients_and_errors():
         ts.linalg.cholesky_ex(S(np.ones((2, 3))))
     with pytest.raises(TypeError, match="upper"):
         ts.linalg.cholesky_ex(S(np.eye(2)), upper=None)
+
+
+# ---- multi_dot, tensorinv, tensorsolve
+def test_multi_dot_tensorinv_tensorsolve_match_torch():
+    for name in ("multi_dot", "tensorinv", "tensorsolve"):
+        assert type(getattr(ts.linalg, name)).__name__ == "builtin_function_or_method", name
+    x = mat((3, 4))
+    close(torch.linalg.multi_dot([T(x[0]), T(x.T), T(x)]),
+          ts.linalg.multi_dot([S(x[0]), S(x).mT, S(x)]))  # 1-D first, non-contiguous middle
+    a = mat((4, 6, 8, 3), shift=False) + np.eye(24).reshape(4, 6, 8, 3) * 5
+    close(torch.linalg.tensorinv(T(a), ind=2), ts.linalg.tensorinv(S(a), ind=2), atol=1e-10)
+    close(torch.linalg.tensorinv(T(a.reshape(24, 2, 12)), 1),
+          ts.linalg.tensorinv(input=S(a.reshape(24, 2, 12)), ind=1), atol=1e-10)
+    A = mat((2, 3, 6), shift=False) + np.eye(6).reshape(2, 3, 6) * 4
+    B = mat((2, 3), shift=False)
+    close(torch.linalg.tensorsolve(T(A), T(B)), ts.linalg.tensorsolve(S(A), S(B)), atol=1e-10)
+    A2 = np.moveaxis(A, 2, 0).copy()  # (6, 2, 3): dims=(0,) moves the 6-axis back to the end
+    close(torch.linalg.tensorsolve(T(A2), T(B), dims=(0,)),
+          ts.linalg.tensorsolve(S(A2), S(B), dims=(0,)), atol=1e-10)
+    compare_grads(lambda y: ts.linalg.tensorinv(y, 1), lambda y: torch.linalg.tensorinv(y, 1),
+                  [a.reshape(24, 2, 12)], generator=RNG)
+    compare_grads(ts.linalg.tensorsolve, torch.linalg.tensorsolve, [A, B], generator=RNG)
+
+
+def test_multi_dot_tensorinv_errors():
+    with pytest.raises(RuntimeError, match="tensorinv.*positive"):
+        ts.linalg.tensorinv(S(np.eye(4)), 0)
+    with pytest.raises(RuntimeError):
+        torch.linalg.tensorinv(T(np.eye(4)), 0)
+    with pytest.raises(RuntimeError, match="tensorinv.*prod"):
+        ts.linalg.tensorinv(S(np.ones((2, 3))), 1)
+    with pytest.raises(RuntimeError, match="tensorsolve.*requirement"):
+        ts.linalg.tensorsolve(S(np.ones((2, 3, 4))), S(np.ones((2, 3))))
+    with pytest.raises(RuntimeError):
+        torch.linalg.tensorsolve(T(np.ones((2, 3, 4))), T(np.ones((2, 3))))
+    with pytest.raises(TypeError, match="multi_dot"):
+        ts.linalg.multi_dot(S(np.eye(2)))
+    with pytest.raises(TypeError, match="out= is not supported"):
+        ts.linalg.multi_dot([S(np.eye(2))] * 2, out=S(np.eye(2)))
