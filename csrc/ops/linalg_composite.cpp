@@ -126,6 +126,73 @@ Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left) {
   return solve(a, b);
 }
 
+namespace {
+
+// int32 zeros of x's batch shape: the info of factorizations that all succeeded.
+Tensor no_failures(const Tensor& x) {
+  Tensor out =
+      Tensor::empty(Shape(x.shape().begin(), x.shape().end() - 2), DType::Int32, x.device());
+  fill_(out, Scalar::from_int(0));
+  return out;
+}
+
+// (x with its failing matrices, info != 0, replaced by identities; the failure mask (batch...,
+// 1, 1)): the factorization of the rest runs as usual and stays differentiable.
+std::pair<Tensor, Tensor> failing_as_identity(const Tensor& x, const Tensor& info) {
+  const Tensor bad = expand_dims(
+      expand_dims(binary_op(not_equal_def, info, wrap_scalar(Scalar::from_int(0))), -1), -1);
+  const int64_t n = x.dim(x.ndim() - 1);
+  return {where(bad, eye(n, n, 0, x.dtype(), x.device()), x), bad};
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> inv_ex(const Tensor& x, bool check_errors) {
+  check_matrices(x, "inv_ex");
+  try {
+    Tensor r = inv(x);
+    return {r, no_failures(x)};
+  } catch (const LinAlgError&) {
+    if (check_errors) throw;
+  }
+  const Tensor info = factorization_info(x, false);
+  auto [safe, bad] = failing_as_identity(x, info);
+  return {where(bad, sc(NAN), inv(safe)), info};
+}
+
+std::pair<Tensor, Tensor> cholesky_ex(const Tensor& x, bool upper, bool check_errors) {
+  check_matrices(x, "cholesky_ex");
+  try {
+    Tensor r = cholesky(x, upper);
+    return {r, no_failures(x)};
+  } catch (const LinAlgError&) {
+    if (check_errors) throw;
+  }
+  const Tensor info = factorization_info(x, true, upper);
+  auto [safe, bad] = failing_as_identity(x, info);
+  return {where(bad, sc(NAN), cholesky(safe, upper)), info};
+}
+
+std::pair<Tensor, Tensor> solve_ex(const Tensor& a, const Tensor& b, bool left, bool check_errors) {
+  check_matrices(a, "solve_ex");
+  try {
+    Tensor r = linalg_solve(a, b, left);
+    return {r, no_failures(a)};
+  } catch (const LinAlgError&) {
+    if (check_errors) throw;
+  }
+  const Tensor info = factorization_info(a, false);
+  auto [safe, bad] = failing_as_identity(a, info);
+  const Tensor out = linalg_solve(safe, b, left);
+  const int64_t n = a.ndim();
+  bool vec = b.ndim() == 1;  // a vector result (torch's batch of vectors included)
+  if (b.ndim() >= 2 && n == b.ndim() + 1 && b.dim(b.ndim() - 2) != a.dim(n - 1)) {
+    vec = true;
+    for (int64_t d = 0; d < b.ndim(); ++d) vec = vec && b.dim(d) == a.dim(d);
+  }
+  return {where(vec ? squeeze(bad, Shape{-1}) : bad, sc(NAN), out), info};
+}
+
 LstsqResult lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond,
                   std::optional<std::string> driver) {
   if (!driver) driver = a.device().is_cpu() ? "gelsy" : "gels";
@@ -161,6 +228,42 @@ LstsqResult lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond,
   }
   r.solution = vec ? squeeze(x, Shape{-1}) : x;
   return r;
+}
+
+Tensor tensorinv(const Tensor& a, int64_t ind) {
+  TS_CHECK(ind > 0, RuntimeError,
+           "linalg.tensorinv: Expected a strictly positive integer for 'ind', but got ", ind);
+  TS_CHECK(ind <= a.ndim(), RuntimeError, "linalg.tensorinv: ind ", ind,
+           " is beyond the dims of A of shape ", shape_str(a.shape()));
+  const Shape rows(a.shape().begin(), a.shape().begin() + ind);
+  const Shape cols(a.shape().begin() + ind, a.shape().end());
+  const int64_t m = numel_of(rows);
+  TS_CHECK(m == numel_of(cols), RuntimeError,
+           "linalg.tensorinv: Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+           "prod(self.shape[:ind]), got shape ",
+           shape_str(a.shape()), " and ind ", ind);
+  Shape out = cols;
+  for (int64_t r : rows) out.push_back(r);
+  return reshape(inv(reshape(a, Shape{m, m})), out);
+}
+
+Tensor tensorsolve(const Tensor& a, const Tensor& b, const std::optional<Shape>& dims) {
+  Tensor x = a;
+  if (dims) {
+    Shape dest;
+    const int64_t k = static_cast<int64_t>(dims->size());
+    for (int64_t i = 0; i < k; ++i) dest.push_back(a.ndim() - k + i);
+    x = moveaxis(a, *dims, dest);
+  }
+  TS_CHECK(b.ndim() <= x.ndim(), RuntimeError, "linalg.tensorsolve: B of shape ",
+           shape_str(b.shape()), " has more dims than A of shape ", shape_str(x.shape()));
+  const Shape rest(x.shape().begin() + b.ndim(), x.shape().end());
+  const int64_t n = numel_of(rest);
+  TS_CHECK(n == b.numel(), RuntimeError,
+           "linalg.tensorsolve: Expected A to satisfy the requirement prod(A.shape[B.ndim:]) == "
+           "prod(A.shape[:B.ndim]), got A of shape ",
+           shape_str(x.shape()), " and B of shape ", shape_str(b.shape()));
+  return reshape(solve(reshape(x, Shape{-1, n}), reshape(b, Shape{-1, 1})), rest);
 }
 
 Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool largest) {

@@ -27,6 +27,13 @@ Tensor matrix_rank(const Tensor& x, const std::optional<Tensor>& atol,
 // vectors (b of shape a.shape[:-1], taken where the standard's reading of b as (..., M, K)
 // matrices cannot hold: b.shape[-2] != M) and left=false (solves X a = b).
 Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left);
+// torch's *_ex: (result, info) where info (int32, per matrix of x / a) is LAPACK's
+// (factorization_info) and the result of a failing matrix is NaN, the others as inv / cholesky
+// / linalg_solve give them (and differentiable as those); check_errors raises LinAlgError
+// instead.
+std::pair<Tensor, Tensor> inv_ex(const Tensor& x, bool check_errors);
+std::pair<Tensor, Tensor> cholesky_ex(const Tensor& x, bool upper, bool check_errors);
+std::pair<Tensor, Tensor> solve_ex(const Tensor& a, const Tensor& b, bool left, bool check_errors);
 // torch.linalg.lstsq: min ||a x - b|| through the pseudo-inverse, singular values at or below
 // rcond * the largest dropped (default max(M, N) * eps); b (..., M, K) or a batch of vectors
 // (b.ndim == a.ndim - 1). As torch's drivers (default gelsy on the CPU, gels elsewhere): rank
@@ -38,6 +45,11 @@ struct LstsqResult {
 };
 LstsqResult lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond,
                   std::optional<std::string> driver);
+// torch.linalg.tensorinv: the inverse of a seen as a matrix of its first `ind` dims by the rest,
+// shaped a.shape[ind:] + a.shape[:ind]. torch.linalg.tensorsolve: x with tensordot(a, x,
+// x.ndim) == b (a's `dims` moved to the end first). Differentiable through inv / solve.
+Tensor tensorinv(const Tensor& a, int64_t ind);
+Tensor tensorsolve(const Tensor& a, const Tensor& b, const std::optional<Shape>& dims);
 // max (largest) or min of |x| over `axes` for real floating x (the vector norms of ord +-inf);
 // the max over an empty reduction is 0. Gradient: PyTorch's norm_backward for p = +-inf.
 Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool largest);

@@ -244,6 +244,33 @@ std::tuple<Tensor, Tensor, Tensor> svd_plain(const Tensor& x, bool full) {
 }
 Tensor svdvals_plain(const Tensor& x) { return std::get<1>(svd_impl(x, false, false, "svdvals")); }
 
+Tensor factorization_info(const Tensor& x, bool cholesky, bool upper) {
+  if (host_lapack(x)) return back(factorization_info(host(x), cholesky, upper), x.device());
+  const char* op = cholesky ? "cholesky_ex" : "inv_ex";
+  check_matrix(x, op, true);
+  const DType dt = compute_dtype(x.dtype(), op);
+  const int64_t n = x.dim(x.ndim() - 1);
+  Tensor a = to_lapack(x, dt);
+  Info info(a.dim(0));
+  if (a.numel() > 0) {
+    if (cholesky) {
+      cholesky_stub.get(x.device())(a, upper, info);
+    } else {  // getrf's info through the solve kernel, with one (zero) right-hand side
+      Tensor b = Tensor::empty(Shape{a.dim(0), 1, n}, dt, x.device());
+      fill_(b, Scalar::from_int(0));
+      solve_stub.get(x.device())(a, b, info);
+    }
+  }
+  Tensor out = Tensor::empty(batch_of(x), DType::Int32, Device());
+  int32_t* p = out.data<int32_t>();
+  for (size_t b = 0; b < info.size(); ++b) {
+    TS_CHECK(info[b] >= 0, RuntimeError, op, ": LAPACK rejected argument ", -info[b],
+             " (an internal error; please report it)");
+    p[b] = info[b];
+  }
+  return back(out, x.device());
+}
+
 // ---- autograd: each op computes without recording its internals, then records one node.
 namespace {
 template <class F>

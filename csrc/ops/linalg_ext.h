@@ -66,5 +66,10 @@ Tensor solve(const Tensor& x1, const Tensor& x2);
 std::pair<Tensor, Tensor> qr(const Tensor& x, bool complete);        // (Q, R)
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& x, bool full);  // (U, S, Vh)
 Tensor svdvals(const Tensor& x);
+// LAPACK's info per matrix of square x, int32 of x's batch shape on x's device: for
+// `cholesky` potrf's (the order of the first leading minor that is not positive-definite, of the
+// `upper` or lower triangle), else getrf's (the 1-based index of the first zero pivot); 0 where
+// the factorization succeeds.
+Tensor factorization_info(const Tensor& x, bool cholesky, bool upper = false);
 
 }  // namespace ts

@@ -242,22 +242,6 @@ void init_linalg(py::module_& m) {
   py::register_exception<LinAlgError>(
       m, "LinAlgError",
       py::make_tuple(py::handle(PyExc_ValueError), py::handle(PyExc_RuntimeError)));
-  m.def(
-      "_linalg_multi_dot",
-      [](py::handle tensors) {
-        bool ok = py::isinstance<py::list>(tensors) || py::isinstance<py::tuple>(tensors);
-        if (ok)
-          for (py::handle t : tensors) ok = ok && py::isinstance<Tensor>(t);
-        if (!ok)
-          throw py::type_error(
-              std::string("linalg_multi_dot(): argument 'tensors' (position 1) must be tuple of "
-                          "Tensors, not ") +
-              py::type::handle_of(tensors).attr("__name__").cast<std::string>());
-        std::vector<Tensor> xs;
-        for (py::handle t : tensors) xs.push_back(t.cast<const Tensor&>());
-        return multi_dot(xs);
-      },
-      py::arg("tensors"), "A @ B @ ... of 2-D tensors (first/last may be 1-D)");
 
   py::options text_signature;  // Note [Readable signatures]
   text_signature.disable_function_signatures();

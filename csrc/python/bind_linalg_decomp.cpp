@@ -3,6 +3,7 @@
 // tessera/linalg.py): slogdet, eigh, solve, qr, svd, svdvals, matrix_rank, pinv. Results with
 // several parts are named tuples (torch.return_types' fields), made once here.
 #include <tuple>
+#include <vector>
 
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
@@ -11,6 +12,7 @@
 #include "ops/views.h"
 #include "python/convert.h"
 #include "python/input_arg.h"
+#include "python/int_arg.h"
 
 namespace ts::python {
 
@@ -260,6 +262,108 @@ void init_linalg_decomp(py::module_& l) {
           "'gelsd'/'gelss', and the squared residuals (..., K) when M > N for 'gels', and for\n"
           "'gelsd'/'gelss' when every matrix has full rank; the default driver is 'gelsy' on\n"
           "the CPU, 'gels' on CUDA. B may be a batch of vectors (B.ndim == A.ndim - 1).")
+          .c_str());
+  const py::object inv_ex_t =
+      result_type(l, "InvExResult", py::make_tuple("inverse", "info"), "inv_ex");
+  const py::object cholesky_ex_t =
+      result_type(l, "CholeskyExResult", py::make_tuple("L", "info"), "cholesky_ex");
+  const py::object solve_ex_t =
+      result_type(l, "SolveExResult", py::make_tuple("result", "info"), "solve_ex");
+  l.def(
+      "inv_ex",
+      [inv_ex_t](py::handle A, bool check_errors, py::handle input, py::handle out) {
+        no_out(out, "inv_ex");
+        auto [r, info] = inv_ex(first_arg(A, missing(), input, "inv_ex"), check_errors);
+        return inv_ex_t(r, info);
+      },
+      py::arg("A") = missing(), py::kw_only(), py::arg("check_errors") = false,
+      py::arg("input") = missing(), py::arg("out") = py::none(),
+      sig("inv_ex", "A, *, check_errors=False, input=None, out=None",
+          "(inverse, info) of linalg.inv: info (int32, per matrix) is 0 where it succeeded, else\n"
+          "the 1-based index of the first zero pivot of the LU factorization (that matrix's\n"
+          "inverse is NaN; the others are exact). check_errors=True raises instead.")
+          .c_str());
+  l.def(
+      "cholesky_ex",
+      [cholesky_ex_t](py::handle A, py::handle upper, bool check_errors, py::handle input,
+                      py::handle out) {
+        no_out(out, "cholesky_ex");
+        auto [r, info] = cholesky_ex(first_arg(A, missing(), input, "cholesky_ex"),
+                                     flag(upper, "cholesky_ex", "upper"), check_errors);
+        return cholesky_ex_t(r, info);
+      },
+      py::arg("A") = missing(), py::kw_only(), py::arg("upper") = false,
+      py::arg("check_errors") = false, py::arg("input") = missing(), py::arg("out") = py::none(),
+      sig("cholesky_ex", "A, *, upper=False, check_errors=False, input=None, out=None",
+          "(L, info) of linalg.cholesky: info (int32, per matrix) is 0 where it succeeded, else\n"
+          "the order of the leading minor that is not positive-definite (that factor is NaN).")
+          .c_str());
+  l.def(
+      "solve_ex",
+      [solve_ex_t](py::handle A, py::handle B, bool left, bool check_errors, py::handle input,
+                   py::handle b, py::handle other, py::handle out) {
+        no_out(out, "solve_ex");
+        const Tensor a = first_arg(A, missing(), input, "solve_ex");
+        auto [r, info] = solve_ex(a, second_arg(B, b, other, "solve_ex"), left, check_errors);
+        return solve_ex_t(r, info);
+      },
+      py::arg("A") = missing(), py::arg("B") = missing(), py::kw_only(), py::arg("left") = true,
+      py::arg("check_errors") = false, py::arg("input") = missing(), py::arg("b") = missing(),
+      py::arg("other") = missing(), py::arg("out") = py::none(),
+      sig("solve_ex",
+          "A, B, *, left=True, check_errors=False, input=None, b=None, other=None, out=None",
+          "(result, info) of linalg.solve: info (int32, per matrix of A) is 0 where A is\n"
+          "invertible, else the 1-based index of its first zero pivot (that result is NaN).")
+          .c_str());
+  l.def(
+      "multi_dot",
+      [](py::handle tensors, py::handle out) {
+        no_out(out, "multi_dot");
+        bool ok = py::isinstance<py::list>(tensors) || py::isinstance<py::tuple>(tensors);
+        if (ok)
+          for (py::handle t : tensors) ok = ok && py::isinstance<Tensor>(t);
+        if (!ok)
+          throw py::type_error(
+              "linalg_multi_dot(): argument 'tensors' (position 1) must be tuple of Tensors, not " +
+              type_name(tensors));
+        std::vector<Tensor> xs;
+        for (py::handle t : tensors) xs.push_back(t.cast<const Tensor&>());
+        return multi_dot(xs);
+      },
+      py::arg("tensors"), py::kw_only(), py::arg("out") = py::none(),
+      sig("multi_dot", "tensors, *, out=None",
+          "A @ B @ ... of 2-D tensors, the first may be 1-D (a row) and the last 1-D (a column),\n"
+          "as torch.linalg.multi_dot.")
+          .c_str());
+  l.def(
+      "tensorinv",
+      [](py::handle A, py::handle ind, py::handle input, py::handle out) {
+        no_out(out, "tensorinv");
+        return tensorinv(first_arg(A, missing(), input, "tensorinv"),
+                         int_arg(ind, "tensorinv", "ind"));
+      },
+      py::arg("A") = missing(), py::arg("ind") = 2, py::kw_only(), py::arg("input") = missing(),
+      py::arg("out") = py::none(),
+      sig("tensorinv", "A, ind=2, *, input=None, out=None",
+          "The inverse of A seen as a matrix of its first `ind` dims by the rest, of shape\n"
+          "A.shape[ind:] + A.shape[:ind].")
+          .c_str());
+  l.def(
+      "tensorsolve",
+      [](py::handle A, py::handle B, py::handle dims, py::handle input, py::handle b,
+         py::handle other, py::handle out) {
+        no_out(out, "tensorsolve");
+        const Tensor a = first_arg(A, missing(), input, "tensorsolve");
+        const Tensor rhs = second_arg(B, b, other, "tensorsolve");
+        return tensorsolve(
+            a, rhs,
+            dims.is_none() ? std::nullopt : std::optional<Shape>(to_shape(dims, "tensorsolve")));
+      },
+      py::arg("A") = missing(), py::arg("B") = missing(), py::arg("dims") = py::none(),
+      py::kw_only(), py::arg("input") = missing(), py::arg("b") = missing(),
+      py::arg("other") = missing(), py::arg("out") = py::none(),
+      sig("tensorsolve", "A, B, dims=None, *, input=None, b=None, other=None, out=None",
+          "X with tensordot(A, X, X.ndim) == B; A's dims `dims` are moved to the end first.")
           .c_str());
 }
 

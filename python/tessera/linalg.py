@@ -17,16 +17,18 @@ from typing import Any, Callable, Iterable, Optional, Sequence, Tuple
 
 from . import _C
 from ._C import Tensor, matmul
-from ._C._linalg import (EighResult, QRResult, SlogdetResult, SVDResult, cholesky, det, eigh,
-                         eigvalsh, inv, lstsq, matrix_norm, matrix_power, matrix_rank, norm, pinv,
-                         qr, slogdet, solve, svd, svdvals, vector_norm)
+from ._C._linalg import (EighResult, QRResult, SlogdetResult, SVDResult, cholesky,
+                         cholesky_ex, det, eigh, eigvalsh, inv, inv_ex, lstsq, matrix_norm,
+                         matrix_power, matrix_rank, multi_dot, norm, pinv, qr, slogdet, solve,
+                         solve_ex, svd, svdvals, tensorinv, tensorsolve, vector_norm)
 from ._linalg_core import matrix_transpose, tensordot, vecdot
 from ._statistical import _UNSET
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
            "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
-           "vector_norm", "norm", "lstsq"]
+           "vector_norm", "norm", "lstsq", "inv_ex", "cholesky_ex", "solve_ex", "multi_dot",
+           "tensorinv", "tensorsolve"]
 
 LinAlgError = _C.LinAlgError
 LinAlgError.__module__ = "tessera.linalg"
@@ -110,11 +112,6 @@ def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1, dim: Any = _UNSET) -> Te
 
 
 # ---- torch.linalg beyond the standard (Note [linalg torch forms] below)
-def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
-    """A @ B @ ... with a 1-D first (row) / last (column) argument allowed, as torch."""
-    return _C._linalg_multi_dot(tensors)
-
-
 def linalg_vander(x: Tensor, *, N: Optional[int] = None) -> Tensor:
     """torch.linalg.vander: increasing powers x^0 ... x^(N-1) along a new last dim."""
     ts = _ns()
@@ -173,49 +170,6 @@ def _real_of(dtype: Any) -> Any:
     return {ts.complex64: ts.float32, ts.complex128: ts.float64}.get(dtype, dtype)
 
 
-def _failing(A: Tensor, fn: Callable[[Tensor], Any], info_of: Callable[[Any], int]) -> Any:
-    """Per-matrix LAPACK-style info (int32 NumPy array, A's batch shape) of fn over the
-    matrices of A: 0 where fn succeeds, info_of(matrix as NumPy) where it raises
-    LinAlgError."""
-    import numpy as np
-    ts = _ns()
-    batch = tuple(A.shape[:-2])
-    flat = A.detach().reshape((math.prod(batch),) + tuple(A.shape[-2:]))
-    info = np.zeros(flat.shape[0], np.int32)
-    for i in range(flat.shape[0]):
-        try:
-            fn(flat[i])
-        except ts.linalg.LinAlgError:
-            info[i] = max(1, info_of(flat[i].cpu().numpy()))
-    return info.reshape(batch)
-
-
-def _lu_info(a: Any) -> int:
-    """getrf's info: the 1-based index of the first zero pivot (else the order)."""
-    i = int(_getrf(a[None])[2][0])
-    return i if i else a.shape[-1]
-
-
-def _chol_info(a: Any) -> int:
-    """potrf's info: the order of the first leading minor that is not positive-definite."""
-    ts = _ns()
-    for k in range(1, a.shape[-1] + 1):
-        try:
-            ts.linalg.cholesky(ts.asarray(a[:k, :k]))
-        except ts.linalg.LinAlgError:
-            return k
-    return a.shape[-1]
-
-
-def _masked(A: Tensor, info: Any) -> Tuple[Tensor, Tensor]:
-    """(A with its failing matrices replaced by identities, the failure mask (batch + (1,
-    1)))."""
-    ts = _ns()
-    bad = ts.asarray(info != 0, device=A.device)[..., None, None]
-    eye = ts.eye(A.shape[-1], dtype=A.dtype, device=A.device)
-    return ts.where(bad, eye, A), bad
-
-
 def cond(A: Tensor, p: Any = None) -> Tensor:
     """The condition number: sigma_max / sigma_min for p in (None, 2, -2 inverted), else
     norm(A, p) * norm(inv(A), p)."""
@@ -234,105 +188,18 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
                            f"they are {A.shape[-2]} by {A.shape[-1]} matrices")
     if empty:
         return ts.zeros(tuple(A.shape[:-2]), dtype=_real_of(A.dtype), device=A.device)
-    try:
-        return matrix_norm(A, p) * matrix_norm(ts.linalg.inv(A), p)
-    except ts.linalg.LinAlgError:  # singular matrices have an infinite condition number
-        safe, bad = _masked(A, _failing(A, ts.linalg.inv, _lu_info))
-        na = matrix_norm(A, p)
-        r = na * matrix_norm(ts.linalg.inv(safe), p)
-        # torch fills the failed inverses with inf: its nuclear norm of 0 * that is NaN
-        worst = ts.where(na == 0, math.nan, math.inf) if p == "nuc" else math.inf
-        return ts.where(bad[..., 0, 0], worst, r)
-
-
-_InvEx = namedtuple("inv_ex", ["inverse", "info"])
-_CholeskyEx = namedtuple("cholesky_ex", ["L", "info"])
-_SolveEx = namedtuple("solve_ex", ["result", "info"])
-
-
-def _raise_info(op: str, info: Any, what: str) -> None:
-    ts = _ns()
-    i = int(info.reshape(-1).max()) if info.size else 0
-    raise ts.linalg.LinAlgError(f"linalg.{op}: {what} (info = {i})")
-
-
-def inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:
-    """(inverse, info) of linalg.inv: info (int32, per matrix) is 0 where it succeeded, else
-    the 1-based index of the first zero pivot of the LU factorization (that matrix's inverse
-    is NaN; the others are exact). check_errors=True raises instead."""
-    ts = _ns()
-    try:
-        return _InvEx(ts.linalg.inv(A), ts.zeros(tuple(A.shape[:-2]), dtype=ts.int32,
-                                                 device=A.device))
-    except ts.linalg.LinAlgError:
-        if check_errors:
-            raise
-    info = _failing(A, ts.linalg.inv, _lu_info)
-    safe, bad = _masked(A, info)
-    out = ts.where(bad, math.nan, ts.linalg.inv(safe))
-    return _InvEx(out, ts.asarray(info, device=A.device))
-
-
-def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> Any:
-    """(L, info) of linalg.cholesky: info (int32, per matrix) is 0 where it succeeded, else the
-    order of the leading minor that is not positive-definite (that factor is NaN)."""
-    ts = _ns()
-    try:
-        return _CholeskyEx(ts.linalg.cholesky(A, upper=upper),
-                           ts.zeros(tuple(A.shape[:-2]), dtype=ts.int32, device=A.device))
-    except ts.linalg.LinAlgError:
-        if check_errors:
-            raise
-    info = _failing(A, ts.linalg.cholesky, _chol_info)
-    safe, bad = _masked(A, info)
-    out = ts.where(bad, math.nan, ts.linalg.cholesky(safe, upper=upper))
-    return _CholeskyEx(out, ts.asarray(info, device=A.device))
-
-
-def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> Any:
-    """(result, info) of linalg.solve: info (int32, per matrix of A) is 0 where A is
-    invertible, else the 1-based index of its first zero pivot (that result is NaN)."""
-    ts = _ns()
-    try:
-        out = ts.linalg.solve(A, B, left=left)
-        bad = None
-    except ts.linalg.LinAlgError:
-        if check_errors:
-            raise
-        info = _failing(A, ts.linalg.inv, _lu_info)
-        safe, bad = _masked(A, info)
-        out = ts.linalg.solve(safe, B, left=left)
-    if bad is None:
-        return _SolveEx(out, ts.zeros(tuple(A.shape[:-2]), dtype=ts.int32, device=A.device))
-    vec = B.ndim == 1 or (B.ndim >= 2 and A.ndim == B.ndim + 1
-                          and tuple(B.shape) == tuple(A.shape[:-1])
-                          and B.shape[-2] != A.shape[-1])
-    out = ts.where(bad[..., 0] if vec else bad, math.nan, out)
-    return _SolveEx(out, ts.asarray(info, device=A.device))  # A's batch shape, as torch
-
-
-def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
-    """The inverse of A seen as a matrix of its first `ind` dims by the rest."""
-    ts = _ns()
-    if ind <= 0:
-        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
-    rows, cols = tuple(A.shape[:ind]), tuple(A.shape[ind:])
-    m = math.prod(rows)
-    if m != math.prod(cols):
-        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
-                           "prod(self.shape[:ind])")
-    return ts.linalg.inv(A.reshape(m, m)).reshape(cols + rows)
-
-
-def tensorsolve(A: Tensor, B: Tensor, dims: Optional[Sequence[int]] = None) -> Tensor:
-    """X with tensordot(A, X, X.ndim) == B."""
-    ts = _ns()
-    if dims is not None:
-        A = ts.moveaxis(A, tuple(dims), tuple(range(A.ndim - len(dims), A.ndim)))
-    rest = tuple(A.shape[B.ndim:])
-    n = math.prod(rest)
-    x = ts.linalg.solve(A.reshape(-1, n), B.reshape(-1, 1) if B.ndim else B.reshape(1, 1))
-    return x.reshape(rest)
+    inverse, info = inv_ex(A)
+    bad = info != 0
+    if not bool(ts.any(bad)):
+        return matrix_norm(A, p) * matrix_norm(inverse, p)
+    # singular matrices have an infinite condition number (their inverse taken as identities)
+    inverse = ts.where(bad[..., None, None], ts.eye(A.shape[-1], dtype=A.dtype, device=A.device),
+                       inverse)
+    na = matrix_norm(A, p)
+    r = na * matrix_norm(inverse, p)
+    # torch fills the failed inverses with inf: its nuclear norm of 0 * that is NaN
+    worst = ts.where(na == 0, math.nan, math.inf) if p == "nuc" else math.inf
+    return ts.where(bad, worst, r)
 
 
 # ----------------------------------------------------------------------------- LU
@@ -562,15 +429,13 @@ def _torch_linalg() -> None:
     g = globals()
     g.update(_linalg_forms(sys.modules[__name__]))
     a_in, ab = {"input": "A"}, {"input": "A", "b": "B", "other": "B"}
-    extras = {"multi_dot": multi_dot, "vander": linalg_vander,
+    extras = {"vander": linalg_vander,
               "solve_triangular": solve_triangular, "cond": cond,
-              "tensorinv": tensorinv, "tensorsolve": tensorsolve, "lu_factor": lu_factor,
-              "lu_factor_ex": lu_factor_ex, "lu": linalg_lu, "lu_solve": lu_solve,
-              "inv_ex": inv_ex, "cholesky_ex": cholesky_ex, "solve_ex": solve_ex}
+              "lu_factor": lu_factor,
+              "lu_factor_ex": lu_factor_ex, "lu": linalg_lu, "lu_solve": lu_solve}
     for name, names in (("cond", a_in),
-                        ("solve_triangular", ab), ("tensorinv", a_in), ("tensorsolve", ab),
-                        ("lu_factor", a_in), ("lu_factor_ex", a_in), ("lu", a_in),
-                        ("inv_ex", a_in), ("cholesky_ex", a_in), ("solve_ex", ab)):
+                        ("solve_triangular", ab),
+                        ("lu_factor", a_in), ("lu_factor_ex", a_in), ("lu", a_in)):
         extras[name] = _aliases(extras[name], names)
     extras["matrix_exp"] = _aliases(matrix_exp, {"A": "input"})
     g.update(extras)

@@ -267,3 +267,96 @@ def test_lstsq_errors_name_the_op():
         ts.linalg.lstsq(a, a, "x")
     with pytest.raises(TypeError, match="multiple values"):
         ts.linalg.lstsq(a, a, b=a)
+
+
+# ---- inv_ex / cholesky_ex / solve_ex: LAPACK's info from the C++ kernels
+def test_ex_functions_are_bindings_with_lapack_info():
+    for name in ("inv_ex", "cholesky_ex", "solve_ex"):
+        assert type(getattr(ts.linalg, name)).__name__ == "builtin_function_or_method", name
+    sing = np.array([[1., 2, 3], [2, 4, 6], [0, 0, 1]])  # second pivot zero
+    A = np.stack([mat((3, 3)), sing, np.zeros((3, 3))])
+    rt, rs = torch.linalg.inv_ex(T(A)), ts.linalg.inv_ex(S(A))
+    close(rt.info, rs.info)
+    assert rs._fields == ("inverse", "info")
+    close(rt.inverse[0], rs.inverse[0])
+    assert np.isnan(to_np(rs.inverse)[1:]).all()
+    # a non-contiguous batch, and the upper triangle read by cholesky_ex(upper=True)
+    H = np.stack([herm((3, 3)), np.diag([1., -1, 2]), herm((3, 3))])
+    Ht = np.swapaxes(H, -1, -2).copy()
+    for upper in (False, True):
+        rt = torch.linalg.cholesky_ex(T(Ht).mT, upper=upper)
+        rs = ts.linalg.cholesky_ex(S(Ht).mT, upper=upper)
+        close(rt.info, rs.info)
+        close(rt.L[0], rs.L[0])
+    # empty batches and matrices
+    for shape in ((0, 3, 3), (2, 0, 0)):
+        for name in ("inv_ex", "cholesky_ex"):
+            rt, rs = getattr(torch.linalg, name)(T(np.zeros(shape))), \
+                getattr(ts.linalg, name)(S(np.zeros(shape)))
+            close(rt.info, rs.info)
+            assert tuple(rt[0].shape) == tuple(rs[0].shape)
+    b = mat((3, 3, 2))
+    rt, rs = torch.linalg.solve_ex(T(A), T(b)), ts.linalg.solve_ex(S(A), S(b))
+    close(rt.info, rs.info)
+    close(rt.result[0], rs.result[0])
+
+
+def test_ex_gradients_and_errors():
+    a = mat((2, 3, 3))
+    compare_grads(lambda x: ts.linalg.inv_ex(x).inverse, lambda x: torch.linalg.inv_ex(x).inverse,
+                  [a], generator=RNG)
+    compare_grads(lambda x, y: ts.linalg.solve_ex(x, y).result,
+                  lambda x, y: torch.linalg.solve_ex(x, y).result, [a, mat((2, 3, 2))],
+                  generator=RNG)
+    compare_grads(lambda x: ts.linalg.cholesky_ex((x + x.mT) / 2).L,
+                  lambda x: torch.linalg.cholesky_ex((x + x.mT) / 2).L, [herm((2, 3, 3))],
+                  generator=RNG)
+    with pytest.raises(ts.linalg.LinAlgError, match="inv"):
+        ts.linalg.inv_ex(S(np.zeros((2, 2))), check_errors=True)
+    with pytest.raises(ts.linalg.LinAlgError, match="cholesky"):
+        ts.linalg.cholesky_ex(S(-np.eye(2)), check_errors=True)
+    with pytest.raises(TypeError, match="inv_ex"):
+        ts.linalg.inv_ex(S(np.eye(2, dtype=np.int64)))
+    with pytest.raises(ValueError, match="cholesky_ex|cholesky"):
+        ts.linalg.cholesky_ex(S(np.ones((2, 3))))
+    with pytest.raises(TypeError, match="upper"):
+        ts.linalg.cholesky_ex(S(np.eye(2)), upper=None)
+
+
+# ---- multi_dot, tensorinv, tensorsolve
+def test_multi_dot_tensorinv_tensorsolve_match_torch():
+    for name in ("multi_dot", "tensorinv", "tensorsolve"):
+        assert type(getattr(ts.linalg, name)).__name__ == "builtin_function_or_method", name
+    x = mat((3, 4))
+    close(torch.linalg.multi_dot([T(x[0]), T(x.T), T(x)]),
+          ts.linalg.multi_dot([S(x[0]), S(x).mT, S(x)]))  # 1-D first, non-contiguous middle
+    a = mat((4, 6, 8, 3), shift=False) + np.eye(24).reshape(4, 6, 8, 3) * 5
+    close(torch.linalg.tensorinv(T(a), ind=2), ts.linalg.tensorinv(S(a), ind=2), atol=1e-10)
+    close(torch.linalg.tensorinv(T(a.reshape(24, 2, 12)), 1),
+          ts.linalg.tensorinv(input=S(a.reshape(24, 2, 12)), ind=1), atol=1e-10)
+    A = mat((2, 3, 6), shift=False) + np.eye(6).reshape(2, 3, 6) * 4
+    B = mat((2, 3), shift=False)
+    close(torch.linalg.tensorsolve(T(A), T(B)), ts.linalg.tensorsolve(S(A), S(B)), atol=1e-10)
+    A2 = np.moveaxis(A, 2, 0).copy()  # (6, 2, 3): dims=(0,) moves the 6-axis back to the end
+    close(torch.linalg.tensorsolve(T(A2), T(B), dims=(0,)),
+          ts.linalg.tensorsolve(S(A2), S(B), dims=(0,)), atol=1e-10)
+    compare_grads(lambda y: ts.linalg.tensorinv(y, 1), lambda y: torch.linalg.tensorinv(y, 1),
+                  [a.reshape(24, 2, 12)], generator=RNG)
+    compare_grads(ts.linalg.tensorsolve, torch.linalg.tensorsolve, [A, B], generator=RNG)
+
+
+def test_multi_dot_tensorinv_errors():
+    with pytest.raises(RuntimeError, match="tensorinv.*positive"):
+        ts.linalg.tensorinv(S(np.eye(4)), 0)
+    with pytest.raises(RuntimeError):
+        torch.linalg.tensorinv(T(np.eye(4)), 0)
+    with pytest.raises(RuntimeError, match="tensorinv.*prod"):
+        ts.linalg.tensorinv(S(np.ones((2, 3))), 1)
+    with pytest.raises(RuntimeError, match="tensorsolve.*requirement"):
+        ts.linalg.tensorsolve(S(np.ones((2, 3, 4))), S(np.ones((2, 3))))
+    with pytest.raises(RuntimeError):
+        torch.linalg.tensorsolve(T(np.ones((2, 3, 4))), T(np.ones((2, 3))))
+    with pytest.raises(TypeError, match="multi_dot"):
+        ts.linalg.multi_dot(S(np.eye(2)))
+    with pytest.raises(TypeError, match="out= is not supported"):
+        ts.linalg.multi_dot([S(np.eye(2))] * 2, out=S(np.eye(2)))
