@@ -128,7 +128,6 @@ void init_core(py::module_& m) {
   m.def("_permute_dims", [](const Tensor& x, py::handle axes) {
     return permute_dims(x, to_shape(axes, "permute_dims"));
   });
-  m.def("_matrix_transpose", &matrix_transpose);
   m.def("_expand_dims", &expand_dims);
   m.def("_squeeze",
         [](const Tensor& x, py::handle axes) { return squeeze(x, to_shape(axes, "squeeze")); });
@@ -170,13 +169,6 @@ void init_core(py::module_& m) {
       py::arg("x1"), py::arg("x2"), py::pos_only(),
       "Matrix product with NumPy's rules for 1-D operands and broadcast batch dims.\n"
       "(..., m, k) @ (..., k, n) -> (..., m, n).");
-  m.def("_tensordot_axes", [](const Tensor& a, const Tensor& b, py::handle xa, py::handle xb) {
-    return tensordot(a, b, to_shape(xa, "tensordot"), to_shape(xb, "tensordot"));
-  });
-  m.def("_tensordot_n",
-        [](const Tensor& a, const Tensor& b, int64_t n) { return tensordot(a, b, n); });
-  m.def("_vecdot",
-        [](const Tensor& a, const Tensor& b, int64_t axis) { return vecdot(a, b, axis); });
 }
 
 }  // namespace ts::python

@@ -20,6 +20,7 @@ void init_index_forms(py::module_& m);
 void init_interop(py::module_& m);
 void init_autograd(py::module_& m);
 void init_linalg(py::module_& m);
+void init_matmul(py::module_& m);
 void init_random(py::module_& m);
 void init_fft(py::module_& m);
 void init_cuda(py::module_& m);
@@ -112,6 +113,7 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_cuda(m);
   ts::python::init_autograd(m);
   ts::python::init_linalg(m);
+  ts::python::init_matmul(m);
   ts::python::init_random(m);
   ts::python::init_fft(m);
   ts::python::init_optim(m);

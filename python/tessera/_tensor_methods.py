@@ -17,7 +17,6 @@ from ._C import Node, Tensor, dtype
 from . import autograd as _ag
 from . import _elementwise as _el
 from . import _indexing as _ix
-from . import _linalg_core as _lc
 from . import _sets
 from . import _torch_legacy as _lg
 from . import _tensor as _tb
@@ -177,9 +176,7 @@ TORCH_METHODS: Dict[str, Any] = {
     "log_normal_": _rn._log_normal_,
     "fill_diagonal_": _ix._fill_diagonal_,
     # (x.tile and x.repeat are C++ methods: csrc/python/bind_views.cpp)
-    "svd": _lc._svd_method,
     "apply_": _t._apply_,
-    "qr": _lc._qr_method,
     "share_memory_": _tb._itself,
     "is_shared": _tb._false,
     "select_scatter": _ix.select_scatter,
@@ -190,8 +187,6 @@ TORCH_METHODS: Dict[str, Any] = {
     "prelu": _el.prelu,
     "renorm": _st.renorm,
     "matrix_exp": _la.matrix_exp,
-    "cholesky_inverse": _lc.cholesky_inverse,
-    "cholesky_solve": _lc.cholesky_solve,
     "histogram": _st.histogram,
     "nonzero_static": _ix.nonzero_static,
     "dim_order": _tb._dim_order,
