@@ -6,7 +6,9 @@
 #include <pybind11/stl.h>
 
 #include "core/error.h"
+#include "ops/copy.h"
 #include "ops/nn/loss.h"
+#include "ops/views.h"
 #include "python/convert.h"
 
 namespace ts::python {
@@ -59,6 +61,34 @@ nn::Reduction reduction_of(py::handle size_average, py::handle reduce, py::handl
     return nn::Reduction::Sum;
   }
   return nn::parse_reduction(r, op);
+}
+
+// torch's top-level losses (torch.kl_div, ...) take the reduction as its enum: 0 'none',
+// 1 'mean', 2 'sum'; a name is accepted too.
+nn::Reduction enum_reduction(py::handle r, const char* op) {
+  if (py::isinstance<py::str>(r)) return nn::parse_reduction(r.cast<std::string>(), op);
+  if (!py::isinstance<py::bool_>(r) && PyIndex_Check(r.ptr())) {
+    const int64_t v = py::cast<int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(r.ptr())));
+    if (v == 0) return nn::Reduction::None;
+    if (v == 1) return nn::Reduction::Mean;
+    if (v == 2) return nn::Reduction::Sum;
+  }
+  throw ValueError(str(op, ": ", py::repr(r).cast<std::string>(),
+                       " is not a valid value for reduction (0 'none', 1 'mean', 2 'sum')"));
+}
+
+// gaussian_nll_loss's var: a tensor, or a float (input's shape).
+Tensor variance_of(const Tensor& input, py::handle var) {
+  if (py::isinstance<Tensor>(var)) return var.cast<Tensor>();
+  TS_CHECK(!py::isinstance<py::bool_>(var) &&
+               (py::isinstance<py::float_>(var) || py::isinstance<py::int_>(var)),
+           TypeError, "gaussian_nll_loss(): argument 'var' must be Tensor or float, not ",
+           Py_TYPE(var.ptr())->tp_name);
+  const double v = var.cast<double>();
+  TS_CHECK(v >= 0, ValueError, "gaussian_nll_loss: var has negative entry/entries (var = ", v, ")");
+  return broadcast_to(
+      to_device(scalar_tensor(Scalar::from_double(v), input.dtype()), input.device()),
+      input.shape());
 }
 
 }  // namespace
@@ -250,6 +280,231 @@ void init_loss(py::module_& m) {
       "target (log target - input) pointwise, input holding log-probabilities (target too when\n"
       "log_target); reduction 'batchmean' divides the sum by the batch size (the C++ op\n"
       "csrc/ops/nn/loss.h).");
+  m.def(
+      "poisson_nll_loss",
+      [](const Tensor& input, const Tensor& target, bool log_input, bool full,
+         py::handle size_average, double eps, py::handle reduce, py::handle reduction) {
+        return nn::poisson_nll_loss(
+            input, target, log_input, full, eps,
+            reduction_of(size_average, reduce, reduction, "poisson_nll_loss"));
+      },
+      py::arg("input"), py::arg("target"), py::arg("log_input") = true, py::arg("full") = false,
+      py::arg("size_average") = None, py::arg("eps") = 1e-8, py::arg("reduce") = None,
+      py::arg("reduction") = "mean",
+      "poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, "
+      "eps=1e-08, reduce=None, reduction='mean')\n--\n\n"
+      "exp(x) - y x (log_input) or x - y log(x + eps); full adds the Stirling term\n"
+      "y log y - y + 0.5 log(2 pi y) where y > 1. Input and target broadcast (the C++ op\n"
+      "csrc/ops/nn/loss.h).");
+  m.def(
+      "gaussian_nll_loss",
+      [](const Tensor& input, const Tensor& target, py::handle var, bool full, double eps,
+         py::handle reduction) {
+        // torch's own wording for a bad name ("... is not valid")
+        if (py::isinstance<py::str>(reduction)) {
+          const std::string rs = reduction.cast<std::string>();
+          TS_CHECK(rs == "none" || rs == "mean" || rs == "sum", ValueError,
+                   "gaussian_nll_loss: ", rs,
+                   " is not valid (reduction must be 'mean', 'sum' or 'none')");
+        }
+        const nn::Reduction r =
+            reduction_of(py::none(), py::none(), reduction, "gaussian_nll_loss");
+        return nn::gaussian_nll_loss(input, target, variance_of(input, var), full, eps, r);
+      },
+      py::arg("input"), py::arg("target"), py::arg("var"), py::arg("full") = false,
+      py::arg("eps") = 1e-6, py::arg("reduction") = "mean",
+      "gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction='mean')\n--\n\n"
+      "0.5 (log max(var, eps) + (x - y)^2 / max(var, eps)) (+ 0.5 log 2 pi when full). var\n"
+      "(>= 0) has input's shape, or lacks its last axis, or has size 1 on one axis, or is a\n"
+      "float; the eps clamp passes gradients through unchanged, as PyTorch's (the C++ op\n"
+      "csrc/ops/nn/loss.h).");
+  m.def(
+      "cosine_embedding_loss",
+      [](const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+         py::handle size_average, py::handle reduce, py::handle reduction) {
+        return nn::cosine_embedding_loss(
+            input1, input2, target, margin,
+            reduction_of(size_average, reduce, reduction, "cosine_embedding_loss"));
+      },
+      py::arg("input1"), py::arg("input2"), py::arg("target"), py::arg("margin") = 0.0,
+      py::arg("size_average") = None, py::arg("reduce") = None, py::arg("reduction") = "mean",
+      "cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, "
+      "reduce=None, reduction='mean')\n--\n\n"
+      "1 - cos(x1, x2) where target == 1, max(0, cos - margin) where target == -1, 0\n"
+      "elsewhere; inputs (N, D) with target (N,), or (D,) with a 0-d target (the C++ op\n"
+      "csrc/ops/nn/loss.h).");
+  m.def(
+      "multilabel_soft_margin_loss",
+      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+         py::handle size_average, py::handle reduce, py::handle reduction) {
+        return nn::multilabel_soft_margin_loss(
+            input, target, opt(weight),
+            reduction_of(size_average, reduce, reduction, "multilabel_soft_margin_loss"));
+      },
+      py::arg("input"), py::arg("target"), py::arg("weight") = None, py::arg("size_average") = None,
+      py::arg("reduce") = None, py::arg("reduction") = "mean",
+      "multilabel_soft_margin_loss(input, target, weight=None, size_average=None, "
+      "reduce=None, reduction='mean')\n--\n\n"
+      "Per-class logistic loss -(y log sigmoid(x) + (1 - y) log sigmoid(-x)) (times weight),\n"
+      "averaged over the last (class) axis (the C++ op csrc/ops/nn/loss.h).");
+  m.def(
+      "multilabel_margin_loss",
+      [](const Tensor& input, const Tensor& target, py::handle size_average, py::handle reduce,
+         py::handle reduction) {
+        return nn::multilabel_margin_loss(
+            input, target, reduction_of(size_average, reduce, reduction, "multilabel_margin_loss"));
+      },
+      py::arg("input"), py::arg("target"), py::arg("size_average") = None, py::arg("reduce") = None,
+      py::arg("reduction") = "mean",
+      "multilabel_margin_loss(input, target, size_average=None, reduce=None, "
+      "reduction='mean')\n--\n\n"
+      "Sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])) / C;\n"
+      "the integer target (input's shape, (N, C) or (C,)) lists each sample's classes, ended\n"
+      "by the first -1 (the C++ op csrc/ops/nn/loss.h).");
+  m.def(
+      "multi_margin_loss",
+      [](const Tensor& input, const Tensor& target, double p, double margin,
+         const std::optional<Tensor>& weight, py::handle size_average, py::handle reduce,
+         py::handle reduction) {
+        return nn::multi_margin_loss(
+            input, target, p, margin, opt(weight),
+            reduction_of(size_average, reduce, reduction, "multi_margin_loss"));
+      },
+      py::arg("input"), py::arg("target"), py::arg("p") = 1, py::arg("margin") = 1.0,
+      py::arg("weight") = None, py::arg("size_average") = None, py::arg("reduce") = None,
+      py::arg("reduction") = "mean",
+      "multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, "
+      "reduce=None, reduction='mean')\n--\n\n"
+      "Multi-class hinge: sum over i != y of w[y] max(0, margin - x[y] + x[i])^p / C, p in\n"
+      "{1, 2}; input (N, C) with target (N,), or (C,) with a 0-d or (1,) target (the C++ op\n"
+      "csrc/ops/nn/loss.h).");
+  m.def(
+      "triplet_margin_loss",
+      [](const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
+         double p, double eps, bool swap, py::handle size_average, py::handle reduce,
+         py::handle reduction) {
+        return nn::triplet_margin_loss(
+            anchor, positive, negative, margin, p, eps, swap,
+            reduction_of(size_average, reduce, reduction, "triplet_margin_loss"));
+      },
+      py::arg("anchor"), py::arg("positive"), py::arg("negative"), py::arg("margin") = 1.0,
+      py::arg("p") = 2.0, py::arg("eps") = 1e-6, py::arg("swap") = false,
+      py::arg("size_average") = None, py::arg("reduce") = None, py::arg("reduction") = "mean",
+      "triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, "
+      "size_average=None, reduce=None, reduction='mean')\n--\n\n"
+      "max(0, margin + d(a, p) - d(a, n)), d the p-norm distance over the last axis\n"
+      "(pairwise_distance, eps added to the difference); swap uses min(d(a, n), d(p, n))\n"
+      "(the C++ op csrc/ops/nn/loss.h).");
+  m.def(
+      "triplet_margin_with_distance_loss",
+      [](const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+         py::handle distance_function, double margin, bool swap, py::handle reduction) {
+        const char* op = "triplet_margin_with_distance_loss";
+        const nn::Reduction r = reduction_of(py::none(), py::none(), reduction, op);
+        TS_CHECK(margin > 0, ValueError, op, ": margin must be greater than 0, got ", margin);
+        nn::check_triplet_ranks(anchor, positive, negative, op);
+        auto dist = [&](const Tensor& a, const Tensor& b) {
+          if (distance_function.is_none()) return nn::pairwise_distance(a, b, 2.0, 1e-6, false);
+          py::object d = distance_function(a, b);
+          TS_CHECK(py::isinstance<Tensor>(d), TypeError, op,
+                   ": distance_function must return a Tensor, got ", Py_TYPE(d.ptr())->tp_name);
+          return d.cast<Tensor>();
+        };
+        return nn::triplet_loss_from_distances(dist(anchor, positive), dist(anchor, negative),
+                                               swap ? dist(positive, negative) : Tensor(), margin,
+                                               r);
+      },
+      py::arg("anchor"), py::arg("positive"), py::arg("negative"), py::kw_only(),
+      py::arg("distance_function") = None, py::arg("margin") = 1.0, py::arg("swap") = false,
+      py::arg("reduction") = "mean",
+      "triplet_margin_with_distance_loss(anchor, positive, negative, *, "
+      "distance_function=None, margin=1.0, swap=False, reduction='mean')\n--\n\n"
+      "The triplet loss max(0, margin + d(a, p) - d(a, n)) with any distance function\n"
+      "(default: pairwise_distance); swap uses min(d(a, n), d(p, n)) (the C++ op\n"
+      "csrc/ops/nn/loss.h).");
+
+  // torch's top-level losses (torch.kl_div, ...): the reduction as its enum (0 none, 1 mean,
+  // 2 sum); ts.<name> is these (python/tessera/_nn_ops.py).
+  py::module_ t =
+      m.def_submodule("_torch_nn", "torch's top-level nn ops (python/tessera/_nn_ops.py)");
+  t.def(
+      "binary_cross_entropy_with_logits",
+      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+         const std::optional<Tensor>& pos_weight, py::handle reduction) {
+        const char* op = "binary_cross_entropy_with_logits";
+        return nn::binary_cross_entropy_with_logits(input, target, opt(weight),
+                                                    enum_reduction(reduction, op), opt(pos_weight));
+      },
+      py::arg("input"), py::arg("target"), py::arg("weight") = None, py::arg("pos_weight") = None,
+      py::arg("reduction") = 1,
+      "binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, "
+      "reduction=1)\n--\n\n"
+      "torch.binary_cross_entropy_with_logits: F.binary_cross_entropy_with_logits with the\n"
+      "reduction as torch's enum (0 none, 1 mean, 2 sum).");
+  t.def(
+      "kl_div",
+      [](const Tensor& input, const Tensor& target, py::handle reduction, bool log_target) {
+        return nn::kl_div(input, target, enum_reduction(reduction, "kl_div"), false, log_target);
+      },
+      py::arg("input"), py::arg("target"), py::arg("reduction") = 1, py::kw_only(),
+      py::arg("log_target") = false,
+      "kl_div(input, target, reduction=1, *, log_target=False)\n--\n\n"
+      "torch.kl_div: F.kl_div with the reduction as torch's enum (0 none, 1 mean, 2 sum).");
+  t.def(
+      "margin_ranking_loss",
+      [](const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+         py::handle reduction) {
+        return nn::margin_ranking_loss(input1, input2, target, margin,
+                                       enum_reduction(reduction, "margin_ranking_loss"));
+      },
+      py::arg("input1"), py::arg("input2"), py::arg("target"), py::arg("margin") = 0.0,
+      py::arg("reduction") = 1,
+      "margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1)\n--\n\n"
+      "torch.margin_ranking_loss: F.margin_ranking_loss with the reduction as torch's enum.");
+  t.def(
+      "hinge_embedding_loss",
+      [](const Tensor& input, const Tensor& target, double margin, py::handle reduction) {
+        return nn::hinge_embedding_loss(input, target, margin,
+                                        enum_reduction(reduction, "hinge_embedding_loss"));
+      },
+      py::arg("input"), py::arg("target"), py::arg("margin") = 1.0, py::arg("reduction") = 1,
+      "hinge_embedding_loss(input, target, margin=1.0, reduction=1)\n--\n\n"
+      "torch.hinge_embedding_loss: F.hinge_embedding_loss with the reduction as torch's enum.");
+  t.def(
+      "cosine_embedding_loss",
+      [](const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+         py::handle reduction) {
+        return nn::cosine_embedding_loss(input1, input2, target, margin,
+                                         enum_reduction(reduction, "cosine_embedding_loss"));
+      },
+      py::arg("input1"), py::arg("input2"), py::arg("target"), py::arg("margin") = 0.0,
+      py::arg("reduction") = 1,
+      "cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1)\n--\n\n"
+      "torch.cosine_embedding_loss: F.cosine_embedding_loss with the reduction as torch's enum.");
+  t.def(
+      "triplet_margin_loss",
+      [](const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
+         double p, double eps, bool swap, py::handle reduction) {
+        return nn::triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                       enum_reduction(reduction, "triplet_margin_loss"));
+      },
+      py::arg("anchor"), py::arg("positive"), py::arg("negative"), py::arg("margin") = 1.0,
+      py::arg("p") = 2.0, py::arg("eps") = 1e-6, py::arg("swap") = false, py::arg("reduction") = 1,
+      "triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, "
+      "reduction=1)\n--\n\n"
+      "torch.triplet_margin_loss: F.triplet_margin_loss with the reduction as torch's enum.");
+  t.def(
+      "poisson_nll_loss",
+      [](const Tensor& input, const Tensor& target, bool log_input, bool full, double eps,
+         py::handle reduction) {
+        return nn::poisson_nll_loss(input, target, log_input, full, eps,
+                                    enum_reduction(reduction, "poisson_nll_loss"));
+      },
+      py::arg("input"), py::arg("target"), py::arg("log_input"), py::arg("full"), py::arg("eps"),
+      py::arg("reduction"),
+      "poisson_nll_loss(input, target, log_input, full, eps, reduction)\n--\n\n"
+      "torch.poisson_nll_loss: F.poisson_nll_loss with every argument given and the reduction\n"
+      "as torch's enum (0 none, 1 mean, 2 sum).");
 }
 
 }  // namespace ts::python

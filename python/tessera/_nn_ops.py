@@ -2,7 +2,7 @@
 (torch.convolution, torch.dropout(input, p, train), torch.embedding(weight, indices),
 torch.layer_norm, torch.batch_norm, the RNN cells, the losses with integer reductions, ...):
 each forwards to nn.functional. Functions with the same signature as nn.functional's are
-its aliases (made by `functional_aliases`)."""
+its aliases (made by `functional_aliases`); the losses and pools are C++ bindings."""
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
@@ -17,6 +17,16 @@ from ._C import Tensor
 from ._C import (max_pool1d, max_pool2d, max_pool3d, max_pool1d_with_indices,  # noqa: E402,F401
                  avg_pool1d, adaptive_avg_pool1d)
 adaptive_max_pool1d = _C.adaptive_max_pool1d_with_indices
+
+# torch.kl_div, torch.margin_ranking_loss, ...: the C++ losses with the reduction as torch's
+# enum (0 none, 1 mean, 2 sum; csrc/python/bind_loss.cpp).
+binary_cross_entropy_with_logits = _C._torch_nn.binary_cross_entropy_with_logits
+kl_div = _C._torch_nn.kl_div
+margin_ranking_loss = _C._torch_nn.margin_ranking_loss
+hinge_embedding_loss = _C._torch_nn.hinge_embedding_loss
+cosine_embedding_loss = _C._torch_nn.cosine_embedding_loss
+triplet_margin_loss = _C._torch_nn.triplet_margin_loss
+poisson_nll_loss = _C._torch_nn.poisson_nll_loss
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "avg_pool1d", "affine_grid_generator", "alpha_dropout", "batch_norm", "binary_cross_entropy_with_logits", "convolution", "cosine_embedding_loss", "dropout", "embedding", "feature_alpha_dropout", "feature_dropout", "grid_sampler", "group_norm", "gru_cell", "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm", "lstm_cell", "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "poisson_nll_loss", "rms_norm", "rnn_relu_cell", "rnn_tanh_cell", "rrelu", "triplet_margin_loss"]
 
@@ -104,19 +114,6 @@ def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
     return _ts().clip(_linear(input, w_ih, b_ih) + _linear(hx, w_hh, b_hh), min=0)
 
 
-_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
-
-
-def _reduction(r: Any) -> str:
-    """torch's reduction enum (0 none, 1 mean, 2 sum) or a reduction name."""
-    if isinstance(r, int) and not isinstance(r, bool):
-        if r not in _REDUCTIONS:
-            raise ValueError(f"{r} is not a valid value for reduction (0 'none', 1 'mean', "
-                             "2 'sum')")
-        return _REDUCTIONS[r]
-    return r
-
-
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:
     """torch.dropout(input, p, train): nn.functional.dropout with positional arguments."""
     return _F().dropout(input, p, train)
@@ -175,50 +172,6 @@ def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None,
              eps: Optional[float] = None) -> Tensor:
     return _F().rms_norm(input, normalized_shape, weight, eps)
-
-
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
-                                     weight: Optional[Tensor] = None,
-                                     pos_weight: Optional[Tensor] = None,
-                                     reduction: Any = 1) -> Tensor:
-    """`reduction` is torch's enum here: 0 none, 1 mean, 2 sum (strings also accepted)."""
-    return _F().binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction(reduction),
-                                                 pos_weight=pos_weight)
-
-
-def kl_div(input: Tensor, target: Tensor, reduction: Any = 1, log_target: bool = False) -> Tensor:
-    return _F().kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
-
-
-def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
-                        reduction: Any = 1) -> Tensor:
-    return _F().margin_ranking_loss(input1, input2, target, margin=margin,
-                                    reduction=_reduction(reduction))
-
-
-def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
-                         reduction: Any = 1) -> Tensor:
-    return _F().hinge_embedding_loss(input, target, margin=margin,
-                                     reduction=_reduction(reduction))
-
-
-def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
-                          reduction: Any = 1) -> Tensor:
-    return _F().cosine_embedding_loss(input1, input2, target, margin=margin,
-                                      reduction=_reduction(reduction))
-
-
-def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
-                        p: float = 2, eps: float = 1e-6, swap: bool = False,
-                        reduction: Any = 1) -> Tensor:
-    return _F().triplet_margin_loss(anchor, positive, negative, margin=margin, p=p, eps=eps,
-                                    swap=swap, reduction=_reduction(reduction))
-
-
-def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
-                     reduction: Any) -> Tensor:
-    return _F().poisson_nll_loss(input, target, log_input=log_input, full=full, eps=eps,
-                                 reduction=_reduction(reduction))
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,

@@ -60,4 +60,47 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin,
                             Reduction reduction);
 
+// loss as it is ('none'), or its mean or sum.
+Tensor reduce_loss(const Tensor& loss, Reduction reduction);
+
+// ---- the embedding and margin losses (loss_embedding.cpp): PyTorch's F.<name>, compositions of
+// recorded ops (gradients of every order). Autocast: float32 (PyTorch's list).
+// exp(x) - y x (log_input) or x - y log(x + eps); full adds the Stirling term
+// y log y - y + 0.5 log(2 pi y) where y > 1. input and target broadcast.
+Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full,
+                        double eps, Reduction reduction);
+// 0.5 (log max(var, eps) + (x - y)^2 / max(var, eps)) (+ 0.5 log 2 pi when full); var of
+// input's shape, or it without the last axis, or with one differing axis of size 1; var >= 0.
+// The eps clamp passes gradients through unchanged (PyTorch clamps in place under no_grad).
+Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor& var, bool full,
+                         double eps, Reduction reduction);
+// 1 - cos(x1, x2) where y == 1, max(0, cos - margin) where y == -1, 0 elsewhere (cos over the
+// last axis with PyTorch's 1e-12 in each squared norm); inputs (N, D) with target (N,), or
+// (D,) with a 0-d target.
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                             double margin, Reduction reduction);
+// -(y log sigmoid(x) + (1 - y) log sigmoid(-x)) (times weight), averaged over the last axis.
+Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
+                                   Reduction reduction);
+// sum over i != y of w[y] max(0, margin - x[y] + x[i])^p / C, p in {1, 2}; input (N, C) with
+// integer target (N,), or (C,) with a 0-d or (1,) target; weight (C,) or undefined.
+Tensor multi_margin_loss(const Tensor& input, const Tensor& target, double p, double margin,
+                         const Tensor& weight, Reduction reduction);
+// sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])) / C;
+// integer target of input's shape ((N, C) or (C,)) lists the classes, ended by the first -1.
+Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction);
+// PyTorch's pairwise_distance: the p-norm of x1 - x2 + eps over the last axis.
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim);
+// max(0, margin + d(a, p) - d(a, n)), d = pairwise_distance(., ., p, eps); swap uses
+// min(d(a, n), d(p, n)). The three tensors have one rank; margin > 0.
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                           double margin, double p, double eps, bool swap, Reduction reduction);
+// The triplet loss from precomputed distances (triplet_margin_with_distance_loss's user
+// distance function): max(0, margin + d_pos - d_neg), d_neg = min(d_neg, d_swap) when given.
+Tensor triplet_loss_from_distances(const Tensor& d_pos, const Tensor& d_neg, const Tensor& d_swap,
+                                   double margin, Reduction reduction);
+// The three triplet tensors have one rank (ValueError naming `op` otherwise).
+void check_triplet_ranks(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                         const char* op);
+
 }  // namespace ts::nn

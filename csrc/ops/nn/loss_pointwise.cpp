@@ -22,12 +22,7 @@ Tensor sc(double v) { return wrap_scalar(Scalar::from_double(v)); }
 Tensor total(const Tensor& x) { return sum(x, std::nullopt, false, std::nullopt); }
 Tensor U(const ElementwiseDef& d, const Tensor& x) { return unary_op(d, x); }
 Tensor B(const ElementwiseDef& d, const Tensor& a, const Tensor& b) { return binary_op(d, a, b); }
-
-Tensor reduce(const Tensor& loss, Reduction r) {
-  if (r == Reduction::Sum) return total(loss);
-  if (r == Reduction::Mean) return mean(loss, std::nullopt, false);
-  return loss;
-}
+Tensor reduce(const Tensor& loss, Reduction r) { return reduce_loss(loss, r); }
 
 // PyTorch's optional per-element weight of mse/l1/huber: input's shape; 'mean' divides by the
 // summed weights (by_weight) or the element count.
@@ -48,6 +43,12 @@ void check_same_shape(const Tensor& input, const Tensor& target, const char* op)
 }
 
 }  // namespace
+
+Tensor reduce_loss(const Tensor& loss, Reduction r) {
+  if (r == Reduction::Sum) return total(loss);
+  if (r == Reduction::Mean) return mean(loss, std::nullopt, false);
+  return loss;
+}
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction r, const Tensor& weight) {
   Tensor x = input, t = target, w = weight;

@@ -5,7 +5,7 @@ from typing import Callable, Optional
 
 from ..._C import Tensor
 from .. import functional as F
-from ..functional.loss import _legacy_reduction
+from ..._C import _legacy_reduction
 from .module import Module
 
 

@@ -1,0 +1,227 @@
+"""The embedding and margin losses as C++ ops and bindings (csrc/ops/nn/loss_embedding.cpp,
+csrc/python/bind_loss.cpp): one definition each, PyTorch's signatures, values and float64
+gradients against torch for every reduction (empty batches and strided inputs too), torch's
+top-level forms with the integer reduction enum, and the errors naming the op."""
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import tessera as ts
+import tessera.nn.functional as F
+from tessera import _C
+from harness import compare_grads, randn64, to_np
+
+NAMES = ["poisson_nll_loss", "gaussian_nll_loss", "cosine_embedding_loss",
+         "multilabel_soft_margin_loss", "multilabel_margin_loss", "multi_margin_loss",
+         "triplet_margin_loss", "triplet_margin_with_distance_loss"]
+REDUCTIONS = ["mean", "sum", "none"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_binding_is_the_function(name) -> None:
+    assert getattr(F, name) is getattr(_C, name)
+    got = inspect.signature(getattr(F, name))
+    want = inspect.signature(getattr(TF, name))
+    assert list(got.parameters) == list(want.parameters)
+    assert [p.kind for p in got.parameters.values()] == [p.kind for p in want.parameters.values()]
+
+
+def _signs(*shape):
+    return np.where(randn64(*shape) > 0, 1.0, -1.0)
+
+
+def _cases():
+    yield "poisson_nll_loss", [randn64(4, 5), np.abs(randn64(4, 5)) * 3], {}
+    yield "poisson_nll_loss", [np.abs(randn64(4, 5)) + 0.1, np.abs(randn64(4, 5)) * 3], \
+        {"log_input": False, "full": True, "eps": 1e-4}
+    yield "poisson_nll_loss", [randn64(0, 3), randn64(0, 3)], {"full": True}
+    yield "gaussian_nll_loss", [randn64(4, 3), randn64(4, 3), np.abs(randn64(4, 3)) + 0.1], {}
+    yield "gaussian_nll_loss", [randn64(4, 3), randn64(4, 3), np.abs(randn64(4)) + 0.1], \
+        {"full": True}
+    yield "gaussian_nll_loss", [randn64(4, 3), randn64(4, 3), np.abs(randn64(4, 1)) * 1e-8],\
+        {"eps": 1e-3}
+    yield "cosine_embedding_loss", [randn64(5, 4), randn64(5, 4), _signs(5)], {"margin": 0.2}
+    yield "cosine_embedding_loss", [randn64(4), randn64(4), np.array(-1.0)], {}
+    yield "cosine_embedding_loss", [randn64(0, 4), randn64(0, 4), randn64(0)], {}
+    yield "multilabel_soft_margin_loss", [randn64(3, 5), randn64(3, 5) > 0], {}
+    yield "multilabel_soft_margin_loss", [randn64(3, 5), randn64(3, 5)], {}
+    yield "triplet_margin_loss", [randn64(4, 6), randn64(4, 6), randn64(4, 6)], {}
+    yield "triplet_margin_loss", [randn64(4, 6), randn64(4, 6), randn64(4, 6)],\
+        {"p": 1.0, "margin": 0.5, "swap": True, "eps": 1e-3}
+    yield "triplet_margin_loss", [randn64(6), randn64(6), randn64(6)], {"p": 3.0}
+    yield "triplet_margin_with_distance_loss", [randn64(4, 6), randn64(4, 6), randn64(4, 6)],\
+        {"swap": True}
+
+
+CASES = list(_cases())
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_values_and_float64_gradients_match_torch(case, reduction) -> None:
+    name, arrays, kw = CASES[case]
+    # the targets of the embedding losses are constants (torch gives them no gradient)
+    n = 2 if name.startswith(("cosine", "multilabel")) else len(arrays)
+    rest_ts, rest_th = [ts.asarray(a) for a in arrays[n:]], [torch.tensor(a) for a in arrays[n:]]
+    compare_grads(lambda *a: getattr(F, name)(*a, *rest_ts, reduction=reduction, **kw),
+                  lambda *a: getattr(TF, name)(*a, *rest_th, reduction=reduction, **kw),
+                  arrays[:n])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("p,weighted", [(1, False), (2, True), (2.0, False)])
+@pytest.mark.parametrize("unbatched", [False, True])
+def test_multi_margin_loss(reduction, p, weighted, unbatched) -> None:
+    x, y, w = randn64(4, 5), np.array([0, 4, 2, 2]), np.abs(randn64(5)) + 0.5
+    if unbatched:
+        x, y = x[0], y[:1]
+    yt = torch.tensor(y)
+    ws = ts.asarray(w) if weighted else None
+    wt = torch.tensor(w) if weighted else None
+    compare_grads(lambda a: F.multi_margin_loss(a, ts.asarray(y), p, 0.7, ws, reduction=reduction),
+                  lambda a: TF.multi_margin_loss(a, yt, p, 0.7, wt, reduction=reduction), [x])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("unbatched", [False, True])
+def test_multilabel_margin_loss(reduction, unbatched) -> None:
+    x = randn64(3, 5)
+    y = np.array([[3, 0, -1, 1, 4], [0, 1, 2, 3, 4], [-1, 2, 2, 2, 2]])
+    if unbatched:
+        x, y = x[1], np.array([4, 4, 1, -1, 0])
+    yt = torch.tensor(y)
+    compare_grads(lambda a: F.multilabel_margin_loss(a, ts.asarray(y), reduction=reduction),
+                  lambda a: TF.multilabel_margin_loss(a, yt, reduction=reduction), [x])
+
+
+def test_strided_inputs_and_float32() -> None:
+    a, b = randn64(6, 8), randn64(6, 8)
+    y = _signs(3)
+    got = F.cosine_embedding_loss(ts.asarray(a)[::2, 1::2], ts.asarray(b)[::2, ::2], ts.asarray(y))
+    want = TF.cosine_embedding_loss(torch.tensor(a)[::2, 1::2], torch.tensor(b)[::2, ::2],
+                                    torch.tensor(y))
+    np.testing.assert_allclose(to_np(got), to_np(want), rtol=1e-6)
+    x32 = a.astype(np.float32)
+    got = F.triplet_margin_loss(ts.asarray(x32).mT, ts.asarray(x32[::-1].copy()).mT,
+                                ts.asarray(b.astype(np.float32)).mT, reduction="none")
+    want = TF.triplet_margin_loss(torch.tensor(x32).mT, torch.tensor(x32[::-1].copy()).mT,
+                                  torch.tensor(b.astype(np.float32)).mT, reduction="none")
+    assert got.dtype == ts.float32
+    np.testing.assert_allclose(to_np(got), to_np(want), rtol=1e-5, atol=1e-6)
+    got = F.poisson_nll_loss(ts.asarray(x32).T, ts.asarray(np.abs(b)).T, reduction="none")
+    want = TF.poisson_nll_loss(torch.tensor(x32).T, torch.tensor(np.abs(b)).T, reduction="none")
+    np.testing.assert_allclose(to_np(got), to_np(want), rtol=1e-5)
+
+
+def test_gaussian_float_var_and_legacy_keywords() -> None:
+    x, t = randn64(3, 4), randn64(3, 4)
+    got = F.gaussian_nll_loss(ts.asarray(x), ts.asarray(t), 0.5, full=True)
+    want = TF.gaussian_nll_loss(torch.tensor(x), torch.tensor(t), 0.5, full=True)
+    np.testing.assert_allclose(to_np(got), to_np(want), rtol=1e-12)
+    for name, args in (("poisson_nll_loss", (x, np.abs(t))),
+                       ("cosine_embedding_loss", (x, t, _signs(3))),
+                       ("multilabel_soft_margin_loss", (x, (t > 0).astype(np.float64)))):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            got = getattr(F, name)(*map(ts.asarray, args), size_average=False)
+        assert w and w[0].filename == __file__ and "reduction='sum'" in str(w[0].message)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = getattr(TF, name)(*map(torch.tensor, args), size_average=False)
+        np.testing.assert_allclose(to_np(got), to_np(want), rtol=1e-12)
+
+
+def test_user_distance_function() -> None:
+    a, p, n = randn64(4, 3), randn64(4, 3), randn64(4, 3)
+    calls = []
+
+    def dist(u, v):
+        calls.append(1)
+        return (u - v).abs().sum(-1)
+    got = F.triplet_margin_with_distance_loss(ts.asarray(a), ts.asarray(p), ts.asarray(n),
+                                              distance_function=dist, margin=2.0, swap=True)
+    want = TF.triplet_margin_with_distance_loss(torch.tensor(a), torch.tensor(p), torch.tensor(n),
+                                                distance_function=dist, margin=2.0, swap=True)
+    assert len(calls) == 6
+    np.testing.assert_allclose(to_np(got), to_np(want), rtol=1e-12)
+    with pytest.raises(TypeError, match="triplet_margin_with_distance_loss: distance_function"):
+        F.triplet_margin_with_distance_loss(ts.asarray(a), ts.asarray(p), ts.asarray(n),
+                                            distance_function=lambda u, v: 1.0)
+    with pytest.raises(TypeError):  # keyword-only, as torch
+        F.triplet_margin_with_distance_loss(ts.asarray(a), ts.asarray(p), ts.asarray(n), None)
+
+
+def test_errors_name_the_op() -> None:
+    x = ts.ones((3, 4))
+    with pytest.raises(ValueError, match=r"cosine_embedding_loss: 1D target tensor expects 2D "
+                                         r"input tensors.*\(3, 4\) and \(4,\)"):
+        F.cosine_embedding_loss(x, ts.ones(4), ts.ones(3))
+    with pytest.raises(ValueError, match="cosine_embedding_loss: 0D or 1D target"):
+        F.cosine_embedding_loss(x, x, ts.ones((3, 1)))
+    with pytest.raises(ValueError, match="gaussian_nll_loss: var is of incorrect size"):
+        F.gaussian_nll_loss(x, x, ts.ones((2, 4)))
+    with pytest.raises(ValueError, match="gaussian_nll_loss: var has negative"):
+        F.gaussian_nll_loss(x, x, -ts.ones((3, 4)))
+    with pytest.raises(ValueError, match="gaussian_nll_loss: var has negative"):
+        F.gaussian_nll_loss(x, x, -1.0)
+    with pytest.raises(TypeError, match="gaussian_nll_loss.*'var' must be Tensor or float"):
+        F.gaussian_nll_loss(x, x, "a")
+    with pytest.raises(ValueError, match="multi_margin_loss: only p == 1 and p == 2"):
+        F.multi_margin_loss(x, ts.asarray([0, 1, 2]), p=3)
+    with pytest.raises(IndexError, match=r"multi_margin_loss: target values must be in \[0, 4\)"):
+        F.multi_margin_loss(x, ts.asarray([0, 1, 4]))
+    with pytest.raises(ValueError, match="multi_margin_loss: inconsistent target size"):
+        F.multi_margin_loss(x, ts.asarray([0, 1]))
+    with pytest.raises(TypeError, match="multi_margin_loss: expected integer class indices"):
+        F.multi_margin_loss(x, ts.ones(3))
+    with pytest.raises(ValueError, match="multi_margin_loss: weight must be a 1-D tensor of 4"):
+        F.multi_margin_loss(x, ts.asarray([0, 1, 2]), weight=ts.ones(3))
+    with pytest.raises(ValueError, match="multilabel_margin_loss: expected non-empty vector"):
+        F.multilabel_margin_loss(ts.ones((2, 3, 4)), ts.zeros((2, 3, 4), dtype=ts.int64))
+    with pytest.raises(IndexError, match=r"multilabel_margin_loss: target values must be in \[-1"):
+        F.multilabel_margin_loss(x, ts.full((3, 4), -2, dtype=ts.int64))
+    with pytest.raises(ValueError, match="triplet_margin_loss: the anchor, positive, and "
+                                         "negative tensors.*anchor 2D"):
+        F.triplet_margin_loss(x, x, ts.ones(4))
+    with pytest.raises(ValueError, match="triplet_margin_loss: margin must be greater than 0"):
+        F.triplet_margin_loss(x, x, x, margin=0.0)
+    with pytest.raises(ValueError, match="poisson_nll_loss: 'max' is not a valid value"):
+        F.poisson_nll_loss(x, x, reduction="max")
+
+
+@pytest.mark.parametrize("enum", [0, 1, 2, "sum"])
+def test_top_level_forms_take_the_reduction_enum(enum) -> None:
+    a, b, y = randn64(4, 5), randn64(4, 5), _signs(4, 5)
+    y1 = _signs(4)
+    calls = [
+        ("kl_div", (a, b), {"log_target": True}),
+        ("binary_cross_entropy_with_logits", (a, (b > 0).astype(np.float64)), {}),
+        ("margin_ranking_loss", (a, b, y), {"margin": 0.3}),
+        ("hinge_embedding_loss", (a, y), {}),
+        ("cosine_embedding_loss", (a, b, y1), {}),
+        ("triplet_margin_loss", (a, b, b[::-1].copy()), {"swap": True}),
+    ]
+    r = enum if isinstance(enum, int) else {"none": 0, "mean": 1, "sum": 2}[enum]
+    for name, args, kw in calls:
+        got = getattr(ts, name)(*map(ts.asarray, args), reduction=enum, **kw)
+        want = getattr(torch, name)(*map(torch.tensor, args), reduction=r, **kw)
+        np.testing.assert_allclose(to_np(got), to_np(want), rtol=1e-12, atol=1e-12, err_msg=name)
+    got = ts.poisson_nll_loss(ts.asarray(a), ts.asarray(np.abs(b)), True, True, 1e-8, enum)
+    want = torch.poisson_nll_loss(torch.tensor(a), torch.tensor(np.abs(b)), True, True, 1e-8, r)
+    np.testing.assert_allclose(to_np(got), to_np(want), rtol=1e-12)
+
+
+def test_top_level_errors() -> None:
+    x = ts.ones((2, 3))
+    with pytest.raises(ValueError, match="kl_div: 3 is not a valid value for reduction"):
+        ts.kl_div(x, x, 3)
+    with pytest.raises(TypeError):  # log_target is keyword-only, as torch's
+        ts.kl_div(x, x, 1, True)
+    with pytest.raises(TypeError, match="poisson_nll_loss"):
+        ts.poisson_nll_loss(x, x)
