@@ -91,11 +91,6 @@ def _check_bounds(op: str, index: Tensor, n: int) -> Tensor:
     return _C.where(index < 0, index + n, index)
 
 
-def _where_method(self: Tensor, condition: Any, y: Any) -> Tensor:
-    """self where condition is True, else y (torch.Tensor.where)."""
-    return _C.where(condition, self, y)
-
-
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """input with the positions where `mask` (broadcast to input) is True filled, in order,
     by the first elements of `source`."""
@@ -141,7 +136,7 @@ def index_put(input: Tensor, indices: Sequence[Any], values: Any,
     return _C._reshape(flat, tuple(input.shape), -1)
 
 
-METHODS = {"where": _where_method, "masked_scatter": masked_scatter, "index_put": index_put}
+METHODS = {"masked_scatter": masked_scatter, "index_put": index_put}
 
 
 # ---- x.fill_diagonal_
