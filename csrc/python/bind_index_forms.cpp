@@ -119,6 +119,36 @@ constexpr const char* kSearchsortedDoc =
     "the sequence when it is not sorted itself. An N-D sequence is searched row by row with the\n"
     "rows of values (same leading dims, PyTorch's form). out_int32=True returns int32.";
 
+// index_put's indices: a tuple or list of tensors (array-likes) or None (a full slice).
+std::vector<Tensor> indices_arg(py::handle indices, const char* op) {
+  if (!py::isinstance<py::tuple>(indices) && !py::isinstance<py::list>(indices))
+    throw py::type_error(std::string(op) + ": indices must be a tuple of tensors, got " +
+                         type_name(indices) + "; hint: pass (index,) for one index tensor");
+  std::vector<Tensor> out;
+  for (py::handle h : indices) out.push_back(h.is_none() ? Tensor() : operand(h, op));
+  return out;
+}
+
+// values / source: a tensor, or a number / array-like taken in x's dtype.
+Tensor values_arg(py::handle v, const Tensor& x, const char* op) {
+  if (py::isinstance<Tensor>(v)) return v.cast<Tensor>();
+  return astype(operand(v, op), x.dtype(), false);
+}
+
+constexpr const char* kIndexPutDoc =
+    "index_put(input, indices, values, accumulate=False)\n--\n\n"
+    "A copy of input with input[indices] = values (indices: a tuple of index tensors, None for a\n"
+    "full slice; values broadcast to the selection, of input's dtype). accumulate=True adds\n"
+    "instead, summing repeated indices. Differentiable in input and values.";
+constexpr const char* kMaskedScatterDoc =
+    "masked_scatter(input, mask, source)\n--\n\n"
+    "A copy of input with the positions where the bool `mask` (broadcast to input) is True\n"
+    "filled, in row-major order, by the first elements of `source` (input's dtype).";
+constexpr const char* kPutDoc =
+    "put(input, index, source, accumulate=False)\n--\n\n"
+    "A copy of input, seen flattened, with input.flatten()[index] = source (+= with\n"
+    "accumulate=True, summing repeated indices); index and source have equally many elements.";
+
 }  // namespace
 
 void init_index_forms(py::module_& m) {
@@ -155,6 +185,73 @@ void init_index_forms(py::module_& m) {
       "scatter_reduce_($self, /, dim, index, src, reduce, *, include_self=True)\n--\n\n"
       "In-place scatter_reduce (see ts.scatter_reduce); returns self.");
 
+  m.def(
+      "index_put",
+      [](py::handle x, py::handle indices, py::handle values, bool accumulate) {
+        const char* op = "index_put";
+        const Tensor& t = tensor_or_throw(x, op, "input");
+        return index_put(t, indices_arg(indices, op), values_arg(values, t, op), accumulate);
+      },
+      py::arg("input"), py::arg("indices"), py::arg("values"), py::arg("accumulate") = false,
+      kIndexPutDoc);
+  m.def(
+      "masked_scatter",
+      [](py::handle x, py::handle mask, py::handle source) {
+        const char* op = "masked_scatter";
+        return masked_scatter(tensor_or_throw(x, op, "input"), operand(mask, op),
+                              tensor_or_throw(source, op, "source"));
+      },
+      py::arg("input"), py::arg("mask"), py::arg("source"), kMaskedScatterDoc);
+  m.def(
+      "put",
+      [](py::handle x, py::handle index, py::handle source, bool accumulate) {
+        const char* op = "put";
+        return put(tensor_or_throw(x, op, "input"), operand(index, op),
+                   tensor_or_throw(source, op, "source"), accumulate);
+      },
+      py::arg("input"), py::arg("index"), py::arg("source"), py::arg("accumulate") = false,
+      kPutDoc);
+  bind_functions_as_methods(m, {"index_put", "masked_scatter", "put"});
+  cls.def(
+      "index_put_",
+      [](py::object self, py::handle indices, py::handle values, bool accumulate) {
+        const char* op = "index_put_";
+        const Tensor& x = self_of(self, op);
+        autograd::check_inplace(x, op);
+        assign_inplace_result(
+            op, x,
+            index_put(x, indices_arg(indices, op), values_arg(values, x, op), accumulate, op));
+        return self;
+      },
+      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false,
+      "index_put_($self, /, indices, values, accumulate=False)\n--\n\n"
+      "In-place index_put (see ts.index_put); returns self.");
+  cls.def(
+      "masked_scatter_",
+      [](py::object self, py::handle mask, py::handle source) {
+        const char* op = "masked_scatter_";
+        const Tensor& x = self_of(self, op);
+        autograd::check_inplace(x, op);
+        assign_inplace_result(
+            op, x, masked_scatter(x, operand(mask, op), tensor_or_throw(source, op, "source")));
+        return self;
+      },
+      py::arg("mask"), py::arg("source"),
+      "masked_scatter_($self, /, mask, source)\n--\n\n"
+      "In-place masked_scatter (see ts.masked_scatter); returns self.");
+  cls.def(
+      "put_",
+      [](py::object self, py::handle index, py::handle source, bool accumulate) {
+        const char* op = "put_";
+        const Tensor& x = self_of(self, op);
+        autograd::check_inplace(x, op);
+        assign_inplace_result(
+            op, x, put(x, operand(index, op), tensor_or_throw(source, op, "source"), accumulate));
+        return self;
+      },
+      py::arg("index"), py::arg("source"), py::arg("accumulate") = false,
+      "put_($self, /, index, source, accumulate=False)\n--\n\n"
+      "In-place put (see ts.put); returns self.");
   m.def("where", &where_py, py::arg("condition"), py::arg("input") = missing(),
         py::arg("other") = missing(), py::kw_only(), py::arg("out") = py::none(), kWhereDoc);
   cls.def(
