@@ -5,9 +5,16 @@
 #include "autograd/function.h"
 #include "autograd/record_indexing_scatter.h"
 #include "core/shape.h"
+#include "ops/arithmetic.h"
+#include "ops/compare.h"
 #include "ops/copy.h"
+#include "ops/creation.h"
+#include "ops/cumulative.h"
+#include "ops/elementwise.h"
 #include "ops/indexing_advanced.h"
+#include "ops/reduce.h"
 #include "ops/views.h"
+#include "ops/where.h"
 
 namespace ts {
 
@@ -65,6 +72,105 @@ Tensor scatter_reduce(const Tensor& x, int64_t dim, const Tensor& index, const T
   if (autograd::needs_grad({&x, &src}))
     autograd::record_scatter_reduce(x, src, out, d, index, static_cast<int>(reduce), include_self);
   return out;
+}
+
+namespace {
+
+AdvKey key_of(const std::vector<Tensor>& indices) {
+  AdvKey key;
+  for (const Tensor& t : indices) {
+    AdvItem it;
+    if (t.defined()) {
+      it.array = t;
+    } else {  // a full slice
+      it.item.kind = IndexItem::Slice;
+      it.item.start = 0;
+      it.item.stop = INT64_MAX;
+      it.item.step = 1;
+    }
+    key.push_back(std::move(it));
+  }
+  return key;
+}
+
+// The selection's errors (an index out of range, too many indices) named by `op`.
+template <class F>
+auto named(const char* op, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const IndexError& e) {
+    throw IndexError(str(op, ": ", e.what()));
+  }
+}
+
+void check_same_dtype(const char* op, const Tensor& x, const Tensor& v, const char* what) {
+  TS_CHECK(v.dtype() == x.dtype(), RuntimeError, op, ": ", what, " (", dtype_name(v.dtype()),
+           ") must have the same dtype as self (", dtype_name(x.dtype()), "); hint: cast it with ",
+           ".to(self.dtype)");
+}
+
+}  // namespace
+
+Tensor index_put(const Tensor& x, const std::vector<Tensor>& indices, const Tensor& values,
+                 bool accumulate, const char* op) {
+  check_same_dtype(op, x, values, "values");
+  const AdvKey key = key_of(indices);
+  if (!accumulate) {
+    Tensor out = clone_op(x);
+    named(op, [&] {
+      index_put_advanced(out, key, values);
+      return 0;
+    });
+    return out;
+  }
+  // Every element's flat position, selected with the same key, says where each value adds.
+  const int64_t n = x.numel();
+  const Tensor flat = reshape(arange(Scalar::from_int(0), Scalar::from_int(n), Scalar::from_int(1),
+                                     DType::Int64, x.device()),
+                              x.shape());
+  const Tensor pos = named(op, [&] { return index_advanced(flat, key); });
+  TS_CHECK(broadcast_shapes(values.shape(), pos.shape(), op) == pos.shape(), ValueError, op,
+           ": values ", shape_str(values.shape()), " cannot be broadcast to the selection ",
+           shape_str(pos.shape()));
+  const Tensor v = reshape(broadcast_to(values, pos.shape()), {-1});
+  return reshape(index_add(reshape(x, {-1}), 0, reshape(pos, {-1}), v), x.shape());
+}
+
+Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source) {
+  const char* op = "masked_scatter";
+  TS_CHECK(mask.dtype() == DType::Bool, RuntimeError, op, ": expected mask to have dtype bool, ",
+           "got ", dtype_name(mask.dtype()), "; hint: pass mask.bool()");
+  check_same_dtype(op, x, source, "source");
+  TS_CHECK(broadcast_shapes(mask.shape(), x.shape(), op) == x.shape(), RuntimeError, op, ": mask ",
+           shape_str(mask.shape()), " cannot be broadcast to self ", shape_str(x.shape()));
+  const Tensor m = broadcast_to(to_device(mask, x.device()), x.shape());
+  const Tensor src = reshape(source, {-1});
+  // pos[i]: how many true elements precede element i (row-major), the source element it takes.
+  const Tensor pos = subtract(
+      cumulative_sum(reshape(astype(m, DType::Int64, false), {-1}), 0, std::nullopt, false),
+      wrap_scalar(Scalar::from_int(1)));
+  const int64_t count = x.numel() ? item(select(pos, 0, x.numel() - 1)).i + 1 : 0;
+  TS_CHECK(count <= src.numel(), RuntimeError, op, ": number of elements in source (", src.numel(),
+           ") < number of ones in mask (", count, ")");
+  if (src.numel() == 0) return clone_op(x);
+  const Tensor at =
+      clip(pos, wrap_scalar(Scalar::from_int(0)), wrap_scalar(Scalar::from_int(src.numel() - 1)));
+  return where(m, reshape(index_select(src, 0, at), x.shape()), x);
+}
+
+Tensor put(const Tensor& x, const Tensor& index, const Tensor& source, bool accumulate) {
+  const char* op = "put";
+  TS_CHECK(index.numel() == source.numel(), RuntimeError, op,
+           ": expected source and index to have the same number of elements, but got ",
+           source.numel(), " and ", index.numel());
+  TS_CHECK(is_integral(index.dtype()), TypeError, op, ": index must be an integer tensor, got ",
+           dtype_name(index.dtype()));
+  check_same_dtype(op, x, source, "source");
+  TS_CHECK(x.numel() > 0 || index.numel() == 0, IndexError, op,
+           ": cannot put into an empty tensor (", index.numel(), " indices)");
+  const Tensor flat =
+      index_put(reshape(x, {-1}), {reshape(index, {-1})}, reshape(source, {-1}), accumulate, op);
+  return reshape(flat, x.shape());
 }
 
 }  // namespace ts

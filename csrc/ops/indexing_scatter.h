@@ -2,6 +2,7 @@
 // (sum / prod / mean / amax / amin, include_self), with torch.gather's addressing.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "core/tensor.h"
 #include "dispatch/dispatch.h"
@@ -27,5 +28,15 @@ TS_DECLARE_STUB(ScatterReduceKernel, scatter_reduce_stub);
 // Differentiable in x and src for floating dtypes (torch's scatter_reduce_backward).
 Tensor scatter_reduce(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
                       ScatterReduceOp reduce, bool include_self);
+
+// torch.index_put: x with x[indices] = values (undefined entries of `indices` stand for full
+// slices); accumulate=true adds instead, summing repeated indices. values has x's dtype.
+Tensor index_put(const Tensor& x, const std::vector<Tensor>& indices, const Tensor& values,
+                 bool accumulate, const char* op = "index_put");
+// torch.masked_scatter: x with the positions where the bool `mask` (broadcast to x) is true
+// filled, in row-major order, by the first elements of `source` (x's dtype).
+Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source);
+// torch.put: x seen flattened with x.flatten()[index] = source (+= with accumulate).
+Tensor put(const Tensor& x, const Tensor& index, const Tensor& source, bool accumulate);
 
 }  // namespace ts

@@ -1,5 +1,11 @@
 #include "ops/rounding.h"
 
+#include <cmath>
+
+#include "ops/arithmetic.h"
+#include "ops/copy.h"
+#include "ops/elementwise.h"
+
 namespace ts {
 
 // Integers are already integral: ceil/floor/trunc/round return them unchanged (same dtype).
@@ -9,5 +15,15 @@ TS_DEFINE_ELEMENTWISE(trunc, kRealSet, Promote, Same, "real-valued numeric");
 TS_DEFINE_ELEMENTWISE(round, kNumericSet, Promote, Same, "numeric");
 TS_DEFINE_ELEMENTWISE(floor_divide, kRealSet, Promote, Same, "real-valued numeric");
 TS_DEFINE_ELEMENTWISE(remainder, kRealSet, Promote, Same, "real-valued numeric");
+
+Tensor round(const Tensor& x, int64_t decimals) {
+  if (decimals == 0) return unary_op(round_def, x);
+  TS_CHECK(is_inexact(x.dtype()), TypeError, "round: decimals=", decimals,
+           " is not implemented for ", dtype_name(x.dtype()),
+           " tensors; hint: integers are already rounded (decimals=0), or cast to a float dtype");
+  const Tensor p = wrap_scalar(Scalar::from_double(std::pow(10.0, std::abs(decimals))));
+  return decimals > 0 ? divide(unary_op(round_def, multiply(x, p)), p)
+                      : multiply(unary_op(round_def, divide(x, p)), p);
+}
 
 }  // namespace ts

@@ -85,9 +85,37 @@ std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool lar
   return {v, i};
 }
 
+namespace {
+// PyTorch's N-D form: row r of x2 searched in row r of x1 (same leading dims).
+Tensor searchsorted_rows(const Tensor& x1, const Tensor& x2, bool right, const Tensor* sorter) {
+  const Shape lead(x1.shape().begin(), x1.shape().end() - 1);
+  TS_CHECK(x2.ndim() == x1.ndim() && Shape(x2.shape().begin(), x2.shape().end() - 1) == lead,
+           ValueError, "searchsorted: x1 ", shape_str(x1.shape()), " and x2 ",
+           shape_str(x2.shape()),
+           " must have the same leading dims; hint: x1 is 1-d, or its rows are searched with ",
+           "the matching rows of x2 (PyTorch's N-D form)");
+  TS_CHECK(!sorter || sorter->shape() == x1.shape(), ValueError,
+           "searchsorted: boundary and sorter must have the same size, but got boundary ",
+           shape_str(x1.shape()), " and sorter ", shape_str(sorter ? sorter->shape() : Shape{}));
+  Tensor out = Tensor::empty(x2.shape(), DType::Int64, x2.device());
+  const int64_t rows = numel_of(lead);
+  if (rows == 0 || out.numel() == 0) return out;
+  const Tensor s = reshape(x1, {rows, x1.shape().back()}), v = reshape(x2, {rows, -1});
+  const Tensor o = reshape(out, {rows, -1});
+  const Tensor k = sorter ? reshape(*sorter, {rows, -1}) : Tensor();
+  for (int64_t r = 0; r < rows; ++r) {
+    const Tensor kr = sorter ? select(k, 0, r) : Tensor();
+    copy_(select(o, 0, r),
+          searchsorted(select(s, 0, r), select(v, 0, r), right, sorter ? &kr : nullptr));
+  }
+  return out;
+}
+}  // namespace
+
 Tensor searchsorted(const Tensor& x1, const Tensor& x2, bool right, const Tensor* sorter) {
-  TS_CHECK(x1.ndim() == 1, ValueError, "searchsorted: x1 must be 1-d, got shape ",
+  TS_CHECK(x1.ndim() >= 1, ValueError, "searchsorted: x1 must be 1-d, got shape ",
            shape_str(x1.shape()));
+  if (x1.ndim() > 1) return searchsorted_rows(x1, x2, right, sorter);
   check_sortable("searchsorted", x1);
   check_sortable("searchsorted", x2);
   // A Python number stays weak against a float x1; against an integer x1 it is compared at

@@ -67,7 +67,7 @@ void def_unary_functions(py::module_& m) {
       {&ceil_def, "Smallest integer >= x (integers are returned unchanged)."},
       {&floor_def, "Largest integer <= x (integers are returned unchanged)."},
       {&trunc_def, "x rounded toward zero (integers are returned unchanged)."},
-      {&round_def, "x rounded to the nearest integer, ties to even (both parts for complex)."},
+      // (round, with torch's decimals=, is bound in bind_index_forms.cpp)
   };
   for (const U& u : unary) def_unary_function(m, *u.def, u.doc);
   m.def(
@@ -142,16 +142,35 @@ void def_tensor_methods(py::module_& m) {
     const ElementwiseDef* def;
   };
   const U unary[] = {
-      {"abs", &abs_def},         {"exp", &exp_def},        {"expm1", &expm1_def},
-      {"log", &log_def},         {"log1p", &log1p_def},    {"log2", &log2_def},
-      {"log10", &log10_def},     {"sqrt", &sqrt_def},      {"sin", &sin_def},
-      {"cos", &cos_def},         {"tan", &tan_def},        {"tanh", &tanh_def},
-      {"sinh", &sinh_def},       {"cosh", &cosh_def},      {"asin", &asin_def},
-      {"acos", &acos_def},       {"atan", &atan_def},      {"floor", &floor_def},
-      {"ceil", &ceil_def},       {"trunc", &trunc_def},    {"round", &round_def},
-      {"sign", &sign_def},       {"square", &square_def},  {"reciprocal", &reciprocal_def},
-      {"isnan", &isnan_def},     {"isinf", &isinf_def},    {"isfinite", &isfinite_def},
-      {"neg", &kNegative},       {"negative", &kNegative}, {"logical_not", &logical_not_def},
+      {"abs", &abs_def},
+      {"exp", &exp_def},
+      {"expm1", &expm1_def},
+      {"log", &log_def},
+      {"log1p", &log1p_def},
+      {"log2", &log2_def},
+      {"log10", &log10_def},
+      {"sqrt", &sqrt_def},
+      {"sin", &sin_def},
+      {"cos", &cos_def},
+      {"tan", &tan_def},
+      {"tanh", &tanh_def},
+      {"sinh", &sinh_def},
+      {"cosh", &cosh_def},
+      {"asin", &asin_def},
+      {"acos", &acos_def},
+      {"atan", &atan_def},
+      {"floor", &floor_def},
+      {"ceil", &ceil_def},
+      {"trunc", &trunc_def},
+      {"sign", &sign_def},
+      {"square", &square_def},
+      {"reciprocal", &reciprocal_def},
+      {"isnan", &isnan_def},
+      {"isinf", &isinf_def},
+      {"isfinite", &isfinite_def},
+      {"neg", &kNegative},
+      {"negative", &kNegative},
+      {"logical_not", &logical_not_def},
       {"signbit", &signbit_def},
   };
   for (const U& u : unary) {

@@ -1,12 +1,21 @@
-// Bindings of PyTorch's scatter reductions and index writes (ops/indexing_scatter.h): every
-// argument form parsed here once, with the signatures inspect.signature shows (Note [Readable
+// Bindings of PyTorch's scatter reductions and index writes (ops/indexing_scatter.h), and of the
+// functions that take both the array API's and PyTorch's argument forms: where (torch's
+// one-argument form), round (decimals=), searchsorted (side=/right=/sorter=/out_int32=, N-D).
+// Every form is parsed here once, with the signatures inspect.signature shows (Note [Readable
 // signatures]); the ops check shapes and dtypes and name themselves.
 #include "autograd/record.h"
+#include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/indexing_advanced.h"
 #include "ops/indexing_scatter.h"
+#include "ops/rounding.h"
+#include "ops/sort.h"
+#include "ops/views.h"
+#include "ops/where.h"
 #include "python/convert.h"
 #include "python/elementwise_binding.h"
 #include "python/function_method.h"
+#include "python/input_arg.h"
 #include "python/int_arg.h"
 
 namespace ts::python {
@@ -35,6 +44,110 @@ constexpr const char* kScatterReduceDoc =
     "(out[index[i][j]][j] op= src[i][j] for dim=0), reduce one of 'sum', 'prod', 'mean', 'amax',\n"
     "'amin'. include_self=False leaves input's own values out where something is scattered.\n"
     "src has input's dtype; repeated indices combine. Differentiable in input and src.";
+
+// torch.where(condition): the standard's nonzero tuple (one index tensor for 0-d, as PyTorch).
+py::tuple where_indices(const Tensor& c) {
+  const Tensor cc = c.ndim() == 0 ? reshape(c, {1}) : c;
+  const Tensor coords = nonzero(cc);
+  py::tuple out(cc.ndim());
+  for (int64_t j = 0; j < cc.ndim(); ++j) out[j] = py::cast(select(coords, 1, j));
+  return out;
+}
+
+py::object where_py(py::handle condition, py::handle x, py::handle other, py::handle out) {
+  const char* op = "where";
+  const bool has_x = !x.is(missing()), has_other = !other.is(missing());
+  if (!has_x && !has_other) {
+    no_out(out, op);
+    return where_indices(operand_or_throw(condition, op));
+  }
+  if (has_x != has_other)
+    throw py::type_error(std::string("where() missing required argument '") +
+                         (has_x ? "other" : "input") +
+                         "'; hint: where(condition, input, other), or where(condition) alone");
+  return result_or_out(
+      op,
+      where(operand_or_throw(condition, op), operand_or_throw(x, op), operand_or_throw(other, op)),
+      out);
+}
+
+int64_t decimals_arg(py::handle decimals) { return int_arg(decimals, "round", "decimals"); }
+
+py::object searchsorted_py(py::handle seq, py::handle values, py::handle side, py::handle sorter,
+                           py::handle right, bool out_int32, py::handle out) {
+  const char* op = "searchsorted";
+  bool r = false;
+  if (!side.is_none()) {
+    const std::string sd = py::isinstance<py::str>(side) ? side.cast<std::string>() : "";
+    if (sd != "left" && sd != "right")
+      throw ValueError(
+          str(op, ": side must be 'left' or 'right', got ", py::repr(side).cast<std::string>()));
+    r = sd == "right";
+  }
+  if (!right.is_none()) {
+    const bool rr = PyObject_IsTrue(right.ptr()) == 1;
+    if (!side.is_none() && rr != r)
+      throw RuntimeError(str(op, ": side and right can't be set to opposites, got side of ",
+                             r ? "right" : "left", " while right was ", rr ? "True" : "False"));
+    r = rr;
+  }
+  Tensor k;
+  if (!sorter.is_none()) k = operand_or_throw(sorter, op);
+  Tensor res = searchsorted(operand_or_throw(seq, op), operand_or_throw(values, op), r,
+                            sorter.is_none() ? nullptr : &k);
+  if (out_int32) res = astype(res, DType::Int32, false);
+  return result_or_out(op, res, out);
+}
+
+constexpr const char* kWhereDoc =
+    "where(condition, input, other, *, out=None)\n--\n\n"
+    "Elements of input where condition is true, else of other; all three broadcast together\n"
+    "(the standard's where(condition, x1, x2)). The result dtype promotes input and other\n"
+    "(Python numbers are weak); condition is read as bool. where(condition) alone is\n"
+    "nonzero(condition) as a tuple of index tensors (PyTorch).";
+constexpr const char* kRoundDoc =
+    "round(x, /, *, decimals=0, out=None)\n--\n\n"
+    "x rounded to the nearest integer, ties to even (both parts for complex). decimals=d rounds\n"
+    "to d decimal places as PyTorch computes it (round(x * 10**d) / 10**d; d < 0 rounds to tens,\n"
+    "hundreds, ...).";
+constexpr const char* kSearchsortedDoc =
+    "searchsorted(sorted_sequence, values, /, *, side=None, sorter=None, right=None, "
+    "out_int32=False, out=None)\n--\n\n"
+    "Insertion points (int64, values' shape) that keep the ascending sorted_sequence sorted:\n"
+    "side='left' (the default) gives the first such position, 'right' (or PyTorch's right=True)\n"
+    "the last. Compared in the promoted dtype, NaNs sorting last. sorter (integer indices) sorts\n"
+    "the sequence when it is not sorted itself. An N-D sequence is searched row by row with the\n"
+    "rows of values (same leading dims, PyTorch's form). out_int32=True returns int32.";
+
+// index_put's indices: a tuple or list of tensors (array-likes) or None (a full slice).
+std::vector<Tensor> indices_arg(py::handle indices, const char* op) {
+  if (!py::isinstance<py::tuple>(indices) && !py::isinstance<py::list>(indices))
+    throw py::type_error(std::string(op) + ": indices must be a tuple of tensors, got " +
+                         type_name(indices) + "; hint: pass (index,) for one index tensor");
+  std::vector<Tensor> out;
+  for (py::handle h : indices) out.push_back(h.is_none() ? Tensor() : operand(h, op));
+  return out;
+}
+
+// values / source: a tensor, or a number / array-like taken in x's dtype.
+Tensor values_arg(py::handle v, const Tensor& x, const char* op) {
+  if (py::isinstance<Tensor>(v)) return v.cast<Tensor>();
+  return astype(operand(v, op), x.dtype(), false);
+}
+
+constexpr const char* kIndexPutDoc =
+    "index_put(input, indices, values, accumulate=False)\n--\n\n"
+    "A copy of input with input[indices] = values (indices: a tuple of index tensors, None for a\n"
+    "full slice; values broadcast to the selection, of input's dtype). accumulate=True adds\n"
+    "instead, summing repeated indices. Differentiable in input and values.";
+constexpr const char* kMaskedScatterDoc =
+    "masked_scatter(input, mask, source)\n--\n\n"
+    "A copy of input with the positions where the bool `mask` (broadcast to input) is True\n"
+    "filled, in row-major order, by the first elements of `source` (input's dtype).";
+constexpr const char* kPutDoc =
+    "put(input, index, source, accumulate=False)\n--\n\n"
+    "A copy of input, seen flattened, with input.flatten()[index] = source (+= with\n"
+    "accumulate=True, summing repeated indices); index and source have equally many elements.";
 
 }  // namespace
 
@@ -71,6 +184,108 @@ void init_index_forms(py::module_& m) {
       py::arg("include_self") = true,
       "scatter_reduce_($self, /, dim, index, src, reduce, *, include_self=True)\n--\n\n"
       "In-place scatter_reduce (see ts.scatter_reduce); returns self.");
+
+  m.def(
+      "index_put",
+      [](py::handle x, py::handle indices, py::handle values, bool accumulate) {
+        const char* op = "index_put";
+        const Tensor& t = tensor_or_throw(x, op, "input");
+        return index_put(t, indices_arg(indices, op), values_arg(values, t, op), accumulate);
+      },
+      py::arg("input"), py::arg("indices"), py::arg("values"), py::arg("accumulate") = false,
+      kIndexPutDoc);
+  m.def(
+      "masked_scatter",
+      [](py::handle x, py::handle mask, py::handle source) {
+        const char* op = "masked_scatter";
+        return masked_scatter(tensor_or_throw(x, op, "input"), operand(mask, op),
+                              tensor_or_throw(source, op, "source"));
+      },
+      py::arg("input"), py::arg("mask"), py::arg("source"), kMaskedScatterDoc);
+  m.def(
+      "put",
+      [](py::handle x, py::handle index, py::handle source, bool accumulate) {
+        const char* op = "put";
+        return put(tensor_or_throw(x, op, "input"), operand(index, op),
+                   tensor_or_throw(source, op, "source"), accumulate);
+      },
+      py::arg("input"), py::arg("index"), py::arg("source"), py::arg("accumulate") = false,
+      kPutDoc);
+  bind_functions_as_methods(m, {"index_put", "masked_scatter", "put"});
+  cls.def(
+      "index_put_",
+      [](py::object self, py::handle indices, py::handle values, bool accumulate) {
+        const char* op = "index_put_";
+        const Tensor& x = self_of(self, op);
+        autograd::check_inplace(x, op);
+        assign_inplace_result(
+            op, x,
+            index_put(x, indices_arg(indices, op), values_arg(values, x, op), accumulate, op));
+        return self;
+      },
+      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false,
+      "index_put_($self, /, indices, values, accumulate=False)\n--\n\n"
+      "In-place index_put (see ts.index_put); returns self.");
+  cls.def(
+      "masked_scatter_",
+      [](py::object self, py::handle mask, py::handle source) {
+        const char* op = "masked_scatter_";
+        const Tensor& x = self_of(self, op);
+        autograd::check_inplace(x, op);
+        assign_inplace_result(
+            op, x, masked_scatter(x, operand(mask, op), tensor_or_throw(source, op, "source")));
+        return self;
+      },
+      py::arg("mask"), py::arg("source"),
+      "masked_scatter_($self, /, mask, source)\n--\n\n"
+      "In-place masked_scatter (see ts.masked_scatter); returns self.");
+  cls.def(
+      "put_",
+      [](py::object self, py::handle index, py::handle source, bool accumulate) {
+        const char* op = "put_";
+        const Tensor& x = self_of(self, op);
+        autograd::check_inplace(x, op);
+        assign_inplace_result(
+            op, x, put(x, operand(index, op), tensor_or_throw(source, op, "source"), accumulate));
+        return self;
+      },
+      py::arg("index"), py::arg("source"), py::arg("accumulate") = false,
+      "put_($self, /, index, source, accumulate=False)\n--\n\n"
+      "In-place put (see ts.put); returns self.");
+  m.def("where", &where_py, py::arg("condition"), py::arg("input") = missing(),
+        py::arg("other") = missing(), py::kw_only(), py::arg("out") = py::none(), kWhereDoc);
+  cls.def(
+      "where",
+      [](const Tensor& self, py::handle condition, py::handle other) {
+        return where(operand_or_throw(condition, "where"), self, operand_or_throw(other, "where"));
+      },
+      py::arg("condition"), py::arg("other"),
+      "where($self, /, condition, other)\n--\n\n"
+      "self where condition is true, else other (torch.Tensor.where).");
+  m.def(
+      "round",
+      [](py::handle x, py::handle decimals, py::handle out) {
+        return result_or_out("round", round(operand_or_throw(x, "round"), decimals_arg(decimals)),
+                             out);
+      },
+      py::arg("x"), py::pos_only(), py::kw_only(), py::arg("decimals") = 0,
+      py::arg("out") = py::none(), kRoundDoc);
+  bind_functions_as_methods(m, {"round"});
+  cls.def(
+      "round_",
+      [](py::object self, py::handle decimals) {
+        const char* op = "round_";
+        const Tensor& x = self_of(self, op);
+        autograd::check_inplace(x, op);
+        assign_inplace_result(op, x, round(x, decimals_arg(decimals)));
+        return self;
+      },
+      py::kw_only(), py::arg("decimals") = 0,
+      "round_($self, /, *, decimals=0)\n--\n\nIn-place round (see ts.round); returns self.");
+  m.def("searchsorted", &searchsorted_py, py::arg("sorted_sequence"), py::arg("values"),
+        py::pos_only(), py::kw_only(), py::arg("side") = py::none(), py::arg("sorter") = py::none(),
+        py::arg("right") = py::none(), py::arg("out_int32") = false, py::arg("out") = py::none(),
+        kSearchsortedDoc);
 }
 
 }  // namespace ts::python

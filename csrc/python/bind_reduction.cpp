@@ -820,17 +820,7 @@ void init_reduction(py::module_& m) {
   def_scan(m, "_cumulative_prod", "cumulative_prod", &cumulative_prod);
   m.def("_return_type", &return_type, py::arg("name"),
         "_return_type(name)\n--\n\nThe named tuple class of torch.return_types.<name>.");
-
-  m.def(
-      "where",
-      [](py::handle condition, py::handle x1, py::handle x2) {
-        return where(operand_or_throw(condition, "where"), operand_or_throw(x1, "where"),
-                     operand_or_throw(x2, "where"));
-      },
-      py::arg("condition"), py::arg("x1"), py::arg("x2"), py::pos_only(),
-      "where(condition, x1, x2, /)\n--\n\n"
-      "Elements of x1 where condition is true, else of x2; all three broadcast together.\n"
-      "The result dtype promotes x1 and x2 (Python numbers are weak); condition is read as bool.");
+  // (where, with torch's one-argument form and keywords: bind_index_forms.cpp)
 }
 
 }  // namespace ts::python

@@ -3,7 +3,8 @@
 signatures). Three kinds, each a thin wrapper that passes a standard call straight through:
 
 1. Positional ``dim`` (Note [positional dim] below): ``ts.sum(x, 1)``, ``ts.max(x, 1)``.
-2. torch's extra arguments: ``round(x, decimals=)``, ``searchsorted(..., right=)``, ...
+2. (torch's extra arguments -- round(decimals=), searchsorted(right=, ...), where(condition) --
+   are parsed by their bindings: csrc/python/bind_index_forms.cpp)
 3. torch's keyword names: ``ts.stack(tensors=)``, ``ts.full(size=)``, ``x.transpose(dim0=)``,
    ``memory_format=`` on the *_like functions (`build` and `method_keywords`).
 
@@ -25,15 +26,14 @@ from __future__ import annotations
 
 import builtins
 import functools
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Sequence, Tuple
 
-from . import _C
 from ._C import Tensor
 from ._tensor import _apply_memory_format, clone
 
 # ---- 1. positional dim
 # (the reductions' forms are parsed by their bindings: csrc/python/bind_reduction.cpp)
-_POSITIONAL_NAMES = [ "argsort", "sort", "where"]
+_POSITIONAL_NAMES = ["argsort", "sort"]
 
 
 def _positional(std: Callable[..., Any], torch_style: Callable[..., Any]) -> Callable[..., Any]:
@@ -63,122 +63,16 @@ def _method_style(std: Callable[..., Any], name: str,
     return wrapper
 
 
-def _where(std: Callable[..., Any]) -> Callable[..., Any]:
-    """where(condition, x1, x2); torch's one-argument where(condition) is nonzero(as_tuple)."""
-    @functools.wraps(std)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if len(args) == 1 and not kwargs:
-            from ._indexing import nonzero
-            return nonzero(args[0])
-        return std(*args, **kwargs)  # the binding names missing arguments and unknown keywords
-    return wrapper
-
-
 def _build_positional() -> dict:
-    from . import _statistical as st, _sorting as so
+    from . import _sorting as so
     return {
         "argsort": _positional(so.argsort, lambda x, dim=-1, descending=False, stable=True:
                                so.argsort(x, axis=dim, descending=descending, stable=stable)),
-        "sort": _method_style(so.sort, "sort"), "where": _where(st.where),
+        "sort": _method_style(so.sort, "sort"),
     }
 
 
 globals().update(_build_positional())
-
-
-# ---- 2. torch's extra arguments
-# torch's extra arguments on namespace functions whose standard signature lacks them:
-# ``round(x, decimals=)``, ``searchsorted(..., right=, side=, out_int32=)`` (add/sub's alpha=
-# and div's rounding_mode= are parsed by their bindings: csrc/python/bind_elementwise.cpp).
-#
-# As Note [positional dim] (above): a call without the torch-only argument
-# goes to the standard function unchanged; the torch argument can only come from torch-style
-# code and gets torch's meaning.
-_EXTRA_ARGUMENT_NAMES = ["round", "searchsorted"]
-
-
-class ShapeArgumentError(ValueError, RuntimeError):
-    """Operands whose shapes do not fit the call: ValueError as NumPy / the standard raise,
-    RuntimeError as torch does, so code written for either catches it."""
-
-
-def _round(std: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(std)
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        if not kwargs:
-            return std(*args)
-        decimals = kwargs.pop("decimals", 0)
-        if decimals == 0 or len(args) != 1 or kwargs:
-            return std(*args, **kwargs)
-        return round_decimals(args[0], decimals)  # torch's arithmetic (negative decimals too)
-    return fn
-
-
-def _searchsorted(std: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(std)
-    def fn(sorted_sequence: Any, values: Any, /, *, side: Optional[str] = None,
-           sorter: Any = None, right: Optional[builtins.bool] = None,
-           out_int32: builtins.bool = False) -> Any:
-        if right is not None:
-            if side is not None and (side == "right") != right:
-                raise RuntimeError("torch.searchsorted(): side and right can't be set to "
-                                   "opposites, got side of left while right was True")
-            side = "right" if right else "left"
-        kw = {"side": side or "left"}
-        if sorter is not None:
-            kw["sorter"] = sorter
-        if isinstance(sorted_sequence, Tensor) and sorted_sequence.ndim > 1 \
-                and isinstance(values, Tensor) \
-                and tuple(values.shape[:-1]) == tuple(sorted_sequence.shape[:-1]):
-            out = _batched_searchsorted(std, sorted_sequence, values, kw)
-        else:
-            try:
-                out = std(sorted_sequence, values, **kw)
-            except ValueError as e:
-                if "side" in str(e):
-                    raise
-                raise ShapeArgumentError(str(e)) from None
-        return out.astype(_C.int32) if out_int32 else out
-    return fn
-
-
-def _batched_searchsorted(std: Callable[..., Any], seq: Tensor, values: Any, kw: dict) -> Any:
-    """torch's N-D form: row r of `values` searched in row r of `seq` (same leading dims;
-    other shapes reach the standard function, which asks for a 1-d x1)."""
-    from ._manipulation import stack
-    rows_s = seq.reshape(-1, seq.shape[-1])
-    rows_v = values.reshape(-1, values.shape[-1])
-    if rows_s.shape[0] == 0:
-        from ._creation import zeros
-        return zeros(tuple(values.shape), dtype=_C.int64)
-    sorter = kw.pop("sorter", None)
-    rows_k = None if sorter is None else sorter.reshape(-1, sorter.shape[-1])
-    if rows_k is not None and tuple(sorter.shape) != tuple(seq.shape):
-        raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, "
-                           f"but got boundary tensor {tuple(seq.shape)} and got sorter tensor "
-                           f"{tuple(sorter.shape)}")
-    out = stack([std(rows_s[r], rows_v[r], **kw,
-                     **({} if rows_k is None else {"sorter": rows_k[r]}))
-                 for r in range(rows_s.shape[0])], axis=0)
-    return out.reshape(tuple(values.shape))
-
-
-def _c_named(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Marks a wrapper of a C++ function as already naming its op in errors (so the
-    namespace's argument-error guard adds no second Python layer on this hot path)."""
-    fn.__wrapped_by_arg_errors__ = True  # type: ignore[attr-defined]
-    return fn
-
-
-def _build_extra_arguments() -> dict:
-    from . import _searching
-    return {
-        "round": _c_named(_round(_C.round)),
-        "searchsorted": _searchsorted(_searching.searchsorted),
-    }
-
-
-globals().update(_build_extra_arguments())
 
 
 # ---- 3. torch's keyword names
@@ -258,32 +152,6 @@ def _with_memory_format(std: Callable[..., Any], op: str) -> Callable[..., Any]:
     return fn
 
 
-# ---- x.round(decimals=)
-def round_decimals(x: Any, decimals: int) -> Any:
-    """torch's round(x, decimals=d): round-half-even of x * 10**d, divided back (for d < 0:
-    x / 10**-d rounded, multiplied back), as torch computes it."""
-    if decimals == 0:
-        return _C.round(x)
-    if isinstance(x, Tensor) and not x.dtype.is_floating_point and not x.dtype.is_complex:
-        raise RuntimeError(f"round_decimals: \"round_decimals\" not implemented for integer "
-                           f"tensors ({x.dtype})")
-    if decimals > 0:
-        p = 10.0 ** decimals
-        return _C.divide(_C.round(_C.multiply(x, p)), p)
-    p = 10.0 ** (-decimals)
-    return _C.multiply(_C.round(_C.divide(x, p)), p)
-
-
-def _round_method(self: Tensor, *, decimals: int = 0) -> Tensor:
-    """Rounds half to even; decimals= rounds to that many decimal places (torch)."""
-    if decimals == 0:
-        return _C.round(self)
-    return round_decimals(self, decimals)
-
-
-_round_method.__wrapped_by_arg_errors__ = True  # type: ignore[attr-defined]  (C++ names itself)
-
-
 # ---- complex32
 class MissingDtypeError(TypeError, RuntimeError):
     """A torch dtype tessera does not have (TypeError; RuntimeError as torch raises for
@@ -307,7 +175,6 @@ def build(ns: Dict[str, Any]) -> Dict[str, Any]:
     # (full's size= and eye's n=/m= are parsed by the C++ bindings: bind_creation.cpp)
     wrap("take", [(None, "input"), (None, "index", "indices")])
     wrap("isin", [(None, "elements"), (None, "test_elements")], drop=("assume_unique",))
-    wrap("where", [(None, "condition"), (None, "input"), (None, "other")])
     wrap("manual_seed", [(None, "seed")])
     # (zeros_like/ones_like/empty_like/full_like take memory_format= in C++)
     for name in ("rand_like", "randn_like", "randint_like"):
@@ -321,12 +188,9 @@ def build(ns: Dict[str, Any]) -> Dict[str, Any]:
 def method_keywords(current: Callable[[str], Any]) -> Dict[str, Any]:
     """Tensor methods with torch's keyword names, wrapping `current(name)` (the method the
     binding table has so far)."""
-    from ._inplace import make_inplace
     out: Dict[str, Any] = {}
-    out["round"] = _round_method
-    out["round_"] = make_inplace("round_", _round_method)
     out["chalf"] = _chalf
     return out
 
 
-__all__ = list(dict.fromkeys(_POSITIONAL_NAMES + _EXTRA_ARGUMENT_NAMES))
+__all__ = list(_POSITIONAL_NAMES)

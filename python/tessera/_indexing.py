@@ -24,7 +24,9 @@ from ._C import (  # noqa: F401  (the C++ functions: csrc/python/bind_search.cpp
     argwhere, gather, index_add, index_copy, index_fill, index_select, masked_fill,
     masked_select, nonzero, scatter, scatter_add, take_along_axis,
 )
-from ._C import scatter_reduce  # noqa: F401  (csrc/python/bind_index_forms.cpp)
+from ._C import (  # noqa: F401  (csrc/python/bind_index_forms.cpp)
+    index_put, masked_scatter, put, scatter_reduce,
+)
 from ._tensor import _dim_index
 
 __all__ = ["take", "take_along_axis", "nonzero", "argwhere", "gather", "scatter",
@@ -60,88 +62,18 @@ def _take_method(self: Tensor, index: Any) -> Tensor:
     return take(self, index)
 
 
-# ---- PyTorch's indexing functions and methods: where, masked_scatter, index_fill,
-# index_copy, index_put, scatter_reduce (out of place; the in-place twins are made from them)
-_TORCH_NAMES = ["masked_scatter", "index_fill", "index_copy", "index_put",
-                "select_scatter", "slice_scatter", "diagonal_scatter", "put",
+# ---- PyTorch's indexing functions (scatter_reduce, index_put, masked_scatter, put and their
+# methods and in-place forms are C++: csrc/python/bind_index_forms.cpp)
+_TORCH_NAMES = ["index_fill", "index_copy", "select_scatter", "slice_scatter", "diagonal_scatter",
                 "nonzero_static"]  # PyTorch's (the standard's are above)
-__all__ += _TORCH_NAMES + ["scatter_reduce"]
-
-_INT = (_C.int8, _C.int16, _C.int32, _C.int64, _C.uint8)
-
+__all__ += _TORCH_NAMES + ["scatter_reduce", "index_put", "masked_scatter", "put"]
 
 def _ts() -> Any:
     import tessera
     return tessera
 
 
-def _index_vec(op: str, index: Any) -> Tensor:
-    if not isinstance(index, Tensor):
-        index = _ts().asarray(index)
-    if index.dtype not in _INT:
-        raise RuntimeError(f"{op}: index must be an integer tensor, got {index.dtype}")
-    if index.ndim > 1:
-        raise IndexError(f"{op}: index must be a vector (at most 1-D), got {index.ndim}-D")
-    return _C._reshape(index, (-1,), -1)
-
-
-def _check_bounds(op: str, index: Tensor, n: int) -> Tensor:
-    if index.size and (builtins.bool(_ts().any(index >= n)) or builtins.bool(_ts().any(index < -n))):
-        raise IndexError(f"{op}: index out of range for dimension of size {n}")
-    return _C.where(index < 0, index + n, index)
-
-
-def _where_method(self: Tensor, condition: Any, y: Any) -> Tensor:
-    """self where condition is True, else y (torch.Tensor.where)."""
-    return _C.where(condition, self, y)
-
-
-def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
-    """input with the positions where `mask` (broadcast to input) is True filled, in order,
-    by the first elements of `source`."""
-    if mask.dtype != _C.bool:
-        raise RuntimeError(f"masked_scatter: expected mask to have dtype bool, got {mask.dtype}")
-    if source.dtype != input.dtype:
-        raise RuntimeError(f"masked_scatter: expected source ({source.dtype}) to have the same "
-                           f"dtype as self ({input.dtype})")
-    m = _C._broadcast_to(mask, tuple(input.shape))
-    count = int(_ts().sum(m).item())
-    src = _C._reshape(source, (-1,), -1)
-    if count > src.shape[0]:
-        raise RuntimeError(f"masked_scatter: number of elements in source ({src.shape[0]}) < "
-                           f"number of ones in mask ({count})")
-    if src.shape[0] == 0:
-        return input.clone()
-    pos = _ts().cumulative_sum(_C._reshape(_C._astype(m, _C.int64, True), (-1,), -1)) - 1
-    pos = _C.clamp(pos, 0, src.shape[0] - 1)
-    picked = _C._reshape(_ts().take(src, pos, axis=0), tuple(input.shape), -1)
-    return _C.where(m, picked, input)
-
-
-def index_put(input: Tensor, indices: Sequence[Any], values: Any,
-              accumulate: builtins.bool = False) -> Tensor:
-    """input with input[indices] = values (accumulate=True adds instead, summing repeated
-    indices)."""
-    if not isinstance(indices, (tuple, list)):
-        raise TypeError(f"index_put: indices must be a tuple of tensors, got {type(indices).__name__}")
-    key = tuple(indices)
-    v = values if isinstance(values, Tensor) else _ts().asarray(values, dtype=input.dtype)
-    if v.dtype != input.dtype:
-        raise RuntimeError(f"index_put: values ({v.dtype}) must have the same dtype as self "
-                           f"({input.dtype})")
-    if not accumulate:
-        out = input.clone()
-        out[key] = v
-        return out
-    lin = _ts().arange(input.size, device=input.device)
-    pos = _C._reshape(lin, tuple(input.shape), -1)[key]
-    vb = _C._broadcast_to(v, tuple(pos.shape))
-    flat = _ts().index_add(_C._reshape(input, (-1,), -1), 0, _C._reshape(pos, (-1,), -1),
-                           _C._reshape(vb, (-1,), -1))
-    return _C._reshape(flat, tuple(input.shape), -1)
-
-
-METHODS = {"where": _where_method, "masked_scatter": masked_scatter, "index_put": index_put}
+METHODS: dict = {}  # (every method of this family is C++ now)
 
 
 # ---- x.fill_diagonal_
@@ -214,22 +146,6 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
                            f"{tuple(view.shape)}")
     view[...] = _C._astype(src, input.dtype, False)
     return out
-
-
-def put(input: Tensor, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
-    """input (seen flattened) with input.flatten()[index] = source (or += with accumulate)."""
-    if index.size != source.size:
-        raise RuntimeError(f"put: expected source and index to have the same number of elements, "
-                           f"but got {source.size} and {index.size}")
-    if input.size == 0 and index.size:
-        raise IndexError("put: cannot put into an empty tensor")
-    n = input.size
-    flat_idx = _C._reshape(index, (-1,), -1)
-    if flat_idx.size and (builtins.bool(_ts().any(flat_idx >= n)) or builtins.bool(_ts().any(flat_idx < -n))):
-        raise IndexError(f"put: index out of range for a tensor of {n} elements")
-    flat = index_put(_C._reshape(input, (-1,), -1), (flat_idx,), _C._reshape(source, (-1,), -1),
-                     accumulate)
-    return _C._reshape(flat, tuple(input.shape), -1)
 
 
 def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:

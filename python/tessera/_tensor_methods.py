@@ -182,7 +182,6 @@ TORCH_METHODS: Dict[str, Any] = {
     "select_scatter": _ix.select_scatter,
     "slice_scatter": _ix.slice_scatter,
     "diagonal_scatter": _ix.diagonal_scatter,
-    "put": _ix.put,
     "hardshrink": _el.hardshrink,
     "prelu": _el.prelu,
     "renorm": _st.renorm,
@@ -198,7 +197,7 @@ TORCH_METHODS: Dict[str, Any] = {
     "unsafe_split_with_sizes": _lg.unsafe_split_with_sizes,
 }
 # The in-place twins x.<name>_() of TORCH_METHODS entries (Note [torch in-place])
-TORCH_INPLACE_TWINS = ["put", "renorm", "mvlgamma", "polygamma"]
+TORCH_INPLACE_TWINS = ["renorm", "mvlgamma", "polygamma"]
 
 
 NODE_METHODS: Dict[str, Any] = {
@@ -250,8 +249,7 @@ def _tensor_table() -> Dict[str, Any]:
         final[name] = _named_method(fn, name)
     twins = [n for n in el.METHODS if n not in el.NO_INPLACE]
     twins += [n for n in el.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
-    twins += lc.INPLACE + TORCH_INPLACE_TWINS + ["masked_scatter", "index_fill", "index_copy",
-                                                 "index_put"]
+    twins += lc.INPLACE + TORCH_INPLACE_TWINS + ["index_fill", "index_copy"]
     checked_as: Dict[str, Any] = {}  # an in-place twin checks the arguments of its origin
     for name in twins:
         if current(name) is not None and current(name + "_") is None:
