@@ -31,6 +31,7 @@ void init_conv(py::module_& m);
 void init_pool(py::module_& m);
 void init_autocast(py::module_& m);
 void init_attention(py::module_& m);
+void init_asarray(py::module_& m);
 void install_arg_errors(py::module_& m);  // last: wraps every binding above
 }  // namespace ts::python
 
@@ -123,5 +124,6 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_pool(m);
   ts::python::init_autocast(m);
   ts::python::init_attention(m);
+  ts::python::init_asarray(m);
   ts::python::install_arg_errors(m);
 }
