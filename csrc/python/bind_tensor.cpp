@@ -163,9 +163,8 @@ void init_tensor(py::module_& m) {
             return shape_tuple(s);
           },
           "Strides in bytes, like NumPy's.")
-      .def(
-          "stride", [](const Tensor& t) { return shape_tuple(t.strides()); },
-          "Strides in elements, like PyTorch's.")
+      // (x.stride(dim), x.to, x.type and PyTorch's other conversions and queries:
+      // csrc/python/bind_tensor_methods.cpp)
       .def(
           "is_contiguous",
           [](const Tensor& t, py::handle fmt) {

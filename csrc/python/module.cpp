@@ -5,6 +5,7 @@ namespace ts::python {
 void init_dtype(py::module_& m);
 void init_device(py::module_& m);
 void init_tensor(py::module_& m);
+void init_tensor_methods(py::module_& m);
 void init_config(py::module_& m);
 void init_core(py::module_& m);
 void init_elementwise(py::module_& m);
@@ -99,6 +100,7 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_dtype(m);
   ts::python::init_device(m);
   ts::python::init_tensor(m);
+  ts::python::init_tensor_methods(m);
   ts::python::init_config(m);
   ts::python::init_core(m);
   ts::python::init_elementwise(m);

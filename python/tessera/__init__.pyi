@@ -148,7 +148,7 @@ class Tensor:
         """beta * input + alpha * outer(vec1, vec2)."""
     def addr_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place addr (torch.Tensor.addr_); returns self."""
-    def adjoint(self) -> Tensor:
+    def adjoint(self, *args: Any, **kwargs: Any) -> Tensor:
         """The conjugate transpose of the last two dims (a view for real tensors)."""
     def all(self, *args: Any, **kwargs: Any) -> Any:
         """True where every element along axis is nonzero (True over no elements); bool result."""
@@ -236,8 +236,8 @@ class Tensor:
         """1 with probability p else 0: p a float (shape `size`) or a tensor of probabilities (its shape; the dtype defaults to p's floating dtype, as in PyTorch). PyTorch's ``bernoulli(input, p)`` (a float p) draws with probability p in input's shape and dtype."""
     def bernoulli_(self, p: Any = ..., *, generator: Any = ...) -> Tensor:
         """Fills self with 0/1 draws of probability p (a number or a tensor)."""
-    def bfloat16(self, memory_format: Any = ...) -> Tensor:
-        """torch.Tensor.bfloat16(): this tensor as bfloat16 (itself when it already is)."""
+    def bfloat16(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor as bfloat16 (itself when it already is)."""
     def bincount(self, weights: Any = ..., minlength: Any = ...) -> Any:
         """Counts of each value 0..max(input) (at least minlength of them) of a 1-D non-negative integer tensor: int64, or with weights (input's shape) their sums, in weights' dtype when float32/float64 (else float64)."""
     def bitwise_and(self, *args: Any, **kwargs: Any) -> Tensor: ...
@@ -263,25 +263,25 @@ class Tensor:
         """In-place bitwise_xor (torch.Tensor.bitwise_xor_); returns self."""
     def bmm(self, mat2: Any) -> Tensor:
         """(b, n, m) @ (b, m, p) -> (b, n, p); no broadcasting of the batch."""
-    def bool(self, memory_format: Any = ...) -> Tensor:
-        """torch.Tensor.bool(): this tensor as bool (itself when it already is)."""
+    def bool(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor as bool (itself when it already is)."""
     def broadcast_to(self, shape: Any) -> Any:
         """A read-through view of input broadcast to shape (stride 0 on broadcast dims); size= is PyTorch's name for shape."""
-    def byte(self, memory_format: Any = ...) -> Tensor:
-        """torch.Tensor.byte(): this tensor as uint8 (itself when it already is)."""
+    def byte(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor as uint8 (itself when it already is)."""
     def cauchy_(self, median: Any = ..., sigma: Any = ..., *, generator: Any = ...) -> Tensor:
         """Fills self with Cauchy draws."""
-    def cdouble(self, memory_format: Any = ...) -> Tensor:
-        """torch.Tensor.cdouble(): this tensor as complex128 (itself when it already is)."""
+    def cdouble(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor as complex128 (itself when it already is)."""
     def ceil(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def ceil_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ceil (torch.Tensor.ceil_); returns self."""
-    def cfloat(self, memory_format: Any = ...) -> Tensor:
-        """torch.Tensor.cfloat(): this tensor as complex64 (itself when it already is)."""
+    def cfloat(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor as complex64 (itself when it already is)."""
     def chalf(self, memory_format: Any = ...) -> Tensor:
         """torch's x.chalf() converts to complex32, a dtype tessera does not have."""
-    def char(self, memory_format: Any = ...) -> Tensor:
-        """torch.Tensor.char(): this tensor as int8 (itself when it already is)."""
+    def char(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor as int8 (itself when it already is)."""
     def cholesky(self, upper: Any = ...) -> Any: ...
     def cholesky_inverse(self, upper: Any = ...) -> Tensor:
         """The inverse of A = L L^H (or U^H U with upper=True) from its Cholesky factor."""
@@ -309,7 +309,8 @@ class Tensor:
     def conj(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def conj_physical(self) -> Tensor: ...
     def conj_physical_(self) -> Tensor: ...
-    def const_data_ptr(self) -> builtins.int: ...
+    def const_data_ptr(self, *args: Any, **kwargs: Any) -> builtins.int:
+        """The address of the first element (data_ptr)."""
     def contiguous(self, *args: Any, memory_format: Any = ..., **kwargs: Any) -> Any:
         """This tensor with row-major strides (or memory_format's), copied only if needed"""
     def copy_(self, src: Any, non_blocking: Any = ...) -> Tensor:
@@ -330,11 +331,12 @@ class Tensor:
         """Number of nonzero elements along axis (positional too: torch's count_nonzero(x, dim)), as int64."""
     def cov(self, *, correction: Any = ..., fweights: Any = ..., aweights: Any = ...) -> Any:
         """Covariance of the rows (variables) of a 1-D or 2-D input whose columns are observations (differentiable; fweights/aweights weight the observations)."""
-    def cpu(self) -> Tensor: ...
+    def cpu(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor on the CPU (itself when already there)."""
     def cross(self, other: Any, dim: Any = ...) -> Tensor:
         """Cross product of 3-vectors along `dim` (the first dim of size 3 when None)."""
-    def cuda(self, device: Any = ..., non_blocking: Any = ...) -> Tensor:
-        """This tensor on a CUDA device (default: the current one)."""
+    def cuda(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor on a CUDA device (default: the current one; an int is its index)."""
     def cummax(self, dim: Any) -> Any:
         """The named tuple (values, indices) of the running maximum along dim: indices of the last occurrence of the extreme so far. NaN propagates."""
     def cummin(self, dim: Any) -> Any:
@@ -374,7 +376,7 @@ class Tensor:
     def digamma_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place digamma (torch.Tensor.digamma_); returns self."""
     def dim(self, *args: Any, **kwargs: Any) -> builtins.int: ...
-    def dim_order(self) -> Any:
+    def dim_order(self, *args: Any, **kwargs: Any) -> Any:
         """The dims from outermost to innermost in memory (by decreasing stride, stable)."""
     def dist(self, other: Any, p: Any = ...) -> Tensor:
         """The p-norm of input - other (broadcast)."""
@@ -388,12 +390,13 @@ class Tensor:
         """--"""
     def dot(self, tensor: Any) -> Tensor:
         """Inner product of two 1-D tensors of the same length and dtype (0-d result)."""
-    def double(self, memory_format: Any = ...) -> Tensor:
-        """torch.Tensor.double(): this tensor as float64 (itself when it already is)."""
+    def double(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor as float64 (itself when it already is)."""
     def dsplit(self, sections: Any) -> Any:
         """tensor_split along dim 2 of an at least 3-D tensor; an int must divide the size evenly."""
     dtype: dtype
-    def element_size(self) -> builtins.int: ...
+    def element_size(self, *args: Any, **kwargs: Any) -> builtins.int:
+        """Bytes per element (the array API's itemsize)."""
     def eq(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def eq_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place eq (torch.Tensor.eq_); returns self."""
@@ -440,8 +443,8 @@ class Tensor:
         """Reverses dim 1 (input must be at least 2-D)."""
     def flipud(self) -> Any:
         """Reverses dim 0 (input must be at least 1-D)."""
-    def float(self, memory_format: Any = ...) -> Tensor:
-        """torch.Tensor.float(): this tensor as float32 (itself when it already is)."""
+    def float(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor as float32 (itself when it already is)."""
     def float_power(self, exponent: Any) -> Tensor:
         """input ** exponent in float64 (complex128 when either is complex)."""
     def float_power_(self, exponent: Any) -> Tensor:
@@ -479,8 +482,8 @@ class Tensor:
         """Fills self with the number of Bernoulli(p) trials up to the first success (>= 1)."""
     def ger(self, vec2: Any) -> Tensor:
         """(n,) x (m,) -> (n, m) with out[i, j] = input[i] * vec2[j]."""
-    def get_device(self) -> builtins.int:
-        """-1 on the CPU, else the CUDA device index (torch.Tensor.get_device)."""
+    def get_device(self, *args: Any, **kwargs: Any) -> builtins.int:
+        """-1 on the CPU, else the CUDA device's index."""
     grad: Any
     grad_fn: Any
     def greater(self, *args: Any, **kwargs: Any) -> Any:
@@ -494,8 +497,8 @@ class Tensor:
     def gt(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def gt_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place gt (torch.Tensor.gt_); returns self."""
-    def half(self, memory_format: Any = ...) -> Tensor:
-        """torch.Tensor.half(): this tensor as float16 (itself when it already is)."""
+    def half(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor as float16 (itself when it already is)."""
     def hardshrink(self, lambd: Any = ...) -> Tensor:
         """input where |input| > lambd, else 0."""
     def heaviside(self, values: Any, *, out: Any = ...) -> Any:
@@ -545,8 +548,8 @@ class Tensor:
         """The slices of input at the 0-d or 1-d integer `index` along `dim` (a copy; input's shape with `dim` replaced by len(index))."""
     def inner(self, other: Any) -> Tensor:
         """Sum over the last dims of input and other (scalars multiply); shape input.shape[:-1] + other.shape[:-1]."""
-    def int(self, memory_format: Any = ...) -> Tensor:
-        """torch.Tensor.int(): this tensor as int32 (itself when it already is)."""
+    def int(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor as int32 (itself when it already is)."""
     def inverse(self) -> Tensor: ...
     def is_complex(self) -> Any:
         """True when input's dtype is complex."""
@@ -572,11 +575,13 @@ class Tensor:
         """Whether the one element of input is nonzero (RuntimeError for other sizes)."""
     def is_pinned(self) -> builtins.bool: ...
     is_quantized: Any
-    def is_same_size(self, other: Any) -> builtins.bool: ...
-    def is_set_to(self, other: Any) -> builtins.bool:
-        """Same storage, offset, shape and strides."""
+    def is_same_size(self, *args: Any, **kwargs: Any) -> builtins.bool:
+        """Whether other has this tensor's shape."""
+    def is_set_to(self, *args: Any, **kwargs: Any) -> builtins.bool:
+        """Whether tensor views the same storage with the same geometry."""
     def is_shared(self) -> builtins.bool: ...
-    def is_signed(self) -> builtins.bool: ...
+    def is_signed(self, *args: Any, **kwargs: Any) -> builtins.bool:
+        """Whether the dtype is signed (false for bool and the unsigned integers)."""
     is_sparse: Any
     is_sparse_csr: Any
     is_vulkan: Any
@@ -669,8 +674,8 @@ class Tensor:
         """In-place logit (torch.Tensor.logit_); returns self."""
     def logsumexp(self, dim: Any = ..., keepdim: Any = ...) -> Any:
         """log(sum(exp(input))) over dim (all dims when None or ()), computed stably (shifted by the max); integer input gives float32."""
-    def long(self, memory_format: Any = ...) -> Tensor:
-        """torch.Tensor.long(): this tensor as int64 (itself when it already is)."""
+    def long(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor as int64 (itself when it already is)."""
     def lt(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def lt_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place lt (torch.Tensor.lt_); returns self."""
@@ -755,7 +760,8 @@ class Tensor:
         """A copy of input.narrow(dim, start, length)."""
     nbytes: Any
     ndim: builtins.int
-    def ndimension(self) -> builtins.int: ...
+    def ndimension(self, *args: Any, **kwargs: Any) -> builtins.int:
+        """The number of dimensions (ndim)."""
     def ne(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def ne_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ne (torch.Tensor.ne_); returns self."""
@@ -765,9 +771,10 @@ class Tensor:
     def negative(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def negative_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place negative (torch.Tensor.negative_); returns self."""
-    def nelement(self) -> builtins.int: ...
-    def new(self, *args: Any, device: Any = ...) -> Tensor:
-        """Legacy ``x.new(*sizes)`` (uninitialized) / ``x.new(data)`` / ``x.new()`` with x's dtype and device."""
+    def nelement(self, *args: Any, **kwargs: Any) -> builtins.int:
+        """The number of elements (numel)."""
+    def new(self, *args: Any, **kwargs: Any) -> Any:
+        """new(*args, device=None) -> Tensor"""
     def new_empty(self, *args: Any, **kwargs: Any) -> Any:
         """An uninitialized tensor of size with this tensor's dtype and device (unless given)."""
     def new_empty_strided(self, size: Any, stride: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: Any = ..., layout: Any = ..., pin_memory: Any = ...) -> Tensor: ...
@@ -865,11 +872,14 @@ class Tensor:
         """reshape(*shape) -> Tensor: a view with that shape where the strides allow, else a copy (sizes as varargs, one sequence, or shape=; one -1 is inferred)."""
     def reshape_as(self, *args: Any, **kwargs: Any) -> Any:
         """self.reshape(other.shape)."""
-    def resize(self, *sizes: Any) -> Tensor: ...
-    def resize_(self, *sizes: Any, memory_format: Any = ...) -> Tensor:
-        """Gives the tensor shape `sizes` (contiguous); the first elements (in row-major order) are kept, new ones are uninitialized (torch.Tensor.resize_). As in PyTorch, a size that fits the storage (from the tensor's offset) keeps the storage; a larger one raises for a storage shared with NumPy, a memoryview or DLPack ('not resizable', Note [Exported storage]) and otherwise moves the tensor to new memory."""
-    def resize_as(self, other: Any) -> Tensor: ...
-    def resize_as_(self, other: Any, memory_format: Any = ...) -> Tensor: ...
+    def resize(self, *args: Any, **kwargs: Any) -> Any:
+        """A copy of this tensor resized to `sizes` (deprecated in torch; see resize_)."""
+    def resize_(self, *args: Any, **kwargs: Any) -> Any:
+        """resize_(*sizes, memory_format=None) -> Tensor"""
+    def resize_as(self, *args: Any, **kwargs: Any) -> Any:
+        """A copy of this tensor resized to the_template's shape."""
+    def resize_as_(self, *args: Any, **kwargs: Any) -> Any:
+        """Resizes this tensor in place to the_template's shape (resize_). Returns self."""
     def resolve_conj(self) -> Tensor: ...
     def resolve_neg(self) -> Tensor: ...
     def retain_grad(self, *args: Any, **kwargs: Any) -> None: ...
@@ -902,16 +912,16 @@ class Tensor:
         """The view self[..., index, ...] at dim (that dim removed)."""
     def select_scatter(self, src: Any, dim: Any, index: Any) -> Tensor:
         """input with input.select(dim, index) replaced by src."""
-    def set_(self, source: Any = ..., storage_offset: Any = ..., size: Any = ..., stride: Any = ...) -> Tensor:
-        """``set_()`` empties the tensor; ``set_(source)`` makes it share source's memory and geometry; ``set_(source, storage_offset, size, stride)`` a strided view of source."""
+    def set_(self, *args: Any, **kwargs: Any) -> Any:
+        """set_(source=None, storage_offset=None, size=None, stride=None) -> Tensor"""
     def sgn(self, *, out: Any = ...) -> Any:
         """sign for real input (sgn(NaN) is 0); input / |input| (0 at 0) for complex."""
     def sgn_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place sgn (torch.Tensor.sgn_); returns self."""
     shape: Any
     def share_memory_(self) -> Tensor: ...
-    def short(self, memory_format: Any = ...) -> Tensor:
-        """torch.Tensor.short(): this tensor as int16 (itself when it already is)."""
+    def short(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor as int16 (itself when it already is)."""
     def sigmoid(self) -> Tensor:
         """1 / (1 + exp(-input)); integer input gives float32."""
     def sigmoid_(self, *args: Any, **kwargs: Any) -> Tensor:
@@ -958,9 +968,10 @@ class Tensor:
     def stft(self, n_fft: Any, hop_length: Any = ..., win_length: Any = ..., window: Any = ..., center: Any = ..., pad_mode: Any = ..., normalized: Any = ..., onesided: Any = ..., return_complex: Any = ...) -> Tensor:
         """The short-time Fourier transform of a 1-D (L,) or batched (B, L) signal: (..., n_fft // 2 + 1 or n_fft, n_frames), complex (or (..., 2) reals without return_complex)."""
     def storage(self) -> Any: ...
-    def storage_offset(self) -> builtins.int: ...
-    def stride(self, dim: Any = ...) -> Any:
-        """x.stride() -> strides in elements (a tuple); x.stride(d) -> one of them."""
+    def storage_offset(self, *args: Any, **kwargs: Any) -> builtins.int:
+        """Where the tensor starts in its storage, in elements."""
+    def stride(self, *args: Any, **kwargs: Any) -> Any:
+        """x.stride() -> the strides in elements (a tuple), PyTorch's; x.stride(dim) -> one of them (negative dims count from the end)."""
     strides: Any
     def sub(self, other: Any, *, alpha: Any = ..., out: Any = ...) -> Any:
         """input - alpha * other, broadcasting (ts.sub is the same function)."""
@@ -1006,8 +1017,8 @@ class Tensor:
         """In-place threshold (torch.Tensor.threshold_); returns self."""
     def tile(self, *args: Any, **kwargs: Any) -> Any:
         """NumPy's tile: self repeated reps[i] times along dim i; fewer reps than dims are padded with leading 1s."""
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """x.to(dtype), x.to(device), x.to(device, dtype), x.to(other) like PyTorch."""
+    def to(self, *args: Any, **kwargs: Any) -> Any:
+        """to(*args, device=None, dtype=None, non_blocking=False, copy=False, memory_format=None) -> Tensor"""
     def to_dense(self, dtype: Any = ..., *, masked_grad: Any = ...) -> Tensor: ...
     def to_device(self, device: Any, /, *, stream: Any = ...) -> Tensor:
         """The array API's to_device: this tensor on `device` (itself when already there)."""
@@ -1036,10 +1047,10 @@ class Tensor:
     def trunc(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def trunc_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place trunc (torch.Tensor.trunc_); returns self."""
-    def type(self, dtype: Any = ..., non_blocking: Any = ..., **kwargs: Any) -> Any:
-        """torch.Tensor.type: with no dtype the type name (e.g. 'tessera.FloatTensor'); with a dtype (or a type name like 'torch.LongTensor') this tensor converted to it."""
-    def type_as(self, other: Any) -> Tensor:
-        """This tensor converted to `other`'s dtype."""
+    def type(self, *args: Any, **kwargs: Any) -> Any:
+        """type(dtype=None, non_blocking=False) -> str | Tensor"""
+    def type_as(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor converted to other's dtype (itself when it already is)."""
     def unbind(self, *args: Any, **kwargs: Any) -> Any:
         """The slices of self along dim (views without that dim)."""
     def unflatten(self, dim: Any, sizes: Any) -> Any:

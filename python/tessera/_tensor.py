@@ -1,9 +1,8 @@
-"""Python-level Tensor methods: printing, conversions, and the torch-style conveniences that
-take flexible arguments. The hot operators are bound in C++ (csrc/python/bind_tensor.cpp).
-
-PyTorch's Tensor basics: the callable ``size``, dtype conversions (x.float(), x.long(),
-x.type(...), ...), the small query methods (numel, element_size,
-is_floating_point...), and the writable x.real / x.imag views.
+"""Python-level Tensor methods: printing, NumPy interop, the callable ``size``, the writable
+x.real / x.imag views, storages and the element-wise Python callbacks (apply_, map_). The
+operators are bound in C++ (csrc/python/bind_tensor.cpp); PyTorch's conversions and queries
+(x.to, x.type, x.float(), x.stride(dim), x.element_size(), resize_, set_, new, ...) are C++
+methods too (csrc/python/bind_tensor_methods.cpp).
 
 Note [callable size]: the array API makes ``x.size`` an int property (the element count),
 PyTorch makes it a method ``x.size(dim=None)``. ``x.size`` here is an int subclass that is
@@ -13,16 +12,13 @@ shape tuple and ``x.size(1)`` / ``x.size(-1)`` one extent.
 from __future__ import annotations
 
 import builtins
-import math
-import types
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
 from . import _C
 from ._C import Tensor
-from ._dtypes import (_as_dtype, bfloat16, bool as bool_, complex64, complex128, float16,
-                      float32, float64, int8, int16, int32, int64, uint8)
+from ._dtypes import _as_dtype, bfloat16, complex64, complex128, float32, float64
 
 _API_VERSION = "2024.12"
 
@@ -136,86 +132,16 @@ def _array_namespace(self: Tensor, /, *, api_version: Optional[str] = None):
     return tessera
 
 
-def _move(x: Tensor, device: Any, non_blocking: builtins.bool) -> Tensor:
-    """x on `device`; differentiable (the gradient moves back to x's device)."""
-    if x.requires_grad and _C.is_grad_enabled():
-        from .autograd import Function
-
-        class _ToDevice(Function):
-            @staticmethod
-            def forward(ctx: Any, t: Tensor) -> Tensor:
-                ctx.src = t.device
-                return _C._to_device(t, device, non_blocking)
-
-            @staticmethod
-            def backward(ctx: Any, g: Tensor) -> Tensor:
-                return _C._to_device(g, ctx.src, False)
-
-        return _ToDevice.apply(x)
-    return _C._to_device(x, device, non_blocking)
-
-
 def _to_device(self: Tensor, device: Any, /, *, stream: Any = None) -> Tensor:
     """The array API's to_device: this tensor on `device` (itself when already there).
 
     `stream` (a ts.cuda.Stream or None) queues the copy on that stream.
     """
-    d = _C.Device(device)
-    if d == self.device:
-        return self
     if stream is not None:
         from . import cuda
         with cuda.stream(stream):
-            return _move(self, d, False)
-    return _move(self, d, False)
-
-
-def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """x.to(dtype), x.to(device), x.to(device, dtype), x.to(other) like PyTorch.
-
-    non_blocking=True lets a host-to-device copy from pinned memory, or a device-to-host copy
-    (into pinned memory), run asynchronously: synchronize before reading the result.
-    """
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    copy = kwargs.pop("copy", False)
-    non_blocking = builtins.bool(kwargs.pop("non_blocking", False))
-    memory_format = kwargs.pop("memory_format", None)
-    if kwargs:
-        raise TypeError(f"to: unexpected keyword arguments {sorted(kwargs)}")
-    for a in args:
-        if isinstance(a, Tensor):
-            device, dtype = a.device, a.dtype
-        elif isinstance(a, _C.dtype):
-            dtype = a
-        elif isinstance(a, (str, _C.Device)) or (hasattr(a, "type") and hasattr(a, "index")):
-            device = a
-        elif isinstance(a, builtins.bool):
-            non_blocking = a
-        else:
-            dtype = _as_dtype(a)
-    out = self
-    if device is not None and _C.Device(device) != out.device:
-        out = _move(out, _C.Device(device), non_blocking)
-    if dtype is not None and _as_dtype(dtype) != out.dtype:
-        out = _C._astype(out, _as_dtype(dtype), True)
-    if memory_format is not None:
-        out = _C._to_memory_format(out, memory_format, "to")
-    return _C._clone(out) if copy and out is self else out
-
-
-def _cuda(self: Tensor, device: Any = None, non_blocking: builtins.bool = False) -> Tensor:
-    """This tensor on a CUDA device (default: the current one)."""
-    if device is None:
-        from . import cuda
-        device = f"cuda:{cuda.current_device()}"
-    elif isinstance(device, builtins.int):
-        device = f"cuda:{device}"
-    return _to(self, device, non_blocking=non_blocking)
-
-
-def _cpu(self: Tensor) -> Tensor:
-    return self if self.device.type == "cpu" else _move(self, "cpu", False)
+            return self.to(device)
+    return self.to(device)
 
 
 def _pin_memory(self: Tensor) -> Tensor:
@@ -241,14 +167,6 @@ def _astype_method(self: Tensor, dtype: Any, /, *, copy: builtins.bool = True) -
 
 def _is_pinned(self: Tensor) -> builtins.bool:
     return _C._is_pinned(self)
-
-
-def _is_cuda(self: Tensor) -> builtins.bool:
-    return self.device.type == "cuda"
-
-
-def _is_cpu(self: Tensor) -> builtins.bool:
-    return self.device.type == "cpu"
 
 
 # ---- PyTorch's conversions and queries
@@ -317,66 +235,6 @@ _size_property = property(_size_get, doc="Number of elements (array API), callab
                                          "x.size() is the shape, x.size(d) one extent.")
 
 
-# ---- dtype conversions
-def _converter(dtype: Any, name: str) -> Any:
-    def convert(self: Tensor, memory_format: Any = None) -> Tensor:
-        return self if self.dtype == dtype else _C._astype(self, dtype, True)
-    convert.__name__ = name
-    convert.__doc__ = f"torch.Tensor.{name}(): this tensor as {dtype.name} (itself when it already is)."
-    return convert
-
-
-_CONVERSIONS = {"float": float32, "double": float64, "half": float16, "bfloat16": bfloat16,
-                "long": int64, "int": int32, "short": int16, "char": int8, "byte": uint8,
-                "bool": bool_, "cfloat": complex64, "cdouble": complex128}
-
-_TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", float16: "HalfTensor",
-               bfloat16: "BFloat16Tensor", int64: "LongTensor", int32: "IntTensor",
-               int16: "ShortTensor", int8: "CharTensor", uint8: "ByteTensor",
-               bool_: "BoolTensor", complex64: "ComplexFloatTensor",
-               complex128: "ComplexDoubleTensor"}
-
-
-def _type_name(t: Tensor) -> str:
-    name = _TYPE_NAMES.get(t.dtype, f"{t.dtype.name}Tensor")
-    return f"tessera.{'cuda.' if t.device.type == 'cuda' else ''}{name}"
-
-
-def _type(self: Tensor, dtype: Any = None, non_blocking: builtins.bool = False, **kwargs: Any) -> Any:
-    """torch.Tensor.type: with no dtype the type name (e.g. 'tessera.FloatTensor'); with a
-    dtype (or a type name like 'torch.LongTensor') this tensor converted to it."""
-    if dtype is None:
-        return _type_name(self)
-    if isinstance(dtype, str):
-        short = dtype.rsplit(".", 1)[-1]
-        by_name = {v: k for k, v in _TYPE_NAMES.items()}
-        if short in by_name:
-            dtype = by_name[short]
-    d = _as_dtype(dtype)
-    return self if d == self.dtype else _C._astype(self, d, True)
-
-
-def _type_as(self: Tensor, other: Tensor) -> Tensor:
-    """This tensor converted to `other`'s dtype."""
-    if not isinstance(other, Tensor):
-        raise TypeError(f"type_as: other must be a Tensor, got {type(other).__name__}")
-    return _type(self, other.dtype)
-
-
-# ---- queries
-def _is_signed(self: Tensor) -> builtins.bool:
-    return self.dtype not in (bool_, uint8, _C.uint16, _C.uint32, _C.uint64)
-
-
-def _get_device(self: Tensor) -> int:
-    """-1 on the CPU, else the CUDA device index (torch.Tensor.get_device)."""
-    return -1 if self.device.type == "cpu" else (self.device.index or 0)
-
-
-def _is_same_size(self: Tensor, other: Tensor) -> builtins.bool:
-    return tuple(self.shape) == tuple(other.shape)
-
-
 def _data_get(self: Tensor) -> Tensor:
     """torch's ``.data``: this tensor's values without autograd history (shares memory)."""
     return self.detach()
@@ -398,22 +256,6 @@ def _no_grad() -> Any:
     return no_grad()
 
 
-def _adjoint(self: Tensor) -> Tensor:
-    """The conjugate transpose of the last two dims (a view for real tensors)."""
-    if self.ndim < 2:
-        raise RuntimeError(f"adjoint: expected a tensor with 2 or more dimensions, got {self.ndim}")
-    t = self.mT
-    return _C.conj(t) if _C.is_complex(self) else t
-
-
-def _H(self: Tensor) -> Tensor:
-    if self.ndim not in (0, 2):
-        raise RuntimeError(f"H: expected a matrix or a 0-d tensor, got {self.ndim} dimensions")
-    if self.ndim == 0:
-        return _C.conj(self) if _C.is_complex(self) else self
-    return _adjoint(self)
-
-
 # ---- Python protocols torch defines on Tensor
 def _format(self: Tensor, spec: str) -> str:
     """f"{loss:.4f}": a 0-d tensor formats as its Python value (torch's rule); others only
@@ -431,21 +273,6 @@ def _contains(self: Tensor, element: Any) -> builtins.bool:
         raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you "
                            f"passed in a {type(element).__name__}.")
     return builtins.bool((self == element).any())
-
-
-def _stride(self: Tensor, dim: Optional[int] = None) -> Any:
-    """x.stride() -> strides in elements (a tuple); x.stride(d) -> one of them."""
-    st = _c_stride(self)
-    if dim is None:
-        return st
-    return st[_dim_index("stride", dim, self.ndim)] if self.ndim else _zero_d_stride(dim)
-
-
-def _zero_d_stride(dim: Any) -> Any:
-    raise IndexError(f"stride: dimension specified as {dim} but tensor has no dimensions")
-
-
-_c_stride = Tensor.stride
 
 
 # ---- x.real / x.imag: views of a complex tensor's parts, writable (torch's and NumPy's)
@@ -488,28 +315,12 @@ def _dtype_to_real(self: Any) -> Any:
     return {complex64: float32, complex128: float64}.get(self, self)
 
 
-def _nelement(self: Tensor) -> int:
-    return int(self.size)
-
-
-def _ndimension(self: Tensor) -> int:
-    return self.ndim
-
-
-def _element_size(self: Tensor) -> int:
-    return self.itemsize
-
-
 def _false(self: Tensor) -> builtins.bool:
     return False
 
 
 def _itself(self: Tensor) -> Tensor:
     return self
-
-
-def _storage_offset(self: Tensor) -> int:
-    return self._offset
 
 
 def _apply_(self: Tensor, callable: Any) -> Tensor:
@@ -525,23 +336,6 @@ def _apply_(self: Tensor, callable: Any) -> Tensor:
 def _asarray(*args: Any, **kwargs: Any) -> Tensor:
     from ._creation import asarray
     return asarray(*args, **kwargs)
-
-
-# ---- x.dim_order, x.is_set_to
-def _dim_order(self: Tensor) -> tuple:
-    """The dims from outermost to innermost in memory (by decreasing stride, stable)."""
-    st = self.stride()
-    return tuple(sorted(range(self.ndim), key=lambda d: -st[d]))
-
-
-def _is_set_to(self: Tensor, other: Tensor) -> builtins.bool:
-    """Same storage, offset, shape and strides."""
-    return (self._storage_ptr() == other._storage_ptr() and self._offset == other._offset and
-            tuple(self.shape) == tuple(other.shape) and self.stride() == other.stride())
-
-
-def _const_data_ptr(self: Tensor) -> int:
-    return self.data_ptr()
 
 
 # ---- PyTorch's details of the Tensor object: resize_/set_/new, in-place metadata ops,
@@ -583,94 +377,9 @@ def _metadata_inplace(name: str) -> Callable[..., Tensor]:
     return method
 
 
-def _sizes(args: Sequence[Any]) -> tuple:
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
-    return tuple(args)
-
-
-def _resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
-    """Gives the tensor shape `sizes` (contiguous); the first elements (in row-major order)
-    are kept, new ones are uninitialized (torch.Tensor.resize_). As in PyTorch, a size that
-    fits the storage (from the tensor's offset) keeps the storage; a larger one raises for a
-    storage shared with NumPy, a memoryview or DLPack ("not resizable", Note [Exported
-    storage]) and otherwise moves the tensor to new memory."""
-    ts = _ns()
-    shape = _sizes(sizes)
-    if any((not isinstance(n, int)) or n < 0 for n in shape):
-        raise RuntimeError(f"Trying to create tensor with negative dimension: {list(shape)}")
-    n = math.prod(shape)
-    if (self._offset + n) * self.itemsize <= self._storage_nbytes():
-        new = _C._as_strided(self, shape, _contiguous_strides(shape), self._offset)
-        return _rebind(self, new, "resize_")
-    if not self._storage_resizable():
-        raise RuntimeError("Trying to resize storage that is not resizable")
-    new = ts.empty(shape, dtype=self.dtype, device=self.device)
-    keep = min(n, int(self.size))
-    if keep:
-        with _no_grad():
-            new.reshape(-1)[:keep] = self.reshape(-1)[:keep]
-    return _rebind(self, new, "resize_")
-
-
-def _resize_as_(self: Tensor, other: Tensor, memory_format: Any = None) -> Tensor:
-    return _resize_(self, tuple(other.shape))
-
-
-def _resize(self: Tensor, *sizes: Any) -> Tensor:
-    return self.clone().resize_(*sizes)
-
-
-def _resize_as(self: Tensor, other: Tensor) -> Tensor:
-    return self.clone().resize_as_(other)
-
-
 def _volatile(self: Tensor) -> bool:
     """Removed in torch (always False); kept for old code."""
     return False
-
-
-def _set_(self: Tensor, source: Optional[Tensor] = None, storage_offset: Optional[int] = None,
-          size: Optional[Sequence[int]] = None, stride: Optional[Sequence[int]] = None) -> Tensor:
-    """``set_()`` empties the tensor; ``set_(source)`` makes it share source's memory and
-    geometry; ``set_(source, storage_offset, size, stride)`` a strided view of source."""
-    ts = _ns()
-    if source is None:
-        new = ts.empty((0,), dtype=self.dtype, device=self.device)
-    elif not isinstance(source, Tensor):
-        raise TypeError(f"set_(): argument 'source' must be Tensor, not {type(source).__name__}")
-    elif size is not None:
-        new = source.as_strided(tuple(size), tuple(stride) if stride is not None else
-                                _contiguous_strides(tuple(size)), storage_offset)
-    else:
-        new = source
-    if source is not None and source.dtype != self.dtype:
-        raise RuntimeError(f"Expected object of scalar type {self.dtype} but got scalar type "
-                           f"{source.dtype} for argument 'source'")
-    return _rebind(self, new, "set_")
-
-
-def _contiguous_strides(shape: tuple) -> tuple:
-    out, acc = [], 1
-    for n in reversed(shape):
-        out.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(out))
-
-
-def _new(self: Tensor, *args: Any, device: Any = None) -> Tensor:
-    """Legacy ``x.new(*sizes)`` (uninitialized) / ``x.new(data)`` / ``x.new()`` with x's
-    dtype and device."""
-    ts = _ns()
-    dev = self.device if device is None else device
-    if not args:
-        return ts.empty((0,), dtype=self.dtype, device=dev)
-    if len(args) == 1 and not isinstance(args[0], int):
-        data = args[0]
-        if isinstance(data, tuple) and type(data).__name__ == "Size":
-            return ts.empty(tuple(data), dtype=self.dtype, device=dev)
-        return ts.asarray(data, dtype=self.dtype, device=dev)
-    return ts.empty(_sizes(args), dtype=self.dtype, device=dev)
 
 
 def _new_empty_strided(self: Tensor, size: Sequence[int], stride: Sequence[int], *,

@@ -42,15 +42,10 @@ TENSOR_METHODS: Dict[str, Any] = {
     "__iter__": _t._iter,
     "__array_namespace__": _t._array_namespace,
     "to_device": _t._to_device,
-    "to": _t._to,
     "astype": _t._astype_method,
-    "cpu": _t._cpu,
-    "cuda": _t._cuda,
     "pin_memory": _t._pin_memory,
     "is_pinned": _t._is_pinned,
     "record_stream": _t._record_stream,
-    "is_cuda": property(_t._is_cuda),
-    "is_cpu": property(_t._is_cpu),
     "materialize": property(_t._materialize_attr),  # only on nn's lazy placeholders
     "__module__": "tessera",
     "__array_priority__": 1000,  # NumPy defers binary operators to us
@@ -70,16 +65,12 @@ TENSOR_METHODS: Dict[str, Any] = {
     "sort": _so._sort_method,
     "argsort": _so._argsort_method,
     "topk": _so._topk_method,
+    # (to / cpu / cuda / is_cuda / is_cpu, type / type_as and the dtype conversions x.float()...,
+    # stride / element_size / nelement / ndimension / storage_offset / is_same_size / is_signed /
+    # get_device / dim_order / is_set_to / const_data_ptr, adjoint / mH / H are C++ methods:
+    # csrc/python/bind_tensor_methods.cpp)
     # torch's conversions and queries (_tensor.py)
     "size": _tb._size_property,
-    **{name: _tb._converter(dt, name) for name, dt in _tb._CONVERSIONS.items()},
-    "type": _tb._type,
-    "type_as": _tb._type_as,
-    "nelement": _tb._nelement,
-    "ndimension": _tb._ndimension,
-    "element_size": _tb._element_size,
-    "is_signed": _tb._is_signed,
-    "is_same_size": _tb._is_same_size,
     "is_inference": _tb._false,
     "is_conj": _tb._false,
     "is_neg": _tb._false,
@@ -88,15 +79,9 @@ TENSOR_METHODS: Dict[str, Any] = {
     **{name: property(_tb._false) for name in (
         "is_sparse", "is_sparse_csr", "is_quantized", "is_meta", "is_mkldnn", "is_mps", "is_xla",
         "is_xpu", "is_vulkan", "is_ipu", "is_nested", "is_mtia", "is_maia")},
-    "get_device": _tb._get_device,
-    "storage_offset": _tb._storage_offset,
     "data": property(_tb._data_get, _tb._data_set),
-    "adjoint": _tb._adjoint,
-    "mH": property(_tb._adjoint),
-    "H": property(_tb._H),
     "__format__": _tb._format,
     "__contains__": _tb._contains,
-    "stride": _tb._stride,
     # x.real / x.imag are attributes in NumPy and PyTorch alike (the namespace keeps the
     # functions ts.real / ts.imag)
     "real": property(_tb._real_get, _tb._real_set,
@@ -119,19 +104,15 @@ TENSOR_METHODS: Dict[str, Any] = {
     "stft": _stft.stft,
     "istft": _stft.istft,
     # PyTorch's details of the Tensor object (_tensor.py): deprecated forms, metadata-only
-    # in-place ops, resize_/set_/new, truth value and item() errors, storages
-    "resize": _tb._resize,
-    "resize_as": _tb._resize_as,
+    # in-place ops, truth value and item() errors, storages
+    # (resize_ / resize_as_ / resize / resize_as / set_ / new are C++ methods:
+    # csrc/python/bind_tensor_methods.cpp)
     "volatile": property(_tb._volatile),
     "_set_data": _tb._set_data,
     "clone": _tb._memory_format_method(Tensor.clone, "clone"),
     "contiguous": _tb._memory_format_method(Tensor.contiguous, "contiguous"),
     **{name: _tb._metadata_inplace(name) for name in (
         "squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_", "swapdims_", "as_strided_")},
-    "resize_": _tb._resize_,
-    "resize_as_": _tb._resize_as_,
-    "set_": _tb._set_,
-    "new": _tb._new,
     "new_empty_strided": _tb._new_empty_strided,
     "index_reduce": _ix._index_reduce,
     "index_reduce_": _ix._index_reduce_,
@@ -188,9 +169,6 @@ TORCH_METHODS: Dict[str, Any] = {
     "matrix_exp": _la.matrix_exp,
     "histogram": _st.histogram,
     "nonzero_static": _ix.nonzero_static,
-    "dim_order": _tb._dim_order,
-    "is_set_to": _tb._is_set_to,
-    "const_data_ptr": _tb._const_data_ptr,
     "is_distributed": _lg.is_distributed,
     "unsafe_split": _lg.unsafe_split,
     "unsafe_chunk": _lg.unsafe_chunk,

@@ -1,0 +1,44 @@
+#include "ops/tensor_convert.h"
+
+#include "autograd/record_tensor.h"
+#include "core/device_backend.h"
+#include "core/error.h"
+#include "ops/arithmetic.h"
+#include "ops/copy.h"
+#include "ops/views.h"
+
+namespace ts {
+
+Tensor to_device_op(const Tensor& x, Device device, bool non_blocking, const char* op) {
+  if (x.device() == device) return x;
+  if (!device.is_cpu()) require_cuda(str(op, ": device '", device.str(), "'").c_str());
+  Tensor out = to_device(x, device, non_blocking);
+  autograd::record_to_device(x, out);
+  return out;
+}
+
+Tensor to_op(const Tensor& x, std::optional<Device> device, std::optional<DType> dtype,
+             bool non_blocking, bool copy) {
+  Tensor out = x;
+  if (device && *device != out.device()) out = to_device_op(out, *device, non_blocking);
+  if (dtype && *dtype != out.dtype()) out = astype_op(out, *dtype, true);
+  return copy && out.impl() == x.impl() ? clone_op(out) : out;
+}
+
+Tensor adjoint_op(const Tensor& x, const char* op) {
+  TS_CHECK(x.ndim() >= 2, ValueError, op,
+           ": expected a matrix or a batch of matrices (2 or more dimensions), got a ", x.ndim(),
+           "-d tensor of shape ", shape_str(x.shape()), "; hint: unsqueeze a 1-d tensor first");
+  const Tensor t = matrix_transpose(x);
+  return is_complex(x.dtype()) ? conj(t) : t;
+}
+
+Tensor H_op(const Tensor& x) {
+  TS_CHECK(x.ndim() == 0 || x.ndim() == 2, ValueError,
+           "H: expected a matrix (2-d) or a 0-d tensor, got a ", x.ndim(), "-d tensor of shape ",
+           shape_str(x.shape()), "; hint: x.mH transposes the last two dims of a batch");
+  if (x.ndim() == 2) return adjoint_op(x, "H");
+  return is_complex(x.dtype()) ? conj(x) : x;
+}
+
+}  // namespace ts
