@@ -555,3 +555,12 @@ def test_expand_to_a_dynamic_size():
     with pytest.warns(ts.onnx.TracerWarning, match="size 3"):
         ts.onnx.export(Cls(plain_int=True), (ts.randn(3, 5, 4),), io.BytesIO(),
                        dynamic_axes={"input_0": {0: "batch"}})
+
+
+@pytest.mark.parametrize("kw", [dict(scale_factor=2), dict(scale_factor=1.5),
+                                dict(size=(5, 7), mode="bilinear"),
+                                dict(scale_factor=1.7, mode="bilinear", align_corners=True),
+                                dict(size=(6, 4), mode="bicubic"),
+                                dict(scale_factor=2.5, mode="nearest-exact")])
+def test_interpolate_exports_as_resize(kw):
+    _check(lambda x: F.interpolate(x, **kw), (ts.randn(2, 3, 4, 5),), (ts.randn(2, 3, 4, 5),))

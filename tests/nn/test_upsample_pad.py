@@ -79,15 +79,16 @@ def test_interpolate_errors() -> None:
         F.interpolate(x)
     with pytest.raises(ValueError, match="exactly one"):
         F.interpolate(x, size=3, scale_factor=2)
-    with pytest.raises(ValueError, match="interpolate: mode 'linear' needs a 3-D input"):
+    # a mode's input rank, an unknown mode, an unsupported rank: NotImplementedError, as torch
+    with pytest.raises(NotImplementedError, match="interpolate: mode 'linear' needs a 3-D input"):
         F.interpolate(x, size=3, mode="linear")
-    with pytest.raises(ValueError, match="trilinear"):
+    with pytest.raises(NotImplementedError, match="trilinear"):
         F.interpolate(x, size=3, mode="trilinear")
     with pytest.raises(ValueError, match="align_corners"):
         F.interpolate(x, size=3, mode="nearest", align_corners=True)
-    with pytest.raises(ValueError, match="unknown mode"):
+    with pytest.raises(NotImplementedError, match="unknown mode"):
         F.interpolate(x, size=3, mode="cubic")
-    with pytest.raises(ValueError, match=r"3-D, 4-D or 5-D input.*\(4, 4\)"):
+    with pytest.raises(NotImplementedError, match=r"3-D, 4-D or 5-D input.*\(4, 4\)"):
         F.interpolate(tt(randn(4, 4)), size=3)
     with pytest.raises(ValueError, match="length 3"):
         F.interpolate(x, size=(2, 3, 4))
@@ -219,13 +220,12 @@ def test_interpolate_long_axes_gather_path(mode: str, kw) -> None:
                rtol=1e-5, atol=1e-5)
 
 
-def test_interpolate_gather_path_gradcheck(monkeypatch) -> None:
-    from tessera.nn.functional import interp
-    monkeypatch.setattr(interp, "_DENSE_MAX", 0)
+def test_interpolate_gather_path_gradcheck() -> None:
+    # a width over the dense-matmul limit (256) resamples by gather; the height by matmul
     for mode in ("nearest", "bilinear", "bicubic"):
-        x = tt(randn(1, 1, 3, 4, dtype=np.float64), requires_grad=True)
-        assert gradcheck(lambda v: F.interpolate(v, size=(5, 3), mode=mode), (x,))
-    x = randn(2, 3, 7, 5)
+        x = tt(randn(1, 1, 2, 260, dtype=np.float64), requires_grad=True)
+        assert gradcheck(lambda v: F.interpolate(v, size=(3, 7), mode=mode), (x,))
+    x = randn(2, 3, 7, 270)
     compare_fn(lambda v: F.interpolate(v, scale_factor=1.7, mode="bilinear"),
                lambda v: TF.interpolate(v, scale_factor=1.7, mode="bilinear"), x,
                rtol=1e-5, atol=1e-5)
@@ -269,3 +269,113 @@ def test_interpolate_nonfinite_stays_local(mode: str) -> None:
     np.testing.assert_array_equal(np.isinf(ys), np.isinf(yt))
     fin = np.isfinite(yt)
     np.testing.assert_allclose(ys[fin], yt[fin], rtol=1e-5, atol=1e-5)
+
+
+# ---- the C++ op (csrc/ops/nn/resample.cpp) against torch: drawn sizes, scales, modes, layouts
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_MODE_RANK = {"nearest": (3, 4, 5), "nearest-exact": (3, 4, 5), "area": (3, 4, 5),
+              "linear": (3,), "bilinear": (4,), "bicubic": (4,), "trilinear": (5,)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(mode=st.sampled_from(sorted(_MODE_RANK)), data=st.data(),
+       f64=st.booleans(), by_size=st.booleans(), ac=st.booleans())
+def test_interpolate_drawn_vs_torch(mode: str, data, f64: bool, by_size: bool, ac: bool) -> None:
+    nd = data.draw(st.sampled_from(_MODE_RANK[mode]))
+    batch = data.draw(st.integers(0, 2))
+    spatial = [data.draw(st.integers(1, 6)) for _ in range(nd - 2)]
+    x = randn(batch, 2, *spatial, dtype=np.float64 if f64 else np.float32)
+    if by_size:
+        kw: dict = dict(size=[data.draw(st.integers(1, 9)) for _ in spatial])
+    else:
+        scales = [data.draw(st.sampled_from([0.5, 0.75, 1.0, 1.3, 2.0, 2.5, 3.0]))
+                  for _ in spatial]
+        if any(int(n * s) == 0 for n, s in zip(spatial, scales)):
+            scales = [max(s, 1.0) for s in scales]
+        kw = dict(scale_factor=scales, recompute_scale_factor=data.draw(st.booleans()))
+    kw["mode"] = mode
+    if mode in ("linear", "bilinear", "bicubic", "trilinear"):
+        kw["align_corners"] = ac
+    tol = 1e-10 if f64 else 2e-5
+    compare_fn(lambda v: F.interpolate(v, **kw), lambda v: TF.interpolate(v, **kw), x,
+               rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("mode,kw", [("nearest", {}), ("nearest-exact", {}),
+                                     ("bilinear", dict(align_corners=False)),
+                                     ("bicubic", dict(align_corners=True)), ("area", {})])
+@pytest.mark.parametrize("layout", ["channels_last", "transposed", "sliced"])
+def test_interpolate_noncontiguous_inputs(mode: str, kw, layout: str) -> None:
+    base = randn(2, 3, 6, 7)
+    xt = torch.tensor(base)
+    xs = tt(base)
+    if layout == "channels_last":
+        xt = xt.contiguous(memory_format=torch.channels_last)
+        xs = xs.to(memory_format=ts.channels_last)
+    elif layout == "transposed":
+        xt, xs = xt.transpose(2, 3), xs.transpose(2, 3)
+    else:
+        xt, xs = xt[:, ::2, 1:, ::2], xs[:, ::2, 1:, ::2]
+    for size in ((9, 5), (3, 2)):
+        close(F.interpolate(xs, size=size, mode=mode, **kw),
+              TF.interpolate(xt, size=size, mode=mode, **kw), 1e-5, 1e-5)
+
+
+@pytest.mark.parametrize("mode,shape", [("bilinear", (2, 2, 3, 4)), ("bicubic", (1, 2, 4, 3)),
+                                        ("nearest", (2, 1, 3, 4)), ("trilinear", (1, 1, 2, 3, 2)),
+                                        ("nearest-exact", (1, 2, 3, 4, 2))])
+def test_interpolate_float64_grads_and_double_backward_vs_torch(mode: str, shape) -> None:
+    x = randn(*shape, dtype=np.float64)
+    size = tuple(s * 2 - 1 for s in shape[2:])
+    xs = tt(x, requires_grad=True)
+    xt = torch.tensor(x, requires_grad=True)
+    gs = ts.autograd.grad((F.interpolate(xs, size=size, mode=mode) ** 2).sum(), xs,
+                          create_graph=True)[0]
+    gt = torch.autograd.grad((TF.interpolate(xt, size=size, mode=mode) ** 2).sum(), xt,
+                             create_graph=True)[0]
+    close(gs, gt, 1e-12, 1e-12)
+    close(ts.autograd.grad(gs.sum(), xs)[0], torch.autograd.grad(gt.sum(), xt)[0], 1e-12, 1e-12)
+    assert gradcheck(lambda v: F.interpolate(v, size=size, mode=mode), (xs,))
+
+
+def test_interpolate_empty_batch_and_signature() -> None:
+    import inspect
+    for mode in ("nearest", "bilinear", "bicubic", "area"):
+        x = randn(0, 3, 4, 5)
+        close(F.interpolate(tt(x), size=(6, 3), mode=mode),
+              TF.interpolate(torch.tensor(x), size=(6, 3), mode=mode), 0, 0)
+    def params(f):
+        return [(p.name, p.default, p.kind) for p in inspect.signature(f).parameters.values()]
+    assert params(F.interpolate) == params(TF.interpolate)
+    assert list(inspect.signature(F.upsample_bilinear).parameters) == ["input", "size",
+                                                                       "scale_factor"]
+
+
+@pytest.mark.parametrize("nd", [3, 4, 5])
+@pytest.mark.parametrize("scale", [1.2, 2.2, 1.0, 2.0])
+def test_interpolate_nearest_same_or_double_size_by_scale(nd: int, scale: float) -> None:
+    # an output as long as (or twice) the input with another scale_factor: torch's 2-D
+    # nearest copies (halves) the index, its 1-D and 3-D nearest and nearest-exact use the scale
+    x = randn(1, 2, *(4,) * (nd - 2))
+    for mode in ("nearest-exact", "nearest"):
+        close(F.interpolate(tt(x), scale_factor=scale, mode=mode),
+              TF.interpolate(torch.tensor(x), scale_factor=scale, mode=mode), 0, 0)
+
+
+def test_interpolate_errors_as_torch() -> None:
+    x = randn(1, 2, 4, 4)
+    same = [lambda m: m.nn.functional.interpolate(m.asarray(x) if m is ts else m.tensor(x), **kw)
+            for kw in (dict(), dict(size=3, scale_factor=2.0), dict(size=3, mode="linear"),
+                       dict(size=3, mode="trilinear"), dict(size=3, mode="cubic"),
+                       dict(size=3, align_corners=True), dict(size=(2, 3, 4)),
+                       dict(scale_factor=0.1), dict(size=2, mode="nearest", antialias=True),
+                       dict(size=3, recompute_scale_factor=True), dict(size=3.5))]
+    from harness import same_as_torch
+    for f in same:
+        same_as_torch(f)
+    with pytest.raises(TypeError, match="interpolate: size must be an int"):
+        F.interpolate(tt(x), size=3.5)
+    with pytest.raises(TypeError, match=r"interpolate: mode 'bilinear' needs a floating-point "
+                                        r"input, got int32"):
+        F.interpolate(tt(np.ones((1, 1, 2, 2), np.int32)), size=3, mode="bilinear")

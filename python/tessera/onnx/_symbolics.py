@@ -1185,6 +1185,38 @@ def _pad(g: GraphBuilder, out: Tensor, x: Tensor, pad: Sequence[int], *args: Any
     g.bind(out, g.node("Pad", ins, mode=onnx_mode), dyn)
 
 
+@register("F.interpolate", "F.upsample")
+def _interpolate(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
+    """Resize with PyTorch's coordinate conventions: nearest floors asymmetric source positions,
+    nearest-exact rounds half-pixel ones, (bi/tri)linear and bicubic (a = -0.75) map pixel
+    centres, or corners with align_corners."""
+    a = Args((x,) + args, kw)
+    sf, mode = a.get(2, "scale_factor"), a.get(3, "mode", default="nearest")
+    ac, recompute = bool(a.get(4, "align_corners")), a.get(5, "recompute_scale_factor")
+    if mode == "area" or a.get(6, "antialias"):
+        raise _unsupported(g, "interpolate with mode='area' or antialias=True")
+    xv = g.val(x)
+    ins, outs = list(x.shape[2:]), list(out.shape[2:])
+    if mode in ("nearest", "nearest-exact"):
+        exact = mode == "nearest-exact"
+        attrs: dict = dict(mode="nearest", nearest_mode="round_prefer_ceil" if exact else "floor",
+                           coordinate_transformation_mode="half_pixel" if exact else "asymmetric")
+        # torch's 2-D nearest copies / halves the index for outputs of 1x / 2x the input
+        shortcut = not exact and x.ndim == 4 and any(o in (i, 2 * i) for i, o in zip(ins, outs))
+    else:
+        attrs = dict(mode="cubic" if mode == "bicubic" else "linear",
+                     coordinate_transformation_mode="align_corners" if ac else "pytorch_half_pixel",
+                     cubic_coeff_a=-0.75 if mode == "bicubic" else None)
+        shortcut = False
+    if sf is not None and not recompute and not shortcut and not ac:
+        per = list(sf) if isinstance(sf, (list, tuple)) else [sf] * len(ins)
+        rin = [xv.name, "", g.const(np.asarray([1.0, 1.0] + [float(v) for v in per], np.float32))]
+    else:
+        sizes = g.node("Concat", [g.dim(xv, 0), g.dim(xv, 1), g.i64(outs)], axis=0)
+        rin = [xv.name, "", "", sizes]
+    g.bind(out, g.node("Resize", rin, **attrs), list(xv.dyn[:2]) + [False] * len(outs))
+
+
 # ---------------------------------------------------------------------- attention
 @register("F.scaled_dot_product_attention")
 def _sdpa(g: GraphBuilder, out: Tensor, q: Tensor, k: Tensor, v: Tensor, *args: Any,
