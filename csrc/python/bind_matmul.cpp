@@ -174,8 +174,8 @@ void def_torch_linalg(py::module_& m) {
   m.def(
       "pinverse",
       [](py::handle x, double rcond) {
-        return pinv(tensor_or_throw(x, "pinverse", "input"),
-                    wrap_scalar(Scalar::from_double(rcond)));
+        return pinv(tensor_or_throw(x, "pinverse", "input"), std::nullopt,
+                    wrap_scalar(Scalar::from_double(rcond)), false);
       },
       py::arg("input"), py::arg("rcond") = 1e-15,
       doc("pinverse", "input, rcond=1e-15",
