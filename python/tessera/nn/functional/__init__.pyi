@@ -30,7 +30,6 @@ from tessera.nn.functional.activation import elu_ as elu_
 from tessera.nn.functional.misc import embedding as embedding
 from tessera.nn.functional.embedding_bag import embedding_bag as embedding_bag
 from tessera.nn.functional.dropout import feature_alpha_dropout as feature_alpha_dropout
-from tessera.nn.functional.pooling import fold as fold
 from tessera.nn.functional.fractional_pool import fractional_max_pool2d as fractional_max_pool2d
 from tessera.nn.functional.fractional_pool import fractional_max_pool2d_with_indices as fractional_max_pool2d_with_indices
 from tessera.nn.functional.fractional_pool import fractional_max_pool3d as fractional_max_pool3d
@@ -86,7 +85,6 @@ from tessera.nn.functional.activation import tanh as tanh
 from tessera.nn.functional.activation import tanhshrink as tanhshrink
 from tessera.nn.functional.activation import threshold as threshold
 from tessera.nn.functional.activation import threshold_ as threshold_
-from tessera.nn.functional.pooling import unfold as unfold
 from tessera.nn.functional.interp import upsample as upsample
 from tessera.nn.functional.interp import upsample_bilinear as upsample_bilinear
 from tessera.nn.functional.interp import upsample_nearest as upsample_nearest
@@ -129,6 +127,8 @@ def erf(*args: Any, **kwargs: Any) -> Tensor:
     """The error function."""
 def erfc(*args: Any, **kwargs: Any) -> Tensor:
     """1 - erf(x), accurate for large x."""
+def fold(input: Any, output_size: Any, kernel_size: Any, dilation: Any = ..., padding: Any = ..., stride: Any = ...) -> Any:
+    """Sums sliding local blocks back into an image (col2im, unfold's adjoint): (N, C*kh*kw, L) or (C*kh*kw, L) -> (N, C, *output_size) or (C, *output_size) (the C++ op csrc/ops/nn/fold.h, gradients of every order)."""
 def gaussian_nll_loss(input: Any, target: Any, var: Any, full: Any = ..., eps: Any = ..., reduction: Any = ...) -> Any:
     """0.5 (log max(var, eps) + (x - y)^2 / max(var, eps)) (+ 0.5 log 2 pi when full). var (>= 0) has input's shape, or lacks its last axis, or has size 1 on one axis, or is a float; the eps clamp passes gradients through unchanged, as PyTorch's (the C++ op csrc/ops/nn/loss.h)."""
 def gelu(input: Any, approximate: Any = ...) -> Any:
@@ -201,3 +201,5 @@ def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: Any =
     """max(0, margin + d(a, p) - d(a, n)), d the p-norm distance over the last axis (pairwise_distance, eps added to the difference); swap uses min(d(a, n), d(p, n)) (the C++ op csrc/ops/nn/loss.h)."""
 def triplet_margin_with_distance_loss(anchor: Any, positive: Any, negative: Any, *, distance_function: Any = ..., margin: Any = ..., swap: Any = ..., reduction: Any = ...) -> Any:
     """The triplet loss max(0, margin + d(a, p) - d(a, n)) with any distance function (default: pairwise_distance); swap uses min(d(a, n), d(p, n)) (the C++ op csrc/ops/nn/loss.h)."""
+def unfold(input: Any, kernel_size: Any, dilation: Any = ..., padding: Any = ..., stride: Any = ...) -> Any:
+    """Sliding local blocks (im2col): (N, C, H, W) or (C, H, W) -> (N, C*kh*kw, L) or (C*kh*kw, L), zero padding (the C++ op csrc/ops/nn/fold.h, gradients of every order)."""
