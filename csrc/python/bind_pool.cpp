@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include "core/error.h"
+#include "ops/nn/fold.h"
 #include "ops/pool.h"
 #include "python/convert.h"
 
@@ -133,6 +134,34 @@ void init_pool(py::module_& m) {
          "The C++ op csrc/ops/pool.h, gradients in C++.")
             .c_str());
   }
+  m.def(
+      "unfold",
+      [](const Tensor& input, py::handle kernel_size, py::handle dilation, py::handle padding,
+         py::handle stride) {
+        return nn::unfold(input, to_shape(kernel_size, "unfold: kernel_size"),
+                          to_shape(dilation, "unfold: dilation"),
+                          to_shape(padding, "unfold: padding"), to_shape(stride, "unfold: stride"));
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("dilation") = 1, py::arg("padding") = 0,
+      py::arg("stride") = 1,
+      "unfold(input, kernel_size, dilation=1, padding=0, stride=1)\n--\n\n"
+      "Sliding local blocks (im2col): (N, C, H, W) or (C, H, W) -> (N, C*kh*kw, L) or\n"
+      "(C*kh*kw, L), zero padding (the C++ op csrc/ops/nn/fold.h, gradients of every order).");
+  m.def(
+      "fold",
+      [](const Tensor& input, py::handle output_size, py::handle kernel_size, py::handle dilation,
+         py::handle padding, py::handle stride) {
+        return nn::fold(input, to_shape(output_size, "fold: output_size"),
+                        to_shape(kernel_size, "fold: kernel_size"),
+                        to_shape(dilation, "fold: dilation"), to_shape(padding, "fold: padding"),
+                        to_shape(stride, "fold: stride"));
+      },
+      py::arg("input"), py::arg("output_size"), py::arg("kernel_size"), py::arg("dilation") = 1,
+      py::arg("padding") = 0, py::arg("stride") = 1,
+      "fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1)\n--\n\n"
+      "Sums sliding local blocks back into an image (col2im, unfold's adjoint):\n"
+      "(N, C*kh*kw, L) or (C*kh*kw, L) -> (N, C, *output_size) or (C, *output_size) (the C++\n"
+      "op csrc/ops/nn/fold.h, gradients of every order).");
 }
 
 }  // namespace ts::python

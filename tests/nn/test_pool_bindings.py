@@ -125,3 +125,53 @@ def test_top_level_forms() -> None:
     want = torch.max_pool1d_with_indices(torch.tensor(x), 2)
     np.testing.assert_array_equal(to_np(got[1]), want[1].numpy())
     assert ts.max_pool2d is F.max_pool2d and ts.avg_pool1d is F.avg_pool1d
+
+
+@pytest.mark.parametrize("shape,kw", [
+    ((2, 3, 5, 6), {"kernel_size": (2, 3), "padding": 1, "stride": (1, 2)}),
+    ((3, 5, 5), {"kernel_size": 3, "dilation": 2, "padding": (2, 1)}),
+    ((0, 2, 4, 4), {"kernel_size": 2}),
+    ((1, 1, 4, 4), {"kernel_size": [4, 1], "stride": [1, 3]}),
+])
+def test_unfold_fold_match_torch(shape, kw) -> None:
+    assert F.unfold is _C.unfold and F.fold is _C.fold
+    compare_grads(lambda x: F.unfold(x, **kw), lambda x: TF.unfold(x, **kw), [randn(*shape)])
+    cols = TF.unfold(torch.tensor(randn(*shape)), **kw)
+    osz = shape[-2:]
+    compare_grads(lambda c: F.fold(c, osz, **kw), lambda c: TF.fold(c, osz, **kw),
+                  [cols.numpy()])
+
+
+def test_unfold_fold_second_order_strided_and_dtypes() -> None:
+    from tessera.testing import gradgradcheck
+    x = ts.asarray(randn(1, 2, 4, 5).astype(np.float64), requires_grad=True)
+    assert gradgradcheck(lambda v: F.unfold(v, 2, padding=1) ** 2, (x,))
+    c = ts.asarray(randn(1, 8, 6).astype(np.float64), requires_grad=True)
+    assert gradgradcheck(lambda v: F.fold(v, (3, 4), 2) ** 2, (c,))
+    big = randn(2, 3, 9, 10)
+    got = F.unfold(ts.asarray(big)[:, :, ::2, 1::2], 2, stride=2)
+    want = TF.unfold(torch.tensor(big)[:, :, ::2, 1::2], 2, stride=2)
+    np.testing.assert_array_equal(to_np(got), want.numpy())
+    for dt in ("float16", "bfloat16"):
+        got = F.fold(F.unfold(ts.asarray(big).astype(getattr(ts, dt)), 3), (9, 10), 3)
+        want = TF.fold(TF.unfold(torch.tensor(big).to(getattr(torch, dt)), 3), (9, 10), 3)
+        assert got.dtype == getattr(ts, dt)
+        np.testing.assert_allclose(to_np(got.astype(ts.float32)), want.float().numpy(),
+                                   rtol=1e-2, atol=1e-2)
+    # integers (torch: NotImplementedError) stay exact, in their dtype
+    xi = ts.arange(2 * 16).reshape(2, 4, 4)
+    got = F.unfold(xi, 2)
+    assert got.dtype == ts.int64
+    np.testing.assert_array_equal(
+        to_np(got), TF.unfold(torch.arange(32.).reshape(2, 4, 4), 2).numpy().astype(np.int64))
+
+
+def test_unfold_fold_errors_name_the_op() -> None:
+    with pytest.raises(ValueError, match=r"unfold: kernel_size \(0, 2\).*must be positive"):
+        F.unfold(ts.ones((1, 1, 4, 4)), (0, 2))
+    with pytest.raises(ValueError, match="unfold: kernel_size must be an int or a pair"):
+        F.unfold(ts.ones((1, 1, 4, 4)), (1, 2, 3))
+    with pytest.raises(ValueError, match=r"fold: input of shape \(1, 7, 9\) does not match"):
+        F.fold(ts.ones((1, 7, 9)), (4, 4), 2)
+    with pytest.raises(TypeError):
+        F.fold(ts.ones((1, 8, 9)), (4, 4))
