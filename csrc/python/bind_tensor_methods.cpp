@@ -11,6 +11,7 @@
 #include "autograd/meta.h"
 #include "core/checked_math.h"
 #include "core/device_backend.h"
+#include "ops/arithmetic.h"
 #include "ops/copy.h"
 #include "ops/memory_format.h"
 #include "ops/tensor_convert.h"
@@ -436,6 +437,32 @@ void init_tensor_methods(py::module_& m) {
            "set_() empties the tensor; set_(source) makes it share source's memory and "
            "geometry; set_(source, storage_offset, size, stride) a strided view of source. "
            "Returns self.")
+      .def(
+          "conj_physical",
+          [](py::handle self) {
+            const Tensor& x = self_tensor(self, "conj_physical");
+            return is_complex(x.dtype()) ? py::cast(conj(x))
+                                         : py::reinterpret_borrow<py::object>(self);
+          },
+          "The conjugate in new memory for a complex tensor (differentiable); a real one is "
+          "returned as it is, as in torch.")
+      .def_property(
+          "data", [](const Tensor& x) { return autograd::detach(x); },
+          [](py::handle self, py::handle value) {
+            const Tensor& x = self_tensor(self, "data");
+            if (!py::isinstance<Tensor>(value))
+              throw py::type_error(
+                  str("Variable data has to be a tensor, but got ", type_name(value)));
+            const DType d = value.cast<const Tensor&>().dtype();
+            if (autograd::requires_grad(x) && !is_inexact(d))
+              throw RuntimeError(
+                  str("data: data set to a tensor that requires gradients must be "
+                      "floating point or complex dtype, got ",
+                      dtype_name(d)));
+            self.attr("_set_data")(value);
+          },
+          "torch's .data: this tensor's values without autograd history (shares memory); "
+          "x.data = y makes x take y's storage, shape and dtype, keeping its identity.")
       .def("new", &new_method, py::arg("device") = py::none(),
            "new(*args, device=None) -> Tensor\n\n"
            "Legacy constructor with this tensor's dtype and device: x.new() is empty, "

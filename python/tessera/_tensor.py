@@ -235,22 +235,6 @@ _size_property = property(_size_get, doc="Number of elements (array API), callab
                                          "x.size() is the shape, x.size(d) one extent.")
 
 
-def _data_get(self: Tensor) -> Tensor:
-    """torch's ``.data``: this tensor's values without autograd history (shares memory)."""
-    return self.detach()
-
-
-def _data_set(self: Tensor, value: Tensor) -> None:
-    """torch's ``t.data = value``: t keeps its identity (and autograd flags) but takes value's
-    storage, shape and dtype."""
-    if not isinstance(value, Tensor):
-        raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
-    if self.requires_grad and not (_C.is_floating_point(value) or _C.is_complex(value)):
-        raise RuntimeError("data set to a tensor that requires gradients must be floating point "
-                           "or complex dtype")
-    self._set_data(value)
-
-
 def _no_grad() -> Any:
     from .autograd import no_grad
     return no_grad()
@@ -422,10 +406,6 @@ def _as_strided_scatter(self: Tensor, src: Tensor, size: Sequence[int], stride: 
     return out
 
 
-
-
-def _conj_physical(self: Tensor) -> Tensor:
-    return _ns().conj(self).clone()
 
 
 def _conj_physical_(self: Tensor) -> Tensor:

@@ -79,7 +79,6 @@ TENSOR_METHODS: Dict[str, Any] = {
     **{name: property(_tb._false) for name in (
         "is_sparse", "is_sparse_csr", "is_quantized", "is_meta", "is_mkldnn", "is_mps", "is_xla",
         "is_xpu", "is_vulkan", "is_ipu", "is_nested", "is_mtia", "is_maia")},
-    "data": property(_tb._data_get, _tb._data_set),
     "__format__": _tb._format,
     "__contains__": _tb._contains,
     # x.real / x.imag are attributes in NumPy and PyTorch alike (the namespace keeps the
@@ -105,8 +104,8 @@ TENSOR_METHODS: Dict[str, Any] = {
     "istft": _stft.istft,
     # PyTorch's details of the Tensor object (_tensor.py): deprecated forms, metadata-only
     # in-place ops, truth value and item() errors, storages
-    # (resize_ / resize_as_ / resize / resize_as / set_ / new are C++ methods:
-    # csrc/python/bind_tensor_methods.cpp)
+    # (resize_ / resize_as_ / resize / resize_as / set_ / new / data / conj_physical are C++
+    # methods: csrc/python/bind_tensor_methods.cpp)
     "volatile": property(_tb._volatile),
     "_set_data": _tb._set_data,
     "clone": _tb._memory_format_method(Tensor.clone, "clone"),
@@ -119,7 +118,6 @@ TENSOR_METHODS: Dict[str, Any] = {
     "map_": _tb._map_,
     "map2_": _tb._map2_,
     "as_strided_scatter": _tb._as_strided_scatter,
-    "conj_physical": _tb._conj_physical,
     "conj_physical_": _tb._conj_physical_,
     "layout": property(_tb._layout),
     "name": property(_tb._name),

@@ -148,7 +148,8 @@ def test_queries_on_views_and_dtypes():
         assert not v.is_set_to(x) and x.is_set_to(x) and not x.is_same_size(v)
         assert make(m, (2,), "uint8").is_signed() is False
         assert make(m, (2,), "int32").element_size() == 4
-        assert x.const_data_ptr() == x.data_ptr()
+        if hasattr(x, "const_data_ptr"):  # torch 2.13 has it, older ones not
+            assert x.const_data_ptr() == x.data_ptr()
         assert make(m, (2, 3, 4)).permute(2, 0, 1).dim_order() == (1, 2, 0)
 
 
@@ -261,3 +262,52 @@ def test_new_forms_match_torch():
         assert z.new((4, 5)).tolist() == [4.0, 5.0]  # a tuple is data, as in torch
         assert z.new(3, device="cpu").shape[0] == 3
     agree(lambda m: m.ones(2).new(2, -1))
+
+
+def test_data_property_matches_torch():
+    for m in (torch, ts):
+        x = m.ones(2, requires_grad=True)
+        d = x.data
+        assert not d.requires_grad and d.data_ptr() == x.data_ptr()
+        x.data = m.zeros(3, 2)  # takes the shape and storage, keeps identity and requires_grad
+        assert tuple(x.shape) == (3, 2) and x.requires_grad and x.size(0) == 3
+        x.data = m.zeros(2, dtype=m.float64)
+        assert x.dtype == m.float64
+    for call in (lambda m: setattr(m.ones(2, requires_grad=True), "data", 3),
+                 lambda m: setattr(m.ones(2, requires_grad=True), "data", m.ones(2, dtype=m.int64))):
+        agree(call, exact_error=True)
+    with pytest.raises(RuntimeError, match="^data: .*floating point or complex dtype, got int64"):
+        ts.ones(2, requires_grad=True).data = ts.ones(2, dtype=ts.int64)
+    y = ts.ones(2, dtype=ts.int64)
+    y.data = ts.ones(2, dtype=ts.int32)  # no requires_grad: any dtype
+    assert y.dtype == ts.int32
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "int64", "bool"])
+def test_conj_physical_matches_torch(dtype):
+    agree(lambda m: make(m, (2, 3), dtype, transposed=True).conj_physical())
+    agree(lambda m: m.conj_physical(make(m, (0, 3), dtype)))
+    for m in (torch, ts):
+        x = make(m, (2, 3), dtype)
+        same = x.conj_physical().data_ptr() == x.data_ptr()
+        assert same == (dtype != "complex64")  # a real tensor is returned as it is
+    compare_grads(lambda t: t.conj_physical() * 2, lambda t: t.conj_physical() * 2,
+                  [randn(2, 3, dtype=np.complex128)])
+    agree(lambda m: m.conj_physical(3), exact_error=True)
+
+
+@pytest.mark.skipif(not ts.cuda.is_available(), reason="needs a CUDA device")
+def test_device_moves_are_differentiable_on_cuda():
+    x = ts.asarray(randn(3, 4).astype(np.float64), requires_grad=True)
+    y = x.cuda()
+    assert y.is_cuda and y.get_device() == 0 and y.grad_fn.name() == "ToCopyBackward0"
+    assert y.cuda() is y and y.to("cuda:0") is y
+    z = y.to("cpu", ts.float32) * 3
+    (z.sum() + (y * y).sum().cpu()).backward()
+    assert x.grad.device.type == "cpu"
+    np.testing.assert_allclose(x.grad.numpy(), 3 + 2 * x.detach().numpy(), rtol=1e-6)
+    g, = ts.autograd.grad(x.to("cuda").sum(), x, create_graph=True)  # double backward records
+    assert g.device.type == "cpu" and float(g.sum()) == 12.0
+    w = ts.ones(2).to(ts.ones(1).cuda())
+    assert w.is_cuda and w.type() == "tessera.cuda.FloatTensor"
+    assert ts.ones(2).cuda(0, non_blocking=True).is_cuda
