@@ -46,7 +46,6 @@ from tessera.nn.functional.activation import hardtanh as hardtanh
 from tessera.nn.functional.activation import hardtanh_ as hardtanh_
 from tessera.nn.functional.norm import instance_norm as instance_norm
 from tessera.nn.functional import interp as interp
-from tessera.nn.functional.interp import interpolate as interpolate
 from tessera.nn.functional.activation import leaky_relu as leaky_relu
 from tessera.nn.functional.activation import leaky_relu_ as leaky_relu_
 from tessera.nn.functional.norm import local_response_norm as local_response_norm
@@ -85,9 +84,6 @@ from tessera.nn.functional.activation import tanh as tanh
 from tessera.nn.functional.activation import tanhshrink as tanhshrink
 from tessera.nn.functional.activation import threshold as threshold
 from tessera.nn.functional.activation import threshold_ as threshold_
-from tessera.nn.functional.interp import upsample as upsample
-from tessera.nn.functional.interp import upsample_bilinear as upsample_bilinear
-from tessera.nn.functional.interp import upsample_nearest as upsample_nearest
 
 __all__ = ['activation', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool1d', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d', 'adaptive_max_pool3d_with_indices', 'affine_grid', 'alpha_dropout', 'attention', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'batch_norm', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'celu', 'celu_', 'channel_shuffle', 'conv', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'cosine_embedding_loss', 'cosine_similarity', 'cross_entropy', 'ctc_loss', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'elu', 'elu_', 'embedding', 'embedding_bag', 'erf', 'erfc', 'feature_alpha_dropout', 'fold', 'fractional_max_pool2d', 'fractional_max_pool2d_with_indices', 'fractional_max_pool3d', 'fractional_max_pool3d_with_indices', 'fractional_pool', 'gaussian_nll_loss', 'gelu', 'glu', 'grid_sample', 'group_norm', 'gumbel_softmax', 'hardshrink', 'hardsigmoid', 'hardswish', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'huber_loss', 'instance_norm', 'interp', 'interpolate', 'kl_div', 'l1_loss', 'layer_norm', 'leaky_relu', 'leaky_relu_', 'linear', 'local_response_norm', 'log_softmax', 'logsigmoid', 'logsumexp', 'loss', 'lp_pool1d', 'lp_pool2d', 'lp_pool3d', 'margin_ranking_loss', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_pool3d', 'max_pool3d_with_indices', 'max_unpool1d', 'max_unpool2d', 'max_unpool3d', 'misc', 'mish', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'native_channel_shuffle', 'nll_loss', 'norm', 'normalize', 'one_hot', 'pad', 'pairwise_distance', 'pdist', 'pixel_shuffle', 'pixel_unshuffle', 'poisson_nll_loss', 'pooling', 'prelu', 'relu', 'relu6', 'relu_', 'rms_norm', 'rrelu', 'rrelu_', 'sampling_distance', 'scaled_dot_product_attention', 'selu', 'selu_', 'shuffle', 'sigmoid', 'silu', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softmax2d', 'softmin', 'softplus', 'softshrink', 'softsign', 'tanh', 'tanhshrink', 'threshold', 'threshold_', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'unfold', 'upsample', 'upsample_bilinear', 'upsample_nearest']
 
@@ -137,6 +133,8 @@ def hinge_embedding_loss(input: Any, target: Any, margin: Any = ..., size_averag
     """input where target == 1, max(0, margin - input) where target == -1 (both terms for other targets, as PyTorch computes it); input and target broadcast (the C++ op csrc/ops/nn/loss.h)."""
 def huber_loss(input: Any, target: Any, reduction: Any = ..., delta: Any = ..., weight: Any = ...) -> Any:
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), d = input - target (delta > 0), reduced by reduction; weight (input's shape) scales each element, 'mean' still over the element count as in PyTorch (the C++ op csrc/ops/nn/loss.h)."""
+def interpolate(input: Any, size: Any = ..., scale_factor: Any = ..., mode: Any = ..., align_corners: Any = ..., recompute_scale_factor: Any = ..., antialias: Any = ...) -> Any:
+    """Resamples (N, C, L), (N, C, H, W) or (N, C, D, H, W) input to `size` or by `scale_factor` (one value or one per spatial dim), as PyTorch's F.interpolate: modes nearest, nearest-exact, linear (3-D), bilinear and bicubic (4-D), trilinear (5-D) and area; align_corners only for the interpolating modes; antialias=True (bilinear, bicubic) low-pass filters when downsampling, as PIL. The C++ op csrc/ops/nn/resample.h (Note [Separable resampling by gathered taps])."""
 def kl_div(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., log_target: Any = ...) -> Any:
     """target (log target - input) pointwise, input holding log-probabilities (target too when log_target); reduction 'batchmean' divides the sum by the batch size (the C++ op csrc/ops/nn/loss.h)."""
 def l1_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., weight: Any = ...) -> Any:
@@ -203,3 +201,9 @@ def triplet_margin_with_distance_loss(anchor: Any, positive: Any, negative: Any,
     """The triplet loss max(0, margin + d(a, p) - d(a, n)) with any distance function (default: pairwise_distance); swap uses min(d(a, n), d(p, n)) (the C++ op csrc/ops/nn/loss.h)."""
 def unfold(input: Any, kernel_size: Any, dilation: Any = ..., padding: Any = ..., stride: Any = ...) -> Any:
     """Sliding local blocks (im2col): (N, C, H, W) or (C, H, W) -> (N, C*kh*kw, L) or (C*kh*kw, L), zero padding (the C++ op csrc/ops/nn/fold.h, gradients of every order)."""
+def upsample(input: Any, size: Any = ..., scale_factor: Any = ..., mode: Any = ..., align_corners: Any = ...) -> Any:
+    """interpolate under its deprecated name (PyTorch keeps it)."""
+def upsample_bilinear(input: Any, size: Any = ..., scale_factor: Any = ...) -> Any:
+    """interpolate with mode='bilinear' and align_corners=True (PyTorch's deprecated upsample_bilinear)."""
+def upsample_nearest(input: Any, size: Any = ..., scale_factor: Any = ...) -> Any:
+    """interpolate with mode='nearest' (PyTorch's deprecated upsample_nearest)."""
