@@ -1027,7 +1027,8 @@ class Tensor:
         """A view with dims dim0 and dim1 swapped (negative dims count from the end; axis0=/axis1= are aliases)."""
     def transpose_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place transpose: this tensor becomes ``self.transpose(...)`` (a view of the same memory)."""
-    def triangular_solve(self, A: Any, upper: Any = ..., transpose: Any = ..., unitriangular: Any = ...) -> Any: ...
+    def triangular_solve(self, A: Any, upper: Any = ..., transpose: Any = ..., unitriangular: Any = ...) -> Any:
+        """Deprecated torch.triangular_solve: (X with op(A) X = b, a copy of A), op(A) = A or A^T."""
     def tril(self, diagonal: Any = ..., *, k: Any = ..., out: Any = ...) -> Any:
         """The lower triangle of each matrix in input (..., M, N): elements with col - row <= k are kept, the rest are zero. diagonal (positional or keyword) is PyTorch's name for k."""
     def tril_(self, *args: Any, **kwargs: Any) -> Tensor:

@@ -35,11 +35,6 @@ matrix_power, cholesky, cholesky_inverse, cholesky_solve = _C.matrix_power, _C.c
 svd, qr, vander = _C.svd, _C.qr, _C.vander
 
 
-def _ts() -> Any:
-    import tessera
-    return tessera
-
-
 def cross(input: Tensor, other: Tensor, dim: Any = None) -> Tensor:
     """Cross product of 3-vectors along `dim` (the first dim of size 3 when None)."""
     if dim is None:
@@ -47,26 +42,24 @@ def cross(input: Tensor, other: Tensor, dim: Any = None) -> Tensor:
         if not dims:
             raise RuntimeError(f"cross: no dimension of size 3 in input {tuple(input.shape)}")
         dim = dims[0]
-    return _ts().linalg.cross(input, other, axis=dim)
-
-
-METHODS = {
-    "matmul": _C.matmul, "cross": cross,
-    "triangular_solve": lambda self, A, upper=True, transpose=False, unitriangular=False: (
-        _ts().triangular_solve(self, A, upper, transpose, unitriangular)),
-}
-# in-place twins of these are generated too (addmm_, baddbmm_, ...)
-INPLACE = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]
+    from .linalg import cross as linalg_cross  # (linalg imports this module)
+    return linalg_cross(input, other, axis=dim)
 
 
 # ---- the deprecated triangular_solve
 def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False) -> Tuple[Tensor, Tensor]:
     """Deprecated torch.triangular_solve: (X with op(A) X = b, a copy of A), op(A) = A or A^T."""
-    ts = _ts()
+    from .linalg import solve_triangular  # (linalg imports this module)
     T = A.mT if transpose else A
-    x = ts.linalg.solve_triangular(T, b, upper=upper != transpose, unitriangular=unitriangular)
-    return namedtuple("triangular_solve", ["solution", "cloned_coefficient"])(x, A.clone())
+    x = solve_triangular(T, b, upper=upper != transpose, unitriangular=unitriangular)
+    return _TRIANGULAR_SOLVE(x, A.clone())
+
+
+_TRIANGULAR_SOLVE = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+METHODS = {"matmul": _C.matmul, "cross": cross, "triangular_solve": triangular_solve}
+# in-place twins of these are generated too (addmm_, baddbmm_, ...)
+INPLACE = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]
 
 
 _TORCH_NAMES += ["vander", "svd", "qr", "cholesky", "slogdet", "triangular_solve"]
