@@ -350,7 +350,12 @@ void init_matmul(py::module_& m) {
       [](py::args matrices, py::handle out) {
         constexpr const char* op = "chain_matmul";
         std::vector<Tensor> ms;
-        for (py::handle h : matrices) ms.push_back(tensor_or_throw(h, op, "each matrix"));
+        for (py::handle h : matrices) {
+          if (!py::isinstance<Tensor>(h))
+            throw TypeError(
+                str(op, ": matrix ", ms.size(), " must be a 2-D tensor, got ", type_name(h)));
+          ms.push_back(h.cast<const Tensor&>());
+        }
         return result_or_out(op, chain_matmul(ms), out);
       },
       py::kw_only(), py::arg("out") = py::none(),
