@@ -235,6 +235,26 @@ void def_torch_linalg(py::module_& m) {
       },
       py::arg("input"), py::arg("some") = true,
       doc("qr", "input, some=True", "torch.qr: (Q, R), reduced unless some=False."));
+  m.def(
+      "vander",
+      [](py::handle x, py::handle N, py::handle increasing) {
+        constexpr const char* op = "vander";
+        const Tensor& t = tensor_or_throw(x, op, "x");
+        const std::optional<int64_t> n =
+            N.is_none() ? std::nullopt : std::optional<int64_t>(int_arg(N, op, "N"));
+        try {
+          return vander(t, n, flag(increasing, op, "increasing"));
+        } catch (const std::bad_alloc&) {  // the output's allocation, named
+          PyErr_SetString(PyExc_MemoryError, str("vander: out of memory for the output of ",
+                                                 t.dim(0), " x ", n ? *n : t.dim(0), " elements")
+                                                 .c_str());
+          throw py::error_already_set();
+        }
+      },
+      py::arg("x"), py::arg("N") = py::none(), py::arg("increasing") = false,
+      doc("vander", "x, N=None, increasing=False",
+          "The (len(x), N) Vandermonde matrix of a 1-D tensor: columns x**(N-1) ... x**0 (or\n"
+          "increasing); integer and bool inputs give int64 (torch.vander)."));
   bind_functions_as_methods(m, {"det", "logdet", "inverse", "slogdet", "pinverse", "matrix_power",
                                 "cholesky", "cholesky_inverse", "cholesky_solve", "svd", "qr"});
 }
@@ -330,7 +350,12 @@ void init_matmul(py::module_& m) {
       [](py::args matrices, py::handle out) {
         constexpr const char* op = "chain_matmul";
         std::vector<Tensor> ms;
-        for (py::handle h : matrices) ms.push_back(tensor_or_throw(h, op, "each matrix"));
+        for (py::handle h : matrices) {
+          if (!py::isinstance<Tensor>(h))
+            throw TypeError(
+                str(op, ": matrix ", ms.size(), " must be a 2-D tensor, got ", type_name(h)));
+          ms.push_back(h.cast<const Tensor&>());
+        }
         return result_or_out(op, chain_matmul(ms), out);
       },
       py::kw_only(), py::arg("out") = py::none(),

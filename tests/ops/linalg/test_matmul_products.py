@@ -357,3 +357,27 @@ def test_linalg_spelling_errors_are_torchs_class(call):
     # (torch's LinAlgError is its own class: its builtin base, RuntimeError, is what must match)
     base = next(c for c in type(want.value).__mro__ if c.__module__ == "builtins")
     assert isinstance(got.value, base), (want.value, got.value)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "bool", "complex64"])
+@pytest.mark.parametrize("N,inc", [(None, False), (0, True), (1, False), (4, True), (3, False)])
+def test_vander_matches_torch(dtype, N, inc):
+    a = np.asarray(randn(10) * 2).astype(dtype) if dtype != "bool" else randn(10) > 0
+    got = ts.vander(ts.asarray(a)[::2], N, inc)  # a strided 1-D view
+    want = torch.vander(torch.from_numpy(a)[::2], N, inc)
+    same_result(got, want)
+
+
+def test_vander_gradient_and_errors():
+    # (torch's own vander backward fails on its in-place cumprod: finite differences instead)
+    x = ts.asarray(randn(3, dtype=np.float64) + 0.5, requires_grad=True)
+    assert ts.testing.gradcheck(lambda t: ts.vander(t, 4), [x])
+    assert ts.testing.gradcheck(lambda t: ts.vander(t, 3, True), [x])
+    assert str(inspect.signature(ts.vander)) == "(x, N=None, increasing=False)"
+    for call in (lambda m: m.vander(m.ones((2, 2))), lambda m: m.vander(m.ones(3), -1),
+                 lambda m: m.vander(m.ones(3), 2, 1), lambda m: m.vander([1.0, 2.0])):
+        with pytest.raises(Exception) as want:
+            call(torch)
+        with pytest.raises(type(want.value)) as got:
+            call(ts)
+        assert "vander" in str(got.value)
