@@ -1,5 +1,6 @@
-// Bindings of the resampling ops (ops/nn/resample.h). tessera.nn.functional's interpolate,
-// upsample, upsample_nearest and upsample_bilinear are these entry points themselves:
+// Bindings of the resampling ops (ops/nn/resample.h, ops/nn/grid_sample.h).
+// tessera.nn.functional's interpolate, upsample, upsample_nearest, upsample_bilinear,
+// affine_grid and grid_sample are these entry points themselves:
 // PyTorch's signatures, readable by inspect.signature (Note [Readable signatures]); the size
 // and scale_factor forms (one value or one per spatial dim) are parsed here, the checks and
 // the resampling are the op's.
@@ -7,8 +8,10 @@
 
 #include <string>
 
+#include "ops/nn/grid_sample.h"
 #include "ops/nn/resample.h"
 #include "python/convert.h"
+#include "python/int_arg.h"
 
 namespace ts::python {
 namespace {
@@ -46,12 +49,26 @@ std::optional<nn::PerDim<T>> per_dim(py::handle h, const char* name) {
   return r;
 }
 
+// f() with an allocation failure raised as a MemoryError that names the op.
+template <class F>
+Tensor named_oom(const char* op, F f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    PyErr_SetString(PyExc_MemoryError,
+                    (std::string(op) + ": cannot allocate the output (out of memory)").c_str());
+    throw py::error_already_set();
+  }
+}
+
 Tensor interpolate(const Tensor& input, py::handle size, py::handle scale_factor,
                    const std::string& mode, std::optional<bool> align_corners,
                    std::optional<bool> recompute_scale_factor, bool antialias) {
-  return nn::interpolate(input, per_dim<int64_t>(size, "size"),
-                         per_dim<double>(scale_factor, "scale_factor"), mode, align_corners,
-                         recompute_scale_factor, antialias);
+  const auto sz = per_dim<int64_t>(size, "size");
+  const auto sf = per_dim<double>(scale_factor, "scale_factor");
+  return named_oom("interpolate", [&] {
+    return nn::interpolate(input, sz, sf, mode, align_corners, recompute_scale_factor, antialias);
+  });
 }
 
 }  // namespace
@@ -99,6 +116,33 @@ void init_resample(py::module_& m) {
       "upsample_bilinear(input, size=None, scale_factor=None)\n--\n\n"
       "interpolate with mode='bilinear' and align_corners=True (PyTorch's deprecated\n"
       "upsample_bilinear).");
+  m.def(
+      "affine_grid",
+      [](const Tensor& theta, py::iterable size, std::optional<bool> align_corners) {
+        std::vector<int64_t> sz;
+        for (py::handle v : size) sz.push_back(int_arg(v, "affine_grid", "size"));
+        return named_oom("affine_grid",
+                         [&] { return nn::affine_grid(theta, sz, align_corners.value_or(false)); });
+      },
+      py::arg("theta"), py::arg("size"), py::arg("align_corners") = None,
+      "affine_grid(theta, size, align_corners=None)\n--\n\n"
+      "Sampling grids of batches of affine maps: theta (N, 2, 3) with size (N, C, H, W) ->\n"
+      "(N, H, W, 2), or theta (N, 3, 4) with size (N, C, D, H, W) -> (N, D, H, W, 3), in\n"
+      "grid_sample's [-1, 1] coordinates (the C++ op csrc/ops/nn/grid_sample.h).");
+  m.def(
+      "grid_sample",
+      [](const Tensor& input, const Tensor& grid, const std::string& mode,
+         const std::string& padding_mode, std::optional<bool> align_corners) {
+        return nn::grid_sample(input, grid, mode, padding_mode, align_corners.value_or(false));
+      },
+      py::arg("input"), py::arg("grid"), py::arg("mode") = "bilinear",
+      py::arg("padding_mode") = "zeros", py::arg("align_corners") = None,
+      "grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corners=None)\n--\n\n"
+      "Samples input (N, C, H, W) at grid (N, Ho, Wo, 2) -> (N, C, Ho, Wo) (5-D: grid\n"
+      "(N, Do, Ho, Wo, 3)); grid[..., 0] is x (width), in [-1, 1]; mode bilinear, nearest or\n"
+      "bicubic (4-D), padding_mode zeros, border or reflection, as PyTorch's. Gradients of\n"
+      "the input and the grid (the C++ op csrc/ops/nn/grid_sample.h, Note [Sampling by\n"
+      "gathered corners]).");
 }
 
 }  // namespace ts::python

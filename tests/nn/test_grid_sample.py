@@ -81,3 +81,73 @@ def test_grid_sample_errors() -> None:
         F.affine_grid(tt(randn(2, 3, 4)), (2, 1, 3, 3))
     with pytest.raises(ValueError, match="affine_grid: size must have 4 or 5"):
         F.affine_grid(tt(randn(2, 2, 3)), (2, 3, 3))
+
+
+# ---- the C++ ops (csrc/ops/nn/grid_sample.cpp) against torch: float64 gradients of the input
+# and the grid to second order, empty batches, non-contiguous layouts, signatures, errors
+import torch  # noqa: E402
+
+import tessera as ts  # noqa: E402
+from harness import close, same_as_torch  # noqa: E402
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_grid_sample_float64_double_backward_vs_torch(mode: str, padding_mode: str) -> None:
+    x = randn(2, 2, 4, 5, dtype=np.float64)
+    grid = rng.uniform(-1.3, 1.3, (2, 3, 2, 2))
+    kw = dict(mode=mode, padding_mode=padding_mode, align_corners=False)
+    xs, gs = tt(x, requires_grad=True), tt(grid, requires_grad=True)
+    xt, gt = torch.tensor(x, requires_grad=True), torch.tensor(grid, requires_grad=True)
+    ys, yt = F.grid_sample(xs, gs, **kw), TF.grid_sample(xt, gt, **kw)
+    close(ys, yt, 1e-12, 1e-12)
+    dxs = ts.autograd.grad((ys ** 2).sum(), xs, create_graph=True)[0]
+    dxt = torch.autograd.grad((yt ** 2).sum(), xt, create_graph=True)[0]
+    close(dxs, dxt, 1e-10, 1e-10)
+    close(ts.autograd.grad(dxs.sum(), xs)[0], torch.autograd.grad(dxt.sum(), xt)[0], 1e-10, 1e-10)
+
+
+@pytest.mark.parametrize("layout", ["channels_last", "transposed"])
+def test_grid_sample_noncontiguous_and_empty(layout: str) -> None:
+    x = randn(2, 3, 5, 6)
+    grid = rng.uniform(-1.2, 1.2, (2, 6, 4, 2)).astype(np.float32)
+    xt, gt = torch.tensor(x), torch.tensor(grid)
+    xs, gs = tt(x), tt(grid)
+    if layout == "channels_last":
+        xt = xt.contiguous(memory_format=torch.channels_last)
+        xs = xs.to(memory_format=ts.channels_last)
+    else:
+        xt, xs, gt, gs = xt.transpose(2, 3), xs.transpose(2, 3), gt.transpose(1, 2), gs.transpose(1, 2)
+    for mode in ("bilinear", "nearest", "bicubic"):
+        close(F.grid_sample(xs, gs, mode=mode, align_corners=True),
+              TF.grid_sample(xt, gt, mode=mode, align_corners=True), 1e-5, 1e-5)
+    e = randn(0, 3, 5, 6)
+    eg = np.zeros((0, 2, 2, 2), np.float32)
+    close(F.grid_sample(tt(e), tt(eg), align_corners=False),
+          TF.grid_sample(torch.tensor(e), torch.tensor(eg), align_corners=False), 0, 0)
+    # an empty batch in affine_grid's size: ValueError, as torch's (any size <= 0)
+    same_as_torch(lambda m: m.nn.functional.affine_grid(
+        (ts.zeros if m is ts else torch.zeros)((0, 2, 3)), (0, 1, 3, 4), False))
+
+
+def test_grid_sample_signatures_and_errors_as_torch() -> None:
+    import inspect
+    assert list(inspect.signature(F.grid_sample).parameters) == \
+        list(inspect.signature(TF.grid_sample).parameters)
+    assert list(inspect.signature(F.affine_grid).parameters) == \
+        list(inspect.signature(TF.affine_grid).parameters)
+    x, g = randn(1, 2, 4, 4), rng.uniform(-1, 1, (1, 3, 3, 2)).astype(np.float32)
+
+    def t(m):
+        return m.asarray if m is ts else m.tensor
+    for kw in (dict(mode="foo"), dict(padding_mode="foo")):
+        same_as_torch(lambda m: m.nn.functional.grid_sample(t(m)(x), t(m)(g), **kw))
+    same_as_torch(lambda m: m.nn.functional.grid_sample(t(m)(x), t(m)(np.ones((2, 3, 3, 2),
+                                                                          np.float32))))
+    same_as_torch(lambda m: m.nn.functional.grid_sample(t(m)(randn(1, 1, 2, 2, 2)),
+                                                        t(m)(randn(1, 1, 1, 1, 3)),
+                                                        mode="bicubic"))
+    for th, size in ((randn(1, 2, 4), (1, 1, 2, 2)), (randn(1, 2, 3), (1, 1, 0, 2))):
+        same_as_torch(lambda m: m.nn.functional.affine_grid(t(m)(th), size, False))
+    with pytest.raises(TypeError, match="affine_grid: size must be an int"):
+        F.affine_grid(tt(randn(1, 2, 3)), (1, 1, 2.5, 2))

@@ -238,25 +238,20 @@ std::vector<T> per_dim(const PerDim<T>& a, size_t nsp, const char* name) {
   return a.v;
 }
 
-// The output's element count, checked before any per-position table is built: RuntimeError
-// past int64 bytes (as torch's "storage size calculation overflowed"); a large output that
-// cannot be allocated raises MemoryError here.
-void check_output_size(const Tensor& x, const Shape& out) {
-  Shape full{x.dim(0), x.dim(1)};
-  for (int64_t o : out) full.push_back(o);
-  int64_t bytes = itemsize(x.dtype());
-  bool zero = false;
-  for (int64_t d : full) zero = zero || d == 0;
-  if (zero) return;
-  for (int64_t d : full)
-    TS_CHECK(bytes <= std::numeric_limits<int64_t>::max() / d, RuntimeError, kOp,
-             ": the output of shape ", shape_str(full),
-             " is too large; its storage size calculation overflowed");
-  for (int64_t d : full) bytes *= d;
-  if (bytes > (int64_t(1) << 30)) Tensor::empty(full, x.dtype(), x.device());  // probe
-}
-
 }  // namespace
+
+void check_output_size(const char* op, const Shape& shape, DType dtype, Device device) {
+  int64_t bytes = itemsize(dtype);
+  for (int64_t d : shape)
+    if (d == 0) return;
+  for (int64_t d : shape) {
+    TS_CHECK(bytes <= std::numeric_limits<int64_t>::max() / d, RuntimeError, op,
+             ": the output of shape ", shape_str(shape),
+             " is too large; its storage size calculation overflowed");
+    bytes *= d;
+  }
+  if (bytes > (int64_t(1) << 30)) Tensor::empty(shape, dtype, device);  // probe
+}
 
 Tensor interpolate(const Tensor& x, const std::optional<PerDim<int64_t>>& size,
                    const std::optional<PerDim<double>>& scale_factor, const std::string& mode,
@@ -312,7 +307,9 @@ Tensor interpolate(const Tensor& x, const std::optional<PerDim<int64_t>>& size,
   // (area mode is adaptive average pooling, which PyTorch lets produce empty outputs)
   TS_CHECK(ok, ValueError, kOp, ": input spatial size ", shape_str(in_sp), " and output size ",
            shape_str(out), " must be greater than 0");
-  check_output_size(x, out);
+  Shape full{x.dim(0), x.dim(1)};
+  for (int64_t o : out) full.push_back(o);
+  check_output_size(kOp, full, x.dtype(), x.device());
   if (info->mode == Mode::Area) return std::get<0>(adaptive_pool(x, nsp, out, false, kOp));
   const bool nearest = info->mode == Mode::Nearest || info->mode == Mode::NearestExact;
   TS_CHECK(nearest || is_floating(x.dtype()), TypeError, kOp, ": mode '", mode,

@@ -28,4 +28,9 @@ Tensor interpolate(const Tensor& x, const std::optional<PerDim<int64_t>>& size,
                    std::optional<bool> align_corners, std::optional<bool> recompute_scale_factor,
                    bool antialias);
 
+// An output of `shape` checked before any table is built for it: RuntimeError (naming `op`)
+// past int64 bytes, as torch's "storage size calculation overflowed"; MemoryError when a
+// large one cannot be allocated (probed).
+void check_output_size(const char* op, const Shape& shape, DType dtype, Device device);
+
 }  // namespace ts::nn

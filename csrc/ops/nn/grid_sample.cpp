@@ -1,0 +1,222 @@
+// F.affine_grid and F.grid_sample (grid_sample.h).
+//
+// Note [Sampling by gathered corners]
+// Grid coordinates in [-1, 1] are unnormalized to pixel positions (align_corners picks
+// whether -1/1 name the corner pixels' centres or their outer edges), then padded (border
+// clamps, reflection mirrors) and split into integer corners and fractional weights. The
+// corner values are gathered from the flattened (N, C, H*W) input with take_along_axis, out-
+// of-range corners are masked to zero, and the weighted sum is the output. The weights are
+// differentiable functions of the grid (floor only picks the corners), so both the input
+// and the grid receive PyTorch's gradients, of every order, on any device the ops run on.
+#include "ops/nn/grid_sample.h"
+
+#include "autograd/grad_mode.h"
+#include "core/error.h"
+#include "ops/arithmetic.h"
+#include "ops/bitwise.h"
+#include "ops/compare.h"
+#include "ops/copy.h"
+#include "ops/indexing_advanced.h"
+#include "ops/linalg.h"
+#include "ops/math.h"
+#include "ops/nn/resample.h"
+#include "ops/rounding.h"
+#include "ops/views.h"
+#include "ops/where.h"
+
+namespace ts::nn {
+namespace {
+
+constexpr double kCubicA = -0.75;
+
+Tensor S(double v) { return wrap_scalar(Scalar::from_double(v)); }
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return subtract(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return multiply(a, b); }
+
+Tensor unnormalize(const Tensor& coord, int64_t n, bool ac) {
+  if (ac) return (coord + S(1)) * S((n - 1) / 2.0);
+  return ((coord + S(1)) * S(double(n)) - S(1)) * S(0.5);
+}
+
+// Reflects x into [lo, hi] (PyTorch's reflect_coordinates).
+Tensor reflect(const Tensor& x, double lo, double hi) {
+  if (hi <= lo) return broadcast_to(astype(S(lo), x.dtype(), true), x.shape());
+  const double span = hi - lo;
+  const Tensor y = unary_op(abs_def, x - S(lo));
+  Tensor flips, even;
+  {
+    autograd::GradModeGuard no_grad(false);
+    flips = unary_op(floor_def, divide(y, S(span)));
+    even = binary_op(equal_def, binary_op(remainder_def, flips, S(2)), S(0));
+  }
+  const Tensor extra = y - flips * S(span);
+  return where(even, extra + S(lo), S(span) - extra + S(lo));
+}
+
+Tensor pad_coord(const Tensor& x, int64_t n, const std::string& padding_mode, bool ac) {
+  if (padding_mode == "border") return clip(x, S(0), S(double(n - 1)));
+  if (padding_mode == "reflection")
+    return clip(ac ? reflect(x, 0, double(n - 1)) : reflect(x, -0.5, n - 0.5), S(0),
+                S(double(n - 1)));
+  return x;
+}
+
+// weight * input at the integer corner `coords` (per spatial axis, (N, Q) float), zero where
+// a coordinate is outside the input. flat: (N, C, P).
+Tensor corner(const Tensor& flat, const std::vector<Tensor>& coords, const Shape& dims,
+              const Tensor& weight) {
+  Tensor inside, lin;
+  {
+    autograd::GradModeGuard no_grad(false);
+    for (size_t i = 0; i < coords.size(); ++i) {
+      const double hi = double(dims[i] - 1);
+      const Tensor ok = binary_op(logical_and_def, binary_op(greater_equal_def, coords[i], S(0)),
+                                  binary_op(less_equal_def, coords[i], S(hi)));
+      inside = i ? binary_op(logical_and_def, inside, ok) : ok;
+      const Tensor ci = astype(clip(coords[i], S(0), S(hi)), DType::Int64, false);
+      lin = i ? add(multiply(lin, wrap_scalar(Scalar::from_int(dims[i]))), ci) : ci;
+    }
+  }
+  const Shape gs{flat.dim(0), flat.dim(1), lin.dim(1)};
+  const Tensor vals = take_along_axis(flat, broadcast_to(expand_dims(lin, 1), gs), 2);
+  return vals * expand_dims(where(inside, weight, S(0)), 1);
+}
+
+std::vector<Tensor> cubic_weights(const Tensor& t) {
+  const double a = kCubicA;
+  auto near = [a](const Tensor& x) { return (S(a + 2) * x - S(a + 3)) * x * x + S(1); };
+  auto far = [a](const Tensor& x) { return ((S(a) * x - S(5 * a)) * x + S(8 * a)) * x - S(4 * a); };
+  return {far(t + S(1)), near(t), near(S(1) - t), far(S(2) - t)};
+}
+
+Tensor floor_of(const Tensor& x) {
+  autograd::GradModeGuard no_grad(false);
+  return unary_op(floor_def, x);
+}
+
+}  // namespace
+
+Tensor affine_grid(const Tensor& theta, const std::vector<int64_t>& size, bool align_corners) {
+  const char* op = "affine_grid";
+  Shape sz;
+  for (int64_t s : size) sz.push_back(s);
+  TS_CHECK(sz.size() == 4 || sz.size() == 5, ValueError, op,
+           ": size must have 4 or 5 elements (N, C, *spatial), got ", shape_str(sz));
+  const int64_t k = static_cast<int64_t>(sz.size()) - 2;
+  TS_CHECK(is_floating(theta.dtype()), TypeError, op, ": theta must be floating point, got ",
+           dtype_name(theta.dtype()));
+  TS_CHECK(theta.shape() == (Shape{sz[0], k, k + 1}), ValueError, op, ": expected theta of shape ",
+           shape_str(Shape{sz[0], k, k + 1}), " for size ", shape_str(sz), ", got ",
+           shape_str(theta.shape()));
+  int64_t p = 1;
+  Shape out{sz[0]};
+  for (int64_t s : sz)  // the batch and channels too, as PyTorch's
+    TS_CHECK(s > 0, ValueError, op, ": sizes must be positive, got ", shape_str(sz));
+  for (int64_t i = 2; i < k + 2; ++i) out.push_back(sz[i]);
+  out.push_back(k);
+  check_output_size(op, out, theta.dtype(), theta.device());
+  for (int64_t i = 2; i < k + 2; ++i) p *= sz[i];
+  // homogeneous base coordinates (P, k + 1) in (x, y[, z], 1) order: x is the last axis
+  Tensor base = Tensor::empty(Shape{p, k + 1}, DType::Float64);
+  double* b = base.data<double>();
+  auto coord = [align_corners](int64_t i, int64_t n) {
+    if (n <= 1) return 0.0;
+    if (align_corners) return i == n - 1 ? 1.0 : -1.0 + i * (2.0 / double(n - 1));
+    return (i * 2.0 + 1.0) / double(n) - 1.0;
+  };
+  for (int64_t j = 0; j < p; ++j) {
+    int64_t rest = j;
+    for (int64_t a = k - 1; a >= 0; --a) {  // spatial axis a (input order), x = axis k - 1
+      const int64_t n = sz[2 + a];
+      b[j * (k + 1) + (k - 1 - a)] = coord(rest % n, n);
+      rest /= n;
+    }
+    b[j * (k + 1) + k] = 1.0;
+  }
+  base = to_device(astype(base, theta.dtype(), false), theta.device());
+  return reshape(matmul(base, permute_dims(theta, {0, 2, 1})), out);
+}
+
+Tensor grid_sample(const Tensor& x, const Tensor& grid, const std::string& mode,
+                   const std::string& padding_mode, bool ac) {
+  const char* op = "grid_sample";
+  TS_CHECK(mode == "bilinear" || mode == "nearest" || mode == "bicubic", ValueError, op,
+           ": mode must be 'bilinear', 'nearest' or 'bicubic', got '", mode, "'");
+  TS_CHECK(padding_mode == "zeros" || padding_mode == "border" || padding_mode == "reflection",
+           ValueError, op, ": padding_mode must be 'zeros', 'border' or 'reflection', got '",
+           padding_mode, "'");
+  TS_CHECK((x.ndim() == 4 || x.ndim() == 5) && grid.ndim() == x.ndim() && grid.dim(0) == x.dim(0) &&
+               grid.dim(grid.ndim() - 1) == x.ndim() - 2,
+           ValueError, op,
+           ": expected input (N, C, H, W) with grid (N, Ho, Wo, 2) or input (N, C, D, H, W) "
+           "with grid (N, Do, Ho, Wo, 3), got ",
+           shape_str(x.shape()), " and ", shape_str(grid.shape()));
+  TS_CHECK(mode != "bicubic" || x.ndim() == 4, ValueError, op,
+           ": mode 'bicubic' supports only 4-D input, got shape ", shape_str(x.shape()));
+  TS_CHECK(is_floating(x.dtype()) && is_floating(grid.dtype()), TypeError, op,
+           ": input and grid must be floating point, got ", dtype_name(x.dtype()), " and ",
+           dtype_name(grid.dtype()));
+  const int64_t k = x.ndim() - 2, n = x.dim(0), c = x.dim(1);
+  Shape dims, out_shape{n, c};
+  int64_t q = 1;
+  for (int64_t i = 0; i < k; ++i) {
+    dims.push_back(x.dim(2 + i));
+    out_shape.push_back(grid.dim(1 + i));
+    q *= grid.dim(1 + i);
+  }
+  const Tensor g = astype(reshape(grid, {n, q, k}), x.dtype(), false);
+  // per spatial axis in input order (d, h, w): grid components are (x, y[, z]) reversed
+  std::vector<Tensor> pos;
+  for (int64_t i = 0; i < k; ++i) pos.push_back(unnormalize(select(g, 2, k - 1 - i), dims[i], ac));
+  int64_t in_numel = 1;
+  for (int64_t d : dims) in_numel *= d;
+  const Tensor flat = reshape(x, {n, c, in_numel});
+  Tensor out;
+  auto acc = [&out](const Tensor& term) { out = out.defined() ? out + term : term; };
+  if (mode == "bicubic") {  // bicubic pads each tap coordinate, not the sample position
+    const Tensor fy = floor_of(pos[0]), fx = floor_of(pos[1]);
+    const auto wy = cubic_weights(pos[0] - fy), wx = cubic_weights(pos[1] - fx);
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) {
+        Tensor cy, cx;
+        {
+          autograd::GradModeGuard no_grad(false);
+          cy = pad_coord(fy + S(i - 1), dims[0], padding_mode, ac);
+          cx = pad_coord(fx + S(j - 1), dims[1], padding_mode, ac);
+        }
+        acc(corner(flat, {cy, cx}, dims, wy[i] * wx[j]));
+      }
+    return reshape(out, out_shape);
+  }
+  for (int64_t i = 0; i < k; ++i) pos[i] = pad_coord(pos[i], dims[i], padding_mode, ac);
+  if (mode == "nearest") {
+    std::vector<Tensor> idx;
+    {
+      autograd::GradModeGuard no_grad(false);
+      for (const Tensor& p : pos) idx.push_back(unary_op(round_def, p));  // half to even
+    }
+    const Tensor one = astype(S(1), x.dtype(), true);
+    return reshape(corner(flat, idx, dims, broadcast_to(one, idx[0].shape())), out_shape);
+  }
+  std::vector<Tensor> fl, fr;
+  for (const Tensor& p : pos) {
+    fl.push_back(floor_of(p));
+    fr.push_back(p - fl.back());
+  }
+  for (int64_t cnr = 0; cnr < (int64_t(1) << k); ++cnr) {
+    Tensor w;
+    std::vector<Tensor> coords;
+    for (int64_t i = 0; i < k; ++i) {
+      const bool bit = (cnr >> (k - 1 - i)) & 1;
+      const Tensor wi = bit ? fr[i] : S(1) - fr[i];
+      w = w.defined() ? w * wi : wi;
+      autograd::GradModeGuard no_grad(false);
+      coords.push_back(fl[i] + S(double(bit)));
+    }
+    acc(corner(flat, coords, dims, w));
+  }
+  return reshape(out, out_shape);
+}
+
+}  // namespace ts::nn
