@@ -25,7 +25,8 @@ from ._C import (  # noqa: F401  (the C++ functions: csrc/python/bind_search.cpp
     masked_select, nonzero, scatter, scatter_add, take_along_axis,
 )
 from ._C import (  # noqa: F401  (csrc/python/bind_index_forms.cpp)
-    index_put, masked_scatter, put, scatter_reduce,
+    diagonal_scatter, index_put, masked_scatter, nonzero_static, put, scatter_reduce,
+    select_scatter, slice_scatter,
 )
 from ._tensor import _dim_index
 
@@ -64,9 +65,9 @@ def _take_method(self: Tensor, index: Any) -> Tensor:
 
 # ---- PyTorch's indexing functions (scatter_reduce, index_put, masked_scatter, put and their
 # methods and in-place forms are C++: csrc/python/bind_index_forms.cpp)
-_TORCH_NAMES = ["index_fill", "index_copy", "select_scatter", "slice_scatter", "diagonal_scatter",
-                "nonzero_static"]  # PyTorch's (the standard's are above)
-__all__ += _TORCH_NAMES + ["scatter_reduce", "index_put", "masked_scatter", "put"]
+_TORCH_NAMES = ["index_fill", "index_copy"]  # PyTorch's (the standard's are above)
+__all__ += _TORCH_NAMES + ["scatter_reduce", "index_put", "masked_scatter", "put",
+                          "select_scatter", "slice_scatter", "diagonal_scatter", "nonzero_static"]
 
 def _ts() -> Any:
     import tessera
@@ -104,59 +105,6 @@ def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: builtins.bool = False) 
     if idx[0].shape[0]:
         out[idx] = _C._astype(_ts().asarray(fill_value), self.dtype, True)
     return write(self, out, "fill_diagonal_")
-
-
-# ---- select/slice/diagonal_scatter, put, nonzero_static
-def _scatter_into(input: Tensor, key: Any, src: Tensor, op: str, expect: tuple) -> Tensor:
-    if tuple(src.shape) != expect:
-        raise RuntimeError(f"{op}: expected src to have a size equal to the slice of self, src "
-                           f"size = {tuple(src.shape)}, slice size = {expect}")
-    out = input.clone()
-    out[key] = _C._astype(src, input.dtype, False)
-    return out
-
-
-def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
-    """input with input.select(dim, index) replaced by src."""
-    d = _dim_index("select_scatter", dim, input.ndim)
-    n = input.shape[d]
-    if not -n <= index < n:
-        raise IndexError(f"select_scatter: index {index} out of range for dimension {dim} of size {n}")
-    key = (slice(None),) * d + (index,)
-    return _scatter_into(input, key, src, "select_scatter", tuple(input[key].shape))
-
-
-def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Optional[int] = None,
-                  end: Optional[int] = None, step: int = 1) -> Tensor:
-    """input with input[..., start:end:step, ...] (at dim) replaced by src."""
-    d = _dim_index("slice_scatter", dim, input.ndim)
-    key = (slice(None),) * d + (slice(start, end, step),)
-    return _scatter_into(input, key, src, "slice_scatter", tuple(input[key].shape))
-
-
-def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
-                     dim2: int = 1) -> Tensor:
-    """input with its diagonal (offset, dim1, dim2) replaced by src."""
-    from ._manipulation import diagonal
-    out = input.clone()
-    view = diagonal(out, offset, dim1, dim2)
-    if tuple(src.shape) != tuple(view.shape):
-        raise RuntimeError(f"diagonal_scatter: expected src to have a size equal to the diagonal "
-                           f"of self, src size = {tuple(src.shape)}, diagonal size = "
-                           f"{tuple(view.shape)}")
-    view[...] = _C._astype(src, input.dtype, False)
-    return out
-
-
-def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
-    """nonzero() as (size, ndim) int64, truncated or padded with fill_value rows
-    (torch.nonzero_static and x.nonzero_static)."""
-    nz = _ts().argwhere(input)
-    k = nz.shape[0]
-    if k >= size:
-        return nz[:size]
-    pad = _ts().full((size - k, input.ndim), fill_value, dtype=_C.int64, device=input.device)
-    return _ts().concat([nz, pad], axis=0)
 
 
 # ---- torch.unravel_index
