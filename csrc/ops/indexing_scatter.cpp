@@ -257,4 +257,16 @@ Tensor nonzero_static(const Tensor& x, int64_t size, int64_t fill_value) {
   return concat({nz, pad}, 0);
 }
 
+Tensor take(const Tensor& x, const Tensor& indices, std::optional<int64_t> axis) {
+  const char* op = "take";
+  TS_CHECK(is_integral(indices.dtype()), TypeError, op, ": indices must be an integer tensor, got ",
+           dtype_name(indices.dtype()));
+  const Tensor xx = !axis ? reshape(x, {-1}) : x.ndim() == 0 ? reshape(x, {1}) : x;
+  const int64_t a = axis ? normalize_axis(*axis, xx.ndim(), op) : 0;
+  AdvKey key;
+  for (const IndexItem& it : leading_full_slices(a)) key.push_back(AdvItem{it, Tensor()});
+  key.push_back(AdvItem{{}, indices});
+  return named(op, [&] { return index_advanced(xx, key); });
+}
+
 }  // namespace ts

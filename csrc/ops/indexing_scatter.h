@@ -48,6 +48,10 @@ Tensor slice_scatter(const Tensor& x, const Tensor& src, int64_t dim, std::optio
                      std::optional<int64_t> end, int64_t step);
 Tensor diagonal_scatter(const Tensor& x, const Tensor& src, int64_t offset, int64_t dim1,
                         int64_t dim2);
+// take (array API / NumPy, and torch.take): x's elements at the integer `indices` along
+// `axis`, or of the flattened x without one; shape x.shape[:axis] + indices.shape +
+// x.shape[axis+1:]. Negative indices count from the end; IndexError naming take otherwise.
+Tensor take(const Tensor& x, const Tensor& indices, std::optional<int64_t> axis);
 // torch.nonzero_static: nonzero(x)'s (count, ndim) int64 coordinates cut or padded with rows
 // of fill_value to `size` rows.
 Tensor nonzero_static(const Tensor& x, int64_t size, int64_t fill_value);

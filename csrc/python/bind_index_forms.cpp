@@ -170,6 +170,20 @@ constexpr const char* kNonzeroStaticDoc =
     "nonzero() as a (size, ndim) int64 tensor: the coordinates of the nonzero elements cut to\n"
     "`size` rows, or padded with rows of fill_value.";
 
+// take's indices: positionally, or as torch's index= or the standard's indices= (one of them).
+Tensor take_indices(py::handle index, py::handle indices) {
+  const bool a = !index.is(missing()), b = !indices.is(missing());
+  if (a && b) throw py::type_error("take() got multiple values for argument 'index'");
+  if (!a && !b) throw py::type_error("take() missing required argument 'index' (pos 2)");
+  return operand(a ? index : indices, "take");
+}
+
+constexpr const char* kTakeDoc =
+    "take(input, index, *, axis=None)\n--\n\n"
+    "Elements of input at the integer `index` (also indices=) along `axis` (a copy), of shape\n"
+    "input.shape[:axis] + index.shape + input.shape[axis+1:]; with axis=None input is flattened\n"
+    "first (torch.take, NumPy). Negative indices count from the end.";
+
 }  // namespace
 
 void init_index_forms(py::module_& m) {
@@ -313,6 +327,15 @@ void init_index_forms(py::module_& m) {
       kNonzeroStaticDoc);
   bind_functions_as_methods(
       m, {"select_scatter", "slice_scatter", "diagonal_scatter", "nonzero_static"});
+  m.def(
+      "take",
+      [](py::handle x, py::handle index, py::handle axis, py::handle indices) {
+        return take(operand(x, "take"), take_indices(index, indices),
+                    opt_int(axis, "take", "axis"));
+      },
+      py::arg("input"), py::arg("index") = missing(), py::kw_only(), py::arg("axis") = py::none(),
+      py::arg("indices") = missing(), kTakeDoc);
+  bind_functions_as_methods(m, {"take"});
   m.def("where", &where_py, py::arg("condition"), py::arg("input") = missing(),
         py::arg("other") = missing(), py::kw_only(), py::arg("out") = py::none(), kWhereDoc);
   cls.def(

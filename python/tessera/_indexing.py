@@ -1,9 +1,9 @@
-"""Index-based selection and update: take (array API), nonzero / argwhere, and PyTorch's
-index_fill / index_copy / index_put / scatter_reduce / masked_scatter / the *_scatter family,
-with the matching Tensor methods. take_along_axis, nonzero / argwhere and PyTorch's gather /
-scatter / scatter_add / index_select / index_add / masked_fill / masked_select / index_fill /
-index_copy (and their methods and in-place forms) are C++ functions with their argument forms parsed in the binding
-(csrc/python/bind_search.cpp); this module gathers them into the namespace.
+"""Index-based selection and update: take (array API and torch), nonzero / argwhere, and
+PyTorch's index_fill / index_copy / index_put / scatter_reduce / masked_scatter / put / the
+*_scatter family / nonzero_static, with the matching Tensor methods. All are C++ functions
+with their argument forms parsed in the bindings (csrc/python/bind_search.cpp,
+csrc/python/bind_index_forms.cpp); this module gathers them into the namespace and holds
+fill_diagonal_, unravel_index and index_reduce.
 
 ``ts.nonzero(x)`` follows the standard (and NumPy): a tuple of ``x.ndim`` int64 index
 tensors. The method ``x.nonzero()`` follows PyTorch: one ``(count, x.ndim)`` int64 tensor
@@ -16,7 +16,7 @@ out-of-range index raises IndexError naming the axis, the index and the size.
 from __future__ import annotations
 
 import builtins
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Sequence, Tuple, Union
 
 from . import _C
 from ._C import Tensor
@@ -26,48 +26,18 @@ from ._C import (  # noqa: F401  (the C++ functions: csrc/python/bind_search.cpp
 )
 from ._C import (  # noqa: F401  (csrc/python/bind_index_forms.cpp)
     diagonal_scatter, index_put, masked_scatter, nonzero_static, put, scatter_reduce,
-    select_scatter, slice_scatter,
+    select_scatter, slice_scatter, take,
 )
-from ._tensor import _dim_index
 
 __all__ = ["take", "take_along_axis", "nonzero", "argwhere", "gather", "scatter",
            "scatter_add", "index_select", "index_add", "masked_fill", "masked_select"]
-
-def _tensor(x: Any) -> Tensor:
-    if isinstance(x, Tensor):
-        return x
-    from ._creation import asarray
-    return asarray(x)
-
-
-def take(x: Tensor, indices: Any, /, *, axis: Optional[int] = None) -> Tensor:
-    """Elements of `x` at `indices` along `axis` (a copy).
-
-    Shapes: ``x.shape[:axis] + indices.shape + x.shape[axis+1:]``. With ``axis=None`` `x` is
-    flattened first (NumPy; the standard allows None for 1-d x only)."""
-    x = _tensor(x)
-    if axis is None:
-        x = x.reshape(-1)
-        axis = 0
-    if not isinstance(axis, int) or isinstance(axis, bool):
-        raise TypeError(f"take: axis must be an int or None, got {type(axis).__name__}")
-    nd = max(x.ndim, 1)
-    if not -nd <= axis < nd:
-        raise IndexError(f"take: axis {axis} is out of bounds for a tensor of dimension {x.ndim}")
-    axis %= nd
-    return x[(slice(None),) * axis + (_tensor(indices),)]
-
-
-def _take_method(self: Tensor, index: Any) -> Tensor:
-    """torch.Tensor.take: elements of the flattened tensor at `index` (shape of index)."""
-    return take(self, index)
-
 
 # ---- PyTorch's indexing functions (scatter_reduce, index_put, masked_scatter, put and their
 # methods and in-place forms are C++: csrc/python/bind_index_forms.cpp)
 _TORCH_NAMES = ["index_fill", "index_copy"]  # PyTorch's (the standard's are above)
 __all__ += _TORCH_NAMES + ["scatter_reduce", "index_put", "masked_scatter", "put",
                           "select_scatter", "slice_scatter", "diagonal_scatter", "nonzero_static"]
+
 
 def _ts() -> Any:
     import tessera

@@ -63,8 +63,7 @@ TENSOR_METHODS: Dict[str, Any] = {
     # (the reductions sum, prod, mean, var, std, max, min, all, any, count_nonzero, argmax,
     # argmin, cumsum, cumprod, amax, amin, aminmax, median, nanmedian, kthvalue are C++
     # methods with every argument form: csrc/python/bind_reduction.cpp)
-    # indexing (_indexing.py)
-    "take": _ix._take_method,
+    # (take and the indexing methods below are C++: csrc/python/bind_index_forms.cpp)
     # (gather/scatter/scatter_add/index_select/index_add/masked_fill/masked_select/index_fill/
     # index_copy/nonzero/argwhere and their in-place forms are C++: csrc/python/bind_search.cpp)
     # sorting (_sorting.py)
