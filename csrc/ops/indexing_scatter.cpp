@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "autograd/function.h"
+#include "autograd/grad_mode.h"
 #include "autograd/record_indexing_scatter.h"
 #include "core/shape.h"
 #include "ops/arithmetic.h"
@@ -12,6 +13,7 @@
 #include "ops/cumulative.h"
 #include "ops/elementwise.h"
 #include "ops/indexing_advanced.h"
+#include "ops/manipulation.h"
 #include "ops/reduce.h"
 #include "ops/views.h"
 #include "ops/where.h"
@@ -171,6 +173,100 @@ Tensor put(const Tensor& x, const Tensor& index, const Tensor& source, bool accu
   const Tensor flat =
       index_put(reshape(x, {-1}), {reshape(index, {-1})}, reshape(source, {-1}), accumulate, op);
   return reshape(flat, x.shape());
+}
+
+namespace {
+
+// A copy of x with the region `key` selects (a basic key) replaced by src; the write is
+// recorded as a setitem on the copy, so gradients reach x and src.
+Tensor scatter_into(const char* op, const Tensor& x, const IndexKey& key, const Tensor& src) {
+  Tensor out = clone_op(x);
+  Shape region;
+  {
+    autograd::GradModeGuard no_grad(false);
+    region = index_basic(out, key).shape();
+  }
+  TS_CHECK(src.shape() == region, RuntimeError, op,
+           ": expected src to have a size equal to the slice of self, src size = ",
+           shape_str(src.shape()), ", slice size = ", shape_str(region));
+  index_put_basic(out, key, src);
+  return out;
+}
+
+IndexKey leading_full_slices(int64_t n) {
+  IndexItem all;
+  all.kind = IndexItem::Slice;
+  all.start = 0;
+  all.stop = INT64_MAX;
+  return IndexKey(n, all);
+}
+
+}  // namespace
+
+Tensor select_scatter(const Tensor& x, const Tensor& src, int64_t dim, int64_t index) {
+  const char* op = "select_scatter";
+  TS_CHECK(x.ndim() > 0, IndexError, op, ": self must have at least one dim, got a 0-d tensor");
+  const int64_t d = normalize_axis(dim, x.ndim(), op);
+  const int64_t n = x.dim(d);
+  TS_CHECK(index >= -n && index < n, IndexError, op, ": index ", index,
+           " out of range for dimension ", dim, " of size ", n);
+  IndexKey key = leading_full_slices(d);
+  IndexItem at;
+  at.start = index;
+  key.push_back(at);
+  return scatter_into(op, x, key, src);
+}
+
+Tensor slice_scatter(const Tensor& x, const Tensor& src, int64_t dim, std::optional<int64_t> start,
+                     std::optional<int64_t> end, int64_t step) {
+  const char* op = "slice_scatter";
+  TS_CHECK(step > 0, ValueError, op, ": step must be positive, got ", step);
+  const int64_t d = normalize_axis(dim, std::max<int64_t>(x.ndim(), 1), op);
+  IndexKey key = leading_full_slices(d);
+  IndexItem s;
+  s.kind = IndexItem::Slice;
+  s.start = start.value_or(0);
+  s.stop = end.value_or(INT64_MAX);
+  s.step = step;
+  key.push_back(s);
+  return scatter_into(op, x, key, src);
+}
+
+Tensor diagonal_scatter(const Tensor& x, const Tensor& src, int64_t offset, int64_t dim1,
+                        int64_t dim2) {
+  const char* op = "diagonal_scatter";
+  Tensor out = clone_op(x);
+  const Tensor view = diagonal(out, offset, dim1, dim2);
+  TS_CHECK(src.shape() == view.shape(), RuntimeError, op,
+           ": expected src to have a size equal to the diagonal of self, src size = ",
+           shape_str(src.shape()), ", diagonal size = ", shape_str(view.shape()));
+  IndexItem all;
+  all.kind = IndexItem::Ellipsis;
+  index_put_basic(view, IndexKey(1, all), src);
+  return out;
+}
+
+Tensor nonzero_static(const Tensor& x, int64_t size, int64_t fill_value) {
+  const char* op = "nonzero_static";
+  TS_CHECK(size >= 0, ValueError, op, ": size must be non-negative, got ", size);
+  const Tensor nz = nonzero(x);
+  const int64_t k = nz.dim(0);
+  if (k >= size) return clone(slice(nz, 0, 0, size, 1));
+  Tensor pad = Tensor::empty({size - k, x.ndim()}, DType::Int64, nz.device());
+  fill_(pad, Scalar::from_int(fill_value));
+  return concat({nz, pad}, 0);
+}
+
+Tensor take(const Tensor& x, const Tensor& indices, std::optional<int64_t> axis) {
+  const char* op = "take";
+  TS_CHECK(is_integral(indices.dtype()), TypeError, op, ": indices must be an integer tensor, got ",
+           dtype_name(indices.dtype()));
+  const Tensor xx = !axis ? reshape(x, {-1}) : x.ndim() == 0 ? reshape(x, {1}) : x;
+  const int64_t a = axis ? normalize_axis(*axis, xx.ndim(), op) : 0;
+  AdvKey key;
+  for (const IndexItem& it : leading_full_slices(a)) key.push_back(AdvItem{it, Tensor()});
+  key.push_back(AdvItem{{}, indices});
+  return named(op, [&] { return index_advanced(xx, key); });
 }
 
 }  // namespace ts

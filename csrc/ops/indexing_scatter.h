@@ -1,6 +1,7 @@
 // PyTorch's scatter reductions and index writes that are not a plain copy: scatter_reduce
 // (sum / prod / mean / amax / amin, include_self), with torch.gather's addressing.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,5 +39,21 @@ Tensor index_put(const Tensor& x, const std::vector<Tensor>& indices, const Tens
 Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source);
 // torch.put: x seen flattened with x.flatten()[index] = source (+= with accumulate).
 Tensor put(const Tensor& x, const Tensor& index, const Tensor& source, bool accumulate);
+
+// torch's *_scatter: a copy of x with one view of it (select(dim, index); the slice
+// start:end:step along dim, nullopt for an omitted bound; the diagonal) replaced by src, whose
+// shape must be the view's. Differentiable in x and src.
+Tensor select_scatter(const Tensor& x, const Tensor& src, int64_t dim, int64_t index);
+Tensor slice_scatter(const Tensor& x, const Tensor& src, int64_t dim, std::optional<int64_t> start,
+                     std::optional<int64_t> end, int64_t step);
+Tensor diagonal_scatter(const Tensor& x, const Tensor& src, int64_t offset, int64_t dim1,
+                        int64_t dim2);
+// take (array API / NumPy, and torch.take): x's elements at the integer `indices` along
+// `axis`, or of the flattened x without one; shape x.shape[:axis] + indices.shape +
+// x.shape[axis+1:]. Negative indices count from the end; IndexError naming take otherwise.
+Tensor take(const Tensor& x, const Tensor& indices, std::optional<int64_t> axis);
+// torch.nonzero_static: nonzero(x)'s (count, ndim) int64 coordinates cut or padded with rows
+// of fill_value to `size` rows.
+Tensor nonzero_static(const Tensor& x, int64_t size, int64_t fill_value);
 
 }  // namespace ts

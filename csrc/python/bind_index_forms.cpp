@@ -149,6 +149,41 @@ constexpr const char* kPutDoc =
     "A copy of input, seen flattened, with input.flatten()[index] = source (+= with\n"
     "accumulate=True, summing repeated indices); index and source have equally many elements.";
 
+std::optional<int64_t> opt_int(py::handle h, const char* op, const char* name) {
+  if (h.is_none()) return std::nullopt;
+  return int_arg(h, op, name);
+}
+
+constexpr const char* kSelectScatterDoc =
+    "select_scatter(input, src, dim, index)\n--\n\n"
+    "A copy of input with input.select(dim, index) replaced by src (of that slice's shape).";
+constexpr const char* kSliceScatterDoc =
+    "slice_scatter(input, src, dim=0, start=None, end=None, step=1)\n--\n\n"
+    "A copy of input with input[..., start:end:step, ...] (at dim) replaced by src (of that\n"
+    "slice's shape).";
+constexpr const char* kDiagonalScatterDoc =
+    "diagonal_scatter(input, src, offset=0, dim1=0, dim2=1)\n--\n\n"
+    "A copy of input with its diagonal (offset, dim1, dim2) replaced by src (of the diagonal's\n"
+    "shape).";
+constexpr const char* kNonzeroStaticDoc =
+    "nonzero_static(input, *, size, fill_value=-1)\n--\n\n"
+    "nonzero() as a (size, ndim) int64 tensor: the coordinates of the nonzero elements cut to\n"
+    "`size` rows, or padded with rows of fill_value.";
+
+// take's indices: positionally, or as torch's index= or the standard's indices= (one of them).
+Tensor take_indices(py::handle index, py::handle indices) {
+  const bool a = !index.is(missing()), b = !indices.is(missing());
+  if (a && b) throw py::type_error("take() got multiple values for argument 'index'");
+  if (!a && !b) throw py::type_error("take() missing required argument 'index' (pos 2)");
+  return operand(a ? index : indices, "take");
+}
+
+constexpr const char* kTakeDoc =
+    "take(input, index, *, axis=None)\n--\n\n"
+    "Elements of input at the integer `index` (also indices=) along `axis` (a copy), of shape\n"
+    "input.shape[:axis] + index.shape + input.shape[axis+1:]; with axis=None input is flattened\n"
+    "first (torch.take, NumPy). Negative indices count from the end.";
+
 }  // namespace
 
 void init_index_forms(py::module_& m) {
@@ -252,6 +287,55 @@ void init_index_forms(py::module_& m) {
       py::arg("index"), py::arg("source"), py::arg("accumulate") = false,
       "put_($self, /, index, source, accumulate=False)\n--\n\n"
       "In-place put (see ts.put); returns self.");
+  m.def(
+      "select_scatter",
+      [](py::handle x, py::handle src, py::handle dim, py::handle index) {
+        const char* op = "select_scatter";
+        return select_scatter(tensor_or_throw(x, op, "input"), tensor_or_throw(src, op, "src"),
+                              int_arg(dim, op, "dim"), int_arg(index, op, "index"));
+      },
+      py::arg("input"), py::arg("src"), py::arg("dim"), py::arg("index"), kSelectScatterDoc);
+  m.def(
+      "slice_scatter",
+      [](py::handle x, py::handle src, py::handle dim, py::handle start, py::handle end,
+         py::handle step) {
+        const char* op = "slice_scatter";
+        return slice_scatter(tensor_or_throw(x, op, "input"), tensor_or_throw(src, op, "src"),
+                             int_arg(dim, op, "dim"), opt_int(start, op, "start"),
+                             opt_int(end, op, "end"), int_arg(step, op, "step"));
+      },
+      py::arg("input"), py::arg("src"), py::arg("dim") = 0, py::arg("start") = py::none(),
+      py::arg("end") = py::none(), py::arg("step") = 1, kSliceScatterDoc);
+  m.def(
+      "diagonal_scatter",
+      [](py::handle x, py::handle src, py::handle offset, py::handle dim1, py::handle dim2) {
+        const char* op = "diagonal_scatter";
+        return diagonal_scatter(tensor_or_throw(x, op, "input"), tensor_or_throw(src, op, "src"),
+                                int_arg(offset, op, "offset"), int_arg(dim1, op, "dim1"),
+                                int_arg(dim2, op, "dim2"));
+      },
+      py::arg("input"), py::arg("src"), py::arg("offset") = 0, py::arg("dim1") = 0,
+      py::arg("dim2") = 1, kDiagonalScatterDoc);
+  m.def(
+      "nonzero_static",
+      [](py::handle x, py::handle size, py::handle fill_value) {
+        const char* op = "nonzero_static";
+        return nonzero_static(operand(x, op), int_arg(size, op, "size"),
+                              int_arg(fill_value, op, "fill_value"));
+      },
+      py::arg("input"), py::kw_only(), py::arg("size"), py::arg("fill_value") = -1,
+      kNonzeroStaticDoc);
+  bind_functions_as_methods(
+      m, {"select_scatter", "slice_scatter", "diagonal_scatter", "nonzero_static"});
+  m.def(
+      "take",
+      [](py::handle x, py::handle index, py::handle axis, py::handle indices) {
+        return take(operand(x, "take"), take_indices(index, indices),
+                    opt_int(axis, "take", "axis"));
+      },
+      py::arg("input"), py::arg("index") = missing(), py::kw_only(), py::arg("axis") = py::none(),
+      py::arg("indices") = missing(), kTakeDoc);
+  bind_functions_as_methods(m, {"take"});
   m.def("where", &where_py, py::arg("condition"), py::arg("input") = missing(),
         py::arg("other") = missing(), py::kw_only(), py::arg("out") = py::none(), kWhereDoc);
   cls.def(

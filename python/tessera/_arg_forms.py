@@ -173,7 +173,6 @@ def build(ns: Dict[str, Any]) -> Dict[str, Any]:
         out[name] = _keywords(ns[name], name, slots, drop)
 
     # (full's size= and eye's n=/m= are parsed by the C++ bindings: bind_creation.cpp)
-    wrap("take", [(None, "input"), (None, "index", "indices")])
     wrap("isin", [(None, "elements"), (None, "test_elements")], drop=("assume_unique",))
     wrap("manual_seed", [(None, "seed")])
     # (zeros_like/ones_like/empty_like/full_like take memory_format= in C++)

@@ -1,9 +1,9 @@
-"""Index-based selection and update: take (array API), nonzero / argwhere, and PyTorch's
-index_fill / index_copy / index_put / scatter_reduce / masked_scatter / the *_scatter family,
-with the matching Tensor methods. take_along_axis, nonzero / argwhere and PyTorch's gather /
-scatter / scatter_add / index_select / index_add / masked_fill / masked_select / index_fill /
-index_copy (and their methods and in-place forms) are C++ functions with their argument forms parsed in the binding
-(csrc/python/bind_search.cpp); this module gathers them into the namespace.
+"""Index-based selection and update: take (array API and torch), nonzero / argwhere, and
+PyTorch's index_fill / index_copy / index_put / scatter_reduce / masked_scatter / put / the
+*_scatter family / nonzero_static, with the matching Tensor methods. All are C++ functions
+with their argument forms parsed in the bindings (csrc/python/bind_search.cpp,
+csrc/python/bind_index_forms.cpp); this module gathers them into the namespace and holds
+fill_diagonal_, unravel_index and index_reduce.
 
 ``ts.nonzero(x)`` follows the standard (and NumPy): a tuple of ``x.ndim`` int64 index
 tensors. The method ``x.nonzero()`` follows PyTorch: one ``(count, x.ndim)`` int64 tensor
@@ -16,7 +16,7 @@ out-of-range index raises IndexError naming the axis, the index and the size.
 from __future__ import annotations
 
 import builtins
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Sequence, Tuple, Union
 
 from . import _C
 from ._C import Tensor
@@ -25,48 +25,19 @@ from ._C import (  # noqa: F401  (the C++ functions: csrc/python/bind_search.cpp
     masked_select, nonzero, scatter, scatter_add, take_along_axis,
 )
 from ._C import (  # noqa: F401  (csrc/python/bind_index_forms.cpp)
-    index_put, masked_scatter, put, scatter_reduce,
+    diagonal_scatter, index_put, masked_scatter, nonzero_static, put, scatter_reduce,
+    select_scatter, slice_scatter, take,
 )
-from ._tensor import _dim_index
 
 __all__ = ["take", "take_along_axis", "nonzero", "argwhere", "gather", "scatter",
            "scatter_add", "index_select", "index_add", "masked_fill", "masked_select"]
 
-def _tensor(x: Any) -> Tensor:
-    if isinstance(x, Tensor):
-        return x
-    from ._creation import asarray
-    return asarray(x)
-
-
-def take(x: Tensor, indices: Any, /, *, axis: Optional[int] = None) -> Tensor:
-    """Elements of `x` at `indices` along `axis` (a copy).
-
-    Shapes: ``x.shape[:axis] + indices.shape + x.shape[axis+1:]``. With ``axis=None`` `x` is
-    flattened first (NumPy; the standard allows None for 1-d x only)."""
-    x = _tensor(x)
-    if axis is None:
-        x = x.reshape(-1)
-        axis = 0
-    if not isinstance(axis, int) or isinstance(axis, bool):
-        raise TypeError(f"take: axis must be an int or None, got {type(axis).__name__}")
-    nd = max(x.ndim, 1)
-    if not -nd <= axis < nd:
-        raise IndexError(f"take: axis {axis} is out of bounds for a tensor of dimension {x.ndim}")
-    axis %= nd
-    return x[(slice(None),) * axis + (_tensor(indices),)]
-
-
-def _take_method(self: Tensor, index: Any) -> Tensor:
-    """torch.Tensor.take: elements of the flattened tensor at `index` (shape of index)."""
-    return take(self, index)
-
-
 # ---- PyTorch's indexing functions (scatter_reduce, index_put, masked_scatter, put and their
 # methods and in-place forms are C++: csrc/python/bind_index_forms.cpp)
-_TORCH_NAMES = ["index_fill", "index_copy", "select_scatter", "slice_scatter", "diagonal_scatter",
-                "nonzero_static"]  # PyTorch's (the standard's are above)
-__all__ += _TORCH_NAMES + ["scatter_reduce", "index_put", "masked_scatter", "put"]
+_TORCH_NAMES = ["index_fill", "index_copy"]  # PyTorch's (the standard's are above)
+__all__ += _TORCH_NAMES + ["scatter_reduce", "index_put", "masked_scatter", "put",
+                          "select_scatter", "slice_scatter", "diagonal_scatter", "nonzero_static"]
+
 
 def _ts() -> Any:
     import tessera
@@ -104,59 +75,6 @@ def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: builtins.bool = False) 
     if idx[0].shape[0]:
         out[idx] = _C._astype(_ts().asarray(fill_value), self.dtype, True)
     return write(self, out, "fill_diagonal_")
-
-
-# ---- select/slice/diagonal_scatter, put, nonzero_static
-def _scatter_into(input: Tensor, key: Any, src: Tensor, op: str, expect: tuple) -> Tensor:
-    if tuple(src.shape) != expect:
-        raise RuntimeError(f"{op}: expected src to have a size equal to the slice of self, src "
-                           f"size = {tuple(src.shape)}, slice size = {expect}")
-    out = input.clone()
-    out[key] = _C._astype(src, input.dtype, False)
-    return out
-
-
-def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
-    """input with input.select(dim, index) replaced by src."""
-    d = _dim_index("select_scatter", dim, input.ndim)
-    n = input.shape[d]
-    if not -n <= index < n:
-        raise IndexError(f"select_scatter: index {index} out of range for dimension {dim} of size {n}")
-    key = (slice(None),) * d + (index,)
-    return _scatter_into(input, key, src, "select_scatter", tuple(input[key].shape))
-
-
-def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Optional[int] = None,
-                  end: Optional[int] = None, step: int = 1) -> Tensor:
-    """input with input[..., start:end:step, ...] (at dim) replaced by src."""
-    d = _dim_index("slice_scatter", dim, input.ndim)
-    key = (slice(None),) * d + (slice(start, end, step),)
-    return _scatter_into(input, key, src, "slice_scatter", tuple(input[key].shape))
-
-
-def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
-                     dim2: int = 1) -> Tensor:
-    """input with its diagonal (offset, dim1, dim2) replaced by src."""
-    from ._manipulation import diagonal
-    out = input.clone()
-    view = diagonal(out, offset, dim1, dim2)
-    if tuple(src.shape) != tuple(view.shape):
-        raise RuntimeError(f"diagonal_scatter: expected src to have a size equal to the diagonal "
-                           f"of self, src size = {tuple(src.shape)}, diagonal size = "
-                           f"{tuple(view.shape)}")
-    view[...] = _C._astype(src, input.dtype, False)
-    return out
-
-
-def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
-    """nonzero() as (size, ndim) int64, truncated or padded with fill_value rows
-    (torch.nonzero_static and x.nonzero_static)."""
-    nz = _ts().argwhere(input)
-    k = nz.shape[0]
-    if k >= size:
-        return nz[:size]
-    pad = _ts().full((size - k, input.ndim), fill_value, dtype=_C.int64, device=input.device)
-    return _ts().concat([nz, pad], axis=0)
 
 
 # ---- torch.unravel_index

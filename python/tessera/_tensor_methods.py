@@ -57,8 +57,7 @@ TENSOR_METHODS: Dict[str, Any] = {
     # (the reductions sum, prod, mean, var, std, max, min, all, any, count_nonzero, argmax,
     # argmin, cumsum, cumprod, amax, amin, aminmax, median, nanmedian, kthvalue are C++
     # methods with every argument form: csrc/python/bind_reduction.cpp)
-    # indexing (_indexing.py)
-    "take": _ix._take_method,
+    # (take and the indexing methods below are C++: csrc/python/bind_index_forms.cpp)
     # (gather/scatter/scatter_add/index_select/index_add/masked_fill/masked_select/index_fill/
     # index_copy/nonzero/argwhere and their in-place forms are C++: csrc/python/bind_search.cpp)
     # sorting (_sorting.py)
@@ -158,15 +157,11 @@ TORCH_METHODS: Dict[str, Any] = {
     "apply_": _t._apply_,
     "share_memory_": _tb._itself,
     "is_shared": _tb._false,
-    "select_scatter": _ix.select_scatter,
-    "slice_scatter": _ix.slice_scatter,
-    "diagonal_scatter": _ix.diagonal_scatter,
     "hardshrink": _el.hardshrink,
     "prelu": _el.prelu,
     "renorm": _st.renorm,
     "matrix_exp": _la.matrix_exp,
     "histogram": _st.histogram,
-    "nonzero_static": _ix.nonzero_static,
     "is_distributed": _lg.is_distributed,
     "unsafe_split": _lg.unsafe_split,
     "unsafe_chunk": _lg.unsafe_chunk,

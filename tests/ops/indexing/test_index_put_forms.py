@@ -124,3 +124,32 @@ def test_errors_name_the_op():
         x.masked_scatter(ts.ones((3, 4), dtype=ts.bool), ts.zeros(3, dtype=ts.float64))
     with pytest.raises(RuntimeError, match="masked_scatter: source \\(float32\\)"):
         x.masked_scatter(ts.ones((3, 4), dtype=ts.bool), ts.zeros(12))
+
+
+# ---- take: the standard's take(x, indices, /, *, axis=None) and torch.take(input, index)
+def test_take_forms_match_torch_and_numpy():
+    assert ts.Tensor.take is ts.take
+    idx = np.array([[0, -1], [5, 2]])
+    want = torch.take(torch.from_numpy(X), torch.from_numpy(idx))
+    assert_same(ts.take(ts.asarray(X), ts.asarray(idx)), want)
+    assert_same(ts.take(input=ts.asarray(X), index=ts.asarray(idx)), want)
+    assert_same(ts.asarray(X).T.take(ts.asarray(idx)), torch.from_numpy(X).T.take(torch.from_numpy(idx)))
+    for axis in (0, 1, -1):
+        assert_same(ts.take(ts.asarray(X), ts.asarray([2, 0, -1]), axis=axis),
+                    np.take(X, [2, 0, -1], axis=axis))
+        assert_same(ts.take(ts.asarray(X), indices=ts.asarray([1]), axis=axis),
+                    np.take(X, [1], axis=axis))
+    assert_same(ts.take(ts.asarray(X), ts.zeros(0, dtype=ts.int64)), np.take(X, np.zeros(0, int)))
+    compare_grads(lambda a: ts.take(a, ts.asarray(idx)), lambda a: torch.take(a, torch.from_numpy(idx)), [X])
+
+
+def test_take_errors_name_the_op():
+    x = ts.asarray(X)
+    with pytest.raises(IndexError, match="take: index 12 is out of bounds"):
+        ts.take(x, ts.asarray([12]))
+    with pytest.raises(IndexError, match="take: axis 2 is out of bounds"):
+        ts.take(x, ts.asarray([0]), axis=2)
+    with pytest.raises(TypeError, match="take: indices must be an integer tensor"):
+        ts.take(x, ts.asarray([0.5]))
+    with pytest.raises(TypeError, match="take\\(\\) got multiple values"):
+        ts.take(x, ts.asarray([0]), indices=ts.asarray([0]))
