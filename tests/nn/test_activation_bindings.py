@@ -213,3 +213,29 @@ def test_softmin_dtype_and_implicit_dim() -> None:
     with pytest.warns(UserWarning):
         TF.softmin(torch.tensor(x))
     close(F.softmin(tt(x)), TF.softmin(torch.tensor(x), 1), 1e-6, 1e-6)
+
+
+@pytest.mark.parametrize("name", ["sigmoid", "threshold", "hardshrink", "prelu"])
+def test_namespace_twins_are_the_bindings(name: str) -> None:
+    assert getattr(ts, name) is getattr(F, name)
+
+
+def test_namespace_twins_now_agree_with_torch() -> None:
+    # ts.prelu's gradient at 0 is torch's (the weight's slope; it used to pass g), ts.relu of a
+    # bool tensor raises as torch, ts.sigmoid of integers gives the default float
+    x, w = np.array([[-1.0, 0.0, 2.0]]).T.copy(), np.array([0.25])
+    compare_grads(ts.prelu, torch.prelu, [x.reshape(1, 3), w])
+    with pytest.raises(RuntimeError):
+        ts.relu(ts.asarray([True, False]))
+    assert ts.sigmoid(ts.asarray([0, 1])).dtype == ts.float32
+    close(ts.sigmoid(ts.asarray([0, 1])), torch.sigmoid(torch.tensor([0, 1])), 1e-7, 1e-7)
+    close(ts.threshold(tt(np.array([np.nan, 0.2, 0.9])), 0.5, -1.0),
+          torch.threshold(torch.tensor([np.nan, 0.2, 0.9]), 0.5, -1.0))
+
+
+def test_torch_rrelu_honours_its_generator() -> None:
+    x = tt(-np.ones((40,), np.float32))
+    a = ts.rrelu(x, 0.1, 0.3, True, ts.random.Generator(5))
+    b = ts.rrelu(x, 0.1, 0.3, True, ts.random.Generator(5))
+    c = ts.rrelu(x, 0.1, 0.3, True, ts.random.Generator(6))
+    assert np.array_equal(a.numpy(), b.numpy()) and not np.array_equal(a.numpy(), c.numpy())

@@ -103,6 +103,9 @@ Tensor softsign(const Tensor& x) { return divide(x, add(sc(1.0), U(abs_def, x)))
 Tensor tanhshrink(const Tensor& x) { return subtract(x, U(tanh_def, x)); }
 
 Tensor hardshrink(const Tensor& x, double lambd) {
+  TS_CHECK(is_floating(x.dtype()), NotImplementedError, "hardshrink: not implemented for ",
+           dtype_name(x.dtype()), " input of shape ", shape_str(x.shape()),
+           "; hint: cast it to a floating dtype");
   // PyTorch's: NaN stays NaN with gradient 0 (its value comes through a detached branch)
   const Tensor outside = B(logical_or_def, B(greater_def, x, lambd), B(less_def, x, -lambd));
   const Tensor inside =
