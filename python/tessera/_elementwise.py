@@ -79,12 +79,18 @@ def _ts() -> Any:
 
 
 # the C++ activations (csrc/ops/nn/activation_pointwise.h), as nn.functional's
-sigmoid, threshold, hardshrink, prelu = _C.sigmoid, _C.threshold, _C.hardshrink, _C.prelu
+sigmoid, hardshrink, prelu = _C.sigmoid, _C.hardshrink, _C.prelu
 
 
 def relu(input: Tensor) -> Tensor:
     """torch.relu: max(input, 0), NaN stays NaN (F.relu's op without its inplace=)."""
     return _C.relu(input)
+
+
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    """torch.threshold: input where input > threshold, else value (F.threshold's op without
+    its inplace=)."""
+    return _C.threshold(input, threshold, value)
 
 
 def fix(input: Tensor) -> Tensor:

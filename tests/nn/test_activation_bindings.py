@@ -215,9 +215,18 @@ def test_softmin_dtype_and_implicit_dim() -> None:
     close(F.softmin(tt(x)), TF.softmin(torch.tensor(x), 1), 1e-6, 1e-6)
 
 
-@pytest.mark.parametrize("name", ["sigmoid", "threshold", "hardshrink", "prelu"])
+@pytest.mark.parametrize("name", ["sigmoid", "hardshrink", "prelu"])
 def test_namespace_twins_are_the_bindings(name: str) -> None:
     assert getattr(ts, name) is getattr(F, name)
+
+
+def test_torch_forms_take_no_inplace() -> None:
+    x = ts.ones(3)
+    for f, args in [(ts.relu, ()), (ts.threshold, (0.5, 1.0))]:
+        with pytest.raises(TypeError):
+            f(x, *args, True)
+        with pytest.raises(TypeError):
+            getattr(torch, f.__name__)(torch.ones(3), *args, True)
 
 
 def test_namespace_twins_now_agree_with_torch() -> None:
