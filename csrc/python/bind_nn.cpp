@@ -135,7 +135,6 @@ void init_nn(py::module_& m) {
         py::arg("causal") = false,
         "attention_softmax(scores, scale, causal=False): softmax(scale * scores) over the last "
         "axis of (..., L, S) scores; causal: query i sees keys j <= i (no mask tensor)");
-  m.def("relu", &nn::relu, py::arg("input"), "relu(input): max(x, 0) (NaN stays NaN)");
   m.def(
       "embedding",
       [](const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx) {

@@ -28,6 +28,7 @@ void init_cuda(py::module_& m);
 void init_optim(py::module_& m);
 void init_nn(py::module_& m);
 void init_loss(py::module_& m);
+void init_activation(py::module_& m);
 void init_conv(py::module_& m);
 void init_pool(py::module_& m);
 void init_autocast(py::module_& m);
@@ -123,6 +124,7 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_optim(m);
   ts::python::init_nn(m);
   ts::python::init_loss(m);
+  ts::python::init_activation(m);
   ts::python::init_conv(m);
   ts::python::init_pool(m);
   ts::python::init_autocast(m);

@@ -78,23 +78,19 @@ def _ts() -> Any:
     return tessera
 
 
-def _floating(x: Tensor) -> Tensor:
-    """x itself when floating or complex, else x as float32 (torch's int -> float rule)."""
-    return x if x.dtype in _FLOATS + _COMPLEX else _C._astype(x, float32, True)
+# the C++ activations (csrc/ops/nn/activation_pointwise.h), as nn.functional's
+sigmoid, hardshrink, prelu = _C.sigmoid, _C.hardshrink, _C.prelu
 
 
 def relu(input: Tensor) -> Tensor:
-    """max(input, 0); NaN stays NaN. Any real dtype (bool raises like torch)."""
-    if input.dtype == bool_:
-        raise RuntimeError("relu: not implemented for 'Bool'")
-    from .nn import functional as F
-    return F.relu(input)
+    """torch.relu: max(input, 0), NaN stays NaN (F.relu's op without its inplace=)."""
+    return _C.relu(input)
 
 
-def sigmoid(input: Tensor) -> Tensor:
-    """1 / (1 + exp(-input)); integer input gives float32."""
-    from .nn import functional as F
-    return F.sigmoid(_floating(input))
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    """torch.threshold: input where input > threshold, else value (F.threshold's op without
+    its inplace=)."""
+    return _C.threshold(input, threshold, value)
 
 
 def fix(input: Tensor) -> Tensor:
@@ -140,11 +136,6 @@ def lcm(input: Tensor, other: Tensor) -> Tensor:
     return _gcd_np(input, other, "lcm")
 
 
-def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
-    """input where input > threshold, else value."""
-    return _C.where(input > threshold, input, value)
-
-
 from .special import (  # noqa: E402  (the C++ special functions: csrc/ops/special.h)
     digamma, erf, erfc, erfinv, lgamma, logit, mvlgamma, polygamma, sinc, xlogy,
 )
@@ -179,20 +170,6 @@ def frexp(input: Tensor) -> Any:
                        _ts().asarray(exp.astype(np.int32), device=dev))
 
 
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """input where |input| > lambd, else 0."""
-    return _C.where(_C.abs(input) > lambd, input, 0)
-
-
-def prelu(input: Tensor, weight: Tensor) -> Tensor:
-    """max(0, x) + weight * min(0, x), weight per channel (dim 1) or one value."""
-    w = weight
-    if weight.size > 1:
-        if input.ndim < 2 or input.shape[1] != weight.size:
-            raise RuntimeError(f"prelu: mismatch of parameter numbers and input channel size: "
-                               f"{weight.size} weights for input {tuple(input.shape)}")
-        w = _C._reshape(weight, (1, weight.size) + (1,) * (input.ndim - 2), -1)
-    return _C.where(input >= 0, input, w * input)
 
 # name -> out-of-place implementation; each becomes a Tensor method and gets an in-place
 # twin `name_` (Note [torch in-place] in _inplace.py).

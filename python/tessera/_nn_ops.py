@@ -76,37 +76,33 @@ def affine_grid_generator(theta: Tensor, size: Sequence[int], align_corners: boo
     return _F().affine_grid(theta, list(size), align_corners=align_corners)
 
 
-def _linear(x: Tensor, w: Tensor, b: Optional[Tensor]) -> Tensor:
-    y = _ts().matmul(x, w.mT)
-    return y if b is None else y + b
+_linear = _C.linear  # x @ w.T + b (b may be None)
 
 
 def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor,
               b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
     """One LSTM step: gates i, f, g, o from input and h; returns (h', c')."""
-    ts = _ts()
     h, c = hx
     gates = _linear(input, w_ih, b_ih) + _linear(h, w_hh, b_hh)
     i, f, g, o = gates.chunk(4, -1)
-    c_new = ts.sigmoid(f) * c + ts.sigmoid(i) * ts.tanh(g)
-    return ts.sigmoid(o) * ts.tanh(c_new), c_new
+    c_new = _C.sigmoid(f) * c + _C.sigmoid(i) * _C.tanh(g)
+    return _C.sigmoid(o) * _C.tanh(c_new), c_new
 
 
 def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
              b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> Tensor:
     """One GRU step (torch's gate order r, z, n)."""
-    ts = _ts()
     gi = _linear(input, w_ih, b_ih).chunk(3, -1)
     gh = _linear(hx, w_hh, b_hh).chunk(3, -1)
-    r = ts.sigmoid(gi[0] + gh[0])
-    z = ts.sigmoid(gi[1] + gh[1])
-    n = ts.tanh(gi[2] + r * gh[2])
+    r = _C.sigmoid(gi[0] + gh[0])
+    z = _C.sigmoid(gi[1] + gh[1])
+    n = _C.tanh(gi[2] + r * gh[2])
     return (1 - z) * n + z * hx
 
 
 def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
                   b_ih: Optional[Tensor] = None, b_hh: Optional[Tensor] = None) -> Tensor:
-    return _ts().tanh(_linear(input, w_ih, b_ih) + _linear(hx, w_hh, b_hh))
+    return _C.tanh(_linear(input, w_ih, b_ih) + _linear(hx, w_hh, b_hh))
 
 
 def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
@@ -144,7 +140,7 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-5,
                cudnn_enable: bool = True) -> Tensor:
-    return _F().layer_norm(input, normalized_shape, weight, bias, eps)
+    return _C.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None,
@@ -169,14 +165,13 @@ def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor
                               momentum, eps)
 
 
-def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None,
-             eps: Optional[float] = None) -> Tensor:
-    return _F().rms_norm(input, normalized_shape, weight, eps)
+rms_norm = _C.rms_norm  # torch.rms_norm's signature is F.rms_norm's
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
           training: bool = False, generator: Any = None) -> Tensor:
-    return _F().rrelu(input, lower, upper, training)
+    """torch.rrelu (generator= fifth, no inplace): the C++ op (F.rrelu's binding)."""
+    return _C.rrelu(input, lower, upper, training, generator=generator)
 
 
 def _functional_alias(name: str) -> Callable[..., Any]:

@@ -337,6 +337,98 @@ def _softplus(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) ->
     g.bind(out, g.node("Where", [big, xv.name, sp]), xv.dyn)
 
 
+@register("F.mish")
+def _mish(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
+    xv = g.val(x)
+    sp = g.node("Softplus", [xv.name])
+    g.bind(out, g.node("Mul", [xv.name, g.node("Tanh", [sp])]), xv.dyn)
+
+
+@register("F.logsigmoid")
+def _logsigmoid(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
+    xv = g.val(x)
+    g.bind(out, g.node("Neg", [g.node("Softplus", [g.node("Neg", [xv.name])])]), xv.dyn)
+
+
+@register("F.softsign")
+def _softsign(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
+    _act(g, out, x, "Softsign")
+
+
+@register("F.tanhshrink")
+def _tanhshrink(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
+    xv = g.val(x)
+    g.bind(out, g.node("Sub", [xv.name, g.node("Tanh", [xv.name])]), xv.dyn)
+
+
+@register("F.celu")
+def _celu(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
+    _need_opset(g, 12, "Celu")
+    _act(g, out, x, "Celu", alpha=float(Args((x,) + args, kw).get(1, "alpha", default=1.0)))
+
+
+@register("F.hardshrink", "F.softshrink")
+def _shrink(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
+    lambd = float(Args((x,) + args, kw).get(1, "lambd", default=0.5))
+    _act(g, out, x, "Shrink", lambd=lambd,
+         bias=lambd if g.current_op == "F.softshrink" else 0.0)
+
+
+@register("F.threshold")
+def _threshold(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
+    a = Args((x,) + args, kw)
+    xv = g.val(x)
+    big = g.node("Greater", [xv.name, g.scalar(a.get(1, "threshold"), x.dtype)])
+    g.bind(out, g.node("Where", [big, xv.name, g.scalar(a.get(2, "value"), x.dtype)]), xv.dyn)
+
+
+@register("F.prelu")
+def _prelu(g: GraphBuilder, out: Tensor, x: Tensor, weight: Tensor) -> None:
+    xv = g.val(x)
+    wn, _ = _tensor_operand(g, weight, x.dtype)
+    if weight.size != 1 and x.ndim >= 2:  # one slope per channel (dim 1)
+        wn = g.node("Reshape", [wn, g.i64([weight.size] + [1] * (x.ndim - 2))])
+    elif weight.ndim == 1 and x.ndim == 0:
+        wn = g.node("Reshape", [wn, g.i64([])])
+    big = g.node("Greater", [xv.name, g.scalar(0, x.dtype)])
+    g.bind(out, g.node("Where", [big, xv.name, g.node("Mul", [wn, xv.name])]), xv.dyn)
+
+
+@register("F.rrelu")
+def _rrelu(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
+    a = Args((x,) + args, kw)
+    lower, upper = a.get(1, "lower", default=1.0 / 8), a.get(2, "upper", default=1.0 / 3)
+    if a.get(3, "training", default=False):
+        raise OnnxExporterError(f"{g.current_op}: rrelu in training mode is random; export the "
+                                "model in eval mode (training=TrainingMode.EVAL)")
+    _act(g, out, x, "LeakyRelu", alpha=float((lower + upper) / 2))
+
+
+@register("F.softmin")
+def _softmin(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
+    dim = Args((x,) + args, kw).get(1, "dim")
+    if dim is None:
+        raise _unsupported(g, "softmin without dim (the implicit dim is deprecated)")
+    xn, xv = _tensor_operand(g, x, out.dtype)
+    g.bind(out, g.node("Softmax", [g.node("Neg", [xn])], axis=_axis(dim, x.ndim)), xv.dyn)
+
+
+@register("F.softmax2d")
+def _softmax2d(g: GraphBuilder, out: Tensor, x: Tensor) -> None:
+    xn, xv = _tensor_operand(g, x, out.dtype)
+    g.bind(out, g.node("Softmax", [xn], axis=x.ndim - 3), xv.dyn)
+
+
+@register("F.glu")
+def _glu(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
+    d = _axis(Args((x,) + args, kw).get(1, "dim", default=-1), x.ndim)
+    xv = g.val(x)
+    h = x.shape[d] // 2
+    a = g.node("Slice", [xv.name, g.i64([0]), g.i64([h]), g.i64([d])])
+    b = g.node("Slice", [xv.name, g.i64([h]), g.i64([2 * h]), g.i64([d])])
+    g.bind(out, g.node("Mul", [a, g.node("Sigmoid", [b])]), xv.dyn)
+
+
 @register("F.gelu")
 def _gelu(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
     approx = Args((x,) + args, kw).get(1, "approximate", default="none")

@@ -13,12 +13,11 @@ from tessera.nn.functional.pooling import adaptive_max_pool2d as adaptive_max_po
 from tessera.nn.functional.pooling import adaptive_max_pool2d_with_indices as adaptive_max_pool2d_with_indices
 from tessera.nn.functional.pooling import adaptive_max_pool3d as adaptive_max_pool3d
 from tessera.nn.functional.pooling import adaptive_max_pool3d_with_indices as adaptive_max_pool3d_with_indices
+from tessera.nn.functional.grid_sample import affine_grid as affine_grid
 from tessera.nn.functional.dropout import alpha_dropout as alpha_dropout
 from tessera.nn.functional import attention as attention
 from tessera.nn.functional.norm import batch_norm as batch_norm
 from tessera.nn.functional.misc import bilinear as bilinear
-from tessera.nn.functional.activation import celu as celu
-from tessera.nn.functional.activation import celu_ as celu_
 from tessera.nn.functional.shuffle import channel_shuffle as channel_shuffle
 from tessera.nn.functional import conv as conv
 from tessera.nn.functional.conv import conv1d as conv1d
@@ -34,8 +33,6 @@ from tessera.nn.functional.dropout import dropout as dropout
 from tessera.nn.functional.dropout import dropout1d as dropout1d
 from tessera.nn.functional.dropout import dropout2d as dropout2d
 from tessera.nn.functional.dropout import dropout3d as dropout3d
-from tessera.nn.functional.activation import elu as elu
-from tessera.nn.functional.activation import elu_ as elu_
 from tessera.nn.functional.misc import embedding as embedding
 from tessera.nn.functional.embedding_bag import embedding_bag as embedding_bag
 from tessera.nn.functional.dropout import feature_alpha_dropout as feature_alpha_dropout
@@ -46,20 +43,13 @@ from tessera.nn.functional.fractional_pool import fractional_max_pool3d as fract
 from tessera.nn.functional.fractional_pool import fractional_max_pool3d_with_indices as fractional_max_pool3d_with_indices
 from tessera.nn.functional import fractional_pool as fractional_pool
 from tessera.nn.functional.loss import gaussian_nll_loss as gaussian_nll_loss
-from tessera.nn.functional.activation import glu as glu
+from tessera.nn.functional.grid_sample import grid_sample as grid_sample
 from tessera.nn.functional.norm import group_norm as group_norm
 from tessera.nn.functional.sampling_distance import gumbel_softmax as gumbel_softmax
-from tessera.nn.functional.activation import hardshrink as hardshrink
-from tessera.nn.functional.activation import hardsigmoid as hardsigmoid
-from tessera.nn.functional.activation import hardswish as hardswish
-from tessera.nn.functional.activation import hardtanh as hardtanh
-from tessera.nn.functional.activation import hardtanh_ as hardtanh_
 from tessera.nn.functional.norm import instance_norm as instance_norm
 from tessera.nn.functional import interp as interp
-from tessera.nn.functional.activation import leaky_relu as leaky_relu
-from tessera.nn.functional.activation import leaky_relu_ as leaky_relu_
+from tessera.nn.functional.interp import interpolate as interpolate
 from tessera.nn.functional.norm import local_response_norm as local_response_norm
-from tessera.nn.functional.activation import logsigmoid as logsigmoid
 from tessera.nn.functional import loss as loss
 from tessera.nn.functional.pooling import lp_pool1d as lp_pool1d
 from tessera.nn.functional.pooling import lp_pool2d as lp_pool2d
@@ -68,7 +58,6 @@ from tessera.nn.functional.pooling import max_unpool1d as max_unpool1d
 from tessera.nn.functional.pooling import max_unpool2d as max_unpool2d
 from tessera.nn.functional.pooling import max_unpool3d as max_unpool3d
 from tessera.nn.functional import misc as misc
-from tessera.nn.functional.activation import mish as mish
 from tessera.nn.functional.loss import multi_margin_loss as multi_margin_loss
 from tessera.nn.functional.loss import multilabel_margin_loss as multilabel_margin_loss
 from tessera.nn.functional.loss import multilabel_soft_margin_loss as multilabel_soft_margin_loss
@@ -83,35 +72,18 @@ from tessera.nn.functional.shuffle import pixel_shuffle as pixel_shuffle
 from tessera.nn.functional.shuffle import pixel_unshuffle as pixel_unshuffle
 from tessera.nn.functional.loss import poisson_nll_loss as poisson_nll_loss
 from tessera.nn.functional import pooling as pooling
-from tessera.nn.functional.activation import prelu as prelu
-from tessera.nn.functional.activation import relu as relu
-from tessera.nn.functional.activation import relu6 as relu6
-from tessera.nn.functional.activation import relu_ as relu_
-from tessera.nn.functional.activation import rrelu as rrelu
-from tessera.nn.functional.activation import rrelu_ as rrelu_
 from tessera.nn.functional import sampling_distance as sampling_distance
-from tessera.nn.functional.activation import selu as selu
-from tessera.nn.functional.activation import selu_ as selu_
 from tessera.nn.functional import shuffle as shuffle
-from tessera.nn.functional.activation import sigmoid as sigmoid
-from tessera.nn.functional.activation import silu as silu
-from tessera.nn.functional.activation import softmax2d as softmax2d
-from tessera.nn.functional.activation import softmin as softmin
-from tessera.nn.functional.activation import softplus as softplus
-from tessera.nn.functional.activation import softshrink as softshrink
-from tessera.nn.functional.activation import softsign as softsign
 from tessera.nn.functional.activation import tanh as tanh
-from tessera.nn.functional.activation import tanhshrink as tanhshrink
-from tessera.nn.functional.activation import threshold as threshold
-from tessera.nn.functional.activation import threshold_ as threshold_
 from tessera.nn.functional.loss import triplet_margin_loss as triplet_margin_loss
 from tessera.nn.functional.loss import triplet_margin_with_distance_loss as triplet_margin_with_distance_loss
 from tessera.nn.functional.pooling import unfold as unfold
+from tessera.nn.functional.interp import upsample as upsample
+from tessera.nn.functional.interp import upsample_bilinear as upsample_bilinear
+from tessera.nn.functional.interp import upsample_nearest as upsample_nearest
 
 __all__ = ['activation', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool1d', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d', 'adaptive_max_pool3d_with_indices', 'affine_grid', 'alpha_dropout', 'attention', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'batch_norm', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'celu', 'celu_', 'channel_shuffle', 'conv', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'cosine_embedding_loss', 'cosine_similarity', 'cross_entropy', 'ctc_loss', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'elu', 'elu_', 'embedding', 'embedding_bag', 'erf', 'erfc', 'feature_alpha_dropout', 'fold', 'fractional_max_pool2d', 'fractional_max_pool2d_with_indices', 'fractional_max_pool3d', 'fractional_max_pool3d_with_indices', 'fractional_pool', 'gaussian_nll_loss', 'gelu', 'glu', 'grid_sample', 'group_norm', 'gumbel_softmax', 'hardshrink', 'hardsigmoid', 'hardswish', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'huber_loss', 'instance_norm', 'interp', 'interpolate', 'kl_div', 'l1_loss', 'layer_norm', 'leaky_relu', 'leaky_relu_', 'linear', 'local_response_norm', 'log_softmax', 'logsigmoid', 'logsumexp', 'loss', 'lp_pool1d', 'lp_pool2d', 'lp_pool3d', 'margin_ranking_loss', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_pool3d', 'max_pool3d_with_indices', 'max_unpool1d', 'max_unpool2d', 'max_unpool3d', 'misc', 'mish', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'native_channel_shuffle', 'nll_loss', 'norm', 'normalize', 'one_hot', 'pad', 'pairwise_distance', 'pdist', 'pixel_shuffle', 'pixel_unshuffle', 'poisson_nll_loss', 'pooling', 'prelu', 'relu', 'relu6', 'relu_', 'rms_norm', 'rrelu', 'rrelu_', 'sampling_distance', 'scaled_dot_product_attention', 'selu', 'selu_', 'shuffle', 'sigmoid', 'silu', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softmax2d', 'softmin', 'softplus', 'softshrink', 'softsign', 'tanh', 'tanhshrink', 'threshold', 'threshold_', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'unfold', 'upsample', 'upsample_bilinear', 'upsample_nearest']
 
-def affine_grid(theta: Any, size: Any, align_corners: Any = ...) -> Any:
-    """Sampling grids of batches of affine maps: theta (N, 2, 3) with size (N, C, H, W) -> (N, H, W, 2), or theta (N, 3, 4) with size (N, C, D, H, W) -> (N, D, H, W, 3), in grid_sample's [-1, 1] coordinates (the C++ op csrc/ops/nn/grid_sample.h)."""
 def avg_pool1d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ...) -> Any:
     """Mean over kernel windows of (N, C, *spatial) or (C, *spatial) with 1 spatial dims; count_include_pad counts the zero padding in each divisor (the C++ op csrc/ops/pool.h, gradients in C++)."""
 def avg_pool2d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ..., divisor_override: Any = ...) -> Any:
@@ -122,32 +94,54 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = ..., size_averag
     """-weight (y log p + (1 - y) log(1 - p)) for probabilities p = input and targets y of its shape, each log clamped at -100 as in PyTorch, with PyTorch's derivative (finite at p in {0, 1}); refused under CUDA autocast (the C++ op csrc/ops/nn/loss.h)."""
 def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., pos_weight: Any = ...) -> Any:
     """weight ((1 - y) x + (1 + (pos_weight - 1) y) log(1 + exp(-x))) for logits x = input and targets y of its shape, evaluated stably; weight and pos_weight broadcast (the C++ op csrc/ops/nn/loss.h)."""
+def celu(input: Any, alpha: Any = ..., inplace: Any = ...) -> Any:
+    """x for x > 0, alpha * (exp(x / alpha) - 1) else."""
+def celu_(input: Any, alpha: Any = ...) -> Any:
+    """celu(input, alpha, inplace=True)."""
 def cross_entropy(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ..., label_smoothing: Any = ...) -> Any:
     """log_softmax over dim 1 (dim 0 for unbatched (C,) input) + NLL with class indices (N, ...), or the cross entropy with class probabilities (input's shape) when target is floating; PyTorch's formulas for weight (C,), ignore_index and label_smoothing (the legacy size_average/reduce replace reduction, with PyTorch's warning). The C++ op csrc/ops/nn/loss.h: one fused kernel for class indices, gradients of every order."""
+def elu(input: Any, alpha: Any = ..., inplace: Any = ...) -> Any:
+    """x for x > 0, alpha * (exp(x) - 1) else (the gradient at 0 is alpha, as PyTorch's)."""
+def elu_(input: Any, alpha: Any = ...) -> Any:
+    """elu(input, alpha, inplace=True)."""
 def erf(*args: Any, **kwargs: Any) -> Tensor:
     """The error function."""
 def erfc(*args: Any, **kwargs: Any) -> Tensor:
     """1 - erf(x), accurate for large x."""
 def gelu(input: Any, approximate: Any = ...) -> Any:
     """x * Phi(x), any shape; approximate='tanh' uses PyTorch's tanh formula (the C++ op csrc/ops/nn/activation.h: one fused kernel, gradients of every order)."""
-def grid_sample(input: Any, grid: Any, mode: Any = ..., padding_mode: Any = ..., align_corners: Any = ...) -> Any:
-    """Samples input (N, C, H, W) at grid (N, Ho, Wo, 2) -> (N, C, Ho, Wo) (5-D: grid (N, Do, Ho, Wo, 3)); grid[..., 0] is x (width), in [-1, 1]; mode bilinear, nearest or bicubic (4-D), padding_mode zeros, border or reflection, as PyTorch's. Gradients of the input and the grid (the C++ op csrc/ops/nn/grid_sample.h, Note [Sampling by gathered corners])."""
+def glu(input: Any, dim: Any = ...) -> Any:
+    """a * sigmoid(b) for the halves a, b of input along dim (of even size)."""
+def hardshrink(input: Any, lambd: Any = ...) -> Any:
+    """x where |x| > lambd, else 0."""
+def hardsigmoid(input: Any, inplace: Any = ...) -> Any:
+    """clamp(x / 6 + 1/2, 0, 1); gradient 1/6 where -3 < x < 3, else 0."""
+def hardswish(input: Any, inplace: Any = ...) -> Any:
+    """x * clamp(x + 3, 0, 6) / 6; gradient 0 for x <= -3, x/3 + 1/2 below 3, 1 from 3 on."""
+def hardtanh(input: Any, min_val: Any = ..., max_val: Any = ..., inplace: Any = ...) -> Any:
+    """x clamped to [min_val, max_val] (ValueError if min_val > max_val); the gradient passes only strictly inside (and at NaN)."""
+def hardtanh_(input: Any, min_val: Any = ..., max_val: Any = ...) -> Any:
+    """hardtanh(input, min_val, max_val, inplace=True)."""
 def hinge_embedding_loss(input: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """input where target == 1, max(0, margin - input) where target == -1 (both terms for other targets, as PyTorch computes it); input and target broadcast (the C++ op csrc/ops/nn/loss.h)."""
 def huber_loss(input: Any, target: Any, reduction: Any = ..., delta: Any = ..., weight: Any = ...) -> Any:
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), d = input - target (delta > 0), reduced by reduction; weight (input's shape) scales each element, 'mean' still over the element count as in PyTorch (the C++ op csrc/ops/nn/loss.h)."""
-def interpolate(input: Any, size: Any = ..., scale_factor: Any = ..., mode: Any = ..., align_corners: Any = ..., recompute_scale_factor: Any = ..., antialias: Any = ...) -> Any:
-    """Resamples (N, C, L), (N, C, H, W) or (N, C, D, H, W) input to `size` or by `scale_factor` (one value or one per spatial dim), as PyTorch's F.interpolate: modes nearest, nearest-exact, linear (3-D), bilinear and bicubic (4-D), trilinear (5-D) and area; align_corners only for the interpolating modes; antialias=True (bilinear, bicubic) low-pass filters when downsampling, as PIL. The C++ op csrc/ops/nn/resample.h (Note [Separable resampling by gathered taps])."""
 def kl_div(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., log_target: Any = ...) -> Any:
     """target (log target - input) pointwise, input holding log-probabilities (target too when log_target); reduction 'batchmean' divides the sum by the batch size (the C++ op csrc/ops/nn/loss.h)."""
 def l1_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., weight: Any = ...) -> Any:
     """|input - target| (broadcast), reduced by reduction ('mean', 'sum' or 'none'; the legacy size_average/reduce replace it, with PyTorch's warning). weight (input's shape) scales each element and 'mean' then divides by its sum (the C++ op csrc/ops/nn/loss.h)."""
 def layer_norm(input: Any, normalized_shape: Any, weight: Any = ..., bias: Any = ..., eps: Any = ...) -> Any:
     """Normalizes (*, *normalized_shape) over the trailing normalized_shape dims, then scales by weight and shifts by bias (each of normalized_shape). The C++ op csrc/ops/nn/norm.h: one fused kernel, gradients of every order."""
+def leaky_relu(input: Any, negative_slope: Any = ..., inplace: Any = ...) -> Any:
+    """x for x > 0, negative_slope * x else."""
+def leaky_relu_(input: Any, negative_slope: Any = ...) -> Any:
+    """leaky_relu(input, negative_slope, inplace=True)."""
 def linear(input: Any, weight: Any, bias: Any = ...) -> Any:
     """input (..., in_features) @ weight.T + bias, weight (out_features, in_features), bias (out_features,) -> (..., out_features) (the C++ op csrc/ops/nn/linear.h)."""
 def log_softmax(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
     """x - logsumexp(x) along dim (PyTorch's implicit dim when None), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""
+def logsigmoid(input: Any) -> Any:
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))."""
 def logsumexp(input: Any, dim: Any = ..., keepdim: Any = ...) -> Any:
     """log(sum(exp(input))) over dim (all dims when None or ()), computed stably (shifted by the max); integer input gives float32."""
 def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
@@ -164,23 +158,55 @@ def max_pool3d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = .
     """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 3 spatial dims (-inf padding; floating input, or integer on the CPU); with return_indices also the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
 def max_pool3d_with_indices(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ..., return_indices: Any = ...) -> Any:
     """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 3 spatial dims (-inf padding; floating input, or integer on the CPU); (values, indices) the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
+def mish(input: Any, inplace: Any = ...) -> Any:
+    """x * tanh(softplus(x))."""
 def mse_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., weight: Any = ...) -> Any:
     """(input - target)^2 (broadcast), reduced by reduction ('mean', 'sum' or 'none'; the legacy size_average/reduce replace it, with PyTorch's warning). weight (input's shape) scales each element and 'mean' then divides by its sum (the C++ op csrc/ops/nn/loss.h)."""
 def nll_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities and (N, ...) class indices; 'mean' divides by the summed weights of the non-ignored targets (the C++ op csrc/ops/nn/loss.h)."""
+def prelu(input: Any, weight: Any) -> Any:
+    """x where x > 0, else weight * x; weight has 1 element or one per channel (dim 1)."""
+def relu(input: Any, inplace: Any = ...) -> Any:
+    """max(x, 0) (NaN stays NaN; boolean input raises); one fused kernel."""
+def relu6(input: Any, inplace: Any = ...) -> Any:
+    """min(max(x, 0), 6) (hardtanh(x, 0, 6))."""
+def relu_(input: Any) -> Any:
+    """relu(input, inplace=True): x overwritten with max(x, 0) and returned."""
 def rms_norm(input: Any, normalized_shape: Any, weight: Any = ..., eps: Any = ...) -> Any:
     """x / sqrt(mean(x^2) + eps) * weight over the trailing normalized_shape dims; eps defaults to the dtype's machine epsilon (the C++ op csrc/ops/nn/norm.h)."""
+def rrelu(input: Any, lower: Any = ..., upper: Any = ..., training: Any = ..., inplace: Any = ..., *, generator: Any = ...) -> Any:
+    """Randomized leaky ReLU: negative inputs scaled by a slope drawn U(lower, upper) per element in training, by (lower + upper) / 2 otherwise."""
+def rrelu_(input: Any, lower: Any = ..., upper: Any = ..., training: Any = ..., *, generator: Any = ...) -> Any:
+    """rrelu(input, lower, upper, training, inplace=True)."""
 def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = ..., dropout_p: Any = ..., is_causal: Any = ..., scale: Any = ..., enable_gqa: Any = ...) -> Any:
     """A bool mask keeps True positions; a float mask is added to the scores. is_causal lets query i attend to keys j <= i (PyTorch's top-left aligned tril(ones(L, S))). scale defaults to 1/sqrt(E); enable_gqa repeats key/value heads to match the query's; dropout_p drops attention probabilities (the default generator's mask, replayed by the backward). Fused kernels where they apply (csrc/ops/nn/attention.h)."""
+def selu(input: Any, inplace: Any = ...) -> Any:
+    """scale * elu(x, alpha) with PyTorch's constants (alpha 1.6732632423543772, scale 1.0507009873554805)."""
+def selu_(input: Any) -> Any:
+    """selu(input, inplace=True)."""
+def sigmoid(input: Any) -> Any:
+    """1 / (1 + exp(-x)), computed with exp(-|x|) so nothing overflows; integer input gives the default float dtype."""
+def silu(input: Any, inplace: Any = ...) -> Any:
+    """x * sigmoid(x)."""
 def smooth_l1_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., beta: Any = ...) -> Any:
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, d = input - target (L1 when beta == 0; a negative beta is a ValueError), reduced by reduction (the C++ op csrc/ops/nn/loss.h)."""
 def soft_margin_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """log(1 + exp(-target * input)) in input's shape (target broadcasts to it), reduced by reduction (the C++ op csrc/ops/nn/loss.h)."""
 def softmax(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
     """exp(x) / sum(exp(x)) along dim (PyTorch's implicit dim when None: 0 for 0-, 1- and 3-D input, else 1), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""
-def upsample(input: Any, size: Any = ..., scale_factor: Any = ..., mode: Any = ..., align_corners: Any = ...) -> Any:
-    """interpolate under its deprecated name (PyTorch keeps it)."""
-def upsample_bilinear(input: Any, size: Any = ..., scale_factor: Any = ...) -> Any:
-    """interpolate with mode='bilinear' and align_corners=True (PyTorch's deprecated upsample_bilinear)."""
-def upsample_nearest(input: Any, size: Any = ..., scale_factor: Any = ...) -> Any:
-    """interpolate with mode='nearest' (PyTorch's deprecated upsample_nearest)."""
+def softmax2d(input: Any) -> Any:
+    """softmax over the channels of (N, C, H, W) or (C, H, W) input."""
+def softmin(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
+    """softmax(-input, dim, dtype=dtype) (PyTorch's implicit dim when None)."""
+def softplus(input: Any, beta: Any = ..., threshold: Any = ...) -> Any:
+    """log(1 + exp(beta * x)) / beta, x itself where beta * x > threshold (float32 under CUDA autocast)."""
+def softshrink(input: Any, lambd: Any = ...) -> Any:
+    """x - lambd above lambd, x + lambd below -lambd, 0 between (lambd >= 0)."""
+def softsign(input: Any) -> Any:
+    """x / (1 + |x|)."""
+def tanhshrink(input: Any) -> Any:
+    """x - tanh(x)."""
+def threshold(input: Any, threshold: Any, value: Any, inplace: Any = ...) -> Any:
+    """x where x > threshold, else value."""
+def threshold_(input: Any, threshold: Any, value: Any) -> Any:
+    """threshold(input, threshold, value, inplace=True)."""
