@@ -4,16 +4,6 @@ from typing import Any, Iterator
 
 from tessera import Tensor
 from tessera.nn.functional import activation as activation
-from tessera.nn.functional.pooling import adaptive_avg_pool1d as adaptive_avg_pool1d
-from tessera.nn.functional.pooling import adaptive_avg_pool2d as adaptive_avg_pool2d
-from tessera.nn.functional.pooling import adaptive_avg_pool3d as adaptive_avg_pool3d
-from tessera.nn.functional.pooling import adaptive_max_pool1d as adaptive_max_pool1d
-from tessera.nn.functional.pooling import adaptive_max_pool1d_with_indices as adaptive_max_pool1d_with_indices
-from tessera.nn.functional.pooling import adaptive_max_pool2d as adaptive_max_pool2d
-from tessera.nn.functional.pooling import adaptive_max_pool2d_with_indices as adaptive_max_pool2d_with_indices
-from tessera.nn.functional.pooling import adaptive_max_pool3d as adaptive_max_pool3d
-from tessera.nn.functional.pooling import adaptive_max_pool3d_with_indices as adaptive_max_pool3d_with_indices
-from tessera.nn.functional.grid_sample import affine_grid as affine_grid
 from tessera.nn.functional.dropout import alpha_dropout as alpha_dropout
 from tessera.nn.functional import attention as attention
 from tessera.nn.functional.norm import batch_norm as batch_norm
@@ -26,7 +16,6 @@ from tessera.nn.functional.conv import conv3d as conv3d
 from tessera.nn.functional.conv import conv_transpose1d as conv_transpose1d
 from tessera.nn.functional.conv import conv_transpose2d as conv_transpose2d
 from tessera.nn.functional.conv import conv_transpose3d as conv_transpose3d
-from tessera.nn.functional.loss import cosine_embedding_loss as cosine_embedding_loss
 from tessera.nn.functional.misc import cosine_similarity as cosine_similarity
 from tessera.nn.functional.loss import ctc_loss as ctc_loss
 from tessera.nn.functional.dropout import dropout as dropout
@@ -36,31 +25,18 @@ from tessera.nn.functional.dropout import dropout3d as dropout3d
 from tessera.nn.functional.misc import embedding as embedding
 from tessera.nn.functional.embedding_bag import embedding_bag as embedding_bag
 from tessera.nn.functional.dropout import feature_alpha_dropout as feature_alpha_dropout
-from tessera.nn.functional.pooling import fold as fold
 from tessera.nn.functional.fractional_pool import fractional_max_pool2d as fractional_max_pool2d
 from tessera.nn.functional.fractional_pool import fractional_max_pool2d_with_indices as fractional_max_pool2d_with_indices
 from tessera.nn.functional.fractional_pool import fractional_max_pool3d as fractional_max_pool3d
 from tessera.nn.functional.fractional_pool import fractional_max_pool3d_with_indices as fractional_max_pool3d_with_indices
 from tessera.nn.functional import fractional_pool as fractional_pool
-from tessera.nn.functional.loss import gaussian_nll_loss as gaussian_nll_loss
-from tessera.nn.functional.grid_sample import grid_sample as grid_sample
 from tessera.nn.functional.norm import group_norm as group_norm
 from tessera.nn.functional.sampling_distance import gumbel_softmax as gumbel_softmax
 from tessera.nn.functional.norm import instance_norm as instance_norm
 from tessera.nn.functional import interp as interp
-from tessera.nn.functional.interp import interpolate as interpolate
 from tessera.nn.functional.norm import local_response_norm as local_response_norm
 from tessera.nn.functional import loss as loss
-from tessera.nn.functional.pooling import lp_pool1d as lp_pool1d
-from tessera.nn.functional.pooling import lp_pool2d as lp_pool2d
-from tessera.nn.functional.pooling import lp_pool3d as lp_pool3d
-from tessera.nn.functional.pooling import max_unpool1d as max_unpool1d
-from tessera.nn.functional.pooling import max_unpool2d as max_unpool2d
-from tessera.nn.functional.pooling import max_unpool3d as max_unpool3d
 from tessera.nn.functional import misc as misc
-from tessera.nn.functional.loss import multi_margin_loss as multi_margin_loss
-from tessera.nn.functional.loss import multilabel_margin_loss as multilabel_margin_loss
-from tessera.nn.functional.loss import multilabel_soft_margin_loss as multilabel_soft_margin_loss
 from tessera.nn.functional.shuffle import channel_shuffle as native_channel_shuffle
 from tessera.nn.functional import norm as norm
 from tessera.nn.functional.norm import normalize as normalize
@@ -70,20 +46,33 @@ from tessera.nn.functional.misc import pairwise_distance as pairwise_distance
 from tessera.nn.functional.sampling_distance import pdist as pdist
 from tessera.nn.functional.shuffle import pixel_shuffle as pixel_shuffle
 from tessera.nn.functional.shuffle import pixel_unshuffle as pixel_unshuffle
-from tessera.nn.functional.loss import poisson_nll_loss as poisson_nll_loss
 from tessera.nn.functional import pooling as pooling
 from tessera.nn.functional import sampling_distance as sampling_distance
 from tessera.nn.functional import shuffle as shuffle
 from tessera.nn.functional.activation import tanh as tanh
-from tessera.nn.functional.loss import triplet_margin_loss as triplet_margin_loss
-from tessera.nn.functional.loss import triplet_margin_with_distance_loss as triplet_margin_with_distance_loss
-from tessera.nn.functional.pooling import unfold as unfold
-from tessera.nn.functional.interp import upsample as upsample
-from tessera.nn.functional.interp import upsample_bilinear as upsample_bilinear
-from tessera.nn.functional.interp import upsample_nearest as upsample_nearest
 
 __all__ = ['activation', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool1d', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d', 'adaptive_max_pool3d_with_indices', 'affine_grid', 'alpha_dropout', 'attention', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'batch_norm', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'celu', 'celu_', 'channel_shuffle', 'conv', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'cosine_embedding_loss', 'cosine_similarity', 'cross_entropy', 'ctc_loss', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'elu', 'elu_', 'embedding', 'embedding_bag', 'erf', 'erfc', 'feature_alpha_dropout', 'fold', 'fractional_max_pool2d', 'fractional_max_pool2d_with_indices', 'fractional_max_pool3d', 'fractional_max_pool3d_with_indices', 'fractional_pool', 'gaussian_nll_loss', 'gelu', 'glu', 'grid_sample', 'group_norm', 'gumbel_softmax', 'hardshrink', 'hardsigmoid', 'hardswish', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'huber_loss', 'instance_norm', 'interp', 'interpolate', 'kl_div', 'l1_loss', 'layer_norm', 'leaky_relu', 'leaky_relu_', 'linear', 'local_response_norm', 'log_softmax', 'logsigmoid', 'logsumexp', 'loss', 'lp_pool1d', 'lp_pool2d', 'lp_pool3d', 'margin_ranking_loss', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_pool3d', 'max_pool3d_with_indices', 'max_unpool1d', 'max_unpool2d', 'max_unpool3d', 'misc', 'mish', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'native_channel_shuffle', 'nll_loss', 'norm', 'normalize', 'one_hot', 'pad', 'pairwise_distance', 'pdist', 'pixel_shuffle', 'pixel_unshuffle', 'poisson_nll_loss', 'pooling', 'prelu', 'relu', 'relu6', 'relu_', 'rms_norm', 'rrelu', 'rrelu_', 'sampling_distance', 'scaled_dot_product_attention', 'selu', 'selu_', 'shuffle', 'sigmoid', 'silu', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softmax2d', 'softmin', 'softplus', 'softshrink', 'softsign', 'tanh', 'tanhshrink', 'threshold', 'threshold_', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'unfold', 'upsample', 'upsample_bilinear', 'upsample_nearest']
 
+def adaptive_avg_pool1d(input: Any, output_size: Any) -> Any:
+    """Mean over PyTorch's adaptive windows [floor(i n / m), ceil((i + 1) n / m)) of (N, C, *spatial) or (C, *spatial) floating input with 1 spatial dims; output_size an int or 1 values (None keeps the input's size). The C++ op csrc/ops/pool.h, gradients in C++."""
+def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:
+    """Mean over PyTorch's adaptive windows [floor(i n / m), ceil((i + 1) n / m)) of (N, C, *spatial) or (C, *spatial) floating input with 2 spatial dims; output_size an int or 2 values (None keeps the input's size). The C++ op csrc/ops/pool.h, gradients in C++."""
+def adaptive_avg_pool3d(input: Any, output_size: Any) -> Any:
+    """Mean over PyTorch's adaptive windows [floor(i n / m), ceil((i + 1) n / m)) of (N, C, *spatial) or (C, *spatial) floating input with 3 spatial dims; output_size an int or 3 values (None keeps the input's size). The C++ op csrc/ops/pool.h, gradients in C++."""
+def adaptive_max_pool1d(input: Any, output_size: Any, return_indices: Any = ...) -> Any:
+    """Max over PyTorch's adaptive windows of (N, C, *spatial) or (C, *spatial) floating input; with return_indices also the int64 flat index of each window's first maximum in its plane (where the gradient goes). The C++ op csrc/ops/pool.h."""
+def adaptive_max_pool1d_with_indices(input: Any, output_size: Any, return_indices: Any = ...) -> Any:
+    """Max over PyTorch's adaptive windows of (N, C, *spatial) or (C, *spatial) floating input; (values, indices) the int64 flat index of each window's first maximum in its plane (where the gradient goes). The C++ op csrc/ops/pool.h."""
+def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: Any = ...) -> Any:
+    """Max over PyTorch's adaptive windows of (N, C, *spatial) or (C, *spatial) floating input; with return_indices also the int64 flat index of each window's first maximum in its plane (where the gradient goes). The C++ op csrc/ops/pool.h."""
+def adaptive_max_pool2d_with_indices(input: Any, output_size: Any, return_indices: Any = ...) -> Any:
+    """Max over PyTorch's adaptive windows of (N, C, *spatial) or (C, *spatial) floating input; (values, indices) the int64 flat index of each window's first maximum in its plane (where the gradient goes). The C++ op csrc/ops/pool.h."""
+def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: Any = ...) -> Any:
+    """Max over PyTorch's adaptive windows of (N, C, *spatial) or (C, *spatial) floating input; with return_indices also the int64 flat index of each window's first maximum in its plane (where the gradient goes). The C++ op csrc/ops/pool.h."""
+def adaptive_max_pool3d_with_indices(input: Any, output_size: Any, return_indices: Any = ...) -> Any:
+    """Max over PyTorch's adaptive windows of (N, C, *spatial) or (C, *spatial) floating input; (values, indices) the int64 flat index of each window's first maximum in its plane (where the gradient goes). The C++ op csrc/ops/pool.h."""
+def affine_grid(theta: Any, size: Any, align_corners: Any = ...) -> Any:
+    """Sampling grids of batches of affine maps: theta (N, 2, 3) with size (N, C, H, W) -> (N, H, W, 2), or theta (N, 3, 4) with size (N, C, D, H, W) -> (N, D, H, W, 3), in grid_sample's [-1, 1] coordinates (the C++ op csrc/ops/nn/grid_sample.h)."""
 def avg_pool1d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ...) -> Any:
     """Mean over kernel windows of (N, C, *spatial) or (C, *spatial) with 1 spatial dims; count_include_pad counts the zero padding in each divisor (the C++ op csrc/ops/pool.h, gradients in C++)."""
 def avg_pool2d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ..., divisor_override: Any = ...) -> Any:
@@ -98,6 +87,8 @@ def celu(input: Any, alpha: Any = ..., inplace: Any = ...) -> Any:
     """x for x > 0, alpha * (exp(x / alpha) - 1) else."""
 def celu_(input: Any, alpha: Any = ...) -> Any:
     """celu(input, alpha, inplace=True)."""
+def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+    """1 - cos(x1, x2) where target == 1, max(0, cos - margin) where target == -1, 0 elsewhere; inputs (N, D) with target (N,), or (D,) with a 0-d target (the C++ op csrc/ops/nn/loss.h)."""
 def cross_entropy(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ..., label_smoothing: Any = ...) -> Any:
     """log_softmax over dim 1 (dim 0 for unbatched (C,) input) + NLL with class indices (N, ...), or the cross entropy with class probabilities (input's shape) when target is floating; PyTorch's formulas for weight (C,), ignore_index and label_smoothing (the legacy size_average/reduce replace reduction, with PyTorch's warning). The C++ op csrc/ops/nn/loss.h: one fused kernel for class indices, gradients of every order."""
 def elu(input: Any, alpha: Any = ..., inplace: Any = ...) -> Any:
@@ -108,10 +99,16 @@ def erf(*args: Any, **kwargs: Any) -> Tensor:
     """The error function."""
 def erfc(*args: Any, **kwargs: Any) -> Tensor:
     """1 - erf(x), accurate for large x."""
+def fold(input: Any, output_size: Any, kernel_size: Any, dilation: Any = ..., padding: Any = ..., stride: Any = ...) -> Any:
+    """Sums sliding local blocks back into an image (col2im, unfold's adjoint): (N, C*kh*kw, L) or (C*kh*kw, L) -> (N, C, *output_size) or (C, *output_size) (the C++ op csrc/ops/nn/fold.h, gradients of every order)."""
+def gaussian_nll_loss(input: Any, target: Any, var: Any, full: Any = ..., eps: Any = ..., reduction: Any = ...) -> Any:
+    """0.5 (log max(var, eps) + (x - y)^2 / max(var, eps)) (+ 0.5 log 2 pi when full). var (>= 0) has input's shape, or lacks its last axis, or has size 1 on one axis, or is a float; the eps clamp passes gradients through unchanged, as PyTorch's (the C++ op csrc/ops/nn/loss.h)."""
 def gelu(input: Any, approximate: Any = ...) -> Any:
     """x * Phi(x), any shape; approximate='tanh' uses PyTorch's tanh formula (the C++ op csrc/ops/nn/activation.h: one fused kernel, gradients of every order)."""
 def glu(input: Any, dim: Any = ...) -> Any:
     """a * sigmoid(b) for the halves a, b of input along dim (of even size)."""
+def grid_sample(input: Any, grid: Any, mode: Any = ..., padding_mode: Any = ..., align_corners: Any = ...) -> Any:
+    """Samples input (N, C, H, W) at grid (N, Ho, Wo, 2) -> (N, C, Ho, Wo) (5-D: grid (N, Do, Ho, Wo, 3)); grid[..., 0] is x (width), in [-1, 1]; mode bilinear, nearest or bicubic (4-D), padding_mode zeros, border or reflection, as PyTorch's. Gradients of the input and the grid (the C++ op csrc/ops/nn/grid_sample.h, Note [Sampling by gathered corners])."""
 def hardshrink(input: Any, lambd: Any = ...) -> Any:
     """x where |x| > lambd, else 0."""
 def hardsigmoid(input: Any, inplace: Any = ...) -> Any:
@@ -126,6 +123,8 @@ def hinge_embedding_loss(input: Any, target: Any, margin: Any = ..., size_averag
     """input where target == 1, max(0, margin - input) where target == -1 (both terms for other targets, as PyTorch computes it); input and target broadcast (the C++ op csrc/ops/nn/loss.h)."""
 def huber_loss(input: Any, target: Any, reduction: Any = ..., delta: Any = ..., weight: Any = ...) -> Any:
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), d = input - target (delta > 0), reduced by reduction; weight (input's shape) scales each element, 'mean' still over the element count as in PyTorch (the C++ op csrc/ops/nn/loss.h)."""
+def interpolate(input: Any, size: Any = ..., scale_factor: Any = ..., mode: Any = ..., align_corners: Any = ..., recompute_scale_factor: Any = ..., antialias: Any = ...) -> Any:
+    """Resamples (N, C, L), (N, C, H, W) or (N, C, D, H, W) input to `size` or by `scale_factor` (one value or one per spatial dim), as PyTorch's F.interpolate: modes nearest, nearest-exact, linear (3-D), bilinear and bicubic (4-D), trilinear (5-D) and area; align_corners only for the interpolating modes; antialias=True (bilinear, bicubic) low-pass filters when downsampling, as PIL. The C++ op csrc/ops/nn/resample.h (Note [Separable resampling by gathered taps])."""
 def kl_div(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., log_target: Any = ...) -> Any:
     """target (log target - input) pointwise, input holding log-probabilities (target too when log_target); reduction 'batchmean' divides the sum by the batch size (the C++ op csrc/ops/nn/loss.h)."""
 def l1_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., weight: Any = ...) -> Any:
@@ -144,6 +143,12 @@ def logsigmoid(input: Any) -> Any:
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))."""
 def logsumexp(input: Any, dim: Any = ..., keepdim: Any = ...) -> Any:
     """log(sum(exp(input))) over dim (all dims when None or ()), computed stably (shifted by the max); integer input gives float32."""
+def lp_pool1d(input: Any, norm_type: Any, kernel_size: Any, stride: Any = ..., ceil_mode: Any = ...) -> Any:
+    """(sum over each window of x^p)^(1/p) (PyTorch's formula: the window's average times its full size) of (N, C, *spatial) or (C, *spatial) input; p = inf is the max of |x|. The C++ op csrc/ops/pool.h, gradients in C++."""
+def lp_pool2d(input: Any, norm_type: Any, kernel_size: Any, stride: Any = ..., ceil_mode: Any = ...) -> Any:
+    """(sum over each window of x^p)^(1/p) (PyTorch's formula: the window's average times its full size) of (N, C, *spatial) or (C, *spatial) input; p = inf is the max of |x|. The C++ op csrc/ops/pool.h, gradients in C++."""
+def lp_pool3d(input: Any, norm_type: Any, kernel_size: Any, stride: Any = ..., ceil_mode: Any = ...) -> Any:
+    """(sum over each window of x^p)^(1/p) (PyTorch's formula: the window's average times its full size) of (N, C, *spatial) or (C, *spatial) input; p = inf is the max of |x|. The C++ op csrc/ops/pool.h, gradients in C++."""
 def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """max(0, -target * (input1 - input2) + margin); the three tensors have one rank and broadcast (the C++ op csrc/ops/nn/loss.h)."""
 def max_pool1d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ..., return_indices: Any = ...) -> Any:
@@ -158,12 +163,26 @@ def max_pool3d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = .
     """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 3 spatial dims (-inf padding; floating input, or integer on the CPU); with return_indices also the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
 def max_pool3d_with_indices(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ..., return_indices: Any = ...) -> Any:
     """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 3 spatial dims (-inf padding; floating input, or integer on the CPU); (values, indices) the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
+def max_unpool1d(input: Any, indices: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., output_size: Any = ...) -> Any:
+    """The partial inverse of max_pool1d: the values placed at their flat indices of the output planes, zeros elsewhere; each output size (in - 1) stride - 2 padding + kernel unless output_size (1 values, or with the leading N, C) says otherwise. Any dtype; IndexError for an index outside the plane. The C++ op csrc/ops/pool.h."""
+def max_unpool2d(input: Any, indices: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., output_size: Any = ...) -> Any:
+    """The partial inverse of max_pool2d: the values placed at their flat indices of the output planes, zeros elsewhere; each output size (in - 1) stride - 2 padding + kernel unless output_size (2 values, or with the leading N, C) says otherwise. Any dtype; IndexError for an index outside the plane. The C++ op csrc/ops/pool.h."""
+def max_unpool3d(input: Any, indices: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., output_size: Any = ...) -> Any:
+    """The partial inverse of max_pool3d: the values placed at their flat indices of the output planes, zeros elsewhere; each output size (in - 1) stride - 2 padding + kernel unless output_size (3 values, or with the leading N, C) says otherwise. Any dtype; IndexError for an index outside the plane. The C++ op csrc/ops/pool.h."""
 def mish(input: Any, inplace: Any = ...) -> Any:
     """x * tanh(softplus(x))."""
 def mse_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., weight: Any = ...) -> Any:
     """(input - target)^2 (broadcast), reduced by reduction ('mean', 'sum' or 'none'; the legacy size_average/reduce replace it, with PyTorch's warning). weight (input's shape) scales each element and 'mean' then divides by its sum (the C++ op csrc/ops/nn/loss.h)."""
+def multi_margin_loss(input: Any, target: Any, p: Any = ..., margin: Any = ..., weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+    """Multi-class hinge: sum over i != y of w[y] max(0, margin - x[y] + x[i])^p / C, p in {1, 2}; input (N, C) with target (N,), or (C,) with a 0-d or (1,) target (the C++ op csrc/ops/nn/loss.h)."""
+def multilabel_margin_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+    """Sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])) / C; the integer target (input's shape, (N, C) or (C,)) lists each sample's classes, ended by the first -1 (the C++ op csrc/ops/nn/loss.h)."""
+def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+    """Per-class logistic loss -(y log sigmoid(x) + (1 - y) log sigmoid(-x)) (times weight), averaged over the last (class) axis (the C++ op csrc/ops/nn/loss.h)."""
 def nll_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities and (N, ...) class indices; 'mean' divides by the summed weights of the non-ignored targets (the C++ op csrc/ops/nn/loss.h)."""
+def poisson_nll_loss(input: Any, target: Any, log_input: Any = ..., full: Any = ..., size_average: Any = ..., eps: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+    """exp(x) - y x (log_input) or x - y log(x + eps); full adds the Stirling term y log y - y + 0.5 log(2 pi y) where y > 1. Input and target broadcast (the C++ op csrc/ops/nn/loss.h)."""
 def prelu(input: Any, weight: Any) -> Any:
     """x where x > 0, else weight * x; weight has 1 element or one per channel (dim 1)."""
 def relu(input: Any, inplace: Any = ...) -> Any:
@@ -210,3 +229,15 @@ def threshold(input: Any, threshold: Any, value: Any, inplace: Any = ...) -> Any
     """x where x > threshold, else value."""
 def threshold_(input: Any, threshold: Any, value: Any) -> Any:
     """threshold(input, threshold, value, inplace=True)."""
+def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: Any = ..., p: Any = ..., eps: Any = ..., swap: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+    """max(0, margin + d(a, p) - d(a, n)), d the p-norm distance over the last axis (pairwise_distance, eps added to the difference); swap uses min(d(a, n), d(p, n)) (the C++ op csrc/ops/nn/loss.h)."""
+def triplet_margin_with_distance_loss(anchor: Any, positive: Any, negative: Any, *, distance_function: Any = ..., margin: Any = ..., swap: Any = ..., reduction: Any = ...) -> Any:
+    """The triplet loss max(0, margin + d(a, p) - d(a, n)) with any distance function (default: pairwise_distance); swap uses min(d(a, n), d(p, n)) (the C++ op csrc/ops/nn/loss.h)."""
+def unfold(input: Any, kernel_size: Any, dilation: Any = ..., padding: Any = ..., stride: Any = ...) -> Any:
+    """Sliding local blocks (im2col): (N, C, H, W) or (C, H, W) -> (N, C*kh*kw, L) or (C*kh*kw, L), zero padding (the C++ op csrc/ops/nn/fold.h, gradients of every order)."""
+def upsample(input: Any, size: Any = ..., scale_factor: Any = ..., mode: Any = ..., align_corners: Any = ...) -> Any:
+    """interpolate under its deprecated name (PyTorch keeps it)."""
+def upsample_bilinear(input: Any, size: Any = ..., scale_factor: Any = ...) -> Any:
+    """interpolate with mode='bilinear' and align_corners=True (PyTorch's deprecated upsample_bilinear)."""
+def upsample_nearest(input: Any, size: Any = ..., scale_factor: Any = ...) -> Any:
+    """interpolate with mode='nearest' (PyTorch's deprecated upsample_nearest)."""
