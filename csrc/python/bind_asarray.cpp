@@ -18,6 +18,7 @@
 #include <complex>
 #include <cstring>
 #include <memory>
+#include <set>
 
 #include "autograd/meta.h"
 #include "core/checked_math.h"
@@ -77,6 +78,7 @@ struct Walk {
   int kind = kNoKind;                  // the widest Python scalar kind among the leaves
   bool general = false;                // a leaf that is not a plain Python number
   bool negative = false, big = false;  // ints below 0, ints past int64 (uint64 then)
+  std::set<std::pair<PyObject*, int64_t>> seen;  // (sequence, depth) already checked
 
   [[noreturn]] void ragged(int64_t dim, const std::string& what) const {
     throw ValueError(std::string(op) + ": the nested sequence is ragged: " + what + " at dim " +
@@ -120,6 +122,9 @@ struct Walk {
         shape.push_back(n);
         if (n == 0) complete = true;
       }
+      // One list object repeated ([row] * 10**6) is checked once per depth: its items add
+      // nothing new, so a huge claimed size costs one walk of the distinct objects.
+      if (depth > 0 && n > 0 && !seen.insert({o, depth}).second) return;
       PyObject** items = PySequence_Fast_ITEMS(o);
       for (Py_ssize_t i = 0; i < n; ++i) visit(items[i], depth + 1);
       return;

@@ -207,6 +207,11 @@ def test_hostile_input_raises_naming_the_op():
     # a huge claimed shape from one shared inner list: checked, never a crash
     row = [0] * 1000
     assert ts.tensor([row] * 1000).shape == (1000, 1000)
+    with pytest.raises(MemoryError):  # 10**11 claimed elements: refused at once, no long walk
+        ts.tensor([[0] * 10**5] * 10**6)
+    mixed = [[1, 2]] * 3 + [[1, 2, 3]]  # a repeated row, then a ragged one
+    with pytest.raises(ValueError, match=r"^tensor: the nested sequence is ragged"):
+        ts.tensor(mixed)
 
 
 def test_signatures_are_the_bindings():
