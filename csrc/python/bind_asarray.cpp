@@ -17,6 +17,8 @@
 // leaf tensor or NumPy value contributes its own dtype, promoted with the others.
 #include <complex>
 #include <cstring>
+#include <memory>
+#include <set>
 
 #include "autograd/meta.h"
 #include "core/checked_math.h"
@@ -76,6 +78,7 @@ struct Walk {
   int kind = kNoKind;                  // the widest Python scalar kind among the leaves
   bool general = false;                // a leaf that is not a plain Python number
   bool negative = false, big = false;  // ints below 0, ints past int64 (uint64 then)
+  std::set<std::pair<PyObject*, int64_t>> seen;  // (sequence, depth) already checked
 
   [[noreturn]] void ragged(int64_t dim, const std::string& what) const {
     throw ValueError(std::string(op) + ": the nested sequence is ragged: " + what + " at dim " +
@@ -119,6 +122,9 @@ struct Walk {
         shape.push_back(n);
         if (n == 0) complete = true;
       }
+      // One list object repeated ([row] * 10**6) is checked once per depth: its items add
+      // nothing new, so a huge claimed size costs one walk of the distinct objects.
+      if (depth > 0 && n > 0 && !seen.insert({o, depth}).second) return;
       PyObject** items = PySequence_Fast_ITEMS(o);
       for (Py_ssize_t i = 0; i < n; ++i) visit(items[i], depth + 1);
       return;
@@ -393,6 +399,46 @@ Tensor convert(py::handle obj, py::handle dtype, py::handle device, int copy, co
     throw RuntimeError(std::string(op) + ": " + e.what());
   }
 }
+
+// frombuffer: `count` items of dtype from byte `offset` of an object with the buffer protocol,
+// copied (torch shares them); sizes checked before the copy, bools normalized (Note [Bool
+// bytes] in convert.cpp).
+Tensor frombuffer_py(py::handle buffer, py::handle dtype, int64_t count, int64_t offset,
+                     bool requires_grad) {
+  const DType dt = to_dtype(dtype);
+  Py_buffer view;
+  if (PyObject_GetBuffer(buffer.ptr(), &view, PyBUF_SIMPLE) != 0) {
+    PyErr_Clear();
+    throw TypeError(
+        "frombuffer: expected an object with the buffer protocol (bytes, bytearray, "
+        "memoryview, array.array, ...), got " +
+        type_name(buffer));
+  }
+  std::unique_ptr<Py_buffer, void (*)(Py_buffer*)> release(&view, PyBuffer_Release);
+  const int64_t nbytes = view.len, isz = itemsize(dt);
+  if (offset < 0 || offset > nbytes - (nbytes ? 1 : 0))
+    throw ValueError("frombuffer: both buffer length (" + std::to_string(nbytes) +
+                     ") and offset (" + std::to_string(offset) +
+                     ") must be non-negative and offset must be less than the buffer length");
+  const int64_t avail = nbytes - offset;
+  if (count == 0 || (count < 0 && avail % isz))
+    throw ValueError("frombuffer: buffer length (" + std::to_string(avail) +
+                     " after offset) must be a multiple of element size (" + std::to_string(isz) +
+                     ")");
+  int64_t n = count < 0 ? avail / isz : count, want = 0;
+  if (!mul_ok(n, isz, &want) || want > avail)
+    throw ValueError("frombuffer: count=" + std::to_string(count) + " items of " + dtype_name(dt) +
+                     " need " + (want > 0 ? std::to_string(want) : "over 2^63") +
+                     " bytes, but the buffer has " + std::to_string(avail) + " after offset");
+  Tensor out = Tensor::empty(Shape{n}, dt);
+  const auto* src = static_cast<const unsigned char*>(view.buf) + offset;
+  if (dt == DType::Bool) {
+    for (int64_t i = 0; i < n; ++i) out.data<bool>()[i] = src[i] != 0;
+  } else if (want) {
+    std::memcpy(out.data_ptr(), src, static_cast<size_t>(want));
+  }
+  return leaf(out, requires_grad);
+}
 }  // namespace
 
 void init_asarray(py::module_& m) {
@@ -460,6 +506,11 @@ void init_asarray(py::module_& m) {
       "from_numpy(ndarray)\n--\n\n"
       "A CPU tensor sharing ndarray's memory (writes show through both ways); never a copy\n"
       "(ValueError for a misaligned or byte-swapped array).");
+  m.def("frombuffer", &frombuffer_py, py::arg("buffer"), py::kw_only(), py::arg("dtype"),
+        py::arg("count") = -1, py::arg("offset") = 0, py::arg("requires_grad") = false,
+        "frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False)\n--\n\n"
+        "A 1-D tensor of count items of dtype (all that fit when -1) read from byte offset of\n"
+        "an object with the buffer protocol. tessera copies the bytes (torch shares them).");
 }
 
 }  // namespace ts::python

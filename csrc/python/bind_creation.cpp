@@ -113,6 +113,37 @@ void check_torch_options(const std::string& op, py::handle layout, py::handle pi
   check_no_out(op, out);
 }
 
+// torch's out= on the creation functions: the result is computed in out's dtype (a dtype=
+// given must be the same: RuntimeError as torch), then out is resized to the result's shape
+// (Tensor.resize_) and filled; the call returns out itself.
+struct OutArg {
+  std::string op;
+  py::handle out;
+  py::object dtype_holder;
+  OutArg(std::string name, py::handle out_arg, py::handle& dtype)
+      : op(std::move(name)), out(out_arg) {
+    if (out.is_none()) return;
+    const Tensor& o = tensor_or_throw(out, op.c_str(), "out");
+    if (!dtype.is_none() && to_dtype(dtype) != o.dtype())
+      throw RuntimeError(op + ": dtype " + dtype_name(to_dtype(dtype)) +
+                         " does not match the dtype of out (" + dtype_name(o.dtype()) +
+                         "); hint: leave dtype out to use out's");
+    dtype_holder = dtype_object(o.dtype());
+    dtype = dtype_holder;
+  }
+  py::object finish(const Tensor& r) const {
+    if (out.is_none()) return py::cast(r);
+    const Tensor& o = out.cast<const Tensor&>();
+    if (o.shape() != r.shape()) {
+      py::tuple sizes(r.shape().size());
+      for (size_t i = 0; i < static_cast<size_t>(r.shape().size()); ++i) sizes[i] = r.shape()[i];
+      out.attr("resize_")(sizes);
+    }
+    copy_(o, r, false);
+    return py::reinterpret_borrow<py::object>(out);
+  }
+};
+
 // f() with the op's name in front of the errors of the shape, dtype and device checks, which
 // do not know it.
 template <class F>
@@ -200,11 +231,13 @@ DType dtype_or(py::handle dtype, DType fallback) {
 }
 
 // full(shape, fill_value): the dtype from fill_value unless given.
-Tensor full_py(py::handle shape, py::handle fill_value, py::handle dtype, py::handle device,
-               py::handle requires_grad, py::handle size, py::handle out, py::handle layout,
-               py::handle pin_memory) {
+py::object full_py(py::handle shape, py::handle fill_value, py::handle dtype, py::handle device,
+                   py::handle requires_grad, py::handle size, py::handle out, py::handle layout,
+                   py::handle pin_memory) {
   const std::string op = "full";
-  check_torch_options(op, layout, pin_memory, out);
+  check_layout(op, layout);
+  check_pin_memory(op, pin_memory);
+  const OutArg out_arg(op, out, dtype);
   take_alias(shape, size, "full: got the size both as shape and as size=");
   if (shape.is_none()) throw TypeError("full() missing required argument 'shape' (pos 1)");
   if (fill_value.is_none())
@@ -217,7 +250,7 @@ Tensor full_py(py::handle shape, py::handle fill_value, py::handle dtype, py::ha
   check_scalar_fits(s, dt, "full");  // PyTorch's overflow rule (Note [Checked scalar writes])
   Tensor t = named(op, [&] { return Tensor::empty(sh, dt, creation_device(device)); });
   fill_(t, s);
-  return leaf(t, requires_grad);
+  return out_arg.finish(leaf(t, requires_grad));
 }
 
 // zeros_like / ones_like / empty_like / full_like: input's shape, dtype and device unless
@@ -252,10 +285,12 @@ Tensor like_py(const char* op_name, int fill, py::handle input, py::handle fill_
 }
 
 // eye(n_rows, n_cols=None, /, *, k=0, ...) with torch's n= / m= names.
-Tensor eye_py(py::handle n_rows, py::handle n_cols, py::handle k, py::handle dtype,
-              py::handle device, py::handle requires_grad, py::handle n, py::handle m,
-              py::handle out, py::handle layout, py::handle pin_memory) {
-  check_torch_options("eye", layout, pin_memory, out);
+py::object eye_py(py::handle n_rows, py::handle n_cols, py::handle k, py::handle dtype,
+                  py::handle device, py::handle requires_grad, py::handle n, py::handle m,
+                  py::handle out, py::handle layout, py::handle pin_memory) {
+  check_layout("eye", layout);
+  check_pin_memory("eye", pin_memory);
+  const OutArg out_arg("eye", out, dtype);
   take_alias(n_rows, n, "eye() got multiple values for argument 'n'");
   take_alias(n_cols, m, "eye() got multiple values for argument 'm'");
   if (n_rows.is_none()) throw TypeError("eye() missing required argument 'n_rows' (pos 1)");
@@ -263,8 +298,8 @@ Tensor eye_py(py::handle n_rows, py::handle n_cols, py::handle k, py::handle dty
   const DType dt = dtype_or(dtype, default_float_dtype());
   const int64_t rows = int_param(n_rows, "eye", "n_rows");
   const int64_t cols = int_param(n_cols, "eye", "n_cols");
-  return leaf(eye(rows, cols, int_param(k, "eye", "k"), dt, creation_device(device)),
-              requires_grad);
+  return out_arg.finish(
+      leaf(eye(rows, cols, int_param(k, "eye", "k"), dt, creation_device(device)), requires_grad));
 }
 
 // The default of an argument whose absence differs from every value it may take.
@@ -441,10 +476,12 @@ int64_t numel_py(py::handle input) { return tensor_or_throw(input, "numel", "inp
 // arange(start, stop, step) in the standard's forms and torch's (end=, keyword start=/step=):
 // one positional argument is the stop. The dtype is int64 when every argument is an integer,
 // else the default float dtype.
-Tensor arange_py(const py::args& args, py::handle start, py::handle stop, py::handle step,
-                 py::handle dtype, py::handle device, py::handle requires_grad, py::handle end,
-                 py::handle out, py::handle layout, py::handle pin_memory) {
-  check_torch_options("arange", layout, pin_memory, out);
+py::object arange_py(const py::args& args, py::handle start, py::handle stop, py::handle step,
+                     py::handle dtype, py::handle device, py::handle requires_grad, py::handle end,
+                     py::handle out, py::handle layout, py::handle pin_memory) {
+  check_layout("arange", layout);
+  check_pin_memory("arange", pin_memory);
+  const OutArg out_arg("arange", out, dtype);
   const size_t n = args.size();
   if (n > 3)
     throw TypeError("arange() takes at most 3 positional arguments (" + std::to_string(n) +
@@ -476,15 +513,18 @@ Tensor arange_py(const py::args& args, py::handle start, py::handle stop, py::ha
   const bool any_float =
       a.kind == ScalarKind::Float || b.kind == ScalarKind::Float || d.kind == ScalarKind::Float;
   const DType dt = dtype_or(dtype, any_float ? default_float_dtype() : DType::Int64);
-  return leaf(arange(a, b, d, dt, creation_device(device)), requires_grad);
+  return out_arg.finish(leaf(arange(a, b, d, dt, creation_device(device)), requires_grad));
 }
 
 // linspace(start, stop, num) with torch's end= / steps= names: the default float dtype, or
 // its complex twin when an end is complex.
-Tensor linspace_py(py::handle start, py::handle stop, py::handle num, py::handle dtype,
-                   py::handle device, py::handle endpoint, py::handle requires_grad, py::handle end,
-                   py::handle steps, py::handle out, py::handle layout, py::handle pin_memory) {
-  check_torch_options("linspace", layout, pin_memory, out);
+py::object linspace_py(py::handle start, py::handle stop, py::handle num, py::handle dtype,
+                       py::handle device, py::handle endpoint, py::handle requires_grad,
+                       py::handle end, py::handle steps, py::handle out, py::handle layout,
+                       py::handle pin_memory) {
+  check_layout("linspace", layout);
+  check_pin_memory("linspace", pin_memory);
+  const OutArg out_arg("linspace", out, dtype);
   take_alias(stop, end, "linspace: got both stop= and its alias end=");
   take_alias(num, steps, "linspace: got both num= and its alias steps=");
   if (start.is_none() || stop.is_none() || num.is_none())
@@ -505,17 +545,19 @@ Tensor linspace_py(py::handle start, py::handle stop, py::handle num, py::handle
   };
   const int e = PyObject_IsTrue(endpoint.ptr());
   if (e < 0) throw py::error_already_set();
-  return leaf(linspace(ab(a), ab(b), int_param(num, "linspace", "num"), dt, e != 0,
-                       creation_device(device)),
-              requires_grad);
+  return out_arg.finish(leaf(linspace(ab(a), ab(b), int_param(num, "linspace", "num"), dt, e != 0,
+                                      creation_device(device)),
+                             requires_grad));
 }
 
 // logspace(start, end, steps, base=10.0): base ** linspace(start, end, steps) in double
 // precision, of the default float dtype unless given.
-Tensor logspace_py(py::handle start, py::handle end, py::handle steps, py::handle base,
-                   py::handle dtype, py::handle device, py::handle requires_grad, py::handle out,
-                   py::handle layout, py::handle pin_memory) {
-  check_torch_options("logspace", layout, pin_memory, out);
+py::object logspace_py(py::handle start, py::handle end, py::handle steps, py::handle base,
+                       py::handle dtype, py::handle device, py::handle requires_grad,
+                       py::handle out, py::handle layout, py::handle pin_memory) {
+  check_layout("logspace", layout);
+  check_pin_memory("logspace", pin_memory);
+  const OutArg out_arg("logspace", out, dtype);
   const auto real = [](py::handle h, const char* name) {
     const Scalar s = number_arg(h, "logspace", name);
     if (s.kind == ScalarKind::Complex)
@@ -523,20 +565,20 @@ Tensor logspace_py(py::handle start, py::handle end, py::handle steps, py::handl
     return s.to<double>();
   };
   const DType dt = dtype_or(dtype, default_float_dtype());
-  return leaf(
-      logspace(real(start, "start"), real(end, "end"), int_param(steps, "logspace", "steps"),
-               real(base, "base"), dt, creation_device(device)),
-      requires_grad);
+  return out_arg.finish(
+      leaf(logspace(real(start, "start"), real(end, "end"), int_param(steps, "logspace", "steps"),
+                    real(base, "base"), dt, creation_device(device)),
+           requires_grad));
 }
 
 // zeros/ones/empty in every form: the standard's one shape argument, torch's sizes as varargs,
 // shape= / size=, dtype=, device=, requires_grad=; torch's layout/pin_memory/memory_format/out
 // checked (memory_format is a no-op for a new contiguous tensor). With `like` (x.new_zeros),
 // dtype and device default to like's.
-Tensor create(const char* op_name, int fill, const py::args& size, const py::kwargs& kw,
-              const Tensor* like = nullptr) {
+py::object create(const char* op_name, int fill, const py::args& size, const py::kwargs& kw,
+                  const Tensor* like = nullptr) {
   const std::string op = op_name;
-  py::handle shape, dtype, device, requires_grad;
+  py::handle shape, dtype, device, requires_grad, out = py::none();
   for (auto item : kw) {
     const std::string k = py::str(item.first);
     py::handle v = item.second;
@@ -554,7 +596,7 @@ Tensor create(const char* op_name, int fill, const py::args& size, const py::kwa
     } else if (k == "pin_memory") {
       check_pin_memory(op, v);
     } else if (k == "out") {
-      check_no_out(op, v);
+      out = v;
     } else if (k != "memory_format") {
       throw py::type_error(op + ": unexpected keyword argument '" + k + "'");
     }
@@ -575,7 +617,9 @@ Tensor create(const char* op_name, int fill, const py::args& size, const py::kwa
       sh.push_back(size_value(n, op));
     }
   }
-  const bool no_dtype = !dtype || dtype.is_none(), no_device = !device || device.is_none();
+  if (!dtype) dtype = py::none();
+  const OutArg out_arg(op, out, dtype);
+  const bool no_dtype = dtype.is_none(), no_device = !device || device.is_none();
   const DType dt = !no_dtype ? to_dtype(dtype) : like ? like->dtype() : default_float_dtype();
   Tensor t = named(op, [&] {
     const Device dev =
@@ -583,7 +627,7 @@ Tensor create(const char* op_name, int fill, const py::args& size, const py::kwa
     return Tensor::empty(sh, dt, dev);
   });
   if (fill >= 0) fill_(t, Scalar::from_int(fill));
-  return leaf(t, requires_grad);
+  return out_arg.finish(leaf(t, requires_grad));
 }
 
 }  // namespace

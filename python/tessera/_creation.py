@@ -36,9 +36,9 @@ def get_default_device() -> Any:
     return _C._get_default_device()
 
 
-# asarray / tensor / as_tensor / from_numpy: the C++ bindings (csrc/python/bind_asarray.cpp,
+# asarray / tensor / as_tensor / from_numpy / frombuffer: the C++ bindings (csrc/python/bind_asarray.cpp,
 # Note [Nested sequence conversion]).
-from ._C import asarray, tensor, as_tensor, from_numpy  # noqa: E402
+from ._C import asarray, tensor, as_tensor, from_numpy, frombuffer  # noqa: E402
 
 # zeros/ones/empty, full, the *_like functions (random ones too), arange, linspace,
 # logspace, eye, tril/triu, tril_indices/triu_indices, meshgrid,
@@ -64,29 +64,6 @@ def _new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = Non
     if isinstance(data, Tensor):
         data = data.detach()
     return asarray(data, copy=True, requires_grad=requires_grad, **_new_args(self, dtype, device))
-
-
-def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
-               requires_grad: bool = False) -> Tensor:
-    """A 1-D tensor over an object exposing the buffer protocol (`count` items of `dtype`
-    from byte `offset`). tessera copies the bytes (torch shares them)."""
-    import numpy as np
-    ts = _ns()
-    np_dt = np.dtype(str(dtype).rsplit(".", 1)[-1]) if str(dtype) != "bfloat16" else None
-    if np_dt is None:
-        raise TypeError("frombuffer: bfloat16 is not supported")
-    nbytes = memoryview(buffer).nbytes
-    if offset < 0 or offset > nbytes - (1 if nbytes else 0):
-        raise ValueError(f"both buffer length ({nbytes}) and offset ({offset}) must be "
-                         "non-negative and offset must be less than the buffer length")
-    if count == 0 or (count < 0 and (nbytes - offset) % np_dt.itemsize):
-        raise ValueError(f"buffer length ({nbytes - offset} after offset) must be a multiple of "
-                         f"element size ({np_dt.itemsize})")
-    arr = np.frombuffer(buffer, dtype=np_dt, count=count, offset=offset)
-    out = ts.asarray(arr.copy())
-    if requires_grad:
-        out.requires_grad_(True)
-    return out
 
 
 def _range(start: Any, end: Any, step: Any = 1, *, dtype: Any = None,

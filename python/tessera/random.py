@@ -161,6 +161,12 @@ def _gen(generator: Optional[Generator]) -> Any:
     return generator._g
 
 
+# rand / randn / uniform / randint / randperm in every argument form (varargs sizes, size=,
+# generator=, dtype=, device=, out=, requires_grad=): the C++ bindings themselves
+# (csrc/python/bind_random_forms.cpp).
+from ._C import rand, randn, uniform, randint, randperm  # noqa: E402
+
+
 def _size(size: Size, *more: int) -> Tuple[int, ...]:
     """A shape from rand(2, 3)-style varargs or a size argument (None -> 0-d)."""
     if more:
@@ -170,50 +176,6 @@ def _size(size: Size, *more: int) -> Tuple[int, ...]:
     if hasattr(size, "__index__") and not isinstance(size, Tensor):
         return (operator.index(size),)
     return tuple(operator.index(s) for s in size)
-
-
-def _filled(shape: Tuple[int, ...], dtype: Any, device: Any, op: str) -> Tensor:
-    """An uninitialized floating tensor to fill (any dtype spelling tessera accepts)."""
-    t = _ns()
-    x = _C._empty(shape, t.get_default_dtype() if dtype is None else dtype, device)
-    if dtype is not None and not t.isdtype(x.dtype, "real floating"):
-        raise TypeError(f"{op}: expected a floating-point dtype, got {x.dtype}")
-    return x
-
-
-def _shape_arg(op: str, shape: tuple, size: Any) -> Tuple[int, ...]:
-    """rand/randn's shape: varargs ints, one sequence, or torch's size=."""
-    if size is not None:
-        if shape:
-            raise TypeError(f"{op}() got multiple values for argument 'size'")
-        return _size(size)
-    return _size(*shape) if shape else ()
-
-
-def rand(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
-         generator: Optional[Generator] = None, requires_grad: bool = False) -> Tensor:
-    """Uniform numbers in [0, 1) of the given shape (varargs, one sequence or size=); the
-    dtype defaults to the default float dtype (float32 unless set)."""
-    x = _filled(_shape_arg("rand", shape, size), dtype, device, "rand")
-    _C._uniform_(x, 0.0, 1.0, _gen(generator))
-    return x.requires_grad_(True) if requires_grad else x
-
-
-def randn(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
-          generator: Optional[Generator] = None, requires_grad: bool = False) -> Tensor:
-    """Standard normal numbers of the given shape (Box-Muller on Philox outputs); shape and
-    dtype as rand's."""
-    x = _filled(_shape_arg("randn", shape, size), dtype, device, "randn")
-    _C._normal_(x, 0.0, 1.0, _gen(generator))
-    return x.requires_grad_(True) if requires_grad else x
-
-
-def uniform(low: float = 0.0, high: float = 1.0, size: Size = None, *, dtype: Any = None,
-            device: Any = None, generator: Optional[Generator] = None) -> Tensor:
-    """Uniform numbers in [low, high) of shape `size` (NumPy's argument order)."""
-    x = _filled(_size(size), dtype, device, "uniform")
-    _C._uniform_(x, float(low), float(high), _gen(generator))
-    return x
 
 
 def normal(mean: Any = 0.0, std: Any = 1.0, size: Size = None, *, dtype: Any = None,
@@ -228,34 +190,11 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Size = None, *, dtype: Any = N
         if t.isdtype(s.dtype, "real floating") and bool(t.any(s < 0)):
             raise ValueError("normal: std must be >= 0")
         return m + s * randn(shape, dtype=dt, device=device, generator=generator)
-    x = _filled(_size(size), dtype, device, "normal")
+    x = _C.empty(_size(size), dtype=dtype, device=device)
+    if not t.isdtype(x.dtype, "real floating"):
+        raise TypeError(f"normal: expected a floating-point dtype, got {x.dtype}")
     _C._normal_(x, float(mean), float(std), _gen(generator))
     return x
-
-
-def randint(low: Any = None, high: Any = None, size: Size = None, *, dtype: Any = None,
-            device: Any = None, generator: Optional[Generator] = None) -> Tensor:
-    """Uniform integers in [low, high) (default dtype int64). `randint(high, size=...)`,
-    PyTorch's `randint(high, (shape,))` and `randint(high=, size=)` draw from [0, high)."""
-    if low is None:
-        if high is None:
-            raise TypeError("randint() missing 1 required positional argument: 'high'")
-        low = 0
-    elif high is not None and not hasattr(high, "__index__"):  # torch: randint(high, size)
-        low, high, size = 0, low, high
-    if high is None:
-        low, high = 0, low
-    t = _ns()
-    return _C._randint(operator.index(low), operator.index(high), _size(size),
-                       t.int64 if dtype is None else dtype, device, _gen(generator))
-
-
-def randperm(n: int, *, dtype: Any = None, device: Any = None,
-             generator: Optional[Generator] = None) -> Tensor:
-    """A uniform random permutation of 0..n-1 (default dtype int64)."""
-    t = _ns()
-    return _C._randperm(operator.index(n), t.int64 if dtype is None else dtype, device,
-                        _gen(generator))
 
 
 def bernoulli(p: Any, size: Any = None, *, dtype: Any = None, device: Any = None,

@@ -202,8 +202,8 @@ def test_creation_default_dtype_and_errors() -> None:
         ts.zeros(2, size=2)
     with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
         ts.empty(2, foo=1)
-    with pytest.raises(NotImplementedError, match="out= is not supported"):
-        ts.zeros(2, out=ts.zeros(2))
+    o = ts.ones(2)
+    assert ts.zeros(2, out=o) is o and o.tolist() == [0.0, 0.0]  # out= as torch (test_creation_bindings)
     with pytest.raises(ValueError, match="zeros: negative dimension"):
         ts.zeros(-1)
     with pytest.raises(ValueError, match="ones: dimension .* out of range for a 64-bit size"):

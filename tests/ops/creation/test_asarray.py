@@ -207,6 +207,11 @@ def test_hostile_input_raises_naming_the_op():
     # a huge claimed shape from one shared inner list: checked, never a crash
     row = [0] * 1000
     assert ts.tensor([row] * 1000).shape == (1000, 1000)
+    with pytest.raises(MemoryError):  # 10**11 claimed elements: refused at once, no long walk
+        ts.tensor([[0] * 10**5] * 10**6)
+    mixed = [[1, 2]] * 3 + [[1, 2, 3]]  # a repeated row, then a ragged one
+    with pytest.raises(ValueError, match=r"^tensor: the nested sequence is ragged"):
+        ts.tensor(mixed)
 
 
 def test_signatures_are_the_bindings():
@@ -215,3 +220,31 @@ def test_signatures_are_the_bindings():
         "(obj, /, *, dtype=None, device=None, copy=None, requires_grad=False)"
     assert str(inspect.signature(ts.tensor)) == \
         "(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False)"
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "float16",
+                                   "bfloat16", "float32", "float64", "complex64", "bool"])
+@pytest.mark.parametrize("count,offset", [(-1, 0), (1, 0), (-1, 16), (2, 16)])
+def test_frombuffer_as_torch(dtype, count, offset):
+    raw = bytes(range(48)) if dtype != "bool" else bytes([0, 1, 2, 255] * 12)
+    got = ts.frombuffer(bytearray(raw), dtype=getattr(ts, dtype), count=count, offset=offset)
+    want = torch.frombuffer(bytearray(raw), dtype=getattr(torch, dtype), count=count,
+                            offset=offset)
+    if dtype == "bfloat16":
+        got, want = got.astype(ts.float32), want.float()
+    if dtype == "bool":
+        want = want.to(torch.uint8) != 0  # torch keeps the raw bytes; tessera normalizes
+    same(got, want)
+
+
+def test_frombuffer_errors_name_the_op():
+    buf = bytearray(24)
+    for call, exc in [(lambda: ts.frombuffer(buf, dtype=ts.int32, count=100), ValueError),
+                      (lambda: ts.frombuffer([1], dtype=ts.int8), TypeError),
+                      (lambda: ts.frombuffer(bytearray(b"abc"), dtype=ts.int16), ValueError),
+                      (lambda: ts.frombuffer(buf, dtype=ts.int8, offset=-1), ValueError),
+                      (lambda: ts.frombuffer(buf, dtype=ts.int8, offset=24), ValueError),
+                      (lambda: ts.frombuffer(buf, dtype=ts.int64, count=2**62), ValueError)]:
+        with pytest.raises(exc, match=r"^frombuffer: "):
+            call()
+    assert ts.frombuffer(buf, dtype=ts.float32, requires_grad=True).requires_grad

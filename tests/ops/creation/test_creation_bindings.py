@@ -42,11 +42,42 @@ def test_layout_strided_is_accepted(make):
     same(make(ts), make(torch))
 
 
-def test_other_layouts_and_out_raise():
+def test_other_layouts_raise():
     with pytest.raises(NotImplementedError, match="^zeros: layout="):
         ts.zeros(2, layout=ts.sparse_coo)
-    with pytest.raises(NotImplementedError, match="^full: out="):
-        ts.full((2,), 1.0, out=ts.ones(2))
+
+
+OUT_CALLS = [lambda m, o: m.zeros(2, 3, out=o), lambda m, o: m.ones((4,), out=o),
+             lambda m, o: m.empty(0, out=o), lambda m, o: m.full((2, 2), 7, out=o),
+             lambda m, o: m.arange(5, out=o), lambda m, o: m.arange(1, 4, 2, out=o),
+             lambda m, o: m.linspace(0, 1, 5, out=o), lambda m, o: m.logspace(0, 2, 3, out=o),
+             lambda m, o: m.eye(3, out=o), lambda m, o: m.eye(2, 4, out=o)]
+
+
+@pytest.mark.parametrize("call", OUT_CALLS)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("start", [(0,), (7,), (2, 3)])
+def test_out_is_resized_filled_and_returned_as_torch(call, dtype, start):
+    o, to = ts.ones(start, dtype=getattr(ts, dtype)), torch.ones(start, dtype=getattr(torch, dtype))
+    got, want = call(ts, o), call(torch, to)
+    assert got is o
+    if call is not OUT_CALLS[2]:  # empty's values are uninitialized
+        same(got, want)
+    else:
+        assert tuple(got.shape) == tuple(want.shape) and got.dtype == o.dtype
+
+
+@pytest.mark.parametrize("call", [lambda m: m.zeros(2, dtype=m.float32, out=m.empty(0, dtype=m.int64)),
+                                  lambda m: m.arange(3, dtype=m.float64, out=m.empty(0)),
+                                  lambda m: m.full((2,), 1, dtype=m.int32, out=m.empty(0))])
+def test_out_with_another_dtype_raises_as_torch(call):
+    with pytest.raises(RuntimeError):
+        call(torch)
+    with pytest.raises(RuntimeError, match=r"^(zeros|arange|full): dtype \w+ does not match the "
+                                           r"dtype of out"):
+        call(ts)
+    with pytest.raises(TypeError, match=r"^zeros: out must be a Tensor"):
+        ts.zeros(2, out=[0, 0])
 
 
 @pytest.mark.parametrize("name", ["zeros_like", "ones_like", "empty_like", "rand_like",
