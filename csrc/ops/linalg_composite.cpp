@@ -14,6 +14,7 @@
 #include "ops/creation.h"
 #include "ops/linalg.h"
 #include "ops/linalg_ext.h"
+#include "ops/manipulation.h"
 #include "ops/math.h"
 #include "ops/views.h"
 #include "ops/where.h"
@@ -264,6 +265,47 @@ Tensor tensorsolve(const Tensor& a, const Tensor& b, const std::optional<Shape>&
            "prod(A.shape[:B.ndim]), got A of shape ",
            shape_str(x.shape()), " and B of shape ", shape_str(b.shape()));
   return reshape(solve(reshape(x, Shape{-1, n}), reshape(b, Shape{-1, 1})), rest);
+}
+
+Tensor matrix_exp(const Tensor& x) {
+  TS_CHECK(x.ndim() >= 2 && x.dim(x.ndim() - 1) == x.dim(x.ndim() - 2), RuntimeError,
+           "matrix_exp: expected a square matrix (or batch), got shape ", shape_str(x.shape()));
+  TS_CHECK(is_inexact(x.dtype()), TypeError, "matrix_exp: expected a floating-point or complex ",
+           "input, got ", dtype_name(x.dtype()), "; hint: cast first, e.g. x.astype(ts.float64)");
+  if (x.numel() == 0) return astype(x, x.dtype(), true);
+  double norm = 0;  // the largest 1-norm of the batch's matrices picks the scaling
+  {
+    autograd::GradModeGuard no_grad(false);
+    norm = item(max(sum(unary_op(abs_def, x), Shape{-2}, false, std::nullopt), Axes(), false))
+               .to<double>();
+  }
+  const int squarings =
+      norm > 0.5 ? std::max(0, static_cast<int>(std::ceil(std::log2(norm))) + 1) : 0;
+  const Tensor a = divide(x, sc(std::ldexp(1.0, squarings)));
+  const int64_t n = x.dim(x.ndim() - 1);
+  Tensor result = add(eye(n, n, 0, x.dtype(), x.device()), a);
+  Tensor term = a;
+  for (int k = 2; k <= 18; ++k) {  // degree-18 Taylor polynomial of the scaled matrix
+    term = divide(matmul(term, a), sc(k));
+    result = add(result, term);
+  }
+  for (int i = 0; i < squarings; ++i) result = matmul(result, result);
+  return result;
+}
+
+Tensor vander(const Tensor& x, std::optional<int64_t> n) {
+  TS_CHECK(x.ndim() >= 1, RuntimeError, "linalg.vander: x must have at least one dimension");
+  TS_CHECK(!n || *n > 1, RuntimeError, "linalg.vander: N must be greater than 1, got ", n ? *n : 0);
+  const int64_t cols = n ? *n : x.dim(x.ndim() - 1);
+  TS_CHECK(x.dtype() != DType::Bool, TypeError,
+           "linalg.vander supports floating point, complex, and integer tensors, but got bool");
+  // torch: integer inputs take integer powers in int64
+  const Tensor base = is_inexact(x.dtype()) ? x : astype(x, DType::Int64, false);
+  Tensor one = Tensor::empty(base.shape(), base.dtype(), base.device());
+  fill_(one, Scalar::from_int(1));
+  std::vector<Tensor> powers{one};
+  for (int64_t k = 1; k < cols; ++k) powers.push_back(multiply(powers.back(), base));
+  return stack(powers, -1);
 }
 
 Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool largest) {

@@ -365,6 +365,36 @@ void init_linalg_decomp(py::module_& l) {
       sig("tensorsolve", "A, B, dims=None, *, input=None, b=None, other=None, out=None",
           "X with tensordot(A, X, X.ndim) == B; A's dims `dims` are moved to the end first.")
           .c_str());
+  l.def(
+      "matrix_exp",
+      [](py::handle input, py::handle A) {
+        const bool has_a = !A.is(missing());
+        if (has_a == !input.is(missing()))
+          throw py::type_error(has_a ? "matrix_exp() got multiple values for argument 'input'"
+                                     : "matrix_exp() missing required argument 'input' (pos 1)");
+        const py::handle x = has_a ? A : input;
+        if (!py::isinstance<Tensor>(x))
+          throw py::type_error("matrix_exp: argument 1 must be a tensor, got " + type_name(x));
+        return matrix_exp(x.cast<const Tensor&>());
+      },
+      py::arg("input") = missing(), py::kw_only(), py::arg("A") = missing(),
+      sig("matrix_exp", "input, *, A=None",
+          "exp of square (..., M, M) matrices by scaling and squaring with a degree-18 Taylor\n"
+          "polynomial; differentiable. tessera.matrix_exp and Tensor.matrix_exp are this\n"
+          "function; torch.linalg's A= too.")
+          .c_str());
+  l.def(
+      "vander",
+      [](py::handle x, py::handle N) {
+        const Tensor t = tensor_or_throw(x, "linalg.vander", "x");
+        return vander(t, N.is_none() ? std::nullopt
+                                     : std::optional<int64_t>(int_arg(N, "linalg.vander", "N")));
+      },
+      py::arg("x"), py::kw_only(), py::arg("N") = py::none(),
+      sig("vander", "x, *, N=None",
+          "torch.linalg.vander: the powers x^0 ... x^(N-1) of x (..., K) along a new last dim\n"
+          "(N defaults to K; integer inputs in int64).")
+          .c_str());
 }
 
 }  // namespace ts::python

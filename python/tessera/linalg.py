@@ -18,9 +18,10 @@ from typing import Any, Callable, Iterable, Optional, Sequence, Tuple
 from . import _C
 from ._C import Tensor, matmul
 from ._C._linalg import (EighResult, QRResult, SlogdetResult, SVDResult, cholesky,
-                         cholesky_ex, det, eigh, eigvalsh, inv, inv_ex, lstsq, matrix_norm,
-                         matrix_power, matrix_rank, multi_dot, norm, pinv, qr, slogdet, solve,
-                         solve_ex, svd, svdvals, tensorinv, tensorsolve, vector_norm)
+                         cholesky_ex, det, eigh, eigvalsh, inv, inv_ex, lstsq, matrix_exp,
+                         matrix_norm, matrix_power, matrix_rank, multi_dot, norm, pinv, qr,
+                         slogdet, solve, solve_ex, svd, svdvals, tensorinv, tensorsolve, vander,
+                         vector_norm)
 from ._linalg_core import matrix_transpose, tensordot, vecdot
 from ._statistical import _UNSET
 
@@ -28,7 +29,7 @@ __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigva
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
            "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
            "vector_norm", "norm", "lstsq", "inv_ex", "cholesky_ex", "solve_ex", "multi_dot",
-           "tensorinv", "tensorsolve"]
+           "tensorinv", "tensorsolve", "matrix_exp", "vander"]
 
 LinAlgError = _C.LinAlgError
 LinAlgError.__module__ = "tessera.linalg"
@@ -112,22 +113,6 @@ def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1, dim: Any = _UNSET) -> Te
 
 
 # ---- torch.linalg beyond the standard (Note [linalg torch forms] below)
-def linalg_vander(x: Tensor, *, N: Optional[int] = None) -> Tensor:
-    """torch.linalg.vander: increasing powers x^0 ... x^(N-1) along a new last dim."""
-    ts = _ns()
-    if x.ndim == 0:
-        raise RuntimeError("linalg.vander: x must have at least one dimension")
-    n = x.shape[-1] if N is None else N
-    if n <= 1 and N is not None and N < 1:
-        raise RuntimeError("linalg.vander: N must be greater than 1.")
-    if not ts.isdtype(x.dtype, ("real floating", "complex floating")):
-        x = x.astype(ts.int64)  # torch: integer powers in int64
-    cols = [ts.ones_like(x)]
-    for _ in range(1, n):
-        cols.append(cols[-1] * x)
-    return ts.stack(cols, axis=-1)
-
-
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False) -> Tensor:
     """Solves A X = B (or X A = B when not `left`) reading only A's upper / lower triangle
@@ -399,45 +384,19 @@ def _aliases(fn: Callable[..., Any], names: dict) -> Callable[..., Any]:
     return wrapper
 
 
-# matrix_exp lives here; tessera.matrix_exp and Tensor.matrix_exp are this function.
-def matrix_exp(input: Tensor) -> Tensor:
-    """exp of square matrices (batched) by scaling and squaring with a degree-18 Taylor
-    polynomial; differentiable."""
-    if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
-        raise RuntimeError(f"matrix_exp: expected a square matrix (or batch), got {tuple(input.shape)}")
-    n = input.shape[-1]
-    if input.size == 0:
-        return input.clone()
-    ts = _ns()
-    norm = float(ts.max(ts.sum(_C.abs(input.detach()), axis=-2))) if input.size else 0.0
-    squarings = builtins.max(0, math.ceil(math.log2(norm)) + 1) if norm > 0.5 else 0
-    a = input / (2.0 ** squarings)
-    eye = ts.eye(n, dtype=input.dtype, device=input.device)
-    result = eye + a
-    term = a
-    for k in range(2, 19):
-        term = _C.matmul(term, a) / k
-        result = result + term
-    for _ in range(squarings):
-        result = _C.matmul(result, result)
-    return result
-
-
 def _torch_linalg() -> None:
     """Gives the standard functions torch's call forms and adds torch's other functions (with
     its keyword aliases) to this module's namespace."""
     g = globals()
     g.update(_linalg_forms(sys.modules[__name__]))
     a_in, ab = {"input": "A"}, {"input": "A", "b": "B", "other": "B"}
-    extras = {"vander": linalg_vander,
-              "solve_triangular": solve_triangular, "cond": cond,
+    extras = {"solve_triangular": solve_triangular, "cond": cond,
               "lu_factor": lu_factor,
               "lu_factor_ex": lu_factor_ex, "lu": linalg_lu, "lu_solve": lu_solve}
     for name, names in (("cond", a_in),
                         ("solve_triangular", ab),
                         ("lu_factor", a_in), ("lu_factor_ex", a_in), ("lu", a_in)):
         extras[name] = _aliases(extras[name], names)
-    extras["matrix_exp"] = _aliases(matrix_exp, {"A": "input"})
     g.update(extras)
     __all__.extend(n for n in extras if n not in __all__)
 

@@ -360,3 +360,41 @@ def test_multi_dot_tensorinv_errors():
         ts.linalg.multi_dot(S(np.eye(2)))
     with pytest.raises(TypeError, match="out= is not supported"):
         ts.linalg.multi_dot([S(np.eye(2))] * 2, out=S(np.eye(2)))
+
+
+# ---- matrix_exp, vander
+def test_matrix_exp_is_one_binding_matching_torch():
+    assert ts.matrix_exp is ts.linalg.matrix_exp is ts._C._linalg.matrix_exp
+    for shape, scale in (((3, 3), 0.3), ((2, 4, 4), 3.0), ((0, 2, 2), 1.0), ((2, 0, 0), 1.0)):
+        for dtype in (np.float64, np.complex128, np.float32):
+            a = (mat(shape, dtype, shift=False) * scale).astype(dtype)
+            tol = dict(rtol=1e-4, atol=1e-4) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-9)
+            close(torch.linalg.matrix_exp(T(a)), ts.linalg.matrix_exp(S(a)), **tol)
+            close(torch.matrix_exp(T(a)), S(a).matrix_exp(), **tol)
+    a = mat((4, 4), shift=False)
+    close(torch.linalg.matrix_exp(T(a).mT), ts.linalg.matrix_exp(A=S(a).mT), rtol=1e-9, atol=1e-9)
+    compare_grads(ts.linalg.matrix_exp, torch.linalg.matrix_exp, [mat((2, 3, 3), shift=False)],
+                  generator=RNG, rtol=1e-7)
+    with pytest.raises(RuntimeError, match="matrix_exp.*square"):
+        ts.linalg.matrix_exp(S(np.ones((2, 3))))
+    with pytest.raises(TypeError, match="matrix_exp"):  # torch: RuntimeError (tessera's is one)
+        ts.linalg.matrix_exp(S(np.eye(2, dtype=np.int64)))
+
+
+def test_vander_matches_torch_and_its_checks():
+    for x in (np.array([1., 2, 3]), np.arange(6).reshape(2, 3), np.array([1 + 2j, 3 - 1j]),
+              np.arange(8.)[::2]):
+        for N in (None, 2, 5):
+            close(torch.linalg.vander(T(x), N=N), ts.linalg.vander(S(x), N=N))
+    compare_grads(lambda x: ts.linalg.vander(x, N=4), lambda x: torch.linalg.vander(x, N=4),
+                  [mat((2, 3), shift=False)], generator=RNG)
+    # torch's checks (N = 1 and bool were accepted before)
+    for N in (1, 0):
+        with pytest.raises(RuntimeError, match="N must be greater than 1"):
+            torch.linalg.vander(T(np.ones(3)), N=N)
+        with pytest.raises(RuntimeError, match="N must be greater than 1"):
+            ts.linalg.vander(S(np.ones(3)), N=N)
+    with pytest.raises(RuntimeError, match="vander"):
+        ts.linalg.vander(S(np.array([True, False])))
+    with pytest.raises(RuntimeError, match="vander"):
+        ts.linalg.vander(S(np.float64(2.0)))
