@@ -308,6 +308,29 @@ Tensor vander(const Tensor& x, std::optional<int64_t> n) {
   return stack(powers, -1);
 }
 
+Tensor cross(const Tensor& x1, const Tensor& x2, int64_t axis) {
+  const int64_t nd = std::max(x1.ndim(), x2.ndim());
+  TS_CHECK(-nd <= axis && axis < nd, IndexError, "cross: axis ", axis,
+           " is out of range for shapes ", shape_str(x1.shape()), " and ", shape_str(x2.shape()));
+  const int64_t ax = axis < 0 ? axis : axis - nd;  // counted from the end, as broadcasting aligns
+  for (const Tensor* x : {&x1, &x2})
+    TS_CHECK(x->ndim() >= -ax && x->dim(x->ndim() + ax) == 3, ValueError,
+             "cross: expected size 3 along axis ", axis, ", got shapes ", shape_str(x1.shape()),
+             " and ", shape_str(x2.shape()));
+  const Tensor a = moveaxis(x1, Shape{ax}, Shape{-1}), b = moveaxis(x2, Shape{ax}, Shape{-1});
+  const auto at = [](const Tensor& t, int64_t i) { return select(t, t.ndim() - 1, i); };
+  const auto term = [&](int64_t i, int64_t j) {
+    return subtract(multiply(at(a, i), at(b, j)), multiply(at(a, j), at(b, i)));
+  };
+  return moveaxis(stack({term(1, 2), term(2, 0), term(0, 1)}, -1), Shape{-1}, Shape{ax});
+}
+
+Tensor outer(const Tensor& x1, const Tensor& x2) {
+  TS_CHECK(x1.ndim() == 1 && x2.ndim() == 1, ValueError, "outer: expected 1-D inputs, got shapes ",
+           shape_str(x1.shape()), " and ", shape_str(x2.shape()));
+  return multiply(expand_dims(x1, 1), expand_dims(x2, 0));
+}
+
 Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool largest) {
   Tensor out;
   {

@@ -56,6 +56,10 @@ Tensor tensorsolve(const Tensor& a, const Tensor& b, const std::optional<Shape>&
 // (n defaults to K; integer inputs in int64).
 Tensor matrix_exp(const Tensor& x);
 Tensor vander(const Tensor& x, std::optional<int64_t> n);
+// The cross product of 3-element vectors along `axis` of the broadcast shape (counted from the
+// end); the outer product of 1-D x1 (M,) and x2 (N,) -> (M, N). Differentiable through their ops.
+Tensor cross(const Tensor& x1, const Tensor& x2, int64_t axis);
+Tensor outer(const Tensor& x1, const Tensor& x2);
 // max (largest) or min of |x| over `axes` for real floating x (the vector norms of ord +-inf);
 // the max over an empty reduction is 0. Gradient: PyTorch's norm_backward for p = +-inf.
 Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool largest);

@@ -395,6 +395,34 @@ void init_linalg_decomp(py::module_& l) {
           "torch.linalg.vander: the powers x^0 ... x^(N-1) of x (..., K) along a new last dim\n"
           "(N defaults to K; integer inputs in int64).")
           .c_str());
+  l.def(
+      "cross",
+      [](py::handle x1, py::handle x2, py::handle axis, py::handle dim, py::handle input,
+         py::handle other, py::handle out) {
+        no_out(out, "cross");
+        const Tensor a = input_arg(x1, input, "cross");
+        if (x2.is(missing()) == other.is(missing()))
+          throw py::type_error(other.is(missing())
+                                   ? "cross() missing required argument 'other' (pos 2)"
+                                   : "cross() got multiple values for argument 'other'");
+        const Tensor b = operand_or_throw(x2.is(missing()) ? other : x2, "cross");
+        // torch's dim= wins over the standard's axis=
+        return cross(a, b, int_arg(dim.is_none() ? axis : dim, "cross", "axis"));
+      },
+      py::arg("x1") = missing(), py::arg("x2") = missing(), py::pos_only(), py::kw_only(),
+      py::arg("axis") = -1, py::arg("dim") = py::none(), py::arg("input") = missing(),
+      py::arg("other") = missing(), py::arg("out") = py::none(),
+      sig("cross", "x1, x2, /, *, axis=-1, dim=None, input=None, other=None, out=None",
+          "Cross product of 3-element vectors along `axis` (torch: `dim`), counted in the\n"
+          "broadcast shape; other dims broadcast. torch's forms too: input=, other=, dim=.")
+          .c_str());
+  l.def(
+      "outer",
+      [](py::handle x1, py::handle x2) {
+        return outer(operand_or_throw(x1, "outer"), operand_or_throw(x2, "outer"));
+      },
+      py::arg("x1"), py::arg("x2"), py::pos_only(),
+      sig("outer", "x1, x2, /", "Outer product of 1-D x1 (M,) and x2 (N,) -> (M, N).").c_str());
 }
 
 }  // namespace ts::python

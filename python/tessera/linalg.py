@@ -8,22 +8,20 @@ raise :class:`LinAlgError`, a ``ValueError`` and ``RuntimeError`` subclass.
 """
 from __future__ import annotations
 
-import builtins
 import functools
 import math
 import sys
 from collections import namedtuple
-from typing import Any, Callable, Iterable, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterable, Tuple
 
 from . import _C
 from ._C import Tensor, matmul
 from ._C._linalg import (EighResult, QRResult, SlogdetResult, SVDResult, cholesky,
-                         cholesky_ex, det, eigh, eigvalsh, inv, inv_ex, lstsq, matrix_exp,
-                         matrix_norm, matrix_power, matrix_rank, multi_dot, norm, pinv, qr,
-                         slogdet, solve, solve_ex, svd, svdvals, tensorinv, tensorsolve, vander,
+                         cholesky_ex, cross, det, eigh, eigvalsh, inv, inv_ex, lstsq, matrix_exp,
+                         matrix_norm, matrix_power, matrix_rank, multi_dot, norm, outer, pinv,
+                         qr, slogdet, solve, solve_ex, svd, svdvals, tensorinv, tensorsolve, vander,
                          vector_norm)
 from ._linalg_core import matrix_transpose, tensordot, vecdot
-from ._statistical import _UNSET
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
@@ -76,40 +74,6 @@ def trace(x: Tensor, /, *, offset: int = 0, dtype: Any = None) -> Tensor:
     """Sum of the offset-th diagonal of each matrix of (..., M, N) -> (...)."""
     F = _ns()
     return F.sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
-
-
-def outer(x1: Tensor, x2: Tensor, /) -> Tensor:
-    """Outer product of 1-D x1 (M,) and x2 (N,) -> (M, N)."""
-    x1, x2 = _arr(x1), _arr(x2)
-    if x1.ndim != 1 or x2.ndim != 1:
-        raise ValueError(f"outer: expected 1-D inputs, got shapes {tuple(x1.shape)} and "
-                         f"{tuple(x2.shape)}")
-    F = _ns()
-    return F.multiply(F.expand_dims(x1, axis=1), F.expand_dims(x2, axis=0))
-
-
-def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1, dim: Any = _UNSET) -> Tensor:
-    """Cross product of 3-element vectors along `axis` (PyTorch: `dim`); other dims
-    broadcast."""
-    if dim is not _UNSET:
-        axis = dim
-    x1, x2 = _arr(x1), _arr(x2)
-    F = _ns()
-    nd = builtins.max(x1.ndim, x2.ndim)
-    if not -nd <= axis < nd:
-        raise IndexError(f"cross: axis {axis} is out of range for shapes {tuple(x1.shape)} "
-                         f"and {tuple(x2.shape)}")
-    ax = axis if axis < 0 else axis - nd  # counted from the end, as broadcasting aligns
-    for x in (x1, x2):
-        if x.ndim < -ax or x.shape[ax] != 3:
-            raise ValueError(f"cross: expected size 3 along axis {axis}, got shapes "
-                             f"{tuple(x1.shape)} and {tuple(x2.shape)}")
-    a = F.moveaxis(x1, ax, -1)
-    b = F.moveaxis(x2, ax, -1)
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    c = F.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
-    return F.moveaxis(c, -1, ax)
 
 
 # ---- torch.linalg beyond the standard (Note [linalg torch forms] below)
@@ -330,11 +294,6 @@ def _one(op: str, name: str, *given: Any) -> Any:
     return vals[0]
 
 
-def _no_out(op: str, out: Any) -> None:
-    if out is not None:
-        raise TypeError(f"linalg.{op}: out= is not supported")
-
-
 def _form(std: Callable[..., Any], n_pos: int, std_kw: Iterable[str],
           torch_call: Callable[..., Any]) -> Callable[..., Any]:
     kw = frozenset(std_kw)
@@ -352,22 +311,14 @@ def _linalg_forms(L: Any) -> dict:
     """torch-style wrappers of the standard ts.linalg functions (Note [linalg torch forms])."""
     ts = _ns()
     from ._C import _diagonal
-    std = {n: getattr(L, n) for n in ("diagonal", "cross")}
+    std = {n: getattr(L, n) for n in ("diagonal",)}
 
     def diagonal(A: Any = _M, *, offset: int = 0, dim1: int = -2, dim2: int = -1,
                  input: Any = _M) -> Any:
         A = ts.asarray(_one("diagonal", "A", A, input))
         return _diagonal(A, offset, dim1, dim2)
 
-    def cross(input: Any = _M, other: Any = _M, *, dim: Any = _M, axis: Any = _M,
-              out: Any = None) -> Any:
-        _no_out("cross", out)
-        ax = _one("cross", "dim", dim, axis) if dim is not _M or axis is not _M else -1
-        return std["cross"](_one("cross", "input", input), _one("cross", "other", other),
-                            axis=ax)
-
-    return {"diagonal": _form(std["diagonal"], 1, ("offset",), diagonal),
-            "cross": _form(std["cross"], 2, ("axis", "dim"), cross)}
+    return {"diagonal": _form(std["diagonal"], 1, ("offset",), diagonal)}
 
 
 def _aliases(fn: Callable[..., Any], names: dict) -> Callable[..., Any]:

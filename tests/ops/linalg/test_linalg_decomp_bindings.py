@@ -398,3 +398,35 @@ def test_vander_matches_torch_and_its_checks():
         ts.linalg.vander(S(np.array([True, False])))
     with pytest.raises(RuntimeError, match="vander"):
         ts.linalg.vander(S(np.float64(2.0)))
+
+
+# ---- cross, outer
+def test_cross_and_outer_are_bindings_matching_torch_and_numpy():
+    for name in ("cross", "outer"):
+        assert type(getattr(ts.linalg, name)).__name__ == "builtin_function_or_method", name
+    a, b = mat((4, 3), shift=False), mat((1, 3), shift=False)
+    close(torch.linalg.cross(T(a), T(b)), ts.linalg.cross(S(a), S(b)))
+    b3 = mat((2, 1, 3), shift=False)  # NumPy's broadcasting over different ranks
+    close(np.cross(a, b3), ts.linalg.cross(S(a), S(b3)))
+    c, d = mat((3, 5), shift=False), mat((3, 5), shift=False)
+    close(torch.linalg.cross(T(c), T(d), dim=0), ts.linalg.cross(S(c), S(d), axis=0))
+    close(torch.linalg.cross(input=T(c), other=T(d), dim=0),
+          ts.linalg.cross(input=S(c), other=S(d), dim=0))
+    close(torch.linalg.cross(T(c).T, T(d).T), ts.linalg.cross(S(c).mT, S(d).mT))  # strided
+    close(torch.linalg.cross(T(np.zeros((0, 3))), T(np.zeros((0, 3)))),
+          ts.linalg.cross(S(np.zeros((0, 3))), S(np.zeros((0, 3)))))
+    close(torch.linalg.cross(T(np.arange(3)), T(np.arange(3, 6))),
+          ts.linalg.cross(S(np.arange(3)), S(np.arange(3, 6))))  # int64
+    compare_grads(ts.linalg.cross, torch.linalg.cross, [a, b], generator=RNG)
+    x, y = mat((4,), shift=False), mat((0,), shift=False)
+    close(np.outer(x, x), ts.linalg.outer(S(x), S(x)))
+    close(np.outer(x, y), ts.linalg.outer(S(x), S(y)))
+    compare_grads(ts.linalg.outer, torch.outer, [x, x[:3]], generator=RNG)
+    with pytest.raises(IndexError, match="cross: axis 2"):
+        ts.linalg.cross(S(a), S(a), axis=2)
+    with pytest.raises(ValueError, match="cross: expected size 3"):
+        ts.linalg.cross(S(c), S(d))
+    with pytest.raises(ValueError, match="outer: expected 1-D"):
+        ts.linalg.outer(S(a), S(x))
+    with pytest.raises(TypeError, match="missing required argument 'other'"):
+        ts.linalg.cross(S(a))
