@@ -9,6 +9,7 @@
 #include "ops/copy.h"
 #include "ops/linalg_composite.h"
 #include "ops/linalg_ext.h"
+#include "ops/reduce.h"
 #include "ops/views.h"
 #include "python/convert.h"
 #include "python/input_arg.h"
@@ -423,6 +424,42 @@ void init_linalg_decomp(py::module_& l) {
       },
       py::arg("x1"), py::arg("x2"), py::pos_only(),
       sig("outer", "x1, x2, /", "Outer product of 1-D x1 (M,) and x2 (N,) -> (M, N).").c_str());
+  l.def(
+      "diagonal",
+      [](py::handle x, py::handle offset, py::handle dim1, py::handle dim2, py::handle A,
+         py::handle input) {
+        const Tensor t = first_arg(x, A, input, "diagonal");
+        const bool standard = dim1.is_none() && dim2.is_none();
+        TS_CHECK(!standard || t.ndim() >= 2, ValueError,
+                 "diagonal: expected a (stack of) matrices with at least 2 dims, got shape ",
+                 shape_str(t.shape()));
+        return diagonal(t, int_arg(offset, "diagonal", "offset"),
+                        dim1.is_none() ? -2 : int_arg(dim1, "diagonal", "dim1"),
+                        dim2.is_none() ? -1 : int_arg(dim2, "diagonal", "dim2"));
+      },
+      py::arg("x") = missing(), py::pos_only(), py::kw_only(), py::arg("offset") = 0,
+      py::arg("dim1") = py::none(), py::arg("dim2") = py::none(), py::arg("A") = missing(),
+      py::arg("input") = missing(),
+      sig("diagonal", "x, /, *, offset=0, dim1=-2, dim2=-1, A=None, input=None",
+          "The offset-th diagonal of each matrix of (..., M, N) as a view of shape (..., K);\n"
+          "torch's dim1= / dim2= pick other dims (then any rank), A= / input= the input.")
+          .c_str());
+  l.def(
+      "trace",
+      [](py::handle x, py::handle offset, py::handle dtype) {
+        const Tensor t = operand_or_throw(x, "trace");
+        TS_CHECK(t.ndim() >= 2, ValueError,
+                 "trace: expected a (stack of) matrices with at least 2 dims, got shape ",
+                 shape_str(t.shape()));
+        return sum(diagonal(t, int_arg(offset, "trace", "offset"), -2, -1), Shape{-1}, false,
+                   dtype.is_none() ? std::nullopt : std::optional<DType>(to_dtype(dtype)));
+      },
+      py::arg("x"), py::pos_only(), py::kw_only(), py::arg("offset") = 0,
+      py::arg("dtype") = py::none(),
+      sig("trace", "x, /, *, offset=0, dtype=None",
+          "Sum of the offset-th diagonal of each matrix of (..., M, N) -> (...), accumulated in\n"
+          "`dtype` when given (the standard's sum rules otherwise).")
+          .c_str());
 }
 
 }  // namespace ts::python

@@ -12,15 +12,15 @@ import functools
 import math
 import sys
 from collections import namedtuple
-from typing import Any, Callable, Iterable, Tuple
+from typing import Any, Callable, Tuple
 
 from . import _C
 from ._C import Tensor, matmul
 from ._C._linalg import (EighResult, QRResult, SlogdetResult, SVDResult, cholesky,
-                         cholesky_ex, cross, det, eigh, eigvalsh, inv, inv_ex, lstsq, matrix_exp,
-                         matrix_norm, matrix_power, matrix_rank, multi_dot, norm, outer, pinv,
-                         qr, slogdet, solve, solve_ex, svd, svdvals, tensorinv, tensorsolve, vander,
-                         vector_norm)
+                         cholesky_ex, cross, det, diagonal, eigh, eigvalsh, inv, inv_ex, lstsq,
+                         matrix_exp, matrix_norm, matrix_power, matrix_rank, multi_dot, norm,
+                         outer, pinv, qr, slogdet, solve, solve_ex, svd, svdvals, tensorinv,
+                         tensorsolve, trace, vander, vector_norm)
 from ._linalg_core import matrix_transpose, tensordot, vecdot
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
@@ -55,25 +55,6 @@ def _inexact(x: Any, op: str) -> Tensor:
         raise TypeError(f"{op}: expected a floating-point or complex input, got {x.dtype}; "
                         "hint: cast first, e.g. x.astype(ts.float64)")
     return x
-
-
-def _matrices(x: Tensor, op: str) -> None:
-    if x.ndim < 2:
-        raise ValueError(f"{op}: expected a (stack of) matrices with at least 2 dims, "
-                         f"got shape {tuple(x.shape)}")
-
-
-def diagonal(x: Tensor, /, *, offset: int = 0) -> Tensor:
-    """The offset-th diagonal of each matrix of (..., M, N) as a view of shape (..., K)."""
-    x = _arr(x)
-    _matrices(x, "diagonal")
-    return _C._diagonal(x, offset, -2, -1)
-
-
-def trace(x: Tensor, /, *, offset: int = 0, dtype: Any = None) -> Tensor:
-    """Sum of the offset-th diagonal of each matrix of (..., M, N) -> (...)."""
-    F = _ns()
-    return F.sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
 
 
 # ---- torch.linalg beyond the standard (Note [linalg torch forms] below)
@@ -279,47 +260,11 @@ def _legacy_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
 # signatures take the matrices positionally only and a few options by keyword. torch's
 # linalg names its arguments (A=, B=, input=, x=, y=, other=) and takes more options, some
 # positionally (vector_norm(x, ord, dim, keepdim), pinv(A, rcond, hermitian), qr(A, mode),
-# eigh(A, UPLO), svd(A, full_matrices)). A call that fits the standard signature goes to the
-# standard function unchanged (so the standard's semantics hold exactly); any other call can
-# only be torch-style and gets torch's meaning. inspect.signature shows the standard one.
-_M: Any = object()
-
-
-def _one(op: str, name: str, *given: Any) -> Any:
-    vals = [g for g in given if g is not _M]
-    if not vals:
-        raise TypeError(f"linalg.{op}() missing required argument '{name}'")
-    if len(vals) > 1:
-        raise TypeError(f"linalg.{op}() got multiple values for argument '{name}'")
-    return vals[0]
-
-
-def _form(std: Callable[..., Any], n_pos: int, std_kw: Iterable[str],
-          torch_call: Callable[..., Any]) -> Callable[..., Any]:
-    kw = frozenset(std_kw)
-
-    @functools.wraps(std)
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        if len(args) <= n_pos and kw.issuperset(kwargs):
-            return std(*args, **kwargs)
-        return torch_call(*args, **kwargs)
-    fn.__torch_form_of__ = std  # type: ignore[attr-defined]
-    return fn
-
-
-def _linalg_forms(L: Any) -> dict:
-    """torch-style wrappers of the standard ts.linalg functions (Note [linalg torch forms])."""
-    ts = _ns()
-    from ._C import _diagonal
-    std = {n: getattr(L, n) for n in ("diagonal",)}
-
-    def diagonal(A: Any = _M, *, offset: int = 0, dim1: int = -2, dim2: int = -1,
-                 input: Any = _M) -> Any:
-        A = ts.asarray(_one("diagonal", "A", A, input))
-        return _diagonal(A, offset, dim1, dim2)
-
-    return {"diagonal": _form(std["diagonal"], 1, ("offset",), diagonal)}
-
+# eigh(A, UPLO), svd(A, full_matrices)). Both forms are parsed once, by one signature per
+# function in the C++ bindings (csrc/python/bind_linalg.cpp, bind_linalg_decomp.cpp): the
+# standard's positional-only matrices and keywords keep their meaning, torch's names and
+# options are added beside them. The functions still written here take torch's keyword aliases
+# through _aliases.
 
 def _aliases(fn: Callable[..., Any], names: dict) -> Callable[..., Any]:
     """fn that also takes torch's other keyword names of its arguments (input= for A=...)."""
@@ -339,7 +284,6 @@ def _torch_linalg() -> None:
     """Gives the standard functions torch's call forms and adds torch's other functions (with
     its keyword aliases) to this module's namespace."""
     g = globals()
-    g.update(_linalg_forms(sys.modules[__name__]))
     a_in, ab = {"input": "A"}, {"input": "A", "b": "B", "other": "B"}
     extras = {"solve_triangular": solve_triangular, "cond": cond,
               "lu_factor": lu_factor,

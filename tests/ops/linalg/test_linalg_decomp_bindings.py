@@ -430,3 +430,20 @@ def test_cross_and_outer_are_bindings_matching_torch_and_numpy():
         ts.linalg.outer(S(a), S(x))
     with pytest.raises(TypeError, match="missing required argument 'other'"):
         ts.linalg.cross(S(a))
+
+
+# ---- diagonal, trace
+def test_diagonal_and_trace_are_bindings():
+    for name in ("diagonal", "trace"):
+        assert type(getattr(ts.linalg, name)).__name__ == "builtin_function_or_method", name
+    x = np.arange(24.).reshape(2, 3, 4)
+    close(np.linalg.diagonal(x, offset=1), ts.linalg.diagonal(S(x), offset=1))
+    close(torch.linalg.diagonal(T(x), offset=-1, dim1=0, dim2=2),
+          ts.linalg.diagonal(A=S(x), offset=-1, dim1=0, dim2=2))
+    close(np.linalg.trace(x, offset=1), ts.linalg.trace(S(x), offset=1))
+    close(np.linalg.trace(x[:, ::2, ::-1], dtype=np.float32),
+          ts.linalg.trace(S(x)[:, ::2, ::-1], dtype=ts.float32))
+    close(np.linalg.trace(np.zeros((2, 0, 0))), ts.linalg.trace(S(np.zeros((2, 0, 0)))))
+    for fn in (ts.linalg.diagonal, ts.linalg.trace):
+        with pytest.raises(ValueError, match=fn.__name__):
+            fn(S(np.ones(3)))
