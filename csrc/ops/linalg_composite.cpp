@@ -14,6 +14,7 @@
 #include "ops/creation.h"
 #include "ops/linalg.h"
 #include "ops/linalg_ext.h"
+#include "ops/manipulation.h"
 #include "ops/math.h"
 #include "ops/views.h"
 #include "ops/where.h"
@@ -264,6 +265,70 @@ Tensor tensorsolve(const Tensor& a, const Tensor& b, const std::optional<Shape>&
            "prod(A.shape[:B.ndim]), got A of shape ",
            shape_str(x.shape()), " and B of shape ", shape_str(b.shape()));
   return reshape(solve(reshape(x, Shape{-1, n}), reshape(b, Shape{-1, 1})), rest);
+}
+
+Tensor matrix_exp(const Tensor& x) {
+  TS_CHECK(x.ndim() >= 2 && x.dim(x.ndim() - 1) == x.dim(x.ndim() - 2), RuntimeError,
+           "matrix_exp: expected a square matrix (or batch), got shape ", shape_str(x.shape()));
+  TS_CHECK(is_inexact(x.dtype()), TypeError, "matrix_exp: expected a floating-point or complex ",
+           "input, got ", dtype_name(x.dtype()), "; hint: cast first, e.g. x.astype(ts.float64)");
+  if (x.numel() == 0) return astype(x, x.dtype(), true);
+  double norm = 0;  // the largest 1-norm of the batch's matrices picks the scaling
+  {
+    autograd::GradModeGuard no_grad(false);
+    norm = item(max(sum(unary_op(abs_def, x), Shape{-2}, false, std::nullopt), Axes(), false))
+               .to<double>();
+  }
+  const int squarings =
+      norm > 0.5 ? std::max(0, static_cast<int>(std::ceil(std::log2(norm))) + 1) : 0;
+  const Tensor a = divide(x, sc(std::ldexp(1.0, squarings)));
+  const int64_t n = x.dim(x.ndim() - 1);
+  Tensor result = add(eye(n, n, 0, x.dtype(), x.device()), a);
+  Tensor term = a;
+  for (int k = 2; k <= 18; ++k) {  // degree-18 Taylor polynomial of the scaled matrix
+    term = divide(matmul(term, a), sc(k));
+    result = add(result, term);
+  }
+  for (int i = 0; i < squarings; ++i) result = matmul(result, result);
+  return result;
+}
+
+Tensor vander(const Tensor& x, std::optional<int64_t> n) {
+  TS_CHECK(x.ndim() >= 1, RuntimeError, "linalg.vander: x must have at least one dimension");
+  TS_CHECK(!n || *n > 1, RuntimeError, "linalg.vander: N must be greater than 1, got ", n ? *n : 0);
+  const int64_t cols = n ? *n : x.dim(x.ndim() - 1);
+  TS_CHECK(x.dtype() != DType::Bool, TypeError,
+           "linalg.vander supports floating point, complex, and integer tensors, but got bool");
+  // torch: integer inputs take integer powers in int64
+  const Tensor base = is_inexact(x.dtype()) ? x : astype(x, DType::Int64, false);
+  Tensor one = Tensor::empty(base.shape(), base.dtype(), base.device());
+  fill_(one, Scalar::from_int(1));
+  std::vector<Tensor> powers{one};
+  for (int64_t k = 1; k < cols; ++k) powers.push_back(multiply(powers.back(), base));
+  return stack(powers, -1);
+}
+
+Tensor cross(const Tensor& x1, const Tensor& x2, int64_t axis) {
+  const int64_t nd = std::max(x1.ndim(), x2.ndim());
+  TS_CHECK(-nd <= axis && axis < nd, IndexError, "cross: axis ", axis,
+           " is out of range for shapes ", shape_str(x1.shape()), " and ", shape_str(x2.shape()));
+  const int64_t ax = axis < 0 ? axis : axis - nd;  // counted from the end, as broadcasting aligns
+  for (const Tensor* x : {&x1, &x2})
+    TS_CHECK(x->ndim() >= -ax && x->dim(x->ndim() + ax) == 3, ValueError,
+             "cross: expected size 3 along axis ", axis, ", got shapes ", shape_str(x1.shape()),
+             " and ", shape_str(x2.shape()));
+  const Tensor a = moveaxis(x1, Shape{ax}, Shape{-1}), b = moveaxis(x2, Shape{ax}, Shape{-1});
+  const auto at = [](const Tensor& t, int64_t i) { return select(t, t.ndim() - 1, i); };
+  const auto term = [&](int64_t i, int64_t j) {
+    return subtract(multiply(at(a, i), at(b, j)), multiply(at(a, j), at(b, i)));
+  };
+  return moveaxis(stack({term(1, 2), term(2, 0), term(0, 1)}, -1), Shape{-1}, Shape{ax});
+}
+
+Tensor outer(const Tensor& x1, const Tensor& x2) {
+  TS_CHECK(x1.ndim() == 1 && x2.ndim() == 1, ValueError, "outer: expected 1-D inputs, got shapes ",
+           shape_str(x1.shape()), " and ", shape_str(x2.shape()));
+  return multiply(expand_dims(x1, 1), expand_dims(x2, 0));
 }
 
 Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool largest) {

@@ -50,6 +50,16 @@ LstsqResult lstsq(const Tensor& a, const Tensor& b, std::optional<double> rcond,
 // x.ndim) == b (a's `dims` moved to the end first). Differentiable through inv / solve.
 Tensor tensorinv(const Tensor& a, int64_t ind);
 Tensor tensorsolve(const Tensor& a, const Tensor& b, const std::optional<Shape>& dims);
+// exp of square (..., M, M) floating / complex matrices by scaling and squaring with a degree-18
+// Taylor polynomial (the scaling from the largest 1-norm of the batch); differentiable through
+// its ops. torch.linalg.vander: the powers x^0 ... x^(n-1) of x (..., K) along a new last dim
+// (n defaults to K; integer inputs in int64).
+Tensor matrix_exp(const Tensor& x);
+Tensor vander(const Tensor& x, std::optional<int64_t> n);
+// The cross product of 3-element vectors along `axis` of the broadcast shape (counted from the
+// end); the outer product of 1-D x1 (M,) and x2 (N,) -> (M, N). Differentiable through their ops.
+Tensor cross(const Tensor& x1, const Tensor& x2, int64_t axis);
+Tensor outer(const Tensor& x1, const Tensor& x2);
 // max (largest) or min of |x| over `axes` for real floating x (the vector norms of ord +-inf);
 // the max over an empty reduction is 0. Gradient: PyTorch's norm_backward for p = +-inf.
 Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool largest);

@@ -9,6 +9,7 @@
 #include "ops/copy.h"
 #include "ops/linalg_composite.h"
 #include "ops/linalg_ext.h"
+#include "ops/reduce.h"
 #include "ops/views.h"
 #include "python/convert.h"
 #include "python/input_arg.h"
@@ -364,6 +365,100 @@ void init_linalg_decomp(py::module_& l) {
       py::arg("other") = missing(), py::arg("out") = py::none(),
       sig("tensorsolve", "A, B, dims=None, *, input=None, b=None, other=None, out=None",
           "X with tensordot(A, X, X.ndim) == B; A's dims `dims` are moved to the end first.")
+          .c_str());
+  l.def(
+      "matrix_exp",
+      [](py::handle input, py::handle A) {
+        const bool has_a = !A.is(missing());
+        if (has_a == !input.is(missing()))
+          throw py::type_error(has_a ? "matrix_exp() got multiple values for argument 'input'"
+                                     : "matrix_exp() missing required argument 'input' (pos 1)");
+        const py::handle x = has_a ? A : input;
+        if (!py::isinstance<Tensor>(x))
+          throw py::type_error("matrix_exp: argument 1 must be a tensor, got " + type_name(x));
+        return matrix_exp(x.cast<const Tensor&>());
+      },
+      py::arg("input") = missing(), py::kw_only(), py::arg("A") = missing(),
+      sig("matrix_exp", "input, *, A=None",
+          "exp of square (..., M, M) matrices by scaling and squaring with a degree-18 Taylor\n"
+          "polynomial; differentiable. tessera.matrix_exp and Tensor.matrix_exp are this\n"
+          "function; torch.linalg's A= too.")
+          .c_str());
+  l.def(
+      "vander",
+      [](py::handle x, py::handle N) {
+        const Tensor t = tensor_or_throw(x, "linalg.vander", "x");
+        return vander(t, N.is_none() ? std::nullopt
+                                     : std::optional<int64_t>(int_arg(N, "linalg.vander", "N")));
+      },
+      py::arg("x"), py::kw_only(), py::arg("N") = py::none(),
+      sig("vander", "x, *, N=None",
+          "torch.linalg.vander: the powers x^0 ... x^(N-1) of x (..., K) along a new last dim\n"
+          "(N defaults to K; integer inputs in int64).")
+          .c_str());
+  l.def(
+      "cross",
+      [](py::handle x1, py::handle x2, py::handle axis, py::handle dim, py::handle input,
+         py::handle other, py::handle out) {
+        no_out(out, "cross");
+        const Tensor a = input_arg(x1, input, "cross");
+        if (x2.is(missing()) == other.is(missing()))
+          throw py::type_error(other.is(missing())
+                                   ? "cross() missing required argument 'other' (pos 2)"
+                                   : "cross() got multiple values for argument 'other'");
+        const Tensor b = operand_or_throw(x2.is(missing()) ? other : x2, "cross");
+        // torch's dim= wins over the standard's axis=
+        return cross(a, b, int_arg(dim.is_none() ? axis : dim, "cross", "axis"));
+      },
+      py::arg("x1") = missing(), py::arg("x2") = missing(), py::pos_only(), py::kw_only(),
+      py::arg("axis") = -1, py::arg("dim") = py::none(), py::arg("input") = missing(),
+      py::arg("other") = missing(), py::arg("out") = py::none(),
+      sig("cross", "x1, x2, /, *, axis=-1, dim=None, input=None, other=None, out=None",
+          "Cross product of 3-element vectors along `axis` (torch: `dim`), counted in the\n"
+          "broadcast shape; other dims broadcast. torch's forms too: input=, other=, dim=.")
+          .c_str());
+  l.def(
+      "outer",
+      [](py::handle x1, py::handle x2) {
+        return outer(operand_or_throw(x1, "outer"), operand_or_throw(x2, "outer"));
+      },
+      py::arg("x1"), py::arg("x2"), py::pos_only(),
+      sig("outer", "x1, x2, /", "Outer product of 1-D x1 (M,) and x2 (N,) -> (M, N).").c_str());
+  l.def(
+      "diagonal",
+      [](py::handle x, py::handle offset, py::handle dim1, py::handle dim2, py::handle A,
+         py::handle input) {
+        const Tensor t = first_arg(x, A, input, "diagonal");
+        const bool standard = dim1.is_none() && dim2.is_none();
+        TS_CHECK(!standard || t.ndim() >= 2, ValueError,
+                 "diagonal: expected a (stack of) matrices with at least 2 dims, got shape ",
+                 shape_str(t.shape()));
+        return diagonal(t, int_arg(offset, "diagonal", "offset"),
+                        dim1.is_none() ? -2 : int_arg(dim1, "diagonal", "dim1"),
+                        dim2.is_none() ? -1 : int_arg(dim2, "diagonal", "dim2"));
+      },
+      py::arg("x") = missing(), py::pos_only(), py::kw_only(), py::arg("offset") = 0,
+      py::arg("dim1") = py::none(), py::arg("dim2") = py::none(), py::arg("A") = missing(),
+      py::arg("input") = missing(),
+      sig("diagonal", "x, /, *, offset=0, dim1=-2, dim2=-1, A=None, input=None",
+          "The offset-th diagonal of each matrix of (..., M, N) as a view of shape (..., K);\n"
+          "torch's dim1= / dim2= pick other dims (then any rank), A= / input= the input.")
+          .c_str());
+  l.def(
+      "trace",
+      [](py::handle x, py::handle offset, py::handle dtype) {
+        const Tensor t = operand_or_throw(x, "trace");
+        TS_CHECK(t.ndim() >= 2, ValueError,
+                 "trace: expected a (stack of) matrices with at least 2 dims, got shape ",
+                 shape_str(t.shape()));
+        return sum(diagonal(t, int_arg(offset, "trace", "offset"), -2, -1), Shape{-1}, false,
+                   dtype.is_none() ? std::nullopt : std::optional<DType>(to_dtype(dtype)));
+      },
+      py::arg("x"), py::pos_only(), py::kw_only(), py::arg("offset") = 0,
+      py::arg("dtype") = py::none(),
+      sig("trace", "x, /, *, offset=0, dtype=None",
+          "Sum of the offset-th diagonal of each matrix of (..., M, N) -> (...), accumulated in\n"
+          "`dtype` when given (the standard's sum rules otherwise).")
           .c_str());
 }
 

@@ -8,27 +8,26 @@ raise :class:`LinAlgError`, a ``ValueError`` and ``RuntimeError`` subclass.
 """
 from __future__ import annotations
 
-import builtins
 import functools
 import math
 import sys
 from collections import namedtuple
-from typing import Any, Callable, Iterable, Optional, Sequence, Tuple
+from typing import Any, Callable, Tuple
 
 from . import _C
 from ._C import Tensor, matmul
 from ._C._linalg import (EighResult, QRResult, SlogdetResult, SVDResult, cholesky,
-                         cholesky_ex, det, eigh, eigvalsh, inv, inv_ex, lstsq, matrix_norm,
-                         matrix_power, matrix_rank, multi_dot, norm, pinv, qr, slogdet, solve,
-                         solve_ex, svd, svdvals, tensorinv, tensorsolve, vector_norm)
+                         cholesky_ex, cross, det, diagonal, eigh, eigvalsh, inv, inv_ex, lstsq,
+                         matrix_exp, matrix_norm, matrix_power, matrix_rank, multi_dot, norm,
+                         outer, pinv, qr, slogdet, solve, solve_ex, svd, svdvals, tensorinv,
+                         tensorsolve, trace, vander, vector_norm)
 from ._linalg_core import matrix_transpose, tensordot, vecdot
-from ._statistical import _UNSET
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
            "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
            "vector_norm", "norm", "lstsq", "inv_ex", "cholesky_ex", "solve_ex", "multi_dot",
-           "tensorinv", "tensorsolve"]
+           "tensorinv", "tensorsolve", "matrix_exp", "vander"]
 
 LinAlgError = _C.LinAlgError
 LinAlgError.__module__ = "tessera.linalg"
@@ -58,76 +57,7 @@ def _inexact(x: Any, op: str) -> Tensor:
     return x
 
 
-def _matrices(x: Tensor, op: str) -> None:
-    if x.ndim < 2:
-        raise ValueError(f"{op}: expected a (stack of) matrices with at least 2 dims, "
-                         f"got shape {tuple(x.shape)}")
-
-
-def diagonal(x: Tensor, /, *, offset: int = 0) -> Tensor:
-    """The offset-th diagonal of each matrix of (..., M, N) as a view of shape (..., K)."""
-    x = _arr(x)
-    _matrices(x, "diagonal")
-    return _C._diagonal(x, offset, -2, -1)
-
-
-def trace(x: Tensor, /, *, offset: int = 0, dtype: Any = None) -> Tensor:
-    """Sum of the offset-th diagonal of each matrix of (..., M, N) -> (...)."""
-    F = _ns()
-    return F.sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
-
-
-def outer(x1: Tensor, x2: Tensor, /) -> Tensor:
-    """Outer product of 1-D x1 (M,) and x2 (N,) -> (M, N)."""
-    x1, x2 = _arr(x1), _arr(x2)
-    if x1.ndim != 1 or x2.ndim != 1:
-        raise ValueError(f"outer: expected 1-D inputs, got shapes {tuple(x1.shape)} and "
-                         f"{tuple(x2.shape)}")
-    F = _ns()
-    return F.multiply(F.expand_dims(x1, axis=1), F.expand_dims(x2, axis=0))
-
-
-def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1, dim: Any = _UNSET) -> Tensor:
-    """Cross product of 3-element vectors along `axis` (PyTorch: `dim`); other dims
-    broadcast."""
-    if dim is not _UNSET:
-        axis = dim
-    x1, x2 = _arr(x1), _arr(x2)
-    F = _ns()
-    nd = builtins.max(x1.ndim, x2.ndim)
-    if not -nd <= axis < nd:
-        raise IndexError(f"cross: axis {axis} is out of range for shapes {tuple(x1.shape)} "
-                         f"and {tuple(x2.shape)}")
-    ax = axis if axis < 0 else axis - nd  # counted from the end, as broadcasting aligns
-    for x in (x1, x2):
-        if x.ndim < -ax or x.shape[ax] != 3:
-            raise ValueError(f"cross: expected size 3 along axis {axis}, got shapes "
-                             f"{tuple(x1.shape)} and {tuple(x2.shape)}")
-    a = F.moveaxis(x1, ax, -1)
-    b = F.moveaxis(x2, ax, -1)
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    c = F.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
-    return F.moveaxis(c, -1, ax)
-
-
 # ---- torch.linalg beyond the standard (Note [linalg torch forms] below)
-def linalg_vander(x: Tensor, *, N: Optional[int] = None) -> Tensor:
-    """torch.linalg.vander: increasing powers x^0 ... x^(N-1) along a new last dim."""
-    ts = _ns()
-    if x.ndim == 0:
-        raise RuntimeError("linalg.vander: x must have at least one dimension")
-    n = x.shape[-1] if N is None else N
-    if n <= 1 and N is not None and N < 1:
-        raise RuntimeError("linalg.vander: N must be greater than 1.")
-    if not ts.isdtype(x.dtype, ("real floating", "complex floating")):
-        x = x.astype(ts.int64)  # torch: integer powers in int64
-    cols = [ts.ones_like(x)]
-    for _ in range(1, n):
-        cols.append(cols[-1] * x)
-    return ts.stack(cols, axis=-1)
-
-
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False) -> Tensor:
     """Solves A X = B (or X A = B when not `left`) reading only A's upper / lower triangle
@@ -330,60 +260,11 @@ def _legacy_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
 # signatures take the matrices positionally only and a few options by keyword. torch's
 # linalg names its arguments (A=, B=, input=, x=, y=, other=) and takes more options, some
 # positionally (vector_norm(x, ord, dim, keepdim), pinv(A, rcond, hermitian), qr(A, mode),
-# eigh(A, UPLO), svd(A, full_matrices)). A call that fits the standard signature goes to the
-# standard function unchanged (so the standard's semantics hold exactly); any other call can
-# only be torch-style and gets torch's meaning. inspect.signature shows the standard one.
-_M: Any = object()
-
-
-def _one(op: str, name: str, *given: Any) -> Any:
-    vals = [g for g in given if g is not _M]
-    if not vals:
-        raise TypeError(f"linalg.{op}() missing required argument '{name}'")
-    if len(vals) > 1:
-        raise TypeError(f"linalg.{op}() got multiple values for argument '{name}'")
-    return vals[0]
-
-
-def _no_out(op: str, out: Any) -> None:
-    if out is not None:
-        raise TypeError(f"linalg.{op}: out= is not supported")
-
-
-def _form(std: Callable[..., Any], n_pos: int, std_kw: Iterable[str],
-          torch_call: Callable[..., Any]) -> Callable[..., Any]:
-    kw = frozenset(std_kw)
-
-    @functools.wraps(std)
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        if len(args) <= n_pos and kw.issuperset(kwargs):
-            return std(*args, **kwargs)
-        return torch_call(*args, **kwargs)
-    fn.__torch_form_of__ = std  # type: ignore[attr-defined]
-    return fn
-
-
-def _linalg_forms(L: Any) -> dict:
-    """torch-style wrappers of the standard ts.linalg functions (Note [linalg torch forms])."""
-    ts = _ns()
-    from ._C import _diagonal
-    std = {n: getattr(L, n) for n in ("diagonal", "cross")}
-
-    def diagonal(A: Any = _M, *, offset: int = 0, dim1: int = -2, dim2: int = -1,
-                 input: Any = _M) -> Any:
-        A = ts.asarray(_one("diagonal", "A", A, input))
-        return _diagonal(A, offset, dim1, dim2)
-
-    def cross(input: Any = _M, other: Any = _M, *, dim: Any = _M, axis: Any = _M,
-              out: Any = None) -> Any:
-        _no_out("cross", out)
-        ax = _one("cross", "dim", dim, axis) if dim is not _M or axis is not _M else -1
-        return std["cross"](_one("cross", "input", input), _one("cross", "other", other),
-                            axis=ax)
-
-    return {"diagonal": _form(std["diagonal"], 1, ("offset",), diagonal),
-            "cross": _form(std["cross"], 2, ("axis", "dim"), cross)}
-
+# eigh(A, UPLO), svd(A, full_matrices)). Both forms are parsed once, by one signature per
+# function in the C++ bindings (csrc/python/bind_linalg.cpp, bind_linalg_decomp.cpp): the
+# standard's positional-only matrices and keywords keep their meaning, torch's names and
+# options are added beside them. The functions still written here take torch's keyword aliases
+# through _aliases.
 
 def _aliases(fn: Callable[..., Any], names: dict) -> Callable[..., Any]:
     """fn that also takes torch's other keyword names of its arguments (input= for A=...)."""
@@ -399,45 +280,18 @@ def _aliases(fn: Callable[..., Any], names: dict) -> Callable[..., Any]:
     return wrapper
 
 
-# matrix_exp lives here; tessera.matrix_exp and Tensor.matrix_exp are this function.
-def matrix_exp(input: Tensor) -> Tensor:
-    """exp of square matrices (batched) by scaling and squaring with a degree-18 Taylor
-    polynomial; differentiable."""
-    if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
-        raise RuntimeError(f"matrix_exp: expected a square matrix (or batch), got {tuple(input.shape)}")
-    n = input.shape[-1]
-    if input.size == 0:
-        return input.clone()
-    ts = _ns()
-    norm = float(ts.max(ts.sum(_C.abs(input.detach()), axis=-2))) if input.size else 0.0
-    squarings = builtins.max(0, math.ceil(math.log2(norm)) + 1) if norm > 0.5 else 0
-    a = input / (2.0 ** squarings)
-    eye = ts.eye(n, dtype=input.dtype, device=input.device)
-    result = eye + a
-    term = a
-    for k in range(2, 19):
-        term = _C.matmul(term, a) / k
-        result = result + term
-    for _ in range(squarings):
-        result = _C.matmul(result, result)
-    return result
-
-
 def _torch_linalg() -> None:
     """Gives the standard functions torch's call forms and adds torch's other functions (with
     its keyword aliases) to this module's namespace."""
     g = globals()
-    g.update(_linalg_forms(sys.modules[__name__]))
     a_in, ab = {"input": "A"}, {"input": "A", "b": "B", "other": "B"}
-    extras = {"vander": linalg_vander,
-              "solve_triangular": solve_triangular, "cond": cond,
+    extras = {"solve_triangular": solve_triangular, "cond": cond,
               "lu_factor": lu_factor,
               "lu_factor_ex": lu_factor_ex, "lu": linalg_lu, "lu_solve": lu_solve}
     for name, names in (("cond", a_in),
                         ("solve_triangular", ab),
                         ("lu_factor", a_in), ("lu_factor_ex", a_in), ("lu", a_in)):
         extras[name] = _aliases(extras[name], names)
-    extras["matrix_exp"] = _aliases(matrix_exp, {"A": "input"})
     g.update(extras)
     __all__.extend(n for n in extras if n not in __all__)
 

@@ -360,3 +360,90 @@ def test_multi_dot_tensorinv_errors():
         ts.linalg.multi_dot(S(np.eye(2)))
     with pytest.raises(TypeError, match="out= is not supported"):
         ts.linalg.multi_dot([S(np.eye(2))] * 2, out=S(np.eye(2)))
+
+
+# ---- matrix_exp, vander
+def test_matrix_exp_is_one_binding_matching_torch():
+    assert ts.matrix_exp is ts.linalg.matrix_exp is ts._C._linalg.matrix_exp
+    for shape, scale in (((3, 3), 0.3), ((2, 4, 4), 3.0), ((0, 2, 2), 1.0), ((2, 0, 0), 1.0)):
+        for dtype in (np.float64, np.complex128, np.float32):
+            a = (mat(shape, dtype, shift=False) * scale).astype(dtype)
+            tol = dict(rtol=1e-4, atol=1e-4) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-9)
+            close(torch.linalg.matrix_exp(T(a)), ts.linalg.matrix_exp(S(a)), **tol)
+            close(torch.matrix_exp(T(a)), S(a).matrix_exp(), **tol)
+    a = mat((4, 4), shift=False)
+    close(torch.linalg.matrix_exp(T(a).mT), ts.linalg.matrix_exp(A=S(a).mT), rtol=1e-9, atol=1e-9)
+    compare_grads(ts.linalg.matrix_exp, torch.linalg.matrix_exp, [mat((2, 3, 3), shift=False)],
+                  generator=RNG, rtol=1e-7)
+    with pytest.raises(RuntimeError, match="matrix_exp.*square"):
+        ts.linalg.matrix_exp(S(np.ones((2, 3))))
+    with pytest.raises(TypeError, match="matrix_exp"):  # torch: RuntimeError (tessera's is one)
+        ts.linalg.matrix_exp(S(np.eye(2, dtype=np.int64)))
+
+
+def test_vander_matches_torch_and_its_checks():
+    for x in (np.array([1., 2, 3]), np.arange(6).reshape(2, 3), np.array([1 + 2j, 3 - 1j]),
+              np.arange(8.)[::2]):
+        for N in (None, 2, 5):
+            close(torch.linalg.vander(T(x), N=N), ts.linalg.vander(S(x), N=N))
+    compare_grads(lambda x: ts.linalg.vander(x, N=4), lambda x: torch.linalg.vander(x, N=4),
+                  [mat((2, 3), shift=False)], generator=RNG)
+    # torch's checks (N = 1 and bool were accepted before)
+    for N in (1, 0):
+        with pytest.raises(RuntimeError, match="N must be greater than 1"):
+            torch.linalg.vander(T(np.ones(3)), N=N)
+        with pytest.raises(RuntimeError, match="N must be greater than 1"):
+            ts.linalg.vander(S(np.ones(3)), N=N)
+    with pytest.raises(RuntimeError, match="vander"):
+        ts.linalg.vander(S(np.array([True, False])))
+    with pytest.raises(RuntimeError, match="vander"):
+        ts.linalg.vander(S(np.float64(2.0)))
+
+
+# ---- cross, outer
+def test_cross_and_outer_are_bindings_matching_torch_and_numpy():
+    for name in ("cross", "outer"):
+        assert type(getattr(ts.linalg, name)).__name__ == "builtin_function_or_method", name
+    a, b = mat((4, 3), shift=False), mat((1, 3), shift=False)
+    close(torch.linalg.cross(T(a), T(b)), ts.linalg.cross(S(a), S(b)))
+    b3 = mat((2, 1, 3), shift=False)  # NumPy's broadcasting over different ranks
+    close(np.cross(a, b3), ts.linalg.cross(S(a), S(b3)))
+    c, d = mat((3, 5), shift=False), mat((3, 5), shift=False)
+    close(torch.linalg.cross(T(c), T(d), dim=0), ts.linalg.cross(S(c), S(d), axis=0))
+    close(torch.linalg.cross(input=T(c), other=T(d), dim=0),
+          ts.linalg.cross(input=S(c), other=S(d), dim=0))
+    close(torch.linalg.cross(T(c).T, T(d).T), ts.linalg.cross(S(c).mT, S(d).mT))  # strided
+    close(torch.linalg.cross(T(np.zeros((0, 3))), T(np.zeros((0, 3)))),
+          ts.linalg.cross(S(np.zeros((0, 3))), S(np.zeros((0, 3)))))
+    close(torch.linalg.cross(T(np.arange(3)), T(np.arange(3, 6))),
+          ts.linalg.cross(S(np.arange(3)), S(np.arange(3, 6))))  # int64
+    compare_grads(ts.linalg.cross, torch.linalg.cross, [a, b], generator=RNG)
+    x, y = mat((4,), shift=False), mat((0,), shift=False)
+    close(np.outer(x, x), ts.linalg.outer(S(x), S(x)))
+    close(np.outer(x, y), ts.linalg.outer(S(x), S(y)))
+    compare_grads(ts.linalg.outer, torch.outer, [x, x[:3]], generator=RNG)
+    with pytest.raises(IndexError, match="cross: axis 2"):
+        ts.linalg.cross(S(a), S(a), axis=2)
+    with pytest.raises(ValueError, match="cross: expected size 3"):
+        ts.linalg.cross(S(c), S(d))
+    with pytest.raises(ValueError, match="outer: expected 1-D"):
+        ts.linalg.outer(S(a), S(x))
+    with pytest.raises(TypeError, match="missing required argument 'other'"):
+        ts.linalg.cross(S(a))
+
+
+# ---- diagonal, trace
+def test_diagonal_and_trace_are_bindings():
+    for name in ("diagonal", "trace"):
+        assert type(getattr(ts.linalg, name)).__name__ == "builtin_function_or_method", name
+    x = np.arange(24.).reshape(2, 3, 4)
+    close(np.linalg.diagonal(x, offset=1), ts.linalg.diagonal(S(x), offset=1))
+    close(torch.linalg.diagonal(T(x), offset=-1, dim1=0, dim2=2),
+          ts.linalg.diagonal(A=S(x), offset=-1, dim1=0, dim2=2))
+    close(np.linalg.trace(x, offset=1), ts.linalg.trace(S(x), offset=1))
+    close(np.linalg.trace(x[:, ::2, ::-1], dtype=np.float32),
+          ts.linalg.trace(S(x)[:, ::2, ::-1], dtype=ts.float32))
+    close(np.linalg.trace(np.zeros((2, 0, 0))), ts.linalg.trace(S(np.zeros((2, 0, 0)))))
+    for fn in (ts.linalg.diagonal, ts.linalg.trace):
+        with pytest.raises(ValueError, match=fn.__name__):
+            fn(S(np.ones(3)))
