@@ -188,8 +188,11 @@ Scalar number_arg(py::handle h, const std::string& op, const char* name) {
   }
   if (is_numpy_scalar(h)) return number_arg(h.attr("item")(), op, name);
   if (to_scalar(h, s)) return s;
-  if (PyIndex_Check(h.ptr()))
-    return number_arg(py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr())), op, name);
+  if (PyIndex_Check(h.ptr())) {
+    py::object v = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
+    if (!v) throw py::error_already_set();
+    return number_arg(v, op, name);
+  }
   if (py::hasattr(h, "__float__"))
     return Scalar::from_double(py::cast<double>(py::float_(py::reinterpret_borrow<py::object>(h))));
   throw TypeError(op + ": " + name + " must be a number, got " + type_name_of(h));

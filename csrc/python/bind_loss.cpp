@@ -68,7 +68,9 @@ nn::Reduction reduction_of(py::handle size_average, py::handle reduce, py::handl
 nn::Reduction enum_reduction(py::handle r, const char* op) {
   if (py::isinstance<py::str>(r)) return nn::parse_reduction(r.cast<std::string>(), op);
   if (!py::isinstance<py::bool_>(r) && PyIndex_Check(r.ptr())) {
-    const int64_t v = py::cast<int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(r.ptr())));
+    py::object idx = py::reinterpret_steal<py::object>(PyNumber_Index(r.ptr()));
+    if (!idx) throw py::error_already_set();
+    const int64_t v = py::cast<int64_t>(idx);
     if (v == 0) return nn::Reduction::None;
     if (v == 1) return nn::Reduction::Mean;
     if (v == 2) return nn::Reduction::Sum;

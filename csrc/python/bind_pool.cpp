@@ -37,7 +37,10 @@ Shape adaptive_sizes(const Tensor& x, py::handle h, int nsp, const std::string& 
     }
     TS_CHECK(!py::isinstance<py::bool_>(items[i]) && PyIndex_Check(items[i].ptr()), TypeError, op,
              ": output_size must be ints or None, got ", py::repr(h).cast<std::string>());
-    out[i] = py::cast<int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(items[i].ptr())));
+    // __index__ may refuse (a tensor with other than one element): its error propagates.
+    py::object v = py::reinterpret_steal<py::object>(PyNumber_Index(items[i].ptr()));
+    if (!v) throw py::error_already_set();
+    out[i] = py::cast<int64_t>(v);
   }
   return out;
 }

@@ -523,3 +523,16 @@ def test_fuzz_findings_where_and_matrix_norm() -> None:
     assert "pybind11" not in str(info.value)
     with pytest.raises(RuntimeError, match="at least 2 dimensions"):
         ts.linalg.matrix_norm(ts.asarray(3, dtype=ts.int32), 0)
+
+
+def test_sizes_from_tensors_whose_index_refuses_raise_not_crash():
+    """output_size / reduction given as a tensor without exactly one element: __index__ refuses,
+    and the binding raises its TypeError (was a NULL dereference: signal 11 in the fuzzer)."""
+    import tessera.nn.functional as F
+    x = ts.zeros((3, 5, 0), dtype=ts.uint64)
+    with pytest.raises(TypeError):
+        F.adaptive_max_pool2d(x, ts.zeros((0, 2, 1), dtype=ts.bool))
+    with pytest.raises(TypeError):
+        F.adaptive_avg_pool1d(ts.zeros((2, 3, 4)), ts.zeros(0, dtype=ts.int64))
+    with pytest.raises(TypeError):
+        ts.kl_div(ts.zeros(3), ts.zeros(3), reduction=ts.zeros(0, dtype=ts.int64))
