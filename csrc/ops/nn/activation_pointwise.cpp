@@ -13,6 +13,7 @@
 // in-place rules (assign_inplace_result: same shape, a dtype x can hold; x takes y's history).
 #include "ops/nn/activation_pointwise.h"
 
+#include "autograd/autocast.h"
 #include "autograd/function.h"
 #include "autograd/meta.h"
 #include "autograd/record.h"
@@ -40,8 +41,13 @@ Tensor B(const ElementwiseDef& d, const Tensor& a, const Tensor& b) { return bin
 Tensor B(const ElementwiseDef& d, const Tensor& a, double b) { return binary_op(d, a, sc(b)); }
 
 // Note [In-place activations]
+// Note [Activations under autocast]: PyTorch runs these activations as single kernels on no
+// autocast list, so they keep a float16/bfloat16 input's dtype; their elementwise insides
+// (exp, expm1, pow are on the float32 list) must not autocast one by one. Each entry point
+// suspends autocast (softplus, on the float32 list, applies its own policy instead).
 template <class Fn>
 Tensor apply(const char* op, const Tensor& x, bool inplace, Fn fn) {
+  const autocast::Suspended no_autocast;
   if (!inplace) return fn(x);
   autograd::check_inplace(x, op);
   const Tensor y = fn(autograd::needs_grad({&x}) ? clone_op(x) : x);
@@ -70,6 +76,7 @@ constexpr double kSeluScale = 1.0507009873554804934193349852946;
 }  // namespace
 
 Tensor sigmoid(const Tensor& input) {
+  const autocast::Suspended no_autocast;  // Note [Activations under autocast]
   const Tensor x = is_floating(input.dtype()) || is_complex(input.dtype())
                        ? input
                        : astype_op(input, default_float_dtype(), false);
@@ -82,6 +89,7 @@ Tensor sigmoid(const Tensor& input) {
 }
 
 Tensor logsigmoid(const Tensor& x) {
+  const autocast::Suspended no_autocast;  // Note [Activations under autocast]
   // min(x, 0) - log1p(exp(-|x|)) with the kinks at 0 as wheres: the second derivative at 0 is
   // PyTorch's -1/4 (minimum / abs have none there)
   const Tensor pos = B(greater_equal_def, x, 0.0);
@@ -98,11 +106,18 @@ Tensor softplus(const Tensor& input, double beta, double threshold) {
   return where(above, x, soft);
 }
 
-Tensor softsign(const Tensor& x) { return divide(x, add(sc(1.0), U(abs_def, x))); }
+Tensor softsign(const Tensor& x) {
+  const autocast::Suspended no_autocast;  // Note [Activations under autocast]
+  return divide(x, add(sc(1.0), U(abs_def, x)));
+}
 
-Tensor tanhshrink(const Tensor& x) { return subtract(x, U(tanh_def, x)); }
+Tensor tanhshrink(const Tensor& x) {
+  const autocast::Suspended no_autocast;  // Note [Activations under autocast]
+  return subtract(x, U(tanh_def, x));
+}
 
 Tensor hardshrink(const Tensor& x, double lambd) {
+  const autocast::Suspended no_autocast;  // Note [Activations under autocast]
   TS_CHECK(is_floating(x.dtype()), NotImplementedError, "hardshrink: not implemented for ",
            dtype_name(x.dtype()), " input of shape ", shape_str(x.shape()),
            "; hint: cast it to a floating dtype");
@@ -114,6 +129,7 @@ Tensor hardshrink(const Tensor& x, double lambd) {
 }
 
 Tensor softshrink(const Tensor& x, double lambd) {
+  const autocast::Suspended no_autocast;  // Note [Activations under autocast]
   TS_CHECK(lambd >= 0, ValueError, "softshrink: lambda must be non-negative, got ", lambd,
            " (input ", dtype_name(x.dtype()), " of shape ", shape_str(x.shape()), ")");
   return where(B(greater_def, x, lambd), subtract(x, sc(lambd)),
@@ -121,6 +137,7 @@ Tensor softshrink(const Tensor& x, double lambd) {
 }
 
 Tensor glu(const Tensor& x, int64_t dim) {
+  const autocast::Suspended no_autocast;  // Note [Activations under autocast]
   TS_CHECK(x.ndim() > 0, ValueError,
            "glu: does not support 0-d input (the halving dimension must have an even size); "
            "hint: reshape the input to at least 1-D");
@@ -132,6 +149,7 @@ Tensor glu(const Tensor& x, int64_t dim) {
 }
 
 Tensor prelu(const Tensor& x, const Tensor& weight) {
+  const autocast::Suspended no_autocast;  // Note [Activations under autocast]
   TS_CHECK(weight.ndim() <= 1, ValueError, "prelu: weight must be 0-D or 1-D, got shape ",
            shape_str(weight.shape()));
   const int64_t n = weight.numel();
