@@ -99,7 +99,7 @@ def cases(grad: bool) -> List[tuple]:
             "torch": lambda: TF.scaled_dot_product_attention(qt, kt, vt)}),
         ("sdpa vs its kernels", {
             "ts": lambda: F.scaled_dot_product_attention(q, k, v),
-            "C": lambda: _C.matmul(_C._attention_softmax(_C.matmul(q, _C._matrix_transpose(k)),
+            "C": lambda: _C.matmul(_C._attention_softmax(_C.matmul(q, _C.matrix_transpose(k)),
                                                          scale, False), v),
             "torch": lambda: TF.scaled_dot_product_attention(qt, kt, vt)}),
     ]

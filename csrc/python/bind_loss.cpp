@@ -398,6 +398,16 @@ void init_loss(py::module_& m) {
       "(pairwise_distance, eps added to the difference); swap uses min(d(a, n), d(p, n))\n"
       "(the C++ op csrc/ops/nn/loss.h).");
   m.def(
+      "pairwise_distance",
+      [](const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+        return nn::pairwise_distance(x1, x2, p, eps, keepdim);
+      },
+      py::arg("x1"), py::arg("x2"), py::arg("p") = 2.0, py::arg("eps") = 1e-6,
+      py::arg("keepdim") = false,
+      "pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False)\n--\n\n"
+      "The p-norm of x1 - x2 + eps over the last axis (broadcasting): (..., D) -> (...), as\n"
+      "torch.nn.functional.pairwise_distance; the same op triplet_margin_loss uses.");
+  m.def(
       "triplet_margin_with_distance_loss",
       [](const Tensor& anchor, const Tensor& positive, const Tensor& negative,
          py::handle distance_function, double margin, bool swap, py::handle reduction) {

@@ -225,3 +225,24 @@ def test_top_level_errors() -> None:
         ts.kl_div(x, x, 1, True)
     with pytest.raises(TypeError, match="poisson_nll_loss"):
         ts.poisson_nll_loss(x, x)
+
+
+@pytest.mark.parametrize("shapes", [((4, 5), (4, 5)), ((5,), (5,)), ((3, 4, 5), (4, 5)), ((4, 5), (1, 5))])
+@pytest.mark.parametrize("p", [2.0, 1.0, float("inf"), 3.0, 0.5])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_pairwise_distance_is_the_one_cpp_op_as_torch(shapes, p, keepdim):
+    """F.pairwise_distance is the binding of the op triplet_margin_loss uses (the Python twin,
+    sum(|d|**p)**(1/p), is gone): values and float64 gradients as torch's norm-based one."""
+    import tessera.nn.functional as F
+    assert F.pairwise_distance is ts._C.pairwise_distance
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+    x, y = ts.asarray(a, requires_grad=True), ts.asarray(b, requires_grad=True)
+    xt, yt = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    o = F.pairwise_distance(x, y, p, 1e-6, keepdim)
+    ot = torch.nn.functional.pairwise_distance(xt, yt, p, 1e-6, keepdim)
+    np.testing.assert_allclose(o.detach().numpy(), ot.detach().numpy(), rtol=1e-10, atol=1e-12)
+    o.sum().backward()
+    ot.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(y.grad.numpy(), yt.grad.numpy(), rtol=1e-8, atol=1e-10)

@@ -42,7 +42,6 @@ from tessera.nn.functional import norm as norm
 from tessera.nn.functional.norm import normalize as normalize
 from tessera.nn.functional.misc import one_hot as one_hot
 from tessera.nn.functional.conv import pad as pad
-from tessera.nn.functional.misc import pairwise_distance as pairwise_distance
 from tessera.nn.functional.sampling_distance import pdist as pdist
 from tessera.nn.functional.shuffle import pixel_shuffle as pixel_shuffle
 from tessera.nn.functional.shuffle import pixel_unshuffle as pixel_unshuffle
@@ -181,6 +180,8 @@ def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = ..., size
     """Per-class logistic loss -(y log sigmoid(x) + (1 - y) log sigmoid(-x)) (times weight), averaged over the last (class) axis (the C++ op csrc/ops/nn/loss.h)."""
 def nll_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities and (N, ...) class indices; 'mean' divides by the summed weights of the non-ignored targets (the C++ op csrc/ops/nn/loss.h)."""
+def pairwise_distance(x1: Any, x2: Any, p: Any = ..., eps: Any = ..., keepdim: Any = ...) -> Any:
+    """The p-norm of x1 - x2 + eps over the last axis (broadcasting): (..., D) -> (...), as torch.nn.functional.pairwise_distance; the same op triplet_margin_loss uses."""
 def poisson_nll_loss(input: Any, target: Any, log_input: Any = ..., full: Any = ..., size_average: Any = ..., eps: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """exp(x) - y x (log_input) or x - y log(x + eps); full adds the Stirling term y log y - y + 0.5 log(2 pi y) where y > 1. Input and target broadcast (the C++ op csrc/ops/nn/loss.h)."""
 def prelu(input: Any, weight: Any) -> Any:

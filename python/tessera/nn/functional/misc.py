@@ -71,15 +71,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     return out
 
 
-def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
-                      keepdim: bool = False) -> Tensor:
-    t = _ts()
-    d = t.abs(x1 - x2 + eps)
-    if p == math.inf:
-        return t.max(d, axis=-1, keepdims=keepdim)
-    if p == 0:
-        return t.sum((d != 0).astype(d.dtype), axis=-1, keepdims=keepdim)
-    return t.sum(d ** p, axis=-1, keepdims=keepdim) ** (1.0 / p)
+# pairwise_distance is the C++ binding (csrc/python/bind_loss.cpp), the op triplet_margin_loss uses
+pairwise_distance = _C.pairwise_distance
 
 
 class _ClampMinNoGrad(Function):
