@@ -1,7 +1,6 @@
 """linear, bilinear, one_hot, embedding, scaled_dot_product_attention, distances."""
 from __future__ import annotations
 
-import math
 from typing import Any, Optional
 
 from ... import _C
