@@ -50,6 +50,16 @@ void normal_(const Tensor& x, double mean, double std, Generator& g) {
   fill_random(x, RandomDist::Normal, mean, std, g, "normal");
 }
 
+void standard_fill_(const Tensor& x, bool normal, Generator& g) {
+  const bool complex = is_complex(x.dtype());
+  const Tensor t = complex ? view_as_real(x) : x;  // the (..., 2) real parts, in place
+  if (normal)
+    normal_(t, 0.0, complex ? std::sqrt(0.5) : 1.0, g);
+  else
+    uniform_(t, 0.0, 1.0, g);
+  if (complex) x.bump_version();
+}
+
 Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Device device,
                Generator& g) {
   TS_CHECK(low < high, ValueError, "randint: expected low < high, got low=", low, ", high=", high);

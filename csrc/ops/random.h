@@ -94,6 +94,9 @@ TS_DECLARE_STUB(MultinomialKernel, multinomial_stub);
 // In place over any floating x (views included): element order is x's C order.
 void uniform_(const Tensor& x, double low, double high, Generator& g);
 void normal_(const Tensor& x, double mean, double std, Generator& g);
+// rand/randn's numbers in place: U[0, 1) or N(0, 1) for floating x; for complex x (torch's
+// rule) independent real and imaginary parts, each U[0, 1) or N(0, 1/2) (so E|z|^2 = 1).
+void standard_fill_(const Tensor& x, bool normal, Generator& g);
 Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Device device,
                Generator& g);
 Tensor randperm(int64_t n, DType dtype, Device device, Generator& g);

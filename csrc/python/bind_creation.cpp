@@ -351,16 +351,14 @@ Tensor random_like_py(const char* op_name, int kind, py::handle input, py::handl
                      default_generator());
     });
   } else {
-    if (!is_floating(dt))
-      throw TypeError(op + ": expected a floating-point dtype, got " + dtype_name(dt));
+    if (!is_floating(dt) && !is_complex(dt))
+      throw TypeError(op + ": expected a floating-point dtype, got " + dtype_name(dt) +
+                      "; hint: pass a floating or complex dtype=");
     t = named(op, [&] {
       const Device dev = device.is_none() ? x.device() : to_device(device);
       const Strides st = preserved_strides(x);
       Tensor flat = Tensor::empty(st.empty() ? x.shape() : Shape{x.numel()}, dt, dev);
-      if (kind == 0)
-        uniform_(flat, 0.0, 1.0, default_generator());
-      else
-        normal_(flat, 0.0, 1.0, default_generator());
+      standard_fill_(flat, kind == 1, default_generator());
       return st.empty() ? flat : flat.as_strided(x.shape(), st, 0);
     });
   }

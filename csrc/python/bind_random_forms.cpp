@@ -100,7 +100,8 @@ Tensor destination(const Shape& shape, py::handle dtype, DType fallback, py::han
 Tensor floating(Tensor t, py::handle dtype, const char* op) {
   if (!is_floating(t.dtype()))
     throw TypeError(std::string(op) + ": expected a floating-point dtype, got " +
-                    dtype_name(t.dtype()) + "; hint: pass dtype=ts.float32 or ts.float64");
+                    dtype_name(t.dtype()) + "; hint: pass dtype=ts.float32 or ts.float64" +
+                    (std::string(op) == "uniform" ? "" : " (or a complex dtype)"));
   (void)dtype;
   return t;
 }
@@ -118,11 +119,9 @@ py::object sample(bool normal, const py::args& args, py::handle size, py::handle
   check_options(layout, pin_memory, op);
   const Shape shape = sizes_arg(args, size, op);
   Generator& g = generator_arg(generator, op);
-  Tensor t = floating(destination(shape, dtype, default_float_dtype(), device, out, op), dtype, op);
-  if (normal)
-    normal_(t, 0.0, 1.0, g);
-  else
-    uniform_(t, 0.0, 1.0, g);
+  Tensor t = destination(shape, dtype, default_float_dtype(), device, out, op);
+  if (!is_complex(t.dtype())) t = floating(t, dtype, op);
+  standard_fill_(t, normal, g);
   return finish(out, t, requires_grad);
 }
 

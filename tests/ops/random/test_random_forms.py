@@ -116,3 +116,32 @@ def test_signatures_are_the_bindings():
     assert ts.rand is ts._C.rand and ts.random.randn is ts._C.randn and ts.randint is ts._C.randint
     assert str(inspect.signature(ts.rand)).startswith("(*size, generator=None, out=None")
     assert "generator=None" in str(inspect.signature(ts.randperm))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("normal", [False, True])
+def test_complex_rand_randn_as_torch(dtype, normal):
+    """torch's complex samples: independent real and imaginary parts, each U[0, 1) (rand) or
+    N(0, 1/2) (randn: E|z|^2 = 1); the *_like forms and out= too; reproducible under seed."""
+    import numpy as np
+    name = "randn" if normal else "rand"
+    dt = getattr(ts, dtype)
+    ts.manual_seed(11)
+    a = getattr(ts, name)(100_000, dtype=dt).numpy()
+    assert a.dtype == np.dtype(dtype)
+    mean, var = (0.0, 0.5) if normal else (0.5, 1.0 / 12)
+    for part in (a.real, a.imag):
+        assert abs(part.mean() - mean) < 0.01 and abs(part.var() - var) < 0.01
+    assert abs(np.corrcoef(a.real, a.imag)[0, 1]) < 0.02
+    if not normal:
+        assert a.real.min() >= 0 and a.real.max() < 1 and a.imag.min() >= 0 and a.imag.max() < 1
+    t = getattr(torch, name)(100_000, dtype=getattr(torch, dtype)).numpy()
+    assert abs(t.real.var() - a.real.var()) < 0.01  # the same distribution as torch's
+    ts.manual_seed(11)
+    np.testing.assert_array_equal(getattr(ts, name)(100_000, dtype=dt).numpy(), a)
+    like = getattr(ts, name + "_like")(ts.zeros((50_000,), dtype=dt)).numpy()
+    assert like.dtype == np.dtype(dtype) and abs(like.imag.var() - var) < 0.01
+    out = ts.empty((3,), dtype=dt)
+    assert getattr(ts, name)(2, 2, out=out) is out and out.shape == (2, 2)
+    with pytest.raises(TypeError, match=name):
+        getattr(ts, name)(3, dtype=ts.int64)
