@@ -381,7 +381,14 @@ Tensor vector_norm(const Tensor& x_, const Axes& axes, bool keepdims, const Scal
     if (is_floating(x.dtype())) return vector_norm_inf(x, axes, keepdims, p > 0);
     return p > 0 ? nonneg_max(a, axes, keepdims, "vector_norm") : min(a, axes, keepdims);
   }
-  if (p == 0) return astype(count_nonzero(a, axes, keepdims), a.dtype());
+  if (p == 0) {
+    // torch's: the count of nonzero (NaN included) elements, differentiable with a zero
+    // gradient: each counted 1 is sign(|x|) (derivative 0); NaNs are replaced by 1 first, by a
+    // where, so no 0 * NaN reaches their gradient.
+    const Tensor m = unary_op(abs_def, where(unary_op(isnan_def, x), weak_int(1), x));
+    return sum(where(binary_op(not_equal_def, m, weak_int(0)), unary_op(sign_def, m), weak_int(0)),
+               axes, keepdims, std::nullopt);
+  }
   if (p == 1) return sum(a, axes, keepdims, std::nullopt);
   // Note [norm gradient at 0]: torch's norm_backward gives 0 (not 0 * inf = NaN) where the
   // norm is 0, and for p < 1 where an element is 0. The root (and for p < 1 the power) is

@@ -375,3 +375,20 @@ def test_batched_parallel_matches_serial():
         ts.set_num_threads(n)
     np.testing.assert_array_equal(r1, r2)
     close(r1, np.linalg.inv(a), "float64")
+
+
+def test_vector_norm_ord_0_counts_and_is_differentiable_like_torch():
+    """ord=0 counts nonzero elements (NaN and inf included) as torch, and its result takes part
+    in autograd (torch: a grad_fn whose gradient is zero) instead of cutting the graph."""
+    import torch
+    a = np.array([[0.0, 1.5, np.nan], [np.inf, 0.0, -2.0]])
+    for axis, keep in ((None, False), (1, True), (0, False)):
+        x = ts.asarray(a, requires_grad=True)
+        got = ts.linalg.vector_norm(x, 0, axis=axis, keepdims=keep)
+        want = torch.linalg.vector_norm(torch.tensor(a), 0, dim=axis, keepdim=keep)
+        np.testing.assert_array_equal(got.detach().numpy(), want.numpy())
+        assert got.requires_grad and got.dtype == ts.float64
+        (got.sum() + (x * 0).nansum()).backward()
+        assert not np.isnan(x.grad.numpy()).any()
+    c = np.array([1 + 1j, 0j, complex(np.nan, 0)])
+    assert float(ts.linalg.vector_norm(ts.asarray(c), 0)) == 2.0
