@@ -1,5 +1,6 @@
-// Binding of cosine_similarity (ops/nn/similarity.h): tessera.nn.functional.cosine_similarity
-// is this entry point itself, with torch's signature (Note [Readable signatures]).
+// Bindings of cosine_similarity and _scale_grad (ops/nn/similarity.h):
+// tessera.nn.functional.cosine_similarity is this entry point itself, with torch's signature (Note
+// [Readable signatures]).
 #include "ops/nn/similarity.h"
 #include "python/convert.h"
 
@@ -18,6 +19,10 @@ void init_similarity(py::module_& m) {
       "x1 . x2 / (max(||x1||, eps) max(||x2||, eps)) along dim, x1 and x2 broadcast to a\n"
       "common shape first, as torch.nn.functional.cosine_similarity: the clamps' gradient is\n"
       "the identity, so a zero vector's gradient is finite (the C++ op csrc/ops/nn/similarity.h).");
+  m.def("_scale_grad", &nn::scale_grad, py::arg("x"), py::arg("scale"),
+        "_scale_grad(x, scale)\n--\n\n"
+        "A copy of x whose gradient is the incoming one times scale (a constant, broadcast):\n"
+        "the gradient scaling of F.embedding(scale_grad_by_freq=True) (csrc/ops/nn/similarity.h).");
 }
 
 }  // namespace ts::python

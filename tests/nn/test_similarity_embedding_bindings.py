@@ -99,3 +99,37 @@ def test_module_and_torch_alias() -> None:
     np.testing.assert_allclose(out.numpy(), ref, rtol=1e-12)
     np.testing.assert_allclose(ts.cosine_similarity(ts.tensor(a), ts.tensor(b), 0, 1e-3).numpy(),
                                ref, rtol=1e-12)
+
+
+# ------------------------------------------------------------------ embedding(scale_grad_by_freq)
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("padding_idx", [None, 2, -1])
+def test_embedding_scale_grad_by_freq_matches_torch(dtype, padding_idx) -> None:
+    w = RNG.standard_normal((7, 4)).astype(dtype)
+    idx = np.array([[0, 2, 2, 6], [2, 5, 1, 6], [3, 3, 3, 0]])
+    g = RNG.standard_normal(idx.shape + (4,)).astype(dtype)
+    sw = ts.tensor(w, requires_grad=True)
+    tw = torch.tensor(w, requires_grad=True)
+    out = F.embedding(ts.tensor(idx), sw, padding_idx, scale_grad_by_freq=True)
+    ref = TF.embedding(torch.tensor(idx), tw, padding_idx, scale_grad_by_freq=True)
+    np.testing.assert_array_equal(out.detach().numpy(), ref.detach().numpy())  # exactly x
+    out.backward(ts.tensor(g))
+    ref.backward(torch.tensor(g))
+    tol = 1e-12 if dtype == "float64" else 1e-6
+    np.testing.assert_allclose(sw.grad.numpy(), tw.grad.numpy(), rtol=tol, atol=tol)
+
+
+def test_scale_grad_op_values_gradients_and_node() -> None:
+    x = ts.tensor(RNG.standard_normal((3, 2)), requires_grad=True)
+    s = ts.tensor([[0.5], [1.0], [0.25]])
+    y = _C._scale_grad(x, s)
+    np.testing.assert_array_equal(y.detach().numpy(), x.detach().numpy())
+    assert y.grad_fn.name() == "ScaleGradBackward0"
+    g = RNG.standard_normal((3, 2))
+    (gx,) = ts.autograd.grad(y, x, ts.tensor(g), create_graph=True)
+    np.testing.assert_allclose(gx.detach().numpy(), g * s.numpy(), rtol=1e-15)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.broadcast_to(s.numpy(), (3, 2)), rtol=1e-15)
+    z = _C._scale_grad(ts.tensor([1.0, 2.0]), ts.tensor(0.5))
+    assert not z.requires_grad and z.grad_fn is None

@@ -1,6 +1,7 @@
-// cosine_similarity: similarity.h.
+// cosine_similarity and scale_grad: similarity.h.
 #include "ops/nn/similarity.h"
 
+#include "autograd/function.h"
 #include "autograd/meta.h"
 #include "core/error.h"
 #include "core/shape.h"
@@ -21,6 +22,12 @@ Tensor clamp_min_identity_grad(const Tensor& n, double eps) {
   const Tensor shift = autograd::detach(
       subtract(binary_op(maximum_def, n, wrap_scalar(Scalar::from_double(eps))), n));
   return add(n, shift);
+}
+
+// d(scale_grad(x, s))/dx = s: the gradient times the saved scale (recorded, so differentiable).
+autograd::variable_list scale_grad_bw(const autograd::BackwardCtx& c,
+                                      const autograd::variable_list& g) {
+  return {multiply(g[0], c.saved(0))};
 }
 
 }  // namespace
@@ -46,6 +53,15 @@ Tensor cosine_similarity(const Tensor& x1_, const Tensor& x2_, int64_t dim, doub
   const Tensor n1 = clamp_min_identity_grad(vector_norm(x1, Shape{axis}, true, two), eps);
   const Tensor n2 = clamp_min_identity_grad(vector_norm(x2, Shape{axis}, true, two), eps);
   return sum(multiply(divide(x1, n1), divide(x2, n2)), Shape{axis}, false, std::nullopt);
+}
+
+Tensor scale_grad(const Tensor& x, const Tensor& scale) {
+  Tensor y = clone(x);
+  if (!autograd::needs_grad({&x})) return y;
+  static const autograd::Formula kScaleGrad{"ScaleGradBackward", scale_grad_bw};
+  auto node = autograd::record(kScaleGrad, {x}, {y});
+  node->save(autograd::detach(scale));
+  return y;
 }
 
 }  // namespace ts::nn

@@ -1,5 +1,6 @@
 // cosine_similarity (PyTorch's F.cosine_similarity) as a C++ op written with recorded ops, so
-// gradients of every order come from their formulas.
+// gradients of every order come from their formulas; scale_grad, the gradient scaling behind
+// F.embedding(scale_grad_by_freq=True).
 #pragma once
 #include "core/tensor.h"
 
@@ -11,5 +12,10 @@ namespace ts::nn {
 // finite. Integral operands become the common floating dtype; a non-floating common dtype is a
 // TypeError. Autocast: float32.
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps);
+
+// A copy of x whose gradient is the incoming one times `scale` (broadcast to x, a constant):
+// the values are exactly x's. Embedding(scale_grad_by_freq=True) scales each looked-up row's
+// gradient by 1 / (its index's count in the batch). Node "ScaleGradBackward".
+Tensor scale_grad(const Tensor& x, const Tensor& scale);
 
 }  // namespace ts::nn
