@@ -16,7 +16,6 @@ from tessera.nn.functional.conv import conv3d as conv3d
 from tessera.nn.functional.conv import conv_transpose1d as conv_transpose1d
 from tessera.nn.functional.conv import conv_transpose2d as conv_transpose2d
 from tessera.nn.functional.conv import conv_transpose3d as conv_transpose3d
-from tessera.nn.functional.misc import cosine_similarity as cosine_similarity
 from tessera.nn.functional.loss import ctc_loss as ctc_loss
 from tessera.nn.functional.dropout import dropout as dropout
 from tessera.nn.functional.dropout import dropout1d as dropout1d
@@ -88,6 +87,8 @@ def celu_(input: Any, alpha: Any = ...) -> Any:
     """celu(input, alpha, inplace=True)."""
 def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """1 - cos(x1, x2) where target == 1, max(0, cos - margin) where target == -1, 0 elsewhere; inputs (N, D) with target (N,), or (D,) with a 0-d target (the C++ op csrc/ops/nn/loss.h)."""
+def cosine_similarity(x1: Any, x2: Any, dim: Any = ..., eps: Any = ...) -> Any:
+    """x1 . x2 / (max(||x1||, eps) max(||x2||, eps)) along dim, x1 and x2 broadcast to a common shape first, as torch.nn.functional.cosine_similarity: the clamps' gradient is the identity, so a zero vector's gradient is finite (the C++ op csrc/ops/nn/similarity.h)."""
 def cross_entropy(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ..., label_smoothing: Any = ...) -> Any:
     """log_softmax over dim 1 (dim 0 for unbatched (C,) input) + NLL with class indices (N, ...), or the cross entropy with class probabilities (input's shape) when target is floating; PyTorch's formulas for weight (C,), ignore_index and label_smoothing (the legacy size_average/reduce replace reduction, with PyTorch's warning). The C++ op csrc/ops/nn/loss.h: one fused kernel for class indices, gradients of every order."""
 def elu(input: Any, alpha: Any = ..., inplace: Any = ...) -> Any:

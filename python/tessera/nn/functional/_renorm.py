@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import _C
 from ..._C import Tensor
-from ...autograd.function import Function, FunctionCtx
 
 
 def _ts() -> Any:
@@ -34,20 +34,6 @@ def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float,
     return weight
 
 
-class _ScaleGrad(Function):
-    """Identity forward; the backward multiplies the gradient by `scale` (broadcast)."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, scale: Tensor) -> Tensor:  # type: ignore[override]
-        ctx.save_for_backward(scale)
-        return x
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
-        (scale,) = ctx.saved_tensors
-        return g * scale, None
-
-
 def scale_grad_by_freq(rows: Tensor, flat_idx: Tensor) -> Tensor:
     """rows (M, dim) looked up at flat_idx (M,): the same values, with each row's gradient
     divided by how often its index occurs in the batch (Embedding(scale_grad_by_freq=True))."""
@@ -56,4 +42,4 @@ def scale_grad_by_freq(rows: Tensor, flat_idx: Tensor) -> Tensor:
     counts = t.unique_counts(flat_idx).counts
     per_row = t.take(counts, t.reshape(inverse, (-1,)), axis=0)
     scale = t.expand_dims(1.0 / per_row.astype(rows.dtype), axis=1)
-    return _ScaleGrad.apply(rows, scale)
+    return _C._scale_grad(rows, scale)  # the C++ op csrc/ops/nn/similarity.h

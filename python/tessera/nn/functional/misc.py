@@ -6,7 +6,6 @@ from typing import Any, Optional
 from ... import _C
 from ..._C import Tensor
 from ...amp import _policy as _amp
-from ...autograd.function import Function, FunctionCtx
 from .attention import scaled_dot_product_attention  # noqa: F401
 
 
@@ -74,29 +73,5 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
 pairwise_distance = _C.pairwise_distance
 
 
-class _ClampMinNoGrad(Function):
-    """max(x, eps) whose gradient is the identity: torch's cosine_similarity clamps the norms
-    in place under no_grad, so their gradient is that of the unclamped norm."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, eps: float) -> Tensor:  # type: ignore[override]
-        return _ts().where(x < eps, eps, x)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, g: Tensor) -> Any:  # type: ignore[override]
-        return g, None
-
-
-def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    """x1 . x2 / (max(||x1||, eps) max(||x2||, eps)) along `dim`, with torch's gradient (finite
-    at a zero vector: the norm's gradient is 0 there, Note [norm gradient at 0])."""
-    x1, x2 = _amp.cast("cosine_similarity", x1, x2)
-    t = _ts()
-    if tuple(x1.shape) != tuple(x2.shape):
-        # Both to the common shape first (torch's expand_outplace): the norms along `dim`
-        # are then taken over the broadcast extent, not over a size-1 axis.
-        shape = t.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
-        x1, x2 = t.broadcast_to(x1, shape), t.broadcast_to(x2, shape)
-    n1 = _ClampMinNoGrad.apply(t.linalg.vector_norm(x1, ord=2, axis=dim), eps)
-    n2 = _ClampMinNoGrad.apply(t.linalg.vector_norm(x2, ord=2, axis=dim), eps)
-    return t.sum(x1 * x2, axis=dim) / (n1 * n2)
+# cosine_similarity is the C++ binding (csrc/python/bind_similarity.cpp)
+cosine_similarity = _C.cosine_similarity
