@@ -437,6 +437,22 @@ void install_on_class(py::handle cls_h) {
   }
 }
 
+// The class's pybind11 methods held by method_descriptor objects instead of
+// PyInstanceMethod: the same function (Tensor.op is it, x.op a bound method of it), but
+// x.op(...) calls it without making a bound method each time (Py_TPFLAGS_METHOD_DESCRIPTOR;
+// Note [One function, two spellings]; issue 17).
+void methods_as_descriptors(py::handle cls) {
+  py::dict d = cls.attr("__dict__");
+  std::vector<std::pair<py::object, py::object>> found;
+  for (auto kv : d)
+    if (PyInstanceMethod_Check(kv.second.ptr()) &&
+        is_pybind_function(PyInstanceMethod_GET_FUNCTION(kv.second.ptr())))
+      found.emplace_back(
+          py::reinterpret_borrow<py::object>(kv.first),
+          py::reinterpret_borrow<py::object>(PyInstanceMethod_GET_FUNCTION(kv.second.ptr())));
+  for (auto& [name, fn] : found) py::setattr(cls, name, method_descriptor(fn));
+}
+
 // Note [Keyword fast path]
 // pybind11 looks each parameter not given positionally up among the call's keywords by
 // interning its name anew (PyUnicode_InternFromString, once per parameter per call): a
@@ -546,6 +562,7 @@ void install_arg_errors(py::module_& m) {
     install_on_module(s);
   }
   install_on_class(m.attr("Tensor"));
+  methods_as_descriptors(m.attr("Tensor"));
   install_keyword_twins();  // last: wraps the finished bindings
 }
 

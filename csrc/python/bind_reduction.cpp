@@ -44,6 +44,7 @@ std::optional<DType> to_opt_dtype(py::handle h) {
 }
 
 bool is_int_like(py::handle h) {
+  if (PyLong_CheckExact(h.ptr())) return true;  // the common case, without the type checks
   return !PyBool_Check(h.ptr()) && (PyLong_Check(h.ptr()) || py::hasattr(h, "__index__")) &&
          !py::isinstance<py::tuple>(h) && !py::isinstance<py::list>(h) &&
          !py::isinstance<Tensor>(h);
@@ -169,7 +170,7 @@ py::object extreme_py(bool largest, bool method, py::handle x_, py::handle dim, 
     if (!dim.is_none()) throw py::type_error(std::string(op) + "() got both dim and other");
     return elementwise(other);
   }
-  if (py::isinstance<Tensor>(dim)) return elementwise(dim);  // torch.max(a, b)
+  if (!dim.is_none() && py::isinstance<Tensor>(dim)) return elementwise(dim);  // torch.max(a, b)
   const bool torch_form = !dim.is_none() || (method && !axis.is_none());
   const py::handle ax = alias(op, dim, axis);
   const bool keep = keep_alias(op, keepdim, keepdims);
