@@ -539,11 +539,13 @@ void install_keyword_twins() {
 
 void def_keyword_twin(py::module_& m, const char* name, py::cpp_function twin,
                       const std::vector<std::pair<const char*, py::object>>& params,
-                      size_t first_keyword, size_t max_positional) {
-  // the catch-all: arguments the twin's types refuse go to the full binding
+                      size_t first_keyword, size_t max_positional, bool refuses) {
+  // the catch-all: arguments the twin's types refuse go to the full binding (a twin of
+  // py::handle parameters refuses none, and one overload skips pybind11's no-conversion pass)
   (void)twin_refused();  // made here, never while an error is set
-  twin = py::cpp_function([](const py::args&) { return twin_refused(); }, py::name(name),
-                          py::sibling(twin));
+  if (refuses)
+    twin = py::cpp_function([](const py::args&) { return twin_refused(); }, py::name(name),
+                            py::sibling(twin));
   KeywordTwin e{m, name, twin, {}, {}, first_keyword, max_positional, py::object()};
   for (const auto& [param, value] : params) {
     e.params.push_back(py::reinterpret_steal<py::object>(PyUnicode_InternFromString(param)));

@@ -52,7 +52,7 @@ bool fusable(const py::args& xs) {
 // arg_errors.cpp: Note [Keyword fast path]
 void def_keyword_twin(py::module_& m, const char* name, py::cpp_function twin,
                       const std::vector<std::pair<const char*, py::object>>& params,
-                      size_t first_keyword, size_t max_positional);
+                      size_t first_keyword, size_t max_positional, bool refuses = false);
 
 void init_nn(py::module_& m) {
   using A2 = std::array<int64_t, 2>;
@@ -96,7 +96,7 @@ void init_nn(py::module_& m) {
                         {"dim", py::none()},
                         {"_stacklevel", py::int_(3)},
                         {"dtype", py::none()}},
-                       0, 4);
+                       0, 4, true);  // input and dim are typed
     }
     bind_functions_as_methods(m, {"softmax", "log_softmax"});  // x.softmax is ts.softmax
     m.def(

@@ -448,7 +448,7 @@ std::vector<std::pair<const char*, py::object>> x_then_nones(
 // arg_errors.cpp: Note [Keyword fast path]
 void def_keyword_twin(py::module_& m, const char* name, py::cpp_function twin,
                       const std::vector<std::pair<const char*, py::object>>& params,
-                      size_t first_keyword, size_t max_positional);
+                      size_t first_keyword, size_t max_positional, bool refuses = false);
 
 void init_reduction(py::module_& m) {
   py::options text_signature;  // Note [Readable signatures]
