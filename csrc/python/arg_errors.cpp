@@ -19,6 +19,7 @@
 #include <set>
 
 #include "python/convert.h"
+#include "python/function_method.h"
 
 namespace ts::python {
 namespace {
@@ -174,9 +175,9 @@ void raise_bad_keyword_only(const std::string& name, const std::vector<std::stri
   if (kwargs.empty()) {  // no real overload takes zero arguments
     std::string expected;
     for (const auto& s : sigs) expected += "\n    " + s;
-    throw py::type_error(name + "(): missing required arguments" +
-                         (expected.empty() ? std::string("; see help(") + name + ")"
-                                           : "; expected" + expected));
+    throw py::type_error(
+        name + "(): missing required arguments" +
+        (expected.empty() ? std::string("; see help(") + name + ")" : "; expected" + expected));
   }
   // Every signature needs an argument the call lacks (a required positional-only one, or a
   // required one not among the keywords; e.g. ts.all(keepdims=True)): no pass can take it.
@@ -237,7 +238,7 @@ std::vector<Param> params_of(const std::string& sig) {
     std::string ty = colon == std::string::npos || (eq != std::string::npos && eq < colon)
                          ? std::string()
                          : trim(t.substr(colon + 1, eq == std::string::npos ? std::string::npos
-                                                                             : eq - colon - 1));
+                                                                            : eq - colon - 1));
     if (n == "self" || n == "$self") return;
     out.push_back({n, ty, !kw_only});
   };
@@ -379,7 +380,8 @@ void install_on_module(py::module_& m) {
         },
         py::sibling(fn));
     m.def(
-        n.c_str(), [op, sigs, typed](py::kwargs kw) { raise_bad_keyword_only(op, sigs, typed, kw); },
+        n.c_str(),
+        [op, sigs, typed](py::kwargs kw) { raise_bad_keyword_only(op, sigs, typed, kw); },
         py::sibling(m.attr(n.c_str())));
     set_doc(m.attr(n.c_str()), doc);
   }
@@ -409,14 +411,13 @@ void install_on_class(py::handle cls_h) {
         throw py::type_error("descriptor '" + n + "' for 'Tensor' objects doesn't apply to a '" +
                              type_name(self) + "' object");
     };
-    cls.def(n.c_str(),
-            [qual, sigs, typed, check_self](py::object self, SecondPass first, py::args rest,
-                                            py::kwargs kw) {
-              check_self(self);
-              std::vector<py::handle> args{first.value};
-              for (auto a : rest) args.push_back(a);
-              raise_bad_call(qual, sigs, typed, args, kw);
-            });
+    cls.def(n.c_str(), [qual, sigs, typed, check_self](py::object self, SecondPass first,
+                                                       py::args rest, py::kwargs kw) {
+      check_self(self);
+      std::vector<py::handle> args{first.value};
+      for (auto a : rest) args.push_back(a);
+      raise_bad_call(qual, sigs, typed, args, kw);
+    });
     cls.def(n.c_str(), [qual, sigs, typed, check_self](py::object self, py::kwargs kw) {
       check_self(self);
       raise_bad_keyword_only(qual, sigs, typed, kw);
@@ -424,8 +425,10 @@ void install_on_class(py::handle cls_h) {
     // Tensor.op(**kwargs) through the class, with no tensor at all.
     // (Keyword arguments only, so it never takes a call that has a positional argument.)
     cls.def(n.c_str(), [qual](py::kwargs) {
-      throw py::type_error(qual + "(): called through the class without a tensor; pass the "
-                                  "tensor first (" + qual + "(x, ...))");
+      throw py::type_error(qual +
+                           "(): called through the class without a tensor; pass the "
+                           "tensor first (" +
+                           qual + "(x, ...))");
     });
     py::handle entry =
         PyDict_GetItemString(reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_dict, n.c_str());
@@ -434,7 +437,122 @@ void install_on_class(py::handle cls_h) {
   }
 }
 
+// The class's pybind11 methods held by method_descriptor objects instead of
+// PyInstanceMethod: the same function (Tensor.op is it, x.op a bound method of it), but
+// x.op(...) calls it without making a bound method each time (Py_TPFLAGS_METHOD_DESCRIPTOR;
+// Note [One function, two spellings]; issue 17).
+void methods_as_descriptors(py::handle cls) {
+  py::dict d = cls.attr("__dict__");
+  std::vector<std::pair<py::object, py::object>> found;
+  for (auto kv : d)
+    if (PyInstanceMethod_Check(kv.second.ptr()) &&
+        is_pybind_function(PyInstanceMethod_GET_FUNCTION(kv.second.ptr())))
+      found.emplace_back(
+          py::reinterpret_borrow<py::object>(kv.first),
+          py::reinterpret_borrow<py::object>(PyInstanceMethod_GET_FUNCTION(kv.second.ptr())));
+  for (auto& [name, fn] : found) py::setattr(cls, name, method_descriptor(fn));
+}
+
+// Note [Keyword fast path]
+// pybind11 looks each parameter not given positionally up among the call's keywords by
+// interning its name anew (PyUnicode_InternFromString, once per parameter per call): a
+// reduction with seven parameters called as ts.sum(x, axis=1) paid more for that than for the
+// sum itself (issue 17). def_keyword_twin() registers, for a bound function, a twin taking
+// every parameter positionally; after the arg-error overloads exist, the module name is
+// rebound to a small vectorcall function that places the keywords by pointer (the names in
+// source code are interned) and calls the twin. Any other call (an unknown or non-interned
+// keyword, a parameter given twice, too many positional arguments, an argument the twin's
+// types refuse) goes to the original binding unchanged, so accepted forms and errors stay.
+struct KeywordTwin {
+  py::module_ m;
+  std::string name;
+  py::object twin;
+  std::vector<py::object> params;    // interned names, in the twin's order
+  std::vector<py::object> defaults;  // null where required
+  size_t first_keyword;              // params before this one are positional-only
+  size_t max_positional;
+  py::object fallback;  // the full binding (with the arg-error overloads)
+};
+
+std::vector<KeywordTwin>& keyword_twins() {
+  static auto* twins = new std::vector<KeywordTwin>();  // leaked: lives as long as the module
+  return *twins;
+}
+
+py::object& twin_refused() {  // what a twin's catch-all overload returns
+  static auto* o = new py::object(py::reinterpret_steal<py::object>(
+      PyObject_CallNoArgs(reinterpret_cast<PyObject*>(&PyBaseObject_Type))));
+  return *o;
+}
+
+PyObject* keyword_fast_call(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
+                            PyObject* kwnames) {
+  const auto& e = *static_cast<const KeywordTwin*>(PyCapsule_GetPointer(self, nullptr));
+  const size_t nargs = static_cast<size_t>(PyVectorcall_NARGS(nargsf));
+  const size_t n = e.params.size();
+  PyObject* slots[12];
+  if (n <= 12 && nargs <= e.max_positional) {
+    for (size_t i = 0; i < n; ++i) slots[i] = i < nargs ? args[i] : e.defaults[i].ptr();
+    bool ok = true;
+    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw && ok; ++k) {
+      PyObject* key = PyTuple_GET_ITEM(kwnames, k);
+      size_t j = e.first_keyword;
+      while (j < n && e.params[j].ptr() != key) ++j;
+      ok = j < n && j >= nargs;
+      if (ok) slots[j] = args[nargs + static_cast<size_t>(k)];
+    }
+    for (size_t i = 0; i < n && ok; ++i) ok = slots[i] != nullptr;
+    if (ok) {
+      PyObject* r = PyObject_Vectorcall(e.twin.ptr(), slots, n, nullptr);
+      if (r == nullptr || r != twin_refused().ptr()) return r;
+      Py_DECREF(r);
+    }
+  }
+  return PyObject_Vectorcall(e.fallback.ptr(), args, nargsf, kwnames);
+}
+
+void install_keyword_twins() {
+  for (KeywordTwin& e : keyword_twins()) {
+    e.fallback = e.m.attr(e.name.c_str());
+    const char* doc = reinterpret_cast<PyCFunctionObject*>(e.fallback.ptr())->m_ml->ml_doc;
+    auto* def = new PyMethodDef{
+        e.name.c_str(),
+        reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&keyword_fast_call)),
+        METH_FASTCALL | METH_KEYWORDS, doc};  // leaked with the module
+    py::capsule self(static_cast<void*>(&e));
+    py::object fn = py::reinterpret_steal<py::object>(
+        PyCFunction_NewEx(def, self.ptr(), e.m.attr("__name__").ptr()));
+    if (!fn) throw py::error_already_set();
+    e.m.attr(e.name.c_str()) = fn;
+    // Tensor methods that are this function (Note [One function, two spellings]) stay it
+    py::object cls = e.m.attr("Tensor");
+    py::dict d = cls.attr("__dict__");
+    for (auto kv : d) {
+      py::object f = py::getattr(kv.second, "__func__", py::none());
+      if (f.is(e.fallback)) cls.attr(kv.first) = function_method(fn);
+    }
+  }
+}
+
 }  // namespace
+
+void def_keyword_twin(py::module_& m, const char* name, py::cpp_function twin,
+                      const std::vector<std::pair<const char*, py::object>>& params,
+                      size_t first_keyword, size_t max_positional, bool refuses) {
+  // the catch-all: arguments the twin's types refuse go to the full binding (a twin of
+  // py::handle parameters refuses none, and one overload skips pybind11's no-conversion pass)
+  (void)twin_refused();  // made here, never while an error is set
+  if (refuses)
+    twin = py::cpp_function([](const py::args&) { return twin_refused(); }, py::name(name),
+                            py::sibling(twin));
+  KeywordTwin e{m, name, twin, {}, {}, first_keyword, max_positional, py::object()};
+  for (const auto& [param, value] : params) {
+    e.params.push_back(py::reinterpret_steal<py::object>(PyUnicode_InternFromString(param)));
+    e.defaults.push_back(value);
+  }
+  keyword_twins().push_back(std::move(e));
+}
 
 void init_tensor_method(py::module_& m);  // tensor_method.cpp
 
@@ -446,6 +564,8 @@ void install_arg_errors(py::module_& m) {
     install_on_module(s);
   }
   install_on_class(m.attr("Tensor"));
+  methods_as_descriptors(m.attr("Tensor"));
+  install_keyword_twins();  // last: wraps the finished bindings
 }
 
 }  // namespace ts::python

@@ -8,11 +8,11 @@
 #include "ops/linear.h"
 #include "ops/nn/activation.h"
 #include "ops/nn/embedding.h"
-#include "ops/random.h"
 #include "ops/nn/linear.h"
 #include "ops/nn/norm.h"
 #include "ops/nn/softmax.h"
 #include "ops/nn_fused.h"
+#include "ops/random.h"
 #include "python/convert.h"
 #include "python/function_method.h"
 
@@ -49,6 +49,11 @@ bool fusable(const py::args& xs) {
 
 }  // namespace
 
+// arg_errors.cpp: Note [Keyword fast path]
+void def_keyword_twin(py::module_& m, const char* name, py::cpp_function twin,
+                      const std::vector<std::pair<const char*, py::object>>& params,
+                      size_t first_keyword, size_t max_positional, bool refuses = false);
+
 void init_nn(py::module_& m) {
   using A2 = std::array<int64_t, 2>;
   // ---- the ops (arguments parsed here, once; checks, autocast and autograd in the op)
@@ -60,76 +65,83 @@ void init_nn(py::module_& m) {
   // readable by inspect.signature (Note [Readable signatures]); non-tensor arguments get
   // PyTorch's TypeError from arg_errors.cpp.
   {
-  py::options text_signature;
-  text_signature.disable_function_signatures();
-  for (bool log : {false, true})
+    py::options text_signature;
+    text_signature.disable_function_signatures();
+    for (bool log : {false, true}) {
+      auto fn = [dtype_arg, log](const Tensor& input, std::optional<int64_t> dim, py::handle third,
+                                 py::handle dtype) {
+        // F.softmax(x, dim, _stacklevel, dtype); torch.softmax(x, dim, dtype): a dtype in
+        // third place is torch.softmax's (ts.softmax is this function)
+        if (!PyLong_Check(third.ptr())) {
+          if (!dtype.is_none())
+            throw py::type_error(std::string(log ? "log_softmax" : "softmax") +
+                                 ": got dtype both positionally and as a keyword");
+          dtype = third;
+        }
+        return nn::softmax(input, dim, dtype_arg(dtype), log);
+      };
+      const char* name = log ? "log_softmax" : "softmax";
+      m.def(name, fn, py::arg("input"), py::arg("dim") = py::none(), py::arg("_stacklevel") = 3,
+            py::arg("dtype") = py::none(),
+            log ? "log_softmax(input, dim=None, _stacklevel=3, dtype=None)\n--\n\n"
+                  "x - logsumexp(x) along dim (PyTorch's implicit dim when None), any shape, in\n"
+                  "dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row,\n"
+                  "gradients of every order)."
+                : "softmax(input, dim=None, _stacklevel=3, dtype=None)\n--\n\n"
+                  "exp(x) / sum(exp(x)) along dim (PyTorch's implicit dim when None: 0 for 0-, 1-\n"
+                  "and 3-D input, else 1), any shape, in dtype if given (the C++ op\n"
+                  "csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order).");
+      def_keyword_twin(m, name, py::cpp_function(fn, py::name(name)),
+                       {{"input", py::object()},
+                        {"dim", py::none()},
+                        {"_stacklevel", py::int_(3)},
+                        {"dtype", py::none()}},
+                       0, 4, true);  // input and dim are typed
+    }
+    bind_functions_as_methods(m, {"softmax", "log_softmax"});  // x.softmax is ts.softmax
     m.def(
-        log ? "log_softmax" : "softmax",
-        [dtype_arg, log](const Tensor& input, std::optional<int64_t> dim, py::handle third,
-                         py::handle dtype) {
-          // F.softmax(x, dim, _stacklevel, dtype); torch.softmax(x, dim, dtype): a dtype in
-          // third place is torch.softmax's (ts.softmax is this function)
-          if (!PyLong_Check(third.ptr())) {
-            if (!dtype.is_none())
-              throw py::type_error(std::string(log ? "log_softmax" : "softmax") +
-                                   ": got dtype both positionally and as a keyword");
-            dtype = third;
-          }
-          return nn::softmax(input, dim, dtype_arg(dtype), log);
+        "layer_norm",
+        [](const Tensor& input, py::handle normalized_shape, const std::optional<Tensor>& weight,
+           const std::optional<Tensor>& bias, double eps) {
+          return nn::layer_norm(input, to_shape(normalized_shape, "layer_norm: normalized_shape"),
+                                opt(weight), opt(bias), eps);
         },
-        py::arg("input"), py::arg("dim") = py::none(), py::arg("_stacklevel") = 3,
-        py::arg("dtype") = py::none(),
-        log ? "log_softmax(input, dim=None, _stacklevel=3, dtype=None)\n--\n\n"
-              "x - logsumexp(x) along dim (PyTorch's implicit dim when None), any shape, in\n"
-              "dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row,\n"
-              "gradients of every order)."
-            : "softmax(input, dim=None, _stacklevel=3, dtype=None)\n--\n\n"
-              "exp(x) / sum(exp(x)) along dim (PyTorch's implicit dim when None: 0 for 0-, 1-\n"
-              "and 3-D input, else 1), any shape, in dtype if given (the C++ op\n"
-              "csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order).");
-  bind_functions_as_methods(m, {"softmax", "log_softmax"});  // x.softmax is ts.softmax
-  m.def(
-      "layer_norm",
-      [](const Tensor& input, py::handle normalized_shape, const std::optional<Tensor>& weight,
-         const std::optional<Tensor>& bias, double eps) {
-        return nn::layer_norm(input, to_shape(normalized_shape, "layer_norm: normalized_shape"),
-                              opt(weight), opt(bias), eps);
-      },
-      py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(),
-      py::arg("bias") = py::none(), py::arg("eps") = 1e-5,
-      "layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05)\n--\n\n"
-      "Normalizes (*, *normalized_shape) over the trailing normalized_shape dims, then scales\n"
-      "by weight and shifts by bias (each of normalized_shape). The C++ op csrc/ops/nn/norm.h:\n"
-      "one fused kernel, gradients of every order.");
-  m.def(
-      "rms_norm",
-      [](const Tensor& input, py::handle normalized_shape, const std::optional<Tensor>& weight,
-         std::optional<double> eps) {
-        return nn::rms_norm(input, to_shape(normalized_shape, "rms_norm: normalized_shape"),
-                            opt(weight), eps);
-      },
-      py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(),
-      py::arg("eps") = py::none(),
-      "rms_norm(input, normalized_shape, weight=None, eps=None)\n--\n\n"
-      "x / sqrt(mean(x^2) + eps) * weight over the trailing normalized_shape dims; eps\n"
-      "defaults to the dtype's machine epsilon (the C++ op csrc/ops/nn/norm.h).");
-  m.def(
-      "linear",
-      [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
-        return nn::linear(input, weight, opt(bias));
-      },
-      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(),
-      "linear(input, weight, bias=None)\n--\n\n"
-      "input (..., in_features) @ weight.T + bias, weight (out_features, in_features), bias\n"
-      "(out_features,) -> (..., out_features) (the C++ op csrc/ops/nn/linear.h).");
-  m.def(
-      "gelu", [](const Tensor& input, const std::string& approximate) {
-        return nn::gelu(input, approximate);
-      },
-      py::arg("input"), py::arg("approximate") = "none",
-      "gelu(input, approximate='none')\n--\n\n"
-      "x * Phi(x), any shape; approximate='tanh' uses PyTorch's tanh formula (the C++ op\n"
-      "csrc/ops/nn/activation.h: one fused kernel, gradients of every order).");
+        py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(),
+        py::arg("bias") = py::none(), py::arg("eps") = 1e-5,
+        "layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05)\n--\n\n"
+        "Normalizes (*, *normalized_shape) over the trailing normalized_shape dims, then scales\n"
+        "by weight and shifts by bias (each of normalized_shape). The C++ op csrc/ops/nn/norm.h:\n"
+        "one fused kernel, gradients of every order.");
+    m.def(
+        "rms_norm",
+        [](const Tensor& input, py::handle normalized_shape, const std::optional<Tensor>& weight,
+           std::optional<double> eps) {
+          return nn::rms_norm(input, to_shape(normalized_shape, "rms_norm: normalized_shape"),
+                              opt(weight), eps);
+        },
+        py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(),
+        py::arg("eps") = py::none(),
+        "rms_norm(input, normalized_shape, weight=None, eps=None)\n--\n\n"
+        "x / sqrt(mean(x^2) + eps) * weight over the trailing normalized_shape dims; eps\n"
+        "defaults to the dtype's machine epsilon (the C++ op csrc/ops/nn/norm.h).");
+    m.def(
+        "linear",
+        [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+          return nn::linear(input, weight, opt(bias));
+        },
+        py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(),
+        "linear(input, weight, bias=None)\n--\n\n"
+        "input (..., in_features) @ weight.T + bias, weight (out_features, in_features), bias\n"
+        "(out_features,) -> (..., out_features) (the C++ op csrc/ops/nn/linear.h).");
+    m.def(
+        "gelu",
+        [](const Tensor& input, const std::string& approximate) {
+          return nn::gelu(input, approximate);
+        },
+        py::arg("input"), py::arg("approximate") = "none",
+        "gelu(input, approximate='none')\n--\n\n"
+        "x * Phi(x), any shape; approximate='tanh' uses PyTorch's tanh formula (the C++ op\n"
+        "csrc/ops/nn/activation.h: one fused kernel, gradients of every order).");
   }
   m.def("attention_softmax", &nn::attention_softmax, py::arg("scores"), py::arg("scale"),
         py::arg("causal") = false,
@@ -148,8 +160,8 @@ void init_nn(py::module_& m) {
       [](const Tensor& input, double p, bool training, bool inplace, Generator* generator) {
         return nn::dropout(input, p, training, inplace, generator);
       },
-      py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true,
-      py::arg("inplace") = false, py::kw_only(), py::arg("generator") = py::none(),
+      py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true, py::arg("inplace") = false,
+      py::kw_only(), py::arg("generator") = py::none(),
       "dropout(input, p=0.5, training=True, inplace=False, *, generator=None): zeroes each "
       "element with probability p and scales the rest by 1/(1-p) (training only)");
 

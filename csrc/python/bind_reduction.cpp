@@ -24,6 +24,7 @@
 #include "ops/where.h"
 #include "python/convert.h"
 #include "python/function_method.h"
+#include "python/int_arg.h"
 
 namespace ts::python {
 
@@ -43,6 +44,7 @@ std::optional<DType> to_opt_dtype(py::handle h) {
 }
 
 bool is_int_like(py::handle h) {
+  if (PyLong_CheckExact(h.ptr())) return true;  // the common case, without the type checks
   return !PyBool_Check(h.ptr()) && (PyLong_Check(h.ptr()) || py::hasattr(h, "__index__")) &&
          !py::isinstance<py::tuple>(h) && !py::isinstance<py::list>(h) &&
          !py::isinstance<Tensor>(h);
@@ -52,7 +54,7 @@ int64_t to_dim(py::handle h, const std::string& op) {
   if (!is_int_like(h))
     throw py::type_error(op + ": dim must be an int, got " +
                          std::string(py::str(py::type::handle_of(h).attr("__name__"))));
-  return py::cast<int64_t>(h.attr("__index__")());
+  return index_value(h);
 }
 
 std::optional<int64_t> to_opt_axis(py::handle h, const char* op) {
@@ -168,7 +170,7 @@ py::object extreme_py(bool largest, bool method, py::handle x_, py::handle dim, 
     if (!dim.is_none()) throw py::type_error(std::string(op) + "() got both dim and other");
     return elementwise(other);
   }
-  if (py::isinstance<Tensor>(dim)) return elementwise(dim);  // torch.max(a, b)
+  if (!dim.is_none() && py::isinstance<Tensor>(dim)) return elementwise(dim);  // torch.max(a, b)
   const bool torch_form = !dim.is_none() || (method && !axis.is_none());
   const py::handle ax = alias(op, dim, axis);
   const bool keep = keep_alias(op, keepdim, keepdims);
@@ -433,6 +435,21 @@ std::string fmt(const char* text, const char* what) {
 
 }  // namespace
 
+namespace {
+// A twin's parameters (Note [Keyword fast path]): the required x, then ones defaulting to None.
+std::vector<std::pair<const char*, py::object>> x_then_nones(
+    std::initializer_list<const char*> names) {
+  std::vector<std::pair<const char*, py::object>> out{{"x", py::object()}};
+  for (const char* n : names) out.emplace_back(n, py::none());
+  return out;
+}
+}  // namespace
+
+// arg_errors.cpp: Note [Keyword fast path]
+void def_keyword_twin(py::module_& m, const char* name, py::cpp_function twin,
+                      const std::vector<std::pair<const char*, py::object>>& params,
+                      size_t first_keyword, size_t max_positional, bool refuses = false);
+
 void init_reduction(py::module_& m) {
   py::options text_signature;  // Note [Readable signatures]
   text_signature.disable_function_signatures();
@@ -452,6 +469,8 @@ void init_reduction(py::module_& m) {
             py::arg("keepdim") = py::none(), py::kw_only(), py::arg("axis") = py::none(),
             py::arg("dtype") = py::none(), py::arg("keepdims") = py::none(),
             py::arg("out") = py::none(), (sig(name, false, params) + doc).c_str());
+      def_keyword_twin(m, name, py::cpp_function(fn, py::name(name)),
+                       x_then_nones({"dim", "keepdim", "axis", "dtype", "keepdims", "out"}), 1, 3);
       cls.def(name, fn, py::arg("dim") = py::none(), py::arg("keepdim") = py::none(), py::kw_only(),
               py::arg("axis") = py::none(), py::arg("dtype") = py::none(),
               py::arg("keepdims") = py::none(), py::arg("out") = py::none(),
@@ -465,6 +484,8 @@ void init_reduction(py::module_& m) {
             py::arg("keepdim") = py::none(), py::kw_only(), py::arg("axis") = py::none(),
             py::arg("keepdims") = py::none(), py::arg("out") = py::none(),
             (sig(name, false, params) + doc).c_str());
+      def_keyword_twin(m, name, py::cpp_function(fn2, py::name(name)),
+                       x_then_nones({"dim", "keepdim", "axis", "keepdims", "out"}), 1, 3);
       cls.def(name, fn2, py::arg("dim") = py::none(), py::arg("keepdim") = py::none(),
               py::kw_only(), py::arg("axis") = py::none(), py::arg("keepdims") = py::none(),
               py::arg("out") = py::none(), (sig(name, true, params + 3) + doc).c_str());
@@ -491,6 +512,10 @@ void init_reduction(py::module_& m) {
               py::arg("keepdim") = py::none(), py::kw_only(), py::arg("axis") = py::none(),
               py::arg("keepdims") = py::none(), py::arg("other") = py::none(),
               py::arg("out") = py::none(), text.c_str());
+      if (!method)
+        def_keyword_twin(m, name, py::cpp_function(fn, py::name(name)),
+                         x_then_nones({"dim", "keepdim", "axis", "keepdims", "other", "out"}), 1,
+                         3);
     }
   }
 
@@ -518,6 +543,11 @@ void init_reduction(py::module_& m) {
               py::arg("unbiased") = py::none(), py::arg("keepdim") = py::none(), py::kw_only(),
               py::arg("axis") = py::none(), py::arg("correction") = py::none(),
               py::arg("keepdims") = py::none(), py::arg("out") = py::none(), text.c_str());
+      if (!method)
+        def_keyword_twin(
+            m, name, py::cpp_function(fn, py::name(name)),
+            x_then_nones({"dim", "unbiased", "keepdim", "axis", "correction", "keepdims", "out"}),
+            1, 4);
     }
   }
 

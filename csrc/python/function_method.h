@@ -12,6 +12,12 @@ namespace ts::python {
 // `fn` later (install_arg_errors) reach the method too: the descriptor holds the object.
 py::object function_method(py::handle fn);
 
+// The same descriptor for a Tensor method's own pybind11 function (first parameter self), in
+// place of PyInstanceMethod: Tensor.op is the function, x.op a bound method of it, and
+// x.op(...) makes no bound method (issue 17). A type of its own: function_method means
+// "Tensor.op is ts.op".
+py::object method_descriptor(py::handle fn);
+
 // cls.name = function_method(m.name) for each name.
 void bind_functions_as_methods(py::module_& m, std::initializer_list<const char*> names);
 
