@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import tessera as ts
-from tests.harness import compare_grads, randn, same_result
+from harness import compare_grads, randn, same_result
 
 
 def lift(m, a, strided):
