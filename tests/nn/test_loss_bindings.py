@@ -246,3 +246,36 @@ def test_pairwise_distance_is_the_one_cpp_op_as_torch(shapes, p, keepdim):
     ot.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(y.grad.numpy(), yt.grad.numpy(), rtol=1e-8, atol=1e-10)
+
+
+def test_hinge_kinks_take_torchs_gradient():
+    """Note [Hinge kinks]: at v == 0 the clamp_min losses pass the gradient (margin_ranking,
+    hinge_embedding, triplet) and the multi-margin kernels give none; maximum's tie split (0.5)
+    matched neither (found by test_class_losses_hypothesis)."""
+    import tessera.nn.functional as F
+
+    def grads(m, fn, *arrays, ints=()):
+        ts_ = []
+        for i, a in enumerate(arrays):
+            if m is torch:
+                ts_.append(torch.tensor(a, dtype=torch.int64) if i in ints else
+                           torch.tensor(a, dtype=torch.float64, requires_grad=True))
+            else:
+                ts_.append(ts.asarray(a, dtype=ts.int64) if i in ints else
+                           ts.asarray(a, dtype=ts.float64, requires_grad=True))
+        fn(m, TF if m is torch else F, *ts_).backward()
+        return [t.grad.numpy() for i, t in enumerate(ts_) if i not in ints]
+
+    one = lambda m: m.tensor([1.0], dtype=m.float64) if m is torch else ts.asarray([1.0])
+    minus = lambda m: -one(m)
+    cases = [
+        (lambda m, f, x, y: f.multi_margin_loss(x, y, p=1), ([[1.0, 0.0]], [0]), (1,)),
+        (lambda m, f, x, y: f.multilabel_margin_loss(x, y), ([[1.0, 0.0]], [[0, -1]]), (1,)),
+        (lambda m, f, a, p, n: f.triplet_margin_loss(a, p, n, margin=1.0, eps=0),
+         ([[0.0, 0.0]], [[1.0, 0.0]], [[2.0, 0.0]]), ()),
+        (lambda m, f, a, b: f.margin_ranking_loss(a, b, one(m), margin=1.0), ([1.0], [0.0]), ()),
+        (lambda m, f, a: f.hinge_embedding_loss(a, minus(m), margin=1.0), ([1.0],), ()),
+    ]
+    for fn, arrays, ints in cases:
+        for g, w in zip(grads(ts, fn, *arrays, ints=ints), grads(torch, fn, *arrays, ints=ints)):
+            np.testing.assert_array_equal(g, w)

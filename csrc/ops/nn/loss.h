@@ -62,6 +62,12 @@ Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double ma
 
 // loss as it is ('none'), or its mean or sum.
 Tensor reduce_loss(const Tensor& loss, Reduction reduction);
+// Note [Hinge kinks]: max(v, 0) as PyTorch's losses take it. clamp_min_zero is clamp_min(v, 0)
+// (margin_ranking, hinge_embedding, cosine_embedding, triplet: gradient 1 at v == 0, NaN kept);
+// positive_part keeps v only where v > 0 (multi_margin / multilabel_margin's kernels: gradient 0
+// at v == 0, NaN counts 0). maximum would split the gradient at the tie.
+Tensor clamp_min_zero(const Tensor& v);
+Tensor positive_part(const Tensor& v);
 
 // ---- the embedding and margin losses (loss_embedding.cpp): PyTorch's F.<name>, compositions of
 // recorded ops (gradients of every order). Autocast: float32 (PyTorch's list).

@@ -149,7 +149,7 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
   const Tensor zero = sc(0.0);
   const Tensor loss =
       add(where(B(equal_def, y, sc(1.0)), subtract(sc(1.0), cos), zero),
-          where(B(equal_def, y, sc(-1.0)), B(maximum_def, subtract(cos, sc(margin)), zero), zero));
+          where(B(equal_def, y, sc(-1.0)), clamp_min_zero(subtract(cos, sc(margin))), zero));
   return reduce_loss(loss, r);
 }
 
@@ -180,7 +180,8 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, double p, do
            w.defined() ? shape_str(w.shape()) : std::string());
   const Tensor y = reshape(class_indices(target, 0, classes, op), Shape{n});
   const Tensor col = expand_dims(y, 1);
-  Tensor z = B(maximum_def, add(subtract(sc(margin), take_along_axis(x, col, 1)), x), sc(0.0));
+  // torch's kernel adds a term only where z > 0 (no gradient at the hinge's kink, NaN skipped)
+  Tensor z = positive_part(add(subtract(sc(margin), take_along_axis(x, col, 1)), x));
   if (p == 2) z = multiply(z, z);
   if (w.defined()) z = multiply(z, expand_dims(index_select(w, 0, y), 1));
   z = where(B(not_equal_def, class_range(classes, x), col), z, sc(0.0));
@@ -211,9 +212,8 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, Reducti
       B(logical_and_def, B(equal_def, expand_dims(idx, -1), class_range(classes, x)), valid3);
   const Tensor is_target = any(hit, Shape{1}, false);  // (N, C)
   const Tensor z =
-      B(maximum_def,
-        add(subtract(sc(1.0), expand_dims(take_along_axis(x, idx, 1), -1)), expand_dims(x, 1)),
-        sc(0.0));  // (N, K, C)
+      positive_part(add(subtract(sc(1.0), expand_dims(take_along_axis(x, idx, 1), -1)),
+                        expand_dims(x, 1)));  // (N, K, C); as torch's kernel, only z > 0 counts
   const Tensor keep = B(logical_and_def, valid3, U(logical_not_def, expand_dims(is_target, 1)));
   Tensor loss = divide(sum_axes(where(keep, z, sc(0.0)), Shape{1, 2}), sc(double(classes)));
   if (xin.ndim() == 1) loss = reshape(loss, Shape{});
@@ -236,7 +236,7 @@ void check_triplet_ranks(const Tensor& a, const Tensor& p, const Tensor& n, cons
 Tensor triplet_loss_from_distances(const Tensor& d_pos, const Tensor& d_neg, const Tensor& d_swap,
                                    double margin, Reduction r) {
   const Tensor neg = d_swap.defined() ? B(minimum_def, d_neg, d_swap) : d_neg;
-  return reduce_loss(B(maximum_def, subtract(add(sc(margin), d_pos), neg), sc(0.0)), r);
+  return reduce_loss(clamp_min_zero(subtract(add(sc(margin), d_pos), neg)), r);
 }
 
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,

@@ -159,6 +159,10 @@ Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction r) 
   return reduce(U(log1p_def, U(exp_def, multiply(negative(y), x))), r);
 }
 
+Tensor clamp_min_zero(const Tensor& v) { return where(B(less_def, v, sc(0.0)), sc(0.0), v); }
+
+Tensor positive_part(const Tensor& v) { return where(B(greater_def, v, sc(0.0)), v, sc(0.0)); }
+
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                            double margin, Reduction r) {
   Tensor x1 = input1, x2 = input2, y = target;
@@ -169,7 +173,7 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
            shape_str(x1.shape()), ", input2: ", shape_str(x2.shape()),
            ", target: ", shape_str(y.shape()));
   const Tensor v = add(multiply(negative(y), subtract(x1, x2)), sc(margin));
-  return reduce(B(maximum_def, v, sc(0.0)), r);
+  return reduce(clamp_min_zero(v), r);
 }
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin, Reduction r) {
@@ -177,7 +181,7 @@ Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double ma
   const autocast::OpScope scope(TS_AUTOCAST_POLICY("hinge_embedding_loss"), x, y);
   const Tensor zero = sc(0.0);
   const Tensor loss =
-      add(where(B(not_equal_def, y, sc(1.0)), B(maximum_def, subtract(sc(margin), x), zero), zero),
+      add(where(B(not_equal_def, y, sc(1.0)), clamp_min_zero(subtract(sc(margin), x)), zero),
           where(B(not_equal_def, y, sc(-1.0)), x, zero));
   return reduce(loss, r);
 }
