@@ -116,6 +116,11 @@ void check_same_dtype(const char* op, const Tensor& x, const Tensor& v, const ch
 Tensor index_put(const Tensor& x, const std::vector<Tensor>& indices, const Tensor& values,
                  bool accumulate, const char* op) {
   check_same_dtype(op, x, values, "values");
+  bool any_tensor = false;
+  for (const Tensor& t : indices) any_tensor = any_tensor || t.defined();
+  TS_CHECK(any_tensor, RuntimeError, op, ": expected at least one index tensor in indices (got ",
+           indices.size(), " entries, none a tensor) for input of shape ", shape_str(x.shape()),
+           "; hint: pass (index,) with an integer or bool tensor");
   const AdvKey key = key_of(indices);
   if (!accumulate) {
     Tensor out = clone_op(x);

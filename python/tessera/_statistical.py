@@ -142,7 +142,11 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: builtins.bool 
 
 
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
-    """The p-norm of input - other (broadcast)."""
+    """The p-norm of input - other (broadcast); both must be tensors, as torch.dist."""
+    for pos, (name, v) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"dist(): argument '{name}' (position {pos}) must be Tensor, not "
+                            f"{type(v).__name__}")
     return norm(input - other, p)
 
 

@@ -536,3 +536,22 @@ def test_sizes_from_tensors_whose_index_refuses_raise_not_crash():
         F.adaptive_avg_pool1d(ts.zeros((2, 3, 4)), ts.zeros(0, dtype=ts.int64))
     with pytest.raises(TypeError):
         ts.kl_div(ts.zeros(3), ts.zeros(3), reduction=ts.zeros(0, dtype=ts.int64))
+
+
+def test_index_put_without_an_index_tensor_raises_not_crash():
+    """index_put with an empty indices tuple, or only None entries, raises a RuntimeError naming
+    the op (was a NULL dereference: signal 11 in the API fuzzer)."""
+    x = ts.zeros(5)
+    with pytest.raises(RuntimeError, match="index_put"):
+        ts.index_put(x, (), (2, 0, 5))
+    with pytest.raises(RuntimeError, match="index_put"):
+        ts.index_put(x, (None,), ts.asarray([1.0]))
+    with pytest.raises(RuntimeError, match="index_put_"):
+        x.index_put_((), ts.asarray([1.0]))
+
+
+def test_dist_of_non_tensors_is_torchs_type_error():
+    with pytest.raises(TypeError, match="dist\\(\\): argument 'input'"):
+        ts.dist(0, -1, ts.asarray(2.0))
+    with pytest.raises(TypeError, match="dist\\(\\): argument 'other'"):
+        ts.dist(ts.asarray([1.0]), 2)
