@@ -373,7 +373,7 @@ class Tensor:
     def dim_order(self, *args: Any, **kwargs: Any) -> Any:
         """The dims from outermost to innermost in memory (by decreasing stride, stable)."""
     def dist(self, other: Any, p: Any = ...) -> Tensor:
-        """The p-norm of input - other (broadcast)."""
+        """The p-norm of input - other (broadcast); both must be tensors, as torch.dist."""
     def div(self, other: Any, *, rounding_mode: Any = ..., out: Any = ...) -> Any:
         """input / other: true division (integers divide in the default float dtype); PyTorch's rounding_mode='trunc' or 'floor' rounds the quotient, exactly in an integer dtype, and raises ZeroDivisionError for a zero integer divisor on the CPU (ts.div is the same function)."""
     def div_(self, *args: Any, **kwargs: Any) -> Any:
