@@ -7,7 +7,7 @@ namespace ts::autograd {
 // After a recorded op made `view` from `source` (sharing its storage): remember the root base.
 void track_view(const Tensor& view, const Tensor& source);
 
-// Records as_strided's gradient (x must be contiguous: NotImplementedError otherwise).
+// Records as_strided's gradient for any input layout (Note [as_strided's gradient]).
 void record_as_strided(const Tensor& x, const Tensor& out);
 
 // Re-derives a tracked view's grad_fn when its base's history changed since (cheap no-op
