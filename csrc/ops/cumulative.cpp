@@ -3,6 +3,7 @@
 #include "autograd/function.h"
 #include "autograd/record.h"
 #include "ops/arithmetic.h"
+#include "ops/autocast_policy.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/manipulation.h"
@@ -79,6 +80,12 @@ Tensor with_ends(const Tensor& x, int64_t axis, const Tensor* prepend, const Ten
 
 Tensor cumulative_sum(const Tensor& x, std::optional<int64_t> axis, std::optional<DType> dtype,
                       bool include_initial) {
+  if (autocast::active()) {  // Note [Autocast inside the ops]
+    Tensor xc = x;
+    const autocast::OpScope scope(
+        dtype ? TS_AUTOCAST_POLICY_DTYPE("cumsum") : TS_AUTOCAST_POLICY("cumsum"), xc);
+    return cumulative_sum(xc, axis, dtype, include_initial);
+  }
   Tensor out = scan_dtype("cumulative_sum", cumsum_stub, x, axis, dtype, include_initial);
   if (autograd::needs_grad({&x}))
     autograd::record_cumsum(x, out, axis ? normalize_axis(*axis, x.ndim(), "cumulative_sum") : 0,
@@ -87,6 +94,12 @@ Tensor cumulative_sum(const Tensor& x, std::optional<int64_t> axis, std::optiona
 }
 Tensor cumulative_prod(const Tensor& x, std::optional<int64_t> axis, std::optional<DType> dtype,
                        bool include_initial) {
+  if (autocast::active()) {  // Note [Autocast inside the ops]
+    Tensor xc = x;
+    const autocast::OpScope scope(
+        dtype ? TS_AUTOCAST_POLICY_DTYPE("cumprod") : TS_AUTOCAST_POLICY("cumprod"), xc);
+    return cumulative_prod(xc, axis, dtype, include_initial);
+  }
   Tensor out = scan_dtype("cumulative_prod", cumprod_stub, x, axis, dtype, include_initial);
   if (autograd::needs_grad({&x}))
     autograd::record_cumprod(x, out, axis ? normalize_axis(*axis, x.ndim(), "cumulative_prod") : 0,

@@ -2,8 +2,8 @@
 
 #include "autograd/function.h"
 #include "autograd/record.h"
-#include "ops/autocast_policy.h"
 #include "ops/arithmetic.h"
+#include "ops/autocast_policy.h"
 #include "ops/copy.h"
 #include "ops/views.h"
 
@@ -52,16 +52,15 @@ struct ReduceDef {
 
 extern const ReduceDef kSumDef;
 const ReduceDef kSumDef{"sum", &sum_stub, kAllSet, "numeric", nullptr, &kSumDef};
-const ReduceDef kSumSquaresDef{"var", &sum_squares_stub, kFloatSet, "real floating", nullptr,
-                               &kSumDef};
+const ReduceDef kSumSquaresDef{"var",           &sum_squares_stub, kFloatSet,
+                               "real floating", nullptr,           &kSumDef};
 extern const ReduceDef kProdDef, kMaxDef, kMinDef, kAllDef, kAnyDef;
 const ReduceDef kProdDef{"prod", &prod_stub, kAllSet, "numeric", nullptr, &kProdDef};
 const ReduceDef kMaxDef{"max", &max_stub, kRealSet | kBoolSet, "real-valued", "maximum", &kMaxDef};
 const ReduceDef kMinDef{"min", &min_stub, kRealSet | kBoolSet, "real-valued", "minimum", &kMinDef};
 const ReduceDef kAllDef{"all", &all_stub, kAllSet, "any", nullptr, &kAllDef};
 const ReduceDef kAnyDef{"any", &any_stub, kAllSet, "any", nullptr, &kAnyDef};
-const ReduceDef kCountDef{"count_nonzero", &count_nonzero_stub, kAllSet, "any", nullptr,
-                          &kSumDef};
+const ReduceDef kCountDef{"count_nonzero", &count_nonzero_stub, kAllSet, "any", nullptr, &kSumDef};
 
 void check_dtype(const char* op, DType d, uint32_t allowed, const char* desc) {
   TS_CHECK(in_set(d, allowed), TypeError, op, ": not supported for dtype ", dtype_name(d),
@@ -303,6 +302,12 @@ Tensor sum(const Tensor& x, const Axes& axes, bool keepdims, std::optional<DType
                   [&] { return sum_plain(x, axes, keepdims, dtype); });
 }
 Tensor prod(const Tensor& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+  if (autocast::active()) {  // Note [Autocast inside the ops]
+    Tensor xc = x;
+    const autocast::OpScope scope(
+        dtype ? TS_AUTOCAST_POLICY_DTYPE("prod") : TS_AUTOCAST_POLICY("prod"), xc);
+    return prod(xc, axes, keepdims, dtype);
+  }
   return recorded(autograd::ReduceKind::Prod, x, axes, "prod",
                   [&] { return prod_plain(x, axes, keepdims, dtype); });
 }

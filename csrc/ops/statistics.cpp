@@ -7,6 +7,7 @@
 #include "autograd/meta.h"
 #include "core/shape.h"
 #include "ops/arithmetic.h"
+#include "ops/autocast_policy.h"
 #include "ops/bitwise.h"
 #include "ops/compare.h"
 #include "ops/copy.h"
@@ -106,6 +107,11 @@ Tensor mode_index(const Tensor& x, int64_t d) {
 }  // namespace
 
 Tensor logsumexp(const Tensor& input, const Axes& axes, bool keepdim) {
+  if (autocast::active()) {  // Note [Autocast inside the ops]
+    Tensor xc = input;
+    const autocast::OpScope scope(TS_AUTOCAST_POLICY("logsumexp"), xc);
+    return logsumexp(xc, axes, keepdim);
+  }
   const Tensor x = is_inexact(input.dtype()) ? input : astype(input, DType::Float32, true);
   if (x.numel() == 0)  // no max to shift by; the sum over nothing is 0, its log -inf
     return unary_op(log_def, sum(unary_op(exp_def, x), axes, keepdim, std::nullopt));

@@ -133,11 +133,8 @@ py::object reduce_py(Kind kind, const char* op, py::handle x_, py::handle dim, p
   switch (kind) {
     case Kind::Sum:
       return py::cast(sum(x, axes, keep, dt));  // (the op applies its autocast row)
-    case Kind::Prod: {
-      const autocast::OpScope scope(
-          dt ? TS_AUTOCAST_POLICY_DTYPE("prod") : TS_AUTOCAST_POLICY("prod"), x);
-      return py::cast(prod(x, axes, keep, dt));
-    }
+    case Kind::Prod:
+      return py::cast(prod(x, axes, keep, dt));  // (the op applies its autocast row)
     case Kind::Mean:
       if (dt) {
         if (!is_inexact(*dt))
@@ -224,10 +221,6 @@ Tensor scan_py(bool is_sum, const char* op, py::handle x_, py::handle dim, py::h
   no_out(out, op);
   Tensor x = operand_or_throw(x_, op);
   const std::optional<DType> dt = to_opt_dtype(dtype);
-  const autocast::OpScope scope(
-      is_sum ? (dt ? TS_AUTOCAST_POLICY_DTYPE("cumsum") : TS_AUTOCAST_POLICY("cumsum"))
-             : (dt ? TS_AUTOCAST_POLICY_DTYPE("cumprod") : TS_AUTOCAST_POLICY("cumprod")),
-      x);
   const std::optional<int64_t> ax = to_opt_axis(alias(op, dim, axis), op);
   return (is_sum ? cumulative_sum : cumulative_prod)(x, ax, dt, include_initial);
 }
@@ -274,7 +267,6 @@ py::object median_py(bool ignore_nan, py::handle x_, py::handle dim, bool keepdi
 // std_mean
 Tensor logsumexp_py(py::handle x_, py::handle dim, bool keepdim) {
   Tensor x = input_tensor(x_, "logsumexp");
-  const autocast::OpScope scope(TS_AUTOCAST_POLICY("logsumexp"), x);
   return logsumexp(x, torch_axes(dim, x.ndim(), "logsumexp"), keepdim);
 }
 
