@@ -19,9 +19,8 @@ from tessera import _C
 from tessera.nn import functional as F
 from tessera.nn.functional import attention as A
 
-from harness import double_backward_pairs
+from harness import close_to_largest, double_backward_pairs, rounded, randn64 as randn
 
-rng = np.random.default_rng(0)
 
 # Relative to the reference's largest magnitude: float64/float32 sum in another order than
 # PyTorch; 16-bit inputs are compared with a float64 reference on the same rounded values, so
@@ -36,21 +35,7 @@ def fused():
         yield calls
 
 
-def randn(*shape):
-    return rng.standard_normal(shape)
 
-
-def rounded(a: np.ndarray, dtype: str) -> np.ndarray:
-    """a rounded to `dtype` and back to float64 (the values both sides actually see)."""
-    return ts.asarray(a).astype(getattr(ts, dtype)).astype(ts.float64).numpy()
-
-
-def assert_close(a: ts.Tensor, b: torch.Tensor, dtype: str) -> None:
-    an = a.astype(ts.float64).numpy()
-    bn = b.detach().double().numpy()
-    assert an.shape == bn.shape, (an.shape, bn.shape)
-    big = max(float(np.max(np.abs(bn))) if bn.size else 0.0, 1.0)
-    np.testing.assert_allclose(an, bn, rtol=TOL[dtype], atol=TOL[dtype] * big)
 
 
 def run_pair(q, k, v, dtype="float64", g=None, **kw):
@@ -62,14 +47,14 @@ def run_pair(q, k, v, dtype="float64", g=None, **kw):
     os_ = F.scaled_dot_product_attention(qs, ks, vs, **kw)
     ot = TF.scaled_dot_product_attention(qt, kt, vt, **kw)
     assert str(os_.dtype) == dtype
-    assert_close(os_, ot, dtype)
+    close_to_largest(os_, ot, TOL[dtype])
     g = randn(*ot.shape) if g is None else g
     g = rounded(g, dtype)
     os_.backward(ts.asarray(g).astype(getattr(ts, dtype)))
     ot.backward(torch.tensor(g))
     for a, b in ((qs, qt), (ks, kt), (vs, vt)):
         assert str(a.grad.dtype) == dtype
-        assert_close(a.grad, b.grad, dtype)
+        close_to_largest(a.grad, b.grad, TOL[dtype])
 
 
 @pytest.mark.parametrize("dtype", list(TOL))
@@ -98,12 +83,12 @@ def test_sdpa_fused_non_contiguous(fused, causal) -> None:
     xt = [torch.tensor(r, requires_grad=True) for r in raw]
     os_ = F.scaled_dot_product_attention(*(x.permute(0, 2, 1, 3) for x in xs), is_causal=causal)
     ot = TF.scaled_dot_product_attention(*(x.permute(0, 2, 1, 3) for x in xt), is_causal=causal)
-    assert_close(os_, ot, "float64")
+    close_to_largest(os_, ot, TOL["float64"])
     g = randn(*ot.shape)
     os_.backward(ts.asarray(g))
     ot.backward(torch.tensor(g))
     for a, b in zip(xs, xt):
-        assert_close(a.grad, b.grad, "float64")
+        close_to_largest(a.grad, b.grad, TOL["float64"])
     assert len(fused) == 1
 
 
@@ -136,7 +121,7 @@ def test_sdpa_fused_double_backward(fused) -> None:
     for a, b in double_backward_pairs(
             lambda *x: F.scaled_dot_product_attention(*x, is_causal=True),
             lambda *x: TF.scaled_dot_product_attention(*x, is_causal=True), raw):
-        assert_close(a, b, "float64")
+        close_to_largest(a, b, TOL["float64"])
 
 
 def test_sdpa_cpu_default_keeps_matmul_path() -> None:
@@ -239,8 +224,8 @@ def test_sdpa_fused_projection_views_vs_torch(fused, causal) -> None:
     ty = run(torch, tx)
     ty.backward(torch.tensor(np.cos(np.arange(ty.numel())).reshape(tuple(ty.shape))))
     assert len(fused) == 1
-    assert_close(y.detach(), ty, "float64")
-    assert_close(x.grad, tx.grad, "float64")
+    close_to_largest(y.detach(), ty, TOL["float64"])
+    close_to_largest(x.grad, tx.grad, TOL["float64"])
 
 
 def test_flash_op_four_dims() -> None:
