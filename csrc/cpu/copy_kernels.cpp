@@ -1,5 +1,7 @@
 // CPU copy/cast and fill kernels.
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "cpu/convert.h"
 #include "ops/copy.h"
@@ -30,10 +32,26 @@ void cast_loop(char** p, const int64_t* s, int64_t n) {
 }
 
 // Same-type copies only move bytes: dispatch on the item size, not the dtype.
+// An unsigned integer (or pair) of N bytes: the value a broadcast copy repeats.
+template <int N>
+struct Bytes {
+  using type = std::conditional_t<
+      N == 1, uint8_t,
+      std::conditional_t<N == 2, uint16_t, std::conditional_t<N == 4, uint32_t, uint64_t>>>;
+};
+
 template <int N>
 void bytes_loop(char** p, const int64_t* s, int64_t n) {
   if (s[0] == N && s[1] == N) {
     std::memcpy(p[0], p[1], n * N);
+    return;
+  }
+  if (s[0] == N && s[1] == 0 && N <= 8) {  // a broadcast source (expand): a fill, vectorized
+    using U = typename Bytes<N>::type;
+    U v;
+    std::memcpy(&v, p[1], sizeof(U));
+    U* out = reinterpret_cast<U*>(p[0]);
+    for (int64_t i = 0; i < n; ++i) out[i] = v;
     return;
   }
   for (int64_t i = 0; i < n; ++i) std::memcpy(p[0] + i * s[0], p[1] + i * s[1], N);

@@ -67,4 +67,48 @@ inline float tanh_f32(float x) {
   return bits_to_float(tb | (xb & INT32_MIN));
 }
 
+// expm1 with relative accuracy near 0 by tanh_f32's reduction, 2^n expm1(r) + (2^n - 1);
+// above 16 exp - 1 loses nothing. expm1(-18) rounds to -1 in float32, hence the clamp.
+inline float expm1_f32(float x) {
+  const float xc = x < -18.0f ? -18.0f : x;
+  float r;
+  const float nf = reduce_ln2(xc > 16.0f ? 16.0f : xc, r);
+  static constexpr float kExpm1[] = {1.3882522471249104e-3f, 8.36651399731636e-3f,
+                                     4.166720062494278e-2f, 1.666654348373413e-1f,
+                                     4.999999701976776e-1f};
+  const float em1r = horner(r, kExpm1) * (r * r) + r;
+  const float two_n = pow2_bits(static_cast<int32_t>(nf));
+  const float small = two_n * em1r + (two_n - 1.0f);
+  return x > 16.0f ? exp_f32(x) - 1.0f : small;
+}
+
+// log of a positive float32 (Cephes' logf: x = m 2^e with m in [sqrt(1/2), sqrt(2)), a
+// degree-9 polynomial in m - 1, about 1 ulp); +inf and NaN pass through.
+inline float log_f32(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  int32_t e = static_cast<int32_t>(b >> 23) - 126;
+  const float m = bits_to_float((b & 0x007fffffu) | 0x3f000000u);  // [0.5, 1)
+  const bool low = m < 0.707106781186547524f;
+  e = low ? e - 1 : e;
+  const float f = low ? m + m - 1.0f : m - 1.0f;
+  const float z = f * f;
+  static constexpr float kLog[] = {7.0376836292e-2f,  -1.1514610310e-1f, 1.1676998740e-1f,
+                                   -1.2420140846e-1f, 1.4249322787e-1f,  -1.6668057665e-1f,
+                                   2.0000714765e-1f,  -2.4999993993e-1f, 3.3333331174e-1f};
+  const float fe = static_cast<float>(e);
+  const float y = horner(f, kLog) * f * z + -2.12194440e-4f * fe + -0.5f * z;
+  const float r = f + y + 0.693359375f * fe;
+  return (x != x || x > 3.4e38f) ? x : r;
+}
+
+// log1p for z >= 0 (and NaN, +inf): log(1 + z) corrected for the rounding of 1 + z
+// (Goldberg's z / ((1 + z) - 1) factor), exact for z below half an ulp of 1.
+inline float log1p_f32(float z) {
+  const float u = 1.0f + z;
+  const float d = u - 1.0f;
+  const float r = d == 0.0f ? z : log_f32(u) * (z / d);
+  return u > 3.4e38f ? u : r;
+}
+
 }  // namespace ts::fast

@@ -91,29 +91,34 @@ def gradcheck(fn: Callable, inputs: Union[Tensor, Sequence[Any]], *, eps: float 
 def gradgradcheck(fn: Callable, inputs: Union[Tensor, Sequence[Any]], grad_outputs: Any = None, *,
                   eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
                   raise_exception: bool = True) -> bool:
-    """gradcheck of the first derivative (second-order check) via create_graph=True."""
+    """gradcheck of the first derivative (second-order check) via create_graph=True, as
+    PyTorch's: the first derivative is checked w.r.t. the inputs and the grad_outputs (random
+    ones in [-1, 1) that require grad when not given), so a piecewise-linear fn, whose first
+    derivative depends on x only through constants, is checked through grad_outputs."""
     from .autograd import grad
     from ._creation import asarray
     ins = _tup(inputs)
-    outs = _tup(fn(*ins))
     if grad_outputs is None:
         rng = np.random.default_rng(0)
-        grad_outputs = tuple(asarray(rng.standard_normal(o.shape), device=o.device).astype(o.dtype)
-                             for o in outs)
+        grad_outputs = tuple(asarray(rng.uniform(-1, 1, o.shape), device=o.device).astype(o.dtype)
+                             .requires_grad_(True) for o in _tup(fn(*ins)))
     gos = _tup(grad_outputs)
-    diff_idx = [i for i, x in enumerate(ins) if isinstance(x, Tensor) and x.requires_grad]
+    n_out = len(gos)
+    diff_in = [i for i, x in enumerate(ins) if isinstance(x, Tensor) and x.requires_grad]
+    diff_go = {i for i, g in enumerate(gos) if isinstance(g, Tensor) and g.requires_grad}
 
-    def first(*xs: Any) -> Any:
+    def first(*args: Any) -> Any:
         # gradcheck calls this with perturbed copies too: differentiate w.r.t. the same slots.
-        xs = tuple(x if (i not in diff_idx or x.requires_grad) else x.detach().requires_grad_(True)
-                   for i, x in enumerate(xs))
-        o = _tup(fn(*xs))
-        dx = [xs[i] for i in diff_idx]
-        gs = grad(list(o), dx, list(gos), create_graph=True, allow_unused=True)
-        from ._creation import zeros_like
-        return tuple(zeros_like(x) if g is None else g for g, x in zip(gs, dx))
+        xs = tuple(x.detach().requires_grad_(True) if i in diff_in and not x.requires_grad else x
+                   for i, x in enumerate(args[:len(args) - n_out]))
+        g_o = tuple(g.detach().requires_grad_(True) if i in diff_go and not g.requires_grad else g
+                    for i, g in enumerate(args[len(args) - n_out:]))
+        gs = grad(list(_tup(fn(*xs))), [xs[i] for i in diff_in], list(g_o), create_graph=True,
+                  allow_unused=True)
+        return tuple(g for g in gs if g is not None)
 
-    return gradcheck(first, ins, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception)
+    return gradcheck(first, ins + gos, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)
 
 from ._assert_close import assert_allclose, assert_close  # noqa: E402
 

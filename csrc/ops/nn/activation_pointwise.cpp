@@ -27,6 +27,7 @@
 #include "ops/default_dtype.h"
 #include "ops/math.h"
 #include "ops/nn/activation.h"
+#include "ops/nn/activation_fused.h"
 #include "ops/nn/softmax.h"
 #include "ops/views.h"
 #include "ops/where.h"
@@ -39,6 +40,11 @@ Tensor sc(double v) { return wrap_scalar(Scalar::from_double(v)); }
 Tensor U(const ElementwiseDef& d, const Tensor& x) { return unary_op(d, x); }
 Tensor B(const ElementwiseDef& d, const Tensor& a, const Tensor& b) { return binary_op(d, a, b); }
 Tensor B(const ElementwiseDef& d, const Tensor& a, double b) { return binary_op(d, a, sc(b)); }
+
+// Real floating inputs run the fused kernels (Note [Fused activations]); integer and complex
+// ones the composite forms below.
+bool fused(const Tensor& x) { return is_floating(x.dtype()); }
+using act::Act;
 
 // Note [In-place activations]
 // Note [Activations under autocast]: PyTorch runs these activations as single kernels on no
@@ -80,6 +86,7 @@ Tensor sigmoid(const Tensor& input) {
   const Tensor x = is_floating(input.dtype()) || is_complex(input.dtype())
                        ? input
                        : astype_op(input, default_float_dtype(), false);
+  if (fused(x)) return fused_activation(x, {Act::Sigmoid});
   // exp(-|x|) with -|x| as a where on the same test (abs has gradient 0 at 0, which would make
   // sigmoid'(0) 0 instead of 0.25); nothing overflows
   const Tensor pos = B(greater_equal_def, x, 0.0);
@@ -99,6 +106,7 @@ Tensor logsigmoid(const Tensor& x) {
 Tensor softplus(const Tensor& input, double beta, double threshold) {
   Tensor x = input;
   const autocast::OpScope scope(TS_AUTOCAST_POLICY("softplus"), x);
+  if (fused(x)) return fused_activation(x, {Act::Softplus, beta, threshold});
   const Tensor bx = multiply(x, sc(beta));
   // where (not minimum): at beta*x == threshold PyTorch takes the soft branch's derivative
   const Tensor above = B(greater_def, bx, threshold);
@@ -190,6 +198,7 @@ Tensor hardtanh_as(const char* op, const Tensor& x, double min_val, double max_v
   // hardtanh_backward); NaN stays NaN and keeps its gradient (PyTorch's scalar and CUDA rule;
   // its vectorized CPU loop gives 0)
   return apply(op, x, inplace, [&](const Tensor& v) {
+    if (fused(v)) return fused_activation(v, {Act::Hardtanh, min_val, max_val});
     return where(B(less_equal_def, v, min_val), sc(min_val),
                  where(B(greater_equal_def, v, max_val), sc(max_val), v));
   });
@@ -198,6 +207,7 @@ Tensor hardtanh_as(const char* op, const Tensor& x, double min_val, double max_v
 // leaky_relu, and eval-mode rrelu naming itself in errors
 Tensor leaky_relu_as(const char* op, const Tensor& x, double negative_slope, bool inplace) {
   return apply(op, x, inplace, [&](const Tensor& v) {
+    if (fused(v)) return fused_activation(v, {Act::LeakyRelu, negative_slope});
     return where(B(greater_def, v, 0.0), v, multiply(v, sc(negative_slope)));
   });
 }
@@ -214,32 +224,43 @@ Tensor leaky_relu(const Tensor& x, double negative_slope, bool inplace) {
 }
 
 Tensor elu(const Tensor& x, double alpha, bool inplace) {
-  return apply("elu", x, inplace, [&](const Tensor& v) { return elu_value(v, alpha, 1.0); });
+  return apply("elu", x, inplace, [&](const Tensor& v) {
+    return fused(v) ? fused_activation(v, {Act::Elu, alpha, 1.0, 1.0}) : elu_value(v, alpha, 1.0);
+  });
 }
 
 Tensor celu(const Tensor& x, double alpha, bool inplace) {
-  return apply("celu", x, inplace, [&](const Tensor& v) { return elu_value(v, alpha, alpha); });
+  return apply("celu", x, inplace, [&](const Tensor& v) {
+    return fused(v) ? fused_activation(v, {Act::Elu, alpha, 1.0, alpha})
+                    : elu_value(v, alpha, alpha);
+  });
 }
 
 Tensor selu(const Tensor& x, bool inplace) {
   return apply("selu", x, inplace, [](const Tensor& v) {
+    if (fused(v)) return fused_activation(v, {Act::Elu, kSeluAlpha, kSeluScale, 1.0});
     return multiply(sc(kSeluScale), elu_value(v, kSeluAlpha, 1.0));
   });
 }
 
 Tensor silu(const Tensor& x, bool inplace) {
-  return apply("silu", x, inplace, [](const Tensor& v) { return multiply(v, sigmoid(v)); });
+  return apply("silu", x, inplace, [](const Tensor& v) {
+    return fused(v) ? fused_activation(v, {Act::Silu}) : multiply(v, sigmoid(v));
+  });
 }
 
 Tensor mish(const Tensor& x, bool inplace) {
-  return apply("mish", x, inplace,
-               [](const Tensor& v) { return multiply(v, U(tanh_def, softplus(v, 1.0, 20.0))); });
+  return apply("mish", x, inplace, [](const Tensor& v) {
+    return fused(v) ? fused_activation(v, {Act::Mish})
+                    : multiply(v, U(tanh_def, softplus(v, 1.0, 20.0)));
+  });
 }
 
 Tensor hardsigmoid(const Tensor& x, bool inplace) {
   // clamp(x/6 + 1/2, 0, 1); gradient 1/6 where -3 < x < 3, else 0 (NaN included: its value
   // comes through a detached branch), PyTorch's hardsigmoid_backward
   return apply("hardsigmoid", x, inplace, [](const Tensor& v) {
+    if (fused(v)) return fused_activation(v, {Act::Hardsigmoid});
     const Tensor inside = B(logical_and_def, B(greater_def, v, -3.0), B(less_def, v, 3.0));
     const Tensor lin = add(divide(v, sc(6.0)), sc(0.5));
     if (!is_floating(v.dtype()))
@@ -256,6 +277,7 @@ Tensor hardswish(const Tensor& x, bool inplace) {
   // x * clamp(x + 3, 0, 6) / 6; gradient 0 for x <= -3, x/3 + 1/2 for -3 < x < 3, 1 for x >= 3
   // (NaN and +inf included), PyTorch's hardswish_backward
   return apply("hardswish", x, inplace, [](const Tensor& v) {
+    if (fused(v)) return fused_activation(v, {Act::Hardswish});
     if (!is_floating(v.dtype())) {
       const Tensor c = add(v, sc(3.0));
       const Tensor r6 = where(B(less_equal_def, c, 0.0), sc(0.0),

@@ -1,7 +1,10 @@
-// PyTorch's pointwise activations (nn.functional's sigmoid, elu, hardswish, threshold, ...),
-// composed of differentiable elementwise ops: their gradients (of every order) come from the
-// formulas of the ops they are made of, and each form is chosen to give PyTorch's gradient at
-// the kinks (Note [Activation kinks]). ReLU and GELU have fused kernels (activation.h).
+// PyTorch's pointwise activations (nn.functional's sigmoid, elu, hardswish, threshold, ...).
+// On real floating inputs sigmoid, silu, mish, hardswish, hardsigmoid, the elu family,
+// leaky_relu, hardtanh/relu6 and softplus run fused kernels (activation_fused.h, Note [Fused
+// activations]); the others, and integer/complex inputs, are composed of differentiable
+// elementwise ops whose formulas give their gradients of every order. Each form gives
+// PyTorch's gradient at the kinks (Note [Activation kinks]). ReLU and GELU have their own
+// fused kernels (activation.h).
 //
 // `inplace` (PyTorch's inplace=True and trailing-underscore forms): x is overwritten with the
 // result and returned (Note [In-place activations]).
