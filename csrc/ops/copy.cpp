@@ -3,9 +3,9 @@
 #include "autograd/function.h"
 #include "autograd/record.h"
 #include "core/device_backend.h"
+#include "kernels/acc_type.h"
 #include "ops/memory_format.h"
 #include "ops/views.h"
-#include "kernels/acc_type.h"
 
 namespace ts {
 
@@ -25,6 +25,8 @@ void byte_span(const Tensor& t, uintptr_t& lo, uintptr_t& hi) {
   hi = base + b * t.itemsize() + t.itemsize() - 1;
 }
 
+}  // namespace
+
 // True when the bytes of a and b may intersect. By address, not by Storage: a tensor imported
 // zero-copy (asarray of a NumPy view, from_dlpack) has its own Storage over another's bytes.
 bool may_overlap(const Tensor& a, const Tensor& b) {
@@ -43,7 +45,6 @@ bool same_layout(const Tensor& a, const Tensor& b) {
     if (a.dim(d) != 1 && a.strides()[d] != b.strides()[d]) return false;
   return true;
 }
-}  // namespace
 
 // Note [Cross-device copy]: the bytes move between devices contiguous and already in dst's
 // dtype and shape (cast and broadcast happen on the source side); a strided dst receives them

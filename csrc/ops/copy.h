@@ -28,6 +28,10 @@ bool is_pinned(const Tensor& x);
 Tensor astype(const Tensor& x, DType dtype, bool copy = true);
 Tensor contiguous(const Tensor& x);  // x itself when already contiguous
 Tensor clone(const Tensor& x);       // always a fresh contiguous copy
+// True when the bytes of a and b may intersect (by address).
+bool may_overlap(const Tensor& a, const Tensor& b);
+// a and b start at the same byte and step alike in every dim of size > 1.
+bool same_layout(const Tensor& a, const Tensor& b);
 // The user-facing forms, recorded by autograd (the plain ones above are for op internals).
 Tensor clone_op(const Tensor& x);
 Tensor contiguous_op(const Tensor& x);

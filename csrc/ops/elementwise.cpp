@@ -125,9 +125,10 @@ void assign_inplace_result(const char* op, const Tensor& a, const Tensor& r) {
 
 void write_out(const char* op, const Tensor& out, const Tensor& r) {
   if (autograd::needs_grad({&r, &out}))
-    throw RuntimeError(str(op, "(): functions with out=... arguments don't support automatic "
-                               "differentiation, but one of the arguments requires grad; hint: "
-                               "call it without out= or under ts.no_grad()"));
+    throw RuntimeError(str(op,
+                           "(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad; hint: "
+                           "call it without out= or under ts.no_grad()"));
   if (r.shape() != out.shape())
     throw ValueError(str(op, ": out= has shape ", shape_str(out.shape()), " but the result has ",
                          shape_str(r.shape()), "; hint: pass an out of the result's shape"));
@@ -138,8 +139,29 @@ void write_out(const char* op, const Tensor& out, const Tensor& r) {
   copy_(out, r);
 }
 
+// Note [In-place without a temporary]: when nothing is recorded, a is contiguous, the op
+// computes in a's dtype and keeps a's shape, and b does not overlap a (or is a itself), the
+// kernel writes straight into a (out and first operand alias element by element, which every
+// elementwise kernel allows). Otherwise the result is computed out of place and copied in
+// (PyTorch's in-place rules: assign_inplace_result). x += y, optimizer updates and gradient
+// accumulation take the direct path: one pass over memory instead of three.
 void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b) {
   autograd::check_inplace(a, def.name);
+  if (a.numel() != 0 && a.is_contiguous() && !a.storage()->readonly &&
+      (b.device() == a.device() || (b.ndim() == 0 && b.device().is_cpu())) &&
+      !autograd::needs_grad({&a, &b})) {
+    const DType c = compute_dtype(def, result_type(a, b), a.dtype(), b.dtype());
+    if (c == a.dtype() && output_dtype(def, c) == c &&
+        (a.shape() == b.shape() || broadcast_shapes(a.shape(), b.shape(), def.name) == a.shape())) {
+      const Tensor bc = astype(b, c, false);
+      if (!may_overlap(a, bc) || (bc.shape() == a.shape() && same_layout(a, bc))) {
+        auto it = ElementwiseIter::make(a, {&a, &bc}, def.name);
+        def.stub->get(a.device())(it, c);
+        a.bump_version();
+        return;
+      }
+    }
+  }
   assign_inplace_result(def.name, a, binary_op(def, a, b));
 }
 
