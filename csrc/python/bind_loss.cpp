@@ -109,6 +109,22 @@ std::vector<int64_t> int_list(py::handle h, const char* what) {
   return out;
 }
 
+// ctc_loss in either of PyTorch's forms: both lengths Tensors, or both int lists/tuples.
+Tensor ctc_loss_of(const Tensor& log_probs, const Tensor& targets, py::handle input_lengths,
+                   py::handle target_lengths, int64_t blank, nn::Reduction r, bool zero_infinity) {
+  const bool ti = py::isinstance<Tensor>(input_lengths),
+             tt = py::isinstance<Tensor>(target_lengths);
+  if (ti && tt)
+    return nn::ctc_loss(log_probs, targets, input_lengths.cast<Tensor>(),
+                        target_lengths.cast<Tensor>(), blank, r, zero_infinity);
+  TS_CHECK(!ti && !tt, TypeError,
+           "ctc_loss: input_lengths and target_lengths must both be Tensors or both be "
+           "lists/tuples of ints (PyTorch's two forms), got ",
+           Py_TYPE(input_lengths.ptr())->tp_name, " and ", Py_TYPE(target_lengths.ptr())->tp_name);
+  return nn::ctc_loss(log_probs, targets, int_list(input_lengths, "input_lengths"),
+                      int_list(target_lengths, "target_lengths"), blank, r, zero_infinity);
+}
+
 }  // namespace
 
 void init_loss(py::module_& m) {
@@ -455,19 +471,9 @@ void init_loss(py::module_& m) {
       "ctc_loss",
       [](const Tensor& log_probs, const Tensor& targets, py::handle input_lengths,
          py::handle target_lengths, int64_t blank, py::handle reduction, bool zero_infinity) {
-        const nn::Reduction r = reduction_of(py::none(), py::none(), reduction, "ctc_loss");
-        const bool ti = py::isinstance<Tensor>(input_lengths),
-                   tt = py::isinstance<Tensor>(target_lengths);
-        if (ti && tt)
-          return nn::ctc_loss(log_probs, targets, input_lengths.cast<Tensor>(),
-                              target_lengths.cast<Tensor>(), blank, r, zero_infinity);
-        TS_CHECK(!ti && !tt, TypeError,
-                 "ctc_loss: input_lengths and target_lengths must both be Tensors or both be "
-                 "lists/tuples of ints (PyTorch's two forms), got ",
-                 Py_TYPE(input_lengths.ptr())->tp_name, " and ",
-                 Py_TYPE(target_lengths.ptr())->tp_name);
-        return nn::ctc_loss(log_probs, targets, int_list(input_lengths, "input_lengths"),
-                            int_list(target_lengths, "target_lengths"), blank, r, zero_infinity);
+        return ctc_loss_of(log_probs, targets, input_lengths, target_lengths, blank,
+                           reduction_of(py::none(), py::none(), reduction, "ctc_loss"),
+                           zero_infinity);
       },
       py::arg("log_probs"), py::arg("targets"), py::arg("input_lengths"), py::arg("target_lengths"),
       py::arg("blank") = 0, py::arg("reduction") = "mean", py::arg("zero_infinity") = false,
@@ -565,6 +571,19 @@ void init_loss(py::module_& m) {
       "poisson_nll_loss(input, target, log_input, full, eps, reduction)\n--\n\n"
       "torch.poisson_nll_loss: F.poisson_nll_loss with every argument given and the reduction\n"
       "as torch's enum (0 none, 1 mean, 2 sum).");
+  t.def(
+      "ctc_loss",
+      [](const Tensor& log_probs, const Tensor& targets, py::handle input_lengths,
+         py::handle target_lengths, int64_t blank, py::handle reduction, bool zero_infinity) {
+        return ctc_loss_of(log_probs, targets, input_lengths, target_lengths, blank,
+                           enum_reduction(reduction, "ctc_loss"), zero_infinity);
+      },
+      py::arg("log_probs"), py::arg("targets"), py::arg("input_lengths"), py::arg("target_lengths"),
+      py::arg("blank") = 0, py::arg("reduction") = 0, py::arg("zero_infinity") = false,
+      "ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, "
+      "zero_infinity=False)\n--\n\n"
+      "torch.ctc_loss: F.ctc_loss with the reduction as torch's enum (0 none, 1 mean, 2 sum;\n"
+      "torch 2.13's torch.ctc_loss reduces nothing when reduction is left out).");
 }
 
 }  // namespace ts::python

@@ -323,3 +323,20 @@ def test_ctc_cuda_matches_cpu() -> None:
         outs.append((loss.cpu().numpy(), leaf.grad.cpu().numpy()))
     np.testing.assert_allclose(outs[0][0], outs[1][0], rtol=1e-12)
     np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-10, atol=1e-12)
+
+
+def test_torch_top_level_form() -> None:
+    """torch.ctc_loss takes the reduction as its enum (0 none, 1 mean, 2 sum) and reduces
+    nothing when it is left out: _C._torch_nn.ctc_loss (python/tessera/_nn_ops.py's form)."""
+    x, tg, in_len, tgt_len = _ctc_case(6, T=8, N=3, C=5, s_max=3)
+    lp = x - np.log(np.exp(x).sum(-1, keepdims=True))
+    il, tl = [int(v) for v in in_len], [int(v) for v in tgt_len]
+    ours, theirs = ts._C._torch_nn.ctc_loss, torch.ctc_loss
+    close(ours(tt(lp), tt(tg), il, tl), theirs(torch.tensor(lp), torch.tensor(tg), il, tl),
+          1e-12, 1e-12)
+    for r in (0, 1, 2):
+        close(ours(tt(lp), tt(tg), tt(in_len), tt(tgt_len), 0, r, True),
+              theirs(torch.tensor(lp), torch.tensor(tg), torch.tensor(in_len),
+                     torch.tensor(tgt_len), 0, r, True), 1e-12, 1e-12)
+    with pytest.raises(ValueError, match="not a valid value for reduction"):
+        ours(tt(lp), tt(tg), il, tl, 0, 3)
