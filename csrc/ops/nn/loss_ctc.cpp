@@ -63,10 +63,11 @@ Tensor padded_targets(const Tensor& targets, const std::vector<int64_t>& tl, int
   TS_CHECK(targets.ndim() == 1 || targets.ndim() == 2, ValueError, kOp,
            ": targets must be 1-D (concatenated) or 2-D (padded, (N, S)), got shape ",
            shape_str(targets.shape()));
-  int64_t S = 0, total = 0;
+  int64_t S = 0, total = 0;  // total saturates (hostile lengths must not overflow it)
   for (int64_t v : tl) {
     S = std::max(S, v);
-    total += v;
+    total = v > std::numeric_limits<int64_t>::max() - total ? std::numeric_limits<int64_t>::max()
+                                                            : total + v;
   }
   if (targets.ndim() == 2)
     TS_CHECK(targets.dim(0) == N && targets.dim(1) >= S, ValueError, kOp,
