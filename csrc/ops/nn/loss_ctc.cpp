@@ -149,12 +149,11 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets,
   const Tensor log_alpha = Tensor::empty(Shape{N, T, 2 * S + 1}, lp.dtype(), kdev);
   {
     autograd::GradModeGuard no_grad(false);
-    a.log_probs = contiguous(to_device(lp, kdev));  // Note [CTC on the host]
-    if (kdev != dev) {
-      a.targets = to_device(a.targets, kdev);
-      a.input_lengths = to_device(a.input_lengths, kdev);
-      a.target_lengths = to_device(a.target_lengths, kdev);
-    }
+    // Note [CTC on the host]: kdev is the host unless a kernel is registered for dev.
+    a.log_probs = contiguous(to_device(lp, kdev));
+    a.targets = to_device(a.targets, kdev);
+    a.input_lengths = to_device(a.input_lengths, kdev);
+    a.target_lengths = to_device(a.target_lengths, kdev);
     ctc_loss_stub.get(kdev)(a, nll, log_alpha);
     nll = to_device(nll, dev);
   }
