@@ -24,6 +24,11 @@ void record_cross_entropy(const Tensor& logits, const Tensor& target, const Tens
 // loss = pointwise binary cross entropy of probabilities p and targets y (formulas_loss.cpp):
 // PyTorch's derivatives d/dp = (p - y) / max(p (1 - p), 1e-12f), d/dy = log(1 - p) - log p.
 void record_binary_cross_entropy(const Tensor& p, const Tensor& y, const Tensor& loss);
+// nll (N,) = the CTC loss of log_probs (T, N, C) (formulas_loss.cpp): targets, lengths and
+// log_alpha as the kernels of ops/nn/loss_ctc.h took and gave them.
+void record_ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                     const Tensor& target_lengths, const Tensor& nll, const Tensor& log_alpha,
+                     int64_t blank, bool zero_infinity);
 // y = x w^T + b (b undefined when absent).
 void record_linear(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y);
 void record_gelu(const Tensor& x, const Tensor& y, bool tanh_approx);

@@ -93,6 +93,38 @@ Tensor variance_of(const Tensor& input, py::handle var) {
       input.shape());
 }
 
+// ctc_loss's lengths in the int-list form: a list or tuple of ints (PyTorch's IntArrayRef; a
+// bool, a float or a bare int is a TypeError there too).
+std::vector<int64_t> int_list(py::handle h, const char* what) {
+  TS_CHECK(py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h), TypeError,
+           "ctc_loss: ", what, " must be a Tensor or a list/tuple of ints, got ",
+           Py_TYPE(h.ptr())->tp_name);
+  std::vector<int64_t> out;
+  for (py::handle v : h) {
+    TS_CHECK(!PyBool_Check(v.ptr()) && PyIndex_Check(v.ptr()), TypeError, "ctc_loss: ", what,
+             " must be integers (a Tensor or a list/tuple of ints), got an element of type ",
+             Py_TYPE(v.ptr())->tp_name);
+    out.push_back(py::cast<int64_t>(v.attr("__index__")()));
+  }
+  return out;
+}
+
+// ctc_loss in either of PyTorch's forms: both lengths Tensors, or both int lists/tuples.
+Tensor ctc_loss_of(const Tensor& log_probs, const Tensor& targets, py::handle input_lengths,
+                   py::handle target_lengths, int64_t blank, nn::Reduction r, bool zero_infinity) {
+  const bool ti = py::isinstance<Tensor>(input_lengths),
+             tt = py::isinstance<Tensor>(target_lengths);
+  if (ti && tt)
+    return nn::ctc_loss(log_probs, targets, input_lengths.cast<Tensor>(),
+                        target_lengths.cast<Tensor>(), blank, r, zero_infinity);
+  TS_CHECK(!ti && !tt, TypeError,
+           "ctc_loss: input_lengths and target_lengths must both be Tensors or both be "
+           "lists/tuples of ints (PyTorch's two forms), got ",
+           Py_TYPE(input_lengths.ptr())->tp_name, " and ", Py_TYPE(target_lengths.ptr())->tp_name);
+  return nn::ctc_loss(log_probs, targets, int_list(input_lengths, "input_lengths"),
+                      int_list(target_lengths, "target_lengths"), blank, r, zero_infinity);
+}
+
 }  // namespace
 
 void init_loss(py::module_& m) {
@@ -435,6 +467,28 @@ void init_loss(py::module_& m) {
       "(default: pairwise_distance); swap uses min(d(a, n), d(p, n)) (the C++ op\n"
       "csrc/ops/nn/loss.h).");
 
+  m.def(
+      "ctc_loss",
+      [](const Tensor& log_probs, const Tensor& targets, py::handle input_lengths,
+         py::handle target_lengths, int64_t blank, py::handle reduction, bool zero_infinity) {
+        return ctc_loss_of(log_probs, targets, input_lengths, target_lengths, blank,
+                           reduction_of(py::none(), py::none(), reduction, "ctc_loss"),
+                           zero_infinity);
+      },
+      py::arg("log_probs"), py::arg("targets"), py::arg("input_lengths"), py::arg("target_lengths"),
+      py::arg("blank") = 0, py::arg("reduction") = "mean", py::arg("zero_infinity") = false,
+      "ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction='mean', "
+      "zero_infinity=False)\n--\n\n"
+      "Connectionist temporal classification loss: -log of the total probability of every\n"
+      "alignment of each target (blanks around and between labels, repeats merged).\n"
+      "log_probs (T, N, C) or unbatched (T, C): float32/float64 log-probabilities over C\n"
+      "classes incl. blank; targets padded (N, S) or 1-D concatenated (sum(target_lengths));\n"
+      "input_lengths/target_lengths (N,) as integer Tensors or lists/tuples of ints. 'mean'\n"
+      "divides each loss by its target length (at least 1), then averages over the batch;\n"
+      "zero_infinity zeroes the infinite losses of impossible alignments and their gradients.\n"
+      "PyTorch's gradient (its double backward is not implemented, as in PyTorch). The C++ op\n"
+      "csrc/ops/nn/loss_ctc.cpp; device tensors run the CPU kernel on host copies.");
+
   // torch's top-level losses (torch.kl_div, ...): the reduction as its enum (0 none, 1 mean,
   // 2 sum); ts.<name> is these (python/tessera/_nn_ops.py).
   py::module_ t =
@@ -517,6 +571,19 @@ void init_loss(py::module_& m) {
       "poisson_nll_loss(input, target, log_input, full, eps, reduction)\n--\n\n"
       "torch.poisson_nll_loss: F.poisson_nll_loss with every argument given and the reduction\n"
       "as torch's enum (0 none, 1 mean, 2 sum).");
+  t.def(
+      "ctc_loss",
+      [](const Tensor& log_probs, const Tensor& targets, py::handle input_lengths,
+         py::handle target_lengths, int64_t blank, py::handle reduction, bool zero_infinity) {
+        return ctc_loss_of(log_probs, targets, input_lengths, target_lengths, blank,
+                           enum_reduction(reduction, "ctc_loss"), zero_infinity);
+      },
+      py::arg("log_probs"), py::arg("targets"), py::arg("input_lengths"), py::arg("target_lengths"),
+      py::arg("blank") = 0, py::arg("reduction") = 0, py::arg("zero_infinity") = false,
+      "ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, "
+      "zero_infinity=False)\n--\n\n"
+      "torch.ctc_loss: F.ctc_loss with the reduction as torch's enum (0 none, 1 mean, 2 sum;\n"
+      "torch 2.13's torch.ctc_loss reduces nothing when reduction is left out).");
 }
 
 }  // namespace ts::python

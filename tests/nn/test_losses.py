@@ -1,6 +1,7 @@
-"""Losses beyond the basic set (margin/ranking/triplet/multilabel/Gaussian/Poisson/CTC)
+"""Losses beyond the basic set (margin/ranking/triplet/multilabel/Gaussian/Poisson)
 vs torch.nn.functional and torch.nn: values, gradients of every floating input (float32
-and float64), reductions, broadcasting, unbatched forms, gradcheck, modules and errors."""
+and float64), reductions, broadcasting, unbatched forms, gradcheck, modules and errors.
+CTC has its own file, test_ctc_loss.py."""
 from __future__ import annotations
 
 import numpy as np
@@ -356,125 +357,6 @@ def test_errors() -> None:
         F.multilabel_margin_loss(x, ts.zeros((3, 3), dtype=ts.int64))
     with pytest.raises(TypeError, match="floating-point input"):
         F.multilabel_margin_loss(ts.ones((3, 4), dtype=ts.int64), ts.zeros((3, 4), dtype=ts.int64))
-
-
-# ----------------------------------------------------------------------------- CTC
-def _ctc_case(seed, T=12, N=4, C=6, blank=0, s_max=5, impossible=False):
-    """Random log-probs, lengths and targets (labels avoid blank; some repeats)."""
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((T, N, C))
-    in_len = rng.integers(max(1, T // 2), T + 1, N)
-    in_len[0] = T
-    tgt_len = rng.integers(0, s_max + 1, N)
-    labels = [c for c in range(C) if c != blank]
-    tg = rng.choice(labels, size=(N, s_max))
-    if s_max > 1:
-        tg[:, 1] = tg[:, 0]  # repeated labels need a blank between them
-    if impossible:
-        tg[-1] = labels[0]
-        tgt_len[-1] = s_max
-        in_len[-1] = s_max  # s_max repeats need 2 s_max - 1 frames
-    return x, tg, in_len, tgt_len
-
-
-def _ctc_both(x, tg, in_len, tgt_len, dt, concat=False, leaf_logp=False, **kw):
-    """ctc_loss on tessera and torch (through log_softmax of the logits, or on leaf
-    log-probabilities); returns (outputs, input gradients) of each."""
-    lp = x - np.log(np.exp(x).sum(-1, keepdims=True))
-    src = (lp if leaf_logp else x).astype(dt)
-    if concat:
-        tg = np.concatenate([row[:n] for row, n in zip(tg, tgt_len)]).astype(np.int64)
-    res = []
-    for mod, Fn in ((ts, F), (torch, TF)):
-        leaf = (mod.asarray(src, requires_grad=True) if mod is ts
-                else torch.tensor(src, requires_grad=True))
-        logp = leaf if leaf_logp else Fn.log_softmax(leaf, dim=-1)
-        tgt = mod.asarray(tg) if mod is ts else torch.tensor(tg)
-        out = Fn.ctc_loss(logp, tgt, mod.asarray(in_len) if mod is ts else torch.tensor(in_len),
-                          mod.asarray(tgt_len) if mod is ts else torch.tensor(tgt_len), **kw)
-        g = np.random.default_rng(5).standard_normal(tuple(out.shape)).astype(dt)
-        out.backward(mod.asarray(g) if mod is ts else torch.tensor(g))
-        res.append((out, leaf.grad))
-    return res
-
-
-@pytest.mark.parametrize("dt", DTYPES)
-@pytest.mark.parametrize("red", REDUCTIONS)
-@pytest.mark.parametrize("concat", [False, True])
-@pytest.mark.parametrize("seed", range(4))
-def test_ctc_matches_torch(seed, concat, red, dt) -> None:
-    blank = [0, 5, 2, 0][seed]
-    case = _ctc_case(seed, T=[12, 7, 20, 3][seed], N=[4, 1, 3, 2][seed], blank=blank,
-                     s_max=[5, 3, 6, 1][seed])
-    for leaf_logp in (False, True):
-        (ys, gs), (yt, gt) = _ctc_both(*case, dt, concat=concat, leaf_logp=leaf_logp,
-                                       blank=blank, reduction=red)
-        tol = dict(rtol=1e-4, atol=1e-5) if dt == np.float32 else dict(rtol=1e-9, atol=1e-11)
-        close(ys, yt, **tol)
-        close(gs, gt, **tol)
-
-
-@pytest.mark.parametrize("zero_infinity", [False, True])
-@pytest.mark.parametrize("red", REDUCTIONS)
-def test_ctc_impossible_alignments_and_empty(red, zero_infinity) -> None:
-    x, tg, in_len, tgt_len = _ctc_case(7, T=10, N=4, s_max=4, impossible=True)
-    tgt_len[1], in_len[2], tgt_len[2] = 0, 0, 0  # empty target; no frames and no labels
-    (ys, gs), (yt, gt) = _ctc_both(x, tg, in_len, tgt_len, np.float64,
-                                   zero_infinity=zero_infinity, reduction=red)
-    close(ys, yt, 1e-9, 1e-11)
-    if zero_infinity or red == "none":
-        close(gs, gt, 1e-9, 1e-11)  # (without zero_infinity torch's gradient has NaNs too)
-    else:
-        assert np.isnan(gs.numpy()).any() == np.isnan(gt.numpy()).any()
-
-
-def test_ctc_unbatched_module_and_gradcheck() -> None:
-    x, tg, in_len, tgt_len = _ctc_case(8, T=9, N=1, s_max=3)
-    tgt_len[0] = 3  # unbatched 1-D targets hold exactly target_lengths labels
-    lp = x[:, 0] - np.log(np.exp(x[:, 0]).sum(-1, keepdims=True))
-    for red in REDUCTIONS:
-        ours = nn.CTCLoss(blank=0, reduction=red)(tt(lp), tt(tg[0]), tt(in_len[0]), tt(tgt_len[0]))
-        theirs = torch.nn.CTCLoss(blank=0, reduction=red)(torch.tensor(lp), torch.tensor(tg[0]),
-                                                           torch.tensor(in_len[0]),
-                                                           torch.tensor(tgt_len[0]))
-        close(ours, theirs, 1e-10, 1e-12)
-    # gradcheck through log_softmax (torch's CTC gradient is the logits' gradient)
-    x, tg, in_len, tgt_len = _ctc_case(9, T=6, N=2, C=4, s_max=2)
-    assert ts.testing.gradcheck(
-        lambda a: F.ctc_loss(F.log_softmax(a, dim=-1), tt(tg), tt(in_len), tt(tgt_len),
-                             reduction="sum"), [tt(x, requires_grad=True)])
-    assert ts.testing.gradcheck(
-        lambda a: F.ctc_loss(F.log_softmax(a, dim=-1), tt(tg), list(in_len), list(tgt_len),
-                             reduction="mean", zero_infinity=True), [tt(x, requires_grad=True)])
-
-
-def test_ctc_errors() -> None:
-    lp = ts.zeros((5, 2, 4))
-    tg = ts.asarray([[1, 2], [3, 3]])
-    with pytest.raises(ValueError, match="blank must be in label range"):
-        F.ctc_loss(lp, tg, [5, 5], [2, 2], blank=4)
-    with pytest.raises(ValueError, match="input_lengths must be in"):
-        F.ctc_loss(lp, tg, [6, 5], [2, 2])
-    with pytest.raises(ValueError, match="input_lengths must be in"):
-        F.ctc_loss(lp, tg, [-1, 5], [2, 2])
-    with pytest.raises(ValueError, match="target_lengths must be non-negative"):
-        F.ctc_loss(lp, tg, [5, 5], [2, -1])
-    with pytest.raises(ValueError, match="batch_size 2"):
-        F.ctc_loss(lp, tg, [5, 5, 5], [2, 2])
-    with pytest.raises(ValueError, match="padded targets"):
-        F.ctc_loss(lp, tg, [5, 5], [3, 2])
-    with pytest.raises(ValueError, match="sum\\(target_lengths\\)"):
-        F.ctc_loss(lp, ts.asarray([1, 2, 3]), [5, 5], [1, 1])
-    with pytest.raises(IndexError, match="target labels"):
-        F.ctc_loss(lp, ts.asarray([[1, 4], [3, 3]]), [5, 5], [2, 2])
-    with pytest.raises(TypeError, match="floating-point log_probs"):
-        F.ctc_loss(ts.zeros((5, 2, 4), dtype=ts.int64), tg, [5, 5], [2, 2])
-    with pytest.raises(TypeError, match="input_lengths must be integers"):
-        F.ctc_loss(lp, tg, [5.0, 5.0], [2, 2])
-    with pytest.raises(ValueError, match="not a valid value for reduction"):
-        F.ctc_loss(lp, tg, [5, 5], [2, 2], reduction="avg")
-    with pytest.raises(ValueError, match=r"\(T, N, C\)"):
-        F.ctc_loss(ts.zeros(5), tg, [5, 5], [2, 2])
 
 
 def _strided(a: np.ndarray) -> ts.Tensor:

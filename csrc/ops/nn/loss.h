@@ -5,6 +5,7 @@
 // in float32 (PyTorch's list).
 #pragma once
 #include <string>
+#include <vector>
 
 #include "core/tensor.h"
 
@@ -108,5 +109,20 @@ Tensor triplet_loss_from_distances(const Tensor& d_pos, const Tensor& d_neg, con
 // The three triplet tensors have one rank (ValueError naming `op` otherwise).
 void check_triplet_ranks(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                          const char* op);
+
+// ---- the CTC loss (loss_ctc.cpp; kernels and Note [CTC on the host] in loss_ctc.h): -log of the
+// total probability of every alignment of each target, PyTorch's F.ctc_loss. log_probs (T, N, C)
+// or unbatched (T, C), float32/float64 (autocast: float32); targets padded (N, S) or
+// concatenated 1-D (sum(target_lengths)), labels in [0, C) other than blank; lengths (N,) as
+// host values or integer tensors. 'mean' divides each loss by its target length (at least 1)
+// and averages; zero_infinity zeroes the infinite losses and their gradients. One node
+// (CtcLossBackward) with PyTorch's gradient; its own derivative is not implemented.
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets,
+                const std::vector<int64_t>& input_lengths,
+                const std::vector<int64_t>& target_lengths, int64_t blank, Reduction reduction,
+                bool zero_infinity);
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                const Tensor& target_lengths, int64_t blank, Reduction reduction,
+                bool zero_infinity);
 
 }  // namespace ts::nn

@@ -16,7 +16,6 @@ from tessera.nn.functional.conv import conv3d as conv3d
 from tessera.nn.functional.conv import conv_transpose1d as conv_transpose1d
 from tessera.nn.functional.conv import conv_transpose2d as conv_transpose2d
 from tessera.nn.functional.conv import conv_transpose3d as conv_transpose3d
-from tessera.nn.functional.loss import ctc_loss as ctc_loss
 from tessera.nn.functional.dropout import dropout as dropout
 from tessera.nn.functional.dropout import dropout1d as dropout1d
 from tessera.nn.functional.dropout import dropout2d as dropout2d
@@ -91,6 +90,8 @@ def cosine_similarity(x1: Any, x2: Any, dim: Any = ..., eps: Any = ...) -> Any:
     """x1 . x2 / (max(||x1||, eps) max(||x2||, eps)) along dim, x1 and x2 broadcast to a common shape first, as torch.nn.functional.cosine_similarity: the clamps' gradient is the identity, so a zero vector's gradient is finite (the C++ op csrc/ops/nn/similarity.h)."""
 def cross_entropy(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ..., label_smoothing: Any = ...) -> Any:
     """log_softmax over dim 1 (dim 0 for unbatched (C,) input) + NLL with class indices (N, ...), or the cross entropy with class probabilities (input's shape) when target is floating; PyTorch's formulas for weight (C,), ignore_index and label_smoothing (the legacy size_average/reduce replace reduction, with PyTorch's warning). The C++ op csrc/ops/nn/loss.h: one fused kernel for class indices, gradients of every order."""
+def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, blank: Any = ..., reduction: Any = ..., zero_infinity: Any = ...) -> Any:
+    """Connectionist temporal classification loss: -log of the total probability of every alignment of each target (blanks around and between labels, repeats merged). log_probs (T, N, C) or unbatched (T, C): float32/float64 log-probabilities over C classes incl. blank; targets padded (N, S) or 1-D concatenated (sum(target_lengths)); input_lengths/target_lengths (N,) as integer Tensors or lists/tuples of ints. 'mean' divides each loss by its target length (at least 1), then averages over the batch; zero_infinity zeroes the infinite losses of impossible alignments and their gradients. PyTorch's gradient (its double backward is not implemented, as in PyTorch). The C++ op csrc/ops/nn/loss_ctc.cpp; device tensors run the CPU kernel on host copies."""
 def elu(input: Any, alpha: Any = ..., inplace: Any = ...) -> Any:
     """x for x > 0, alpha * (exp(x) - 1) else (the gradient at 0 is alpha, as PyTorch's)."""
 def elu_(input: Any, alpha: Any = ...) -> Any:
