@@ -1,7 +1,7 @@
 // The array API linalg extension's factorizations: cholesky, det/slogdet, eigh/eigvalsh, inv,
 // solve, qr, svd/svdvals. CPU kernels call LAPACK (cpu/lapack_kernels.cpp). The functions
 // built on them (pinv, matrix_rank, matrix_power, multi_dot, the infinity norms) are in
-// ops/linalg_composite.h; the remaining compositions in python/tessera/linalg.py.
+// ops/linalg_composite.h; the LU family and triangular solves in ops/linalg_lu.h.
 #pragma once
 #include <initializer_list>
 #include <tuple>

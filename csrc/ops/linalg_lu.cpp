@@ -26,8 +26,8 @@ using namespace linalg_detail;
 
 namespace {
 
-// Note [Host linear algebra] for the LU family: a device without these kernels (CUDA today)
-// computes on the host and copies the results back.
+// Note [Host linear algebra] for the LU family: a device without these kernels computes on
+// the host and copies the results back (CUDA has them: cuda/linalg_cusolver.cpp).
 template <class Stub>
 bool on_host(const Stub& stub, const Tensor& x) {
   return !x.device().is_cpu() && !stub.table[static_cast<int>(x.device().type)];

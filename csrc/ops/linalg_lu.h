@@ -1,6 +1,7 @@
 // The LU family and triangular solves of torch.linalg: lu_factor(_ex), lu, lu_unpack, lu_solve,
-// solve_triangular, and cond (built on the factorizations of ops/linalg_ext.h). CPU kernels:
-// LAPACK getrf / getrs and BLAS trsm (cpu/lapack_kernels.cpp). Each op records one node with
+// solve_triangular, and cond (built on the factorizations of ops/linalg_ext.h). Kernels: LAPACK
+// getrf / getrs and BLAS trsm on the CPU (cpu/lapack_kernels.cpp), cuSOLVER getrf / getrs and
+// cuBLAS trsmBatched on CUDA (cuda/linalg_cusolver.cpp). Each op records one node with
 // PyTorch's formula (csrc/autograd/formulas_linalg.cpp) or is a composition of recorded ops.
 #pragma once
 #include <string>
