@@ -287,13 +287,16 @@ def test_gradcheck_finite_differences(name):
     assert ts.testing.gradcheck(f, [a, b] if "solve" in name else [a, b.detach()])
 
 
-def test_double_backward_lu_solve():
+def test_double_backward():
     a = ts.asarray(well_conditioned((), 3, "float64"), requires_grad=True)
     b = ts.asarray(randn(3, 2, dtype=np.float64), requires_grad=True)
     assert ts.testing.gradgradcheck(
         lambda x, y: ts.linalg.lu_solve(*ts.linalg.lu_factor(x), y), [a, b])
     assert ts.testing.gradgradcheck(
         lambda x, y: ts.linalg.solve_triangular(x, y, upper=True), [a, b])
+    wide = ts.asarray(randn(2, 3, 5, dtype=np.float64), requires_grad=True)
+    assert ts.testing.gradgradcheck(lambda x: ts.linalg.lu_factor(x).LU, [wide])
+    assert ts.testing.gradgradcheck(lambda x: tuple(ts.linalg.lu(x)[1:]), [a])
 
 
 def test_grad_fn_names():
