@@ -273,6 +273,10 @@ void cpu_lu_solve(const Tensor& lu, const Tensor& piv, const Tensor& b, char tra
   visit_lapack(lu.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const int64_t n = lu.dim(1), k = b.dim(1);
+    const int* pv = piv.data<int>();  // getrs swaps rows by them: out of range is out of bounds
+    for (int64_t i = 0; i < piv.numel(); ++i)
+      TS_CHECK(pv[i] >= 1 && pv[i] <= n, RuntimeError, "linalg.lu_solve: pivots must be between 1 ",
+               "and ", n, ", got ", pv[i], "; hint: pass the pivots of linalg.lu_factor");
     for_batches(lu.dim(0), n, [&](int64_t i) {
       const int r = Lapack<T>::getrs(trans, dim32(n), dim32(k), lu.data<T>() + i * n * n, ld32(n),
                                      piv.data<int>() + i * n, b.data<T>() + i * n * k, ld32(n));

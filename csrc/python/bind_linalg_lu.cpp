@@ -45,7 +45,7 @@ py::object with_out(const char* op, py::object result, py::handle out) {
                              " tensors, not ", type_name(out)));
   py::list outs;
   for (size_t i = 0; i < parts.size(); ++i) {
-    const py::handle o = py::reinterpret_borrow<py::tuple>(out)[i];
+    const py::object o = py::reinterpret_borrow<py::sequence>(out)[i];
     write_out(op, tensor_or_throw(o, op, "out"), parts[i].cast<const Tensor&>());
     outs.append(o);
   }

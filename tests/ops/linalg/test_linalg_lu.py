@@ -337,6 +337,18 @@ ERRORS = [
 ]
 
 
+def test_bad_pivots_and_outs_raise():
+    """Pivots out of range would make getrs swap rows out of bounds: they raise instead."""
+    a, b = ts.eye(3, dtype=ts.float64), ts.ones((3, 1), dtype=ts.float64)
+    for piv in ([0, 2, 3], [1, 2, 4], [-100, 2 ** 30, 0]):
+        with pytest.raises(RuntimeError, match="pivots must be between 1 and 3"):
+            ts.linalg.lu_solve(a, ts.asarray(piv, dtype=ts.int32), b)
+    with pytest.raises(TypeError, match="out"):
+        ts.linalg.lu_factor(a, out=[1, 2])
+    outs = [ts.empty((3, 3), dtype=ts.float64), ts.empty((3,), dtype=ts.int32)]
+    assert ts.linalg.lu_factor(a, out=outs).LU is outs[0]
+
+
 @pytest.mark.parametrize("case", range(len(ERRORS)))
 def test_errors_match_torch_class(case):
     f, cls, msg = ERRORS[case]
