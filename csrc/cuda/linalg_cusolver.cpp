@@ -565,6 +565,14 @@ void cuda_lu_solve(const Tensor& lu, const Tensor& piv, const Tensor& rhs, char 
     const cublasOperation_t op = trans == 'N'   ? CUBLAS_OP_N
                                  : trans == 'T' ? CUBLAS_OP_T
                                                 : CUBLAS_OP_C;
+    {  // getrs swaps rows by the pivots: out of range would be out of bounds (one read-back)
+      const Tensor hp = to_device(piv, Device());
+      const int* pv = hp.data<int>();
+      for (int64_t i = 0; i < hp.numel(); ++i)
+        TS_CHECK(pv[i] >= 1 && pv[i] <= n, RuntimeError,
+                 "linalg.lu_solve: pivots must be between 1 and ", n, ", got ", pv[i],
+                 "; hint: pass the pivots of linalg.lu_factor");
+    }
     cusolverDnHandle_t h = cusolver_handle(d);
     Tensor dinfo = device_info(B, d);
     for (int64_t b = 0; b < B; ++b)
