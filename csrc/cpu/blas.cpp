@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <type_traits>
 
 #include "core/error.h"
 #include "core/parallel.h"
@@ -139,5 +140,33 @@ void gemm<c128>(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const c128* a
   (CblasRowMajor, tr(ta), tr(tb), blasint_of(m), blasint_of(n), blasint_of(k), &one, a,
    blasint_of(lda), b, blasint_of(ldb), &beta, c, blasint_of(ldc));
 }
+
+namespace {
+CBLAS_UPLO uplo(bool upper) { return upper ? CblasUpper : CblasLower; }
+CBLAS_DIAG diag(bool unit) { return unit ? CblasUnit : CblasNonUnit; }
+// CBLAS takes real scalars by value, complex ones by pointer.
+template <class T>
+auto alpha_arg(const T& a) {
+  if constexpr (std::is_floating_point_v<T>)
+    return a;
+  else
+    return static_cast<const void*>(&a);
+}
+}  // namespace
+
+#define TS_TRSM(T, fn, one)                                                                \
+  template <>                                                                              \
+  void trsm<T>(bool upper, bool unit, int64_t n, int64_t k, const T* a, int64_t lda, T* b, \
+               int64_t ldb) {                                                              \
+    const T alpha = one;                                                                   \
+    TS_CBLAS(fn)                                                                           \
+    (CblasColMajor, CblasLeft, uplo(upper), CblasNoTrans, diag(unit), blasint_of(n),       \
+     blasint_of(k), alpha_arg(alpha), a, blasint_of(lda), b, blasint_of(ldb));             \
+  }
+TS_TRSM(float, strsm, 1.0f)
+TS_TRSM(double, dtrsm, 1.0)
+TS_TRSM(c64, ctrsm, c64(1, 0))
+TS_TRSM(c128, ztrsm, c128(1, 0))
+#undef TS_TRSM
 
 }  // namespace ts

@@ -32,4 +32,9 @@ template <class T>
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
           const T* b, int64_t ldb, T* c, int64_t ldc, T beta = T(0));
 
+// Column-major B <- T^-1 B for the n x n triangle T of `a` (upper or lower; unit diagonal when
+// `unit`) and n x k B: BLAS trsm, no singularity check (a zero diagonal gives inf / nan).
+template <class T>
+void trsm(bool upper, bool unit, int64_t n, int64_t k, const T* a, int64_t lda, T* b, int64_t ldb);
+
 }  // namespace ts

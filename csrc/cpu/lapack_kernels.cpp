@@ -7,7 +7,9 @@
 #include <type_traits>
 
 #include "core/parallel.h"
+#include "cpu/blas.h"
 #include "ops/linalg_ext.h"
+#include "ops/linalg_lu.h"
 
 // LAPACKE's complex types as std::complex (same layout as C's _Complex).
 #define lapack_complex_float std::complex<float>
@@ -27,32 +29,39 @@ constexpr int kCol = LAPACK_COL_MAJOR;
 // One struct per LAPACK type prefix (s, d, c, z) so the kernels below are written once.
 template <class T>
 struct Lapack;
-#define TS_LAPACK_TRAITS(T, RT, p, eig, org)                                             \
-  template <>                                                                            \
-  struct Lapack<T> {                                                                     \
-    using R = RT;                                                                        \
-    static int potrf(char uplo, int n, T* a, int lda) {                                  \
-      return TS_LAPACKE(p##potrf)(kCol, uplo, n, a, lda);                                \
-    }                                                                                    \
-    static int getrf(int n, T* a, int lda, int* piv) {                                   \
-      return TS_LAPACKE(p##getrf)(kCol, n, n, a, lda, piv);                              \
-    }                                                                                    \
-    static int gesv(int n, int nrhs, T* a, int lda, int* piv, T* b, int ldb) {           \
-      return TS_LAPACKE(p##gesv)(kCol, n, nrhs, a, lda, piv, b, ldb);                    \
-    }                                                                                    \
-    static int heevd(char jobz, int n, T* a, int lda, R* w) {                            \
-      return TS_LAPACKE(eig)(kCol, jobz, 'L', n, a, lda, w);                             \
-    }                                                                                    \
-    static int geqrf(int m, int n, T* a, int lda, T* tau) {                              \
-      return TS_LAPACKE(p##geqrf)(kCol, m, n, a, lda, tau);                              \
-    }                                                                                    \
-    static int ungqr(int m, int n, int k, T* a, int lda, const T* tau) {                 \
-      return TS_LAPACKE(org)(kCol, m, n, k, a, lda, tau);                                \
-    }                                                                                    \
-    static int gesdd(char jobz, int m, int n, T* a, int lda, R* s, T* u, int ldu, T* vt, \
-                     int ldvt) {                                                         \
-      return TS_LAPACKE(p##gesdd)(kCol, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);        \
-    }                                                                                    \
+#define TS_LAPACK_TRAITS(T, RT, p, eig, org)                                                 \
+  template <>                                                                                \
+  struct Lapack<T> {                                                                         \
+    using R = RT;                                                                            \
+    static int potrf(char uplo, int n, T* a, int lda) {                                      \
+      return TS_LAPACKE(p##potrf)(kCol, uplo, n, a, lda);                                    \
+    }                                                                                        \
+    static int getrf(int n, T* a, int lda, int* piv) {                                       \
+      return TS_LAPACKE(p##getrf)(kCol, n, n, a, lda, piv);                                  \
+    }                                                                                        \
+    static int getrf_mn(int m, int n, T* a, int lda, int* piv) {                             \
+      return TS_LAPACKE(p##getrf)(kCol, m, n, a, lda, piv);                                  \
+    }                                                                                        \
+    static int getrs(char trans, int n, int nrhs, const T* a, int lda, const int* piv, T* b, \
+                     int ldb) {                                                              \
+      return TS_LAPACKE(p##getrs)(kCol, trans, n, nrhs, a, lda, piv, b, ldb);                \
+    }                                                                                        \
+    static int gesv(int n, int nrhs, T* a, int lda, int* piv, T* b, int ldb) {               \
+      return TS_LAPACKE(p##gesv)(kCol, n, nrhs, a, lda, piv, b, ldb);                        \
+    }                                                                                        \
+    static int heevd(char jobz, int n, T* a, int lda, R* w) {                                \
+      return TS_LAPACKE(eig)(kCol, jobz, 'L', n, a, lda, w);                                 \
+    }                                                                                        \
+    static int geqrf(int m, int n, T* a, int lda, T* tau) {                                  \
+      return TS_LAPACKE(p##geqrf)(kCol, m, n, a, lda, tau);                                  \
+    }                                                                                        \
+    static int ungqr(int m, int n, int k, T* a, int lda, const T* tau) {                     \
+      return TS_LAPACKE(org)(kCol, m, n, k, a, lda, tau);                                    \
+    }                                                                                        \
+    static int gesdd(char jobz, int m, int n, T* a, int lda, R* s, T* u, int ldu, T* vt,     \
+                     int ldvt) {                                                             \
+      return TS_LAPACKE(p##gesdd)(kCol, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);            \
+    }                                                                                        \
   };
 TS_LAPACK_TRAITS(float, float, s, ssyevd, sorgqr)
 TS_LAPACK_TRAITS(double, double, d, dsyevd, dorgqr)
@@ -248,8 +257,51 @@ void cpu_svd(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& vt
   });
 }
 
+void cpu_lu_factor(const Tensor& a, const Tensor& piv, Info& info) {
+  visit_lapack(a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const int64_t n = a.dim(1), m = a.dim(2), k = piv.dim(1);
+    for_batches(a.dim(0), std::max(m, n), [&](int64_t b) {
+      int* p = piv.data<int>() + b * k;
+      info[b] =
+          k == 0 ? 0 : Lapack<T>::getrf_mn(dim32(m), dim32(n), a.data<T>() + b * m * n, ld32(m), p);
+    });
+  });
+}
+
+void cpu_lu_solve(const Tensor& lu, const Tensor& piv, const Tensor& b, char trans) {
+  visit_lapack(lu.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const int64_t n = lu.dim(1), k = b.dim(1);
+    const int* pv = piv.data<int>();  // getrs swaps rows by them: out of range is out of bounds
+    for (int64_t i = 0; i < piv.numel(); ++i)
+      TS_CHECK(pv[i] >= 1 && pv[i] <= n, RuntimeError, "linalg.lu_solve: pivots must be between 1 ",
+               "and ", n, ", got ", pv[i], "; hint: pass the pivots of linalg.lu_factor");
+    for_batches(lu.dim(0), n, [&](int64_t i) {
+      const int r = Lapack<T>::getrs(trans, dim32(n), dim32(k), lu.data<T>() + i * n * n, ld32(n),
+                                     piv.data<int>() + i * n, b.data<T>() + i * n * k, ld32(n));
+      TS_CHECK(r == 0, RuntimeError, "lu_solve: LAPACK getrs rejected argument ", -r,
+               " (an internal error; please report it)");
+    });
+  });
+}
+
+void cpu_trsm(const Tensor& a, const Tensor& b, bool upper, bool unit) {
+  visit_lapack(a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const int64_t n = a.dim(1), k = b.dim(1);
+    for_batches(a.dim(0), n, [&](int64_t i) {
+      trsm<T>(upper, unit, n, k, a.data<T>() + i * n * n, std::max<int64_t>(n, 1),
+              b.data<T>() + i * n * k, std::max<int64_t>(n, 1));
+    });
+  });
+}
+
 }  // namespace
 
+TS_REGISTER_KERNEL(lu_factor_stub, CPU, &cpu_lu_factor);
+TS_REGISTER_KERNEL(lu_solve_stub, CPU, &cpu_lu_solve);
+TS_REGISTER_KERNEL(trsm_stub, CPU, &cpu_trsm);
 TS_REGISTER_KERNEL(lapack_pack_stub, CPU, &cpu_pack);
 TS_REGISTER_KERNEL(cholesky_stub, CPU, &cpu_cholesky);
 TS_REGISTER_KERNEL(solve_stub, CPU, &cpu_solve);

@@ -7,6 +7,7 @@
 #include <cusolverDn.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/cublas_util.h"
@@ -18,6 +19,7 @@
 #include "ops/copy.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
+#include "ops/linalg_lu.h"
 #include "ops/math.h"
 #include "ops/reduce.h"
 #include "ops/views.h"
@@ -63,6 +65,26 @@ struct Solver;
     static cusolverStatus_t getrs(cusolverDnHandle_t h, int n, int k, const T* a, int lda,         \
                                   const int* piv, T* b, int ldb, int* info) {                      \
       return cusolverDn##p##getrs(h, CUBLAS_OP_N, n, k, a, lda, piv, b, ldb, info);                \
+    }                                                                                              \
+    static cusolverStatus_t getrf_mn_ws(cusolverDnHandle_t h, int m, int n, T* a, int lda,         \
+                                        int* lw) {                                                 \
+      return cusolverDn##p##getrf_bufferSize(h, m, n, a, lda, lw);                                 \
+    }                                                                                              \
+    static cusolverStatus_t getrf_mn(cusolverDnHandle_t h, int m, int n, T* a, int lda, T* w,      \
+                                     int* piv, int* info) {                                        \
+      return cusolverDn##p##getrf(h, m, n, a, lda, w, piv, info);                                  \
+    }                                                                                              \
+    static cusolverStatus_t getrs_op(cusolverDnHandle_t h, cublasOperation_t op, int n, int k,     \
+                                     const T* a, int lda, const int* piv, T* b, int ldb,           \
+                                     int* info) {                                                  \
+      return cusolverDn##p##getrs(h, op, n, k, a, lda, piv, b, ldb, info);                         \
+    }                                                                                              \
+    static cublasStatus_t trsm_batched(cublasHandle_t h, cublasFillMode_t uplo,                    \
+                                       cublasDiagType_t diag, int n, int k, const T* alpha,        \
+                                       const T* const* as, int lda, T* const* bs, int ldb,         \
+                                       int batch) {                                                \
+      return cublas##p##trsmBatched(h, CUBLAS_SIDE_LEFT, uplo, CUBLAS_OP_N, diag, n, k, alpha, as, \
+                                    lda, bs, ldb, batch);                                          \
     }                                                                                              \
     static cusolverStatus_t heevd_ws(cusolverDnHandle_t h, cusolverEigMode_t jobz, int n,          \
                                      const T* a, int lda, const R* w, int* lw) {                   \
@@ -505,8 +527,98 @@ void cuda_svd(const Tensor& a, const Tensor& s, const Tensor& u, const Tensor& v
   });
 }
 
+// ---- the LU family (ops/linalg_lu.h): getrf with pivots, getrs, trsm.
+// LU of (B, n, m) column-major m x n matrices; piv (B, min(m, n)).
+void cuda_lu_factor(const Tensor& a, const Tensor& piv, Info& info) {
+  visit_solver(a.dtype(), "lu_factor", [&](auto tag) {
+    using T = TS_SOLVER_T(tag);
+    const Device d = a.device();
+    DeviceGuard g(d);
+    const int64_t B = a.dim(0), n = a.dim(1), m = a.dim(2), k = std::min(m, n);
+    Tensor dinfo = device_info(B, d);
+    if (m == n) {
+      lu_factor<T>(a, piv, dinfo, "lu_factor");
+    } else {  // rectangular: cuSOLVER's getrf per matrix
+      cusolverDnHandle_t h = cusolver_handle(d);
+      const int m32 = dim32(m, "lu_factor"), n32 = dim32(n, "lu_factor");
+      int lw = 0;
+      check_cusolver(Solver<T>::getrf_mn_ws(h, m32, n32, ptr<T>(a), m32, &lw), "getrf_bufferSize",
+                     "lu_factor");
+      Tensor work = workspace(lw, a.dtype(), d);
+      for (int64_t b = 0; b < B; ++b)
+        check_cusolver(Solver<T>::getrf_mn(h, m32, n32, at<T>(a, b, m * n), m32, ptr<T>(work),
+                                           at<int>(piv, b, k), at<int>(dinfo, b, 1)),
+                       "getrf", "lu_factor");
+    }
+    read_info(dinfo, info);
+  });
+}
+
+// rhs (B, k, n) <- op(A)^-1 rhs from the factors of cuda_lu_factor.
+void cuda_lu_solve(const Tensor& lu, const Tensor& piv, const Tensor& rhs, char trans) {
+  visit_solver(lu.dtype(), "lu_solve", [&](auto tag) {
+    using T = TS_SOLVER_T(tag);
+    const Device d = lu.device();
+    DeviceGuard g(d);
+    const int64_t B = lu.dim(0), n = lu.dim(1), k = rhs.dim(1);
+    const int n32 = dim32(n, "lu_solve"), k32 = dim32(k, "lu_solve");
+    const cublasOperation_t op = trans == 'N'   ? CUBLAS_OP_N
+                                 : trans == 'T' ? CUBLAS_OP_T
+                                                : CUBLAS_OP_C;
+    {  // getrs swaps rows by the pivots: out of range would be out of bounds (one read-back)
+      const Tensor hp = to_device(piv, Device());
+      const int* pv = hp.data<int>();
+      for (int64_t i = 0; i < hp.numel(); ++i)
+        TS_CHECK(pv[i] >= 1 && pv[i] <= n, RuntimeError,
+                 "linalg.lu_solve: pivots must be between 1 and ", n, ", got ", pv[i],
+                 "; hint: pass the pivots of linalg.lu_factor");
+    }
+    cusolverDnHandle_t h = cusolver_handle(d);
+    Tensor dinfo = device_info(B, d);
+    for (int64_t b = 0; b < B; ++b)
+      check_cusolver(
+          Solver<T>::getrs_op(h, op, n32, k32, at<T>(lu, b, n * n), n32, at<int>(piv, b, n),
+                              at<T>(rhs, b, n * k), n32, at<int>(dinfo, b, 1)),
+          "getrs", "lu_solve");
+  });
+}
+
+template <class T>
+T unit_scalar() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return T(1);
+  } else {
+    T v{};
+    v.x = 1;
+    return v;
+  }
+}
+
+// b (B, k, n) <- T^-1 b for the triangle T of each (B, n, n) a: one batched cuBLAS call.
+void cuda_trsm(const Tensor& a, const Tensor& b, bool upper, bool unit) {
+  visit_solver(a.dtype(), "solve_triangular", [&](auto tag) {
+    using T = TS_SOLVER_T(tag);
+    const Device d = a.device();
+    DeviceGuard g(d);
+    const int64_t B = a.dim(0), n = a.dim(1), k = b.dim(1);
+    const int n32 = dim32(n, "solve_triangular");
+    const Tensor aptrs = matrix_pointers(a, n * n), bptrs = matrix_pointers(b, n * k);
+    const T alpha = unit_scalar<T>();
+    check_cublas(
+        Solver<T>::trsm_batched(
+            cublas_handle(d), upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER,
+            unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, n32, dim32(k, "solve_triangular"),
+            &alpha, reinterpret_cast<const T* const*>(aptrs.data_ptr()), n32,
+            reinterpret_cast<T* const*>(bptrs.data_ptr()), n32, dim32(B, "solve_triangular")),
+        "trsmBatched", "solve_triangular");
+  });
+}
+
 }  // namespace
 
+TS_REGISTER_KERNEL(lu_factor_stub, CUDA, &cuda_lu_factor);
+TS_REGISTER_KERNEL(lu_solve_stub, CUDA, &cuda_lu_solve);
+TS_REGISTER_KERNEL(trsm_stub, CUDA, &cuda_trsm);
 TS_REGISTER_KERNEL(lapack_pack_stub, CUDA, &cuda_pack);
 TS_REGISTER_KERNEL(cholesky_stub, CUDA, &cuda_cholesky);
 TS_REGISTER_KERNEL(solve_stub, CUDA, &cuda_solve);

@@ -19,7 +19,7 @@ TS_DEFINE_STUB(EighKernel, eigh_stub, "eigh");
 TS_DEFINE_STUB(QrKernel, qr_stub, "qr");
 TS_DEFINE_STUB(SvdKernel, svd_stub, "svd");
 
-namespace {
+namespace linalg_detail {
 
 // The dtype LAPACK computes in: the standard requires floating inputs (TypeError otherwise,
 // as PyTorch does); float16/bfloat16 go through float32.
@@ -85,7 +85,8 @@ bool host_lapack(const Tensor& x) {
 Tensor host(const Tensor& t) { return to_device(t, Device()); }
 Tensor back(const Tensor& t, Device d) { return t.defined() ? to_device(t, d) : t; }
 
-}  // namespace
+}  // namespace linalg_detail
+using namespace linalg_detail;
 
 Tensor cholesky_plain(const Tensor& x, bool upper) {
   if (host_lapack(x)) return back(cholesky_plain(host(x), upper), x.device());
@@ -271,18 +272,12 @@ Tensor factorization_info(const Tensor& x, bool cholesky, bool upper) {
   return back(out, x.device());
 }
 
-// ---- autograd: each op computes without recording its internals, then records one node.
-namespace {
-template <class F>
-auto unrecorded(const F& f) {
-  autograd::GradModeGuard no_grad(false);
-  return f();
-}
-void fresh(std::initializer_list<const Tensor*> ts_) {
+// ---- autograd: each op computes without recording its internals (unrecorded), then records
+// one node.
+void linalg_detail::fresh(std::initializer_list<const Tensor*> ts_) {
   for (const Tensor* t : ts_)
     if (t->defined()) t->impl()->is_view = false;  // results, not views of the inputs
 }
-}  // namespace
 
 Tensor cholesky(const Tensor& x, bool upper) {
   if (!autograd::needs_grad({&x})) return cholesky_plain(x, upper);

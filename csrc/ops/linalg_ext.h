@@ -1,12 +1,14 @@
 // The array API linalg extension's factorizations: cholesky, det/slogdet, eigh/eigvalsh, inv,
 // solve, qr, svd/svdvals. CPU kernels call LAPACK (cpu/lapack_kernels.cpp). The functions
 // built on them (pinv, matrix_rank, matrix_power, multi_dot, the infinity norms) are in
-// ops/linalg_composite.h; the remaining compositions in python/tessera/linalg.py.
+// ops/linalg_composite.h; the LU family and triangular solves in ops/linalg_lu.h.
 #pragma once
+#include <initializer_list>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "autograd/grad_mode.h"
 #include "core/tensor.h"
 #include "dispatch/dispatch.h"
 
@@ -71,5 +73,29 @@ Tensor svdvals(const Tensor& x);
 // `upper` or lower triangle), else getrf's (the 1-based index of the first zero pivot); 0 where
 // the factorization succeeds.
 Tensor factorization_info(const Tensor& x, bool cholesky, bool upper = false);
+
+// The op layer's helpers, shared with the LU family (ops/linalg_lu.cpp).
+namespace linalg_detail {
+// The dtype LAPACK computes in (TypeError naming `op` for non-inexact d).
+DType compute_dtype(DType d, const char* op);
+Shape batch_of(const Tensor& x);  // x.shape[:-2]
+Shape concat_shape(Shape s, std::initializer_list<int64_t> tail);
+// x (batch..., m, n) -> a fresh (B, n, m) contiguous buffer of column-major matrices.
+Tensor to_lapack(const Tensor& x, DType dt);
+// A (B, cols, rows) buffer of column-major matrices as (batch..., rows, cols).
+Tensor from_lapack(const Tensor& buf, const Shape& batch, int64_t rows, int64_t cols);
+// Casts results computed in float32 back to the float16/bfloat16 input dtype `in`.
+Tensor out_as(const Tensor& t, DType in);
+Tensor host(const Tensor& t);            // t on the CPU
+Tensor back(const Tensor& t, Device d);  // t (when defined) on d
+// f() with grad mode off: an op computes without recording its internals, then records one
+// node for its results, which fresh() marks as results (not views of the inputs).
+template <class F>
+auto unrecorded(const F& f) {
+  autograd::GradModeGuard no_grad(false);
+  return f();
+}
+void fresh(std::initializer_list<const Tensor*> results);
+}  // namespace linalg_detail
 
 }  // namespace ts

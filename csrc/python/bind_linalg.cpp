@@ -14,7 +14,8 @@
 
 namespace ts::python {
 
-void init_linalg_decomp(py::module_& l);  // bind_linalg_decomp.cpp
+void init_linalg_decomp(py::module_& l);              // bind_linalg_decomp.cpp
+void init_linalg_lu(py::module_& m, py::module_& l);  // bind_linalg_lu.cpp
 
 namespace {
 
@@ -249,6 +250,7 @@ void init_linalg(py::module_& m) {
   def_norms(l);
   def_matrix_fns(l);
   init_linalg_decomp(l);
+  init_linalg_lu(m, l);
 }
 
 }  // namespace ts::python

@@ -41,4 +41,14 @@ inline std::string type_name(py::handle h) {
   return py::type::handle_of(h).attr("__name__").cast<std::string>();
 }
 
+// A bool argument: a Python (or NumPy) bool; TypeError otherwise, as torch.
+inline bool bool_arg(py::handle h, const char* op, const char* name) {
+  if (!PyBool_Check(h.ptr()) && type_name(h) != "bool_")
+    throw py::type_error(std::string(op) + "(): argument '" + name + "' must be bool, not " +
+                         type_name(h));
+  const int t = PyObject_IsTrue(h.ptr());
+  if (t < 0) throw py::error_already_set();
+  return t != 0;
+}
+
 }  // namespace ts::python

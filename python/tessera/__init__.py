@@ -134,7 +134,6 @@ def _guard_public_functions() -> None:
 
 # torch's functions of other families in the top-level namespace
 from .special import i0, gammainc as igamma, gammaincc as igammac  # noqa: E402,F401
-from .linalg import lu_unpack, _tensor_lu as lu, _legacy_lu_solve as lu_solve  # noqa: E402,F401
 from .linalg import matrix_exp  # noqa: E402,F401
 from ._stft import stft, istft  # noqa: E402,F401
 

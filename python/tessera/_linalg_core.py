@@ -3,11 +3,11 @@ matrix_transpose, PyTorch's matrix products (mm, bmm, mv, dot, vdot, inner, oute
 addmv, addr, baddbmm, addbmm, kron, cdist, chain_matmul) and its spellings over the linalg ops
 (det, logdet, inverse, pinverse, matrix_power, cholesky*, the legacy svd/qr/slogdet). Those are
 C++ bindings (csrc/python/bind_matmul.cpp), named here once; x.mm, x.det, ... are the same
-functions (vander too). cross and triangular_solve are still Python."""
+functions (vander too), as are the LU family's legacy lu, lu_solve, lu_unpack and
+triangular_solve (csrc/python/bind_linalg_lu.cpp). cross is still Python."""
 from __future__ import annotations
 
-from collections import namedtuple
-from typing import Any, Tuple
+from typing import Any
 
 from . import _C
 from ._C import Tensor
@@ -46,21 +46,14 @@ def cross(input: Tensor, other: Tensor, dim: Any = None) -> Tensor:
     return linalg_cross(input, other, axis=dim)
 
 
-# ---- the deprecated triangular_solve
-def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
-                     unitriangular: bool = False) -> Tuple[Tensor, Tensor]:
-    """Deprecated torch.triangular_solve: (X with op(A) X = b, a copy of A), op(A) = A or A^T."""
-    from .linalg import solve_triangular  # (linalg imports this module)
-    T = A.mT if transpose else A
-    x = solve_triangular(T, b, upper=upper != transpose, unitriangular=unitriangular)
-    return _TRIANGULAR_SOLVE(x, A.clone())
-
-
-_TRIANGULAR_SOLVE = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
-METHODS = {"matmul": _C.matmul, "cross": cross, "triangular_solve": triangular_solve}
+# torch's legacy LU spellings and triangular_solve (x.lu, x.lu_solve, x.triangular_solve too)
+lu, lu_solve, lu_unpack, triangular_solve = _C.lu, _C.lu_solve, _C.lu_unpack, _C.triangular_solve
+METHODS = {"matmul": _C.matmul, "cross": cross}
 # in-place twins of these are generated too (addmm_, baddbmm_, ...)
 INPLACE = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]
 
 
-_TORCH_NAMES += ["vander", "svd", "qr", "cholesky", "slogdet", "triangular_solve"]
-__all__ += ["vander", "svd", "qr", "cholesky", "slogdet", "triangular_solve"]
+_TORCH_NAMES += ["vander", "svd", "qr", "cholesky", "slogdet", "triangular_solve", "lu",
+                 "lu_solve", "lu_unpack"]
+__all__ += ["vander", "svd", "qr", "cholesky", "slogdet", "triangular_solve", "lu", "lu_solve",
+            "lu_unpack"]

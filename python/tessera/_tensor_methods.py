@@ -97,8 +97,6 @@ TENSOR_METHODS: Dict[str, Any] = {
     "zero_": _ti._zero_method,
     "copy_": _ti._copy_method,
     # torch functions of other families as methods
-    "lu": _la._tensor_lu,
-    "lu_solve": _la._legacy_lu_solve,
     "stft": _stft.stft,
     "istft": _stft.istft,
     # PyTorch's details of the Tensor object (_tensor.py): deprecated forms, metadata-only
