@@ -8,38 +8,84 @@
 
 namespace ts::python {
 
+namespace {
+
+Tensor conv(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, py::handle stride,
+            py::handle padding, py::handle dilation, int64_t groups, int nsp,
+            const std::string& op) {
+  std::string pad_str;
+  Shape pad{0};
+  if (py::isinstance<py::str>(padding))
+    pad_str = padding.cast<std::string>();
+  else
+    pad = to_shape(padding, (op + ": padding").c_str());
+  return convolution(x, w, b ? *b : Tensor(), to_shape(stride, (op + ": stride").c_str()), pad,
+                     pad_str, to_shape(dilation, (op + ": dilation").c_str()), groups, nsp,
+                     op.c_str());
+}
+
+Tensor conv_transpose(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b,
+                      py::handle stride, py::handle padding, py::handle output_padding,
+                      int64_t groups, py::handle dilation, int nsp, const std::string& op) {
+  return convolution_transpose(x, w, b ? *b : Tensor(), to_shape(stride, (op + ": stride").c_str()),
+                               to_shape(padding, (op + ": padding").c_str()),
+                               to_shape(output_padding, (op + ": output_padding").c_str()), groups,
+                               to_shape(dilation, (op + ": dilation").c_str()), nsp, op.c_str());
+}
+
+}  // namespace
+
 void init_conv(py::module_& m) {
-  m.def(
-      "_conv",
-      [](const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, py::handle stride,
-         py::handle padding, py::handle dilation, int64_t groups, int nsp, const std::string& op) {
-        std::string pad_str;
-        Shape pad{0};
-        if (py::isinstance<py::str>(padding))
-          pad_str = padding.cast<std::string>();
-        else
-          pad = to_shape(padding, (op + ": padding").c_str());
-        return convolution(x, w, b ? *b : Tensor(), to_shape(stride, (op + ": stride").c_str()),
-                           pad, pad_str, to_shape(dilation, (op + ": dilation").c_str()), groups,
-                           nsp, op.c_str());
-      },
-      py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
-      py::arg("dilation"), py::arg("groups"), py::arg("nsp"), py::arg("op"),
-      "PyTorch's conv{1,2,3}d over nsp spatial dims (padding: ints, 'same' or 'valid')");
-  m.def(
-      "_conv_transpose",
-      [](const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, py::handle stride,
-         py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation,
-         int nsp, const std::string& op) {
-        return convolution_transpose(
-            x, w, b ? *b : Tensor(), to_shape(stride, (op + ": stride").c_str()),
-            to_shape(padding, (op + ": padding").c_str()),
-            to_shape(output_padding, (op + ": output_padding").c_str()), groups,
-            to_shape(dilation, (op + ": dilation").c_str()), nsp, op.c_str());
-      },
-      py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
-      py::arg("output_padding"), py::arg("groups"), py::arg("dilation"), py::arg("nsp"),
-      py::arg("op"), "PyTorch's conv_transpose{1,2,3}d over nsp spatial dims");
+  m.def("_conv", &conv, py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"),
+        py::arg("padding"), py::arg("dilation"), py::arg("groups"), py::arg("nsp"), py::arg("op"),
+        "PyTorch's conv{1,2,3}d over nsp spatial dims (padding: ints, 'same' or 'valid')");
+  m.def("_conv_transpose", &conv_transpose, py::arg("input"), py::arg("weight"), py::arg("bias"),
+        py::arg("stride"), py::arg("padding"), py::arg("output_padding"), py::arg("groups"),
+        py::arg("dilation"), py::arg("nsp"), py::arg("op"),
+        "PyTorch's conv_transpose{1,2,3}d over nsp spatial dims");
+  {
+    // F.conv{1,2,3}d and F.conv_transpose{1,2,3}d themselves: PyTorch's signatures (Note
+    // [Readable signatures]); checks, 'same'/'valid' padding, autocast and gradients in the op.
+    py::options text_signature;
+    text_signature.disable_function_signatures();
+    const char* shapes[] = {"(N, C, L) or (C, L)", "(N, C, H, W) or (C, H, W)",
+                            "(N, C, D, H, W) or (C, D, H, W)"};
+    for (int nsp : {1, 2, 3}) {
+      const std::string op = "conv" + std::to_string(nsp) + "d";
+      const std::string doc =
+          op + "(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)\n--\n\n" +
+          "Convolution of " + shapes[nsp - 1] + " input with weight (O, C/groups, *kernel)\n" +
+          "-> (N, O, *out); padding: ints, 'same' or 'valid'; the output keeps a channels-last\n" +
+          "input's memory format (the C++ op csrc/ops/conv.h, gradients of every order).";
+      m.def(
+          op.c_str(),
+          [op, nsp](const Tensor& x, const Tensor& w, const std::optional<Tensor>& b,
+                    py::handle stride, py::handle padding, py::handle dilation, int64_t groups) {
+            return conv(x, w, b, stride, padding, dilation, groups, nsp, op);
+          },
+          py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
+          py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1, doc.c_str());
+      const std::string top = "conv_transpose" + std::to_string(nsp) + "d";
+      const std::string tdoc =
+          top + "(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, " +
+          "dilation=1)\n--\n\n" + "Transposed convolution (the gradient of " + op +
+          " with respect to its input) of\n" + shapes[nsp - 1] +
+          " input with weight (C, O/groups, *kernel) -> (N, O, *out),\n" +
+          "out = (in-1) stride - 2 padding + dilation (k-1) + output_padding + 1 (the C++ op\n" +
+          "csrc/ops/conv.h).";
+      m.def(
+          top.c_str(),
+          [top, nsp](const Tensor& x, const Tensor& w, const std::optional<Tensor>& b,
+                     py::handle stride, py::handle padding, py::handle output_padding,
+                     int64_t groups, py::handle dilation) {
+            return conv_transpose(x, w, b, stride, padding, output_padding, groups, dilation, nsp,
+                                  top);
+          },
+          py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
+          py::arg("padding") = 0, py::arg("output_padding") = 0, py::arg("groups") = 1,
+          py::arg("dilation") = 1, tdoc.c_str());
+    }
+  }
   auto shape_or_empty = [](py::handle h, const char* what) {
     return h.is_none() ? Shape{} : to_shape(h, what);
   };
