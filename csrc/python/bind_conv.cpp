@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "ops/conv.h"
+#include "ops/nn/pad.h"
 #include "ops/pool.h"
 #include "python/convert.h"
 
@@ -166,6 +167,27 @@ void init_conv(py::module_& m) {
               py::arg("count_include_pad") = true, py::arg("divisor_override") = py::none(),
               doc.c_str());
     }
+  }
+  {
+    py::options text_signature;
+    text_signature.disable_function_signatures();
+    m.def(
+        "pad",
+        [](const py::object& input, py::handle pad, const std::string& mode, py::handle value) {
+          const Tensor& x = tensor_or_throw(input, "pad", "input");
+          Scalar v = Scalar::from_double(0.0);
+          if (!value.is_none() && !to_scalar(value, v))
+            throw TypeError(str("pad: value must be a number, got ",
+                                py::str(py::type::of(value).attr("__name__")).cast<std::string>()));
+          Tensor y = nn::pad(x, to_shape(pad, "pad: pad"), mode, v);
+          return y.impl() == x.impl() ? input : py::cast(std::move(y));
+        },
+        py::arg("input"), py::arg("pad"), py::arg("mode") = "constant",
+        py::arg("value") = py::none(),
+        "pad(input, pad, mode='constant', value=None)\n--\n\n"
+        "PyTorch's F.pad: pad lists (left, right) pairs starting from the LAST dimension.\n"
+        "Modes: constant (value, default 0), reflect, replicate, circular; negative pads crop\n"
+        "(the C++ op csrc/ops/nn/pad.h).");
   }
   m.def(
       "_to_memory_format",

@@ -4,10 +4,9 @@ from .activation import (relu, relu6, hardtanh, leaky_relu, elu, celu, selu, sig
                          logsigmoid, tanh, softplus, silu, mish, hardsigmoid, hardswish,
                          softsign, tanhshrink, erf, erfc, gelu, softmax, log_softmax, softmin,
                          logsumexp, glu)
-from .conv import pad  # noqa: F401
 # The C++ bindings themselves (csrc/python/bind_conv.cpp, bind_nn.cpp, bind_norm.cpp,
 # bind_dropout.cpp: PyTorch's signatures; checks, autocast and gradients in csrc/ops).
-from ..._C import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
+from ..._C import (pad, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
                    conv_transpose3d, batch_norm, layer_norm, rms_norm, group_norm, instance_norm,
                    local_response_norm, normalize, dropout, dropout1d, dropout2d, dropout3d,
                    alpha_dropout, feature_alpha_dropout)

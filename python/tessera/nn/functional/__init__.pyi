@@ -22,7 +22,6 @@ from tessera.nn.functional import loss as loss
 from tessera.nn.functional import misc as misc
 from tessera.nn.functional.shuffle import channel_shuffle as native_channel_shuffle
 from tessera.nn.functional.misc import one_hot as one_hot
-from tessera.nn.functional.conv import pad as pad
 from tessera.nn.functional.sampling_distance import pdist as pdist
 from tessera.nn.functional.shuffle import pixel_shuffle as pixel_shuffle
 from tessera.nn.functional.shuffle import pixel_unshuffle as pixel_unshuffle
@@ -197,6 +196,8 @@ def nll_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ...
     """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities and (N, ...) class indices; 'mean' divides by the summed weights of the non-ignored targets (the C++ op csrc/ops/nn/loss.h)."""
 def normalize(input: Any, p: Any = ..., dim: Any = ..., eps: Any = ...) -> Any:
     """x / max(||x||_p, eps) along dim (torch's clamp_min: the norm's gradient passes where it is >= eps; the C++ op csrc/ops/nn/norm.h)."""
+def pad(input: Any, pad: Any, mode: Any = ..., value: Any = ...) -> Any:
+    """PyTorch's F.pad: pad lists (left, right) pairs starting from the LAST dimension. Modes: constant (value, default 0), reflect, replicate, circular; negative pads crop (the C++ op csrc/ops/nn/pad.h)."""
 def pairwise_distance(x1: Any, x2: Any, p: Any = ..., eps: Any = ..., keepdim: Any = ...) -> Any:
     """The p-norm of x1 - x2 + eps over the last axis (broadcasting): (..., D) -> (...), as torch.nn.functional.pairwise_distance; the same op triplet_margin_loss uses."""
 def poisson_nll_loss(input: Any, target: Any, log_input: Any = ..., full: Any = ..., size_average: Any = ..., eps: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:

@@ -1,28 +1,14 @@
-"""pad, convolutions and pooling (C++ ops: csrc/ops/conv.h, csrc/ops/pool.h), and the
-window stacking the remaining Python pools use.
-
-Note [Convolution by shifted strided slices]
-For each kernel offset (i, j) the strided slice
-x_padded[..., i*d : i*d + s*(Ho-1) + 1 : s, j*d : ... : s] is the (Ho, Wo) grid of input
-values that offset touches; stacking the kh*kw slices gives (N, C, kh*kw, Ho, Wo) windows.
-Integer max pooling, lp pooling and unfold reduce or reshape them; every op used is
-differentiable.
-"""
+"""The convolution modules' helpers (nn/modules/conv.py, pooling.py): window-size
+arguments, ConvTranspose's output_size rule, and the padding_mode forward (F.pad, then the
+C++ convolution). F.pad and F.conv* themselves are C++ bindings (csrc/python/bind_conv.cpp)."""
 from __future__ import annotations
-
-import numpy as np
 
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from ... import _C
-from ..._C import Tensor
+from ..._C import Tensor, pad
 
 IntOrTuple = Union[int, Sequence[int]]
-
-
-def _ts() -> Any:
-    import tessera
-    return tessera
 
 
 def _int(v: Any, name: str) -> int:
@@ -44,157 +30,6 @@ def _ntuple(v: IntOrTuple, n: int, name: str) -> Tuple[int, ...]:
     if len(v) != n:
         raise ValueError(f"{name}: expected {n} values, got {v}")
     return v
-
-
-# ------------------------------------------------------------------ padding
-class PadError(ValueError, RuntimeError):
-    """Padding that does not fit the input: ValueError for the bad argument, RuntimeError as
-    PyTorch raises."""
-
-
-def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
-        value: Optional[float] = None) -> Tensor:
-    """PyTorch's F.pad: `pad` lists (left, right) pairs starting from the LAST dimension.
-    Modes: constant, reflect, replicate, circular; negative pads crop."""
-    if len(pad) % 2 or len(pad) // 2 > input.ndim:
-        raise ValueError(f"pad: padding length {len(pad)} must be even and at most 2*ndim "
-                         f"({2 * input.ndim})")
-    out = input
-    for k in range(len(pad) // 2):
-        axis = input.ndim - 1 - k
-        out = _pad_axis(out, axis, int(pad[2 * k]), int(pad[2 * k + 1]), mode,
-                        0.0 if value is None else value)
-    return out
-
-
-def _take(x: Tensor, axis: int, sl: slice) -> Tensor:
-    return x[(slice(None),) * axis + (sl,)]
-
-
-def _pad_by_index(x: Tensor, axis: int, left: int, right: int, mode: str) -> Tensor:
-    """reflect/replicate with a negative pad on a side: output position i reads the input at
-    i - left reflected (or clamped) into [0, n), as PyTorch maps them (the reflection is of
-    the whole input, not of what the crop leaves)."""
-    t = _ts()
-    n = x.shape[axis]
-    size = n + left + right
-    if size < 0 or (mode == "reflect" and (left >= n or right >= n)) or n == 0:
-        raise PadError(f"pad: {mode} padding ({left}, {right}) does not fit the dimension size {n}")
-    pos = np.arange(size) - left
-    if mode == "reflect":
-        period = 2 * (n - 1) if n > 1 else 1
-        pos = np.abs(pos) % period
-        pos = np.where(pos >= n, period - pos, pos)
-    else:
-        pos = np.clip(pos, 0, n - 1)
-    return _take(x, axis, t.asarray(pos.astype(np.int64), device=x.device))
-
-
-def _pad_axis(x: Tensor, axis: int, left: int, right: int, mode: str, value: float) -> Tensor:
-    t = _ts()
-    n = x.shape[axis]
-    if (left < 0 or right < 0) and mode in ("reflect", "replicate"):
-        return _pad_by_index(x, axis, left, right, mode)
-    if left < 0 or right < 0:
-        # Negative pads crop first; the positive side then pads the cropped tensor
-        # (PyTorch's semantics for constant, and for circular: it wraps what is left).
-        if n - max(-left, 0) - max(-right, 0) < 0:
-            raise PadError(f"pad: negative padding ({left}, {right}) crops more than the "
-                           f"dimension size {n}")
-        x = _take(x, axis, slice(max(-left, 0), n - max(-right, 0)))
-        left, right = max(left, 0), max(right, 0)
-        n = x.shape[axis]
-    if left == 0 and right == 0:
-        return x
-    parts: List[Tensor] = []
-    if mode == "constant":
-        def block(k: int) -> Tensor:
-            shape = list(x.shape)
-            shape[axis] = k
-            return t.full(tuple(shape), value, dtype=x.dtype)
-        lo, hi = block(left), block(right)
-    elif mode == "reflect":
-        if left >= n or right >= n:
-            raise PadError(f"pad: reflect padding ({left}, {right}) must be smaller than the "
-                             f"dimension size {n}")
-        lo = t.flip(_take(x, axis, slice(1, left + 1)), axis=axis)
-        hi = t.flip(_take(x, axis, slice(n - 1 - right, n - 1)), axis=axis)
-    elif mode == "replicate":
-        if n == 0:
-            raise PadError("pad: replicate padding of an empty dimension")
-        edge_shape = list(x.shape)
-        edge_shape[axis] = left
-        lo = t.broadcast_to(_take(x, axis, slice(0, 1)), tuple(edge_shape))
-        edge_shape[axis] = right
-        hi = t.broadcast_to(_take(x, axis, slice(n - 1, n)), tuple(edge_shape))
-    elif mode == "circular":
-        if left > n or right > n:
-            raise PadError(f"pad: circular padding ({left}, {right}) exceeds size {n}")
-        lo = _take(x, axis, slice(n - left, n))
-        hi = _take(x, axis, slice(0, right))
-    else:
-        raise ValueError(f"pad: unknown mode {mode!r} (constant, reflect, replicate, circular)")
-    if left:
-        parts.append(lo)
-    parts.append(x)
-    if right:
-        parts.append(hi)
-    return t.concat(parts, axis=axis)
-
-
-# ------------------------------------------------------------------ convolution
-# The convolutions are C++ ops (csrc/ops/conv.h, Note [Convolution as three ops]): argument
-# checks, 'same'/'valid' padding, autocast (lower precision) and gradients of every order live
-# there; these functions only forward PyTorch's signatures.
-def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
-           padding: Any = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
-    """(N, C, L) or (C, L) with weight (O, C/groups, k) -> (N, O, L_out); padding: ints,
-    'same' or 'valid'."""
-    return _C._conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
-
-
-def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
-           padding: Any = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
-    """(N, C, H, W) or (C, H, W) with weight (O, C/groups, kh, kw) -> (N, O, H_out, W_out);
-    the output keeps a channels-last input's memory format."""
-    return _C._conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
-
-
-def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrTuple = 1,
-           padding: Any = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
-    """(N, C, D, H, W) or (C, D, H, W) with weight (O, C/groups, kd, kh, kw) ->
-    (N, O, D_out, H_out, W_out)."""
-    return _C._conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
-
-
-def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
-                     stride: IntOrTuple = 1, padding: IntOrTuple = 0,
-                     output_padding: IntOrTuple = 0, groups: int = 1,
-                     dilation: IntOrTuple = 1) -> Tensor:
-    """(N, C_in, L) with weight (C_in, C_out/groups, k) -> (N, C_out, L_out),
-    L_out = (L-1) stride - 2 padding + dilation (k-1) + output_padding + 1."""
-    return _C._conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
-                              dilation, 1, "conv_transpose1d")
-
-
-def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
-                     stride: IntOrTuple = 1, padding: IntOrTuple = 0,
-                     output_padding: IntOrTuple = 0, groups: int = 1,
-                     dilation: IntOrTuple = 1) -> Tensor:
-    """(N, C_in, H, W) with weight (C_in, C_out/groups, kh, kw) -> (N, C_out, H_out, W_out):
-    the gradient of conv2d with respect to its input (a "deconvolution")."""
-    return _C._conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
-                              dilation, 2, "conv_transpose2d")
-
-
-def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None,
-                     stride: IntOrTuple = 1, padding: IntOrTuple = 0,
-                     output_padding: IntOrTuple = 0, groups: int = 1,
-                     dilation: IntOrTuple = 1) -> Tensor:
-    """(N, C_in, D, H, W) with weight (C_in, C_out/groups, kd, kh, kw) ->
-    (N, C_out, D_out, H_out, W_out)."""
-    return _C._conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
-                              dilation, 3, "conv_transpose3d")
 
 
 def _output_padding(x: Tensor, output_size: Optional[Sequence[int]], stride: Tuple[int, ...],
