@@ -154,3 +154,32 @@ def test_embedding_and_rrelu_match_torch() -> None:
 def test_errors_name_the_op(call, cls, match) -> None:
     with pytest.raises(cls, match=match):
         call()
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("padding", [1, (1, 2), "same", "valid"])
+def test_conv_module_padding_modes_match_torch(mode, padding) -> None:
+    # the Conv modules' forward is _C._conv with padding_mode (F.pad, then the convolution)
+    from harness import compare_module
+    compare_module(ts.nn.Conv2d(2, 3, (3, 2), padding=padding, padding_mode=mode, dilation=(1, 2)),
+                   torch.nn.Conv2d(2, 3, (3, 2), padding=padding, padding_mode=mode,
+                                   dilation=(1, 2)), randn(2, 2, 6, 7))
+
+
+def test_conv_transpose_output_size_forms_and_errors() -> None:
+    sm, tm = ts.nn.ConvTranspose2d(2, 3, 3, stride=2), torch.nn.ConvTranspose2d(2, 3, 3, stride=2)
+    sm.weight = ts.nn.Parameter(ts.asarray(tm.weight.detach().numpy()))
+    sm.bias = ts.nn.Parameter(ts.asarray(tm.bias.detach().numpy()))
+    x = randn(1, 2, 4, 5)
+    for size in ((10, 12), [1, 3, 10, 12], (9, 11)):
+        np.testing.assert_allclose(to_np(sm(ts.asarray(x), output_size=size)),
+                                   to_np(tm(torch.tensor(x), output_size=size)), rtol=1e-5,
+                                   atol=1e-5)
+    with pytest.raises(ValueError, match=r"ConvTranspose2d: requested an output size of "
+                                         r"\[12, 12\], but valid sizes range from 9 to 10"):
+        sm(ts.asarray(x), output_size=(12, 12))
+    with pytest.raises(ValueError, match=r"output_size must have 2 or 4 elements, got \[3\]"):
+        sm(ts.asarray(x), output_size=(3,))
+    with pytest.raises(ValueError, match=r"conv2d: padding_mode must be"):
+        _C._conv(ts.ones((1, 1, 4, 4)), ts.ones((1, 1, 2, 2)), None, 1, 1, 1, 1, 2, "conv2d",
+                 "wrap")
