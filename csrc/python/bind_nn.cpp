@@ -155,15 +155,6 @@ void init_nn(py::module_& m) {
       py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none(),
       "embedding(input, weight, padding_idx=None): rows of weight (num, dim) at integer input "
       "-> input.shape + (dim,); the padding row gets no gradient");
-  m.def(
-      "dropout",
-      [](const Tensor& input, double p, bool training, bool inplace, Generator* generator) {
-        return nn::dropout(input, p, training, inplace, generator);
-      },
-      py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true, py::arg("inplace") = false,
-      py::kw_only(), py::arg("generator") = py::none(),
-      "dropout(input, p=0.5, training=True, inplace=False, *, generator=None): zeroes each "
-      "element with probability p and scales the rest by 1/(1-p) (training only)");
 
   // ---- the fused kernels (values only)
   m.def("_linear_bias", &linear_bias,

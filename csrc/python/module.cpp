@@ -37,6 +37,9 @@ void init_asarray(py::module_& m);
 void init_resample(py::module_& m);
 void init_random_forms(py::module_& m);
 void init_similarity(py::module_& m);
+void init_dropout(py::module_& m);
+void init_norm(py::module_& m);
+void init_torch_nn(py::module_& m);
 void install_arg_errors(py::module_& m);  // last: wraps every binding above
 }  // namespace ts::python
 
@@ -135,5 +138,8 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_resample(m);
   ts::python::init_random_forms(m);
   ts::python::init_similarity(m);
+  ts::python::init_dropout(m);
+  ts::python::init_norm(m);
+  ts::python::init_torch_nn(m);
   ts::python::install_arg_errors(m);
 }

@@ -466,6 +466,8 @@ def test_size_baked_from_dynamic_axis_warns():
     ("group_norm", lambda: nn.GroupNorm(2, 4), (2, 4, 5)),
     ("instance_norm", lambda: nn.InstanceNorm1d(4, affine=True), (2, 4, 5)),
     ("normalize", lambda: (lambda x: F.normalize(x, dim=-1)), (2, 6)),
+    ("normalize_p3", lambda: (lambda x: F.normalize(x, 3.0, (1, 2))), (2, 3, 4)),
+    ("local_response_norm", lambda: nn.LocalResponseNorm(2, 1e-2, 0.7, 1.5), (2, 5, 3)),
     ("interpolate", lambda: nn.Upsample(scale_factor=2), (1, 2, 3, 3)),
     ("conv_transpose", lambda: nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1,
                                                   output_padding=1), (1, 2, 4, 4)),

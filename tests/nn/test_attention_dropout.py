@@ -17,7 +17,7 @@ import tessera as ts
 from tessera import _C
 from tessera.nn import functional as F
 from tessera.nn.functional import attention as A
-from tessera.nn.functional.dropout import _generator
+from tessera._C import _default_generator as _generator  # the C++ generator dropout draws from
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,8 @@
 #include "ops/nn/embedding.h"
 
+#include "autograd/function.h"
 #include "autograd/grad_mode.h"
+#include "autograd/record.h"
 #include "autograd/record_nn.h"
 #include "core/error.h"
 #include "ops/arithmetic.h"
@@ -18,8 +20,10 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
   const char* op = "embedding";
   TS_CHECK(is_integral(indices.dtype()), TypeError, op, ": indices must be integers, got ",
            dtype_name(indices.dtype()));
-  TS_CHECK(weight.ndim() == 2, ValueError, op, ": weight must be 2-D (num_embeddings, dim), got "
-           "shape ", shape_str(weight.shape()));
+  TS_CHECK(weight.ndim() == 2, ValueError, op,
+           ": weight must be 2-D (num_embeddings, dim), got "
+           "shape ",
+           shape_str(weight.shape()));
   TS_CHECK(indices.device() == weight.device(), ValueError, op, ": indices on ",
            indices.device().str(), " and weight on ", weight.device().str());
   const int64_t num = weight.dim(0);
@@ -60,6 +64,12 @@ Tensor dropout(const Tensor& x, double p, bool training, bool inplace, Generator
   TS_CHECK(p >= 0 && p <= 1, ValueError, "dropout: probability has to be between 0 and 1, but got ",
            p);
   if (!training || p == 0) return x;
+  if (inplace && autograd::needs_grad({&x})) {
+    // Written like x[...] = dropout(x): x takes the result's history (or a leaf is refused).
+    autograd::check_inplace(x, "dropout");
+    assign_inplace_result("dropout", x, dropout(x, p, training, false, g));
+    return x;
+  }
   Generator& gen = g ? *g : default_generator();
   Tensor y, mask;
   {

@@ -17,8 +17,8 @@ namespace ts::nn {
 Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx);
 
 // y = x * mask / (1 - p), mask ~ Bernoulli(1 - p) from `g` (the default generator when null),
-// in training only (else x itself). inplace writes y into x (no autograd recording then: the
-// caller handles a write that autograd must see).
+// in training only (else x itself). inplace writes y into x and returns x (autograd's in-place
+// rules when x needs a gradient: x takes y's history, a leaf that requires grad is refused).
 Tensor dropout(const Tensor& x, double p, bool training, bool inplace, Generator* g);
 
 }  // namespace ts::nn

@@ -1101,6 +1101,52 @@ def _group_norm(g: GraphBuilder, out: Tensor, x: Tensor, num_groups: int, *args:
     g.bind(out, y, xv.dyn)
 
 
+@register("F.local_response_norm")
+def _local_response_norm(g: GraphBuilder, out: Tensor, x: Tensor, size: int, *args: Any,
+                         **kw: Any) -> None:
+    """x / (k + alpha/size * sum of x^2 over [c - size//2, c + (size-1)//2])^beta: the squares
+    zero-padded on the channel axis, summed over `size` channel slices (PyTorch's window,
+    which ONNX's LRN places differently for even sizes)."""
+    a = Args((x, size) + args, kw)
+    alpha, beta = float(a.get(2, "alpha", default=1e-4)), float(a.get(3, "beta", default=0.75))
+    k = float(a.get(4, "k", default=1.0))
+    size, c = int(size), x.shape[1]
+    xv = g.val(x)
+    begins, ends = [0] * x.ndim, [0] * x.ndim
+    begins[1], ends[1] = size // 2, (size - 1) // 2
+    sq = g.node("Mul", [xv.name, xv.name])
+    padded = g.node("Pad", [sq, g.i64(begins + ends), g.scalar(0.0, x.dtype)], mode="constant")
+    acc = None
+    for j in range(size):
+        part = g.node("Slice", [padded, g.i64([j]), g.i64([j + c]), g.i64([1])])
+        acc = part if acc is None else g.node("Add", [acc, part])
+    base = g.node("Add", [g.node("Mul", [acc, g.scalar(alpha / size, x.dtype)]),
+                          g.scalar(k, x.dtype)])
+    g.bind(out, g.node("Div", [xv.name, g.node("Pow", [base, g.scalar(beta, x.dtype)])]),
+           xv.dyn)
+
+
+@register("F.normalize")
+def _normalize(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
+    """x / max(vector_norm(x, p, dim, keepdim), eps)."""
+    a = Args((x,) + args, kw)
+    p, eps = float(a.get(1, "p", default=2.0)), float(a.get(3, "eps", default=1e-12))
+    axes = _axes_arg(Args((x, a.get(2, "dim", default=1)), {}), x.ndim)
+    xv = g.val(x)
+    if p in (1, 2):
+        norm = _reduce_node(g, "ReduceL2" if p == 2 else "ReduceL1", xv.name, axes, True)
+    elif p in (math.inf, -math.inf):
+        norm = _reduce_node(g, "ReduceMax" if p > 0 else "ReduceMin",
+                            g.node("Abs", [xv.name]), axes, True)
+    elif p != 0:
+        powed = g.node("Pow", [g.node("Abs", [xv.name]), g.scalar(p, x.dtype)])
+        norm = g.node("Pow", [_reduce_node(g, "ReduceSum", powed, axes, True),
+                              g.scalar(1.0 / p, x.dtype)])
+    else:
+        raise _unsupported(g, "normalize with p=0 (a count of nonzeros)")
+    g.bind(out, g.node("Div", [xv.name, g.node("Max", [norm, g.scalar(eps, x.dtype)])]), xv.dyn)
+
+
 @register("F.instance_norm")
 def _instance_norm(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
     a = Args((x,) + args, kw)

@@ -250,9 +250,9 @@ def _patch_table() -> List[Tuple[Any, str, str]]:
                 and not isinstance(f, (type, property, classmethod))) \
                 or n in _DUNDERS:
             table.append((Tensor, n, "Tensor." + n))
-    from tessera.nn.functional import conv as conv_impl
-    table.append((conv_impl, "_convnd", "F._convnd"))  # what the Conv modules call
-    table.append((conv_impl, "_conv_transposend", "F._conv_transposend"))
+    from tessera import _C
+    table.append((_C, "_conv", "F._convnd"))  # what the Conv modules call
+    table.append((_C, "_conv_transpose", "F._conv_transposend"))
     table += [(rnn.LSTM, "forward", "nn.LSTM"), (rnn.GRU, "forward", "nn.GRU"),
               (rnn.RNN, "forward", "nn.RNN")]
     # Modules that call a functional through a class attribute (`_fn = staticmethod(F.relu)`).

@@ -4,14 +4,14 @@ from .activation import (relu, relu6, hardtanh, leaky_relu, elu, celu, selu, sig
                          logsigmoid, tanh, softplus, silu, mish, hardsigmoid, hardswish,
                          softsign, tanhshrink, erf, erfc, gelu, softmax, log_softmax, softmin,
                          logsumexp, glu)
-from .conv import (pad, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
-                   conv_transpose3d)
-from .norm import (batch_norm, layer_norm, rms_norm, group_norm, instance_norm,  # noqa: F401
-                   local_response_norm, normalize)
+# The C++ bindings themselves (csrc/python/bind_conv.cpp, bind_nn.cpp, bind_norm.cpp,
+# bind_dropout.cpp: PyTorch's signatures; checks, autocast and gradients in csrc/ops).
+from ..._C import (pad, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
+                   conv_transpose3d, batch_norm, layer_norm, rms_norm, group_norm, instance_norm,
+                   local_response_norm, normalize, dropout, dropout1d, dropout2d, dropout3d,
+                   alpha_dropout, feature_alpha_dropout)
 from .misc import (linear, bilinear, one_hot, embedding,  # noqa: F401
                    scaled_dot_product_attention, pairwise_distance, cosine_similarity)
-from .dropout import (dropout, dropout1d, dropout2d, dropout3d, alpha_dropout,  # noqa: F401
-                      feature_alpha_dropout)
 from .loss import (gaussian_nll_loss, margin_ranking_loss, hinge_embedding_loss,  # noqa: F401
                    multilabel_soft_margin_loss, multilabel_margin_loss, multi_margin_loss,
                    triplet_margin_loss, triplet_margin_with_distance_loss, ctc_loss)

@@ -1,11 +1,13 @@
 """Convolution layers (torch.nn.modules.conv): Conv1d/2d/3d, ConvTranspose1d/2d/3d and their
-lazy forms (the math is the C++ convolution ops', reached through functional/conv.py)."""
+lazy forms (the math, padding_mode and output_size are the C++ convolution ops':
+_C._conv, _C._conv_transpose, csrc/python/bind_conv.cpp)."""
 from __future__ import annotations
 
 from typing import Any, Optional
 
+from ... import _C
 from ..._C import Tensor
-from ..functional.conv import _conv_transposend, _convnd, _ntuple, _output_padding
+from ..functional.conv import _ntuple
 from .linear import _make_weight_bias, _reset_weight_bias
 from .lazy import LazyModuleMixin, _lazy_hooks, _no_grad
 from .module import Module
@@ -53,8 +55,8 @@ class _ConvNd(Module):
         _reset_weight_bias(self)
 
     def forward(self, input: Tensor) -> Tensor:
-        return _convnd(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                       self.groups, self._nsp, type(self).__name__.lower(), self.padding_mode)
+        return _C._conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups, self._nsp, type(self).__name__.lower(), self.padding_mode)
 
     def extra_repr(self) -> str:
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
@@ -104,11 +106,11 @@ class _ConvTransposeNd(_ConvNd):
 
     def forward(self, input: Tensor, output_size: Optional[Any] = None) -> Tensor:
         name = type(self).__name__
-        opad = self.output_padding if output_size is None else _output_padding(
-            input, output_size, self.stride, self.padding, self.kernel_size, self.dilation,
-            self._nsp, name)
-        return _conv_transposend(input, self.weight, self.bias, self.stride, self.padding, opad,
-                                 self.groups, self.dilation, self._nsp, name.lower())
+        opad = self.output_padding if output_size is None else \
+            _C._conv_transpose_output_padding(input, output_size, self.stride, self.padding,
+                                              self.kernel_size, self.dilation, self._nsp, name)
+        return _C._conv_transpose(input, self.weight, self.bias, self.stride, self.padding, opad,
+                                  self.groups, self.dilation, self._nsp, name.lower())
 
 
 class ConvTranspose1d(_ConvTransposeNd):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence, Tuple, Union
 
 from ..._C import Tensor
-from ..functional.conv import pad
+from ..._C import pad
 from .module import Module
 
 PadArg = Union[int, Sequence[int]]
