@@ -8,7 +8,6 @@ from tessera.nn.functional import attention as attention
 from tessera.nn.functional.misc import bilinear as bilinear
 from tessera.nn.functional.shuffle import channel_shuffle as channel_shuffle
 from tessera.nn.functional import conv as conv
-from tessera.nn.functional.loss import ctc_loss as ctc_loss
 from tessera.nn.functional.misc import embedding as embedding
 from tessera.nn.functional.embedding_bag import embedding_bag as embedding_bag
 from tessera.nn.functional.fractional_pool import fractional_max_pool2d as fractional_max_pool2d
@@ -88,6 +87,8 @@ def cosine_similarity(x1: Any, x2: Any, dim: Any = ..., eps: Any = ...) -> Any:
     """x1 . x2 / (max(||x1||, eps) max(||x2||, eps)) along dim, x1 and x2 broadcast to a common shape first, as torch.nn.functional.cosine_similarity: the clamps' gradient is the identity, so a zero vector's gradient is finite (the C++ op csrc/ops/nn/similarity.h)."""
 def cross_entropy(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ..., label_smoothing: Any = ...) -> Any:
     """log_softmax over dim 1 (dim 0 for unbatched (C,) input) + NLL with class indices (N, ...), or the cross entropy with class probabilities (input's shape) when target is floating; PyTorch's formulas for weight (C,), ignore_index and label_smoothing (the legacy size_average/reduce replace reduction, with PyTorch's warning). The C++ op csrc/ops/nn/loss.h: one fused kernel for class indices, gradients of every order."""
+def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, blank: Any = ..., reduction: Any = ..., zero_infinity: Any = ...) -> Any:
+    """Connectionist temporal classification loss: -log of the total probability of every alignment of each target (blanks around and between labels, repeats merged). log_probs (T, N, C) or unbatched (T, C): float32/float64 log-probabilities over C classes incl. blank; targets padded (N, S) or 1-D concatenated (sum(target_lengths)); input_lengths/target_lengths (N,) as integer Tensors or lists/tuples of ints. 'mean' divides each loss by its target length (at least 1), then averages over the batch; zero_infinity zeroes the infinite losses of impossible alignments and their gradients. PyTorch's gradient (its double backward is not implemented, as in PyTorch). The C++ op csrc/ops/nn/loss_ctc.cpp; device tensors run the CPU kernel on host copies."""
 def dropout(input: Any, p: Any = ..., training: Any = ..., inplace: Any = ...) -> Any:
     """Zeroes each element with probability p and scales the rest by 1/(1-p) (training only; p = 1 gives zeros), any shape. The mask is drawn on x's device from the counter-based generator (the same mask on every device for one seed; the C++ op csrc/ops/nn/embedding.h). With inplace, x itself is overwritten and returned."""
 def dropout1d(input: Any, p: Any = ..., training: Any = ..., inplace: Any = ...) -> Any:
