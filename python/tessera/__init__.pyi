@@ -12,8 +12,6 @@ from tessera._dtypes import astype as astype
 from tessera.amp.autocast_mode import autocast as autocast
 from tessera import autograd as autograd
 from tessera import backends as backends
-from tessera.random import bernoulli as bernoulli
-from tessera.random import binomial as binomial
 from tessera._dtypes import can_cast as can_cast
 from tessera.amp.autocast_mode import clear_autocast_cache as clear_autocast_cache
 from tessera import cpu as cpu
@@ -50,13 +48,10 @@ from tessera.linalg import _legacy_lu_solve as lu_solve
 from tessera.linalg import lu_unpack as lu_unpack
 from tessera.random import manual_seed as manual_seed
 from tessera._torch_legacy import memory_format as memory_format
-from tessera.random import multinomial as multinomial
 from tessera import nn as nn
 from tessera.autograd.grad_mode import no_grad as no_grad
-from tessera.random import normal as normal
 from tessera import onnx as onnx
 from tessera import optim as optim
-from tessera.random import poisson as poisson
 from tessera._dtypes import promote_types as promote_types
 from tessera import random as random
 from tessera._dtypes import result_type as result_type
@@ -223,10 +218,10 @@ class Tensor:
         """beta * input + alpha * bmm(batch1, batch2)."""
     def baddbmm_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place baddbmm (torch.Tensor.baddbmm_); returns self."""
-    def bernoulli(self, size: Any = ..., *, dtype: Any = ..., device: Any = ..., generator: Any = ...) -> Tensor:
-        """1 with probability p else 0: p a float (shape `size`) or a tensor of probabilities (its shape; the dtype defaults to p's floating dtype, as in PyTorch). PyTorch's ``bernoulli(input, p)`` (a float p) draws with probability p in input's shape and dtype."""
-    def bernoulli_(self, p: Any = ..., *, generator: Any = ...) -> Tensor:
-        """Fills self with 0/1 draws of probability p (a number or a tensor)."""
+    def bernoulli(self, p: Any = ..., size: Any = ..., *, generator: Any = ..., out: Any = ..., dtype: Any = ..., device: Any = ...) -> Any:
+        """1 with probability p else 0. input a tensor of probabilities (floating, in [0, 1]): its shape broadcast with size, its dtype. torch's bernoulli(input, p) (a float p): probability p in input's shape and dtype. NumPy's bernoulli(p, size): a number p, shape size, float32."""
+    def bernoulli_(self, *args: Any, **kwargs: Any) -> Any:
+        """Fills self with 0/1 draws of probability p (a number or a tensor broadcast to self)."""
     def bfloat16(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor as bfloat16 (itself when it already is)."""
     def bincount(self, weights: Any = ..., minlength: Any = ...) -> Any:
@@ -260,8 +255,8 @@ class Tensor:
         """A read-through view of input broadcast to shape (stride 0 on broadcast dims); size= is PyTorch's name for shape."""
     def byte(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor as uint8 (itself when it already is)."""
-    def cauchy_(self, median: Any = ..., sigma: Any = ..., *, generator: Any = ...) -> Tensor:
-        """Fills self with Cauchy draws."""
+    def cauchy_(self, *args: Any, **kwargs: Any) -> Any:
+        """Fills self with Cauchy draws; returns self."""
     def cdouble(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor as complex128 (itself when it already is)."""
     def ceil(self, *args: Any, **kwargs: Any) -> Tensor: ...
@@ -419,8 +414,8 @@ class Tensor:
     def expm1(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def expm1_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place expm1 (torch.Tensor.expm1_); returns self."""
-    def exponential_(self, lambd: Any = ..., *, generator: Any = ...) -> Tensor:
-        """Fills self with exponential draws of rate lambd."""
+    def exponential_(self, *args: Any, **kwargs: Any) -> Any:
+        """Fills self with exponential draws of rate lambd; returns self."""
     def fill_(self, value: Any) -> Tensor:
         """Fills self with `value` (a number or a 0-d tensor); returns self."""
     def fill_diagonal_(self, fill_value: Any, wrap: Any = ...) -> Tensor:
@@ -472,7 +467,7 @@ class Tensor:
     def ge(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def ge_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place ge (torch.Tensor.ge_); returns self."""
-    def geometric_(self, p: Any, *, generator: Any = ...) -> Tensor:
+    def geometric_(self, *args: Any, **kwargs: Any) -> Any:
         """Fills self with the number of Bernoulli(p) trials up to the first success (>= 1)."""
     def ger(self, vec2: Any, *, out: Any = ...) -> Any:
         """torch.ger: outer(input, vec2)."""
@@ -640,8 +635,8 @@ class Tensor:
         """In-place log2 (torch.Tensor.log2_); returns self."""
     def log_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place log (torch.Tensor.log_); returns self."""
-    def log_normal_(self, mean: Any = ..., std: Any = ..., *, generator: Any = ...) -> Tensor:
-        """Fills self with exp(N(mean, std)) draws."""
+    def log_normal_(self, *args: Any, **kwargs: Any) -> Any:
+        """Fills self with exp(N(mean, std)) draws; returns self."""
     def log_softmax(self, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
         """x - logsumexp(x) along dim (PyTorch's implicit dim when None), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""
     def logaddexp(self, *args: Any, **kwargs: Any) -> Any:
@@ -726,8 +721,8 @@ class Tensor:
         """input * other, broadcasting (ts.mul is the same function)."""
     def mul_(self, *args: Any, **kwargs: Any) -> Any:
         """self *= other; returns self."""
-    def multinomial(self, num_samples: Any, replacement: Any = ..., *, dtype: Any = ..., device: Any = ..., generator: Any = ...) -> Tensor:
-        """PyTorch's multinomial: for each row of probs ((N,) or (R, N) non-negative weights, not necessarily normalized), num_samples category indices (int64 unless `dtype`), drawn without replacement unless `replacement`."""
+    def multinomial(self, num_samples: Any, replacement: Any = ..., *, generator: Any = ..., out: Any = ..., dtype: Any = ..., device: Any = ...) -> Any:
+        """For each row of input ((n,) or (R, n) non-negative weights, not necessarily normalized), num_samples category indices (int64 unless dtype), drawn without replacement unless replacement."""
     def multiply(self, other: Any, *, out: Any = ...) -> Any:
         """input * other, broadcasting (ts.mul is the same function)."""
     def multiply_(self, *args: Any, **kwargs: Any) -> Any:
@@ -792,8 +787,8 @@ class Tensor:
         """nonzero() as a (size, ndim) int64 tensor: the coordinates of the nonzero elements cut to `size` rows, or padded with rows of fill_value."""
     def norm(self, p: Any = ..., dim: Any = ..., keepdim: Any = ..., dtype: Any = ...) -> Tensor:
         """torch.norm: the p-norm of the elements over `dim` (all elements when None), 'fro' (the 2-norm of the elements) or 'nuc' (nuclear norm of the matrices in two dims)."""
-    def normal_(self, mean: Any = ..., std: Any = ..., *, generator: Any = ...) -> Tensor:
-        """Fills self in place with normal numbers (PyTorch's Tensor.normal_)."""
+    def normal_(self, *args: Any, **kwargs: Any) -> Any:
+        """Fills self in place with normal numbers; returns self."""
     def not_equal(self, *args: Any, **kwargs: Any) -> Any:
         """x1 != x2."""
     def not_equal_(self, *args: Any, **kwargs: Any) -> Tensor:
@@ -834,8 +829,8 @@ class Tensor:
         """input * 180 / pi (float result)."""
     def rad2deg_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place rad2deg (torch.Tensor.rad2deg_); returns self."""
-    def random_(self, from_: Any = ..., to: Any = ..., *, generator: Any = ...) -> Tensor:
-        """Fills self with integers uniform in [from, to) (one bound: [0, from); none: [0, 2**mantissa])."""
+    def random_(self, *args: Any, **kwargs: Any) -> Any:
+        """Fills self with integers uniform in [from, to); one bound: [0, from); none: [0, 2**( mantissa + 1)) for floats, [0, max] for integers."""
     def ravel(self) -> Any:
         """The flattened input (a view when possible)."""
     real: Tensor
@@ -1056,8 +1051,8 @@ class Tensor:
         """Splits dim `dim` into sizes (one may be -1)."""
     def unfold(self, *args: Any, **kwargs: Any) -> Any:
         """Every size-long window along dimension, step apart, as a new last dim (a view when autograd does not record, else the windows stacked)."""
-    def uniform_(self, a: Any = ..., b: Any = ..., *, generator: Any = ...) -> Tensor:
-        """Fills self in place with uniform numbers in [a, b) (PyTorch's Tensor.uniform_)."""
+    def uniform_(self, *args: Any, **kwargs: Any) -> Any:
+        """Fills self in place with uniform numbers in [from, to); returns self."""
     def unique(self, sorted: Any = ..., return_inverse: Any = ..., return_counts: Any = ..., dim: Any = ...) -> Any:
         """torch.unique: the sorted distinct values (of the flattened input, or distinct slices along `dim`), plus the inverse indices and/or counts when asked."""
     def unique_consecutive(self, return_inverse: Any = ..., return_counts: Any = ..., dim: Any = ...) -> Any:
@@ -1218,10 +1213,12 @@ def avg_pool1d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = .
 def baddbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any: ...
 def bartlett_window(window_length: Any, periodic: Any = ..., *, dtype: Any = ..., layout: Any = ..., device: Any = ..., requires_grad: Any = ...) -> Tensor: ...
 def batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any, training: Any, momentum: Any, eps: Any, cudnn_enabled: Any) -> Tensor: ...
+def bernoulli(input: Any, p: Any = ..., size: Any = ..., *, generator: Any = ..., out: Any = ..., dtype: Any = ..., device: Any = ...) -> Any: ...
 bfloat16: dtype
 def bilinear(*args: Any, **kwargs: Any) -> Any: ...
 def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = ..., pos_weight: Any = ..., reduction: Any = ...) -> Any: ...
 def bincount(input: Any, weights: Any = ..., minlength: Any = ...) -> Any: ...
+def binomial(count: Any, prob: Any, generator: Any = ...) -> Any: ...
 def bitwise_and(*args: Any, **kwargs: Any) -> Tensor: ...
 def bitwise_invert(*args: Any, **kwargs: Any) -> Tensor: ...
 def bitwise_left_shift(*args: Any, **kwargs: Any) -> Tensor: ...
@@ -1520,6 +1517,7 @@ def moveaxis(input: Any, source: Any, destination: Any) -> Any: ...
 def movedim(input: Any, source: Any, destination: Any) -> Any: ...
 def msort(input: Any) -> Any: ...
 def mul(input: Any, other: Any, *, out: Any = ...) -> Any: ...
+def multinomial(input: Any, num_samples: Any, replacement: Any = ..., *, generator: Any = ..., out: Any = ..., dtype: Any = ..., device: Any = ...) -> Any: ...
 def multiply(input: Any, other: Any, *, out: Any = ...) -> Any: ...
 def mv(input: Any, vec: Any, *, out: Any = ...) -> Any: ...
 def mvlgamma(*args: Any, **kwargs: Any) -> Tensor: ...
@@ -1543,6 +1541,7 @@ def nextafter(*args: Any, **kwargs: Any) -> Tensor: ...
 def nonzero(x: Any, /, *, as_tuple: Any = ...) -> Any: ...
 def nonzero_static(input: Any, *, size: Any, fill_value: Any = ...) -> Any: ...
 def norm(input: Any, p: Any = ..., dim: Any = ..., keepdim: Any = ..., dtype: Any = ...) -> Tensor: ...
+def normal(mean: Any = ..., std: Any = ..., size: Any = ..., *, generator: Any = ..., out: Any = ..., dtype: Any = ..., layout: Any = ..., device: Any = ..., requires_grad: Any = ..., pin_memory: Any = ...) -> Any: ...
 def not_equal(*args: Any, **kwargs: Any) -> Tensor: ...
 def nuclear_norm(input: Any, dim: Any = ..., keepdim: Any = ...) -> Tensor: ...
 def numel(input: Any) -> Any: ...
@@ -1558,6 +1557,7 @@ pi: builtins.float
 def pinverse(input: Any, rcond: Any = ...) -> Any: ...
 def pixel_shuffle(*args: Any, **kwargs: Any) -> Any: ...
 def pixel_unshuffle(*args: Any, **kwargs: Any) -> Any: ...
+def poisson(input: Any, generator: Any = ...) -> Any: ...
 def poisson_nll_loss(input: Any, target: Any, log_input: Any, full: Any, eps: Any, reduction: Any) -> Any: ...
 def polar(abs: Any, angle: Any) -> Tensor: ...
 def polygamma(*args: Any, **kwargs: Any) -> Tensor: ...
