@@ -24,12 +24,12 @@
 namespace ts::python {
 namespace {
 
-// The result of a sampler given out=: written into out (resized to the result's shape, as
-// torch), which is returned; else the result itself.
+// The result of a sampler given out=: written into out (resized to the result's shape and
+// cast to its dtype, as torch), which is returned; else the result itself.
 py::object place_out(const Tensor& r, py::handle out, const char* op) {
   if (out.is_none()) return py::cast(r);
   Tensor dst = destination(r.shape(), py::none(), r.dtype(), py::none(), out, op);
-  write_out(op, dst, r);
+  write_out(op, dst, astype(r, dst.dtype(), false));
   return py::reinterpret_borrow<py::object>(out);
 }
 
