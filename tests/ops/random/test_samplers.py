@@ -270,3 +270,50 @@ def test_random_module_errors():
         ts.random.choice(ts.zeros((2, 2)))
     with pytest.raises(TypeError, match="generator"):
         ts.normal(0.0, 1.0, (2,), generator=5)
+
+
+FILLS = {
+    "uniform_": ((-1.0, 2.0), ["float16", "float32", "float64"]),
+    "normal_": ((1.0, 0.5), ["float16", "float32", "float64"]),
+    "bernoulli_": ((0.3,), ["bool", "uint8", "int64", "float32", "float64"]),
+    "random_": ((0, 7), ["bool", "uint8", "int32", "int64", "float32", "float64"]),
+    "exponential_": ((2.0,), ["float32", "float64"]),
+    "geometric_": ((0.4,), ["int16", "int64", "float32"]),
+    "cauchy_": ((0.0, 1.0), ["float32", "float64"]),
+    "log_normal_": ((0.0, 0.5), ["float32", "float64"]),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(shapes(max_dims=3), st.sampled_from(sorted(FILLS)), st.data())
+def test_inplace_fills_keep_shape_and_dtype_as_torch(shape, name, data):
+    args, dtypes = FILLS[name]
+    if name == "random_" and data.draw(st.booleans()):
+        args = (2,)
+    dtype = data.draw(st.sampled_from(dtypes))
+    if name == "random_" and dtype == "bool":
+        args = (0, 2)
+    x = ts.zeros(shape, dtype=getattr(ts, dtype))
+    y = torch.zeros(shape, dtype=getattr(torch, dtype))
+    assert getattr(x, name)(*args) is x
+    getattr(y, name)(*args)
+    assert meta(x) == meta(y)
+    if name == "random_" and x.numel():
+        lo, hi = (0, args[0]) if len(args) == 1 else args
+        v = x.to(ts.int64).numpy()
+        assert v.min() >= lo and v.max() < hi
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 6), st.booleans(), st.booleans(), st.integers(1, 6))
+def test_multinomial_shapes_as_torch(rows, n, two_d, replacement, k):
+    k = k if replacement else min(k, n)
+    shape = (rows, n) if two_d else (n,)
+    got = ts.multinomial(ts.ones(shape), k, replacement)
+    want = torch.multinomial(torch.ones(shape), k, replacement)
+    assert meta(got) == meta(want)
+    v = got.numpy()
+    assert v.min() >= 0 and v.max() < n
+    if not replacement:
+        for row in v.reshape(-1, k):
+            assert len(set(row.tolist())) == k
