@@ -301,7 +301,7 @@ Tensor exponential(double scale, const Shape& shape, DType dtype, Device device,
 }
 
 void bernoulli_(const Tensor& x, const Tensor& p, Generator& g) {
-  autograd::check_inplace(x, "bernoulli_");
+  autograd::record_random_fill(autograd::RandomGrad::Bernoulli, x, "bernoulli_");
   write_fill(
       x, bernoulli(broadcast_to(p.device() == x.device() ? p : to_device(p, x.device()), x.shape()),
                    Shape{}, p.dtype(), g));
@@ -309,7 +309,7 @@ void bernoulli_(const Tensor& x, const Tensor& p, Generator& g) {
 
 void bernoulli_(const Tensor& x, double p, Generator& g) {
   TS_CHECK(p >= 0 && p <= 1, ValueError, "bernoulli_: expects p to be in [0, 1], but got p=", p);
-  autograd::check_inplace(x, "bernoulli_");
+  autograd::record_random_fill(autograd::RandomGrad::Bernoulli, x, "bernoulli_");
   write_fill(x, bernoulli(p, x.shape(), DType::Float32, DType::Float32, x.device(), g));
 }
 
@@ -345,20 +345,20 @@ void random_(const Tensor& x, std::optional<int64_t> from, std::optional<int64_t
                                std::numeric_limits<int64_t>::max()) +
             1;  // [0, max]
   }
-  autograd::check_inplace(x, op);
+  autograd::record_random_fill(autograd::RandomGrad::Random, x, op);
   write_fill(x, draw_ints(lo, range, x.shape(), Device(), g));
 }
 
 void exponential_(const Tensor& x, double lambd, Generator& g) {
   TS_CHECK(lambd > 0, ValueError, "exponential_: expects lambda > 0.0, but found lambda=", lambd);
   check_floating(x, "exponential_", "tensor (exponential is a continuous distribution)");
-  autograd::check_inplace(x, "exponential_");
+  autograd::record_random_fill(autograd::RandomGrad::Exponential, x, "exponential_");
   write_fill(x, exponential(1.0 / lambd, x.shape(), default_float_dtype(), Device(), g));
 }
 
 void geometric_(const Tensor& x, double p, Generator& g) {
   TS_CHECK(p > 0 && p < 1, ValueError, "geometric_: expects p to be in (0, 1), but got p=", p);
-  autograd::check_inplace(x, "geometric_");
+  autograd::record_random_fill(autograd::RandomGrad::Geometric, x, "geometric_");
   const double lq = std::log1p(-p);
   write_fill(x, map_doubles(host_draws(x.shape(), false, g), [lq](double u) {
                return std::max(1.0, std::ceil(std::log1p(-u) / lq));
@@ -368,7 +368,7 @@ void geometric_(const Tensor& x, double p, Generator& g) {
 void cauchy_(const Tensor& x, double median, double sigma, Generator& g) {
   TS_CHECK(sigma > 0, ValueError, "cauchy_: expects sigma > 0.0, but found sigma=", sigma);
   check_floating(x, "cauchy_", "tensor (Cauchy is a continuous distribution)");
-  autograd::check_inplace(x, "cauchy_");
+  autograd::record_random_fill(autograd::RandomGrad::Cauchy, x, "cauchy_");
   write_fill(x, map_doubles(host_draws(x.shape(), false, g), [median, sigma](double u) {
                return median + sigma * std::tan(M_PI * (u - 0.5));
              }));
@@ -377,7 +377,7 @@ void cauchy_(const Tensor& x, double median, double sigma, Generator& g) {
 void log_normal_(const Tensor& x, double mean, double std, Generator& g) {
   TS_CHECK(std > 0, ValueError, "log_normal_: expects std > 0.0, but found std=", std);
   check_floating(x, "log_normal_", "tensor");
-  autograd::check_inplace(x, "log_normal_");
+  autograd::record_random_fill(autograd::RandomGrad::LogNormal, x, "log_normal_");
   write_fill(x, map_doubles(host_draws(x.shape(), true, g),
                             [mean, std](double n) { return std::exp(mean + std * n); }));
 }

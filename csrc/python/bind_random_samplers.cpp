@@ -9,6 +9,7 @@
 
 #include "autograd/meta.h"
 #include "autograd/record.h"
+#include "autograd/record_random.h"
 #include "core/error.h"
 #include "ops/copy.h"
 #include "ops/creation.h"
@@ -303,7 +304,7 @@ void init_random_samplers(py::module_& m) {
         const Tensor& x = self_of(self, op);
         Generator& g = generator_arg(generator, op);
         const double lo = real_arg(from, op, "from"), hi = real_arg(to, op, "to");
-        autograd::check_inplace(x, op);
+        autograd::record_random_fill(autograd::RandomGrad::Uniform, x, op);
         uniform_(x, lo, hi, g);
         return self;
       },
@@ -317,7 +318,7 @@ void init_random_samplers(py::module_& m) {
         const Tensor& x = self_of(self, op);
         Generator& g = generator_arg(generator, op);
         const double mu = real_arg(mean, op, "mean"), sigma = real_arg(std, op, "std");
-        autograd::check_inplace(x, op);
+        autograd::record_random_fill(autograd::RandomGrad::Normal, x, op);
         normal_(x, mu, sigma, g);
         return self;
       },

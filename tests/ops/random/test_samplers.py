@@ -317,3 +317,23 @@ def test_multinomial_shapes_as_torch(rows, n, two_d, replacement, k):
     if not replacement:
         for row in v.reshape(-1, k):
             assert len(set(row.tolist())) == k
+
+
+@pytest.mark.parametrize("fill", ["normal_()", "uniform_()", "bernoulli_(0.5)", "exponential_()",
+                                  "cauchy_()", "log_normal_()", "geometric_(0.5)",
+                                  "random_(0, 5)", "bernoulli_(m.full((3,), 0.5))"])
+def test_inplace_fill_of_a_graph_tensor_has_zero_gradient(fill):
+    """x.normal_() & co. on a non-leaf give it a node whose gradient is zero (derivatives.yaml;
+    the Python versions left the old history in place, so the gradient flowed through); a view
+    of a leaf that requires grad raises, as torch."""
+    grads = []
+    for m in (torch, ts):
+        a = m.ones(3, requires_grad=True)
+        y = a * 2
+        eval("y." + fill, {"y": y, "m": m})
+        (y * 3).sum().backward()
+        grads.append(a.grad.tolist())
+        leaf = m.ones(3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="leaf"):
+            eval("leaf[:2]." + fill, {"leaf": leaf, "m": m})
+    assert grads[0] == grads[1] == [0.0] * 3
