@@ -337,3 +337,18 @@ def test_inplace_fill_of_a_graph_tensor_has_zero_gradient(fill):
         with pytest.raises(RuntimeError, match="leaf"):
             eval("leaf[:2]." + fill, {"leaf": leaf, "m": m})
     assert grads[0] == grads[1] == [0.0] * 3
+
+
+def test_multinomial_takes_zero_weights_last_as_torch():
+    """Without replacement, once the positive weights are drawn the zero-weight categories
+    follow (PyTorch; the C++ op refused before). Their order is the implementation's: tessera
+    takes index order, torch its top-k's."""
+    w = [[0.0, 3.0, 0.0, 1.0], [0.0, 0.0, 5.0, 0.0]]
+    got = ts.multinomial(ts.asarray(w), 4, generator=gen(1)).tolist()
+    want = torch.multinomial(torch.tensor(w), 4).tolist()
+    for g_row, w_row in zip(got + want, w + w):
+        positive = sorted(i for i, v in enumerate(w_row) if v > 0)
+        assert sorted(g_row[:len(positive)]) == positive
+        assert sorted(g_row[len(positive):]) == [i for i, v in enumerate(w_row) if v == 0]
+    with pytest.raises(RuntimeError, match="multinomial"):
+        ts.multinomial(ts.asarray(w), 5)
