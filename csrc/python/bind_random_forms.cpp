@@ -3,8 +3,8 @@
 // randint (torch's randint(high, size) and randint(low, high, size), NumPy's
 // randint(low, high=None, size=None)), randperm; generator= (a tessera.random.Generator),
 // dtype=, device=, requires_grad=, and torch's out= (resized to the size, as torch; a dtype=
-// that differs from out's raises), layout=, pin_memory=. tessera/random.py keeps the
-// Generator class, the state functions and the samplers built from these.
+// that differs from out's raises), layout=, pin_memory=. The other samplers are in
+// bind_random_samplers.cpp; tessera/random.py keeps the Generator class and the state functions.
 #include "autograd/meta.h"
 #include "core/error.h"
 #include "ops/default_dtype.h"
