@@ -171,19 +171,18 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
   const double* pp = p.data<double>();
   for (int64_t r = 0; r < p.dim(0); ++r) {
     double total = 0;
-    int64_t nonzero = 0;
     for (int64_t i = 0; i < n; ++i) {
       const double v = pp[r * n + i];
       TS_CHECK(std::isfinite(v) && v >= 0, ValueError,
                "multinomial: probabilities must be finite and non-negative, got ", v);
       total += v;
-      nonzero += v > 0;
     }
     TS_CHECK(total > 0, ValueError, "multinomial: the probabilities of row ", r, " sum to zero");
-    TS_CHECK(replacement || num_samples <= nonzero, ValueError, "multinomial: cannot draw ",
-             num_samples, " samples without replacement from ", nonzero,
-             " categories of non-zero probability");
   }
+  // Without replacement the zero-probability categories come last, in index order, once the
+  // others are drawn (PyTorch's rule), so only the category count bounds num_samples.
+  TS_CHECK(replacement || num_samples <= n, ValueError, "multinomial: cannot sample ", num_samples,
+           " > ", n, " (the number of categories) samples without replacement");
   Tensor out = Tensor::empty(Shape{p.dim(0), num_samples}, DType::Int64, probs.device());
   const uint64_t offset = g.next_offset();
   multinomial_stub.get(probs.device())(p, out, replacement, g.seed(), offset);

@@ -1,5 +1,6 @@
-// Bindings of the random ops (ops/random.h); tessera/random.py is the Python front (module
-// functions, Generator, keyword handling, the torch-style aliases).
+// The Generator engine and the fused dropout (ops/random.h); tessera/random.py is the Python
+// front (Generator, the state functions); the samplers are bound in bind_random_forms.cpp and
+// bind_random_samplers.cpp.
 #include "ops/random.h"
 #include "python/convert.h"
 
@@ -21,18 +22,6 @@ void init_random(py::module_& m) {
           "(seed, offset) for one op call on `device` (Note [Graph-safe RNG] during a CUDA "
           "graph capture)");
   m.def("_default_generator", &default_generator, py::return_value_policy::reference);
-  m.def("_uniform_", &uniform_, "fills x in place with uniform numbers in [low, high)");
-  m.def("_normal_", &normal_, "fills x in place with normal numbers (mean, std)");
-  m.def("_randint", [](int64_t low, int64_t high, py::handle shape, py::handle dtype,
-                       py::handle device, Generator& g) {
-    return randint(low, high, to_shape(shape, "randint"), to_dtype(dtype), to_device(device), g);
-  });
-  m.def("_randperm", [](int64_t n, py::handle dtype, py::handle device, Generator& g) {
-    return randperm(n, to_dtype(dtype), to_device(device), g);
-  });
-  m.def("_shuffle_", &shuffle_);
-  m.def("_take_rows", &take_rows);
-  m.def("_multinomial", &multinomial);
   m.def("_dropout_scale", &dropout_scale);
   m.def(
       "_dropout",

@@ -3,17 +3,17 @@
 // randint (torch's randint(high, size) and randint(low, high, size), NumPy's
 // randint(low, high=None, size=None)), randperm; generator= (a tessera.random.Generator),
 // dtype=, device=, requires_grad=, and torch's out= (resized to the size, as torch; a dtype=
-// that differs from out's raises), layout=, pin_memory=. tessera/random.py keeps the
-// Generator class, the state functions and the samplers built from these.
+// that differs from out's raises), layout=, pin_memory=. The other samplers are in
+// bind_random_samplers.cpp; tessera/random.py keeps the Generator class and the state functions.
 #include "autograd/meta.h"
 #include "core/error.h"
 #include "ops/default_dtype.h"
 #include "ops/random.h"
 #include "python/convert.h"
 #include "python/input_arg.h"
+#include "python/random_args.h"
 
 namespace ts::python {
-namespace {
 
 // generator=: None (the default generator), a tessera.random.Generator or its _C engine.
 Generator& generator_arg(py::handle g, const char* op) {
@@ -26,6 +26,8 @@ Generator& generator_arg(py::handle g, const char* op) {
   throw TypeError(std::string(op) + ": generator must be a tessera.random.Generator, got " +
                   type_name(g));
 }
+
+namespace {
 
 int64_t int_arg(py::handle h, const char* op, const char* name) {
   if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr()))
@@ -40,10 +42,14 @@ int64_t int_arg(py::handle h, const char* op, const char* name) {
   return n;
 }
 
+}  // namespace
+
 // A size: None (0-d), an int, or a sequence of ints.
 Shape size_arg(py::handle size, const char* op) {
   return size.is_none() ? Shape{} : to_shape(size, op);
 }
+
+namespace {
 
 // rand/randn's size: varargs ints, one int or sequence, or size=; none at all is 0-d.
 Shape sizes_arg(const py::args& args, py::handle size, const char* op) {
@@ -68,6 +74,8 @@ void check_options(py::handle layout, py::handle pin_memory, const char* op) {
                               ": pin_memory=True is not supported here; call x.pin_memory() on "
                               "the result");
 }
+
+}  // namespace
 
 // The tensor a sampler fills: out (its dtype unless dtype= is given, which must then match;
 // resized to shape as torch does) or a new one on the device asked for.
@@ -97,6 +105,8 @@ Tensor destination(const Shape& shape, py::handle dtype, DType fallback, py::han
   }
 }
 
+namespace {
+
 Tensor floating(Tensor t, py::handle dtype, const char* op) {
   if (!is_floating(t.dtype()))
     throw TypeError(std::string(op) + ": expected a floating-point dtype, got " +
@@ -125,13 +135,14 @@ py::object sample(bool normal, const py::args& args, py::handle size, py::handle
   return finish(out, t, requires_grad);
 }
 
+}  // namespace
+
 double real_arg(py::handle h, const char* op, const char* name) {
   if (PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr())) return py::cast<double>(h);
   if (py::isinstance<Tensor>(h) || !py::hasattr(h, "__float__"))
     throw TypeError(std::string(op) + ": expected a number, got " + type_name(h) + " for " + name);
   return py::cast<double>(py::float_(py::reinterpret_borrow<py::object>(h)));
 }
-}  // namespace
 
 void init_random_forms(py::module_& m) {
   py::options text_signature;  // Note [Readable signatures]

@@ -40,6 +40,7 @@ void init_similarity(py::module_& m);
 void init_dropout(py::module_& m);
 void init_norm(py::module_& m);
 void init_torch_nn(py::module_& m);
+void init_random_samplers(py::module_& m);
 void install_arg_errors(py::module_& m);  // last: wraps every binding above
 }  // namespace ts::python
 
@@ -141,5 +142,6 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_dropout(m);
   ts::python::init_norm(m);
   ts::python::init_torch_nn(m);
+  ts::python::init_random_samplers(m);
   ts::python::install_arg_errors(m);
 }

@@ -28,7 +28,6 @@ from . import linalg as _la
 from . import _sorting as _so
 from . import _statistical as _st
 from . import _tensor as _t
-from . import random as _rn
 
 TENSOR_METHODS: Dict[str, Any] = {
     # (add/sub/subtract/mul/multiply/div/divide/true_divide are the namespace's functions
@@ -129,9 +128,6 @@ TENSOR_METHODS: Dict[str, Any] = {
     "backward": _ag._tensor_backward,
     "register_hook": _ag._register_hook,
     "register_post_accumulate_grad_hook": _ag._register_post_accumulate_grad_hook,
-    # random fills (random.py)
-    "uniform_": _rn._uniform_method,
-    "normal_": _rn._normal_method,
 }
 
 
@@ -142,14 +138,6 @@ TORCH_METHODS: Dict[str, Any] = {
     "unique_consecutive": _sets.unique_consecutive,
     "sum_to_size": _st._sum_to_size,
     "frexp": _el.frexp,
-    "bernoulli": _rn.bernoulli,
-    "multinomial": _rn.multinomial,
-    "bernoulli_": _rn._bernoulli_,
-    "random_": _rn._random_,
-    "exponential_": _rn._exponential_,
-    "geometric_": _rn._geometric_,
-    "cauchy_": _rn._cauchy_,
-    "log_normal_": _rn._log_normal_,
     "fill_diagonal_": _ix._fill_diagonal_,
     # (x.tile and x.repeat are C++ methods: csrc/python/bind_views.cpp)
     "apply_": _t._apply_,

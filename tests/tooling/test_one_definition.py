@@ -44,7 +44,7 @@ TABLE = "_tensor_methods.py"
 # decompositions, matrix products, activations, losses/pools/fold, indexing, Tensor methods,
 # interpolate/grid_sample in C++): 262.
 # h/lu (the LU family, solve_triangular, cond, triangular_solve in C++): 259.
-MAX_SETS = 259
+MAX_SETS = 252
 MAX_SET_TWICE = 0
 
 _HOOK = r'''

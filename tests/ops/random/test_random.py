@@ -233,8 +233,10 @@ def test_errors():
         ts.random.uniform(2.0, 1.0, size=3)
     with pytest.raises(ValueError, match="normal"):
         ts.random.normal(0.0, -1.0, size=3)
-    with pytest.raises(ValueError, match="multinomial"):
-        ts.random.multinomial(ts.asarray(np.array([1.0, 0.0])), 2)
+    with pytest.raises(ValueError, match="multinomial"):  # more samples than categories
+        ts.random.multinomial(ts.asarray(np.array([1.0, 0.0])), 3)
+    # PyTorch's rule: without replacement the zero-weight categories come last (was an error)
+    assert ts.random.multinomial(ts.asarray(np.array([1.0, 0.0])), 2).tolist() == [0, 1]
     with pytest.raises(ValueError, match="multinomial"):
         ts.random.multinomial(ts.asarray(np.array([1.0, -1.0])), 1)
     with pytest.raises(ValueError, match="multinomial"):
