@@ -8,7 +8,6 @@ from tessera.nn.functional.dropout import alpha_dropout as alpha_dropout
 from tessera.nn.functional import attention as attention
 from tessera.nn.functional.norm import batch_norm as batch_norm
 from tessera.nn.functional.misc import bilinear as bilinear
-from tessera.nn.functional.shuffle import channel_shuffle as channel_shuffle
 from tessera.nn.functional import conv as conv
 from tessera.nn.functional.conv import conv1d as conv1d
 from tessera.nn.functional.conv import conv2d as conv2d
@@ -36,20 +35,16 @@ from tessera.nn.functional import interp as interp
 from tessera.nn.functional.norm import local_response_norm as local_response_norm
 from tessera.nn.functional import loss as loss
 from tessera.nn.functional import misc as misc
-from tessera.nn.functional.shuffle import channel_shuffle as native_channel_shuffle
 from tessera.nn.functional import norm as norm
 from tessera.nn.functional.norm import normalize as normalize
 from tessera.nn.functional.misc import one_hot as one_hot
 from tessera.nn.functional.conv import pad as pad
 from tessera.nn.functional.sampling_distance import pdist as pdist
-from tessera.nn.functional.shuffle import pixel_shuffle as pixel_shuffle
-from tessera.nn.functional.shuffle import pixel_unshuffle as pixel_unshuffle
 from tessera.nn.functional import pooling as pooling
 from tessera.nn.functional import sampling_distance as sampling_distance
-from tessera.nn.functional import shuffle as shuffle
 from tessera.nn.functional.activation import tanh as tanh
 
-__all__ = ['activation', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool1d', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d', 'adaptive_max_pool3d_with_indices', 'affine_grid', 'alpha_dropout', 'attention', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'batch_norm', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'celu', 'celu_', 'channel_shuffle', 'conv', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'cosine_embedding_loss', 'cosine_similarity', 'cross_entropy', 'ctc_loss', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'elu', 'elu_', 'embedding', 'embedding_bag', 'erf', 'erfc', 'feature_alpha_dropout', 'fold', 'fractional_max_pool2d', 'fractional_max_pool2d_with_indices', 'fractional_max_pool3d', 'fractional_max_pool3d_with_indices', 'fractional_pool', 'gaussian_nll_loss', 'gelu', 'glu', 'grid_sample', 'group_norm', 'gumbel_softmax', 'hardshrink', 'hardsigmoid', 'hardswish', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'huber_loss', 'instance_norm', 'interp', 'interpolate', 'kl_div', 'l1_loss', 'layer_norm', 'leaky_relu', 'leaky_relu_', 'linear', 'local_response_norm', 'log_softmax', 'logsigmoid', 'logsumexp', 'loss', 'lp_pool1d', 'lp_pool2d', 'lp_pool3d', 'margin_ranking_loss', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_pool3d', 'max_pool3d_with_indices', 'max_unpool1d', 'max_unpool2d', 'max_unpool3d', 'misc', 'mish', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'native_channel_shuffle', 'nll_loss', 'norm', 'normalize', 'one_hot', 'pad', 'pairwise_distance', 'pdist', 'pixel_shuffle', 'pixel_unshuffle', 'poisson_nll_loss', 'pooling', 'prelu', 'relu', 'relu6', 'relu_', 'rms_norm', 'rrelu', 'rrelu_', 'sampling_distance', 'scaled_dot_product_attention', 'selu', 'selu_', 'shuffle', 'sigmoid', 'silu', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softmax2d', 'softmin', 'softplus', 'softshrink', 'softsign', 'tanh', 'tanhshrink', 'threshold', 'threshold_', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'unfold', 'upsample', 'upsample_bilinear', 'upsample_nearest']
+__all__ = ['activation', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool1d', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d', 'adaptive_max_pool3d_with_indices', 'affine_grid', 'alpha_dropout', 'attention', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'batch_norm', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'celu', 'celu_', 'channel_shuffle', 'conv', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'cosine_embedding_loss', 'cosine_similarity', 'cross_entropy', 'ctc_loss', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'elu', 'elu_', 'embedding', 'embedding_bag', 'erf', 'erfc', 'feature_alpha_dropout', 'fold', 'fractional_max_pool2d', 'fractional_max_pool2d_with_indices', 'fractional_max_pool3d', 'fractional_max_pool3d_with_indices', 'fractional_pool', 'gaussian_nll_loss', 'gelu', 'glu', 'grid_sample', 'group_norm', 'gumbel_softmax', 'hardshrink', 'hardsigmoid', 'hardswish', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'huber_loss', 'instance_norm', 'interp', 'interpolate', 'kl_div', 'l1_loss', 'layer_norm', 'leaky_relu', 'leaky_relu_', 'linear', 'local_response_norm', 'log_softmax', 'logsigmoid', 'logsumexp', 'loss', 'lp_pool1d', 'lp_pool2d', 'lp_pool3d', 'margin_ranking_loss', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_pool3d', 'max_pool3d_with_indices', 'max_unpool1d', 'max_unpool2d', 'max_unpool3d', 'misc', 'mish', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'native_channel_shuffle', 'nll_loss', 'norm', 'normalize', 'one_hot', 'pad', 'pairwise_distance', 'pdist', 'pixel_shuffle', 'pixel_unshuffle', 'poisson_nll_loss', 'pooling', 'prelu', 'relu', 'relu6', 'relu_', 'rms_norm', 'rrelu', 'rrelu_', 'sampling_distance', 'scaled_dot_product_attention', 'selu', 'selu_', 'sigmoid', 'silu', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softmax2d', 'softmin', 'softplus', 'softshrink', 'softsign', 'tanh', 'tanhshrink', 'threshold', 'threshold_', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'unfold', 'upsample', 'upsample_bilinear', 'upsample_nearest']
 
 def adaptive_avg_pool1d(input: Any, output_size: Any) -> Any:
     """Mean over PyTorch's adaptive windows [floor(i n / m), ceil((i + 1) n / m)) of (N, C, *spatial) or (C, *spatial) floating input with 1 spatial dims; output_size an int or 1 values (None keeps the input's size). The C++ op csrc/ops/pool.h, gradients in C++."""
@@ -85,6 +80,8 @@ def celu(input: Any, alpha: Any = ..., inplace: Any = ...) -> Any:
     """x for x > 0, alpha * (exp(x / alpha) - 1) else."""
 def celu_(input: Any, alpha: Any = ...) -> Any:
     """celu(input, alpha, inplace=True)."""
+def channel_shuffle(input: Any, groups: Any) -> Any:
+    """(N, C, *) with C = groups k: the channel order (groups, k) becomes (k, groups) (ShuffleNet's channel shuffle; csrc/ops/nn/shuffle.h)."""
 def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """1 - cos(x1, x2) where target == 1, max(0, cos - margin) where target == -1, 0 elsewhere; inputs (N, D) with target (N,), or (D,) with a 0-d target (the C++ op csrc/ops/nn/loss.h)."""
 def cosine_similarity(x1: Any, x2: Any, dim: Any = ..., eps: Any = ...) -> Any:
@@ -179,10 +176,16 @@ def multilabel_margin_loss(input: Any, target: Any, size_average: Any = ..., red
     """Sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])) / C; the integer target (input's shape, (N, C) or (C,)) lists each sample's classes, ended by the first -1 (the C++ op csrc/ops/nn/loss.h)."""
 def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """Per-class logistic loss -(y log sigmoid(x) + (1 - y) log sigmoid(-x)) (times weight), averaged over the last (class) axis (the C++ op csrc/ops/nn/loss.h)."""
+def native_channel_shuffle(input: Any, groups: Any) -> Any:
+    """(N, C, *) with C = groups k: the channel order (groups, k) becomes (k, groups) (ShuffleNet's channel shuffle; csrc/ops/nn/shuffle.h)."""
 def nll_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities and (N, ...) class indices; 'mean' divides by the summed weights of the non-ignored targets (the C++ op csrc/ops/nn/loss.h)."""
 def pairwise_distance(x1: Any, x2: Any, p: Any = ..., eps: Any = ..., keepdim: Any = ...) -> Any:
     """The p-norm of x1 - x2 + eps over the last axis (broadcasting): (..., D) -> (...), as torch.nn.functional.pairwise_distance; the same op triplet_margin_loss uses."""
+def pixel_shuffle(input: Any, upscale_factor: Any) -> Any:
+    """(*, C r^2, H, W) -> (*, C, H r, W r) with r = upscale_factor (sub-pixel convolution's rearrangement): a reshape, a permutation and a reshape (csrc/ops/nn/shuffle.h), so the gradient is the inverse rearrangement."""
+def pixel_unshuffle(input: Any, downscale_factor: Any) -> Any:
+    """(*, C, H r, W r) -> (*, C r^2, H, W) with r = downscale_factor: pixel_shuffle's inverse (csrc/ops/nn/shuffle.h)."""
 def poisson_nll_loss(input: Any, target: Any, log_input: Any = ..., full: Any = ..., size_average: Any = ..., eps: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """exp(x) - y x (log_input) or x - y log(x + eps); full adds the Stirling term y log y - y + 0.5 log(2 pi y) where y > 1. Input and target broadcast (the C++ op csrc/ops/nn/loss.h)."""
 def prelu(input: Any, weight: Any) -> Any:
