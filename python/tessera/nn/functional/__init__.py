@@ -32,7 +32,7 @@ from .activation import (threshold, hardshrink, softshrink, prelu, rrelu,  # noq
                          threshold_, rrelu_)
 from ..._C import (pixel_shuffle, pixel_unshuffle, channel_shuffle,  # noqa: F401
                    native_channel_shuffle)  # csrc/python/bind_shuffle.cpp
-from .embedding_bag import embedding_bag  # noqa: F401
+from ..._C import embedding_bag  # noqa: F401  (csrc/python/bind_embedding.cpp)
 from .grid_sample import affine_grid, grid_sample  # noqa: F401
 from .sampling_distance import gumbel_softmax, pdist  # noqa: F401
 from .fractional_pool import (fractional_max_pool2d, fractional_max_pool3d,  # noqa: F401

@@ -20,8 +20,6 @@ from tessera.nn.functional.dropout import dropout as dropout
 from tessera.nn.functional.dropout import dropout1d as dropout1d
 from tessera.nn.functional.dropout import dropout2d as dropout2d
 from tessera.nn.functional.dropout import dropout3d as dropout3d
-from tessera.nn.functional.misc import embedding as embedding
-from tessera.nn.functional.embedding_bag import embedding_bag as embedding_bag
 from tessera.nn.functional.dropout import feature_alpha_dropout as feature_alpha_dropout
 from tessera.nn.functional.fractional_pool import fractional_max_pool2d as fractional_max_pool2d
 from tessera.nn.functional.fractional_pool import fractional_max_pool2d_with_indices as fractional_max_pool2d_with_indices
@@ -92,6 +90,10 @@ def elu(input: Any, alpha: Any = ..., inplace: Any = ...) -> Any:
     """x for x > 0, alpha * (exp(x) - 1) else (the gradient at 0 is alpha, as PyTorch's)."""
 def elu_(input: Any, alpha: Any = ...) -> Any:
     """elu(input, alpha, inplace=True)."""
+def embedding(input: Any, weight: Any, padding_idx: Any = ..., max_norm: Any = ..., norm_type: Any = ..., scale_grad_by_freq: Any = ..., sparse: Any = ...) -> Any:
+    """Rows of weight (num, dim) at integer input -> input.shape + (dim,), as torch.nn.functional.embedding: the padding row gets no gradient; max_norm renormalizes the looked-up rows of weight in place first; scale_grad_by_freq divides each row's gradient by its index's count in the batch (csrc/ops/nn/embedding.h)."""
+def embedding_bag(input: Any, weight: Any, offsets: Any = ..., max_norm: Any = ..., norm_type: Any = ..., scale_grad_by_freq: Any = ..., mode: Any = ..., sparse: Any = ..., per_sample_weights: Any = ..., include_last_offset: Any = ..., padding_idx: Any = ...) -> Any:
+    """(B, dim): the sum / mean / max of each bag's embedding rows, as torch.nn.functional.embedding_bag. Bags are the rows of a 2-D input, or the spans of a 1-D input that start at offsets. Empty bags give zeros; padding_idx entries are left out (and not counted by the mean); per_sample_weights scale the rows (mode='sum'). The C++ op csrc/ops/nn/embedding_bag.h; gradients from its recorded ops."""
 def erf(*args: Any, **kwargs: Any) -> Tensor:
     """The error function."""
 def erfc(*args: Any, **kwargs: Any) -> Tensor:

@@ -49,24 +49,8 @@ def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
     return (t.expand_dims(input, axis=-1) == classes).astype(t.int64)
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
-              max_norm: Optional[float] = None, norm_type: float = 2.0,
-              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
-    """Rows of `weight` (num, dim) picked by integer `input` -> input.shape + (dim,) (the C++
-    op csrc/ops/nn/embedding.h); the weight gradient adds into the picked rows only, and the
-    padding row gets none."""
-    if sparse:
-        raise NotImplementedError("embedding: sparse gradients are not supported")
-    if max_norm is not None:
-        from ._renorm import embedding_renorm_
-        embedding_renorm_(weight, input, max_norm, norm_type)
-    out = _C.embedding(input, weight, padding_idx)
-    if scale_grad_by_freq:
-        from ._renorm import scale_grad_by_freq as _by_freq
-        t = _ts()
-        rows = _by_freq(t.reshape(out, (-1, weight.shape[1])), t.reshape(input, (-1,)))
-        out = t.reshape(rows, tuple(out.shape))
-    return out
+# embedding is the C++ binding (csrc/python/bind_embedding.cpp)
+embedding = _C.embedding
 
 
 # pairwise_distance is the C++ binding (csrc/python/bind_loss.cpp), the op triplet_margin_loss uses
