@@ -30,9 +30,7 @@ from tessera.nn.functional import loss as loss
 from tessera.nn.functional import misc as misc
 from tessera.nn.functional import norm as norm
 from tessera.nn.functional.norm import normalize as normalize
-from tessera.nn.functional.misc import one_hot as one_hot
 from tessera.nn.functional.conv import pad as pad
-from tessera.nn.functional.sampling_distance import pdist as pdist
 from tessera.nn.functional import pooling as pooling
 from tessera.nn.functional import sampling_distance as sampling_distance
 from tessera.nn.functional.activation import tanh as tanh
@@ -185,8 +183,12 @@ def native_channel_shuffle(input: Any, groups: Any) -> Any:
     """(N, C, *) with C = groups k: the channel order (groups, k) becomes (k, groups) (ShuffleNet's channel shuffle; csrc/ops/nn/shuffle.h)."""
 def nll_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities and (N, ...) class indices; 'mean' divides by the summed weights of the non-ignored targets (the C++ op csrc/ops/nn/loss.h)."""
+def one_hot(input: Any, num_classes: Any = ...) -> Any:
+    """int64 one-hot encoding of integer class indices along a new last axis, as torch.nn.functional.one_hot; num_classes=-1 infers max + 1 (csrc/ops/nn/distance.h)."""
 def pairwise_distance(x1: Any, x2: Any, p: Any = ..., eps: Any = ..., keepdim: Any = ...) -> Any:
     """The p-norm of x1 - x2 + eps over the last axis (broadcasting): (..., D) -> (...), as torch.nn.functional.pairwise_distance; the same op triplet_margin_loss uses."""
+def pdist(input: Any, p: Any = ...) -> Any:
+    """The p-norm distances between the rows of a floating (N, M) input for all pairs i < j in row-major order, shape (N (N - 1) / 2,), as torch.nn.functional.pdist: zero distances get a zero gradient (csrc/ops/nn/distance.h)."""
 def pixel_shuffle(input: Any, upscale_factor: Any) -> Any:
     """(*, C r^2, H, W) -> (*, C, H r, W r) with r = upscale_factor (sub-pixel convolution's rearrangement): a reshape, a permutation and a reshape (csrc/ops/nn/shuffle.h), so the gradient is the inverse rearrangement."""
 def pixel_unshuffle(input: Any, downscale_factor: Any) -> Any:

@@ -27,26 +27,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
     return y + bias if bias is not None else y
 
 
-class OneHotError(ValueError, RuntimeError):
-    """Class values outside [0, num_classes), or nothing to infer num_classes from:
-    ValueError for the bad argument, RuntimeError as PyTorch raises."""
-
-
-def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
-    """int64 one-hot encoding along a new last axis (classes compared against arange)."""
-    t = _ts()
-    if not t.isdtype(input.dtype, "integral"):
-        raise TypeError(f"one_hot: expected an integer tensor of class indices, got "
-                        f"{input.dtype}")
-    if num_classes < 0:
-        if not input.size:
-            raise OneHotError("one_hot: cannot infer the number of classes from an empty "
-                              "tensor; pass num_classes")
-        num_classes = int(t.max(input).item()) + 1
-    if input.size and (int(t.min(input).item()) < 0 or int(t.max(input).item()) >= num_classes):
-        raise OneHotError(f"one_hot: class values must be in [0, {num_classes})")
-    classes = t.arange(num_classes, dtype=input.dtype)
-    return (t.expand_dims(input, axis=-1) == classes).astype(t.int64)
+# one_hot is the C++ binding (csrc/python/bind_distance.cpp)
+one_hot = _C.one_hot
 
 
 # embedding is the C++ binding (csrc/python/bind_embedding.cpp)
