@@ -7,7 +7,6 @@ from tessera.nn.functional import activation as activation
 from tessera.nn.functional.dropout import alpha_dropout as alpha_dropout
 from tessera.nn.functional import attention as attention
 from tessera.nn.functional.norm import batch_norm as batch_norm
-from tessera.nn.functional.misc import bilinear as bilinear
 from tessera.nn.functional import conv as conv
 from tessera.nn.functional.conv import conv1d as conv1d
 from tessera.nn.functional.conv import conv2d as conv2d
@@ -61,6 +60,8 @@ def avg_pool2d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = .
     """Mean over kernel windows of (N, C, *spatial) or (C, *spatial) with 2 spatial dims; count_include_pad counts the zero padding in each divisor, divisor_override replaces it (the C++ op csrc/ops/pool.h, gradients in C++)."""
 def avg_pool3d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ..., divisor_override: Any = ...) -> Any:
     """Mean over kernel windows of (N, C, *spatial) or (C, *spatial) with 3 spatial dims; count_include_pad counts the zero padding in each divisor, divisor_override replaces it (the C++ op csrc/ops/pool.h, gradients in C++)."""
+def bilinear(input1: Any, input2: Any, weight: Any, bias: Any = ...) -> Any:
+    """y_k = x1 W_k x2 + b_k for weight (out, in1, in2), as torch.nn.functional.bilinear (csrc/ops/nn/bilinear.h)."""
 def binary_cross_entropy(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """-weight (y log p + (1 - y) log(1 - p)) for probabilities p = input and targets y of its shape, each log clamped at -100 as in PyTorch, with PyTorch's derivative (finite at p in {0, 1}); refused under CUDA autocast (the C++ op csrc/ops/nn/loss.h)."""
 def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., pos_weight: Any = ...) -> Any:
