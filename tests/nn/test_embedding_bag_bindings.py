@@ -15,6 +15,7 @@ from hypothesis import given, settings, strategies as st
 import tessera as ts
 from tessera import _C
 from tessera.nn import functional as F
+from harness import strided_views
 
 
 def test_is_the_binding() -> None:
@@ -55,9 +56,10 @@ def bag_cases(draw):
 
 
 @settings(max_examples=80, deadline=None)
-@given(bag_cases(), st.sampled_from(["int64", "int32"]))
-def test_values_and_gradients_match_torch(case, idt: str) -> None:
+@given(bag_cases(), st.sampled_from(["int64", "int32"]), st.data())
+def test_values_and_gradients_match_torch(case, idt: str, data) -> None:
     num, dim, idx, offsets, mode, ilo, pad, psw, dtype = case
+    idx = strided_views(data.draw, idx)  # non-contiguous index layouts
     rng = np.random.default_rng(0)
     w = rng.standard_normal((num, dim)).astype(dtype)
     p = rng.standard_normal(idx.shape).astype(dtype) if psw else None
@@ -66,7 +68,7 @@ def test_values_and_gradients_match_torch(case, idt: str) -> None:
     xp = ts.asarray(p, requires_grad=True) if psw else None
     tp = torch.tensor(p, requires_grad=True) if psw else None
     off = None if offsets is None else np.array(offsets, np.int64)
-    got = F.embedding_bag(ts.asarray(idx.astype(idt)), xw,
+    got = F.embedding_bag(ts.asarray(idx.astype(idt, copy=False)), xw,
                           None if off is None else ts.asarray(off.astype(idt)), mode=mode,
                           include_last_offset=ilo, padding_idx=pad, per_sample_weights=xp)
     want = TF.embedding_bag(torch.tensor(idx.astype(idt)), tw,
