@@ -147,14 +147,6 @@ void init_nn(py::module_& m) {
         py::arg("causal") = false,
         "attention_softmax(scores, scale, causal=False): softmax(scale * scores) over the last "
         "axis of (..., L, S) scores; causal: query i sees keys j <= i (no mask tensor)");
-  m.def(
-      "embedding",
-      [](const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx) {
-        return nn::embedding(input, weight, padding_idx);
-      },
-      py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none(),
-      "embedding(input, weight, padding_idx=None): rows of weight (num, dim) at integer input "
-      "-> input.shape + (dim,); the padding row gets no gradient");
 
   // ---- the fused kernels (values only)
   m.def("_linear_bias", &linear_bias,

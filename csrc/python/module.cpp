@@ -41,6 +41,12 @@ void init_dropout(py::module_& m);
 void init_norm(py::module_& m);
 void init_torch_nn(py::module_& m);
 void init_random_samplers(py::module_& m);
+void init_shuffle(py::module_& m);
+void init_embedding(py::module_& m);
+void init_fractional_pool(py::module_& m);
+void init_distance(py::module_& m);
+void init_gumbel_softmax(py::module_& m);
+void init_bilinear(py::module_& m);
 void install_arg_errors(py::module_& m);  // last: wraps every binding above
 }  // namespace ts::python
 
@@ -143,5 +149,11 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_norm(m);
   ts::python::init_torch_nn(m);
   ts::python::init_random_samplers(m);
+  ts::python::init_shuffle(m);
+  ts::python::init_embedding(m);
+  ts::python::init_fractional_pool(m);
+  ts::python::init_distance(m);
+  ts::python::init_gumbel_softmax(m);
+  ts::python::init_bilinear(m);
   ts::python::install_arg_errors(m);
 }

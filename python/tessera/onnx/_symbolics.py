@@ -1496,3 +1496,30 @@ def _recurrent(g: GraphBuilder, out: Any, mod: Any, input: Any, hx: Any = None) 
 
 
 register("nn.LSTM", "nn.GRU", "nn.RNN")(_recurrent)
+
+
+@register("pixel_shuffle", "F.pixel_shuffle", "pixel_unshuffle", "F.pixel_unshuffle",
+          "channel_shuffle", "F.channel_shuffle", "native_channel_shuffle",
+          "F.native_channel_shuffle")
+def _shuffle(g: GraphBuilder, out: Tensor, x: Tensor, *args: Any, **kw: Any) -> None:
+    """Reshape, Transpose, Reshape: the ops' own decomposition (csrc/ops/nn/shuffle.cpp). The
+    leading dims are copied (Reshape's 0), so they stay dynamic."""
+    op = g.current_op.split(".")[-1]
+    f = int(args[0] if args else next(iter(kw.values())))
+    xv = g.val(x)
+    if op.endswith("channel_shuffle"):
+        n, lead = 1, [0]
+        mid = [f, x.shape[1] // f] + list(x.shape[2:])
+        tail = [1, 0] + list(range(2, x.ndim))
+    else:
+        n = x.ndim - 3
+        lead = [0] * n
+        c, h, w = x.shape[-3:]
+        if op == "pixel_shuffle":
+            mid, tail = [c // (f * f), f, f, h, w], [0, 3, 1, 4, 2]
+        else:
+            mid, tail = [c, h // f, f, w // f, f], [0, 2, 4, 1, 3]
+    y = g.node("Reshape", [xv.name, g.i64(lead + mid)])
+    y = g.node("Transpose", [y], perm=list(range(n)) + [n + p for p in tail])
+    y = g.node("Reshape", [y, g.i64(lead + list(out.shape[n:]))])
+    g.bind(out, y, list(xv.dyn[:n]) + [False] * (out.ndim - n))

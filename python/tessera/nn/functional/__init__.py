@@ -30,14 +30,14 @@ from .pooling import (max_pool1d, max_pool2d, max_pool3d, avg_pool1d, avg_pool2d
 from .activation import (threshold, hardshrink, softshrink, prelu, rrelu,  # noqa: F401
                          softmax2d, relu_, elu_, celu_, selu_, leaky_relu_, hardtanh_,
                          threshold_, rrelu_)
-from .shuffle import (pixel_shuffle, pixel_unshuffle, channel_shuffle,  # noqa: F401
-                      native_channel_shuffle)
-from .embedding_bag import embedding_bag  # noqa: F401
+from ..._C import (pixel_shuffle, pixel_unshuffle, channel_shuffle,  # noqa: F401
+                   native_channel_shuffle)  # csrc/python/bind_shuffle.cpp
+from ..._C import embedding_bag  # noqa: F401  (csrc/python/bind_embedding.cpp)
 from .grid_sample import affine_grid, grid_sample  # noqa: F401
-from .sampling_distance import gumbel_softmax, pdist  # noqa: F401
-from .fractional_pool import (fractional_max_pool2d, fractional_max_pool3d,  # noqa: F401
-                              fractional_max_pool2d_with_indices,
-                              fractional_max_pool3d_with_indices)
+from ..._C import gumbel_softmax, pdist  # noqa: F401  (C++ bindings)
+from ..._C import (fractional_max_pool2d, fractional_max_pool3d,  # noqa: F401
+                   fractional_max_pool2d_with_indices,
+                   fractional_max_pool3d_with_indices)  # csrc/python/bind_fractional_pool.cpp
 
 
 def _require_tensor_args() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..._C import Tensor
 from .module import Module
-from ..functional.shuffle import channel_shuffle
+from ..._C import channel_shuffle
 
 
 class ChannelShuffle(Module):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..._C import Tensor
-from ..functional.shuffle import pixel_shuffle, pixel_unshuffle
+from ..._C import pixel_shuffle, pixel_unshuffle
 from .module import Module
 
 
