@@ -46,9 +46,6 @@ from . import _arg_forms  # noqa: E402
 
 globals().update(_arg_forms.build(globals()))  # torch's keyword names (ts.stack(tensors=))
 globals().update(_tensor_methods.method_functions())
-from ._C import (pixel_shuffle, pixel_unshuffle, channel_shuffle,  # noqa: E402,F401
-                 native_channel_shuffle)  # F's bindings themselves
-from ._C import pdist, bilinear  # noqa: E402,F401  (F's bindings)
 
 
 def _name_errors_of_torch_functions() -> None:

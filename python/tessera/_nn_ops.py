@@ -20,6 +20,7 @@ from ._C import (max_pool1d, max_pool2d, max_pool3d, max_pool1d_with_indices,  #
 # torch's enum (0 none, 1 mean, 2 sum; csrc/python/bind_loss.cpp).
 from ._C._torch_nn import (affine_grid_generator, alpha_dropout, batch_norm,  # noqa: F401
                            binary_cross_entropy_with_logits, convolution, cosine_embedding_loss,
+                           ctc_loss,
                            dropout, embedding, feature_alpha_dropout, feature_dropout,
                            grid_sampler, group_norm, gru_cell, hinge_embedding_loss,
                            instance_norm, kl_div, layer_norm, lstm_cell, margin_ranking_loss,
@@ -27,27 +28,14 @@ from ._C._torch_nn import (affine_grid_generator, alpha_dropout, batch_norm,  # 
                            triplet_margin_loss)
 adaptive_max_pool1d = _C.adaptive_max_pool1d_with_indices
 
-__all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "avg_pool1d", "affine_grid_generator", "alpha_dropout", "batch_norm", "binary_cross_entropy_with_logits", "convolution", "cosine_embedding_loss", "dropout", "embedding", "feature_alpha_dropout", "feature_dropout", "grid_sampler", "group_norm", "gru_cell", "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm", "lstm_cell", "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "poisson_nll_loss", "rms_norm", "rnn_relu_cell", "rnn_tanh_cell", "rrelu", "triplet_margin_loss"]
+__all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "avg_pool1d", "affine_grid_generator", "alpha_dropout", "batch_norm", "binary_cross_entropy_with_logits", "convolution", "cosine_embedding_loss", "ctc_loss", "dropout", "embedding", "feature_alpha_dropout", "feature_dropout", "grid_sampler", "group_norm", "gru_cell", "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm", "lstm_cell", "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "poisson_nll_loss", "rms_norm", "rnn_relu_cell", "rnn_tanh_cell", "rrelu", "triplet_margin_loss"]
 
-# torch.conv2d, ...: nn.functional's bindings of the same signature
+# torch.conv2d, torch.pdist, ...: nn.functional's bindings of the same signature
 _BOUND_ALIASES = ("conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d "
-                  "selu celu cosine_similarity pairwise_distance").split()
-# the rest are Python functions of nn.functional, reached when called (no import cycle)
-_FUNCTIONAL_ALIASES = ("pdist pixel_shuffle pixel_unshuffle channel_shuffle "
-                       "native_channel_shuffle bilinear ctc_loss").split()
-
-
-def _functional_alias(name: str) -> Callable[..., Any]:
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        from .nn import functional
-        return getattr(functional, name)(*args, **kwargs)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"``torch.{name}``: nn.functional.{name} (same arguments)."
-    return fn
+                  "selu celu cosine_similarity pairwise_distance pdist pixel_shuffle "
+                  "pixel_unshuffle channel_shuffle native_channel_shuffle bilinear").split()
 
 
 def functional_aliases() -> Dict[str, Callable[..., Any]]:
-    """torch.conv2d, torch.selu, ...: nn.functional's functions of the same signature."""
-    out: Dict[str, Callable[..., Any]] = {name: getattr(_C, name) for name in _BOUND_ALIASES}
-    out.update({name: _functional_alias(name) for name in _FUNCTIONAL_ALIASES})
-    return out
+    """torch.conv2d, torch.selu, ...: nn.functional's bindings of the same signature."""
+    return {name: getattr(_C, name) for name in _BOUND_ALIASES}

@@ -4,35 +4,15 @@ from typing import Any, Iterator
 
 from tessera import Tensor
 from tessera.nn.functional import activation as activation
-from tessera.nn.functional.dropout import alpha_dropout as alpha_dropout
 from tessera.nn.functional import attention as attention
-from tessera.nn.functional.norm import batch_norm as batch_norm
 from tessera.nn.functional import conv as conv
-from tessera.nn.functional.conv import conv1d as conv1d
-from tessera.nn.functional.conv import conv2d as conv2d
-from tessera.nn.functional.conv import conv3d as conv3d
-from tessera.nn.functional.conv import conv_transpose1d as conv_transpose1d
-from tessera.nn.functional.conv import conv_transpose2d as conv_transpose2d
-from tessera.nn.functional.conv import conv_transpose3d as conv_transpose3d
-from tessera.nn.functional.loss import ctc_loss as ctc_loss
-from tessera.nn.functional.dropout import dropout as dropout
-from tessera.nn.functional.dropout import dropout1d as dropout1d
-from tessera.nn.functional.dropout import dropout2d as dropout2d
-from tessera.nn.functional.dropout import dropout3d as dropout3d
-from tessera.nn.functional.dropout import feature_alpha_dropout as feature_alpha_dropout
-from tessera.nn.functional.norm import group_norm as group_norm
-from tessera.nn.functional.norm import instance_norm as instance_norm
 from tessera.nn.functional import interp as interp
-from tessera.nn.functional.norm import local_response_norm as local_response_norm
 from tessera.nn.functional import loss as loss
 from tessera.nn.functional import misc as misc
-from tessera.nn.functional import norm as norm
-from tessera.nn.functional.norm import normalize as normalize
-from tessera.nn.functional.conv import pad as pad
 from tessera.nn.functional import pooling as pooling
 from tessera.nn.functional.activation import tanh as tanh
 
-__all__ = ['activation', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool1d', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d', 'adaptive_max_pool3d_with_indices', 'affine_grid', 'alpha_dropout', 'attention', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'batch_norm', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'celu', 'celu_', 'channel_shuffle', 'conv', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'cosine_embedding_loss', 'cosine_similarity', 'cross_entropy', 'ctc_loss', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'elu', 'elu_', 'embedding', 'embedding_bag', 'erf', 'erfc', 'feature_alpha_dropout', 'fold', 'fractional_max_pool2d', 'fractional_max_pool2d_with_indices', 'fractional_max_pool3d', 'fractional_max_pool3d_with_indices', 'gaussian_nll_loss', 'gelu', 'glu', 'grid_sample', 'group_norm', 'gumbel_softmax', 'hardshrink', 'hardsigmoid', 'hardswish', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'huber_loss', 'instance_norm', 'interp', 'interpolate', 'kl_div', 'l1_loss', 'layer_norm', 'leaky_relu', 'leaky_relu_', 'linear', 'local_response_norm', 'log_softmax', 'logsigmoid', 'logsumexp', 'loss', 'lp_pool1d', 'lp_pool2d', 'lp_pool3d', 'margin_ranking_loss', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_pool3d', 'max_pool3d_with_indices', 'max_unpool1d', 'max_unpool2d', 'max_unpool3d', 'misc', 'mish', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'native_channel_shuffle', 'nll_loss', 'norm', 'normalize', 'one_hot', 'pad', 'pairwise_distance', 'pdist', 'pixel_shuffle', 'pixel_unshuffle', 'poisson_nll_loss', 'pooling', 'prelu', 'relu', 'relu6', 'relu_', 'rms_norm', 'rrelu', 'rrelu_', 'scaled_dot_product_attention', 'selu', 'selu_', 'sigmoid', 'silu', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softmax2d', 'softmin', 'softplus', 'softshrink', 'softsign', 'tanh', 'tanhshrink', 'threshold', 'threshold_', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'unfold', 'upsample', 'upsample_bilinear', 'upsample_nearest']
+__all__ = ['activation', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool1d', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d', 'adaptive_max_pool3d_with_indices', 'affine_grid', 'alpha_dropout', 'attention', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'batch_norm', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'celu', 'celu_', 'channel_shuffle', 'conv', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'cosine_embedding_loss', 'cosine_similarity', 'cross_entropy', 'ctc_loss', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'elu', 'elu_', 'embedding', 'embedding_bag', 'erf', 'erfc', 'feature_alpha_dropout', 'fold', 'fractional_max_pool2d', 'fractional_max_pool2d_with_indices', 'fractional_max_pool3d', 'fractional_max_pool3d_with_indices', 'gaussian_nll_loss', 'gelu', 'glu', 'grid_sample', 'group_norm', 'gumbel_softmax', 'hardshrink', 'hardsigmoid', 'hardswish', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'huber_loss', 'instance_norm', 'interp', 'interpolate', 'kl_div', 'l1_loss', 'layer_norm', 'leaky_relu', 'leaky_relu_', 'linear', 'local_response_norm', 'log_softmax', 'logsigmoid', 'logsumexp', 'loss', 'lp_pool1d', 'lp_pool2d', 'lp_pool3d', 'margin_ranking_loss', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_pool3d', 'max_pool3d_with_indices', 'max_unpool1d', 'max_unpool2d', 'max_unpool3d', 'misc', 'mish', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'native_channel_shuffle', 'nll_loss', 'normalize', 'one_hot', 'pad', 'pairwise_distance', 'pdist', 'pixel_shuffle', 'pixel_unshuffle', 'poisson_nll_loss', 'pooling', 'prelu', 'relu', 'relu6', 'relu_', 'rms_norm', 'rrelu', 'rrelu_', 'scaled_dot_product_attention', 'selu', 'selu_', 'sigmoid', 'silu', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softmax2d', 'softmin', 'softplus', 'softshrink', 'softsign', 'tanh', 'tanhshrink', 'threshold', 'threshold_', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'unfold', 'upsample', 'upsample_bilinear', 'upsample_nearest']
 
 def adaptive_avg_pool1d(input: Any, output_size: Any) -> Any:
     """Mean over PyTorch's adaptive windows [floor(i n / m), ceil((i + 1) n / m)) of (N, C, *spatial) or (C, *spatial) floating input with 1 spatial dims; output_size an int or 1 values (None keeps the input's size). The C++ op csrc/ops/pool.h, gradients in C++."""
@@ -54,12 +34,16 @@ def adaptive_max_pool3d_with_indices(input: Any, output_size: Any, return_indice
     """Max over PyTorch's adaptive windows of (N, C, *spatial) or (C, *spatial) floating input; (values, indices) the int64 flat index of each window's first maximum in its plane (where the gradient goes). The C++ op csrc/ops/pool.h."""
 def affine_grid(theta: Any, size: Any, align_corners: Any = ...) -> Any:
     """Sampling grids of batches of affine maps: theta (N, 2, 3) with size (N, C, H, W) -> (N, H, W, 2), or theta (N, 3, 4) with size (N, C, D, H, W) -> (N, D, H, W, 3), in grid_sample's [-1, 1] coordinates (the C++ op csrc/ops/nn/grid_sample.h)."""
+def alpha_dropout(input: Any, p: Any = ..., training: Any = ..., inplace: Any = ...) -> Any:
+    """Dropout that keeps SELU's zero mean and unit variance: dropped values become SELU's negative saturation, then an affine map restores the statistics (the C++ op csrc/ops/nn/dropout.h)."""
 def avg_pool1d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ...) -> Any:
     """Mean over kernel windows of (N, C, *spatial) or (C, *spatial) with 1 spatial dims; count_include_pad counts the zero padding in each divisor (the C++ op csrc/ops/pool.h, gradients in C++)."""
 def avg_pool2d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ..., divisor_override: Any = ...) -> Any:
     """Mean over kernel windows of (N, C, *spatial) or (C, *spatial) with 2 spatial dims; count_include_pad counts the zero padding in each divisor, divisor_override replaces it (the C++ op csrc/ops/pool.h, gradients in C++)."""
 def avg_pool3d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ..., divisor_override: Any = ...) -> Any:
     """Mean over kernel windows of (N, C, *spatial) or (C, *spatial) with 3 spatial dims; count_include_pad counts the zero padding in each divisor, divisor_override replaces it (the C++ op csrc/ops/pool.h, gradients in C++)."""
+def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = ..., bias: Any = ..., training: Any = ..., momentum: Any = ..., eps: Any = ...) -> Any:
+    """Normalizes (N, C, *) over every axis but 1 (one fused C++ op, statistics in float32 for 16-bit inputs). In training, batch statistics are used and the running ones (if given) are updated in place: running = (1-m) running + m batch, with the unbiased batch variance, as PyTorch does; in eval, the running statistics (csrc/ops/batch_norm.h)."""
 def bilinear(input1: Any, input2: Any, weight: Any, bias: Any = ...) -> Any:
     """y_k = x1 W_k x2 + b_k for weight (out, in1, in2), as torch.nn.functional.bilinear (csrc/ops/nn/bilinear.h)."""
 def binary_cross_entropy(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
@@ -72,12 +56,34 @@ def celu_(input: Any, alpha: Any = ...) -> Any:
     """celu(input, alpha, inplace=True)."""
 def channel_shuffle(input: Any, groups: Any) -> Any:
     """(N, C, *) with C = groups k: the channel order (groups, k) becomes (k, groups) (ShuffleNet's channel shuffle; csrc/ops/nn/shuffle.h)."""
+def conv1d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., dilation: Any = ..., groups: Any = ...) -> Any:
+    """Convolution of (N, C, L) or (C, L) input with weight (O, C/groups, *kernel) -> (N, O, *out); padding: ints, 'same' or 'valid'; the output keeps a channels-last input's memory format (the C++ op csrc/ops/conv.h, gradients of every order)."""
+def conv2d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., dilation: Any = ..., groups: Any = ...) -> Any:
+    """Convolution of (N, C, H, W) or (C, H, W) input with weight (O, C/groups, *kernel) -> (N, O, *out); padding: ints, 'same' or 'valid'; the output keeps a channels-last input's memory format (the C++ op csrc/ops/conv.h, gradients of every order)."""
+def conv3d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., dilation: Any = ..., groups: Any = ...) -> Any:
+    """Convolution of (N, C, D, H, W) or (C, D, H, W) input with weight (O, C/groups, *kernel) -> (N, O, *out); padding: ints, 'same' or 'valid'; the output keeps a channels-last input's memory format (the C++ op csrc/ops/conv.h, gradients of every order)."""
+def conv_transpose1d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., output_padding: Any = ..., groups: Any = ..., dilation: Any = ...) -> Any:
+    """Transposed convolution (the gradient of conv1d with respect to its input) of (N, C, L) or (C, L) input with weight (C, O/groups, *kernel) -> (N, O, *out), out = (in-1) stride - 2 padding + dilation (k-1) + output_padding + 1 (the C++ op csrc/ops/conv.h)."""
+def conv_transpose2d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., output_padding: Any = ..., groups: Any = ..., dilation: Any = ...) -> Any:
+    """Transposed convolution (the gradient of conv2d with respect to its input) of (N, C, H, W) or (C, H, W) input with weight (C, O/groups, *kernel) -> (N, O, *out), out = (in-1) stride - 2 padding + dilation (k-1) + output_padding + 1 (the C++ op csrc/ops/conv.h)."""
+def conv_transpose3d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., output_padding: Any = ..., groups: Any = ..., dilation: Any = ...) -> Any:
+    """Transposed convolution (the gradient of conv3d with respect to its input) of (N, C, D, H, W) or (C, D, H, W) input with weight (C, O/groups, *kernel) -> (N, O, *out), out = (in-1) stride - 2 padding + dilation (k-1) + output_padding + 1 (the C++ op csrc/ops/conv.h)."""
 def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """1 - cos(x1, x2) where target == 1, max(0, cos - margin) where target == -1, 0 elsewhere; inputs (N, D) with target (N,), or (D,) with a 0-d target (the C++ op csrc/ops/nn/loss.h)."""
 def cosine_similarity(x1: Any, x2: Any, dim: Any = ..., eps: Any = ...) -> Any:
     """x1 . x2 / (max(||x1||, eps) max(||x2||, eps)) along dim, x1 and x2 broadcast to a common shape first, as torch.nn.functional.cosine_similarity: the clamps' gradient is the identity, so a zero vector's gradient is finite (the C++ op csrc/ops/nn/similarity.h)."""
 def cross_entropy(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ..., label_smoothing: Any = ...) -> Any:
     """log_softmax over dim 1 (dim 0 for unbatched (C,) input) + NLL with class indices (N, ...), or the cross entropy with class probabilities (input's shape) when target is floating; PyTorch's formulas for weight (C,), ignore_index and label_smoothing (the legacy size_average/reduce replace reduction, with PyTorch's warning). The C++ op csrc/ops/nn/loss.h: one fused kernel for class indices, gradients of every order."""
+def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, blank: Any = ..., reduction: Any = ..., zero_infinity: Any = ...) -> Any:
+    """Connectionist temporal classification loss: -log of the total probability of every alignment of each target (blanks around and between labels, repeats merged). log_probs (T, N, C) or unbatched (T, C): float32/float64 log-probabilities over C classes incl. blank; targets padded (N, S) or 1-D concatenated (sum(target_lengths)); input_lengths/target_lengths (N,) as integer Tensors or lists/tuples of ints. 'mean' divides each loss by its target length (at least 1), then averages over the batch; zero_infinity zeroes the infinite losses of impossible alignments and their gradients. PyTorch's gradient (its double backward is not implemented, as in PyTorch). The C++ op csrc/ops/nn/loss_ctc.cpp; device tensors run the CPU kernel on host copies."""
+def dropout(input: Any, p: Any = ..., training: Any = ..., inplace: Any = ...) -> Any:
+    """Zeroes each element with probability p and scales the rest by 1/(1-p) (training only; p = 1 gives zeros), any shape. The mask is drawn on x's device from the counter-based generator (the same mask on every device for one seed; the C++ op csrc/ops/nn/embedding.h). With inplace, x itself is overwritten and returned."""
+def dropout1d(input: Any, p: Any = ..., training: Any = ..., inplace: Any = ...) -> Any:
+    """Zeroes whole channels of (N, C, L) or (C, L) input with probability p, scaling the rest by 1/(1-p) (the C++ op csrc/ops/nn/dropout.h)."""
+def dropout2d(input: Any, p: Any = ..., training: Any = ..., inplace: Any = ...) -> Any:
+    """Zeroes whole channels of (N, C, H, W) or (C, H, W) input with probability p, scaling the rest by 1/(1-p) (the C++ op csrc/ops/nn/dropout.h)."""
+def dropout3d(input: Any, p: Any = ..., training: Any = ..., inplace: Any = ...) -> Any:
+    """Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) input with probability p, scaling the rest by 1/(1-p) (the C++ op csrc/ops/nn/dropout.h)."""
 def elu(input: Any, alpha: Any = ..., inplace: Any = ...) -> Any:
     """x for x > 0, alpha * (exp(x) - 1) else (the gradient at 0 is alpha, as PyTorch's)."""
 def elu_(input: Any, alpha: Any = ...) -> Any:
@@ -90,6 +96,8 @@ def erf(*args: Any, **kwargs: Any) -> Tensor:
     """The error function."""
 def erfc(*args: Any, **kwargs: Any) -> Tensor:
     """1 - erf(x), accurate for large x."""
+def feature_alpha_dropout(input: Any, p: Any = ..., training: Any = ..., inplace: Any = ...) -> Any:
+    """alpha_dropout of whole channels of (N, C, *) input (the C++ op csrc/ops/nn/dropout.h)."""
 def fold(input: Any, output_size: Any, kernel_size: Any, dilation: Any = ..., padding: Any = ..., stride: Any = ...) -> Any:
     """Sums sliding local blocks back into an image (col2im, unfold's adjoint): (N, C*kh*kw, L) or (C*kh*kw, L) -> (N, C, *output_size) or (C, *output_size) (the C++ op csrc/ops/nn/fold.h, gradients of every order)."""
 def fractional_max_pool2d(input: Any, kernel_size: Any, output_size: Any = ..., output_ratio: Any = ..., return_indices: Any = ..., _random_samples: Any = ...) -> Any:
@@ -108,6 +116,8 @@ def glu(input: Any, dim: Any = ...) -> Any:
     """a * sigmoid(b) for the halves a, b of input along dim (of even size)."""
 def grid_sample(input: Any, grid: Any, mode: Any = ..., padding_mode: Any = ..., align_corners: Any = ...) -> Any:
     """Samples input (N, C, H, W) at grid (N, Ho, Wo, 2) -> (N, C, Ho, Wo) (5-D: grid (N, Do, Ho, Wo, 3)); grid[..., 0] is x (width), in [-1, 1]; mode bilinear, nearest or bicubic (4-D), padding_mode zeros, border or reflection, as PyTorch's. Gradients of the input and the grid (the C++ op csrc/ops/nn/grid_sample.h, Note [Sampling by gathered corners])."""
+def group_norm(input: Any, num_groups: Any, weight: Any = ..., bias: Any = ..., eps: Any = ...) -> Any:
+    """Normalizes each of num_groups channel groups of (N, C, *) over its channels and positions, then scales/shifts per channel (the C++ op csrc/ops/nn/norm.h)."""
 def gumbel_softmax(logits: Any, tau: Any = ..., hard: Any = ..., eps: Any = ..., dim: Any = ...) -> Any:
     """softmax((logits + g) / tau) along dim with g ~ Gumbel(0, 1), as torch.nn.functional.gumbel_softmax; with hard=True the value is the one-hot argmax and the gradient the soft sample's (straight-through); eps is unused (csrc/ops/nn/gumbel_softmax.h)."""
 def hardshrink(input: Any, lambd: Any = ...) -> Any:
@@ -124,6 +134,8 @@ def hinge_embedding_loss(input: Any, target: Any, margin: Any = ..., size_averag
     """input where target == 1, max(0, margin - input) where target == -1 (both terms for other targets, as PyTorch computes it); input and target broadcast (the C++ op csrc/ops/nn/loss.h)."""
 def huber_loss(input: Any, target: Any, reduction: Any = ..., delta: Any = ..., weight: Any = ...) -> Any:
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), d = input - target (delta > 0), reduced by reduction; weight (input's shape) scales each element, 'mean' still over the element count as in PyTorch (the C++ op csrc/ops/nn/loss.h)."""
+def instance_norm(input: Any, running_mean: Any = ..., running_var: Any = ..., weight: Any = ..., bias: Any = ..., use_input_stats: Any = ..., momentum: Any = ..., eps: Any = ...) -> Any:
+    """Normalizes each (sample, channel) plane of (N, C, *) over its spatial axes. With use_input_stats and running buffers, the buffers move toward the batch means of the per-instance mean and unbiased variance; without use_input_stats the running statistics normalize (the C++ op csrc/ops/nn/norm.h)."""
 def interpolate(input: Any, size: Any = ..., scale_factor: Any = ..., mode: Any = ..., align_corners: Any = ..., recompute_scale_factor: Any = ..., antialias: Any = ...) -> Any:
     """Resamples (N, C, L), (N, C, H, W) or (N, C, D, H, W) input to `size` or by `scale_factor` (one value or one per spatial dim), as PyTorch's F.interpolate: modes nearest, nearest-exact, linear (3-D), bilinear and bicubic (4-D), trilinear (5-D) and area; align_corners only for the interpolating modes; antialias=True (bilinear, bicubic) low-pass filters when downsampling, as PIL. The C++ op csrc/ops/nn/resample.h (Note [Separable resampling by gathered taps])."""
 def kl_div(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., log_target: Any = ...) -> Any:
@@ -138,6 +150,8 @@ def leaky_relu_(input: Any, negative_slope: Any = ...) -> Any:
     """leaky_relu(input, negative_slope, inplace=True)."""
 def linear(input: Any, weight: Any, bias: Any = ...) -> Any:
     """input (..., in_features) @ weight.T + bias, weight (out_features, in_features), bias (out_features,) -> (..., out_features) (the C++ op csrc/ops/nn/linear.h)."""
+def local_response_norm(input: Any, size: Any, alpha: Any = ..., beta: Any = ..., k: Any = ...) -> Any:
+    """x / (k + alpha * mean of x^2 over size neighbouring channels)^beta (the window [c - size//2, c + (size-1)//2], zero-padded, always divided by size; the C++ op csrc/ops/nn/norm.h)."""
 def log_softmax(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
     """x - logsumexp(x) along dim (PyTorch's implicit dim when None), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""
 def logsigmoid(input: Any) -> Any:
@@ -184,8 +198,12 @@ def native_channel_shuffle(input: Any, groups: Any) -> Any:
     """(N, C, *) with C = groups k: the channel order (groups, k) becomes (k, groups) (ShuffleNet's channel shuffle; csrc/ops/nn/shuffle.h)."""
 def nll_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
     """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities and (N, ...) class indices; 'mean' divides by the summed weights of the non-ignored targets (the C++ op csrc/ops/nn/loss.h)."""
+def normalize(input: Any, p: Any = ..., dim: Any = ..., eps: Any = ...) -> Any:
+    """x / max(||x||_p, eps) along dim (torch's clamp_min: the norm's gradient passes where it is >= eps; the C++ op csrc/ops/nn/norm.h)."""
 def one_hot(input: Any, num_classes: Any = ...) -> Any:
     """int64 one-hot encoding of integer class indices along a new last axis, as torch.nn.functional.one_hot; num_classes=-1 infers max + 1 (csrc/ops/nn/distance.h)."""
+def pad(input: Any, pad: Any, mode: Any = ..., value: Any = ...) -> Any:
+    """PyTorch's F.pad: pad lists (left, right) pairs starting from the LAST dimension. Modes: constant (value, default 0), reflect, replicate, circular; negative pads crop (the C++ op csrc/ops/nn/pad.h)."""
 def pairwise_distance(x1: Any, x2: Any, p: Any = ..., eps: Any = ..., keepdim: Any = ...) -> Any:
     """The p-norm of x1 - x2 + eps over the last axis (broadcasting): (..., D) -> (...), as torch.nn.functional.pairwise_distance; the same op triplet_margin_loss uses."""
 def pdist(input: Any, p: Any = ...) -> Any:
