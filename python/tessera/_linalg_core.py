@@ -37,6 +37,9 @@ svd, qr, vander = _C.svd, _C.qr, _C.vander
 
 def cross(input: Tensor, other: Tensor, dim: Any = None) -> Tensor:
     """Cross product of 3-vectors along `dim` (the first dim of size 3 when None)."""
+    from ._torch_legacy import _expect_tensor
+    _expect_tensor(input, "cross")
+    _expect_tensor(other, "cross", "other", 2)
     if dim is None:
         dims = [i for i, n in enumerate(input.shape) if n == 3]
         if not dims:

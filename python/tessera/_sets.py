@@ -133,7 +133,9 @@ def isin(x1: Any, x2: Any, /, *, invert: builtins.bool = False) -> Tensor:
 
 # ---- PyTorch's unique and unique_consecutive
 
-def _to_np(x: Tensor) -> np.ndarray:
+def _to_np(x: Tensor, op: str) -> np.ndarray:
+    from ._torch_legacy import _expect_tensor
+    _expect_tensor(x, op)
     return np.asarray(x.detach().cpu().float() if x.dtype == bfloat16 else x.detach().cpu())
 
 
@@ -153,7 +155,7 @@ def unique(input: Tensor, sorted: builtins.bool = True, return_inverse: builtins
            return_counts: builtins.bool = False, dim: Optional[int] = None) -> Any:
     """torch.unique: the sorted distinct values (of the flattened input, or distinct slices
     along `dim`), plus the inverse indices and/or counts when asked."""
-    a = _to_np(input)
+    a = _to_np(input, "unique")
     if dim is None:
         # equal_nan=False: every NaN is its own value, as torch keeps them
         vals, inv, cnt = np.unique(a, return_inverse=True, return_counts=True, equal_nan=False)
@@ -169,7 +171,7 @@ def unique_consecutive(input: Tensor, return_inverse: builtins.bool = False,
                        return_counts: builtins.bool = False, dim: Optional[int] = None) -> Any:
     """Collapses runs of equal consecutive values (of the flattened input, or slices along
     `dim`), plus inverse indices and/or run lengths when asked."""
-    a = _to_np(input)
+    a = _to_np(input, "unique_consecutive")
     if dim is None:
         flat = a.reshape(-1)
         change = np.ones(flat.shape[0], dtype=bool)

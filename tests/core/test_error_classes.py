@@ -41,3 +41,37 @@ def test_error_classes_pickle_and_name_themselves():
     assert errors.ValueError.__module__ == "tessera.errors"
     assert issubclass(errors.LinAlgError, ValueError) and issubclass(errors.LinAlgError,
                                                                       RuntimeError)
+
+
+# Functions that raise their final error themselves (issue 17: no namespace guard re-classes
+# them): class and message, naming the op and the argument as torch does.
+_x = ts.arange(6.0).reshape(2, 3)
+
+
+@pytest.mark.parametrize("call,cls,match", [
+    (lambda: ts.unique("abc"), TypeError,
+     r"unique\(\): argument 'input' \(position 1\) must be Tensor, not str"),
+    (lambda: ts.unique_consecutive(None), TypeError,
+     r"unique_consecutive\(\): argument 'input' \(position 1\) must be Tensor, not NoneType"),
+    (lambda: ts.cross(_x, 1.5), TypeError,
+     r"cross\(\): argument 'other' \(position 2\) must be Tensor, not float"),
+    (lambda: ts.to_dlpack(None), TypeError,
+     r"to_dlpack\(\): argument 'tensor' \(position 1\) must be Tensor, not NoneType"),
+    (lambda: ts.unsafe_chunk("abc", 2), TypeError,
+     r"unsafe_chunk\(\): argument 'input' \(position 1\) must be Tensor, not str"),
+    (lambda: ts.unsafe_split_with_sizes(_x, None), TypeError,
+     r"unsafe_split_with_sizes\(\): argument 'split_sizes' must be tuple of ints, not NoneType"),
+    (lambda: ts.hann_window(1.5), TypeError,
+     r"hann_window\(\): argument 'window_length' \(position 1\) must be int, not float"),
+    (lambda: ts.kaiser_window(4, "abc"), TypeError,
+     r"kaiser_window\(\): argument 'periodic' \(position 2\) must be bool, not str"),
+    (lambda: ts.constant_pad_nd(_x, "abc"), TypeError,
+     r"constant_pad_nd\(\): argument 'pad' must be tuple of ints, not str"),
+    (lambda: ts.nuclear_norm(_x, 1.5), TypeError,
+     r"nuclear_norm\(\): argument 'dim' must be tuple of ints, not float"),
+    (lambda: ts.matrix_rank(1.5), TypeError,
+     r"matrix_rank\(\): argument 'input' \(position 1\) must be Tensor, not float"),
+])
+def test_python_functions_raise_their_final_class(call, cls, match):
+    with pytest.raises(cls, match=match):
+        call()
