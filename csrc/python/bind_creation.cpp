@@ -337,6 +337,10 @@ Tensor random_like_py(const char* op_name, int kind, py::handle input, py::handl
   check_layout(op, layout);
   check_pin_memory(op, pin_memory);
   const DType dt = dtype_or(dtype, x.dtype());
+  if (py::isinstance<py::str>(memory_format))  // torch's: a memory format object, never a name
+    throw TypeError(op +
+                    "(): memory_format must be a tessera memory format (ts.preserve_format, "
+                    "ts.contiguous_format, ts.channels_last...), got str");
   const MemoryFormat fmt =
       memory_format.is_none() ? MemoryFormat::Preserve : memory_format_of(memory_format, op_name);
   Tensor t;
@@ -365,7 +369,7 @@ Tensor random_like_py(const char* op_name, int kind, py::handle input, py::handl
   if (fmt != MemoryFormat::Preserve) {
     if (fmt != MemoryFormat::Contiguous) {
       const int64_t rank = fmt == MemoryFormat::ChannelsLast ? 4 : 5;
-      TS_CHECK(t.ndim() == rank, RuntimeError, "required rank ", rank, " tensor to use ",
+      TS_CHECK(t.ndim() == rank, RuntimeError, op, ": required rank ", rank, " tensor to use ",
                rank == 4 ? "channels_last" : "channels_last_3d", " format, got shape ",
                shape_str(t.shape()));
     }

@@ -41,10 +41,7 @@ from ._config import *  # noqa: E402,F401,F403
 from ._transforms import *  # noqa: E402,F401,F403
 from ._torch_legacy import *  # noqa: E402,F401,F403
 from ._tensor import clone, detach  # noqa: E402,F401
-from ._arg_forms import *  # noqa: E402,F401,F403
-from . import _arg_forms  # noqa: E402
 
-globals().update(_arg_forms.build(globals()))  # torch's keyword names (ts.stack(tensors=))
 globals().update(_tensor_methods.method_functions())
 
 

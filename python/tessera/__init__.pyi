@@ -11,7 +11,6 @@ from tessera._nn_ops import affine_grid_generator as affine_grid_generator
 from tessera._nn_ops import alpha_dropout as alpha_dropout
 from tessera import amp as amp
 from tessera._config import are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled
-from tessera._sorting import argsort as argsort
 from tessera._dtypes import astype as astype
 from tessera.amp.autocast_mode import autocast as autocast
 from tessera import autograd as autograd
@@ -98,7 +97,7 @@ from tessera._torch_legacy import lstsq as lstsq
 from tessera.linalg import _tensor_lu as lu
 from tessera.linalg import _legacy_lu_solve as lu_solve
 from tessera.linalg import lu_unpack as lu_unpack
-from tessera.random import manual_seed as manual_seed
+from tessera._functions import manual_seed as manual_seed
 from tessera._torch_legacy import matrix_rank as matrix_rank
 from tessera._torch_legacy import memory_format as memory_format
 from tessera.random import multinomial as multinomial
@@ -138,14 +137,12 @@ from tessera._config import set_printoptions as set_printoptions
 from tessera.random import set_rng_state as set_rng_state
 from tessera._config import set_warn_always as set_warn_always
 from tessera._torch_legacy import solve as solve
-from tessera._sorting import sort as sort
 from tessera import special as special
 from tessera._stft import stft as stft
 from tessera._torch_legacy import symeig as symeig
 from tessera import testing as testing
 from tessera._elementwise import threshold as threshold
 from tessera._torch_legacy import to_dlpack as to_dlpack
-from tessera._sorting import topk as topk
 from tessera._linalg_core import triangular_solve as triangular_solve
 from tessera._torch_legacy import typename as typename
 from tessera._sets import unique as unique
@@ -272,8 +269,8 @@ class Tensor:
         """Index (int64) of the first maximum along axis (one int); over the flattened tensor when axis is None. The first NaN counts as the maximum. Empty axes raise ValueError."""
     def argmin(self, *args: Any, **kwargs: Any) -> Any:
         """Index (int64) of the first minimum along axis (the first NaN wins)."""
-    def argsort(self, dim: Any = ..., descending: Any = ..., stable: Any = ...) -> Tensor:
-        """torch.Tensor.argsort: int64 indices that sort along `dim` (stable)."""
+    def argsort(self, *args: Any, **kwargs: Any) -> Any:
+        """torch.Tensor.argsort: int64 indices that sort along dim (stable)."""
     def argwhere(self, *args: Any, **kwargs: Any) -> Any:
         """The (count, ndim) int64 coordinates of the nonzero elements (ts.argwhere, which also takes array-likes)."""
     def as_strided(self, size: Any, stride: Any, storage_offset: Any = ...) -> Any:
@@ -352,8 +349,8 @@ class Tensor:
         """In-place ceil (torch.Tensor.ceil_); returns self."""
     def cfloat(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor as complex64 (itself when it already is)."""
-    def chalf(self, memory_format: Any = ...) -> Tensor:
-        """torch's x.chalf() converts to complex32, a dtype tessera does not have."""
+    def chalf(self, *args: Any, **kwargs: Any) -> Tensor:
+        """chalf($self, /, memory_format=None) --"""
     def char(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor as int8 (itself when it already is)."""
     def cholesky(self, upper: Any = ...) -> Any:
@@ -1026,8 +1023,8 @@ class Tensor:
         """(sign, log|det|) of square matrices, a named tuple (torch.linalg.slogdet)."""
     def softmax(self, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
         """exp(x) / sum(exp(x)) along dim (PyTorch's implicit dim when None: 0 for 0-, 1- and 3-D input, else 1), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""
-    def sort(self, dim: Any = ..., descending: Any = ..., stable: Any = ...) -> Any:
-        """torch.Tensor.sort: ``(values, indices)`` along `dim` (stable)."""
+    def sort(self, *args: Any, **kwargs: Any) -> Any:
+        """torch.Tensor.sort: (values, indices) along dim (stable)."""
     def sparse_dim(self) -> builtins.int: ...
     def split(self, *args: Any, **kwargs: Any) -> Any:
         """Views along dim: pieces of split_size (the last may be smaller), or of the listed sizes (which must add up to the dim's size)."""
@@ -1105,7 +1102,7 @@ class Tensor:
         """The array API's to_device: this tensor on `device` (itself when already there)."""
     def tolist(self) -> Any: ...
     def topk(self, k: Any, dim: Any = ..., largest: Any = ..., sorted: Any = ...) -> Any:
-        """torch.topk: the `k` largest (``largest=False``: smallest) elements along `dim` as ``(values, indices)``, in sorted order (NaN counts as the largest value); among equal values the lower index comes first. ``sorted=False`` is accepted (the result is sorted anyway)."""
+        """torch.topk: the k largest (largest=False: smallest) elements along dim as (values, indices), in sorted order (NaN counts as the largest value); among equal values the lower index comes first. sorted=False gives the same sorted result."""
     def trace(self) -> Any:
         """Sum of the main diagonal of a 2-D tensor (integer input sums to int64)."""
     def transpose(self, *args: Any, **kwargs: Any) -> Any:
@@ -1274,6 +1271,7 @@ def arctanh(*args: Any, **kwargs: Any) -> Tensor: ...
 def arctanh_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def argmax(x: Any, /, dim: Any = ..., keepdim: Any = ..., *, axis: Any = ..., keepdims: Any = ..., out: Any = ...) -> Any: ...
 def argmin(x: Any, /, dim: Any = ..., keepdim: Any = ..., *, axis: Any = ..., keepdims: Any = ..., out: Any = ...) -> Any: ...
+def argsort(x: Any, /, dim: Any = ..., descending: Any = ..., stable: Any = ..., *, axis: Any = ...) -> Any: ...
 def argwhere(x: Any, /) -> Any: ...
 def as_strided(input: Any, size: Any, stride: Any, storage_offset: Any = ...) -> Any: ...
 def as_strided_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
@@ -1653,6 +1651,7 @@ def sinh_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def slice_scatter(input: Any, src: Any, dim: Any = ..., start: Any = ..., end: Any = ..., step: Any = ...) -> Any: ...
 def slogdet(input: Any) -> Any: ...
 def softmax(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any: ...
+def sort(x: Any, /, dim: Any = ..., descending: Any = ..., stable: Any = ..., *, axis: Any = ...) -> Any: ...
 sparse_coo: Any
 def split(tensor: Any, split_size_or_sections: Any, dim: Any = ...) -> Any: ...
 def split_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...
@@ -1688,6 +1687,7 @@ def tensor_split(input: Any, indices_or_sections: Any, dim: Any = ...) -> Any: .
 def tensordot(x1: Any, x2: Any, /, dims: Any = ..., *, axes: Any = ..., out: Any = ...) -> Any: ...
 def threshold_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def tile(input: Any, dims: Any) -> Any: ...
+def topk(input: Any, k: Any, dim: Any = ..., largest: Any = ..., sorted: Any = ...) -> Any: ...
 def trace(input: Any) -> Any: ...
 def transpose(input: Any, dim0: Any, dim1: Any) -> Any: ...
 def transpose_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...

@@ -108,10 +108,13 @@ def unique_values(x: Tensor, /) -> Tensor:
     return _unique(_check(x, "unique_values"), False, False)[0]
 
 
-def isin(x1: Any, x2: Any, /, *, invert: builtins.bool = False) -> Tensor:
-    """Bool tensor of x1's shape: True where an element of x1 occurs anywhere in x2 (compared
-    in the promoted dtype; NaN is never found). ``invert=True`` negates the result.
+def isin(elements: Any, test_elements: Any, *, assume_unique: builtins.bool = False,
+         invert: builtins.bool = False) -> Tensor:
+    """Bool tensor of elements' shape: True where an element of `elements` occurs anywhere in
+    `test_elements` (compared in the promoted dtype; NaN is never found). ``invert=True``
+    negates the result; ``assume_unique`` (torch's hint) changes nothing.
     Sort + binary search: O((n + m) log m)."""
+    x1, x2 = elements, test_elements
     from ._creation import asarray, zeros
     from ._dtypes import astype, result_type
     from ._elementwise import minimum

@@ -22,10 +22,8 @@ from . import _torch_legacy as _lg
 from . import _tensor as _tb
 from . import _creation as _tc
 from . import _inplace as _ti
-from . import _arg_forms as _kw
 from . import _stft
 from . import linalg as _la
-from . import _sorting as _so
 from . import _statistical as _st
 from . import _tensor as _t
 from . import random as _rn
@@ -60,10 +58,7 @@ TENSOR_METHODS: Dict[str, Any] = {
     # (take and the indexing methods below are C++: csrc/python/bind_index_forms.cpp)
     # (gather/scatter/scatter_add/index_select/index_add/masked_fill/masked_select/index_fill/
     # index_copy/nonzero/argwhere and their in-place forms are C++: csrc/python/bind_search.cpp)
-    # sorting (_sorting.py)
-    "sort": _so._sort_method,
-    "argsort": _so._argsort_method,
-    "topk": _so._topk_method,
+    # (sort / argsort / topk are C++: csrc/python/bind_search.cpp)
     # (to / cpu / cuda / is_cuda / is_cpu, type / type_as and the dtype conversions x.float()...,
     # stride / element_size / nelement / ndimension / storage_offset / is_same_size / is_signed /
     # get_device / dim_order / is_set_to / const_data_ptr, adjoint / mH / H are C++ methods:
@@ -207,7 +202,7 @@ def _tensor_table() -> Dict[str, Any]:
     function is bound through _C._tensor_method, which raises PyTorch's TypeErrors for a
     non-tensor where it annotates a Tensor (Note [Tensor methods written in Python])."""
     from . import _elementwise as el, _linalg_core as lc
-    from . import _statistical as st, _arg_forms as kw
+    from . import _statistical as st
     from ._arg_checks import tensor_checks
     final: Dict[str, Any] = dict(TENSOR_METHODS)
 
@@ -226,7 +221,6 @@ def _tensor_table() -> Dict[str, Any]:
         if current(name) is not None and current(name + "_") is None:
             final[name + "_"] = _ti.make_inplace(name + "_", current(name))
             checked_as[name + "_"] = current(name)
-    final.update(kw.method_keywords(current))
     for name, fn in list(final.items()):
         # (the namespace functions bound as methods as they are, x.add is ts.add, are not:
         # their errors come from the C++ op they reach)
