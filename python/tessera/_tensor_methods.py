@@ -88,9 +88,9 @@ TENSOR_METHODS: Dict[str, Any] = {
     "new_tensor": _tc._new_tensor,
     # torch's in-place methods that are not an op and a write (_inplace.py)
     "float_power_": _ti._float_power_,
-    "fill_": _ti._fill_method,
-    "zero_": _ti._zero_method,
-    "copy_": _ti._copy_method,
+    "fill_": _ti._fill_,
+    "zero_": _ti._zero_,
+    "copy_": _ti._copy_,
     # torch functions of other families as methods
     "lu": _la._tensor_lu,
     "lu_solve": _la._legacy_lu_solve,
@@ -192,7 +192,7 @@ def _named_method(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         def fn(self: Tensor, *args: Any, **kwargs: Any) -> Any:
             return c_fn(self, *args, **kwargs)
         fn.__name__, fn.__doc__ = name, c_fn.__doc__
-    return _ti.named_errors(name, fn)
+    return _ti.named_errors(name, fn) if fn.__module__ in _ti.NAMED_ERRORS_MODULES else fn
 
 
 def _tensor_table() -> Dict[str, Any]:

@@ -75,3 +75,19 @@ _x = ts.arange(6.0).reshape(2, 3)
 def test_python_functions_raise_their_final_class(call, cls, match):
     with pytest.raises(cls, match=match):
         call()
+
+
+def test_inplace_errors_are_tessera_errors():
+    """In-place dtype/shape refusals raise tessera.errors' classes (TypeError / ValueError that
+    are RuntimeErrors, as torch's) naming the method, with no re-classing wrapper."""
+    xi = ts.arange(6).reshape(2, 3)
+    with pytest.raises(errors.TypeError, match=r"^exp_: result type float32 can't be cast"):
+        xi.exp_()
+    with pytest.raises(errors.ValueError, match=r"^copy_: the src tensor of shape \(4,\) must be "
+                                                r"broadcastable"):
+        ts.zeros((2, 3)).copy_(ts.ones(4))
+    with pytest.raises(errors.TypeError, match=r"^float_power_: the base given"):
+        xi.float_power_(2)
+    leaf = ts.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^zero_: a view of a leaf"):
+        leaf[1:].zero_()
