@@ -54,7 +54,7 @@ int64_t to_dim(py::handle h, const std::string& op) {
   if (!is_int_like(h))
     throw py::type_error(op + ": dim must be an int, got " +
                          std::string(py::str(py::type::handle_of(h).attr("__name__"))));
-  return index_value(h);
+  return index_value(h, op.c_str(), "dim");
 }
 
 std::optional<int64_t> to_opt_axis(py::handle h, const char* op) {

@@ -91,3 +91,22 @@ def test_inplace_errors_are_tessera_errors():
     leaf = ts.ones(3, requires_grad=True)
     with pytest.raises(RuntimeError, match=r"^zero_: a view of a leaf"):
         leaf[1:].zero_()
+
+
+@pytest.mark.parametrize("call,cls,match", [
+    (lambda: ts.rand(2, 2**70), errors.ValueError,
+     r"^rand: integer argument out of range for a 64-bit integer \(size=\d+\)"),
+    (lambda: ts.randint(2**70, (2,)), errors.ValueError,
+     r"^randint: integer argument out of range for a 64-bit integer \(high=\d+\)"),
+    (lambda: ts.tril(ts.ones((2, 3)), 2**70), errors.ValueError,
+     r"^tril: integer argument out of range for a 64-bit integer \(diagonal=\d+\)"),
+    (lambda: ts.sort(ts.ones((2, 3)), 2**70), errors.ValueError,
+     r"^sort: integer argument out of range for a 64-bit integer \(dim=\d+\)"),
+    (lambda: ts.rand(2, True), errors.TypeError, r"^rand: size must be an int, got bool"),
+    (lambda: ts.topk(ts.ones(3), 1.5), errors.TypeError, r"^topk: k must be an int, got float"),
+])
+def test_one_int_parser(call, cls, match):
+    """Every binding reads integer arguments with int_arg.h's parser: TypeError for non-ints
+    and bools, ValueError past int64, both naming the op and the parameter."""
+    with pytest.raises(cls, match=match):
+        call()
