@@ -19,6 +19,7 @@ from . import _C
 from ._C import Tensor
 from ._dtypes import bfloat16
 from ._tensor import _dim_index
+from ._torch_legacy import _expect_tensor
 
 _TORCH_NAMES = ["unique", "unique_consecutive"]  # PyTorch's
 __all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values", "isin"] + _TORCH_NAMES
@@ -137,7 +138,6 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: builtins.bool = Fa
 # ---- PyTorch's unique and unique_consecutive
 
 def _to_np(x: Tensor, op: str) -> np.ndarray:
-    from ._torch_legacy import _expect_tensor
     _expect_tensor(x, op)
     return np.asarray(x.detach().cpu().float() if x.dtype == bfloat16 else x.detach().cpu())
 
