@@ -1,10 +1,11 @@
 // Autograd from Python: requires_grad/grad/grad_fn/hooks on Tensor, the engine entry points,
 // grad mode, and the node behind tessera.autograd.Function.
 #include "autograd/engine.h"
-#include "python/py_node.h"
+#include "autograd/view_writes.h"
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
 #include "python/convert.h"
+#include "python/py_node.h"
 
 namespace ts::autograd {
 
@@ -328,6 +329,13 @@ void init_autograd(py::module_& m) {
 
   m.def("is_grad_enabled", &grad_enabled);
   m.def("_set_grad_enabled", &set_grad_enabled);
+  m.def(
+      "_check_view_write",
+      [](const Tensor& x, bool value_requires_grad, const std::string& op) {
+        autograd::check_view_write(x, value_requires_grad, op.c_str());
+      },
+      "_check_view_write(x, value_requires_grad, op)\n\nRuntimeError naming op when writing "
+      "into x, a view, cannot be recorded (a view of a leaf that requires grad, ...).");
   m.def("is_anomaly_enabled", &anomaly_enabled);
   m.def("_set_anomaly_enabled", &set_anomaly_enabled);
 

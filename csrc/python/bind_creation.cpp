@@ -198,22 +198,6 @@ Scalar number_arg(py::handle h, const std::string& op, const char* name) {
   throw TypeError(op + ": " + name + " must be a number, got " + type_name_of(h));
 }
 
-// An int argument (a size, a diagonal): TypeError for other types, ValueError past int64's
-// range, both naming the op and the parameter.
-int64_t int_param(py::handle h, const std::string& op, const char* name) {
-  if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr()))
-    throw TypeError(op + ": " + name + " must be an int, got " + type_name_of(h));
-  py::object v = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
-  if (!v) throw py::error_already_set();
-  int overflow = 0;
-  const long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-  if (overflow)
-    throw ValueError(op + ": integer argument out of range for a 64-bit integer (" + name + "=" +
-                     py::str(v).cast<std::string>() + ")");
-  if (n == -1 && PyErr_Occurred()) throw py::error_already_set();
-  return n;
-}
-
 // The dtype PyTorch gives a tensor made from the Python number s: bool, int64 (uint64 past
 // int64's range, as NumPy), the default float dtype, or its complex twin.
 DType number_dtype(const Scalar& s) {
@@ -299,10 +283,10 @@ py::object eye_py(py::handle n_rows, py::handle n_cols, py::handle k, py::handle
   if (n_rows.is_none()) throw TypeError("eye() missing required argument 'n_rows' (pos 1)");
   if (n_cols.is_none()) n_cols = n_rows;
   const DType dt = dtype_or(dtype, default_float_dtype());
-  const int64_t rows = int_param(n_rows, "eye", "n_rows");
-  const int64_t cols = int_param(n_cols, "eye", "n_cols");
+  const int64_t rows = int_arg(n_rows, "eye", "n_rows");
+  const int64_t cols = int_arg(n_cols, "eye", "n_cols");
   return out_arg.finish(
-      leaf(eye(rows, cols, int_param(k, "eye", "k"), dt, creation_device(device)), requires_grad));
+      leaf(eye(rows, cols, int_arg(k, "eye", "k"), dt, creation_device(device)), requires_grad));
 }
 
 // The default of an argument whose absence differs from every value it may take.
@@ -319,9 +303,9 @@ Tensor band_py(bool upper, py::handle input, py::handle diagonal, py::handle k, 
   const bool no_diagonal = diagonal.is(unset());  // None is an error, as in torch
   if (!k.is_none() && !no_diagonal)
     throw TypeError(std::string(op) + ": got the diagonal both as diagonal and as k=");
-  const int64_t kk = !k.is_none()  ? int_param(k, op, "k")
+  const int64_t kk = !k.is_none()  ? int_arg(k, op, "k")
                      : no_diagonal ? 0
-                                   : int_param(diagonal, op, "diagonal");
+                                   : int_arg(diagonal, op, "diagonal");
   return upper ? triu(x, kk) : tril(x, kk);
 }
 
@@ -337,14 +321,18 @@ Tensor random_like_py(const char* op_name, int kind, py::handle input, py::handl
   check_layout(op, layout);
   check_pin_memory(op, pin_memory);
   const DType dt = dtype_or(dtype, x.dtype());
+  if (py::isinstance<py::str>(memory_format))  // torch's: a memory format object, never a name
+    throw TypeError(op +
+                    "(): memory_format must be a tessera memory format (ts.preserve_format, "
+                    "ts.contiguous_format, ts.channels_last...), got str");
   const MemoryFormat fmt =
       memory_format.is_none() ? MemoryFormat::Preserve : memory_format_of(memory_format, op_name);
   Tensor t;
   if (kind == 2) {  // randint_like
-    int64_t lo = 0, hi = int_param(low, op, "low");
+    int64_t lo = 0, hi = int_arg(low, op.c_str(), "low");
     if (!high.is_none()) {
       lo = hi;
-      hi = int_param(high, op, "high");
+      hi = int_arg(high, op.c_str(), "high");
     }
     t = named(op, [&] {
       return randint(lo, hi, x.shape(), dt, device.is_none() ? x.device() : to_device(device),
@@ -365,7 +353,7 @@ Tensor random_like_py(const char* op_name, int kind, py::handle input, py::handl
   if (fmt != MemoryFormat::Preserve) {
     if (fmt != MemoryFormat::Contiguous) {
       const int64_t rank = fmt == MemoryFormat::ChannelsLast ? 4 : 5;
-      TS_CHECK(t.ndim() == rank, RuntimeError, "required rank ", rank, " tensor to use ",
+      TS_CHECK(t.ndim() == rank, RuntimeError, op, ": required rank ", rank, " tensor to use ",
                rank == 4 ? "channels_last" : "channels_last_3d", " format, got shape ",
                shape_str(t.shape()));
     }
@@ -546,9 +534,9 @@ py::object linspace_py(py::handle start, py::handle stop, py::handle num, py::ha
   };
   const int e = PyObject_IsTrue(endpoint.ptr());
   if (e < 0) throw py::error_already_set();
-  return out_arg.finish(leaf(linspace(ab(a), ab(b), int_param(num, "linspace", "num"), dt, e != 0,
-                                      creation_device(device)),
-                             requires_grad));
+  return out_arg.finish(leaf(
+      linspace(ab(a), ab(b), int_arg(num, "linspace", "num"), dt, e != 0, creation_device(device)),
+      requires_grad));
 }
 
 // logspace(start, end, steps, base=10.0): base ** linspace(start, end, steps) in double
@@ -567,7 +555,7 @@ py::object logspace_py(py::handle start, py::handle end, py::handle steps, py::h
   };
   const DType dt = dtype_or(dtype, default_float_dtype());
   return out_arg.finish(
-      leaf(logspace(real(start, "start"), real(end, "end"), int_param(steps, "logspace", "steps"),
+      leaf(logspace(real(start, "start"), real(end, "end"), int_arg(steps, "logspace", "steps"),
                     real(base, "base"), dt, creation_device(device)),
            requires_grad));
 }
@@ -804,7 +792,7 @@ void init_creation(py::module_& m) {
           check_layout(name, layout);
           const auto arg = [name](py::handle h, const char* what) {
             try {
-              return int_param(h, name, what);
+              return int_arg(h, name, what);
             } catch (const ValueError&) {
               throw ValueError(std::string(name) + ": " + what + "=" +
                                py::str(h).cast<std::string>() + " is out of range for int64");

@@ -11,6 +11,7 @@
 #include "ops/random.h"
 #include "python/convert.h"
 #include "python/input_arg.h"
+#include "python/int_arg.h"
 #include "python/random_args.h"
 
 namespace ts::python {
@@ -26,23 +27,6 @@ Generator& generator_arg(py::handle g, const char* op) {
   throw TypeError(std::string(op) + ": generator must be a tessera.random.Generator, got " +
                   type_name(g));
 }
-
-namespace {
-
-int64_t int_arg(py::handle h, const char* op, const char* name) {
-  if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr()))
-    throw TypeError(std::string(op) + ": " + name + " must be an int, got " + type_name(h));
-  py::object v = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
-  if (!v) throw py::error_already_set();
-  int overflow = 0;
-  const long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-  if (overflow)
-    throw ValueError(std::string(op) + ": " + name + "=" + py::str(v).cast<std::string>() +
-                     " is out of range for a 64-bit integer");
-  return n;
-}
-
-}  // namespace
 
 // A size: None (0-d), an int, or a sequence of ints.
 Shape size_arg(py::handle size, const char* op) {

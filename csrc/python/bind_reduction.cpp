@@ -54,7 +54,7 @@ int64_t to_dim(py::handle h, const std::string& op) {
   if (!is_int_like(h))
     throw py::type_error(op + ": dim must be an int, got " +
                          std::string(py::str(py::type::handle_of(h).attr("__name__"))));
-  return index_value(h);
+  return index_value(h, op.c_str(), "dim");
 }
 
 std::optional<int64_t> to_opt_axis(py::handle h, const char* op) {
@@ -98,6 +98,8 @@ Axes torch_axes(py::handle h, int64_t ndim, const char* op) {
   return std::nullopt;
 }
 
+}  // namespace
+
 // torch.return_types: named tuples made once (values, indices), (min, max).
 py::object return_type(const char* name) {
   static py::dict* types = new py::dict();  // leaked: lives as long as the module
@@ -112,6 +114,8 @@ py::object return_type(const char* name) {
   }
   return (*types)[key];
 }
+
+namespace {
 
 py::object pair(const char* name, const std::pair<Tensor, Tensor>& vi) {
   return return_type(name)(vi.first, vi.second);

@@ -15,6 +15,7 @@
 #include "python/convert.h"
 #include "python/elementwise_binding.h"
 #include "python/function_method.h"
+#include "python/input_arg.h"
 #include "python/int_arg.h"
 
 namespace ts::python {
@@ -326,9 +327,111 @@ void def_nonzero_index_fill(py::module_& m) {
   bind_functions_as_methods(m, {"index_fill", "index_copy"});
 }
 
+// ---- sort / argsort / topk (Note [sort forms]): every argument form parsed here once, for
+// the namespace function and the Tensor method alike.
+//
+// Note [sort forms]: the standard spells sort(x, /, *, axis=-1, descending=False, stable=True)
+// and returns the sorted values; PyTorch's sort(input, dim=-1, descending=False, *, stable)
+// returns (values, indices). A call with a dim (positional or dim=) is PyTorch's, as is every
+// x.sort(); one with axis= or no dim is the standard's. argsort returns indices either way.
+// The flags are bools (TypeError otherwise, as PyTorch's parser; sort's stable= may be None).
+// The sort is always stable, so stable= only checks its type. Order: Note [Sort order].
+bool flag_arg(py::handle h, const char* op, const char* name, bool none_ok = false) {
+  if (none_ok && h.is_none()) return true;
+  if (!PyBool_Check(h.ptr()))
+    throw py::type_error(str(op, "(): argument '", name, "' must be bool, not ", type_name(h)));
+  return h.ptr() == Py_True;
+}
+
+// dim= and its alias axis= (missing() when not given); -1 when neither is.
+int64_t sort_dim(py::handle dim, py::handle axis, const char* op) {
+  const bool has_dim = !dim.is(missing()), has_axis = !axis.is(missing());
+  if (has_dim && has_axis)
+    throw py::type_error(str(op, ": got both axis= and its alias dim=; pass one"));
+  if (!has_dim && !has_axis) return -1;
+  return int_arg(has_dim ? dim : axis, op, "dim");
+}
+
+// sort (argsort: the indices only) in every form; `method`: x.sort / x.argsort (PyTorch's).
+py::object sort_forms(bool arg, py::handle x, py::handle dim, py::handle descending,
+                      py::handle stable, py::handle axis, bool method) {
+  const char* op = arg ? "argsort" : "sort";
+  const Tensor t = method ? tensor_or_throw(x, op, "self") : operand_or_throw(x, op);
+  const int64_t d = sort_dim(dim, axis, op);
+  const bool desc = flag_arg(descending, op, "descending");
+  flag_arg(stable, op, "stable", !arg);  // torch: sort's stable may be None, argsort's not
+  if (arg) return py::cast(argsort(t, d, desc));
+  if (!method && dim.is(missing())) return py::cast(sort(t, d, desc));  // the standard's
+  const auto vi = sort_with_indices(t, d, desc);
+  return return_type("sort")(vi.first, vi.second);
+}
+
+py::object topk_py(py::handle x, py::handle k, py::handle dim, py::handle largest,
+                   py::handle sorted) {
+  const char* op = "topk";
+  const Tensor t = operand_or_throw(x, op);
+  const int64_t kk = int_arg(k, op, "k");
+  const int64_t d = int_arg(dim, op, "dim");
+  const bool large = flag_arg(largest, op, "largest");
+  flag_arg(sorted, op, "sorted");  // the result is sorted either way
+  const auto vi = topk(t, kk, d, large);
+  return return_type("topk")(vi.first, vi.second);
+}
+
+void def_sort(py::module_& m) {
+  py::options text_signature;  // Note [Readable signatures]
+  text_signature.disable_function_signatures();
+  auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
+  const py::handle unset = missing();
+  const py::bool_ no(false), yes(true);
+  struct Form {
+    const char* name;
+    const char* doc;
+    const char* method_doc;
+  };
+  const Form forms[] = {
+      {"sort",
+       "sort(x, /, dim=-1, descending=False, stable=True, *, axis=-1)\n--\n\n"
+       "The sorted copy of x along axis (the standard's form: values only) or, given a dim\n"
+       "(positional or dim=), PyTorch's (values, indices). Stable in both directions;\n"
+       "descending puts NaNs first (Note [sort forms]).",
+       "sort($self, /, dim=-1, descending=False, *, stable=True)\n--\n\n"
+       "torch.Tensor.sort: (values, indices) along dim (stable)."},
+      {"argsort",
+       "argsort(x, /, dim=-1, descending=False, stable=True, *, axis=-1)\n--\n\n"
+       "int64 indices that sort x along dim / axis (take_along_axis(x, argsort(x)) is\n"
+       "sorted); ties keep their original order.",
+       "argsort($self, /, dim=-1, descending=False, *, stable=True)\n--\n\n"
+       "torch.Tensor.argsort: int64 indices that sort along dim (stable)."}};
+  for (const Form& f : forms) {
+    const bool arg = f.name[0] == 'a';
+    m.def(
+        f.name,
+        [arg](py::handle x, py::handle dim, py::handle descending, py::handle stable,
+              py::handle axis) { return sort_forms(arg, x, dim, descending, stable, axis, false); },
+        py::arg("x"), py::pos_only(), py::arg("dim") = unset, py::arg("descending") = no,
+        py::arg("stable") = yes, py::kw_only(), py::arg("axis") = unset, f.doc);
+    cls.def(
+        f.name,
+        [arg](py::handle self, py::handle dim, py::handle descending, py::handle stable) {
+          return sort_forms(arg, self, dim, descending, stable, missing(), true);
+        },
+        py::arg("dim") = -1, py::arg("descending") = no, py::kw_only(), py::arg("stable") = yes,
+        f.method_doc);
+  }
+  m.def("topk", &topk_py, py::arg("input"), py::arg("k"), py::arg("dim") = -1,
+        py::arg("largest") = yes, py::arg("sorted") = yes,
+        "topk(input, k, dim=-1, largest=True, sorted=True)\n--\n\n"
+        "torch.topk: the k largest (largest=False: smallest) elements along dim as (values,\n"
+        "indices), in sorted order (NaN counts as the largest value); among equal values the\n"
+        "lower index comes first. sorted=False gives the same sorted result.");
+  bind_functions_as_methods(m, {"topk"});
+}
+
 }  // namespace
 
 void init_search(py::module_& m) {
+  def_sort(m);
   def_gather_scatter(m);
   def_nonzero_index_fill(m);
   auto t = [](py::handle h, const char* op) { return operand_or_throw(h, op); };
@@ -338,14 +441,8 @@ void init_search(py::module_& m) {
   m.def("_sort", [=](py::handle x, int64_t axis, bool descending) {
     return sort(t(x, "sort"), axis, descending);
   });
-  m.def("_argsort", [=](py::handle x, int64_t axis, bool descending) {
-    return argsort(t(x, "argsort"), axis, descending);
-  });
   m.def("_sort_with_indices", [=](py::handle x, int64_t axis, bool descending) {
     return sort_with_indices(t(x, "sort"), axis, descending);
-  });
-  m.def("_topk", [=](py::handle x, int64_t k, int64_t dim, bool largest) {
-    return topk(t(x, "topk"), k, dim, largest);
   });
   m.def("_searchsorted", [=](py::handle x1, py::handle x2, bool right, py::handle sorter) {
     Tensor s;

@@ -401,6 +401,16 @@ void init_tensor_methods(py::module_& m) {
         str("This tensor as ", dtype_name(d), " (itself when it already is).").c_str());
   }
   cls.def(
+      "chalf",
+      [](py::handle self, py::handle /*memory_format*/) -> Tensor {
+        self_tensor(self, "chalf");
+        throw TypeError(
+            "chalf(): tessera has no complex32 (chalf) dtype; use x.to(ts.complex64) instead");
+      },
+      py::arg("memory_format") = py::none(),
+      "chalf($self, /, memory_format=None)\n--\n\ntorch's x.chalf() converts to complex32, a "
+      "dtype tessera does not have: raises TypeError (also a RuntimeError).");
+  cls.def(
          "resize_",
          [](py::handle self, const py::args& sizes, py::handle /*memory_format*/) {
            return resize_to(self, varargs_sizes(sizes, "resize_"));

@@ -34,6 +34,10 @@ inline Device creation_device(py::handle h) {
 // A tessera (torch-style) memory format object (ts.channels_last, ...) or its name.
 MemoryFormat memory_format_of(py::handle fmt, const char* op);
 
+// torch.return_types.<name>: the named tuple class (values, indices) -- (min, max) for
+// aminmax -- made once per name (bind_reduction.cpp).
+py::object return_type(const char* name);
+
 // NumPy interop (zero-copy where possible).
 // copy: 1 always, 0 never (ValueError when impossible), -1 when needed.
 Tensor from_numpy(py::array arr, int copy);

@@ -9,22 +9,32 @@
 
 namespace ts::python {
 
-// The value of an int argument that passed PyIndex_Check: an exact int read directly (no
-// __index__ lookup and call per argument), anything else through its __index__.
-inline int64_t index_value(py::handle h) {
+// The one parser of integer arguments (issue 17): index_value reads an int argument that passed
+// PyIndex_Check (an exact int directly, with no __index__ lookup and call, anything else
+// through its __index__); int_arg also refuses bools and non-integers. TypeError and
+// ValueError (past int64) name the op and the parameter.
+inline int64_t index_value(py::handle h, const char* op, const char* name) {
   if (PyLong_CheckExact(h.ptr())) {
     int overflow = 0;
     const long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
     if (!overflow) return v;
   }
-  return py::cast<int64_t>(h.attr("__index__")());
+  py::object v = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
+  if (!v) throw py::error_already_set();
+  int overflow = 0;
+  const long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow)
+    throw ValueError(str(op, ": integer argument out of range for a 64-bit integer (", name, "=",
+                         py::str(v).cast<std::string>(), ")"));
+  if (n == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return n;
 }
 
 inline int64_t int_arg(py::handle h, const char* op, const char* name) {
   if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr()))
-    throw py::type_error(std::string(op) + ": " + name + " must be an int, got " +
-                         py::type::handle_of(h).attr("__name__").cast<std::string>());
-  return index_value(h);
+    throw TypeError(str(op, ": ", name, " must be an int, got ",
+                        py::type::handle_of(h).attr("__name__").cast<std::string>()));
+  return index_value(h, op, name);
 }
 
 // A dim in [-n, n) with n = max(ndim, 1) (a 0-d tensor takes 0 and -1, as in PyTorch).
@@ -32,7 +42,7 @@ inline int64_t dim_index(py::handle dim, const char* op, int64_t ndim) {
   if (PyBool_Check(dim.ptr()) || !PyIndex_Check(dim.ptr()))
     throw py::type_error(std::string(op) + ": dim must be an int, got " +
                          py::type::handle_of(dim).attr("__name__").cast<std::string>());
-  const int64_t d = index_value(dim);
+  const int64_t d = index_value(dim, op, "dim");
   const int64_t n = std::max<int64_t>(ndim, 1);
   if (d < -n || d >= n)
     throw IndexError(str(op, ": dimension out of range (expected to be in range of [", -n, ", ",

@@ -41,34 +41,8 @@ from ._config import *  # noqa: E402,F401,F403
 from ._transforms import *  # noqa: E402,F401,F403
 from ._torch_legacy import *  # noqa: E402,F401,F403
 from ._tensor import clone, detach  # noqa: E402,F401
-from ._arg_forms import *  # noqa: E402,F401,F403
-from . import _arg_forms  # noqa: E402
 
-globals().update(_arg_forms.build(globals()))  # torch's keyword names (ts.stack(tensors=))
 globals().update(_tensor_methods.method_functions())
-
-
-def _name_errors_of_torch_functions() -> None:
-    """PyTorch's functions' errors name them first (Note [torch in-place] explains
-    named_errors); inspect.signature still sees the original signature."""
-    import functools
-    import types
-    from . import (_elementwise, _indexing, _inplace, _linalg_core, _manipulation, _sets,
-                   _statistical, _nn_ops, _config, _transforms, _torch_legacy)
-    g = globals()
-    names = (_elementwise._TORCH_NAMES + _manipulation._TORCH_NAMES
-             + _statistical._TORCH_NAMES + _linalg_core._TORCH_NAMES + _indexing._TORCH_NAMES
-             + _sets._TORCH_NAMES + ["clone", "detach"] + _arg_forms.__all__
-             + _nn_ops.__all__ + _config.__all__ + _transforms.__all__ + _torch_legacy.__all__
-             + list(_tensor_methods.method_functions()))
-    for name in dict.fromkeys(names):
-        fn = g[name]
-        # wrappers of the namespace's own functions (functools.wraps) keep their errors
-        if isinstance(fn, types.FunctionType) and not hasattr(fn, "__wrapped__"):
-            g[name] = functools.wraps(fn)(_inplace.named_errors(name, fn))
-
-
-_name_errors_of_torch_functions()
 
 
 def __getattr__(name: str) -> _Any:
@@ -126,10 +100,16 @@ def build_config() -> dict:
 
 
 def _guard_public_functions() -> None:
-    """AttributeErrors on non-tensor arguments become TypeErrors naming the op (last step;
-    linalg, fft and random guard their own namespaces, the binding table Tensor's methods)."""
+    """The namespace guard (_arg_errors.py) on the functions still written in files being moved
+    (issue 17): their non-tensor arguments raise TypeError naming the op. Every other public
+    function raises its final error class itself."""
     from ._arg_errors import guarded
-    globals().update(guarded(globals()))
+    g = globals()
+    names = ("clone", "detach", "frexp", "gradient", "norm", "histogram", "combinations",
+             "stft", "istft", "einsum", "float_power", "gcd", "lcm", "polar", "unravel_index",
+             "channel_shuffle", "native_channel_shuffle", "pixel_shuffle", "pixel_unshuffle",
+             "group_norm", "pdist")
+    g.update(guarded({n: g[n] for n in names}))
 
 
 # torch's functions of other families in the top-level namespace

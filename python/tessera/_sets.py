@@ -19,6 +19,7 @@ from . import _C
 from ._C import Tensor
 from ._dtypes import bfloat16
 from ._tensor import _dim_index
+from ._torch_legacy import _expect_tensor
 
 _TORCH_NAMES = ["unique", "unique_consecutive"]  # PyTorch's
 __all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values", "isin"] + _TORCH_NAMES
@@ -108,10 +109,13 @@ def unique_values(x: Tensor, /) -> Tensor:
     return _unique(_check(x, "unique_values"), False, False)[0]
 
 
-def isin(x1: Any, x2: Any, /, *, invert: builtins.bool = False) -> Tensor:
-    """Bool tensor of x1's shape: True where an element of x1 occurs anywhere in x2 (compared
-    in the promoted dtype; NaN is never found). ``invert=True`` negates the result.
+def isin(elements: Any, test_elements: Any, *, assume_unique: builtins.bool = False,
+         invert: builtins.bool = False) -> Tensor:
+    """Bool tensor of elements' shape: True where an element of `elements` occurs anywhere in
+    `test_elements` (compared in the promoted dtype; NaN is never found). ``invert=True``
+    negates the result; ``assume_unique`` (torch's hint) changes nothing.
     Sort + binary search: O((n + m) log m)."""
+    x1, x2 = elements, test_elements
     from ._creation import asarray, zeros
     from ._dtypes import astype, result_type
     from ._elementwise import minimum
@@ -133,7 +137,8 @@ def isin(x1: Any, x2: Any, /, *, invert: builtins.bool = False) -> Tensor:
 
 # ---- PyTorch's unique and unique_consecutive
 
-def _to_np(x: Tensor) -> np.ndarray:
+def _to_np(x: Tensor, op: str) -> np.ndarray:
+    _expect_tensor(x, op)
     return np.asarray(x.detach().cpu().float() if x.dtype == bfloat16 else x.detach().cpu())
 
 
@@ -153,7 +158,7 @@ def unique(input: Tensor, sorted: builtins.bool = True, return_inverse: builtins
            return_counts: builtins.bool = False, dim: Optional[int] = None) -> Any:
     """torch.unique: the sorted distinct values (of the flattened input, or distinct slices
     along `dim`), plus the inverse indices and/or counts when asked."""
-    a = _to_np(input)
+    a = _to_np(input, "unique")
     if dim is None:
         # equal_nan=False: every NaN is its own value, as torch keeps them
         vals, inv, cnt = np.unique(a, return_inverse=True, return_counts=True, equal_nan=False)
@@ -169,7 +174,7 @@ def unique_consecutive(input: Tensor, return_inverse: builtins.bool = False,
                        return_counts: builtins.bool = False, dim: Optional[int] = None) -> Any:
     """Collapses runs of equal consecutive values (of the flattened input, or slices along
     `dim`), plus inverse indices and/or run lengths when asked."""
-    a = _to_np(input)
+    a = _to_np(input, "unique_consecutive")
     if dim is None:
         flat = a.reshape(-1)
         change = np.ones(flat.shape[0], dtype=bool)

@@ -22,10 +22,8 @@ from . import _torch_legacy as _lg
 from . import _tensor as _tb
 from . import _creation as _tc
 from . import _inplace as _ti
-from . import _arg_forms as _kw
 from . import _stft
 from . import linalg as _la
-from . import _sorting as _so
 from . import _statistical as _st
 from . import _tensor as _t
 
@@ -59,10 +57,7 @@ TENSOR_METHODS: Dict[str, Any] = {
     # (take and the indexing methods below are C++: csrc/python/bind_index_forms.cpp)
     # (gather/scatter/scatter_add/index_select/index_add/masked_fill/masked_select/index_fill/
     # index_copy/nonzero/argwhere and their in-place forms are C++: csrc/python/bind_search.cpp)
-    # sorting (_sorting.py)
-    "sort": _so._sort_method,
-    "argsort": _so._argsort_method,
-    "topk": _so._topk_method,
+    # (sort / argsort / topk are C++: csrc/python/bind_search.cpp)
     # (to / cpu / cuda / is_cuda / is_cpu, type / type_as and the dtype conversions x.float()...,
     # stride / element_size / nelement / ndimension / storage_offset / is_same_size / is_signed /
     # get_device / dim_order / is_set_to / const_data_ptr, adjoint / mH / H are C++ methods:
@@ -92,9 +87,9 @@ TENSOR_METHODS: Dict[str, Any] = {
     "new_tensor": _tc._new_tensor,
     # torch's in-place methods that are not an op and a write (_inplace.py)
     "float_power_": _ti._float_power_,
-    "fill_": _ti._fill_method,
-    "zero_": _ti._zero_method,
-    "copy_": _ti._copy_method,
+    "fill_": _ti._fill_,
+    "zero_": _ti._zero_,
+    "copy_": _ti._copy_,
     # torch functions of other families as methods
     "stft": _stft.stft,
     "istft": _stft.istft,
@@ -183,7 +178,7 @@ def _named_method(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         def fn(self: Tensor, *args: Any, **kwargs: Any) -> Any:
             return c_fn(self, *args, **kwargs)
         fn.__name__, fn.__doc__ = name, c_fn.__doc__
-    return _ti.named_errors(name, fn)
+    return _ti.named_errors(name, fn) if fn.__module__ in _ti.NAMED_ERRORS_MODULES else fn
 
 
 def _tensor_table() -> Dict[str, Any]:
@@ -193,7 +188,7 @@ def _tensor_table() -> Dict[str, Any]:
     function is bound through _C._tensor_method, which raises PyTorch's TypeErrors for a
     non-tensor where it annotates a Tensor (Note [Tensor methods written in Python])."""
     from . import _elementwise as el, _linalg_core as lc
-    from . import _statistical as st, _arg_forms as kw
+    from . import _statistical as st
     from ._arg_checks import tensor_checks
     final: Dict[str, Any] = dict(TENSOR_METHODS)
 
@@ -212,7 +207,6 @@ def _tensor_table() -> Dict[str, Any]:
         if current(name) is not None and current(name + "_") is None:
             final[name + "_"] = _ti.make_inplace(name + "_", current(name))
             checked_as[name + "_"] = current(name)
-    final.update(kw.method_keywords(current))
     for name, fn in list(final.items()):
         # (the namespace functions bound as methods as they are, x.add is ts.add, are not:
         # their errors come from the C++ op they reach)

@@ -102,6 +102,12 @@ BoolTensor = _typed_tensor("BoolTensor", "bool")
 def _window(name: str, window_length: int, periodic: bool, dtype: Any, device: Any,
             requires_grad: bool, values: Any) -> Tensor:
     ts = _ts()
+    if isinstance(window_length, bool) or not isinstance(window_length, int):
+        raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not "
+                        f"{type(window_length).__name__}")
+    if not isinstance(periodic, bool):
+        raise TypeError(f"{name}(): argument 'periodic' (position 2) must be bool, not "
+                        f"{type(periodic).__name__}")
     dt = ts.get_default_dtype() if dtype is None else dtype
     if not ts.isdtype(dt, "real floating"):
         raise RuntimeError(f"{name} expects floating point dtypes, got: {dt}")
@@ -184,9 +190,19 @@ def is_vulkan_available() -> bool:
     return False
 
 
-def _expect_tensor(x: Any, name: str) -> None:
+def _ints(op: str, arg: str, v: Any) -> tuple:
+    """`v` (a sequence of ints) as a tuple; torch's TypeError naming `op` otherwise."""
+    if not isinstance(v, (list, tuple)) or not all(
+            isinstance(e, int) and not isinstance(e, bool) for e in v):
+        raise TypeError(f"{op}(): argument '{arg}' must be tuple of ints, not "
+                        f"{type(v).__name__}")
+    return tuple(v)
+
+
+def _expect_tensor(x: Any, name: str, arg: str = "input", position: int = 1) -> None:
+    """torch's TypeError for a non-tensor where `name` takes the Tensor `arg`."""
     if not isinstance(x, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+        raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
                         f"{type(x).__name__}")
 
 
@@ -218,12 +234,14 @@ def set_default_tensor_type(t: Any) -> None:
 
 def to_dlpack(tensor: Tensor) -> Any:
     """A DLPack capsule of `tensor` (torch.to_dlpack)."""
+    _expect_tensor(tensor, "to_dlpack", "tensor")
     return tensor.__dlpack__()
 
 
 def matrix_rank(input: Tensor, tol: Optional[float] = None, symmetric: bool = False) -> Tensor:
     """Deprecated torch.matrix_rank: linalg.matrix_rank with absolute tolerance `tol`."""
     ts = _ts()
+    _expect_tensor(input, "matrix_rank")
     if tol is None:
         return ts.linalg.matrix_rank(input)
     return (ts.linalg.svdvals(input) > tol).sum(-1)
@@ -233,7 +251,8 @@ def nuclear_norm(input: Tensor, dim: Optional[Sequence[int]] = None,
                  keepdim: bool = False) -> Tensor:
     """The sum of singular values over the two dims `dim` (default the last two)."""
     ts = _ts()
-    x = input if dim is None else ts.moveaxis(input, tuple(dim), (-2, -1))
+    _expect_tensor(input, "nuclear_norm")
+    x = input if dim is None else ts.moveaxis(input, _ints("nuclear_norm", "dim", dim), (-2, -1))
     out = ts.linalg.matrix_norm(x, ord="nuc", keepdims=keepdim)
     if keepdim and dim is not None:
         out = ts.moveaxis(out, (-2, -1), tuple(dim))
@@ -243,25 +262,31 @@ def nuclear_norm(input: Tensor, dim: Optional[Sequence[int]] = None,
 def frobenius_norm(input: Tensor, dim: Sequence[int] = (-2, -1), keepdim: bool = False) -> Tensor:
     """sqrt of the sum of squares over `dim`."""
     ts = _ts()
-    return ts.linalg.vector_norm(input, ord=2, axis=tuple(dim), keepdims=keepdim)
+    _expect_tensor(input, "frobenius_norm")
+    return ts.linalg.vector_norm(input, ord=2, axis=_ints("frobenius_norm", "dim", dim),
+                                 keepdims=keepdim)
 
 
 def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tensor:
     """nn.functional.pad with mode 'constant' (negative pads crop)."""
     from .nn.functional import pad as _pad
-    return _pad(input, tuple(pad), mode="constant", value=value)
+    _expect_tensor(input, "constant_pad_nd")
+    return _pad(input, _ints("constant_pad_nd", "pad", pad), mode="constant", value=value)
 
 
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> Any:
+    _expect_tensor(input, "unsafe_chunk")
     return input.chunk(chunks, dim)
 
 
 def unsafe_split(input: Tensor, split_size: Any, dim: int = 0) -> Any:
+    _expect_tensor(input, "unsafe_split")
     return input.split(split_size, dim)
 
 
 def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> Any:
-    return input.split(list(split_sizes), dim)
+    _expect_tensor(input, "unsafe_split_with_sizes")
+    return input.split(list(_ints("unsafe_split_with_sizes", "split_sizes", split_sizes)), dim)
 
 
 __all__ = ["device", "Size", "layout", "memory_format", "strided", "sparse_coo",

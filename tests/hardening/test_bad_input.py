@@ -34,12 +34,12 @@ CASES = [
      r"clone\(\): memory_format must be a tessera memory format .*got int"),
     (lambda: x23().clone(memory_fmt=3), TypeError,
      r"got an unexpected keyword argument 'memory_fmt'"),
-    (lambda: ts._C._argsort(x23(), "a", False), TypeError,
-     r"^argsort\(\): invalid argument types \(Tensor, str, bool\)"),
-    (lambda: ts._C._argsort(x23(), 0, descending=True), TypeError,
-     r"^argsort\(\): got an unexpected keyword argument 'descending'"),
-    (lambda: ts._C._argsort(x23(), 2**70, False), ValueError,
-     r"^argsort\(\): integer argument 1180591620717411303424 is out of range"),
+    (lambda: ts._C._sort(x23(), "a", False), TypeError,
+     r"^sort\(\): invalid argument types \(Tensor, str, bool\)"),
+    (lambda: ts._C._sort(x23(), 0, descending=True), TypeError,
+     r"^sort\(\): got an unexpected keyword argument 'descending'"),
+    (lambda: ts._C._sort(x23(), 2**70, False), ValueError,
+     r"^sort\(\): integer argument 1180591620717411303424 is out of range"),
     (lambda: ts.get_num_threads(1), TypeError, r"^get_num_threads\(\): invalid argument types"),
     # Python wrappers reading .ndim/.dtype of a non-tensor
     (lambda: ts.amax(None), TypeError, r"^amax: argument 1 must be a tensor, got NoneType"),
@@ -128,7 +128,7 @@ def test_catch_all_overload_leaves_converting_calls_alone():
     """The catch-all refuses pybind11's no-conversion pass, so arguments that need the
     converting pass (a NumPy int for an int64 parameter, an int for a double) still bind."""
     import numpy as np
-    assert ts._C._argsort(x23(), np.int64(1), False).shape == (2, 3)
+    assert ts._C._sort(x23(), np.int64(1), False).shape == (2, 3)
     assert ts.clamp(x23(), 0, 1).tolist() == x23().tolist()
     assert "Overloaded" not in (ts._C.exp.__doc__ or "")  # help() shows the real signature
 

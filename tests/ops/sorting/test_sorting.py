@@ -149,3 +149,44 @@ def test_float64_values_below_float32_range_sort_like_numpy():
     a = np.array([0.0, -1e-100, 1e-300, -0.0, 5e-324, -5e-324, 1e-40, -3.0])
     np.testing.assert_array_equal(ts.argsort(ts.asarray(a), stable=True).numpy(), np.argsort(a, kind="stable"))
     np.testing.assert_array_equal(ts.sort(ts.asarray(a)).numpy(), np.sort(a))
+
+
+# ---- the argument forms parsed by the bindings (Note [sort forms], csrc/python/bind_search.cpp)
+def test_sort_forms_match_torch():
+    torch = pytest.importorskip("torch")
+    a = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]], dtype=np.float32)
+    x, t = ts.asarray(a), torch.tensor(a)
+    for got, want in ((ts.sort(x, 1), torch.sort(t, 1)), (ts.sort(x, dim=0), torch.sort(t, dim=0)),
+                      (x.sort(0, True), t.sort(0, True)), (x.sort(stable=True), t.sort(stable=True)),
+                      (ts.sort(x, dim=1, stable=None), torch.sort(t, dim=1, stable=None)),
+                      (ts.topk(x, 2), torch.topk(t, 2)), (x.topk(1, 0, False), t.topk(1, 0, False))):
+        assert type(got).__name__ == type(want).__name__.split(".")[-1]
+        np.testing.assert_array_equal(np.asarray(got.values), want.values.numpy())
+        np.testing.assert_array_equal(np.asarray(got.indices), want.indices.numpy())
+    np.testing.assert_array_equal(np.asarray(ts.sort(x, axis=0)), np.sort(a, 0))  # the standard's
+    np.testing.assert_array_equal(np.asarray(ts.argsort(x, 0, True)),
+                                  torch.argsort(t, 0, True).numpy())
+    np.testing.assert_array_equal(np.asarray(x.argsort(dim=1)), t.argsort(dim=1).numpy())
+
+
+@pytest.mark.parametrize("call,cls,match", [
+    (lambda x: x.sort(0, 1), TypeError, r"sort\(\): argument 'descending' must be bool, not int"),
+    (lambda x: x.argsort(descending="a"), TypeError,
+     r"argsort\(\): argument 'descending' must be bool, not str"),
+    (lambda x: ts.argsort(x, stable=None), TypeError,
+     r"argsort\(\): argument 'stable' must be bool, not NoneType"),
+    (lambda x: x.topk(2, sorted=1), TypeError, r"topk\(\): argument 'sorted' must be bool, not int"),
+    (lambda x: ts.topk(x, True), TypeError, r"topk: k must be an int, got bool"),
+    (lambda x: ts.sort(x, "a"), TypeError, r"sort: dim must be an int, got str"),
+    (lambda x: ts.sort(x, axis=0, dim=1), TypeError, r"sort: got both axis= and its alias dim="),
+    (lambda x: x.sort(5), IndexError, r"sort: axis 5 is out of bounds"),
+    (lambda x: ts.Tensor.argsort(3), TypeError, r"argsort"),
+    (lambda x: x.chalf(), TypeError, r"chalf\(\): tessera has no complex32"),
+    (lambda x: ts.rand_like(x, memory_format="channels_last"), TypeError,
+     r"rand_like\(\): memory_format must be a tessera memory format"),
+])
+def test_sort_form_errors(call, cls, match):
+    """Bools are bools (PyTorch's parser: x.sort(0, 1) raises, where tessera took any truthy
+    value before); each error names the op and the argument."""
+    with pytest.raises(cls, match=match):
+        call(ts.asarray(np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]], dtype=np.float32)))
