@@ -112,11 +112,8 @@ TENSOR_METHODS: Dict[str, Any] = {
     **{name: _tb._metadata_inplace(name) for name in (
         "squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_", "swapdims_", "as_strided_")},
     "new_empty_strided": _tb._new_empty_strided,
-    "index_reduce": _ix._index_reduce,
-    "index_reduce_": _ix._index_reduce_,
     "map_": _tb._map_,
     "map2_": _tb._map2_,
-    "as_strided_scatter": _tb._as_strided_scatter,
     "conj_physical_": _tb._conj_physical_,
     "layout": property(_tb._layout),
     "name": property(_tb._name),
@@ -152,7 +149,6 @@ TORCH_METHODS: Dict[str, Any] = {
     "geometric_": _rn._geometric_,
     "cauchy_": _rn._cauchy_,
     "log_normal_": _rn._log_normal_,
-    "fill_diagonal_": _ix._fill_diagonal_,
     # (x.tile and x.repeat are C++ methods: csrc/python/bind_views.cpp)
     "apply_": _t._apply_,
     "share_memory_": _tb._itself,
@@ -257,7 +253,7 @@ _INPLACE_FUNCTIONS = (
 
 
 _METHOD_FUNCTIONS = ("adjoint is_same_size is_signed is_conj is_neg is_inference resolve_conj "
-                     "resolve_neg get_device conj_physical as_strided_scatter index_reduce").split()
+                     "resolve_neg get_device conj_physical").split()
 
 
 _COPY_FUNCTIONS = ("alias as_strided detach diagonal expand permute select squeeze t transpose "
