@@ -155,8 +155,8 @@ class Tensor:
         """The argument of complex input; for real input pi where negative, else 0 (NaN kept)."""
     def any(self, *args: Any, **kwargs: Any) -> Any:
         """True where some element along axis is nonzero (False over no elements); bool result."""
-    def apply_(self, callable: Any) -> Tensor:
-        """Applies a Python function to each element in place (CPU, slow; as torch)."""
+    def apply_(self, *args: Any, **kwargs: Any) -> Any:
+        """Applies a Python function to each element in place (CPU only, slow; as torch). Returns self."""
     def arccos(self, *args: Any, **kwargs: Any) -> Any:
         """Inverse cosine. Integer and boolean inputs compute in float32."""
     def arccos_(self, *args: Any, **kwargs: Any) -> Tensor:
@@ -195,8 +195,8 @@ class Tensor:
         """The (count, ndim) int64 coordinates of the nonzero elements (ts.argwhere, which also takes array-likes)."""
     def as_strided(self, size: Any, stride: Any, storage_offset: Any = ...) -> Any:
         """A view of input's storage with the given size, strides (in elements) and offset (input's own offset when None). Differentiable for any input layout, as torch."""
-    def as_strided_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place as_strided: this tensor becomes ``self.as_strided(...)`` (a view of the same memory)."""
+    def as_strided_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place as_strided: this tensor becomes self.as_strided(...) (a view of the same memory). Returns self."""
     def as_strided_scatter(self, src: Any, size: Any, stride: Any, storage_offset: Any = ...) -> Any:
         """A copy of input (laid out as input.clone()) whose as_strided(size, stride, storage_offset) view holds src, whose shape must be `size`. Differentiable in input (contiguous, as PyTorch) and src."""
     def asin(self, *args: Any, **kwargs: Any) -> Tensor: ...
@@ -297,14 +297,16 @@ class Tensor:
         """input clamped to [min, max] elementwise (torch.clamp; x.clamp and x.clip are this function). min and max are numbers or tensors broadcasting with input; a float bound makes an integer input float (the default dtype) and a tensor bound of another dtype promotes an integer input. Where min > max the result is max; NaN stays NaN. With no bound at all the result is a copy (as ts.clip; torch raises). ts.clip is the array API's clip (input's dtype)."""
     def clip_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place clip (torch.Tensor.clip_); returns self."""
-    def clone(self, *args: Any, memory_format: Any = ..., **kwargs: Any) -> Any: ...
+    def clone(self, *args: Any, **kwargs: Any) -> Any:
+        """A copy in new memory (differentiable), laid out as memory_format asks (ts.contiguous_format, ts.channels_last, ...)."""
     def conj(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def conj_physical(self, *args: Any, **kwargs: Any) -> Any:
         """The conjugate in new memory for a complex tensor (differentiable); a real one is returned as it is, as in torch."""
-    def conj_physical_(self) -> Tensor: ...
+    def conj_physical_(self, *args: Any, **kwargs: Any) -> Any:
+        """Conjugates a complex tensor in place (a real one is left as it is). Returns self."""
     def const_data_ptr(self, *args: Any, **kwargs: Any) -> builtins.int:
         """The address of the first element (data_ptr)."""
-    def contiguous(self, *args: Any, memory_format: Any = ..., **kwargs: Any) -> Any:
+    def contiguous(self, *args: Any, **kwargs: Any) -> Tensor:
         """This tensor with row-major strides (or memory_format's), copied only if needed"""
     def copy_(self, src: Any, non_blocking: Any = ...) -> Tensor:
         """Copies `src` (broadcast to self's shape, cast to self's dtype, any device) into self; returns self. Differentiable with respect to src."""
@@ -348,7 +350,8 @@ class Tensor:
         """input * pi / 180 (float result)."""
     def deg2rad_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place deg2rad (torch.Tensor.deg2rad_); returns self."""
-    def dense_dim(self) -> builtins.int: ...
+    def dense_dim(self, *args: Any, **kwargs: Any) -> builtins.int:
+        """The number of dense dims: ndim (tensors are strided)."""
     def det(self) -> Any:
         """Determinants of (..., M, M) matrices -> shape (...) (torch.linalg.det)."""
     def detach(self, *args: Any, **kwargs: Any) -> Tensor: ...
@@ -549,7 +552,8 @@ class Tensor:
         """Inverses of (..., M, M) matrices (torch.linalg.inv)."""
     def is_complex(self) -> Any:
         """True when input's dtype is complex."""
-    def is_conj(self) -> builtins.bool: ...
+    def is_conj(self, *args: Any, **kwargs: Any) -> builtins.bool:
+        """False (conjugation is never lazy here)."""
     def is_contiguous(self, *args: Any, **kwargs: Any) -> builtins.bool:
         """Whether the strides are row-major, or those of memory_format (ts.channels_last: (N, C, H, W) stored as (N, H, W, C))"""
     is_cpu: Any
@@ -557,7 +561,8 @@ class Tensor:
     def is_distributed(self) -> builtins.bool: ...
     def is_floating_point(self) -> Any:
         """True when input's dtype is a real floating-point one."""
-    def is_inference(self) -> builtins.bool: ...
+    def is_inference(self, *args: Any, **kwargs: Any) -> builtins.bool:
+        """False (tessera has no inference tensors)."""
     is_ipu: Any
     is_leaf: builtins.bool
     is_maia: Any
@@ -565,17 +570,20 @@ class Tensor:
     is_mkldnn: Any
     is_mps: Any
     is_mtia: Any
-    def is_neg(self) -> builtins.bool: ...
+    def is_neg(self, *args: Any, **kwargs: Any) -> builtins.bool:
+        """False (negation is never lazy here)."""
     is_nested: Any
     def is_nonzero(self) -> Any:
         """Whether the one element of input is nonzero (RuntimeError for other sizes)."""
-    def is_pinned(self) -> builtins.bool: ...
+    def is_pinned(self, *args: Any, **kwargs: Any) -> builtins.bool:
+        """Whether this tensor's memory is page-locked (pin_memory)."""
     is_quantized: Any
     def is_same_size(self, *args: Any, **kwargs: Any) -> builtins.bool:
         """Whether other has this tensor's shape."""
     def is_set_to(self, *args: Any, **kwargs: Any) -> builtins.bool:
         """Whether tensor views the same storage with the same geometry."""
-    def is_shared(self) -> builtins.bool: ...
+    def is_shared(self, *args: Any, **kwargs: Any) -> builtins.bool:
+        """False (no shared-memory tensors)."""
     def is_signed(self, *args: Any, **kwargs: Any) -> builtins.bool:
         """Whether the dtype is signed (false for bool and the unsigned integers)."""
     is_sparse: Any
@@ -680,10 +688,10 @@ class Tensor:
         """Deprecated torch.lu_solve(b, LU_data, LU_pivots)."""
     mH: Tensor
     mT: Tensor
-    def map2_(self, x: Any, y: Any, callable: Any) -> Tensor:
-        """self[i] = callable(self[i], x[i], y[i]) for each element (CPU)."""
-    def map_(self, tensor: Any, callable: Any) -> Tensor:
-        """self[i] = callable(self[i], tensor[i]) for each element (tensor broadcasts; CPU)."""
+    def map2_(self, *args: Any, **kwargs: Any) -> Any:
+        """self[i] = callable(self[i], x[i], y[i]) for each element (CPU only). Returns self."""
+    def map_(self, *args: Any, **kwargs: Any) -> Any:
+        """self[i] = callable(self[i], tensor[i]) for each element, tensor broadcast to self (CPU only, slow; as torch). Returns self."""
     def masked_fill(self, mask: Any, value: Any) -> Any:
         """input with `value` (a number or 0-d tensor, cast to input's dtype) where the bool `mask` (broadcastable to input) is True."""
     def masked_fill_(self, *args: Any, **kwargs: Any) -> Any:
@@ -774,7 +782,8 @@ class Tensor:
         """new(*args, device=None) -> Tensor"""
     def new_empty(self, *args: Any, **kwargs: Any) -> Any:
         """An uninitialized tensor of size with this tensor's dtype and device (unless given)."""
-    def new_empty_strided(self, size: Any, stride: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: Any = ..., layout: Any = ..., pin_memory: Any = ...) -> Tensor: ...
+    def new_empty_strided(self, *args: Any, **kwargs: Any) -> Any:
+        """An uninitialized tensor of size with the given strides (empty_strided), with this tensor's dtype and device (unless given)."""
     def new_full(self, *args: Any, **kwargs: Any) -> Any:
         """A tensor of size filled with fill_value, with this tensor's dtype and device (unless given)."""
     def new_ones(self, *args: Any, **kwargs: Any) -> Any:
@@ -801,13 +810,13 @@ class Tensor:
         """In-place not_equal (torch.Tensor.not_equal_); returns self."""
     def numel(self) -> Any:
         """The number of elements of input."""
-    def numpy(self, *, force: Any = ...) -> Any:
+    def numpy(self, *args: Any, **kwargs: Any) -> Any:
         """A NumPy array sharing this tensor's memory (CPU only); force=True returns a copy (PyTorch's spelling). bfloat16 needs the ml_dtypes package."""
     def outer(self, vec2: Any, *, out: Any = ...) -> Any:
         """(n,) x (m,) -> (n, m) with out[i, j] = input[i] * vec2[j] (dtypes promote)."""
     def permute(self, *args: Any, **kwargs: Any) -> Any:
         """A view with the dims reordered: result.shape[i] == self.shape[dims[i]] (dims as varargs, one sequence, or dims=)."""
-    def pin_memory(self) -> Tensor:
+    def pin_memory(self, *args: Any, **kwargs: Any) -> Tensor:
         """A copy of this CPU tensor in page-locked memory (fast, asynchronous copies to the GPU)."""
     def pinverse(self, rcond: Any = ...) -> Any:
         """The pseudo-inverse dropping singular values at or below rcond * the largest."""
@@ -843,7 +852,7 @@ class Tensor:
     def reciprocal(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def reciprocal_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place reciprocal (torch.Tensor.reciprocal_); returns self."""
-    def record_stream(self, stream: Any) -> None:
+    def record_stream(self, *args: Any, **kwargs: Any) -> None:
         """Marks this tensor's memory as used by `stream` too: the allocator will not reuse it until that stream's queued work is done."""
     def register_hook(self, hook: Any) -> Any:
         """hook(grad) runs when the gradient w.r.t. this tensor is computed; it may return a replacement gradient or None (keep it). Returns a handle with remove()."""
@@ -878,8 +887,10 @@ class Tensor:
         """A copy of this tensor resized to the_template's shape."""
     def resize_as_(self, *args: Any, **kwargs: Any) -> Any:
         """Resizes this tensor in place to the_template's shape (resize_). Returns self."""
-    def resolve_conj(self) -> Tensor: ...
-    def resolve_neg(self) -> Tensor: ...
+    def resolve_conj(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor (conjugation is never lazy here)."""
+    def resolve_neg(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor (negation is never lazy here)."""
     def retain_grad(self, *args: Any, **kwargs: Any) -> None: ...
     retains_grad: Any
     def roll(self, /, shifts: Any, dims: Any = ..., *, shift: Any = ..., axis: Any = ...) -> Any:
@@ -917,7 +928,8 @@ class Tensor:
     def sgn_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place sgn (torch.Tensor.sgn_); returns self."""
     shape: Any
-    def share_memory_(self) -> Tensor: ...
+    def share_memory_(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor (no-op: tessera does not share memory between processes)."""
     def short(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor as int16 (itself when it already is)."""
     def sigmoid(self, *args: Any, **kwargs: Any) -> Any:
@@ -946,7 +958,8 @@ class Tensor:
         """exp(x) / sum(exp(x)) along dim (PyTorch's implicit dim when None: 0 for 0-, 1- and 3-D input, else 1), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""
     def sort(self, dim: Any = ..., descending: Any = ..., stable: Any = ...) -> Any:
         """torch.Tensor.sort: ``(values, indices)`` along `dim` (stable)."""
-    def sparse_dim(self) -> builtins.int: ...
+    def sparse_dim(self, *args: Any, **kwargs: Any) -> builtins.int:
+        """0 (tensors are strided)."""
     def split(self, *args: Any, **kwargs: Any) -> Any:
         """Views along dim: pieces of split_size (the last may be smaller), or of the listed sizes (which must add up to the dim's size)."""
     def split_with_sizes(self, split_sizes: Any, dim: Any = ...) -> Any:
@@ -960,8 +973,8 @@ class Tensor:
         """In-place square (torch.Tensor.square_); returns self."""
     def squeeze(self, *args: Any, **kwargs: Any) -> Any:
         """A view without size-1 dims: all of them when dim is None, else those of dim (an int or a tuple) that have size 1 (others stay, as in PyTorch)."""
-    def squeeze_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place squeeze: this tensor becomes ``self.squeeze(...)`` (a view of the same memory)."""
+    def squeeze_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place squeeze: this tensor becomes self.squeeze(...) (a view of the same memory). Returns self."""
     def std(self, *args: Any, **kwargs: Any) -> Any:
         """The standard deviation over axis: the standard's call (axis=, correction=; default correction 0) or PyTorch's (positional dim, dim=, unbiased=, keepdim=; default unbiased, correction 1). The Tensor method always follows PyTorch. Real floating input keeps its dtype; integers and bool compute in float32; N - correction <= 0 gives inf or NaN."""
     def stft(self, n_fft: Any, hop_length: Any = ..., win_length: Any = ..., window: Any = ..., center: Any = ..., pad_mode: Any = ..., normalized: Any = ..., onesided: Any = ..., return_complex: Any = ...) -> Tensor:
@@ -988,16 +1001,16 @@ class Tensor:
         """Deprecated torch.svd: (U, S, V) with V (not V^H); `some` gives the reduced form; without `compute_uv`, U (m, m) and V (n, n) are zeros whatever `some` (as torch)."""
     def swapaxes(self, *args: Any, **kwargs: Any) -> Any:
         """A view with dims dim0 and dim1 swapped (negative dims count from the end; axis0=/axis1= are aliases)."""
-    def swapaxes_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place swapaxes: this tensor becomes ``self.swapaxes(...)`` (a view of the same memory)."""
+    def swapaxes_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place swapaxes: this tensor becomes self.swapaxes(...) (a view of the same memory). Returns self."""
     def swapdims(self, *args: Any, **kwargs: Any) -> Any:
         """A view with dims dim0 and dim1 swapped (negative dims count from the end; axis0=/axis1= are aliases)."""
-    def swapdims_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place swapdims: this tensor becomes ``self.swapdims(...)`` (a view of the same memory)."""
+    def swapdims_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place swapdims: this tensor becomes self.swapdims(...) (a view of the same memory). Returns self."""
     def t(self, *args: Any, **kwargs: Any) -> Any:
         """Transposes a 2-D tensor (a view); 0-D and 1-D tensors come back as they are."""
-    def t_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place t: this tensor becomes ``self.t(...)`` (a view of the same memory)."""
+    def t_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place t: this tensor becomes self.t(...) (a view of the same memory). Returns self."""
     def take(self, index: Any, *, axis: Any = ...) -> Any:
         """Elements of input at the integer `index` (also indices=) along `axis` (a copy), of shape input.shape[:axis] + index.shape + input.shape[axis+1:]; with axis=None input is flattened first (torch.take, NumPy). Negative indices count from the end."""
     def take_along_dim(self, indices: Any, dim: Any = ...) -> Any:
@@ -1018,18 +1031,20 @@ class Tensor:
         """NumPy's tile: self repeated reps[i] times along dim i; fewer reps than dims are padded with leading 1s."""
     def to(self, *args: Any, **kwargs: Any) -> Any:
         """to(*args, device=None, dtype=None, non_blocking=False, copy=False, memory_format=None) -> Tensor"""
-    def to_dense(self, dtype: Any = ..., *, masked_grad: Any = ...) -> Tensor: ...
+    def to_dense(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor (strided tensors are dense); with dtype, converted to it."""
     def to_device(self, device: Any, /, *, stream: Any = ...) -> Tensor:
         """The array API's to_device: this tensor on `device` (itself when already there)."""
-    def tolist(self) -> Any: ...
+    def tolist(self, *args: Any, **kwargs: Any) -> Any:
+        """The values as (nested lists of) Python numbers; a 0-d tensor gives one number."""
     def topk(self, k: Any, dim: Any = ..., largest: Any = ..., sorted: Any = ...) -> Any:
         """torch.topk: the `k` largest (``largest=False``: smallest) elements along `dim` as ``(values, indices)``, in sorted order (NaN counts as the largest value); among equal values the lower index comes first. ``sorted=False`` is accepted (the result is sorted anyway)."""
     def trace(self) -> Any:
         """Sum of the main diagonal of a 2-D tensor (integer input sums to int64)."""
     def transpose(self, *args: Any, **kwargs: Any) -> Any:
         """A view with dims dim0 and dim1 swapped (negative dims count from the end; axis0=/axis1= are aliases)."""
-    def transpose_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place transpose: this tensor becomes ``self.transpose(...)`` (a view of the same memory)."""
+    def transpose_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place transpose: this tensor becomes self.transpose(...) (a view of the same memory). Returns self."""
     def triangular_solve(self, A: Any, upper: Any = ..., transpose: Any = ..., unitriangular: Any = ...) -> Any:
         """Deprecated torch.triangular_solve: (X with op(A) X = b, a copy of A), op(A) = A or A^T."""
     def tril(self, diagonal: Any = ..., *, k: Any = ..., out: Any = ...) -> Any:
@@ -1068,8 +1083,8 @@ class Tensor:
     def unsafe_split_with_sizes(self, split_sizes: Any, dim: Any = ...) -> Any: ...
     def unsqueeze(self, *args: Any, **kwargs: Any) -> Any:
         """A view with a size-1 dim inserted at dim."""
-    def unsqueeze_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place unsqueeze: this tensor becomes ``self.unsqueeze(...)`` (a view of the same memory)."""
+    def unsqueeze_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place unsqueeze: this tensor becomes self.unsqueeze(...) (a view of the same memory). Returns self."""
     def untyped_storage(self) -> Any: ...
     def var(self, *args: Any, **kwargs: Any) -> Any:
         """The variance over axis: the standard's call (axis=, correction=; default correction 0) or PyTorch's (positional dim, dim=, unbiased=, keepdim=; default unbiased, correction 1). The Tensor method always follows PyTorch. Real floating input keeps its dtype; integers and bool compute in float32; N - correction <= 0 gives inf or NaN."""
@@ -1264,7 +1279,7 @@ def clamp_min(input: Any, min: Any, *, out: Any = ...) -> Any: ...
 def clamp_min_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def clip(x: Any, /, min: Any = ..., max: Any = ...) -> Any: ...
 def clip_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
-def clone(input: Any, *, memory_format: Any = ...) -> Tensor: ...
+def clone(*args: Any, **kwargs: Any) -> Any: ...
 def column_stack(tensors: Any) -> Any: ...
 def combinations(input: Any, r: Any = ..., with_replacement: Any = ...) -> Tensor: ...
 def compiled_with_cxx11_abi() -> builtins.bool: ...
@@ -1309,7 +1324,7 @@ default_generator: Any
 def deg2rad(input: Any, *, out: Any = ...) -> Any: ...
 def deg2rad_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def det(input: Any) -> Any: ...
-def detach(input: Any) -> Tensor: ...
+def detach(*args: Any, **kwargs: Any) -> Tensor: ...
 def detach_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def detach_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def diag(input: Any, diagonal: Any = ...) -> Any: ...
