@@ -7,6 +7,7 @@
 // Python (python/tessera/_tensor.py), as PyTorch's are.
 #include <map>
 #include <string>
+#include <vector>
 
 #include "autograd/grad_mode.h"
 #include "autograd/meta.h"
@@ -98,6 +99,74 @@ py::object size_call(py::handle size, const py::args& args, const py::kwargs& kw
   return shape[dim_index(dim, "size", n)];
 }
 
+// The fast paths (Note [callable size]): x.size and x.size() / x.size(int) of a cached size
+// object are raw CPython calls (no pybind11 dispatch); everything else, errors included, goes
+// through size_get / size_call above.
+py::object& slow_size_get() {
+  static auto* f = new py::object(py::cpp_function(&size_get));
+  return *f;
+}
+py::object& slow_size_call() {
+  static auto* f = new py::object(py::cpp_function(&size_call));
+  return *f;
+}
+PyObject* interned(const char* s) { return PyUnicode_InternFromString(s); }
+
+PyObject* size_get_raw(PyObject* self, void*) {
+  static PyObject* key = interned("_ts_size");
+  PyObject** dp = _PyObject_GetDictPtr(self);
+  if (dp != nullptr && *dp != nullptr) {
+    if (PyObject* s = PyDict_GetItemWithError(*dp, key)) return Py_NewRef(s);
+    if (PyErr_Occurred()) return nullptr;
+  }
+  return PyObject_CallOneArg(slow_size_get().ptr(), self);
+}
+
+PyObject* size_call_raw(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  static PyObject* k_shape = interned("_shape");
+  static PyObject* k_torch = interned("_torch_size");
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  PyObject** dp = _PyObject_GetDictPtr(self);
+  if (kwnames == nullptr && nargs <= 1 && dp != nullptr && *dp != nullptr) {
+    if (nargs == 0) {
+      if (PyObject* t = PyDict_GetItemWithError(*dp, k_torch)) return Py_NewRef(t);
+    } else if (PyLong_CheckExact(args[0])) {
+      PyObject* shape = PyDict_GetItemWithError(*dp, k_shape);
+      if (shape != nullptr && PyTuple_CheckExact(shape)) {
+        const Py_ssize_t n = PyTuple_GET_SIZE(shape);
+        int overflow = 0;
+        long long d = PyLong_AsLongLongAndOverflow(args[0], &overflow);
+        if (!overflow && n > 0 && d >= -n && d < n)
+          return Py_NewRef(PyTuple_GET_ITEM(shape, d < 0 ? d + n : d));
+      }
+    }
+    if (PyErr_Occurred()) return nullptr;
+  }
+  // the slow path: (size, *args, **kwargs)
+  const Py_ssize_t nkw = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
+  std::vector<PyObject*> all(static_cast<size_t>(nargs + nkw + 1));
+  all[0] = self;
+  for (Py_ssize_t i = 0; i < nargs + nkw; ++i) all[static_cast<size_t>(i + 1)] = args[i];
+  return PyObject_Vectorcall(slow_size_call().ptr(), all.data(), static_cast<size_t>(nargs + 1),
+                             kwnames);
+}
+
+PyObject* size_call_meth(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                         PyObject* kwnames) {
+  return size_call_raw(self, args, static_cast<size_t>(nargs), kwnames);
+}
+
+PyMethodDef g_size_call_def = {
+    "__call__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&size_call_meth)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "size(dim=None) -> tessera.Size | int\n\nThe shape, or the extent of `dim` (negative counts "
+    "from the end)."};
+PyGetSetDef g_size_getset = {
+    "size", &size_get_raw, nullptr,
+    "Number of elements (array API), callable like torch: x.size() is the shape, x.size(d) one "
+    "extent (Note [callable size]).",
+    nullptr};
+
 void make_size_type(py::module_& m) {
   py::dict ns;
   ns["__module__"] = "tessera";
@@ -108,10 +177,8 @@ void make_size_type(py::module_& m) {
       "_Size",
       py::make_tuple(py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&PyLong_Type))),
       ns);
-  cls.attr("__call__") = py::cpp_function(
-      &size_call, py::name("__call__"), py::is_method(cls),
-      "size(dim=None) -> tessera.Size | int\n\nThe shape, or the extent of `dim` (negative "
-      "counts from the end).");
+  cls.attr("__call__") = py::reinterpret_steal<py::object>(
+      PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), &g_size_call_def));
   cls.attr("__reduce__") = py::cpp_function(
       [](py::handle s) {
         return py::make_tuple(
@@ -227,14 +294,13 @@ py::handle itself(py::handle self, const char* name) {
 void init_tensor_protocols(py::module_& m) {
   make_size_type(m);
   auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
-  cls.def_property_readonly("size", &size_get,
-                            "Number of elements (array API), callable like torch: x.size() is "
-                            "the shape, x.size(d) one extent (Note [callable size]).")
-      .def_property(
-          "real", [](py::handle self) { return part(self, 0); },
-          [](py::handle self, py::handle v) { set_part(self, v, 0); },
-          "The real part: a writable view for complex tensors (x itself for real ones), as in "
-          "PyTorch and NumPy.")
+  cls.attr("size") = py::reinterpret_steal<py::object>(
+      PyDescr_NewGetSet(reinterpret_cast<PyTypeObject*>(cls.ptr()), &g_size_getset));
+  cls.def_property(
+         "real", [](py::handle self) { return part(self, 0); },
+         [](py::handle self, py::handle v) { set_part(self, v, 0); },
+         "The real part: a writable view for complex tensors (x itself for real ones), as in "
+         "PyTorch and NumPy.")
       .def_property(
           "imag", [](py::handle self) { return part(self, 1); },
           [](py::handle self, py::handle v) { set_part(self, v, 1); },
