@@ -430,6 +430,19 @@ void init_tensor_protocols(py::module_& m) {
           py::arg("stream"),
           "Marks this tensor's memory as used by `stream` too: the allocator will not reuse it "
           "until that stream's queued work is done.")
+      .def(
+          "module_load",
+          [](py::handle self, py::handle other, bool assign) -> py::object {
+            const Tensor& x = tensor_or_throw(self, "module_load", "self");
+            if (assign) return other.attr("detach")();
+            // (recorded as torch's self.copy_(other): a leaf that requires grad refuses it
+            // outside no_grad, where load_state_dict calls it)
+            self.attr("__setitem__")(py::ellipsis(), other);
+            return py::cast(autograd::detach(x));
+          },
+          py::arg("other"), py::arg("assign") = false,
+          "How load_state_dict turns `other` into this tensor's new value: other detached "
+          "(`assign`) or copied into self (torch.Tensor.module_load).")
       .def_property_readonly(
           "layout", [](py::handle) { return legacy("strided"); }, "Always tessera.strided.")
       .def_property_readonly(

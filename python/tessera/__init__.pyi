@@ -723,7 +723,7 @@ class Tensor:
         """(n, m) @ (m, p) -> (n, p). Like torch, no broadcasting and one dtype."""
     def mode(self, dim: Any = ..., keepdim: Any = ...) -> Any:
         """The named tuple (values, indices): the most frequent value along dim (the smallest on ties) and the index of its last occurrence."""
-    def module_load(self, other: Any, assign: Any = ...) -> Tensor:
+    def module_load(self, *args: Any, **kwargs: Any) -> Any:
         """How load_state_dict turns `other` into this tensor's new value: other detached (`assign`) or copied into self (torch.Tensor.module_load)."""
     def moveaxis(self, source: Any, destination: Any) -> Any:
         """A view of input with the dims at source (an int or a sequence) moved to destination."""

@@ -1,11 +1,11 @@
 """Tensor's methods that stay Python: printing (__repr__ / __str__, as PyTorch's are Python), the
 array API's __array_namespace__ / to_device / astype, the storage objects (UntypedStorage /
-TypedStorage, as PyTorch's), module_load and the lazy modules' materialize. The operators are
+TypedStorage, as PyTorch's) and the lazy modules' materialize. The operators are
 bound in C++ (csrc/python/bind_tensor.cpp); PyTorch's conversions and queries (x.to, x.type,
 x.stride(dim), resize_, set_, new, the in-place metadata ops t_() / squeeze_() ...) in
 csrc/python/bind_tensor_methods.cpp; the callable x.size, x.real / x.imag, NumPy interop
 (numpy, __array__, tolist, __iter__), __contains__ / __format__, apply_ / map_ / map2_,
-clone(memory_format=) and torch's constant queries (layout, is_conj, ...) in
+clone(memory_format=), module_load and torch's constant queries (layout, is_conj, ...) in
 csrc/python/bind_tensor_protocols.cpp.
 """
 from __future__ import annotations
@@ -122,21 +122,6 @@ def _dim_index(op: str, dim: Any, ndim: int) -> int:
 # What the Python layer caches in a tensor's __dict__ (autograd's .grad identity, the callable
 # size object of Note [callable size], csrc/python/bind_tensor_protocols.cpp): never saved.
 TRANSIENT_ATTRS = frozenset({"_grad_ref", "_ts_size"})
-
-
-def _no_grad() -> Any:
-    from .autograd import no_grad
-    return no_grad()
-
-
-def _module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
-    """How load_state_dict turns `other` into this tensor's new value: other detached
-    (`assign`) or copied into self (torch.Tensor.module_load)."""
-    if assign:
-        return other.detach()
-    with _no_grad():
-        self[...] = other
-    return self.detach()
 
 
 class UntypedStorage:

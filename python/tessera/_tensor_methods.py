@@ -80,7 +80,6 @@ TENSOR_METHODS: Dict[str, Any] = {
     # in-place ops, truth value and item() errors, storages
     # (resize_ / resize_as_ / resize / resize_as / set_ / new / data / conj_physical are C++
     # methods: csrc/python/bind_tensor_methods.cpp)
-    "module_load": _tb._module_load,
     "untyped_storage": _tb._untyped_storage,
     "storage": _tb._storage,
     # autograd (autograd/__init__.py)

@@ -217,3 +217,21 @@ def test_new_empty_strided_conj_physical_and_queries() -> None:
         x.record_stream(x)
     for name in ("is_conj", "resolve_conj", "resolve_neg"):
         same_as_torch(lambda m: getattr(m.Tensor, name)(3))
+
+
+def test_module_load() -> None:
+    # torch's module_load is self.copy_(other).detach(): a leaf that requires grad refuses it
+    # outside no_grad (the Python version wrote under no_grad)
+    same_as_torch(lambda m: m.zeros(3, requires_grad=True).module_load(m.ones(3)))
+    x, t = ts.zeros(3, requires_grad=True), torch.zeros(3, requires_grad=True)
+    with ts.no_grad(), torch.no_grad():
+        got, want = x.module_load(ts.ones(3) * 2), t.module_load(torch.ones(3) * 2)
+    assert_same(got, want)
+    assert_same(x, want)  # copied into x, without recording
+    assert not got.requires_grad and got.data_ptr() == x.data_ptr()
+    o = ts.ones(3, requires_grad=True) * 5
+    got = x.module_load(o, assign=True)
+    assert not got.requires_grad and got.data_ptr() == o.data_ptr()
+    y = ts.zeros(3)
+    y.module_load([7.0, 8.0, 9.0])  # array-likes are written as y[...] = other
+    assert y.tolist() == [7.0, 8.0, 9.0]
