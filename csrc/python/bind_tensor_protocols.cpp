@@ -431,6 +431,14 @@ void init_tensor_protocols(py::module_& m) {
           "Marks this tensor's memory as used by `stream` too: the allocator will not reuse it "
           "until that stream's queued work is done.")
       .def(
+          "astype",
+          [](const Tensor& x, py::handle dtype, bool copy) {
+            return astype_op(x, to_dtype(dtype), copy);
+          },
+          py::arg("dtype"), py::pos_only(), py::kw_only(), py::arg("copy") = true,
+          "The array API's astype: this tensor as `dtype` (differentiable); copy=False "
+          "returns its memory when the dtype is already `dtype`.")
+      .def(
           "module_load",
           [](py::handle self, py::handle other, bool assign) -> py::object {
             const Tensor& x = tensor_or_throw(self, "module_load", "self");

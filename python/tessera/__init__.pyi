@@ -206,7 +206,8 @@ class Tensor:
         """Inverse hyperbolic sine."""
     def asinh_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place asinh (torch.Tensor.asinh_); returns self."""
-    def astype(self, dtype: Any, /, *, copy: Any = ...) -> Tensor: ...
+    def astype(self, *args: Any, **kwargs: Any) -> Tensor:
+        """The array API's astype: this tensor as `dtype` (differentiable); copy=False returns its memory when the dtype is already `dtype`."""
     def atan(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def atan2(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def atan2_(self, *args: Any, **kwargs: Any) -> Tensor:

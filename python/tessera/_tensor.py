@@ -1,11 +1,11 @@
 """Tensor's methods that stay Python: printing (__repr__ / __str__, as PyTorch's are Python), the
-array API's __array_namespace__ / to_device / astype, the storage objects (UntypedStorage /
+array API's __array_namespace__ / to_device, the storage objects (UntypedStorage /
 TypedStorage, as PyTorch's) and the lazy modules' materialize. The operators are
 bound in C++ (csrc/python/bind_tensor.cpp); PyTorch's conversions and queries (x.to, x.type,
 x.stride(dim), resize_, set_, new, the in-place metadata ops t_() / squeeze_() ...) in
 csrc/python/bind_tensor_methods.cpp; the callable x.size, x.real / x.imag, NumPy interop
 (numpy, __array__, tolist, __iter__), __contains__ / __format__, apply_ / map_ / map2_,
-clone(memory_format=), module_load and torch's constant queries (layout, is_conj, ...) in
+clone(memory_format=), astype, module_load and torch's constant queries (layout, is_conj, ...) in
 csrc/python/bind_tensor_protocols.cpp.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
-from ._dtypes import _as_dtype, bfloat16, float32
+from ._dtypes import bfloat16, float32
 
 _API_VERSION = "2024.12"
 
@@ -98,10 +98,6 @@ def _to_device(self: Tensor, device: Any, /, *, stream: Any = None) -> Tensor:
         with cuda.stream(stream):
             return self.to(device)
     return self.to(device)
-
-
-def _astype_method(self: Tensor, dtype: Any, /, *, copy: builtins.bool = True) -> Tensor:
-    return _C._astype(self, _as_dtype(dtype), copy)
 
 
 # ---- PyTorch's conversions and queries

@@ -38,7 +38,6 @@ TENSOR_METHODS: Dict[str, Any] = {
     "__str__": _t._str,
     "__array_namespace__": _t._array_namespace,
     "to_device": _t._to_device,
-    "astype": _t._astype_method,
     "materialize": property(_t._materialize_attr),  # only on nn's lazy placeholders
     "__module__": "tessera",
     "__array_priority__": 1000,  # NumPy defers binary operators to us

@@ -235,3 +235,15 @@ def test_module_load() -> None:
     y = ts.zeros(3)
     y.module_load([7.0, 8.0, 9.0])  # array-likes are written as y[...] = other
     assert y.tolist() == [7.0, 8.0, 9.0]
+
+
+def test_astype_method() -> None:
+    x = ts.asarray([1.5, -2.5, 3.0])
+    assert_same(x.astype(ts.int64), np.array([1, -2, 3]))
+    assert x.astype("float64").dtype == ts.float64 and x.astype(np.float16).dtype == ts.float16
+    assert x.astype(ts.float32, copy=False).data_ptr() == x.data_ptr()
+    assert x.astype(ts.float32).data_ptr() != x.data_ptr()
+    with pytest.raises(TypeError):
+        x.astype(dtype=ts.int64)  # positional-only, as the standard
+    compare_grads(lambda z: z.astype(ts.float32) * 2, lambda z: z.to(torch.float32) * 2,
+                  [np.ones(3)])
