@@ -2,6 +2,7 @@
 // scatter_reduce_backward (derivatives.yaml), written with ops so it is differentiable again.
 #include "autograd/function.h"
 #include "autograd/record_indexing_scatter.h"
+#include "autograd/view_writes.h"
 #include "ops/arithmetic.h"
 #include "ops/bitwise.h"
 #include "ops/compare.h"
@@ -98,7 +99,44 @@ variable_list scatter_reduce_bw(const BackwardCtx& c, const variable_list& g) {
   return {c.needs(0) ? gx : Tensor(), c.needs(1) ? pad_to(gs, src.shape()) : Tensor()};
 }
 
+// Note [as_strided_scatter backward]: PyTorch's as_strided_scatter_backward for a contiguous
+// x: the gradient of x is grad with the scattered region zeroed, src's the region of grad
+// (both written with ops, so differentiable again).
+variable_list as_strided_scatter_bw(const BackwardCtx& c, const variable_list& g) {
+  const Shape& a = c.attrs();
+  const auto nd = static_cast<size_t>(a[0]);
+  Shape size;
+  Strides stride;
+  for (size_t i = 0; i < nd; ++i) {
+    size.push_back(a[1 + i]);
+    stride.push_back(a[1 + nd + i]);
+  }
+  const int64_t off = a[1 + 2 * nd];
+  const Tensor gg = contiguous_op(g[0]);
+  Tensor gx, gs;
+  if (c.needs(1)) {
+    const Tensor v = gg.as_strided(size, stride, off);
+    record_as_strided(gg, v);
+    gs = clone_op(v);
+  }
+  if (c.needs(0))
+    gx = as_strided_scatter(gg, filled(size, 0, gg.dtype(), gg.device()), size, stride, off);
+  return {gx, gs};
+}
+
 }  // namespace
+
+void record_as_strided_scatter(const Tensor& x, const Tensor& src, const Tensor& out,
+                               const Shape& size, const Strides& stride, int64_t offset) {
+  if (!is_inexact(out.dtype())) return;
+  static const Formula kF{"AsStridedScatterBackward", as_strided_scatter_bw};
+  auto node = record(kF, {x, src}, {out});
+  Shape attrs{static_cast<int64_t>(size.size())};
+  for (int64_t v : size) attrs.push_back(v);
+  for (int64_t v : stride) attrs.push_back(v);
+  attrs.push_back(offset);
+  node->attrs = attrs;
+}
 
 void record_scatter_reduce(const Tensor& x, const Tensor& src, const Tensor& out, int64_t dim,
                            const Tensor& index, int reduce, bool include_self) {

@@ -1,5 +1,6 @@
 #include "ops/indexing_scatter.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "autograd/function.h"
@@ -14,7 +15,9 @@
 #include "ops/elementwise.h"
 #include "ops/indexing_advanced.h"
 #include "ops/manipulation.h"
+#include "ops/memory_format.h"
 #include "ops/reduce.h"
+#include "ops/rounding.h"
 #include "ops/views.h"
 #include "ops/where.h"
 
@@ -272,6 +275,125 @@ Tensor take(const Tensor& x, const Tensor& indices, std::optional<int64_t> axis)
   for (const IndexItem& it : leading_full_slices(a)) key.push_back(AdvItem{it, Tensor()});
   key.push_back(AdvItem{{}, indices});
   return named(op, [&] { return index_advanced(xx, key); });
+}
+
+}  // namespace ts
+
+namespace ts {
+
+Tensor as_strided_scatter(const Tensor& x, const Tensor& src, const Shape& size,
+                          const Strides& stride, std::optional<int64_t> offset) {
+  const char* op = "as_strided_scatter";
+  TS_CHECK(size.size() == stride.size(), RuntimeError, op, ": mismatch in length of strides and ",
+           "shape (size ", shape_str(size), ", stride ", shape_str(stride), ")");
+  const bool grad = autograd::needs_grad({&x, &src});
+  TS_CHECK(!grad || !autograd::requires_grad(x) || x.is_contiguous(), RuntimeError, op,
+           ": is currently only supported for contiguous inputs that require grad (got shape ",
+           shape_str(x.shape()), ", strides ", shape_str(x.strides()),
+           "); hint: call .contiguous() first");
+  Tensor out = empty_preserving_layout(x, x.dtype(), x.device());
+  const int64_t off = offset.value_or(out.offset());
+  TS_CHECK(off >= 0, RuntimeError, op, ": Negative storage offset ", off);
+  check_in_storage(size, stride, off, out.itemsize(), out.storage()->nbytes, op);
+  const Tensor view = out.as_strided(size, stride, off);
+  TS_CHECK(view.shape() == src.shape(), RuntimeError, op,
+           ": expected src to have a size equal to the slice of self. src size = ",
+           shape_str(src.shape()), ", slice size = ", shape_str(view.shape()));
+  check_same_device(op, x, src);
+  {
+    const autograd::GradModeGuard no_grad(false);
+    copy_(out, x);
+    copy_(view, src);
+  }
+  if (grad) autograd::record_as_strided_scatter(x, src, out, size, stride, off);
+  return out;
+}
+
+Tensor index_reduce(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                    const std::string& reduce, bool include_self, const char* op) {
+  TS_CHECK(reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin",
+           RuntimeError, op, "(): Expected reduce to be one of prod, mean, amax or amin but got ",
+           reduce, ".");
+  TS_CHECK(index.ndim() <= 1, IndexError, op, "(): Index is supposed to be a vector, got shape ",
+           shape_str(index.shape()));
+  TS_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32, RuntimeError, op,
+           "(): Expected a long or int tensor for index, but got ", dtype_name(index.dtype()));
+  TS_CHECK(x.dtype() == source.dtype(), RuntimeError, op, "(): self (", dtype_name(x.dtype()),
+           ") and source (", dtype_name(source.dtype()),
+           ") must have the same scalar type; hint: convert source with .to(self.dtype)");
+  const int64_t d = normalize_axis(dim, std::max<int64_t>(x.ndim(), 1), op);
+  const int64_t n = index.numel();
+  TS_CHECK(source.ndim() == x.ndim() || (source.ndim() <= 1 && x.ndim() <= 1), RuntimeError, op,
+           "(): source (shape ", shape_str(source.shape()), ") and self (shape ",
+           shape_str(x.shape()), ") must have the same number of dimensions");
+  const Shape sshape = source.ndim() == 0 ? Shape{1} : source.shape();
+  TS_CHECK(sshape[d] == n, RuntimeError, op, "(): Number of indices (", n,
+           ") should be equal to source.size(dim) (", sshape[d], ")");
+  for (int64_t i = 0; i < x.ndim(); ++i)
+    TS_CHECK(i == d || sshape[i] == x.dim(i), RuntimeError, op, "(): source (shape ",
+             shape_str(source.shape()), ") must match self (shape ", shape_str(x.shape()),
+             ") in every dim but ", d);
+  const Tensor src = source.ndim() == 0 ? reshape(source, Shape{1}) : source;
+  Shape ishape(src.ndim(), 1);
+  ishape[d] = n;
+  const Tensor idx = broadcast_to(reshape(astype(index, DType::Int64, false), ishape), src.shape());
+  return scatter_reduce(x, d, idx, src, scatter_reduce_op(reduce, op), include_self);
+}
+
+Tensor fill_diagonal(const Tensor& x, const Scalar& value, bool wrap) {
+  const char* op = "fill_diagonal_";
+  TS_CHECK(x.ndim() >= 2, RuntimeError, op, ": dimensions must larger than 1 (got shape ",
+           shape_str(x.shape()), ")");
+  for (int64_t d = 1; d < x.ndim() && x.ndim() > 2; ++d)
+    TS_CHECK(x.dim(d) == x.dim(0), RuntimeError, op,
+             ": all dimensions of input must be of equal length (got shape ", shape_str(x.shape()),
+             ")");
+  const int64_t rows = x.dim(0), cols = x.dim(1);
+  std::vector<int64_t> r, c;
+  if (x.ndim() > 2 || !wrap || rows <= cols || cols == 0) {
+    for (int64_t i = 0; i < std::min(rows, cols); ++i) r.push_back(i);
+    c = r;
+  } else {
+    for (int64_t flat = 0; flat < rows * cols; flat += cols + 1) {
+      r.push_back(flat / cols);
+      c.push_back(flat % cols);
+    }
+  }
+  const auto n = static_cast<int64_t>(r.size());
+  if (n == 0) return x;
+  auto as_tensor = [&](const std::vector<int64_t>& v) {
+    Tensor t = Tensor::empty(Shape{n}, DType::Int64);
+    std::copy(v.begin(), v.end(), reinterpret_cast<int64_t*>(t.data_ptr()));
+    return to_device(t, x.device());
+  };
+  const Tensor ri = as_tensor(r), ci = as_tensor(c);
+  std::vector<Tensor> idx(x.ndim(), ri);
+  idx[1] = ci;
+  Tensor v = Tensor::empty(Shape{}, x.dtype(), x.device());
+  fill_(v, value);
+  return index_put(x, idx, v, false, op);
+}
+
+std::vector<Tensor> unravel_index(const Tensor& indices, const Shape& shape) {
+  const char* op = "unravel_index";
+  TS_CHECK(is_integral(indices.dtype()) && !is_bool(indices.dtype()), TypeError,
+           "expected 'indices' to be integer dtype, but got ", dtype_name(indices.dtype()));
+  for (int64_t s : shape)
+    TS_CHECK(s >= 0, ValueError, op, ": 'shape' cannot have negative values, but got ",
+             shape_str(shape));
+  Tensor idx = astype(indices, DType::Int64, false);
+  std::vector<Tensor> out(shape.size());
+  for (auto i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
+    const int64_t s = shape[i];
+    if (s == 0) {
+      out[i] = idx;
+      continue;
+    }
+    const Tensor st = scalar_tensor(Scalar::from_int(s), DType::Int64);
+    out[i] = binary_op(remainder_def, idx, st);
+    idx = binary_op(floor_divide_def, idx, st);
+  }
+  return out;
 }
 
 }  // namespace ts

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/scalar.h"
 #include "core/tensor.h"
 #include "dispatch/dispatch.h"
 
@@ -55,5 +56,22 @@ Tensor take(const Tensor& x, const Tensor& indices, std::optional<int64_t> axis)
 // torch.nonzero_static: nonzero(x)'s (count, ndim) int64 coordinates cut or padded with rows
 // of fill_value to `size` rows.
 Tensor nonzero_static(const Tensor& x, int64_t size, int64_t fill_value);
+
+// torch.as_strided_scatter: a copy of x (laid out as x.clone() lays it, preserve_format) whose
+// as_strided(size, stride, offset) view (offset: nullopt for the copy's own, 0) holds src.
+// Differentiable in x (contiguous, as PyTorch) and src.
+Tensor as_strided_scatter(const Tensor& x, const Tensor& src, const Shape& size,
+                          const Strides& stride, std::optional<int64_t> offset);
+// torch.index_reduce: x with source's slices along `dim` reduced into x's slices index[i]
+// ('prod', 'mean', 'amax', 'amin'; include_self as scatter_reduce). Differentiable in x and
+// source (scatter_reduce's gradient). `op` names errors (index_reduce / index_reduce_).
+Tensor index_reduce(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                    const std::string& reduce, bool include_self, const char* op);
+// x.fill_diagonal_'s result out of place: x with its main diagonal (all dims equal for
+// ndim > 2) set to `value`; wrap continues below a tall matrix every ncols + 1 rows.
+Tensor fill_diagonal(const Tensor& x, const Scalar& value, bool wrap);
+// torch.unravel_index: the coordinate tensors (int64) of flat `indices` into `shape`; indices
+// outside [0, prod(shape)) wrap around (floor division and modulo), as torch's.
+std::vector<Tensor> unravel_index(const Tensor& indices, const Shape& shape);
 
 }  // namespace ts

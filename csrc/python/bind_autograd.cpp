@@ -309,7 +309,12 @@ void init_autograd(py::module_& m) {
       // torch's `t.data = src` (Variable::set_data): t keeps its identity and autograd state
       // but takes src's storage and geometry, so a Parameter converted by Module.to() stays the
       // object an optimizer holds.
-      .def("_set_data", [](const Tensor& self, const Tensor& src) {
+      // (The callable size object cached in the instance dict, Note [callable size], describes
+      // the old geometry: it is dropped.)
+      .def("_set_data", [](py::handle self_obj, const Tensor& src) {
+        const Tensor& self = tensor_or_throw(self_obj, "_set_data", "self");
+        if (PyObject** d = _PyObject_GetDictPtr(self_obj.ptr()); d && *d)
+          if (PyDict_DelItemString(*d, "_ts_size") != 0) PyErr_Clear();
         TS_CHECK(!src.is_wrapped_number(), TypeError, "_set_data: source must be a tensor");
         TensorImpl* dst = self.impl();
         const TensorImpl* s = src.impl();

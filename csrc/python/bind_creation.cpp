@@ -873,7 +873,24 @@ void init_creation(py::module_& m) {
           "new_full($self, size, fill_value, *, dtype=None, device=None, requires_grad=False, "
           "layout=None, pin_memory=False)\n--\n\n"
           "A tensor of size filled with fill_value, with this tensor's dtype and device (unless "
-          "given).");
+          "given).")
+      .def(
+          "new_empty_strided",
+          [](const Tensor& self, py::handle size, py::handle stride, py::handle dtype,
+             py::handle device, py::handle requires_grad, py::handle layout,
+             py::handle pin_memory) {
+            return empty_strided_py(size, stride,
+                                    dtype.is_none() ? dtype_object(self.dtype()) : dtype,
+                                    device.is_none() ? py::cast(self.device()) : device,
+                                    requires_grad, py::none(), layout, pin_memory);
+          },
+          py::arg("size"), py::arg("stride"), py::kw_only(), py::arg("dtype") = none,
+          py::arg("device") = none, py::arg("requires_grad") = false, py::arg("layout") = none,
+          py::arg("pin_memory") = false,
+          "new_empty_strided($self, size, stride, *, dtype=None, device=None, "
+          "requires_grad=False, layout=None, pin_memory=False)\n--\n\n"
+          "An uninitialized tensor of size with the given strides (empty_strided), with this "
+          "tensor's dtype and device (unless given).");
   struct R {
     const char* name;
     int kind;

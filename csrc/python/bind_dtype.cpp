@@ -66,6 +66,32 @@ void init_dtype(py::module_& m) {
            [](const DTypeObj& o, py::handle other) {
              return !(py::isinstance<DTypeObj>(other) && other.cast<const DTypeObj&>().d == o.d);
            })
+      .def(
+          "to_complex",
+          [](const DTypeObj& o) {
+            switch (o.d) {
+              case DType::Float32:
+              case DType::Complex64:
+                return dtype_object(DType::Complex64);
+              case DType::Float64:
+              case DType::Complex128:
+                return dtype_object(DType::Complex128);
+              default:
+                throw RuntimeError(str("to_complex: no complex counterpart of ", dtype_name(o.d),
+                                       "; hint: float32 and float64 have one"));
+            }
+          },
+          "torch.dtype.to_complex(): the complex dtype of this float dtype's precision.")
+      .def(
+          "to_real",
+          [](py::object self) {
+            const DType d = self.cast<const DTypeObj&>().d;
+            if (d == DType::Complex64) return dtype_object(DType::Float32);
+            if (d == DType::Complex128) return dtype_object(DType::Float64);
+            return self;
+          },
+          "torch.dtype.to_real(): the real dtype of this complex dtype's precision (others are "
+          "returned as they are).")
       .def("__reduce__", [](const DTypeObj& o) {
         return py::make_tuple(py::module_::import("tessera").attr("_dtype_by_name"),
                               py::make_tuple(dtype_name(o.d)));

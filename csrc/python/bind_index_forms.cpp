@@ -45,6 +45,32 @@ constexpr const char* kScatterReduceDoc =
     "'amin'. include_self=False leaves input's own values out where something is scattered.\n"
     "src has input's dtype; repeated indices combine. Differentiable in input and src.";
 
+Tensor index_reduce_py(const Tensor& x, py::handle dim, py::handle index, py::handle source,
+                       py::handle reduce, bool include_self, const char* op) {
+  if (!py::isinstance<py::str>(reduce))
+    throw py::type_error(str(op, "(): argument 'reduce' must be str, not ", type_name(reduce)));
+  return index_reduce(x, int_arg(dim, op, "dim"), tensor_or_throw(index, op, "index"),
+                      tensor_or_throw(source, op, "source"), reduce.cast<std::string>(),
+                      include_self, op);
+}
+
+constexpr const char* kIndexReduceDoc =
+    "index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None)\n--\n\n"
+    "A copy of input with source's slices along `dim` reduced into input's slices index[i]\n"
+    "with reduce 'prod', 'mean', 'amax' or 'amin' (repeated indices combine);\n"
+    "include_self=False leaves input's own values out where something is reduced.\n"
+    "Differentiable in input and source.";
+
+// fill_diagonal_'s value: a Python number or a one-element tensor.
+Scalar fill_value_of(py::handle h, const char* op) {
+  Scalar s;
+  if (PyBool_Check(h.ptr())) return Scalar::from_bool(h.ptr() == Py_True);
+  if (to_scalar(h, s)) return s;
+  if (py::isinstance<Tensor>(h) && h.cast<const Tensor&>().numel() == 1)
+    return item(h.cast<const Tensor&>());
+  throw py::type_error(str(op, "(): argument 'fill_value' must be Number, not ", type_name(h)));
+}
+
 // torch.where(condition): the standard's nonzero tuple (one index tensor for 0-d, as PyTorch).
 py::tuple where_indices(const Tensor& c) {
   const Tensor cc = c.ndim() == 0 ? reshape(c, {1}) : c;
@@ -327,6 +353,77 @@ void init_index_forms(py::module_& m) {
       kNonzeroStaticDoc);
   bind_functions_as_methods(
       m, {"select_scatter", "slice_scatter", "diagonal_scatter", "nonzero_static"});
+  m.def(
+      "as_strided_scatter",
+      [](py::handle x, py::handle src, py::handle size, py::handle stride,
+         py::handle storage_offset) {
+        const char* op = "as_strided_scatter";
+        return as_strided_scatter(tensor_or_throw(x, op, "input"), tensor_or_throw(src, op, "src"),
+                                  to_shape(size, op), to_shape(stride, op),
+                                  opt_int(storage_offset, op, "storage_offset"));
+      },
+      py::arg("input"), py::arg("src"), py::arg("size"), py::arg("stride"),
+      py::arg("storage_offset") = py::none(),
+      "as_strided_scatter(input, src, size, stride, storage_offset=None)\n--\n\n"
+      "A copy of input (laid out as input.clone()) whose as_strided(size, stride,\n"
+      "storage_offset) view holds src, whose shape must be `size`. Differentiable in input\n"
+      "(contiguous, as PyTorch) and src.");
+  m.def(
+      "index_reduce",
+      [](py::handle x, py::handle dim, py::handle index, py::handle source, py::handle reduce,
+         bool include_self, py::handle out) {
+        const char* op = "index_reduce";
+        const Tensor& t = tensor_or_throw(x, op, "input");
+        return result_or_out(op, index_reduce_py(t, dim, index, source, reduce, include_self, op),
+                             out);
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::arg("reduce"),
+      py::kw_only(), py::arg("include_self") = true, py::arg("out") = py::none(), kIndexReduceDoc);
+  bind_functions_as_methods(m, {"as_strided_scatter", "index_reduce"});
+  cls.def(
+      "index_reduce_",
+      [](py::object self, py::handle dim, py::handle index, py::handle source, py::handle reduce,
+         bool include_self) {
+        const char* op = "index_reduce_";
+        const Tensor& x = self_of(self, op);
+        autograd::check_inplace(x, op);
+        assign_inplace_result(op, x,
+                              index_reduce_py(x, dim, index, source, reduce, include_self, op));
+        return self;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("source"), py::arg("reduce"), py::kw_only(),
+      py::arg("include_self") = true,
+      "index_reduce_($self, /, dim, index, source, reduce, *, include_self=True)\n--\n\n"
+      "In-place index_reduce (see ts.index_reduce); returns self.");
+  cls.def(
+      "fill_diagonal_",
+      [](py::object self, py::handle fill_value, bool wrap) {
+        const char* op = "fill_diagonal_";
+        const Tensor& x = self_of(self, op);
+        autograd::check_inplace(x, op);
+        const Tensor r = fill_diagonal(x, fill_value_of(fill_value, op), wrap);
+        if (r.impl() != x.impl()) assign_inplace_result(op, x, r);
+        return self;
+      },
+      py::arg("fill_value"), py::arg("wrap") = false,
+      "fill_diagonal_($self, /, fill_value, wrap=False)\n--\n\n"
+      "Fills the main diagonal (all dims equal for ndim > 2) with fill_value in place;\n"
+      "wrap=True continues below a tall matrix every ncols + 1 rows, as torch and NumPy.\n"
+      "Returns self.");
+  m.def(
+      "unravel_index",
+      [](py::handle indices, py::handle shape) {
+        const char* op = "unravel_index";
+        const std::vector<Tensor> parts = unravel_index(operand(indices, op), to_shape(shape, op));
+        py::tuple out(parts.size());
+        for (size_t i = 0; i < parts.size(); ++i) out[i] = py::cast(parts[i]);
+        return out;
+      },
+      py::arg("indices"), py::arg("shape"),
+      "unravel_index(indices, shape)\n--\n\n"
+      "The coordinate tensors (int64, one per dim of `shape`) of the flat `indices` into an\n"
+      "array of `shape` (torch.unravel_index); flat indices outside [0, prod(shape)) wrap\n"
+      "around as torch's do.");
   m.def(
       "take",
       [](py::handle x, py::handle index, py::handle axis, py::handle indices) {

@@ -20,7 +20,8 @@ MemoryFormat memory_format_of(py::handle fmt, const char* op) {
   if (py::isinstance<py::str>(fmt)) return memory_format_from_name(fmt.cast<std::string>(), op);
   if (py::hasattr(fmt, "name") && py::isinstance<py::str>(fmt.attr("name")))
     return memory_format_from_name(fmt.attr("name").cast<std::string>(), op);
-  throw TypeError(str(op, ": memory_format must be a tessera memory format (ts.contiguous_format, "
+  throw TypeError(str(op,
+                      ": memory_format must be a tessera memory format (ts.contiguous_format, "
                       "ts.channels_last, ts.channels_last_3d, ts.preserve_format), got ",
                       py::str(py::type::of(fmt).attr("__name__")).cast<std::string>()));
 }
@@ -134,11 +135,11 @@ void init_tensor(py::module_& m) {
     // Tensor.__new__ must be ours too (it resolved to pybind11_object.__new__, which refuses).
     cls.attr("__new__") = py::staticmethod(py::cpp_function(
         [](py::handle type, py::args, py::kwargs) {
-          TS_CHECK(PyType_Check(type.ptr()) &&
-                       PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(type.ptr()),
-                                        reinterpret_cast<PyTypeObject*>(
-                                            py::type::of<Tensor>().ptr())),
-                   TypeError, "Tensor.__new__(X): X is not a subtype of Tensor");
+          TS_CHECK(
+              PyType_Check(type.ptr()) &&
+                  PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(type.ptr()),
+                                   reinterpret_cast<PyTypeObject*>(py::type::of<Tensor>().ptr())),
+              TypeError, "Tensor.__new__(X): X is not a subtype of Tensor");
           PyObject* o = tensor_tp_new(reinterpret_cast<PyTypeObject*>(type.ptr()),
                                       py::tuple().ptr(), nullptr);
           if (o == nullptr) throw py::error_already_set();
@@ -148,7 +149,7 @@ void init_tensor(py::module_& m) {
   }
   cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape()); })
       .def_property_readonly("ndim", &Tensor::ndim)
-      .def_property_readonly("size", &Tensor::numel, "Number of elements (the array API's size).")
+      // (x.size, the callable element count: csrc/python/bind_tensor_protocols.cpp)
       // (numel is ts.numel itself: csrc/python/bind_creation.cpp)
       .def("dim", &Tensor::ndim)
       .def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
@@ -177,13 +178,13 @@ void init_tensor(py::module_& m) {
       .def(
           "contiguous",
           [](const Tensor& t, py::handle fmt) {
-            return fmt.is_none() ? contiguous_op(t)
-                                 : to_memory_format(t, memory_format_of(fmt, "contiguous"),
-                                                    "contiguous");
+            return fmt.is_none()
+                       ? contiguous_op(t)
+                       : to_memory_format(t, memory_format_of(fmt, "contiguous"), "contiguous");
           },
           py::arg("memory_format") = py::none(),
           "This tensor with row-major strides (or memory_format's), copied only if needed")
-      .def("clone", [](const Tensor& t) { return clone_op(t); })
+      // (clone(memory_format=): csrc/python/bind_tensor_protocols.cpp)
       .def("item", &tensor_item)
       .def_property_readonly(
           "T",
@@ -220,8 +221,8 @@ void init_tensor(py::module_& m) {
            [](const Tensor& t) {
              if (t.numel() != 1)
                throw ts::ValueError("The truth value of a tensor with " +
-                                     std::to_string(t.numel()) +
-                                     " elements is ambiguous; hint: use any() or all()");
+                                    std::to_string(t.numel()) +
+                                    " elements is ambiguous; hint: use any() or all()");
              Scalar s = item(t);
              return s.to<bool>();
            })
@@ -264,8 +265,7 @@ void init_tensor(py::module_& m) {
   def_binary_operator(cls, "__mod__", "__rmod__", "__imod__", remainder_def);
   def_binary_operator_with(
       cls, "__pow__", "__rpow__", "__ipow__",
-      [](const Tensor& a, const Tensor& b) { return pow(a, b); },
-      &pow_);
+      [](const Tensor& a, const Tensor& b) { return pow(a, b); }, &pow_);
   def_binary_operator(cls, "__and__", "__rand__", "__iand__", bitwise_and_def);
   def_binary_operator(cls, "__or__", "__ror__", "__ior__", bitwise_or_def);
   def_binary_operator(cls, "__xor__", "__rxor__", "__ixor__", bitwise_xor_def);

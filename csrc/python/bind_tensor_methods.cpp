@@ -477,6 +477,21 @@ void init_tensor_methods(py::module_& m) {
            "new(*args, device=None) -> Tensor\n\n"
            "Legacy constructor with this tensor's dtype and device: x.new() is empty, "
            "x.new(2, 3) or x.new(size) uninitialized, x.new(data) holds data.");
+  // PyTorch's in-place metadata ops: x.t_() makes x the view x.t() (refused while autograd
+  // records x, as resize_).
+  for (const char* name :
+       {"squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_", "swapdims_", "as_strided_"}) {
+    const std::string base(name, std::strlen(name) - 1);
+    cls.def(
+        name,
+        [name, base](py::handle self, const py::args& args, const py::kwargs& kwargs) {
+          check_rebind(self_tensor(self, name), name);
+          return rebind(self, self.attr(base.c_str())(*args, **kwargs).cast<Tensor>());
+        },
+        str("In-place ", base, ": this tensor becomes self.", base,
+            "(...) (a view of the same memory). Returns self.")
+            .c_str());
+  }
 }
 
 }  // namespace ts::python

@@ -47,6 +47,7 @@ void init_fractional_pool(py::module_& m);
 void init_distance(py::module_& m);
 void init_gumbel_softmax(py::module_& m);
 void init_bilinear(py::module_& m);
+void init_tensor_protocols(py::module_& m);
 void install_arg_errors(py::module_& m);  // last: wraps every binding above
 }  // namespace ts::python
 
@@ -155,5 +156,6 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_distance(m);
   ts::python::init_gumbel_softmax(m);
   ts::python::init_bilinear(m);
+  ts::python::init_tensor_protocols(m);
   ts::python::install_arg_errors(m);
 }

@@ -40,7 +40,7 @@ from ._nn_ops import *  # noqa: E402,F401,F403
 from ._config import *  # noqa: E402,F401,F403
 from ._transforms import *  # noqa: E402,F401,F403
 from ._torch_legacy import *  # noqa: E402,F401,F403
-from ._tensor import clone, detach  # noqa: E402,F401
+from ._C import clone, detach  # noqa: E402,F401
 
 globals().update(_tensor_methods.method_functions())
 

@@ -33,16 +33,8 @@ TENSOR_METHODS: Dict[str, Any] = {
     # conversion, printing, devices (_tensor.py)
     "__repr__": _t._repr,
     "__str__": _t._str,
-    "numpy": _t._numpy,
-    "__array__": _t._array,
-    "tolist": _t._tolist,
-    "__iter__": _t._iter,
     "__array_namespace__": _t._array_namespace,
     "to_device": _t._to_device,
-    "astype": _t._astype_method,
-    "pin_memory": _t._pin_memory,
-    "is_pinned": _t._is_pinned,
-    "record_stream": _t._record_stream,
     "materialize": property(_t._materialize_attr),  # only on nn's lazy placeholders
     "__module__": "tessera",
     "__array_priority__": 1000,  # NumPy defers binary operators to us
@@ -63,24 +55,6 @@ TENSOR_METHODS: Dict[str, Any] = {
     # get_device / dim_order / is_set_to / const_data_ptr, adjoint / mH / H are C++ methods:
     # csrc/python/bind_tensor_methods.cpp)
     # torch's conversions and queries (_tensor.py)
-    "size": _tb._size_property,
-    "is_inference": _tb._false,
-    "is_conj": _tb._false,
-    "is_neg": _tb._false,
-    "resolve_conj": _tb._itself,
-    "resolve_neg": _tb._itself,
-    **{name: property(_tb._false) for name in (
-        "is_sparse", "is_sparse_csr", "is_quantized", "is_meta", "is_mkldnn", "is_mps", "is_xla",
-        "is_xpu", "is_vulkan", "is_ipu", "is_nested", "is_mtia", "is_maia")},
-    "__format__": _tb._format,
-    "__contains__": _tb._contains,
-    # x.real / x.imag are attributes in NumPy and PyTorch alike (the namespace keeps the
-    # functions ts.real / ts.imag)
-    "real": property(_tb._real_get, _tb._real_set,
-                     doc="The real part: a writable view for complex tensors (x itself for real "
-                         "ones), as in PyTorch and NumPy."),
-    "imag": property(_tb._imag_get, _tb._imag_set,
-                     doc="The imaginary part: a writable view for complex tensors."),
     # torch's new_* creation (_creation.py)
     # (new_zeros / new_ones / new_empty / new_full are C++ methods, and is_floating_point /
     # is_complex / is_nonzero / numel the namespace's functions: csrc/python/bind_creation.cpp)
@@ -97,25 +71,6 @@ TENSOR_METHODS: Dict[str, Any] = {
     # in-place ops, truth value and item() errors, storages
     # (resize_ / resize_as_ / resize / resize_as / set_ / new / data / conj_physical are C++
     # methods: csrc/python/bind_tensor_methods.cpp)
-    "volatile": property(_tb._volatile),
-    "_set_data": _tb._set_data,
-    "clone": _tb._memory_format_method(Tensor.clone, "clone"),
-    "contiguous": _tb._memory_format_method(Tensor.contiguous, "contiguous"),
-    **{name: _tb._metadata_inplace(name) for name in (
-        "squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_", "swapdims_", "as_strided_")},
-    "new_empty_strided": _tb._new_empty_strided,
-    "index_reduce": _ix._index_reduce,
-    "index_reduce_": _ix._index_reduce_,
-    "map_": _tb._map_,
-    "map2_": _tb._map2_,
-    "as_strided_scatter": _tb._as_strided_scatter,
-    "conj_physical_": _tb._conj_physical_,
-    "layout": property(_tb._layout),
-    "name": property(_tb._name),
-    "dense_dim": _tb._dense_dim,
-    "sparse_dim": _tb._sparse_dim,
-    "to_dense": _tb._to_dense,
-    "module_load": _tb._module_load,
     "untyped_storage": _tb._untyped_storage,
     "storage": _tb._storage,
     # autograd (autograd/__init__.py)
@@ -133,11 +88,7 @@ TORCH_METHODS: Dict[str, Any] = {
     "unique_consecutive": _sets.unique_consecutive,
     "sum_to_size": _st._sum_to_size,
     "frexp": _el.frexp,
-    "fill_diagonal_": _ix._fill_diagonal_,
     # (x.tile and x.repeat are C++ methods: csrc/python/bind_views.cpp)
-    "apply_": _t._apply_,
-    "share_memory_": _tb._itself,
-    "is_shared": _tb._false,
     "hardshrink": _el.hardshrink,
     "prelu": _el.prelu,
     "renorm": _st.renorm,
@@ -158,10 +109,7 @@ NODE_METHODS: Dict[str, Any] = {
 }
 
 
-DTYPE_METHODS: Dict[str, Any] = {
-    "to_complex": _tb._dtype_to_complex,
-    "to_real": _tb._dtype_to_real,
-}
+DTYPE_METHODS: Dict[str, Any] = {}  # (dtype.to_complex / to_real are C++: bind_dtype.cpp)
 
 
 # In-place methods that change metadata, not values, get no generated twin.
@@ -237,7 +185,7 @@ _INPLACE_FUNCTIONS = (
 
 
 _METHOD_FUNCTIONS = ("adjoint is_same_size is_signed is_conj is_neg is_inference resolve_conj "
-                     "resolve_neg get_device conj_physical as_strided_scatter index_reduce").split()
+                     "resolve_neg get_device conj_physical").split()
 
 
 _COPY_FUNCTIONS = ("alias as_strided detach diagonal expand permute select squeeze t transpose "

@@ -45,7 +45,7 @@ TABLE = "_tensor_methods.py"
 # interpolate/grid_sample in C++): 262.
 # Session 17 merged h/ctc, h/lu, h/nnops, h/rand, h/nnf2 (ctc, the LU family, conv/norm/dropout
 # bindings, the samplers, the small nn.functional ops in C++): 249.
-MAX_SETS = 249
+MAX_SETS = 201
 MAX_SET_TWICE = 0
 
 _HOOK = r'''

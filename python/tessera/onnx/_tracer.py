@@ -310,9 +310,11 @@ def tracing(g: GraphBuilder, model: Any = None) -> Iterator[None]:
                     setattr(mod, attr, by_id[id(v)])
                     saved.append((mod, attr, True, v))
         for attr, make in (("shape", _traced_shape), ("size", _traced_size)):
-            prop = vars(Tensor).get(attr)
-            if isinstance(prop, property) and prop.fget is not None:
-                setattr(Tensor, attr, property(make(prop.fget), prop.fset, doc=prop.__doc__))
+            prop = vars(Tensor).get(attr)  # a property, or a C++ getset descriptor (x.size)
+            fget = prop.fget if isinstance(prop, property) else getattr(prop, "__get__", None)
+            if fget is not None:
+                setattr(Tensor, attr, property(make(fget), getattr(prop, "fset", None),
+                                               doc=prop.__doc__))
                 saved.append((Tensor, attr, True, prop))
         for attr in _PROPERTIES:
             prop = vars(Tensor).get(attr)
