@@ -37,6 +37,7 @@ void init_asarray(py::module_& m);
 void init_resample(py::module_& m);
 void init_random_forms(py::module_& m);
 void init_similarity(py::module_& m);
+void init_pointwise_torch(py::module_& m);
 void install_arg_errors(py::module_& m);  // last: wraps every binding above
 }  // namespace ts::python
 
@@ -135,5 +136,6 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_resample(m);
   ts::python::init_random_forms(m);
   ts::python::init_similarity(m);
+  ts::python::init_pointwise_torch(m);
   ts::python::install_arg_errors(m);
 }

@@ -143,7 +143,6 @@ TORCH_METHODS: Dict[str, Any] = {
     "unique": _sets.unique,
     "unique_consecutive": _sets.unique_consecutive,
     "sum_to_size": _st._sum_to_size,
-    "frexp": _el.frexp,
     "bernoulli": _rn.bernoulli,
     "multinomial": _rn.multinomial,
     "bernoulli_": _rn._bernoulli_,
