@@ -38,6 +38,8 @@ void init_resample(py::module_& m);
 void init_random_forms(py::module_& m);
 void init_similarity(py::module_& m);
 void init_pointwise_torch(py::module_& m);
+void init_statistics_torch(py::module_& m);
+void init_einsum(py::module_& m);
 void install_arg_errors(py::module_& m);  // last: wraps every binding above
 }  // namespace ts::python
 
@@ -137,5 +139,7 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_random_forms(m);
   ts::python::init_similarity(m);
   ts::python::init_pointwise_torch(m);
+  ts::python::init_statistics_torch(m);
+  ts::python::init_einsum(m);
   ts::python::install_arg_errors(m);
 }

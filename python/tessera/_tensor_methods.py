@@ -26,7 +26,6 @@ from . import _arg_forms as _kw
 from . import _stft
 from . import linalg as _la
 from . import _sorting as _so
-from . import _statistical as _st
 from . import _tensor as _t
 from . import random as _rn
 
@@ -142,7 +141,6 @@ TENSOR_METHODS: Dict[str, Any] = {
 TORCH_METHODS: Dict[str, Any] = {
     "unique": _sets.unique,
     "unique_consecutive": _sets.unique_consecutive,
-    "sum_to_size": _st._sum_to_size,
     "bernoulli": _rn.bernoulli,
     "multinomial": _rn.multinomial,
     "bernoulli_": _rn._bernoulli_,
@@ -158,9 +156,7 @@ TORCH_METHODS: Dict[str, Any] = {
     "is_shared": _tb._false,
     "hardshrink": _el.hardshrink,
     "prelu": _el.prelu,
-    "renorm": _st.renorm,
     "matrix_exp": _la.matrix_exp,
-    "histogram": _st.histogram,
     "is_distributed": _lg.is_distributed,
     "unsafe_split": _lg.unsafe_split,
     "unsafe_chunk": _lg.unsafe_chunk,
@@ -206,14 +202,14 @@ def _tensor_table() -> Dict[str, Any]:
     function is bound through _C._tensor_method, which raises PyTorch's TypeErrors for a
     non-tensor where it annotates a Tensor (Note [Tensor methods written in Python])."""
     from . import _elementwise as el, _linalg_core as lc
-    from . import _statistical as st, _arg_forms as kw
+    from . import _arg_forms as kw
     from ._arg_checks import tensor_checks
     final: Dict[str, Any] = dict(TENSOR_METHODS)
 
     def current(name: str) -> Any:
         return final[name] if name in final else getattr(Tensor, name, None)
     torch_methods: Dict[str, Any] = {}
-    for table in (el.METHODS, st.METHODS, lc.METHODS, _ix.METHODS, TORCH_METHODS):
+    for table in (el.METHODS, lc.METHODS, _ix.METHODS, TORCH_METHODS):
         torch_methods.update(table)
     for name, fn in torch_methods.items():
         final[name] = _named_method(fn, name)
