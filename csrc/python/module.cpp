@@ -40,6 +40,7 @@ void init_similarity(py::module_& m);
 void init_pointwise_torch(py::module_& m);
 void init_statistics_torch(py::module_& m);
 void init_einsum(py::module_& m);
+void init_stft(py::module_& m);
 void install_arg_errors(py::module_& m);  // last: wraps every binding above
 }  // namespace ts::python
 
@@ -141,5 +142,6 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_pointwise_torch(m);
   ts::python::init_statistics_torch(m);
   ts::python::init_einsum(m);
+  ts::python::init_stft(m);
   ts::python::install_arg_errors(m);
 }

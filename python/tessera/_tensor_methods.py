@@ -23,7 +23,6 @@ from . import _tensor as _tb
 from . import _creation as _tc
 from . import _inplace as _ti
 from . import _arg_forms as _kw
-from . import _stft
 from . import linalg as _la
 from . import _sorting as _so
 from . import _tensor as _t
@@ -98,8 +97,6 @@ TENSOR_METHODS: Dict[str, Any] = {
     # torch functions of other families as methods
     "lu": _la._tensor_lu,
     "lu_solve": _la._legacy_lu_solve,
-    "stft": _stft.stft,
-    "istft": _stft.istft,
     # PyTorch's details of the Tensor object (_tensor.py): deprecated forms, metadata-only
     # in-place ops, truth value and item() errors, storages
     # (resize_ / resize_as_ / resize / resize_as / set_ / new / data / conj_physical are C++
