@@ -20,6 +20,7 @@
 #include "ops/indexing_advanced.h"
 #include "ops/linalg_composite.h"
 #include "ops/manipulation.h"
+#include "ops/nn/resample.h"
 #include "ops/statistics.h"
 #include "ops/views.h"
 #include "ops/where.h"
@@ -223,6 +224,10 @@ Tensor combinations(const Tensor& x, int64_t r, bool with_replacement) {
   TS_CHECK(count <= std::numeric_limits<int64_t>::max() / r, RuntimeError,
            "combinations: the output of ", count, " x ", r, " elements overflows int64");
   if (count == 0) return Tensor::empty(Shape{0, r}, x.dtype(), x.device());
+  // the index rows and the result, probed before any row is built (std::bad_alloc when they
+  // cannot be allocated)
+  nn::check_output_size("combinations", Shape{count, r}, DType::Int64, x.device());
+  nn::check_output_size("combinations", Shape{count, r}, x.dtype(), x.device());
   Tensor rows = Tensor::empty(Shape{count * r}, DType::Int64);
   int64_t* out = rows.data<int64_t>();
   std::vector<int64_t> c(static_cast<size_t>(r));

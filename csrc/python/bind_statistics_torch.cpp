@@ -129,8 +129,16 @@ void init_statistics_torch(py::module_& m) {
   m.def(
       "dist",
       [](py::handle x, py::handle other, py::handle p) {
-        const Tensor& a = tensor_or_throw(x, "dist", "input");
-        const Tensor& b = tensor_or_throw(other, "dist", "other");
+        int pos = 1;
+        for (const auto& [h, name] : {std::pair{x, "input"}, std::pair{other, "other"}}) {
+          if (!py::isinstance<Tensor>(h))  // torch's TypeError
+            throw TypeError(
+                str("dist(): argument '", name, "' (position ", pos, ") must be ", "Tensor, not ",
+                    py::str(py::type::handle_of(h).attr("__name__")).cast<std::string>()));
+          ++pos;
+        }
+        const Tensor& a = x.cast<const Tensor&>();
+        const Tensor& b = other.cast<const Tensor&>();
         return torch_norm(subtract(a, b), norm_ord(p), std::nullopt, false, std::nullopt);
       },
       py::arg("input"), py::arg("other"), py::arg("p") = 2,
@@ -155,8 +163,17 @@ void init_statistics_torch(py::module_& m) {
   m.def(
       "combinations",
       [](py::handle x, py::handle r, bool with_replacement) {
-        return combinations(tensor_or_throw(x, "combinations", "input"),
-                            int_arg(r, "combinations", "r"), with_replacement);
+        const Tensor& t = tensor_or_throw(x, "combinations", "input");
+        const int64_t n = int_arg(r, "combinations", "r");
+        try {
+          return combinations(t, n, with_replacement);
+        } catch (const std::bad_alloc&) {
+          PyErr_SetString(PyExc_MemoryError,
+                          str("combinations: cannot allocate the output of the r=", n,
+                              " combinations of ", t.numel(), " elements; hint: use a smaller r")
+                              .c_str());
+          throw py::error_already_set();
+        }
       },
       py::arg("input"), py::arg("r") = 2, py::arg("with_replacement") = false,
       "combinations(input, r=2, with_replacement=False)\n--\n\n"
