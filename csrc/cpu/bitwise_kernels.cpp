@@ -34,6 +34,12 @@ void bitwise_right_shift_kernel(const ElementwiseIter& it, DType dt) {
   run_binary<kIntSet>(it, dt, "bitwise_right_shift",
                       [](auto a, auto b) { return scalar::shift_right(a, b); });
 }
+void gcd_kernel(const ElementwiseIter& it, DType dt) {
+  run_binary<kIntSet>(it, dt, "gcd", [](auto a, auto b) { return scalar::gcd(a, b); });
+}
+void lcm_kernel(const ElementwiseIter& it, DType dt) {
+  run_binary<kIntSet>(it, dt, "lcm", [](auto a, auto b) { return scalar::lcm(a, b); });
+}
 
 template <class A>
 bool truthy(A a) {
@@ -60,6 +66,8 @@ TS_REGISTER_KERNEL(bitwise_xor_stub, CPU, &bitwise_xor_kernel);
 TS_REGISTER_KERNEL(bitwise_invert_stub, CPU, &bitwise_invert_kernel);
 TS_REGISTER_KERNEL(bitwise_left_shift_stub, CPU, &bitwise_left_shift_kernel);
 TS_REGISTER_KERNEL(bitwise_right_shift_stub, CPU, &bitwise_right_shift_kernel);
+TS_REGISTER_KERNEL(gcd_stub, CPU, &gcd_kernel);
+TS_REGISTER_KERNEL(lcm_stub, CPU, &lcm_kernel);
 TS_REGISTER_KERNEL(logical_and_stub, CPU, &logical_and_kernel);
 TS_REGISTER_KERNEL(logical_or_stub, CPU, &logical_or_kernel);
 TS_REGISTER_KERNEL(logical_xor_stub, CPU, &logical_xor_kernel);

@@ -50,6 +50,8 @@ TS_CUDA_BINARY(bitwise_xor, kIntBool, BitXor)
 TS_CUDA_UNARY(bitwise_invert, kIntBool, BitInvert)
 TS_CUDA_BINARY(bitwise_left_shift, kIntSet, ShiftLeft)
 TS_CUDA_BINARY(bitwise_right_shift, kIntSet, ShiftRight)
+TS_CUDA_BINARY(gcd, kIntSet, Gcd)
+TS_CUDA_BINARY(lcm, kIntSet, Lcm)
 
 TS_CUDA_UNARY(ceil, kRealSet, Ceil)
 TS_CUDA_UNARY(floor, kRealSet, Floor)

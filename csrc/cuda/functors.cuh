@@ -96,6 +96,8 @@ TS_BINARY_FN(BitXor, return A(a ^ b);)
 TS_UNARY_FN(BitInvert, if constexpr (cs::is_same_v<A, bool>) return !a; else return A(~a);)
 TS_BINARY_FN(ShiftLeft, return scalar::shift_left(a, b);)
 TS_BINARY_FN(ShiftRight, return scalar::shift_right(a, b);)
+TS_BINARY_FN(Gcd, return scalar::gcd(a, b);)
+TS_BINARY_FN(Lcm, return scalar::lcm(a, b);)
 
 // Rounding and floored division.
 TS_UNARY_FN(Ceil, if constexpr (cs::is_integral_v<A>) return a; else return cs::ceil(a);)

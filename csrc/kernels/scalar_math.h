@@ -196,6 +196,35 @@ TS_HD T shift_left(T a, T b) {
   if (static_cast<uint64_t>(b) >= sizeof(T) * 8) return 0;
   return static_cast<T>(static_cast<U>(static_cast<U>(a) << b));
 }
+// Greatest common divisor (non-negative) and least common multiple of integers, as torch's
+// calc_gcd: |a|, |b| taken in the unsigned type, so the most negative value does not trap;
+// lcm(a, 0) is 0 and the product wraps like the other integer ops.
+template <class T>
+TS_HD T gcd(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  U x = static_cast<U>(a), y = static_cast<U>(b);
+  if constexpr (std::is_signed_v<T>) {
+    if (a < 0) x = static_cast<U>(U(0) - x);
+    if (b < 0) y = static_cast<U>(U(0) - y);
+  }
+  while (x != 0) {
+    const U c = x;
+    x = static_cast<U>(y % x);
+    y = c;
+  }
+  return static_cast<T>(y);
+}
+template <class T>
+TS_HD T lcm(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  const T g = gcd(a, b);
+  if (g == 0) return 0;
+  const U r = static_cast<U>(static_cast<U>(a / g) * static_cast<U>(b));
+  if constexpr (std::is_signed_v<T>) {
+    if (static_cast<T>(r) < 0) return static_cast<T>(U(0) - r);
+  }
+  return static_cast<T>(r);
+}
 template <class T>
 TS_HD T shift_right(T a, T b) {
   if (static_cast<uint64_t>(b) >= sizeof(T) * 8) {

@@ -11,6 +11,8 @@ TS_BITWISE(bitwise_invert);
 #undef TS_BITWISE
 TS_DEFINE_ELEMENTWISE(bitwise_left_shift, kIntSet, Promote, Same, "integer");
 TS_DEFINE_ELEMENTWISE(bitwise_right_shift, kIntSet, Promote, Same, "integer");
+TS_DEFINE_ELEMENTWISE(gcd, kIntSet, Promote, Same, "integer");
+TS_DEFINE_ELEMENTWISE(lcm, kIntSet, Promote, Same, "integer");
 
 // Logical ops take any dtype by truthiness (nonzero is true), like NumPy and PyTorch.
 TS_DEFINE_ELEMENTWISE(logical_and, kAllSet, Promote, Bool, "any");

@@ -10,6 +10,9 @@ TS_DECLARE_ELEMENTWISE(bitwise_xor);
 TS_DECLARE_ELEMENTWISE(bitwise_invert);
 TS_DECLARE_ELEMENTWISE(bitwise_left_shift);
 TS_DECLARE_ELEMENTWISE(bitwise_right_shift);
+// Greatest common divisor and least common multiple of integers (non-negative; torch.gcd/lcm).
+TS_DECLARE_ELEMENTWISE(gcd);
+TS_DECLARE_ELEMENTWISE(lcm);
 TS_DECLARE_ELEMENTWISE(logical_and);
 TS_DECLARE_ELEMENTWISE(logical_or);
 TS_DECLARE_ELEMENTWISE(logical_xor);

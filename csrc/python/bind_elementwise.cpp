@@ -163,7 +163,6 @@ void def_tensor_methods(py::module_& m) {
       {"ceil", &ceil_def},
       {"trunc", &trunc_def},
       {"sign", &sign_def},
-      {"square", &square_def},
       {"reciprocal", &reciprocal_def},
       {"isnan", &isnan_def},
       {"isinf", &isinf_def},

@@ -48,6 +48,10 @@ void init_distance(py::module_& m);
 void init_gumbel_softmax(py::module_& m);
 void init_bilinear(py::module_& m);
 void init_tensor_protocols(py::module_& m);
+void init_pointwise_torch(py::module_& m);
+void init_statistics_torch(py::module_& m);
+void init_einsum(py::module_& m);
+void init_stft(py::module_& m);
 void install_arg_errors(py::module_& m);  // last: wraps every binding above
 }  // namespace ts::python
 
@@ -157,5 +161,9 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_gumbel_softmax(m);
   ts::python::init_bilinear(m);
   ts::python::init_tensor_protocols(m);
+  ts::python::init_pointwise_torch(m);
+  ts::python::init_statistics_torch(m);
+  ts::python::init_einsum(m);
+  ts::python::init_stft(m);
   ts::python::install_arg_errors(m);
 }

@@ -22,7 +22,6 @@ from tessera import datasets as datasets
 from tessera._C import Device as device
 from tessera import distributed as distributed
 from tessera._C import dtype as dtype
-from tessera._einsum import einsum as einsum
 from tessera.autograd.grad_mode import enable_grad as enable_grad
 from tessera import fft as fft
 from tessera._dtypes import finfo as finfo
@@ -41,7 +40,6 @@ from tessera.amp.autocast_mode import is_autocast_enabled as is_autocast_enabled
 from tessera.autograd.grad_mode import is_grad_enabled as is_grad_enabled
 from tessera.autograd.grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
 from tessera._dtypes import isdtype as isdtype
-from tessera._stft import istft as istft
 from tessera._torch_legacy import layout as layout
 from tessera import linalg as linalg
 from tessera.serialization import load as load
@@ -71,7 +69,6 @@ from tessera._dtypes import set_default_dtype as set_default_dtype
 from tessera.autograd.grad_mode import set_grad_enabled as set_grad_enabled
 from tessera.random import set_rng_state as set_rng_state
 from tessera import special as special
-from tessera._stft import stft as stft
 from tessera import testing as testing
 from tessera._sorting import topk as topk
 from tessera._sets import unique_all as unique_all
@@ -155,8 +152,8 @@ class Tensor:
         """The argument of complex input; for real input pi where negative, else 0 (NaN kept)."""
     def any(self, *args: Any, **kwargs: Any) -> Any:
         """True where some element along axis is nonzero (False over no elements); bool result."""
-    def apply_(self, *args: Any, **kwargs: Any) -> Any:
-        """Applies a Python function to each element in place (CPU only, slow; as torch). Returns self."""
+    def apply_(self, callable: Any) -> Tensor:
+        """Applies a Python function to each element in place (CPU, slow; as torch)."""
     def arccos(self, *args: Any, **kwargs: Any) -> Any:
         """Inverse cosine. Integer and boolean inputs compute in float32."""
     def arccos_(self, *args: Any, **kwargs: Any) -> Tensor:
@@ -195,10 +192,10 @@ class Tensor:
         """The (count, ndim) int64 coordinates of the nonzero elements (ts.argwhere, which also takes array-likes)."""
     def as_strided(self, size: Any, stride: Any, storage_offset: Any = ...) -> Any:
         """A view of input's storage with the given size, strides (in elements) and offset (input's own offset when None). Differentiable for any input layout, as torch."""
-    def as_strided_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place as_strided: this tensor becomes self.as_strided(...) (a view of the same memory). Returns self."""
-    def as_strided_scatter(self, src: Any, size: Any, stride: Any, storage_offset: Any = ...) -> Any:
-        """A copy of input (laid out as input.clone()) whose as_strided(size, stride, storage_offset) view holds src, whose shape must be `size`. Differentiable in input (contiguous, as PyTorch) and src."""
+    def as_strided_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place as_strided: this tensor becomes ``self.as_strided(...)`` (a view of the same memory)."""
+    def as_strided_scatter(self, src: Any, size: Any, stride: Any, storage_offset: Any = ...) -> Tensor:
+        """A copy of self (made contiguous) with ``src`` written into its as_strided view."""
     def asin(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def asin_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place asin (torch.Tensor.asin_); returns self."""
@@ -206,8 +203,7 @@ class Tensor:
         """Inverse hyperbolic sine."""
     def asinh_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place asinh (torch.Tensor.asinh_); returns self."""
-    def astype(self, *args: Any, **kwargs: Any) -> Tensor:
-        """The array API's astype: this tensor as `dtype` (differentiable); copy=False returns its memory when the dtype is already `dtype`."""
+    def astype(self, dtype: Any, /, *, copy: Any = ...) -> Tensor: ...
     def atan(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def atan2(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def atan2_(self, *args: Any, **kwargs: Any) -> Tensor:
@@ -298,16 +294,14 @@ class Tensor:
         """input clamped to [min, max] elementwise (torch.clamp; x.clamp and x.clip are this function). min and max are numbers or tensors broadcasting with input; a float bound makes an integer input float (the default dtype) and a tensor bound of another dtype promotes an integer input. Where min > max the result is max; NaN stays NaN. With no bound at all the result is a copy (as ts.clip; torch raises). ts.clip is the array API's clip (input's dtype)."""
     def clip_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place clip (torch.Tensor.clip_); returns self."""
-    def clone(self, *args: Any, **kwargs: Any) -> Any:
-        """A copy in new memory (differentiable), laid out as memory_format asks (ts.contiguous_format, ts.channels_last, ...)."""
+    def clone(self, *args: Any, memory_format: Any = ..., **kwargs: Any) -> Any: ...
     def conj(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def conj_physical(self, *args: Any, **kwargs: Any) -> Any:
         """The conjugate in new memory for a complex tensor (differentiable); a real one is returned as it is, as in torch."""
-    def conj_physical_(self, *args: Any, **kwargs: Any) -> Any:
-        """Conjugates a complex tensor in place (a real one is left as it is). Returns self."""
+    def conj_physical_(self) -> Tensor: ...
     def const_data_ptr(self, *args: Any, **kwargs: Any) -> builtins.int:
         """The address of the first element (data_ptr)."""
-    def contiguous(self, *args: Any, **kwargs: Any) -> Tensor:
+    def contiguous(self, *args: Any, memory_format: Any = ..., **kwargs: Any) -> Any:
         """This tensor with row-major strides (or memory_format's), copied only if needed"""
     def copy_(self, src: Any, non_blocking: Any = ...) -> Tensor:
         """Copies `src` (broadcast to self's shape, cast to self's dtype, any device) into self; returns self. Differentiable with respect to src."""
@@ -351,8 +345,7 @@ class Tensor:
         """input * pi / 180 (float result)."""
     def deg2rad_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place deg2rad (torch.Tensor.deg2rad_); returns self."""
-    def dense_dim(self, *args: Any, **kwargs: Any) -> builtins.int:
-        """The number of dense dims: ndim (tensors are strided)."""
+    def dense_dim(self) -> builtins.int: ...
     def det(self) -> Any:
         """Determinants of (..., M, M) matrices -> shape (...) (torch.linalg.det)."""
     def detach(self, *args: Any, **kwargs: Any) -> Tensor: ...
@@ -376,8 +369,8 @@ class Tensor:
     def dim(self, *args: Any, **kwargs: Any) -> builtins.int: ...
     def dim_order(self, *args: Any, **kwargs: Any) -> Any:
         """The dims from outermost to innermost in memory (by decreasing stride, stable)."""
-    def dist(self, other: Any, p: Any = ...) -> Tensor:
-        """The p-norm of input - other (broadcast); both must be tensors, as torch.dist."""
+    def dist(self, other: Any, p: Any = ...) -> Any:
+        """The p-norm of input - other (broadcast; torch.dist)."""
     def div(self, other: Any, *, rounding_mode: Any = ..., out: Any = ...) -> Any:
         """input / other: true division (integers divide in the default float dtype); PyTorch's rounding_mode='trunc' or 'floor' rounds the quotient, exactly in an integer dtype, and raises ZeroDivisionError for a zero integer divisor on the CPU (ts.div is the same function)."""
     def div_(self, *args: Any, **kwargs: Any) -> Any:
@@ -398,8 +391,8 @@ class Tensor:
     def eq(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def eq_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place eq (torch.Tensor.eq_); returns self."""
-    def equal(self, other: Any) -> builtins.bool:
-        """torch.equal: same shape and the same values (NaN != NaN)."""
+    def equal(self, *args: Any, **kwargs: Any) -> Any:
+        """True when other has this tensor's shape and equal values everywhere (torch.equal; NaN != NaN)."""
     def erf(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def erf_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place erf (torch.Tensor.erf_); returns self."""
@@ -427,10 +420,10 @@ class Tensor:
         """Fills self with exponential draws of rate lambd."""
     def fill_(self, value: Any) -> Tensor:
         """Fills self with `value` (a number or a 0-d tensor); returns self."""
-    def fill_diagonal_(self, *args: Any, **kwargs: Any) -> Any:
-        """Fills the main diagonal (all dims equal for ndim > 2) with fill_value in place; wrap=True continues below a tall matrix every ncols + 1 rows, as torch and NumPy. Returns self."""
-    def fix(self) -> Tensor:
-        """Rounds toward zero (alias of trunc)."""
+    def fill_diagonal_(self, fill_value: Any, wrap: Any = ...) -> Tensor:
+        """Fills the main diagonal (all dims equal for ndim > 2) with fill_value; wrap=True continues below a tall matrix every ncols + 1 rows, like torch/NumPy."""
+    def fix(self, *, out: Any = ...) -> Any:
+        """Rounds toward zero (torch's alias of trunc)."""
     def fix_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place fix (torch.Tensor.fix_); returns self."""
     def flatten(self, *args: Any, **kwargs: Any) -> Any:
@@ -443,8 +436,8 @@ class Tensor:
         """Reverses dim 0 (input must be at least 1-D)."""
     def float(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor as float32 (itself when it already is)."""
-    def float_power(self, exponent: Any) -> Tensor:
-        """input ** exponent in float64 (complex128 when either is complex)."""
+    def float_power(self, exponent: Any, *, out: Any = ...) -> Any:
+        """input ** exponent computed in float64 (complex128 when either is complex); either may be a Python number."""
     def float_power_(self, exponent: Any) -> Tensor:
         """In-place float_power: self must already be float64 (complex128), as in torch."""
     def floor(self, *args: Any, **kwargs: Any) -> Tensor: ...
@@ -465,12 +458,12 @@ class Tensor:
         """input - trunc(input), keeping the sign; floating input only (as torch)."""
     def frac_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place frac (torch.Tensor.frac_); returns self."""
-    def frexp(self) -> Any:
-        """(mantissa, exponent) with input == mantissa * 2**exponent, |mantissa| in [0.5, 1); a named tuple with fields mantissa and exponent like torch.return_types.frexp."""
+    def frexp(self, *, out: Any = ...) -> Any:
+        """(mantissa, exponent) with input == mantissa * 2**exponent and |mantissa| in [0.5, 1): a named tuple like torch.return_types.frexp; exponent is int32. Floating input only."""
     def gather(self, dim: Any, index: Any, *, sparse_grad: Any = ..., out: Any = ...) -> Any:
         """out[i][j][k] = input[index[i][j][k]][j][k] for dim=0 (and so on): index is an integer tensor of input's rank, no larger than input in any dim but `dim`; the result has index's shape and input's dtype. sparse_grad is accepted and ignored (dense gradients)."""
-    def gcd(self, other: Any) -> Tensor:
-        """Greatest common divisor of integer tensors (non-negative)."""
+    def gcd(self, other: Any, *, out: Any = ...) -> Any:
+        """The greatest common divisor of integer tensors (non-negative; gcd(0, 0) is 0), broadcasting; floating or bool input raises."""
     def gcd_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place gcd (torch.Tensor.gcd_); returns self."""
     def ge(self, *args: Any, **kwargs: Any) -> Tensor: ...
@@ -505,8 +498,8 @@ class Tensor:
         """In-place heaviside (torch.Tensor.heaviside_); returns self."""
     def histc(self, bins: Any = ..., min: Any = ..., max: Any = ...) -> Any:
         """Histogram of bins equal-width bins over [min, max] (the data's range when both are equal); values outside are ignored. The result has input's (floating) dtype."""
-    def histogram(self, bins: Any = ..., *, range: Any = ..., weight: Any = ..., density: Any = ...) -> Any:
-        """(hist, bin_edges) like torch.histogram (NumPy's histogram semantics)."""
+    def histogram(self, bins: Any = ..., *, range: Any = ..., weight: Any = ..., density: Any = ..., out: Any = ...) -> Any:
+        """(hist, bin_edges) as torch.histogram (NumPy's semantics): bins an int (equal widths over range, the data's min and max by default) or a 1-D tensor of edges; the last bin includes its right edge; weight sums per bin; density normalizes to a density."""
     def hsplit(self, sections: Any) -> Any:
         """tensor_split along dim 1 (dim 0 for 1-D input) of an at least 1-D tensor; an int must divide the size evenly."""
     def hypot(self, *args: Any, **kwargs: Any) -> Any:
@@ -539,10 +532,9 @@ class Tensor:
         """A copy of input with input[indices] = values (indices: a tuple of index tensors, None for a full slice; values broadcast to the selection, of input's dtype). accumulate=True adds instead, summing repeated indices. Differentiable in input and values."""
     def index_put_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place index_put (see ts.index_put); returns self."""
-    def index_reduce(self, dim: Any, index: Any, source: Any, reduce: Any, *, include_self: Any = ..., out: Any = ...) -> Any:
-        """A copy of input with source's slices along `dim` reduced into input's slices index[i] with reduce 'prod', 'mean', 'amax' or 'amin' (repeated indices combine); include_self=False leaves input's own values out where something is reduced. Differentiable in input and source."""
-    def index_reduce_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place index_reduce (see ts.index_reduce); returns self."""
+    def index_reduce(self, dim: Any, index: Any, source: Any, reduce: Any, *, include_self: Any = ...) -> Tensor:
+        """Reduces the slices of `source` along `dim` into self's slices ``index[i]`` with 'prod', 'mean', 'amax' or 'amin' (torch.Tensor.index_reduce)."""
+    def index_reduce_(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def index_select(self, dim: Any, index: Any, *, out: Any = ...) -> Any:
         """The slices of input at the 0-d or 1-d integer `index` along `dim` (a copy; input's shape with `dim` replaced by len(index))."""
     def inner(self, other: Any, *, out: Any = ...) -> Any:
@@ -553,8 +545,7 @@ class Tensor:
         """Inverses of (..., M, M) matrices (torch.linalg.inv)."""
     def is_complex(self) -> Any:
         """True when input's dtype is complex."""
-    def is_conj(self, *args: Any, **kwargs: Any) -> builtins.bool:
-        """False (conjugation is never lazy here)."""
+    def is_conj(self) -> builtins.bool: ...
     def is_contiguous(self, *args: Any, **kwargs: Any) -> builtins.bool:
         """Whether the strides are row-major, or those of memory_format (ts.channels_last: (N, C, H, W) stored as (N, H, W, C))"""
     is_cpu: Any
@@ -562,8 +553,7 @@ class Tensor:
     def is_distributed(self) -> builtins.bool: ...
     def is_floating_point(self) -> Any:
         """True when input's dtype is a real floating-point one."""
-    def is_inference(self, *args: Any, **kwargs: Any) -> builtins.bool:
-        """False (tessera has no inference tensors)."""
+    def is_inference(self) -> builtins.bool: ...
     is_ipu: Any
     is_leaf: builtins.bool
     is_maia: Any
@@ -571,20 +561,17 @@ class Tensor:
     is_mkldnn: Any
     is_mps: Any
     is_mtia: Any
-    def is_neg(self, *args: Any, **kwargs: Any) -> builtins.bool:
-        """False (negation is never lazy here)."""
+    def is_neg(self) -> builtins.bool: ...
     is_nested: Any
     def is_nonzero(self) -> Any:
         """Whether the one element of input is nonzero (RuntimeError for other sizes)."""
-    def is_pinned(self, *args: Any, **kwargs: Any) -> builtins.bool:
-        """Whether this tensor's memory is page-locked (pin_memory)."""
+    def is_pinned(self) -> builtins.bool: ...
     is_quantized: Any
     def is_same_size(self, *args: Any, **kwargs: Any) -> builtins.bool:
         """Whether other has this tensor's shape."""
     def is_set_to(self, *args: Any, **kwargs: Any) -> builtins.bool:
         """Whether tensor views the same storage with the same geometry."""
-    def is_shared(self, *args: Any, **kwargs: Any) -> builtins.bool:
-        """False (no shared-memory tensors)."""
+    def is_shared(self) -> builtins.bool: ...
     def is_signed(self, *args: Any, **kwargs: Any) -> builtins.bool:
         """Whether the dtype is signed (false for bool and the unsigned integers)."""
     is_sparse: Any
@@ -603,8 +590,8 @@ class Tensor:
         """True where input is +inf."""
     def isreal(self, *, out: Any = ...) -> Any:
         """True where the imaginary part is 0 (everywhere for real dtypes)."""
-    def istft(self, n_fft: Any, hop_length: Any = ..., win_length: Any = ..., window: Any = ..., center: Any = ..., normalized: Any = ..., onesided: Any = ..., length: Any = ..., return_complex: Any = ...) -> Tensor:
-        """The inverse of stft: windowed overlap-add of the inverse FFTs of the frames, divided by the overlapped squared window."""
+    def istft(self, n_fft: Any, hop_length: Any = ..., win_length: Any = ..., window: Any = ..., center: Any = ..., normalized: Any = ..., onesided: Any = ..., length: Any = ..., return_complex: Any = ...) -> Any:
+        """The inverse of stft: windowed overlap-add of the inverse FFTs of the frames, divided by the overlapped squared window (the NOLA condition must hold), trimmed to length."""
     def item(self, *args: Any, **kwargs: Any) -> Any: ...
     itemsize: Any
     def kron(self, other: Any, *, out: Any = ...) -> Any:
@@ -612,8 +599,8 @@ class Tensor:
     def kthvalue(self, *args: Any, **kwargs: Any) -> Any:
         """The named tuple (values, indices) of the k-th smallest element (k counts from 1) along dim."""
     layout: Any
-    def lcm(self, other: Any) -> Tensor:
-        """Least common multiple of integer tensors (non-negative)."""
+    def lcm(self, other: Any, *, out: Any = ...) -> Any:
+        """The least common multiple of integer tensors (non-negative; 0 when either is 0), broadcasting; the product wraps like other integer ops."""
     def lcm_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place lcm (torch.Tensor.lcm_); returns self."""
     def ldexp(self, other: Any, *, out: Any = ...) -> Any:
@@ -689,10 +676,10 @@ class Tensor:
         """Deprecated torch.lu_solve(b, LU_data, LU_pivots)."""
     mH: Tensor
     mT: Tensor
-    def map2_(self, *args: Any, **kwargs: Any) -> Any:
-        """self[i] = callable(self[i], x[i], y[i]) for each element (CPU only). Returns self."""
-    def map_(self, *args: Any, **kwargs: Any) -> Any:
-        """self[i] = callable(self[i], tensor[i]) for each element, tensor broadcast to self (CPU only, slow; as torch). Returns self."""
+    def map2_(self, x: Any, y: Any, callable: Any) -> Tensor:
+        """self[i] = callable(self[i], x[i], y[i]) for each element (CPU)."""
+    def map_(self, tensor: Any, callable: Any) -> Tensor:
+        """self[i] = callable(self[i], tensor[i]) for each element (tensor broadcasts; CPU)."""
     def masked_fill(self, mask: Any, value: Any) -> Any:
         """input with `value` (a number or 0-d tensor, cast to input's dtype) where the bool `mask` (broadcastable to input) is True."""
     def masked_fill_(self, *args: Any, **kwargs: Any) -> Any:
@@ -724,7 +711,7 @@ class Tensor:
         """(n, m) @ (m, p) -> (n, p). Like torch, no broadcasting and one dtype."""
     def mode(self, dim: Any = ..., keepdim: Any = ...) -> Any:
         """The named tuple (values, indices): the most frequent value along dim (the smallest on ties) and the index of its last occurrence."""
-    def module_load(self, *args: Any, **kwargs: Any) -> Any:
+    def module_load(self, other: Any, assign: Any = ...) -> Tensor:
         """How load_state_dict turns `other` into this tensor's new value: other detached (`assign`) or copied into self (torch.Tensor.module_load)."""
     def moveaxis(self, source: Any, destination: Any) -> Any:
         """A view of input with the dims at source (an int or a sequence) moved to destination."""
@@ -783,8 +770,7 @@ class Tensor:
         """new(*args, device=None) -> Tensor"""
     def new_empty(self, *args: Any, **kwargs: Any) -> Any:
         """An uninitialized tensor of size with this tensor's dtype and device (unless given)."""
-    def new_empty_strided(self, *args: Any, **kwargs: Any) -> Any:
-        """An uninitialized tensor of size with the given strides (empty_strided), with this tensor's dtype and device (unless given)."""
+    def new_empty_strided(self, size: Any, stride: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: Any = ..., layout: Any = ..., pin_memory: Any = ...) -> Tensor: ...
     def new_full(self, *args: Any, **kwargs: Any) -> Any:
         """A tensor of size filled with fill_value, with this tensor's dtype and device (unless given)."""
     def new_ones(self, *args: Any, **kwargs: Any) -> Any:
@@ -801,8 +787,8 @@ class Tensor:
         """torch.Tensor.nonzero: a (count, ndim) int64 tensor of the nonzero elements' coordinates, or with as_tuple=True a tuple of 1-d index tensors (one for 0-d input, as PyTorch)."""
     def nonzero_static(self, *, size: Any, fill_value: Any = ...) -> Any:
         """nonzero() as a (size, ndim) int64 tensor: the coordinates of the nonzero elements cut to `size` rows, or padded with rows of fill_value."""
-    def norm(self, p: Any = ..., dim: Any = ..., keepdim: Any = ..., dtype: Any = ...) -> Tensor:
-        """torch.norm: the p-norm of the elements over `dim` (all elements when None), 'fro' (the 2-norm of the elements) or 'nuc' (nuclear norm of the matrices in two dims)."""
+    def norm(self, p: Any = ..., dim: Any = ..., keepdim: Any = ..., out: Any = ..., dtype: Any = ...) -> Any:
+        """torch.norm: the p-norm of the elements over dim (all when None; an int or a tuple), 'fro' (the 2-norm of the elements) or 'nuc' (the nuclear norm of the matrices in two dims); input cast to dtype first. Floating or complex input."""
     def normal_(self, mean: Any = ..., std: Any = ..., *, generator: Any = ...) -> Tensor:
         """Fills self in place with normal numbers (PyTorch's Tensor.normal_)."""
     def not_equal(self, *args: Any, **kwargs: Any) -> Any:
@@ -811,13 +797,13 @@ class Tensor:
         """In-place not_equal (torch.Tensor.not_equal_); returns self."""
     def numel(self) -> Any:
         """The number of elements of input."""
-    def numpy(self, *args: Any, **kwargs: Any) -> Any:
+    def numpy(self, *, force: Any = ...) -> Any:
         """A NumPy array sharing this tensor's memory (CPU only); force=True returns a copy (PyTorch's spelling). bfloat16 needs the ml_dtypes package."""
     def outer(self, vec2: Any, *, out: Any = ...) -> Any:
         """(n,) x (m,) -> (n, m) with out[i, j] = input[i] * vec2[j] (dtypes promote)."""
     def permute(self, *args: Any, **kwargs: Any) -> Any:
         """A view with the dims reordered: result.shape[i] == self.shape[dims[i]] (dims as varargs, one sequence, or dims=)."""
-    def pin_memory(self, *args: Any, **kwargs: Any) -> Tensor:
+    def pin_memory(self) -> Tensor:
         """A copy of this CPU tensor in page-locked memory (fast, asynchronous copies to the GPU)."""
     def pinverse(self, rcond: Any = ...) -> Any:
         """The pseudo-inverse dropping singular values at or below rcond * the largest."""
@@ -853,21 +839,21 @@ class Tensor:
     def reciprocal(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def reciprocal_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place reciprocal (torch.Tensor.reciprocal_); returns self."""
-    def record_stream(self, *args: Any, **kwargs: Any) -> None:
+    def record_stream(self, stream: Any) -> None:
         """Marks this tensor's memory as used by `stream` too: the allocator will not reuse it until that stream's queued work is done."""
     def register_hook(self, hook: Any) -> Any:
         """hook(grad) runs when the gradient w.r.t. this tensor is computed; it may return a replacement gradient or None (keep it). Returns a handle with remove()."""
     def register_post_accumulate_grad_hook(self, hook: Any) -> Any:
         """hook(tensor) runs after backward has accumulated into this leaf's .grad (e.g. to step an optimizer per parameter). Returns a handle with remove()."""
-    def relu(self) -> Tensor:
-        """torch.relu: max(input, 0), NaN stays NaN (F.relu's op without its inplace=)."""
+    def relu(self) -> Any:
+        """max(input, 0); NaN stays NaN (torch.relu)."""
     def relu_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place relu (torch.Tensor.relu_); returns self."""
     def remainder(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def remainder_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place remainder (torch.Tensor.remainder_); returns self."""
-    def renorm(self, p: Any, dim: Any, maxnorm: Any) -> Tensor:
-        """Each slice along `dim` whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
+    def renorm(self, p: Any, dim: Any, maxnorm: Any, *, out: Any = ...) -> Any:
+        """Each slice along dim whose p-norm exceeds maxnorm, scaled down to norm maxnorm."""
     def renorm_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place renorm (torch.Tensor.renorm_); returns self."""
     def repeat(self, *args: Any, **kwargs: Any) -> Any:
@@ -888,10 +874,8 @@ class Tensor:
         """A copy of this tensor resized to the_template's shape."""
     def resize_as_(self, *args: Any, **kwargs: Any) -> Any:
         """Resizes this tensor in place to the_template's shape (resize_). Returns self."""
-    def resolve_conj(self, *args: Any, **kwargs: Any) -> Any:
-        """This tensor (conjugation is never lazy here)."""
-    def resolve_neg(self, *args: Any, **kwargs: Any) -> Any:
-        """This tensor (negation is never lazy here)."""
+    def resolve_conj(self) -> Tensor: ...
+    def resolve_neg(self) -> Tensor: ...
     def retain_grad(self, *args: Any, **kwargs: Any) -> None: ...
     retains_grad: Any
     def roll(self, /, shifts: Any, dims: Any = ..., *, shift: Any = ..., axis: Any = ...) -> Any:
@@ -929,8 +913,7 @@ class Tensor:
     def sgn_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place sgn (torch.Tensor.sgn_); returns self."""
     shape: Any
-    def share_memory_(self, *args: Any, **kwargs: Any) -> Any:
-        """This tensor (no-op: tessera does not share memory between processes)."""
+    def share_memory_(self) -> Tensor: ...
     def short(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor as int16 (itself when it already is)."""
     def sigmoid(self, *args: Any, **kwargs: Any) -> Any:
@@ -959,8 +942,7 @@ class Tensor:
         """exp(x) / sum(exp(x)) along dim (PyTorch's implicit dim when None: 0 for 0-, 1- and 3-D input, else 1), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""
     def sort(self, dim: Any = ..., descending: Any = ..., stable: Any = ...) -> Any:
         """torch.Tensor.sort: ``(values, indices)`` along `dim` (stable)."""
-    def sparse_dim(self, *args: Any, **kwargs: Any) -> builtins.int:
-        """0 (tensors are strided)."""
+    def sparse_dim(self) -> builtins.int: ...
     def split(self, *args: Any, **kwargs: Any) -> Any:
         """Views along dim: pieces of split_size (the last may be smaller), or of the listed sizes (which must add up to the dim's size)."""
     def split_with_sizes(self, split_sizes: Any, dim: Any = ...) -> Any:
@@ -968,18 +950,18 @@ class Tensor:
     def sqrt(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def sqrt_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place sqrt (torch.Tensor.sqrt_); returns self."""
-    def square(self) -> Tensor:
-        """x.square(): input * input (bool input gives int64, as torch's pow(x, 2)); the namespace's ts.square stays the standard one."""
+    def square(self, *args: Any, **kwargs: Any) -> Any:
+        """self * self; a bool tensor gives int64 (torch's pow(x, 2); the namespace's ts.square is the standard's)."""
     def square_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place square (torch.Tensor.square_); returns self."""
     def squeeze(self, *args: Any, **kwargs: Any) -> Any:
         """A view without size-1 dims: all of them when dim is None, else those of dim (an int or a tuple) that have size 1 (others stay, as in PyTorch)."""
-    def squeeze_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place squeeze: this tensor becomes self.squeeze(...) (a view of the same memory). Returns self."""
+    def squeeze_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place squeeze: this tensor becomes ``self.squeeze(...)`` (a view of the same memory)."""
     def std(self, *args: Any, **kwargs: Any) -> Any:
         """The standard deviation over axis: the standard's call (axis=, correction=; default correction 0) or PyTorch's (positional dim, dim=, unbiased=, keepdim=; default unbiased, correction 1). The Tensor method always follows PyTorch. Real floating input keeps its dtype; integers and bool compute in float32; N - correction <= 0 gives inf or NaN."""
-    def stft(self, n_fft: Any, hop_length: Any = ..., win_length: Any = ..., window: Any = ..., center: Any = ..., pad_mode: Any = ..., normalized: Any = ..., onesided: Any = ..., return_complex: Any = ...) -> Tensor:
-        """The short-time Fourier transform of a 1-D (L,) or batched (B, L) signal: (..., n_fft // 2 + 1 or n_fft, n_frames), complex (or (..., 2) reals without return_complex)."""
+    def stft(self, n_fft: Any, hop_length: Any = ..., win_length: Any = ..., window: Any = ..., center: Any = ..., pad_mode: Any = ..., normalized: Any = ..., onesided: Any = ..., return_complex: Any = ...) -> Any:
+        """The short-time Fourier transform of a 1-D (L,) or batched (B, L) signal: frames every hop_length (default n_fft // 4) samples of the (center: pad_mode-padded by n_fft // 2) signal, times the window (ones of win_length by default, zero-padded to n_fft), then their (r)fft: (..., n_fft // 2 + 1 or n_fft, n_frames) complex, or its (..., 2) real view with return_complex=False (required for real input and window)."""
     def storage(self) -> Any: ...
     def storage_offset(self, *args: Any, **kwargs: Any) -> builtins.int:
         """Where the tensor starts in its storage, in elements."""
@@ -996,22 +978,22 @@ class Tensor:
         """--"""
     def sum(self, *args: Any, **kwargs: Any) -> Any:
         """Sum over axis (all axes when None). Default result dtype: bool and signed ints -> int64, unsigned ints -> uint64, floats and complex keep theirs; dtype= casts the input first and accumulates in it. The sum over no elements is 0. PyTorch's forms too: a positional dim (int or tuple) and keepdim, or dim=/keepdim= (one of each alias pair)."""
-    def sum_to_size(self, *size: Any) -> Tensor:
-        """Sums self down to `size` (which self must broadcast to ... from)."""
+    def sum_to_size(self, *args: Any, **kwargs: Any) -> Any:
+        """This tensor summed down to size, which it must be expandable from."""
     def svd(self, some: Any = ..., compute_uv: Any = ...) -> Any:
         """Deprecated torch.svd: (U, S, V) with V (not V^H); `some` gives the reduced form; without `compute_uv`, U (m, m) and V (n, n) are zeros whatever `some` (as torch)."""
     def swapaxes(self, *args: Any, **kwargs: Any) -> Any:
         """A view with dims dim0 and dim1 swapped (negative dims count from the end; axis0=/axis1= are aliases)."""
-    def swapaxes_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place swapaxes: this tensor becomes self.swapaxes(...) (a view of the same memory). Returns self."""
+    def swapaxes_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place swapaxes: this tensor becomes ``self.swapaxes(...)`` (a view of the same memory)."""
     def swapdims(self, *args: Any, **kwargs: Any) -> Any:
         """A view with dims dim0 and dim1 swapped (negative dims count from the end; axis0=/axis1= are aliases)."""
-    def swapdims_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place swapdims: this tensor becomes self.swapdims(...) (a view of the same memory). Returns self."""
+    def swapdims_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place swapdims: this tensor becomes ``self.swapdims(...)`` (a view of the same memory)."""
     def t(self, *args: Any, **kwargs: Any) -> Any:
         """Transposes a 2-D tensor (a view); 0-D and 1-D tensors come back as they are."""
-    def t_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place t: this tensor becomes self.t(...) (a view of the same memory). Returns self."""
+    def t_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place t: this tensor becomes ``self.t(...)`` (a view of the same memory)."""
     def take(self, index: Any, *, axis: Any = ...) -> Any:
         """Elements of input at the integer `index` (also indices=) along `axis` (a copy), of shape input.shape[:axis] + index.shape + input.shape[axis+1:]; with axis=None input is flattened first (torch.take, NumPy). Negative indices count from the end."""
     def take_along_dim(self, indices: Any, dim: Any = ...) -> Any:
@@ -1024,28 +1006,26 @@ class Tensor:
         """In-place tanh (torch.Tensor.tanh_); returns self."""
     def tensor_split(self, indices_or_sections: Any, dim: Any = ...) -> Any:
         """NumPy's array_split as views: an int n gives n pieces (the first size % n one longer); a list of indices gives the pieces between those split points. sections=, indices= and tensor_indices_or_sections= are torch's names."""
-    def threshold(self, threshold: Any, value: Any) -> Tensor:
-        """torch.threshold: input where input > threshold, else value (F.threshold's op without its inplace=)."""
+    def threshold(self, threshold: Any, value: Any) -> Any:
+        """input where input > threshold, else value (torch.threshold)."""
     def threshold_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place threshold (torch.Tensor.threshold_); returns self."""
     def tile(self, *args: Any, **kwargs: Any) -> Any:
         """NumPy's tile: self repeated reps[i] times along dim i; fewer reps than dims are padded with leading 1s."""
     def to(self, *args: Any, **kwargs: Any) -> Any:
         """to(*args, device=None, dtype=None, non_blocking=False, copy=False, memory_format=None) -> Tensor"""
-    def to_dense(self, *args: Any, **kwargs: Any) -> Any:
-        """This tensor (strided tensors are dense); with dtype, converted to it."""
+    def to_dense(self, dtype: Any = ..., *, masked_grad: Any = ...) -> Tensor: ...
     def to_device(self, device: Any, /, *, stream: Any = ...) -> Tensor:
         """The array API's to_device: this tensor on `device` (itself when already there)."""
-    def tolist(self, *args: Any, **kwargs: Any) -> Any:
-        """The values as (nested lists of) Python numbers; a 0-d tensor gives one number."""
+    def tolist(self) -> Any: ...
     def topk(self, k: Any, dim: Any = ..., largest: Any = ..., sorted: Any = ...) -> Any:
         """torch.topk: the `k` largest (``largest=False``: smallest) elements along `dim` as ``(values, indices)``, in sorted order (NaN counts as the largest value); among equal values the lower index comes first. ``sorted=False`` is accepted (the result is sorted anyway)."""
     def trace(self) -> Any:
         """Sum of the main diagonal of a 2-D tensor (integer input sums to int64)."""
     def transpose(self, *args: Any, **kwargs: Any) -> Any:
         """A view with dims dim0 and dim1 swapped (negative dims count from the end; axis0=/axis1= are aliases)."""
-    def transpose_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place transpose: this tensor becomes self.transpose(...) (a view of the same memory). Returns self."""
+    def transpose_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place transpose: this tensor becomes ``self.transpose(...)`` (a view of the same memory)."""
     def triangular_solve(self, A: Any, upper: Any = ..., transpose: Any = ..., unitriangular: Any = ...) -> Any:
         """Deprecated torch.triangular_solve: (X with op(A) X = b, a copy of A), op(A) = A or A^T."""
     def tril(self, diagonal: Any = ..., *, k: Any = ..., out: Any = ...) -> Any:
@@ -1084,8 +1064,8 @@ class Tensor:
     def unsafe_split_with_sizes(self, split_sizes: Any, dim: Any = ...) -> Any: ...
     def unsqueeze(self, *args: Any, **kwargs: Any) -> Any:
         """A view with a size-1 dim inserted at dim."""
-    def unsqueeze_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place unsqueeze: this tensor becomes self.unsqueeze(...) (a view of the same memory). Returns self."""
+    def unsqueeze_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place unsqueeze: this tensor becomes ``self.unsqueeze(...)`` (a view of the same memory)."""
     def untyped_storage(self) -> Any: ...
     def var(self, *args: Any, **kwargs: Any) -> Any:
         """The variance over axis: the standard's call (axis=, correction=; default correction 0) or PyTorch's (positional dim, dim=, unbiased=, keepdim=; default unbiased, correction 1). The Tensor method always follows PyTorch. Real floating input keeps its dtype; integers and bool compute in float32; N - correction <= 0 gives inf or NaN."""
@@ -1216,7 +1196,7 @@ def argwhere(x: Any, /) -> Any: ...
 def as_strided(input: Any, size: Any, stride: Any, storage_offset: Any = ...) -> Any: ...
 def as_strided_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def as_strided_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...
-def as_strided_scatter(input: Any, src: Any, size: Any, stride: Any, storage_offset: Any = ...) -> Any: ...
+def as_strided_scatter(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def as_tensor(data: Any, dtype: Any = ..., device: Any = ...) -> Any: ...
 def asarray(obj: Any, /, *, dtype: Any = ..., device: Any = ..., copy: Any = ..., requires_grad: Any = ...) -> Any: ...
 def asin(*args: Any, **kwargs: Any) -> Tensor: ...
@@ -1280,9 +1260,9 @@ def clamp_min(input: Any, min: Any, *, out: Any = ...) -> Any: ...
 def clamp_min_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def clip(x: Any, /, min: Any = ..., max: Any = ...) -> Any: ...
 def clip_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
-def clone(*args: Any, **kwargs: Any) -> Any: ...
+def clone(input: Any, *, memory_format: Any = ...) -> Tensor: ...
 def column_stack(tensors: Any) -> Any: ...
-def combinations(input: Any, r: Any = ..., with_replacement: Any = ...) -> Tensor: ...
+def combinations(input: Any, r: Any = ..., with_replacement: Any = ...) -> Any: ...
 def compiled_with_cxx11_abi() -> builtins.bool: ...
 complex128: dtype
 complex64: dtype
@@ -1325,7 +1305,7 @@ default_generator: Any
 def deg2rad(input: Any, *, out: Any = ...) -> Any: ...
 def deg2rad_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def det(input: Any) -> Any: ...
-def detach(*args: Any, **kwargs: Any) -> Tensor: ...
+def detach(input: Any) -> Tensor: ...
 def detach_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def detach_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def diag(input: Any, diagonal: Any = ...) -> Any: ...
@@ -1336,7 +1316,7 @@ def diagonal_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def diagonal_scatter(input: Any, src: Any, offset: Any = ..., dim1: Any = ..., dim2: Any = ...) -> Any: ...
 def diff(input: Any, n: Any = ..., dim: Any = ..., prepend: Any = ..., append: Any = ..., *, axis: Any = ...) -> Any: ...
 def digamma(*args: Any, **kwargs: Any) -> Tensor: ...
-def dist(input: Any, other: Any, p: Any = ...) -> Tensor: ...
+def dist(input: Any, other: Any, p: Any = ...) -> Any: ...
 def div(input: Any, other: Any, *, rounding_mode: Any = ..., out: Any = ...) -> Any: ...
 def divide(input: Any, other: Any, *, rounding_mode: Any = ..., out: Any = ...) -> Any: ...
 def dot(input: Any, tensor: Any, *, out: Any = ...) -> Any: ...
@@ -1346,6 +1326,7 @@ def dsplit(input: Any, sections: Any) -> Any: ...
 def dstack(tensors: Any) -> Any: ...
 e: builtins.float
 def eig(input: Any, eigenvectors: Any = ...) -> Any: ...
+def einsum(equation: Any, /, *operands: Any, optimize: Any = ...) -> Any: ...
 def embedding(weight: Any, indices: Any, padding_idx: Any = ..., scale_grad_by_freq: Any = ..., sparse: Any = ...) -> Tensor: ...
 def empty(shape: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: Any = ...) -> Any: ...
 def empty_like(input: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: Any = ..., memory_format: Any = ..., layout: Any = ..., pin_memory: Any = ...) -> Any: ...
@@ -1371,7 +1352,7 @@ def feature_alpha_dropout(input: Any, p: Any, train: Any) -> Tensor: ...
 def feature_dropout(input: Any, p: Any, train: Any) -> Tensor: ...
 def fill(input: Any, value: Any) -> Any: ...
 def fill_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
-def fix(input: Any) -> Tensor: ...
+def fix(input: Any, *, out: Any = ...) -> Any: ...
 def fix_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def flatten(input: Any, start_dim: Any = ..., end_dim: Any = ...) -> Any: ...
 def flip(x: Any, /, dims: Any = ..., *, axis: Any = ...) -> Any: ...
@@ -1380,7 +1361,7 @@ def flipud(input: Any) -> Any: ...
 float16: dtype
 float32: dtype
 float64: dtype
-def float_power(input: Any, exponent: Any) -> Tensor: ...
+def float_power(input: Any, exponent: Any, *, out: Any = ...) -> Any: ...
 def floor(*args: Any, **kwargs: Any) -> Tensor: ...
 def floor_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def floor_divide(*args: Any, **kwargs: Any) -> Tensor: ...
@@ -1389,14 +1370,14 @@ def fmin(input: Any, other: Any, *, out: Any = ...) -> Any: ...
 def fmod(input: Any, other: Any, *, out: Any = ...) -> Any: ...
 def frac(input: Any, *, out: Any = ...) -> Any: ...
 def frac_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
-def frexp(input: Any) -> Any: ...
+def frexp(input: Any, *, out: Any = ...) -> Any: ...
 def frobenius_norm(input: Any, dim: Any = ..., keepdim: Any = ...) -> Tensor: ...
 def from_numpy(ndarray: Any) -> Any: ...
 def frombuffer(buffer: Any, *, dtype: Any, count: Any = ..., offset: Any = ..., requires_grad: Any = ...) -> Any: ...
 def full(shape: Any, fill_value: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: Any = ..., size: Any = ..., out: Any = ..., layout: Any = ..., pin_memory: Any = ...) -> Any: ...
 def full_like(input: Any, fill_value: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: Any = ..., memory_format: Any = ..., layout: Any = ..., pin_memory: Any = ...) -> Any: ...
 def gather(input: Any, dim: Any, index: Any, *, sparse_grad: Any = ..., out: Any = ...) -> Any: ...
-def gcd(input: Any, other: Any) -> Tensor: ...
+def gcd(input: Any, other: Any, *, out: Any = ...) -> Any: ...
 def gcd_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def ge(*args: Any, **kwargs: Any) -> Tensor: ...
 def ger(input: Any, vec2: Any, *, out: Any = ...) -> Any: ...
@@ -1423,7 +1404,7 @@ has_spectral: builtins.bool
 def heaviside(input: Any, values: Any, *, out: Any = ...) -> Any: ...
 def hinge_embedding_loss(input: Any, target: Any, margin: Any = ..., reduction: Any = ...) -> Any: ...
 def histc(input: Any, bins: Any = ..., min: Any = ..., max: Any = ...) -> Any: ...
-def histogram(input: Any, bins: Any = ..., *, range: Any = ..., weight: Any = ..., density: Any = ...) -> Any: ...
+def histogram(input: Any, bins: Any = ..., *, range: Any = ..., weight: Any = ..., density: Any = ..., out: Any = ...) -> Any: ...
 def hsplit(input: Any, sections: Any) -> Any: ...
 def hstack(tensors: Any) -> Any: ...
 def hypot(*args: Any, **kwargs: Any) -> Tensor: ...
@@ -1437,7 +1418,7 @@ def index_copy(input: Any, dim: Any, index: Any, source: Any, *, out: Any = ...)
 def index_fill(input: Any, dim: Any, index: Any, value: Any) -> Any: ...
 def index_put(input: Any, indices: Any, values: Any, accumulate: Any = ...) -> Any: ...
 def index_put_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
-def index_reduce(input: Any, dim: Any, index: Any, source: Any, reduce: Any, *, include_self: Any = ..., out: Any = ...) -> Any: ...
+def index_reduce(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def index_select(input: Any, dim: Any, index: Any, *, out: Any = ...) -> Any: ...
 inf: builtins.float
 def init_num_threads() -> None: ...
@@ -1470,12 +1451,13 @@ def isnan(*args: Any, **kwargs: Any) -> Tensor: ...
 def isneginf(input: Any, *, out: Any = ...) -> Any: ...
 def isposinf(input: Any, *, out: Any = ...) -> Any: ...
 def isreal(input: Any, *, out: Any = ...) -> Any: ...
+def istft(input: Any, n_fft: Any, hop_length: Any = ..., win_length: Any = ..., window: Any = ..., center: Any = ..., normalized: Any = ..., onesided: Any = ..., length: Any = ..., return_complex: Any = ...) -> Any: ...
 def kaiser_window(window_length: Any, periodic: Any = ..., beta: Any = ..., *, dtype: Any = ..., layout: Any = ..., device: Any = ..., requires_grad: Any = ...) -> Tensor: ...
 def kl_div(input: Any, target: Any, reduction: Any = ..., *, log_target: Any = ...) -> Any: ...
 def kron(input: Any, other: Any, *, out: Any = ...) -> Any: ...
 def kthvalue(input: Any, k: Any, dim: Any = ..., keepdim: Any = ...) -> Any: ...
 def layer_norm(input: Any, normalized_shape: Any, weight: Any = ..., bias: Any = ..., eps: Any = ..., cudnn_enable: Any = ...) -> Tensor: ...
-def lcm(input: Any, other: Any) -> Tensor: ...
+def lcm(input: Any, other: Any, *, out: Any = ...) -> Any: ...
 def lcm_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def ldexp(input: Any, other: Any, *, out: Any = ...) -> Any: ...
 def ldexp_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
@@ -1559,7 +1541,7 @@ newaxis: None
 def nextafter(*args: Any, **kwargs: Any) -> Tensor: ...
 def nonzero(x: Any, /, *, as_tuple: Any = ...) -> Any: ...
 def nonzero_static(input: Any, *, size: Any, fill_value: Any = ...) -> Any: ...
-def norm(input: Any, p: Any = ..., dim: Any = ..., keepdim: Any = ..., dtype: Any = ...) -> Tensor: ...
+def norm(input: Any, p: Any = ..., dim: Any = ..., keepdim: Any = ..., out: Any = ..., dtype: Any = ...) -> Any: ...
 def not_equal(*args: Any, **kwargs: Any) -> Tensor: ...
 def nuclear_norm(input: Any, dim: Any = ..., keepdim: Any = ...) -> Tensor: ...
 def numel(input: Any) -> Any: ...
@@ -1576,7 +1558,7 @@ def pinverse(input: Any, rcond: Any = ...) -> Any: ...
 def pixel_shuffle(*args: Any, **kwargs: Any) -> Any: ...
 def pixel_unshuffle(*args: Any, **kwargs: Any) -> Any: ...
 def poisson_nll_loss(input: Any, target: Any, log_input: Any, full: Any, eps: Any, reduction: Any) -> Any: ...
-def polar(abs: Any, angle: Any) -> Tensor: ...
+def polar(abs: Any, angle: Any, *, out: Any = ...) -> Any: ...
 def polygamma(*args: Any, **kwargs: Any) -> Tensor: ...
 def positive(*args: Any, **kwargs: Any) -> Tensor: ...
 def pow(*args: Any, **kwargs: Any) -> Tensor: ...
@@ -1599,10 +1581,10 @@ def ravel(input: Any) -> Any: ...
 def real(*args: Any, **kwargs: Any) -> Tensor: ...
 def reciprocal(*args: Any, **kwargs: Any) -> Tensor: ...
 def reciprocal_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
-def relu(input: Any) -> Tensor: ...
+def relu(input: Any) -> Any: ...
 def relu_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def remainder(*args: Any, **kwargs: Any) -> Tensor: ...
-def renorm(input: Any, p: Any, dim: Any, maxnorm: Any) -> Tensor: ...
+def renorm(input: Any, p: Any, dim: Any, maxnorm: Any, *, out: Any = ...) -> Any: ...
 def repeat(x: Any, repeats: Any, /, *, axis: Any = ..., dim: Any = ...) -> Any: ...
 def repeat_interleave(input: Any, repeats: Any = ..., dim: Any = ..., *, output_size: Any = ...) -> Any: ...
 def reshape(x: Any, /, shape: Any, *, copy: Any = ...) -> Any: ...
@@ -1670,6 +1652,7 @@ def squeeze_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def stack(arrays: Any, dim: Any = ..., *, axis: Any = ..., tensors: Any = ..., out: Any = ...) -> Any: ...
 def std(x: Any, /, dim: Any = ..., unbiased: Any = ..., keepdim: Any = ..., *, axis: Any = ..., correction: Any = ..., keepdims: Any = ..., out: Any = ...) -> Any: ...
 def std_mean(input: Any, dim: Any = ..., unbiased: Any = ..., keepdim: Any = ..., *, correction: Any = ...) -> Any: ...
+def stft(input: Any, n_fft: Any, hop_length: Any = ..., win_length: Any = ..., window: Any = ..., center: Any = ..., pad_mode: Any = ..., normalized: Any = ..., onesided: Any = ..., return_complex: Any = ...) -> Any: ...
 strided: Any
 def sub(input: Any, other: Any, *, alpha: Any = ..., out: Any = ...) -> Any: ...
 def subtract(input: Any, other: Any, *, alpha: Any = ..., out: Any = ...) -> Any: ...
@@ -1690,7 +1673,7 @@ def tanh_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def tensor(data: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: Any = ..., pin_memory: Any = ...) -> Any: ...
 def tensor_split(input: Any, indices_or_sections: Any, dim: Any = ...) -> Any: ...
 def tensordot(x1: Any, x2: Any, /, dims: Any = ..., *, axes: Any = ..., out: Any = ...) -> Any: ...
-def threshold(input: Any, threshold: Any, value: Any) -> Tensor: ...
+def threshold(input: Any, threshold: Any, value: Any) -> Any: ...
 def threshold_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def tile(input: Any, dims: Any) -> Any: ...
 def to_dlpack(tensor: Any) -> Any: ...

@@ -22,9 +22,7 @@ from . import _torch_legacy as _lg
 from . import _tensor as _tb
 from . import _creation as _tc
 from . import _inplace as _ti
-from . import _stft
 from . import linalg as _la
-from . import _statistical as _st
 from . import _tensor as _t
 
 TENSOR_METHODS: Dict[str, Any] = {
@@ -65,8 +63,6 @@ TENSOR_METHODS: Dict[str, Any] = {
     "zero_": _ti._zero_,
     "copy_": _ti._copy_,
     # torch functions of other families as methods
-    "stft": _stft.stft,
-    "istft": _stft.istft,
     # PyTorch's details of the Tensor object (_tensor.py): deprecated forms, metadata-only
     # in-place ops, truth value and item() errors, storages
     # (resize_ / resize_as_ / resize / resize_as / set_ / new / data / conj_physical are C++
@@ -86,14 +82,10 @@ TENSOR_METHODS: Dict[str, Any] = {
 TORCH_METHODS: Dict[str, Any] = {
     "unique": _sets.unique,
     "unique_consecutive": _sets.unique_consecutive,
-    "sum_to_size": _st._sum_to_size,
-    "frexp": _el.frexp,
     # (x.tile and x.repeat are C++ methods: csrc/python/bind_views.cpp)
     "hardshrink": _el.hardshrink,
     "prelu": _el.prelu,
-    "renorm": _st.renorm,
     "matrix_exp": _la.matrix_exp,
-    "histogram": _st.histogram,
     "is_distributed": _lg.is_distributed,
     "unsafe_split": _lg.unsafe_split,
     "unsafe_chunk": _lg.unsafe_chunk,
@@ -136,14 +128,13 @@ def _tensor_table() -> Dict[str, Any]:
     function is bound through _C._tensor_method, which raises PyTorch's TypeErrors for a
     non-tensor where it annotates a Tensor (Note [Tensor methods written in Python])."""
     from . import _elementwise as el, _linalg_core as lc
-    from . import _statistical as st
     from ._arg_checks import tensor_checks
     final: Dict[str, Any] = dict(TENSOR_METHODS)
 
     def current(name: str) -> Any:
         return final[name] if name in final else getattr(Tensor, name, None)
     torch_methods: Dict[str, Any] = {}
-    for table in (el.METHODS, st.METHODS, lc.METHODS, _ix.METHODS, TORCH_METHODS):
+    for table in (el.METHODS, lc.METHODS, _ix.METHODS, TORCH_METHODS):
         torch_methods.update(table)
     for name, fn in torch_methods.items():
         final[name] = _named_method(fn, name)
