@@ -52,7 +52,9 @@ def test_conv_matches_torch(nsp, n, groups, k, stride, dilation, padding, bias, 
     args = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
     got = getattr(F, name)(xt, ts.asarray(w), None if b is None else ts.asarray(b), **args)
     want = getattr(TF, name)(xu, torch.tensor(w), None if b is None else torch.tensor(b), **args)
-    np.testing.assert_allclose(to_np(got), to_np(want), rtol=1e-4, atol=1e-4)
+    # float32 convolutions on CUDA use TF32 (ts.backends.cudnn.allow_tf32, True as PyTorch's)
+    tol = 1e-4 if str(ts.get_default_device()) == "cpu" else 5e-3
+    np.testing.assert_allclose(to_np(got), to_np(want), rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("nsp", [1, 2, 3])

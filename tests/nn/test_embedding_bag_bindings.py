@@ -190,7 +190,12 @@ def test_shape_and_dtype_errors() -> None:
                         mode="sum", per_sample_weights=ts.ones(3))
     with pytest.raises(ValueError, match=r"embedding_bag: input has to be 1D .*\(1, 1, 1\)"):
         F.embedding_bag(ts.asarray(np.zeros((1, 1, 1), np.int64)), w)
-    with pytest.raises(IndexError, match="embedding: index out of range"):
-        F.embedding_bag(ts.asarray(np.array([9])), w, ts.asarray(np.array([0])))
     with pytest.raises(TypeError, match="must be Tensor"):
         F.embedding_bag([1, 2], w)
+
+
+@pytest.mark.cpu_only  # on CUDA a bad index surfaces at the next sync (deferred), as torch's
+def test_index_out_of_range() -> None:
+    w = ts.zeros((5, 3))
+    with pytest.raises(IndexError, match="embedding: index out of range"):
+        F.embedding_bag(ts.asarray(np.array([9])), w, ts.asarray(np.array([0])))

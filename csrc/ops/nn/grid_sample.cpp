@@ -41,7 +41,8 @@ Tensor unnormalize(const Tensor& coord, int64_t n, bool ac) {
 
 // Reflects x into [lo, hi] (PyTorch's reflect_coordinates).
 Tensor reflect(const Tensor& x, double lo, double hi) {
-  if (hi <= lo) return broadcast_to(astype(S(lo), x.dtype(), true), x.shape());
+  if (hi <= lo)
+    return broadcast_to(to_device(astype(S(lo), x.dtype(), true), x.device()), x.shape());
   const double span = hi - lo;
   const Tensor y = unary_op(abs_def, x - S(lo));
   Tensor flips, even;
@@ -196,7 +197,7 @@ Tensor grid_sample(const Tensor& x, const Tensor& grid, const std::string& mode,
       autograd::GradModeGuard no_grad(false);
       for (const Tensor& p : pos) idx.push_back(unary_op(round_def, p));  // half to even
     }
-    const Tensor one = astype(S(1), x.dtype(), true);
+    const Tensor one = to_device(astype(S(1), x.dtype(), true), x.device());  // (not a CPU scalar)
     return reshape(corner(flat, idx, dims, broadcast_to(one, idx[0].shape())), out_shape);
   }
   std::vector<Tensor> fl, fr;
