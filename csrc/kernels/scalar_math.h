@@ -216,12 +216,16 @@ TS_HD T gcd(T a, T b) {
 }
 template <class T>
 TS_HD T lcm(T a, T b) {
-  using U = std::make_unsigned_t<T>;
   const T g = gcd(a, b);
   if (g == 0) return 0;
-  const U r = static_cast<U>(static_cast<U>(a / g) * static_cast<U>(b));
-  if constexpr (std::is_signed_v<T>) {
-    if (static_cast<T>(r) < 0) return static_cast<T>(U(0) - r);
+  // torch's abs(a / g * b): the product in C++'s promoted type (int for the 8/16-bit types),
+  // wrapping, its absolute value there, then the cast back to T
+  using P = std::conditional_t<(sizeof(T) < 4), int32_t, T>;
+  using UP = std::make_unsigned_t<P>;
+  UP r =
+      static_cast<UP>(static_cast<UP>(static_cast<P>(a / g)) * static_cast<UP>(static_cast<P>(b)));
+  if constexpr (std::is_signed_v<P>) {
+    if (static_cast<P>(r) < 0) r = static_cast<UP>(UP(0) - r);
   }
   return static_cast<T>(r);
 }

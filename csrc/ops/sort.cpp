@@ -132,8 +132,11 @@ Tensor searchsorted(const Tensor& x1, const Tensor& x2, bool right, const Tensor
     s = index_select(x1, 0, *sorter);
   }
   s = contiguous(astype(s, common, false));
-  const Tensor v = contiguous(astype(x2, common, false));
-  Tensor out = Tensor::empty(x2.shape(), DType::Int64, x2.device());
+  check_same_device("searchsorted", x1, x2);
+  // a Python number (a 0-d CPU tensor) searched in a device tensor moves there: the kernel
+  // reads both, and the result lives on x1's device (PyTorch's)
+  const Tensor v = contiguous(astype(to_device(x2, x1.device()), common, false));
+  Tensor out = Tensor::empty(x2.shape(), DType::Int64, x1.device());
   searchsorted_stub.get(x1.device())(s, v, out, right);
   return out;
 }

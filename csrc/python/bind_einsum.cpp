@@ -4,6 +4,7 @@
 // contraction order is always chosen greedily).
 #include "ops/einsum.h"
 #include "python/convert.h"
+#include "python/input_arg.h"
 
 namespace ts::python {
 
@@ -16,13 +17,21 @@ Tensor operand_of(py::handle h) {
 
 // The equation of one sublist ([0, 1, Ellipsis] -> "ab...").
 std::string sublist_word(py::handle sub) {
+  TS_CHECK(py::isinstance<py::list>(sub) || py::isinstance<py::tuple>(sub), TypeError,
+           "einsum(): in the sublist form each operand is followed by a list of subscripts "
+           "(ints), got ",
+           type_name(sub), "; hint: einsum(a, [0, 1], b, [1, 2], [0, 2])");
   std::string w;
   for (py::handle v : py::reinterpret_borrow<py::iterable>(sub)) {
     if (v.is(py::ellipsis())) {
       w += "...";
       continue;
     }
-    const int64_t i = PyIndex_Check(v.ptr()) ? v.cast<int64_t>() : -1;
+    TS_CHECK(PyLong_Check(v.ptr()) && !PyBool_Check(v.ptr()), TypeError,
+             "einsum(): subscripts in the sublist form must be ints or Ellipsis, got ",
+             type_name(v));
+    int overflow = 0;
+    const long long i = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
     TS_CHECK(i >= 0 && i < 52, ValueError,
              "einsum(): expected subscript to be within the range [0, 52), got ",
              py::str(v).cast<std::string>());

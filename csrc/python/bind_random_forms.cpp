@@ -121,13 +121,6 @@ py::object sample(bool normal, const py::args& args, py::handle size, py::handle
 
 }  // namespace
 
-double real_arg(py::handle h, const char* op, const char* name) {
-  if (PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr())) return py::cast<double>(h);
-  if (py::isinstance<Tensor>(h) || !py::hasattr(h, "__float__"))
-    throw TypeError(std::string(op) + ": expected a number, got " + type_name(h) + " for " + name);
-  return py::cast<double>(py::float_(py::reinterpret_borrow<py::object>(h)));
-}
-
 void init_random_forms(py::module_& m) {
   py::options text_signature;  // Note [Readable signatures]
   text_signature.disable_function_signatures();

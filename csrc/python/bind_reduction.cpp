@@ -204,7 +204,7 @@ Tensor moments_py(bool is_std, bool method, py::handle x_, py::handle dim, py::h
     }
     if (!unbiased.is_none() && !correction.is_none())
       throw RuntimeError(std::string(op) + ": cannot specify both unbiased and correction");
-    corr = !correction.is_none() ? py::cast<double>(correction)
+    corr = !correction.is_none() ? real_arg(correction, op, "correction")
            : unbiased.is_none()  ? 1.0
                                  : (truth(unbiased) ? 1.0 : 0.0);
     axes = torch_axes(alias(op, dim, axis), x.ndim(), op);
@@ -212,7 +212,7 @@ Tensor moments_py(bool is_std, bool method, py::handle x_, py::handle dim, py::h
     if (!unbiased.is_none())  // only with axis=/keepdims=: the standard's call has no unbiased
       throw py::type_error(std::string(op) + ": unbiased= is PyTorch's keyword; pass " +
                            "correction= with axis= (or dim= with unbiased=)");
-    corr = correction.is_none() ? 0.0 : py::cast<double>(correction);
+    corr = correction.is_none() ? 0.0 : real_arg(correction, op, "correction");
     axes = to_axes(axis, op);
   }
   const bool keep = keep_alias(op, keepdim, keepdims);

@@ -178,7 +178,7 @@ Device cuda_device(py::handle device) {
   if (device.is_none())
     return Device{DeviceType::CUDA, static_cast<int16_t>(require_cuda("cuda").current_device())};
   if (PyIndex_Check(device.ptr()) && !PyBool_Check(device.ptr()))
-    return Device{DeviceType::CUDA, static_cast<int16_t>(py::cast<int64_t>(device))};
+    return Device{DeviceType::CUDA, static_cast<int16_t>(index_value(device, "cuda", "device"))};
   return to_device(device);
 }
 

@@ -475,9 +475,11 @@ void init_tensor_protocols(py::module_& m) {
       .def(
           "is_shared",
           [](py::handle self) {
-            if (!py::isinstance<Tensor>(self))  // torch's reads self's storage
-              throw py::attribute_error(str("is_shared: '", type_name(self),
-                                            "' object has no attribute '_typed_storage'"));
+            if (!py::isinstance<Tensor>(self))  // (a method descriptor's check)
+              throw TypeError(
+                  str("is_shared(): descriptor requires a 'tessera.Tensor' object "
+                      "but received '",
+                      type_name(self), "'"));
             return false;
           },
           "False (no shared-memory tensors).")

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "python/convert.h"
+#include "python/input_arg.h"  // type_name
 
 namespace ts::python {
 
@@ -48,6 +49,15 @@ inline int64_t dim_index(py::handle dim, const char* op, int64_t ndim) {
     throw IndexError(str(op, ": dimension out of range (expected to be in range of [", -n, ", ",
                          n - 1, "], but got ", d, ")"));
   return d < 0 ? d + n : d;
+}
+
+// A real-number argument: an int, a float, or anything with __float__ that is not a tensor;
+// TypeError naming the op and the parameter otherwise (not pybind11's cast failure).
+inline double real_arg(py::handle h, const char* op, const char* name) {
+  if (PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr())) return py::cast<double>(h);
+  if (py::isinstance<Tensor>(h) || !py::hasattr(h, "__float__"))
+    throw TypeError(std::string(op) + ": expected a number, got " + type_name(h) + " for " + name);
+  return py::cast<double>(py::float_(py::reinterpret_borrow<py::object>(h)));
 }
 
 }  // namespace ts::python

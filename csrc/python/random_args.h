@@ -3,6 +3,7 @@
 #pragma once
 #include "ops/random.h"
 #include "python/convert.h"
+#include "python/int_arg.h"  // real_arg
 
 namespace ts::python {
 
@@ -14,7 +15,5 @@ Shape size_arg(py::handle size, const char* op);
 // resized to shape as torch does) or a new one on the device asked for.
 Tensor destination(const Shape& shape, py::handle dtype, DType fallback, py::handle device,
                    py::handle out, const char* op);
-// A Python number (int, float or anything with __float__ that is not a tensor).
-double real_arg(py::handle h, const char* op, const char* name);
 
 }  // namespace ts::python

@@ -105,6 +105,7 @@ def test_numpy_tolist_iter(data) -> None:
         assert [r.tolist() for r in x] == [r.tolist() for r in t]
 
 
+@pytest.mark.cpu_only  # numpy() shares host memory
 def test_numpy_interop_details() -> None:
     x = ts.arange(4.0)
     a = x.numpy()
@@ -131,6 +132,7 @@ def test_contains_and_format() -> None:
     same_as_torch(lambda m: f"{m.zeros(2):.2f}", exact_error=True)
 
 
+@pytest.mark.cpu_only  # apply_/map_ are CPU-only, as PyTorch's
 def test_apply_map_map2() -> None:
     for dtype in ("float32", "int64", "float64"):
         a = np.arange(6).reshape(2, 3).astype(dtype)

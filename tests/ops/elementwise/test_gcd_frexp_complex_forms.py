@@ -188,3 +188,16 @@ def test_square_equal_relu_forms():
     compare_grads(lambda x: ts.relu(x), torch.relu, [np.array([-1.0, 2.0, 0.5])])
     compare_grads(lambda x: ts.threshold(x, 0.7, -2.0), lambda x: torch.threshold(x, 0.7, -2.0),
                   [np.array([-1.0, 2.0, 0.5])])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "uint8", "int64"])
+def test_lcm_wraps_as_torch(dtype) -> None:
+    # torch's abs(a / g * b): the product in C++'s promoted type (int for 8/16-bit), its absolute
+    # value, then the cast back (int8: lcm(10, 13) = 130 wraps to -126)
+    import torch
+    big = 65536 if dtype in ("int32", "int64") else 3
+    a = np.array([10, 7 if dtype.startswith("u") else -7, 100, big], dtype=dtype)
+    b = np.array([13, 9, 3, big + 1], dtype=dtype)
+    got = ts.lcm(ts.asarray(a), ts.asarray(b))
+    want = torch.lcm(torch.from_numpy(a), torch.from_numpy(b))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
