@@ -11,6 +11,7 @@
 
 #include "core/parallel.h"
 #include "cpu/fast_math_scalar.h"
+#include "cpu/float_chunks.h"
 #include "ops/nn/activation_fused.h"
 
 namespace ts {
@@ -60,14 +61,9 @@ void forward_any(const Tensor& x, const Tensor& out, const ActParams& p) {
     } else if constexpr (std::is_same_v<T, float>) {
       forward_f32<K>(op + lo, xp + lo, hi - lo, float(p.a), float(p.b), float(p.c));
     } else {
-      constexpr int64_t kChunk = 1024;
-      float a[kChunk], r[kChunk];
-      for (int64_t s = lo; s < hi; s += kChunk) {
-        const int64_t m = std::min(kChunk, hi - s);
-        for (int64_t i = 0; i < m; ++i) a[i] = float(xp[s + i]);
+      float_chunks(op, xp, lo, hi, [&](float* r, const float* a, int64_t m) {
         forward_f32<K>(r, a, m, float(p.a), float(p.b), float(p.c));
-        for (int64_t i = 0; i < m; ++i) op[s + i] = T(r[i]);
-      }
+      });
     }
   });
 }
@@ -83,17 +79,9 @@ void backward_any(const Tensor& x, const Tensor& gy, const Tensor& gx, const Act
     } else if constexpr (std::is_same_v<T, float>) {
       backward_f32<K>(op + lo, xp + lo, gp + lo, hi - lo, float(p.a), float(p.b), float(p.c));
     } else {
-      constexpr int64_t kChunk = 1024;
-      float a[kChunk], g[kChunk], r[kChunk];
-      for (int64_t s = lo; s < hi; s += kChunk) {
-        const int64_t m = std::min(kChunk, hi - s);
-        for (int64_t i = 0; i < m; ++i) {
-          a[i] = float(xp[s + i]);
-          g[i] = float(gp[s + i]);
-        }
+      float_chunks(op, xp, gp, lo, hi, [&](float* r, const float* a, const float* g, int64_t m) {
         backward_f32<K>(r, a, g, m, float(p.a), float(p.b), float(p.c));
-        for (int64_t i = 0; i < m; ++i) op[s + i] = T(r[i]);
-      }
+      });
     }
   });
 }

@@ -11,10 +11,11 @@
 #include <cmath>
 #include <type_traits>
 
-#include "cpu/fast_math_scalar.h"
 #include "core/parallel.h"
-#include "ops/nn_fused.h"
+#include "cpu/fast_math_scalar.h"
+#include "cpu/float_chunks.h"
 #include "kernels/acc_type.h"
+#include "ops/nn_fused.h"
 
 namespace ts {
 namespace {
@@ -104,14 +105,8 @@ void gelu_any(const Tensor& x, const Tensor& out, bool tanh_approx) {
     } else if constexpr (std::is_same_v<T, float>) {
       gelu_f32(op + lo, xp + lo, hi - lo, tanh_approx);
     } else {
-      constexpr int64_t kChunk = 1024;
-      float a[kChunk], b[kChunk];
-      for (int64_t s = lo; s < hi; s += kChunk) {
-        const int64_t m = std::min(kChunk, hi - s);
-        for (int64_t i = 0; i < m; ++i) a[i] = float(xp[s + i]);
-        gelu_f32(b, a, m, tanh_approx);
-        for (int64_t i = 0; i < m; ++i) op[s + i] = T(b[i]);
-      }
+      float_chunks(op, xp, lo, hi,
+                   [&](float* r, const float* a, int64_t m) { gelu_f32(r, a, m, tanh_approx); });
     }
   });
 }
@@ -127,17 +122,9 @@ void gelu_backward_any(const Tensor& x, const Tensor& gy, const Tensor& gx, bool
     } else if constexpr (std::is_same_v<T, float>) {
       gelu_backward_f32(op + lo, xp + lo, gp + lo, hi - lo, tanh_approx);
     } else {
-      constexpr int64_t kChunk = 1024;
-      float a[kChunk], g[kChunk], b[kChunk];
-      for (int64_t s = lo; s < hi; s += kChunk) {
-        const int64_t m = std::min(kChunk, hi - s);
-        for (int64_t i = 0; i < m; ++i) {
-          a[i] = float(xp[s + i]);
-          g[i] = float(gp[s + i]);
-        }
-        gelu_backward_f32(b, a, g, m, tanh_approx);
-        for (int64_t i = 0; i < m; ++i) op[s + i] = T(b[i]);
-      }
+      float_chunks(op, xp, gp, lo, hi, [&](float* r, const float* a, const float* g, int64_t m) {
+        gelu_backward_f32(r, a, g, m, tanh_approx);
+      });
     }
   });
 }
