@@ -52,6 +52,7 @@ void init_pointwise_torch(py::module_& m);
 void init_statistics_torch(py::module_& m);
 void init_einsum(py::module_& m);
 void init_stft(py::module_& m);
+void init_sets(py::module_& m);
 void install_arg_errors(py::module_& m);  // last: wraps every binding above
 }  // namespace ts::python
 
@@ -165,5 +166,6 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_statistics_torch(m);
   ts::python::init_einsum(m);
   ts::python::init_stft(m);
+  ts::python::init_sets(m);
   ts::python::install_arg_errors(m);
 }

@@ -14,7 +14,8 @@ from .random import (rand, randn, randint, randperm, seed,  # noqa: F401
 from ._indexing import *  # noqa: F401,F403
 from ._searching import *  # noqa: F401,F403
 from ._C import sort, argsort, topk  # noqa: F401  (csrc/python/bind_search.cpp)
-from ._sets import *  # noqa: F401,F403
+from ._C import (unique, unique_consecutive, unique_all, unique_counts,  # noqa: F401
+                 unique_inverse, unique_values, isin)  # (csrc/python/bind_sets.cpp)
 
 
 def manual_seed(seed: int) -> Generator:

@@ -4,14 +4,11 @@ addmv, addr, baddbmm, addbmm, kron, cdist, chain_matmul) and its spellings over 
 (det, logdet, inverse, pinverse, matrix_power, cholesky*, the legacy svd/qr/slogdet). Those are
 C++ bindings (csrc/python/bind_matmul.cpp), named here once; x.mm, x.det, ... are the same
 functions (vander too), as are the LU family's legacy lu, lu_solve, lu_unpack and
-triangular_solve (csrc/python/bind_linalg_lu.cpp). cross is still Python."""
+triangular_solve (csrc/python/bind_linalg_lu.cpp), and torch.cross (x.cross;
+csrc/python/bind_sets.cpp)."""
 from __future__ import annotations
 
-from typing import Any
-
 from . import _C
-from ._C import Tensor
-from ._torch_legacy import _expect_tensor
 
 __all__ = ["tensordot", "vecdot", "matrix_transpose"]
 _TORCH_NAMES = ["mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addr",
@@ -36,22 +33,12 @@ matrix_power, cholesky, cholesky_inverse, cholesky_solve = _C.matrix_power, _C.c
 svd, qr, vander = _C.svd, _C.qr, _C.vander
 
 
-def cross(input: Tensor, other: Tensor, dim: Any = None) -> Tensor:
-    """Cross product of 3-vectors along `dim` (the first dim of size 3 when None)."""
-    _expect_tensor(input, "cross")
-    _expect_tensor(other, "cross", "other", 2)
-    if dim is None:
-        dims = [i for i, n in enumerate(input.shape) if n == 3]
-        if not dims:
-            raise RuntimeError(f"cross: no dimension of size 3 in input {tuple(input.shape)}")
-        dim = dims[0]
-    from .linalg import cross as linalg_cross  # (linalg imports this module)
-    return linalg_cross(input, other, axis=dim)
+cross = _C.cross  # torch's dim=None form (linalg.cross defaults to the last dim)
 
 
 # torch's legacy LU spellings and triangular_solve (x.lu, x.lu_solve, x.triangular_solve too)
 lu, lu_solve, lu_unpack, triangular_solve = _C.lu, _C.lu_solve, _C.lu_unpack, _C.triangular_solve
-METHODS = {"matmul": _C.matmul, "cross": cross}
+METHODS = {"matmul": _C.matmul}
 # in-place twins of these are generated too (addmm_, baddbmm_, ...)
 INPLACE = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]
 

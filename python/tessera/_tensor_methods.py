@@ -17,7 +17,6 @@ from ._C import Node, Tensor, dtype
 from . import autograd as _ag
 from . import _elementwise as _el
 from . import _indexing as _ix
-from . import _sets
 from . import _torch_legacy as _lg
 from . import _tensor as _tb
 from . import _creation as _tc
@@ -80,8 +79,7 @@ TENSOR_METHODS: Dict[str, Any] = {
 # PyTorch's methods whose errors get the method's name in front (_tensor_table wraps them
 # in _inplace.named_errors and makes the in-place twins TORCH_INPLACE_TWINS lists).
 TORCH_METHODS: Dict[str, Any] = {
-    "unique": _sets.unique,
-    "unique_consecutive": _sets.unique_consecutive,
+    # (x.unique / x.unique_consecutive / x.cross are C++: csrc/python/bind_sets.cpp)
     # (x.tile and x.repeat are C++ methods: csrc/python/bind_views.cpp)
     "hardshrink": _el.hardshrink,
     "prelu": _el.prelu,
