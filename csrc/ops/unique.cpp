@@ -81,10 +81,15 @@ UniqueParts unique(const Tensor& x, std::optional<int64_t> dim, bool consecutive
     TS_CHECK(x.ndim() > 0, IndexError, op, ": dim ", *dim, " was given but the input is 0-d; ",
              "hint: leave dim=None for a 0-d tensor");
     d = normalize_axis(*dim, x.ndim(), op);
-    if (x.numel() == 0) {
+    if (x.numel() == 0) {  // torch's rules: only the selected dim may be 0-sized
+      int64_t zero_dims = 0;
+      for (int64_t i = 0; i < x.ndim(); ++i) zero_dims += x.dim(i) == 0;
       TS_CHECK(x.dim(d) == 0, RuntimeError, op, ": input of shape ", shape_str(x.shape()),
                " has 0-sized dims and they aren't dim ", d, ", so unique cannot be applied; ",
                "hint: select the empty dim or reshape the input");
+      TS_CHECK(zero_dims == 1, RuntimeError, op, ": input of shape ", shape_str(x.shape()),
+               " has more than one 0-sized dim, so unique cannot be applied along dim ", d,
+               "; hint: reshape the input");
       UniqueParts r;
       r.values = clone(x);
       r.indices = r.inverse = r.counts = Tensor::empty({0}, DType::Int64, x.device());
