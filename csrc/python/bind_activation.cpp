@@ -22,10 +22,9 @@ py::object run(const py::object& input, const char* op, bool inplace, Fn fn) {
   return inplace ? input : py::cast(std::move(y));
 }
 
-// generator=: None (the default generator), a tessera.random.Generator or its C++ stream.
+// generator=: None (the default generator) or a tessera.random.Generator / ts.Generator.
 Generator* generator_of(py::handle h) {
   if (h.is_none()) return nullptr;
-  if (py::hasattr(h, "_g")) return h.attr("_g").cast<Generator*>();
   return h.cast<Generator*>();
 }
 

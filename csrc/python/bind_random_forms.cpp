@@ -16,14 +16,10 @@
 
 namespace ts::python {
 
-// generator=: None (the default generator), a tessera.random.Generator or its _C engine.
+// generator=: None (the default generator), a ts.random.Generator or ts.Generator.
 Generator& generator_arg(py::handle g, const char* op) {
   if (g.is_none()) return default_generator();
   if (py::isinstance<Generator>(g)) return g.cast<Generator&>();
-  if (py::hasattr(g, "_g")) {
-    py::object engine = g.attr("_g");  // owned by g, which the caller holds
-    if (py::isinstance<Generator>(engine)) return engine.cast<Generator&>();
-  }
   throw TypeError(std::string(op) + ": generator must be a tessera.random.Generator, got " +
                   type_name(g));
 }

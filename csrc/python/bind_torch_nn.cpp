@@ -23,7 +23,6 @@ Tensor opt(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
 
 Generator* generator_of(py::handle h) {
   if (h.is_none()) return nullptr;
-  if (py::hasattr(h, "_g")) return h.attr("_g").cast<Generator*>();
   return h.cast<Generator*>();
 }
 

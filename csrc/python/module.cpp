@@ -23,6 +23,7 @@ void init_autograd(py::module_& m);
 void init_linalg(py::module_& m);
 void init_matmul(py::module_& m);
 void init_random(py::module_& m);
+void init_generator(py::module_& m);  // bind_generator.cpp (after init_random_samplers)
 void init_fft(py::module_& m);
 void init_cuda(py::module_& m);
 void init_optim(py::module_& m);
@@ -155,6 +156,7 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_norm(m);
   ts::python::init_torch_nn(m);
   ts::python::init_random_samplers(m);
+  ts::python::init_generator(m);
   ts::python::init_shuffle(m);
   ts::python::init_embedding(m);
   ts::python::init_fractional_pool(m);

@@ -10,16 +10,11 @@ from ._interop import *  # noqa: F401,F403
 from ._einsum import einsum  # noqa: F401
 from .random import (rand, randn, randint, randperm, seed,  # noqa: F401
                      bernoulli, multinomial, normal, initial_seed, get_rng_state,
-                     set_rng_state, TorchGenerator as Generator, poisson, binomial)
+                     set_rng_state, manual_seed, poisson, binomial)
+from ._C import Generator  # noqa: F401  (torch.Generator; csrc/python/bind_generator.cpp)
 from ._indexing import *  # noqa: F401,F403
 from ._searching import *  # noqa: F401,F403
 from ._C import sort, argsort, topk  # noqa: F401  (csrc/python/bind_search.cpp)
 from ._C import (unique, unique_consecutive, unique_all, unique_counts,  # noqa: F401
                  unique_inverse, unique_values, isin)  # (csrc/python/bind_sets.cpp)
 
-
-def manual_seed(seed: int) -> Generator:
-    """torch.manual_seed: reseeds the default generator with `seed` (returns it). (torch's
-    keyword name seed=; random.manual_seed still names it n.)"""
-    from . import random
-    return random.manual_seed(seed)

@@ -56,9 +56,9 @@ def test_shuffle_is_a_seeded_permutation_per_epoch() -> None:
     assert e1 != e2 and e1 != list(range(50))
     again = DataLoader(ds, batch_size=8, shuffle=True, generator=Generator(3))
     assert epoch(again) == e1  # same seed, same order
-    ts.nn._rng.manual_seed(11)
+    ts.manual_seed(11)
     f1 = epoch(DataLoader(ds, batch_size=8, shuffle=True))
-    ts.nn._rng.manual_seed(11)
+    ts.manual_seed(11)
     assert epoch(DataLoader(ds, batch_size=8, shuffle=True)) == f1
 
 

@@ -1,12 +1,13 @@
-"""Parameter initialization (PyTorch's formulas). Every function fills its tensor in
-place under no_grad and returns it."""
+"""Parameter initialization (PyTorch's formulas and algorithms). Every function fills its
+tensor in place under no_grad, on its device, from `generator` (default: the generator
+ts.manual_seed seeds), and returns it."""
 from __future__ import annotations
 
 import math
-from typing import Any, Tuple
+import warnings
+from typing import Any, Callable, Tuple
 
 from .._C import Tensor
-from . import _rng
 
 
 def _ts() -> Any:
@@ -55,23 +56,33 @@ def _fan(tensor: Tensor, mode: str) -> int:
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
-    return _fill(tensor, _rng.uniform(a, b, tensor.shape, tensor.dtype))
+    with _ts().no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
-    return _fill(tensor, _rng.normal(mean, std, tensor.shape, tensor.dtype))
+    with _ts().no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
                   b: float = 2.0, generator: Any = None) -> Tensor:
-    """Normal(mean, std) restricted to [a, b] by redrawing values outside."""
-    import numpy as np
-    n = tensor.size
-    out = np.empty(0)
-    while out.size < n:
-        draw = _rng.normal(mean, std, (max(2 * (n - out.size), 16),), _ts().float64).numpy()
-        out = np.concatenate([out, draw[(draw >= a) & (draw <= b)]])
-    return _fill(tensor, _ts().asarray(out[:n].reshape(tensor.shape), dtype=tensor.dtype))
+    """Normal(mean, std) restricted to [a, b], by inverse transform sampling as torch: uniform
+    in [2 cdf(a) - 1, 2 cdf(b) - 1], erfinv, scaled and shifted, clamped to [a, b]."""
+    def norm_cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
+    with _ts().no_grad():
+        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
+        tensor.erfinv_()
+        tensor.mul_(std * math.sqrt(2.0))
+        tensor.add_(mean)
+        tensor.clamp_(min=a, max=b)
+    return tensor
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -121,19 +132,27 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
 
 
 def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
-    import numpy as np
+    """A (semi-)orthogonal matrix from the QR decomposition of a normal one, the signs of R's
+    diagonal moved into Q (torch's algorithm); dimensions past the first are flattened."""
+    ts = _ts()
     if tensor.ndim < 2:
-        raise ValueError("orthogonal_: only tensors with 2 or more dimensions are supported")
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
     rows = tensor.shape[0]
-    cols = tensor.size // rows
-    flat = _rng.normal(0.0, 1.0, (rows, cols), _ts().float64).numpy()
-    if rows < cols:
-        flat = flat.T
-    q, r = np.linalg.qr(flat)
-    q = q * np.sign(np.diag(r))
-    if rows < cols:
-        q = q.T
-    return _fill(tensor, _ts().asarray((gain * q).reshape(tensor.shape), dtype=tensor.dtype))
+    cols = tensor.numel() // rows
+    dtype = tensor.dtype if tensor.dtype in (ts.float32, ts.float64) else ts.float32
+    with ts.no_grad():
+        flat = ts.empty((rows, cols), dtype=dtype, device=tensor.device)
+        flat.normal_(0.0, 1.0, generator=generator)
+        if rows < cols:
+            flat = flat.mT
+        q, r = ts.linalg.qr(flat)
+        q = q * ts.diagonal(r).sign()
+        if rows < cols:
+            q = q.mT
+        tensor[...] = (q * gain).reshape(tensor.shape)
+    return tensor
 
 
 def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
@@ -163,18 +182,14 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     rows, cols = tensor.shape
     zeros = int(math.ceil(sparsity * rows))
     with ts.no_grad():
-        normal_(tensor, 0, std, generator=generator)
+        tensor.normal_(0.0, std, generator=generator)
         for c in range(cols):
-            idx = ts.randperm(rows, generator=generator)[:zeros] if generator is not None \
-                else ts.randperm(rows)[:zeros]
-            for r in idx.tolist():
-                tensor[r, c] = 0
+            tensor[ts.randperm(rows, generator=generator, device=tensor.device)[:zeros], c] = 0
     return tensor
 
 
 def _deprecated_init(name: str) -> Callable[..., Any]:
     def fn(*args: Any, **kwargs: Any) -> Any:
-        import warnings
         warnings.warn(f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`.",
                       FutureWarning, stacklevel=2)
         return globals()[name + "_"](*args, **kwargs)

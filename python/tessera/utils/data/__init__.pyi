@@ -9,7 +9,6 @@ from tessera.utils.data.dataset import ConcatDataset as ConcatDataset
 from tessera.utils.data.dataloader import DataLoader as DataLoader
 from tessera.utils.data.dataset import Dataset as Dataset
 from tessera.utils.data.distributed import DistributedSampler as DistributedSampler
-from tessera.random import Generator as Generator
 from tessera.utils.data.dataset import IterableDataset as IterableDataset
 from tessera.utils.data.sampler import RandomSampler as RandomSampler
 from tessera.utils.data.sampler import Sampler as Sampler
@@ -27,4 +26,5 @@ from tessera.utils.data.dataset import random_split as random_split
 
 __all__ = ['BatchSampler', 'ChainDataset', 'ConcatDataset', 'DataLoader', 'Dataset', 'DistributedSampler', 'Generator', 'IterableDataset', 'RandomSampler', 'Sampler', 'SequentialSampler', 'StackDataset', 'Subset', 'SubsetRandomSampler', 'TensorDataset', 'WeightedRandomSampler', 'WorkerInfo', 'default_collate', 'default_collate_fn_map', 'default_convert', 'get_worker_info', 'random_split']
 
+Generator: Any
 default_collate_fn_map: Any

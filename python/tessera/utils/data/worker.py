@@ -112,8 +112,8 @@ def _seed_worker(seed: int, worker_id: int) -> None:
     random.seed(seed)
     np.random.seed(np.random.SeedSequence([seed & 0xFFFFFFFFFFFFFFFF, worker_id])
                    .generate_state(1)[0])
-    from ...nn import _rng
-    _rng.manual_seed(seed & 0xFFFFFFFFFFFFFFFF)
+    from ...random import manual_seed
+    manual_seed(seed & 0xFFFFFFFFFFFFFFFF)
 
 
 def worker_loop(dataset_kind: str, dataset: Any, index_queue: Any, data_queue: Any,
