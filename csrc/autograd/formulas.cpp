@@ -544,6 +544,12 @@ FORMULA(concat_bw) {
   }
   return out;
 }
+FORMULA(stack_bw) {  // input i's gradient: the slot i along the new axis
+  variable_list out;
+  for (size_t i = 0; i < c.node.inputs.size(); ++i)
+    out.push_back(c.needs(i) ? select(g[0], c.attr(0), static_cast<int64_t>(i)) : Tensor());
+  return out;
+}
 FORMULA(cumsum_bw) {
   const int64_t axis = c.attr(0);
   Tensor gg = g[0];
@@ -890,7 +896,8 @@ const Formula kSum{"SumBackward", sum_bw}, kMean{"MeanBackward", mean_bw},
     kDiagonal{"DiagonalBackward", diagonal_bw}, kIndex{"IndexBackward", index_bw},
     kIndexPut{"IndexPutBackward", index_put_bw}, kMatmul{"MatmulBackward", matmul_bw},
     kWhere{"WhereBackward", where_bw}, kConcat{"CatBackward", concat_bw},
-    kCumsum{"CumsumBackward", cumsum_bw}, kClip{"ClampBackward", clip_bw};
+    kStack{"StackBackward", stack_bw}, kCumsum{"CumsumBackward", cumsum_bw},
+    kClip{"ClampBackward", clip_bw};
 
 // ---- convolution (Note [Convolution as three ops]): each gradient is one of the three ops.
 // The bias gradient sums over the batch and spatial axes.
@@ -1176,6 +1183,11 @@ void record_clip(const Tensor& x, const Tensor& lo, const Tensor& hi, const Tens
 void record_concat(const std::vector<Tensor>& xs, const Tensor& out, int64_t axis) {
   if (!any_needs(xs)) return;
   auto node = record(kConcat, xs, {out});
+  node->attrs.push_back(axis);
+}
+void record_stack(const std::vector<Tensor>& xs, const Tensor& out, int64_t axis) {
+  if (!any_needs(xs)) return;
+  auto node = record(kStack, xs, {out});
   node->attrs.push_back(axis);
 }
 void record_cumsum(const Tensor& x, const Tensor& out, int64_t axis, bool include_initial) {

@@ -51,6 +51,7 @@ void record_where(const Tensor& cond, const Tensor& x1, const Tensor& x2, const 
 // undefined (no bound).
 void record_clip(const Tensor& x, const Tensor& lo, const Tensor& hi, const Tensor& out);
 void record_concat(const std::vector<Tensor>& xs, const Tensor& out, int64_t axis);
+void record_stack(const std::vector<Tensor>& xs, const Tensor& out, int64_t axis);
 void record_cumsum(const Tensor& x, const Tensor& out, int64_t axis, bool include_initial);
 
 // roll by `net` (one shift per axis), repeat by an int count, tril/triu; and a node that

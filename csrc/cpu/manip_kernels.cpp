@@ -1,8 +1,9 @@
-// CPU kernel for repeat: moves bytes only, so it needs no per-dtype instantiation beyond the
-// element sizes.
+// CPU kernels for repeat and for concat / stack of contiguous inputs: they move bytes only, so
+// they need no per-dtype instantiation beyond the element sizes.
 #include <cstring>
 
 #include "core/parallel.h"
+#include "core/small_vec.h"
 #include "ops/manipulation.h"
 
 namespace ts {
@@ -58,8 +59,35 @@ void cpu_repeat(const Tensor& out, const Tensor& src, int64_t axis, const int64_
   });
 }
 
+// The output's bytes split into equal ranges across threads (a join along axis 0 has one row);
+// each range starts at its row and input and copies block pieces up to its end.
+void cpu_join(const Tensor& out, const std::vector<Tensor>& xs, int64_t outer) {
+  const int64_t k = static_cast<int64_t>(xs.size());
+  SmallVec<int64_t, 8> block(k);
+  SmallVec<const char*, 8> src(k);
+  int64_t row = 0;
+  for (int64_t i = 0; i < k; ++i) {
+    block[i] = xs[i].nbytes() / outer;
+    src[i] = xs[i].data_ptr();
+    row += block[i];
+  }
+  char* o = out.data_ptr();
+  parallel_for(0, row * outer, 1 << 18, [&](int64_t b, int64_t e) {
+    int64_t r = b / row, off = b % row, i = 0;
+    for (; off >= block[i]; ++i) off -= block[i];
+    while (b < e) {
+      const int64_t n = std::min(block[i] - off, e - b);
+      if (n > 0) std::memcpy(o + b, src[i] + r * block[i] + off, n);
+      b += n;
+      off = 0;
+      if (++i == k) i = 0, ++r;
+    }
+  });
+}
+
 }  // namespace
 
 TS_REGISTER_KERNEL(repeat_stub, CPU, &cpu_repeat);
+TS_REGISTER_KERNEL(join_stub, CPU, &cpu_join);
 
 }  // namespace ts

@@ -12,6 +12,7 @@
 namespace ts {
 
 TS_DEFINE_STUB(RepeatKernel, repeat_stub, "repeat");
+TS_DEFINE_STUB(JoinKernel, join_stub, "concat");
 
 namespace {
 Tensor flatten_view(const Tensor& x) { return reshape(x, Shape{x.numel()}); }
@@ -46,6 +47,9 @@ Shape stride_order(const Tensor& t) {
 // A fresh tensor of `shape` laid out in the inputs' common dim order (NumPy's concatenate does
 // the same): joining transposed inputs then copies without a transpose. C order otherwise.
 Tensor empty_in_layout_of(const std::vector<Tensor>& xs, const Shape& shape, DType dtype) {
+  bool all_contiguous = true;  // the common case, without sorting strides
+  for (const Tensor& t : xs) all_contiguous = all_contiguous && t.is_contiguous() && t.numel() > 0;
+  if (all_contiguous) return Tensor::empty(shape, dtype, xs[0].device());
   const Shape order = stride_order(xs[0]);
   bool identity = true;
   for (int64_t i = 0; i < order.size(); ++i) identity = identity && order[i] == i;
@@ -57,6 +61,19 @@ Tensor empty_in_layout_of(const std::vector<Tensor>& xs, const Shape& shape, DTy
     inverse[order[i]] = i;
   }
   return permute_dims(Tensor::empty(permuted, dtype, xs[0].device()), inverse);
+}
+
+// The join of contiguous inputs of out's dtype into a contiguous out is byte blocks moved in
+// order (join_stub); false (nothing written) when the inputs need the strided, converting
+// copy_ instead, or the device has no join kernel.
+bool join_bytes(const Tensor& out, const std::vector<Tensor>& xs, int64_t outer) {
+  if (out.numel() == 0) return true;
+  const auto kernel = join_stub.table[static_cast<int>(out.device().type)];
+  if (!kernel || !out.is_contiguous()) return false;
+  for (const Tensor& t : xs)
+    if (!t.is_contiguous() || t.dtype() != out.dtype()) return false;
+  kernel(out, xs, outer);
+  return true;
 }
 }  // namespace
 
@@ -85,10 +102,14 @@ Tensor concat(const std::vector<Tensor>& in, int64_t axis, bool axis_is_none) {
   }
   shape[ax] = total;
   Tensor out = empty_in_layout_of(xs, shape, common_dtype(xs));
-  int64_t at = 0;
-  for (const Tensor& t : xs) {
-    copy_(slice(out, ax, at, at + t.dim(ax), 1), t);
-    at += t.dim(ax);
+  int64_t outer = 1;
+  for (int64_t d = 0; d < ax; ++d) outer *= shape[d];
+  if (!join_bytes(out, xs, outer)) {
+    int64_t at = 0;
+    for (const Tensor& t : xs) {
+      copy_(slice(out, ax, at, at + t.dim(ax), 1), t);
+      at += t.dim(ax);
+    }
   }
   if (autograd::needs_grad(xs)) autograd::record_concat(xs, out, ax);
   return out;
@@ -105,12 +126,11 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t axis) {
   Shape shape = xs[0].shape();
   shape.insert(ax, static_cast<int64_t>(xs.size()));
   Tensor out = Tensor::empty(shape, common_dtype(xs), xs[0].device());
-  for (size_t i = 0; i < xs.size(); ++i) copy_(select(out, ax, i), xs[i]);
-  if (autograd::needs_grad(xs)) {
-    std::vector<Tensor> expanded;  // stack == concat of the inputs with a new axis
-    for (const Tensor& x : xs) expanded.push_back(expand_dims(x, ax));
-    autograd::record_concat(expanded, out, ax);
-  }
+  int64_t outer = 1;
+  for (int64_t d = 0; d < ax; ++d) outer *= shape[d];
+  if (!join_bytes(out, xs, outer))
+    for (size_t i = 0; i < xs.size(); ++i) copy_(select(out, ax, i), xs[i]);
+  if (autograd::needs_grad(xs)) autograd::record_stack(xs, out, ax);
   return out;
 }
 
@@ -200,8 +220,7 @@ Tensor repeat(const Tensor& x, int64_t repeats, int64_t axis, bool flat) {
   TS_CHECK(repeats >= 0, ValueError, "repeat: repeats must be non-negative, got ", repeats);
   auto [src, ax] = repeat_args(x, axis, flat);
   const std::vector<int64_t> counts(src.dim(ax), repeats);
-  Tensor out =
-      repeat_counts(src, ax, counts.data(), checked_mul(src.dim(ax), repeats, "repeat"));
+  Tensor out = repeat_counts(src, ax, counts.data(), checked_mul(src.dim(ax), repeats, "repeat"));
   if (autograd::needs_grad({&src})) autograd::record_repeat(src, out, ax, repeats);
   return out;
 }

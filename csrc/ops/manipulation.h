@@ -12,6 +12,13 @@ namespace ts {
 using RepeatKernel = void (*)(const Tensor& out, const Tensor& src, int64_t axis,
                               const int64_t* counts);
 TS_DECLARE_STUB(RepeatKernel, repeat_stub);
+// out (contiguous) seen as `outer` rows, each row the next block of every input in turn: row o
+// is xs[0]'s o-th block, then xs[1]'s, ... (block i = xs[i].nbytes() / outer). The inputs are
+// contiguous, of out's dtype, and on its device. concat along axis a has outer = the product
+// of the dims before a; stack along a has the same outer with each input's block its dims
+// from a on.
+using JoinKernel = void (*)(const Tensor& out, const std::vector<Tensor>& xs, int64_t outer);
+TS_DECLARE_STUB(JoinKernel, join_stub);
 
 // One allocation of the promoted dtype; each input is copy_'d into its slice of the output.
 // axis_is_none flattens every input first (the standard's axis=None).

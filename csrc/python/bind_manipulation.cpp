@@ -16,12 +16,31 @@
 namespace ts::python {
 
 namespace {
-std::vector<Tensor> tensor_list(py::handle seq, const char* op) {
-  if (py::isinstance<Tensor>(seq) || !py::isinstance<py::sequence>(seq))
+// The items of a sequence of tensors, read once (a list or tuple without an iterator). An item
+// that is not a Tensor raises a TypeError naming it when tensors_only (torch.cat's rule), else
+// is taken as asarray takes it.
+std::vector<Tensor> tensor_list(py::handle seq, const char* op, bool tensors_only = false) {
+  static PyTypeObject* const tensor_type =
+      reinterpret_cast<PyTypeObject*>(py::type::of<Tensor>().ptr());
+  if (PyObject_TypeCheck(seq.ptr(), tensor_type) || !PySequence_Check(seq.ptr()))
     throw py::type_error(std::string(op) + ": expected a sequence of tensors, got " +
                          py::type::handle_of(seq).attr("__name__").cast<std::string>());
+  const py::object items =
+      py::reinterpret_steal<py::object>(PySequence_Fast(seq.ptr(), "expected a sequence"));
+  if (!items) throw py::error_already_set();
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(items.ptr());
+  PyObject** item = PySequence_Fast_ITEMS(items.ptr());
+  if (tensors_only)
+    for (Py_ssize_t i = 0; i < n; ++i)
+      if (!PyObject_TypeCheck(item[i], tensor_type))
+        throw py::type_error(std::string(op) + ": argument 1 (a sequence) must be tensors, got " +
+                             Py_TYPE(item[i])->tp_name);
   std::vector<Tensor> out;
-  for (py::handle h : seq) out.push_back(operand_or_throw(h, op));
+  out.reserve(n);
+  for (Py_ssize_t i = 0; i < n; ++i)
+    out.push_back(PyObject_TypeCheck(item[i], tensor_type)
+                      ? py::handle(item[i]).cast<const Tensor&>()
+                      : operand_or_throw(item[i], op));
   return out;
 }
 
@@ -241,20 +260,18 @@ void init_manipulation(py::module_& m) {
     auto cat = [](py::handle tensors, py::handle dim, py::handle axis, py::handle out,
                   const char* op) {
       if (!out.is_none()) throw py::type_error(std::string(op) + "(): out= is not supported");
-      if (py::isinstance<py::sequence>(tensors) && !py::isinstance<Tensor>(tensors))
-        for (py::handle h : tensors)
-          if (!py::isinstance<Tensor>(h))
-            throw py::type_error(std::string(op) +
-                                 ": argument 1 (a sequence) must be tensors, got " +
-                                 py::type::handle_of(h).attr("__name__").cast<std::string>());
-      std::vector<Tensor> xs = tensor_list(tensors, op);
+      std::vector<Tensor> xs = tensor_list(tensors, op, /*tensors_only=*/true);
       if (xs.empty()) throw RuntimeError(str(op, ": expects a non-empty TensorList"));
-      std::vector<Tensor> kept;
-      for (const Tensor& x : xs)
-        if (!(x.ndim() == 1 && x.shape()[0] == 0)) kept.push_back(x);
-      if (kept.empty()) kept.push_back(xs[0]);
+      auto legacy_empty = [](const Tensor& x) { return x.ndim() == 1 && x.shape()[0] == 0; };
+      if (xs.size() > 1 && std::any_of(xs.begin(), xs.end(), legacy_empty)) {
+        std::vector<Tensor> kept;
+        for (const Tensor& x : xs)
+          if (!legacy_empty(x)) kept.push_back(x);
+        if (kept.empty()) kept.push_back(xs[0]);
+        xs.swap(kept);
+      }
       py::handle d = axis.is_none() ? dim : axis;
-      return concat(kept, int_arg(d, op, "dim"));
+      return concat(xs, int_arg(d, op, "dim"));
     };
     m.def(
         "cat",

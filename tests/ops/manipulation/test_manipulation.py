@@ -78,6 +78,39 @@ def test_concat_follows_input_layout():
     assert mixed.is_contiguous()
 
 
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_join_of_large_inputs_split_across_threads(axis):
+    """The byte-block join of contiguous inputs splits the output at arbitrary bytes across
+    threads: pieces start mid-block, and empty inputs sit between full ones."""
+    rng = np.random.default_rng(0)
+    arrs = [rng.standard_normal((300, n)).astype(np.float32) for n in (700, 0, 333, 1)]
+    old = ts.get_num_threads()
+    ts.set_num_threads(2)
+    try:
+        assert_same(ts.concat([ts.asarray(a) for a in arrs], axis=axis if axis else 1),
+                    np.concatenate(arrs, axis=axis if axis else 1))
+        same = [a[:, :300] for a in (arrs[0], arrs[2], arrs[0])]
+        assert_same(ts.stack([ts.asarray(a) for a in same], axis=axis),
+                    np.stack(same, axis=axis))
+    finally:
+        ts.set_num_threads(old)
+
+
+def test_stack_records_one_node_like_torch():
+    import torch
+    a = np.arange(6.0).reshape(2, 3)
+    x, xt = ts.asarray(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    y = ts.stack([x, x * 2, ts.asarray(a)], -1)
+    yt = torch.stack([xt, xt * 2, torch.tensor(a)], -1)
+    assert y.grad_fn.name() == yt.grad_fn.name() == "StackBackward0"
+    w = np.arange(18.0).reshape(2, 3, 3)
+    (g,) = ts.autograd.grad((y * y * ts.asarray(w)).sum(), [x], create_graph=True)
+    (gt,) = torch.autograd.grad((yt * yt * torch.tensor(w)).sum(), [xt], create_graph=True)
+    assert_same(g, gt.detach().numpy())
+    assert_same(ts.autograd.grad(g.sum(), [x])[0],
+                torch.autograd.grad(gt.sum(), [xt])[0].numpy())
+
+
 def test_concat_stack_errors_and_aliases():
     a, b = ts.zeros((2, 3)), ts.zeros((2, 4))
     with pytest.raises(ValueError, match=r"concat: tensor 1 has shape \(2, 4\)"):
