@@ -1,0 +1,109 @@
+// CPU kernels of grid_sample (ops/nn/grid_sample.h), forward and backward, 4-D and 5-D input:
+// the per-point math of kernels/grid_sample_math.h (Note [Native grid sampling] in
+// ops/nn/grid_sample.cpp). The forward splits the output points across threads; the backward
+// splits the images when the input's gradient is wanted (each image's scatter runs in one
+// order, so results do not depend on the thread count), the points otherwise.
+#include <algorithm>
+
+#include "core/parallel.h"
+#include "ops/nn/grid_sample.h"
+
+namespace ts {
+namespace {
+
+constexpr uint32_t kGridDTypes =
+    (1u << static_cast<int>(DType::Float32)) | (1u << static_cast<int>(DType::Float64));
+
+gs::Geom geom_of(const Tensor& x, const Tensor& grid) {
+  const int64_t k = x.ndim() - 2;
+  gs::Geom geo{x.dim(1), {1, 1, 1}, 1, 1};
+  for (int64_t i = 0; i < k; ++i) {
+    geo.size[i] = x.dim(2 + i);
+    geo.in_plane *= x.dim(2 + i);
+    geo.out_plane *= grid.dim(1 + i);
+  }
+  return geo;
+}
+
+// Points per task: a point costs about C * 2^K multiply-adds.
+int64_t point_grain(const gs::Geom& geo, int k) {
+  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, geo.C * (int64_t(1) << k)));
+}
+
+template <int K, class T>
+void forward(const Tensor& x, const Tensor& grid, const Tensor& out, const gs::Params& p) {
+  const gs::Geom geo = geom_of(x, grid);
+  const int64_t P = geo.out_plane, img = geo.C * geo.in_plane, oimg = geo.C * P;
+  const T* xp = x.data<T>();
+  const T* gp = grid.data<T>();
+  T* op = out.data<T>();
+  parallel_for(0, x.dim(0) * P, point_grain(geo, K), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t n = i / P;
+      gs::forward_point<K, T, T>(xp + n * img, gp + i * K, op + n * oimg + (i - n * P), geo, p);
+    }
+  });
+}
+
+struct AddTo {
+  template <class T>
+  void operator()(T* at, T v) const {
+    *at += v;
+  }
+};
+
+template <int K, class T>
+void backward(const Tensor& gy, const Tensor& x, const Tensor& grid, const Tensor& gx,
+              const Tensor& gg, const gs::Params& p) {
+  const gs::Geom geo = geom_of(x, grid);
+  const int64_t N = x.dim(0), P = geo.out_plane, img = geo.C * geo.in_plane, oimg = geo.C * P;
+  const T* gyp = gy.data<T>();
+  const T* xp = x.data<T>();
+  const T* gp = grid.data<T>();
+  T* gxp = gx.defined() ? gx.data<T>() : nullptr;
+  T* ggp = gg.defined() ? gg.data<T>() : nullptr;
+  auto point = [&](int64_t i) {
+    const int64_t n = i / P;
+    gs::backward_point<K, T, T>(gyp + n * oimg + (i - n * P), xp + n * img,
+                                gxp ? gxp + n * img : nullptr, gp + i * K,
+                                ggp ? ggp + i * K : nullptr, geo, p, AddTo{});
+  };
+  if (gxp) {
+    const int64_t grain = std::max<int64_t>(1, point_grain(geo, K) / std::max<int64_t>(1, P));
+    parallel_for(0, N, grain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b * P; i < e * P; ++i) point(i);
+    });
+  } else {
+    parallel_for(0, N * P, point_grain(geo, K), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) point(i);
+    });
+  }
+}
+
+void cpu_grid_sample(const Tensor& x, const Tensor& grid, const Tensor& out, const gs::Params& p) {
+  visit_dtype<kGridDTypes>(x.dtype(), "grid_sample", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (x.ndim() == 4)
+      forward<2, T>(x, grid, out, p);
+    else
+      forward<3, T>(x, grid, out, p);
+  });
+}
+
+void cpu_grid_sample_backward(const Tensor& gy, const Tensor& x, const Tensor& grid,
+                              const Tensor& gx, const Tensor& gg, const gs::Params& p) {
+  visit_dtype<kGridDTypes>(x.dtype(), "grid_sample_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (x.ndim() == 4)
+      backward<2, T>(gy, x, grid, gx, gg, p);
+    else
+      backward<3, T>(gy, x, grid, gx, gg, p);
+  });
+}
+
+}  // namespace
+
+TS_REGISTER_KERNEL(grid_sample_stub, CPU, &cpu_grid_sample);
+TS_REGISTER_KERNEL(grid_sample_backward_stub, CPU, &cpu_grid_sample_backward);
+
+}  // namespace ts
