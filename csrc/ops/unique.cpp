@@ -135,14 +135,15 @@ UniqueParts unique(const Tensor& x, std::optional<int64_t> dim, bool consecutive
 
 Tensor isin(const Tensor& elements, const Tensor& test_elements, bool invert) {
   autograd::GradModeGuard no_grad(false);
-  // A Python number goes where the other operand is.
-  Tensor a = elements, b = test_elements;
-  if (a.is_wrapped_number() && !b.is_wrapped_number()) a = to_device(a, b.device());
-  if (b.is_wrapped_number() && !a.is_wrapped_number()) b = to_device(b, a.device());
+  // (the promoted dtype first: a Python number stays weak; then it goes where the other is)
+  const DType dt = result_type(elements, test_elements);
+  Tensor a = astype(elements, dt, false), b = astype(test_elements, dt, false);
+  if (elements.is_wrapped_number() && !test_elements.is_wrapped_number())
+    a = to_device(a, b.device());
+  if (test_elements.is_wrapped_number() && !elements.is_wrapped_number())
+    b = to_device(b, a.device());
   check_same_device("isin", a, b);
-  const DType dt = result_type(a, b);
-  a = astype(a, dt, false);
-  b = reshape(astype(b, dt, false), {-1});
+  b = reshape(b, {-1});
   const int64_t m = b.dim(0);
   Tensor found;
   if (m == 0) {

@@ -32,10 +32,11 @@ const Tensor& array_x(py::handle h, const char* op) {
   return h.cast<const Tensor&>();
 }
 
-bool truth(py::handle h) {
-  const int t = PyObject_IsTrue(h.ptr());
-  if (t < 0) throw py::error_already_set();
-  return t != 0;
+// A flag: a Python (or NumPy) bool, as torch requires; TypeError naming the op otherwise.
+bool flag(py::handle h, const char* op, const char* name) {
+  if (!PyBool_Check(h.ptr()) && type_name(h) != "bool_")
+    throw TypeError(str(op, "(): argument '", name, "' must be bool, not ", type_name(h)));
+  return PyObject_IsTrue(h.ptr()) == 1;
 }
 
 std::optional<int64_t> dim_of(py::handle dim, const char* op) {
@@ -56,8 +57,9 @@ py::object torch_unique_result(UniqueParts r, bool inverse, bool counts) {
 py::object unique_py(py::handle input, py::handle sorted, py::handle return_inverse,
                      py::handle return_counts, py::handle dim) {
   const Tensor& x = torch_tensor(input, "unique", "input", 1);
-  truth(sorted);  // torch sorts either way (as its CPU unique does)
-  const bool inv = truth(return_inverse), cnt = truth(return_counts);
+  flag(sorted, "unique", "sorted");  // torch sorts either way (as its CPU unique does)
+  const bool inv = flag(return_inverse, "unique", "return_inverse"),
+             cnt = flag(return_counts, "unique", "return_counts");
   return torch_unique_result(unique(x, dim_of(dim, "unique"), false, false, inv, cnt), inv, cnt);
 }
 
@@ -65,7 +67,8 @@ py::object unique_consecutive_py(py::handle input, py::handle return_inverse,
                                  py::handle return_counts, py::handle dim) {
   const char* op = "unique_consecutive";
   const Tensor& x = torch_tensor(input, op, "input", 1);
-  const bool inv = truth(return_inverse), cnt = truth(return_counts);
+  const bool inv = flag(return_inverse, op, "return_inverse"),
+             cnt = flag(return_counts, op, "return_counts");
   return torch_unique_result(unique(x, dim_of(dim, op), true, false, inv, cnt), inv, cnt);
 }
 
@@ -148,9 +151,10 @@ void init_sets(py::module_& m) {
       "isin",
       [](py::handle elements, py::handle test_elements, py::handle assume_unique,
          py::handle invert) {
-        truth(assume_unique);  // a hint: the result is the same
+        flag(assume_unique, "isin", "assume_unique");  // a hint: the result is the same
         return isin(isin_operand(elements, "elements", 1),
-                    isin_operand(test_elements, "test_elements", 2), truth(invert));
+                    isin_operand(test_elements, "test_elements", 2),
+                    flag(invert, "isin", "invert"));
       },
       py::arg("elements"), py::arg("test_elements"), py::kw_only(),
       py::arg("assume_unique") = false, py::arg("invert") = false,

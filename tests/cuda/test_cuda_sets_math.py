@@ -102,3 +102,34 @@ def test_nextafter_matches_cpu_bitwise(dtype):
     assert g.dtype == c.dtype
     np.testing.assert_array_equal(g.cpu().astype(ts.float64).numpy(),
                                   c.astype(ts.float64).numpy())
+
+
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_torch_unique_forms_match_cpu(name):
+    # torch.unique / unique_consecutive run on the device (no host copy since they moved to C++)
+    a = VALUES[name]
+    for arr, dim in ((a, None), (a[: len(a) // 4 * 4].reshape(-1, 4), 0),
+                     (a[: len(a) // 4 * 4].reshape(-1, 4), 1)):
+        c, g = both(arr)
+        for fn in (ts.unique, ts.unique_consecutive):
+            rc = fn(c, return_inverse=True, return_counts=True, dim=dim)
+            rg = fn(g, return_inverse=True, return_counts=True, dim=dim)
+            for x, y in zip(rc, rg):
+                same(x, y)
+
+
+def test_isin_numbers_and_cross_on_device():
+    c, g = both(np.array([1.0, 2.5, 3.0, np.nan], "f4"))
+    for test in (2.5, 3, np.array([3.0, np.nan], "f4")):
+        tc = ts.asarray(test) if isinstance(test, np.ndarray) else test
+        tg = ts.asarray(test, device=DEV) if isinstance(test, np.ndarray) else test
+        same(ts.isin(c, tc), ts.isin(g, tg))
+        same(ts.isin(tc, c), ts.isin(tg, g))
+    rng = np.random.default_rng(5)
+    (ac, ag), (bc, bg) = both(rng.standard_normal((4, 3))), both(rng.standard_normal((4, 3)))
+    same(ts.cross(ac, bc), ts.cross(ag, bg), exact=False)
+    xg = ts.asarray(rng.standard_normal((3, 5)), device=DEV, requires_grad=True)
+    xc = ts.asarray(xg.detach().cpu().numpy(), requires_grad=True)
+    ts.cross(xg, xg.flip(1)).sum().backward()
+    ts.cross(xc, xc.flip(1)).sum().backward()
+    same(xc.grad, xg.grad, exact=False)

@@ -223,8 +223,17 @@ def test_methods_are_the_functions_and_signatures():
     (lambda x: ts.cross(x, x), RuntimeError, r"^cross: no dimension of size 3 in input \(2, 2\)"),
     (lambda x: ts.cross(x, x, 0), ValueError, r"^cross: expected size 3"),
     (lambda x: x.unique(dim=[0]), TypeError, r"dim must be an int"),
+    # flags are bools, as torch's
+    (lambda x: ts.unique(x, return_inverse=1), TypeError,
+     r"^unique\(\): argument 'return_inverse' must be bool, not int"),
+    (lambda x: x.unique(None), TypeError, r"^unique\(\): argument 'sorted' must be bool"),
+    (lambda x: x.unique_consecutive("abc"), TypeError,
+     r"^unique_consecutive\(\): argument 'return_inverse' must be bool, not str"),
+    (lambda x: ts.isin(x, x, invert=None), TypeError,
+     r"^isin\(\): argument 'invert' must be bool, not NoneType"),
 ])
 def test_errors_name_the_op(call, cls, match):
+    """Raised by the C++ op or its binding with the final class, naming the op."""
     x = ts.ones((2, 2))
     with pytest.raises(cls, match=match) as info:
         call(x)
