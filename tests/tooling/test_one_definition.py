@@ -46,7 +46,7 @@ TABLE = "_tensor_methods.py"
 # Session 17 merged h/ctc, h/lu, h/nnops, h/rand, h/nnf2, h/errs, h/tensor3, h/stat3 (ctc, the LU
 # family, conv/norm/dropout bindings, the samplers, the small nn.functional ops, sort forms and
 # the error layers, the Tensor protocols, statistics/einsum/stft in C++): 168.
-MAX_SETS = 168
+MAX_SETS = 20
 MAX_SET_TWICE = 0
 
 _HOOK = r'''
