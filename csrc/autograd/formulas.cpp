@@ -1457,9 +1457,9 @@ bool begin_setitem(const Tensor& x, const Tensor& value) {
 }
 
 // Note [Writes into views] covers `a` being a view; otherwise a takes result's history.
-void rebase_history(const Tensor& a, const Tensor& result) {
+void rebase_history(const Tensor& a, const Tensor& result, const char* op) {
   if (!grad_enabled() || !requires_grad(result)) return;
-  check_view_write(a, true, "in-place op");
+  check_view_write(a, true, op);
   if (auto* node = dynamic_cast<FormulaNode*>(grad_fn(result).get()))
     for (SavedTensor& s : node->saved) s.preserve_if_aliases(a);
   commit_write(a, gradient_edge(result));

@@ -108,6 +108,6 @@ void record_linalg(LinalgOp op, const std::vector<Tensor>& inputs,
 void check_inplace(const Tensor& a, const char* op);
 // x[...] = value: applies the in-place rules and says whether the write must be recorded.
 bool begin_setitem(const Tensor& x, const Tensor& value);
-void rebase_history(const Tensor& a, const Tensor& result);
+void rebase_history(const Tensor& a, const Tensor& result, const char* op = "in-place op");
 
 }  // namespace ts::autograd

@@ -1,10 +1,14 @@
 #include "ops/elementwise.h"
 
 #include "autograd/function.h"
+#include "autograd/grad_mode.h"
 #include "autograd/record.h"
+#include "autograd/view_writes.h"
 #include "ops/autocast_policy.h"
 #include "ops/copy.h"
+#include "ops/indexing_basic.h"
 #include "ops/memory_format.h"
+#include "ops/tensor_convert.h"
 
 namespace ts {
 
@@ -19,16 +23,17 @@ DType result_type(const Tensor& a, const Tensor& b) {
   return promote_types(a.dtype(), b.dtype());
 }
 
-DType compute_dtype(const ElementwiseDef& def, DType promoted, DType a, DType b) {
+DType compute_dtype(const ElementwiseDef& def, DType promoted, DType a, DType b, const char* op) {
   DType c = promoted;
   if (def.in == InRule::IntToFloat && !is_inexact(c)) c = kDefaultFloat;
   if (!in_set(c, def.allowed)) {
+    if (!op) op = def.name;
     if (a == b)
-      throw TypeError(str(def.name, ": not supported for dtype ", dtype_name(a), " (expected ",
+      throw TypeError(str(op, ": not supported for dtype ", dtype_name(a), " (expected ",
                           def.allowed_desc, " input)"));
-    throw TypeError(str(def.name, ": not supported for dtypes ", dtype_name(a), " and ",
-                        dtype_name(b), " (promoted to ", dtype_name(promoted), "; expected ",
-                        def.allowed_desc, " inputs)"));
+    throw TypeError(str(op, ": not supported for dtypes ", dtype_name(a), " and ", dtype_name(b),
+                        " (promoted to ", dtype_name(promoted), "; expected ", def.allowed_desc,
+                        " inputs)"));
   }
   return c;
 }
@@ -66,16 +71,16 @@ Tensor empty_result(const Shape& shape, DType dt, Device dev, const Tensor& a,
 
 }  // namespace
 
-Tensor unary_op(const ElementwiseDef& def, const Tensor& x) {
+Tensor unary_op(const ElementwiseDef& def, const Tensor& x, const char* op) {
   // The table's policy for def.name, if any (Note [Autocast inside the ops]).
   if (autocast::active()) {
     if (const std::optional<uint8_t> policy = autocast::find_policy(def.name)) {
       Tensor xc = x;
       const autocast::OpScope scope(*policy, xc);
-      return unary_op(def, xc);
+      return unary_op(def, xc, op);
     }
   }
-  const DType c = compute_dtype(def, x.dtype(), x.dtype(), x.dtype());
+  const DType c = compute_dtype(def, x.dtype(), x.dtype(), x.dtype(), op);
   const Tensor xc = astype(x, c, /*copy=*/false);
   Tensor out = empty_result(x.shape(), output_dtype(def, c), x.device(), x);
   if (out.numel() != 0) {
@@ -86,11 +91,12 @@ Tensor unary_op(const ElementwiseDef& def, const Tensor& x) {
   return out;
 }
 
-Tensor binary_op(const ElementwiseDef& def, const Tensor& a, const Tensor& b) {
-  check_same_device(def.name, a, b);
-  const DType c = compute_dtype(def, result_type(a, b), a.dtype(), b.dtype());
+Tensor binary_op(const ElementwiseDef& def, const Tensor& a, const Tensor& b, const char* op) {
+  if (!op) op = def.name;
+  check_same_device(op, a, b);
+  const DType c = compute_dtype(def, result_type(a, b), a.dtype(), b.dtype(), op);
   const Shape shape =
-      a.shape() == b.shape() ? a.shape() : broadcast_shapes(a.shape(), b.shape(), def.name);
+      a.shape() == b.shape() ? a.shape() : broadcast_shapes(a.shape(), b.shape(), op);
   const Tensor ac = astype(a, c, false), bc = astype(b, c, false);
   const Device dev = a.ndim() == 0 && a.device().is_cpu() ? b.device() : a.device();
   Tensor out = empty_result(shape, output_dtype(def, c), dev, a, &b);
@@ -111,16 +117,38 @@ bool torch_can_cast(DType rd, DType ad) {
 }  // namespace
 
 void assign_inplace_result(const char* op, const Tensor& a, const Tensor& r) {
-  if (r.shape() != a.shape())
-    throw ValueError(str(op, " (in-place): the result of shape ", shape_str(r.shape()),
-                         " does not fit the output of shape ", shape_str(a.shape())));
   const DType rd = r.dtype(), ad = a.dtype();
   if (!torch_can_cast(rd, ad))
-    throw TypeError(str(op, " (in-place): result type ", dtype_name(rd),
-                        " can't be cast to the output's dtype ", dtype_name(ad),
-                        "; hint: use an out-of-place op (x = x ", "op y) or cast x first"));
-  autograd::rebase_history(a, r);
+    throw TypeError(str(op, ": result type ", dtype_name(rd),
+                        " can't be cast to the desired output type ", dtype_name(ad),
+                        "; hint: an in-place op keeps self's dtype: use the out-of-place op "
+                        "or cast self first"));
+  if (r.shape() != a.shape())
+    throw ValueError(str(op, ": output with shape ", shape_str(a.shape()),
+                         " doesn't match the broadcast shape ", shape_str(r.shape()),
+                         "; hint: an in-place op cannot grow self: use the out-of-place op"));
+  if (r.device() != a.device()) {
+    assign_inplace_result(op, a, to_device_op(r, a.device(), false, op));
+    return;
+  }
+  if (autograd::grad_enabled() && !autograd::requires_grad(r) && autograd::requires_grad(a)) {
+    overwrite_inplace(op, a, r);  // the new values do not depend on a's history
+    return;
+  }
+  autograd::rebase_history(a, r, op);
   copy_(a, r);
+}
+
+void overwrite_inplace(const char* op, const Tensor& a, const Tensor& r) {
+  if (!autograd::grad_enabled() || !autograd::needs_grad({&a, &r})) {
+    copy_(a, r);
+    return;
+  }
+  // recorded as a[...] = r: r gets the gradient, the overwritten values none
+  autograd::check_view_write(a, autograd::requires_grad(r), op);
+  IndexKey all;
+  all.push_back(IndexItem{IndexItem::Ellipsis});
+  index_put_basic(a, all, r);
 }
 
 void write_out(const char* op, const Tensor& out, const Tensor& r) {
@@ -145,14 +173,15 @@ void write_out(const char* op, const Tensor& out, const Tensor& r) {
 // elementwise kernel allows). Otherwise the result is computed out of place and copied in
 // (PyTorch's in-place rules: assign_inplace_result). x += y, optimizer updates and gradient
 // accumulation take the direct path: one pass over memory instead of three.
-void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b) {
-  autograd::check_inplace(a, def.name);
+void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b, const char* op) {
+  if (!op) op = def.name;
+  autograd::check_inplace(a, op);
   if (a.numel() != 0 && a.is_contiguous() && !a.storage()->readonly &&
       (b.device() == a.device() || (b.ndim() == 0 && b.device().is_cpu())) &&
       !autograd::needs_grad({&a, &b})) {
-    const DType c = compute_dtype(def, result_type(a, b), a.dtype(), b.dtype());
+    const DType c = compute_dtype(def, result_type(a, b), a.dtype(), b.dtype(), op);
     if (c == a.dtype() && output_dtype(def, c) == c &&
-        (a.shape() == b.shape() || broadcast_shapes(a.shape(), b.shape(), def.name) == a.shape())) {
+        (a.shape() == b.shape() || broadcast_shapes(a.shape(), b.shape(), op) == a.shape())) {
       const Tensor bc = astype(b, c, false);
       if (!may_overlap(a, bc) || (bc.shape() == a.shape() && same_layout(a, bc))) {
         auto it = ElementwiseIter::make(a, {&a, &bc}, def.name);
@@ -162,7 +191,24 @@ void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b) {
       }
     }
   }
-  assign_inplace_result(def.name, a, binary_op(def, a, b));
+  assign_inplace_result(op, a, binary_op(def, a, b, op));
+}
+
+// The unary form of the same rule: the kernel reads and writes a element by element.
+void unary_op_(const ElementwiseDef& def, const Tensor& a, const char* op) {
+  if (!op) op = def.name;
+  autograd::check_inplace(a, op);
+  if (a.numel() != 0 && a.is_contiguous() && !a.storage()->readonly && !autocast::active() &&
+      !autograd::needs_grad({&a})) {
+    const DType c = compute_dtype(def, a.dtype(), a.dtype(), a.dtype(), op);
+    if (c == a.dtype() && output_dtype(def, c) == c) {
+      auto it = ElementwiseIter::make(a, {&a}, op);
+      def.stub->get(a.device())(it, c);
+      a.bump_version();
+      return;
+    }
+  }
+  assign_inplace_result(op, a, unary_op(def, a, op));
 }
 
 }  // namespace ts

@@ -33,17 +33,29 @@ struct ElementwiseDef {
 
 // The promoted dtype of two operands; wrapped Python scalars are weak.
 DType result_type(const Tensor& a, const Tensor& b);
-DType compute_dtype(const ElementwiseDef& def, DType promoted, DType a, DType b);
+// `op` (default: def.name) names the op in errors: an in-place method passes its own name.
+DType compute_dtype(const ElementwiseDef& def, DType promoted, DType a, DType b,
+                    const char* op = nullptr);
 DType output_dtype(const ElementwiseDef& def, DType compute);
 
-Tensor unary_op(const ElementwiseDef& def, const Tensor& x);
-Tensor binary_op(const ElementwiseDef& def, const Tensor& a, const Tensor& b);
-// a = a op b, written into a (respecting views); the result must keep a's shape and be
-// castable to a's dtype (PyTorch's rule), else TypeError/ValueError.
-void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b);
+Tensor unary_op(const ElementwiseDef& def, const Tensor& x, const char* op = nullptr);
+Tensor binary_op(const ElementwiseDef& def, const Tensor& a, const Tensor& b,
+                 const char* op = nullptr);
+// a = op(a) / a = a op b, written into a (respecting views); the result must keep a's shape
+// and be castable to a's dtype (PyTorch's rule), else TypeError/ValueError. `op` (default:
+// def.name) names the in-place method in errors (Note [In-place without a temporary]).
+void unary_op_(const ElementwiseDef& def, const Tensor& a, const char* op = nullptr);
+void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b,
+                const char* op = nullptr);
 // a = r for an in-place op (`op` names it in errors): r must have a's shape and cast safely to
-// a's dtype; a takes r's autograd history (PyTorch's in-place rules) before the copy.
+// a's dtype (r on another device is moved); a takes r's autograd history (PyTorch's in-place
+// rules) before the copy, or, when a requires grad and r does not, the write is recorded as
+// x[...] = r (the overwritten values get no gradient).
 void assign_inplace_result(const char* op, const Tensor& a, const Tensor& r);
+// a = r where r does not depend on a's values (fill_, copy_; r has a's shape and dtype and is
+// on its device): recorded as a[...] = r when autograd records, so r gets the gradient and the
+// overwritten values get zeros.
+void overwrite_inplace(const char* op, const Tensor& a, const Tensor& r);
 // out= of PyTorch's functions: r written into `out`, which must have r's shape and a dtype r
 // casts to (PyTorch's in-place rule); nothing records through out= (RuntimeError, as PyTorch).
 void write_out(const char* op, const Tensor& out, const Tensor& r);

@@ -54,7 +54,9 @@ void init_statistics_torch(py::module_& m);
 void init_einsum(py::module_& m);
 void init_stft(py::module_& m);
 void init_sets(py::module_& m);
-void install_arg_errors(py::module_& m);  // last: wraps every binding above
+void init_inplace_methods(py::module_& m);  // after the out-of-place methods
+void install_arg_errors(py::module_& m);    // then: wraps every binding above
+void alias_tensor_methods(py::module_& m);  // last: Tensor.arccos is Tensor.acos
 }  // namespace ts::python
 
 namespace {
@@ -169,5 +171,7 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_einsum(m);
   ts::python::init_stft(m);
   ts::python::init_sets(m);
+  ts::python::init_inplace_methods(m);
   ts::python::install_arg_errors(m);
+  ts::python::alias_tensor_methods(m);
 }

@@ -4,7 +4,7 @@ from typing import Any, Iterator
 
 from tessera._C import dtype as dtype, Device as Device
 from tessera._C import Device as Device
-from tessera._C import Generator as Generator
+from tessera.random import TorchGenerator as Generator
 from tessera._torch_legacy import Size as Size
 from tessera import accelerator as accelerator
 from tessera import amp as amp
@@ -21,6 +21,7 @@ from tessera._torch_legacy import compiled_with_cxx11_abi as compiled_with_cxx11
 from tessera._transforms import cond as cond
 from tessera._torch_legacy import constant_pad_nd as constant_pad_nd
 from tessera import cpu as cpu
+from tessera._linalg_core import cross as cross
 from tessera import cuda as cuda
 from tessera._torch_legacy import cudnn_is_acceptable as cudnn_is_acceptable
 from tessera import datasets as datasets
@@ -39,11 +40,13 @@ from tessera._dtypes import get_default_dtype as get_default_dtype
 from tessera._config import get_deterministic_debug_mode as get_deterministic_debug_mode
 from tessera._config import get_float32_matmul_precision as get_float32_matmul_precision
 from tessera._config import get_num_interop_threads as get_num_interop_threads
+from tessera.random import get_rng_state as get_rng_state
 from tessera._torch_legacy import hamming_window as hamming_window
 from tessera._torch_legacy import hann_window as hann_window
 from tessera._dtypes import iinfo as iinfo
 from tessera.autograd.grad_mode import inference_mode as inference_mode
 from tessera._config import init_num_threads as init_num_threads
+from tessera.random import initial_seed as initial_seed
 from tessera.autograd import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
 from tessera.autograd import is_anomaly_enabled as is_anomaly_enabled
 from tessera.amp.autocast_mode import is_autocast_cache_enabled as is_autocast_cache_enabled
@@ -56,11 +59,13 @@ from tessera._config import is_storage as is_storage
 from tessera._torch_legacy import is_vulkan_available as is_vulkan_available
 from tessera._config import is_warn_always_enabled as is_warn_always_enabled
 from tessera._dtypes import isdtype as isdtype
+from tessera._sets import isin as isin
 from tessera._torch_legacy import kaiser_window as kaiser_window
 from tessera._torch_legacy import layout as layout
 from tessera import linalg as linalg
 from tessera.serialization import load as load
 from tessera._torch_legacy import lstsq as lstsq
+from tessera._functions import manual_seed as manual_seed
 from tessera._torch_legacy import matrix_rank as matrix_rank
 from tessera._torch_legacy import memory_format as memory_format
 from tessera import nn as nn
@@ -72,6 +77,7 @@ from tessera._dtypes import promote_types as promote_types
 from tessera import random as random
 from tessera._dtypes import result_type as result_type
 from tessera.serialization import save as save
+from tessera.random import seed as seed
 from tessera import serialization as serialization
 from tessera._config import set_anomaly_enabled as set_anomaly_enabled
 from tessera.amp.autocast_mode import set_autocast_cache_enabled as set_autocast_cache_enabled
@@ -86,6 +92,7 @@ from tessera._config import set_flush_denormal as set_flush_denormal
 from tessera.autograd.grad_mode import set_grad_enabled as set_grad_enabled
 from tessera._config import set_num_interop_threads as set_num_interop_threads
 from tessera._config import set_printoptions as set_printoptions
+from tessera.random import set_rng_state as set_rng_state
 from tessera._config import set_warn_always as set_warn_always
 from tessera._torch_legacy import solve as solve
 from tessera import special as special
@@ -93,6 +100,12 @@ from tessera._torch_legacy import symeig as symeig
 from tessera import testing as testing
 from tessera._torch_legacy import to_dlpack as to_dlpack
 from tessera._torch_legacy import typename as typename
+from tessera._sets import unique as unique
+from tessera._sets import unique_all as unique_all
+from tessera._sets import unique_consecutive as unique_consecutive
+from tessera._sets import unique_counts as unique_counts
+from tessera._sets import unique_inverse as unique_inverse
+from tessera._sets import unique_values as unique_values
 from tessera._torch_legacy import unsafe_chunk as unsafe_chunk
 from tessera._torch_legacy import unsafe_split as unsafe_split
 from tessera._torch_legacy import unsafe_split_with_sizes as unsafe_split_with_sizes
@@ -119,46 +132,44 @@ class Tensor:
     H: Tensor
     T: Tensor
     def abs(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def abs_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place abs (torch.Tensor.abs_); returns self."""
-    def absolute(self, *args: Any, **kwargs: Any) -> Any:
-        """|x|; abs of a complex tensor is real (float32 for complex64). abs(INT_MIN) wraps."""
-    def absolute_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place absolute (torch.Tensor.absolute_); returns self."""
+    def abs_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def absolute(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def absolute_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def acos(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def acos_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place acos (torch.Tensor.acos_); returns self."""
-    def acosh(self, *args: Any, **kwargs: Any) -> Any:
-        """Inverse hyperbolic cosine."""
-    def acosh_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place acosh (torch.Tensor.acosh_); returns self."""
+    def acos_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def acosh(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def acosh_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def add(self, other: Any, *, alpha: Any = ..., out: Any = ...) -> Any:
         """input + alpha * other, broadcasting; Python numbers are weak in promotion (the standard's add(x1, x2) and PyTorch's). A floating alpha with integral operands raises TypeError."""
     def add_(self, *args: Any, **kwargs: Any) -> Any:
         """self += alpha * other; returns self."""
     def addbmm(self, batch1: Any, batch2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """beta * input + alpha * sum_b (batch1[b] @ batch2[b])."""
-    def addbmm_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def addbmm_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place addbmm (torch.Tensor.addbmm_); returns self."""
     def addcdiv(self, tensor1: Any, tensor2: Any, *, value: Any = ..., out: Any = ...) -> Any:
         """input + value * tensor1 / tensor2, broadcasting; two integer divisors raise RuntimeError (torch)."""
-    def addcdiv_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def addcdiv_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place addcdiv (torch.Tensor.addcdiv_); returns self."""
     def addcmul(self, tensor1: Any, tensor2: Any, *, value: Any = ..., out: Any = ...) -> Any:
         """input + value * tensor1 * tensor2, broadcasting."""
-    def addcmul_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def addcmul_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place addcmul (torch.Tensor.addcmul_); returns self."""
     def addmm(self, mat1: Any, mat2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """beta * input + alpha * (mat1 @ mat2); input broadcasts to the product's shape. beta=0 ignores input's values (NaN included), as torch."""
-    def addmm_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def addmm_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place addmm (torch.Tensor.addmm_); returns self."""
     def addmv(self, mat: Any, vec: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """beta * input + alpha * (mat @ vec)."""
-    def addmv_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def addmv_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place addmv (torch.Tensor.addmv_); returns self."""
     def addr(self, vec1: Any, vec2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """beta * input + alpha * outer(vec1, vec2)."""
-    def addr_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def addr_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place addr (torch.Tensor.addr_); returns self."""
     def adjoint(self, *args: Any, **kwargs: Any) -> Tensor:
         """The conjugate transpose of the last two dims (a view for real tensors)."""
@@ -178,34 +189,27 @@ class Tensor:
         """True where some element along axis is nonzero (False over no elements); bool result."""
     def apply_(self, *args: Any, **kwargs: Any) -> Any:
         """Applies a Python function to each element in place (CPU only, slow; as torch). Returns self."""
-    def arccos(self, *args: Any, **kwargs: Any) -> Any:
-        """Inverse cosine. Integer and boolean inputs compute in float32."""
-    def arccos_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place arccos (torch.Tensor.arccos_); returns self."""
-    def arccosh(self, *args: Any, **kwargs: Any) -> Any:
-        """Inverse hyperbolic cosine."""
-    def arccosh_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place arccosh (torch.Tensor.arccosh_); returns self."""
-    def arcsin(self, *args: Any, **kwargs: Any) -> Any:
-        """Inverse sine."""
-    def arcsin_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place arcsin (torch.Tensor.arcsin_); returns self."""
-    def arcsinh(self, *args: Any, **kwargs: Any) -> Any:
-        """Inverse hyperbolic sine."""
-    def arcsinh_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place arcsinh (torch.Tensor.arcsinh_); returns self."""
-    def arctan(self, *args: Any, **kwargs: Any) -> Any:
-        """Inverse tangent."""
-    def arctan2(self, *args: Any, **kwargs: Any) -> Any:
-        """Angle of the point (x2, x1), quadrant-aware."""
-    def arctan2_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place arctan2 (torch.Tensor.arctan2_); returns self."""
-    def arctan_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place arctan (torch.Tensor.arctan_); returns self."""
-    def arctanh(self, *args: Any, **kwargs: Any) -> Any:
-        """Inverse hyperbolic tangent."""
-    def arctanh_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place arctanh (torch.Tensor.arctanh_); returns self."""
+    def arccos(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def arccos_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def arccosh(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def arccosh_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def arcsin(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def arcsin_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def arcsinh(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def arcsinh_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def arctan(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def arctan2(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def arctan2_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def arctan_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def arctanh(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def arctanh_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def argmax(self, *args: Any, **kwargs: Any) -> Any:
         """Index (int64) of the first maximum along axis (one int); over the flattened tensor when axis is None. The first NaN counts as the maximum. Empty axes raise ValueError."""
     def argmin(self, *args: Any, **kwargs: Any) -> Any:
@@ -221,29 +225,27 @@ class Tensor:
     def as_strided_scatter(self, src: Any, size: Any, stride: Any, storage_offset: Any = ...) -> Any:
         """A copy of input (laid out as input.clone()) whose as_strided(size, stride, storage_offset) view holds src, whose shape must be `size`. Differentiable in input (contiguous, as PyTorch) and src."""
     def asin(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def asin_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place asin (torch.Tensor.asin_); returns self."""
-    def asinh(self, *args: Any, **kwargs: Any) -> Any:
-        """Inverse hyperbolic sine."""
-    def asinh_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place asinh (torch.Tensor.asinh_); returns self."""
+    def asin_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def asinh(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def asinh_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def astype(self, *args: Any, **kwargs: Any) -> Tensor:
         """The array API's astype: this tensor as `dtype` (differentiable); copy=False returns its memory when the dtype is already `dtype`."""
     def atan(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def atan2(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def atan2_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place atan2 (torch.Tensor.atan2_); returns self."""
-    def atan_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place atan (torch.Tensor.atan_); returns self."""
-    def atanh(self, *args: Any, **kwargs: Any) -> Any:
-        """Inverse hyperbolic tangent."""
-    def atanh_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place atanh (torch.Tensor.atanh_); returns self."""
+    def atan2_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def atan_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def atanh(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def atanh_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def backward(self, gradient: Any = ..., retain_graph: Any = ..., create_graph: Any = ..., inputs: Any = ...) -> None:
         """Computes the gradient of this tensor w.r.t. the graph's leaves (into their .grad)."""
     def baddbmm(self, batch1: Any, batch2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """beta * input + alpha * bmm(batch1, batch2)."""
-    def baddbmm_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def baddbmm_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place baddbmm (torch.Tensor.baddbmm_); returns self."""
     def bernoulli(self, p: Any = ..., size: Any = ..., *, generator: Any = ..., out: Any = ..., dtype: Any = ..., device: Any = ...) -> Any:
         """1 with probability p else 0. input a tensor of probabilities (floating, in [0, 1]): its shape broadcast with size, its dtype. torch's bernoulli(input, p) (a float p): probability p in input's shape and dtype. NumPy's bernoulli(p, size): a number p, shape size, float32."""
@@ -254,26 +256,23 @@ class Tensor:
     def bincount(self, weights: Any = ..., minlength: Any = ...) -> Any:
         """Counts of each value 0..max(input) (at least minlength of them) of a 1-D non-negative integer tensor: int64, or with weights (input's shape) their sums, in weights' dtype when float32/float64 (else float64)."""
     def bitwise_and(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def bitwise_and_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place bitwise_and (torch.Tensor.bitwise_and_); returns self."""
-    def bitwise_left_shift(self, *args: Any, **kwargs: Any) -> Any:
-        """x1 << x2; shifting by >= the bit width gives 0."""
-    def bitwise_left_shift_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place bitwise_left_shift (torch.Tensor.bitwise_left_shift_); returns self."""
-    def bitwise_not(self, *args: Any, **kwargs: Any) -> Any:
-        """~x for integers; logical not for booleans."""
-    def bitwise_not_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place bitwise_not (torch.Tensor.bitwise_not_); returns self."""
+    def bitwise_and_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def bitwise_left_shift(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def bitwise_left_shift_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def bitwise_not(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def bitwise_not_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def bitwise_or(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def bitwise_or_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place bitwise_or (torch.Tensor.bitwise_or_); returns self."""
-    def bitwise_right_shift(self, *args: Any, **kwargs: Any) -> Any:
-        """x1 >> x2 (arithmetic); by >= the bit width gives 0, or -1 for negative x1."""
-    def bitwise_right_shift_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place bitwise_right_shift (torch.Tensor.bitwise_right_shift_); returns self."""
+    def bitwise_or_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def bitwise_right_shift(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def bitwise_right_shift_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def bitwise_xor(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def bitwise_xor_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place bitwise_xor (torch.Tensor.bitwise_xor_); returns self."""
+    def bitwise_xor_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def bmm(self, mat2: Any, *, out: Any = ...) -> Any:
         """(b, n, m) @ (b, m, p) -> (b, n, p); no broadcasting of the batch, one dtype."""
     def bool(self, *args: Any, **kwargs: Any) -> Any:
@@ -287,8 +286,8 @@ class Tensor:
     def cdouble(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor as complex128 (itself when it already is)."""
     def ceil(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def ceil_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place ceil (torch.Tensor.ceil_); returns self."""
+    def ceil_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def cfloat(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor as complex64 (itself when it already is)."""
     def chalf(self, *args: Any, **kwargs: Any) -> Tensor:
@@ -305,19 +304,19 @@ class Tensor:
         """Up to chunks views along dim, each ceil(size / chunks) long (the last may be shorter; there may be fewer chunks than asked, as in torch)."""
     def clamp(self, min: Any = ..., max: Any = ..., *, out: Any = ...) -> Any:
         """input clamped to [min, max] elementwise (torch.clamp; x.clamp and x.clip are this function). min and max are numbers or tensors broadcasting with input; a float bound makes an integer input float (the default dtype) and a tensor bound of another dtype promotes an integer input. Where min > max the result is max; NaN stays NaN. With no bound at all the result is a copy (as ts.clip; torch raises). ts.clip is the array API's clip (input's dtype)."""
-    def clamp_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def clamp_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place clamp (torch.Tensor.clamp_); returns self."""
     def clamp_max(self, max: Any, *, out: Any = ...) -> Any:
         """min(input, max) elementwise (clamp with max only)."""
-    def clamp_max_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def clamp_max_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place clamp_max (torch.Tensor.clamp_max_); returns self."""
     def clamp_min(self, min: Any, *, out: Any = ...) -> Any:
         """max(input, min) elementwise (clamp with min only)."""
-    def clamp_min_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def clamp_min_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place clamp_min (torch.Tensor.clamp_min_); returns self."""
     def clip(self, min: Any = ..., max: Any = ..., *, out: Any = ...) -> Any:
         """input clamped to [min, max] elementwise (torch.clamp; x.clamp and x.clip are this function). min and max are numbers or tensors broadcasting with input; a float bound makes an integer input float (the default dtype) and a tensor bound of another dtype promotes an integer input. Where min > max the result is max; NaN stays NaN. With no bound at all the result is a copy (as ts.clip; torch raises). ts.clip is the array API's clip (input's dtype)."""
-    def clip_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def clip_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place clip (torch.Tensor.clip_); returns self."""
     def clone(self, *args: Any, **kwargs: Any) -> Any:
         """A copy in new memory (differentiable), laid out as memory_format asks (ts.contiguous_format, ts.channels_last, ...)."""
@@ -330,28 +329,27 @@ class Tensor:
         """The address of the first element (data_ptr)."""
     def contiguous(self, *args: Any, **kwargs: Any) -> Tensor:
         """This tensor with row-major strides (or memory_format's), copied only if needed"""
-    def copy_(self, src: Any, non_blocking: Any = ...) -> Tensor:
-        """Copies `src` (broadcast to self's shape, cast to self's dtype, any device) into self; returns self. Differentiable with respect to src."""
-    def copysign(self, *args: Any, **kwargs: Any) -> Any:
-        """|x1| with the sign of x2."""
-    def copysign_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place copysign (torch.Tensor.copysign_); returns self."""
+    def copy_(self, *args: Any, **kwargs: Any) -> Any:
+        """Copies `src` (broadcast to self's shape, cast to self's dtype, from any device) into self; returns self. Differentiable with respect to src."""
+    def copysign(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def copysign_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def corrcoef(self) -> Any:
         """Pearson correlation coefficients of the rows of input (clipped to [-1, 1])."""
     def cos(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def cos_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place cos (torch.Tensor.cos_); returns self."""
+    def cos_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def cosh(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def cosh_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place cosh (torch.Tensor.cosh_); returns self."""
+    def cosh_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def count_nonzero(self, *args: Any, **kwargs: Any) -> Any:
         """Number of nonzero elements along axis (positional too: torch's count_nonzero(x, dim)), as int64."""
     def cov(self, *, correction: Any = ..., fweights: Any = ..., aweights: Any = ...) -> Any:
         """Covariance of the rows (variables) of a 1-D or 2-D input whose columns are observations (differentiable; fweights/aweights weight the observations)."""
     def cpu(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor on the CPU (itself when already there)."""
-    def cross(self, other: Any, dim: Any = ..., *, out: Any = ...) -> Any:
-        """torch.cross: the cross product of 3-element vectors along dim (by default the first dim of input of size 3; linalg.cross defaults to the last); differentiable."""
+    def cross(self, other: Any, dim: Any = ...) -> Tensor:
+        """Cross product of 3-vectors along `dim` (the first dim of size 3 when None)."""
     def cuda(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor on a CUDA device (default: the current one; an int is its index)."""
     def cummax(self, dim: Any) -> Any:
@@ -360,17 +358,17 @@ class Tensor:
         """The named tuple (values, indices) of the running minimum along dim: indices of the last occurrence of the extreme so far. NaN propagates."""
     def cumprod(self, *args: Any, **kwargs: Any) -> Any:
         """Running products along axis (identity 1 first with include_initial=True)."""
-    def cumprod_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def cumprod_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place cumprod (torch.Tensor.cumprod_); returns self."""
     def cumsum(self, *args: Any, **kwargs: Any) -> Any:
         """Running sums along axis (required unless x is 1-D; PyTorch's positional dim or dim=). With include_initial=True the result starts with 0 and is one longer along axis. Dtype rules as sum."""
-    def cumsum_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def cumsum_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place cumsum (torch.Tensor.cumsum_); returns self."""
     data: Tensor
     def data_ptr(self, *args: Any, **kwargs: Any) -> builtins.int: ...
     def deg2rad(self, *, out: Any = ...) -> Any:
         """input * pi / 180 (float result)."""
-    def deg2rad_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def deg2rad_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place deg2rad (torch.Tensor.deg2rad_); returns self."""
     def dense_dim(self, *args: Any, **kwargs: Any) -> builtins.int:
         """The number of dense dims: ndim (tensors are strided)."""
@@ -392,7 +390,7 @@ class Tensor:
     def diff(self, n: Any = ..., dim: Any = ..., prepend: Any = ..., append: Any = ..., *, axis: Any = ...) -> Any:
         """n-th forward difference input[i+1] - input[i] along dim (default -1; the standard's axis= is its alias), after joining prepend and append (tensors matching input outside dim, or scalars, which are weak: they take input's dtype kind) to input along it. The result is n shorter along dim; booleans give input[i+1] != input[i] (NumPy). n=0 returns input unchanged (prepend/append ignored, like NumPy)."""
     def digamma(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def digamma_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def digamma_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place digamma (torch.Tensor.digamma_); returns self."""
     def dim(self, *args: Any, **kwargs: Any) -> builtins.int: ...
     def dim_order(self, *args: Any, **kwargs: Any) -> Any:
@@ -417,42 +415,42 @@ class Tensor:
     def element_size(self, *args: Any, **kwargs: Any) -> builtins.int:
         """Bytes per element (the array API's itemsize)."""
     def eq(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def eq_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place eq (torch.Tensor.eq_); returns self."""
+    def eq_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def equal(self, *args: Any, **kwargs: Any) -> Any:
         """True when other has this tensor's shape and equal values everywhere (torch.equal; NaN != NaN)."""
     def erf(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def erf_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def erf_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place erf (torch.Tensor.erf_); returns self."""
     def erfc(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def erfc_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def erfc_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place erfc (torch.Tensor.erfc_); returns self."""
     def erfinv(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def erfinv_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def erfinv_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place erfinv (torch.Tensor.erfinv_); returns self."""
     def exp(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def exp2(self, *, out: Any = ...) -> Any:
         """2 ** input (float result)."""
-    def exp2_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def exp2_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place exp2 (torch.Tensor.exp2_); returns self."""
-    def exp_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place exp (torch.Tensor.exp_); returns self."""
+    def exp_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def expand(self, *args: Any, **kwargs: Any) -> Any:
         """A broadcast view with sizes (varargs, one sequence, or size=); -1 keeps a dim, new dims may be added in front."""
     def expand_as(self, *args: Any, **kwargs: Any) -> Any:
         """self.expand(other.shape)."""
     def expm1(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def expm1_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place expm1 (torch.Tensor.expm1_); returns self."""
+    def expm1_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def exponential_(self, *args: Any, **kwargs: Any) -> Any:
         """Fills self with exponential draws of rate lambd; returns self."""
-    def fill_(self, value: Any) -> Tensor:
+    def fill_(self, *args: Any, **kwargs: Any) -> Any:
         """Fills self with `value` (a number or a 0-d tensor); returns self."""
     def fill_diagonal_(self, *args: Any, **kwargs: Any) -> Any:
         """Fills the main diagonal (all dims equal for ndim > 2) with fill_value in place; wrap=True continues below a tall matrix every ncols + 1 rows, as torch and NumPy. Returns self."""
     def fix(self, *, out: Any = ...) -> Any:
         """Rounds toward zero (torch's alias of trunc)."""
-    def fix_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def fix_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place fix (torch.Tensor.fix_); returns self."""
     def flatten(self, *args: Any, **kwargs: Any) -> Any:
         """Merges dims start_dim..end_dim into one (a view where the strides allow)."""
@@ -466,25 +464,25 @@ class Tensor:
         """This tensor as float32 (itself when it already is)."""
     def float_power(self, exponent: Any, *, out: Any = ...) -> Any:
         """input ** exponent computed in float64 (complex128 when either is complex); either may be a Python number."""
-    def float_power_(self, exponent: Any) -> Tensor:
+    def float_power_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place float_power: self must already be float64 (complex128), as in torch."""
     def floor(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def floor_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place floor (torch.Tensor.floor_); returns self."""
+    def floor_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def floor_divide(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def floor_divide_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place floor_divide (torch.Tensor.floor_divide_); returns self."""
+    def floor_divide_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def fmax(self, other: Any, *, out: Any = ...) -> Any:
         """Elementwise maximum that ignores NaN (NaN only where both are NaN); ties and a NaN `other` give input and its gradient, as torch."""
     def fmin(self, other: Any, *, out: Any = ...) -> Any:
         """Elementwise minimum that ignores NaN (NaN only where both are NaN); ties and a NaN `other` give input and its gradient, as torch."""
     def fmod(self, other: Any, *, out: Any = ...) -> Any:
         """C's remainder: input - trunc(input / other) * other, with the dividend's sign (ts.remainder has the divisor's). An integer zero divisor raises ZeroDivisionError (a RuntimeError)."""
-    def fmod_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def fmod_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place fmod (torch.Tensor.fmod_); returns self."""
     def frac(self, *, out: Any = ...) -> Any:
         """input - trunc(input), keeping the sign; floating input only (as torch)."""
-    def frac_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def frac_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place frac (torch.Tensor.frac_); returns self."""
     def frexp(self, *, out: Any = ...) -> Any:
         """(mantissa, exponent) with input == mantissa * 2**exponent and |mantissa| in [0.5, 1): a named tuple like torch.return_types.frexp; exponent is int32. Floating input only."""
@@ -492,11 +490,11 @@ class Tensor:
         """out[i][j][k] = input[index[i][j][k]][j][k] for dim=0 (and so on): index is an integer tensor of input's rank, no larger than input in any dim but `dim`; the result has index's shape and input's dtype. sparse_grad is accepted and ignored (dense gradients)."""
     def gcd(self, other: Any, *, out: Any = ...) -> Any:
         """The greatest common divisor of integer tensors (non-negative; gcd(0, 0) is 0), broadcasting; floating or bool input raises."""
-    def gcd_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def gcd_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place gcd (torch.Tensor.gcd_); returns self."""
     def ge(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def ge_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place ge (torch.Tensor.ge_); returns self."""
+    def ge_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def geometric_(self, *args: Any, **kwargs: Any) -> Any:
         """Fills self with the number of Bernoulli(p) trials up to the first success (>= 1)."""
     def ger(self, vec2: Any, *, out: Any = ...) -> Any:
@@ -505,24 +503,22 @@ class Tensor:
         """-1 on the CPU, else the CUDA device's index."""
     grad: Any
     grad_fn: Any
-    def greater(self, *args: Any, **kwargs: Any) -> Any:
-        """x1 > x2."""
-    def greater_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place greater (torch.Tensor.greater_); returns self."""
-    def greater_equal(self, *args: Any, **kwargs: Any) -> Any:
-        """x1 >= x2."""
-    def greater_equal_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place greater_equal (torch.Tensor.greater_equal_); returns self."""
+    def greater(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def greater_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def greater_equal(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def greater_equal_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def gt(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def gt_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place gt (torch.Tensor.gt_); returns self."""
+    def gt_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def half(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor as float16 (itself when it already is)."""
-    def hardshrink(self, *args: Any, **kwargs: Any) -> Any:
+    def hardshrink(self, lambd: Any = ...) -> Any:
         """x where |x| > lambd, else 0."""
     def heaviside(self, values: Any, *, out: Any = ...) -> Any:
         """0 where input < 0, `values` where input == 0, 1 where input > 0; a tensor `values` must have input's dtype (RuntimeError, as torch)."""
-    def heaviside_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def heaviside_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place heaviside (torch.Tensor.heaviside_); returns self."""
     def histc(self, bins: Any = ..., min: Any = ..., max: Any = ...) -> Any:
         """Histogram of bins equal-width bins over [min, max] (the data's range when both are equal); values outside are ignored. The result has input's (floating) dtype."""
@@ -530,18 +526,17 @@ class Tensor:
         """(hist, bin_edges) as torch.histogram (NumPy's semantics): bins an int (equal widths over range, the data's min and max by default) or a 1-D tensor of edges; the last bin includes its right edge; weight sums per bin; density normalizes to a density."""
     def hsplit(self, sections: Any) -> Any:
         """tensor_split along dim 1 (dim 0 for 1-D input) of an at least 1-D tensor; an int must divide the size evenly."""
-    def hypot(self, *args: Any, **kwargs: Any) -> Any:
-        """sqrt(x1**2 + x2**2) without undue overflow."""
-    def hypot_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place hypot (torch.Tensor.hypot_); returns self."""
+    def hypot(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def hypot_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def i0(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def i0_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def i0_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place i0 (torch.Tensor.i0_); returns self."""
     def igamma(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def igamma_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def igamma_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place igamma (torch.Tensor.igamma_); returns self."""
     def igammac(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def igammac_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def igammac_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place igammac (torch.Tensor.igammac_); returns self."""
     imag: Tensor
     def index_add(self, dim: Any, index: Any, source: Any, *, alpha: Any = ..., out: Any = ...) -> Any:
@@ -550,11 +545,11 @@ class Tensor:
         """In-place index_add (see ts.index_add); returns self."""
     def index_copy(self, dim: Any, index: Any, source: Any, *, out: Any = ...) -> Any:
         """input with input.select(dim, index[i]) replaced by source.select(dim, i); source has input's dtype and input's shape with `dim` of len(index). Repeated indices: the last write wins."""
-    def index_copy_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def index_copy_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place index_copy (torch.Tensor.index_copy_); returns self."""
     def index_fill(self, dim: Any, index: Any, value: Any) -> Any:
         """input with the slices at `index` (an integer vector; negative counts from the end) along `dim` set to `value` (a number or 0-d tensor, cast to input's dtype)."""
-    def index_fill_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def index_fill_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place index_fill (torch.Tensor.index_fill_); returns self."""
     def index_put(self, indices: Any, values: Any, accumulate: Any = ...) -> Any:
         """A copy of input with input[indices] = values (indices: a tuple of index tensors, None for a full slice; values broadcast to the selection, of input's dtype). accumulate=True adds instead, summing repeated indices. Differentiable in input and values."""
@@ -580,7 +575,8 @@ class Tensor:
         """Whether the strides are row-major, or those of memory_format (ts.channels_last: (N, C, H, W) stored as (N, H, W, C))"""
     is_cpu: Any
     is_cuda: builtins.bool
-    def is_distributed(self) -> builtins.bool: ...
+    def is_distributed(self, *args: Any, **kwargs: Any) -> builtins.bool:
+        """False: tessera tensors are never distributed (torch.Tensor.is_distributed)."""
     def is_floating_point(self) -> Any:
         """True when input's dtype is a real floating-point one."""
     def is_inference(self, *args: Any, **kwargs: Any) -> builtins.bool:
@@ -635,48 +631,45 @@ class Tensor:
     layout: Any
     def lcm(self, other: Any, *, out: Any = ...) -> Any:
         """The least common multiple of integer tensors (non-negative; 0 when either is 0), broadcasting; the product wraps like other integer ops."""
-    def lcm_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def lcm_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place lcm (torch.Tensor.lcm_); returns self."""
     def ldexp(self, other: Any, *, out: Any = ...) -> Any:
         """input * 2**other (float result); other is a tensor."""
-    def ldexp_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def ldexp_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place ldexp (torch.Tensor.ldexp_); returns self."""
     def le(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def le_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place le (torch.Tensor.le_); returns self."""
+    def le_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def lerp(self, end: Any, weight: Any, *, out: Any = ...) -> Any:
         """input + weight * (end - input), broadcasting; weight is a number or a tensor. input must be floating or complex (RuntimeError otherwise, as torch)."""
-    def lerp_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def lerp_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place lerp (torch.Tensor.lerp_); returns self."""
-    def less(self, *args: Any, **kwargs: Any) -> Any:
-        """x1 < x2."""
-    def less_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place less (torch.Tensor.less_); returns self."""
-    def less_equal(self, *args: Any, **kwargs: Any) -> Any:
-        """x1 <= x2."""
-    def less_equal_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place less_equal (torch.Tensor.less_equal_); returns self."""
+    def less(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def less_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def less_equal(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def less_equal_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def lgamma(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def lgamma_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def lgamma_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place lgamma (torch.Tensor.lgamma_); returns self."""
     def log(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def log10(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def log10_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place log10 (torch.Tensor.log10_); returns self."""
+    def log10_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def log1p(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def log1p_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place log1p (torch.Tensor.log1p_); returns self."""
+    def log1p_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def log2(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def log2_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place log2 (torch.Tensor.log2_); returns self."""
-    def log_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place log (torch.Tensor.log_); returns self."""
+    def log2_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
+    def log_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def log_normal_(self, *args: Any, **kwargs: Any) -> Any:
         """Fills self with exp(N(mean, std)) draws; returns self."""
     def log_softmax(self, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
         """x - logsumexp(x) along dim (PyTorch's implicit dim when None), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""
-    def logaddexp(self, *args: Any, **kwargs: Any) -> Any:
-        """log(exp(x1) + exp(x2)) without overflow."""
+    def logaddexp(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def logaddexp2(self, other: Any, *, out: Any = ...) -> Any:
         """log2(2**input + 2**other) without overflow (float result)."""
     def logcumsumexp(self, dim: Any) -> Any:
@@ -684,27 +677,27 @@ class Tensor:
     def logdet(self) -> Any:
         """log(det(input)); for real input NaN where det < 0, -inf where det == 0; for complex input the complex log (log|det| + i arg(det); -inf + nan*i where det == 0, as torch)."""
     def logical_and(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def logical_and_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place logical_and (torch.Tensor.logical_and_); returns self."""
+    def logical_and_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def logical_not(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def logical_not_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place logical_not (torch.Tensor.logical_not_); returns self."""
+    def logical_not_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def logical_or(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def logical_or_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place logical_or (torch.Tensor.logical_or_); returns self."""
+    def logical_or_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def logical_xor(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def logical_xor_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place logical_xor (torch.Tensor.logical_xor_); returns self."""
+    def logical_xor_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def logit(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def logit_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def logit_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place logit (torch.Tensor.logit_); returns self."""
     def logsumexp(self, dim: Any = ..., keepdim: Any = ...) -> Any:
         """log(sum(exp(input))) over dim (all dims when None or ()), computed stably (shifted by the max); integer input gives float32."""
     def long(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor as int64 (itself when it already is)."""
     def lt(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def lt_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place lt (torch.Tensor.lt_); returns self."""
+    def lt_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def lu(self, pivot: Any = ..., get_infos: Any = ..., *, out: Any = ...) -> Any:
         """Deprecated torch.lu: (LU, pivots) of linalg.lu_factor_ex, with its info when get_infos (never raises)."""
     def lu_solve(self, LU_data: Any, LU_pivots: Any, *, out: Any = ...) -> Any:
@@ -728,7 +721,7 @@ class Tensor:
     materialize: Any
     def matmul(self, *args: Any, **kwargs: Any) -> Any:
         """Matrix product with NumPy's rules for 1-D operands and broadcast batch dims. (..., m, k) @ (..., k, n) -> (..., m, n)."""
-    def matrix_exp(self, *args: Any, **kwargs: Any) -> Any:
+    def matrix_exp(self, *, A: Any = ...) -> Any:
         """exp of square (..., M, M) matrices by scaling and squaring with a degree-18 Taylor polynomial; differentiable. tessera.matrix_exp and Tensor.matrix_exp are this function; torch.linalg's A= too."""
     def matrix_power(self, n: Any) -> Any:
         """input @ input @ ... (n times) for square (..., M, M); n = 0 gives identities and n < 0 powers of the inverse."""
@@ -767,12 +760,12 @@ class Tensor:
     def mv(self, vec: Any, *, out: Any = ...) -> Any:
         """(n, m) @ (m,) -> (n,); one dtype for both."""
     def mvlgamma(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def mvlgamma_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def mvlgamma_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place mvlgamma (torch.Tensor.mvlgamma_); returns self."""
     name: Any
     def nan_to_num(self, nan: Any = ..., posinf: Any = ..., neginf: Any = ..., *, out: Any = ...) -> Any:
         """input with NaN replaced by `nan`, +inf by `posinf` (default: the dtype's largest finite value) and -inf by `neginf` (default: its lowest); each part of a complex input; a copy of an integer or bool input."""
-    def nan_to_num_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def nan_to_num_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place nan_to_num (torch.Tensor.nan_to_num_); returns self."""
     def nanmean(self, *args: Any, **kwargs: Any) -> Any:
         """Mean of the non-NaN elements over dim (NaN where there are none). Floating input only."""
@@ -791,14 +784,14 @@ class Tensor:
     def ndimension(self, *args: Any, **kwargs: Any) -> builtins.int:
         """The number of dimensions (ndim)."""
     def ne(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def ne_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place ne (torch.Tensor.ne_); returns self."""
+    def ne_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def neg(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def neg_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place neg (torch.Tensor.neg_); returns self."""
+    def neg_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def negative(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def negative_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place negative (torch.Tensor.negative_); returns self."""
+    def negative_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def nelement(self, *args: Any, **kwargs: Any) -> builtins.int:
         """The number of elements (numel)."""
     def new(self, *args: Any, **kwargs: Any) -> Any:
@@ -815,10 +808,9 @@ class Tensor:
         """A copy of `data` as a new leaf tensor with this tensor's dtype and device (unless given)."""
     def new_zeros(self, *args: Any, **kwargs: Any) -> Any:
         """A tensor of size filled with 0 with this tensor's dtype and device (unless given)."""
-    def nextafter(self, *args: Any, **kwargs: Any) -> Any:
-        """The next representable value after x1 toward x2 (in x1's dtype)."""
-    def nextafter_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place nextafter (torch.Tensor.nextafter_); returns self."""
+    def nextafter(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def nextafter_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def nonzero(self, *args: Any, **kwargs: Any) -> Any:
         """torch.Tensor.nonzero: a (count, ndim) int64 tensor of the nonzero elements' coordinates, or with as_tuple=True a tuple of 1-d index tensors (one for 0-d input, as PyTorch)."""
     def nonzero_static(self, *, size: Any, fill_value: Any = ...) -> Any:
@@ -827,10 +819,9 @@ class Tensor:
         """torch.norm: the p-norm of the elements over dim (all when None; an int or a tuple), 'fro' (the 2-norm of the elements) or 'nuc' (the nuclear norm of the matrices in two dims); input cast to dtype first. Floating or complex input."""
     def normal_(self, *args: Any, **kwargs: Any) -> Any:
         """Fills self in place with normal numbers; returns self."""
-    def not_equal(self, *args: Any, **kwargs: Any) -> Any:
-        """x1 != x2."""
-    def not_equal_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place not_equal (torch.Tensor.not_equal_); returns self."""
+    def not_equal(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def not_equal_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def numel(self) -> Any:
         """The number of elements of input."""
     def numpy(self, *args: Any, **kwargs: Any) -> Any:
@@ -844,14 +835,13 @@ class Tensor:
     def pinverse(self, rcond: Any = ...) -> Any:
         """The pseudo-inverse dropping singular values at or below rcond * the largest."""
     def polygamma(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def polygamma_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def polygamma_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place polygamma (torch.Tensor.polygamma_); returns self."""
-    def positive(self, *args: Any, **kwargs: Any) -> Any:
-        """+x (a copy)."""
+    def positive(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def pow(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def pow_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place pow (torch.Tensor.pow_); returns self."""
-    def prelu(self, *args: Any, **kwargs: Any) -> Any:
+    def pow_(self, *args: Any, **kwargs: Any) -> Any:
+        """self **= exponent; returns self."""
+    def prelu(self, weight: Any) -> Any:
         """x where x > 0, else weight * x; weight has 1 element or one per channel (dim 1)."""
     def prod(self, *args: Any, **kwargs: Any) -> Any:
         """Product over axis; dtype rules as for sum. The product over no elements is 1. PyTorch's forms too: positional dim and keepdim, dim=/keepdim=."""
@@ -865,7 +855,7 @@ class Tensor:
         """The q-th quantiles (q a float or a 0-d / 1-D tensor of input's dtype, in [0, 1]; a 1-D q adds a leading dim) along dim, of the flattened input when None. interpolation: 'linear', 'lower', 'higher', 'midpoint' or 'nearest'. NaN propagates. float32 / float64 input only."""
     def rad2deg(self, *, out: Any = ...) -> Any:
         """input * 180 / pi (float result)."""
-    def rad2deg_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def rad2deg_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place rad2deg (torch.Tensor.rad2deg_); returns self."""
     def random_(self, *args: Any, **kwargs: Any) -> Any:
         """Fills self with integers uniform in [from, to); one bound: [0, from); none: [0, 2**( mantissa + 1)) for floats, [0, max] for integers."""
@@ -873,8 +863,8 @@ class Tensor:
         """The flattened input (a view when possible)."""
     real: Tensor
     def reciprocal(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def reciprocal_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place reciprocal (torch.Tensor.reciprocal_); returns self."""
+    def reciprocal_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def record_stream(self, *args: Any, **kwargs: Any) -> None:
         """Marks this tensor's memory as used by `stream` too: the allocator will not reuse it until that stream's queued work is done."""
     def register_hook(self, hook: Any) -> Any:
@@ -883,14 +873,14 @@ class Tensor:
         """hook(tensor) runs after backward has accumulated into this leaf's .grad (e.g. to step an optimizer per parameter). Returns a handle with remove()."""
     def relu(self) -> Any:
         """max(input, 0); NaN stays NaN (torch.relu)."""
-    def relu_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def relu_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place relu (torch.Tensor.relu_); returns self."""
     def remainder(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def remainder_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place remainder (torch.Tensor.remainder_); returns self."""
+    def remainder_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def renorm(self, p: Any, dim: Any, maxnorm: Any, *, out: Any = ...) -> Any:
         """Each slice along dim whose p-norm exceeds maxnorm, scaled down to norm maxnorm."""
-    def renorm_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def renorm_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place renorm (torch.Tensor.renorm_); returns self."""
     def repeat(self, *args: Any, **kwargs: Any) -> Any:
         """Tiles self sizes[i] times along dim i (NumPy's tile); there must be at least self.ndim sizes (extra ones add leading dims)."""
@@ -926,7 +916,7 @@ class Tensor:
         """In-place round (see ts.round); returns self."""
     def rsqrt(self, *, out: Any = ...) -> Any:
         """1 / sqrt(input); integer input gives the default float dtype."""
-    def rsqrt_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def rsqrt_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place rsqrt (torch.Tensor.rsqrt_); returns self."""
     def scatter(self, dim: Any, index: Any, src: Any = ..., *, value: Any = ..., reduce: Any = ..., out: Any = ...) -> Any:
         """A copy of input with out[index[i][j]][j] = src[i][j] for dim=0. src is a tensor (at least index's size in every dim) or a number (also as value=). Repeated indices: the last write wins; reduce='add' accumulates, reduce='multiply' multiplies."""
@@ -948,30 +938,30 @@ class Tensor:
         """set_(source=None, storage_offset=None, size=None, stride=None) -> Tensor"""
     def sgn(self, *, out: Any = ...) -> Any:
         """sign for real input (sgn(NaN) is 0); input / |input| (0 at 0) for complex."""
-    def sgn_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def sgn_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place sgn (torch.Tensor.sgn_); returns self."""
     shape: Any
     def share_memory_(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor (no-op: tessera does not share memory between processes)."""
     def short(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor as int16 (itself when it already is)."""
-    def sigmoid(self, *args: Any, **kwargs: Any) -> Any:
+    def sigmoid(self) -> Any:
         """1 / (1 + exp(-x)), computed with exp(-|x|) so nothing overflows; integer input gives the default float dtype."""
-    def sigmoid_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def sigmoid_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place sigmoid (torch.Tensor.sigmoid_); returns self."""
     def sign(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def sign_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place sign (torch.Tensor.sign_); returns self."""
+    def sign_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def signbit(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def sin(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def sin_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place sin (torch.Tensor.sin_); returns self."""
+    def sin_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def sinc(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def sinc_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def sinc_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place sinc (torch.Tensor.sinc_); returns self."""
     def sinh(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def sinh_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place sinh (torch.Tensor.sinh_); returns self."""
+    def sinh_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     size: Any
     def slice_scatter(self, src: Any, dim: Any = ..., start: Any = ..., end: Any = ..., step: Any = ...) -> Any:
         """A copy of input with input[..., start:end:step, ...] (at dim) replaced by src (of that slice's shape)."""
@@ -988,11 +978,11 @@ class Tensor:
     def split_with_sizes(self, split_sizes: Any, dim: Any = ...) -> Any:
         """Views of input along dim of the listed sizes (which must add up to the dim's size)."""
     def sqrt(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def sqrt_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place sqrt (torch.Tensor.sqrt_); returns self."""
+    def sqrt_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def square(self, *args: Any, **kwargs: Any) -> Any:
         """self * self; a bool tensor gives int64 (torch's pow(x, 2); the namespace's ts.square is the standard's)."""
-    def square_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def square_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place square (torch.Tensor.square_); returns self."""
     def squeeze(self, *args: Any, **kwargs: Any) -> Any:
         """A view without size-1 dims: all of them when dim is None, else those of dim (an int or a tuple) that have size 1 (others stay, as in PyTorch)."""
@@ -1039,16 +1029,16 @@ class Tensor:
     def take_along_dim(self, indices: Any, dim: Any = ...) -> Any:
         """Picks values along dim at indices (which broadcast against input elsewhere); with dim None, from the flattened input."""
     def tan(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def tan_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place tan (torch.Tensor.tan_); returns self."""
+    def tan_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def tanh(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def tanh_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place tanh (torch.Tensor.tanh_); returns self."""
+    def tanh_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def tensor_split(self, indices_or_sections: Any, dim: Any = ...) -> Any:
         """NumPy's array_split as views: an int n gives n pieces (the first size % n one longer); a list of indices gives the pieces between those split points. sections=, indices= and tensor_indices_or_sections= are torch's names."""
     def threshold(self, threshold: Any, value: Any) -> Any:
         """input where input > threshold, else value (torch.threshold)."""
-    def threshold_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def threshold_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place threshold (torch.Tensor.threshold_); returns self."""
     def tile(self, *args: Any, **kwargs: Any) -> Any:
         """NumPy's tile: self repeated reps[i] times along dim i; fewer reps than dims are padded with leading 1s."""
@@ -1072,19 +1062,19 @@ class Tensor:
         """Deprecated torch.triangular_solve: (solution, cloned_coefficient), the solution X of op(A) X = input with op(A) = A^T when `transpose`, and a copy of A."""
     def tril(self, diagonal: Any = ..., *, k: Any = ..., out: Any = ...) -> Any:
         """The lower triangle of each matrix in input (..., M, N): elements with col - row <= k are kept, the rest are zero. diagonal (positional or keyword) is PyTorch's name for k."""
-    def tril_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def tril_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place tril (torch.Tensor.tril_); returns self."""
     def triu(self, diagonal: Any = ..., *, k: Any = ..., out: Any = ...) -> Any:
         """The upper triangle of each matrix in input (..., M, N): elements with col - row >= k are kept, the rest are zero. diagonal (positional or keyword) is PyTorch's name for k."""
-    def triu_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def triu_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place triu (torch.Tensor.triu_); returns self."""
     def true_divide(self, other: Any, *, out: Any = ...) -> Any:
         """input / other (PyTorch's true_divide: divide without rounding_mode)."""
     def true_divide_(self, *args: Any, **kwargs: Any) -> Any:
         """self /= other; returns self."""
     def trunc(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def trunc_(self, *args: Any, **kwargs: Any) -> Tensor:
-        """In-place trunc (torch.Tensor.trunc_); returns self."""
+    def trunc_(self, *args: Any, **kwargs: Any) -> Any:
+        """In-place form of the method without the `_`; returns self."""
     def type(self, *args: Any, **kwargs: Any) -> Any:
         """type(dtype=None, non_blocking=False) -> str | Tensor"""
     def type_as(self, *args: Any, **kwargs: Any) -> Any:
@@ -1098,12 +1088,15 @@ class Tensor:
     def uniform_(self, *args: Any, **kwargs: Any) -> Any:
         """Fills self in place with uniform numbers in [from, to); returns self."""
     def unique(self, sorted: Any = ..., return_inverse: Any = ..., return_counts: Any = ..., dim: Any = ...) -> Any:
-        """torch.unique: the distinct values of the flattened input in ascending order (NaNs last, each NaN its own value; -0.0 merges with 0.0), or with dim the distinct slices along dim in lexicographic order. With return_inverse / return_counts also (in that order) the int64 position of each element (slice) in the result, input's shape (with dim: its length along dim), and how often each value occurs. sorted is accepted; the result is sorted either way. Not differentiable."""
+        """torch.unique: the sorted distinct values (of the flattened input, or distinct slices along `dim`), plus the inverse indices and/or counts when asked."""
     def unique_consecutive(self, return_inverse: Any = ..., return_counts: Any = ..., dim: Any = ...) -> Any:
-        """torch.unique_consecutive: each run of equal consecutive elements of the flattened input (or slices along dim) collapsed to one, plus the int64 inverse indices (which run each element belongs to) and run lengths when asked. Not differentiable."""
-    def unsafe_chunk(self, chunks: Any, dim: Any = ...) -> Any: ...
-    def unsafe_split(self, split_size: Any, dim: Any = ...) -> Any: ...
-    def unsafe_split_with_sizes(self, split_sizes: Any, dim: Any = ...) -> Any: ...
+        """Collapses runs of equal consecutive values (of the flattened input, or slices along `dim`), plus inverse indices and/or run lengths when asked."""
+    def unsafe_chunk(self, *args: Any, **kwargs: Any) -> Any:
+        """Up to chunks views along dim, each ceil(size / chunks) long (the last may be shorter; there may be fewer chunks than asked, as in torch)."""
+    def unsafe_split(self, *args: Any, **kwargs: Any) -> Any:
+        """Views along dim: pieces of split_size (the last may be smaller), or of the listed sizes (which must add up to the dim's size)."""
+    def unsafe_split_with_sizes(self, split_sizes: Any, dim: Any = ...) -> Any:
+        """Views of input along dim of the listed sizes (which must add up to the dim's size)."""
     def unsqueeze(self, *args: Any, **kwargs: Any) -> Any:
         """A view with a size-1 dim inserted at dim."""
     def unsqueeze_(self, *args: Any, **kwargs: Any) -> Any:
@@ -1123,9 +1116,9 @@ class Tensor:
     def where(self, *args: Any, **kwargs: Any) -> Any:
         """self where condition is true, else other (torch.Tensor.where)."""
     def xlogy(self, *args: Any, **kwargs: Any) -> Tensor: ...
-    def xlogy_(self, *args: Any, **kwargs: Any) -> Tensor:
+    def xlogy_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place xlogy (torch.Tensor.xlogy_); returns self."""
-    def zero_(self) -> Tensor:
+    def zero_(self, *args: Any, **kwargs: Any) -> Any:
         """Fills self with zeros; returns self."""
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
     def __getitem__(self, key: Any) -> Tensor: ...
@@ -1329,7 +1322,6 @@ def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: Any = .
 def cosine_similarity(x1: Any, x2: Any, dim: Any = ..., eps: Any = ...) -> Any: ...
 def count_nonzero(x: Any, /, dim: Any = ..., keepdim: Any = ..., *, axis: Any = ..., keepdims: Any = ..., out: Any = ...) -> Any: ...
 def cov(input: Any, *, correction: Any = ..., fweights: Any = ..., aweights: Any = ...) -> Any: ...
-def cross(input: Any, other: Any, dim: Any = ..., *, out: Any = ...) -> Any: ...
 def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, blank: Any = ..., reduction: Any = ..., zero_infinity: Any = ...) -> Any: ...
 def cummax(input: Any, dim: Any) -> Any: ...
 def cummin(input: Any, dim: Any) -> Any: ...
@@ -1418,7 +1410,6 @@ def ge(*args: Any, **kwargs: Any) -> Tensor: ...
 def ger(input: Any, vec2: Any, *, out: Any = ...) -> Any: ...
 def get_device(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def get_num_threads(*args: Any, **kwargs: Any) -> builtins.int: ...
-def get_rng_state(*args: Any, **kwargs: Any) -> Tensor: ...
 def gradient(input: Any, *, spacing: Any = ..., dim: Any = ..., edge_order: Any = ...) -> Any: ...
 def greater(*args: Any, **kwargs: Any) -> Tensor: ...
 def greater_equal(*args: Any, **kwargs: Any) -> Tensor: ...
@@ -1452,7 +1443,6 @@ def index_put_(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def index_reduce(input: Any, dim: Any, index: Any, source: Any, reduce: Any, *, include_self: Any = ..., out: Any = ...) -> Any: ...
 def index_select(input: Any, dim: Any, index: Any, *, out: Any = ...) -> Any: ...
 inf: builtins.float
-def initial_seed(*args: Any, **kwargs: Any) -> builtins.int: ...
 def inner(input: Any, other: Any, *, out: Any = ...) -> Any: ...
 def instance_norm(input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any, use_input_stats: Any, momentum: Any, eps: Any, cudnn_enabled: Any) -> Any: ...
 int16: dtype
@@ -1471,7 +1461,6 @@ def is_signed(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def is_tensor(obj: Any) -> Any: ...
 def isclose(input: Any, other: Any, rtol: Any = ..., atol: Any = ..., equal_nan: Any = ...) -> Any: ...
 def isfinite(*args: Any, **kwargs: Any) -> Tensor: ...
-def isin(elements: Any, test_elements: Any, *, assume_unique: Any = ..., invert: Any = ...) -> Any: ...
 def isinf(*args: Any, **kwargs: Any) -> Tensor: ...
 def isnan(*args: Any, **kwargs: Any) -> Tensor: ...
 def isneginf(input: Any, *, out: Any = ...) -> Any: ...
@@ -1520,7 +1509,6 @@ def lt(*args: Any, **kwargs: Any) -> Tensor: ...
 def lu(A: Any, pivot: Any = ..., get_infos: Any = ..., *, out: Any = ...) -> Any: ...
 def lu_solve(input: Any, LU_data: Any, LU_pivots: Any, *, out: Any = ...) -> Any: ...
 def lu_unpack(LU_data: Any, LU_pivots: Any, unpack_data: Any = ..., unpack_pivots: Any = ..., *, out: Any = ...) -> Any: ...
-def manual_seed(*args: Any, **kwargs: Any) -> Any: ...
 def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., reduction: Any = ...) -> Any: ...
 def masked_fill(input: Any, mask: Any, value: Any) -> Any: ...
 def masked_scatter(input: Any, mask: Any, source: Any) -> Any: ...
@@ -1637,13 +1625,11 @@ def scatter(input: Any, dim: Any, index: Any, src: Any = ..., *, value: Any = ..
 def scatter_add(input: Any, dim: Any, index: Any, src: Any, *, out: Any = ...) -> Any: ...
 def scatter_reduce(input: Any, dim: Any, index: Any, src: Any, reduce: Any, *, include_self: Any = ..., out: Any = ...) -> Any: ...
 def searchsorted(sorted_sequence: Any, values: Any, /, *, side: Any = ..., sorter: Any = ..., right: Any = ..., out_int32: Any = ..., out: Any = ...) -> Any: ...
-def seed(*args: Any, **kwargs: Any) -> Any: ...
 def select(input: Any, dim: Any, index: Any) -> Any: ...
 def select_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def select_scatter(input: Any, src: Any, dim: Any, index: Any) -> Any: ...
 def selu(input: Any, inplace: Any = ...) -> Any: ...
 def set_num_threads(*args: Any, **kwargs: Any) -> None: ...
-def set_rng_state(*args: Any, **kwargs: Any) -> None: ...
 def sgn(input: Any, *, out: Any = ...) -> Any: ...
 short: dtype
 def sigmoid(input: Any) -> Any: ...
@@ -1720,12 +1706,6 @@ def unbind(input: Any, dim: Any = ...) -> Any: ...
 def unbind_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...
 def unflatten(input: Any, dim: Any, sizes: Any) -> Any: ...
 def unfold_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...
-def unique(input: Any, sorted: Any = ..., return_inverse: Any = ..., return_counts: Any = ..., dim: Any = ...) -> Any: ...
-def unique_all(x: Any, /) -> Any: ...
-def unique_consecutive(input: Any, return_inverse: Any = ..., return_counts: Any = ..., dim: Any = ...) -> Any: ...
-def unique_counts(x: Any, /) -> Any: ...
-def unique_inverse(x: Any, /) -> Any: ...
-def unique_values(x: Any, /) -> Any: ...
 def unravel_index(indices: Any, shape: Any) -> Any: ...
 def unsqueeze(input: Any, dim: Any) -> Any: ...
 def unsqueeze_copy(input: Any, *args: Any, **kwargs: Any) -> Any: ...

@@ -81,39 +81,8 @@ ge, gt, le, lt = _C.greater_equal, _C.greater, _C.less_equal, _C.less
 ne, eq = _C.not_equal, _C.equal
 
 
-# name -> out-of-place implementation; each becomes a Tensor method and gets an in-place
-# twin `name_` (Note [torch in-place] in _inplace.py).
-METHODS = {
-    "sigmoid": sigmoid, "absolute": absolute, "arccos": arccos, "arccosh": arccosh,
-    "arcsin": arcsin, "arcsinh": arcsinh, "arctan": arctan, "arctan2": arctan2,
-    "arctanh": arctanh, "bitwise_not": bitwise_not,
-    "greater": gt, "greater_equal": ge, "less": lt,
-    "less_equal": le, "not_equal": ne, "acosh": _C.acosh, "asinh": _C.asinh, "atanh": _C.atanh,
-    "hypot": _C.hypot, "copysign": _C.copysign, "nextafter": _C.nextafter, "positive": _C.positive,
-    "bitwise_left_shift": _C.bitwise_left_shift, "bitwise_right_shift": _C.bitwise_right_shift,
-    "logaddexp": _C.logaddexp,
-}
-# Methods that need only the in-place twin (the method itself exists already).
-INPLACE_OF_EXISTING = [
-    "abs", "acos", "asin", "atan", "cos", "cosh", "sin", "sinh", "tan", "tanh", "exp", "expm1",
-    "log", "log10", "log1p", "log2", "sqrt", "ceil", "floor", "trunc", "round", "sign",
-    "reciprocal", "neg", "negative", "pow", "remainder", "atan2", "bitwise_and", "bitwise_or",
-    "bitwise_xor", "logical_and", "logical_or", "logical_xor", "logical_not",
-    "floor_divide", "masked_scatter",
-    # PyTorch's pointwise functions bound in C++ (csrc/python/bind_elementwise.cpp)
-    "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "nan_to_num", "fmod",
-    "rsqrt", "exp2", "frac", "deg2rad", "rad2deg", "sgn", "heaviside", "ldexp", "index_fill", "index_copy", "index_put",
-    "scatter_reduce", "tril", "triu", "cumsum", "cumprod", "squeeze", "unsqueeze", "t",
-    "transpose", "swapaxes", "swapdims", "conj_physical", "eq", "ne", "lt", "le", "gt", "ge",
-    # the special functions' methods, bound in C++ (csrc/python/bind_special.cpp)
-    "sinc", "logit", "xlogy", "erf", "erfc", "erfinv", "lgamma", "digamma", "i0", "igamma",
-    "igammac",
-    # PyTorch's pointwise functions bound in C++ (csrc/python/bind_pointwise_torch.cpp)
-    "relu", "threshold", "fix", "gcd", "lcm", "square",
-]
-NO_INPLACE = {"equal", "real", "imag",
-              "positive", "logaddexp", "add", "sub",
-              "div"}
+# (their Tensor methods, the in-place forms x.acosh_(), ... and the aliases x.arccos, x.greater,
+# ... are C++: csrc/python/bind_elementwise.cpp, bind_inplace_methods.cpp)
 
 
 # ---- complex numbers: view_as_real / view_as_complex are C++ views with

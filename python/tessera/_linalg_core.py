@@ -39,8 +39,6 @@ cross = _C.cross  # torch's dim=None form (linalg.cross defaults to the last dim
 # torch's legacy LU spellings and triangular_solve (x.lu, x.lu_solve, x.triangular_solve too)
 lu, lu_solve, lu_unpack, triangular_solve = _C.lu, _C.lu_solve, _C.lu_unpack, _C.triangular_solve
 METHODS = {"matmul": _C.matmul}
-# in-place twins of these are generated too (addmm_, baddbmm_, ...)
-INPLACE = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]
 
 
 _TORCH_NAMES += ["vander", "svd", "qr", "cholesky", "slogdet", "triangular_solve", "lu",

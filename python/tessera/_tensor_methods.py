@@ -4,8 +4,9 @@ functions (issue 17).
 Each function is defined once, in the module of its family; this file only says which name
 it answers to, and :func:`bind` sets every name once, at import: no other module sets
 attributes on `Tensor` (tests/test_one_definition.py checks it under an import hook). The
-layers a method gets (torch's error naming, in-place twins, keyword forms, the argument
-guard) are composed in `_tensor_table` before the one `setattr` per name.
+in-place methods (x.exp_(), x.fill_(v), x.copy_(y), ...) and torch's elementwise aliases are
+C++ (csrc/python/bind_inplace_methods.cpp, Note [torch in-place]); a Python function here
+gets only the argument guard (_C._tensor_method) before its one `setattr`.
 """
 from __future__ import annotations
 
@@ -16,12 +17,8 @@ from . import _C
 from ._C import Node, Tensor, dtype
 from . import autograd as _ag
 from . import _elementwise as _el
-from . import _indexing as _ix
-from . import _torch_legacy as _lg
 from . import _tensor as _tb
 from . import _creation as _tc
-from . import _inplace as _ti
-from . import linalg as _la
 from . import _tensor as _t
 
 TENSOR_METHODS: Dict[str, Any] = {
@@ -56,11 +53,9 @@ TENSOR_METHODS: Dict[str, Any] = {
     # (new_zeros / new_ones / new_empty / new_full are C++ methods, and is_floating_point /
     # is_complex / is_nonzero / numel the namespace's functions: csrc/python/bind_creation.cpp)
     "new_tensor": _tc._new_tensor,
-    # torch's in-place methods that are not an op and a write (_inplace.py)
-    "float_power_": _ti._float_power_,
-    "fill_": _ti._fill_,
-    "zero_": _ti._zero_,
-    "copy_": _ti._copy_,
+    # (every in-place method, fill_ / zero_ / copy_ / float_power_ too, and torch's aliases
+    # x.arccos, x.greater, ..., x.sigmoid, x.hardshrink, x.prelu, x.matrix_exp, x.unsafe_split
+    # are C++ methods: csrc/python/bind_inplace_methods.cpp)
     # torch functions of other families as methods
     # PyTorch's details of the Tensor object (_tensor.py): deprecated forms, metadata-only
     # in-place ops, truth value and item() errors, storages
@@ -76,21 +71,11 @@ TENSOR_METHODS: Dict[str, Any] = {
 }
 
 
-# PyTorch's methods whose errors get the method's name in front (_tensor_table wraps them
-# in _inplace.named_errors and makes the in-place twins TORCH_INPLACE_TWINS lists).
+# PyTorch's methods written in Python, as their families define them.
 TORCH_METHODS: Dict[str, Any] = {
     # (x.unique / x.unique_consecutive / x.cross are C++: csrc/python/bind_sets.cpp)
     # (x.tile and x.repeat are C++ methods: csrc/python/bind_views.cpp)
-    "hardshrink": _el.hardshrink,
-    "prelu": _el.prelu,
-    "matrix_exp": _la.matrix_exp,
-    "is_distributed": _lg.is_distributed,
-    "unsafe_split": _lg.unsafe_split,
-    "unsafe_chunk": _lg.unsafe_chunk,
-    "unsafe_split_with_sizes": _lg.unsafe_split_with_sizes,
 }
-# The in-place twins x.<name>_() of TORCH_METHODS entries (Note [torch in-place])
-TORCH_INPLACE_TWINS = ["renorm", "mvlgamma", "polygamma"]
 
 
 NODE_METHODS: Dict[str, Any] = {
@@ -102,48 +87,31 @@ NODE_METHODS: Dict[str, Any] = {
 DTYPE_METHODS: Dict[str, Any] = {}  # (dtype.to_complex / to_real are C++: bind_dtype.cpp)
 
 
-# In-place methods that change metadata, not values, get no generated twin.
-_METADATA_ONLY = {"squeeze", "unsqueeze", "t", "transpose", "swapaxes", "swapdims",
-                  "conj_physical"}
+def _as_method(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """`fn` as a Tensor method: a Python function binds as a method itself; builtins such as
+    C functions cannot, so they get a forwarding function."""
+    if isinstance(fn, types.FunctionType):
+        return fn
+    c_fn = fn
 
-
-def _named_method(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """`fn` as a Tensor method whose errors name the method (a Python function binds as a
-    method itself; builtins such as C functions cannot, so they get a forwarding function)."""
-    if not isinstance(fn, types.FunctionType):
-        c_fn = fn
-
-        def fn(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-            return c_fn(self, *args, **kwargs)
-        fn.__name__, fn.__doc__ = name, c_fn.__doc__
-    return _ti.named_errors(name, fn) if fn.__module__ in _ti.NAMED_ERRORS_MODULES else fn
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        return c_fn(self, *args, **kwargs)
+    method.__name__, method.__doc__ = name, c_fn.__doc__
+    return method
 
 
 def _tensor_table() -> Dict[str, Any]:
-    """Every Python-level attribute of Tensor, each computed once: the table above, torch's
-    methods whose errors name them (the families' METHODS and TORCH_METHODS), their generated
-    in-place twins (Note [torch in-place]) and torch's keyword names; every public Python
-    function is bound through _C._tensor_method, which raises PyTorch's TypeErrors for a
-    non-tensor where it annotates a Tensor (Note [Tensor methods written in Python])."""
-    from . import _elementwise as el, _linalg_core as lc
+    """Every Python-level attribute of Tensor, each computed once: the table above and the
+    families' torch methods written in Python (_linalg_core.METHODS, TORCH_METHODS); every
+    public Python function is bound through _C._tensor_method, which raises PyTorch's
+    TypeErrors for a non-tensor where it annotates a Tensor (Note [Tensor methods written in
+    Python])."""
+    from . import _linalg_core as lc
     from ._arg_checks import tensor_checks
     final: Dict[str, Any] = dict(TENSOR_METHODS)
-
-    def current(name: str) -> Any:
-        return final[name] if name in final else getattr(Tensor, name, None)
-    torch_methods: Dict[str, Any] = {}
-    for table in (el.METHODS, lc.METHODS, _ix.METHODS, TORCH_METHODS):
-        torch_methods.update(table)
-    for name, fn in torch_methods.items():
-        final[name] = _named_method(fn, name)
-    twins = [n for n in el.METHODS if n not in el.NO_INPLACE]
-    twins += [n for n in el.INPLACE_OF_EXISTING if n not in _METADATA_ONLY]
-    twins += lc.INPLACE + TORCH_INPLACE_TWINS + ["index_fill", "index_copy"]
-    checked_as: Dict[str, Any] = {}  # an in-place twin checks the arguments of its origin
-    for name in twins:
-        if current(name) is not None and current(name + "_") is None:
-            final[name + "_"] = _ti.make_inplace(name + "_", current(name))
-            checked_as[name + "_"] = current(name)
+    for table in (lc.METHODS, TORCH_METHODS):
+        for name, fn in table.items():
+            final[name] = _as_method(fn, name)
     for name, fn in list(final.items()):
         # (the namespace functions bound as methods as they are, x.add is ts.add, are not:
         # their errors come from the C++ op they reach)
@@ -151,7 +119,7 @@ def _tensor_table() -> Dict[str, Any]:
                 and not getattr(fn, "__wrapped_by_arg_errors__", False)):
             final[name] = _C._tensor_method(fn, name, tuple(
                 (-1 if pos is None else pos, pname, optional)
-                for pos, pname, optional in tensor_checks(checked_as.get(name, fn))))
+                for pos, pname, optional in tensor_checks(fn)))
     return final
 
 

@@ -367,13 +367,15 @@ def test_views_made_under_no_grad_still_raise_like_torch():
 
 def test_imatmul_errors():
     a = ts.ones((2, 3))
-    with pytest.raises(ValueError, match=r"matmul \(in-place\).*\(2, 2\).*\(2, 3\)"):
+    with pytest.raises(ValueError, match=r"matmul: output with shape \(2, 3\) doesn't match "
+                                         r"the broadcast shape \(2, 2\)"):
         a @= ts.ones((3, 2))
     with pytest.raises(ValueError):  # NumPy refuses the same in-place matmul
         an = np.ones((2, 3))
         an @= np.ones((3, 2))
     i = ts.ones((2, 2), dtype=ts.int64)
-    with pytest.raises(TypeError, match=r"matmul \(in-place\): result type float"):
+    with pytest.raises(TypeError, match=r"matmul: result type float32 can't be cast to the "
+                                        r"desired output type int64"):
         i @= ts.ones((2, 2))
     with pytest.raises(TypeError):
         ni = np.ones((2, 2), dtype=np.int64)
