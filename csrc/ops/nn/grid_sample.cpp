@@ -315,6 +315,16 @@ Tensor grid_sample_native(const Tensor& x, const Tensor& grid, const gs::Params&
 
 }  // namespace
 
+gs::Geom grid_sample_geom(const Tensor& x, const Tensor& grid) {
+  gs::Geom geo{x.dim(1), {1, 1, 1}, 1, 1};
+  for (int64_t i = 0; i < x.ndim() - 2; ++i) {
+    geo.size[i] = x.dim(2 + i);
+    geo.in_plane *= x.dim(2 + i);
+    geo.out_plane *= grid.dim(1 + i);
+  }
+  return geo;
+}
+
 Tensor grid_sample(const Tensor& x, const Tensor& grid, const std::string& mode,
                    const std::string& padding_mode, bool ac) {
   const char* op = "grid_sample";
