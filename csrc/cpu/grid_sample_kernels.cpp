@@ -14,17 +14,6 @@ namespace {
 constexpr uint32_t kGridDTypes =
     (1u << static_cast<int>(DType::Float32)) | (1u << static_cast<int>(DType::Float64));
 
-gs::Geom geom_of(const Tensor& x, const Tensor& grid) {
-  const int64_t k = x.ndim() - 2;
-  gs::Geom geo{x.dim(1), {1, 1, 1}, 1, 1};
-  for (int64_t i = 0; i < k; ++i) {
-    geo.size[i] = x.dim(2 + i);
-    geo.in_plane *= x.dim(2 + i);
-    geo.out_plane *= grid.dim(1 + i);
-  }
-  return geo;
-}
-
 // Points per task: a point costs about C * 2^K multiply-adds.
 int64_t point_grain(const gs::Geom& geo, int k) {
   return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, geo.C * (int64_t(1) << k)));
@@ -32,7 +21,7 @@ int64_t point_grain(const gs::Geom& geo, int k) {
 
 template <int K, class T>
 void forward(const Tensor& x, const Tensor& grid, const Tensor& out, const gs::Params& p) {
-  const gs::Geom geo = geom_of(x, grid);
+  const gs::Geom geo = nn::grid_sample_geom(x, grid);
   const int64_t P = geo.out_plane, img = geo.C * geo.in_plane, oimg = geo.C * P;
   const T* xp = x.data<T>();
   const T* gp = grid.data<T>();
@@ -55,7 +44,7 @@ struct AddTo {
 template <int K, class T>
 void backward(const Tensor& gy, const Tensor& x, const Tensor& grid, const Tensor& gx,
               const Tensor& gg, const gs::Params& p) {
-  const gs::Geom geo = geom_of(x, grid);
+  const gs::Geom geo = nn::grid_sample_geom(x, grid);
   const int64_t N = x.dim(0), P = geo.out_plane, img = geo.C * geo.in_plane, oimg = geo.C * P;
   const T* gyp = gy.data<T>();
   const T* xp = x.data<T>();

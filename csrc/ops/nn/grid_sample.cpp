@@ -281,6 +281,12 @@ autograd::variable_list composite_vjp(const Tensor& x, const Tensor& grid, const
   size_t i = 0;
   if (want_x) out[0] = r[i++];
   if (want_grid) out[1] = r[i++];
+  for (int j = 0; j < 2; ++j)  // nearest's grid: zeros, as the kernel's and torch's
+    if ((j == 0 ? want_x : want_grid) && !out[j].defined()) {
+      const Tensor& like = j == 0 ? x : grid;
+      out[j] = Tensor::empty(like.shape(), like.dtype(), like.device());
+      fill_(out[j], Scalar::from_int(0));
+    }
   return out;
 }
 
@@ -315,6 +321,16 @@ Tensor grid_sample_native(const Tensor& x, const Tensor& grid, const gs::Params&
 
 }  // namespace
 
+gs::Geom grid_sample_geom(const Tensor& x, const Tensor& grid) {
+  gs::Geom geo{x.dim(1), {1, 1, 1}, 1, 1};
+  for (int64_t i = 0; i < x.ndim() - 2; ++i) {
+    geo.size[i] = x.dim(2 + i);
+    geo.in_plane *= x.dim(2 + i);
+    geo.out_plane *= grid.dim(1 + i);
+  }
+  return geo;
+}
+
 Tensor grid_sample(const Tensor& x, const Tensor& grid, const std::string& mode,
                    const std::string& padding_mode, bool ac) {
   const char* op = "grid_sample";
@@ -334,14 +350,15 @@ Tensor grid_sample(const Tensor& x, const Tensor& grid, const std::string& mode,
   TS_CHECK(is_floating(x.dtype()) && is_floating(grid.dtype()), TypeError, op,
            ": input and grid must be floating point, got ", dtype_name(x.dtype()), " and ",
            dtype_name(grid.dtype()));
+  // (recorded casts: a grid of another dtype gets its gradient in its own dtype)
+  const Tensor g = astype_op(grid, x.dtype(), false);
   for (int64_t i = 2; i < x.ndim(); ++i)
-    if (x.dim(i) == 0) return grid_sample_composite(x, grid, mode, padding_mode, ac);
+    if (x.dim(i) == 0) return grid_sample_composite(x, g, mode, padding_mode, ac);
   const gs::Params p = params_of(mode, padding_mode, ac);
-  const Tensor g = astype(grid, x.dtype(), false);
   if (x.device().is_cpu() && (x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16))
-    return astype(
-        grid_sample_native(astype(x, DType::Float32, false), astype(g, DType::Float32, false), p),
-        x.dtype(), false);
+    return astype_op(grid_sample_native(astype_op(x, DType::Float32, false),
+                                        astype_op(g, DType::Float32, false), p),
+                     x.dtype(), false);
   return grid_sample_native(x, g, p);
 }
 

@@ -38,4 +38,7 @@ Tensor affine_grid(const Tensor& theta, const std::vector<int64_t>& size, bool a
 Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& mode,
                    const std::string& padding_mode, bool align_corners);
 
+// The kernels' per-image geometry of input x (N, C, *in) and grid (N, *out, K).
+gs::Geom grid_sample_geom(const Tensor& x, const Tensor& grid);
+
 }  // namespace ts::nn
