@@ -297,3 +297,25 @@ def test_extreme_integer_arguments_raise_and_never_crash() -> None:
             continue
         assert cls in allowed, (name, cls, msg)
         assert msg and "std::" not in msg and "pybind11" not in msg, (name, msg)
+
+
+def test_grid_sample_with_nan_or_infinite_grid_values() -> None:
+    # Before: a NaN grid value cast to the index INT64_MIN and grid_sample raised
+    # "IndexError: gather: index -9223372036854775808 is out of bounds".
+    F = ts.nn.functional
+    x = ts.ones(1, 1, 4, 4)
+    nan = ts.full((1, 2, 2, 2), float("nan"))
+    for mode, want in (("bilinear", "nan"), ("bicubic", "nan"), ("nearest", 0.0)):
+        out = F.grid_sample(x, nan, mode=mode, align_corners=False)
+        tout = torch.nn.functional.grid_sample(torch.ones(1, 1, 4, 4), torch.full(
+            (1, 2, 2, 2), float("nan")), mode=mode, align_corners=False)
+        assert torch.equal(tout.isnan(), torch.from_numpy(out.isnan().numpy())), mode
+        assert out.isnan().all().item() if want == "nan" else out.tolist() == [[[[0.0] * 2] * 2]]
+    for padding in ("zeros", "border", "reflection"):
+        for bad in (float("nan"), float("inf"), -float("inf")):
+            g = ts.tensor([[[[0.1, 0.2], [bad, 0.3]]]])
+            out = F.grid_sample(x, g, padding_mode=padding, align_corners=False)
+            assert out.shape == (1, 1, 1, 2) and out[0, 0, 0, 0].item() == 1.0  # the finite one
+    out = F.grid_sample(ts.ones(1, 1, 2, 4, 4), ts.full((1, 2, 2, 2, 3), float("nan")),
+                        align_corners=False)
+    assert out.shape == (1, 1, 2, 2, 2)
