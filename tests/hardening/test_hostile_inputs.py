@@ -319,3 +319,23 @@ def test_grid_sample_with_nan_or_infinite_grid_values() -> None:
     out = F.grid_sample(ts.ones(1, 1, 2, 4, 4), ts.full((1, 2, 2, 2, 3), float("nan")),
                         align_corners=False)
     assert out.shape == (1, 1, 2, 2, 2)
+
+
+def test_packed_sequences_with_lying_batch_sizes_raise() -> None:
+    # Before: GRU ran on batch_sizes [1, 2] (increasing) and returned garbage where torch
+    # raises; pad_packed_sequence raised NumPy's "could not broadcast" for sizes summing past
+    # the data, and IndexError for unsorted_indices outside the batch.
+    rnn = ts.nn.utils.rnn
+    P = rnn.PackedSequence
+    for sizes, rows in (([1, 2], 3), ([2, 2, 9], 5), ([2, 0, 2], 4), ([3, -1], 2), ([], 4)):
+        seq = P(ts.ones(rows, 4), ts.tensor(sizes, dtype=ts.int64))
+        for call in (lambda: ts.nn.GRU(4, 4)(seq), lambda: ts.nn.LSTM(4, 4)(seq),
+                     lambda: rnn.pad_packed_sequence(seq)):
+            with pytest.raises(RuntimeError, match="invalid PackedSequence: batch_sizes"):
+                call()
+    bad = P(ts.ones(3, 2), ts.tensor([2, 1]), ts.tensor([1, 0]), ts.tensor([0, 99]))
+    with pytest.raises(ValueError, match="unsorted_indices .* permutation"):
+        rnn.pad_packed_sequence(bad)
+    good = rnn.pack_sequence([ts.ones(3, 2), ts.ones(1, 2)])
+    assert rnn.pad_packed_sequence(good)[1].tolist() == [3, 1]
+    assert ts.nn.LSTM(2, 4)(good)[1][0].shape == (1, 2, 4)
