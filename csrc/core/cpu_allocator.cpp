@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <new>
@@ -72,14 +73,23 @@ void* raw_alloc(int64_t nbytes) {
   void* p = nullptr;
   const size_t align = nbytes >= kHugePage ? kHugePage : 64;
   if (posix_memalign(&p, align, static_cast<size_t>(nbytes)) != 0 || p == nullptr)
-    throw std::bad_alloc();
+    throw OutOfMemory(nbytes);
   return p;
 }
 
 }  // namespace
 
+OutOfMemory::OutOfMemory(int64_t nbytes) {
+  const double gib = static_cast<double>(nbytes) / static_cast<double>(int64_t(1) << 30);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f", gib);
+  msg_ = "out of memory: a tensor of " + std::to_string(nbytes) + " bytes (" + buf +
+         " GiB) cannot be allocated on the CPU; hint: use smaller sizes (or check them: a "
+         "size from a file or a user may be bogus)";
+}
+
 void* cpu_alloc(int64_t nbytes) {
-  if (nbytes < 0 || nbytes > kMaxRequest) throw std::bad_alloc();  // MemoryError in Python
+  if (nbytes < 0 || nbytes > kMaxRequest) throw OutOfMemory(nbytes);  // MemoryError in Python
   if (nbytes < kMinCached) return raw_alloc(nbytes == 0 ? 1 : nbytes);
   const int64_t size = round_size(nbytes);
   if (void* p = cache().take(size)) return p;

@@ -1,6 +1,7 @@
 #include "ops/statistics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "autograd/grad_mode.h"
@@ -213,6 +214,10 @@ Tensor histc(const Tensor& x, int64_t bins, double min, double max) {
     lo -= 1;
     hi += 1;
   }
+  // NaN data (its min and max are NaN) or an infinite range has no bins of finite width.
+  TS_CHECK(std::isfinite(lo) && std::isfinite(hi), RuntimeError, "histc: range of [", lo, ", ", hi,
+           "] is not finite (input shape ", shape_str(x.shape()),
+           "); hint: pass finite min and max, or remove NaN and infinite values from the input");
   TS_CHECK(!(lo > hi), RuntimeError, "histc: max must be larger than min, got min=", min,
            " max=", max);
   const Tensor inside = both(binary_op(greater_equal_def, a, float_scalar(lo)),

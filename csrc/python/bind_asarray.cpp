@@ -350,6 +350,15 @@ Tensor convert_host(py::handle obj, const DType* target, int copy, const char* o
                 : np.attr("asarray")(obj);
     } catch (py::error_already_set& e) {
       if (!e.matches(PyExc_Exception)) throw;
+      if (e.matches(PyExc_MemoryError)) {  // too large (range(10**12)): no TypeError
+        const std::string why = py::str(e.value()).cast<std::string>();
+        PyErr_SetString(PyExc_MemoryError,
+                        (std::string(op) + ": out of memory converting an object of type " +
+                         type_name(obj) + (why.empty() ? "" : " (" + why + ")") +
+                         " to a tensor; hint: is its length what you meant?")
+                            .c_str());
+        throw py::error_already_set();
+      }
       throw TypeError(std::string(op) + ": cannot convert an object of type " + type_name(obj) +
                       " to a tensor (" + py::str(e.value()).cast<std::string>() + ")");
     }
@@ -421,7 +430,10 @@ Tensor frombuffer_py(py::handle buffer, py::handle dtype, int64_t count, int64_t
                      ") and offset (" + std::to_string(offset) +
                      ") must be non-negative and offset must be less than the buffer length");
   const int64_t avail = nbytes - offset;
-  if (count == 0 || (count < 0 && avail % isz))
+  if (count == 0)
+    throw ValueError("frombuffer: both buffer length (" + std::to_string(nbytes) +
+                     ") and count (0) must not be 0; hint: pass count=-1 for the whole buffer");
+  if (count < 0 && avail % isz)
     throw ValueError("frombuffer: buffer length (" + std::to_string(avail) +
                      " after offset) must be a multiple of element size (" + std::to_string(isz) +
                      ")");

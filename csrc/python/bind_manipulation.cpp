@@ -335,14 +335,26 @@ void init_manipulation(py::module_& m) {
     m.def(
         "repeat_interleave",
         [](const Tensor& input, py::handle repeats, py::handle dim, py::handle output_size) {
-          (void)output_size;        // torch's hint of the result's length; computed here anyway
+          const auto check_size = [&](Tensor out, int64_t d) {
+            // torch's hint of the result's length: it allocates that much, so a wrong hint is
+            // an error there (never a silently shorter or longer result).
+            if (output_size.is_none()) return out;
+            const int64_t want = int_arg(output_size, "repeat_interleave", "output_size");
+            if (want != out.shape()[d])
+              throw RuntimeError(str("repeat_interleave: output_size=", want,
+                                     " does not match the repeated length ", out.shape()[d],
+                                     " (input shape ", shape_str(input.shape()),
+                                     "); hint: pass the sum of repeats, or leave output_size "
+                                     "out"));
+            return out;
+          };
           if (repeats.is_none()) {  // input holds the counts: index i repeated counts[i] times
             if (input.ndim() != 1)
               throw RuntimeError(str("repeat_interleave: repeats must be a 1-D tensor, got ",
                                      input.ndim(), " dims"));
             const Tensor idx = arange(Scalar::from_int(0), Scalar::from_int(input.shape()[0]),
                                       Scalar::from_int(1), DType::Int64, input.device());
-            return repeat(idx, input, 0, false);
+            return check_size(repeat(idx, input, 0, false), 0);
           }
           py::object r = py::reinterpret_borrow<py::object>(repeats);
           if (py::isinstance<Tensor>(r) && r.cast<const Tensor&>().ndim() == 0)
@@ -350,8 +362,10 @@ void init_manipulation(py::module_& m) {
           if (PyLong_Check(r.ptr()) && !PyBool_Check(r.ptr()) && py::cast<int64_t>(r) < 0)
             throw RuntimeError(
                 str("repeat_interleave: repeats can not be negative, got ", py::cast<int64_t>(r)));
-          if (dim.is_none()) return repeat_any(reshape(input, Shape{-1}, -1), r, 0, false);
-          return repeat_any(input, r, dim_index(dim, "repeat_interleave", input.ndim()), false);
+          if (dim.is_none())
+            return check_size(repeat_any(reshape(input, Shape{-1}, -1), r, 0, false), 0);
+          const int64_t d = dim_index(dim, "repeat_interleave", input.ndim());
+          return check_size(repeat_any(input, r, d, false), d);
         },
         py::arg("input"), py::arg("repeats") = py::none(), py::arg("dim") = py::none(),
         py::kw_only(), py::arg("output_size") = py::none(),

@@ -141,7 +141,7 @@ Tensor narrow_dim(const Tensor& x, py::handle dim, py::handle start_h, py::handl
     throw IndexError(str("narrow: start (", start, ") out of range for dimension ",
                          py::str(dim).cast<std::string>(), " of size ", n));
   if (start < 0) start += n;
-  if (length < 0 || start + length > n)
+  if (length < 0 || length > n - start)  // not start + length: that can overflow int64
     throw RuntimeError(str("narrow: start (", start, ") + length (", length,
                            ") exceeds dimension size (", n, ")"));
   return slice(x, d, start, start + length, 1);

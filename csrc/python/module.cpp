@@ -1,4 +1,5 @@
 // The _C extension module: registers error translation, then each area's bindings.
+#include "core/cpu_allocator.h"
 #include "python/convert.h"
 
 namespace ts::python {
@@ -103,6 +104,8 @@ void register_errors(py::module_& m) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const ts::RuntimeError& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const ts::OutOfMemory& e) {
+      PyErr_SetString(PyExc_MemoryError, e.what());
     } catch (const std::bad_alloc&) {
       PyErr_SetString(PyExc_MemoryError, "out of memory while allocating a tensor");
     } catch (const py::cast_error& e) {

@@ -48,6 +48,7 @@ def load_legacy(data: bytes, name: str, map_location: Any, weights_only: bool,
     swap = bool(little) != (sys.byteorder == "little")
     storages: Dict[str, LoadedStorage] = {}
     locations: List[str] = []
+    declared = 0  # bytes of all storages so far: together they must fit in the file
 
     def persistent_load(pid: Any) -> LoadedStorage:
         if type(pid) is not tuple or len(pid) != 6:
@@ -66,10 +67,13 @@ def load_legacy(data: bytes, name: str, map_location: Any, weights_only: bool,
                                          f"are not supported")
         if key in storages:
             return storages[key]
+        nonlocal declared
         nbytes = numel * _ITEMSIZE[stype.dtype_name]
-        if nbytes > len(data):
-            raise MalformedFile(f"load: {name}: storage {key} declares {numel} elements, more "
-                             f"than the file holds")
+        declared += nbytes
+        if declared > len(data):  # all storages together, not each: no N file-sized buffers
+            raise MalformedFile(f"load: {name}: storage {key} declares {numel} elements; with "
+                                f"the storages before it that is {declared} bytes, more than "
+                                f"the file's {len(data)}")
         st = LoadedStorage(np.zeros(nbytes, np.uint8), location, False,
                            lambda t, loc: t, f"{name} (storage {key})")
         st.dtype_name = stype.dtype_name  # type: ignore[attr-defined]

@@ -233,6 +233,7 @@ class ZipReader:
             raise MalformedFile(f"load: {name}: a checkpoint holds one folder with a data.pkl "
                              f"record (found {sorted(self.records)[:8]})")
         self.prefix = pkl[0][:-len("data.pkl")]
+        self._storage_total = 0  # bytes of the storage records read so far
 
     def has(self, rec: str) -> bool:
         return self.prefix + rec in self.records
@@ -275,6 +276,15 @@ class ZipReader:
         if n != nbytes:
             raise MalformedFile(f"load: {self.name}: storage record {rec!r} holds {n} bytes, the "
                              f"pickle declares {nbytes}")
+        # The records of a real archive lie one after another, so together they fit in the
+        # file; central-directory entries pointing at the same bytes would make a small file
+        # load as many copies of them (a zip bomb).
+        self._storage_total += n
+        if self._storage_total > self.size:
+            raise MalformedFile(f"load: {self.name}: the storage records read so far (up to "
+                                f"{rec!r}) hold {self._storage_total} bytes, more than the file's "
+                                f"{self.size}: the archive's records overlap (a malformed or "
+                                f"malicious file)")
         if self.mmap is not None:
             return self.mmap[start:start + n]
         buf = np.empty(n, dtype=np.uint8)  # writable memory the tensor owns, not zero-filled

@@ -29,6 +29,8 @@
 
 #include "autograd/engine.h"
 #include "autograd/function.h"
+#include <limits>
+
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "ops/arithmetic.h"
@@ -90,10 +92,12 @@ Tensor pad_coord(const Tensor& x, int64_t n, const std::string& padding_mode, bo
 }
 
 // weight * input at the integer corner `coords` (per spatial axis, (N, Q) float), zero where
-// a coordinate is outside the input. flat: (N, C, P).
+// a coordinate is outside the input. flat: (N, C, P). A NaN coordinate (a NaN or infinite
+// grid value) gathers a clamped in-range corner and is outside; with nan_out its term is NaN
+// (PyTorch's bilinear and bicubic), else zero (nearest).
 Tensor corner(const Tensor& flat, const std::vector<Tensor>& coords, const Shape& dims,
-              const Tensor& weight) {
-  Tensor inside, lin;
+              const Tensor& weight, bool nan_out = true) {
+  Tensor inside, lin, nan_any;
   {
     autograd::GradModeGuard no_grad(false);
     for (size_t i = 0; i < coords.size(); ++i) {
@@ -101,13 +105,18 @@ Tensor corner(const Tensor& flat, const std::vector<Tensor>& coords, const Shape
       const Tensor ok = binary_op(logical_and_def, binary_op(greater_equal_def, coords[i], S(0)),
                                   binary_op(less_equal_def, coords[i], S(hi)));
       inside = i ? binary_op(logical_and_def, inside, ok) : ok;
-      const Tensor ci = astype(clip(coords[i], S(0), S(hi)), DType::Int64, false);
+      const Tensor nan = binary_op(not_equal_def, coords[i], coords[i]);
+      nan_any = i ? binary_op(logical_or_def, nan_any, nan) : nan;
+      // NaN would cast to INT64_MIN: clamp an in-range index, the term is masked below
+      const Tensor ci = astype(clip(where(nan, S(0), coords[i]), S(0), S(hi)), DType::Int64, false);
       lin = i ? add(multiply(lin, wrap_scalar(Scalar::from_int(dims[i]))), ci) : ci;
     }
   }
   const Shape gs{flat.dim(0), flat.dim(1), lin.dim(1)};
   const Tensor vals = take_along_axis(flat, broadcast_to(expand_dims(lin, 1), gs), 2);
-  return vals * expand_dims(where(inside, weight, S(0)), 1);
+  Tensor w = where(inside, weight, S(0));
+  if (nan_out) w = where(nan_any, S(std::numeric_limits<double>::quiet_NaN()), w);
+  return vals * expand_dims(w, 1);
 }
 
 std::vector<Tensor> cubic_weights(const Tensor& t) {
@@ -210,7 +219,7 @@ Tensor grid_sample_composite(const Tensor& x, const Tensor& grid, const std::str
       for (const Tensor& p : pos) idx.push_back(unary_op(round_def, p));  // half to even
     }
     const Tensor one = to_device(astype(S(1), x.dtype(), true), x.device());  // (not a CPU scalar)
-    return reshape(corner(flat, idx, dims, broadcast_to(one, idx[0].shape())), out_shape);
+    return reshape(corner(flat, idx, dims, broadcast_to(one, idx[0].shape()), false), out_shape);
   }
   std::vector<Tensor> fl, fr;
   for (const Tensor& p : pos) {

@@ -289,7 +289,8 @@ class RNNBase(Module):
         if data.ndim != 2 or data.shape[-1] != self.input_size:
             raise ValueError(f"{name}: expected packed data of shape (*, {self.input_size}), got "
                              f"{tuple(data.shape)}")
-        sizes = tuple(int(v) for v in np.asarray(seq.batch_sizes.numpy()).reshape(-1))
+        from ..utils.rnn import check_batch_sizes
+        sizes = tuple(int(v) for v in check_batch_sizes(name, seq.batch_sizes, data.shape[0]))
         n = sizes[0]
         sidx, uidx = seq.sorted_indices, seq.unsorted_indices
         dirs = 2 if self.bidirectional else 1

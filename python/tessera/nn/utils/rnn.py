@@ -40,6 +40,20 @@ class PackedSequence(NamedTuple):
         return self.data.device.type == "cuda"
 
 
+def check_batch_sizes(op: str, batch_sizes: Tensor, rows: int) -> Any:
+    """batch_sizes of a PackedSequence as int64 NumPy, checked: a PackedSequence can be built
+    by hand (or come from a file), and a lying one would read rows that are not there. They
+    must be positive, non-increasing and sum to the packed data's rows."""
+    from ...errors import ValueError as TsValueError
+    bsz = np.asarray(batch_sizes.numpy()).astype(np.int64).reshape(-1)
+    if bsz.size == 0 or (bsz < 1).any() or (np.diff(bsz) > 0).any() or int(bsz.sum()) != rows:
+        shown = bsz[:8].tolist() + (["..."] if bsz.size > 8 else [])
+        raise TsValueError(f"{op}: invalid PackedSequence: batch_sizes {shown} must be positive, "
+                           f"non-increasing and sum to the {rows} rows of its data; hint: build "
+                           f"it with pack_padded_sequence or pack_sequence")
+    return bsz
+
+
 def _lengths(lengths: Union[Tensor, Sequence[int]]) -> Any:
     if isinstance(lengths, Tensor):
         return np.asarray(lengths.numpy()).astype(np.int64).reshape(-1)
@@ -94,7 +108,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     """Inverse of pack_padded_sequence: (padded (T, B, *) or (B, T, *), lengths (B,))."""
     t = _ts()
     data = sequence.data
-    bsz = np.asarray(sequence.batch_sizes.numpy()).astype(np.int64)
+    bsz = check_batch_sizes("pad_packed_sequence", sequence.batch_sizes, data.shape[0])
     steps, b = bsz.size, int(bsz[0]) if bsz.size else 0
     if total_length is not None:
         if total_length < steps:
@@ -110,6 +124,11 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     unsorted = None if sequence.unsorted_indices is None else \
         np.asarray(sequence.unsorted_indices.numpy()).astype(np.int64)
     if unsorted is not None:
+        if unsorted.shape != (b,) or not np.array_equal(np.sort(unsorted), np.arange(b)):
+            from ...errors import ValueError as TsValueError
+            raise TsValueError(f"pad_packed_sequence: invalid PackedSequence: unsorted_indices "
+                               f"of shape {unsorted.shape} must be a permutation of the batch "
+                               f"of {b}; hint: build it with pack_padded_sequence")
         slot = slot[:, unsorted]
     pad_row = t.full((1,) + tuple(data.shape[1:]), padding_value, dtype=data.dtype,
                      device=data.device)
