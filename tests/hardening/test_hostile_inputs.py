@@ -358,3 +358,14 @@ def test_array_interface_with_a_pointer_in_the_first_page_raises() -> None:
         cls, msg = res[name]
         assert cls == "ValueError" and "is not valid memory" in msg and name in msg, res[name]
     assert res["empty"] == ["ok", "(0,)"] and res["real"] == ["ok", "(2,)"]
+
+
+def test_from_dlpack_with_a_malformed_dlpack_device_names_the_op() -> None:
+    # Before: "invalid literal for int() with base 10: 'x'" (a builtin ValueError, no op).
+    import numpy as np
+    for dev in ("x", (1,), 5, (1, "a")):
+        o = type("D", (), {"__dlpack__": lambda s, **k: np.arange(3.0).__dlpack__(),
+                           "__dlpack_device__": lambda s, d=dev: d})()
+        with pytest.raises(ts.errors.ValueError, match=r"from_dlpack: D.__dlpack_device__\(\)"):
+            ts.from_dlpack(o)
+    assert ts.from_dlpack(torch.arange(3.0)).tolist() == [0.0, 1.0, 2.0]
