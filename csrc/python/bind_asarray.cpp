@@ -366,6 +366,13 @@ Tensor convert_host(py::handle obj, const DType* target, int copy, const char* o
       throw TypeError(std::string(op) + ": cannot convert an object of type " + type_name(obj) +
                       " (a NumPy object array) to a tensor; hint: nested sequences must hold "
                       "numbers");
+    // __array_interface__ hands over a raw address; the first page is never mapped, so an
+    // address there (NULL, a small integer) is a bogus pointer that would crash the read.
+    const auto addr = arr.attr("ctypes").attr("data").cast<uintptr_t>();
+    if (addr < 4096 && arr.attr("size").cast<int64_t>() > 0)
+      throw ValueError(std::string(op) + ": the data pointer " + std::to_string(addr) +
+                       " of an object of type " + type_name(obj) +
+                       " (its __array_interface__) is not valid memory");
   }
   py::array a = py::reinterpret_borrow<py::array>(arr);
   if (target && from_numpy_dtype(a.dtype()) != *target) {

@@ -68,7 +68,14 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: Optional[builtins.bool] 
             "for NumPy arrays, sequences and buffer-protocol objects") from None
     src = None
     if hasattr(x, "__dlpack_device__"):
-        src = tuple(int(v) for v in x.__dlpack_device__())
+        raw = x.__dlpack_device__()
+        try:
+            src = tuple(int(v) for v in raw)
+            if len(src) != 2:
+                raise ValueError
+        except (TypeError, ValueError, OverflowError):
+            raise _C.ValueError(f"from_dlpack: {type(x).__name__}.__dlpack_device__() must return "
+                                f"(device_type, device_id) as two ints, got {raw!r:.80}") from None
     on_cuda = src is not None and src[0] in _KDL_CUDA_TYPES
     try:
         if copy is None and target is None and not on_cuda:  # the common case: no keyword dict

@@ -339,3 +339,33 @@ def test_packed_sequences_with_lying_batch_sizes_raise() -> None:
     good = rnn.pack_sequence([ts.ones(3, 2), ts.ones(1, 2)])
     assert rnn.pad_packed_sequence(good)[1].tolist() == [3, 1]
     assert ts.nn.LSTM(2, 4)(good)[1][0].shape == (1, 2, 4)
+
+
+def test_array_interface_with_a_pointer_in_the_first_page_raises() -> None:
+    # Before: data=(16, False) in __array_interface__ crashed the interpreter (SIGSEGV).
+    res = run_probes("""
+        import numpy as np
+        def obj(ptr, shape=(4,)):
+            d = {"shape": shape, "typestr": "<f4", "data": (ptr, False), "version": 3}
+            return type("A", (), {"__array_interface__": d})()
+        probe("asarray", lambda: ts.asarray(obj(16)))
+        probe("tensor", lambda: ts.tensor(obj(4095)))
+        probe("empty", lambda: ts.asarray(obj(0, (0,))).shape)
+        a = np.arange(3.0)
+        probe("real", lambda: ts.asarray(obj(a.__array_interface__["data"][0], (2,))).shape)
+        """)
+    for name in ("asarray", "tensor"):
+        cls, msg = res[name]
+        assert cls == "ValueError" and "is not valid memory" in msg and name in msg, res[name]
+    assert res["empty"] == ["ok", "(0,)"] and res["real"] == ["ok", "(2,)"]
+
+
+def test_from_dlpack_with_a_malformed_dlpack_device_names_the_op() -> None:
+    # Before: "invalid literal for int() with base 10: 'x'" (a builtin ValueError, no op).
+    import numpy as np
+    for dev in ("x", (1,), 5, (1, "a")):
+        o = type("D", (), {"__dlpack__": lambda s, **k: np.arange(3.0).__dlpack__(),
+                           "__dlpack_device__": lambda s, d=dev: d})()
+        with pytest.raises(ts.errors.ValueError, match=r"from_dlpack: D.__dlpack_device__\(\)"):
+            ts.from_dlpack(o)
+    assert ts.from_dlpack(torch.arange(3.0)).tolist() == [0.0, 1.0, 2.0]
