@@ -313,8 +313,10 @@ TS_GS_HD void forward_point(const T* in, const T* g, T* out, const Geom& geo, co
   for (int64_t c = 0; c < C; ++c) {
     const T* x = in + c * ip;
     A v = A(0);
+    // an outside corner adds 0 * its weight on 2-D grids: a NaN weight (a NaN or infinite grid
+    // value) makes the output NaN, as torch's CPU kernel (its 3-D kernel skips the corner)
     for (int k = 0; k < Corners<K, A>::kN; ++k)
-      if (cr.ok[k]) v += static_cast<A>(x[cr.off[k]]) * cr.w[k];
+      v += cr.ok[k] ? static_cast<A>(x[cr.off[k]]) * cr.w[k] : (K == 2 ? A(0) * cr.w[k] : A(0));
     out[c * op] = T(v);
   }
 }
