@@ -273,6 +273,12 @@ void copy_method(const Tensor& x, py::handle src_h, bool non_blocking) {
   overwrite_inplace(op, x, src);
 }
 
+std::string inplace_doc(const char* name) {
+  std::string base(name);
+  base.pop_back();
+  return "In-place " + base + " (torch.Tensor." + name + "); returns self.";
+}
+
 void def_elementwise_inplace(Cls& cls) {
   for (const Def& u : kUnaryInplace) {
     const Def d = u;
@@ -282,7 +288,7 @@ void def_elementwise_inplace(Cls& cls) {
           unary_op_(*d.def, self_of(self, d.name), d.name);
           return self;
         },
-        "In-place form of the method without the `_`; returns self.");
+        inplace_doc(d.name).c_str());
   }
   for (const Def& b : kBinaryInplace) {
     const Def d = b;
@@ -292,7 +298,7 @@ void def_elementwise_inplace(Cls& cls) {
           binary_op_(*d.def, self_of(self, d.name), operand_or_throw(other, d.name), d.name);
           return self;
         },
-        py::arg("other"), "In-place form of the method without the `_`; returns self.");
+        py::arg("other"), inplace_doc(d.name).c_str());
   }
   cls.def(
       "pow_",
@@ -314,7 +320,7 @@ void def_written_back(Cls& cls) {
         [op, name](py::object self, py::args args, py::kwargs kwargs) {
           return written_back(op->c_str(), name, self, args, kwargs);
         },
-        ("In-place " + std::string(base) + " (torch.Tensor." + *op + "); returns self.").c_str());
+        inplace_doc(op->c_str()).c_str());
   }
   cls.def(
       "float_power_",

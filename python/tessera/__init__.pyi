@@ -133,16 +133,16 @@ class Tensor:
     T: Tensor
     def abs(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def abs_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place abs (torch.Tensor.abs_); returns self."""
     def absolute(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def absolute_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place absolute (torch.Tensor.absolute_); returns self."""
     def acos(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def acos_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place acos (torch.Tensor.acos_); returns self."""
     def acosh(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def acosh_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place acosh (torch.Tensor.acosh_); returns self."""
     def add(self, other: Any, *, alpha: Any = ..., out: Any = ...) -> Any:
         """input + alpha * other, broadcasting; Python numbers are weak in promotion (the standard's add(x1, x2) and PyTorch's). A floating alpha with integral operands raises TypeError."""
     def add_(self, *args: Any, **kwargs: Any) -> Any:
@@ -191,25 +191,25 @@ class Tensor:
         """Applies a Python function to each element in place (CPU only, slow; as torch). Returns self."""
     def arccos(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def arccos_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place arccos (torch.Tensor.arccos_); returns self."""
     def arccosh(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def arccosh_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place arccosh (torch.Tensor.arccosh_); returns self."""
     def arcsin(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def arcsin_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place arcsin (torch.Tensor.arcsin_); returns self."""
     def arcsinh(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def arcsinh_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place arcsinh (torch.Tensor.arcsinh_); returns self."""
     def arctan(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def arctan2(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def arctan2_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place arctan2 (torch.Tensor.arctan2_); returns self."""
     def arctan_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place arctan (torch.Tensor.arctan_); returns self."""
     def arctanh(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def arctanh_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place arctanh (torch.Tensor.arctanh_); returns self."""
     def argmax(self, *args: Any, **kwargs: Any) -> Any:
         """Index (int64) of the first maximum along axis (one int); over the flattened tensor when axis is None. The first NaN counts as the maximum. Empty axes raise ValueError."""
     def argmin(self, *args: Any, **kwargs: Any) -> Any:
@@ -226,21 +226,21 @@ class Tensor:
         """A copy of input (laid out as input.clone()) whose as_strided(size, stride, storage_offset) view holds src, whose shape must be `size`. Differentiable in input (contiguous, as PyTorch) and src."""
     def asin(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def asin_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place asin (torch.Tensor.asin_); returns self."""
     def asinh(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def asinh_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place asinh (torch.Tensor.asinh_); returns self."""
     def astype(self, *args: Any, **kwargs: Any) -> Tensor:
         """The array API's astype: this tensor as `dtype` (differentiable); copy=False returns its memory when the dtype is already `dtype`."""
     def atan(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def atan2(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def atan2_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place atan2 (torch.Tensor.atan2_); returns self."""
     def atan_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place atan (torch.Tensor.atan_); returns self."""
     def atanh(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def atanh_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place atanh (torch.Tensor.atanh_); returns self."""
     def backward(self, gradient: Any = ..., retain_graph: Any = ..., create_graph: Any = ..., inputs: Any = ...) -> None:
         """Computes the gradient of this tensor w.r.t. the graph's leaves (into their .grad)."""
     def baddbmm(self, batch1: Any, batch2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
@@ -257,22 +257,22 @@ class Tensor:
         """Counts of each value 0..max(input) (at least minlength of them) of a 1-D non-negative integer tensor: int64, or with weights (input's shape) their sums, in weights' dtype when float32/float64 (else float64)."""
     def bitwise_and(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def bitwise_and_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place bitwise_and (torch.Tensor.bitwise_and_); returns self."""
     def bitwise_left_shift(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def bitwise_left_shift_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place bitwise_left_shift (torch.Tensor.bitwise_left_shift_); returns self."""
     def bitwise_not(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def bitwise_not_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place bitwise_not (torch.Tensor.bitwise_not_); returns self."""
     def bitwise_or(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def bitwise_or_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place bitwise_or (torch.Tensor.bitwise_or_); returns self."""
     def bitwise_right_shift(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def bitwise_right_shift_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place bitwise_right_shift (torch.Tensor.bitwise_right_shift_); returns self."""
     def bitwise_xor(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def bitwise_xor_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place bitwise_xor (torch.Tensor.bitwise_xor_); returns self."""
     def bmm(self, mat2: Any, *, out: Any = ...) -> Any:
         """(b, n, m) @ (b, m, p) -> (b, n, p); no broadcasting of the batch, one dtype."""
     def bool(self, *args: Any, **kwargs: Any) -> Any:
@@ -287,7 +287,7 @@ class Tensor:
         """This tensor as complex128 (itself when it already is)."""
     def ceil(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def ceil_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place ceil (torch.Tensor.ceil_); returns self."""
     def cfloat(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor as complex64 (itself when it already is)."""
     def chalf(self, *args: Any, **kwargs: Any) -> Tensor:
@@ -333,15 +333,15 @@ class Tensor:
         """Copies `src` (broadcast to self's shape, cast to self's dtype, from any device) into self; returns self. Differentiable with respect to src."""
     def copysign(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def copysign_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place copysign (torch.Tensor.copysign_); returns self."""
     def corrcoef(self) -> Any:
         """Pearson correlation coefficients of the rows of input (clipped to [-1, 1])."""
     def cos(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def cos_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place cos (torch.Tensor.cos_); returns self."""
     def cosh(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def cosh_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place cosh (torch.Tensor.cosh_); returns self."""
     def count_nonzero(self, *args: Any, **kwargs: Any) -> Any:
         """Number of nonzero elements along axis (positional too: torch's count_nonzero(x, dim)), as int64."""
     def cov(self, *, correction: Any = ..., fweights: Any = ..., aweights: Any = ...) -> Any:
@@ -416,7 +416,7 @@ class Tensor:
         """Bytes per element (the array API's itemsize)."""
     def eq(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def eq_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place eq (torch.Tensor.eq_); returns self."""
     def equal(self, *args: Any, **kwargs: Any) -> Any:
         """True when other has this tensor's shape and equal values everywhere (torch.equal; NaN != NaN)."""
     def erf(self, *args: Any, **kwargs: Any) -> Tensor: ...
@@ -434,14 +434,14 @@ class Tensor:
     def exp2_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place exp2 (torch.Tensor.exp2_); returns self."""
     def exp_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place exp (torch.Tensor.exp_); returns self."""
     def expand(self, *args: Any, **kwargs: Any) -> Any:
         """A broadcast view with sizes (varargs, one sequence, or size=); -1 keeps a dim, new dims may be added in front."""
     def expand_as(self, *args: Any, **kwargs: Any) -> Any:
         """self.expand(other.shape)."""
     def expm1(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def expm1_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place expm1 (torch.Tensor.expm1_); returns self."""
     def exponential_(self, *args: Any, **kwargs: Any) -> Any:
         """Fills self with exponential draws of rate lambd; returns self."""
     def fill_(self, *args: Any, **kwargs: Any) -> Any:
@@ -468,10 +468,10 @@ class Tensor:
         """In-place float_power: self must already be float64 (complex128), as in torch."""
     def floor(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def floor_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place floor (torch.Tensor.floor_); returns self."""
     def floor_divide(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def floor_divide_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place floor_divide (torch.Tensor.floor_divide_); returns self."""
     def fmax(self, other: Any, *, out: Any = ...) -> Any:
         """Elementwise maximum that ignores NaN (NaN only where both are NaN); ties and a NaN `other` give input and its gradient, as torch."""
     def fmin(self, other: Any, *, out: Any = ...) -> Any:
@@ -494,7 +494,7 @@ class Tensor:
         """In-place gcd (torch.Tensor.gcd_); returns self."""
     def ge(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def ge_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place ge (torch.Tensor.ge_); returns self."""
     def geometric_(self, *args: Any, **kwargs: Any) -> Any:
         """Fills self with the number of Bernoulli(p) trials up to the first success (>= 1)."""
     def ger(self, vec2: Any, *, out: Any = ...) -> Any:
@@ -505,13 +505,13 @@ class Tensor:
     grad_fn: Any
     def greater(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def greater_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place greater (torch.Tensor.greater_); returns self."""
     def greater_equal(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def greater_equal_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place greater_equal (torch.Tensor.greater_equal_); returns self."""
     def gt(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def gt_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place gt (torch.Tensor.gt_); returns self."""
     def half(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor as float16 (itself when it already is)."""
     def hardshrink(self, lambd: Any = ...) -> Any:
@@ -528,7 +528,7 @@ class Tensor:
         """tensor_split along dim 1 (dim 0 for 1-D input) of an at least 1-D tensor; an int must divide the size evenly."""
     def hypot(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def hypot_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place hypot (torch.Tensor.hypot_); returns self."""
     def i0(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def i0_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place i0 (torch.Tensor.i0_); returns self."""
@@ -639,32 +639,32 @@ class Tensor:
         """In-place ldexp (torch.Tensor.ldexp_); returns self."""
     def le(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def le_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place le (torch.Tensor.le_); returns self."""
     def lerp(self, end: Any, weight: Any, *, out: Any = ...) -> Any:
         """input + weight * (end - input), broadcasting; weight is a number or a tensor. input must be floating or complex (RuntimeError otherwise, as torch)."""
     def lerp_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place lerp (torch.Tensor.lerp_); returns self."""
     def less(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def less_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place less (torch.Tensor.less_); returns self."""
     def less_equal(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def less_equal_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place less_equal (torch.Tensor.less_equal_); returns self."""
     def lgamma(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def lgamma_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place lgamma (torch.Tensor.lgamma_); returns self."""
     def log(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def log10(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def log10_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place log10 (torch.Tensor.log10_); returns self."""
     def log1p(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def log1p_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place log1p (torch.Tensor.log1p_); returns self."""
     def log2(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def log2_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place log2 (torch.Tensor.log2_); returns self."""
     def log_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place log (torch.Tensor.log_); returns self."""
     def log_normal_(self, *args: Any, **kwargs: Any) -> Any:
         """Fills self with exp(N(mean, std)) draws; returns self."""
     def log_softmax(self, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
@@ -678,16 +678,16 @@ class Tensor:
         """log(det(input)); for real input NaN where det < 0, -inf where det == 0; for complex input the complex log (log|det| + i arg(det); -inf + nan*i where det == 0, as torch)."""
     def logical_and(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def logical_and_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place logical_and (torch.Tensor.logical_and_); returns self."""
     def logical_not(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def logical_not_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place logical_not (torch.Tensor.logical_not_); returns self."""
     def logical_or(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def logical_or_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place logical_or (torch.Tensor.logical_or_); returns self."""
     def logical_xor(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def logical_xor_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place logical_xor (torch.Tensor.logical_xor_); returns self."""
     def logit(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def logit_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place logit (torch.Tensor.logit_); returns self."""
@@ -697,7 +697,7 @@ class Tensor:
         """This tensor as int64 (itself when it already is)."""
     def lt(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def lt_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place lt (torch.Tensor.lt_); returns self."""
     def lu(self, pivot: Any = ..., get_infos: Any = ..., *, out: Any = ...) -> Any:
         """Deprecated torch.lu: (LU, pivots) of linalg.lu_factor_ex, with its info when get_infos (never raises)."""
     def lu_solve(self, LU_data: Any, LU_pivots: Any, *, out: Any = ...) -> Any:
@@ -785,13 +785,13 @@ class Tensor:
         """The number of dimensions (ndim)."""
     def ne(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def ne_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place ne (torch.Tensor.ne_); returns self."""
     def neg(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def neg_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place neg (torch.Tensor.neg_); returns self."""
     def negative(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def negative_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place negative (torch.Tensor.negative_); returns self."""
     def nelement(self, *args: Any, **kwargs: Any) -> builtins.int:
         """The number of elements (numel)."""
     def new(self, *args: Any, **kwargs: Any) -> Any:
@@ -810,7 +810,7 @@ class Tensor:
         """A tensor of size filled with 0 with this tensor's dtype and device (unless given)."""
     def nextafter(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def nextafter_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place nextafter (torch.Tensor.nextafter_); returns self."""
     def nonzero(self, *args: Any, **kwargs: Any) -> Any:
         """torch.Tensor.nonzero: a (count, ndim) int64 tensor of the nonzero elements' coordinates, or with as_tuple=True a tuple of 1-d index tensors (one for 0-d input, as PyTorch)."""
     def nonzero_static(self, *, size: Any, fill_value: Any = ...) -> Any:
@@ -821,7 +821,7 @@ class Tensor:
         """Fills self in place with normal numbers; returns self."""
     def not_equal(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def not_equal_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place not_equal (torch.Tensor.not_equal_); returns self."""
     def numel(self) -> Any:
         """The number of elements of input."""
     def numpy(self, *args: Any, **kwargs: Any) -> Any:
@@ -864,7 +864,7 @@ class Tensor:
     real: Tensor
     def reciprocal(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def reciprocal_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place reciprocal (torch.Tensor.reciprocal_); returns self."""
     def record_stream(self, *args: Any, **kwargs: Any) -> None:
         """Marks this tensor's memory as used by `stream` too: the allocator will not reuse it until that stream's queued work is done."""
     def register_hook(self, hook: Any) -> Any:
@@ -877,7 +877,7 @@ class Tensor:
         """In-place relu (torch.Tensor.relu_); returns self."""
     def remainder(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def remainder_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place remainder (torch.Tensor.remainder_); returns self."""
     def renorm(self, p: Any, dim: Any, maxnorm: Any, *, out: Any = ...) -> Any:
         """Each slice along dim whose p-norm exceeds maxnorm, scaled down to norm maxnorm."""
     def renorm_(self, *args: Any, **kwargs: Any) -> Any:
@@ -951,17 +951,17 @@ class Tensor:
         """In-place sigmoid (torch.Tensor.sigmoid_); returns self."""
     def sign(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def sign_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place sign (torch.Tensor.sign_); returns self."""
     def signbit(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def sin(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def sin_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place sin (torch.Tensor.sin_); returns self."""
     def sinc(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def sinc_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place sinc (torch.Tensor.sinc_); returns self."""
     def sinh(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def sinh_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place sinh (torch.Tensor.sinh_); returns self."""
     size: Any
     def slice_scatter(self, src: Any, dim: Any = ..., start: Any = ..., end: Any = ..., step: Any = ...) -> Any:
         """A copy of input with input[..., start:end:step, ...] (at dim) replaced by src (of that slice's shape)."""
@@ -979,7 +979,7 @@ class Tensor:
         """Views of input along dim of the listed sizes (which must add up to the dim's size)."""
     def sqrt(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def sqrt_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place sqrt (torch.Tensor.sqrt_); returns self."""
     def square(self, *args: Any, **kwargs: Any) -> Any:
         """self * self; a bool tensor gives int64 (torch's pow(x, 2); the namespace's ts.square is the standard's)."""
     def square_(self, *args: Any, **kwargs: Any) -> Any:
@@ -1030,10 +1030,10 @@ class Tensor:
         """Picks values along dim at indices (which broadcast against input elsewhere); with dim None, from the flattened input."""
     def tan(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def tan_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place tan (torch.Tensor.tan_); returns self."""
     def tanh(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def tanh_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place tanh (torch.Tensor.tanh_); returns self."""
     def tensor_split(self, indices_or_sections: Any, dim: Any = ...) -> Any:
         """NumPy's array_split as views: an int n gives n pieces (the first size % n one longer); a list of indices gives the pieces between those split points. sections=, indices= and tensor_indices_or_sections= are torch's names."""
     def threshold(self, threshold: Any, value: Any) -> Any:
@@ -1074,7 +1074,7 @@ class Tensor:
         """self /= other; returns self."""
     def trunc(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def trunc_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place form of the method without the `_`; returns self."""
+        """In-place trunc (torch.Tensor.trunc_); returns self."""
     def type(self, *args: Any, **kwargs: Any) -> Any:
         """type(dtype=None, non_blocking=False) -> str | Tensor"""
     def type_as(self, *args: Any, **kwargs: Any) -> Any:
