@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include "ops/arithmetic.h"
+#include "ops/math.h"  // tanh_def
 #include "ops/nn/activation.h"
 #include "ops/nn/activation_pointwise.h"
 #include "ops/nn/softmax.h"
@@ -215,6 +216,13 @@ void init_activation(py::module_& m) {
       input, py::arg("dim") = py::none(), py::arg("_stacklevel") = 3, py::arg("dtype") = py::none(),
       "softmin(input, dim=None, _stacklevel=3, dtype=None)\n--\n\nsoftmax(-input, dim, "
       "dtype=dtype) (PyTorch's implicit dim when None).");
+
+  // nn.functional's forms of ts functions whose signatures differ (F.tanh takes a tensor only;
+  // ts.tanh also takes numbers and out=).
+  py::module_ f = m.def_submodule("_functional", "nn.functional's forms of ts functions");
+  f.def(
+      "tanh", [](const Tensor& x) { return unary_op(tanh_def, x); }, input,
+      "tanh(input)\n--\n\nHyperbolic tangent of a tensor (F.tanh).");
 }
 
 }  // namespace ts::python

@@ -59,10 +59,9 @@ DType default_complex() {
 }
 
 // An int no dtype holds: an OverflowError (NumPy's class) that is also a ValueError (a bad
-// value), the class every op's out-of-range int raises (tessera._arg_errors.IntRangeError).
+// value), the class every op's out-of-range int raises (tessera.errors.IntRangeError).
 [[noreturn]] void raise_overflow(const std::string& msg) {
-  py::object cls = py::module_::import("tessera._arg_errors").attr("IntRangeError");
-  PyErr_SetString(cls.ptr(), msg.c_str());
+  PyErr_SetString(int_range_error(), msg.c_str());
   throw py::error_already_set();
 }
 

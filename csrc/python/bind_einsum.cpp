@@ -10,8 +10,15 @@ namespace ts::python {
 
 namespace {
 
-Tensor operand_of(py::handle h) {
+// An operand: a tensor, or a number or array-like (a list, a NumPy array) as asarray reads it;
+// anything else (None, a string, ...) is a TypeError naming einsum and the operand.
+Tensor operand_of(py::handle h, size_t i) {
   if (py::isinstance<Tensor>(h)) return h.cast<Tensor>();
+  const bool number = PyLong_Check(h.ptr()) || PyFloat_Check(h.ptr()) || PyComplex_Check(h.ptr());
+  const bool array_like = PyList_Check(h.ptr()) || PyTuple_Check(h.ptr()) ||
+                          py::isinstance<py::array>(h) || py::hasattr(h, "__array__");
+  TS_CHECK(number || array_like, TypeError, "einsum(): expected a tensor as operand ", i, ", got ",
+           type_name(h), "; hint: einsum('ij,jk->ik', a, b)");
   return py::module_::import("tessera").attr("asarray")(h).cast<Tensor>();
 }
 
@@ -52,7 +59,7 @@ Tensor einsum_py(const py::args& args, py::handle /*optimize*/) {
     const size_t n = args.size();
     std::string lhs;
     for (size_t i = 0; i + 1 < n; i += 2) {
-      ops.push_back(operand_of(args[i]));
+      ops.push_back(operand_of(args[i], i / 2));
       lhs += (i ? "," : "") + sublist_word(args[i + 1]);
     }
     eq = n % 2 == 1 ? lhs + "->" + sublist_word(args[n - 1]) : lhs;
@@ -65,9 +72,9 @@ Tensor einsum_py(const py::args& args, py::handle /*optimize*/) {
                           (py::isinstance<py::list>(args[1]) || py::isinstance<py::tuple>(args[1]));
     if (one_list) {
       for (py::handle h : py::reinterpret_borrow<py::sequence>(args[1]))
-        ops.push_back(operand_of(h));
+        ops.push_back(operand_of(h, ops.size()));
     } else {
-      for (size_t i = 1; i < args.size(); ++i) ops.push_back(operand_of(args[i]));
+      for (size_t i = 1; i < args.size(); ++i) ops.push_back(operand_of(args[i], i - 1));
     }
   }
   return einsum(eq, ops);

@@ -38,6 +38,9 @@ MemoryFormat memory_format_of(py::handle fmt, const char* op);
 // aminmax -- made once per name (bind_reduction.cpp).
 py::object return_type(const char* name);
 
+// tessera.errors.IntRangeError: an int no dtype or parameter holds (module.cpp).
+PyObject* int_range_error();
+
 // NumPy interop (zero-copy where possible).
 // copy: 1 always, 0 never (ValueError when impossible), -1 when needed.
 Tensor from_numpy(py::array arr, int copy);

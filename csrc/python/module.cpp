@@ -68,9 +68,11 @@ namespace {
 PyObject* g_type_error = nullptr;
 PyObject* g_value_error = nullptr;
 PyObject* g_zero_division_error = nullptr;
+PyObject* g_int_range_error = nullptr;
 
-PyObject* new_error(py::module_& m, const char* name, PyObject* builtin, const char* doc) {
-  PyObject* bases = PyTuple_Pack(2, builtin, PyExc_RuntimeError);
+PyObject* new_error(py::module_& m, const char* name, PyObject* builtin, const char* doc,
+                    PyObject* second_base = PyExc_RuntimeError) {
+  PyObject* bases = PyTuple_Pack(2, builtin, second_base);
   const std::string qual = std::string("tessera.errors.") + name;
   PyObject* cls = PyErr_NewExceptionWithDoc(qual.c_str(), doc, bases, nullptr);
   Py_DECREF(bases);
@@ -89,6 +91,11 @@ void register_errors(py::module_& m) {
   g_zero_division_error =
       new_error(m, "ZeroDivisionError", PyExc_ZeroDivisionError,
                 "Integer division by zero where PyTorch raises (also a RuntimeError).");
+  g_int_range_error =
+      new_error(m, "IntRangeError", PyExc_OverflowError,
+                "An integer argument beyond what the op can represent: an OverflowError "
+                "(NumPy's class) that is also a ValueError (a bad value).",
+                PyExc_ValueError);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -119,6 +126,10 @@ void register_errors(py::module_& m) {
   });
 }
 }  // namespace
+
+namespace ts::python {
+PyObject* int_range_error() { return g_int_range_error; }
+}  // namespace ts::python
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "tessera's C++ core";

@@ -99,22 +99,7 @@ def build_config() -> dict:
     return cfg
 
 
-def _guard_public_functions() -> None:
-    """The namespace guard (_arg_errors.py) on the functions still written in files being moved
-    (issue 17): their non-tensor arguments raise TypeError naming the op. Every other public
-    function raises its final error class itself."""
-    from ._arg_errors import guarded
-    g = globals()
-    names = ("clone", "detach", "frexp", "gradient", "norm", "histogram", "combinations",
-             "stft", "istft", "einsum", "float_power", "gcd", "lcm", "polar", "unravel_index",
-             "channel_shuffle", "native_channel_shuffle", "pixel_shuffle", "pixel_unshuffle",
-             "group_norm", "pdist")
-    g.update(guarded({n: g[n] for n in names}))
-
-
 # torch's functions of other families in the top-level namespace
 from .special import i0, gammainc as igamma, gammaincc as igammac  # noqa: E402,F401
 from .linalg import matrix_exp  # noqa: E402,F401
 from ._stft import stft, istft  # noqa: E402,F401
-
-_guard_public_functions()

@@ -5,12 +5,10 @@ the op's name (no later step re-classes or re-words an error).
   beyond int64);
 - :func:`check_output_size`: an output's element count checked before building it;
 - :func:`tensor_checks`: the (position, name, optional) of the parameters a function annotates
-  ``Tensor``, which ``_C._tensor_method`` (Tensor methods) and :func:`require_tensor_args`
-  (``nn.functional``) check with PyTorch's TypeError.
+  ``Tensor``, which ``_C._tensor_method`` (Tensor methods) checks with PyTorch's TypeError.
 """
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable
 
 from ._C import Tensor
@@ -83,41 +81,3 @@ def tensor_checks(fn: Callable) -> "list[tuple[int | None, str, bool]]":
         positional = p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         out.append((i if positional else None, p.name, optional))
     return out
-
-
-_TRANSPARENT_TENSOR_ARGS = False
-
-
-def require_tensor_args(fn: Callable, name: str) -> Callable:
-    """`fn` checking, before it runs, that each parameter annotated ``Tensor`` is a tensor
-    (``Optional[Tensor]``: a tensor or None), raising PyTorch's TypeError
-    ``name(): argument 'input' (position 1) must be Tensor, not str`` otherwise. Functions
-    with no such parameter are returned unchanged."""
-    checks = tensor_checks(fn)
-    if not checks or getattr(fn, "__requires_tensor_args__", False):
-        return fn
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        n = len(args)  # (messages are formatted only on failure: this runs on every F call)
-        for pos, pname, optional in checks:
-            if pos is not None and pos < n:
-                v = args[pos]
-            elif pname in kwargs:
-                v = kwargs[pname]
-            else:
-                continue
-            if not isinstance(v, Tensor) and not (optional and v is None):
-                where = (f"argument '{pname}' (position {pos + 1})"
-                         if pos is not None and pos < n else f"argument '{pname}'")
-                raise TypeError(f"{name}(): {where} must be Tensor"
-                                f"{' or None' if optional else ''}, not {type(v).__name__}")
-        return fn(*args, **kwargs)
-
-    wrapper.__requires_tensor_args__ = True  # type: ignore[attr-defined]
-    global _TRANSPARENT_TENSOR_ARGS
-    if not _TRANSPARENT_TENSOR_ARGS:  # autocast's nesting check looks through it to the caller
-        from .amp._policy import transparent
-        transparent(wrapper)
-        _TRANSPARENT_TENSOR_ARGS = True
-    return wrapper

@@ -6,13 +6,14 @@
 bad shape or dtype. ``ZeroDivisionError`` (integer division by zero in ``div(...,
 rounding_mode=)`` on the CPU, as PyTorch) is a ``ZeroDivisionError`` and a ``RuntimeError``.
 ``LinAlgError`` is raised by ``ts.linalg`` for singular or non-convergent
-input.
+input. ``IntRangeError`` (an int beyond what a dtype or parameter holds) is an
+``OverflowError`` (NumPy's class) and a ``ValueError``.
 """
-from ._C import TypeError, ValueError, ZeroDivisionError  # noqa: A004 - the point of this module
+from ._C import TypeError, ValueError, ZeroDivisionError, IntRangeError  # noqa: A004
 
 try:
     from ._C import LinAlgError
 except ImportError:  # pragma: no cover - every build registers it
     pass
 
-__all__ = ["TypeError", "ValueError", "ZeroDivisionError", "LinAlgError"]
+__all__ = ["TypeError", "ValueError", "ZeroDivisionError", "IntRangeError", "LinAlgError"]

@@ -40,8 +40,3 @@ LinAlgError.__doc__ = ("Singular, not positive-definite or non-converging input 
 # function in the C++ bindings (csrc/python/bind_linalg.cpp, bind_linalg_decomp.cpp): the
 # standard's positional-only matrices and keywords keep their meaning, torch's names and
 # options are added beside them (the LU family and solve_triangular: bind_linalg_lu.cpp).
-
-
-from ._arg_errors import guarded as _guarded  # noqa: E402
-
-globals().update(_guarded(globals()))  # non-tensor arguments raise TypeError naming the op

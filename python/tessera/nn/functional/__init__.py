@@ -38,18 +38,3 @@ from ..._C import gumbel_softmax, pdist  # noqa: F401  (C++ bindings)
 from ..._C import (fractional_max_pool2d, fractional_max_pool3d,  # noqa: F401
                    fractional_max_pool2d_with_indices,
                    fractional_max_pool3d_with_indices)  # csrc/python/bind_fractional_pool.cpp
-
-
-def _require_tensor_args() -> None:
-    """Every function here checks its Tensor-annotated arguments first (TypeError naming the
-    argument, as torch's) instead of failing on an attribute of None or a string."""
-    import types
-    from ..._arg_checks import require_tensor_args
-    ns = globals()
-    for n, f in list(ns.items()):
-        if not n.startswith("_") and isinstance(f, types.FunctionType) \
-                and f.__module__.startswith(__name__):
-            ns[n] = require_tensor_args(f, n)
-
-
-_require_tensor_args()

@@ -5,7 +5,6 @@ errors; gradients from the C++ formula table)."""
 from __future__ import annotations
 
 from ... import _C
-from ..._C import Tensor
 
 # the C++ ops (csrc/ops/nn/activation_pointwise.h; relu and gelu have fused kernels)
 sigmoid, logsigmoid, softplus, softsign, tanhshrink = (
@@ -21,11 +20,7 @@ relu_, elu_, celu_, selu_, leaky_relu_, hardtanh_, threshold_, rrelu_ = (
     _C.rrelu_)
 
 
-def tanh(input: Tensor) -> Tensor:
-    """tanh(x): F.tanh's signature over ts.tanh (the C++ elementwise op)."""
-    return _C.tanh(input)
-
-
+from ..._C._functional import tanh  # noqa: E402  (csrc/python/bind_activation.cpp)
 erf, erfc = _C.erf, _C.erfc  # csrc/ops/special.h
 gelu = _C.gelu
 softmax, log_softmax, softmin = _C.softmax, _C.log_softmax, _C.softmin
