@@ -204,7 +204,9 @@ void def_matrix_fns(py::module_& l) {
       [](py::handle x, py::handle uplo, py::handle A, py::handle input, py::handle out) {
         no_out(out, "eigvalsh");
         const Tensor t = first_arg(x, A, input, "eigvalsh");
-        const std::string u = py::isinstance<py::str>(uplo) ? uplo.cast<std::string>() : "";
+        TS_CHECK(py::isinstance<py::str>(uplo), TypeError,
+                 "eigvalsh(): argument 'UPLO' (position 2) must be str, not ", type_name(uplo));
+        const std::string u = uplo.cast<std::string>();
         if (u != "L" && u != "U")
           throw RuntimeError("Expected UPLO argument to be 'L' or 'U', but got " +
                              py::str(uplo).cast<std::string>());

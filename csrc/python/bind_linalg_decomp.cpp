@@ -53,7 +53,9 @@ std::optional<Tensor> tol_arg(py::handle h, const char* op) {
 
 // UPLO 'L' reads the lower triangle; 'U' the upper one, which is the lower one of x^H.
 Tensor by_uplo(const Tensor& x, py::handle uplo) {
-  const std::string u = py::isinstance<py::str>(uplo) ? uplo.cast<std::string>() : "";
+  TS_CHECK(py::isinstance<py::str>(uplo), TypeError,
+           "eigh(): argument 'UPLO' (position 2) must be str, not ", type_name(uplo));
+  const std::string u = uplo.cast<std::string>();
   if (u != "L" && u != "U")
     throw RuntimeError("Expected UPLO argument to be 'L' or 'U', but got " +
                        py::str(uplo).cast<std::string>());
@@ -174,7 +176,9 @@ void init_linalg_decomp(py::module_& l) {
       [qr_t](py::handle x, py::handle mode, py::handle A, py::handle input, py::handle out) {
         no_out(out, "qr");
         const Tensor t = first_arg(x, A, input, "qr");
-        const std::string md = py::isinstance<py::str>(mode) ? mode.cast<std::string>() : "";
+        TS_CHECK(py::isinstance<py::str>(mode), TypeError,
+                 "qr(): argument 'mode' (position 2) must be str, not ", type_name(mode));
+        const std::string md = mode.cast<std::string>();
         if (md != "reduced" && md != "complete" && md != "r")
           throw ValueError("qr: mode must be 'reduced', 'complete' or torch's 'r', got " +
                            py::repr(mode).cast<std::string>());

@@ -69,3 +69,14 @@ def test_int_range_error_is_overflow_and_value_error() -> None:
     assert issubclass(errors.IntRangeError, ValueError)
     with pytest.raises(errors.IntRangeError):
         ts.asarray([2 ** 70])
+
+
+@pytest.mark.parametrize("name,param", [("eigh", "UPLO"), ("eigvalsh", "UPLO"), ("qr", "mode")])
+def test_string_options_of_the_wrong_type_are_torchs_type_error(name, param) -> None:
+    x = ts.eye(3)
+    for bad in (None, 1):
+        with pytest.raises(TypeError):
+            getattr(torch.linalg, name)(torch.eye(3), bad)
+        with pytest.raises(TypeError, match=rf"^{name}\(\): argument '{param}' \(position 2\) "
+                                            rf"must be str, not {type(bad).__name__}"):
+            getattr(linalg, name)(x, bad)
