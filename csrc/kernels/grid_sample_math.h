@@ -219,18 +219,19 @@ TS_GS_HD void bilinear_corners(const T* g, const Geom& geo, const Params& p, Cor
     A w = wt[K - 1][c & 1];
     for (int i = K - 2; i >= 0; --i) w = w * wt[i][(c >> (K - 1 - i)) & 1];
     cr.w[c] = w;
-    if (!kGrad) continue;
-    for (int i = 0; i < K; ++i) {
-      A o = A(1);
-      bool first = true;
-      for (int j = K - 1; j >= 0; --j) {
-        if (j == i) continue;
-        const A v = wt[j][(c >> (K - 1 - j)) & 1];
-        o = first ? v : o * v;
-        first = false;
+    if constexpr (kGrad) {
+      for (int i = 0; i < K; ++i) {
+        A o = A(1);
+        bool first = true;
+        for (int j = K - 1; j >= 0; --j) {
+          if (j == i) continue;
+          const A v = wt[j][(c >> (K - 1 - j)) & 1];
+          o = first ? v : o * v;
+          first = false;
+        }
+        // d w / d pos_i: +other for the upper corner (weight pos - f), -other for the lower
+        cr.other[c][i] = ((c >> (K - 1 - i)) & 1) ? o : -o;
       }
-      // d w / d pos_i: +other for the upper corner (weight pos - f), -other for the lower
-      cr.other[c][i] = ((c >> (K - 1 - i)) & 1) ? o : -o;
     }
   }
 }
