@@ -38,9 +38,17 @@ struct Geom {
   int64_t out_plane;
 };
 
+// floor; on the host without SSE4.1's roundsd std::floor is a libm call per coordinate, so
+// values of magnitude below 2^62 go through an exact integer round trip instead.
 template <class A>
 TS_GS_HD A floor_(A v) {
+#if defined(__CUDA_ARCH__)
   return std::floor(v);
+#else
+  if (!(v > A(-4.6e18) && v < A(4.6e18))) return std::floor(v);
+  const A t = static_cast<A>(static_cast<int64_t>(v));
+  return t > v ? t - A(1) : t;
+#endif
 }
 template <class A>
 TS_GS_HD A fmod_(A a, A b) {
@@ -183,7 +191,7 @@ struct Corners {
   A mult[K];       // d position / d grid coordinate per axis
 };
 
-template <int K, class T, class A>
+template <int K, class T, class A, bool kGrad = true>
 TS_GS_HD void bilinear_corners(const T* g, const Geom& geo, const Params& p, Corners<K, A>& cr) {
   int64_t i0[K];
   A wt[K][2];
@@ -211,17 +219,19 @@ TS_GS_HD void bilinear_corners(const T* g, const Geom& geo, const Params& p, Cor
     A w = wt[K - 1][c & 1];
     for (int i = K - 2; i >= 0; --i) w = w * wt[i][(c >> (K - 1 - i)) & 1];
     cr.w[c] = w;
-    for (int i = 0; i < K; ++i) {
-      A o = A(1);
-      bool first = true;
-      for (int j = K - 1; j >= 0; --j) {
-        if (j == i) continue;
-        const A v = wt[j][(c >> (K - 1 - j)) & 1];
-        o = first ? v : o * v;
-        first = false;
+    if constexpr (kGrad) {
+      for (int i = 0; i < K; ++i) {
+        A o = A(1);
+        bool first = true;
+        for (int j = K - 1; j >= 0; --j) {
+          if (j == i) continue;
+          const A v = wt[j][(c >> (K - 1 - j)) & 1];
+          o = first ? v : o * v;
+          first = false;
+        }
+        // d w / d pos_i: +other for the upper corner (weight pos - f), -other for the lower
+        cr.other[c][i] = ((c >> (K - 1 - i)) & 1) ? o : -o;
       }
-      // d w / d pos_i: +other for the upper corner (weight pos - f), -other for the lower
-      cr.other[c][i] = ((c >> (K - 1 - i)) & 1) ? o : -o;
     }
   }
 }
@@ -309,7 +319,7 @@ TS_GS_HD void forward_point(const T* in, const T* g, T* out, const Geom& geo, co
     }
   }
   Corners<K, A> cr;
-  bilinear_corners<K, T, A>(g, geo, p, cr);
+  bilinear_corners<K, T, A, false>(g, geo, p, cr);
   for (int64_t c = 0; c < C; ++c) {
     const T* x = in + c * ip;
     A v = A(0);
