@@ -54,10 +54,19 @@ template <class A>
 TS_GS_HD A fmod_(A a, A b) {
   return std::fmod(a, b);
 }
-// Half to even in the default rounding mode, as torch's nearbyint.
+// Half to even, as torch's nearbyint in the default rounding mode (on the host, below 2^62
+// from floor_ and the exact fraction v - floor(v), without a libm call; the sign of a zero
+// result may differ, which an index does not see).
 template <class A>
 TS_GS_HD A nearbyint_(A v) {
+#if defined(__CUDA_ARCH__)
   return std::nearbyint(v);
+#else
+  if (!(v > A(-4.6e18) && v < A(4.6e18))) return std::nearbyint(v);
+  const A r = floor_(v), d = v - r;
+  if (d > A(0.5) || (d == A(0.5) && (static_cast<int64_t>(r) & 1) != 0)) return r + A(1);
+  return r;
+#endif
 }
 
 // [-1, 1] -> [0, size - 1] (align_corners) or [-0.5, size - 0.5]; *g the derivative.

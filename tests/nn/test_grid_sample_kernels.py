@@ -209,3 +209,15 @@ def test_grid_sample_grid_of_another_dtype_gets_its_gradient() -> None:
     TF.grid_sample(torch.tensor(x), gt, align_corners=False).sum().backward()
     assert gs.grad.dtype == ts.float64
     close(gs.grad, gt.grad.double(), 1e-5, 1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_grid_sample_nearest_rounds_half_to_even(dtype) -> None:
+    # align_corners=True, W=5: position = 2 (g + 1), so g = v / 2 - 1 samples at v exactly
+    v = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 0.49999997, 2.5000002, -0.0, 1e20, -1e20])
+    x = np.arange(1.0, 6.0)[None, None, None, :].astype(dtype)
+    grid = np.stack([v / 2.0 - 1.0, np.zeros_like(v)], -1)[None, None].astype(dtype)
+    for pad in PADS:
+        kw = _kw("nearest", pad, True)
+        close(F.grid_sample(tt(x), tt(grid), **kw),
+              TF.grid_sample(torch.tensor(x), torch.tensor(grid), **kw), 0, 0)
