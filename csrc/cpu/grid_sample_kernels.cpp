@@ -72,7 +72,8 @@ void forward_block(const T* x, const T* g, T* out, int64_t m, const gs::Geom& ge
       T v = T(0);
       for (int k = 0; k < NC; ++k) {
         const T t = xc[off[k][j]] * w[k][j];
-        v += ok[k][j] ? t : T(0);
+        // (2-D: 0 * w, so a NaN weight from a NaN or infinite grid value gives NaN, as torch)
+        v += ok[k][j] ? t : (K == 2 ? T(0) * w[k][j] : T(0));
       }
       oc[j] = v;
     }
