@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/parallel.h"
+#include "ops/nn/fractional_pool.h"
 #include "ops/pool.h"
 #include "kernels/window_math.h"
 #include "kernels/acc_type.h"
@@ -369,6 +370,51 @@ void cpu_avg_backward(const Tensor& gy, const Tensor& gx, const PoolSpec& s) {
   });
 }
 
+// fractional max pooling's window maxima (ops/nn/fractional_pool.h), plane by plane.
+template <class T>
+void fractional_max_index(const Tensor& x, const Tensor& ind, const nn::FractionalWindows& w) {
+  using A = acc_t<T>;
+  const T* xp = x.data<T>();
+  int64_t* ip = ind.data<int64_t>();
+  const int64_t plane = w.in[0] * w.in[1] * w.in[2], per_plane = w.out[0] + w.out[1] + w.out[2];
+  const int64_t npos = w.out[0] * w.out[1] * w.out[2];
+  const int64_t work = std::max<int64_t>(1, npos * w.k[0] * w.k[1] * w.k[2]);
+  parallel_for(0, w.planes, std::max<int64_t>(1, kGrainSize / work), [&](int64_t lo, int64_t hi) {
+    for (int64_t p = lo; p < hi; ++p) {
+      const T* base = xp + p * plane;
+      const int64_t* s0 = w.starts.data() + p * per_plane;
+      const int64_t *s1 = s0 + w.out[0], *s2 = s1 + w.out[1];
+      int64_t* dst = ip + p * npos;
+      for (int64_t a = 0; a < w.out[0]; ++a)
+        for (int64_t b = 0; b < w.out[1]; ++b)
+          for (int64_t e = 0; e < w.out[2]; ++e) {
+            // PyTorch's loop: the first maximum wins, a NaN replaces whatever came before
+            int64_t best = (s0[a] * w.in[1] + s1[b]) * w.in[2] + s2[e];
+            A m = -std::numeric_limits<A>::infinity();
+            for (int64_t i = 0; i < w.k[0]; ++i)
+              for (int64_t j = 0; j < w.k[1]; ++j) {
+                const int64_t row = ((s0[a] + i) * w.in[1] + s1[b] + j) * w.in[2] + s2[e];
+                for (int64_t l = 0; l < w.k[2]; ++l) {
+                  const A v = A(base[row + l]);
+                  if (v > m || v != v) {
+                    m = v;
+                    best = row + l;
+                  }
+                }
+              }
+            *dst++ = best;
+          }
+    }
+  });
+}
+
+void cpu_fractional_max_index(const Tensor& x, const Tensor& ind,
+                              const nn::FractionalWindows& w) {
+  visit_dtype<kFloatSet>(x.dtype(), "fractional_max_pool", [&](auto tag) {
+    fractional_max_index<typename decltype(tag)::type>(x, ind, w);
+  });
+}
+
 }  // namespace
 
 TS_REGISTER_KERNEL(max_pool_nd_stub, CPU, &cpu_max);
@@ -379,5 +425,9 @@ TS_REGISTER_KERNEL(max_unpool_stub, CPU, &cpu_unpool);
 TS_REGISTER_KERNEL(max_unpool_gather_stub, CPU, &cpu_unpool_gather);
 TS_REGISTER_KERNEL(lp_pool_stub, CPU, &cpu_lp);
 TS_REGISTER_KERNEL(lp_pool_backward_stub, CPU, &cpu_lp_backward);
+
+namespace nn {
+TS_REGISTER_KERNEL(fractional_max_index_stub, CPU, &cpu_fractional_max_index);
+}  // namespace nn
 
 }  // namespace ts

@@ -14,6 +14,8 @@
 
 namespace ts::nn {
 
+TS_DEFINE_STUB(FractionalMaxIndexKernel, fractional_max_index_stub, "fractional_max_pool");
+
 namespace {
 
 // PyTorch's generate_intervals in float type F: start_i = int((i + u) alpha) - int(u alpha),
@@ -35,6 +37,26 @@ std::vector<double> host_doubles(const Tensor& t) {
   const Tensor c = contiguous(astype(to_device(t, Device{}), DType::Float64, false));
   const double* p = c.data<double>();
   return std::vector<double>(p, p + c.numel());
+}
+
+// (n, c, positions * window) int64: the flat in-plane index of every window element.
+Tensor window_indices(const FractionalWindows& w, int64_t n, int64_t c) {
+  const int64_t npos = w.out[0] * w.out[1] * w.out[2], kk = w.k[0] * w.k[1] * w.k[2];
+  const int64_t per_plane = w.out[0] + w.out[1] + w.out[2];
+  Tensor t = Tensor::empty(Shape{n, c, npos * kk}, DType::Int64);
+  int64_t* dst = t.data<int64_t>();
+  for (int64_t p = 0; p < w.planes; ++p) {
+    const int64_t* s0 = w.starts.data() + p * per_plane;
+    const int64_t *s1 = s0 + w.out[0], *s2 = s1 + w.out[1];
+    for (int64_t a = 0; a < w.out[0]; ++a)
+      for (int64_t b = 0; b < w.out[1]; ++b)
+        for (int64_t e = 0; e < w.out[2]; ++e)
+          for (int64_t i = 0; i < w.k[0]; ++i)
+            for (int64_t j = 0; j < w.k[1]; ++j)
+              for (int64_t l = 0; l < w.k[2]; ++l)
+                *dst++ = ((s0[a] + i) * w.in[1] + s1[b] + j) * w.in[2] + s2[e] + l;
+  }
+  return t;
 }
 
 }  // namespace
@@ -75,49 +97,44 @@ std::pair<Tensor, Tensor> fractional_max_pool(const Tensor& x_, int nsp, const S
     u = host_doubles(s);
   }
   const bool f64 = x.dtype() == DType::Float64;
-  int64_t npos = 1, kk = 1;
-  for (int i = 0; i < nsp; ++i) {
-    npos *= out[i];
-    kk *= k[i];
-  }
+  int64_t npos = 1;
+  for (int i = 0; i < nsp; ++i) npos *= out[i];
   const int64_t planes = n * c;
-  // flat input index of (plane, output position, window offset), row-major over the axes
-  std::vector<int64_t> flat(static_cast<size_t>(planes * npos * kk));
-  std::vector<std::vector<int64_t>> starts(static_cast<size_t>(nsp));
+  FractionalWindows win;
+  win.planes = planes;
+  const int off = 3 - nsp;  // a 2-D pool is a 3-D one of depth 1
+  for (int i = 0; i < nsp; ++i) {
+    win.in[off + i] = in_sp[i];
+    win.out[off + i] = out[i];
+    win.k[off + i] = k[i];
+  }
+  const int64_t per_plane = win.out[0] + win.out[1] + win.out[2];
+  win.starts.assign(static_cast<size_t>(planes * per_plane), 0);
   for (int64_t p = 0; p < planes; ++p) {
-    for (int i = 0; i < nsp; ++i) {
-      const int s = nsp == 2 ? 1 - i : i;  // PyTorch's sample order: (w, h) in 2-D
-      starts[i].assign(static_cast<size_t>(out[i]), 0);
-      const double v = u[static_cast<size_t>(p * nsp + s)];
-      if (f64)
-        intervals<double>(v, in_sp[i], out[i], k[i], starts[i].data());
-      else
-        intervals<float>(v, in_sp[i], out[i], k[i], starts[i].data());
-    }
-    int64_t* dst = flat.data() + p * npos * kk;
-    for (int64_t q = 0; q < npos; ++q) {
-      for (int64_t r = 0; r < kk; ++r) {
-        int64_t qi = q, ri = r, idx = 0, oq = npos, okk = kk;
-        for (int i = 0; i < nsp; ++i) {
-          oq /= out[i];
-          okk /= k[i];
-          const int64_t o = qi / oq, w = ri / okk;
-          qi %= oq;
-          ri %= okk;
-          idx = idx * in_sp[i] + starts[i][static_cast<size_t>(o)] + w;
-        }
-        dst[q * kk + r] = idx;
+    int64_t* dst = win.starts.data() + p * per_plane;
+    for (int j = 0; j < 3; ++j) {
+      const int i = j - off;
+      if (i >= 0) {
+        const int s = nsp == 2 ? 1 - i : i;  // PyTorch's sample order: (w, h) in 2-D
+        const double v = u[static_cast<size_t>(p * nsp + s)];
+        if (f64)
+          intervals<double>(v, in_sp[i], out[i], k[i], dst);
+        else
+          intervals<float>(v, in_sp[i], out[i], k[i], dst);
       }
+      dst += win.out[j];
     }
   }
-  Tensor windows = Tensor::empty(Shape{n, c, npos * kk}, DType::Int64);
-  std::copy(flat.begin(), flat.end(), windows.data<int64_t>());
-  if (!x.device().is_cpu()) windows = to_device(windows, x.device());
   int64_t plane = 1;
   for (int i = 0; i < nsp; ++i) plane *= in_sp[i];
   const Tensor planes_x = reshape(x, Shape{n, c, plane});
   Tensor ind;
-  {
+  if (x.device().is_cpu()) {
+    ind = Tensor::empty(Shape{n, c, npos}, DType::Int64);
+    if (ind.numel() > 0) fractional_max_index_stub.get(x.device())(contiguous(x), ind, win);
+  } else {  // the argmax over a gather of every window's elements
+    const int64_t kk = win.k[0] * win.k[1] * win.k[2];
+    Tensor windows = to_device(window_indices(win, n, c), x.device());
     autograd::GradModeGuard no_grad(false);
     const Tensor vals = reshape(take_along_axis(planes_x, windows, 2), Shape{n, c, npos, kk});
     const Tensor arg = argmax(vals, int64_t{3}, true);

@@ -4,8 +4,10 @@
 #pragma once
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "core/tensor.h"
+#include "dispatch/dispatch.h"
 
 namespace ts::nn {
 
@@ -20,5 +22,18 @@ namespace ts::nn {
 std::pair<Tensor, Tensor> fractional_max_pool(const Tensor& x, int nsp, const Shape& kernel,
                                               const Shape& out,
                                               const std::optional<Tensor>& samples, const char* op);
+
+// The windows of every plane as 3-D ones (a 2-D pool has depth 1): starts holds, per plane,
+// out[0] + out[1] + out[2] window starts, dim by dim.
+struct FractionalWindows {
+  int64_t planes = 0;
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1};
+  std::vector<int64_t> starts;
+};
+// ind (planes, out[0] * out[1] * out[2]) int64 = the flat in-plane index of each window's max
+// in contiguous x, PyTorch's rule: the first maximum, or the last NaN.
+using FractionalMaxIndexKernel = void (*)(const Tensor& x, const Tensor& ind,
+                                          const FractionalWindows& w);
+TS_DECLARE_STUB(FractionalMaxIndexKernel, fractional_max_index_stub);
 
 }  // namespace ts::nn
