@@ -1,5 +1,7 @@
 #include "core/shape.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 
 namespace ts {
@@ -46,8 +48,8 @@ std::string list_str(const SmallVec<int64_t, 6>& v) {  // PyTorch prints sizes a
 }
 }  // namespace
 
-void check_in_storage(const Shape& shape, const Strides& strides, int64_t offset,
-                      int64_t itemsize, int64_t storage_nbytes, const char* op) {
+void check_in_storage(const Shape& shape, const Strides& strides, int64_t offset, int64_t itemsize,
+                      int64_t storage_nbytes, const char* op) {
   TS_CHECK(shape.size() == strides.size(), RuntimeError, op, ": shape ", shape_str(shape),
            " and strides ", shape_str(strides), " differ in length");
   for (int64_t d : shape)
@@ -68,15 +70,16 @@ void check_in_storage(const Shape& shape, const Strides& strides, int64_t offset
   // Kernels scale every stride to bytes, those of size-1 dims too (which reach nothing).
   for (int64_t st : strides) {
     int64_t b;
-    TS_CHECK(st != INT64_MIN && mul_ok(st, itemsize, &b), RuntimeError, op, ": stride ", st,
-             " in ", list_str(strides), " overflows int64 when scaled to bytes");
+    TS_CHECK(st != INT64_MIN && mul_ok(st, itemsize, &b), RuntimeError, op, ": stride ", st, " in ",
+             list_str(strides), " overflows int64 when scaled to bytes");
   }
 }
 
 bool is_contiguous(const Shape& shape, const Strides& strides) {
+  // An empty tensor is contiguous whatever its strides (PyTorch's rule).
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return true;
   int64_t expected = 1;
   for (int64_t i = shape.size() - 1; i >= 0; --i) {
-    if (shape[i] == 0) return true;
     if (shape[i] != 1 && strides[i] != expected) return false;
     expected *= shape[i];
   }

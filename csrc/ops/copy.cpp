@@ -25,6 +25,13 @@ void byte_span(const Tensor& t, uintptr_t& lo, uintptr_t& hi) {
   hi = base + b * t.itemsize() + t.itemsize() - 1;
 }
 
+// out = x converted to out's dtype (out fresh, of x's shape, in any layout).
+void convert_into(const Tensor& out, const Tensor& x, const char* op) {
+  if (out.numel() == 0) return;
+  auto it = ElementwiseIter::make(out, {&x}, op);
+  copy_stub.get(x.device())(it, out.dtype(), x.dtype());
+}
+
 }  // namespace
 
 // True when the bytes of a and b may intersect. By address, not by Storage: a tensor imported
@@ -114,42 +121,35 @@ void fill_(const Tensor& dst, const Scalar& value) {
 
 Tensor clone(const Tensor& x) {
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
-  if (x.numel() == 0) return out;
-  auto it = ElementwiseIter::make(out, {&x}, "copy");
-  copy_stub.get(x.device())(it, x.dtype(), x.dtype());
+  convert_into(out, x, "copy");
   return out;
 }
 
-Tensor clone_op(const Tensor& x) {
-  Tensor out = clone(x);
+Tensor clone_op(const Tensor& x) { return clone_op(x, MemoryFormat::Contiguous); }
+
+Tensor clone_op(const Tensor& x, MemoryFormat fmt) {
+  Tensor out = empty_in_format(x, x.dtype(), x.device(), fmt, "clone");
+  convert_into(out, x, "copy");
   if (autograd::needs_grad({&x})) autograd::record_identity(x, out, "clone");
   return out;
 }
 
 Tensor contiguous_op(const Tensor& x) { return x.is_contiguous() ? x : clone_op(x); }
 
-Tensor astype_op(const Tensor& x, DType dtype, bool copy) {
-  // As PyTorch's x.to(dtype) (preserve_format), a channels-last tensor casts to a
-  // channels-last one, so autocast's casts of a channels-last network copy no layouts.
-  Tensor out;
-  if ((copy || x.dtype() != dtype) && is_channels_last(x) && x.numel() > 0) {
-    out = empty_channels_last(x.shape(), dtype, x.device());
-    auto it = ElementwiseIter::make(out, {&x}, "astype");
-    copy_stub.get(x.device())(it, dtype, x.dtype());
-  } else {
-    out = astype(x, dtype, copy);
-  }
-  if (out.impl() != x.impl() && autograd::needs_grad({&x}) && is_inexact(dtype))
-    autograd::record_identity(x, out, "astype");
+Tensor astype_op(const Tensor& x, DType dtype, bool copy, MemoryFormat fmt) {
+  // As PyTorch's x.to(dtype) (preserve_format): a transposed or channels-last tensor casts to
+  // one of the same strides (autocast's casts of a channels-last network copy no layouts).
+  if (!copy && x.dtype() == dtype) return x;
+  Tensor out = empty_in_format(x, dtype, x.device(), fmt, "to");
+  convert_into(out, x, "astype");
+  if (autograd::needs_grad({&x}) && is_inexact(dtype)) autograd::record_identity(x, out, "astype");
   return out;
 }
 
 Tensor astype(const Tensor& x, DType dtype, bool copy) {
   if (!copy && x.dtype() == dtype) return x;
   Tensor out = Tensor::empty(x.shape(), dtype, x.device());
-  if (x.numel() == 0) return out;
-  auto it = ElementwiseIter::make(out, {&x}, "astype");
-  copy_stub.get(x.device())(it, dtype, x.dtype());
+  convert_into(out, x, "astype");
   return out;
 }
 

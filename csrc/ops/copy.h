@@ -4,6 +4,7 @@
 #include "core/tensor.h"
 #include "dispatch/dispatch.h"
 #include "iter/tensor_iter.h"
+#include "ops/memory_format.h"
 
 namespace ts {
 
@@ -33,9 +34,15 @@ bool may_overlap(const Tensor& a, const Tensor& b);
 // a and b start at the same byte and step alike in every dim of size > 1.
 bool same_layout(const Tensor& a, const Tensor& b);
 // The user-facing forms, recorded by autograd (the plain ones above are for op internals).
-Tensor clone_op(const Tensor& x);
+Tensor clone_op(const Tensor& x);  // contiguous, as clone
+// x.clone(memory_format=fmt): preserve_format keeps x's strides when x is dense (a transpose,
+// a permutation, channels-last) as PyTorch does (Note in ops/memory_format.h).
+Tensor clone_op(const Tensor& x, MemoryFormat fmt);
 Tensor contiguous_op(const Tensor& x);
-Tensor astype_op(const Tensor& x, DType dtype, bool copy);
+// x.to(dtype) / x.astype(dtype): the result is laid out as fmt asks (preserve_format: x's
+// layout; a channels-last fmt needs a 4-D / 5-D x).
+Tensor astype_op(const Tensor& x, DType dtype, bool copy,
+                 MemoryFormat fmt = MemoryFormat::Preserve);
 
 // A Python number as a 0-d tensor that is weak in promotion (Note [Type promotion]).
 Tensor wrap_scalar(const Scalar& s);

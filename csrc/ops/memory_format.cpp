@@ -1,6 +1,7 @@
 #include "ops/memory_format.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,21 @@ MemoryFormat memory_format_from_name(const std::string& name, const char* op) {
 }
 
 namespace {
+// (N, *spatial, C) row-major strides on the logical (N, C, *spatial) shape.
+Strides channels_last_strides_of(const Shape& shape) {
+  const int64_t nd = shape.size();
+  Strides st(nd);
+  int64_t stride = 1;
+  st[1] = stride;
+  stride *= std::max<int64_t>(shape[1], 1);
+  for (int64_t d = nd - 1; d >= 2; --d) {
+    st[d] = stride;
+    stride *= std::max<int64_t>(shape[d], 1);
+  }
+  st[0] = stride;
+  return st;
+}
+
 bool channels_last_strides(const Tensor& x) {
   const int64_t nd = x.ndim();
   const auto& st = x.strides();
@@ -35,6 +51,13 @@ bool channels_last_strides(const Tensor& x) {
   return x.dim(0) == 1 || st[0] == expect;
 }
 }  // namespace
+
+void check_channels_last_rank(const Tensor& x, MemoryFormat fmt, const char* op) {
+  const int64_t rank = fmt == MemoryFormat::ChannelsLast3d ? 5 : 4;
+  TS_CHECK(x.ndim() == rank, ValueError, op, ": required rank ", rank, " tensor to use ",
+           rank == 4 ? "channels_last" : "channels_last_3d", " format, got shape ",
+           shape_str(x.shape()));
+}
 
 bool is_contiguous_as(const Tensor& x, MemoryFormat fmt) {
   switch (fmt) {
@@ -94,16 +117,17 @@ Tensor copy_in_layout_of(const Tensor& x, const Tensor& like, bool copy) {
 
 Strides preserved_strides(const Tensor& x) {
   const int64_t n = x.ndim();
-  if (n < 2 || x.is_contiguous() || x.numel() == 0) return {};
   const Shape& shape = x.shape();
   const Strides& strides = x.strides();
-  if (is_non_overlapping_and_dense(x)) return strides;
-  // ATen's infer_dense_strides: dims sorted by stride (a stable insertion sort from the last
+  const Strides row_major = contiguous_strides(shape);
+  if (strides == row_major) return {};  // the common case, without sorting
+  if (x.numel() == 0 || is_non_overlapping_and_dense(x)) return strides;
+  // ATen's infer_dense_strides: dims sorted by |stride| (a stable insertion sort from the last
   // dim; zero strides stay in place, ties put the smaller size inner), then packed densely.
   std::vector<int64_t> perm(n);
   for (int64_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
   const auto should_swap = [&](int64_t d0, int64_t d1) {
-    const int64_t s0 = strides[d0], s1 = strides[d1];
+    const int64_t s0 = std::abs(strides[d0]), s1 = std::abs(strides[d1]);
     if (s0 == 0 || s1 == 0) return 0;
     if (s0 != s1) return s0 < s1 ? -1 : 1;
     return shape[d0] > shape[d1] ? 1 : 0;
@@ -127,13 +151,43 @@ Strides preserved_strides(const Tensor& x) {
     out[d] = acc;
     acc *= std::max<int64_t>(shape[d], 1);
   }
-  return out;
+  return out == row_major ? Strides{} : out;
+}
+
+Tensor fresh_strided(const Tensor& flat, const Shape& shape, const Strides& strides) {
+  Tensor t = flat.as_strided(shape, strides, 0);
+  t.impl()->is_view = false;  // a fresh result, not a view (autograd must not track it as one)
+  return t;
 }
 
 Tensor empty_preserving_layout(const Tensor& like, DType dtype, Device device) {
   const Strides st = preserved_strides(like);
   if (st.empty()) return Tensor::empty(like.shape(), dtype, device);
-  return Tensor::empty(Shape{like.numel()}, dtype, device).as_strided(like.shape(), st, 0);
+  return fresh_strided(Tensor::empty(Shape{like.numel()}, dtype, device), like.shape(), st);
+}
+
+Strides strides_in_format(const Tensor& like, MemoryFormat fmt, const char* op) {
+  switch (fmt) {
+    case MemoryFormat::Preserve: {
+      Strides st = preserved_strides(like);
+      return st.empty() ? contiguous_strides(like.shape()) : st;
+    }
+    case MemoryFormat::ChannelsLast:
+    case MemoryFormat::ChannelsLast3d:
+      check_channels_last_rank(like, fmt, op);
+      return channels_last_strides_of(like.shape());
+    case MemoryFormat::Contiguous:
+      break;
+  }
+  return contiguous_strides(like.shape());
+}
+
+Tensor empty_in_format(const Tensor& like, DType dtype, Device device, MemoryFormat fmt,
+                       const char* op) {
+  if (fmt == MemoryFormat::Preserve) return empty_preserving_layout(like, dtype, device);
+  if (fmt == MemoryFormat::Contiguous) return Tensor::empty(like.shape(), dtype, device);
+  return fresh_strided(Tensor::empty(Shape{like.numel()}, dtype, device), like.shape(),
+                       strides_in_format(like, fmt, op));
 }
 
 bool is_channels_last(const Tensor& x) {
@@ -153,21 +207,8 @@ Tensor to_channels_last(const Tensor& x) {
 Tensor empty_channels_last(const Shape& shape, DType dtype, Device device) {
   const int64_t nd = static_cast<int64_t>(shape.size());
   if (nd != 4 && nd != 5) return Tensor::empty(shape, dtype, device);
-  int64_t numel = 1;
-  for (int64_t v : shape) numel *= v;
-  // (N, *spatial, C) row-major strides on the logical (N, C, *spatial) shape.
-  Strides st(nd);
-  int64_t stride = 1;
-  st[1] = stride;
-  stride *= std::max<int64_t>(shape[1], 1);
-  for (int64_t d = nd - 1; d >= 2; --d) {
-    st[d] = stride;
-    stride *= std::max<int64_t>(shape[d], 1);
-  }
-  st[0] = stride;
-  Tensor t = Tensor::empty(Shape{numel}, dtype, device).as_strided(shape, st, 0);
-  t.impl()->is_view = false;  // a fresh result, not a view (autograd must not track it as one)
-  return t;
+  return fresh_strided(Tensor::empty(Shape{numel_of(shape)}, dtype, device), shape,
+                       channels_last_strides_of(shape));
 }
 
 Tensor to_memory_format(const Tensor& x, MemoryFormat fmt, const char* op) {
@@ -177,13 +218,9 @@ Tensor to_memory_format(const Tensor& x, MemoryFormat fmt, const char* op) {
     case MemoryFormat::Contiguous:
       return contiguous_op(x);
     case MemoryFormat::ChannelsLast:
-    case MemoryFormat::ChannelsLast3d: {
-      const int64_t rank = fmt == MemoryFormat::ChannelsLast ? 4 : 5;
-      TS_CHECK(x.ndim() == rank, ValueError, op, ": required rank ", rank, " tensor to use ",
-               rank == 4 ? "channels_last" : "channels_last_3d", " format, got shape ",
-               shape_str(x.shape()));
+    case MemoryFormat::ChannelsLast3d:
+      check_channels_last_rank(x, fmt, op);
       return to_channels_last(x);
-    }
   }
   return x;
 }

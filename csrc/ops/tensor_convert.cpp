@@ -18,11 +18,14 @@ Tensor to_device_op(const Tensor& x, Device device, bool non_blocking, const cha
 }
 
 Tensor to_op(const Tensor& x, std::optional<Device> device, std::optional<DType> dtype,
-             bool non_blocking, bool copy) {
+             bool non_blocking, bool copy, MemoryFormat fmt) {
   Tensor out = x;
   if (device && *device != out.device()) out = to_device_op(out, *device, non_blocking);
-  if (dtype && *dtype != out.dtype()) out = astype_op(out, *dtype, true);
-  return copy && out.impl() == x.impl() ? clone_op(out) : out;
+  if (dtype && *dtype != out.dtype())
+    out = astype_op(out, *dtype, true, fmt);  // one copy, straight into fmt's layout
+  else
+    out = to_memory_format(out, fmt, "to");
+  return copy && out.impl() == x.impl() ? clone_op(out, fmt) : out;
 }
 
 Tensor adjoint_op(const Tensor& x, const char* op) {

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/tensor.h"
+#include "ops/memory_format.h"
 
 namespace ts {
 
@@ -11,10 +12,11 @@ namespace ts {
 // device (ToCopyBackward). `op` names the public call in the error of a build without CUDA.
 Tensor to_device_op(const Tensor& x, Device device, bool non_blocking, const char* op = "to");
 
-// PyTorch's x.to(device, dtype, non_blocking, copy): moves first, then casts; x itself when
+// PyTorch's x.to(device, dtype, non_blocking, copy, memory_format): moves first, then casts
+// into the layout fmt asks (preserve_format: x's, Note in ops/memory_format.h); x itself when
 // nothing changes and copy is false.
 Tensor to_op(const Tensor& x, std::optional<Device> device, std::optional<DType> dtype,
-             bool non_blocking, bool copy);
+             bool non_blocking, bool copy, MemoryFormat fmt = MemoryFormat::Preserve);
 
 // x.mH / x.adjoint(): the conjugate transpose of the last two dims (a view for real x);
 // x.H: the same for a matrix, x (conjugated) for a 0-d tensor. `op` names the caller.

@@ -321,7 +321,7 @@ Tensor convert_host(py::handle obj, const DType* target, int copy, const char* o
   if (py::isinstance<Tensor>(obj)) {
     const Tensor& x = obj.cast<const Tensor&>();
     if (target && *target != x.dtype()) return cast_to(x, target, copy, op);
-    return copy == 1 ? clone_op(x) : x;
+    return copy == 1 ? clone_op(x, MemoryFormat::Preserve) : x;
   }
   const bool seq = is_seq(obj.ptr());
   if (seq || python_kind(obj.ptr()) != kNoKind) {

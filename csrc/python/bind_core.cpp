@@ -118,7 +118,7 @@ void init_core(py::module_& m) {
     check_scalar_fits(s, dst.dtype(), "fill_");
     fill_(dst, s);
   });
-  m.def("_clone", &clone_op);
+  m.def("_clone", [](const Tensor& x) { return clone_op(x); });
   m.def("_contiguous", &contiguous_op);
 
   // ---- views

@@ -258,14 +258,7 @@ Tensor like_py(const char* op_name, int fill, py::handle input, py::handle fill_
   const MemoryFormat fmt =
       memory_format.is_none() ? MemoryFormat::Preserve : memory_format_of(memory_format, op_name);
   Tensor t = named(op, [&] {
-    const Device dev = device.is_none() ? x.device() : to_device(device);
-    if (fmt == MemoryFormat::Preserve) return empty_preserving_layout(x, dt, dev);
-    if (fmt == MemoryFormat::Contiguous) return Tensor::empty(x.shape(), dt, dev);
-    const int64_t rank = fmt == MemoryFormat::ChannelsLast ? 4 : 5;
-    TS_CHECK(x.ndim() == rank, RuntimeError, "required rank ", rank, " tensor to use ",
-             rank == 4 ? "channels_last" : "channels_last_3d", " format, got shape ",
-             shape_str(x.shape()));
-    return empty_channels_last(x.shape(), dt, dev);
+    return empty_in_format(x, dt, device.is_none() ? x.device() : to_device(device), fmt, op_name);
   });
   if (fill_value || fill >= 0) fill_(t, s);
   return leaf(t, requires_grad);
@@ -327,38 +320,27 @@ Tensor random_like_py(const char* op_name, int kind, py::handle input, py::handl
                     "ts.contiguous_format, ts.channels_last...), got str");
   const MemoryFormat fmt =
       memory_format.is_none() ? MemoryFormat::Preserve : memory_format_of(memory_format, op_name);
-  Tensor t;
+  int64_t lo = 0, hi = 0;
   if (kind == 2) {  // randint_like
-    int64_t lo = 0, hi = int_arg(low, op.c_str(), "low");
+    hi = int_arg(low, op.c_str(), "low");
     if (!high.is_none()) {
       lo = hi;
       hi = int_arg(high, op.c_str(), "high");
     }
-    t = named(op, [&] {
-      return randint(lo, hi, x.shape(), dt, device.is_none() ? x.device() : to_device(device),
-                     default_generator());
-    });
-  } else {
-    if (!is_floating(dt) && !is_complex(dt))
-      throw TypeError(op + ": expected a floating-point dtype, got " + dtype_name(dt) +
-                      "; hint: pass a floating or complex dtype=");
-    t = named(op, [&] {
-      const Device dev = device.is_none() ? x.device() : to_device(device);
-      const Strides st = preserved_strides(x);
-      Tensor flat = Tensor::empty(st.empty() ? x.shape() : Shape{x.numel()}, dt, dev);
-      standard_fill_(flat, kind == 1, default_generator());
-      return st.empty() ? flat : flat.as_strided(x.shape(), st, 0);
-    });
+  } else if (!is_floating(dt) && !is_complex(dt)) {
+    throw TypeError(op + ": expected a floating-point dtype, got " + dtype_name(dt) +
+                    "; hint: pass a floating or complex dtype=");
   }
-  if (fmt != MemoryFormat::Preserve) {
-    if (fmt != MemoryFormat::Contiguous) {
-      const int64_t rank = fmt == MemoryFormat::ChannelsLast ? 4 : 5;
-      TS_CHECK(t.ndim() == rank, RuntimeError, op, ": required rank ", rank, " tensor to use ",
-               rank == 4 ? "channels_last" : "channels_last_3d", " format, got shape ",
-               shape_str(t.shape()));
-    }
-    t = to_memory_format(t, fmt, op_name);
-  }
+  // Drawn in storage order into the (dense) layout memory_format asks, as torch's
+  // empty_like(x, memory_format=...).uniform_() fills it.
+  Tensor t = named(op, [&] {
+    const Device dev = device.is_none() ? x.device() : to_device(device);
+    const Strides st = strides_in_format(x, fmt, op_name);
+    Tensor flat = kind == 2 ? randint(lo, hi, Shape{x.numel()}, dt, dev, default_generator())
+                            : Tensor::empty(Shape{x.numel()}, dt, dev);
+    if (kind != 2) standard_fill_(flat, kind == 1, default_generator());
+    return fresh_strided(flat, x.shape(), st);
+  });
   return leaf(t, requires_grad);
 }
 

@@ -45,13 +45,17 @@ const Tensor& self_tensor(py::handle self, const char* name) {
   return self.cast<const Tensor&>();
 }
 
-Tensor with_memory_format(const Tensor& t, py::handle fmt, const char* op) {
-  if (fmt.is_none()) return t;
+// A memory_format= argument (None: preserve_format); a channels-last format checks x's rank.
+MemoryFormat memory_format_arg(const Tensor& x, py::handle fmt, const char* op) {
+  if (fmt.is_none()) return MemoryFormat::Preserve;
   if (py::isinstance<py::str>(fmt) || !py::hasattr(fmt, "name"))
     throw py::type_error(str(op, "(): argument 'memory_format' must be a tessera memory format ",
                              "(ts.contiguous_format, ts.channels_last, ...), not ",
                              type_name(fmt)));
-  return to_memory_format(t, memory_format_of(fmt, op), op);
+  const MemoryFormat f = memory_format_of(fmt, op);
+  if (f == MemoryFormat::ChannelsLast || f == MemoryFormat::ChannelsLast3d)
+    check_channels_last_rank(x, f, op);
+  return f;
 }
 
 const Tensor& other_tensor(py::handle h, const char* op, const char* name) {
@@ -99,10 +103,7 @@ py::object to_method(py::handle self, const py::args& args, py::handle device, p
   }
   if (!device.is_none()) dev = to_device(device);
   if (!dtype.is_none()) dt = to_dtype(dtype);
-  Tensor out = to_op(x, dev, dt, nb, false);
-  out = with_memory_format(out, memory_format, "to");
-  if (cp && out.impl() == x.impl()) out = clone_op(out);
-  return self_or(self, x, out);
+  return self_or(self, x, to_op(x, dev, dt, nb, cp, memory_format_arg(x, memory_format, "to")));
 }
 
 const char* legacy_type_name(DType d) {
@@ -316,8 +317,9 @@ void init_tensor_methods(py::module_& m) {
           "cuda",
           [](py::handle self, py::handle device, bool non_blocking, py::handle memory_format) {
             const Tensor& x = self_tensor(self, "cuda");
+            const MemoryFormat fmt = memory_format_arg(x, memory_format, "cuda");
             Tensor out = to_device_op(x, cuda_device(device), non_blocking, "cuda");
-            return self_or(self, x, with_memory_format(out, memory_format, "cuda"));
+            return self_or(self, x, to_memory_format(out, fmt, "cuda"));
           },
           py::arg("device") = py::none(), py::arg("non_blocking") = false, py::kw_only(),
           py::arg("memory_format") = py::none(),
@@ -395,7 +397,9 @@ void init_tensor_methods(py::module_& m) {
         c.name,
         [d, name = c.name](py::handle self, py::handle memory_format) {
           const Tensor& x = self_tensor(self, name);
-          return self_or(self, x, with_memory_format(astype_op(x, d, false), memory_format, name));
+          return self_or(
+              self, x,
+              to_op(x, std::nullopt, d, false, false, memory_format_arg(x, memory_format, name)));
         },
         py::arg("memory_format") = py::none(),
         str("This tensor as ", dtype_name(d), " (itself when it already is).").c_str());

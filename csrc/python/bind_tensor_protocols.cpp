@@ -6,6 +6,7 @@
 // names, sparse_dim, is_conj, ...). Printing (__repr__ / __str__) and the storage objects stay
 // Python (python/tessera/_tensor.py), as PyTorch's are.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -270,14 +271,26 @@ py::object per_element(py::handle self, const char* op, const std::vector<Tensor
 
 Tensor other_operand(py::handle h, const char* op) { return operand_or_throw(h, op); }
 
-py::object with_format(const Tensor& t, py::handle fmt, const char* op) {
-  if (fmt.is_none()) return py::cast(t);
+// A memory_format= argument: a tessera memory format object (never a name), or None.
+std::optional<MemoryFormat> format_arg(py::handle fmt, const char* op) {
+  if (fmt.is_none()) return std::nullopt;
   if (py::isinstance<py::str>(fmt) || !py::hasattr(fmt, "name"))
     throw py::type_error(str(op, "(): memory_format must be a tessera memory format ",
                              "(ts.preserve_format, ts.contiguous_format, ts.channels_last...), "
                              "got ",
                              type_name(fmt)));
-  return py::cast(to_memory_format(t, memory_format_of(fmt, op), op));
+  return memory_format_of(fmt, op);
+}
+
+py::object with_format(const Tensor& t, py::handle fmt, const char* op) {
+  const std::optional<MemoryFormat> f = format_arg(fmt, op);
+  return py::cast(f ? to_memory_format(t, *f, op) : t);
+}
+
+// x.clone(memory_format=fmt) / ts.clone: one copy, straight into the layout fmt asks (None:
+// preserve_format, as torch).
+Tensor clone_in_format(const Tensor& x, py::handle fmt) {
+  return clone_op(x, format_arg(fmt, "clone").value_or(MemoryFormat::Preserve));
 }
 
 py::object falsy(py::handle) { return py::bool_(false); }
@@ -389,11 +402,11 @@ void init_tensor_protocols(py::module_& m) {
           py::arg("x"), py::arg("y"), py::arg("callable"),
           "self[i] = callable(self[i], x[i], y[i]) for each element (CPU only). Returns self.")
       .def(
-          "clone",
-          [](const Tensor& t, py::handle fmt) { return with_format(clone_op(t), fmt, "clone"); },
+          "clone", [](const Tensor& t, py::handle fmt) { return clone_in_format(t, fmt); },
           py::kw_only(), py::arg("memory_format") = py::none(),
-          "A copy in new memory (differentiable), laid out as memory_format asks "
-          "(ts.contiguous_format, ts.channels_last, ...).")
+          "A copy in new memory (differentiable), laid out as memory_format asks: by default "
+          "ts.preserve_format (a dense input's strides, as torch), or ts.contiguous_format, "
+          "ts.channels_last, ...")
       .def(
           "conj_physical_",
           [](py::object self) {
@@ -500,8 +513,7 @@ void init_tensor_protocols(py::module_& m) {
   m.def(
       "clone",
       [](py::handle input, py::handle memory_format) {
-        return with_format(clone_op(tensor_or_throw(input, "clone", "input")), memory_format,
-                           "clone");
+        return clone_in_format(tensor_or_throw(input, "clone", "input"), memory_format);
       },
       py::arg("input"), py::kw_only(), py::arg("memory_format") = py::none(),
       "clone(input, *, memory_format=None)\n--\n\n"
