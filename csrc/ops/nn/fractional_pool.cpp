@@ -6,11 +6,14 @@
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "core/shape.h"
+#include "ops/arithmetic.h"
+#include "ops/compare.h"
 #include "ops/copy.h"
 #include "ops/indexing_advanced.h"
 #include "ops/random.h"
 #include "ops/reduce.h"
 #include "ops/views.h"
+#include "ops/where.h"
 
 namespace ts::nn {
 
@@ -137,7 +140,11 @@ std::pair<Tensor, Tensor> fractional_max_pool(const Tensor& x_, int nsp, const S
     Tensor windows = to_device(window_indices(win, n, c), x.device());
     autograd::GradModeGuard no_grad(false);
     const Tensor vals = reshape(take_along_axis(planes_x, windows, 2), Shape{n, c, npos, kk});
-    const Tensor arg = argmax(vals, int64_t{3}, true);
+    // PyTorch's rule, as the CPU kernel: the first maximum, or the last NaN of the window
+    const Tensor nan = astype(binary_op(not_equal_def, vals, vals), DType::Int64, false);
+    const Tensor last_nan = subtract(wrap_scalar(Scalar::from_int(kk - 1)),
+                                     argmax(flip(nan, Shape{3}), int64_t{3}, true));
+    const Tensor arg = where(any(nan, Axes{3}, true), last_nan, argmax(vals, int64_t{3}, true));
     ind = reshape(take_along_axis(reshape(windows, Shape{n, c, npos, kk}), arg, 3),
                   Shape{n, c, npos});
   }
