@@ -144,7 +144,8 @@ std::pair<Tensor, Tensor> fractional_max_pool(const Tensor& x_, int nsp, const S
     const Tensor nan = astype(binary_op(not_equal_def, vals, vals), DType::Int64, false);
     const Tensor last_nan = subtract(wrap_scalar(Scalar::from_int(kk - 1)),
                                      argmax(flip(nan, Shape{3}), int64_t{3}, true));
-    const Tensor arg = where(any(nan, Axes{3}, true), last_nan, argmax(vals, int64_t{3}, true));
+    const Tensor arg =
+        where(any(nan, Axes{Shape{3}}, true), last_nan, argmax(vals, int64_t{3}, true));
     ind = reshape(take_along_axis(reshape(windows, Shape{n, c, npos, kk}), arg, 3),
                   Shape{n, c, npos});
   }
