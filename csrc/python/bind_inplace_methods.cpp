@@ -177,6 +177,9 @@ bool any_requires_grad(const py::args& args, const py::kwargs& kwargs) {
 
 // The error `e` of the out-of-place op, its class kept, with `op` (the in-place method) first.
 [[noreturn]] void raise_named(py::error_already_set& e, const char* op) {
+  if (!e.matches(PyExc_ValueError) && !e.matches(PyExc_TypeError) && !e.matches(PyExc_IndexError) &&
+      !e.matches(PyExc_RuntimeError))
+    throw;
   const std::string msg = py::str(e.value());
   if (msg.rfind(op, 0) == 0) throw;
   py::object renamed;
