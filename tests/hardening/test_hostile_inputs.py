@@ -24,7 +24,7 @@ import torch
 import tessera as ts
 from harness import REPO_ROOT
 
-PY = str(REPO_ROOT / "python")
+PY = os.path.dirname(os.path.dirname(ts.__file__))  # the tessera under test (source or installed)
 
 
 def run_probes(body: str, timeout: float = 60) -> Dict[str, List[str]]:
