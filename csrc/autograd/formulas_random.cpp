@@ -2,7 +2,9 @@
 #include "autograd/function.h"
 #include "autograd/record.h"
 #include "autograd/record_random.h"
+#include "ops/arithmetic.h"
 #include "ops/copy.h"
+#include "ops/random_samplers.h"
 
 namespace ts::autograd {
 
@@ -22,7 +24,18 @@ variable_list zeros_bw(const BackwardCtx& c, const variable_list&) {
   }
   return out;
 }
+variable_list standard_gamma_bw(const BackwardCtx& c, const variable_list& grads) {
+  return {multiply(grads[0], standard_gamma_grad(c.saved(0), c.saved(1)))};
+}
 }  // namespace
+
+void record_standard_gamma(const Tensor& alpha, const Tensor& out) {
+  if (!needs_grad({&alpha})) return;
+  static const Formula kFormula{"StandardGammaBackward", standard_gamma_bw};
+  auto node = record(kFormula, {alpha}, {out});
+  node->save(alpha);
+  node->save(out, /*is_output=*/true);
+}
 
 void record_random(RandomGrad kind, const std::vector<Tensor>& inputs, const Tensor& out) {
   if (!needs_grad(inputs)) return;

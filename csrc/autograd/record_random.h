@@ -25,6 +25,8 @@ void record_random(RandomGrad kind, const std::vector<Tensor>& inputs, const Ten
 // An in-place fill of x (before it writes): when x is part of a graph (a non-leaf that
 // requires grad), x takes a node of `kind` whose gradient for x's old value is zero, as
 // PyTorch's x.normal_() & co.; leaves that require grad raise (check_inplace).
+// _standard_gamma's reparameterized gradient: grad * standard_gamma_grad(alpha, out).
+void record_standard_gamma(const Tensor& alpha, const Tensor& out);
 void record_random_fill(RandomGrad kind, const Tensor& x, const char* op);
 
 }  // namespace ts::autograd

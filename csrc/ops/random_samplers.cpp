@@ -1,5 +1,6 @@
 #include "ops/random_samplers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -7,6 +8,8 @@
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "autograd/record_random.h"
+#include "core/parallel.h"
+#include "kernels/special_math.h"
 #include "ops/arithmetic.h"
 #include "ops/compare.h"
 #include "ops/copy.h"
@@ -139,6 +142,41 @@ double sample_binomial(double n, double p, ElementStream& s) {
   if (n == 0 || p == 0) return 0;
   if (p == 1) return n;
   return p > 0.5 ? n - sample_binomial_low(n, 1 - p, s) : sample_binomial_low(n, p, s);
+}
+
+// Gamma(a, 1) for a > 0: Marsaglia and Tsang's squeeze on normals made from the stream's
+// uniforms (Box-Muller), a < 1 boosted by U^(1/a) in log space.
+double sample_gamma(double a, ElementStream& s) {
+  double boost = 0;
+  if (a < 1) {
+    boost = std::log(1 - s.next()) / a;
+    a += 1;
+  }
+  const double d = a - 1.0 / 3, c = 1 / std::sqrt(9 * d);
+  for (;;) {
+    const double z =
+        std::sqrt(-2 * std::log(1 - s.next())) * std::cos(6.283185307179586 * s.next());
+    const double t = 1 + c * z;
+    if (t <= 0) continue;
+    const double v = t * t * t, u = 1 - s.next();
+    if (u < 1 - 0.0331 * z * z * z * z || std::log(u) < 0.5 * z * z + d * (1 - v + std::log(v)))
+      return boost == 0 ? d * v : std::exp(std::log(d * v) + boost);
+  }
+}
+
+// d x / d a at fixed P(a, x): -(dP/da) / density, dP/da by Richardson-extrapolated central
+// differences of gammainc (of gammaincc where P is near 1, so the difference keeps its digits).
+double gamma_sample_grad(double a, double x) {
+  if (!(x > 0) || !(a > 0) || std::isinf(x)) return 0;
+  const bool upper = scalar::gammainc(a, x) > 0.5;
+  auto cdf = [&](double b) { return upper ? -scalar::gammaincc(b, x) : scalar::gammainc(b, x); };
+  auto diff = [&](double h) { return (cdf(a + h) - cdf(a - h)) / (2 * h); };
+  const double h = 1e-3 * a;
+  const double dpda = (4 * diff(h / 2) - diff(h)) / 3;
+  const double log_density = (a - 1) * std::log(x) - x - std::lgamma(a);
+  if (dpda == 0) return 0;
+  const double r = std::exp(std::log(std::fabs(dpda)) - log_density);
+  return dpda > 0 ? -r : r;
 }
 
 // Uniform integers in [low, low + range) of `shape` (int64, on `device`): randint's stream, with
@@ -287,6 +325,48 @@ Tensor binomial(const Tensor& count, const Tensor& prob, Generator& g) {
   if (!count.device().is_cpu()) res = to_device(res, count.device());
   autograd::record_missing("BinomialBackward0", {count, prob}, {res});
   return res;
+}
+
+Tensor standard_gamma(const Tensor& alpha, Generator& g) {
+  const char* op = "_standard_gamma";
+  check_floating(alpha, op, "alpha");
+  const Tensor a = host_doubles(alpha);
+  TS_CHECK(all_within(a, std::numeric_limits<double>::min(), std::numeric_limits<double>::max()),
+           ValueError, op, ": expected a finite, positive concentration alpha (shape ",
+           shape_str(alpha.shape()), "); hint: clamp it away from 0");
+  const double tiny = alpha.dtype() == DType::Float64 ? std::numeric_limits<double>::min()
+                      : alpha.dtype() == DType::Float32
+                          ? static_cast<double>(std::numeric_limits<float>::min())
+                          : 6.103515625e-05;  // float16's (bfloat16's is float32's, smaller)
+  const auto [seed, offset] = g.next_philox(Device());
+  Tensor out = Tensor::empty(alpha.shape(), DType::Float64, Device());
+  const double* ap = a.data<double>();
+  double* o = out.data<double>();
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    ElementStream s(seed, offset, i);
+    o[i] = std::max(sample_gamma(ap[i], s), tiny);
+  }
+  Tensor res = astype(out, alpha.dtype(), false);
+  if (!alpha.device().is_cpu()) res = to_device(res, alpha.device());
+  autograd::record_standard_gamma(alpha, res);
+  return res;
+}
+
+Tensor standard_gamma_grad(const Tensor& alpha, const Tensor& x) {
+  const char* op = "_standard_gamma_grad";
+  check_floating(alpha, op, "alpha");
+  check_floating(x, op, "x");
+  const Shape shape = broadcast_shapes(alpha.shape(), x.shape(), op);
+  const Tensor a = host_doubles(broadcast_to(alpha, shape));
+  const Tensor xs = host_doubles(broadcast_to(x, shape));
+  Tensor out = Tensor::empty(shape, DType::Float64, Device());
+  const double *ap = a.data<double>(), *xp = xs.data<double>();
+  double* o = out.data<double>();
+  parallel_for(0, out.numel(), 256, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) o[i] = gamma_sample_grad(ap[i], xp[i]);
+  });
+  Tensor res = astype(out, result_type(alpha, x), false);
+  return alpha.device().is_cpu() ? res : to_device(res, alpha.device());
 }
 
 Tensor exponential(double scale, const Shape& shape, DType dtype, Device device, Generator& g) {

@@ -27,6 +27,16 @@ Tensor bernoulli(double p, const Shape& shape, DType draw, DType dtype, Device d
 // host (Knuth / PTRS, inversion / BTRS), so every device gets the CPU's numbers.
 Tensor poisson(const Tensor& rate, Generator& g);
 Tensor binomial(const Tensor& count, const Tensor& prob, Generator& g);
+// Gamma(alpha, 1) per element of a floating `alpha` (> 0), in alpha's dtype: Marsaglia and
+// Tsang's squeeze (alpha < 1 boosted by U^(1/alpha)), drawn on the host like poisson, results
+// clamped to the dtype's smallest normal number (PyTorch's _standard_gamma). Differentiable:
+// the gradient w.r.t. alpha is the reparameterized one, standard_gamma_grad.
+Tensor standard_gamma(const Tensor& alpha, Generator& g);
+// d x / d alpha at fixed quantile for x ~ Gamma(alpha, 1) (implicit reparameterization:
+// -(dP(alpha, x)/d alpha) / density(x; alpha), P the regularized lower incomplete gamma),
+// elementwise over the broadcast of alpha and x (PyTorch's _standard_gamma_grad). Not
+// differentiable.
+Tensor standard_gamma_grad(const Tensor& alpha, const Tensor& x);
 // Exponential numbers with mean `scale` (-log1p(-u) * scale, u uniform in the default dtype
 // unless `dtype`).
 Tensor exponential(double scale, const Shape& shape, DType dtype, Device device, Generator& g);

@@ -272,6 +272,25 @@ void init_random_samplers(py::module_& m) {
       py::arg("count"), py::arg("prob"), py::arg("generator") = none,
       "binomial(count, prob, generator=None)\n--\n\n"
       "Binomial(count, prob) elementwise over their broadcast (count's floating dtype).");
+  m.def(
+      "_standard_gamma",
+      [](py::handle alpha, py::handle generator) {
+        Generator& g = generator_arg(generator, "_standard_gamma");
+        return standard_gamma(tensor_input(alpha, "_standard_gamma", "alpha"), g);
+      },
+      py::arg("input"), py::arg("generator") = none,
+      "_standard_gamma(input, generator=None)\n--\n\n"
+      "Gamma(input, 1) for each element of the floating concentration tensor input (its\n"
+      "dtype), with the reparameterized gradient w.r.t. input (torch's _standard_gamma).");
+  m.def(
+      "_standard_gamma_grad",
+      [](py::handle alpha, py::handle x) {
+        return standard_gamma_grad(tensor_input(alpha, "_standard_gamma_grad", "self"),
+                                   tensor_input(x, "_standard_gamma_grad", "output"));
+      },
+      py::arg("self"), py::arg("output"),
+      "_standard_gamma_grad(self, output)\n--\n\n"
+      "d output / d self for Gamma(self, 1) samples output (torch's _standard_gamma_grad).");
   bind_functions_as_methods(m, {"bernoulli", "multinomial"});
 
   py::module_ r = m.def_submodule("_random", "ts.random's functions (python/tessera/random.py)");

@@ -64,7 +64,7 @@ def __getattr__(name: str) -> _Any:
 
 
 from . import autograd, testing, utils  # noqa: E402
-from . import nn, optim, datasets  # noqa: E402
+from . import nn, optim, datasets, distributions  # noqa: E402
 from . import amp  # noqa: E402
 from . import onnx  # noqa: E402  (torch.onnx.export; needs the onnx package only when called)
 from . import cpu  # noqa: E402  (torch.cpu, with ts.cpu.amp)

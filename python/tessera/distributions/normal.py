@@ -1,0 +1,75 @@
+"""The Normal distribution (torch.distributions.Normal)."""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Optional
+
+import tessera as ts
+
+from . import constraints
+from .distribution import Distribution
+from .utils import _standard_normal, broadcast_all
+
+__all__ = ["Normal"]
+
+
+class Normal(Distribution):
+    """A normal (Gaussian) distribution with mean `loc` and standard deviation `scale`."""
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+    _mean_carrier_measure = 0
+
+    @property
+    def mean(self) -> Any:
+        return self.loc
+
+    @property
+    def mode(self) -> Any:
+        return self.loc
+
+    @property
+    def stddev(self) -> Any:
+        return self.scale
+
+    @property
+    def variance(self) -> Any:
+        return self.stddev.pow(2)
+
+    def __init__(self, loc: Any, scale: Any, validate_args: Optional[bool] = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number):
+            batch_shape = ts.Size()
+        else:
+            batch_shape = self.loc.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def sample(self, sample_shape: Any = ()) -> Any:
+        shape = self._extended_shape(sample_shape)
+        with ts.no_grad():
+            return ts.normal(self.loc.expand(shape), self.scale.expand(shape))
+
+    def rsample(self, sample_shape: Any = ()) -> Any:
+        shape = self._extended_shape(sample_shape)
+        eps = _standard_normal(shape, dtype=self.loc.dtype, device=self.loc.device)
+        return self.loc + eps * self.scale
+
+    def log_prob(self, value: Any) -> Any:
+        if self._validate_args:
+            self._validate_sample(value)
+        var = self.scale ** 2
+        log_scale = (math.log(self.scale) if isinstance(self.scale, numbers.Real)
+                     else self.scale.log())
+        return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))
+
+    def cdf(self, value: Any) -> Any:
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 * (1 + ts.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+
+    def icdf(self, value: Any) -> Any:
+        return self.loc + self.scale * ts.erfinv(2 * value - 1) * math.sqrt(2)
+
+    def entropy(self) -> Any:
+        return 0.5 + 0.5 * math.log(2 * math.pi) + ts.log(self.scale)

@@ -1,0 +1,47 @@
+"""The Poisson distribution (torch.distributions.Poisson)."""
+from __future__ import annotations
+
+import numbers
+from typing import Any, Optional
+
+import tessera as ts
+
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+__all__ = ["Poisson"]
+
+
+class Poisson(Distribution):
+    """Poisson counts with rate `rate` (>= 0)."""
+    arg_constraints = {"rate": constraints.nonnegative}
+    support = constraints.nonnegative_integer
+
+    @property
+    def mean(self) -> Any:
+        return self.rate
+
+    @property
+    def mode(self) -> Any:
+        return self.rate.floor()
+
+    @property
+    def variance(self) -> Any:
+        return self.rate
+
+    def __init__(self, rate: Any, validate_args: Optional[bool] = None) -> None:
+        (self.rate,) = broadcast_all(rate)
+        batch_shape = ts.Size() if isinstance(rate, numbers.Number) else self.rate.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def sample(self, sample_shape: Any = ()) -> Any:
+        shape = tuple(self._extended_shape(sample_shape))
+        with ts.no_grad():
+            return ts.poisson(self.rate.expand(shape))
+
+    def log_prob(self, value: Any) -> Any:
+        if self._validate_args:
+            self._validate_sample(value)
+        rate, value = broadcast_all(self.rate, value)
+        return value.xlogy(rate) - rate - ts.lgamma(value + 1)
