@@ -8,13 +8,13 @@ import tessera as ts
 from tessera.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .distribution import Distribution, _ProbsOrLogits
+from .utils import broadcast_all
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(Distribution):
+class Bernoulli(_ProbsOrLogits, Distribution):
     """1 with probability `probs` (or sigmoid(`logits`)), else 0; exactly one is given."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
@@ -23,30 +23,16 @@ class Bernoulli(Distribution):
 
     def __init__(self, probs: Any = None, logits: Any = None,
                  validate_args: Optional[bool] = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, numbers.Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, numbers.Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
+        self._set_probs_or_logits(probs, logits, lambda v: broadcast_all(v)[0])
+        is_scalar = isinstance(probs if probs is not None else logits, numbers.Number)
         batch_shape = ts.Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Bernoulli":
         new = self._get_checked_instance(Bernoulli, _instance)
         batch_shape = ts.Size(tuple(batch_shape))
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        self._expand_probs_or_logits(new, tuple(batch_shape))
+        return self._expanded(new, batch_shape)
 
     @property
     def mean(self) -> Any:
@@ -60,18 +46,6 @@ class Bernoulli(Distribution):
     @property
     def variance(self) -> Any:
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Any:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Any:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Any:
-        return self._param.size()
 
     def sample(self, sample_shape: Any = ()) -> Any:
         shape = self._extended_shape(sample_shape)

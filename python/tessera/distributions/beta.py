@@ -38,9 +38,7 @@ class Beta(Distribution):
         batch_shape = ts.Size(tuple(batch_shape))
         new._dirichlet = Dirichlet(self._dirichlet.concentration.expand(tuple(batch_shape) + (2,)),
                                    validate_args=False)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(new, batch_shape)
 
     @property
     def mean(self) -> Any:

@@ -6,33 +6,30 @@ from typing import Any, Optional
 import tessera as ts
 
 from . import constraints
-from .distribution import Distribution
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .distribution import Distribution, _ProbsOrLogits
 
 __all__ = ["Categorical"]
 
 
-class Categorical(Distribution):
+class Categorical(_ProbsOrLogits, Distribution):
     """A distribution over the category indices 0 .. K - 1 of the last dim of `probs`
     (non-negative, normalized here) or `logits` (unnormalized log-probabilities); exactly
     one of them is given."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True
+    _binary = False
 
     def __init__(self, probs: Any = None, logits: Any = None,
                  validate_args: Optional[bool] = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            if probs.dim() < 1:
-                raise ValueError("`probs` parameter must be at least one-dimensional.")
-            self.probs = probs / probs.sum(-1, keepdim=True)
-        else:
-            if logits.dim() < 1:
-                raise ValueError("`logits` parameter must be at least one-dimensional.")
-            # normalized log-probabilities
-            self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
-        self._param = self.probs if probs is not None else self.logits
+        def normalized(v: Any) -> Any:
+            name = "probs" if probs is not None else "logits"
+            if v.dim() < 1:
+                raise ValueError(f"`{name}` parameter must be at least one-dimensional.")
+            if probs is not None:
+                return v / v.sum(-1, keepdim=True)
+            return v - v.logsumexp(dim=-1, keepdim=True)  # normalized log-probabilities
+
+        self._set_probs_or_logits(probs, logits, normalized)
         self._num_events = self._param.size()[-1]
         batch_shape = ts.Size(tuple(self._param.shape[:-1]))
         super().__init__(batch_shape, validate_args=validate_args)
@@ -40,33 +37,13 @@ class Categorical(Distribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Categorical":
         new = self._get_checked_instance(Categorical, _instance)
         batch_shape = ts.Size(tuple(batch_shape))
-        param_shape = tuple(batch_shape) + (self._num_events,)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(param_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(param_shape)
-            new._param = new.logits
+        self._expand_probs_or_logits(new, tuple(batch_shape) + (self._num_events,))
         new._num_events = self._num_events
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(new, batch_shape)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> Any:
         return constraints.integer_interval(0, self._num_events - 1)
-
-    @lazy_property
-    def logits(self) -> Any:
-        return probs_to_logits(self.probs)
-
-    @lazy_property
-    def probs(self) -> Any:
-        return logits_to_probs(self.logits)
-
-    @property
-    def param_shape(self) -> Any:
-        return self._param.size()
 
     @property
     def mean(self) -> Any:

@@ -307,33 +307,8 @@ class _PositiveDefinite(_Symmetric):
         return ts.linalg.cholesky_ex(value).info.eq(0)
 
 
-class _Cat(Constraint):
-    """`cseq[i]` on the i-th of the `lengths` pieces of dim `dim` (torch.cat's split)."""
-
-    def __init__(self, cseq: Any, dim: int = 0, lengths: Optional[Any] = None):
-        self.cseq = list(cseq)
-        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
-        self.dim = dim
-        super().__init__()
-
-    @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
-        return any(c.is_discrete for c in self.cseq)
-
-    @property
-    def event_dim(self) -> int:  # type: ignore[override]
-        return max(c.event_dim for c in self.cseq)
-
-    def check(self, value: Any) -> Any:
-        checks, start = [], 0
-        for constr, length in zip(self.cseq, self.lengths):
-            checks.append(constr.check(value.narrow(self.dim, start, length)))
-            start += length
-        return ts.cat(checks, self.dim)
-
-
-class _Stack(Constraint):
-    """`cseq[i]` on the i-th slice of dim `dim` (torch.stack's)."""
+class _Pieces(Constraint):
+    """A constraint per piece of dim `dim` (the base of cat and stack)."""
 
     def __init__(self, cseq: Any, dim: int = 0):
         self.cseq = list(cseq)
@@ -346,7 +321,30 @@ class _Stack(Constraint):
 
     @property
     def event_dim(self) -> int:  # type: ignore[override]
-        dim = max(c.event_dim for c in self.cseq)
+        return max(c.event_dim for c in self.cseq)
+
+
+class _Cat(_Pieces):
+    """`cseq[i]` on the i-th of the `lengths` pieces of dim `dim` (torch.cat's split)."""
+
+    def __init__(self, cseq: Any, dim: int = 0, lengths: Optional[Any] = None):
+        super().__init__(cseq, dim)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
+
+    def check(self, value: Any) -> Any:
+        checks, start = [], 0
+        for constr, length in zip(self.cseq, self.lengths):
+            checks.append(constr.check(value.narrow(self.dim, start, length)))
+            start += length
+        return ts.cat(checks, self.dim)
+
+
+class _Stack(_Pieces):
+    """`cseq[i]` on the i-th slice of dim `dim` (torch.stack's)."""
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        dim = super().event_dim
         return dim + 1 if self.dim + dim < 0 else dim
 
     def check(self, value: Any) -> Any:

@@ -8,7 +8,7 @@ from typing import Any, Dict, Optional
 import tessera as ts
 
 from . import constraints
-from .utils import lazy_property
+from .utils import lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Distribution"]
 
@@ -79,6 +79,11 @@ class Distribution:
                 event_dim = 0 if constraints.is_dependent(constraint) else constraint.event_dim
                 event = tuple(value.shape[value.dim() - event_dim:]) if event_dim else ()
                 setattr(new, param, value.expand(tuple(batch_shape) + event))
+        return self._expanded(new, batch_shape)
+
+    def _expanded(self, new: "Distribution", batch_shape: Any) -> Any:
+        """Finishes an expand: `new` gets batch_shape, this event_shape and this validation
+        setting (its parameters are already expanded)."""
         Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
@@ -203,3 +208,36 @@ class Distribution:
             f"{p}: {self.__dict__[p].item() if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
             for p in param_names)
         return self.__class__.__name__ + "(" + args_string + ")"
+
+
+class _ProbsOrLogits:
+    """The probs/logits pair of Bernoulli, Binomial and Categorical: one is given (and
+    `_param`), the other is derived lazily; `_binary` says whether logits are log-odds
+    (sigmoid) or unnormalized log-probabilities over the last dim (softmax)."""
+    _binary = True
+    _param: Any
+
+    def _set_probs_or_logits(self, probs: Any, logits: Any, convert: Any) -> None:
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        name, value = ("probs", probs) if probs is not None else ("logits", logits)
+        setattr(self, name, convert(value))
+        self._param = getattr(self, name)
+
+    def _expand_probs_or_logits(self, new: Any, shape: tuple) -> None:
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(shape))
+                new._param = getattr(new, name)
+
+    @lazy_property
+    def logits(self) -> Any:
+        return probs_to_logits(self.probs, is_binary=self._binary)
+
+    @lazy_property
+    def probs(self) -> Any:
+        return logits_to_probs(self.logits, is_binary=self._binary)
+
+    @property
+    def param_shape(self) -> Any:
+        return self._param.size()

@@ -1,14 +1,13 @@
 """The Exponential distribution (torch.distributions.Exponential)."""
 from __future__ import annotations
 
-import numbers
 from typing import Any, Optional
 
 import tessera as ts
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import _broadcast_params
 
 __all__ = ["Exponential"]
 
@@ -37,8 +36,7 @@ class Exponential(Distribution):
         return self.rate.pow(-2)
 
     def __init__(self, rate: Any, validate_args: Optional[bool] = None) -> None:
-        (self.rate,) = broadcast_all(rate)
-        batch_shape = ts.Size() if isinstance(rate, numbers.Number) else self.rate.size()
+        (self.rate,), batch_shape = _broadcast_params(rate)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def rsample(self, sample_shape: Any = ()) -> Any:

@@ -1,14 +1,13 @@
 """The Gamma distribution (torch.distributions.Gamma)."""
 from __future__ import annotations
 
-import numbers
 from typing import Any, Optional
 
 import tessera as ts
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import _broadcast_params
 
 __all__ = ["Gamma"]
 
@@ -40,11 +39,7 @@ class Gamma(Distribution):
 
     def __init__(self, concentration: Any, rate: Any,
                  validate_args: Optional[bool] = None) -> None:
-        self.concentration, self.rate = broadcast_all(concentration, rate)
-        if isinstance(concentration, numbers.Number) and isinstance(rate, numbers.Number):
-            batch_shape = ts.Size()
-        else:
-            batch_shape = self.concentration.size()
+        (self.concentration, self.rate), batch_shape = _broadcast_params(concentration, rate)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def rsample(self, sample_shape: Any = ()) -> Any:

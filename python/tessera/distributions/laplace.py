@@ -1,14 +1,13 @@
 """The Laplace distribution (torch.distributions.Laplace)."""
 from __future__ import annotations
 
-import numbers
 from typing import Any, Optional
 
 import tessera as ts
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import _broadcast_params
 
 __all__ = ["Laplace"]
 
@@ -23,9 +22,7 @@ class Laplace(Distribution):
     def mean(self) -> Any:
         return self.loc
 
-    @property
-    def mode(self) -> Any:
-        return self.loc
+    mode = mean
 
     @property
     def variance(self) -> Any:
@@ -36,11 +33,7 @@ class Laplace(Distribution):
         return (2 ** 0.5) * self.scale
 
     def __init__(self, loc: Any, scale: Any, validate_args: Optional[bool] = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number):
-            batch_shape = ts.Size()
-        else:
-            batch_shape = self.loc.size()
+        (self.loc, self.scale), batch_shape = _broadcast_params(loc, scale)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def rsample(self, sample_shape: Any = ()) -> Any:

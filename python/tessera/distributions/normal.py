@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any, Optional
 
 import tessera as ts
 
 from . import constraints
 from .distribution import Distribution
-from .utils import _standard_normal, broadcast_all
+from .utils import _broadcast_params, _standard_normal
 
 __all__ = ["Normal"]
 
@@ -25,9 +24,7 @@ class Normal(Distribution):
     def mean(self) -> Any:
         return self.loc
 
-    @property
-    def mode(self) -> Any:
-        return self.loc
+    mode = mean
 
     @property
     def stddev(self) -> Any:
@@ -38,11 +35,7 @@ class Normal(Distribution):
         return self.stddev.pow(2)
 
     def __init__(self, loc: Any, scale: Any, validate_args: Optional[bool] = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number):
-            batch_shape = ts.Size()
-        else:
-            batch_shape = self.loc.size()
+        (self.loc, self.scale), batch_shape = _broadcast_params(loc, scale)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def sample(self, sample_shape: Any = ()) -> Any:
@@ -59,8 +52,7 @@ class Normal(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         var = self.scale ** 2
-        log_scale = (math.log(self.scale) if isinstance(self.scale, numbers.Real)
-                     else self.scale.log())
+        log_scale = self.scale.log()
         return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))
 
     def cdf(self, value: Any) -> Any:

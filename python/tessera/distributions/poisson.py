@@ -1,14 +1,13 @@
 """The Poisson distribution (torch.distributions.Poisson)."""
 from __future__ import annotations
 
-import numbers
 from typing import Any, Optional
 
 import tessera as ts
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import _broadcast_params, broadcast_all
 
 __all__ = ["Poisson"]
 
@@ -31,8 +30,7 @@ class Poisson(Distribution):
         return self.rate
 
     def __init__(self, rate: Any, validate_args: Optional[bool] = None) -> None:
-        (self.rate,) = broadcast_all(rate)
-        batch_shape = ts.Size() if isinstance(rate, numbers.Number) else self.rate.size()
+        (self.rate,), batch_shape = _broadcast_params(rate)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def sample(self, sample_shape: Any = ()) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, List, Optional
+from typing import Any, List
 
 import tessera as ts
 from tessera.nn.functional import softplus
@@ -66,24 +66,22 @@ class Transform:
     __hash__ = object.__hash__
 
     def __call__(self, x: Any) -> Any:
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
+        return self._cached(x, forward=True)
 
     def _inv_call(self, y: Any) -> Any:
+        return self._cached(y, forward=False)
+
+    def _cached(self, v: Any, forward: bool) -> Any:
+        """_call(v) (forward) or _inverse(v), served from the last pair when v is its x (y)."""
+        fn = self._call if forward else self._inverse
         if self._cache_size == 0:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
+            return fn(v)
+        pair = self._cached_x_y if forward else self._cached_x_y[::-1]
+        if v is pair[0]:
+            return pair[1]
+        out = fn(v)
+        self._cached_x_y = (v, out) if forward else (out, v)
+        return out
 
     def _call(self, x: Any) -> Any:
         raise NotImplementedError
@@ -256,17 +254,21 @@ class ComposeTransform(Transform):
 identity_transform = ComposeTransform([])
 
 
-class ExpTransform(Transform):
-    """y = exp(x)."""
-    domain = constraints.real
-    codomain = constraints.positive
+class _ParameterFree(Transform):
+    """A transform without parameters: equal to every instance of its class."""
     bijective = True
     sign = +1
 
     def __eq__(self, other: Any) -> bool:
-        return isinstance(other, ExpTransform)
+        return isinstance(other, type(self))
 
     __hash__ = object.__hash__
+
+
+class ExpTransform(_ParameterFree):
+    """y = exp(x)."""
+    domain = constraints.real
+    codomain = constraints.positive
 
     def _call(self, x: Any) -> Any:
         return x.exp()
@@ -319,17 +321,10 @@ def _as_tensors(*values: Any) -> tuple:
                  for v in values)
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_ParameterFree):
     """y = sigmoid(x), clamped into (0, 1) by the dtype's eps."""
     domain = constraints.real
     codomain = constraints.unit_interval
-    bijective = True
-    sign = +1
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x: Any) -> Any:
         return clamp_probs(ts.sigmoid(x))
@@ -343,17 +338,10 @@ class SigmoidTransform(Transform):
         return -softplus(-x) - softplus(x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_ParameterFree):
     """y = tanh(x)."""
     domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
-    bijective = True
-    sign = +1
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, TanhTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x: Any) -> Any:
         return x.tanh()

@@ -1,14 +1,13 @@
 """The Uniform distribution (torch.distributions.Uniform)."""
 from __future__ import annotations
 
-import numbers
 from typing import Any, Optional
 
 import tessera as ts
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import _broadcast_params
 
 __all__ = ["Uniform"]
 
@@ -39,11 +38,7 @@ class Uniform(Distribution):
         return (self.high - self.low).pow(2) / 12
 
     def __init__(self, low: Any, high: Any, validate_args: Optional[bool] = None) -> None:
-        self.low, self.high = broadcast_all(low, high)
-        if isinstance(low, numbers.Number) and isinstance(high, numbers.Number):
-            batch_shape = ts.Size()
-        else:
-            batch_shape = self.low.size()
+        (self.low, self.high), batch_shape = _broadcast_params(low, high)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Uniform":
@@ -51,9 +46,7 @@ class Uniform(Distribution):
         batch_shape = ts.Size(tuple(batch_shape))
         new.low = self.low.expand(batch_shape)
         new.high = self.high.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(new, batch_shape)
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self) -> Any:

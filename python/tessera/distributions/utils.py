@@ -26,6 +26,14 @@ def broadcast_all(*values: Any) -> tuple:
     return tuple(ts.broadcast_tensors(*values))
 
 
+def _broadcast_params(*values: Any) -> tuple:
+    """(broadcast_all(*values), the batch shape): () when every value is a number."""
+    tensors = broadcast_all(*values)
+    if all(isinstance(v, numbers.Number) for v in values):
+        return tensors, ts.Size()
+    return tensors, tensors[0].size()
+
+
 def _standard_normal(shape: Any, dtype: Any, device: Any) -> Any:
     return ts.randn(tuple(shape), dtype=dtype, device=device)
 
