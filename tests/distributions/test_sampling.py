@@ -40,6 +40,15 @@ CASES: List[Tuple[str, Callable[[], Any]]] = [
     ("LogNormal", lambda: D.LogNormal(_t([0.0, 0.5]), _t([0.25, 0.5]))),
     ("Transformed_tanh", lambda: D.TransformedDistribution(
         D.Normal(_t([0.0]), _t([1.0])), [D.transforms.TanhTransform()])),
+    ("Gumbel", lambda: D.Gumbel(_t([0.0, 2.0]), _t([1.0, 0.5]))),
+    ("HalfNormal", lambda: D.HalfNormal(_t([1.0, 3.0]))),
+    ("Geometric", lambda: D.Geometric(_t([0.2, 0.7]))),
+    ("Chi2", lambda: D.Chi2(_t([1.0, 5.0]))),
+    ("StudentT", lambda: D.StudentT(_t([9.0, 12.0]), _t([1.0, -1.0]), _t([2.0, 0.5]))),
+    ("Cauchy", lambda: D.Cauchy(_t([0.0, 3.0]), _t([1.0, 0.2]))),
+    ("RelaxedBernoulli", lambda: D.RelaxedBernoulli(_t(0.7), _t([0.2, 0.6]))),
+    ("RelaxedOneHotCategorical", lambda: D.RelaxedOneHotCategorical(
+        _t(0.5), _t([0.2, 0.3, 0.5]))),
 ]
 
 
@@ -53,6 +62,20 @@ def test_sample_moments(name: str, make: Callable[[], Any]) -> None:
     m, v = x.mean(0), x.var(0)
     if name == "Transformed_tanh":  # E tanh(Z) = 0 by symmetry; no closed-form variance
         assert np.all(np.abs(m) < 5 * np.sqrt(v / N))
+        return
+    if name == "Cauchy":  # no moments: the empirical CDF at the quartiles
+        for q in (0.25, 0.5, 0.75):
+            at = d.icdf(ts.full((2,), q, dtype=ts.float64)).numpy()
+            np.testing.assert_array_less(np.abs((x < at).mean(0) - q), 5 * np.sqrt(q * (1 - q) / N))
+        return
+    if name == "RelaxedBernoulli":  # P(X > 1/2) = probs at any temperature
+        p = d.probs.numpy()
+        np.testing.assert_array_less(np.abs((x > 0.5).mean(0) - p), 5 * np.sqrt(p * (1 - p) / N))
+        return
+    if name == "RelaxedOneHotCategorical":  # argmax is Categorical(probs) (Gumbel-max)
+        p = d.probs.numpy()
+        freq = np.bincount(x.argmax(-1), minlength=3) / N
+        np.testing.assert_array_less(np.abs(freq - p), 5 * np.sqrt(p * (1 - p) / N))
         return
     if name == "Categorical":  # no mean/variance (NaN): test_categorical_sample_frequencies
         assert np.isnan(d.mean.numpy()).all()
@@ -73,9 +96,7 @@ def test_seeded_sampling_is_deterministic(name: str, make: Callable[[], Any]) ->
     b = d.sample((3, 2))
     np.testing.assert_array_equal(a.numpy(), b.numpy())
     assert tuple(a.shape) == (3, 2) + tuple(d.batch_shape) + tuple(d.event_shape)
-    g = ts.Generator()
     assert a.dtype == (ts.int64 if name == "Categorical" else ts.float64)
-    del g
     if d.has_rsample:
         ts.manual_seed(7)
         r = d.rsample((3, 2))

@@ -10,10 +10,15 @@ from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
+from .cauchy import Cauchy
+from .chi2 import Chi2
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exponential import Exponential
 from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import _register_all, kl_divergence, register_kl
 from .laplace import Laplace
@@ -23,18 +28,23 @@ from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
+from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
+from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
-from .transforms import (AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
+from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
                          SigmoidTransform, TanhTransform, Transform, identity_transform)
 from .uniform import Uniform
 
 _register_all()
 
 __all__ = [
-    "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "ComposeTransform",
-    "Dirichlet", "Distribution", "ExpTransform", "Exponential", "Gamma", "Independent",
-    "Laplace", "LogNormal", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
-    "Poisson", "PowerTransform", "SigmoidTransform", "TanhTransform", "Transform",
+    "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy",
+    "Chi2", "ComposeTransform", "Dirichlet", "Distribution", "ExpRelaxedCategorical",
+    "ExpTransform", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent",
+    "Laplace", "LogNormal", "LogitRelaxedBernoulli", "Multinomial", "MultivariateNormal",
+    "Normal", "OneHotCategorical", "Poisson", "PowerTransform", "RelaxedBernoulli",
+    "RelaxedOneHotCategorical", "SigmoidTransform", "StudentT", "TanhTransform", "Transform",
     "TransformedDistribution", "Uniform", "constraints", "identity_transform",
     "kl_divergence", "register_kl", "transforms",
 ]

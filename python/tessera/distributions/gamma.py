@@ -42,6 +42,12 @@ class Gamma(Distribution):
         (self.concentration, self.rate), batch_shape = _broadcast_params(concentration, rate)
         super().__init__(batch_shape, validate_args=validate_args)
 
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "Gamma":
+        new = self._get_checked_instance(Gamma, _instance)
+        new.concentration = self.concentration.expand(tuple(batch_shape))
+        new.rate = self.rate.expand(tuple(batch_shape))
+        return self._expanded(new, batch_shape)
+
     def rsample(self, sample_shape: Any = ()) -> Any:
         shape = tuple(self._extended_shape(sample_shape))
         value = _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)

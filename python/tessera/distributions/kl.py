@@ -214,15 +214,34 @@ def _kl_transformed_transformed(p: Any, q: Any) -> Any:
     return kl_divergence(p.base_dist, q.base_dist)
 
 
+def _kl_gumbel_gumbel(p: Any, q: Any) -> Any:
+    euler = 0.57721566490153286060
+    ct1 = p.scale / q.scale
+    ct2 = q.loc / q.scale
+    ct3 = p.loc / q.scale
+    t1 = -ct1.log() - ct2 + ct3
+    t2 = ct1 * euler
+    t3 = ts.exp(ct2 + ts.lgamma(1 + ct1) - ct3)
+    return t1 + t2 + t3 - (1 + euler)
+
+
+def _kl_geometric_geometric(p: Any, q: Any) -> Any:
+    return -p.entropy() - ts.log1p(-q.probs) / p.probs - q.logits
+
+
+def _kl_halfnormal_halfnormal(p: Any, q: Any) -> Any:
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
 def _kl_onehot_onehot(p: Any, q: Any) -> Any:
     return _kl_categorical_categorical(p._categorical, q._categorical)
 
 
 def _register_all() -> None:
     """Registers the pairs above (called by the package once every class exists)."""
-    from . import (bernoulli, beta, categorical, dirichlet, exponential, gamma, independent,
-                   laplace, multivariate_normal, normal, one_hot_categorical, poisson,
-                   transformed_distribution, uniform)
+    from . import (bernoulli, beta, categorical, dirichlet, exponential, gamma, geometric,
+                   gumbel, half_normal, independent, laplace, multivariate_normal, normal,
+                   one_hot_categorical, poisson, transformed_distribution, uniform)
     table = [
         (bernoulli.Bernoulli, _kl_bernoulli_bernoulli),
         (categorical.Categorical, _kl_categorical_categorical),
@@ -238,6 +257,9 @@ def _register_all() -> None:
         (multivariate_normal.MultivariateNormal, _kl_mvn_mvn),
         (transformed_distribution.TransformedDistribution, _kl_transformed_transformed),
         (one_hot_categorical.OneHotCategorical, _kl_onehot_onehot),
+        (gumbel.Gumbel, _kl_gumbel_gumbel),
+        (geometric.Geometric, _kl_geometric_geometric),
+        (half_normal.HalfNormal, _kl_halfnormal_halfnormal),
     ]
     for cls, fun in table:
         register_kl(cls, cls)(fun)

@@ -12,7 +12,7 @@ from tessera.nn.functional import softplus
 from . import constraints
 from .utils import _sum_rightmost, clamp_probs
 
-__all__ = ["AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform",
+__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform",
            "SigmoidTransform", "TanhTransform", "Transform", "identity_transform"]
 
 
@@ -278,6 +278,23 @@ class ExpTransform(_ParameterFree):
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
         return x
+
+
+class AbsTransform(Transform):
+    """y = |x| (not bijective: its inverse is the identity)."""
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, AbsTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Any) -> Any:
+        return x.abs()
+
+    def _inverse(self, y: Any) -> Any:
+        return y
 
 
 class PowerTransform(Transform):
