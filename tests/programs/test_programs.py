@@ -1,0 +1,122 @@
+"""Real PyTorch programs run unchanged with tessera standing in for torch.
+
+Each program in this folder is written for PyTorch (in the style of pytorch/examples and the
+tutorials) and knows nothing of tessera. A test runs it twice in subprocesses through
+_alias.py: once with real torch, once with ``torch`` resolving to tessera. Both runs must
+finish, and the losses they print must agree:
+
+- "same": both start from the same weights (the torch run saves its initial state_dict with
+  torch.save, the tessera run loads that file with torch.load), take the same data (NumPy- or
+  file-generated, no torch RNG after the init) and run without dropout, so every printed loss
+  agrees within the float32 / float64 tolerance given per program (wider where many
+  momentum or LBFGS steps amplify rounding differences);
+- "qualitative": where the program draws from torch's generator during training (shuffling,
+  random_split, randn_like, dropout), whose stream differs between the libraries, the losses
+  must fall in both runs and end within the given relative distance of each other.
+
+Tiny Shakespeare and MNIST come from $TESSERA_DATA, else shared/data beside the repository;
+the programs that need them are skipped when neither has them.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import pytest
+
+import tessera
+from harness import REPO_ROOT
+
+HERE = Path(__file__).resolve().parent
+_LOSS = re.compile(r"loss[^0-9\-]{0,4}(-?\d+\.\d+(?:e[-+]?\d+)?)", re.IGNORECASE)
+
+
+def _data_root() -> Optional[Path]:
+    if os.environ.get("TESSERA_DATA"):
+        return Path(os.environ["TESSERA_DATA"])
+    for up in (REPO_ROOT, REPO_ROOT.parent, REPO_ROOT.parent.parent):
+        if (up / "shared" / "data").is_dir():
+            return up / "shared" / "data"
+    return None
+
+
+def _env() -> Dict[str, str]:
+    env = dict(os.environ)
+    pkg_parent = str(Path(tessera.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH")) if p)
+    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               PYTHONWARNINGS="ignore")
+    return env
+
+
+def _run(backend: str, program: str, args: List[str], cwd: Path) -> str:
+    proc = subprocess.run([sys.executable, str(HERE / "_alias.py"), backend, str(HERE / program),
+                           *args], cwd=cwd, env=_env(), capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, (f"{program} failed under {backend}:\n"
+                                  f"{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}")
+    return proc.stdout
+
+
+def _losses(out: str) -> List[float]:
+    return [float(m.group(1)) for line in out.splitlines() for m in _LOSS.finditer(line)]
+
+
+# name, program, its arguments ({data} is the data root), mode, relative tolerance
+CASES = [
+    ("wlm_lstm", "word_language_model.py",
+     ["--data", "{data}/tinyshakespeare/input.txt", "--model", "LSTM", "--dropout", "0"],
+     "same", 2e-3),
+    ("wlm_gru", "word_language_model.py",
+     ["--data", "{data}/tinyshakespeare/input.txt", "--model", "GRU", "--dropout", "0",
+      "--epochs", "1"], "same", 2e-3),
+    ("wlm_rnn_tanh", "word_language_model.py",
+     ["--data", "{data}/tinyshakespeare/input.txt", "--model", "RNN_TANH", "--dropout", "0",
+      "--epochs", "1"], "same", 2e-3),
+    ("wlm_encoder", "word_language_model.py",
+     ["--data", "{data}/tinyshakespeare/input.txt", "--model", "Encoder", "--dropout", "0"],
+     "same", 2e-3),
+    # nn.Transformer's own layers keep their default dropout (0.1): torch's generator decides
+    ("wlm_transformer", "word_language_model.py",
+     ["--data", "{data}/tinyshakespeare/input.txt", "--model", "Transformer", "--epochs", "1"],
+     "qualitative", 0.1),
+    # random_split, shuffle=True and randn_like draw from torch's generator
+    ("vae", "vae.py", ["--data", "{data}/mnist"], "qualitative", 0.05),
+    ("time_sequence_prediction", "time_sequence_prediction.py", [], "same", 1e-6),
+    ("super_resolution", "super_resolution.py", [], "same", 2e-3),
+    ("siamese", "siamese.py", [], "same", 1e-3),
+    ("regression", "regression.py", [], "same", 3e-2),
+    ("seq2seq_attention", "seq2seq_attention.py", ["--dropout", "0"], "same", 1e-3),
+    ("custom_function", "custom_function.py", [], "same", 1e-5),
+    ("data_pipeline", "data_pipeline.py", [], "same", 1e-3),
+    ("mnist_utilities", "mnist_utilities.py",
+     ["--data", "{data}/mnist", "--dropout", "0", "--lr", "0.01"],
+     "same", 1e-3),
+]
+
+
+@pytest.mark.parametrize("name,program,args,mode,rtol", CASES, ids=[c[0] for c in CASES])
+def test_program_runs_unchanged(name: str, program: str, args: List[str], mode: str,
+                                rtol: float, tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    if any("{data}" in a for a in args):
+        root = _data_root()
+        if root is None or not (root / "mnist").is_dir():
+            pytest.skip("the MNIST / tiny-Shakespeare data are not beside the repository")
+        args = [a.replace("{data}", str(root)) for a in args]
+    if program not in ("regression.py", "custom_function.py"):  # no weights drawn from torch
+        args = [*args, "--init", str(tmp_path / "init.pt")]
+    ref = _losses(_run("torch", program, args, tmp_path))
+    got = _losses(_run("tessera", program, args, tmp_path))
+    assert len(ref) >= 3 and len(got) == len(ref), (ref, got)
+    if mode == "same":
+        for k, (a, b) in enumerate(zip(ref, got)):
+            assert abs(a - b) <= rtol * max(abs(a), 1e-3), f"loss #{k}: torch {a}, tessera {b}"
+    else:
+        for losses in (ref, got):
+            assert min(losses[-3:]) < losses[0], f"the loss does not fall: {losses}"
+        assert abs(ref[-1] - got[-1]) <= rtol * abs(ref[-1]), (ref[-1], got[-1])
