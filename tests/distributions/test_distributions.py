@@ -3,6 +3,7 @@ enumerate_support, shapes (batch shapes, broadcast parameters, sample_shape, exp
 float32 and float64; gradients of log_prob / entropy in float64; validation errors."""
 from __future__ import annotations
 
+import zlib
 from typing import Any, Callable, Dict, List
 
 import numpy as np
@@ -173,10 +174,10 @@ SPECS: Dict[str, Dict[str, Any]] = {
         make=lambda M, loc, scale: M.Cauchy(loc, scale),
         value=lambda r, s: r.normal(size=s) * 3, event=(),
         methods=["log_prob", "entropy", "mean", "mode", "variance", "cdf", "icdf"]),
-    "Gumbel": dict(
-        params=lambda r, b: [r.normal(size=b), _pos(r, b)],
+    "Gumbel": dict(  # values where the CDF stays above float32's tiny (torch checks it)
+        params=lambda r, b: [r.normal(size=b) * 0.5, _pos(r, b, 1.0, 3.0)],
         make=lambda M, loc, scale: M.Gumbel(loc, scale),
-        value=lambda r, s: r.normal(size=s), event=(),
+        value=lambda r, s: r.uniform(-1.0, 3.0, size=s), event=(),
         methods=["log_prob", "entropy", "mean", "mode", "variance", "stddev", "cdf", "icdf"]),
     "HalfNormal": dict(
         params=lambda r, b: [_pos(r, b)],
@@ -256,7 +257,7 @@ def _both(spec: Dict[str, Any], params: List[np.ndarray], method: str, value: np
 @pytest.mark.parametrize("name", sorted(SPECS))
 def test_values_match_torch(name: str, batch: tuple, dtype: str) -> None:
     spec = SPECS[name]
-    rng = np.random.default_rng(abs(hash((name, batch))) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(f"{name}{batch}".encode()))
     params = spec["params"](rng, batch)
     tol = 1e-10 if dtype == "float64" else 2e-5
     if name == "Multinomial":  # torch computes its lgamma(n + 1) term in float32

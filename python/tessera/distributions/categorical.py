@@ -95,3 +95,25 @@ class Categorical(_ProbsOrLogits, Distribution):
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
         return values
+
+
+class _OverCategorical:
+    """probs, logits and param_shape of a distribution built over a Categorical
+    (`self._categorical`): OneHotCategorical, Multinomial, ExpRelaxedCategorical."""
+    _categorical: Categorical
+
+    @property
+    def _param(self) -> Any:
+        return self._categorical._param
+
+    @property
+    def probs(self) -> Any:
+        return self._categorical.probs
+
+    @property
+    def logits(self) -> Any:
+        return self._categorical.logits
+
+    @property
+    def param_shape(self) -> Any:
+        return self._categorical.param_shape

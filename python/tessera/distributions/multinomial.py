@@ -7,14 +7,14 @@ import tessera as ts
 
 from . import constraints
 from .binomial import Binomial
-from .categorical import Categorical
+from .categorical import Categorical, _OverCategorical
 from .distribution import Distribution
 from .utils import broadcast_all
 
 __all__ = ["Multinomial"]
 
 
-class Multinomial(Distribution):
+class Multinomial(_OverCategorical, Distribution):
     """The category counts of `total_count` draws from a Categorical(probs/logits) (event
     shape (K,)). `total_count` is an int; it may be left at 1 for log_prob only."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -51,18 +51,6 @@ class Multinomial(Distribution):
     @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self) -> Any:
         return constraints.multinomial(self.total_count)
-
-    @property
-    def logits(self) -> Any:
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Any:
-        return self._categorical.probs
-
-    @property
-    def param_shape(self) -> Any:
-        return self._categorical.param_shape
 
     def sample(self, sample_shape: Any = ()) -> Any:
         sample_shape = tuple(sample_shape)

@@ -6,13 +6,13 @@ from typing import Any, Optional
 import tessera as ts
 
 from . import constraints
-from .categorical import Categorical
+from .categorical import Categorical, _OverCategorical
 from .distribution import Distribution
 
 __all__ = ["OneHotCategorical"]
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(_OverCategorical, Distribution):
     """A Categorical whose values are one-hot vectors of its K categories (event shape
     (K,))."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -33,18 +33,6 @@ class OneHotCategorical(Distribution):
         return self._expanded(new, batch_shape)
 
     @property
-    def _param(self) -> Any:
-        return self._categorical._param
-
-    @property
-    def probs(self) -> Any:
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Any:
-        return self._categorical.logits
-
-    @property
     def mean(self) -> Any:
         return self._categorical.probs
 
@@ -57,10 +45,6 @@ class OneHotCategorical(Distribution):
     @property
     def variance(self) -> Any:
         return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self) -> Any:
-        return self._categorical.param_shape
 
     def sample(self, sample_shape: Any = ()) -> Any:
         probs = self._categorical.probs

@@ -16,6 +16,26 @@ from .utils import broadcast_all, clamp_probs
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
+class _Relaxed(TransformedDistribution):
+    """temperature, logits and probs of a relaxation: its base distribution's."""
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Any:
+        new = self._get_checked_instance(type(self), _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def temperature(self) -> Any:
+        return self.base_dist.temperature
+
+    @property
+    def logits(self) -> Any:
+        return self.base_dist.logits
+
+    @property
+    def probs(self) -> Any:
+        return self.base_dist.probs
+
+
 class LogitRelaxedBernoulli(_ProbsOrLogits, Distribution):
     """The logit of a RelaxedBernoulli: (logit(U) + logits) / temperature for U uniform."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -50,7 +70,7 @@ class LogitRelaxedBernoulli(_ProbsOrLogits, Distribution):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedBernoulli(_Relaxed):
     """sigmoid of a LogitRelaxedBernoulli: a relaxation of Bernoulli(probs/logits) on (0, 1),
     sharper as `temperature` (a tensor) goes to 0."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -61,19 +81,3 @@ class RelaxedBernoulli(TransformedDistribution):
                  validate_args: Optional[bool] = None) -> None:
         base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
         super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "RelaxedBernoulli":
-        new = self._get_checked_instance(RelaxedBernoulli, _instance)
-        return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self) -> Any:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Any:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Any:
-        return self.base_dist.probs

@@ -8,16 +8,16 @@ from typing import Any, Optional
 import tessera as ts
 
 from . import constraints
-from .categorical import Categorical
+from .categorical import Categorical, _OverCategorical
 from .distribution import Distribution
-from .transformed_distribution import TransformedDistribution
+from .relaxed_bernoulli import _Relaxed
 from .transforms import ExpTransform
 from .utils import clamp_probs
 
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
 
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(_OverCategorical, Distribution):
     """log of a RelaxedOneHotCategorical: log_softmax((logits + Gumbel noise) / temperature)
     over the last dim (event shape (K,))."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -38,18 +38,6 @@ class ExpRelaxedCategorical(Distribution):
         new._categorical = self._categorical.expand(batch_shape)
         return self._expanded(new, batch_shape)
 
-    @property
-    def param_shape(self) -> Any:
-        return self._categorical.param_shape
-
-    @property
-    def logits(self) -> Any:
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Any:
-        return self._categorical.probs
-
     def rsample(self, sample_shape: Any = ()) -> Any:
         shape = tuple(self._extended_shape(sample_shape))
         uniforms = clamp_probs(ts.rand(shape, dtype=self.logits.dtype, device=self.logits.device))
@@ -69,7 +57,7 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_Relaxed):
     """exp of an ExpRelaxedCategorical: points of the simplex, concentrating on its corners
     (one-hot vectors) as `temperature` (a tensor) goes to 0."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -81,19 +69,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         base_dist = ExpRelaxedCategorical(temperature, probs, logits,
                                           validate_args=validate_args)
         super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "RelaxedOneHotCategorical":
-        new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
-        return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self) -> Any:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Any:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Any:
-        return self.base_dist.probs
