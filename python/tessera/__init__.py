@@ -47,7 +47,8 @@ globals().update(_tensor_methods.method_functions())
 
 def __getattr__(name: str) -> _Any:
     """torch's spellings that would shadow Python's builtins under `from tessera import *`
-    (ts.float, ts.int, ts.range, ts.complex, ts.compile), served lazily (PEP 562)."""
+    (ts.float, ts.int, ts.range, ts.complex, ts.compile), served lazily (PEP 562); and
+    ts.distributions, imported on first use (it adds tens of ms to `import tessera`)."""
     lazy = {"float": float32, "int": int32}
     if name in lazy:
         return lazy[name]
@@ -57,6 +58,9 @@ def __getattr__(name: str) -> _Any:
     if name == "complex":
         from ._elementwise import _complex
         return _complex
+    if name == "distributions":
+        import importlib
+        return importlib.import_module(".distributions", __name__)
     if name == "compile":
         from ._transforms import compile as _compile
         return _compile
@@ -64,7 +68,7 @@ def __getattr__(name: str) -> _Any:
 
 
 from . import autograd, testing, utils  # noqa: E402
-from . import nn, optim, datasets, distributions  # noqa: E402
+from . import nn, optim, datasets  # noqa: E402
 from . import amp  # noqa: E402
 from . import onnx  # noqa: E402  (torch.onnx.export; needs the onnx package only when called)
 from . import cpu  # noqa: E402  (torch.cpu, with ts.cpu.amp)
