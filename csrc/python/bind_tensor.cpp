@@ -146,6 +146,21 @@ void init_tensor(py::module_& m) {
           return py::reinterpret_steal<py::object>(o);
         },
         py::name("__new__")));
+    // torch.Tensor(*args): PyTorch's legacy constructor (Tensor(2, 3), Tensor([1, 2]),
+    // Tensor(size), Tensor(tensor)); the instance __new__ made takes the built tensor's handle
+    // (python/tessera/_torch_legacy.py: _tensor_init).
+    // (Bound under another name: pybind11 ignores an "__init__" on an instance that tp_new
+    // already registered.)
+    cls.attr("__init__") = py::cpp_function(
+        [](py::handle self, py::args args, py::kwargs kwargs) {
+          py::object built =
+              py::module_::import("tessera._torch_legacy").attr("_tensor_init")(*args, **kwargs);
+          self.cast<Tensor&>() = built.cast<Tensor>();
+        },
+        py::name("_legacy_init"), py::is_method(cls),
+        "Tensor(*sizes) / Tensor(data) / Tensor(size) / Tensor(tensor)\n--\n\n"
+        "PyTorch's legacy constructor: an uninitialized tensor of those sizes, or the data "
+        "converted, in the default dtype; a tensor argument is returned as it is.");
   }
   cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape()); })
       .def_property_readonly("ndim", &Tensor::ndim)

@@ -147,6 +147,10 @@ py::object type_method(py::handle self, py::handle dtype, bool /*non_blocking*/)
                        n ? std::string(n) : str(dtype_name(x.dtype()), "Tensor")));
   }
   std::optional<DType> d;
+  // x.type(torch.FloatTensor): a legacy typed-tensor class names its dtype
+  // (python/tessera/_torch_legacy.py)
+  if (PyType_Check(dtype.ptr()) && py::hasattr(dtype, "_dtype_name"))
+    return type_method(self, dtype.attr("_dtype_name"), false);
   if (py::isinstance<py::str>(dtype)) {
     std::string s = dtype.cast<std::string>();
     s = s.substr(s.rfind('.') == std::string::npos ? 0 : s.rfind('.') + 1);

@@ -724,23 +724,24 @@ void init_views(py::module_& m) {
   m.def(
       "squeeze",
       [](const Tensor& x, py::handle axis, py::handle dim) {
-        if (!axis.is_none() && !dim.is_none())
+        if (axis.ptr() != Py_Ellipsis && !dim.is_none())
           throw py::type_error(
               "squeeze() got multiple values for argument 'axis' (also given "
               "as 'dim')");
-        py::handle a = dim.is_none() ? axis : dim;
-        if (a.is_none())
+        // the standard's call names the axis; torch's (no axis, or dim=) is the method's
+        if (axis.ptr() == Py_Ellipsis) return squeeze_torch(x, dim, py::none());
+        if (axis.is_none())  // as torch.squeeze(x, None)
           throw py::type_error(
-              "squeeze: the axis to remove must be given (axis=...); hint: the method "
-              "x.squeeze() removes every size-1 axis like PyTorch");
-        return squeeze(x, to_shape(a, "squeeze"));
+              "squeeze(): argument 'dim' must be int or tuple of ints, not NoneType");
+        return squeeze(x, to_shape(axis, "squeeze"));
       },
-      py::arg("x"), py::pos_only(), py::arg("axis") = py::none(), py::kw_only(),
+      py::arg("x"), py::pos_only(), py::arg("axis") = py::ellipsis(), py::kw_only(),
       py::arg("dim") = py::none(),
-      "squeeze(x, /, axis, *, dim=None)\n--\n\n"
+      "squeeze(x, /, axis=None, *, dim=None)\n--\n\n"
       "A view without the named size-1 axes (an int or a tuple; ValueError when a named axis\n"
-      "is not size 1, as the standard asks). dim= is PyTorch's name; the method x.squeeze()\n"
-      "follows PyTorch.");
+      "is not size 1, as the standard asks). PyTorch's calls, torch.squeeze(x) and\n"
+      "torch.squeeze(x, dim=d), are the method x.squeeze(d): every size-1 dim, or those of dim\n"
+      "that have size 1.");
   m.def(
       "broadcast_to",
       [](const Tensor& input, py::handle shape, py::handle size) {

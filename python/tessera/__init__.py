@@ -68,6 +68,7 @@ def __getattr__(name: str) -> _Any:
 
 
 from . import autograd, testing, utils  # noqa: E402
+from . import func, jit  # noqa: E402  (torch.func's transforms; torch.jit, eager)
 from . import nn, optim, datasets  # noqa: E402
 from . import amp  # noqa: E402
 from . import onnx  # noqa: E402  (torch.onnx.export; needs the onnx package only when called)

@@ -86,6 +86,30 @@ def _typed_tensor(cls_name: str, dtype_name: str) -> type:
                    f"{cls_name}(data) converts; isinstance checks the dtype ({dtype_name})."})
 
 
+def _tensor_init(*args: Any, device: Any = None) -> Tensor:
+    """The tensor ``torch.Tensor(*args)`` makes (Tensor.__init__, csrc/python/bind_tensor.cpp):
+    ``Tensor()`` empty, ``Tensor(2, 3)`` / ``Tensor(torch.Size([2, 3]))`` uninitialized,
+    ``Tensor(data)`` the data (a sequence or array) converted, all in the default dtype;
+    ``Tensor(tensor)`` that tensor itself (an alias of any dtype)."""
+    ts = _ts()
+    dt = ts.get_default_dtype()
+    if len(args) == 1 and not isinstance(args[0], int):
+        data = args[0]
+        if isinstance(data, Tensor):
+            return data
+        if isinstance(data, Size):
+            return ts.empty(tuple(data), dtype=dt, device=device)
+        if isinstance(data, (bool, float, complex, str)) or data is None:
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        return ts.asarray(data, dtype=dt, device=device, copy=True)
+    for a in args:
+        if isinstance(a, bool) or not isinstance(a, int):
+            raise TypeError(f"new() received an invalid combination of arguments: expected "
+                            f"sizes (ints) or one data argument, got "
+                            f"({', '.join(type(v).__name__ for v in args)})")
+    return ts.empty(tuple(args) if args else (0,), dtype=dt, device=device)
+
+
 FloatTensor = _typed_tensor("FloatTensor", "float32")
 DoubleTensor = _typed_tensor("DoubleTensor", "float64")
 HalfTensor = _typed_tensor("HalfTensor", "float16")

@@ -238,3 +238,31 @@ def test_resume_with_last_epoch_matches_torch(case: int, last_epoch: int) -> Non
     opt = _opt(ts)
     with pytest.raises(KeyError, match="initial_lr"):
         RESUMABLE[case](optim.lr_scheduler, opt, last_epoch)
+
+
+def test_step_before_optimizer_step_warns_as_torch() -> None:
+    """lr_scheduler.step() before any optimizer.step() warns (PyTorch's UserWarning, once);
+    the usual order, and a custom Optimizer subclass's step, do not."""
+    import warnings
+
+    class MySGD(optim.Optimizer):
+        def __init__(self, params, lr=0.1):
+            super().__init__(params, dict(lr=lr))
+
+        def step(self, closure=None):
+            return None
+
+    for lib, make in ((ts, lambda m, lib: lib.optim.SGD(m.parameters(), lr=0.1)),
+                      (torch, lambda m, lib: lib.optim.SGD(m.parameters(), lr=0.1)),
+                      (ts, lambda m, lib: MySGD(m.parameters()))):
+        opt = make(lib.nn.Linear(1, 1), lib)
+        sched = lib.optim.lr_scheduler.StepLR(opt, 1)
+        with pytest.warns(UserWarning, match="before `optimizer.step\\(\\)`"):
+            sched.step()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            sched.step()  # warned once
+            opt2 = make(lib.nn.Linear(1, 1), lib)
+            sched2 = lib.optim.lr_scheduler.ExponentialLR(opt2, 0.5)
+            opt2.step()
+            sched2.step()

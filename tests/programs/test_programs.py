@@ -86,6 +86,8 @@ CASES = [
      "qualitative", 0.1),
     # random_split, shuffle=True and randn_like draw from torch's generator
     ("vae", "vae.py", ["--data", "{data}/mnist"], "qualitative", 0.05),
+    # the noise comes from torch.randn, the batches from shuffle=True
+    ("dcgan", "dcgan.py", ["--dataroot", "{data}/mnist"], "qualitative", 0.15),
     ("time_sequence_prediction", "time_sequence_prediction.py", [], "same", 1e-6),
     ("super_resolution", "super_resolution.py", [], "same", 2e-3),
     ("siamese", "siamese.py", [], "same", 1e-3),
@@ -93,6 +95,7 @@ CASES = [
     ("seq2seq_attention", "seq2seq_attention.py", ["--dropout", "0"], "same", 1e-3),
     ("custom_function", "custom_function.py", [], "same", 1e-5),
     ("data_pipeline", "data_pipeline.py", [], "same", 1e-3),
+    ("per_sample_grads", "per_sample_grads.py", [], "same", 1e-4),
     ("mnist_utilities", "mnist_utilities.py",
      ["--data", "{data}/mnist", "--dropout", "0", "--lr", "0.01"],
      "same", 1e-3),
@@ -108,7 +111,7 @@ def test_program_runs_unchanged(name: str, program: str, args: List[str], mode: 
         if root is None or not (root / "mnist").is_dir():
             pytest.skip("the MNIST / tiny-Shakespeare data are not beside the repository")
         args = [a.replace("{data}", str(root)) for a in args]
-    if program not in ("regression.py", "custom_function.py"):  # no weights drawn from torch
+    if program not in ("regression.py", "custom_function.py", "dcgan.py"):  # no weights drawn from torch
         args = [*args, "--init", str(tmp_path / "init.pt")]
     ref = _losses(_run("torch", program, args, tmp_path))
     got = _losses(_run("tessera", program, args, tmp_path))

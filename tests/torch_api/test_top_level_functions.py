@@ -369,6 +369,39 @@ def test_device_size_layout_typed_tensors() -> None:
     assert not isinstance(ts.ones(2), ts.LongTensor)
 
 
+def test_legacy_tensor_constructor_and_type_classes() -> None:
+    """torch.Tensor(*sizes) / Tensor(data) / Tensor(size) / Tensor(tensor), as old tutorials
+    write nn.Parameter(torch.Tensor(out, in)); x.type(torch.DoubleTensor)."""
+    for args in ((), (2, 3), ([1, 2],), ((1, 2),), (np.arange(3),), (np.float64(2.5) * np.ones(2),)):
+        got, ref = ts.Tensor(*args), torch.Tensor(*args)
+        assert tuple(got.shape) == tuple(ref.shape) and str(got.dtype) == "float32"
+        if ref.numel() and args and not isinstance(args[0], int):
+            assert got.tolist() == ref.tolist()
+    assert tuple(ts.Tensor(ts.Size([2, 4])).shape) == (2, 4)
+    for data in ([1.0, 2.0], [1, 2]):  # a tensor argument is that tensor, of any dtype
+        x = ts.asarray(data)
+        y = ts.Tensor(x)
+        assert y.dtype == x.dtype and y.data_ptr() == x.data_ptr()
+    for bad in ((2.5,), (2, 2.5), ("ab",)):
+        with pytest.raises(TypeError):
+            torch.Tensor(*bad)
+        with pytest.raises(TypeError):
+            ts.Tensor(*bad)
+    w = ts.nn.Parameter(ts.Tensor(3, 4))
+    assert isinstance(w, ts.nn.Parameter) and w.requires_grad and tuple(w.shape) == (3, 4)
+    old = ts.get_default_dtype()
+    try:
+        ts.set_default_dtype(ts.float64)
+        assert ts.Tensor(2).dtype == ts.float64 and ts.Tensor([1]).dtype == ts.float64
+    finally:
+        ts.set_default_dtype(old)
+    x = ts.ones(2)
+    for cls, dt in ((ts.DoubleTensor, ts.float64), (ts.LongTensor, ts.int64)):
+        assert x.type(cls).dtype == dt
+    assert x.type(ts.FloatTensor) is x
+    assert torch.ones(2).type(torch.LongTensor).dtype == torch.int64
+
+
 def test_misc_top_level() -> None:
     both(lambda lib, t: lib.matrix_rank(t(M)) if lib is ts else torch.linalg.matrix_rank(t(M)))
     both(lambda lib, t: lib.nuclear_norm(t(M)))

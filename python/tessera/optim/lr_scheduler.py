@@ -3,6 +3,7 @@ the learning rates agree to the last bit in float64)."""
 from __future__ import annotations
 
 import math
+import warnings
 from bisect import bisect_right
 from collections import Counter
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
@@ -89,6 +90,14 @@ class LRScheduler:
         return self._last_lr
 
     def step(self, epoch: Optional[int] = None) -> None:
+        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
+            warnings.warn(  # the first call after the constructor's, before any optimizer step
+                "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch "
+                "1.1.0 and later, you should call them in the opposite order: `optimizer.step()` "
+                "before `lr_scheduler.step()`.  Failure to do this will result in PyTorch "
+                "skipping the first value of the learning rate schedule. See more details at "
+                "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+                UserWarning, stacklevel=2)
         self._step_count += 1
         self._update_lr(epoch)
 

@@ -146,6 +146,7 @@ def _hooked_step(step: Callable) -> Callable:
                                        f"new_kwargs), but got {res}.")
                 args, kwargs = res
         out = step(self, *args, **kwargs)
+        self._opt_called = True  # read by LRScheduler.step's order check
         for hook in [*self._step_post_hooks.values(), *_global_step_post_hooks.values()]:
             hook(self, args, kwargs)
         return out

@@ -252,8 +252,11 @@ def test_standard_forms():
         ts.reshape(x, (24,), copy=1)
     assert ts.squeeze(x[:, :1], axis=1).shape == (2, 4)
     assert ts.squeeze(x[:, :1], dim=-2).shape == (2, 4)
-    with pytest.raises(TypeError):
-        ts.squeeze(x)
+    # PyTorch's calls (no axis; dim=) are the method's: a named dim that is not size 1 stays
+    y = ts.asarray(A[:, :1, None])
+    for call in (lambda m, t: m.squeeze(t), lambda m, t: m.squeeze(t, dim=0),
+                 lambda m, t: m.squeeze(t, dim=(0, 1))):
+        same_result(call(ts, y), call(torch, torch.from_numpy(A[:, :1, None])))
     with pytest.raises(ValueError):
         ts.squeeze(x, 0)  # the standard: a named axis must have size 1
     same_result(ts.roll(x, shift=(1, 1), axis=(0, 1)),
