@@ -19,6 +19,7 @@ from tessera.nn.utils import init as init
 from tessera.nn.utils.convert_parameters import parameters_to_vector as parameters_to_vector
 from tessera.nn.utils import parametrizations as parametrizations
 from tessera.nn.utils import parametrize as parametrize
+from tessera.nn.utils import prune as prune
 from tessera.nn.utils.spectral_norm import remove_spectral_norm as remove_spectral_norm
 from tessera.nn.utils.weight_norm import remove_weight_norm as remove_weight_norm
 from tessera.nn.utils import rnn as rnn
@@ -28,6 +29,6 @@ from tessera.nn.utils import stateless as stateless
 from tessera.nn.utils.convert_parameters import vector_to_parameters as vector_to_parameters
 from tessera.nn.utils.weight_norm import weight_norm as weight_norm
 
-__all__ = ['clip_grad', 'clip_grad_norm', 'clip_grad_norm_', 'clip_grad_value_', 'clip_grads_with_norm_', 'convert_parameters', 'fuse_conv_bn_eval', 'fuse_conv_bn_weights', 'fuse_linear_bn_eval', 'fuse_linear_bn_weights', 'fusion', 'get_total_norm', 'init', 'parameters_to_vector', 'parametrizations', 'parametrize', 'remove_spectral_norm', 'remove_weight_norm', 'rnn', 'skip_init', 'spectral_norm', 'stateless', 'vector_to_parameters', 'weight_norm']
+__all__ = ['clip_grad', 'clip_grad_norm', 'clip_grad_norm_', 'clip_grad_value_', 'clip_grads_with_norm_', 'convert_parameters', 'fuse_conv_bn_eval', 'fuse_conv_bn_weights', 'fuse_linear_bn_eval', 'fuse_linear_bn_weights', 'fusion', 'get_total_norm', 'init', 'parameters_to_vector', 'parametrizations', 'parametrize', 'prune', 'remove_spectral_norm', 'remove_weight_norm', 'rnn', 'skip_init', 'spectral_norm', 'stateless', 'vector_to_parameters', 'weight_norm']
 
 
