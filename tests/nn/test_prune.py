@@ -274,6 +274,37 @@ def test_prune_method_and_classes():
     assert list(m._forward_pre_hooks.values()) == [method]
 
 
+def test_custom_method_subclass_and_deepcopy():
+    """The tutorial's custom method (every other entry) and copy.deepcopy of a pruned
+    model (lottery-ticket code keeps a copy of the pruned network)."""
+    import copy
+
+    masks = []
+    for lib, pr in LIBS:
+        class EveryOther(pr.BasePruningMethod):
+            PRUNING_TYPE = "unstructured"
+
+            def compute_mask(self, t, default_mask):
+                mask = default_mask.clone()
+                mask.view(-1)[::2] = 0
+                return mask
+
+        m = make(lib, "linear")
+        pr.l1_unstructured(m, "bias", amount=1)
+        EveryOther.apply(m, "bias")
+        masks.append(np_(m.bias_mask))
+        with lib.no_grad():  # torch deep-copies only graph leaves: recompute bias as one
+            m(lib.ones(1, 6))
+        c = copy.deepcopy(m)
+        assert pr.is_pruned(c) and list(c.state_dict()) == list(m.state_dict())
+        with lib.no_grad():
+            c.bias_orig.fill_(2.0)
+        c(lib.ones(1, 6))
+        np.testing.assert_array_equal(np_(c.bias), 2.0 * masks[-1])
+        np.testing.assert_array_equal(np_(m.bias), np_(m.bias_orig) * masks[-1])
+    np.testing.assert_array_equal(masks[1], masks[0])
+
+
 def test_errors_match_torch():
     for lib, pr in LIBS:
         with pytest.raises(TypeError, match="Invalid type for amount"):

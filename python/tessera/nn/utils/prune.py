@@ -235,7 +235,7 @@ class Identity(BasePruningMethod):
 
 def _check_amount(amount: Any) -> None:
     """torch's checks of `amount` at construction."""
-    if isinstance(amount, bool) or not isinstance(amount, numbers.Real):
+    if not isinstance(amount, numbers.Real):
         raise TypeError(f"Invalid type for amount: {amount}. Must be int or float.")
     if (isinstance(amount, numbers.Integral) and amount < 0) or (
             not isinstance(amount, numbers.Integral)
