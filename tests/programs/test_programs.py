@@ -96,6 +96,7 @@ CASES = [
     ("custom_function", "custom_function.py", [], "same", 1e-5),
     ("data_pipeline", "data_pipeline.py", [], "same", 1e-3),
     ("per_sample_grads", "per_sample_grads.py", [], "same", 1e-4),
+    ("pruning", "pruning.py", [], "same", 1e-4),
     ("mnist_utilities", "mnist_utilities.py",
      ["--data", "{data}/mnist", "--dropout", "0", "--lr", "0.01"],
      "same", 1e-3),
