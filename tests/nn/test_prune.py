@@ -118,6 +118,31 @@ def test_iterative_pruning_matches_torch(kind):
     assert len(hooks[0]) == 4
 
 
+@pytest.mark.parametrize("dim", [0, -1])
+def test_iterative_structured_matches_torch(dim):
+    """A structured method after a structured one sees only the channels still kept; after
+    an unstructured one, every channel with an entry left."""
+    def run(lib, pr, m):
+        pr.ln_structured(m, "weight", amount=1, n=2, dim=dim)
+        pr.ln_structured(m, "weight", amount=0.5, n=1, dim=dim)
+        pr.l1_unstructured(m, "weight", amount=0.5)
+        pr.ln_structured(m, "weight", amount=1, n=float("inf"), dim=dim)
+
+    tm, sm = both("conv", run)
+    check_reparam(tm, sm)
+
+
+def test_float64_module():
+    def run(lib, pr, m):
+        m.double()
+        pr.l1_unstructured(m, "weight", amount=7)
+        pr.ln_structured(m, "weight", amount=2, n=2, dim=0)
+
+    tm, sm = both("linear", run)
+    check_reparam(tm, sm)
+    assert sm.weight.dtype == ts.float64 and sm.weight_mask.dtype == ts.float64
+
+
 def test_iterative_random_prunes_only_unpruned():
     m = make(ts, "linear")
     sprune.l1_unstructured(m, "weight", amount=10)
