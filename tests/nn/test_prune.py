@@ -339,6 +339,8 @@ def test_errors_match_torch():
         with pytest.raises(ValueError, match="should either be a float in the range"):
             pr.RandomUnstructured(amount=1.5)
         m = make(lib, "linear")
+        with pytest.raises(TypeError):  # torch: from topk, tessera: at construction
+            pr.l1_unstructured(m, "weight", amount=True)
         with pytest.raises(ValueError, match="should be smaller than the number of parameters"):
             pr.l1_unstructured(m, "weight", amount=31)
         assert isinstance(m.weight, lib.nn.Parameter) and not hasattr(m, "weight_orig")

@@ -234,8 +234,9 @@ class Identity(BasePruningMethod):
 
 
 def _check_amount(amount: Any) -> None:
-    """torch's checks of `amount` at construction."""
-    if not isinstance(amount, numbers.Real):
+    """torch's checks of `amount` at construction (a bool, which torch lets through to fail
+    in topk with a TypeError, is refused here with the same class)."""
+    if isinstance(amount, bool) or not isinstance(amount, numbers.Real):
         raise TypeError(f"Invalid type for amount: {amount}. Must be int or float.")
     if (isinstance(amount, numbers.Integral) and amount < 0) or (
             not isinstance(amount, numbers.Integral)
