@@ -368,3 +368,22 @@ def test_errors_match_torch():
         c = pr.PruningContainer(ident)
         with pytest.raises(TypeError, match="is not a BasePruningMethod subclass"):
             c.add_pruning_method(5)
+
+
+def test_hook_order_with_user_hooks():
+    """Re-pruning takes the old hook off and registers the container last, as torch."""
+    orders = []
+    for lib, pr in LIBS:
+        m = make(lib, "linear")
+        pr.l1_unstructured(m, "weight", amount=2)
+        m.register_forward_pre_hook(lambda mod, inp: None)
+        pr.l1_unstructured(m, "bias", amount=1)
+        pr.l1_unstructured(m, "weight", amount=2)
+        orders.append([type(h).__name__ if isinstance(h, pr.BasePruningMethod) else "user"
+                       for h in m._forward_pre_hooks.values()])
+        pr.remove(m, "bias")
+        orders.append([type(h).__name__ if isinstance(h, pr.BasePruningMethod) else "user"
+                       for h in m._forward_pre_hooks.values()])
+        m(lib.ones(1, 6))
+    assert orders[2:] == orders[:2]
+    assert orders[0] == ["user", "L1Unstructured", "PruningContainer"]
