@@ -209,6 +209,20 @@ SPECS: Dict[str, Dict[str, Any]] = {
         make=lambda M, p, t: M.RelaxedBernoulli(t, probs=p),
         value=lambda r, s: r.uniform(0.05, 0.95, size=s), event=(),
         methods=["log_prob"]),
+    "MixtureSameFamily_Normal": dict(
+        params=lambda r, b: [r.normal(size=b + (K,)), r.normal(size=b + (K,)),
+                             _pos(r, b + (K,))],
+        make=lambda M, lg, loc, scale: M.MixtureSameFamily(M.Categorical(logits=lg),
+                                                            M.Normal(loc, scale)),
+        value=lambda r, s: r.normal(size=s) * 2, event=(),
+        methods=["log_prob", "mean", "variance", "cdf"]),
+    "MixtureSameFamily_Independent": dict(  # a batch of 2-d Gaussian mixtures (MDN heads)
+        params=lambda r, b: [r.uniform(0.1, 1.0, size=b + (K,)), r.normal(size=b + (K, 2)),
+                             _pos(r, b + (K, 2))],
+        make=lambda M, p, loc, scale: M.MixtureSameFamily(
+            M.Categorical(probs=p), M.Independent(M.Normal(loc, scale), 1)),
+        value=lambda r, s: r.normal(size=s) * 2, event=(2,),
+        methods=["log_prob", "mean", "variance"]),
     "RelaxedOneHotCategorical": dict(
         params=lambda r, b: [r.normal(size=b + (K,)), _pos(r, b + (1,), 0.2, 2.0)],
         make=lambda M, lg, t: M.RelaxedOneHotCategorical(t.reshape(-1)[0], logits=lg),
@@ -455,6 +469,13 @@ def _errors_alike(f: Callable[[Any, Any], Any]) -> None:
     lambda M, L: M.RelaxedBernoulli(L.tensor(0.5), probs=L.tensor(0.3)).log_prob(L.tensor(1.5)),
     lambda M, L: M.RelaxedOneHotCategorical(L.tensor(0.5), L.tensor([0.3, 0.7])).log_prob(
         L.tensor([0.5, 0.6])),
+    lambda M, L: M.MixtureSameFamily(M.Normal(0.0, 1.0), M.Normal(L.zeros(3), L.ones(3))),
+    lambda M, L: M.MixtureSameFamily(M.Categorical(L.ones(3)), 1.0),
+    lambda M, L: M.MixtureSameFamily(M.Categorical(L.ones(2)), M.Normal(L.zeros(3), L.ones(3))),
+    lambda M, L: M.MixtureSameFamily(M.Categorical(L.ones(2, 3)),
+                                     M.Normal(L.zeros(4, 3), L.ones(4, 3))),
+    lambda M, L: M.MixtureSameFamily(M.Categorical(L.ones(3)),
+                                     M.Gamma(L.ones(3), L.ones(3))).log_prob(L.tensor(-1.0)),
 ])
 def test_validation_errors_match_torch(case: Callable) -> None:
     _errors_alike(case)

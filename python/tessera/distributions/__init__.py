@@ -14,6 +14,7 @@ from .cauchy import Cauchy
 from .chi2 import Chi2
 from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
@@ -23,6 +24,7 @@ from .independent import Independent
 from .kl import _register_all, kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
@@ -41,8 +43,8 @@ _register_all()
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy",
     "Chi2", "ComposeTransform", "Dirichlet", "Distribution", "ExpRelaxedCategorical",
-    "ExpTransform", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent",
-    "Laplace", "LogNormal", "LogitRelaxedBernoulli", "Multinomial", "MultivariateNormal",
+    "ExpTransform", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent",
+    "Laplace", "LogNormal", "LogitRelaxedBernoulli", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
     "Normal", "OneHotCategorical", "Poisson", "PowerTransform", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "SigmoidTransform", "StudentT", "TanhTransform", "Transform",
     "TransformedDistribution", "Uniform", "constraints", "identity_transform",

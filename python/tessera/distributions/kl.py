@@ -239,9 +239,9 @@ def _kl_onehot_onehot(p: Any, q: Any) -> Any:
 
 def _register_all() -> None:
     """Registers the pairs above (called by the package once every class exists)."""
-    from . import (bernoulli, beta, categorical, dirichlet, exponential, gamma, geometric,
-                   gumbel, half_normal, independent, laplace, multivariate_normal, normal,
-                   one_hot_categorical, poisson, transformed_distribution, uniform)
+    from . import (bernoulli, beta, categorical, dirichlet, exp_family, exponential, gamma,
+                   geometric, gumbel, half_normal, independent, laplace, multivariate_normal,
+                   normal, one_hot_categorical, poisson, transformed_distribution, uniform)
     table = [
         (bernoulli.Bernoulli, _kl_bernoulli_bernoulli),
         (categorical.Categorical, _kl_categorical_categorical),
@@ -263,3 +263,5 @@ def _register_all() -> None:
     ]
     for cls, fun in table:
         register_kl(cls, cls)(fun)
+    register_kl(exp_family.ExponentialFamily, exp_family.ExponentialFamily)(
+        exp_family._kl_expfamily_expfamily)
