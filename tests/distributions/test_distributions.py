@@ -44,6 +44,10 @@ def _tril(rng: np.random.Generator, shape: tuple) -> np.ndarray:
 
 
 K = 4  # categories / event size
+# parameters and values of the laws on (0, 1) with two concentrations (Beta, Kumaraswamy)
+_UNIT_TWO_CONCENTRATIONS = dict(
+    params=lambda r, b: [_pos(r, b, 0.3, 4.0), _pos(r, b, 0.3, 4.0)],
+    value=lambda r, s: r.uniform(0.05, 0.95, size=s), event=())
 
 
 # name -> (parameter arrays for a batch shape, the constructor on a distributions module,
@@ -100,9 +104,7 @@ SPECS: Dict[str, Dict[str, Any]] = {
         value=lambda r, s: _pos(r, s, 0.1, 4.0), event=(),
         methods=["log_prob", "entropy", "mean", "mode", "variance", "stddev", "cdf"]),
     "Beta": dict(
-        params=lambda r, b: [_pos(r, b, 0.3, 4.0), _pos(r, b, 0.3, 4.0)],
-        make=lambda M, a, b: M.Beta(a, b),
-        value=lambda r, s: r.uniform(0.05, 0.95, size=s), event=(),
+        _UNIT_TWO_CONCENTRATIONS, make=lambda M, a, b: M.Beta(a, b),
         methods=["log_prob", "entropy", "mean", "variance", "stddev"]),
     "Dirichlet": dict(
         params=lambda r, b: [_pos(r, b + (K,), 0.3, 4.0)],
@@ -209,6 +211,29 @@ SPECS: Dict[str, Dict[str, Any]] = {
         make=lambda M, p, t: M.RelaxedBernoulli(t, probs=p),
         value=lambda r, s: r.uniform(0.05, 0.95, size=s), event=(),
         methods=["log_prob"]),
+    "Weibull": dict(
+        params=lambda r, b: [_pos(r, b), _pos(r, b, 0.5, 4.0)],
+        make=lambda M, scale, k: M.Weibull(scale, k),
+        value=lambda r, s: _pos(r, s, 0.1, 4.0), event=(),
+        methods=["log_prob", "entropy", "mean", "mode", "variance", "cdf", "icdf"]),
+    "Pareto": dict(
+        params=lambda r, b: [_pos(r, b, 0.1, 0.5), _pos(r, b, 0.5, 4.0)],
+        make=lambda M, scale, alpha: M.Pareto(scale, alpha),
+        value=lambda r, s: _pos(r, s, 0.6, 5.0), event=(),
+        methods=["log_prob", "entropy", "mean", "mode", "variance", "cdf", "icdf"]),
+    "Kumaraswamy": dict(
+        _UNIT_TWO_CONCENTRATIONS, make=lambda M, a, b: M.Kumaraswamy(a, b),
+        methods=["log_prob", "entropy", "mean", "mode", "variance", "cdf", "icdf"]),
+    "NegativeBinomial": dict(
+        params=lambda r, b: [_pos(r, b, 0.5, 6.0), r.uniform(0.05, 0.9, size=b)],
+        make=lambda M, n, p: M.NegativeBinomial(n, probs=p),
+        value=lambda r, s: r.integers(0, 10, size=s).astype(float), event=(),
+        methods=["log_prob", "mean", "mode", "variance"]),
+    "NegativeBinomial_logits": dict(
+        params=lambda r, b: [r.normal(size=b), r.integers(1, 6, size=b).astype(float)],
+        make=lambda M, lg, n: M.NegativeBinomial(n, logits=lg),
+        value=lambda r, s: r.integers(0, 10, size=s).astype(float), event=(),
+        methods=["log_prob", "mean", "variance"]),
     "MixtureSameFamily_Normal": dict(
         params=lambda r, b: [r.normal(size=b + (K,)), r.normal(size=b + (K,)),
                              _pos(r, b + (K,))],

@@ -22,13 +22,16 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import _register_all, kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
 from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
 from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
@@ -37,16 +40,18 @@ from .transformed_distribution import TransformedDistribution
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
                          SigmoidTransform, TanhTransform, Transform, identity_transform)
 from .uniform import Uniform
+from .weibull import Weibull
 
 _register_all()
 
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy",
     "Chi2", "ComposeTransform", "Dirichlet", "Distribution", "ExpRelaxedCategorical",
-    "ExpTransform", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent",
-    "Laplace", "LogNormal", "LogitRelaxedBernoulli", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
-    "Normal", "OneHotCategorical", "Poisson", "PowerTransform", "RelaxedBernoulli",
+    "ExpTransform", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel",
+    "HalfNormal", "Independent", "Kumaraswamy", "Laplace", "LogNormal", "LogitRelaxedBernoulli",
+    "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+    "OneHotCategorical", "Pareto", "Poisson", "PowerTransform", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "SigmoidTransform", "StudentT", "TanhTransform", "Transform",
-    "TransformedDistribution", "Uniform", "constraints", "identity_transform",
+    "TransformedDistribution", "Uniform", "Weibull", "constraints", "identity_transform",
     "kl_divergence", "register_kl", "transforms",
 ]

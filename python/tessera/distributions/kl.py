@@ -12,7 +12,7 @@ import tessera as ts
 from tessera.nn.functional import softplus
 
 from .distribution import Distribution
-from .utils import _sum_rightmost
+from .utils import _sum_rightmost, euler_constant
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -215,14 +215,13 @@ def _kl_transformed_transformed(p: Any, q: Any) -> Any:
 
 
 def _kl_gumbel_gumbel(p: Any, q: Any) -> Any:
-    euler = 0.57721566490153286060
     ct1 = p.scale / q.scale
     ct2 = q.loc / q.scale
     ct3 = p.loc / q.scale
     t1 = -ct1.log() - ct2 + ct3
-    t2 = ct1 * euler
+    t2 = ct1 * euler_constant
     t3 = ts.exp(ct2 + ts.lgamma(1 + ct1) - ct3)
-    return t1 + t2 + t3 - (1 + euler)
+    return t1 + t2 + t3 - (1 + euler_constant)
 
 
 def _kl_geometric_geometric(p: Any, q: Any) -> Any:
