@@ -1,5 +1,5 @@
 """ExponentialFamily (entropy and same-family KL by Bregman divergences of the log
-normalizer) and MixtureSameFamily sampling/validation, against torch.distributions."""
+normalizer), MixtureSameFamily and VonMises sampling, against torch.distributions."""
 from __future__ import annotations
 
 import inspect
@@ -23,6 +23,7 @@ EF_CASES = {
     "Gamma": lambda M, L: M.Gamma(L.tensor([0.3, 4.0]), L.tensor([2.0, 0.7])),
     "Chi2": lambda M, L: M.Chi2(L.tensor([0.9, 4.0])),
     "Poisson": lambda M, L: M.Poisson(L.tensor([0.9, 4.0])),
+    "ContinuousBernoulli": lambda M, L: M.ContinuousBernoulli(L.tensor([0.2, 0.4995, 0.9])),
 }
 
 
@@ -63,7 +64,7 @@ def test_bregman_entropy_and_kl_match_torch(name: str) -> None:
         got = D.ExponentialFamily.entropy(d)
         np.testing.assert_allclose(got.numpy(), TD.ExponentialFamily.entropy(t).detach().numpy(),
                                    rtol=1e-10)
-        np.testing.assert_allclose(got.numpy(), d.entropy().numpy(), rtol=1e-10)
+        np.testing.assert_allclose(got.numpy(), d.entropy().numpy(), rtol=1e-10, atol=1e-12)
     # KL by the Bregman divergence, against q with the parameters reversed along the batch
     from tessera.distributions.exp_family import _kl_expfamily_expfamily
     q_d = type(d).__new__(type(d))
@@ -112,3 +113,22 @@ def test_mixture_sampling_moments_and_seed() -> None:
                              D.Independent(D.Normal(ts.zeros(3, 4, 2), ts.ones(3, 4, 2)), 1))
     assert tuple(m2.sample((5,)).shape) == (5, 3, 2)
     assert tuple(m2.log_prob(m2.sample((5,))).shape) == (5, 3)
+
+
+def test_von_mises_sampling() -> None:
+    loc = ts.tensor([0.5, -3.0, 2.0], dtype=ts.float64)
+    conc = ts.tensor([0.01, 1.0, 20.0], dtype=ts.float64)
+    d = D.VonMises(loc, conc)
+    ts.manual_seed(3)
+    x = d.sample((20000,))
+    ts.manual_seed(3)
+    assert bool((d.sample((20000,)) == x).all())
+    assert tuple(x.shape) == (20000, 3) and x.dtype == ts.float64
+    assert bool((x >= -np.pi).all()) and bool((x < np.pi).all())
+    # E cos(x - loc) = I1(k) / I0(k) = 1 - circular variance; E sin(x - loc) = 0
+    c = ts.cos(x - loc).mean(0).numpy()
+    s = ts.sin(x - loc).mean(0).numpy()
+    np.testing.assert_allclose(c, 1 - d.variance.numpy(), atol=0.015)
+    np.testing.assert_allclose(s, 0, atol=0.015)
+    f32 = D.VonMises(ts.tensor([1.0]), ts.tensor([2.0])).sample((3,))
+    assert f32.dtype == ts.float32 and tuple(f32.shape) == (3, 1)

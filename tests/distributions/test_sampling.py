@@ -53,6 +53,7 @@ CASES: List[Tuple[str, Callable[[], Any]]] = [
     ("MixtureSameFamily", lambda: D.MixtureSameFamily(
         D.Categorical(_t([[0.2, 0.8], [0.5, 0.5]])),
         D.Normal(_t([[-2.0, 1.0], [0.0, 5.0]]), _t([[1.0, 0.5], [2.0, 1.0]])))),
+    ("ContinuousBernoulli", lambda: D.ContinuousBernoulli(_t([0.1, 0.4995, 0.8]))),
     ("RelaxedBernoulli", lambda: D.RelaxedBernoulli(_t(0.7), _t([0.2, 0.6]))),
     ("RelaxedOneHotCategorical", lambda: D.RelaxedOneHotCategorical(
         _t(0.5), _t([0.2, 0.3, 0.5]))),
