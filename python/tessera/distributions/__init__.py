@@ -6,6 +6,7 @@ differentiable and runs on the parameters' device."""
 from __future__ import annotations
 
 from . import constraints, transforms
+from .constraint_registry import biject_to, transform_to
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
@@ -38,8 +39,12 @@ from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
 from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
 from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
-from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
-                         SigmoidTransform, TanhTransform, Transform, identity_transform)
+from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform,
+                         CumulativeDistributionTransform, ExpTransform, IndependentTransform,
+                         LowerCholeskyTransform, PositiveDefiniteTransform, PowerTransform,
+                         ReshapeTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
+                         StackTransform, StickBreakingTransform, TanhTransform, Transform,
+                         identity_transform)
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
@@ -47,13 +52,17 @@ from .weibull import Weibull
 _register_all()
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy",
-    "Chi2", "ComposeTransform", "ContinuousBernoulli", "Dirichlet", "Distribution",
-    "ExpRelaxedCategorical", "ExpTransform", "Exponential", "ExponentialFamily", "Gamma",
-    "Geometric", "Gumbel", "HalfNormal", "Independent", "Kumaraswamy", "Laplace", "LogNormal",
-    "LogitRelaxedBernoulli", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
-    "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson", "PowerTransform",
-    "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "StudentT",
+    "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform",
+    "Categorical", "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli",
+    "CumulativeDistributionTransform", "Dirichlet", "Distribution", "ExpRelaxedCategorical",
+    "ExpTransform", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel",
+    "HalfNormal", "Independent", "IndependentTransform", "Kumaraswamy", "Laplace", "LogNormal",
+    "LogitRelaxedBernoulli", "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial",
+    "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto",
+    "Poisson", "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
+    "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+    "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT",
     "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "VonMises", "Weibull",
-    "constraints", "identity_transform", "kl_divergence", "register_kl", "transforms",
+    "biject_to", "constraints", "identity_transform", "kl_divergence", "register_kl",
+    "transform_to", "transforms",
 ]
