@@ -54,6 +54,9 @@ CASES: List[Tuple[str, Callable[[], Any]]] = [
         D.Categorical(_t([[0.2, 0.8], [0.5, 0.5]])),
         D.Normal(_t([[-2.0, 1.0], [0.0, 5.0]]), _t([[1.0, 0.5], [2.0, 1.0]])))),
     ("ContinuousBernoulli", lambda: D.ContinuousBernoulli(_t([0.1, 0.4995, 0.8]))),
+    ("FisherSnedecor", lambda: D.FisherSnedecor(_t([5.0, 12.0]), _t([30.0, 40.0]))),
+    ("LowRankMultivariateNormal", lambda: D.LowRankMultivariateNormal(
+        _t([1.0, -1.0, 0.0]), _t([[1.0], [0.5], [-1.0]]), _t([0.5, 1.0, 2.0]))),
     ("RelaxedBernoulli", lambda: D.RelaxedBernoulli(_t(0.7), _t([0.2, 0.6]))),
     ("RelaxedOneHotCategorical", lambda: D.RelaxedOneHotCategorical(
         _t(0.5), _t([0.2, 0.3, 0.5]))),

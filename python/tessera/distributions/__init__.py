@@ -17,6 +17,7 @@ from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .fishersnedecor import FisherSnedecor
 from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
@@ -27,6 +28,8 @@ from .kl import _register_all, kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
@@ -55,11 +58,12 @@ __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform",
     "Categorical", "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli",
     "CumulativeDistributionTransform", "Dirichlet", "Distribution", "ExpRelaxedCategorical",
-    "ExpTransform", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel",
-    "HalfNormal", "Independent", "IndependentTransform", "Kumaraswamy", "Laplace", "LogNormal",
-    "LogitRelaxedBernoulli", "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial",
-    "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto",
-    "Poisson", "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
+    "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric",
+    "Gumbel", "HalfNormal", "Independent", "IndependentTransform", "Kumaraswamy", "Laplace",
+    "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal",
+    "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
+    "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson",
+    "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
     "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT",
     "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "VonMises", "Weibull",

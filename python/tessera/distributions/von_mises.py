@@ -107,12 +107,10 @@ class VonMises(Distribution):
 
     @property
     def mean(self) -> Any:
-        """The circular mean."""
+        """The circular mean (also the mode)."""
         return self.loc
 
-    @property
-    def mode(self) -> Any:
-        return self.loc
+    mode = mean
 
     @lazy_property
     def variance(self) -> Any:  # type: ignore[override]
