@@ -88,6 +88,11 @@ SPECS: Dict[str, Dict[str, Any]] = {
         make=lambda M, lo, hi: M.Uniform(lo, hi),
         value=lambda r, s: r.uniform(-0.9, 0.9, size=s), event=(),
         methods=["log_prob", "entropy", "mean", "variance", "stddev", "cdf", "icdf"]),
+    "Uniform_unit": dict(  # inside (0, 1): kl against the laws on [0, 1] or [0, inf)
+        params=lambda r, b: [r.uniform(0.05, 0.3, size=b), r.uniform(0.6, 0.95, size=b)],
+        make=lambda M, lo, hi: M.Uniform(lo, hi),
+        value=lambda r, s: r.uniform(0.35, 0.55, size=s), event=(),
+        methods=["log_prob", "entropy", "mean", "cdf", "icdf"]),
     "Exponential": dict(
         params=lambda r, b: [_pos(r, b)],
         make=lambda M, rate: M.Exponential(rate),
@@ -261,10 +266,10 @@ SPECS: Dict[str, Dict[str, Any]] = {
         value=lambda r, s: _simplex(r, s), event=(K,),
         methods=["log_prob"]),
     "LowRankMultivariateNormal": dict(
-        params=lambda r, b: [r.normal(size=b + (K,)), r.normal(size=b + (K, 2)),
-                             _pos(r, b + (K,))],
+        params=lambda r, b: [r.normal(size=b + (3,)), r.normal(size=b + (3, 2)),
+                             _pos(r, b + (3,))],
         make=lambda M, loc, W, d: M.LowRankMultivariateNormal(loc, W, d),
-        value=lambda r, s: r.normal(size=s), event=(K,),
+        value=lambda r, s: r.normal(size=s), event=(3,),
         methods=["log_prob", "entropy", "mean", "mode", "variance", "scale_tril",
                  "covariance_matrix", "precision_matrix"]),
     "MixtureSameFamily_Normal": dict(
@@ -448,6 +453,47 @@ def test_kl_divergence_matches_torch(name: str, dtype: str) -> None:
     if name != "Uniform":
         compare_grads(lambda *ps: kl(D, ts, *ps), lambda *ps: kl(TD, torch, *ps),
                       p_params + q_params, rtol=1e-7)
+
+
+# the SPECS entry each family's kl is tested with
+KL_FAMILY_SPEC = {
+    "Bernoulli": "Bernoulli_probs", "Beta": "Beta", "Binomial": "Binomial",
+    "ContinuousBernoulli": "ContinuousBernoulli", "Exponential": "Exponential",
+    "Gamma": "Gamma", "Gumbel": "Gumbel", "Laplace": "Laplace",
+    "LowRankMultivariateNormal": "LowRankMultivariateNormal",
+    "MultivariateNormal": "MultivariateNormal_tril", "Normal": "Normal", "Pareto": "Pareto",
+    "Poisson": "Poisson", "Uniform": "Uniform_unit"}
+CROSS_KL = sorted((a.__name__, b.__name__) for a, b in TD.kl._KL_REGISTRY
+                  if a is not b and a is not TD.ExponentialFamily)
+SAME_KL_NEW = ["Binomial", "Cauchy", "ContinuousBernoulli", "LowRankMultivariateNormal", "Pareto"]
+
+
+def _kl_both(p_name: str, q_name: str, dtype: str) -> tuple:
+    rng = np.random.default_rng(zlib.crc32(f"{p_name}{q_name}".encode()))
+    ps, qs = SPECS[p_name], SPECS[q_name]
+    p_params, q_params = ps["params"](rng, (2, 3)), qs["params"](rng, (2, 3))
+    n = len(p_params)
+
+    def kl(M: Any, *xs: Any) -> Any:
+        return M.kl_divergence(ps["make"](M, *xs[:n]), qs["make"](M, *xs[n:]))
+
+    got = kl(D, *[_lib_tensor(ts, a, dtype) for a in p_params + q_params])
+    want = kl(TD, *[_lib_tensor(torch, a, dtype) for a in p_params + q_params])
+    return got, want, kl, p_params + q_params
+
+
+@pytest.mark.parametrize("pair", CROSS_KL + [(n, n) for n in SAME_KL_NEW], ids=str)
+def test_kl_pairs_match_torch(pair: tuple) -> None:
+    p_name, q_name = (KL_FAMILY_SPEC.get(n, n) for n in pair)
+    for dtype in ("float32", "float64"):
+        got, want, kl, arrays = _kl_both(p_name, q_name, dtype)
+        tol = 1e-10 if dtype == "float64" else 2e-5
+        assert tuple(got.shape) == tuple(want.shape)
+        assert got.dtype.name == str(want.dtype).replace("torch.", "")
+        np.testing.assert_allclose(got.numpy().astype(np.float64),
+                                   want.detach().numpy().astype(np.float64), rtol=tol, atol=tol)
+    if np.isfinite(want.detach().numpy()).all() and pair[0] not in ("Binomial", "Bernoulli"):
+        compare_grads(lambda *xs: kl(D, *xs), lambda *xs: kl(TD, *xs), arrays, rtol=1e-7)
 
 
 def test_kl_dispatch_register_and_missing() -> None:
