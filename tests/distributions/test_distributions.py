@@ -43,6 +43,12 @@ def _tril(rng: np.random.Generator, shape: tuple) -> np.ndarray:
     return a
 
 
+def _corr_cholesky(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    c = _spd(rng, shape)
+    d = np.sqrt(np.diagonal(c, axis1=-2, axis2=-1))
+    return np.linalg.cholesky(c / d[..., :, None] / d[..., None, :])
+
+
 K = 4  # categories / event size
 # parameters and values of the laws on (0, 1) with two concentrations (Beta, Kumaraswamy)
 _UNIT_TWO_CONCENTRATIONS = dict(
@@ -272,6 +278,11 @@ SPECS: Dict[str, Dict[str, Any]] = {
         value=lambda r, s: r.normal(size=s), event=(3,),
         methods=["log_prob", "entropy", "mean", "mode", "variance", "scale_tril",
                  "covariance_matrix", "precision_matrix"]),
+    "LKJCholesky": dict(
+        params=lambda r, b: [_pos(r, b, 0.3, 4.0)],
+        make=lambda M, c: M.LKJCholesky(3, c),
+        value=lambda r, s: _corr_cholesky(r, s), event=(3, 3),
+        methods=["log_prob"]),
     "MixtureSameFamily_Normal": dict(
         params=lambda r, b: [r.normal(size=b + (K,)), r.normal(size=b + (K,)),
                              _pos(r, b + (K,))],
@@ -594,6 +605,9 @@ def _errors_alike(f: Callable[[Any, Any], Any]) -> None:
     lambda M, L: M.LowRankMultivariateNormal(L.zeros(2), L.ones(3, 1), L.ones(2)),
     lambda M, L: M.LowRankMultivariateNormal(L.zeros(2), L.ones(2, 1), L.ones(3)),
     lambda M, L: M.LowRankMultivariateNormal(L.zeros(2), L.ones(2, 1), L.tensor([1.0, -10.0])),
+    lambda M, L: M.LKJCholesky(1, L.tensor(1.0)),
+    lambda M, L: M.LKJCholesky(2, L.tensor(-1.0)),
+    lambda M, L: M.LKJCholesky(2, L.tensor(1.0)).log_prob(L.eye(2) * 2),
     lambda M, L: M.MixtureSameFamily(M.Normal(0.0, 1.0), M.Normal(L.zeros(3), L.ones(3))),
     lambda M, L: M.MixtureSameFamily(M.Categorical(L.ones(3)), 1.0),
     lambda M, L: M.MixtureSameFamily(M.Categorical(L.ones(2)), M.Normal(L.zeros(3), L.ones(3))),

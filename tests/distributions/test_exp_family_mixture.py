@@ -1,5 +1,6 @@
 """ExponentialFamily (entropy and same-family KL by Bregman divergences of the log
-normalizer), MixtureSameFamily and VonMises sampling, against torch.distributions."""
+normalizer), MixtureSameFamily, VonMises and LKJCholesky sampling, against
+torch.distributions."""
 from __future__ import annotations
 
 import inspect
@@ -132,3 +133,23 @@ def test_von_mises_sampling() -> None:
     np.testing.assert_allclose(s, 0, atol=0.015)
     f32 = D.VonMises(ts.tensor([1.0]), ts.tensor([2.0])).sample((3,))
     assert f32.dtype == ts.float32 and tuple(f32.shape) == (3, 1)
+
+
+def test_lkj_cholesky_sampling() -> None:
+    d = D.LKJCholesky(4, ts.tensor([0.5, 3.0], dtype=ts.float64))
+    ts.manual_seed(5)
+    L = d.sample((8000,))
+    assert tuple(L.shape) == (8000, 2, 4, 4)
+    assert bool(D.constraints.corr_cholesky.check(L).all())
+    corr = (L @ L.mT).numpy()
+    # corr[1, 0] is 2 Beta(b, b) - 1 with b = eta - 1 + d / 2: mean 0, var 1 / (2 b + 1)
+    var = 1 / (2 * (np.array([0.5, 3.0]) - 1 + 2) + 1)
+    np.testing.assert_allclose(corr[..., 1, 0].mean(0), 0, atol=0.03)
+    np.testing.assert_allclose(corr[..., 1, 0].var(0), var, rtol=0.06)
+    # the other entries as torch's sampler (the same onion construction) spreads them
+    torch.manual_seed(5)
+    want = (lambda t: t @ t.mT)(TD.LKJCholesky(4, torch.tensor([0.5, 3.0], dtype=torch.float64))
+                                .sample((8000,))).numpy()
+    for i, j in ((2, 0), (2, 1), (3, 2)):
+        np.testing.assert_allclose(corr[..., i, j].var(0), want[..., i, j].var(0), rtol=0.08)
+    assert np.isfinite(d.log_prob(L).numpy()).all()

@@ -35,6 +35,7 @@ CASES: Dict[str, Tuple[Callable[[Any], Any], tuple, Callable]] = {
     "Stack": (lambda M: M.transforms.StackTransform(
         [M.transforms.ExpTransform(), M.transforms.SoftplusTransform(),
          M.transforms.TanhTransform()], dim=1), (2, 3, 4), _real),
+    "CorrCholesky": (lambda M: M.transforms.CorrCholeskyTransform(), (2, 6), _real),
     "CumulativeDistribution": (lambda M: M.transforms.CumulativeDistributionTransform(
         M.Normal(0.5, 2.0)), (3, 4), _real),
 }
@@ -99,7 +100,7 @@ CONSTRAINTS = [
     lambda C: C.unit_interval, lambda C: C.interval(-1.0, 2.0),
     lambda C: C.half_open_interval(0.0, 1.0), lambda C: C.simplex, lambda C: C.real_vector,
     lambda C: C.independent(C.positive, 1), lambda C: C.lower_cholesky,
-    lambda C: C.positive_definite, lambda C: C.positive_semidefinite,
+    lambda C: C.positive_definite, lambda C: C.positive_semidefinite, lambda C: C.corr_cholesky,
     lambda C: C.cat([C.positive, C.real], dim=-1, lengths=[2, 2]),
     lambda C: C.stack([C.positive, C.unit_interval, C.real, C.less_than(1.0)], dim=-2),
 ]
@@ -119,7 +120,7 @@ def test_registries_match_torch(registry: str, index: int) -> None:
         return
     got = getattr(D, registry)(c)
     assert type(got).__name__ == type(want).__name__
-    shape = (4, 4) if index in (12, 13, 14, 16) else (3, 4)
+    shape = {12: (4, 4), 13: (4, 4), 14: (4, 4), 15: (2, 6), 17: (4, 4)}.get(index, (3, 4))
     x = np.random.default_rng(index).normal(size=shape)
     ya, yb = got(ts.asarray(x)), want(torch.tensor(x))
     np.testing.assert_allclose(ya.numpy(), yb.numpy(), rtol=1e-10, atol=1e-12)

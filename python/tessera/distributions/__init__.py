@@ -26,6 +26,7 @@ from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import _register_all, kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
+from .lkj_cholesky import LKJCholesky
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
@@ -43,6 +44,7 @@ from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
 from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform,
+                         CorrCholeskyTransform,
                          CumulativeDistributionTransform, ExpTransform, IndependentTransform,
                          LowerCholeskyTransform, PositiveDefiniteTransform, PowerTransform,
                          ReshapeTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
@@ -57,10 +59,11 @@ _register_all()
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform",
     "Categorical", "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli",
-    "CumulativeDistributionTransform", "Dirichlet", "Distribution", "ExpRelaxedCategorical",
-    "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric",
-    "Gumbel", "HalfNormal", "Independent", "IndependentTransform", "Kumaraswamy", "Laplace",
-    "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal",
+    "CorrCholeskyTransform", "CumulativeDistributionTransform", "Dirichlet", "Distribution",
+    "ExpRelaxedCategorical", "ExpTransform", "Exponential", "ExponentialFamily",
+    "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent",
+    "IndependentTransform", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal",
+    "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal",
     "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
     "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson",
     "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",

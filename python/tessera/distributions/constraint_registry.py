@@ -99,6 +99,7 @@ _register_both(constraints.interval, _to_interval)
 _register_both(constraints.half_open_interval, _to_interval)
 biject_to.register(constraints.simplex, lambda constraint: transforms.StickBreakingTransform())
 transform_to.register(constraints.simplex, lambda constraint: transforms.SoftmaxTransform())
+_register_both(constraints.corr_cholesky, lambda constraint: transforms.CorrCholeskyTransform())
 transform_to.register(constraints.lower_cholesky,
                       lambda constraint: transforms.LowerCholeskyTransform())
 transform_to.register(constraints.positive_definite,

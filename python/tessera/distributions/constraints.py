@@ -11,7 +11,7 @@ from typing import Any, Optional
 import tessera as ts
 
 __all__ = [
-    "Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "dependent", "dependent_property", "greater_than",
+    "Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
     "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
     "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "multinomial",
     "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite",
@@ -282,6 +282,18 @@ class _LowerCholesky(Constraint):
         return lower & positive_diagonal
 
 
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: lower triangular, positive diagonal,
+    rows of unit norm."""
+    event_dim = 2
+
+    def check(self, value: Any) -> Any:
+        tol = ts.finfo(value.dtype).eps * value.size(-1) * 10  # 10: torch's fudge factor
+        row_norm = ts.linalg.norm(value.detach(), dim=-1)
+        unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
+
 class _Square(Constraint):
     event_dim = 2
 
@@ -400,6 +412,7 @@ half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()

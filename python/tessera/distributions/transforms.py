@@ -10,9 +10,10 @@ import tessera as ts
 from tessera.nn.functional import logsigmoid, pad, softplus
 
 from . import constraints
-from .utils import _sum_rightmost, clamp_probs
+from .utils import _sum_rightmost, clamp_probs, tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+           "CorrCholeskyTransform",
            "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
            "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
            "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
@@ -844,3 +845,47 @@ class StackTransform(_PiecewiseTransform):
     @constraints.dependent_property
     def codomain(self) -> Any:  # type: ignore[override]
         return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CorrCholeskyTransform(_ParameterFree):
+    """Unconstrained vectors of length D(D-1)/2 to Cholesky factors of D x D correlation
+    matrices: tanh to partial correlations in (-1, 1), then stick breaking along each row so
+    that rows have unit norm (used by LKJCholesky and biject_to(corr_cholesky))."""
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+
+    def _call(self, x: Any) -> Any:
+        eps = ts.finfo(x.dtype).eps
+        x = ts.tanh(x).clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        z1m_cumprod_sqrt = (1 - r ** 2).sqrt().cumprod(-1)
+        r = r + ts.eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        return r * pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y: Any) -> Any:
+        y_cumsum = 1 - ts.cumsum(y * y, dim=-1)
+        y_cumsum_shifted = pad(y_cumsum[..., :-1], [1, 0], value=1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(y_cumsum_shifted, diag=-1).sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2
+
+    def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        y1m_cumsum_tril = tril_matrix_to_vec(1 - (y * y).cumsum(dim=-1), diag=-2)
+        stick_breaking_logdet = 0.5 * y1m_cumsum_tril.log().sum(-1)
+        tanh_logdet = -2 * (x + softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape: Any) -> Any:
+        shape = _shape_at_least_1(shape)
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (d, d)
+
+    def inverse_shape(self, shape: Any) -> Any:
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return tuple(shape[:-2]) + (d * (d - 1) // 2,)
