@@ -283,6 +283,21 @@ SPECS: Dict[str, Dict[str, Any]] = {
         make=lambda M, c: M.LKJCholesky(3, c),
         value=lambda r, s: _corr_cholesky(r, s), event=(3, 3),
         methods=["log_prob"]),
+    "Wishart_cov": dict(
+        params=lambda r, b: [_pos(r, b, 3.0, 8.0), _spd(r, b + (3, 3))],
+        make=lambda M, df, cov: M.Wishart(df, covariance_matrix=cov),
+        value=lambda r, s: _spd(r, s), event=(3, 3),
+        methods=["log_prob", "entropy", "mean", "mode", "variance"]),
+    "Wishart_tril": dict(  # df in (dim - 1, dim + 1]: NaN modes
+        params=lambda r, b: [_pos(r, b, 2.5, 4.0), _tril(r, b + (3, 3))],
+        make=lambda M, df, L: M.Wishart(df, scale_tril=L),
+        value=lambda r, s: _spd(r, s), event=(3, 3),
+        methods=["log_prob", "entropy", "mean", "mode", "variance"]),
+    "Wishart_prec": dict(
+        params=lambda r, b: [_pos(r, b, 3.0, 8.0), _spd(r, b + (3, 3))],
+        make=lambda M, df, P: M.Wishart(df, precision_matrix=P),
+        value=lambda r, s: _spd(r, s), event=(3, 3),
+        methods=["log_prob", "entropy", "mean", "variance"]),
     "MixtureSameFamily_Normal": dict(
         params=lambda r, b: [r.normal(size=b + (K,)), r.normal(size=b + (K,)),
                              _pos(r, b + (K,))],
@@ -608,6 +623,9 @@ def _errors_alike(f: Callable[[Any, Any], Any]) -> None:
     lambda M, L: M.LKJCholesky(1, L.tensor(1.0)),
     lambda M, L: M.LKJCholesky(2, L.tensor(-1.0)),
     lambda M, L: M.LKJCholesky(2, L.tensor(1.0)).log_prob(L.eye(2) * 2),
+    lambda M, L: M.Wishart(L.tensor(1.0), L.eye(3)),
+    lambda M, L: M.Wishart(L.tensor(4.0), L.tensor([[1.0, 2.0], [2.0, 1.0]])),
+    lambda M, L: M.Wishart(L.tensor(4.0), L.eye(2)).log_prob(-L.eye(2)),
     lambda M, L: M.MixtureSameFamily(M.Normal(0.0, 1.0), M.Normal(L.zeros(3), L.ones(3))),
     lambda M, L: M.MixtureSameFamily(M.Categorical(L.ones(3)), 1.0),
     lambda M, L: M.MixtureSameFamily(M.Categorical(L.ones(2)), M.Normal(L.zeros(3), L.ones(3))),

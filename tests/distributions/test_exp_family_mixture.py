@@ -25,6 +25,8 @@ EF_CASES = {
     "Chi2": lambda M, L: M.Chi2(L.tensor([0.9, 4.0])),
     "Poisson": lambda M, L: M.Poisson(L.tensor([0.9, 4.0])),
     "ContinuousBernoulli": lambda M, L: M.ContinuousBernoulli(L.tensor([0.2, 0.4995, 0.9])),
+    "Wishart": lambda M, L: M.Wishart(L.tensor([3.0, 5.5]), covariance_matrix=L.tensor(
+        [[[2.0, 0.5], [0.5, 1.0]], [[1.0, -0.3], [-0.3, 0.5]]])),
 }
 
 

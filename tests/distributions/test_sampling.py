@@ -57,6 +57,8 @@ CASES: List[Tuple[str, Callable[[], Any]]] = [
     ("FisherSnedecor", lambda: D.FisherSnedecor(_t([5.0, 12.0]), _t([30.0, 40.0]))),
     ("LowRankMultivariateNormal", lambda: D.LowRankMultivariateNormal(
         _t([1.0, -1.0, 0.0]), _t([[1.0], [0.5], [-1.0]]), _t([0.5, 1.0, 2.0]))),
+    ("Wishart", lambda: D.Wishart(_t([4.0, 7.5]), covariance_matrix=_t(
+        [[[2.0, 0.5], [0.5, 1.0]], [[1.0, -0.3], [-0.3, 0.5]]]))),
     ("RelaxedBernoulli", lambda: D.RelaxedBernoulli(_t(0.7), _t([0.2, 0.6]))),
     ("RelaxedOneHotCategorical", lambda: D.RelaxedOneHotCategorical(
         _t(0.5), _t([0.2, 0.3, 0.5]))),
