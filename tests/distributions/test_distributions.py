@@ -43,7 +43,17 @@ def _tril(rng: np.random.Generator, shape: tuple) -> np.ndarray:
     return a
 
 
+def _corr_cholesky(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    c = _spd(rng, shape)
+    d = np.sqrt(np.diagonal(c, axis1=-2, axis2=-1))
+    return np.linalg.cholesky(c / d[..., :, None] / d[..., None, :])
+
+
 K = 4  # categories / event size
+# parameters and values of the laws on (0, 1) with two concentrations (Beta, Kumaraswamy)
+_UNIT_TWO_CONCENTRATIONS = dict(
+    params=lambda r, b: [_pos(r, b, 0.3, 4.0), _pos(r, b, 0.3, 4.0)],
+    value=lambda r, s: r.uniform(0.05, 0.95, size=s), event=())
 
 
 # name -> (parameter arrays for a batch shape, the constructor on a distributions module,
@@ -84,6 +94,11 @@ SPECS: Dict[str, Dict[str, Any]] = {
         make=lambda M, lo, hi: M.Uniform(lo, hi),
         value=lambda r, s: r.uniform(-0.9, 0.9, size=s), event=(),
         methods=["log_prob", "entropy", "mean", "variance", "stddev", "cdf", "icdf"]),
+    "Uniform_unit": dict(  # inside (0, 1): kl against the laws on [0, 1] or [0, inf)
+        params=lambda r, b: [r.uniform(0.05, 0.3, size=b), r.uniform(0.6, 0.95, size=b)],
+        make=lambda M, lo, hi: M.Uniform(lo, hi),
+        value=lambda r, s: r.uniform(0.35, 0.55, size=s), event=(),
+        methods=["log_prob", "entropy", "mean", "cdf", "icdf"]),
     "Exponential": dict(
         params=lambda r, b: [_pos(r, b)],
         make=lambda M, rate: M.Exponential(rate),
@@ -100,9 +115,7 @@ SPECS: Dict[str, Dict[str, Any]] = {
         value=lambda r, s: _pos(r, s, 0.1, 4.0), event=(),
         methods=["log_prob", "entropy", "mean", "mode", "variance", "stddev", "cdf"]),
     "Beta": dict(
-        params=lambda r, b: [_pos(r, b, 0.3, 4.0), _pos(r, b, 0.3, 4.0)],
-        make=lambda M, a, b: M.Beta(a, b),
-        value=lambda r, s: r.uniform(0.05, 0.95, size=s), event=(),
+        _UNIT_TWO_CONCENTRATIONS, make=lambda M, a, b: M.Beta(a, b),
         methods=["log_prob", "entropy", "mean", "variance", "stddev"]),
     "Dirichlet": dict(
         params=lambda r, b: [_pos(r, b + (K,), 0.3, 4.0)],
@@ -209,6 +222,96 @@ SPECS: Dict[str, Dict[str, Any]] = {
         make=lambda M, p, t: M.RelaxedBernoulli(t, probs=p),
         value=lambda r, s: r.uniform(0.05, 0.95, size=s), event=(),
         methods=["log_prob"]),
+    "Weibull": dict(
+        params=lambda r, b: [_pos(r, b), _pos(r, b, 0.5, 4.0)],
+        make=lambda M, scale, k: M.Weibull(scale, k),
+        value=lambda r, s: _pos(r, s, 0.1, 4.0), event=(),
+        methods=["log_prob", "entropy", "mean", "mode", "variance", "cdf", "icdf"]),
+    "Pareto": dict(
+        params=lambda r, b: [_pos(r, b, 0.1, 0.5), _pos(r, b, 0.5, 4.0)],
+        make=lambda M, scale, alpha: M.Pareto(scale, alpha),
+        value=lambda r, s: _pos(r, s, 0.6, 5.0), event=(),
+        methods=["log_prob", "entropy", "mean", "mode", "variance", "cdf", "icdf"]),
+    "Kumaraswamy": dict(
+        _UNIT_TWO_CONCENTRATIONS, make=lambda M, a, b: M.Kumaraswamy(a, b),
+        methods=["log_prob", "entropy", "mean", "mode", "variance", "cdf", "icdf"]),
+    "NegativeBinomial": dict(
+        params=lambda r, b: [_pos(r, b, 0.5, 6.0), r.uniform(0.05, 0.9, size=b)],
+        make=lambda M, n, p: M.NegativeBinomial(n, probs=p),
+        value=lambda r, s: r.integers(0, 10, size=s).astype(float), event=(),
+        methods=["log_prob", "mean", "mode", "variance"]),
+    "NegativeBinomial_logits": dict(
+        params=lambda r, b: [r.normal(size=b), r.integers(1, 6, size=b).astype(float)],
+        make=lambda M, lg, n: M.NegativeBinomial(n, logits=lg),
+        value=lambda r, s: r.integers(0, 10, size=s).astype(float), event=(),
+        methods=["log_prob", "mean", "variance"]),
+    "ContinuousBernoulli": dict(  # one probs in the Taylor region around 1/2
+        params=lambda r, b: [np.where(r.uniform(size=b) < 0.3, 0.4995,
+                                      r.uniform(0.05, 0.95, size=b))],
+        make=lambda M, p: M.ContinuousBernoulli(probs=p),
+        value=lambda r, s: r.uniform(0.0, 1.0, size=s), event=(),
+        methods=["log_prob", "entropy", "mean", "variance", "stddev", "cdf", "icdf"]),
+    "ContinuousBernoulli_logits": dict(
+        params=lambda r, b: [r.normal(size=b) * 2],
+        make=lambda M, lg: M.ContinuousBernoulli(logits=lg),
+        value=lambda r, s: r.uniform(0.0, 1.0, size=s), event=(),
+        methods=["log_prob", "entropy", "mean", "variance", "cdf", "icdf"]),
+    "VonMises": dict(  # concentrations on both sides of the Bessel approximations' 3.75
+        params=lambda r, b: [r.normal(size=b) * 3, _pos(r, b, 0.2, 8.0)],
+        make=lambda M, loc, k: M.VonMises(loc, k),
+        value=lambda r, s: r.uniform(-4.0, 4.0, size=s), event=(),
+        methods=["log_prob", "mean", "mode", "variance"]),
+    "FisherSnedecor": dict(  # df on both sides of the moments' thresholds (2, 4)
+        params=lambda r, b: [_pos(r, b, 0.5, 8.0), _pos(r, b, 1.0, 9.0)],
+        make=lambda M, d1, d2: M.FisherSnedecor(d1, d2),
+        value=lambda r, s: _pos(r, s, 0.1, 5.0), event=(),
+        methods=["log_prob", "mean", "mode", "variance"]),
+    "LogisticNormal": dict(
+        params=lambda r, b: [r.normal(size=b + (K - 1,)), _pos(r, b + (K - 1,), 0.3, 1.5)],
+        make=lambda M, loc, scale: M.LogisticNormal(loc, scale),
+        value=lambda r, s: _simplex(r, s), event=(K,),
+        methods=["log_prob"]),
+    "LowRankMultivariateNormal": dict(
+        params=lambda r, b: [r.normal(size=b + (3,)), r.normal(size=b + (3, 2)),
+                             _pos(r, b + (3,))],
+        make=lambda M, loc, W, d: M.LowRankMultivariateNormal(loc, W, d),
+        value=lambda r, s: r.normal(size=s), event=(3,),
+        methods=["log_prob", "entropy", "mean", "mode", "variance", "scale_tril",
+                 "covariance_matrix", "precision_matrix"]),
+    "LKJCholesky": dict(
+        params=lambda r, b: [_pos(r, b, 0.3, 4.0)],
+        make=lambda M, c: M.LKJCholesky(3, c),
+        value=lambda r, s: _corr_cholesky(r, s), event=(3, 3),
+        methods=["log_prob"]),
+    "Wishart_cov": dict(
+        params=lambda r, b: [_pos(r, b, 3.0, 8.0), _spd(r, b + (3, 3))],
+        make=lambda M, df, cov: M.Wishart(df, covariance_matrix=cov),
+        value=lambda r, s: _spd(r, s), event=(3, 3),
+        methods=["log_prob", "entropy", "mean", "mode", "variance"]),
+    "Wishart_tril": dict(  # df in (dim - 1, dim + 1]: NaN modes
+        params=lambda r, b: [_pos(r, b, 2.5, 4.0), _tril(r, b + (3, 3))],
+        make=lambda M, df, L: M.Wishart(df, scale_tril=L),
+        value=lambda r, s: _spd(r, s), event=(3, 3),
+        methods=["log_prob", "entropy", "mean", "mode", "variance"]),
+    "Wishart_prec": dict(
+        params=lambda r, b: [_pos(r, b, 3.0, 8.0), _spd(r, b + (3, 3))],
+        make=lambda M, df, P: M.Wishart(df, precision_matrix=P),
+        value=lambda r, s: _spd(r, s), event=(3, 3),
+        methods=["log_prob", "entropy", "mean", "variance"]),
+    "MixtureSameFamily_Normal": dict(
+        params=lambda r, b: [r.normal(size=b + (K,)), r.normal(size=b + (K,)),
+                             _pos(r, b + (K,))],
+        make=lambda M, lg, loc, scale: M.MixtureSameFamily(M.Categorical(logits=lg),
+                                                            M.Normal(loc, scale)),
+        value=lambda r, s: r.normal(size=s) * 2, event=(),
+        methods=["log_prob", "mean", "variance", "cdf"]),
+    "MixtureSameFamily_Independent": dict(  # a batch of 2-d Gaussian mixtures (MDN heads)
+        params=lambda r, b: [r.uniform(0.1, 1.0, size=b + (K,)), r.normal(size=b + (K, 2)),
+                             _pos(r, b + (K, 2))],
+        make=lambda M, p, loc, scale: M.MixtureSameFamily(
+            M.Categorical(probs=p), M.Independent(M.Normal(loc, scale), 1)),
+        value=lambda r, s: r.normal(size=s) * 2, event=(2,),
+        methods=["log_prob", "mean", "variance"]),
     "RelaxedOneHotCategorical": dict(
         params=lambda r, b: [r.normal(size=b + (K,)), _pos(r, b + (1,), 0.2, 2.0)],
         make=lambda M, lg, t: M.RelaxedOneHotCategorical(t.reshape(-1)[0], logits=lg),
@@ -378,6 +481,47 @@ def test_kl_divergence_matches_torch(name: str, dtype: str) -> None:
                       p_params + q_params, rtol=1e-7)
 
 
+# the SPECS entry each family's kl is tested with
+KL_FAMILY_SPEC = {
+    "Bernoulli": "Bernoulli_probs", "Beta": "Beta", "Binomial": "Binomial",
+    "ContinuousBernoulli": "ContinuousBernoulli", "Exponential": "Exponential",
+    "Gamma": "Gamma", "Gumbel": "Gumbel", "Laplace": "Laplace",
+    "LowRankMultivariateNormal": "LowRankMultivariateNormal",
+    "MultivariateNormal": "MultivariateNormal_tril", "Normal": "Normal", "Pareto": "Pareto",
+    "Poisson": "Poisson", "Uniform": "Uniform_unit"}
+CROSS_KL = sorted((a.__name__, b.__name__) for a, b in TD.kl._KL_REGISTRY
+                  if a is not b and a is not TD.ExponentialFamily)
+SAME_KL_NEW = ["Binomial", "Cauchy", "ContinuousBernoulli", "LowRankMultivariateNormal", "Pareto"]
+
+
+def _kl_both(p_name: str, q_name: str, dtype: str) -> tuple:
+    rng = np.random.default_rng(zlib.crc32(f"{p_name}{q_name}".encode()))
+    ps, qs = SPECS[p_name], SPECS[q_name]
+    p_params, q_params = ps["params"](rng, (2, 3)), qs["params"](rng, (2, 3))
+    n = len(p_params)
+
+    def kl(M: Any, *xs: Any) -> Any:
+        return M.kl_divergence(ps["make"](M, *xs[:n]), qs["make"](M, *xs[n:]))
+
+    got = kl(D, *[_lib_tensor(ts, a, dtype) for a in p_params + q_params])
+    want = kl(TD, *[_lib_tensor(torch, a, dtype) for a in p_params + q_params])
+    return got, want, kl, p_params + q_params
+
+
+@pytest.mark.parametrize("pair", CROSS_KL + [(n, n) for n in SAME_KL_NEW], ids=str)
+def test_kl_pairs_match_torch(pair: tuple) -> None:
+    p_name, q_name = (KL_FAMILY_SPEC.get(n, n) for n in pair)
+    for dtype in ("float32", "float64"):
+        got, want, kl, arrays = _kl_both(p_name, q_name, dtype)
+        tol = 1e-10 if dtype == "float64" else 2e-5
+        assert tuple(got.shape) == tuple(want.shape)
+        assert got.dtype.name == str(want.dtype).replace("torch.", "")
+        np.testing.assert_allclose(got.numpy().astype(np.float64),
+                                   want.detach().numpy().astype(np.float64), rtol=tol, atol=tol)
+    if np.isfinite(want.detach().numpy()).all() and pair[0] not in ("Binomial", "Bernoulli"):
+        compare_grads(lambda *xs: kl(D, *xs), lambda *xs: kl(TD, *xs), arrays, rtol=1e-7)
+
+
 def test_kl_dispatch_register_and_missing() -> None:
     class MyNormal(D.Normal):
         pass
@@ -455,6 +599,40 @@ def _errors_alike(f: Callable[[Any, Any], Any]) -> None:
     lambda M, L: M.RelaxedBernoulli(L.tensor(0.5), probs=L.tensor(0.3)).log_prob(L.tensor(1.5)),
     lambda M, L: M.RelaxedOneHotCategorical(L.tensor(0.5), L.tensor([0.3, 0.7])).log_prob(
         L.tensor([0.5, 0.6])),
+    lambda M, L: M.Weibull(L.tensor(1.0), L.tensor(-1.0)),
+    lambda M, L: M.Weibull(L.tensor(1.0), L.tensor(2.0)).log_prob(L.tensor(-1.0)),
+    lambda M, L: M.Pareto(L.tensor(1.0), L.tensor(2.0)).log_prob(L.tensor(0.5)),
+    lambda M, L: M.Pareto(L.tensor(0.0), L.tensor(2.0)),
+    lambda M, L: M.Kumaraswamy(L.tensor(0.5), L.tensor(0.0)),
+    lambda M, L: M.Kumaraswamy(L.tensor(0.5), L.tensor(1.0)).log_prob(L.tensor(1.5)),
+    lambda M, L: M.NegativeBinomial(L.tensor(-1.0), L.tensor(0.5)),
+    lambda M, L: M.NegativeBinomial(L.tensor(2.0), L.tensor(1.0)),
+    lambda M, L: M.NegativeBinomial(L.tensor(2.0), L.tensor(0.5)).log_prob(L.tensor(1.5)),
+    lambda M, L: M.NegativeBinomial(L.tensor(2.0)),
+    lambda M, L: M.ContinuousBernoulli(L.tensor(1.5), validate_args=False),
+    lambda M, L: M.ContinuousBernoulli(L.tensor(0.3)).log_prob(L.tensor(1.5)),
+    lambda M, L: M.VonMises(L.tensor(0.0), L.tensor(-1.0)),
+    lambda M, L: M.FisherSnedecor(L.tensor(1.0), L.tensor(-1.0)),
+    lambda M, L: M.FisherSnedecor(L.tensor(1.0), L.tensor(2.0)).log_prob(L.tensor(-1.0)),
+    lambda M, L: M.LogisticNormal(L.zeros(2), L.ones(2)).log_prob(L.tensor([0.5, 0.6, 0.1])),
+    lambda M, L: M.LowRankMultivariateNormal(L.tensor(0.0), L.ones(1, 1), L.ones(1)),
+    lambda M, L: M.LowRankMultivariateNormal(L.zeros(2), L.ones(2), L.ones(2)),
+    lambda M, L: M.LowRankMultivariateNormal(L.zeros(2), L.ones(3, 1), L.ones(2)),
+    lambda M, L: M.LowRankMultivariateNormal(L.zeros(2), L.ones(2, 1), L.ones(3)),
+    lambda M, L: M.LowRankMultivariateNormal(L.zeros(2), L.ones(2, 1), L.tensor([1.0, -10.0])),
+    lambda M, L: M.LKJCholesky(1, L.tensor(1.0)),
+    lambda M, L: M.LKJCholesky(2, L.tensor(-1.0)),
+    lambda M, L: M.LKJCholesky(2, L.tensor(1.0)).log_prob(L.eye(2) * 2),
+    lambda M, L: M.Wishart(L.tensor(1.0), L.eye(3)),
+    lambda M, L: M.Wishart(L.tensor(4.0), L.tensor([[1.0, 2.0], [2.0, 1.0]])),
+    lambda M, L: M.Wishart(L.tensor(4.0), L.eye(2)).log_prob(-L.eye(2)),
+    lambda M, L: M.MixtureSameFamily(M.Normal(0.0, 1.0), M.Normal(L.zeros(3), L.ones(3))),
+    lambda M, L: M.MixtureSameFamily(M.Categorical(L.ones(3)), 1.0),
+    lambda M, L: M.MixtureSameFamily(M.Categorical(L.ones(2)), M.Normal(L.zeros(3), L.ones(3))),
+    lambda M, L: M.MixtureSameFamily(M.Categorical(L.ones(2, 3)),
+                                     M.Normal(L.zeros(4, 3), L.ones(4, 3))),
+    lambda M, L: M.MixtureSameFamily(M.Categorical(L.ones(3)),
+                                     M.Gamma(L.ones(3), L.ones(3))).log_prob(L.tensor(-1.0)),
 ])
 def test_validation_errors_match_torch(case: Callable) -> None:
     _errors_alike(case)

@@ -46,6 +46,19 @@ CASES: List[Tuple[str, Callable[[], Any]]] = [
     ("Chi2", lambda: D.Chi2(_t([1.0, 5.0]))),
     ("StudentT", lambda: D.StudentT(_t([9.0, 12.0]), _t([1.0, -1.0]), _t([2.0, 0.5]))),
     ("Cauchy", lambda: D.Cauchy(_t([0.0, 3.0]), _t([1.0, 0.2]))),
+    ("Weibull", lambda: D.Weibull(_t([1.0, 2.0]), _t([0.8, 3.0]))),
+    ("Pareto", lambda: D.Pareto(_t([1.0, 0.5]), _t([5.0, 9.0]))),
+    ("Kumaraswamy", lambda: D.Kumaraswamy(_t([0.5, 2.0]), _t([0.7, 3.0]))),
+    ("NegativeBinomial", lambda: D.NegativeBinomial(_t([2.0, 7.5]), _t([0.3, 0.6]))),
+    ("MixtureSameFamily", lambda: D.MixtureSameFamily(
+        D.Categorical(_t([[0.2, 0.8], [0.5, 0.5]])),
+        D.Normal(_t([[-2.0, 1.0], [0.0, 5.0]]), _t([[1.0, 0.5], [2.0, 1.0]])))),
+    ("ContinuousBernoulli", lambda: D.ContinuousBernoulli(_t([0.1, 0.4995, 0.8]))),
+    ("FisherSnedecor", lambda: D.FisherSnedecor(_t([5.0, 12.0]), _t([30.0, 40.0]))),
+    ("LowRankMultivariateNormal", lambda: D.LowRankMultivariateNormal(
+        _t([1.0, -1.0, 0.0]), _t([[1.0], [0.5], [-1.0]]), _t([0.5, 1.0, 2.0]))),
+    ("Wishart", lambda: D.Wishart(_t([4.0, 7.5]), covariance_matrix=_t(
+        [[[2.0, 0.5], [0.5, 1.0]], [[1.0, -0.3], [-0.3, 0.5]]]))),
     ("RelaxedBernoulli", lambda: D.RelaxedBernoulli(_t(0.7), _t([0.2, 0.6]))),
     ("RelaxedOneHotCategorical", lambda: D.RelaxedOneHotCategorical(
         _t(0.5), _t([0.2, 0.3, 0.5]))),

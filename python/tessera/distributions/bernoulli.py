@@ -8,13 +8,14 @@ import tessera as ts
 from tessera.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
-from .distribution import Distribution, _ProbsOrLogits
+from .distribution import _ProbsOrLogits
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(_ProbsOrLogits, Distribution):
+class Bernoulli(_ProbsOrLogits, ExponentialFamily):
     """1 with probability `probs` (or sigmoid(`logits`)), else 0; exactly one is given."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
@@ -67,3 +68,10 @@ class Bernoulli(_ProbsOrLogits, Distribution):
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
         return values
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (ts.logit(self.probs),)
+
+    def _log_normalizer(self, x: Any) -> Any:
+        return ts.log1p(ts.exp(x))

@@ -8,13 +8,13 @@ import tessera as ts
 
 from . import constraints
 from .dirichlet import Dirichlet
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Beta"]
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """Beta on [0, 1] with concentrations `concentration1` (alpha) and `concentration0`
     (beta)."""
     arg_constraints = {"concentration1": constraints.positive,
@@ -72,3 +72,10 @@ class Beta(Distribution):
     @property
     def concentration0(self) -> Any:
         return self._dirichlet.concentration[..., 1]
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x: Any, y: Any) -> Any:
+        return ts.lgamma(x) + ts.lgamma(y) - ts.lgamma(x + y)

@@ -7,7 +7,6 @@ import tessera as ts
 
 from . import constraints
 from .distribution import Distribution, _ProbsOrLogits
-from .utils import broadcast_all
 
 __all__ = ["Binomial"]
 
@@ -26,22 +25,13 @@ class Binomial(_ProbsOrLogits, Distribution):
 
     def __init__(self, total_count: Any = 1, probs: Any = None, logits: Any = None,
                  validate_args: Optional[bool] = None) -> None:
-        counts = []
-
-        def convert(v: Any) -> Any:
-            n, p = broadcast_all(total_count, v)
-            counts.append(n.type_as(p))
-            return p
-
-        self._set_probs_or_logits(probs, logits, convert)
-        self.total_count = counts[0]
+        self._set_count_and_probs_or_logits(total_count, probs, logits)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Binomial":
         new = self._get_checked_instance(Binomial, _instance)
         batch_shape = ts.Size(tuple(batch_shape))
-        new.total_count = self.total_count.expand(batch_shape)
-        self._expand_probs_or_logits(new, tuple(batch_shape))
+        self._expand_count_and_probs_or_logits(new, batch_shape)
         return self._expanded(new, batch_shape)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)

@@ -11,7 +11,7 @@ from typing import Any, Optional
 import tessera as ts
 
 __all__ = [
-    "Constraint", "boolean", "cat", "dependent", "dependent_property", "greater_than",
+    "Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
     "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
     "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "multinomial",
     "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite",
@@ -84,7 +84,19 @@ class _DependentProperty(property, _Dependent):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
-class _IndependentConstraint(Constraint):
+class _OnBase(Constraint):
+    """A constraint derived from `base_constraint` (and discrete when it is)."""
+
+    def __init__(self, base_constraint: Constraint):
+        self.base_constraint = base_constraint
+        super().__init__()
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return self.base_constraint.is_discrete
+
+
+class _IndependentConstraint(_OnBase):
     """`base_constraint` with `reinterpreted_batch_ndims` more dims treated as one event."""
 
     def __init__(self, base_constraint: Constraint, reinterpreted_batch_ndims: int):
@@ -93,13 +105,8 @@ class _IndependentConstraint(Constraint):
         if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
             raise ValueError("independent: reinterpreted_batch_ndims must be a non-negative int, "
                              f"got {reinterpreted_batch_ndims!r}")
-        self.base_constraint = base_constraint
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
-        super().__init__()
-
-    @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
-        return self.base_constraint.is_discrete
+        super().__init__(base_constraint)
 
     @property
     def event_dim(self) -> int:  # type: ignore[override]
@@ -275,6 +282,18 @@ class _LowerCholesky(Constraint):
         return lower & positive_diagonal
 
 
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: lower triangular, positive diagonal,
+    rows of unit norm."""
+    event_dim = 2
+
+    def check(self, value: Any) -> Any:
+        tol = ts.finfo(value.dtype).eps * value.size(-1) * 10  # 10: torch's fudge factor
+        row_norm = ts.linalg.norm(value.detach(), dim=-1)
+        unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
+
 class _Square(Constraint):
     event_dim = 2
 
@@ -352,6 +371,25 @@ class _Stack(_Pieces):
         return ts.stack([c.check(v) for v, c in zip(vs, self.cseq)], self.dim)
 
 
+class MixtureSameFamilyConstraint(_OnBase):
+    """The support of a MixtureSameFamily: a value lies in it when it lies in the support
+    of every component (`base_constraint`, the components' support)."""
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return self.base_constraint.event_dim
+
+    def check(self, value: Any) -> Any:
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
+
+
 dependent = _Dependent()
 dependent_property = _DependentProperty
 independent = _IndependentConstraint
@@ -374,6 +412,7 @@ half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()

@@ -6,7 +6,7 @@ from typing import Any, Optional
 import tessera as ts
 
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .gamma import _standard_gamma
 
 __all__ = ["Dirichlet"]
@@ -21,7 +21,7 @@ def _sample_dirichlet(concentration: Any) -> Any:
     return x.clamp(min=finfo.tiny, max=1 - finfo.eps)
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """Dirichlet over the simplex of the last dim of `concentration` (all > 0)."""
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
@@ -69,3 +69,10 @@ class Dirichlet(Distribution):
         return (ts.lgamma(self.concentration).sum(-1) - ts.lgamma(a0)
                 - (k - a0) * ts.digamma(a0)
                 - ((self.concentration - 1.0) * ts.digamma(self.concentration)).sum(-1))
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.concentration,)
+
+    def _log_normalizer(self, x: Any) -> Any:
+        return x.lgamma().sum(-1) - ts.lgamma(x.sum(-1))

@@ -8,7 +8,7 @@ from typing import Any, Dict, Optional
 import tessera as ts
 
 from . import constraints
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Distribution"]
 
@@ -223,6 +223,23 @@ class _ProbsOrLogits:
         name, value = ("probs", probs) if probs is not None else ("logits", logits)
         setattr(self, name, convert(value))
         self._param = getattr(self, name)
+
+    def _set_count_and_probs_or_logits(self, total_count: Any, probs: Any, logits: Any) -> None:
+        """Sets probs or logits and `total_count` broadcast together (the count in the
+        parameter's dtype): Binomial's and NegativeBinomial's parameters."""
+        counts = []
+
+        def convert(v: Any) -> Any:
+            n, p = broadcast_all(total_count, v)
+            counts.append(n.type_as(p))
+            return p
+
+        self._set_probs_or_logits(probs, logits, convert)
+        self.total_count = counts[0]
+
+    def _expand_count_and_probs_or_logits(self, new: Any, batch_shape: Any) -> None:
+        new.total_count = self.total_count.expand(tuple(batch_shape))
+        self._expand_probs_or_logits(new, tuple(batch_shape))
 
     def _expand_probs_or_logits(self, new: Any, shape: tuple) -> None:
         for name in ("probs", "logits"):

@@ -6,13 +6,13 @@ from typing import Any, Optional
 import tessera as ts
 
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import _broadcast_params
 
 __all__ = ["Exponential"]
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """Exponential with rate `rate` (mean 1 / rate)."""
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
@@ -59,3 +59,10 @@ class Exponential(Distribution):
 
     def entropy(self) -> Any:
         return 1.0 - ts.log(self.rate)
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (-self.rate,)
+
+    def _log_normalizer(self, x: Any) -> Any:
+        return -ts.log(-x)

@@ -6,7 +6,7 @@ from typing import Any, Optional
 import tessera as ts
 
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import _broadcast_params
 
 __all__ = ["Gamma"]
@@ -16,7 +16,7 @@ def _standard_gamma(concentration: Any) -> Any:
     return ts._C._standard_gamma(concentration)
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """Gamma with shape `concentration` and rate `rate` (mean concentration / rate).
     rsample is reparameterized: its gradient w.r.t. concentration is the implicit one of
     the `_standard_gamma` op."""
@@ -68,3 +68,10 @@ class Gamma(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         return ts.special.gammainc(self.concentration, self.rate * value)
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x: Any, y: Any) -> Any:
+        return ts.lgamma(x + 1) + (x + 1) * ts.log(-y.reciprocal())

@@ -10,11 +10,10 @@ from . import constraints
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
 from .uniform import Uniform
-from .utils import _broadcast_params
+from .utils import _broadcast_params, euler_constant
 
 __all__ = ["Gumbel"]
 
-_EULER = 0.57721566490153286060
 
 
 class Gumbel(TransformedDistribution):
@@ -47,7 +46,7 @@ class Gumbel(TransformedDistribution):
 
     @property
     def mean(self) -> Any:
-        return self.loc + self.scale * _EULER
+        return self.loc + self.scale * euler_constant
 
     @property
     def mode(self) -> Any:
@@ -62,4 +61,4 @@ class Gumbel(TransformedDistribution):
         return self.stddev.pow(2)
 
     def entropy(self) -> Any:
-        return self.scale.log() + (1 + _EULER)
+        return self.scale.log() + (1 + euler_constant)

@@ -12,7 +12,7 @@ import tessera as ts
 from tessera.nn.functional import softplus
 
 from .distribution import Distribution
-from .utils import _sum_rightmost
+from .utils import _sum_rightmost, euler_constant
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -215,14 +215,13 @@ def _kl_transformed_transformed(p: Any, q: Any) -> Any:
 
 
 def _kl_gumbel_gumbel(p: Any, q: Any) -> Any:
-    euler = 0.57721566490153286060
     ct1 = p.scale / q.scale
     ct2 = q.loc / q.scale
     ct3 = p.loc / q.scale
     t1 = -ct1.log() - ct2 + ct3
-    t2 = ct1 * euler
+    t2 = ct1 * euler_constant
     t3 = ts.exp(ct2 + ts.lgamma(1 + ct1) - ct3)
-    return t1 + t2 + t3 - (1 + euler)
+    return t1 + t2 + t3 - (1 + euler_constant)
 
 
 def _kl_geometric_geometric(p: Any, q: Any) -> Any:
@@ -237,11 +236,380 @@ def _kl_onehot_onehot(p: Any, q: Any) -> Any:
     return _kl_categorical_categorical(p._categorical, q._categorical)
 
 
+def _kl_binomial_binomial(p: Any, q: Any) -> Any:
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is "
+                                  "not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p()
+                          - (-q.probs).log1p())
+    return _inf_where(p.total_count > q.total_count, kl)
+
+
+def _kl_cauchy_cauchy(p: Any, q: Any) -> Any:
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    return t1 - (4 * p.scale * q.scale).log()
+
+
+def _kl_continuous_bernoulli_continuous_bernoulli(p: Any, q: Any) -> Any:
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + ts.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - ts.log1p(-q.probs)
+    return t1 + t2 + t3
+
+
+def _kl_pareto_pareto(p: Any, q: Any) -> Any:
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+    return _inf_where(p.support.lower_bound < q.support.lower_bound, result)
+
+
+def _lowrank_terms(q: Any) -> tuple:
+    """q's Woodbury pieces: (log det, A = C^-1/2 W^T D^-1)."""
+    from .lowrank_multivariate_normal import _batch_lowrank_logdet
+    W, D = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
+    A = ts.linalg.solve_triangular(q._capacitance_tril, W.mT / D.unsqueeze(-2), upper=False)
+    return _batch_lowrank_logdet(W, D, q._capacitance_tril), A
+
+
+def _check_mvn_events(p: Any, q: Any) -> None:
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with "
+                         "different event shapes cannot be computed")
+
+
+def _lowrank_mahalanobis(q: Any, x: Any) -> Any:
+    from .lowrank_multivariate_normal import _batch_lowrank_mahalanobis
+    return _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag,
+                                      x, q._capacitance_tril)
+
+
+def _kl_lowrank_lowrank(p: Any, q: Any) -> Any:
+    _check_mvn_events(p, q)
+    q_logdet, A = _lowrank_terms(q)
+    p_logdet, _ = _lowrank_terms(p)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    pW, pD, qD = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, q._unbroadcasted_cov_diag
+    term2 = ((pD / qD).sum(-1) + _batch_trace_xxt(pW * qD.rsqrt().unsqueeze(-1))
+             - _batch_trace_xxt(A * pD.sqrt().unsqueeze(-2)) - _batch_trace_xxt(A.matmul(pW)))
+    return 0.5 * (q_logdet - p_logdet + term2 + term3 - p.event_shape[0])
+
+
+def _kl_lowrank_mvn(p: Any, q: Any) -> Any:
+    from .multivariate_normal import _batch_mahalanobis
+    _check_mvn_events(p, q)
+    q_tril = q._unbroadcasted_scale_tril
+    p_logdet, _ = _lowrank_terms(p)
+    term1 = 2 * q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) - p_logdet
+    term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
+    combined = tuple(ts.broadcast_shapes(tuple(q_tril.shape[:-2]),
+                                         tuple(p._unbroadcasted_cov_factor.shape[:-2])))
+    n = p.event_shape[0]
+    q_scale_tril = q_tril.expand(combined + (n, n))
+    p_cov_factor = p._unbroadcasted_cov_factor.expand(combined + (n, p.cov_factor.size(-1)))
+    p_cov_diag = ts.diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(combined + (n, n))
+    term2 = (_batch_trace_xxt(ts.linalg.solve_triangular(q_scale_tril, p_cov_factor, upper=False))
+             + _batch_trace_xxt(ts.linalg.solve_triangular(q_scale_tril, p_cov_diag, upper=False)))
+    return 0.5 * (term1 + term2 + term3 - n)
+
+
+def _kl_mvn_lowrank(p: Any, q: Any) -> Any:
+    _check_mvn_events(p, q)
+    q_logdet, A = _lowrank_terms(q)
+    p_tril = p._unbroadcasted_scale_tril
+    term1 = q_logdet - 2 * p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    term2 = (_batch_trace_xxt(p_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+             - _batch_trace_xxt(A.matmul(p_tril)))
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+# ---- KL between different families (torch's registrations)
+def _kl_infinity(p: Any, q: Any) -> Any:
+    """q gives zero density where p has mass."""
+    return _infinite_like(p.mean)
+
+
+def _x_log_x(t: Any) -> Any:
+    return t * t.log()
+
+
+def _kl_bernoulli_poisson(p: Any, q: Any) -> Any:
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+def _neg_entropy_minus_cb_terms(p: Any, q: Any) -> Any:
+    """-H(p) - E_p[log q] for q continuous Bernoulli, through p's mean."""
+    return -p.entropy() - p.mean * q.logits - ts.log1p(-q.probs) - q._cont_bern_log_norm()
+
+
+def _kl_beta_exponential(p: Any, q: Any) -> Any:
+    return (-p.entropy() - q.rate.log()
+            + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0)))
+
+
+def _kl_beta_gamma(p: Any, q: Any) -> Any:
+    t1 = -p.entropy()
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (p.concentration1.digamma()
+                                  - (p.concentration1 + p.concentration0).digamma())
+    t4 = q.rate * p.concentration1 / (p.concentration1 + p.concentration0)
+    return t1 + t2 - t3 + t4
+
+
+def _kl_beta_normal(p: Any, q: Any) -> Any:
+    E_beta = p.concentration1 / (p.concentration1 + p.concentration0)
+    var_normal = q.scale.pow(2)
+    t1 = -p.entropy()
+    t2 = 0.5 * (var_normal * 2 * math.pi).log()
+    t3 = (E_beta * (1 - E_beta) / (p.concentration1 + p.concentration0 + 1)
+          + E_beta.pow(2)) * 0.5
+    t4 = q.loc * E_beta
+    t5 = q.loc.pow(2) * 0.5
+    return t1 + t2 + (t3 - t4 + t5) / var_normal
+
+
+def _kl_beta_uniform(p: Any, q: Any) -> Any:
+    """inf unless q covers [0, 1]."""
+    result = -p.entropy() + (q.high - q.low).log()
+    return _inf_where((q.low > p.support.lower_bound) | (q.high < p.support.upper_bound), result)
+
+
+def _kl_continuous_bernoulli_uniform(p: Any, q: Any) -> Any:
+    result = -p.entropy() + (q.high - q.low).log()
+    return _inf_where((q.low >= p.support.lower_bound) | (q.high <= p.support.upper_bound),
+                      result)
+
+
+def _kl_continuous_bernoulli_exponential(p: Any, q: Any) -> Any:
+    return -p.entropy() - ts.log(q.rate) + q.rate * p.mean
+
+
+def _kl_continuous_bernoulli_normal(p: Any, q: Any) -> Any:
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + ts.square(q.loc / q.scale)) + ts.log(q.scale)
+    t3 = (p.variance + ts.square(p.mean) - 2.0 * q.loc * p.mean) / (2.0 * ts.square(q.scale))
+    return t1 + t2 + t3
+
+
+def _kl_exponential_gamma(p: Any, q: Any) -> Any:
+    ratio = q.rate / p.rate
+    t1 = -q.concentration * ts.log(ratio)
+    return (t1 + ratio + q.concentration.lgamma() + q.concentration * euler_constant
+            - (1 + euler_constant))
+
+
+def _kl_exponential_gumbel(p: Any, q: Any) -> Any:
+    scale_rate_prod = p.rate * q.scale
+    loc_scale_ratio = q.loc / q.scale
+    t1 = scale_rate_prod.log() - 1
+    t2 = ts.exp(loc_scale_ratio) * scale_rate_prod / (scale_rate_prod + 1)
+    t3 = scale_rate_prod.reciprocal()
+    return t1 - loc_scale_ratio + t2 + t3
+
+
+def _kl_exponential_normal(p: Any, q: Any) -> Any:
+    var_normal = q.scale.pow(2)
+    rate_sqr = p.rate.pow(2)
+    t1 = 0.5 * ts.log(rate_sqr * var_normal * 2 * math.pi)
+    t2 = rate_sqr.reciprocal()
+    t3 = q.loc / p.rate
+    t4 = q.loc.pow(2) * 0.5
+    return t1 - 1 + (t2 - t3 + t4) / var_normal
+
+
+def _kl_gamma_exponential(p: Any, q: Any) -> Any:
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+def _kl_gamma_gumbel(p: Any, q: Any) -> Any:
+    beta_scale_prod = p.rate * q.scale
+    loc_scale_ratio = q.loc / q.scale
+    t1 = ((p.concentration - 1) * p.concentration.digamma() - p.concentration.lgamma()
+          - p.concentration)
+    t2 = beta_scale_prod.log() + p.concentration / beta_scale_prod
+    t3 = (ts.exp(loc_scale_ratio) * (1 + beta_scale_prod.reciprocal()).pow(-p.concentration)
+          - loc_scale_ratio)
+    return t1 + t2 + t3
+
+
+def _kl_gamma_normal(p: Any, q: Any) -> Any:
+    var_normal = q.scale.pow(2)
+    beta_sqr = p.rate.pow(2)
+    t1 = (0.5 * ts.log(beta_sqr * var_normal * 2 * math.pi) - p.concentration
+          - p.concentration.lgamma())
+    t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
+    t3 = q.loc * p.concentration / p.rate
+    t4 = 0.5 * q.loc.pow(2)
+    return t1 + (p.concentration - 1) * p.concentration.digamma() + (t2 - t3 + t4) / var_normal
+
+
+def _kl_gumbel_normal(p: Any, q: Any) -> Any:
+    param_ratio = p.scale / q.scale
+    t1 = (param_ratio / math.sqrt(2 * math.pi)).log()
+    t2 = (math.pi * param_ratio * 0.5).pow(2) / 3
+    t3 = ((p.loc + p.scale * euler_constant - q.loc) / q.scale).pow(2) * 0.5
+    return -t1 + t2 + t3 - (euler_constant + 1)
+
+
+def _kl_laplace_normal(p: Any, q: Any) -> Any:
+    var_normal = q.scale.pow(2)
+    scale_sqr_var_ratio = p.scale.pow(2) / var_normal
+    t1 = 0.5 * ts.log(2 * scale_sqr_var_ratio / math.pi)
+    t2 = 0.5 * p.loc.pow(2)
+    t3 = p.loc * q.loc
+    t4 = 0.5 * q.loc.pow(2)
+    return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
+
+
+def _kl_normal_gumbel(p: Any, q: Any) -> Any:
+    mean_scale_ratio = p.loc / q.scale
+    var_scale_sqr_ratio = (p.scale / q.scale).pow(2)
+    loc_scale_ratio = q.loc / q.scale
+    t1 = var_scale_sqr_ratio.log() * 0.5
+    t2 = mean_scale_ratio - loc_scale_ratio
+    t3 = ts.exp(-mean_scale_ratio + 0.5 * var_scale_sqr_ratio + loc_scale_ratio)
+    return -t1 + t2 + t3 - (0.5 * (1 + math.log(2 * math.pi)))
+
+
+def _kl_normal_laplace(p: Any, q: Any) -> Any:
+    loc_diff = p.loc - q.loc
+    scale_ratio = p.scale / q.scale
+    loc_diff_scale_ratio = loc_diff / p.scale
+    t1 = ts.log(scale_ratio)
+    t2 = math.sqrt(2 / math.pi) * p.scale * ts.exp(-0.5 * loc_diff_scale_ratio.pow(2))
+    t3 = loc_diff * ts.erf(math.sqrt(0.5) * loc_diff_scale_ratio)
+    return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
+
+
+def _kl_pareto_exponential(p: Any, q: Any) -> Any:
+    scale_rate_prod = p.scale * q.rate
+    t1 = (p.alpha / scale_rate_prod).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * scale_rate_prod / (p.alpha - 1)
+    return _inf_where(p.alpha <= 1, t1 - t2 + t3 - 1)
+
+
+def _kl_pareto_gamma(p: Any, q: Any) -> Any:
+    common_term = p.scale.log() + p.alpha.reciprocal()
+    t1 = p.alpha.log() - common_term
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * common_term
+    t4 = q.rate * p.alpha * p.scale / (p.alpha - 1)
+    return _inf_where(p.alpha <= 1, t1 + t2 + t3 + t4 - 1)
+
+
+def _kl_pareto_normal(p: Any, q: Any) -> Any:
+    var_normal = 2 * q.scale.pow(2)
+    common_term = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * common_term.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common_term - q.loc).pow(2)
+    return _inf_where(p.alpha <= 2, t1 - t2 + (t3 + t4) / var_normal - 1)
+
+
+def _kl_uniform_beta(p: Any, q: Any) -> Any:
+    common_term = p.high - p.low
+    t1 = ts.log(common_term)
+    t2 = ((q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term)
+          / common_term)
+    t3 = ((q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + common_term)
+          / common_term)
+    t4 = (q.concentration1.lgamma() + q.concentration0.lgamma()
+          - (q.concentration1 + q.concentration0).lgamma())
+    return _inf_where((p.high > q.support.upper_bound) | (p.low < q.support.lower_bound),
+                      t3 + t4 - t1 - t2)
+
+
+def _kl_uniform_continuous_bernoulli(p: Any, q: Any) -> Any:
+    result = _neg_entropy_minus_cb_terms(p, q)
+    return _inf_where((p.high >= q.support.upper_bound) | (p.low <= q.support.lower_bound),
+                      result)
+
+
+def _kl_uniform_exponential(p: Any, q: Any) -> Any:
+    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    return _inf_where(p.low < q.support.lower_bound, result)
+
+
+def _kl_uniform_gamma(p: Any, q: Any) -> Any:
+    common_term = p.high - p.low
+    t1 = common_term.log()
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = ((1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term)
+          / common_term)
+    t4 = q.rate * (p.high + p.low) / 2
+    return _inf_where(p.low < q.support.lower_bound, -t1 + t2 + t3 + t4)
+
+
+def _kl_uniform_gumbel(p: Any, q: Any) -> Any:
+    common_term = q.scale / (p.high - p.low)
+    high_loc_diff = (p.high - q.loc) / q.scale
+    low_loc_diff = (p.low - q.loc) / q.scale
+    t1 = common_term.log() + 0.5 * (high_loc_diff + low_loc_diff)
+    t2 = common_term * (ts.exp(-high_loc_diff) - ts.exp(-low_loc_diff))
+    return t1 - t2
+
+
+def _kl_uniform_normal(p: Any, q: Any) -> Any:
+    common_term = p.high - p.low
+    t1 = (math.sqrt(math.pi * 2) * q.scale / common_term).log()
+    t2 = common_term.pow(2) / 12
+    t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
+    return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+
+
+def _kl_uniform_pareto(p: Any, q: Any) -> Any:
+    support_uniform = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * support_uniform).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - support_uniform) / support_uniform
+    return _inf_where(p.low < q.support.lower_bound, t2 * (q.alpha + 1) - t1)
+
+
+def _cross_table() -> list:
+    """(type_p, type_q, function) for torch's registrations between different families."""
+    from . import (bernoulli, beta, binomial, continuous_bernoulli, exponential, gamma, gumbel,
+                   laplace, lowrank_multivariate_normal, multivariate_normal, normal, pareto,
+                   poisson, uniform)
+    Bern, Beta, Bin = bernoulli.Bernoulli, beta.Beta, binomial.Binomial
+    CB, Exp, Gam = continuous_bernoulli.ContinuousBernoulli, exponential.Exponential, gamma.Gamma
+    Gum, Lap, Nor = gumbel.Gumbel, laplace.Laplace, normal.Normal
+    Par, Poi, Uni = pareto.Pareto, poisson.Poisson, uniform.Uniform
+    LR, MVN = lowrank_multivariate_normal.LowRankMultivariateNormal, \
+        multivariate_normal.MultivariateNormal
+    table = [
+        (LR, MVN, _kl_lowrank_mvn), (MVN, LR, _kl_mvn_lowrank),
+        (Bern, Poi, _kl_bernoulli_poisson),
+        (Beta, CB, _neg_entropy_minus_cb_terms), (Beta, Exp, _kl_beta_exponential),
+        (Beta, Gam, _kl_beta_gamma), (Beta, Nor, _kl_beta_normal),
+        (Beta, Uni, _kl_beta_uniform),
+        (CB, Exp, _kl_continuous_bernoulli_exponential),
+        (CB, Nor, _kl_continuous_bernoulli_normal), (CB, Uni, _kl_continuous_bernoulli_uniform),
+        (Exp, Gam, _kl_exponential_gamma), (Exp, Gum, _kl_exponential_gumbel),
+        (Exp, Nor, _kl_exponential_normal),
+        (Gam, Exp, _kl_gamma_exponential), (Gam, Gum, _kl_gamma_gumbel),
+        (Gam, Nor, _kl_gamma_normal),
+        (Gum, Nor, _kl_gumbel_normal), (Lap, Nor, _kl_laplace_normal),
+        (Nor, Gum, _kl_normal_gumbel), (Nor, Lap, _kl_normal_laplace),
+        (Par, Exp, _kl_pareto_exponential), (Par, Gam, _kl_pareto_gamma),
+        (Par, Nor, _kl_pareto_normal),
+        (Uni, Beta, _kl_uniform_beta), (Uni, CB, _kl_uniform_continuous_bernoulli),
+        (Uni, Exp, _kl_uniform_exponential), (Uni, Gam, _kl_uniform_gamma),
+        (Uni, Gum, _kl_uniform_gumbel), (Uni, Nor, _kl_uniform_normal),
+        (Uni, Par, _kl_uniform_pareto),
+    ]
+    infinite = {Beta: [Par], CB: [Par], Exp: [Beta, CB, Par, Uni], Gam: [Beta, CB, Par, Uni],
+                Gum: [Beta, CB, Exp, Gam, Par, Uni], Lap: [Beta, CB, Exp, Gam, Par, Uni],
+                Nor: [Beta, CB, Exp, Gam, Par, Uni], Par: [Beta, CB, Uni], Poi: [Bern, Bin]}
+    table += [(tp, tq, _kl_infinity) for tp, qs in infinite.items() for tq in qs]
+    return table
+
+
 def _register_all() -> None:
     """Registers the pairs above (called by the package once every class exists)."""
-    from . import (bernoulli, beta, categorical, dirichlet, exponential, gamma, geometric,
-                   gumbel, half_normal, independent, laplace, multivariate_normal, normal,
-                   one_hot_categorical, poisson, transformed_distribution, uniform)
+    from . import (bernoulli, beta, categorical, dirichlet, exp_family, exponential, gamma,
+                   geometric, gumbel, half_normal, independent, laplace, multivariate_normal,
+                   normal, one_hot_categorical, poisson, transformed_distribution, uniform)
     table = [
         (bernoulli.Bernoulli, _kl_bernoulli_bernoulli),
         (categorical.Categorical, _kl_categorical_categorical),
@@ -261,5 +629,17 @@ def _register_all() -> None:
         (geometric.Geometric, _kl_geometric_geometric),
         (half_normal.HalfNormal, _kl_halfnormal_halfnormal),
     ]
+    from . import binomial, cauchy, continuous_bernoulli, lowrank_multivariate_normal, pareto
+    table += [
+        (binomial.Binomial, _kl_binomial_binomial),
+        (cauchy.Cauchy, _kl_cauchy_cauchy),
+        (continuous_bernoulli.ContinuousBernoulli, _kl_continuous_bernoulli_continuous_bernoulli),
+        (pareto.Pareto, _kl_pareto_pareto),
+        (lowrank_multivariate_normal.LowRankMultivariateNormal, _kl_lowrank_lowrank),
+    ]
     for cls, fun in table:
         register_kl(cls, cls)(fun)
+    for type_p, type_q, fun in _cross_table():
+        register_kl(type_p, type_q)(fun)
+    register_kl(exp_family.ExponentialFamily, exp_family.ExponentialFamily)(
+        exp_family._kl_expfamily_expfamily)

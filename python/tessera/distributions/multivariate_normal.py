@@ -38,6 +38,15 @@ def _precision_to_scale_tril(P: Any) -> Any:
     return ts.linalg.solve_triangular(L_inv, Id.expand(tuple(L_inv.shape)), upper=False)
 
 
+def _scale_tril_of(covariance_matrix: Any, precision_matrix: Any, scale_tril: Any) -> Any:
+    """The lower Cholesky factor of the covariance from whichever of the three is given."""
+    if scale_tril is not None:
+        return scale_tril
+    if covariance_matrix is not None:
+        return ts.linalg.cholesky(covariance_matrix)
+    return _precision_to_scale_tril(precision_matrix)
+
+
 class MultivariateNormal(Distribution):
     """A multivariate normal with mean `loc` (..., n) and exactly one of a positive-definite
     `covariance_matrix`, a positive-definite `precision_matrix` or a lower-triangular
@@ -82,12 +91,8 @@ class MultivariateNormal(Distribution):
         event_shape = tuple(self.loc.shape[-1:])
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = ts.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(covariance_matrix, precision_matrix,
+                                                        scale_tril)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "MultivariateNormal":
         new = self._get_checked_instance(MultivariateNormal, _instance)

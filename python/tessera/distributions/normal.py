@@ -7,13 +7,13 @@ from typing import Any, Optional
 import tessera as ts
 
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import _broadcast_params, _standard_normal
 
 __all__ = ["Normal"]
 
 
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     """A normal (Gaussian) distribution with mean `loc` and standard deviation `scale`."""
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
@@ -65,3 +65,10 @@ class Normal(Distribution):
 
     def entropy(self) -> Any:
         return 0.5 + 0.5 * math.log(2 * math.pi) + ts.log(self.scale)
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+
+    def _log_normalizer(self, x: Any, y: Any) -> Any:
+        return -0.25 * x.pow(2) / y + 0.5 * ts.log(-math.pi / y)

@@ -6,13 +6,13 @@ from typing import Any, Optional
 import tessera as ts
 
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import _broadcast_params, broadcast_all
 
 __all__ = ["Poisson"]
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """Poisson counts with rate `rate` (>= 0)."""
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
@@ -43,3 +43,10 @@ class Poisson(Distribution):
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
         return value.xlogy(rate) - rate - ts.lgamma(value + 1)
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (ts.log(self.rate),)
+
+    def _log_normalizer(self, x: Any) -> Any:
+        return ts.exp(x)

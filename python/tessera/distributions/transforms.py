@@ -7,13 +7,18 @@ import numbers
 from typing import Any, List
 
 import tessera as ts
-from tessera.nn.functional import softplus
+from tessera.nn.functional import logsigmoid, pad, softplus
 
 from . import constraints
-from .utils import _sum_rightmost, clamp_probs
+from .utils import _sum_rightmost, clamp_probs, tril_matrix_to_vec, vec_to_tril_matrix
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform",
-           "SigmoidTransform", "TanhTransform", "Transform", "identity_transform"]
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+           "CorrCholeskyTransform",
+           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
+           "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
+           "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+           "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
+           "identity_transform"]
 
 
 class Transform:
@@ -338,13 +343,17 @@ def _as_tensors(*values: Any) -> tuple:
                  for v in values)
 
 
+def _clipped_sigmoid(x: Any) -> Any:
+    return clamp_probs(ts.sigmoid(x))
+
+
 class SigmoidTransform(_ParameterFree):
     """y = sigmoid(x), clamped into (0, 1) by the dtype's eps."""
     domain = constraints.real
     codomain = constraints.unit_interval
 
     def _call(self, x: Any) -> Any:
-        return clamp_probs(ts.sigmoid(x))
+        return _clipped_sigmoid(x)
 
     def _inverse(self, y: Any) -> Any:
         finfo = ts.finfo(y.dtype)
@@ -444,3 +453,439 @@ class AffineTransform(Transform):
 
     def inverse_shape(self, shape: Any) -> Any:
         return self.forward_shape(shape)
+
+
+class SoftplusTransform(_ParameterFree):
+    """y = softplus(x) = log(1 + exp(x))."""
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def _call(self, x: Any) -> Any:
+        return softplus(x)
+
+    def _inverse(self, y: Any) -> Any:
+        return (-y).expm1().neg().log() + y
+
+    def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        return -softplus(-x)
+
+
+def _shape_at_least_1(shape: Any) -> tuple:
+    if len(shape) < 1:
+        raise ValueError("Too few dimensions on input")
+    return tuple(shape)
+
+
+class SoftmaxTransform(Transform):
+    """Unconstrained vectors to the simplex by exp then normalizing (not bijective: its
+    inverse is log)."""
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, SoftmaxTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Any) -> Any:
+        probs = (x - x.amax(-1, keepdim=True)).exp()
+        return probs / probs.sum(-1, keepdim=True)
+
+    def _inverse(self, y: Any) -> Any:
+        return y.log()
+
+    def forward_shape(self, shape: Any) -> Any:
+        return _shape_at_least_1(shape)
+
+    def inverse_shape(self, shape: Any) -> Any:
+        return _shape_at_least_1(shape)
+
+
+def _stick_offset(x: Any, k: int) -> Any:
+    """k - [0, 1, ..., n-1] over x's last dim (n): the stick-breaking shift."""
+    n = x.shape[-1]
+    return k - ts.ones(n, dtype=x.dtype, device=x.device).cumsum(-1)
+
+
+class StickBreakingTransform(_ParameterFree):
+    """Unconstrained R^(n) to the n-simplex in R^(n+1) by stick breaking: a bijection
+    (used by LogisticNormal and biject_to(simplex))."""
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+
+    def _call(self, x: Any) -> Any:
+        z = _clipped_sigmoid(x - _stick_offset(x, x.shape[-1] + 1).log())
+        z_cumprod = (1 - z).cumprod(-1)
+        return pad(z, [0, 1], value=1) * pad(z_cumprod, [1, 0], value=1)
+
+    def _inverse(self, y: Any) -> Any:
+        y_crop = y[..., :-1]
+        sf = (1 - y_crop.cumsum(-1)).clamp(min=ts.finfo(y.dtype).tiny)
+        return y_crop.log() - sf.log() + _stick_offset(y_crop, y.shape[-1]).log()
+
+    def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        x = x - _stick_offset(x, x.shape[-1] + 1).log()
+        # 1 - sigmoid(x) = exp(-x) sigmoid(x)
+        return (-x + logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape: Any) -> Any:
+        shape = _shape_at_least_1(shape)
+        return shape[:-1] + (shape[-1] + 1,)
+
+    def inverse_shape(self, shape: Any) -> Any:
+        shape = _shape_at_least_1(shape)
+        return shape[:-1] + (shape[-1] - 1,)
+
+
+class LowerCholeskyTransform(Transform):
+    """Square matrices to lower-triangular ones with a positive diagonal (exp of the
+    diagonal, the strict lower triangle kept)."""
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, LowerCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Any) -> Any:
+        return x.tril(-1) + ts.diag_embed(x.diagonal(dim1=-2, dim2=-1).exp())
+
+    def _inverse(self, y: Any) -> Any:
+        return y.tril(-1) + ts.diag_embed(y.diagonal(dim1=-2, dim2=-1).log())
+
+
+class PositiveDefiniteTransform(Transform):
+    """Square matrices to positive-definite ones: L L^T of LowerCholeskyTransform's L."""
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, PositiveDefiniteTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Any) -> Any:
+        x = LowerCholeskyTransform()(x)
+        return x @ x.mT
+
+    def _inverse(self, y: Any) -> Any:
+        return LowerCholeskyTransform().inv(ts.linalg.cholesky(y))
+
+
+class ReshapeTransform(Transform):
+    """Reshapes the rightmost dims from `in_shape` to `out_shape` (log-det 0)."""
+    bijective = True
+
+    def __init__(self, in_shape: Any, out_shape: Any, cache_size: int = 0) -> None:
+        self.in_shape = ts.Size(tuple(in_shape))
+        self.out_shape = ts.Size(tuple(out_shape))
+        if math.prod(self.in_shape) != math.prod(self.out_shape):
+            raise ValueError("in_shape, out_shape have different numbers of elements")
+        super().__init__(cache_size=cache_size)
+
+    @constraints.dependent_property
+    def domain(self) -> Any:  # type: ignore[override]
+        return constraints.independent(constraints.real, len(self.in_shape))
+
+    @constraints.dependent_property
+    def codomain(self) -> Any:  # type: ignore[override]
+        return constraints.independent(constraints.real, len(self.out_shape))
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
+
+    @staticmethod
+    def _swap(v: Any, old: Any, new: Any) -> Any:
+        return v.reshape(tuple(v.shape[:v.dim() - len(old)]) + tuple(new))
+
+    def _call(self, x: Any) -> Any:
+        return self._swap(x, self.in_shape, self.out_shape)
+
+    def _inverse(self, y: Any) -> Any:
+        return self._swap(y, self.out_shape, self.in_shape)
+
+    def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        return x.new_zeros(tuple(x.shape[:x.dim() - len(self.in_shape)]))
+
+    @staticmethod
+    def _swap_shape(shape: Any, old: Any, new: Any) -> Any:
+        if len(shape) < len(old):
+            raise ValueError("Too few dimensions on input")
+        cut = len(shape) - len(old)
+        if tuple(shape[cut:]) != tuple(old):
+            raise ValueError(f"Shape mismatch: expected {ts.Size(tuple(shape[cut:]))} but got "
+                             f"{old}")
+        return tuple(shape[:cut]) + tuple(new)
+
+    def forward_shape(self, shape: Any) -> Any:
+        return self._swap_shape(shape, self.in_shape, self.out_shape)
+
+    def inverse_shape(self, shape: Any) -> Any:
+        return self._swap_shape(shape, self.out_shape, self.in_shape)
+
+
+class IndependentTransform(Transform):
+    """`base_transform` with its `reinterpreted_batch_ndims` rightmost batch dims taken as
+    event dims (its log-det summed over them)."""
+
+    def __init__(self, base_transform: Transform, reinterpreted_batch_ndims: int,
+                 cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.base_transform = base_transform.with_cache(cache_size)
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims,
+                                    cache_size=cache_size)
+
+    @constraints.dependent_property(is_discrete=False)
+    def domain(self) -> Any:  # type: ignore[override]
+        return constraints.independent(self.base_transform.domain, self.reinterpreted_batch_ndims)
+
+    @constraints.dependent_property(is_discrete=False)
+    def codomain(self) -> Any:  # type: ignore[override]
+        return constraints.independent(self.base_transform.codomain,
+                                       self.reinterpreted_batch_ndims)
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return self.base_transform.bijective
+
+    @property
+    def sign(self) -> Any:
+        return self.base_transform.sign
+
+    def _call(self, x: Any) -> Any:
+        if x.dim() < self.domain.event_dim:
+            raise ValueError("Too few dimensions on input")
+        return self.base_transform(x)
+
+    def _inverse(self, y: Any) -> Any:
+        if y.dim() < self.codomain.event_dim:
+            raise ValueError("Too few dimensions on input")
+        return self.base_transform.inv(y)
+
+    def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        return _sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y),
+                              self.reinterpreted_batch_ndims)
+
+    def __repr__(self) -> str:
+        return (f"{self.__class__.__name__}({self.base_transform!r}, "
+                f"{self.reinterpreted_batch_ndims})")
+
+    def forward_shape(self, shape: Any) -> Any:
+        return self.base_transform.forward_shape(shape)
+
+    def inverse_shape(self, shape: Any) -> Any:
+        return self.base_transform.inverse_shape(shape)
+
+
+class CumulativeDistributionTransform(Transform):
+    """x -> distribution.cdf(x), onto the unit interval (its inverse is icdf)."""
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution: Any, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self) -> Any:  # type: ignore[override]
+        return self.distribution.support
+
+    def _call(self, x: Any) -> Any:
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y: Any) -> Any:
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
+
+
+class _PiecewiseTransform(Transform):
+    """One transform per piece of dim `dim` (the base of CatTransform and StackTransform):
+    `_pieces(z)` cuts a tensor into the pieces, `_join(list)` puts them back."""
+
+    def __init__(self, tseq: Any, dim: int, cache_size: int) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    @property
+    def _count(self) -> int:
+        raise NotImplementedError
+
+    def _check(self, z: Any, name: str) -> None:
+        if not -z.dim() <= self.dim < z.dim():
+            raise AssertionError(f"dim {self.dim} out of range for tensor with {z.dim()} "
+                                 "dimensions")
+        if z.size(self.dim) != self._count:
+            raise AssertionError(f"{name}.size({self.dim}) = {z.size(self.dim)} must equal "
+                                 f"{self._count}")
+
+    def _map(self, z: Any, name: str, forward: bool) -> Any:
+        self._check(z, name)
+        return self._join([t(p) if forward else t.inv(p)
+                           for t, p in zip(self.transforms, self._pieces(z))])
+
+    def _call(self, x: Any) -> Any:
+        return self._map(x, "x", True)
+
+    def _inverse(self, y: Any) -> Any:
+        return self._map(y, "y", False)
+
+    def _piece_jacobians(self, x: Any, y: Any) -> list:
+        self._check(x, "x")
+        self._check(y, "y")
+        return [t.log_abs_det_jacobian(xp, yp)
+                for t, xp, yp in zip(self.transforms, self._pieces(x), self._pieces(y))]
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return all(t.bijective for t in self.transforms)
+
+
+class CatTransform(_PiecewiseTransform):
+    """`tseq[i]` on the i-th of the pieces of lengths `lengths` along `dim` (torch.cat's
+    split), the results concatenated."""
+
+    def __init__(self, tseq: Any, dim: int = 0, lengths: Any = None,
+                 cache_size: int = 0) -> None:
+        super().__init__(tseq, dim, cache_size)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms "
+                                 f"({len(self.transforms)})")
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return max(t.event_dim for t in self.transforms)
+
+    @property
+    def length(self) -> int:
+        return sum(self.lengths)
+
+    _count = length
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _pieces(self, z: Any) -> list:
+        starts = [sum(self.lengths[:i]) for i in range(len(self.lengths))]
+        return [z.narrow(self.dim, s, n) for s, n in zip(starts, self.lengths)]
+
+    def _join(self, parts: list) -> Any:
+        return ts.cat(parts, dim=self.dim)
+
+    def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        jacs = [j if t.event_dim >= self.event_dim else
+                _sum_rightmost(j, self.event_dim - t.event_dim)
+                for t, j in zip(self.transforms, self._piece_jacobians(x, y))]
+        dim = self.dim - x.dim() if self.dim >= 0 else self.dim
+        dim = dim + self.event_dim
+        if dim < 0:
+            return ts.cat(jacs, dim=dim)
+        return sum(jacs[1:], jacs[0])
+
+    @constraints.dependent_property
+    def domain(self) -> Any:  # type: ignore[override]
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self) -> Any:  # type: ignore[override]
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(_PiecewiseTransform):
+    """`tseq[i]` on the i-th slice along `dim` (torch.stack's), the results stacked."""
+
+    def __init__(self, tseq: Any, dim: int = 0, cache_size: int = 0) -> None:
+        super().__init__(tseq, dim, cache_size)
+
+    @property
+    def _count(self) -> int:
+        return len(self.transforms)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _pieces(self, z: Any) -> list:
+        return [z.select(self.dim, i) for i in range(z.size(self.dim))]
+
+    def _join(self, parts: list) -> Any:
+        return ts.stack(parts, dim=self.dim)
+
+    def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        return ts.stack(self._piece_jacobians(x, y), dim=self.dim)
+
+    @constraints.dependent_property
+    def domain(self) -> Any:  # type: ignore[override]
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self) -> Any:  # type: ignore[override]
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CorrCholeskyTransform(_ParameterFree):
+    """Unconstrained vectors of length D(D-1)/2 to Cholesky factors of D x D correlation
+    matrices: tanh to partial correlations in (-1, 1), then stick breaking along each row so
+    that rows have unit norm (used by LKJCholesky and biject_to(corr_cholesky))."""
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+
+    def _call(self, x: Any) -> Any:
+        eps = ts.finfo(x.dtype).eps
+        x = ts.tanh(x).clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        z1m_cumprod_sqrt = (1 - r ** 2).sqrt().cumprod(-1)
+        r = r + ts.eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        return r * pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y: Any) -> Any:
+        y_cumsum = 1 - ts.cumsum(y * y, dim=-1)
+        y_cumsum_shifted = pad(y_cumsum[..., :-1], [1, 0], value=1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(y_cumsum_shifted, diag=-1).sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2
+
+    def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        y1m_cumsum_tril = tril_matrix_to_vec(1 - (y * y).cumsum(dim=-1), diag=-2)
+        stick_breaking_logdet = 0.5 * y1m_cumsum_tril.log().sum(-1)
+        tanh_logdet = -2 * (x + softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape: Any) -> Any:
+        shape = _shape_at_least_1(shape)
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (d, d)
+
+    def inverse_shape(self, shape: Any) -> Any:
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return tuple(shape[:-2]) + (d * (d - 1) // 2,)

@@ -7,8 +7,10 @@ from typing import Any, Callable
 
 import tessera as ts
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs",
+__all__ = ["broadcast_all", "clamp_probs", "euler_constant", "lazy_property", "logits_to_probs",
            "probs_to_logits", "tril_matrix_to_vec", "vec_to_tril_matrix"]
+
+euler_constant = 0.57721566490153286060  # Euler-Mascheroni constant
 
 
 def broadcast_all(*values: Any) -> tuple:
