@@ -84,8 +84,8 @@ const char* without_text_signature(const char* doc) {
 }
 
 // A Python literal that inspect's text-signature parser accepts (ast.literal_eval after
-// resolving names): None, True, False, numbers (inf/nan as math.inf/math.nan), strings, and
-// tuples/lists of them. Appends the text to `out`; false for anything else.
+// resolving names): None, True, False, ... (Ellipsis), numbers (inf/nan as math.inf/math.nan),
+// strings, and tuples/lists of them. Appends the text to `out`; false for anything else.
 struct LiteralReader {
   const char* p;
   std::string& out;
@@ -152,6 +152,11 @@ struct LiteralReader {
         out += w;
         return true;
       }
+    if (word("Ellipsis") || std::strncmp(p, "...", 3) == 0) {  // input_arg.h's missing()
+      if (*p == '.') p += 3;
+      out += "...";
+      return true;
+    }
     return string() || number() || sequence('(', ')') || sequence('[', ']');
   }
 };
@@ -178,6 +183,24 @@ bool params_of(const function_record& rec, std::string& out, std::string& why) {
     std::string item = name;
     if (i < rec.args.size() && rec.args[i].descr) {
       item += '=';
+      // the value's own repr where it is a plain literal (a descr given to py::arg_v could
+      // name another); the descr otherwise (it must then be a literal naming the value)
+      PyObject* v = rec.args[i].value.ptr();
+      if (v != nullptr &&
+          (v == Py_None || v == Py_Ellipsis || PyBool_Check(v) || PyLong_CheckExact(v) ||
+           PyFloat_CheckExact(v) || PyUnicode_CheckExact(v))) {
+        PyObject* r = PyObject_Repr(v);
+        if (r == nullptr) throw py::error_already_set();
+        std::string text;
+        const bool ok = literal_default(PyUnicode_AsUTF8(r), text);
+        Py_DECREF(r);
+        if (ok) {
+          item += text;
+          items.push_back(item);
+          after_default = true;
+          continue;
+        }
+      }
       if (!literal_default(rec.args[i].descr, item)) {
         why = "default of '" + name + "' is not a Python literal: " + rec.args[i].descr;
         return false;
@@ -234,6 +257,12 @@ bool chain_params(const function_record* head, std::string& out, std::string& wh
   return true;
 }
 
+bool variadic(const function_record* head) {
+  for (auto* it = head; it; it = it->next)
+    if (!is_arg_error_overload(it) && (it->has_args || it->has_kwargs)) return true;
+  return false;
+}
+
 const function_record* record_of(PyObject* f) {
   if (f == nullptr || !PyCFunction_Check(f)) return nullptr;
   PyObject* self = PyCFunction_GET_SELF(f);
@@ -245,6 +274,15 @@ const function_record* record_of(PyObject* f) {
 PyObject* function_of(PyObject* v) {
   if (PyCFunction_Check(v)) return v;
   if (PyInstanceMethod_Check(v)) return PyInstanceMethod_GET_FUNCTION(v);
+  if (Py_IS_TYPE(v, &PyStaticMethod_Type)) {  // Tensor.__new__
+    PyObject* f = PyObject_GetAttrString(v, "__func__");
+    if (f == nullptr) {
+      PyErr_Clear();
+      return nullptr;
+    }
+    Py_DECREF(f);  // the staticmethod holds it
+    return PyCFunction_Check(f) ? f : nullptr;
+  }
   PyObject* f = descriptor_function(v);  // function_method.h
   return f != nullptr && PyCFunction_Check(f) ? f : nullptr;
 }
@@ -254,7 +292,10 @@ void sign(PyObject* f, const std::string& where, std::unordered_set<PyObject*>& 
   const function_record* rec = record_of(f);
   if (rec == nullptr) return;
   PyMethodDef* def = reinterpret_cast<PyCFunctionObject*>(f)->m_ml;
-  if (has_text_signature(def->ml_name, def->ml_doc)) return;
+  // A hand-written text signature stays only where the binding parses *args / **kwargs itself
+  // (the record says no more than that); elsewhere the record's replaces it (it is what the
+  // binding accepts: tests/tooling/test_signatures.py).
+  if (has_text_signature(def->ml_name, def->ml_doc) && variadic(rec)) return;
   std::string params, why;
   if (!chain_params(rec, params, why)) {
     failures().push_back({where, why});
