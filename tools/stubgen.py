@@ -48,8 +48,14 @@ def _ret(annotation: Any) -> str:
 
 
 def _doc_ret(obj: Any) -> str:
-    """The return type a pybind11 docstring names ("name(...) -> tessera._C.Tensor")."""
-    doc = getattr(obj, "__doc__", None) or ""
+    """The return type pybind11's typed signatures name ("name(...) -> tessera._C.Tensor"): the
+    records' (the docstrings carry text signatures instead), else the docstring's."""
+    from tessera import _C
+    try:
+        doc = "\n".join(_C._typed_signatures(obj))
+    except TypeError:
+        doc = ""
+    doc = doc or getattr(obj, "__doc__", None) or ""
     rets = set(re.findall(r"^\S*\(.*\) -> ([\w.\[\], |]+)$", doc, re.M))
     if len(rets) == 1:
         return SIMPLE.get(rets.pop().strip(), "Any")

@@ -333,9 +333,30 @@ std::string doc_of(py::handle fn) {
 void set_doc(py::handle fn, const std::string& doc) {
   if (!PyCFunction_Check(fn.ptr())) return;
   auto* f = reinterpret_cast<PyCFunctionObject*>(fn.ptr());
-  // pybind11 owns the old string (it frees ml_doc itself when the function dies, and may
-  // share it): replace the pointer without freeing; the few bytes stay until exit.
+  // pybind11 owns ml_doc: it strdup's it when an overload is added, frees the one it replaces
+  // and frees the last with the function. Do the same (nothing else holds the pointer yet;
+  // the keyword fast paths copy it later).
+  char* old = const_cast<char*>(f->m_ml->ml_doc);
   f->m_ml->ml_doc = strdup(doc.c_str());
+  std::free(old);
+}
+
+// The `impl` of each catch-all overload added here (one per lambda, shared by every function
+// it is added to), so that other passes can tell them from the real overloads.
+std::set<void*>& catch_all_impls() {
+  static auto* impls = new std::set<void*>();
+  return *impls;
+}
+
+// Records the impl of `fn`'s last overload (the catch-all just added) as a catch-all.
+void mark_catch_all(py::handle fn) {
+  if (PyInstanceMethod_Check(fn.ptr())) fn = PyInstanceMethod_GET_FUNCTION(fn.ptr());
+  if (!PyCFunction_Check(fn.ptr())) return;
+  PyObject* self = PyCFunction_GET_SELF(fn.ptr());
+  if (self == nullptr || !py::detail::is_function_record_PyObject(self)) return;
+  auto* rec = py::detail::function_record_ptr_from_PyObject(self);
+  while (rec->next) rec = rec->next;
+  catch_all_impls().insert(reinterpret_cast<void*>(rec->impl));
 }
 
 // The signatures pybind11 generated for `fn`'s overloads, with types ("name(x: Tensor, ...)"),
@@ -379,10 +400,12 @@ void install_on_module(py::module_& m) {
           raise_bad_call(op, sigs, typed, args, kw);
         },
         py::sibling(fn));
+    mark_catch_all(m.attr(n.c_str()));
     m.def(
         n.c_str(),
         [op, sigs, typed](py::kwargs kw) { raise_bad_keyword_only(op, sigs, typed, kw); },
         py::sibling(m.attr(n.c_str())));
+    mark_catch_all(m.attr(n.c_str()));
     set_doc(m.attr(n.c_str()), doc);
   }
 }
@@ -418,10 +441,12 @@ void install_on_class(py::handle cls_h) {
       for (auto a : rest) args.push_back(a);
       raise_bad_call(qual, sigs, typed, args, kw);
     });
+    mark_catch_all(py::getattr(cls, n.c_str()));
     cls.def(n.c_str(), [qual, sigs, typed, check_self](py::object self, py::kwargs kw) {
       check_self(self);
       raise_bad_keyword_only(qual, sigs, typed, kw);
     });
+    mark_catch_all(py::getattr(cls, n.c_str()));
     // Tensor.op(**kwargs) through the class, with no tensor at all.
     // (Keyword arguments only, so it never takes a call that has a positional argument.)
     cls.def(n.c_str(), [qual](py::kwargs) {
@@ -430,6 +455,7 @@ void install_on_class(py::handle cls_h) {
                            "tensor first (" +
                            qual + "(x, ...))");
     });
+    mark_catch_all(py::getattr(cls, n.c_str()));
     py::handle entry =
         PyDict_GetItemString(reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_dict, n.c_str());
     if (entry && PyInstanceMethod_Check(entry.ptr()))
@@ -554,6 +580,10 @@ void def_keyword_twin(py::module_& m, const char* name, py::cpp_function twin,
   keyword_twins().push_back(std::move(e));
 }
 
+bool is_arg_error_overload(const py::detail::function_record* rec) {
+  return catch_all_impls().count(reinterpret_cast<void*>(rec->impl)) != 0;
+}
+
 void init_tensor_method(py::module_& m);  // tensor_method.cpp
 
 void install_arg_errors(py::module_& m) {
@@ -566,6 +596,9 @@ void install_arg_errors(py::module_& m) {
   }
   install_on_class(m.attr("Tensor"));
   methods_as_descriptors(m.attr("Tensor"));
+}
+
+void install_keyword_fast_paths(py::module_&) {
   install_keyword_twins();  // last: wraps the finished bindings
 }
 

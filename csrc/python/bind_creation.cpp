@@ -282,23 +282,16 @@ py::object eye_py(py::handle n_rows, py::handle n_cols, py::handle k, py::handle
       leaf(eye(rows, cols, int_arg(k, "eye", "k"), dt, creation_device(device)), requires_grad));
 }
 
-// The default of an argument whose absence differs from every value it may take.
-py::handle unset() {
-  static py::object* sentinel = new py::object(py::module_::import("builtins").attr("object")());
-  return *sentinel;  // leaked: lives as long as the module
-}
-
-// tril/triu(input, diagonal=0, *, k=None): diagonal is PyTorch's name for the standard's k.
+// tril/triu(input, diagonal=0, *, k=None): diagonal is PyTorch's name for the standard's k;
+// k= given with a diagonal other than the default 0 is a conflict.
 Tensor band_py(bool upper, py::handle input, py::handle diagonal, py::handle k, py::handle out) {
   const char* op = upper ? "triu" : "tril";
   check_no_out(op, out);
   const Tensor& x = tensor_or_throw(input, op, "input");
-  const bool no_diagonal = diagonal.is(unset());  // None is an error, as in torch
-  if (!k.is_none() && !no_diagonal)
+  const int64_t d = int_arg(diagonal, op, "diagonal");  // None is an error, as in torch
+  if (!k.is_none() && d != 0)
     throw TypeError(std::string(op) + ": got the diagonal both as diagonal and as k=");
-  const int64_t kk = !k.is_none()  ? int_arg(k, op, "k")
-                     : no_diagonal ? 0
-                                   : int_arg(diagonal, op, "diagonal");
+  const int64_t kk = k.is_none() ? d : int_arg(k, op, "k");
   return upper ? triu(x, kk) : tril(x, kk);
 }
 
@@ -721,7 +714,7 @@ void init_creation(py::module_& m) {
         [upper](py::handle input, py::handle diagonal, py::handle k, py::handle out) {
           return band_py(upper, input, diagonal, k, out);
         },
-        py::arg("input"), py::arg("diagonal") = unset(), py::kw_only(), py::arg("k") = none,
+        py::arg("input"), py::arg("diagonal") = 0, py::kw_only(), py::arg("k") = none,
         py::arg("out") = none, doc.c_str());
   }
   m.def("arange", &arange_py, py::arg("start") = none, py::arg("stop") = none,
@@ -902,17 +895,17 @@ void init_creation(py::module_& m) {
       [](py::handle input, py::handle low, py::handle high, py::handle dtype, py::handle device,
          py::handle requires_grad, py::handle memory_format, py::handle layout,
          py::handle pin_memory) {
-        if (low.is_none()) throw TypeError("randint_like() missing required argument 'high'");
+        if (low.is_none() && high.is_none())
+          throw TypeError("randint_like() missing required argument 'high'");
+        if (low.is_none()) std::swap(low, high);  // randint_like(x, high=5): [0, 5)
         return random_like_py("randint_like", 2, input, low, high, dtype, device, requires_grad,
                               memory_format, layout, pin_memory);
       },
       py::arg("input"), py::arg("low") = none, py::arg("high") = none, py::kw_only(),
       py::arg("dtype") = none, py::arg("device") = none, py::arg("requires_grad") = false,
       py::arg("memory_format") = none, py::arg("layout") = none, py::arg("pin_memory") = false,
-      "randint_like(input, low=0, high, *, dtype=None, device=None, requires_grad=False, "
-      "memory_format=None, layout=None, pin_memory=False)\n--\n\n"
-      "Random integers in [low, high) (one bound given: [0, low)) with input's shape, dtype\n"
-      "and device (unless given).");
+      "Random integers in [low, high) with input's shape, dtype and device (unless given);\n"
+      "one bound given (randint_like(x, 5) or randint_like(x, high=5)): [0, bound).");
   m.def("scalar_tensor", &scalar_tensor_py, py::arg("s"), py::kw_only(), py::arg("dtype") = none,
         py::arg("device") = none, py::arg("requires_grad") = false, py::arg("out") = none,
         py::arg("layout") = none, py::arg("pin_memory") = false,

@@ -86,13 +86,15 @@ PyObject* tensor_tp_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
 
 void init_device(py::module_& m) {
   py::class_<Device>(m, "Device", "Where a tensor lives: Device('cpu'), Device('cuda:0').")
-      .def(py::init([](py::handle h) { return to_device(h); }), py::arg("device"))
-      .def(py::init([](const std::string& type, int index) {
-             Device d = parse_device(type);
-             d.index = static_cast<int16_t>(index);
+      // torch.device's one signature, device(type, index=None): Device('cuda:0'), Device(d),
+      // Device('cuda', 0)
+      .def(py::init([](py::handle type, py::handle index) {
+             if (index.is_none()) return to_device(type);
+             Device d = parse_device(py::cast<std::string>(type));
+             d.index = static_cast<int16_t>(py::cast<int>(index));
              return d;
            }),
-           py::arg("type"), py::arg("index"))
+           py::arg("type"), py::arg("index") = py::none())
       .def_property_readonly("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
       .def_property_readonly("index",
                              [](const Device& d) -> py::object {

@@ -76,6 +76,14 @@ py::object method_descriptor(py::handle fn) {
   return descriptor(type, fn);
 }
 
+PyObject* descriptor_function(PyObject* descr) {
+  static PyTypeObject* function_type = Py_TYPE(function_method(py::none()).ptr());
+  static PyTypeObject* method_type = Py_TYPE(method_descriptor(py::none()).ptr());
+  PyTypeObject* tp = Py_TYPE(descr);
+  return tp == function_type || tp == method_type ? reinterpret_cast<FunctionMethod*>(descr)->fn
+                                                  : nullptr;
+}
+
 void bind_functions_as_methods(py::module_& m, std::initializer_list<const char*> names) {
   py::object cls = m.attr("Tensor");
   for (const char* name : names) cls.attr(name) = function_method(m.attr(name));

@@ -18,6 +18,10 @@ py::object function_method(py::handle fn);
 // "Tensor.op is ts.op".
 py::object method_descriptor(py::handle fn);
 
+// The function a descriptor made by function_method or method_descriptor holds; nullptr for
+// any other object.
+PyObject* descriptor_function(PyObject* descr);
+
 // cls.name = function_method(m.name) for each name.
 void bind_functions_as_methods(py::module_& m, std::initializer_list<const char*> names);
 

@@ -7,11 +7,11 @@
 
 namespace ts::python {
 
-// The default of a first parameter that input= may give instead: tells "not given" from None.
-inline py::handle missing() {
-  static py::object* m = new py::object(py::module_::import("builtins").attr("object")());
-  return *m;
-}
+// The default of a parameter whose absence differs from None (an alias such as input= or A=
+// may give it instead, or its absence selects another form): Ellipsis, which no parameter
+// takes as a value, and which a text signature can spell (`dim=...`), so the signature shows
+// the real default (Note [Text signatures from the records]).
+inline py::handle missing() { return py::ellipsis(); }
 
 // x positionally (or by its own keyword), or torch's input=; exactly one of them.
 inline Tensor input_arg(py::handle x, py::handle input, const char* op) {

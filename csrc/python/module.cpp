@@ -55,9 +55,12 @@ void init_statistics_torch(py::module_& m);
 void init_einsum(py::module_& m);
 void init_stft(py::module_& m);
 void init_sets(py::module_& m);
-void init_inplace_methods(py::module_& m);  // after the out-of-place methods
-void install_arg_errors(py::module_& m);    // then: wraps every binding above
-void alias_tensor_methods(py::module_& m);  // last: Tensor.arccos is Tensor.acos
+void init_inplace_methods(py::module_& m);        // after the out-of-place methods
+void install_arg_errors(py::module_& m);          // then: wraps every binding above
+void init_text_signatures(py::module_& m);        // text_signatures.cpp
+void install_text_signatures(py::module_& m);     // then: a text signature for each binding
+void install_keyword_fast_paths(py::module_& m);  // then (they copy the docstrings)
+void alias_tensor_methods(py::module_& m);        // last: Tensor.arccos is Tensor.acos
 }  // namespace ts::python
 
 namespace {
@@ -187,5 +190,8 @@ PYBIND11_MODULE(_C, m) {
   ts::python::init_sets(m);
   ts::python::init_inplace_methods(m);
   ts::python::install_arg_errors(m);
+  ts::python::init_text_signatures(m);
+  ts::python::install_text_signatures(m);
+  ts::python::install_keyword_fast_paths(m);
   ts::python::alias_tensor_methods(m);
 }

@@ -494,7 +494,8 @@ def test_norms_are_the_bindings_and_follow_torch_where_they_disagreed():
     # issue 17: vector_norm / matrix_norm / norm are the C++ bindings (one signature, both forms)
     for name in ("vector_norm", "matrix_norm", "norm"):
         assert type(getattr(ts.linalg, name)).__name__ == "builtin_function_or_method", name
-    assert "keepdims=False" in str(inspect.signature(ts.linalg.vector_norm))
+    # keepdims/keepdim: None is "not given" (False), the binding's real default
+    assert "keepdim=None, *, axis=None, keepdims=None" in str(inspect.signature(ts.linalg.vector_norm))
     x = RNG.standard_normal((2, 3, 4))
     # a non-number ord is a TypeError (as torch; was ValueError)
     for bad in ("fro", None, object()):

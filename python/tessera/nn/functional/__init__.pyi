@@ -13,11 +13,11 @@ from tessera.nn.functional import pooling as pooling
 
 __all__ = ['activation', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool1d', 'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d', 'adaptive_max_pool2d_with_indices', 'adaptive_max_pool3d', 'adaptive_max_pool3d_with_indices', 'affine_grid', 'alpha_dropout', 'attention', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', 'batch_norm', 'bilinear', 'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'celu', 'celu_', 'channel_shuffle', 'conv', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'cosine_embedding_loss', 'cosine_similarity', 'cross_entropy', 'ctc_loss', 'dropout', 'dropout1d', 'dropout2d', 'dropout3d', 'elu', 'elu_', 'embedding', 'embedding_bag', 'erf', 'erfc', 'feature_alpha_dropout', 'fold', 'fractional_max_pool2d', 'fractional_max_pool2d_with_indices', 'fractional_max_pool3d', 'fractional_max_pool3d_with_indices', 'gaussian_nll_loss', 'gelu', 'glu', 'grid_sample', 'group_norm', 'gumbel_softmax', 'hardshrink', 'hardsigmoid', 'hardswish', 'hardtanh', 'hardtanh_', 'hinge_embedding_loss', 'huber_loss', 'instance_norm', 'interp', 'interpolate', 'kl_div', 'l1_loss', 'layer_norm', 'leaky_relu', 'leaky_relu_', 'linear', 'local_response_norm', 'log_softmax', 'logsigmoid', 'logsumexp', 'loss', 'lp_pool1d', 'lp_pool2d', 'lp_pool3d', 'margin_ranking_loss', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool2d_with_indices', 'max_pool3d', 'max_pool3d_with_indices', 'max_unpool1d', 'max_unpool2d', 'max_unpool3d', 'misc', 'mish', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'native_channel_shuffle', 'nll_loss', 'normalize', 'one_hot', 'pad', 'pairwise_distance', 'pdist', 'pixel_shuffle', 'pixel_unshuffle', 'poisson_nll_loss', 'pooling', 'prelu', 'relu', 'relu6', 'relu_', 'rms_norm', 'rrelu', 'rrelu_', 'scaled_dot_product_attention', 'selu', 'selu_', 'sigmoid', 'silu', 'smooth_l1_loss', 'soft_margin_loss', 'softmax', 'softmax2d', 'softmin', 'softplus', 'softshrink', 'softsign', 'tanh', 'tanhshrink', 'threshold', 'threshold_', 'triplet_margin_loss', 'triplet_margin_with_distance_loss', 'unfold', 'upsample', 'upsample_bilinear', 'upsample_nearest']
 
-def adaptive_avg_pool1d(input: Any, output_size: Any) -> Any:
+def adaptive_avg_pool1d(input: Any, output_size: Any) -> Tensor:
     """Mean over PyTorch's adaptive windows [floor(i n / m), ceil((i + 1) n / m)) of (N, C, *spatial) or (C, *spatial) floating input with 1 spatial dims; output_size an int or 1 values (None keeps the input's size). The C++ op csrc/ops/pool.h, gradients in C++."""
-def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:
+def adaptive_avg_pool2d(input: Any, output_size: Any) -> Tensor:
     """Mean over PyTorch's adaptive windows [floor(i n / m), ceil((i + 1) n / m)) of (N, C, *spatial) or (C, *spatial) floating input with 2 spatial dims; output_size an int or 2 values (None keeps the input's size). The C++ op csrc/ops/pool.h, gradients in C++."""
-def adaptive_avg_pool3d(input: Any, output_size: Any) -> Any:
+def adaptive_avg_pool3d(input: Any, output_size: Any) -> Tensor:
     """Mean over PyTorch's adaptive windows [floor(i n / m), ceil((i + 1) n / m)) of (N, C, *spatial) or (C, *spatial) floating input with 3 spatial dims; output_size an int or 3 values (None keeps the input's size). The C++ op csrc/ops/pool.h, gradients in C++."""
 def adaptive_max_pool1d(input: Any, output_size: Any, return_indices: Any = ...) -> Any:
     """Max over PyTorch's adaptive windows of (N, C, *spatial) or (C, *spatial) floating input; with return_indices also the int64 flat index of each window's first maximum in its plane (where the gradient goes). The C++ op csrc/ops/pool.h."""
@@ -31,49 +31,49 @@ def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: Any = ...)
     """Max over PyTorch's adaptive windows of (N, C, *spatial) or (C, *spatial) floating input; with return_indices also the int64 flat index of each window's first maximum in its plane (where the gradient goes). The C++ op csrc/ops/pool.h."""
 def adaptive_max_pool3d_with_indices(input: Any, output_size: Any, return_indices: Any = ...) -> Any:
     """Max over PyTorch's adaptive windows of (N, C, *spatial) or (C, *spatial) floating input; (values, indices) the int64 flat index of each window's first maximum in its plane (where the gradient goes). The C++ op csrc/ops/pool.h."""
-def affine_grid(theta: Any, size: Any, align_corners: Any = ...) -> Any:
+def affine_grid(theta: Any, size: Any, align_corners: Any = ...) -> Tensor:
     """Sampling grids of batches of affine maps: theta (N, 2, 3) with size (N, C, H, W) -> (N, H, W, 2), or theta (N, 3, 4) with size (N, C, D, H, W) -> (N, D, H, W, 3), in grid_sample's [-1, 1] coordinates (the C++ op csrc/ops/nn/grid_sample.h)."""
 def alpha_dropout(input: Any, p: Any = ..., training: Any = ..., inplace: Any = ...) -> Any:
     """Dropout that keeps SELU's zero mean and unit variance: dropped values become SELU's negative saturation, then an affine map restores the statistics (the C++ op csrc/ops/nn/dropout.h)."""
-def avg_pool1d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ...) -> Any:
+def avg_pool1d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ...) -> Tensor:
     """Mean over kernel windows of (N, C, *spatial) or (C, *spatial) with 1 spatial dims; count_include_pad counts the zero padding in each divisor (the C++ op csrc/ops/pool.h, gradients in C++)."""
-def avg_pool2d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ..., divisor_override: Any = ...) -> Any:
+def avg_pool2d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ..., divisor_override: Any = ...) -> Tensor:
     """Mean over kernel windows of (N, C, *spatial) or (C, *spatial) with 2 spatial dims; count_include_pad counts the zero padding in each divisor, divisor_override replaces it (the C++ op csrc/ops/pool.h, gradients in C++)."""
-def avg_pool3d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ..., divisor_override: Any = ...) -> Any:
+def avg_pool3d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., ceil_mode: Any = ..., count_include_pad: Any = ..., divisor_override: Any = ...) -> Tensor:
     """Mean over kernel windows of (N, C, *spatial) or (C, *spatial) with 3 spatial dims; count_include_pad counts the zero padding in each divisor, divisor_override replaces it (the C++ op csrc/ops/pool.h, gradients in C++)."""
-def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = ..., bias: Any = ..., training: Any = ..., momentum: Any = ..., eps: Any = ...) -> Any:
+def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = ..., bias: Any = ..., training: Any = ..., momentum: Any = ..., eps: Any = ...) -> Tensor:
     """Normalizes (N, C, *) over every axis but 1 (one fused C++ op, statistics in float32 for 16-bit inputs). In training, batch statistics are used and the running ones (if given) are updated in place: running = (1-m) running + m batch, with the unbiased batch variance, as PyTorch does; in eval, the running statistics (csrc/ops/batch_norm.h)."""
-def bilinear(input1: Any, input2: Any, weight: Any, bias: Any = ...) -> Any:
+def bilinear(input1: Any, input2: Any, weight: Any, bias: Any = ...) -> Tensor:
     """y_k = x1 W_k x2 + b_k for weight (out, in1, in2), as torch.nn.functional.bilinear (csrc/ops/nn/bilinear.h)."""
-def binary_cross_entropy(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+def binary_cross_entropy(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Tensor:
     """-weight (y log p + (1 - y) log(1 - p)) for probabilities p = input and targets y of its shape, each log clamped at -100 as in PyTorch, with PyTorch's derivative (finite at p in {0, 1}); refused under CUDA autocast (the C++ op csrc/ops/nn/loss.h)."""
-def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., pos_weight: Any = ...) -> Any:
+def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., pos_weight: Any = ...) -> Tensor:
     """weight ((1 - y) x + (1 + (pos_weight - 1) y) log(1 + exp(-x))) for logits x = input and targets y of its shape, evaluated stably; weight and pos_weight broadcast (the C++ op csrc/ops/nn/loss.h)."""
 def celu(input: Any, alpha: Any = ..., inplace: Any = ...) -> Any:
     """x for x > 0, alpha * (exp(x / alpha) - 1) else."""
 def celu_(input: Any, alpha: Any = ...) -> Any:
     """celu(input, alpha, inplace=True)."""
-def channel_shuffle(input: Any, groups: Any) -> Any:
+def channel_shuffle(input: Any, groups: Any) -> Tensor:
     """(N, C, *) with C = groups k: the channel order (groups, k) becomes (k, groups) (ShuffleNet's channel shuffle; csrc/ops/nn/shuffle.h)."""
-def conv1d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., dilation: Any = ..., groups: Any = ...) -> Any:
+def conv1d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., dilation: Any = ..., groups: Any = ...) -> Tensor:
     """Convolution of (N, C, L) or (C, L) input with weight (O, C/groups, *kernel) -> (N, O, *out); padding: ints, 'same' or 'valid'; the output keeps a channels-last input's memory format (the C++ op csrc/ops/conv.h, gradients of every order)."""
-def conv2d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., dilation: Any = ..., groups: Any = ...) -> Any:
+def conv2d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., dilation: Any = ..., groups: Any = ...) -> Tensor:
     """Convolution of (N, C, H, W) or (C, H, W) input with weight (O, C/groups, *kernel) -> (N, O, *out); padding: ints, 'same' or 'valid'; the output keeps a channels-last input's memory format (the C++ op csrc/ops/conv.h, gradients of every order)."""
-def conv3d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., dilation: Any = ..., groups: Any = ...) -> Any:
+def conv3d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., dilation: Any = ..., groups: Any = ...) -> Tensor:
     """Convolution of (N, C, D, H, W) or (C, D, H, W) input with weight (O, C/groups, *kernel) -> (N, O, *out); padding: ints, 'same' or 'valid'; the output keeps a channels-last input's memory format (the C++ op csrc/ops/conv.h, gradients of every order)."""
-def conv_transpose1d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., output_padding: Any = ..., groups: Any = ..., dilation: Any = ...) -> Any:
+def conv_transpose1d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., output_padding: Any = ..., groups: Any = ..., dilation: Any = ...) -> Tensor:
     """Transposed convolution (the gradient of conv1d with respect to its input) of (N, C, L) or (C, L) input with weight (C, O/groups, *kernel) -> (N, O, *out), out = (in-1) stride - 2 padding + dilation (k-1) + output_padding + 1 (the C++ op csrc/ops/conv.h)."""
-def conv_transpose2d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., output_padding: Any = ..., groups: Any = ..., dilation: Any = ...) -> Any:
+def conv_transpose2d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., output_padding: Any = ..., groups: Any = ..., dilation: Any = ...) -> Tensor:
     """Transposed convolution (the gradient of conv2d with respect to its input) of (N, C, H, W) or (C, H, W) input with weight (C, O/groups, *kernel) -> (N, O, *out), out = (in-1) stride - 2 padding + dilation (k-1) + output_padding + 1 (the C++ op csrc/ops/conv.h)."""
-def conv_transpose3d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., output_padding: Any = ..., groups: Any = ..., dilation: Any = ...) -> Any:
+def conv_transpose3d(input: Any, weight: Any, bias: Any = ..., stride: Any = ..., padding: Any = ..., output_padding: Any = ..., groups: Any = ..., dilation: Any = ...) -> Tensor:
     """Transposed convolution (the gradient of conv3d with respect to its input) of (N, C, D, H, W) or (C, D, H, W) input with weight (C, O/groups, *kernel) -> (N, O, *out), out = (in-1) stride - 2 padding + dilation (k-1) + output_padding + 1 (the C++ op csrc/ops/conv.h)."""
-def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Tensor:
     """1 - cos(x1, x2) where target == 1, max(0, cos - margin) where target == -1, 0 elsewhere; inputs (N, D) with target (N,), or (D,) with a 0-d target (the C++ op csrc/ops/nn/loss.h)."""
-def cosine_similarity(x1: Any, x2: Any, dim: Any = ..., eps: Any = ...) -> Any:
+def cosine_similarity(x1: Any, x2: Any, dim: Any = ..., eps: Any = ...) -> Tensor:
     """x1 . x2 / (max(||x1||, eps) max(||x2||, eps)) along dim, x1 and x2 broadcast to a common shape first, as torch.nn.functional.cosine_similarity: the clamps' gradient is the identity, so a zero vector's gradient is finite (the C++ op csrc/ops/nn/similarity.h)."""
-def cross_entropy(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ..., label_smoothing: Any = ...) -> Any:
+def cross_entropy(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ..., label_smoothing: Any = ...) -> Tensor:
     """log_softmax over dim 1 (dim 0 for unbatched (C,) input) + NLL with class indices (N, ...), or the cross entropy with class probabilities (input's shape) when target is floating; PyTorch's formulas for weight (C,), ignore_index and label_smoothing (the legacy size_average/reduce replace reduction, with PyTorch's warning). The C++ op csrc/ops/nn/loss.h: one fused kernel for class indices, gradients of every order."""
-def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, blank: Any = ..., reduction: Any = ..., zero_infinity: Any = ...) -> Any:
+def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, blank: Any = ..., reduction: Any = ..., zero_infinity: Any = ...) -> Tensor:
     """Connectionist temporal classification loss: -log of the total probability of every alignment of each target (blanks around and between labels, repeats merged). log_probs (T, N, C) or unbatched (T, C): float32/float64 log-probabilities over C classes incl. blank; targets padded (N, S) or 1-D concatenated (sum(target_lengths)); input_lengths/target_lengths (N,) as integer Tensors or lists/tuples of ints. 'mean' divides each loss by its target length (at least 1), then averages over the batch; zero_infinity zeroes the infinite losses of impossible alignments and their gradients. PyTorch's gradient (its double backward is not implemented, as in PyTorch). The C++ op csrc/ops/nn/loss_ctc.cpp; device tensors run the CPU kernel on host copies."""
 def dropout(input: Any, p: Any = ..., training: Any = ..., inplace: Any = ...) -> Any:
     """Zeroes each element with probability p and scales the rest by 1/(1-p) (training only; p = 1 gives zeros), any shape. The mask is drawn on x's device from the counter-based generator (the same mask on every device for one seed; the C++ op csrc/ops/nn/embedding.h). With inplace, x itself is overwritten and returned."""
@@ -87,17 +87,17 @@ def elu(input: Any, alpha: Any = ..., inplace: Any = ...) -> Any:
     """x for x > 0, alpha * (exp(x) - 1) else (the gradient at 0 is alpha, as PyTorch's)."""
 def elu_(input: Any, alpha: Any = ...) -> Any:
     """elu(input, alpha, inplace=True)."""
-def embedding(input: Any, weight: Any, padding_idx: Any = ..., max_norm: Any = ..., norm_type: Any = ..., scale_grad_by_freq: Any = ..., sparse: Any = ...) -> Any:
+def embedding(input: Any, weight: Any, padding_idx: Any = ..., max_norm: Any = ..., norm_type: Any = ..., scale_grad_by_freq: Any = ..., sparse: Any = ...) -> Tensor:
     """Rows of weight (num, dim) at integer input -> input.shape + (dim,), as torch.nn.functional.embedding: the padding row gets no gradient; max_norm renormalizes the looked-up rows of weight in place first; scale_grad_by_freq divides each row's gradient by its index's count in the batch (csrc/ops/nn/embedding.h)."""
-def embedding_bag(input: Any, weight: Any, offsets: Any = ..., max_norm: Any = ..., norm_type: Any = ..., scale_grad_by_freq: Any = ..., mode: Any = ..., sparse: Any = ..., per_sample_weights: Any = ..., include_last_offset: Any = ..., padding_idx: Any = ...) -> Any:
+def embedding_bag(input: Any, weight: Any, offsets: Any = ..., max_norm: Any = ..., norm_type: Any = ..., scale_grad_by_freq: Any = ..., mode: Any = ..., sparse: Any = ..., per_sample_weights: Any = ..., include_last_offset: Any = ..., padding_idx: Any = ...) -> Tensor:
     """(B, dim): the sum / mean / max of each bag's embedding rows, as torch.nn.functional.embedding_bag. Bags are the rows of a 2-D input, or the spans of a 1-D input that start at offsets. Empty bags give zeros; padding_idx entries are left out (and not counted by the mean); per_sample_weights scale the rows (mode='sum'). The C++ op csrc/ops/nn/embedding_bag.h; gradients from its recorded ops."""
-def erf(*args: Any, **kwargs: Any) -> Tensor:
+def erf(input: Any) -> Tensor:
     """The error function."""
-def erfc(*args: Any, **kwargs: Any) -> Tensor:
+def erfc(input: Any) -> Tensor:
     """1 - erf(x), accurate for large x."""
 def feature_alpha_dropout(input: Any, p: Any = ..., training: Any = ..., inplace: Any = ...) -> Any:
     """alpha_dropout of whole channels of (N, C, *) input (the C++ op csrc/ops/nn/dropout.h)."""
-def fold(input: Any, output_size: Any, kernel_size: Any, dilation: Any = ..., padding: Any = ..., stride: Any = ...) -> Any:
+def fold(input: Any, output_size: Any, kernel_size: Any, dilation: Any = ..., padding: Any = ..., stride: Any = ...) -> Tensor:
     """Sums sliding local blocks back into an image (col2im, unfold's adjoint): (N, C*kh*kw, L) or (C*kh*kw, L) -> (N, C, *output_size) or (C, *output_size) (the C++ op csrc/ops/nn/fold.h, gradients of every order)."""
 def fractional_max_pool2d(input: Any, kernel_size: Any, output_size: Any = ..., output_ratio: Any = ..., return_indices: Any = ..., _random_samples: Any = ...) -> Any:
     """Fractional max pooling (Graham) of (N, C, *spatial) or (C, *spatial) with 2 spatial dims to output_size (or input size * output_ratio), as torch.nn.functional.fractional_max_pool2d: PyTorch's window sequence, so the same _random_samples (N, C, 2) in [0, 1) give the same windows, values and indices; (values, indices) with return_indices. The gradient flows to the chosen positions (csrc/ops/nn/fractional_pool.h)."""
@@ -107,19 +107,19 @@ def fractional_max_pool3d(input: Any, kernel_size: Any, output_size: Any = ..., 
     """Fractional max pooling (Graham) of (N, C, *spatial) or (C, *spatial) with 3 spatial dims to output_size (or input size * output_ratio), as torch.nn.functional.fractional_max_pool3d: PyTorch's window sequence, so the same _random_samples (N, C, 3) in [0, 1) give the same windows, values and indices; (values, indices) with return_indices. The gradient flows to the chosen positions (csrc/ops/nn/fractional_pool.h)."""
 def fractional_max_pool3d_with_indices(input: Any, kernel_size: Any, output_size: Any = ..., output_ratio: Any = ..., return_indices: Any = ..., _random_samples: Any = ...) -> Any:
     """Fractional max pooling (Graham) of (N, C, *spatial) or (C, *spatial) with 3 spatial dims to output_size (or input size * output_ratio), as torch.nn.functional.fractional_max_pool3d_with_indices: PyTorch's window sequence, so the same _random_samples (N, C, 3) in [0, 1) give the same windows, values and indices; always returns (values, indices). The gradient flows to the chosen positions (csrc/ops/nn/fractional_pool.h)."""
-def gaussian_nll_loss(input: Any, target: Any, var: Any, full: Any = ..., eps: Any = ..., reduction: Any = ...) -> Any:
+def gaussian_nll_loss(input: Any, target: Any, var: Any, full: Any = ..., eps: Any = ..., reduction: Any = ...) -> Tensor:
     """0.5 (log max(var, eps) + (x - y)^2 / max(var, eps)) (+ 0.5 log 2 pi when full). var (>= 0) has input's shape, or lacks its last axis, or has size 1 on one axis, or is a float; the eps clamp passes gradients through unchanged, as PyTorch's (the C++ op csrc/ops/nn/loss.h)."""
-def gelu(input: Any, approximate: Any = ...) -> Any:
+def gelu(input: Any, approximate: Any = ...) -> Tensor:
     """x * Phi(x), any shape; approximate='tanh' uses PyTorch's tanh formula (the C++ op csrc/ops/nn/activation.h: one fused kernel, gradients of every order)."""
-def glu(input: Any, dim: Any = ...) -> Any:
+def glu(input: Any, dim: Any = ...) -> Tensor:
     """a * sigmoid(b) for the halves a, b of input along dim (of even size)."""
-def grid_sample(input: Any, grid: Any, mode: Any = ..., padding_mode: Any = ..., align_corners: Any = ...) -> Any:
+def grid_sample(input: Any, grid: Any, mode: Any = ..., padding_mode: Any = ..., align_corners: Any = ...) -> Tensor:
     """Samples input (N, C, H, W) at grid (N, Ho, Wo, 2) -> (N, C, Ho, Wo) (5-D: grid (N, Do, Ho, Wo, 3)); grid[..., 0] is x (width), in [-1, 1]; mode bilinear, nearest or bicubic (4-D), padding_mode zeros, border or reflection, as PyTorch's. Gradients of the input and the grid (the C++ op csrc/ops/nn/grid_sample.h, Note [Sampling by gathered corners])."""
-def group_norm(input: Any, num_groups: Any, weight: Any = ..., bias: Any = ..., eps: Any = ...) -> Any:
+def group_norm(input: Any, num_groups: Any, weight: Any = ..., bias: Any = ..., eps: Any = ...) -> Tensor:
     """Normalizes each of num_groups channel groups of (N, C, *) over its channels and positions, then scales/shifts per channel (the C++ op csrc/ops/nn/norm.h)."""
-def gumbel_softmax(logits: Any, tau: Any = ..., hard: Any = ..., eps: Any = ..., dim: Any = ...) -> Any:
+def gumbel_softmax(logits: Any, tau: Any = ..., hard: Any = ..., eps: Any = ..., dim: Any = ...) -> Tensor:
     """softmax((logits + g) / tau) along dim with g ~ Gumbel(0, 1), as torch.nn.functional.gumbel_softmax; with hard=True the value is the one-hot argmax and the gradient the soft sample's (straight-through); eps is unused (csrc/ops/nn/gumbel_softmax.h)."""
-def hardshrink(input: Any, lambd: Any = ...) -> Any:
+def hardshrink(input: Any, lambd: Any = ...) -> Tensor:
     """x where |x| > lambd, else 0."""
 def hardsigmoid(input: Any, inplace: Any = ...) -> Any:
     """clamp(x / 6 + 1/2, 0, 1); gradient 1/6 where -3 < x < 3, else 0."""
@@ -129,41 +129,41 @@ def hardtanh(input: Any, min_val: Any = ..., max_val: Any = ..., inplace: Any = 
     """x clamped to [min_val, max_val] (ValueError if min_val > max_val); the gradient passes only strictly inside (and at NaN)."""
 def hardtanh_(input: Any, min_val: Any = ..., max_val: Any = ...) -> Any:
     """hardtanh(input, min_val, max_val, inplace=True)."""
-def hinge_embedding_loss(input: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+def hinge_embedding_loss(input: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Tensor:
     """input where target == 1, max(0, margin - input) where target == -1 (both terms for other targets, as PyTorch computes it); input and target broadcast (the C++ op csrc/ops/nn/loss.h)."""
-def huber_loss(input: Any, target: Any, reduction: Any = ..., delta: Any = ..., weight: Any = ...) -> Any:
+def huber_loss(input: Any, target: Any, reduction: Any = ..., delta: Any = ..., weight: Any = ...) -> Tensor:
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), d = input - target (delta > 0), reduced by reduction; weight (input's shape) scales each element, 'mean' still over the element count as in PyTorch (the C++ op csrc/ops/nn/loss.h)."""
-def instance_norm(input: Any, running_mean: Any = ..., running_var: Any = ..., weight: Any = ..., bias: Any = ..., use_input_stats: Any = ..., momentum: Any = ..., eps: Any = ...) -> Any:
+def instance_norm(input: Any, running_mean: Any = ..., running_var: Any = ..., weight: Any = ..., bias: Any = ..., use_input_stats: Any = ..., momentum: Any = ..., eps: Any = ...) -> Tensor:
     """Normalizes each (sample, channel) plane of (N, C, *) over its spatial axes. With use_input_stats and running buffers, the buffers move toward the batch means of the per-instance mean and unbiased variance; without use_input_stats the running statistics normalize (the C++ op csrc/ops/nn/norm.h)."""
-def interpolate(input: Any, size: Any = ..., scale_factor: Any = ..., mode: Any = ..., align_corners: Any = ..., recompute_scale_factor: Any = ..., antialias: Any = ...) -> Any:
+def interpolate(input: Any, size: Any = ..., scale_factor: Any = ..., mode: Any = ..., align_corners: Any = ..., recompute_scale_factor: Any = ..., antialias: Any = ...) -> Tensor:
     """Resamples (N, C, L), (N, C, H, W) or (N, C, D, H, W) input to `size` or by `scale_factor` (one value or one per spatial dim), as PyTorch's F.interpolate: modes nearest, nearest-exact, linear (3-D), bilinear and bicubic (4-D), trilinear (5-D) and area; align_corners only for the interpolating modes; antialias=True (bilinear, bicubic) low-pass filters when downsampling, as PIL. The C++ op csrc/ops/nn/resample.h (Note [Separable resampling by gathered taps])."""
-def kl_div(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., log_target: Any = ...) -> Any:
+def kl_div(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., log_target: Any = ...) -> Tensor:
     """target (log target - input) pointwise, input holding log-probabilities (target too when log_target); reduction 'batchmean' divides the sum by the batch size (the C++ op csrc/ops/nn/loss.h)."""
-def l1_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., weight: Any = ...) -> Any:
+def l1_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., weight: Any = ...) -> Tensor:
     """|input - target| (broadcast), reduced by reduction ('mean', 'sum' or 'none'; the legacy size_average/reduce replace it, with PyTorch's warning). weight (input's shape) scales each element and 'mean' then divides by its sum (the C++ op csrc/ops/nn/loss.h)."""
-def layer_norm(input: Any, normalized_shape: Any, weight: Any = ..., bias: Any = ..., eps: Any = ...) -> Any:
+def layer_norm(input: Any, normalized_shape: Any, weight: Any = ..., bias: Any = ..., eps: Any = ...) -> Tensor:
     """Normalizes (*, *normalized_shape) over the trailing normalized_shape dims, then scales by weight and shifts by bias (each of normalized_shape). The C++ op csrc/ops/nn/norm.h: one fused kernel, gradients of every order."""
 def leaky_relu(input: Any, negative_slope: Any = ..., inplace: Any = ...) -> Any:
     """x for x > 0, negative_slope * x else."""
 def leaky_relu_(input: Any, negative_slope: Any = ...) -> Any:
     """leaky_relu(input, negative_slope, inplace=True)."""
-def linear(input: Any, weight: Any, bias: Any = ...) -> Any:
+def linear(input: Any, weight: Any, bias: Any = ...) -> Tensor:
     """input (..., in_features) @ weight.T + bias, weight (out_features, in_features), bias (out_features,) -> (..., out_features) (the C++ op csrc/ops/nn/linear.h)."""
-def local_response_norm(input: Any, size: Any, alpha: Any = ..., beta: Any = ..., k: Any = ...) -> Any:
+def local_response_norm(input: Any, size: Any, alpha: Any = ..., beta: Any = ..., k: Any = ...) -> Tensor:
     """x / (k + alpha * mean of x^2 over size neighbouring channels)^beta (the window [c - size//2, c + (size-1)//2], zero-padded, always divided by size; the C++ op csrc/ops/nn/norm.h)."""
 def log_softmax(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
     """x - logsumexp(x) along dim (PyTorch's implicit dim when None), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""
-def logsigmoid(input: Any) -> Any:
+def logsigmoid(input: Any) -> Tensor:
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))."""
-def logsumexp(input: Any, dim: Any = ..., keepdim: Any = ...) -> Any:
+def logsumexp(input: Any, dim: Any = ..., keepdim: Any = ...) -> Tensor:
     """log(sum(exp(input))) over dim (all dims when None or ()), computed stably (shifted by the max); integer input gives float32."""
-def lp_pool1d(input: Any, norm_type: Any, kernel_size: Any, stride: Any = ..., ceil_mode: Any = ...) -> Any:
+def lp_pool1d(input: Any, norm_type: Any, kernel_size: Any, stride: Any = ..., ceil_mode: Any = ...) -> Tensor:
     """(sum over each window of x^p)^(1/p) (PyTorch's formula: the window's average times its full size) of (N, C, *spatial) or (C, *spatial) input; p = inf is the max of |x|. The C++ op csrc/ops/pool.h, gradients in C++."""
-def lp_pool2d(input: Any, norm_type: Any, kernel_size: Any, stride: Any = ..., ceil_mode: Any = ...) -> Any:
+def lp_pool2d(input: Any, norm_type: Any, kernel_size: Any, stride: Any = ..., ceil_mode: Any = ...) -> Tensor:
     """(sum over each window of x^p)^(1/p) (PyTorch's formula: the window's average times its full size) of (N, C, *spatial) or (C, *spatial) input; p = inf is the max of |x|. The C++ op csrc/ops/pool.h, gradients in C++."""
-def lp_pool3d(input: Any, norm_type: Any, kernel_size: Any, stride: Any = ..., ceil_mode: Any = ...) -> Any:
+def lp_pool3d(input: Any, norm_type: Any, kernel_size: Any, stride: Any = ..., ceil_mode: Any = ...) -> Tensor:
     """(sum over each window of x^p)^(1/p) (PyTorch's formula: the window's average times its full size) of (N, C, *spatial) or (C, *spatial) input; p = inf is the max of |x|. The C++ op csrc/ops/pool.h, gradients in C++."""
-def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+def margin_ranking_loss(input1: Any, input2: Any, target: Any, margin: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Tensor:
     """max(0, -target * (input1 - input2) + margin); the three tensors have one rank and broadcast (the C++ op csrc/ops/nn/loss.h)."""
 def max_pool1d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ..., return_indices: Any = ...) -> Any:
     """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 1 spatial dims (-inf padding; floating input, or integer on the CPU); with return_indices also the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
@@ -177,43 +177,43 @@ def max_pool3d(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = .
     """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 3 spatial dims (-inf padding; floating input, or integer on the CPU); with return_indices also the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
 def max_pool3d_with_indices(input: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., dilation: Any = ..., ceil_mode: Any = ..., return_indices: Any = ...) -> Any:
     """Max over kernel windows of (N, C, *spatial) or (C, *spatial) with 3 spatial dims (-inf padding; floating input, or integer on the CPU); (values, indices) the int64 flat index of each maximum in its plane, as max_unpool takes them (the C++ op csrc/ops/pool.h, gradients in C++)."""
-def max_unpool1d(input: Any, indices: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., output_size: Any = ...) -> Any:
+def max_unpool1d(input: Any, indices: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., output_size: Any = ...) -> Tensor:
     """The partial inverse of max_pool1d: the values placed at their flat indices of the output planes, zeros elsewhere; each output size (in - 1) stride - 2 padding + kernel unless output_size (1 values, or with the leading N, C) says otherwise. Any dtype; IndexError for an index outside the plane. The C++ op csrc/ops/pool.h."""
-def max_unpool2d(input: Any, indices: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., output_size: Any = ...) -> Any:
+def max_unpool2d(input: Any, indices: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., output_size: Any = ...) -> Tensor:
     """The partial inverse of max_pool2d: the values placed at their flat indices of the output planes, zeros elsewhere; each output size (in - 1) stride - 2 padding + kernel unless output_size (2 values, or with the leading N, C) says otherwise. Any dtype; IndexError for an index outside the plane. The C++ op csrc/ops/pool.h."""
-def max_unpool3d(input: Any, indices: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., output_size: Any = ...) -> Any:
+def max_unpool3d(input: Any, indices: Any, kernel_size: Any, stride: Any = ..., padding: Any = ..., output_size: Any = ...) -> Tensor:
     """The partial inverse of max_pool3d: the values placed at their flat indices of the output planes, zeros elsewhere; each output size (in - 1) stride - 2 padding + kernel unless output_size (3 values, or with the leading N, C) says otherwise. Any dtype; IndexError for an index outside the plane. The C++ op csrc/ops/pool.h."""
 def mish(input: Any, inplace: Any = ...) -> Any:
     """x * tanh(softplus(x))."""
-def mse_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., weight: Any = ...) -> Any:
+def mse_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., weight: Any = ...) -> Tensor:
     """(input - target)^2 (broadcast), reduced by reduction ('mean', 'sum' or 'none'; the legacy size_average/reduce replace it, with PyTorch's warning). weight (input's shape) scales each element and 'mean' then divides by its sum (the C++ op csrc/ops/nn/loss.h)."""
-def multi_margin_loss(input: Any, target: Any, p: Any = ..., margin: Any = ..., weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+def multi_margin_loss(input: Any, target: Any, p: Any = ..., margin: Any = ..., weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Tensor:
     """Multi-class hinge: sum over i != y of w[y] max(0, margin - x[y] + x[i])^p / C, p in {1, 2}; input (N, C) with target (N,), or (C,) with a 0-d or (1,) target (the C++ op csrc/ops/nn/loss.h)."""
-def multilabel_margin_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+def multilabel_margin_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Tensor:
     """Sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])) / C; the integer target (input's shape, (N, C) or (C,)) lists each sample's classes, ended by the first -1 (the C++ op csrc/ops/nn/loss.h)."""
-def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Tensor:
     """Per-class logistic loss -(y log sigmoid(x) + (1 - y) log sigmoid(-x)) (times weight), averaged over the last (class) axis (the C++ op csrc/ops/nn/loss.h)."""
-def native_channel_shuffle(input: Any, groups: Any) -> Any:
+def native_channel_shuffle(input: Any, groups: Any) -> Tensor:
     """(N, C, *) with C = groups k: the channel order (groups, k) becomes (k, groups) (ShuffleNet's channel shuffle; csrc/ops/nn/shuffle.h)."""
-def nll_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+def nll_loss(input: Any, target: Any, weight: Any = ..., size_average: Any = ..., ignore_index: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Tensor:
     """-input[n, target[n]] * weight[target[n]] over (N, C, ...) log-probabilities and (N, ...) class indices; 'mean' divides by the summed weights of the non-ignored targets (the C++ op csrc/ops/nn/loss.h)."""
-def normalize(input: Any, p: Any = ..., dim: Any = ..., eps: Any = ...) -> Any:
+def normalize(input: Any, p: Any = ..., dim: Any = ..., eps: Any = ...) -> Tensor:
     """x / max(||x||_p, eps) along dim (torch's clamp_min: the norm's gradient passes where it is >= eps; the C++ op csrc/ops/nn/norm.h)."""
-def one_hot(input: Any, num_classes: Any = ...) -> Any:
+def one_hot(input: Any, num_classes: Any = ...) -> Tensor:
     """int64 one-hot encoding of integer class indices along a new last axis, as torch.nn.functional.one_hot; num_classes=-1 infers max + 1 (csrc/ops/nn/distance.h)."""
 def pad(input: Any, pad: Any, mode: Any = ..., value: Any = ...) -> Any:
     """PyTorch's F.pad: pad lists (left, right) pairs starting from the LAST dimension. Modes: constant (value, default 0), reflect, replicate, circular; negative pads crop (the C++ op csrc/ops/nn/pad.h)."""
-def pairwise_distance(x1: Any, x2: Any, p: Any = ..., eps: Any = ..., keepdim: Any = ...) -> Any:
+def pairwise_distance(x1: Any, x2: Any, p: Any = ..., eps: Any = ..., keepdim: Any = ...) -> Tensor:
     """The p-norm of x1 - x2 + eps over the last axis (broadcasting): (..., D) -> (...), as torch.nn.functional.pairwise_distance; the same op triplet_margin_loss uses."""
-def pdist(input: Any, p: Any = ...) -> Any:
+def pdist(input: Any, p: Any = ...) -> Tensor:
     """The p-norm distances between the rows of a floating (N, M) input for all pairs i < j in row-major order, shape (N (N - 1) / 2,), as torch.nn.functional.pdist: zero distances get a zero gradient (csrc/ops/nn/distance.h)."""
-def pixel_shuffle(input: Any, upscale_factor: Any) -> Any:
+def pixel_shuffle(input: Any, upscale_factor: Any) -> Tensor:
     """(*, C r^2, H, W) -> (*, C, H r, W r) with r = upscale_factor (sub-pixel convolution's rearrangement): a reshape, a permutation and a reshape (csrc/ops/nn/shuffle.h), so the gradient is the inverse rearrangement."""
-def pixel_unshuffle(input: Any, downscale_factor: Any) -> Any:
+def pixel_unshuffle(input: Any, downscale_factor: Any) -> Tensor:
     """(*, C, H r, W r) -> (*, C r^2, H, W) with r = downscale_factor: pixel_shuffle's inverse (csrc/ops/nn/shuffle.h)."""
-def poisson_nll_loss(input: Any, target: Any, log_input: Any = ..., full: Any = ..., size_average: Any = ..., eps: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+def poisson_nll_loss(input: Any, target: Any, log_input: Any = ..., full: Any = ..., size_average: Any = ..., eps: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Tensor:
     """exp(x) - y x (log_input) or x - y log(x + eps); full adds the Stirling term y log y - y + 0.5 log(2 pi y) where y > 1. Input and target broadcast (the C++ op csrc/ops/nn/loss.h)."""
-def prelu(input: Any, weight: Any) -> Any:
+def prelu(input: Any, weight: Any) -> Tensor:
     """x where x > 0, else weight * x; weight has 1 element or one per channel (dim 1)."""
 def relu(input: Any, inplace: Any = ...) -> Any:
     """max(x, 0) (NaN stays NaN; boolean input raises); one fused kernel."""
@@ -221,55 +221,55 @@ def relu6(input: Any, inplace: Any = ...) -> Any:
     """min(max(x, 0), 6) (hardtanh(x, 0, 6))."""
 def relu_(input: Any) -> Any:
     """relu(input, inplace=True): x overwritten with max(x, 0) and returned."""
-def rms_norm(input: Any, normalized_shape: Any, weight: Any = ..., eps: Any = ...) -> Any:
+def rms_norm(input: Any, normalized_shape: Any, weight: Any = ..., eps: Any = ...) -> Tensor:
     """x / sqrt(mean(x^2) + eps) * weight over the trailing normalized_shape dims; eps defaults to the dtype's machine epsilon (the C++ op csrc/ops/nn/norm.h)."""
 def rrelu(input: Any, lower: Any = ..., upper: Any = ..., training: Any = ..., inplace: Any = ..., *, generator: Any = ...) -> Any:
     """Randomized leaky ReLU: negative inputs scaled by a slope drawn U(lower, upper) per element in training, by (lower + upper) / 2 otherwise."""
 def rrelu_(input: Any, lower: Any = ..., upper: Any = ..., training: Any = ..., *, generator: Any = ...) -> Any:
     """rrelu(input, lower, upper, training, inplace=True)."""
-def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = ..., dropout_p: Any = ..., is_causal: Any = ..., scale: Any = ..., enable_gqa: Any = ...) -> Any:
+def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = ..., dropout_p: Any = ..., is_causal: Any = ..., scale: Any = ..., enable_gqa: Any = ...) -> Tensor:
     """A bool mask keeps True positions; a float mask is added to the scores. is_causal lets query i attend to keys j <= i (PyTorch's top-left aligned tril(ones(L, S))). scale defaults to 1/sqrt(E); enable_gqa repeats key/value heads to match the query's; dropout_p drops attention probabilities (the default generator's mask, replayed by the backward). Fused kernels where they apply (csrc/ops/nn/attention.h)."""
 def selu(input: Any, inplace: Any = ...) -> Any:
     """scale * elu(x, alpha) with PyTorch's constants (alpha 1.6732632423543772, scale 1.0507009873554805)."""
 def selu_(input: Any) -> Any:
     """selu(input, inplace=True)."""
-def sigmoid(input: Any) -> Any:
+def sigmoid(input: Any) -> Tensor:
     """1 / (1 + exp(-x)), computed with exp(-|x|) so nothing overflows; integer input gives the default float dtype."""
 def silu(input: Any, inplace: Any = ...) -> Any:
     """x * sigmoid(x)."""
-def smooth_l1_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., beta: Any = ...) -> Any:
+def smooth_l1_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ..., beta: Any = ...) -> Tensor:
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, d = input - target (L1 when beta == 0; a negative beta is a ValueError), reduced by reduction (the C++ op csrc/ops/nn/loss.h)."""
-def soft_margin_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+def soft_margin_loss(input: Any, target: Any, size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Tensor:
     """log(1 + exp(-target * input)) in input's shape (target broadcasts to it), reduced by reduction (the C++ op csrc/ops/nn/loss.h)."""
 def softmax(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
     """exp(x) / sum(exp(x)) along dim (PyTorch's implicit dim when None: 0 for 0-, 1- and 3-D input, else 1), any shape, in dtype if given (the C++ op csrc/ops/nn/softmax.h: one fused pass per row, gradients of every order)."""
-def softmax2d(input: Any) -> Any:
+def softmax2d(input: Any) -> Tensor:
     """softmax over the channels of (N, C, H, W) or (C, H, W) input."""
-def softmin(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Any:
+def softmin(input: Any, dim: Any = ..., _stacklevel: Any = ..., dtype: Any = ...) -> Tensor:
     """softmax(-input, dim, dtype=dtype) (PyTorch's implicit dim when None)."""
-def softplus(input: Any, beta: Any = ..., threshold: Any = ...) -> Any:
+def softplus(input: Any, beta: Any = ..., threshold: Any = ...) -> Tensor:
     """log(1 + exp(beta * x)) / beta, x itself where beta * x > threshold (float32 under CUDA autocast)."""
-def softshrink(input: Any, lambd: Any = ...) -> Any:
+def softshrink(input: Any, lambd: Any = ...) -> Tensor:
     """x - lambd above lambd, x + lambd below -lambd, 0 between (lambd >= 0)."""
-def softsign(input: Any) -> Any:
+def softsign(input: Any) -> Tensor:
     """x / (1 + |x|)."""
-def tanh(input: Any) -> Any:
+def tanh(input: Any) -> Tensor:
     """Hyperbolic tangent of a tensor (F.tanh)."""
-def tanhshrink(input: Any) -> Any:
+def tanhshrink(input: Any) -> Tensor:
     """x - tanh(x)."""
 def threshold(input: Any, threshold: Any, value: Any, inplace: Any = ...) -> Any:
     """x where x > threshold, else value."""
 def threshold_(input: Any, threshold: Any, value: Any) -> Any:
     """threshold(input, threshold, value, inplace=True)."""
-def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: Any = ..., p: Any = ..., eps: Any = ..., swap: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Any:
+def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: Any = ..., p: Any = ..., eps: Any = ..., swap: Any = ..., size_average: Any = ..., reduce: Any = ..., reduction: Any = ...) -> Tensor:
     """max(0, margin + d(a, p) - d(a, n)), d the p-norm distance over the last axis (pairwise_distance, eps added to the difference); swap uses min(d(a, n), d(p, n)) (the C++ op csrc/ops/nn/loss.h)."""
-def triplet_margin_with_distance_loss(anchor: Any, positive: Any, negative: Any, *, distance_function: Any = ..., margin: Any = ..., swap: Any = ..., reduction: Any = ...) -> Any:
+def triplet_margin_with_distance_loss(anchor: Any, positive: Any, negative: Any, *, distance_function: Any = ..., margin: Any = ..., swap: Any = ..., reduction: Any = ...) -> Tensor:
     """The triplet loss max(0, margin + d(a, p) - d(a, n)) with any distance function (default: pairwise_distance); swap uses min(d(a, n), d(p, n)) (the C++ op csrc/ops/nn/loss.h)."""
-def unfold(input: Any, kernel_size: Any, dilation: Any = ..., padding: Any = ..., stride: Any = ...) -> Any:
+def unfold(input: Any, kernel_size: Any, dilation: Any = ..., padding: Any = ..., stride: Any = ...) -> Tensor:
     """Sliding local blocks (im2col): (N, C, H, W) or (C, H, W) -> (N, C*kh*kw, L) or (C*kh*kw, L), zero padding (the C++ op csrc/ops/nn/fold.h, gradients of every order)."""
-def upsample(input: Any, size: Any = ..., scale_factor: Any = ..., mode: Any = ..., align_corners: Any = ...) -> Any:
+def upsample(input: Any, size: Any = ..., scale_factor: Any = ..., mode: Any = ..., align_corners: Any = ...) -> Tensor:
     """interpolate under its deprecated name (PyTorch keeps it)."""
-def upsample_bilinear(input: Any, size: Any = ..., scale_factor: Any = ...) -> Any:
+def upsample_bilinear(input: Any, size: Any = ..., scale_factor: Any = ...) -> Tensor:
     """interpolate with mode='bilinear' and align_corners=True (PyTorch's deprecated upsample_bilinear)."""
-def upsample_nearest(input: Any, size: Any = ..., scale_factor: Any = ...) -> Any:
+def upsample_nearest(input: Any, size: Any = ..., scale_factor: Any = ...) -> Tensor:
     """interpolate with mode='nearest' (PyTorch's deprecated upsample_nearest)."""
