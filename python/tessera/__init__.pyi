@@ -137,27 +137,27 @@ class Tensor:
     def addbmm(self, batch1: Any, batch2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """beta * input + alpha * sum_b (batch1[b] @ batch2[b])."""
     def addbmm_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place addbmm (torch.Tensor.addbmm_); returns self."""
+        """In-place addbmm: self = beta * self + alpha * the product; returns self."""
     def addcdiv(self, tensor1: Any, tensor2: Any, *, value: Any = ..., out: Any = ...) -> Any:
         """input + value * tensor1 / tensor2, broadcasting; two integer divisors raise RuntimeError (torch)."""
     def addcdiv_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place addcdiv (torch.Tensor.addcdiv_); returns self."""
+        """self += value * tensor1 / tensor2; returns self."""
     def addcmul(self, tensor1: Any, tensor2: Any, *, value: Any = ..., out: Any = ...) -> Any:
         """input + value * tensor1 * tensor2, broadcasting."""
     def addcmul_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place addcmul (torch.Tensor.addcmul_); returns self."""
+        """self += value * tensor1 * tensor2; returns self."""
     def addmm(self, mat1: Any, mat2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """beta * input + alpha * (mat1 @ mat2); input broadcasts to the product's shape. beta=0 ignores input's values (NaN included), as torch."""
     def addmm_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place addmm (torch.Tensor.addmm_); returns self."""
+        """In-place addmm: self = beta * self + alpha * the product; returns self."""
     def addmv(self, mat: Any, vec: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """beta * input + alpha * (mat @ vec)."""
     def addmv_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place addmv (torch.Tensor.addmv_); returns self."""
+        """In-place addmv: self = beta * self + alpha * the product; returns self."""
     def addr(self, vec1: Any, vec2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """beta * input + alpha * outer(vec1, vec2)."""
     def addr_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place addr (torch.Tensor.addr_); returns self."""
+        """In-place addr: self = beta * self + alpha * the product; returns self."""
     def adjoint(self, *args: Any, **kwargs: Any) -> Tensor:
         """The conjugate transpose of the last two dims (a view for real tensors)."""
     def all(self, *args: Any, **kwargs: Any) -> Any:
@@ -233,7 +233,7 @@ class Tensor:
     def baddbmm(self, batch1: Any, batch2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """beta * input + alpha * bmm(batch1, batch2)."""
     def baddbmm_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place baddbmm (torch.Tensor.baddbmm_); returns self."""
+        """In-place baddbmm: self = beta * self + alpha * the product; returns self."""
     def bernoulli(self, p: Any = ..., size: Any = ..., *, generator: Any = ..., out: Any = ..., dtype: Any = ..., device: Any = ...) -> Any:
         """1 with probability p else 0. input a tensor of probabilities (floating, in [0, 1]): its shape broadcast with size, its dtype. torch's bernoulli(input, p) (a float p): probability p in input's shape and dtype. NumPy's bernoulli(p, size): a number p, shape size, float32."""
     def bernoulli_(self, *args: Any, **kwargs: Any) -> Any:
@@ -292,19 +292,19 @@ class Tensor:
     def clamp(self, min: Any = ..., max: Any = ..., *, out: Any = ...) -> Any:
         """input clamped to [min, max] elementwise (torch.clamp; x.clamp and x.clip are this function). min and max are numbers or tensors broadcasting with input; a float bound makes an integer input float (the default dtype) and a tensor bound of another dtype promotes an integer input. Where min > max the result is max; NaN stays NaN. With no bound at all the result is a copy (as ts.clip; torch raises). ts.clip is the array API's clip (input's dtype)."""
     def clamp_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place clamp (torch.Tensor.clamp_); returns self."""
+        """In-place clamp; returns self."""
     def clamp_max(self, max: Any, *, out: Any = ...) -> Any:
         """min(input, max) elementwise (clamp with max only)."""
     def clamp_max_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place clamp_max (torch.Tensor.clamp_max_); returns self."""
+        """In-place clamp_max; returns self."""
     def clamp_min(self, min: Any, *, out: Any = ...) -> Any:
         """max(input, min) elementwise (clamp with min only)."""
     def clamp_min_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place clamp_min (torch.Tensor.clamp_min_); returns self."""
+        """In-place clamp_min; returns self."""
     def clip(self, min: Any = ..., max: Any = ..., *, out: Any = ...) -> Any:
         """input clamped to [min, max] elementwise (torch.clamp; x.clamp and x.clip are this function). min and max are numbers or tensors broadcasting with input; a float bound makes an integer input float (the default dtype) and a tensor bound of another dtype promotes an integer input. Where min > max the result is max; NaN stays NaN. With no bound at all the result is a copy (as ts.clip; torch raises). ts.clip is the array API's clip (input's dtype)."""
     def clip_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place clip (torch.Tensor.clip_); returns self."""
+        """In-place clamp; returns self."""
     def clone(self, *args: Any, **kwargs: Any) -> Tensor:
         """A copy in new memory (differentiable), laid out as memory_format asks: by default ts.preserve_format (a dense input's strides, as torch), or ts.contiguous_format, ts.channels_last, ..."""
     def conj(self, *args: Any, **kwargs: Any) -> Tensor: ...
@@ -521,10 +521,10 @@ class Tensor:
         """In-place i0 (torch.Tensor.i0_); returns self."""
     def igamma(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def igamma_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place igamma (torch.Tensor.igamma_); returns self."""
+        """In-place igamma_ (torch.Tensor.igamma_); returns self."""
     def igammac(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def igammac_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place igammac (torch.Tensor.igammac_); returns self."""
+        """In-place igammac_ (torch.Tensor.igammac_); returns self."""
     imag: Tensor
     def index_add(self, dim: Any, index: Any, source: Any, *, alpha: Any = ..., out: Any = ...) -> Any:
         """A copy of input with out.select(dim, index[i]) += alpha * source.select(dim, i); repeated indices accumulate. source has input's shape with `dim` of len(index)."""
@@ -630,7 +630,7 @@ class Tensor:
     def lerp(self, end: Any, weight: Any, *, out: Any = ...) -> Any:
         """input + weight * (end - input), broadcasting; weight is a number or a tensor. input must be floating or complex (RuntimeError otherwise, as torch)."""
     def lerp_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place lerp (torch.Tensor.lerp_); returns self."""
+        """self += weight * (end - self); returns self."""
     def less(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def less_(self, *args: Any, **kwargs: Any) -> Any:
         """In-place less (torch.Tensor.less_); returns self."""
@@ -1104,7 +1104,7 @@ class Tensor:
         """self where condition is true, else other (torch.Tensor.where)."""
     def xlogy(self, *args: Any, **kwargs: Any) -> Tensor: ...
     def xlogy_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place xlogy (torch.Tensor.xlogy_); returns self."""
+        """In-place xlogy_ (torch.Tensor.xlogy_); returns self."""
     def zero_(self, *args: Any, **kwargs: Any) -> Any:
         """Fills self with zeros; returns self."""
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
