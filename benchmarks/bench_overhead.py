@@ -103,6 +103,7 @@ def cases(grad: bool) -> List[tuple]:
                                                          scale, False), v),
             "torch": lambda: TF.scaled_dot_product_attention(qt, kt, vt)}),
     ]
+    out += inplace_cases(grad)
     if not grad:  # creation functions and in-place ops on leaves have no autograd form
         out[3:3] = [("x += y", {"ts": lambda: acc.__iadd__(y), "C": lambda: _C._copy_(acc, _C.add(acc, y)),
                                 "torch": lambda: acct.__iadd__(yt)})]
@@ -115,6 +116,33 @@ def cases(grad: bool) -> List[tuple]:
                                            "C": lambda: _C._copy_(acc, _C.add(acc, y)),
                                            "torch": lambda: acct.__iadd__(yt)})]
     return out
+
+
+def inplace_cases(grad: bool) -> List[tuple]:
+    """The in-place methods written through their op (8 x 8): the `_C` column is the
+    out-of-place op. With autograd, self is a non-leaf and the other operands require grad."""
+    s, st = _pair((8, 8), False, 10)
+    a, at = _pair((8, 8), grad, 11)
+    c, ct = _pair((8, 8), grad, 12)
+    if grad:
+        s, st = s.requires_grad_(True) * 1, st.requires_grad_(True) * 1
+    d, dt = ts.abs(c) + 0.5, ct.abs() + 0.5
+    return [
+        ("x.clamp_(0, 1)", {"ts": lambda: s.clamp_(0, 1), "C": lambda: _C.clamp(s, 0, 1),
+                            "torch": lambda: st.clamp_(0, 1)}),
+        ("x.lerp_(y, 0.5)", {"ts": lambda: s.lerp_(a, 0.5), "C": lambda: _C.lerp(s, a, 0.5),
+                             "torch": lambda: st.lerp_(at, 0.5)}),
+        ("x.addcmul_(y, z)", {"ts": lambda: s.addcmul_(a, c, value=1e-3),
+                              "C": lambda: _C.addcmul(s, a, c, value=1e-3),
+                              "torch": lambda: st.addcmul_(at, ct, value=1e-3)}),
+        ("x.addcdiv_(y, z)", {"ts": lambda: s.addcdiv_(a, d, value=1e-3),
+                              "C": lambda: _C.addcdiv(s, a, d, value=1e-3),
+                              "torch": lambda: st.addcdiv_(at, dt, value=1e-3)}),
+        ("x.addmm_(y, z)", {"ts": lambda: s.addmm_(a, c, alpha=1e-3),
+                            "C": lambda: _C.addmm(s, a, c, alpha=1e-3),
+                            "torch": lambda: st.addmm_(at, ct, alpha=1e-3)}),
+        ("x.erf_()", {"ts": lambda: s.erf_(), "C": lambda: _C.erf(s), "torch": lambda: st.erf_()}),
+    ]
 
 
 def model_case() -> tuple:
@@ -183,6 +211,7 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--min-time", type=float, default=0.2)
     ap.add_argument("--markdown", default=None)
+    ap.add_argument("--only", default=None, help="run only the calls whose name contains this")
     args = ap.parse_args()
     ts.set_num_threads(1)
     torch.set_num_threads(1)
@@ -190,8 +219,10 @@ def main() -> int:
     rows = []
     for grad in (False, True):
         for name, fns in cases(grad):
-            rows.append(dict(run(name, fns, min_time), grad=grad))
-    rows.append(dict(run(*model_case(), min_time), grad=True))
+            if args.only is None or args.only in name:
+                rows.append(dict(run(name, fns, min_time), grad=grad))
+    if args.only is None:
+        rows.append(dict(run(*model_case(), min_time), grad=True))
     md = (f"Machine: {machine()}; 1 thread; tessera {ts.__version__}, PyTorch {torch.__version__}. "
           "Ratios < 1 mean tessera is faster (tessera/PyTorch) or closer to the bare C++ op "
           "(tessera/`_C`).\n\n" + table(rows))

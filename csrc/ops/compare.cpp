@@ -1,13 +1,13 @@
 #include "ops/compare.h"
 
+#include <cmath>
+#include <limits>
+
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
 #include "ops/copy.h"
 #include "ops/math.h"
 #include "ops/where.h"
-
-#include <cmath>
-#include <limits>
 
 namespace ts {
 
@@ -75,27 +75,28 @@ Tensor bound_in_range(const Tensor& bound, DType dt, bool is_lower) {
   return b;
 }
 
-// A bound of clip in x's dtype, checked to broadcast to x's shape without growing it.
-Tensor clip_bound(const Tensor& x, const Tensor& bound, const char* which) {
-  check_same_device("clip", x, bound);
-  const Shape s = broadcast_shapes(x.shape(), bound.shape(), "clip");
-  TS_CHECK(s == x.shape(), ValueError, "clip: ", which, " of shape ", shape_str(bound.shape()),
+}  // namespace
+
+Tensor clip_bound(const Tensor& x, const Tensor& bound, const char* which, const char* op) {
+  check_same_device(op, x, bound);
+  const Shape s = broadcast_shapes(x.shape(), bound.shape(), op);
+  TS_CHECK(s == x.shape(), ValueError, op, ": ", which, " of shape ", shape_str(bound.shape()),
            " does not broadcast to x's shape ", shape_str(x.shape()));
-  TS_CHECK(!is_complex(bound.dtype()), TypeError, "clip: ", which, " may not be complex");
+  TS_CHECK(!is_complex(bound.dtype()), TypeError, op, ": ", which, " may not be complex");
   if (is_integral(x.dtype()) && bound.dtype() != x.dtype()) {
     autograd::GradModeGuard no_grad(false);
     return astype(bound_in_range(bound, x.dtype(), std::string(which) == "min"), x.dtype(), false);
   }
   return astype(bound, x.dtype(), false);
 }
-}  // namespace
 
-Tensor clip(const Tensor& x, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi) {
-  TS_CHECK(in_set(x.dtype(), kRealSet), TypeError, "clip: not supported for dtype ",
+Tensor clip(const Tensor& x, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi,
+            const char* op) {
+  TS_CHECK(in_set(x.dtype(), kRealSet), TypeError, op, ": not supported for dtype ",
            dtype_name(x.dtype()), " (expected real-valued numeric input)");
   if (!lo && !hi) return clone(x);
-  const Tensor l = lo ? clip_bound(x, *lo, "min") : Tensor();
-  const Tensor h = hi ? clip_bound(x, *hi, "max") : Tensor();
+  const Tensor l = lo ? clip_bound(x, *lo, "min", op) : Tensor();
+  const Tensor h = hi ? clip_bound(x, *hi, "max", op) : Tensor();
   Tensor r = x;
   {
     autograd::GradModeGuard no_grad(false);  // recorded below as one node

@@ -151,6 +151,13 @@ void overwrite_inplace(const char* op, const Tensor& a, const Tensor& r) {
   index_put_basic(a, all, r);
 }
 
+Tensor inplace_source(const Tensor& a, std::initializer_list<const Tensor*> others) {
+  if (!autograd::grad_enabled()) return a;
+  bool record = autograd::requires_grad(a);
+  for (const Tensor* t : others) record = record || (t->defined() && autograd::requires_grad(*t));
+  return record ? clone_op(a) : a;
+}
+
 void write_out(const char* op, const Tensor& out, const Tensor& r) {
   if (autograd::needs_grad({&r, &out}))
     throw RuntimeError(str(op,

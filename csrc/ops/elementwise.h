@@ -56,6 +56,10 @@ void assign_inplace_result(const char* op, const Tensor& a, const Tensor& r);
 // on its device): recorded as a[...] = r when autograd records, so r gets the gradient and the
 // overwritten values get zeros.
 void overwrite_inplace(const char* op, const Tensor& a, const Tensor& r);
+// What an in-place method whose op is composed of several ops reads before its result is
+// written into a (assign_inplace_result): a itself, or a copy of a when autograd records (so no
+// tensor saved for the backward of an inner op is a's memory, overwritten by the write).
+Tensor inplace_source(const Tensor& a, std::initializer_list<const Tensor*> others = {});
 // out= of PyTorch's functions: r written into `out`, which must have r's shape and a dtype r
 // casts to (PyTorch's in-place rule); nothing records through out= (RuntimeError, as PyTorch).
 void write_out(const char* op, const Tensor& out, const Tensor& r);

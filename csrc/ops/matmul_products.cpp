@@ -1,10 +1,12 @@
 #include "ops/matmul_products.h"
 
 #include "autograd/function.h"
+#include "autograd/record.h"
 #include "core/error.h"
 #include "core/shape.h"
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
+#include "ops/elementwise.h"
 #include "ops/linalg.h"
 #include "ops/linalg_composite.h"
 #include "ops/views.h"
@@ -40,13 +42,17 @@ bool scalar_is(const Scalar& s, double v) {
 }
 
 // beta * input + alpha * prod with input broadcasting to prod's shape (Note in the header).
-Tensor scaled_sum(const char* op, const Tensor& input, const Scalar& beta, const Scalar& alpha,
-                  const Tensor& prod) {
+void check_scaled_input(const char* op, const Tensor& input, const Tensor& prod) {
   const Shape& ps = prod.shape();
   TS_CHECK(input.ndim() <= prod.ndim() && broadcast_shapes(input.shape(), ps, op) == ps, ValueError,
            op, ": input of shape ", shape_str(input.shape()),
            " does not broadcast to the product's shape ", shape_str(ps),
            "; hint: give input that shape or one that broadcasts to it");
+}
+
+Tensor scaled_sum(const char* op, const Tensor& input, const Scalar& beta, const Scalar& alpha,
+                  const Tensor& prod) {
+  check_scaled_input(op, input, prod);
   const Tensor p = scalar_is(alpha, 1) ? prod : multiply(wrap_scalar(alpha), prod);
   if (scalar_is(beta, 0)) {
     if (!autograd::needs_grad({&input})) return p;
@@ -172,35 +178,74 @@ Tensor chain_matmul(const std::vector<Tensor>& ms) {
   return out;
 }
 
+namespace {
+
+// The product of a scaled sum, its operands checked first.
+Tensor scaled_product(ScaledOp k, const Tensor& a, const Tensor& b, const char* op) {
+  switch (k) {
+    case ScaledOp::Addmm:
+      check_mm(op, a, b);
+      return matmul(a, b);
+    case ScaledOp::Addmv:
+      check_mv(op, a, b);
+      return matmul(a, b);
+    case ScaledOp::Addr:
+      return outer(a, b, op);
+    case ScaledOp::Baddbmm:
+      check_bmm(op, a, b);
+      return matmul(a, b);
+    case ScaledOp::Addbmm: {
+      check_bmm(op, a, b);  // sum_b a[b] @ b[b] as one product:
+      const int64_t nb = a.dim(0), n = a.dim(1), m = a.dim(2), p = b.dim(2);
+      const Tensor lhs = reshape(permute_dims(a, Shape{1, 0, 2}), Shape{n, nb * m});
+      return matmul(lhs, reshape(b, Shape{nb * m, p}));
+    }
+  }
+  throw RuntimeError(str(op, ": unknown product"));
+}
+
+}  // namespace
+
+Tensor scaled_op(ScaledOp k, const Tensor& input, const Tensor& a, const Tensor& b,
+                 const Scalar& beta, const Scalar& alpha, const char* op) {
+  return scaled_sum(op, input, beta, alpha, scaled_product(k, a, b, op));
+}
+
+void scaled_op_(ScaledOp k, const Tensor& self, const Tensor& a, const Tensor& b,
+                const Scalar& beta, const Scalar& alpha, const char* op) {
+  autograd::check_inplace(self, op);
+  const Tensor prod = scaled_product(k, a, b, op);
+  if (!scalar_is(beta, 1)) {
+    assign_inplace_result(op, self, scaled_sum(op, self, beta, alpha, prod));
+    return;
+  }
+  check_scaled_input(op, self, prod);
+  binary_op_(kAdd, self, scalar_is(alpha, 1) ? prod : multiply(wrap_scalar(alpha), prod), op);
+}
+
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta,
              const Scalar& alpha) {
-  check_mm("addmm", m1, m2);
-  return scaled_sum("addmm", input, beta, alpha, matmul(m1, m2));
+  return scaled_op(ScaledOp::Addmm, input, m1, m2, beta, alpha, "addmm");
 }
 
 Tensor addmv(const Tensor& input, const Tensor& m, const Tensor& v, const Scalar& beta,
              const Scalar& alpha) {
-  check_mv("addmv", m, v);
-  return scaled_sum("addmv", input, beta, alpha, matmul(m, v));
+  return scaled_op(ScaledOp::Addmv, input, m, v, beta, alpha, "addmv");
 }
 
 Tensor addr(const Tensor& input, const Tensor& v1, const Tensor& v2, const Scalar& beta,
             const Scalar& alpha) {
-  return scaled_sum("addr", input, beta, alpha, outer(v1, v2, "addr"));
+  return scaled_op(ScaledOp::Addr, input, v1, v2, beta, alpha, "addr");
 }
 
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
                const Scalar& alpha) {
-  check_bmm("baddbmm", b1, b2);
-  return scaled_sum("baddbmm", input, beta, alpha, matmul(b1, b2));
+  return scaled_op(ScaledOp::Baddbmm, input, b1, b2, beta, alpha, "baddbmm");
 }
 
 Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
               const Scalar& alpha) {
-  check_bmm("addbmm", b1, b2);  // sum_b b1[b] @ b2[b] as one product:
-  const int64_t nb = b1.dim(0), n = b1.dim(1), m = b1.dim(2), p = b2.dim(2);
-  const Tensor lhs = reshape(permute_dims(b1, Shape{1, 0, 2}), Shape{n, nb * m});
-  return scaled_sum("addbmm", input, beta, alpha, matmul(lhs, reshape(b2, Shape{nb * m, p})));
+  return scaled_op(ScaledOp::Addbmm, input, b1, b2, beta, alpha, "addbmm");
 }
 
 }  // namespace ts

@@ -44,4 +44,14 @@ Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sc
 Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Scalar& beta,
               const Scalar& alpha);
 
+// The five scaled sums by kind, `op` naming the call in errors: scaled_op is the function,
+// scaled_op_ the in-place method (x.addmm_(...)): self = beta * self + alpha * product with
+// PyTorch's in-place rules; with beta == 1 the product is added straight into self (Note
+// [In-place without a temporary]), otherwise the result is computed and copied in.
+enum class ScaledOp : uint8_t { Addmm, Addmv, Addr, Baddbmm, Addbmm };
+Tensor scaled_op(ScaledOp k, const Tensor& input, const Tensor& a, const Tensor& b,
+                 const Scalar& beta, const Scalar& alpha, const char* op);
+void scaled_op_(ScaledOp k, const Tensor& self, const Tensor& a, const Tensor& b,
+                const Scalar& beta, const Scalar& alpha, const char* op);
+
 }  // namespace ts

@@ -1,6 +1,8 @@
 #include "ops/pointwise_composite.h"
 
+#include "autograd/function.h"
 #include "autograd/grad_mode.h"
+#include "autograd/record.h"
 #include "core/error.h"
 #include "core/scalar_range.h"
 #include "core/shape.h"
@@ -45,50 +47,118 @@ Tensor scaled(const Scalar& value, const Tensor& t) {
 
 }  // namespace
 
-Tensor clamp(const Tensor& x, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi) {
+namespace {
+
+// clamp's input before clip: x broadcast to the tensor bounds' shape and promoted (an integer or
+// bool x only) by PyTorch's rule (pointwise_composite.h).
+Tensor clamp_input(const Tensor& x, const std::optional<Tensor>& lo,
+                   const std::optional<Tensor>& hi, const char* op) {
   Tensor in = x;
-  const bool exact = !is_inexact(x.dtype());
   Shape shape = x.shape();
   for (const std::optional<Tensor>* b : {&lo, &hi}) {
     if (!*b || (*b)->is_wrapped_number()) continue;
-    shape = broadcast_shapes(shape, (*b)->shape(), "clamp");
+    shape = broadcast_shapes(shape, (*b)->shape(), op);
   }
   if (shape != x.shape()) in = broadcast_to(in, shape);
-  if (exact) {
-    for (const std::optional<Tensor>* b : {&lo, &hi}) {
-      if (!*b) continue;
-      const Tensor& t = **b;
-      if (t.is_wrapped_number()) {
-        if (is_floating(t.dtype()) && !is_inexact(in.dtype()))
-          in = astype_op(in, default_float_dtype(), false);
-        else if (is_bool(in.dtype()) && is_integral(t.dtype()))
-          in = astype_op(in, DType::Int64, false);  // bool with an int bound: int64 (torch)
-      } else if (t.dtype() != in.dtype()) {
-        in = astype_op(in, promote_types(in.dtype(), t.dtype()), false);
-      }
+  if (is_inexact(x.dtype())) return in;
+  for (const std::optional<Tensor>* b : {&lo, &hi}) {
+    if (!*b) continue;
+    const Tensor& t = **b;
+    if (t.is_wrapped_number()) {
+      if (is_floating(t.dtype()) && !is_inexact(in.dtype()))
+        in = astype_op(in, default_float_dtype(), false);
+      else if (is_bool(in.dtype()) && is_integral(t.dtype()))
+        in = astype_op(in, DType::Int64, false);  // bool with an int bound: int64 (torch)
+    } else if (t.dtype() != in.dtype()) {
+      in = astype_op(in, promote_types(in.dtype(), t.dtype()), false);
     }
   }
-  return clip(in, lo, hi);
+  return in;
 }
 
-Tensor lerp(const Tensor& input, const Tensor& end, const Tensor& weight) {
-  check_inexact("lerp", input);
-  check_broadcast("lerp", {&input, &end, &weight});
+// Nothing records and a is written in place by binary_op_ (Note [In-place without a
+// temporary]): a is a contiguous, writable tensor with elements.
+bool writes_directly(const Tensor& a, const Tensor& l, const Tensor& h) {
+  if (a.numel() == 0 || !a.is_contiguous() || a.storage()->readonly) return false;
+  for (const Tensor* t : {&l, &h})
+    if (t->defined() && t->device() != a.device() && !(t->ndim() == 0 && t->device().is_cpu()))
+      return false;
+  return !autograd::needs_grad({&a, &l, &h});
+}
+
+}  // namespace
+
+Tensor clamp(const Tensor& x, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi,
+             const char* op) {
+  return clip(clamp_input(x, lo, hi, op), lo, hi, op);
+}
+
+void clamp_(const Tensor& x, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi,
+            const char* op) {
+  autograd::check_inplace(x, op);
+  const Tensor in = clamp_input(x, lo, hi, op);
+  if (in.dtype() == x.dtype() && in.shape() == x.shape() && in_set(x.dtype(), kRealSet) &&
+      (lo || hi)) {
+    const Tensor l = lo ? clip_bound(x, *lo, "min", op) : Tensor();
+    const Tensor h = hi ? clip_bound(x, *hi, "max", op) : Tensor();
+    // max then min, each straight into x; a max bound that shares x's memory would see the
+    // first write, so that case (and anything that records) takes clip's path.
+    if (writes_directly(x, l, h) && !(lo && hi && may_overlap(x, h))) {
+      if (lo) binary_op_(maximum_def, x, l, op);
+      if (hi) binary_op_(minimum_def, x, h, op);
+      return;
+    }
+  }
+  assign_inplace_result(op, x, clip(in, lo, hi, op));
+}
+
+Tensor lerp(const Tensor& input, const Tensor& end, const Tensor& weight, const char* op) {
+  check_inexact(op, input);
+  check_broadcast(op, {&input, &end, &weight});
   return add(input, multiply(weight, subtract(end, input)));
 }
 
-Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  check_broadcast("addcmul", {&input, &t1, &t2});
+void lerp_(const Tensor& x, const Tensor& end, const Tensor& weight, const char* op) {
+  autograd::check_inplace(x, op);
+  check_inexact(op, x);
+  check_broadcast(op, {&x, &end, &weight});
+  binary_op_(kAdd, x, multiply(weight, subtract(end, x)), op);
+}
+
+Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value,
+               const char* op) {
+  check_broadcast(op, {&input, &t1, &t2});
   return add(input, scaled(value, multiply(t1, t2)));
 }
 
-Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  TS_CHECK(is_inexact(t1.dtype()) || is_inexact(t2.dtype()), RuntimeError,
-           "addcdiv: integer division with addcdiv is no longer supported (tensor1 ",
+void addcmul_(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& value,
+              const char* op) {
+  autograd::check_inplace(x, op);
+  check_broadcast(op, {&x, &t1, &t2});
+  binary_op_(kAdd, x, scaled(value, multiply(t1, t2)), op);
+}
+
+namespace {
+void check_addcdiv(const char* op, const Tensor& input, const Tensor& t1, const Tensor& t2) {
+  TS_CHECK(is_inexact(t1.dtype()) || is_inexact(t2.dtype()), RuntimeError, op,
+           ": integer division with addcdiv is no longer supported (tensor1 ",
            dtype_name(t1.dtype()), ", tensor2 ", dtype_name(t2.dtype()),
            "); hint: convert tensor1 or tensor2 to a floating dtype");
-  check_broadcast("addcdiv", {&input, &t1, &t2});
+  check_broadcast(op, {&input, &t1, &t2});
+}
+}  // namespace
+
+Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value,
+               const char* op) {
+  check_addcdiv(op, input, t1, t2);
   return add(input, scaled(value, divide(t1, t2)));
+}
+
+void addcdiv_(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& value,
+              const char* op) {
+  autograd::check_inplace(x, op);
+  check_addcdiv(op, x, t1, t2);
+  binary_op_(kAdd, x, scaled(value, divide(t1, t2)), op);
 }
 
 Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf,

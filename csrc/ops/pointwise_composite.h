@@ -13,14 +13,31 @@ namespace ts {
 // number) makes an integer or bool input the default float dtype, a tensor bound of another
 // dtype promotes an integer or bool input (a floating input keeps its dtype), and tensor bounds
 // broadcast the input to their shape. No bound at all gives a copy (as ts.clip).
-Tensor clamp(const Tensor& x, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi);
+// `op` names the caller in errors.
+Tensor clamp(const Tensor& x, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi,
+             const char* op = "clamp");
 
 // input + weight * (end - input); input must be floating or complex (RuntimeError).
-Tensor lerp(const Tensor& input, const Tensor& end, const Tensor& weight);
+Tensor lerp(const Tensor& input, const Tensor& end, const Tensor& weight, const char* op = "lerp");
 // input + value * tensor1 * tensor2 (value == 1 multiplies nothing).
-Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value);
+Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value,
+               const char* op = "addcmul");
 // input + value * tensor1 / tensor2; two integral divisors raise RuntimeError (PyTorch).
-Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value);
+Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value,
+               const char* op = "addcdiv");
+
+// The in-place methods x.clamp_ (x.clip_, x.clamp_min_, x.clamp_max_), x.lerp_, x.addcmul_,
+// x.addcdiv_: the op's result written into x with PyTorch's in-place rules (Note [torch
+// in-place]), `op` (the method's name) naming it in every error. When nothing records the
+// result is written straight into x (Note [In-place without a temporary]): clamp_ as max then
+// min into x, the others as x += (the rest of the op).
+void clamp_(const Tensor& x, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi,
+            const char* op);
+void lerp_(const Tensor& x, const Tensor& end, const Tensor& weight, const char* op);
+void addcmul_(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& value,
+              const char* op);
+void addcdiv_(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& value,
+              const char* op);
 
 // NaN -> nan, +inf -> posinf (default: the dtype's largest finite value), -inf -> neginf (its
 // lowest); complex input: each part; integral and bool input: a copy.

@@ -49,7 +49,6 @@ Tensor as_default_float(const Tensor& x) {
 }
 }  // namespace
 
-
 Tensor special_unary(const ElementwiseDef& def, const Tensor& x) {
   return unary_op(def, as_default_float(x));
 }
@@ -60,8 +59,8 @@ Tensor special_binary(const ElementwiseDef& def, const Tensor& a, const Tensor& 
                    b.is_wrapped_number() ? b : as_default_float(b));
 }
 
-Tensor polygamma(int64_t n, const Tensor& x) {
-  TS_CHECK(n >= 0, RuntimeError, "polygamma: does not support negative n, got ", n);
+Tensor polygamma(int64_t n, const Tensor& x, const char* op) {
+  TS_CHECK(n >= 0, RuntimeError, op, ": does not support negative n, got ", n);
   if (n == 0) return special_unary(digamma_def, x);
   // n travels as a weak scalar in x's dtype: n is clamped (keeping its parity) to what that
   // dtype holds exactly. Past n = 170 n! is inf and the value +-inf or nan (0 * inf where
@@ -74,10 +73,10 @@ Tensor polygamma(int64_t n, const Tensor& x) {
   return binary_op(polygamma_def, wrap_scalar(Scalar::from_int(m)), xf);
 }
 
-Tensor mvlgamma(const Tensor& x, int64_t p) {
-  TS_CHECK(p >= 1, RuntimeError, "mvlgamma: p has to be greater than or equal to 1, got ", p);
+Tensor mvlgamma(const Tensor& x, int64_t p, const char* op) {
+  TS_CHECK(p >= 1, RuntimeError, op, ": p has to be greater than or equal to 1, got ", p);
   // One lgamma pass per term: a huge p would run for ages.
-  TS_CHECK(p <= 65536, ValueError, "mvlgamma: p=", p, " is too large (at most 65536 terms)");
+  TS_CHECK(p <= 65536, ValueError, op, ": p=", p, " is too large (at most 65536 terms)");
   const Tensor xf = as_default_float(x);
   Tensor out = unary_op(lgamma_def, xf);
   for (int64_t i = 1; i < p; ++i)

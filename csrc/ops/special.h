@@ -57,9 +57,9 @@ Tensor special_unary(const ElementwiseDef& def, const Tensor& x);
 Tensor special_binary(const ElementwiseDef& def, const Tensor& a, const Tensor& b);
 
 // The n-th derivative of digamma (n >= 0, else RuntimeError as torch's).
-Tensor polygamma(int64_t n, const Tensor& x);
+Tensor polygamma(int64_t n, const Tensor& x, const char* op = "polygamma");
 // sum_{i<p} lgamma(x - i/2) + p(p-1)/4 log(pi) (1 <= p <= 65536).
-Tensor mvlgamma(const Tensor& x, int64_t p);
+Tensor mvlgamma(const Tensor& x, int64_t p, const char* op = "mvlgamma");
 // log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given (torch's gradient:
 // 0 outside the bounds).
 Tensor logit(const Tensor& x, std::optional<double> eps);

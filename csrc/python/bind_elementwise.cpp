@@ -142,34 +142,20 @@ void def_tensor_methods(py::module_& m) {
     const ElementwiseDef* def;
   };
   const U unary[] = {
-      {"abs", &abs_def},
-      {"exp", &exp_def},
-      {"expm1", &expm1_def},
-      {"log", &log_def},
-      {"log1p", &log1p_def},
-      {"log2", &log2_def},
-      {"log10", &log10_def},
-      {"sqrt", &sqrt_def},
-      {"sin", &sin_def},
-      {"cos", &cos_def},
-      {"tan", &tan_def},
-      {"tanh", &tanh_def},
-      {"sinh", &sinh_def},
-      {"cosh", &cosh_def},
-      {"asin", &asin_def},
-      {"acos", &acos_def},
-      {"atan", &atan_def},
-      {"floor", &floor_def},
-      {"ceil", &ceil_def},
-      {"trunc", &trunc_def},
-      {"sign", &sign_def},
-      {"reciprocal", &reciprocal_def},
-      {"isnan", &isnan_def},
-      {"isinf", &isinf_def},
-      {"isfinite", &isfinite_def},
-      {"neg", &kNegative},
-      {"negative", &kNegative},
-      {"logical_not", &logical_not_def},
+      {"abs", &abs_def},           {"exp", &exp_def},
+      {"expm1", &expm1_def},       {"log", &log_def},
+      {"log1p", &log1p_def},       {"log2", &log2_def},
+      {"log10", &log10_def},       {"sqrt", &sqrt_def},
+      {"sin", &sin_def},           {"cos", &cos_def},
+      {"tan", &tan_def},           {"tanh", &tanh_def},
+      {"sinh", &sinh_def},         {"cosh", &cosh_def},
+      {"asin", &asin_def},         {"acos", &acos_def},
+      {"atan", &atan_def},         {"floor", &floor_def},
+      {"ceil", &ceil_def},         {"trunc", &trunc_def},
+      {"sign", &sign_def},         {"reciprocal", &reciprocal_def},
+      {"isnan", &isnan_def},       {"isinf", &isinf_def},
+      {"isfinite", &isfinite_def}, {"neg", &kNegative},
+      {"negative", &kNegative},    {"logical_not", &logical_not_def},
       {"signbit", &signbit_def},
   };
   for (const U& u : unary) {
@@ -399,6 +385,66 @@ constexpr const char* kFmodDoc =
     "C's remainder: input - trunc(input / other) * other, with the dividend's sign (ts.remainder\n"
     "has the divisor's). An integer zero divisor raises ZeroDivisionError (a RuntimeError).";
 
+// The in-place twins x.clamp_(...), x.clip_, x.clamp_min_, x.clamp_max_, x.lerp_, x.addcmul_,
+// x.addcdiv_: written straight into self when nothing records (pointwise_composite.h), every
+// error naming the method.
+void def_torch_pointwise_inplace(py::class_<Tensor> cls) {
+  py::options text_signature;  // Note [Readable signatures]
+  text_signature.disable_function_signatures();
+  for (const char* name : {"clamp_", "clip_"})
+    cls.def(
+        name,
+        [name](py::object self, py::handle lo, py::handle hi) {
+          clamp_(self_of(self, name), optional_operand(lo, name), optional_operand(hi, name), name);
+          return self;
+        },
+        py::arg("min") = py::none(), py::arg("max") = py::none(),
+        str(name, "($self, /, min=None, max=None)\n--\n\nIn-place clamp; returns self.").c_str());
+  for (const bool is_min : {true, false}) {
+    const char* name = is_min ? "clamp_min_" : "clamp_max_";
+    cls.def(
+        name,
+        [name, is_min](py::object self, py::handle bound) {
+          const Tensor& x = self_of(self, name);
+          if (bound.is_none())
+            throw TypeError(
+                str(name, ": ", is_min ? "min" : "max", " must be a number or a tensor, got None"));
+          const Tensor b = operand_or_throw(bound, name);
+          is_min ? clamp_(x, b, std::nullopt, name) : clamp_(x, std::nullopt, b, name);
+          return self;
+        },
+        py::arg(is_min ? "min" : "max"),
+        str(name, "($self, /, ", is_min ? "min" : "max", ")\n--\n\nIn-place ",
+            is_min ? "clamp_min" : "clamp_max", "; returns self.")
+            .c_str());
+  }
+  cls.def(
+      "lerp_",
+      [](py::object self, py::handle end, py::handle weight) {
+        const char* op = "lerp_";
+        lerp_(self_of(self, op), operand_or_throw(end, op), operand_or_throw(weight, op), op);
+        return self;
+      },
+      py::arg("end"), py::arg("weight"),
+      "lerp_($self, /, end, weight)\n--\n\nself += weight * (end - self); returns self.");
+  for (const bool is_mul : {true, false}) {
+    const char* name = is_mul ? "addcmul_" : "addcdiv_";
+    cls.def(
+        name,
+        [name, is_mul](py::object self, py::handle t1, py::handle t2, py::handle value) {
+          const Tensor& x = self_of(self, name);
+          const Tensor a = operand_or_throw(t1, name), b = operand_or_throw(t2, name);
+          const Scalar v = alpha_of(value, name);
+          is_mul ? addcmul_(x, a, b, v, name) : addcdiv_(x, a, b, v, name);
+          return self;
+        },
+        py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1,
+        str(name, "($self, /, tensor1, tensor2, *, value=1)\n--\n\nself += value * tensor1 ",
+            is_mul ? "*" : "/", " tensor2; returns self.")
+            .c_str());
+  }
+}
+
 void def_torch_pointwise(py::module_& m) {
   py::options text_signature;  // Note [Readable signatures]
   text_signature.disable_function_signatures();
@@ -495,6 +541,7 @@ void def_torch_pointwise(py::module_& m) {
   bind_functions_as_methods(m, {"clamp", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv",
                                 "nan_to_num", "isclose", "allclose", "fmod"});
   m.attr("Tensor").attr("clip") = function_method(m.attr("clamp"));
+  def_torch_pointwise_inplace(py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor")));
 }
 
 // PyTorch's unary and binary functions made of elementwise ops: f(input, *, out=None) and

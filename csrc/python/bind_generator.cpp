@@ -1,7 +1,9 @@
 // The generator classes over the Philox stream of ops/random.h, and the functions of the
 // default generator:
-//   ts.random.Generator(seed=0)  NumPy's spelling: state (seed, offset) as a tuple;
-//   ts.Generator(device="cpu")   torch.Generator: state as a uint8 tensor of 16 bytes;
+//   ts.random.Generator(seed=0)  NumPy's spelling (ts.default_generator is one);
+//   ts.Generator(device="cpu")   torch.Generator;
+// both give their state as torch does, a uint8 tensor of 16 bytes (get_state / set_state;
+// ts.random.Generator's set_state also takes a (seed, offset) pair);
 //   ts.manual_seed / seed / initial_seed / get_rng_state / set_rng_state (torch.random's).
 // One stream serves every device (Note [Counter-based RNG]); torch's device is kept as an
 // attribute. The sampling methods (g.rand, g.normal, ...) are the module's samplers with
@@ -162,18 +164,29 @@ its next call. Every number is a function of (seed, offset, element index), on e
               },
               "Seeds the generator non-deterministically and returns the seed.")
           .def("initial_seed", &Generator::seed, "The seed the stream started from.")
-          .def(
-              "get_state", [](const Generator& g) { return py::make_tuple(g.seed(), g.offset()); },
-              "(seed, offset): everything needed to replay the stream from here.")
+          .def("get_state", &state_tensor,
+               "The state as torch gives it: a uint8 CPU tensor of 16 bytes, (seed, offset) as "
+               "little-endian words (for set_state).")
           .def(
               "set_state",
               [](py::object self, py::handle state, py::handle offset) {
                 set_any_state(self.cast<Generator&>(), state, offset);
                 return self;
               },
-              py::arg("state"), py::arg("offset") = py::none(),
-              "Restores a state: a (seed, offset) pair (or the two ints), or a state tensor from "
-              "get_rng_state; returns the generator.")
+              py::arg("new_state"), py::arg("offset") = py::none(),
+              "Restores a state from get_state / get_rng_state (a uint8 tensor of 16 bytes), or "
+              "a (seed, offset) pair (or the two ints); returns the generator.")
+          .def("get_offset", &Generator::offset,
+               "The offset of the next call in the stream (torch.Generator.get_offset).")
+          .def(
+              "set_offset",
+              [](py::object self, py::handle offset) {
+                Generator& g = self.cast<Generator&>();
+                g.set_state(g.seed(), seed_arg(offset, "set_offset"));
+                return self;
+              },
+              py::arg("offset"),
+              "Moves the stream to `offset` (torch.Generator.set_offset); returns the generator.")
           .def_property_readonly(
               "device", [](const Generator&) { return Device{}; },
               "cpu: the stream serves every device")
@@ -207,7 +220,6 @@ one starts from PyTorch's default seed. get_state / set_state exchange a uint8 t
            py::arg("device") = "cpu")
       .def_property_readonly(
           "device", [](const DeviceGenerator& g) { return g.device; }, "the device it was made for")
-      .def("get_state", &state_tensor, "The state as a uint8 tensor of 16 bytes (for set_state).")
       .def(
           "set_state",
           [](py::object self, py::handle state) {

@@ -117,13 +117,9 @@ const Def kBinaryInplace[] = {
 // The in-place methods of the ops bound only out of place (as Tensor methods of the name
 // without the `_`): each runs that method and writes its result into self.
 const char* const kWrittenBack[] = {
-    "clamp",      "clip",      "clamp_min", "clamp_max",  "lerp",       "addcmul",  "addcdiv",
-    "nan_to_num", "fmod",      "rsqrt",     "exp2",       "frac",       "deg2rad",  "rad2deg",
-    "sgn",        "heaviside", "ldexp",     "index_fill", "index_copy", "tril",     "triu",
-    "cumsum",     "cumprod",   "sinc",      "logit",      "xlogy",      "erf",      "erfc",
-    "erfinv",     "lgamma",    "digamma",   "i0",         "igamma",     "igammac",  "relu",
-    "threshold",  "fix",       "gcd",       "lcm",        "square",     "sigmoid",  "addmm",
-    "addmv",      "addr",      "baddbmm",   "addbmm",     "renorm",     "mvlgamma", "polygamma",
+    "nan_to_num", "fmod",      "rsqrt",      "exp2",       "frac", "deg2rad", "rad2deg", "sgn",
+    "heaviside",  "ldexp",     "index_fill", "index_copy", "tril", "triu",    "cumsum",  "cumprod",
+    "relu",       "threshold", "fix",        "gcd",        "lcm",  "square",  "sigmoid", "renorm",
 };
 
 // PyTorch's elementwise methods bound here out of place (the standard's functions of

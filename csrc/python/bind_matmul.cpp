@@ -51,8 +51,6 @@ Tensor tensordot_py(const Tensor& a, const Tensor& b, py::handle axes) {
 }
 
 using Binary = Tensor (*)(const Tensor&, const Tensor&);
-using Scaled = Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&,
-                          const Scalar&);
 
 const char* doc(const char* name, const char* params, const char* text) {
   static std::deque<std::string> docs;  // alive for the module
@@ -70,21 +68,39 @@ void def_binary(py::module_& m, const char* name, Binary fn, const char* other, 
       doc(name, str("input, ", other, ", *, out=None").c_str(), text));
 }
 
-void def_scaled(py::module_& m, const char* name, Scaled fn, const char* a1, const char* a2,
+// name(input, a1, a2, *, beta=1, alpha=1, out=None) and its in-place method Tensor.<name>_.
+void def_scaled(py::module_& m, const char* name, ScaledOp k, const char* a1, const char* a2,
                 const char* text) {
   m.def(
       name,
-      [name, fn, a1, a2](py::handle x, py::handle y, py::handle z, py::handle beta,
-                         py::handle alpha, py::handle out) {
-        return result_or_out(name,
-                             fn(tensor_or_throw(x, name, "input"), tensor_or_throw(y, name, a1),
-                                tensor_or_throw(z, name, a2), coefficient(beta, name, "beta"),
-                                coefficient(alpha, name, "alpha")),
-                             out);
+      [name, k, a1, a2](py::handle x, py::handle y, py::handle z, py::handle beta, py::handle alpha,
+                        py::handle out) {
+        return result_or_out(
+            name,
+            scaled_op(k, tensor_or_throw(x, name, "input"), tensor_or_throw(y, name, a1),
+                      tensor_or_throw(z, name, a2), coefficient(beta, name, "beta"),
+                      coefficient(alpha, name, "alpha"), name),
+            out);
       },
       py::arg("input"), py::arg(a1), py::arg(a2), py::kw_only(), py::arg("beta") = 1,
       py::arg("alpha") = 1, py::arg("out") = py::none(),
       doc(name, str("input, ", a1, ", ", a2, ", *, beta=1, alpha=1, out=None").c_str(), text));
+  static std::deque<std::string> names;  // alive for the module
+  const char* op = names.emplace_back(str(name, "_")).c_str();
+  py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"))
+      .def(
+          op,
+          [op, k, a1, a2](py::object self, py::handle y, py::handle z, py::handle beta,
+                          py::handle alpha) {
+            scaled_op_(k, tensor_or_throw(self, op, "self"), tensor_or_throw(y, op, a1),
+                       tensor_or_throw(z, op, a2), coefficient(beta, op, "beta"),
+                       coefficient(alpha, op, "alpha"), op);
+            return self;
+          },
+          py::arg(a1), py::arg(a2), py::kw_only(), py::arg("beta") = 1, py::arg("alpha") = 1,
+          doc(op, str("$self, /, ", a1, ", ", a2, ", *, beta=1, alpha=1").c_str(),
+              str("In-place ", name, ": self = beta * self + alpha * the product; returns self.")
+                  .c_str()));
 }
 
 // A bool argument: a Python (or NumPy) bool; TypeError otherwise, as torch.
@@ -361,14 +377,15 @@ void init_matmul(py::module_& m) {
       py::kw_only(), py::arg("out") = py::none(),
       doc("chain_matmul", "*matrices, out=None", "The product of 2-D matrices, left to right."));
 
-  def_scaled(m, "addmm", &addmm, "mat1", "mat2",
+  def_scaled(m, "addmm", ScaledOp::Addmm, "mat1", "mat2",
              "beta * input + alpha * (mat1 @ mat2); input broadcasts to the product's shape.\n"
              "beta=0 ignores input's values (NaN included), as torch.");
-  def_scaled(m, "addmv", &addmv, "mat", "vec", "beta * input + alpha * (mat @ vec).");
-  def_scaled(m, "addr", &addr, "vec1", "vec2", "beta * input + alpha * outer(vec1, vec2).");
-  def_scaled(m, "baddbmm", &baddbmm, "batch1", "batch2",
+  def_scaled(m, "addmv", ScaledOp::Addmv, "mat", "vec", "beta * input + alpha * (mat @ vec).");
+  def_scaled(m, "addr", ScaledOp::Addr, "vec1", "vec2",
+             "beta * input + alpha * outer(vec1, vec2).");
+  def_scaled(m, "baddbmm", ScaledOp::Baddbmm, "batch1", "batch2",
              "beta * input + alpha * bmm(batch1, batch2).");
-  def_scaled(m, "addbmm", &addbmm, "batch1", "batch2",
+  def_scaled(m, "addbmm", ScaledOp::Addbmm, "batch1", "batch2",
              "beta * input + alpha * sum_b (batch1[b] @ batch2[b]).");
   def_torch_linalg(m);
   bind_functions_as_methods(m, {"mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "kron",

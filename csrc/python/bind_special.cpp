@@ -1,8 +1,14 @@
 // torch.special's elementwise functions (ops/special.h) as _C functions with torch's argument
 // names, and their Tensor methods (x.lgamma(), x.polygamma(n), x.logit(eps), ...). The Python
 // namespaces (ts.lgamma, ts.special.gammaln, ...) re-export these objects.
+#include <cstring>
+#include <deque>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
 
+#include "autograd/record.h"
 #include "ops/special.h"
 #include "python/elementwise_binding.h"
 #include "python/int_arg.h"
@@ -17,7 +23,8 @@ Tensor unary(const ElementwiseDef& d, py::handle x) {
 
 // A NumPy scalar (np.float32(2.0)) is a weak Python number here, as torch takes it.
 py::object weak_numpy_scalar(py::handle h) {
-  static const py::handle generic = py::object(py::module_::import("numpy").attr("generic")).release();
+  static const py::handle generic =
+      py::object(py::module_::import("numpy").attr("generic")).release();
   if (py::isinstance(h, generic)) return h.attr("item")();
   return py::reinterpret_borrow<py::object>(h);
 }
@@ -33,6 +40,82 @@ std::optional<double> optional_eps(py::handle eps) {
     throw py::type_error("logit: eps must be a float or None, got " +
                          py::type::handle_of(eps).attr("__name__").cast<std::string>());
   return eps.cast<double>();
+}
+
+// The in-place methods x.erf_(), x.xlogy_(other), x.polygamma_(n), ... (Note [torch in-place]),
+// every error naming the method. The elementwise ones write straight into a floating self
+// (Note [In-place without a temporary]); an integer self raises the in-place cast error.
+void def_special_inplace(py::class_<Tensor>& cls) {
+  static std::deque<std::string> names;  // the methods' names, alive for the module
+  const ElementwiseDef* unary_defs[] = {&lgamma_def, &digamma_def, &erf_def, &erfc_def,
+                                        &erfinv_def, &i0_def,      &sinc_def};
+  for (const ElementwiseDef* d : unary_defs) {
+    const char* op = names.emplace_back(str(d->name, "_")).c_str();
+    cls.def(
+        op,
+        [d, op](py::object self) {
+          const Tensor& x = self_of(self, op);
+          if (is_inexact(x.dtype())) {
+            unary_op_(*d, x, op);
+          } else {
+            autograd::check_inplace(x, op);
+            assign_inplace_result(op, x, special_unary(*d, x));
+          }
+          return self;
+        },
+        str("In-place ", d->name, " (torch.Tensor.", op, "); returns self.").c_str());
+  }
+  const std::pair<const char*, const ElementwiseDef*> binary_defs[] = {
+      {"xlogy_", &xlogy_def}, {"igamma_", &gammainc_def}, {"igammac_", &gammaincc_def}};
+  for (const auto& [name, def] : binary_defs) {
+    const char* op = name;
+    const ElementwiseDef* d = def;
+    cls.def(
+        op,
+        [d, op](py::object self, py::handle o) {
+          const Tensor& x = self_of(self, op);
+          const Tensor other = operand_or_throw(weak_numpy_scalar(o), op);
+          if (is_inexact(result_type(x, other))) {
+            binary_op_(*d, x, other, op);
+          } else {
+            autograd::check_inplace(x, op);
+            assign_inplace_result(op, x, special_binary(*d, x, other));
+          }
+          return self;
+        },
+        py::arg("other"), str("In-place ", op, " (torch.Tensor.", op, "); returns self.").c_str());
+  }
+  // the composed ones: f(self, or a copy while autograd records) written into self
+  using Composed = Tensor (*)(const Tensor&, py::handle, const char*);
+  const std::tuple<const char*, const char*, Composed> composed[] = {
+      {"polygamma_", "n",
+       [](const Tensor& x, py::handle n, const char* op) {
+         return polygamma(int_arg(n, op, "n"), x, op);
+       }},
+      {"mvlgamma_", "p",
+       [](const Tensor& x, py::handle p, const char* op) {
+         return mvlgamma(x, int_arg(p, op, "p"), op);
+       }},
+      {"logit_", "eps",
+       [](const Tensor& x, py::handle eps, const char*) { return logit(x, optional_eps(eps)); }},
+  };
+
+  for (const auto& [name, arg, fn] : composed) {
+    const char* op = name;
+    const Composed f = fn;
+    auto impl = [op, f](py::object self, py::handle v) {
+      const Tensor& x = self_of(self, op);
+      autograd::check_inplace(x, op);
+      assign_inplace_result(op, x, f(inplace_source(x), v, op));
+      return self;
+    };
+    const std::string doc = str("In-place ", std::string(op, std::strlen(op) - 1),
+                                " (torch.Tensor.", op, "); returns self.");
+    if (std::string_view(op) == "logit_")  // eps is optional
+      cls.def(op, impl, py::arg(arg) = py::none(), doc.c_str());
+    else
+      cls.def(op, impl, py::arg(arg), doc.c_str());
+  }
 }
 
 }  // namespace
@@ -68,7 +151,8 @@ void init_special(py::module_& m) {
   };
   for (const U& u : unary_fns) {
     const ElementwiseDef* d = u.def;
-    m.def(d->name, [d](py::handle x) { return unary(*d, x); }, py::arg("input"), u.doc);
+    m.def(
+        d->name, [d](py::handle x) { return unary(*d, x); }, py::arg("input"), u.doc);
   }
   const U binary_fns[] = {
       {&xlogy_def, "input * log(other), 0 where input == 0 (unless other is nan)."},
@@ -164,6 +248,7 @@ void init_special(py::module_& m) {
         return special_binary(gammaincc_def, t, operand_or_throw(o, "igammac"));
       },
       py::arg("other"));
+  def_special_inplace(cls);
   cls.def(
       "polygamma",
       [](const Tensor& t, py::handle n) { return polygamma(int_arg(n, "polygamma", "n"), t); },

@@ -1,8 +1,10 @@
-"""The generator classes (csrc/python/bind_generator.cpp): ts.Generator's torch API (state as a
-uint8 tensor, checked before use), ts.random.Generator's (seed, offset) state, the seeds torch
-accepts, and the default generator's state functions, with errors of torch's classes."""
+"""The generator classes (csrc/python/bind_generator.cpp): torch's state API on both (a uint8
+tensor, checked before use; ts.random.Generator's set_state also takes (seed, offset)), the
+seeds torch accepts, and the default generator's state functions, with errors of torch's
+classes."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
@@ -43,6 +45,29 @@ def test_bad_states_raise_torchs_class(bad) -> None:
         with pytest.raises(want.type, match="set_state|set_rng_state"):
             call()
     assert g.get_state().tolist() == before  # checked before anything is touched
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.default_generator, lambda lib: lib.Generator()])
+def test_default_generator_state_is_torchs_tensor(make) -> None:
+    g, gt = make(ts), make(torch)
+    state, want = g.get_state(), gt.get_state()
+    assert isinstance(state, ts.Tensor) and state.dtype == ts.uint8 and want.dtype == torch.uint8
+    assert state.ndim == want.ndim == 1 and state.device == ts.Device("cpu")
+    a = ts.rand(4, generator=g).tolist()
+    assert g.set_state(state) is g
+    assert ts.rand(4, generator=g).tolist() == a
+    if g is ts.default_generator:
+        assert ts.get_rng_state().tolist() == g.get_state().tolist()
+    before = g.get_state().tolist()
+    for bad in (ts.zeros(16), ts.zeros(15, dtype=ts.uint8), (1, 2, 3), "state"):
+        with pytest.raises((TypeError, ValueError), match="set_state"):
+            g.set_state(bad)
+    assert g.get_state().tolist() == before
+    # any 16 bytes are a state (seed, offset): a non-contiguous one reads the same words
+    wide = ts.zeros(32, dtype=ts.uint8)
+    wide[::2] = state
+    g.set_state(wide[::2])
+    assert g.get_state().tolist() == state.tolist()
 
 
 def test_rng_state_functions_reproduce() -> None:
@@ -87,8 +112,13 @@ def test_non_int_seeds_raise() -> None:
 def test_numpy_style_generator_state() -> None:
     g = ts.random.Generator(3)
     g.rand(2)
-    assert g.get_state() == (3, 1)
+    state = g.get_state()  # torch's form: a uint8 tensor of the words (seed, offset)
+    assert state.dtype == ts.uint8 and state.shape == (16,)
+    assert np.frombuffer(bytes(state.tolist()), "<u8").tolist() == [3, 1]
+    assert (g.initial_seed(), g.get_offset()) == (3, 1)
     a = g.randn(3).tolist()
+    g.set_state(state)
+    assert g.randn(3).tolist() == a
     g.set_state((3, 1))
     assert g.randn(3).tolist() == a
     g.set_state(3, 1)
