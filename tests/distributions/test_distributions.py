@@ -547,6 +547,16 @@ def test_kl_dispatch_register_and_missing() -> None:
 
 
 # ---- validation
+@pytest.fixture(autouse=True)
+def _validation_on():
+    """Both libraries validate by default; torch's own `torch.cond` (run by other test files in
+    the same process) turns torch's default off as a side effect, so pin it for each test."""
+    before = TD.Distribution._validate_args
+    TD.Distribution.set_default_validate_args(True)
+    yield
+    TD.Distribution.set_default_validate_args(before)
+
+
 def _errors_alike(f: Callable[[Any, Any], Any]) -> None:
     """f(distributions module, tensor library) raises the same class in torch and tessera,
     with a message of the same form."""
