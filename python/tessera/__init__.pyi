@@ -136,27 +136,27 @@ class Tensor:
         """self += alpha * other; returns self."""
     def addbmm(self, batch1: Any, batch2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """beta * input + alpha * sum_b (batch1[b] @ batch2[b])."""
-    def addbmm_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def addbmm_(self, /, batch1: Any, batch2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """In-place addbmm (torch.Tensor.addbmm_); returns self."""
     def addcdiv(self, tensor1: Any, tensor2: Any, *, value: Any = ..., out: Any = ...) -> Any:
         """input + value * tensor1 / tensor2, broadcasting; two integer divisors raise RuntimeError (torch)."""
-    def addcdiv_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def addcdiv_(self, /, tensor1: Any, tensor2: Any, *, value: Any = ..., out: Any = ...) -> Any:
         """In-place addcdiv (torch.Tensor.addcdiv_); returns self."""
     def addcmul(self, tensor1: Any, tensor2: Any, *, value: Any = ..., out: Any = ...) -> Any:
         """input + value * tensor1 * tensor2, broadcasting."""
-    def addcmul_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def addcmul_(self, /, tensor1: Any, tensor2: Any, *, value: Any = ..., out: Any = ...) -> Any:
         """In-place addcmul (torch.Tensor.addcmul_); returns self."""
     def addmm(self, mat1: Any, mat2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """beta * input + alpha * (mat1 @ mat2); input broadcasts to the product's shape. beta=0 ignores input's values (NaN included), as torch."""
-    def addmm_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def addmm_(self, /, mat1: Any, mat2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """In-place addmm (torch.Tensor.addmm_); returns self."""
     def addmv(self, mat: Any, vec: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """beta * input + alpha * (mat @ vec)."""
-    def addmv_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def addmv_(self, /, mat: Any, vec: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """In-place addmv (torch.Tensor.addmv_); returns self."""
     def addr(self, vec1: Any, vec2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """beta * input + alpha * outer(vec1, vec2)."""
-    def addr_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def addr_(self, /, vec1: Any, vec2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """In-place addr (torch.Tensor.addr_); returns self."""
     def adjoint(self, /) -> Tensor:
         """The conjugate transpose of the last two dims (a view for real tensors)."""
@@ -232,7 +232,7 @@ class Tensor:
         """Computes the gradient of this tensor w.r.t. the graph's leaves (into their .grad)."""
     def baddbmm(self, batch1: Any, batch2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """beta * input + alpha * bmm(batch1, batch2)."""
-    def baddbmm_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def baddbmm_(self, /, batch1: Any, batch2: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Any:
         """In-place baddbmm (torch.Tensor.baddbmm_); returns self."""
     def bernoulli(self, p: Any = ..., size: Any = ..., *, generator: Any = ..., out: Any = ..., dtype: Any = ..., device: Any = ...) -> Any:
         """1 with probability p else 0. input a tensor of probabilities (floating, in [0, 1]): its shape broadcast with size, its dtype. torch's bernoulli(input, p) (a float p): probability p in input's shape and dtype. NumPy's bernoulli(p, size): a number p, shape size, float32."""
@@ -291,19 +291,19 @@ class Tensor:
         """Up to chunks views along dim, each ceil(size / chunks) long (the last may be shorter; there may be fewer chunks than asked, as in torch)."""
     def clamp(self, min: Any = ..., max: Any = ..., *, out: Any = ...) -> Any:
         """input clamped to [min, max] elementwise (torch.clamp; x.clamp and x.clip are this function). min and max are numbers or tensors broadcasting with input; a float bound makes an integer input float (the default dtype) and a tensor bound of another dtype promotes an integer input. Where min > max the result is max; NaN stays NaN. With no bound at all the result is a copy (as ts.clip; torch raises). ts.clip is the array API's clip (input's dtype)."""
-    def clamp_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def clamp_(self, /, min: Any = ..., max: Any = ..., *, out: Any = ...) -> Any:
         """In-place clamp (torch.Tensor.clamp_); returns self."""
     def clamp_max(self, max: Any, *, out: Any = ...) -> Any:
         """min(input, max) elementwise (clamp with max only)."""
-    def clamp_max_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def clamp_max_(self, /, max: Any, *, out: Any = ...) -> Any:
         """In-place clamp_max (torch.Tensor.clamp_max_); returns self."""
     def clamp_min(self, min: Any, *, out: Any = ...) -> Any:
         """max(input, min) elementwise (clamp with min only)."""
-    def clamp_min_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def clamp_min_(self, /, min: Any, *, out: Any = ...) -> Any:
         """In-place clamp_min (torch.Tensor.clamp_min_); returns self."""
     def clip(self, min: Any = ..., max: Any = ..., *, out: Any = ...) -> Any:
         """input clamped to [min, max] elementwise (torch.clamp; x.clamp and x.clip are this function). min and max are numbers or tensors broadcasting with input; a float bound makes an integer input float (the default dtype) and a tensor bound of another dtype promotes an integer input. Where min > max the result is max; NaN stays NaN. With no bound at all the result is a copy (as ts.clip; torch raises). ts.clip is the array API's clip (input's dtype)."""
-    def clip_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def clip_(self, /, min: Any = ..., max: Any = ..., *, out: Any = ...) -> Any:
         """In-place clip (torch.Tensor.clip_); returns self."""
     def clone(self, *, memory_format: Any = ...) -> Tensor:
         """A copy in new memory (differentiable), laid out as memory_format asks: by default ts.preserve_format (a dense input's strides, as torch), or ts.contiguous_format, ts.channels_last, ..."""
@@ -345,17 +345,17 @@ class Tensor:
         """The named tuple (values, indices) of the running minimum along dim: indices of the last occurrence of the extreme so far. NaN propagates."""
     def cumprod(self, dim: Any = ..., *, axis: Any = ..., dtype: Any = ..., include_initial: Any = ..., out: Any = ...) -> Tensor:
         """Running products along axis (identity 1 first with include_initial=True)."""
-    def cumprod_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def cumprod_(self, /, dim: Any = ..., *, axis: Any = ..., dtype: Any = ..., include_initial: Any = ..., out: Any = ...) -> Any:
         """In-place cumprod (torch.Tensor.cumprod_); returns self."""
     def cumsum(self, dim: Any = ..., *, axis: Any = ..., dtype: Any = ..., include_initial: Any = ..., out: Any = ...) -> Tensor:
         """Running sums along axis (required unless x is 1-D; PyTorch's positional dim or dim=). With include_initial=True the result starts with 0 and is one longer along axis. Dtype rules as sum."""
-    def cumsum_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def cumsum_(self, /, dim: Any = ..., *, axis: Any = ..., dtype: Any = ..., include_initial: Any = ..., out: Any = ...) -> Any:
         """In-place cumsum (torch.Tensor.cumsum_); returns self."""
     data: Tensor
     def data_ptr(self, /) -> builtins.int: ...
     def deg2rad(self, *, out: Any = ...) -> Any:
         """input * pi / 180 (float result)."""
-    def deg2rad_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def deg2rad_(self, /, *, out: Any = ...) -> Any:
         """In-place deg2rad (torch.Tensor.deg2rad_); returns self."""
     def dense_dim(self, /) -> builtins.int:
         """The number of dense dims: ndim (tensors are strided)."""
@@ -377,7 +377,7 @@ class Tensor:
     def diff(self, n: Any = ..., dim: Any = ..., prepend: Any = ..., append: Any = ..., *, axis: Any = ...) -> Tensor:
         """n-th forward difference input[i+1] - input[i] along dim (default -1; the standard's axis= is its alias), after joining prepend and append (tensors matching input outside dim, or scalars, which are weak: they take input's dtype kind) to input along it. The result is n shorter along dim; booleans give input[i+1] != input[i] (NumPy). n=0 returns input unchanged (prepend/append ignored, like NumPy)."""
     def digamma(self, /) -> Tensor: ...
-    def digamma_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def digamma_(self, /) -> Any:
         """In-place digamma (torch.Tensor.digamma_); returns self."""
     def dim(self, /) -> builtins.int: ...
     def dim_order(self, /) -> Any:
@@ -407,18 +407,18 @@ class Tensor:
     def equal(self, other: Any) -> builtins.bool:
         """True when other has this tensor's shape and equal values everywhere (torch.equal; NaN != NaN)."""
     def erf(self, /) -> Tensor: ...
-    def erf_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def erf_(self, /) -> Any:
         """In-place erf (torch.Tensor.erf_); returns self."""
     def erfc(self, /) -> Tensor: ...
-    def erfc_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def erfc_(self, /) -> Any:
         """In-place erfc (torch.Tensor.erfc_); returns self."""
     def erfinv(self, /) -> Tensor: ...
-    def erfinv_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def erfinv_(self, /) -> Any:
         """In-place erfinv (torch.Tensor.erfinv_); returns self."""
     def exp(self, /) -> Tensor: ...
     def exp2(self, *, out: Any = ...) -> Any:
         """2 ** input (float result)."""
-    def exp2_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def exp2_(self, /, *, out: Any = ...) -> Any:
         """In-place exp2 (torch.Tensor.exp2_); returns self."""
     def exp_(self, /) -> Any:
         """In-place exp (torch.Tensor.exp_); returns self."""
@@ -437,7 +437,7 @@ class Tensor:
         """Fills the main diagonal (all dims equal for ndim > 2) with fill_value in place; wrap=True continues below a tall matrix every ncols + 1 rows, as torch and NumPy. Returns self."""
     def fix(self, *, out: Any = ...) -> Any:
         """Rounds toward zero (torch's alias of trunc)."""
-    def fix_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def fix_(self, /, *, out: Any = ...) -> Any:
         """In-place fix (torch.Tensor.fix_); returns self."""
     def flatten(self, start_dim: Any = ..., end_dim: Any = ...) -> Tensor:
         """Merges dims start_dim..end_dim into one (a view where the strides allow)."""
@@ -465,11 +465,11 @@ class Tensor:
         """Elementwise minimum that ignores NaN (NaN only where both are NaN); ties and a NaN `other` give input and its gradient, as torch."""
     def fmod(self, other: Any, *, out: Any = ...) -> Any:
         """C's remainder: input - trunc(input / other) * other, with the dividend's sign (ts.remainder has the divisor's). An integer zero divisor raises ZeroDivisionError (a RuntimeError)."""
-    def fmod_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def fmod_(self, /, other: Any, *, out: Any = ...) -> Any:
         """In-place fmod (torch.Tensor.fmod_); returns self."""
     def frac(self, *, out: Any = ...) -> Any:
         """input - trunc(input), keeping the sign; floating input only (as torch)."""
-    def frac_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def frac_(self, /, *, out: Any = ...) -> Any:
         """In-place frac (torch.Tensor.frac_); returns self."""
     def frexp(self, *, out: Any = ...) -> Any:
         """(mantissa, exponent) with input == mantissa * 2**exponent and |mantissa| in [0.5, 1): a named tuple like torch.return_types.frexp; exponent is int32. Floating input only."""
@@ -477,7 +477,7 @@ class Tensor:
         """out[i][j][k] = input[index[i][j][k]][j][k] for dim=0 (and so on): index is an integer tensor of input's rank, no larger than input in any dim but `dim`; the result has index's shape and input's dtype. sparse_grad is accepted and ignored (dense gradients)."""
     def gcd(self, other: Any, *, out: Any = ...) -> Any:
         """The greatest common divisor of integer tensors (non-negative; gcd(0, 0) is 0), broadcasting; floating or bool input raises."""
-    def gcd_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def gcd_(self, /, other: Any, *, out: Any = ...) -> Any:
         """In-place gcd (torch.Tensor.gcd_); returns self."""
     def ge(self, arg0: Any, /) -> Tensor: ...
     def ge_(self, other: Any) -> Any:
@@ -505,7 +505,7 @@ class Tensor:
         """x where |x| > lambd, else 0."""
     def heaviside(self, values: Any, *, out: Any = ...) -> Any:
         """0 where input < 0, `values` where input == 0, 1 where input > 0; a tensor `values` must have input's dtype (RuntimeError, as torch)."""
-    def heaviside_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def heaviside_(self, /, values: Any, *, out: Any = ...) -> Any:
         """In-place heaviside (torch.Tensor.heaviside_); returns self."""
     def histc(self, bins: Any = ..., min: Any = ..., max: Any = ...) -> Tensor:
         """Histogram of bins equal-width bins over [min, max] (the data's range when both are equal); values outside are ignored. The result has input's (floating) dtype."""
@@ -517,13 +517,13 @@ class Tensor:
     def hypot_(self, other: Any) -> Any:
         """In-place hypot (torch.Tensor.hypot_); returns self."""
     def i0(self, /) -> Tensor: ...
-    def i0_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def i0_(self, /) -> Any:
         """In-place i0 (torch.Tensor.i0_); returns self."""
     def igamma(self, other: Any) -> Tensor: ...
-    def igamma_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def igamma_(self, /, other: Any) -> Any:
         """In-place igamma (torch.Tensor.igamma_); returns self."""
     def igammac(self, other: Any) -> Tensor: ...
-    def igammac_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def igammac_(self, /, other: Any) -> Any:
         """In-place igammac (torch.Tensor.igammac_); returns self."""
     imag: Tensor
     def index_add(self, dim: Any, index: Any, source: Any, *, alpha: Any = ..., out: Any = ...) -> Any:
@@ -532,11 +532,11 @@ class Tensor:
         """In-place index_add (see ts.index_add); returns self."""
     def index_copy(self, dim: Any, index: Any, source: Any, *, out: Any = ...) -> Any:
         """input with input.select(dim, index[i]) replaced by source.select(dim, i); source has input's dtype and input's shape with `dim` of len(index). Repeated indices: the last write wins."""
-    def index_copy_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def index_copy_(self, /, dim: Any, index: Any, source: Any, *, out: Any = ...) -> Any:
         """In-place index_copy (torch.Tensor.index_copy_); returns self."""
     def index_fill(self, dim: Any, index: Any, value: Any) -> Tensor:
         """input with the slices at `index` (an integer vector; negative counts from the end) along `dim` set to `value` (a number or 0-d tensor, cast to input's dtype)."""
-    def index_fill_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def index_fill_(self, /, dim: Any, index: Any, value: Any) -> Any:
         """In-place index_fill (torch.Tensor.index_fill_); returns self."""
     def index_put(self, indices: Any, values: Any, accumulate: Any = ...) -> Tensor:
         """A copy of input with input[indices] = values (indices: a tuple of index tensors, None for a full slice; values broadcast to the selection, of input's dtype). accumulate=True adds instead, summing repeated indices. Differentiable in input and values."""
@@ -618,18 +618,18 @@ class Tensor:
     layout: Any
     def lcm(self, other: Any, *, out: Any = ...) -> Any:
         """The least common multiple of integer tensors (non-negative; 0 when either is 0), broadcasting; the product wraps like other integer ops."""
-    def lcm_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def lcm_(self, /, other: Any, *, out: Any = ...) -> Any:
         """In-place lcm (torch.Tensor.lcm_); returns self."""
     def ldexp(self, other: Any, *, out: Any = ...) -> Any:
         """input * 2**other (float result); other is a tensor."""
-    def ldexp_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def ldexp_(self, /, other: Any, *, out: Any = ...) -> Any:
         """In-place ldexp (torch.Tensor.ldexp_); returns self."""
     def le(self, arg0: Any, /) -> Tensor: ...
     def le_(self, other: Any) -> Any:
         """In-place le (torch.Tensor.le_); returns self."""
     def lerp(self, end: Any, weight: Any, *, out: Any = ...) -> Any:
         """input + weight * (end - input), broadcasting; weight is a number or a tensor. input must be floating or complex (RuntimeError otherwise, as torch)."""
-    def lerp_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def lerp_(self, /, end: Any, weight: Any, *, out: Any = ...) -> Any:
         """In-place lerp (torch.Tensor.lerp_); returns self."""
     def less(self, arg0: Any, /) -> Tensor: ...
     def less_(self, other: Any) -> Any:
@@ -638,7 +638,7 @@ class Tensor:
     def less_equal_(self, other: Any) -> Any:
         """In-place less_equal (torch.Tensor.less_equal_); returns self."""
     def lgamma(self, /) -> Tensor: ...
-    def lgamma_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def lgamma_(self, /) -> Any:
         """In-place lgamma (torch.Tensor.lgamma_); returns self."""
     def log(self, /) -> Tensor: ...
     def log10(self, /) -> Tensor: ...
@@ -676,7 +676,7 @@ class Tensor:
     def logical_xor_(self, other: Any) -> Any:
         """In-place logical_xor (torch.Tensor.logical_xor_); returns self."""
     def logit(self, eps: Any = ...) -> Tensor: ...
-    def logit_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def logit_(self, /, eps: Any = ...) -> Any:
         """In-place logit (torch.Tensor.logit_); returns self."""
     def logsumexp(self, dim: Any = ..., keepdim: Any = ...) -> Tensor:
         """log(sum(exp(input))) over dim (all dims when None or ()), computed stably (shifted by the max); integer input gives float32."""
@@ -747,12 +747,12 @@ class Tensor:
     def mv(self, vec: Any, *, out: Any = ...) -> Any:
         """(n, m) @ (m,) -> (n,); one dtype for both."""
     def mvlgamma(self, p: Any) -> Tensor: ...
-    def mvlgamma_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def mvlgamma_(self, /, p: Any) -> Any:
         """In-place mvlgamma (torch.Tensor.mvlgamma_); returns self."""
     name: Any
     def nan_to_num(self, nan: Any = ..., posinf: Any = ..., neginf: Any = ..., *, out: Any = ...) -> Any:
         """input with NaN replaced by `nan`, +inf by `posinf` (default: the dtype's largest finite value) and -inf by `neginf` (default: its lowest); each part of a complex input; a copy of an integer or bool input."""
-    def nan_to_num_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def nan_to_num_(self, /, nan: Any = ..., posinf: Any = ..., neginf: Any = ..., *, out: Any = ...) -> Any:
         """In-place nan_to_num (torch.Tensor.nan_to_num_); returns self."""
     def nanmean(self, dim: Any = ..., keepdim: Any = ..., *, dtype: Any = ...) -> Tensor:
         """Mean of the non-NaN elements over dim (NaN where there are none). Floating input only."""
@@ -822,7 +822,7 @@ class Tensor:
     def pinverse(self, rcond: Any = ...) -> Tensor:
         """The pseudo-inverse dropping singular values at or below rcond * the largest."""
     def polygamma(self, n: Any) -> Tensor: ...
-    def polygamma_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def polygamma_(self, /, n: Any) -> Any:
         """In-place polygamma (torch.Tensor.polygamma_); returns self."""
     def positive(self, /) -> Tensor: ...
     def pow(self, arg0: Any, /) -> Tensor: ...
@@ -842,7 +842,7 @@ class Tensor:
         """The q-th quantiles (q a float or a 0-d / 1-D tensor of input's dtype, in [0, 1]; a 1-D q adds a leading dim) along dim, of the flattened input when None. interpolation: 'linear', 'lower', 'higher', 'midpoint' or 'nearest'. NaN propagates. float32 / float64 input only."""
     def rad2deg(self, *, out: Any = ...) -> Any:
         """input * 180 / pi (float result)."""
-    def rad2deg_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def rad2deg_(self, /, *, out: Any = ...) -> Any:
         """In-place rad2deg (torch.Tensor.rad2deg_); returns self."""
     def random_(self, from_: Any = ..., to: Any = ..., *, generator: Any = ...) -> Any:
         """Fills self with integers uniform in [from, to); one bound: [0, from); none: [0, 2**( mantissa + 1)) for floats, [0, max] for integers."""
@@ -860,14 +860,14 @@ class Tensor:
         """hook(tensor) runs after backward has accumulated into this leaf's .grad (e.g. to step an optimizer per parameter). Returns a handle with remove()."""
     def relu(self) -> Tensor:
         """max(input, 0); NaN stays NaN (torch.relu)."""
-    def relu_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def relu_(self, /) -> Any:
         """In-place relu (torch.Tensor.relu_); returns self."""
     def remainder(self, arg0: Any, /) -> Tensor: ...
     def remainder_(self, other: Any) -> Any:
         """In-place remainder (torch.Tensor.remainder_); returns self."""
     def renorm(self, p: Any, dim: Any, maxnorm: Any, *, out: Any = ...) -> Any:
         """Each slice along dim whose p-norm exceeds maxnorm, scaled down to norm maxnorm."""
-    def renorm_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def renorm_(self, /, p: Any, dim: Any, maxnorm: Any, *, out: Any = ...) -> Any:
         """In-place renorm (torch.Tensor.renorm_); returns self."""
     def repeat(self, *args: Any, repeats: Any = ...) -> Tensor:
         """Tiles self sizes[i] times along dim i (NumPy's tile); there must be at least self.ndim sizes (extra ones add leading dims)."""
@@ -902,7 +902,7 @@ class Tensor:
         """In-place round (see ts.round); returns self."""
     def rsqrt(self, *, out: Any = ...) -> Any:
         """1 / sqrt(input); integer input gives the default float dtype."""
-    def rsqrt_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def rsqrt_(self, /, *, out: Any = ...) -> Any:
         """In-place rsqrt (torch.Tensor.rsqrt_); returns self."""
     def scatter(self, dim: Any, index: Any, src: Any = ..., *, value: Any = ..., reduce: Any = ..., out: Any = ...) -> Any:
         """A copy of input with out[index[i][j]][j] = src[i][j] for dim=0. src is a tensor (at least index's size in every dim) or a number (also as value=). Repeated indices: the last write wins; reduce='add' accumulates, reduce='multiply' multiplies."""
@@ -924,7 +924,7 @@ class Tensor:
         """set_() empties the tensor; set_(source) makes it share source's memory and geometry; set_(source, storage_offset, size, stride) a strided view of source. Returns self."""
     def sgn(self, *, out: Any = ...) -> Any:
         """sign for real input (sgn(NaN) is 0); input / |input| (0 at 0) for complex."""
-    def sgn_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def sgn_(self, /, *, out: Any = ...) -> Any:
         """In-place sgn (torch.Tensor.sgn_); returns self."""
     shape: Any
     def share_memory_(self, /) -> Any:
@@ -933,7 +933,7 @@ class Tensor:
         """This tensor as int16 (itself when it already is)."""
     def sigmoid(self) -> Tensor:
         """1 / (1 + exp(-x)), computed with exp(-|x|) so nothing overflows; integer input gives the default float dtype."""
-    def sigmoid_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def sigmoid_(self, /) -> Any:
         """In-place sigmoid (torch.Tensor.sigmoid_); returns self."""
     def sign(self, /) -> Tensor: ...
     def sign_(self, /) -> Any:
@@ -943,7 +943,7 @@ class Tensor:
     def sin_(self, /) -> Any:
         """In-place sin (torch.Tensor.sin_); returns self."""
     def sinc(self, /) -> Tensor: ...
-    def sinc_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def sinc_(self, /) -> Any:
         """In-place sinc (torch.Tensor.sinc_); returns self."""
     def sinh(self, /) -> Tensor: ...
     def sinh_(self, /) -> Any:
@@ -968,7 +968,7 @@ class Tensor:
         """In-place sqrt (torch.Tensor.sqrt_); returns self."""
     def square(self, /) -> Tensor:
         """self * self; a bool tensor gives int64 (torch's pow(x, 2); the namespace's ts.square is the standard's)."""
-    def square_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def square_(self, /) -> Any:
         """In-place square (torch.Tensor.square_); returns self."""
     def squeeze(self, dim: Any = ..., *, axis: Any = ...) -> Tensor:
         """A view without size-1 dims: all of them when dim is None, else those of dim (an int or a tuple) that have size 1 (others stay, as in PyTorch)."""
@@ -1024,7 +1024,7 @@ class Tensor:
         """NumPy's array_split as views: an int n gives n pieces (the first size % n one longer); a list of indices gives the pieces between those split points. sections=, indices= and tensor_indices_or_sections= are torch's names."""
     def threshold(self, threshold: Any, value: Any) -> Tensor:
         """input where input > threshold, else value (torch.threshold)."""
-    def threshold_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def threshold_(self, /, threshold: Any, value: Any) -> Any:
         """In-place threshold (torch.Tensor.threshold_); returns self."""
     def tile(self, *args: Any, dims: Any = ...) -> Tensor:
         """NumPy's tile: self repeated reps[i] times along dim i; fewer reps than dims are padded with leading 1s."""
@@ -1048,11 +1048,11 @@ class Tensor:
         """Deprecated torch.triangular_solve: (solution, cloned_coefficient), the solution X of op(A) X = input with op(A) = A^T when `transpose`, and a copy of A."""
     def tril(self, diagonal: Any = ..., *, k: Any = ..., out: Any = ...) -> Tensor:
         """The lower triangle of each matrix in input (..., M, N): elements with col - row <= k are kept, the rest are zero. diagonal (positional or keyword) is PyTorch's name for k."""
-    def tril_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def tril_(self, /, diagonal: Any = ..., *, k: Any = ..., out: Any = ...) -> Any:
         """In-place tril (torch.Tensor.tril_); returns self."""
     def triu(self, diagonal: Any = ..., *, k: Any = ..., out: Any = ...) -> Tensor:
         """The upper triangle of each matrix in input (..., M, N): elements with col - row >= k are kept, the rest are zero. diagonal (positional or keyword) is PyTorch's name for k."""
-    def triu_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def triu_(self, /, diagonal: Any = ..., *, k: Any = ..., out: Any = ...) -> Any:
         """In-place triu (torch.Tensor.triu_); returns self."""
     def true_divide(self, other: Any, *, out: Any = ...) -> Any:
         """input / other (PyTorch's true_divide: divide without rounding_mode)."""
@@ -1101,7 +1101,7 @@ class Tensor:
     def where(self, condition: Any, other: Any) -> Tensor:
         """self where condition is true, else other (torch.Tensor.where)."""
     def xlogy(self, other: Any) -> Tensor: ...
-    def xlogy_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def xlogy_(self, /, other: Any) -> Any:
         """In-place xlogy (torch.Tensor.xlogy_); returns self."""
     def zero_(self, /) -> Any:
         """Fills self with zeros; returns self."""
