@@ -155,3 +155,15 @@ def test_lkj_cholesky_sampling() -> None:
     for i, j in ((2, 0), (2, 1), (3, 2)):
         np.testing.assert_allclose(corr[..., i, j].var(0), want[..., i, j].var(0), rtol=0.08)
     assert np.isfinite(d.log_prob(L).numpy()).all()
+
+
+def test_straight_through_rsample() -> None:
+    logits = ts.tensor([[0.5, -1.0, 2.0]], requires_grad=True)
+    d = D.OneHotCategoricalStraightThrough(logits=logits)
+    ts.manual_seed(2)
+    x = d.rsample((4,))
+    assert tuple(x.shape) == (4, 1, 3) and bool((x.sum(-1) == 1).all())
+    (x * ts.tensor([1.0, 2.0, 3.0])).sum().backward()
+    t = torch.tensor([[0.5, -1.0, 2.0]], requires_grad=True)
+    (4 * torch.softmax(t, -1) * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    np.testing.assert_allclose(logits.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-7)
