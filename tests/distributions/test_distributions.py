@@ -298,6 +298,30 @@ SPECS: Dict[str, Dict[str, Any]] = {
         make=lambda M, df, P: M.Wishart(df, precision_matrix=P),
         value=lambda r, s: _spd(r, s), event=(3, 3),
         methods=["log_prob", "entropy", "mean", "variance"]),
+    "HalfCauchy": dict(
+        params=lambda r, b: [_pos(r, b)],
+        make=lambda M, scale: M.HalfCauchy(scale),
+        value=lambda r, s: _pos(r, s, 0.0, 5.0), event=(),
+        methods=["log_prob", "entropy", "mean", "mode", "variance", "cdf", "icdf"]),
+    "InverseGamma": dict(  # concentrations on both sides of the moments' thresholds
+        params=lambda r, b: [_pos(r, b, 0.5, 5.0), _pos(r, b)],
+        make=lambda M, c, rate: M.InverseGamma(c, rate),
+        value=lambda r, s: _pos(r, s, 0.1, 4.0), event=(),
+        methods=["log_prob", "entropy", "mean", "mode", "variance", "cdf"]),
+    "GeneralizedPareto": dict(  # concentrations of both signs, 0 included; torch's log_prob
+        # compares concentration with a float32 zero, so it works in float32 only
+        float32_only=True,
+        params=lambda r, b: [-np.abs(r.normal(size=b)) * 0.2, _pos(r, b, 1.0, 3.0),
+                             np.where(r.uniform(size=b) < 0.3, 0.0,
+                                      r.uniform(-0.2, 0.8, size=b))],
+        make=lambda M, loc, scale, c: M.GeneralizedPareto(loc, scale, c),
+        value=lambda r, s: _pos(r, s, 0.3, 2.0), event=(),
+        methods=["log_prob", "entropy", "mean", "mode", "variance", "cdf", "icdf"]),
+    "OneHotCategoricalStraightThrough": dict(
+        params=lambda r, b: [r.normal(size=b + (K,))],
+        make=lambda M, lg: M.OneHotCategoricalStraightThrough(logits=lg),
+        value=lambda r, s: _onehot(r, s), event=(K,),
+        methods=["log_prob", "entropy", "mean", "mode", "variance"]),
     "MixtureSameFamily_Normal": dict(
         params=lambda r, b: [r.normal(size=b + (K,)), r.normal(size=b + (K,)),
                              _pos(r, b + (K,))],
@@ -360,6 +384,8 @@ def _both(spec: Dict[str, Any], params: List[np.ndarray], method: str, value: np
 @pytest.mark.parametrize("name", sorted(SPECS))
 def test_values_match_torch(name: str, batch: tuple, dtype: str) -> None:
     spec = SPECS[name]
+    if spec.get("float32_only") and dtype == "float64":
+        pytest.skip("torch raises in float64")
     rng = np.random.default_rng(zlib.crc32(f"{name}{batch}".encode()))
     params = spec["params"](rng, batch)
     tol = 1e-10 if dtype == "float64" else 2e-5
@@ -383,14 +409,15 @@ def test_shapes_and_broadcasting_match_torch(name: str) -> None:
     params = spec["params"](rng, (2, 3))
     # broadcast the first parameter along the batch (shape (1, 3) / (3,) vs (2, 3))
     params[0] = params[0][:1]
+    dtype = "float32" if spec.get("float32_only") else "float64"
     for M, lib in ((TD, torch), (D, ts)):
-        ps = [_lib_tensor(lib, p, "float64") for p in params]
+        ps = [_lib_tensor(lib, p, dtype) for p in params]
         try:
             d = spec["make"](M, *ps)
         except Exception as e:  # noqa: BLE001 - both must raise alike
             if lib is torch:
                 with pytest.raises(type(e)):
-                    spec["make"](D, *[_lib_tensor(ts, p, "float64") for p in params])
+                    spec["make"](D, *[_lib_tensor(ts, p, dtype) for p in params])
                 return
             raise
         if lib is torch:
@@ -427,8 +454,9 @@ def test_log_prob_and_entropy_gradients_match_torch(name: str) -> None:
     rng = np.random.default_rng(3)
     params = spec["params"](rng, (2, 3))
     value = spec["value"](rng, (2, 3) + spec["event"])
+    no_cdf_grad = ("Gamma", "Chi2", "InverseGamma")  # torch: no d/da of the incomplete gamma
     methods = [m for m in ("log_prob", "entropy", "mean", "variance", "cdf")
-               if m in spec["methods"] and not (m == "cdf" and name in ("Gamma", "Chi2"))]  # torch: no d/da
+               if m in spec["methods"] and not (m == "cdf" and name in no_cdf_grad)]
     if name.startswith("Binomial_logits"):  # gradients w.r.t. the logits only
         params, n = params[:1], params[1]
         spec = dict(spec, make=lambda M, lg, _n=n: M.Binomial(
@@ -436,13 +464,16 @@ def test_log_prob_and_entropy_gradients_match_torch(name: str) -> None:
 
     def run(M: Any, lib: Any, *ps: Any) -> Any:
         v = (_lib_tensor(lib, value, "int64") if spec.get("int_value")
-             else _lib_tensor(lib, value, "float64"))
+             else _lib_tensor(lib, value, "float32" if spec.get("float32_only") else "float64"))
         d = spec["make"](M, *ps)
         return tuple(_call(d, m, v) for m in methods)
 
     # all methods at once: every parameter reaches some output (log_prob's at least)
+    f32 = spec.get("float32_only", False)
+    if f32:
+        params = [p.astype(np.float32) for p in params]
     compare_grads(lambda *ps: run(D, ts, *ps), lambda *ps: run(TD, torch, *ps), params,
-                  rtol=1e-7)
+                  rtol=2e-4 if f32 else 1e-7, dtype="float32" if f32 else "float64")
 
 
 # ---- kl_divergence
@@ -636,6 +667,11 @@ def _errors_alike(f: Callable[[Any, Any], Any]) -> None:
     lambda M, L: M.Wishart(L.tensor(1.0), L.eye(3)),
     lambda M, L: M.Wishart(L.tensor(4.0), L.tensor([[1.0, 2.0], [2.0, 1.0]])),
     lambda M, L: M.Wishart(L.tensor(4.0), L.eye(2)).log_prob(-L.eye(2)),
+    lambda M, L: M.HalfCauchy(L.tensor(-1.0)),
+    lambda M, L: M.HalfCauchy(L.tensor(1.0)).log_prob(L.tensor(-1.0)),
+    lambda M, L: M.InverseGamma(L.tensor(1.0), L.tensor(0.0)),
+    lambda M, L: M.GeneralizedPareto(L.tensor(0.0), L.tensor(1.0), L.tensor(-0.5)).log_prob(
+        L.tensor(3.0)),
     lambda M, L: M.MixtureSameFamily(M.Normal(0.0, 1.0), M.Normal(L.zeros(3), L.ones(3))),
     lambda M, L: M.MixtureSameFamily(M.Categorical(L.ones(3)), 1.0),
     lambda M, L: M.MixtureSameFamily(M.Categorical(L.ones(2)), M.Normal(L.zeros(3), L.ones(3))),

@@ -155,3 +155,29 @@ def test_lkj_cholesky_sampling() -> None:
     for i, j in ((2, 0), (2, 1), (3, 2)):
         np.testing.assert_allclose(corr[..., i, j].var(0), want[..., i, j].var(0), rtol=0.08)
     assert np.isfinite(d.log_prob(L).numpy()).all()
+
+
+def test_straight_through_rsample() -> None:
+    logits = ts.tensor([[0.5, -1.0, 2.0]], requires_grad=True)
+    d = D.OneHotCategoricalStraightThrough(logits=logits)
+    ts.manual_seed(2)
+    x = d.rsample((4,))
+    assert tuple(x.shape) == (4, 1, 3) and bool((x.sum(-1) == 1).all())
+    (x * ts.tensor([1.0, 2.0, 3.0])).sum().backward()
+    t = torch.tensor([[0.5, -1.0, 2.0]], requires_grad=True)
+    (4 * torch.softmax(t, -1) * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    np.testing.assert_allclose(logits.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_logistic_normal_sampling() -> None:
+    loc = ts.tensor([0.5, -1.0, 0.0], dtype=ts.float64, requires_grad=True)
+    d = D.LogisticNormal(loc, ts.tensor([0.3, 0.5, 1.0], dtype=ts.float64))
+    ts.manual_seed(4)
+    x = d.rsample((20000,))
+    assert tuple(x.shape) == (20000, 4) and bool(D.constraints.simplex.check(x).all())
+    # the stick-breaking inverse recovers Normal(loc, scale) draws
+    z = D.transforms.StickBreakingTransform().inv(x)
+    np.testing.assert_allclose(z.mean(0).detach().numpy(), [0.5, -1.0, 0.0], atol=0.03)
+    np.testing.assert_allclose(z.std(0).detach().numpy(), [0.3, 0.5, 1.0], rtol=0.03)
+    x[:, 0].sum().backward()  # reparameterized: d x0 / d loc0 > 0
+    assert float(loc.grad[0]) > 0

@@ -59,6 +59,9 @@ CASES: List[Tuple[str, Callable[[], Any]]] = [
         _t([1.0, -1.0, 0.0]), _t([[1.0], [0.5], [-1.0]]), _t([0.5, 1.0, 2.0]))),
     ("Wishart", lambda: D.Wishart(_t([4.0, 7.5]), covariance_matrix=_t(
         [[[2.0, 0.5], [0.5, 1.0]], [[1.0, -0.3], [-0.3, 0.5]]]))),
+    ("InverseGamma", lambda: D.InverseGamma(_t([9.0, 12.0]), _t([1.0, 3.0]))),
+    ("GeneralizedPareto", lambda: D.GeneralizedPareto(_t([0.0, 1.0, -1.0]), _t([1.0, 2.0, 0.5]),
+                                                      _t([0.0, 0.1, -0.3]))),
     ("RelaxedBernoulli", lambda: D.RelaxedBernoulli(_t(0.7), _t([0.2, 0.6]))),
     ("RelaxedOneHotCategorical", lambda: D.RelaxedOneHotCategorical(
         _t(0.5), _t([0.2, 0.3, 0.5]))),

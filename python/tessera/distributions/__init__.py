@@ -20,10 +20,13 @@ from .exp_family import ExponentialFamily
 from .fishersnedecor import FisherSnedecor
 from .exponential import Exponential
 from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import _register_all, kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .lkj_cholesky import LKJCholesky
@@ -36,7 +39,7 @@ from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .negative_binomial import NegativeBinomial
 from .normal import Normal
-from .one_hot_categorical import OneHotCategorical
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
 from .poisson import Poisson
 from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
@@ -62,15 +65,16 @@ __all__ = [
     "Categorical", "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli",
     "CorrCholeskyTransform", "CumulativeDistributionTransform", "Dirichlet", "Distribution",
     "ExpRelaxedCategorical", "ExpTransform", "Exponential", "ExponentialFamily",
-    "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent",
-    "IndependentTransform", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal",
-    "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal",
-    "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
-    "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson",
-    "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
-    "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
-    "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT",
-    "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "VonMises", "Weibull",
-    "Wishart", "biject_to", "constraints", "identity_transform", "kl_divergence", "register_kl",
-    "transform_to", "transforms",
+    "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy",
+    "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy",
+    "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli",
+    "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial",
+    "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform",
+    "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
+    "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
+    "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
+    "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "biject_to",
+    "constraints", "identity_transform", "kl_divergence", "register_kl", "transform_to",
+    "transforms",
 ]

@@ -14,7 +14,38 @@ from .transforms import AbsTransform
 __all__ = ["HalfNormal"]
 
 
-class HalfNormal(TransformedDistribution):
+class _Folded(TransformedDistribution):
+    """|X| for X with a density symmetric about 0 (`base_dist`, with a `scale`): the half
+    distributions' shared log_prob, cdf, icdf, entropy and mode."""
+
+    @property
+    def scale(self) -> Any:
+        return self.base_dist.scale
+
+    @property
+    def mode(self) -> Any:
+        return ts.zeros_like(self.scale)
+
+    def log_prob(self, value: Any) -> Any:
+        if self._validate_args:
+            self._validate_sample(value)
+        value = ts.as_tensor(value, dtype=self.scale.dtype, device=self.scale.device)
+        log_prob = self.base_dist.log_prob(value) + math.log(2)
+        return ts.where(value >= 0, log_prob, -math.inf)
+
+    def cdf(self, value: Any) -> Any:
+        if self._validate_args:
+            self._validate_sample(value)
+        return 2 * self.base_dist.cdf(value) - 1
+
+    def icdf(self, prob: Any) -> Any:
+        return self.base_dist.icdf((prob + 1) / 2)
+
+    def entropy(self) -> Any:
+        return self.base_dist.entropy() - math.log(2)
+
+
+class HalfNormal(_Folded):
     """|X| for X ~ Normal(0, scale)."""
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
@@ -29,34 +60,9 @@ class HalfNormal(TransformedDistribution):
         return super().expand(batch_shape, _instance=new)
 
     @property
-    def scale(self) -> Any:
-        return self.base_dist.scale
-
-    @property
     def mean(self) -> Any:
         return self.scale * math.sqrt(2 / math.pi)
 
     @property
-    def mode(self) -> Any:
-        return ts.zeros_like(self.scale)
-
-    @property
     def variance(self) -> Any:
         return self.scale.pow(2) * (1 - 2 / math.pi)
-
-    def log_prob(self, value: Any) -> Any:
-        if self._validate_args:
-            self._validate_sample(value)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return ts.where(value >= 0, log_prob, -math.inf)
-
-    def cdf(self, value: Any) -> Any:
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob: Any) -> Any:
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self) -> Any:
-        return self.base_dist.entropy() - math.log(2)

@@ -9,7 +9,7 @@ from . import constraints
 from .categorical import Categorical, _OverCategorical
 from .distribution import Distribution
 
-__all__ = ["OneHotCategorical"]
+__all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class OneHotCategorical(_OverCategorical, Distribution):
@@ -68,3 +68,14 @@ class OneHotCategorical(_OverCategorical, Distribution):
         if expand:
             values = values.expand((n,) + tuple(self.batch_shape) + (n,))
         return values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """OneHotCategorical whose rsample is the straight-through estimator (Bengio et al.,
+    2013): the one-hot draw forward, the gradient of probs backward."""
+    has_rsample = True
+
+    def rsample(self, sample_shape: Any = ()) -> Any:
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())
