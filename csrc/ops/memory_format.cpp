@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "iter/tensor_iter.h"
 #include "ops/copy.h"
 #include "ops/views.h"
 
@@ -71,18 +72,7 @@ bool is_contiguous_as(const Tensor& x, MemoryFormat fmt) {
 }
 
 bool is_non_overlapping_and_dense(const Tensor& x) {
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims of size > 1
-  for (int64_t d = 0; d < x.ndim(); ++d) {
-    if (x.dim(d) == 0) return true;
-    if (x.dim(d) != 1) dims.emplace_back(x.strides()[d], x.dim(d));
-  }
-  std::sort(dims.begin(), dims.end());
-  int64_t expect = 1;
-  for (const auto& [stride, size] : dims) {
-    if (stride != expect) return false;
-    expect *= size;
-  }
-  return true;
+  return x.numel() == 0 || is_packed(x.shape(), x.strides());
 }
 
 bool same_strides(const Tensor& a, const Tensor& b) {
