@@ -298,18 +298,7 @@ Strides output_strides(const Shape& shape, std::initializer_list<const Tensor*> 
   };
   SmallVec<int64_t, 8> perm(nd);  // innermost first
   for (int64_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
-  for (int64_t i = 1; i < nd; ++i) {
-    int64_t d1 = i;
-    for (int64_t d0 = i - 1; d0 >= 0; --d0) {
-      const int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  sort_dims(perm, should_swap);
   bool row_major = true;
   for (int64_t i = 0; i < nd; ++i) row_major = row_major && perm[i] == nd - 1 - i;
   if (row_major) return {};

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <utility>
 #include <vector>
 
 #include "core/parallel.h"
@@ -57,6 +58,26 @@ void store_fence();
 // every operand walks as one: a permuted-dense output whose inputs share its permutation is a
 // single flat contiguous run (channels-last relu: no copy, one loop).
 Strides output_strides(const Shape& shape, std::initializer_list<const Tensor*> inputs);
+// PyTorch's insertion sort of dims under a comparison that may have no say: `perm` (innermost
+// first) starts in row-major order; should_swap(d0, d1) > 0 moves d0 (inner) outside d1, < 0
+// keeps it inside, 0 compares d1 with the next dim further in (TensorIterator's
+// reorder_dimensions, infer_dense_strides).
+template <class Perm, class Cmp>
+void sort_dims(Perm& perm, const Cmp& should_swap) {
+  const int64_t n = static_cast<int64_t>(perm.size());
+  for (int64_t i = 1; i < n; ++i) {
+    int64_t d1 = i;
+    for (int64_t d0 = i - 1; d0 >= 0; --d0) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+}
 // The dims of size > 1, by stride, pack exactly their elements' count of consecutive slots
 // (PyTorch's is_non_overlapping_and_dense for a non-empty geometry: any dim order).
 bool is_packed(const Shape& shape, const Strides& strides);

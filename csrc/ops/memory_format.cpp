@@ -122,19 +122,7 @@ Strides preserved_strides(const Tensor& x) {
     if (s0 != s1) return s0 < s1 ? -1 : 1;
     return shape[d0] > shape[d1] ? 1 : 0;
   };
-  for (int64_t i = 1; i < n; ++i) {
-    int64_t d1 = i;
-    for (int64_t j = 1; j <= i; ++j) {
-      const int64_t d0 = i - j;
-      const int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  sort_dims(perm, should_swap);
   Strides out(n);
   int64_t acc = 1;
   for (int64_t d : perm) {

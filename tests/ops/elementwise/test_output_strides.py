@@ -104,6 +104,14 @@ UNARY: dict[str, Callable] = {
     "clone": lambda m, x: x.clone(),
 }
 
+CASTS: dict[str, Callable] = {
+    "to_float64": lambda m, x: x.to(m.float64),
+    "double": lambda m, x: x.double(),
+    "int": lambda m, x: x.int(),
+    "bool": lambda m, x: x.bool(),
+    "type_as": lambda m, x: x.type(m.float16),
+}
+
 BINARY: dict[str, Callable] = {
     "add": lambda m, x, y: x + y,
     "add_fn": lambda m, x, y: m.add(x, y),
@@ -127,12 +135,13 @@ SCALAR: dict[str, Callable] = {
 }
 
 
-@settings(max_examples=120, deadline=None)
-@given(shape=out_shapes, data=st.data(), name=st.sampled_from(sorted(UNARY)))
-def test_unary(shape: tuple, data: Any, name: str) -> None:
+@settings(max_examples=200, deadline=None)
+@given(shape=out_shapes, data=st.data(), name=st.sampled_from(sorted(UNARY) + sorted(CASTS)))
+def test_unary_and_casts(shape: tuple, data: Any, name: str) -> None:
     lay = data.draw(layouts(shape))
     a, b = pair(lay, "float32", 1)
-    same(UNARY[name](ts, a), UNARY[name](torch, b))
+    fn = UNARY.get(name) or CASTS[name]
+    same(fn(ts, a), fn(torch, b))
 
 
 @settings(max_examples=120, deadline=None)
@@ -178,21 +187,6 @@ def test_where(shape: tuple, data: Any, scalar_other: bool) -> None:
         same(ts.where(c, x, y), torch.where(tc, tx, ty))
 
 
-CASTS: dict[str, Callable] = {
-    "to_float64": lambda m, x: x.to(m.float64),
-    "double": lambda m, x: x.double(),
-    "int": lambda m, x: x.int(),
-    "bool": lambda m, x: x.bool(),
-    "type_as": lambda m, x: x.type(m.float16),
-}
-
-
-@settings(max_examples=100, deadline=None)
-@given(shape=out_shapes, data=st.data(), name=st.sampled_from(sorted(CASTS)))
-def test_cast(shape: tuple, data: Any, name: str) -> None:
-    lay = data.draw(layouts(shape))
-    a, b = pair(lay, "float32", 8)
-    same(CASTS[name](ts, a), CASTS[name](torch, b))
 
 
 def owning(lay: dict, shape: tuple) -> dict:
