@@ -1,7 +1,9 @@
 #include "iter/tensor_iter.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -204,6 +206,109 @@ void ElementwiseIter::transpose_copy(int64_t grain) const {
                  }
                  if (streaming) store_fence();
                });
+}
+
+bool is_packed(const Shape& shape, const Strides& strides) {
+  SmallVec<std::pair<int64_t, int64_t>, 8> dims;  // (stride, size) of the dims of size > 1
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
+    if (shape[d] > 1) dims.push_back({strides[d], shape[d]});
+  std::sort(dims.begin(), dims.end());
+  int64_t expect = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != expect) return false;
+    expect *= size;
+  }
+  return true;
+}
+
+namespace {
+
+// PyTorch's is_contiguous(memory_format=channels_last): a 4-D tensor whose dims of size != 1
+// have the row-major strides of its (N, H, W, C) order.
+bool channels_last_2d(const Tensor& t) {
+  if (t.ndim() != 4) return false;
+  int64_t expect = 1;
+  for (const int d : {1, 3, 2, 0}) {
+    if (t.dim(d) == 1) continue;
+    if (t.strides()[d] != expect) return false;
+    expect *= t.dim(d);
+  }
+  return true;
+}
+
+// TensorIterator's fast setup (Note [Output strides]): `done` false when it does not apply.
+Strides fast_setup_strides(const Shape& shape, std::initializer_list<const Tensor*> inputs,
+                           bool& done) {
+  done = false;
+  bool contiguous = true, channels_last = true, dense = true;
+  for (const Tensor* t : inputs) {
+    if (t->shape() != shape) return {};
+    contiguous = contiguous && t->is_contiguous();
+    channels_last = channels_last && channels_last_2d(*t);
+    dense = dense && is_packed(t->shape(), t->strides());
+  }
+  done = true;
+  if (contiguous) return {};
+  if (channels_last) {
+    Strides st(4);
+    st[1] = 1;
+    st[3] = shape[1];
+    st[2] = st[3] * shape[3];
+    st[0] = st[2] * shape[2];
+    return st;
+  }
+  const Tensor* last = nullptr;
+  for (const Tensor* t : inputs) {
+    if (dense && last && t->strides() != last->strides()) dense = false;
+    last = t;
+  }
+  if (dense) return last->strides();
+  done = false;
+  return {};
+}
+
+}  // namespace
+
+Strides output_strides(const Shape& shape, std::initializer_list<const Tensor*> inputs) {
+  bool done;
+  Strides fast = fast_setup_strides(shape, inputs, done);
+  if (done) return fast;
+  const int64_t nd = shape.size();
+  if (nd <= 1) return {};
+  // Each input's |strides| aligned to the output's dims, 0 where it broadcasts.
+  Strides st[kMaxOperands];
+  int n = 0;
+  for (const Tensor* t : inputs) {
+    TS_CHECK(n < kMaxOperands, RuntimeError, "elementwise: too many operands");
+    Strides& s = st[n++];
+    s.resize(nd, 0);
+    const int64_t lead = nd - t->ndim();
+    for (int64_t d = 0; d < t->ndim(); ++d)
+      if (!(t->dim(d) == 1 && shape[lead + d] != 1)) s[lead + d] = std::llabs(t->strides()[d]);
+  }
+  // 1: d0 goes outside d1; -1: inside; 0: no input has a say.
+  const auto should_swap = [&](int64_t d0, int64_t d1) {
+    for (int k = 0; k < n; ++k) {
+      const Strides& s = st[k];
+      if (s[d0] == 0 || s[d1] == 0) continue;
+      if (s[d0] != s[d1]) return s[d0] < s[d1] ? -1 : 1;
+      if (shape[d0] > shape[d1]) return 1;
+    }
+    return 0;
+  };
+  SmallVec<int64_t, 8> perm(nd);  // innermost first
+  for (int64_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  sort_dims(perm, should_swap);
+  bool row_major = true;
+  for (int64_t i = 0; i < nd; ++i) row_major = row_major && perm[i] == nd - 1 - i;
+  if (row_major) return {};
+  Strides out(nd);
+  int64_t next = 1;
+  for (int64_t i = 0; i < nd; ++i) {
+    out[perm[i]] = next;
+    next *= shape[perm[i]];
+  }
+  return out;
 }
 
 ElementwiseIter ElementwiseIter::make(const Tensor& out,

@@ -7,10 +7,11 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <utility>
 #include <vector>
 
-#include "core/tensor.h"
 #include "core/parallel.h"
+#include "core/tensor.h"
 
 namespace ts {
 
@@ -39,6 +40,47 @@ void transpose_tile(const char* src, int64_t s0, int64_t s1, int64_t n, int64_t 
 
 // Orders this thread's non-temporal stores before what follows (Note [Streaming tile stores]).
 void store_fence();
+
+// Note [Output strides]: a new elementwise output takes the stride order of its inputs, as
+// PyTorch's TensorIterator allocates it (so (x.T + 1) is laid out like x.T and a channels-last
+// tensor stays channels-last through relu/add/where/casts/comparisons). `inputs` in the op's
+// operand order (it decides ties). When every input has the output's shape (fast setup): all
+// contiguous -> row-major; all channels-last (4-D) -> channels-last; all non-overlapping and
+// dense with identical strides -> those strides. Otherwise each input's strides are aligned to
+// the output's dims (0 on broadcast dims; a size-1 dim keeps its stride where the output's dim
+// is also 1) and the dims are insertion-sorted innermost-first from the row-major order: the
+// first input whose strides on the two dims are both nonzero and differ decides; equal strides
+// put the larger dim outer; an input with a zero stride on either dim has no say; no say at
+// all keeps the row-major order. The output is then dense in that order (sizes multiplied as
+// they are, so a 0-size dim gives later dims stride 0, as PyTorch). Negative strides (which
+// PyTorch lacks) count by magnitude. Returns the strides in elements, or empty for row-major.
+// ElementwiseIter::make then walks the output in memory order and coalesces the dims that
+// every operand walks as one: a permuted-dense output whose inputs share its permutation is a
+// single flat contiguous run (channels-last relu: no copy, one loop).
+Strides output_strides(const Shape& shape, std::initializer_list<const Tensor*> inputs);
+// PyTorch's insertion sort of dims under a comparison that may have no say: `perm` (innermost
+// first) starts in row-major order; should_swap(d0, d1) > 0 moves d0 (inner) outside d1, < 0
+// keeps it inside, 0 compares d1 with the next dim further in (TensorIterator's
+// reorder_dimensions, infer_dense_strides).
+template <class Perm, class Cmp>
+void sort_dims(Perm& perm, const Cmp& should_swap) {
+  const int64_t n = static_cast<int64_t>(perm.size());
+  for (int64_t i = 1; i < n; ++i) {
+    int64_t d1 = i;
+    for (int64_t d0 = i - 1; d0 >= 0; --d0) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+}
+// The dims of size > 1, by stride, pack exactly their elements' count of consecutive slots
+// (PyTorch's is_non_overlapping_and_dense for a non-empty geometry: any dim order).
+bool is_packed(const Shape& shape, const Strides& strides);
 
 struct ElementwiseIter {
   int nops = 0;

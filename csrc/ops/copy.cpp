@@ -59,7 +59,16 @@ bool same_layout(const Tensor& a, const Tensor& b) {
 void copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking) {
   DeviceBackend& b = require_cuda("copy");
   Tensor s = src.shape() == dst.shape() ? src : broadcast_to(src, dst.shape());
-  s = contiguous(astype(s, dst.dtype(), false));
+  s = astype(s, dst.dtype(), false);
+  // Both dense with one layout (a transposed or channels-last tensor moved by x.to(device),
+  // Note [Output strides]): the bytes move as they lie.
+  if (!dst.is_contiguous() && same_strides(s, dst) && is_non_overlapping_and_dense(dst)) {
+    b.copy_bytes(dst.data_ptr(), dst.device(), s.data_ptr(), s.device(), dst.nbytes(),
+                 non_blocking);
+    dst.bump_version();
+    return;
+  }
+  s = contiguous(s);
   Tensor d = dst.is_contiguous() ? dst : Tensor::empty(dst.shape(), dst.dtype(), dst.device());
   b.copy_bytes(d.data_ptr(), d.device(), s.data_ptr(), s.device(), d.nbytes(), non_blocking);
   if (d.impl() != dst.impl()) copy_(dst, d);

@@ -57,19 +57,12 @@ void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
                          " and ", b.device().str()));
 }
 
-namespace {
-
-// The result of an elementwise op takes the layout of its first operand of the result's shape:
-// channels-last or contiguous (as PyTorch keeps the layout through elementwise ops, so a
-// channels-last network stays so between its convolutions).
-Tensor empty_result(const Shape& shape, DType dt, Device dev, const Tensor& a,
-                    const Tensor* b = nullptr) {
-  const Tensor* lead = a.shape() == shape ? &a : b && b->shape() == shape ? b : nullptr;
-  if (lead && is_channels_last(*lead)) return empty_channels_last(shape, dt, dev);
-  return Tensor::empty(shape, dt, dev);
+Tensor empty_elementwise(const Shape& shape, DType dtype, Device device,
+                         std::initializer_list<const Tensor*> inputs) {
+  const Strides st = output_strides(shape, inputs);
+  if (st.empty()) return Tensor::empty(shape, dtype, device);
+  return fresh_strided(Tensor::empty(Shape{numel_of(shape)}, dtype, device), shape, st);
 }
-
-}  // namespace
 
 Tensor unary_op(const ElementwiseDef& def, const Tensor& x, const char* op) {
   // The table's policy for def.name, if any (Note [Autocast inside the ops]).
@@ -82,7 +75,7 @@ Tensor unary_op(const ElementwiseDef& def, const Tensor& x, const char* op) {
   }
   const DType c = compute_dtype(def, x.dtype(), x.dtype(), x.dtype(), op);
   const Tensor xc = astype(x, c, /*copy=*/false);
-  Tensor out = empty_result(x.shape(), output_dtype(def, c), x.device(), x);
+  Tensor out = empty_elementwise(x.shape(), output_dtype(def, c), x.device(), {&x});
   if (out.numel() != 0) {
     auto it = ElementwiseIter::make(out, {&xc}, def.name);
     def.stub->get(x.device())(it, c);
@@ -99,7 +92,7 @@ Tensor binary_op(const ElementwiseDef& def, const Tensor& a, const Tensor& b, co
       a.shape() == b.shape() ? a.shape() : broadcast_shapes(a.shape(), b.shape(), op);
   const Tensor ac = astype(a, c, false), bc = astype(b, c, false);
   const Device dev = a.ndim() == 0 && a.device().is_cpu() ? b.device() : a.device();
-  Tensor out = empty_result(shape, output_dtype(def, c), dev, a, &b);
+  Tensor out = empty_elementwise(shape, output_dtype(def, c), dev, {&a, &b});
   if (out.numel() != 0) {
     auto it = ElementwiseIter::make(out, {&ac, &bc}, def.name);
     def.stub->get(dev)(it, c);
@@ -174,8 +167,13 @@ void write_out(const char* op, const Tensor& out, const Tensor& r) {
   copy_(out, r);
 }
 
-// Note [In-place without a temporary]: when nothing is recorded, a is contiguous, the op
-// computes in a's dtype and keeps a's shape, and b does not overlap a (or is a itself), the
+namespace {
+// Contiguous, or dense in another dim order (transposed, channels-last): each element once.
+bool dense(const Tensor& a) { return a.is_contiguous() || is_non_overlapping_and_dense(a); }
+}  // namespace
+
+// Note [In-place without a temporary]: when nothing is recorded, a is dense (in any dim order),
+// the op computes in a's dtype and keeps a's shape, and b does not overlap a (or is a itself), the
 // kernel writes straight into a (out and first operand alias element by element, which every
 // elementwise kernel allows). Otherwise the result is computed out of place and copied in
 // (PyTorch's in-place rules: assign_inplace_result). x += y, optimizer updates and gradient
@@ -183,7 +181,7 @@ void write_out(const char* op, const Tensor& out, const Tensor& r) {
 void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b, const char* op) {
   if (!op) op = def.name;
   autograd::check_inplace(a, op);
-  if (a.numel() != 0 && a.is_contiguous() && !a.storage()->readonly &&
+  if (a.numel() != 0 && dense(a) && !a.storage()->readonly &&
       (b.device() == a.device() || (b.ndim() == 0 && b.device().is_cpu())) &&
       !autograd::needs_grad({&a, &b})) {
     const DType c = compute_dtype(def, result_type(a, b), a.dtype(), b.dtype(), op);
@@ -205,7 +203,7 @@ void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b, con
 void unary_op_(const ElementwiseDef& def, const Tensor& a, const char* op) {
   if (!op) op = def.name;
   autograd::check_inplace(a, op);
-  if (a.numel() != 0 && a.is_contiguous() && !a.storage()->readonly && !autocast::active() &&
+  if (a.numel() != 0 && dense(a) && !a.storage()->readonly && !autocast::active() &&
       !autograd::needs_grad({&a})) {
     const DType c = compute_dtype(def, a.dtype(), a.dtype(), a.dtype(), op);
     if (c == a.dtype() && output_dtype(def, c) == c) {

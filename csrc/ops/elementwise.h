@@ -38,6 +38,11 @@ DType compute_dtype(const ElementwiseDef& def, DType promoted, DType a, DType b,
                     const char* op = nullptr);
 DType output_dtype(const ElementwiseDef& def, DType compute);
 
+// An uninitialized output of an elementwise op over `inputs` (broadcasting to `shape`), laid out
+// as PyTorch's TensorIterator lays it out (Note [Output strides]).
+Tensor empty_elementwise(const Shape& shape, DType dtype, Device device,
+                         std::initializer_list<const Tensor*> inputs);
+
 Tensor unary_op(const ElementwiseDef& def, const Tensor& x, const char* op = nullptr);
 Tensor binary_op(const ElementwiseDef& def, const Tensor& a, const Tensor& b,
                  const char* op = nullptr);

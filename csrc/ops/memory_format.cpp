@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "iter/tensor_iter.h"
 #include "ops/copy.h"
 #include "ops/views.h"
 
@@ -71,18 +72,7 @@ bool is_contiguous_as(const Tensor& x, MemoryFormat fmt) {
 }
 
 bool is_non_overlapping_and_dense(const Tensor& x) {
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims of size > 1
-  for (int64_t d = 0; d < x.ndim(); ++d) {
-    if (x.dim(d) == 0) return true;
-    if (x.dim(d) != 1) dims.emplace_back(x.strides()[d], x.dim(d));
-  }
-  std::sort(dims.begin(), dims.end());
-  int64_t expect = 1;
-  for (const auto& [stride, size] : dims) {
-    if (stride != expect) return false;
-    expect *= size;
-  }
-  return true;
+  return x.numel() == 0 || is_packed(x.shape(), x.strides());
 }
 
 bool same_strides(const Tensor& a, const Tensor& b) {
@@ -132,19 +122,7 @@ Strides preserved_strides(const Tensor& x) {
     if (s0 != s1) return s0 < s1 ? -1 : 1;
     return shape[d0] > shape[d1] ? 1 : 0;
   };
-  for (int64_t i = 1; i < n; ++i) {
-    int64_t d1 = i;
-    for (int64_t j = 1; j <= i; ++j) {
-      const int64_t d0 = i - j;
-      const int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  sort_dims(perm, should_swap);
   Strides out(n);
   int64_t acc = 1;
   for (int64_t d : perm) {

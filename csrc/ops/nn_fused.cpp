@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "ops/copy.h"
+#include "ops/elementwise.h"
 #include "ops/memory_format.h"
 
 namespace ts {
@@ -49,14 +50,6 @@ int64_t last_dim(const Tensor& x, const char* op) {
 }
 
 Tensor empty_like(const Tensor& x) { return Tensor::empty(x.shape(), x.dtype(), x.device()); }
-
-// The activation gradients' kernels walk flat arrays, so their operands need one dense layout:
-// channels-last when the saved tensor is (a channels-last network keeps its layout through the
-// backward as PyTorch's does, with no copies), else contiguous.
-Tensor same_layout_empty(const Tensor& x, bool cl) {
-  return cl ? empty_channels_last(x.shape(), x.dtype(), x.device()) : empty_like(x);
-}
-Tensor same_layout(const Tensor& x, bool cl) { return cl ? to_channels_last(x) : contiguous(x); }
 
 DType stat_dtype(DType d) { return d == DType::Float64 ? DType::Float64 : DType::Float32; }
 
@@ -290,27 +283,28 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& gy, const T
 
 Tensor gelu(const Tensor& x, bool tanh_approx) {
   check_float(x, "gelu");
-  Tensor out = empty_like(x);
-  if (x.numel() > 0) gelu_stub.get(x.device())(contiguous(x), out, tanh_approx);
+  Tensor out = empty_elementwise(x.shape(), x.dtype(), x.device(), {&x});
+  if (x.numel() > 0) gelu_stub.get(x.device())(copy_in_layout_of(x, out, false), out, tanh_approx);
   return out;
 }
 
 Tensor gelu_backward(const Tensor& x, const Tensor& gy, bool tanh_approx) {
   check_float(x, "gelu_backward");
   check_same(x, gy, "gelu_backward");
-  const bool cl = is_channels_last(x);
-  Tensor gx = same_layout_empty(x, cl);
+  Tensor gx = empty_elementwise(x.shape(), x.dtype(), x.device(), {&gy, &x});
   if (x.numel() > 0)
-    gelu_backward_stub.get(x.device())(same_layout(x, cl), same_layout(gy, cl), gx, tanh_approx);
+    gelu_backward_stub.get(x.device())(copy_in_layout_of(x, gx, false),
+                                       copy_in_layout_of(gy, gx, false), gx, tanh_approx);
   return gx;
 }
 
 Tensor relu_backward(const Tensor& y, const Tensor& gy) {
   check_float(y, "relu_backward");
   check_same(y, gy, "relu_backward");
-  const bool cl = is_channels_last(y);
-  Tensor gx = same_layout_empty(y, cl);
-  if (y.numel() > 0) relu_backward_stub.get(y.device())(same_layout(y, cl), same_layout(gy, cl), gx);
+  Tensor gx = empty_elementwise(y.shape(), y.dtype(), y.device(), {&gy, &y});
+  if (y.numel() > 0)
+    relu_backward_stub.get(y.device())(copy_in_layout_of(y, gx, false),
+                                       copy_in_layout_of(gy, gx, false), gx);
   return gx;
 }
 

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
+#include "ops/memory_format.h"
 #include "ops/views.h"
 
 namespace ts {
@@ -12,7 +13,19 @@ namespace ts {
 Tensor to_device_op(const Tensor& x, Device device, bool non_blocking, const char* op) {
   if (x.device() == device) return x;
   if (!device.is_cpu()) require_cuda(str(op, ": device '", device.str(), "'").c_str());
-  Tensor out = to_device(x, device, non_blocking);
+  // preserve_format, as PyTorch's x.to(device) / .cuda() / .cpu(): a dense transposed or
+  // channels-last tensor arrives with its strides (copy_across_devices moves its bytes as they
+  // are), a strided one dense in its stride order (internal moves, to_device, and non-blocking
+  // moves to pinned host memory stay contiguous).
+  Tensor out;
+  const Strides st =
+      x.is_contiguous() || (non_blocking && device.is_cpu()) ? Strides{} : preserved_strides(x);
+  if (st.empty()) {
+    out = to_device(x, device, non_blocking);
+  } else {
+    out = empty_preserving_layout(x, x.dtype(), device);
+    copy_(out, x, non_blocking);
+  }
   autograd::record_to_device(x, out);
   return out;
 }

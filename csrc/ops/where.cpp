@@ -20,7 +20,7 @@ Tensor where(const Tensor& condition, const Tensor& x1, const Tensor& x2) {
   Device dev = condition.device();
   for (const Tensor* t : {&x1, &x2})
     if (!(t->ndim() == 0 && t->device().is_cpu())) dev = t->device();
-  Tensor out = Tensor::empty(shape, dt, dev);
+  Tensor out = empty_elementwise(shape, dt, dev, {&condition, &x1, &x2});
   if (out.numel() != 0) {
     auto it = ElementwiseIter::make(out, {&c, &a, &b}, "where");
     where_stub.get(dev)(it, itemsize(dt));

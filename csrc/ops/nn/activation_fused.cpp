@@ -20,8 +20,10 @@
 #include "ops/bitwise.h"
 #include "ops/compare.h"
 #include "ops/copy.h"
+#include "ops/elementwise.h"
 #include "ops/elementwise_defs.h"
 #include "ops/math.h"
+#include "ops/memory_format.h"
 #include "ops/where.h"
 
 namespace ts {
@@ -111,8 +113,8 @@ void check_real_floating(const Tensor& x, const char* op) {
 
 Tensor fused_activation(const Tensor& x, const ActParams& p) {
   check_real_floating(x, kNames[static_cast<int>(p.kind)]);
-  Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
-  if (x.numel() > 0) activation_stub.get(x.device())(contiguous(x), out, p);
+  Tensor out = empty_elementwise(x.shape(), x.dtype(), x.device(), {&x});
+  if (x.numel() > 0) activation_stub.get(x.device())(copy_in_layout_of(x, out, false), out, p);
   if (autograd::needs_grad({&x})) {
     auto node = autograd::record(kFormulas[static_cast<int>(p.kind)], {x}, {out});
     node->attrs = Shape{static_cast<int64_t>(p.kind)};
@@ -133,8 +135,10 @@ Tensor fused_activation_backward(const Tensor& x, const Tensor& gy, const ActPar
            "activation_backward: the gradient (", dtype_name(gy.dtype()), " of shape ",
            shape_str(gy.shape()), ") must match the input (", dtype_name(x.dtype()), " of shape ",
            shape_str(x.shape()), ")");
-  Tensor gx = Tensor::empty(x.shape(), x.dtype(), x.device());
-  if (x.numel() > 0) activation_backward_stub.get(x.device())(contiguous(x), contiguous(gy), gx, p);
+  Tensor gx = empty_elementwise(x.shape(), x.dtype(), x.device(), {&gy, &x});
+  if (x.numel() > 0)
+    activation_backward_stub.get(x.device())(copy_in_layout_of(x, gx, false),
+                                             copy_in_layout_of(gy, gx, false), gx, p);
   return gx;
 }
 
