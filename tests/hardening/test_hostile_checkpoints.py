@@ -1,0 +1,135 @@
+"""Hostile checkpoints, second pass (issue 22): pickles whose tuples nest too deep or share
+too much to hash (a crash or a hang in torch.load too), objects that nest past the recursion
+limit or contain themselves under map_location, codecs and dtypes a file names that the
+restricted unpickler must refuse cleanly. The first pass is test_hostile_inputs.py; the
+probes that could crash or hang run in a child interpreter (harness.run_probes)."""
+from __future__ import annotations
+
+import io
+import pickle
+import zipfile
+from typing import Any
+
+import pytest
+
+import tessera as ts
+from harness import run_probes
+from tessera.serialization import LEGACY_PICKLE_MAGIC
+
+
+def _zip(pkl: bytes) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("archive/data.pkl", pkl)
+        zf.writestr("archive/byteorder", "little")
+        zf.writestr("archive/version", "3\n")
+    return buf.getvalue()
+
+
+def _pickle(body: bytes) -> bytes:
+    return pickle.PROTO + b"\x02" + body + pickle.STOP
+
+
+def _u(s: str) -> bytes:
+    return pickle.BINUNICODE + len(s).to_bytes(4, "little") + s.encode()
+
+
+# The hostile pickles (built here and in the child interpreter of the probes).
+HOSTILE_TUPLES_SRC = """
+import pickle
+P, E = pickle, pickle.PROTO + b"\\x02"
+DEEP = P.EMPTY_TUPLE + P.TUPLE1 * 200_000  # 200,000 nested tuples
+SHARED = P.EMPTY_TUPLE + (P.DUP + P.TUPLE2) * 64  # t = (t, t): 2^64 steps to hash
+MEMO = P.EMPTY_TUPLE + (P.BINPUT + b"\\x00" + P.BINGET + b"\\x00" + P.TUPLE2) * 64
+HOSTILE_TUPLES = {k: E + v + P.STOP for k, v in {
+    "dict key": P.EMPTY_DICT + DEEP + P.NONE + P.SETITEM,
+    "set item": P.EMPTY_SET + P.MARK + DEEP + P.ADDITEMS,
+    "frozenset": P.MARK + DEEP + P.FROZENSET,
+    "TUPLE": P.EMPTY_DICT + P.MARK * 5000 + P.EMPTY_TUPLE + P.TUPLE * 5000 + P.NONE + P.SETITEM,
+    "TUPLE3": P.MARK + P.EMPTY_TUPLE + (P.NONE + P.NONE + P.TUPLE3) * 5000 + P.NONE + P.DICT,
+    "shared key": P.EMPTY_DICT + SHARED + P.NONE + P.SETITEM,
+    "shared via memo": P.EMPTY_DICT + MEMO + P.NONE + P.SETITEM,
+}.items()}
+"""
+
+
+def test_tuples_too_deep_or_too_shared_to_hash_are_refused() -> None:
+    # Before: hashing the key crashed the interpreter (SIGSEGV: tuple hashes recurse in C
+    # without a check; torch.load crashes on the same file) or ran 2^64 steps.
+    res = run_probes(HOSTILE_TUPLES_SRC + """
+import zipfile
+from tessera.serialization import LEGACY_PICKLE_MAGIC
+def as_zip(pkl):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("archive/data.pkl", pkl)
+    return buf.getvalue()
+for name, pkl in HOSTILE_TUPLES.items():
+    probe(name, lambda: ts.load(io.BytesIO(as_zip(pkl))))
+    probe(name + ", legacy", lambda: ts.load(io.BytesIO(LEGACY_PICKLE_MAGIC + pkl)))
+""")
+    assert len(res) == 14
+    for name, (cls, msg) in res.items():
+        assert cls == "UnpicklingError" and "tuples nested" in msg, (name, cls, msg)
+        assert ("1001 deep" in msg) != ("shared" in name), (name, msg)
+
+
+def test_tuples_a_checkpoint_holds_still_load() -> None:
+    obj = {(1, (2, (3, (4,)))): [((1, 2), (1, 2))] * 3, "s": {(1, 2), (3, (4, 5))},
+           "x": ts.arange(3.0)}
+    for raw in (True, False):
+        buf = io.BytesIO()
+        if raw:
+            ts.save(obj, buf)
+        else:
+            buf.write(LEGACY_PICKLE_MAGIC + pickle.dumps(obj, 2))
+        got = ts.load(io.BytesIO(buf.getvalue()), weights_only=True)
+        assert got[(1, (2, (3, (4,))))] == [((1, 2), (1, 2))] * 3
+        assert got["s"] == {(1, 2), (3, (4, 5))}
+    nested = _pickle(pickle.EMPTY_DICT + pickle.EMPTY_TUPLE + pickle.TUPLE1 * 999 + pickle.NONE
+                     + pickle.SETITEM)
+    assert len(ts.load(io.BytesIO(_zip(nested)))) == 1  # 1000 deep is the limit
+
+
+def test_map_location_over_deep_or_self_referencing_objects() -> None:
+    # Before: RecursionError ("maximum recursion depth exceeded") for both.
+    deep = _pickle(pickle.MARK * 5000 + pickle.LIST * 5000)
+    with pytest.raises(ValueError, match="map_location: .* nests containers deeper"):
+        ts.load(io.BytesIO(LEGACY_PICKLE_MAGIC + deep), map_location="cpu")
+    assert len(ts.load(io.BytesIO(LEGACY_PICKLE_MAGIC + deep))) == 1  # without: as torch
+    a: Any = []
+    a.append(a)
+    d: Any = {"t": ts.ones(2)}
+    d["self"] = d
+    data = LEGACY_PICKLE_MAGIC + pickle.dumps({"a": a, "d": d}, 2)
+    got = ts.load(io.BytesIO(data), map_location="cpu", weights_only=False)
+    assert got["a"][0] is got["a"] and got["d"]["self"] is got["d"]
+    assert got["d"]["t"].tolist() == [1.0, 1.0]
+
+
+def test_globals_called_with_junk_raise_unpickling_errors() -> None:
+    g = pickle.GLOBAL
+    cases = {
+        # an unknown codec: LookupError escaped
+        "codec": g + b"builtins\nbytearray\n" + _u("abc") + _u("rot13") + pickle.TUPLE2
+        + pickle.REDUCE,
+        # a dtype name instead of a dtype: loaded as float64 (torch: TypeError)
+        "dtype": g + b"torch._utils\n_rebuild_device_tensor_from_cpu_tensor\n" + pickle.MARK
+        + g + b"torch\nSize\n" + pickle.EMPTY_TUPLE + pickle.REDUCE + _u("float64") + _u("cpu")
+        + pickle.NEWFALSE + pickle.TUPLE + pickle.REDUCE,
+        # a Size of floats, of nested tuples, of an int past int64 (torch: TypeError/ValueError)
+        "size float": g + b"torch\nSize\n" + pickle.MARK + pickle.BINFLOAT + b"?\xf8\0\0\0\0\0\0"
+        + pickle.TUPLE + pickle.TUPLE1 + pickle.REDUCE,
+        "size tuple": g + b"torch\nSize\n" + pickle.EMPTY_TUPLE + pickle.TUPLE1 + pickle.TUPLE1
+        + pickle.REDUCE,
+        "size huge": g + b"torch\nSize\n" + pickle.MARK + pickle.LONG1 + b"\x09" + b"\0" * 8
+        + b"\x01" + pickle.TUPLE + pickle.TUPLE1 + pickle.REDUCE,
+        # a device index past int16 (wrapped around before) or of the wrong type
+        "device": g + b"torch\ndevice\n" + _u("cuda") + pickle.LONG1 + b"\x03\x01\x00\x01"
+        + pickle.TUPLE2 + pickle.REDUCE,
+    }
+    for name, body in cases.items():
+        with pytest.raises(pickle.UnpicklingError) as info:
+            ts.load(io.BytesIO(_zip(_pickle(body))))
+        assert "std::" not in str(info.value) and "pybind11" not in str(info.value), name
+        assert "incompatible" not in str(info.value), (name, str(info.value))
