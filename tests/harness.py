@@ -11,7 +11,8 @@ libraries; ``assert_same`` compares values, dtypes and shapes; ``close`` values 
 ``same_as_torch`` values or error classes; ``compare_fn`` / ``compare_grads`` /
 ``compare_leaf_grads`` values and gradients of functions, ``compare_module`` of a module and its
 torch twin; ``double_backward_pairs`` second derivatives. Hostile inputs: ``run_probes`` runs
-calls that could crash, hang or exhaust memory in a child interpreter under limits.
+calls that could crash, hang or exhaust memory in a child interpreter under limits;
+``checkpoint_zip`` wraps hand-written pickle bytes in a torch.save zip archive.
 
     check(lambda m, x, y: m.add(x, y), x_np, y_np)         # m is tessera or numpy
     check_torch(lambda m, x: m.tanh(x), x_np)              # m is tessera or torch
@@ -389,7 +390,20 @@ def compare_fn(fn_ts: Callable, fn_torch: Callable, *arrays: np.ndarray,
             close(ts_in[i].grad, th_in[i].grad, rtol, atol)
 
 
-# ---- probes that could crash: in a child interpreter (tests/hardening)
+# ---- hostile inputs (tests/hardening, tests/serialization)
+def checkpoint_zip(pkl: bytes) -> bytes:
+    """`pkl` as the data.pkl of a checkpoint zip (torch.save's layout, no storages)."""
+    import io
+    import zipfile
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("archive/data.pkl", pkl)
+        zf.writestr("archive/byteorder", "little")
+        zf.writestr("archive/version", "3\n")
+    return buf.getvalue()
+
+
+# probes that could crash: in a child interpreter
 def run_probes(body: str, timeout: float = 60) -> dict:
     """Runs `body` in a fresh interpreter under a 4 GiB address-space limit, importing the
     tessera under test (installed or the source tree's, whichever this process imported);

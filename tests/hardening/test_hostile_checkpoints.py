@@ -7,23 +7,13 @@ from __future__ import annotations
 
 import io
 import pickle
-import zipfile
 from typing import Any
 
 import pytest
 
 import tessera as ts
-from harness import run_probes
+from harness import checkpoint_zip, run_probes
 from tessera.serialization import LEGACY_PICKLE_MAGIC
-
-
-def _zip(pkl: bytes) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("archive/data.pkl", pkl)
-        zf.writestr("archive/byteorder", "little")
-        zf.writestr("archive/version", "3\n")
-    return buf.getvalue()
 
 
 def _pickle(body: bytes) -> bytes:
@@ -88,7 +78,7 @@ def test_tuples_a_checkpoint_holds_still_load() -> None:
         assert got["s"] == {(1, 2), (3, (4, 5))}
     nested = _pickle(pickle.EMPTY_DICT + pickle.EMPTY_TUPLE + pickle.TUPLE1 * 999 + pickle.NONE
                      + pickle.SETITEM)
-    assert len(ts.load(io.BytesIO(_zip(nested)))) == 1  # 1000 deep is the limit
+    assert len(ts.load(io.BytesIO(checkpoint_zip(nested)))) == 1  # 1000 deep is the limit
 
 
 def test_map_location_over_deep_or_self_referencing_objects() -> None:
@@ -130,6 +120,6 @@ def test_globals_called_with_junk_raise_unpickling_errors() -> None:
     }
     for name, body in cases.items():
         with pytest.raises(pickle.UnpicklingError) as info:
-            ts.load(io.BytesIO(_zip(_pickle(body))))
+            ts.load(io.BytesIO(checkpoint_zip(_pickle(body))))
         assert "std::" not in str(info.value) and "pybind11" not in str(info.value), name
         assert "incompatible" not in str(info.value), (name, str(info.value))
