@@ -123,3 +123,42 @@ def test_globals_called_with_junk_raise_unpickling_errors() -> None:
             ts.load(io.BytesIO(checkpoint_zip(_pickle(body))))
         assert "std::" not in str(info.value) and "pybind11" not in str(info.value), name
         assert "incompatible" not in str(info.value), (name, str(info.value))
+
+
+def _st(header: Any, body: bytes = b"") -> bytes:
+    import json
+    h = json.dumps(header).encode()
+    return len(h).to_bytes(8, "little") + h + body
+
+
+def test_safetensors_key_order_and_empty_shapes_from_a_file(tmp_path: Any) -> None:
+    # Before: a key order naming the int 1 for the tensor "1" raised KeyError, a deeply
+    # nested one RecursionError; shape [0, 2**63] NumPy's "Maximum allowed dimension
+    # exceeded" (no file named), [0, 2**62] loaded but failed in repr.
+    entry = {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}
+    for order in ("[1]", "[" * 100_000 + "]" * 100_000, '[["1"]]', '["1", "1"]'):
+        got = ts.load(io.BytesIO(_st({"1": entry, "__metadata__": {"tessera.key_order": order}},
+                                     b"\0" * 4)))
+        assert list(got) == ["1"]
+    for shape in ([0, 2**63], [2**64, 0]):
+        with pytest.raises(ValueError, match=r"load: .*'a' has an invalid shape"):
+            ts.load(io.BytesIO(_st({"a": {"dtype": "F32", "shape": shape,
+                                          "data_offsets": [0, 0]}})))
+    path = tmp_path / "e.safetensors"
+    path.write_bytes(_st({"a": {"dtype": "I8", "shape": [0, 2**62], "data_offsets": [0, 0]}}))
+    for mmap in (False, True):
+        a = ts.load(path, mmap=mmap)["a"]
+        assert a.shape == (0, 2**62) and a.dtype == ts.int8
+        assert repr(a) == "tensor([], shape=(0, 4611686018427387904), dtype=int8)"
+
+
+def test_safetensors_mmap_of_an_unaligned_header_copies(tmp_path: Any) -> None:
+    # Before: mmap=True raised "copy=False but this array (misaligned)" when the header did
+    # not pad the data to the element size.
+    path = tmp_path / "u.safetensors"
+    data = _st({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}, b"\0" * 8)
+    assert (len(data) - 8) % 4
+    path.write_bytes(data)
+    a = ts.load(path, mmap=True)["a"]
+    a.add_(1)
+    assert a.tolist() == [1.0, 1.0] and path.read_bytes() == data  # copy-on-write either way
