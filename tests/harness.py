@@ -10,7 +10,9 @@ libraries; ``assert_same`` compares values, dtypes and shapes; ``close`` values 
 ``close_to_largest`` values relative to the largest; ``same_result`` results of any structure;
 ``same_as_torch`` values or error classes; ``compare_fn`` / ``compare_grads`` /
 ``compare_leaf_grads`` values and gradients of functions, ``compare_module`` of a module and its
-torch twin; ``double_backward_pairs`` second derivatives.
+torch twin; ``double_backward_pairs`` second derivatives. Hostile inputs: ``run_probes`` runs
+calls that could crash, hang or exhaust memory in a child interpreter under limits;
+``checkpoint_zip`` wraps hand-written pickle bytes in a torch.save zip archive.
 
     check(lambda m, x, y: m.add(x, y), x_np, y_np)         # m is tessera or numpy
     check_torch(lambda m, x: m.tanh(x), x_np)              # m is tessera or torch
@@ -386,3 +388,54 @@ def compare_fn(fn_ts: Callable, fn_torch: Callable, *arrays: np.ndarray,
         ys.backward(tt(g))
         for i in grad:
             close(ts_in[i].grad, th_in[i].grad, rtol, atol)
+
+
+# ---- hostile inputs (tests/hardening, tests/serialization)
+def checkpoint_zip(pkl: bytes) -> bytes:
+    """`pkl` as the data.pkl of a checkpoint zip (torch.save's layout, no storages)."""
+    import io
+    import zipfile
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("archive/data.pkl", pkl)
+        zf.writestr("archive/byteorder", "little")
+        zf.writestr("archive/version", "3\n")
+    return buf.getvalue()
+
+
+# probes that could crash: in a child interpreter
+def run_probes(body: str, timeout: float = 60) -> dict:
+    """Runs `body` in a fresh interpreter under a 4 GiB address-space limit, importing the
+    tessera under test (installed or the source tree's, whichever this process imported);
+    `body` calls probe(name, fn) for each case (``ts``, ``F`` = tessera.nn.functional, ``np``
+    and ``io`` are imported). Returns {name: ["ok", repr] or [exception class, message]};
+    fails the test on a crash (a signal), a hang or a non-zero exit."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    import pytest
+    code = textwrap.dedent("""
+        import io, json, resource, sys
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+        import numpy as np
+        import tessera as ts
+        import tessera.nn.functional as F
+        out = {}
+        def probe(name, fn):
+            try:
+                out[name] = ["ok", repr(fn())[:200]]
+            except Exception as e:
+                out[name] = [type(e).__name__, str(e)]
+        """) + textwrap.dedent(body) + "\nprint(json.dumps(out))\n"
+    tessera_dir = os.path.dirname(os.path.dirname(ts.__file__))
+    env = dict(os.environ, PYTHONPATH=tessera_dir + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    try:
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=timeout, env=env, cwd=str(REPO_ROOT))
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the probes timed out after {timeout} s (a hang)")
+    assert r.returncode == 0, f"exit {r.returncode} (a crash?)\n{r.stdout}\n{r.stderr[-3000:]}"
+    return json.loads(r.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]

@@ -1,6 +1,8 @@
 #include "core/scalar_range.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "core/error.h"
@@ -35,14 +37,25 @@ IntRange int_range(DType d) {
   }
 }
 
+// x as Python's repr writes a float (the shortest form that reads back: 1e+300, not 300
+// digits; 1.5, not 1.500000).
+std::string float_text(double x) {
+  char buf[32];
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, x);
+    if (std::strtod(buf, nullptr) == x || std::isnan(x)) break;
+  }
+  return buf;
+}
+
 [[noreturn]] void overflow(const Scalar& v, DType d, const char* op) {
   std::string shown;
   switch (v.kind) {
     case ScalarKind::Float:
-      shown = std::to_string(v.d);
+      shown = float_text(v.d);
       break;
     case ScalarKind::Complex:
-      shown = "(" + std::to_string(v.c.real()) + "+" + std::to_string(v.c.imag()) + "j)";
+      shown = "(" + float_text(v.c.real()) + "+" + float_text(v.c.imag()) + "j)";
       break;
     default:
       shown = v.is_u64 ? std::to_string(v.u) : std::to_string(v.i);

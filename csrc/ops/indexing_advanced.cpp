@@ -5,6 +5,7 @@
 #include "autograd/function.h"
 #include "autograd/record.h"
 #include "core/device_backend.h"
+#include "core/scalar_range.h"
 #include "core/shape.h"
 #include "ops/arithmetic.h"
 #include "ops/bitwise.h"
@@ -642,6 +643,8 @@ Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
   TS_CHECK(value.ndim() == 0, RuntimeError, op,
            ": only supports a 0-dimensional value tensor, but got tensor with ", value.ndim(),
            " dimension(s); hint: use index_copy for a tensor of values");
+  // a Python number must fit x's dtype (Note [Checked scalar writes]): 300 into uint8 wrapped
+  if (value.is_wrapped_number()) check_scalar_fits(item(value), x.dtype(), op);
   const int64_t n = x.ndim() ? x.dim(d) : 1;
   check_index_vector(op, index);
   const Tensor idx = index_in_range(op, index, n);

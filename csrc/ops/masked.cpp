@@ -1,6 +1,7 @@
 #include "ops/masked.h"
 
 #include "autograd/record.h"
+#include "core/scalar_range.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/indexing_advanced.h"
@@ -29,8 +30,11 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value, con
   TS_CHECK(fits, ValueError, op, ": mask of shape ", shape_str(mask.shape()),
            " does not broadcast to the input's shape ", shape_str(x.shape()),
            "; hint: the mask may have fewer dims or size-1 dims, but not more or larger");
-  TS_CHECK(value.ndim() == 0, ValueError, op, ": value must be a number or a 0-d tensor, got shape ",
-           shape_str(value.shape()), "; hint: use where(mask, values, x) for a tensor of values");
+  TS_CHECK(value.ndim() == 0, ValueError, op,
+           ": value must be a number or a 0-d tensor, got shape ", shape_str(value.shape()),
+           "; hint: use where(mask, values, x) for a tensor of values");
+  // a Python number must fit x's dtype (Note [Checked scalar writes]): 300 into uint8 wrapped
+  if (value.is_wrapped_number()) check_scalar_fits(item(value), x.dtype(), op);
   return where(mask, astype_op(value, x.dtype(), false), x);
 }
 

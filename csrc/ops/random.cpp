@@ -65,6 +65,7 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Devic
   TS_CHECK(low < high, ValueError, "randint: expected low < high, got low=", low, ", high=", high);
   TS_CHECK(is_integral(dtype) || is_floating(dtype), TypeError,
            "randint: expected an integer or floating dtype, got ", dtype_name(dtype));
+  check_draw_bounds(low, high, dtype, "randint");
   Tensor out = Tensor::empty(shape, dtype, device);
   const auto [seed, offset] = g.next_philox(device);
   if (out.numel() > 0)

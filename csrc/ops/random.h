@@ -97,6 +97,11 @@ void normal_(const Tensor& x, double mean, double std, Generator& g);
 // rand/randn's numbers in place: U[0, 1) or N(0, 1) for floating x; for complex x (torch's
 // rule) independent real and imaginary parts, each U[0, 1) or N(0, 1/2) (so E|z|^2 = 1).
 void standard_fill_(const Tensor& x, bool normal, Generator& g);
+// Raises ValueError unless draws in [low, high) fit `dtype`, as PyTorch checks random_'s and
+// randint's bounds: an integer dtype holds low and high - 1; a floating one has them within its
+// finite range (float16 stops at 65504). Without the check the values wrap (randint(0, 300,
+// dtype=uint8)) or turn infinite.
+void check_draw_bounds(int64_t low, int64_t high, DType dtype, const char* op);
 Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Device device,
                Generator& g);
 Tensor randperm(int64_t n, DType dtype, Device device, Generator& g);

@@ -10,6 +10,7 @@
 #include "autograd/record_random.h"
 #include "core/parallel.h"
 #include "kernels/special_math.h"
+#include "core/scalar_range.h"
 #include "ops/arithmetic.h"
 #include "ops/compare.h"
 #include "ops/copy.h"
@@ -441,6 +442,23 @@ void bernoulli_(const Tensor& x, double p, Generator& g) {
   write_fill(x, bernoulli(p, x.shape(), DType::Float32, DType::Float32, x.device(), g));
 }
 
+void check_draw_bounds(int64_t low, int64_t high, DType dtype, const char* op) {
+  bool from_ok = true, to_ok = true;
+  if (is_floating(dtype)) {
+    const double m = float_max(dtype);
+    from_ok = std::fabs(static_cast<double>(low)) <= m;
+    to_ok = std::fabs(static_cast<double>(high - 1)) <= m;
+  } else {
+    const auto [mn, mx] = int_range(dtype);
+    const bool wide = mx > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+    from_ok = low >= mn && (wide || low <= static_cast<int64_t>(mx));
+    to_ok = high - 1 >= mn && (wide || high - 1 <= static_cast<int64_t>(mx));
+  }
+  TS_CHECK(from_ok, ValueError, op, ": from=", low, " is out of bounds for ", dtype_name(dtype));
+  TS_CHECK(to_ok, ValueError, op, ": to - 1 = ", high - 1, " is out of bounds for ",
+           dtype_name(dtype));
+}
+
 void random_(const Tensor& x, std::optional<int64_t> from, std::optional<int64_t> to,
              Generator& g) {
   const char* op = "random_";
@@ -453,16 +471,7 @@ void random_(const Tensor& x, std::optional<int64_t> from, std::optional<int64_t
   if (to) {
     TS_CHECK(lo < *to, ValueError, op, ": expects 'from' to be less than 'to', but got from=", lo,
              " >= to=", *to);
-    if (!is_inexact(x.dtype())) {
-      const auto [mn, mx] = int_range(x.dtype());
-      TS_CHECK(lo >= mn && (mx > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
-                            lo <= static_cast<int64_t>(mx)),
-               ValueError, op, ": from=", lo, " is out of bounds for ", dtype_name(x.dtype()));
-      TS_CHECK(*to - 1 >= mn && (mx > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
-                                 *to - 1 <= static_cast<int64_t>(mx)),
-               ValueError, op, ": to - 1 = ", *to - 1, " is out of bounds for ",
-               dtype_name(x.dtype()));
-    }
+    if (!is_complex(x.dtype())) check_draw_bounds(lo, *to, x.dtype(), op);
     range = static_cast<uint64_t>(*to) - static_cast<uint64_t>(lo);
   } else if (is_floating(x.dtype())) {  // [0, 2^(mantissa + 1))
     range = uint64_t{1} << (mantissa_bits(x.dtype()) + 1);

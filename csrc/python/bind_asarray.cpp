@@ -15,6 +15,8 @@
 // dtype follows torch.tensor's inference (which the array API's asarray shares here): bool,
 // int64 (uint64 for ints past int64, as NumPy), the default float dtype, its complex twin; a
 // leaf tensor or NumPy value contributes its own dtype, promoted with the others.
+#include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstring>
 #include <memory>
@@ -23,6 +25,7 @@
 #include "autograd/meta.h"
 #include "core/checked_math.h"
 #include "core/error.h"
+#include "core/scalar_range.h"
 #include "ops/copy.h"
 #include "ops/default_dtype.h"
 #include "ops/manipulation.h"
@@ -197,7 +200,7 @@ std::pair<Tensor, DType> general_leaf(py::handle o, const char* op) {
     return {scalar_tensor(s, natural), asks};
   }
   if (py::isinstance(o, numpy_generic()) || py::isinstance<py::array>(o)) {
-    Tensor t = from_numpy(py::array::ensure(o), 1);
+    Tensor t = from_numpy(py::array::ensure(o), 1, op);
     return {t, t.dtype()};
   }
   throw TypeError(std::string(op) + ": a nested sequence may hold numbers, tensors and NumPy " +
@@ -239,6 +242,53 @@ Tensor from_general(py::handle obj, const Shape& outer, const DType* target, con
   Shape full = outer;
   for (int64_t d : inner) full.push_back(d);
   return reshape(stack(parts, 0), full);
+}
+
+// tensor(..., dtype=) of Python numbers: each must fit an integer dtype (or be real for a real
+// one) by Note [Checked scalar writes], as torch.tensor checks, instead of the cast below
+// wrapping 300 to 44 in uint8 or turning 1e300 and NaN into INT64_MIN. `buf` holds the numbers
+// at full precision (int64, uint64, float64 or complex128); its extremes decide.
+void check_numbers_fit(const Tensor& buf, DType want, const char* op) {
+  const int64_t n = buf.numel();
+  if (n == 0 || is_bool(want) || is_complex(want)) return;
+  const bool complex_src = is_complex(buf.dtype());
+  if (!is_integral(want) && !complex_src) return;  // floats overflow to inf, as in torch
+  switch (buf.dtype()) {
+    case DType::Int64: {
+      const int64_t* p = buf.data<int64_t>();
+      const auto [lo, hi] = std::minmax_element(p, p + n);
+      check_scalar_fits(Scalar::from_int(*lo), want, op);
+      check_scalar_fits(Scalar::from_int(*hi), want, op);
+      return;
+    }
+    case DType::UInt64: {
+      const uint64_t* p = buf.data<uint64_t>();
+      check_scalar_fits(Scalar::from_uint(*std::max_element(p, p + n)), want, op);
+      return;
+    }
+    case DType::Float64:
+    case DType::Complex128: {
+      double lo = 0, hi = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        double re;
+        if (complex_src) {
+          const std::complex<double> c = buf.data<std::complex<double>>()[i];
+          if (c.imag() != 0) check_scalar_fits(Scalar::from_complex(c), want, op);
+          re = c.real();
+        } else {
+          re = buf.data<double>()[i];
+        }
+        if (!std::isfinite(re)) check_scalar_fits(Scalar::from_double(re), want, op);
+        lo = i ? std::min(lo, re) : re;
+        hi = i ? std::max(hi, re) : re;
+      }
+      check_scalar_fits(Scalar::from_double(lo), want, op);
+      check_scalar_fits(Scalar::from_double(hi), want, op);
+      return;
+    }
+    default:
+      return;
+  }
 }
 
 // A Python number or nested sequence as a new tensor (Note [Nested sequence conversion]).
@@ -290,7 +340,9 @@ Tensor from_nested(py::handle obj, const DType* target, const char* op) {
       buf = want == DType::Float32 ? filled<float>(obj, w.shape, DType::Float32, op)
                                    : filled<double>(obj, w.shape, DType::Float64, op);
   }
-  return buf.dtype() == want ? buf : astype(buf, want, true);
+  if (buf.dtype() == want) return buf;
+  check_numbers_fit(buf, want, op);
+  return astype(buf, want, true);
 }
 
 // copy=: None (-1), False (0) or True (1); TypeError naming the op otherwise.
@@ -365,22 +417,17 @@ Tensor convert_host(py::handle obj, const DType* target, int copy, const char* o
       throw TypeError(std::string(op) + ": cannot convert an object of type " + type_name(obj) +
                       " (a NumPy object array) to a tensor; hint: nested sequences must hold "
                       "numbers");
-    // __array_interface__ hands over a raw address; the first page is never mapped, so an
-    // address there (NULL, a small integer) is a bogus pointer that would crash the read.
-    const auto addr = arr.attr("ctypes").attr("data").cast<uintptr_t>();
-    if (addr < 4096 && arr.attr("size").cast<int64_t>() > 0)
-      throw ValueError(std::string(op) + ": the data pointer " + std::to_string(addr) +
-                       " of an object of type " + type_name(obj) +
-                       " (its __array_interface__) is not valid memory");
+    // __array_interface__ hands over a raw address: from_numpy checks it (Note [Foreign
+    // memory] in convert.cpp).
   }
   py::array a = py::reinterpret_borrow<py::array>(arr);
   if (target && from_numpy_dtype(a.dtype()) != *target) {
     if (copy == 0)
       needs_copy(op, "converting " + py::str(a.dtype()).cast<std::string>() + " to " +
                          dtype_name(*target));
-    return astype_op(from_numpy(a, -1), *target, true);
+    return astype_op(from_numpy(a, -1, op), *target, true);
   }
-  return from_numpy(a, copy);
+  return from_numpy(a, copy, op);
 }
 
 Tensor leaf(const Tensor& t, bool requires_grad) {
@@ -518,7 +565,7 @@ void init_asarray(py::module_& m) {
       [](py::handle ndarray) {
         if (!py::isinstance<py::array>(ndarray))
           throw TypeError("from_numpy: expected np.ndarray, got " + type_name(ndarray));
-        return from_numpy(py::reinterpret_borrow<py::array>(ndarray), 0);
+        return from_numpy(py::reinterpret_borrow<py::array>(ndarray), 0, "from_numpy");
       },
       py::arg("ndarray"),
       "from_numpy(ndarray)\n--\n\n"

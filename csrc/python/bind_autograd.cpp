@@ -5,6 +5,7 @@
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
 #include "python/convert.h"
+#include "python/input_arg.h"
 #include "python/py_node.h"
 
 namespace ts::autograd {
@@ -195,7 +196,9 @@ void init_autograd(py::module_& m) {
   auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
   cls.def_property(
          "requires_grad", [](const Tensor& t) { return requires_grad(t); },
-         [](const Tensor& t, bool v) { set_requires_grad(t, v); })
+         [](const Tensor& t, py::handle v) {
+           set_requires_grad(t, bool_arg(v, "requires_grad", "requires_grad"));
+         })
       .def(
           "requires_grad_",
           [](py::object self, bool v) {

@@ -13,6 +13,7 @@
 #include "ops/views.h"
 #include "python/convert.h"
 #include "python/elementwise_binding.h"
+#include "python/input_arg.h"
 
 namespace ts::python {
 
@@ -90,8 +91,22 @@ void init_device(py::module_& m) {
       // Device('cuda', 0)
       .def(py::init([](py::handle type, py::handle index) {
              if (index.is_none()) return to_device(type);
-             Device d = parse_device(py::cast<std::string>(type));
-             d.index = static_cast<int16_t>(py::cast<int>(index));
+             // Checked by hand: an int past int16 wrapped around (Device('cuda', 65537) was
+             // cuda:1), a negative one was kept, and a bad type got pybind11's text.
+             if (!py::isinstance<py::str>(type))
+               throw TypeError("device: type must be a str ('cpu' or 'cuda'), got " +
+                               type_name(type));
+             if (PyBool_Check(index.ptr()) || !PyIndex_Check(index.ptr()))
+               throw TypeError("device: index must be an int, got " + type_name(index));
+             Device d = parse_device(type.cast<std::string>());
+             const py::int_ i = py::reinterpret_steal<py::int_>(PyNumber_Index(index.ptr()));
+             if (!i) throw py::error_already_set();
+             int overflow = 0;
+             const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+             if (overflow || v < 0 || v > INT16_MAX)
+               throw ValueError(str("device: index ", py::repr(i).cast<std::string>(),
+                                    " is out of range (0 to ", INT16_MAX, ")"));
+             if (!d.is_cpu()) d.index = static_cast<int16_t>(v);  // one CPU device: cpu:N is cpu
              return d;
            }),
            py::arg("type"), py::arg("index") = py::none())

@@ -1,6 +1,9 @@
 #include "python/convert.h"
 
 #include <climits>
+#include <cstdio>
+#include <fstream>
+#include <string>
 
 #include "ops/copy.h"
 
@@ -230,7 +233,82 @@ bool bool_bytes_normal(const py::array& arr) {
 }
 }  // namespace
 
-Tensor from_numpy(py::array arr, int copy) {
+namespace {
+// Note [Foreign memory]: NumPy builds an array over any address an object's
+// __array_interface__ names without looking at it; reading a bogus one (a small integer, a
+// never-mapped range, a shape or strides running past the object's memory) crashes the
+// interpreter, in NumPy too. So an array whose memory no NumPy array owns and that hangs off a
+// foreign object (its base chain ends neither at an owning ndarray nor at a buffer exporter
+// or capsule, whose memory its C code manages) is checked against the process's memory map
+// before tessera reads or shares it: every byte it reaches must be mapped readable, and memory
+// mapped read-only makes a read-only tensor even when the object claimed it writable.
+
+// 0: some byte of [lo, hi) is not mapped readable; 1: all readable; 2: all readable and
+// writable. Without /proc/self/maps there is no way to tell: 2 (NumPy's own trust).
+int mapped_access(uintptr_t lo, uintptr_t hi) {
+  std::ifstream maps("/proc/self/maps");
+  if (!maps) return 2;
+  std::string line;
+  uintptr_t need = lo;
+  int access = 2;
+  while (need < hi && std::getline(maps, line)) {  // the lines are sorted by address
+    unsigned long long s = 0, e = 0;
+    char perms[5] = {};
+    if (std::sscanf(line.c_str(), "%llx-%llx %4s", &s, &e, perms) != 3 || e <= need) continue;
+    if (s > need || perms[0] != 'r') return 0;
+    if (perms[1] != 'w') access = 1;
+    need = static_cast<uintptr_t>(e);
+  }
+  return need >= hi ? access : 0;
+}
+
+// Checks (Note [Foreign memory]) the memory of `arr` when a foreign object lends it; may clear
+// its writeable flag.
+void check_foreign_memory(py::array& arr, const char* op) {
+  if (arr.size() == 0) return;
+  const auto& api = py::detail::npy_api::get();
+  PyObject* a = arr.ptr();
+  PyObject* owner = nullptr;
+  for (;;) {
+    const auto* proxy = py::detail::array_proxy(a);
+    if (proxy->flags & py::detail::npy_api::NPY_ARRAY_OWNDATA_) return;
+    owner = proxy->base;
+    if (!owner || !api.PyArray_Check_(owner)) break;
+    a = owner;
+  }
+  if (owner && (PyCapsule_CheckExact(owner) || PyObject_CheckBuffer(owner))) return;
+  Shape shape;
+  Strides bytes;
+  for (py::ssize_t d = 0; d < arr.ndim(); ++d) {
+    shape.push_back(arr.shape(d));
+    bytes.push_back(arr.strides(d));
+  }
+  const auto start0 = reinterpret_cast<uintptr_t>(arr.data());
+  int64_t lo = 0, hi = 0;
+  uintptr_t start = 0, end = 0;
+  TS_CHECK(strided_extent(shape, bytes, 0, &lo, &hi), ValueError, op, ": the array's shape ",
+           shape_str(shape), " and byte strides ", shape_str(bytes), " span more than 2^63 bytes");
+  const bool in_space = !__builtin_add_overflow(start0, lo, &start) &&
+                        !__builtin_add_overflow(start0, hi, &end) &&
+                        !__builtin_add_overflow(end, static_cast<uintptr_t>(arr.itemsize()), &end);
+  const int access = in_space ? mapped_access(start, end) : 0;
+  if (access == 0) {
+    char where[64];
+    std::snprintf(where, sizeof where, "%#llx", static_cast<unsigned long long>(start0));
+    throw ValueError(str(op, ": the memory of an object of type ",
+                         owner ? Py_TYPE(owner)->tp_name : "ndarray", " (data pointer ", where,
+                         ", shape ", shape_str(shape), ", byte strides ", shape_str(bytes),
+                         ") is not valid memory: not all of it is mapped readable in this "
+                         "process; hint: its __array_interface__ names a wrong data pointer, "
+                         "shape or strides"));
+  }
+  if (access == 1 && arr.writeable())
+    py::detail::array_proxy(arr.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+}
+}  // namespace
+
+Tensor from_numpy(py::array arr, int copy, const char* op) {
+  check_foreign_memory(arr, op);
   const DType dt = from_numpy_dtype(arr.dtype());
   if (dt == DType::Bool && !bool_bytes_normal(arr)) {
     TS_CHECK(copy != 0, ValueError,

@@ -42,8 +42,9 @@ py::object return_type(const char* name);
 PyObject* int_range_error();
 
 // NumPy interop (zero-copy where possible).
-// copy: 1 always, 0 never (ValueError when impossible), -1 when needed.
-Tensor from_numpy(py::array arr, int copy);
+// copy: 1 always, 0 never (ValueError when impossible), -1 when needed. `op` names the caller
+// in errors (Note [Foreign memory]: memory a foreign object lends is checked first).
+Tensor from_numpy(py::array arr, int copy, const char* op = "asarray");
 py::array to_numpy(py::handle self_obj, const Tensor& t);
 py::dtype numpy_dtype(DType d);
 DType from_numpy_dtype(const py::dtype& dt);

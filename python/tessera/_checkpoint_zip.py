@@ -194,8 +194,9 @@ def rebuild_from_type_v2(func: Any, new_type: Any, args: Any, state: Any) -> Ten
 def rebuild_device_tensor_from_cpu_tensor(data: Any, dtype: Any, device: Any,
                                           requires_grad: Any) -> Tensor:
     """torch._utils._rebuild_device_tensor_from_cpu_tensor."""
-    if not isinstance(data, Tensor):
-        raise pickle.UnpicklingError("load: expected a tensor")
+    if not isinstance(data, Tensor) or type(dtype).__name__ != "dtype":
+        raise pickle.UnpicklingError("load: _rebuild_device_tensor_from_cpu_tensor needs a "
+                                     "tensor and a dtype")
     return _finish(data.to(device=device, dtype=dtype), requires_grad)
 
 

@@ -143,9 +143,10 @@ def read_header(name: Any, head: bytes, size: int) -> Tuple[Dict[str, Any], int]
         code, shape, offs = info.get("dtype"), info.get("shape"), info.get("data_offsets")
         if not isinstance(code, str) or code not in ITEMSIZE:
             raise ValueError(f"load: {name}: '{key}' has unsupported dtype {code!r}")
-        if not isinstance(shape, list) or not all(_is_int(s) for s in shape) or len(shape) > 64:
+        if not isinstance(shape, list) or not all(_is_int(s) and s < 2**63 for s in shape) \
+                or len(shape) > 64:
             raise ValueError(f"load: {name}: '{key}' has an invalid shape {shape!r} (a list "
-                             f"of at most 64 non-negative ints)")
+                             f"of at most 64 non-negative ints below 2^63)")
         if not isinstance(offs, list) or len(offs) != 2 or not all(_is_int(o) for o in offs):
             raise ValueError(f"load: {name}: '{key}' has invalid data_offsets {offs!r}")
         count = 1
@@ -191,15 +192,19 @@ def load_safetensors(src: Any, name: Any, use_mmap: bool) -> "OrderedDict[str, T
     out: "OrderedDict[str, Tensor]" = OrderedDict()
     for key, info in sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0]):
         begin, end = info["data_offsets"]
-        raw = data[base + begin:base + end] if end > begin else np.zeros(0, np.uint8)
-        arr = _decode(raw, FROM_CODE[info["dtype"]], copy=not use_mmap)
+        dt = FROM_CODE[info["dtype"]]
+        if end == begin:  # no elements: any shape of int64 sizes, NumPy's limits aside
+            out[key] = ts.empty(tuple(info["shape"]), dtype=getattr(ts, dt))
+            continue
+        arr = _decode(data[base + begin:base + end], dt, copy=not use_mmap)
         out[key] = ts.from_numpy(arr.reshape(info["shape"]))
     if isinstance(order, str):
         try:
             keys = json.loads(order)
-        except ValueError:
+        except (ValueError, RecursionError):
             keys = None
-        if isinstance(keys, list) and sorted(map(str, keys)) == sorted(out):
+        if isinstance(keys, list) and all(type(k) is str for k in keys) \
+                and sorted(keys) == sorted(out):
             out = OrderedDict((k, out[k]) for k in keys)
     return out
 
@@ -217,7 +222,9 @@ def _decode(raw: np.ndarray, dt_name: str, copy: bool) -> np.ndarray:
         return raw != 0
     if npdt.byteorder == "<" and not np.little_endian:
         return arr.astype(npdt.newbyteorder("="))
-    return np.array(arr, copy=True) if copy else arr
+    # a mapped view is shared only where its dtype's alignment holds (a hand-written header
+    # need not pad the data to 8 bytes): else a copy
+    return np.array(arr, copy=True) if copy or arr.ctypes.data % arr.dtype.alignment else arr
 
 
 def load_metadata(path: Any) -> Dict[str, str]:

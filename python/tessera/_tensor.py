@@ -23,6 +23,10 @@ _API_VERSION = "2024.12"
 
 
 def _numpy_for_print(t: Tensor) -> np.ndarray:
+    if t.numel() == 0 and any(d > 2**31 for d in t.shape):
+        # NumPy refuses shapes whose product ignoring the zeros overflows ((0, 2**62), which a
+        # tensor may have): printed as [] (the repr shows the shape)
+        return np.empty((0,), np.float32)
     a = _C._to_numpy(_C._to_device(t, "cpu", False)) if t.device.type != "cpu" else t.numpy()
     if t.dtype == bfloat16:
         a = a.astype(np.float32)

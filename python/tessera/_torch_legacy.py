@@ -6,6 +6,7 @@ torch's error naming their replacement)."""
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Optional, Sequence
 
 from ._C import Device, Tensor
@@ -15,7 +16,27 @@ device = Device
 
 
 class Size(tuple):
-    """A shape tuple with torch.Size's repr and ``numel()``."""
+    """A shape tuple with torch.Size's repr and ``numel()``: its items are ints of int64's
+    range (anything with ``__index__``, as torch.Size), so a Size from a checkpoint or a user
+    holds no floats, nested tuples or ints no tensor can have."""
+
+    def __new__(cls, sizes: Any = ()) -> "Size":
+        items = tuple(sizes)
+        if not all(type(v) is int for v in items):
+            fixed = []
+            for i, v in enumerate(items):
+                try:
+                    fixed.append(operator.index(v))
+                except TypeError:
+                    raise _errors().TypeError(
+                        f"Size: takes an iterable of 'int' (item {i} is "
+                        f"'{type(v).__name__}')") from None
+            items = tuple(fixed)
+        for v in items:
+            if not -2**63 <= v < 2**63:
+                raise _errors().IntRangeError(f"Size: {v} does not fit in int64; hint: a size "
+                                              f"must be a 64-bit integer")
+        return super().__new__(cls, items)
 
     def __repr__(self) -> str:
         return f"tessera.Size({list(self)})"
@@ -57,6 +78,11 @@ legacy_contiguous_format = contiguous_format
 def _ts() -> Any:
     import tessera
     return tessera
+
+
+def _errors() -> Any:
+    from . import errors
+    return errors
 
 
 class _TypedTensorMeta(type):

@@ -28,6 +28,13 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 from pickle import UnpicklingError
 
 BLOCKED_MODULES = frozenset({"sys", "os", "posix", "nt"})
+# Note [Hashing nested tuples]: hashing a tuple (a dict key, a set item) recurses through the
+# tuples inside it in C, without a recursion check and without caching: a key of 100,000
+# nested tuples crashes the interpreter (SIGSEGV, torch.load too) and one built from shared
+# tuples (t = (t, t), 64 times, a few hundred bytes of pickle) takes 2^64 steps. So the tuples
+# the unpickler builds are limited in nesting depth and in the size of their expansion (what a
+# hash or an == walks), measured as they are built.
+MAX_TUPLE_DEPTH = 1000
 
 # Torch's dtype names (str(torch.<dtype>) without the prefix) that tessera has.
 DTYPE_NAMES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8",
@@ -206,6 +213,10 @@ class Unpickler:
         ids = {id(v) for v in self.allowed.values()} | {id(v) for v in self.user.values()}
         self._callable_ids = ids
         self.memo: Dict[int, Any] = {}
+        # id -> (tuple, depth, expanded size) of the nested tuples built (Note [Hashing nested
+        # tuples]); an expansion may exceed the data only by a bounded factor.
+        self._nested: Dict[int, Tuple[tuple, int, int]] = {}
+        self._max_expansion = 4 * self._size + (1 << 20)
 
     # -- reading helpers: every length is checked against what is left of the data
     def _read(self, n: int) -> bytes:
@@ -251,8 +262,26 @@ class Unpickler:
         except (UnpicklingError, DeviceUnavailable, MalformedFile):
             raise
         except (IndexError, KeyError, struct.error, UnicodeDecodeError, EOFError, TypeError,
-                ValueError, OverflowError, AttributeError, MemoryError, RuntimeError) as e:
+                ValueError, OverflowError, AttributeError, MemoryError, RuntimeError,
+                LookupError) as e:  # LookupError: an unknown codec named by the file
             raise UnpicklingError(f"malformed pickle data ({type(e).__name__}: {e})") from None
+
+    def _tuple(self, items: Iterable[Any]) -> tuple:
+        t = tuple(items)
+        depth, size = 1, len(t)
+        for x in t:
+            if type(x) is tuple:
+                _, d, n = self._nested.get(id(x), (x, 1, len(x)))
+                depth, size = max(depth, d + 1), size + n
+        if depth > 1:
+            if depth > MAX_TUPLE_DEPTH or size > self._max_expansion:
+                raise UnpicklingError(
+                    f"tuples nested {depth} deep, {size} items when expanded (at most "
+                    f"{MAX_TUPLE_DEPTH} deep and {self._max_expansion} items for "
+                    f"{self._size} bytes of pickle): hashing or comparing them would crash or "
+                    f"hang (a malformed or malicious file)")
+            self._nested[id(t)] = (t, depth, size)
+        return t
 
     def _pop_mark(self) -> List[Any]:
         if not self.metastack:
@@ -362,7 +391,7 @@ class Unpickler:
                 self.stack.append(frozenset(items))
             elif op == pickle.TUPLE[0]:
                 items = self._pop_mark()
-                self.stack.append(tuple(items))
+                self.stack.append(self._tuple(items))
             elif op == pickle.LIST[0]:
                 items = self._pop_mark()
                 self.stack.append(list(items))
@@ -371,16 +400,11 @@ class Unpickler:
                 if len(items) % 2:
                     raise UnpicklingError("DICT needs key/value pairs")
                 self.stack.append({items[i]: items[i + 1] for i in range(0, len(items), 2)})
-            elif op == pickle.TUPLE1[0]:
-                stack[-1] = (stack[-1],)
-            elif op == pickle.TUPLE2[0]:
-                if len(stack) < 2:
+            elif op in (pickle.TUPLE1[0], pickle.TUPLE2[0], pickle.TUPLE3[0]):
+                n = op - pickle.TUPLE1[0] + 1
+                if len(stack) < n:
                     raise UnpicklingError("stack underflow")
-                stack[-2:] = [(stack[-2], stack[-1])]
-            elif op == pickle.TUPLE3[0]:
-                if len(stack) < 3:
-                    raise UnpicklingError("stack underflow")
-                stack[-3:] = [(stack[-3], stack[-2], stack[-1])]
+                stack[-n:] = [self._tuple(stack[-n:])]
             elif op == pickle.NONE[0]:
                 stack.append(None)
             elif op == pickle.NEWFALSE[0]:

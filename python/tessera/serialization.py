@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import collections
 import os
+import sys
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
@@ -246,19 +247,25 @@ def _map_tensors(obj: Any, where: Any) -> Any:
                 for k, v in o.__dict__.items():
                     if k not in TRANSIENT_ATTRS:
                         setattr(out, k, v)
-        elif isinstance(o, collections.OrderedDict):
-            out = type(o)((k, walk(v)) for k, v in o.items())
-        elif isinstance(o, dict):
-            out = {k: walk(v) for k, v in o.items()}
+        elif isinstance(o, dict):  # made first, filled after: a dict or list may hold itself
+            out = memo[id(o)] = type(o)() if isinstance(o, collections.OrderedDict) else {}
+            for k, v in o.items():
+                out[k] = walk(v)
         elif isinstance(o, list):
-            out = [walk(v) for v in o]
+            out = memo[id(o)] = []
+            out.extend(walk(v) for v in o)
         elif isinstance(o, tuple) and not hasattr(o, "_fields"):
             out = tuple(walk(v) for v in o)
         else:
             out = o
         memo[id(o)] = out
         return out
-    return walk(obj)
+    try:
+        return walk(obj)
+    except RecursionError:
+        raise ValueError(f"load: map_location: the loaded object nests containers deeper than "
+                         f"Python's recursion limit ({sys.getrecursionlimit()}); hint: load "
+                         f"without map_location and move the tensors yourself") from None
 
 
 def _check_weights_only(value: Optional[bool]) -> bool:

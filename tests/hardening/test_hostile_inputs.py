@@ -8,49 +8,16 @@ regression fails a test instead of killing the run.
 from __future__ import annotations
 
 import io
-import json
-import os
 import pickle
 import struct
-import subprocess
-import sys
-import textwrap
 import zipfile
-from typing import Any, Dict, List
+from typing import Any
 
 import pytest
 import torch
 
 import tessera as ts
-from harness import REPO_ROOT
-
-PY = os.path.dirname(os.path.dirname(ts.__file__))  # the tessera under test (source or installed)
-
-
-def run_probes(body: str, timeout: float = 60) -> Dict[str, List[str]]:
-    """Runs `body` in a fresh interpreter under a 4 GiB address-space limit; `body` calls
-    probe(name, fn) for each case. Returns {name: ["ok", repr] or [exception class, message]}.
-    Fails on a crash (a signal), a hang or a non-zero exit."""
-    code = textwrap.dedent("""
-        import json, resource, sys
-        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
-        import tessera as ts
-        import tessera.nn.functional as F
-        out = {}
-        def probe(name, fn):
-            try:
-                out[name] = ["ok", repr(fn())[:200]]
-            except Exception as e:
-                out[name] = [type(e).__name__, str(e)]
-        """) + textwrap.dedent(body) + "\nprint(json.dumps(out))\n"
-    env = dict(os.environ, PYTHONPATH=PY + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    try:
-        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           timeout=timeout, env=env, cwd=str(REPO_ROOT))
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"the probes timed out after {timeout} s (a hang)")
-    assert r.returncode == 0, f"exit {r.returncode} (a crash?)\n{r.stdout}\n{r.stderr[-3000:]}"
-    return json.loads(r.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+from harness import run_probes
 
 
 # ---- checkpoints: no amplification of a small file ---------------------------------------

@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import os
 import pickle
-import zipfile
 from typing import Any
 
 import numpy as np
@@ -14,6 +13,7 @@ import pytest
 import torch
 
 import tessera as ts
+from harness import checkpoint_zip
 from tessera import serialization
 
 
@@ -46,15 +46,6 @@ def _exploit_plain(cmd: str) -> bytes:
             + pickle.TUPLE1 + pickle.REDUCE + pickle.STOP)
 
 
-def _as_zip(pkl: bytes) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("archive/data.pkl", pkl)
-        zf.writestr("archive/byteorder", "little")
-        zf.writestr("archive/version", "3\n")
-    return buf.getvalue()
-
-
 EXPLOITS = [_exploit_stack_global, _exploit_global, _exploit_plain]
 
 
@@ -70,7 +61,7 @@ def test_exploit_never_runs(tmp_path: Any, make: Any, container: str) -> None:
         pickle.loads(pkl)
         assert marker.exists()
         marker.unlink()
-    data = {"zip": _as_zip(pkl), "legacy": serialization.LEGACY_PICKLE_MAGIC + pkl,
+    data = {"zip": checkpoint_zip(pkl), "legacy": serialization.LEGACY_PICKLE_MAGIC + pkl,
             "raw": pkl}[container]
     path = tmp_path / "evil.pt"
     path.write_bytes(data)
@@ -93,7 +84,7 @@ def test_dotted_names_and_prefixes_are_refused(tmp_path: Any) -> None:
                          ("collections.OrderedDict", "")]:
         pkl = pickle.PROTO + b"\x02" + _global(module, name) + pickle.STOP
         path = tmp_path / "g.pt"
-        path.write_bytes(_as_zip(pkl))
+        path.write_bytes(checkpoint_zip(pkl))
         with pytest.raises(pickle.UnpicklingError, match="allowed global|blocked"):
             ts.load(path)
 
@@ -102,7 +93,7 @@ def test_blocked_modules_even_when_listed(tmp_path: Any) -> None:
     pkl = pickle.PROTO + b"\x02" + _global("os", "getcwd") + pickle.EMPTY_TUPLE + pickle.REDUCE \
         + pickle.STOP
     path = tmp_path / "os.pt"
-    path.write_bytes(_as_zip(pkl))
+    path.write_bytes(checkpoint_zip(pkl))
     with serialization.safe_globals([(os.getcwd, "os.getcwd")]):
         with pytest.raises(pickle.UnpicklingError, match="blocked"):
             ts.load(path)
@@ -125,7 +116,7 @@ def test_python2_names_are_mapped_before_the_check(tmp_path: Any) -> None:
     assert torch.load(path, weights_only=True)["a"] == {1, 2}
     # the mapped name is still checked: __builtin__.eval -> builtins.eval is refused
     pkl = pickle.PROTO + b"\x02" + _global("__builtin__", "eval") + pickle.STOP
-    path.write_bytes(_as_zip(pkl))
+    path.write_bytes(checkpoint_zip(pkl))
     with pytest.raises(pickle.UnpicklingError, match="eval"):
         ts.load(path)
 
@@ -180,6 +171,6 @@ def test_refusals_of_the_restricted_interpreter(tmp_path: Any) -> None:
         pickle.PROTO + b"\x02" + pickle.STOP,
     ]
     for pkl in cases:
-        path.write_bytes(_as_zip(pkl))
+        path.write_bytes(checkpoint_zip(pkl))
         with pytest.raises(pickle.UnpicklingError):
             ts.load(path)
