@@ -590,7 +590,7 @@ class Tensor:
     def is_set_to(self, *args: Any, **kwargs: Any) -> builtins.bool:
         """Whether tensor views the same storage with the same geometry."""
     def is_shared(self, *args: Any, **kwargs: Any) -> builtins.bool:
-        """False (no shared-memory tensors)."""
+        """True once share_memory_() moved the storage into shared memory (always for CUDA, as torch)."""
     def is_signed(self, *args: Any, **kwargs: Any) -> builtins.bool:
         """Whether the dtype is signed (false for bool and the unsigned integers)."""
     is_sparse: Any
@@ -931,7 +931,7 @@ class Tensor:
         """In-place sgn (torch.Tensor.sgn_); returns self."""
     shape: Any
     def share_memory_(self, *args: Any, **kwargs: Any) -> Any:
-        """This tensor (no-op: tessera does not share memory between processes)."""
+        """Moves the storage into shared memory (every view sees it; a no-op once shared and for CUDA tensors, as torch); returns self (Note [Shared memory])."""
     def short(self, *args: Any, **kwargs: Any) -> Any:
         """This tensor as int16 (itself when it already is)."""
     def sigmoid(self) -> Any:
