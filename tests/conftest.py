@@ -22,7 +22,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # skipped in device mode; everything else must give the CPU's answers.
 HOST_ONLY_MODULES = {"test_interop.py", "test_leaks.py", "test_notebooks.py", "test_demo.py",
                      "test_amp.py",  # autocast("cpu") leaves device tensors alone
-                     "test_cuda.py"}
+                     "test_cuda.py",
+                     "test_shared_memory.py"}  # shared memory is for host tensors
 
 
 def pytest_addoption(parser):

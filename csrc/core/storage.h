@@ -28,8 +28,18 @@ struct Storage {
   // then raises as PyTorch does instead of giving the tensor other memory (Note [Exported
   // storage] in python/py_buffer.h).
   bool resizable = true;
+  // The shared-memory file (memfd) backing `data` once share_memory() moved it there or the
+  // storage was mapped from another process's file; -1 otherwise (Note [Shared memory]).
+  int shared_fd = -1;
   // Bumped by every in-place write through any view (autograd checks saved tensors against it).
   std::atomic<uint64_t> version{0};
+
+  // Moves a CPU storage into an anonymous shared-memory file (memfd + mmap MAP_SHARED): every
+  // view sees the move, the bytes are copied, the version is kept. A no-op once shared.
+  void share_memory();
+  // A storage mapping `nbytes` of the shared-memory file `fd` (received from another process);
+  // it owns `fd` and closes it when the last view dies.
+  static std::shared_ptr<Storage> from_shared_fd(int fd, int64_t nbytes);
 
  private:
   std::function<void()> release_;

@@ -5,6 +5,8 @@
 // memory and record_stream, conj_physical_, and torch's queries that are constant here (layout,
 // names, sparse_dim, is_conj, ...). Printing (__repr__ / __str__) and the storage objects stay
 // Python (python/tessera/_tensor.py), as PyTorch's are.
+#include <unistd.h>
+
 #include <map>
 #include <optional>
 #include <string>
@@ -493,9 +495,11 @@ void init_tensor_protocols(py::module_& m) {
                   str("is_shared(): descriptor requires a 'tessera.Tensor' object "
                       "but received '",
                       type_name(self), "'"));
-            return false;
+            const Storage& s = *py::cast<const Tensor&>(self).storage();
+            return !s.device.is_cpu() || s.shared_fd >= 0;
           },
-          "False (no shared-memory tensors).")
+          "True once share_memory_() moved the storage into shared memory (always for CUDA, "
+          "as torch).")
       .def(
           "resolve_conj", [](py::handle self) { return itself(self, "resolve_conj"); },
           "This tensor (conjugation is never lazy here).")
@@ -503,8 +507,47 @@ void init_tensor_protocols(py::module_& m) {
           "resolve_neg", [](py::handle self) { return itself(self, "resolve_neg"); },
           "This tensor (negation is never lazy here).")
       .def(
-          "share_memory_", [](py::handle self) { return itself(self, "share_memory_"); },
-          "This tensor (no-op: tessera does not share memory between processes).");
+          "share_memory_",
+          [](py::handle self) {
+            py::cast<const Tensor&>(itself(self, "share_memory_")).storage()->share_memory();
+            return self;
+          },
+          "Moves the storage into shared memory (every view sees it; a no-op once shared and "
+          "for CUDA tensors, as torch); returns self (Note [Shared memory]).")
+      .def(
+          "_share_fd",
+          [](const Tensor& x) {
+            x.storage()->share_memory();
+            return py::make_tuple(x.storage()->shared_fd, x.storage()->nbytes);
+          },
+          "(fd, nbytes) of the shared-memory file behind the storage, sharing it first "
+          "(tessera.multiprocessing's reductions).");
+  m.def(
+      "_tensor_from_shared_fd",
+      [](int fd, int64_t nbytes, py::handle dtype, py::handle shape, py::handle strides,
+         int64_t offset) {
+        TS_CHECK(fd >= 0, ValueError, "_tensor_from_shared_fd: expected a file descriptor, got ",
+                 fd);
+        Strides st;
+        Shape sh;
+        DType dt;
+        try {  // the fd is ours from here on: closed on any error
+          for (py::handle e : strides) st.push_back(int_arg(e, "_tensor_from_shared_fd", "stride"));
+          TS_CHECK(offset >= 0, ValueError, "_tensor_from_shared_fd: negative offset ", offset);
+          sh = to_shape(shape, "_tensor_from_shared_fd");
+          TS_CHECK(sh.size() == st.size(), ValueError, "_tensor_from_shared_fd: shape ",
+                   shape_str(sh), " and ", st.size(), " strides differ in length");
+          dt = to_dtype(dtype);
+        } catch (...) {
+          close(fd);
+          throw;
+        }
+        return Tensor::view_of(Storage::from_shared_fd(fd, nbytes), sh, st, offset, dt);
+      },
+      py::arg("fd"), py::arg("nbytes"), py::arg("dtype"), py::arg("shape"), py::arg("strides"),
+      py::arg("offset"),
+      "A tensor over the shared-memory file `fd` (taking ownership of it), as sent by "
+      "tessera.multiprocessing (Note [Shared memory]).");
   for (const char* name :
        {"is_sparse", "is_sparse_csr", "is_quantized", "is_meta", "is_mkldnn", "is_mps", "is_xla",
         "is_xpu", "is_vulkan", "is_ipu", "is_nested", "is_mtia", "is_maia"})

@@ -48,7 +48,8 @@ globals().update(_tensor_methods.method_functions())
 def __getattr__(name: str) -> _Any:
     """torch's spellings that would shadow Python's builtins under `from tessera import *`
     (ts.float, ts.int, ts.range, ts.complex, ts.compile), served lazily (PEP 562); and
-    ts.distributions, imported on first use (it adds tens of ms to `import tessera`)."""
+    ts.distributions and ts.multiprocessing, imported on first use (they add to the time of
+    `import tessera`)."""
     lazy = {"float": float32, "int": int32}
     if name in lazy:
         return lazy[name]
@@ -58,9 +59,9 @@ def __getattr__(name: str) -> _Any:
     if name == "complex":
         from ._elementwise import _complex
         return _complex
-    if name == "distributions":
+    if name in ("distributions", "multiprocessing"):
         import importlib
-        return importlib.import_module(".distributions", __name__)
+        return importlib.import_module("." + name, __name__)
     if name == "compile":
         from ._transforms import compile as _compile
         return _compile
