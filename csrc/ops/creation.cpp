@@ -6,6 +6,7 @@
 
 #include "autograd/function.h"
 #include "autograd/record.h"
+#include "core/scalar_range.h"
 #include "ops/copy.h"
 #include "ops/views.h"
 
@@ -134,6 +135,13 @@ Tensor linspace(std::complex<double> start, std::complex<double> stop, int64_t n
   if (is_integral(dtype)) {
     TS_CHECK(start.imag() == 0 && stop.imag() == 0, TypeError,
              "linspace: complex endpoints need a complex dtype, got ", dtype_name(dtype));
+    // endpoints an integer dtype cannot hold raise, as torch (they wrapped: 1000 in int8)
+    // (an integral endpoint counts as an int: -1 wraps into uint8 as torch's does)
+    for (const double end : {start.real(), stop.real()})
+      check_scalar_fits(std::floor(end) == end && std::fabs(end) < 9.2e18
+                            ? Scalar::from_int(static_cast<int64_t>(end))
+                            : Scalar::from_double(end),
+                        dtype, "linspace");
     return int_linspace(start.real(), stop.real(), num, dtype, endpoint);
   }
   TS_CHECK(is_inexact(dtype), TypeError, "linspace: dtype ", dtype_name(dtype),

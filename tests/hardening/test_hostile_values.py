@@ -158,3 +158,18 @@ def test_size_holds_only_int64s_like_torch() -> None:
     assert ts.Size([True, np.int64(3), ts.tensor(2), -1]) == (1, 3, 2, -1)
     assert list(ts.Size(range(3))) == [0, 1, 2] and ts.Size() == ()
     assert ts.ones(2, 3).size() == ts.Size([2, 3])
+
+
+def test_pad_values_and_linspace_ends_a_dtype_cannot_hold_raise_like_torch() -> None:
+    # Before: pad(uint8, value=300) filled 44, linspace(0, 1000, dtype=int8) wrapped around.
+    for call in (lambda m: m.nn.functional.pad(m.zeros(1, dtype=m.uint8), (1, 0), value=300),
+                 lambda m: m.linspace(0, 1000, 3, dtype=m.int8),
+                 lambda m: m.linspace(0, float("nan"), 3, dtype=m.int32)):
+        with pytest.raises(RuntimeError, match="cannot be converted"):
+            call(torch)
+        with pytest.raises(ValueError, match="cannot be converted to type"):
+            call(ts)
+    for call in (lambda m: m.nn.functional.pad(m.zeros(1, dtype=m.uint8), (1, 0), value=255),
+                 lambda m: m.linspace(0, 255, 4, dtype=m.uint8),
+                 lambda m: m.linspace(0, 100, 3, dtype=m.int8)):
+        assert call(ts).tolist() == call(torch).tolist()

@@ -6,6 +6,7 @@
 
 #include "autograd/function.h"
 #include "core/error.h"
+#include "core/scalar_range.h"
 #include "ops/copy.h"
 #include "ops/creation.h"
 #include "ops/indexing_advanced.h"
@@ -247,6 +248,8 @@ Tensor pad(const Tensor& x, const Shape& pad, const std::string& mode, const Sca
   const int64_t len = pad.size();
   TS_CHECK(len % 2 == 0 && len / 2 <= x.ndim(), ValueError, "pad: padding length ", len,
            " must be even and at most 2*ndim (", 2 * x.ndim(), ")");
+  // the fill value must fit x's dtype (Note [Checked scalar writes]): 300 into uint8 wrapped
+  if (mode == "constant") check_scalar_fits(value, x.dtype(), "pad");
   if (pad_kernel_applies(x, len / 2, mode))
     return pad_gather(x, pad,
                       mode == "reflect"     ? kReflect
