@@ -247,7 +247,68 @@ def manual_seed(seed: int) -> None:
 
 
 def manual_seed_all(seed: int) -> None:
+    """Seeds the generator of every device (tessera has one for all of them)."""
     manual_seed(seed)
+
+
+def seed() -> None:
+    """Seeds the generator with a non-deterministic random number (torch.cuda.seed)."""
+    from .. import random
+    random.seed()
+
+
+def seed_all() -> None:
+    """As `seed` (one generator serves every device)."""
+    seed()
+
+
+def initial_seed() -> int:
+    """The seed the generator was last seeded with."""
+    from .. import random
+    return random.initial_seed()
+
+
+def get_rng_state(device: DeviceLike = "cuda") -> Any:
+    """The generator's state as a uint8 CPU tensor (torch.cuda.get_rng_state). One
+    counter-based generator serves every device, so this is also ts.get_rng_state()."""
+    from .. import random
+    return random.get_rng_state()
+
+
+def get_rng_state_all() -> "list[Any]":
+    """One state tensor per CUDA device (all the same generator's)."""
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state(new_state: Any, device: DeviceLike = "cuda") -> None:
+    """Restores a state from `get_rng_state` (a uint8 CPU tensor)."""
+    from .. import random
+    random.set_rng_state(new_state)
+
+
+def set_rng_state_all(new_states: Any) -> None:
+    """Restores the states of `get_rng_state_all`, one per device."""
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
+
+
+def get_device_capability(device: DeviceLike = None) -> "tuple[int, int]":
+    """(major, minor) compute capability of `device` (default: the current one)."""
+    p = get_device_properties(device)
+    return (p.major, p.minor)
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """True when a GPU is present that runs bfloat16 (compute capability 8.0 or newer; with
+    `including_emulation`, any GPU, as torch)."""
+    if not is_available():
+        return False
+    return including_emulation or get_device_capability()[0] >= 8
+
+
+def is_tf32_supported() -> bool:
+    """True when a GPU is present with TF32 tensor cores (compute capability 8.0 or newer)."""
+    return is_available() and get_device_capability()[0] >= 8
 
 
 def _install_amp() -> Any:
