@@ -16,7 +16,7 @@
 // its record capsule, so a `$self` would be dropped from Tensor.op's signature as well as from
 // x.op's. The docstring after the line is the bindings' own text (pybind11's signature line,
 // which help() showed, goes). Hand-written text signatures (Note [Readable signatures]) are
-// kept; tests/tooling/test_signatures.py checks them against the records
+// kept; tests/tooling/test_text_signatures.py checks them against the records
 // (_C._binding_signature).
 //
 // A function gets no signature, and is listed by _C._text_signature_failures(), when its
@@ -294,7 +294,7 @@ void sign(PyObject* f, const std::string& where, std::unordered_set<PyObject*>& 
   PyMethodDef* def = reinterpret_cast<PyCFunctionObject*>(f)->m_ml;
   // A hand-written text signature stays only where the binding parses *args / **kwargs itself
   // (the record says no more than that); elsewhere the record's replaces it (it is what the
-  // binding accepts: tests/tooling/test_signatures.py).
+  // binding accepts: tests/tooling/test_text_signatures.py).
   if (has_text_signature(def->ml_name, def->ml_doc) && variadic(rec)) return;
   std::string params, why;
   if (!chain_params(rec, params, why)) {
