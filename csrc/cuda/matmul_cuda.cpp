@@ -134,7 +134,18 @@ void matmul_cuda(const Tensor& out, const Tensor& a0, const Tensor& b0) {
   Mat ma = mat_of(a), mb = mat_of(b);
   if (!ma.ok) ma = mat_of(a = contiguous(a));
   if (!mb.ok) mb = mat_of(b = contiguous(b));
-  const std::vector<BatchDim> dims = batch_dims(out, a, b);
+  std::vector<BatchDim> dims = batch_dims(out, a, b);
+  int64_t rows = m;
+  // Note [Folded batches]: a batch against a broadcast right operand (x (B, T, C) @ W^T, every
+  // Linear on a 3-D input) whose rows run on from one batch to the next in a and in out is one
+  // GEMM of B*T rows, as PyTorch's matmul folds it. cuBLAS then picks its kernel for the big
+  // GEMM instead of for B small ones (nanoGPT-char's float32 step: a strided batch of 64
+  // (256 x 384) GEMMs took 64x64 tiles).
+  if (dims.size() == 1 && dims[0].sb == 0 && !ma.trans && dims[0].sa == m * ma.ld &&
+      dims[0].so == m * ldc && m * dims[0].size <= INT32_MAX) {
+    rows = m * dims[0].size;
+    dims.clear();
+  }
   int64_t count = 1;
   for (const BatchDim& d : dims) count *= d.size;
   TS_CHECK(m <= INT32_MAX && n <= INT32_MAX && k <= INT32_MAX && count <= INT32_MAX, ValueError,
@@ -149,7 +160,7 @@ void matmul_cuda(const Tensor& out, const Tensor& a0, const Tensor& b0) {
   const bool wide = ty.compute == CUBLAS_COMPUTE_64F;
   const GemmCall call{h,
                       ty,
-                      m,
+                      rows,
                       n,
                       k,
                       ma,
