@@ -22,11 +22,13 @@ class Size(tuple):
 
     def __new__(cls, sizes: Any = ()) -> "Size":
         items = tuple(sizes)
-        if not all(type(v) is int for v in items):
+        # int subclasses stay as they are (the ONNX tracer's DimInt carries its graph value)
+        if not all(isinstance(v, int) and type(v) is not bool for v in items):
             fixed = []
             for i, v in enumerate(items):
                 try:
-                    fixed.append(operator.index(v))
+                    fixed.append(v if isinstance(v, int) and type(v) is not bool
+                                 else operator.index(v))
                 except TypeError:
                     raise _errors().TypeError(
                         f"Size: takes an iterable of 'int' (item {i} is "
