@@ -346,11 +346,11 @@ class Tensor:
     def cumprod(self, *args: Any, **kwargs: Any) -> Any:
         """Running products along axis (identity 1 first with include_initial=True)."""
     def cumprod_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place cumprod (torch.Tensor.cumprod_); returns self."""
+        """In-place cumprod; returns self."""
     def cumsum(self, *args: Any, **kwargs: Any) -> Any:
         """Running sums along axis (required unless x is 1-D; PyTorch's positional dim or dim=). With include_initial=True the result starts with 0 and is one longer along axis. Dtype rules as sum."""
     def cumsum_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place cumsum (torch.Tensor.cumsum_); returns self."""
+        """In-place cumsum; returns self."""
     data: Tensor
     def data_ptr(self, *args: Any, **kwargs: Any) -> builtins.int: ...
     def deg2rad(self, *, out: Any = ...) -> Any:
@@ -506,7 +506,7 @@ class Tensor:
     def heaviside(self, values: Any, *, out: Any = ...) -> Any:
         """0 where input < 0, `values` where input == 0, 1 where input > 0; a tensor `values` must have input's dtype (RuntimeError, as torch)."""
     def heaviside_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place heaviside (torch.Tensor.heaviside_); returns self."""
+        """In-place heaviside; returns self."""
     def histc(self, bins: Any = ..., min: Any = ..., max: Any = ...) -> Any:
         """Histogram of bins equal-width bins over [min, max] (the data's range when both are equal); values outside are ignored. The result has input's (floating) dtype."""
     def histogram(self, bins: Any = ..., *, range: Any = ..., weight: Any = ..., density: Any = ..., out: Any = ...) -> Any:
@@ -533,11 +533,11 @@ class Tensor:
     def index_copy(self, dim: Any, index: Any, source: Any, *, out: Any = ...) -> Any:
         """input with input.select(dim, index[i]) replaced by source.select(dim, i); source has input's dtype and input's shape with `dim` of len(index). Repeated indices: the last write wins."""
     def index_copy_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place index_copy (torch.Tensor.index_copy_); returns self."""
+        """In-place index_copy; returns self."""
     def index_fill(self, dim: Any, index: Any, value: Any) -> Any:
         """input with the slices at `index` (an integer vector; negative counts from the end) along `dim` set to `value` (a number or 0-d tensor, cast to input's dtype)."""
     def index_fill_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place index_fill (torch.Tensor.index_fill_); returns self."""
+        """In-place index_fill; returns self."""
     def index_put(self, indices: Any, values: Any, accumulate: Any = ...) -> Any:
         """A copy of input with input[indices] = values (indices: a tuple of index tensors, None for a full slice; values broadcast to the selection, of input's dtype). accumulate=True adds instead, summing repeated indices. Differentiable in input and values."""
     def index_put_(self, *args: Any, **kwargs: Any) -> Any:
@@ -753,7 +753,7 @@ class Tensor:
     def nan_to_num(self, nan: Any = ..., posinf: Any = ..., neginf: Any = ..., *, out: Any = ...) -> Any:
         """input with NaN replaced by `nan`, +inf by `posinf` (default: the dtype's largest finite value) and -inf by `neginf` (default: its lowest); each part of a complex input; a copy of an integer or bool input."""
     def nan_to_num_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place nan_to_num (torch.Tensor.nan_to_num_); returns self."""
+        """In-place nan_to_num; returns self."""
     def nanmean(self, *args: Any, **kwargs: Any) -> Any:
         """Mean of the non-NaN elements over dim (NaN where there are none). Floating input only."""
     def nanmedian(self, *args: Any, **kwargs: Any) -> Any:
@@ -868,7 +868,7 @@ class Tensor:
     def renorm(self, p: Any, dim: Any, maxnorm: Any, *, out: Any = ...) -> Any:
         """Each slice along dim whose p-norm exceeds maxnorm, scaled down to norm maxnorm."""
     def renorm_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place renorm (torch.Tensor.renorm_); returns self."""
+        """In-place renorm; returns self."""
     def repeat(self, *args: Any, **kwargs: Any) -> Any:
         """Tiles self sizes[i] times along dim i (NumPy's tile); there must be at least self.ndim sizes (extra ones add leading dims)."""
     def repeat_interleave(self, repeats: Any = ..., dim: Any = ..., *, output_size: Any = ...) -> Any:
@@ -1026,7 +1026,7 @@ class Tensor:
     def threshold(self, threshold: Any, value: Any) -> Any:
         """input where input > threshold, else value (torch.threshold)."""
     def threshold_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place threshold (torch.Tensor.threshold_); returns self."""
+        """In-place threshold; returns self."""
     def tile(self, *args: Any, **kwargs: Any) -> Any:
         """NumPy's tile: self repeated reps[i] times along dim i; fewer reps than dims are padded with leading 1s."""
     def to(self, *args: Any, **kwargs: Any) -> Any:
@@ -1050,11 +1050,11 @@ class Tensor:
     def tril(self, diagonal: Any = ..., *, k: Any = ..., out: Any = ...) -> Any:
         """The lower triangle of each matrix in input (..., M, N): elements with col - row <= k are kept, the rest are zero. diagonal (positional or keyword) is PyTorch's name for k."""
     def tril_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place tril (torch.Tensor.tril_); returns self."""
+        """In-place tril; returns self."""
     def triu(self, diagonal: Any = ..., *, k: Any = ..., out: Any = ...) -> Any:
         """The upper triangle of each matrix in input (..., M, N): elements with col - row >= k are kept, the rest are zero. diagonal (positional or keyword) is PyTorch's name for k."""
     def triu_(self, *args: Any, **kwargs: Any) -> Any:
-        """In-place triu (torch.Tensor.triu_); returns self."""
+        """In-place triu; returns self."""
     def true_divide(self, other: Any, *, out: Any = ...) -> Any:
         """input / other (PyTorch's true_divide: divide without rounding_mode)."""
     def true_divide_(self, *args: Any, **kwargs: Any) -> Any:
