@@ -257,13 +257,13 @@ Tensor tri(const Tensor& x, int64_t k, bool upper, const char* op) {
 }
 }  // namespace
 
-Tensor tril(const Tensor& x, int64_t k) {
-  Tensor out = tri(x, k, false, "tril");
+Tensor tril(const Tensor& x, int64_t k, const char* op) {
+  Tensor out = tri(x, k, false, op);
   if (autograd::needs_grad({&x})) autograd::record_tri(x, out, k, false);
   return out;
 }
-Tensor triu(const Tensor& x, int64_t k) {
-  Tensor out = tri(x, k, true, "triu");
+Tensor triu(const Tensor& x, int64_t k, const char* op) {
+  Tensor out = tri(x, k, true, op);
   if (autograd::needs_grad({&x})) autograd::record_tri(x, out, k, true);
   return out;
 }

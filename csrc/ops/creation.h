@@ -40,7 +40,7 @@ Tensor tri_indices(int64_t row, int64_t col, int64_t offset, bool upper, DType d
 // Coordinate grids from 0-D/1-D tensors: broadcast views, shape (N2, N1, N3, ...) with xy
 // indexing, (N1, N2, N3, ...) with ij.
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, bool xy);
-Tensor tril(const Tensor& x, int64_t k);
-Tensor triu(const Tensor& x, int64_t k);
+Tensor tril(const Tensor& x, int64_t k, const char* op = "tril");  // op: for errors
+Tensor triu(const Tensor& x, int64_t k, const char* op = "triu");
 
 }  // namespace ts

@@ -244,8 +244,8 @@ Tensor rsqrt(const Tensor& x) { return unary_op(reciprocal_def, unary_op(sqrt_de
 
 Tensor exp2(const Tensor& x) { return pow(num(2.0), floating(x)); }
 
-Tensor frac(const Tensor& x) {
-  TS_CHECK(is_floating(x.dtype()), RuntimeError, "frac: not implemented for ",
+Tensor frac(const Tensor& x, const char* op) {
+  TS_CHECK(is_floating(x.dtype()), RuntimeError, op, ": not implemented for ",
            dtype_name(x.dtype()), " (input of shape ", shape_str(x.shape()),
            "); hint: frac takes a floating tensor");
   return subtract(x, unary_op(trunc_def, x));
@@ -336,11 +336,11 @@ Tensor ldexp(const Tensor& x, const Tensor& y) {
   return multiply(floating(x), pow(num(2.0), floating(y)));
 }
 
-Tensor heaviside(const Tensor& x, const Tensor& values, bool same_dtype) {
-  TS_CHECK(!same_dtype || values.dtype() == x.dtype(), RuntimeError, "heaviside: input (",
+Tensor heaviside(const Tensor& x, const Tensor& values, bool same_dtype, const char* op) {
+  TS_CHECK(!same_dtype || values.dtype() == x.dtype(), RuntimeError, op, ": input (",
            dtype_name(x.dtype()), ") and values (", dtype_name(values.dtype()),
            ") must have the same dtype; hint: cast values with .to(input.dtype)");
-  check_broadcast("heaviside", {&x, &values});
+  check_broadcast(op, {&x, &values});
   const Tensor one = scalar_tensor(Scalar::from_int(1), x.dtype());
   const Tensor zero = scalar_tensor(Scalar::from_int(0), x.dtype());
   Tensor at_zero, positive;

@@ -62,7 +62,7 @@ Tensor fmod(const Tensor& x, const Tensor& y);
 // complex x, 0 at 0).
 Tensor rsqrt(const Tensor& x);
 Tensor exp2(const Tensor& x);
-Tensor frac(const Tensor& x);
+Tensor frac(const Tensor& x, const char* op = "frac");
 Tensor deg2rad(const Tensor& x);
 Tensor rad2deg(const Tensor& x);
 Tensor isposinf(const Tensor& x);
@@ -80,6 +80,7 @@ Tensor fmax(const Tensor& x, const Tensor& y);
 Tensor fmin(const Tensor& x, const Tensor& y);
 Tensor logaddexp2(const Tensor& x, const Tensor& y);
 Tensor ldexp(const Tensor& x, const Tensor& y);
-Tensor heaviside(const Tensor& x, const Tensor& values, bool same_dtype);
+Tensor heaviside(const Tensor& x, const Tensor& values, bool same_dtype,
+                 const char* op = "heaviside");
 
 }  // namespace ts

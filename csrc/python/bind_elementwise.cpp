@@ -325,8 +325,8 @@ void def_arithmetic(py::module_& m) {
 // clamp/clamp_min/clamp_max, lerp, addcmul, addcdiv, nan_to_num, isclose, allclose, fmod. Every
 // argument form parsed here once (positional or keyword, value=, out=); Tensor.clamp is
 // ts.clamp (Note [One function, two spellings]), x.clip is torch's clamp too (ts.clip keeps the
-// standard's dtype rule). The in-place forms (x.clamp_(), ...) are the generated twins of
-// python/tessera/_tensor_methods.py (Note [torch in-place]).
+// standard's dtype rule). The in-place forms (x.clamp_(), ...): def_torch_pointwise_inplace
+// (Note [torch in-place]).
 double float_arg(py::handle h, const char* op, const char* name) {
   if (PyFloat_Check(h.ptr())) return PyFloat_AS_DOUBLE(h.ptr());
   if (!h.is_none() && !PyUnicode_Check(h.ptr()) && PyNumber_Check(h.ptr()) &&
@@ -391,6 +391,28 @@ constexpr const char* kFmodDoc =
 void def_torch_pointwise_inplace(py::class_<Tensor> cls) {
   py::options text_signature;  // Note [Readable signatures]
   text_signature.disable_function_signatures();
+  cls.def(
+      "nan_to_num_",
+      [](py::object self, py::handle nan, py::handle posinf, py::handle neginf) {
+        const char* op = "nan_to_num_";
+        const double n = nan.is_none() ? 0.0 : float_arg(nan, op, "nan");
+        const std::optional<double> p = optional_float(posinf, op, "posinf");
+        const std::optional<double> m = optional_float(neginf, op, "neginf");
+        return write_back(self, op, [&](const Tensor& x) { return nan_to_num(x, n, p, m); });
+      },
+      py::arg("nan") = 0.0, py::arg("posinf") = py::none(), py::arg("neginf") = py::none(),
+      "nan_to_num_($self, /, nan=0.0, posinf=None, neginf=None)\n--\n\nIn-place nan_to_num; "
+      "returns self.");
+  cls.def(
+      "heaviside_",
+      [](py::object self, py::handle values) {
+        const char* op = "heaviside_";
+        const Tensor v = operand_or_throw(values, op);
+        const bool same_dtype = py::isinstance<Tensor>(values);
+        return write_back(self, op,
+                          [&](const Tensor& x) { return heaviside(x, v, same_dtype, op); }, {&v});
+      },
+      py::arg("values"), "heaviside_($self, /, values)\n--\n\nIn-place heaviside; returns self.");
   for (const char* name : {"clamp_", "clip_"})
     cls.def(
         name,
@@ -562,7 +584,8 @@ void def_torch_unary_binary(py::module_& m) {
   const U unary[] = {
       {"rsqrt", &rsqrt, "1 / sqrt(input); integer input gives the default float dtype."},
       {"exp2", &exp2, "2 ** input (float result)."},
-      {"frac", &frac, "input - trunc(input), keeping the sign; floating input only (as torch)."},
+      {"frac", [](const Tensor& x) { return frac(x); },
+       "input - trunc(input), keeping the sign; floating input only (as torch)."},
       {"deg2rad", &deg2rad, "input * pi / 180 (float result)."},
       {"rad2deg", &rad2deg, "input * 180 / pi (float result)."},
       {"isposinf", &isposinf, "True where input is +inf."},

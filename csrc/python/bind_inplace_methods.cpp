@@ -11,12 +11,15 @@
 //   * self takes the result's autograd history (rebase_history: CopySlices for a view, whose
 //     base's gradient is rebased), or, when only self requires grad, the write is recorded as
 //     x[...] = r; the version counter is bumped by the copy.
-// The elementwise ops (ElementwiseDef) write straight into self when nothing records
-// (Note [In-place without a temporary]) and name the method in their own errors. The others
-// run the out-of-place method of the same name on self (on a clone of self when autograd
-// records, so a formula that saved self never sees the overwritten values); an error that op
-// raises keeps its class and gets the in-place method's name in front: those ops take no op
-// name of their own (the one place left where a message is prefixed, until they do).
+// Every method calls its op in C++ with its own name ("clamp_"), so an error is raised once, by
+// the op, naming the method. The elementwise ops (ElementwiseDef) and the ones made of them
+// (clamp_, lerp_, addcmul_, addcdiv_, the special functions, addmm_ with beta 1: their
+// families' bindings) write straight into self when nothing records (Note [In-place without a
+// temporary]). The ones composed of several ops compute the op on self (on a copy of self while
+// autograd records, so no formula that saved self sees the overwritten values: inplace_source)
+// and write the result in (write_back).
+#include <string_view>
+
 #include "autograd/function.h"
 #include "autograd/grad_mode.h"
 #include "autograd/meta.h"
@@ -26,12 +29,20 @@
 #include "ops/bitwise.h"
 #include "ops/compare.h"
 #include "ops/copy.h"
+#include "ops/creation.h"
+#include "ops/cumulative.h"
+#include "ops/indexing_advanced.h"
 #include "ops/math.h"
+#include "ops/nn/activation_pointwise.h"
+#include "ops/pointwise_composite.h"
+#include "ops/pointwise_torch.h"
 #include "ops/rounding.h"
+#include "ops/statistics_torch.h"
 #include "ops/tensor_convert.h"
 #include "ops/views.h"
 #include "python/elementwise_binding.h"
 #include "python/function_method.h"
+#include "python/int_arg.h"
 
 namespace ts::python {
 
@@ -78,6 +89,7 @@ const Def kUnaryInplace[] = {
     {"ceil_", &ceil_def},
     {"floor_", &floor_def},
     {"trunc_", &trunc_def},
+    {"fix_", &trunc_def},
     {"sign_", &sign_def},
     {"reciprocal_", &reciprocal_def},
     {"neg_", &kNegative},
@@ -101,6 +113,8 @@ const Def kBinaryInplace[] = {
     {"logical_and_", &logical_and_def},
     {"logical_or_", &logical_or_def},
     {"logical_xor_", &logical_xor_def},
+    {"gcd_", &gcd_def},
+    {"lcm_", &lcm_def},
     {"floor_divide_", &floor_divide_def},
     {"remainder_", &remainder_def},
     {"eq_", &equal_def},
@@ -116,12 +130,19 @@ const Def kBinaryInplace[] = {
     {"greater_equal_", &greater_equal_def},
 };
 
-// The in-place methods of the ops bound only out of place (as Tensor methods of the name
-// without the `_`): each runs that method and writes its result into self.
-const char* const kWrittenBack[] = {
-    "nan_to_num", "fmod",      "rsqrt",      "exp2",       "frac", "deg2rad", "rad2deg", "sgn",
-    "heaviside",  "ldexp",     "index_fill", "index_copy", "tril", "triu",    "cumsum",  "cumprod",
-    "relu",       "threshold", "fix",        "gcd",        "lcm",  "square",  "sigmoid", "renorm",
+// x.<name>_() of PyTorch's unary functions composed of several ops: f(self, or a copy of self
+// while autograd records) written into self (Note [torch in-place]), errors naming the method.
+Tensor relu_of(const Tensor& x) { return nn::relu(x, false, "relu_"); }
+Tensor frac_of(const Tensor& x) { return frac(x, "frac_"); }
+const std::pair<const char*, Tensor (*)(const Tensor&)> kComposedUnary[] = {
+    {"rsqrt_", &rsqrt},         {"exp2_", &exp2},       {"frac_", &frac_of},
+    {"deg2rad_", &deg2rad},     {"rad2deg_", &rad2deg}, {"sgn_", &sgn},
+    {"sigmoid_", &nn::sigmoid}, {"relu_", &relu_of},    {"square_", &square_torch},
+};
+// ... and of the binary ones, x.<name>_(other).
+const std::pair<const char*, Tensor (*)(const Tensor&, const Tensor&)> kComposedBinary[] = {
+    {"fmod_", &fmod},
+    {"ldexp_", &ldexp},
 };
 
 // PyTorch's elementwise methods bound here out of place (the standard's functions of
@@ -162,52 +183,6 @@ const std::pair<const char*, const char*> kAliases[] = {
     {"unsafe_chunk", "chunk"},
     {"unsafe_split_with_sizes", "split_with_sizes"},
 };
-
-bool any_requires_grad(const py::args& args, const py::kwargs& kwargs) {
-  for (py::handle a : args)
-    if (py::isinstance<Tensor>(a) && autograd::requires_grad(a.cast<const Tensor&>())) return true;
-  for (auto kv : kwargs)
-    if (py::isinstance<Tensor>(kv.second) &&
-        autograd::requires_grad(kv.second.cast<const Tensor&>()))
-      return true;
-  return false;
-}
-
-// The error `e` of the out-of-place op, its class kept, with `op` (the in-place method) first.
-[[noreturn]] void raise_named(py::error_already_set& e, const char* op) {
-  if (!e.matches(PyExc_ValueError) && !e.matches(PyExc_TypeError) && !e.matches(PyExc_IndexError) &&
-      !e.matches(PyExc_RuntimeError))
-    throw;
-  const std::string msg = py::str(e.value());
-  if (msg.rfind(op, 0) == 0) throw;
-  py::object renamed;
-  try {
-    renamed = e.type()(std::string(op) + ": " + msg);
-  } catch (py::error_already_set&) {  // an exception class with another constructor
-    throw e;
-  }
-  PyException_SetCause(renamed.ptr(), e.value().inc_ref().ptr());
-  PyErr_SetObject(e.type().ptr(), renamed.ptr());
-  throw py::error_already_set();
-}
-
-// self.<name>(*args, **kwargs) written into self (Note [torch in-place]); op is "<name>_".
-py::object written_back(const char* op, const py::str& name, const py::object& self,
-                        const py::args& args, const py::kwargs& kwargs) {
-  const Tensor& x = self_of(self, op);
-  autograd::check_inplace(x, op);
-  const bool record =
-      autograd::grad_enabled() && (autograd::requires_grad(x) || any_requires_grad(args, kwargs));
-  py::object src = record ? py::cast(clone_op(x)) : self;
-  py::object r;
-  try {
-    r = src.attr(name)(*args, **kwargs);
-  } catch (py::error_already_set& e) {
-    raise_named(e, op);
-  }
-  assign_inplace_result(op, x, tensor_or_throw(r, op, "result"));
-  return self;
-}
 
 // x.fill_(value) / x.zero_(): a number, or a 0-d tensor (differentiable with respect to it).
 void fill_method(const Tensor& x, py::handle value, const char* op) {
@@ -310,36 +285,111 @@ void def_elementwise_inplace(Cls& cls) {
         return self;
       },
       py::arg("exponent"), "self **= exponent; returns self.");
+  for (const auto& [name, fn] : kComposedUnary) {
+    const char* op = name;
+    const auto f = fn;
+    cls.def(
+        op, [op, f](py::object self) { return write_back(self, op, f); }, inplace_doc(op).c_str());
+  }
+  for (const auto& [name, fn] : kComposedBinary) {
+    const char* op = name;
+    const auto f = fn;
+    cls.def(
+        op,
+        [op, f](py::object self, py::handle other) {
+          // ldexp's other is a tensor, as torch's
+          const Tensor o = std::string_view(op) == "ldexp_" ? tensor_or_throw(other, op, "other")
+                                                            : operand_or_throw(other, op);
+          return write_back(self, op, [&](const Tensor& x) { return f(x, o); }, {&o});
+        },
+        py::arg("other"), inplace_doc(op).c_str());
+  }
 }
 
+// The in-place methods of the other ops composed of several: the op's result written into self
+// (write_back), its arguments parsed here with the method's name.
 void def_written_back(Cls& cls) {
-  for (const char* base : kWrittenBack) {
-    auto op = std::make_shared<std::string>(std::string(base) + "_");
-    const py::str name(base);
+  py::options text_signature;  // Note [Readable signatures]
+  text_signature.disable_function_signatures();
+  for (const bool upper : {false, true}) {
+    const char* op = upper ? "triu_" : "tril_";
     cls.def(
-        op->c_str(),
-        [op, name](py::object self, py::args args, py::kwargs kwargs) {
-          return written_back(op->c_str(), name, self, args, kwargs);
+        op,
+        [op, upper](py::object self, py::handle diagonal) {
+          const int64_t k = int_arg(diagonal, op, "diagonal");
+          return write_back(
+              self, op, [&](const Tensor& x) { return upper ? triu(x, k, op) : tril(x, k, op); });
         },
-        inplace_doc(op->c_str()).c_str());
+        py::arg("diagonal") = 0,
+        str(op, "($self, /, diagonal=0)\n--\n\nIn-place ", upper ? "triu" : "tril",
+            "; returns self.")
+            .c_str());
   }
+  for (const bool is_sum : {true, false}) {
+    const char* op = is_sum ? "cumsum_" : "cumprod_";
+    cls.def(
+        op,
+        [op, is_sum](py::object self, py::handle dim, py::handle dtype) {
+          const int64_t d = int_arg(dim, op, "dim");
+          const std::optional<DType> dt =
+              dtype.is_none() ? std::nullopt : std::optional<DType>(to_dtype(dtype));
+          return write_back(self, op, [&](const Tensor& x) {
+            const int64_t ax = normalize_axis(d, std::max<int64_t>(x.ndim(), 1), op);
+            return (is_sum ? cumulative_sum : cumulative_prod)(x, ax, dt, false);
+          });
+        },
+        py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none(),
+        str(op, "($self, /, dim, *, dtype=None)\n--\n\nIn-place ", is_sum ? "cumsum" : "cumprod",
+            "; returns self.")
+            .c_str());
+  }
+  cls.def(
+      "index_fill_",
+      [](py::object self, py::handle dim, py::handle index, py::handle value) {
+        const char* op = "index_fill_";
+        const int64_t d = int_arg(dim, op, "dim");
+        const Tensor i = operand_or_throw(index, op), v = operand_or_throw(value, op);
+        return write_back(self, op, [&](const Tensor& x) { return index_fill(x, d, i, v); }, {&v});
+      },
+      py::arg("dim"), py::arg("index"), py::arg("value"),
+      "index_fill_($self, /, dim, index, value)\n--\n\nIn-place index_fill; returns self.");
+  cls.def(
+      "index_copy_",
+      [](py::object self, py::handle dim, py::handle index, py::handle source) {
+        const char* op = "index_copy_";
+        const int64_t d = int_arg(dim, op, "dim");
+        const Tensor i = operand_or_throw(index, op);
+        const Tensor& src = tensor_or_throw(source, op, "source");
+        return write_back(self, op, [&](const Tensor& x) { return index_copy(x, d, i, src); },
+                          {&src});
+      },
+      py::arg("dim"), py::arg("index"), py::arg("source"),
+      "index_copy_($self, /, dim, index, source)\n--\n\nIn-place index_copy; returns self.");
+  cls.def(
+      "renorm_",
+      [](py::object self, double p, int64_t dim, double maxnorm) {
+        return write_back(self, "renorm_",
+                          [&](const Tensor& x) { return renorm(x, p, dim, maxnorm); });
+      },
+      py::arg("p"), py::arg("dim"), py::arg("maxnorm"),
+      "renorm_($self, /, p, dim, maxnorm)\n--\n\nIn-place renorm; returns self.");
   cls.def(
       "float_power_",
       [](py::object self, py::handle exponent) {
-        const Tensor& x = self_of(self, "float_power_");
-        const bool cplx = is_complex(x.dtype()) || PyComplex_Check(exponent.ptr()) ||
-                          (py::isinstance<Tensor>(exponent) &&
-                           is_complex(exponent.cast<const Tensor&>().dtype()));
-        const DType want = cplx ? DType::Complex128 : DType::Float64;
+        const char* op = "float_power_";
+        const Tensor& x = self_of(self, op);
+        const Tensor e = operand_or_throw(exponent, op);
+        const DType want =
+            is_complex(x.dtype()) || is_complex(e.dtype()) ? DType::Complex128 : DType::Float64;
         if (x.dtype() != want)
-          throw TypeError(str("float_power_: the base given to float_power_ has dtype ",
+          throw TypeError(str(op, ": the base given to float_power_ has dtype ",
                               dtype_name(x.dtype()), " but the operation's result requires dtype ",
                               dtype_name(want)));
-        return written_back("float_power_", py::str("float_power"), self, py::make_tuple(exponent),
-                            py::kwargs());
+        return write_back(self, op, [&](const Tensor& s) { return float_power(s, e); }, {&e});
       },
       py::arg("exponent"),
-      "In-place float_power: self must already be float64 (complex128), as in torch.");
+      "float_power_($self, /, exponent)\n--\n\nIn-place float_power: self must already be "
+      "float64 (complex128), as in torch.");
 }
 
 void def_fill_copy(Cls& cls) {

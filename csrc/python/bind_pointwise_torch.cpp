@@ -3,7 +3,7 @@
 // float_power, frexp (torch.return_types.frexp), torch.complex / polar, torch.relu /
 // torch.threshold (F's ops without inplace=; in the submodule _C._torch, as _C.relu is F.relu),
 // and the Tensor methods x.equal(y) (torch.equal) and x.square() (bool gives int64). Their
-// in-place twins x.gcd_() ... are made by python/tessera/_tensor_methods.py.
+// in-place twins x.gcd_() ... are in bind_inplace_methods.cpp.
 #include "ops/bitwise.h"
 #include "ops/compare.h"
 #include "ops/copy.h"
@@ -126,14 +126,16 @@ void init_pointwise_torch(py::module_& m) {
   t.def(
       "relu", [](py::handle x) { return nn::relu(tensor_or_throw(x, "relu", "input"), false); },
       py::arg("input"), "relu(input)\n--\n\nmax(input, 0); NaN stays NaN (torch.relu).");
+  // integer input keeps its dtype (torch), the value cast to it
+  static const auto threshold_of = [](const Tensor& t, double threshold, double value) {
+    if (!is_integral(t.dtype())) return nn::threshold(t, threshold, value, false);
+    return where(binary_op(greater_def, t, wrap_scalar(Scalar::from_double(threshold))), t,
+                 scalar_tensor(Scalar::from_double(value), t.dtype()));
+  };
   t.def(
       "threshold",
       [](py::handle x, double threshold, double value) {
-        const Tensor& t = tensor_or_throw(x, "threshold", "input");
-        if (!is_integral(t.dtype())) return nn::threshold(t, threshold, value, false);
-        // integer input keeps its dtype (torch), the value cast to it
-        return where(binary_op(greater_def, t, wrap_scalar(Scalar::from_double(threshold))), t,
-                     scalar_tensor(Scalar::from_double(value), t.dtype()));
+        return threshold_of(tensor_or_throw(x, "threshold", "input"), threshold, value);
       },
       py::arg("input"), py::arg("threshold"), py::arg("value"),
       "threshold(input, threshold, value)\n--\n\ninput where input > threshold, else value "
@@ -142,6 +144,14 @@ void init_pointwise_torch(py::module_& m) {
   for (const char* name : {"relu", "threshold"}) cls.attr(name) = function_method(t.attr(name));
 
   auto tensor = py::reinterpret_borrow<py::class_<Tensor>>(cls);
+  tensor.def(
+      "threshold_",
+      [](py::object self, double threshold, double value) {
+        return write_back(self, "threshold_",
+                          [&](const Tensor& x) { return threshold_of(x, threshold, value); });
+      },
+      py::arg("threshold"), py::arg("value"),
+      "threshold_($self, /, threshold, value)\n--\n\nIn-place threshold; returns self.");
   tensor.def(
       "equal",
       [](py::handle self, py::handle other) {

@@ -104,10 +104,7 @@ void def_special_inplace(py::class_<Tensor>& cls) {
     const char* op = name;
     const Composed f = fn;
     auto impl = [op, f](py::object self, py::handle v) {
-      const Tensor& x = self_of(self, op);
-      autograd::check_inplace(x, op);
-      assign_inplace_result(op, x, f(inplace_source(x), v, op));
-      return self;
+      return write_back(self, op, [&](const Tensor& x) { return f(x, v, op); });
     };
     const std::string doc = str("In-place ", std::string(op, std::strlen(op) - 1),
                                 " (torch.Tensor.", op, "); returns self.");
@@ -224,7 +221,7 @@ void init_special(py::module_& m) {
       py::arg("input"), py::arg("eps") = py::none(),
       "log(p / (1 - p)), p = input clamped to [eps, 1 - eps] when eps is given.");
 
-  // Tensor methods (torch's names; in-place twins are generated in _tensor_methods.py).
+  // Tensor methods (torch's names; in-place twins: def_special_inplace).
   auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
   const ElementwiseDef* methods[] = {&lgamma_def, &digamma_def, &erf_def, &erfc_def,
                                      &erfinv_def, &i0_def,      &sinc_def};

@@ -1,5 +1,6 @@
 // Helpers that bind an ElementwiseDef as a namespace function and as Tensor operators.
 #pragma once
+#include "autograd/record.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "python/convert.h"
@@ -20,6 +21,18 @@ inline py::object result_or_out(const char* op, Tensor r, py::handle out) {
 // The in-place methods take `self` as a Python object so they return it (no new wrapper).
 inline const Tensor& self_of(py::handle self, const char* op) {
   return tensor_or_throw(self, op, "self");
+}
+
+// x.<name>_(...) of an op composed of several (Note [torch in-place]): f(self, or a copy of
+// self while autograd records for self or an operand in `others`) written into self, `op` (the
+// method) naming it in errors.
+template <class F>
+py::object write_back(py::object self, const char* op, F&& f,
+                      std::initializer_list<const Tensor*> others = {}) {
+  const Tensor& x = self_of(self, op);
+  autograd::check_inplace(x, op);
+  assign_inplace_result(op, x, f(inplace_source(x, others)));
+  return self;
 }
 
 // PyTorch's alpha= (a Python number, or a one-element tensor).
@@ -63,10 +76,7 @@ inline void def_binary_function(py::module_& m, const ElementwiseDef& def, const
 inline void def_unary_function(py::module_& m, const ElementwiseDef& def, const char* doc) {
   const ElementwiseDef* d = &def;
   m.def(
-      def.name,
-      [d](py::handle x) {
-        return unary_op(*d, operand_or_throw(x, d->name));
-      },
+      def.name, [d](py::handle x) { return unary_op(*d, operand_or_throw(x, d->name)); },
       py::arg("x"), py::pos_only(), doc);
 }
 

@@ -184,9 +184,11 @@ Tensor softmax2d(const Tensor& x) {
   return softmax(x, -3, std::nullopt, false);
 }
 
-Tensor relu(const Tensor& x, bool inplace) {
-  check_not_bool(x, "relu");
-  return apply("relu", x, inplace, [](const Tensor& v) { return relu(v); });
+Tensor relu(const Tensor& x, bool inplace) { return relu(x, inplace, "relu"); }
+
+Tensor relu(const Tensor& x, bool inplace, const char* op) {
+  check_not_bool(x, op);
+  return apply(op, x, inplace, [](const Tensor& v) { return relu(v); });
 }
 
 namespace {

@@ -32,6 +32,7 @@ Tensor prelu(const Tensor& x, const Tensor& weight);
 Tensor softmax2d(const Tensor& x);
 
 Tensor relu(const Tensor& x, bool inplace);
+Tensor relu(const Tensor& x, bool inplace, const char* op);  // `op` names the call in errors
 Tensor hardtanh(const Tensor& x, double min_val, double max_val, bool inplace);
 Tensor relu6(const Tensor& x, bool inplace);
 Tensor leaky_relu(const Tensor& x, double negative_slope, bool inplace);

@@ -70,6 +70,26 @@ CALLS = [
     (C + 2, lambda m, x, b, c: x.mvlgamma_(3)),
     (P, lambda m, x, b, c: x.logit_()),
     (P, lambda m, x, b, c: x.logit_(0.3)),
+    (C, lambda m, x, b, c: x.rsqrt_()),
+    (A, lambda m, x, b, c: x.exp2_()),
+    (A * 3, lambda m, x, b, c: x.frac_()),
+    (A, lambda m, x, b, c: x.sgn_()),
+    (A, lambda m, x, b, c: x.sigmoid_()),
+    (A, lambda m, x, b, c: x.relu_()),
+    (A, lambda m, x, b, c: x.square_()),
+    (A * 3, lambda m, x, b, c: x.fix_()),
+    (A * 3, lambda m, x, b, c: x.fmod_(c)),
+    (A, lambda m, x, b, c: x.fmod_(x)),
+    (A, lambda m, x, b, c: x.ldexp_(m.ones(4, dtype=m.int64) * 2)),
+    (A, lambda m, x, b, c: x.tril_()),
+    (A, lambda m, x, b, c: x.triu_(diagonal=-1)),
+    (A, lambda m, x, b, c: x.cumsum_(1)),
+    (A, lambda m, x, b, c: x.cumprod_(-2)),
+    (A, lambda m, x, b, c: x.index_fill_(1, m.tensor([0, 2]), -1.5)),
+    (A, lambda m, x, b, c: x.index_copy_(0, m.tensor([3, 0, 1, 2]), b)),
+    (A, lambda m, x, b, c: x.renorm_(2, 0, 0.5)),
+    (A, lambda m, x, b, c: x.log_().nan_to_num_(nan=2.0, neginf=-3.0)),
+    (A, lambda m, x, b, c: x.heaviside_(b)),
 ]
 
 
@@ -127,11 +147,25 @@ I64 = np.arange(6).reshape(2, 3)
     (lambda m: _mk(m, A).addcdiv_(_mk(m, I64[:1, :1]), _mk(m, I64[:1, :1])), "addcdiv_"),
     (lambda m: _mk(m, A).polygamma_(-1), "polygamma_"),
     (lambda m: _mk(m, A).mvlgamma_(0), "mvlgamma_"),
+    (lambda m: _mk(m, I64).rsqrt_(), "rsqrt_"),
+    (lambda m: _mk(m, I64).frac_(), "frac_"),
+    (lambda m: _mk(m, I64).sigmoid_(), "sigmoid_"),
+    (lambda m: _mk(m, I64 > 2).relu_(), "relu_"),
+    (lambda m: _mk(m, I64 > 2).square_(), "square_"),
+    (lambda m: _mk(m, A).gcd_(_mk(m, A)), "gcd_"),
+    (lambda m: _mk(m, A[0]).fmod_(_mk(m, A)), "fmod_"),
+    (lambda m: _mk(m, I64).ldexp_(_mk(m, I64)), "ldexp_"),
+    (lambda m: _mk(m, A[0]).tril_(), "tril_"),
+    (lambda m: _mk(m, A).cumsum_(2), "cumsum_"),
+    (lambda m: _mk(m, I64).cumprod_(0, dtype=m.float32), "cumprod_"),
+    (lambda m: _mk(m, A.astype(np.float32)).float_power_(2), "float_power_"),
+    (lambda m: _mk(m, A).heaviside_(_mk(m, I64[:1, :1])), "heaviside_"),
 ])
 def test_errors_name_the_method_once(call: Callable, name: str) -> None:
-    with pytest.raises((RuntimeError, NotImplementedError)):  # torch's
+    with pytest.raises((RuntimeError, NotImplementedError, IndexError)) as want:  # torch's
         call(torch)
-    with pytest.raises(RuntimeError) as got:  # tessera's classes are RuntimeErrors too
+    cls = IndexError if want.type is IndexError else RuntimeError
+    with pytest.raises(cls) as got:  # tessera's TypeError / ValueError are RuntimeErrors too
         call(ts)
     msg = str(got.value)
     assert msg.startswith(f"{name}: ") and msg.count(f"{name}: ") == 1, msg
@@ -186,8 +220,21 @@ GRAD_CALLS = [
     lambda x, y: (y * 0.5 + 0.2).logit_() * x,
     lambda x, y: (y + 2).polygamma_(1) * x,
     lambda x, y: (y + 3).mvlgamma_(2) * x,
+    lambda x, y: (y + 1).rsqrt_() * x,
+    lambda x, y: (x * 1).sigmoid_() * y,
+    lambda x, y: (x * 1).square_() * y,
+    lambda x, y: (x * 3).fmod_(y + 0.5),
+    lambda x, y: (x * 1).tril_(1) * y,
+    lambda x, y: (x * 1).cumsum_(0) * y,
+    lambda x, y: (x + 2).cumprod_(1) * y,
+    lambda x, y: (x * 1).index_copy_(1, _idx(x), y),
+    lambda x, y: (x * 1).renorm_(2, 1, 0.7) * y,
     lambda x, y: _through_view(x, y),
 ]
+
+
+def _idx(x: Any) -> Any:
+    return (ts if isinstance(x, ts.Tensor) else torch).tensor([2, 0, 3, 1])
 
 
 def _through_view(x: Any, y: Any) -> Any:
@@ -229,8 +276,24 @@ def test_saved_self_survives_the_write() -> None:
         assert abs(float(x.grad[0]) - 2 / np.sqrt(np.pi) * np.exp(-0.25)) < 1e-12
 
 
+def test_threshold_inplace_is_the_functions_twin() -> None:
+    a = A.copy()
+    x = ts.asarray(a)
+    assert x.threshold_(0.1, -2.0) is x
+    assert_same(x, torch.threshold(torch.from_numpy(a), 0.1, -2.0))
+    y = ts.asarray(I64.copy())
+    y.threshold_(2, -1)
+    assert_same(y, torch.threshold(torch.from_numpy(I64), 2, -1))
+    z = (ts.asarray(a.copy()).requires_grad_() * 1).threshold_(0.0, 5.0) * 2
+    z.sum().backward()
+
+
 def test_methods_are_the_cpp_ops() -> None:
     for name in ("clamp_", "clip_", "clamp_min_", "clamp_max_", "lerp_", "addcmul_", "addcdiv_",
                  "addmm_", "addmv_", "addr_", "baddbmm_", "addbmm_", "erf_", "xlogy_",
-                 "igamma_", "polygamma_", "mvlgamma_", "logit_"):
+                 "igamma_", "polygamma_", "mvlgamma_", "logit_", "rsqrt_", "exp2_", "frac_",
+                 "deg2rad_", "rad2deg_", "sgn_", "sigmoid_", "relu_", "square_", "fix_", "gcd_",
+                 "lcm_", "fmod_", "ldexp_", "tril_", "triu_", "cumsum_", "cumprod_",
+                 "index_fill_", "index_copy_", "renorm_", "nan_to_num_", "heaviside_",
+                 "threshold_", "float_power_"):
         assert not hasattr(getattr(ts.Tensor, name), "__code__"), name
