@@ -46,8 +46,6 @@
 
 namespace ts::python {
 
-void copy_text_signature(py::handle from, py::handle to);  // text_signatures.cpp
-
 namespace {
 
 using Cls = py::class_<Tensor>;
@@ -456,19 +454,6 @@ void init_inplace_methods(py::module_& m) {
 }
 
 // Tensor.<alias> is Tensor.<target> (the class dict's own entry, after install_arg_errors).
-// The written-back methods (x.clamp_(...) runs x.clamp(...)) take what the out-of-place method
-// takes: its text signature, with self (Note [Text signatures from the records]).
-void sign_written_back_methods(py::module_& m) {
-  PyObject* dict = reinterpret_cast<PyTypeObject*>(m.attr("Tensor").ptr())->tp_dict;
-  for (const char* base : kWrittenBack) {
-    const std::string op = std::string(base) + "_";
-    PyObject* from = PyDict_GetItemString(dict, base);
-    PyObject* to = PyDict_GetItemString(dict, op.c_str());
-    if (from == nullptr || to == nullptr) throw RuntimeError(str("no Tensor.", base, " / ", op));
-    copy_text_signature(from, to);
-  }
-}
-
 void alias_tensor_methods(py::module_& m) {
   py::handle cls = m.attr("Tensor");
   PyObject* dict = reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_dict;

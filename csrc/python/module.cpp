@@ -59,7 +59,6 @@ void init_inplace_methods(py::module_& m);        // after the out-of-place meth
 void install_arg_errors(py::module_& m);          // then: wraps every binding above
 void init_text_signatures(py::module_& m);        // text_signatures.cpp
 void install_text_signatures(py::module_& m);     // then: a text signature for each binding
-void sign_written_back_methods(py::module_& m);   // x.clamp_ takes x.clamp's signature
 void install_keyword_fast_paths(py::module_& m);  // then (they copy the docstrings)
 void alias_tensor_methods(py::module_& m);        // last: Tensor.arccos is Tensor.acos
 }  // namespace ts::python
@@ -193,7 +192,6 @@ PYBIND11_MODULE(_C, m) {
   ts::python::install_arg_errors(m);
   ts::python::init_text_signatures(m);
   ts::python::install_text_signatures(m);
-  ts::python::sign_written_back_methods(m);
   ts::python::install_keyword_fast_paths(m);
   ts::python::alias_tensor_methods(m);
 }

@@ -341,42 +341,6 @@ void install_text_signatures(py::module_& m) {
   g_pass_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void copy_text_signature(py::handle from, py::handle to) {
-  PyObject* f = function_of(from.ptr());
-  PyObject* t = function_of(to.ptr());
-  if (f == nullptr || t == nullptr) throw RuntimeError("copy_text_signature: not functions");
-  const PyMethodDef* fdef = reinterpret_cast<PyCFunctionObject*>(f)->m_ml;
-  PyMethodDef* tdef = reinterpret_cast<PyCFunctionObject*>(t)->m_ml;
-  const char* end = after_text_signature(fdef->ml_name, fdef->ml_doc);
-  if (end == nullptr) throw RuntimeError(str("copy_text_signature: ", fdef->ml_name, " has none"));
-  // the parameters, split at top-level commas (a default may be a tuple)
-  const char* p = fdef->ml_doc + std::strlen(fdef->ml_name) + 1;
-  std::vector<std::string> parts(1);
-  int depth = 0;
-  for (; p < end - 6; ++p) {
-    if (*p == '(' || *p == '[') ++depth;
-    if (*p == ')' || *p == ']') --depth;
-    if (*p == ',' && depth == 0) {
-      parts.emplace_back();
-      while (p[1] == ' ') ++p;
-    } else {
-      parts.back() += *p;
-    }
-  }
-  parts[0] = "self";  // the method's own self, positional-only
-  bool slash = false;
-  for (const auto& q : parts) slash = slash || q == "/";
-  if (!slash) parts.insert(parts.begin() + 1, "/");
-  std::string doc = std::string(tdef->ml_name) + "(";
-  for (size_t i = 0; i < parts.size(); ++i) doc += (i ? ", " : "") + parts[i];
-  const char* rest = after_text_signature(tdef->ml_name, tdef->ml_doc);
-  doc += ")\n--\n\n";
-  doc += rest ? rest : (tdef->ml_doc ? tdef->ml_doc : "");
-  char* old = const_cast<char*>(tdef->ml_doc);
-  tdef->ml_doc = strdup(doc.c_str());
-  std::free(old);
-}
-
 void init_text_signatures(py::module_& m) {
   m.def(
       "_text_signature_failures",
