@@ -71,9 +71,15 @@ size_t map_length(int64_t nbytes) {
   return nbytes > 0 ? static_cast<size_t>(nbytes) : 1;
 }
 
+// Maps the file; on failure closes `fd` (both callers own it) and raises.
 void* map_fd(int fd, int64_t nbytes) {
   void* p = mmap(nullptr, map_length(nbytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED) shm_fail("mmap", nbytes);
+  if (p == MAP_FAILED) {
+    const int err = errno;
+    close(fd);
+    errno = err;
+    shm_fail("mmap", nbytes);
+  }
   return p;
 }
 
@@ -111,13 +117,7 @@ std::function<void()> unmapper(void* p, int64_t nbytes, int fd) {
 void Storage::share_memory() {
   if (shared_fd >= 0 || !device.is_cpu()) return;
   const int fd = new_shm_file(nbytes);
-  void* p = nullptr;
-  try {
-    p = map_fd(fd, nbytes);
-  } catch (...) {
-    close(fd);
-    throw;
-  }
+  void* p = map_fd(fd, nbytes);
   if (nbytes > 0) std::memcpy(p, data, static_cast<size_t>(nbytes));
   // The old memory: freed now, or (exported or borrowed) when the storage dies.
   std::function<void()> old = std::move(release_);
@@ -147,13 +147,7 @@ void Storage::share_memory() {
 }
 
 std::shared_ptr<Storage> Storage::from_shared_fd(int fd, int64_t nbytes) {
-  void* p = nullptr;
-  try {
-    p = map_fd(fd, nbytes);
-  } catch (...) {
-    close(fd);
-    throw;
-  }
+  void* p = map_fd(fd, nbytes);
   auto s = std::make_shared<Storage>(p, nbytes, Device{}, unmapper(p, nbytes, fd));
   s->shared_fd = fd;
   return s;
