@@ -33,6 +33,10 @@ bool& cuda_matmul_allow_tf32() {
   static bool allow = false;
   return allow;
 }
+bool& cuda_gemm_tuning() {
+  static bool on = true;
+  return on;
+}
 }  // namespace ts
 
 namespace ts {

@@ -109,6 +109,9 @@ namespace ts {
 // ts.backends.cuda.matmul.allow_tf32 (default False, like PyTorch): float32 matmuls on CUDA
 // may then round their inputs to TF32 on the tensor cores.
 bool& cuda_matmul_allow_tf32();
+// ts.cuda.tunable (Note [Tuned GEMMs] in cuda/gemm_tuning.h): large float32 GEMMs time
+// cuBLASLt's candidates once per problem; on by default.
+bool& cuda_gemm_tuning();
 }  // namespace ts
 
 namespace ts {

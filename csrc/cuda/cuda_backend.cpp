@@ -8,6 +8,7 @@
 #include "cuda/cuda_graph.h"
 #include "cuda/cuda_state.h"
 #include "cuda/device_error.h"
+#include "cuda/host_staging.h"
 
 namespace ts::cuda {
 namespace {
@@ -89,6 +90,10 @@ class CudaBackend final : public DeviceBackend {
       }
     }
     cudaStream_t s = cuda::current_stream(gpu.index);
+    // Note [Staged host copies]: a small copy from the host does not wait for the stream.
+    if (sd.is_cpu() && !dd.is_cpu() &&
+        staged_host_to_device(dst, src, static_cast<size_t>(n), gpu.index, s))
+      return;
     if (!dd.is_cpu() && !sd.is_cpu() && dd.index != sd.index) {
       TS_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dd.index, src, sd.index, n, s));
     } else {

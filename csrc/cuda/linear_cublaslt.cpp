@@ -12,31 +12,13 @@
 #include "core/device_backend.h"
 #include "cuda/cublas_util.h"
 #include "cuda/cuda_state.h"
+#include "cuda/gemm_tuning.h"
 #include "ops/linear.h"
 
 namespace ts::cuda {
 namespace {
 
 constexpr uint64_t kWorkspaceBytes = 4 << 20;
-
-cublasLtHandle_t lt_handle(int dev) {
-  thread_local std::vector<cublasLtHandle_t> handles;
-  if (handles.size() <= static_cast<size_t>(dev)) handles.resize(dev + 1, nullptr);
-  if (!handles[dev]) {
-    DeviceGuard g(dev);
-    check_cublas(cublasLtCreate(&handles[dev]), "cublasLtCreate", "linear");
-  }
-  return handles[dev];
-}
-
-// The largest power of two (at most 256) dividing the address: cuBLASLt's heuristic must know
-// how aligned the operands are, and picks vectorized kernels when they are.
-uint32_t alignment(const void* p) {
-  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-  uint32_t al = 256;
-  while (al > 1 && a % al != 0) al /= 2;
-  return al;
-}
 
 // Descriptors and the heuristic's algorithm for one problem, built once and reused: asking
 // the heuristic costs tens of microseconds, more than the GEMMs of a small model take.
@@ -102,10 +84,10 @@ bool linear_bias_cuda(const Tensor& out, const Tensor& x, const Tensor& w, const
   const GemmTypes ty = gemm_types(dt);
   const int dev = out.device().index;
   DeviceGuard g(dev);
-  cublasLtHandle_t lt = lt_handle(dev);
+  cublasLtHandle_t lt = cublaslt_handle(dev);
   // The bias pointer's alignment matters to the kernel choice too (its vector loads).
-  const uint32_t align[4] = {alignment(w.data_ptr()), alignment(x.data_ptr()),
-                             alignment(out.data_ptr()), alignment(b.data_ptr())};
+  const uint32_t align[4] = {pointer_alignment(w.data_ptr()), pointer_alignment(x.data_ptr()),
+                             pointer_alignment(out.data_ptr()), pointer_alignment(b.data_ptr())};
   const PlanKey key{dev,
                     static_cast<int>(dt),
                     static_cast<int>(ty.compute),

@@ -217,6 +217,8 @@ void init_cuda(py::module_& m) {
     return f != nullptr && f(lse);
   });
   c.def("get_allow_tf32", [] { return cuda_matmul_allow_tf32(); });
+  c.def("set_gemm_tuning", [](bool v) { cuda_gemm_tuning() = v; }, py::arg("enabled"));
+  c.def("get_gemm_tuning", [] { return cuda_gemm_tuning(); });
   // `op` names the public op in the error when the target is CUDA and there is none.
   m.def(
       "_to_device",

@@ -327,3 +327,4 @@ from .memory import (empty_cache, max_memory_allocated, max_memory_reserved,  # 
                      memory_stats_as_nested_dict, memory_summary, reset_accumulated_memory_stats,
                      reset_peak_memory_stats)
 from .graphs import CUDAGraph, graph, graph_pool_handle, make_graphed_callables  # noqa: E402
+from . import tunable  # noqa: E402,F401
