@@ -2,6 +2,7 @@
 
 #include "autograd/function.h"
 #include "autograd/record.h"
+#include "autograd/record_inplace.h"
 #include "core/error.h"
 #include "core/shape.h"
 #include "ops/arithmetic.h"
@@ -213,14 +214,20 @@ Tensor scaled_op(ScaledOp k, const Tensor& input, const Tensor& a, const Tensor&
 
 void scaled_op_(ScaledOp k, const Tensor& self, const Tensor& a, const Tensor& b,
                 const Scalar& beta, const Scalar& alpha, const char* op) {
+  using autograd::InplaceGrad;
+  static constexpr InplaceGrad kGrad[] = {InplaceGrad::Addmm, InplaceGrad::Addmv,
+                                          InplaceGrad::Addr, InplaceGrad::Baddbmm,
+                                          InplaceGrad::Addbmm};
   autograd::check_inplace(self, op);
-  const Tensor prod = scaled_product(k, a, b, op);
-  if (!scalar_is(beta, 1)) {
-    assign_inplace_result(op, self, scaled_sum(op, self, beta, alpha, prod));
-    return;
-  }
-  check_scaled_input(op, self, prod);
-  binary_op_(kAdd, self, scalar_is(alpha, 1) ? prod : multiply(wrap_scalar(alpha), prod), op);
+  autograd::record_inplace(kGrad[static_cast<int>(k)], self, a, b, {beta, alpha}, op, [&] {
+    const Tensor prod = scaled_product(k, a, b, op);
+    if (!scalar_is(beta, 1)) {
+      assign_inplace_result(op, self, scaled_sum(op, self, beta, alpha, prod));
+      return;
+    }
+    check_scaled_input(op, self, prod);
+    binary_op_(kAdd, self, scalar_is(alpha, 1) ? prod : multiply(wrap_scalar(alpha), prod), op);
+  });
 }
 
 Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta,

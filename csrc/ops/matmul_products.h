@@ -1,7 +1,8 @@
 // PyTorch's matrix products over matmul (ops/linalg.h): mm, bmm, mv, dot, vdot, inner, outer,
 // kron, cdist, chain_matmul and the scaled sums addmm, addmv, addr, baddbmm, addbmm. Each is
 // composed of differentiable ops (matmul, multiply, add, reshape, vector_norm), so its gradient
-// (and double backward) comes from their formulas; autocast applies in matmul.
+// (and double backward) comes from their formulas (the in-place methods' from one node each,
+// below); autocast applies in matmul.
 #pragma once
 #include <string>
 #include <vector>
@@ -47,7 +48,9 @@ Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, const Sca
 // The five scaled sums by kind, `op` naming the call in errors: scaled_op is the function,
 // scaled_op_ the in-place method (x.addmm_(...)): self = beta * self + alpha * product with
 // PyTorch's in-place rules; with beta == 1 the product is added straight into self (Note
-// [In-place without a temporary]), otherwise the result is computed and copied in.
+// [In-place without a temporary]), otherwise the result is computed and copied in. While
+// autograd records, that write records nothing and the method records one node of its own, as
+// PyTorch's (AddmmBackward0, ..., AddbmmBackward0: autograd/record_inplace.h).
 enum class ScaledOp : uint8_t { Addmm, Addmv, Addr, Baddbmm, Addbmm };
 Tensor scaled_op(ScaledOp k, const Tensor& input, const Tensor& a, const Tensor& b,
                  const Scalar& beta, const Scalar& alpha, const char* op);

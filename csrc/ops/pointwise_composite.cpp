@@ -3,6 +3,7 @@
 #include "autograd/function.h"
 #include "autograd/grad_mode.h"
 #include "autograd/record.h"
+#include "autograd/record_inplace.h"
 #include "core/error.h"
 #include "core/scalar_range.h"
 #include "core/shape.h"
@@ -122,7 +123,9 @@ void lerp_(const Tensor& x, const Tensor& end, const Tensor& weight, const char*
   autograd::check_inplace(x, op);
   check_inexact(op, x);
   check_broadcast(op, {&x, &end, &weight});
-  binary_op_(kAdd, x, multiply(weight, subtract(end, x)), op);
+  autograd::record_inplace(autograd::InplaceGrad::Lerp, x, end, weight, {}, op, [&] {
+    binary_op_(kAdd, x, multiply(weight, subtract(end, x)), op);
+  });
 }
 
 Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value,
@@ -135,7 +138,8 @@ void addcmul_(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar&
               const char* op) {
   autograd::check_inplace(x, op);
   check_broadcast(op, {&x, &t1, &t2});
-  binary_op_(kAdd, x, scaled(value, multiply(t1, t2)), op);
+  autograd::record_inplace(autograd::InplaceGrad::Addcmul, x, t1, t2, {value}, op,
+                           [&] { binary_op_(kAdd, x, scaled(value, multiply(t1, t2)), op); });
 }
 
 namespace {
@@ -158,7 +162,8 @@ void addcdiv_(const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar&
               const char* op) {
   autograd::check_inplace(x, op);
   check_addcdiv(op, x, t1, t2);
-  binary_op_(kAdd, x, scaled(value, divide(t1, t2)), op);
+  autograd::record_inplace(autograd::InplaceGrad::Addcdiv, x, t1, t2, {value}, op,
+                           [&] { binary_op_(kAdd, x, scaled(value, divide(t1, t2)), op); });
 }
 
 Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf,

@@ -1,6 +1,7 @@
 // PyTorch's pointwise functions composed of elementwise ops (clamp, lerp, addcmul, addcdiv,
 // nan_to_num, isclose/allclose, fmod): one definition each, with PyTorch's dtype rules and
-// errors naming the op. Their gradients come from the differentiable ops they are made of.
+// errors naming the op. Their gradients come from the differentiable ops they are made of
+// (those of the in-place lerp_, addcmul_, addcdiv_ from one node each, below).
 #pragma once
 #include <optional>
 
@@ -30,7 +31,9 @@ Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, const Sc
 // x.addcdiv_: the op's result written into x with PyTorch's in-place rules (Note [torch
 // in-place]), `op` (the method's name) naming it in every error. When nothing records the
 // result is written straight into x (Note [In-place without a temporary]): clamp_ as max then
-// min into x, the others as x += (the rest of the op).
+// min into x, the others as x += (the rest of the op). While autograd records, lerp_, addcmul_
+// and addcdiv_ write the same way and record one node of their own, as PyTorch's
+// (LerpBackward0/1, AddcmulBackward0, AddcdivBackward0: autograd/record_inplace.h).
 void clamp_(const Tensor& x, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi,
             const char* op);
 void lerp_(const Tensor& x, const Tensor& end, const Tensor& weight, const char* op);

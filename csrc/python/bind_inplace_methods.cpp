@@ -10,7 +10,9 @@
 //   * the result shape must be self's (an operand cannot broadcast self bigger): ValueError;
 //   * self takes the result's autograd history (rebase_history: CopySlices for a view, whose
 //     base's gradient is rebased), or, when only self requires grad, the write is recorded as
-//     x[...] = r; the version counter is bumped by the copy.
+//     x[...] = r; the version counter is bumped by the copy. lerp_, addcmul_, addcdiv_ and the
+//     scaled products instead write with their no-grad path and record one node of their own,
+//     as PyTorch's (autograd/record_inplace.h), under the same rules.
 // Every method calls its op in C++ with its own name ("clamp_"), so an error is raised once, by
 // the op, naming the method. The elementwise ops (ElementwiseDef) and the ones made of them
 // (clamp_, lerp_, addcmul_, addcdiv_, the special functions, addmm_ with beta 1: their
