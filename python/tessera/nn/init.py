@@ -3,6 +3,7 @@ tensor in place under no_grad, on its device, from `generator` (default: the gen
 ts.manual_seed seeds), and returns it."""
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from typing import Any, Callable, Tuple
@@ -195,6 +196,7 @@ def _deprecated_init(name: str) -> Callable[..., Any]:
         return globals()[name + "_"](*args, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Deprecated: nn.init.{name}_."
+    fn.__signature__ = inspect.signature(globals()[name + "_"])  # what it forwards to
     return fn
 
 
