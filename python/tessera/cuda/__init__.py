@@ -27,7 +27,10 @@ OutOfMemoryError.__doc__ = ("Raised when CUDA memory runs out even after tessera
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize",
            "get_device_name", "get_device_properties", "Stream", "Event", "current_stream",
            "default_stream", "stream", "device", "OutOfMemoryError", "is_built",
-           "manual_seed", "manual_seed_all", "is_current_stream_capturing",
+           "manual_seed", "manual_seed_all", "is_current_stream_capturing", "seed", "seed_all",
+           "initial_seed", "get_rng_state", "set_rng_state", "get_rng_state_all",
+           "set_rng_state_all", "get_device_capability", "is_bf16_supported",
+           "is_tf32_supported", "amp",
            # the caching allocator (memory.py)
            "empty_cache", "memory_allocated", "max_memory_allocated", "memory_reserved",
            "max_memory_reserved", "memory_stats", "memory_stats_as_nested_dict",
