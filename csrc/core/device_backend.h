@@ -8,6 +8,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/device.h"
@@ -56,6 +57,19 @@ struct DeviceBackend {
   virtual void reset_accumulated_memory_stats(int index) = 0;
   virtual std::vector<MemorySegment> memory_snapshot() = 0;
   virtual void empty_cache() = 0;
+  // (free, total) bytes of the device's memory as the driver reports them (cudaMemGetInfo).
+  virtual std::pair<int64_t, int64_t> mem_get_info(int index) = 0;
+  // The caching allocator's cap on reserved memory, a fraction of the device's total memory
+  // (torch.cuda.set_per_process_memory_fraction; 1.0: no cap).
+  virtual void set_memory_fraction(int index, double fraction) = 0;
+  virtual double memory_fraction(int index) = 0;
+  // The GPU architectures this build has kernels for, as "sm_80" (torch.cuda.get_arch_list).
+  virtual std::vector<std::string> arch_list() const = 0;
+  // NVTX markers for profilers (torch.cuda.nvtx): push/pop return the nesting depth (NVTX's
+  // value, negative on error); they raise a RuntimeError where the build has no NVTX header.
+  virtual int nvtx_range_push(const std::string& msg) = 0;
+  virtual int nvtx_range_pop() = 0;
+  virtual void nvtx_mark(const std::string& msg) = 0;
 
   // dst and src are contiguous, same dtype and size, on different devices (one may be CPU).
   virtual void copy_bytes(void* dst, Device dst_dev, const void* src, Device src_dev,

@@ -106,6 +106,12 @@ struct DeviceCache {
   std::map<uint64_t, std::unique_ptr<PrivatePool>> private_pools;
   std::vector<std::pair<cudaStream_t, PrivatePool*>> captures;  // streams capturing now
   std::vector<Block*> deferred;  // freed during a capture with record_stream users
+  // set_per_process_memory_fraction: reserved bytes may not exceed `limit` (0: no limit)
+  double fraction = 1.0;
+  size_t limit = 0;
+  bool within_limit(size_t more) const {
+    return limit == 0 || static_cast<size_t>(stats[kReservedBytes].s[kAll].current) + more <= limit;
+  }
   void add(StatName n, bool small, int64_t v) { stats[n].add(small, v); }
 };
 
@@ -223,6 +229,19 @@ class Allocator {
     out["num_sync_all_streams"] = 0;
     out["max_split_size"] = -1;  // every block may be split (no max_split_size_mb setting)
     return out;
+  }
+
+  void set_memory_fraction(int dev, double fraction, size_t total) {
+    std::lock_guard<std::mutex> lock(mu_);
+    DeviceCache& dc = cache(dev);
+    dc.fraction = fraction;
+    dc.limit = fraction >= 1.0 ? 0 : static_cast<size_t>(fraction * static_cast<double>(total));
+    if (dc.limit == 0 && fraction < 1.0) dc.limit = 1;  // fraction 0: no new segment fits
+  }
+
+  double memory_fraction(int dev) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return cache(dev).fraction;
   }
 
   void reset_peak(int dev) {
@@ -384,12 +403,13 @@ class Allocator {
         small ? kSmallSegment : (size < kMinLarge ? kLargeSegment : round_up(size, kLargeRound));
     DeviceGuard g(dev);
     void* p = nullptr;
-    cudaError_t e = device_malloc(&p, seg);
+    // over the per-process limit counts as cudaMalloc failing (torch's allowed_memory_maximum)
+    cudaError_t e = dc.within_limit(seg) ? device_malloc(&p, seg) : cudaErrorMemoryAllocation;
     if (e == cudaErrorMemoryAllocation && captures_ == 0) {
       (void)cudaGetLastError();
       ++dc.retries;
       release_cached(dc, dev);
-      e = device_malloc(&p, seg);
+      e = dc.within_limit(seg) ? device_malloc(&p, seg) : cudaErrorMemoryAllocation;
     }
     if (e == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
@@ -585,6 +605,10 @@ void cache_forget_stream(cudaStream_t s) { allocator().forget_stream(s); }
 void cache_empty() { allocator().empty(); }
 std::map<std::string, int64_t> cache_stats(int device) { return allocator().stats(device); }
 void cache_reset_peak(int device) { allocator().reset_peak(device); }
+void cache_set_memory_fraction(int device, double fraction, size_t total) {
+  allocator().set_memory_fraction(device, fraction, total);
+}
+double cache_memory_fraction(int device) { return allocator().memory_fraction(device); }
 void cache_reset_accumulated(int device) { allocator().reset_accumulated(device); }
 std::vector<MemorySegment> cache_snapshot() { return allocator().snapshot(); }
 void cache_begin_capture(int device, uint64_t pool, cudaStream_t stream) {

@@ -48,6 +48,10 @@ void cache_forget_stream(cudaStream_t stream);
 void cache_empty();
 std::map<std::string, int64_t> cache_stats(int device);
 void cache_reset_peak(int device);
+// set_per_process_memory_fraction: the device's reserved memory stays within fraction * total
+// bytes (an allocation beyond it releases the cache, then raises OutOfMemoryError).
+void cache_set_memory_fraction(int device, double fraction, size_t total);
+double cache_memory_fraction(int device);
 void cache_reset_accumulated(int device);
 std::vector<MemorySegment> cache_snapshot();
 

@@ -1,8 +1,13 @@
 // The CUDA DeviceBackend (Note [Backend registration]): device queries, the caching allocator,
 // cross-device copies, streams and events, registered at static-initialization time.
 #include <cuda_runtime.h>
+#if __has_include(<nvtx3/nvToolsExt.h>)
+#include <nvtx3/nvToolsExt.h>  // header-only NVTX 3 (CUDA 12 toolkits ship it)
+#define TS_HAS_NVTX 1
+#endif
 
 #include "core/device_backend.h"
+#include "core/error.h"
 #include "cuda/caching_allocator.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_graph.h"
@@ -75,6 +80,37 @@ class CudaBackend final : public DeviceBackend {
   void reset_accumulated_memory_stats(int index) override { cache_reset_accumulated(index); }
   std::vector<MemorySegment> memory_snapshot() override { return cache_snapshot(); }
   void empty_cache() override { cache_empty(); }
+  std::pair<int64_t, int64_t> mem_get_info(int index) override {
+    DeviceGuard g(index);
+    size_t free_bytes = 0, total_bytes = 0;
+    TS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return {static_cast<int64_t>(free_bytes), static_cast<int64_t>(total_bytes)};
+  }
+#ifdef TS_HAS_NVTX
+  int nvtx_range_push(const std::string& msg) override { return nvtxRangePushA(msg.c_str()); }
+  int nvtx_range_pop() override { return nvtxRangePop(); }
+  void nvtx_mark(const std::string& msg) override { nvtxMarkA(msg.c_str()); }
+#else
+  [[noreturn]] static void no_nvtx() {
+    throw ::ts::RuntimeError(
+        "cuda.nvtx: this build of tessera was compiled without the NVTX header "
+        "(nvtx3/nvToolsExt.h of the CUDA toolkit)");
+  }
+  int nvtx_range_push(const std::string&) override { no_nvtx(); }
+  int nvtx_range_pop() override { no_nvtx(); }
+  void nvtx_mark(const std::string&) override { no_nvtx(); }
+#endif
+  void set_memory_fraction(int index, double fraction) override {
+    cudaDeviceProp p;
+    TS_CUDA_CHECK(cudaGetDeviceProperties(&p, index));
+    cache_set_memory_fraction(index, fraction, p.totalGlobalMem);
+  }
+  double memory_fraction(int index) override { return cache_memory_fraction(index); }
+  std::vector<std::string> arch_list() const override {
+    std::vector<std::string> out;
+    for (int arch : compiled_arch_list()) out.push_back("sm_" + std::to_string(arch / 10));
+    return out;
+  }
 
   void copy_bytes(void* dst, Device dd, const void* src, Device sd, int64_t n,
                   bool non_blocking) override {

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "core/device.h"
 
@@ -32,5 +33,8 @@ class DeviceGuard {
 
 // Streaming multiprocessor count of a device (cached): sizes grids.
 int sm_count(int index);
+
+// The architectures nvcc compiled the kernels for, as 800 for sm_80 (arch_list.cu).
+std::vector<int> compiled_arch_list();
 
 }  // namespace ts::cuda

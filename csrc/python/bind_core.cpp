@@ -69,8 +69,9 @@ void init_core(py::module_& m) {
           }
           return reshape(self, to_shape(shape, "view"), 0);
         },
-        "view(*shape) -> Tensor: a view with that shape (RuntimeError where the strides do "
-        "not allow one); view(dtype) reinterprets the bytes as another dtype.");
+        "view(self, /, *shape)\n--\n\n"
+        "A view with that shape (RuntimeError where the strides do not allow one); "
+        "view(dtype) reinterprets the bytes as another dtype.");
   }
   // ---- creation primitives (ts.empty/zeros/ones/full in Python parse the arguments)
   m.def("_empty", [](py::handle shape, py::handle dtype, py::handle device) {

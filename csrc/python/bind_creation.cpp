@@ -617,7 +617,9 @@ void init_creation(py::module_& m) {
       // x.new_zeros / new_ones / new_empty: the same forms, dtype and device from x
       const std::string method = "new_" + std::string(name);
       const std::string mdoc =
-          method + "($self, *size, dtype=None, device=None, requires_grad=False)\n--\n\n" +
+          method +
+          "(self, *size, dtype=None, device=None, requires_grad=False, layout=None, "
+          "pin_memory=False)\n--\n\n" +
           (fill < 0 ? std::string("An uninitialized tensor of size")
                     : "A tensor of size filled with " + std::to_string(fill)) +
           " with this tensor's dtype and device (unless given).";

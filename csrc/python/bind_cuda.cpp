@@ -46,6 +46,15 @@ void bind_queries(py::module_& c) {
     const int i = dev_index(d, "cuda.get_device_name");
     return checked("cuda.get_device_name", i).device_name(i);
   });
+  c.def("get_arch_list", [] {
+    DeviceBackend* b = cuda_backend();
+    return b && b->available() ? b->arch_list() : std::vector<std::string>{};
+  });
+  c.def("nvtx_range_push",
+        [](const std::string& msg) { return require_cuda("cuda.nvtx.range_push").nvtx_range_push(msg); });
+  c.def("nvtx_range_pop", [] { return require_cuda("cuda.nvtx.range_pop").nvtx_range_pop(); });
+  c.def("nvtx_mark",
+        [](const std::string& msg) { require_cuda("cuda.nvtx.mark").nvtx_mark(msg); });
   c.def("get_device_properties", [](py::handle d) {
     const int i = dev_index(d, "cuda.get_device_properties");
     return checked("cuda.get_device_properties", i).device_properties(i);
@@ -100,6 +109,19 @@ void bind_memory(py::module_& c) {
   });
   c.def("empty_cache", [] {
     if (cuda_backend() && cuda_backend()->available()) cuda_backend()->empty_cache();
+  });
+  c.def("set_memory_fraction", [](double fraction, py::handle d) {
+    const int i = dev_index(d, "cuda.set_per_process_memory_fraction");
+    checked("cuda.set_per_process_memory_fraction", i).set_memory_fraction(i, fraction);
+  });
+  c.def("memory_fraction", [](py::handle d) {
+    const int i = dev_index(d, "cuda.get_per_process_memory_fraction");
+    return checked("cuda.get_per_process_memory_fraction", i).memory_fraction(i);
+  });
+  c.def("mem_get_info", [](py::handle d) {
+    const int i = dev_index(d, "cuda.mem_get_info");
+    const auto [free_bytes, total_bytes] = checked("cuda.mem_get_info", i).mem_get_info(i);
+    return py::make_tuple(free_bytes, total_bytes);
   });
 }
 

@@ -106,9 +106,11 @@ std::string repr(const Generator& g) {
          ")";
 }
 
-// The samplers as methods: g.rand(...) is ts.rand(..., generator=g) (bound after them).
+// The samplers as methods: g.rand(...) is ts.rand(..., generator=g) (bound after them). The
+// text signatures are the samplers' without `generator` (tests/tooling/test_text_signatures.py
+// compares them).
 void bind_sampler_methods(py::module_& m, py::module_& r, py::handle cls) {
-  const auto method = [&](const char* name, py::object fn, py::tuple lead) {
+  const auto method = [&](const char* name, py::object fn, py::tuple lead, const char* params) {
     auto call = [fn, lead, name](py::object self, py::args args, py::kwargs kwargs) {
       if (kwargs.contains("generator"))
         throw TypeError(std::string("Generator.") + name +
@@ -116,19 +118,42 @@ void bind_sampler_methods(py::module_& m, py::module_& r, py::handle cls) {
       kwargs["generator"] = self;
       return fn(*(lead + args), **kwargs);
     };
-    const std::string doc = std::string(name) + "(...): " +
+    const std::string doc = std::string(name) + "(self, /, " + params + ")\n--\n\n" +
                             (lead.empty() ? std::string("ts.random.") + name
                                           : std::string("ts.random.uniform(0.0, 1.0, ...)")) +
                             " drawing from this generator";
     py::setattr(cls, name, py::cpp_function(call, py::name(name), py::is_method(cls), doc.c_str()));
   };
-  for (const char* name :
-       {"rand", "randn", "randint", "randperm", "uniform", "normal", "bernoulli", "multinomial"})
-    method(name, m.attr(name), py::tuple());
-  for (const char* name : {"exponential", "permutation", "shuffle", "choice"})
-    method(name, r.attr(name), py::tuple());
-  method("integers", m.attr("randint"), py::tuple());
-  method("random", m.attr("uniform"), py::make_tuple(0.0, 1.0));
+  const char* kSizeAndCreation =
+      "*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, "
+      "pin_memory=False";
+  const char* kRandint =
+      "low=None, high=None, size=None, *, dtype=None, device=None, out=None, layout=None, "
+      "pin_memory=False";
+  method("rand", m.attr("rand"), py::tuple(), kSizeAndCreation);
+  method("randn", m.attr("randn"), py::tuple(), kSizeAndCreation);
+  method("randint", m.attr("randint"), py::tuple(), kRandint);
+  method("randperm", m.attr("randperm"), py::tuple(),
+         "n, *, dtype=None, device=None, out=None, requires_grad=False, layout=None, "
+         "pin_memory=False");
+  method("uniform", m.attr("uniform"), py::tuple(),
+         "low=0.0, high=1.0, size=None, *, dtype=None, device=None");
+  method("normal", m.attr("normal"), py::tuple(),
+         "mean=0.0, std=1.0, size=None, *, out=None, dtype=None, layout=None, device=None, "
+         "requires_grad=False, pin_memory=False");
+  method("bernoulli", m.attr("bernoulli"), py::tuple(),
+         "input, p=None, size=None, *, out=None, dtype=None, device=None");
+  method("multinomial", m.attr("multinomial"), py::tuple(),
+         "input, num_samples, replacement=False, *, out=None, dtype=None, device=None");
+  method("exponential", r.attr("exponential"), py::tuple(),
+         "scale=1.0, size=None, *, lambd=None, dtype=None, device=None");
+  method("permutation", r.attr("permutation"), py::tuple(), "x, *, dtype=None, device=None");
+  method("shuffle", r.attr("shuffle"), py::tuple(), "x");
+  method("choice", r.attr("choice"), py::tuple(),
+         "a, size=None, replace=True, p=None, *, dtype=None, device=None");
+  method("integers", m.attr("randint"), py::tuple(), kRandint);
+  method("random", m.attr("uniform"), py::make_tuple(0.0, 1.0),
+         "size=None, *, dtype=None, device=None");
 }
 
 }  // namespace

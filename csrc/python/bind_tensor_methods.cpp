@@ -487,16 +487,24 @@ void init_tensor_methods(py::module_& m) {
            "x.new(2, 3) or x.new(size) uninitialized, x.new(data) holds data.");
   // PyTorch's in-place metadata ops: x.t_() makes x the view x.t() (refused while autograd
   // records x, as resize_).
-  for (const char* name :
-       {"squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_", "swapdims_", "as_strided_"}) {
+  // The text signatures are PyTorch's (the arguments go to the out-of-place view as given).
+  static const std::pair<const char*, const char*> kInPlaceViews[] = {
+      {"squeeze_", "(self, /, dim=None)"},
+      {"unsqueeze_", "(self, /, dim)"},
+      {"t_", "(self, /)"},
+      {"transpose_", "(self, /, dim0, dim1)"},
+      {"swapaxes_", "(self, /, axis0, axis1)"},
+      {"swapdims_", "(self, /, dim0, dim1)"},
+      {"as_strided_", "(self, /, size, stride, storage_offset=None)"}};
+  for (const auto& [name, params] : kInPlaceViews) {
     const std::string base(name, std::strlen(name) - 1);
     cls.def(
         name,
-        [name, base](py::handle self, const py::args& args, const py::kwargs& kwargs) {
+        [name = name, base](py::handle self, const py::args& args, const py::kwargs& kwargs) {
           check_rebind(self_tensor(self, name), name);
           return rebind(self, self.attr(base.c_str())(*args, **kwargs).cast<Tensor>());
         },
-        str("In-place ", base, ": this tensor becomes self.", base,
+        str(name, params, "\n--\n\nIn-place ", base, ": this tensor becomes self.", base,
             "(...) (a view of the same memory). Returns self.")
             .c_str());
   }

@@ -263,6 +263,15 @@ bool variadic(const function_record* head) {
   return false;
 }
 
+// Every overload takes only (self and) *args and **kwargs: the record says nothing.
+bool bare(const function_record* head) {
+  for (auto* it = head; it; it = it->next)
+    if (!is_arg_error_overload(it) &&
+        !(it->has_args && it->has_kwargs && it->nargs == 2u + it->is_method))
+      return false;
+  return true;
+}
+
 const function_record* record_of(PyObject* f) {
   if (f == nullptr || !PyCFunction_Check(f)) return nullptr;
   PyObject* self = PyCFunction_GET_SELF(f);
@@ -287,6 +296,28 @@ PyObject* function_of(PyObject* v) {
   return f != nullptr && PyCFunction_Check(f) ? f : nullptr;
 }
 
+// The parameter list, "(...)", of a text signature written at the start of the first
+// overload's own docstring; empty where there is none. A method's "$self" becomes "self"
+// (Note [Text signatures from the records]).
+std::string written_params(const function_record* head, const char* name) {
+  for (auto* it = head; it; it = it->next) {
+    if (is_arg_error_overload(it)) continue;
+    const char* rest = after_text_signature(name, it->doc);
+    if (rest == nullptr) return {};
+    const char* open = it->doc + std::strlen(name);
+    std::string text(open, rest - 5 - open);  // up to and with the ')' before "\n--\n\n"
+    if (text.rfind("($self", 0) == 0) text.replace(1, 5, "self");
+    return text;
+  }
+  return {};
+}
+
+void set_doc(PyMethodDef* def, const std::string& doc) {
+  char* old = const_cast<char*>(def->ml_doc);
+  def->ml_doc = strdup(doc.c_str());
+  std::free(old);
+}
+
 void sign(PyObject* f, const std::string& where, std::unordered_set<PyObject*>& done) {
   if (!done.insert(f).second) return;
   const function_record* rec = record_of(f);
@@ -295,16 +326,22 @@ void sign(PyObject* f, const std::string& where, std::unordered_set<PyObject*>& 
   // A hand-written text signature stays only where the binding parses *args / **kwargs itself
   // (the record says no more than that); elsewhere the record's replaces it (it is what the
   // binding accepts: tests/tooling/test_text_signatures.py).
-  if (has_text_signature(def->ml_name, def->ml_doc) && variadic(rec)) return;
+  if (variadic(rec)) {
+    if (has_text_signature(def->ml_name, def->ml_doc)) return;
+    // a bare (*args, **kwargs) record: the text signature written in the first overload's own
+    // docstring, in front of which pybind11 put its typed line, so inspect never saw it
+    const std::string written = bare(rec) ? written_params(rec, def->ml_name) : std::string();
+    if (!written.empty()) {
+      set_doc(def, std::string(def->ml_name) + written + "\n--\n\n" + join_docs(rec));
+      return;
+    }
+  }
   std::string params, why;
   if (!chain_params(rec, params, why)) {
     failures().push_back({where, why});
     return;
   }
-  const std::string doc = std::string(def->ml_name) + "(" + params + ")\n--\n\n" + join_docs(rec);
-  char* old = const_cast<char*>(def->ml_doc);
-  def->ml_doc = strdup(doc.c_str());
-  std::free(old);
+  set_doc(def, std::string(def->ml_name) + "(" + params + ")\n--\n\n" + join_docs(rec));
 }
 
 void sign_namespace(PyObject* dict, const std::string& prefix,

@@ -8,7 +8,10 @@ PyTorch-style conveniences.
 """
 from __future__ import annotations
 
-from typing import Any as _Any
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any as _Any
 
 from ._loader import preload_blas as _preload_blas, tame_openmp_spinning as _tame_openmp
 

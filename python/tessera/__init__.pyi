@@ -209,7 +209,7 @@ class Tensor:
         """The (count, ndim) int64 coordinates of the nonzero elements (ts.argwhere, which also takes array-likes)."""
     def as_strided(self, size: Any, stride: Any, storage_offset: Any = ...) -> Tensor:
         """A view of input's storage with the given size, strides (in elements) and offset (input's own offset when None). Differentiable for any input layout, as torch."""
-    def as_strided_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def as_strided_(self, /, size: Any, stride: Any, storage_offset: Any = ...) -> Any:
         """In-place as_strided: this tensor becomes self.as_strided(...) (a view of the same memory). Returns self."""
     def as_strided_scatter(self, src: Any, size: Any, stride: Any, storage_offset: Any = ...) -> Tensor:
         """A copy of input (laid out as input.clone()) whose as_strided(size, stride, storage_offset) view holds src, whose shape must be `size`. Differentiable in input (contiguous, as PyTorch) and src."""
@@ -708,8 +708,8 @@ class Tensor:
     def masked_select(self, mask: Any, *, out: Any = ...) -> Any:
         """The 1-d tensor of input's elements where `mask` is True, input and mask broadcast together (row-major order)."""
     materialize: Any
-    def matmul(self, *args: Any, **kwargs: Any) -> Any:
-        """Matrix product with NumPy's rules for 1-D operands and broadcast batch dims. (..., m, k) @ (..., k, n) -> (..., m, n)."""
+    def matmul(self, other: Any) -> Tensor:
+        """Matrix product self @ other (torch.Tensor.matmul; see ts.matmul)."""
     def matrix_exp(self, *, A: Any = ...) -> Tensor:
         """exp of square (..., M, M) matrices by scaling and squaring with a degree-18 Taylor polynomial; differentiable. tessera.matrix_exp and Tensor.matrix_exp are this function; torch.linalg's A= too."""
     def matrix_power(self, n: Any) -> Tensor:
@@ -785,17 +785,17 @@ class Tensor:
         """The number of elements (numel)."""
     def new(self, *args: Any, device: Any = ...) -> Any:
         """Legacy constructor with this tensor's dtype and device: x.new() is empty, x.new(2, 3) or x.new(size) uninitialized, x.new(data) holds data."""
-    def new_empty(self, /, *args: Any, **kwargs: Any) -> Any:
+    def new_empty(self, *size: Any, dtype: Any = ..., device: Any = ..., requires_grad: Any = ..., layout: Any = ..., pin_memory: Any = ...) -> Any:
         """An uninitialized tensor of size with this tensor's dtype and device (unless given)."""
     def new_empty_strided(self, size: Any, stride: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: Any = ..., layout: Any = ..., pin_memory: Any = ...) -> Tensor:
         """An uninitialized tensor of size with the given strides (empty_strided), with this tensor's dtype and device (unless given)."""
     def new_full(self, size: Any, fill_value: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: Any = ..., layout: Any = ..., pin_memory: Any = ...) -> Tensor:
         """A tensor of size filled with fill_value, with this tensor's dtype and device (unless given)."""
-    def new_ones(self, /, *args: Any, **kwargs: Any) -> Any:
+    def new_ones(self, *size: Any, dtype: Any = ..., device: Any = ..., requires_grad: Any = ..., layout: Any = ..., pin_memory: Any = ...) -> Any:
         """A tensor of size filled with 1 with this tensor's dtype and device (unless given)."""
     def new_tensor(self, data: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: Any = ...) -> Tensor:
         """A copy of `data` as a new leaf tensor with this tensor's dtype and device (unless given)."""
-    def new_zeros(self, /, *args: Any, **kwargs: Any) -> Any:
+    def new_zeros(self, *size: Any, dtype: Any = ..., device: Any = ..., requires_grad: Any = ..., layout: Any = ..., pin_memory: Any = ...) -> Any:
         """A tensor of size filled with 0 with this tensor's dtype and device (unless given)."""
     def nextafter(self, other: Any) -> Tensor: ...
     def nextafter_(self, other: Any) -> Any:
@@ -974,7 +974,7 @@ class Tensor:
         """In-place square (torch.Tensor.square_); returns self."""
     def squeeze(self, dim: Any = ..., *, axis: Any = ...) -> Tensor:
         """A view without size-1 dims: all of them when dim is None, else those of dim (an int or a tuple) that have size 1 (others stay, as in PyTorch)."""
-    def squeeze_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def squeeze_(self, /, dim: Any = ...) -> Any:
         """In-place squeeze: this tensor becomes self.squeeze(...) (a view of the same memory). Returns self."""
     def std(self, dim: Any = ..., unbiased: Any = ..., keepdim: Any = ..., *, axis: Any = ..., correction: Any = ..., keepdims: Any = ..., out: Any = ...) -> Tensor:
         """The standard deviation over axis: the standard's call (axis=, correction=; default correction 0) or PyTorch's (positional dim, dim=, unbiased=, keepdim=; default unbiased, correction 1). The Tensor method always follows PyTorch. Real floating input keeps its dtype; integers and bool compute in float32; N - correction <= 0 gives inf or NaN."""
@@ -1002,15 +1002,15 @@ class Tensor:
         """Deprecated torch.svd: (U, S, V) with V (not V^H); `some` gives the reduced form; without `compute_uv`, U (m, m) and V (n, n) are zeros whatever `some` (as torch)."""
     def swapaxes(self, dim0: Any = ..., dim1: Any = ..., *, axis0: Any = ..., axis1: Any = ...) -> Tensor:
         """A view with dims dim0 and dim1 swapped (negative dims count from the end; axis0=/axis1= are aliases)."""
-    def swapaxes_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def swapaxes_(self, /, axis0: Any, axis1: Any) -> Any:
         """In-place swapaxes: this tensor becomes self.swapaxes(...) (a view of the same memory). Returns self."""
     def swapdims(self, dim0: Any = ..., dim1: Any = ..., *, axis0: Any = ..., axis1: Any = ...) -> Tensor:
         """A view with dims dim0 and dim1 swapped (negative dims count from the end; axis0=/axis1= are aliases)."""
-    def swapdims_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def swapdims_(self, /, dim0: Any, dim1: Any) -> Any:
         """In-place swapdims: this tensor becomes self.swapdims(...) (a view of the same memory). Returns self."""
     def t(self, /) -> Tensor:
         """Transposes a 2-D tensor (a view); 0-D and 1-D tensors come back as they are."""
-    def t_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def t_(self, /) -> Any:
         """In-place t: this tensor becomes self.t(...) (a view of the same memory). Returns self."""
     def take(self, index: Any = ..., *, axis: Any = ..., indices: Any = ...) -> Tensor:
         """Elements of input at the integer `index` (also indices=) along `axis` (a copy), of shape input.shape[:axis] + index.shape + input.shape[axis+1:]; with axis=None input is flattened first (torch.take, NumPy). Negative indices count from the end."""
@@ -1044,7 +1044,7 @@ class Tensor:
         """Sum of the main diagonal of a 2-D tensor (integer input sums to int64)."""
     def transpose(self, dim0: Any = ..., dim1: Any = ..., *, axis0: Any = ..., axis1: Any = ...) -> Tensor:
         """A view with dims dim0 and dim1 swapped (negative dims count from the end; axis0=/axis1= are aliases)."""
-    def transpose_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def transpose_(self, /, dim0: Any, dim1: Any) -> Any:
         """In-place transpose: this tensor becomes self.transpose(...) (a view of the same memory). Returns self."""
     def triangular_solve(self, A: Any = ..., upper: Any = ..., transpose: Any = ..., unitriangular: Any = ..., *, b: Any = ..., out: Any = ...) -> Any:
         """Deprecated torch.triangular_solve: (solution, cloned_coefficient), the solution X of op(A) X = input with op(A) = A^T when `transpose`, and a copy of A."""
@@ -1087,14 +1087,15 @@ class Tensor:
         """Views of input along dim of the listed sizes (which must add up to the dim's size)."""
     def unsqueeze(self, dim: Any) -> Tensor:
         """A view with a size-1 dim inserted at dim."""
-    def unsqueeze_(self, /, *args: Any, **kwargs: Any) -> Any:
+    def unsqueeze_(self, /, dim: Any) -> Any:
         """In-place unsqueeze: this tensor becomes self.unsqueeze(...) (a view of the same memory). Returns self."""
     def untyped_storage(self) -> Any: ...
     def var(self, dim: Any = ..., unbiased: Any = ..., keepdim: Any = ..., *, axis: Any = ..., correction: Any = ..., keepdims: Any = ..., out: Any = ...) -> Tensor:
         """The variance over axis: the standard's call (axis=, correction=; default correction 0) or PyTorch's (positional dim, dim=, unbiased=, keepdim=; default unbiased, correction 1). The Tensor method always follows PyTorch. Real floating input keeps its dtype; integers and bool compute in float32; N - correction <= 0 gives inf or NaN."""
     def vdot(self, other: Any, *, out: Any = ...) -> Any:
         """dot(conj(input), other) of 1-D tensors."""
-    def view(self, /, *args: Any, **kwargs: Any) -> Tensor: ...
+    def view(self, /, *shape: Any) -> Tensor:
+        """A view with that shape (RuntimeError where the strides do not allow one); view(dtype) reinterprets the bytes as another dtype."""
     def view_as(self, other: Any) -> Tensor:
         """self.view(other.shape)."""
     volatile: Any

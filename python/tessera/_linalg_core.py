@@ -9,6 +9,7 @@ csrc/python/bind_sets.cpp)."""
 from __future__ import annotations
 
 from . import _C
+from ._C import Tensor
 
 __all__ = ["tensordot", "vecdot", "matrix_transpose"]
 _TORCH_NAMES = ["mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addr",
@@ -38,7 +39,14 @@ cross = _C.cross  # torch's dim=None form (linalg.cross defaults to the last dim
 
 # torch's legacy LU spellings and triangular_solve (x.lu, x.lu_solve, x.triangular_solve too)
 lu, lu_solve, lu_unpack, triangular_solve = _C.lu, _C.lu_solve, _C.lu_unpack, _C.triangular_solve
-METHODS = {"matmul": _C.matmul}
+
+
+def _matmul_method(self: Tensor, other: Tensor) -> Tensor:
+    """Matrix product self @ other (torch.Tensor.matmul; see ts.matmul)."""
+    return _C.matmul(self, other)
+
+
+METHODS = {"matmul": _matmul_method}
 
 
 _TORCH_NAMES += ["vander", "svd", "qr", "cholesky", "slogdet", "triangular_solve", "lu",

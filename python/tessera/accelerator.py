@@ -9,9 +9,12 @@ none is available."), while ``is_available``, ``current_accelerator``, ``device_
 """
 from __future__ import annotations
 
-import warnings
+import typing as _t
+import warnings as _warnings
 from collections import OrderedDict
-from typing import Any, Dict, Optional, Union
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, Optional
 
 from . import _C
 from . import cuda as _cuda
@@ -23,7 +26,7 @@ __all__ = ["current_accelerator", "current_device_idx", "current_device_index",
            "reset_accumulated_memory_stats", "reset_peak_memory_stats", "set_device_idx",
            "set_device_index", "set_stream", "synchronize"]
 
-DeviceLike = Union[None, int, str, _C.Device]
+_DeviceLike = _t.Union[None, int, str, _C.Device]
 
 _NONE_AVAILABLE = "Cannot access accelerator device when none is available."
 
@@ -55,7 +58,7 @@ def _require() -> None:
         raise RuntimeError(_NONE_AVAILABLE)
 
 
-def _device_index(device: DeviceLike, optional: bool) -> int:
+def _device_index(device: _DeviceLike, optional: bool) -> int:
     """PyTorch's ``_get_device_index``: an int passes through; a device must be the
     accelerator's type; a device without index means the current one (when optional)."""
     if isinstance(device, bool) or not isinstance(device, (int, str, _C.Device, type(None))):
@@ -89,11 +92,11 @@ def current_device_index() -> int:
 
 def current_device_idx() -> int:
     """Deprecated alias of :func:`current_device_index` (a FutureWarning, as PyTorch)."""
-    warnings.warn("Use `current_device_index` instead.", FutureWarning, stacklevel=2)
+    _warnings.warn("Use `current_device_index` instead.", FutureWarning, stacklevel=2)
     return current_device_index()
 
 
-def set_device_index(device: DeviceLike, /) -> None:
+def set_device_index(device: _DeviceLike, /) -> None:
     """Makes `device` (an index, "cuda:N" or a Device with an index) the current device.
 
     A negative index is a no-op, as in PyTorch.
@@ -104,20 +107,20 @@ def set_device_index(device: DeviceLike, /) -> None:
         _cuda.set_device(index)
 
 
-def set_device_idx(device: DeviceLike, /) -> None:
+def set_device_idx(device: _DeviceLike, /) -> None:
     """Deprecated alias of :func:`set_device_index` (a FutureWarning, as PyTorch)."""
-    warnings.warn("Use `set_device_index` instead.", FutureWarning, stacklevel=2)
+    _warnings.warn("Use `set_device_index` instead.", FutureWarning, stacklevel=2)
     set_device_index(device)
 
 
-def synchronize(device: DeviceLike = None, /) -> None:
+def synchronize(device: _DeviceLike = None, /) -> None:
     """Waits until all work queued on `device` (default: the current one) has finished."""
     index = _device_index(device, optional=True) if device is not None else None
     _require()
     _cuda.synchronize(index)
 
 
-def current_stream(device: DeviceLike = None, /) -> _cuda.Stream:
+def current_stream(device: _DeviceLike = None, /) -> _cuda.Stream:
     """The current stream of `device` (default: the current device)."""
     index = _device_index(device, optional=True) if device is not None else None
     _require()
@@ -133,7 +136,7 @@ def set_stream(stream: _cuda.Stream) -> None:
     _C._cuda.set_current_stream(stream.device_index, stream.cuda_stream)
 
 
-def get_device_capability(device: DeviceLike = None, /) -> Dict[str, Any]:
+def get_device_capability(device: _DeviceLike = None, /) -> Dict[str, Any]:
     """``{"supported_dtypes": set of dtypes}``: the dtypes tensors can have on the device."""
     if device is not None:
         _device_index(device, optional=True)
@@ -175,41 +178,41 @@ def empty_host_cache() -> None:
     _require()
 
 
-def memory_stats(device_index: DeviceLike = None, /) -> "OrderedDict[str, Any]":
+def memory_stats(device_index: _DeviceLike = None, /) -> "OrderedDict[str, Any]":
     """The caching allocator's counters for a device, PyTorch's flat key names."""
     index = _device_index(device_index, optional=True) if device_index is not None else None
     _require()
     return OrderedDict(sorted(_cuda.memory_stats(index).items()))
 
 
-def memory_allocated(device_index: DeviceLike = None, /) -> int:
+def memory_allocated(device_index: _DeviceLike = None, /) -> int:
     """Bytes held by live tensors on the device."""
     return int(memory_stats(device_index).get("allocated_bytes.all.current", 0))
 
 
-def max_memory_allocated(device_index: DeviceLike = None, /) -> int:
+def max_memory_allocated(device_index: _DeviceLike = None, /) -> int:
     """Peak of :func:`memory_allocated` since the start or the last reset."""
     return int(memory_stats(device_index).get("allocated_bytes.all.peak", 0))
 
 
-def memory_reserved(device_index: DeviceLike = None, /) -> int:
+def memory_reserved(device_index: _DeviceLike = None, /) -> int:
     """Bytes the caching allocator holds from the device (in use or cached)."""
     return int(memory_stats(device_index).get("reserved_bytes.all.current", 0))
 
 
-def max_memory_reserved(device_index: DeviceLike = None, /) -> int:
+def max_memory_reserved(device_index: _DeviceLike = None, /) -> int:
     """Peak of :func:`memory_reserved` since the start or the last reset."""
     return int(memory_stats(device_index).get("reserved_bytes.all.peak", 0))
 
 
-def reset_peak_memory_stats(device_index: DeviceLike = None, /) -> None:
+def reset_peak_memory_stats(device_index: _DeviceLike = None, /) -> None:
     """Resets the peak counters of :func:`memory_stats`."""
     index = _device_index(device_index, optional=True) if device_index is not None else None
     _require()
     _cuda.reset_peak_memory_stats(index)
 
 
-def reset_accumulated_memory_stats(device_index: DeviceLike = None, /) -> None:
+def reset_accumulated_memory_stats(device_index: _DeviceLike = None, /) -> None:
     """Zeroes the accumulated (``*.allocated`` / ``*.freed``) counters of :func:`memory_stats`."""
     index = _device_index(device_index, optional=True) if device_index is not None else None
     _require()

@@ -2,17 +2,20 @@
 TinyShakespeare (char-level). Nothing is downloaded: pass `root` holding the files."""
 from __future__ import annotations
 
-import gzip
-import os
-from typing import Any, Callable, Optional, Sequence, Tuple
+import gzip as _gzip
+import os as _os
+import typing as _t
 
-import numpy as np
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Optional, Sequence, Tuple
+
+import numpy as _np
 
 from ._C import Tensor
 from .utils.data import Dataset
 
-_IDX_DTYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: np.dtype(">i2"), 0x0C: np.dtype(">i4"),
-               0x0D: np.dtype(">f4"), 0x0E: np.dtype(">f8")}
+_IDX_DTYPES = {0x08: _np.uint8, 0x09: _np.int8, 0x0B: _np.dtype(">i2"), 0x0C: _np.dtype(">i4"),
+               0x0D: _np.dtype(">f4"), 0x0E: _np.dtype(">f8")}
 
 
 def _ts() -> Any:
@@ -45,7 +48,7 @@ def _read_exact(f: Any, n: int, path: str, what: str) -> bytes:
     return data
 
 
-def read_idx(path: str, *, max_bytes: int = _IDX_MAX_BYTES) -> np.ndarray:
+def read_idx(path: str, *, max_bytes: int = _IDX_MAX_BYTES) -> _np.ndarray:
     """Reads an IDX file (the MNIST format), gzip-compressed or not (detected from the
     content). Returns an array of the declared shape (d0, d1, ...) in native byte order.
 
@@ -53,19 +56,19 @@ def read_idx(path: str, *, max_bytes: int = _IDX_MAX_BYTES) -> np.ndarray:
     type, truncated header or data, a declared size beyond `max_bytes` or beyond what the file
     can hold, a corrupt gzip stream) raises ValueError naming the file and the defect."""
     import zlib
-    path = os.fspath(path)
-    file_size = os.path.getsize(path)
+    path = _os.fspath(path)
+    file_size = _os.path.getsize(path)
     with open(path, "rb") as raw:
         gz = raw.read(2) == b"\x1f\x8b"
         raw.seek(0)
-        f: Any = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
+        f: Any = _gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
         try:
             return _read_idx_stream(f, path, file_size, gz, max_bytes)
         except (OSError, EOFError, zlib.error) as e:  # a corrupt gzip stream
             raise _idx_error(path, f"corrupt gzip stream ({type(e).__name__}: {e})") from None
 
 
-def _read_idx_stream(f: Any, path: str, file_size: int, gz: bool, max_bytes: int) -> np.ndarray:
+def _read_idx_stream(f: Any, path: str, file_size: int, gz: bool, max_bytes: int) -> _np.ndarray:
     head = _read_exact(f, 4, path, "magic number")
     if head[0] != 0 or head[1] != 0:
         raise _idx_error(path, f"not an IDX file (bad magic number {head.hex()}: the first two "
@@ -78,7 +81,7 @@ def _read_idx_stream(f: Any, path: str, file_size: int, gz: bool, max_bytes: int
         raise _idx_error(path, f"{ndim} dimensions declared (1 to {_IDX_MAX_NDIM} supported)")
     raw_dims = _read_exact(f, 4 * ndim, path, f"header ({ndim} dimensions)")
     dims = tuple(int.from_bytes(raw_dims[4 * i:4 * i + 4], "big") for i in range(ndim))
-    dt = np.dtype(_IDX_DTYPES[head[2]])
+    dt = _np.dtype(_IDX_DTYPES[head[2]])
     count = 1
     for d in dims:
         count *= d
@@ -93,8 +96,8 @@ def _read_idx_stream(f: Any, path: str, file_size: int, gz: bool, max_bytes: int
                                f"{nbytes} bytes of data, but the file "
                                + (f"({file_size} bytes of gzip) can hold at most {can_hold}"
                                   if gz else f"holds only {can_hold}"))
-    out = np.empty(count, dtype=dt)
-    view = memoryview(out.view(np.uint8).reshape(-1))
+    out = _np.empty(count, dtype=dt)
+    view = memoryview(out.view(_np.uint8).reshape(-1))
     got = 0
     while got < nbytes:
         n = f.readinto(view[got:got + min(_IDX_CHUNK, nbytes - got)])
@@ -107,9 +110,9 @@ def _read_idx_stream(f: Any, path: str, file_size: int, gz: bool, max_bytes: int
 
 def _find(root: str, stem: str) -> str:
     for cand in (stem, stem + ".gz", stem.replace("-idx", ".idx"), stem.replace("-idx", ".idx") + ".gz"):
-        for base in (root, os.path.join(root, "raw")):
-            p = os.path.join(base, cand)
-            if os.path.exists(p):
+        for base in (root, _os.path.join(root, "raw")):
+            p = _os.path.join(base, cand)
+            if _os.path.exists(p):
                 return p
     raise FileNotFoundError(f"{stem}[.gz] not found under {root} (or {root}/raw); this dataset "
                             "reads local files only")
@@ -132,7 +135,7 @@ class MNIST(Dataset):
         self.transform, self.target_transform = transform, target_transform
         img_file, lbl_file = self._files[bool(train)]
         self.data = read_idx(_find(root, img_file))  # uint8 (N, 28, 28)
-        self.targets = read_idx(_find(root, lbl_file)).astype(np.int64)
+        self.targets = read_idx(_find(root, lbl_file)).astype(_np.int64)
         if self.data.ndim != 3 or self.targets.ndim != 1 or len(self.data) != len(self.targets):
             raise ValueError(f"{type(self).__name__}: images {self.data.shape} and labels "
                              f"{self.targets.shape} do not match")
@@ -140,8 +143,8 @@ class MNIST(Dataset):
     def __len__(self) -> int:
         return len(self.data)
 
-    def _image(self, idx: Any) -> np.ndarray:
-        return (self.data[idx].astype(np.float32) / 255.0)[..., None, :, :]
+    def _image(self, idx: Any) -> _np.ndarray:
+        return (self.data[idx].astype(_np.float32) / 255.0)[..., None, :, :]
 
     def __getitem__(self, index: int) -> Tuple[Any, Any]:
         img: Any = _ts().asarray(self._image(index))
@@ -158,7 +161,7 @@ class MNIST(Dataset):
         if self.transform is not None or self.target_transform is not None:
             return [self[i] for i in indices]
         from .utils.data import _BatchTuple
-        idx = np.asarray(indices, dtype=np.int64)
+        idx = _np.asarray(indices, dtype=_np.int64)
         return _BatchTuple((_ts().asarray(self._image(idx)), _ts().asarray(self.targets[idx])))
 
     def arrays(self) -> Tuple[Tensor, Tensor]:
@@ -180,8 +183,8 @@ class TinyShakespeare(Dataset):
 
     def __init__(self, root: str, block_size: int = 64, train: bool = True,
                  split: float = 0.9) -> None:
-        path = root if os.path.isfile(root) else os.path.join(root, "input.txt")
-        if not os.path.exists(path):
+        path = root if _os.path.isfile(root) else _os.path.join(root, "input.txt")
+        if not _os.path.exists(path):
             raise FileNotFoundError(f"TinyShakespeare: {path} not found")
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -189,7 +192,7 @@ class TinyShakespeare(Dataset):
         self.vocab_size = len(self.chars)
         self.stoi = {c: i for i, c in enumerate(self.chars)}
         self.itos = {i: c for i, c in enumerate(self.chars)}
-        ids = np.array([self.stoi[c] for c in text], dtype=np.int64)
+        ids = _np.array([self.stoi[c] for c in text], dtype=_np.int64)
         cut = int(len(ids) * split)
         self.data = ids[:cut] if train else ids[cut:]
         self.block_size = block_size
@@ -217,9 +220,9 @@ class TinyShakespeare(Dataset):
     def __getitems__(self, indices: Sequence[int]) -> Any:
         """A batch (x, y) of shape (B, block_size) in one NumPy gather."""
         from .utils.data import _BatchTuple
-        idx = np.asarray(indices, dtype=np.int64)
-        idx = np.where(idx < 0, idx + len(self), idx)
+        idx = _np.asarray(indices, dtype=_np.int64)
+        idx = _np.where(idx < 0, idx + len(self), idx)
         if idx.size and (idx.min() < 0 or idx.max() >= len(self)):
             raise IndexError(f"TinyShakespeare: indices out of range for {len(self)} samples")
-        win = self.data[idx[:, None] + np.arange(self.block_size + 1)]
+        win = self.data[idx[:, None] + _np.arange(self.block_size + 1)]
         return _BatchTuple((_ts().asarray(win[:, :-1]), _ts().asarray(win[:, 1:])))

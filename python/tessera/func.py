@@ -10,7 +10,10 @@ jacfwd is computed in reverse mode (the same values as torch's forward mode).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Sequence, Tuple, Union
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 from ._C import Tensor
 from ._transforms import _flatten, vmap
@@ -19,7 +22,7 @@ from .nn.utils.stateless import functional_call
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "stack_module_state"]
 
-_ArgNums = Union[int, Tuple[int, ...]]
+_ArgNums = _t.Union[int, _t.Tuple[int, ...]]
 
 
 def _argnums(argnums: _ArgNums, nargs: int, op: str) -> Tuple[Tuple[int, ...], bool]:

@@ -4,7 +4,10 @@ TorchScript (ignore, unused, export, annotate, Final, is_scripting, is_tracing) 
 eager meaning. Saving a scripted module (torch.jit.save / load) is not available."""
 from __future__ import annotations
 
-from typing import Any, Callable, Final, Optional  # noqa: F401  (torch.jit.Final is typing's)
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Optional  # noqa: F401  (torch.jit.Final is typing's)
 
 __all__ = ["script", "trace", "trace_module", "ignore", "unused", "export", "annotate", "Final",
            "is_scripting", "is_tracing", "fork", "wait"]

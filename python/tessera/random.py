@@ -14,8 +14,11 @@ bind_random_samplers.cpp).
 """
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Iterator
+import contextlib as _contextlib
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Iterator
 
 from . import _C
 from ._C import rand, randn, uniform, randint, randperm  # noqa: F401
@@ -42,7 +45,7 @@ def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng
     return _forked(enabled)
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def _forked(enabled: bool) -> Iterator[None]:
     state = default_generator.get_state() if enabled else None
     try:

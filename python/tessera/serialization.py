@@ -10,32 +10,35 @@ See docs/design.md, "Checkpoint files".
 """
 from __future__ import annotations
 
-import builtins
-import collections
-import os
-import sys
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+import builtins as _builtins
+import collections as _collections
+import os as _os
+import sys as _sys
+import typing as _t
 
-import numpy as np
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as _np
 
 from ._C import Tensor
 from ._safetensors import load_metadata  # noqa: F401  (public: ts.serialization.load_metadata)
 
-PathLike = Union[str, "os.PathLike[str]"]
-SafeGlobal = Union[Callable[..., Any], Tuple[Callable[..., Any], str]]
+_PathLike = _t.Union[str, "_os.PathLike[str]"]
+_SafeGlobal = _t.Union[_t.Callable[..., _t.Any], _t.Tuple[_t.Callable[..., _t.Any], str]]
 LEGACY_PICKLE_MAGIC = b"TESSERA-PICKLE\n"  # tessera's own pickle files before the zip format
 
 _safe_globals: set = set()
 
 
-def add_safe_globals(safe_globals: List[SafeGlobal]) -> None:
+def add_safe_globals(safe_globals: List[_SafeGlobal]) -> None:
     """Marks globals (classes, functions, or (object, "module.qualname") pairs) as safe for
     ``load(weights_only=True)``, as ``torch.serialization.add_safe_globals``."""
     global _safe_globals
     _safe_globals = _safe_globals.union(set(safe_globals))
 
 
-def get_safe_globals() -> List[SafeGlobal]:
+def get_safe_globals() -> List[_SafeGlobal]:
     """The globals added with add_safe_globals (and not cleared)."""
     return list(_safe_globals)
 
@@ -50,7 +53,7 @@ class safe_globals:
     """``with safe_globals([...]):`` allows the globals for weights-only loads inside the
     block only (torch.serialization.safe_globals)."""
 
-    def __init__(self, safe_globals: List[SafeGlobal]) -> None:
+    def __init__(self, safe_globals: List[_SafeGlobal]) -> None:
         self.safe_globals = safe_globals
 
     def __enter__(self) -> None:
@@ -69,7 +72,7 @@ def get_unsafe_globals_in_checkpoint(f: Any) -> List[str]:
     import pickletools
     from . import _checkpoint_zip
     from ._weights_only_unpickler import default_allowed_globals, map_python2_name
-    raw = f.read() if hasattr(f, "read") else open(os.fspath(f), "rb").read()
+    raw = f.read() if hasattr(f, "read") else open(_os.fspath(f), "rb").read()
     name = str(getattr(f, "name", f))
     if raw.startswith(_checkpoint_zip.ZIP_MAGIC):
         data = _checkpoint_zip.ZipReader(raw, name, False).record("data.pkl")
@@ -101,7 +104,7 @@ def _legacy_globals() -> Dict[Tuple[str, str], Any]:
     import importlib
     rc: Dict[Tuple[str, str], Any] = {
         ("tessera.serialization", "_rebuild_tensor"): _rebuild_tensor,
-        ("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): np.dtype,
+        ("numpy", "ndarray"): _np.ndarray, ("numpy", "dtype"): _np.dtype,
     }
     for mod in ("numpy._core.multiarray", "numpy.core.multiarray"):
         try:
@@ -137,7 +140,7 @@ def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
     if type(pickle_protocol) is not int or not 2 <= pickle_protocol <= 5:
         raise ValueError(f"save: pickle_protocol must be an int in [2, 5], got "
                          f"{pickle_protocol!r}")
-    is_st = isinstance(f, (str, os.PathLike)) and os.fspath(f).endswith(".safetensors")
+    is_st = isinstance(f, (str, _os.PathLike)) and _os.fspath(f).endswith(".safetensors")
     if metadata is not None or is_st:
         _safetensors.save_safetensors(obj, f, metadata)
     else:
@@ -174,9 +177,9 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *,
         name = str(getattr(f, "name", "<file object>"))
         head, size = bytes(src[:4096]), len(src)
     else:
-        src = os.fspath(f)
+        src = _os.fspath(f)
         name = src
-        size = os.path.getsize(src)
+        size = _os.path.getsize(src)
         with open(src, "rb") as fh:
             head = fh.read(4096)
     user = _user_globals() if weights_only else {}
@@ -224,7 +227,7 @@ def _load_legacy_pickle(data: bytes, weights_only: bool, where: Any, user: Dict[
     if weights_only:
         from ._weights_only_unpickler import Unpickler
         obj = Unpickler(data, user_globals=user, extra_globals=_legacy_globals(),
-                        build_types=(np.ndarray, np.dtype), encoding=encoding).load()
+                        build_types=(_np.ndarray, _np.dtype), encoding=encoding).load()
     else:
         obj = pickle.loads(data, encoding=encoding)
     return obj if where is None else _map_tensors(obj, where)
@@ -248,7 +251,7 @@ def _map_tensors(obj: Any, where: Any) -> Any:
                     if k not in TRANSIENT_ATTRS:
                         setattr(out, k, v)
         elif isinstance(o, dict):  # made first, filled after: a dict or list may hold itself
-            out = memo[id(o)] = type(o)() if isinstance(o, collections.OrderedDict) else {}
+            out = memo[id(o)] = type(o)() if isinstance(o, _collections.OrderedDict) else {}
             for k, v in o.items():
                 out[k] = walk(v)
         elif isinstance(o, list):
@@ -264,7 +267,7 @@ def _map_tensors(obj: Any, where: Any) -> Any:
         return walk(obj)
     except RecursionError:
         raise ValueError(f"load: map_location: the loaded object nests containers deeper than "
-                         f"Python's recursion limit ({sys.getrecursionlimit()}); hint: load "
+                         f"Python's recursion limit ({_sys.getrecursionlimit()}); hint: load "
                          f"without map_location and move the tensors yourself") from None
 
 
@@ -272,7 +275,7 @@ def _check_weights_only(value: Optional[bool]) -> bool:
     """torch 2.6+'s default: weights_only=True unless given."""
     if value is None:
         return True
-    if not isinstance(value, builtins.bool):
+    if not isinstance(value, _builtins.bool):
         raise TypeError(f"load: weights_only must be a bool, got {type(value).__name__}")
     return value
 
@@ -283,7 +286,7 @@ def _check_weights_only(value: Optional[bool]) -> bool:
 # plus requires_grad and the instance attributes (e.g. the Parameter marker), so a
 # deep-copied Module keeps Parameters as Parameters and shared tensors stay shared
 # within one copy (the memo). Storage sharing between distinct views is not preserved.
-def _rebuild_tensor(values: np.ndarray, dtype_name: str, requires_grad: bool,
+def _rebuild_tensor(values: _np.ndarray, dtype_name: str, requires_grad: bool,
                     attrs: Dict[str, Any], grad: Optional[Tensor] = None,
                     device: str = "cpu") -> Tensor:
     """Unpickles a tensor onto the device it was pickled from (as torch does: not the default
@@ -305,7 +308,7 @@ def _rebuild_tensor(values: np.ndarray, dtype_name: str, requires_grad: bool,
 def _reduce_tensor(t: Tensor) -> Any:
     if str(t.dtype) == "bfloat16":
         import ml_dtypes  # noqa: F401  (NumPy needs it to hold bfloat16)
-    values = np.array(t.detach().cpu().numpy(), copy=True)
+    values = _np.array(t.detach().cpu().numpy(), copy=True)
     from ._tensor import TRANSIENT_ATTRS
     attrs = {k: v for k, v in getattr(t, "__dict__", {}).items() if k not in TRANSIENT_ATTRS}
     leaf = bool(t.requires_grad and t.is_leaf)

@@ -13,7 +13,10 @@ Integer and bool inputs compute in the default float dtype (set_default_dtype), 
 """
 from __future__ import annotations
 
-from typing import Any
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any
 
 from ._C import Tensor
 from ._C import (  # noqa: F401  (the C++ ops, re-exported)

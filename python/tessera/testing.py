@@ -1,10 +1,13 @@
 """tessera.testing: gradcheck / gradgradcheck (analytical vs central finite differences)."""
 from __future__ import annotations
 
-import math
-from typing import Any, Callable, Optional, Sequence, Tuple, Union
+import math as _math
+import typing as _t
 
-import numpy as np
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Optional, Sequence, Tuple, Union
+
+import numpy as _np
 
 from ._C import Tensor
 
@@ -19,13 +22,13 @@ def _tup(x: Any) -> Tuple[Any, ...]:
     return (x,) if isinstance(x, Tensor) else tuple(x)
 
 
-def _host(t: Tensor) -> np.ndarray:
+def _host(t: Tensor) -> _np.ndarray:
     """A tensor's values as a NumPy array (copied off a device first)."""
     t = t.detach()
     return (t if t.device.type == "cpu" else t.cpu()).numpy()
 
 
-def _numerical_jacobian(fn: Callable, inputs: Tuple[Any, ...], idx: int, out_index: int, eps: float) -> np.ndarray:
+def _numerical_jacobian(fn: Callable, inputs: Tuple[Any, ...], idx: int, out_index: int, eps: float) -> _np.ndarray:
     from ._creation import asarray
     x = inputs[idx]
     base = _host(x).copy()
@@ -39,13 +42,13 @@ def _numerical_jacobian(fn: Callable, inputs: Tuple[Any, ...], idx: int, out_ind
             args = list(inputs)
             args[idx] = asarray(pert.reshape(base.shape), device=x.device)
             out = _tup(fn(*args))[out_index]
-            vals.append(_host(out).astype(np.float64).reshape(-1))
+            vals.append(_host(out).astype(_np.float64).reshape(-1))
         cols.append((vals[0] - vals[1]) / (2 * eps))
     out_size = cols[0].size if cols else 0
-    return np.stack(cols, axis=1) if cols else np.zeros((out_size, 0))
+    return _np.stack(cols, axis=1) if cols else _np.zeros((out_size, 0))
 
 
-def _analytical_jacobian(fn: Callable, inputs: Tuple[Any, ...], idx: int, out_index: int) -> np.ndarray:
+def _analytical_jacobian(fn: Callable, inputs: Tuple[Any, ...], idx: int, out_index: int) -> _np.ndarray:
     from .autograd import grad
     from ._creation import zeros
     out = _tup(fn(*inputs))[out_index]
@@ -54,8 +57,8 @@ def _analytical_jacobian(fn: Callable, inputs: Tuple[Any, ...], idx: int, out_in
         e = zeros(out.size, dtype=out.dtype, device=out.device)
         e[k] = 1
         g = grad([out], [inputs[idx]], [e.reshape(out.shape)], retain_graph=True, allow_unused=True)[0]
-        rows.append(np.zeros(inputs[idx].size) if g is None else _host(g).astype(np.float64).reshape(-1))
-    return np.stack(rows, axis=0) if rows else np.zeros((0, inputs[idx].size))
+        rows.append(_np.zeros(inputs[idx].size) if g is None else _host(g).astype(_np.float64).reshape(-1))
+    return _np.stack(rows, axis=0) if rows else _np.zeros((0, inputs[idx].size))
 
 
 def gradcheck(fn: Callable, inputs: Union[Tensor, Sequence[Any]], *, eps: float = 1e-6,
@@ -72,13 +75,13 @@ def gradcheck(fn: Callable, inputs: Union[Tensor, Sequence[Any]], *, eps: float 
         for o in range(n_out):
             num = _numerical_jacobian(fn, ins, i, o, eps)
             ana = _analytical_jacobian(fn, ins, i, o)
-            diff = np.abs(num - ana)
-            tol = atol + rtol * np.abs(num)
+            diff = _np.abs(num - ana)
+            tol = atol + rtol * _np.abs(num)
             if num.shape != ana.shape or (diff > tol).any():
                 if num.shape != ana.shape:
                     msg = f"gradcheck: Jacobian shapes differ: numerical {num.shape} vs analytical {ana.shape}"
                 else:
-                    r, c = np.unravel_index(np.argmax(diff - tol), diff.shape)
+                    r, c = _np.unravel_index(_np.argmax(diff - tol), diff.shape)
                     msg = (f"gradcheck: Jacobian mismatch for output {o} w.r.t. input {i}: worst at "
                            f"output element {r}, input element {c}: numerical {num[r, c]:.6g} vs "
                            f"analytical {ana[r, c]:.6g} (|diff| {diff[r, c]:.3g} > tol {tol[r, c]:.3g})")
@@ -99,7 +102,7 @@ def gradgradcheck(fn: Callable, inputs: Union[Tensor, Sequence[Any]], grad_outpu
     from ._creation import asarray
     ins = _tup(inputs)
     if grad_outputs is None:
-        rng = np.random.default_rng(0)
+        rng = _np.random.default_rng(0)
         grad_outputs = tuple(asarray(rng.uniform(-1, 1, o.shape), device=o.device).astype(o.dtype)
                              .requires_grad_(True) for o in _tup(fn(*ins)))
     gos = _tup(grad_outputs)
@@ -140,8 +143,8 @@ def make_tensor(*shape: Any, dtype: Any, device: Any, low: Optional[float] = Non
     if name == "bool":
         out = ts.rand(shape) > 0.5
     elif ts.isdtype(dtype, "integral"):
-        lo = (0 if name.startswith("uint") else -9) if low is None else math.ceil(low)
-        hi = (10 if name.startswith("uint") else 10) if high is None else math.ceil(high)
+        lo = (0 if name.startswith("uint") else -9) if low is None else _math.ceil(low)
+        hi = (10 if name.startswith("uint") else 10) if high is None else _math.ceil(high)
         out = ts.randint(lo, max(hi, lo + 1), shape, dtype=dtype)
     else:
         lo = -9.0 if low is None else low

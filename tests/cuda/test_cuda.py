@@ -35,7 +35,6 @@ def test_queries_without_cuda():
     lambda: ts.cuda.current_device(),
     lambda: ts.cuda.synchronize(),
     lambda: ts.cuda.Stream(),
-    lambda: ts.cuda.memory_allocated(),
     lambda: ts.cuda.get_device_name(),
 ])
 def test_cuda_use_without_cuda_raises(make):

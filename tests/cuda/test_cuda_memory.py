@@ -3,6 +3,8 @@ csrc/cuda/caching_allocator.h), checked against PyTorch's key names and against 
 
 Without a GPU (CI) only the API surface and its errors run; the lead runs the rest on the GPU
 machine (benchmarks/cuda_graphs_device.sh)."""
+import warnings
+
 import pytest
 
 import tessera as ts
@@ -32,17 +34,28 @@ def test_api_exists_and_matches_torch_names():
 # ---------------------------------------------------------------- without a GPU
 @nogpu
 @pytest.mark.parametrize("call", [
-    lambda: ts.cuda.memory_stats(),
-    lambda: ts.cuda.memory_allocated(),
-    lambda: ts.cuda.max_memory_reserved(),
     lambda: ts.cuda.reset_peak_memory_stats(),
     lambda: ts.cuda.reset_accumulated_memory_stats(),
     lambda: ts.cuda.memory_summary(),
-    lambda: ts.cuda.memory_stats_as_nested_dict(),
 ])
 def test_memory_api_without_cuda_raises(call):
     with pytest.raises(RuntimeError, match="CUDA is not available"):
         call()
+
+
+@nogpu
+@pytest.mark.parametrize("name", ["memory_stats", "memory_stats_as_nested_dict",
+                                  "memory_allocated", "max_memory_allocated", "memory_reserved",
+                                  "max_memory_reserved", "memory_cached", "max_memory_cached"])
+def test_memory_statistics_without_cuda_are_torchs(name):
+    # torch has no counters before CUDA is initialized: empty statistics, 0 bytes
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("torch sees a GPU")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # memory_cached and max_memory_cached
+        got, want = getattr(ts.cuda, name)(), getattr(torch.cuda, name)()
+    assert got == want and type(got) is type(want)
 
 
 @nogpu
@@ -193,6 +206,10 @@ def test_summary_layout_from_counters(monkeypatch):
         @staticmethod
         def memory_stats(device):
             return stats
+
+        @staticmethod
+        def is_available():
+            return True
 
     monkeypatch.setattr(mem, "_c", Fake)
     monkeypatch.setattr(tc, "_index", lambda d: 0)

@@ -66,6 +66,119 @@ def test_every_public_callable_has_a_signature():
     assert missing == sorted(NO_SIGNATURE), missing
 
 
+# Public callables whose signature is a bare (*args, **kwargs), each with the reason. Every
+# other public function of the namespaces below, Tensor method and Generator method names its
+# parameters (issue 17: no generic signature where the callable has a real one).
+BARE_SIGNATURE: Dict[str, str] = {
+    "Tensor.__init__": "object's: tessera.Tensor is made by __new__ (Tensor(*sizes) / Tensor(data))",
+}
+BARE_NAMESPACES = dict(NAMESPACES, **{
+    "ts.nn.init": ts.nn.init, "ts.optim": ts.optim, "ts.func": ts.func, "ts.amp": ts.amp,
+    "ts.utils.data": ts.utils.data, "ts.nn.utils": ts.nn.utils, "ts.testing": ts.testing,
+    "ts.distributed": ts.distributed, "ts.cuda.nvtx": ts.cuda.nvtx,
+    "ts.optim.lr_scheduler": ts.optim.lr_scheduler})
+
+
+def _is_bare(obj: Any) -> bool:
+    try:
+        sig = inspect.signature(obj)
+    except (ValueError, TypeError):
+        return False  # no signature at all: test_every_public_callable_has_a_signature
+    P = inspect.Parameter
+    kinds = sorted(p.kind for p in sig.parameters.values() if p.name != "self")
+    return kinds == [P.VAR_POSITIONAL, P.VAR_KEYWORD]
+
+
+def test_no_public_callable_has_a_bare_signature():
+    bare = []
+    count = 0
+    for ns, mod in BARE_NAMESPACES.items():
+        for name in sorted(dir(mod)):
+            obj = getattr(mod, name)
+            if not name.startswith("_") and _is_function(obj):
+                count += 1
+                if _is_bare(obj):
+                    bare.append(f"{ns}.{name}")
+    for cls in (ts.Tensor, ts.Generator):
+        for name in sorted(dir(cls)):
+            obj = getattr(cls, name)
+            if (not name.startswith("_") or name in vars(cls)) and _is_function(obj):
+                count += 1
+                if _is_bare(obj):
+                    bare.append(f"{cls.__name__}.{name}")
+    assert count > 1500, count
+    assert sorted(bare) == sorted(BARE_SIGNATURE), sorted(set(bare) ^ set(BARE_SIGNATURE))
+
+
+def test_bare_check_catches_a_forwarder():
+    def forwarder(*args: Any, **kwargs: Any) -> Any:
+        return ts.abs(*args, **kwargs)
+    assert _is_bare(forwarder) and not _is_bare(ts.abs) and not _is_bare(ts.Tensor.view)
+
+
+def test_generator_methods_take_the_samplers_parameters():
+    # g.normal(...) is ts.normal(..., generator=g): the same parameters but generator
+    samplers = {"rand": ts.rand, "randn": ts.randn, "randint": ts.randint,
+                "randperm": ts.randperm, "uniform": ts.random.uniform, "normal": ts.normal,
+                "bernoulli": ts.bernoulli, "multinomial": ts.multinomial,
+                "exponential": ts.random.exponential, "permutation": ts.random.permutation,
+                "shuffle": ts.random.shuffle, "choice": ts.random.choice,
+                "integers": ts.randint}
+    for name, fn in samplers.items():
+        want = [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()
+                if p.name != "generator"]
+        got = [(p.name, p.kind, p.default)
+               for p in list(inspect.signature(getattr(ts.Generator, name)).parameters.values())[1:]]
+        # the samplers' leading parameters may be positional-or-keyword where the method's
+        # follow the `self, /` marker: compare names, defaults and the keyword-only split
+        assert [(n, d, k is inspect.Parameter.KEYWORD_ONLY) for n, k, d in got] == \
+            [(n, d, k is inspect.Parameter.KEYWORD_ONLY) for n, k, d in want], name
+    random = [p.name for p in inspect.signature(ts.Generator.random).parameters.values()]
+    assert random == ["self", "size", "dtype", "device"]
+
+
+def test_generator_methods_by_name_draw_as_the_samplers():
+    g1, g2 = ts.Generator(), ts.Generator()
+    g1.manual_seed(5)
+    g2.manual_seed(5)
+    a = g1.normal(mean=1.0, std=2.0, size=(3,), dtype=ts.float64)
+    b = ts.normal(1.0, 2.0, (3,), generator=g2, dtype=ts.float64)
+    assert a.tolist() == b.tolist()
+    assert g1.random(size=(2,)).shape == (2,)
+    with pytest.raises(TypeError, match="generator"):
+        g1.rand(2, generator=g2)
+
+
+def test_in_place_views_take_torchs_parameter_names():
+    torch = pytest.importorskip("torch")
+    for name, args in [("squeeze_", {"dim": 0}), ("unsqueeze_", {"dim": 1}),
+                       ("transpose_", {"dim0": 0, "dim1": 1}),
+                       ("swapaxes_", {"axis0": 0, "axis1": 1}),
+                       ("swapdims_", {"dim0": 0, "dim1": 1}),
+                       ("as_strided_", {"size": (1,), "stride": (1,), "storage_offset": 1})]:
+        x, t = ts.ones(1, 2), torch.ones(1, 2)
+        getattr(x, name)(**args)
+        getattr(t, name)(**args)
+        assert tuple(x.shape) == tuple(t.shape), name
+        assert list(inspect.signature(getattr(ts.Tensor, name)).parameters)[1:] == list(args)
+    x, t = ts.ones(2, 3), torch.ones(2, 3)
+    assert tuple(x.matmul(other=ts.ones(3)).shape) == tuple(t.matmul(other=torch.ones(3)).shape)
+    assert tuple(x.new_zeros(2, 1, dtype=ts.int64).shape) == (2, 1)
+
+
+def test_deprecated_init_aliases_carry_their_targets_signature():
+    torch = pytest.importorskip("torch")
+    for name in ("uniform", "normal", "constant", "xavier_uniform", "xavier_normal",
+                 "kaiming_uniform", "kaiming_normal", "orthogonal", "eye", "dirac", "sparse"):
+        alias, target = getattr(ts.nn.init, name), getattr(ts.nn.init, name + "_")
+        assert inspect.signature(alias) == inspect.signature(target), name
+        # the parameter names are torch's (its target's; torch's alias itself has none)
+        assert list(inspect.signature(alias).parameters) == \
+            list(inspect.signature(getattr(torch.nn.init, name + "_")).parameters), name
+    with pytest.warns(FutureWarning, match="normal_"):
+        ts.nn.init.normal(ts.empty(2), mean=0.0, std=1.0)
+
+
 def test_bound_methods_drop_self():
     x = ts.ones(2, 3)
     for name in ("abs", "abs_", "sum", "reshape", "add", "clamp", "__add__", "cuda"):

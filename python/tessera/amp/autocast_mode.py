@@ -10,16 +10,19 @@ lives in C++ (csrc/autograd/autocast.cpp); ops pay one thread-local check when i
 """
 from __future__ import annotations
 
-import functools
-import warnings
-from typing import Any, Callable, Optional, TypeVar
+import functools as _functools
+import typing as _t
+import warnings as _warnings
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 from .. import _C
 
 __all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled",
            "set_autocast_dtype", "is_autocast_available", "custom_fwd", "custom_bwd"]
 
-F = TypeVar("F", bound=Callable[..., Any])
+_F = _t.TypeVar("_F", bound=_t.Callable[..., _t.Any])
 _DEVICE_TYPES = ("cpu", "cuda")
 
 
@@ -122,10 +125,10 @@ class autocast:
         if self.device == "cuda":
             from .. import cuda
             if not cuda.is_available():
-                warnings.warn("CUDA is not available. Disabling autocast.", stacklevel=3)
+                _warnings.warn("CUDA is not available. Disabling autocast.", stacklevel=3)
                 return False
         if self.fast_dtype not in _supported_dtypes():
-            warnings.warn(f"In {name} autocast, but the target dtype is not supported. "
+            _warnings.warn(f"In {name} autocast, but the target dtype is not supported. "
                           f"Disabling autocast.\n{name} Autocast only supports dtypes of "
                           f"bfloat16, float16 currently.", stacklevel=3)
             return False
@@ -150,12 +153,12 @@ class autocast:
         _C._autocast_set_cache_enabled(self._prev_cache_enabled)
         return False
 
-    def __call__(self, func: F) -> F:
+    def __call__(self, func: _F) -> _F:
         if not callable(func):
             raise TypeError(f"autocast()(func) requires a callable, but got {type(func).__name__}. "
                             f"Did you mean to use autocast as a context manager?")
 
-        @functools.wraps(func)
+        @_functools.wraps(func)
         def decorate_autocast(*args: Any, **kwargs: Any) -> Any:
             with self:
                 return func(*args, **kwargs)
@@ -180,16 +183,16 @@ def _cast(value: Any, device_type: str, dtype: Any) -> Any:
     return value
 
 
-def custom_fwd(fwd: Optional[F] = None, *, device_type: str,
+def custom_fwd(fwd: Optional[_F] = None, *, device_type: str,
                cast_inputs: Any = None) -> Any:
     """Decorator for the forward of a ts.autograd.Function, as torch.amp.custom_fwd: records
     the autocast state for its backward and, with `cast_inputs`, runs forward with
     autocast off and its floating inputs cast to that dtype (when autocast is on)."""
     if fwd is None:
-        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+        return _functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
     _check_device_type(device_type, "custom_fwd")
 
-    @functools.wraps(fwd)
+    @_functools.wraps(fwd)
     def decorate_fwd(*args: Any, **kwargs: Any) -> Any:
         ctx = args[0]
         ctx._dtype = get_autocast_dtype(device_type)
@@ -206,14 +209,14 @@ def custom_fwd(fwd: Optional[F] = None, *, device_type: str,
     return decorate_fwd
 
 
-def custom_bwd(bwd: Optional[F] = None, *, device_type: str) -> Any:
+def custom_bwd(bwd: Optional[_F] = None, *, device_type: str) -> Any:
     """Decorator for the backward of a ts.autograd.Function: runs it with the autocast state
     its forward ran under (as torch.amp.custom_bwd)."""
     if bwd is None:
-        return functools.partial(custom_bwd, device_type=device_type)
+        return _functools.partial(custom_bwd, device_type=device_type)
     _check_device_type(device_type, "custom_bwd")
 
-    @functools.wraps(bwd)
+    @_functools.wraps(bwd)
     def decorate_bwd(*args: Any, **kwargs: Any) -> Any:
         ctx = args[0]
         with autocast(device_type=device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):

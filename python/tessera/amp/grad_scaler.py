@@ -18,10 +18,13 @@ found-inf flag once (one host synchronization per step, as PyTorch's does).
 """
 from __future__ import annotations
 
-import warnings
+import typing as _t
+import warnings as _warnings
 from collections import defaultdict
 from enum import Enum
-from typing import Any, Dict, Iterable, Optional, Union
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, Iterable, Optional, Union
 
 from .. import _C
 
@@ -75,7 +78,7 @@ class GradScaler:
         self._device = device
         self._enabled = enabled
         if device == "cuda" and enabled and not _ts().cuda.is_available():
-            warnings.warn("GradScaler is enabled, but CUDA is not available.  Disabling.",
+            _warnings.warn("GradScaler is enabled, but CUDA is not available.  Disabling.",
                           stacklevel=2)
             self._enabled = False
         if self._enabled:
@@ -120,7 +123,7 @@ class GradScaler:
                 return _scaled(val, self._scale.to(val.device))
             if isinstance(val, (list, tuple)):
                 return type(val)(apply(v) for v in val)
-            if isinstance(val, Iterable):
+            if isinstance(val, _t.Iterable):
                 return map(apply, val)
             raise ValueError("GradScaler.scale: outputs must be a Tensor or an iterable of Tensors")
         return apply(outputs)

@@ -6,9 +6,12 @@
 """
 from __future__ import annotations
 
-import traceback
-import weakref
-from typing import Any, Optional, Sequence, Union
+import traceback as _traceback
+import typing as _t
+import weakref as _weakref
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 from .. import _C
 from .._C import Tensor
@@ -27,7 +30,7 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "functional", "graph",
            "gradcheck", "gradgradcheck", "GradcheckError", "Variable"]
 
-_Tensors = Union[Tensor, Sequence[Tensor]]
+_Tensors = _t.Union[Tensor, _t.Sequence[Tensor]]
 
 
 def _as_list(x: Any) -> list:
@@ -297,7 +300,7 @@ def _get_grad(self: Tensor) -> Optional[Tensor]:
     cached = ref() if ref is not None else None
     if cached is not None and cached._impl_id == g._impl_id:
         return cached
-    d["_grad_ref"] = weakref.ref(g)
+    d["_grad_ref"] = _weakref.ref(g)
     return g
 
 
@@ -321,7 +324,7 @@ def _set_grad(self: Tensor, value: Optional[Tensor]) -> None:
     if value is None:
         self.__dict__.pop("_grad_ref", None)
     else:
-        self.__dict__["_grad_ref"] = weakref.ref(value)
+        self.__dict__["_grad_ref"] = _weakref.ref(value)
 
 
 def _del_grad(self: Tensor) -> None:

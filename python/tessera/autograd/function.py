@@ -4,9 +4,12 @@ Both PyTorch styles work: `forward(ctx, *args)`, or `forward(*args)` plus a
 `setup_context(ctx, inputs, output)` staticmethod (torch 2.x)."""
 from __future__ import annotations
 
-import functools
-import inspect
-from typing import Any, Callable, List, Tuple
+import functools as _functools
+import inspect as _inspect
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, List, Tuple
 
 from .. import _C
 from .._C import Tensor
@@ -72,7 +75,7 @@ def _run_backward(cls: type, ctx: FunctionCtx, saved: Tuple[Any, ...], *grads: A
 def once_differentiable(fn: Callable) -> Callable:
     """Decorator for a Function's backward that is not itself differentiable: it runs under
     no_grad, so its results carry no history (double backward through it is not possible)."""
-    @functools.wraps(fn)
+    @_functools.wraps(fn)
     def wrapper(ctx: Any, *args: Any) -> Any:
         prev = _C.is_grad_enabled()
         _C._set_grad_enabled(False)
@@ -134,7 +137,7 @@ class Function:
         if setup_style:
             # As torch: keywords and defaults become positional, so setup_context's `inputs`
             # holds every forward argument.
-            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound = _inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
             args, kwargs = tuple(bound.args), dict(bound.kwargs)
         tensor_args = [a if isinstance(a, Tensor) else None for a in args]

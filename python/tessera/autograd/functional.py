@@ -1,11 +1,14 @@
 """jacobian, hessian, vjp, jvp, vhp, hvp over tessera.autograd.grad (torch.autograd.functional)."""
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence, Tuple, Union
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Optional, Sequence, Tuple
 
 from .._C import Tensor
 
-_In = Union[Tensor, Sequence[Tensor]]
+_In = _t.Union[Tensor, _t.Sequence[Tensor]]
 
 
 def _tup(x: Any) -> Tuple[Any, ...]:

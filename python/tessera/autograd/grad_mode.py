@@ -4,23 +4,26 @@ As in PyTorch, each works as `with ts.no_grad():`, as `@ts.no_grad()` and as a b
 `@ts.no_grad` decorator; the mode is per thread."""
 from __future__ import annotations
 
-import functools
-import inspect
-import threading
-from typing import Any, Callable, TypeVar
+import functools as _functools
+import inspect as _inspect
+import threading as _threading
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable
 
 from .. import _C
 
-F = TypeVar("F", bound=Callable[..., Any])
-_Ctx = TypeVar("_Ctx", bound="_GradModeContext")
+_F = _t.TypeVar("_F", bound=_t.Callable[..., _t.Any])
+_Ctx = _t.TypeVar("_Ctx", bound="_GradModeContext")
 
-_inference = threading.local()  # .depth: how many inference_mode(True) regions are open
+_inference = _threading.local()  # .depth: how many inference_mode(True) regions are open
 
 
-def _wrap(make_ctx: Callable[[], Any], fn: F) -> F:
+def _wrap(make_ctx: Callable[[], Any], fn: _F) -> _F:
     """fn run inside a fresh context from make_ctx (generators: around each step, as torch)."""
-    if inspect.isgeneratorfunction(fn):
-        @functools.wraps(fn)
+    if _inspect.isgeneratorfunction(fn):
+        @_functools.wraps(fn)
         def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
             gen = fn(*args, **kwargs)
             try:
@@ -43,7 +46,7 @@ def _wrap(make_ctx: Callable[[], Any], fn: F) -> F:
                 return stop.value
         return gen_wrapper  # type: ignore[return-value]
 
-    @functools.wraps(fn)
+    @_functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         with make_ctx():
             return fn(*args, **kwargs)
@@ -71,7 +74,7 @@ class _GradModeContext:
     def __exit__(self, *exc: Any) -> None:
         _C._set_grad_enabled(self._prev)
 
-    def __call__(self, fn: F) -> F:
+    def __call__(self, fn: _F) -> _F:
         return _wrap(self.clone, fn)
 
     def clone(self) -> "_GradModeContext":
@@ -114,7 +117,7 @@ class set_grad_enabled(_GradModeContext):
         ctx._prev = prev
         return ctx
 
-    def __call__(self, fn: F) -> F:
+    def __call__(self, fn: _F) -> _F:
         _C._set_grad_enabled(self._prev)  # the decorator form must not change the mode now
         return super().__call__(fn)
 

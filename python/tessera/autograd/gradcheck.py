@@ -1,8 +1,11 @@
 """torch.autograd.gradcheck / gradgradcheck signatures over tessera.testing's checkers."""
 from __future__ import annotations
 
-import warnings
-from typing import Any, Callable, Optional, Sequence, Union
+import typing as _t
+import warnings as _warnings
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Optional
 
 from .._C import Tensor
 from .. import testing as _testing
@@ -10,7 +13,7 @@ from ..testing import GradcheckError
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
-_Inputs = Union[Tensor, Sequence[Any]]
+_Inputs = _t.Union[Tensor, _t.Sequence[_t.Any]]
 
 
 def _warn_low_precision(inputs: _Inputs) -> tuple:
@@ -20,7 +23,7 @@ def _warn_low_precision(inputs: _Inputs) -> tuple:
     out = []
     for i, x in enumerate(ins):
         if isinstance(x, Tensor) and x.requires_grad and x.dtype.name not in ("float64", "complex128"):
-            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
+            _warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
                           f"point or complex. This check will likely fail if all the inputs are "
                           f"not of double precision floating point or complex.", stacklevel=3)
             wide = "complex128" if x.dtype.name.startswith("complex") else "float64"

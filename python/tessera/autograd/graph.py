@@ -6,7 +6,10 @@
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable
 
 from .. import _C
 from .._C import Tensor

@@ -1,7 +1,10 @@
 """torch.autograd.Variable, deprecated in PyTorch: kept for old code."""
 from __future__ import annotations
 
-from typing import Any
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any
 
 from .._C import Tensor
 

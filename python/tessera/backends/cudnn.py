@@ -12,12 +12,15 @@ implementation ran the calling thread's last convolution kernel.
 """
 from __future__ import annotations
 
-import contextlib
-import importlib.util
-import os
-import sys
-import types
-from typing import Any, Iterator, List, Optional
+import contextlib as _contextlib
+import importlib.util as _importlib_util
+import os as _os
+import sys as _sys
+import types as _types
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Iterator, List, Optional
 
 from .. import _C
 
@@ -31,15 +34,15 @@ _SWITCHES = ("enabled", "benchmark", "deterministic", "allow_tf32")
 def _search_paths() -> List[str]:
     """Folders that may hold cuDNN 9: $TESSERA_CUDNN_PATH, the nvidia-cudnn wheel's lib."""
     paths: List[str] = []
-    env = os.environ.get("TESSERA_CUDNN_PATH")
+    env = _os.environ.get("TESSERA_CUDNN_PATH")
     if env:
         paths.append(env)
     try:
-        spec = importlib.util.find_spec("nvidia.cudnn")
+        spec = _importlib_util.find_spec("nvidia.cudnn")
     except (ImportError, ValueError):
         spec = None
     for loc in (spec.submodule_search_locations or []) if spec else []:
-        paths.append(os.path.join(loc, "lib"))
+        paths.append(_os.path.join(loc, "lib"))
     return paths
 
 
@@ -89,7 +92,7 @@ def set_flags(_enabled: Any = None, _benchmark: Any = None, _benchmark_limit: An
               _deterministic: Any = None, _allow_tf32: Any = None,
               _fp32_precision: Any = "none") -> tuple:
     """Sets the given switches (None leaves one as it is); returns the previous values."""
-    mod = sys.modules[__name__]
+    mod = _sys.modules[__name__]
     orig = (mod.enabled, mod.benchmark, mod.benchmark_limit, mod.deterministic,  # type: ignore
             mod.allow_tf32, mod.fp32_precision)  # type: ignore
     for name, v in (("enabled", _enabled), ("benchmark", _benchmark),
@@ -103,7 +106,7 @@ def set_flags(_enabled: Any = None, _benchmark: Any = None, _benchmark_limit: An
     return orig
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def flags(enabled: bool = False, benchmark: bool = False, benchmark_limit: int = 10,
           deterministic: bool = False, allow_tf32: bool = True,
           fp32_precision: str = "none") -> Iterator[None]:
@@ -118,16 +121,16 @@ def flags(enabled: bool = False, benchmark: bool = False, benchmark_limit: int =
 
 
 def _switch(name: str) -> property:
-    def get(self: types.ModuleType) -> bool:
+    def get(self: _types.ModuleType) -> bool:
         return bool(_C._cuda.cudnn_get_flag(name))
 
-    def set_(self: types.ModuleType, value: Any) -> None:
+    def set_(self: _types.ModuleType, value: Any) -> None:
         _C._cuda.cudnn_set_flag(name, bool(value))
 
     return property(get, set_, doc=f"ts.backends.cudnn.{name} (kept in the C++ core)")
 
 
-class _CudnnModule(types.ModuleType):
+class _CudnnModule(_types.ModuleType):
     """This module's type: its switches live in the C++ core, where the kernels read them."""
 
     enabled = _switch("enabled")
@@ -136,4 +139,4 @@ class _CudnnModule(types.ModuleType):
     allow_tf32 = _switch("allow_tf32")
 
 
-sys.modules[__name__].__class__ = _CudnnModule
+_sys.modules[__name__].__class__ = _CudnnModule

@@ -1,13 +1,16 @@
 """ts.cpu: torch.cpu's queries for the CPU device (always available) and ``ts.cpu.amp``."""
 from __future__ import annotations
 
-import contextlib
-import sys
-from typing import Any, Iterator
+import contextlib as _contextlib
+import sys as _sys
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Iterator
 
 from .._amp_legacy import cpu_amp as amp
 
-sys.modules[__name__ + ".amp"] = amp
+_sys.modules[__name__ + ".amp"] = amp
 
 __all__ = ["is_available", "device_count", "current_device", "synchronize", "set_device",
            "stream", "current_stream", "amp"]
@@ -55,7 +58,7 @@ def current_stream(device: Any = None) -> Stream:
     return _current
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def stream(stream: Any) -> Iterator[None]:
     """A no-op context (torch.cpu.stream)."""
     yield

@@ -13,8 +13,11 @@ are frozen at capture.
 """
 from __future__ import annotations
 
-import gc
-from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
+import gc as _gc
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 from .. import _C
 
@@ -22,11 +25,11 @@ _c = _C._cuda
 
 __all__ = ["CUDAGraph", "graph", "graph_pool_handle", "make_graphed_callables"]
 
-PoolHandle = Tuple[int, int]
+_PoolHandle = _t.Tuple[int, int]
 _MODES = {"global": 0, "thread_local": 1, "relaxed": 2}
 
 
-def graph_pool_handle() -> PoolHandle:
+def graph_pool_handle() -> _PoolHandle:
     """A new memory-pool handle: graphs captured with ``pool=`` this handle share one private
     pool (capture them in the order they will be replayed)."""
     return (0, int(_c.graph_pool_handle()))
@@ -49,7 +52,7 @@ class CUDAGraph:
         self._handle = int(_c.graph_create())
         self._capture_stream: Any = None
 
-    def capture_begin(self, pool: Optional[PoolHandle] = None,
+    def capture_begin(self, pool: Optional[_PoolHandle] = None,
                       capture_error_mode: str = "global") -> None:
         """Starts capturing the work queued on the current stream (not the default stream).
         pool: share the private memory pool of another graph / graph_pool_handle().
@@ -75,7 +78,7 @@ class CUDAGraph:
         """Drops the captured graph and its reference to the memory pool."""
         _c.graph_reset(self._handle)
 
-    def pool(self) -> PoolHandle:
+    def pool(self) -> _PoolHandle:
         """This graph's memory-pool handle (pass it as another capture's ``pool=``)."""
         return (0, int(_c.graph_pool(self._handle)))
 
@@ -103,7 +106,7 @@ class graph:
     Synchronizes the device, collects garbage and empties the cache first, then captures on
     `stream` (default: a side stream kept per device) into the memory pool `pool`."""
 
-    def __init__(self, cuda_graph: CUDAGraph, pool: Optional[PoolHandle] = None,
+    def __init__(self, cuda_graph: CUDAGraph, pool: Optional[_PoolHandle] = None,
                  stream: Any = None, capture_error_mode: str = "global") -> None:
         if not isinstance(cuda_graph, CUDAGraph):
             raise TypeError(f"ts.cuda.graph: expected a CUDAGraph, got {type(cuda_graph).__name__}")
@@ -116,7 +119,7 @@ class graph:
     def __enter__(self) -> None:
         from . import Stream, current_device, stream as stream_ctx, synchronize, empty_cache
         synchronize()
-        gc.collect()
+        _gc.collect()
         empty_cache()
         s = self.stream
         if s is None:
@@ -158,7 +161,7 @@ def _flat_tensors(args: Any) -> List[Any]:
 
 
 def _graph_one(fn: Callable, sample_args: Tuple[Any, ...], num_warmup_iters: int,
-               pool: Optional[PoolHandle], allow_unused_input: bool) -> Callable:
+               pool: Optional[_PoolHandle], allow_unused_input: bool) -> Callable:
     """Graphs fn's forward and backward (Note [CUDA graphs]); returns the graphed callable."""
     from .. import autograd, no_grad, zeros_like, empty_like
     from . import Stream, current_stream, stream as stream_ctx, synchronize
@@ -246,7 +249,7 @@ def _graph_one(fn: Callable, sample_args: Tuple[Any, ...], num_warmup_iters: int
 def make_graphed_callables(callables: Union[Callable, Sequence[Callable]],
                            sample_args: Union[Tuple[Any, ...], Sequence[Tuple[Any, ...]]],
                            num_warmup_iters: int = 3, allow_unused_input: bool = False,
-                           pool: Optional[PoolHandle] = None) -> Any:
+                           pool: Optional[_PoolHandle] = None) -> Any:
     """Graphed versions of `callables` (functions or Modules): each one's forward and its
     backward are captured as two CUDA graphs after `num_warmup_iters` warm-up runs on a side
     stream. Calls must use tensors of the sample_args' shapes and dtypes; the returned outputs

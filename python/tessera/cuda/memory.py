@@ -9,29 +9,36 @@ key names: for each of ``allocated_bytes``, ``requested_bytes``, ``active_bytes`
 """
 from __future__ import annotations
 
-import collections
-from typing import Any, Dict, List, Union
+import collections as _collections
+import typing as _t
+import warnings as _warnings
 
 from .. import _C
 
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, List
+
 _c = _C._cuda
 
-DeviceLike = Union[None, int, str, _C.Device]
+_DeviceLike = _t.Union[None, int, str, _C.Device]
 
 __all__ = ["memory_stats", "memory_stats_as_nested_dict", "memory_allocated",
            "max_memory_allocated", "memory_reserved", "max_memory_reserved",
            "reset_peak_memory_stats", "reset_accumulated_memory_stats", "empty_cache",
-           "memory_snapshot", "memory_summary"]
+           "memory_snapshot", "memory_summary", "memory_cached", "max_memory_cached",
+           "reset_max_memory_allocated", "reset_max_memory_cached"]
 
 
-def memory_stats(device: DeviceLike = None) -> Dict[str, int]:
+def memory_stats(device: _DeviceLike = None) -> Dict[str, int]:
     """The caching allocator's counters for `device` (default: the current one), PyTorch's key
-    names in sorted order (an OrderedDict, as torch.cuda.memory_stats returns)."""
-    stats = _c.memory_stats(device)
-    return collections.OrderedDict(sorted(stats.items()))
+    names in sorted order (an OrderedDict, as torch.cuda.memory_stats returns). Empty where
+    CUDA is not available, as torch's (which has no counters before CUDA is initialized)."""
+    if not _c.is_available():
+        return _collections.OrderedDict()
+    return _collections.OrderedDict(sorted(_c.memory_stats(device).items()))
 
 
-def memory_stats_as_nested_dict(device: DeviceLike = None) -> Dict[str, Any]:
+def memory_stats_as_nested_dict(device: _DeviceLike = None) -> Dict[str, Any]:
     """memory_stats() as nested dicts: ``d["allocated_bytes"]["all"]["current"]``."""
     out: Dict[str, Any] = {}
     for key, value in memory_stats(device).items():
@@ -43,32 +50,63 @@ def memory_stats_as_nested_dict(device: DeviceLike = None) -> Dict[str, Any]:
     return out
 
 
-def memory_allocated(device: DeviceLike = None) -> int:
-    """Bytes held by live tensors on `device` (block sizes, rounded up to 512 bytes)."""
-    return _c.memory_stats(device)["allocated_bytes.all.current"]
+def memory_allocated(device: _DeviceLike = None) -> int:
+    """Bytes held by live tensors on `device` (block sizes, rounded up to 512 bytes); 0 where
+    CUDA is not available, as torch's."""
+    return memory_stats(device).get("allocated_bytes.all.current", 0)
 
 
-def max_memory_allocated(device: DeviceLike = None) -> int:
+def max_memory_allocated(device: _DeviceLike = None) -> int:
     """Peak of :func:`memory_allocated` since the start or the last reset_peak_memory_stats."""
-    return _c.memory_stats(device)["allocated_bytes.all.peak"]
+    return memory_stats(device).get("allocated_bytes.all.peak", 0)
 
 
-def memory_reserved(device: DeviceLike = None) -> int:
+def memory_reserved(device: _DeviceLike = None) -> int:
     """Bytes the caching allocator holds from CUDA (in use or cached)."""
-    return _c.memory_stats(device)["reserved_bytes.all.current"]
+    return memory_stats(device).get("reserved_bytes.all.current", 0)
 
 
-def max_memory_reserved(device: DeviceLike = None) -> int:
+def max_memory_reserved(device: _DeviceLike = None) -> int:
     """Peak of :func:`memory_reserved` since the start or the last reset_peak_memory_stats."""
-    return _c.memory_stats(device)["reserved_bytes.all.peak"]
+    return memory_stats(device).get("reserved_bytes.all.peak", 0)
 
 
-def reset_peak_memory_stats(device: DeviceLike = None) -> None:
+def reset_peak_memory_stats(device: _DeviceLike = None) -> None:
     """Sets every ``*.peak`` counter to its current value."""
     _c.reset_peak_memory_stats(device)
 
 
-def reset_accumulated_memory_stats(device: DeviceLike = None) -> None:
+def memory_cached(device: _DeviceLike = None) -> int:
+    """Deprecated: memory_reserved (torch.cuda.memory_cached's FutureWarning)."""
+    _warnings.warn("`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`",
+                   FutureWarning, stacklevel=2)
+    return memory_reserved(device)
+
+
+def max_memory_cached(device: _DeviceLike = None) -> int:
+    """Deprecated: max_memory_reserved (torch.cuda.max_memory_cached's FutureWarning)."""
+    _warnings.warn("`torch.cuda.max_memory_cached` has been renamed to "
+                   "`torch.cuda.max_memory_reserved`", FutureWarning, stacklevel=2)
+    return max_memory_reserved(device)
+
+
+def reset_max_memory_allocated(device: _DeviceLike = None) -> None:
+    """Deprecated: reset_peak_memory_stats, which resets every peak (torch's FutureWarning)."""
+    _warnings.warn("torch.cuda.reset_max_memory_allocated now calls "
+                   "torch.cuda.reset_peak_memory_stats, which resets /all/ peak memory stats.",
+                   FutureWarning, stacklevel=2)
+    reset_peak_memory_stats(device)
+
+
+def reset_max_memory_cached(device: _DeviceLike = None) -> None:
+    """Deprecated: reset_peak_memory_stats, which resets every peak (torch's FutureWarning)."""
+    _warnings.warn("torch.cuda.reset_max_memory_cached now calls "
+                   "torch.cuda.reset_peak_memory_stats, which resets /all/ peak memory stats.",
+                   FutureWarning, stacklevel=2)
+    reset_peak_memory_stats(device)
+
+
+def reset_accumulated_memory_stats(device: _DeviceLike = None) -> None:
     """Zeroes every ``*.allocated`` / ``*.freed`` counter and the retry / OOM counts."""
     _c.reset_accumulated_memory_stats(device)
 
@@ -105,13 +143,13 @@ def _format_count(n: int) -> str:
     return f"{n:7d}G "  # pragma: no cover
 
 
-def memory_summary(device: DeviceLike = None, abbreviated: bool = False) -> str:
+def memory_summary(device: _DeviceLike = None, abbreviated: bool = False) -> str:
     """A printable table of the allocator's statistics for `device`, laid out as PyTorch's
     memory_summary: current, peak, total allocated and total freed of allocated, active,
     requested, reserved and non-releasable (free but inside a split segment) memory and the
     matching counts, each split by pool unless `abbreviated`."""
     from . import _index
-    stats = memory_stats(device)
+    stats = _c.memory_stats(device)  # raises where CUDA is not available
     rows = [
         ("allocated_bytes", "Allocated memory", _format_size),
         ("active_bytes", "Active memory", _format_size),

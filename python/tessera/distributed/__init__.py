@@ -9,11 +9,14 @@ torchrun sets them; ``tcp://host:port``; ``file:///path``) and creates the backe
 """
 from __future__ import annotations
 
-import datetime
-import io
-import os
-import pickle
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+import datetime as _datetime
+import io as _io
+import os as _os
+import pickle as _pickle
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 from urllib.parse import urlparse
 
 from .process_group import ProcessGroup, ReduceOp, Work
@@ -97,23 +100,23 @@ def is_nccl_available() -> bool:
 
 
 def is_torchelastic_launched() -> bool:
-    return "TORCHELASTIC_RUN_ID" in os.environ
+    return "TORCHELASTIC_RUN_ID" in _os.environ
 
 
-def _timeout_s(timeout: Union[None, float, datetime.timedelta]) -> float:
+def _timeout_s(timeout: Union[None, float, _datetime.timedelta]) -> float:
     if timeout is None:
-        return float(os.environ.get("TESSERA_DIST_TIMEOUT", 1800))
-    return timeout.total_seconds() if isinstance(timeout, datetime.timedelta) else float(timeout)
+        return float(_os.environ.get("TESSERA_DIST_TIMEOUT", 1800))
+    return timeout.total_seconds() if isinstance(timeout, _datetime.timedelta) else float(timeout)
 
 
 def _env_int(name: str, given: int) -> int:
     if given is not None and given >= 0:
         return int(given)
-    if name not in os.environ:
+    if name not in _os.environ:
         raise ValueError(f"init_process_group: {name} is not set; pass {name.lower()}= or "
                          f"set the {name} environment variable (torchrun and "
                          "tessera.distributed.run set it)")
-    return int(os.environ[name])
+    return int(_os.environ[name])
 
 
 def _rendezvous(init_method: Optional[str], rank: int, world_size: int,
@@ -125,8 +128,8 @@ def _rendezvous(init_method: Optional[str], rank: int, world_size: int,
         return FileStore(url.path, world_size, timeout), rank, world_size
     if url.scheme == "env":
         rank, world_size = _env_int("RANK", rank), _env_int("WORLD_SIZE", world_size)
-        host = os.environ.get("MASTER_ADDR")
-        port = os.environ.get("MASTER_PORT")
+        host = _os.environ.get("MASTER_ADDR")
+        port = _os.environ.get("MASTER_PORT")
         if host is None or port is None:
             raise ValueError("init_process_group(init_method='env://'): MASTER_ADDR and "
                              "MASTER_PORT must be set (torchrun and tessera.distributed.run "
@@ -168,7 +171,7 @@ def _backend_name(backend: Optional[str]) -> str:
 
 
 def init_process_group(backend: Optional[str] = None, init_method: Optional[str] = None,
-                       timeout: Union[None, float, datetime.timedelta] = None,
+                       timeout: Union[None, float, _datetime.timedelta] = None,
                        world_size: int = -1, rank: int = -1, store: Optional[Store] = None,
                        group_name: str = "", pg_options: Any = None,
                        device_id: Any = None) -> None:
@@ -266,7 +269,7 @@ def get_group_rank(group: Optional[ProcessGroup], global_rank: int) -> int:
 
 
 def new_group(ranks: Optional[Sequence[int]] = None,
-              timeout: Union[None, float, datetime.timedelta] = None,
+              timeout: Union[None, float, _datetime.timedelta] = None,
               backend: Optional[str] = None, pg_options: Any = None,
               use_local_synchronization: bool = False, group_desc: Optional[str] = None
               ) -> Any:
@@ -632,8 +635,8 @@ def _object_device(pg: ProcessGroup, device: Any) -> Any:
 def _to_bytes_tensor(obj: Any, device: Any) -> Any:
     import numpy as np
     from .._creation import asarray
-    buf = io.BytesIO()
-    pickle.Pickler(buf).dump(obj)
+    buf = _io.BytesIO()
+    _pickle.Pickler(buf).dump(obj)
     data = np.frombuffer(buf.getvalue(), dtype=np.uint8).copy()
     return asarray(data, device=device)
 
@@ -641,7 +644,7 @@ def _to_bytes_tensor(obj: Any, device: Any) -> Any:
 def _from_bytes_tensor(t: Any, n: int) -> Any:
     import numpy as np
     raw = np.asarray(t.cpu() if t.device.type != "cpu" else t)[:n]
-    return pickle.loads(raw.tobytes())
+    return _pickle.loads(raw.tobytes())
 
 
 def broadcast_object_list(object_list: List[Any], src: Optional[int] = None,
@@ -672,7 +675,7 @@ def broadcast_object_list(object_list: List[Any], src: Optional[int] = None,
         raw = np.asarray(payload.cpu())
         o = 0
         for i, n in enumerate(host_sizes):
-            object_list[i] = pickle.loads(raw[o:o + n].tobytes())
+            object_list[i] = _pickle.loads(raw[o:o + n].tobytes())
             o += n
 
 
@@ -699,7 +702,7 @@ def all_gather_object(object_list: List[Any], obj: Any,
     pg.allgather_into(out, padded).wait()
     raw = np.asarray(out.cpu())
     for r in range(pg.size()):
-        object_list[r] = pickle.loads(raw[r * m:r * m + host[r]].tobytes())
+        object_list[r] = _pickle.loads(raw[r * m:r * m + host[r]].tobytes())
 
 
 def gather_object(obj: Any, object_gather_list: Optional[List[Any]] = None,

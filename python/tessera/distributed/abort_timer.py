@@ -20,11 +20,14 @@ the timer cannot be made, the group goes without it.
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import os
-import sys
-from typing import Any, Optional
+import ctypes as _ctypes
+import ctypes.util as _ctypes_util
+import os as _os
+import sys as _sys
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["AbortTimer"]
 
@@ -32,25 +35,25 @@ _SIGEV_THREAD = 2
 _CLOCK_MONOTONIC = 1
 
 
-class _Timespec(ctypes.Structure):
-    _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
+class _Timespec(_ctypes.Structure):
+    _fields_ = [("tv_sec", _ctypes.c_long), ("tv_nsec", _ctypes.c_long)]
 
 
-class _Itimerspec(ctypes.Structure):
+class _Itimerspec(_ctypes.Structure):
     _fields_ = [("it_interval", _Timespec), ("it_value", _Timespec)]
 
 
-class _SigevThread(ctypes.Structure):
-    _fields_ = [("function", ctypes.c_void_p), ("attribute", ctypes.c_void_p)]
+class _SigevThread(_ctypes.Structure):
+    _fields_ = [("function", _ctypes.c_void_p), ("attribute", _ctypes.c_void_p)]
 
 
-class _SigevUnion(ctypes.Union):
-    _fields_ = [("pad", ctypes.c_int * 12), ("tid", ctypes.c_int), ("thread", _SigevThread)]
+class _SigevUnion(_ctypes.Union):
+    _fields_ = [("pad", _ctypes.c_int * 12), ("tid", _ctypes.c_int), ("thread", _SigevThread)]
 
 
-class _Sigevent(ctypes.Structure):
+class _Sigevent(_ctypes.Structure):
     """glibc's struct sigevent (64 bytes on 64-bit Linux)."""
-    _fields_ = [("value", ctypes.c_void_p), ("signo", ctypes.c_int), ("notify", ctypes.c_int),
+    _fields_ = [("value", _ctypes.c_void_p), ("signo", _ctypes.c_int), ("notify", _ctypes.c_int),
                 ("un", _SigevUnion)]
 
 
@@ -60,20 +63,20 @@ _libc: Any = None
 def _timers() -> Any:
     global _libc
     if _libc is None:
-        names = [None, ctypes.util.find_library("rt")]
+        names = [None, _ctypes_util.find_library("rt")]
         for n in names:
             try:
-                L = ctypes.CDLL(n)
+                L = _ctypes.CDLL(n)
                 L.timer_create
             except (OSError, AttributeError, TypeError):
                 continue
-            L.timer_create.argtypes = [ctypes.c_int, ctypes.POINTER(_Sigevent),
-                                       ctypes.POINTER(ctypes.c_void_p)]
-            L.timer_settime.argtypes = [ctypes.c_void_p, ctypes.c_int,
-                                        ctypes.POINTER(_Itimerspec),
-                                        ctypes.POINTER(_Itimerspec)]
-            L.timer_gettime.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Itimerspec)]
-            L.timer_delete.argtypes = [ctypes.c_void_p]
+            L.timer_create.argtypes = [_ctypes.c_int, _ctypes.POINTER(_Sigevent),
+                                       _ctypes.POINTER(_ctypes.c_void_p)]
+            L.timer_settime.argtypes = [_ctypes.c_void_p, _ctypes.c_int,
+                                        _ctypes.POINTER(_Itimerspec),
+                                        _ctypes.POINTER(_Itimerspec)]
+            L.timer_gettime.argtypes = [_ctypes.c_void_p, _ctypes.POINTER(_Itimerspec)]
+            L.timer_delete.argtypes = [_ctypes.c_void_p]
             _libc = L
             break
         else:
@@ -87,18 +90,18 @@ class AbortTimer:
     function has run or is running)."""
 
     def __init__(self, function: int, value: int) -> None:
-        self._timer = ctypes.c_void_p()
+        self._timer = _ctypes.c_void_p()
         self._armed = False
         L = _timers()
-        if not L or not sys.platform.startswith("linux") or sizeof_ok() is False:
+        if not L or not _sys.platform.startswith("linux") or sizeof_ok() is False:
             raise OSError("POSIX timers with SIGEV_THREAD are not available here")
         ev = _Sigevent()
         ev.notify = _SIGEV_THREAD
         ev.value = value
         ev.un.thread.function = function
         ev.un.thread.attribute = None
-        if L.timer_create(_CLOCK_MONOTONIC, ctypes.byref(ev), ctypes.byref(self._timer)) != 0:
-            raise OSError(ctypes.get_errno(), "timer_create failed")
+        if L.timer_create(_CLOCK_MONOTONIC, _ctypes.byref(ev), _ctypes.byref(self._timer)) != 0:
+            raise OSError(_ctypes.get_errno(), "timer_create failed")
         self._live = True
 
     def set(self, seconds: Optional[float]) -> bool:
@@ -111,7 +114,7 @@ class AbortTimer:
             new.it_value.tv_sec = int(s)
             new.it_value.tv_nsec = int((s - int(s)) * 1e9)
         old = _Itimerspec()
-        if _timers().timer_settime(self._timer, 0, ctypes.byref(new), ctypes.byref(old)) != 0:
+        if _timers().timer_settime(self._timer, 0, _ctypes.byref(new), _ctypes.byref(old)) != 0:
             return False
         fired = self._armed and old.it_value.tv_sec == 0 and old.it_value.tv_nsec == 0
         self._armed = seconds is not None
@@ -132,8 +135,8 @@ class AbortTimer:
 
 
 def sizeof_ok() -> bool:
-    return ctypes.sizeof(_Sigevent) == 64 and ctypes.sizeof(ctypes.c_void_p) == 8
+    return _ctypes.sizeof(_Sigevent) == 64 and _ctypes.sizeof(_ctypes.c_void_p) == 8
 
 
 def enabled() -> bool:
-    return os.environ.get("TESSERA_NCCL_TIMER_ABORT", "1") not in ("0", "false", "no")
+    return _os.environ.get("TESSERA_NCCL_TIMER_ABORT", "1") not in ("0", "false", "no")

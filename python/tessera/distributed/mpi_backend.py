@@ -15,10 +15,13 @@ and ``MPI_Intercomm_merge``; a final ``Split`` orders the ranks. Processes start
 """
 from __future__ import annotations
 
-import os
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+import os as _os
+import typing as _t
 
-import numpy as np
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+import numpy as _np
 
 from .process_group import ProcessGroup, ReduceOp, Work
 from .store import DistBackendError, Store
@@ -47,33 +50,33 @@ def is_available() -> bool:
 
 
 def _under_pmi() -> bool:
-    return any(k in os.environ for k in ("PMI_FD", "PMI_PORT", "PMI_RANK", "PMIX_RANK",
+    return any(k in _os.environ for k in ("PMI_FD", "PMI_PORT", "PMI_RANK", "PMIX_RANK",
                                           "OMPI_COMM_WORLD_SIZE"))
 
 
-def _np_view(t: Any) -> Tuple[np.ndarray, Optional[Callable[[], None]]]:
+def _np_view(t: Any) -> Tuple[_np.ndarray, Optional[Callable[[], None]]]:
     """A flat NumPy array over `t`'s memory, and a write-back for a staged copy (None when
     the array is `t`'s own memory)."""
     if t.device.type != "cpu":
         raise ValueError(f"the MPI backend works on CPU tensors, got a tensor on {t.device}; "
                          "use the 'nccl' backend for CUDA tensors")
     if t.is_contiguous():
-        return np.asarray(t).reshape(-1), None
+        return _np.asarray(t).reshape(-1), None
     staged = t.contiguous()
 
     def back() -> None:
         import tessera
         with tessera.no_grad():
             t.copy_(staged)
-    return np.asarray(staged).reshape(-1), back
+    return _np.asarray(staged).reshape(-1), back
 
 
 _OPS = {ReduceOp.SUM: "SUM", ReduceOp.PRODUCT: "PROD", ReduceOp.MIN: "MIN",
         ReduceOp.MAX: "MAX", ReduceOp.BAND: "BAND", ReduceOp.BOR: "BOR", ReduceOp.BXOR: "BXOR"}
 
 
-def _reduction(arr: np.ndarray, op: ReduceOp, what: str
-               ) -> Tuple[np.ndarray, Any, Callable[[np.ndarray], None]]:
+def _reduction(arr: _np.ndarray, op: ReduceOp, what: str
+               ) -> Tuple[_np.ndarray, Any, Callable[[_np.ndarray], None]]:
     """(buffer MPI reduces, MPI op, store-back) for `arr` under `op`: float16/bfloat16 in
     float32, bool as uint8 (SUM = or, PRODUCT = and), AVG as SUM then a division."""
     MPI = mpi()
@@ -91,33 +94,33 @@ def _reduction(arr: np.ndarray, op: ReduceOp, what: str
                          f"{arr.dtype}")
     name = _OPS.get(op, "SUM")
     if kind == "b":
-        buf = arr.view(np.uint8)
+        buf = arr.view(_np.uint8)
         name = {"SUM": "MAX", "PROD": "MIN", "BAND": "MIN", "BOR": "MAX"}.get(name, name)
 
-        def store_b(res: np.ndarray) -> None:
+        def store_b(res: _np.ndarray) -> None:
             if res is not buf:
                 buf[...] = res
         return buf, getattr(MPI, name), store_b
     if arr.dtype.itemsize == 2 and kind not in "iu":          # float16, bfloat16
-        buf = arr.astype(np.float32)
+        buf = arr.astype(_np.float32)
 
-        def store_h(res: np.ndarray) -> None:
+        def store_h(res: _np.ndarray) -> None:
             arr[...] = res.astype(arr.dtype)
         return buf, getattr(MPI, name), store_h
 
-    def store(res: np.ndarray) -> None:
+    def store(res: _np.ndarray) -> None:
         if res is not arr:
             arr[...] = res
     return arr, getattr(MPI, name), store
 
 
-def _raw(arr: np.ndarray) -> np.ndarray:
+def _raw(arr: _np.ndarray) -> _np.ndarray:
     """Bytes-compatible view for moves without arithmetic (16-bit floats MPI cannot name)."""
     if arr.dtype.kind in "fc" and arr.dtype.itemsize == 2 or arr.dtype.kind == "V" or \
             arr.dtype.name == "bfloat16":
-        return arr.view(np.uint16)
+        return arr.view(_np.uint16)
     if arr.dtype.kind == "b":
-        return arr.view(np.uint8)
+        return arr.view(_np.uint8)
     return arr
 
 
@@ -259,7 +262,7 @@ class MPIProcessGroup(ProcessGroup):
         ibuf, mop, _s = _reduction(inp, op, "reduce_scatter")
         obuf, _m, store = _reduction(out, op, "reduce_scatter")
         if ibuf is inp:
-            ibuf = inp.copy() if inp.dtype.kind != "b" else inp.view(np.uint8).copy()
+            ibuf = inp.copy() if inp.dtype.kind != "b" else inp.view(_np.uint8).copy()
         req = self.comm.Ireduce_scatter_block(ibuf, obuf, mop)
 
         def finish() -> None:
@@ -273,8 +276,8 @@ class MPIProcessGroup(ProcessGroup):
                  in_counts: Sequence[int]) -> Work:
         out, back = _np_view(output)
         inp, _ = _np_view(input)
-        sd = np.concatenate([[0], np.cumsum(in_counts)[:-1]]).astype(np.int64)
-        rd = np.concatenate([[0], np.cumsum(out_counts)[:-1]]).astype(np.int64)
+        sd = _np.concatenate([[0], _np.cumsum(in_counts)[:-1]]).astype(_np.int64)
+        rd = _np.concatenate([[0], _np.cumsum(out_counts)[:-1]]).astype(_np.int64)
         ri, ro = _raw(inp), _raw(out)
         req = self.comm.Ialltoallv([ri, (list(in_counts), list(sd))],
                                    [ro, (list(out_counts), list(rd))])

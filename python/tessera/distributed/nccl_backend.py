@@ -14,16 +14,19 @@ Timeouts and dead peers: Note [The NCCL watchdog] in watchdog.py. Exit: Note [NC
 """
 from __future__ import annotations
 
-import ctypes
-import glob
-import importlib.util
-import atexit
-import os
-import sys
-import threading
-import time
-import weakref
-from typing import Any, Callable, List, Optional, Sequence
+import atexit as _atexit
+import ctypes as _ctypes
+import glob as _glob
+import importlib.util as _importlib_util
+import os as _os
+import sys as _sys
+import threading as _threading
+import time as _time
+import typing as _t
+import weakref as _weakref
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, List, Optional, Sequence
 
 from .process_group import ProcessGroup, ReduceOp, Work
 from .store import DistBackendError, Store
@@ -42,27 +45,27 @@ _lib_path = ""
 # CPU tests point it at a stand-in that records what it receives).
 
 
-class _UniqueId(ctypes.Structure):
+class _UniqueId(_ctypes.Structure):
     # c_ubyte, not c_char: reading a c_char array field stops at the first NUL byte, which
     # truncated the id on its way through the store (seen on the 2-GPU machine).
-    _fields_ = [("internal", ctypes.c_ubyte * 128)]
+    _fields_ = [("internal", _ctypes.c_ubyte * 128)]
 
 
 def _candidates() -> List[str]:
-    if os.environ.get("TESSERA_NCCL_LIBRARY"):
-        return [os.environ["TESSERA_NCCL_LIBRARY"]]
+    if _os.environ.get("TESSERA_NCCL_LIBRARY"):
+        return [_os.environ["TESSERA_NCCL_LIBRARY"]]
     dirs: List[str] = []
     try:
-        spec = importlib.util.find_spec("nvidia.nccl")
+        spec = _importlib_util.find_spec("nvidia.nccl")
         dirs += list((spec.submodule_search_locations or []) if spec else [])
     except (ImportError, ValueError):
         pass
     # Also every sys.path entry's nvidia/nccl: a regular `nvidia` package earlier on the path
     # (an old wheel's nvidia/__init__.py) hides the namespace's other folders from find_spec.
-    dirs += [os.path.join(p, "nvidia", "nccl") for p in sys.path if p]
+    dirs += [_os.path.join(p, "nvidia", "nccl") for p in _sys.path if p]
     found: List[str] = []
     for d in dirs:
-        for f in sorted(glob.glob(os.path.join(d, "lib", "libnccl.so*")), key=len):
+        for f in sorted(_glob.glob(_os.path.join(d, "lib", "libnccl.so*")), key=len):
             if f not in found:
                 found.append(f)
     # The wheel's library first (libnccl.so.2 before any libnccl.so.2.x.y link), then
@@ -71,15 +74,15 @@ def _candidates() -> List[str]:
 
 
 def _bind(L: Any) -> None:
-    P, I, Z = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
+    P, I, Z = _ctypes.c_void_p, _ctypes.c_int, _ctypes.c_size_t
     sig = {
-        "ncclGetErrorString": ([I], ctypes.c_char_p),
-        "ncclGetVersion": ([ctypes.POINTER(I)], I),
-        "ncclGetUniqueId": ([ctypes.POINTER(_UniqueId)], I),
-        "ncclCommInitRank": ([ctypes.POINTER(P), I, _UniqueId, I], I),
+        "ncclGetErrorString": ([I], _ctypes.c_char_p),
+        "ncclGetVersion": ([_ctypes.POINTER(I)], I),
+        "ncclGetUniqueId": ([_ctypes.POINTER(_UniqueId)], I),
+        "ncclCommInitRank": ([_ctypes.POINTER(P), I, _UniqueId, I], I),
         "ncclCommDestroy": ([P], I),
         "ncclCommAbort": ([P], I),
-        "ncclCommGetAsyncError": ([P, ctypes.POINTER(I)], I),
+        "ncclCommGetAsyncError": ([P, _ctypes.POINTER(I)], I),
         "ncclAllReduce": ([P, P, Z, I, I, P, P], I),
         "ncclBroadcast": ([P, P, Z, I, I, P, P], I),
         "ncclReduce": ([P, P, Z, I, I, I, P, P], I),
@@ -94,7 +97,7 @@ def _bind(L: Any) -> None:
         f = getattr(L, name)
         f.argtypes, f.restype = args, res
     if hasattr(L, "ncclGetLastError"):
-        L.ncclGetLastError.argtypes, L.ncclGetLastError.restype = [P], ctypes.c_char_p
+        L.ncclGetLastError.argtypes, L.ncclGetLastError.restype = [P], _ctypes.c_char_p
 
 
 def lib() -> Any:
@@ -103,7 +106,7 @@ def lib() -> Any:
         errors = []
         for path in _candidates():
             try:
-                loaded = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+                loaded = _ctypes.CDLL(path, mode=_ctypes.RTLD_GLOBAL)
                 _bind(loaded)
             except (OSError, AttributeError) as e:
                 errors.append(f"{path}: {e}")
@@ -118,8 +121,8 @@ def lib() -> Any:
 
 def version() -> str:
     """The loaded NCCL's version, e.g. '2.28.9', and the file it came from."""
-    v = ctypes.c_int()
-    _check(lib().ncclGetVersion(ctypes.byref(v)), "ncclGetVersion")
+    v = _ctypes.c_int()
+    _check(lib().ncclGetVersion(_ctypes.byref(v)), "ncclGetVersion")
     n = v.value
     major, rest = (n // 10000, n % 10000) if n >= 10000 else (n // 1000, n % 1000)
     minor, patch = rest // 100, rest % 100
@@ -142,22 +145,22 @@ def exchange_unique_id(store: Store, rank: int, key: str) -> _UniqueId:
     other ranks wait for them. Every byte travels, NULs included."""
     uid = _UniqueId()
     if rank == 0:
-        _check(lib().ncclGetUniqueId(ctypes.byref(uid)), "ncclGetUniqueId")
+        _check(lib().ncclGetUniqueId(_ctypes.byref(uid)), "ncclGetUniqueId")
         store.set(key, bytes(uid))
     else:
         raw = store.get(key)
-        if len(raw) != ctypes.sizeof(uid):
+        if len(raw) != _ctypes.sizeof(uid):
             raise DistBackendError(f"init_process_group: the NCCL unique id from the "
                                    f"store has {len(raw)} bytes, expected 128")
-        ctypes.memmove(ctypes.byref(uid), raw, len(raw))
+        _ctypes.memmove(_ctypes.byref(uid), raw, len(raw))
     return uid
 
 
 def comm_init_rank(uid: _UniqueId, world_size: int, rank: int, device: int) -> Any:
     """ncclCommInitRank on `device` (the caller has made it current): the id by value."""
-    comm = ctypes.c_void_p()
+    comm = _ctypes.c_void_p()
     L = lib()
-    res = L.ncclCommInitRank(ctypes.byref(comm), world_size, uid, rank)
+    res = L.ncclCommInitRank(_ctypes.byref(comm), world_size, uid, rank)
     if res != 0:
         detail = ""
         if hasattr(L, "ncclGetLastError"):
@@ -221,9 +224,9 @@ def comm_abort(comm: Any) -> int:
 def comm_async_error(comm: Any) -> Optional[str]:
     """ncclCommGetAsyncError: None while the communicator is healthy (ncclSuccess or
     ncclInProgress), else NCCL's error text."""
-    res = ctypes.c_int(0)
+    res = _ctypes.c_int(0)
     L = lib()
-    rc = L.ncclCommGetAsyncError(comm, ctypes.byref(res))
+    rc = L.ncclCommGetAsyncError(comm, _ctypes.byref(res))
     code = res.value if rc == 0 else rc
     if code in (0, 7):                       # ncclSuccess, ncclInProgress
         return None
@@ -235,7 +238,7 @@ def comm_async_error(comm: Any) -> Optional[str]:
 
 
 def _blocking_wait() -> bool:
-    return os.environ.get("TORCH_NCCL_BLOCKING_WAIT", os.environ.get(
+    return _os.environ.get("TORCH_NCCL_BLOCKING_WAIT", _os.environ.get(
         "NCCL_BLOCKING_WAIT", "0")).lower() in ("1", "true", "yes")
 
 
@@ -292,17 +295,17 @@ class _NCCLWork(Work):
             if timeout is not None and hasattr(timeout, "total_seconds"):
                 timeout = timeout.total_seconds()      # PyTorch passes a timedelta
             limit = self._pg.timeout if timeout is None else float(timeout)
-            deadline = time.monotonic() + limit
+            deadline = _time.monotonic() + limit
             delay = 1e-5
             while not self._test():
                 self._raise_failed()
-                if time.monotonic() > deadline:
+                if _time.monotonic() > deadline:
                     err = self._pg._fail(
                         f"[Rank {self._pg.rank()}] {self._describe()} did not complete within "
                         f"{limit:.1f} s (Work.wait); a peer rank may have died, hung or "
                         "called a different collective", from_watchdog=False)
                     raise DistBackendError(f"{self._what}: {err}")
-                time.sleep(delay)                 # releases the GIL: the watchdog runs
+                _time.sleep(delay)                 # releases the GIL: the watchdog runs
                 delay = min(delay * 2, 1e-3)
             self._raise_failed()
         else:
@@ -327,7 +330,7 @@ class _NCCLWork(Work):
             _C._cuda.destroy_event(event)
 
     def __del__(self) -> None:
-        if sys.is_finalizing():  # _at_exit ran; nothing may be imported now
+        if _sys.is_finalizing():  # _at_exit ran; nothing may be imported now
             return
         try:
             self._release()
@@ -335,8 +338,8 @@ class _NCCLWork(Work):
             pass
 
 
-_LIVE_WORKS: "weakref.WeakSet[_NCCLWork]" = weakref.WeakSet()
-_LIVE_GROUPS: "weakref.WeakSet[NCCLProcessGroup]" = weakref.WeakSet()
+_LIVE_WORKS: "weakref.WeakSet[_NCCLWork]" = _weakref.WeakSet()
+_LIVE_GROUPS: "weakref.WeakSet[NCCLProcessGroup]" = _weakref.WeakSet()
 _STREAMS: List[Any] = []
 
 
@@ -362,7 +365,7 @@ def _comm_stream(device: int) -> Any:
 #   destroy (PyTorch does the same in ~ProcessGroupNCCL, with a warning), and only then
 #   destroys the events of works never waited on and drops their tensors, while the CUDA
 #   backend is still whole, not in finalization's garbage collection.
-@atexit.register
+@_atexit.register
 def _at_exit() -> None:
     from .watchdog import watchdog
     try:
@@ -373,7 +376,7 @@ def _at_exit() -> None:
     if groups:
         print("tessera.distributed: WARNING: process group has NOT been destroyed before "
               "exit; call destroy_process_group() at the end of the script (aborting the "
-              "NCCL communicators now)", file=sys.stderr, flush=True)
+              "NCCL communicators now)", file=_sys.stderr, flush=True)
     for g in groups:
         try:
             g._drain(min(g.timeout, 10.0))
@@ -395,27 +398,27 @@ def _pick_device(device_id: Any) -> int:
         s = str(device_id)          # "cuda:1", a Device
         return int(s.split(":", 1)[1]) if ":" in s else cuda.current_device()
     device = cuda.current_device()
-    local = os.environ.get("LOCAL_RANK")
+    local = _os.environ.get("LOCAL_RANK")
     if device == 0 and local is not None and local.isdigit():
         device = int(local) % max(cuda.device_count(), 1)
     return device
 
 
 class NCCLProcessGroup(ProcessGroup, WatchedGroup):
-    def __init__(self, comm: ctypes.c_void_p, rank: int, size: int, timeout: float,
+    def __init__(self, comm: _ctypes.c_void_p, rank: int, size: int, timeout: float,
                  device: int) -> None:
         super().__init__(rank, size, timeout)
         self._init_watch(rank, timeout)
         self.comm, self.device = comm, device
         self.stream = _comm_stream(device)
-        self._launch_lock = threading.Lock()
+        self._launch_lock = _threading.Lock()
         self._launch_t0 = 0.0
         self._timer: Any = None
         self._timer_target: Optional[float] = None
         self._timer_fired = False
         if abort_timer.enabled():
             try:                           # Note [Abort without the GIL]
-                fn = ctypes.cast(lib().ncclCommAbort, ctypes.c_void_p).value
+                fn = _ctypes.cast(lib().ncclCommAbort, _ctypes.c_void_p).value
                 self._timer = abort_timer.AbortTimer(fn, comm.value)
             except (OSError, AttributeError):
                 self._timer = None
@@ -462,7 +465,7 @@ class NCCLProcessGroup(ProcessGroup, WatchedGroup):
         c.destroy_event(ready)
         with self._launch_lock:
             self._check_usable(what)            # the watchdog may have aborted meanwhile
-            self._launch_t0 = time.monotonic()  # a call that blocks is watched too
+            self._launch_t0 = _time.monotonic()  # a call that blocks is watched too
             try:
                 call(s)
             finally:
@@ -486,7 +489,7 @@ class NCCLProcessGroup(ProcessGroup, WatchedGroup):
                 return self._timer_fired
             if self._timer.set(None):
                 self._timer_fired = True
-                self.comm = ctypes.c_void_p()      # freed by ncclCommAbort in C
+                self.comm = _ctypes.c_void_p()      # freed by ncclCommAbort in C
             self._timer_target = None
             return self._timer_fired
 
@@ -501,9 +504,9 @@ class NCCLProcessGroup(ProcessGroup, WatchedGroup):
             target = self._inflight[0]._t0 + self.timeout + slack
         if target == self._timer_target:
             return
-        if self._timer.set(None if target is None else target - time.monotonic()):
+        if self._timer.set(None if target is None else target - _time.monotonic()):
             self._timer_fired = True
-            self.comm = ctypes.c_void_p()
+            self.comm = _ctypes.c_void_p()
             return
         self._timer_target = target
 
@@ -513,7 +516,7 @@ class NCCLProcessGroup(ProcessGroup, WatchedGroup):
                     "the GIL, e.g. blocked in .item() or .cpu()) for longer than the timeout "
                     "plus slack, so ncclCommAbort ran from the timer")
         t0 = self._launch_t0
-        if t0 and time.monotonic() - t0 > self.timeout:
+        if t0 and _time.monotonic() - t0 > self.timeout:
             return (f"a NCCL call that queues a collective has blocked for more than "
                     f"{self.timeout:.1f} s")
         # Under the launch lock: shutdown() destroys the communicator under it too, so the
@@ -531,7 +534,7 @@ class NCCLProcessGroup(ProcessGroup, WatchedGroup):
         got = self._launch_lock.acquire(timeout=1.0)
         try:
             fired = self._timer_disarm()     # the timer must not abort a second time
-            comm, self.comm = self.comm, ctypes.c_void_p()
+            comm, self.comm = self.comm, _ctypes.c_void_p()
             if comm and not fired:
                 comm_abort(comm)
         finally:
@@ -540,16 +543,16 @@ class NCCLProcessGroup(ProcessGroup, WatchedGroup):
 
     def _drain(self, limit: float) -> bool:
         """Waits (host, GIL released) up to `limit` s for the in-flight collectives."""
-        deadline = time.monotonic() + limit
+        deadline = _time.monotonic() + limit
         while True:
             with self._watch_lock:
                 while self._inflight and self._inflight[0]._test():
                     self._inflight.popleft()
                 if not self._inflight:
                     return True
-            if time.monotonic() > deadline:
+            if _time.monotonic() > deadline:
                 return False
-            time.sleep(1e-3)
+            _time.sleep(1e-3)
 
     def _staged(self, t: Any) -> tuple:
         if t.is_contiguous():
@@ -566,43 +569,43 @@ class NCCLProcessGroup(ProcessGroup, WatchedGroup):
         t, back = self._staged(tensor)
         dt, n = _dtype_count(t, "all_reduce", op)
         o = _op(op, t, "all_reduce")
-        p = ctypes.c_void_p(t.data_ptr())
+        p = _ctypes.c_void_p(t.data_ptr())
         return self._launch("all_reduce", [t], lambda s: _check(lib().ncclAllReduce(
-            p, p, ctypes.c_size_t(n), dt, o, self.comm, ctypes.c_void_p(s)), "all_reduce"),
+            p, p, _ctypes.c_size_t(n), dt, o, self.comm, _ctypes.c_void_p(s)), "all_reduce"),
             back)
 
     def broadcast(self, tensor: Any, root: int) -> Work:
         t, back = self._staged(tensor)
         dt, n = _dtype_count(t, "broadcast")
-        p = ctypes.c_void_p(t.data_ptr())
+        p = _ctypes.c_void_p(t.data_ptr())
         return self._launch("broadcast", [t], lambda s: _check(lib().ncclBroadcast(
-            p, p, ctypes.c_size_t(n), dt, root, self.comm, ctypes.c_void_p(s)), "broadcast"),
+            p, p, _ctypes.c_size_t(n), dt, root, self.comm, _ctypes.c_void_p(s)), "broadcast"),
             back)
 
     def reduce(self, tensor: Any, root: int, op: ReduceOp) -> Work:
         t, back = self._staged(tensor)
         dt, n = _dtype_count(t, "reduce", op)
         o = _op(op, t, "reduce")
-        p = ctypes.c_void_p(t.data_ptr())
+        p = _ctypes.c_void_p(t.data_ptr())
         return self._launch("reduce", [t], lambda s: _check(lib().ncclReduce(
-            p, p, ctypes.c_size_t(n), dt, o, root, self.comm, ctypes.c_void_p(s)), "reduce"),
+            p, p, _ctypes.c_size_t(n), dt, o, root, self.comm, _ctypes.c_void_p(s)), "reduce"),
             back)
 
     def allgather_into(self, output: Any, input: Any) -> Work:
         out, back = self._staged(output)
         dt, n = _dtype_count(input, "all_gather")
-        pi, po = ctypes.c_void_p(input.data_ptr()), ctypes.c_void_p(out.data_ptr())
+        pi, po = _ctypes.c_void_p(input.data_ptr()), _ctypes.c_void_p(out.data_ptr())
         return self._launch("all_gather", [out, input], lambda s: _check(lib().ncclAllGather(
-            pi, po, ctypes.c_size_t(n), dt, self.comm, ctypes.c_void_p(s)), "all_gather"), back)
+            pi, po, _ctypes.c_size_t(n), dt, self.comm, _ctypes.c_void_p(s)), "all_gather"), back)
 
     def reduce_scatter_into(self, output: Any, input: Any, op: ReduceOp) -> Work:
         out, back = self._staged(output)
         dt, n = _dtype_count(out, "reduce_scatter", op)
         o = _op(op, out, "reduce_scatter")
-        pi, po = ctypes.c_void_p(input.data_ptr()), ctypes.c_void_p(out.data_ptr())
+        pi, po = _ctypes.c_void_p(input.data_ptr()), _ctypes.c_void_p(out.data_ptr())
         return self._launch("reduce_scatter", [out, input], lambda s: _check(
-            lib().ncclReduceScatter(pi, po, ctypes.c_size_t(n), dt, o, self.comm,
-                                    ctypes.c_void_p(s)), "reduce_scatter"), back)
+            lib().ncclReduceScatter(pi, po, _ctypes.c_size_t(n), dt, o, self.comm,
+                                    _ctypes.c_void_p(s)), "reduce_scatter"), back)
 
     def _p2p_group(self, what: str, tensors: Sequence[Any],
                    pairs: List[tuple], back: Optional[Callable[[], None]]) -> Work:
@@ -612,8 +615,8 @@ class NCCLProcessGroup(ProcessGroup, WatchedGroup):
             _check(L.ncclGroupStart(), what)
             for is_send, ptr, count, dt, peer in pairs:
                 f = L.ncclSend if is_send else L.ncclRecv
-                _check(f(ctypes.c_void_p(ptr), ctypes.c_size_t(count), dt, peer, self.comm,
-                         ctypes.c_void_p(s)), what)
+                _check(f(_ctypes.c_void_p(ptr), _ctypes.c_size_t(count), dt, peer, self.comm,
+                         _ctypes.c_void_p(s)), what)
             _check(L.ncclGroupEnd(), what)
         return self._launch(what, tensors, call, back)
 
@@ -717,7 +720,7 @@ class NCCLProcessGroup(ProcessGroup, WatchedGroup):
             return
         with self._launch_lock:
             fired = self._delete_timer()
-            comm, self.comm = self.comm, ctypes.c_void_p()
+            comm, self.comm = self.comm, _ctypes.c_void_p()
         if comm and not fired:
             _check(lib().ncclCommDestroy(comm), "destroy_process_group (ncclCommDestroy)")
 

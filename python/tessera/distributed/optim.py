@@ -8,7 +8,10 @@ already be averaged (DistributedDataParallel does it), as in PyTorch.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Type
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Optional, Type
 
 from . import broadcast, gather_object, get_global_rank, get_rank, get_world_size
 from ..optim.optimizer import Optimizer

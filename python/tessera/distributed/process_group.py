@@ -6,16 +6,19 @@ A backend (``MPIProcessGroup``, ``NCCLProcessGroup``) receives tensors already c
 """
 from __future__ import annotations
 
-import enum
-import time
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+import enum as _enum
+import time as _time
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from .store import DistBackendError
 
 __all__ = ["ReduceOp", "Work", "ProcessGroup"]
 
 
-class ReduceOp(enum.IntEnum):
+class ReduceOp(_enum.IntEnum):
     """Reductions of all_reduce/reduce/reduce_scatter (PyTorch's ``ReduceOp``).
     AVG needs a floating dtype; BAND/BOR/BXOR integer or bool ones."""
     SUM = 0
@@ -66,7 +69,7 @@ class Work:
         if timeout is not None and hasattr(timeout, "total_seconds"):
             timeout = timeout.total_seconds()        # PyTorch passes a timedelta
         limit = self._timeout if timeout is None else float(timeout)
-        deadline = time.monotonic() + limit
+        deadline = _time.monotonic() + limit
         # Note [Polling a collective]: MPI makes progress only inside its calls, so a long
         # sleep between tests stalls a pipelined transfer; spin first, then yield, then sleep
         # in steps of at most 200 us (2 cores shared by several ranks must not be starved).
@@ -75,15 +78,15 @@ class Work:
             spins += 1
             if spins < 256:
                 continue
-            if time.monotonic() > deadline:
+            if _time.monotonic() > deadline:
                 raise DistBackendError(
                     f"{self._what}: timed out after {limit:.1f} s; a peer rank may have "
                     "died or called a different collective (timeout= of "
                     "init_process_group sets the limit)")
             if spins < 4096:
-                time.sleep(0)
+                _time.sleep(0)
             else:
-                time.sleep(delay)
+                _time.sleep(delay)
                 delay = min(delay * 2, 2e-4)
         self._complete()
         return True

@@ -8,15 +8,18 @@ until the keys exist or the timeout passes, then raise :class:`DistStoreError`.
 """
 from __future__ import annotations
 
-import datetime
-import fcntl
-import os
-import socket
-import socketserver
-import struct
-import threading
-import time
-from typing import Dict, List, Optional, Union
+import datetime as _datetime
+import fcntl as _fcntl
+import os as _os
+import socket as _socket
+import socketserver as _socketserver
+import struct as _struct
+import threading as _threading
+import time as _time
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Dict, List, Optional, Union
 
 __all__ = ["Store", "TCPStore", "FileStore", "HashStore", "PrefixStore", "DistError",
            "DistStoreError", "DistBackendError"]
@@ -37,10 +40,10 @@ class DistBackendError(DistError):
     """A collective failed or timed out (a peer died, a mismatched call)."""
 
 
-def _seconds(timeout: Union[None, float, datetime.timedelta]) -> float:
+def _seconds(timeout: Union[None, float, _datetime.timedelta]) -> float:
     if timeout is None:
         return 300.0
-    if isinstance(timeout, datetime.timedelta):
+    if isinstance(timeout, _datetime.timedelta):
         return timeout.total_seconds()
     return float(timeout)
 
@@ -68,16 +71,16 @@ class Store:
     def num_keys(self) -> int:
         raise NotImplementedError
 
-    def wait(self, keys: List[str], timeout: Optional[datetime.timedelta] = None) -> None:
-        deadline = time.monotonic() + (self.timeout if timeout is None else _seconds(timeout))
+    def wait(self, keys: List[str], timeout: Optional[_datetime.timedelta] = None) -> None:
+        deadline = _time.monotonic() + (self.timeout if timeout is None else _seconds(timeout))
         delay = 0.001
         while not self.check(keys):
-            if time.monotonic() > deadline:
+            if _time.monotonic() > deadline:
                 raise DistStoreError(f"Store.wait: timed out after waiting for keys {keys}")
-            time.sleep(delay)
+            _time.sleep(delay)
             delay = min(delay * 2, 0.05)
 
-    def set_timeout(self, timeout: datetime.timedelta) -> None:
+    def set_timeout(self, timeout: _datetime.timedelta) -> None:
         self.timeout = _seconds(timeout)
 
 
@@ -90,10 +93,10 @@ class _Table:
 
     def __init__(self) -> None:
         self.data: Dict[bytes, bytes] = {}
-        self.cond = threading.Condition()
+        self.cond = _threading.Condition()
 
 
-def _recv_exact(sock: socket.socket, n: int) -> bytes:
+def _recv_exact(sock: _socket.socket, n: int) -> bytes:
     buf = bytearray()
     while len(buf) < n:
         chunk = sock.recv(n - len(buf))
@@ -103,22 +106,22 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
     return bytes(buf)
 
 
-def _recv_field(sock: socket.socket) -> bytes:
-    (n,) = struct.unpack(">Q", _recv_exact(sock, 8))
+def _recv_field(sock: _socket.socket) -> bytes:
+    (n,) = _struct.unpack(">Q", _recv_exact(sock, 8))
     if n > _MAX_FIELD:
         raise ConnectionError(f"store: field of {n} bytes refused")
     return _recv_exact(sock, n)
 
 
 def _pack(*fields: bytes) -> bytes:
-    return b"".join(struct.pack(">Q", len(f)) + f for f in fields)
+    return b"".join(_struct.pack(">Q", len(f)) + f for f in fields)
 
 
-class _Handler(socketserver.BaseRequestHandler):
+class _Handler(_socketserver.BaseRequestHandler):
     def handle(self) -> None:
         table: _Table = self.server.table  # type: ignore[attr-defined]
         sock = self.request
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
         try:
             while True:
                 cmd = _recv_exact(sock, 1)[0]
@@ -130,7 +133,7 @@ class _Handler(socketserver.BaseRequestHandler):
                     sock.sendall(b"\x01")
                 elif cmd in (_GET, _WAIT):
                     k = _recv_field(sock)
-                    (timeout,) = struct.unpack(">d", _recv_exact(sock, 8))
+                    (timeout,) = _struct.unpack(">d", _recv_exact(sock, 8))
                     with table.cond:
                         ok = table.cond.wait_for(lambda: k in table.data, timeout)
                         v = table.data.get(k, b"")
@@ -140,14 +143,14 @@ class _Handler(socketserver.BaseRequestHandler):
                         sock.sendall(b"\x01" + (_pack(v) if cmd == _GET else b""))
                 elif cmd == _ADD:
                     k = _recv_field(sock)
-                    (amount,) = struct.unpack(">q", _recv_exact(sock, 8))
+                    (amount,) = _struct.unpack(">q", _recv_exact(sock, 8))
                     with table.cond:
                         v = int(table.data.get(k, b"0")) + amount
                         table.data[k] = str(v).encode()
                         table.cond.notify_all()
-                    sock.sendall(struct.pack(">q", v))
+                    sock.sendall(_struct.pack(">q", v))
                 elif cmd == _CHECK:
-                    (n,) = struct.unpack(">I", _recv_exact(sock, 4))
+                    (n,) = _struct.unpack(">I", _recv_exact(sock, 4))
                     keys = [_recv_field(sock) for _ in range(n)]
                     with table.cond:
                         ok = all(k in table.data for k in keys)
@@ -160,14 +163,14 @@ class _Handler(socketserver.BaseRequestHandler):
                 elif cmd == _NUMKEYS:
                     with table.cond:
                         n = len(table.data)
-                    sock.sendall(struct.pack(">q", n))
+                    sock.sendall(_struct.pack(">q", n))
                 else:
                     return
-        except (ConnectionError, OSError, struct.error):
+        except (ConnectionError, OSError, _struct.error):
             return
 
 
-class _Server(socketserver.ThreadingTCPServer):
+class _Server(_socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
 
@@ -181,7 +184,7 @@ class TCPStore(Store):
 
     def __init__(self, host_name: str, port: int, world_size: Optional[int] = None,
                  is_master: bool = False,
-                 timeout: Union[float, datetime.timedelta] = datetime.timedelta(seconds=300),
+                 timeout: Union[float, _datetime.timedelta] = _datetime.timedelta(seconds=300),
                  wait_for_workers: bool = True, multi_tenant: bool = False) -> None:
         self.host, self.timeout = host_name, _seconds(timeout)
         self._server: Optional[_Server] = None
@@ -189,27 +192,27 @@ class TCPStore(Store):
             self._server = _Server(("", int(port)), _Handler)
             self._server.table = _Table()  # type: ignore[attr-defined]
             port = self._server.server_address[1]
-            threading.Thread(target=self._server.serve_forever, daemon=True,
+            _threading.Thread(target=self._server.serve_forever, daemon=True,
                              name="tessera-store").start()
         self.port = int(port)
-        self._lock = threading.Lock()
+        self._lock = _threading.Lock()
         self._sock = self._connect()
 
-    def _connect(self) -> socket.socket:
-        deadline = time.monotonic() + self.timeout
+    def _connect(self) -> _socket.socket:
+        deadline = _time.monotonic() + self.timeout
         delay = 0.01
         while True:
             try:
-                s = socket.create_connection((self.host, self.port), timeout=self.timeout)
-                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                s = _socket.create_connection((self.host, self.port), timeout=self.timeout)
+                s.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
                 s.settimeout(None)
                 return s
             except OSError as e:
-                if time.monotonic() > deadline:
+                if _time.monotonic() > deadline:
                     raise DistStoreError(f"TCPStore: could not reach {self.host}:{self.port} "
                                          f"within {self.timeout:.0f} s ({e}); is MASTER_ADDR/"
                                          "MASTER_PORT right and rank 0 running?") from e
-                time.sleep(delay)
+                _time.sleep(delay)
                 delay = min(delay * 2, 0.5)
 
     def _call(self, payload: bytes, reply_len: int, timeout: Optional[float] = None) -> bytes:
@@ -230,7 +233,7 @@ class TCPStore(Store):
             try:
                 self._sock.settimeout(self.timeout + 5.0)
                 self._sock.sendall(bytes([_GET]) + _pack(key.encode())
-                                   + struct.pack(">d", self.timeout))
+                                   + _struct.pack(">d", self.timeout))
                 ok = _recv_exact(self._sock, 1)
                 if ok != b"\x01":
                     raise DistStoreError(f"TCPStore.get: timed out after {self.timeout:.1f} s "
@@ -240,22 +243,22 @@ class TCPStore(Store):
                 raise DistStoreError(f"TCPStore: connection to {self.host}:{self.port} "
                                      f"lost ({e})") from e
 
-    def wait(self, keys: List[str], timeout: Optional[datetime.timedelta] = None) -> None:
+    def wait(self, keys: List[str], timeout: Optional[_datetime.timedelta] = None) -> None:
         t = self.timeout if timeout is None else _seconds(timeout)
-        deadline = time.monotonic() + t
+        deadline = _time.monotonic() + t
         for k in keys:
-            left = max(deadline - time.monotonic(), 0.0)
-            r = self._call(bytes([_WAIT]) + _pack(k.encode()) + struct.pack(">d", left), 1, left)
+            left = max(deadline - _time.monotonic(), 0.0)
+            r = self._call(bytes([_WAIT]) + _pack(k.encode()) + _struct.pack(">d", left), 1, left)
             if r != b"\x01":
                 raise DistStoreError(f"TCPStore.wait: timed out after {t:.1f} s waiting for "
                                      f"keys {keys}")
 
     def add(self, key: str, amount: int) -> int:
-        r = self._call(bytes([_ADD]) + _pack(key.encode()) + struct.pack(">q", int(amount)), 8)
-        return struct.unpack(">q", r)[0]
+        r = self._call(bytes([_ADD]) + _pack(key.encode()) + _struct.pack(">q", int(amount)), 8)
+        return _struct.unpack(">q", r)[0]
 
     def check(self, keys: List[str]) -> bool:
-        payload = bytes([_CHECK]) + struct.pack(">I", len(keys)) + b"".join(
+        payload = bytes([_CHECK]) + _struct.pack(">I", len(keys)) + b"".join(
             _pack(k.encode()) for k in keys)
         return self._call(payload, 1) == b"\x01"
 
@@ -263,7 +266,7 @@ class TCPStore(Store):
         return self._call(bytes([_DELETE]) + _pack(key.encode()), 1) == b"\x01"
 
     def num_keys(self) -> int:
-        return struct.unpack(">q", self._call(bytes([_NUMKEYS]), 8))[0]
+        return _struct.unpack(">q", self._call(bytes([_NUMKEYS]), 8))[0]
 
     def close(self) -> None:
         try:
@@ -321,7 +324,7 @@ def _parse_records(raw: bytes) -> Dict[bytes, bytes]:
     i = 0
     while i + 17 <= len(raw):
         op = raw[i]
-        kl, vl = struct.unpack(">QQ", raw[i + 1:i + 17])
+        kl, vl = _struct.unpack(">QQ", raw[i + 1:i + 17])
         if i + 17 + kl + vl > len(raw):
             break
         k = raw[i + 17:i + 17 + kl]
@@ -344,17 +347,17 @@ class FileStore(Store):
 
     def _read(self) -> Dict[bytes, bytes]:
         with open(self.path, "rb") as f:
-            fcntl.flock(f, fcntl.LOCK_SH)
+            _fcntl.flock(f, _fcntl.LOCK_SH)
             raw = f.read()
-            fcntl.flock(f, fcntl.LOCK_UN)
+            _fcntl.flock(f, _fcntl.LOCK_UN)
         return _parse_records(raw)
 
     def _append(self, op: int, k: bytes, v: bytes) -> None:
         with open(self.path, "ab") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
-            f.write(bytes([op]) + struct.pack(">QQ", len(k), len(v)) + k + v)
+            _fcntl.flock(f, _fcntl.LOCK_EX)
+            f.write(bytes([op]) + _struct.pack(">QQ", len(k), len(v)) + k + v)
             f.flush()
-            fcntl.flock(f, fcntl.LOCK_UN)
+            _fcntl.flock(f, _fcntl.LOCK_UN)
 
     def set(self, key: str, value: Union[str, bytes]) -> None:
         self._append(0, key.encode(), _as_bytes(value))
@@ -365,16 +368,16 @@ class FileStore(Store):
 
     def add(self, key: str, amount: int) -> int:
         with open(self.path, "r+b") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
+            _fcntl.flock(f, _fcntl.LOCK_EX)
             try:
                 f.seek(0)
                 cur = int(_parse_records(f.read()).get(key.encode(), b"0")) + int(amount)
                 k, v = key.encode(), str(cur).encode()
-                f.seek(0, os.SEEK_END)
-                f.write(bytes([0]) + struct.pack(">QQ", len(k), len(v)) + k + v)
+                f.seek(0, _os.SEEK_END)
+                f.write(bytes([0]) + _struct.pack(">QQ", len(k), len(v)) + k + v)
                 f.flush()
             finally:
-                fcntl.flock(f, fcntl.LOCK_UN)
+                _fcntl.flock(f, _fcntl.LOCK_UN)
         return cur
 
     def check(self, keys: List[str]) -> bool:
@@ -418,5 +421,5 @@ class PrefixStore(Store):
     def num_keys(self) -> int:
         return self.underlying_store.num_keys()
 
-    def wait(self, keys: List[str], timeout: Optional[datetime.timedelta] = None) -> None:
+    def wait(self, keys: List[str], timeout: Optional[_datetime.timedelta] = None) -> None:
         self.underlying_store.wait([self._k(k) for k in keys], timeout)

@@ -27,14 +27,17 @@ distributed package's own waits release it).
 """
 from __future__ import annotations
 
-import collections
-import ctypes
-import os
-import sys
-import threading
-import time
-import weakref
-from typing import Any, Deque, List, Optional
+import collections as _collections
+import ctypes as _ctypes
+import os as _os
+import sys as _sys
+import threading as _threading
+import time as _time
+import typing as _t
+import weakref as _weakref
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Deque, List, Optional
 
 from .store import DistBackendError
 
@@ -42,7 +45,7 @@ __all__ = ["Watchdog", "WatchedGroup", "watchdog"]
 
 
 def _mode() -> int:
-    raw = os.environ.get("TORCH_NCCL_ASYNC_ERROR_HANDLING", "3")
+    raw = _os.environ.get("TORCH_NCCL_ASYNC_ERROR_HANDLING", "3")
     try:
         return int(raw)
     except ValueError:
@@ -57,8 +60,8 @@ class WatchedGroup:
     ``_describe()``, and ``_seq``."""
 
     def _init_watch(self, rank: int, timeout: float) -> None:
-        self._inflight: Deque[Any] = collections.deque()
-        self._watch_lock = threading.RLock()   # inflight list, events, launches vs abort
+        self._inflight: Deque[Any] = _collections.deque()
+        self._watch_lock = _threading.RLock()   # inflight list, events, launches vs abort
         self._error: Optional[DistBackendError] = None
         self._seq = 0
         self._watch_rank = rank
@@ -76,7 +79,7 @@ class WatchedGroup:
         return self._seq
 
     def _track(self, work: Any) -> None:
-        work._t0 = time.monotonic()
+        work._t0 = _time.monotonic()
         with self._watch_lock:
             self._inflight.append(work)
             self._watch_updated()
@@ -126,7 +129,7 @@ class WatchedGroup:
             mode = _mode()
             if from_watchdog and mode == 0:
                 print(f"tessera.distributed: {reason} (TORCH_NCCL_ASYNC_ERROR_HANDLING=0: "
-                      "not aborting)", file=sys.stderr, flush=True)
+                      "not aborting)", file=_sys.stderr, flush=True)
                 self._watch_timeout = float("inf")     # report once
                 return DistBackendError(reason)
             err = DistBackendError(reason + "; the communicator was aborted (ncclCommAbort)")
@@ -143,7 +146,7 @@ class WatchedGroup:
             try:
                 self._abort_comm()
             finally:
-                print(f"tessera.distributed: {err}", file=sys.stderr, flush=True)
+                print(f"tessera.distributed: {err}", file=_sys.stderr, flush=True)
         if deliver:
             _await_main(self)
         return err
@@ -157,7 +160,7 @@ class _Delivery:
 def _post_to_main(group: WatchedGroup, err: DistBackendError) -> bool:
     """Makes `err` pending in the main thread (PyThreadState_SetAsyncExc: raised at its next
     Python instruction); False when there is no main thread to take it."""
-    main = threading.main_thread()
+    main = _threading.main_thread()
     if not main.is_alive() or main.ident is None:
         return False
     message = str(err)
@@ -167,8 +170,8 @@ def _post_to_main(group: WatchedGroup, err: DistBackendError) -> bool:
         group._raised_in_main = True
     cls = type("DistBackendError", (DistBackendError, _Delivery), {"__init__": init})
     cls.__module__ = DistBackendError.__module__
-    set_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
-    set_exc.argtypes, set_exc.restype = [ctypes.c_ulong, ctypes.py_object], ctypes.c_int
+    set_exc = _ctypes.pythonapi.PyThreadState_SetAsyncExc
+    set_exc.argtypes, set_exc.restype = [_ctypes.c_ulong, _ctypes.py_object], _ctypes.c_int
     set_exc(main.ident, cls)
     return True
 
@@ -176,18 +179,18 @@ def _post_to_main(group: WatchedGroup, err: DistBackendError) -> bool:
 def _await_main(group: WatchedGroup) -> None:
     """Waits TESSERA_NCCL_ABORT_GRACE seconds (default 10) for the main thread to take the
     posted error; ends the process (exit code 1) if it does not, as PyTorch's watchdog does."""
-    main = threading.main_thread()
-    grace = float(os.environ.get("TESSERA_NCCL_ABORT_GRACE", 10))
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
+    main = _threading.main_thread()
+    grace = float(_os.environ.get("TESSERA_NCCL_ABORT_GRACE", 10))
+    deadline = _time.monotonic() + grace
+    while _time.monotonic() < deadline:
         if group._raised_in_main or not main.is_alive():
             return
-        time.sleep(0.05)
+        _time.sleep(0.05)
     if not group._raised_in_main and main.is_alive():
         print(f"tessera.distributed: the main thread did not take the error within {grace} s "
               "(TESSERA_NCCL_ABORT_GRACE); ending the process, as PyTorch's watchdog does",
-              file=sys.stderr, flush=True)
-        os._exit(1)
+              file=_sys.stderr, flush=True)
+        _os._exit(1)
 
 
 class Watchdog:
@@ -195,17 +198,17 @@ class Watchdog:
 
     def __init__(self, interval: float = 0.1) -> None:
         self.interval = interval
-        self._groups: "weakref.WeakSet[WatchedGroup]" = weakref.WeakSet()
-        self._lock = threading.Lock()
-        self._thread: Optional[threading.Thread] = None
-        self._stop = threading.Event()
+        self._groups: "weakref.WeakSet[WatchedGroup]" = _weakref.WeakSet()
+        self._lock = _threading.Lock()
+        self._thread: Optional[_threading.Thread] = None
+        self._stop = _threading.Event()
 
     def watch(self, group: WatchedGroup) -> None:
         with self._lock:
             self._groups.add(group)
             if self._thread is None or not self._thread.is_alive():
                 self._stop.clear()
-                self._thread = threading.Thread(target=self._run, name="tessera-nccl-watchdog",
+                self._thread = _threading.Thread(target=self._run, name="tessera-nccl-watchdog",
                                                 daemon=True)
                 self._thread.start()
 
@@ -214,7 +217,7 @@ class Watchdog:
             self._groups.discard(group)
 
     def poll_once(self) -> None:
-        now = time.monotonic()
+        now = _time.monotonic()
         with self._lock:
             groups: List[WatchedGroup] = list(self._groups)
         for g in groups:
@@ -232,7 +235,7 @@ class Watchdog:
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
         t = self._thread
-        if t is not None and t is not threading.current_thread():
+        if t is not None and t is not _threading.current_thread():
             t.join(timeout)
         self._thread = None
 
@@ -243,5 +246,5 @@ _WATCHDOG: Optional[Watchdog] = None
 def watchdog() -> Watchdog:
     global _WATCHDOG
     if _WATCHDOG is None:
-        _WATCHDOG = Watchdog(float(os.environ.get("TESSERA_NCCL_WATCHDOG_INTERVAL", 0.1)))
+        _WATCHDOG = Watchdog(float(_os.environ.get("TESSERA_NCCL_WATCHDOG_INTERVAL", 0.1)))
     return _WATCHDOG

@@ -1,8 +1,11 @@
 """The Bernoulli distribution (torch.distributions.Bernoulli)."""
 from __future__ import annotations
 
-import numbers
-from typing import Any, Optional
+import numbers as _numbers
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 from tessera.nn.functional import binary_cross_entropy_with_logits
@@ -25,7 +28,7 @@ class Bernoulli(_ProbsOrLogits, ExponentialFamily):
     def __init__(self, probs: Any = None, logits: Any = None,
                  validate_args: Optional[bool] = None) -> None:
         self._set_probs_or_logits(probs, logits, lambda v: broadcast_all(v)[0])
-        is_scalar = isinstance(probs if probs is not None else logits, numbers.Number)
+        is_scalar = isinstance(probs if probs is not None else logits, _numbers.Number)
         batch_shape = ts.Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 

@@ -1,8 +1,11 @@
 """The Beta distribution (torch.distributions.Beta), a two-component Dirichlet."""
 from __future__ import annotations
 
-import numbers
-from typing import Any, Optional
+import numbers as _numbers
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 
@@ -24,7 +27,7 @@ class Beta(ExponentialFamily):
 
     def __init__(self, concentration1: Any, concentration0: Any,
                  validate_args: Optional[bool] = None) -> None:
-        if isinstance(concentration1, numbers.Real) and isinstance(concentration0, numbers.Real):
+        if isinstance(concentration1, _numbers.Real) and isinstance(concentration0, _numbers.Real):
             concentration1_concentration0 = ts.tensor(
                 [float(concentration1), float(concentration0)], dtype=ts.get_default_dtype())
         else:

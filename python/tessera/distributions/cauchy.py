@@ -1,8 +1,11 @@
 """The Cauchy distribution (torch.distributions.Cauchy)."""
 from __future__ import annotations
 
-import math
-from typing import Any, Optional
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 
@@ -29,7 +32,7 @@ class Cauchy(Distribution):
 
     @property
     def mean(self) -> Any:
-        return self._full(math.nan)
+        return self._full(_math.nan)
 
     @property
     def mode(self) -> Any:
@@ -37,7 +40,7 @@ class Cauchy(Distribution):
 
     @property
     def variance(self) -> Any:
-        return self._full(math.inf)
+        return self._full(_math.inf)
 
     def rsample(self, sample_shape: Any = ()) -> Any:
         shape = tuple(self._extended_shape(sample_shape))
@@ -47,16 +50,16 @@ class Cauchy(Distribution):
     def log_prob(self, value: Any) -> Any:
         if self._validate_args:
             self._validate_sample(value)
-        return (-math.log(math.pi) - self.scale.log()
+        return (-_math.log(_math.pi) - self.scale.log()
                 - (((value - self.loc) / self.scale) ** 2).log1p())
 
     def cdf(self, value: Any) -> Any:
         if self._validate_args:
             self._validate_sample(value)
-        return ts.atan((value - self.loc) / self.scale) / math.pi + 0.5
+        return ts.atan((value - self.loc) / self.scale) / _math.pi + 0.5
 
     def icdf(self, value: Any) -> Any:
-        return ts.tan(math.pi * (value - 0.5)) * self.scale + self.loc
+        return ts.tan(_math.pi * (value - 0.5)) * self.scale + self.loc
 
     def entropy(self) -> Any:
-        return math.log(4 * math.pi) + self.scale.log()
+        return _math.log(4 * _math.pi) + self.scale.log()

@@ -1,7 +1,10 @@
 """The Chi2 distribution (torch.distributions.Chi2): Gamma(df / 2, 1 / 2)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 from . import constraints
 from .gamma import Gamma

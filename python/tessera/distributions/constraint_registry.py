@@ -4,8 +4,11 @@ reparameterization), `transform_to(c)` any transform onto it (for optimization),
 torch's mapping; `register` adds factories for more constraint classes."""
 from __future__ import annotations
 
-import numbers
-from typing import Any, Callable, Dict, Optional
+import numbers as _numbers
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Dict, Optional
 
 from . import constraints, transforms
 
@@ -63,8 +66,8 @@ def _to_less_than(constraint: Any) -> transforms.Transform:
 
 
 def _to_interval(constraint: Any) -> transforms.Transform:
-    lower_is_0 = isinstance(constraint.lower_bound, numbers.Number) and constraint.lower_bound == 0
-    upper_is_1 = isinstance(constraint.upper_bound, numbers.Number) and constraint.upper_bound == 1
+    lower_is_0 = isinstance(constraint.lower_bound, _numbers.Number) and constraint.lower_bound == 0
+    upper_is_1 = isinstance(constraint.upper_bound, _numbers.Number) and constraint.upper_bound == 1
     if lower_is_0 and upper_is_1:
         return transforms.SigmoidTransform()
     loc, scale = constraint.lower_bound, constraint.upper_bound - constraint.lower_bound

@@ -6,7 +6,10 @@ of set it is (transforms and `Independent` use them).
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 

@@ -2,9 +2,12 @@
 & Cunningham, NeurIPS 2019): density proportional to p^x (1 - p)^(1 - x) on [0, 1]."""
 from __future__ import annotations
 
-import math
-import numbers
-from typing import Any, Optional
+import math as _math
+import numbers as _numbers
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 from tessera.nn.functional import binary_cross_entropy_with_logits
@@ -38,7 +41,7 @@ class ContinuousBernoulli(_ProbsOrLogits, ExponentialFamily):
             return clamp_probs(v)
 
         self._set_probs_or_logits(probs, logits, convert)
-        is_scalar = isinstance(probs if probs is not None else logits, numbers.Number)
+        is_scalar = isinstance(probs if probs is not None else logits, _numbers.Number)
         self._lims = lims
         super().__init__(ts.Size() if is_scalar else self._param.size(),
                          validate_args=validate_args)
@@ -69,7 +72,7 @@ class ContinuousBernoulli(_ProbsOrLogits, ExponentialFamily):
         log_norm = (ts.log(ts.abs(ts.log1p(-cut_probs) - ts.log(cut_probs)))
                     - ts.where(cut_probs <= 0.5, ts.log1p(-2.0 * below), ts.log(2.0 * above - 1.0)))
         x = ts.pow(self.probs - 0.5, 2)
-        taylor = math.log(2.0) + (4.0 / 3.0 + 104.0 / 45.0 * x) * x
+        taylor = _math.log(2.0) + (4.0 / 3.0 + 104.0 / 45.0 * x) * x
         return ts.where(self._outside_unstable_region(), log_norm, taylor)
 
     @property

@@ -1,7 +1,10 @@
 """The Dirichlet distribution (torch.distributions.Dirichlet)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 

@@ -2,8 +2,11 @@
 sample validation, and the defaults the concrete distributions override."""
 from __future__ import annotations
 
-import warnings
-from typing import Any, Dict, Optional
+import typing as _t
+import warnings as _warnings
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, Optional
 
 import tessera as ts
 
@@ -47,7 +50,7 @@ class Distribution:
                 arg_constraints = self.arg_constraints
             except NotImplementedError:
                 arg_constraints = {}
-                warnings.warn(f"{self.__class__} does not define `arg_constraints`. Please set "
+                _warnings.warn(f"{self.__class__} does not define `arg_constraints`. Please set "
                               "`arg_constraints = {}` or initialize the distribution with "
                               "`validate_args=False` to turn off validation.", stacklevel=2)
             for param, constraint in arg_constraints.items():
@@ -135,7 +138,7 @@ class Distribution:
         raise NotImplementedError
 
     def sample_n(self, n: int) -> Any:
-        warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning,
+        _warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning,
                       stacklevel=2)
         return self.sample(ts.Size((n,)))
 
@@ -181,7 +184,7 @@ class Distribution:
         try:
             support = self.support
         except NotImplementedError:
-            warnings.warn(f"{self.__class__} does not define `support` to enable sample "
+            _warnings.warn(f"{self.__class__} does not define `support` to enable sample "
                           "validation. Please initialize the distribution with "
                           "`validate_args=False` to turn off validation.", stacklevel=2)
             return

@@ -3,7 +3,10 @@ exp(<t(x), theta> - F(theta) + k(x)); entropy and same-family KL from the log no
 by autograd (Bregman divergences, Nielsen & Nock)."""
 from __future__ import annotations
 
-from typing import Any
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any
 
 import tessera as ts
 

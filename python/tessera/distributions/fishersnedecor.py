@@ -1,9 +1,12 @@
 """The Fisher-Snedecor (F) distribution (torch.distributions.FisherSnedecor)."""
 from __future__ import annotations
 
-import math
-import numbers
-from typing import Any, Optional
+import math as _math
+import numbers as _numbers
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 
@@ -26,7 +29,7 @@ class FisherSnedecor(Distribution):
         self.df1, self.df2 = broadcast_all(df1, df2)
         self._gamma1 = Gamma(self.df1 * 0.5, self.df1)
         self._gamma2 = Gamma(self.df2 * 0.5, self.df2)
-        scalar = isinstance(df1, numbers.Number) and isinstance(df2, numbers.Number)
+        scalar = isinstance(df1, _numbers.Number) and isinstance(df2, _numbers.Number)
         super().__init__(ts.Size() if scalar else self.df1.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "FisherSnedecor":
@@ -40,17 +43,17 @@ class FisherSnedecor(Distribution):
 
     @property
     def mean(self) -> Any:
-        df2 = ts.where(self.df2 <= 2, math.nan, self.df2)
+        df2 = ts.where(self.df2 <= 2, _math.nan, self.df2)
         return df2 / (df2 - 2)
 
     @property
     def mode(self) -> Any:
         mode = (self.df1 - 2) / self.df1 * self.df2 / (self.df2 + 2)
-        return ts.where(self.df1 <= 2, math.nan, mode)
+        return ts.where(self.df1 <= 2, _math.nan, mode)
 
     @property
     def variance(self) -> Any:
-        df2 = ts.where(self.df2 <= 4, math.nan, self.df2)
+        df2 = ts.where(self.df2 <= 4, _math.nan, self.df2)
         return (2 * df2.pow(2) * (self.df1 + df2 - 2)
                 / (self.df1 * (df2 - 2).pow(2) * (df2 - 4)))
 

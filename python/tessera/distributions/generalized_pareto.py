@@ -1,9 +1,12 @@
 """The generalized Pareto distribution (torch.distributions.GeneralizedPareto)."""
 from __future__ import annotations
 
-import math
-import numbers
-from typing import Any, Optional
+import math as _math
+import numbers as _numbers
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 
@@ -25,7 +28,7 @@ class GeneralizedPareto(Distribution):
     def __init__(self, loc: Any, scale: Any, concentration: Any,
                  validate_args: Optional[bool] = None) -> None:
         self.loc, self.scale, self.concentration = broadcast_all(loc, scale, concentration)
-        scalar = all(isinstance(v, numbers.Number) for v in (loc, scale, concentration))
+        scalar = all(isinstance(v, _numbers.Number) for v in (loc, scale, concentration))
         super().__init__(ts.Size() if scalar else self.loc.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "GeneralizedPareto":
@@ -80,14 +83,14 @@ class GeneralizedPareto(Distribution):
     def mean(self) -> Any:
         valid = self.concentration < 1
         safe_conc = ts.where(valid, self.concentration, 0.5)
-        return ts.where(valid, self.loc + self.scale / (1 - safe_conc), math.nan)
+        return ts.where(valid, self.loc + self.scale / (1 - safe_conc), _math.nan)
 
     @property
     def variance(self) -> Any:
         valid = self.concentration < 0.5
         safe_conc = ts.where(valid, self.concentration, 0.25)
         result = self.scale ** 2 / ((1 - safe_conc) ** 2 * (1 - 2 * safe_conc))
-        return ts.where(valid, result, math.nan)
+        return ts.where(valid, result, _math.nan)
 
     def entropy(self) -> Any:
         ans = ts.log(self.scale) + self.concentration + 1
@@ -100,5 +103,5 @@ class GeneralizedPareto(Distribution):
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self) -> Any:
         upper = ts.where(self.concentration < 0, self.loc - self.scale / self.concentration,
-                         math.inf)
+                         _math.inf)
         return constraints.interval(self.loc, upper)

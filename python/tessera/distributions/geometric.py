@@ -1,7 +1,10 @@
 """The Geometric distribution (torch.distributions.Geometric)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 from tessera.nn.functional import binary_cross_entropy_with_logits

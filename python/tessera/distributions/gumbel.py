@@ -1,8 +1,11 @@
 """The Gumbel distribution (torch.distributions.Gumbel): a transformed Uniform."""
 from __future__ import annotations
 
-import math
-from typing import Any, Optional
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 
@@ -54,7 +57,7 @@ class Gumbel(TransformedDistribution):
 
     @property
     def stddev(self) -> Any:
-        return (math.pi / math.sqrt(6)) * self.scale
+        return (_math.pi / _math.sqrt(6)) * self.scale
 
     @property
     def variance(self) -> Any:

@@ -1,8 +1,11 @@
 """The HalfCauchy distribution (torch.distributions.HalfCauchy): |X| for a centered Cauchy."""
 from __future__ import annotations
 
-import math
-from typing import Any, Optional
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 
@@ -30,7 +33,7 @@ class HalfCauchy(_Folded):
 
     @property
     def mean(self) -> Any:
-        return ts.full(tuple(self._extended_shape()), math.inf, dtype=self.scale.dtype,
+        return ts.full(tuple(self._extended_shape()), _math.inf, dtype=self.scale.dtype,
                        device=self.scale.device)
 
     @property

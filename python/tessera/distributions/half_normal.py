@@ -1,8 +1,11 @@
 """The HalfNormal distribution (torch.distributions.HalfNormal): |X| for a centered Normal."""
 from __future__ import annotations
 
-import math
-from typing import Any, Optional
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 
@@ -30,8 +33,8 @@ class _Folded(TransformedDistribution):
         if self._validate_args:
             self._validate_sample(value)
         value = ts.as_tensor(value, dtype=self.scale.dtype, device=self.scale.device)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return ts.where(value >= 0, log_prob, -math.inf)
+        log_prob = self.base_dist.log_prob(value) + _math.log(2)
+        return ts.where(value >= 0, log_prob, -_math.inf)
 
     def cdf(self, value: Any) -> Any:
         if self._validate_args:
@@ -42,7 +45,7 @@ class _Folded(TransformedDistribution):
         return self.base_dist.icdf((prob + 1) / 2)
 
     def entropy(self) -> Any:
-        return self.base_dist.entropy() - math.log(2)
+        return self.base_dist.entropy() - _math.log(2)
 
 
 class HalfNormal(_Folded):
@@ -61,8 +64,8 @@ class HalfNormal(_Folded):
 
     @property
     def mean(self) -> Any:
-        return self.scale * math.sqrt(2 / math.pi)
+        return self.scale * _math.sqrt(2 / _math.pi)
 
     @property
     def variance(self) -> Any:
-        return self.scale.pow(2) * (1 - 2 / math.pi)
+        return self.scale.pow(2) * (1 - 2 / _math.pi)

@@ -1,8 +1,11 @@
 """The InverseGamma distribution (torch.distributions.InverseGamma): 1 / X for a Gamma X."""
 from __future__ import annotations
 
-import math
-from typing import Any, Optional
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 
@@ -40,7 +43,7 @@ class InverseGamma(TransformedDistribution):
 
     @property
     def mean(self) -> Any:
-        return ts.where(self.concentration > 1, self.rate / (self.concentration - 1), math.inf)
+        return ts.where(self.concentration > 1, self.rate / (self.concentration - 1), _math.inf)
 
     @property
     def mode(self) -> Any:
@@ -50,7 +53,7 @@ class InverseGamma(TransformedDistribution):
     def variance(self) -> Any:
         result = self.rate.square() / ((self.concentration - 1).square()
                                        * (self.concentration - 2))
-        return ts.where(self.concentration > 2, result, math.inf)
+        return ts.where(self.concentration > 2, result, _math.inf)
 
     def entropy(self) -> Any:
         return (self.concentration + self.rate.log() + self.concentration.lgamma()

@@ -3,10 +3,13 @@ looks up the most specific implementation registered with `register_kl` for the 
 p and q (by their method resolution orders)."""
 from __future__ import annotations
 
-import math
-import warnings
+import math as _math
+import typing as _t
+import warnings as _warnings
 from functools import total_ordering
-from typing import Any, Callable, Dict, Tuple
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Dict, Tuple
 
 import tessera as ts
 from tessera.nn.functional import softplus
@@ -72,14 +75,14 @@ def _dispatch_kl(type_p: type, type_q: type) -> Any:
     left_fun = _KL_REGISTRY[left_p, left_q]
     right_fun = _KL_REGISTRY[right_p, right_q]
     if left_fun is not right_fun:
-        warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please "
+        _warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please "
                       f"register_kl({left_p.__name__}, {right_q.__name__})", RuntimeWarning,
                       stacklevel=2)
     return left_fun
 
 
 def _infinite_like(tensor: Any) -> Any:
-    return ts.full_like(tensor, math.inf)
+    return ts.full_like(tensor, _math.inf)
 
 
 def kl_divergence(p: Distribution, q: Distribution) -> Any:
@@ -97,7 +100,7 @@ def kl_divergence(p: Distribution, q: Distribution) -> Any:
 
 
 def _inf_where(cond: Any, t: Any) -> Any:
-    return ts.where(cond, math.inf, t)
+    return ts.where(cond, _math.inf, t)
 
 
 def _zero_where(cond: Any, t: Any) -> Any:
@@ -360,7 +363,7 @@ def _kl_beta_normal(p: Any, q: Any) -> Any:
     E_beta = p.concentration1 / (p.concentration1 + p.concentration0)
     var_normal = q.scale.pow(2)
     t1 = -p.entropy()
-    t2 = 0.5 * (var_normal * 2 * math.pi).log()
+    t2 = 0.5 * (var_normal * 2 * _math.pi).log()
     t3 = (E_beta * (1 - E_beta) / (p.concentration1 + p.concentration0 + 1)
           + E_beta.pow(2)) * 0.5
     t4 = q.loc * E_beta
@@ -386,7 +389,7 @@ def _kl_continuous_bernoulli_exponential(p: Any, q: Any) -> Any:
 
 def _kl_continuous_bernoulli_normal(p: Any, q: Any) -> Any:
     t1 = -p.entropy()
-    t2 = 0.5 * (math.log(2.0 * math.pi) + ts.square(q.loc / q.scale)) + ts.log(q.scale)
+    t2 = 0.5 * (_math.log(2.0 * _math.pi) + ts.square(q.loc / q.scale)) + ts.log(q.scale)
     t3 = (p.variance + ts.square(p.mean) - 2.0 * q.loc * p.mean) / (2.0 * ts.square(q.scale))
     return t1 + t2 + t3
 
@@ -410,7 +413,7 @@ def _kl_exponential_gumbel(p: Any, q: Any) -> Any:
 def _kl_exponential_normal(p: Any, q: Any) -> Any:
     var_normal = q.scale.pow(2)
     rate_sqr = p.rate.pow(2)
-    t1 = 0.5 * ts.log(rate_sqr * var_normal * 2 * math.pi)
+    t1 = 0.5 * ts.log(rate_sqr * var_normal * 2 * _math.pi)
     t2 = rate_sqr.reciprocal()
     t3 = q.loc / p.rate
     t4 = q.loc.pow(2) * 0.5
@@ -435,7 +438,7 @@ def _kl_gamma_gumbel(p: Any, q: Any) -> Any:
 def _kl_gamma_normal(p: Any, q: Any) -> Any:
     var_normal = q.scale.pow(2)
     beta_sqr = p.rate.pow(2)
-    t1 = (0.5 * ts.log(beta_sqr * var_normal * 2 * math.pi) - p.concentration
+    t1 = (0.5 * ts.log(beta_sqr * var_normal * 2 * _math.pi) - p.concentration
           - p.concentration.lgamma())
     t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
     t3 = q.loc * p.concentration / p.rate
@@ -445,8 +448,8 @@ def _kl_gamma_normal(p: Any, q: Any) -> Any:
 
 def _kl_gumbel_normal(p: Any, q: Any) -> Any:
     param_ratio = p.scale / q.scale
-    t1 = (param_ratio / math.sqrt(2 * math.pi)).log()
-    t2 = (math.pi * param_ratio * 0.5).pow(2) / 3
+    t1 = (param_ratio / _math.sqrt(2 * _math.pi)).log()
+    t2 = (_math.pi * param_ratio * 0.5).pow(2) / 3
     t3 = ((p.loc + p.scale * euler_constant - q.loc) / q.scale).pow(2) * 0.5
     return -t1 + t2 + t3 - (euler_constant + 1)
 
@@ -454,7 +457,7 @@ def _kl_gumbel_normal(p: Any, q: Any) -> Any:
 def _kl_laplace_normal(p: Any, q: Any) -> Any:
     var_normal = q.scale.pow(2)
     scale_sqr_var_ratio = p.scale.pow(2) / var_normal
-    t1 = 0.5 * ts.log(2 * scale_sqr_var_ratio / math.pi)
+    t1 = 0.5 * ts.log(2 * scale_sqr_var_ratio / _math.pi)
     t2 = 0.5 * p.loc.pow(2)
     t3 = p.loc * q.loc
     t4 = 0.5 * q.loc.pow(2)
@@ -468,7 +471,7 @@ def _kl_normal_gumbel(p: Any, q: Any) -> Any:
     t1 = var_scale_sqr_ratio.log() * 0.5
     t2 = mean_scale_ratio - loc_scale_ratio
     t3 = ts.exp(-mean_scale_ratio + 0.5 * var_scale_sqr_ratio + loc_scale_ratio)
-    return -t1 + t2 + t3 - (0.5 * (1 + math.log(2 * math.pi)))
+    return -t1 + t2 + t3 - (0.5 * (1 + _math.log(2 * _math.pi)))
 
 
 def _kl_normal_laplace(p: Any, q: Any) -> Any:
@@ -476,9 +479,9 @@ def _kl_normal_laplace(p: Any, q: Any) -> Any:
     scale_ratio = p.scale / q.scale
     loc_diff_scale_ratio = loc_diff / p.scale
     t1 = ts.log(scale_ratio)
-    t2 = math.sqrt(2 / math.pi) * p.scale * ts.exp(-0.5 * loc_diff_scale_ratio.pow(2))
-    t3 = loc_diff * ts.erf(math.sqrt(0.5) * loc_diff_scale_ratio)
-    return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
+    t2 = _math.sqrt(2 / _math.pi) * p.scale * ts.exp(-0.5 * loc_diff_scale_ratio.pow(2))
+    t3 = loc_diff * ts.erf(_math.sqrt(0.5) * loc_diff_scale_ratio)
+    return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + _math.log(0.5 * _math.pi)))
 
 
 def _kl_pareto_exponential(p: Any, q: Any) -> Any:
@@ -501,7 +504,7 @@ def _kl_pareto_gamma(p: Any, q: Any) -> Any:
 def _kl_pareto_normal(p: Any, q: Any) -> Any:
     var_normal = 2 * q.scale.pow(2)
     common_term = p.scale / (p.alpha - 1)
-    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t1 = (_math.sqrt(2 * _math.pi) * q.scale * p.alpha / p.scale).log()
     t2 = p.alpha.reciprocal()
     t3 = p.alpha * common_term.pow(2) / (p.alpha - 2)
     t4 = (p.alpha * common_term - q.loc).pow(2)
@@ -553,7 +556,7 @@ def _kl_uniform_gumbel(p: Any, q: Any) -> Any:
 
 def _kl_uniform_normal(p: Any, q: Any) -> Any:
     common_term = p.high - p.low
-    t1 = (math.sqrt(math.pi * 2) * q.scale / common_term).log()
+    t1 = (_math.sqrt(_math.pi * 2) * q.scale / common_term).log()
     t2 = common_term.pow(2) / 12
     t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
     return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)

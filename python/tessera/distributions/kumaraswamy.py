@@ -2,8 +2,11 @@
 ** (1 / a) for U ~ Uniform(0, 1); a Beta-like law with a closed-form cdf."""
 from __future__ import annotations
 
-import math
-from typing import Any, Optional
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 
@@ -55,7 +58,7 @@ class Kumaraswamy(TransformedDistribution):
         log_mode = (self.concentration0.reciprocal() * (-self.concentration0).log1p()
                     - (-self.concentration0 * self.concentration1).log1p())
         undefined = (self.concentration0 < 1) | (self.concentration1 < 1)
-        return ts.where(undefined, math.nan, log_mode).exp()
+        return ts.where(undefined, _math.nan, log_mode).exp()
 
     @property
     def variance(self) -> Any:

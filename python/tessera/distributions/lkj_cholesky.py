@@ -3,8 +3,11 @@
 draws by the onion method (Lewandowski, Kurowicka & Joe 2009)."""
 from __future__ import annotations
 
-import math
-from typing import Any, Optional
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 
@@ -70,5 +73,5 @@ class LKJCholesky(Distribution):
         alpha = self.concentration + 0.5 * dm1
         denominator = ts.lgamma(alpha) * dm1
         numerator = ts.mvlgamma(alpha - 0.5, dm1)
-        pi_constant = 0.5 * dm1 * math.log(math.pi)
+        pi_constant = 0.5 * dm1 * _math.log(_math.pi)
         return unnormalized_log_pdf - (pi_constant + numerator - denominator)

@@ -1,7 +1,10 @@
 """The LogNormal distribution (torch.distributions.LogNormal): exp of a Normal."""
 from __future__ import annotations
 
-from typing import Any, Optional
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 
 from . import constraints

@@ -3,8 +3,11 @@ cov_factor @ cov_factor.T + diag(cov_diag), handled through the m x m capacitanc
 (Woodbury identity, matrix determinant lemma) instead of the n x n covariance."""
 from __future__ import annotations
 
-import math
-from typing import Any, Optional
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 
@@ -140,8 +143,8 @@ class LowRankMultivariateNormal(Distribution):
         M = _batch_lowrank_mahalanobis(self._unbroadcasted_cov_factor,
                                        self._unbroadcasted_cov_diag, value - self.loc,
                                        self._capacitance_tril)
-        return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + self._log_det() + M)
+        return -0.5 * (self._event_shape[0] * _math.log(2 * _math.pi) + self._log_det() + M)
 
     def entropy(self) -> Any:
-        H = 0.5 * (self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + self._log_det())
+        H = 0.5 * (self._event_shape[0] * (1.0 + _math.log(2 * _math.pi)) + self._log_det())
         return H if len(self._batch_shape) == 0 else H.expand(tuple(self._batch_shape))

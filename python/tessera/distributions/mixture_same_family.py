@@ -2,7 +2,10 @@
 mixture of the components along a distribution's rightmost batch dim."""
 from __future__ import annotations
 
-from typing import Any, Optional
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 

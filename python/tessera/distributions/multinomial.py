@@ -1,7 +1,10 @@
 """The Multinomial distribution (torch.distributions.Multinomial)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 

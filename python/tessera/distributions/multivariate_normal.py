@@ -2,8 +2,11 @@
 Cholesky factor of its covariance (tessera.linalg.cholesky / solve_triangular)."""
 from __future__ import annotations
 
-import math
-from typing import Any, Optional
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 
@@ -144,11 +147,11 @@ class MultivariateNormal(Distribution):
         diff = value - self.loc
         M = _batch_mahalanobis(self._unbroadcasted_scale_tril, diff)
         half_log_det = self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-        return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + M) - half_log_det
+        return -0.5 * (self._event_shape[0] * _math.log(2 * _math.pi) + M) - half_log_det
 
     def entropy(self) -> Any:
         half_log_det = self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-        H = 0.5 * self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + half_log_det
+        H = 0.5 * self._event_shape[0] * (1.0 + _math.log(2 * _math.pi)) + half_log_det
         if len(self._batch_shape) == 0:
             return H
         return H.expand(tuple(self._batch_shape))

@@ -1,7 +1,10 @@
 """The NegativeBinomial distribution (torch.distributions.NegativeBinomial)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 from tessera.nn.functional import logsigmoid

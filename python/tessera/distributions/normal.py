@@ -1,8 +1,11 @@
 """The Normal distribution (torch.distributions.Normal)."""
 from __future__ import annotations
 
-import math
-from typing import Any, Optional
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 
@@ -53,22 +56,22 @@ class Normal(ExponentialFamily):
             self._validate_sample(value)
         var = self.scale ** 2
         log_scale = self.scale.log()
-        return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))
+        return -((value - self.loc) ** 2) / (2 * var) - log_scale - _math.log(_math.sqrt(2 * _math.pi))
 
     def cdf(self, value: Any) -> Any:
         if self._validate_args:
             self._validate_sample(value)
-        return 0.5 * (1 + ts.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+        return 0.5 * (1 + ts.erf((value - self.loc) * self.scale.reciprocal() / _math.sqrt(2)))
 
     def icdf(self, value: Any) -> Any:
-        return self.loc + self.scale * ts.erfinv(2 * value - 1) * math.sqrt(2)
+        return self.loc + self.scale * ts.erfinv(2 * value - 1) * _math.sqrt(2)
 
     def entropy(self) -> Any:
-        return 0.5 + 0.5 * math.log(2 * math.pi) + ts.log(self.scale)
+        return 0.5 + 0.5 * _math.log(2 * _math.pi) + ts.log(self.scale)
 
     @property
     def _natural_params(self) -> tuple:
         return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
 
     def _log_normalizer(self, x: Any, y: Any) -> Any:
-        return -0.25 * x.pow(2) / y + 0.5 * ts.log(-math.pi / y)
+        return -0.25 * x.pow(2) / y + 0.5 * ts.log(-_math.pi / y)

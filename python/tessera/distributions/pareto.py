@@ -2,7 +2,10 @@
 E ~ Exponential(alpha)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 from . import constraints
 from .exponential import Exponential

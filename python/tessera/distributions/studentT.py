@@ -1,8 +1,11 @@
 """Student's t distribution (torch.distributions.StudentT)."""
 from __future__ import annotations
 
-import math
-from typing import Any, Optional
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 
@@ -38,7 +41,7 @@ class StudentT(Distribution):
 
     @property
     def mean(self) -> Any:
-        return ts.where(self.df <= 1, math.nan, self.loc)
+        return ts.where(self.df <= 1, _math.nan, self.loc)
 
     @property
     def mode(self) -> Any:
@@ -47,8 +50,8 @@ class StudentT(Distribution):
     @property
     def variance(self) -> Any:
         m = self.scale.pow(2) * self.df / (self.df - 2)
-        m = ts.where((self.df <= 2) & (self.df > 1), math.inf, m)
-        return ts.where(self.df <= 1, math.nan, m)
+        m = ts.where((self.df <= 2) & (self.df > 1), _math.inf, m)
+        return ts.where(self.df <= 1, _math.nan, m)
 
     def rsample(self, sample_shape: Any = ()) -> Any:
         # X ~ Normal(0, 1), Z ~ Chi2(df): Y = X / sqrt(Z / df) ~ StudentT(df)
@@ -62,12 +65,12 @@ class StudentT(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         y = (value - self.loc) / self.scale
-        Z = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi)
+        Z = (self.scale.log() + 0.5 * self.df.log() + 0.5 * _math.log(_math.pi)
              + ts.lgamma(0.5 * self.df) - ts.lgamma(0.5 * (self.df + 1.0)))
         return -0.5 * (self.df + 1.0) * ts.log1p(y ** 2.0 / self.df) - Z
 
     def entropy(self) -> Any:
-        lbeta = (ts.lgamma(0.5 * self.df) + math.lgamma(0.5)
+        lbeta = (ts.lgamma(0.5 * self.df) + _math.lgamma(0.5)
                  - ts.lgamma(0.5 * (self.df + 1)))
         return (self.scale.log()
                 + 0.5 * (self.df + 1) * (ts.digamma(0.5 * (self.df + 1))

@@ -2,9 +2,12 @@
 for TransformedDistribution. The math is tessera ops, so transforms are differentiable."""
 from __future__ import annotations
 
-import math
-import numbers
-from typing import Any, List
+import math as _math
+import numbers as _numbers
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, List
 
 import tessera as ts
 from tessera.nn.functional import logsigmoid, pad, softplus
@@ -377,7 +380,7 @@ class TanhTransform(_ParameterFree):
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
         # log(1 - tanh(x)^2), stably
-        return 2.0 * (math.log(2.0) - x - softplus(-2.0 * x))
+        return 2.0 * (_math.log(2.0) - x - softplus(-2.0 * x))
 
 
 class AffineTransform(Transform):
@@ -413,7 +416,7 @@ class AffineTransform(Transform):
         if not isinstance(other, AffineTransform):
             return False
         for a, b in ((self.loc, other.loc), (self.scale, other.scale)):
-            if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
+            if isinstance(a, _numbers.Number) and isinstance(b, _numbers.Number):
                 if a != b:
                     return False
             elif not bool((ts.as_tensor(a) == ts.as_tensor(b)).all()):
@@ -424,7 +427,7 @@ class AffineTransform(Transform):
 
     @property
     def sign(self) -> Any:
-        if isinstance(self.scale, numbers.Real):
+        if isinstance(self.scale, _numbers.Real):
             return 1 if float(self.scale) > 0 else -1 if float(self.scale) < 0 else 0
         return self.scale.sign()
 
@@ -437,8 +440,8 @@ class AffineTransform(Transform):
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
         shape = tuple(x.shape)
         scale = self.scale
-        if isinstance(scale, numbers.Real):
-            result = ts.full_like(x, math.log(abs(scale)))
+        if isinstance(scale, _numbers.Real):
+            result = ts.full_like(x, _math.log(abs(scale)))
         else:
             result = ts.abs(scale).log()
         if self.event_dim:
@@ -580,7 +583,7 @@ class ReshapeTransform(Transform):
     def __init__(self, in_shape: Any, out_shape: Any, cache_size: int = 0) -> None:
         self.in_shape = ts.Size(tuple(in_shape))
         self.out_shape = ts.Size(tuple(out_shape))
-        if math.prod(self.in_shape) != math.prod(self.out_shape):
+        if _math.prod(self.in_shape) != _math.prod(self.out_shape):
             raise ValueError("in_shape, out_shape have different numbers of elements")
         super().__init__(cache_size=cache_size)
 
@@ -871,7 +874,7 @@ class CorrCholeskyTransform(_ParameterFree):
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
         y1m_cumsum_tril = tril_matrix_to_vec(1 - (y * y).cumsum(dim=-1), diag=-2)
         stick_breaking_logdet = 0.5 * y1m_cumsum_tril.log().sum(-1)
-        tanh_logdet = -2 * (x + softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        tanh_logdet = -2 * (x + softplus(-2 * x) - _math.log(2.0)).sum(dim=-1)
         return stick_breaking_logdet + tanh_logdet
 
     def forward_shape(self, shape: Any) -> Any:

@@ -2,8 +2,11 @@
 probabilities <-> logits, clamping and the cached `lazy_property`."""
 from __future__ import annotations
 
-import numbers
-from typing import Any, Callable
+import numbers as _numbers
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable
 
 import tessera as ts
 
@@ -16,7 +19,7 @@ euler_constant = 0.57721566490153286060  # Euler-Mascheroni constant
 def broadcast_all(*values: Any) -> tuple:
     """The values as tensors broadcast to one shape. Numbers become tensors of the first
     tensor's dtype and device (of the default dtype when all are numbers)."""
-    if not all(ts.is_tensor(v) or isinstance(v, numbers.Number) for v in values):
+    if not all(ts.is_tensor(v) or isinstance(v, _numbers.Number) for v in values):
         raise ValueError("Input arguments must all be instances of numbers.Number, "
                          "tessera.Tensor or objects implementing __torch_function__.")
     if not all(ts.is_tensor(v) for v in values):
@@ -31,7 +34,7 @@ def broadcast_all(*values: Any) -> tuple:
 def _broadcast_params(*values: Any) -> tuple:
     """(broadcast_all(*values), the batch shape): () when every value is a number."""
     tensors = broadcast_all(*values)
-    if all(isinstance(v, numbers.Number) for v in values):
+    if all(isinstance(v, _numbers.Number) for v in values):
         return tensors, ts.Size()
     return tensors, tensors[0].size()
 

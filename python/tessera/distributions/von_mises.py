@@ -4,8 +4,11 @@ values agree with torch's; draws are Best & Fisher's rejection sampler on tesser
 generator."""
 from __future__ import annotations
 
-import math
-from typing import Any, Optional
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 
@@ -52,13 +55,13 @@ def _rejection_sample(loc: Any, concentration: Any, proposal_r: Any, x: Any) -> 
     done = ts.zeros(tuple(x.shape), dtype=ts.bool, device=loc.device)
     while not bool(done.all()):
         u1, u2, u3 = ts.rand((3,) + tuple(x.shape), dtype=loc.dtype, device=loc.device).unbind()
-        z = ts.cos(math.pi * u1)
+        z = ts.cos(_math.pi * u1)
         f = (1 + proposal_r * z) / (proposal_r + z)
         c = concentration * (proposal_r - f)
         accept = ((c * (2 - c) - u2) > 0) | ((c / u2).log() + 1 - c >= 0)
         x = ts.where(accept & ~done, (u3 - 0.5).sign() * f.acos(), x)
         done = done | accept
-    return ts.remainder(x + math.pi + loc, 2 * math.pi) - math.pi
+    return ts.remainder(x + _math.pi + loc, 2 * _math.pi) - _math.pi
 
 
 class VonMises(Distribution):
@@ -77,7 +80,7 @@ class VonMises(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         log_prob = self.concentration * ts.cos(value - self.loc)
-        return (log_prob - math.log(2 * math.pi)
+        return (log_prob - _math.log(2 * _math.pi)
                 - _log_modified_bessel_fn(self.concentration, order=0))
 
     @lazy_property

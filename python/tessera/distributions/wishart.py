@@ -3,10 +3,13 @@ parameterized like MultivariateNormal (covariance, precision or scale_tril) plus
 draws by the Bartlett decomposition."""
 from __future__ import annotations
 
-import math
-import numbers
-import warnings
-from typing import Any, Optional
+import math as _math
+import numbers as _numbers
+import typing as _t
+import warnings as _warnings
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 import tessera as ts
 
@@ -18,7 +21,7 @@ from .utils import lazy_property, vec_to_tril_matrix
 
 __all__ = ["Wishart"]
 
-_LOG_2 = math.log(2)
+_LOG_2 = _math.log(2)
 
 
 def _mvdigamma(x: Any, p: int) -> Any:
@@ -53,7 +56,7 @@ class Wishart(ExponentialFamily):
         if param.dim() < 2:
             raise ValueError("scale_tril must be at least two-dimensional, with optional "
                              "leading batch dimensions")
-        if isinstance(df, numbers.Number):
+        if isinstance(df, _numbers.Number):
             batch_shape = tuple(param.shape[:-2])
             self.df = ts.tensor(df, dtype=param.dtype, device=param.device)
         else:
@@ -67,7 +70,7 @@ class Wishart(ExponentialFamily):
                 "covariance_matrix" if covariance_matrix is not None else "precision_matrix")
         setattr(self, name, param.expand(batch_shape + (-1, -1)))
         if bool(self.df.lt(event_shape[-1]).any()):
-            warnings.warn("Low df values detected. Singular samples are highly likely to occur "
+            _warnings.warn("Low df values detected. Singular samples are highly likely to occur "
                           "for ndim - 1 < df < ndim.", stacklevel=2)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._unbroadcasted_scale_tril = _scale_tril_of(covariance_matrix, precision_matrix,
@@ -123,7 +126,7 @@ class Wishart(ExponentialFamily):
     @property
     def mode(self) -> Any:
         factor = self.df - self.covariance_matrix.shape[-1] - 1
-        return self._df_matrix(ts.where(factor <= 0, math.nan, factor)) * self.covariance_matrix
+        return self._df_matrix(ts.where(factor <= 0, _math.nan, factor)) * self.covariance_matrix
 
     @property
     def variance(self) -> Any:
@@ -156,7 +159,7 @@ class Wishart(ExponentialFamily):
         sample = self._bartlett_sampling(sample_shape)
         is_singular = self._singular(sample)
         if bool(is_singular.any()):
-            warnings.warn("Singular sample detected.", stacklevel=2)
+            _warnings.warn("Singular sample detected.", stacklevel=2)
             pad = (1,) * (len(self._batch_shape) + 2)
             for _ in range(max_try_correction):
                 redo = is_singular.reshape(tuple(is_singular.shape) + pad)

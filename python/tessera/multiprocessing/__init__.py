@@ -10,7 +10,7 @@ as copies (no CUDA IPC).
 """
 from __future__ import annotations
 
-import multiprocessing
+import multiprocessing as _multiprocessing
 from multiprocessing import *  # noqa: F401,F403  (the standard API, re-exported as torch does)
 
 from . import reductions
@@ -19,7 +19,7 @@ from .spawn import (ProcessContext, ProcessExitedException, ProcessRaisedExcepti
 
 __all__ = ["set_sharing_strategy", "get_sharing_strategy", "get_all_sharing_strategies",
            "spawn", "start_processes", "ProcessContext", "ProcessRaisedException",
-           "ProcessExitedException"] + list(multiprocessing.__all__)
+           "ProcessExitedException"] + list(_multiprocessing.__all__)
 
 _all_sharing_strategies = {"file_descriptor"}
 _sharing_strategy = "file_descriptor"

@@ -2,9 +2,12 @@
 (``multiprocessing.reduction.DupFd``) and its geometry; the receiver maps the same memory."""
 from __future__ import annotations
 
-import os
+import os as _os
+import typing as _t
 from multiprocessing.reduction import DupFd, ForkingPickler
-from typing import Any, Callable
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable
 
 from .. import Tensor
 from .. import _C
@@ -16,9 +19,9 @@ def rebuild_tensor_fd(df: Any, nbytes: int, dtype: Any, shape: tuple[int, ...],
     """The receiving side: a tensor over the sender's shared memory."""
     fd = df.detach()
     try:
-        t = _C._tensor_from_shared_fd(os.dup(fd), nbytes, dtype, shape, strides, offset)
+        t = _C._tensor_from_shared_fd(_os.dup(fd), nbytes, dtype, shape, strides, offset)
     finally:
-        os.close(fd)
+        _os.close(fd)
     if is_param:
         from ..nn import Parameter
         return Parameter(t, requires_grad=requires_grad)

@@ -2,11 +2,14 @@
 child's exception in the parent (torch.multiprocessing.spawn's ProcessRaisedException)."""
 from __future__ import annotations
 
-import multiprocessing
-import multiprocessing.connection
-import signal
-import traceback
-from typing import Any, Callable, Optional
+import multiprocessing as _multiprocessing
+import multiprocessing.connection as _connection
+import signal as _signal
+import traceback as _traceback
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Optional
 
 
 class ProcessException(Exception):
@@ -46,7 +49,7 @@ def _wrap(fn: Callable[..., Any], i: int, args: tuple[Any, ...], error_queue: An
     except KeyboardInterrupt:
         pass  # the parent kills the others
     except Exception:
-        error_queue.put(traceback.format_exc())
+        error_queue.put(_traceback.format_exc())
         raise SystemExit(1)
 
 
@@ -66,7 +69,7 @@ class ProcessContext:
         ProcessExitedException (killing the rest) when one failed."""
         if not self.sentinels:
             return True
-        ready = multiprocessing.connection.wait(list(self.sentinels), timeout=timeout)
+        ready = _connection.wait(list(self.sentinels), timeout=timeout)
         failed = -1
         for s in ready:
             i = self.sentinels.pop(s)
@@ -86,7 +89,7 @@ class ProcessContext:
         if q.empty():
             code = p.exitcode
             if code < 0:
-                name = signal.Signals(-code).name
+                name = _signal.Signals(-code).name
                 raise ProcessExitedException(
                     f"process {failed} terminated with signal {name}", error_index=failed,
                     error_pid=p.pid, exit_code=code, signal_name=name)
@@ -102,7 +105,7 @@ def start_processes(fn: Callable[..., Any], args: tuple[Any, ...] = (), nprocs: 
                     start_method: str = "spawn") -> Optional[ProcessContext]:
     """Starts `nprocs` processes running ``fn(i, *args)``; with `join`, waits for them (and
     returns None), else returns their ProcessContext."""
-    ctx = multiprocessing.get_context(start_method)
+    ctx = _multiprocessing.get_context(start_method)
     processes, error_queues = [], []
     for i in range(nprocs):
         q = ctx.SimpleQueue()

@@ -3,9 +3,13 @@ tensor in place under no_grad, on its device, from `generator` (default: the gen
 ts.manual_seed seeds), and returns it."""
 from __future__ import annotations
 
-import math
-import warnings
-from typing import Any, Callable, Tuple
+import inspect as _inspect
+import math as _math
+import typing as _t
+import warnings as _warnings
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Tuple
 
 from .._C import Tensor
 
@@ -31,10 +35,10 @@ def calculate_gain(nonlinearity: str, param: Any = None) -> float:
     if nonlinearity == "tanh":
         return 5.0 / 3
     if nonlinearity == "relu":
-        return math.sqrt(2.0)
+        return _math.sqrt(2.0)
     if nonlinearity == "leaky_relu":
         slope = 0.01 if param is None else float(param)
-        return math.sqrt(2.0 / (1 + slope ** 2))
+        return _math.sqrt(2.0 / (1 + slope ** 2))
     if nonlinearity == "selu":
         return 3.0 / 4
     raise ValueError(f"calculate_gain: unsupported nonlinearity {nonlinearity!r}")
@@ -44,7 +48,7 @@ def _calculate_fan_in_and_fan_out(tensor: Tensor) -> Tuple[int, int]:
     if tensor.ndim < 2:
         raise ValueError("Fan in and fan out can not be computed for tensor with fewer than "
                          "2 dimensions")
-    receptive = math.prod(tensor.shape[2:]) if tensor.ndim > 2 else 1
+    receptive = _math.prod(tensor.shape[2:]) if tensor.ndim > 2 else 1
     return tensor.shape[1] * receptive, tensor.shape[0] * receptive
 
 
@@ -70,16 +74,16 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     """Normal(mean, std) restricted to [a, b], by inverse transform sampling as torch: uniform
     in [2 cdf(a) - 1, 2 cdf(b) - 1], erfinv, scaled and shifted, clamped to [a, b]."""
     def norm_cdf(x: float) -> float:
-        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+        return (1.0 + _math.erf(x / _math.sqrt(2.0))) / 2.0
 
     if mean < a - 2 * std or mean > b + 2 * std:
-        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+        _warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
     lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
     with _ts().no_grad():
         tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
         tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
+        tensor.mul_(std * _math.sqrt(2.0))
         tensor.add_(mean)
         tensor.clamp_(min=a, max=b)
     return tensor
@@ -105,13 +109,13 @@ def eye_(tensor: Tensor) -> Tensor:
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    a = gain * math.sqrt(6.0 / float(fan_in + fan_out))
+    a = gain * _math.sqrt(6.0 / float(fan_in + fan_out))
     return uniform_(tensor, -a, a)
 
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * _math.sqrt(2.0 / float(fan_in + fan_out)))
 
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
@@ -119,7 +123,7 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
     fan = _fan(tensor, mode)
     if fan == 0:
         return tensor
-    bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    bound = _math.sqrt(3.0) * calculate_gain(nonlinearity, a) / _math.sqrt(fan)
     return uniform_(tensor, -bound, bound)
 
 
@@ -128,7 +132,7 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
     fan = _fan(tensor, mode)
     if fan == 0:
         return tensor
-    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan))
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / _math.sqrt(fan))
 
 
 def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
@@ -180,7 +184,7 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
-    zeros = int(math.ceil(sparsity * rows))
+    zeros = int(_math.ceil(sparsity * rows))
     with ts.no_grad():
         tensor.normal_(0.0, std, generator=generator)
         for c in range(cols):
@@ -190,11 +194,12 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
 
 def _deprecated_init(name: str) -> Callable[..., Any]:
     def fn(*args: Any, **kwargs: Any) -> Any:
-        warnings.warn(f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`.",
+        _warnings.warn(f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`.",
                       FutureWarning, stacklevel=2)
         return globals()[name + "_"](*args, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Deprecated: nn.init.{name}_."
+    fn.__signature__ = _inspect.signature(globals()[name + "_"])  # what it forwards to
     return fn
 
 

@@ -10,7 +10,10 @@ Ops on a Parameter return plain tensors, as in PyTorch.
 """
 from __future__ import annotations
 
-from typing import Any
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any
 
 from .._C import Tensor
 

@@ -11,11 +11,14 @@ is recorded is described in docs/design.md ("ONNX export").
 """
 from __future__ import annotations
 
-import enum
-import inspect
-import io
-import os
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+import enum as _enum
+import inspect as _inspect
+import io as _io
+import os as _os
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .._C import Tensor
 from ._graph import GraphBuilder, OnnxExporterError, UnsupportedOperatorError, onnx_dtype
@@ -32,7 +35,7 @@ _TORCH_OPTIONS = {"operator_export_type", "custom_opsets", "export_modules_as_fu
 _MIN_OPSET = 13
 
 
-class TrainingMode(enum.IntEnum):
+class TrainingMode(_enum.IntEnum):
     """Which mode the model is traced in (torch.onnx.TrainingMode)."""
     EVAL = 0
     PRESERVE = 1
@@ -45,7 +48,7 @@ def _flatten(obj: Any, out: List[Tensor]) -> None:
     elif isinstance(obj, (list, tuple)):
         for o in obj:
             _flatten(o, out)
-    elif isinstance(obj, Mapping):
+    elif isinstance(obj, _t.Mapping):
         for o in obj.values():
             _flatten(o, out)
 
@@ -54,7 +57,7 @@ def _axes_spec(name: str, spec: Any) -> Dict[int, str]:
     """{axis: dim name} from dynamic_axes' {axis: name} or [axes] forms."""
     if spec is None:
         return {}
-    if isinstance(spec, Mapping):
+    if isinstance(spec, _t.Mapping):
         res = {}
         for ax, dn in spec.items():
             if dn is None:
@@ -77,11 +80,11 @@ def _dynamic_from_shapes(dynamic_shapes: Any, model: Any, args: tuple, kwargs: d
     -> {input name: {axis: dim name}}."""
     fwd = model.forward if hasattr(model, "forward") else model
     try:
-        params = list(inspect.signature(fwd).parameters)
+        params = list(_inspect.signature(fwd).parameters)
     except (TypeError, ValueError):
         params = []
     specs: List[Any] = []
-    if isinstance(dynamic_shapes, Mapping):
+    if isinstance(dynamic_shapes, _t.Mapping):
         bound = {p: i for i, p in enumerate(params)}
         specs = [None] * (len(args) + len(kwargs))
         for k, spec in dynamic_shapes.items():
@@ -236,10 +239,10 @@ def export(model: Any, args: Union[Tuple[Any, ...], Tensor] = (), f: Any = None,
     if verbose:
         print(onnx.helper.printable_graph(m.graph))
     data = m.SerializeToString()
-    if isinstance(f, (str, os.PathLike)):
+    if isinstance(f, (str, _os.PathLike)):
         with open(f, "wb") as fh:
             fh.write(data)
-    elif isinstance(f, io.IOBase) or hasattr(f, "write"):
+    elif isinstance(f, _io.IOBase) or hasattr(f, "write"):
         f.write(data)
     else:
         raise TypeError(f"onnx.export: f must be a path or a binary file object, got "

@@ -2,9 +2,12 @@
 size, update clipping by RMS)."""
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+import typing as _t
 
-import numpy as np
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, Optional, Tuple
+
+import numpy as _np
 
 from .._C import Tensor
 from .optimizer import Optimizer, _bump, _step_tensor, _ts
@@ -57,7 +60,7 @@ class Adafactor(Optimizer):
         g = -grad if group["maximize"] else grad
         lr, (eps1, eps2) = group["lr"], group["eps"]
         if eps1 is None:
-            eps1 = float(np.finfo(p.dtype.name).eps) if p.dtype.name != "bfloat16" else 2.0 ** -7
+            eps1 = float(_np.finfo(p.dtype.name).eps) if p.dtype.name != "bfloat16" else 2.0 ** -7
         step = _bump(state)
         beta = step ** group["beta2_decay"]  # 1 - beta2_t
         alpha = max(eps2, _rms(p)) * min(lr, 1 / (step ** 0.5))

@@ -2,7 +2,10 @@
 param group (``_C._adam_step_``)."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional, Tuple
 
 from .. import _C
 from .._C import Tensor

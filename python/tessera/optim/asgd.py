@@ -1,9 +1,12 @@
 """ASGD, averaged SGD (PyTorch's update and its float32 eta/mu state)."""
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+import typing as _t
 
-import numpy as np
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, Optional
+
+import numpy as _np
 
 from .._C import Tensor
 from .optimizer import Optimizer, _begin_step, _check_nonneg, _flags, _ts
@@ -45,5 +48,5 @@ class ASGD(Optimizer):
         else:
             ax[...] = p
         # eta and mu are float32 in PyTorch's state: round like its copy_ does.
-        state["eta"][...] = float(np.float32(lr / ((1 + lambd * lr * step) ** group["alpha"])))
-        state["mu"][...] = float(np.float32(1 / max(1, step - group["t0"])))
+        state["eta"][...] = float(_np.float32(lr / ((1 + lambd * lr * step) ** group["alpha"])))
+        state["mu"][...] = float(_np.float32(1 / max(1, step - group["t0"])))

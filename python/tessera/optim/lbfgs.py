@@ -3,25 +3,28 @@ two-loop recursion, cubic interpolation, bracketing and stopping rules, and the 
 0-d-tensor arithmetic for directional derivatives, so trajectories follow torch's)."""
 from __future__ import annotations
 
-import math
-from typing import Any, Callable, List, Optional, Tuple
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, List, Optional, Tuple
 
 from .._C import Tensor
 from .optimizer import Optimizer, _check_nonneg, _ts
 
-Num = Any  # a Python float or a 0-d tessera tensor, as in PyTorch's implementation
+_Num = _t.Any  # a Python float or a 0-d tessera tensor, as in PyTorch's implementation
 
 
-def _sqrt(x: Num) -> Num:
-    return x.sqrt() if isinstance(x, Tensor) else math.sqrt(x)
+def _sqrt(x: _Num) -> _Num:
+    return x.sqrt() if isinstance(x, Tensor) else _math.sqrt(x)
 
 
 def _dot(a: Tensor, b: Tensor) -> Tensor:
     return _ts().vecdot(a, b)
 
 
-def _cubic_interpolate(x1: Num, f1: Num, g1: Num, x2: Num, f2: Num, g2: Num,
-                       bounds: Optional[Tuple[Num, Num]] = None) -> Num:
+def _cubic_interpolate(x1: _Num, f1: _Num, g1: _Num, x2: _Num, f2: _Num, g2: _Num,
+                       bounds: Optional[Tuple[_Num, _Num]] = None) -> _Num:
     """Minimizer of the cubic through (x1, f1, g1) and (x2, f2, g2), clamped to bounds
     (default: the interval); the bounds' midpoint when the cubic has no minimum."""
     if bounds is not None:
@@ -40,10 +43,10 @@ def _cubic_interpolate(x1: Num, f1: Num, g1: Num, x2: Num, f2: Num, g2: Num,
     return (lo + hi) / 2.0
 
 
-def _strong_wolfe(obj_func: Callable, x: List[Tensor], t: Num, d: Tensor, f: float, g: Tensor,
+def _strong_wolfe(obj_func: Callable, x: List[Tensor], t: _Num, d: Tensor, f: float, g: Tensor,
                   gtd: Tensor, c1: float = 1e-4, c2: float = 0.9,
                   tolerance_change: float = 1e-9,
-                  max_ls: int = 25) -> Tuple[float, Tensor, Num, int]:
+                  max_ls: int = 25) -> Tuple[float, Tensor, _Num, int]:
     """Finds a step t along d meeting the strong Wolfe conditions: bracketing phase, then
     zoom by cubic interpolation. Returns (loss, flat grad, t, function evaluations)."""
     d_norm = _ts().max(_ts().abs(d))
@@ -157,7 +160,7 @@ class LBFGS(Optimizer):
         return t.concat([t.zeros(p.size, dtype=p.dtype, device=p.device) if p.grad is None
                          else t.reshape(p.grad, (-1,)) for p in self._params])
 
-    def _add_grad(self, step_size: Num, update: Tensor) -> None:
+    def _add_grad(self, step_size: _Num, update: Tensor) -> None:
         offset = 0
         for p in self._params:
             n = p.size
@@ -168,7 +171,7 @@ class LBFGS(Optimizer):
         for p, data in zip(self._params, params_data):
             p[...] = data
 
-    def _directional_evaluate(self, closure: Callable, x: List[Tensor], t: Num,
+    def _directional_evaluate(self, closure: Callable, x: List[Tensor], t: _Num,
                               d: Tensor) -> Tuple[float, Tensor]:
         self._add_grad(t, d)
         loss = float(closure())
@@ -260,7 +263,7 @@ class LBFGS(Optimizer):
             if line_search_fn is not None:
                 x_init = [p.clone() for p in self._params]
 
-                def obj_func(x: List[Tensor], t: Num, d: Tensor) -> Tuple[float, Tensor]:
+                def obj_func(x: List[Tensor], t: _Num, d: Tensor) -> Tuple[float, Tensor]:
                     return self._directional_evaluate(closure, x, t, d)
                 loss, flat_grad, t, ls_func_evals = _strong_wolfe(
                     obj_func, x_init, t, d, loss, flat_grad, gtd, max_ls=max_eval - current_evals)

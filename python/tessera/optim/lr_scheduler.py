@@ -2,11 +2,14 @@
 the learning rates agree to the last bit in float64)."""
 from __future__ import annotations
 
-import math
-import warnings
+import math as _math
+import typing as _t
+import warnings as _warnings
 from bisect import bisect_right
 from collections import Counter
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from .optimizer import Optimizer
 
@@ -91,7 +94,7 @@ class LRScheduler:
 
     def step(self, epoch: Optional[int] = None) -> None:
         if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
-            warnings.warn(  # the first call after the constructor's, before any optimizer step
+            _warnings.warn(  # the first call after the constructor's, before any optimizer step
                 "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch "
                 "1.1.0 and later, you should call them in the opposite order: `optimizer.step()` "
                 "before `lr_scheduler.step()`.  Failure to do this will result in PyTorch "
@@ -224,7 +227,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
-        cos = math.cos(math.pi * self.T_cur / self.T_i)
+        cos = _math.cos(_math.pi * self.T_cur / self.T_i)
         return [self.eta_min + (b - self.eta_min) * (1 + cos) / 2 for b in self.base_lrs]
 
     def step(self, epoch: Optional[float] = None) -> None:
@@ -243,13 +246,13 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             if self.T_mult == 1:
                 self.T_cur = epoch % self.T_0
             else:
-                n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+                n = int(_math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
                 self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
                 self.T_i = self.T_0 * self.T_mult ** n
         else:
             self.T_i = self.T_0
             self.T_cur = epoch
-        self.last_epoch = math.floor(epoch)
+        self.last_epoch = _math.floor(epoch)
         for g, lr in zip(self.optimizer.param_groups, self.get_lr()):
             g["lr"] = lr
         self._last_lr = self._lrs()
@@ -325,7 +328,7 @@ class CyclicLR(LRScheduler):
         return self.gamma ** x
 
     def get_lr(self) -> List[float]:
-        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        cycle = _math.floor(1 + self.last_epoch / self.total_size)
         x = 1.0 + self.last_epoch / self.total_size - cycle
         if x <= self.step_ratio:
             scale_factor = x / self.step_ratio
@@ -419,15 +422,15 @@ class CosineAnnealingLR(LRScheduler):
         if self._is_initial:
             return self._lrs()
         if self._step_count == 1 and e > 0:
-            return [lo + (b - lo) * (1 + math.cos(e * math.pi / T)) / 2 for b in self.base_lrs]
+            return [lo + (b - lo) * (1 + _math.cos(e * _math.pi / T)) / 2 for b in self.base_lrs]
         if (e - 1 - T) % (2 * T) == 0:
-            return [lr + (b - lo) * (1 - math.cos(math.pi / T)) / 2
+            return [lr + (b - lo) * (1 - _math.cos(_math.pi / T)) / 2
                     for b, lr in zip(self.base_lrs, self._lrs())]
-        return [(1 + math.cos(math.pi * e / T)) / (1 + math.cos(math.pi * (e - 1) / T))
+        return [(1 + _math.cos(_math.pi * e / T)) / (1 + _math.cos(_math.pi * (e - 1) / T))
                 * (lr - lo) + lo for lr in self._lrs()]
 
     def _get_closed_form_lr(self) -> List[float]:
-        return [self.eta_min + (b - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+        return [self.eta_min + (b - self.eta_min) * (1 + _math.cos(_math.pi * self.last_epoch / self.T_max)) / 2
                 for b in self.base_lrs]
 
 
@@ -515,7 +518,7 @@ class OneCycleLR(LRScheduler):
 
     @staticmethod
     def _cos(start: float, end: float, pct: float) -> float:
-        return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return end + (start - end) / 2.0 * (_math.cos(_math.pi * pct) + 1)
 
     @staticmethod
     def _linear(start: float, end: float, pct: float) -> float:
@@ -563,7 +566,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.factor, self.patience, self.cooldown, self.eps = factor, patience, cooldown, eps
         self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
         self.cooldown_counter = 0
-        self.best = math.inf if mode == "min" else -math.inf
+        self.best = _math.inf if mode == "min" else -_math.inf
         self.num_bad_epochs = 0
         self.last_epoch = 0
         self._last_lr = [g["lr"] for g in optimizer.param_groups]

@@ -2,8 +2,11 @@
 (PyTorch's ``torch.optim.Muon``, 2-D parameters only)."""
 from __future__ import annotations
 
-import math
-from typing import Any, Dict, Optional, Tuple
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, Optional, Tuple
 
 from .._C import Tensor
 from .optimizer import Optimizer, _ts
@@ -53,9 +56,9 @@ def zeropower_via_newtonschulz(grad: Tensor, ns_coefficients: Tuple[float, float
 def _adjust_lr(lr: float, adjust_lr_fn: Optional[str], shape: Tuple[int, ...]) -> float:
     A, B = shape[:2]
     if adjust_lr_fn is None or adjust_lr_fn == "original":
-        return lr * math.sqrt(max(1, A / B))
+        return lr * _math.sqrt(max(1, A / B))
     if adjust_lr_fn == "match_rms_adamw":
-        return lr * 0.2 * math.sqrt(max(A, B))
+        return lr * 0.2 * _math.sqrt(max(A, B))
     return lr
 
 

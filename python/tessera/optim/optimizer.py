@@ -2,10 +2,13 @@
 layout: {'state': {index: {...}}, 'param_groups': [{..., 'params': [indices]}]})."""
 from __future__ import annotations
 
-import copy
-import functools
+import copy as _copy
+import functools as _functools
+import typing as _t
 from collections import OrderedDict
-from typing import Any, Callable, Dict, Iterator, List, Optional
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from .._C import Tensor
 
@@ -136,7 +139,7 @@ def _hooked_step(step: Callable) -> Callable:
     if getattr(step, "_hooked", False):
         return step
 
-    @functools.wraps(step)
+    @_functools.wraps(step)
     def wrapper(self: "Optimizer", *args: Any, **kwargs: Any) -> Any:
         for hook in [*_global_step_pre_hooks.values(), *self._step_pre_hooks.values()]:
             res = hook(self, args, kwargs)
@@ -335,7 +338,7 @@ class Optimizer:
                         st[k] = _load_value(v, p, to_tensor)
             for k, v in theirs.items():
                 if k != "params":
-                    mine[k] = copy.deepcopy(v)
+                    mine[k] = _copy.deepcopy(v)
         for hook in self._load_state_dict_post_hooks.values():
             hook(self)
 

@@ -1,7 +1,10 @@
 """RMSprop and Adagrad (PyTorch's updates)."""
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, Optional
 
 from .._C import Tensor
 from .optimizer import Optimizer, _begin_step, _bump, _flags, _step_tensor, _ts

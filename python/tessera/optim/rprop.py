@@ -1,7 +1,10 @@
 """Rprop, resilient backpropagation (PyTorch's update)."""
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, Optional, Tuple
 
 from .._C import Tensor
 from .optimizer import Optimizer, _begin_step, _check_nonneg, _flags, _ts

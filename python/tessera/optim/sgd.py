@@ -2,7 +2,10 @@
 fused C++ pass per param group (``_C._sgd_step_``)."""
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, Optional
 
 from .. import _C
 from .optimizer import Optimizer, _flags

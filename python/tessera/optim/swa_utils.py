@@ -2,10 +2,13 @@
 the averaging functions, SWALR and update_bn."""
 from __future__ import annotations
 
-import copy
-import itertools
-import math
-from typing import Any, Callable, Iterable, List, Optional, Sequence, Union
+import copy as _copy
+import itertools as _itertools
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Iterable, List, Optional, Sequence, Union
 
 from .._C import Tensor
 from ..nn.modules.module import Module
@@ -15,8 +18,8 @@ from .optimizer import Optimizer, _ts
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn",
            "get_swa_multi_avg_fn", "get_ema_avg_fn", "get_swa_avg_fn"]
 
-AvgFn = Callable[[Tensor, Tensor, Union[Tensor, int]], Tensor]
-MultiAvgFn = Callable[[List[Tensor], List[Tensor], Union[Tensor, int]], None]
+_AvgFn = _t.Callable[[Tensor, Tensor, _t.Union[Tensor, int]], Tensor]
+_MultiAvgFn = _t.Callable[[_t.List[Tensor], _t.List[Tensor], _t.Union[Tensor, int]], None]
 
 
 def _check_decay(decay: float) -> None:
@@ -25,7 +28,7 @@ def _check_decay(decay: float) -> None:
                          "[0,1] range.")
 
 
-def get_ema_avg_fn(decay: float = 0.999) -> AvgFn:
+def get_ema_avg_fn(decay: float = 0.999) -> _AvgFn:
     """avg_fn for an exponential moving average: decay * avg + (1 - decay) * current."""
     _check_decay(decay)
 
@@ -34,14 +37,14 @@ def get_ema_avg_fn(decay: float = 0.999) -> AvgFn:
     return ema_update
 
 
-def get_swa_avg_fn() -> AvgFn:
+def get_swa_avg_fn() -> _AvgFn:
     """avg_fn for the running mean: avg + (current - avg) / (n + 1)."""
     def swa_update(averaged_param: Tensor, current_param: Tensor, num_averaged: Any) -> Tensor:
         return averaged_param + (current_param - averaged_param) / (num_averaged + 1)
     return swa_update
 
 
-def _in_place(fn: AvgFn) -> MultiAvgFn:
+def _in_place(fn: _AvgFn) -> _MultiAvgFn:
     """A multi_avg_fn (updates lists of tensors in place) from a per-tensor avg_fn."""
     def update(averaged: List[Tensor], current: List[Tensor], num_averaged: Any) -> None:
         with _ts().no_grad():
@@ -50,13 +53,13 @@ def _in_place(fn: AvgFn) -> MultiAvgFn:
     return update
 
 
-def get_ema_multi_avg_fn(decay: float = 0.999) -> MultiAvgFn:
+def get_ema_multi_avg_fn(decay: float = 0.999) -> _MultiAvgFn:
     """In-place EMA over lists of tensors: avg = lerp(avg, current, 1 - decay)."""
     _check_decay(decay)
     return _in_place(lambda a, c, n: a + (c - a) * (1 - decay))
 
 
-def get_swa_multi_avg_fn() -> MultiAvgFn:
+def get_swa_multi_avg_fn() -> _MultiAvgFn:
     """In-place running mean over lists of tensors."""
     return _in_place(lambda a, c, n: a + (c - a) * (1 / (_count(n) + 1)))
 
@@ -71,14 +74,14 @@ class AveragedModel(Module):
     later calls apply avg_fn / multi_avg_fn (default: the running mean). Without
     use_buffers, buffers are copied from the model. ``n_averaged`` is an int64 buffer."""
 
-    def __init__(self, model: Module, device: Any = None, avg_fn: Optional[AvgFn] = None,
-                 multi_avg_fn: Optional[MultiAvgFn] = None, use_buffers: bool = False) -> None:
+    def __init__(self, model: Module, device: Any = None, avg_fn: Optional[_AvgFn] = None,
+                 multi_avg_fn: Optional[_MultiAvgFn] = None, use_buffers: bool = False) -> None:
         super().__init__()
         if avg_fn is not None and multi_avg_fn is not None:
             raise ValueError("AveragedModel: only one of avg_fn and multi_avg_fn should be "
                              "provided")
         t = _ts()
-        self.module = copy.deepcopy(model)
+        self.module = _copy.deepcopy(model)
         if device is not None:
             self.module = self.module.to(device)
         self.register_buffer("n_averaged", t.zeros((), dtype=t.int64))
@@ -89,7 +92,7 @@ class AveragedModel(Module):
 
     def _tensors(self, model: Module) -> Iterable[Tensor]:
         if self.use_buffers:
-            return itertools.chain(model.parameters(), model.buffers())
+            return _itertools.chain(model.parameters(), model.buffers())
         return model.parameters()
 
     def update_parameters(self, model: Module) -> None:
@@ -166,7 +169,7 @@ class SWALR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def _anneal(self, t: float) -> float:
-        return t if self._anneal_strategy == "linear" else (1 - math.cos(math.pi * t)) / 2
+        return t if self._anneal_strategy == "linear" else (1 - _math.cos(_math.pi * t)) / 2
 
     @staticmethod
     def _get_initial_lr(lr: float, swa_lr: float, alpha: float) -> float:

@@ -1,7 +1,10 @@
 """Activation checkpointing: recompute the forward during backward instead of saving it."""
 from __future__ import annotations
 
-from typing import Any, Callable
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable
 
 from .._C import Tensor
 from ..autograd.function import Function, FunctionCtx

@@ -32,12 +32,15 @@ on every rank and keeps each rank's shard (no communication). Optimizer state:
 """
 from __future__ import annotations
 
-import contextlib
-import enum
-import math
+import contextlib as _contextlib
+import enum as _enum
+import math as _math
+import typing as _t
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ... import distributed as dist
 from ...autograd.function import Function
@@ -50,7 +53,7 @@ __all__ = ["FullyShardedDataParallel", "ShardingStrategy", "BackwardPrefetch",
            "StateDictType", "FullStateDictConfig", "MixedPrecision", "CPUOffload"]
 
 
-class ShardingStrategy(enum.Enum):
+class ShardingStrategy(_enum.Enum):
     FULL_SHARD = 1
     SHARD_GRAD_OP = 2
     NO_SHARD = 3
@@ -58,12 +61,12 @@ class ShardingStrategy(enum.Enum):
     _HYBRID_SHARD_ZERO2 = 5
 
 
-class BackwardPrefetch(enum.Enum):
+class BackwardPrefetch(_enum.Enum):
     BACKWARD_PRE = 1
     BACKWARD_POST = 2
 
 
-class StateDictType(enum.Enum):
+class StateDictType(_enum.Enum):
     FULL_STATE_DICT = 1
     LOCAL_STATE_DICT = 2
     SHARDED_STATE_DICT = 3
@@ -303,7 +306,7 @@ class FullyShardedDataParallel(Module):
         self._spans = spans
         self._numel = off
         w = 1 if self.sharding_strategy == ShardingStrategy.NO_SHARD else self._world
-        self._shard_numel = math.ceil(off / w)
+        self._shard_numel = _math.ceil(off / w)
         self._padded = self._shard_numel * w
         p0 = uniq[0]
         with no_grad():
@@ -419,7 +422,7 @@ class FullyShardedDataParallel(Module):
     def _instances(self) -> List["FullyShardedDataParallel"]:
         return [m for m in self.modules() if isinstance(m, FullyShardedDataParallel)]
 
-    @contextlib.contextmanager
+    @_contextlib.contextmanager
     def no_sync(self) -> Iterator[None]:
         """Within the block, backward accumulates unsharded gradients locally (no
         communication, full-size memory); the next synchronized backward reduces them too."""
@@ -442,7 +445,7 @@ class FullyShardedDataParallel(Module):
         norm_type = float(norm_type)
         sharded = self.sharding_strategy != ShardingStrategy.NO_SHARD
         with no_grad():
-            if math.isinf(norm_type):
+            if _math.isinf(norm_type):
                 total = zeros((), dtype="float32", device=dev)
                 for g in grads:
                     total = total.maximum(g.abs().max().float())
@@ -465,7 +468,7 @@ class FullyShardedDataParallel(Module):
 
     # -- full parameters and state dicts ----------------------------------------------------
     @staticmethod
-    @contextlib.contextmanager
+    @_contextlib.contextmanager
     def summon_full_params(module: Module, recurse: bool = True, writeback: bool = True,
                            rank0_only: bool = False, offload_to_cpu: bool = False,
                            with_grads: bool = False) -> Iterator[None]:
@@ -496,7 +499,7 @@ class FullyShardedDataParallel(Module):
                         st._flat_param.copy_(full[st._rank * s:(st._rank + 1) * s])
 
     @staticmethod
-    @contextlib.contextmanager
+    @_contextlib.contextmanager
     def state_dict_type(module: Module, state_dict_type: StateDictType,
                         state_dict_config: Optional[FullStateDictConfig] = None,
                         optim_state_dict_config: Any = None) -> Iterator[None]:

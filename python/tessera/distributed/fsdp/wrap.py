@@ -7,7 +7,10 @@ A policy answers, for each submodule (children first), whether it gets its own F
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Set, Type
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Iterable, Set, Type
 
 __all__ = ["ModuleWrapPolicy", "transformer_auto_wrap_policy", "size_based_auto_wrap_policy"]
 

@@ -12,9 +12,12 @@ changes them for a ``with`` block (tests force the CPU reference kernel so), and
 """
 from __future__ import annotations
 
-import contextlib
-import math
-from typing import Any, Dict, Iterator, List, Tuple
+import contextlib as _contextlib
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, Iterator, List, Tuple
 
 from ... import _C
 from ..._C import Tensor
@@ -30,11 +33,11 @@ def _safe_softmax(scores: Tensor) -> Tensor:
     from .activation import softmax
     if scores.shape[-1] == 0:
         return softmax(scores, dim=-1)
-    dead = t.max(scores.detach(), axis=-1, keepdims=True) == -math.inf
+    dead = t.max(scores.detach(), axis=-1, keepdims=True) == -_math.inf
     return t.where(dead, 0.0, softmax(t.where(dead, 0.0, scores), dim=-1))
 
 
-class _Settings(contextlib.ContextDecorator):
+class _Settings(_contextlib.ContextDecorator):
     def __init__(self, changes: Dict[str, Any]) -> None:
         self._changes = changes
         self._saved: List[Dict[str, Any]] = []
@@ -81,7 +84,7 @@ class _Trace(list):
         return list.__getitem__(self, i)
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def attention_trace() -> Iterator[List[Tuple[str, str, int]]]:
     """A live list of the fused paths ("flash" or "causal_block", device type, row block) that
     scaled_dot_product_attention calls take inside the block."""

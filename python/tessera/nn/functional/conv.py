@@ -3,9 +3,12 @@ pooling.py). F.pad, F.conv* and the modules' forward (padding_mode, output_size)
 bindings (csrc/python/bind_conv.cpp)."""
 from __future__ import annotations
 
-from typing import Any, Sequence, Tuple, Union
+import typing as _t
 
-IntOrTuple = Union[int, Sequence[int]]
+if _t.TYPE_CHECKING:
+    from typing import Any, Tuple
+
+_IntOrTuple = _t.Union[int, _t.Sequence[int]]
 
 
 def _int(v: Any, name: str) -> int:
@@ -16,7 +19,7 @@ def _int(v: Any, name: str) -> int:
     return v.__index__()
 
 
-def _ntuple(v: IntOrTuple, n: int, name: str) -> Tuple[int, ...]:
+def _ntuple(v: _IntOrTuple, n: int, name: str) -> Tuple[int, ...]:
     if isinstance(v, int) and not isinstance(v, bool):
         return (v,) * n
     if not isinstance(v, (tuple, list)):

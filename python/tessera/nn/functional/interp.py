@@ -3,9 +3,9 @@ the C++ bindings themselves (csrc/python/bind_resample.cpp; the op and Note [Sep
 resampling by gathered taps] in csrc/ops/nn/resample.cpp)."""
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+import typing as _t
 
 from ..._C import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: F401
 
-SizeArg = Optional[Union[int, Sequence[int]]]
-ScaleArg = Optional[Union[float, Sequence[float]]]
+_SizeArg = _t.Optional[_t.Union[int, _t.Sequence[int]]]
+_ScaleArg = _t.Optional[_t.Union[float, _t.Sequence[float]]]

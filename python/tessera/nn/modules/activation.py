@@ -2,10 +2,13 @@
 MultiheadAttention (which torch keeps here too)."""
 from __future__ import annotations
 
-import math
-import warnings
-from typing import Any, Optional
-from typing import Tuple
+import math as _math
+import typing as _t
+import warnings as _warnings
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional, Tuple
+
 
 from ..._C import Tensor
 from .. import functional as F
@@ -144,11 +147,11 @@ class Hardtanh(Module):
                  min_value: Optional[float] = None, max_value: Optional[float] = None) -> None:
         super().__init__()
         if min_value is not None:
-            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`",
+            _warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`",
                           FutureWarning, stacklevel=2)
             min_val = min_value
         if max_value is not None:
-            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`",
+            _warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`",
                           FutureWarning, stacklevel=2)
             max_val = max_value
         if min_val > max_val:
@@ -323,7 +326,7 @@ def _additive(mask: Optional[Tensor], dtype: Any) -> Optional[Tensor]:
     if mask is None:
         return None
     if mask.dtype == t.bool:
-        return t.where(mask, -math.inf, 0.0).astype(dtype)
+        return t.where(mask, -_math.inf, 0.0).astype(dtype)
     return mask.astype(dtype)
 
 
@@ -427,7 +430,7 @@ class MultiheadAttention(Module):
             mask = kpm if mask is None else mask + kpm
         if mask is not None and extra:
             mask = F.pad(mask, (0, len(extra)))
-        scores = t.matmul(q, k.mT) * (1.0 / math.sqrt(hd))
+        scores = t.matmul(q, k.mT) * (1.0 / _math.sqrt(hd))
         if mask is not None:
             scores = scores + mask
         # As PyTorch: without weights it runs scaled_dot_product_attention, whose softmax gives

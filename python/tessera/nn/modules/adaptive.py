@@ -2,9 +2,12 @@
 so a torch state_dict loads directly)."""
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+import typing as _t
 
-import numpy as np
+if _t.TYPE_CHECKING:
+    from typing import Any, Sequence
+
+import numpy as _np
 
 from ..._C import Tensor
 from .. import functional as F
@@ -18,7 +21,7 @@ def _ts() -> Any:
     return tessera
 
 
-class _ASMoutput(NamedTuple):
+class _ASMoutput(_t.NamedTuple):
     output: Tensor
     loss: Tensor
 
@@ -78,7 +81,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             raise ValueError(f"{name}: input should have {self.in_features} features, got "
                              f"shape {tuple(input.shape)}")
         x = input if batched else t.expand_dims(input, axis=0)
-        tg = np.asarray(target.numpy()).astype(np.int64).reshape(-1)
+        tg = _np.asarray(target.numpy()).astype(_np.int64).reshape(-1)
         b = tg.shape[0]
         if b and (tg.min() < 0 or tg.max() >= self.n_classes):
             raise IndexError(f"{name}: target values should be in [0, {self.n_classes - 1}], "
@@ -87,7 +90,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         output = t.zeros((b,), dtype=x.dtype, device=x.device)
         for i in range(self.n_clusters):
             lo, hi = self.cutoffs[i], self.cutoffs[i + 1]
-            rows = np.nonzero((tg >= lo) & (tg < hi))[0]
+            rows = _np.nonzero((tg >= lo) & (tg < hi))[0]
             if rows.size == 0:
                 continue
             gather[rows] = self.shortlist_size + i

@@ -1,7 +1,10 @@
 """Batch normalization (torch.nn.modules.batchnorm): BatchNorm1d/2d/3d, SyncBatchNorm."""
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional, Sequence
 
 from ..._C import Tensor
 from .. import functional as F

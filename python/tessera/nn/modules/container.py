@@ -1,9 +1,12 @@
 """Containers: Sequential, ModuleList, ModuleDict."""
 from __future__ import annotations
 
-from collections import OrderedDict, abc
+import typing as _t
+from collections import OrderedDict, abc as _abc
 from itertools import chain
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from ..._C import Tensor
 from ..parameter import Parameter
@@ -222,7 +225,7 @@ class ModuleList(Module):
         return self
 
     def extend(self, modules: Iterable[Module]) -> "ModuleList":
-        if not isinstance(modules, abc.Iterable):
+        if not isinstance(modules, _abc.Iterable):
             raise TypeError("ModuleList.extend should be called with an iterable, but got "
                             + type(modules).__name__)
         for m in modules:

@@ -3,7 +3,10 @@ lazy forms (the math, padding_mode and output_size are the C++ convolution ops':
 _C._conv, _C._conv_transpose, csrc/python/bind_conv.cpp)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 from ... import _C
 from ..._C import Tensor

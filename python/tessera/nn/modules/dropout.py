@@ -2,7 +2,10 @@
 FeatureAlphaDropout."""
 from __future__ import annotations
 
-from typing import Any
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any
 
 from ..._C import Tensor
 from .. import functional as F

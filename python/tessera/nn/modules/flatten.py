@@ -1,8 +1,11 @@
 """Flatten and Unflatten (torch.nn.modules.flatten)."""
 from __future__ import annotations
 
-import math
-from typing import Any, Sequence
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Sequence
 
 from ..._C import Tensor
 from .module import Module
@@ -26,7 +29,7 @@ class Flatten(Module):
             return _ts().reshape(input, (1,))
         s = self.start_dim % input.ndim
         e = self.end_dim % input.ndim
-        shape = (tuple(input.shape[:s]) + (math.prod(input.shape[s:e + 1]),)
+        shape = (tuple(input.shape[:s]) + (_math.prod(input.shape[s:e + 1]),)
                  + tuple(input.shape[e + 1:]))
         return _ts().reshape(input, shape)
 
@@ -45,9 +48,9 @@ class Unflatten(Module):
         d = self.dim % input.ndim
         sizes = list(self.unflattened_size)
         if -1 in sizes:
-            known = math.prod(s for s in sizes if s != -1)
+            known = _math.prod(s for s in sizes if s != -1)
             sizes[sizes.index(-1)] = input.shape[d] // known if known else 0
-        if math.prod(sizes) != input.shape[d]:
+        if _math.prod(sizes) != input.shape[d]:
             raise ValueError(f"Unflatten: unflattened_size {self.unflattened_size} does not "
                              f"match dimension {self.dim} of size {input.shape[d]}")
         return _ts().reshape(input, tuple(input.shape[:d]) + tuple(sizes)

@@ -1,7 +1,10 @@
 """Fold and Unfold (torch.nn.modules.fold): sliding local blocks to and from columns."""
 from __future__ import annotations
 
-from typing import Any
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any
 
 from ..._C import Tensor
 from .. import functional as F

@@ -1,7 +1,10 @@
 """Instance normalization (torch.nn.modules.instancenorm): InstanceNorm1d/2d/3d."""
 from __future__ import annotations
 
-from typing import Any
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any
 
 from ..._C import Tensor
 from .. import functional as F

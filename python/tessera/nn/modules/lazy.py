@@ -11,8 +11,11 @@ with the loaded shapes.
 """
 from __future__ import annotations
 
-import itertools
-from typing import Any, Dict, List, Optional
+import itertools as _itertools
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional
 
 from .._uninitialized import is_lazy
 from .module import Module
@@ -51,7 +54,7 @@ class LazyModuleMixin:
                         strict: bool, missing_keys: List[str], unexpected_keys: List[str],
                         error_msgs: List[str]) -> None:
         """Materializes each placeholder that the state dict gives a real tensor for."""
-        for name, param in itertools.chain(self._parameters.items(),  # type: ignore
+        for name, param in _itertools.chain(self._parameters.items(),  # type: ignore
                                            self._buffers.items()):  # type: ignore
             key = prefix + name
             if key in state_dict and param is not None and is_lazy(param):
@@ -67,7 +70,7 @@ class LazyModuleMixin:
 
     def has_uninitialized_params(self) -> bool:
         """Whether some parameter or buffer of this module is still a placeholder."""
-        return any(is_lazy(t) for t in itertools.chain(
+        return any(is_lazy(t) for t in _itertools.chain(
             self._parameters.values(), self._buffers.values()))  # type: ignore[attr-defined]
 
     def _infer_parameters(self, module: Module, args: Any, kwargs: Any = None) -> None:

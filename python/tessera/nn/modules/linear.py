@@ -2,8 +2,11 @@
 NonDynamicallyQuantizableLinear (MultiheadAttention.out_proj's class)."""
 from __future__ import annotations
 
-import math
-from typing import Any, Optional
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 from ..._C import Tensor
 from .. import functional as F
@@ -44,10 +47,10 @@ def _make_weight_bias(mod: Module, weight_shape: tuple, bias: bool, dtype: Any,
 def _reset_weight_bias(mod: Module) -> None:
     """PyTorch's default for Linear and ConvNd: kaiming_uniform(a=sqrt(5)) for the weight,
     U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for the bias."""
-    init.kaiming_uniform_(mod.weight, a=math.sqrt(5))
+    init.kaiming_uniform_(mod.weight, a=_math.sqrt(5))
     if mod.bias is not None:
         fan_in, _ = init._calculate_fan_in_and_fan_out(mod.weight)
-        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        bound = 1 / _math.sqrt(fan_in) if fan_in > 0 else 0
         init.uniform_(mod.bias, -bound, bound)
 
 
@@ -95,7 +98,7 @@ class Bilinear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        bound = 1 / math.sqrt(self.weight.shape[1]) if self.weight.shape[1] else 0.0
+        bound = 1 / _math.sqrt(self.weight.shape[1]) if self.weight.shape[1] else 0.0
         init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:
             init.uniform_(self.bias, -bound, bound)

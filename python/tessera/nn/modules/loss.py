@@ -1,7 +1,10 @@
 """Loss modules: each stores its options and calls the functional form."""
 from __future__ import annotations
 
-from typing import Callable, Optional
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Callable, Optional
 
 from ..._C import Tensor
 from .. import functional as F

@@ -2,11 +2,14 @@
 train/eval, hooks, state dicts (keys and layouts as in PyTorch)."""
 from __future__ import annotations
 
-import functools
-import warnings
+import functools as _functools
+import typing as _t
+import warnings as _warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
-from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, TypeVar
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from ... import _C
 from ..._C import Tensor
@@ -247,7 +250,7 @@ class Module:
     training: bool
     _version: int = 1
     _compiled_call_impl: Optional[Callable] = None
-    T_destination = TypeVar("T_destination", bound=Dict[str, Any])
+    T_destination = _t.TypeVar("T_destination", bound=_t.Dict[str, _t.Any])
     call_super_init: bool = False
     dump_patches: bool = False
 
@@ -372,7 +375,7 @@ class Module:
                         if res is not None:
                             result = res
                     except Exception as e:
-                        warnings.warn("module forward hook with ``always_call=True`` raised an "
+                        _warnings.warn("module forward hook with ``always_call=True`` raised an "
                                       "exception that was silenced as another error was raised "
                                       f"in forward: {e}")
             raise
@@ -381,7 +384,7 @@ class Module:
     def _wrap_outputs(state: _BackwardHookState, result: Any) -> Any:
         single = isinstance(result, Tensor)
         if not single and not isinstance(result, tuple):
-            warnings.warn("For backward hooks to be called, module output should be a Tensor "
+            _warnings.warn("For backward hooks to be called, module output should be a Tensor "
                           f"or a tuple of Tensors but received {type(result)}")
             return result
         outs = (result,) if single else result
@@ -855,7 +858,7 @@ class Module:
         error_msgs) (module first when `with_module`), before this module loads."""
         h = RemovableHandle(self._load_state_dict_pre_hooks)
         self._load_state_dict_pre_hooks[h.id] = (
-            functools.partial(hook, self) if with_module else hook)
+            _functools.partial(hook, self) if with_module else hook)
         return h
 
     def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:

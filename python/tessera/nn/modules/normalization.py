@@ -3,7 +3,10 @@ LocalResponseNorm, CrossMapLRN2d (batch and instance norms are in batchnorm.py a
 instancenorm.py)."""
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional, Sequence, Union
 
 from ..._C import Tensor
 from .. import functional as F

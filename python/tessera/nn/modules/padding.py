@@ -2,13 +2,16 @@
 in 1-D, 2-D and 3-D) over nn.functional.pad."""
 from __future__ import annotations
 
-from typing import Sequence, Tuple, Union
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Tuple
 
 from ..._C import Tensor
 from ..._C import pad
 from .module import Module
 
-PadArg = Union[int, Sequence[int]]
+_PadArg = _t.Union[int, _t.Sequence[int]]
 
 
 class _PadNd(Module):
@@ -18,7 +21,7 @@ class _PadNd(Module):
     _nsp = 1
     _mode = "constant"
 
-    def __init__(self, padding: PadArg) -> None:
+    def __init__(self, padding: _PadArg) -> None:
         super().__init__()
         name = type(self).__name__
         n = 2 * self._nsp
@@ -43,7 +46,7 @@ class _PadNd(Module):
 class ConstantPad1d(_PadNd):
     """Pads the last dimension with `value`."""
 
-    def __init__(self, padding: PadArg, value: float) -> None:
+    def __init__(self, padding: _PadArg, value: float) -> None:
         super().__init__(padding)
         self.value = value
 
@@ -72,7 +75,7 @@ class ConstantPad3d(ConstantPad1d):
 class ZeroPad1d(ConstantPad1d):
     """Pads the last dimension with zeros."""
 
-    def __init__(self, padding: PadArg) -> None:
+    def __init__(self, padding: _PadArg) -> None:
         super().__init__(padding, 0.0)
 
     def extra_repr(self) -> str:

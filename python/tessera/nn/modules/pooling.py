@@ -2,7 +2,10 @@
 pooling and max unpooling."""
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple, Union
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional, Tuple, Union
 
 from ..._C import Tensor
 from .. import functional as F

@@ -16,10 +16,13 @@ gradients (and create_graph) come from autograd.
 """
 from __future__ import annotations
 
-import math
-from typing import Any, List, Optional, Sequence, Tuple
+import math as _math
+import typing as _t
 
-import numpy as np
+if _t.TYPE_CHECKING:
+    from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as _np
 
 from ..._C import Tensor
 from .. import functional as F
@@ -131,7 +134,7 @@ class RNNBase(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        stdv = 1.0 / math.sqrt(self.hidden_size)
+        stdv = 1.0 / _math.sqrt(self.hidden_size)
         for p in self.parameters():
             init.uniform_(p, -stdv, stdv)
 
@@ -377,7 +380,7 @@ class RNNCellBase(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        stdv = 1.0 / _math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for p in self.parameters():
             init.uniform_(p, -stdv, stdv)
 

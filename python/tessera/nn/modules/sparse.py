@@ -2,7 +2,10 @@
 initialization with the padding row zeroed)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 from ..._C import Tensor
 from .. import functional as F

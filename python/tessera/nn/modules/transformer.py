@@ -2,9 +2,12 @@
 Transformer (PyTorch's submodule names, so a torch state_dict loads directly)."""
 from __future__ import annotations
 
-import copy
-import math
-from typing import Any, Callable, Optional, Union
+import copy as _copy
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Optional, Union
 
 from ..._C import Tensor
 from .. import functional as F
@@ -73,7 +76,7 @@ class TransformerEncoder(Module):
                  norm: Optional[Module] = None, enable_nested_tensor: bool = True,
                  mask_check: bool = True) -> None:
         super().__init__()
-        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.layers = ModuleList([_copy.deepcopy(encoder_layer) for _ in range(num_layers)])
         self.num_layers = num_layers
         self.norm = norm
 
@@ -95,7 +98,7 @@ def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = No
     """(sz, sz) float mask: -inf above the diagonal (future positions), 0 elsewhere."""
     t = _ts()
     allowed = t.tril(t.ones((sz, sz), dtype=t.bool))
-    mask = t.where(allowed, 0.0, -math.inf).astype(dtype if dtype is not None else t.float32)
+    mask = t.where(allowed, 0.0, -_math.inf).astype(dtype if dtype is not None else t.float32)
     return mask if device is None else mask.to(device)
 
 class TransformerDecoderLayer(Module):
@@ -159,7 +162,7 @@ class TransformerDecoder(Module):
     def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int,
                  norm: Optional[Module] = None) -> None:
         super().__init__()
-        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.layers = ModuleList([_copy.deepcopy(decoder_layer) for _ in range(num_layers)])
         self.num_layers = num_layers
         self.norm = norm
 

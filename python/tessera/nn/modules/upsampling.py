@@ -1,17 +1,20 @@
 """Upsample, UpsamplingNearest2d, UpsamplingBilinear2d (over nn.functional.interpolate)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 from ..._C import Tensor
-from ..functional.interp import ScaleArg, SizeArg, interpolate
+from ..functional.interp import _ScaleArg, _SizeArg, interpolate
 from .module import Module
 
 
 class Upsample(Module):
     """Resamples (N, C, *spatial) input to `size` or by `scale_factor` with `mode`."""
 
-    def __init__(self, size: SizeArg = None, scale_factor: ScaleArg = None, mode: str = "nearest",
+    def __init__(self, size: _SizeArg = None, scale_factor: _ScaleArg = None, mode: str = "nearest",
                  align_corners: Optional[bool] = None,
                  recompute_scale_factor: Optional[bool] = None) -> None:
         super().__init__()
@@ -40,12 +43,12 @@ class Upsample(Module):
 class UpsamplingNearest2d(Upsample):
     """2-D nearest-neighbour upsampling of (N, C, H, W)."""
 
-    def __init__(self, size: SizeArg = None, scale_factor: ScaleArg = None) -> None:
+    def __init__(self, size: _SizeArg = None, scale_factor: _ScaleArg = None) -> None:
         super().__init__(size, scale_factor, mode="nearest")
 
 
 class UpsamplingBilinear2d(Upsample):
     """2-D bilinear upsampling of (N, C, H, W) with align_corners=True."""
 
-    def __init__(self, size: SizeArg = None, scale_factor: ScaleArg = None) -> None:
+    def __init__(self, size: _SizeArg = None, scale_factor: _ScaleArg = None) -> None:
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)

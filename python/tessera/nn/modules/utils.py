@@ -2,16 +2,19 @@
 _triple, _quadruple, _ntuple, _reverse_repeat_tuple)."""
 from __future__ import annotations
 
-import collections.abc
+import collections.abc as _abc
+import typing as _t
 from itertools import repeat
-from typing import Any, Callable, Sequence, Tuple
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Sequence, Tuple
 
 __all__: list = []
 
 
 def _ntuple(n: int, name: str = "parse") -> Callable[[Any], Tuple[Any, ...]]:
     def parse(x: Any) -> Tuple[Any, ...]:
-        if isinstance(x, collections.abc.Iterable):
+        if isinstance(x, _abc.Iterable):
             return tuple(x)
         return tuple(repeat(x, n))
     parse.__name__ = name

@@ -5,7 +5,10 @@ asked to split batches over several GPUs it raises and points to DistributedData
 process per GPU), which PyTorch itself recommends over DataParallel."""
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional, Sequence
 
 from ..modules.module import Module
 

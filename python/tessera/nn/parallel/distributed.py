@@ -18,8 +18,11 @@ raise PyTorch's "Expected to have finished reduction" error instead of hanging.
 """
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+import contextlib as _contextlib
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ... import distributed as dist
 from ...autograd.grad_mode import no_grad
@@ -267,7 +270,7 @@ class DistributedDataParallel(Module):
                         p.grad.copy_(slot)
         self._expecting = False
 
-    @contextlib.contextmanager
+    @_contextlib.contextmanager
     def no_sync(self) -> Iterator[None]:
         """Within the block, backward accumulates gradients locally without communication."""
         old = self.require_backward_grad_sync

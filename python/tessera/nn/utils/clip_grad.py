@@ -1,10 +1,13 @@
 """Gradient clipping (PyTorch's semantics)."""
 from __future__ import annotations
 
-import math
-import types
-import warnings
-from typing import Any, Iterable, Union
+import math as _math
+import types as _types
+import typing as _t
+import warnings as _warnings
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Iterable, Union
 
 from ... import _C
 from ..._C import Tensor
@@ -31,7 +34,7 @@ def _vector_norm(x: Tensor, p: float) -> Tensor:
         return t.sqrt(_C.matmul(v, v))
     if p == 0:
         return t.sum(t.not_equal(x, 0)).astype(x.dtype)
-    if math.isinf(p):
+    if _math.isinf(p):
         return t.max(t.abs(x)) if p > 0 else t.min(t.abs(x))
     return t.sum(t.abs(x) ** p) ** (1.0 / p)
 
@@ -55,11 +58,11 @@ def clip_grad_norm_(parameters: Union[Tensor, Iterable[Tensor]], max_norm: float
     (torch's definition, so p=0 counts the gradients that have a nonzero). `foreach` is
     accepted for compatibility: both of torch's paths compute the same values."""
     t = _ts()
-    is_generator = isinstance(parameters, types.GeneratorType)
+    is_generator = isinstance(parameters, _types.GeneratorType)
     # Listed once: a generator (model.parameters()) would be exhausted before the clipping.
     params = _params(parameters)
     if is_generator and not params:
-        warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
+        _warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
                       stacklevel=2)
     grads = [p.grad for p in params if p.grad is not None]
     if not grads:
@@ -130,6 +133,6 @@ def clip_grad_norm(parameters: Any, max_norm: float, norm_type: float = 2.0,
                    error_if_nonfinite: bool = False, foreach: Any = None) -> Tensor:
     """Deprecated alias of clip_grad_norm_."""
     import warnings
-    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+    _warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
                   "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite)

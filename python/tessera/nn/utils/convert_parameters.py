@@ -1,7 +1,10 @@
 """Flattening parameters into one vector and back."""
 from __future__ import annotations
 
-from typing import Iterable
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Iterable
 
 from ..._C import Tensor
 

@@ -2,8 +2,11 @@
 (torch.nn.utils.fusion): same outputs, one layer fewer."""
 from __future__ import annotations
 
-import copy
-from typing import Any, Optional, Tuple
+import copy as _copy
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional, Tuple
 
 from ..._C import Tensor
 from ..parameter import Parameter
@@ -42,7 +45,7 @@ def fuse_conv_bn_eval(conv: Any, bn: Any, transpose: bool = False) -> Any:
     """A copy of `conv` with the eval-mode `bn` folded in."""
     if conv.training or bn.training:
         raise ValueError("fuse_conv_bn_eval: fusion only works in eval mode")
-    fused = copy.deepcopy(conv)
+    fused = _copy.deepcopy(conv)
     if bn.running_mean is None or bn.running_var is None:
         raise ValueError("fuse_conv_bn_eval: the batch norm needs running statistics")
     fused.weight, fused.bias = fuse_conv_bn_weights(
@@ -72,7 +75,7 @@ def fuse_linear_bn_eval(linear: Any, bn: Any) -> Any:
     if linear.out_features != bn.num_features:
         raise ValueError(f"fuse_linear_bn_eval: linear.out_features ({linear.out_features}) "
                          f"must match bn.num_features ({bn.num_features})")
-    fused = copy.deepcopy(linear)
+    fused = _copy.deepcopy(linear)
     fused.weight, fused.bias = fuse_linear_bn_weights(
         fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias)
     return fused

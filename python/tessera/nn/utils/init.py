@@ -1,7 +1,10 @@
 """torch.nn.utils.init: building a module without its initialization."""
 from __future__ import annotations
 
-from typing import Any
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any
 
 
 def skip_init(module_cls: type, *args: Any, **kwargs: Any) -> Any:

@@ -3,7 +3,10 @@ modern API; checkpoints store parametrizations.weight.original0/original1, or
 parametrizations.weight.original with the power-iteration vectors under .0._u / .0._v)."""
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional, Tuple
 
 from ..._C import Tensor
 from ..modules.module import Module

@@ -12,8 +12,11 @@ last parametrization restores the original class.
 """
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Iterator, Optional, Sequence
+import contextlib as _contextlib
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Iterator, Optional, Sequence
 
 from ..._C import Tensor
 from ..modules.container import ModuleDict, ModuleList
@@ -206,7 +209,7 @@ def remove_parametrizations(module: Module, tensor_name: str,
     return module
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def cached() -> Iterator[None]:
     """PyTorch caches parametrized tensors inside this block; tessera recomputes them (same
     values), so the block only marks intent."""

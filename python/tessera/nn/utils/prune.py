@@ -11,10 +11,13 @@ masked values.
 """
 from __future__ import annotations
 
-import numbers
+import numbers as _numbers
+import typing as _t
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ..._C import Tensor
 
@@ -23,7 +26,7 @@ __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructu
            "random_unstructured", "l1_unstructured", "random_structured", "ln_structured",
            "global_unstructured", "custom_from_mask", "remove", "is_pruned"]
 
-Amount = Union[int, float]
+_Amount = _t.Union[int, float]
 
 
 def _ts() -> Any:
@@ -236,19 +239,19 @@ class Identity(BasePruningMethod):
 def _check_amount(amount: Any) -> None:
     """torch's checks of `amount` at construction (a bool, which torch lets through to fail
     in topk with a TypeError, is refused here with the same class)."""
-    if isinstance(amount, bool) or not isinstance(amount, numbers.Real):
+    if isinstance(amount, bool) or not isinstance(amount, _numbers.Real):
         raise TypeError(f"Invalid type for amount: {amount}. Must be int or float.")
-    if (isinstance(amount, numbers.Integral) and amount < 0) or (
-            not isinstance(amount, numbers.Integral)
+    if (isinstance(amount, _numbers.Integral) and amount < 0) or (
+            not isinstance(amount, _numbers.Integral)
             and (float(amount) > 1.0 or float(amount) < 0.0)):
         raise ValueError(f"amount={amount} should either be a float in the range [0, 1] or a "
                          "non-negative integer")
 
 
-def _n_to_prune(amount: Amount, size: int) -> int:
+def _n_to_prune(amount: _Amount, size: int) -> int:
     """How many of `size` units `amount` prunes (a float is a fraction, rounded as Python's
     round); an int larger than `size` raises."""
-    n = amount if isinstance(amount, numbers.Integral) else round(amount * size)
+    n = amount if isinstance(amount, _numbers.Integral) else round(amount * size)
     if n > size:
         raise ValueError(f"amount={n} should be smaller than the number of parameters to "
                          f"prune={size}")
@@ -279,7 +282,7 @@ class _UnstructuredByScore(BasePruningMethod):
     PRUNING_TYPE = "unstructured"
     _LARGEST = True
 
-    def __init__(self, amount: Amount) -> None:
+    def __init__(self, amount: _Amount) -> None:
         _check_amount(amount)
         self.amount = amount
 
@@ -302,7 +305,7 @@ class RandomUnstructured(_UnstructuredByScore):
         return _ts().rand_like(t)
 
     @classmethod
-    def apply(cls, module: Any, name: str, amount: Amount  # type: ignore[override]
+    def apply(cls, module: Any, name: str, amount: _Amount  # type: ignore[override]
               ) -> "RandomUnstructured":
         return super().apply(module, name, amount=amount)  # type: ignore[return-value]
 
@@ -316,7 +319,7 @@ class L1Unstructured(_UnstructuredByScore):
         return _ts().abs(t)
 
     @classmethod
-    def apply(cls, module: Any, name: str, amount: Amount,  # type: ignore[override]
+    def apply(cls, module: Any, name: str, amount: _Amount,  # type: ignore[override]
               importance_scores: Optional[Tensor] = None) -> "L1Unstructured":
         return super().apply(module, name, amount=amount,  # type: ignore[return-value]
                              importance_scores=importance_scores)
@@ -327,7 +330,7 @@ class RandomStructured(BasePruningMethod):
 
     PRUNING_TYPE = "structured"
 
-    def __init__(self, amount: Amount, dim: int = -1) -> None:
+    def __init__(self, amount: _Amount, dim: int = -1) -> None:
         _check_amount(amount)
         self.amount = amount
         self.dim = dim
@@ -345,7 +348,7 @@ class RandomStructured(BasePruningMethod):
         return mask * default_mask.to(dtype=mask.dtype)
 
     @classmethod
-    def apply(cls, module: Any, name: str, amount: Amount,  # type: ignore[override]
+    def apply(cls, module: Any, name: str, amount: _Amount,  # type: ignore[override]
               dim: int = -1) -> "RandomStructured":
         return super().apply(module, name, amount=amount, dim=dim)  # type: ignore[return-value]
 
@@ -356,7 +359,7 @@ class LnStructured(BasePruningMethod):
 
     PRUNING_TYPE = "structured"
 
-    def __init__(self, amount: Amount, n: Any, dim: int = -1) -> None:
+    def __init__(self, amount: _Amount, n: Any, dim: int = -1) -> None:
         _check_amount(amount)
         self.amount = amount
         self.n = n
@@ -376,7 +379,7 @@ class LnStructured(BasePruningMethod):
         return mask * default_mask.to(dtype=mask.dtype)
 
     @classmethod
-    def apply(cls, module: Any, name: str, amount: Amount, n: Any,  # type: ignore[override]
+    def apply(cls, module: Any, name: str, amount: _Amount, n: Any,  # type: ignore[override]
               dim: int, importance_scores: Optional[Tensor] = None) -> "LnStructured":
         return super().apply(module, name, amount=amount, n=n,  # type: ignore[return-value]
                              dim=dim, importance_scores=importance_scores)
@@ -410,13 +413,13 @@ def identity(module: Any, name: str) -> Any:
     return module
 
 
-def random_unstructured(module: Any, name: str, amount: Amount) -> Any:
+def random_unstructured(module: Any, name: str, amount: _Amount) -> Any:
     """Prunes `amount` random entries of `name` of `module`; returns `module`."""
     RandomUnstructured.apply(module, name, amount)
     return module
 
 
-def l1_unstructured(module: Any, name: str, amount: Amount,
+def l1_unstructured(module: Any, name: str, amount: _Amount,
                     importance_scores: Optional[Tensor] = None) -> Any:
     """Prunes the `amount` entries of `name` with the smallest |importance_scores| (default
     the tensor itself); returns `module`."""
@@ -424,13 +427,13 @@ def l1_unstructured(module: Any, name: str, amount: Amount,
     return module
 
 
-def random_structured(module: Any, name: str, amount: Amount, dim: int) -> Any:
+def random_structured(module: Any, name: str, amount: _Amount, dim: int) -> Any:
     """Prunes `amount` random channels along `dim` of `name`; returns `module`."""
     RandomStructured.apply(module, name, amount, dim)
     return module
 
 
-def ln_structured(module: Any, name: str, amount: Amount, n: Any, dim: int,
+def ln_structured(module: Any, name: str, amount: _Amount, n: Any, dim: int,
                   importance_scores: Optional[Tensor] = None) -> Any:
     """Prunes the `amount` channels along `dim` of `name` with the smallest Ln norm of
     importance_scores (default the tensor itself); returns `module`."""

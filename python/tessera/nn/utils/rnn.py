@@ -6,9 +6,12 @@ for t = 0, 1, ..., the step-t rows of the sequences still running (longest first
 `unsorted_indices` undoes it. Packing and unpacking are single gathers (differentiable)."""
 from __future__ import annotations
 
-from typing import Any, List, NamedTuple, Optional, Sequence, Tuple, Union
+import typing as _t
 
-import numpy as np
+if _t.TYPE_CHECKING:
+    from typing import Any, List, Optional, Sequence, Tuple, Union
+
+import numpy as _np
 
 from ..._C import Tensor
 
@@ -19,12 +22,12 @@ def _ts() -> Any:
 
 
 def _invert(perm: Any) -> Any:
-    inv = np.empty_like(perm)
-    inv[perm] = np.arange(perm.size)
+    inv = _np.empty_like(perm)
+    inv[perm] = _np.arange(perm.size)
     return inv
 
 
-class PackedSequence(NamedTuple):
+class PackedSequence(_t.NamedTuple):
     """(data, batch_sizes, sorted_indices, unsorted_indices) as in PyTorch; batch_sizes is
     an int64 CPU tensor, the index tensors are int64 (None when the batch was sorted)."""
     data: Tensor
@@ -45,8 +48,8 @@ def check_batch_sizes(op: str, batch_sizes: Tensor, rows: int) -> Any:
     by hand (or come from a file), and a lying one would read rows that are not there. They
     must be positive, non-increasing and sum to the packed data's rows."""
     from ...errors import ValueError as TsValueError
-    bsz = np.asarray(batch_sizes.numpy()).astype(np.int64).reshape(-1)
-    if bsz.size == 0 or (bsz < 1).any() or (np.diff(bsz) > 0).any() or int(bsz.sum()) != rows:
+    bsz = _np.asarray(batch_sizes.numpy()).astype(_np.int64).reshape(-1)
+    if bsz.size == 0 or (bsz < 1).any() or (_np.diff(bsz) > 0).any() or int(bsz.sum()) != rows:
         shown = bsz[:8].tolist() + (["..."] if bsz.size > 8 else [])
         raise TsValueError(f"{op}: invalid PackedSequence: batch_sizes {shown} must be positive, "
                            f"non-increasing and sum to the {rows} rows of its data; hint: build "
@@ -56,18 +59,18 @@ def check_batch_sizes(op: str, batch_sizes: Tensor, rows: int) -> Any:
 
 def _lengths(lengths: Union[Tensor, Sequence[int]]) -> Any:
     if isinstance(lengths, Tensor):
-        return np.asarray(lengths.numpy()).astype(np.int64).reshape(-1)
-    return np.asarray(list(lengths), dtype=np.int64).reshape(-1)
+        return _np.asarray(lengths.numpy()).astype(_np.int64).reshape(-1)
+    return _np.asarray(list(lengths), dtype=_np.int64).reshape(-1)
 
 
 def _pack_layout(lens: Any) -> Tuple[Any, Any]:
     """batch_sizes per step for lengths sorted decreasingly, and for each packed row its
     (t, sorted batch position)."""
     steps = int(lens[0]) if lens.size else 0
-    batch_sizes = np.array([(lens > t).sum() for t in range(steps)], dtype=np.int64)
-    ts_ = np.repeat(np.arange(steps), batch_sizes)
-    bs_ = np.concatenate([np.arange(b) for b in batch_sizes]) if steps else np.zeros(0, np.int64)
-    return batch_sizes, np.stack([ts_, bs_]) if steps else np.zeros((2, 0), np.int64)
+    batch_sizes = _np.array([(lens > t).sum() for t in range(steps)], dtype=_np.int64)
+    ts_ = _np.repeat(_np.arange(steps), batch_sizes)
+    bs_ = _np.concatenate([_np.arange(b) for b in batch_sizes]) if steps else _np.zeros(0, _np.int64)
+    return batch_sizes, _np.stack([ts_, bs_]) if steps else _np.zeros((2, 0), _np.int64)
 
 
 def pack_padded_sequence(input: Tensor, lengths: Union[Tensor, Sequence[int]],
@@ -84,14 +87,14 @@ def pack_padded_sequence(input: Tensor, lengths: Union[Tensor, Sequence[int]],
         raise ValueError(f"pack_padded_sequence: lengths must be in [1, {x.shape[0]}], got "
                          f"{lens.tolist()}")
     if enforce_sorted:
-        if np.any(np.diff(lens) > 0):
+        if _np.any(_np.diff(lens) > 0):
             raise ValueError("pack_padded_sequence: `lengths` array must be sorted in decreasing "
                              "order when `enforce_sorted` is True; pass enforce_sorted=False to "
                              "pack unsorted sequences")
         order = None
         sorted_lens = lens
     else:
-        order = np.argsort(-lens, kind="stable")
+        order = _np.argsort(-lens, kind="stable")
         sorted_lens = lens[order]
     batch_sizes, (ts_, bs_) = _pack_layout(sorted_lens)
     cols = bs_ if order is None else order[bs_]
@@ -116,15 +119,15 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
                              f"the longest sequence ({steps})")
         steps = total_length
     # slot (t, j) of the sorted padded batch -> packed row, or the padding row at the end
-    slot = np.full((steps, b), data.shape[0], dtype=np.int64)
+    slot = _np.full((steps, b), data.shape[0], dtype=_np.int64)
     row = 0
     for i, n in enumerate(bsz):
-        slot[i, :n] = np.arange(row, row + n)
+        slot[i, :n] = _np.arange(row, row + n)
         row += n
     unsorted = None if sequence.unsorted_indices is None else \
-        np.asarray(sequence.unsorted_indices.numpy()).astype(np.int64)
+        _np.asarray(sequence.unsorted_indices.numpy()).astype(_np.int64)
     if unsorted is not None:
-        if unsorted.shape != (b,) or not np.array_equal(np.sort(unsorted), np.arange(b)):
+        if unsorted.shape != (b,) or not _np.array_equal(_np.sort(unsorted), _np.arange(b)):
             from ...errors import ValueError as TsValueError
             raise TsValueError(f"pad_packed_sequence: invalid PackedSequence: unsorted_indices "
                                f"of shape {unsorted.shape} must be a permutation of the batch "
@@ -135,12 +138,12 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     table = t.concat([data, pad_row], axis=0)
     out = t.reshape(t.take(table, t.asarray(slot.reshape(-1), device=data.device), axis=0),
                     (steps, b) + tuple(data.shape[1:]))
-    lens = (bsz[None, :] > np.arange(b)[:, None]).sum(axis=1) if b else np.zeros(0, np.int64)
+    lens = (bsz[None, :] > _np.arange(b)[:, None]).sum(axis=1) if b else _np.zeros(0, _np.int64)
     if unsorted is not None:
         lens = lens[unsorted]
     if batch_first:
         out = t.moveaxis(out, 0, 1)
-    return out, t.asarray(lens.astype(np.int64))
+    return out, t.asarray(lens.astype(_np.int64))
 
 
 def pad_sequence(sequences: Sequence[Tensor], batch_first: bool = False,

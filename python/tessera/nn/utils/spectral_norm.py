@@ -4,7 +4,10 @@ name_orig flattened to a matrix, estimated by power iteration on the buffers nam
 name_v (updated in training mode only, as in PyTorch)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional
 
 from ..._C import Tensor
 from .weight_norm import _fold_back

@@ -2,7 +2,10 @@
 (torch.nn.utils.stateless / torch.func), e.g. for meta-learning or per-sample gradients."""
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence, Tuple, Union
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 
 def _slot(module: Any, name: str) -> Tuple[Any, str, str]:

@@ -4,7 +4,10 @@ forward as v * g / ||v|| (norm over every dim but `dim`; dim=None or -1: the who
 as in PyTorch)."""
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Optional, Tuple
 
 from ..._C import Tensor
 from ..parameter import Parameter

@@ -6,22 +6,25 @@ strings stay lists; dicts, namedtuples and sequences are collated member by memb
 sample gives a list, as in PyTorch). default_convert only turns NumPy data into tensors."""
 from __future__ import annotations
 
-import collections.abc
-import copy
-import re
-from typing import Any, Callable, Dict, List, Optional, Tuple, Type, Union
+import collections.abc as _abc
+import copy as _copy
+import re as _re
+import typing as _t
 
-import numpy as np
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional
+
+import numpy as _np
 
 from ..._C import Tensor
 from ._errors import DataRuntimeError
 
-np_str_obj_array_pattern = re.compile(r"[SaUO]")
+np_str_obj_array_pattern = _re.compile(r"[SaUO]")
 
 default_collate_err_msg_format = ("default_collate: batch must contain tensors, numpy arrays, "
                                   "numbers, dicts or lists; found {}")
 
-CollateMap = Dict[Union[Type, Tuple[Type, ...]], Callable]
+_CollateMap = _t.Dict[_t.Union[_t.Type, _t.Tuple[_t.Type, ...]], _t.Callable]
 
 
 def _ts() -> Any:
@@ -37,13 +40,13 @@ def default_convert(data: Any) -> Any:
     if isinstance(data, Tensor):
         return data
     if elem_type.__module__ == "numpy" and elem_type.__name__ not in ("str_", "string_", "bytes_"):
-        if isinstance(data, np.ndarray) and np_str_obj_array_pattern.search(data.dtype.str):
+        if isinstance(data, _np.ndarray) and np_str_obj_array_pattern.search(data.dtype.str):
             return data
         return _ts().asarray(data)
-    if isinstance(data, collections.abc.Mapping):
+    if isinstance(data, _abc.Mapping):
         try:
-            if isinstance(data, collections.abc.MutableMapping):
-                clone = copy.copy(data)
+            if isinstance(data, _abc.MutableMapping):
+                clone = _copy.copy(data)
                 clone.update({key: default_convert(data[key]) for key in data})
                 return clone
             return elem_type({key: default_convert(data[key]) for key in data})
@@ -53,10 +56,10 @@ def default_convert(data: Any) -> Any:
         return elem_type(*(default_convert(d) for d in data))
     if isinstance(data, tuple):
         return [default_convert(d) for d in data]
-    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
+    if isinstance(data, _abc.Sequence) and not isinstance(data, (str, bytes)):
         try:
-            if isinstance(data, collections.abc.MutableSequence):
-                clone = copy.copy(data)
+            if isinstance(data, _abc.MutableSequence):
+                clone = _copy.copy(data)
                 for i, d in enumerate(data):
                     clone[i] = default_convert(d)
                 return clone
@@ -66,7 +69,7 @@ def default_convert(data: Any) -> Any:
     return data
 
 
-def collate(batch: List[Any], *, collate_fn_map: Optional[CollateMap] = None) -> Any:
+def collate(batch: List[Any], *, collate_fn_map: Optional[_CollateMap] = None) -> Any:
     """Collates `batch` (a list of samples): an element whose type is a key of
     `collate_fn_map` (exactly, else the first key it is an instance of) is handled by that
     function; mappings, namedtuples and sequences recurse; anything else is a TypeError."""
@@ -78,13 +81,13 @@ def collate(batch: List[Any], *, collate_fn_map: Optional[CollateMap] = None) ->
         for collate_type in collate_fn_map:
             if isinstance(elem, collate_type):
                 return collate_fn_map[collate_type](batch, collate_fn_map=collate_fn_map)
-    if isinstance(elem, collections.abc.Mapping):
+    if isinstance(elem, _abc.Mapping):
         def members() -> Dict[Any, Any]:
             return {key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map)
                     for key in elem}
         try:
-            if isinstance(elem, collections.abc.MutableMapping):
-                clone = copy.copy(elem)
+            if isinstance(elem, _abc.MutableMapping):
+                clone = _copy.copy(elem)
                 clone.update(members())
                 return clone
             return elem_type(members())
@@ -92,7 +95,7 @@ def collate(batch: List[Any], *, collate_fn_map: Optional[CollateMap] = None) ->
             return members()
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
         return elem_type(*(collate(s, collate_fn_map=collate_fn_map) for s in zip(*batch)))
-    if isinstance(elem, collections.abc.Sequence):
+    if isinstance(elem, _abc.Sequence):
         size = len(elem)
         if not all(len(e) == size for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
@@ -100,8 +103,8 @@ def collate(batch: List[Any], *, collate_fn_map: Optional[CollateMap] = None) ->
         if isinstance(elem, tuple):
             return transposed  # a list, as PyTorch returns for tuples
         try:
-            if isinstance(elem, collections.abc.MutableSequence):
-                clone = copy.copy(elem)
+            if isinstance(elem, _abc.MutableSequence):
+                clone = _copy.copy(elem)
                 for i, value in enumerate(transposed):
                     clone[i] = value
                 return clone
@@ -111,7 +114,7 @@ def collate(batch: List[Any], *, collate_fn_map: Optional[CollateMap] = None) ->
     raise TypeError(default_collate_err_msg_format.format(elem_type))
 
 
-def collate_tensor_fn(batch: List[Tensor], *, collate_fn_map: Optional[CollateMap] = None) -> Tensor:
+def collate_tensor_fn(batch: List[Tensor], *, collate_fn_map: Optional[_CollateMap] = None) -> Tensor:
     """Stacks equally shaped tensors along a new first axis."""
     shape = tuple(batch[0].shape)
     for i, t in enumerate(batch):
@@ -121,8 +124,8 @@ def collate_tensor_fn(batch: List[Tensor], *, collate_fn_map: Optional[CollateMa
     return _ts().stack(list(batch), axis=0)
 
 
-def collate_numpy_array_fn(batch: List[np.ndarray], *,
-                           collate_fn_map: Optional[CollateMap] = None) -> Any:
+def collate_numpy_array_fn(batch: List[_np.ndarray], *,
+                           collate_fn_map: Optional[_CollateMap] = None) -> Any:
     """NumPy arrays become tensors, then are stacked (string/object arrays: TypeError)."""
     elem = batch[0]
     if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
@@ -130,31 +133,31 @@ def collate_numpy_array_fn(batch: List[np.ndarray], *,
     return collate([_ts().asarray(b) for b in batch], collate_fn_map=collate_fn_map)
 
 
-def collate_numpy_scalar_fn(batch: List[Any], *, collate_fn_map: Optional[CollateMap] = None) -> Tensor:
+def collate_numpy_scalar_fn(batch: List[Any], *, collate_fn_map: Optional[_CollateMap] = None) -> Tensor:
     """NumPy scalars become a 1-D tensor of their (promoted) dtype."""
-    return _ts().asarray(np.asarray(batch))
+    return _ts().asarray(_np.asarray(batch))
 
 
-def collate_float_fn(batch: List[float], *, collate_fn_map: Optional[CollateMap] = None) -> Tensor:
+def collate_float_fn(batch: List[float], *, collate_fn_map: Optional[_CollateMap] = None) -> Tensor:
     """Python floats become a float64 tensor."""
     return _ts().asarray(batch, dtype=_ts().float64)
 
 
-def collate_int_fn(batch: List[int], *, collate_fn_map: Optional[CollateMap] = None) -> Tensor:
+def collate_int_fn(batch: List[int], *, collate_fn_map: Optional[_CollateMap] = None) -> Tensor:
     """Python ints become an int64 tensor (all bools: bool; a float among them: the default
     float dtype), as ``torch.tensor(batch)`` infers."""
     return _ts().asarray(batch)
 
 
-def collate_str_fn(batch: List[Any], *, collate_fn_map: Optional[CollateMap] = None) -> List[Any]:
+def collate_str_fn(batch: List[Any], *, collate_fn_map: Optional[_CollateMap] = None) -> List[Any]:
     """Strings and bytes stay the batch list itself."""
     return batch
 
 
-default_collate_fn_map: CollateMap = {
+default_collate_fn_map: _CollateMap = {
     Tensor: collate_tensor_fn,
-    np.ndarray: collate_numpy_array_fn,
-    (np.bool_, np.number, np.object_): collate_numpy_scalar_fn,
+    _np.ndarray: collate_numpy_array_fn,
+    (_np.bool_, _np.number, _np.object_): collate_numpy_scalar_fn,
     float: collate_float_fn,
     int: collate_int_fn,
     str: collate_str_fn,

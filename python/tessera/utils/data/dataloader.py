@@ -3,13 +3,16 @@ dataset (through a sampler and batch sampler) or an IterableDataset, in the main
 in ``num_workers`` worker processes."""
 from __future__ import annotations
 
-import itertools
-import multiprocessing
-import os
-import pickle
-import queue
-import warnings
-from typing import Any, Callable, Iterable, List, Optional
+import itertools as _itertools
+import multiprocessing as _multiprocessing
+import os as _os
+import pickle as _pickle
+import queue as _queue
+import typing as _t
+import warnings as _warnings
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, List, Optional
 
 from ._errors import DataAssertionError
 from .collate import default_collate, default_convert
@@ -126,9 +129,9 @@ class DataLoader:
         """Warns (as PyTorch does) when there are more workers than usable CPUs."""
         if not self.num_workers:
             return
-        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        cpus = len(_os.sched_getaffinity(0)) if hasattr(_os, "sched_getaffinity") else _os.cpu_count()
         if cpus is None or self.num_workers > cpus:
-            warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in "
+            _warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in "
                           f"total. Our suggested max number of worker in current system is {cpus}, "
                           "which is smaller than what this DataLoader is going to create. Please "
                           "be aware that excessive worker creation might get DataLoader running "
@@ -152,13 +155,13 @@ class DataLoader:
                 raise ValueError("multiprocessing_context can only be used with multi-process "
                                  f"loading (num_workers > 0), but got num_workers={self.num_workers}")
             if isinstance(context, str):
-                methods = multiprocessing.get_all_start_methods()
+                methods = _multiprocessing.get_all_start_methods()
                 if context not in methods:
                     raise ValueError("multiprocessing_context option should specify a valid start "
                                      f"method in {methods!r}, but got "
                                      f"multiprocessing_context={context!r}")
-                context = multiprocessing.get_context(context)
-            elif not isinstance(context, multiprocessing.context.BaseContext):
+                context = _multiprocessing.get_context(context)
+            elif not isinstance(context, _multiprocessing.context.BaseContext):
                 raise TypeError("multiprocessing_context option should be a valid context object "
                                 "or a string specifying the start method, but got "
                                 f"multiprocessing_context={context}")
@@ -215,7 +218,7 @@ class _BaseDataLoaderIter:
         self._collate_fn = loader.collate_fn
         self._persistent_workers = loader.persistent_workers
         if loader.pin_memory and not _accelerator_available():
-            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+            _warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
                           "then device pinned memory won't be used.", stacklevel=3)
         self._base_seed = loader._get_shared_seed()
         self._sampler_iter = iter(self._index_sampler)
@@ -249,7 +252,7 @@ class _BaseDataLoaderIter:
                 msg += ("For multiprocessing data-loading, this could be caused by not properly "
                         "configuring the IterableDataset replica at each worker (split the "
                         "stream with get_worker_info()).")
-            warnings.warn(msg)
+            _warnings.warn(msg)
         return data
 
     def __len__(self) -> int:
@@ -279,7 +282,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             raise DataAssertionError("prefetch_factor must be greater than 0 for "
                                      "MultiProcessingDataLoaderIter")
         self._prefetch_factor = loader.prefetch_factor
-        ctx = loader.multiprocessing_context or multiprocessing.get_context()
+        ctx = loader.multiprocessing_context or _multiprocessing.get_context()
         self._data_queue = ctx.Queue()
         self._done_event = ctx.Event()
         self._index_queues: List[Any] = []
@@ -293,7 +296,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 w = ctx.Process(target=worker_loop, daemon=True, args=(
                     self._dataset_kind, self._dataset, index_queue, self._data_queue,
                     self._done_event, fetcher_args, self._base_seed, loader.worker_init_fn, i,
-                    self._num_workers, os.getpid()))
+                    self._num_workers, _os.getpid()))
                 w.start()
                 self._index_queues.append(index_queue)
                 self._workers.append(w)
@@ -309,7 +312,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._task_info: dict = {}  # task id -> (worker id,) or (worker id, data)
         self._tasks_outstanding = 0
         self._workers_status = [True] * self._num_workers
-        self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
+        self._worker_queue_idx_cycle = _itertools.cycle(range(self._num_workers))
         if not first_iter:
             for q in self._index_queues:
                 q.put(ResumeIteration())
@@ -340,7 +343,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     def _try_get_data(self, timeout: float = STATUS_CHECK_INTERVAL) -> Any:
         try:
             return True, self._data_queue.get(timeout=timeout)
-        except queue.Empty:
+        except _queue.Empty:
             dead = [w for i, w in enumerate(self._workers)
                     if self._workers_status[i] and not w.is_alive()]
             if dead:
@@ -382,7 +385,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 return self._process_data(data)
             idx, payload = self._get_data()
             self._tasks_outstanding -= 1
-            data = pickle.loads(payload)
+            data = _pickle.loads(payload)
             if isinstance(data, IterableDatasetStopIteration):
                 self._workers_status[data.worker_id] = False
                 if not self._persistent_workers:

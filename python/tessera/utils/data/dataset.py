@@ -2,18 +2,21 @@
 datasets, TensorDataset, ConcatDataset, ChainDataset, StackDataset, Subset, random_split."""
 from __future__ import annotations
 
-import bisect
-import itertools
-import math
-import warnings
-from typing import Any, Dict, Generic, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
+import bisect as _bisect
+import itertools as _itertools
+import math as _math
+import typing as _t
+import warnings as _warnings
 
-import numpy as np
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy as _np
 
 from ..._C import Tensor
 from ._errors import DataAssertionError, DataIndexError
 
-T = TypeVar("T")
+_T = _t.TypeVar("_T")
 
 
 def _ts() -> Any:
@@ -21,30 +24,30 @@ def _ts() -> Any:
     return tessera
 
 
-class Dataset(Generic[T]):
+class Dataset(_t.Generic[_T]):
     """Map-style dataset: define ``__getitem__(i)`` (and usually ``__len__``).
     ``a + b`` concatenates two datasets into a :class:`ConcatDataset`."""
 
-    def __getitem__(self, index: Any) -> T:
+    def __getitem__(self, index: Any) -> _T:
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
 
-    def __add__(self, other: "Dataset[T]") -> "ConcatDataset[T]":
+    def __add__(self, other: "Dataset[_T]") -> "ConcatDataset[_T]":
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset[T]):
+class IterableDataset(Dataset[_T]):
     """A dataset that is a stream: define ``__iter__``. With ``num_workers > 0`` every worker
     iterates its own copy; split the stream with :func:`get_worker_info` to avoid
     duplicates. ``a + b`` chains two streams into a :class:`ChainDataset`."""
 
-    def __iter__(self) -> Iterator[T]:
+    def __iter__(self) -> Iterator[_T]:
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
 
-    def __add__(self, other: Dataset[T]) -> "ChainDataset":  # type: ignore[override]
+    def __add__(self, other: Dataset[_T]) -> "ChainDataset":  # type: ignore[override]
         return ChainDataset([self, other])
 
 
-class TensorDataset(Dataset[Tuple[Tensor, ...]]):
+class TensorDataset(Dataset[_t.Tuple[Tensor, ...]]):
     """Sample i is ``tuple(t[i] for t in tensors)``; all tensors share their first dimension.
     A DataLoader over it gathers a whole batch with one indexing op per tensor."""
 
@@ -74,12 +77,12 @@ class TensorDataset(Dataset[Tuple[Tensor, ...]]):
             return None
         n = len(self)
         try:
-            idx = np.asarray(indices)
+            idx = _np.asarray(indices)
         except (TypeError, ValueError):
             return None
         if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
             return None  # e.g. float or tensor indices: item by item, as PyTorch does
-        idx = idx.astype(np.int64)
+        idx = idx.astype(_np.int64)
         if idx.size and (idx.min() < -n or idx.max() >= n):
             bad = int(idx[(idx < -n) | (idx >= n)][0])
             raise IndexError(f"index {bad} is out of bounds for dimension 0 with size {n}")
@@ -87,11 +90,11 @@ class TensorDataset(Dataset[Tuple[Tensor, ...]]):
         return [t[rows] for t in self.tensors]
 
 
-class ConcatDataset(Dataset[T]):
+class ConcatDataset(Dataset[_T]):
     """The datasets one after another; ``cumulative_sizes[k]`` is the total length of the
     first k+1 datasets."""
 
-    datasets: List[Dataset[T]]
+    datasets: List[Dataset[_T]]
     cumulative_sizes: List[int]
 
     @staticmethod
@@ -114,12 +117,12 @@ class ConcatDataset(Dataset[T]):
     def __len__(self) -> int:
         return self.cumulative_sizes[-1]
 
-    def __getitem__(self, idx: int) -> T:
+    def __getitem__(self, idx: int) -> _T:
         if idx < 0:
             if -idx > len(self):
                 raise ValueError("absolute value of index should not exceed dataset length")
             idx = len(self) + idx
-        k = bisect.bisect_right(self.cumulative_sizes, idx)
+        k = _bisect.bisect_right(self.cumulative_sizes, idx)
         if k == len(self.datasets):
             raise IndexError(f"ConcatDataset: index {idx} out of range for {len(self)} samples")
         return self.datasets[k][idx - (self.cumulative_sizes[k - 1] if k else 0)]
@@ -127,7 +130,7 @@ class ConcatDataset(Dataset[T]):
     @property
     def cummulative_sizes(self) -> List[int]:
         """Old misspelled name of :attr:`cumulative_sizes` (kept as PyTorch does)."""
-        warnings.warn("cummulative_sizes attribute is renamed to cumulative_sizes",
+        _warnings.warn("cummulative_sizes attribute is renamed to cumulative_sizes",
                       DeprecationWarning, stacklevel=2)
         return self.cumulative_sizes
 
@@ -154,7 +157,7 @@ class ChainDataset(IterableDataset):
         return total
 
 
-class StackDataset(Dataset[T]):
+class StackDataset(Dataset[_T]):
     """Datasets of one length zipped: ``StackDataset(a, b)[i] == (a[i], b[i])`` and
     ``StackDataset(x=a, y=b)[i] == {"x": a[i], "y": b[i]}``."""
 
@@ -203,10 +206,10 @@ class StackDataset(Dataset[T]):
         return self._length
 
 
-class Subset(Dataset[T]):
+class Subset(Dataset[_T]):
     """The samples of `dataset` at `indices` (kept as given)."""
 
-    def __init__(self, dataset: Dataset[T], indices: Sequence[int]) -> None:
+    def __init__(self, dataset: Dataset[_T], indices: Sequence[int]) -> None:
         self.dataset = dataset
         self.indices = indices
 
@@ -234,32 +237,32 @@ class Subset(Dataset[T]):
         return None if gather is None else gather([self.indices[i] for i in indices])
 
 
-def random_split(dataset: Dataset[T], lengths: Sequence[Union[int, float]],
-                 generator: Any = None) -> List[Subset[T]]:
+def random_split(dataset: Dataset[_T], lengths: Sequence[Union[int, float]],
+                 generator: Any = None) -> List[Subset[_T]]:
     """Splits `dataset` into non-overlapping random Subsets of the given lengths, or of the
     given fractions when they sum to 1 (floor(n * f) each, the remainder handed out one by
     one from the first split on, as PyTorch does). `generator` is a ts.random.Generator
     (default: the global one, seeded by ``ts.manual_seed``)."""
     n = len(dataset)  # type: ignore[arg-type]
-    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+    if _math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         sizes = []
         for i, frac in enumerate(lengths):
             if frac < 0 or frac > 1:
                 raise ValueError(f"Fraction at index {i} is not between 0 and 1")
-            sizes.append(int(math.floor(n * frac)))
+            sizes.append(int(_math.floor(n * frac)))
         for i in range(n - sum(sizes)):
             sizes[i % len(sizes)] += 1
         lengths = sizes
         for i, length in enumerate(lengths):
             if length == 0:
-                warnings.warn(f"Length of split at index {i} is 0. "
+                _warnings.warn(f"Length of split at index {i} is 0. "
                               "This might result in an empty dataset.")
     if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     from .sampler import _randperm
     perm = _randperm(int(sum(lengths)), generator)
     return [Subset(dataset, perm[end - ln:end])
-            for end, ln in zip(itertools.accumulate(lengths), lengths)]  # type: ignore[arg-type]
+            for end, ln in zip(_itertools.accumulate(lengths), lengths)]  # type: ignore[arg-type]
 
 
 class _BatchTuple(tuple):

@@ -2,8 +2,11 @@
 (PyTorch's ``torch.utils.data.distributed`` semantics, padding and all)."""
 from __future__ import annotations
 
-import math
-from typing import Iterator, List, Optional, Sized
+import math as _math
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Iterator, List, Optional, Sized
 
 from .sampler import Generator, Sampler, _randperm
 
@@ -38,9 +41,9 @@ class DistributedSampler(Sampler[int]):
         self.drop_last = drop_last
         n = len(self.dataset)
         if self.drop_last and n % self.num_replicas != 0:
-            self.num_samples = math.ceil((n - self.num_replicas) / self.num_replicas)
+            self.num_samples = _math.ceil((n - self.num_replicas) / self.num_replicas)
         else:
-            self.num_samples = math.ceil(n / self.num_replicas)
+            self.num_samples = _math.ceil(n / self.num_replicas)
         self.total_size = self.num_samples * self.num_replicas
         self.shuffle = shuffle
         self.seed = seed
@@ -56,7 +59,7 @@ class DistributedSampler(Sampler[int]):
             if pad <= len(indices):
                 indices += indices[:pad]
             else:
-                indices += (indices * math.ceil(pad / len(indices)))[:pad]
+                indices += (indices * _math.ceil(pad / len(indices)))[:pad]
         else:
             indices = indices[:self.total_size]
         if len(indices) != self.total_size:

@@ -2,7 +2,10 @@
 (PyTorch's ``torch.utils.data._utils.fetch``)."""
 from __future__ import annotations
 
-from typing import Any, Callable, List
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, List
 
 from .collate import default_collate
 from .dataset import _as_samples, _BatchTuple

@@ -3,14 +3,17 @@
 ``generator=`` (a ts.random.Generator) or the global generator seeded by ts.manual_seed."""
 from __future__ import annotations
 
-import itertools
-import warnings
-from typing import Any, Generic, Iterable, Iterator, List, Optional, Sequence, Sized, TypeVar
+import itertools as _itertools
+import typing as _t
+import warnings as _warnings
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Iterable, Iterator, List, Optional, Sequence, Sized
 
 from ...random import Generator
 from ._errors import DataRuntimeError
 
-T_co = TypeVar("T_co", covariant=True)
+_T_co = _t.TypeVar("_T_co", covariant=True)
 
 
 def _random() -> Any:
@@ -48,16 +51,16 @@ _CHUNK = 32
 _WEIGHTED_CHUNK = 4096
 
 
-class Sampler(Generic[T_co]):
+class Sampler(_t.Generic[_T_co]):
     """Base class of samplers: define ``__iter__`` (and ``__len__`` when it is known)."""
 
     def __init__(self, data_source: Optional[Sized] = None) -> None:
         if data_source is not None:
-            warnings.warn("`data_source` argument is not used and will be removed in 2.2.0."
+            _warnings.warn("`data_source` argument is not used and will be removed in 2.2.0."
                           "You may still have custom implementation that utilizes it.",
                           UserWarning, stacklevel=2)
 
-    def __iter__(self) -> Iterator[T_co]:
+    def __iter__(self) -> Iterator[_T_co]:
         raise NotImplementedError
 
 
@@ -184,7 +187,7 @@ class WeightedRandomSampler(Sampler[int]):
         return self.num_samples
 
 
-class BatchSampler(Sampler[List[int]]):
+class BatchSampler(Sampler[_t.List[int]]):
     """Groups the indices of `sampler` into lists of batch_size (the last one shorter unless
     drop_last)."""
 
@@ -200,12 +203,12 @@ class BatchSampler(Sampler[List[int]]):
 
     def __iter__(self) -> Iterator[List[int]]:
         it = iter(self.sampler)
-        batch = list(itertools.islice(it, self.batch_size))
+        batch = list(_itertools.islice(it, self.batch_size))
         while batch:
             if self.drop_last and len(batch) < self.batch_size:
                 return
             yield batch
-            batch = list(itertools.islice(it, self.batch_size))
+            batch = list(_itertools.islice(it, self.batch_size))
 
     def __len__(self) -> int:
         n = len(self.sampler)  # type: ignore[arg-type]

@@ -2,15 +2,18 @@
 itself through :func:`get_worker_info` (PyTorch's ``torch.utils.data._utils.worker``)."""
 from __future__ import annotations
 
-import os
-import pickle
-import queue
-import random
-import sys
-import traceback
-from typing import Any, Callable, Optional
+import os as _os
+import pickle as _pickle
+import queue as _queue
+import random as _random
+import sys as _sys
+import traceback as _traceback
+import typing as _t
 
-import numpy as np
+if _t.TYPE_CHECKING:
+    from typing import Any, Callable, Optional
+
+import numpy as _np
 
 from .fetch import create_fetcher
 
@@ -59,7 +62,7 @@ class ExceptionWrapper:
 
     def __init__(self, exc_info: Any, where: str) -> None:
         self.exc_type = exc_info[0]
-        self.exc_msg = "".join(traceback.format_exception(*exc_info))
+        self.exc_msg = "".join(_traceback.format_exception(*exc_info))
         self.where = where
 
     def reraise(self) -> None:
@@ -95,22 +98,22 @@ def pack(data: Any, worker_id: int) -> bytes:
     """`data` pickled here in the worker, so that a batch that cannot be pickled becomes an
     error the main process sees (mp.Queue would drop it silently in its feeder thread)."""
     try:
-        return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+        return _pickle.dumps(data, protocol=_pickle.HIGHEST_PROTOCOL)
     except Exception:
         if not isinstance(data, ExceptionWrapper):
-            data = ExceptionWrapper(sys.exc_info(), where=f"in DataLoader worker process "
+            data = ExceptionWrapper(_sys.exc_info(), where=f"in DataLoader worker process "
                                     f"{worker_id} while sending a batch")
     try:
-        return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+        return _pickle.dumps(data, protocol=_pickle.HIGHEST_PROTOCOL)
     except Exception:  # the exception type itself cannot be pickled (e.g. a local class)
         data.exc_type = RuntimeError
-        return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+        return _pickle.dumps(data, protocol=_pickle.HIGHEST_PROTOCOL)
 
 
 def _seed_worker(seed: int, worker_id: int) -> None:
     """Seeds Python's, NumPy's and tessera's global generators from the worker's seed."""
-    random.seed(seed)
-    np.random.seed(np.random.SeedSequence([seed & 0xFFFFFFFFFFFFFFFF, worker_id])
+    _random.seed(seed)
+    _np.random.seed(_np.random.SeedSequence([seed & 0xFFFFFFFFFFFFFFFF, worker_id])
                    .generate_state(1)[0])
     from ...random import manual_seed
     manual_seed(seed & 0xFFFFFFFFFFFFFFFF)
@@ -137,14 +140,14 @@ def worker_loop(dataset_kind: str, dataset: Any, index_queue: Any, data_queue: A
                 init_fn(worker_id)
             fetcher = create_fetcher(dataset_kind, dataset, *fetcher_args)
         except Exception:
-            init_error = ExceptionWrapper(sys.exc_info(),
+            init_error = ExceptionWrapper(_sys.exc_info(),
                                           where=f"in DataLoader worker process {worker_id}")
         ended = False
         while True:
             try:
                 r = index_queue.get(timeout=STATUS_CHECK_INTERVAL)
-            except queue.Empty:
-                if os.getppid() != parent_pid:
+            except _queue.Empty:
+                if _os.getppid() != parent_pid:
                     return  # the main process died: nobody will read our answers
                 if done_event.is_set():
                     break  # shutting down, but our None was lost (a queue finalized early)
@@ -168,13 +171,13 @@ def worker_loop(dataset_kind: str, dataset: Any, index_queue: Any, data_queue: A
                     data = fetcher.fetch(index)
                 except StopIteration:
                     if dataset_kind != "iterable":
-                        data = ExceptionWrapper(sys.exc_info(), where=f"in DataLoader worker "
+                        data = ExceptionWrapper(_sys.exc_info(), where=f"in DataLoader worker "
                                                 f"process {worker_id}")
                     else:
                         data = IterableDatasetStopIteration(worker_id)
                         ended = True
                 except Exception:
-                    data = ExceptionWrapper(sys.exc_info(),
+                    data = ExceptionWrapper(_sys.exc_info(),
                                             where=f"in DataLoader worker process {worker_id}")
             data_queue.put((idx, pack(data, worker_id)))
     except KeyboardInterrupt:

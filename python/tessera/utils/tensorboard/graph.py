@@ -9,7 +9,10 @@ so they do not appear; the model's inputs are made to require gradients for the 
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, List, Tuple
 
 from tensorboard.compat.proto.attr_value_pb2 import AttrValue
 from tensorboard.compat.proto.config_pb2 import RunMetadata

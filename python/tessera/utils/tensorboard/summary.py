@@ -2,27 +2,30 @@
 (the formats torch.utils.tensorboard writes, so TensorBoard and its EventAccumulator read them)."""
 from __future__ import annotations
 
-import io
-from typing import Any, Dict, List, Optional, Sequence
+import io as _io
+import typing as _t
 
-import numpy as np
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional, Sequence
+
+import numpy as _np
 from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata
 from tensorboard.compat.proto.tensor_pb2 import TensorProto
 from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
 from tensorboard.plugins.text.plugin_data_pb2 import TextPluginData
 
 
-def make_np(x: Any) -> np.ndarray:
+def make_np(x: Any) -> _np.ndarray:
     """A tensor, array, list or number as a NumPy array (detached, on the CPU)."""
     from ..._C import Tensor
     if isinstance(x, Tensor):
-        return np.asarray(x.detach().cpu())
-    if isinstance(x, np.ndarray):
+        return _np.asarray(x.detach().cpu())
+    if isinstance(x, _np.ndarray):
         return x
-    if isinstance(x, (int, float, bool, np.number, np.bool_)):
-        return np.array([x])
+    if isinstance(x, (int, float, bool, _np.number, _np.bool_)):
+        return _np.array([x])
     if isinstance(x, (list, tuple)):
-        return np.asarray(x)
+        return _np.asarray(x)
     raise NotImplementedError(f"tensorboard: got {type(x).__name__}, but expected a number, "
                               "a NumPy array or a tessera Tensor")
 
@@ -45,27 +48,27 @@ def scalar(name: str, value: Any, double_precision: bool = False, new_style: boo
     return Summary(value=[Summary.Value(tag=name, simple_value=v)])
 
 
-def make_histogram(values: np.ndarray, bins: Any, max_bins: Optional[int] = None) -> HistogramProto:
+def make_histogram(values: _np.ndarray, bins: Any, max_bins: Optional[int] = None) -> HistogramProto:
     """A HistogramProto of `values` (NumPy's binning; TensorBoard stores right bin edges)."""
-    values = np.asarray(values, dtype=np.float64).reshape(-1)
+    values = _np.asarray(values, dtype=_np.float64).reshape(-1)
     if values.size == 0:
         raise ValueError("add_histogram: the input has no element")
-    counts, limits = np.histogram(values, bins=bins)
+    counts, limits = _np.histogram(values, bins=bins)
     num_bins = len(counts)
     if max_bins is not None and num_bins > max_bins:
         sub = num_bins // max_bins
         rem = num_bins % sub
         if rem != 0:
-            counts = np.pad(counts, pad_width=[[0, sub - rem]], mode="constant")
+            counts = _np.pad(counts, pad_width=[[0, sub - rem]], mode="constant")
         counts = counts.reshape(-1, sub).sum(axis=-1)
-        new_limits = np.empty((counts.size + 1,), limits.dtype)
+        new_limits = _np.empty((counts.size + 1,), limits.dtype)
         new_limits[:-1] = limits[:-1:sub]
         new_limits[-1] = limits[-1]
         limits = new_limits
-    cum = np.cumsum(np.greater(counts, 0))
-    start, end = np.searchsorted(cum, [0, cum[-1] - 1], side="right")
+    cum = _np.cumsum(_np.greater(counts, 0))
+    start, end = _np.searchsorted(cum, [0, cum[-1] - 1], side="right")
     start, end = int(start), int(end) + 1
-    counts = counts[start - 1:end] if start > 0 else np.concatenate([[0], counts[:end]])
+    counts = counts[start - 1:end] if start > 0 else _np.concatenate([[0], counts[:end]])
     limits = limits[start:end + 1]
     return HistogramProto(min=values.min(), max=values.max(), num=len(values), sum=values.sum(),
                           sum_squares=values.dot(values), bucket_limit=limits.tolist(),
@@ -83,24 +86,24 @@ def histogram_raw(name: str, min: float, max: float, num: int, sum: float, sum_s
     return Summary(value=[Summary.Value(tag=name, histo=hist)])
 
 
-def make_grid(images: np.ndarray, ncols: int = 8) -> np.ndarray:
+def make_grid(images: _np.ndarray, ncols: int = 8) -> _np.ndarray:
     """N images (N, C, H, W), C in {1, 3, 4}, tiled into one (C', H * rows, W * cols) canvas."""
     if images.shape[1] == 1:
-        images = np.concatenate([images] * 3, 1)
+        images = _np.concatenate([images] * 3, 1)
     if images.ndim != 4 or images.shape[1] not in (3, 4):
         raise ValueError(f"add_images: expected N images of 1, 3 or 4 channels, got shape "
                          f"{images.shape}")
     n, c, h, w = images.shape
     ncols = max(min(n, ncols), 1)
     nrows = -(-n // ncols)
-    canvas = np.zeros((c, h * nrows, w * ncols), dtype=images.dtype)
+    canvas = _np.zeros((c, h * nrows, w * ncols), dtype=images.dtype)
     for i in range(n):
         y, x = divmod(i, ncols)
         canvas[:, y * h:(y + 1) * h, x * w:(x + 1) * w] = images[i]
     return canvas
 
 
-def convert_to_hwc(array: np.ndarray, dataformats: str) -> np.ndarray:
+def convert_to_hwc(array: _np.ndarray, dataformats: str) -> _np.ndarray:
     """An image array in `dataformats` (e.g. "CHW", "HWC", "HW", "NCHW") as (H, W, C)."""
     fmt = dataformats.upper()
     if len(set(fmt)) != len(fmt) or not set(fmt) <= set("NCHW"):
@@ -113,21 +116,21 @@ def convert_to_hwc(array: np.ndarray, dataformats: str) -> np.ndarray:
         return make_grid(array.transpose([fmt.find(c) for c in "NCHW"])).transpose(1, 2, 0)
     if len(fmt) == 3:
         hwc = array.transpose([fmt.find(c) for c in "HWC"])
-        return np.concatenate([hwc] * 3, 2) if hwc.shape[2] == 1 else hwc
+        return _np.concatenate([hwc] * 3, 2) if hwc.shape[2] == 1 else hwc
     if fmt in ("HW", "WH"):
-        return np.stack([array.transpose([fmt.find(c) for c in "HW"])] * 3, 2)
+        return _np.stack([array.transpose([fmt.find(c) for c in "HW"])] * 3, 2)
     raise ValueError(f"add_image: unsupported dataformats {dataformats!r}")
 
 
 def image(tag: str, tensor: Any, rescale: float = 1, dataformats: str = "NCHW") -> Summary:
     """An image summary: float images are taken in [0, 1], uint8 ones in [0, 255]; PNG-encoded."""
     arr = convert_to_hwc(make_np(tensor), dataformats)
-    scale = 1 if arr.dtype == np.uint8 else 255
-    arr = (arr.astype(np.float32) * scale).clip(0, 255).astype(np.uint8)
+    scale = 1 if arr.dtype == _np.uint8 else 255
+    arr = (arr.astype(_np.float32) * scale).clip(0, 255).astype(_np.uint8)
     return Summary(value=[Summary.Value(tag=tag, image=make_image(arr, rescale))])
 
 
-def make_image(arr: np.ndarray, rescale: float = 1) -> Summary.Image:
+def make_image(arr: _np.ndarray, rescale: float = 1) -> Summary.Image:
     try:
         from PIL import Image
     except ImportError as e:  # pragma: no cover
@@ -136,22 +139,22 @@ def make_image(arr: np.ndarray, rescale: float = 1) -> Summary.Image:
     img = Image.fromarray(arr)
     if rescale != 1:
         img = img.resize((int(width * rescale), int(height * rescale)), Image.Resampling.LANCZOS)
-    out = io.BytesIO()
+    out = _io.BytesIO()
     img.save(out, format="PNG")
     return Summary.Image(height=height, width=width, colorspace=channel,
                          encoded_image_string=out.getvalue())
 
 
-def figure_to_image(figure: Any, close: bool = True) -> np.ndarray:
+def figure_to_image(figure: Any, close: bool = True) -> _np.ndarray:
     """A matplotlib figure rendered to an (C, H, W) uint8 array."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     canvas = FigureCanvasAgg(figure)
     canvas.draw()
-    rgba = np.asarray(canvas.buffer_rgba())
+    rgba = _np.asarray(canvas.buffer_rgba())
     if close:
         import matplotlib.pyplot as plt
         plt.close(figure)
-    return np.ascontiguousarray(rgba[:, :, :3].transpose(2, 0, 1))
+    return _np.ascontiguousarray(rgba[:, :, :3].transpose(2, 0, 1))
 
 
 def text(tag: str, text_string: str) -> Summary:

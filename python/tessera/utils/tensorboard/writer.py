@@ -2,13 +2,16 @@
 ``tensorboard`` package's event-file writer."""
 from __future__ import annotations
 
-import os
-import socket
-import time
+import os as _os
+import socket as _socket
+import time as _time
+import typing as _t
 from datetime import datetime
-from typing import Any, Dict, List, Optional, Union
 
-from tensorboard.compat.proto import event_pb2
+if _t.TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional, Union
+
+from tensorboard.compat.proto import event_pb2 as _event_pb2
 from tensorboard.compat.proto.event_pb2 import Event, SessionLog
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
@@ -21,7 +24,7 @@ class FileWriter:
     """Writes Event protocol buffers to one event file in `log_dir` (asynchronously; queued
     events are written at the latest every `flush_secs` or when `max_queue` are pending)."""
 
-    def __init__(self, log_dir: Union[str, os.PathLike], max_queue: int = 10,
+    def __init__(self, log_dir: Union[str, _os.PathLike], max_queue: int = 10,
                  flush_secs: int = 120, filename_suffix: str = "") -> None:
         self.event_writer = EventFileWriter(str(log_dir), max_queue, flush_secs, filename_suffix)
 
@@ -30,21 +33,21 @@ class FileWriter:
 
     def add_event(self, event: Event, step: Optional[int] = None,
                   walltime: Optional[float] = None) -> None:
-        event.wall_time = time.time() if walltime is None else walltime
+        event.wall_time = _time.time() if walltime is None else walltime
         if step is not None:
             event.step = int(step)
         self.event_writer.add_event(event)
 
     def add_summary(self, summary: Any, global_step: Optional[int] = None,
                     walltime: Optional[float] = None) -> None:
-        self.add_event(event_pb2.Event(summary=summary), global_step, walltime)
+        self.add_event(_event_pb2.Event(summary=summary), global_step, walltime)
 
     def add_graph(self, graph_profile: Any, walltime: Optional[float] = None) -> None:
         """Writes a (GraphDef, RunMetadata) pair: the graph and its step stats."""
         graph, stepstats = graph_profile
-        self.add_event(event_pb2.Event(graph_def=graph.SerializeToString()), None, walltime)
-        trm = event_pb2.TaggedRunMetadata(tag="step1", run_metadata=stepstats.SerializeToString())
-        self.add_event(event_pb2.Event(tagged_run_metadata=trm), None, walltime)
+        self.add_event(_event_pb2.Event(graph_def=graph.SerializeToString()), None, walltime)
+        trm = _event_pb2.TaggedRunMetadata(tag="step1", run_metadata=stepstats.SerializeToString())
+        self.add_event(_event_pb2.Event(tagged_run_metadata=trm), None, walltime)
 
     def flush(self) -> None:
         self.event_writer.flush()
@@ -64,12 +67,12 @@ class SummaryWriter:
     the file. Values may be tessera tensors, NumPy arrays or Python numbers.
     """
 
-    def __init__(self, log_dir: Optional[Union[str, os.PathLike]] = None, comment: str = "",
+    def __init__(self, log_dir: Optional[Union[str, _os.PathLike]] = None, comment: str = "",
                  purge_step: Optional[int] = None, max_queue: int = 10, flush_secs: int = 120,
                  filename_suffix: str = "") -> None:
         if not log_dir:
             current_time = datetime.now().strftime("%b%d_%H-%M-%S")
-            log_dir = os.path.join("runs", current_time + "_" + socket.gethostname() + comment)
+            log_dir = _os.path.join("runs", current_time + "_" + _socket.gethostname() + comment)
         self.log_dir = str(log_dir)
         self.purge_step = purge_step
         self.max_queue = max_queue
@@ -181,8 +184,8 @@ class SummaryWriter:
             raise TypeError("hparam_dict and metric_dict should be dictionary.")
         exp, ssi, sei = _summary.hparams(hparam_dict, metric_dict, hparam_domain_discrete)
         if not run_name:
-            run_name = str(time.time())
-        logdir = os.path.join(self._get_file_writer().get_logdir(), run_name)
+            run_name = str(_time.time())
+        logdir = _os.path.join(self._get_file_writer().get_logdir(), run_name)
         with SummaryWriter(log_dir=logdir) as w_hp:
             fw = w_hp._get_file_writer()
             fw.add_summary(exp, global_step)
