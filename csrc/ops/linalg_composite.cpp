@@ -293,6 +293,38 @@ Tensor matrix_exp(const Tensor& x) {
   return result;
 }
 
+Tensor householder_product(const Tensor& a, const Tensor& tau) {
+  const char* op = "linalg.householder_product";
+  TS_CHECK(a.ndim() >= 2, RuntimeError, op, ": input must have at least 2 dimensions, got shape ",
+           shape_str(a.shape()));
+  TS_CHECK(tau.ndim() == a.ndim() - 1, RuntimeError, op, ": tau must have ", a.ndim() - 1,
+           " dimensions (input's batch dims and k), got input ", shape_str(a.shape()), " and tau ",
+           shape_str(tau.shape()));
+  const int64_t m = a.dim(a.ndim() - 2), n = a.dim(a.ndim() - 1), k = tau.dim(tau.ndim() - 1);
+  TS_CHECK(m >= n, RuntimeError, op, ": input.shape[-2] must be greater than or equal to ",
+           "input.shape[-1], got shape ", shape_str(a.shape()));
+  TS_CHECK(k <= n, RuntimeError, op, ": input.shape[-1] must be greater than or equal to ",
+           "tau.shape[-1], got input ", shape_str(a.shape()), " and tau ", shape_str(tau.shape()));
+  for (int64_t d = 0; d + 2 < a.ndim(); ++d)
+    TS_CHECK(a.dim(d) == tau.dim(d), RuntimeError, op, ": expected batch dimensions of tau to ",
+             "equal input's, got input ", shape_str(a.shape()), " and tau ", shape_str(tau.shape()));
+  TS_CHECK(is_inexact(a.dtype()), TypeError, op, ": expected a floating-point or complex input, ",
+           "got ", dtype_name(a.dtype()));
+  TS_CHECK(a.dtype() == tau.dtype(), TypeError, op, ": tau dtype ", dtype_name(tau.dtype()),
+           " does not match input dtype ", dtype_name(a.dtype()));
+  TS_CHECK(a.device() == tau.device(), RuntimeError, op, ": expected tau on input's device");
+  // The reflectors: strictly-lower part of A with ones on the diagonal.
+  const Tensor v = add(tril(a, -1, op), eye(m, n, 0, a.dtype(), a.device()));
+  // I (m, n) over A's batch (k == 0 leaves it so); a copy, as the result owns its storage.
+  Tensor q = astype(broadcast_to(eye(m, n, 0, a.dtype(), a.device()), a.shape()), a.dtype(), true);
+  for (int64_t i = k - 1; i >= 0; --i) {  // Q = H_i Q, innermost reflector first
+    const Tensor vi = expand_dims(select(v, v.ndim() - 1, i), -1);  // (..., m, 1)
+    const Tensor ti = expand_dims(expand_dims(select(tau, tau.ndim() - 1, i), -1), -1);
+    q = subtract(q, multiply(ti, matmul(vi, matmul(conj(matrix_transpose(vi)), q))));
+  }
+  return q;
+}
+
 Tensor vander(const Tensor& x, std::optional<int64_t> n) {
   TS_CHECK(x.ndim() >= 1, RuntimeError, "linalg.vander: x must have at least one dimension");
   TS_CHECK(!n || *n > 1, RuntimeError, "linalg.vander: N must be greater than 1, got ", n ? *n : 0);

@@ -55,6 +55,11 @@ Tensor tensorsolve(const Tensor& a, const Tensor& b, const std::optional<Shape>&
 // its ops. torch.linalg.vander: the powers x^0 ... x^(n-1) of x (..., K) along a new last dim
 // (n defaults to K; integer inputs in int64).
 Tensor matrix_exp(const Tensor& x);
+// torch.linalg.householder_product: the first n columns of H_1 ... H_k for A (..., m, n),
+// m >= n, and tau (..., k), k <= n, where H_i = I - tau_i v_i v_i^H and v_i is A's column i
+// below the diagonal with a unit diagonal entry (LAPACK's orgqr/ungqr); differentiable
+// through its ops.
+Tensor householder_product(const Tensor& a, const Tensor& tau);
 Tensor vander(const Tensor& x, std::optional<int64_t> n);
 // The cross product of 3-element vectors along `axis` of the broadcast shape (counted from the
 // end); the outer product of 1-D x1 (M,) and x2 (N,) -> (M, N). Differentiable through their ops.

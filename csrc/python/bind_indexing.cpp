@@ -75,14 +75,23 @@ bool parse_item(PyObject* o, IndexItem& it) {
   return false;
 }
 
-// An advanced index item: a tensor, NumPy array, (nested) list or bool scalar.
+// An advanced index item: a tensor, NumPy array, (nested) list, range or bool scalar.
 Tensor parse_array(PyObject* o) {
   py::handle h(o);
   if (py::isinstance<Tensor>(h)) return h.cast<Tensor>();
   if (PyFloat_Check(o) || PyComplex_Check(o)) unsupported_key(o);
   if (PyBool_Check(o)) return scalar_tensor(Scalar::from_bool(o == Py_True), DType::Bool);
+  if (PyUnicode_Check(o) || PyBytes_Check(o)) unsupported_key(o);
+  // A range (x[range(n), y], as PyTorch takes it) indexes as the list of its ints.
+  py::object as_list;
+  if (PyRange_Check(o)) {
+    as_list = py::reinterpret_steal<py::object>(PySequence_List(o));
+    if (!as_list) throw py::error_already_set();
+    o = as_list.ptr();
+    h = as_list;
+  }
   Tensor t;
-  if (PyUnicode_Check(o) || PyBytes_Check(o) || !to_operand(h, t)) unsupported_key(o);
+  if (!to_operand(h, t)) unsupported_key(o);
   // An empty list is an empty integer index (its float default dtype says nothing).
   if (t.numel() == 0 && PyList_Check(o) && !is_integral(t.dtype()) && t.dtype() != DType::Bool)
     return Tensor::empty(t.shape(), DType::Int64);

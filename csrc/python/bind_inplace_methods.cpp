@@ -440,6 +440,7 @@ void def_torch_methods(py::module_& m, Cls& cls) {
   // torch.Tensor.sigmoid / hardshrink / prelu / matrix_exp are the functions themselves
   bind_functions_as_methods(m, {"sigmoid", "hardshrink", "prelu"});
   py::setattr(cls, "matrix_exp", function_method(m.attr("_linalg").attr("matrix_exp")));
+  py::setattr(cls, "orgqr", function_method(m.attr("_linalg").attr("householder_product")));
   cls.def(
       "is_distributed", [](const Tensor&) { return false; },
       "False: tessera tensors are never distributed (torch.Tensor.is_distributed).");

@@ -389,6 +389,23 @@ void init_linalg_decomp(py::module_& l) {
           "function; torch.linalg's A= too.")
           .c_str());
   l.def(
+      "householder_product",
+      [](py::handle A, py::handle tau, py::handle input, py::handle out) {
+        no_out(out, "householder_product");
+        const Tensor a = first_arg(A, missing(), input, "householder_product");
+        if (tau.is(missing()))
+          throw py::type_error("householder_product() missing required argument 'tau' (pos 2)");
+        return householder_product(a, tensor_or_throw(tau, "linalg.householder_product", "tau"));
+      },
+      py::arg("A") = missing(), py::arg("tau") = missing(), py::kw_only(),
+      py::arg("input") = missing(), py::arg("out") = py::none(),
+      sig("householder_product", "A, tau, *, input=None, out=None",
+          "The first n columns of the product of the k Householder reflectors I - tau_i v_i v_i^H\n"
+          "stored below the diagonal of A (..., m, n) (LAPACK's orgqr, as geqrf leaves them),\n"
+          "m >= n >= k = tau.shape[-1]; differentiable. torch.orgqr and Tensor.orgqr are this\n"
+          "function.")
+          .c_str());
+  l.def(
       "vander",
       [](py::handle x, py::handle N) {
         const Tensor t = tensor_or_throw(x, "linalg.vander", "x");

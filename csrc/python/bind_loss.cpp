@@ -45,6 +45,19 @@ std::string legacy_reduction(py::handle size_average, py::handle reduce,
   return ret;
 }
 
+// PyTorch's warning when a pointwise regression loss (mse, l1, smooth_l1, huber) gets a
+// target whose shape differs from the input's: the op broadcasts them, which is rarely what
+// was meant (a (N, 1) prediction against a (N,) target gives an (N, N) loss). Raised at the
+// Python frame that called the loss, as torch's stacklevel=2 inside F.mse_loss.
+void warn_target_size(const Tensor& input, const Tensor& target) {
+  if (input.shape() == target.shape()) return;
+  const std::string msg = "Using a target size " + shape_str(target.shape()) +
+                          " that is different to the input size " + shape_str(input.shape()) +
+                          ". This will likely lead to incorrect results due to broadcasting. "
+                          "Please ensure they have the same size.";
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw py::error_already_set();
+}
+
 // The reduction of a loss: the legacy pair when either is given, else `reduction`, a string
 // (anything else is not a valid value: ValueError, as torch's _Reduction.get_enum). kl_div
 // alone also takes 'batchmean' (*batchmean set).
@@ -180,6 +193,7 @@ void init_loss(py::module_& m) {
         [l1](const Tensor& input, const Tensor& target, py::handle size_average, py::handle reduce,
              py::handle reduction, const std::optional<Tensor>& weight) {
           const char* op = l1 ? "l1_loss" : "mse_loss";
+          warn_target_size(input, target);
           const nn::Reduction r = reduction_of(size_average, reduce, reduction, op);
           return l1 ? nn::l1_loss(input, target, r, opt(weight))
                     : nn::mse_loss(input, target, r, opt(weight));
@@ -202,6 +216,7 @@ void init_loss(py::module_& m) {
       "smooth_l1_loss",
       [](const Tensor& input, const Tensor& target, py::handle size_average, py::handle reduce,
          py::handle reduction, double beta) {
+        warn_target_size(input, target);
         return nn::smooth_l1_loss(
             input, target, reduction_of(size_average, reduce, reduction, "smooth_l1_loss"), beta);
       },
@@ -216,6 +231,7 @@ void init_loss(py::module_& m) {
       "huber_loss",
       [](const Tensor& input, const Tensor& target, py::handle reduction, double delta,
          const std::optional<Tensor>& weight) {
+        warn_target_size(input, target);
         return nn::huber_loss(input, target,
                               reduction_of(py::none(), py::none(), reduction, "huber_loss"), delta,
                               opt(weight));

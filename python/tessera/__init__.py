@@ -110,5 +110,5 @@ def build_config() -> dict:
 
 # torch's functions of other families in the top-level namespace
 from .special import i0, gammainc as igamma, gammaincc as igammac  # noqa: E402,F401
-from .linalg import matrix_exp  # noqa: E402,F401
+from .linalg import matrix_exp, householder_product as orgqr  # noqa: E402,F401
 from ._stft import stft, istft  # noqa: E402,F401

@@ -13,7 +13,8 @@ from . import _C
 from ._C import Tensor, matmul
 from ._C._linalg import (EighResult, QRResult, SlogdetResult, SVDResult, cholesky,
                          cholesky_ex, cond, cross, det, diagonal, eigh, eigvalsh, inv, inv_ex,
-                         lstsq, lu, lu_factor, lu_factor_ex, lu_solve, matrix_exp, matrix_norm,
+                         householder_product, lstsq, lu, lu_factor, lu_factor_ex, lu_solve,
+                         matrix_exp, matrix_norm,
                          matrix_power, matrix_rank, multi_dot, norm, outer, pinv, qr, slogdet,
                          solve, solve_ex, solve_triangular, svd, svdvals, tensorinv, tensorsolve,
                          trace, vander, vector_norm)
@@ -24,7 +25,7 @@ __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigva
            "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
            "vector_norm", "norm", "lstsq", "inv_ex", "cholesky_ex", "solve_ex", "multi_dot",
            "tensorinv", "tensorsolve", "matrix_exp", "vander", "solve_triangular", "cond",
-           "lu_factor", "lu_factor_ex", "lu", "lu_solve"]
+           "lu_factor", "lu_factor_ex", "lu", "lu_solve", "householder_product"]
 
 LinAlgError = _C.LinAlgError
 LinAlgError.__module__ = "tessera.linalg"

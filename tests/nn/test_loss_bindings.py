@@ -279,3 +279,22 @@ def test_hinge_kinks_take_torchs_gradient():
     for fn, arrays, ints in cases:
         for g, w in zip(grads(ts, fn, *arrays, ints=ints), grads(torch, fn, *arrays, ints=ints)):
             np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
+def test_broadcast_target_warns_as_torch(name) -> None:
+    """A (N, 1) prediction against a (N,) target broadcasts to (N, N): torch warns, so must we,
+    at the caller's line; same shapes stay silent."""
+    a, b = np.arange(3.0).reshape(3, 1), np.arange(3.0)
+    for (x, y), warns in [((a, b), True), ((b, b), False), ((a.reshape(1, 3), b), True)]:
+        with warnings.catch_warnings(record=True) as wt:
+            warnings.simplefilter("always")
+            want = getattr(TF, name)(torch.tensor(x), torch.tensor(y))
+        with warnings.catch_warnings(record=True) as ws:
+            warnings.simplefilter("always")
+            got = getattr(F, name)(ts.asarray(x), ts.asarray(y))
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+        assert len(wt) == len(ws) == int(warns)
+        for w in ws:
+            assert issubclass(w.category, UserWarning)
+            assert "different to the input size" in str(w.message) and w.filename == __file__

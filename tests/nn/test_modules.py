@@ -440,6 +440,36 @@ def test_multihead_attention_unbatched_and_errors() -> None:
         nn.MultiheadAttention(5, 2)
 
 
+def test_multihead_attention_mask_dtypes_as_torch() -> None:
+    """A bool key_padding_mask with a float attn_mask (the translation tutorial's decoder)
+    gives torch's deprecation warning and the same values; an integer mask is refused, as
+    torch's _canonical_mask does, instead of being added to the scores."""
+    import warnings
+    tm = torch.nn.MultiheadAttention(4, 2).double()
+    sm = nn.MultiheadAttention(4, 2).double()
+    sm.load_state_dict(tm.state_dict())
+    x = randn(3, 2, 4, dtype=np.float64)
+    kpm = np.array([[False, False, True], [False, False, False]])
+    causal = np.triu(np.full((3, 3), -np.inf), 1)
+    for am in (causal, causal == 0, None):
+        with warnings.catch_warnings(record=True) as wt:
+            warnings.simplefilter("always")
+            o_t = tm(*[torch.tensor(x)] * 3, key_padding_mask=torch.tensor(kpm),
+                     attn_mask=None if am is None else torch.tensor(am == 0 if am.dtype == bool else am))
+        with warnings.catch_warnings(record=True) as ws:
+            warnings.simplefilter("always")
+            o_s = sm(*[tt(x)] * 3, key_padding_mask=tt(kpm),
+                     attn_mask=None if am is None else tt(am == 0 if am.dtype == bool else am))
+        close(o_s[0], o_t[0], 1e-10, 1e-12)
+        assert [str(w.message) for w in ws] == [str(w.message) for w in wt]
+    for bad in ({"key_padding_mask": tt(kpm.astype(np.int64))},
+                {"attn_mask": tt(np.zeros((3, 3), np.int32))}):
+        with pytest.raises(AssertionError, match="only bool and floating types"):
+            sm(*[tt(x)] * 3, **bad)
+        with pytest.raises(AssertionError):
+            tm(*[torch.tensor(x)] * 3, **{k: torch.tensor(v.numpy()) for k, v in bad.items()})
+
+
 @pytest.mark.parametrize("kw", [{}, {"norm_first": True, "activation": "gelu"},
                                 {"batch_first": True, "bias": False}])
 def test_transformer_encoder_matches_torch(kw) -> None:

@@ -191,3 +191,34 @@ def test_custom_parametrization_assign_chain_and_remove() -> None:
     assert tuple(m.weight.shape) == (1, 3)
     other = nn.Linear(3, 3)
     assert type(other) is nn.Linear and not hasattr(type(other), "weight")
+
+
+@pytest.mark.parametrize("make,shape,omap", [
+    (lambda m: m.Linear(4, 4), (3, 4), None), (lambda m: m.Linear(4, 4), (3, 4), "cayley"),
+    (lambda m: m.Linear(3, 5), (2, 3), None), (lambda m: m.Linear(5, 3), (2, 5), "householder"),
+    (lambda m: m.Linear(3, 5), (2, 3), "matrix_exp"), (lambda m: m.Linear(5, 3), (2, 5), "cayley"),
+])
+def test_parametrizations_orthogonal(make, shape, omap) -> None:
+    torch.manual_seed(0)
+    tm = torch.nn.utils.parametrizations.orthogonal(make(torch.nn), orthogonal_map=omap)
+    sm = nn.utils.parametrizations.orthogonal(make(nn), orthogonal_map=omap)
+    assert _keys(sm) == _keys(tm)
+    assert type(sm.parametrizations.weight[0]).__name__ == "_Orthogonal"
+    w = sm.weight.detach().numpy().astype(np.float64)  # orthonormal columns (rows when wide)
+    g = w.T @ w if w.shape[0] >= w.shape[1] else w @ w.T
+    np.testing.assert_allclose(g, np.eye(min(w.shape)), atol=1e-5)
+    sm.load_state_dict(tm.state_dict())
+    for _ in range(2):
+        _step(sm, tm, randn(*shape))
+    # assigning re-bases the trivialization on the new (orthogonalised) value
+    a = randn(*tm.weight.shape)
+    with torch.no_grad():
+        tm.weight = torch.tensor(a)
+    with ts.no_grad():
+        sm.weight = tt(a)
+    if a.shape[0] == a.shape[1]:
+        close(sm.weight, tm.weight, 1e-5, 1e-5)
+    with pytest.raises(ValueError, match="orthogonal_map"):
+        nn.utils.parametrizations.orthogonal(make(nn), orthogonal_map="qr")
+    with pytest.raises(ValueError, match="dimensions"):
+        nn.utils.parametrizations.orthogonal(make(nn), name="bias")

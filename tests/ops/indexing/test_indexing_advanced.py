@@ -393,3 +393,19 @@ def test_torch_family_errors():
 def test_capabilities():
     caps = ts.__array_namespace_info__().capabilities()
     assert caps["boolean indexing"] is True and caps["data-dependent shapes"] is True
+
+
+@pytest.mark.parametrize("key", [
+    lambda I: (range(3), I([0, 2, 1])), lambda I: range(1, 3), lambda I: range(0),
+    lambda I: (slice(None), range(3, 0, -1)), lambda I: (range(2), 1), lambda I: range(-3, 0),
+])
+def test_range_keys_index_as_torch(key):
+    """x[range(n), y] (mnist_forward_forward's one-hot overlay): a range is its list of ints."""
+    a = np.arange(12.0).reshape(3, 4)
+    t, x = torch.tensor(a), ts.asarray(a)
+    assert_same(x[key(ts.asarray)], t[key(torch.tensor)].numpy())
+    t[key(torch.tensor)] = -1.0
+    x[key(ts.asarray)] = -1.0
+    assert_same(x, t.numpy())
+    with pytest.raises(IndexError):
+        x[range(5)]

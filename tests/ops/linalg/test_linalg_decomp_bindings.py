@@ -449,3 +449,36 @@ def test_diagonal_and_trace_are_bindings():
     for fn in (ts.linalg.diagonal, ts.linalg.trace):
         with pytest.raises(ValueError, match=fn.__name__):
             fn(S(np.ones(3)))
+
+
+@pytest.mark.parametrize("shape,k", [((4, 4), 4), ((5, 3), 3), ((5, 3), 2), ((2, 6, 4), 3),
+                                     ((4, 2), 0), ((0, 3, 2), 2)])
+def test_householder_product_matches_torch(shape, k):
+    a = mat(shape, shift=False)
+    tau = RNG.uniform(0.2, 1.8, size=shape[:-2] + (k,))
+    close(torch.linalg.householder_product(T(a), T(tau)), ts.linalg.householder_product(S(a), S(tau)))
+    close(torch.orgqr(T(a), T(tau)), ts.orgqr(S(a), S(tau)))
+    close(T(a).orgqr(T(tau)), S(a).orgqr(S(tau)))
+    if k and a.size:
+        compare_grads(ts.linalg.householder_product, torch.linalg.householder_product, [a, tau])
+    # the Q of geqrf's reflectors is the Q of the QR decomposition
+    if shape == (5, 3):
+        x, t = torch.geqrf(T(a))
+        close(torch.linalg.qr(T(a)).Q, ts.linalg.householder_product(S(x.numpy()), S(t.numpy())))
+    c = (mat((3, 2)) + 1j * mat((3, 2))).astype(np.complex128)
+    ct = (RNG.uniform(0.2, 1.8, 2) + 0.3j).astype(np.complex128)
+    close(torch.linalg.householder_product(T(c), T(ct)), ts.linalg.householder_product(S(c), S(ct)))
+
+
+def test_householder_product_errors_name_the_op():
+    a, tau = np.zeros((3, 4)), np.ones(2)
+    for x, t, exc in [(a, tau, RuntimeError), (a.T, np.ones(4), RuntimeError),
+                      (a.T, np.ones((2, 2)), RuntimeError),
+                      (a.T.astype(np.int64), tau.astype(np.int64), TypeError),
+                      (a.T, tau.astype(np.float32), TypeError)]:
+        with pytest.raises(exc, match="householder_product"):
+            ts.linalg.householder_product(S(x), S(t))
+        with pytest.raises(Exception):
+            torch.linalg.householder_product(T(x), T(t))
+    with pytest.raises(TypeError, match="tau"):
+        ts.linalg.householder_product(S(a.T))

@@ -320,11 +320,17 @@ class RReLU(Module):
         return f"lower={self.lower}, upper={self.upper}" + _inplace_str(self.inplace)
 
 
-def _additive(mask: Optional[Tensor], dtype: Any) -> Optional[Tensor]:
-    """A bool mask (True = masked out) or float mask as an additive float mask."""
+def _additive(mask: Optional[Tensor], dtype: Any, name: str = "attn_mask") -> Optional[Tensor]:
+    """A bool mask (True = masked out) or float mask as an additive float mask; any other
+    dtype is refused as PyTorch's _canonical_mask does (an integer 0/1 mask added as is would
+    silently hide nothing)."""
     t = _ts()
     if mask is None:
         return None
+    if mask.dtype != t.bool and not mask.dtype.is_floating_point:
+        raise AssertionError(f"MultiheadAttention: only bool and floating types of {name} are "
+                             f"supported, got {mask.dtype}; pass mask.bool() (True = masked "
+                             "out) or an additive float mask")
     if mask.dtype == t.bool:
         return t.where(mask, -_math.inf, 0.0).astype(dtype)
     return mask.astype(dtype)
@@ -419,12 +425,16 @@ class MultiheadAttention(Module):
             k = t.concat([k] + [ek for ek, _ in extra], axis=1)
             v = t.concat([v] + [ev for _, ev in extra], axis=1)
         q, k, v = (t.permute_dims(t.reshape(x, (n, x.shape[1], H, hd)), (0, 2, 1, 3)) for x in (q, k, v))
+        if key_padding_mask is not None and attn_mask is not None and \
+                key_padding_mask.dtype != attn_mask.dtype:
+            warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. "
+                          "Use same type for both instead.", stacklevel=2)
         mask = _additive(attn_mask, q.dtype)
         if mask is None and is_causal:
             mask = _additive(t.logical_not(t.tril(t.ones((L, S), dtype=t.bool))), q.dtype)
         if mask is not None and mask.ndim == 3:  # (N*H, L, S)
             mask = t.reshape(mask, (n, H, L, S))
-        kpm = _additive(key_padding_mask, q.dtype)
+        kpm = _additive(key_padding_mask, q.dtype, "key_padding_mask")
         if kpm is not None:
             kpm = t.reshape(kpm, (n, 1, 1, S))
             mask = kpm if mask is None else mask + kpm

@@ -111,3 +111,120 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
         dim = 1 if isinstance(module, _ConvTransposeNd) else 0
     return register_parametrization(module, name,
                                     _SpectralNorm(weight, n_power_iterations, dim, eps))
+
+
+_ORTHOGONAL_MAPS = ("matrix_exp", "cayley", "householder")
+
+
+def _is_orthogonal(Q: Tensor) -> bool:
+    t = _ts()
+    n, k = Q.shape[-2], Q.shape[-1]
+    eye = t.eye(k, dtype=Q.dtype, device=Q.device)
+    eps = 10.0 * n * t.finfo(Q.dtype).eps
+    return bool(t.allclose(Q.mH @ Q, eye, atol=eps))
+
+
+def _make_orthogonal(A: Tensor) -> Tensor:
+    """The Q of A's QR decomposition with the signs that make R's diagonal positive."""
+    t = _ts()
+    Q, R = t.linalg.qr(A)
+    return Q * t.sgn(R.diagonal(dim1=-2, dim2=-1)).unsqueeze(-2)
+
+
+class _Orthogonal(Module):
+    """Maps an unconstrained (..., n, k) tensor to one with orthonormal columns (rows when
+    n < k): the matrix exponential or Cayley map of a skew-symmetric matrix built from its
+    lower triangle, or a product of Householder reflectors; with use_trivialization the
+    result is multiplied by the buffer `base`, reset by right_inverse (the dynamic
+    trivialization of Lezcano-Casado)."""
+
+    def __init__(self, weight: Tensor, orthogonal_map: str, *,
+                 use_trivialization: bool = True) -> None:
+        super().__init__()
+        if weight.is_complex() and orthogonal_map == "householder":
+            raise ValueError("The householder parametrization does not support complex tensors.")
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X: Tensor) -> Tensor:
+        t = _ts()
+        n, k = X.shape[-2], X.shape[-1]
+        transposed = n < k
+        if transposed:
+            X = X.mT
+            n, k = k, n
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            X = X.tril()
+            if n != k:  # embed the tall matrix in a square one
+                X = t.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+            A = X - X.mH  # skew-symmetric (skew-hermitian)
+            if self.orthogonal_map == "matrix_exp":
+                Q = t.matrix_exp(A)
+            else:  # the Cayley retraction (I + A/2)(I - A/2)^{-1}
+                Id = t.eye(n, dtype=A.dtype, device=A.device)
+                Q = t.linalg.solve(t.add(Id, A, alpha=-0.5), t.add(Id, A, alpha=0.5))
+            if n != k:
+                Q = Q[..., :k]
+        else:
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = t.linalg.householder_product(A, tau)
+            # X's diagonal holds the signs (+-1) of Q's columns, not differentiated
+            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        if "base" in self._buffers:
+            Q = self.base @ Q
+        return Q.mT if transposed else Q
+
+    def right_inverse(self, Q: Tensor) -> Tensor:
+        t = _ts()
+        with t.no_grad():
+            if Q.shape != self.shape:
+                raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                                 f"Got a tensor of shape {Q.shape}.")
+            Q_init = Q
+            n, k = Q.shape[-2], Q.shape[-1]
+            if n < k:
+                Q = Q.mT
+                n, k = k, n
+            if "base" not in self._buffers:
+                if self.orthogonal_map in ("matrix_exp", "cayley"):
+                    raise NotImplementedError(
+                        "It is not possible to assign to the matrix exponential or the Cayley "
+                        "parametrizations when use_trivialization=False.")
+                raise NotImplementedError(
+                    "orthogonal(orthogonal_map='householder', use_trivialization=False): "
+                    "assigning needs the reflectors of geqrf, which tessera does not provide; "
+                    "use the default use_trivialization=True")
+            if n == k:
+                Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
+            else:  # complete Q to an n x n orthogonal matrix
+                N = t.randn(*(tuple(Q.shape[:-2]) + (n, n - k)), dtype=Q.dtype, device=Q.device)
+                Q = _make_orthogonal(t.cat([Q, N], dim=-1))
+            self.base = Q
+            # -Id: householder(zeros(m, n)) == eye(m, n) with these signs
+            neg_Id = t.zeros_like(Q_init)
+            neg_Id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+            return neg_Id
+
+
+def orthogonal(module: Module, name: str = "weight", orthogonal_map: Optional[str] = None, *,
+               use_trivialization: bool = True) -> Module:
+    """Parametrizes module.`name` (a matrix or batch of matrices) to have orthonormal columns
+    (rows when it is wide) through orthogonal_map: "matrix_exp" or "cayley" (the default for
+    square or complex matrices) or "householder" (else)."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.ndim < 2:
+        raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.ndim} "
+                         "dimensions.")
+    if orthogonal_map is None:
+        orthogonal_map = ("matrix_exp" if weight.shape[-2] == weight.shape[-1]
+                          or weight.is_complex() else "householder")
+    if orthogonal_map not in _ORTHOGONAL_MAPS:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", '
+                         f'"householder". Got: {orthogonal_map}')
+    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    return register_parametrization(module, name, orth, unsafe=True)
