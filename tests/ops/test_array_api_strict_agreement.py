@@ -772,3 +772,30 @@ def test_decompositions_shapes_dtypes(fn):
     assert [f for f in getattr(type(want), "_fields", ())] == list(getattr(type(got), "_fields", ()))
     for g, w in zip(got, want):
         assert _name(g.dtype) == _name(w.dtype) and tuple(g.shape) == tuple(w.shape)
+
+
+# ---- 7. arange's length: ceil((stop - start) / step) in exact arithmetic ------------------
+
+@pytest.mark.parametrize("args,want", [
+    ((156233, -2**63, 156233), []), ((2**63 - 2, -1631, 57368), []),
+    ((6558837949, -2**63 + 1, -2**63 + 1), [6558837949, 6558837949 - 2**63 + 1]),
+    ((-2**63, 2**63 - 1, 2**62), [-2**63, -2**62, 0, 2**62]),
+])
+def test_arange_int64_extremes(args, want):
+    assert ts.arange(*args).tolist() == want == np.arange(*args).tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(dtype=st.sampled_from(["int8", "uint8", "int16", "int32", "int64"]), data=st.data())
+def test_arange_length_hypothesis(dtype, data):
+    info = np.iinfo(dtype)
+    start = data.draw(st.integers(info.min, info.max), label="start")
+    stop = data.draw(st.integers(info.min, info.max), label="stop")
+    step = data.draw(st.integers(-info.max, info.max).filter(bool), label="step")
+    n = max(0, -((start - stop) // step))  # ceil((stop - start) / step)
+    if n > 10**5:
+        return
+    out = ts.arange(start, stop, step, dtype=getattr(ts, dtype))
+    assert out.shape == (n,) and _name(out.dtype) == dtype
+    if n:
+        assert out[0].item() == start and out[-1].item() == start + (n - 1) * step
