@@ -23,8 +23,8 @@ double as_double(const Scalar& s) {
 }
 
 // ceil(a / b) for b != 0 without overflow in the intermediate sum.
-int64_t ceil_div(int64_t a, int64_t b) {
-  const int64_t q = a / b, r = a % b;
+__int128 ceil_div(__int128 a, __int128 b) {
+  const __int128 q = a / b, r = a % b;
   return (r != 0 && ((r > 0) == (b > 0))) ? q + 1 : q;
 }
 
@@ -33,12 +33,12 @@ int64_t arange_length(const Scalar& start, const Scalar& stop, const Scalar& ste
                     step.kind != ScalarKind::Float && !start.is_u64 && !stop.is_u64 && !step.is_u64;
   if (ints) {
     TS_CHECK(step.i != 0, ValueError, "arange: step must not be zero");
-    // The difference may overflow int64 only when the result could not be allocated anyway.
-    __int128 diff = static_cast<__int128>(stop.i) - start.i;
-    TS_CHECK(
-        diff <= std::numeric_limits<int64_t>::max() && diff >= std::numeric_limits<int64_t>::min(),
-        ValueError, "arange: the range [", start.i, ", ", stop.i, ") is too large");
-    return std::max<int64_t>(0, ceil_div(static_cast<int64_t>(diff), step.i));
+    // In 128 bits: stop - start may pass int64 (arange(2**62, -2**63, 5) is empty, and
+    // arange(10, -2**63 + 1, -2**63 + 1) has two elements); only the length must fit.
+    const __int128 n = ceil_div(static_cast<__int128>(stop.i) - start.i, step.i);
+    TS_CHECK(n <= std::numeric_limits<int64_t>::max(), ValueError, "arange: the range [",
+             start.i, ", ", stop.i, ") is too large");
+    return n > 0 ? static_cast<int64_t>(n) : 0;
   }
   const double a = as_double(start), b = as_double(stop), s = as_double(step);
   TS_CHECK(s != 0, ValueError, "arange: step must not be zero");

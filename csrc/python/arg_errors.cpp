@@ -106,14 +106,23 @@ std::vector<std::string> top_level_params(const std::string& sig) {
   return out;
 }
 
-// Parameter names of a signature "f(a: T, b: U = 1, *, c: V)" (top-level commas only).
-void param_names(const std::string& sig, std::set<std::string>& names) {
+// Parameter names of a signature "f(a: T, b: U = 1, *, c: V)" (top-level commas only); the
+// positional-only ones (before a "/") go to `positional_only`. *args and **kwargs name no
+// parameter a keyword can reach.
+void param_names(const std::string& sig, std::set<std::string>& names,
+                 std::set<std::string>& positional_only) {
   std::string cur;
   std::set<std::string> seen;  // names so far; all positional-only if a "/" follows
   auto flush = [&] {
     if (cur.find_first_not_of(" ") != std::string::npos &&
         cur.substr(cur.find_first_not_of(" ")) == "/") {
+      positional_only.insert(seen.begin(), seen.end());
       seen.clear();
+      cur.clear();
+      return;
+    }
+    if (cur.find('*') != std::string::npos && cur.find_first_not_of(" *") != std::string::npos &&
+        cur[cur.find_first_not_of(" ")] == '*') {
       cur.clear();
       return;
     }
@@ -145,13 +154,18 @@ bool fits_int64(py::handle h) {
 
 // Raises for a keyword no signature accepts; otherwise lets pybind11 try the next overload
 // (this check runs in its no-conversion pass, before the real overloads' converting pass).
+// A keyword naming a positional-only parameter that was also given by position (a binding
+// whose **kwargs takes torch's keyword form of it, as arange's start=) is Python's "multiple
+// values" error.
 void raise_bad_keyword(const std::string& name, const std::vector<std::string>& sigs,
-                       const py::kwargs& kwargs) {
-  std::set<std::string> accepted;
-  for (const auto& s : sigs) param_names(s, accepted);
+                       const py::kwargs& kwargs, bool positional_given = false) {
+  std::set<std::string> accepted, positional_only;
+  for (const auto& s : sigs) param_names(s, accepted, positional_only);
   accepted.erase("self");
   for (auto kv : kwargs) {
     std::string k = py::str(kv.first);
+    if (positional_given && positional_only.count(k) && !accepted.count(k))
+      throw py::type_error(name + "() got multiple values for argument '" + k + "'");
     if (!accepted.count(k)) {
       std::string list;
       for (const auto& a : accepted) list += (list.empty() ? "" : ", ") + a;
@@ -291,7 +305,7 @@ void raise_not_tensor(const std::string& name, const std::vector<std::string>& t
                                  const std::vector<std::string>& typed,
                                  const std::vector<py::handle>& args, const py::kwargs& kwargs) {
   try {
-    raise_bad_keyword(name, sigs, kwargs);
+    raise_bad_keyword(name, sigs, kwargs, !args.empty());
   } catch (const py::reference_cast_error&) {
   }
   raise_not_tensor(name, typed, sigs, args, kwargs);

@@ -15,6 +15,7 @@
 #include "ops/random.h"
 #include "python/convert.h"
 #include "python/function_method.h"
+#include "python/input_arg.h"
 #include "python/int_arg.h"
 
 namespace ts::python {
@@ -437,31 +438,34 @@ bool is_nonzero_py(py::handle input) {
 }
 int64_t numel_py(py::handle input) { return tensor_or_throw(input, "numel", "input").numel(); }
 
-// arange(start, stop, step) in the standard's forms and torch's (end=, keyword start=/step=):
-// one positional argument is the stop. The dtype is int64 when every argument is an integer,
+// arange(start, /, stop=None, step=None) in the standard's forms (its signature, start
+// positional-only) and torch's (end=, keyword start=/step=): one positional argument is the
+// stop. torch's keyword start= arrives through **kwargs, so arange(start=2), which torch
+// refuses, stays apart from arange(2). The dtype is int64 when every argument is an integer,
 // else the default float dtype.
-py::object arange_py(const py::args& args, py::handle start, py::handle stop, py::handle step,
-                     py::handle dtype, py::handle device, py::handle requires_grad, py::handle end,
-                     py::handle out, py::handle layout, py::handle pin_memory) {
+py::object arange_py(py::handle start, py::handle stop, py::handle step, py::handle dtype,
+                     py::handle device, py::handle requires_grad, py::handle end, py::handle out,
+                     py::handle layout, py::handle pin_memory, const py::kwargs& kwargs) {
   check_layout("arange", layout);
   check_pin_memory("arange", pin_memory);
   const OutArg out_arg("arange", out, dtype);
-  const size_t n = args.size();
-  if (n > 3)
-    throw TypeError("arange() takes at most 3 positional arguments (" + std::to_string(n) +
-                    " given)");
-  py::handle slots[3] = {start, stop, step};
-  const char* names[3] = {"start", "stop", "step"};
-  for (size_t i = 0; i < n; ++i) {
-    if (!slots[i].is_none())
-      throw TypeError(std::string("arange() got multiple values for argument '") + names[i] + "'");
-    slots[i] = args[i];
+  py::object kw_start;
+  for (const auto& item : kwargs) {
+    const std::string key = py::str(item.first);
+    if (key != "start")
+      throw TypeError("arange() got an unexpected keyword argument '" + key + "'");
+    kw_start = py::reinterpret_borrow<py::object>(item.second);
   }
+  const bool positional_start = !start.is(missing());
+  if (positional_start && kw_start)
+    throw TypeError("arange() got multiple values for argument 'start'");
+  const py::int_ zero(0);
+  py::handle slots[3] = {positional_start ? start : py::handle(kw_start), stop, step};
   take_alias(slots[1], end, "arange: got both stop= and its alias end=");
-  if (slots[0].is_none() || (n == 0 && slots[1].is_none())) {  // torch: arange(start=2)
+  if (!positional_start) {  // torch: arange(end=4) counts from 0; arange(start=2) has no end
     if (slots[1].is_none())
       throw TypeError("arange() missing 1 required positional argument: \"end\"");
-    slots[0] = py::int_(0);
+    if (!slots[0]) slots[0] = zero;
   }
   Scalar a = number_arg(slots[0], "arange", "start"), b, d = Scalar::from_int(1);
   if (slots[1].is_none()) {
@@ -719,13 +723,14 @@ void init_creation(py::module_& m) {
         py::arg("input"), py::arg("diagonal") = 0, py::kw_only(), py::arg("k") = none,
         py::arg("out") = none, doc.c_str());
   }
-  m.def("arange", &arange_py, py::arg("start") = none, py::arg("stop") = none,
-        py::arg("step") = none, py::arg("dtype") = none, py::arg("device") = none,
-        py::arg("requires_grad") = false, py::arg("end") = none, py::arg("out") = none,
-        py::arg("layout") = none, py::arg("pin_memory") = false,
-        "arange(*args, start=None, stop=None, step=None, dtype=None, device=None, "
-        "requires_grad=False, end=None, out=None, layout=None, pin_memory=False)\n--\n\n"
-        "arange(stop), arange(start, stop), arange(start, stop, step) (or by keyword).\n\n"
+  m.def("arange", &arange_py, py::arg("start") = missing(), py::pos_only(),
+        py::arg("stop") = none, py::arg("step") = none, py::kw_only(), py::arg("dtype") = none,
+        py::arg("device") = none, py::arg("requires_grad") = false, py::arg("end") = none,
+        py::arg("out") = none, py::arg("layout") = none, py::arg("pin_memory") = false,
+        "arange(start=..., /, stop=None, step=None, *, dtype=None, device=None, "
+        "requires_grad=False, end=None, out=None, layout=None, pin_memory=False, **kwargs)\n--\n\n"
+        "arange(stop), arange(start, stop), arange(start, stop, step); torch's keyword\n"
+        "start= (with end=) comes through **kwargs, the only keyword it takes.\n\n"
         "Evenly spaced values in the half-open interval [start, stop): shape (n,) with\n"
         "n = max(0, ceil((stop - start) / step)) (NumPy's rule).\n\n"
         "Values are start + i * step computed in double precision, then cast. One argument\n"

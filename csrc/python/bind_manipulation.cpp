@@ -316,7 +316,7 @@ void init_manipulation(py::module_& m) {
     // standard's roll(x, /, shift, *, axis=None).
     m.def(
         "roll",
-        [](const Tensor& x, py::handle shifts, py::handle dims, py::handle shift, py::handle axis) {
+        [](const Tensor& x, py::handle shift, py::handle dims, py::handle axis, py::handle shifts) {
           const Shape s = to_shape(one_of(shifts, shift, "roll", "shifts", "shift"), "roll");
           if (!dims.is_none() && !axis.is_none())
             throw py::type_error(
@@ -324,13 +324,14 @@ void init_manipulation(py::module_& m) {
           py::handle d = dims.is_none() ? axis : dims;
           return d.is_none() ? roll(x, s, Shape{}, true) : roll(x, s, to_shape(d, "roll"), false);
         },
-        py::arg("x"), py::pos_only(), py::arg("shifts") = py::none(), py::arg("dims") = py::none(),
-        py::kw_only(), py::arg("shift") = py::none(), py::arg("axis") = py::none(),
-        "roll(x, /, shifts, dims=None, *, shift=None, axis=None)\n--\n\n"
+        py::arg("x"), py::pos_only(), py::arg("shift") = py::none(), py::arg("dims") = py::none(),
+        py::kw_only(), py::arg("axis") = py::none(), py::arg("shifts") = py::none(),
+        "roll(x, /, shift=None, dims=None, *, axis=None, shifts=None)\n--\n\n"
         "Rolls elements along dims by shifts (elements leaving one end come back at the\n"
         "other). dims=None rolls the flattened tensor and restores the shape. Tuples of shifts\n"
         "and dims pair up; one shift applies to every listed dim. shift= and axis= are the\n"
-        "standard's names.");
+        "standard's names (its signature: shift second, positional or keyword); shifts= and\n"
+        "dims= are torch's.");
     // ts.repeat_interleave / x.repeat_interleave (one object)
     m.def(
         "repeat_interleave",
