@@ -7,6 +7,9 @@
 
 namespace ts::dlpack {
 
+// More dimensions than any producer makes (NumPy's limit is 64).
+constexpr int32_t kMaxImportNdim = 1024;
+
 DLDataType to_dl_dtype(DType d) {
   const auto bits = static_cast<uint8_t>(itemsize(d) * 8);
   uint8_t code = kDLFloat;
@@ -136,6 +139,10 @@ Tensor import_tensor(const DLTensor& dl, bool readonly, bool allow_copy,
   const DType dtype = from_dl_dtype(dl.dtype, op);
   const Device device = from_dl_device(dl.device, op);
   TS_CHECK(dl.ndim >= 0, ValueError, op, ": negative ndim ", dl.ndim);
+  // The producer's shape and strides arrays hold ndim entries each: an absurd ndim (2^30)
+  // made an 8 GiB copy of memory past them (or a read far out of bounds) before any check.
+  TS_CHECK(dl.ndim <= kMaxImportNdim, ValueError, op, ": ndim ", dl.ndim,
+           " is larger than ", kMaxImportNdim, " (a malformed DLPack capsule?)");
   TS_CHECK(dl.ndim == 0 || dl.shape != nullptr, ValueError, op, ": shape is NULL for ndim ",
            dl.ndim);
   Shape shape(dl.shape, dl.shape + dl.ndim);
@@ -155,6 +162,19 @@ Tensor import_tensor(const DLTensor& dl, bool readonly, bool allow_copy,
              ValueError, op, ": shape ", shape_str(shape), " and strides ", shape_str(strides),
              " span more than 2^63 bytes");
   }
+  // A NULL data pointer with elements, or a byte_offset that wraps the address space (e.g.
+  // 2^64 - 8, a pointer below data), named memory that is not the producer's.
+  TS_CHECK(dl.data != nullptr || nbytes == 0, ValueError, op, ": the data pointer is NULL for ",
+           "a tensor of shape ", shape_str(shape), " (a malformed DLPack capsule)");
+  uintptr_t first_addr = 0, base_addr = 0;
+  TS_CHECK(dl.byte_offset <= static_cast<uint64_t>(INT64_MAX) &&
+               !__builtin_add_overflow(reinterpret_cast<uintptr_t>(dl.data),
+                                       static_cast<uintptr_t>(dl.byte_offset), &first_addr) &&
+               !__builtin_add_overflow(first_addr, lo_bytes, &base_addr) &&
+               (nbytes == 0 || !__builtin_add_overflow(base_addr, nbytes, &base_addr)),
+           ValueError, op, ": byte_offset ", dl.byte_offset, " with shape ", shape_str(shape),
+           " and strides ", shape_str(strides),
+           " reaches outside the address space (a malformed DLPack capsule)");
   char* first = static_cast<char*>(dl.data) + dl.byte_offset;
   char* base = first + lo_bytes;  // negative strides reach below the first element
   const bool aligned = reinterpret_cast<uintptr_t>(first) % isz == 0;

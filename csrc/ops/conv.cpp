@@ -279,6 +279,10 @@ Tensor convolution(const Tensor& x_in, const Tensor& w_in, const Tensor& b_in, c
                shape_str(padding));
   }
   for (int i = 3 - nsp; i < 3; ++i) {
+    // a zero-size kernel summed nothing: an output of zeros (or the bias) as if valid
+    TS_CHECK(s.k[i] > 0, ValueError, op, ": kernel size should be greater than zero, but got "
+             "weight of shape ", shape_str(w.shape()), " (kernel size ", shape_str(s.k_shape()),
+             ")");
     // Checked (Note [Checked size arithmetic]): padding and dilation are the user's.
     const int64_t span = checked_add(s.in[i], checked_mul(2, s.p[i], op), op) - drop[i],
                   need = checked_add(checked_mul(s.d[i], s.k[i] - 1, op), 1, op);
@@ -334,6 +338,8 @@ Tensor convolution_transpose(const Tensor& x_in, const Tensor& w_in, const Tenso
   for (int i = 0; i < nsp; ++i) {
     const int j = 3 - nsp + i;
     s.k[j] = w.dim(2 + i);
+    TS_CHECK(s.k[j] > 0, ValueError, op, ": kernel size should be greater than zero, but got "
+             "weight of shape ", shape_str(w.shape()));
     const int64_t n = xb.dim(2 + i);
     // (n - 1) s - 2 p + d (k - 1) + output_padding + 1, checked: the sum of the non-negative
     // terms, then the (checked) 2 p taken off, which cannot overflow.

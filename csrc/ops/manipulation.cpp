@@ -160,11 +160,15 @@ Tensor roll(const Tensor& x, const Shape& shifts, const Shape& axes, bool flat) 
   TS_CHECK((shifts.size() == n || shifts.size() == 1) && (axes.size() == n || axes.size() == 1),
            ValueError, "roll: shift ", shape_str(shifts), " and axis ", shape_str(axes),
            " must have the same length (or one of them a single int)");
-  // Net shift per axis (repeated axes add up, like NumPy).
+  // Net shift per axis (repeated axes add up, like NumPy), kept modulo the axis size: the sum
+  // of shifts near 2^63 on one axis overflowed int64 (and rolled by a wrapped amount).
   Shape net(x.ndim(), 0);
-  for (int64_t i = 0; i < n; ++i)
-    net[normalize_axis(axes[axes.size() == 1 ? 0 : i], x.ndim(), "roll")] +=
-        shifts[shifts.size() == 1 ? 0 : i];
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t d = normalize_axis(axes[axes.size() == 1 ? 0 : i], x.ndim(), "roll");
+    const __int128 size = x.dim(d);
+    if (size) net[d] = static_cast<int64_t>((net[d] + shifts[shifts.size() == 1 ? 0 : i]
+                                             % size) % size);
+  }
   // Each output block [s:] / [:s] per axis is one strided copy: 2^k copies for k rolled axes.
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device());
   std::vector<std::pair<Tensor, Tensor>> parts{{out, x}};

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/device_backend.h"
+#include "core/scalar_range.h"
 #include "ops/copy.h"
 #include "ops/indexing_advanced.h"
 #include "ops/views.h"
@@ -78,6 +79,17 @@ Tensor randperm(int64_t n, DType dtype, Device device, Generator& g) {
   TS_CHECK(n >= 0, ValueError, "randperm: n must be non-negative, got ", n);
   TS_CHECK(is_integral(dtype) || is_floating(dtype), TypeError,
            "randperm: expected an integer or floating dtype, got ", dtype_name(dtype));
+  // The largest value, n - 1, must be exact in dtype (as PyTorch checks): randperm(300,
+  // dtype=int8) and randperm(5000, dtype=float16) gave wrapped or rounded, repeated values.
+  if (n > 1 && is_floating(dtype)) {
+    const int digits = dtype == DType::Float16 ? 11 : dtype == DType::BFloat16 ? 8
+                       : dtype == DType::Float32 ? 24 : 53;
+    TS_CHECK(n - 1 <= (int64_t{1} << digits), ValueError, "randperm: n=", n,
+             " is too large for dtype ", dtype_name(dtype), ": n - 1 = ", n - 1,
+             " is not exact in it; hint: use an integer dtype (int64)");
+  } else if (n > 1) {
+    check_scalar_fits(Scalar::from_int(n - 1), dtype, "randperm");
+  }
   // Backends without a shuffle kernel get the host's permutation (the same one for a seed).
   if (!randperm_stub.table[static_cast<int>(device.type)])
     return to_device(randperm(n, dtype, Device(), g), device);

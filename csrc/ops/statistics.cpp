@@ -239,9 +239,27 @@ Tensor cov(const Tensor& input, int64_t correction, const Tensor* fweights,
   Tensor x = input.ndim() == 2 ? input : reshape(input, Shape{1, input.numel()});
   if (!is_floating(x.dtype())) x = astype_op(x, DType::Float32, false);
   const int64_t n = x.dim(1);
+  // Weights of the wrong kind, count or sign made NaN or a broadcast product (as PyTorch,
+  // RuntimeError): one non-negative weight per observation, integers for fweights.
+  const auto check_weights = [&](const Tensor& wt, const char* name, bool integral) {
+    TS_CHECK(wt.ndim() <= 1 && wt.numel() == n, RuntimeError, "cov: expected ", name,
+             " to be 0-d or 1-d with one weight per observation (", n, " for input of shape ",
+             shape_str(input.shape()), ") but got shape ", shape_str(wt.shape()));
+    TS_CHECK(integral ? is_integral(wt.dtype()) && wt.dtype() != DType::Bool
+                      : is_floating(wt.dtype()),
+             RuntimeError, "cov: expected ", name, " to have ",
+             integral ? "integral" : "floating point", " dtype but got ",
+             dtype_name(wt.dtype()));
+    TS_CHECK(wt.numel() == 0 || !(item(amin(wt, std::nullopt, false)).to<double>() < 0),
+             RuntimeError, "cov: ", name, " cannot be negative");
+  };
   Tensor w, aw;
-  if (fweights != nullptr) w = astype_op(*fweights, x.dtype(), false);
+  if (fweights != nullptr) {
+    check_weights(*fweights, "fweights", true);
+    w = astype_op(*fweights, x.dtype(), false);
+  }
   if (aweights != nullptr) {
+    check_weights(*aweights, "aweights", false);
     aw = astype_op(*aweights, x.dtype(), false);
     w = w.defined() ? multiply(w, aw) : aw;
   }

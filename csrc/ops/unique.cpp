@@ -95,7 +95,10 @@ UniqueParts unique(const Tensor& x, std::optional<int64_t> dim, bool consecutive
       r.indices = r.inverse = r.counts = Tensor::empty({0}, DType::Int64, x.device());
       return r;
     }
-    rows = reshape(moveaxis(x, Shape{d}, Shape{0}), {x.dim(d), -1});
+    // Materialized (a copy only when x is a strided or expanded view): one sort per column of
+    // an expanded (2^20, 2^20) view ran 2^20 sorts of 2^20 elements (a hang) where its copy
+    // raises MemoryError at once, as in PyTorch.
+    rows = contiguous(reshape(moveaxis(x, Shape{d}, Shape{0}), {x.dim(d), -1}));
   } else {
     rows = reshape(x, {-1});
   }

@@ -228,6 +228,11 @@ class ZipReader:
         prefixes = set()
         for info in infos:
             prefixes.add(info.filename.split("/", 1)[0])
+            if info.filename in self.records:
+                # two records of one name: which one a reader takes differs between tools (a
+                # file that shows one tensor to a checker and another to the loader)
+                raise MalformedFile(f"load: {name}: the archive holds two records named "
+                                    f"{info.filename!r} (a malformed or malicious file)")
             self.records[info.filename] = info
         pkl = [n for n in self.records if n.endswith("/data.pkl") and n.count("/") == 1]
         if len(pkl) != 1 or len(prefixes) != 1:

@@ -11,7 +11,7 @@ csrc/python/bind_tensor_protocols.cpp.
 from __future__ import annotations
 
 import builtins
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
@@ -22,20 +22,39 @@ from ._dtypes import bfloat16, float32
 _API_VERSION = "2024.12"
 
 
-def _numpy_for_print(t: Tensor) -> np.ndarray:
+_PRINT_THRESHOLD, _PRINT_EDGE = 1000, 3
+
+
+def _numpy_for_print(t: Tensor) -> Tuple[np.ndarray, int]:
+    """The values to print and the threshold to print them with. A tensor past the threshold
+    prints only its corners: each dim longer than 2 * edge + 1 keeps its first and last `edge`
+    entries around one middle one (which NumPy replaces by '...', threshold 0), so an expanded
+    (2**31, 2**31) view prints without NumPy holding 2**62 elements (it refuses), and a large
+    tensor leaves the device without all of it."""
     if t.numel() == 0 and any(d > 2**31 for d in t.shape):
         # NumPy refuses shapes whose product ignoring the zeros overflows ((0, 2**62), which a
         # tensor may have): printed as [] (the repr shows the shape)
-        return np.empty((0,), np.float32)
+        return np.empty((0,), np.float32), _PRINT_THRESHOLD
+    threshold, keep = _PRINT_THRESHOLD, 2 * _PRINT_EDGE + 1
+    if t.numel() > threshold and any(n > keep for n in t.shape):
+        index = []  # an open mesh (np.ix_): one gather of the corners, nothing larger made
+        for d, n in enumerate(t.shape):
+            rows = [*range(_PRINT_EDGE), n // 2, *range(n - _PRINT_EDGE, n)] if n > keep \
+                else list(range(n))
+            index.append(_C.tensor(rows, device=t.device).reshape(
+                [len(rows) if k == d else 1 for k in range(t.ndim)]))
+        t = t[tuple(index)]
+        threshold = 0
     a = _C._to_numpy(_C._to_device(t, "cpu", False)) if t.device.type != "cpu" else t.numpy()
     if t.dtype == bfloat16:
         a = a.astype(np.float32)
-    return a
+    return a, threshold
 
 
 def _values_repr(self: Tensor) -> str:
-    a = _numpy_for_print(self)
-    body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3)
+    a, threshold = _numpy_for_print(self)
+    body = np.array2string(a, separator=", ", prefix="tensor(", threshold=threshold,
+                           edgeitems=_PRINT_EDGE)
     extra = ""
     if self.size == 0 and self.ndim != 1:
         extra = f", shape={self.shape}"
@@ -73,7 +92,8 @@ def _str(self: Tensor) -> str:
 
 
 def _str_values(self: Tensor) -> str:
-    return np.array2string(_numpy_for_print(self), threshold=1000, edgeitems=3)
+    a, threshold = _numpy_for_print(self)
+    return np.array2string(a, threshold=threshold, edgeitems=_PRINT_EDGE)
 
 
 def _materialize_attr(self: Tensor) -> Any:

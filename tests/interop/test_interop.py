@@ -117,16 +117,18 @@ def managed(cap) -> DLManagedTensorVersioned:
 
 class FakeProducer:
     """A DLPack producer built with ctypes over a NumPy buffer: counts deleter calls, and can
-    describe any dtype code, device, byte offset, strides (or NULL), flags and version."""
+    describe any dtype code, device, byte offset, strides (or NULL), flags, version and an
+    ndim other than len(shape) (a lying producer)."""
 
     def __init__(self, base: np.ndarray, shape, strides=None, *, code=2, bits=32, lanes=1,
                  byte_offset=0, flags=0, device=(1, 0), version=(1, 0), legacy=False,
-                 null_data=False, null_shape=False):
+                 null_data=False, null_shape=False, ndim=None):
         self.base = base
         self.deleted = 0
         self._shape = (ctypes.c_int64 * max(len(shape), 1))(*shape)
         self._strides = None if strides is None else (ctypes.c_int64 * max(len(strides), 1))(*strides)
-        dl = DLTensor(None if null_data else base.ctypes.data, DLDevice(*device), len(shape),
+        dl = DLTensor(None if null_data else base.ctypes.data, DLDevice(*device),
+                      len(shape) if ndim is None else ndim,
                       DLDataType(code, bits, lanes), None if null_shape else self._shape,
                       self._strides, byte_offset)
         self.legacy = legacy

@@ -75,6 +75,9 @@ Tensor one_hot(const Tensor& x, int64_t num_classes) {
   const char* op = "one_hot";
   TS_CHECK(is_integral(x.dtype()) && x.dtype() != DType::Bool, TypeError, op,
            ": expected an integer tensor of class indices, got ", dtype_name(x.dtype()));
+  // Only -1 means "infer": -2 was inferred too (PyTorch raises)
+  TS_CHECK(num_classes >= -1, ValueError, op, ": num_classes must be -1 (inferred from the "
+           "largest class value) or non-negative, got ", num_classes);
   if (x.numel()) {
     const int64_t lo = item(min(x, std::nullopt, false)).to<int64_t>();
     const int64_t hi = item(max(x, std::nullopt, false)).to<int64_t>();

@@ -1,6 +1,7 @@
 // pixel_shuffle, pixel_unshuffle, channel_shuffle: shuffle.h.
 #include "ops/nn/shuffle.h"
 
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "core/shape.h"
 #include "ops/copy.h"
@@ -39,13 +40,18 @@ Tensor pixel_shuffle(const Tensor& x, int64_t r) {
   TS_CHECK(r > 0, ValueError, op, ": expects a positive upscale_factor, but got ", r);
   check_3d(x, op);
   const int64_t nd = x.ndim(), c = x.dim(nd - 3), h = x.dim(nd - 2), w = x.dim(nd - 1);
-  TS_CHECK(c % (r * r) == 0, ValueError, op,
+  // r * r wrapped to 0 for r = 2^32 and c % 0 killed the process (SIGFPE)
+  int64_t r2 = 0;
+  TS_CHECK(mul_ok(r, r, &r2), ValueError, op, ": upscale_factor ", r,
+           " is too large: upscale_factor^2 overflows int64 (input of shape ",
+           shape_str(x.shape()), ")");
+  TS_CHECK(c % r2 == 0, ValueError, op,
            ": expects its input's 'channel' dimension (-3) to be divisible by upscale_factor^2 = ",
-           r * r, ", but input.size(-3)=", c, " is not (shape ", shape_str(x.shape()), ")");
+           r2, ", but input.size(-3)=", c, " is not (shape ", shape_str(x.shape()), ")");
   const Shape lead = lead_dims(x);
-  const Tensor y = reshape(x, concat(lead, {c / (r * r), r, r, h, w}));
+  const Tensor y = reshape(x, concat(lead, {c / r2, r, r, h, w}));
   return reshape(permute_dims(y, lead_then(lead.size(), {0, 3, 1, 4, 2})),
-                 concat(lead, {c / (r * r), h * r, w * r}));
+                 concat(lead, {c / r2, checked_mul(h, r, op), checked_mul(w, r, op)}));
 }
 
 Tensor pixel_unshuffle(const Tensor& x, int64_t r) {

@@ -18,14 +18,14 @@ def _ts() -> Any:
 
 
 def _check(lr: float, betas: Tuple[float, float], eps: float, weight_decay: float) -> None:
-    if lr < 0.0:
+    if not 0.0 <= lr:  # NaN too, as PyTorch
         raise ValueError(f"Invalid learning rate: {lr}")
-    if eps < 0.0:
+    if not 0.0 <= eps:
         raise ValueError(f"Invalid epsilon value: {eps}")
     for i, b in enumerate(betas[:2]):
         if not 0.0 <= b < 1.0:
             raise ValueError(f"Invalid beta parameter at index {i}: {b}")  # torch's wording
-    if weight_decay < 0.0:
+    if not 0.0 <= weight_decay:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 

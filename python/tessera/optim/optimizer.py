@@ -68,9 +68,9 @@ def _flags(name: str, differentiable: bool = False, **others: Any) -> Dict[str, 
 
 
 def _check_nonneg(name: str, **values: float) -> None:
-    """Raises PyTorch's ``Invalid <what>: value`` errors for negative options."""
+    """Raises PyTorch's ``Invalid <what>: value`` errors for negative (or NaN) options."""
     for what, v in values.items():
-        if v < 0.0:
+        if not 0.0 <= v:  # NaN too (as PyTorch): it would make every parameter NaN
             raise ValueError(f"{name}: Invalid {what.replace('_', ' ')}: {v}")
 
 

@@ -23,7 +23,7 @@ class RMSprop(Optimizer):
                  maximize: bool = False, differentiable: bool = False) -> None:
         for name, v in (("learning rate", lr), ("epsilon value", eps), ("momentum value", momentum),
                         ("weight_decay value", weight_decay), ("alpha value", alpha)):
-            if v < 0.0:
+            if not 0.0 <= v:  # NaN too, as PyTorch
                 raise ValueError(f"Invalid {name}: {v}")
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
                                       momentum=momentum, centered=centered, maximize=maximize,
@@ -71,7 +71,7 @@ class Adagrad(Optimizer):
         for name, v in (("learning rate", lr), ("lr_decay value", lr_decay),
                         ("weight_decay value", weight_decay), ("epsilon value", eps),
                         ("initial_accumulator_value", initial_accumulator_value)):
-            if v < 0.0:
+            if not 0.0 <= v:  # NaN too, as PyTorch
                 raise ValueError(f"Invalid {name}: {v}")
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
                                       initial_accumulator_value=initial_accumulator_value,

@@ -347,6 +347,9 @@ class MultiheadAttention(Module):
                  vdim: Optional[int] = None, batch_first: bool = False, device: Any = None,
                  dtype: Any = None) -> None:
         super().__init__()
+        if embed_dim <= 0 or num_heads <= 0:  # was a ZeroDivisionError, or accepted (-2)
+            raise ValueError(f"MultiheadAttention: embed_dim and num_heads must be greater than "
+                             f"0, got embed_dim={embed_dim} and num_heads={num_heads} instead")
         if embed_dim % num_heads:
             raise ValueError(f"MultiheadAttention: embed_dim ({embed_dim}) must be divisible by "
                              f"num_heads ({num_heads})")

@@ -47,6 +47,13 @@ class _ConvNd(Module):
         self.padding = padding if isinstance(padding, str) and not self._transposed \
             else _ntuple(padding, n, name)
         self.dilation = _ntuple(dilation, n, name)
+        if isinstance(self.padding, str):  # refused at construction, as PyTorch
+            if self.padding not in ("valid", "same"):
+                raise ValueError(f"{name}: invalid padding string {self.padding!r}, should be "
+                                 f"one of {{'valid', 'same'}}")
+            if self.padding == "same" and any(s != 1 for s in self.stride):
+                raise ValueError(f"{name}: padding='same' is not supported for strided "
+                                 f"convolutions (stride {self.stride})")
         self.output_padding = _ntuple(output_padding, n, name)
         self.groups = groups
         self.padding_mode = padding_mode
