@@ -259,7 +259,7 @@ def test_randn_float32_follows_box_muller_closely():
 def test_embedding_gradient_matches_the_indexing_path_bit_for_bit():
     rng = np.random.default_rng(0)
     W = rng.normal(size=(50, 16)).astype(np.float32)
-    idx = rng.integers(-50, 50, size=(8, 30))
+    idx = rng.integers(0, 50, size=(8, 30))
     g = ts.asarray(rng.normal(size=(8, 30, 16)).astype(np.float32))
     w1 = ts.asarray(W, requires_grad=True)
     (F.embedding(ts.asarray(idx), w1, padding_idx=3) * g).sum().backward()
@@ -267,7 +267,7 @@ def test_embedding_gradient_matches_the_indexing_path_bit_for_bit():
     rows = ts.take(w2, ts.asarray(idx.reshape(-1)), axis=0)
     (ts.reshape(rows, (8, 30, 16)) * g).sum().backward()
     ref = w2.grad.numpy()
-    ref[3] = 0  # the padding row (also reached as index -47) gets no gradient
+    ref[3] = 0  # the padding row gets no gradient
     np.testing.assert_array_equal(w1.grad.numpy(), ref)
 
 
@@ -275,7 +275,7 @@ def test_embedding_gradcheck_and_errors():
     w = ts.asarray(np.random.default_rng(1).normal(size=(6, 3)), requires_grad=True)
 
     def fn(t):
-        return F.embedding(ts.asarray([[0, 5, -1], [2, 2, 0]]), t) ** 2
+        return F.embedding(ts.asarray([[0, 5, 4], [2, 2, 0]]), t) ** 2
 
     assert gradcheck(fn, (w,))
     assert gradgradcheck(fn, (w,))
@@ -283,6 +283,18 @@ def test_embedding_gradcheck_and_errors():
         F.embedding(ts.asarray([6]), w)
     with pytest.raises(IndexError, match="embedding: index out of range for 6 embeddings"):
         F.embedding(ts.asarray([-7]), w)
+
+
+@pytest.mark.parametrize("idx", [[-1], [0, -6], [6]])
+def test_embedding_rejects_what_torch_rejects(idx):
+    # PyTorch's embedding takes indices in [0, num) only: negative ones raise IndexError too.
+    import torch
+    with pytest.raises(IndexError):
+        torch.nn.functional.embedding(torch.tensor(idx), torch.zeros(6, 3))
+    with pytest.raises(IndexError, match=r"embedding: index out of range for 6 embeddings"):
+        F.embedding(ts.asarray(idx), ts.zeros((6, 3)))
+    with pytest.raises(IndexError, match=r"embedding: index out of range"):
+        ts.nn.Embedding(6, 3)(ts.asarray(idx))
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

@@ -43,9 +43,10 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
     if (flat.device().is_cpu()) {
       const Tensor fc = contiguous(flat);
       const int64_t* p = fc.data<int64_t>();
+      // PyTorch's embedding takes no negative indices (IndexError "index out of range").
       for (int64_t i = 0; i < fc.numel(); ++i)
-        TS_CHECK(p[i] >= -num && p[i] < num, IndexError, op, ": index out of range for ", num,
-                 " embeddings (got ", p[i], ")");
+        TS_CHECK(p[i] >= 0 && p[i] < num, IndexError, op, ": index out of range for ", num,
+                 " embeddings (got ", p[i], "; indices must be in [0, ", num, "))");
     }
   }
   Shape shape = indices.shape();
@@ -53,11 +54,12 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
   Tensor out;
   {
     autograd::GradModeGuard no_grad(false);
-    // The raw indices go to index_select, whose kernels check [-num, num) (on a device without
-    // a sync); wrapping first would turn -num - 1 into a valid -1 and read the last row.
+    // On a device, negative indices become num, which index_select's kernels reject without
+    // a sync (IndexError at the next synchronization), as PyTorch rejects them.
+    if (!flat.device().is_cpu())
+      flat = where(binary_op(less_def, flat, wrap_scalar(Scalar::from_int(0))),
+                   wrap_scalar(Scalar::from_int(num)), flat);
     out = reshape(index_select(weight, 0, flat), shape);
-    flat = where(binary_op(less_def, flat, wrap_scalar(Scalar::from_int(0))),
-                 add(flat, wrap_scalar(Scalar::from_int(num))), flat);
   }
   const int64_t pad = padding_idx ? (*padding_idx + num) % num : -1;
   autograd::record_embedding(weight, out, flat, pad);
