@@ -35,6 +35,10 @@ template <class Write>
 void record_inplace(InplaceGrad kind, const Tensor& self, const Tensor& a, const Tensor& b,
                     std::initializer_list<Scalar> scalars, const char* op, Write&& write) {
   const std::shared_ptr<Node> node = begin_inplace(kind, self, a, b, scalars, op);
+  if (!node) {
+    write();
+    return;
+  }
   {
     GradModeGuard off(false);
     write();
