@@ -365,7 +365,8 @@ def test_arithmetic_with_python_scalars_real(fn, dtype):
 
 
 def _shapes_pair():
-    return hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, max_side=3)
+    return hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, min_side=0,
+                                            max_side=3)
 
 
 @settings(max_examples=60, deadline=None)
@@ -799,3 +800,40 @@ def test_arange_length_hypothesis(dtype, data):
     assert out.shape == (n,) and _name(out.dtype) == dtype
     if n:
         assert out[0].item() == start and out[-1].item() == start + (n - 1) * step
+
+
+@settings(max_examples=60, deadline=None)
+@given(shape=hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=3),
+       dtype=st.sampled_from(DTYPES), fn=st.sampled_from(UNARY), data=st.data())
+def test_unary_shapes_hypothesis(shape, dtype, fn, data):
+    if dtype.startswith("complex") and fn in NUMPY_DEPARTS_COMPLEX:
+        return
+    a = data.draw(hnp.arrays(np.dtype(dtype), shape, elements=_elements(dtype)), label="a")
+    both(fn, a, exact=fn in EXACT or not dtype.startswith(("float", "c")))
+
+
+LINALG_BATCHED = [
+    ("linalg.det", (SPD[None].repeat(2, 0),), {}), ("linalg.inv", (SPD[None].repeat(2, 0),), {}),
+    ("linalg.cholesky", (SPD[None].repeat(2, 0),), {"upper": True}),
+    ("linalg.matrix_power", (SPD[None].repeat(2, 0), -2), {}),
+    ("linalg.matrix_power", (SPD, 0), {}),
+    ("linalg.matrix_rank", (F3,), {"rtol": 0.1}), ("linalg.pinv", (F3,), {}),
+    ("linalg.trace", (I3[..., :3],), {}), ("linalg.diagonal", (F3,), {"offset": 2}),
+    ("linalg.cross", (F3[..., :3].copy(), F3[0, ..., 1:].copy()), {}),
+    ("linalg.vector_norm", (F3,), {"axis": -1, "ord": 0}),
+    ("linalg.vector_norm", (F3,), {"ord": -math.inf}),
+    ("linalg.vector_norm", (ARRAYS["c64"],), {"ord": 2}),
+    ("linalg.matrix_norm", (F3,), {"ord": 2}), ("linalg.matrix_norm", (F3,), {"ord": -2}),
+    ("linalg.matrix_norm", (F3,), {"ord": math.inf, "keepdims": True}),
+    ("linalg.vecdot", (F3, F3[0]), {"axis": -2}), ("matmul", (F3, A2.T.copy()), {}),
+    ("matmul", (V4, F3.transpose(0, 2, 1).copy()), {}),
+    ("matmul", (np.arange(12).reshape(3, 4).astype(np.int8),
+                np.arange(8).reshape(4, 2).astype(np.uint8)), {}),
+    ("vecdot", (I3.astype(np.int16), np.arange(4).astype(np.int8)), {}),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", LINALG_BATCHED,
+                         ids=[f"{f}-{i}" for i, (f, _, _) in enumerate(LINALG_BATCHED)])
+def test_linalg_batched_agree(fn, args, kwargs):
+    both(fn, *args, exact=False, **kwargs)
