@@ -75,6 +75,9 @@ class Tensor {
   // Marks an in-place write (bumps the shared version counter).
   void bump_version() const { impl_->storage->version.fetch_add(1, std::memory_order_relaxed); }
   uint64_t version() const { return impl_->storage->version.load(std::memory_order_relaxed); }
+  // A factory's result starts at version 0, as PyTorch's do, whatever its fills bumped. Only
+  // for a tensor nothing else has seen yet.
+  void reset_version() const { impl_->storage->version.store(0, std::memory_order_relaxed); }
 
  private:
   std::shared_ptr<TensorImpl> impl_;

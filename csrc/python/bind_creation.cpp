@@ -162,6 +162,7 @@ Tensor named(const std::string& op, F&& f) {
 
 // A freshly created tensor made a leaf that requires grad when requires_grad= is true.
 Tensor leaf(const Tensor& t, py::handle requires_grad) {
+  t.reset_version();  // fresh: the fills that made it do not count (torch starts at 0)
   if (requires_grad && !requires_grad.is_none()) {
     const int on = PyObject_IsTrue(requires_grad.ptr());
     if (on < 0) throw py::error_already_set();

@@ -97,6 +97,7 @@ Tensor floating(Tensor t, py::handle dtype, const char* op) {
 }
 
 py::object finish(py::handle out, const Tensor& t, bool requires_grad) {
+  if (out.is_none()) t.reset_version();  // a fresh draw starts at version 0, as torch's
   if (requires_grad) autograd::set_requires_grad(t, true);
   return out.is_none() ? py::cast(t) : py::reinterpret_borrow<py::object>(out);
 }

@@ -7,7 +7,9 @@ from __future__ import annotations
 import typing as _t
 
 if _t.TYPE_CHECKING:
-    from typing import Any, Callable, Optional  # noqa: F401  (torch.jit.Final is typing's)
+    from typing import Any, Callable, Optional  # noqa: F401
+
+Final = _t.Final  # torch.jit.Final is typing's (`x: torch.jit.Final[int]` in model code)
 
 __all__ = ["script", "trace", "trace_module", "ignore", "unused", "export", "annotate", "Final",
            "is_scripting", "is_tracing", "fork", "wait"]

@@ -28,6 +28,8 @@ UNAVOIDABLE = {"annotations"}
 REEXPORTED = {
     "tessera.multiprocessing.reducer": "torch.multiprocessing re-exports the standard "
                                        "multiprocessing API, whose `reducer` is a module",
+    "tessera.jit.Final": "torch.jit.Final is typing.Final, used in model code's annotations "
+                         "(`k: torch.jit.Final[int]`)",
 }
 
 

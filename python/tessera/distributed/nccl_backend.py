@@ -338,8 +338,8 @@ class _NCCLWork(Work):
             pass
 
 
-_LIVE_WORKS: "weakref.WeakSet[_NCCLWork]" = _weakref.WeakSet()
-_LIVE_GROUPS: "weakref.WeakSet[NCCLProcessGroup]" = _weakref.WeakSet()
+_LIVE_WORKS: "_weakref.WeakSet[_NCCLWork]" = _weakref.WeakSet()
+_LIVE_GROUPS: "_weakref.WeakSet[NCCLProcessGroup]" = _weakref.WeakSet()
 _STREAMS: List[Any] = []
 
 

@@ -198,7 +198,7 @@ class Watchdog:
 
     def __init__(self, interval: float = 0.1) -> None:
         self.interval = interval
-        self._groups: "weakref.WeakSet[WatchedGroup]" = _weakref.WeakSet()
+        self._groups: "_weakref.WeakSet[WatchedGroup]" = _weakref.WeakSet()
         self._lock = _threading.Lock()
         self._thread: Optional[_threading.Thread] = None
         self._stop = _threading.Event()

@@ -430,7 +430,7 @@ class MultiheadAttention(Module):
         q, k, v = (t.permute_dims(t.reshape(x, (n, x.shape[1], H, hd)), (0, 2, 1, 3)) for x in (q, k, v))
         if key_padding_mask is not None and attn_mask is not None and \
                 key_padding_mask.dtype != attn_mask.dtype:
-            warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. "
+            _warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. "
                           "Use same type for both instead.", stacklevel=2)
         mask = _additive(attn_mask, q.dtype)
         if mask is None and is_causal:
