@@ -13,9 +13,10 @@ from __future__ import annotations
 import typing as _t
 
 if _t.TYPE_CHECKING:
+    from ._C import Tensor
     from typing import Any, Callable, Dict, List, Sequence, Tuple
 
-from ._C import Tensor
+from ._C import Tensor as _Tensor
 from ._transforms import _flatten, vmap
 from .nn.utils.stateless import functional_call
 
@@ -50,7 +51,7 @@ def _tracked(args: Sequence[Any], nums: Tuple[int, ...]) -> Tuple[List[Any], Lis
         flat, rebuild = _flatten(args[i])
         new = []
         for t in flat:
-            if not isinstance(t, Tensor):
+            if not isinstance(t, _Tensor):
                 raise TypeError(f"torch.func: the differentiated arguments must be tensors or "
                                 f"dicts, lists or tuples of tensors, got {type(t).__name__}")
             if t.requires_grad:
@@ -100,7 +101,7 @@ def grad_and_value(func: Callable, argnums: _ArgNums = 0, has_aux: bool = False)
         out, aux, leaves, nested, rebuilds = _call(func, args, nums, has_aux, "grad_and_value",
                                                    kwargs)
         with enable_grad():
-            if not isinstance(out, Tensor):
+            if not isinstance(out, _Tensor):
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a "
                                    f"Tensor, got {type(out).__name__}")
             if out.ndim != 0:
@@ -181,7 +182,7 @@ def jacrev(func: Callable, argnums: _ArgNums = 0, *, has_aux: bool = False,
         nums, single = _argnums(argnums, len(args), "jacrev")
         out, aux, leaves, nested, rebuilds = _call(func, args, nums, has_aux, "jacrev")
         with enable_grad():
-            if not isinstance(out, Tensor):
+            if not isinstance(out, _Tensor):
                 raise RuntimeError(f"jacrev(f)(*args): Expected f(*args) to return a Tensor, "
                                    f"got {type(out).__name__}")
             rows = out.reshape(-1)

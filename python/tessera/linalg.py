@@ -9,8 +9,10 @@ subclass.
 """
 from __future__ import annotations
 
+import typing as _t
+
 from . import _C
-from ._C import Tensor, matmul
+from ._C import matmul
 from ._C._linalg import (EighResult, QRResult, SlogdetResult, SVDResult, cholesky,
                          cholesky_ex, cond, cross, det, diagonal, eigh, eigvalsh, inv, inv_ex,
                          householder_product, lstsq, lu, lu_factor, lu_factor_ex, lu_solve,
@@ -19,6 +21,9 @@ from ._C._linalg import (EighResult, QRResult, SlogdetResult, SVDResult, cholesk
                          solve, solve_ex, solve_triangular, svd, svdvals, tensorinv, tensorsolve,
                          trace, vander, vector_norm)
 from ._linalg_core import matrix_transpose, tensordot, vecdot
+
+if _t.TYPE_CHECKING:
+    from ._C import Tensor
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",

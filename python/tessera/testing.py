@@ -5,11 +5,12 @@ import math as _math
 import typing as _t
 
 if _t.TYPE_CHECKING:
+    from ._C import Tensor
     from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 import numpy as _np
 
-from ._C import Tensor
+from ._C import Tensor as _Tensor
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -19,7 +20,7 @@ class GradcheckError(RuntimeError):
 
 
 def _tup(x: Any) -> Tuple[Any, ...]:
-    return (x,) if isinstance(x, Tensor) else tuple(x)
+    return (x,) if isinstance(x, _Tensor) else tuple(x)
 
 
 def _host(t: Tensor) -> _np.ndarray:
@@ -68,7 +69,7 @@ def gradcheck(fn: Callable, inputs: Union[Tensor, Sequence[Any]], *, eps: float 
     ins = _tup(inputs)
     n_out = len(_tup(fn(*ins)))
     for i, x in enumerate(ins):
-        if not (isinstance(x, Tensor) and x.requires_grad):
+        if not (isinstance(x, _Tensor) and x.requires_grad):
             continue
         if x.dtype.name not in ("float64", "complex128"):
             raise GradcheckError(f"gradcheck: input {i} is {x.dtype}; use float64 for finite differences")
@@ -107,8 +108,8 @@ def gradgradcheck(fn: Callable, inputs: Union[Tensor, Sequence[Any]], grad_outpu
                              .requires_grad_(True) for o in _tup(fn(*ins)))
     gos = _tup(grad_outputs)
     n_out = len(gos)
-    diff_in = [i for i, x in enumerate(ins) if isinstance(x, Tensor) and x.requires_grad]
-    diff_go = {i for i, g in enumerate(gos) if isinstance(g, Tensor) and g.requires_grad}
+    diff_in = [i for i, x in enumerate(ins) if isinstance(x, _Tensor) and x.requires_grad]
+    diff_go = {i for i, g in enumerate(gos) if isinstance(g, _Tensor) and g.requires_grad}
 
     def first(*args: Any) -> Any:
         # gradcheck calls this with perturbed copies too: differentiate w.r.t. the same slots.

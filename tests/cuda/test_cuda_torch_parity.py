@@ -167,7 +167,9 @@ def test_deprecated_resets_warn_then_raise_without_cuda(name):
 @gpu
 def test_gpu_values():
     free, total = ts.cuda.mem_get_info()
-    assert 0 < free <= total == ts.cuda.get_device_properties().total_memory
+    assert 0 < free <= total and total > 0
+    if torch.cuda.is_available():  # the driver's numbers, as torch reads them
+        assert total == torch.cuda.mem_get_info()[1]
     archs = ts.cuda.get_arch_list()
     assert archs and all(a.startswith("sm_") for a in archs)
     assert ts.cuda.get_gencode_flags().count("-gencode") == len(archs)

@@ -11,10 +11,11 @@ import typing as _t
 import weakref as _weakref
 
 if _t.TYPE_CHECKING:
+    from .._C import Tensor
     from typing import Any, Optional
 
 from .. import _C
-from .._C import Tensor
+from .._C import Tensor as _Tensor
 from .function import Function, FunctionCtx
 from .function import once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
@@ -30,13 +31,13 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "functional", "graph",
            "gradcheck", "gradgradcheck", "GradcheckError", "Variable"]
 
-_Tensors = _t.Union[Tensor, _t.Sequence[Tensor]]
+_Tensors = _t.Union[_Tensor, _t.Sequence[_Tensor]]
 
 
 def _as_list(x: Any) -> list:
     if x is None:
         return []
-    if isinstance(x, Tensor):
+    if isinstance(x, _Tensor):
         return [x]
     return list(x)
 
@@ -62,7 +63,7 @@ def _default_grads(outputs: list, grads: list, create_graph: bool) -> list:
                     f"the output is {o.dtype}; hint: pass gradient= (e.g. a complex 1), or take "
                     f"a real part first, e.g. y.abs().backward()")
             g = ones_like(o)
-        elif not isinstance(g, Tensor):
+        elif not isinstance(g, _Tensor):
             from .._creation import asarray
             g = asarray(g, dtype=o.dtype)
         if g.shape != o.shape:
@@ -84,7 +85,7 @@ def backward(tensors: _Tensors, grad_tensors: Optional[_Tensors] = None,
     keep = create_graph if retain_graph is None else retain_graph
     ins = _as_list(inputs)
     for t in ins:  # like PyTorch: a non-leaf named in `inputs` gets its .grad filled
-        if isinstance(t, Tensor) and not t.is_leaf:
+        if isinstance(t, _Tensor) and not t.is_leaf:
             t.retain_grad()
     _C._run_backward(outs, grads, ins, keep, create_graph, True, True)
 
@@ -245,8 +246,8 @@ class RemovableHandle:
         self.remove()
 
 
-_c_register_hook = Tensor.register_hook
-_c_register_post_hook = Tensor.register_post_accumulate_grad_hook
+_c_register_hook = _Tensor.register_hook
+_c_register_post_hook = _Tensor.register_post_accumulate_grad_hook
 
 
 def _register_hook(self: Tensor, hook: Any) -> RemovableHandle:
@@ -258,7 +259,7 @@ def _register_hook(self: Tensor, hook: Any) -> RemovableHandle:
         r = hook(g)
         if r is None:
             return None
-        if not isinstance(r, Tensor):
+        if not isinstance(r, _Tensor):
             raise TypeError(f"register_hook: hook '{name}' returned a {type(r).__name__}; "
                             f"expected a Tensor or None")
         if tuple(r.shape) != tuple(g.shape):
@@ -277,7 +278,7 @@ def _register_post_accumulate_grad_hook(self: Tensor, hook: Any) -> RemovableHan
     return RemovableHandle(_c_register_post_hook(self, hook))
 
 
-_c_grad = Tensor.grad  # the C++ property
+_c_grad = _Tensor.grad  # the C++ property
 
 
 def _get_grad(self: Tensor) -> Optional[Tensor]:
@@ -305,7 +306,7 @@ def _get_grad(self: Tensor) -> Optional[Tensor]:
 
 
 def _set_grad(self: Tensor, value: Optional[Tensor]) -> None:
-    if value is not None and isinstance(value, Tensor):
+    if value is not None and isinstance(value, _Tensor):
         # torch raises RuntimeError for these (tessera's own errors would be Value/TypeError)
         if tuple(value.shape) != tuple(self.shape):
             raise RuntimeError(f"grad: attempting to assign a gradient of size "
