@@ -26,6 +26,9 @@ py::dict settings_dict() {
   out["causal_max_blocks"] = s.causal_max_blocks;
   out["causal_dtypes"] = py::tuple(dtypes);
   out["causal_contiguous"] = s.causal_contiguous;
+  out["math_sdp"] = s.math_sdp;
+  out["flash_sdp"] = s.flash_sdp;
+  out["mem_efficient_sdp"] = s.mem_efficient_sdp;
   return out;
 }
 
@@ -47,6 +50,9 @@ void set_settings(const py::kwargs& kw) {
       s.causal_dtypes.clear();
       for (py::handle d : v) s.causal_dtypes.push_back(to_dtype(d));
     } else if (k == "causal_contiguous") s.causal_contiguous = v.cast<bool>();
+    else if (k == "math_sdp") s.math_sdp = v.cast<bool>();
+    else if (k == "flash_sdp") s.flash_sdp = v.cast<bool>();
+    else if (k == "mem_efficient_sdp") s.mem_efficient_sdp = v.cast<bool>();
     else
       throw py::type_error("_set_attention_settings(): unknown setting '" + k + "'");
   }

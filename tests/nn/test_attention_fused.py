@@ -247,3 +247,50 @@ def test_flash_op_four_dims() -> None:
         _C._flash_attention(ts.asarray(q), flat[1], ts.asarray(v), 0.5, True)
     with pytest.raises(ValueError, match="flash_attention: query .* do not match"):
         _C._flash_attention(ts.asarray(q), ts.asarray(randn(2, 4, 7, 4)), ts.asarray(v), 0.5, True)
+
+
+def test_sdpa_kernel_and_backend_switches_as_torch() -> None:
+    """torch.nn.attention.sdpa_kernel and torch.backends.cuda.enable_*_sdp: the same switches
+    inside and after the block, the same values, and torch's RuntimeError on CPU when neither
+    the math nor the flash backend is left."""
+    import torch
+    from torch.nn.attention import SDPBackend as TB, sdpa_kernel as t_kernel
+    from tessera.nn.attention import SDPBackend as SB, sdpa_kernel as s_kernel
+    tc, sc = torch.backends.cuda, ts.backends.cuda
+
+    def switches(c):
+        return (c.math_sdp_enabled(), c.flash_sdp_enabled(), c.mem_efficient_sdp_enabled(),
+                c.cudnn_sdp_enabled())
+
+    assert {n: int(b) for n, b in SB.__members__.items()} == \
+        {n: int(b) for n, b in TB.__members__.items()}
+    q = np.random.default_rng(3).standard_normal((1, 2, 3, 4))
+    assert switches(sc) == switches(tc)
+    for names in (["MATH"], ["FLASH_ATTENTION"], ["MATH", "CUDNN_ATTENTION"],
+                  ["EFFICIENT_ATTENTION"], [], ["CUDNN_ATTENTION"]):
+        outs = []
+        for kernel, B, c, F_, x in ((t_kernel, TB, tc, torch.nn.functional, torch.tensor(q)),
+                                    (s_kernel, SB, sc, ts.nn.functional, ts.asarray(q))):
+            with kernel([getattr(B, n) for n in names]):
+                state = switches(c)
+                try:
+                    outs.append((state, F_.scaled_dot_product_attention(x, x, x, is_causal=True)))
+                except RuntimeError as e:
+                    assert "No viable backend" in str(e)
+                    outs.append((state, None))
+        (ts_state, t_out), (s_state, s_out) = outs
+        assert s_state == ts_state and (s_out is None) == (t_out is None), names
+        if t_out is not None:
+            np.testing.assert_allclose(s_out.numpy(), t_out.numpy(), rtol=1e-12)
+    assert switches(sc) == switches(tc)
+    sc.enable_math_sdp(False)
+    sc.enable_flash_sdp(False)
+    try:
+        with pytest.raises(RuntimeError, match="No viable backend"):
+            ts.nn.functional.scaled_dot_product_attention(ts.asarray(q), ts.asarray(q), ts.asarray(q))
+    finally:
+        sc.enable_math_sdp(True)
+        sc.enable_flash_sdp(True)
+    with pytest.raises(AssertionError, match="SDPBackend"):
+        with s_kernel("math"):
+            pass

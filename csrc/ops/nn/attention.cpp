@@ -190,6 +190,16 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   }
   TS_CHECK(dropout_p >= 0.0 && dropout_p <= 1.0, ValueError, kOp,
            ": dropout_p has to be between 0 and 1, but got ", dropout_p);
+  {
+    const AttentionSettings& st = attention_settings();
+    const bool cuda = q.device().type == DeviceType::CUDA;
+    TS_CHECK(st.math_sdp || st.flash_sdp ||
+                 (cuda && (st.mem_efficient_sdp || cudnn_attention().enabled)),
+             RuntimeError, kOp, ": No viable backend for scaled_dot_product_attention was found ",
+             "(the math and flash backends are off", cuda ? "" : "; on CPU only they run",
+             "); hint: enable one with torch.nn.attention.sdpa_kernel or ",
+             "torch.backends.cuda.enable_math_sdp(True)");
+  }
   if (!mask.defined() && flash_applies(q, k, v))
     return flash_path(q, k, v, scale, is_causal, dropout_p);
   const int64_t block =

@@ -33,6 +33,13 @@ struct AttentionSettings {
   int64_t causal_max_blocks = 8;  // longer L takes larger blocks (at most 8 GEMM calls)
   std::vector<DType> causal_dtypes{DType::Float32, DType::Float64};
   bool causal_contiguous = true;  // copy q/k/v/grad to contiguous for the block GEMMs
+  // PyTorch's backend switches (torch.backends.cuda.enable_{math,flash,mem_efficient}_sdp,
+  // torch.nn.attention.sdpa_kernel). tessera's paths compute the same function whichever is
+  // on; the switches only decide, as in PyTorch, that a call with no backend left to run it
+  // (on CPU: neither math nor flash) is a RuntimeError.
+  bool math_sdp = true;
+  bool flash_sdp = true;
+  bool mem_efficient_sdp = true;
 };
 AttentionSettings& attention_settings();
 

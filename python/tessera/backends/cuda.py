@@ -1,6 +1,6 @@
 """ts.backends.cuda: ``matmul.allow_tf32`` (default False, like PyTorch), and the switch of
 cuDNN's fused attention: ``enable_cudnn_sdp(bool)`` / ``cudnn_sdp_enabled()`` (default on, as
-PyTorch's). Where cuDNN 9 loads (ts.backends.cudnn) and ``ts.backends.cudnn.enabled`` holds,
+PyTorch's), and torch's other backend switches ``enable_{math,flash,mem_efficient}_sdp``. Where cuDNN 9 loads (ts.backends.cudnn) and ``ts.backends.cudnn.enabled`` holds,
 float16/bfloat16 ``scaled_dot_product_attention`` on CUDA runs cuDNN's flash attention forward
 and backward for the problems it takes, else tessera's own kernels; ``last_attention_path()``
 tells which ran the calling thread's last attention kernel."""
@@ -55,6 +55,39 @@ def enable_cudnn_sdp(enabled: bool) -> None:
 def cudnn_sdp_enabled() -> bool:
     """Whether cuDNN's fused attention may run (the switch; cuDNN must also load)."""
     return bool(_C._cuda.cudnn_sdp_enabled())
+
+
+def _sdp_switch(name: str, enabled: bool) -> None:
+    _C._set_attention_settings(**{name: bool(enabled)})
+
+
+def enable_math_sdp(enabled: bool) -> None:
+    """torch's switch of the math attention backend (with flash off too, a CPU call to
+    scaled_dot_product_attention is a RuntimeError, as in PyTorch)."""
+    _sdp_switch("math_sdp", enabled)
+
+
+def math_sdp_enabled() -> bool:
+    return bool(_C._attention_settings()["math_sdp"])
+
+
+def enable_flash_sdp(enabled: bool) -> None:
+    """torch's switch of the flash attention backend (kept; tessera's paths compute the same
+    function, see torch.nn.attention)."""
+    _sdp_switch("flash_sdp", enabled)
+
+
+def flash_sdp_enabled() -> bool:
+    return bool(_C._attention_settings()["flash_sdp"])
+
+
+def enable_mem_efficient_sdp(enabled: bool) -> None:
+    """torch's switch of the memory-efficient attention backend (CUDA only, as in PyTorch)."""
+    _sdp_switch("mem_efficient_sdp", enabled)
+
+
+def mem_efficient_sdp_enabled() -> bool:
+    return bool(_C._attention_settings()["mem_efficient_sdp"])
 
 
 def last_attention_path() -> str:

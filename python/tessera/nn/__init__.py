@@ -3,5 +3,5 @@
 from .parameter import (Parameter, Buffer, UninitializedParameter,  # noqa: F401
                         UninitializedBuffer)
 from .modules import *  # noqa: F401,F403
-from . import functional, init, parameter, utils, parallel  # noqa: F401
+from . import functional, init, parameter, utils, parallel, attention  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
