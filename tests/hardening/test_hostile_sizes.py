@@ -271,3 +271,17 @@ def test_binary_cross_entropy_outside_zero_one_raises_like_torch(p, y, which) ->
     good = ([0.0, 1.0, 0.3], [0.0, 1.0, 1.0])
     assert ts.nn.functional.binary_cross_entropy(*map(ts.tensor, good)).item() == \
         pytest.approx(torch.nn.functional.binary_cross_entropy(*map(torch.tensor, good)).item())
+
+
+@pytest.mark.parametrize("a", [[[NAN, 1.0], [1.0, 2.0]], [[1.0, NAN], [NAN, 2.0]],
+                               [[float("inf"), 1.0], [1.0, 2.0]]])
+def test_cholesky_of_a_non_finite_matrix_raises_like_torch(a) -> None:
+    # Before: OpenBLAS's potrf took the NaN pivot for positive and the "factor" was NaN.
+    with pytest.raises(torch.linalg.LinAlgError):
+        torch.linalg.cholesky(torch.tensor(a))
+    with pytest.raises(ts.linalg.LinAlgError, match="not positive-definite"):
+        ts.linalg.cholesky(ts.tensor(a))
+    assert ts.linalg.cholesky_ex(ts.tensor(a)).info.item() > 0
+    good = [[4.0, 2.0], [2.0, 3.0]]
+    np.testing.assert_allclose(ts.linalg.cholesky(ts.tensor(good)).numpy(),
+                               torch.linalg.cholesky(torch.tensor(good)).numpy(), rtol=1e-6)
