@@ -138,6 +138,10 @@ void cpu_cholesky(const Tensor& a, bool upper, Info& info) {
     for_batches(a.dim(0), n, [&](int64_t b) {
       T* p = base + b * n * n;
       info[b] = Lapack<T>::potrf(upper ? 'U' : 'L', dim32(n), p, ld32(n));
+      // OpenBLAS's potrf takes a NaN pivot for positive (`ajj <= 0` is false for NaN): a NaN or
+      // infinite matrix "factored" into NaNs where reference LAPACK (and PyTorch) fail.
+      for (int64_t j = 0; info[b] == 0 && j < n; ++j)
+        if (!std::isfinite(std::real(p[j + j * n]))) info[b] = static_cast<int>(j + 1);
       for (int64_t j = 0; j < n; ++j)  // LAPACK leaves the other triangle as it was
         for (int64_t i = 0; i < n; ++i)
           if (upper ? i > j : i < j) p[i + j * n] = T(0);

@@ -177,8 +177,8 @@ Tensor avg_pool(const Tensor& x, int nsp, const Shape& kernel, const Shape& stri
   PoolSpec s;
   bool unbatched = false;
   const Tensor xb = setup(x, nsp, kernel, stride, padding, Shape{1}, ceil_mode, &s, &unbatched, op);
-  TS_CHECK(divisor_override >= 0, ValueError, op, ": divisor must be not zero, got ",
-           divisor_override);
+  TS_CHECK(divisor_override >= 0, ValueError, op, ": divisor_override must be positive, got ",
+           divisor_override, "; hint: divide the output by a negative number instead");
   s.count_include_pad = count_include_pad;
   s.divisor = divisor_override;
   s.channels_last = is_channels_last(xb);

@@ -243,3 +243,45 @@ def test_repr_of_a_huge_expanded_view_prints_its_corners() -> None:
               rng.standard_normal(5000) * 1e-8, rng.standard_normal((8, 2, 100))):
         want = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3)
         assert repr(ts.tensor(a)).startswith(f"tensor({want}"), a.shape
+
+
+def test_avg_pool_negative_divisor_names_the_argument() -> None:
+    # Before: "divisor must be not zero, got -1" (torch divides by it; tessera refuses it).
+    with pytest.raises(ValueError, match="avg_pool2d: divisor_override must be positive, got -1"):
+        ts.nn.functional.avg_pool2d(ts.ones(1, 1, 4, 4), 2, divisor_override=-1)
+    with pytest.raises(RuntimeError, match="divisor must be not zero"):
+        torch.nn.functional.avg_pool2d(torch.ones(1, 1, 4, 4), 2, divisor_override=0)
+    got = ts.nn.functional.avg_pool2d(ts.ones(1, 1, 4, 4), 2, divisor_override=2)
+    assert got.tolist() == torch.nn.functional.avg_pool2d(
+        torch.ones(1, 1, 4, 4), 2, divisor_override=2).tolist()
+
+
+@pytest.mark.parametrize("p,y,which", [
+    ([0.5, 0.5], [2.0, 0.0], "target"), ([1.5, 0.5], [1.0, 0.0], "input"),
+    ([NAN, 0.5], [1.0, 0.0], "input"), ([0.5, -0.1], [1.0, 0.0], "input"),
+    ([0.5, 0.5], [1.0, -1.0], "target"),
+])
+def test_binary_cross_entropy_outside_zero_one_raises_like_torch(p, y, which) -> None:
+    # Before: NaN, or a finite loss of values that are no probabilities (silent garbage).
+    with pytest.raises(RuntimeError, match=f"all elements of {which} should be between 0 and 1"):
+        torch.nn.functional.binary_cross_entropy(torch.tensor(p), torch.tensor(y))
+    with pytest.raises(RuntimeError, match=f"binary_cross_entropy: all elements of {which} "
+                                           f"should be between 0 and 1"):
+        ts.nn.functional.binary_cross_entropy(ts.tensor(p), ts.tensor(y))
+    good = ([0.0, 1.0, 0.3], [0.0, 1.0, 1.0])
+    assert ts.nn.functional.binary_cross_entropy(*map(ts.tensor, good)).item() == \
+        pytest.approx(torch.nn.functional.binary_cross_entropy(*map(torch.tensor, good)).item())
+
+
+@pytest.mark.parametrize("a", [[[NAN, 1.0], [1.0, 2.0]], [[1.0, NAN], [NAN, 2.0]],
+                               [[float("inf"), 1.0], [1.0, 2.0]]])
+def test_cholesky_of_a_non_finite_matrix_raises_like_torch(a) -> None:
+    # Before: OpenBLAS's potrf took the NaN pivot for positive and the "factor" was NaN.
+    with pytest.raises(torch.linalg.LinAlgError):
+        torch.linalg.cholesky(torch.tensor(a))
+    with pytest.raises(ts.linalg.LinAlgError, match="not positive-definite"):
+        ts.linalg.cholesky(ts.tensor(a))
+    assert ts.linalg.cholesky_ex(ts.tensor(a)).info.item() > 0
+    good = [[4.0, 2.0], [2.0, 3.0]]
+    np.testing.assert_allclose(ts.linalg.cholesky(ts.tensor(good)).numpy(),
+                               torch.linalg.cholesky(torch.tensor(good)).numpy(), rtol=1e-6)

@@ -100,6 +100,19 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
            "which is safe to autocast, or disable autocast around it.");
   const autocast::OpScope scope(TS_AUTOCAST_POLICY("binary_cross_entropy"), p, y, w);
   check_same_shape(p, y, op);
+  // Probabilities outside [0, 1] (or NaN) gave NaN or a finite wrong loss (PyTorch raises on
+  // the CPU; device memory is not read back here).
+  const auto check_unit = [op](const Tensor& t, const char* name) {
+    if (!t.device().is_cpu() || t.numel() == 0) return;
+    const double lo = item(amin(t, std::nullopt, false)).to<double>();
+    const double hi = item(amax(t, std::nullopt, false)).to<double>();
+    TS_CHECK(lo >= 0 && hi <= 1, RuntimeError, op, ": all elements of ", name,
+             " should be between 0 and 1, got values in [", lo, ", ", hi, "] (shape ",
+             shape_str(t.shape()), "); hint: apply sigmoid first, or use "
+             "binary_cross_entropy_with_logits");
+  };
+  check_unit(p, "input");
+  check_unit(y, "target");
   Tensor loss;
   {
     autograd::GradModeGuard no_grad(false);
