@@ -20,6 +20,7 @@
 #include "python/function_method.h"
 #include "python/input_arg.h"
 #include "python/int_arg.h"
+#include "python/out_arg.h"
 #include "python/random_args.h"
 
 namespace ts::python {
@@ -28,10 +29,7 @@ namespace {
 // The result of a sampler given out=: written into out (resized to the result's shape and
 // cast to its dtype, as torch), which is returned; else the result itself.
 py::object place_out(const Tensor& r, py::handle out, const char* op) {
-  if (out.is_none()) return py::cast(r);
-  Tensor dst = destination(r.shape(), py::none(), r.dtype(), py::none(), out, op);
-  write_out(op, dst, astype(r, dst.dtype(), false));
-  return py::reinterpret_borrow<py::object>(out);
+  return result_or_out(op, r, out, OutDtype::Cast);
 }
 
 // t cast to dtype= and moved to device= where they are given (ts.random's NumPy-style forms).
