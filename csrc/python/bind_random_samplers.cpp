@@ -29,7 +29,9 @@ namespace {
 // The result of a sampler given out=: written into out (resized to the result's shape and
 // cast to its dtype, as torch), which is returned; else the result itself.
 py::object place_out(const Tensor& r, py::handle out, const char* op) {
-  return result_or_out(op, r, out, OutDtype::Cast);
+  if (out.is_none()) return py::cast(r);
+  const DType dt = tensor_or_throw(out, op, "out").dtype();  // torch draws in out's dtype
+  return write_out_py(op, out, astype(r, dt, false), OutDtype::Exact);
 }
 
 // t cast to dtype= and moved to device= where they are given (ts.random's NumPy-style forms).
