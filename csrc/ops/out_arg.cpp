@@ -30,6 +30,7 @@ namespace ts {
 // - overlap: an out whose elements overlap each other (an expanded tensor) raises; so does one
 //   that partly overlaps an input; the same memory with the same strides (out=x) is fine.
 //   Only dense tensors are compared, as PyTorch's get_overlap_status ("too hard" otherwise).
+//   An out that is also an input is not resized (RuntimeError, as PyTorch).
 
 bool torch_can_cast(DType from, DType to) {
   return from == to || is_complex(to) || (is_floating(to) && !is_complex(from)) ||
@@ -155,6 +156,12 @@ bool write_out(const char* op, const Tensor& out, const Tensor& r, OutDtype rule
     throw TypeError(str(op, ": result type ", dtype_name(rd),
                         " can't be cast to the desired output type ", dtype_name(od),
                         " of out=; hint: pass an out of dtype ", dtype_name(rd)));
+  if (out.shape() != r.shape())
+    for (const Tensor* in : inputs)  // torch does not resize an out that is also an input
+      if (in->defined() && (in->impl() == out.impl() || may_overlap(out, *in)))
+        throw RuntimeError(str(op, ": output with shape ", shape_str(out.shape()),
+                               " doesn't match the broadcast shape ", shape_str(r.shape()),
+                               "; hint: out is also an input here: pass another out"));
   const bool resized = resize_output(op, out, r.shape());
   if (!resized && internal_overlap(out))
     throw RuntimeError(str(op,

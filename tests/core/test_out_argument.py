@@ -494,6 +494,14 @@ def test_partial_overlap_raises_as_torch(case):
         assert "some elements of the input tensor and the written-to tensor" in errs[1]
 
 
+def test_out_that_is_an_input_is_not_resized():
+    for m in (torch, ts):
+        x = m.ones(3)
+        with pytest.raises(RuntimeError, match=r"output with shape .*3.* doesn't match the "
+                                                r"broadcast shape"):
+            m.add(x, m.ones(2, 3), out=x)
+
+
 def test_expanded_out_raises_as_torch():
     for m in (torch, ts):
         o = m.zeros(1, 3).expand(2, 3)
