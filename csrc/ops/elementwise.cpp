@@ -8,6 +8,7 @@
 #include "ops/copy.h"
 #include "ops/indexing_basic.h"
 #include "ops/memory_format.h"
+#include "ops/out_arg.h"
 #include "ops/tensor_convert.h"
 
 namespace ts {
@@ -101,14 +102,6 @@ Tensor binary_op(const ElementwiseDef& def, const Tensor& a, const Tensor& b, co
   return out;
 }
 
-namespace {
-// PyTorch's canCast: the rule of in-place results and out= (not the standard's can_cast).
-bool torch_can_cast(DType rd, DType ad) {
-  return rd == ad || (is_complex(ad)) || (is_floating(ad) && !is_complex(rd)) ||
-         (is_integral(ad) && (is_integral(rd) || is_bool(rd))) || is_bool(rd);
-}
-}  // namespace
-
 void assign_inplace_result(const char* op, const Tensor& a, const Tensor& r) {
   const DType rd = r.dtype(), ad = a.dtype();
   if (!torch_can_cast(rd, ad))
@@ -149,22 +142,6 @@ Tensor inplace_source(const Tensor& a, std::initializer_list<const Tensor*> othe
   bool record = autograd::requires_grad(a);
   for (const Tensor* t : others) record = record || (t->defined() && autograd::requires_grad(*t));
   return record ? clone_op(a) : a;
-}
-
-void write_out(const char* op, const Tensor& out, const Tensor& r) {
-  if (autograd::needs_grad({&r, &out}))
-    throw RuntimeError(str(op,
-                           "(): functions with out=... arguments don't support automatic "
-                           "differentiation, but one of the arguments requires grad; hint: "
-                           "call it without out= or under ts.no_grad()"));
-  if (r.shape() != out.shape())
-    throw ValueError(str(op, ": out= has shape ", shape_str(out.shape()), " but the result has ",
-                         shape_str(r.shape()), "; hint: pass an out of the result's shape"));
-  if (!torch_can_cast(r.dtype(), out.dtype()))
-    throw TypeError(str(op, ": result type ", dtype_name(r.dtype()),
-                        " can't be cast to the desired output type ", dtype_name(out.dtype()),
-                        " of out=; hint: pass an out of dtype ", dtype_name(r.dtype())));
-  copy_(out, r);
 }
 
 namespace {

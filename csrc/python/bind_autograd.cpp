@@ -6,6 +6,7 @@
 #include "ops/copy.h"
 #include "python/convert.h"
 #include "python/input_arg.h"
+#include "python/out_arg.h"
 #include "python/py_node.h"
 
 namespace ts::autograd {
@@ -316,8 +317,7 @@ void init_autograd(py::module_& m) {
       // the old geometry: it is dropped.)
       .def("_set_data", [](py::handle self_obj, const Tensor& src) {
         const Tensor& self = tensor_or_throw(self_obj, "_set_data", "self");
-        if (PyObject** d = _PyObject_GetDictPtr(self_obj.ptr()); d && *d)
-          if (PyDict_DelItemString(*d, "_ts_size") != 0) PyErr_Clear();
+        forget_geometry(self_obj);
         TS_CHECK(!src.is_wrapped_number(), TypeError, "_set_data: source must be a tensor");
         TensorImpl* dst = self.impl();
         const TensorImpl* s = src.impl();

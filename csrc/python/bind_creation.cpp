@@ -8,6 +8,7 @@
 #include "autograd/meta.h"
 #include "core/error.h"
 #include "core/scalar_range.h"
+#include "core/warning.h"
 #include "ops/copy.h"
 #include "ops/creation.h"
 #include "ops/default_dtype.h"
@@ -17,6 +18,7 @@
 #include "python/function_method.h"
 #include "python/input_arg.h"
 #include "python/int_arg.h"
+#include "python/out_arg.h"
 
 namespace ts::python {
 
@@ -135,12 +137,13 @@ struct OutArg {
   py::object finish(const Tensor& r) const {
     if (out.is_none()) return py::cast(r);
     const Tensor& o = out.cast<const Tensor&>();
-    if (o.shape() != r.shape()) {
-      py::tuple sizes(r.shape().size());
-      for (size_t i = 0; i < static_cast<size_t>(r.shape().size()); ++i) sizes[i] = r.shape()[i];
-      out.attr("resize_")(sizes);
-    }
-    copy_(o, r, false);
+    if (op == "arange" && o.numel() != r.numel() && o.numel() != 0)
+      warn(str("The number of elements in the out tensor of shape ", shape_str(o.shape()), " is ",
+               o.numel(), " which does not match the computed number of elements ", r.numel(),
+               ". Note that this may occur as a result of rounding error. The out "
+               "tensor will be resized to a tensor of shape ",
+               shape_str(r.shape()), "."));
+    copy_(factory_out(op.c_str(), out, r.shape(), r.device()), r, false);
     return py::reinterpret_borrow<py::object>(out);
   }
 };
@@ -286,15 +289,15 @@ py::object eye_py(py::handle n_rows, py::handle n_cols, py::handle k, py::handle
 
 // tril/triu(input, diagonal=0, *, k=None): diagonal is PyTorch's name for the standard's k;
 // k= given with a diagonal other than the default 0 is a conflict.
-Tensor band_py(bool upper, py::handle input, py::handle diagonal, py::handle k, py::handle out) {
+py::object band_py(bool upper, py::handle input, py::handle diagonal, py::handle k,
+                   py::handle out) {
   const char* op = upper ? "triu" : "tril";
-  check_no_out(op, out);
   const Tensor& x = tensor_or_throw(input, op, "input");
   const int64_t d = int_arg(diagonal, op, "diagonal");  // None is an error, as in torch
   if (!k.is_none() && d != 0)
     throw TypeError(std::string(op) + ": got the diagonal both as diagonal and as k=");
   const int64_t kk = k.is_none() ? d : int_arg(k, op, "k");
-  return upper ? triu(x, kk) : tril(x, kk);
+  return result_or_out(op, upper ? triu(x, kk) : tril(x, kk), out, OutDtype::Exact, {&x});
 }
 
 // rand_like / randn_like: input's shape, dtype and device unless given, drawn in input's

@@ -234,7 +234,8 @@ void def_arithmetic(py::module_& m) {
       "add",
       [](py::handle a, py::handle b, py::handle alpha, py::handle out) {
         auto [ta, tb] = binary_operands(a, b, "add");
-        return result_or_out("add", add(ta, tb, alpha_of(alpha, "add"), "add"), out);
+        return result_or_out("add", add(ta, tb, alpha_of(alpha, "add"), "add"), out, OutDtype::Cast,
+                             {&ta, &tb});
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1,
       py::arg("out") = py::none(), kAddDoc);
@@ -243,7 +244,7 @@ void def_arithmetic(py::module_& m) {
       [](py::handle a, py::handle b, py::handle alpha, py::handle out) {
         auto [ta, tb] = binary_operands(a, b, "subtract");
         return result_or_out("subtract", subtract(ta, tb, alpha_of(alpha, "subtract"), "subtract"),
-                             out);
+                             out, OutDtype::Cast, {&ta, &tb});
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1,
       py::arg("out") = py::none(), kSubtractDoc);
@@ -260,7 +261,7 @@ void def_arithmetic(py::module_& m) {
         q.name,
         [q](py::handle a, py::handle b, py::handle out) {
           auto [ta, tb] = binary_operands(a, b, q.name);
-          return result_or_out(q.name, binary_op(*q.def, ta, tb), out);
+          return result_or_out(q.name, binary_op(*q.def, ta, tb), out, OutDtype::Cast, {&ta, &tb});
         },
         py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none(), q.doc);
   }
@@ -268,7 +269,8 @@ void def_arithmetic(py::module_& m) {
       "divide",
       [](py::handle a, py::handle b, py::handle mode, py::handle out) {
         auto [ta, tb] = binary_operands(a, b, "div");
-        return result_or_out("div", divide(ta, tb, mode_of(mode, "div"), "div"), out);
+        return result_or_out("div", divide(ta, tb, mode_of(mode, "div"), "div"), out, OutDtype::Cast,
+                             {&ta, &tb});
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(),
       py::arg("out") = py::none(), kDivideDoc);
@@ -474,10 +476,9 @@ void def_torch_pointwise(py::module_& m) {
       "clamp",
       [](py::handle x, py::handle lo, py::handle hi, py::handle out) {
         const char* op = "clamp";
-        return result_or_out(op,
-                             clamp(tensor_or_throw(x, op, "input"), optional_operand(lo, op),
-                                   optional_operand(hi, op)),
-                             out);
+        const Tensor& t = tensor_or_throw(x, op, "input");
+        return result_or_out(op, clamp(t, optional_operand(lo, op), optional_operand(hi, op)), out,
+                             OutDtype::Exact, {&t});
       },
       py::arg("input"), py::arg("min") = py::none(), py::arg("max") = py::none(), py::kw_only(),
       py::arg("out") = py::none(), kClampDoc);
@@ -493,7 +494,7 @@ void def_torch_pointwise(py::module_& m) {
           const Tensor& t = tensor_or_throw(x, name, "input");
           const Tensor b = operand_or_throw(bound, name);
           return result_or_out(name, is_min ? clamp(t, b, std::nullopt) : clamp(t, std::nullopt, b),
-                               out);
+                               out, OutDtype::Exact, {&t, &b});
         },
         py::arg("input"), py::arg(is_min ? "min" : "max"), py::kw_only(),
         py::arg("out") = py::none(), is_min ? kClampMinDoc : kClampMaxDoc);
@@ -502,10 +503,9 @@ void def_torch_pointwise(py::module_& m) {
       "lerp",
       [](py::handle x, py::handle end, py::handle weight, py::handle out) {
         const char* op = "lerp";
-        return result_or_out(op,
-                             lerp(tensor_or_throw(x, op, "input"), operand_or_throw(end, op),
-                                  operand_or_throw(weight, op)),
-                             out);
+        const Tensor& t = tensor_or_throw(x, op, "input");
+        const Tensor e = operand_or_throw(end, op), w = operand_or_throw(weight, op);
+        return result_or_out(op, lerp(t, e, w), out, OutDtype::Cast, {&t, &e, &w});
       },
       py::arg("input"), py::arg("end"), py::arg("weight"), py::kw_only(),
       py::arg("out") = py::none(), kLerpDoc);
@@ -518,7 +518,8 @@ void def_torch_pointwise(py::module_& m) {
           const Tensor& t = tensor_or_throw(x, name, "input");
           const Tensor a = operand_or_throw(t1, name), b = operand_or_throw(t2, name);
           const Scalar v = alpha_of(value, name);
-          return result_or_out(name, is_mul ? addcmul(t, a, b, v) : addcdiv(t, a, b, v), out);
+          return result_or_out(name, is_mul ? addcmul(t, a, b, v) : addcdiv(t, a, b, v), out,
+                               OutDtype::Cast, {&t, &a, &b});
         },
         py::arg("input"), py::arg("tensor1"), py::arg("tensor2"), py::kw_only(),
         py::arg("value") = 1, py::arg("out") = py::none(), is_mul ? kAddcmulDoc : kAddcdivDoc);
@@ -527,12 +528,12 @@ void def_torch_pointwise(py::module_& m) {
       "nan_to_num",
       [](py::handle x, py::handle nan, py::handle posinf, py::handle neginf, py::handle out) {
         const char* op = "nan_to_num";
-        return result_or_out(
-            op,
-            nan_to_num(tensor_or_throw(x, op, "input"),
-                       nan.is_none() ? 0.0 : float_arg(nan, op, "nan"),
-                       optional_float(posinf, op, "posinf"), optional_float(neginf, op, "neginf")),
-            out);
+        const Tensor& t = tensor_or_throw(x, op, "input");
+        return result_or_out(op,
+                             nan_to_num(t, nan.is_none() ? 0.0 : float_arg(nan, op, "nan"),
+                                        optional_float(posinf, op, "posinf"),
+                                        optional_float(neginf, op, "neginf")),
+                             out, OutDtype::Exact, {&t});
       },
       py::arg("input"), py::arg("nan") = 0.0, py::arg("posinf") = py::none(),
       py::arg("neginf") = py::none(), py::kw_only(), py::arg("out") = py::none(), kNanToNumDoc);
@@ -557,7 +558,7 @@ void def_torch_pointwise(py::module_& m) {
       "fmod",
       [](py::handle x, py::handle other, py::handle out) {
         auto [a, b] = binary_operands(x, other, "fmod");
-        return result_or_out("fmod", fmod(a, b), out);
+        return result_or_out("fmod", fmod(a, b), out, OutDtype::Cast, {&a, &b});
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none(), kFmodDoc);
   bind_functions_as_methods(m, {"clamp", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv",
@@ -580,17 +581,19 @@ void def_torch_unary_binary(py::module_& m) {
     const char* name;
     UnaryFn fn;
     const char* doc;
+    OutDtype out_dtype = OutDtype::Cast;  // Exact where torch wants out in the result's dtype
   };
   const U unary[] = {
       {"rsqrt", &rsqrt, "1 / sqrt(input); integer input gives the default float dtype."},
       {"exp2", &exp2, "2 ** input (float result)."},
       {"frac", [](const Tensor& x) { return frac(x); },
-       "input - trunc(input), keeping the sign; floating input only (as torch)."},
+       "input - trunc(input), keeping the sign; floating input only (as torch).", OutDtype::Exact},
       {"deg2rad", &deg2rad, "input * pi / 180 (float result)."},
       {"rad2deg", &rad2deg, "input * 180 / pi (float result)."},
-      {"isposinf", &isposinf, "True where input is +inf."},
-      {"isneginf", &isneginf, "True where input is -inf."},
-      {"sgn", &sgn, "sign for real input (sgn(NaN) is 0); input / |input| (0 at 0) for complex."},
+      {"isposinf", &isposinf, "True where input is +inf.", OutDtype::Exact},
+      {"isneginf", &isneginf, "True where input is -inf.", OutDtype::Exact},
+      {"sgn", &sgn, "sign for real input (sgn(NaN) is 0); input / |input| (0 at 0) for complex.",
+       OutDtype::Exact},
       {"angle", &angle,
        "The argument of complex input; for real input pi where negative, else 0 (NaN kept)."},
       {"isreal", &isreal, "True where the imaginary part is 0 (everywhere for real dtypes)."},
@@ -600,7 +603,8 @@ void def_torch_unary_binary(py::module_& m) {
     m.def(
         v.name,
         [v](py::handle x, py::handle out) {
-          return result_or_out(v.name, v.fn(tensor_or_throw(x, v.name, "input")), out);
+          const Tensor& t = tensor_or_throw(x, v.name, "input");
+          return result_or_out(v.name, v.fn(t), out, v.out_dtype, {&t});
         },
         py::arg("input"), py::kw_only(), py::arg("out") = py::none(),
         doc(v.name, "input, *, out=None", v.doc));
@@ -629,10 +633,9 @@ void def_torch_unary_binary(py::module_& m) {
           const Tensor& t = tensor_or_throw(x, v.name, "input");
           // ldexp's other is a tensor, as torch's (a number raises TypeError there too)
           const bool need_tensor = std::string_view(v.name) == "ldexp";
-          return result_or_out(v.name,
-                               v.fn(t, need_tensor ? tensor_or_throw(other, v.name, "other")
-                                                   : operand_or_throw(other, v.name)),
-                               out);
+          const Tensor o = need_tensor ? tensor_or_throw(other, v.name, "other")
+                                       : operand_or_throw(other, v.name);
+          return result_or_out(v.name, v.fn(t, o), out, OutDtype::Cast, {&t, &o});
         },
         py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none(),
         doc(v.name, "input, other, *, out=None", v.doc));
@@ -641,11 +644,10 @@ void def_torch_unary_binary(py::module_& m) {
       "heaviside",
       [](py::handle x, py::handle values, py::handle out) {
         const char* op = "heaviside";
-        return result_or_out(
-            op,
-            heaviside(tensor_or_throw(x, op, "input"), operand_or_throw(values, op),
-                      py::isinstance<Tensor>(values)),
-            out);
+        const Tensor& t = tensor_or_throw(x, op, "input");
+        const Tensor v = operand_or_throw(values, op);
+        return result_or_out(op, heaviside(t, v, py::isinstance<Tensor>(values)), out,
+                             OutDtype::Exact, {&t, &v});
       },
       py::arg("input"), py::arg("values"), py::kw_only(), py::arg("out") = py::none(),
       "heaviside(input, values, *, out=None)\n--\n\n"
@@ -656,8 +658,9 @@ void def_torch_unary_binary(py::module_& m) {
       [](py::handle x, py::handle other, py::handle alpha, py::handle out) {
         const char* op = "rsub";
         const Tensor& t = tensor_or_throw(x, op, "input");
-        return result_or_out(op, subtract(operand_or_throw(other, op), t, alpha_of(alpha, op), op),
-                             out);
+        const Tensor o = operand_or_throw(other, op);
+        return result_or_out(op, subtract(o, t, alpha_of(alpha, op), op), out, OutDtype::Cast,
+                             {&t, &o});
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = 1,
       py::arg("out") = py::none(),

@@ -11,6 +11,7 @@
 #include "python/convert.h"
 #include "python/input_arg.h"
 #include "python/int_arg.h"
+#include "python/out_arg.h"
 
 namespace ts::python {
 
@@ -66,16 +67,19 @@ void def_transform(py::module_& f, const char* name, Fn1 fn1, FnN fnn, const cha
       name,
       [fn1, fnn, name](py::handle x, py::handle size, py::handle axis, py::handle norm,
                        py::handle alias, py::handle input, py::handle out) {
-        no_out(out, name);
         const Tensor t = input_arg(x, input, name);
         const FftNorm nm = norm_arg(norm, name);
         if (!fn1)
-          return fnn(t, shape_arg(size, name),
-                     shape_arg(axis_alias(alias, axis, name, false), name), nm);
+          return with_out(name,
+                          py::cast(fnn(t, shape_arg(size, name),
+                                       shape_arg(axis_alias(alias, axis, name, false), name), nm)),
+                          out, OutDtype::Cast);
         const std::optional<int64_t> len =
             size.is_none() ? std::nullopt : std::optional<int64_t>(int_arg(size, name, "n"));
         const py::handle ax = axis_alias(axis, alias, name, true);
-        return fn1(t, len, ax.is_none() ? -1 : int_arg(ax, name, "axis"), nm);
+        return with_out(name,
+                        py::cast(fn1(t, len, ax.is_none() ? -1 : int_arg(ax, name, "axis"), nm)),
+                        out, OutDtype::Cast);
       },
       py::arg("x") = missing(), py::pos_only(), py::arg(one_d ? "n" : "s") = py::none(),
       one_d ? (py::arg("axis") = -1) : (py::arg("dim") = py::none()), py::arg("norm") = py::none(),
@@ -91,9 +95,10 @@ void def_2d(py::module_& f, const char* name, FnN fn, const char* nd_name) {
   f.def(
       name,
       [fn, name](py::handle input, py::handle s, py::handle dim, py::handle norm, py::handle out) {
-        no_out(out, name);
-        return fn(operand_or_throw(input, name), shape_arg(s, name), shape_arg(dim, name),
-                  norm_arg(norm, name));
+        return with_out(name,
+                        py::cast(fn(operand_or_throw(input, name), shape_arg(s, name),
+                                    shape_arg(dim, name), norm_arg(norm, name))),
+                        out, OutDtype::Cast);
       },
       py::arg("input"), py::arg("s") = py::none(), py::arg("dim") = py::make_tuple(-2, -1),
       py::arg("norm") = py::none(), py::kw_only(), py::arg("out") = py::none(),

@@ -94,7 +94,7 @@ py::object where_py(py::handle condition, py::handle x, py::handle other, py::ha
   return result_or_out(
       op,
       where(operand_or_throw(condition, op), operand_or_throw(x, op), operand_or_throw(other, op)),
-      out);
+      out, OutDtype::Exact);
 }
 
 int64_t decimals_arg(py::handle decimals) { return int_arg(decimals, "round", "decimals"); }
@@ -122,7 +122,7 @@ py::object searchsorted_py(py::handle seq, py::handle values, py::handle side, p
   Tensor res = searchsorted(operand_or_throw(seq, op), operand_or_throw(values, op), r,
                             sorter.is_none() ? nullptr : &k);
   if (out_int32) res = astype(res, DType::Int32, false);
-  return result_or_out(op, res, out);
+  return result_or_out(op, res, out, OutDtype::Exact);
 }
 
 constexpr const char* kWhereDoc =
@@ -223,7 +223,7 @@ void init_index_forms(py::module_& m) {
         return result_or_out(op,
                              scatter_reduce_py(tensor_or_throw(x, op, "input"), dim, index, src,
                                                reduce, include_self, op),
-                             out);
+                             out, OutDtype::Exact);
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"),
       py::kw_only(), py::arg("include_self") = true, py::arg("out") = py::none(),
@@ -375,7 +375,7 @@ void init_index_forms(py::module_& m) {
         const char* op = "index_reduce";
         const Tensor& t = tensor_or_throw(x, op, "input");
         return result_or_out(op, index_reduce_py(t, dim, index, source, reduce, include_self, op),
-                             out);
+                             out, OutDtype::Exact);
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::arg("reduce"),
       py::kw_only(), py::arg("include_self") = true, py::arg("out") = py::none(), kIndexReduceDoc);
@@ -447,7 +447,7 @@ void init_index_forms(py::module_& m) {
       "round",
       [](py::handle x, py::handle decimals, py::handle out) {
         return result_or_out("round", round(operand_or_throw(x, "round"), decimals_arg(decimals)),
-                             out);
+                             out, OutDtype::Exact);
       },
       py::arg("x"), py::pos_only(), py::kw_only(), py::arg("decimals") = 0,
       py::arg("out") = py::none(), kRoundDoc);

@@ -11,6 +11,7 @@
 #include "python/convert.h"
 #include "python/input_arg.h"
 #include "python/int_arg.h"
+#include "python/out_arg.h"
 
 namespace ts::python {
 
@@ -82,12 +83,13 @@ void def_norms(py::module_& l) {
       [](py::handle x, py::handle ord, py::handle dim, py::handle keepdim, py::handle axis,
          py::handle keepdims, py::handle dtype, py::handle input, py::handle out) {
         constexpr const char* op = "vector_norm";
-        no_out(out, op);
         const Tensor t = with_dtype(input_arg(x, input, op), dtype);
         const py::handle ax = alias(axis, dim, op, "axis= and its alias dim=");
         const py::handle keep = alias(keepdims, keepdim, op, "keepdims= and its alias keepdim=");
-        return vector_norm(t, ax.is_none() ? Axes() : Axes(to_shape(ax, op)),
-                           !keep.is_none() && truth(keep), vector_ord(ord, op));
+        return with_out(op,
+                        py::cast(vector_norm(t, ax.is_none() ? Axes() : Axes(to_shape(ax, op)),
+                                             !keep.is_none() && truth(keep), vector_ord(ord, op))),
+                        out);
       },
       py::arg("x") = missing(), py::pos_only(), py::arg("ord") = 2, py::arg("dim") = py::none(),
       py::arg("keepdim") = py::none(), py::kw_only(), py::arg("axis") = py::none(),
@@ -106,10 +108,11 @@ void def_norms(py::module_& l) {
       [](py::handle x, py::handle ord, py::handle dim, py::handle keepdim, py::handle keepdims,
          py::handle dtype, py::handle input, py::handle out) {
         constexpr const char* op = "matrix_norm";
-        no_out(out, op);
         const Tensor t = with_dtype(input_arg(x, input, op), dtype);
         const py::handle keep = alias(keepdims, keepdim, op, "keepdims= and its alias keepdim=");
-        return matrix_norm_py(t, ord, to_shape(dim, op), !keep.is_none() && truth(keep));
+        return with_out(
+            op, py::cast(matrix_norm_py(t, ord, to_shape(dim, op), !keep.is_none() && truth(keep))),
+            out);
       },
       py::arg("x") = missing(), py::pos_only(), py::arg("ord") = "fro",
       py::arg("dim") = py::make_tuple(-2, -1), py::arg("keepdim") = py::none(), py::kw_only(),
@@ -128,7 +131,6 @@ void def_norms(py::module_& l) {
       [](py::handle A, py::handle ord, py::handle dim, bool keepdim, py::handle dtype,
          py::handle input, py::handle out) {
         constexpr const char* op = "linalg.norm";
-        no_out(out, op);
         const bool has_a = !A.is(missing());
         if (has_a && !input.is(missing()))
           throw py::type_error("norm() got multiple values for argument 'A'");
@@ -138,7 +140,8 @@ void def_norms(py::module_& l) {
         const std::optional<Shape> dims =
             dim.is_none() ? std::nullopt : std::optional<Shape>(to_shape(dim, op));
         if ((dims && dims->size() == 2) || (!dims && !ord.is_none() && t.ndim() == 2))
-          return matrix_norm_py(t, ord, dims ? *dims : Shape{-2, -1}, keepdim);
+          return with_out(
+              op, py::cast(matrix_norm_py(t, ord, dims ? *dims : Shape{-2, -1}, keepdim)), out);
         if (!ord.is_none() && !dims && t.ndim() != 1)
           throw RuntimeError(
               "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got " +
@@ -146,8 +149,11 @@ void def_norms(py::module_& l) {
         if (py::isinstance<py::str>(ord))
           throw RuntimeError("linalg.vector_norm: ord " + py::repr(ord).cast<std::string>() +
                              " is a matrix norm; give two dims");
-        return vector_norm(t, dims ? Axes(*dims) : Axes(), keepdim,
-                           ord.is_none() ? Scalar::from_int(2) : vector_ord(ord, "vector_norm"));
+        return with_out(op,
+                        py::cast(vector_norm(
+                            t, dims ? Axes(*dims) : Axes(), keepdim,
+                            ord.is_none() ? Scalar::from_int(2) : vector_ord(ord, "vector_norm"))),
+                        out);
       },
       py::arg("A") = missing(), py::arg("ord") = py::none(), py::arg("dim") = py::none(),
       py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none(),
@@ -175,8 +181,7 @@ void def_matrix_fns(py::module_& l) {
     l.def(
         name,
         [fn, name](py::handle x, py::handle A, py::handle input, py::handle out) {
-          no_out(out, name);
-          return fn(first_arg(x, A, input, name));
+          return with_out(name, py::cast(fn(first_arg(x, A, input, name))), out);
         },
         py::arg("x") = missing(), py::pos_only(), py::kw_only(), py::arg("A") = missing(),
         py::arg("input") = missing(), py::arg("out") = py::none(),
@@ -187,11 +192,11 @@ void def_matrix_fns(py::module_& l) {
   l.def(
       "matrix_power",
       [](py::handle x, py::handle n, py::handle A, py::handle input, py::handle out) {
-        no_out(out, "matrix_power");
         const Tensor t = first_arg(x, A, input, "matrix_power");
         if (n.is(missing()))
           throw py::type_error("matrix_power() missing required argument 'n' (pos 2)");
-        return matrix_power(t, int_arg(n, "matrix_power", "n"));
+        return with_out("matrix_power", py::cast(matrix_power(t, int_arg(n, "matrix_power", "n"))),
+                        out);
       },
       py::arg("x") = missing(), py::pos_only(), py::arg("n") = missing(), py::kw_only(),
       py::arg("A") = missing(), py::arg("input") = missing(), py::arg("out") = py::none(),
@@ -202,7 +207,6 @@ void def_matrix_fns(py::module_& l) {
   l.def(
       "eigvalsh",
       [](py::handle x, py::handle uplo, py::handle A, py::handle input, py::handle out) {
-        no_out(out, "eigvalsh");
         const Tensor t = first_arg(x, A, input, "eigvalsh");
         TS_CHECK(py::isinstance<py::str>(uplo), TypeError,
                  "eigvalsh(): argument 'UPLO' (position 2) must be str, not ", type_name(uplo));
@@ -211,7 +215,8 @@ void def_matrix_fns(py::module_& l) {
           throw RuntimeError("Expected UPLO argument to be 'L' or 'U', but got " +
                              py::str(uplo).cast<std::string>());
         // the Hermitian matrix of x's upper triangle is the one of x^H's lower triangle
-        return eigvalsh(u == "U" ? conj(matrix_transpose(t)) : t);
+        return with_out("eigvalsh", py::cast(eigvalsh(u == "U" ? conj(matrix_transpose(t)) : t)),
+                        out);
       },
       py::arg("x") = missing(), py::pos_only(), py::arg("UPLO") = "L", py::kw_only(),
       py::arg("A") = missing(), py::arg("input") = missing(), py::arg("out") = py::none(),
@@ -222,10 +227,10 @@ void def_matrix_fns(py::module_& l) {
   l.def(
       "cholesky",
       [](py::handle x, py::handle upper, py::handle A, py::handle input, py::handle out) {
-        no_out(out, "cholesky");
         if (!PyBool_Check(upper.ptr()) && type_name(upper) != "bool_")
           throw py::type_error("cholesky: upper must be a bool, got " + type_name(upper));
-        return cholesky(first_arg(x, A, input, "cholesky"), truth(upper));
+        return with_out("cholesky",
+                        py::cast(cholesky(first_arg(x, A, input, "cholesky"), truth(upper))), out);
       },
       py::arg("x") = missing(), py::pos_only(), py::kw_only(), py::arg("upper") = false,
       py::arg("A") = missing(), py::arg("input") = missing(), py::arg("out") = py::none(),

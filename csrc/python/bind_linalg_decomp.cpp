@@ -14,6 +14,7 @@
 #include "python/convert.h"
 #include "python/input_arg.h"
 #include "python/int_arg.h"
+#include "python/out_arg.h"
 
 namespace ts::python {
 
@@ -100,10 +101,11 @@ void def_tolerance(py::module_& l, const char* name, const char* tol_name, bool 
       name,
       [name, tol_is_atol, fn](py::handle x, py::handle tol, py::handle hermitian, py::handle atol,
                               py::handle rtol, py::handle A, py::handle input, py::handle out) {
-        no_out(out, name);
         const Tensor t = first_arg(x, A, input, name);
         auto [at, rt] = tolerances(tol, tol_is_atol, atol, rtol, name);
-        return fn(t, at, rt, flag(hermitian, name, "hermitian"));
+        // torch's matrix_rank and pinv are composite: their out= casts
+        return with_out(name, py::cast(fn(t, at, rt, flag(hermitian, name, "hermitian"))), out,
+                        OutDtype::Cast);
       },
       py::arg("x") = missing(), py::pos_only(), py::arg(tol_name) = py::none(),
       py::arg("hermitian") = false, py::kw_only(), py::arg("atol") = py::none(),
@@ -129,9 +131,8 @@ void init_linalg_decomp(py::module_& l) {
   l.def(
       "slogdet",
       [slogdet_t](py::handle x, py::handle A, py::handle input, py::handle out) {
-        no_out(out, "slogdet");
         auto [sign, logabs] = slogdet(first_arg(x, A, input, "slogdet"));
-        return slogdet_t(sign, logabs);
+        return with_out("slogdet", slogdet_t(sign, logabs), out);
       },
       py::arg("x") = missing(), py::pos_only(), py::kw_only(), py::arg("A") = missing(),
       py::arg("input") = missing(), py::arg("out") = py::none(),
@@ -142,9 +143,8 @@ void init_linalg_decomp(py::module_& l) {
   l.def(
       "eigh",
       [eigh_t](py::handle x, py::handle uplo, py::handle A, py::handle input, py::handle out) {
-        no_out(out, "eigh");
         auto [w, v] = eigh(by_uplo(first_arg(x, A, input, "eigh"), uplo));
-        return eigh_t(w, v);
+        return with_out("eigh", eigh_t(w, v), out);
       },
       py::arg("x") = missing(), py::pos_only(), py::arg("UPLO") = "L", py::kw_only(),
       py::arg("A") = missing(), py::arg("input") = missing(), py::arg("out") = py::none(),
@@ -157,9 +157,9 @@ void init_linalg_decomp(py::module_& l) {
       "solve",
       [](py::handle x1, py::handle x2, bool left, py::handle A, py::handle B, py::handle input,
          py::handle other, py::handle out) {
-        no_out(out, "solve");
         const Tensor a = first_arg(x1, A, input, "solve");
-        return linalg_solve(a, second_arg(x2, B, other, "solve"), left);
+        return with_out("solve", py::cast(linalg_solve(a, second_arg(x2, B, other, "solve"), left)),
+                        out);
       },
       py::arg("x1") = missing(), py::arg("x2") = missing(), py::pos_only(), py::kw_only(),
       py::arg("left") = true, py::arg("A") = missing(), py::arg("B") = missing(),
@@ -174,7 +174,6 @@ void init_linalg_decomp(py::module_& l) {
   l.def(
       "qr",
       [qr_t](py::handle x, py::handle mode, py::handle A, py::handle input, py::handle out) {
-        no_out(out, "qr");
         const Tensor t = first_arg(x, A, input, "qr");
         TS_CHECK(py::isinstance<py::str>(mode), TypeError,
                  "qr(): argument 'mode' (position 2) must be str, not ", type_name(mode));
@@ -184,7 +183,7 @@ void init_linalg_decomp(py::module_& l) {
                            py::repr(mode).cast<std::string>());
         auto [q, r] = qr(t, md == "complete");
         if (md == "r") q = Tensor::empty({0}, t.dtype(), t.device());  // torch: R only
-        return qr_t(q, r);
+        return with_out("qr", qr_t(q, r), out);
       },
       py::arg("x") = missing(), py::pos_only(), py::arg("mode") = "reduced", py::kw_only(),
       py::arg("A") = missing(), py::arg("input") = missing(), py::arg("out") = py::none(),
@@ -196,10 +195,9 @@ void init_linalg_decomp(py::module_& l) {
       "svd",
       [svd_t](py::handle x, bool full_matrices, py::handle driver, py::handle A, py::handle input,
               py::handle out) {
-        no_out(out, "svd");
         check_driver(driver, "svd");
         auto [u, s, vh] = svd(first_arg(x, A, input, "svd"), full_matrices);
-        return svd_t(u, s, vh);
+        return with_out("svd", svd_t(u, s, vh), out);
       },
       py::arg("x") = missing(), py::pos_only(), py::arg("full_matrices") = true, py::kw_only(),
       py::arg("driver") = py::none(), py::arg("A") = missing(), py::arg("input") = missing(),
@@ -212,9 +210,8 @@ void init_linalg_decomp(py::module_& l) {
   l.def(
       "svdvals",
       [](py::handle x, py::handle driver, py::handle A, py::handle input, py::handle out) {
-        no_out(out, "svdvals");
         check_driver(driver, "svdvals");
-        return svdvals(first_arg(x, A, input, "svdvals"));
+        return with_out("svdvals", py::cast(svdvals(first_arg(x, A, input, "svdvals"))), out);
       },
       py::arg("x") = missing(), py::pos_only(), py::kw_only(), py::arg("driver") = py::none(),
       py::arg("A") = missing(), py::arg("input") = missing(), py::arg("out") = py::none(),
@@ -240,7 +237,6 @@ void init_linalg_decomp(py::module_& l) {
       [lstsq_t](py::handle A, py::handle B, py::handle rcond, py::handle driver, py::handle input,
                 py::handle b, py::handle other, py::handle out) {
         constexpr const char* op = "lstsq";
-        no_out(out, op);
         const Tensor a = first_arg(A, missing(), input, op);
         const Tensor rhs = second_arg(B, b, other, op);
         std::optional<double> rc;
@@ -255,7 +251,7 @@ void init_linalg_decomp(py::module_& l) {
           drv = py::isinstance<py::str>(driver) ? driver.cast<std::string>()
                                                 : py::repr(driver).cast<std::string>();
         const LstsqResult r = lstsq(a, rhs, rc, drv);
-        return lstsq_t(r.solution, r.residuals, r.rank, r.singular_values);
+        return with_out(op, lstsq_t(r.solution, r.residuals, r.rank, r.singular_values), out);
       },
       py::arg("A") = missing(), py::arg("B") = missing(), py::arg("rcond") = py::none(),
       py::kw_only(), py::arg("driver") = py::none(), py::arg("input") = missing(),
@@ -277,9 +273,8 @@ void init_linalg_decomp(py::module_& l) {
   l.def(
       "inv_ex",
       [inv_ex_t](py::handle A, bool check_errors, py::handle input, py::handle out) {
-        no_out(out, "inv_ex");
         auto [r, info] = inv_ex(first_arg(A, missing(), input, "inv_ex"), check_errors);
-        return inv_ex_t(r, info);
+        return with_out("inv_ex", inv_ex_t(r, info), out);
       },
       py::arg("A") = missing(), py::kw_only(), py::arg("check_errors") = false,
       py::arg("input") = missing(), py::arg("out") = py::none(),
@@ -292,10 +287,9 @@ void init_linalg_decomp(py::module_& l) {
       "cholesky_ex",
       [cholesky_ex_t](py::handle A, py::handle upper, bool check_errors, py::handle input,
                       py::handle out) {
-        no_out(out, "cholesky_ex");
         auto [r, info] = cholesky_ex(first_arg(A, missing(), input, "cholesky_ex"),
                                      flag(upper, "cholesky_ex", "upper"), check_errors);
-        return cholesky_ex_t(r, info);
+        return with_out("cholesky_ex", cholesky_ex_t(r, info), out);
       },
       py::arg("A") = missing(), py::kw_only(), py::arg("upper") = false,
       py::arg("check_errors") = false, py::arg("input") = missing(), py::arg("out") = py::none(),
@@ -307,10 +301,9 @@ void init_linalg_decomp(py::module_& l) {
       "solve_ex",
       [solve_ex_t](py::handle A, py::handle B, bool left, bool check_errors, py::handle input,
                    py::handle b, py::handle other, py::handle out) {
-        no_out(out, "solve_ex");
         const Tensor a = first_arg(A, missing(), input, "solve_ex");
         auto [r, info] = solve_ex(a, second_arg(B, b, other, "solve_ex"), left, check_errors);
-        return solve_ex_t(r, info);
+        return with_out("solve_ex", solve_ex_t(r, info), out);
       },
       py::arg("A") = missing(), py::arg("B") = missing(), py::kw_only(), py::arg("left") = true,
       py::arg("check_errors") = false, py::arg("input") = missing(), py::arg("b") = missing(),
@@ -323,7 +316,6 @@ void init_linalg_decomp(py::module_& l) {
   l.def(
       "multi_dot",
       [](py::handle tensors, py::handle out) {
-        no_out(out, "multi_dot");
         bool ok = py::isinstance<py::list>(tensors) || py::isinstance<py::tuple>(tensors);
         if (ok)
           for (py::handle t : tensors) ok = ok && py::isinstance<Tensor>(t);
@@ -333,7 +325,7 @@ void init_linalg_decomp(py::module_& l) {
               type_name(tensors));
         std::vector<Tensor> xs;
         for (py::handle t : tensors) xs.push_back(t.cast<const Tensor&>());
-        return multi_dot(xs);
+        return with_out("multi_dot", py::cast(multi_dot(xs)), out);
       },
       py::arg("tensors"), py::kw_only(), py::arg("out") = py::none(),
       sig("multi_dot", "tensors, *, out=None",
@@ -343,9 +335,10 @@ void init_linalg_decomp(py::module_& l) {
   l.def(
       "tensorinv",
       [](py::handle A, py::handle ind, py::handle input, py::handle out) {
-        no_out(out, "tensorinv");
-        return tensorinv(first_arg(A, missing(), input, "tensorinv"),
-                         int_arg(ind, "tensorinv", "ind"));
+        return with_out("tensorinv",
+                        py::cast(tensorinv(first_arg(A, missing(), input, "tensorinv"),
+                                           int_arg(ind, "tensorinv", "ind"))),
+                        out, OutDtype::Cast);
       },
       py::arg("A") = missing(), py::arg("ind") = 2, py::kw_only(), py::arg("input") = missing(),
       py::arg("out") = py::none(),
@@ -357,12 +350,14 @@ void init_linalg_decomp(py::module_& l) {
       "tensorsolve",
       [](py::handle A, py::handle B, py::handle dims, py::handle input, py::handle b,
          py::handle other, py::handle out) {
-        no_out(out, "tensorsolve");
         const Tensor a = first_arg(A, missing(), input, "tensorsolve");
         const Tensor rhs = second_arg(B, b, other, "tensorsolve");
-        return tensorsolve(
-            a, rhs,
-            dims.is_none() ? std::nullopt : std::optional<Shape>(to_shape(dims, "tensorsolve")));
+        return with_out("tensorsolve",
+                        py::cast(tensorsolve(
+                            a, rhs,
+                            dims.is_none() ? std::nullopt
+                                           : std::optional<Shape>(to_shape(dims, "tensorsolve")))),
+                        out, OutDtype::Cast);
       },
       py::arg("A") = missing(), py::arg("B") = missing(), py::arg("dims") = py::none(),
       py::kw_only(), py::arg("input") = missing(), py::arg("b") = missing(),
@@ -421,7 +416,6 @@ void init_linalg_decomp(py::module_& l) {
       "cross",
       [](py::handle x1, py::handle x2, py::handle axis, py::handle dim, py::handle input,
          py::handle other, py::handle out) {
-        no_out(out, "cross");
         const Tensor a = input_arg(x1, input, "cross");
         if (x2.is(missing()) == other.is(missing()))
           throw py::type_error(other.is(missing())
@@ -429,7 +423,9 @@ void init_linalg_decomp(py::module_& l) {
                                    : "cross() got multiple values for argument 'other'");
         const Tensor b = operand_or_throw(x2.is(missing()) ? other : x2, "cross");
         // torch's dim= wins over the standard's axis=
-        return cross(a, b, int_arg(dim.is_none() ? axis : dim, "cross", "axis"));
+        return with_out("cross",
+                        py::cast(cross(a, b, int_arg(dim.is_none() ? axis : dim, "cross", "axis"))),
+                        out);
       },
       py::arg("x1") = missing(), py::arg("x2") = missing(), py::pos_only(), py::kw_only(),
       py::arg("axis") = -1, py::arg("dim") = py::none(), py::arg("input") = missing(),

@@ -13,6 +13,7 @@
 #include "python/convert.h"
 #include "python/function_method.h"
 #include "python/input_arg.h"
+#include "python/out_arg.h"
 
 namespace ts::python {
 
@@ -28,28 +29,6 @@ py::object result_type(py::module_& l, const char* attr, const char* name, py::t
                        .attr("namedtuple")(name, fields, py::arg("module") = "tessera.linalg");
   l.add_object(attr, cls);
   return cls;
-}
-
-// The result, or torch's out= holding it: a tensor, or a tuple of tensors (one per part of a
-// tuple result, which is then rebuilt from them).
-py::object with_out(const char* op, py::object result, py::handle out) {
-  if (out.is_none()) return result;
-  if (!py::isinstance<py::tuple>(result)) {
-    write_out(op, tensor_or_throw(out, op, "out"), result.cast<const Tensor&>());
-    return py::reinterpret_borrow<py::object>(out);
-  }
-  const py::tuple parts = result;
-  if (!(py::isinstance<py::tuple>(out) || py::isinstance<py::list>(out)) ||
-      py::len(out) != parts.size())
-    throw py::type_error(str(op, "(): argument 'out' must be a tuple of ", parts.size(),
-                             " tensors, not ", type_name(out)));
-  py::list outs;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const py::object o = py::reinterpret_borrow<py::sequence>(out)[i];
-    write_out(op, tensor_or_throw(o, op, "out"), parts[i].cast<const Tensor&>());
-    outs.append(o);
-  }
-  return py::hasattr(result, "_fields") ? py::type::of(result)(*outs) : py::tuple(outs);
 }
 
 // One of torch's names of an argument (`x` positionally or by its name, or an alias).
@@ -157,7 +136,7 @@ void init_linalg_lu(py::module_& m, py::module_& l) {
       "cond",
       [](py::handle A, py::handle p, py::handle input, py::handle out) {
         const Tensor a = one_of({A, input}, "linalg.cond", "A", 1);
-        return with_out("linalg.cond", py::cast(cond_of(a, p)), out);
+        return with_out("linalg.cond", py::cast(cond_of(a, p)), out, OutDtype::Cast);
       },
       py::arg("A") = missing(), py::arg("p") = py::none(), py::kw_only(),
       py::arg("input") = missing(), py::arg("out") = py::none(),

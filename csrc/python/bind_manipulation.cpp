@@ -12,6 +12,7 @@
 #include "python/convert.h"
 #include "python/function_method.h"
 #include "python/int_arg.h"
+#include "python/out_arg.h"
 
 namespace ts::python {
 
@@ -209,6 +210,14 @@ py::object cartesian_prod_of(const py::args& tensors) {
 }
 }  // namespace
 
+namespace {
+std::vector<const Tensor*> pointers(const std::vector<Tensor>& xs) {
+  std::vector<const Tensor*> p;
+  for (const Tensor& x : xs) p.push_back(&x);
+  return p;
+}
+}  // namespace
+
 void init_manipulation(py::module_& m) {
   {
     py::options text_signature;  // Note [Readable signatures]
@@ -218,12 +227,13 @@ void init_manipulation(py::module_& m) {
     m.def(
         "stack",
         [](py::handle arrays, py::handle dim, py::handle axis, py::handle tensors, py::handle out) {
-          if (!out.is_none()) throw py::type_error("stack(): out= is not supported");
           py::handle xs = one_of(arrays, tensors, "stack", "arrays", "tensors");
           if (!dim.is_none() && !axis.is_none())
             throw py::type_error("stack: got both axis= and its alias dim=; pass one");
           py::handle ax = dim.is_none() ? axis : dim;
-          return stack(tensor_list(xs, "stack"), ax.is_none() ? 0 : int_arg(ax, "stack", "axis"));
+          const std::vector<Tensor> ts_ = tensor_list(xs, "stack");
+          return result_or_out("stack", stack(ts_, ax.is_none() ? 0 : int_arg(ax, "stack", "axis")),
+                               out, OutDtype::Cast, pointers(ts_));
         },
         py::arg("arrays") = py::none(), py::arg("dim") = py::none(), py::kw_only(),
         py::arg("axis") = py::none(), py::arg("tensors") = py::none(), py::arg("out") = py::none(),
@@ -259,7 +269,6 @@ void init_manipulation(py::module_& m) {
     // skipped (torch's legacy rule).
     auto cat = [](py::handle tensors, py::handle dim, py::handle axis, py::handle out,
                   const char* op) {
-      if (!out.is_none()) throw py::type_error(std::string(op) + "(): out= is not supported");
       std::vector<Tensor> xs = tensor_list(tensors, op, /*tensors_only=*/true);
       if (xs.empty()) throw RuntimeError(str(op, ": expects a non-empty TensorList"));
       auto legacy_empty = [](const Tensor& x) { return x.ndim() == 1 && x.shape()[0] == 0; };
@@ -271,7 +280,8 @@ void init_manipulation(py::module_& m) {
         xs.swap(kept);
       }
       py::handle d = axis.is_none() ? dim : axis;
-      return concat(xs, int_arg(d, op, "dim"));
+      return result_or_out(op, concat(xs, int_arg(d, op, "dim")), out, OutDtype::Cast,
+                           pointers(xs));
     };
     m.def(
         "cat",

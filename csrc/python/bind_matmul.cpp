@@ -61,8 +61,13 @@ void def_binary(py::module_& m, const char* name, Binary fn, const char* other, 
   m.def(
       name,
       [name, fn, other](py::handle x, py::handle y, py::handle out) {
-        return result_or_out(
-            name, fn(tensor_or_throw(x, name, "input"), tensor_or_throw(y, name, other)), out);
+        // torch's outer, ger and kron are composite: their out= casts (Note [out= rules])
+        const std::string_view n(name);
+        const OutDtype rule =
+            n == "outer" || n == "ger" || n == "kron" ? OutDtype::Cast : OutDtype::Exact;
+        return result_or_out(name,
+                             fn(tensor_or_throw(x, name, "input"), tensor_or_throw(y, name, other)),
+                             out, rule);
       },
       py::arg("input"), py::arg(other), py::kw_only(), py::arg("out") = py::none(),
       doc(name, str("input, ", other, ", *, out=None").c_str(), text));
@@ -80,7 +85,7 @@ void def_scaled(py::module_& m, const char* name, ScaledOp k, const char* a1, co
             scaled_op(k, tensor_or_throw(x, name, "input"), tensor_or_throw(y, name, a1),
                       tensor_or_throw(z, name, a2), coefficient(beta, name, "beta"),
                       coefficient(alpha, name, "alpha"), name),
-            out);
+            out, k == ScaledOp::Addr ? OutDtype::Cast : OutDtype::Exact);  // torch's addr casts
       },
       py::arg("input"), py::arg(a1), py::arg(a2), py::kw_only(), py::arg("beta") = 1,
       py::arg("alpha") = 1, py::arg("out") = py::none(),
@@ -291,7 +296,7 @@ void init_matmul(py::module_& m) {
             op,
             tensordot_py(tensor_or_throw(x1, op, "x1"), tensor_or_throw(x2, op, "x2"),
                          ax.is_none() ? py::int_(2) : ax),
-            out);
+            out, OutDtype::Exact);
       },
       py::arg("x1"), py::arg("x2"), py::pos_only(), py::arg("dims") = py::none(), py::kw_only(),
       py::arg("axes") = py::none(), py::arg("out") = py::none(),
@@ -312,7 +317,7 @@ void init_matmul(py::module_& m) {
           axis = py::cast<int64_t>(dim);
           if (axis >= 0 && axis < nd) axis -= nd;
         }
-        return result_or_out(op, vecdot(a, b, axis), out);
+        return result_or_out(op, vecdot(a, b, axis), out, OutDtype::Exact);
       },
       py::arg("x1"), py::arg("x2"), py::pos_only(), py::kw_only(), py::arg("axis") = -1,
       py::arg("dim") = py::none(), py::arg("out") = py::none(),
@@ -372,7 +377,7 @@ void init_matmul(py::module_& m) {
                 str(op, ": matrix ", ms.size(), " must be a 2-D tensor, got ", type_name(h)));
           ms.push_back(h.cast<const Tensor&>());
         }
-        return result_or_out(op, chain_matmul(ms), out);
+        return result_or_out(op, chain_matmul(ms), out, OutDtype::Exact);
       },
       py::kw_only(), py::arg("out") = py::none(),
       doc("chain_matmul", "*matrices, out=None", "The product of 2-D matrices, left to right."));

@@ -57,8 +57,9 @@ py::object frexp_py(py::handle x, py::handle out) {
   if (out.is_none()) return type(std::move(m), std::move(e));
   const py::tuple o = py::reinterpret_borrow<py::tuple>(out);
   TS_CHECK(o.size() == 2, TypeError, "frexp: out must be a (mantissa, exponent) pair of tensors");
-  write_out("frexp", tensor_or_throw(o[0], "frexp", "out"), m);
-  write_out("frexp", tensor_or_throw(o[1], "frexp", "out"), e);
+  const Tensor& in = tensor_or_throw(x, "frexp", "input");
+  write_out_py("frexp", o[0], m, OutDtype::Exact, {&in});
+  write_out_py("frexp", o[1], e, OutDtype::Exact, {&in});
   return type(o[0], o[1]);
 }
 
@@ -73,7 +74,7 @@ void init_pointwise_torch(py::module_& m) {
         def->name,
         [def](py::handle x, py::handle other, py::handle out) {
           auto [a, b] = binary_operands(x, other, def->name);
-          return result_or_out(def->name, binary_op(*def, a, b), out);
+          return result_or_out(def->name, binary_op(*def, a, b), out, OutDtype::Cast, {&a, &b});
         },
         py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none(),
         is_gcd ? kGcdDoc : kLcmDoc);
@@ -81,7 +82,8 @@ void init_pointwise_torch(py::module_& m) {
   m.def(
       "fix",
       [](py::handle x, py::handle out) {
-        return result_or_out("fix", unary_op(trunc_def, tensor_or_throw(x, "fix", "input")), out);
+        return result_or_out("fix", unary_op(trunc_def, tensor_or_throw(x, "fix", "input")), out,
+                             OutDtype::Exact);
       },
       py::arg("input"), py::kw_only(), py::arg("out") = py::none(),
       "fix(input, *, out=None)\n--\n\nRounds toward zero (torch's alias of trunc).");
@@ -89,7 +91,7 @@ void init_pointwise_torch(py::module_& m) {
       "float_power",
       [](py::handle x, py::handle exponent, py::handle out) {
         auto [a, b] = binary_operands(x, exponent, "float_power");
-        return result_or_out("float_power", float_power(a, b), out);
+        return result_or_out("float_power", float_power(a, b), out, OutDtype::Exact);
       },
       py::arg("input"), py::arg("exponent"), py::kw_only(), py::arg("out") = py::none(),
       kFloatPowerDoc);
@@ -101,7 +103,7 @@ void init_pointwise_torch(py::module_& m) {
         return result_or_out("complex",
                              complex(tensor_or_throw(real, "complex", "real"),
                                      tensor_or_throw(imag, "complex", "imag")),
-                             out);
+                             out, OutDtype::Exact);
       },
       py::arg("real"), py::arg("imag"), py::kw_only(), py::arg("out") = py::none(),
       "complex(real, imag, *, out=None)\n--\n\n"
@@ -113,7 +115,7 @@ void init_pointwise_torch(py::module_& m) {
         return result_or_out(
             "polar",
             polar(tensor_or_throw(abs, "polar", "abs"), tensor_or_throw(angle, "polar", "angle")),
-            out);
+            out, OutDtype::Exact);
       },
       py::arg("abs"), py::arg("angle"), py::kw_only(), py::arg("out") = py::none(),
       "polar(abs, angle, *, out=None)\n--\n\n"

@@ -12,6 +12,7 @@
 #include "python/convert.h"
 #include "python/input_arg.h"
 #include "python/int_arg.h"
+#include "python/out_arg.h"
 #include "python/random_args.h"
 
 namespace ts::python {
@@ -73,12 +74,7 @@ Tensor destination(const Shape& shape, py::handle dtype, DType fallback, py::han
     if (!device.is_none() && to_device(device) != o.device())
       throw RuntimeError(std::string(op) + ": device " + to_device(device).str() +
                          " does not match the device of out (" + o.device().str() + ")");
-    if (o.shape() != shape) {
-      py::tuple sizes(shape.size());
-      for (size_t i = 0; i < static_cast<size_t>(shape.size()); ++i) sizes[i] = shape[i];
-      py::cast(o).attr("resize_")(sizes);
-    }
-    return o;
+    return factory_out(op, out, shape, o.device());
   } catch (const ValueError& e) {
     if (std::string(e.what()).rfind(op, 0) == 0) throw;
     throw ValueError(std::string(op) + ": " + e.what());

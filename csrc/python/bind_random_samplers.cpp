@@ -20,6 +20,7 @@
 #include "python/function_method.h"
 #include "python/input_arg.h"
 #include "python/int_arg.h"
+#include "python/out_arg.h"
 #include "python/random_args.h"
 
 namespace ts::python {
@@ -29,9 +30,8 @@ namespace {
 // cast to its dtype, as torch), which is returned; else the result itself.
 py::object place_out(const Tensor& r, py::handle out, const char* op) {
   if (out.is_none()) return py::cast(r);
-  Tensor dst = destination(r.shape(), py::none(), r.dtype(), py::none(), out, op);
-  write_out(op, dst, astype(r, dst.dtype(), false));
-  return py::reinterpret_borrow<py::object>(out);
+  const DType dt = tensor_or_throw(out, op, "out").dtype();  // torch draws in out's dtype
+  return write_out_py(op, out, astype(r, dt, false), OutDtype::Exact);
 }
 
 // t cast to dtype= and moved to device= where they are given (ts.random's NumPy-style forms).

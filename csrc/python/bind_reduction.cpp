@@ -24,7 +24,9 @@
 #include "ops/where.h"
 #include "python/convert.h"
 #include "python/function_method.h"
+#include "python/input_arg.h"
 #include "python/int_arg.h"
+#include "python/out_arg.h"
 
 namespace ts::python {
 
@@ -68,10 +70,12 @@ bool truth(py::handle h) {
   return t != 0;
 }
 
-void no_out(py::handle out, const std::string& op) {
-  if (out.is_none()) return;
-  PyErr_SetString(PyExc_NotImplementedError, (op + "(): out= is not supported").c_str());
-  throw py::error_already_set();
+// torch's out= of a (values, indices) result: a pair of tensors.
+py::sequence out_pair(py::handle out, const char* op) {
+  if (!(py::isinstance<py::tuple>(out) || py::isinstance<py::list>(out)) || py::len(out) != 2)
+    throw py::type_error(
+        str(op, "(): argument 'out' must be a tuple of 2 tensors, not ", type_name(out)));
+  return py::reinterpret_borrow<py::sequence>(out);
 }
 
 // One of an alias pair (the standard's name, PyTorch's): a TypeError when both are given.
@@ -126,19 +130,27 @@ enum class Kind { Sum, Prod, Mean, All, Any, CountNonzero, Argmax, Argmin };
 
 py::object reduce_py(Kind kind, const char* op, py::handle x_, py::handle dim, py::handle keepdim,
                      py::handle axis, py::handle dtype, py::handle keepdims, py::handle out) {
-  no_out(out, op);
   Tensor x = operand_or_throw(x_, op);
   const py::handle ax = alias(op, dim, axis);
   const bool keep = keep_alias(op, keepdim, keepdims);
+  const auto done = [&](Tensor r, OutDtype rule) {
+    return result_or_out(op, std::move(r), out, rule);
+  };
   if (kind == Kind::Argmax || kind == Kind::Argmin)
-    return py::cast((kind == Kind::Argmax ? argmax : argmin)(x, to_opt_axis(ax, op), keep));
+    return done((kind == Kind::Argmax ? argmax : argmin)(x, to_opt_axis(ax, op), keep),
+                OutDtype::Exact);
   const Axes axes = to_axes(ax, op);
-  const std::optional<DType> dt = to_opt_dtype(dtype);
+  std::optional<DType> dt = to_opt_dtype(dtype);
+  // Note [out= rules]: sum, prod and mean compute in out's dtype (mean only in an inexact one)
+  if (!out.is_none() && (kind == Kind::Sum || kind == Kind::Prod || kind == Kind::Mean)) {
+    const Tensor& o = tensor_or_throw(out, op, "out");
+    if (kind != Kind::Mean || dt || is_inexact(o.dtype())) dt = out_compute_dtype(op, dt, o);
+  }
   switch (kind) {
     case Kind::Sum:
-      return py::cast(sum(x, axes, keep, dt));  // (the op applies its autocast row)
+      return done(sum(x, axes, keep, dt), OutDtype::Exact);  // (the op applies its autocast row)
     case Kind::Prod:
-      return py::cast(prod(x, axes, keep, dt));  // (the op applies its autocast row)
+      return done(prod(x, axes, keep, dt), OutDtype::Exact);  // (the op applies its autocast row)
     case Kind::Mean:
       if (dt) {
         if (!is_inexact(*dt))
@@ -147,12 +159,16 @@ py::object reduce_py(Kind kind, const char* op, py::handle x_, py::handle dim, p
               "must be either a floating point or complex dtype. Got: " + dtype_name(*dt));
         if (x.dtype() != *dt) x = astype_op(x, *dt, true);
       }
-      return py::cast(mean(x, axes, keep));
+      return done(mean(x, axes, keep), OutDtype::Cast);
     case Kind::All:
-      return py::cast(all(x, axes, keep));
+      return done(all(x, axes, keep), OutDtype::Exact);
     case Kind::Any:
-      return py::cast(any(x, axes, keep));
+      return done(any(x, axes, keep), OutDtype::Exact);
     default:
+      if (!out.is_none())
+        throw py::type_error(
+            "count_nonzero(): out= is not supported (torch.count_nonzero has "
+            "none); hint: use the returned tensor");
       return py::cast(count_nonzero(x, axes, keep));
   }
 }
@@ -161,11 +177,11 @@ py::object reduce_py(Kind kind, const char* op, py::handle x_, py::handle dim, p
 py::object extreme_py(bool largest, bool method, py::handle x_, py::handle dim, py::handle keepdim,
                       py::handle axis, py::handle keepdims, py::handle other, py::handle out) {
   const char* op = largest ? "max" : "min";
-  no_out(out, op);
   const Tensor x = operand_or_throw(x_, op);
   const auto elementwise = [&](py::handle y) {
     const Tensor yt = operand_or_throw(y, op);
-    return py::cast(binary_op(largest ? maximum_def : minimum_def, x, yt));
+    return result_or_out(op, binary_op(largest ? maximum_def : minimum_def, x, yt), out,
+                         OutDtype::Cast, {&x, &yt});
   };
   if (!other.is_none()) {  // torch's max(input, other=): the elementwise extreme
     if (!dim.is_none()) throw py::type_error(std::string(op) + "() got both dim and other");
@@ -177,18 +193,22 @@ py::object extreme_py(bool largest, bool method, py::handle x_, py::handle dim, 
   const bool keep = keep_alias(op, keepdim, keepdims);
   if (torch_form && is_int_like(ax)) {
     const int64_t d = to_dim(ax, op);
-    return pair(op, largest ? max_with_indices(x, d, keep) : min_with_indices(x, d, keep));
+    const auto vi = largest ? max_with_indices(x, d, keep) : min_with_indices(x, d, keep);
+    if (out.is_none()) return pair(op, vi);
+    const py::sequence o = out_pair(out, op);
+    write_out_py(op, o[0], vi.first, OutDtype::Exact);
+    write_out_py(op, o[1], vi.second, OutDtype::Exact);
+    return return_type(op)(o[0], o[1]);
   }
   const Axes axes = to_axes(ax, op);
-  return py::cast(largest ? max(x, axes, keep) : min(x, axes, keep));
+  return result_or_out(op, largest ? max(x, axes, keep) : min(x, axes, keep), out);
 }
 
 // ---- var / std: correction 0 the standard's way, unbiased PyTorch's way
-Tensor moments_py(bool is_std, bool method, py::handle x_, py::handle dim, py::handle unbiased,
-                  py::handle keepdim, py::handle axis, py::handle correction, py::handle keepdims,
-                  py::handle out) {
+py::object moments_py(bool is_std, bool method, py::handle x_, py::handle dim, py::handle unbiased,
+                      py::handle keepdim, py::handle axis, py::handle correction,
+                      py::handle keepdims, py::handle out) {
   const char* op = is_std ? "std" : "var";
-  no_out(out, op);
   const Tensor x = operand_or_throw(x_, op);
   const bool torch_form =
       method || !dim.is_none() ||
@@ -216,17 +236,18 @@ Tensor moments_py(bool is_std, bool method, py::handle x_, py::handle dim, py::h
     axes = to_axes(axis, op);
   }
   const bool keep = keep_alias(op, keepdim, keepdims);
-  return is_std ? ts::std(x, axes, corr, keep) : var(x, axes, corr, keep);
+  return result_or_out(op, is_std ? ts::std(x, axes, corr, keep) : var(x, axes, corr, keep), out);
 }
 
 // ---- cumulative_sum / cumsum, cumulative_prod / cumprod
-Tensor scan_py(bool is_sum, const char* op, py::handle x_, py::handle dim, py::handle axis,
-               py::handle dtype, bool include_initial, py::handle out) {
-  no_out(out, op);
+py::object scan_py(bool is_sum, const char* op, py::handle x_, py::handle dim, py::handle axis,
+                   py::handle dtype, bool include_initial, py::handle out) {
   Tensor x = operand_or_throw(x_, op);
-  const std::optional<DType> dt = to_opt_dtype(dtype);
+  std::optional<DType> dt = to_opt_dtype(dtype);
+  if (!out.is_none()) dt = out_compute_dtype(op, dt, tensor_or_throw(out, op, "out"));
   const std::optional<int64_t> ax = to_opt_axis(alias(op, dim, axis), op);
-  return (is_sum ? cumulative_sum : cumulative_prod)(x, ax, dt, include_initial);
+  return result_or_out(op, (is_sum ? cumulative_sum : cumulative_prod)(x, ax, dt, include_initial),
+                       out, OutDtype::Exact, {&x});
 }
 
 // ---- PyTorch's amax / amin / aminmax, median / nanmedian, kthvalue, nansum / nanmean: their
@@ -296,7 +317,8 @@ py::tuple moments_mean_py(bool is_std, py::handle x_, py::handle dim, py::handle
   const char* op = is_std ? "std_mean" : "var_mean";
   const Tensor& x = input_tensor(x_, op);
   const Tensor m = moments_py(is_std, true, x_, dim, unbiased, py::bool_(keepdim), py::none(),
-                              correction, py::none(), py::none());
+                              correction, py::none(), py::none())
+                       .cast<Tensor>();
   const py::handle d = PyBool_Check(dim.ptr()) ? py::handle(py::none()) : dim;  // (x, unbiased)
   return py::make_tuple(m, mean(x, torch_axes(d, x.ndim(), op), keepdim));
 }

@@ -111,10 +111,9 @@ void def_gather_scatter(py::module_& m) {
   m.def(
       "gather",
       [](py::handle x, py::handle dim, py::handle index, py::handle, py::handle out) {
-        return result_or_out(
-            "gather",
-            gather(operand(x, "gather"), int_arg(dim, "gather", "dim"), operand(index, "gather")),
-            out);
+        const Tensor t = operand(x, "gather"), i = operand(index, "gather");
+        return result_or_out("gather", gather(t, int_arg(dim, "gather", "dim"), i), out,
+                             OutDtype::Exact, {&t, &i});
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(),
       py::arg("sparse_grad") = false, py::arg("out") = py::none(), kGatherDoc);
@@ -124,7 +123,7 @@ void def_gather_scatter(py::module_& m) {
          py::handle reduce, py::handle out) {
         return result_or_out(
             "scatter", scatter_py(operand(x, "scatter"), dim, index, src, value, reduce, "scatter"),
-            out);
+            out, OutDtype::Exact);
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src") = py::none(),
       py::kw_only(), py::arg("value") = py::none(), py::arg("reduce") = py::none(),
@@ -136,7 +135,7 @@ void def_gather_scatter(py::module_& m) {
         return result_or_out(op,
                              scatter(operand(x, op), int_arg(dim, op, "dim"), operand(index, op),
                                      operand(src, op), true),
-                             out);
+                             out, OutDtype::Exact);
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),
       py::arg("out") = py::none(), kScatterAddDoc);
@@ -144,8 +143,9 @@ void def_gather_scatter(py::module_& m) {
       "index_select",
       [](py::handle x, py::handle dim, py::handle index, py::handle out) {
         const char* op = "index_select";
-        return result_or_out(
-            op, index_select(operand(x, op), int_arg(dim, op, "dim"), operand(index, op)), out);
+        const Tensor t = operand(x, op), i = operand(index, op);
+        return result_or_out(op, index_select(t, int_arg(dim, op, "dim"), i), out, OutDtype::Exact,
+                             {&t, &i});
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(),
       py::arg("out") = py::none(), kIndexSelectDoc);
@@ -155,7 +155,8 @@ void def_gather_scatter(py::module_& m) {
          py::handle out) {
         return result_or_out(
             "index_add",
-            index_add_py(operand(x, "index_add"), dim, index, source, alpha, "index_add"), out);
+            index_add_py(operand(x, "index_add"), dim, index, source, alpha, "index_add"), out,
+            OutDtype::Exact);
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(),
       py::arg("alpha") = 1, py::arg("out") = py::none(), kIndexAddDoc);
@@ -171,7 +172,8 @@ void def_gather_scatter(py::module_& m) {
       [](py::handle x, py::handle mask, py::handle out) {
         return result_or_out(
             "masked_select",
-            masked_select(operand(x, "masked_select"), operand(mask, "masked_select")), out);
+            masked_select(operand(x, "masked_select"), operand(mask, "masked_select")), out,
+            OutDtype::Exact);
       },
       py::arg("input"), py::arg("mask"), py::kw_only(), py::arg("out") = py::none(),
       kMaskedSelectDoc);
@@ -320,7 +322,7 @@ void def_nonzero_index_fill(py::module_& m) {
         return result_or_out(op,
                              index_copy(tensor_or_throw(x, op, "input"), int_arg(dim, op, "dim"),
                                         operand(index, op), tensor_or_throw(source, op, "source")),
-                             out);
+                             out, OutDtype::Exact);
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(),
       py::arg("out") = py::none(), kIndexCopyDoc);

@@ -9,6 +9,7 @@
 #include "python/function_method.h"
 #include "python/input_arg.h"
 #include "python/int_arg.h"
+#include "python/out_arg.h"
 
 namespace ts::python {
 
@@ -169,9 +170,7 @@ void init_sets(py::module_& m) {
         const Tensor& a = torch_tensor(input, "cross", "input", 1);
         const Tensor& b = torch_tensor(other, "cross", "other", 2);
         Tensor r = cross_torch(a, b, dim_of(dim, "cross"));
-        if (out.is_none()) return py::cast(std::move(r));
-        write_out("cross", tensor_or_throw(out, "cross", "out"), r);
-        return py::reinterpret_borrow<py::object>(out);
+        return result_or_out("cross", std::move(r), out, OutDtype::Exact, {&a, &b});
       },
       py::arg("input"), py::arg("other"), py::arg("dim") = py::none(), py::kw_only(),
       py::arg("out") = py::none(),

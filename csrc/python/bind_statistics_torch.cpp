@@ -11,18 +11,13 @@
 #include "python/convert.h"
 #include "python/function_method.h"
 #include "python/int_arg.h"
+#include "python/out_arg.h"
 
 namespace ts::python {
 
 py::object torch_return_type(const char* name, std::initializer_list<const char*> fields);
 
 namespace {
-
-py::object tensor_or_out(const char* op, Tensor r, py::handle out) {
-  if (out.is_none()) return py::cast(std::move(r));
-  write_out(op, tensor_or_throw(out, op, "out"), r);
-  return py::reinterpret_borrow<py::object>(out);
-}
 
 NormOrd norm_ord(py::handle p) {
   NormOrd ord;
@@ -47,7 +42,8 @@ py::object norm_py(py::handle x, py::handle p, py::handle dim, bool keepdim, py:
   const Tensor& t = tensor_or_throw(x, "norm", "input");
   const std::optional<DType> dt =
       dtype.is_none() ? std::nullopt : std::optional<DType>(to_dtype(dtype));
-  return tensor_or_out("norm", torch_norm(t, norm_ord(p), dims_of(dim, "norm"), keepdim, dt), out);
+  return result_or_out("norm", torch_norm(t, norm_ord(p), dims_of(dim, "norm"), keepdim, dt), out,
+                       OutDtype::Exact);
 }
 
 py::object histogram_py(py::handle x, py::handle bins, py::handle range, py::handle weight,
@@ -73,8 +69,8 @@ py::object histogram_py(py::handle x, py::handle bins, py::handle range, py::han
   if (out.is_none()) return type(std::move(hist), std::move(bin_edges));
   const py::tuple o = py::reinterpret_borrow<py::tuple>(out);
   TS_CHECK(o.size() == 2, TypeError, "histogram: out must be a (hist, bin_edges) pair of tensors");
-  write_out(op, tensor_or_throw(o[0], op, "out"), hist);
-  write_out(op, tensor_or_throw(o[1], op, "out"), bin_edges);
+  write_out_py(op, o[0], hist, OutDtype::Exact, {&t});
+  write_out_py(op, o[1], bin_edges, OutDtype::Exact, {&t});
   return type(o[0], o[1]);
 }
 
@@ -146,8 +142,9 @@ void init_statistics_torch(py::module_& m) {
   m.def(
       "renorm",
       [](py::handle x, double p, int64_t dim, double maxnorm, py::handle out) {
-        return tensor_or_out("renorm",
-                             renorm(tensor_or_throw(x, "renorm", "input"), p, dim, maxnorm), out);
+        return result_or_out("renorm",
+                             renorm(tensor_or_throw(x, "renorm", "input"), p, dim, maxnorm), out,
+                             OutDtype::Exact);
       },
       py::arg("input"), py::arg("p"), py::arg("dim"), py::arg("maxnorm"), py::kw_only(),
       py::arg("out") = py::none(),

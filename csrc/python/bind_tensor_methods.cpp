@@ -14,11 +14,13 @@
 #include "ops/arithmetic.h"
 #include "ops/copy.h"
 #include "ops/memory_format.h"
+#include "ops/out_arg.h"
 #include "ops/tensor_convert.h"
 #include "ops/views.h"
 #include "python/convert.h"
 #include "python/input_arg.h"
 #include "python/int_arg.h"
+#include "python/out_arg.h"
 
 namespace ts::python {
 
@@ -230,32 +232,13 @@ Shape varargs_sizes(const py::args& args, const char* op) {
   return s;
 }
 
-// Note [resize_]: as in PyTorch, a size that fits the storage (from the tensor's offset) keeps
-// the storage and views it contiguously; a larger one raises for a storage shared with NumPy,
-// a memoryview or DLPack ("not resizable", Note [Exported storage]) and otherwise moves the
-// tensor to new memory holding its first elements (row-major); new ones are uninitialized.
+// x.resize_(...) (Note [resize_]: ops/out_arg.h's resize_), refused while autograd records x.
 py::object resize_to(py::handle self, const Shape& shape) {
   const Tensor& x = self_tensor(self, "resize_");
-  for (int64_t n : shape)
-    if (n < 0)
-      throw RuntimeError(str("resize_: Trying to create tensor with negative dimension ", n, ": ",
-                             shape_str(shape)));
   check_rebind(x, "resize_");
-  int64_t n = 1;
-  for (int64_t d : shape) n = checked_mul(n, d, "resize_");
-  if ((x.offset() + n) * x.itemsize() <= x.storage()->nbytes)
-    return rebind(self, x.as_strided(shape, contiguous_strides(shape), x.offset()));
-  TS_CHECK(x.storage()->resizable, RuntimeError,
-           "resize_: Trying to resize storage that is not resizable (it is shared with NumPy, a "
-           "memoryview or DLPack); hint: resize a copy (x.clone().resize_(...))");
-  Tensor out = Tensor::empty(shape, x.dtype(), x.device());
-  const int64_t keep = std::min(n, x.numel());
-  if (keep > 0) {
-    const autograd::GradModeGuard no_grad(false);
-    copy_(slice(reshape(out, Shape{n}, -1), 0, 0, keep, 1),
-          slice(reshape(contiguous(x), Shape{x.numel()}, -1), 0, 0, keep, 1));
-  }
-  return rebind(self, out);
+  resize_(x, shape, "resize_");
+  forget_geometry(self);
+  return py::reinterpret_borrow<py::object>(self);
 }
 
 py::object set_method(py::handle self, py::handle source, py::handle storage_offset,

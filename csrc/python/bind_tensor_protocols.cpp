@@ -30,6 +30,11 @@
 
 namespace ts::python {
 
+void forget_geometry(py::handle t) {
+  if (PyObject** d = _PyObject_GetDictPtr(t.ptr()); d && *d)
+    if (PyDict_DelItemString(*d, "_ts_size") != 0) PyErr_Clear();
+}
+
 py::object tensor_item(const Tensor& t);  // bind_tensor.cpp
 
 namespace {

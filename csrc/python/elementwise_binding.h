@@ -4,18 +4,12 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "python/convert.h"
+#include "python/out_arg.h"
 
 namespace ts::python {
 
 inline py::object not_implemented() {
   return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-}
-
-// The result, or `out` holding it for PyTorch's out= (write_out's shape and dtype rules).
-inline py::object result_or_out(const char* op, Tensor r, py::handle out) {
-  if (out.is_none()) return py::cast(std::move(r));
-  write_out(op, tensor_or_throw(out, op, "out"), r);
-  return py::reinterpret_borrow<py::object>(out);
 }
 
 // The in-place methods take `self` as a Python object so they return it (no new wrapper).

@@ -1,5 +1,6 @@
 // The _C extension module: registers error translation, then each area's bindings.
 #include "core/cpu_allocator.h"
+#include "core/warning.h"
 #include "python/convert.h"
 
 namespace ts::python {
@@ -128,6 +129,11 @@ void register_errors(py::module_& m) {
     }
   });
 }
+// Note [Warnings from the core]: the core's warnings are Python UserWarnings from the caller's
+// frame; one a filter turns into an error propagates as that exception.
+void python_warning(const std::string& message) {
+  if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) throw py::error_already_set();
+}
 }  // namespace
 
 namespace ts::python {
@@ -137,6 +143,7 @@ PyObject* int_range_error() { return g_int_range_error; }
 PYBIND11_MODULE(_C, m) {
   m.doc() = "tessera's C++ core";
   register_errors(m);
+  ts::set_warning_handler(&python_warning);
   ts::python::init_dtype(m);
   ts::python::init_device(m);
   ts::python::init_tensor(m);

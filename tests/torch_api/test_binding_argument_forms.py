@@ -83,10 +83,11 @@ def test_sum_alias_errors() -> None:
         xs.sum(1, axis=1)
     with pytest.raises(TypeError, match="got both keepdims= and its alias keepdim="):
         xs.sum(1, keepdims=True, keepdim=True)
-    with pytest.raises(NotImplementedError, match="out= is not supported"):
-        ts.sum(xs, 1, out=ts.zeros(2))
-    with pytest.raises(NotImplementedError, match="out= is not supported"):
-        xs.sum(1, out=ts.zeros(2))
+    # out= as torch's: the sum computed in out's dtype, written into out (which is returned)
+    o, to = ts.zeros((3, 4), dtype=ts.int64), torch.zeros((3, 4), dtype=torch.int64)
+    assert ts.sum(xs, 1, out=o) is o
+    torch.sum(torch.from_numpy(A), 1, out=to)
+    np.testing.assert_array_equal(o.numpy(), to.numpy())
     with pytest.raises(TypeError, match="sum"):
         ts.sum("abc")
     with pytest.raises((IndexError, ValueError)):

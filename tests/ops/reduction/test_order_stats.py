@@ -102,8 +102,8 @@ def test_errors() -> None:
         ts.mean(xs, keepdim=True, keepdims=True)
     with pytest.raises(RuntimeError, match="cannot specify both unbiased and correction"):
         xs.var(1, True, correction=0)
-    with pytest.raises(NotImplementedError, match="out= is not supported"):
-        ts.prod(xs, 1, out=xs)
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype float64"):
+        ts.prod(xs, 1, dtype=ts.float64, out=ts.empty((2, 4)))  # as torch: dtype= is out's
     with pytest.raises(RuntimeError, match="Optional dtype must be"):
         ts.mean(xs, dtype=ts.int32)
     with pytest.raises(IndexError, match="kthvalue: selected number k"):
