@@ -5,9 +5,12 @@ make a call with no backend left to run it a RuntimeError, as in PyTorch (on CPU
 FLASH_ATTENTION must be among them)."""
 from __future__ import annotations
 
-import contextlib
+import contextlib as _contextlib
+import typing as _t
 from enum import IntEnum
-from typing import Iterator, List, Union
+
+if _t.TYPE_CHECKING:
+    from typing import Iterator, List, Union
 
 from ... import _C
 
@@ -30,7 +33,7 @@ _SWITCHES = {SDPBackend.MATH: "math_sdp", SDPBackend.FLASH_ATTENTION: "flash_sdp
              SDPBackend.EFFICIENT_ATTENTION: "mem_efficient_sdp"}
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def sdpa_kernel(backends: Union[List[SDPBackend], SDPBackend],
                 set_priority: bool = False) -> Iterator[None]:
     """Within the block, scaled_dot_product_attention may use only `backends` (one or a
