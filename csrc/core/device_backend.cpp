@@ -1,6 +1,7 @@
 #include "core/device_backend.h"
 
 #include "core/error.h"
+#include "core/no_cuda_error.h"
 
 namespace ts {
 
@@ -17,9 +18,9 @@ void register_cuda_backend(DeviceBackend* b) { slot() = b; }
 DeviceBackend& require_cuda(const char* what) {
   DeviceBackend* b = slot();
   if (!b)
-    throw RuntimeError(str(what, ": CUDA is not available: this build of tessera has no CUDA ",
-                           "backend (it was built without nvcc/cuBLAS; rebuild with ",
-                           "-DTESSERA_CUDA=ON on a machine with the CUDA toolkit)"));
+    throw CudaNotCompiledError(str(what, ": CUDA is not available: tessera was not compiled ",
+                                   "with CUDA enabled (it was built without nvcc/cuBLAS; rebuild ",
+                                   "with -DTESSERA_CUDA=ON on a machine with the CUDA toolkit)"));
   if (!b->available())
     throw RuntimeError(str(what, ": CUDA is not available: no CUDA device was found (the CUDA ",
                            "backend is built, but the driver reports no GPU)"));

@@ -25,6 +25,7 @@
 #include "autograd/meta.h"
 #include "core/checked_math.h"
 #include "core/error.h"
+#include "core/no_cuda_error.h"
 #include "core/scalar_range.h"
 #include "ops/copy.h"
 #include "ops/default_dtype.h"
@@ -457,6 +458,8 @@ Tensor convert(py::handle obj, py::handle dtype, py::handle device, int copy, co
   if (copy == 0) needs_copy(op, "moving to " + dev.str());
   try {
     return to_device(out, dev);
+  } catch (const CudaNotCompiledError& e) {
+    throw CudaNotCompiledError(std::string(op) + ": " + e.what());
   } catch (const RuntimeError& e) {
     throw RuntimeError(std::string(op) + ": " + e.what());
   }

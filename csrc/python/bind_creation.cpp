@@ -7,6 +7,7 @@
 
 #include "autograd/meta.h"
 #include "core/error.h"
+#include "core/no_cuda_error.h"
 #include "core/scalar_range.h"
 #include "core/warning.h"
 #include "ops/copy.h"
@@ -156,6 +157,8 @@ Tensor named(const std::string& op, F&& f) {
     return f();
   } catch (const ValueError& e) {
     throw ValueError(op + ": " + e.what());
+  } catch (const CudaNotCompiledError& e) {
+    throw CudaNotCompiledError(op + ": " + e.what());
   } catch (const RuntimeError& e) {
     throw RuntimeError(op + ": " + e.what());
   } catch (const TypeError& e) {
@@ -727,10 +730,10 @@ void init_creation(py::module_& m) {
         py::arg("input"), py::arg("diagonal") = 0, py::kw_only(), py::arg("k") = none,
         py::arg("out") = none, doc.c_str());
   }
-  m.def("arange", &arange_py, py::arg("start") = missing(), py::pos_only(),
-        py::arg("stop") = none, py::arg("step") = none, py::kw_only(), py::arg("dtype") = none,
-        py::arg("device") = none, py::arg("requires_grad") = false, py::arg("end") = none,
-        py::arg("out") = none, py::arg("layout") = none, py::arg("pin_memory") = false,
+  m.def("arange", &arange_py, py::arg("start") = missing(), py::pos_only(), py::arg("stop") = none,
+        py::arg("step") = none, py::kw_only(), py::arg("dtype") = none, py::arg("device") = none,
+        py::arg("requires_grad") = false, py::arg("end") = none, py::arg("out") = none,
+        py::arg("layout") = none, py::arg("pin_memory") = false,
         "arange(start=..., /, stop=None, step=None, *, dtype=None, device=None, "
         "requires_grad=False, end=None, out=None, layout=None, pin_memory=False, **kwargs)\n--\n\n"
         "arange(stop), arange(start, stop), arange(start, stop, step); torch's keyword\n"

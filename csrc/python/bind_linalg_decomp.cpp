@@ -386,11 +386,13 @@ void init_linalg_decomp(py::module_& l) {
   l.def(
       "householder_product",
       [](py::handle A, py::handle tau, py::handle input, py::handle out) {
-        no_out(out, "householder_product");
         const Tensor a = first_arg(A, missing(), input, "householder_product");
         if (tau.is(missing()))
           throw py::type_error("householder_product() missing required argument 'tau' (pos 2)");
-        return householder_product(a, tensor_or_throw(tau, "linalg.householder_product", "tau"));
+        return with_out("householder_product",
+                        py::cast(householder_product(
+                            a, tensor_or_throw(tau, "linalg.householder_product", "tau"))),
+                        out, OutDtype::Cast);
       },
       py::arg("A") = missing(), py::arg("tau") = missing(), py::kw_only(),
       py::arg("input") = missing(), py::arg("out") = py::none(),

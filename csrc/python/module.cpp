@@ -1,5 +1,6 @@
 // The _C extension module: registers error translation, then each area's bindings.
 #include "core/cpu_allocator.h"
+#include "core/no_cuda_error.h"
 #include "core/warning.h"
 #include "python/convert.h"
 
@@ -73,6 +74,7 @@ PyObject* g_type_error = nullptr;
 PyObject* g_value_error = nullptr;
 PyObject* g_zero_division_error = nullptr;
 PyObject* g_int_range_error = nullptr;
+PyObject* g_cuda_not_compiled = nullptr;
 
 PyObject* new_error(py::module_& m, const char* name, PyObject* builtin, const char* doc,
                     PyObject* second_base = PyExc_RuntimeError) {
@@ -100,9 +102,15 @@ void register_errors(py::module_& m) {
                 "An integer argument beyond what the op can represent: an OverflowError "
                 "(NumPy's class) that is also a ValueError (a bad value).",
                 PyExc_ValueError);
+  g_cuda_not_compiled =
+      new_error(m, "CudaNotCompiledError", PyExc_AssertionError,
+                "CUDA asked of a build without the CUDA backend: an AssertionError, as PyTorch's "
+                "'Torch not compiled with CUDA enabled', that is also a RuntimeError.");
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const ts::CudaNotCompiledError& e) {
+      PyErr_SetString(g_cuda_not_compiled, e.what());
     } catch (const ts::TypeError& e) {
       PyErr_SetString(g_type_error, e.what());
     } catch (const ts::ValueError& e) {

@@ -201,6 +201,8 @@ RECIPES = {
     "histogram": lambda t: ((t["x"], 4), {}),
     "linalg.slogdet": lambda t: ((t["sq"],), {}),
     "linalg.qr": lambda t: ((t["sq"],), {}),
+    "linalg.householder_product": lambda t: ((t["sq"], t["x"][0]), {}),
+    "orgqr": lambda t: ((t["sq"], t["x"][0]), {}),
     "linalg.eigh": lambda t: ((t["sq"] + t["sq"].T,), {}),
     "linalg.inv_ex": lambda t: ((t["sq"],), {}),
     "linalg.lu_factor": lambda t: ((t["sq"],), {}),
