@@ -46,6 +46,12 @@ RAISING = {
     "lerp_": lambda lib, t: t.lerp_(ones3(lib), 0.5),
     "addcmul_": lambda lib, t: t.addcmul_(ones3(lib), ones3(lib)),
     "mul_out": lambda lib, t: lib.mul(ones3(lib), 2, out=t),
+    "scatter_": lambda lib, t: t.scatter_(0, lib.tensor([0]), lib.tensor([3.0])),
+    "scatter_add_": lambda lib, t: t.scatter_add_(0, lib.tensor([0]), lib.tensor([3.0])),
+    "index_add_": lambda lib, t: t.index_add_(0, lib.tensor([0]), lib.tensor([3.0])),
+    "index_copy_": lambda lib, t: t.index_copy_(0, lib.tensor([0]), lib.tensor([3.0])),
+    "masked_scatter_": lambda lib, t: t.masked_scatter_(lib.tensor([True, False, False]),
+                                                        lib.tensor([3.0])),
 }
 
 
