@@ -153,10 +153,12 @@ void init_indexing(py::module_& m) {
           throw py::type_error(
               "setitem: the value must be a tensor, a Python number or an array-like, got " +
               py::type::handle_of(value).attr("__name__").cast<std::string>());
-        if (basic)
+        if (basic) {
           index_put_basic(x, k, v);
-        else
+        } else {
+          warn_expanded_write(x, "index_put_");  // torch's x[idx] = v is index_put_
           index_put_advanced(x, ak, v);
+        }
       },
       "x[key] = value: value is broadcast to the selection and cast to x's dtype; with "
       "repeated indices the last write wins (NumPy).");

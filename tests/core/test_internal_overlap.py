@@ -127,6 +127,16 @@ def test_index_writes_warn_and_write_like_torch(name):
     assert got[ts] == got[torch] == [5.0, 5.0, 5.0]
 
 
+def test_setitem_with_tensor_index_warns_and_writes_like_torch():
+    got = {}
+    for lib in (torch, ts):
+        t = lib.arange(4.0).reshape(1, 4).expand(3, 4)
+        with pytest.warns(UserWarning, match="Use of index_put_ on expanded tensors"):
+            t[lib.tensor([2]), lib.tensor([1])] = 9.0
+        got[lib] = t.tolist()
+    assert got[ts] == got[torch]
+
+
 @pytest.mark.parametrize("rows", [[0], [2], [0, 2]])
 def test_masked_fill_2d_expanded_matches_torch(rows):
     got = {}
