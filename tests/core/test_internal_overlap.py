@@ -127,6 +127,22 @@ def test_index_writes_warn_and_write_like_torch(name):
     assert got[ts] == got[torch] == [5.0, 5.0, 5.0]
 
 
+@pytest.mark.parametrize("key", [slice(0, 2), Ellipsis], ids=["slice", "ellipsis"])
+def test_setitem_into_expanded_view_raises_like_torch(key):
+    for lib in (torch, ts):
+        with pytest.raises(RuntimeError, match="more than one element of the written-to"):
+            expanded(lib)[key] = 7.0
+
+
+def test_setitem_into_one_element_of_expanded_writes_like_torch():
+    got = {}
+    for lib in (torch, ts):
+        t = expanded(lib)
+        t[1] = 7.0
+        got[lib] = t.tolist()
+    assert got[ts] == got[torch] == [7.0, 7.0, 7.0]
+
+
 def test_setitem_with_tensor_index_warns_and_writes_like_torch():
     got = {}
     for lib in (torch, ts):
