@@ -50,6 +50,7 @@ void record_random(RandomGrad kind, const std::vector<Tensor>& inputs, const Ten
 
 void record_random_fill(RandomGrad kind, const Tensor& x, const char* op) {
   check_inplace(x, op);
+  check_no_internal_overlap(x, op);
   if (!needs_grad({&x})) return;
   // A stand-in result carrying the node; x takes its history (Note [Writes into views]).
   const Tensor r = Tensor::empty(x.shape(), x.dtype(), x.device());

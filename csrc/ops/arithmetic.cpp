@@ -126,15 +126,15 @@ Tensor divide(const Tensor& a, const Tensor& b, RoundingMode mode, const char* o
 }
 
 void add_(const Tensor& a, const Tensor& b, const Scalar& alpha, const char* op) {
-  binary_op_(kAdd, a, is_one(alpha) ? b : scaled(a, b, alpha, op));
+  binary_op_(kAdd, a, is_one(alpha) ? b : scaled(a, b, alpha, op), op);
 }
 
 void subtract_(const Tensor& a, const Tensor& b, const Scalar& alpha, const char* op) {
-  binary_op_(kSubtract, a, is_one(alpha) ? b : scaled(a, b, alpha, op));
+  binary_op_(kSubtract, a, is_one(alpha) ? b : scaled(a, b, alpha, op), op);
 }
 
 void divide_(const Tensor& a, const Tensor& b, RoundingMode mode, const char* op) {
-  if (mode == RoundingMode::None) return binary_op_(kDivide, a, b);
+  if (mode == RoundingMode::None) return binary_op_(kDivide, a, b, op);
   autograd::check_inplace(a, op);
   assign_inplace_result(op, a, divide(a, b, mode, op));
 }

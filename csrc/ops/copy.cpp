@@ -3,6 +3,7 @@
 #include "autograd/function.h"
 #include "autograd/record.h"
 #include "core/device_backend.h"
+#include "core/warning.h"
 #include "kernels/acc_type.h"
 #include "ops/memory_format.h"
 #include "ops/views.h"
@@ -36,6 +37,34 @@ void convert_into(const Tensor& out, const Tensor& x, const char* op) {
 
 // True when the bytes of a and b may intersect. By address, not by Storage: a tensor imported
 // zero-copy (asarray of a NumPy view, from_dlpack) has its own Storage over another's bytes.
+bool has_internal_overlap(const Tensor& t) {
+  if (t.is_contiguous()) return false;
+  for (int64_t d = 0; d < t.ndim(); ++d)
+    if (t.dim(d) > 1 && t.strides()[d] == 0) return true;
+  return false;
+}
+
+void check_no_internal_overlap(const Tensor& t, const char* op) {
+  if (!has_internal_overlap(t)) return;
+  int64_t dim = 0;
+  while (!(t.dim(dim) > 1 && t.strides()[dim] == 0)) ++dim;
+  throw RuntimeError(str(op,
+                         ": unsupported operation: more than one element of the written-to "
+                         "tensor refers to a single memory location. Please clone() the "
+                         "tensor before performing the operation. (the written-to tensor has "
+                         "shape ",
+                         shape_str(t.shape()), " and stride 0 in dim ", dim,
+                         "; hint: clone() it before writing to it)"));
+}
+
+void warn_expanded_write(const Tensor& t, const char* op) {
+  if (!has_internal_overlap(t)) return;
+  warn(str("Use of ", op,
+           " on expanded tensors is deprecated. Please clone() the tensor before performing "
+           "this operation. This also applies to advanced indexing e.g. ",
+           std::string(op) == "masked_fill_" ? "tensor[mask] = scalar" : "tensor[indices] = tensor"));
+}
+
 bool may_overlap(const Tensor& a, const Tensor& b) {
   if (a.numel() == 0 || b.numel() == 0) return false;
   uintptr_t alo, ahi, blo, bhi;

@@ -31,6 +31,17 @@ Tensor contiguous(const Tensor& x);  // x itself when already contiguous
 Tensor clone(const Tensor& x);       // always a fresh contiguous copy
 // True when the bytes of a and b may intersect (by address).
 bool may_overlap(const Tensor& a, const Tensor& b);
+// PyTorch's has_internal_overlap "YES" case: a dim of size > 1 with stride 0 (an expanded
+// tensor), so several elements share one memory location.
+bool has_internal_overlap(const Tensor& t);
+// Raises PyTorch's RuntimeError ("unsupported operation: more than one element of the
+// written-to tensor refers to a single memory location") naming `op` when t has internal
+// overlap: the check of every in-place write of computed values (x.add_, x.copy_, x.uniform_,
+// out=). fill_/zero_ (one value everywhere) and internal writes do not call it.
+void check_no_internal_overlap(const Tensor& t, const char* op);
+// index_put_ / masked_fill_ / index_fill_ on an expanded self: PyTorch's deprecation
+// UserWarning (the write still happens).
+void warn_expanded_write(const Tensor& t, const char* op);
 // a and b start at the same byte and step alike in every dim of size > 1.
 bool same_layout(const Tensor& a, const Tensor& b);
 // The user-facing forms, recorded by autograd (the plain ones above are for op internals).

@@ -5,11 +5,14 @@
 #include "autograd/record.h"
 #include "autograd/view_writes.h"
 #include "ops/autocast_policy.h"
+#include "ops/compare.h"
 #include "ops/copy.h"
 #include "ops/indexing_basic.h"
 #include "ops/memory_format.h"
 #include "ops/out_arg.h"
 #include "ops/tensor_convert.h"
+#include "ops/views.h"
+#include "ops/where.h"
 
 namespace ts {
 
@@ -102,7 +105,49 @@ Tensor binary_op(const ElementwiseDef& def, const Tensor& a, const Tensor& b, co
   return out;
 }
 
-void assign_inplace_result(const char* op, const Tensor& a, const Tensor& r) {
+namespace {
+// r written into an expanded a (index_put_, masked_fill_, index_fill_) as PyTorch's kernels do,
+// through a's strides: a memory location shared by several elements ends with the value of the
+// last of them (in C order) the op changed, or keeps its value when none changed. `base` is a
+// with each shared dim cut to one element, so every location appears in it once.
+void write_expanded(const Tensor& a, const Tensor& r) {
+  std::vector<int64_t> shared;
+  Tensor base = a;
+  for (int64_t d = 0; d < a.ndim(); ++d)
+    if (a.dim(d) > 1 && a.strides()[d] == 0) {
+      shared.push_back(d);
+      base = slice(base, d, 0, 1, 1);
+    }
+  const Tensor changed = binary_op(not_equal_def, r, a, "copy_");
+  Tensor v = clone(base);
+  std::vector<int64_t> at(shared.size(), 0);
+  for (bool more = true; more;) {
+    Tensor ri = r, ci = changed;
+    for (size_t j = 0; j < shared.size(); ++j) {
+      ri = slice(ri, shared[j], at[j], at[j] + 1, 1);
+      ci = slice(ci, shared[j], at[j], at[j] + 1, 1);
+    }
+    v = where(ci, ri, v);
+    more = false;  // the next alias in C order
+    for (size_t j = shared.size(); j-- > 0;) {
+      if (++at[j] < a.dim(shared[j])) {
+        more = true;
+        break;
+      }
+      at[j] = 0;
+    }
+  }
+  copy_(base, v);
+}
+}  // namespace
+
+void assign_inplace_result(const char* op, const Tensor& a, const Tensor& r, bool expanded_ok) {
+  if (!expanded_ok) check_no_internal_overlap(a, op);
+  if (expanded_ok && has_internal_overlap(a) && r.dtype() == a.dtype() && r.shape() == a.shape() &&
+      r.device() == a.device() && !autograd::needs_grad({&a, &r})) {
+    write_expanded(a, r);
+    return;
+  }
   const DType rd = r.dtype(), ad = a.dtype();
   if (!torch_can_cast(rd, ad))
     throw TypeError(str(op, ": result type ", dtype_name(rd),
@@ -114,7 +159,7 @@ void assign_inplace_result(const char* op, const Tensor& a, const Tensor& r) {
                          " doesn't match the broadcast shape ", shape_str(r.shape()),
                          "; hint: an in-place op cannot grow self: use the out-of-place op"));
   if (r.device() != a.device()) {
-    assign_inplace_result(op, a, to_device_op(r, a.device(), false, op));
+    assign_inplace_result(op, a, to_device_op(r, a.device(), false, op), expanded_ok);
     return;
   }
   if (autograd::grad_enabled() && !autograd::requires_grad(r) && autograd::requires_grad(a)) {

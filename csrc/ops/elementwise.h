@@ -56,7 +56,10 @@ void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b,
 // a's dtype (r on another device is moved); a takes r's autograd history (PyTorch's in-place
 // rules) before the copy, or, when a requires grad and r does not, the write is recorded as
 // x[...] = r (the overwritten values get no gradient).
-void assign_inplace_result(const char* op, const Tensor& a, const Tensor& r);
+// An expanded a (check_no_internal_overlap) raises, unless expanded_ok (index_put_, masked_fill_,
+// index_fill_: PyTorch warns, warn_expanded_write, and writes).
+void assign_inplace_result(const char* op, const Tensor& a, const Tensor& r,
+                           bool expanded_ok = false);
 // a = r where r does not depend on a's values (fill_, copy_; r has a's shape and dtype and is
 // on its device): recorded as a[...] = r when autograd records, so r gets the gradient and the
 // overwritten values get zeros.

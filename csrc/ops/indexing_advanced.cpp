@@ -524,6 +524,7 @@ void scatter_(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& s
   const char* op = add ? "scatter_add" : "scatter";
   autograd::check_inplace(x, op);
   check_writable(x, op);
+  check_no_internal_overlap(x, op);
   if (autograd::needs_grad({&x, &src})) {
     // Recorded like x = scatter(x, ...) written in place (PyTorch's in-place rules).
     assign_inplace_result(op, x, scatter(x, dim, index, src, add));

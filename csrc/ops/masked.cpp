@@ -40,7 +40,8 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value, con
 
 void masked_fill_(const Tensor& x, const Tensor& mask, const Tensor& value, const char* op) {
   autograd::check_inplace(x, op);
-  assign_inplace_result(op, x, masked_fill(x, mask, value, op));
+  warn_expanded_write(x, op);
+  assign_inplace_result(op, x, masked_fill(x, mask, value, op), true);
 }
 
 Tensor masked_select(const Tensor& x, const Tensor& mask) {

@@ -106,14 +106,6 @@ Overlap overlap_status(const Tensor& a, const Tensor& b) {
   return ab < be && bb < ae ? Overlap::Partial : Overlap::No;
 }
 
-// PyTorch's has_internal_overlap: a dim of size > 1 with stride 0 (an expanded tensor).
-bool internal_overlap(const Tensor& t) {
-  if (t.is_contiguous()) return false;
-  for (int64_t d = 0; d < t.ndim(); ++d)
-    if (t.dim(d) > 1 && t.strides()[d] == 0) return true;
-  return false;
-}
-
 [[noreturn]] void out_grad_error(const char* op) {
   throw RuntimeError(str(op,
                          "(): functions with out=... arguments don't support automatic "
@@ -163,11 +155,7 @@ bool write_out(const char* op, const Tensor& out, const Tensor& r, OutDtype rule
                                " doesn't match the broadcast shape ", shape_str(r.shape()),
                                "; hint: out is also an input here: pass another out"));
   const bool resized = resize_output(op, out, r.shape());
-  if (!resized && internal_overlap(out))
-    throw RuntimeError(str(op,
-                           ": unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the "
-                           "tensor before performing the operation."));
+  if (!resized) check_no_internal_overlap(out, op);
   for (const Tensor* in : inputs)
     if (in->defined() && overlap_status(out, *in) == Overlap::Partial)
       throw RuntimeError(str(op,

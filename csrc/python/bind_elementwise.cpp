@@ -300,7 +300,7 @@ void def_arithmetic(py::module_& m) {
     cls.def(
         name,
         [name](py::object self, py::handle o) {
-          binary_op_(kMultiply, self_of(self, name), operand_or_throw(o, name));
+          binary_op_(kMultiply, self_of(self, name), operand_or_throw(o, name), name);
           return self;
         },
         py::arg("other"), "mul_($self, /, other)\n--\n\nself *= other; returns self.");

@@ -279,9 +279,11 @@ void init_index_forms(py::module_& m) {
         const char* op = "index_put_";
         const Tensor& x = self_of(self, op);
         autograd::check_inplace(x, op);
+        warn_expanded_write(x, op);
         assign_inplace_result(
             op, x,
-            index_put(x, indices_arg(indices, op), values_arg(values, x, op), accumulate, op));
+            index_put(x, indices_arg(indices, op), values_arg(values, x, op), accumulate, op),
+            true);
         return self;
       },
       py::arg("indices"), py::arg("values"), py::arg("accumulate") = false,

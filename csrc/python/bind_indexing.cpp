@@ -1,6 +1,7 @@
 // Tensor.__getitem__ / __setitem__. The key is parsed here straight from the CPython objects
 // (no per-item Python allocations): basic keys are a hot path in training loops. Keys holding
 // arrays, lists or masks take the advanced path (ops/indexing_advanced.h).
+#include "autograd/grad_mode.h"
 #include "core/scalar_range.h"
 #include "ops/copy.h"
 #include "ops/indexing_advanced.h"
@@ -153,10 +154,16 @@ void init_indexing(py::module_& m) {
           throw py::type_error(
               "setitem: the value must be a tensor, a Python number or an array-like, got " +
               py::type::handle_of(value).attr("__name__").cast<std::string>());
-        if (basic)
+        if (basic) {
+          {  // torch's x[key] = v copies into the selected view: an expanded one is refused
+            autograd::GradModeGuard no_grad(false);
+            check_no_internal_overlap(index_basic(x, k), "setitem");
+          }
           index_put_basic(x, k, v);
-        else
+        } else {
+          warn_expanded_write(x, "index_put_");  // torch's x[idx] = v is index_put_
           index_put_advanced(x, ak, v);
+        }
       },
       "x[key] = value: value is broadcast to the selection and cast to x's dtype; with "
       "repeated indices the last write wins (NumPy).");

@@ -223,6 +223,9 @@ void fill_method(const Tensor& x, py::handle value, const char* op) {
 void copy_method(const Tensor& x, py::handle src_h, bool non_blocking) {
   const char* op = "copy_";
   autograd::check_inplace(x, op);
+  // (x.copy_(x) is a no-op PyTorch allows on an expanded x)
+  if (!(py::isinstance<Tensor>(src_h) && src_h.cast<const Tensor&>().impl() == x.impl()))
+    check_no_internal_overlap(x, op);
   Tensor src;  // a Tensor, or a Python number (torch takes one too: x.copy_(1.5) fills)
   Scalar number;
   if (py::isinstance<Tensor>(src_h))
@@ -349,7 +352,11 @@ void def_written_back(Cls& cls) {
         const char* op = "index_fill_";
         const int64_t d = int_arg(dim, op, "dim");
         const Tensor i = operand_or_throw(index, op), v = operand_or_throw(value, op);
-        return write_back(self, op, [&](const Tensor& x) { return index_fill(x, d, i, v); }, {&v});
+        const Tensor& x = self_of(self, op);
+        autograd::check_inplace(x, op);
+        warn_expanded_write(x, op);
+        assign_inplace_result(op, x, index_fill(inplace_source(x, {&v}), d, i, v), true);
+        return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("value"),
       "index_fill_($self, /, dim, index, value)\n--\n\nIn-place index_fill; returns self.");
