@@ -200,9 +200,10 @@ std::vector<char> finite_entries(const Tensor& a) {
 }
 
 // Note [Non-finite factorizations]: what LAPACK does with NaN/inf is implementation detail,
-// and the CPU path's observable behaviour is NumPy's: svd/svdvals raise "did not converge"
-// (LinAlgError), cholesky returns NaNs without an error. cuSOLVER's own answer is replaced by
-// those where an input matrix is not finite.
+// and the CPU path's observable behaviour is PyTorch's: svd/svdvals raise "did not converge"
+// (LinAlgError), cholesky raises "not positive-definite" for a NaN pivot, det gives NaN. On the
+// GPU a batch holding NaN/inf takes the CPU's kernel (cholesky, det) or has cuSOLVER's answer
+// replaced by the CPU's (svd).
 void override_nonfinite(const std::vector<char>& finite, Info& info, int value) {
   for (size_t b = 0; b < info.size(); ++b)
     if (!finite[b]) info[b] = value;
@@ -213,6 +214,17 @@ void override_nonfinite(const std::vector<char>& finite, Info& info, int value) 
 void keep_triangle(const Tensor& a, bool upper) { copy_(a, upper ? tril(a, 0) : triu(a, 0)); }
 
 void cuda_cholesky(const Tensor& a, bool upper, Info& info) {
+  const std::vector<char> finite = finite_entries(a);
+  if (std::any_of(finite.begin(), finite.end(), [](char f) { return !f; })) {
+    // LAPACK's potrf reports a NaN pivot as "not positive-definite" (info > 0), as the CPU path
+    // and PyTorch raise; cuSOLVER's answer for NaN/inf is not specified, so the batch takes the
+    // CPU's kernel (Note [Non-finite factorizations]).
+    const Device cpu;
+    Tensor ha = to_device(a, cpu);
+    cholesky_stub.get(cpu)(ha, upper, info);
+    copy_(a, ha);
+    return;
+  }
   visit_solver(a.dtype(), "cholesky", [&](auto tag) {
     using T = TS_SOLVER_T(tag);
     const Device d = a.device();
@@ -222,7 +234,6 @@ void cuda_cholesky(const Tensor& a, bool upper, Info& info) {
     const int n32 = dim32(n, "cholesky");
     const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
     Tensor dinfo = device_info(B, d);
-    const std::vector<char> finite = finite_entries(a);
     if (B > 1) {  // one call for the whole batch instead of B (PyTorch does the same)
       const Tensor ptrs = matrix_pointers(a, n * n);
       check_cusolver(Solver<T>::potrf_batched(h, uplo, n32, reinterpret_cast<T**>(ptrs.data_ptr()),
@@ -239,7 +250,6 @@ void cuda_cholesky(const Tensor& a, bool upper, Info& info) {
     }
     keep_triangle(a, upper);  // cuSOLVER leaves the other triangle as it was, like LAPACK
     read_info(dinfo, info);
-    override_nonfinite(finite, info, 0);
   });
 }
 

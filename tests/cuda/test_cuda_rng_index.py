@@ -183,7 +183,7 @@ def test_backward_scatter_add_with_repeated_indices_matches_cpu():
 
 
 def test_embedding_forward_backward_matches_cpu():
-    tokens = np.array([[0, 3, -1, 3], [9, 9, 2, -10]])
+    tokens = np.array([[0, 3, 9, 3], [9, 9, 2, 0]])
     wts = np.random.default_rng(8).normal(size=(10, 6)).astype(np.float32)
     outs, grads = [], []
     for dev in ["cpu", DEV]:
@@ -213,15 +213,16 @@ def test_scatter_add_and_index_add_match_cpu():
         np.testing.assert_allclose(host(got), ref.numpy(), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("op", [
-    lambda x, i: x[i],
-    lambda x, i: ts.take(x, i, axis=1),
-    lambda x, i: ts.take_along_axis(x, ts.reshape(i, (-1, 1)), axis=0),
-    lambda x, i: ts.gather(x, 1, ts.reshape(i, (1, -1))),
-    lambda x, i: ts.scatter_add(x, 1, ts.reshape(i, (1, -1)), ts.ones((1, 2), device=DEV)),
-    lambda x, i: F.embedding(i, x),
+@pytest.mark.parametrize("op,lo", [
+    (lambda x, i: x[i], -4),
+    (lambda x, i: ts.take(x, i, axis=1), -4),
+    (lambda x, i: ts.take_along_axis(x, ts.reshape(i, (-1, 1)), axis=0), -4),
+    (lambda x, i: ts.gather(x, 1, ts.reshape(i, (1, -1))), -4),
+    (lambda x, i: ts.scatter_add(x, 1, ts.reshape(i, (1, -1)), ts.ones((1, 2), device=DEV)), -4),
+    # PyTorch's embedding takes no negative indices: its range is [0, num).
+    (lambda x, i: F.embedding(i, x), 0),
 ])
-def test_out_of_range_device_index_raises_at_next_sync(op):
+def test_out_of_range_device_index_raises_at_next_sync(op, lo):
     x = ts.ones((4, 4), device=DEV)
     bad = ts.asarray([1, 4], device=DEV)
     y = op(x, bad)  # no host round trip: the error is deferred
@@ -231,9 +232,34 @@ def test_out_of_range_device_index_raises_at_next_sync(op):
     ts.cuda.synchronize()
     assert float(ts.sum(x[ts.asarray([0, -1], device=DEV)])) == 8.0
     op(x, ts.asarray([-5, 0], device=DEV))
-    with pytest.raises(IndexError, match=r"-5 is out of range \[-4, 4\)"):
+    with pytest.raises(IndexError, match=rf"-5 is out of range \[{lo}, 4\)"):
         float(ts.sum(x))  # item() synchronizes too
     del y
+
+
+def test_embedding_rejects_negative_device_indices_as_torch():
+    w = ts.arange(12.0, device=DEV).reshape(4, 3)
+    F.embedding(ts.asarray([[0, -1]], device=DEV), w)
+    with pytest.raises(IndexError, match=r"embedding: index -1 is out of range \[0, 4\)"):
+        ts.cuda.synchronize()
+    with pytest.raises(IndexError, match="out of range"):
+        F.embedding(ts.asarray([0], device=DEV), ts.ones((0, 3), device=DEV))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64", "int8"])
+@pytest.mark.parametrize("strided", [False, True])
+def test_embedding_rows_match_cpu(dtype, strided):
+    # The row-copy kernel: 16-byte units for aligned rows, elements otherwise (a transposed
+    # weight, rows of 3 elements).
+    dt = getattr(ts, dtype)
+    for num, dim in [(10, 8), (7, 3), (5, 96)]:
+        base = ts.asarray(np.random.default_rng(num).normal(size=(dim, num) if strided else (num, dim)) * 10)
+        w = (base.mT if strided else base).astype(dt)
+        idx = np.random.default_rng(dim).integers(0, num, size=(4, 6))
+        ref = F.embedding(ts.asarray(idx), w)
+        got = F.embedding(ts.asarray(idx, device=DEV), w.to(DEV))
+        assert got.dtype == ref.dtype and got.shape == ref.shape == (4, 6, dim)
+        np.testing.assert_array_equal(host(got.astype(ts.float64)), ref.astype(ts.float64).numpy())
 
 
 def test_device_indices_do_not_move_to_the_host_before_the_kernel():

@@ -20,6 +20,8 @@
 
 namespace ts::nn {
 
+TS_DEFINE_STUB(EmbeddingGatherKernel, embedding_gather_stub, "embedding");
+
 Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx) {
   const char* op = "embedding";
   TS_CHECK(is_integral(indices.dtype()), TypeError, op, ": indices must be integers, got ",
@@ -54,12 +56,20 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
   Tensor out;
   {
     autograd::GradModeGuard no_grad(false);
-    // On a device, negative indices become num, which index_select's kernels reject without
-    // a sync (IndexError at the next synchronization), as PyTorch rejects them.
-    if (!flat.device().is_cpu())
-      flat = where(binary_op(less_def, flat, wrap_scalar(Scalar::from_int(0))),
-                   wrap_scalar(Scalar::from_int(num)), flat);
-    out = reshape(index_select(weight, 0, flat), shape);
+    const Device dev = flat.device();
+    if (!dev.is_cpu() && embedding_gather_stub.table[static_cast<int>(dev.type)]) {
+      // One row-copy kernel that rejects negative and too-large indices at the next
+      // synchronization, as PyTorch rejects them (index_select would wrap negative ones).
+      TS_CHECK(num > 0 || flat.numel() == 0, IndexError, op,
+               ": index out of range for 0 "
+               "embeddings (the weight has no rows)");
+      flat = contiguous(flat);
+      out = Tensor::empty(Shape{flat.numel(), weight.dim(1)}, weight.dtype(), dev);
+      embedding_gather_stub.get(dev)(weight, flat, out);
+      out = reshape(out, shape);
+    } else {
+      out = reshape(index_select(weight, 0, flat), shape);
+    }
   }
   const int64_t pad = padding_idx ? (*padding_idx + num) % num : -1;
   autograd::record_embedding(weight, out, flat, pad);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "dispatch/dispatch.h"
 
 namespace ts {
 class Generator;
@@ -12,7 +13,12 @@ class Generator;
 
 namespace ts::nn {
 
-// Rows of weight (num, dim) at integer `indices` (any shape; negative ones wrap):
+// out (n, dim) = weight's rows at `flat` (n int64, contiguous) on a device, each index checked
+// against [0, num) without a synchronization (Note [Deferred device errors]). Kernel: CUDA.
+using EmbeddingGatherKernel = void (*)(const Tensor& weight, const Tensor& flat, const Tensor& out);
+TS_DECLARE_STUB(EmbeddingGatherKernel, embedding_gather_stub);
+
+// Rows of weight (num, dim) at integer `indices` (any shape; each in [0, num) as PyTorch):
 // indices.shape + (dim,). The weight's gradient adds the output gradient's rows into a zero
 // gradient (index_add: work in proportion to the batch); the padding row gets none.
 Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx);
