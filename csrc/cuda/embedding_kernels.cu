@@ -53,7 +53,7 @@ void launch(const Tensor& w, const Tensor& flat, const Tensor& out, int64_t cols
 void embedding_gather_cuda(const Tensor& w, const Tensor& flat, const Tensor& out) {
   DeviceGuard g(out.device().index);
   const int64_t item = static_cast<int64_t>(itemsize(w.dtype()));
-  const int64_t dim = w.dim(1), s0 = w.stride(0), s1 = w.stride(1);
+  const int64_t dim = w.dim(1), s0 = w.strides()[0], s1 = w.strides()[1];
   const auto addr = reinterpret_cast<uintptr_t>(w.data_ptr());
   // Rows of whole 16-byte units: copied as such (dim 384 float32 = 96 units per row).
   if ((s1 == 1 || dim == 1) && (dim * item) % 16 == 0 && (s0 * item) % 16 == 0 && addr % 16 == 0 &&

@@ -38,8 +38,9 @@ def test_many_copies_in_flight_reuse_blocks_safely():
 
 
 @pytest.mark.parametrize("tuned", [True, False])
-@pytest.mark.parametrize("shape", [(4096, 384, 1152), (1152, 16384, 384), (2048, 1024, 1536)])
-@pytest.mark.parametrize("layout", ["nn", "nt", "tn"])
+@pytest.mark.parametrize("shape", [(4096, 384, 1152), (1152, 16384, 384), (2048, 1024, 1536),
+                                   (1031, 1037, 1029)])  # odd sizes: unaligned rows
+@pytest.mark.parametrize("layout", ["nn", "nt", "tn", "tt"])
 def test_tuned_float32_gemms_match_float64(tuned, shape, layout):
     m, k, n = shape
     rng = np.random.default_rng(0)
@@ -60,3 +61,43 @@ def test_tuned_float32_gemms_match_float64(tuned, shape, layout):
     finally:
         ts.cuda.tunable.enable(was)
 
+
+
+def test_tuned_gemm_error_is_float32s():
+    # Note [3xTF32 GEMMs]: whichever kernel the tuner keeps (cuBLAS's FFMA, a cuBLASLt one or
+    # 3xTF32 on the tensor cores), its error against float64 stays that of float32 (plain TF32
+    # would be ~1e-3 here).
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((2048, 4096)).astype(np.float32)
+    b = rng.standard_normal((4096, 1024)).astype(np.float32)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    errs = {}
+    was = ts.cuda.tunable.is_enabled()
+    try:
+        for tuned in (False, True):
+            ts.cuda.tunable.enable(tuned)
+            ta, tb = ts.asarray(a, device="cuda"), ts.asarray(b, device="cuda")
+            for _ in range(2):
+                got = ts.matmul(ta, tb).cpu().numpy()
+            errs[tuned] = np.abs(got - want).max() / np.abs(want).max()
+    finally:
+        ts.cuda.tunable.enable(was)
+    assert errs[True] < 4 * errs[False] + 1e-7, errs
+
+
+def test_tuned_gemm_replays_in_a_cuda_graph():
+    a = ts.randn(2048, 1024, device="cuda")
+    b = ts.randn(1024, 1024, device="cuda")
+    ref = ts.matmul(a, b)  # tunes outside the capture
+    s = ts.cuda.Stream()
+    s.wait_stream(ts.cuda.current_stream())
+    with ts.cuda.stream(s):
+        ts.matmul(a, b)
+    ts.cuda.current_stream().wait_stream(s)
+    g = ts.cuda.CUDAGraph()
+    with ts.cuda.graph(g):
+        out = ts.matmul(a, b)
+    a.copy_(a * 2)
+    g.replay()
+    ts.cuda.synchronize()
+    np.testing.assert_allclose(out.cpu().numpy(), 2 * ref.cpu().numpy(), rtol=1e-4, atol=1e-3)
