@@ -11,7 +11,6 @@
 #include "cuda/caching_allocator.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_state.h"
-#include "cuda/gemm_3xtf32.h"
 
 namespace ts::cuda {
 namespace {
@@ -21,7 +20,6 @@ constexpr int kCandidates = 16;
 
 struct Choice {
   bool use_lt = false;
-  bool use_3xtf32 = false;  // Note [3xTF32 GEMMs]
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
   cublasLtMatmulAlgo_t algo{};
@@ -80,10 +78,6 @@ bool tuned_gemm(cublasOperation_t opb, cublasOperation_t opa, int64_t n, int64_t
     auto it = cache.find(key);
     if (it != cache.end()) ch = &it->second;
   }
-  auto run_3xtf32 = [&] {
-    return gemm_3xtf32(opb, opa, n, m, k, static_cast<const float*>(b), ldb,
-                       static_cast<const float*>(a), lda, static_cast<float*>(d), ldc, s);
-  };
   if (!ch) {
     cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
     TS_CUDA_CHECK(cudaStreamIsCapturing(s, &cap));
@@ -143,18 +137,11 @@ bool tuned_gemm(cublasOperation_t opb, cublasOperation_t opa, int64_t n, int64_t
         c.algo = res[i].algo;
       }
     }
-    const float t3 = time_of([&] { return run_3xtf32(); });
-    if (t3 < best * 0.98f) {
-      best = t3;
-      c.use_lt = false;
-      c.use_3xtf32 = true;
-    }
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     std::lock_guard<std::mutex> lock(mu);
     ch = &cache.emplace(key, c).first->second;
   }
-  if (ch->use_3xtf32 && run_3xtf32()) return true;
   if (!ch->use_lt) {
     untuned();
     return true;

@@ -1,8 +1,6 @@
 // Note [Tuned GEMMs]: for large float32 GEMMs, cuBLASLt's heuristic candidates are timed once
 // per problem (shape, layouts, alignments) and the fastest is kept, as cudnn.benchmark does
-// for convolutions (PyTorch's TunableOp, off by default there, does the same for GEMMs). The
-// candidates: cuBLAS's default call, up to 16 cuBLASLt algorithms, and the 3xTF32 kernel of
-// Note [3xTF32 GEMMs] where the build has it.
+// for convolutions (PyTorch's TunableOp, off by default there, does the same for GEMMs).
 #pragma once
 
 #include <cublasLt.h>

@@ -64,9 +64,8 @@ def test_tuned_float32_gemms_match_float64(tuned, shape, layout):
 
 
 def test_tuned_gemm_error_is_float32s():
-    # Note [3xTF32 GEMMs]: whichever kernel the tuner keeps (cuBLAS's FFMA, a cuBLASLt one or
-    # 3xTF32 on the tensor cores), its error against float64 stays that of float32 (plain TF32
-    # would be ~1e-3 here).
+    # Whichever kernel the tuner keeps (cuBLAS's default or a cuBLASLt one), its error against
+    # float64 stays that of float32 FFMA (TF32 would be ~3e-4 here).
     rng = np.random.default_rng(1)
     a = rng.standard_normal((2048, 4096)).astype(np.float32)
     b = rng.standard_normal((4096, 1024)).astype(np.float32)
