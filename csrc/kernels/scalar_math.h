@@ -1,6 +1,7 @@
 // Scalar helpers for the elementwise kernels: NumPy-compatible floored division, integer
 // powers and shifts that never trap (no SIGFPE, no signed-overflow UB), complex helpers.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -262,9 +263,19 @@ std::complex<V> complex_expm1(std::complex<V> z) {
   return {std::expm1(z.real()) * std::cos(z.imag()) - 2 * s * s,
           std::exp(z.real()) * std::sin(z.imag())};
 }
+// log1p(z) = log|1 + z| + i arg(1 + z). Near 0, |1 + z|^2 - 1 = x(2 + x) + y^2 goes through
+// log1p to keep its digits; far out, |1 + z| is split as m * sqrt(1 + (n/m)^2) so it does not
+// overflow where the logarithm is finite (log1p(1e308 + 1e308j) is 709.8 + 0.785j, as torch's).
 template <class V>
 std::complex<V> complex_log1p(std::complex<V> z) {
-  return {std::log(std::hypot(z.real() + 1, z.imag())), std::atan2(z.imag(), z.real() + 1)};
+  const V x = z.real(), y = z.imag(), a = x + 1;
+  const V im = std::atan2(y, a);
+  if (!std::isfinite(x) || !std::isfinite(y)) return {std::log(std::hypot(a, y)), im};
+  if (std::abs(x) < V(0.5) && std::abs(y) < V(0.5)) return {std::log1p(x * (2 + x) + y * y) / 2, im};
+  const V m = std::max(std::abs(a), std::abs(y)), n = std::min(std::abs(a), std::abs(y));
+  if (m == 0) return {std::log(m), im};
+  const V r = n / m;
+  return {std::log(m) + std::log1p(r * r) / 2, im};
 }
 template <class V>
 std::complex<V> complex_log2(std::complex<V> z) {

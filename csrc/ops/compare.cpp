@@ -79,9 +79,7 @@ Tensor bound_in_range(const Tensor& bound, DType dt, bool is_lower) {
 
 Tensor clip_bound(const Tensor& x, const Tensor& bound, const char* which, const char* op) {
   check_same_device(op, x, bound);
-  const Shape s = broadcast_shapes(x.shape(), bound.shape(), op);
-  TS_CHECK(s == x.shape(), ValueError, op, ": ", which, " of shape ", shape_str(bound.shape()),
-           " does not broadcast to x's shape ", shape_str(x.shape()));
+  broadcast_shapes(x.shape(), bound.shape(), op);  // the result takes the broadcast shape
   TS_CHECK(!is_complex(bound.dtype()), TypeError, op, ": ", which, " may not be complex");
   if (is_integral(x.dtype()) && bound.dtype() != x.dtype()) {
     autograd::GradModeGuard no_grad(false);

@@ -11,7 +11,8 @@ from hypothesis import given, settings, strategies as st
 
 import tessera as ts
 from harness import (ALL_DTYPES, COMPLEX_DTYPES, FLOAT_DTYPES, INT_DTYPES, NUMERIC_DTYPES,
-                     arrays, assert_same, check, check_torch, shapes, strided_views)
+                     arrays, assert_same, check, check_torch, compare_grads, shapes,
+                     strided_views)
 
 REAL_DTYPES = INT_DTYPES + FLOAT_DTYPES
 # The function x dtype grids hold hundreds of tests: fewer examples each keeps the file fast
@@ -364,9 +365,56 @@ def test_clip_nan_and_errors():
     assert_same(ts.clip(x, 2.0, 3.0), np.array([np.nan, 2.0, 3.0]))
     assert_same(ts.clip(x, ts.asarray(np.array([np.nan, 0, 0])), 3), np.array([np.nan, 1.0, 3.0]))
     with pytest.raises(ValueError, match="clip"):
-        ts.clip(x, ts.asarray(np.zeros((2, 3))))
+        ts.clip(x, ts.asarray(np.zeros((2,))))
     with pytest.raises(TypeError, match="clip"):
         ts.clip(ts.asarray(np.array([1j])), 0)
+
+
+@st.composite
+def _clip_shapes(draw):
+    """x's shape and bound shapes that broadcast with it, some of them growing it."""
+    base = draw(shapes(max_dims=3, min_side=1, max_side=3))  # torch's backward fails on empty
+    grow = draw(st.lists(st.integers(1, 3), max_size=2))
+    lo = tuple(grow) + tuple(draw(st.sampled_from([1, s])) for s in base)
+    hi = tuple(draw(st.sampled_from([1, s])) for s in base)[draw(st.integers(0, len(base))):]
+    return base, lo, hi
+
+
+@given(shapes3=_clip_shapes(), data=st.data())
+def test_clip_bounds_grow_the_shape(shapes3, data):
+    # The standard's clip broadcasts x, min and max together (array_api_strict gives the
+    # broadcast shape), and so does torch.clamp; only the in-place clamp_ may not grow x.
+    import array_api_strict as xps
+    import torch
+    xs, ls, hs = shapes3
+    x, lo, hi = (data.draw(arrays("float64", st.just(s), elements=st.floats(a, b)))
+                 for s, (a, b) in zip((xs, ls, hs), [(-5, 5), (-5, -0.5), (0.5, 5)]))
+    want = np.clip(x, lo, hi)
+    assert_same(ts.clip(ts.asarray(x), min=ts.asarray(lo), max=ts.asarray(hi)), want)
+    strict = xps.clip(xps.asarray(x), min=xps.asarray(lo), max=xps.asarray(hi))
+    assert tuple(strict.shape) == want.shape
+    # torch's ClampBackward cannot grow x's gradient, so torch sees x expanded first.
+    compare_grads(lambda a, l, h: ts.clamp(a, l, h),
+                  lambda a, l, h: torch.clamp(a.expand(want.shape), l, h), [x, lo, hi])
+    if np.broadcast_shapes(x.shape, lo.shape) != x.shape:
+        with pytest.raises(RuntimeError, match="clamp_"):
+            ts.asarray(x).clamp_(ts.asarray(lo))
+
+
+def test_log1p_complex_far_from_and_near_zero():
+    # |1 + z| overflows double well before log|1 + z| does; near 0 the real part keeps its
+    # digits (log|1 + z| = log1p(x(2 + x) + y^2) / 2). Against torch's complex128 log1p.
+    import torch
+    parts = [1e308, -1e308, 1.7e308, 1e200, 3.0, 0.3, -0.4, 1e-10, -1e-300, 0.0, -1.0, -2.0]
+    z = np.array([complex(a, b) for a in parts for b in parts], np.complex128)
+    got = ts.log1p(ts.asarray(z)).numpy()
+    want = torch.log1p(torch.tensor(z)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+    parts = [3e38, -3e38, 1e30, 3.0, 0.3, -0.4, 1e-7, -1e-30, 0.0, -1.0, -2.0]
+    z = np.array([complex(a, b) for a in parts for b in parts], np.complex128)
+    got32 = ts.log1p(ts.asarray(z.astype(np.complex64))).numpy()
+    want32 = torch.log1p(torch.tensor(z.astype(np.complex64))).numpy()
+    np.testing.assert_allclose(got32, want32, rtol=2e-6, atol=0)
 
 
 # ---- bfloat16 against ml_dtypes (computed in float32, rounded once)
