@@ -180,8 +180,8 @@ int64_t index_offsets_kernel(const Tensor& index, int64_t size, int64_t stride, 
 }
 
 // Calls f(p, element offset into x) for every position p of a contiguous int64 `index` of
-// x's rank whose values address axis `dim` (torch.gather's addressing). Returns the first
-// position with an out-of-range index, or -1.
+// x's rank whose values address axis `dim` (torch.gather's addressing: no negative indices).
+// Returns the first position with an index outside [0, size), or -1.
 template <class F>
 int64_t walk_dim_index(const Tensor& index, int64_t dim, const Tensor& x, const F& f) {
   const int64_t nd = index.ndim(), n = index.numel();
@@ -203,8 +203,7 @@ int64_t walk_dim_index(const Tensor& index, int64_t dim, const Tensor& x, const 
       }
       const int64_t* row = ip + r * len;
       for (int64_t j = 0; j < len; ++j) {
-        int64_t i = row[j];
-        if (i < 0) i += size;
+        const int64_t i = row[j];
         if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(size)) {
           record_bad(bad, r * len + j);
           return;

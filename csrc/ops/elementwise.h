@@ -68,9 +68,9 @@ void overwrite_inplace(const char* op, const Tensor& a, const Tensor& r);
 // written into a (assign_inplace_result): a itself, or a copy of a when autograd records (so no
 // tensor saved for the backward of an inner op is a's memory, overwritten by the write).
 Tensor inplace_source(const Tensor& a, std::initializer_list<const Tensor*> others = {});
-// out= of PyTorch's functions: r written into `out`, which must have r's shape and a dtype r
-// casts to (PyTorch's in-place rule); nothing records through out= (RuntimeError, as PyTorch).
-void write_out(const char* op, const Tensor& out, const Tensor& r);
+// out= of PyTorch's functions (elementwise ones included) is ops/out_arg.h's write_out: out
+// resized to the result's shape (resize_output), a dtype the result casts to, no overlap with
+// the inputs, nothing recorded through it.
 
 void check_same_device(const char* op, const Tensor& a, const Tensor& b);
 

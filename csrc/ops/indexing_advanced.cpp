@@ -1,5 +1,6 @@
 #include "ops/indexing_advanced.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "autograd/function.h"
@@ -439,9 +440,12 @@ void index_put_advanced_plain(const Tensor& x, const AdvKey& key_in, const Tenso
 }
 
 namespace {
+// PyTorch's RuntimeError for a gather/scatter index outside [0, size): these ops take no
+// negative indices (x[idx], take and take_along_dim with a dim do).
 void check_dim_index(const char* op, const Tensor& ic, int64_t bad, int64_t dim, int64_t size) {
-  TS_CHECK(bad < 0, IndexError, op, ": index ", bad < 0 ? 0 : ic.data<int64_t>()[bad],
-           " is out of bounds for dim ", dim, " with size ", size);
+  TS_CHECK(bad < 0, RuntimeError, op, ": index ", bad < 0 ? 0 : ic.data<int64_t>()[bad],
+           " is out of bounds for dimension ", dim, " with size ", size,
+           "; hint: indices must be in [0, ", size, ") (no negative indices)");
 }
 
 // Validates torch.gather/scatter's index against x (and src), returning a contiguous int64
@@ -573,18 +577,37 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
   return out;
 }
 
+namespace {
+
+// index_in_range without negative indices, its IndexError raised as a RuntimeError where
+// PyTorch's kernel raises that class.
+Tensor index_in_bounds(const char* op, const Tensor& index, int64_t dim, int64_t n,
+                       bool runtime_error) {
+  try {
+    return index_in_range(op, index, dim, n, false);
+  } catch (const IndexError& e) {
+    if (!runtime_error) throw;
+    throw RuntimeError(e.what());
+  }
+}
+
+}  // namespace
+
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   TS_CHECK(index.ndim() <= 1, ValueError, "index_select: index must be 0-d or 1-d, got shape ",
            shape_str(index.shape()));
   TS_CHECK(is_integral(index.dtype()), TypeError,
            "index_select: index must be an integer tensor, got ", dtype_name(index.dtype()));
+  // PyTorch's index_select takes no negative indices (x[idx] does): IndexError, RuntimeError
+  // along dim 1 (torch's fast path there)
   if (x.ndim() == 0) {
     dim = normalize_axis(dim, 1, "index_select");
-    return reshape(index_advanced(reshape(x, {1}), {AdvItem{{}, reshape(index, {-1})}}), {});
+    const Tensor idx = index_in_bounds("index_select", index, dim, 1, false);
+    return reshape(index_advanced(reshape(x, {1}), {AdvItem{{}, idx}}), {});
   }
   dim = normalize_axis(dim, x.ndim(), "index_select");
   AdvKey key(dim, AdvItem{full_slice(), Tensor()});
-  key.push_back(AdvItem{{}, reshape(index, {-1})});
+  key.push_back(AdvItem{{}, index_in_bounds("index_select", index, dim, x.dim(dim), dim == 1)});
   return index_advanced(x, key);
 }
 
@@ -595,18 +618,44 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor
   dim = normalize_axis(dim, nd, "index_add");
   Tensor xx = x.ndim() == 0 ? reshape(x, {1}) : x;
   Tensor src = source.ndim() == 0 ? reshape(source, {1}) : source;
-  Tensor idx = reshape(index, {-1});
   Shape expect = xx.shape();
-  expect[dim] = idx.numel();
+  expect[dim] = index.numel();
   TS_CHECK(src.shape() == expect, ValueError, "index_add: source ", shape_str(source.shape()),
            " must have shape ", shape_str(expect), " (input's shape with dim ", dim,
            " of the index's length)");
-  // index_add is scatter_add with the index spread across the other dims.
+  // PyTorch's index_add takes no negative indices (IndexError; RuntimeError along the first or
+  // last dim from 2-D on, where torch checks it in a scatter_add); it is scatter_add with the
+  // index spread across the other dims.
+  const Tensor idx = index_in_bounds("index_add", index, dim, xx.dim(dim),
+                                     x.ndim() >= 2 && (dim == 0 || dim == x.ndim() - 1));
   Shape ishape(xx.ndim(), 1);
   ishape[dim] = idx.numel();
   Tensor spread = broadcast_to(reshape(idx, ishape), expect);
   Tensor out = scatter(xx, dim, spread, src, true);
   return x.ndim() == 0 ? reshape(out, {}) : out;
+}
+
+Tensor index_in_range(const char* op, const Tensor& index, int64_t dim, int64_t n,
+                      bool negative_ok) {
+  const Tensor idx = reshape(index, {-1});
+  autograd::GradModeGuard no_grad(false);
+  const Tensor nn = scalar_tensor(Scalar::from_int(n), idx.dtype());
+  const Tensor zero = scalar_tensor(Scalar::from_int(0), idx.dtype());
+  if (idx.numel() > 0) {
+    const Tensor bad = binary_op(logical_or_def, binary_op(greater_equal_def, idx, nn),
+                                 binary_op(less_def, idx, negative_ok ? negative(nn) : zero));
+    if (item(any(bad, std::nullopt, false)).i != 0) {
+      // The error path only: the first offending value, read on the host.
+      const Tensor b = contiguous(to_device(bad, Device{}));
+      const Tensor v = contiguous(astype(to_device(idx, Device{}), DType::Int64, false));
+      const int64_t at = std::find(b.data<bool>(), b.data<bool>() + b.numel(), true) - b.data<bool>();
+      throw IndexError(str(op, ": index ", v.data<int64_t>()[at], " is out of bounds for dimension ",
+                           dim, " with size ", n, " (index out of range in self); hint: indices must be in [",
+                           negative_ok ? -n : 0, ", ", n, ")"));
+    }
+  }
+  if (!negative_ok) return idx;
+  return where(binary_op(less_def, idx, zero), add(idx, nn), idx);
 }
 
 namespace {
@@ -617,23 +666,6 @@ void check_index_vector(const char* op, const Tensor& index) {
            dtype_name(index.dtype()), "; hint: pass an int64 tensor of indices");
   TS_CHECK(index.ndim() <= 1, IndexError, op, ": index must be a vector (at most 1-D), got ",
            index.ndim(), "-D of shape ", shape_str(index.shape()));
-}
-
-// The checked index as a 1-d vector, each in [-n, n) (negative counted from the end),
-// returned non-negative.
-Tensor index_in_range(const char* op, const Tensor& index, int64_t n) {
-  const Tensor idx = reshape(index, {-1});
-  autograd::GradModeGuard no_grad(false);
-  const Tensor nn = scalar_tensor(Scalar::from_int(n), idx.dtype());
-  if (idx.numel() > 0) {
-    const Tensor bad = binary_op(logical_or_def, binary_op(greater_equal_def, idx, nn),
-                                 binary_op(less_def, idx, negative(nn)));
-    TS_CHECK(item(any(bad, std::nullopt, false)).i == 0, IndexError, op,
-             ": index out of range for dimension of size ", n, " (indices must be in [", -n, ", ",
-             n, "))");
-  }
-  return where(binary_op(less_def, idx, scalar_tensor(Scalar::from_int(0), idx.dtype())),
-               add(idx, nn), idx);
 }
 
 }  // namespace
@@ -648,7 +680,7 @@ Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
   if (value.is_wrapped_number()) check_scalar_fits(item(value), x.dtype(), op);
   const int64_t n = x.ndim() ? x.dim(d) : 1;
   check_index_vector(op, index);
-  const Tensor idx = index_in_range(op, index, n);
+  const Tensor idx = index_in_range(op, index, d, n, true);
   Tensor hit = Tensor::empty({n}, DType::Bool, x.device());
   {
     autograd::GradModeGuard no_grad(false);
@@ -678,7 +710,8 @@ Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
   TS_CHECK(source.shape() == expect || (x.ndim() == 0 && source.numel() == 1), RuntimeError, op,
            ": source ", shape_str(source.shape()), " must have the shape of self ",
            shape_str(x.shape()), " with dim ", dim, " of size ", k);
-  const Tensor idx = index_in_range(op, index, x.ndim() ? x.dim(d) : 1);
+  // PyTorch's index_copy takes no negative indices (index_fill does)
+  const Tensor idx = index_in_range(op, index, d, x.ndim() ? x.dim(d) : 1, false);
   if (x.ndim() == 0) return clone_op(reshape(source, {}));
   if (k == 0) return clone_op(x);
   Shape ishape(x.ndim(), 1);
@@ -723,7 +756,8 @@ Tensor scatter_permutation(const Tensor& perm, const Tensor& values) {
   return out;
 }
 
-Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis) {
+Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis,
+                       bool negative_from_end) {
   TS_CHECK(x.ndim() == indices.ndim(), ValueError, "take_along_axis: indices ",
            shape_str(indices.shape()), " must have as many dims as x ", shape_str(x.shape()));
   TS_CHECK(x.ndim() > 0, ValueError, "take_along_axis: x must have at least one dimension");
@@ -735,7 +769,17 @@ Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis) {
   Shape bx = b, bi = b;
   bx[axis] = x.dim(axis);
   bi[axis] = indices.dim(axis);
-  return gather(broadcast_to(x, bx), axis, broadcast_to(indices, bi));
+  Tensor i = indices;
+  if (negative_from_end && is_integral(i.dtype()) && i.numel() > 0) {
+    autograd::GradModeGuard no_grad(false);
+    const Tensor n = scalar_tensor(Scalar::from_int(x.dim(axis)), i.dtype());
+    // only [-n, 0) moves, so an index below -n is reported as given
+    const Tensor moves =
+        binary_op(logical_and_def, binary_op(less_def, i, scalar_tensor(Scalar::from_int(0), i.dtype())),
+                  binary_op(greater_equal_def, i, negative(n)));
+    i = where(moves, add(i, n), i);
+  }
+  return gather(broadcast_to(x, bx), axis, broadcast_to(i, bi));
 }
 
 }  // namespace ts

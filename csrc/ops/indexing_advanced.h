@@ -117,13 +117,22 @@ Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tenso
 // parallel: the inverse-permutation scatter behind unique_inverse. IndexError for an index
 // outside [0, n); ValueError unless perm and values are 1-d of one length.
 Tensor scatter_permutation(const Tensor& perm, const Tensor& values);
-// torch.gather/scatter's addressing, checked (IndexError for an index out of range, naming
+// torch.gather/scatter's addressing, checked (RuntimeError for an index out of range, naming
 // `op`): the element offsets into x (0-d x seen as 1-d) of every position of `index`, whose
 // contiguous int64 copy is returned; `dim` comes back normalized. With `src`, index may not
 // be larger than it in any dim.
 Tensor scatter_offsets(const char* op, const Tensor& x, int64_t& dim, const Tensor& index,
                        const Tensor* src, std::vector<int64_t>& off);
 // numpy.take_along_axis: x and indices broadcast against each other except along `axis`.
-Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis);
+// Indices are in [0, n) (gather's RuntimeError otherwise); with negative_from_end (the
+// Python entry points: NumPy, the standard and torch.take_along_dim with a dim) also in
+// [-n, 0), counted from the end.
+Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis,
+                       bool negative_from_end = false);
+// A 0-d or 1-d integer index into a dimension `dim` of size n as a 1-d vector, checked to lie
+// in [0, n) (negative_ok: [-n, n), returned with negatives counted from the end): PyTorch's
+// IndexError naming `op` and the first bad value otherwise (index_select, index_add, ...).
+Tensor index_in_range(const char* op, const Tensor& index, int64_t dim, int64_t n,
+                      bool negative_ok);
 
 }  // namespace ts

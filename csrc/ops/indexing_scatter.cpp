@@ -336,7 +336,9 @@ Tensor index_reduce(const Tensor& x, int64_t dim, const Tensor& index, const Ten
   const Tensor src = source.ndim() == 0 ? reshape(source, Shape{1}) : source;
   Shape ishape(src.ndim(), 1);
   ishape[d] = n;
-  const Tensor idx = broadcast_to(reshape(astype(index, DType::Int64, false), ishape), src.shape());
+  // PyTorch's index_reduce takes no negative indices
+  const Tensor in = index_in_range(op, index, d, x.ndim() ? x.dim(d) : 1, false);
+  const Tensor idx = broadcast_to(reshape(astype(in, DType::Int64, false), ishape), src.shape());
   return scatter_reduce(x, d, idx, src, scatter_reduce_op(reduce, op), include_self);
 }
 

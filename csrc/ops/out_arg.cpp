@@ -166,9 +166,4 @@ bool write_out(const char* op, const Tensor& out, const Tensor& r, OutDtype rule
   return resized;
 }
 
-// (ops/elementwise.h's form: the canCast rule, no inputs to check for overlap)
-void write_out(const char* op, const Tensor& out, const Tensor& r) {
-  write_out(op, out, r, OutDtype::Cast);
-}
-
 }  // namespace ts

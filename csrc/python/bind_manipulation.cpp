@@ -541,6 +541,8 @@ void init_manipulation(py::module_& m) {
     m.def(
         "take_along_dim",
         [](const Tensor& input, const Tensor& indices, py::handle dim) {
+          // torch: negative indices count from the end with a dim, not without (gather's
+          // RuntimeError on the flattened input)
           if (dim.is_none())
             return take_along_axis(reshape(input, Shape{-1}, -1), reshape(indices, Shape{-1}, -1),
                                    0);
@@ -557,7 +559,7 @@ void init_manipulation(py::module_& m) {
           sx = si = b;
           sx[d] = input.shape()[d];
           si[d] = indices.shape()[d];
-          return take_along_axis(broadcast_to(input, sx), broadcast_to(indices, si), d);
+          return take_along_axis(broadcast_to(input, sx), broadcast_to(indices, si), d, true);
         },
         py::arg("input"), py::arg("indices"), py::arg("dim") = py::none(),
         "take_along_dim(input, indices, dim=None)\n--\n\n"

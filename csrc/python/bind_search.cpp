@@ -181,7 +181,8 @@ void def_gather_scatter(py::module_& m) {
       "take_along_axis",
       [](py::handle x, py::handle indices, py::handle axis) {
         const char* op = "take_along_axis";
-        return take_along_axis(operand(x, op), operand(indices, op), int_arg(axis, op, "axis"));
+        return take_along_axis(operand(x, op), operand(indices, op), int_arg(axis, op, "axis"),
+                               true);
       },
       py::arg("x"), py::arg("indices"), py::pos_only(), py::kw_only(), py::arg("axis") = -1,
       kTakeAlongAxisDoc);
