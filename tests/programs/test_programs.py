@@ -114,6 +114,7 @@ CASES = [
     ("style_transfer", "style_transfer.py", [], "same", 1e-3),
     ("parametrizations", "parametrizations.py", [], "same", 1e-3),
     ("swa_ema", "swa_ema.py", [], "same", 1e-3),
+    ("bert_mlm", "bert_mlm.py", [], "same", 1e-3),
 ]
 
 
