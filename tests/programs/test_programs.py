@@ -119,6 +119,7 @@ CASES = [
     # torch's float32 ConvTranspose2d rounds differently (both agree to 1e-9 in float64), and
     # momentum with BatchNorm over batches of 8 carries that to ~1% by the third epoch
     ("unet_transposed", "unet_segmentation.py", [], "same", 2e-2),
+    ("tabular_mlp", "tabular_mlp.py", [], "same", 1e-3),
 ]
 
 
