@@ -120,6 +120,7 @@ CASES = [
     # momentum with BatchNorm over batches of 8 carries that to ~1% by the third epoch
     ("unet_transposed", "unet_segmentation.py", [], "same", 2e-2),
     ("tabular_mlp", "tabular_mlp.py", [], "same", 1e-3),
+    ("simclr", "simclr.py", [], "same", 1e-3),
 ]
 
 
