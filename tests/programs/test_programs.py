@@ -121,6 +121,7 @@ CASES = [
     ("unet_transposed", "unet_segmentation.py", [], "same", 2e-2),
     ("tabular_mlp", "tabular_mlp.py", [], "same", 1e-3),
     ("simclr", "simclr.py", [], "same", 1e-3),
+    ("density_models", "density_models.py", [], "same", 1e-3),
 ]
 
 
