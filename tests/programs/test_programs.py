@@ -122,6 +122,7 @@ CASES = [
     ("tabular_mlp", "tabular_mlp.py", [], "same", 1e-3),
     ("simclr", "simclr.py", [], "same", 1e-3),
     ("density_models", "density_models.py", [], "same", 1e-3),
+    ("wgan_gp", "wgan_gp.py", [], "same", 1e-3),
 ]
 
 
