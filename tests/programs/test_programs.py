@@ -123,6 +123,7 @@ CASES = [
     ("simclr", "simclr.py", [], "same", 1e-3),
     ("density_models", "density_models.py", [], "same", 1e-3),
     ("wgan_gp", "wgan_gp.py", [], "same", 1e-3),
+    ("llama_generate", "llama_generate.py", [], "same", 1e-3),
 ]
 
 
