@@ -124,6 +124,7 @@ CASES = [
     ("density_models", "density_models.py", [], "same", 1e-3),
     ("wgan_gp", "wgan_gp.py", [], "same", 1e-3),
     ("llama_generate", "llama_generate.py", [], "same", 1e-3),
+    ("speech_ctc", "speech_ctc.py", [], "same", 1e-3),
 ]
 
 
