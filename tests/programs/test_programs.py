@@ -125,7 +125,17 @@ CASES = [
     ("wgan_gp", "wgan_gp.py", [], "same", 1e-3),
     ("llama_generate", "llama_generate.py", [], "same", 1e-3),
     ("speech_ctc", "speech_ctc.py", [], "same", 1e-3),
+    # max aggregations (scatter_reduce 'amax') pick among near-ties that float32 rounding
+    # decides; both libraries agree to 1e-10 in float64
+    ("gnn_dense", "gnn_message_passing.py", ["--adj", "dense"], "same", 1e-2),
+    ("gnn_sparse", "gnn_message_passing.py", ["--adj", "sparse"], "same", 1e-2),
 ]
+
+# Programs that fail under tessera for a missing feature: each must still fail (xfail); once it
+# runs, the test fails until its entry is removed here.
+KNOWN_GAPS = {
+    "gnn_sparse": "tessera has no sparse COO tensors (torch.sparse_coo_tensor, torch.sparse.mm)",
+}
 
 
 @pytest.mark.parametrize("name,program,args,mode,rtol", CASES, ids=[c[0] for c in CASES])
@@ -140,6 +150,12 @@ def test_program_runs_unchanged(name: str, program: str, args: List[str], mode: 
     if program not in ("regression.py", "custom_function.py", "dcgan.py"):  # no weights drawn from torch
         args = [*args, "--init", str(tmp_path / "init.pt")]
     ref = _losses(_run("torch", program, args, tmp_path))
+    if name in KNOWN_GAPS:
+        try:
+            _run("tessera", program, args, tmp_path)
+        except AssertionError:
+            pytest.xfail(KNOWN_GAPS[name])
+        pytest.fail(f"{name} now runs under tessera: remove it from KNOWN_GAPS")
     got = _losses(_run("tessera", program, args, tmp_path))
     assert len(ref) >= 3 and len(got) == len(ref), (ref, got)
     if mode == "same":
