@@ -129,6 +129,8 @@ CASES = [
     # decides; both libraries agree to 1e-10 in float64
     ("gnn_dense", "gnn_message_passing.py", ["--adj", "dense"], "same", 1e-2),
     ("gnn_sparse", "gnn_message_passing.py", ["--adj", "sparse"], "same", 1e-2),
+    ("vq_vae", "vq_vae.py", [], "same", 1e-3),
+    ("vq_vae_ema", "vq_vae.py", ["--decay", "0.99"], "same", 1e-3),
 ]
 
 # Programs that fail under tessera for a missing feature: each must still fail (xfail); once it
