@@ -105,6 +105,17 @@ Tensor reshape(const Tensor& x, Shape shape, int copy) {
   return r;
 }
 
+Tensor view(const Tensor& x, Shape shape, const char* op) {
+  shape = infer_shape(shape, x.numel(), op, x.shape());
+  Strides st;
+  TS_CHECK(view_strides(x.shape(), x.strides(), shape, st), RuntimeError, op,
+           ": view size is not compatible with input tensor's size and stride (at least one "
+           "dimension spans across two contiguous subspaces): a tensor of shape ",
+           shape_str(x.shape()), " with strides ", shape_str(x.strides()),
+           " cannot be viewed as ", shape_str(shape), ". Use .reshape(...) instead.");
+  return reshape(x, shape, 0);
+}
+
 Tensor permute_dims(const Tensor& x, const Shape& axes) {
   const int64_t nd = x.ndim();
   TS_CHECK(axes.size() == nd, ValueError, "permute_dims: axes ", shape_str(axes),

@@ -6,6 +6,9 @@
 namespace ts {
 
 Tensor reshape(const Tensor& x, Shape shape, int copy = -1);  // copy: -1 None, 0 False, 1 True
+// x.view(shape) / x.view_as(other) (PyTorch): reshape that never copies; where the strides do
+// not allow a view, torch's RuntimeError naming `op` and pointing at .reshape().
+Tensor view(const Tensor& x, Shape shape, const char* op = "view");
 Tensor permute_dims(const Tensor& x, const Shape& axes);
 Tensor matrix_transpose(const Tensor& x);  // swaps the last two dims (x.mT)
 Tensor transpose_all(const Tensor& x);     // reverses all dims (x.T)

@@ -67,7 +67,7 @@ void init_core(py::module_& m) {
             const DType dt = to_dtype(dtype);
             return dt == self.dtype() ? reshape(self, self.shape(), 0) : view_dtype(self, dt);
           }
-          return reshape(self, to_shape(shape, "view"), 0);
+          return view(self, to_shape(shape, "view"));
         },
         "view(self, /, *shape)\n--\n\n"
         "A view with that shape (RuntimeError where the strides do not allow one); "

@@ -29,13 +29,25 @@ namespace {
 // (Note [One function, two spellings]); the in-place forms are methods.
 Tensor operand(py::handle h, const char* op) { return operand_or_throw(h, op); }
 
-// scatter's src: a tensor (or array-like), or a number given as src or value= (one of them).
-Tensor scatter_src(py::handle src, py::handle value, const char* op) {
+// The src / source of scatter, scatter_add and index_add: a tensor of self's dtype (torch's
+// RuntimeError otherwise, never a silent cast); an array-like is read as a tensor.
+Tensor src_like(py::handle src, const Tensor& x, const char* op, const char* what) {
+  Tensor s = operand(src, op);
+  if (py::isinstance<Tensor>(src) && s.dtype() != x.dtype())
+    throw RuntimeError(str(op, ": expected self (", dtype_name(x.dtype()), ") and ", what, " (",
+                           dtype_name(s.dtype()), ") to have the same dtype; hint: cast ", what,
+                           " with .to(self.dtype)"));
+  return s;
+}
+
+// scatter's src: a tensor (or array-like) of x's dtype, or a number given as src or value= (one
+// of them; a number takes x's dtype).
+Tensor scatter_src(py::handle src, py::handle value, const Tensor& x, const char* op) {
   if (src.is_none() == value.is_none())
     throw py::type_error(std::string(op) + (src.is_none()
                                                 ? ": pass src (a tensor) or value (a number)"
                                                 : ": pass only one of src and value"));
-  return operand(src.is_none() ? value : src, op);
+  return src.is_none() ? operand(value, op) : src_like(src, x, op, "src");
 }
 
 // reduce=None / 'add' as a flag; 'multiply' is -1 (scatter_reduce's 'prod', include_self).
@@ -57,14 +69,14 @@ Tensor scatter_multiply(const Tensor& x, int64_t dim, const Tensor& index, Tenso
 Tensor scatter_py(const Tensor& x, py::handle dim, py::handle index, py::handle src,
                   py::handle value, py::handle reduce, const char* op) {
   const int64_t d = int_arg(dim, op, "dim");
-  const Tensor idx = operand(index, op), s = scatter_src(src, value, op);
+  const Tensor idx = operand(index, op), s = scatter_src(src, value, x, op);
   const int mode = scatter_reduce_mode(reduce, op);
   return mode < 0 ? scatter_multiply(x, d, idx, s) : scatter(x, d, idx, s, mode > 0);
 }
 
 Tensor index_add_py(const Tensor& x, py::handle dim, py::handle index, py::handle source,
                     py::handle alpha, const char* op) {
-  Tensor src = operand(source, op);
+  Tensor src = src_like(source, x, op, "source");
   const Scalar a = alpha_of(alpha, op);
   if (!(a.kind == ScalarKind::Int && a.i == 1)) src = multiply(src, wrap_scalar(a));
   return index_add(x, int_arg(dim, op, "dim"), operand(index, op), src);
@@ -132,9 +144,10 @@ void def_gather_scatter(py::module_& m) {
       "scatter_add",
       [](py::handle x, py::handle dim, py::handle index, py::handle src, py::handle out) {
         const char* op = "scatter_add";
+        const Tensor t = operand(x, op);
         return result_or_out(op,
-                             scatter(operand(x, op), int_arg(dim, op, "dim"), operand(index, op),
-                                     operand(src, op), true),
+                             scatter(t, int_arg(dim, op, "dim"), operand(index, op),
+                                     src_like(src, t, op, "src"), true),
                              out, OutDtype::Exact);
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),
@@ -202,8 +215,8 @@ void def_gather_scatter(py::module_& m) {
           autograd::check_inplace(x, op);
           assign_inplace_result(op, x, scatter_py(x, dim, index, src, value, reduce, op));
         } else {
-          scatter_(x, int_arg(dim, op, "dim"), operand(index, op), scatter_src(src, value, op),
-                   scatter_reduce_mode(reduce, op) > 0);
+          scatter_(x, int_arg(dim, op, "dim"), operand(index, op),
+                   scatter_src(src, value, x, op), scatter_reduce_mode(reduce, op) > 0);
         }
         return self;
       },
@@ -215,8 +228,8 @@ void def_gather_scatter(py::module_& m) {
       "scatter_add_",
       [](py::object self, py::handle dim, py::handle index, py::handle src) {
         const char* op = "scatter_add_";
-        scatter_(self_of(self, op), int_arg(dim, op, "dim"), operand(index, op), operand(src, op),
-                 true);
+        const Tensor& x = self_of(self, op);
+        scatter_(x, int_arg(dim, op, "dim"), operand(index, op), src_like(src, x, op, "src"), true);
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("src"),

@@ -618,7 +618,7 @@ void init_views(py::module_& m) {
   cls.def(
       "view_as",
       [other_shape](const Tensor& self, py::handle other) {
-        return reshape(self, other_shape(other, "view_as"), 0);
+        return view(self, other_shape(other, "view_as"), "view_as");
       },
       py::arg("other"), "view_as($self, other)\n--\n\nself.view(other.shape).");
   cls.def(

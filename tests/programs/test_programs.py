@@ -114,7 +114,30 @@ CASES = [
     ("style_transfer", "style_transfer.py", [], "same", 1e-3),
     ("parametrizations", "parametrizations.py", [], "same", 1e-3),
     ("swa_ema", "swa_ema.py", [], "same", 1e-3),
+    ("bert_mlm", "bert_mlm.py", [], "same", 1e-3),
+    ("unet_bilinear", "unet_segmentation.py", ["--bilinear", "--size", "21"], "same", 1e-3),
+    # torch's float32 ConvTranspose2d rounds differently (both agree to 1e-9 in float64), and
+    # momentum with BatchNorm over batches of 8 carries that to ~1% by the third epoch
+    ("unet_transposed", "unet_segmentation.py", [], "same", 2e-2),
+    ("tabular_mlp", "tabular_mlp.py", [], "same", 1e-3),
+    ("simclr", "simclr.py", [], "same", 1e-3),
+    ("density_models", "density_models.py", [], "same", 1e-3),
+    ("wgan_gp", "wgan_gp.py", [], "same", 1e-3),
+    ("llama_generate", "llama_generate.py", [], "same", 1e-3),
+    ("speech_ctc", "speech_ctc.py", [], "same", 1e-3),
+    # max aggregations (scatter_reduce 'amax') pick among near-ties that float32 rounding
+    # decides; both libraries agree to 1e-10 in float64
+    ("gnn_dense", "gnn_message_passing.py", ["--adj", "dense"], "same", 1e-2),
+    ("gnn_sparse", "gnn_message_passing.py", ["--adj", "sparse"], "same", 1e-2),
+    ("vq_vae", "vq_vae.py", [], "same", 1e-3),
+    ("vq_vae_ema", "vq_vae.py", ["--decay", "0.99"], "same", 1e-3),
 ]
+
+# Programs that fail under tessera for a missing feature: each must still fail (xfail); once it
+# runs, the test fails until its entry is removed here.
+KNOWN_GAPS = {
+    "gnn_sparse": "tessera has no sparse COO tensors (torch.sparse_coo_tensor, torch.sparse.mm)",
+}
 
 
 @pytest.mark.parametrize("name,program,args,mode,rtol", CASES, ids=[c[0] for c in CASES])
@@ -129,6 +152,12 @@ def test_program_runs_unchanged(name: str, program: str, args: List[str], mode: 
     if program not in ("regression.py", "custom_function.py", "dcgan.py"):  # no weights drawn from torch
         args = [*args, "--init", str(tmp_path / "init.pt")]
     ref = _losses(_run("torch", program, args, tmp_path))
+    if name in KNOWN_GAPS:
+        try:
+            _run("tessera", program, args, tmp_path)
+        except AssertionError:
+            pytest.xfail(KNOWN_GAPS[name])
+        pytest.fail(f"{name} now runs under tessera: remove it from KNOWN_GAPS")
     got = _losses(_run("tessera", program, args, tmp_path))
     assert len(ref) >= 3 and len(got) == len(ref), (ref, got)
     if mode == "same":

@@ -74,6 +74,49 @@ def test_scatter_forms_match_torch():
         ts.scatter(x, 1, i, ts.asarray(s), reduce="max")
 
 
+SRC_MISMATCH = {
+    "scatter": lambda m, x, i, s: m.scatter(x, 1, i, s),
+    "scatter_method": lambda m, x, i, s: x.scatter(1, i, s),
+    "scatter_reduce_add": lambda m, x, i, s: x.scatter(1, i, s, reduce="add"),
+    "scatter_reduce_multiply": lambda m, x, i, s: x.scatter(1, i, s, reduce="multiply"),
+    "scatter_": lambda m, x, i, s: x.scatter_(1, i, s),
+    "scatter_add": lambda m, x, i, s: m.scatter_add(x, 1, i, s),
+    "scatter_add_": lambda m, x, i, s: x.scatter_add_(1, i, s),
+    "index_add": lambda m, x, i, s: m.index_add(x, 0, i[:, 0], s[:, :1].expand(3, 4)),
+    "index_add_alpha": lambda m, x, i, s: x.index_add(0, i[:, 0], s[:, :1].expand(3, 4), alpha=2),
+    "index_add_": lambda m, x, i, s: x.index_add_(0, i[:, 0], s[:, :1].expand(3, 4)),
+}
+
+
+@pytest.mark.parametrize("src_dtype,self_dtype", [("float64", "float32"), ("float32", "float64"),
+                                                  ("int64", "float32"), ("float32", "int64")])
+@pytest.mark.parametrize("name", sorted(SRC_MISMATCH))
+def test_scatter_and_index_add_refuse_a_src_of_another_dtype(name, src_dtype, self_dtype):
+    # torch raises RuntimeError; tessera used to cast src silently (float into int64 truncated)
+    s = np.full((3, 2), 2.5)
+    for m, x, i, src in (
+            (torch, torch.from_numpy(A).to(getattr(torch, self_dtype)), torch.from_numpy(IDX),
+             torch.from_numpy(s).to(getattr(torch, src_dtype))),
+            (ts, ts.asarray(A).astype(getattr(ts, self_dtype)), ts.asarray(IDX),
+             ts.asarray(s).astype(getattr(ts, src_dtype)))):
+        with pytest.raises(RuntimeError) as info:
+            SRC_MISMATCH[name](m, x, i, src)
+        assert type(info.value) is RuntimeError
+        if m is ts:
+            assert "same dtype" in str(info.value) and self_dtype in str(info.value)
+            assert src_dtype in str(info.value)
+            assert np.array_equal(x.numpy(), A.astype(self_dtype))  # self left unchanged
+
+
+def test_scatter_number_src_takes_self_dtype():
+    for m in (torch, ts):
+        x = m.zeros((2, 3), dtype=m.int64)
+        i = m.tensor([[0, 2]])
+        assert x.scatter(1, i, 2.7).tolist() == [[2, 0, 2], [0, 0, 0]]
+        assert x.scatter(1, i, value=3.2).tolist() == [[3, 0, 3], [0, 0, 0]]
+        assert x.scatter_(1, i, 1.9, reduce="add").tolist() == [[1, 0, 1], [0, 0, 0]]
+
+
 def test_masked_forms_match_torch():
     x, t = ts.asarray(A), torch.from_numpy(A)
     m = A[0] > 4  # broadcasts over the rows

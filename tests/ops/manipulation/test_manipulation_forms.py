@@ -241,6 +241,35 @@ def test_keyword_conflicts_raise():
         x.reshape((4, 6), shape=(6, 4))
 
 
+@pytest.mark.parametrize("call", [
+    lambda m, t: t[:, 1:].view(-1),
+    lambda m, t: t.mT.view(20),
+    lambda m, t: t[:, ::2].view(12),
+    lambda m, t: t[:, 1:].view_as(m.zeros(16)),
+])
+def test_view_that_needs_a_copy_raises_torchs_error(call):
+    # torch: RuntimeError "view size is not compatible with input tensor's size and stride ...
+    # Use .reshape(...) instead." (was tessera's "reshape: copy=False" ValueError)
+    with pytest.raises(RuntimeError) as want:
+        call(torch, torch.from_numpy(M.copy()))
+    with pytest.raises(RuntimeError) as got:
+        call(ts, ts.asarray(M))
+    assert type(got.value) is RuntimeError, got.value
+    assert "view size is not compatible with input tensor's size and stride" in str(want.value)
+    assert "view size is not compatible with input tensor's size and stride" in str(got.value)
+    assert "with strides" in str(got.value) and "cannot be viewed as" in str(got.value)
+    assert ".reshape(...)" in str(got.value)
+
+
+def test_view_where_the_strides_allow_shares_storage():
+    x = ts.asarray(M)
+    for call in (lambda m, t: t[1:].view(-1), lambda m, t: t.mT.view(5, 2, 2),
+                 lambda m, t: t[:, :2].view(4, 2, 1), lambda m, t: t[::2].view(2, 5)):
+        got, want = call(ts, x), call(torch, torch.from_numpy(M.copy()))
+        same_result(got, want)
+        assert got.stride() == want.stride()
+
+
 def test_standard_forms():
     x = ts.asarray(A)
     assert ts.reshape(x, (6, 4)).shape == (6, 4)
