@@ -291,8 +291,13 @@ def _rebuild_tensor(values: _np.ndarray, dtype_name: str, requires_grad: bool,
                     device: str = "cpu") -> Tensor:
     """Unpickles a tensor onto the device it was pickled from (as torch does: not the default
     device), so CUDA tensors travel through pickle, deepcopy and broadcast_object_list."""
+    from ._dtypes import _BY_NAME
+    from ._tensor import check_restored_attrs
     ts = _ts()
-    t = ts.asarray(values, device="cpu").astype(getattr(ts, dtype_name))
+    if dtype_name not in _BY_NAME:
+        raise ValueError(f"_rebuild_tensor: unknown dtype name {dtype_name!r}")
+    check_restored_attrs(attrs, "_rebuild_tensor")  # _is_param, the Parameter marker, passes
+    t = ts.asarray(values, device="cpu").astype(_BY_NAME[dtype_name])
     if device != "cpu":
         t = t.to(device)
     if requires_grad:
