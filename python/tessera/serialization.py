@@ -102,16 +102,17 @@ def _legacy_globals() -> Dict[Tuple[str, str], Any]:
     """What tessera's TESSERA-PICKLE files name: tensors were NumPy arrays rebuilt by
     _rebuild_tensor. Allowed (as exact pairs) only when reading such a file."""
     import importlib
+    from ._weights_only_unpickler import NotCallable
     rc: Dict[Tuple[str, str], Any] = {
         ("tessera.serialization", "_rebuild_tensor"): _rebuild_tensor,
-        ("numpy", "ndarray"): _np.ndarray, ("numpy", "dtype"): _np.dtype,
+        ("numpy", "ndarray"): NotCallable(_np.ndarray), ("numpy", "dtype"): _np.dtype,
     }
     for mod in ("numpy._core.multiarray", "numpy.core.multiarray"):
         try:
             m = importlib.import_module(mod)
         except ImportError:
             continue
-        rc[(mod, "_reconstruct")] = m._reconstruct
+        rc[(mod, "_reconstruct")] = _empty_array_to_build(m._reconstruct)
         rc[(mod, "scalar")] = m.scalar
     from ._dtypes import _dtype_by_name
     rc[("tessera._dtypes", "_dtype_by_name")] = _dtype_by_name
@@ -122,6 +123,19 @@ def _legacy_globals() -> Dict[Tuple[str, str], Any]:
     except ImportError:
         pass
     return rc
+
+
+def _empty_array_to_build(reconstruct: Any) -> Any:
+    """NumPy's _reconstruct as its pickles call it, (ndarray, (0,), b'b'): an empty array that
+    BUILD fills (no array of a size from the file before its data is checked)."""
+    def _reconstruct(cls: Any, shape: Any, typecode: Any) -> Any:
+        if cls is not _np.ndarray or shape not in ((0,), 0):
+            import pickle
+            raise pickle.UnpicklingError(f"_reconstruct: expected (numpy.ndarray, (0,), ...) as "
+                                         f"NumPy pickles arrays, got ({cls!r:.80}, "
+                                         f"{shape!r:.80}, ...)")
+        return reconstruct(cls, shape, typecode)
+    return _reconstruct
 
 
 def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
