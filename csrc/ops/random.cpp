@@ -30,6 +30,9 @@ void fill_random(const Tensor& x, RandomDist dist, double a, double b, Generator
                  const char* op) {
   TS_CHECK(is_floating(x.dtype()), TypeError, op, ": expected a floating-point tensor, got ",
            dtype_name(x.dtype()));
+  // The kernel writes a contiguous x directly (not through copy_, which checks this).
+  TS_CHECK(!x.storage()->readonly, ValueError, op,
+           "_: the destination tensor is read-only (it shares memory with a read-only buffer)");
   const auto [seed, offset] = g.next_philox(x.device());
   if (x.numel() == 0) return;
   Tensor buf = x.is_contiguous() ? x : Tensor::empty(x.shape(), x.dtype(), x.device());

@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 from ._C import Tensor
-from ._tensor import TRANSIENT_ATTRS
+from ._tensor import TRANSIENT_ATTRS, check_restored_attrs
 from ._weights_only_unpickler import (STORAGE_DTYPES, DeviceUnavailable, MalformedFile,
                                       StorageType,
                                       Unpickler, default_allowed_globals, map_python2_name)
@@ -158,11 +158,11 @@ def _set_state(t: Tensor, state: Any) -> Tensor:
     for part in (state, slots):
         if part is None:
             continue
-        if not isinstance(part, dict):
-            raise pickle.UnpicklingError("load: tensor state must be a dict")
+        try:
+            check_restored_attrs(part, "load")
+        except ValueError as e:
+            raise pickle.UnpicklingError(str(e)) from None
         for k, v in part.items():
-            if type(k) is not str or k.startswith("__"):
-                raise pickle.UnpicklingError(f"load: bad tensor attribute name {k!r}")
             setattr(t, k, v)
     return t
 

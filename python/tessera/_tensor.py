@@ -144,6 +144,23 @@ def _dim_index(op: str, dim: Any, ndim: int) -> int:
 TRANSIENT_ATTRS = frozenset({"_grad_ref", "_ts_size"})
 
 
+def check_restored_attrs(attrs: Any, op: str) -> None:
+    """The instance attributes a file restores on a tensor (a checkpoint's tensor state, a
+    pickled tensor's attributes): a dict of names of the tensor's own data. A name of
+    Tensor's methods or properties (``add``, ``data``, ``grad``, ``shape``), a dunder or one
+    of TRANSIENT_ATTRS would replace what every tensor has (``t.add = set`` makes
+    ``t.add(1)`` return ``set()``): ValueError naming it (a malformed or malicious file)."""
+    if not isinstance(attrs, dict):
+        raise ValueError(f"{op}: a tensor's saved attributes must be a dict, got "
+                         f"{type(attrs).__name__}")
+    for k in attrs:
+        if type(k) is not str or k.startswith("__") or k in TRANSIENT_ATTRS \
+                or hasattr(Tensor, k):
+            raise ValueError(f"{op}: a tensor's saved attribute {k!r} names a method, property "
+                             f"or cache every tensor has; a file may only restore attributes "
+                             f"the user set (a malformed or malicious file)")
+
+
 class UntypedStorage:
     """The memory block a tensor views (torch's UntypedStorage, read-only facts): data_ptr,
     nbytes / size / len in bytes, device; tensors sharing memory report the same data_ptr."""

@@ -92,6 +92,47 @@ class _Unsupported:
         self.path = path
 
 
+class NotCallable:
+    """An allowed global the file may name as an argument (``numpy.ndarray`` for
+    ``_reconstruct``) but not call through REDUCE or NEWOBJ (``ndarray((2**30,))`` would
+    allocate a GiB from a few bytes)."""
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+
+def _check_numpy_state(inst: Any, state: Any) -> None:
+    """BUILD on a NumPy array or dtype takes only the states NumPy's own pickles of numeric
+    data hold: NumPy's __setstate__ trusts its state (an object array given a list shorter
+    than its shape keeps NULL items and crashes the interpreter, SIGSEGV), so object dtypes,
+    fields and subarrays are refused and the data must be raw bytes of the declared size."""
+    import numpy as np
+    if isinstance(inst, np.dtype):
+        if not isinstance(state, tuple) or len(state) not in (8, 9) \
+                or any(x is not None for x in state[2:5]) \
+                or not all(type(x) is int and -1 <= x < 2**31 for x in state[5:8]):
+            raise UnpicklingError(f"a NumPy dtype's state must be that of a numeric dtype (no "
+                                  f"fields or subarrays), got {state!r:.200}")
+        return
+    if not isinstance(state, tuple) or len(state) != 5:
+        raise UnpicklingError("a NumPy array's state must be (version, shape, dtype, "
+                              "is_fortran, data)")
+    _, shape, dtype, _, data = state
+    if not isinstance(shape, tuple) or not all(type(n) is int and n >= 0 for n in shape) \
+            or not isinstance(dtype, np.dtype) or dtype.hasobject or dtype.fields is not None \
+            or dtype.subdtype is not None or not isinstance(data, (bytes, bytearray)):
+        raise UnpicklingError(f"a NumPy array's state must hold a shape of non-negative ints, a "
+                              f"numeric dtype and raw bytes (no object arrays), got shape "
+                              f"{shape!r:.100}, dtype {dtype!r:.100} and data of type "
+                              f"{type(data).__name__}")
+    numel = 1
+    for n in shape:
+        numel *= n
+    if numel * dtype.itemsize != len(data):
+        raise UnpicklingError(f"a NumPy array of shape {shape} and dtype {dtype} holds "
+                              f"{numel * dtype.itemsize} bytes, its data has {len(data)}")
+
+
 def _bytearray(*args: Any) -> bytearray:
     # bytearray(n) would allocate n bytes on a number from the file: only bytes-like input.
     if not args or not isinstance(args[0], (bytes, bytearray, str)):
@@ -210,7 +251,8 @@ class Unpickler:
         self.persistent_load = persistent_load
         self.build_types = build_types
         self.encoding = encoding
-        ids = {id(v) for v in self.allowed.values()} | {id(v) for v in self.user.values()}
+        ids = {id(v) for v in self.allowed.values() if not isinstance(v, NotCallable)} \
+            | {id(v) for v in self.user.values()}
         self._callable_ids = ids
         self.memo: Dict[int, Any] = {}
         # id -> (tuple, depth, expanded size) of the nested tuples built (Note [Hashing nested
@@ -246,7 +288,7 @@ class Unpickler:
         if isinstance(obj, _Unsupported):
             raise UnpicklingError(f"{obj.path} is on PyTorch's allow-list but tessera cannot "
                                   f"load it (no such dtype, layout or tensor kind in tessera)")
-        return obj
+        return obj.obj if isinstance(obj, NotCallable) else obj
 
     @property
     def position(self) -> int:
@@ -481,6 +523,9 @@ class Unpickler:
 
     def _build(self, inst: Any, state: Any) -> None:
         cls = type(inst)
+        import numpy as np
+        if isinstance(inst, (np.ndarray, np.dtype)):
+            _check_numpy_state(inst, state)
         if cls is OrderedDict:
             if not isinstance(state, dict):
                 raise UnpicklingError("OrderedDict state must be a dict")

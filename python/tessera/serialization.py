@@ -102,16 +102,17 @@ def _legacy_globals() -> Dict[Tuple[str, str], Any]:
     """What tessera's TESSERA-PICKLE files name: tensors were NumPy arrays rebuilt by
     _rebuild_tensor. Allowed (as exact pairs) only when reading such a file."""
     import importlib
+    from ._weights_only_unpickler import NotCallable
     rc: Dict[Tuple[str, str], Any] = {
         ("tessera.serialization", "_rebuild_tensor"): _rebuild_tensor,
-        ("numpy", "ndarray"): _np.ndarray, ("numpy", "dtype"): _np.dtype,
+        ("numpy", "ndarray"): NotCallable(_np.ndarray), ("numpy", "dtype"): _np.dtype,
     }
     for mod in ("numpy._core.multiarray", "numpy.core.multiarray"):
         try:
             m = importlib.import_module(mod)
         except ImportError:
             continue
-        rc[(mod, "_reconstruct")] = m._reconstruct
+        rc[(mod, "_reconstruct")] = _empty_array_to_build(m._reconstruct)
         rc[(mod, "scalar")] = m.scalar
     from ._dtypes import _dtype_by_name
     rc[("tessera._dtypes", "_dtype_by_name")] = _dtype_by_name
@@ -122,6 +123,19 @@ def _legacy_globals() -> Dict[Tuple[str, str], Any]:
     except ImportError:
         pass
     return rc
+
+
+def _empty_array_to_build(reconstruct: Any) -> Any:
+    """NumPy's _reconstruct as its pickles call it, (ndarray, (0,), b'b'): an empty array that
+    BUILD fills (no array of a size from the file before its data is checked)."""
+    def _reconstruct(cls: Any, shape: Any, typecode: Any) -> Any:
+        if cls is not _np.ndarray or shape not in ((0,), 0):
+            import pickle
+            raise pickle.UnpicklingError(f"_reconstruct: expected (numpy.ndarray, (0,), ...) as "
+                                         f"NumPy pickles arrays, got ({cls!r:.80}, "
+                                         f"{shape!r:.80}, ...)")
+        return reconstruct(cls, shape, typecode)
+    return _reconstruct
 
 
 def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2,
@@ -291,8 +305,13 @@ def _rebuild_tensor(values: _np.ndarray, dtype_name: str, requires_grad: bool,
                     device: str = "cpu") -> Tensor:
     """Unpickles a tensor onto the device it was pickled from (as torch does: not the default
     device), so CUDA tensors travel through pickle, deepcopy and broadcast_object_list."""
+    from ._dtypes import _BY_NAME
+    from ._tensor import check_restored_attrs
     ts = _ts()
-    t = ts.asarray(values, device="cpu").astype(getattr(ts, dtype_name))
+    if dtype_name not in _BY_NAME:
+        raise ValueError(f"_rebuild_tensor: unknown dtype name {dtype_name!r}")
+    check_restored_attrs(attrs, "_rebuild_tensor")  # _is_param, the Parameter marker, passes
+    t = ts.asarray(values, device="cpu").astype(_BY_NAME[dtype_name])
     if device != "cpu":
         t = t.to(device)
     if requires_grad:

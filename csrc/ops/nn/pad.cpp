@@ -22,25 +22,35 @@ namespace {
 
 enum PadMode : int64_t { kReflect, kReplicate, kCircular };
 
-// Output position i of a dim of size n padded by (left, right) reads the input at the returned
-// index: the same validation, error messages and mapping as pad_axis / pad_by_index below.
-std::vector<int64_t> pad_map(int64_t n, int64_t left, int64_t right, PadMode mode) {
+// The size n + left + right of a dim of size n padded by (left, right), computed without
+// overflow: (2^63 - 1, 2^63 - 1) on a dim of 3 wrapped around to a dim of 1 (silent garbage;
+// torch too), and -left of INT64_MIN is undefined.
+int64_t padded_size(int64_t n, int64_t left, int64_t right, const char* mode) {
+  const __int128 size = static_cast<__int128>(n) + left + right;
+  TS_CHECK(size <= INT64_MAX && left != INT64_MIN && right != INT64_MIN, ValueError, "pad: ",
+           mode, " padding (", left, ", ", right, ") of a dimension of size ", n,
+           " gives a size past int64; hint: pads must be far smaller than 2^63");
+  return static_cast<int64_t>(size);
+}
+
+// The checks of pad_map below (and pad_axis / pad_by_index, with the same messages); the
+// padded size, and in `*crop` the elements a negative circular pad crops on the left.
+int64_t pad_extent(int64_t n, int64_t left, int64_t right, PadMode mode, int64_t* crop) {
   const char* name = mode == kReflect ? "reflect" : mode == kReplicate ? "replicate" : "circular";
-  int64_t lo = 0;
+  const int64_t size = padded_size(n, left, right, name);
+  *crop = 0;
   if ((left < 0 || right < 0) && mode != kCircular) {
-    TS_CHECK(n + left + right >= 0 && n > 0 && (mode != kReflect || (left < n && right < n)),
+    TS_CHECK(size >= 0 && n > 0 && (mode != kReflect || (left < n && right < n)),
              ValueError, "pad: ", name, " padding (", left, ", ", right,
              ") does not fit the dimension size ", n);
   } else if (left < 0 || right < 0) {
-    lo = std::max<int64_t>(-left, 0);
-    const int64_t hi = std::max<int64_t>(-right, 0);
-    TS_CHECK(n - lo - hi >= 0, ValueError, "pad: negative padding (", left, ", ", right,
-             ") crops more than the dimension size ", n);
+    const int64_t lo = std::max<int64_t>(-left, 0), hi = std::max<int64_t>(-right, 0);
+    TS_CHECK(lo <= n && hi <= n - lo, ValueError, "pad: negative padding (", left, ", ",
+             right, ") crops more than the dimension size ", n);
     n -= lo + hi;
-    left = std::max<int64_t>(left, 0);
-    right = std::max<int64_t>(right, 0);
     TS_CHECK(left <= n && right <= n, ValueError, "pad: circular padding (", left, ", ", right,
              ") exceeds size ", n);
+    *crop = lo;
   } else if (left != 0 || right != 0) {
     TS_CHECK(mode != kReflect || (left < n && right < n), ValueError, "pad: reflect padding (",
              left, ", ", right, ") must be smaller than the dimension size ", n);
@@ -49,10 +59,22 @@ std::vector<int64_t> pad_map(int64_t n, int64_t left, int64_t right, PadMode mod
     TS_CHECK(mode != kCircular || (left <= n && right <= n), ValueError, "pad: circular padding (",
              left, ", ", right, ") exceeds size ", n);
   }
-  std::vector<int64_t> m(n + left + right);
+  return size;
+}
+
+// Output position i of a dim of size n padded by (left, right) reads the input at the returned
+// index: the same validation, error messages and mapping as pad_axis / pad_by_index below.
+std::vector<int64_t> pad_map(int64_t n, int64_t left, int64_t right, PadMode mode) {
+  int64_t lo = 0;
+  std::vector<int64_t> m(pad_extent(n, left, right, mode, &lo));
+  if (lo || (mode == kCircular && (left < 0 || right < 0))) {
+    n -= std::max<int64_t>(-left, 0) + std::max<int64_t>(-right, 0);
+    left = std::max<int64_t>(left, 0);
+  }
   const int64_t period = n > 1 ? 2 * (n - 1) : 1;
   for (int64_t i = 0; i < static_cast<int64_t>(m.size()); ++i) {
-    int64_t q = i - left;
+    int64_t q;  // i - left, saturated (replicate clamps it; (-2^63 + 1, 2^63 - 1) wrapped)
+    if (__builtin_sub_overflow(i, left, &q)) q = INT64_MAX;
     if (mode == kReflect) {
       q = std::llabs(q) % period;
       if (q >= n) q = period - q;
@@ -131,8 +153,13 @@ const autograd::Formula kPadFormulas[] = {{"ReflectionPadBackward", pad_bw},
 const autograd::Formula kPadBackwardFormula{"PadBackwardBackward", pad_backward_bw};
 
 Tensor pad_gather(const Tensor& x, const Shape& pad, PadMode mode) {
+  // The output first (checked, and a MemoryError naming its size when too large), then the
+  // maps, which are no larger than its dims.
+  Shape out_shape = x.shape();
+  for (int64_t k = 0, nd = x.ndim(), crop = 0; k < static_cast<int64_t>(pad.size()) / 2; ++k)
+    out_shape[nd - 1 - k] = pad_extent(x.dim(nd - 1 - k), pad[2 * k], pad[2 * k + 1], mode, &crop);
+  Tensor out = Tensor::empty(out_shape, x.dtype(), x.device());
   const PadMaps m = pad_maps(x.shape(), pad, mode);
-  Tensor out = Tensor::empty(padded_shape(x.shape(), m), x.dtype(), x.device());
   if (out.numel() > 0) pad_stub.get(x.device())(contiguous(x), out, m);
   if (autograd::needs_grad({&x})) {
     auto node = autograd::record(kPadFormulas[mode], {x}, {out});
@@ -167,14 +194,15 @@ bool pad_kernel_applies(const Tensor& x, int64_t pairs, const std::string& mode)
 // whole input, not of what the crop leaves).
 Tensor pad_by_index(const Tensor& x, int64_t axis, int64_t left, int64_t right,
                     const std::string& mode) {
-  const int64_t n = x.dim(axis), size = n + left + right;
+  const int64_t n = x.dim(axis), size = padded_size(n, left, right, mode.c_str());
   TS_CHECK(size >= 0 && n > 0 && (mode != "reflect" || (left < n && right < n)), ValueError,
            "pad: ", mode, " padding (", left, ", ", right, ") does not fit the dimension size ", n);
   Tensor idx = Tensor::empty(Shape{size}, DType::Int64);
   int64_t* p = idx.data<int64_t>();
   const int64_t period = n > 1 ? 2 * (n - 1) : 1;
   for (int64_t i = 0; i < size; ++i) {
-    int64_t q = i - left;
+    int64_t q;  // i - left, saturated (replicate clamps it; (-2^63 + 1, 2^63 - 1) wrapped)
+    if (__builtin_sub_overflow(i, left, &q)) q = INT64_MAX;
     if (mode == "reflect") {
       q = std::llabs(q) % period;
       if (q >= n) q = period - q;
@@ -189,13 +217,14 @@ Tensor pad_by_index(const Tensor& x, int64_t axis, int64_t left, int64_t right,
 Tensor pad_axis(Tensor x, int64_t axis, int64_t left, int64_t right, const std::string& mode,
                 const Scalar& value) {
   int64_t n = x.dim(axis);
+  padded_size(n, left, right, mode.c_str());
   if ((left < 0 || right < 0) && (mode == "reflect" || mode == "replicate"))
     return pad_by_index(x, axis, left, right, mode);
   if (left < 0 || right < 0) {
     // Negative pads crop first; the positive side then pads the cropped tensor (PyTorch's
     // semantics for constant, and for circular: it wraps what is left).
     const int64_t lo = std::max<int64_t>(-left, 0), hi = std::max<int64_t>(-right, 0);
-    TS_CHECK(n - lo - hi >= 0, ValueError, "pad: negative padding (", left, ", ", right,
+    TS_CHECK(lo <= n && hi <= n - lo, ValueError, "pad: negative padding (", left, ", ", right,
              ") crops more than the dimension size ", n);
     x = slice(x, axis, lo, n - hi, 1);
     left = std::max<int64_t>(left, 0);
