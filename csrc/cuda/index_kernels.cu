@@ -6,6 +6,8 @@
 
 #include <cub/device/device_select.cuh>
 #include <cub/version.cuh>
+#include <mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -266,11 +268,17 @@ DimGeom dim_geom(const Tensor& x, int64_t dim, const Tensor& index, const char* 
   return g;
 }
 
-// x's element offset for index position p; false when there is none (an empty axis).
+// x's element offset for index position p; false when there is none (an empty axis). The
+// index must lie in [0, size), as torch.gather/scatter's (no negative indices); a bad one is
+// reported and clamped.
 __device__ __forceinline__ bool dim_offset(const DimGeom& g, const int64_t* index, int64_t p,
                                            const ErrorSink& err, int64_t& off) {
-  int64_t i;
-  if (!checked_index(index[p], g.dim_size, true, err, i)) return false;
+  int64_t i = index[p];
+  if (i < 0 || i >= g.dim_size) {
+    report_device_error(err.slot, err.claim, err.code, i, 0, g.dim_size);
+    if (g.dim_size == 0) return false;
+    i = i < 0 ? 0 : g.dim_size - 1;
+  }
   off = i * g.xs[g.dim];
   for (int d = g.nd - 1; d >= 0; --d) {
     const int64_t c = p % g.sizes[d];
@@ -374,6 +382,32 @@ int64_t scatter_add_dim_cuda(const Tensor& x, int64_t dim, const Tensor& index, 
   return -1;
 }
 
+// ---- index range checks without a synchronization (index_select, index_add, ...)
+
+__global__ void index_range_kernel(const int64_t* index, int64_t n, int64_t lo, int64_t hi,
+                                   ErrorSink err) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t < n && (index[t] < lo || index[t] >= hi))
+    report_device_error(err.slot, err.claim, err.code, index[t], lo, hi);
+}
+
+void index_range_check_cuda(const Tensor& index, int64_t lo, int64_t hi, const char* op) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, int32_t> codes;
+  int32_t code;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = codes.find(op);
+    code = it != codes.end() ? it->second : (codes[op] = device_error_code(op, "index"));
+  }
+  const int64_t n = index.numel();
+  if (n == 0) return;
+  DeviceGuard g(index.device().index);
+  index_range_kernel<<<blocks_for(n), kBlock, 0, current_stream(index.device().index)>>>(
+      index.data<int64_t>(), n, lo, hi, error_sink(index.device(), code));
+  TS_CUDA_CHECK_LAUNCH();
+}
+
 // ---- nonzero: the linear positions of the true elements by cub::DeviceSelect::Flagged, one
 // synchronization to learn their count (the output's shape), then their coordinates.
 
@@ -430,5 +464,6 @@ TS_REGISTER_KERNEL(offset_copy_stub, CUDA, &offset_copy_cuda);
 TS_REGISTER_KERNEL(put_add_stub, CUDA, &put_add_cuda);
 TS_REGISTER_KERNEL(gather_dim_stub, CUDA, &gather_dim_cuda);
 TS_REGISTER_KERNEL(scatter_add_dim_stub, CUDA, &scatter_add_dim_cuda);
+TS_REGISTER_KERNEL(index_range_check_stub, CUDA, &index_range_check_cuda);
 
 }  // namespace ts::cuda

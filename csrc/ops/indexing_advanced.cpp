@@ -28,6 +28,7 @@ TS_DEFINE_STUB(ScatterAddDimKernel, scatter_add_dim_stub, "scatter_add");
 TS_DEFINE_STUB(NonzeroKernel, nonzero_stub, "nonzero");
 TS_DEFINE_STUB(MaskBlockStartsKernel, mask_block_starts_stub, "index");
 TS_DEFINE_STUB(MaskCopyKernel, mask_copy_stub, "index");
+TS_DEFINE_STUB(IndexRangeCheckKernel, index_range_check_stub, "index");
 
 bool is_basic(const AdvKey& key) {
   for (const AdvItem& it : key)
@@ -639,23 +640,28 @@ Tensor index_in_range(const char* op, const Tensor& index, int64_t dim, int64_t 
                       bool negative_ok) {
   const Tensor idx = reshape(index, {-1});
   autograd::GradModeGuard no_grad(false);
-  const Tensor nn = scalar_tensor(Scalar::from_int(n), idx.dtype());
-  const Tensor zero = scalar_tensor(Scalar::from_int(0), idx.dtype());
-  if (idx.numel() > 0) {
-    const Tensor bad = binary_op(logical_or_def, binary_op(greater_equal_def, idx, nn),
-                                 binary_op(less_def, idx, negative_ok ? negative(nn) : zero));
-    if (item(any(bad, std::nullopt, false)).i != 0) {
-      // The error path only: the first offending value, read on the host.
-      const Tensor b = contiguous(to_device(bad, Device{}));
-      const Tensor v = contiguous(astype(to_device(idx, Device{}), DType::Int64, false));
-      const int64_t at = std::find(b.data<bool>(), b.data<bool>() + b.numel(), true) - b.data<bool>();
-      throw IndexError(str(op, ": index ", v.data<int64_t>()[at], " is out of bounds for dimension ",
-                           dim, " with size ", n, " (index out of range in self); hint: indices must be in [",
-                           negative_ok ? -n : 0, ", ", n, ")"));
+  const int64_t lo = negative_ok ? -n : 0;
+  const Device dev = idx.device();
+  bool negative = negative_ok;  // unknown on a device: the where below runs there
+  if (dev.is_cpu()) {
+    const Tensor c = contiguous(astype(idx, DType::Int64, false));
+    const int64_t* p = c.data<int64_t>();
+    negative = false;
+    for (int64_t k = 0; k < c.numel(); ++k) {
+      TS_CHECK(p[k] >= lo && p[k] < n, IndexError, op, ": index ", p[k],
+               " is out of bounds for dimension ", dim, " with size ", n,
+               " (index out of range in self); hint: indices must be in [", lo, ", ", n, ")");
+      negative = negative || p[k] < 0;
     }
+  } else if (idx.numel() > 0) {
+    TS_CHECK(index_range_check_stub.table[static_cast<int>(dev.type)] != nullptr,
+             NotImplementedError, op, ": no index check for device ", dev.str());
+    index_range_check_stub.get(dev)(contiguous(astype(idx, DType::Int64, false)), lo, n, op);
   }
-  if (!negative_ok) return idx;
-  return where(binary_op(less_def, idx, zero), add(idx, nn), idx);
+  if (!negative) return idx;
+  const Tensor nn = scalar_tensor(Scalar::from_int(n), idx.dtype());
+  return where(binary_op(less_def, idx, scalar_tensor(Scalar::from_int(0), idx.dtype())),
+               add(idx, nn), idx);
 }
 
 namespace {
@@ -774,9 +780,9 @@ Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis,
     autograd::GradModeGuard no_grad(false);
     const Tensor n = scalar_tensor(Scalar::from_int(x.dim(axis)), i.dtype());
     // only [-n, 0) moves, so an index below -n is reported as given
-    const Tensor moves =
-        binary_op(logical_and_def, binary_op(less_def, i, scalar_tensor(Scalar::from_int(0), i.dtype())),
-                  binary_op(greater_equal_def, i, negative(n)));
+    const Tensor moves = binary_op(
+        logical_and_def, binary_op(less_def, i, scalar_tensor(Scalar::from_int(0), i.dtype())),
+        binary_op(greater_equal_def, i, negative(n)));
     i = where(moves, add(i, n), i);
   }
   return gather(broadcast_to(x, bx), axis, broadcast_to(i, bi));

@@ -63,7 +63,8 @@ using IndexOffsetsKernel = int64_t (*)(const Tensor& index, int64_t size, int64_
 // values address axis `dim` (torch.gather's addressing). Returns the first bad position or -1.
 using DimOffsetsKernel = int64_t (*)(const Tensor& index, int64_t dim, const Tensor& x,
                                      int64_t* offsets);
-// torch.gather straight into a contiguous `out` of index's shape, with the same addressing.
+// torch.gather straight into a contiguous `out` of index's shape, with the same addressing
+// (indices in [0, size): torch.gather takes no negative ones).
 using GatherDimKernel = int64_t (*)(const Tensor& x, int64_t dim, const Tensor& index,
                                     const Tensor& out);
 // scatter_add with torch.gather's addressing: x at (index[p] along dim, p's other coords)
@@ -81,6 +82,10 @@ using MaskBlockStartsKernel = std::vector<int64_t> (*)(const Tensor& mask);
 using MaskCopyKernel = void (*)(const Tensor& x, const Tensor& mask,
                                 const std::vector<int64_t>& start, char* y, int64_t ystride,
                                 bool put);
+// Reports (as a deferred device error naming `op`, Note [Deferred device errors]) the first
+// value of a contiguous int64 device `index` outside [lo, hi), without a synchronization.
+using IndexRangeCheckKernel = void (*)(const Tensor& index, int64_t lo, int64_t hi, const char* op);
+TS_DECLARE_STUB(IndexRangeCheckKernel, index_range_check_stub);
 TS_DECLARE_STUB(MaskBlockStartsKernel, mask_block_starts_stub);
 TS_DECLARE_STUB(MaskCopyKernel, mask_copy_stub);
 TS_DECLARE_STUB(OffsetCopyKernel, offset_copy_stub);
@@ -132,6 +137,8 @@ Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis,
 // A 0-d or 1-d integer index into a dimension `dim` of size n as a 1-d vector, checked to lie
 // in [0, n) (negative_ok: [-n, n), returned with negatives counted from the end): PyTorch's
 // IndexError naming `op` and the first bad value otherwise (index_select, index_add, ...).
+// A device index is checked by a kernel without a synchronization: the error comes at the
+// next one (Note [Deferred device errors]), and the kernels that use the index stay in bounds.
 Tensor index_in_range(const char* op, const Tensor& index, int64_t dim, int64_t n,
                       bool negative_ok);
 

@@ -161,7 +161,8 @@ def test_take_along_axis_and_gather_match_cpu():
     idx = np.random.default_rng(5).integers(-8, 8, size=(6, 3, 5))
     ic, ig = both(idx)
     equal_bits(ts.take_along_axis(xc, ic, axis=1), ts.take_along_axis(xg, ig, axis=1))
-    equal_bits(ts.gather(xc, 1, ic), ts.gather(xg, 1, ig))
+    # torch.gather takes no negative indices (take_along_axis counts them from the end).
+    equal_bits(ts.gather(xc, 1, ic % 8), ts.gather(xg, 1, ig % 8))
     # Broadcasting x against the indices.
     bc, bg = both(np.random.default_rng(6).integers(0, 5, size=(6, 8, 2)))
     equal_bits(ts.take_along_axis(xc[:, :1], bc, axis=2), ts.take_along_axis(xg[:, :1], bg, axis=2))
@@ -200,12 +201,12 @@ def test_embedding_forward_backward_matches_cpu():
 def test_scatter_add_and_index_add_match_cpu():
     a = np.random.default_rng(9).normal(size=(7, 5))
     src = np.random.default_rng(10).normal(size=(4, 5))
-    idx = np.array([[0, 6, 6, -1, 2]] * 4)
+    idx = np.array([[0, 6, 6, 1, 2]] * 4)
     ref = ts.scatter_add(ts.asarray(a), 0, ts.asarray(idx), ts.asarray(src))
     got = ts.scatter_add(ts.asarray(a, device=DEV), 0, ts.asarray(idx, device=DEV),
                          ts.asarray(src, device=DEV))
     np.testing.assert_allclose(host(got), ref.numpy(), rtol=1e-12, atol=1e-12)
-    i1 = np.array([6, 0, 6, -2])
+    i1 = np.array([6, 0, 6, 5])
     ref = ts.index_add(ts.asarray(a), 0, ts.asarray(i1), ts.asarray(src))
     for index_dev in ["cpu", DEV]:
         got = ts.index_add(ts.asarray(a, device=DEV), 0, ts.asarray(i1, device=index_dev),
@@ -216,10 +217,13 @@ def test_scatter_add_and_index_add_match_cpu():
 @pytest.mark.parametrize("op,lo", [
     (lambda x, i: x[i], -4),
     (lambda x, i: ts.take(x, i, axis=1), -4),
-    (lambda x, i: ts.take_along_axis(x, ts.reshape(i, (-1, 1)), axis=0), -4),
-    (lambda x, i: ts.gather(x, 1, ts.reshape(i, (1, -1))), -4),
-    (lambda x, i: ts.scatter_add(x, 1, ts.reshape(i, (1, -1)), ts.ones((1, 2), device=DEV)), -4),
-    # PyTorch's embedding takes no negative indices: its range is [0, num).
+    # take_along_axis counts [-4, 0) from the end, so -5 reaches gather, whose range (as
+    # scatter_add's, index_select's and embedding's in PyTorch) is [0, 4).
+    (lambda x, i: ts.take_along_axis(x, ts.reshape(i, (-1, 1)), axis=0), 0),
+    (lambda x, i: ts.gather(x, 1, ts.reshape(i, (1, -1))), 0),
+    (lambda x, i: ts.scatter_add(x, 1, ts.reshape(i, (1, -1)), ts.ones((1, 2), device=DEV)), 0),
+    (lambda x, i: ts.index_select(x, 0, i), 0),
+    (lambda x, i: ts.index_add(x, 1, i, ts.ones((4, 2), device=DEV)), 0),
     (lambda x, i: F.embedding(i, x), 0),
 ])
 def test_out_of_range_device_index_raises_at_next_sync(op, lo):
@@ -235,6 +239,23 @@ def test_out_of_range_device_index_raises_at_next_sync(op, lo):
     with pytest.raises(IndexError, match=rf"-5 is out of range \[{lo}, 4\)"):
         float(ts.sum(x))  # item() synchronizes too
     del y
+
+
+@pytest.mark.parametrize("op", [
+    lambda x, i: ts.gather(x, 0, i.reshape(1, -1)),
+    lambda x, i: ts.scatter_add(x, 0, i.reshape(1, -1), ts.ones((1, 2), device=x.device)),
+    lambda x, i: ts.index_select(x, 0, i),
+    lambda x, i: ts.index_add(x, 0, i, ts.ones((2, 4), device=x.device)),
+])
+def test_negative_indices_are_rejected_on_the_device_as_on_the_cpu(op):
+    # PyTorch's gather/scatter/index_select/index_add take no negative indices; the CPU raises
+    # at the call, the GPU at the next synchronization without one at the call.
+    with pytest.raises((IndexError, RuntimeError), match="out of"):
+        op(ts.ones((4, 4)), ts.asarray([0, -1]))
+    op(ts.ones((4, 4), device=DEV), ts.asarray([0, -1], device=DEV))
+    with pytest.raises(IndexError, match=r"index -1 is out of range \[0, 4\)"):
+        ts.cuda.synchronize()
+    ts.cuda.synchronize()
 
 
 def test_embedding_rejects_negative_device_indices_as_torch():
