@@ -287,7 +287,9 @@ py::object eye_py(py::handle n_rows, py::handle n_cols, py::handle k, py::handle
   const int64_t rows = int_arg(n_rows, "eye", "n_rows");
   const int64_t cols = int_arg(n_cols, "eye", "n_cols");
   return out_arg.finish(
-      leaf(eye(rows, cols, int_arg(k, "eye", "k"), dt, creation_device(device)), requires_grad));
+      leaf(eye(rows, cols, diagonal_offset_arg(k, "eye", "k", rows, cols), dt,
+               creation_device(device)),
+           requires_grad));
 }
 
 // tril/triu(input, diagonal=0, *, k=None): diagonal is PyTorch's name for the standard's k;

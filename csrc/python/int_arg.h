@@ -38,6 +38,22 @@ inline int64_t int_arg(py::handle h, const char* op, const char* name) {
   return index_value(h, op, name);
 }
 
+// A diagonal offset of a rows x cols matrix (eye's k): any Python int. Every offset at or past
+// cols (or at or before -rows) selects no element, so it is clamped to [-rows, cols], and an
+// int beyond int64 saturates there too (the standard's k is an int; eye(3, k=2**63) is zeros).
+inline int64_t diagonal_offset_arg(py::handle h, const char* op, const char* name, int64_t rows,
+                                   int64_t cols) {
+  if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr())) return int_arg(h, op, name);  // raises
+  py::object v = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
+  if (!v) throw py::error_already_set();
+  int overflow = 0;
+  const long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  const int64_t lo = -std::max<int64_t>(rows, 0), hi = std::max<int64_t>(cols, 0);
+  if (overflow) return overflow > 0 ? hi : lo;
+  if (n == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return std::clamp<int64_t>(n, lo, hi);
+}
+
 // A dim in [-n, n) with n = max(ndim, 1) (a 0-d tensor takes 0 and -1, as in PyTorch).
 inline int64_t dim_index(py::handle dim, const char* op, int64_t ndim) {
   if (PyBool_Check(dim.ptr()) || !PyIndex_Check(dim.ptr()))

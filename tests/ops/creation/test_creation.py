@@ -97,10 +97,26 @@ def test_eye(n, m, k, dtype):
     assert_same(ts.eye(n, m, k=k, dtype=dtype), np.eye(n, m, k=k, dtype=dtype))
 
 
+@given(st.integers(0, 4), st.integers(0, 4),
+       st.one_of(st.integers(-2**70, 2**70), st.sampled_from([2**63, -2**63 - 1, 2**63 - 1, -2**63])))
+def test_eye_any_python_int_offset(n, m, k):
+    # The standard's k is any int: a diagonal past the matrix (beyond int64 too) is all zeros,
+    # as in array_api_strict / NumPy.
+    import array_api_strict as xps
+    want = np.asarray(xps.eye(n, m, k=k, dtype=xps.float32))
+    assert_same(ts.eye(n, m, k=k), want)
+
+
 def test_eye_defaults_and_errors():
     assert_same(ts.eye(3), np.eye(3, dtype=np.float32))
     with pytest.raises(ValueError):
         ts.eye(-1)
+    with pytest.raises(ValueError):
+        ts.eye(-1, -1, k=2**70)
+    with pytest.raises(TypeError, match="eye: k must be an int"):
+        ts.eye(3, k=1.5)
+    with pytest.raises(TypeError, match="eye: k must be an int"):
+        ts.eye(3, k=True)
 
 
 @given(st.data(), st.sampled_from(ALL_DTYPES), st.integers(-6, 6))
