@@ -133,6 +133,7 @@ CASES = [
     ("vq_vae_ema", "vq_vae.py", ["--decay", "0.99"], "same", 1e-3),
     ("distill_finetune", "distill_finetune.py", [], "same", 1e-3),
     ("moe_transformer", "moe_transformer.py", [], "same", 1e-3),
+    ("detection_head", "detection_head.py", [], "same", 1e-3),
 ]
 
 # Programs that fail under tessera for a missing feature: each must still fail (xfail); once it
