@@ -134,6 +134,7 @@ CASES = [
     ("distill_finetune", "distill_finetune.py", [], "same", 1e-3),
     ("moe_transformer", "moe_transformer.py", [], "same", 1e-3),
     ("detection_head", "detection_head.py", [], "same", 1e-3),
+    ("fourier_operator", "fourier_operator.py", [], "same", 1e-3),
 ]
 
 # Programs that fail under tessera for a missing feature: each must still fail (xfail); once it
