@@ -135,6 +135,7 @@ CASES = [
     ("moe_transformer", "moe_transformer.py", [], "same", 1e-3),
     ("detection_head", "detection_head.py", [], "same", 1e-3),
     ("fourier_operator", "fourier_operator.py", [], "same", 1e-3),
+    ("text_classification", "text_classification.py", [], "same", 1e-3),
 ]
 
 # Programs that fail under tessera for a missing feature: each must still fail (xfail); once it
