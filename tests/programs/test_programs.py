@@ -136,6 +136,7 @@ CASES = [
     ("detection_head", "detection_head.py", [], "same", 1e-3),
     ("fourier_operator", "fourier_operator.py", [], "same", 1e-3),
     ("text_classification", "text_classification.py", [], "same", 1e-3),
+    ("dqn_sac", "dqn_sac.py", [], "same", 1e-3),
 ]
 
 # Programs that fail under tessera for a missing feature: each must still fail (xfail); once it
