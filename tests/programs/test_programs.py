@@ -137,6 +137,7 @@ CASES = [
     ("fourier_operator", "fourier_operator.py", [], "same", 1e-3),
     ("text_classification", "text_classification.py", [], "same", 1e-3),
     ("dqn_sac", "dqn_sac.py", [], "same", 1e-3),
+    ("maml", "maml.py", [], "same", 1e-3),
 ]
 
 # Programs that fail under tessera for a missing feature: each must still fail (xfail); once it
