@@ -604,7 +604,7 @@ void install_arg_errors(py::module_& m) {
   init_tensor_method(m);
   install_on_module(m);
   for (const char* sub : {"_fft", "_linalg", "_torch_nn", "_random", "_torch",
-                          "_functional"}) {  // families bound as public functions
+                          "_functional", "_foreach"}) {  // families bound as public functions
     py::module_ s = m.attr(sub);
     install_on_module(s);
   }

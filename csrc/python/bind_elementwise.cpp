@@ -387,6 +387,20 @@ constexpr const char* kFmodDoc =
     "C's remainder: input - trunc(input / other) * other, with the dividend's sign (ts.remainder\n"
     "has the divisor's). An integer zero divisor raises ZeroDivisionError (a RuntimeError).";
 
+// lerp's end and a weight tensor of 1 or more dims: of input's dtype, as torch requires
+// (RuntimeError, never a silent promotion); numbers and a 0-d weight take input's dtype.
+Tensor lerp_operand(py::handle h, const Tensor& x, const char* op, const char* what) {
+  Tensor t = operand_or_throw(h, op);
+  const bool weight = what[0] == 'w';
+  if (py::isinstance<Tensor>(h) && t.dtype() != x.dtype() && !(weight && t.ndim() == 0))
+    throw RuntimeError(str(op, ": expected dtype ", dtype_name(x.dtype()), " for `", what,
+                           "` but got dtype ", dtype_name(t.dtype()), "; hint: cast it with .to(",
+                           "input.dtype)"));
+  if (weight && t.ndim() == 0 && t.dtype() != x.dtype() && is_inexact(x.dtype()))
+    return astype_op(t, x.dtype(), false);  // a 0-d weight acts as a number (recorded)
+  return t;
+}
+
 // The in-place twins x.clamp_(...), x.clip_, x.clamp_min_, x.clamp_max_, x.lerp_, x.addcmul_,
 // x.addcdiv_: written straight into self when nothing records (pointwise_composite.h), every
 // error naming the method.
@@ -446,7 +460,8 @@ void def_torch_pointwise_inplace(py::class_<Tensor> cls) {
       "lerp_",
       [](py::object self, py::handle end, py::handle weight) {
         const char* op = "lerp_";
-        lerp_(self_of(self, op), operand_or_throw(end, op), operand_or_throw(weight, op), op);
+        const Tensor& x = self_of(self, op);
+        lerp_(x, lerp_operand(end, x, op, "end"), lerp_operand(weight, x, op, "weight"), op);
         return self;
       },
       py::arg("end"), py::arg("weight"),
@@ -504,7 +519,7 @@ void def_torch_pointwise(py::module_& m) {
       [](py::handle x, py::handle end, py::handle weight, py::handle out) {
         const char* op = "lerp";
         const Tensor& t = tensor_or_throw(x, op, "input");
-        const Tensor e = operand_or_throw(end, op), w = operand_or_throw(weight, op);
+        const Tensor e = lerp_operand(end, t, op, "end"), w = lerp_operand(weight, t, op, "weight");
         return result_or_out(op, lerp(t, e, w), out, OutDtype::Cast, {&t, &e, &w});
       },
       py::arg("input"), py::arg("end"), py::arg("weight"), py::kw_only(),

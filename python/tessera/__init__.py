@@ -44,6 +44,7 @@ from ._config import *  # noqa: E402,F401,F403
 from ._transforms import *  # noqa: E402,F401,F403
 from ._torch_legacy import *  # noqa: E402,F401,F403
 from ._C import clone, detach  # noqa: E402,F401
+from ._C._foreach import *  # noqa: E402,F401,F403  (torch._foreach_add_ and the rest)
 
 globals().update(_tensor_methods.method_functions())
 

@@ -766,6 +766,70 @@ def test_checkpoint_both_modes(use_reentrant: bool) -> None:
     same(f, rtol=1e-6)
 
 
+def _checkpoint_net(m: Any, with_dropout: bool) -> Any:
+    m.manual_seed(0)
+    net = m.nn.Sequential(m.nn.Linear(3, 4), m.nn.BatchNorm1d(4), m.nn.Tanh(),
+                          m.nn.Dropout(0.5 if with_dropout else 0.0), m.nn.Linear(4, 2))
+    w = np.linspace(-1, 1, 26).astype(np.float64)
+    with m.no_grad():
+        for p in net.parameters():
+            p.copy_(T(m, w[:p.numel()].reshape(tuple(p.shape)).copy()))
+            w = np.roll(w, 3)
+    return net.double()
+
+
+@pytest.mark.parametrize("call", ["module", "bound_method", "closure", "kwargs"])
+@pytest.mark.parametrize("input_grad", [True, False])
+def test_checkpoint_reaches_the_parameters_of_fn(call: str, input_grad: bool) -> None:
+    # was: only the explicit inputs got gradients; a checkpointed module's weights got none
+    def f(m: Any) -> Any:
+        import importlib
+        cp = importlib.import_module(m.__name__ + ".utils.checkpoint")
+        net = _checkpoint_net(m, False)
+        x = T(m, np.linspace(-2, 2, 15).reshape(5, 3), dtype=m.float64, requires_grad=input_grad)
+        if call == "module":
+            y = cp.checkpoint(net, x, use_reentrant=False)
+        elif call == "bound_method":
+            y = cp.checkpoint(net.__call__, x, use_reentrant=False)
+        elif call == "closure":
+            y = cp.checkpoint(lambda a: net(a) * 2.0, x * 1.0, use_reentrant=True) \
+                if input_grad else None
+        else:
+            y = cp.checkpoint(lambda a, scale: net(a) * scale, x, scale=3.0, use_reentrant=False)
+        if y is None:
+            return None
+        (y ** 2).sum().backward()
+        grads = [L(p.grad) for p in net.parameters()]
+        # the recompute updates BatchNorm's running stats a second time, as in torch
+        return (L(y), grads, L(x.grad) if input_grad else None, L(net[1].running_mean),
+                int(net[1].num_batches_tracked))
+    same(f, rtol=1e-10, atol=1e-12)
+
+
+def test_checkpoint_replays_the_rng_state_for_dropout() -> None:
+    # preserve_rng_state=True (the default): the recompute draws the forward's dropout mask, so
+    # the gradients are those of the output that was returned
+    for m in (torch, ts):
+        import importlib
+        cp = importlib.import_module(m.__name__ + ".utils.checkpoint")
+        net = _checkpoint_net(m, True)
+        x = T(m, np.linspace(-2, 2, 60).reshape(20, 3), dtype=m.float64, requires_grad=True)
+        m.manual_seed(5)
+        y = cp.checkpoint(net, x, use_reentrant=False)
+        y.sum().backward()
+        got = [p.grad.clone() for p in net.parameters()] + [x.grad.clone()]
+        net.zero_grad()
+        x.grad = None
+        net[1].momentum = 0.0  # the recompute's second stats update must not matter below
+        m.manual_seed(5)
+        y2 = net(x)
+        np.testing.assert_array_equal(y.detach().numpy(), y2.detach().numpy())
+        y2.sum().backward()
+        want = [p.grad for p in net.parameters()] + [x.grad]
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-14)
+
+
 # ------------------------------------------------------------------------ dtypes / complex
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64", "complex64",

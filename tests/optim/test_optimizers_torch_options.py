@@ -596,3 +596,60 @@ def test_lbfgs_several_parameters_float64(line_search) -> None:
         close(a, b, 1e-8, 1e-10)
     first = next(iter(sm.parameters()))
     assert os_.state[first]["func_evals"] == ot.state[next(iter(tm.parameters()))]["func_evals"]
+
+
+# ---- complex parameters (Note [complex parameters], optim/optimizer.py): torch updates them as
+# view_as_real pairs with complex state; tessera raised TypeError (SGD, Adam, AdamW, Adamax,
+# Rprop) or silently took complex-arithmetic steps (RMSprop, Adagrad, Adadelta, NAdam)
+COMPLEX_CASES = [
+    ("SGD", dict(lr=0.05)), ("SGD", dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.1)),
+    ("Adam", dict(lr=0.05)), ("Adam", dict(lr=0.05, amsgrad=True, weight_decay=0.1)),
+    ("AdamW", dict(lr=0.05)), ("RMSprop", dict(lr=0.01)),
+    ("RMSprop", dict(lr=0.01, momentum=0.9, centered=True)), ("Adagrad", dict(lr=0.1)),
+    ("Adadelta", dict(lr=0.5)), ("Adamax", dict(lr=0.05)), ("NAdam", dict(lr=0.05)),
+    ("RAdam", dict(lr=0.05)), ("ASGD", dict(lr=0.05)), ("Rprop", dict(lr=0.05)),
+]
+
+
+@pytest.mark.parametrize("name,kw", COMPLEX_CASES, ids=[f"{n}-{i}" for i, (n, _) in
+                                                         enumerate(COMPLEX_CASES)])
+def test_complex_parameters_step_as_torch(name, kw):
+    w0 = (np.linspace(-1, 1, 6) + 1j * np.linspace(0.5, -0.7, 6)).astype(np.complex64)
+    w0 = w0.reshape(2, 3)
+    target = (np.arange(6).reshape(2, 3) * (0.3 - 0.2j)).astype(np.complex64)
+    out = []
+    for m in (torch, ts):
+        p = m.nn.Parameter(m.tensor(w0.copy()))
+        r = m.nn.Parameter(m.tensor(np.array([0.5, -1.0], dtype=np.float32)))  # a real one beside
+        opt = getattr(m.optim, name)([p, r], **kw)
+        tgt = m.tensor(target)
+        for _ in range(8):
+            opt.zero_grad()
+            d = p - tgt
+            loss = (d * d.conj()).real.sum() + (p.imag ** 3).sum() + (r ** 2).sum() * p.real.mean()
+            loss.backward()
+            opt.step()
+        state = {k: (str(v.dtype).split(".")[-1], tuple(v.shape)) for k, v in opt.state[p].items()
+                 if hasattr(v, "dtype") and v.dim() > 0}
+        out.append((p.detach().numpy().copy(), r.detach().numpy().copy(), state))
+    np.testing.assert_allclose(out[1][0], out[0][0], rtol=2e-5, atol=2e-6)
+    np.testing.assert_allclose(out[1][1], out[0][1], rtol=2e-5, atol=2e-6)
+    assert out[1][2] == out[0][2]  # the state stays complex, of the parameter's shape
+
+
+def test_complex_adam_state_dict_round_trip_resumes_as_torch():
+    w0 = np.array([1 + 2j, -0.5 + 0.3j], dtype=np.complex64)
+    res = []
+    for m in (torch, ts):
+        p = m.nn.Parameter(m.tensor(w0.copy()))
+        opt = m.optim.Adam([p], lr=0.1)
+        for step in range(6):
+            if step == 3:  # resume into a fresh optimizer from the state dict
+                sd = opt.state_dict()
+                opt = m.optim.Adam([p], lr=0.1)
+                opt.load_state_dict(sd)
+            opt.zero_grad()
+            (p * p.conj()).real.sum().backward()
+            opt.step()
+        res.append(p.detach().numpy().copy())
+    np.testing.assert_allclose(res[1], res[0], rtol=1e-5, atol=1e-6)

@@ -131,6 +131,13 @@ CASES = [
     ("gnn_sparse", "gnn_message_passing.py", ["--adj", "sparse"], "same", 1e-2),
     ("vq_vae", "vq_vae.py", [], "same", 1e-3),
     ("vq_vae_ema", "vq_vae.py", ["--decay", "0.99"], "same", 1e-3),
+    ("distill_finetune", "distill_finetune.py", [], "same", 1e-3),
+    ("moe_transformer", "moe_transformer.py", [], "same", 1e-3),
+    ("detection_head", "detection_head.py", [], "same", 1e-3),
+    ("fourier_operator", "fourier_operator.py", [], "same", 1e-3),
+    ("text_classification", "text_classification.py", [], "same", 1e-3),
+    ("dqn_sac", "dqn_sac.py", [], "same", 1e-3),
+    ("maml", "maml.py", [], "same", 1e-3),
 ]
 
 # Programs that fail under tessera for a missing feature: each must still fail (xfail); once it

@@ -9,7 +9,7 @@ if _t.TYPE_CHECKING:
 
 from .. import _C
 from .._C import Tensor
-from .optimizer import Optimizer, _flags
+from .optimizer import Optimizer, _flags, _real
 
 
 def _ts() -> Any:
@@ -87,7 +87,10 @@ class Adam(Optimizer):
         vmax: List[Tensor] = [s["max_exp_avg_sq"] for s in states] if amsgrad else []
         steps: List[Tensor] = [s["step"] for s in states]
         b1, b2 = group["betas"]
-        _C._adam_step_(params, [p.grad for p in params], m, v, vmax, steps, group["lr"], b1, b2,
+        # complex parameters and their (complex) state step as pairs of reals
+        params, grads = [_real(p) for p in params], [_real(p.grad) for p in params]
+        m, v, vmax = [_real(x) for x in m], [_real(x) for x in v], [_real(x) for x in vmax]
+        _C._adam_step_(params, grads, m, v, vmax, steps, group["lr"], b1, b2,
                        group["eps"], group["weight_decay"], amsgrad, group["maximize"],
                        group.get("decoupled_weight_decay", self._decoupled))
 

@@ -113,6 +113,30 @@ _global_step_pre_hooks: Dict[int, Callable] = OrderedDict()
 _global_step_post_hooks: Dict[int, Callable] = OrderedDict()
 
 
+def _real(x: Any) -> Any:
+    """view_as_real of a complex tensor (a view: updates write through), anything else as is.
+    PyTorch's optimizers update a complex parameter as the pairs of reals it holds, with
+    its state kept complex (Note [complex parameters])."""
+    if isinstance(x, Tensor) and x.is_complex():
+        return _ts().view_as_real(x)
+    return x
+
+
+def _update_as_real(opt: Any, p: Tensor, group: Dict[str, Any], state: Dict[str, Any]) -> None:
+    """Note [complex parameters]: opt._update on view_as_real(p) and of its gradient and state;
+    state tensors the update creates with the real view's shape are kept as complex views."""
+    rp = _real(p)
+    real_state = {k: _real(v) for k, v in state.items()}
+    before = dict(real_state)
+    opt._update(rp, _real(p.grad), group, real_state)
+    for k, v in real_state.items():
+        if before.get(k) is v:
+            continue
+        if isinstance(v, Tensor) and v.is_floating_point() and tuple(v.shape) == tuple(rp.shape):
+            v = _ts().view_as_complex(v if v.is_contiguous() else v.contiguous())
+        state[k] = v
+
+
 def _handle(table: Dict[int, Callable], hook: Callable, prepend: bool = False) -> Any:
     from ..nn.modules.module import RemovableHandle
     h = RemovableHandle(table)
@@ -281,7 +305,11 @@ class Optimizer:
     def _step_group(self, group: Dict[str, Any]) -> None:
         """Updates one group's parameters; fused optimizers override this with one C++ call."""
         for p in group["params"]:
-            if p.grad is not None:
+            if p.grad is None:
+                continue
+            if p.is_complex():
+                _update_as_real(self, p, group, self.state[p])
+            else:
                 self._update(p, p.grad, group, self.state[p])
 
     def _update(self, p: Tensor, grad: Tensor, group: Dict[str, Any],

@@ -8,7 +8,7 @@ if _t.TYPE_CHECKING:
     from typing import Any, Dict, Optional
 
 from .. import _C
-from .optimizer import Optimizer, _flags
+from .optimizer import Optimizer, _flags, _real, _ts
 
 
 class SGD(Optimizer):
@@ -38,11 +38,13 @@ class SGD(Optimizer):
         params = [p for p in group["params"] if p.grad is not None]
         if not params:
             return
-        grads = [p.grad for p in params]
+        # complex parameters and their (complex) buffers step as pairs of reals
+        grads = [_real(p.grad) for p in params]
         mu = group["momentum"]
-        bufs = [self.state[p].get("momentum_buffer") for p in params] if mu else []
-        new = _C._sgd_step_(params, grads, bufs, group["lr"], mu, group["dampening"],
-                            group["weight_decay"], group["nesterov"], group["maximize"])
+        bufs = [_real(self.state[p].get("momentum_buffer")) for p in params] if mu else []
+        new = _C._sgd_step_([_real(p) for p in params], grads, bufs, group["lr"], mu,
+                            group["dampening"], group["weight_decay"], group["nesterov"],
+                            group["maximize"])
         if mu and any(b is None for b in bufs):
             for p, b in zip(params, new):
-                self.state[p]["momentum_buffer"] = b
+                self.state[p]["momentum_buffer"] = _ts().view_as_complex(b) if p.is_complex() else b

@@ -270,3 +270,33 @@ def test_rsub_matches_torch():
         ts.rsub(i, i, alpha=0.5)
     with pytest.raises(RuntimeError):
         torch.rsub(ti, ti, alpha=0.5)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, a, b: m.lerp(a, b.double(), 0.5),
+    lambda m, a, b: m.lerp(a, b, b.double()),
+    lambda m, a, b: a.lerp(b.half(), 0.5),
+    lambda m, a, b: a.clone().lerp_(b.double(), 0.5),
+    lambda m, a, b: a.clone().lerp_(b, b.double()),
+    lambda m, a, b: m.lerp(a.double(), b, 0.5),
+])
+def test_lerp_refuses_end_or_weight_of_another_dtype(call):
+    # torch: RuntimeError "expected dtype float for `end` but got dtype double"; tessera promoted
+    a_np, b_np = np.array([1.0, -2.0, 3.0], np.float32), np.array([0.5, 0.25, -1.0], np.float32)
+    for m in (torch, ts):
+        with pytest.raises(RuntimeError) as info:
+            call(m, m.tensor(a_np), m.tensor(b_np))
+        assert type(info.value) is RuntimeError
+        assert "expected dtype" in str(info.value)
+
+
+def test_lerp_zero_dim_weight_of_another_dtype_acts_as_a_number():
+    out = []
+    for m in (torch, ts):
+        w = m.tensor(0.25, dtype=m.float64, requires_grad=True)
+        a = m.tensor([1.0, -2.0], requires_grad=True)
+        y = m.lerp(a, m.zeros(2), w)
+        (y * m.tensor([1.0, 3.0])).sum().backward()
+        out.append((str(y.dtype).split(".")[-1], y.tolist(), float(w.grad),
+                    str(w.grad.dtype).split(".")[-1], a.grad.tolist()))
+    assert out[1] == out[0]
