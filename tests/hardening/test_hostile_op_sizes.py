@@ -54,3 +54,29 @@ def test_pads_that_fit_match_torch(pad, mode) -> None:
         assert got.tolist() == want.tolist(), (pad, mode, dtype)
     # (torch cannot take this one: "SymIntArrayRef expected to contain only concrete integers")
     assert F.pad(ts.tensor(x), (-M, M), mode="replicate").tolist() == [[[3.0] * 4]]
+
+
+@pytest.mark.parametrize("make,x", [
+    (lambda m: m.nn.Flatten(5, 9), (4,)), (lambda m: m.nn.Flatten(1, 0), (2, 3, 4)),
+    (lambda m: m.nn.Unflatten(5, (2, 2)), (4,)), (lambda m: m.nn.Unflatten(0, (2, 2)), ()),
+    (lambda m: m.nn.Unflatten(-3, (2, 2)), (4,)), (lambda m: m.nn.Unflatten(0, (0, -1)), (0,)),
+], ids=["Flatten dims", "Flatten order", "Unflatten dim", "Unflatten 0-d", "Unflatten -3",
+        "Unflatten 0"])
+def test_flatten_modules_check_their_dims_like_torch(make, x) -> None:
+    # Before: the modules took dims modulo ndim: Flatten(5, 9) returned a 1-D input as it was,
+    # Flatten(1, 0) inserted a dim of 1 ((2, 1, 3, 4)), Unflatten(5, ...) split dim 0, a 0-d
+    # input raised ZeroDivisionError, Unflatten(0, (0, -1)) of an empty dim made (0, 0).
+    with pytest.raises((IndexError, RuntimeError)):
+        make(torch)(torch.ones(x))
+    with pytest.raises((IndexError, RuntimeError, ValueError), match="flatten"):
+        make(ts)(ts.ones(x))
+
+
+def test_flatten_modules_match_torch() -> None:
+    x = np.arange(120.0).reshape(2, 3, 4, 5)
+    for make in (lambda m: m.nn.Flatten(), lambda m: m.nn.Flatten(0, -2),
+                 lambda m: m.nn.Flatten(-3, 2), lambda m: m.nn.Unflatten(1, (3, 1)),
+                 lambda m: m.nn.Unflatten(-1, [5, -1]), lambda m: m.nn.Unflatten(2, (2, 2))):
+        assert make(ts)(ts.tensor(x)).tolist() == make(torch)(torch.tensor(x)).tolist()
+    with pytest.raises(TypeError, match="unflatten: dim must be an int, got str"):
+        ts.nn.Unflatten("x", (2, 2))(ts.ones(4))  # was "not all arguments converted during..."
