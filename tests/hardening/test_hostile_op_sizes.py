@@ -80,3 +80,27 @@ def test_flatten_modules_match_torch() -> None:
         assert make(ts)(ts.tensor(x)).tolist() == make(torch)(torch.tensor(x)).tolist()
     with pytest.raises(TypeError, match="unflatten: dim must be an int, got str"):
         ts.nn.Unflatten("x", (2, 2))(ts.ones(4))  # was "not all arguments converted during..."
+
+
+def test_istft_of_a_two_sided_spectrum_of_the_wrong_size_raises_like_torch() -> None:
+    # Before: onesided=False with 9 frequencies for n_fft=16 ran an ifft of 16 points over
+    # them (padding silently) and returned a signal; length=-1 returned an empty tensor.
+    spec = np.ones((9, 5), dtype=np.complex64)
+    with pytest.raises(RuntimeError, match="match n_fft when onesided=False"):
+        torch.istft(torch.tensor(spec), 16, onesided=False)
+    with pytest.raises(RuntimeError, match="match n_fft when onesided=False, but got 9"):
+        ts.istft(ts.tensor(spec), 16, onesided=False)
+    x = np.random.default_rng(0).standard_normal(64).astype(np.float32)
+    s = ts.stft(ts.tensor(x), 16, return_complex=True)
+    with pytest.raises(RuntimeError):
+        torch.istft(torch.stft(torch.tensor(x), 16, return_complex=True), 16, length=-1)
+    with pytest.raises(RuntimeError, match="istft: length must be non-negative, got -1"):
+        ts.istft(s, 16, length=-1)
+    for kw in ({"length": M}, {"hop_length": 2**62}):  # start + length, hop * frames overflowed
+        with pytest.raises(ValueError, match="istft: .*overflows int64"):
+            ts.istft(s, 16, **kw)
+    two = ts.stft(ts.tensor(x), 16, return_complex=True, onesided=False)
+    want = torch.istft(torch.stft(torch.tensor(x), 16, return_complex=True, onesided=False), 16,
+                       onesided=False, return_complex=True)
+    np.testing.assert_allclose(ts.istft(two, 16, onesided=False, return_complex=True).numpy(),
+                               want.numpy(), atol=1e-5)
