@@ -104,3 +104,37 @@ def test_istft_of_a_two_sided_spectrum_of_the_wrong_size_raises_like_torch() -> 
                        onesided=False, return_complex=True)
     np.testing.assert_allclose(ts.istft(two, 16, onesided=False, return_complex=True).numpy(),
                                want.numpy(), atol=1e-5)
+
+
+U64_MAX = 2**64 - 1
+
+
+@pytest.mark.parametrize("call", [
+    lambda x, u: x[u], lambda x, u: x[[U64_MAX]],
+    lambda x, u: x[np.array([U64_MAX], dtype=np.uint64)], lambda x, u: ts.take(x, u),
+    lambda x, u: ts.index_select(x, 0, u), lambda x, u: ts.gather(x, 0, u),
+    lambda x, u: ts.take_along_dim(x, u), lambda x, u: x.clone().scatter_(0, u, 1.0),
+    lambda x, u: x.index_add(0, u, ts.ones(1)), lambda x, u: x.clone().index_put_((u,), x[:1]),
+    lambda x, u: x.clone().__setitem__(u, 5.0), lambda x, u: x.clone().put_(u, ts.ones(1)),
+    lambda x, u: x.scatter_reduce(0, u, ts.ones(1), "sum"),
+], ids=["getitem", "list", "numpy", "take", "index_select", "gather", "take_along_dim",
+        "scatter_", "index_add", "index_put_", "setitem", "put_", "scatter_reduce"])
+def test_uint64_indices_past_int64_are_out_of_bounds(call) -> None:
+    # Before: the cast to int64 wrapped 2**64 - 1 to -1, an index from the end: x[[2**64 - 1]]
+    # was x[-1] and scatter wrote the last element. torch refuses uint64 indices (and the int
+    # 2**64 - 1); NumPy wraps them as tessera did.
+    x = ts.arange(10.0)
+    with pytest.raises(IndexError):
+        torch.arange(10.0)[torch.tensor([U64_MAX], dtype=torch.uint64)]
+    with pytest.raises(IndexError, match="uint64 index of 2\\*\\*63 or more is out of bounds"):
+        call(x, ts.tensor([U64_MAX], dtype=ts.uint64))
+    with pytest.raises(IndexError, match="out of bounds"):
+        call(x, ts.tensor([2**63], dtype=ts.uint64))
+    assert x.tolist() == list(range(10))
+
+
+def test_uint64_indices_that_fit_still_index() -> None:
+    x = ts.arange(10.0)
+    u = ts.tensor([3, 9], dtype=ts.uint64)
+    assert x[u].tolist() == [3.0, 9.0] and ts.gather(x, 0, u).tolist() == [3.0, 9.0]
+    assert x[np.array([4], dtype=np.uint64)].tolist() == [4.0]
