@@ -209,3 +209,23 @@ def test_legacy_storages_without_data_or_with_two_are_refused() -> None:
         ts.load(io.BytesIO(_legacy_torch_file(0)))
     with pytest.raises(ValueError, match=r"storage key '\d+' is listed twice"):
         ts.load(io.BytesIO(_legacy_torch_file(2)))
+
+
+# ---- what a loaded state dict holds ---------------------------------------------------------
+
+@pytest.mark.parametrize("extra", ["weight.x", "0.weight.x", "1", "0.bias.a.b"])
+def test_state_dict_keys_below_a_tensor_are_unexpected_like_torch(extra: str) -> None:
+    # Before: a key "weight.x" (or a submodule name with no dot, "1") was taken as belonging
+    # to the parameter and passed the strict check silently; torch reports it.
+    import torch
+    tm = torch.nn.Linear(2, 2) if extra.startswith("weight") else \
+        torch.nn.Sequential(torch.nn.Linear(2, 2))
+    m = ts.nn.Linear(2, 2) if extra.startswith("weight") else ts.nn.Sequential(ts.nn.Linear(2, 2))
+    tsd = {**tm.state_dict(), extra: torch.ones(1)}
+    with pytest.raises(RuntimeError, match=f'Unexpected key\\(s\\) in state_dict: "{extra}"'):
+        tm.load_state_dict(tsd)
+    with pytest.raises(RuntimeError, match=f'Unexpected key\\(s\\) in state_dict: "{extra}"'):
+        m.load_state_dict({**m.state_dict(), extra: ts.ones(1)})
+    got = m.load_state_dict({**m.state_dict(), extra: ts.ones(1)}, strict=False)
+    assert got.unexpected_keys == [extra] and got.missing_keys == []
+    assert not m.load_state_dict(m.state_dict()).unexpected_keys
