@@ -138,3 +138,15 @@ def test_uint64_indices_that_fit_still_index() -> None:
     u = ts.tensor([3, 9], dtype=ts.uint64)
     assert x[u].tolist() == [3.0, 9.0] and ts.gather(x, 0, u).tolist() == [3.0, 9.0]
     assert x[np.array([4], dtype=np.uint64)].tolist() == [4.0]
+
+
+def test_tolist_of_a_huge_expanded_view_names_its_size() -> None:
+    # Before: a bare MemoryError with no message (NumPy's list building).
+    res = run_probes("""
+        probe("tolist", lambda: ts.ones(1).expand(2**40).tolist())
+        probe("small", lambda: ts.ones(1).expand(3).tolist())
+        """)
+    cls, msg = res["tolist"]
+    assert cls == "MemoryError" and msg.startswith("tolist: out of memory") and \
+        "1099511627776 Python numbers" in msg, res
+    assert res["small"] == ["ok", "[1.0, 1.0, 1.0]"]
