@@ -150,3 +150,16 @@ def test_tolist_of_a_huge_expanded_view_names_its_size() -> None:
     assert cls == "MemoryError" and msg.startswith("tolist: out of memory") and \
         "1099511627776 Python numbers" in msg, res
     assert res["small"] == ["ok", "[1.0, 1.0, 1.0]"]
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.nn.functional.lp_pool2d(m.ones(1, 1, 4, 4), 0.0, 2),
+    lambda m: m.nn.functional.lp_pool1d(m.ones(1, 1, 4), 0, 2),
+    lambda m: m.nn.LPPool2d(0, 2)(m.ones(1, 1, 4, 4)),
+], ids=["lp_pool2d", "lp_pool1d", "LPPool2d"])
+def test_lp_pool_of_norm_type_zero_raises_like_torch(call) -> None:
+    # Before: (sum x^0)^(1/0) gave inf for every window.
+    with pytest.raises(ZeroDivisionError):
+        call(torch)
+    with pytest.raises(ZeroDivisionError, match="lp_pool.d: norm_type must be non-zero"):
+        call(ts)
