@@ -57,7 +57,7 @@ Tensor as_index(const Tensor& a) {
   TS_CHECK(is_integral(a.dtype()), IndexError,
            "arrays used as indices must be of integer (or boolean) type, got ",
            dtype_name(a.dtype()));
-  return astype(a, DType::Int64, false);
+  return index_as_int64(a, "index");
 }
 
 // Note [Advanced indexing plan]: the basic part of the key (slices, None, ...) is applied
@@ -472,8 +472,7 @@ Tensor dim_index(const char* op, const Tensor& x, int64_t& dim, const Tensor& in
                shape_str(index.shape()), " is larger than src ", shape_str(src->shape()),
                " in dim ", d);
   }
-  const Tensor ic =
-      contiguous(astype(on_device ? ix : to_device(ix, Device{}), DType::Int64, false));
+  const Tensor ic = contiguous(index_as_int64(on_device ? ix : to_device(ix, Device{}), op));
   if (!off || ic.numel() == 0) return ic;
   off->assign(ic.numel(), 0);
   const int64_t bad = dim_offsets_stub.get(Device{})(ic, dim, xx, off->data());
@@ -593,6 +592,17 @@ Tensor index_in_bounds(const char* op, const Tensor& index, int64_t dim, int64_t
 }
 
 }  // namespace
+
+Tensor index_as_int64(const Tensor& index, const char* op) {
+  const Tensor i = astype(index, DType::Int64, false);
+  if (index.dtype() == DType::UInt64 && i.numel() > 0) {
+    autograd::GradModeGuard no_grad(false);
+    const Tensor wrapped = binary_op(less_def, i, scalar_tensor(Scalar::from_int(0), i.dtype()));
+    TS_CHECK(item(any(wrapped, std::nullopt, false)).i == 0, IndexError, op,
+             ": a uint64 index of 2**63 or more is out of bounds (indices must fit in int64)");
+  }
+  return i;
+}
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   TS_CHECK(index.ndim() <= 1, ValueError, "index_select: index must be 0-d or 1-d, got shape ",

@@ -99,6 +99,11 @@ TS_DECLARE_STUB(NonzeroKernel, nonzero_stub);
 bool is_basic(const AdvKey& key);
 // x[key] with NumPy's full semantics; a copy whenever the key holds an array.
 Tensor index_advanced(const Tensor& x, const AdvKey& key);
+
+// An integer index tensor as int64. A uint64 index of 2**63 or more is out of bounds of any
+// dim: IndexError naming `op` (the cast wrapped it to a negative index that counted from the
+// end, so x[[2**64 - 1]] was x[-1]).
+Tensor index_as_int64(const Tensor& index, const char* op);
 // x[key] = value (value broadcast to the selection and cast; repeated indices: last wins).
 void index_put_advanced(const Tensor& x, const AdvKey& key, const Tensor& value);
 

@@ -450,6 +450,9 @@ Tensor lp_pool(const Tensor& x, int nsp, double norm_type, const Shape& kernel,
   bool unbatched = false;
   const Tensor xb = setup(x, nsp, kernel, stride, Shape{0}, Shape{1}, ceil_mode, &s, &unbatched, op);
   TS_CHECK(norm_type == norm_type, ValueError, op, ": norm_type must be a number, got nan");
+  // (sum x^0)^(1/0): inf for every window (torch: ZeroDivisionError from 1.0 / norm_type)
+  TS_CHECK(norm_type != 0, ZeroDivisionError, op,
+           ": norm_type must be non-zero (the result is (sum x^p)^(1/p))");
   return finish(lp_pool_forward_op(xb, s, norm_type), xb, unbatched);
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "autograd/grad_mode.h"
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "core/shape.h"
 #include "ops/arithmetic.h"
@@ -149,6 +150,12 @@ Tensor istft(const Tensor& input, const StftArgs& a, std::optional<int64_t> leng
            "istft: expected the frequency dimension (3rd to the last) of the input tensor to "
            "match n_fft / 2 + 1 when onesided=True, but got ",
            n_freq);
+  // (an ifft of n_fft points padded or cut the frequencies silently)
+  TS_CHECK(one || n_freq == a.n_fft, RuntimeError,
+           "istft: expected the frequency dimension (3rd to the last) of the input tensor to "
+           "match n_fft when onesided=False, but got ", n_freq);
+  TS_CHECK(!length || *length >= 0, RuntimeError, "istft: length must be non-negative, got ",
+           *length);
   Tensor ff = moveaxis(spec, Shape{-2}, Shape{-1});  // (B, frames, freq)
   if (a.normalized) ff = multiply(ff, num(std::sqrt(static_cast<double>(a.n_fft))));
   Tensor fr;
@@ -160,7 +167,8 @@ Tensor istft(const Tensor& input, const StftArgs& a, std::optional<int64_t> leng
   }
   const Tensor w = full_window(a.window, s.win, a.n_fft, real_of(fr.dtype()), fr.device(), "istft");
   fr = multiply(fr, w);
-  const int64_t total = a.n_fft + s.hop * (frames - 1), batch = fr.dim(0);
+  const int64_t total = checked_add(a.n_fft, checked_mul(s.hop, frames - 1, "istft"), "istft"),
+                batch = fr.dim(0);
   std::vector<int64_t> idx;
   for (int64_t f = 0; f < frames; ++f)
     for (int64_t k = 0; k < a.n_fft; ++k) idx.push_back(f * s.hop + k);
@@ -178,7 +186,7 @@ Tensor istft(const Tensor& input, const StftArgs& a, std::optional<int64_t> leng
   }
   const int64_t start = a.center ? a.n_fft / 2 : 0;
   int64_t end = a.center ? total - a.n_fft / 2 : total;
-  if (length) end = start + *length;
+  if (length) end = checked_add(start, *length, "istft");
   const int64_t stop = std::min(end, total);
   const Tensor env = slice(wsq, 0, start, std::max(stop, start), 1);
   {

@@ -342,7 +342,21 @@ void init_tensor_protocols(py::module_& m) {
            "needed, True always copies, False never copies and raises ValueError when it would "
            "have to.")
       .def(
-          "tolist", [](const Tensor& x) { return numpy_of(host_values(x)).attr("tolist")(); },
+          "tolist",
+          [](const Tensor& x) {
+            try {
+              return numpy_of(host_values(x)).attr("tolist")();
+            } catch (py::error_already_set& e) {
+              if (!e.matches(PyExc_MemoryError)) throw;
+              // NumPy's list building raised a bare MemoryError (no message)
+              PyErr_SetString(PyExc_MemoryError,
+                              str("tolist: out of memory building nested lists of ", x.numel(),
+                                  " Python numbers (shape ", shape_str(x.shape()),
+                                  "); hint: convert a slice, or use x.numpy()")
+                                  .c_str());
+              throw py::error_already_set();
+            }
+          },
           "The values as (nested lists of) Python numbers; a 0-d tensor gives one number.")
       .def(
           "__iter__",

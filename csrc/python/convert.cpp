@@ -276,7 +276,7 @@ void check_foreign_memory(py::array& arr, const char* op) {
     if (!owner || !api.PyArray_Check_(owner)) break;
     a = owner;
   }
-  if (owner && (PyCapsule_CheckExact(owner) || PyObject_CheckBuffer(owner))) return;
+  if (owner && PyCapsule_CheckExact(owner)) return;
   Shape shape;
   Strides bytes;
   for (py::ssize_t d = 0; d < arr.ndim(); ++d) {
@@ -291,6 +291,25 @@ void check_foreign_memory(py::array& arr, const char* op) {
   const bool in_space = !__builtin_add_overflow(start0, lo, &start) &&
                         !__builtin_add_overflow(start0, hi, &end) &&
                         !__builtin_add_overflow(end, static_cast<uintptr_t>(arr.itemsize()), &end);
+  if (owner && PyObject_CheckBuffer(owner)) {
+    // A buffer exporter manages its memory, but NumPy takes an __array_interface__ whose data
+    // is a buffer without comparing the shape with the buffer's length (a (2**20,) float64
+    // array over an 8-byte bytearray): the array must lie inside the buffer.
+    Py_buffer view;
+    if (PyObject_GetBuffer(owner, &view, PyBUF_SIMPLE) == 0) {
+      const auto buf = reinterpret_cast<uintptr_t>(view.buf);
+      const auto len = static_cast<uintptr_t>(view.len);
+      const bool inside = in_space && start >= buf && end >= start && end - buf <= len;
+      PyBuffer_Release(&view);
+      TS_CHECK(inside, ValueError, op, ": an array of shape ", shape_str(shape),
+               " and byte strides ", shape_str(bytes), " reaches outside the ", len,
+               " bytes of the ", Py_TYPE(owner)->tp_name,
+               " that holds its data; hint: its __array_interface__ names a wrong shape, "
+               "strides or buffer");
+      return;
+    }
+    PyErr_Clear();  // not a simple buffer: the memory map decides below
+  }
   const int access = in_space ? mapped_access(start, end) : 0;
   if (access == 0) {
     char where[64];

@@ -89,10 +89,14 @@ def load_legacy(data: bytes, name: str, map_location: Any, weights_only: bool,
     keys = next_pickle()
     if not isinstance(keys, list):
         raise MalformedFile(f"load: {name}: the storage key list is missing")
+    filled = set()
     for key in keys:
         st = storages.get(key)
         if st is None:
             raise MalformedFile(f"load: {name}: storage key {key!r} was not in the pickle")
+        if key in filled:  # its data twice: which copy a reader keeps differs between tools
+            raise MalformedFile(f"load: {name}: storage key {key!r} is listed twice")
+        filled.add(key)
         count = int.from_bytes(data[pos:pos + 8], "little")
         size = _ITEMSIZE[st.dtype_name]  # type: ignore[attr-defined]
         if pos + 8 > len(data) or count * size != st.raw.size \
@@ -105,6 +109,10 @@ def load_legacy(data: bytes, name: str, map_location: Any, weights_only: bool,
             st.raw.view(_np_dtype(st.dtype_name)).byteswap(inplace=True)  # type: ignore
         if st.dtype_name == "bool":  # type: ignore[attr-defined]
             np.not_equal(st.raw, 0, out=st.raw.view(np.bool_))
+    missing = [k for k in storages if k not in filled]
+    if missing:  # they would load as zeros (torch: uninitialized memory)
+        raise MalformedFile(f"load: {name}: storage(s) {missing[:8]} have no data in the file (a "
+                            f"truncated or malformed file)")
     if map_location is not None:
         return _map_tensors(result, map_location)
     for loc in locations:

@@ -1,13 +1,15 @@
-"""Hostile writes, fourth pass (issue 22): in-place ops that wrote into memory a tensor only
-borrows read-only (a read-only NumPy array, bytes, a read-only mapping). Every in-place method
-and out= argument is swept; the earlier passes are test_hostile_inputs.py,
-test_hostile_values.py and test_hostile_sizes.py."""
+"""Hostile memory, fourth pass (issue 22): in-place ops that wrote into memory a tensor only
+borrows read-only (a read-only NumPy array, bytes, a read-only mapping; every in-place method
+and out= argument is swept), and __array_interface__ objects whose data buffer is shorter than
+their shape. The earlier passes are test_hostile_inputs.py, test_hostile_values.py and
+test_hostile_sizes.py; probes that could crash run in a child (harness.run_probes)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 import tessera as ts
+from harness import run_probes
 
 
 def _read_only(values: list) -> np.ndarray:
@@ -64,3 +66,30 @@ def test_random_fills_of_writable_memory_still_fill() -> None:
     v = ts.zeros(4, 4)[:, 1]  # a strided view: filled through a buffer
     v.uniform_()
     assert v.min().item() >= 0.0 and v.max().item() < 1.0
+
+
+def test_array_interface_over_a_too_short_buffer_raises() -> None:
+    # Before: NumPy builds the array without comparing the shape with the buffer's length and
+    # tessera trusted arrays hanging off a buffer exporter: (4,) float64 over an 8-byte
+    # bytearray read 24 bytes of the heap past it (a (2**20,) one crashed on the read).
+    res = run_probes("""
+        def obj(shape, data, strides=None):
+            d = {"shape": shape, "typestr": "<f8", "data": data, "version": 3}
+            if strides is not None:
+                d["strides"] = strides
+            return type("A", (), {"__array_interface__": d})()
+        probe("short", lambda: ts.asarray(obj((4,), bytearray(8))))
+        probe("huge", lambda: ts.tensor(obj((2**20,), bytearray(8))))
+        probe("strides", lambda: ts.asarray(obj((2,), bytearray(16), (16,))))
+        probe("fits", lambda: ts.asarray(obj((2,), bytearray(16))).tolist())
+        probe("frombuffer view", lambda: ts.asarray(
+            np.frombuffer(bytearray(16), np.float32)[::-2]).tolist())
+        probe("memoryview slice", lambda: ts.asarray(memoryview(bytearray(8))[2:6]).tolist())
+        """)
+    for name in ("short", "huge", "strides"):
+        cls, msg = res[name]
+        assert cls == "ValueError" and "reaches outside the" in msg and "bytearray" in msg, \
+            (name, res[name])
+    assert res["fits"] == ["ok", "[0.0, 0.0]"]
+    assert res["frombuffer view"] == ["ok", "[0.0, 0.0]"]
+    assert res["memoryview slice"] == ["ok", "[0, 0, 0, 0]"]

@@ -1,6 +1,7 @@
 """Hostile checkpoints, fourth pass (issue 22): what a weights-only load builds from a file
 besides tensors' data: instance attributes restored on tensors, and the NumPy arrays and
-dtypes of tessera's older pickle files (TESSERA-PICKLE), whose __setstate__ trusts its state.
+dtypes of tessera's older pickle files (TESSERA-PICKLE), whose __setstate__ trusts its state,
+and the storage key list of PyTorch's legacy format.
 The earlier passes are test_hostile_inputs.py, test_hostile_checkpoints.py and
 test_hostile_sizes.py; probes that could crash run in a child interpreter (harness.run_probes).
 """
@@ -182,3 +183,49 @@ def test_numpy_arrays_numpy_pickles_still_load_from_tessera_pickles() -> None:
     got = ts.load(io.BytesIO(LEGACY_PICKLE_MAGIC + P.dumps(t, 2)))
     assert got.tolist() == [[1.0, 2.0]] and got.note == "kept"
 
+
+
+# ---- PyTorch's legacy (pre-zip) format: the storage key list --------------------------------
+
+def _legacy_torch_file(times: int) -> bytes:
+    """A torch.save(_use_new_zipfile_serialization=False) file of tensor [0, 1, 2, 3] whose
+    storage key list names its one storage `times` times (each with its data after it)."""
+    import torch
+    buf = io.BytesIO()
+    torch.save(torch.arange(4.0), buf, _use_new_zipfile_serialization=False)
+    raw = buf.getvalue()
+    at = raw.rfind(P.PROTO + b"\x02" + P.EMPTY_LIST)  # the key list, then count and data
+    key = P.loads(raw[at:])[0]
+    data = (4).to_bytes(8, "little") + np.arange(4, dtype=np.float32).tobytes()
+    assert raw[at:].endswith(data)
+    return raw[:at] + P.dumps([key] * times, 2) + data * times
+
+
+def test_legacy_storages_without_data_or_with_two_are_refused() -> None:
+    # Before: a key list leaving a storage out loaded it as zeros (torch: uninitialized
+    # memory); a key listed twice read two blocks of data, the second one winning.
+    assert ts.load(io.BytesIO(_legacy_torch_file(1))).tolist() == [0.0, 1.0, 2.0, 3.0]
+    with pytest.raises(ValueError, match=r"storage\(s\) \['\d+'\] have no data in the file"):
+        ts.load(io.BytesIO(_legacy_torch_file(0)))
+    with pytest.raises(ValueError, match=r"storage key '\d+' is listed twice"):
+        ts.load(io.BytesIO(_legacy_torch_file(2)))
+
+
+# ---- what a loaded state dict holds ---------------------------------------------------------
+
+@pytest.mark.parametrize("extra", ["weight.x", "0.weight.x", "1", "0.bias.a.b"])
+def test_state_dict_keys_below_a_tensor_are_unexpected_like_torch(extra: str) -> None:
+    # Before: a key "weight.x" (or a submodule name with no dot, "1") was taken as belonging
+    # to the parameter and passed the strict check silently; torch reports it.
+    import torch
+    tm = torch.nn.Linear(2, 2) if extra.startswith("weight") else \
+        torch.nn.Sequential(torch.nn.Linear(2, 2))
+    m = ts.nn.Linear(2, 2) if extra.startswith("weight") else ts.nn.Sequential(ts.nn.Linear(2, 2))
+    tsd = {**tm.state_dict(), extra: torch.ones(1)}
+    with pytest.raises(RuntimeError, match=f'Unexpected key\\(s\\) in state_dict: "{extra}"'):
+        tm.load_state_dict(tsd)
+    with pytest.raises(RuntimeError, match=f'Unexpected key\\(s\\) in state_dict: "{extra}"'):
+        m.load_state_dict({**m.state_dict(), extra: ts.ones(1)})
+    got = m.load_state_dict({**m.state_dict(), extra: ts.ones(1)}, strict=False)
+    assert got.unexpected_keys == [extra] and got.missing_keys == []
+    assert not m.load_state_dict(m.state_dict()).unexpected_keys

@@ -1,7 +1,6 @@
 """Flatten and Unflatten (torch.nn.modules.flatten)."""
 from __future__ import annotations
 
-import math as _math
 import typing as _t
 
 if _t.TYPE_CHECKING:
@@ -25,13 +24,9 @@ class Flatten(Module):
         self.end_dim = end_dim
 
     def forward(self, input: Tensor) -> Tensor:
-        if input.ndim == 0:
-            return _ts().reshape(input, (1,))
-        s = self.start_dim % input.ndim
-        e = self.end_dim % input.ndim
-        shape = (tuple(input.shape[:s]) + (_math.prod(input.shape[s:e + 1]),)
-                 + tuple(input.shape[e + 1:]))
-        return _ts().reshape(input, shape)
+        # Tensor.flatten checks the dims (they wrapped modulo ndim here: Flatten(5, 9) left a
+        # 1-D input as it was, Flatten(1, 0) inserted a dim of 1; torch raises for both)
+        return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
@@ -45,16 +40,9 @@ class Unflatten(Module):
         self.unflattened_size = tuple(unflattened_size)
 
     def forward(self, input: Tensor) -> Tensor:
-        d = self.dim % input.ndim
-        sizes = list(self.unflattened_size)
-        if -1 in sizes:
-            known = _math.prod(s for s in sizes if s != -1)
-            sizes[sizes.index(-1)] = input.shape[d] // known if known else 0
-        if _math.prod(sizes) != input.shape[d]:
-            raise ValueError(f"Unflatten: unflattened_size {self.unflattened_size} does not "
-                             f"match dimension {self.dim} of size {input.shape[d]}")
-        return _ts().reshape(input, tuple(input.shape[:d]) + tuple(sizes)
-                             + tuple(input.shape[d + 1:]))
+        # Tensor.unflatten checks the dim and the sizes (the dim wrapped modulo ndim here, a
+        # 0-d input divided by zero, a str dim failed in %-formatting)
+        return input.unflatten(self.dim, self.unflattened_size)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

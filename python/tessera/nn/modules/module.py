@@ -994,8 +994,10 @@ class Module:
         if strict:
             for key in state_dict:
                 if key.startswith(prefix) and key != extra_key:
-                    first = key[len(prefix):].split(".", 1)[0]
-                    if first not in self._modules and first not in local_state:
+                    # "weight.x" names no submodule (torch: unexpected); only a module has
+                    # entries below it
+                    name = key[len(prefix):].split(".", 1)
+                    if name[0] not in (self._modules if len(name) > 1 else local_state):
                         unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict: Mapping, strict: bool = True,

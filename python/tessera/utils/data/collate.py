@@ -118,6 +118,9 @@ def collate_tensor_fn(batch: List[Tensor], *, collate_fn_map: Optional[_CollateM
     """Stacks equally shaped tensors along a new first axis."""
     shape = tuple(batch[0].shape)
     for i, t in enumerate(batch):
+        if not isinstance(t, Tensor):  # torch.stack's TypeError (was an AttributeError)
+            raise TypeError(f"default_collate: expected Tensor as element {i} of the batch (the "
+                            f"first sample is a tensor), but got {type(t).__name__}")
         if tuple(t.shape) != shape:
             raise DataRuntimeError(f"stack expects each tensor to be equal size, but got "
                                    f"{list(shape)} at entry 0 and {list(t.shape)} at entry {i}")
