@@ -460,7 +460,7 @@ void init_index_forms(py::module_& m) {
         const char* op = "round_";
         const Tensor& x = self_of(self, op);
         autograd::check_inplace(x, op);
-        assign_inplace_result(op, x, round(x, decimals_arg(decimals)));
+        assign_inplace_result(op, x, round(x, decimals_arg(decimals), op));
         return self;
       },
       py::kw_only(), py::arg("decimals") = 0,
