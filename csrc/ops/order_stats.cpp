@@ -30,8 +30,9 @@ std::pair<Tensor, Tensor> pick_along(const char* op, const Tensor& x, int64_t di
                                      const Pick& pick) {
   const int64_t d = normalize_axis(dim, x.ndim() == 0 ? 1 : x.ndim(), op);
   const Tensor xd = x.ndim() == 0 ? reshape(x, Shape{1}) : x;
-  TS_CHECK(xd.dim(d) != 0, IndexError, op, ": expected reduction dim ", d,
-           " to have non-zero size (input shape ", shape_str(x.shape()), ")");
+  TS_CHECK(xd.dim(d) != 0, IndexError, op, "(): Expected reduction dim ", d,
+           " to have non-zero size (input shape ", shape_str(x.shape()),
+           "); hint: reduce over a non-empty dim");
   Tensor idx;
   {
     autograd::GradModeGuard no_grad(false);  // the indices carry no gradient
