@@ -73,22 +73,10 @@ bool is_one(const Scalar& alpha) {
          alpha.i == 1;
 }
 
-void check_integer_divisor(const Tensor& b, const char* op) {
-  if (!b.device().is_cpu()) return;  // reading a device tensor back would synchronize
-  const bool zero = b.numel() == 1 ? item(b).to<int64_t>() == 0
-                                   : item(any(binary_op(equal_def, b, wrap_scalar(Scalar::from_int(0))),
-                                              std::nullopt, false))
-                                         .to<bool>();
-  if (zero)
-    throw ZeroDivisionError(str(op, ": ZeroDivisionError (integer division by zero, divisor of ",
-                                dtype_name(b.dtype()), " shape ", shape_str(b.shape()),
-                                "); hint: mask the zero divisors or divide in a floating dtype"));
-}
-
 // a / b rounded toward zero in an integer dtype, exactly: floor division, plus one where the
 // quotient is negative and inexact.
-Tensor trunc_divide_integral(const Tensor& a, const Tensor& b) {
-  const Tensor fq = binary_op(floor_divide_def, a, b);
+Tensor trunc_divide_integral(const Tensor& a, const Tensor& b, const char* op) {
+  const Tensor fq = binary_op(floor_divide_def, a, b, op);
   const Tensor inexact = binary_op(not_equal_def, multiply(fq, b), a);
   const Tensor negative = binary_op(less_def, fq, wrap_scalar(Scalar::from_int(0)));
   return where(binary_op(logical_and_def, negative, inexact),
@@ -120,9 +108,9 @@ Tensor divide(const Tensor& a, const Tensor& b, RoundingMode mode, const char* o
   if (!integral_or_bool(promoted))
     return mode == RoundingMode::Trunc ? unary_op(trunc_def, divide(a, b))
                                        : binary_op(floor_divide_def, a, b);
-  check_integer_divisor(b, op);
-  return mode == RoundingMode::Trunc ? trunc_divide_integral(a, b)
-                                     : binary_op(floor_divide_def, a, b);
+  // floor_divide raises for a zero divisor (ElementwiseDef::checks_int_divisor)
+  return mode == RoundingMode::Trunc ? trunc_divide_integral(a, b, op)
+                                     : binary_op(floor_divide_def, a, b, op);
 }
 
 void add_(const Tensor& a, const Tensor& b, const Scalar& alpha, const char* op) {

@@ -10,6 +10,7 @@
 #include "ops/indexing_basic.h"
 #include "ops/memory_format.h"
 #include "ops/out_arg.h"
+#include "ops/reduce.h"
 #include "ops/tensor_convert.h"
 #include "ops/views.h"
 #include "ops/where.h"
@@ -88,12 +89,28 @@ Tensor unary_op(const ElementwiseDef& def, const Tensor& x, const char* op) {
   return out;
 }
 
+void check_integer_divisor(const Tensor& b, const char* op) {
+  if (!b.device().is_cpu() || b.numel() == 0) return;
+  autograd::GradModeGuard no_grad(false);
+  const bool zero =
+      b.numel() == 1
+          ? item(b).to<int64_t>() == 0
+          : item(any(binary_op(equal_def, b, wrap_scalar(Scalar::from_int(0))), std::nullopt, false))
+                .to<bool>();
+  if (zero)
+    throw ZeroDivisionError(str(op, ": ZeroDivisionError (integer division by zero, divisor of ",
+                                dtype_name(b.dtype()), " shape ", shape_str(b.shape()),
+                                "); hint: mask the zero divisors or divide in a floating dtype"));
+}
+
 Tensor binary_op(const ElementwiseDef& def, const Tensor& a, const Tensor& b, const char* op) {
   if (!op) op = def.name;
   check_same_device(op, a, b);
   const DType c = compute_dtype(def, result_type(a, b), a.dtype(), b.dtype(), op);
   const Shape shape =
       a.shape() == b.shape() ? a.shape() : broadcast_shapes(a.shape(), b.shape(), op);
+  if (def.checks_int_divisor && !is_inexact(c) && numel_of(shape) != 0)
+    check_integer_divisor(b, op);
   const Tensor ac = astype(a, c, false), bc = astype(b, c, false);
   const Device dev = a.ndim() == 0 && a.device().is_cpu() ? b.device() : a.device();
   Tensor out = empty_elementwise(shape, output_dtype(def, c), dev, {&a, &b});
@@ -207,6 +224,7 @@ void binary_op_(const ElementwiseDef& def, const Tensor& a, const Tensor& b, con
       (b.device() == a.device() || (b.ndim() == 0 && b.device().is_cpu())) &&
       !autograd::needs_grad({&a, &b})) {
     const DType c = compute_dtype(def, result_type(a, b), a.dtype(), b.dtype(), op);
+    if (def.checks_int_divisor && !is_inexact(c)) check_integer_divisor(b, op);
     if (c == a.dtype() && output_dtype(def, c) == c &&
         (a.shape() == b.shape() || broadcast_shapes(a.shape(), b.shape(), op) == a.shape())) {
       const Tensor bc = astype(b, c, false);

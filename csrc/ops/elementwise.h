@@ -29,6 +29,9 @@ struct ElementwiseDef {
   InRule in;
   OutRule out;
   const char* allowed_desc;  // for errors: "numeric", "integer or boolean", ...
+  // floor_divide / remainder: in an integer compute dtype a zero in operand 1 (the divisor)
+  // raises PyTorch's ZeroDivisionError (a RuntimeError) on the CPU (check_integer_divisor).
+  bool checks_int_divisor = false;
 };
 
 // The promoted dtype of two operands; wrapped Python scalars are weak.
@@ -73,5 +76,9 @@ Tensor inplace_source(const Tensor& a, std::initializer_list<const Tensor*> othe
 // the inputs, nothing recorded through it.
 
 void check_same_device(const char* op, const Tensor& a, const Tensor& b);
+// PyTorch's ZeroDivisionError (tessera.errors.ZeroDivisionError, also a RuntimeError) naming
+// `op` when the integer divisor b holds a zero; a device b is not read back (it would
+// synchronize: the CUDA kernels give 0 there).
+void check_integer_divisor(const Tensor& b, const char* op);
 
 }  // namespace ts

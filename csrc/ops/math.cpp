@@ -63,12 +63,12 @@ bool any_negative(const Tensor& b) {
   return item(any(neg, std::nullopt, false)).to<bool>();
 }
 
-void check_int_exponents(const Tensor& a, const Tensor& b) {
-  const DType c = compute_dtype(pow_def, result_type(a, b), a.dtype(), b.dtype());
+void check_int_exponents(const Tensor& a, const Tensor& b, const char* op) {
+  const DType c = compute_dtype(pow_def, result_type(a, b), a.dtype(), b.dtype(), op);
   if (is_signed_int(c) && !is_unsigned_int(b.dtype()) && any_negative(b))
-    throw ValueError(
-        "pow: integers to negative integer powers are not allowed; hint: cast the "
-        "base to a floating dtype first");
+    throw ValueError(str(op,
+                         ": integers to negative integer powers are not allowed; hint: cast the "
+                         "base to a floating dtype first"));
 }
 }  // namespace
 
@@ -78,13 +78,13 @@ Tensor pow(const Tensor& a, const Tensor& b) {
     const autocast::OpScope scope(TS_AUTOCAST_POLICY("pow"), x, y);
     return pow(x, y);
   }
-  check_int_exponents(a, b);
+  check_int_exponents(a, b, "pow");
   return binary_op(pow_def, a, b);
 }
 
 void pow_(const Tensor& a, const Tensor& b) {
-  check_int_exponents(a, b);
-  binary_op_(pow_def, a, b);
+  check_int_exponents(a, b, "pow_");
+  binary_op_(pow_def, a, b, "pow_");
 }
 
 Tensor real(const Tensor& x) {

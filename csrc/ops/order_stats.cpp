@@ -30,8 +30,9 @@ std::pair<Tensor, Tensor> pick_along(const char* op, const Tensor& x, int64_t di
                                      const Pick& pick) {
   const int64_t d = normalize_axis(dim, x.ndim() == 0 ? 1 : x.ndim(), op);
   const Tensor xd = x.ndim() == 0 ? reshape(x, Shape{1}) : x;
-  TS_CHECK(xd.dim(d) != 0, IndexError, op, ": expected reduction dim ", d,
-           " to have non-zero size (input shape ", shape_str(x.shape()), ")");
+  TS_CHECK(xd.dim(d) != 0, IndexError, op, "(): Expected reduction dim ", d,
+           " to have non-zero size (input shape ", shape_str(x.shape()),
+           "); hint: reduce over a non-empty dim");
   Tensor idx;
   {
     autograd::GradModeGuard no_grad(false);  // the indices carry no gradient
@@ -90,8 +91,10 @@ std::pair<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, bool
   check_orderable("kthvalue", x);
   const int64_t d = normalize_axis(dim, x.ndim() == 0 ? 1 : x.ndim(), "kthvalue");
   const int64_t n = x.ndim() == 0 ? 1 : x.dim(d);
-  TS_CHECK(k >= 1 && k <= n, IndexError, "kthvalue: selected number k (", k,
-           ") out of range for dimension ", dim, " of size ", n);
+  // PyTorch: an empty dim is pick_along's IndexError, a k outside [1, n] a RuntimeError
+  TS_CHECK(n == 0 || (k >= 1 && k <= n), RuntimeError, "kthvalue(): selected number k (", k,
+           ") out of range for dimension ", d, " of size ", n, "; hint: k must be in [1, ", n,
+           "]");
   return pick_along("kthvalue", x, dim, keepdim, [k](const Tensor& xd, int64_t dd) {
     return slice(argsort(xd, dd, false), dd, k - 1, k, 1);
   });

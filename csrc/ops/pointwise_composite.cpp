@@ -217,7 +217,7 @@ bool allclose(const Tensor& x, const Tensor& y, double rtol, double atol, bool e
 
 Tensor fmod(const Tensor& x, const Tensor& y) {
   check_broadcast("fmod", {&x, &y});
-  const Tensor r = binary_op(remainder_def, x, y);
+  const Tensor r = binary_op(remainder_def, x, y, "fmod");
   if (!is_inexact(r.dtype())) {
     bool zero;
     {

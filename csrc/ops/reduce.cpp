@@ -143,7 +143,14 @@ Tensor reduce(const ReduceDef& def, const Tensor& x, const Axes& axes, bool keep
   int64_t n_red = 1;
   for (int64_t d = 0; d < x.ndim(); ++d)
     if (mask[d]) n_red *= x.dim(d);
-  // NumPy raises whenever the reduced axes hold no elements, even for an empty result.
+  // NumPy raises whenever the reduced axes hold no elements, even for an empty result; with
+  // axes given, PyTorch's IndexError naming the empty dim (ValueError, also a RuntimeError,
+  // for a reduction over everything, where torch raises RuntimeError)
+  if (def.no_identity && n_red == 0 && axes)
+    for (int64_t d = 0; d < x.ndim(); ++d)
+      TS_CHECK(!mask[d] || x.dim(d) != 0, IndexError, op, "(): Expected reduction dim ", d,
+               " to have non-zero size (input shape ", shape_str(x.shape()),
+               "); hint: reduce over non-empty dims");
   if (def.no_identity && n_red == 0)
     throw ValueError(str(def.name, ": zero-size array to reduction operation ", def.no_identity,
                          " which has no identity (input shape ", shape_str(x.shape()),
@@ -223,11 +230,11 @@ Tensor std_plain(const Tensor& x, const Axes& axes, double correction, bool keep
   return v;
 }
 
-Tensor max_plain(const Tensor& x, const Axes& axes, bool keepdims) {
-  return reduce(kMaxDef, x, axes, keepdims, x.dtype());
+Tensor max_plain(const Tensor& x, const Axes& axes, bool keepdims, const char* op = "max") {
+  return reduce(kMaxDef, x, axes, keepdims, x.dtype(), false, op);
 }
-Tensor min_plain(const Tensor& x, const Axes& axes, bool keepdims) {
-  return reduce(kMinDef, x, axes, keepdims, x.dtype());
+Tensor min_plain(const Tensor& x, const Axes& axes, bool keepdims, const char* op = "min") {
+  return reduce(kMinDef, x, axes, keepdims, x.dtype(), false, op);
 }
 Tensor all(const Tensor& x, const Axes& axes, bool keepdims) {
   return reduce(kAllDef, x, axes, keepdims, DType::Bool);
@@ -249,6 +256,11 @@ Tensor arg_reduce(const char* op, KernelStub<ArgReduceKernel>& stub, const Tenso
   SmallVec<bool, 8> mask(xs.ndim(), false);
   mask[ax] = true;
   Tensor out = Tensor::empty(keepdims_shape(xs.shape(), mask), DType::Int64, x.device());
+  // PyTorch's IndexError along an empty dim; NumPy's ValueError (also a RuntimeError) for the
+  // flattened input
+  TS_CHECK(!axis || xs.dim(ax) != 0, IndexError, op, "(): Expected reduction dim ", ax,
+           " to have non-zero size (input shape ", shape_str(x.shape()),
+           "); hint: reduce over a non-empty dim");
   TS_CHECK(xs.dim(ax) != 0, ValueError, op, ": attempt to get ", op,
            " of an empty sequence (input shape ", shape_str(x.shape()), ")");
   if (out.numel() != 0)
@@ -336,12 +348,14 @@ Tensor min(const Tensor& x, const Axes& axes, bool keepdims) {
 
 Tensor amax(const Tensor& x, const Axes& axes, bool keepdims) {
   return recorded(
-      autograd::ReduceKind::MaxMin, x, axes, "amax", [&] { return max_plain(x, axes, keepdims); },
+      autograd::ReduceKind::MaxMin, x, axes, "amax",
+      [&] { return max_plain(x, axes, keepdims, "amax"); },
       0, /*evenly=*/true);
 }
 Tensor amin(const Tensor& x, const Axes& axes, bool keepdims) {
   return recorded(
-      autograd::ReduceKind::MaxMin, x, axes, "amin", [&] { return min_plain(x, axes, keepdims); },
+      autograd::ReduceKind::MaxMin, x, axes, "amin",
+      [&] { return min_plain(x, axes, keepdims, "amin"); },
       0, /*evenly=*/true);
 }
 

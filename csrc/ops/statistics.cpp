@@ -345,7 +345,7 @@ std::pair<Tensor, Tensor> mode(const Tensor& x, int64_t dim, bool keepdim) {
   check_real("mode", x);
   const int64_t d = normalize_axis(dim, x.ndim() == 0 ? 1 : x.ndim(), "mode");
   const Tensor xd = x.ndim() == 0 ? reshape(x, Shape{1}) : x;
-  TS_CHECK(xd.dim(d) != 0, IndexError, "mode: expected reduction dim ", d,
+  TS_CHECK(xd.dim(d) != 0, IndexError, "mode(): Expected reduction dim ", d,
            " to have non-zero size (input shape ", shape_str(x.shape()), ")");
   Tensor at;
   {

@@ -166,7 +166,7 @@ std::pair<Tensor, Tensor> histogram(const Tensor& x, std::optional<int64_t> bins
     edges = contiguous(autograd::detach(*edges_in));
   } else {
     TS_CHECK(*bins > 0, RuntimeError, "histogram: bins must be > 0, got ", *bins);
-    double lo = 0, hi = 0;
+    double lo = 0, hi = 1;  // an empty input without range= spans [0, 1] (torch, NumPy)
     if (range) {
       std::tie(lo, hi) = *range;
     } else if (a.numel() != 0) {

@@ -317,7 +317,8 @@ void def_arithmetic(py::module_& m) {
   cls.def(
       "true_divide_",
       [](py::object self, py::handle o) {
-        binary_op_(kDivide, self_of(self, "true_divide_"), operand_or_throw(o, "true_divide_"));
+        binary_op_(kDivide, self_of(self, "true_divide_"), operand_or_throw(o, "true_divide_"),
+                   "true_divide_");
         return self;
       },
       py::arg("other"), "true_divide_($self, /, other)\n--\n\nself /= other; returns self.");

@@ -280,10 +280,13 @@ void init_index_forms(py::module_& m) {
         const Tensor& x = self_of(self, op);
         autograd::check_inplace(x, op);
         warn_expanded_write(x, op);
-        assign_inplace_result(
-            op, x,
-            index_put(x, indices_arg(indices, op), values_arg(values, x, op), accumulate, op),
-            true);
+        const std::vector<Tensor> idx = indices_arg(indices, op);
+        const Tensor v = values_arg(values, x, op);
+        // torch runs masked_fill_ (warning again) for one bool mask and a 0-d value
+        if (!accumulate && idx.size() == 1 && idx[0].defined() && idx[0].dtype() == DType::Bool &&
+            v.ndim() == 0)
+          warn_expanded_write(x, "masked_fill_");
+        assign_inplace_result(op, x, index_put(x, idx, v, accumulate, op), true);
         return self;
       },
       py::arg("indices"), py::arg("values"), py::arg("accumulate") = false,
@@ -460,7 +463,7 @@ void init_index_forms(py::module_& m) {
         const char* op = "round_";
         const Tensor& x = self_of(self, op);
         autograd::check_inplace(x, op);
-        assign_inplace_result(op, x, round(x, decimals_arg(decimals)));
+        assign_inplace_result(op, x, round(x, decimals_arg(decimals), op));
         return self;
       },
       py::kw_only(), py::arg("decimals") = 0,

@@ -162,6 +162,10 @@ void init_indexing(py::module_& m) {
           index_put_basic(x, k, v);
         } else {
           warn_expanded_write(x, "index_put_");  // torch's x[idx] = v is index_put_
+          // ... which runs masked_fill_ (warning again) for one bool mask and a 0-d value
+          if (ak.size() == 1 && ak[0].array.defined() && ak[0].array.dtype() == DType::Bool &&
+              v.ndim() == 0)
+            warn_expanded_write(x, "masked_fill_");
           index_put_advanced(x, ak, v);
         }
       },

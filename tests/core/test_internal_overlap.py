@@ -153,6 +153,30 @@ def test_setitem_with_tensor_index_warns_and_writes_like_torch():
     assert got[ts] == got[torch]
 
 
+def _warned(f):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        f()
+    return [str(x.message).split(" on ")[0] for x in w if x.category is UserWarning]
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, t, mk: t.__setitem__(mk, 1.0),  # one bool mask, a number: index_put_ + masked_fill_
+    lambda m, t, mk: t.__setitem__(mk, m.tensor(2.0)),
+    lambda m, t, mk: t.__setitem__(mk[:, 0], 1.0),
+    lambda m, t, mk: t.__setitem__(mk, m.ones(int(mk.sum()))),  # a vector value: index_put_ only
+    lambda m, t, mk: t.index_put_((mk,), m.tensor(3.0)),
+    lambda m, t, mk: t.__setitem__(m.tensor([0]), 1.0),
+])
+def test_setitem_warnings_on_expanded_match_torch(call):
+    got = {}
+    for lib in (torch, ts):
+        t = lib.arange(4.0).reshape(1, 4).expand(3, 4)
+        mk = lib.tensor([[True, False, False, True], [False] * 4, [True] * 4])
+        got[lib] = (_warned(lambda: call(lib, t, mk)), t.tolist())
+    assert got[ts] == got[torch]
+
+
 @pytest.mark.parametrize("rows", [[0], [2], [0, 2]])
 def test_masked_fill_2d_expanded_matches_torch(rows):
     got = {}

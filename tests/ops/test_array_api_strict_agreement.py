@@ -329,6 +329,11 @@ def test_binary_dtypes_and_special_values(fn, d1, d2):
         # operand is infinite (NumPy: -1 / nan); compare the finite ones.
         keep = np.isfinite(a.astype(np.float64)) & np.isfinite(b.astype(np.float64))
         a, b = a[keep], b[keep]
+    if fn in ("floor_divide", "remainder") and "float" not in d1 + d2:
+        # integer division by zero is unspecified by the standard: tessera raises PyTorch's
+        # ZeroDivisionError (tests/ops/elementwise/test_integer_zero_divisor.py), NumPy gives 0
+        keep = b != 0
+        a, b = a[keep], b[keep]
     both(fn, a, b, exact=fn in EXACT)
 
 
@@ -349,9 +354,14 @@ def test_binary_with_python_scalars(fn, dtype):
         av = a
         if fn == "floor_divide" and dtype.startswith("float"):
             av = a[np.isfinite(a)]
-        agree(getattr(xp, fn), getattr(ts, fn), av, s, exact=fn in EXACT)
+        int_div = fn in ("floor_divide", "remainder") and not dtype.startswith("float")
+        # an integer zero divisor raises PyTorch's ZeroDivisionError (unspecified by the
+        # standard; NumPy gives 0): tests/ops/elementwise/test_integer_zero_divisor.py
+        if not (int_div and s == 0):
+            agree(getattr(xp, fn), getattr(ts, fn), av, s, exact=fn in EXACT)
+        avn = av[av != 0] if int_div else av
         agree(lambda y, fn=fn, s=s: getattr(xp, fn)(s, y),
-              lambda y, fn=fn, s=s: getattr(ts, fn)(s, y), av, exact=fn in EXACT)
+              lambda y, fn=fn, s=s: getattr(ts, fn)(s, y), avn, exact=fn in EXACT)
 
 
 @pytest.mark.parametrize("fn", ["multiply", "divide", "pow"])

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tessera as ts
+from tessera import errors
 from harness import (ALL_DTYPES, COMPLEX_DTYPES, FLOAT_DTYPES, INT_DTYPES, NUMERIC_DTYPES,
                      arrays, assert_same, check, check_torch, compare_grads, shapes,
                      strided_views)
@@ -176,6 +177,13 @@ def test_integer_binary(name, dtype, data):
             getattr(ts, name)(ts.asarray(np.ones(2, bool)), ts.asarray(np.ones(2, bool)))
         return
     a, b = data.draw(operand_pair(dtype))
+    if name in ("floor_divide", "remainder") and (np.asarray(b) == 0).any():
+        # a zero integer divisor raises PyTorch's ZeroDivisionError (NumPy gives 0) unless
+        # the result is empty
+        if np.broadcast(np.asarray(a), np.asarray(b)).size:
+            with pytest.raises(errors.ZeroDivisionError, match=name):
+                getattr(ts, name)(ts.asarray(a), ts.asarray(b))
+        b = np.where(np.asarray(b) == 0, 1, b).astype(np.asarray(b).dtype)
     np_name = {"bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift"}.get(name, name)
     check(_quiet(lambda m, x, y: getattr(m, np_name if m is np else name)(x, y)), a, b)
 
@@ -184,9 +192,11 @@ def test_integer_binary(name, dtype, data):
 def test_integer_division_edge_cases(dtype):
     info = np.iinfo(dtype)
     a = np.array([info.min, info.min, -7, 7, -7, 7, 0, info.max, 5], dtype)
-    b = np.array([-1, 0, 2, -2, -2, 2, 0, -1, 0], dtype)
+    b = np.array([-1, 1, 2, -2, -2, 2, 3, -1, 4], dtype)
     for name in ("floor_divide", "remainder"):
         check(_quiet(lambda m, x, y: getattr(m, name)(x, y)), a, b)
+        with pytest.raises(errors.ZeroDivisionError, match=name):  # as PyTorch
+            getattr(ts, name)(ts.asarray(a), ts.asarray(b * 0))
     # the operator forms too, and Python's own semantics on the small cases
     x, y = ts.asarray(a[2:6]), ts.asarray(b[2:6])
     assert (x // y).tolist() == [int(p) // int(q) for p, q in zip(a[2:6], b[2:6])]

@@ -153,6 +153,14 @@ def test_float_power_inplace_wants_float64() -> None:
     (lambda m: m.ones(3).fill_(m.ones(2)), "fill_", RuntimeError),
     (lambda m: m.ones(3).fill_(1 + 2j), "fill_", RuntimeError),
     (lambda m: m.ones(3, dtype=m.float32).float_power_(2), "float_power_", TypeError),
+    (lambda m: m.ones(3, dtype=m.int64).pow_(-1), "pow_", ValueError),
+    (lambda m: m.ones(3, dtype=m.int64).pow_(0.5), "pow_", TypeError),
+    (lambda m: m.ones(3, dtype=m.int64).pow_(m.ones(3)), "pow_", TypeError),
+    (lambda m: m.ones(3).pow_(m.ones((2, 3))), "pow_", ValueError),
+    (lambda m: m.ones(3, dtype=m.bool).pow_(2), "pow_", TypeError),
+    (lambda m: m.ones(3, dtype=m.int64).true_divide_(2), "true_divide_", TypeError),
+    (lambda m: m.ones(3, dtype=m.bool).round_(), "round_", TypeError),
+    (lambda m: m.ones(3, dtype=m.int64).round_(decimals=1), "round_", TypeError),
 ])
 def test_inplace_errors_name_the_method(call: Callable, name: str, cls: Any) -> None:
     with pytest.raises(RuntimeError):

@@ -142,6 +142,15 @@ def test_histogram_matches_torch(data):
     assert_same(got.hist, want.hist, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("bins", [1, 2, 5])
+@pytest.mark.parametrize("shape", [(0,), (0, 3)])
+def test_histogram_of_empty_input_spans_zero_to_one_like_torch(shape, bins):
+    want = torch.histogram(torch.zeros(shape), bins)
+    got = ts.histogram(ts.zeros(shape), bins)
+    assert_same(got.bin_edges, want.bin_edges)
+    assert_same(got.hist, want.hist)
+
+
 def test_histogram_edges_and_forms():
     a = np.array([0.0, 1.0, 2.0, 2.0, 5.0, 11.0, 12.0])
     edges = np.array([0.0, 2.0, 5.0, 11.0])

@@ -106,7 +106,7 @@ def test_errors() -> None:
         ts.prod(xs, 1, dtype=ts.float64, out=ts.empty((2, 4)))  # as torch: dtype= is out's
     with pytest.raises(RuntimeError, match="Optional dtype must be"):
         ts.mean(xs, dtype=ts.int32)
-    with pytest.raises(IndexError, match="kthvalue: selected number k"):
+    with pytest.raises(RuntimeError, match=r"kthvalue\(\): selected number k"):
         xs.kthvalue(9, 1)
     with pytest.raises(IndexError, match="non-zero size"):
         ts.zeros((2, 0)).max(1)
