@@ -654,7 +654,7 @@ Tensor index_in_range(const char* op, const Tensor& index, int64_t dim, int64_t 
   const Device dev = idx.device();
   bool negative = negative_ok;  // unknown on a device: the where below runs there
   if (dev.is_cpu()) {
-    const Tensor c = contiguous(astype(idx, DType::Int64, false));
+    const Tensor c = contiguous(index_as_int64(idx, op));
     const int64_t* p = c.data<int64_t>();
     negative = false;
     for (int64_t k = 0; k < c.numel(); ++k) {
@@ -666,7 +666,7 @@ Tensor index_in_range(const char* op, const Tensor& index, int64_t dim, int64_t 
   } else if (idx.numel() > 0) {
     TS_CHECK(index_range_check_stub.table[static_cast<int>(dev.type)] != nullptr,
              NotImplementedError, op, ": no index check for device ", dev.str());
-    index_range_check_stub.get(dev)(contiguous(astype(idx, DType::Int64, false)), lo, n, op);
+    index_range_check_stub.get(dev)(contiguous(index_as_int64(idx, op)), lo, n, op);
   }
   if (!negative) return idx;
   const Tensor nn = scalar_tensor(Scalar::from_int(n), idx.dtype());

@@ -307,7 +307,8 @@ Tensor householder_product(const Tensor& a, const Tensor& tau) {
            "tau.shape[-1], got input ", shape_str(a.shape()), " and tau ", shape_str(tau.shape()));
   for (int64_t d = 0; d + 2 < a.ndim(); ++d)
     TS_CHECK(a.dim(d) == tau.dim(d), RuntimeError, op, ": expected batch dimensions of tau to ",
-             "equal input's, got input ", shape_str(a.shape()), " and tau ", shape_str(tau.shape()));
+             "equal input's, got input ", shape_str(a.shape()), " and tau ",
+             shape_str(tau.shape()));
   TS_CHECK(is_inexact(a.dtype()), TypeError, op, ": expected a floating-point or complex input, ",
            "got ", dtype_name(a.dtype()));
   TS_CHECK(a.dtype() == tau.dtype(), TypeError, op, ": tau dtype ", dtype_name(tau.dtype()),
@@ -363,6 +364,19 @@ Tensor outer(const Tensor& x1, const Tensor& x2) {
   return multiply(expand_dims(x1, 1), expand_dims(x2, 0));
 }
 
+// The minimum over `axes` of a norm: a reduced dim of size 0 has none, which NumPy reports as
+// a ValueError and PyTorch as a RuntimeError (tessera's ValueError is both), not min's
+// IndexError for an empty reduction.
+static Tensor norm_min(const Tensor& a, const Axes& axes, bool keepdims, const char* op,
+                       const char* ord) {
+  const auto mask = axes_mask(axes, a.ndim(), op);
+  for (int64_t d = 0; d < a.ndim(); ++d)
+    TS_CHECK(!(mask[d] && a.dim(d) == 0), ValueError, "linalg.", op, " cannot compute the ", ord,
+             " norm on the dimension ", d, " because this dimension is empty (shape ",
+             shape_str(a.shape()), "); hint: use a positive order or reduce non-empty dims");
+  return min(a, axes, keepdims);
+}
+
 Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool largest) {
   Tensor out;
   {
@@ -374,7 +388,7 @@ Tensor vector_norm_inf(const Tensor& x, const Axes& axes, bool keepdims, bool la
     if (largest && empty) {
       out = sum(a, axes, keepdims, std::nullopt);  // all zeros: NumPy's norm of nothing
     } else {
-      out = largest ? max(a, axes, keepdims) : min(a, axes, keepdims);
+      out = largest ? max(a, axes, keepdims) : norm_min(a, axes, keepdims, "vector_norm", "-inf");
     }
   }
   autograd::record_inf_norm(x, out, axes, keepdims);
@@ -411,7 +425,8 @@ Tensor vector_norm(const Tensor& x_, const Axes& axes, bool keepdims, const Scal
   const Tensor a = unary_op(abs_def, x);
   if (std::isinf(p)) {
     if (is_floating(x.dtype())) return vector_norm_inf(x, axes, keepdims, p > 0);
-    return p > 0 ? nonneg_max(a, axes, keepdims, "vector_norm") : min(a, axes, keepdims);
+    return p > 0 ? nonneg_max(a, axes, keepdims, "vector_norm")
+                 : norm_min(a, axes, keepdims, "vector_norm", "-inf");
   }
   if (p == 0) {
     // torch's: the count of nonzero (NaN included) elements, differentiable with a zero
@@ -467,11 +482,13 @@ Tensor matrix_norm(const Tensor& x_, const MatrixNormOrd& ord, int64_t d0, int64
     r = sum(svdvals(m), Shape{-1}, false, std::nullopt);
   } else if (!named && (p == 2 || p == -2)) {
     const Tensor s = svdvals(m);
-    r = p > 0 ? nonneg_max(s, Shape{-1}, false, "matrix_norm") : min(s, Shape{-1}, false);
+    r = p > 0 ? nonneg_max(s, Shape{-1}, false, "matrix_norm")
+              : norm_min(s, Shape{-1}, false, "matrix_norm", "-2");
   } else if (!named && (p == 1 || p == -1 || std::isinf(p))) {
     const Tensor sums =
         sum(unary_op(abs_def, m), Shape{std::isinf(p) ? -1 : -2}, false, std::nullopt);
-    r = p > 0 ? nonneg_max(sums, Shape{-1}, false, "matrix_norm") : min(sums, Shape{-1}, false);
+    r = p > 0 ? nonneg_max(sums, Shape{-1}, false, "matrix_norm")
+              : norm_min(sums, Shape{-1}, false, "matrix_norm", std::isinf(p) ? "-inf" : "-1");
   } else {
     throw ValueError(str("matrix_norm: invalid ord ", named ? "'" + ord.name + "'" : str(p),
                          "; expected 'fro', 'nuc', 1, -1, 2, -2, inf or -inf"));
