@@ -9,7 +9,7 @@
 // ragged input is a ValueError naming the op and the dim), the widest Python scalar kind
 // (bool < int < float < complex) and whether any leaf is something else (a tensor, a NumPy
 // value); nesting is capped at kMaxNesting levels, so a list that contains itself raises
-// instead of recursing forever. The element count is multiplied with overflow checks before
+// instead of recursing forever (a TypeError, torch's, when the walk can tell it is itself). The element count is multiplied with overflow checks before
 // anything is allocated. The second walk writes the numbers straight into the output buffer
 // (bounds-checked: no Python code runs in between, but the walk does not rely on it). The
 // dtype follows torch.tensor's inference (which the array API's asarray shares here): bool,
@@ -159,7 +159,7 @@ struct Walk {
 // when __getitem__ answers every index: memory grew until the OOM killer). The items become a
 // tuple, sequences among them likewise, and the tuple goes through from_nested. Bounded: at
 // most kMaxNesting levels (an object that returns itself), at most as many items in all as
-// pointers fit in the machine's memory (MemoryError before allocating), IndexError before
+// fit in the machine's memory at 32 bytes each (MemoryError up front), IndexError before
 // len(obj) items and a length that changes while read raise, naming the op.
 bool is_plain_sequence(py::handle o) {
   PyObject* p = o.ptr();
@@ -188,7 +188,9 @@ struct SequenceReader {
   static int64_t max_items() {
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     if (pages <= 0 || page <= 0) return INT64_MAX / 8;
-    return static_cast<int64_t>(pages) * page / static_cast<int64_t>(sizeof(PyObject*));
+    // An item costs its tuple slot, often a fresh Python number and its slot in the output:
+    // 32 bytes is a floor, so a claimed length past this cannot be converted.
+    return static_cast<int64_t>(pages) * page / 32;
   }
 
   py::object read(py::handle o, int depth) {
@@ -208,6 +210,11 @@ struct SequenceReader {
       throw py::error_already_set();
     }
     budget -= n;
+    if (PyRange_Check(o.ptr())) {  // exact, and its items are ints: C's own tuple(range)
+      PyObject* t = PySequence_Tuple(o.ptr());
+      if (!t) reraise_prefixed(who + ": ");
+      return py::reinterpret_steal<py::object>(t);
+    }
     py::tuple out(n);
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject* it = PySequence_GetItem(o.ptr(), i);
