@@ -9,7 +9,7 @@
 // ragged input is a ValueError naming the op and the dim), the widest Python scalar kind
 // (bool < int < float < complex) and whether any leaf is something else (a tensor, a NumPy
 // value); nesting is capped at kMaxNesting levels, so a list that contains itself raises
-// instead of recursing forever. The element count is multiplied with overflow checks before
+// instead of recursing forever (a TypeError, torch's, when the walk can tell it is itself). The element count is multiplied with overflow checks before
 // anything is allocated. The second walk writes the numbers straight into the output buffer
 // (bounds-checked: no Python code runs in between, but the walk does not rely on it). The
 // dtype follows torch.tensor's inference (which the array API's asarray shares here): bool,
@@ -21,6 +21,8 @@
 #include <cstring>
 #include <memory>
 #include <set>
+#include <unistd.h>
+#include <vector>
 
 #include "autograd/meta.h"
 #include "core/checked_math.h"
@@ -82,6 +84,7 @@ struct Walk {
   bool general = false;                // a leaf that is not a plain Python number
   bool negative = false, big = false;  // ints below 0, ints past int64 (uint64 then)
   std::set<std::pair<PyObject*, int64_t>> seen;  // (sequence, depth) already checked
+  std::vector<PyObject*> path;                   // the sequences being visited, outermost first
 
   [[noreturn]] void ragged(int64_t dim, const std::string& what) const {
     throw ValueError(std::string(op) + ": the nested sequence is ragged: " + what + " at dim " +
@@ -120,6 +123,9 @@ struct Walk {
           ragged(depth, "expected a sequence of length " + std::to_string(shape[depth]) +
                             ", got one of length " + std::to_string(n));
       } else if (complete) {
+        if (std::find(path.begin(), path.end(), o) != path.end())  // torch's class
+          throw TypeError(std::string(op) + ": the list contains itself (a self-referential " +
+                          "list) at dim " + std::to_string(depth) + "; hint: build it anew");
         ragged(depth, "expected a number, got a sequence");
       } else {
         shape.push_back(n);
@@ -129,7 +135,9 @@ struct Walk {
       // nothing new, so a huge claimed size costs one walk of the distinct objects.
       if (depth > 0 && n > 0 && !seen.insert({o, depth}).second) return;
       PyObject** items = PySequence_Fast_ITEMS(o);
+      path.push_back(o);
       for (Py_ssize_t i = 0; i < n; ++i) visit(items[i], depth + 1);
+      path.pop_back();
       return;
     }
     if (depth != shape.size())
@@ -144,6 +152,99 @@ struct Walk {
     if (k == kInt) leaf_int(o);
   }
 };
+
+// Note [Sequence protocol conversion]: an object that is neither a list nor a tuple but has
+// __len__ and __getitem__ (range, a user's sequence class) is read as torch reads it: exactly
+// len(obj) items by index, never by iterating until IndexError (NumPy's way, which never ends
+// when __getitem__ answers every index: memory grew until the OOM killer). The items become a
+// tuple, sequences among them likewise, and the tuple goes through from_nested. Bounded: at
+// most kMaxNesting levels (an object that returns itself), at most as many items in all as
+// fit in the machine's memory at 32 bytes each (MemoryError up front), IndexError before
+// len(obj) items and a length that changes while read raise, naming the op.
+bool is_plain_sequence(py::handle o) {
+  PyObject* p = o.ptr();
+  if (is_seq(p) || !PySequence_Check(p) || PyUnicode_Check(p) || PyBytes_Check(p) ||
+      PyObject_CheckBuffer(p) || python_kind(p) != kNoKind || py::isinstance<Tensor>(o) ||
+      py::isinstance<py::array>(o) || py::isinstance(o, numpy_generic()))
+    return false;
+  for (const char* a : {"__array__", "__array_interface__", "__array_struct__", "__dlpack__"})
+    if (py::hasattr(o, a)) return false;
+  return true;
+}
+
+// The pending Python error again, its message prefixed (its class kept, or `cls` when given).
+[[noreturn]] void reraise_prefixed(const std::string& prefix, PyObject* cls = nullptr) {
+  py::error_already_set e;
+  const std::string msg = prefix + py::str(e.type().attr("__name__")).cast<std::string>() +
+                          ": " + py::str(e.value()).cast<std::string>();
+  PyErr_SetString(cls ? cls : e.type().ptr(), msg.c_str());
+  throw py::error_already_set();
+}
+
+struct SequenceReader {
+  const char* op;
+  int64_t budget;  // items still allowed in all (Note [Sequence protocol conversion])
+
+  static int64_t max_items() {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0) return INT64_MAX / 8;
+    // An item costs its tuple slot, often a fresh Python number and its slot in the output:
+    // 32 bytes is a floor, so a claimed length past this cannot be converted.
+    return static_cast<int64_t>(pages) * page / 32;
+  }
+
+  py::object read(py::handle o, int depth) {
+    const std::string who = std::string(op) + ": an object of type " + type_name(o);
+    if (depth >= kMaxNesting)
+      throw ValueError(who + " nests sequences deeper than " + std::to_string(kMaxNesting) +
+                       " levels (too many dimensions); hint: does its __getitem__ return a "
+                       "sequence that contains itself?");
+    const Py_ssize_t n = PySequence_Size(o.ptr());
+    if (n < 0) reraise_prefixed(who + " has no valid length: len() raised ");
+    if (n > budget) {
+      const std::string msg = std::string(op) + ": out of memory converting an object of type " +
+                              type_name(o) + ": it says its length is " + std::to_string(n) +
+                              ", more items than fit in memory; hint: is its length what you "
+                              "meant?";
+      PyErr_SetString(PyExc_MemoryError, msg.c_str());
+      throw py::error_already_set();
+    }
+    budget -= n;
+    if (PyRange_Check(o.ptr())) {  // exact, and its items are ints: C's own tuple(range)
+      PyObject* t = PySequence_Tuple(o.ptr());
+      if (!t) reraise_prefixed(who + ": ");
+      return py::reinterpret_steal<py::object>(t);
+    }
+    py::tuple out(n);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* it = PySequence_GetItem(o.ptr(), i);
+      if (!it) {
+        const std::string at = who + " says its length is " + std::to_string(n) +
+                               " but item " + std::to_string(i) + " raised ";
+        if (PyErr_ExceptionMatches(PyExc_IndexError)) reraise_prefixed(at);
+        reraise_prefixed(at, i == 0 ? PyExc_ValueError : nullptr);  // torch: no shape
+      }
+      py::object item = py::reinterpret_steal<py::object>(it);
+      PyTuple_SET_ITEM(out.ptr(), i,
+                       (is_plain_sequence(item) ? read(item, depth + 1) : item).release().ptr());
+    }
+    const Py_ssize_t again = PySequence_Size(o.ptr());
+    if (again < 0) reraise_prefixed(who + " has no valid length: len() raised ");
+    if (again != n)
+      throw ValueError(who + " changed its length from " + std::to_string(n) + " to " +
+                       std::to_string(again) + " while it was read; hint: convert a list(...) "
+                       "of it taken once");
+    return std::move(out);
+  }
+};
+
+// A sequence that is not a list or tuple, as a tensor (Note [Sequence protocol conversion]).
+Tensor from_nested(py::handle obj, const DType* target, const char* op);
+Tensor from_plain_sequence(py::handle obj, const DType* target, const char* op) {
+  SequenceReader r{op, SequenceReader::max_items()};
+  py::object items = r.read(obj, 0);
+  return from_nested(items, target, op);
+}
 
 // The second walk of Note [Nested sequence conversion]: the numbers as T, in C order.
 template <class T>
@@ -202,6 +303,10 @@ std::pair<Tensor, DType> general_leaf(py::handle o, const char* op) {
   }
   if (py::isinstance(o, numpy_generic()) || py::isinstance<py::array>(o)) {
     Tensor t = from_numpy(py::array::ensure(o), 1, op);
+    return {t, t.dtype()};
+  }
+  if (is_plain_sequence(o)) {  // [range(3), range(3)]
+    Tensor t = from_plain_sequence(o, nullptr, op);
     return {t, t.dtype()};
   }
   throw TypeError(std::string(op) + ": a nested sequence may hold numbers, tensors and NumPy " +
@@ -388,6 +493,12 @@ Tensor convert_host(py::handle obj, const DType* target, int copy, const char* o
     py::object from_dlpack = py::module_::import("tessera._interop").attr("from_dlpack");
     py::object c = copy < 0 ? py::object(py::none()) : py::object(py::bool_(copy == 1));
     return cast_to(from_dlpack(obj, py::arg("copy") = c).cast<Tensor>(), target, copy, op);
+  }
+  if (!is_array && is_plain_sequence(obj)) {
+    if (copy == 0)
+      throw ValueError(std::string(op) +
+                       ": copy=False is impossible for a Python sequence; hint: pass copy=None");
+    return from_plain_sequence(obj, target, op);
   }
   py::object np = py::module_::import("numpy");
   py::object arr;
