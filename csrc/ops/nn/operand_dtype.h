@@ -1,0 +1,23 @@
+// Operand dtype checks of PyTorch's nn ops that take a weight (linear, cdist, layer_norm,
+// group_norm, binary_cross_entropy): they do not promote, PyTorch raises on mixed dtypes. The
+// array-API namespace (ts.matmul, ts.add, ...) promotes, as the standard says.
+#pragma once
+#include <initializer_list>
+#include <utility>
+
+#include "core/tensor.h"
+
+namespace ts::nn {
+
+// Raises TypeError (a RuntimeError, PyTorch's class) naming the op and both dtypes unless every
+// defined operand in `others` (name, tensor) has the dtype of `x` (called `x_name`).
+void check_same_dtype(const char* op, const char* x_name, const Tensor& x,
+                      std::initializer_list<std::pair<const char*, const Tensor*>> others);
+
+// Normalization parameters (weight, bias): the input's dtype, or float32 for all of them when the
+// input is float16/bfloat16 (PyTorch's mixed precision; the output keeps the input's dtype).
+// Returns whether that mixed case applies.
+bool check_norm_param_dtypes(const char* op, const Tensor& x, const Tensor& weight,
+                             const Tensor& bias);
+
+}  // namespace ts::nn
