@@ -1,6 +1,7 @@
 """nn ops taking a weight do not promote mixed dtypes: PyTorch raises, so does tessera.
 
-F.linear, torch.cdist, F.layer_norm, F.group_norm and F.binary_cross_entropy against PyTorch
+F.linear, F.bilinear, torch.cdist, F.prelu, F.layer_norm, F.group_norm, F.nll_loss,
+F.cross_entropy, F.multi_margin_loss and F.binary_cross_entropy against PyTorch
 over pairs of dtypes: the same error class when torch raises (a mismatch), the same values and
 dtype when it does not (matching dtypes; 16-bit inputs with float32 norm parameters; a BCE
 weight of another dtype; BCE with logits, which promotes). ts.matmul / ts.add still promote
@@ -131,6 +132,41 @@ def test_binary_cross_entropy_with_logits_accepts_mixed(x, t) -> None:
     got, want = (fn(m).binary_cross_entropy_with_logits(mk(m, a, x), mk(m, y, t))
                  for m in (ts, torch))
     np.testing.assert_allclose(float(got), float(want), rtol=1e-6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(x1=fdt, x2=fdt, w=fdt, b=st.one_of(st.none(), fdt))
+def test_bilinear(x1, x2, w, b) -> None:
+    a1, a2, wt, bias = randn(2, 3), randn(2, 4), randn(5, 3, 4), randn(5)
+    agree(lambda m: fn(m).bilinear(mk(m, a1, x1), mk(m, a2, x2), mk(m, wt, w),
+                                   None if b is None else mk(m, bias, b)))
+
+
+@settings(max_examples=20, deadline=None)
+@given(x=fdt, w=fdt)
+def test_prelu(x, w) -> None:
+    a, wt = randn(2, 4, 3), randn(4)
+    agree(lambda m: fn(m).prelu(mk(m, a, x), mk(m, wt, w)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(op=st.sampled_from(["nll_loss", "cross_entropy", "cross_entropy_smooth",
+                           "cross_entropy_probs", "multi_margin_loss"]),
+       x=st.sampled_from(["float32", "float64"]), w=st.sampled_from(["float32", "float64"]))
+def test_class_weight(op, x, w) -> None:
+    a, wt, probs = randn(3, 4), randn(4) ** 2, np.full((3, 4), 0.25)
+    target = [0, 3, 1]
+
+    def call(m):
+        f, xs, ws = fn(m), mk(m, a, x), mk(m, wt, w)
+        t = m.tensor(target)
+        if op == "cross_entropy_smooth":
+            return f.cross_entropy(xs, t, weight=ws, label_smoothing=0.1)
+        if op == "cross_entropy_probs":  # probability targets: torch promotes
+            return f.cross_entropy(xs, mk(m, probs, x), weight=ws)
+        return getattr(f, op)(xs, t, weight=ws)
+
+    agree(call)
 
 
 def test_matching_dtype_gradients_float64() -> None:

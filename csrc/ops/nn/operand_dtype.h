@@ -1,6 +1,7 @@
-// Operand dtype checks of PyTorch's nn ops that take a weight (linear, cdist, layer_norm,
-// group_norm, binary_cross_entropy): they do not promote, PyTorch raises on mixed dtypes. The
-// array-API namespace (ts.matmul, ts.add, ...) promotes, as the standard says.
+// Operand dtype checks of PyTorch's nn ops that take a weight (linear, bilinear, cdist, prelu,
+// layer_norm, group_norm, nll_loss, cross_entropy, multi_margin_loss, binary_cross_entropy):
+// they do not promote, PyTorch raises on mixed dtypes. The array-API namespace (ts.matmul,
+// ts.add, ...) promotes, as the standard says.
 #pragma once
 #include <initializer_list>
 #include <utility>
