@@ -1,7 +1,8 @@
 """nn ops taking a weight do not promote mixed dtypes: PyTorch raises, so does tessera.
 
 F.linear, F.bilinear, torch.cdist, F.prelu, F.layer_norm, F.group_norm, F.nll_loss,
-F.cross_entropy, F.multi_margin_loss and F.binary_cross_entropy against PyTorch
+F.cross_entropy, F.multi_margin_loss, F.binary_cross_entropy and
+F.scaled_dot_product_attention against PyTorch
 over pairs of dtypes: the same error class when torch raises (a mismatch), the same values and
 dtype when it does not (matching dtypes; 16-bit inputs with float32 norm parameters; a BCE
 weight of another dtype; BCE with logits, which promotes). ts.matmul / ts.add still promote
@@ -167,6 +168,13 @@ def test_class_weight(op, x, w) -> None:
         return getattr(f, op)(xs, t, weight=ws)
 
     agree(call)
+
+
+@settings(max_examples=20, deadline=None)
+@given(q=fdt, k=fdt, v=fdt)
+def test_scaled_dot_product_attention(q, k, v) -> None:
+    a, b, c = randn(1, 2, 3, 4), randn(1, 2, 3, 4), randn(1, 2, 3, 4)
+    agree(lambda m: fn(m).scaled_dot_product_attention(mk(m, a, q), mk(m, b, k), mk(m, c, v)))
 
 
 def test_matching_dtype_gradients_float64() -> None:

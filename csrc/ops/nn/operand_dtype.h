@@ -1,5 +1,6 @@
 // Operand dtype checks of PyTorch's nn ops that take a weight (linear, bilinear, cdist, prelu,
-// layer_norm, group_norm, nll_loss, cross_entropy, multi_margin_loss, binary_cross_entropy):
+// layer_norm, group_norm, nll_loss, cross_entropy, multi_margin_loss, binary_cross_entropy,
+// scaled_dot_product_attention):
 // they do not promote, PyTorch raises on mixed dtypes. The array-API namespace (ts.matmul,
 // ts.add, ...) promotes, as the standard says.
 #pragma once
