@@ -177,6 +177,20 @@ def test_scaled_dot_product_attention(q, k, v) -> None:
     agree(lambda m: fn(m).scaled_dot_product_attention(mk(m, a, q), mk(m, b, k), mk(m, c, v)))
 
 
+@settings(max_examples=30, deadline=None)
+@given(x=fdt, stats=fdt, training=st.booleans())
+def test_batch_norm_running_stats(x, stats, training) -> None:
+    a = randn(2, 4, 3)
+    agree(lambda m: fn(m).batch_norm(mk(m, a, x), mk(m, np.zeros(4), stats),
+                                     mk(m, np.ones(4), stats), training=training))
+
+
+def test_instance_norm_running_stats_of_another_dtype_accepted() -> None:
+    a = randn(2, 4, 3)
+    agree(lambda m: fn(m).instance_norm(mk(m, a, "float32"), mk(m, np.zeros(4), "float64"),
+                                        mk(m, np.ones(4), "float64"), use_input_stats=True))
+
+
 def test_matching_dtype_gradients_float64() -> None:
     x, w, b = randn(3, 4), randn(5, 4), randn(5)
     compare_grads(lambda x, w, b: F.linear(x, w, b), lambda x, w, b: TF.linear(x, w, b),

@@ -134,6 +134,8 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   TS_CHECK(training || (running_mean.defined() && running_var.defined()), ValueError,
            "batch_norm: running_mean and running_var are required in eval mode (training=False); "
            "hint: pass the running statistics or training=True");
+  check_norm_param_dtypes("batch_norm", x, running_mean, running_var, "running_mean",
+                          "running_var");
   return ts::batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps);
 }
 
@@ -197,7 +199,7 @@ Tensor instance_norm(const Tensor& input, const Tensor& running_mean, const Tens
   flat[0] = 1;
   flat[1] = n * c;
   const Tensor y =
-      nn::batch_norm(reshape(x, flat), rm, rv, rep(w), rep(b), use_input_stats, momentum, eps);
+      ts::batch_norm(reshape(x, flat), rm, rv, rep(w), rep(b), use_input_stats, momentum, eps);
   if (use_input_stats && running_mean.defined() && running_var.defined()) {
     // the N updated copies average back into the buffers
     autograd::GradModeGuard no_grad(false);

@@ -19,7 +19,9 @@ void check_same_dtype(const char* op, const char* x_name, const Tensor& x,
 // Normalization parameters (weight, bias): the input's dtype, or float32 for all of them when the
 // input is float16/bfloat16 (PyTorch's mixed precision; the output keeps the input's dtype).
 // Returns whether that mixed case applies.
+// The names default to weight and bias (batch_norm checks running_mean and running_var too).
 bool check_norm_param_dtypes(const char* op, const Tensor& x, const Tensor& weight,
-                             const Tensor& bias);
+                             const Tensor& bias, const char* weight_name = "weight",
+                             const char* bias_name = "bias");
 
 }  // namespace ts::nn
