@@ -10,6 +10,7 @@
 #include "ops/elementwise.h"
 #include "ops/linalg.h"
 #include "ops/linalg_composite.h"
+#include "ops/nn/operand_dtype.h"
 #include "ops/views.h"
 #include "ops/where.h"
 
@@ -165,6 +166,10 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p) {
            "cdist: X1 and X2 must have the same number of columns. X1: ", x1.dim(x1.ndim() - 1),
            " X2: ", x2.dim(x2.ndim() - 1));
   TS_CHECK(p >= 0, ValueError, "cdist: only supports non-negative p values, got ", p);
+  TS_CHECK(is_floating(x1.dtype()), TypeError,
+           "cdist: only supports floating-point dtypes, X1 got: ", dtype_name(x1.dtype()),
+           "; cast it with .to(dtype)");
+  nn::check_same_dtype("cdist", "X1", x1, {{"X2", &x2}});
   const Tensor diff = subtract(expand_dims(x1, -2), expand_dims(x2, -3));
   return vector_norm(diff, Shape{-1}, false, Scalar::from_double(p));
 }

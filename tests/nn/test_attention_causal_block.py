@@ -220,7 +220,8 @@ def _causal_block_selection(calls) -> None:
     F.scaled_dot_product_attention(x, x, x, is_causal=True, dropout_p=0.5)
     F.scaled_dot_product_attention(x, ts.zeros((1, 3, 256, 8)), ts.zeros((1, 3, 256, 8)),
                                    is_causal=True)  # broadcast batch
-    F.scaled_dot_product_attention(x, x.astype(ts.float64), x, is_causal=True)
+    with pytest.raises(RuntimeError, match="same dtype"):  # mixed dtypes raise, as in torch
+        F.scaled_dot_product_attention(x, x.astype(ts.float64), x, is_causal=True)
     half = x.astype(ts.bfloat16)
     F.scaled_dot_product_attention(half, half, half, is_causal=True)  # 16-bit: matmul path
     F.scaled_dot_product_attention(ts.zeros((256, 8)), ts.zeros((256, 8)), ts.zeros((256, 8)),

@@ -147,7 +147,8 @@ def test_sdpa_fused_not_taken_for_masks_broadcast_2d(fused) -> None:
     F.scaled_dot_product_attention(q, ts.asarray(randn(1, 4, 3)), ts.asarray(randn(1, 4, 3)))
     F.scaled_dot_product_attention(ts.asarray(randn(4, 3)), ts.asarray(randn(4, 3)),
                                    ts.asarray(randn(4, 3)))
-    F.scaled_dot_product_attention(q, q.astype(ts.float32), q)
+    with pytest.raises(RuntimeError, match="same dtype"):  # mixed dtypes raise, as in torch
+        F.scaled_dot_product_attention(q, q.astype(ts.float32), q)
     assert fused == []
 
 

@@ -114,9 +114,9 @@ def test_layer_norm_int_shape_and_errors() -> None:
         F.layer_norm(ts.asarray(x), (5,))
     with pytest.raises(ValueError, match=r"layer_norm: weight of shape \(3,\) does not match"):
         F.layer_norm(ts.asarray(x), (4,), ts.ones(3, dtype=ts.float64))
-    # mixed dtypes take the composite path and promote like torch's result would
-    y = F.layer_norm(ts.asarray(x.astype(np.float32)), (4,), ts.ones(4, dtype=ts.float64))
-    assert y.shape == (3, 4)
+    # mixed dtypes raise like torch (tests/nn/test_nn_operand_dtypes.py covers the rest)
+    with pytest.raises(RuntimeError, match=r"layer_norm: weight dtype float64 differs"):
+        F.layer_norm(ts.asarray(x.astype(np.float32)), (4,), ts.ones(4, dtype=ts.float64))
 
 
 @pytest.mark.parametrize("weight", [False, True])
@@ -170,8 +170,14 @@ def test_cross_entropy_mixed_dtype_weight_and_float32() -> None:
     x = randn64(4, 3).astype(np.float32)
     t = np.array([0, 2, 1, 2])
     w = np.array([0.2, 1.0, 2.0])
-    got = F.cross_entropy(ts.asarray(x), ts.asarray(t), ts.asarray(w), label_smoothing=0.1)
-    want = TF.cross_entropy(torch.tensor(x).double(), torch.tensor(t), torch.tensor(w),
+    # a float64 weight with float32 logits raises like torch (test_nn_operand_dtypes.py)
+    with pytest.raises(RuntimeError):
+        TF.cross_entropy(torch.tensor(x), torch.tensor(t), torch.tensor(w), label_smoothing=0.1)
+    with pytest.raises(RuntimeError, match=r"cross_entropy: input \(float32\) and weight"):
+        F.cross_entropy(ts.asarray(x), ts.asarray(t), ts.asarray(w), label_smoothing=0.1)
+    got = F.cross_entropy(ts.asarray(x), ts.asarray(t), ts.asarray(w.astype(np.float32)),
+                          label_smoothing=0.1)
+    want = TF.cross_entropy(torch.tensor(x), torch.tensor(t), torch.tensor(w).float(),
                             label_smoothing=0.1)
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
     got = F.cross_entropy(ts.asarray(x), ts.asarray(t.astype(np.int32)))

@@ -28,6 +28,7 @@
 #include "ops/math.h"
 #include "ops/nn/activation.h"
 #include "ops/nn/activation_fused.h"
+#include "ops/nn/operand_dtype.h"
 #include "ops/nn/softmax.h"
 #include "ops/views.h"
 #include "ops/where.h"
@@ -158,6 +159,7 @@ Tensor glu(const Tensor& x, int64_t dim) {
 
 Tensor prelu(const Tensor& x, const Tensor& weight) {
   const autocast::Suspended no_autocast;  // Note [Activations under autocast]
+  check_same_dtype("prelu", "input", x, {{"weight", &weight}});
   TS_CHECK(weight.ndim() <= 1, ValueError, "prelu: weight must be 0-D or 1-D, got shape ",
            shape_str(weight.shape()));
   const int64_t n = weight.numel();

@@ -16,6 +16,7 @@
 #include "ops/linalg.h"
 #include "ops/manipulation.h"
 #include "ops/nn/embedding.h"
+#include "ops/nn/operand_dtype.h"
 #include "ops/nn/softmax.h"
 #include "ops/random.h"
 #include "ops/reduce.h"
@@ -170,6 +171,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                                     std::optional<double> scale_arg, bool enable_gqa) {
   Tensor q = query, k = key, v = value, mask = attn_mask;
   const autocast::OpScope scope(TS_AUTOCAST_POLICY("scaled_dot_product_attention"), q, k, v, mask);
+  check_same_dtype(kOp, "query", q, {{"key", &k}, {"value", &v}});
   TS_CHECK(!(is_causal && mask.defined()), ValueError, kOp,
            ": pass either attn_mask or is_causal, not both");
   TS_CHECK(q.ndim() >= 2 && k.ndim() >= 2 && v.ndim() >= 2, ValueError, kOp,

@@ -6,6 +6,7 @@
 #include "ops/arithmetic.h"
 #include "ops/autocast_policy.h"
 #include "ops/linalg.h"
+#include "ops/nn/operand_dtype.h"
 #include "ops/reduce.h"
 #include "ops/views.h"
 
@@ -33,6 +34,7 @@ Tensor bilinear(const Tensor& x1_, const Tensor& x2_, const Tensor& w_,
     else
       scope.emplace(TS_AUTOCAST_POLICY("bilinear"), x1, x2, w);
   }
+  check_same_dtype(op, "input1", x1, {{"input2", &x2}, {"weight", &w}, {"bias", &b}});
   // (..., 1, 1, in1) @ (out, in1, in2) -> (..., out, 1, in2) -> (..., out, in2)
   const Tensor rows = matmul(expand_dims(expand_dims(x1, -2), -2), w);
   const Tensor first = select(rows, rows.ndim() - 2, 0);

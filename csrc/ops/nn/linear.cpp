@@ -7,6 +7,7 @@
 #include "ops/autocast_policy.h"
 #include "ops/linalg.h"
 #include "ops/linear.h"
+#include "ops/nn/operand_dtype.h"
 #include "ops/views.h"
 
 namespace ts::nn {
@@ -14,11 +15,13 @@ namespace ts::nn {
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   Tensor x = input, w = weight, b = bias;
   const autocast::OpScope scope(TS_AUTOCAST_POLICY("linear"), x, w, b);
+  check_same_dtype("linear", "input", x, {{"weight", &w}, {"bias", &b}});
   const DType dt = x.dtype();
-  const bool fused = x.ndim() >= 1 && w.ndim() == 2 && is_floating(dt) && w.dtype() == dt &&
-                     w.device() == x.device() &&
-                     (!b.defined() || (b.ndim() == 1 && b.dtype() == dt && b.device() == x.device()));
-  if (!fused) {  // promotion, broadcasting biases, integer inputs: the general ops
+  const bool fused =
+      x.ndim() >= 1 && w.ndim() == 2 && is_floating(dt) && w.dtype() == dt &&
+      w.device() == x.device() &&
+      (!b.defined() || (b.ndim() == 1 && b.dtype() == dt && b.device() == x.device()));
+  if (!fused) {  // broadcasting biases, integer inputs: the general ops
     const Tensor y = matmul(x, w.ndim() >= 2 ? matrix_transpose(w) : w);
     return b.defined() ? add(y, b) : y;
   }

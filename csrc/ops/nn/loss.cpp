@@ -8,6 +8,7 @@
 #include "ops/compare.h"
 #include "ops/copy.h"
 #include "ops/indexing_advanced.h"
+#include "ops/nn/operand_dtype.h"
 #include "ops/nn/softmax.h"
 #include "ops/nn_fused.h"
 #include "ops/reduce.h"
@@ -106,6 +107,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   TS_CHECK(x.ndim() >= 1, ValueError, op, ": input must have at least one dimension");
   const bool batched = x.ndim() > 1;
   check_index_target(x, t, op);
+  check_same_dtype(op, "input", x, {{"weight", &w}});
   if (!batched) {
     x = expand_dims(x, 0);
     t = expand_dims(t, 0);
@@ -158,6 +160,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   const int64_t cdim = x.ndim() > 1 ? 1 : 0;
   const int64_t classes = x.dim(cdim);
   check_weight(w, x, classes, op);
+  if (!low_logits && !is_inexact(t.dtype()))  // probability targets promote (PyTorch)
+    check_same_dtype(op, "input", x, {{"weight", &w}});
   if (!is_inexact(t.dtype())) {
     check_index_target(x, t, op);
     const DType loss_dtype = low_logits ? DType::Float32 : x.dtype();

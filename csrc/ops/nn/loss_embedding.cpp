@@ -16,6 +16,7 @@
 #include "ops/linalg_composite.h"
 #include "ops/math.h"
 #include "ops/nn/loss.h"
+#include "ops/nn/operand_dtype.h"
 #include "ops/reduce.h"
 #include "ops/views.h"
 #include "ops/where.h"
@@ -178,6 +179,7 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, double p, do
   TS_CHECK(!w.defined() || (w.ndim() == 1 && w.dim(0) == classes), ValueError, op,
            ": weight must be a 1-D tensor of ", classes, " elements, got shape ",
            w.defined() ? shape_str(w.shape()) : std::string());
+  check_same_dtype(op, "input", xin, {{"weight", &w}});
   const Tensor y = reshape(class_indices(target, 0, classes, op), Shape{n});
   const Tensor col = expand_dims(y, 1);
   // torch's kernel adds a term only where z > 0 (no gradient at the hinge's kink, NaN skipped)

@@ -11,6 +11,7 @@
 #include "ops/copy.h"
 #include "ops/math.h"
 #include "ops/nn/loss.h"
+#include "ops/nn/operand_dtype.h"
 #include "ops/reduce.h"
 #include "ops/where.h"
 
@@ -100,6 +101,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
            "which is safe to autocast, or disable autocast around it.");
   const autocast::OpScope scope(TS_AUTOCAST_POLICY("binary_cross_entropy"), p, y, w);
   check_same_shape(p, y, op);
+  check_same_dtype(op, "input", p, {{"target", &y}});
   // Probabilities outside [0, 1] (or NaN) gave NaN or a finite wrong loss (PyTorch raises on
   // the CPU; device memory is not read back here).
   const auto check_unit = [op](const Tensor& t, const char* name) {
@@ -108,7 +110,8 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
     const double hi = item(amax(t, std::nullopt, false)).to<double>();
     TS_CHECK(lo >= 0 && hi <= 1, RuntimeError, op, ": all elements of ", name,
              " should be between 0 and 1, got values in [", lo, ", ", hi, "] (shape ",
-             shape_str(t.shape()), "); hint: apply sigmoid first, or use "
+             shape_str(t.shape()),
+             "); hint: apply sigmoid first, or use "
              "binary_cross_entropy_with_logits");
   };
   check_unit(p, "input");
@@ -122,7 +125,9 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
             multiply(subtract(sc(1.0), y), B(maximum_def, U(log1p_def, negative(p)), lo))));
   }
   autograd::record_binary_cross_entropy(p, y, loss);
-  if (w.defined()) loss = multiply(loss, w);
+  // The weight may have another dtype; the loss keeps the input's (PyTorch's).
+  if (w.defined())
+    loss = multiply(loss, w.dtype() == p.dtype() ? w : astype_op(w, p.dtype(), false));
   return reduce(loss, r);
 }
 

@@ -11,6 +11,7 @@
 #include "ops/linalg_composite.h"
 #include "ops/manipulation.h"
 #include "ops/math.h"
+#include "ops/nn/operand_dtype.h"
 #include "ops/nn_fused.h"
 #include "ops/reduce.h"
 #include "ops/views.h"
@@ -88,6 +89,9 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
   const Shape axes = norm_axes(x, normalized_shape, op);
   check_param(w, x, normalized_shape, op, "weight");
   check_param(b, x, normalized_shape, op, "bias");
+  if (check_norm_param_dtypes(op, x, w, b))  // 16-bit input, float32 parameters: in float32
+    return astype_op(layer_norm(astype_op(x, DType::Float32, false), normalized_shape, w, b, eps),
+                     x.dtype(), false);
   int64_t n = 1;
   for (int64_t s : normalized_shape) n *= s;
   const DType dt = x.dtype();
@@ -130,6 +134,8 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   TS_CHECK(training || (running_mean.defined() && running_var.defined()), ValueError,
            "batch_norm: running_mean and running_var are required in eval mode (training=False); "
            "hint: pass the running statistics or training=True");
+  check_norm_param_dtypes("batch_norm", x, running_mean, running_var, "running_mean",
+                          "running_var");
   return ts::batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps);
 }
 
@@ -153,6 +159,9 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
   TS_CHECK(divisible, ValueError, op, ": ", x.ndim() > 1 ? std::to_string(x.dim(1)) : "?",
            " channels of input shape ", shape_str(x.shape()), " are not divisible into ",
            num_groups, " groups");
+  if (check_norm_param_dtypes(op, x, w, b))  // 16-bit input, float32 parameters: in float32
+    return astype_op(group_norm(astype_op(x, DType::Float32, false), num_groups, w, b, eps),
+                     x.dtype(), false);
   if (x.numel() == 0) return affine(x, x, w, b, op);
   const int64_t n = x.dim(0), per_group = x.numel() / (n * num_groups);
   Tensor y;
@@ -190,7 +199,7 @@ Tensor instance_norm(const Tensor& input, const Tensor& running_mean, const Tens
   flat[0] = 1;
   flat[1] = n * c;
   const Tensor y =
-      nn::batch_norm(reshape(x, flat), rm, rv, rep(w), rep(b), use_input_stats, momentum, eps);
+      ts::batch_norm(reshape(x, flat), rm, rv, rep(w), rep(b), use_input_stats, momentum, eps);
   if (use_input_stats && running_mean.defined() && running_var.defined()) {
     // the N updated copies average back into the buffers
     autograd::GradModeGuard no_grad(false);
