@@ -42,6 +42,7 @@ from dataclasses import dataclass
 if _t.TYPE_CHECKING:
     from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from ... import _C
 from ... import distributed as dist
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled, no_grad
@@ -76,6 +77,9 @@ class StateDictType(_enum.Enum):
 class FullStateDictConfig:
     offload_to_cpu: bool = False
     rank0_only: bool = False
+
+
+_FLOATS = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
 
 
 @dataclass
@@ -385,7 +389,31 @@ class FullyShardedDataParallel(Module):
             m.__dict__.pop(name, None)
 
     # -- forward ----------------------------------------------------------------------------
+    def _cast_inputs(self, args: tuple, kwargs: dict) -> Tuple[tuple, dict]:
+        """MixedPrecision's input casts, as torch's FSDP: floating-point tensors (in nested
+        lists, tuples and dicts) go to param_dtype at the root (cast_root_forward_inputs,
+        default True) or at every instance (cast_forward_inputs)."""
+        mp = self.mixed_precision
+        if mp is None or mp.param_dtype is None or not (
+                mp.cast_forward_inputs or (self._is_root and mp.cast_root_forward_inputs)):
+            return args, kwargs
+        dt = mp.param_dtype
+
+        def cast(v: Any) -> Any:
+            if isinstance(v, _C.Tensor):
+                return v.to(dt) if v.dtype in _FLOATS and v.dtype != dt else v
+            if isinstance(v, tuple) and hasattr(v, "_fields"):  # a namedtuple
+                return type(v)(*[cast(u) for u in v])
+            if isinstance(v, (list, tuple)):
+                return type(v)(cast(u) for u in v)
+            if isinstance(v, dict):
+                return {k: cast(u) for k, u in v.items()}
+            return v
+
+        return cast(args), cast(kwargs)
+
     def forward(self, *args: Any, **kwargs: Any) -> Any:
+        args, kwargs = self._cast_inputs(args, kwargs)
         if self._flat_param is None:
             return self._fsdp_wrapped_module(*args, **kwargs)
         self._bwd_full = None
