@@ -664,8 +664,7 @@ Tensor index_in_range(const char* op, const Tensor& index, int64_t dim, int64_t 
       negative = negative || p[k] < 0;
     }
   } else if (idx.numel() > 0) {
-    TS_CHECK(index_range_check_stub.table[static_cast<int>(dev.type)] != nullptr,
-             NotImplementedError, op, ": no index check for device ", dev.str());
+    // KernelStub::get raises NotImplementedError for a device without the kernel.
     index_range_check_stub.get(dev)(contiguous(index_as_int64(idx, op)), lo, n, op);
   }
   if (!negative) return idx;

@@ -45,12 +45,14 @@ DIVISORS = {
 }
 
 
+# A number divisor with a number dividend is Python's own arithmetic: not a tessera call.
+PAIRS = [(c, d) for c in CALLS for d in DIVISORS
+         if not (d == "number" and c in ("rfloordiv", "rmod", "remainder_number"))]
+
+
 @pytest.mark.parametrize("dtype", INTS)
-@pytest.mark.parametrize("divisor", list(DIVISORS))
-@pytest.mark.parametrize("call", list(CALLS))
+@pytest.mark.parametrize("call,divisor", PAIRS)
 def test_zero_divisor_raises_like_torch(call, divisor, dtype):
-    if divisor == "number" and call in ("rfloordiv", "rmod", "remainder_number"):
-        pytest.skip("two Python numbers: Python's own arithmetic")
 
     def f(m):
         a = m.asarray(np.array([5, 7, 0]), dtype=getattr(m, dtype))
